@@ -1,0 +1,44 @@
+// Package reader reads an Orca recording (PREFIX.orca, .methods, .classtable
+// and the optional .info) into typed events, streaming: the .orca file is
+// never held in memory whole.
+package reader
+
+import (
+	"orca/internal/format"
+)
+
+// Event is one line of the .orca file. Fields the kind does not carry
+// (see format.Specs) are zero.
+type Event struct {
+	Time   format.Time
+	Kind   format.Kind
+	Thread format.ThreadID
+	Object format.ObjectID // FObject: monitor or semaphore
+	Target format.ThreadID // FTarget: started or joined thread
+	Owner  format.ThreadID // FOwner: owner of a contended monitor, 0 if unknown
+	Name   string          // FName: thread name
+	Stack  []format.Frame  // FStack: innermost first
+	Line   int             // 1-based line number in the .orca file
+}
+
+// Method is one line of the .methods file.
+type Method struct {
+	ID        format.MethodID
+	Name      string // e.g. "run"
+	Signature string // e.g. "()V"
+	Class     format.ClassID
+	Lines     []LineEntry // nil when the line table is missing (count <= 0)
+}
+
+// LineEntry maps a start location to a source line.
+type LineEntry struct {
+	Start uint32
+	Line  uint32
+}
+
+// Class is one line of the .classtable file.
+type Class struct {
+	ID        format.ClassID
+	Signature string // e.g. "Ljava/lang/Object;"
+	Source    string // e.g. "Object.java", "" when unknown
+}

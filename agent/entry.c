@@ -1,0 +1,143 @@
+// Agent entry: options, capabilities, the callback table, and the VM
+// life cycle (start recording at load, finish the files at VM death).
+#include <stdio.h>
+#include <string.h>
+#include "inject.h"
+#include "methods.h"
+#include "monitor.h"
+#include "natives.h"
+#include "orca.h"
+#include "owner.h"
+#include "ring.h"
+#include "threads.h"
+#include "writer.h"
+
+jvmtiEnv *jvmti;
+JavaVM *orca_vm;
+atomic_int orca_state;
+
+static void prop(const char *key, const char *name) {
+  char *v = NULL;
+  if ((*jvmti)->GetSystemProperty(jvmti, name, &v) == JVMTI_ERROR_NONE && v) {
+    writer_prop(key, v);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
+  }
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j; (void)t;
+  prop("java_version", "java.version");
+  prop("java_vm", "java.vm.name");
+  prop("java_vm_version", "java.vm.version");
+  prop("java_home", "java.home");
+  prop("command", "sun.java.command");
+  if (orca_recording()) threads_existing(env);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
+  (void)j; (void)env;
+  if (atomic_exchange(&orca_state, 2) != 1) return;
+  natives_report();
+  writer_stop();
+}
+
+static void warn(const char *what, jvmtiError e) {
+  char msg[256];
+  snprintf(msg, sizeof msg, "%s failed (JVMTI error %d)", what, (int)e);
+  writer_prop("warning", msg);
+  orca_log("%s", msg);
+}
+
+static int enable(jvmtiEvent ev, const char *what) {
+  jvmtiError e = (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, ev, NULL);
+  if (e != JVMTI_ERROR_NONE) { warn(what, e); return 0; }
+  return 1;
+}
+
+static jint start(JavaVM *vm, char *options) {
+  const char *err = options_parse(options, &opt);
+  if (err) {
+    fprintf(stderr, "orca: bad agent options: %s\n%s\n", err, options_usage);
+    return JNI_ERR;
+  }
+  orca_vm = vm;
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) {
+    orca_log("this JVM has no JVMTI 11; the agent is disabled");
+    return JNI_OK;
+  }
+  if ((err = ring_init((size_t)opt.buffer_mb << 20)) || (err = methods_init())) {
+    orca_log("%s; the agent is disabled", err);
+    return JNI_OK;
+  }
+  if ((err = writer_open())) {
+    orca_log("%s; the agent is disabled and the application runs without recording", err);
+    return JNI_OK;
+  }
+  if ((err = owner_init())) writer_prop("warning", err);
+
+  jvmtiCapabilities want, have;
+  memset(&want, 0, sizeof want);
+  memset(&have, 0, sizeof have);
+  (*jvmti)->GetPotentialCapabilities(jvmti, &have);
+  want.can_generate_monitor_events = 1;
+  want.can_generate_native_method_bind_events = 1;
+  want.can_get_line_numbers = 1;
+  want.can_get_source_file_name = 1;
+  want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
+  // Thread is loaded before any other phase: wrapping Thread.join needs the
+  // class hook in the primordial phase.
+  want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
+  want.can_generate_early_vmstart = have.can_generate_early_vmstart;
+  jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
+  if (e != JVMTI_ERROR_NONE) {
+    orca_log("cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
+    return JNI_OK;
+  }
+  if (!want.can_generate_early_class_hook_events)
+    writer_prop("warning", "no early class hook: Thread.join is not recorded");
+
+  jvmtiEventCallbacks cb;
+  memset(&cb, 0, sizeof cb);
+  cb.VMInit = on_vm_init;
+  cb.VMDeath = on_vm_death;
+  cb.ThreadStart = threads_on_start;
+  cb.ThreadEnd = threads_on_end;
+  cb.MonitorWait = monitor_on_wait;
+  cb.MonitorWaited = monitor_on_waited;
+  cb.MonitorContendedEnter = monitor_on_contended_enter;
+  cb.MonitorContendedEntered = monitor_on_contended_entered;
+  cb.NativeMethodBind = natives_on_bind;
+  cb.ClassFileLoadHook = inject_on_class_file_load;
+  if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
+    orca_log("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
+    return JNI_OK;
+  }
+  if ((err = writer_start())) {
+    orca_log("%s; the agent is disabled", err);
+    return JNI_OK;
+  }
+  atomic_store(&orca_state, 1);
+  enable(JVMTI_EVENT_VM_INIT, "VMInit");
+  enable(JVMTI_EVENT_VM_DEATH, "VMDeath");
+  enable(JVMTI_EVENT_THREAD_START, "ThreadStart");
+  enable(JVMTI_EVENT_THREAD_END, "ThreadEnd");
+  enable(JVMTI_EVENT_MONITOR_WAIT, "MonitorWait");
+  enable(JVMTI_EVENT_MONITOR_WAITED, "MonitorWaited");
+  enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter");
+  enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered");
+  enable(JVMTI_EVENT_NATIVE_METHOD_BIND, "NativeMethodBind");
+  enable(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook");
+  return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+  (void)reserved;
+  return start(vm, options);
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+  (void)vm; (void)options; (void)reserved;
+  fprintf(stderr, "orca: attaching to a running JVM is not supported yet: start it with -agentpath "
+                  "(or `orca record -- COMMAND`)\n");
+  return JNI_ERR;
+}

@@ -1,0 +1,103 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "classfile.h"
+#include "clock.h"
+#include "inject.h"
+#include "methods.h"
+#include "threads.h"
+#include "writer.h"
+
+static const wrap_spec thread_specs[] = {
+    {"join", "()V", 1},
+    {"join", "(J)V", 1},
+    {"join", "(JI)V", 1},
+    {"join", "(Ljava/time/Duration;)Z", 1},   // 19+
+};
+static const wrap_spec semaphore_specs[] = {
+    {"acquire", "()V", 1},
+    {"acquire", "(I)V", 1},
+    {"acquireUninterruptibly", "()V", 1},
+    {"acquireUninterruptibly", "(I)V", 1},
+    {"release", "()V", 0},
+    {"release", "(I)V", 0},
+};
+
+void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader, const char *name,
+                                       jobject pd, jint len, const unsigned char *data, jint *new_len,
+                                       unsigned char **new_data) {
+  (void)env; (void)pd;
+  const wrap_spec *specs;
+  int n;
+  // Only the boot loader's own classes, on first load.
+  if (redefined || loader || !name) return;
+  if (!strcmp(name, "java/lang/Thread")) { specs = thread_specs; n = 4; }
+  else if (!strcmp(name, "java/util/concurrent/Semaphore")) { specs = semaphore_specs; n = 6; }
+  else return;
+  unsigned char *out = NULL;
+  size_t out_len = 0;
+  int wrapped = 0;
+  const char *err = classfile_wrap(data, (size_t)len, specs, n, &out, &out_len, &wrapped);
+  if (err || !out) {
+    char msg[256];
+    snprintf(msg, sizeof msg, "cannot wrap %s (%s): its events will be missing", name, err ? err : "no method found");
+    writer_prop("warning", msg);
+    orca_log("%s", msg);
+    return;
+  }
+  unsigned char *jbuf = NULL;
+  if ((*j)->Allocate(j, (jlong)out_len, &jbuf) == JVMTI_ERROR_NONE) {
+    memcpy(jbuf, out, out_len);
+    *new_data = jbuf;
+    *new_len = (jint)out_len;
+  }
+  free(out);
+}
+
+static uint32_t hash_of(jobject o) {
+  jint h = 0;
+  if (o) (*jvmti)->GetObjectHashCode(jvmti, o, &h);
+  return (uint32_t)h;
+}
+
+// pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
+// nested overloads (join() calls join(0)).
+static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
+  tstate *s = thread_self(NULL);
+  if (!s) return;
+  if (op == HOOK_ENTER) {
+    if ((*depth)++ > 0 || !orca_recording()) return;
+    int64_t ts = clock_now();
+    // Skip the orca$hook frame: the wrapper is the top frame users know.
+    *saved_n = stack_capture(1, saved, opt.depth);
+    ring_put(s->shard, ev_in, ts, s->hash, hash_of(o), 0, saved, *saved_n, NULL, 0);
+    return;
+  }
+  if (*depth <= 0) return;   // entered before the agent started
+  if (--(*depth) > 0 || !orca_recording()) return;
+  emit(s, ev_out, hash_of(o), 0, saved, *saved_n);
+}
+
+// The natives of the injected `orca$hook` methods; the JVM finds them by
+// name in the agent library, so they are exported.
+JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
+  (void)env; (void)c;
+  tstate *s = thread_self(NULL);
+  if (!s) return;
+  pair(&s->join_depth, s->wait_frames, &s->wait_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+}
+
+JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
+  (void)env; (void)c;
+  tstate *s = thread_self(NULL);
+  if (!s) return;
+  if (op == HOOK_ONCE) {
+    if (!orca_recording()) return;
+    orca_frame fr[ORCA_MAX_DEPTH];
+    int64_t ts = clock_now();
+    int n = stack_capture(1, fr, opt.depth);
+    ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, hash_of(o), 0, fr, n, NULL, 0);
+    return;
+  }
+  pair(&s->sem_depth, s->sem_frames, &s->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
+}

@@ -1,0 +1,191 @@
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock.h"
+#include "methods.h"
+#include "orca.h"
+#include "writer.h"
+
+// Open-addressing tables, insert-only, lock-free: a slot's key is claimed
+// with a CAS; IDs are assigned in order of first sight.
+#define METHOD_BITS 19
+#define METHOD_SLOTS (1u << METHOD_BITS)
+#define CLASS_BITS 17
+#define CLASS_SLOTS (1u << CLASS_BITS)
+
+typedef struct {
+  _Atomic(jmethodID) key;
+  atomic_uint id;
+} mslot_t;
+
+static mslot_t *mtab;
+static _Atomic uint32_t *ctab;   // class identity hashes (0 = free)
+static atomic_uint next_id;
+
+const char *methods_init(void) {
+  mtab = calloc(METHOD_SLOTS, sizeof *mtab);
+  ctab = calloc(CLASS_SLOTS, sizeof *ctab);
+  return mtab && ctab ? NULL : "cannot allocate the method table";
+}
+
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap) {
+  const unsigned char *s = (const unsigned char *)in;
+  size_t i = 0, n = 0;
+  while (i < len && n + 4 < cap) {
+    unsigned c = s[i];
+    if (c == 0xC0 && i + 1 < len && s[i + 1] == 0x80) {   // encoded NUL
+      out[n++] = 0;
+      i += 2;
+    } else if (c == 0xED && i + 5 < len && (s[i + 1] & 0xF0) == 0xA0 && s[i + 3] == 0xED &&
+               (s[i + 4] & 0xF0) == 0xB0) {                // surrogate pair
+      unsigned hi = 0xD000 | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+      unsigned lo = 0xD000 | ((s[i + 4] & 0x3F) << 6) | (s[i + 5] & 0x3F);
+      unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+      out[n++] = (char)(0xF0 | (cp >> 18));
+      out[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+      out[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+      out[n++] = (char)(0x80 | (cp & 0x3F));
+      i += 6;
+    } else {
+      out[n++] = (char)c;
+      i++;
+    }
+  }
+  return n;
+}
+
+static void dealloc(void *p) {
+  if (p) (*jvmti)->Deallocate(jvmti, (unsigned char *)p);
+}
+
+static int text(char *o, const char *s) {
+  char tmp[2048];
+  size_t n = mutf8_to_utf8(s, strlen(s), tmp, sizeof tmp);
+  return (int)fmt_text(o, tmp, n);
+}
+
+// class_seen returns 1 if the class hash was already described.
+static int class_seen(uint32_t h) {
+  if (!h) return 1;
+  for (uint32_t i = (h * 2654435761u) & (CLASS_SLOTS - 1), k = 0; k < CLASS_SLOTS; k++, i = (i + 1) & (CLASS_SLOTS - 1)) {
+    uint32_t cur = atomic_load(&ctab[i]);
+    if (cur == h) return 1;
+    if (cur == 0) {
+      uint32_t zero = 0;
+      if (atomic_compare_exchange_strong(&ctab[i], &zero, h)) return 0;
+      if (zero == h) return 1;
+    }
+  }
+  return 0;   // table full: describe again, harmless
+}
+
+static void describe_class(jclass cls, uint32_t h) {
+  char *sig = NULL, *src = NULL;
+  if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  (*jvmti)->GetSourceFileName(jvmti, cls, &src);
+  size_t cap = strlen(sig) * 3 + (src ? strlen(src) * 3 : 0) + 64;
+  char *line = malloc(cap);
+  if (line) {
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, h);
+    line[n++] = ',';
+    n += (size_t)text(line + n, sig);
+    line[n++] = ',';
+    if (src) n += (size_t)text(line + n, src);
+    line[n++] = '\n';
+    writer_meta(META_CLASSES, line, n);
+    atomic_fetch_add(&count_classes, 1);
+    free(line);
+  }
+  dealloc(sig);
+  dealloc(src);
+}
+
+static void describe(jmethodID m, uint32_t id) {
+  char *name = NULL, *sig = NULL;
+  jclass cls = NULL;
+  jint h = 0, nlines = 0;
+  jvmtiLineNumberEntry *lines = NULL;
+  if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls) {
+    (*jvmti)->GetObjectHashCode(jvmti, cls, &h);
+    if (!class_seen((uint32_t)h)) describe_class(cls, (uint32_t)h);
+  }
+  if ((*jvmti)->GetLineNumberTable(jvmti, m, &nlines, &lines) != JVMTI_ERROR_NONE) nlines = -1;
+  size_t cap = strlen(name) * 3 + strlen(sig) * 3 + 96 + (nlines > 0 ? (size_t)nlines * 18 : 0);
+  char *line = malloc(cap);
+  if (line) {
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, id);
+    line[n++] = ',';
+    n += (size_t)text(line + n, name);
+    line[n++] = ',';
+    n += (size_t)text(line + n, sig);
+    line[n++] = ',';
+    n += fmt_hex8(line + n, (uint32_t)h);
+    line[n++] = ',';
+    n += (size_t)sprintf(line + n, "%d", nlines > 0 ? nlines : -1);
+    for (int i = 0; i < nlines; i++) {
+      line[n++] = ';';
+      n += fmt_hex8(line + n, (uint32_t)lines[i].start_location);
+      line[n++] = ';';
+      n += fmt_hex8(line + n, (uint32_t)lines[i].line_number);
+    }
+    line[n++] = '\n';
+    writer_meta(META_METHODS, line, n);
+    atomic_fetch_add(&count_methods, 1);
+    free(line);
+  }
+  dealloc(name);
+  dealloc(sig);
+  dealloc(lines);
+  if (cls) {
+    JNIEnv *env = NULL;
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) (*env)->DeleteLocalRef(env, cls);
+  }
+}
+
+static uint32_t method_id(jmethodID m) {
+  uintptr_t k = (uintptr_t)m;
+  uint32_t i = (uint32_t)((k >> 3) * 0x9E3779B97F4A7C15ull >> (64 - METHOD_BITS));
+  for (uint32_t probes = 0; probes < METHOD_SLOTS / 2; probes++, i = (i + 1) & (METHOD_SLOTS - 1)) {
+    mslot_t *s = &mtab[i];
+    jmethodID cur = atomic_load_explicit(&s->key, memory_order_acquire);
+    if (cur == NULL) {
+      jmethodID expect = NULL;
+      if (atomic_compare_exchange_strong(&s->key, &expect, m)) {
+        uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
+        atomic_store_explicit(&s->id, id, memory_order_release);
+        describe(m, id);
+        return id;
+      }
+      cur = expect;
+    }
+    if (cur == m) {
+      uint32_t id;
+      // The claimer stores the id right after its CAS.
+      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++)
+        if (spin > 100) sched_yield();
+      return id;
+    }
+  }
+  atomic_fetch_add(&count_meta_dropped, 1);
+  return 0;
+}
+
+int stack_capture(int skip, orca_frame *out, int max) {
+  jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
+  jint n = 0;
+  if (max <= 0) return 0;
+  if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
+  if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
+  for (int i = 0; i < n; i++) {
+    out[i].method = method_id(fr[i].method);
+    out[i].location = (uint32_t)fr[i].location;
+  }
+  return n;
+}

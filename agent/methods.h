@@ -1,0 +1,16 @@
+// Method and class metadata: compact method IDs for jmethodIDs, and the
+// .methods / .classtable lines, written the first time a method is seen on
+// a stack (while its class is surely loaded).
+#ifndef ORCA_METHODS_H
+#define ORCA_METHODS_H
+#include <jvmti.h>
+#include <stddef.h>
+#include "ring.h"
+
+const char *methods_init(void);
+// stack_capture fills out with up to max frames of the calling thread,
+// skipping `skip` innermost frames; returns the count (0 on error).
+int stack_capture(int skip, orca_frame *out, int max);
+// mutf8_to_utf8 converts JVM modified UTF-8 to standard UTF-8.
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap);
+#endif

@@ -1,0 +1,58 @@
+#include "clock.h"
+#include "methods.h"
+#include "monitor.h"
+#include "owner.h"
+#include "threads.h"
+#include "writer.h"
+
+static uint32_t hash_of(jobject o) {
+  jint h = 0;
+  if (o) (*jvmti)->GetObjectHashCode(jvmti, o, &h);
+  return (uint32_t)h;
+}
+
+void JNICALL monitor_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jlong timeout) {
+  (void)j; (void)env; (void)timeout;
+  if (!orca_recording()) return;
+  tstate *s = thread_self(t);
+  if (!s) return;
+  if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
+    atomic_fetch_add_explicit(&count_suppressed_waits, 1, memory_order_relaxed);
+    return;
+  }
+  int64_t ts = clock_now();
+  s->wait_n = stack_capture(0, s->wait_frames, opt.depth);
+  ring_put(s->shard, ORCA_EV_OBJECT_WAIT, ts, s->hash, hash_of(o), 0, s->wait_frames, s->wait_n, NULL, 0);
+}
+
+void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
+  (void)j; (void)env; (void)timed_out;
+  if (!orca_recording()) return;
+  tstate *s = thread_self(t);
+  if (!s || s->join_depth > 0) return;
+  // Same frames as the wait: the thread has not moved.
+  emit(s, ORCA_EV_OBJECT_WAITED, hash_of(o), 0, s->wait_frames, s->wait_n);
+}
+
+void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
+  (void)j;
+  if (!orca_recording()) return;
+  int64_t ts = clock_now();
+  // Read the owner first: the longer we wait, the likelier it has left.
+  uint32_t owner = owner_of_pending(env);
+  tstate *s = thread_self(t);
+  if (!s) return;
+  if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
+  s->enter_n = stack_capture(0, s->enter_frames, opt.depth);
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, hash_of(o), owner, s->enter_frames, s->enter_n,
+           NULL, 0);
+}
+
+void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
+  (void)j; (void)env;
+  if (!orca_recording()) return;
+  tstate *s = thread_self(t);
+  if (!s) return;
+  // We own the monitor now: stay short, reuse the stack taken at Enter.
+  emit(s, ORCA_EV_MONITOR_CONTENDED_ENTERED, hash_of(o), 0, s->enter_frames, s->enter_n);
+}

@@ -1,0 +1,42 @@
+// Shared declarations of the Orca agent: the JVMTI environment, options and
+// small helpers used by every file. One concern per file; see README in docs.
+#ifndef ORCA_H
+#define ORCA_H
+
+#include <jvmti.h>
+#include <stdint.h>
+#include <stdatomic.h>
+#include "events.h"
+
+#define ORCA_VERSION "0.1.0"
+#define ORCA_MAX_DEPTH 256
+
+// Agent options (options.c).
+typedef struct {
+  char prefix[4096];   // output prefix, %p expanded
+  int depth;           // stack depth per event
+  int flush_ms;        // writer period
+  int buffer_mb;       // total event buffer
+  int clobber;         // overwrite existing files (else pick PREFIX-N)
+  char text[4200];     // the options as given, for .info
+} orca_options;
+
+extern orca_options opt;
+extern jvmtiEnv *jvmti;
+extern JavaVM *orca_vm;
+
+// Lifecycle: 0 = not recording, 1 = recording, 2 = VM dead (drop silently).
+extern atomic_int orca_state;
+
+static inline int orca_recording(void) {
+  return atomic_load_explicit(&orca_state, memory_order_acquire) == 1;
+}
+
+// log.c: messages to stderr prefixed with "orca: ".
+void orca_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// options.c: returns NULL or an error message (static storage).
+const char *options_parse(const char *text, orca_options *o);
+extern const char *options_usage;
+
+#endif

@@ -1,0 +1,170 @@
+// HotSpot keeps, for a thread about to block, the monitor in
+// JavaThread::_current_pending_monitor, and the monitor's owner in
+// ObjectMonitor::_owner. The owner's encoding depends on the JDK: a
+// JavaThread* (17, 21), the address of a BasicLock on the owner's stack
+// when a stack lock was inflated (17, 21), or the owner's java.lang.Thread
+// id (24+). We keep a table of live threads with all three keys.
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include "orca.h"
+#include "owner.h"
+#include "writer.h"
+
+static long off_env = -1, off_pending = -1, off_owner = -1, off_stack_base = -1, off_stack_size = -1;
+static jfieldID fid_eetop, fid_tid;
+
+typedef struct {
+  atomic_uint seq;     // odd while the slot is being written
+  atomic_int used;
+  uintptr_t jt, lo, hi;
+  int64_t jtid;
+  uint32_t hash;
+} slot_t;
+
+#define MAX_SLOTS 16384
+static slot_t slots[MAX_SLOTS];
+static atomic_int high;   // slots in use are below this index
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static __thread int my_slot = -1;
+
+static long vm_offset(void *lib, const char *type, const char *field) {
+  void *tbl = dlsym(lib, "gHotSpotVMStructs");
+  uint64_t *stride = dlsym(lib, "gHotSpotVMStructEntryArrayStride");
+  uint64_t *tn = dlsym(lib, "gHotSpotVMStructEntryTypeNameOffset");
+  uint64_t *fn = dlsym(lib, "gHotSpotVMStructEntryFieldNameOffset");
+  uint64_t *oo = dlsym(lib, "gHotSpotVMStructEntryOffsetOffset");
+  if (!tbl || !stride || !tn || !fn || !oo || !*(char **)tbl) return -1;
+  for (char *e = *(char **)tbl;; e += *stride) {
+    const char *t = *(const char **)(e + *tn), *f = *(const char **)(e + *fn);
+    if (!t) return -1;
+    if (f && !strcmp(t, type) && !strcmp(f, field)) return (long)*(uint64_t *)(e + *oo);
+  }
+}
+
+const char *owner_init(void) {
+  void *lib = dlopen("libjvm.so", RTLD_NOLOAD | RTLD_LAZY);
+  if (!lib) lib = RTLD_DEFAULT;
+  off_env = vm_offset(lib, "JavaThread", "_jni_environment");
+  off_pending = vm_offset(lib, "JavaThread", "_current_pending_monitor");
+  off_owner = vm_offset(lib, "ObjectMonitor", "_owner");
+  off_stack_base = vm_offset(lib, "Thread", "_stack_base");
+  off_stack_size = vm_offset(lib, "Thread", "_stack_size");
+  // JavaThread::_jni_environment is not exported by every JDK; then the
+  // offset is learned from the first registered thread (see register_self).
+  if (off_pending < 0 || off_owner < 0)
+    return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
+  return NULL;
+}
+
+static void fields(JNIEnv *env) {
+  if (fid_tid) return;
+  jclass c = (*env)->FindClass(env, "java/lang/Thread");
+  if (!c) { (*env)->ExceptionClear(env); return; }
+  fid_eetop = (*env)->GetFieldID(env, c, "eetop", "J");
+  if (!fid_eetop) (*env)->ExceptionClear(env);
+  fid_tid = (*env)->GetFieldID(env, c, "tid", "J");
+  if (!fid_tid) (*env)->ExceptionClear(env);
+  (*env)->DeleteLocalRef(env, c);
+}
+
+static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash) {
+  pthread_mutex_lock(&mu);
+  int n = atomic_load(&high), i;
+  for (i = 0; i < n && atomic_load(&slots[i].used); i++) {
+  }
+  if (i >= MAX_SLOTS) { pthread_mutex_unlock(&mu); return -1; }
+  slot_t *s = &slots[i];
+  atomic_fetch_add(&s->seq, 1);
+  s->jt = jt; s->lo = lo; s->hi = hi; s->jtid = jtid; s->hash = hash;
+  atomic_store(&s->used, 1);
+  atomic_fetch_add(&s->seq, 1);
+  if (i == n) atomic_store(&high, n + 1);
+  pthread_mutex_unlock(&mu);
+  return i;
+}
+
+void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash) {
+  if (off_pending < 0 || off_owner < 0 || my_slot >= 0) return;
+  fields(env);
+  if (off_env < 0 && fid_eetop && thread) {
+    uintptr_t eetop = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
+    // The JNIEnv is embedded in the JavaThread at a fixed offset.
+    if (eetop && (uintptr_t)env > eetop && (uintptr_t)env - eetop < 65536) off_env = (long)((uintptr_t)env - eetop);
+  }
+  if (off_env < 0) return;
+  uintptr_t jt = (uintptr_t)env - (uintptr_t)off_env;
+  pthread_attr_t a;
+  void *lo = NULL;
+  size_t sz = 0;
+  if (pthread_getattr_np(pthread_self(), &a) == 0) {
+    pthread_attr_getstack(&a, &lo, &sz);
+    pthread_attr_destroy(&a);
+  }
+  int64_t jtid = fid_tid && thread ? (*env)->GetLongField(env, thread, fid_tid) : -1;
+  my_slot = add(jt, (uintptr_t)lo, (uintptr_t)lo + sz, jtid, hash);
+}
+
+void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
+  if (off_pending < 0 || off_owner < 0) return;
+  fields(env);
+  if (!fid_eetop) return;
+  uintptr_t jt = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
+  int n = atomic_load(&high);
+  for (int i = 0; i < n; i++)
+    if (atomic_load(&slots[i].used) && slots[i].jt == jt) return;   // registered itself
+  int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
+  uintptr_t lo = 0, hi = 0;
+  // A thread alive at VMInit: its JavaThread is live while we read it.
+  if (jt && off_stack_base >= 0 && off_stack_size >= 0) {
+    hi = *(uintptr_t *)(jt + (uintptr_t)off_stack_base);
+    lo = hi - *(size_t *)(jt + (uintptr_t)off_stack_size);
+  }
+  add(jt, lo, hi, jtid, hash);
+}
+
+void owner_unregister_self(JNIEnv *env) {
+  if (my_slot < 0 && off_env >= 0) {
+    // Registered by another thread at VMInit: find the slot by JavaThread.
+    uintptr_t jt = (uintptr_t)env - (uintptr_t)off_env;
+    int n = atomic_load(&high);
+    for (int i = 0; i < n; i++)
+      if (atomic_load(&slots[i].used) && slots[i].jt == jt) my_slot = i;
+  }
+  if (my_slot < 0) return;
+  slot_t *s = &slots[my_slot];
+  pthread_mutex_lock(&mu);
+  atomic_fetch_add(&s->seq, 1);
+  atomic_store(&s->used, 0);
+  s->jt = s->lo = s->hi = 0;
+  s->jtid = -1;
+  atomic_fetch_add(&s->seq, 1);
+  pthread_mutex_unlock(&mu);
+  my_slot = -1;
+}
+
+uint32_t owner_of_pending(JNIEnv *env) {
+  if (off_env < 0 || off_pending < 0 || off_owner < 0) return 0;
+  char *self = (char *)env - off_env;
+  char *mon = *(char *volatile *)(self + off_pending);
+  if (!mon) return 0;
+  // The monitor cannot be deflated while we are counted as contending it.
+  uintptr_t own = *(volatile uintptr_t *)(mon + off_owner);
+  if (own <= 2) return 0;   // none, anonymous (24+) or deflater marker
+  int n = atomic_load(&high);
+  for (int pass = 0; pass < 3; pass++) {
+    for (int i = 0; i < n; i++) {
+      slot_t *s = &slots[i];
+      unsigned q = atomic_load(&s->seq);
+      if ((q & 1) || !atomic_load(&s->used)) continue;
+      int hit = pass == 0 ? s->jt == own
+              : pass == 1 ? s->jtid == (int64_t)own
+                          : (own >= s->lo && own < s->hi);
+      uint32_t h = s->hash;
+      if (hit && atomic_load(&s->seq) == q) return h;
+    }
+  }
+  return 0;
+}

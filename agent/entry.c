@@ -24,9 +24,25 @@ static void prop(const char *key, const char *name) {
   }
 }
 
+// java_prop reads a property that Java code sets (JVMTI only sees the VM's).
+static void java_prop(JNIEnv *env, const char *key, const char *name) {
+  jclass sys = (*env)->FindClass(env, "java/lang/System");
+  jmethodID get = sys ? (*env)->GetStaticMethodID(env, sys, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;") : NULL;
+  jstring k = get ? (*env)->NewStringUTF(env, name) : NULL;
+  jstring v = k ? (jstring)(*env)->CallStaticObjectMethod(env, sys, get, k) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (v) {
+    const char *c = (*env)->GetStringUTFChars(env, v, NULL);
+    if (c) {
+      writer_prop(key, c);
+      (*env)->ReleaseStringUTFChars(env, v, c);
+    }
+  }
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j; (void)t;
-  prop("java_version", "java.version");
+  java_prop(env, "java_version", "java.version");
   prop("java_vm", "java.vm.name");
   prop("java_vm_version", "java.vm.version");
   prop("java_home", "java.home");

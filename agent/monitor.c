@@ -22,6 +22,7 @@ void JNICALL monitor_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jlo
   }
   int64_t ts = clock_now();
   s->wait_n = stack_capture(0, s->wait_frames, opt.depth);
+  s->in_wait = 1;
   ring_put(s->shard, ORCA_EV_OBJECT_WAIT, ts, s->hash, hash_of(o), 0, s->wait_frames, s->wait_n, NULL, 0);
 }
 
@@ -29,7 +30,11 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   (void)j; (void)env; (void)timed_out;
   if (!orca_recording()) return;
   tstate *s = thread_self(t);
-  if (!s || s->join_depth > 0) return;
+  // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
+  // waits (class initialisation locks), and a wait may have begun before
+  // the agent started: write a Waited only after its Wait.
+  if (!s || !s->in_wait) return;
+  s->in_wait = 0;
   // Same frames as the wait: the thread has not moved.
   emit(s, ORCA_EV_OBJECT_WAITED, hash_of(o), 0, s->wait_frames, s->wait_n);
 }
@@ -39,7 +44,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!orca_recording()) return;
   int64_t ts = clock_now();
   // Read the owner first: the longer we wait, the likelier it has left.
-  uint32_t owner = owner_of_pending(env);
+  uint32_t owner = owner_of_pending(env, o);
   tstate *s = thread_self(t);
   if (!s) return;
   if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);

@@ -6,6 +6,8 @@
 // id (24+). We keep a table of live threads with all three keys.
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -14,6 +16,7 @@
 #include "writer.h"
 
 static long off_env = -1, off_pending = -1, off_owner = -1, off_stack_base = -1, off_stack_size = -1;
+static long off_lock_stack = -1, off_ls_top = -1, off_ls_base = -1;   // lightweight locking (21+)
 static jfieldID fid_eetop, fid_tid;
 
 typedef struct {
@@ -50,8 +53,13 @@ const char *owner_init(void) {
   off_env = vm_offset(lib, "JavaThread", "_jni_environment");
   off_pending = vm_offset(lib, "JavaThread", "_current_pending_monitor");
   off_owner = vm_offset(lib, "ObjectMonitor", "_owner");
-  off_stack_base = vm_offset(lib, "Thread", "_stack_base");
-  off_stack_size = vm_offset(lib, "Thread", "_stack_size");
+  off_stack_base = vm_offset(lib, "JavaThread", "_stack_base");
+  if (off_stack_base < 0) off_stack_base = vm_offset(lib, "Thread", "_stack_base");
+  off_stack_size = vm_offset(lib, "JavaThread", "_stack_size");
+  if (off_stack_size < 0) off_stack_size = vm_offset(lib, "Thread", "_stack_size");
+  off_lock_stack = vm_offset(lib, "JavaThread", "_lock_stack");
+  off_ls_top = vm_offset(lib, "LockStack", "_top");
+  off_ls_base = vm_offset(lib, "LockStack", "_base[0]");
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (see register_self).
   if (off_pending < 0 || off_owner < 0)
@@ -145,14 +153,51 @@ void owner_unregister_self(JNIEnv *env) {
   my_slot = -1;
 }
 
-uint32_t owner_of_pending(JNIEnv *env) {
+// on_lock_stack returns the hash of the live thread whose lock stack holds
+// obj: with lightweight locking (default on 23+) a contender that inflates
+// a fast-locked object leaves the owner "anonymous" until the owner exits.
+static uint32_t on_lock_stack(uintptr_t obj) {
+  if (off_lock_stack < 0 || off_ls_top < 0 || off_ls_base < 0 || !obj) return 0;
+  enum { MAXE = 16 };
+  size_t want = (size_t)off_ls_base + MAXE * sizeof(uintptr_t);
+  if (want > 512) return 0;
+  pid_t pid = getpid();
+  int n = atomic_load(&high);
+  for (int i = 0; i < n; i++) {
+    slot_t *s = &slots[i];
+    unsigned q = atomic_load(&s->seq);
+    if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
+    uintptr_t jt = s->jt;
+    uint32_t h = s->hash;
+    unsigned char buf[512];
+    // Another thread's memory: read it with a syscall that fails instead of
+    // faulting if the thread has just exited and its memory is gone.
+    struct iovec local = {buf, want}, remote = {(void *)(jt + (uintptr_t)off_lock_stack), want};
+    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)want) continue;
+    uint32_t top = *(uint32_t *)(buf + off_ls_top);   // byte offset from the JavaThread
+    long first = off_lock_stack + off_ls_base;
+    long count = ((long)top - first) / (long)sizeof(uintptr_t);
+    if (count <= 0 || count > MAXE) continue;
+    for (long k = 0; k < count; k++)
+      if (((uintptr_t *)(buf + off_ls_base))[k] == obj && atomic_load(&s->seq) == q) return h;
+  }
+  return 0;
+}
+
+uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
   if (off_env < 0 || off_pending < 0 || off_owner < 0) return 0;
   char *self = (char *)env - off_env;
   char *mon = *(char *volatile *)(self + off_pending);
   if (!mon) return 0;
   // The monitor cannot be deflated while we are counted as contending it.
   uintptr_t own = *(volatile uintptr_t *)(mon + off_owner);
-  if (own <= 2) return 0;   // none, anonymous (24+) or deflater marker
+  if (own == 1 && obj) {
+    // Anonymous owner (lightweight locking). A JNI local reference points
+    // at the object's oop slot.
+    uintptr_t oop = *(volatile uintptr_t *)obj;
+    return on_lock_stack(oop);
+  }
+  if (own <= 2) return 0;   // none or deflater marker
   int n = atomic_load(&high);
   for (int pass = 0; pass < 3; pass++) {
     for (int i = 0; i < n; i++) {

@@ -13,5 +13,5 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash);
 void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the
 // calling thread is about to block on, or 0 when unknown.
-uint32_t owner_of_pending(JNIEnv *env);
+uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 #endif

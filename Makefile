@@ -1,0 +1,109 @@
+# Orca: a C JVMTI agent (agent/) embedded in a Go CLI (cmd/orca).
+#
+#   make          build bin/orca (and the agent it embeds)
+#   make demo     record the bundled demo program and print the summary
+#   make test     go vet, unit and real-JVM integration tests, a fuzz smoke
+#   make deps     install gcc and a JDK 17 with apt-get (as root)
+#   make gen      regenerate agent/events.h from internal/format
+#   make bench    run bench/run.sh
+#   make clean
+
+SHELL := /bin/bash
+
+# Go lives in /usr/local/go on the project machines; it may not be on PATH.
+ifeq ($(shell command -v go 2>/dev/null),)
+export PATH := /usr/local/go/bin:$(PATH)
+endif
+
+# The JDK whose jni.h/jvmti.h the agent is built against and which runs the
+# demo: the Debian JDK 17 if present, else the one javac belongs to.
+# Recursive (=) on purpose: evaluated when a recipe runs, after `deps` may
+# have installed it. Override with `make JAVA_HOME=/path/to/jdk`.
+JAVA_HOME = $(shell d=$$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1); \
+	[ -n "$$d" ] || { j=$$(command -v javac) && d=$$(dirname "$$(dirname "$$(readlink -f "$$j")")"); }; \
+	echo "$$d")
+
+AGENT_SRC := $(wildcard agent/*.c agent/*.h)
+LIB       := internal/agentlib/liborca.so
+CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
+GOTEST_TIMEOUT := 20m
+
+.PHONY: all deps check-deps gen test demo bench clean FORCE
+
+all: bin/orca
+
+# ---- dependencies ----------------------------------------------------------
+
+# MISSING lists the Debian packages that are needed and absent (recursive:
+# looked at each time it is used, so after `deps` it is empty).
+MISSING = $(shell m=""; \
+	command -v gcc >/dev/null 2>&1 || m="$$m gcc libc6-dev"; \
+	jh="$(JAVA_HOME)"; \
+	{ [ -n "$$jh" ] && [ -x "$$jh/bin/javac" ] && [ -f "$$jh/include/jvmti.h" ]; } || m="$$m openjdk-17-jdk-headless"; \
+	echo $$m)
+
+# check-deps is cheap (a few `command -v`); it runs `make deps` only when
+# something is missing, so every target works on a fresh Debian 12.
+check-deps:
+	@$(if $(MISSING),echo "orca: missing: $(MISSING); installing (make deps)" >&2 && $(MAKE) --no-print-directory deps,:)
+
+deps:
+	@missing="$(MISSING)"; \
+	if [ -z "$$missing" ]; then echo "orca: dependencies present (gcc, JDK at $(JAVA_HOME))"; exit 0; fi; \
+	if [ "$$(id -u)" != 0 ]; then \
+		echo "orca: missing packages: $$missing" >&2; \
+		echo "orca: run as root: sudo make deps   (or: sudo apt-get install $$missing)" >&2; \
+		exit 1; \
+	fi; \
+	if ! command -v apt-get >/dev/null 2>&1; then \
+		echo "orca: missing: $$missing, and no apt-get here; install gcc and a JDK 17 (javac, jvmti.h) by hand" >&2; \
+		exit 1; \
+	fi; \
+	set -x; \
+	apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing
+
+# ---- build -----------------------------------------------------------------
+
+$(LIB): $(AGENT_SRC) | check-deps
+	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/*.c -lpthread -ldl
+
+# go build is incremental: let it decide whether anything changed.
+bin/orca: $(LIB) FORCE
+	go build -o $@ ./cmd/orca
+
+FORCE:
+
+gen:
+	go test ./internal/format -run CHeader -update
+
+# ---- test ------------------------------------------------------------------
+
+# Integration tests (./integration) start real JVMs with bin/orca and the agent,
+# so everything is built first.
+test: bin/orca
+	go vet ./...
+	go test -timeout $(GOTEST_TIMEOUT) ./...
+	@if grep -qs '^func FuzzEvents' internal/reader/*_test.go; then \
+		echo "go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s ./internal/reader"; \
+		go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s ./internal/reader; \
+	else echo "(no FuzzEvents in internal/reader: fuzz smoke skipped)"; fi
+
+# ---- demo ------------------------------------------------------------------
+
+build/demo/Demo.class: testdata/java/demo/Demo.java | check-deps
+	@mkdir -p build/demo
+	$(JAVA_HOME)/bin/javac --release 17 -d build/demo $<
+
+# --force: the demo's recording is ours to replace on every run.
+demo: bin/orca build/demo/Demo.class
+	bin/orca record --force -o build/demo-run -- $(JAVA_HOME)/bin/java -cp build/demo Demo
+
+# ---- bench -----------------------------------------------------------------
+
+bench: bin/orca
+	@if [ -x bench/run.sh ]; then ./bench/run.sh; \
+	elif [ -f bench/run.sh ]; then bash bench/run.sh; \
+	else echo "orca: no bench/run.sh yet"; fi
+
+clean:
+	rm -rf bin build $(LIB)

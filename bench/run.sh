@@ -1,0 +1,301 @@
+#!/usr/bin/env bash
+# Orca benchmark (make bench): throughput and CPU cost of the orca agent next
+# to no agent and to JFR recording the equivalent events at 0 ms thresholds,
+# and the agent's perturbation of the contention JFR sees. Results and their
+# meaning: docs/PERFORMANCE.md.
+#
+#   ./bench/run.sh                                         JDK 17, defaults
+#   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 ./bench/run.sh   the same on JDK 25
+#
+# Environment (defaults in brackets):
+#   JDK        JDK to run and compile with [Debian JDK 17]
+#   REPS       interleaved rounds per configuration [5]
+#   SECS       measured seconds per run [5]
+#   WARMUP     seconds before the measured window [2]
+#   THREADS    worker threads [8]
+#   WORKLOADS  throughput workloads, from: lock h2 [lock h2]
+#   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock h2]; "" skips it
+#   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
+#   H2JAR      H2 jar [/usr/share/java/h2.jar; installed with apt-get (package libh2-java) when root]
+#   KEEP=1     keep the work directory (recordings, logs) and print its path
+#
+# Configurations, each run in a fresh JVM:
+#   none       no agent
+#   orca       -agentpath:LIB=prefix=...,depth=16
+#   jfr        -XX:StartFlightRecording with bench/zero.jfc: jdk.JavaMonitorEnter,
+#              JavaMonitorWait, ThreadPark, ThreadSleep at 0 ms with stack traces,
+#              ThreadStart/ThreadEnd
+#   jfr+orca   both in one JVM (perturbation check only)
+# Rounds are interleaved (each round runs every configuration once, in a
+# rotating order) so that drift and noise from other processes spread over all
+# configurations. Each run prints ops/s over the measured window and the JVM's
+# process CPU seconds over that window; the tables show medians and ranges.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+
+if [ -z "${JDK:-}" ]; then
+  JDK=$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1 || true)
+  if [ -z "$JDK" ]; then
+    j=$(command -v javac || true)
+    [ -n "$j" ] && JDK=$(dirname "$(dirname "$(readlink -f "$j")")")
+  fi
+fi
+if [ -z "${JDK:-}" ] || [ ! -x "$JDK/bin/java" ] || [ ! -x "$JDK/bin/javac" ]; then
+  echo "bench: no JDK found; set JDK=/path/to/jdk (or run: sudo make deps)" >&2
+  exit 1
+fi
+REPS=${REPS:-5}
+SECS=${SECS:-5}
+WARMUP=${WARMUP:-2}
+THREADS=${THREADS:-8}
+WORKLOADS=${WORKLOADS-lock h2}
+PERTURB=${PERTURB-lock h2}
+H2JAR=${H2JAR:-/usr/share/java/h2.jar}
+KEEP=${KEEP:-0}
+# A run that takes this long has hung: it is killed and reported.
+TIMEOUT=$(awk -v s="$SECS" -v w="$WARMUP" 'BEGIN { printf "%d", s + w + 60 }')
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-bench.XXXXXX")
+cleanup() {
+  if [ "$KEEP" = 1 ]; then echo "bench: work directory kept: $TMP"; else rm -rf "$TMP"; fi
+}
+trap cleanup EXIT
+FAILED=0
+
+# ---- agent -------------------------------------------------------------------
+
+if [ -z "${LIB:-}" ]; then
+  if [ -x bin/orca ]; then
+    LIB=$(bin/orca agent-path)
+  else
+    # No bin/orca: build the agent privately, against this JDK's headers.
+    LIB=$TMP/liborca.so
+    echo "bench: no bin/orca; building the agent into $LIB"
+    gcc -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra \
+      -I"$JDK/include" -I"$JDK/include/linux" -o "$LIB" agent/*.c -lpthread -ldl
+  fi
+fi
+[ -f "$LIB" ] || { echo "bench: agent library $LIB not found" >&2; exit 1; }
+
+# ---- workloads ---------------------------------------------------------------
+
+CLASSES=$TMP/classes
+mkdir -p "$CLASSES"
+"$JDK/bin/javac" --release 17 -d "$CLASSES" bench/java/*.java
+cp bench/zero.jfc "$TMP/zero.jfc"
+
+if [[ " $WORKLOADS $PERTURB " == *" h2 "* ]] && [ ! -f "$H2JAR" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$H2JAR" = /usr/share/java/h2.jar ]; then
+    echo "bench: installing H2 (Debian package libh2-java)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends libh2-java >/dev/null
+  fi
+  if [ ! -f "$H2JAR" ]; then
+    echo "bench: $H2JAR missing (apt-get install libh2-java as root); skipping the h2 workload" >&2
+    WORKLOADS=${WORKLOADS//h2/}
+    PERTURB=${PERTURB//h2/}
+    FAILED=1
+  fi
+fi
+
+# workload_cmd WL: the class path and main class with arguments.
+workload_cmd() {
+  case $1 in
+    lock) echo "-cp $CLASSES LockBench $THREADS $SECS $WARMUP" ;;
+    h2) echo "-cp $CLASSES:$H2JAR H2Bench $THREADS $SECS $WARMUP" ;;
+    *) echo "bench: unknown workload $1" >&2; return 1 ;;
+  esac
+}
+workload_desc() {
+  case $1 in
+    lock) echo "LockBench (synthetic: $THREADS threads, synchronized counters on 4 shared locks, wait/notify, sleep)" ;;
+    h2) echo "H2Bench (H2 $(basename "$(readlink -f "$H2JAR")" .jar | sed 's/^h2-//'), in-memory, $THREADS JDBC threads: SELECT/UPDATE/INSERT on 16 contended rows)" ;;
+  esac
+}
+
+# ---- one run -----------------------------------------------------------------
+
+# busy_ticks: CPU ticks spent by everything on the machine so far.
+busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
+HZ=$(getconf CLK_TCK)
+
+RESULTS=$TMP/results.tsv # wl cfg rep ops_per_s cpu_s_per_mop events dropped others_pct enters blocked_s median_us orca_enters
+: >"$RESULTS"
+
+# run_one WL CFG REP: runs one JVM, appends a line to $RESULTS, under the
+# workload name $TAG if set (to keep the perturbation runs apart).
+run_one() {
+  local wl=$1 cfg=$2 rep=$3 tag=${TAG:-$1}
+  local id=$tag-$cfg-$rep id2
+  id2=${id//+/_}
+  local out=$TMP/$id2.out err=$TMP/$id2.err jfr=$TMP/$id2.jfr prefix=$TMP/$id2
+  local -a args=()
+  case $cfg in
+    none) ;;
+    orca) args=("-agentpath:$LIB=prefix=$prefix,depth=16") ;;
+    jfr) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc") ;;
+    jfr+orca) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc" "-agentpath:$LIB=prefix=$prefix,depth=16") ;;
+  esac
+  local b0 b1 t0 t1 rc=0
+  b0=$(busy_ticks)
+  t0=$EPOCHREALTIME
+  # shellcheck disable=SC2046
+  timeout -k 10 "$TIMEOUT" "$JDK/bin/java" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+  b1=$(busy_ticks)
+  t1=$EPOCHREALTIME
+  if [ "$rc" != 0 ] || ! grep -q '^OPS_PER_S ' "$out"; then
+    if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+      echo "bench: $id HUNG (killed after ${TIMEOUT}s); log: $err" >&2
+    else
+      echo "bench: $id FAILED (exit $rc)" >&2
+    fi
+    tail -n 20 "$err" >&2 || true
+    ls "$TMP"/hs_err* "$ROOT"/hs_err_pid*.log 2>/dev/null >&2 || true
+    KEEP=1
+    FAILED=1
+    return 0
+  fi
+  local ops_s ops cpu cpu_total
+  ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' "$out")
+  ops=$(awk '$1 == "OPS" { print $2 }' "$out")
+  cpu=$(awk '$1 == "CPU" { print $2 }' "$out")
+  cpu_total=$(awk '$1 == "CPU_TOTAL" { print $2 }' "$out")
+  local events=- dropped=- oenters=-
+  if [[ $cfg == *orca* ]]; then
+    local info=$prefix.info
+    if [ ! -f "$info" ] || ! grep -q '^complete=true' "$info"; then
+      echo "bench: $id: orca's $info is missing or not complete=true" >&2
+      FAILED=1
+    else
+      events=$(awk -F= '/^events\./ { n += $2 } END { print n + 0 }' "$info")
+      dropped=$(awk -F= '$1 == "dropped_total" { print $2 }' "$info")
+      oenters=$(awk -F= '$1 == "events.MonitorContendedEnter" { print $2 }' "$info")
+      if [ "${dropped:-0}" != 0 ]; then
+        echo "bench: $id: orca DROPPED $dropped events:" >&2
+        grep '^dropped\.' "$info" >&2 || true
+      fi
+    fi
+    [ "$KEEP" = 1 ] || rm -f "$prefix.orca" "$prefix.methods" "$prefix.classtable"
+  fi
+  local enters=- blocked=- med=-
+  if [[ $cfg == jfr* ]] && [ -n "${COUNT_JFR:-}" ]; then
+    local line
+    line=$("$JDK/bin/java" -cp "$CLASSES" JfrCount "$jfr")
+    enters=$(sed -n 's/.* enters=\([0-9]*\) .*/\1/p' <<<"$line")
+    blocked=$(sed -n 's/.* blocked_s=\([0-9.]*\) .*/\1/p' <<<"$line")
+    med=$(sed -n 's/.* median_us=\([0-9.]*\) .*/\1/p' <<<"$line")
+    echo "$id $line" >>"$TMP/jfrcount.log"
+    if [[ $line != *" other=0"* ]]; then echo "bench: $id: JFR recorded events outside zero.jfc: $line" >&2; fi
+  fi
+  [ "$KEEP" = 1 ] || rm -f "$jfr"
+  # Other processes' CPU during the run, as % of the machine: noise indicator.
+  local others
+  others=$(awk -v b="$((b1 - b0))" -v hz="$HZ" -v own="$cpu_total" -v n="$(nproc)" -v t0="$t0" -v t1="$t1" \
+    'BEGIN { o = b / hz - own; if (o < 0) o = 0; printf "%.0f", 100 * o / (n * (t1 - t0)) }')
+  awk -v OFS='\t' -v wl="$tag" -v cfg="$cfg" -v rep="$rep" -v ops_s="$ops_s" -v ops="$ops" -v cpu="$cpu" \
+    -v ev="$events" -v dr="$dropped" -v ot="$others" -v en="$enters" -v bl="$blocked" -v md="$med" -v oe="$oenters" \
+    'BEGIN { print wl, cfg, rep, ops_s, (ops > 0 ? cpu / ops * 1e6 : 0), ev, dr, ot, en, bl, md, oe }' >>"$RESULTS"
+  printf '  %-5s %-9s round %d: %10.0f ops/s  CPU %6.3f s  orca events %s dropped %s  JFR enters %s  others %s%%\n' \
+    "$wl" "$cfg" "$rep" "$ops_s" "$cpu" "$events" "$dropped" "$enters" "$others"
+}
+
+# ---- statistics --------------------------------------------------------------
+
+# col WL CFG N: column N of the matching result lines, one a line.
+col() { awk -F'\t' -v wl="$1" -v cfg="$2" -v n="$3" '$1 == wl && $2 == cfg && $n != "-" { print $n }' "$RESULTS"; }
+# stats: "median min max count" of the numbers on stdin.
+stats() {
+  sort -g | awk '{ v[NR] = $1 } END {
+    if (NR == 0) { print "nan nan nan 0"; exit }
+    m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+    print m, v[1], v[NR], NR }'
+}
+med() { col "$@" | stats | awk '{ print $1 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "nan" || b == "nan") print "n/a"; else printf "%.3f", a / b }'; }
+
+# rounds WL CONFIGS...: REPS interleaved rounds, rotating the order.
+rounds() {
+  local wl=$1
+  shift
+  local -a cfgs=("$@")
+  local n=${#cfgs[@]} r i
+  for ((r = 1; r <= REPS; r++)); do
+    for ((i = 0; i < n; i++)); do
+      run_one "$wl" "${cfgs[$(((r - 1 + i) % n))]}" "$r"
+    done
+  done
+}
+
+# ---- main --------------------------------------------------------------------
+
+JVER=$("$JDK/bin/java" -version 2>&1 | head -n1)
+echo "== Orca benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1))"
+echo "   JDK: $JDK ($JVER)"
+echo "   agent: $LIB"
+echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+START=$SECONDS
+
+for wl in $WORKLOADS; do
+  echo
+  echo "-- $wl: $(workload_desc "$wl")"
+  TAG= COUNT_JFR= rounds "$wl" none orca jfr
+done
+
+for wl in $PERTURB; do
+  echo
+  echo "-- perturbation, $wl: JFR (zero.jfc) alone vs JFR + orca in the same JVM"
+  TAG=p-$wl COUNT_JFR=1 rounds "$wl" jfr+orca jfr
+done
+
+echo
+echo "== Results: $JVER, $(nproc) CPUs, $REPS interleaved rounds of ${SECS} s (+${WARMUP} s warmup), $THREADS threads"
+for wl in $WORKLOADS; do
+  none=$(med "$wl" none 4)
+  echo
+  echo "$wl: $(workload_desc "$wl")"
+  printf '| %-6s | %14s | %-25s | %8s | %14s | %15s | %14s | %7s | %9s |\n' \
+    config "median ops/s" "min–max ops/s" "vs none" "CPU s / M ops" "orca events/s" "orca dropped" "others" "runs"
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ----------------: ---------------------------  ---------: ----------------: -----------------: ----------------: --------: -----------:
+  for cfg in none orca jfr; do
+    read -r m lo hi cnt < <(col "$wl" "$cfg" 4 | stats)
+    cpu=$(med "$wl" "$cfg" 5)
+    ev=- dr=-
+    if [ "$cfg" = orca ]; then
+      ev=$(col "$wl" orca 6 | stats | awk -v s="$SECS" -v w="$WARMUP" '{ printf "%.0f", $1 / (s + w) }')
+      dr=$(col "$wl" orca 7 | awk '{ n += $1 } END { print n + 0 }')
+    fi
+    ot=$(med "$wl" "$cfg" 8)
+    printf '| %-6s | %14.0f | %11.0f – %-11.0f | %8s | %14.3f | %15s | %14s | %6s%% | %9s |\n' \
+      "$cfg" "$m" "$lo" "$hi" "$(ratio "$m" "$none")" "$cpu" "$ev" "$dr" "$ot" "$cnt/$REPS"
+  done
+  echo "orca/jfr: throughput $(ratio "$(med "$wl" orca 4)" "$(med "$wl" jfr 4)"), CPU per op $(ratio "$(med "$wl" orca 5)" "$(med "$wl" jfr 5)")"
+done
+
+for wl in $PERTURB; do
+  echo
+  echo "perturbation, $wl: contended monitor enters JFR records (whole run, ${WARMUP}+${SECS} s) without and with orca in the JVM"
+  printf '| %-8s | %16s | %-17s | %16s | %-17s | %14s | %14s | %16s | %5s |\n' \
+    config "median enters" "min–max" "median blocked s" "min–max" "median enter µs" "median ops/s" "orca's enters" runs
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' ---------- ------------------: ------------------- ------------------: ------------------- ----------------: ----------------: ------------------: -------:
+  for cfg in jfr jfr+orca; do
+    read -r em elo ehi cnt < <(col "p-$wl" "$cfg" 9 | stats)
+    read -r bm blo bhi _ < <(col "p-$wl" "$cfg" 10 | stats)
+    oe=-
+    [ "$cfg" = jfr+orca ] && oe=$(med "p-$wl" "$cfg" 12)
+    printf '| %-8s | %16.0f | %7.0f – %-7.0f | %16.3f | %6.3f – %-8.3f | %14.1f | %14.0f | %16s | %5s |\n' \
+      "$cfg" "$em" "$elo" "$ehi" "$bm" "$blo" "$bhi" "$(med "p-$wl" "$cfg" 11)" "$(med "p-$wl" "$cfg" 4)" "$oe" "$cnt/$REPS"
+  done
+  re=$(ratio "$(med "p-$wl" jfr+orca 9)" "$(med "p-$wl" jfr 9)")
+  rb=$(ratio "$(med "p-$wl" jfr+orca 10)" "$(med "p-$wl" jfr 10)")
+  verdict=ok
+  awk -v a="$re" -v b="$rb" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && verdict="ABOVE 1.2x"
+  echo "with/without orca: contended enters ${re}x, blocked time ${rb}x (goal <= 1.2x: $verdict)"
+done
+
+echo
+echo "bench: done in $((SECONDS - START)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$FAILED" != 0 ]; then
+  echo "bench: some runs FAILED (see above)" >&2
+  exit 1
+fi

@@ -1,0 +1,81 @@
+/*
+Orca records what the threads of a Java program do to each other: monitor
+contention (who blocked on which lock, held by whom), Object.wait/notify,
+Thread.sleep, Thread.join, thread start and end, and Semaphore acquire/release.
+A C JVMTI agent, embedded in this binary, writes the events to text files while
+the program runs; the orca command starts programs with it and reads the files.
+
+# Recording a program
+
+Put orca record in front of the command that starts your program:
+
+	orca record -o /tmp/run1 -- java -jar app.jar
+	orca record -o /tmp/tomcat -- catalina.sh run
+
+The command may be java or any script that starts one or more JVMs: orca adds
+the agent to JAVA_TOOL_OPTIONS (after any value already set), so every JVM the
+command starts records, the first to /tmp/run1.*, the next ones to /tmp/run1-2.*,
+/tmp/run1-3.* and so on. Each JVM prints "Picked up JAVA_TOOL_OPTIONS: ..." on
+stderr, which shows the agent was loaded. The command keeps its stdin, stdout
+and stderr; orca exits with its exit status. When it ends, orca prints per JVM
+the files written, the number of events of each kind, and any events that were
+lost (the agent drops events rather than slow the program when its buffer is
+full, and counts them). Without -o the prefix is orca-YYYYMMDD-HHMMSS in the
+current directory. orca will not overwrite an earlier recording unless given
+--force.
+
+Options of orca record:
+
+	-o PREFIX     output prefix (default orca-YYYYMMDD-HHMMSS)
+	--depth N     stack frames kept per event, 0-256 (default 16)
+	--flush MS    how often the agent writes its buffers, 10-1000 ms (default 200)
+	--buffer MB   the agent's event buffer, 1-1024 MB (default 16)
+	--force       delete an earlier recording with the same prefix first
+	--quiet       print no summary
+
+Ctrl-C stops the program as it would without orca; the JVM then still ends
+normally and the recording is complete. A JVM killed with SIGKILL leaves a
+recording of the events up to the agent's last flush; its .info says
+complete=false.
+
+# Starting the JVM yourself
+
+When you cannot put orca in front of the command, load the agent directly:
+
+	java -agentpath:$(orca agent-path)=/tmp/run2 Main
+	java -agentpath:$(orca agent-path)=prefix=/tmp/run3,depth=32,buffer=64 -jar app.jar
+
+orca agent-path extracts the library to ~/.cache/orca (or $XDG_CACHE_HOME/orca)
+and prints its path. The agent's options are a bare prefix, or key=value pairs
+separated by commas:
+
+	prefix=PATH     output prefix; %p is replaced by the JVM's pid (default orca-%p)
+	depth=N         stack frames per event, 0-256 (default 16)
+	flush=MS        write buffered events every MS ms, 10-1000 (default 200)
+	buffer=MB       event buffer size, 1-1024 MB (default 16)
+	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes)
+
+An invalid option stops the JVM at startup with the list of valid ones.
+
+# The files
+
+A recording is four text files sharing a prefix: PREFIX.orca (one event per
+line), PREFIX.methods and PREFIX.classtable (the methods and classes its stack
+traces refer to), and PREFIX.info (key=value facts about the run and counters).
+docs/format.md in the source tree describes every field.
+
+# Reading a recording
+
+	orca dump /tmp/run1 | less
+
+prints every event with the thread's name and the stack trace resolved to
+source lines, then the reader's warnings, malformed lines and whether the last
+line was cut short.
+
+# Exit status
+
+orca exits 2 on a usage error, 1 on another error, and otherwise, for orca
+record, with the status of the command (128+N if signal N killed it; 127 if the
+command was not found).
+*/
+package main

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+const dumpHelp = `Usage: orca dump [--resolve=false] PREFIX
+
+Prints every event of the recording PREFIX (PREFIX.orca with PREFIX.methods and
+PREFIX.classtable), one line each: the time in seconds, the event, the thread
+with its name, and the event's object, target thread, owner or name. Stack
+frames follow, indented, innermost first, resolved to
+class.method(File.java:line) unless --resolve=false, which prints the raw
+method IDs and bytecode locations.
+
+At the end it lists the reader's warnings, the malformed lines (file:line),
+and whether the last line of PREFIX.orca was cut short (a JVM killed while
+writing).
+
+Examples:
+  orca dump /tmp/run1 | less
+  orca dump build/demo-run | grep -A4 MonitorContendedEnter
+  orca dump --resolve=false /tmp/run1-2
+`
+
+func runDump(u ui, args []string) error {
+	fs := newFlagSet("dump", dumpHelp)
+	resolve := fs.Bool("resolve", true, "resolve stack frames to class.method(File.java:line); false: raw method IDs")
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("dump: want one PREFIX (run 'orca dump --help')")
+	}
+	rec, err := reader.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	prefix := rec.Prefix
+	evs, closer, err := rec.Events()
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+
+	w := bufio.NewWriterSize(u.stdout, 64<<10)
+	defer w.Flush()
+	d := dumper{w: w, rec: rec, resolve: *resolve, names: map[format.ThreadID]string{}}
+	var bad []string
+	var last *reader.ParseError
+	n := 0
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		var pe *reader.ParseError
+		if errors.As(err, &pe) {
+			// Guard against a reader that reports the same line forever.
+			if last != nil && pe.File == last.File && pe.Line == last.Line {
+				break
+			}
+			last = pe
+			bad = append(bad, fmt.Sprintf("%s:%d: %s", pe.File, pe.Line, pe.Msg))
+			continue
+		}
+		if err != nil {
+			w.Flush()
+			return fmt.Errorf("reading %s.orca: %w", prefix, err)
+		}
+		n++
+		d.event(ev)
+	}
+
+	fmt.Fprintf(w, "\n# %d events", n)
+	if evs.Truncated() {
+		fmt.Fprintf(w, "; the last line of %s.orca is cut short (the JVM stopped while writing it) and was skipped", prefix)
+	}
+	fmt.Fprintln(w)
+	for _, s := range rec.Warnings {
+		fmt.Fprintf(w, "# warning: %s\n", s)
+	}
+	for _, s := range bad {
+		fmt.Fprintf(w, "# malformed: %s\n", s)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if len(bad) > 0 {
+		fmt.Fprintf(u.stderr, "orca: %d malformed lines in %s.orca (listed at the end of the dump)\n", len(bad), prefix)
+	}
+	return nil
+}
+
+// dumper prints events, remembering thread names from ThreadStarted.
+type dumper struct {
+	w       io.Writer
+	rec     *reader.Recording
+	resolve bool
+	names   map[format.ThreadID]string
+}
+
+func (d *dumper) event(ev reader.Event) {
+	// Name the thread from its next event on: here name= shows it.
+	if ev.Kind == format.ThreadStarted {
+		defer func() { d.names[ev.Thread] = ev.Name }()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %s", seconds(ev.Time), ev.Kind, d.thread(ev.Thread))
+	k := ev.Kind
+	if k.Has(format.FObject) {
+		fmt.Fprintf(&b, " object=%s", ev.Object)
+	}
+	if k.Has(format.FTarget) {
+		fmt.Fprintf(&b, " target=%s", d.thread(ev.Target))
+	}
+	if k.Has(format.FOwner) {
+		if ev.Owner == 0 {
+			b.WriteString(" owner=unknown")
+		} else {
+			fmt.Fprintf(&b, " owner=%s", d.thread(ev.Owner))
+		}
+	}
+	if k.Has(format.FName) {
+		fmt.Fprintf(&b, " name=%q", ev.Name)
+	}
+	b.WriteByte('\n')
+	for _, f := range ev.Stack {
+		if d.resolve {
+			fmt.Fprintf(&b, "    %s\n", d.rec.Resolve(f))
+		} else {
+			fmt.Fprintf(&b, "    method=%s location=%s\n", f.Method, format.Hex(f.Location))
+		}
+	}
+	io.WriteString(d.w, b.String())
+}
+
+// thread formats a thread as its hash code and, once known, its name.
+func (d *dumper) thread(t format.ThreadID) string {
+	if name, ok := d.names[t]; ok {
+		return fmt.Sprintf("%s %q", t, name)
+	}
+	return t.String()
+}
+
+// seconds formats a time like the files do, without the always-zero last digit.
+func seconds(t format.Time) string {
+	sign := ""
+	if t < 0 {
+		sign, t = "-", -t
+	}
+	return fmt.Sprintf("%s%d.%09d", sign, int64(t)/1e9, int64(t)%1e9)
+}

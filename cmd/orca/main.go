@@ -1,0 +1,248 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"strings"
+
+	"orca/internal/agentlib"
+)
+
+// version matches ORCA_VERSION in agent/orca.h.
+const version = "0.1.0"
+
+// usageError is a mistake on the command line: main prints it and exits 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// exitError ends orca with a given status after its message (if any) is printed.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+// ui is where a command reads and writes: os.Std* in main, buffers in tests.
+type ui struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is one subcommand of orca.
+type command struct {
+	name    string
+	summary string
+	run     func(u ui, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"record", "run a command with the agent in every JVM it starts", runRecord},
+		{"dump", "print a recording's events, decoded, with stacks", runDump},
+		{"agent-path", "print the path of the agent library, for -agentpath", runAgentPath},
+		{"version", "print orca's version", runVersion},
+		{"help", "show help for a command", runHelp},
+	}
+}
+
+func main() {
+	os.Exit(run(ui{os.Stdin, os.Stdout, os.Stderr}, os.Args[1:]))
+}
+
+// run executes one orca command line and returns the exit status.
+func run(u ui, args []string) int {
+	if len(args) == 0 {
+		mainUsage(u.stderr)
+		return 2
+	}
+	name := args[0]
+	if name == "-h" || name == "-help" || name == "--help" {
+		mainUsage(u.stdout)
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return exitStatus(u, c.run(u, args[1:]))
+		}
+	}
+	return exitStatus(u, usagef("unknown command %q (run 'orca help')", name))
+}
+
+func exitStatus(u ui, err error) int {
+	var ue usageError
+	var ee exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(u.stderr, "orca: %s\n", ue.msg)
+		return 2
+	case errors.As(err, &ee):
+		if ee.msg != "" {
+			fmt.Fprintf(u.stderr, "orca: %s\n", ee.msg)
+		}
+		return ee.code
+	default:
+		fmt.Fprintf(u.stderr, "orca: %v\n", err)
+		return 1
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, `Orca records the concurrency events of Java programs (monitor contention,
+wait/notify, sleep, join, thread start/end, semaphores) with a JVMTI agent.
+
+Usage: orca COMMAND [ARGUMENTS]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Start here:
+  orca record -o /tmp/run1 -- java -jar app.jar
+  orca dump /tmp/run1 | less
+
+Run 'orca help COMMAND' (or 'orca COMMAND --help') for a command's options and examples.
+`)
+}
+
+// newFlagSet returns a FlagSet whose usage text is the command's help.
+// Parse errors are reported by parseFlags, not by the flag package.
+func newFlagSet(name, help string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	helps[name] = func(w io.Writer) {
+		fmt.Fprint(w, help)
+		printFlags(w, fs)
+	}
+	return fs
+}
+
+// printFlags lists fs's flags as "--name ARG  usage (default D)"; one-letter
+// flags keep a single dash.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	type row struct{ name, usage string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, usage := flag.UnquoteUsage(f)
+		name := "--" + f.Name
+		if len(f.Name) == 1 {
+			name = "-" + f.Name
+		}
+		if arg != "" {
+			name += " " + arg
+		}
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && !strings.Contains(usage, "default") {
+			usage += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		rows = append(rows, row{name, usage})
+		width = max(width, len(name))
+	})
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nOptions:")
+	for _, r := range rows {
+		fmt.Fprintf(w, "  %-*s  %s\n", width, r.name, r.usage)
+	}
+}
+
+// helps holds each command's help printer, registered by newFlagSet.
+var helps = map[string]func(io.Writer){}
+
+// errHelp tells exitStatus that help was printed on request.
+var errHelp = exitError{code: 0}
+
+// parseFlags parses args; on -h/--help it prints the help to stdout.
+func parseFlags(u ui, fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		helps[fs.Name()](u.stdout)
+		return errHelp
+	}
+	if err != nil {
+		return usagef("%s: %v (run 'orca %s --help')", fs.Name(), err, fs.Name())
+	}
+	return nil
+}
+
+func runHelp(u ui, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		mainUsage(u.stdout)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(u, []string{"--help"})
+		}
+	}
+	return usagef("help: unknown command %q", args[0])
+}
+
+const agentPathHelp = `Usage: orca agent-path
+
+Prints the path of the agent library, extracted from the orca binary into a
+cache directory. Use it to start a JVM with the agent yourself:
+
+  java -agentpath:$(orca agent-path)=/tmp/run2 Main
+  java -agentpath:$(orca agent-path)=prefix=/tmp/run3,depth=32 -jar app.jar
+  orca dump /tmp/run2
+
+The agent's options are listed in 'orca help record'.
+`
+
+func runAgentPath(u ui, args []string) error {
+	fs := newFlagSet("agent-path", agentPathHelp)
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usagef("agent-path takes no arguments")
+	}
+	p, err := agentlib.Path()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(u.stdout, p)
+	return nil
+}
+
+const versionHelp = `Usage: orca version
+
+Prints orca's version, the Go toolchain and the checksum of the embedded agent.
+`
+
+func runVersion(u ui, args []string) error {
+	fs := newFlagSet("version", versionHelp)
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	rev := ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = " " + s.Value[:min(12, len(s.Value))] + rev
+			case "vcs.modified":
+				if s.Value == "true" {
+					rev += "+dirty"
+				}
+			}
+		}
+	}
+	fmt.Fprintf(u.stdout, "orca %s%s (%s), agent sha256 %s\n", version, rev, runtime.Version(), agentlib.Checksum()[:16])
+	return nil
+}

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+	"unsafe"
+
+	"orca/internal/agentlib"
+)
+
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--force] [--quiet] -- COMMAND [ARGS...]
+
+Runs COMMAND with the Orca agent loaded into every JVM it starts (through
+JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
+what was recorded. COMMAND may be java itself or any script that starts java:
+stdin, stdout and stderr are COMMAND's, and orca exits with its exit status
+(128+N if it was killed by signal N).
+
+The first JVM writes PREFIX.orca, PREFIX.methods, PREFIX.classtable and
+PREFIX.info; further JVMs write PREFIX-2.*, PREFIX-3.* and so on. Without -o,
+PREFIX is orca-YYYYMMDD-HHMMSS in the current directory. orca refuses to start
+when PREFIX.orca exists, unless --force, which first deletes PREFIX.* and
+PREFIX-N.* recording files.
+
+SIGTERM and SIGHUP sent to orca are passed on to COMMAND. Ctrl-C and Ctrl-\ on
+a terminal reach COMMAND directly; when orca does not run in the terminal's
+foreground, SIGINT and SIGQUIT are passed on too.
+
+Examples:
+  orca record -- java -cp build/demo Demo
+  orca record -o /tmp/run1 -- java -jar app.jar --port 8080
+  orca record -o /tmp/tomcat --depth 32 -- catalina.sh run
+  orca record -o build/run --force --quiet -- mvn -q exec:java
+  orca dump /tmp/run1 | less
+`
+
+// recordOptions are the flags of orca record.
+type recordOptions struct {
+	prefix string
+	depth  int
+	flush  int // ms; 0: the agent's default
+	buffer int // MB; 0: the agent's default
+	force  bool
+	quiet  bool
+}
+
+func runRecord(u ui, args []string) error {
+	var o recordOptions
+	flags := newFlagSet("record", recordHelp)
+	flags.StringVar(&o.prefix, "o", "", "output `PREFIX` (default orca-YYYYMMDD-HHMMSS)")
+	flags.IntVar(&o.depth, "depth", 16, "keep `N` stack frames per event, 0-256")
+	flags.IntVar(&o.flush, "flush", 0, "write buffered events every `MS` milliseconds, 10-1000 (agent default 200)")
+	flags.IntVar(&o.buffer, "buffer", 0, "event buffer in `MB`, 1-1024 (agent default 16); raise it when events are dropped")
+	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
+	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
+	if err := parseFlags(u, flags, args); err != nil {
+		return err
+	}
+	argv := flags.Args()
+	if len(argv) == 0 {
+		return usagef("record: no COMMAND given (example: orca record -o /tmp/run1 -- java -jar app.jar)")
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if o.prefix == "" {
+		o.prefix = defaultPrefix(time.Now())
+	}
+	if err := checkPrefix(o.prefix); err != nil {
+		return err
+	}
+
+	if _, err := os.Stat(o.prefix + ".orca"); err == nil && !o.force {
+		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
+			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", o.prefix, o.prefix, o.prefix)}
+	}
+	if o.force {
+		removed, err := removeRecordings(o.prefix)
+		if err != nil {
+			return fmt.Errorf("removing earlier recording: %w", err)
+		}
+		if len(removed) > 0 && !o.quiet {
+			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), o.prefix)
+		}
+	}
+
+	lib, err := agentlib.Path()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(o.prefix)
+	if err != nil {
+		return err
+	}
+	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o))
+	if err != nil {
+		return err
+	}
+	env := setEnv(os.Environ(), "JAVA_TOOL_OPTIONS", tool)
+
+	before, err := findRecordings(o.prefix)
+	if err != nil {
+		return err
+	}
+	code, err := runChild(u, argv, env)
+	if err != nil {
+		return err
+	}
+	after, err := findRecordings(o.prefix)
+	if err != nil {
+		return err
+	}
+	recs := newRecordings(before, after)
+	if len(recs) == 0 {
+		fmt.Fprint(u.stderr, noRecordingText(argv[0], code))
+	} else if !o.quiet {
+		for _, r := range recs {
+			printSummary(u.stderr, r)
+		}
+	}
+	return exitError{code: code}
+}
+
+func (o recordOptions) check() error {
+	if o.depth < 0 || o.depth > 256 {
+		return usagef("record: --depth %d: want 0-256", o.depth)
+	}
+	if o.flush != 0 && (o.flush < 10 || o.flush > 1000) {
+		return usagef("record: --flush %d: want 10-1000 milliseconds", o.flush)
+	}
+	if o.buffer != 0 && (o.buffer < 1 || o.buffer > 1024) {
+		return usagef("record: --buffer %d: want 1-1024 MB", o.buffer)
+	}
+	return nil
+}
+
+// defaultPrefix names a recording after the time it started.
+func defaultPrefix(t time.Time) string {
+	return t.Format("orca-20060102-150405")
+}
+
+// checkPrefix refuses prefixes the agent's option syntax cannot carry.
+func checkPrefix(p string) error {
+	switch {
+	case strings.Contains(p, ","):
+		return usagef("record: -o %q: the prefix may not contain a comma (it separates agent options)", p)
+	case strings.HasSuffix(p, "/") || filepath.Base(p) == "." || filepath.Base(p) == "..":
+		return usagef("record: -o %q: want a file name prefix, not a directory (e.g. %s)", p, filepath.Join(p, "run1"))
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return usagef("record: -o %q is a directory: want a file name prefix (e.g. %s)", p, filepath.Join(p, "run1"))
+	}
+	return nil
+}
+
+// agentOption is the -agentpath option that loads the agent with o.
+// clobber=no makes each further JVM of COMMAND pick PREFIX-2, PREFIX-3, ...
+func agentOption(lib, prefix string, o recordOptions) string {
+	// The agent expands %p (pid) in the prefix; the recording files are named
+	// by orca, so keep every % literal.
+	prefix = strings.ReplaceAll(prefix, "%", "%%")
+	s := fmt.Sprintf("-agentpath:%s=prefix=%s,clobber=no,depth=%d", lib, prefix, o.depth)
+	if o.flush != 0 {
+		s += ",flush=" + strconv.Itoa(o.flush)
+	}
+	if o.buffer != 0 {
+		s += ",buffer=" + strconv.Itoa(o.buffer)
+	}
+	return s
+}
+
+// javaToolOptions appends opt to an existing JAVA_TOOL_OPTIONS value. The
+// JVM splits the variable at white space but honours '…' and "…" quotes.
+func javaToolOptions(existing, opt string) (string, error) {
+	if strings.ContainsAny(opt, " \t\n\r\f\v'\"") {
+		switch {
+		case !strings.Contains(opt, `"`):
+			opt = `"` + opt + `"`
+		case !strings.Contains(opt, `'`):
+			opt = `'` + opt + `'`
+		default:
+			return "", fmt.Errorf("cannot pass %q in JAVA_TOOL_OPTIONS: it contains both kinds of quotes", opt)
+		}
+	}
+	if strings.TrimSpace(existing) == "" {
+		return opt, nil
+	}
+	return existing + " " + opt, nil
+}
+
+// setEnv returns env with key set to value (replacing every earlier entry).
+func setEnv(env []string, key, value string) []string {
+	out := make([]string, 0, len(env)+1)
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, key+"=") {
+			out = append(out, kv)
+		}
+	}
+	return append(out, key+"="+value)
+}
+
+// runChild runs argv with env, connected to u, passing signals on as
+// recordHelp describes, and returns its exit status.
+func runChild(u ui, argv []string, env []string) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = u.stdin, u.stdout, u.stderr
+
+	// Catch (never ignore) the signals: an ignored SIGINT would stay ignored
+	// in the child across exec, and the JVM would then ignore Ctrl-C.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	if err := cmd.Start(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
+			return 0, exitError{127, fmt.Sprintf("%s: command not found", argv[0])}
+		}
+		return 0, exitError{126, fmt.Sprintf("starting %s: %v", argv[0], err)}
+	}
+	// A terminal sends Ctrl-C and Ctrl-\ to its whole foreground process
+	// group, the child included: passing them on would deliver them twice.
+	fromTTY := inForeground()
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if fromTTY && (s == syscall.SIGINT || s == syscall.SIGQUIT) {
+					continue
+				}
+				cmd.Process.Signal(s)
+			case <-done:
+				return
+			}
+		}
+	}()
+	err := cmd.Wait()
+	close(done)
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		return 0, fmt.Errorf("waiting for %s: %w", argv[0], err)
+	}
+	return exitCode(cmd.ProcessState), nil
+}
+
+// exitCode maps a process's end to a shell-style status: its exit code, or
+// 128+N when signal N killed it.
+func exitCode(ps *os.ProcessState) int {
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// inForeground reports whether orca belongs to the foreground process group
+// of its controlling terminal.
+func inForeground() bool {
+	f, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var pgrp int32
+	_, _, e := syscall.Syscall(syscall.SYS_IOCTL, f.Fd(), syscall.TIOCGPGRP, uintptr(unsafe.Pointer(&pgrp)))
+	return e == 0 && int(pgrp) == syscall.Getpgrp()
+}
+
+func noRecordingText(command string, code int) string {
+	return fmt.Sprintf(`orca: no recording was written: %s (exit status %d) started no JVM that loaded the agent.
+orca: Is %s a Java program, or a script that starts java and keeps JAVA_TOOL_OPTIONS in its
+orca: environment? A JVM that loads the agent prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..."
+orca: on stderr; if it did and then stopped, the JVM's or the agent's error is printed above it.
+`, command, code, command)
+}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the test binary stand in for a JVM that loaded the agent
+// (see fakeJVM), so the whole of orca record runs without Java.
+func TestMain(m *testing.M) {
+	if os.Getenv("ORCA_TEST_FAKE_JVM") != "" {
+		os.Exit(fakeJVM())
+	}
+	os.Exit(m.Run())
+}
+
+// fakeJVM does what the agent does with clobber=no: it reads prefix= from
+// JAVA_TOOL_OPTIONS and writes the first free PREFIX.* or PREFIX-N.*.
+func fakeJVM() int {
+	opts := os.Getenv("JAVA_TOOL_OPTIONS")
+	m := regexp.MustCompile(`=prefix=([^,]*),clobber=no,depth=(\d+)`).FindStringSubmatch(opts)
+	if m == nil || !strings.HasPrefix(opts, os.Getenv("ORCA_TEST_FAKE_JVM")+" ") {
+		fmt.Fprintln(os.Stderr, "fake JVM: no agent in JAVA_TOOL_OPTIONS")
+		return 9
+	}
+	prefix := strings.ReplaceAll(m[1], "%%", "%")
+	for n := 1; ; n++ {
+		p := prefix
+		if n > 1 {
+			p = fmt.Sprintf("%s-%d", prefix, n)
+		}
+		f, err := os.OpenFile(p+".orca", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			continue
+		}
+		fmt.Fprintln(f, "0.0000000010,ThreadEnded,00000001")
+		f.Close()
+		os.WriteFile(p+".methods", nil, 0o644)
+		os.WriteFile(p+".classtable", nil, 0o644)
+		os.WriteFile(p+".info", fmt.Appendf(nil, "pid=%d\ncommand=Fake\ncomplete=true\nevents.ThreadEnded=1\ndropped_total=0\n", os.Getpid()), 0o644)
+		return 3
+	}
+}
+
+func TestRecordEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	// The fake JVM checks that the value set before orca is kept, in front.
+	t.Setenv("ORCA_TEST_FAKE_JVM", "-Xss2m")
+	t.Setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
+	prefix := filepath.Join(dir, "run 1%p") // a space and a % survive the trip
+
+	var out, errb bytes.Buffer
+	u := ui{strings.NewReader(""), &out, &errb}
+	record := func(extra ...string) int {
+		errb.Reset()
+		args := append([]string{"record", "-o", prefix}, extra...)
+		return run(u, append(args, "--", os.Args[0]))
+	}
+	if code := record(); code != 3 {
+		t.Fatalf("exit status %d, want the child's 3; stderr:\n%s", code, errb.String())
+	}
+	for _, want := range []string{"recording " + prefix + " from JVM pid", "ThreadEnded  1", "next: orca dump '" + prefix + "' | less"} {
+		if !strings.Contains(errb.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, errb.String())
+		}
+	}
+
+	// A second run refuses to overwrite ...
+	if code := record(); code != 2 || !strings.Contains(errb.String(), "already exists") {
+		t.Fatalf("second run: exit %d, stderr:\n%s", code, errb.String())
+	}
+	// ... and with --force starts afresh, reporting only the new recording.
+	os.WriteFile(prefix+"-2.orca", nil, 0o644)
+	if code := record("--force"); code != 3 {
+		t.Fatalf("--force: exit %d, stderr:\n%s", code, errb.String())
+	}
+	if _, err := os.Stat(prefix + "-2.orca"); err == nil {
+		t.Error("--force left " + prefix + "-2.orca")
+	}
+	if n := strings.Count(errb.String(), "orca: recording "); n != 1 {
+		t.Errorf("%d recordings reported, want 1:\n%s", n, errb.String())
+	}
+
+	// Without an earlier PREFIX.orca, an old PREFIX-2 is not reported.
+	os.Remove(prefix + ".orca")
+	if code := record("--quiet"); code != 3 || errb.Len() != 0 {
+		t.Fatalf("--quiet: exit %d, stderr:\n%s", code, errb.String())
+	}
+}
+
+func TestRecordNoJVM(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	var errb bytes.Buffer
+	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", filepath.Join(dir, "x"), "--", "sh", "-c", "exit 4"})
+	if code != 4 || !strings.Contains(errb.String(), "no recording was written") {
+		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	code = run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", filepath.Join(dir, "x"), "--", "/no/such/command"})
+	if code != 127 {
+		t.Errorf("missing command: exit %d, want 127", code)
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{},
+		{"nonsense"},
+		{"record"},
+		{"record", "--depth", "257", "--", "java"},
+		{"record", "--flush", "5", "--", "java"},
+		{"record", "--buffer", "2000", "--", "java"},
+		{"record", "-o", "a,b", "--", "java"},
+		{"record", "-o", "dir/", "--", "java"},
+		{"record", "--bogus", "--", "java"},
+		{"dump"},
+		{"agent-path", "extra"},
+	} {
+		var errb bytes.Buffer
+		if code := run(ui{nil, io.Discard, &errb}, args); code != 2 {
+			t.Errorf("orca %q: exit %d, want 2", args, code)
+		}
+		if len(args) > 0 && !strings.HasPrefix(errb.String(), "orca: ") {
+			t.Errorf("orca %q: stderr %q, want an orca: message", args, errb.String())
+		}
+	}
+}
+
+func TestHelp(t *testing.T) {
+	for _, c := range commands() {
+		var out bytes.Buffer
+		if code := run(ui{nil, &out, io.Discard}, []string{c.name, "--help"}); code != 0 {
+			t.Errorf("orca %s --help: exit %d", c.name, code)
+		}
+		if !strings.HasPrefix(out.String(), "Usage: orca ") && c.name != "help" {
+			t.Errorf("orca %s --help:\n%s", c.name, out.String())
+		}
+	}
+}
+
+func TestDefaultPrefix(t *testing.T) {
+	at := time.Date(2025, 3, 9, 14, 5, 7, 0, time.Local)
+	if got := defaultPrefix(at); got != "orca-20250309-140507" {
+		t.Errorf("defaultPrefix = %s", got)
+	}
+}
+
+func TestMatchRecording(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		n    int
+		ok   bool
+	}{
+		{"run.orca", 1, true},
+		{"run.info", 1, true},
+		{"run-2.methods", 2, true},
+		{"run-17.classtable", 17, true},
+		{"run-1.orca", 0, false}, // the agent never writes -1
+		{"run-02.orca", 0, false},
+		{"run-x.orca", 0, false},
+		{"run-.orca", 0, false},
+		{"run-2-3.orca", 0, false},
+		{"runner.orca", 0, false},
+		{"run.txt", 0, false},
+		{"run.orca.tmp", 0, false},
+	} {
+		n, _, ok := matchRecording("run", c.name)
+		if n != c.n || ok != c.ok {
+			t.Errorf("matchRecording(run, %s) = %d, %v; want %d, %v", c.name, n, ok, c.n, c.ok)
+		}
+	}
+}
+
+func touch(t *testing.T, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if err := os.WriteFile(p, []byte(p), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestRemoveRecordings(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "run")
+	keep := []string{pre + ".txt", pre + "ner.orca", pre + "-x.orca", pre + "-02.info", filepath.Join(dir, "other.orca")}
+	gone := []string{pre + ".orca", pre + ".methods", pre + ".classtable", pre + ".info", pre + "-2.orca", pre + "-2.info", pre + "-10.orca"}
+	touch(t, keep...)
+	touch(t, gone...)
+	removed, err := removeRecordings(pre)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(removed)
+	sort.Strings(gone)
+	if !reflect.DeepEqual(removed, gone) {
+		t.Errorf("removed %q\nwant %q", removed, gone)
+	}
+	for _, p := range keep {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed", p)
+		}
+	}
+}
+
+func TestNewRecordings(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "run")
+	touch(t, pre+"-2.orca", pre+"-2.info", pre+"-3.orca")
+	before, _ := findRecordings(pre)
+	touch(t, pre+".orca", pre+".info", pre+"-10.orca")
+	// A changed file (the agent rewrites .info) marks its recording as new.
+	os.WriteFile(pre+"-3.orca", []byte("more than before"), 0o644)
+	after, _ := findRecordings(pre)
+	var got []string
+	for _, r := range newRecordings(before, after) {
+		got = append(got, r.prefix)
+	}
+	want := []string{pre, pre + "-3", pre + "-10"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("new recordings %q, want %q", got, want)
+	}
+	if r := after[0]; len(r.files) != 2 || !strings.HasSuffix(r.files[0].path, ".orca") || !strings.HasSuffix(r.files[1].path, ".info") {
+		t.Errorf("files of %s: %+v", r.prefix, r.files)
+	}
+}
+
+func TestJavaToolOptions(t *testing.T) {
+	for _, c := range []struct{ existing, opt, want string }{
+		{"", "-agentpath:/l.so=prefix=/p", "-agentpath:/l.so=prefix=/p"},
+		{"  ", "-agentpath:/l.so=prefix=/p", "-agentpath:/l.so=prefix=/p"},
+		{"-Xmx1g -Dx=\"a b\"", "-agentpath:/l.so=prefix=/p", "-Xmx1g -Dx=\"a b\" -agentpath:/l.so=prefix=/p"},
+		{"-Xmx1g", "-agentpath:/l.so=prefix=/my run", "-Xmx1g \"-agentpath:/l.so=prefix=/my run\""},
+		{"", `-agentpath:/l.so=prefix=/my "run"`, `'-agentpath:/l.so=prefix=/my "run"'`},
+	} {
+		got, err := javaToolOptions(c.existing, c.opt)
+		if err != nil || got != c.want {
+			t.Errorf("javaToolOptions(%q, %q) = %q, %v; want %q", c.existing, c.opt, got, err, c.want)
+		}
+	}
+	if _, err := javaToolOptions("", `a"b'c`); err == nil {
+		t.Error("both quote kinds accepted")
+	}
+}
+
+func TestAgentOption(t *testing.T) {
+	o := recordOptions{depth: 16}
+	if got, want := agentOption("/c/liborca.so", "/tmp/r%p", o), "-agentpath:/c/liborca.so=prefix=/tmp/r%%p,clobber=no,depth=16"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	o = recordOptions{depth: 0, flush: 50, buffer: 64}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=0,flush=50,buffer=64"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+}
+
+func TestSetEnv(t *testing.T) {
+	got := setEnv([]string{"A=1", "JAVA_TOOL_OPTIONS=x", "JAVA_TOOL_OPTIONS_X=y", "JAVA_TOOL_OPTIONS=z"}, "JAVA_TOOL_OPTIONS", "new")
+	want := []string{"A=1", "JAVA_TOOL_OPTIONS_X=y", "JAVA_TOOL_OPTIONS=new"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("setEnv = %q, want %q", got, want)
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, c := range []struct {
+		script string
+		want   int
+	}{
+		{"exit 0", 0},
+		{"exit 3", 3},
+		{"kill -TERM $$", 128 + int(syscall.SIGTERM)},
+		{"kill -KILL $$", 128 + int(syscall.SIGKILL)},
+	} {
+		code, err := runChild(ui{nil, io.Discard, io.Discard}, []string{"sh", "-c", c.script}, os.Environ())
+		if err != nil || code != c.want {
+			t.Errorf("sh -c %q: %d, %v; want %d", c.script, code, err, c.want)
+		}
+	}
+}
+
+// TestForwardSignals sends SIGTERM (and SIGINT when no terminal sends it
+// itself) to this process while a child runs; the child must get it.
+func TestForwardSignals(t *testing.T) {
+	sigs := []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP}
+	if !inForeground() {
+		sigs = append(sigs, syscall.SIGINT)
+	}
+	for _, sig := range sigs {
+		pr, pw := io.Pipe()
+		type result struct {
+			code int
+			err  error
+		}
+		done := make(chan result, 1)
+		go func() {
+			// The trap exits 7; the loop keeps the shell responsive to it.
+			code, err := runChild(ui{nil, pw, io.Discard},
+				[]string{"sh", "-c", "trap 'exit 7' TERM HUP INT; echo ready; while :; do sleep 0.02; done"}, os.Environ())
+			pw.Close()
+			done <- result{code, err}
+		}()
+		if line, _ := bufio.NewReader(pr).ReadString('\n'); line != "ready\n" {
+			t.Fatalf("child said %q", line)
+		}
+		go io.Copy(io.Discard, pr)
+		syscall.Kill(os.Getpid(), sig)
+		select {
+		case r := <-done:
+			if r.err != nil || r.code != 7 {
+				t.Errorf("%v: child ended with %d, %v; want 7 from its trap", sig, r.code, r.err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%v was not passed on to the child", sig)
+		}
+	}
+}

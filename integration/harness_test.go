@@ -1,0 +1,657 @@
+// Package integration runs real JVMs with the Orca agent on the Java programs of
+// testdata/java/scenarios and checks the recordings against what the programs say they did.
+//
+// Each program prints a last line "EXPECT key=value ...": the counts it performed and the
+// identity hashes of its objects and threads, so nothing here hard-codes a hash. The tests run
+// once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path.
+// bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
+// ORCA_KEEP=1 keeps the recordings of a failed run.
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// jdk17 compiles the programs (--release 17, so every newer JDK runs the classes too).
+const jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64"
+
+// jdkCandidates are the JDK homes the tests run on; a glob that matches nothing stands for an
+// absent JDK and is skipped under its pattern.
+var jdkCandidates = []string{
+	jdk17,
+	"/usr/lib/jvm/*21*",
+	"/usr/lib/jvm/temurin-25-jdk-amd64",
+}
+
+// javaTimeout bounds one JVM run: a hang is a failure, not a stuck suite.
+const javaTimeout = 90 * time.Second
+
+var workDir string // removed by TestMain
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "orca-integration-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		os.Exit(1)
+	}
+	workDir = d
+	code := m.Run()
+	if code == 0 || os.Getenv("ORCA_KEEP") == "" {
+		os.RemoveAll(d)
+	} else {
+		fmt.Fprintln(os.Stderr, "integration: kept", d)
+	}
+	os.Exit(code)
+}
+
+// jdk is one Java installation under test.
+type jdk struct {
+	name string // subtest name, e.g. "java-17-openjdk-amd64"
+	home string // "" when absent
+	want string // the path or pattern asked for, for the skip message
+}
+
+func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
+
+// jdks lists the candidates, resolving symlinks so one JDK reached by two names runs once.
+func jdks() []jdk {
+	var out []jdk
+	seen := map[string]bool{}
+	for _, c := range jdkCandidates {
+		matches := []string{c}
+		if strings.ContainsAny(c, "*?[") {
+			matches, _ = filepath.Glob(c)
+			sort.Strings(matches)
+		}
+		found := false
+		for _, m := range matches {
+			real, err := filepath.EvalSymlinks(m)
+			if err != nil {
+				continue
+			}
+			if _, err := os.Stat(filepath.Join(real, "bin", "java")); err != nil {
+				continue
+			}
+			found = true
+			if !seen[real] {
+				seen[real] = true
+				out = append(out, jdk{name: filepath.Base(real), home: real, want: m})
+			}
+		}
+		if !found {
+			name := strings.NewReplacer("*", "", "/usr/lib/jvm/", "").Replace(c)
+			out = append(out, jdk{name: "absent-" + name, want: c})
+		}
+	}
+	return out
+}
+
+// forEachJDK runs f as a subtest per JDK, skipping absent ones.
+func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
+	t.Helper()
+	for _, j := range jdks() {
+		t.Run(j.name, func(t *testing.T) {
+			if j.home == "" {
+				t.Skipf("no JDK at %s", j.want)
+			}
+			f(t, j)
+		})
+	}
+}
+
+var (
+	compileOnce sync.Once
+	classesDir  string
+	compileErr  error
+)
+
+// classes compiles testdata/java/scenarios once and returns the class directory.
+func classes(t *testing.T) string {
+	t.Helper()
+	compileOnce.Do(func() {
+		javac := filepath.Join(jdk17, "bin", "javac")
+		if _, err := os.Stat(javac); err != nil {
+			compileErr = fmt.Errorf("no javac at %s (JDK 17 compiles the test programs): %v", javac, err)
+			return
+		}
+		srcs, _ := filepath.Glob(filepath.Join("..", "testdata", "java", "scenarios", "*.java"))
+		if len(srcs) == 0 {
+			compileErr = errors.New("no Java sources in ../testdata/java/scenarios")
+			return
+		}
+		classesDir = filepath.Join(workDir, "classes")
+		args := append([]string{"--release", "17", "-encoding", "UTF-8", "-g", "-d", classesDir}, srcs...)
+		out, err := exec.Command(javac, args...).CombinedOutput()
+		if err != nil {
+			compileErr = fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if compileErr != nil {
+		t.Fatal(compileErr)
+	}
+	return classesDir
+}
+
+// orcaBin returns the absolute path of bin/orca, or of $ORCA_BIN when set (to try another build).
+func orcaBin(t *testing.T) string {
+	t.Helper()
+	p := os.Getenv("ORCA_BIN")
+	if p == "" {
+		p = filepath.Join("..", "bin", "orca")
+	}
+	p, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s is missing: run make first (make test builds it before go test)", p)
+	}
+	return p
+}
+
+var (
+	libOnce sync.Once
+	libPath string
+	libErr  error
+)
+
+// agentLib returns the agent library's path, from `bin/orca agent-path`.
+func agentLib(t *testing.T) string {
+	t.Helper()
+	bin := orcaBin(t)
+	libOnce.Do(func() {
+		out, err := exec.Command(bin, "agent-path").Output()
+		if err != nil {
+			libErr = fmt.Errorf("%s agent-path: %v", bin, err)
+			return
+		}
+		libPath = strings.TrimSpace(string(out))
+		if _, err := os.Stat(libPath); err != nil {
+			libErr = fmt.Errorf("%s agent-path printed %q: %v", bin, libPath, err)
+		}
+	})
+	if libErr != nil {
+		t.Fatal(libErr)
+	}
+	return libPath
+}
+
+// result is the outcome of one process run.
+type result struct {
+	cmd            string
+	dir            string // its working directory (where an hs_err file would land)
+	stdout, stderr string
+	code           int // exit status; -1 when killed by a signal
+	err            error
+}
+
+func (r *result) String() string {
+	return fmt.Sprintf("command: %s\nexit status: %d (%v)\n--- stdout ---\n%s\n--- stderr ---\n%s",
+		r.cmd, r.code, r.err, tail(r.stdout, 4000), tail(r.stderr, 4000))
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// run starts a command in dir and waits for it (at most javaTimeout).
+func run(t *testing.T, dir string, name string, args ...string) *result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := &result{cmd: name + " " + strings.Join(args, " "), dir: dir, stdout: out.String(), stderr: errb.String(), err: err}
+	r.code = cmd.ProcessState.ExitCode()
+	if ctx.Err() != nil {
+		t.Fatalf("timed out after %v:\n%s", javaTimeout, r)
+	}
+	return r
+}
+
+// newDir makes a fresh directory for one test run.
+func newDir(t *testing.T) string {
+	t.Helper()
+	d, err := os.MkdirTemp(workDir, "run-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// record runs `bin/orca record -o DIR/x -- java -cp CLASSES main args...` and returns the run and
+// the recording prefix.
+func record(t *testing.T, j jdk, main string, args ...string) (*result, string) {
+	t.Helper()
+	bin, cls := orcaBin(t), classes(t)
+	dir := newDir(t)
+	prefix := filepath.Join(dir, "x")
+	argv := append([]string{"record", "-o", prefix, "--", j.java(), "-cp", cls, main}, args...)
+	r := run(t, dir, bin, argv...)
+	checkNoCrashLog(t, r)
+	return r, prefix
+}
+
+// checkNoCrashLog fails when the JVM left an hs_err_pid*.log in its working directory.
+func checkNoCrashLog(t *testing.T, r *result) {
+	t.Helper()
+	logs, _ := filepath.Glob(filepath.Join(r.dir, "hs_err_pid*.log"))
+	for _, l := range logs {
+		b, _ := os.ReadFile(l)
+		t.Errorf("JVM crashed: %s:\n%s", l, tail(string(b), 6000))
+	}
+}
+
+// ---- EXPECT lines ----
+
+// expect is the parsed EXPECT line of a program.
+type expect struct {
+	line string
+	kv   map[string]string
+}
+
+// parseExpect finds the last line starting with "EXPECT " in out.
+func parseExpect(t *testing.T, r *result) expect {
+	t.Helper()
+	var line string
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "EXPECT ") {
+			line = sc.Text()
+		}
+	}
+	if line == "" {
+		t.Fatalf("the program printed no EXPECT line:\n%s", r)
+	}
+	e := expect{line: line, kv: map[string]string{}}
+	for _, f := range strings.Fields(line)[1:] {
+		k, v, ok := strings.Cut(f, "=")
+		if !ok {
+			t.Fatalf("EXPECT line: field %q is not key=value:\n%s", f, line)
+		}
+		e.kv[k] = v
+	}
+	return e
+}
+
+func (e expect) str(t *testing.T, key string) string {
+	t.Helper()
+	v, ok := e.kv[key]
+	if !ok {
+		t.Fatalf("EXPECT line has no %s:\n%s", key, e.line)
+	}
+	return v
+}
+
+func (e expect) int(t *testing.T, key string) int {
+	t.Helper()
+	n, err := strconv.Atoi(e.str(t, key))
+	if err != nil {
+		t.Fatalf("EXPECT %s: %v", key, err)
+	}
+	return n
+}
+
+func parseHash(t *testing.T, key, s string) uint32 {
+	t.Helper()
+	n, err := strconv.ParseUint(s, 16, 32)
+	if err != nil || len(s) != 8 {
+		t.Fatalf("EXPECT %s: %q is not 8 hex digits", key, s)
+	}
+	return uint32(n)
+}
+
+func (e expect) hash(t *testing.T, key string) uint32 {
+	t.Helper()
+	return parseHash(t, key, e.str(t, key))
+}
+
+// hashes parses a comma-separated list of hashes.
+func (e expect) hashes(t *testing.T, key string) []uint32 {
+	t.Helper()
+	var out []uint32
+	for _, s := range strings.Split(e.str(t, key), ",") {
+		if s != "" {
+			out = append(out, parseHash(t, key, s))
+		}
+	}
+	return out
+}
+
+// names returns the "name.HASH=hex(UTF-8)" entries: thread hash -> name.
+func (e expect) names(t *testing.T) map[uint32]string {
+	t.Helper()
+	out := map[uint32]string{}
+	for k, v := range e.kv {
+		h, ok := strings.CutPrefix(k, "name.")
+		if !ok {
+			continue
+		}
+		b, err := hex.DecodeString(v)
+		if err != nil {
+			t.Fatalf("EXPECT %s: %v", k, err)
+		}
+		out[parseHash(t, k, h)] = string(b)
+	}
+	return out
+}
+
+// ---- recordings ----
+
+// frame is a resolved stack frame.
+type frame struct {
+	Class  string // signature, e.g. "LScenario;"
+	Method string
+	File   string // source file, "" when unknown
+	Line   int    // 0 when unknown
+}
+
+func (f frame) String() string {
+	if f.Class == "" && f.Method == "" {
+		return "<none>"
+	}
+	return fmt.Sprintf("%s.%s(%s:%d)", strings.TrimSuffix(strings.TrimPrefix(f.Class, "L"), ";"), f.Method, f.File, f.Line)
+}
+
+// jdkClass reports whether a class signature belongs to the JDK.
+func jdkClass(sig string) bool {
+	for _, p := range []string{"Ljava/", "Ljavax/", "Ljdk/", "Lsun/", "Lcom/sun/"} {
+		if strings.HasPrefix(sig, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// recording is a whole recording read through the reader package.
+type recording struct {
+	prefix    string
+	events    []reader.Event
+	stacks    [][]frame         // resolved, parallel to events
+	text      [][]string        // the reader's rendering of the frames, parallel to events
+	info      map[string]string // the .info file (nil when absent)
+	parseErrs []error           // bad lines of the .orca file, in order
+	warnings  []string          // bad lines of .methods, .classtable, .info; missing files
+	truncated bool              // the .orca file's last line was cut off (and skipped)
+}
+
+// maxParseErrs stops reading a hopeless file.
+const maxParseErrs = 50
+
+// load reads the recording at prefix. Parse errors are collected, not fatal: callers decide
+// which are allowed.
+func load(t *testing.T, prefix string) *recording {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		files, _ := filepath.Glob(prefix + "*")
+		t.Fatalf("reader.Open(%s): %v (files: %v)", prefix, err, files)
+	}
+	r := &recording{prefix: prefix, info: rec.Info, warnings: rec.Warnings}
+	it, closer, err := rec.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	for {
+		ev, err := it.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *reader.ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("reading %s.orca: %v", prefix, err) // a read error repeats forever
+			}
+			r.parseErrs = append(r.parseErrs, err)
+			if len(r.parseErrs) >= maxParseErrs {
+				break
+			}
+			continue
+		}
+		r.events = append(r.events, ev)
+		st := make([]frame, len(ev.Stack))
+		txt := make([]string, len(ev.Stack))
+		for i, f := range ev.Stack {
+			st[i] = resolve(rec, f)
+			txt[i] = rec.Resolve(f)
+		}
+		r.stacks = append(r.stacks, st)
+		r.text = append(r.text, txt)
+	}
+	r.truncated = it.Truncated()
+	return r
+}
+
+// resolve turns a frame into class, method, file and line through the reader.
+func resolve(rec *reader.Recording, f format.Frame) frame {
+	var out frame
+	if m := rec.Methods[f.Method]; m != nil {
+		out.Method = m.Name
+		if c := rec.Classes[m.Class]; c != nil {
+			out.Class = c.Signature
+		}
+	}
+	out.File, out.Line = rec.Line(f)
+	return out
+}
+
+// userFrame is the innermost frame of event i outside the JDK, or false.
+func (r *recording) userFrame(i int) (frame, bool) {
+	for _, f := range r.stacks[i] {
+		if f.Class != "" && !jdkClass(f.Class) {
+			return f, true
+		}
+	}
+	return frame{}, false
+}
+
+// hasFrameIn reports whether event i has a frame from the source file file.
+func (r *recording) hasFrameIn(i int, file string) bool {
+	for _, f := range r.stacks[i] {
+		if f.File == file {
+			return true
+		}
+	}
+	return false
+}
+
+// hasMethod reports whether event i has a frame of class.method.
+func (r *recording) hasMethod(i int, class, method string) bool {
+	for _, f := range r.stacks[i] {
+		if f.Class == class && f.Method == method {
+			return true
+		}
+	}
+	return false
+}
+
+// describe prints event i with its resolved stack, for failure messages.
+func (r *recording) describe(i int) string {
+	ev := r.events[i]
+	var b strings.Builder
+	fmt.Fprintf(&b, "line %d: %.10f %s thread=%v", ev.Line, ev.Time.Seconds(), ev.Kind, ev.Thread)
+	if ev.Kind.Has(format.FObject) {
+		fmt.Fprintf(&b, " object=%v", ev.Object)
+	}
+	if ev.Kind.Has(format.FTarget) {
+		fmt.Fprintf(&b, " target=%v", ev.Target)
+	}
+	if ev.Kind.Has(format.FOwner) {
+		fmt.Fprintf(&b, " owner=%v", ev.Owner)
+	}
+	if ev.Kind.Has(format.FName) {
+		fmt.Fprintf(&b, " name=%q", ev.Name)
+	}
+	for _, f := range r.text[i] {
+		fmt.Fprintf(&b, "\n\t%s", f)
+	}
+	return b.String()
+}
+
+// kindCounts summarises the recording: events per kind.
+func (r *recording) kindCounts() string {
+	var n [format.NumKinds]int
+	for _, ev := range r.events {
+		n[ev.Kind]++
+	}
+	var b strings.Builder
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		fmt.Fprintf(&b, "%s=%d ", k, n[k])
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// select returns the indices of events of kind k for which keep (if not nil) is true.
+func (r *recording) sel(k format.Kind, keep func(i int, ev reader.Event) bool) []int {
+	var out []int
+	for i, ev := range r.events {
+		if ev.Kind == k && (keep == nil || keep(i, ev)) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// checkInfo checks the .info completeness flag and, when noDrops, that nothing was dropped.
+func (r *recording) checkInfo(t *testing.T, complete, noDrops bool) {
+	t.Helper()
+	if got, want := r.info["complete"], strconv.FormatBool(complete); got != want {
+		t.Errorf(".info: complete=%q, want %s (info: %v)", got, want, r.info)
+	}
+	if !noDrops {
+		return
+	}
+	if v := r.info["dropped_total"]; v != "" && v != "0" {
+		t.Errorf(".info: dropped_total=%s, want 0 (info: %v)", v, r.info)
+	}
+	for k, v := range r.info {
+		if strings.HasPrefix(k, "dropped.") && v != "0" {
+			t.Errorf(".info: %s=%s, want none", k, v)
+		}
+	}
+}
+
+// checkParse fails on every parse error, metadata warning and a truncated last line.
+func (r *recording) checkParse(t *testing.T) {
+	t.Helper()
+	for _, err := range r.parseErrs {
+		t.Errorf("parsing %s: %v", r.prefix, err)
+	}
+	for _, w := range r.warnings {
+		t.Errorf("reading %s: %s", r.prefix, w)
+	}
+	if r.truncated {
+		t.Errorf("%s.orca: last line cut off", r.prefix)
+	}
+}
+
+// pair is an entry event and the exit that must close it on the same thread.
+type pair struct {
+	open, close format.Kind
+	sameStack   bool // the exit repeats the entry's stack (docs/format.md)
+}
+
+var pairs = []pair{
+	{format.ObjectWait, format.ObjectWaited, true},
+	{format.ThreadSleep, format.ThreadSlept, false},
+	{format.ThreadJoin, format.ThreadJoined, false},
+	{format.SemaphoreAcquire, format.SemaphoreAcquired, false},
+	{format.MonitorContendedEnter, format.MonitorContendedEntered, true},
+}
+
+// checkInvariants checks what holds for every recording, also one cut short: timestamps never
+// go back within a thread; per thread, each entry event of pairs is closed by its exit (same
+// object or target, and for waits and contended enters the same stack) before the thread opens
+// another of that kind; no exit comes without its entry; and a thread that ended has nothing
+// open. A thread may still be inside a call when the VM ends (daemons such as the Reference
+// Handler are), so an entry left open is wrong only for a thread that ended.
+func (r *recording) checkInvariants(t *testing.T) {
+	t.Helper()
+	type key struct {
+		th   format.ThreadID
+		open format.Kind
+	}
+	pairOf := map[format.Kind]pair{}
+	for _, p := range pairs {
+		pairOf[p.open], pairOf[p.close] = p, p
+	}
+	last := map[format.ThreadID]int{}
+	open := map[key]int{}
+	errs := 0
+	fail := func(format string, args ...any) {
+		t.Helper()
+		if errs++; errs <= 10 {
+			t.Errorf(format, args...)
+		}
+	}
+	for i, ev := range r.events {
+		if j, ok := last[ev.Thread]; ok && ev.Time < r.events[j].Time {
+			fail("thread %v: time goes back:\n%s\nafter\n%s", ev.Thread, r.describe(i), r.describe(j))
+		}
+		last[ev.Thread] = i
+		if ev.Kind == format.ThreadEnded {
+			for k, j := range open {
+				if k.th == ev.Thread {
+					fail("thread %v ended inside a call: %s never followed by %s:\n%s", ev.Thread, k.open, pairOf[k.open].close, r.describe(j))
+					delete(open, k)
+				}
+			}
+			continue
+		}
+		p, ok := pairOf[ev.Kind]
+		if !ok {
+			continue
+		}
+		k := key{ev.Thread, p.open}
+		j, isOpen := open[k]
+		if ev.Kind == p.open {
+			if isOpen {
+				fail("thread %v: %s while the previous one is still open:\n%s\nopen:\n%s", ev.Thread, ev.Kind, r.describe(i), r.describe(j))
+			}
+			open[k] = i
+			continue
+		}
+		if !isOpen {
+			fail("thread %v: %s without %s:\n%s", ev.Thread, ev.Kind, p.open, r.describe(i))
+			continue
+		}
+		delete(open, k)
+		o := r.events[j]
+		if o.Object != ev.Object || o.Target != ev.Target {
+			fail("thread %v: %s on another object or target than its %s:\n%s\nopened by:\n%s", ev.Thread, ev.Kind, p.open, r.describe(i), r.describe(j))
+		}
+		if p.sameStack && !slices.Equal(o.Stack, ev.Stack) {
+			fail("thread %v: %s with another stack than its %s:\n%s\nopened by:\n%s", ev.Thread, ev.Kind, p.open, r.describe(i), r.describe(j))
+		}
+	}
+	if errs > 10 {
+		t.Errorf("… %d invariant violations in all", errs)
+	}
+}

@@ -1,0 +1,113 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// TestKill9 kills a JVM mid-recording: what the agent flushed before must still read, with at
+// most a truncated last line, and .info must say the recording is incomplete.
+func TestKill9(t *testing.T) {
+	lib := agentLib(t)
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		prefix := filepath.Join(dir, "x")
+		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
+		defer cancel()
+		// java directly (not through orca record) so the kill reaches the JVM itself.
+		cmd := exec.CommandContext(ctx, j.java(), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		ready := make(chan bool, 1)
+		go func() {
+			sc := bufio.NewScanner(out)
+			ok := false
+			for sc.Scan() {
+				if sc.Text() == "READY" && !ok {
+					ok = true
+					ready <- true
+				}
+			}
+			if !ok {
+				ready <- false
+			}
+		}()
+		select {
+		case ok := <-ready:
+			if !ok {
+				cmd.Wait()
+				t.Fatalf("Hang ended without printing READY; stderr:\n%s", stderr.String())
+			}
+		case <-time.After(javaTimeout / 2):
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("no READY from Hang within %v; stderr:\n%s", javaTimeout/2, stderr.String())
+		}
+		// Long enough for several flushes (every 200 ms) and an .info rewrite (every second).
+		time.Sleep(1500 * time.Millisecond)
+		if err := cmd.Process.Kill(); err != nil { // SIGKILL
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		if logs, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log")); len(logs) > 0 {
+			t.Errorf("JVM wrote a crash log before the kill: %v", logs)
+		}
+
+		r := load(t, prefix)
+		lastLine := countLines(t, prefix+".orca")
+		// The reader skips a cut-off last line (and says so); count it as allowed also if it comes
+		// back as an error.
+		for _, err := range r.parseErrs {
+			var pe *reader.ParseError
+			if !errors.As(err, &pe) || pe.Line != lastLine || len(r.parseErrs) > 1 {
+				t.Errorf("parsing %s after kill -9 (only a truncated last line, %d, is allowed): %v", prefix, lastLine, err)
+			}
+		}
+		for _, w := range r.warnings {
+			if !strings.Contains(w, "cut short") {
+				t.Errorf("reading %s after kill -9 (only cut-off last lines are allowed): %s", prefix, w)
+			}
+		}
+		r.checkInfo(t, false, false)
+		r.checkInvariants(t)
+		if len(r.sel(format.ThreadSleep, nil)) == 0 {
+			t.Errorf("no ThreadSleep in the flushed events; found: %s", r.kindCounts())
+		}
+		if t.Failed() {
+			t.Logf("stderr:\n%s\nrecording: %s", stderr.String(), prefix)
+		}
+	})
+}
+
+// countLines returns the number of the last line of a file (a final line without \n counts).
+func countLines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := bytes.Count(b, []byte{'\n'})
+	if len(b) > 0 && b[len(b)-1] != '\n' {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,121 @@
+// Package agentlib carries the C agent (liborca.so) inside the orca binary
+// and extracts it to a cache directory, so one file is all a user installs.
+//
+// The library is embedded at build time: `make` compiles agent/*.c into
+// internal/agentlib/liborca.so before `go build`; without that file this
+// package does not compile (run `make`, not plain `go build`, on a fresh tree).
+package agentlib
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+//go:embed liborca.so
+var lib []byte
+
+// sum is the hex SHA-256 of the embedded library.
+var sum = func() string {
+	s := sha256.Sum256(lib)
+	return hex.EncodeToString(s[:])
+}()
+
+// Checksum returns the hex SHA-256 of the embedded agent library.
+func Checksum() string { return sum }
+
+// Path extracts the agent library, if not already there, and returns its
+// path: $XDG_CACHE_HOME/orca/<first 16 hex digits of its SHA-256>/liborca.so
+// (~/.cache by default), or, when that directory is not writable, the same
+// below os.TempDir()/orca-cache-<uid>. The name carries the checksum so
+// different orca builds never share a file, and an existing copy is verified
+// before use.
+func Path() (string, error) {
+	return extract(lib, sum, cacheDirs())
+}
+
+// cacheDirs lists the directories to try, in order.
+func cacheDirs() []string {
+	var dirs []string
+	if d, err := os.UserCacheDir(); err == nil {
+		dirs = append(dirs, filepath.Join(d, "orca"))
+	}
+	return append(dirs, filepath.Join(os.TempDir(), fmt.Sprintf("orca-cache-%d", os.Getuid())))
+}
+
+func extract(data []byte, sum string, dirs []string) (string, error) {
+	if len(data) == 0 {
+		return "", errors.New("the embedded agent library is empty: build orca with `make`")
+	}
+	var errs []error
+	for i, d := range dirs {
+		// Only the shared temp directory needs the ownership check: there
+		// another user could have created it first.
+		p, err := extractTo(data, sum, d, i > 0)
+		if err == nil {
+			return p, nil
+		}
+		errs = append(errs, err)
+	}
+	return "", fmt.Errorf("extracting the agent library: %w", errors.Join(errs...))
+}
+
+func extractTo(data []byte, sum, root string, shared bool) (string, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return "", err
+	}
+	if shared {
+		if err := checkPrivate(root); err != nil {
+			return "", err
+		}
+	}
+	dir := filepath.Join(root, sum[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "liborca.so")
+	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, data) {
+		return path, nil
+	}
+	// Write to a temporary name and rename, so a concurrent orca (or a JVM
+	// loading the library right now) never sees a half-written file.
+	f, err := os.CreateTemp(dir, ".liborca-*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o755)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", err
+	}
+	return path, nil
+}
+
+// checkPrivate refuses a directory another user could write to.
+func checkPrivate(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !fi.IsDir() || !ok || int(st.Uid) != os.Getuid() || fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s: not a directory owned by uid %d and writable only by it", dir, os.Getuid())
+	}
+	return nil
+}

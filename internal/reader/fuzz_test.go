@@ -1,0 +1,178 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/format"
+)
+
+// addSeeds adds the given sections of every golden case to the corpus.
+func addSeeds(f *testing.F, sections ...string) {
+	paths, _ := filepath.Glob("testdata/*.txtar")
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if slices.Contains(sections, file.Name) {
+				f.Add(unescape(file.Data))
+			}
+		}
+	}
+}
+
+// checkLine fails unless line is within the input and after the last one
+// reported: results come in file order, even after a stray quote.
+func checkLine(t *testing.T, what string, line, last, lines int) {
+	t.Helper()
+	if line < 1 || line > lines || line <= last {
+		t.Fatalf("%s at line %d: want a line in %d..%d", what, line, last+1, lines)
+	}
+}
+
+func FuzzEvents(f *testing.F) {
+	addSeeds(f, "orca")
+	f.Add([]byte("1.0,ThreadStarted,00000001,\"a\n\"\"b\"\r\n2.0,ThreadEnded,1"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := bytes.Count(data, []byte{'\n'}) + 1
+		evs := NewEvents(bytes.NewReader(data), "f.orca")
+		// bufio's smallest buffer puts most lines across refills: the
+		// results must not depend on where the buffer ends.
+		tiny := &Events{rr: newRecords(bytes.NewReader(data), "f.orca", 16)}
+		last := 0
+		for {
+			ev, err := evs.Next()
+			ev2, err2 := tiny.Next()
+			if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(ev, ev2) {
+				t.Fatalf("with a 16-byte buffer: %+v, %v; want %+v, %v", ev2, err2, ev, err)
+			}
+			if err == io.EOF {
+				break
+			}
+			var pe *ParseError
+			if err != nil {
+				if !errors.As(err, &pe) {
+					t.Fatalf("not a ParseError: %v", err)
+				}
+				if pe.File != "f.orca" || pe.Line != ev.Line || !strings.HasPrefix(pe.Error(), fmt.Sprintf("f.orca:%d: ", pe.Line)) {
+					t.Fatalf("bad error %q (event line %d)", pe.Error(), ev.Line)
+				}
+				checkLine(t, "error", pe.Line, last, lines)
+				last = pe.Line
+				continue
+			}
+			checkLine(t, "event", ev.Line, last, lines)
+			last = ev.Line
+			// What the reader accepts, the agent's encoding gives back unchanged.
+			enc := encodeEvent(ev)
+			again, err := NewEvents(bytes.NewReader(enc), "again").Next()
+			if err != nil {
+				t.Fatalf("re-reading %q (from line %d): %v", enc, ev.Line, err)
+			}
+			again.Line = ev.Line
+			if !reflect.DeepEqual(again, ev) {
+				t.Fatalf("re-reading %q: got %+v, want %+v", enc, again, ev)
+			}
+		}
+		if tiny.Truncated() != evs.Truncated() {
+			t.Fatal("truncation depends on the buffer size")
+		}
+		if evs.Truncated() && len(data) > 0 && data[len(data)-1] == '\n' {
+			t.Fatal("truncated, but the input ends with a newline")
+		}
+		if _, err := evs.Next(); err != io.EOF {
+			t.Fatalf("after the end: %v", err)
+		}
+	})
+}
+
+func FuzzMethods(f *testing.F) {
+	addSeeds(f, "methods", "classtable")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lines := bytes.Count(data, []byte{'\n'}) + 1
+		check := func(errs []error) {
+			for _, err := range errs {
+				var pe *ParseError
+				if !errors.As(err, &pe) {
+					t.Fatalf("not a ParseError: %v", err)
+				}
+				if pe.Line < 1 || pe.Line > lines {
+					t.Fatalf("%v: line out of 1..%d", err, lines)
+				}
+			}
+		}
+		ms, errs := ReadMethods(bytes.NewReader(data), "f.methods")
+		check(errs)
+		cs, errs := ReadClasses(bytes.NewReader(data), "f.classtable")
+		check(errs)
+		ReadInfo(bytes.NewReader(data))
+		r := &Recording{Methods: ms, Classes: cs}
+		for id, m := range ms {
+			if m.ID != id {
+				t.Fatalf("method %v filed under %v", m.ID, id)
+			}
+			if !slices.IsSortedFunc(m.Lines, func(a, b LineEntry) int { return int(int64(a.Start) - int64(b.Start)) }) {
+				t.Fatalf("method %v: line table not sorted: %v", id, m.Lines)
+			}
+			for _, loc := range []uint32{0, 1, 0x7FFFFFFF, format.NoLocation} {
+				r.Resolve(format.Frame{Method: id, Location: loc})
+			}
+			for _, e := range m.Lines {
+				if e.Start == format.NoLocation {
+					continue
+				}
+				first := m.Lines[slices.IndexFunc(m.Lines, func(o LineEntry) bool { return o.Start == e.Start })]
+				if _, line := r.Line(format.Frame{Method: id, Location: e.Start}); line != int(first.Line) {
+					t.Fatalf("method %v: line %d at start %#x of %v", id, line, e.Start, m.Lines)
+				}
+			}
+		}
+	})
+}
+
+// encodeEvent writes ev the way the agent does.
+func encodeEvent(ev Event) []byte {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%d.%09d0,%s", ev.Time/1e9, ev.Time%1e9, ev.Kind)
+	for _, f := range format.Specs[ev.Kind].Fields {
+		b.WriteByte(',')
+		switch f {
+		case format.FThread:
+			b.WriteString(ev.Thread.String())
+		case format.FObject:
+			b.WriteString(ev.Object.String())
+		case format.FTarget:
+			b.WriteString(ev.Target.String())
+		case format.FOwner:
+			b.WriteString(ev.Owner.String())
+		case format.FName:
+			b.WriteString(csvQuote(ev.Name))
+		case format.FStack:
+			fmt.Fprintf(&b, "%d", len(ev.Stack))
+			for _, fr := range ev.Stack {
+				fmt.Fprintf(&b, ";%v;%08X", fr.Method, fr.Location)
+			}
+		}
+	}
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// csvQuote quotes s as the agent does (agent/writer.c).
+func csvQuote(s string) string {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return s
+	}
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}

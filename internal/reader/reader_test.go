@@ -1,0 +1,268 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"orca/internal/format"
+)
+
+// readAll returns the events and the error texts of a .orca file.
+func readAll(t *testing.T, data []byte) (evs []Event, errs []string, truncated bool) {
+	t.Helper()
+	r := NewEvents(bytes.NewReader(data), "t.orca")
+	for {
+		ev, err := r.Next()
+		if err == io.EOF {
+			return evs, errs, r.Truncated()
+		}
+		if err != nil {
+			var pe *ParseError
+			if !errors.As(err, &pe) {
+				t.Fatalf("read error: %v", err)
+			}
+			errs = append(errs, err.Error())
+			continue
+		}
+		evs = append(evs, ev)
+	}
+}
+
+func TestParseErrorText(t *testing.T) {
+	e := &ParseError{File: "run.orca", Line: 12, Msg: "ObjectWaited: want 5 fields, got 4"}
+	if got, want := e.Error(), "run.orca:12: ObjectWaited: want 5 fields, got 4"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	_, errs, _ := readAll(t, []byte("1.0,ThreadEnded,1\n1.5,ObjectWaited,00000001,0000BEEF\n"))
+	if len(errs) != 1 || errs[0] != "t.orca:2: ObjectWaited: want 5 fields, got 4" {
+		t.Errorf("errors: %q", errs)
+	}
+}
+
+func TestParseTime(t *testing.T) {
+	for in, want := range map[string]format.Time{
+		"0":                     0,
+		"12345.6789012340":      12345_678901234,
+		"12345.6789012349":      12345_678901234,
+		"0.1":                   100_000_000,
+		"9223372036.854775807":  9223372036_854775807,
+		"480181.4255238244":     480181_425523824,
+		"0000000001.0000000010": 1_000000001,
+	} {
+		if got, ok := parseTime([]byte(in)); !ok || got != want {
+			t.Errorf("parseTime(%q) = %d, %v; want %d", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", ".", "1.", ".1", "1.2.3", "1,5", "-1", "1e9", "0.00000000001", "9223372036.854775808", "18446744073709551616"} {
+		if got, ok := parseTime([]byte(in)); ok {
+			t.Errorf("parseTime(%q) = %d, want an error", in, got)
+		}
+	}
+}
+
+func TestParseHex(t *testing.T) {
+	for in, want := range map[string]uint32{"0": 0, "a": 10, "FFFFFFFF": 0xFFFFFFFF, "15DB9742": 0x15DB9742, "15db9742": 0x15DB9742} {
+		if got, ok := parseHex([]byte(in)); !ok || got != want {
+			t.Errorf("parseHex(%q) = %#x, %v; want %#x", in, got, ok, want)
+		}
+		if got, n, ok := scanHex([]byte(in + ";1")); !ok || got != want || n != len(in) {
+			t.Errorf("scanHex(%q) = %#x, %d, %v; want %#x", in+";1", got, n, ok, want)
+		}
+	}
+	for _, in := range []string{"", "123456789", "0x12", "G", " 1", "1234567g"} {
+		if _, ok := parseHex([]byte(in)); ok {
+			t.Errorf("parseHex(%q) succeeded", in)
+		}
+		if _, _, ok := scanHex([]byte(in + ";1")); ok {
+			t.Errorf("scanHex(%q) succeeded", in+";1")
+		}
+	}
+}
+
+// Callers keep events (a model holds their stacks), so no two events may
+// share a stack's backing array.
+func TestStacksNotShared(t *testing.T) {
+	evs, errs, _ := readAll(t, []byte(
+		"1.0,ThreadSleep,1,2;00000001;00000002;00000003;00000004\n"+
+			"2.0,ThreadSleep,1,2;00000005;00000006;00000007;00000008\n"))
+	if len(errs) != 0 || len(evs) != 2 {
+		t.Fatalf("got %d events, errors %q", len(evs), errs)
+	}
+	a, b := evs[0].Stack, evs[1].Stack
+	if cap(a) != 2 || cap(b) != 2 {
+		t.Errorf("stack capacities %d, %d; want exactly the depth", cap(a), cap(b))
+	}
+	a[0].Method = 99
+	if b[0].Method != 5 || b[1] != (format.Frame{Method: 7, Location: 8}) {
+		t.Errorf("second stack changed with the first: %v", b)
+	}
+}
+
+// A read error is not a bad line: it comes back as itself, every time.
+func TestReadError(t *testing.T) {
+	boom := errors.New("disk on fire")
+	r := NewEvents(io.MultiReader(strings.NewReader("1.0,ThreadEnded,1\n"), iotest.ErrReader(boom)), "t.orca")
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		_, err := r.Next()
+		var pe *ParseError
+		if !errors.Is(err, boom) || errors.As(err, &pe) {
+			t.Fatalf("got %v, want the read error", err)
+		}
+	}
+}
+
+// Lines longer than the read buffer are read whole; lines longer than
+// maxLine are one error and reading goes on.
+func TestLongLines(t *testing.T) {
+	const depth = 100_000 // 1.8 MB, more than the 1 MiB buffer
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "1.0,ThreadSleep,1,%d", depth)
+	for i := range depth {
+		fmt.Fprintf(&b, ";%08X;%08X", i, i)
+	}
+	b.WriteString("\n2.0,ThreadStarted,2,")
+	b.WriteString(strings.Repeat("x", maxLine))
+	b.WriteString("\n3.0,ThreadEnded,3\n")
+	evs, errs, _ := readAll(t, b.Bytes())
+	if len(evs) != 2 || len(evs[0].Stack) != depth || evs[0].Stack[depth-1].Method != depth-1 || evs[1].Line != 3 {
+		t.Fatalf("got %d events", len(evs))
+	}
+	if want := []string{"t.orca:2: line longer than 16 MiB"}; fmt.Sprint(errs) != fmt.Sprint(want) {
+		t.Errorf("errors %q, want %q", errs, want)
+	}
+}
+
+// A stray quote costs its own line, however many lines follow it.
+func TestStrayQuote(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString("1.0,ThreadStarted,1,\"stray\n")
+	for i := range 200 {
+		fmt.Fprintf(&b, "%d.0,ThreadStarted,%X,\"name, %d\"\n", i+2, i+2, i)
+	}
+	evs, errs, _ := readAll(t, b.Bytes())
+	if len(errs) != 1 || !strings.HasPrefix(errs[0], "t.orca:1: quoted field not closed within 64 lines") {
+		t.Errorf("errors %q", errs)
+	}
+	if len(evs) != 200 || evs[0].Line != 2 || evs[199].Line != 201 || evs[199].Name != "name, 199" {
+		t.Errorf("got %d events, want 200 from line 2", len(evs))
+	}
+}
+
+func writeRecording(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "run")
+}
+
+func TestOpen(t *testing.T) {
+	prefix := writeRecording(t, map[string]string{
+		"run.orca":       "1.0,ThreadSleep,1,1;00000001;00000003\n",
+		"run.methods":    "0.1,00000001,sleep,(J)V,0000BABE,1;00000000;0000002A\n",
+		"run.classtable": "0.1,0000BABE,Ljava/lang/Thread;,Thread.java\n",
+		"run.info":       "format=orca-1\n",
+	})
+	for _, name := range []string{prefix, prefix + ".orca", prefix + ".info", prefix + ".methods"} {
+		r, err := Open(name)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", name, err)
+		}
+		if r.Prefix != prefix || len(r.Warnings) != 0 || r.Info["format"] != "orca-1" {
+			t.Errorf("Open(%q): prefix %q, warnings %q, info %v", name, r.Prefix, r.Warnings, r.Info)
+		}
+		evs, c, err := r.Events()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := evs.Next()
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.Resolve(ev.Stack[0]); got != "java.lang.Thread.sleep(Thread.java:42)" {
+			t.Errorf("Resolve = %q", got)
+		}
+		if file, line := r.Line(ev.Stack[0]); file != "Thread.java" || line != 42 {
+			t.Errorf("Line = %q, %d", file, line)
+		}
+		if got := r.ClassName(1); got != "java.lang.Thread" {
+			t.Errorf("ClassName = %q", got)
+		}
+	}
+	_, err := Open(filepath.Join(filepath.Dir(prefix), "absent"))
+	if !errors.Is(err, os.ErrNotExist) || !strings.Contains(err.Error(), "absent.orca") {
+		t.Errorf("Open of a missing recording: %v", err)
+	}
+}
+
+func TestOpenUnknownFormat(t *testing.T) {
+	prefix := writeRecording(t, map[string]string{"run.orca": "", "run.methods": "", "run.classtable": "", "run.info": "format=orca-9\n"})
+	r, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], `format "orca-9"`) {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+// A Recording built by hand (as other packages' tests do) resolves too.
+func TestResolveByHand(t *testing.T) {
+	r := &Recording{
+		Methods: map[format.MethodID]*Method{1: {ID: 1, Name: "run", Class: 7, Lines: []LineEntry{{0, 5}, {10, 6}}}},
+		Classes: map[format.ClassID]*Class{7: {ID: 7, Signature: "Lp/Hidden.0x1234;", Source: "Hidden.java"}},
+	}
+	for fr, want := range map[format.Frame]string{
+		{Method: 1, Location: 12}:                "p.Hidden/0x1234.run(Hidden.java:6)",
+		{Method: 1, Location: format.NoLocation}: "p.Hidden/0x1234.run(Native Method)",
+		{Method: 2}:                              "<unknown method 00000002>",
+	} {
+		if got := r.Resolve(fr); got != want {
+			t.Errorf("Resolve(%v) = %q, want %q", fr, got, want)
+		}
+	}
+	if r.ClassName(2) != "" {
+		t.Error("ClassName of an unknown method is not empty")
+	}
+}
+
+func TestInfo(t *testing.T) {
+	m, errs := readInfo(strings.NewReader("a=1\r\nwarning=x\n\nwarning=y=z\nbad\nwarning=\n"), "t.info")
+	if m["a"] != "1" || m["warning"] != "x\ny=z\n" || len(m) != 2 {
+		t.Errorf("got %q", m)
+	}
+	if len(errs) != 1 || errs[0].Error() != "t.info:5: want key=value" {
+		t.Errorf("errors %v", errs)
+	}
+}
+
+// The generated recording used by the benchmark decodes without errors and
+// survives the agent's encoding unchanged.
+func TestGenerated(t *testing.T) {
+	data := genEvents(5000)
+	evs, errs, truncated := readAll(t, data)
+	if len(evs) != 5000 || len(errs) != 0 || truncated {
+		t.Fatalf("got %d events, errors %q, truncated %v", len(evs), errs, truncated)
+	}
+	var again bytes.Buffer
+	for _, ev := range evs {
+		again.Write(encodeEvent(ev))
+	}
+	if !bytes.Equal(again.Bytes(), data) {
+		t.Error("re-encoding differs from the input")
+	}
+}

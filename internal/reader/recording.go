@@ -1,0 +1,124 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"orca/internal/format"
+)
+
+// Recording is an opened prefix: methods, classes and info are loaded in
+// memory (they are small), events are streamed from PREFIX.orca.
+type Recording struct {
+	Prefix   string
+	Methods  map[format.MethodID]*Method
+	Classes  map[format.ClassID]*Class
+	Info     map[string]string // PREFIX.info key=value (nil if the file is absent); repeated keys joined with "\n"
+	Warnings []string          // malformed lines in .methods/.classtable/.info (file:line: msg), missing files
+
+	// dotted caches ClassName per class: exporters resolve the same few
+	// hundred classes millions of times. Filled by Open, read-only after.
+	dotted map[format.ClassID]string
+}
+
+// suffixes are the files of a recording; Open accepts a prefix given with any.
+var suffixes = []string{".orca", ".info", ".methods", ".classtable"}
+
+// Open loads the metadata of the recording at prefix ("run", "run.orca" or
+// "run.info" name the same one). It fails only when PREFIX.orca is missing
+// or a file cannot be read; malformed metadata become Warnings.
+func Open(prefix string) (*Recording, error) {
+	for _, s := range suffixes {
+		if p, ok := strings.CutSuffix(prefix, s); ok {
+			prefix = p
+			break
+		}
+	}
+	st, err := os.Stat(prefix + ".orca")
+	if err != nil {
+		return nil, fmt.Errorf("opening recording: %w", err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("opening recording: %s.orca is a directory", prefix)
+	}
+	r := &Recording{Prefix: prefix}
+
+	var errs []error
+	collect := func(es []error) { errs = append(errs, es...) }
+	foundMethods, err := load(prefix+".methods", func(f io.Reader, name string) {
+		var es []error
+		r.Methods, es = ReadMethods(f, name)
+		collect(es)
+	})
+	if err != nil {
+		return nil, err
+	}
+	foundClasses, err := load(prefix+".classtable", func(f io.Reader, name string) {
+		var es []error
+		r.Classes, es = ReadClasses(f, name)
+		collect(es)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := load(prefix+".info", func(f io.Reader, name string) {
+		var es []error
+		r.Info, es = readInfo(f, name)
+		collect(es)
+	}); err != nil {
+		return nil, err
+	}
+	for _, e := range errs {
+		var pe *ParseError
+		if !errors.As(e, &pe) {
+			return nil, fmt.Errorf("opening recording: %w", e) // a read error, not a bad line
+		}
+		r.Warnings = append(r.Warnings, e.Error())
+	}
+	// Without metadata the events still tell who waited for whom, so a
+	// missing file is a warning; frames then resolve as unknown methods.
+	if !foundMethods {
+		r.Methods = map[format.MethodID]*Method{}
+		r.Warnings = append(r.Warnings, prefix+".methods: missing; stack frames cannot be named")
+	}
+	if !foundClasses {
+		r.Classes = map[format.ClassID]*Class{}
+		r.Warnings = append(r.Warnings, prefix+".classtable: missing; classes cannot be named")
+	}
+	if f, ok := r.Info["format"]; ok && f != "orca-1" {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows orca-1", prefix, f))
+	}
+	r.dotted = make(map[format.ClassID]string, len(r.Classes))
+	for id, c := range r.Classes {
+		r.dotted[id] = dottedName(c.Signature)
+	}
+	return r, nil
+}
+
+// load opens path and hands it to read, reporting whether the file exists.
+func load(path string, read func(io.Reader, string)) (found bool, err error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("opening recording: %w", err)
+	}
+	defer f.Close()
+	read(f, path)
+	return true, nil
+}
+
+// Events opens PREFIX.orca for streaming. The caller closes the Closer.
+func (r *Recording) Events() (*Events, io.Closer, error) {
+	name := r.Prefix + ".orca"
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening events: %w", err)
+	}
+	return NewEvents(f, name), f, nil
+}

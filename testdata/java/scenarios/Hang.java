@@ -1,0 +1,28 @@
+// Hang never ends: a worker alternates a little work with Thread.sleep, main prints READY and then
+// sleeps forever. The kill -9 test (integration/kill_test.go) kills it and reads what was flushed.
+public class Hang {
+    static volatile long sink;
+
+    public static void main(String[] args) throws InterruptedException {
+        Object lock = new Object();
+        Thread worker = new Thread(() -> {
+            long n = 0;
+            while (true) {
+                synchronized (lock) {
+                    for (int i = 0; i < 10_000; i++) n += i ^ (n >>> 3);
+                    sink = n;
+                }
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "orca-hang-worker");
+        worker.setDaemon(true);
+        worker.start();
+        System.out.println("READY");
+        System.out.flush();
+        while (true) Thread.sleep(100);
+    }
+}

@@ -1,0 +1,345 @@
+// Scenario performs an exactly known number of every operation Orca records and prints, as its
+// last line, "EXPECT key=value ...": what it did, the identity hashes of the objects and threads
+// involved and the source lines of the interesting call sites. The integration tests
+// (integration/scenario_test.go) compare a recording of this program with that line.
+//
+// Determinism: contentions and wake-ups are forced by handshakes (CountDownLatch, thread-state
+// polling with LockSupport.parkNanos), never by timing. Polling uses parkNanos rather than
+// Thread.sleep because sleeps are recorded; CountDownLatch is not a Semaphore and records nothing.
+// Waits are counted as performed (a spurious wake-up adds one), so the counts stay exact.
+//
+// Apart from the sleeps, joins, semaphore operations and thread starts listed in EXPECT, this
+// program must perform none: every one would change the expected counts.
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.locks.LockSupport;
+
+public class Scenario {
+    static final int UNTIMED_ROUNDS = 3; // single waiter, each round ended by one notify()
+    static final int TIMED_WAITS = 2; // wait(ms) that time out
+    static final int ALL_WAITERS = 3; // threads woken by the one notifyAll()
+    static final int CONTENTIONS = 3; // rounds of owner-holds, contender-blocks
+
+    static final String OWNER_NAME = "orca-owner,\"Žluť-線程\"";
+    static final String CONTENDER_NAME = "orca-contender \"🐋\", x";
+    static final String WAITER_NAME = "orca-waiter\nsecond line";
+
+    static final Object waitObj = new Object();
+    static final Object lock = new Object();
+    static final Semaphore sem = new Semaphore(3);
+
+    // Guarded by waitObj.
+    static int entered, gen, arrived, untimedWaits, allWaits;
+    static boolean released;
+
+    static volatile int lineWait, lineTimedWait, lineAllWait, lineNotify, lineNotifyAll, lineContend,
+            lineSemContended;
+    static int sleeps, joins, acquires, releases, notifies, notifyAlls, timedWaits;
+    static int contended; // guarded by lock
+    static final List<Thread> started = new ArrayList<>();
+    static final StringBuilder names = new StringBuilder();
+    static final Thread mainThread = Thread.currentThread();
+
+    /** The source line of the caller: write it on the same line as the call it describes. */
+    static int here() {
+        return new Throwable().getStackTrace()[1].getLineNumber();
+    }
+
+    static String hex(Object o) {
+        return String.format("%08X", System.identityHashCode(o));
+    }
+
+    static String utf8Hex(String s) {
+        StringBuilder b = new StringBuilder();
+        for (byte x : s.getBytes(StandardCharsets.UTF_8)) b.append(String.format("%02X", x));
+        return b.toString();
+    }
+
+    static Thread start(Runnable r, String name) {
+        return start(thread(r, name));
+    }
+
+    static Thread thread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        names.append(" name.").append(hex(t)).append('=').append(utf8Hex(name));
+        return t;
+    }
+
+    static Thread start(Thread t) {
+        started.add(t);
+        t.start();
+        return t;
+    }
+
+    /** Polls until t is in state s. parkNanos is not an Orca event. */
+    static void awaitState(Thread t, Thread.State s) {
+        while (t.getState() != s) LockSupport.parkNanos(100_000);
+    }
+
+    static void await(CountDownLatch l) {
+        while (true) {
+            try {
+                l.await();
+                return;
+            } catch (InterruptedException e) {
+                // not interrupted by anyone here; retry
+            }
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        waits();
+        sleepsAndJoins();
+        semaphore();
+        contention();
+        StringBuilder out = new StringBuilder("EXPECT");
+        out.append(" main=").append(hex(mainThread));
+        out.append(" waitObj=").append(hex(waitObj));
+        out.append(" waits.untimed=").append(untimedWaits);
+        out.append(" waits.timed=").append(timedWaits);
+        out.append(" waits.all=").append(allWaits);
+        out.append(" waiters=").append(ALL_WAITERS);
+        out.append(" notifies=").append(notifies);
+        out.append(" notifyAlls=").append(notifyAlls);
+        out.append(" line.wait=").append(lineWait);
+        out.append(" line.timedwait=").append(lineTimedWait);
+        out.append(" line.allwait=").append(lineAllWait);
+        out.append(" line.notify=").append(lineNotify);
+        out.append(" line.notifyall=").append(lineNotifyAll);
+        out.append(" sleeps=").append(sleeps);
+        out.append(" joins=").append(joins);
+        out.append(" joinTargets=").append(joinTargets);
+        out.append(" sem=").append(hex(sem));
+        out.append(" acquires=").append(acquires);
+        out.append(" releases=").append(releases);
+        out.append(" semAcquirer=").append(semAcquirer);
+        out.append(" line.semcontended=").append(lineSemContended);
+        out.append(" lock=").append(hex(lock));
+        out.append(" owner=").append(ownerHash);
+        out.append(" contender=").append(contenderHash);
+        out.append(" contentions=").append(contended);
+        out.append(" line.contend=").append(lineContend);
+        out.append(" starts=").append(started.size());
+        StringBuilder targets = new StringBuilder();
+        for (Thread t : started) targets.append(targets.length() == 0 ? "" : ",").append(hex(t));
+        out.append(" startTargets=").append(targets);
+        out.append(names);
+        System.out.println(out);
+    }
+
+    // ---- Object.wait / notify / notifyAll, all on waitObj ----
+
+    static void waits() throws InterruptedException {
+        // 1. UNTIMED_ROUNDS untimed waits by one thread, each ended by one notify().
+        CountDownLatch waiterDone = new CountDownLatch(1);
+        Thread waiter = start(() -> {
+            for (int r = 1; r <= UNTIMED_ROUNDS; r++) {
+                synchronized (waitObj) {
+                    entered = r;
+                    while (gen < r) {
+                        try {
+                            lineWait = here(); waitObj.wait();
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        untimedWaits++;
+                    }
+                }
+            }
+            waiterDone.countDown();
+        }, WAITER_NAME);
+        for (int r = 1; r <= UNTIMED_ROUNDS; r++) {
+            while (true) {
+                synchronized (waitObj) {
+                    // Holding waitObj, a WAITING waiter that entered round r is in the wait set.
+                    if (entered == r && waiter.getState() == Thread.State.WAITING) {
+                        gen = r;
+                        lineNotify = here(); waitObj.notify();
+                        notifies++;
+                        break;
+                    }
+                }
+                LockSupport.parkNanos(100_000);
+            }
+        }
+        await(waiterDone);
+
+        // 2. TIMED_WAITS waits that time out: nobody else touches waitObj now.
+        for (int i = 0; i < TIMED_WAITS; i++) {
+            synchronized (waitObj) {
+                lineTimedWait = here(); waitObj.wait(20);
+                timedWaits++;
+            }
+        }
+
+        // 3. One notifyAll() that wakes ALL_WAITERS threads.
+        CountDownLatch allDone = new CountDownLatch(ALL_WAITERS);
+        Thread[] ws = new Thread[ALL_WAITERS];
+        for (int i = 0; i < ALL_WAITERS; i++) {
+            ws[i] = start(() -> {
+                synchronized (waitObj) {
+                    arrived++;
+                    while (!released) {
+                        try {
+                            lineAllWait = here(); waitObj.wait();
+                        } catch (InterruptedException e) {
+                            throw new AssertionError(e);
+                        }
+                        allWaits++;
+                    }
+                }
+                allDone.countDown();
+            }, "orca-allwaiter-" + i);
+        }
+        while (true) {
+            synchronized (waitObj) {
+                boolean all = arrived == ALL_WAITERS;
+                for (Thread t : ws) all &= t.getState() == Thread.State.WAITING;
+                if (all) {
+                    released = true;
+                    lineNotifyAll = here(); waitObj.notifyAll();
+                    notifyAlls++;
+                    break;
+                }
+            }
+            LockSupport.parkNanos(100_000);
+        }
+        await(allDone);
+    }
+
+    // ---- Thread.sleep and Thread.join ----
+
+    static String joinTargets = "";
+
+    static void addJoin(Thread t) {
+        joins++;
+        joinTargets += (joinTargets.isEmpty() ? "" : ",") + hex(t);
+    }
+
+    static void sleepsAndJoins() throws InterruptedException {
+        Thread.sleep(1);
+        sleeps++;
+        Thread.sleep(0);
+        sleeps++;
+        Thread.sleep(2, 500_000);
+        sleeps++;
+        Thread.sleep(3);
+        sleeps++;
+
+        // join() on a live thread: it ends only once main is inside join (WAITING).
+        Thread t1 = thread(() -> awaitState(mainThread, Thread.State.WAITING), "orca-join-live");
+        addJoin(t1);
+        start(t1);
+        t1.join();
+
+        // join(ms) on a live thread: it ends once main is inside join (TIMED_WAITING).
+        Thread t2 = thread(() -> awaitState(mainThread, Thread.State.TIMED_WAITING), "orca-join-timed");
+        addJoin(t2);
+        start(t2);
+        t2.join(60_000);
+        if (t2.isAlive()) throw new AssertionError("join(ms) timed out");
+
+        // join() on a thread that has already ended.
+        Thread t3 = start(() -> {}, "orca-join-dead");
+        awaitState(t3, Thread.State.TERMINATED);
+        addJoin(t3);
+        t3.join();
+
+        // join(ms, ns) on a live thread.
+        Thread t4 = thread(() -> awaitState(mainThread, Thread.State.TIMED_WAITING), "orca-join-nanos");
+        addJoin(t4);
+        start(t4);
+        t4.join(60_000, 500);
+        if (t4.isAlive()) throw new AssertionError("join(ms, ns) timed out");
+    }
+
+    // ---- Semaphore ----
+
+    static String semAcquirer = "";
+
+    static void semaphore() throws InterruptedException {
+        sem.acquire(); // 3 -> 2
+        acquires++;
+        sem.acquire(2); // 2 -> 0
+        acquires++;
+        sem.release(2); // 0 -> 2
+        releases++;
+        sem.release(); // 2 -> 3
+        releases++;
+        sem.acquireUninterruptibly(); // 3 -> 2
+        acquires++;
+        sem.acquireUninterruptibly(2); // 2 -> 0
+        acquires++;
+
+        // A contended acquire(): main holds every permit until the acquirer is parked.
+        CountDownLatch done = new CountDownLatch(1);
+        Thread a = start(() -> {
+            try {
+                lineSemContended = here(); sem.acquire(); // blocks: 0 permits
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            sem.release(); // 0 -> 1
+            done.countDown();
+        }, "orca-sem-acquirer");
+        semAcquirer = hex(a);
+        awaitState(a, Thread.State.WAITING);
+        sem.release(); // 0 -> 1, then the acquirer takes it: 1 -> 0
+        releases++;
+        await(done);
+        acquires++; // the acquirer's acquire()
+        releases++; // the acquirer's release()
+        sem.release(2); // 1 -> 3
+        releases++;
+        if (sem.availablePermits() != 3) throw new AssertionError("permits " + sem.availablePermits());
+    }
+
+    // ---- Monitor contention on lock ----
+
+    static String ownerHash, contenderHash;
+
+    static void contention() {
+        CountDownLatch[] held = new CountDownLatch[CONTENTIONS];
+        CountDownLatch[] done = new CountDownLatch[CONTENTIONS];
+        for (int i = 0; i < CONTENTIONS; i++) {
+            held[i] = new CountDownLatch(1);
+            done[i] = new CountDownLatch(1);
+        }
+        Thread[] contender = new Thread[1];
+        CountDownLatch contenderKnown = new CountDownLatch(1);
+        Thread owner = start(() -> {
+            await(contenderKnown);
+            for (int i = 0; i < CONTENTIONS; i++) {
+                synchronized (lock) {
+                    held[i].countDown();
+                    awaitState(contender[0], Thread.State.BLOCKED);
+                    // The contender blocks on lock (the only monitor it can block on here) before
+                    // its MonitorContendedEnter callback reads the owner; hold on a little longer so
+                    // that read finds this thread still owning lock. Margin only: the contention
+                    // itself is already certain.
+                    LockSupport.parkNanos(5_000_000);
+                }
+                await(done[i]); // the contender left lock: next round starts uncontended
+            }
+        }, OWNER_NAME);
+        contender[0] = start(() -> {
+            for (int i = 0; i < CONTENTIONS; i++) {
+                await(held[i]);
+                lineContend = here(); synchronized (lock) { contended++; }
+                done[i].countDown();
+            }
+        }, CONTENDER_NAME);
+        contenderKnown.countDown();
+        ownerHash = hex(owner);
+        contenderHash = hex(contender[0]);
+        CountDownLatch end = done[CONTENTIONS - 1];
+        await(end);
+        while (owner.isAlive() || contender[0].isAlive()) LockSupport.parkNanos(100_000);
+        synchronized (lock) {
+            if (contended != CONTENTIONS) throw new AssertionError("contended " + contended);
+        }
+    }
+}

@@ -16,7 +16,7 @@ const char *options_usage =
     "  prefix=PATH        output prefix: PATH.orca, .methods, .classtable, .info (default orca-%p; %p = pid)\n"
     "  depth=N            stack frames per event, 0-256 (default 16)\n"
     "  flush=MS           write buffered events every MS ms, 10-1000 (default 200)\n"
-    "  buffer=MB          event buffer size in MB, 1-1024 (default 16)\n"
+    "  buffer=MB          event buffer size in MB, 1-1024 (default 32)\n"
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
@@ -73,7 +73,7 @@ const char *options_parse(const char *text, orca_options *o) {
   memset(o, 0, sizeof *o);
   o->depth = 16;
   o->flush_ms = 200;
-  o->buffer_mb = 16;
+  o->buffer_mb = 32;
   o->clobber = 1;
   expand("orca-%p", o->prefix, sizeof o->prefix);
   if (!text || !*text) return NULL;

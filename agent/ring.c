@@ -71,7 +71,8 @@ int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, 
   r->pad = 0;
   if (fbytes) memcpy(r + 1, frames, fbytes);
   if (namelen) memcpy((char *)(r + 1) + fbytes, name, (size_t)namelen);
-  half = s->used < s->cap / 2 && s->used + size >= s->cap / 2;
+  // Wake the writer early, at a quarter, so bursts find room.
+  half = s->used < s->cap / 4 && s->used + size >= s->cap / 4;
   s->used += size;
   unlock(s);
   atomic_fetch_add_explicit(&ring_events[kind], 1, memory_order_relaxed);

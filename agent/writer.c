@@ -42,10 +42,24 @@ size_t fmt_hex8(char *out, unsigned v) {
   return 8;
 }
 
+static size_t fmt_uint(char *out, unsigned long long v) {
+  char tmp[24];
+  size_t n = 0;
+  do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
+  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
+  return n;
+}
+
+// fmt_ts writes seconds with 10 decimals; the writer's hot path, so no printf.
 size_t fmt_ts(char *out, long long ns) {
   if (ns < 0) ns = 0;
-  int n = snprintf(out, 32, "%lld.%09lld0", ns / 1000000000LL, ns % 1000000000LL);
-  return (size_t)n;
+  size_t n = fmt_uint(out, (unsigned long long)(ns / 1000000000LL));
+  long long frac = ns % 1000000000LL;
+  out[n++] = '.';
+  for (int i = 8; i >= 0; i--) { out[n + (size_t)i] = (char)('0' + frac % 10); frac /= 10; }
+  n += 9;
+  out[n++] = '0';
+  return n;
 }
 
 size_t fmt_text(char *out, const char *s, size_t len) {
@@ -192,7 +206,7 @@ static size_t format_rec(char *o, const orca_rec *r) {
   }
   if (spec->fields & ORCA_F_STACK) {
     o[n++] = ',';
-    n += (size_t)sprintf(o + n, "%d", r->nframes);
+    n += fmt_uint(o + n, r->nframes);
     for (int i = 0; i < r->nframes; i++) {
       o[n++] = ';';
       n += fmt_hex8(o + n, fr[i].method);

@@ -29,7 +29,7 @@ Options of orca record:
 	-o PREFIX     output prefix (default orca-YYYYMMDD-HHMMSS)
 	--depth N     stack frames kept per event, 0-256 (default 16)
 	--flush MS    how often the agent writes its buffers, 10-1000 ms (default 200)
-	--buffer MB   the agent's event buffer, 1-1024 MB (default 16)
+	--buffer MB   the agent's event buffer, 1-1024 MB (default 32)
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 
@@ -52,7 +52,7 @@ separated by commas:
 	prefix=PATH     output prefix; %p is replaced by the JVM's pid (default orca-%p)
 	depth=N         stack frames per event, 0-256 (default 16)
 	flush=MS        write buffered events every MS ms, 10-1000 (default 200)
-	buffer=MB       event buffer size, 1-1024 MB (default 16)
+	buffer=MB       event buffer size, 1-1024 MB (default 32)
 	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes)
 
 An invalid option stops the JVM at startup with the list of valid ones.

@@ -59,7 +59,7 @@ func runRecord(u ui, args []string) error {
 	flags.StringVar(&o.prefix, "o", "", "output `PREFIX` (default orca-YYYYMMDD-HHMMSS)")
 	flags.IntVar(&o.depth, "depth", 16, "keep `N` stack frames per event, 0-256")
 	flags.IntVar(&o.flush, "flush", 0, "write buffered events every `MS` milliseconds, 10-1000 (agent default 200)")
-	flags.IntVar(&o.buffer, "buffer", 0, "event buffer in `MB`, 1-1024 (agent default 16); raise it when events are dropped")
+	flags.IntVar(&o.buffer, "buffer", 0, "event buffer in `MB`, 1-1024 (agent default 32); raise it when events are dropped")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {

@@ -2,4 +2,4 @@ module orca
 
 go 1.26.8
 
-require golang.org/x/tools v0.39.0 // indirect
+require golang.org/x/tools v0.39.0

@@ -49,6 +49,13 @@ func (e *Events) Next() (Event, error) {
 			}
 			return Event{}, err
 		}
+		if !e.rr.nl {
+			// The agent ends every line with '\n': a last line without one
+			// was cut by a kill, even when what is left happens to parse
+			// ("ThreadEnded,0000A" would be a wrong thread).
+			e.rr.truncated, e.rr.truncLine = true, e.rr.start
+			continue
+		}
 		ev, msg := parseEvent(f, n)
 		if msg == "" {
 			ev.Line = e.rr.start
@@ -62,7 +69,7 @@ func (e *Events) Next() (Event, error) {
 }
 
 // Truncated reports whether the file's last line was cut short (no
-// trailing newline and unparseable), as when the JVM was killed mid-write.
+// trailing newline), as when the JVM was killed mid-write.
 // That line is skipped, not reported as an error.
 func (e *Events) Truncated() bool { return e.rr.truncated }
 

@@ -25,7 +25,24 @@ func (e *ParseError) Error() string {
 // buffer, not the file: recordings run to gigabytes.
 type Events struct {
 	rr *records
+	cr *countingReader
 }
+
+// countingReader counts the bytes read, for progress reports.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// Offset returns how many bytes of the file have been read so far
+// (buffered ahead of the events returned; for progress reports).
+func (e *Events) Offset() int64 { return e.cr.n }
 
 // A large buffer makes ReadSlice rarely refill, and lines rarely straddle
 // the buffer's end (which costs a copy).
@@ -34,7 +51,8 @@ const eventsBufSize = 256 << 10
 // NewEvents returns a streaming reader of a .orca file; name is used in
 // errors ("run.orca:12: ...").
 func NewEvents(r io.Reader, name string) *Events {
-	return &Events{rr: newRecords(r, name, eventsBufSize)}
+	cr := &countingReader{r: r}
+	return &Events{rr: newRecords(cr, name, eventsBufSize), cr: cr}
 }
 
 // Next returns the next event, or io.EOF at the end. A malformed line

@@ -1,0 +1,241 @@
+// Package model folds a recording's events, in one streaming pass, into
+// threads with non-overlapping state intervals, locks with their
+// contention and blame, and the edges between threads (who woke, started,
+// joined, released for whom). Analyses and front-ends read the Model; none
+// of them reads files.
+package model
+
+import (
+	"orca/internal/format"
+)
+
+// State is what a thread is doing during an interval.
+type State uint8
+
+// Thread states. Runnable is implicit between the other intervals.
+const (
+	Runnable State = iota
+	Blocked        // waiting to enter a contended monitor
+	Waiting        // in Object.wait
+	Sleeping       // in Thread.sleep
+	Joining        // in Thread.join
+	Acquiring      // in Semaphore.acquire
+	NumStates
+)
+
+var stateNames = [NumStates]string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring"}
+
+// String returns the lower-case state name used in reports and JSON.
+func (s State) String() string {
+	if s >= NumStates {
+		return "unknown"
+	}
+	return stateNames[s]
+}
+
+// StackID indexes Model.Stacks; 0 is the empty stack.
+type StackID uint32
+
+// Wake says how an Object.wait ended.
+type Wake uint8
+
+// How a wait ended.
+const (
+	WakeNone      Wake = iota // not a wait
+	WakeNotify                // by a notify of another thread (Interval.Other)
+	WakeNotifyAll             // by a notifyAll of another thread (Interval.Other)
+	WakeAmbiguous             // a notify woke one of several waiters; Other is the notifier
+	WakeTimeout               // no notify reached it: timed out, interrupted or spurious
+	WakeNever                 // still waiting when the recording ended
+)
+
+var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never"}
+
+// String returns the wake kind's name.
+func (w Wake) String() string {
+	if int(w) >= len(wakeNames) {
+		return "unknown"
+	}
+	return wakeNames[w]
+}
+
+// Interval is a span of one non-runnable state of one thread.
+type Interval struct {
+	Start, End format.Time // End is the recording's end when Open
+	State      State
+	Object     format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
+	// Other is the thread that matters for the state: the owner a Blocked
+	// thread waited for (the latest known), the Joining target, the
+	// notifier that woke a Waiting thread; 0 when unknown.
+	Other format.ThreadID
+	Stack StackID // where the thread was
+	Open  bool    // the recording ended in this state
+	Wake  Wake    // for Waiting
+}
+
+// Duration returns End-Start.
+func (iv Interval) Duration() format.Time { return iv.End - iv.Start }
+
+// Thread is one java.lang.Thread seen in the recording.
+type Thread struct {
+	ID        format.ThreadID
+	Name      string
+	Parent    format.ThreadID // the thread that called start(), 0 if unknown
+	StartedAt StackID         // the parent's stack at Thread.start
+	Start     format.Time     // ThreadStarted, or its first event
+	End       format.Time     // ThreadEnded, or the recording's end when !Ended
+	Ended     bool
+	// Intervals are sorted and never overlap; the gaps are Runnable.
+	Intervals []Interval
+	// Time per state over [Start, End], Runnable included.
+	Time [NumStates]format.Time
+	Events int
+}
+
+// Life returns End-Start.
+func (t *Thread) Life() format.Time { return t.End - t.Start }
+
+// LockKind tells monitors from semaphores.
+type LockKind uint8
+
+// Lock kinds.
+const (
+	Monitor   LockKind = iota // entered with synchronized, waited on with Object.wait
+	Semaphore                 // java.util.concurrent.Semaphore
+)
+
+// String returns "monitor" or "semaphore".
+func (k LockKind) String() string {
+	if k == Semaphore {
+		return "semaphore"
+	}
+	return "monitor"
+}
+
+// Blame is the time others spent blocked while a thread owned a lock.
+type Blame struct {
+	Thread      format.ThreadID
+	Contentions int
+	Blamed      format.Time
+}
+
+// Site is a stack where threads blocked on (or waited for) a lock.
+type Site struct {
+	Stack       StackID
+	Contentions int
+	Blocked     format.Time
+}
+
+// Lock is a monitor or semaphore with everything that happened on it.
+type Lock struct {
+	Object format.ObjectID
+	Kind   LockKind
+	Class  string // class signature when known (semaphores, Thread objects), else ""
+
+	// Contention: Blocked intervals (monitors) or Acquiring intervals that
+	// lasted (semaphores; every acquire is counted in Acquires).
+	Contentions int
+	Blocked     format.Time // total
+	MaxBlocked  format.Time
+	Waiters     []format.ThreadID // distinct threads that blocked, in order of first block
+	Owners      []Blame           // sorted by Blamed, descending
+	Sites       []Site            // where threads blocked, sorted by Blocked, descending
+	HeldAt      []StackID         // where owners were when they entered it contended (when known)
+	OwnerUnknown int              // contentions whose owner the agent could not name
+
+	// Object.wait / notify on this object.
+	Waits, Notifies, NotifyAlls int
+	WaitTime                    format.Time
+	NotifiesWokeNobody          int // notify/notifyAll with no thread waiting
+	MaxNotifyAllBurst           int // most notifyAll calls within NotifyAllStormWindow
+
+	// Semaphore calls.
+	Acquires, Releases int
+}
+
+// EdgeKind names a relation between two threads.
+type EdgeKind uint8
+
+// Edge kinds.
+const (
+	EdgeWake    EdgeKind = iota // From's notify/notifyAll ended To's wait
+	EdgeStart                   // From started To
+	EdgeJoin                    // To's join returned because From ended
+	EdgeRelease                 // From's release let To's acquire finish
+	EdgeOwner                   // To blocked on a monitor From owned
+)
+
+var edgeNames = []string{"wake", "start", "join", "release", "owner"}
+
+// String returns the edge kind's name.
+func (k EdgeKind) String() string {
+	if int(k) >= len(edgeNames) {
+		return "unknown"
+	}
+	return edgeNames[k]
+}
+
+// Edge links an event of one thread to an event of another.
+type Edge struct {
+	Kind      EdgeKind
+	From, To  format.ThreadID
+	FromTime  format.Time // the notify, start, end, release or (owner) contention start
+	ToTime    format.Time // the wake-up, first event, join return, acquire return or entry
+	Object    format.ObjectID
+	Ambiguous bool // another thread could equally be the one
+}
+
+// Deadlock is a cycle in the wait-for graph (thread -> monitor owner,
+// thread -> joined thread).
+type Deadlock struct {
+	At      format.Time       // when the cycle formed
+	Threads []format.ThreadID // the cycle, each waits for the next (and the last for the first)
+	Objects []format.ObjectID // what each thread waits on (0 for a join)
+	Stacks  []StackID         // where each thread waits
+	AtEnd   bool              // the recording ended with the cycle intact (a hang)
+	// Resolved is when the cycle broke (0 if AtEnd). A monitor deadlock never
+	// breaks; a cycle that does came from a timed join or from an owner the
+	// recording no longer knew (the owner released the monitor and another
+	// thread took it without contention, which records nothing).
+	Resolved format.Time
+}
+
+// Lasted returns how long the cycle stood (to the end of the recording if AtEnd).
+func (d Deadlock) Lasted(end format.Time) format.Time {
+	if d.AtEnd {
+		return end - d.At
+	}
+	return d.Resolved - d.At
+}
+
+// Model is the folded recording.
+type Model struct {
+	Start, End format.Time
+	Threads    []*Thread // sorted by Start, then ID
+	Locks      []*Lock   // sorted by Blocked (descending), then Object
+	Edges      []Edge    // sorted by ToTime
+	Deadlocks  []Deadlock
+	// Stacks holds every distinct stack; Stacks[0] is empty.
+	Stacks [][]format.Frame
+	Events int
+	// Problems are events the fold could not place (a Waited without its
+	// Wait, an event after ThreadEnded, …), with the line they came from.
+	Problems []string
+	byThread map[format.ThreadID]*Thread
+	byObject map[lockKey]*Lock
+}
+
+type lockKey struct {
+	obj  format.ObjectID
+	kind LockKind
+}
+
+// Thread returns the thread with id, or nil.
+func (m *Model) Thread(id format.ThreadID) *Thread { return m.byThread[id] }
+
+// Lock returns the lock of that kind on obj, or nil.
+func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockKey{obj, kind}] }
+
+// NotifyAllStormWindow is the span within which repeated notifyAll calls on
+// one object count as a burst.
+const NotifyAllStormWindow = format.Time(10e6) // 10 ms

@@ -1,0 +1,201 @@
+// Package analysis answers the questions a user brings to a recording —
+// deadlocks, hangs, which locks and call sites cost the most and who to
+// blame, unhealthy wait/notify — from a model.Model. Every number comes
+// from the events; nothing is estimated.
+package analysis
+
+import (
+	"sort"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// MinCycle is how long a wait-for cycle that later broke must have stood to
+// be reported as a deadlock. Monitor deadlocks never break; a cycle that
+// breaks within microseconds comes from an owner the recording no longer
+// knew (see model.Deadlock.Resolved).
+const MinCycle = format.Time(100e6) // 100 ms
+
+// Deadlocks returns the cycles that are still intact at the end of the
+// recording or stood at least MinCycle, in order of formation.
+func Deadlocks(m *model.Model) []model.Deadlock {
+	var out []model.Deadlock
+	for _, d := range m.Deadlocks {
+		if d.AtEnd || d.Lasted(m.End) >= MinCycle {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Hang is a thread still blocked, waiting, joining or acquiring when the
+// recording ended.
+type Hang struct {
+	Thread format.ThreadID
+	State  model.State
+	Object format.ObjectID // monitor, waited object or semaphore
+	Other  format.ThreadID // owner or joined thread
+	Since  format.Time
+	Stack  model.StackID
+}
+
+// Hangs lists the threads that ended the recording inside a blocking
+// state (sleeping is not a hang), longest first.
+func Hangs(m *model.Model) []Hang {
+	var out []Hang
+	for _, t := range m.Threads {
+		// The innermost open interval is what the thread is stuck in.
+		var best *model.Interval
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			if iv.Open && iv.State != model.Sleeping && (best == nil || iv.Start >= best.Start) {
+				best = iv
+			}
+		}
+		if best == nil {
+			continue
+		}
+		since := best.Start
+		// A split interval (owner changed) started earlier: walk back over
+		// adjacent segments of the same wait.
+		for i := len(t.Intervals) - 1; i >= 0; i-- {
+			iv := t.Intervals[i]
+			if iv.End == since && iv.State == best.State && iv.Object == best.Object && !iv.Open {
+				since = iv.Start
+			}
+		}
+		out = append(out, Hang{Thread: t.ID, State: best.State, Object: best.Object, Other: best.Other, Since: since, Stack: best.Stack})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Since != out[j].Since {
+			return out[i].Since < out[j].Since
+		}
+		return out[i].Thread < out[j].Thread
+	})
+	return out
+}
+
+// SiteRank is a call site where threads blocked, across all locks.
+type SiteRank struct {
+	Stack       model.StackID
+	Lock        format.ObjectID
+	Kind        model.LockKind
+	Contentions int
+	Blocked     format.Time
+}
+
+// Sites ranks the blocking call sites of all locks by blocked time.
+func Sites(m *model.Model) []SiteRank {
+	var out []SiteRank
+	for _, l := range m.Locks {
+		for _, s := range l.Sites {
+			out = append(out, SiteRank{Stack: s.Stack, Lock: l.Object, Kind: l.Kind, Contentions: s.Contentions, Blocked: s.Blocked})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Blocked != out[j].Blocked {
+			return out[i].Blocked > out[j].Blocked
+		}
+		return out[i].Contentions > out[j].Contentions
+	})
+	return out
+}
+
+// WaitHealth summarises Object.wait/notify on one object.
+type WaitHealth struct {
+	Object       format.ObjectID
+	Waits        int
+	Notified     int // ended by a notify or notifyAll (ambiguous ones included)
+	Ambiguous    int // a notify that could have woken another waiter
+	TimedOut     int // ended with no notify: timed out, interrupted or spurious
+	StillWaiting int // the recording ended during the wait
+	WaitTime     format.Time
+	Notifies     int
+	NotifyAlls   int
+	WokeNobody   int // notify/notifyAll with no waiter
+	MaxBurst     int // most notifyAll within model.NotifyAllStormWindow
+}
+
+// StormBurst is how many notifyAll calls within the window make a storm.
+const StormBurst = 100
+
+// Waits returns the wait/notify health of every object that was waited on
+// or notified, worst first (most waits that no notify ended).
+func Waits(m *model.Model) []WaitHealth {
+	by := map[format.ObjectID]*WaitHealth{}
+	get := func(o format.ObjectID) *WaitHealth {
+		w := by[o]
+		if w == nil {
+			w = &WaitHealth{Object: o}
+			by[o] = w
+		}
+		return w
+	}
+	for _, t := range m.Threads {
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			// Nothing nests inside a wait, so each Waiting interval is one wait.
+			if iv.State != model.Waiting {
+				continue
+			}
+			w := get(iv.Object)
+			w.Waits++
+			w.WaitTime += iv.Duration()
+			switch iv.Wake {
+			case model.WakeNotify, model.WakeNotifyAll:
+				w.Notified++
+			case model.WakeAmbiguous:
+				w.Notified++
+				w.Ambiguous++
+			case model.WakeTimeout:
+				w.TimedOut++
+			case model.WakeNever:
+				w.StillWaiting++
+			}
+		}
+	}
+	for _, l := range m.Locks {
+		if l.Kind != model.Monitor || (l.Notifies == 0 && l.NotifyAlls == 0) {
+			continue
+		}
+		w := get(l.Object)
+		w.Notifies, w.NotifyAlls, w.WokeNobody, w.MaxBurst = l.Notifies, l.NotifyAlls, l.NotifiesWokeNobody, l.MaxNotifyAllBurst
+	}
+	out := make([]WaitHealth, 0, len(by))
+	for _, w := range by {
+		out = append(out, *w)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.TimedOut+a.StillWaiting != b.TimedOut+b.StillWaiting {
+			return a.TimedOut+a.StillWaiting > b.TimedOut+b.StillWaiting
+		}
+		if a.WaitTime != b.WaitTime {
+			return a.WaitTime > b.WaitTime
+		}
+		return a.Object < b.Object
+	})
+	return out
+}
+
+// ThreadFilter reports whether a thread's name matches want: exact, or a
+// substring when want has no exact match anywhere (see report --thread).
+func ThreadFilter(m *model.Model, want string) func(*model.Thread) bool {
+	if want == "" {
+		return func(*model.Thread) bool { return true }
+	}
+	exact := false
+	for _, t := range m.Threads {
+		if t.Name == want || t.ID.String() == want {
+			exact = true
+		}
+	}
+	return func(t *model.Thread) bool {
+		if exact {
+			return t.Name == want || t.ID.String() == want
+		}
+		return strings.Contains(t.Name, want)
+	}
+}

@@ -97,6 +97,7 @@ build/demo/Demo.class: testdata/java/demo/Demo.java | check-deps
 # --force: the demo's recording is ours to replace on every run.
 demo: bin/orca build/demo/Demo.class
 	bin/orca record --force -o build/demo-run -- $(JAVA_HOME)/bin/java -cp build/demo Demo
+	bin/orca report build/demo-run
 
 # ---- bench -----------------------------------------------------------------
 

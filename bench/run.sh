@@ -17,6 +17,12 @@
 #   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock h2]; "" skips it
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
 #   H2JAR      H2 jar [/usr/share/java/h2.jar; installed with apt-get (package libh2-java) when root]
+#   QUIET      % of the machine that other processes may use [15]: before each
+#              run, wait up to 30 s for a second in which they use less; a run
+#              during which they used more than 2*QUIET % is repeated (twice at
+#              most, then kept and flagged). QUIET=100 turns this off.
+#   NICE       nice value for the benchmark JVMs [0]; on a machine shared with
+#              other work, NICE=-10 (as root) keeps them from being preempted
 #   KEEP=1     keep the work directory (recordings, logs) and print its path
 #
 # Configurations, each run in a fresh JVM:
@@ -54,6 +60,8 @@ WORKLOADS=${WORKLOADS-lock h2}
 PERTURB=${PERTURB-lock h2}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
 KEEP=${KEEP:-0}
+QUIET=${QUIET:-15}
+NICE=${NICE:-0}
 # A run that takes this long has hung: it is killed and reported.
 TIMEOUT=$(awk -v s="$SECS" -v w="$WARMUP" 'BEGIN { printf "%d", s + w + 60 }')
 
@@ -116,12 +124,51 @@ workload_desc() {
 
 # ---- one run -----------------------------------------------------------------
 
+# child_cpu VAR: sets VAR to the CPU seconds used by this script's finished
+# children so far (times must run in this shell, not in a $(...) subshell).
+child_cpu() {
+  times >"$TMP/times"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { split($1, u, /[ms]/); split($2, s, /[ms]/); print u[1] * 60 + u[2] + s[1] * 60 + s[2] }' "$TMP/times")"
+}
 # busy_ticks: CPU ticks spent by everything on the machine so far.
 busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 HZ=$(getconf CLK_TCK)
+NCPU=$(nproc)
+
+# wait_quiet: wait (30 s at most) for a second in which other processes use
+# less than QUIET % of the machine.
+wait_quiet() {
+  [ "$QUIET" -ge 100 ] && return 0
+  local k a b
+  for ((k = 0; k < 30; k++)); do
+    a=$(busy_ticks)
+    sleep 1
+    b=$(busy_ticks)
+    if (((b - a) * 100 < QUIET * HZ * NCPU)); then return 0; fi
+  done
+  echo "  (other processes still busy after 30 s: running anyway)"
+}
 
 RESULTS=$TMP/results.tsv # wl cfg rep ops_per_s cpu_s_per_mop events dropped others_pct enters blocked_s median_us orca_enters
 : >"$RESULTS"
+
+# measure WL CFG REP: run_one after wait_quiet, repeated when other processes
+# took more than 2*QUIET % of the machine during the run.
+measure() {
+  local try
+  for ((try = 0; try < 3; try++)); do
+    wait_quiet
+    LAST_OTHERS=0
+    run_one "$@"
+    if [ "$QUIET" -ge 100 ] || [ "$LAST_OTHERS" -le $((2 * QUIET)) ]; then return 0; fi
+    if ((try < 2)); then
+      echo "  (other processes used ${LAST_OTHERS}% of the machine: repeating this run)"
+      sed -i '$d' "$RESULTS"
+      NOISY=$((NOISY + 1))
+    fi
+  done
+}
+NOISY=0
 
 # run_one WL CFG REP: runs one JVM, appends a line to $RESULTS, under the
 # workload name $TAG if set (to keep the perturbation runs apart).
@@ -137,13 +184,15 @@ run_one() {
     jfr) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc") ;;
     jfr+orca) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc" "-agentpath:$LIB=prefix=$prefix,depth=16") ;;
   esac
-  local b0 b1 t0 t1 rc=0
+  local b0 b1 t0 t1 c0 c1 rc=0
+  child_cpu c0
   b0=$(busy_ticks)
   t0=$EPOCHREALTIME
   # shellcheck disable=SC2046
-  timeout -k 10 "$TIMEOUT" "$JDK/bin/java" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+  timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
   b1=$(busy_ticks)
   t1=$EPOCHREALTIME
+  child_cpu c1
   if [ "$rc" != 0 ] || ! grep -q '^OPS_PER_S ' "$out"; then
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
       echo "bench: $id HUNG (killed after ${TIMEOUT}s); log: $err" >&2
@@ -191,8 +240,9 @@ run_one() {
   [ "$KEEP" = 1 ] || rm -f "$jfr"
   # Other processes' CPU during the run, as % of the machine: noise indicator.
   local others
-  others=$(awk -v b="$((b1 - b0))" -v hz="$HZ" -v own="$cpu_total" -v n="$(nproc)" -v t0="$t0" -v t1="$t1" \
+  others=$(awk -v b="$((b1 - b0))" -v hz="$HZ" -v own="$(awk -v a="$c0" -v b="$c1" 'BEGIN { print b - a }')" -v n="$NCPU" -v t0="$t0" -v t1="$t1" \
     'BEGIN { o = b / hz - own; if (o < 0) o = 0; printf "%.0f", 100 * o / (n * (t1 - t0)) }')
+  LAST_OTHERS=$others
   awk -v OFS='\t' -v wl="$tag" -v cfg="$cfg" -v rep="$rep" -v ops_s="$ops_s" -v ops="$ops" -v cpu="$cpu" \
     -v ev="$events" -v dr="$dropped" -v ot="$others" -v en="$enters" -v bl="$blocked" -v md="$med" -v oe="$oenters" \
     'BEGIN { print wl, cfg, rep, ops_s, (ops > 0 ? cpu / ops * 1e6 : 0), ev, dr, ot, en, bl, md, oe }' >>"$RESULTS"
@@ -222,7 +272,7 @@ rounds() {
   local n=${#cfgs[@]} r i
   for ((r = 1; r <= REPS; r++)); do
     for ((i = 0; i < n; i++)); do
-      run_one "$wl" "${cfgs[$(((r - 1 + i) % n))]}" "$r"
+      measure "$wl" "${cfgs[$(((r - 1 + i) % n))]}" "$r"
     done
   done
 }
@@ -232,8 +282,10 @@ rounds() {
 JVER=$("$JDK/bin/java" -version 2>&1 | head -n1)
 echo "== Orca benchmark: $(date -u '+%Y-%m-%d %H:%M UTC'), $(nproc) CPUs ($(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n1))"
 echo "   JDK: $JDK ($JVER)"
-echo "   agent: $LIB"
-echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+AGENTREV=$(git -C "$ROOT" log -1 --format=%h -- agent 2>/dev/null || true)
+[ -n "$(git -C "$ROOT" status --porcelain -- agent 2>/dev/null || true)" ] && AGENTREV="$AGENTREV+uncommitted changes"
+echo "   agent: $LIB (agent/ at ${AGENTREV:-unknown})"
+echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS QUIET=$QUIET NICE=$NICE; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 START=$SECONDS
 
 for wl in $WORKLOADS; do
@@ -294,7 +346,7 @@ for wl in $PERTURB; do
 done
 
 echo
-echo "bench: done in $((SECONDS - START)) s; load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "bench: done in $((SECONDS - START)) s; $NOISY runs repeated because other processes were busy (QUIET=$QUIET); load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$FAILED" != 0 ]; then
   echo "bench: some runs FAILED (see above)" >&2
   exit 1

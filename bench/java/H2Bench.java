@@ -35,7 +35,7 @@ public final class H2Bench {
     double warmup = args.length > 2 ? Double.parseDouble(args[2]) : 2;
     int rows = args.length > 3 ? Integer.parseInt(args[3]) : 16;
     String url = args.length > 4 ? args[4] : "jdbc:h2:mem:bench";
-    url += ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
+    url += ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=" + System.getProperty("lockTimeout", "10000");
 
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();

@@ -66,11 +66,67 @@ docs/format.md in the source tree describes every field.
 
 # Reading a recording
 
+	orca report /tmp/run1
+
+prints what the threads did to each other, worst first. The headline gives
+the duration, threads, events, contended locks, deadlocks and hangs, and a
+line starting with !! for anything that makes the numbers incomplete (events
+the agent dropped, malformed lines, a last line cut by a kill, a JVM that did
+not exit normally). Then come these sections, each ranked; an empty one is a
+single line such as "No deadlocks.":
+
+	DEADLOCKS    cycles of threads each waiting for the next (a monitor's
+	             owner or a joined thread): each thread, what it waits on,
+	             who holds it, and its stack
+	HANGS        threads still blocked, waiting, joining or acquiring when the
+	             recording ended, longest first; the JDK's own service threads
+	             (Finalizer, Common-Cleaner, ...) idling in Object.wait are
+	             named on one line, not counted as hangs
+	CONTENTION   monitors and semaphores by the time threads spent blocked on
+	             them: contentions, total, mean and max; the owners blamed for
+	             it (the thread holding the monitor, or releasing the permit,
+	             while others waited) with their share; where threads blocked
+	CALL SITES   the blocking call sites across all locks
+	WAIT/NOTIFY  per object: waits no notify ended (timeouts, interrupts),
+	             threads still waiting, notifies that found no waiter,
+	             notifyAll storms (100 or more within 10 ms)
+	THREADS      time each thread spent in each state, in seconds and % of
+	             its life; "runnable" is time in none of the recorded states
+
+Times are seconds since the recording's first event; the headline gives that
+event's time as orca dump prints it. Threads are shown as "name" (ID) and
+objects by their identity hash code (8 hex digits, as in the files). Stacks
+show the top frame, then, if JDK frames follow it, "... N JDK frames" up to
+the first frame of your code, then the next frames: 5 frames at most.
+
+	orca report --top 0 /tmp/run1 | less     every lock, site, thread and object (default: 10 each)
+	orca report --thread worker-3 /tmp/run1  only the threads named worker-3 (or, if none
+	                                         is, whose name contains it), or with that id
+	orca report --json -o run1.json /tmp/run1
+
+--json writes the same report as JSON, every stack whole; docs/report-json.md
+in the source tree describes each field. For a recording over 64 MB, orca
+report shows its progress on stderr.
+
 	orca dump /tmp/run1 | less
 
 prints every event with the thread's name and the stack trace resolved to
 source lines, then the reader's warnings, malformed lines and whether the last
 line was cut short.
+
+# Importing a JDK Flight Recorder recording
+
+	java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar
+	orca import run.jfr -o /tmp/run2
+	orca report /tmp/run2
+
+converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWait,
+ThreadSleep, ThreadStart and ThreadEnd become Orca events; jdk.ThreadPark and
+what the Orca format has no field for (who notified a wait, timeouts, monitor
+classes) go to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
+threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
+file names: frames show line numbers but "Unknown Source" as the file.
+docs/jfr.md in the source tree has the mapping and its limits.
 
 # Exit status
 

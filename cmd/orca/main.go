@@ -47,7 +47,10 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"record", "run a command with the agent in every JVM it starts", runRecord},
+		{"report", "show deadlocks, hangs, contended locks and thread states of a recording", runReport},
 		{"dump", "print a recording's events, decoded, with stacks", runDump},
+		{"import", "convert a JDK Flight Recorder (.jfr) file into an Orca recording", runImport},
+		{"view", "browse a recording in a web browser: timeline, locks, deadlocks, flame graph", runView},
 		{"agent-path", "print the path of the agent library, for -agentpath", runAgentPath},
 		{"version", "print orca's version", runVersion},
 		{"help", "show help for a command", runHelp},
@@ -111,6 +114,8 @@ Commands:
 	fmt.Fprint(w, `
 Start here:
   orca record -o /tmp/run1 -- java -jar app.jar
+  orca report /tmp/run1
+  orca view /tmp/run1
   orca dump /tmp/run1 | less
 
 Run 'orca help COMMAND' (or 'orca COMMAND --help') for a command's options and examples.

@@ -71,7 +71,7 @@ func TestRecordEndToEnd(t *testing.T) {
 	if code := record(); code != 3 {
 		t.Fatalf("exit status %d, want the child's 3; stderr:\n%s", code, errb.String())
 	}
-	for _, want := range []string{"recording " + prefix + " from JVM pid", "ThreadEnded  1", "next: orca dump '" + prefix + "' | less"} {
+	for _, want := range []string{"recording " + prefix + " from JVM pid", "ThreadEnded  1", "next: orca report '" + prefix + "'\n"} {
 		if !strings.Contains(errb.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, errb.String())
 		}

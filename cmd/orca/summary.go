@@ -109,7 +109,7 @@ func printSummary(w io.Writer, r recording) {
 	}
 	if infoErr != nil {
 		fmt.Fprintf(w, "  no counters: %v (the JVM ended before the agent's first write of it, or was killed)\n", infoErr)
-		fmt.Fprintf(w, "  next: orca dump %s | less\n\n", shellQuote(r.prefix))
+		fmt.Fprintf(w, "  next: orca report %s\n\n", shellQuote(r.prefix))
 		return
 	}
 
@@ -138,7 +138,7 @@ func printSummary(w io.Writer, r recording) {
 	for _, s := range in.warnings {
 		fmt.Fprintf(w, "  agent warning: %s\n", s)
 	}
-	fmt.Fprintf(w, "  next: orca dump %s | less\n\n", shellQuote(r.prefix))
+	fmt.Fprintf(w, "  next: orca report %s\n\n", shellQuote(r.prefix))
 }
 
 // duration is end_s - start_s, when both are present.

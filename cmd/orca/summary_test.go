@@ -51,7 +51,7 @@ func TestSummary(t *testing.T) {
 		"  owner unknown: 1 of 7 MonitorContendedEnter lines",
 		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",
 		"  agent warning: Semaphore capture disabled\n  agent warning: second warning\n",
-		"  next: orca dump " + pre + " | less\n",
+		"  next: orca report " + pre + "\n",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("summary lacks %q:\n%s", want, got)
@@ -88,7 +88,7 @@ func TestSummaryNoInfo(t *testing.T) {
 	recs, _ := findRecordings(pre)
 	var b bytes.Buffer
 	printSummary(&b, recs[0])
-	if !strings.Contains(b.String(), "killed.info is missing") || !strings.Contains(b.String(), "next: orca dump") {
+	if !strings.Contains(b.String(), "killed.info is missing") || !strings.Contains(b.String(), "next: orca report") {
 		t.Errorf("summary:\n%s", b.String())
 	}
 }

@@ -46,27 +46,19 @@ type Hang struct {
 func Hangs(m *model.Model) []Hang {
 	var out []Hang
 	for _, t := range m.Threads {
-		// The innermost open interval is what the thread is stuck in.
-		var best *model.Interval
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
-			if iv.Open && iv.State != model.Sleeping && (best == nil || iv.Start >= best.Start) {
-				best = iv
-			}
+		// The open segments are the last ones: the innermost state's
+		// first, then empty ones of the states around it (a join around
+		// a contention).
+		i := len(t.Intervals) - 1
+		for i > 0 && t.Intervals[i-1].Open {
+			i--
 		}
-		if best == nil {
+		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping {
 			continue
 		}
-		since := best.Start
-		// A split interval (owner changed) started earlier: walk back over
-		// adjacent segments of the same wait.
-		for i := len(t.Intervals) - 1; i >= 0; i-- {
-			iv := t.Intervals[i]
-			if iv.End == since && iv.State == best.State && iv.Object == best.Object && !iv.Open {
-				since = iv.Start
-			}
-		}
-		out = append(out, Hang{Thread: t.ID, State: best.State, Object: best.Object, Other: best.Other, Since: since, Stack: best.Stack})
+		iv := t.Intervals[i]
+		// Since: the start of the whole wait, before any owner change split it.
+		out = append(out, Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack})
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Since != out[j].Since {
@@ -107,11 +99,11 @@ func Sites(m *model.Model) []SiteRank {
 type WaitHealth struct {
 	Object       format.ObjectID
 	Waits        int
-	Notified     int // ended by a notify or notifyAll (ambiguous ones included)
-	Ambiguous    int // a notify that could have woken another waiter
-	TimedOut     int // ended with no notify: timed out, interrupted or spurious
-	StillWaiting int // the recording ended during the wait
-	WaitTime     format.Time
+	Notified     int         // ended by a notify or notifyAll (ambiguous ones included)
+	Ambiguous    int         // a notify that could have woken another waiter
+	TimedOut     int         // ended with no notify: timed out, interrupted or spurious
+	StillWaiting int         // the recording ended during the wait
+	WaitTime     format.Time // from each wait's start to its end (or the thread's end)
 	Notifies     int
 	NotifyAlls   int
 	WokeNobody   int // notify/notifyAll with no waiter
@@ -134,13 +126,22 @@ func Waits(m *model.Model) []WaitHealth {
 		return w
 	}
 	for _, t := range m.Threads {
+		// A wait can be split around a contention nested in it (taking
+		// the monitor back): its later segments are Cont; all carry its
+		// end kind.
+		var end format.Time // of the latest wait segment
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
-			// Nothing nests inside a wait, so each Waiting interval is one wait.
 			if iv.State != model.Waiting {
 				continue
 			}
 			w := get(iv.Object)
+			if iv.Cont {
+				w.WaitTime += iv.End - end
+				end = iv.End
+				continue
+			}
+			end = iv.End
 			w.Waits++
 			w.WaitTime += iv.Duration()
 			switch iv.Wake {
@@ -180,21 +181,22 @@ func Waits(m *model.Model) []WaitHealth {
 	return out
 }
 
-// ThreadFilter reports whether a thread's name matches want: exact, or a
-// substring when want has no exact match anywhere (see report --thread).
+// ThreadFilter reports whether a thread matches want: its name exactly or
+// its id (hex, any case), or a substring of its name when nothing matches
+// exactly (see report --thread).
 func ThreadFilter(m *model.Model, want string) func(*model.Thread) bool {
 	if want == "" {
 		return func(*model.Thread) bool { return true }
 	}
 	exact := false
 	for _, t := range m.Threads {
-		if t.Name == want || t.ID.String() == want {
+		if t.Name == want || strings.EqualFold(t.ID.String(), want) {
 			exact = true
 		}
 	}
 	return func(t *model.Thread) bool {
 		if exact {
-			return t.Name == want || t.ID.String() == want
+			return t.Name == want || strings.EqualFold(t.ID.String(), want)
 		}
 		return strings.Contains(t.Name, want)
 	}

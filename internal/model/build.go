@@ -1,10 +1,6 @@
 package model
 
 import (
-	"errors"
-	"fmt"
-	"io"
-
 	"orca/internal/reader"
 )
 
@@ -13,6 +9,9 @@ type Options struct {
 	// Progress, if set, is called now and then with the events folded so
 	// far and the bytes read of the .orca file.
 	Progress func(events int, bytes int64)
+	// Workers is the number of goroutines decoding the .orca file while
+	// the fold runs; 0 means GOMAXPROCS (see reader.EachOptions).
+	Workers int
 }
 
 // Result is a built model with what reading the files reported.
@@ -23,37 +22,34 @@ type Result struct {
 	Truncated   bool    // the last line was cut short (kill -9)
 }
 
-// Build reads rec's events in one streaming pass and folds them.
+// Build reads rec's events in one streaming pass and folds them. Chunks
+// of the file are decoded in parallel; the fold takes the events in file
+// order (reader.Recording.EachEvent).
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
-	evs, closer, err := rec.Events()
-	if err != nil {
-		return nil, err
-	}
-	defer closer.Close()
 	b := New()
 	res := &Result{}
-	for n := 0; ; n++ {
-		ev, err := evs.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			var pe *reader.ParseError
-			if errors.As(err, &pe) {
-				res.Malformed++
-				if len(res.ParseErrors) < 1000 {
-					res.ParseErrors = append(res.ParseErrors, err)
-				}
-				continue
+	n := 0
+	eo := reader.EachOptions{
+		Workers: opt.Workers,
+		Malformed: func(pe *reader.ParseError) {
+			res.Malformed++
+			if len(res.ParseErrors) < 1000 {
+				res.ParseErrors = append(res.ParseErrors, pe)
 			}
-			return nil, fmt.Errorf("reading %s.orca: %w", rec.Prefix, err)
-		}
-		b.Event(&ev)
-		if opt.Progress != nil && n%(1<<18) == 0 {
-			opt.Progress(n, evs.Offset())
-		}
+		},
 	}
-	res.Truncated = evs.Truncated()
+	if opt.Progress != nil {
+		eo.Progress = func(done int64) { opt.Progress(n, done) }
+	}
+	truncated, err := rec.EachEvent(eo, func(ev *reader.Event) error {
+		n++
+		b.Event(ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err // names the file already
+	}
+	res.Truncated = truncated
 	res.Model = b.Finalize()
 	return res, nil
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"orca/internal/format"
@@ -18,9 +19,15 @@ type Builder struct {
 	first   bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in m.Edges
-	wf     waitFor
-	// tokenTime is the time of the notify wake() matched last.
-	tokenTime format.Time
+	// Joins that returned before the line of their target's ThreadEnded
+	// was read (two flushes interleave): the edge is made at ThreadEnded.
+	joins map[format.ThreadID][]pendingJoin
+	wf    waitFor
+}
+
+type pendingJoin struct {
+	by format.ThreadID
+	at format.Time // the ThreadJoined
 }
 
 // tstate is a thread being folded.
@@ -29,22 +36,29 @@ type tstate struct {
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
 	open []openIv
-	last format.Time
+	last format.Time // time of its latest event, when seen
+	seen bool        // it has had an event of its own
+	// floor is the end of its latest segment. Another thread's event can
+	// split a segment later than this thread's next line (lines of two
+	// threads may be out of order by a little); that line is folded at
+	// floor so segments never overlap.
+	floor format.Time
 }
 
 type openIv struct {
-	iv    Interval
-	begin format.Time // iv.Start moves when the interval is split; this does not
+	// iv.Since is when the state began; iv.Start is where its current
+	// segment begins (it moves when the state is split).
+	iv Interval
 	// Blocked: since when the current owner is blamed.
 	blameSince format.Time
 	// Waiting: the notify tokens this wait can consume start after this.
-	seq int
+	seq  int
+	segs int // segments emitted so far
 }
 
 // lstate is a lock being folded.
 type lstate struct {
 	l      *Lock
-	owner  format.ThreadID // last known owner (monitors)
 	owners map[format.ThreadID]*Blame
 	sites  map[StackID]*Site
 	held   map[StackID]bool
@@ -52,7 +66,7 @@ type lstate struct {
 	// Threads blocked on the monitor now.
 	blocked map[format.ThreadID]*tstate
 	// Object.wait bookkeeping.
-	waiting map[format.ThreadID]format.Time // thread -> wait start
+	waiting map[format.ThreadID]bool
 	tokens  []token
 	nextSeq int
 	storm   []format.Time // recent notifyAll times
@@ -68,7 +82,7 @@ type token struct {
 	all        bool
 	by         format.ThreadID
 	at         format.Time
-	candidates map[format.ThreadID]bool // waiters when it was sent
+	candidates map[format.ThreadID]bool // waiters when it was sent, less those whose wait ended since
 	used       bool
 }
 
@@ -84,6 +98,7 @@ func New() *Builder {
 		locks:   map[lockKey]*lstate{},
 		stacks:  newStackTable(),
 		starts:  map[format.ThreadID]int{},
+		joins:   map[format.ThreadID][]pendingJoin{},
 		first:   true,
 		wf:      newWaitFor(),
 	}
@@ -95,11 +110,13 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 	}
 }
 
+// thread returns the thread id, creating it as first seen at at (by its
+// own event or as another event's owner, target or joined thread).
 func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	ts := b.threads[id]
 	if ts == nil {
 		t := &Thread{ID: id, Start: at}
-		ts = &tstate{t: t, last: at}
+		ts = &tstate{t: t}
 		b.threads[id] = ts
 		b.m.byThread[id] = t
 		b.m.Threads = append(b.m.Threads, t)
@@ -116,7 +133,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
 		ls = &lstate{l: l, owners: map[format.ThreadID]*Blame{}, sites: map[StackID]*Site{},
-			held: map[StackID]bool{}, seen: map[format.ThreadID]bool{}, blocked: map[format.ThreadID]*tstate{}, waiting: map[format.ThreadID]format.Time{}}
+			held: map[StackID]bool{}, seen: map[format.ThreadID]bool{}, blocked: map[format.ThreadID]*tstate{}, waiting: map[format.ThreadID]bool{}}
 		b.locks[k] = ls
 		b.m.byObject[k] = l
 		b.m.Locks = append(b.m.Locks, l)
@@ -125,39 +142,194 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 }
 
 // push starts an interval, splitting the enclosing one so intervals never
-// overlap.
-func (b *Builder) push(ts *tstate, iv Interval) {
+// overlap. Only a contention nests in another state (Thread.join and
+// Object.wait take a monitor back before they return; Semaphore.acquire can
+// block on a class initialisation); any other state opening in one means
+// the open one's closing event was lost: it ends here, with a problem.
+func (b *Builder) push(ts *tstate, iv Interval, ev *reader.Event) {
+	for n := len(ts.open); n > 0; n-- {
+		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping {
+			break
+		}
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[n-1].iv.State)
+		b.end(ts, iv.Start, endForced)
+	}
+	iv.Since = iv.Start
 	if n := len(ts.open); n > 0 {
 		outer := &ts.open[n-1]
-		b.emit(ts, outer.iv, iv.Start, false)
+		b.segment(ts, outer, iv.Start, false)
 		outer.iv.Start = iv.Start // resumes when the inner one ends
 	}
-	ts.open = append(ts.open, openIv{iv: iv, begin: iv.Start, blameSince: iv.Start})
+	ts.open = append(ts.open, openIv{iv: iv, blameSince: iv.Start})
+	b.rewait(ts, iv.Start)
 }
 
-// pop ends the innermost interval of state s; nil if the thread is not in it.
-func (b *Builder) pop(ts *tstate, s State, at format.Time) *openIv {
-	n := len(ts.open)
-	if n == 0 || ts.open[n-1].iv.State != s {
-		return nil
-	}
-	o := ts.open[n-1]
-	ts.open = ts.open[:n-1]
-	b.emit(ts, o.iv, at, false)
-	if n > 1 {
-		ts.open[n-2].iv.Start = at
-	}
-	return &o
-}
-
-// emit appends a finished (or, at the end, open) interval segment.
-func (b *Builder) emit(ts *tstate, iv Interval, end format.Time, open bool) {
+// segment appends a segment of state o ending at end. An empty one is
+// kept too: it says who was waited for at that instant, or how the state
+// ended.
+func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
+	iv := o.iv
 	if end < iv.Start {
 		end = iv.Start
 	}
-	iv.End = end
-	iv.Open = open
+	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
+	o.segs++
 	ts.t.Intervals = append(ts.t.Intervals, iv)
+	ts.floor = max(ts.floor, end)
+}
+
+// How a state ends.
+type ending uint8
+
+const (
+	endNormal ending = iota // by its closing event
+	endForced               // the closing event is missing (ThreadEnded, or an outer state closed)
+	endOpen                 // still in it when the recording ended
+)
+
+// pop ends the innermost open state s of ts at at. States opened inside
+// it lost their closing events: they end too, each with a problem. It
+// returns false when the thread is not in state s.
+func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
+	i := len(ts.open) - 1
+	for i >= 0 && ts.open[i].iv.State != s {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	for len(ts.open)-1 > i {
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[len(ts.open)-1].iv.State)
+		b.end(ts, ev.Time, endForced)
+	}
+	o := ts.open[i].iv
+	if ev.Kind.Has(format.FObject) && o.Object != ev.Object {
+		b.problem(ev, "thread %v ends %s on %v but was %s on %v", ev.Thread, s, ev.Object, s, o.Object)
+	}
+	if ev.Kind.Has(format.FTarget) && o.Other != ev.Target {
+		b.problem(ev, "thread %v ends joining %v but was joining %v", ev.Thread, ev.Target, o.Other)
+	}
+	b.end(ts, ev.Time, endNormal)
+	return true
+}
+
+// end closes the innermost open state of ts at at: the bookkeeping of its
+// kind, its last segment; the enclosing state, if any, resumes.
+func (b *Builder) end(ts *tstate, at format.Time, how ending) {
+	n := len(ts.open)
+	o := ts.open[n-1]
+	ts.open = ts.open[:n-1]
+	th := ts.t.ID
+	if at < o.iv.Start {
+		at = o.iv.Start
+	}
+	switch o.iv.State {
+	case Blocked:
+		ls := b.lock(o.iv.Object, Monitor)
+		delete(ls.blocked, th)
+		b.blame(ls, o.iv.Other, at-o.blameSince)
+		if how == endOpen {
+			// Still blocked: the owner is blamed until the end, but the
+			// contention is not counted (it has no length yet).
+			break
+		}
+		b.contended(ls, th, o.iv.Other, o.iv.Stack, at-o.iv.Since)
+		if how == endNormal {
+			if o.iv.Other != 0 {
+				// From the segment's start: when the thread began waiting for that owner.
+				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeOwner, From: o.iv.Other, To: th, FromTime: o.iv.Start, ToTime: at, Object: o.iv.Object})
+			}
+			ls.held[o.iv.Stack] = true
+			// The thread owns the monitor now: the others still blocked on
+			// it wait for it from here on.
+			b.newOwner(ls, th, at)
+		}
+	case Waiting:
+		ls := b.lock(o.iv.Object, Monitor)
+		delete(ls.waiting, th)
+		ls.l.WaitTime += at - o.iv.Since
+		switch how {
+		case endOpen:
+			o.iv.Wake = WakeNever
+		case endForced:
+			b.unwait(ls, th)
+			o.iv.Wake = WakeTimeout
+		default:
+			var tokAt format.Time
+			o.iv.Wake, o.iv.Other, tokAt = b.wake(ls, th, o.seq, at)
+			if o.iv.Other != 0 {
+				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeWake, From: o.iv.Other, To: th, FromTime: tokAt, ToTime: at,
+					Object: o.iv.Object, Ambiguous: o.iv.Wake == WakeAmbiguous})
+			}
+		}
+	case Acquiring:
+		if how != endNormal {
+			break
+		}
+		ls := b.lock(o.iv.Object, Semaphore)
+		// An acquire that a release by another thread let through waited:
+		// that is a semaphore contention.
+		if !ls.relUsed && ls.rel != 0 && ls.rel != th && ls.relTime >= o.iv.Since && ls.relTime <= at {
+			ls.relUsed = true
+			d := at - o.iv.Since
+			b.contended(ls, th, ls.rel, o.iv.Stack, d)
+			b.blame(ls, ls.rel, d)
+			b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeRelease, From: ls.rel, To: th, FromTime: ls.relTime, ToTime: at, Object: o.iv.Object})
+			o.iv.Other = ls.rel
+		}
+	case Joining:
+		if how != endNormal || o.iv.Other == 0 {
+			break
+		}
+		// A join returns because its target ended, or because it timed
+		// out or was interrupted: only the first is an edge.
+		if tt := b.threads[o.iv.Other]; tt != nil && tt.t.Ended {
+			if tt.t.End <= at {
+				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeJoin, From: o.iv.Other, To: th, FromTime: tt.t.End, ToTime: at})
+			}
+		} else {
+			b.joins[o.iv.Other] = append(b.joins[o.iv.Other], pendingJoin{th, at})
+		}
+	}
+	// At the end of the recording, the innermost state's open segment
+	// comes first, then the empty ones of the states around it.
+	b.segment(ts, &o, at, how == endOpen)
+	if o.iv.State == Waiting || o.iv.State == Acquiring {
+		// The earlier segments of a split wait learn how it ended.
+		ivs := ts.t.Intervals
+		for i := len(ivs) - 1; i >= 0 && ivs[i].End >= o.iv.Since; i-- {
+			if iv := &ivs[i]; iv.State == o.iv.State && iv.Since == o.iv.Since && iv.Object == o.iv.Object {
+				iv.Wake, iv.Other = o.iv.Wake, o.iv.Other
+				if !iv.Cont {
+					break
+				}
+			}
+		}
+	}
+	if n > 1 {
+		ts.open[n-2].iv.Start = at
+	}
+	if how != endOpen {
+		b.rewait(ts, at)
+	}
+}
+
+// rewait points the thread's wait-for edge at what its innermost state
+// waits for: the owner of the monitor it blocks on, or the thread it joins.
+func (b *Builder) rewait(ts *tstate, at format.Time) {
+	th := ts.t.ID
+	if n := len(ts.open); n > 0 {
+		o := &ts.open[n-1].iv
+		switch o.State {
+		case Blocked:
+			b.wf.set(th, o.Other, o.Object, o.Stack, at, b.m)
+			return
+		case Joining:
+			b.wf.set(th, o.Other, 0, o.Stack, at, b.m)
+			return
+		}
+	}
+	b.wf.clear(th, at, b.m)
 }
 
 // Event folds one event. Events must come in file order.
@@ -171,85 +343,98 @@ func (b *Builder) Event(ev *reader.Event) {
 		m.End = ev.Time
 	}
 	b.first = false
+	if ev.Thread == 0 || ev.Object == 0 && ev.Kind.Has(format.FObject) {
+		// No identity hash is 0: 00000000 stands for "unknown".
+		b.problem(ev, "thread %v, object %v: 00000000 names no thread or object", ev.Thread, ev.Object)
+		return
+	}
 	ts := b.thread(ev.Thread, ev.Time)
 	t := ts.t
 	t.Events++
-	if ev.Time < ts.last {
-		b.problem(ev, "time goes back %.9fs on thread %v", (ts.last - ev.Time).Seconds(), ev.Thread)
-	} else {
-		ts.last = ev.Time
-	}
-	if t.Ended && ev.Kind != format.ThreadStarted {
+	if t.Ended {
+		// JVMTI posts nothing for a thread after its ThreadEnd; an identity
+		// hash shared by two threads looks like this.
 		b.problem(ev, "event after ThreadEnded of %v", ev.Thread)
+		return
 	}
+	if ts.seen && ev.Time < ts.last {
+		// Lines of one thread are always in order; fold this one at the
+		// thread's latest time so its intervals cannot overlap.
+		b.problem(ev, "time goes back %.9fs on thread %v", (ts.last - ev.Time).Seconds(), ev.Thread)
+		e := *ev
+		e.Time = ts.last
+		ev = &e
+	}
+	if ev.Time < ts.floor {
+		e := *ev
+		e.Time = ts.floor
+		ev = &e
+	}
+	if ev.Kind == format.ThreadStarted && !ts.seen || ev.Time < t.Start {
+		t.Start = ev.Time
+	}
+	ts.seen, ts.last = true, ev.Time
 	stack := b.stacks.intern(ev.Stack, &m.Stacks)
 
 	switch ev.Kind {
 	case format.ThreadStarted:
 		t.Name = ev.Name
-		if t.Events == 1 || ev.Time < t.Start {
-			t.Start = ev.Time
-		}
 		if i, ok := b.starts[ev.Thread]; ok {
-			m.Edges[i].ToTime = ev.Time
+			m.Edges[i].ToTime = max(t.Start, m.Edges[i].FromTime)
 		}
 	case format.ThreadEnded:
-		t.End, t.Ended = ev.Time, true
 		for len(ts.open) > 0 {
-			o := ts.open[len(ts.open)-1]
-			b.problem(ev, "thread %v ended while %s", ev.Thread, o.iv.State)
-			b.pop(ts, o.iv.State, ev.Time)
+			b.problem(ev, "thread %v ended while %s", ev.Thread, ts.open[len(ts.open)-1].iv.State)
+			b.end(ts, ev.Time, endForced)
 		}
+		t.End, t.Ended = ev.Time, true
 		b.wf.clear(ev.Thread, ev.Time, m)
+		for _, j := range b.joins[ev.Thread] {
+			if j.at >= ev.Time {
+				m.Edges = append(m.Edges, Edge{Kind: EdgeJoin, From: ev.Thread, To: j.by, FromTime: ev.Time, ToTime: j.at})
+			}
+		}
+		delete(b.joins, ev.Thread)
 	case format.ThreadStart:
+		if ev.Target == 0 || ev.Target == ev.Thread {
+			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
+			break
+		}
 		tt := b.thread(ev.Target, ev.Time)
 		tt.t.Parent, tt.t.StartedAt = ev.Thread, stack
 		to := ev.Time
-		if tt.t.Events > 0 {
-			to = tt.t.Start
+		if tt.seen {
+			to = max(tt.t.Start, ev.Time)
 		}
 		b.starts[ev.Target] = len(m.Edges)
 		m.Edges = append(m.Edges, Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
 	case format.ThreadSleep:
-		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack})
+		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack}, ev)
 	case format.ThreadSlept:
-		if b.pop(ts, Sleeping, ev.Time) == nil {
+		if !b.pop(ts, Sleeping, ev) {
 			b.problem(ev, "no ThreadSleep before it")
 		}
 	case format.ThreadJoin:
-		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: ev.Target, Stack: stack})
-		b.wf.set(ev.Thread, ev.Target, 0, stack, ev.Time, m)
+		target := ev.Target
+		if target == ev.Thread {
+			b.problem(ev, "thread %v joins itself", ev.Thread)
+			target = 0
+		}
+		if target != 0 {
+			b.thread(target, ev.Time)
+		}
+		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack}, ev)
 	case format.ThreadJoined:
-		if b.pop(ts, Joining, ev.Time) == nil {
+		if !b.pop(ts, Joining, ev) {
 			b.problem(ev, "no ThreadJoin before it")
-			break
 		}
-		b.wf.clear(ev.Thread, ev.Time, m)
-		from := ev.Time
-		if tt := b.threads[ev.Target]; tt != nil && tt.t.Ended {
-			from = tt.t.End
-		}
-		m.Edges = append(m.Edges, Edge{Kind: EdgeJoin, From: ev.Target, To: ev.Thread, FromTime: from, ToTime: ev.Time})
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
-		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack})
+		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack}, ev)
 	case format.SemaphoreAcquired:
-		o := b.pop(ts, Acquiring, ev.Time)
-		if o == nil {
+		if !b.pop(ts, Acquiring, ev) {
 			b.problem(ev, "no SemaphoreAcquire before it")
-			break
-		}
-		ls := b.lock(ev.Object, Semaphore)
-		// An acquire that a release by another thread let through waited:
-		// that is a semaphore contention.
-		if !ls.relUsed && ls.rel != 0 && ls.rel != ev.Thread && ls.relTime >= o.begin {
-			ls.relUsed = true
-			d := ev.Time - o.begin
-			b.contended(ls, ev.Thread, ls.rel, o.iv.Stack, d)
-			b.blame(ls, ls.rel, d)
-			m.Edges = append(m.Edges, Edge{Kind: EdgeRelease, From: ls.rel, To: ev.Thread, FromTime: ls.relTime, ToTime: ev.Time, Object: ev.Object})
-			b.fixOther(ts, Acquiring, o.begin, ls.rel)
 		}
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
@@ -265,53 +450,32 @@ func (b *Builder) Event(ev *reader.Event) {
 		if owner == 0 {
 			ls.l.OwnerUnknown++
 		} else {
-			ls.owner = owner
+			b.thread(owner, ev.Time)
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack})
+		if !ls.seen[ev.Thread] {
+			ls.seen[ev.Thread] = true
+			ls.l.Waiters = append(ls.l.Waiters, ev.Thread)
+		}
+		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack}, ev)
 		ls.blocked[ev.Thread] = ts
 		if owner != 0 {
-			b.wf.set(ev.Thread, owner, ev.Object, stack, ev.Time, m)
+			// The freshest word on who owns the monitor: the threads
+			// already blocked on it wait for that one now.
+			b.newOwner(ls, owner, ev.Time)
 		}
 	case format.MonitorContendedEntered:
-		o := b.pop(ts, Blocked, ev.Time)
-		if o == nil {
+		if !b.pop(ts, Blocked, ev) {
 			b.problem(ev, "no MonitorContendedEnter before it")
-			break
 		}
-		b.wf.clear(ev.Thread, ev.Time, m)
-		ls := b.lock(ev.Object, Monitor)
-		delete(ls.blocked, ev.Thread)
-		b.blame(ls, o.iv.Other, ev.Time-o.blameSince)
-		b.contended(ls, ev.Thread, o.iv.Other, o.iv.Stack, ev.Time-o.begin)
-		if o.iv.Other != 0 {
-			m.Edges = append(m.Edges, Edge{Kind: EdgeOwner, From: o.iv.Other, To: ev.Thread, FromTime: o.begin, ToTime: ev.Time, Object: ev.Object})
-		}
-		ls.held[o.iv.Stack] = true
-		// The thread owns the monitor now: the others still blocked on it
-		// wait for it from here on.
-		ls.owner = ev.Thread
-		b.newOwner(ls, ev.Thread, ev.Time)
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)
 		ls.l.Waits++
-		ls.waiting[ev.Thread] = ev.Time
-		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack})
+		ls.waiting[ev.Thread] = true
+		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ev)
 		ts.open[len(ts.open)-1].seq = ls.nextSeq
 	case format.ObjectWaited:
-		n := len(ts.open)
-		if n == 0 || ts.open[n-1].iv.State != Waiting {
+		if !b.pop(ts, Waiting, ev) {
 			b.problem(ev, "no ObjectWait before it")
-			break
-		}
-		ls := b.lock(ev.Object, Monitor)
-		o := &ts.open[n-1]
-		o.iv.Wake, o.iv.Other = b.wake(ls, ev.Thread, o.seq, ev.Time)
-		iv := b.pop(ts, Waiting, ev.Time)
-		delete(ls.waiting, ev.Thread)
-		ls.l.WaitTime += ev.Time - iv.begin
-		if iv.iv.Other != 0 {
-			m.Edges = append(m.Edges, Edge{Kind: EdgeWake, From: iv.iv.Other, To: ev.Thread, FromTime: b.tokenTime, ToTime: ev.Time,
-				Object: ev.Object, Ambiguous: iv.iv.Wake == WakeAmbiguous})
 		}
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		all := ev.Kind == format.ObjectNotifyAll
@@ -319,9 +483,11 @@ func (b *Builder) Event(ev *reader.Event) {
 		if all {
 			ls.l.NotifyAlls++
 			ls.storm = append(ls.storm, ev.Time)
-			for len(ls.storm) > 0 && ev.Time-ls.storm[0] > NotifyAllStormWindow {
-				ls.storm = ls.storm[1:]
+			i := 0
+			for i < len(ls.storm) && ev.Time-ls.storm[i] > NotifyAllStormWindow {
+				i++
 			}
+			ls.storm = ls.storm[i:]
 			if len(ls.storm) > ls.l.MaxNotifyAllBurst {
 				ls.l.MaxNotifyAllBurst = len(ls.storm)
 			}
@@ -343,15 +509,14 @@ func (b *Builder) Event(ev *reader.Event) {
 	}
 }
 
-// wake decides which notify ended a wait that began with token sequence seq.
-func (b *Builder) wake(ls *lstate, th format.ThreadID, seq int, at format.Time) (Wake, format.ThreadID) {
-	b.tokenTime = 0
+// wake decides which notify ended the wait of th (begun at token sequence
+// seq) at at: the first one sent since, to a set of waiters th was in.
+func (b *Builder) wake(ls *lstate, th format.ThreadID, seq int, at format.Time) (Wake, format.ThreadID, format.Time) {
 	for i := range ls.tokens {
 		tk := &ls.tokens[i]
-		if tk.used || tk.seq < seq || !tk.candidates[th] {
+		if tk.used || tk.seq < seq || !tk.candidates[th] || tk.at > at {
 			continue
 		}
-		b.tokenTime = tk.at
 		w := WakeNotifyAll
 		if !tk.all {
 			w = WakeNotify
@@ -359,35 +524,27 @@ func (b *Builder) wake(ls *lstate, th format.ThreadID, seq int, at format.Time) 
 				w = WakeAmbiguous
 			}
 			tk.used = true
-		} else {
-			delete(tk.candidates, th)
-			if len(tk.candidates) == 0 {
-				tk.used = true
-			}
 		}
-		by := tk.by
-		b.dropUsed(ls)
-		return w, by
+		by, tokAt := tk.by, tk.at
+		b.unwait(ls, th)
+		return w, by, tokAt
 	}
-	// No token: drop this thread from the tokens it could have consumed.
-	for i := range ls.tokens {
-		delete(ls.tokens[i].candidates, th)
-		if len(ls.tokens[i].candidates) == 0 {
-			ls.tokens[i].used = true
-		}
-	}
-	b.dropUsed(ls)
-	return WakeTimeout, 0
+	b.unwait(ls, th)
+	return WakeTimeout, 0, 0
 }
 
-func (b *Builder) dropUsed(ls *lstate) {
+// unwait removes th, whose wait ended, from the waiters every pending
+// notify could still wake, and forgets the notifies that can wake nobody.
+func (b *Builder) unwait(ls *lstate, th format.ThreadID) {
 	k := 0
 	for _, tk := range ls.tokens {
-		if !tk.used {
+		delete(tk.candidates, th)
+		if !tk.used && len(tk.candidates) > 0 {
 			ls.tokens[k] = tk
 			k++
 		}
 	}
+	clear(ls.tokens[k:])
 	ls.tokens = ls.tokens[:k]
 }
 
@@ -428,38 +585,38 @@ func (b *Builder) blame(ls *lstate, owner format.ThreadID, d format.Time) {
 	bl.Blamed += d
 }
 
-// newOwner moves the blame of threads still blocked on ls to the new owner.
+// newOwner makes the threads still blocked on ls wait for owner from at
+// on: the old owner's blame stops there and their intervals are split.
 func (b *Builder) newOwner(ls *lstate, owner format.ThreadID, at format.Time) {
-	for id, ts := range ls.blocked {
-		if id == owner {
-			continue
+	ids := make([]format.ThreadID, 0, len(ls.blocked))
+	for id := range ls.blocked {
+		if id != owner {
+			ids = append(ids, id)
 		}
+	}
+	slices.Sort(ids) // map order would make the wait-for graph's cycles come in random order
+	for _, id := range ids {
+		ts := ls.blocked[id]
 		for i := range ts.open {
 			o := &ts.open[i]
 			if o.iv.State != Blocked || o.iv.Object != ls.l.Object {
 				continue
 			}
-			b.blame(ls, o.iv.Other, at-o.blameSince)
-			o.blameSince = at
+			// Lines of two threads can be out of order by a little; never
+			// split before the segment began.
+			t := max(at, o.iv.Start)
+			b.blame(ls, o.iv.Other, t-o.blameSince)
+			o.blameSince = t
 			if o.iv.Other != owner {
 				// Close the segment with the old owner so the timeline
 				// shows who was waited for when.
-				b.emit(ts, o.iv, at, false)
-				o.iv.Start = at
+				b.segment(ts, o, t, false)
+				o.iv.Start = t
 				o.iv.Other = owner
-				b.wf.set(id, owner, ls.l.Object, o.iv.Stack, at, b.m)
+				if i == len(ts.open)-1 {
+					b.rewait(ts, t)
+				}
 			}
-		}
-	}
-}
-
-// fixOther sets Other on the last emitted interval of a state that started
-// at start (the releaser of a semaphore, known only at the end).
-func (b *Builder) fixOther(ts *tstate, s State, start format.Time, other format.ThreadID) {
-	ivs := ts.t.Intervals
-	for i := len(ivs) - 1; i >= 0 && ivs[i].End >= start; i-- {
-		if ivs[i].State == s && ivs[i].Start >= start {
-			ivs[i].Other = other
 		}
 	}
 }
@@ -468,27 +625,14 @@ func (b *Builder) fixOther(ts *tstate, s State, start format.Time, other format.
 // returns the Model. The Builder must not be used afterwards.
 func (b *Builder) Finalize() *Model {
 	m := b.m
-	for _, ts := range b.threads {
-		t := ts.t
+	for _, t := range m.Threads {
+		ts := b.threads[t.ID]
 		if !t.Ended {
 			t.End = m.End
 		}
-		for i := len(ts.open) - 1; i >= 0; i-- {
-			o := ts.open[i]
-			if o.iv.State == Waiting {
-				o.iv.Wake = WakeNever
-			}
-			if o.iv.State == Blocked {
-				b.blame(b.locks[lockKey{o.iv.Object, Monitor}], o.iv.Other, t.End-o.blameSince)
-			}
-			b.emit(ts, o.iv, t.End, true)
-			// The enclosing states' remaining segments start where the
-			// inner one started; they end with the thread too.
-			if i > 0 {
-				ts.open[i-1].iv.Start = t.End
-			}
+		for len(ts.open) > 0 {
+			b.end(ts, t.End, endOpen)
 		}
-		ts.open = nil
 		sort.SliceStable(t.Intervals, func(i, j int) bool { return t.Intervals[i].Start < t.Intervals[j].Start })
 		var busy format.Time
 		for _, iv := range t.Intervals {

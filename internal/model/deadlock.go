@@ -28,9 +28,14 @@ func newWaitFor() waitFor {
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
 // through th.
+// A thread waiting for nobody known (to == 0) waits for no one.
 func (w *waitFor) set(th, to format.ThreadID, obj format.ObjectID, stack StackID, at format.Time, m *Model) {
 	if to == 0 || to == th {
+		w.clear(th, at, m)
 		return
+	}
+	if e, ok := w.next[th]; ok && e.to == to && e.obj == obj {
+		return // the same wait: a cycle through it still stands
 	}
 	w.breakCycles(th, at, m)
 	w.next[th] = wfEdge{to, obj, stack}

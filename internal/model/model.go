@@ -14,12 +14,12 @@ type State uint8
 
 // Thread states. Runnable is implicit between the other intervals.
 const (
-	Runnable State = iota
-	Blocked        // waiting to enter a contended monitor
-	Waiting        // in Object.wait
-	Sleeping       // in Thread.sleep
-	Joining        // in Thread.join
-	Acquiring      // in Semaphore.acquire
+	Runnable  State = iota
+	Blocked         // waiting to enter a contended monitor
+	Waiting         // in Object.wait
+	Sleeping        // in Thread.sleep
+	Joining         // in Thread.join
+	Acquiring       // in Semaphore.acquire
 	NumStates
 )
 
@@ -59,18 +59,31 @@ func (w Wake) String() string {
 	return wakeNames[w]
 }
 
-// Interval is a span of one non-runnable state of one thread.
+// Interval is a span of one non-runnable state of one thread. One state
+// (one wait, one contention, …) can be split into several segments: when
+// the owner of a contended monitor changes, and around a state nested in
+// it (a join blocking on the Thread's monitor); its segments share Since.
 type Interval struct {
-	Start, End format.Time // End is the recording's end when Open
-	State      State
-	Object     format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
+	Start, End format.Time // End is the thread's end when Open
+	// Since is when the state began: Start for its first segment, earlier
+	// (or equal) for the later segments of a split state.
+	Since format.Time
+	// Cont marks the later segments of a split state (the first has
+	// Cont false): one wait, one contention is one segment with !Cont and
+	// the Cont segments after it with the same Since.
+	Cont   bool
+	State  State
+	Object format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
 	// Other is the thread that matters for the state: the owner a Blocked
 	// thread waited for (the latest known), the Joining target, the
 	// notifier that woke a Waiting thread; 0 when unknown.
 	Other format.ThreadID
 	Stack StackID // where the thread was
-	Open  bool    // the recording ended in this state
-	Wake  Wake    // for Waiting
+	// Open: the recording ended in this state (its last segment). The
+	// open segments are the thread's last ones: the innermost state's
+	// first, then an empty one at the end for each state around it.
+	Open bool
+	Wake Wake // for Waiting (the same on every segment of a wait)
 }
 
 // Duration returns End-Start.
@@ -88,7 +101,7 @@ type Thread struct {
 	// Intervals are sorted and never overlap; the gaps are Runnable.
 	Intervals []Interval
 	// Time per state over [Start, End], Runnable included.
-	Time [NumStates]format.Time
+	Time   [NumStates]format.Time
 	Events int
 }
 
@@ -134,20 +147,22 @@ type Lock struct {
 
 	// Contention: Blocked intervals (monitors) or Acquiring intervals that
 	// lasted (semaphores; every acquire is counted in Acquires).
-	Contentions int
-	Blocked     format.Time // total
-	MaxBlocked  format.Time
-	Waiters     []format.ThreadID // distinct threads that blocked, in order of first block
-	Owners      []Blame           // sorted by Blamed, descending
-	Sites       []Site            // where threads blocked, sorted by Blocked, descending
-	HeldAt      []StackID         // where owners were when they entered it contended (when known)
-	OwnerUnknown int              // contentions whose owner the agent could not name
+	// A contention still open at the end is not counted here (its owner
+	// is blamed, though, up to the end).
+	Contentions  int
+	Blocked      format.Time // total
+	MaxBlocked   format.Time
+	Waiters      []format.ThreadID // distinct threads that blocked, in order of first block
+	Owners       []Blame           // sorted by Blamed, descending
+	Sites        []Site            // where threads blocked, sorted by Blocked, descending
+	HeldAt       []StackID         // where owners were when they entered it contended (when known)
+	OwnerUnknown int               // contentions whose owner the agent could not name
 
 	// Object.wait / notify on this object.
 	Waits, Notifies, NotifyAlls int
-	WaitTime                    format.Time
-	NotifiesWokeNobody          int // notify/notifyAll with no thread waiting
-	MaxNotifyAllBurst           int // most notifyAll calls within NotifyAllStormWindow
+	WaitTime                    format.Time // from each wait's start to its end (or the thread's end)
+	NotifiesWokeNobody          int         // notify/notifyAll with no thread waiting
+	MaxNotifyAllBurst           int         // most notifyAll calls within NotifyAllStormWindow
 
 	// Semaphore calls.
 	Acquires, Releases int
@@ -177,9 +192,12 @@ func (k EdgeKind) String() string {
 
 // Edge links an event of one thread to an event of another.
 type Edge struct {
-	Kind      EdgeKind
-	From, To  format.ThreadID
-	FromTime  format.Time // the notify, start, end, release or (owner) contention start
+	Kind     EdgeKind
+	From, To format.ThreadID
+	// FromTime is the notify, the start, the target's end, the release, or
+	// (owner) when To began waiting for From (the contention's start, or
+	// the owner change that made From the one waited for).
+	FromTime  format.Time
 	ToTime    format.Time // the wake-up, first event, join return, acquire return or entry
 	Object    format.ObjectID
 	Ambiguous bool // another thread could equally be the one

@@ -2,96 +2,598 @@ package model
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 
 	"orca/internal/format"
 )
 
-// Validate checks the Model's invariants and returns every violation:
-// per-thread intervals sorted and never overlapping, inside the thread's
-// life; every wait's end known; no thread blocked on a monitor it owns;
-// state times adding up to the thread's life; edges between known threads.
-// Every test of the model runs it.
+// Validate checks the Model's invariants and returns every violation (at
+// most 100). Every test of the model runs it, so it checks each number the
+// fold keeps against the intervals it comes from:
+//   - threads lie inside the recording; per thread, intervals are sorted,
+//     never overlap, lie inside the thread's life, and open ones come
+//     last; state times add up to the life;
+//   - the segments of one split state leave no gap but for states nested
+//     in it; a wait has one end kind, named by all its segments, and a
+//     notifier exactly when a notify ended it;
+//   - one holder per monitor: threads blocked on one monitor at one time
+//     name the same owner (the named owner's own last instants blocked
+//     excepted), and no thread blocks on a monitor it owns;
+//   - each lock's contentions, blocked and max time, sites, per-owner
+//     blame and waits equal what its threads' intervals say;
+//   - each edge joins two known threads, goes forward in time and matches
+//     the interval it explains; each notified wait has its wake edge;
+//   - each deadlock's threads wait for one another when it forms, and
+//     still do at the end if it is AtEnd.
 func Validate(m *Model) []error {
-	var errs []error
-	bad := func(f string, args ...any) {
-		if len(errs) < 100 {
-			errs = append(errs, fmt.Errorf(f, args...))
-		}
+	v := &validator{m: m}
+	v.threads()
+	v.locks()
+	v.holders()
+	v.edges()
+	v.deadlocks()
+	return v.errs
+}
+
+type validator struct {
+	m    *Model
+	errs []error
+	occs []*occurrence
+	// by thread
+	occOf map[*Thread][]*occurrence
+}
+
+type occKey struct {
+	state State
+	since format.Time
+	obj   format.ObjectID
+}
+
+// occurrence is one state of one thread: a wait, a contention, a join,
+// made of one or more segments.
+type occurrence struct {
+	t           *Thread
+	first, last int // indices of its first and last segments in t.Intervals
+	n           int // segments
+	end         format.Time
+}
+
+func (o *occurrence) iv(i int) *Interval { return &o.t.Intervals[i] }
+func (o *occurrence) lastIv() *Interval  { return o.iv(o.last) }
+func (o *occurrence) firstIv() *Interval { return o.iv(o.first) }
+func (o *occurrence) extent() format.Time {
+	return o.end - o.firstIv().Since
+}
+
+func (v *validator) bad(f string, args ...any) {
+	if len(v.errs) < 100 {
+		v.errs = append(v.errs, fmt.Errorf(f, args...))
 	}
+}
+
+func sec(t format.Time) string { return fmt.Sprintf("%.9f", t.Seconds()) }
+
+func (v *validator) threads() {
+	m := v.m
 	if m.End < m.Start {
-		bad("recording ends (%v) before it starts (%v)", m.End, m.Start)
+		v.bad("recording ends (%s) before it starts (%s)", sec(m.End), sec(m.Start))
 	}
-	for _, t := range m.Threads {
-		if t.End < t.Start {
-			bad("thread %v ends before it starts", t.ID)
+	v.occOf = map[*Thread][]*occurrence{}
+	seen := map[format.ThreadID]bool{}
+	for ti, t := range m.Threads {
+		if seen[t.ID] {
+			v.bad("thread %v listed twice", t.ID)
 		}
-		var prev format.Time = t.Start
-		var sum format.Time
-		for i, iv := range t.Intervals {
+		seen[t.ID] = true
+		if m.Thread(t.ID) != t {
+			v.bad("thread %v: Model.Thread returns another thread", t.ID)
+		}
+		if ti > 0 && (t.Start < m.Threads[ti-1].Start || t.Start == m.Threads[ti-1].Start && t.ID < m.Threads[ti-1].ID) {
+			v.bad("thread %v: threads not sorted by start", t.ID)
+		}
+		if t.Start < m.Start || t.End > m.End || t.End < t.Start {
+			v.bad("thread %v lives %s..%s, outside the recording %s..%s or backwards", t.ID, sec(t.Start), sec(t.End), sec(m.Start), sec(m.End))
+		}
+		prev := t.Start
+		var sum [NumStates]format.Time
+		occs := map[occKey]*occurrence{} // the latest of each key
+		nOccs := len(v.occs)
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			where := fmt.Sprintf("thread %v interval %d (%s %s..%s)", t.ID, i, iv.State, sec(iv.Start), sec(iv.End))
 			if iv.End < iv.Start {
-				bad("thread %v interval %d (%s) ends before it starts", t.ID, i, iv.State)
+				v.bad("%s ends before it starts", where)
 			}
 			if iv.Start < prev {
-				bad("thread %v interval %d (%s at %.9f) overlaps the previous one (ends %.9f)", t.ID, i, iv.State, iv.Start.Seconds(), prev.Seconds())
+				v.bad("%s overlaps the previous one or starts before the thread (%s)", where, sec(prev))
 			}
 			if iv.End > t.End {
-				bad("thread %v interval %d (%s) ends after the thread", t.ID, i, iv.State)
+				v.bad("%s ends after the thread (%s)", where, sec(t.End))
+			}
+			if iv.Since > iv.Start {
+				v.bad("%s: since %s is after its start", where, sec(iv.Since))
 			}
 			if iv.State == Runnable || iv.State >= NumStates {
-				bad("thread %v interval %d has state %s", t.ID, i, iv.State)
+				v.bad("%s has state %d", where, iv.State)
+				continue
 			}
-			if iv.State == Waiting && iv.Wake == WakeNone {
-				bad("thread %v wait at %.9f has no end kind", t.ID, iv.Start.Seconds())
+			if iv.Open && (iv.End != t.End || t.Ended) {
+				v.bad("%s is open but does not reach the end %s, or the thread ended", where, sec(t.End))
 			}
-			if iv.State == Blocked && iv.Other == t.ID {
-				bad("thread %v blocked on monitor %v that it owns", t.ID, iv.Object)
+			if i > 0 && t.Intervals[i-1].Open && (!iv.Open || iv.Start != iv.End) {
+				v.bad("%s follows an open one: only empty open segments of enclosing states may", where)
 			}
-			if iv.Open && iv.End != t.End {
-				bad("thread %v open interval does not reach the thread's end", t.ID)
+			switch iv.State {
+			case Waiting:
+				switch {
+				case iv.Wake == WakeNone || int(iv.Wake) >= len(wakeNames):
+					v.bad("%s: wait has no end kind", where)
+				case iv.Wake == WakeTimeout || iv.Wake == WakeNever:
+					if iv.Other != 0 {
+						v.bad("%s: wait ended %s names a notifier %v", where, iv.Wake, iv.Other)
+					}
+				default:
+					if iv.Other == 0 || iv.Other == t.ID {
+						v.bad("%s: wait ended by %s names notifier %v", where, iv.Wake, iv.Other)
+					}
+				}
+				if iv.Open && iv.Wake != WakeNever {
+					v.bad("%s: open wait ended %s", where, iv.Wake)
+				}
+			case Blocked:
+				if iv.Other == t.ID {
+					v.bad("%s: blocked on monitor %v that it owns", where, iv.Object)
+				}
+			case Sleeping:
+				if iv.Object != 0 || iv.Other != 0 {
+					v.bad("%s: sleep names object %v, thread %v", where, iv.Object, iv.Other)
+				}
+			case Joining, Acquiring:
+				if iv.Other == t.ID {
+					v.bad("%s: waits for itself", where)
+				}
+				if iv.State == Joining && iv.Object != 0 {
+					v.bad("%s: join names object %v", where, iv.Object)
+				}
 			}
+			if iv.State != Waiting && iv.Wake != WakeNone {
+				v.bad("%s has wake kind %s", where, iv.Wake)
+			}
+			sum[iv.State] += iv.Duration()
 			prev = iv.End
-			sum += iv.Duration()
+
+			k := occKey{iv.State, iv.Since, iv.Object}
+			o := occs[k]
+			if !iv.Cont {
+				if iv.Start != iv.Since {
+					v.bad("%s: first segment does not start at since %s", where, sec(iv.Since))
+				}
+				o = &occurrence{t: t, first: i}
+				occs[k] = o
+				v.occs = append(v.occs, o)
+			} else if o == nil {
+				v.bad("%s continues a state that has no first segment", where)
+				o = &occurrence{t: t, first: i}
+				occs[k] = o
+				v.occs = append(v.occs, o)
+			} else {
+				p := o.lastIv()
+				if (iv.State == Waiting || iv.State == Joining || iv.State == Acquiring) && iv.Other != p.Other {
+					v.bad("%s: segments of one %s state name %v and %v", where, iv.State, p.Other, iv.Other)
+				}
+				if iv.Wake != p.Wake {
+					v.bad("%s: segments of one wait end %s and %s", where, p.Wake, iv.Wake)
+				}
+				if p.Open {
+					v.bad("%s follows an open segment of its state", where)
+				}
+			}
+			o.last, o.end = i, iv.End
+			o.n++
 		}
-		var total format.Time
-		for _, d := range t.Time {
-			total += d
+		// A state split in segments leaves no gap: between them the thread
+		// is in states that began inside it.
+		for _, o := range v.occs[nOccs:] {
+			for i := o.first + 1; i <= o.last; i++ {
+				a, b := &t.Intervals[i-1], &t.Intervals[i]
+				if b.Start != a.End {
+					v.bad("thread %v: %s since %s has a runnable gap %s..%s", t.ID, o.firstIv().State, sec(o.firstIv().Since), sec(a.End), sec(b.Start))
+				}
+				if b.Since < o.firstIv().Since {
+					v.bad("thread %v: %s since %s inside %s since %s", t.ID, b.State, sec(b.Since), o.firstIv().State, sec(o.firstIv().Since))
+				}
+			}
 		}
-		if sum <= t.Life() && total != t.Life() {
-			bad("thread %v: state times add up to %v, life is %v", t.ID, total, t.Life())
+		v.occOf[t] = v.occs[nOccs:]
+		var busy format.Time
+		for s := State(1); s < NumStates; s++ {
+			busy += sum[s]
+			if t.Time[s] != sum[s] {
+				v.bad("thread %v: Time[%s] is %v, its intervals sum to %v", t.ID, s, t.Time[s], sum[s])
+			}
+		}
+		if busy <= t.Life() && t.Time[Runnable] != t.Life()-busy {
+			v.bad("thread %v: Time[runnable] is %v, life %v less busy %v", t.ID, t.Time[Runnable], t.Life(), busy)
 		}
 	}
-	for _, e := range m.Edges {
-		if m.Thread(e.From) == nil || m.Thread(e.To) == nil {
-			bad("%s edge %v -> %v names an unknown thread", e.Kind, e.From, e.To)
+	for id, t := range m.byThread {
+		if !seen[id] || t.ID != id {
+			v.bad("Model.Thread(%v) is not in Threads", id)
 		}
 	}
-	for _, d := range m.Deadlocks {
-		if len(d.Threads) < 2 || len(d.Objects) != len(d.Threads) || len(d.Stacks) != len(d.Threads) {
-			bad("deadlock at %.9f is malformed", d.At.Seconds())
+}
+
+// lockAcc is what a lock's numbers should be, from the intervals.
+type lockAcc struct {
+	contentions, unknown, waits int
+	blocked, max, waitTime      format.Time
+	blamed                      map[format.ThreadID]format.Time
+	ownerContentions            map[format.ThreadID]int
+	waiters                     map[format.ThreadID]bool
+	acquires                    int
+}
+
+func (v *validator) locks() {
+	m := v.m
+	acc := map[lockKey]*lockAcc{}
+	get := func(k lockKey) *lockAcc {
+		a := acc[k]
+		if a == nil {
+			a = &lockAcc{blamed: map[format.ThreadID]format.Time{}, ownerContentions: map[format.ThreadID]int{}, waiters: map[format.ThreadID]bool{}}
+			acc[k] = a
+		}
+		return a
+	}
+	for _, o := range v.occs {
+		f, l := o.firstIv(), o.lastIv()
+		switch f.State {
+		case Blocked:
+			a := get(lockKey{f.Object, Monitor})
+			a.waiters[o.t.ID] = true
+			if f.Other == 0 {
+				a.unknown++
+			}
+			for i := o.first; i <= o.last; i++ {
+				iv := o.iv(i)
+				if iv.State == Blocked && iv.Since == f.Since && iv.Object == f.Object && iv.Other != 0 {
+					a.blamed[iv.Other] += iv.Duration()
+				}
+			}
+			if l.Open {
+				continue
+			}
+			a.contentions++
+			a.blocked += o.extent()
+			a.max = max(a.max, o.extent())
+			if l.Other != 0 {
+				a.ownerContentions[l.Other]++
+			}
+		case Waiting:
+			a := get(lockKey{f.Object, Monitor})
+			a.waits++
+			a.waitTime += o.extent()
+		case Acquiring:
+			a := get(lockKey{f.Object, Semaphore})
+			a.acquires++
+			if l.Other == 0 || l.Open {
+				continue
+			}
+			a.waiters[o.t.ID] = true
+			a.contentions++
+			a.blocked += o.extent()
+			a.max = max(a.max, o.extent())
+			a.ownerContentions[l.Other]++
+			a.blamed[l.Other] += o.extent()
+		}
+	}
+	seen := map[lockKey]bool{}
+	for i, l := range m.Locks {
+		k := lockKey{l.Object, l.Kind}
+		if seen[k] {
+			v.bad("%s %v listed twice", l.Kind, l.Object)
+		}
+		seen[k] = true
+		if m.Lock(l.Object, l.Kind) != l {
+			v.bad("%s %v: Model.Lock returns another lock", l.Kind, l.Object)
+		}
+		if i > 0 && l.Blocked > m.Locks[i-1].Blocked {
+			v.bad("%s %v: locks not sorted by blocked time", l.Kind, l.Object)
+		}
+		a := get(k)
+		name := fmt.Sprintf("%s %v", l.Kind, l.Object)
+		if l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max {
+			v.bad("%s: %d contentions, %v blocked, %v max; its intervals say %d, %v, %v", name, l.Contentions, l.Blocked, l.MaxBlocked, a.contentions, a.blocked, a.max)
+		}
+		var sc int
+		var sb format.Time
+		for _, s := range l.Sites {
+			if s.Contentions < 1 {
+				v.bad("%s: site with no contention", name)
+			}
+			sc += s.Contentions
+			sb += s.Blocked
+		}
+		if sc != l.Contentions || sb != l.Blocked {
+			v.bad("%s: sites sum to %d contentions, %v; the lock has %d, %v", name, sc, sb, l.Contentions, l.Blocked)
+		}
+		owners := map[format.ThreadID]bool{}
+		for _, o := range l.Owners {
+			if o.Thread == 0 || owners[o.Thread] {
+				v.bad("%s: owner %v is unknown or listed twice", name, o.Thread)
+			}
+			owners[o.Thread] = true
+			if o.Blamed != a.blamed[o.Thread] || o.Contentions != a.ownerContentions[o.Thread] {
+				v.bad("%s: owner %v blamed %v for %d contentions; the intervals say %v, %d", name, o.Thread, o.Blamed, o.Contentions, a.blamed[o.Thread], a.ownerContentions[o.Thread])
+			}
+		}
+		for th, d := range a.blamed {
+			if !owners[th] && d > 0 {
+				v.bad("%s: %v was waited for %v but is not among the owners", name, th, d)
+			}
+		}
+		if !sort.SliceIsSorted(l.Owners, func(i, j int) bool { return l.Owners[i].Blamed > l.Owners[j].Blamed }) {
+			v.bad("%s: owners not sorted by blame", name)
+		}
+		waiters := map[format.ThreadID]bool{}
+		for _, w := range l.Waiters {
+			if waiters[w] {
+				v.bad("%s: waiter %v listed twice", name, w)
+			}
+			waiters[w] = true
+		}
+		if len(waiters) != len(a.waiters) {
+			v.bad("%s: %d waiters, the intervals show %d threads blocked", name, len(waiters), len(a.waiters))
+		}
+		if l.NotifiesWokeNobody > l.Notifies+l.NotifyAlls || l.MaxNotifyAllBurst > l.NotifyAlls || (l.NotifyAlls > 0) != (l.MaxNotifyAllBurst > 0) {
+			v.bad("%s: %d notifies, %d notifyAlls, %d woke nobody, burst %d", name, l.Notifies, l.NotifyAlls, l.NotifiesWokeNobody, l.MaxNotifyAllBurst)
+		}
+		if !slices.IsSorted(l.HeldAt) || len(slices.Compact(slices.Clone(l.HeldAt))) != len(l.HeldAt) {
+			v.bad("%s: HeldAt not sorted or repeated", name)
+		}
+		switch l.Kind {
+		case Monitor:
+			if l.OwnerUnknown != a.unknown {
+				v.bad("%s: %d contentions with owner unknown; the intervals show %d", name, l.OwnerUnknown, a.unknown)
+			}
+			if l.Waits != a.waits || l.WaitTime != a.waitTime {
+				v.bad("%s: %d waits, %v waiting; the intervals say %d, %v", name, l.Waits, l.WaitTime, a.waits, a.waitTime)
+			}
+			if l.Acquires != 0 || l.Releases != 0 {
+				v.bad("%s: a monitor with semaphore calls", name)
+			}
+		case Semaphore:
+			if l.Acquires != a.acquires {
+				v.bad("%s: %d acquires; the intervals show %d", name, l.Acquires, a.acquires)
+			}
+			if l.Contentions > l.Releases {
+				v.bad("%s: %d contentions, each needs its own release; %d releases", name, l.Contentions, l.Releases)
+			}
+			if l.Waits != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || l.OwnerUnknown != 0 || len(l.HeldAt) != 0 {
+				v.bad("%s: a semaphore with monitor figures", name)
+			}
+		default:
+			v.bad("%s: kind %d", name, l.Kind)
+		}
+	}
+	for k, a := range acc {
+		if !seen[k] && (a.contentions > 0 || a.waits > 0 || a.acquires > 0 || len(a.waiters) > 0) {
+			v.bad("%s %v has intervals but no Lock", k.kind, k.obj)
+		}
+	}
+}
+
+// holders checks that threads blocked on one monitor at one time name the
+// same owner. The named owner may itself still show as blocked: it took
+// the monitor, and its MonitorContendedEntered comes a moment later.
+func (v *validator) holders() {
+	type seg struct {
+		th          format.ThreadID
+		start, end  format.Time
+		other       format.ThreadID
+		interval, t int
+	}
+	by := map[format.ObjectID][]seg{}
+	for ti, t := range v.m.Threads {
+		for i, iv := range t.Intervals {
+			if iv.State == Blocked && iv.Other != 0 && iv.End > iv.Start {
+				by[iv.Object] = append(by[iv.Object], seg{t.ID, iv.Start, iv.End, iv.Other, i, ti})
+			}
+		}
+	}
+	objs := make([]format.ObjectID, 0, len(by))
+	for o := range by {
+		objs = append(objs, o)
+	}
+	slices.Sort(objs)
+	for _, obj := range objs {
+		segs := by[obj]
+		var times []format.Time
+		for _, s := range segs {
+			times = append(times, s.start, s.end)
+		}
+		slices.Sort(times)
+		times = slices.Compact(times)
+		sort.Slice(segs, func(i, j int) bool { return segs[i].start < segs[j].start })
+		var active []seg
+		next := 0
+		for i := 0; i+1 < len(times); i++ {
+			lo, hi := times[i], times[i+1]
+			k := 0
+			for _, s := range active {
+				if s.end > lo {
+					active[k] = s
+					k++
+				}
+			}
+			active = active[:k]
+			for next < len(segs) && segs[next].start <= lo {
+				if segs[next].end > lo {
+					active = append(active, segs[next])
+				}
+				next++
+			}
+			named := map[format.ThreadID]bool{}
+			for _, s := range active {
+				named[s.other] = true
+			}
+			var owner format.ThreadID
+			for _, s := range active {
+				if named[s.th] {
+					continue // the owner's own last instants blocked
+				}
+				if owner != 0 && s.other != owner {
+					v.bad("monitor %v during %s..%s: blocked threads name owners %v and %v", obj, sec(lo), sec(hi), owner, s.other)
+					break
+				}
+				owner = s.other
+			}
+		}
+	}
+}
+
+// find returns the closed occurrence of state s of thread th on obj that
+// ends at end naming other, or nil.
+func (v *validator) find(th format.ThreadID, s State, obj format.ObjectID, end format.Time, other format.ThreadID) *occurrence {
+	t := v.m.Thread(th)
+	if t == nil {
+		return nil
+	}
+	for _, o := range v.occOf[t] {
+		if l := o.lastIv(); l.State == s && o.end == end && l.Object == obj && l.Other == other && !l.Open {
+			return o
+		}
+	}
+	return nil
+}
+
+func (v *validator) edges() {
+	m := v.m
+	wakes, releases, notified, contended := 0, 0, 0, 0
+	for _, o := range v.occs {
+		switch l := o.lastIv(); l.State {
+		case Waiting:
+			if l.Wake == WakeNotify || l.Wake == WakeNotifyAll || l.Wake == WakeAmbiguous {
+				notified++
+			}
 		}
 	}
 	for _, l := range m.Locks {
-		var blamed format.Time
-		for _, o := range l.Owners {
-			blamed += o.Blamed
-		}
-		if blamed > l.Blocked+1 && l.Kind == Monitor && !hasOpenBlock(m, l.Object) {
-			bad("lock %v: owners blamed %v, more than the %v blocked", l.Object, blamed, l.Blocked)
-		}
-		if l.MaxBlocked > l.Blocked {
-			bad("lock %v: max blocked exceeds total", l.Object)
+		if l.Kind == Semaphore {
+			contended += l.Contentions
 		}
 	}
-	return errs
+	for i, e := range m.Edges {
+		name := fmt.Sprintf("%s edge %v -> %v (%s..%s)", e.Kind, e.From, e.To, sec(e.FromTime), sec(e.ToTime))
+		from, to := m.Thread(e.From), m.Thread(e.To)
+		if from == nil || to == nil || e.From == e.To {
+			v.bad("%s names an unknown thread or one thread twice", name)
+			continue
+		}
+		if e.FromTime > e.ToTime {
+			v.bad("%s goes back in time", name)
+		}
+		if i > 0 && e.ToTime < m.Edges[i-1].ToTime {
+			v.bad("%s: edges not sorted by ToTime", name)
+		}
+		if e.Ambiguous && e.Kind != EdgeWake {
+			v.bad("%s is ambiguous", name)
+		}
+		switch e.Kind {
+		case EdgeWake:
+			wakes++
+			o := v.find(e.To, Waiting, e.Object, e.ToTime, e.From)
+			if o == nil || e.Ambiguous != (o.lastIv().Wake == WakeAmbiguous) {
+				v.bad("%s: %v has no wait on %v ending then, woken by %v (ambiguous %v)", name, e.To, e.Object, e.From, e.Ambiguous)
+			}
+		case EdgeJoin:
+			if v.find(e.To, Joining, 0, e.ToTime, e.From) == nil {
+				v.bad("%s: %v has no join of %v ending then", name, e.To, e.From)
+			}
+			if !from.Ended || from.End != e.FromTime {
+				v.bad("%s: %v did not end at %s", name, e.From, sec(e.FromTime))
+			}
+		case EdgeRelease:
+			releases++
+			if v.find(e.To, Acquiring, e.Object, e.ToTime, e.From) == nil {
+				v.bad("%s: %v has no acquire of %v ending then, released by %v", name, e.To, e.Object, e.From)
+			}
+		case EdgeOwner:
+			o := v.find(e.To, Blocked, e.Object, e.ToTime, e.From)
+			if o == nil {
+				v.bad("%s: %v has no contention on %v ending then with owner %v", name, e.To, e.Object, e.From)
+			} else if e.FromTime < o.firstIv().Since {
+				v.bad("%s starts before the contention (%s)", name, sec(o.firstIv().Since))
+			}
+		case EdgeStart:
+			if to.Parent != e.From {
+				v.bad("%s: the parent of %v is %v", name, e.To, to.Parent)
+			}
+		default:
+			v.bad("%s: unknown kind", name)
+		}
+	}
+	if wakes != notified {
+		v.bad("%d wake edges for %d waits ended by a notify", wakes, notified)
+	}
+	if releases != contended {
+		v.bad("%d release edges for %d semaphore contentions", releases, contended)
+	}
 }
 
-func hasOpenBlock(m *Model, obj format.ObjectID) bool {
-	for _, t := range m.Threads {
+func (v *validator) deadlocks() {
+	m := v.m
+	covers := func(th format.ThreadID, at format.Time, obj format.ObjectID, other format.ThreadID) bool {
+		t := m.Thread(th)
+		if t == nil {
+			return false
+		}
 		for _, iv := range t.Intervals {
-			if iv.Open && iv.State == Blocked && iv.Object == obj {
+			if iv.Start <= at && at <= iv.End && iv.Other == other &&
+				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) {
 				return true
 			}
 		}
+		return false
 	}
-	return false
+	for _, d := range m.Deadlocks {
+		name := fmt.Sprintf("deadlock at %s", sec(d.At))
+		n := len(d.Threads)
+		if n < 2 || len(d.Objects) != n || len(d.Stacks) != n {
+			v.bad("%s is malformed", name)
+			continue
+		}
+		if len(slices.Compact(slices.Sorted(slices.Values(d.Threads)))) != n {
+			v.bad("%s names a thread twice", name)
+		}
+		if d.At < m.Start || d.At > m.End || d.AtEnd && d.Resolved != 0 || !d.AtEnd && (d.Resolved < d.At || d.Resolved > m.End) {
+			v.bad("%s: resolved %s, at end %v, recording %s..%s", name, sec(d.Resolved), d.AtEnd, sec(m.Start), sec(m.End))
+		}
+		for i, th := range d.Threads {
+			next := d.Threads[(i+1)%n]
+			if !covers(th, d.At, d.Objects[i], next) {
+				v.bad("%s: %v is not waiting for %v on %v then", name, th, next, d.Objects[i])
+			}
+			if d.AtEnd && !stillWaiting(m.Thread(th), d.Objects[i], next) {
+				v.bad("%s: at end, yet %v is not still waiting for %v", name, th, next)
+			}
+		}
+	}
+}
+
+// stillWaiting reports whether t's innermost state at the end (its first
+// open segment) waits for other, on monitor obj or (obj 0) by a join.
+func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
+	if t == nil {
+		return false
+	}
+	i := len(t.Intervals) - 1
+	for i > 0 && t.Intervals[i-1].Open {
+		i--
+	}
+	if i < 0 || !t.Intervals[i].Open {
+		return false
+	}
+	iv := t.Intervals[i]
+	return iv.Other == other && (obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj)
 }

@@ -19,6 +19,9 @@ type Event struct {
 	Name   string          // FName: thread name
 	Stack  []format.Frame  // FStack: innermost first
 	Line   int             // 1-based line number in the .orca file
+	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
+	// given one (0 for no frames), else 0.
+	StackID uint32
 }
 
 // Method is one line of the .methods file.

@@ -2,8 +2,12 @@ package reader
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"runtime"
+	"syscall"
 	"testing"
+	"time"
 
 	"orca/internal/format"
 )
@@ -61,5 +65,84 @@ func BenchmarkEvents(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// benchSynth is a generated recording shared by the benchmarks below.
+var benchSynth []byte
+
+func synthBenchData(b *testing.B) []byte {
+	if benchSynth == nil {
+		benchSynth = synthEvents(b, 64<<20)
+	}
+	return benchSynth
+}
+
+// BenchmarkNextSynth is BenchmarkEvents on a generated recording (repeated
+// stacks of depth 8–16, as a server's): the sequential reader, one core.
+func BenchmarkNextSynth(b *testing.B) {
+	data := synthBenchData(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	c0 := cpuTime()
+	for b.Loop() {
+		evs := NewEvents(bytes.NewReader(data), "bench.orca")
+		for {
+			_, err := evs.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	reportCPU(b, c0, len(data))
+}
+
+// BenchmarkEachEvent decodes a generated recording in chunks with 1, 2
+// and GOMAXPROCS workers, numbering stacks as model.Build does; fn does
+// nothing. MB/cpu-s is the throughput per core.
+func BenchmarkEachEvent(b *testing.B) {
+	data := synthBenchData(b)
+	ws := []int{1, 2}
+	if n := runtime.GOMAXPROCS(0); n > 2 {
+		ws = append(ws, n)
+	}
+	for _, w := range ws {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			c0 := cpuTime()
+			for b.Loop() {
+				n := 0
+				_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "bench.orca", EachOptions{Workers: w, Stacks: NewStackTable()}, func(*Event) error {
+					n++
+					return nil
+				})
+				if err != nil || n == 0 {
+					b.Fatal(n, err)
+				}
+			}
+			reportCPU(b, c0, len(data))
+		})
+	}
+}
+
+// cpuTime returns the CPU time the process has used (user and system, all
+// threads). Benchmarks report MB per CPU-second besides MB/s: on a loaded
+// machine wall time says little, and per CPU-second is per core.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportCPU reports MB of input per CPU-second since c0, for b.N runs.
+func reportCPU(b *testing.B, c0 time.Duration, bytes int) {
+	if d := cpuTime() - c0; d > 0 {
+		b.ReportMetric(float64(bytes)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
 	}
 }

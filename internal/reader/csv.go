@@ -3,6 +3,7 @@ package reader
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 )
@@ -53,10 +54,25 @@ type records struct {
 
 	truncated bool // the last record was cut short and skipped
 	truncLine int  // its first line
+
+	// For reading one chunk of a file (chunks.go): off counts the bytes
+	// taken from br, and next stops with errLimit before a record that
+	// would start at or after limit (-1: no limit).
+	off   int64
+	limit int64
 }
 
+// errLimit ends the records of a chunk.
+var errLimit = errors.New("chunk limit")
+
 func newRecords(r io.Reader, name string, size int) *records {
-	return &records{name: name, br: bufio.NewReaderSize(r, size), fields: make([][]byte, 0, maxFields)}
+	return &records{name: name, br: bufio.NewReaderSize(r, size), fields: make([][]byte, 0, maxFields), limit: -1}
+}
+
+// reset makes r read a new source from its first line, keeping its buffers.
+func (r *records) reset(src io.Reader, limit int64) {
+	r.br.Reset(src)
+	*r = records{name: r.name, br: r.br, long: r.long[:0], rec: r.rec[:0], fields: r.fields[:0], unq: r.unq[:0], limit: limit}
 }
 
 // readLine returns the next physical line. Its bytes are valid until the next call.
@@ -71,11 +87,13 @@ func (r *records) readLine() (physLine, error) {
 		return physLine{}, r.err
 	}
 	b, err := r.br.ReadSlice('\n')
+	r.off += int64(len(b))
 	overlong := false
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], b...)
 		for err == bufio.ErrBufferFull {
 			b, err = r.br.ReadSlice('\n')
+			r.off += int64(len(b))
 			if len(r.long)+len(b) > maxLine {
 				overlong = true // keep reading to the newline, keep nothing
 				continue
@@ -111,6 +129,9 @@ func (r *records) readLine() (physLine, error) {
 // record that cannot be split, or a read error.
 func (r *records) next() (fields [][]byte, n int, err error) {
 	for {
+		if r.limit >= 0 && r.off >= r.limit && len(r.pending) == 0 {
+			return nil, 0, errLimit
+		}
 		l, err := r.readLine()
 		if err != nil {
 			return nil, 0, err

@@ -74,7 +74,7 @@ func (e *Events) Next() (Event, error) {
 			e.rr.truncated, e.rr.truncLine = true, e.rr.start
 			continue
 		}
-		ev, msg := parseEvent(f, n)
+		ev, msg := parseEvent(f, n, nil)
 		if msg == "" {
 			ev.Line = e.rr.start
 			return ev, nil
@@ -92,12 +92,13 @@ func (e *Events) Next() (Event, error) {
 func (e *Events) Truncated() bool { return e.rr.truncated }
 
 // parseEvent decodes the n fields of an event line (f holds the first
-// maxFields of them), or returns why it cannot.
-func parseEvent(f [][]byte, n int) (Event, string) {
+// maxFields of them), or returns why it cannot. Stacks are decoded by sc
+// when it is not nil (shared and arena-allocated), else allocated each.
+func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 	if n < 2 {
 		return Event{}, "want timestamp,EventName,…; got 1 field"
 	}
-	kind, ok := format.KindByName[string(f[1])]
+	kind, ok := kindOf(f[1])
 	if !ok {
 		return Event{}, fmt.Sprintf("unknown event %s", show(f[1]))
 	}
@@ -118,7 +119,12 @@ func parseEvent(f [][]byte, n int) (Event, string) {
 		}
 		if fld == format.FStack {
 			var msg string
-			if ev.Stack, msg = parseStack(b); msg != "" {
+			if sc != nil {
+				ev.Stack, ev.StackID, msg = sc.parse(b)
+			} else {
+				ev.Stack, msg = parseStack(b)
+			}
+			if msg != "" {
 				return Event{}, spec.Name + ": " + msg
 			}
 			continue
@@ -139,6 +145,30 @@ func parseEvent(f [][]byte, n int) (Event, string) {
 		}
 	}
 	return ev, ""
+}
+
+// kindsByLen lists the kinds by the length of their names: most lengths
+// have one or two, so kindOf compares a name or two instead of hashing it
+// for a map.
+var kindsByLen = func() (t [32][]format.Kind) {
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		n := len(format.Specs[k].Name)
+		t[n] = append(t[n], k)
+	}
+	return t
+}()
+
+// kindOf returns the kind named b.
+func kindOf(b []byte) (format.Kind, bool) {
+	if len(b) >= len(kindsByLen) {
+		return 0, false
+	}
+	for _, k := range kindsByLen[len(b)] {
+		if string(b) == format.Specs[k].Name {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 // fieldNames names fields in error messages.

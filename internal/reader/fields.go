@@ -149,7 +149,14 @@ func scanHex(b []byte) (v uint32, n int, ok bool) {
 // parseStack decodes depth;methodID;location;… into a slice of exactly depth
 // frames (nil for depth 0). depth is checked against the field's length
 // before allocating, so a bogus one cannot allocate more than the line holds.
-func parseStack(b []byte) ([]format.Frame, string) {
+func parseStack(b []byte) ([]format.Frame, string) { return parseStackIn(b, nil) }
+
+// arenaFrames is the size of the blocks an arena hands frames out of.
+const arenaFrames = 64 << 10
+
+// parseStackIn is parseStack taking the frames from *arena when it is not
+// nil: one allocation per block of stacks instead of one per stack.
+func parseStackIn(b []byte, arena *[]format.Frame) ([]format.Frame, string) {
 	d, rest := cutSemi(b)
 	depth, ok := parseCount(d, false)
 	if !ok {
@@ -162,7 +169,18 @@ func parseStack(b []byte) ([]format.Frame, string) {
 	if depth == 0 || 4*depth > len(rest)+1 {
 		return nil, stackCountMsg(b, depth)
 	}
-	frames := make([]format.Frame, depth)
+	var frames []format.Frame
+	if arena == nil {
+		frames = make([]format.Frame, depth)
+	} else {
+		a := *arena
+		if cap(a)-len(a) < depth {
+			a = make([]format.Frame, 0, max(arenaFrames, depth))
+			*arena = a
+		}
+		// Taken from the arena only once the stack decoded (below).
+		frames = a[len(a) : len(a)+depth : len(a)+depth]
+	}
 	p := rest
 	for i := range frames {
 		mid, n, ok := scanHex(p)
@@ -178,6 +196,9 @@ func parseStack(b []byte) ([]format.Frame, string) {
 			p = p[n+1:]
 		}
 		frames[i] = format.Frame{Method: format.MethodID(mid), Location: loc}
+	}
+	if arena != nil {
+		*arena = (*arena)[:len(*arena)+depth]
 	}
 	return frames, ""
 }

@@ -51,8 +51,12 @@ func FuzzEvents(f *testing.F) {
 		// results must not depend on where the buffer ends.
 		tiny := &Events{rr: newRecords(bytes.NewReader(data), "f.orca", 16)}
 		last := 0
+		var seq []string // what Next returned, for checkEach
 		for {
 			ev, err := evs.Next()
+			if err != io.EOF {
+				seq = append(seq, fmt.Sprintf("%+v %v", ev, err))
+			}
 			ev2, err2 := tiny.Next()
 			if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(ev, ev2) {
 				t.Fatalf("with a 16-byte buffer: %+v, %v; want %+v, %v", ev2, err2, ev, err)
@@ -94,7 +98,49 @@ func FuzzEvents(f *testing.F) {
 		if _, err := evs.Next(); err != io.EOF {
 			t.Fatalf("after the end: %v", err)
 		}
+		for _, chunk := range []int{1, 5, 64} {
+			checkEach(t, data, EachOptions{Workers: 3, ChunkSize: chunk}, seq, evs.Truncated())
+		}
 	})
+}
+
+// checkEach fails unless EachEventAt returns what Next did: seq, one
+// entry per event or malformed line.
+func checkEach(t *testing.T, data []byte, opt EachOptions, seq []string, truncated bool) {
+	t.Helper()
+	var got []string
+	opt.Malformed = func(pe *ParseError) {
+		got = append(got, fmt.Sprintf("%+v %v", Event{Line: pe.Line}, pe))
+	}
+	done := int64(-1)
+	opt.Progress = func(n int64) {
+		if n < done || n > int64(len(data)) {
+			t.Fatalf("progress %d after %d (of %d bytes)", n, done, len(data))
+		}
+		done = n
+	}
+	tr, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", opt, func(ev *Event) error {
+		got = append(got, fmt.Sprintf("%+v %v", *ev, nil))
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("EachEventAt, chunks of %d: %v", opt.ChunkSize, err)
+	}
+	if tr != truncated {
+		t.Errorf("EachEventAt, chunks of %d: truncated %v, want %v", opt.ChunkSize, tr, truncated)
+	}
+	for i := range max(len(got), len(seq)) {
+		g, w := "(none)", "(none)"
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(seq) {
+			w = seq[i]
+		}
+		if g != w {
+			t.Fatalf("EachEventAt, chunks of %d: result %d:\n got %s\nwant %s", opt.ChunkSize, i, g, w)
+		}
+	}
 }
 
 func FuzzMethods(f *testing.F) {

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/jfrimport"
+	"orca/internal/reader"
+)
+
+const importHelp = `Usage: orca import [-o PREFIX] [--force] [--quiet] RECORDING.jfr
+
+Converts a JDK Flight Recorder recording into an Orca recording, so that
+orca dump, orca report and the rest read it: PREFIX.orca, PREFIX.methods,
+PREFIX.classtable, PREFIX.info, and PREFIX.ext for what JFR knows and the
+Orca format has no field for (parks, who notified a wait, monitor classes).
+
+It converts these JFR events, recorded with stack traces at a 0 ms threshold
+(the settings file testdata/java/jfr/orca.jfc in the source tree does that):
+
+  jdk.JavaMonitorEnter  MonitorContendedEnter/Entered (owner: the previous owner)
+  jdk.JavaMonitorWait   ObjectWait/Waited, notifier and timeout in PREFIX.ext
+  jdk.ThreadSleep       ThreadSleep/Slept
+  jdk.ThreadStart/End   ThreadStart, ThreadStarted, ThreadEnded
+  jdk.ThreadPark        PREFIX.ext only (Orca has no park event)
+
+Other events are skipped. JFR records no notify, join or semaphore events;
+joins show as waits on the Thread object. Line numbers resolve; source file
+names are not in JFR, so frames print as Class.method(Unknown Source) in
+orca dump. Without -o, PREFIX is RECORDING without its .jfr, next to it. "-"
+reads the recording from stdin (then -o is needed). orca refuses to replace
+an existing PREFIX.orca unless --force. A recording cut short (a JVM killed
+while writing) is imported up to its last complete chunk, and orca exits 1
+saying how much was lost. docs/jfr.md in the source tree has the details.
+
+Examples:
+  java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar
+  orca import run.jfr
+  orca report run
+  orca import /tmp/app.jfr -o /tmp/app --force
+  jcmd 4242 JFR.dump name=1 filename=/tmp/now.jfr && orca import /tmp/now.jfr
+`
+
+func runImport(u ui, args []string) error {
+	fs := newFlagSet("import", importHelp)
+	prefix := fs.String("o", "", "output `PREFIX` (default: RECORDING without .jfr)")
+	force := fs.Bool("force", false, "replace an existing recording with this prefix")
+	quiet := fs.Bool("quiet", false, "print no progress and no summary")
+	// Flags may follow the recording: orca import run.jfr -o x.
+	var pos []string
+	for {
+		if err := parseFlags(u, fs, args); err != nil {
+			return err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+	if len(pos) != 1 {
+		return usagef("import: want one RECORDING.jfr (run 'orca import --help')")
+	}
+	src := pos[0]
+	if *prefix == "" {
+		if src == "-" {
+			return usagef("import: reading stdin: give the output prefix with -o")
+		}
+		*prefix = strings.TrimSuffix(src, ".jfr") // the files get extensions: never the input's name
+	}
+	if err := checkImportPrefix(*prefix); err != nil {
+		return err
+	}
+	if !*force {
+		for _, ext := range jfrimport.Exts {
+			if _, err := os.Stat(*prefix + ext); err == nil {
+				return exitError{2, fmt.Sprintf("%s%s already exists: choose another prefix with -o, or pass --force to replace it", *prefix, ext)}
+			}
+		}
+	}
+
+	opt := jfrimport.Options{Source: src}
+	if !*quiet {
+		opt.Progress = u.stderr
+	}
+	var res *jfrimport.Result
+	var err error
+	if src == "-" {
+		opt.Source = "stdin"
+		res, err = jfrimport.Import(u.stdin, -1, *prefix, opt)
+	} else {
+		if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
+			return usagef("import: %s is a directory: want a .jfr file", src)
+		}
+		res, err = jfrimport.ImportFile(src, *prefix, opt)
+	}
+	var de *jfrimport.DamageError
+	if err != nil && !errors.As(err, &de) {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("import: %w", err)
+		}
+		return err
+	}
+	if !*quiet {
+		printImport(u.stderr, opt.Source, *prefix, res)
+	}
+	if de != nil {
+		return exitError{1, fmt.Sprintf("%v; the rest was imported into %s.*", de, *prefix)}
+	}
+	return nil
+}
+
+// checkImportPrefix rejects a prefix that names a directory.
+func checkImportPrefix(p string) error {
+	if strings.HasSuffix(p, "/") || filepath.Base(p) == "." || filepath.Base(p) == ".." {
+		return usagef("import: -o %q: want a file name prefix, not a directory (e.g. %s)", p, filepath.Join(p, "run1"))
+	}
+	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+		return usagef("import: -o %q is a directory: want a file name prefix (e.g. %s)", p, filepath.Join(p, "run1"))
+	}
+	return nil
+}
+
+// printImport says what was imported, in the shape of orca record's summary.
+func printImport(w io.Writer, src, prefix string, res *jfrimport.Result) {
+	size := ""
+	if res.Size >= 0 {
+		size = ", " + humanSize(res.Size)
+	}
+	plural := "s"
+	if res.Chunks == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "orca: imported %s (%d JFR chunk%s%s), %.2f s of events\n", src, res.Chunks, plural, size, (res.End - res.Start).Seconds())
+	fmt.Fprintln(w, "  files:")
+	for _, ext := range jfrimport.Exts {
+		n := int64(0)
+		if fi, err := os.Stat(prefix + ext); err == nil {
+			n = fi.Size()
+		}
+		fmt.Fprintf(w, "    %s%-11s  %s\n", prefix, ext, humanSize(n))
+	}
+	var evs, exts []kindCount
+	var total int64
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		if n := res.Events[k]; n > 0 {
+			evs = append(evs, kindCount{k.String(), int64(n)})
+			total += int64(n)
+		}
+	}
+	for k := reader.ExtKind(1); k < reader.NumExtKinds; k++ {
+		if n := res.Ext[k]; n > 0 {
+			exts = append(exts, kindCount{k.String(), int64(n)})
+		}
+	}
+	fmt.Fprintf(w, "  events: %d\n", total)
+	printCounts(w, "    ", evs)
+	if len(exts) > 0 {
+		fmt.Fprintf(w, "  in %s.ext:\n", prefix)
+		printCounts(w, "    ", exts)
+	}
+	if total == 0 {
+		fmt.Fprintln(w, "  NO EVENTS: the recording has none of jdk.JavaMonitorEnter, JavaMonitorWait, ThreadSleep,")
+		fmt.Fprintln(w, "  ThreadStart, ThreadEnd; record with settings=orca.jfc (see orca import --help)")
+	}
+	if res.OwnerUnknown > 0 {
+		fmt.Fprintf(w, "  owner unknown: %d MonitorContendedEnter without a previous owner in JFR\n", res.OwnerUnknown)
+	}
+	if res.TruncatedStacks > 0 {
+		fmt.Fprintf(w, "  %d stacks cut at JFR's stackdepth (raise it: -XX:FlightRecorderOptions:stackdepth=128)\n", res.TruncatedStacks)
+	}
+	for s, n := range res.Skipped {
+		typ, why, _ := strings.Cut(s, ": ")
+		fmt.Fprintf(w, "  skipped: %d %s events (%s)\n", n, typ, why)
+	}
+	fmt.Fprintf(w, "  next: orca report %s\n", shellQuote(prefix))
+}

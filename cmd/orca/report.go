@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/report"
+)
+
+const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [-o FILE] PREFIX
+
+Reads the recording PREFIX and prints what its threads did to each other:
+a headline (duration, threads, events, contended locks, deadlocks, hangs,
+and a !! line for anything that makes the numbers incomplete: dropped events,
+malformed or cut lines), then, each ranked:
+
+  DEADLOCKS    cycles of threads each waiting for the next: what each waits
+               on, who holds it, and where
+  HANGS        threads still blocked, waiting, joining or acquiring at the end
+  CONTENTION   locks by time threads spent blocked on them, with the owners
+               blamed for it and the sites where threads blocked
+  CALL SITES   the blocking call sites across all locks
+  WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
+               notifies that found no waiter, notifyAll storms
+  THREADS      time each thread spent in each state, in seconds and %
+
+Times are seconds since the recording's first event. Stacks show the top
+frame, then the first frame of your code (JDK frames in between are folded
+into "... N JDK frames"), 5 frames at most; --json has every frame.
+--json prints the same report as JSON (docs/report-json.md).
+
+Examples:
+  orca report /tmp/run1
+  orca report --top 0 /tmp/run1 | less
+  orca report --thread worker-3 /tmp/run1
+  orca report --json -o run1.json /tmp/run1
+`
+
+// progressMin is the .orca size from which report shows its progress.
+const progressMin = 64 << 20
+
+func runReport(u ui, args []string) error {
+	fs := newFlagSet("report", reportHelp)
+	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
+	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
+	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("report: want one PREFIX (run 'orca report --help')")
+	}
+	if *top < 0 {
+		return usagef("report: --top %d: want 0 or more", *top)
+	}
+	rec, err := reader.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var opt model.Options
+	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > progressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	}
+	res, err := model.Build(rec, opt)
+	if opt.Progress != nil {
+		opt.Progress(-1, 0)
+	}
+	if err != nil {
+		return err
+	}
+	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100})
+	if *thread != "" && r.Filter.Matched == 0 {
+		return fmt.Errorf("report: no thread named %q or with %q in its name in %s", *thread, *thread, rec.Prefix)
+	}
+
+	w := u.stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return err
+		}
+		w = f
+	}
+	bw := bufio.NewWriter(w)
+	if *asJSON {
+		err = r.WriteJSON(bw)
+	} else {
+		err = r.WriteText(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}
+
+// newProgress returns a model.Options.Progress that reports reading name
+// on w: one line rewritten in place on a terminal, else a line per 10%.
+// A call with events < 0 ends the report.
+func newProgress(w io.Writer, name string, size int64) func(events int, bytes int64) {
+	tty := isTerminal(w)
+	last := -1
+	return func(events int, bytes int64) {
+		if events < 0 {
+			if tty && last >= 0 {
+				fmt.Fprint(w, "\r\033[K")
+			}
+			return
+		}
+		pct := int(bytes * 100 / size)
+		switch {
+		case tty && pct != last:
+			fmt.Fprintf(w, "\rreading %s: %d%% (%d events)", name, pct, events)
+			last = pct
+		case !tty && (pct/10 > last/10 || last < 0):
+			fmt.Fprintf(w, "reading %s: %d%% (%d events)\n", name, pct, events)
+			last = pct
+		}
+	}
+}
+
+// isTerminal reports whether w is a character device, such as a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

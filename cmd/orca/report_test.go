@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// reportRecording writes the contention case of internal/report's golden
+// tests to a temporary directory and returns its prefix.
+func reportRecording(t *testing.T) string {
+	t.Helper()
+	ar, err := txtar.ParseFile("../../internal/report/testdata/contention.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := filepath.Join(t.TempDir(), "contention")
+	for _, f := range ar.Files {
+		if f.Name != "args" {
+			if err := os.WriteFile(pre+"."+f.Name, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return pre
+}
+
+func TestReport(t *testing.T) {
+	pre := reportRecording(t)
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"report", pre}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"orca report: " + pre + " (Scenario contention, pid 77)\n",
+		"CONTENTION: 2 contended locks",
+		`"worker-a" (0000000A)            2  550.0 ms  52.4%`,
+		"Scenario.transfer(Scenario.java:21)\n",
+		"No deadlocks.\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	if errb.Len() != 0 {
+		t.Errorf("stderr: %s", errb.String())
+	}
+
+	// --json to a file, with --top and --thread.
+	out.Reset()
+	file := filepath.Join(t.TempDir(), "r.json")
+	if code := run(ui{nil, &out, &errb}, []string{"report", "--json", "--top", "1", "--thread", "worker", "-o", file, pre}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if out.Len() != 0 {
+		t.Errorf("-o still wrote to stdout: %s", out.String())
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		ThreadsCount int `json:"threads_count"`
+		Filter       struct {
+			Matched int `json:"threads_matched"`
+		} `json:"filter"`
+		Threads []struct {
+			Name string `json:"name"`
+		} `json:"threads"`
+		ThreadsTotal int `json:"threads_total"`
+	}
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("decoding %s: %v", data, err)
+	}
+	if r.ThreadsCount != 6 || r.Filter.Matched != 3 || r.ThreadsTotal != 3 || len(r.Threads) != 1 || !strings.HasPrefix(r.Threads[0].Name, "worker-") {
+		t.Errorf("--top 1 --thread worker: %+v", r)
+	}
+}
+
+func TestReportErrors(t *testing.T) {
+	pre := reportRecording(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"report"}, 2, "orca: report: want one PREFIX"},
+		{[]string{"report", "--top", "-1", pre}, 2, "orca: report: --top -1: want 0 or more"},
+		{[]string{"report", "--thread", "nosuch", pre}, 1, `orca: report: no thread named "nosuch"`},
+		{[]string{"report", filepath.Join(t.TempDir(), "none")}, 1, "orca: opening recording:"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, c.args); code != c.code || !strings.HasPrefix(errb.String(), c.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+}
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, "big.orca", 1000)
+	for i := 0; i <= 10; i++ {
+		p(i*100, int64(i*95))
+	}
+	p(-1, 0)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 10 || lines[0] != "reading big.orca: 0% (0 events)" || lines[9] != "reading big.orca: 95% (1000 events)" {
+		t.Errorf("progress lines:\n%s", b.String())
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"syscall"
+	"time"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/web"
+)
+
+const viewHelp = `Usage: orca view [--addr HOST:PORT] [--no-browser] PREFIX
+
+Reads the recording PREFIX and serves it to a web browser: a timeline of
+every thread's states (runnable, blocked, waiting, sleeping, joining,
+acquiring) with the stack of each interval and who woke, started or blocked
+whom; the locks ranked by contention; the wait-for graph at any instant with
+its deadlocks; and a flame graph of blocked and waiting time by stack.
+
+orca view prints the address, opens a browser when it can, and serves until
+Ctrl-C. It listens on 127.0.0.1 (this machine only) on a free port unless
+--addr says otherwise. The page is built into orca: nothing is fetched from
+the internet. The URL keeps the view, time range and selection, so a view
+can be shared with someone who opens the same recording.
+
+Examples:
+  orca view /tmp/run1
+  orca view --addr 127.0.0.1:8080 --no-browser /tmp/run1
+`
+
+// viewContext is when orca view stops: at Ctrl-C (tests replace it).
+var viewContext = func() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+}
+
+// viewProgressMin is the .orca size from which view shows its progress.
+const viewProgressMin = 8 << 20
+
+func runView(u ui, args []string) error {
+	fs := newFlagSet("view", viewHelp)
+	addr := fs.String("addr", web.DefaultAddr, "listen on `HOST:PORT` (port 0: a free one)")
+	noBrowser := fs.Bool("no-browser", false, "print the URL only; do not open a browser")
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("view: want one PREFIX (run 'orca view --help')")
+	}
+	if _, _, err := net.SplitHostPort(*addr); err != nil {
+		return usagef("view: --addr %q: want HOST:PORT, like 127.0.0.1:8080", *addr)
+	}
+	rec, err := reader.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var opt model.Options
+	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > viewProgressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	}
+	t0 := time.Now()
+	res, err := model.Build(rec, opt)
+	if opt.Progress != nil {
+		opt.Progress(-1, 0)
+	}
+	if err != nil {
+		return err
+	}
+	if opt.Progress != nil {
+		fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
+	}
+	loopback := web.IsLoopback(*addr)
+	srv := web.New(rec, res, web.Options{AllowAnyHost: !loopback})
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	if !loopback {
+		fmt.Fprintf(u.stderr, "orca: warning: listening on %s: anyone who can reach this machine can read the recording\n", ln.Addr())
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	fmt.Fprintf(u.stdout, "orca: serving %s at %s (Ctrl-C to stop)\n", rec.Prefix, url)
+	if !*noBrowser {
+		if err := openBrowser(url); err != nil {
+			fmt.Fprintf(u.stderr, "orca: %v; open %s yourself\n", err, url)
+		}
+	}
+	ctx, stop := viewContext()
+	defer stop()
+	return web.Serve(ctx, ln, srv)
+}
+
+// openBrowser starts the user's browser on url without waiting for it.
+func openBrowser(url string) error {
+	var cmd []string
+	switch {
+	case os.Getenv("BROWSER") != "":
+		cmd = []string{os.Getenv("BROWSER"), url}
+	case runtime.GOOS == "darwin":
+		cmd = []string{"open", url}
+	case runtime.GOOS == "windows":
+		cmd = []string{"rundll32", "url.dll,FileProtocolHandler", url}
+	default:
+		if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" {
+			return fmt.Errorf("no display to open a browser on")
+		}
+		cmd = []string{"xdg-open", url}
+	}
+	path, err := exec.LookPath(cmd[0])
+	if err != nil {
+		return fmt.Errorf("cannot open a browser: %s not found", cmd[0])
+	}
+	c := exec.Command(path, cmd[1:]...)
+	if err := c.Start(); err != nil {
+		return fmt.Errorf("opening a browser: %w", err)
+	}
+	go c.Wait() // reap it; xdg-open returns at once
+	return nil
+}

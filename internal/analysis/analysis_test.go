@@ -1,0 +1,287 @@
+package analysis
+
+import (
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// build folds event lines ("time,Kind,fields…"; ids are hex, short ones
+// allowed) into a model, which must pass model.Validate with no problems.
+func build(t *testing.T, lines string) *model.Model {
+	t.Helper()
+	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
+	b := model.New()
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Event(&ev)
+	}
+	m := b.Finalize()
+	for _, e := range model.Validate(m) {
+		t.Errorf("invalid model: %v", e)
+	}
+	for _, p := range m.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	return m
+}
+
+// s is a time in seconds.
+func s(sec float64) format.Time { return format.Time(sec*1e9 + 0.5) }
+
+func TestDeadlocks(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,a
+0,ThreadStarted,B,b
+0,ThreadStarted,C,c
+0,ThreadStarted,D,d
+0,ThreadStarted,E,e
+0,ThreadStarted,F,f
+0,ThreadStarted,10,g
+0,ThreadStarted,11,h
+1,MonitorContendedEnter,A,AA,B,0
+1.5,MonitorContendedEnter,B,BB,A,0
+2,MonitorContendedEnter,D,DD,C,0
+2.00001,MonitorContendedEnter,C,CC,D,0
+2.00002,MonitorContendedEntered,C,CC,0
+2.5,MonitorContendedEntered,D,DD,0
+3,ThreadJoin,E,F,0
+3.1,MonitorContendedEnter,F,EE,E,0
+3.2,ThreadJoined,E,F,0
+3.3,MonitorContendedEntered,F,EE,0
+4,ThreadJoin,10,11,0
+4.1,MonitorContendedEnter,11,FF,10,0
+4.199999999,ThreadJoined,10,11,0
+4.3,MonitorContendedEntered,11,FF,0
+9,ThreadEnded,C
+`)
+	// The model keeps every cycle, in order of formation.
+	if got := len(m.Deadlocks); got != 4 {
+		t.Fatalf("model has %d cycles, want 4: %+v", got, m.Deadlocks)
+	}
+	got := Deadlocks(m)
+	// A/B: intact at the end. C/D: stood 10 µs (a stale owner), dropped.
+	// E/F: a timed join stood exactly MinCycle (3.1..3.2), kept;
+	// 10/11 stood 1 ns less, dropped.
+	want := []struct {
+		at, resolved format.Time
+		atEnd        bool
+		threads      []format.ThreadID
+	}{
+		{s(1.5), 0, true, []format.ThreadID{0xB, 0xA}},
+		{s(3.1), s(3.2), false, []format.ThreadID{0xF, 0xE}},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("Deadlocks: got %d, want %d: %+v", len(got), len(want), got)
+	}
+	for i, w := range want {
+		d := got[i]
+		if d.At != w.at || d.Resolved != w.resolved || d.AtEnd != w.atEnd || !reflect.DeepEqual(d.Threads, w.threads) {
+			t.Errorf("deadlock %d: got at=%v resolved=%v atEnd=%v threads=%v, want %+v", i, d.At, d.Resolved, d.AtEnd, d.Threads, w)
+		}
+	}
+	if d := got[1]; d.Lasted(m.End) != MinCycle {
+		t.Errorf("E/F lasted %v, want MinCycle", d.Lasted(m.End))
+	}
+	if d := got[0]; d.Lasted(m.End) != s(9)-s(1.5) {
+		t.Errorf("A/B lasted %v, want to the end", d.Lasted(m.End))
+	}
+}
+
+func TestHangs(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,joiner
+0,ThreadStarted,B,blocked
+0,ThreadStarted,C,owner1
+0,ThreadStarted,D,blocked2
+0,ThreadStarted,E,owner2
+0,ThreadStarted,F,waiter
+0,ThreadStarted,10,sleeper
+0,ThreadStarted,11,done
+0.5,ThreadSleep,10,0
+1,ThreadJoin,A,B,0
+1.5,MonitorContendedEnter,B,AAAA,C,2;1;2;3;4
+2,MonitorContendedEnter,A,B,C,0
+2.5,MonitorContendedEnter,D,AAAA,E,0
+3,ObjectWait,F,C0DE,0
+3.5,ObjectWait,11,C0DE,0
+3.6,ObjectWaited,11,C0DE,0
+5,ThreadEnded,11
+`)
+	got := Hangs(m)
+	stackB := m.Threads[1].Intervals[0].Stack
+	if stackB == 0 {
+		t.Fatal("B's contention has no stack")
+	}
+	want := []Hang{
+		// B blocked since 1.5 though its interval was split at 2.5, when
+		// D's Enter named E as the owner; Other is the latest owner.
+		{Thread: 0xB, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(1.5), Stack: stackB},
+		// A is joining B, and inside the join blocked on B's monitor, owned
+		// by C (E was named owner of AAAA, another monitor): the innermost
+		// state.
+		{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xC, Since: s(2)},
+		{Thread: 0xD, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(2.5)},
+		{Thread: 0xF, State: model.Waiting, Object: 0xC0DE, Since: s(3)},
+		// The sleeper (open since 0.5) is not a hang, nor the ended thread.
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+// TestHangsSameInstant: a join and a contention inside it that begin at the
+// same instant; the join's empty first segment must not be taken for the
+// innermost state.
+func TestHangsSameInstant(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,joiner
+0,ThreadStarted,B,target
+1,ThreadJoin,A,B,0
+1,MonitorContendedEnter,A,B,B,0
+2,ThreadSleep,B,0
+`)
+	got := Hangs(m)
+	want := []Hang{{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xB, Since: s(1)}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestSites(t *testing.T) {
+	// Stacks are numbered in order of first sight: 1;1;1 is s1, 1;2;2 s2,
+	// 1;4;4 s3, 1;3;3 s4.
+	m := build(t, `
+0,ThreadStarted,A,a
+0,ThreadStarted,B,b
+0,ThreadStarted,C,c
+1,MonitorContendedEnter,B,AAAA,A,1;1;1
+4,MonitorContendedEntered,B,AAAA,1;1;1
+5,MonitorContendedEnter,B,BBBB,A,1;2;2
+10,MonitorContendedEntered,B,BBBB,1;2;2
+10,MonitorContendedEnter,C,BBBB,B,1;4;4
+11,MonitorContendedEntered,C,BBBB,1;4;4
+11,MonitorContendedEnter,C,BBBB,B,1;4;4
+12,MonitorContendedEntered,C,BBBB,1;4;4
+12,SemaphoreAcquire,C,D1CE,1;3;3
+13,SemaphoreRelease,A,D1CE,0
+14,SemaphoreAcquired,C,D1CE,1;3;3
+15,MonitorContendedEnter,A,CCCC,B,1;1;1
+16,MonitorContendedEntered,A,CCCC,1;1;1
+20,MonitorContendedEnter,A,DDDD,B,0
+`)
+	got := Sites(m)
+	// s3 on BBBB (2 contentions, 2 s) ranks before s4 on D1CE (1, 2 s): same
+	// time, more contentions. The open contention on DDDD is no site.
+	want := []SiteRank{
+		{Stack: 2, Lock: 0xBBBB, Kind: model.Monitor, Contentions: 1, Blocked: s(5)},
+		{Stack: 1, Lock: 0xAAAA, Kind: model.Monitor, Contentions: 1, Blocked: s(3)},
+		{Stack: 3, Lock: 0xBBBB, Kind: model.Monitor, Contentions: 2, Blocked: s(2)},
+		{Stack: 4, Lock: 0xD1CE, Kind: model.Semaphore, Contentions: 1, Blocked: s(2)},
+		{Stack: 1, Lock: 0xCCCC, Kind: model.Monitor, Contentions: 1, Blocked: s(1)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Sites:\ngot  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestWaits(t *testing.T) {
+	lines := `
+0,ThreadStarted,A,notifier
+0,ThreadStarted,B,b
+0,ThreadStarted,C,c
+0,ThreadStarted,D,d
+1,ObjectWait,B,1111,0
+1,ObjectWait,C,1111,0
+2,ObjectNotify,A,1111,0
+2.5,MonitorContendedEnter,B,1111,A,0
+3,MonitorContendedEntered,B,1111,0
+3.5,ObjectWaited,B,1111,0
+4,ObjectWaited,C,1111,0
+5,ObjectWait,B,1111,0
+6,ObjectNotifyAll,A,1111,0
+6.5,ObjectWaited,B,1111,0
+7,ObjectNotify,A,1111,0
+1,ObjectWait,D,2222,0
+`
+	var b strings.Builder
+	b.WriteString(lines)
+	// 100 notifyAll on 3333 within 9.9 ms, nobody waiting: a storm.
+	for i := range 100 {
+		b.WriteString(strings.Join([]string{secStr(8 + float64(i)*0.0001), "ObjectNotifyAll", "A", "3333", "0"}, ",") + "\n")
+	}
+	b.WriteString("10,ThreadSleep,A,0\n")
+	m := build(t, b.String())
+	got := Waits(m)
+	want := []WaitHealth{
+		// 1111: B's first wait is split around its contention (2.5..3) and
+		// counts once, 1..3.5; it took the notify (ambiguous: C waited too);
+		// C timed out; B's second wait was ended by the notifyAll.
+		// 2222: D still waiting at the end (10), so it comes first (worst).
+		{Object: 0x2222, Waits: 1, StillWaiting: 1, WaitTime: s(9)},
+		{Object: 0x1111, Waits: 3, Notified: 2, Ambiguous: 1, TimedOut: 1, WaitTime: s(2.5 + 3 + 1.5),
+			Notifies: 2, NotifyAlls: 1, WokeNobody: 1, MaxBurst: 1},
+		{Object: 0x3333, NotifyAlls: 100, WokeNobody: 100, MaxBurst: 100},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Waits:\ngot  %+v\nwant %+v", got, want)
+	}
+	if got[2].MaxBurst < StormBurst {
+		t.Errorf("3333: burst %d is no storm", got[2].MaxBurst)
+	}
+	// The analysis and the model agree on the wait time.
+	for _, w := range got {
+		if l := m.Lock(w.Object, model.Monitor); l == nil || l.WaitTime != w.WaitTime || l.Waits != w.Waits {
+			t.Errorf("%v: analysis %d waits %v, model %+v", w.Object, w.Waits, w.WaitTime, l)
+		}
+	}
+}
+
+func secStr(sec float64) string { return strconv.FormatFloat(sec, 'f', 10, 64) }
+
+func TestThreadFilter(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,worker-1
+0,ThreadStarted,B,worker-10
+0,ThreadStarted,C,main
+0,ThreadStarted,D,Worker-2
+`)
+	names := func(want string) []string {
+		keep := ThreadFilter(m, want)
+		var out []string
+		for _, th := range m.Threads {
+			if keep(th) {
+				out = append(out, th.Name)
+			}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		want string
+		got  []string
+	}{
+		{"", []string{"worker-1", "worker-10", "main", "Worker-2"}},
+		{"worker-1", []string{"worker-1"}},            // exact: not worker-10
+		{"worker", []string{"worker-1", "worker-10"}}, // no exact match: substring, case kept
+		{"0000000C", []string{"main"}},                // an id
+		{"0000000c", []string{"main"}},                // in any case
+		{"orker-", []string{"worker-1", "worker-10", "Worker-2"}},
+		{"nobody", nil},
+	} {
+		if got := names(c.want); !reflect.DeepEqual(got, c.got) {
+			t.Errorf("ThreadFilter(%q): got %q, want %q", c.want, got, c.got)
+		}
+	}
+}

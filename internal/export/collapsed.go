@@ -1,0 +1,60 @@
+package export
+
+import (
+	"bufio"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// foldSafe keeps a frame name from breaking a folded line: ';' separates
+// frames and '\n' ends the line. A Java name has neither, but a damaged
+// .methods file might.
+var foldSafe = strings.NewReplacer(";", ":", "\n", " ")
+
+// Collapsed writes folded stacks, the input of flamegraph.pl and one of
+// speedscope's: a line per distinct stack, "root;…;leaf VALUE", frames
+// named as in the pprof export ("java.lang.Object.wait", without line
+// numbers, so one method is one box), VALUE the nanoseconds threads spent
+// in the chosen kinds of states at that stack. Lines are sorted by stack.
+func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
+	k := kinds(opt, Monitor)
+	fs := newFrames(rec, m)
+	byStack := map[model.StackID]format.Time{}
+	for _, t := range m.Threads {
+		for _, iv := range t.Intervals {
+			if k.Has(iv.State) {
+				byStack[iv.Stack] += iv.Duration()
+			}
+		}
+	}
+	// Distinct stacks can fold to the same line (frames differing only
+	// in bytecode index): add them up.
+	byLine := map[string]format.Time{}
+	for id, d := range byStack {
+		stack := fs.stack(id)
+		names := make([]string, len(stack))
+		for i, f := range stack {
+			names[len(stack)-1-i] = foldSafe.Replace(f.name)
+		}
+		byLine[strings.Join(names, ";")] += d
+	}
+	lines := make([]string, 0, len(byLine))
+	for l := range byLine {
+		lines = append(lines, l)
+	}
+	sort.Strings(lines)
+	bw := bufio.NewWriter(w)
+	for _, l := range lines {
+		bw.WriteString(l)
+		bw.WriteByte(' ')
+		bw.WriteString(strconv.FormatInt(int64(byLine[l]), 10))
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}

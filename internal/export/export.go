@@ -1,0 +1,306 @@
+// Package export writes a recording's model in the formats of other tools:
+// pprof profiles (go tool pprof, speedscope), Perfetto traces
+// (ui.perfetto.dev), Chrome trace-event JSON (chrome://tracing) and folded
+// stacks (flamegraph.pl, speedscope). One file per format; each reads the
+// model and the recording's method tables, never the event file.
+package export
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// Kinds is a set of thread states to export, one bit per model.State.
+type Kinds uint8
+
+// The kinds a user names on the command line.
+const (
+	Monitor   = Kinds(1 << model.Blocked)
+	Wait      = Kinds(1 << model.Waiting)
+	Sleep     = Kinds(1 << model.Sleeping)
+	Join      = Kinds(1 << model.Joining)
+	Semaphore = Kinds(1 << model.Acquiring)
+	All       = Monitor | Wait | Sleep | Join | Semaphore
+)
+
+var kindNames = []struct {
+	name string
+	k    Kinds
+}{
+	{"monitor", Monitor}, {"wait", Wait}, {"sleep", Sleep}, {"join", Join}, {"semaphore", Semaphore},
+}
+
+// KindNames lists the names ParseKinds accepts, "all" last.
+func KindNames() []string {
+	var s []string
+	for _, kn := range kindNames {
+		s = append(s, kn.name)
+	}
+	return append(s, "all")
+}
+
+// ParseKinds reads a comma-separated list of kind names ("monitor,wait")
+// or "all".
+func ParseKinds(s string) (Kinds, error) {
+	var k Kinds
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "all" {
+			k |= All
+			continue
+		}
+		found := false
+		for _, kn := range kindNames {
+			if kn.name == part {
+				k |= kn.k
+				found = true
+			}
+		}
+		if !found {
+			return 0, fmt.Errorf("unknown kind %q (want %s, or a comma-separated list)", part, strings.Join(KindNames(), ", "))
+		}
+	}
+	return k, nil
+}
+
+// String returns the kinds as ParseKinds reads them.
+func (k Kinds) String() string {
+	if k&All == All {
+		return "all"
+	}
+	var s []string
+	for _, kn := range kindNames {
+		if k&kn.k != 0 {
+			s = append(s, kn.name)
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+// Has reports whether state s is in the set.
+func (k Kinds) Has(s model.State) bool { return s != model.Runnable && k&(1<<s) != 0 }
+
+// edgeKinds says which state an edge belongs to, so that an export of
+// some kinds keeps only their edges; a start belongs to every kind.
+func (k Kinds) hasEdge(e model.EdgeKind) bool {
+	switch e {
+	case model.EdgeWake:
+		return k.Has(model.Waiting)
+	case model.EdgeOwner:
+		return k.Has(model.Blocked)
+	case model.EdgeRelease:
+		return k.Has(model.Acquiring)
+	case model.EdgeJoin:
+		return k.Has(model.Joining)
+	}
+	return true
+}
+
+// Options control an export.
+type Options struct {
+	// Kinds are the states exported; 0 means the format's default
+	// (Format.Kinds).
+	Kinds Kinds
+}
+
+// Format is one export format.
+type Format struct {
+	Name  string
+	Ext   string // the file name suffix written by default, with its dot
+	Kinds Kinds  // the states exported when Options.Kinds is 0
+	Write func(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error
+}
+
+// Formats lists the export formats.
+var Formats = []Format{
+	{"pprof", ".pb.gz", Monitor, PProf},
+	{"perfetto", ".pftrace", All, Perfetto},
+	{"chrome", ".trace.json", All, Chrome},
+	{"collapsed", ".folded", Monitor, Collapsed},
+}
+
+// Lookup returns the format called name.
+func Lookup(name string) (Format, bool) {
+	for _, f := range Formats {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Format{}, false
+}
+
+func kinds(opt Options, def Kinds) Kinds {
+	if opt.Kinds == 0 {
+		return def
+	}
+	return opt.Kinds
+}
+
+// Totals counts what an export of kinds holds: states (a state split into
+// segments counts once) and the time threads spent in them.
+func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
+	for _, t := range m.Threads {
+		for _, iv := range t.Intervals {
+			if k.Has(iv.State) {
+				total += iv.Duration()
+				if first(iv) {
+					states++
+				}
+			}
+		}
+	}
+	return states, total
+}
+
+// first reports whether iv is the first segment of its state (later
+// segments of a split state began before their Start).
+func first(iv model.Interval) bool { return iv.Since == iv.Start }
+
+// frame is a resolved stack frame.
+type frame struct {
+	name string // "java.lang.Object.wait"
+	sig  string // "(J)V"
+	file string // "java/lang/Object.java", "" when unknown
+	line int    // 0 when unknown
+	text string // as a Java stack trace prints it: "java.lang.Object.wait(Object.java:338)"
+}
+
+// frames resolves and caches frames and stacks.
+type frames struct {
+	rec    *reader.Recording
+	m      *model.Model
+	frames map[format.Frame]*frame
+	stacks map[model.StackID][]*frame
+}
+
+func newFrames(rec *reader.Recording, m *model.Model) *frames {
+	return &frames{rec: rec, m: m, frames: map[format.Frame]*frame{}, stacks: map[model.StackID][]*frame{}}
+}
+
+// frame resolves f. The name is the class's name and the method's, the way
+// Java profilers print them; the file is the source file under its
+// package's directory ("java/lang/Object.java"), the path below a source
+// root, so pprof's -source_path finds it.
+func (fs *frames) frame(f format.Frame) *frame {
+	if r := fs.frames[f]; r != nil {
+		return r
+	}
+	r := &frame{text: fs.rec.Resolve(f)}
+	if meth := fs.rec.Methods[f.Method]; meth == nil {
+		r.name = "<unknown method " + f.Method.String() + ">"
+	} else {
+		cls := fs.rec.ClassName(f.Method)
+		if cls == "" {
+			cls = "<unknown class " + meth.Class.String() + ">"
+		}
+		r.name = cls + "." + meth.Name
+		r.sig = meth.Signature
+		var src string
+		src, r.line = fs.rec.Line(f)
+		if src != "" {
+			if i := strings.LastIndexByte(cls, '.'); i >= 0 {
+				src = strings.ReplaceAll(cls[:i], ".", "/") + "/" + src
+			}
+			r.file = src
+		}
+	}
+	fs.frames[f] = r
+	return r
+}
+
+// noStack stands for the frames of an event recorded without a stack
+// (depth 0), so its time is still shown somewhere.
+var noStack = &frame{name: "(no stack)", text: "(no stack)"}
+
+// stack returns a stack's frames, innermost first; never empty.
+func (fs *frames) stack(id model.StackID) []*frame {
+	if s, ok := fs.stacks[id]; ok {
+		return s
+	}
+	var s []*frame
+	if int(id) < len(fs.m.Stacks) {
+		for _, f := range fs.m.Stacks[id] {
+			s = append(s, fs.frame(f))
+		}
+	}
+	if len(s) == 0 {
+		s = []*frame{noStack}
+	}
+	fs.stacks[id] = s
+	return s
+}
+
+// threadNames labels threads "name" and, in running text, "name (ID)".
+type threadNames struct{ m *model.Model }
+
+func (tn threadNames) name(id format.ThreadID) string {
+	if t := tn.m.Thread(id); t != nil {
+		return t.Name
+	}
+	return ""
+}
+
+// full returns "name (ID)", or the ID alone for an unnamed thread.
+func (tn threadNames) full(id format.ThreadID) string {
+	if n := tn.name(id); n != "" {
+		return n + " (" + id.String() + ")"
+	}
+	return id.String()
+}
+
+// otherKey names Interval.Other for each state: who a thread blocked on,
+// who woke it, whom it joined, whose release let its acquire through.
+func otherKey(s model.State) string {
+	switch s {
+	case model.Blocked:
+		return "owner"
+	case model.Waiting:
+		return "notifier"
+	case model.Joining:
+		return "target"
+	case model.Acquiring:
+		return "releaser"
+	}
+	return ""
+}
+
+// edgeNames names the two ends of an edge, as the instants that carry
+// the flow between two threads' tracks.
+func edgeNames(e model.EdgeKind) (from, to string) {
+	switch e {
+	case model.EdgeWake:
+		return "notify", "woken"
+	case model.EdgeStart:
+		return "start", "started"
+	case model.EdgeJoin:
+		return "ended", "joined"
+	case model.EdgeRelease:
+		return "release", "acquired"
+	case model.EdgeOwner:
+		return "holds", "entered"
+	}
+	return e.String(), e.String()
+}
+
+// pid returns the JVM's process id from .info, or 1.
+func pid(rec *reader.Recording) int64 {
+	if n, err := strconv.ParseInt(rec.Info["pid"], 10, 32); err == nil && n > 0 {
+		return n
+	}
+	return 1
+}
+
+// processName returns the JVM's main class or jar (sun.java.command's
+// first word), or "java".
+func processName(rec *reader.Recording) string {
+	if f := strings.Fields(rec.Info["command"]); len(f) > 0 {
+		return f[0]
+	}
+	return "java"
+}

@@ -1,0 +1,260 @@
+package export
+
+import (
+	"bufio"
+	"io"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// Field numbers of Perfetto's trace protos, from github.com/google/perfetto
+// at ec5d16b (2026-08-22), protos/perfetto/trace/…. Every message is proto2:
+// repeated scalars are written unpacked, one field each, as the trace
+// processor's decoders expect.
+const (
+	// trace.proto, Trace
+	fTracePacket = 1 // repeated TracePacket packet
+
+	// trace_packet.proto, TracePacket
+	fPacketTimestamp       = 8  // uint64 timestamp (ns, the trace's default clock)
+	fPacketSequenceID      = 10 // uint32 trusted_packet_sequence_id
+	fPacketTrackEvent      = 11 // TrackEvent track_event
+	fPacketInternedData    = 12 // InternedData interned_data
+	fPacketSequenceFlags   = 13 // uint32 sequence_flags
+	fPacketTrackDescriptor = 60 // TrackDescriptor track_descriptor
+
+	seqIncrementalStateCleared = 1 // TracePacket.SequenceFlags SEQ_INCREMENTAL_STATE_CLEARED
+	seqNeedsIncrementalState   = 2 // SEQ_NEEDS_INCREMENTAL_STATE
+
+	// track_event/track_descriptor.proto, TrackDescriptor
+	fTrackUUID    = 1 // uint64 uuid
+	fTrackProcess = 3 // ProcessDescriptor process
+	fTrackThread  = 4 // ThreadDescriptor thread
+
+	// track_event/process_descriptor.proto, ProcessDescriptor
+	fProcessPID  = 1 // int32 pid
+	fProcessName = 6 // string process_name
+
+	// track_event/thread_descriptor.proto, ThreadDescriptor
+	fThreadPID  = 1 // int32 pid
+	fThreadTID  = 2 // int64 tid
+	fThreadName = 5 // string thread_name
+
+	// track_event/track_event.proto, TrackEvent
+	fEventDebugAnnotations   = 4  // repeated DebugAnnotation debug_annotations
+	fEventType               = 9  // Type type
+	fEventTrackUUID          = 11 // uint64 track_uuid
+	fEventName               = 23 // string name
+	fEventFlowIDs            = 47 // repeated fixed64 flow_ids
+	fEventTerminatingFlowIDs = 48 // repeated fixed64 terminating_flow_ids
+	fEventCallstackIID       = 56 // uint64 callstack_iid (InternedData.callstacks)
+
+	typeSliceBegin = 1 // TrackEvent.Type TYPE_SLICE_BEGIN
+	typeSliceEnd   = 2 // TYPE_SLICE_END
+	typeInstant    = 3 // TYPE_INSTANT
+
+	// track_event/debug_annotation.proto, DebugAnnotation
+	fAnnotationStringValue = 6  // string string_value
+	fAnnotationName        = 10 // string name
+
+	// interned_data/interned_data.proto, InternedData
+	fInternedFunctionNames = 5  // repeated InternedString function_names
+	fInternedFrames        = 6  // repeated Frame frames
+	fInternedCallstacks    = 7  // repeated Callstack callstacks
+	fInternedSourcePaths   = 18 // repeated InternedString source_paths
+
+	// profiling/profile_common.proto
+	fStringIID         = 1 // InternedString: uint64 iid
+	fStringStr         = 2 // InternedString: bytes str
+	fFrameIID          = 1 // Frame: uint64 iid
+	fFrameFunctionName = 2 // Frame: uint64 function_name_id
+	fFrameSourcePath   = 5 // Frame: uint64 source_path_iid
+	fFrameLineNumber   = 6 // Frame: uint32 line_number
+	fCallstackIID      = 1 // Callstack: uint64 iid
+	fCallstackFrameIDs = 2 // Callstack: repeated uint64 frame_ids, outermost frame first
+)
+
+// perfettoSequence is the one packet sequence of the trace; any non-zero id.
+const perfettoSequence = 1
+
+// Track uuids: the process, then one per thread (uuidThread0 + its index
+// in Model.Threads).
+const (
+	uuidProcess = 1
+	uuidThread0 = 2
+)
+
+// pb is a protobuf message being encoded.
+type pb []byte
+
+func (b *pb) uint(f protowire.Number, v uint64) {
+	*b = protowire.AppendTag(*b, f, protowire.VarintType)
+	*b = protowire.AppendVarint(*b, v)
+}
+
+func (b *pb) fixed64(f protowire.Number, v uint64) {
+	*b = protowire.AppendTag(*b, f, protowire.Fixed64Type)
+	*b = protowire.AppendFixed64(*b, v)
+}
+
+func (b *pb) str(f protowire.Number, s string) {
+	*b = protowire.AppendTag(*b, f, protowire.BytesType)
+	*b = protowire.AppendString(*b, s)
+}
+
+func (b *pb) msg(f protowire.Number, m pb) {
+	*b = protowire.AppendTag(*b, f, protowire.BytesType)
+	*b = protowire.AppendBytes(*b, m)
+}
+
+// Perfetto writes a Perfetto trace (the protobuf of trace.proto) of the
+// intervals of the chosen kinds: a process track for the JVM, a thread
+// track per thread, a slice per interval named after its state, with its
+// stack (interned callstacks, which the UI shows and turns into flame
+// graphs) and arguments (object, owner/notifier/target/releaser, wake,
+// open), and the model's edges as flows between instants. Timestamps are
+// the recording's, in nanoseconds.
+func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
+	k := kinds(opt, All)
+	bw := bufio.NewWriter(w)
+	var out []byte
+	packet := func(p pb) {
+		out = protowire.AppendTag(out[:0], fTracePacket, protowire.BytesType)
+		out = protowire.AppendBytes(out, p)
+		bw.Write(out) // a bufio.Writer keeps its first error for Flush
+	}
+	tl := newTimeline(m, k)
+	fs := newFrames(rec, m)
+	tn := threadNames{m}
+
+	// Interned data first, in the packet that starts the sequence's
+	// incremental state: every stack a slice refers to.
+	var interned pb
+	callstacks := map[model.StackID]uint64{}
+	type strKey struct {
+		table protowire.Number // InternedData field
+		s     string
+	}
+	strs := map[strKey]uint64{}
+	intern := func(f protowire.Number, s string) uint64 {
+		key := strKey{f, s}
+		if iid, ok := strs[key]; ok {
+			return iid
+		}
+		iid := uint64(len(strs) + 1)
+		strs[key] = iid
+		var is pb
+		is.uint(fStringIID, iid)
+		is.str(fStringStr, s)
+		interned.msg(f, is)
+		return iid
+	}
+	frameIDs := map[*frame]uint64{}
+	for _, ev := range tl.events {
+		if ev.kind != tlBegin {
+			continue
+		}
+		if _, ok := callstacks[ev.iv.Stack]; ok {
+			continue
+		}
+		stack := fs.stack(ev.iv.Stack)
+		var cs pb
+		cs.uint(fCallstackIID, uint64(len(callstacks)+1))
+		for i := len(stack) - 1; i >= 0; i-- {
+			f := stack[i]
+			id, ok := frameIDs[f]
+			if !ok {
+				id = uint64(len(frameIDs) + 1)
+				frameIDs[f] = id
+				var fr pb
+				fr.uint(fFrameIID, id)
+				fr.uint(fFrameFunctionName, intern(fInternedFunctionNames, f.name))
+				if f.file != "" {
+					fr.uint(fFrameSourcePath, intern(fInternedSourcePaths, f.file))
+				}
+				if f.line > 0 {
+					fr.uint(fFrameLineNumber, uint64(f.line))
+				}
+				interned.msg(fInternedFrames, fr)
+			}
+			cs.uint(fCallstackFrameIDs, id)
+		}
+		callstacks[ev.iv.Stack] = uint64(len(callstacks) + 1)
+		interned.msg(fInternedCallstacks, cs)
+	}
+	var p pb
+	p.uint(fPacketSequenceID, perfettoSequence)
+	p.uint(fPacketSequenceFlags, seqIncrementalStateCleared|seqNeedsIncrementalState)
+	p.msg(fPacketInternedData, interned)
+	packet(p)
+
+	// The tracks, at the recording's start.
+	jvm := uint64(pid(rec))
+	var proc, td pb
+	proc.uint(fProcessPID, jvm)
+	proc.str(fProcessName, processName(rec))
+	td.uint(fTrackUUID, uuidProcess)
+	td.msg(fTrackProcess, proc)
+	p = p[:0]
+	p.uint(fPacketTimestamp, uint64(m.Start))
+	p.uint(fPacketSequenceID, perfettoSequence)
+	p.msg(fPacketTrackDescriptor, td)
+	packet(p)
+	for i, t := range m.Threads {
+		var th pb
+		th.uint(fThreadPID, jvm)
+		th.uint(fThreadTID, uint64(t.ID))
+		th.str(fThreadName, t.Name)
+		td = td[:0]
+		td.uint(fTrackUUID, uuidThread0+uint64(i))
+		td.msg(fTrackThread, th)
+		p = p[:0]
+		p.uint(fPacketTimestamp, uint64(m.Start))
+		p.uint(fPacketSequenceID, perfettoSequence)
+		p.msg(fPacketTrackDescriptor, td)
+		packet(p)
+	}
+
+	var te pb
+	annotations := func(args []arg) {
+		for _, a := range args {
+			var da pb
+			da.str(fAnnotationName, a.key)
+			da.str(fAnnotationStringValue, a.value)
+			te.msg(fEventDebugAnnotations, da)
+		}
+	}
+	for i := range tl.events {
+		ev := &tl.events[i]
+		te = te[:0]
+		te.uint(fEventTrackUUID, uuidThread0+uint64(ev.thread))
+		switch ev.kind {
+		case tlBegin:
+			te.uint(fEventType, typeSliceBegin)
+			te.str(fEventName, ev.iv.State.String())
+			te.uint(fEventCallstackIID, callstacks[ev.iv.Stack])
+			annotations(sliceArgs(ev.iv, tn))
+		case tlEnd:
+			te.uint(fEventType, typeSliceEnd)
+		case tlInstant:
+			te.uint(fEventType, typeInstant)
+			te.str(fEventName, instantName(ev))
+			annotations(instantArgs(ev, tn))
+			if ev.source {
+				te.fixed64(fEventFlowIDs, ev.flow)
+			} else {
+				te.fixed64(fEventTerminatingFlowIDs, ev.flow)
+			}
+		}
+		p = p[:0]
+		p.uint(fPacketTimestamp, uint64(ev.ts))
+		p.uint(fPacketSequenceID, perfettoSequence)
+		p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
+		p.msg(fPacketTrackEvent, te)
+		packet(p)
+	}
+	return bw.Flush()
+}

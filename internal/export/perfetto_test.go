@@ -1,0 +1,422 @@
+package export
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/encoding/protowire"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The test decodes traces generically (field number → values) and reads
+// them with its own table of Perfetto's field numbers, written down from
+// the .proto files independently of perfetto.go's constants.
+
+// pbMsg is a decoded protobuf message: each field's values in order, a
+// varint or fixed number in n, length-delimited bytes in b.
+type pbMsg map[protowire.Number][]pbVal
+
+type pbVal struct {
+	typ protowire.Type
+	n   uint64
+	b   []byte
+}
+
+func decodePB(b []byte) (pbMsg, error) {
+	m := pbMsg{}
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		b = b[n:]
+		v := pbVal{typ: typ}
+		switch typ {
+		case protowire.VarintType:
+			v.n, n = protowire.ConsumeVarint(b)
+		case protowire.Fixed64Type:
+			v.n, n = protowire.ConsumeFixed64(b)
+		case protowire.Fixed32Type:
+			var x uint32
+			x, n = protowire.ConsumeFixed32(b)
+			v.n = uint64(x)
+		case protowire.BytesType:
+			v.b, n = protowire.ConsumeBytes(b)
+		default:
+			return nil, fmt.Errorf("field %d: unexpected wire type %d", num, typ)
+		}
+		if n < 0 {
+			return nil, fmt.Errorf("field %d: %v", num, protowire.ParseError(n))
+		}
+		b = b[n:]
+		m[num] = append(m[num], v)
+	}
+	return m, nil
+}
+
+// mustMsg decodes a submessage field (the last one, as protobuf merges).
+func (m pbMsg) msg(t *testing.T, f protowire.Number) pbMsg {
+	t.Helper()
+	vs := m[f]
+	if len(vs) == 0 {
+		return nil
+	}
+	v := vs[len(vs)-1]
+	if v.typ != protowire.BytesType {
+		t.Fatalf("field %d: wire type %d, want bytes", f, v.typ)
+	}
+	sub, err := decodePB(v.b)
+	if err != nil {
+		t.Fatalf("field %d: %v", f, err)
+	}
+	return sub
+}
+
+func (m pbMsg) uint(f protowire.Number) uint64 {
+	if vs := m[f]; len(vs) > 0 {
+		return vs[len(vs)-1].n
+	}
+	return 0
+}
+
+func (m pbMsg) str(f protowire.Number) string {
+	if vs := m[f]; len(vs) > 0 {
+		return string(vs[len(vs)-1].b)
+	}
+	return ""
+}
+
+func (m pbMsg) has(f protowire.Number) bool { return len(m[f]) > 0 }
+
+// Perfetto's field numbers, protos/perfetto/trace/: trace.proto,
+// trace_packet.proto, track_event/{track_descriptor,thread_descriptor,
+// process_descriptor,track_event,debug_annotation}.proto,
+// interned_data/interned_data.proto, profiling/profile_common.proto.
+const (
+	pTracePacket = 1
+
+	pTimestamp, pSeqID, pTrackEvent, pInterned, pSeqFlags, pTrackDescriptor = 8, 10, 11, 12, 13, 60
+
+	pTDUUID, pTDProcess, pTDThread      = 1, 3, 4
+	pProcPID, pProcName                 = 1, 6
+	pThreadPID, pThreadTID, pThreadName = 1, 2, 5
+	pTEAnnotations, pTEType, pTETrack   = 4, 9, 11
+	pTEName, pTEFlows, pTETermFlows     = 23, 47, 48
+	pTECallstackIID                     = 56
+	pDAName, pDAString                  = 10, 6
+	pIDFunctionNames, pIDFrames         = 5, 6
+	pIDCallstacks, pIDSourcePaths       = 7, 18
+	pISIID, pISStr                      = 1, 2
+	pFrIID, pFrFunc, pFrSource, pFrLine = 1, 2, 5, 6
+	pCSIID, pCSFrames                   = 1, 2
+)
+
+// pfTrace is a decoded Perfetto export.
+type pfTrace struct {
+	threads map[uint64]pfThread // by track uuid
+	process pbMsg
+	spans   []pfSpan
+	flows   map[uint64][]pfInstant // by flow id: [source, destination]
+	stacks  map[uint64][]string    // callstack iid → "function file:line", outermost first
+}
+
+type pfThread struct {
+	pid, tid uint64
+	name     string
+}
+
+type pfSpan struct {
+	track      uint64
+	name       string
+	start, end uint64
+	args       map[string]string
+	stack      []string
+}
+
+type pfInstant struct {
+	track  uint64
+	name   string
+	ts     uint64
+	source bool
+}
+
+// readPerfetto decodes a trace and checks its structure: the sequence
+// flags, sorted timestamps, begin/end pairs on each track.
+func readPerfetto(t *testing.T, data []byte) *pfTrace {
+	t.Helper()
+	trace, err := decodePB(data)
+	if err != nil {
+		t.Fatalf("perfetto: %v", err)
+	}
+	if len(trace) != 1 || !trace.has(pTracePacket) {
+		t.Fatalf("perfetto: a Trace with fields other than packet (1)")
+	}
+	tr := &pfTrace{threads: map[uint64]pfThread{}, flows: map[uint64][]pfInstant{}, stacks: map[uint64][]string{}}
+	open := map[uint64][]int{} // track → stack of open spans
+	var last uint64
+	cleared := false
+	for i, v := range trace[pTracePacket] {
+		p, err := decodePB(v.b)
+		if err != nil {
+			t.Fatalf("perfetto: packet %d: %v", i, err)
+		}
+		if p.uint(pSeqID) != 1 {
+			t.Errorf("perfetto: packet %d: sequence id %d, want 1", i, p.uint(pSeqID))
+		}
+		flags := p.uint(pSeqFlags)
+		if flags&1 != 0 {
+			if i != 0 {
+				t.Errorf("perfetto: packet %d clears the incremental state, only the first should", i)
+			}
+			cleared = true
+		}
+		if p.has(pInterned) {
+			tr.intern(t, p.msg(t, pInterned))
+		}
+		if p.has(pTrackDescriptor) {
+			td := p.msg(t, pTrackDescriptor)
+			uuid := td.uint(pTDUUID)
+			if th := td.msg(t, pTDThread); th != nil {
+				if _, dup := tr.threads[uuid]; dup {
+					t.Errorf("perfetto: track %d described twice", uuid)
+				}
+				tr.threads[uuid] = pfThread{th.uint(pThreadPID), th.uint(pThreadTID), th.str(pThreadName)}
+			} else if pr := td.msg(t, pTDProcess); pr != nil {
+				tr.process = pr
+			}
+		}
+		if !p.has(pTrackEvent) {
+			continue
+		}
+		if !cleared || flags&2 == 0 {
+			t.Errorf("perfetto: packet %d: a track event without valid incremental state (flags %d)", i, flags)
+		}
+		ts := p.uint(pTimestamp)
+		if ts < last {
+			t.Errorf("perfetto: packet %d: timestamp %d before %d", i, ts, last)
+		}
+		last = ts
+		te := p.msg(t, pTrackEvent)
+		track := te.uint(pTETrack)
+		if _, ok := tr.threads[track]; !ok {
+			t.Errorf("perfetto: packet %d: event on undescribed track %d", i, track)
+		}
+		args := map[string]string{}
+		for _, a := range te[pTEAnnotations] {
+			da, err := decodePB(a.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			args[da.str(pDAName)] = da.str(pDAString)
+		}
+		switch te.uint(pTEType) {
+		case 1: // TYPE_SLICE_BEGIN
+			s := pfSpan{track: track, name: te.str(pTEName), start: ts, args: args}
+			if te.has(pTECallstackIID) {
+				st, ok := tr.stacks[te.uint(pTECallstackIID)]
+				if !ok {
+					t.Errorf("perfetto: packet %d: callstack iid %d not interned", i, te.uint(pTECallstackIID))
+				}
+				s.stack = st
+			}
+			open[track] = append(open[track], len(tr.spans))
+			tr.spans = append(tr.spans, s)
+		case 2: // TYPE_SLICE_END
+			st := open[track]
+			if len(st) == 0 {
+				t.Errorf("perfetto: packet %d: end without begin on track %d", i, track)
+				continue
+			}
+			tr.spans[st[len(st)-1]].end = ts
+			open[track] = st[:len(st)-1]
+		case 3: // TYPE_INSTANT
+			for _, f := range te[pTEFlows] {
+				if f.typ != protowire.Fixed64Type {
+					t.Errorf("perfetto: flow id wire type %d, want fixed64", f.typ)
+				}
+				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, te.str(pTEName), ts, true})
+			}
+			for _, f := range te[pTETermFlows] {
+				tr.flows[f.n] = append(tr.flows[f.n], pfInstant{track, te.str(pTEName), ts, false})
+			}
+		default:
+			t.Errorf("perfetto: packet %d: event type %d", i, te.uint(pTEType))
+		}
+	}
+	for track, st := range open {
+		if len(st) > 0 {
+			t.Errorf("perfetto: track %d: %d slices never end", track, len(st))
+		}
+	}
+	return tr
+}
+
+// intern reads InternedData: frames and callstacks, by iid.
+func (tr *pfTrace) intern(t *testing.T, id pbMsg) {
+	strs := func(f protowire.Number) map[uint64]string {
+		out := map[uint64]string{}
+		for _, v := range id[f] {
+			is, err := decodePB(v.b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[is.uint(pISIID)] = is.str(pISStr)
+		}
+		return out
+	}
+	funcs, paths := strs(pIDFunctionNames), strs(pIDSourcePaths)
+	frames := map[uint64]string{}
+	for _, v := range id[pIDFrames] {
+		fr, _ := decodePB(v.b)
+		fn, ok := funcs[fr.uint(pFrFunc)]
+		if !ok {
+			t.Errorf("perfetto: frame %d: function name %d not interned", fr.uint(pFrIID), fr.uint(pFrFunc))
+		}
+		if fr.has(pFrSource) {
+			if _, ok := paths[fr.uint(pFrSource)]; !ok {
+				t.Errorf("perfetto: frame %d: source path %d not interned", fr.uint(pFrIID), fr.uint(pFrSource))
+			}
+		}
+		frames[fr.uint(pFrIID)] = fmt.Sprintf("%s %s:%d", fn, paths[fr.uint(pFrSource)], fr.uint(pFrLine))
+	}
+	for _, v := range id[pIDCallstacks] {
+		cs, _ := decodePB(v.b)
+		var st []string
+		for _, f := range cs[pCSFrames] {
+			if f.typ != protowire.VarintType {
+				t.Errorf("perfetto: callstack frame ids must be unpacked varints (proto2)")
+			}
+			fr, ok := frames[f.n]
+			if !ok {
+				t.Errorf("perfetto: callstack %d: frame %d not interned", cs.uint(pCSIID), f.n)
+			}
+			st = append(st, fr)
+		}
+		tr.stacks[cs.uint(pCSIID)] = st
+	}
+}
+
+// checkPerfetto decodes a Perfetto export and checks it against the model:
+// a track per thread with its name, the intervals as slices, the edges as
+// flows from the acting thread's track to the other's.
+func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace {
+	t.Helper()
+	tr := readPerfetto(t, data)
+	if tr.process == nil {
+		t.Errorf("perfetto: no process track")
+	}
+	byID := map[format.ThreadID]uint64{}
+	if len(tr.threads) != len(m.Threads) {
+		t.Errorf("perfetto: %d thread tracks, the model has %d threads", len(tr.threads), len(m.Threads))
+	}
+	for uuid, th := range tr.threads {
+		mt := m.Thread(format.ThreadID(th.tid))
+		if mt == nil || mt.Name != th.name {
+			t.Errorf("perfetto: track %d: thread %d %q is not in the model", uuid, th.tid, th.name)
+			continue
+		}
+		if th.pid != tr.process.uint(pProcPID) {
+			t.Errorf("perfetto: thread %q: pid %d, the process's is %d", th.name, th.pid, tr.process.uint(pProcPID))
+		}
+		byID[mt.ID] = uuid
+	}
+	var got []span
+	for _, s := range tr.spans {
+		got = append(got, span{format.ThreadID(tr.threads[s.track].tid), s.name, format.Time(s.start), format.Time(s.end)})
+		if len(s.stack) == 0 {
+			t.Errorf("perfetto: slice %s at %d has no callstack", s.name, s.start)
+		}
+	}
+	sortSpans(got)
+	want := wantSpans(m, k)
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("perfetto: slices\n%v\nwant (the model's intervals)\n%v", got, want)
+	}
+	// Flows: one per edge of the kinds, from From's track at FromTime to
+	// To's track at ToTime.
+	type flow struct {
+		from, to         uint64
+		fromTime, toTime uint64
+	}
+	var gotFlows, wantFlows []flow
+	for id, ends := range tr.flows {
+		if len(ends) != 2 || !ends[0].source || ends[1].source {
+			t.Errorf("perfetto: flow %d: ends %v, want a source then a destination", id, ends)
+			continue
+		}
+		gotFlows = append(gotFlows, flow{ends[0].track, ends[1].track, ends[0].ts, ends[1].ts})
+	}
+	for _, e := range m.Edges {
+		if k.hasEdge(e.Kind) && m.Thread(e.From) != nil && m.Thread(e.To) != nil {
+			wantFlows = append(wantFlows, flow{byID[e.From], byID[e.To], uint64(e.FromTime), uint64(e.ToTime)})
+		}
+	}
+	sortFlows := func(f []flow) string {
+		s := make([]string, len(f))
+		for i, x := range f {
+			s[i] = fmt.Sprint(x)
+		}
+		sortStrings(s)
+		return strings.Join(s, "\n")
+	}
+	if g, w := sortFlows(gotFlows), sortFlows(wantFlows); g != w {
+		t.Errorf("perfetto: flows\n%s\nwant (the model's edges)\n%s", g, w)
+	}
+	return tr
+}
+
+func TestPerfetto(t *testing.T) {
+	rec, m := loadAll(t)
+	for _, k := range []Kinds{0, Monitor, Wait | Join, All} {
+		want := k
+		if k == 0 {
+			want = All
+		}
+		checkPerfetto(t, export(t, "perfetto", rec, m, k), m, want)
+	}
+	tr := checkPerfetto(t, export(t, "perfetto", rec, m, All), m, All)
+	if tr.process.uint(pProcPID) != 4242 || tr.process.str(pProcName) != "com.example.Work" {
+		t.Errorf("process %d %q, want 4242 com.example.Work", tr.process.uint(pProcPID), tr.process.str(pProcName))
+	}
+	names := map[uint64]string{}
+	for uuid, th := range tr.threads {
+		names[uuid] = th.name
+	}
+	// The notify: from worker-b's track at 2.5 s to worker-a's at 2.6 s.
+	found := false
+	for _, ends := range tr.flows {
+		if names[ends[0].track] == "worker-b" && names[ends[1].track] == "worker-a" && ends[0].name == "notify" {
+			found = true
+			if ends[0].ts != uint64(sec(2.5)) || ends[1].ts != uint64(sec(2.6)) || ends[1].name != "woken" {
+				t.Errorf("wake flow %v", ends)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no notify flow from worker-b to worker-a")
+	}
+	// Slices carry their arguments and stacks.
+	for _, s := range tr.spans {
+		who := names[s.track]
+		switch {
+		case who == "worker-a" && s.name == "waiting":
+			if s.args["object"] != "0000C0DE" || s.args["notifier"] != "worker-b (0000000B)" || s.args["wake"] != "notify" {
+				t.Errorf("worker-a's wait: args %v", s.args)
+			}
+			if got := strings.Join(s.stack, " > "); got != "com.example.Work.run com/example/Work.java:10 > com.example.Work.transfer com/example/Work.java:20 > java.lang.Object.wait java/lang/Object.java:0" {
+				t.Errorf("worker-a's wait: stack %s", got)
+			}
+		case who == "worker-b" && s.name == "blocked" && s.start == uint64(sec(4.5)):
+			if s.args["owner"] != "main (00000001)" || s.args["open"] == "" || s.end != uint64(sec(5)) {
+				t.Errorf("worker-b's open contention: %+v", s)
+			}
+		case who == "worker-c" && s.start == uint64(sec(1.3)):
+			if s.args["owner"] != "worker-b (0000000B)" || s.args["continues"] == "" {
+				t.Errorf("worker-c's second segment: %+v", s)
+			}
+		}
+	}
+}

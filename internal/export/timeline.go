@@ -1,0 +1,148 @@
+package export
+
+import (
+	"cmp"
+	"slices"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The timeline formats (Perfetto, Chrome JSON) show a track per thread, a
+// slice per interval, and each edge as a flow between two instants: one on
+// the track of the thread that acted (the notifier, the parent, the ended
+// thread, the releaser, the owner) when it acted, one on the other
+// thread's track when it felt it. Instants, not the slices themselves, carry
+// the flows because the thread that acts is usually runnable, in no slice.
+
+// tlKind is what a timeline event does.
+type tlKind uint8
+
+const (
+	tlBegin tlKind = iota
+	tlEnd
+	tlInstant
+)
+
+// tlEvent is one begin, end or instant on a thread's track.
+type tlEvent struct {
+	ts     format.Time
+	phase  uint8 // orders events at the same ts, see newTimeline
+	seq    int   // generation order, the last tie-break
+	kind   tlKind
+	thread int             // index into Model.Threads
+	iv     *model.Interval // tlBegin, tlEnd
+	edge   *model.Edge     // tlInstant
+	flow   uint64          // tlInstant: the flow id, shared by the two ends
+	source bool            // tlInstant: the end the flow leaves from
+}
+
+// timeline is the events of an export, sorted.
+type timeline struct {
+	events []tlEvent
+}
+
+// newTimeline collects the intervals of kinds k and their edges, sorted by
+// time. At one timestamp, slices that end come first, then instants, then
+// slices that begin, so a thread's slices never appear to overlap and an
+// instant lands between them rather than inside; an empty slice's end
+// stays right after its begin.
+func newTimeline(m *model.Model, k Kinds) *timeline {
+	tl := &timeline{}
+	index := make(map[format.ThreadID]int, len(m.Threads))
+	seq := 0
+	add := func(e tlEvent) {
+		e.seq = seq
+		seq++
+		tl.events = append(tl.events, e)
+	}
+	for ti, t := range m.Threads {
+		index[t.ID] = ti
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			if !k.Has(iv.State) {
+				continue
+			}
+			add(tlEvent{ts: iv.Start, phase: 2, kind: tlBegin, thread: ti, iv: iv})
+			endPhase := uint8(0)
+			if iv.End == iv.Start {
+				endPhase = 2
+			}
+			add(tlEvent{ts: iv.End, phase: endPhase, kind: tlEnd, thread: ti, iv: iv})
+		}
+	}
+	for i := range m.Edges {
+		e := &m.Edges[i]
+		from, ok1 := index[e.From]
+		to, ok2 := index[e.To]
+		if !ok1 || !ok2 || !k.hasEdge(e.Kind) {
+			continue
+		}
+		flow := uint64(i) + 1
+		add(tlEvent{ts: e.FromTime, phase: 1, kind: tlInstant, thread: from, edge: e, flow: flow, source: true})
+		add(tlEvent{ts: e.ToTime, phase: 1, kind: tlInstant, thread: to, edge: e, flow: flow})
+	}
+	slices.SortFunc(tl.events, func(a, b tlEvent) int {
+		switch {
+		case a.ts != b.ts:
+			return cmp.Compare(a.ts, b.ts)
+		case a.phase != b.phase:
+			return cmp.Compare(a.phase, b.phase)
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	return tl
+}
+
+// arg is one argument of a slice or instant.
+type arg struct{ key, value string }
+
+// sliceArgs describes an interval: its object, the other thread (see
+// otherKey), how a wait ended, and whether the recording ended in it.
+func sliceArgs(iv *model.Interval, tn threadNames) []arg {
+	var a []arg
+	if iv.Object != 0 {
+		a = append(a, arg{"object", iv.Object.String()})
+	}
+	if iv.Other != 0 {
+		a = append(a, arg{otherKey(iv.State), tn.full(iv.Other)})
+	}
+	if iv.Wake != model.WakeNone {
+		a = append(a, arg{"wake", iv.Wake.String()})
+	}
+	if iv.Since != iv.Start {
+		a = append(a, arg{"continues", "a state that began earlier (a new owner, or a nested state ended)"})
+	}
+	if iv.Open {
+		a = append(a, arg{"open", "still in this state when the recording ended"})
+	}
+	return a
+}
+
+// instantArgs describes one end of an edge: the object and the thread at
+// the other end.
+func instantArgs(ev *tlEvent, tn threadNames) []arg {
+	e := ev.edge
+	var a []arg
+	if e.Object != 0 {
+		a = append(a, arg{"object", e.Object.String()})
+	}
+	if ev.source {
+		a = append(a, arg{"to", tn.full(e.To)})
+	} else {
+		a = append(a, arg{"from", tn.full(e.From)})
+	}
+	if e.Ambiguous {
+		a = append(a, arg{"ambiguous", "another thread could equally be the one"})
+	}
+	return a
+}
+
+// instantName names one end of an edge (see edgeNames).
+func instantName(ev *tlEvent) string {
+	from, to := edgeNames(ev.edge.Kind)
+	if ev.source {
+		return from
+	}
+	return to
+}

@@ -1,0 +1,438 @@
+// Package jfrimport converts a JDK Flight Recorder recording into an Orca
+// recording: jdk.JavaMonitorEnter, JavaMonitorWait, ThreadSleep,
+// ThreadStart and ThreadEnd become .orca events; what the Orca format has no
+// field for (parks, a wait's notifier and timeout, a monitor's class) goes to
+// PREFIX.ext. docs/jfr.md describes the mapping and its limits.
+package jfrimport
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"orca/internal/format"
+	"orca/internal/jfr"
+	"orca/internal/reader"
+)
+
+// Options control an import.
+type Options struct {
+	// Progress, if set, receives a line about once a second while a
+	// recording that takes longer than that is read.
+	Progress io.Writer
+	// Source names the recording in .info and in errors (its path).
+	Source string
+}
+
+// Result tells what an import read and wrote.
+type Result struct {
+	Chunks          int                     // JFR chunks imported
+	JFREvents       map[string]int          // JFR events converted, by type
+	Skipped         map[string]int          // JFR events not converted, by "type: reason"
+	Events          [format.NumKinds]int    // .orca lines written, by kind
+	Ext             [reader.NumExtKinds]int // .ext lines written, by kind
+	Threads         int                     // distinct threads
+	Objects         int                     // distinct monitors and park blockers
+	Methods         int                     // .methods lines
+	Classes         int                     // .classtable lines
+	OwnerUnknown    int                     // MonitorContendedEnter without a previous owner
+	TruncatedStacks int                     // distinct stacks JFR cut at its stackdepth
+	JoinsFromWaits  int                     // JavaMonitorWait in Thread.join, written as ThreadJoin/Joined
+	Notifies        int                     // ObjectNotify lines made from the notifiers of waits
+	NotifiesDropped int                     // … not written: the notifier had ended
+	DataLoss        int64                   // bytes of events JFR says it dropped (jdk.DataLoss)
+	Start, End      format.Time             // first and last timestamp written
+	Info            map[string]string       // facts from jdk.JVMInformation, if recorded
+	Damage          []*jfr.Error            // parts of the file that could not be read
+	LostBytes       int64                   // bytes not imported; -1 when unknown (input of unknown size)
+	Size            int64                   // of the input, -1 if unknown
+}
+
+func (r *Result) skip(typ, reason string) { r.Skipped[typ+": "+reason]++ }
+
+// DamageError is returned, with the Result, when part of the recording could
+// not be read; the rest was imported and the files written.
+type DamageError struct {
+	Source string
+	Damage []*jfr.Error
+	Lost   int64 // bytes not imported; -1 when unknown
+	Size   int64
+}
+
+func (e *DamageError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %v", e.Source, e.Damage[0])
+	if len(e.Damage) > 1 {
+		fmt.Fprintf(&b, " (and %d more damaged parts)", len(e.Damage)-1)
+	}
+	switch {
+	case e.Lost < 0:
+		b.WriteString("; the rest of the file was not imported")
+	case e.Size > 0:
+		fmt.Fprintf(&b, "; %d of %d bytes (%.1f%%) not imported", e.Lost, e.Size, 100*float64(e.Lost)/float64(e.Size))
+	default:
+		fmt.Fprintf(&b, "; %d bytes not imported", e.Lost)
+	}
+	return b.String()
+}
+
+// ImportFile converts the JFR file at path into PREFIX.orca, .methods,
+// .classtable, .info and .ext. See Import.
+func ImportFile(path, prefix string, opt Options) (*Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	size := int64(-1)
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	if opt.Source == "" {
+		opt.Source = path
+	}
+	return Import(f, size, prefix, opt)
+}
+
+// Import converts the JFR recording r (of size bytes, -1 if unknown) into an
+// Orca recording at prefix. It holds one JFR chunk in memory at a time.
+// Files are written under temporary names and renamed at the end, so a
+// failed import leaves nothing behind. When part of the input is damaged
+// (cut short, corrupted) the readable chunks are imported and a
+// *DamageError says what was lost; when nothing is readable, no files are
+// written.
+func Import(r io.Reader, size int64, prefix string, opt Options) (*Result, error) {
+	if opt.Source == "" {
+		opt.Source = "recording"
+	}
+	fs, err := createFiles(prefix)
+	if err != nil {
+		return nil, err
+	}
+	return convert(r, size, fs, opt)
+}
+
+// convert reads the recording and writes fs; it aborts fs on failure.
+func convert(r io.Reader, size int64, fs *files, opt Options) (*Result, error) {
+	res := &Result{JFREvents: map[string]int{}, Skipped: map[string]int{}, Info: map[string]string{}, Size: size}
+	im := newImporter(res)
+	prog := newProgress(opt.Progress, size)
+	rd := jfr.NewReader(r, size, append(slices.Clone(EventTypes), evJVM, evLoss)...)
+	var first *jfr.Header
+	events := 0
+	for {
+		c, err := rd.NextChunk()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var je *jfr.Error
+			if !errors.As(err, &je) {
+				fs.abort()
+				return nil, fmt.Errorf("reading %s: %w", opt.Source, err)
+			}
+			res.Damage = append(res.Damage, je)
+			continue
+		}
+		if first == nil {
+			h := c.Header
+			first = &h
+		}
+		im.startChunk(c)
+		for {
+			e, err := c.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				res.Damage = append(res.Damage, err.(*jfr.Error))
+				break
+			}
+			im.event(e)
+			if events++; events%4096 == 0 {
+				prog.report(e.Offset, res.Chunks, events)
+			}
+		}
+		if err := im.flush(fs); err != nil {
+			fs.abort()
+			return nil, err
+		}
+		res.Chunks++
+		prog.report(rd.Offset(), res.Chunks, events)
+	}
+	prog.done(rd.Offset(), res.Chunks, events)
+	res.LostBytes = lost(res.Damage, size)
+	if res.Chunks == 0 {
+		fs.abort()
+		if len(res.Damage) == 0 {
+			return nil, fmt.Errorf("%s: empty file: a JFR recording starts with \"FLR\"", opt.Source)
+		}
+		return nil, fmt.Errorf("%s: nothing could be imported: %w%s", opt.Source, res.Damage[0], hint(res.Damage[0]))
+	}
+	if err := im.finish(fs, res, first, opt.Source); err != nil {
+		fs.abort()
+		return nil, err
+	}
+	if err := fs.commit(); err != nil {
+		return nil, err
+	}
+	if len(res.Damage) > 0 {
+		return res, &DamageError{Source: opt.Source, Damage: res.Damage, Lost: res.LostBytes, Size: size}
+	}
+	return res, nil
+}
+
+// hint says what to do about the damage that stopped an import.
+func hint(e *jfr.Error) string {
+	switch {
+	case strings.Contains(e.Msg, "not a JFR chunk"):
+		return " (is it a JFR recording? `jfr summary FILE` checks one)"
+	case strings.Contains(e.Msg, "still being written"), strings.Contains(e.Msg, "cut short"):
+		return " (dump a finished recording: jcmd PID JFR.dump filename=FILE, or let the JVM exit)"
+	}
+	return ""
+}
+
+// lost adds up the bytes the damage cost.
+func lost(ds []*jfr.Error, size int64) int64 {
+	var n int64
+	for _, d := range ds {
+		if d.Lost < 0 {
+			if size < 0 {
+				return -1
+			}
+			n += size - d.Offset
+			continue
+		}
+		n += d.Lost
+	}
+	return n
+}
+
+// flush writes the current chunk's lines in time order, with the
+// ThreadStarted and ObjectClass lines that introduce threads and objects
+// the first time a line names them.
+func (im *importer) flush(fs *files) error {
+	sortRecs(im.recs)
+	for i := range im.recs {
+		r := &im.recs[i]
+		if r.kind == format.ThreadStarted {
+			if r.thread.announced {
+				continue // introduced already, by a line that named it
+			}
+			if err := im.announce(fs, r.t, r.thread); err != nil {
+				return err
+			}
+			continue
+		}
+		if r.synthetic && r.thread.ended {
+			im.res.NotifiesDropped++
+			continue
+		}
+		if err := im.announce(fs, r.t, r.thread); err != nil {
+			return err
+		}
+		if r.kind != format.ThreadStart { // its target is introduced by the ThreadStarted that follows
+			if err := im.announce(fs, r.t, r.other); err != nil {
+				return err
+			}
+		}
+		if r.object != 0 && !im.announced[r.object] {
+			im.announced[r.object] = true
+			if sig := im.objClass[r.object]; sig != "" {
+				if err := im.write(fs, &rec{t: r.t, ext: reader.ExtObjectClass, object: r.object, name: sig}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := im.write(fs, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// announce writes a thread's ThreadStarted (and its JVM ids to .ext) the
+// first time it appears: JFR has no event for threads that started before
+// the recording.
+func (im *importer) announce(fs *files, t format.Time, th *thread) error {
+	if th == nil || th.announced {
+		return nil
+	}
+	th.announced = true
+	if err := im.write(fs, &rec{t: t, kind: format.ThreadStarted, thread: th, name: th.name}); err != nil {
+		return err
+	}
+	return im.write(fs, &rec{t: t, ext: reader.ExtJavaThread, thread: th})
+}
+
+func (im *importer) write(fs *files, r *rec) error {
+	fs.line = appendRec(fs.line[:0], r)
+	ext := ".orca"
+	switch {
+	case r.kind == format.KindNone:
+		ext = ".ext"
+		im.res.Ext[r.ext]++
+	case r.kind == format.ThreadEnded:
+		r.thread.ended = true
+		fallthrough
+	default:
+		im.res.Events[r.kind]++
+		if r.synthetic {
+			im.res.Notifies++
+		}
+	}
+	if !im.wrote || r.t < im.res.Start {
+		im.res.Start = r.t
+	}
+	im.wrote = true
+	im.res.End = max(im.res.End, r.t)
+	if err := fs.put(ext, fs.line); err != nil {
+		return fmt.Errorf("writing %s%s: %w", fs.prefix, ext, err)
+	}
+	return nil
+}
+
+// finish writes .methods, .classtable and .info.
+func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source string) error {
+	var b []byte
+	for _, m := range im.methList {
+		b = appendTime(b[:0], m.first)
+		b = append(b, ',')
+		b = appendHex(b, uint32(m.id))
+		b = append(b, ',')
+		b = appendText(b, m.key.name)
+		b = append(b, ',')
+		b = appendText(b, m.key.descriptor)
+		b = append(b, ',')
+		b = appendHex(b, uint32(m.class))
+		b = append(b, ',')
+		b = appendLineTable(b, m.lines)
+		if err := fs.put(".methods", b); err != nil {
+			return fmt.Errorf("writing %s.methods: %w", fs.prefix, err)
+		}
+	}
+	for _, c := range im.classList {
+		// JFR does not record source file names: the field stays empty.
+		b = appendTime(b[:0], c.first)
+		b = append(b, ',')
+		b = appendHex(b, uint32(c.id))
+		b = append(b, ',')
+		b = appendText(b, c.sig)
+		b = append(b, ',')
+		if err := fs.put(".classtable", b); err != nil {
+			return fmt.Errorf("writing %s.classtable: %w", fs.prefix, err)
+		}
+	}
+	res.Methods, res.Classes = len(im.methList), len(im.classList)
+	res.Threads, res.Objects = len(im.threads), len(im.objClass)
+
+	var info []string
+	kv := func(k string, v any) { info = append(info, fmt.Sprintf("%s=%v", k, v)) }
+	kv("format", "orca-1")
+	kv("source", "jfr")
+	kv("jfr_file", oneLine(source))
+	kv("jfr_version", fmt.Sprintf("%d.%d", first.Major, first.Minor))
+	kv("jfr_chunks", res.Chunks)
+	for _, k := range []string{"java_vm", "java_version", "jvm_arguments", "command", "pid"} {
+		if v, ok := res.Info[k]; ok {
+			kv(k, oneLine(v))
+		}
+	}
+	kv("origin_mono_ns", first.TicksToNanos(first.StartTicks))
+	kv("origin_unix_ns", first.StartNanos)
+	kv("start_s", string(appendTime(nil, res.Start)))
+	kv("end_s", string(appendTime(nil, res.End)))
+	kv("complete", len(res.Damage) == 0)
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		kv("events."+k.String(), res.Events[k])
+	}
+	for k := reader.ExtKind(1); k < reader.NumExtKinds; k++ {
+		kv("ext."+k.String(), res.Ext[k])
+	}
+	for _, t := range slices.Sorted(maps.Keys(res.JFREvents)) {
+		kv("jfr_events."+t, res.JFREvents[t])
+	}
+	for _, s := range slices.Sorted(maps.Keys(res.Skipped)) {
+		typ, why, _ := strings.Cut(s, ": ")
+		kv("warning", fmt.Sprintf("%d %s events skipped: %s", res.Skipped[s], typ, why))
+	}
+	// JFR counts what it drops in bytes (jdk.DataLoss), not events: without
+	// loss dropped_total is 0; with some, the number of events is unknown.
+	if res.DataLoss == 0 {
+		kv("dropped_total", 0)
+	} else {
+		kv("jfr_data_loss_bytes", res.DataLoss)
+		kv("warning", fmt.Sprintf("JFR dropped %d bytes of events (jdk.DataLoss): events are missing", res.DataLoss))
+	}
+	kv("owner_unknown", res.OwnerUnknown)
+	kv("truncated_stacks", res.TruncatedStacks)
+	kv("joins_from_waits", res.JoinsFromWaits)
+	kv("notifies_from_waits", res.Notifies)
+	if res.NotifiesDropped > 0 {
+		kv("notifies_from_waits_dropped", res.NotifiesDropped)
+	}
+	kv("threads", res.Threads)
+	kv("objects", res.Objects)
+	kv("methods", res.Methods)
+	kv("classes", res.Classes)
+	if len(res.Damage) > 0 {
+		if res.LostBytes >= 0 {
+			kv("jfr_lost_bytes", res.LostBytes)
+		}
+		for _, d := range res.Damage {
+			kv("warning", oneLine(d.Error()))
+		}
+	}
+	for _, l := range info {
+		if err := fs.put(".info", []byte(l)); err != nil {
+			return fmt.Errorf("writing %s.info: %w", fs.prefix, err)
+		}
+	}
+	return nil
+}
+
+// oneLine keeps a .info value on its line.
+func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
+
+// progress prints a line about once a second once an import has run for a second.
+type progress struct {
+	w           io.Writer
+	size        int64
+	start, last time.Time
+	printed     bool
+}
+
+func newProgress(w io.Writer, size int64) *progress {
+	now := time.Now()
+	return &progress{w: w, size: size, start: now, last: now}
+}
+
+func (p *progress) report(off int64, chunks, events int) {
+	if p.w == nil || time.Since(p.last) < time.Second {
+		return
+	}
+	p.last = time.Now()
+	p.printed = true
+	fmt.Fprintf(p.w, "orca import: %s, %d chunks, %d events\n", p.where(off), chunks, events)
+}
+
+func (p *progress) done(off int64, chunks, events int) {
+	if p.w != nil && p.printed {
+		fmt.Fprintf(p.w, "orca import: done: %s, %d chunks, %d events in %.1fs\n", p.where(off), chunks, events, time.Since(p.start).Seconds())
+	}
+}
+
+func (p *progress) where(off int64) string {
+	mb := func(n int64) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 0, 64) }
+	if p.size > 0 {
+		return fmt.Sprintf("%s of %s MB (%d%%)", mb(off), mb(p.size), off*100/p.size)
+	}
+	return mb(off) + " MB"
+}

@@ -1,0 +1,167 @@
+package jfrimport
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+
+	jt "orca/internal/jfr/jfrtest"
+)
+
+// synthetic is a small recording written by jfrtest with the JDK's types:
+// main starts a worker, which contends on a Lock held by main, sleeps,
+// parks and ends; main waits on the Lock and is notified by the worker,
+// then joins the worker.
+// Events are written out of time order, as JFR's per-thread buffers do.
+func synthetic() []byte {
+	c := &jt.Chunk{Classes: jt.JDKClasses(), StartNanos: 1_700_000_000_000_000_000, StartTicks: 500, TicksPerSecond: 1_000_000}
+	c.Thread(1, "main", 1, 100)
+	c.Thread(2, "worker, \"w\"", 7, 101)
+	c.Symbol(10, "Demo")
+	c.Symbol(11, "Demo$Lock")
+	c.Symbol(12, "main")
+	c.Symbol(13, "([Ljava/lang/String;)V")
+	c.Symbol(14, "run")
+	c.Symbol(15, "()V")
+	c.Symbol(16, "java/lang/Thread")
+	c.Symbol(17, "sleep")
+	c.Symbol(18, "(J)V")
+	c.Symbol(19, "Demo$Blocker")
+	c.Symbol(24, "join")
+	c.Symbol(26, "java/lang/Object")
+	c.Symbol(27, "wait")
+	c.Class(20, 10)
+	c.Class(21, 11)
+	c.Class(22, 16)
+	c.Class(23, 19)
+	c.Class(25, 26)
+	c.Method(30, 20, 12, 13, 9)     // Demo.main, public static
+	c.Method(31, 20, 14, 15, 1)     // Demo.run
+	c.Method(32, 22, 17, 18, 0x109) // Thread.sleep, native
+	c.Method(33, 22, 24, 18, 0x11)  // Thread.join(long)
+	c.Method(34, 25, 27, 18, 0x111) // Object.wait(long), native
+	c.FrameType(40, "Interpreted")
+	c.FrameType(41, "Native")
+	c.Stack(50, false, jt.StackFrame{Method: 30, Line: 12, BCI: 7, Type: 40})
+	c.Stack(51, false, jt.StackFrame{Method: 31, Line: 20, BCI: 3, Type: 40})
+	c.Stack(52, true, jt.StackFrame{Method: 32, Line: -1, BCI: 0, Type: 41}, jt.StackFrame{Method: 31, Line: 22, BCI: 9, Type: 40})
+	c.Stack(53, false, jt.StackFrame{Method: 30, Line: 14, BCI: 20, Type: 40}, jt.StackFrame{Method: 30, Line: 12, BCI: 7, Type: 40})
+	c.Stack(54, false, jt.StackFrame{Method: 34, Line: -1, BCI: 0, Type: 41}, jt.StackFrame{Method: 33, Line: 100, BCI: 5, Type: 40},
+		jt.StackFrame{Method: 30, Line: 16, BCI: 30, Type: 40})
+	// Ticks are microseconds: 1000 ticks = 1 ms.
+	c.Event(jt.TThreadEnd, jt.Varint(9000), jt.Varint(2), jt.Varint(2))
+	c.Event(jt.TThreadSleep, jt.Varint(5000), jt.Varint(2000), jt.Varint(2), jt.Varint(52), jt.Varint(2))
+	c.Event(jt.TMonitorEnter, jt.Varint(2000), jt.Varint(500), jt.Varint(2), jt.Varint(51), jt.Varint(21), jt.Varint(1), jt.Varint(0x7f00))
+	c.Event(jt.TThreadPark, jt.Varint(7000), jt.Varint(100), jt.Varint(2), jt.Varint(51), jt.Varint(23), jt.Varint(5000), jt.Varint(math.MinInt64), jt.Varint(0x4000))
+	c.Event(jt.TThreadStart, jt.Varint(1000), jt.Varint(2), jt.Varint(50), jt.Varint(2), jt.Varint(1))
+	c.Event(jt.TMonitorWait, jt.Varint(3000), jt.Varint(1000), jt.Varint(1), jt.Varint(53), jt.Varint(21), jt.Varint(2), jt.Varint(0), jt.Bool(false), jt.Varint(0x7f00))
+	// main joins the worker: a wait on the Thread, notified by the worker as it ends.
+	c.Event(jt.TMonitorWait, jt.Varint(8000), jt.Varint(1500), jt.Varint(1), jt.Varint(54), jt.Varint(22), jt.Varint(2), jt.Varint(0), jt.Bool(false), jt.Varint(0x9000))
+	return c.Bytes()
+}
+
+func syntheticSeeds() [][]byte {
+	s := synthetic()
+	return [][]byte{s, s[:len(s)-1], s[:len(s)/2], append(append([]byte(nil), s...), s...)}
+}
+
+func TestImportSynthetic(t *testing.T) {
+	fs, bufs := bufferFiles("syn")
+	res, err := convert(bytes.NewReader(synthetic()), -1, fs, Options{Source: "syn.jfr"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkOutput(t, bufs)
+	main := threadKey{java: 1}.hash()
+	worker := threadKey{java: 7}.hash()
+	lock := objectKey{"LDemo$Lock;", 0x7f00}.hash()
+	blocker := objectKey{"LDemo$Blocker;", 0x4000}.hash()
+	r := strings.NewReplacer("MAIN", fmt.Sprintf("%08X", main), "WORKER", fmt.Sprintf("%08X", worker),
+		"LOCK", fmt.Sprintf("%08X", lock), "BLOCKER", fmt.Sprintf("%08X", blocker))
+	// 1 tick = 1 µs; times are the tick counter's (not the wall clock).
+	want := r.Replace(`0.0010000000,ThreadStarted,MAIN,main
+0.0010000000,ThreadStart,MAIN,WORKER,1;00000003;00000007
+0.0010000000,ThreadStarted,WORKER,"worker, ""w"""
+0.0020000000,MonitorContendedEnter,WORKER,LOCK,MAIN,1;00000002;00000003
+0.0025000000,MonitorContendedEntered,WORKER,LOCK,1;00000002;00000003
+0.0030000000,ObjectWait,MAIN,LOCK,2;00000003;00000014;00000003;00000007
+0.0040000000,ObjectNotify,WORKER,LOCK,0
+0.0040000000,ObjectWaited,MAIN,LOCK,2;00000003;00000014;00000003;00000007
+0.0050000000,ThreadSleep,WORKER,2;00000001;FFFFFFFF;00000002;00000009
+0.0070000000,ThreadSlept,WORKER,2;00000001;FFFFFFFF;00000002;00000009
+0.0080000000,ThreadJoin,MAIN,WORKER,2;00000004;00000005;00000003;0000001E
+0.0090000000,ThreadEnded,WORKER
+0.0095000000,ThreadJoined,MAIN,WORKER,2;00000004;00000005;00000003;0000001E
+`)
+	if got := bufs[".orca"].String(); got != want {
+		t.Errorf(".orca:\n%s\nwant:\n%s", got, want)
+	}
+	wantExt := r.Replace(`0.0010000000,JavaThread,MAIN,1,100
+0.0010000000,JavaThread,WORKER,7,101
+0.0020000000,ObjectClass,LOCK,LDemo$Lock;
+0.0040000000,WaitNotifier,MAIN,LOCK,WORKER,,false
+0.0050000000,SleepTime,WORKER,2000000
+0.0070000000,ObjectClass,BLOCKER,LDemo$Blocker;
+0.0070000000,ThreadPark,WORKER,BLOCKER,5000,,1;00000002;00000003
+0.0071000000,ThreadUnparked,WORKER,BLOCKER,1;00000002;00000003
+`)
+	if got := bufs[".ext"].String(); got != wantExt {
+		t.Errorf(".ext:\n%s\nwant:\n%s", got, wantExt)
+	}
+	// Line tables hold the bytecode indexes seen; no source files.
+	// Ids in the order events name them in the file; dated by the chunk.
+	wantMethods := r.Replace(`0.0005000000,00000001,sleep,(J)V,CLS2,-1
+0.0005000000,00000002,run,()V,CLS1,2;00000003;00000014;00000009;00000016
+0.0005000000,00000003,main,([Ljava/lang/String;)V,CLS1,3;00000007;0000000C;00000014;0000000E;0000001E;00000010
+0.0005000000,00000004,join,(J)V,CLS2,1;00000005;00000064
+`)
+	wantMethods = strings.NewReplacer("CLS1", fmt.Sprintf("%08X", classHash("LDemo;")), "CLS2", fmt.Sprintf("%08X", classHash("Ljava/lang/Thread;"))).Replace(wantMethods)
+	if got := bufs[".methods"].String(); got != wantMethods {
+		t.Errorf(".methods:\n%s\nwant:\n%s", got, wantMethods)
+	}
+	wantClasses := fmt.Sprintf("0.0005000000,%08X,Ljava/lang/Thread;,\n0.0005000000,%08X,LDemo;,\n", classHash("Ljava/lang/Thread;"), classHash("LDemo;"))
+	if got := bufs[".classtable"].String(); got != wantClasses {
+		t.Errorf(".classtable:\n%s\nwant:\n%s", got, wantClasses)
+	}
+	info := bufs[".info"].String()
+	for _, kv := range []string{"origin_unix_ns=1700000000000000000\n", "origin_mono_ns=500000\n", "complete=true\n",
+		"truncated_stacks=1\n", "events.ThreadStarted=2\n", "joins_from_waits=1\n", "notifies_from_waits=1\n", "dropped_total=0\n", "ext.ThreadPark=1\n", "jfr_events.jdk.JavaMonitorWait=2\n"} {
+		if !strings.Contains(info, kv) {
+			t.Errorf(".info lacks %q:\n%s", kv, info)
+		}
+	}
+	if res.Threads != 2 || res.Objects != 2 || res.Methods != 4 || res.Classes != 2 {
+		t.Errorf("result %+v", res)
+	}
+
+	// What orca report builds on: the wait woken by the worker's notify,
+	// the join of the worker.
+	prefix := filepath.Join(t.TempDir(), "syn")
+	if _, err := Import(bytes.NewReader(synthetic()), -1, prefix, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	m := checkModel(t, readBack(t, prefix).rec)
+	var waits, joins int
+	for _, th := range m.Threads {
+		for _, iv := range th.Intervals {
+			switch {
+			case iv.Cont:
+			case iv.State == model.Waiting && th.ID == format.ThreadID(main) && iv.Wake == model.WakeNotify && iv.Other == format.ThreadID(worker):
+				waits++
+			case iv.State == model.Joining && th.ID == format.ThreadID(main) && iv.Other == format.ThreadID(worker):
+				joins++
+			case iv.State == model.Waiting || iv.State == model.Joining:
+				t.Errorf("thread %v: %+v", th.ID, iv)
+			}
+		}
+	}
+	if waits != 1 || joins != 1 {
+		t.Errorf("model: %d waits woken by the worker's notify, %d joins of the worker; want 1, 1", waits, joins)
+	}
+}

@@ -1,0 +1,275 @@
+package model
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+	"orca/internal/synth"
+)
+
+// fold parses .orca text and folds it; malformed lines are skipped.
+func fold(data []byte) *Model {
+	evs := reader.NewEvents(bytes.NewReader(data), "fuzz.orca")
+	b := New()
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if _, ok := err.(*reader.ParseError); ok {
+			continue
+		}
+		if err != nil {
+			break
+		}
+		b.Event(&ev)
+	}
+	return b.Finalize()
+}
+
+// genState is a thread of a generated run.
+type genThread struct {
+	id      format.ThreadID
+	started bool
+	ended   bool
+	open    []genOpen // innermost last
+}
+
+type genOpen struct {
+	kind format.Kind // the opening kind
+	obj  uint32      // object, or target thread for a join
+}
+
+// generate turns fuzz bytes into a well-formed run: per thread, events in
+// time order, every closing event after its opening one, states nested only
+// as the JVM nests them (a contention inside a join or a wait), nothing
+// after ThreadEnded. Across threads anything goes: owners may be stale,
+// notifies may find nobody, joins may time out.
+func generate(data []byte) []byte {
+	i := 0
+	next := func() int {
+		if i >= len(data) {
+			return 0
+		}
+		i++
+		return int(data[i-1])
+	}
+	var out bytes.Buffer
+	var now format.Time
+	ths := []*genThread{}
+	for id := format.ThreadID(1); id <= 6; id++ {
+		ths = append(ths, &genThread{id: id})
+	}
+	emit := func(th *genThread, kind format.Kind, args ...string) {
+		fmt.Fprintf(&out, "%d.%09d0,%s,%v", now/1e9, now%1e9, kind, th.id)
+		for _, a := range args {
+			out.WriteString("," + a)
+		}
+		out.WriteString("\n")
+	}
+	stack := func() string {
+		if b := next(); b%3 != 0 {
+			return fmt.Sprintf("2;%X;%X;%X;0", b%5+1, b%7, b%3+6)
+		}
+		return "0"
+	}
+	hex := func(v uint32) string { return format.Hex(v) }
+	objs := []uint32{0xA1, 0xA2, 0xA3}
+	// Threads 1..4 exist from the start; 5 and 6 are started by others.
+	for _, th := range ths[:4] {
+		th.started = true
+		emit(th, format.ThreadStarted, fmt.Sprintf("t%d", th.id))
+	}
+	for i < len(data) {
+		// Time moves by 0 (same instant) to 255 µs.
+		if b := next(); b%4 != 0 {
+			now += format.Time(b) * 1000
+		}
+		th := ths[next()%len(ths)]
+		if !th.started || th.ended {
+			continue
+		}
+		pick := next()
+		if n := len(th.open); n > 0 {
+			top := th.open[n-1]
+			close := func() {
+				th.open = th.open[:n-1]
+				switch top.kind {
+				case format.MonitorContendedEnter:
+					emit(th, format.MonitorContendedEntered, hex(top.obj), stack())
+				case format.ObjectWait:
+					emit(th, format.ObjectWaited, hex(top.obj), stack())
+				case format.ThreadJoin:
+					emit(th, format.ThreadJoined, hex(top.obj), stack())
+				case format.ThreadSleep:
+					emit(th, format.ThreadSlept, stack())
+				case format.SemaphoreAcquire:
+					emit(th, format.SemaphoreAcquired, hex(top.obj), stack())
+				}
+			}
+			// Inside a join or a wait, the thread can block on the monitor
+			// (the Thread's, the waited object's) before it returns.
+			if (top.kind == format.ThreadJoin || top.kind == format.ObjectWait) && pick%3 == 0 {
+				owner := uint32(ths[next()%len(ths)].id)
+				if owner == uint32(th.id) || pick%2 == 0 {
+					owner = 0
+				}
+				th.open = append(th.open, genOpen{format.MonitorContendedEnter, top.obj})
+				emit(th, format.MonitorContendedEnter, hex(top.obj), hex(owner), stack())
+				continue
+			}
+			close()
+			continue
+		}
+		obj := objs[next()%len(objs)]
+		other := ths[next()%len(ths)]
+		switch pick % 11 {
+		case 0:
+			th.open = append(th.open, genOpen{format.ThreadSleep, 0})
+			emit(th, format.ThreadSleep, stack())
+		case 1:
+			th.open = append(th.open, genOpen{format.ObjectWait, obj})
+			emit(th, format.ObjectWait, hex(obj), stack())
+		case 2:
+			emit(th, format.ObjectNotify, hex(obj), stack())
+		case 3:
+			emit(th, format.ObjectNotifyAll, hex(obj), stack())
+		case 4, 5:
+			owner := uint32(other.id)
+			if other == th || pick%5 == 0 {
+				owner = 0
+			}
+			th.open = append(th.open, genOpen{format.MonitorContendedEnter, obj})
+			emit(th, format.MonitorContendedEnter, hex(obj), hex(owner), stack())
+		case 6:
+			if other == th {
+				continue
+			}
+			th.open = append(th.open, genOpen{format.ThreadJoin, uint32(other.id)})
+			emit(th, format.ThreadJoin, hex(uint32(other.id)), stack())
+		case 7:
+			th.open = append(th.open, genOpen{format.SemaphoreAcquire, obj + 0x100})
+			emit(th, format.SemaphoreAcquire, hex(obj+0x100), stack())
+		case 8:
+			emit(th, format.SemaphoreRelease, hex(obj+0x100), stack())
+		case 9:
+			if other.started {
+				continue
+			}
+			emit(th, format.ThreadStart, hex(uint32(other.id)), stack())
+			other.started = true
+			if pick%2 == 0 {
+				emit(other, format.ThreadStarted, fmt.Sprintf("t%d", other.id))
+			}
+		case 10:
+			th.ended = true
+			emit(th, format.ThreadEnded)
+		}
+	}
+	return out.Bytes()
+}
+
+// FuzzModel folds generated well-formed runs: the fold must not panic, the
+// model must pass Validate and have no Problems (every event pairs up).
+func FuzzModel(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("deadlock, wait, notify, join, semaphore and more"))
+	f.Add(bytes.Repeat([]byte{1, 2, 4, 1, 1, 3, 0, 5, 9, 7}, 30))
+	f.Add(bytes.Repeat([]byte{4, 0, 4, 0, 0, 4, 1, 4, 5, 1, 0, 0}, 20))
+	for seed := range 8 {
+		b := make([]byte, 400)
+		x := uint32(seed*2654435761 + 1)
+		for j := range b {
+			x ^= x << 13
+			x ^= x >> 17
+			x ^= x << 5
+			b[j] = byte(x)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		orca := generate(data)
+		m := fold(orca)
+		for _, e := range Validate(m) {
+			t.Errorf("%v", e)
+		}
+		for _, p := range m.Problems {
+			t.Errorf("problem: %s", p)
+		}
+		if t.Failed() {
+			t.Logf("events:\n%s", orca)
+		}
+	})
+}
+
+// FuzzModelText folds arbitrary .orca text (seeded with the cases): the
+// fold must not panic, and whatever the input, the model it makes must
+// pass Validate — problems are reported, not turned into a broken model.
+func FuzzModelText(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/cases/*.txtar")
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if file.Name == "orca" {
+				f.Add(file.Data)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m := fold(data)
+		for _, e := range Validate(m) {
+			t.Errorf("%v", e)
+		}
+		if t.Failed() {
+			t.Logf("events:\n%s", data)
+		}
+	})
+}
+
+// TestSynth folds a synthetic recording shaped like a busy server's
+// (internal/synth: hundreds of threads, every event paired and in order):
+// it must pass Validate with no Problems.
+func TestSynth(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 4 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(rec, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Model
+	for _, e := range Validate(m) {
+		t.Error(e)
+	}
+	if len(m.Problems) > 0 {
+		t.Errorf("%d problems, first: %s", len(m.Problems), m.Problems[0])
+	}
+	if res.Malformed > 0 || res.Truncated {
+		t.Errorf("malformed %d, truncated %v", res.Malformed, res.Truncated)
+	}
+	var contentions, waits int
+	for _, l := range m.Locks {
+		contentions += l.Contentions
+		waits += l.Waits
+	}
+	if contentions == 0 || waits == 0 || len(m.Edges) == 0 {
+		t.Errorf("a busy recording with %d contentions, %d waits, %d edges", contentions, waits, len(m.Edges))
+	}
+	t.Logf("%d events, %d threads, %d locks, %d contentions, %d waits, %d edges, %d cycles",
+		m.Events, len(m.Threads), len(m.Locks), contentions, waits, len(m.Edges), len(m.Deadlocks))
+}

@@ -1,0 +1,431 @@
+package reader
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"sync"
+
+	"orca/internal/format"
+)
+
+// Parallel reading of a .orca file.
+//
+// The file is cut into chunks of about ChunkSize bytes, at the start of a
+// line that looks like the start of an event ("digits.digits,Capital":
+// a timestamp and an event name). Workers decode chunks in parallel, each
+// into a batch of events; the caller's goroutine hands the batches' events
+// to fn in file order. A bounded number of batches is in flight, so memory
+// stays at a few chunks whatever the file's size.
+//
+// A chunk is decoded by the same record reader as Events.Next, from its
+// first byte, and stops before the first record that begins at or after
+// the chunk's end. Only a record can run past that end: a quoted field
+// spanning lines (a thread name with a newline) or a stray quote, with a
+// line inside it that looks like an event. Then the chunk after it began
+// inside a record, and the batches do not meet: the caller's goroutine
+// decodes that chunk again, sequentially, from where the one before really
+// ended. So cutting is only a guess that is nearly always right, and the
+// result is the same as Events.Next's in every case (FuzzEvents checks it
+// with chunks of a few bytes).
+
+// EachOptions control EachEvent.
+type EachOptions struct {
+	// Workers is the number of goroutines decoding chunks; 0 means
+	// GOMAXPROCS. fn runs in the caller's goroutine, besides them.
+	Workers int
+	// ChunkSize is the approximate size of a chunk in bytes; 0 means
+	// DefaultChunkSize. A file of at most one chunk is read in the caller's
+	// goroutine alone.
+	ChunkSize int
+	// Malformed, if set, receives each malformed line, in file order
+	// among the events. Malformed lines are skipped either way.
+	Malformed func(*ParseError)
+	// Progress, if set, is called in the caller's goroutine after each
+	// chunk with the number of bytes of the file done.
+	Progress func(done int64)
+	// Stacks, if set, numbers the stacks (see StackTable) and each
+	// event's StackID is set.
+	Stacks *StackTable
+}
+
+// DefaultChunkSize is the chunk size of EachEvent: large enough that the
+// per-chunk overhead (a goroutine hand-off, a few ReadAt calls, the first
+// decoding of each distinct stack) vanishes, small enough that a few
+// chunks in flight are a few tens of MB.
+const DefaultChunkSize = 8 << 20
+
+// maxCachedStacks bounds the distinct stacks a chunk remembers, for
+// recordings where nearly every stack differs.
+const maxCachedStacks = 1 << 16
+
+// EachEvent calls fn with every event of PREFIX.orca in file order,
+// decoding chunks of the file in parallel (see EachOptions). It stops at
+// the first error fn returns and returns it. Otherwise err is a read error
+// or nil; truncated reports that the file's last line was cut short (see
+// Events.Truncated).
+//
+// The *Event and its Stack are valid only during the call to fn: they are
+// reused once fn returns, and events with the same stack may share one
+// Stack slice, which fn must not modify. Copy what you keep.
+func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	name := r.Prefix + ".orca"
+	f, err := os.Open(name)
+	if err != nil {
+		return false, fmt.Errorf("opening events: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return false, fmt.Errorf("opening events: %w", err)
+	}
+	return EachEventAt(f, st.Size(), name, opt, fn)
+}
+
+// EachEventAt is EachEvent on the first size bytes of ra, named name in
+// errors. ra is read with ReadAt from several goroutines at once.
+func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	chunk := int64(opt.ChunkSize)
+	if chunk <= 0 {
+		chunk = DefaultChunkSize
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn}
+	if size <= chunk {
+		b := batchPool.Get().(*batch)
+		defer batchPool.Put(b)
+		e.parse(newChunkReader(name, chunk), b, 0, size)
+		err := e.deliver(b)
+		return e.truncated, err
+	}
+	return e.parallel(workers, chunk)
+}
+
+// each is one EachEventAt call.
+type each struct {
+	ra        io.ReaderAt
+	size      int64
+	chunk     int64
+	name      string
+	opt       EachOptions
+	fn        func(*Event) error
+	line      int   // lines before the next batch to deliver
+	next      int64 // where the next batch must start
+	truncated bool
+	seq       *records // for decoding a chunk again, made when first needed
+	ids       []uint32 // a batch's local stack numbers -> opt.Stacks'
+}
+
+// batch is one chunk's events.
+type batch struct {
+	start, end int64 // the chunk
+	stop       int64 // where decoding stopped: end, or after a record that ran past it
+	lines      int   // physical lines in [start, stop)
+	events     []Event
+	errs       []batchErr
+	truncated  bool
+	truncLine  int
+	err        error // a read error; the events before it are valid
+	stacks     stackCache
+	done       chan struct{}
+}
+
+// batchErr is a malformed line, reported before events[at].
+type batchErr struct {
+	at  int
+	err *ParseError
+}
+
+// batchPool keeps batches, with their grown slices, between calls.
+var batchPool = sync.Pool{New: func() any { return newBatch() }}
+
+func newBatch() *batch {
+	return &batch{stacks: stackCache{seen: map[string]uint32{}}, done: make(chan struct{}, 1)}
+}
+
+func (b *batch) reset(start, end int64) {
+	// The old events are overwritten, not cleared: the names and stacks
+	// they point to stay alive only until then, and clearing costs.
+	b.events, b.errs = b.events[:0], b.errs[:0]
+	b.start, b.end, b.stop, b.lines = start, end, start, 0
+	b.truncated, b.truncLine, b.err = false, 0, nil
+	b.stacks.reset()
+}
+
+// newChunkReader returns a record reader for chunks: reset sets its source.
+// Its buffer is no larger than a chunk: it reads that much past the end.
+func newChunkReader(name string, chunk int64) *records {
+	return newRecords(bytes.NewReader(nil), name, int(min(eventsBufSize, max(chunk, 4<<10))))
+}
+
+// parse decodes the records that begin in [start, end) into b, with line
+// numbers counted from the chunk's first line. A record that begins before
+// end is read to its end, past end if need be.
+func (e *each) parse(rr *records, b *batch, start, end int64) {
+	b.reset(start, end)
+	rr.reset(io.NewSectionReader(e.ra, start, e.size-start), end-start)
+	for {
+		f, n, err := rr.next()
+		if err != nil {
+			if pe, ok := err.(*ParseError); ok {
+				b.errs = append(b.errs, batchErr{len(b.events), pe})
+				continue
+			}
+			if err != errLimit && err != io.EOF {
+				b.err = err
+			}
+			break
+		}
+		if !rr.nl {
+			rr.truncated, rr.truncLine = true, rr.start
+			continue
+		}
+		ev, msg := parseEvent(f, n, &b.stacks)
+		if msg == "" {
+			ev.Line = rr.start
+			b.events = append(b.events, ev)
+			continue
+		}
+		if err := rr.fail(msg); err != nil {
+			b.errs = append(b.errs, batchErr{len(b.events), err.(*ParseError)})
+		}
+	}
+	b.stop, b.lines = start+rr.off, rr.n
+	b.truncated, b.truncLine = rr.truncated, rr.truncLine
+}
+
+// deliver hands b's events and errors to fn and Malformed, with file line
+// numbers, first decoding b's chunk again if the batch before it ended
+// elsewhere than where b starts.
+func (e *each) deliver(b *batch) error {
+	if b.start != e.next {
+		if e.seq == nil {
+			e.seq = newChunkReader(e.name, e.chunk)
+		}
+		// The chunk is decoded from where the last one stopped, to its end
+		// (or, when that is already past its end, to nothing).
+		e.parse(e.seq, b, e.next, max(b.end, e.next))
+	}
+	// Events carry their stack's number in the chunk; make it the one in
+	// opt.Stacks, looking up each of the chunk's stacks once.
+	ids := e.ids[:0]
+	if t := e.opt.Stacks; t != nil {
+		for _, fr := range b.stacks.uniq {
+			ids = append(ids, t.ID(fr))
+		}
+	}
+	e.ids = ids
+	k := 0
+	for i := range b.events {
+		for ; k < len(b.errs) && b.errs[k].at == i; k++ {
+			e.malformed(b.errs[k].err)
+		}
+		ev := &b.events[i]
+		ev.Line += e.line
+		if e.opt.Stacks != nil {
+			ev.StackID = ids[ev.StackID]
+		} else {
+			ev.StackID = 0
+		}
+		if err := e.fn(ev); err != nil {
+			return err
+		}
+	}
+	for ; k < len(b.errs); k++ {
+		e.malformed(b.errs[k].err)
+	}
+	if b.err != nil {
+		return b.err
+	}
+	if b.truncated {
+		e.truncated = true
+	}
+	e.line += b.lines
+	e.next = b.stop
+	if e.opt.Progress != nil {
+		e.opt.Progress(b.stop)
+	}
+	return nil
+}
+
+func (e *each) malformed(pe *ParseError) {
+	if e.opt.Malformed != nil {
+		pe.Line += e.line
+		e.opt.Malformed(pe)
+	}
+}
+
+// parallel runs the workers and delivers their batches in order.
+func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
+	// In flight: one batch per worker, one being delivered, one ready.
+	inflight := workers + 2
+	free := make(chan *batch, inflight)
+	for range inflight {
+		free <- batchPool.Get().(*batch)
+	}
+	jobs := make(chan *batch)
+	order := make(chan *batch, inflight)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	defer func() {
+		close(done)
+		wg.Wait()
+		// The batches not delivered are dropped: a worker may have
+		// signalled one that nobody received.
+		for len(free) > 0 {
+			batchPool.Put(<-free)
+		}
+	}()
+	for range workers {
+		wg.Go(func() {
+			rr := newChunkReader(e.name, e.chunk)
+			for b := range jobs {
+				e.parse(rr, b, b.start, b.end)
+				b.done <- struct{}{}
+			}
+		})
+	}
+	// The producer cuts the file and hands out chunks as batches come free.
+	var cutErr error
+	wg.Go(func() {
+		defer close(order)
+		defer close(jobs)
+		buf := make([]byte, 4<<10)
+		for start := int64(0); start < e.size; {
+			end := e.size
+			if start+chunk < e.size {
+				var err error
+				if end, err = cutAt(e.ra, start+chunk, e.size, buf); err != nil {
+					cutErr = err
+					return
+				}
+			}
+			var b *batch
+			select {
+			case b = <-free:
+			case <-done:
+				return
+			}
+			b.start, b.end = start, end
+			order <- b // cannot block: at most inflight batches exist
+			select {
+			case jobs <- b:
+			case <-done:
+				return
+			}
+			start = end
+		}
+	})
+	for b := range order {
+		<-b.done
+		if err := e.deliver(b); err != nil {
+			return e.truncated, err
+		}
+		free <- b
+	}
+	if cutErr != nil {
+		return e.truncated, fmt.Errorf("reading %s: %w", e.name, cutErr)
+	}
+	return e.truncated, nil
+}
+
+// cutAt returns where the chunk that ends near p ends: the first line start
+// at or after p that looks like an event line, or size if there is none.
+func cutAt(ra io.ReaderAt, p, size int64, buf []byte) (int64, error) {
+	// Lookahead needed to judge a line: a timestamp and an event name's
+	// first letter. Longer timestamps are not seen as event starts.
+	const look = 40
+	pos := p - 1 // the '\n' before a line starting at p counts
+	for pos < size {
+		n, err := ra.ReadAt(buf, pos)
+		if n < len(buf) && err != nil && err != io.EOF {
+			return 0, err
+		}
+		w := buf[:n]
+		atEOF := pos+int64(n) >= size
+		if pos+int64(n) > size {
+			w = w[:size-pos]
+		}
+		i := 0
+		for {
+			j := bytes.IndexByte(w[i:], '\n')
+			if j < 0 {
+				i = len(w)
+				break
+			}
+			k := i + j + 1
+			if !atEOF && len(w)-k < look {
+				i = k - 1 // judge this line in the next window
+				break
+			}
+			if eventStart(w[k:]) {
+				return pos + int64(k), nil
+			}
+			i = k
+		}
+		if atEOF {
+			break
+		}
+		pos += int64(max(i, 1))
+	}
+	return size, nil
+}
+
+// eventStart reports whether b begins like an event line: digits, '.',
+// digits, ',', an upper-case letter.
+func eventStart(b []byte) bool {
+	i := 0
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	if i == 0 || i >= len(b) || b[i] != '.' {
+		return false
+	}
+	i++
+	j := i
+	for i < len(b) && b[i]-'0' <= 9 {
+		i++
+	}
+	return i > j && i+1 < len(b) && b[i] == ',' && b[i+1]-'A' < 26
+}
+
+// stackCache decodes the stacks of one chunk: a stack text seen before in
+// the chunk is not decoded again but shares the first one's frames, and
+// frames come from an arena. A server's events repeat a few thousand
+// stacks, so this saves most of the decoding and nearly all allocations.
+// It also numbers the chunk's stacks (1, 2, …; 0 for none) so that
+// EachEvent can look each up once in a StackTable.
+type stackCache struct {
+	seen  map[string]uint32 // text -> local number
+	uniq  [][]format.Frame  // by local number; uniq[0] is nil
+	arena []format.Frame
+}
+
+// parse decodes stack text b and returns its frames and local number.
+func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
+	if id, ok := c.seen[string(b)]; ok {
+		return c.uniq[id], id, ""
+	}
+	fr, msg := parseStackIn(b, &c.arena)
+	if msg != "" || len(fr) == 0 {
+		return fr, 0, msg
+	}
+	id := uint32(len(c.uniq))
+	c.uniq = append(c.uniq, fr)
+	if len(c.seen) < maxCachedStacks {
+		c.seen[string(b)] = id
+	}
+	return fr, id, ""
+}
+
+func (c *stackCache) reset() {
+	clear(c.seen)
+	clear(c.uniq)
+	c.uniq = append(c.uniq[:0], nil)
+	c.arena = c.arena[:0]
+}

@@ -1,0 +1,164 @@
+package reader
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"orca/internal/synth"
+)
+
+// synthEvents returns a generated .orca file of about size bytes.
+func synthEvents(t testing.TB, size int64) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := synth.New(synth.Options{Size: size}).WriteEvents(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// nextAll renders what Next returns, one entry per event or malformed line.
+func nextAll(data []byte) (seq []string, truncated bool) {
+	evs := NewEvents(bytes.NewReader(data), "f.orca")
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			return seq, evs.Truncated()
+		}
+		seq = append(seq, fmt.Sprintf("%+v %v", ev, err))
+	}
+}
+
+// TestEachEventSynth checks EachEventAt against Next on a generated
+// recording, with thread names whose second line looks like an event (so
+// chunks are cut inside records), and spoiled in places: a stray quote, a
+// line that breaks a record, a cut last line.
+func TestEachEventSynth(t *testing.T) {
+	lines := strings.SplitAfter(string(synthEvents(t, 2<<20)), "\n")
+	for i := 500; i < len(lines); i += 1000 {
+		lines[i] = `1.0,ThreadStarted,00000001,"x` + "\n" + `1.0,ThreadEnded,5"` + "\n"
+	}
+	data := strings.Join(lines, "")
+	lines[1000] = `1.0,ThreadStarted,00000001,"stray` + "\n"   // swallows lines, read again
+	lines[2000] = "1.0,ThreadStarted,00000001,\"multi\n"       // a real two-line name
+	lines[2001] = "2.0,ObjectWait,00000001,00000002,0\",and\n" // closes it: a malformed record
+	lines[3000] = "garbage\n"
+	spoiled := strings.Join(lines, "")
+	spoiled = spoiled[:len(spoiled)-7] // cut the last line
+	for _, d := range []string{data, spoiled} {
+		seq, truncated := nextAll([]byte(d))
+		for _, opt := range []EachOptions{
+			{Workers: 1, ChunkSize: 1 << 20},
+			{Workers: 2, ChunkSize: 64 << 10},
+			{Workers: 4, ChunkSize: 4000},
+			{Workers: 3, ChunkSize: 300}, // about a line
+		} {
+			checkEach(t, []byte(d), opt, seq, truncated)
+		}
+	}
+}
+
+// TestEachEventStop checks that an error from fn stops EachEventAt, and
+// that no goroutine is left behind.
+func TestEachEventStop(t *testing.T) {
+	data := synthEvents(t, 1<<20)
+	before := runtime.NumGoroutine()
+	stop := fmt.Errorf("stop")
+	n := 0
+	_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", EachOptions{Workers: 2, ChunkSize: 10000}, func(*Event) error {
+		if n++; n == 1000 {
+			return stop
+		}
+		return nil
+	})
+	if err != stop || n != 1000 {
+		t.Fatalf("got %v after %d events, want stop after 1000", err, n)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines before, %d after", before, after)
+	}
+}
+
+func TestCutAt(t *testing.T) {
+	data := "1.0,ThreadEnded,1\n\"x\n2.0,ThreadEnded,2\nfoo\n3.5,a\n10.25,B,\n"
+	buf := make([]byte, 48) // windows shorter than the data, longer than the lookahead
+	for p, want := range map[int64]int64{1: 21, 18: 21, 21: 21, 22: 49, 49: 49, 50: int64(len(data))} {
+		got, err := cutAt(strings.NewReader(data), p, int64(len(data)), buf)
+		if err != nil || got != want {
+			t.Errorf("cutAt(%d) = %d, %v; want %d", p, got, err, want)
+		}
+	}
+}
+
+// failAt is a ReaderAt whose bytes from off on cannot be read.
+type failAt struct {
+	r   *bytes.Reader
+	off int64
+}
+
+func (f failAt) ReadAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.off {
+		n, _ := f.r.ReadAt(p[:max(0, f.off-off)], off)
+		return n, fmt.Errorf("disk on fire")
+	}
+	return f.r.ReadAt(p, off)
+}
+
+func TestEachEventReadError(t *testing.T) {
+	data := synthEvents(t, 1<<20)
+	for _, chunk := range []int{1 << 20, 50000} {
+		n := 0
+		_, err := EachEventAt(failAt{bytes.NewReader(data), 300000}, int64(len(data)), "f.orca", EachOptions{Workers: 2, ChunkSize: chunk}, func(*Event) error {
+			n++
+			return nil
+		})
+		if err == nil || !strings.Contains(err.Error(), "disk on fire") || !strings.Contains(err.Error(), "f.orca") {
+			t.Errorf("chunks of %d: got %v after %d events, want the read error", chunk, err, n)
+		}
+	}
+}
+
+// TestEachEventStacks checks the stack numbers EachEvent gives: those of
+// a StackTable filled in file order, whatever the chunks.
+func TestEachEventStacks(t *testing.T) {
+	data := synthEvents(t, 1<<20)
+	want := NewStackTable()
+	var ids []uint32
+	evs := NewEvents(bytes.NewReader(data), "f.orca")
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, want.ID(ev.Stack))
+	}
+	if len(want.Frames) < 100 {
+		t.Fatalf("only %d stacks", len(want.Frames))
+	}
+	for _, chunk := range []int{0, 20000} {
+		got := NewStackTable()
+		i := 0
+		_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", EachOptions{Workers: 2, ChunkSize: chunk, Stacks: got}, func(ev *Event) error {
+			if ev.StackID != ids[i] || !slices.Equal(got.Frames[ev.StackID], ev.Stack) {
+				t.Fatalf("chunks of %d: event %d (line %d): stack %d, want %d", chunk, i, ev.Line, ev.StackID, ids[i])
+			}
+			i++
+			return nil
+		})
+		if err != nil || i != len(ids) {
+			t.Fatalf("chunks of %d: %d events, %v", chunk, i, err)
+		}
+		if !reflect.DeepEqual(got.Frames, want.Frames) {
+			t.Errorf("chunks of %d: tables differ", chunk)
+		}
+	}
+}

@@ -1,0 +1,58 @@
+package report
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestCompact(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "(no stack)"},
+		{"A.a(A.java:1)", "A.a(A.java:1)"},
+		// The top frame, the JDK frames below it folded, then application frames.
+		{"java.lang.Object.wait(Native Method)|java.lang.Object.wait(Object.java:338)|java.util.Q.take(Q.java:9)|App.run(App.java:5)|java.lang.Thread.run(Thread.java:840)",
+			"java.lang.Object.wait(Native Method)|... 2 JDK frames|App.run(App.java:5)|java.lang.Thread.run(Thread.java:840)"},
+		// One JDK frame before the application frame is not worth folding.
+		{"java.util.concurrent.Semaphore.acquire(Semaphore.java:318)|App.run(App.java:5)",
+			"java.util.concurrent.Semaphore.acquire(Semaphore.java:318)|App.run(App.java:5)"},
+		// At most 5 frames.
+		{"A.a()|B.b()|C.c()|D.d()|E.e()|F.f()|G.g()", "A.a()|B.b()|C.c()|D.d()|E.e()|... 2 more frames"},
+		{"jdk.X.a()|sun.Y.b()|javax.Z.c()|com.sun.W.d()|java.V.e()|java.U.f()", "jdk.X.a()|sun.Y.b()|javax.Z.c()|com.sun.W.d()|java.V.e()|... 1 more frame"},
+		{"java.A.a()|java.B.b()|java.C.c()|App.d()|App.e()|App.f()|App.g()|App.h()",
+			"java.A.a()|... 2 JDK frames|App.d()|App.e()|App.f()|App.g()|... 1 more frame"},
+	} {
+		var in []string
+		if c.in != "" {
+			in = strings.Split(c.in, "|")
+		}
+		if got := strings.Join(compact(in), "|"); got != c.want {
+			t.Errorf("compact(%s):\n got %s\nwant %s", c.in, got, c.want)
+		}
+	}
+}
+
+func TestDur(t *testing.T) {
+	for s, want := range map[float64]string{0: "0", 2.125: "2.12 s", 0.0604: "60.4 ms", 0.000085: "85 us", 1: "1.00 s"} {
+		if got := dur(s); got != want {
+			t.Errorf("dur(%v) = %q, want %q", s, got, want)
+		}
+	}
+}
+
+func TestLabel(t *testing.T) {
+	tw := &textWriter{width: 100}
+	name, empty, long := "main", "", strings.Repeat("x", 40)
+	for _, c := range []struct {
+		name *string
+		want string
+	}{
+		{&name, `"main" (0000000A)`},
+		{&empty, "thread 0000000A"},
+		{nil, "thread 0000000A"},
+		{&long, `"` + strings.Repeat("x", 22) + `..." (0000000A)`},
+	} {
+		if got := tw.label("0000000A", c.name); got != c.want {
+			t.Errorf("label(%v) = %s, want %s", c.name, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/report.*.txt and .json")
+
+// The golden cases are testdata/CASE.txtar archives: sections orca,
+// methods, classtable and info become CASE.orca, … (a section left out is a
+// missing file; "<EOF>" as the last line means no final newline); the
+// optional args section lists option sets, one per line ("" is the
+// default, "--top=1", "--thread=NAME"). Each set produces
+// testdata/report.CASE[.OPTIONS].txt and .json.
+
+func TestGolden(t *testing.T) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		argSets := []string{""}
+		for _, f := range ar.Files {
+			if f.Name == "args" {
+				argSets = strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")
+			}
+		}
+		rec, res := load(t, name, ar)
+		for _, args := range argSets {
+			golden := "report." + name
+			if args != "" {
+				golden += "." + strings.ReplaceAll(strings.ReplaceAll(args, "--", ""), " ", ".")
+			}
+			t.Run(strings.TrimPrefix(golden, "report."), func(t *testing.T) {
+				opt := parseArgs(t, args)
+				r := New(rec, res, opt)
+				r.Prefix = name // not the temporary directory
+				var txt, js bytes.Buffer
+				if err := r.WriteText(&txt); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.WriteJSON(&js); err != nil {
+					t.Fatal(err)
+				}
+				check(t, filepath.Join("testdata", golden+".txt"), clean(txt.String(), rec))
+				check(t, filepath.Join("testdata", golden+".json"), clean(js.String(), rec))
+				var back Report
+				if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+					t.Fatalf("decoding the JSON: %v", err)
+				}
+				checkMeaning(t, &back, res.Model, opt)
+			})
+		}
+	}
+}
+
+// load writes a case's files to a temporary directory, opens and builds
+// the recording and validates the model.
+func load(t *testing.T, name string, ar *txtar.Archive) (*reader.Recording, *model.Result) {
+	t.Helper()
+	dir := t.TempDir()
+	for _, f := range ar.Files {
+		if f.Name == "args" {
+			continue
+		}
+		data := string(f.Data)
+		if s, ok := strings.CutSuffix(data, "\n<EOF>\n"); ok {
+			data = s
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+"."+f.Name), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := reader.Open(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range model.Validate(res.Model) {
+		t.Errorf("%s: model: %v", name, e)
+	}
+	return rec, res
+}
+
+func parseArgs(t *testing.T, args string) Options {
+	opt := Options{Width: 100}
+	for _, a := range strings.Fields(args) {
+		k, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		switch k {
+		case "top":
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				t.Fatalf("args %q: %v", args, err)
+			}
+			opt.Top = n
+		case "thread":
+			opt.Thread = v
+		default:
+			t.Fatalf("args %q: unknown option %s", args, k)
+		}
+	}
+	return opt
+}
+
+// clean removes the temporary directory from paths in the output.
+func clean(s string, rec *reader.Recording) string {
+	return strings.ReplaceAll(s, filepath.Dir(rec.Prefix)+string(filepath.Separator), "")
+}
+
+func check(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./internal/report -update)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run go test ./internal/report -update to accept):\n%s", path, lineDiff(string(want), got))
+	}
+}
+
+// lineDiff lists the lines that differ, enough to spot a change.
+func lineDiff(want, got string) string {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	var b strings.Builder
+	for i := 0; i < max(len(w), len(g)); i++ {
+		var wl, gl string
+		if i < len(w) {
+			wl = w[i]
+		}
+		if i < len(g) {
+			gl = g[i]
+		}
+		if wl != gl {
+			fmt.Fprintf(&b, "line %d:\n-%s\n+%s\n", i+1, wl, gl)
+		}
+	}
+	return b.String()
+}
+
+// TestRecording checks the meaning of the report of a real recording:
+// ORCA_PREFIX=build/demo-run go test ./internal/report -run Recording.
+func TestRecording(t *testing.T) {
+	p := os.Getenv("ORCA_PREFIX")
+	if p == "" {
+		t.Skip("ORCA_PREFIX not set")
+	}
+	rec, err := reader.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range model.Validate(res.Model) {
+		t.Errorf("model: %v", e)
+	}
+	for _, opt := range []Options{{}, {Top: 3}, {Thread: "worker"}, {Thread: "main"}} {
+		var js bytes.Buffer
+		if err := New(rec, res, opt).WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		var back Report
+		if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+			t.Fatal(err)
+		}
+		checkMeaning(t, &back, res.Model, opt)
+	}
+}

@@ -1,0 +1,248 @@
+package report
+
+import (
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+var hex8 = regexp.MustCompile(`^[0-9A-F]{8}$`)
+
+// near compares seconds decoded from JSON with nanosecond tolerance per term.
+func near(a, b float64, terms int) bool { return math.Abs(a-b) <= 1e-9*float64(terms+1) }
+
+// checkMeaning checks what the decoded JSON says against itself, the
+// options and the model: invariants of the numbers, and, without a
+// thread filter, that the lock and wait figures folded by the report equal
+// the model's and the analyses'.
+func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
+	t.Helper()
+	ids := func(where string, ss ...string) {
+		for _, s := range ss {
+			if !hex8.MatchString(s) {
+				t.Errorf("%s: id %q is not 8 hex digits", where, s)
+			}
+		}
+	}
+	opt1 := func(where string, s *string) {
+		if s != nil {
+			ids(where, *s)
+		}
+	}
+	if !near(r.DurationS, sec(m.End-m.Start), 0) || r.Events != m.Events || r.ThreadsAll != len(m.Threads) {
+		t.Errorf("headline %v s %d events %d threads; model %v, %d, %d", r.DurationS, r.Events, r.ThreadsAll, m.End-m.Start, m.Events, len(m.Threads))
+	}
+	matches := analysis.ThreadFilter(m, opt.Thread)
+	matchID := func(where, id string) {
+		v, _ := strconv.ParseUint(id, 16, 32)
+		if th := m.Thread(format.ThreadID(v)); th == nil || !matches(th) {
+			t.Errorf("%s: thread %s does not match --thread %q", where, id, opt.Thread)
+		}
+	}
+	limit := func(what string, n, total int) {
+		if total < n || (opt.Top > 0 && n > opt.Top) || (opt.Top == 0 && n != total) {
+			t.Errorf("%s: %d listed of %d with --top %d", what, n, total, opt.Top)
+		}
+	}
+	limit("threads", len(r.Threads), r.ThreadsTotal)
+	limit("locks", len(r.Locks), r.LocksTotal)
+	limit("sites", len(r.Sites), r.SitesTotal)
+	limit("waits", len(r.Waits), r.WaitsTotal)
+
+	for _, th := range r.Threads {
+		ids("thread", th.ID)
+		opt1("thread parent", th.Parent)
+		matchID("threads", th.ID)
+		s, p := th.StatesS, th.StatesPct
+		sum := s.Runnable + s.Blocked + s.Waiting + s.Sleeping + s.Joining + s.Acquiring
+		if !near(sum, th.LifeS, 6) {
+			t.Errorf("thread %s: states add up to %v s, life is %v s", th.ID, sum, th.LifeS)
+		}
+		psum := p.Runnable + p.Blocked + p.Waiting + p.Sleeping + p.Joining + p.Acquiring
+		if th.LifeS > 0 && math.Abs(psum-100) > 0.05 {
+			t.Errorf("thread %s: state percentages add up to %v", th.ID, psum)
+		}
+		if th.StartS < 0 || th.StartS > th.EndS || th.EndS > r.DurationS+1e-9 || !near(th.EndS-th.StartS, th.LifeS, 2) {
+			t.Errorf("thread %s: life %v..%v (%v s) outside the recording (%v s)", th.ID, th.StartS, th.EndS, th.LifeS, r.DurationS)
+		}
+	}
+
+	for _, l := range r.Locks {
+		ids("lock", l.Object)
+		ids("lock waiters", l.Waiters...)
+		for _, w := range l.Waiters {
+			matchID("lock waiters", w)
+		}
+		var blamed float64
+		ownerCont := 0
+		for _, o := range l.Owners {
+			ids("lock owner", o.Thread)
+			blamed += o.BlamedS
+			ownerCont += o.Contentions
+		}
+		if blamed > l.BlockedS+l.OpenS+1e-9*float64(len(l.Owners)+2) {
+			t.Errorf("lock %s: owners blamed %v s, more than %v s blocked + %v s open", l.Object, blamed, l.BlockedS, l.OpenS)
+		}
+		if ownerCont > l.Contentions {
+			t.Errorf("lock %s: owners have %d contentions of %d", l.Object, ownerCont, l.Contentions)
+		}
+		if l.MaxBlockedS > l.BlockedS || l.MeanBlockedS > l.MaxBlockedS ||
+			(l.Contentions > 0 && !near(l.MeanBlockedS*float64(l.Contentions), l.BlockedS, l.Contentions)) {
+			t.Errorf("lock %s: blocked %v, mean %v, max %v in %d contentions", l.Object, l.BlockedS, l.MeanBlockedS, l.MaxBlockedS, l.Contentions)
+		}
+		var sc, so int
+		var sb float64
+		for _, s := range l.Sites {
+			sc, so, sb = sc+s.Contentions, so+s.Open, sb+s.BlockedS
+		}
+		if sc != l.Contentions || so != l.Open || !near(sb, l.BlockedS, len(l.Sites)) {
+			t.Errorf("lock %s: sites add up to %d+%d contentions, %v s; lock has %d+%d, %v s", l.Object, sc, so, sb, l.Contentions, l.Open, l.BlockedS)
+		}
+		if l.Contentions+l.Open == 0 {
+			t.Errorf("lock %s listed without contention", l.Object)
+		}
+	}
+	for _, s := range r.Sites {
+		ids("site", s.Object)
+		if len(s.Frames) == 0 {
+			t.Errorf("site on %s has no frames", s.Object)
+		}
+	}
+	for i, d := range r.Deadlocks {
+		n := len(d.Threads)
+		if n < 2 || len(d.Names) != n || len(d.States) != n || len(d.Objects) != n || len(d.Stacks) != n {
+			t.Errorf("deadlock %d: %d threads, %d names, %d states, %d objects, %d stacks", i, n, len(d.Names), len(d.States), len(d.Objects), len(d.Stacks))
+		}
+		ids("deadlock", d.Threads...)
+		for j, o := range d.Objects {
+			opt1("deadlock object", o)
+			if (o == nil) != (d.States[j] == "joining") {
+				t.Errorf("deadlock %d thread %d: state %s with object %v", i, j, d.States[j], o)
+			}
+		}
+		if d.AtEnd != (d.ResolvedS == nil) || (d.AtEnd && !near(d.AtS+d.LastedS, r.DurationS, 3)) {
+			t.Errorf("deadlock %d: at_end %v, resolved %v, at %v + lasted %v, duration %v", i, d.AtEnd, d.ResolvedS, d.AtS, d.LastedS, r.DurationS)
+		}
+	}
+	for _, h := range r.Hangs {
+		ids("hang", h.Thread)
+		opt1("hang object", h.Object)
+		opt1("hang other", h.Other)
+		matchID("hangs", h.Thread)
+		if !near(h.SinceS+h.ForS, r.DurationS, 3) {
+			t.Errorf("hang of %s: since %v for %v, recording %v s", h.Thread, h.SinceS, h.ForS, r.DurationS)
+		}
+		if h.Deadlock != nil && (*h.Deadlock >= len(r.Deadlocks) || !r.Deadlocks[*h.Deadlock].AtEnd) {
+			t.Errorf("hang of %s: deadlock %d is not one intact at the end", h.Thread, *h.Deadlock)
+		}
+	}
+	for _, w := range r.Waits {
+		ids("wait", w.Object)
+		if w.Notified+w.TimedOut+w.StillWaiting != w.Waits || w.Ambiguous > w.Notified {
+			t.Errorf("waits on %s: %d = %d notified + %d timed out + %d still?", w.Object, w.Waits, w.Notified, w.TimedOut, w.StillWaiting)
+		}
+		if w.WokeNobody > w.Notifies+w.NotifyAlls || w.Storm != (w.MaxBurst >= analysis.StormBurst) {
+			t.Errorf("waits on %s: %+v", w.Object, w)
+		}
+	}
+	if opt.Thread == "" {
+		sameAsModel(t, r, m)
+	}
+}
+
+func objectID(s string) format.ObjectID {
+	v, _ := strconv.ParseUint(s, 16, 32)
+	return format.ObjectID(v)
+}
+
+// sameAsModel checks the report's own fold of locks, sites and waits
+// against model.Lock, analysis.Sites and analysis.Waits.
+func sameAsModel(t *testing.T, r *Report, m *model.Model) {
+	t.Helper()
+	listed := map[string]bool{}
+	for _, l := range r.Locks {
+		kind := model.Monitor
+		if l.Kind == "semaphore" {
+			kind = model.Semaphore
+		}
+		listed[l.Kind+l.Object] = true
+		ml := m.Lock(objectID(l.Object), kind)
+		if ml == nil {
+			t.Errorf("lock %s %s is not in the model", l.Kind, l.Object)
+			continue
+		}
+		if l.Contentions != ml.Contentions || !near(l.BlockedS, ml.Blocked.Seconds(), 1) ||
+			!near(l.MaxBlockedS, ml.MaxBlocked.Seconds(), 1) || l.OwnerUnknown != ml.OwnerUnknown {
+			t.Errorf("lock %s: report %d contentions %v s max %v unknown %d; model %d %v %v %d", l.Object,
+				l.Contentions, l.BlockedS, l.MaxBlockedS, l.OwnerUnknown, ml.Contentions, ml.Blocked.Seconds(), ml.MaxBlocked.Seconds(), ml.OwnerUnknown)
+		}
+		if len(l.Owners) != len(ml.Owners) {
+			t.Errorf("lock %s: %d owners, model %d", l.Object, len(l.Owners), len(ml.Owners))
+		}
+		for i := range min(len(l.Owners), len(ml.Owners)) {
+			o, mo := l.Owners[i], ml.Owners[i]
+			if o.Thread != mo.Thread.String() || o.Contentions != mo.Contentions || !near(o.BlamedS, mo.Blamed.Seconds(), 1) {
+				t.Errorf("lock %s owner %d: %+v, model %+v", l.Object, i, o, mo)
+			}
+		}
+		var got, want []string
+		for _, s := range l.Sites {
+			if s.Contentions > 0 {
+				got = append(got, strconv.Itoa(s.Contentions)+"/"+strconv.FormatFloat(s.BlockedS, 'f', 9, 64))
+			}
+		}
+		for _, s := range ml.Sites {
+			want = append(want, strconv.Itoa(s.Contentions)+"/"+strconv.FormatFloat(sec(s.Blocked), 'f', 9, 64))
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("lock %s sites: %v, model %v", l.Object, got, want)
+		}
+	}
+	if r.LocksTotal == len(r.Locks) {
+		for _, ml := range m.Locks {
+			if ml.Contentions > 0 && !listed[ml.Kind.String()+ml.Object.String()] {
+				t.Errorf("contended lock %v %v missing from the report", ml.Kind, ml.Object)
+			}
+		}
+	}
+	if r.SitesTotal == len(r.Sites) {
+		var got, want []string
+		for _, s := range r.Sites {
+			if s.Contentions > 0 {
+				got = append(got, s.Object+"/"+strconv.Itoa(s.Contentions))
+			}
+		}
+		for _, s := range analysis.Sites(m) {
+			want = append(want, s.Lock.String()+"/"+strconv.Itoa(s.Contentions))
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("sites %v, analysis %v", got, want)
+		}
+	}
+	aw := map[string]analysis.WaitHealth{}
+	for _, w := range analysis.Waits(m) {
+		aw[w.Object.String()] = w
+	}
+	for _, w := range r.Waits {
+		a, ok := aw[w.Object]
+		if !ok || w.Waits != a.Waits || w.Notified != a.Notified || w.Ambiguous != a.Ambiguous || w.TimedOut != a.TimedOut ||
+			w.StillWaiting != a.StillWaiting || !near(w.WaitS, a.WaitTime.Seconds(), a.Waits) || w.Notifies != a.Notifies ||
+			w.NotifyAlls != a.NotifyAlls || w.WokeNobody != a.WokeNobody || w.MaxBurst != a.MaxBurst {
+			t.Errorf("waits on %s: %+v, analysis %+v", w.Object, w, a)
+		}
+	}
+	if r.WaitsTotal != len(aw) {
+		t.Errorf("%d wait objects, analysis %d", r.WaitsTotal, len(aw))
+	}
+}

@@ -1,0 +1,348 @@
+package report
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// maxSamples is how many parse errors and fold problems a report quotes.
+const maxSamples = 10
+
+// builder carries what New needs while it fills a Report.
+type builder struct {
+	rec    *reader.Recording
+	m      *model.Model
+	opt    Options
+	match  func(*model.Thread) bool
+	frames map[model.StackID][]string
+	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
+}
+
+// New builds the report of a recording from its model and the analyses.
+func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
+	m := res.Model
+	if opt.Width <= 0 {
+		opt.Width = 100
+	}
+	b := &builder{rec: rec, m: m, opt: opt, match: analysis.ThreadFilter(m, opt.Thread), frames: map[model.StackID][]string{}}
+	b.jdk = b.jdkThreads()
+	r := &Report{
+		Prefix:            rec.Prefix,
+		Command:           infoString(rec, "command"),
+		PID:               infoString(rec, "pid"),
+		Java:              infoString(rec, "java_version"),
+		OriginS:           m.Start.Seconds(),
+		DurationS:         sec(m.End - m.Start),
+		Events:            m.Events,
+		ThreadsAll:        len(m.Threads),
+		ParseErrors:       res.Malformed,
+		ParseErrorSamples: []string{},
+		Truncated:         res.Truncated,
+		Problems:          len(m.Problems),
+		ProblemSamples:    []string{},
+		Warnings:          append([]string{}, rec.Warnings...),
+		width:             opt.Width,
+	}
+	for _, e := range res.ParseErrors[:min(maxSamples, len(res.ParseErrors))] {
+		r.ParseErrorSamples = append(r.ParseErrorSamples, e.Error())
+	}
+	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
+	if v, ok := rec.Info["complete"]; ok {
+		c := v == "true"
+		r.Complete = &c
+	}
+	if v, ok := rec.Info["dropped_total"]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			r.DroppedEvents = &n
+		}
+	}
+	if opt.Thread != "" {
+		r.Filter = &Filter{Thread: opt.Thread}
+		for _, t := range m.Threads {
+			if b.match(t) {
+				r.Filter.Matched++
+			}
+		}
+	}
+
+	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
+	locks := b.locks()
+	for _, l := range locks {
+		r.BlockedS += l.BlockedS
+		r.OpenS += l.OpenS
+		r.OwnerUnknown += l.OwnerUnknown
+	}
+	r.BlockedS, r.OpenS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9
+	r.Locks, r.LocksTotal = top(locks, opt.Top)
+	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
+	r.Deadlocks = b.deadlocks()
+	r.Hangs = b.hangs(r.Deadlocks)
+	r.Waits, r.WaitsTotal = top(b.waits(), opt.Top)
+	r.Edges = b.edges()
+	return r
+}
+
+// top keeps the first n entries (all when n is 0) and returns the count
+// before the cut.
+func top[T any](s []T, n int) ([]T, int) {
+	total := len(s)
+	if n > 0 && len(s) > n {
+		s = s[:n]
+	}
+	if s == nil {
+		s = []T{}
+	}
+	return s, total
+}
+
+func infoString(rec *reader.Recording, key string) *string {
+	if v, ok := rec.Info[key]; ok && v != "" {
+		return &v
+	}
+	return nil
+}
+
+// sec converts a duration or a time to seconds, rounded to the nanosecond
+// so JSON shows 0.3 rather than 0.30000000000000004.
+func sec(t format.Time) float64 { return math.Round(t.Seconds()*1e9) / 1e9 }
+
+// rel is a time as seconds since the recording's start.
+func (b *builder) rel(t format.Time) float64 { return sec(t - b.m.Start) }
+
+func pct(part, whole format.Time) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return math.Round(float64(part)/float64(whole)*1e4) / 100
+}
+
+// stack resolves a stack to "Class.method(File.java:line)" frames,
+// innermost first.
+func (b *builder) stack(id model.StackID) []string {
+	if f, ok := b.frames[id]; ok {
+		return f
+	}
+	out := []string{}
+	if int(id) < len(b.m.Stacks) {
+		for _, fr := range b.m.Stacks[id] {
+			out = append(out, b.rec.Resolve(fr))
+		}
+	}
+	b.frames[id] = out
+	return out
+}
+
+// name returns a thread's name, nil when the thread has no events.
+func (b *builder) name(id format.ThreadID) *string {
+	if t := b.m.Thread(id); t != nil {
+		n := t.Name
+		return &n
+	}
+	return nil
+}
+
+func idPtr(s string, ok bool) *string {
+	if !ok {
+		return nil
+	}
+	return &s
+}
+
+func (b *builder) matches(id format.ThreadID) bool {
+	t := b.m.Thread(id)
+	return t != nil && b.match(t)
+}
+
+func (b *builder) threads() []Thread {
+	type ranked struct {
+		th                Thread
+		contended, offCPU format.Time
+		start             format.Time
+	}
+	var rs []ranked
+	for _, t := range b.m.Threads {
+		if !b.match(t) {
+			continue
+		}
+		th := Thread{
+			ID: t.ID.String(), Name: t.Name,
+			Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
+			StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
+			JDK: b.jdk[t.ID],
+		}
+		if t.Parent != 0 {
+			th.ParentName = b.name(t.Parent)
+		}
+		s, p := &th.StatesS, &th.StatesPct
+		for st, d := range t.Time {
+			*field(s, model.State(st)) = sec(d)
+			*field(p, model.State(st)) = pct(d, t.Life())
+		}
+		rs = append(rs, ranked{th, t.Time[model.Blocked] + t.Time[model.Acquiring], t.Life() - t.Time[model.Runnable], t.Start})
+	}
+	// The program's threads before the JDK's; lock contention first: it
+	// is what a concurrency profile is for; then time in any recorded
+	// state, then order of start.
+	sort.SliceStable(rs, func(i, j int) bool {
+		a, c := rs[i], rs[j]
+		if a.th.JDK != c.th.JDK {
+			return !a.th.JDK
+		}
+		if a.contended != c.contended {
+			return a.contended > c.contended
+		}
+		if a.offCPU != c.offCPU {
+			return a.offCPU > c.offCPU
+		}
+		return a.start < c.start
+	})
+	out := make([]Thread, len(rs))
+	for i, r := range rs {
+		out[i] = r.th
+	}
+	return out
+}
+
+// field returns the member of s for state st.
+func field(s *States, st model.State) *float64 {
+	switch st {
+	case model.Blocked:
+		return &s.Blocked
+	case model.Waiting:
+		return &s.Waiting
+	case model.Sleeping:
+		return &s.Sleeping
+	case model.Joining:
+		return &s.Joining
+	case model.Acquiring:
+		return &s.Acquiring
+	}
+	return &s.Runnable
+}
+
+// deadlocks lists analysis.Deadlocks, those with a matching thread.
+func (b *builder) deadlocks() []Deadlock {
+	out := []Deadlock{}
+	for _, d := range analysis.Deadlocks(b.m) {
+		keep := false
+		for _, th := range d.Threads {
+			keep = keep || b.matches(th)
+		}
+		if !keep {
+			continue
+		}
+		r := Deadlock{AtS: b.rel(d.At), AtEnd: d.AtEnd, LastedS: sec(d.Lasted(b.m.End))}
+		if !d.AtEnd {
+			v := b.rel(d.Resolved)
+			r.ResolvedS = &v
+		}
+		for i, th := range d.Threads {
+			r.Threads = append(r.Threads, th.String())
+			r.Names = append(r.Names, b.name(th))
+			if d.Objects[i] == 0 {
+				r.States = append(r.States, model.Joining.String())
+				r.Objects = append(r.Objects, nil)
+			} else {
+				r.States = append(r.States, model.Blocked.String())
+				r.Objects = append(r.Objects, idPtr(d.Objects[i].String(), true))
+			}
+			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// hangs lists analysis.Hangs of matching threads, marking those in a
+// deadlock that is intact at the end.
+func (b *builder) hangs(dls []Deadlock) []Hang {
+	out := []Hang{}
+	for _, h := range analysis.Hangs(b.m) {
+		if !b.matches(h.Thread) {
+			continue
+		}
+		r := Hang{
+			Thread: h.Thread.String(), Name: b.name(h.Thread), State: h.State.String(),
+			Object: idPtr(h.Object.String(), h.Object != 0),
+			Other:  idPtr(h.Other.String(), h.Other != 0),
+			SinceS: b.rel(h.Since), ForS: sec(b.m.End - h.Since), Frames: b.stack(h.Stack),
+			JDK: b.jdk[h.Thread],
+		}
+		if h.Other != 0 {
+			r.OtherName = b.name(h.Other)
+		}
+		for i, d := range dls {
+			for _, th := range d.Threads {
+				if d.AtEnd && th == r.Thread {
+					r.Deadlock = &i
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// jdkThreads finds the JDK's service threads (Finalizer, Reference
+// Handler, Common-Cleaner, …), which idle in Object.wait for the whole run
+// and would otherwise top the hangs and the thread table: threads none of
+// whose stacks (where they were started, where they blocked or waited)
+// has a frame outside the JDK. "main" is never one, and when no stack of
+// the recording has an application frame (recorded with depth=0), no
+// thread is.
+func (b *builder) jdkThreads() map[format.ThreadID]bool {
+	app := map[model.StackID]bool{}
+	found := false
+	for id := range b.m.Stacks {
+		for _, f := range b.stack(model.StackID(id)) {
+			if !isJDK(f) {
+				app[model.StackID(id)] = true
+				found = true
+				break
+			}
+		}
+	}
+	out := map[format.ThreadID]bool{}
+	if !found {
+		return out
+	}
+	for _, t := range b.m.Threads {
+		jdk := t.Name != "main" && !app[t.StartedAt]
+		for _, iv := range t.Intervals {
+			jdk = jdk && !app[iv.Stack]
+		}
+		if jdk {
+			out[t.ID] = true
+		}
+	}
+	return out
+}
+
+// edges counts the edges that touch a matching thread.
+func (b *builder) edges() Edges {
+	var e Edges
+	for _, ed := range b.m.Edges {
+		if !b.matches(ed.From) && !b.matches(ed.To) {
+			continue
+		}
+		switch ed.Kind {
+		case model.EdgeWake:
+			e.Wake++
+		case model.EdgeStart:
+			e.Start++
+		case model.EdgeJoin:
+			e.Join++
+		case model.EdgeRelease:
+			e.Release++
+		case model.EdgeOwner:
+			e.Owner++
+		}
+	}
+	return e
+}

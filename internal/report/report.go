@@ -1,0 +1,214 @@
+// Package report turns a built model and its analyses into the report a
+// user reads after a recording: deadlocks, hangs, the contended locks with
+// the owners to blame and the call sites, wait/notify health and where each
+// thread spent its time. One Report value feeds both outputs, WriteText for
+// a terminal and WriteJSON for tools (docs/report-json.md describes every
+// field), so the two never disagree.
+//
+// Times are seconds relative to the recording's start (model.Start, the
+// first event); ids are the recording's 8-hex-digit identity hashes.
+package report
+
+// Options select what a Report shows.
+type Options struct {
+	// Top limits the locks, sites, threads and waits lists to their first
+	// Top entries after ranking; 0 keeps all.
+	Top int
+	// Thread, when set, restricts threads, hangs, deadlocks, locks, sites
+	// and waits to the events of the threads it matches (exact name or id,
+	// else a substring of the name: analysis.ThreadFilter).
+	Thread string
+	// Width is the text report's target line width (default 100): table
+	// columns and thread names are fitted to it; frames are never cut.
+	Width int
+}
+
+// Report is everything a report shows, ready to print or encode as JSON.
+// Lists are never nil, so they encode as [] rather than null.
+type Report struct {
+	Prefix     string  `json:"prefix"`
+	Command    *string `json:"command"`      // .info command, null without it
+	PID        *string `json:"pid"`          // .info pid
+	Java       *string `json:"java_version"` // .info java_version
+	OriginS    float64 `json:"origin_s"`     // the recording's start on the file's clock (what orca dump prints)
+	DurationS  float64 `json:"duration_s"`
+	Events     int     `json:"events"`
+	ThreadsAll int     `json:"threads_count"`
+	Filter     *Filter `json:"filter"`
+
+	ParseErrors       int      `json:"parse_errors"`
+	ParseErrorSamples []string `json:"parse_error_samples"`
+	Truncated         bool     `json:"truncated"`
+	Complete          *bool    `json:"complete"`
+	DroppedEvents     *int64   `json:"dropped_events"`
+	OwnerUnknown      int      `json:"owner_unknown"`
+	Problems          int      `json:"problems"`
+	ProblemSamples    []string `json:"problem_samples"`
+	Warnings          []string `json:"warnings"`
+
+	Threads      []Thread   `json:"threads"`
+	ThreadsTotal int        `json:"threads_total"`
+	Locks        []Lock     `json:"locks"`
+	LocksTotal   int        `json:"locks_total"`
+	BlockedS     float64    `json:"blocked_s"`
+	OpenS        float64    `json:"open_s"`
+	Sites        []Site     `json:"sites"`
+	SitesTotal   int        `json:"sites_total"`
+	Deadlocks    []Deadlock `json:"deadlocks"`
+	Hangs        []Hang     `json:"hangs"`
+	Waits        []Wait     `json:"waits"`
+	WaitsTotal   int        `json:"waits_total"`
+	Edges        Edges      `json:"edges"`
+
+	width int // Options.Width, for WriteText
+}
+
+// Filter is the --thread restriction in force.
+type Filter struct {
+	Thread  string `json:"thread"`
+	Matched int    `json:"threads_matched"`
+}
+
+// States holds one number per thread state, in model.State order.
+type States struct {
+	Runnable  float64 `json:"runnable"`
+	Blocked   float64 `json:"blocked"`
+	Waiting   float64 `json:"waiting"`
+	Sleeping  float64 `json:"sleeping"`
+	Joining   float64 `json:"joining"`
+	Acquiring float64 `json:"acquiring"`
+}
+
+// Thread is one thread's life and time per state.
+type Thread struct {
+	ID         string  `json:"id"`
+	Name       string  `json:"name"`
+	Parent     *string `json:"parent"`
+	ParentName *string `json:"parent_name"`
+	StartS     float64 `json:"start_s"`
+	EndS       float64 `json:"end_s"`
+	Ended      bool    `json:"ended"`
+	LifeS      float64 `json:"life_s"`
+	Events     int     `json:"events"`
+	JDK        bool    `json:"jdk"`
+	StatesS    States  `json:"states_s"`
+	StatesPct  States  `json:"states_pct"`
+}
+
+// Owner is a thread blamed for the time others spent blocked on a lock.
+type Owner struct {
+	Thread      string  `json:"thread"`
+	Name        *string `json:"name"`
+	Contentions int     `json:"contentions"`
+	BlamedS     float64 `json:"blamed_s"`
+	Pct         float64 `json:"pct"`
+}
+
+// LockSite is a stack where threads blocked on one lock.
+type LockSite struct {
+	Frames      []string `json:"frames"`
+	Contentions int      `json:"contentions"`
+	BlockedS    float64  `json:"blocked_s"`
+	Open        int      `json:"open"`
+	OpenS       float64  `json:"open_s"`
+}
+
+// Lock is a contended monitor or semaphore.
+type Lock struct {
+	Object       string     `json:"object"`
+	Kind         string     `json:"kind"`
+	Class        *string    `json:"class"`
+	Contentions  int        `json:"contentions"`
+	BlockedS     float64    `json:"blocked_s"`
+	MaxBlockedS  float64    `json:"max_blocked_s"`
+	MeanBlockedS float64    `json:"mean_blocked_s"`
+	Open         int        `json:"open"`
+	OpenS        float64    `json:"open_s"`
+	Waiters      []string   `json:"waiters"`
+	OwnerUnknown int        `json:"owner_unknown"`
+	Owners       []Owner    `json:"owners"`
+	Sites        []LockSite `json:"sites"`
+	HeldAt       [][]string `json:"held_at"`
+	Waits        int        `json:"waits"`
+	Notifies     int        `json:"notifies"`
+	NotifyAlls   int        `json:"notify_alls"`
+	Acquires     int        `json:"acquires"`
+	Releases     int        `json:"releases"`
+}
+
+// Site is a blocking call site ranked across all locks.
+type Site struct {
+	Frames      []string `json:"frames"`
+	Object      string   `json:"object"`
+	Kind        string   `json:"kind"`
+	Contentions int      `json:"contentions"`
+	BlockedS    float64  `json:"blocked_s"`
+	Open        int      `json:"open"`
+	OpenS       float64  `json:"open_s"`
+}
+
+// Deadlock is a wait-for cycle: each thread waits for the next, the last
+// for the first.
+type Deadlock struct {
+	AtS       float64    `json:"at_s"`
+	AtEnd     bool       `json:"at_end"`
+	ResolvedS *float64   `json:"resolved_s"`
+	LastedS   float64    `json:"lasted_s"`
+	Threads   []string   `json:"threads"`
+	Names     []*string  `json:"names"`
+	States    []string   `json:"states"`  // "blocked" (on a monitor) or "joining", per thread
+	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
+	Stacks    [][]string `json:"stacks"`
+}
+
+// Hang is a thread still blocked, waiting, joining or acquiring at the end.
+type Hang struct {
+	Thread    string   `json:"thread"`
+	Name      *string  `json:"name"`
+	State     string   `json:"state"`
+	Object    *string  `json:"object"`
+	Other     *string  `json:"other"`
+	OtherName *string  `json:"other_name"`
+	SinceS    float64  `json:"since_s"`
+	ForS      float64  `json:"for_s"`
+	Deadlock  *int     `json:"deadlock"` // index in Deadlocks when the thread is in one
+	JDK       bool     `json:"jdk"`      // the thread is a JDK service thread (Thread.JDK)
+	Frames    []string `json:"frames"`
+}
+
+// WaitSite is a stack where threads called Object.wait on one object.
+type WaitSite struct {
+	Frames   []string `json:"frames"`
+	Waits    int      `json:"waits"`
+	TimedOut int      `json:"timed_out"`
+	Still    int      `json:"still_waiting"`
+	WaitS    float64  `json:"wait_s"`
+}
+
+// Wait is the wait/notify health of one object.
+type Wait struct {
+	Object       string     `json:"object"`
+	Class        *string    `json:"class"`
+	Waits        int        `json:"waits"`
+	Notified     int        `json:"notified"`
+	Ambiguous    int        `json:"ambiguous"`
+	TimedOut     int        `json:"timed_out"`
+	StillWaiting int        `json:"still_waiting"`
+	WaitS        float64    `json:"wait_s"`
+	Notifies     int        `json:"notifies"`
+	NotifyAlls   int        `json:"notify_alls"`
+	WokeNobody   int        `json:"woke_nobody"`
+	MaxBurst     int        `json:"max_notify_all_burst"`
+	Storm        bool       `json:"storm"`
+	JDK          bool       `json:"jdk"` // only JDK service threads waited on it
+	Sites        []WaitSite `json:"sites"`
+}
+
+// Edges counts the relations between threads by kind.
+type Edges struct {
+	Wake    int `json:"wake"`
+	Start   int `json:"start"`
+	Join    int `json:"join"`
+	Release int `json:"release"`
+	Owner   int `json:"owner"`
+}

@@ -1,0 +1,583 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// WriteText writes the report for a terminal: a headline, then DEADLOCKS,
+// HANGS, CONTENTION, CALL SITES, WAIT/NOTIFY and THREADS, each ranked.
+// An empty section is one line ("No deadlocks."). Stacks are shortened as
+// compact describes; thread names are quoted and followed by their id.
+func (r *Report) WriteText(w io.Writer) error {
+	t := &textWriter{w: w, width: r.width}
+	if t.width <= 0 {
+		t.width = 100
+	}
+	r.headline(t)
+	r.deadlockSection(t)
+	r.hangSection(t)
+	r.contentionSection(t)
+	r.siteSection(t)
+	r.waitSection(t)
+	r.threadSection(t)
+	return t.err
+}
+
+// textWriter keeps the first write error so sections need not check.
+type textWriter struct {
+	w     io.Writer
+	width int
+	err   error
+}
+
+func (t *textWriter) printf(f string, args ...any) {
+	if t.err == nil {
+		_, t.err = fmt.Fprintf(t.w, f, args...)
+	}
+}
+
+// section starts a section: a blank line and its title.
+func (t *textWriter) section(title string, args ...any) {
+	t.printf("\n"+title+"\n", args...)
+}
+
+// frames prints a compacted stack, indented.
+func (t *textWriter) frames(indent string, frames []string) {
+	for _, f := range compact(frames) {
+		t.printf("%s%s\n", indent, f)
+	}
+}
+
+// table prints rows with columns padded to their widest cell; right[i]
+// right-aligns column i (nil: all but the first). A left-aligned last
+// column is not padded.
+func (t *textWriter) table(indent string, right []bool, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	for _, row := range rows {
+		var b strings.Builder
+		b.WriteString(indent)
+		for i, c := range row {
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if i > 0 {
+				b.WriteString("  ")
+			}
+			switch {
+			case (right == nil && i > 0) || (i < len(right) && right[i]):
+				b.WriteString(pad + c)
+			case i == len(row)-1:
+				b.WriteString(c)
+			default:
+				b.WriteString(c + pad)
+			}
+		}
+		t.printf("%s\n", strings.TrimRight(b.String(), " "))
+	}
+}
+
+// dur formats a duration in seconds with a unit that keeps 3 significant
+// digits readable: "2.12 s", "60.4 ms", "85 us", "0".
+func dur(s float64) string {
+	switch {
+	case s == 0:
+		return "0"
+	case s >= 1:
+		return fmt.Sprintf("%.2f s", s)
+	case s >= 1e-3:
+		return fmt.Sprintf("%.1f ms", s*1e3)
+	default:
+		return fmt.Sprintf("%.0f us", s*1e6)
+	}
+}
+
+// at formats a time since the recording's start.
+func at(s float64) string { return fmt.Sprintf("%.3f s", s) }
+
+// maxName is the longest thread name shown whole; longer ones are cut.
+func (t *textWriter) maxName() int { return max(16, t.width/4) }
+
+// label shows a thread as "name" (ID), or thread ID when it has no name.
+func (t *textWriter) label(id string, name *string) string { return labelN(id, name, t.maxName()) }
+
+// labelN is label with names cut to n characters.
+func labelN(id string, name *string, n int) string {
+	if name == nil || *name == "" {
+		return "thread " + id
+	}
+	s := *name
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-3]) + "..."
+	}
+	return fmt.Sprintf("%q (%s)", s, id)
+}
+
+func count(n int, one, many string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, one, many))
+}
+
+// shown says how many of total entries a section lists.
+func shown(n, total int) string {
+	if n == total {
+		return ""
+	}
+	return fmt.Sprintf(" (top %d shown; --top 0 shows all)", n)
+}
+
+func (r *Report) headline(t *textWriter) {
+	t.printf("orca report: %s", r.Prefix)
+	var about []string
+	if r.Command != nil {
+		about = append(about, *r.Command)
+	}
+	if r.PID != nil {
+		about = append(about, "pid "+*r.PID)
+	}
+	if r.Java != nil {
+		about = append(about, "Java "+*r.Java)
+	}
+	if len(about) > 0 {
+		t.printf(" (%s)", strings.Join(about, ", "))
+	}
+	t.printf("\n")
+	t.printf("  %s recorded, %s, %s\n", dur(r.DurationS), count(r.ThreadsAll, "thread", "threads"), count(r.Events, "event", "events"))
+	t.printf("  times are seconds since the first event (%.9f s in orca dump)\n", r.OriginS)
+	if r.Filter != nil {
+		t.printf("  --thread %q: %s of %d match; the sections show only their events\n",
+			r.Filter.Thread, count(r.Filter.Matched, "thread", "threads"), r.ThreadsAll)
+	}
+	dl := "deadlocks: 0"
+	if n := len(r.Deadlocks); n > 0 {
+		dl = fmt.Sprintf("DEADLOCKS: %d", n)
+	}
+	app, jdk := r.splitHangs()
+	hg := "hangs: 0"
+	if n := len(app); n > 0 {
+		hg = fmt.Sprintf("HANGS: %d", n)
+	}
+	if len(jdk) > 0 {
+		hg += fmt.Sprintf(" (+%d JDK %s idle)", len(jdk), plural(len(jdk), "thread", "threads"))
+	}
+	t.printf("  %s   %s\n", dl, hg)
+	cl := fmt.Sprintf("contended locks: %d", r.LocksTotal)
+	switch {
+	case r.OpenS > 0 && r.BlockedS == 0:
+		cl += fmt.Sprintf(", %s blocked, all of it by threads still blocked at the end", dur(r.OpenS))
+	case r.OpenS > 0:
+		cl += fmt.Sprintf(", %s blocked (%s of it by threads still blocked at the end)", dur(r.BlockedS+r.OpenS), dur(r.OpenS))
+	case r.LocksTotal > 0:
+		cl += fmt.Sprintf(", %s blocked", dur(r.BlockedS))
+	}
+	t.printf("  %s\n", cl)
+
+	// Anything that makes the numbers below incomplete is flagged with !!.
+	flags := 0
+	flag := func(f string, args ...any) {
+		flags++
+		t.printf("  !! "+f+"\n", args...)
+	}
+	if r.DroppedEvents != nil && *r.DroppedEvents > 0 {
+		flag("%d events DROPPED by the agent (buffer full): counts and times are lower bounds;", *r.DroppedEvents)
+		t.printf("     record again with a larger --buffer or a shorter --flush\n")
+	}
+	if r.ParseErrors > 0 {
+		flag("%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
+		t.printf("     %s\n", first(r.ParseErrorSamples))
+	}
+	if r.Truncated {
+		flag("the last line of %s.orca is cut short (the JVM was killed while writing) and was skipped", r.Prefix)
+	}
+	if r.Complete != nil && !*r.Complete {
+		flag("incomplete recording (complete=false): the JVM did not exit normally or is still running")
+	}
+	if r.Problems > 0 {
+		flag("%s could not be placed in a thread's timeline; the first:", count(r.Problems, "event", "events"))
+		t.printf("     %s\n", first(r.ProblemSamples))
+	}
+	for _, w := range r.Warnings {
+		flag("%s", w)
+	}
+	if r.OwnerUnknown > 0 {
+		t.printf("  owner unknown for %s (the owner released the monitor before the agent could name it)\n",
+			count(r.OwnerUnknown, "contention", "contentions"))
+	}
+	switch {
+	case r.DroppedEvents == nil:
+		t.printf("  (no %s.info: whether the agent dropped events is unknown)\n", r.Prefix)
+	case flags == 0:
+		t.printf("  no events dropped, no malformed lines\n")
+	}
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return "?"
+	}
+	return s[0]
+}
+
+// waitsFor describes what a thread waits for: "blocked on monitor X held
+// by T", "joining T", "waiting on X", "acquiring semaphore X".
+func (t *textWriter) waitsFor(state string, object *string, other string, otherName *string) string {
+	var s string
+	switch state {
+	case "blocked":
+		s = "blocked on monitor " + deref(object)
+		if other != "" {
+			s += " held by " + t.label(other, otherName)
+		} else {
+			s += " (owner unknown)"
+		}
+	case "joining":
+		s = "joining"
+		if other != "" {
+			s += " " + t.label(other, otherName)
+		}
+	case "waiting":
+		s = "waiting on " + deref(object)
+	case "acquiring":
+		s = "acquiring semaphore " + deref(object)
+	default:
+		s = state
+	}
+	return s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "?"
+	}
+	return *s
+}
+
+func (r *Report) deadlockSection(t *textWriter) {
+	if len(r.Deadlocks) == 0 {
+		t.section("No deadlocks.")
+		return
+	}
+	t.section("DEADLOCKS: %d (each thread waits for the next, the last for the first)", len(r.Deadlocks))
+	for i, d := range r.Deadlocks {
+		if d.AtEnd {
+			t.printf("  #%d formed at %s and was still there at the end (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
+		} else {
+			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))
+		}
+		for j, th := range d.Threads {
+			k := (j + 1) % len(d.Threads)
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], d.Threads[k], d.Names[k]))
+			t.frames("        ", d.Stacks[j])
+		}
+	}
+}
+
+// splitHangs separates the hangs of the program's threads from those of
+// the JDK's service threads, which idle in Object.wait by design.
+func (r *Report) splitHangs() (app, jdk []Hang) {
+	for _, h := range r.Hangs {
+		if h.JDK {
+			jdk = append(jdk, h)
+		} else {
+			app = append(app, h)
+		}
+	}
+	return app, jdk
+}
+
+func (r *Report) hangSection(t *textWriter) {
+	app, jdk := r.splitHangs()
+	if len(app) == 0 {
+		t.section("No hangs: no thread of the program was blocked, waiting, joining or acquiring at the end.")
+	} else {
+		t.section("HANGS: %s still blocked, waiting, joining or acquiring at the end, longest first",
+			count(len(app), "thread", "threads"))
+		if r.Complete != nil && *r.Complete {
+			t.printf("  (the JVM exited with these threads still stuck: they were daemon threads,\n" +
+				"  or System.exit or a signal such as Ctrl-C ended it)\n")
+		}
+	}
+	for _, h := range app {
+		other := ""
+		if h.Other != nil {
+			other = *h.Other
+		}
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, other, h.OtherName))
+		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+		if h.State == "waiting" {
+			s += ", never notified"
+		}
+		if h.Deadlock != nil {
+			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
+		}
+		t.printf("%s\n", s)
+		t.frames("      ", h.Frames)
+	}
+	if len(jdk) > 0 {
+		var ss []string
+		for _, h := range jdk {
+			ss = append(ss, t.label(h.Thread, h.Name))
+		}
+		t.printf("  JDK service threads idle at the end (not hangs): %s\n", strings.Join(ss, ", "))
+	}
+}
+
+func (r *Report) contentionSection(t *textWriter) {
+	if len(r.Locks) == 0 {
+		t.section("No lock contention: no thread blocked on a monitor or waited for a semaphore permit.")
+		return
+	}
+	t.section("CONTENTION: %s by time threads were blocked on them%s",
+		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
+	for i, l := range r.Locks {
+		what := l.Kind + " " + l.Object
+		if l.Class != nil && l.Kind == "monitor" {
+			what += " (" + className(*l.Class) + ")"
+		}
+		var more []string
+		if l.Contentions > 0 {
+			t.printf("  #%d %s: %s blocked, %s by %s\n", i+1, what, dur(l.BlockedS),
+				count(l.Contentions, "contention", "contentions"), count(len(l.Waiters), "thread", "threads"))
+			more = append(more, fmt.Sprintf("mean %s, max %s", dur(l.MeanBlockedS), dur(l.MaxBlockedS)))
+			if l.Open > 0 {
+				more = append(more, fmt.Sprintf("%s STILL BLOCKED at the end, for %s so far", count(l.Open, "thread", "threads"), dur(l.OpenS)))
+			}
+		} else {
+			t.printf("  #%d %s: %s STILL BLOCKED at the end, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), dur(l.OpenS))
+		}
+		if l.OwnerUnknown > 0 {
+			more = append(more, fmt.Sprintf("owner unknown for %s", count(l.OwnerUnknown, "contention", "contentions")))
+		}
+		if len(more) > 0 {
+			t.printf("     %s\n", strings.Join(more, "; "))
+		}
+		if len(l.Owners) > 0 {
+			if l.Kind == "semaphore" {
+				t.printf("     blamed (released the permit a blocked thread then got):\n")
+			} else {
+				t.printf("     blamed owners (held it while others were blocked):\n")
+			}
+			rows := [][]string{{"owner", "contentions", "blamed", "share"}}
+			for j, o := range l.Owners {
+				if j == 5 {
+					rows = append(rows, []string{fmt.Sprintf("... %d more", len(l.Owners)-j)})
+					break
+				}
+				rows = append(rows, []string{t.label(o.Thread, o.Name), strconv.Itoa(o.Contentions),
+					dur(o.BlamedS), fmt.Sprintf("%.1f%%", o.Pct)})
+			}
+			t.table("       ", []bool{false, true, true, true}, rows)
+		}
+		t.printf("     blocked at:\n")
+		for j, s := range l.Sites {
+			if j == 3 {
+				t.printf("       ... %s\n", count(len(l.Sites)-j, "more site", "more sites"))
+				break
+			}
+			t.printf("       %s:\n", blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+			t.frames("         ", s.Frames)
+		}
+	}
+}
+
+// blockedSummary says how many contentions, how long, and how many
+// still open: "4 contentions, 700.0 ms; 1 still blocked, 2.50 s so far".
+func blockedSummary(n int, s float64, open int, openS float64) string {
+	var parts []string
+	if n > 0 {
+		parts = append(parts, fmt.Sprintf("%s, %s", count(n, "contention", "contentions"), dur(s)))
+	}
+	if open > 0 {
+		parts = append(parts, fmt.Sprintf("%d still blocked, %s so far", open, dur(openS)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// className turns "Ljava/lang/Object;" into "java.lang.Object".
+func className(sig string) string {
+	if len(sig) >= 2 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
+		sig = sig[1 : len(sig)-1]
+	}
+	return strings.ReplaceAll(sig, "/", ".")
+}
+
+func (r *Report) siteSection(t *textWriter) {
+	if len(r.Sites) == 0 {
+		t.section("No blocking call sites.")
+		return
+	}
+	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
+	for i, s := range r.Sites {
+		t.printf("  #%d %s %s: %s\n", i+1, s.Kind, s.Object, blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+		t.frames("       ", s.Frames)
+	}
+}
+
+func (r *Report) waitSection(t *textWriter) {
+	if len(r.Waits) == 0 {
+		t.section("No Object.wait or notify.")
+		return
+	}
+	t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
+		count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	var jdk []string
+	for _, w := range r.Waits {
+		if w.JDK {
+			jdk = append(jdk, fmt.Sprintf("%s (%s)", w.Object, count(w.Waits, "wait", "waits")))
+			continue
+		}
+		what := w.Object
+		if w.Class != nil {
+			what += " (" + className(*w.Class) + ")"
+		}
+		var ends []string
+		if w.Notified > 0 {
+			s := fmt.Sprintf("%d notified", w.Notified)
+			if w.Ambiguous > 0 {
+				s += fmt.Sprintf(" (%d by a notify that could have woken another waiter)", w.Ambiguous)
+			}
+			ends = append(ends, s)
+		}
+		if w.TimedOut > 0 {
+			ends = append(ends, fmt.Sprintf("%d ended without a notify (timeout, interrupt or spurious)", w.TimedOut))
+		}
+		if w.StillWaiting > 0 {
+			ends = append(ends, fmt.Sprintf("%d STILL WAITING at the end", w.StillWaiting))
+		}
+		if w.Waits == 0 {
+			t.printf("  %s: never waited on\n", what)
+		} else {
+			t.printf("  %s: %s, %s waiting\n", what, count(w.Waits, "wait", "waits"), dur(w.WaitS))
+			if len(ends) > 0 {
+				t.printf("     %s\n", strings.Join(ends, "; "))
+			}
+		}
+		var calls []string
+		if w.Notifies > 0 {
+			calls = append(calls, count(w.Notifies, "notify", "notifies"))
+		}
+		if w.NotifyAlls > 0 {
+			calls = append(calls, count(w.NotifyAlls, "notifyAll", "notifyAlls"))
+		}
+		if len(calls) > 0 {
+			t.printf("     %s", strings.Join(calls, " and "))
+			if w.WokeNobody > 0 {
+				t.printf("; %d found no thread waiting", w.WokeNobody)
+			}
+			t.printf("\n")
+		}
+		if w.Storm {
+			t.printf("     !! notifyAll STORM: %d calls within 10 ms\n", w.MaxBurst)
+		}
+		for j, s := range w.Sites {
+			if j == 2 {
+				t.printf("     ... %s\n", count(len(w.Sites)-j, "more wait site", "more wait sites"))
+				break
+			}
+			if len(w.Sites) == 1 {
+				t.printf("     waited at:\n")
+			} else {
+				note := ""
+				if s.TimedOut > 0 {
+					note += fmt.Sprintf(", %d without notify", s.TimedOut)
+				}
+				if s.Still > 0 {
+					note += fmt.Sprintf(", %d still waiting", s.Still)
+				}
+				t.printf("     %s, %s%s, at:\n", count(s.Waits, "wait", "waits"), dur(s.WaitS), note)
+			}
+			t.frames("       ", s.Frames)
+		}
+	}
+	if len(jdk) > 0 {
+		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
+	}
+}
+
+// stateNames are the THREADS columns, in States order.
+var stateNames = []string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring"}
+
+func stateValue(s States, i int) float64 {
+	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring}[i]
+}
+
+// threadRows renders the THREADS table: a header, then per thread its
+// label (names cut to nameMax), life and, for each state column, seconds
+// and the percentage of the thread's life.
+func (r *Report) threadRows(cols []int, nameMax int) [][]string {
+	header := []string{"thread", "life s"}
+	for _, c := range cols {
+		header = append(header, stateNames[c])
+	}
+	rows := [][]string{header}
+	for _, th := range r.Threads {
+		name := th.Name
+		row := []string{labelN(th.ID, &name, nameMax), fmt.Sprintf("%.3f", th.LifeS)}
+		for _, c := range cols {
+			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
+			if s == 0 {
+				row = append(row, "-")
+				continue
+			}
+			row = append(row, fmt.Sprintf("%.3f %3.0f%%", s, p))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// tableWidth is the width table prints rows with, indent left out.
+func tableWidth(rows [][]string) int {
+	var widths []int
+	for _, row := range rows {
+		for i, c := range row {
+			if i == len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	w := 0
+	for _, n := range widths {
+		w += n + 2
+	}
+	return w - 2
+}
+
+func (r *Report) threadSection(t *textWriter) {
+	if len(r.Threads) == 0 {
+		t.section("No threads.")
+		return
+	}
+	t.section("THREADS: %s by time blocked on locks, then time not runnable%s",
+		count(r.ThreadsTotal, "thread", "threads"), shown(len(r.Threads), r.ThreadsTotal))
+	// A state no listed thread was in gets no column.
+	var cols []int
+	for i := range stateNames {
+		for _, th := range r.Threads {
+			if i == 0 || stateValue(th.StatesS, i) > 0 {
+				cols = append(cols, i)
+				break
+			}
+		}
+	}
+	// Long names are cut further to fit the width, down to minName; when
+	// even that would not fit, they are left as they are.
+	const minName = 12
+	n := t.maxName()
+	rows := r.threadRows(cols, n)
+	if over := tableWidth(rows) - (t.width - 2); over > 0 && n-over >= minName {
+		rows = r.threadRows(cols, n-over)
+	}
+	t.table("  ", nil, rows)
+	t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
+		"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+}

@@ -1,0 +1,752 @@
+// Package synth writes synthetic Orca recordings shaped like a busy server's:
+// a few hundred threads contending on monitors and semaphores, waiting and
+// notifying, sleeping, starting and joining workers, with stacks of depth
+// 8–16 drawn from a few thousand call paths over ~2000 methods. Every
+// thread's events are paired (Enter/Entered, Wait/Waited, …) and in time
+// order, and the output depends only on the Options (Seed included), so
+// benchmarks and tests get the same bytes on every run.
+//
+// It imports only internal/format, so reader and model tests can use it.
+package synth
+
+import (
+	"bufio"
+	"container/heap"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"strconv"
+
+	"orca/internal/format"
+)
+
+// Options shape the recording. Zero fields take the defaults in brackets.
+type Options struct {
+	Seed       uint64 // [1]
+	Threads    int    // long-lived threads [200]
+	Monitors   int    // [300]
+	Semaphores int    // [40]
+	Classes    int    // [250]
+	Methods    int    // [2000]
+	Stacks     int    // distinct stacks [3000]
+	// Size is the .orca file's size in bytes: events are written until it
+	// is reached (the last line is complete, so the file is a little
+	// larger). [64 MiB]
+	Size int64
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	def(&o.Threads, 200)
+	def(&o.Monitors, 300)
+	def(&o.Semaphores, 40)
+	def(&o.Classes, 250)
+	def(&o.Methods, 2000)
+	def(&o.Stacks, 3000)
+	if o.Size <= 0 {
+		o.Size = 64 << 20
+	}
+	o.Methods = max(o.Methods, 16)
+	o.Classes = max(o.Classes, 4)
+	return o
+}
+
+// Stats describes what WriteEvents wrote.
+type Stats struct {
+	Bytes      int64
+	Lines      int64
+	Start, End format.Time
+	Kinds      [format.NumKinds]int64
+}
+
+// Generator holds the recording's fixed parts (classes, methods, stacks);
+// WriteEvents simulates the threads.
+type Generator struct {
+	opt     Options
+	rng     *rand.Rand
+	classes []class
+	methods []method
+	// Known JDK methods that begin the stacks of each kind of event.
+	wait, sleep, join, start, acquire, release, notify, notifyAll, run int
+	// stacks are rendered once ("12;0000001F;00000004;…"); sites index
+	// them per use.
+	stacks [][]byte
+	sites  [numSites][]int
+	ids    map[uint32]bool
+	stats  Stats
+}
+
+type class struct {
+	id          uint32
+	sig, source string
+}
+
+type method struct {
+	id          uint32
+	class       int
+	name, sig   string
+	native      bool
+	starts      []uint32 // line table: start locations
+	lines       []uint32
+	maxLocation uint32
+}
+
+// Sites: what an event's stack is doing.
+const (
+	siteMonitor = iota
+	siteWait
+	siteNotify
+	siteSleep
+	siteJoin
+	siteStart
+	siteAcquire
+	siteRelease
+	numSites
+)
+
+// New prepares a generator: classes, methods and stacks.
+func New(opt Options) *Generator {
+	opt = opt.withDefaults()
+	g := &Generator{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x0DCA)), ids: map[uint32]bool{}}
+	g.makeMethods()
+	g.makeStacks()
+	return g
+}
+
+// id returns a new identity hash: 31 bits, non-zero, unique in the recording.
+func (g *Generator) id() uint32 {
+	for {
+		v := g.rng.Uint32() & 0x7FFFFFFF
+		if v != 0 && !g.ids[v] {
+			g.ids[v] = true
+			return v
+		}
+	}
+}
+
+var (
+	packages = []string{"com/acme/shop", "com/acme/shop/cart", "com/acme/shop/db", "com/acme/util",
+		"org/apache/catalina/core", "org/eclipse/jetty/server", "io/netty/channel", "com/zaxxer/hikari/pool",
+		"org/h2/engine", "org/h2/store", "org/springframework/web/servlet", "com/fasterxml/jackson/databind"}
+	classWords  = []string{"Order", "Cart", "Session", "Pool", "Cache", "Handler", "Dispatcher", "Store", "Index", "Queue", "Worker", "Registry", "Connection", "Buffer", "Ledger", "Inventory"}
+	classSuffix = []string{"", "Service", "Manager", "Impl", "Factory", "Executor", "Repository", "Controller", "$Entry", "$1"}
+	verbs       = []string{"get", "put", "load", "save", "process", "handle", "update", "lookup", "flush", "apply", "commit", "visit", "compute", "dispatch", "run", "call"}
+	nouns       = []string{"", "Order", "Item", "Entry", "Batch", "Request", "Row", "Page", "Lock", "State", "Value", "All"}
+	sigs        = []string{"()V", "(J)V", "(Ljava/lang/Object;)V", "(I)Ljava/lang/Object;", "(Ljava/lang/String;)Z", "()Ljava/util/List;", "(JLjava/util/concurrent/TimeUnit;)Z", "([BII)I"}
+)
+
+func (g *Generator) makeMethods() {
+	r := g.rng
+	addClass := func(sig, src string) int {
+		g.classes = append(g.classes, class{id: g.id(), sig: sig, source: src})
+		return len(g.classes) - 1
+	}
+	addMethod := func(cls int, name, sig string, native bool) int {
+		m := method{id: uint32(len(g.methods) + 1), class: cls, name: name, sig: sig, native: native}
+		if !native {
+			n := 1 + r.IntN(30)
+			loc, line := uint32(0), uint32(10+r.IntN(400))
+			for range n {
+				m.starts = append(m.starts, loc)
+				m.lines = append(m.lines, line)
+				loc += uint32(2 + r.IntN(12))
+				line += uint32(1 + r.IntN(3))
+			}
+			m.maxLocation = loc
+		}
+		g.methods = append(g.methods, m)
+		return len(g.methods) - 1
+	}
+	object := addClass("Ljava/lang/Object;", "Object.java")
+	thread := addClass("Ljava/lang/Thread;", "Thread.java")
+	sem := addClass("Ljava/util/concurrent/Semaphore;", "Semaphore.java")
+	g.wait = addMethod(object, "wait", "(J)V", true)
+	g.notify = addMethod(object, "notify", "()V", true)
+	g.notifyAll = addMethod(object, "notifyAll", "()V", true)
+	g.sleep = addMethod(thread, "sleep", "(J)V", true)
+	g.join = addMethod(thread, "join", "(J)V", false)
+	g.start = addMethod(thread, "start", "()V", false)
+	g.run = addMethod(thread, "run", "()V", false)
+	g.acquire = addMethod(sem, "acquire", "()V", false)
+	g.release = addMethod(sem, "release", "()V", false)
+	for len(g.classes) < g.opt.Classes {
+		word := classWords[r.IntN(len(classWords))] + classSuffix[r.IntN(len(classSuffix))]
+		name := fmt.Sprintf("%s/%s%d", packages[r.IntN(len(packages))], word, len(g.classes))
+		src := word + ".java"
+		if i := len(word); i > 0 && (word[i-1] == '1' || word[i-2] == '$') {
+			src = word[:len(word)-len("$Entry")] + ".java"
+		}
+		if r.IntN(40) == 0 {
+			src = "" // no SourceFile attribute
+		}
+		addClass("L"+name+";", src)
+	}
+	for len(g.methods) < g.opt.Methods {
+		cls := 3 + r.IntN(len(g.classes)-3)
+		name := verbs[r.IntN(len(verbs))] + nouns[r.IntN(len(nouns))]
+		if r.IntN(50) == 0 {
+			name = "lambda$" + name + "$" + strconv.Itoa(r.IntN(9))
+		}
+		addMethod(cls, name, sigs[r.IntN(len(sigs))], r.IntN(30) == 0)
+	}
+}
+
+// frame picks a location inside m (a native frame's is FFFFFFFF).
+func (g *Generator) frame(m int) format.Frame {
+	mt := &g.methods[m]
+	if mt.native {
+		return format.Frame{Method: format.MethodID(mt.id), Location: format.NoLocation}
+	}
+	return format.Frame{Method: format.MethodID(mt.id), Location: uint32(g.rng.IntN(int(mt.maxLocation) + 1))}
+}
+
+// makeStacks builds call paths the way servers have them: a few hundred
+// outer paths (thread run loops, request dispatch) shared by many stacks,
+// application frames in the middle, and at the top the JDK method that
+// produced the event.
+func (g *Generator) makeStacks() {
+	r := g.rng
+	app := func() int { return g.run + 3 + r.IntN(len(g.methods)-g.run-3) }
+	bases := make([][]format.Frame, 150)
+	for i := range bases {
+		n := 3 + r.IntN(5)
+		b := make([]format.Frame, 0, n+1)
+		for range n {
+			b = append(b, g.frame(app()))
+		}
+		bases[i] = append(b, g.frame(g.run)) // outermost: Thread.run
+	}
+	top := [numSites][]int{
+		siteWait:    {g.wait},
+		siteNotify:  {g.notify, g.notifyAll},
+		siteSleep:   {g.sleep},
+		siteJoin:    {g.join},
+		siteStart:   {g.start},
+		siteAcquire: {g.acquire},
+		siteRelease: {g.release},
+	}
+	// Share of the stacks per site, roughly as events use them.
+	weights := [numSites]int{siteMonitor: 40, siteWait: 12, siteNotify: 10, siteSleep: 10, siteJoin: 4, siteStart: 4, siteAcquire: 12, siteRelease: 8}
+	seen := map[string]bool{}
+	var buf []byte
+	for site := range numSites {
+		n := max(1, g.opt.Stacks*weights[site]/100)
+		for range n {
+			depth := 8 + r.IntN(9)
+			var fr []format.Frame
+			if ms := top[site]; ms != nil {
+				fr = append(fr, g.frame(ms[r.IntN(len(ms))]))
+			}
+			base := bases[int(math.Pow(r.Float64(), 2)*float64(len(bases)))] // a few hot bases
+			for len(fr) < depth-len(base) {
+				fr = append(fr, g.frame(app()))
+			}
+			fr = append(fr, base...)
+			fr = fr[:depth]
+			buf = appendStack(buf[:0], fr)
+			if seen[string(buf)] {
+				continue
+			}
+			seen[string(buf)] = true
+			g.stacks = append(g.stacks, append([]byte(nil), buf...))
+			g.sites[site] = append(g.sites[site], len(g.stacks)-1)
+		}
+	}
+}
+
+const hexDigits = "0123456789ABCDEF"
+
+func appendHex(b []byte, v uint32) []byte {
+	return append(b, hexDigits[v>>28], hexDigits[v>>24&15], hexDigits[v>>20&15], hexDigits[v>>16&15],
+		hexDigits[v>>12&15], hexDigits[v>>8&15], hexDigits[v>>4&15], hexDigits[v&15])
+}
+
+func appendStack(b []byte, fr []format.Frame) []byte {
+	b = strconv.AppendInt(b, int64(len(fr)), 10)
+	for _, f := range fr {
+		b = append(b, ';')
+		b = appendHex(b, uint32(f.Method))
+		b = append(b, ';')
+		b = appendHex(b, f.Location)
+	}
+	return b
+}
+
+// appendTime writes seconds with 10 decimals, the last always 0, as the agent does.
+func appendTime(b []byte, t format.Time) []byte {
+	b = strconv.AppendInt(b, int64(t/1e9), 10)
+	ns := int64(t % 1e9)
+	b = append(b, '.')
+	for d := int64(1e8); d > 0; d /= 10 {
+		b = append(b, byte('0'+ns/d%10))
+	}
+	return append(b, '0')
+}
+
+// appendText quotes a text field as RFC 4180 when it needs it.
+func appendText(b []byte, s string) []byte {
+	needs := false
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
+			needs = true
+			break
+		}
+	}
+	if !needs {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	for i := 0; i < len(s); i++ {
+		if s[i] == '"' {
+			b = append(b, '"')
+		}
+		b = append(b, s[i])
+	}
+	return append(b, '"')
+}
+
+// WriteClasses writes the .classtable file.
+func (g *Generator) WriteClasses(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	var b []byte
+	for _, c := range g.classes {
+		b = appendTime(b[:0], 1_000_000_000_000)
+		b = append(b, ',')
+		b = appendHex(b, c.id)
+		b = append(b, ',')
+		b = appendText(b, c.sig)
+		b = append(b, ',')
+		b = appendText(b, c.source)
+		b = append(b, '\n')
+		bw.Write(b)
+	}
+	return bw.Flush()
+}
+
+// WriteMethods writes the .methods file.
+func (g *Generator) WriteMethods(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	var b []byte
+	for _, m := range g.methods {
+		b = appendTime(b[:0], 1_000_000_000_000)
+		b = append(b, ',')
+		b = appendHex(b, m.id)
+		b = append(b, ',')
+		b = appendText(b, m.name)
+		b = append(b, ',')
+		b = appendText(b, m.sig)
+		b = append(b, ',')
+		b = appendHex(b, g.classes[m.class].id)
+		b = append(b, ',')
+		if m.native {
+			b = append(b, "-1"...)
+		} else {
+			b = strconv.AppendInt(b, int64(len(m.starts)), 10)
+			for i := range m.starts {
+				b = append(b, ';')
+				b = appendHex(b, m.starts[i])
+				b = append(b, ';')
+				b = appendHex(b, m.lines[i])
+			}
+		}
+		b = append(b, '\n')
+		bw.Write(b)
+	}
+	return bw.Flush()
+}
+
+// WriteInfo writes the .info file for what WriteEvents wrote.
+func (g *Generator) WriteInfo(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "format=orca-1\nagent_version=synth\ncommand=orca-gen -seed %d -size %d\ncomplete=true\n", g.opt.Seed, g.opt.Size)
+	fmt.Fprintf(bw, "start_s=%.10f\nend_s=%.10f\n", g.stats.Start.Seconds(), g.stats.End.Seconds())
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		fmt.Fprintf(bw, "events.%s=%d\n", k, g.stats.Kinds[k])
+	}
+	fmt.Fprintf(bw, "methods=%d\nclasses=%d\n", len(g.methods), len(g.classes))
+	return bw.Flush()
+}
+
+// WriteRecording writes PREFIX.orca, .methods, .classtable and .info.
+func WriteRecording(prefix string, opt Options) (Stats, error) {
+	g := New(opt)
+	write := func(suffix string, fn func(io.Writer) error) error {
+		f, err := os.Create(prefix + suffix)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			f.Close()
+			return fmt.Errorf("writing %s%s: %w", prefix, suffix, err)
+		}
+		return f.Close()
+	}
+	if err := write(".orca", func(w io.Writer) error { _, err := g.WriteEvents(w); return err }); err != nil {
+		return Stats{}, err
+	}
+	for _, f := range []struct {
+		suffix string
+		fn     func(io.Writer) error
+	}{{".methods", g.WriteMethods}, {".classtable", g.WriteClasses}, {".info", g.WriteInfo}} {
+		if err := write(f.suffix, f.fn); err != nil {
+			return Stats{}, err
+		}
+	}
+	return g.stats, nil
+}
+
+// ---- the simulation ---------------------------------------------------------
+
+// A thread alternates running with one blocking operation at a time. Each
+// step emits one line; the heap orders steps by time, so the file is in
+// global time order and every thread's lines are too.
+
+type tstate uint8
+
+const (
+	tNew      tstate = iota // ThreadStarted next
+	tRunning                // picks an operation next
+	tBlocked                // MonitorContendedEntered next
+	tWaiting                // ObjectWaited next (on notify or timeout)
+	tSleeping               // ThreadSlept next
+	tStartJoin              // ThreadJoin of the worker it just started next
+	tJoining                // ThreadJoined next, once the target ended
+	tAcquiring              // SemaphoreAcquired next
+	tHolding                // SemaphoreRelease next
+	tEnded
+)
+
+type thread struct {
+	id     uint32
+	name   string
+	state  tstate
+	obj    uint32 // monitor or semaphore of the current operation
+	stack  int
+	target int // joined thread (index)
+	joiner int // thread joining this one, -1 if none
+	steps  int // operations left before ThreadEnded; -1: forever
+	woken  bool // waiting, and a notify already picked it
+	gen    uint32
+}
+
+type step struct {
+	at  format.Time
+	seq uint64
+	th  int
+	gen uint32
+}
+
+type steps []step
+
+func (h steps) Len() int { return len(h) }
+func (h steps) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h steps) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *steps) Push(x any)   { *h = append(*h, x.(step)) }
+func (h *steps) Pop() any {
+	old := *h
+	s := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return s
+}
+
+type sim struct {
+	g        *Generator
+	threads  []thread
+	live     []int // long-lived and worker threads not ended
+	monitors []uint32
+	sems     []uint32
+	waiters  map[uint32][]int // monitor -> waiting threads, in wait order
+	heap     steps
+	seq      uint64
+	now      format.Time
+	workers  int
+	b        []byte
+}
+
+// dur returns an exponentially distributed duration with the given mean.
+func (s *sim) dur(mean format.Time) format.Time {
+	return 1000 + format.Time(s.g.rng.ExpFloat64()*float64(mean))
+}
+
+// skewed picks an index in [0,n) with a few hot values, as lock use is.
+func (s *sim) skewed(n int) int {
+	return int(math.Pow(s.g.rng.Float64(), 3) * float64(n))
+}
+
+func (s *sim) schedule(th int, at format.Time) {
+	t := &s.threads[th]
+	t.gen++
+	s.seq++
+	heap.Push(&s.heap, step{at: at, seq: s.seq, th: th, gen: t.gen})
+}
+
+func (s *sim) site(site int) int {
+	ss := s.g.sites[site]
+	return ss[s.skewed(len(ss))]
+}
+
+var longNames = []string{"pool-%d-thread-%d", "http-nio-8080-exec-%d%d", "ForkJoinPool.commonPool-worker-%d%d", "H2 Log Writer %d-%d", "grpc-default-executor-%d%d"}
+
+func (s *sim) newThread(name string, steps int) int {
+	s.threads = append(s.threads, thread{id: s.g.id(), name: name, joiner: -1, steps: steps})
+	i := len(s.threads) - 1
+	s.live = append(s.live, i)
+	return i
+}
+
+// WriteEvents writes the .orca file: events until Options.Size bytes.
+func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	s := &sim{g: g, waiters: map[uint32][]int{}, now: 1_000_000_000_000}
+	for range g.opt.Monitors {
+		s.monitors = append(s.monitors, g.id())
+	}
+	for range g.opt.Semaphores {
+		s.sems = append(s.sems, g.id())
+	}
+	g.stats = Stats{Start: s.now}
+	for i := range g.opt.Threads {
+		name := fmt.Sprintf(longNames[i%len(longNames)], 1+i/50, i%50)
+		switch i {
+		case 0:
+			name = "main"
+		case 7:
+			name = `worker "A", the first`
+		}
+		th := s.newThread(name, -1)
+		s.schedule(th, s.now+format.Time(i)*2000)
+	}
+	for g.stats.Bytes < g.opt.Size && len(s.heap) > 0 {
+		st := heap.Pop(&s.heap).(step)
+		t := &s.threads[st.th]
+		if st.gen != t.gen || t.state == tEnded {
+			continue // superseded (a wait's timeout after its notify)
+		}
+		s.now = st.at
+		s.b = s.b[:0]
+		s.step(st.th)
+		if len(s.b) == 0 {
+			continue
+		}
+		if _, err := bw.Write(s.b); err != nil {
+			return g.stats, err
+		}
+	}
+	g.stats.End = s.now
+	return g.stats, bw.Flush()
+}
+
+// emit appends one event line: timestamp, name, thread, then the given
+// hex fields, then the stack (when stack >= 0).
+func (s *sim) emit(k format.Kind, th int, stack int, hex ...uint32) {
+	b := appendTime(s.b, s.now)
+	b = append(b, ',')
+	b = append(b, format.Specs[k].Name...)
+	b = append(b, ',')
+	b = appendHex(b, s.threads[th].id)
+	for _, v := range hex {
+		b = append(b, ',')
+		b = appendHex(b, v)
+	}
+	if stack >= 0 {
+		b = append(b, ',')
+		b = append(b, s.g.stacks[stack]...)
+	}
+	b = append(b, '\n')
+	s.g.stats.Bytes += int64(len(b) - len(s.b))
+	s.g.stats.Lines++
+	s.g.stats.Kinds[k]++
+	s.b = b
+}
+
+// owner returns a running thread other than th to own a monitor th
+// blocks on, or -1. (Owners that are blocked themselves would make
+// wait-for cycles, deadlocks that real servers rarely have.)
+func (s *sim) owner(th int) int {
+	for range 8 {
+		o := s.live[s.g.rng.IntN(len(s.live))]
+		if st := s.threads[o].state; o != th && (st == tRunning || st == tHolding) {
+			return o
+		}
+	}
+	return -1
+}
+
+func (s *sim) step(th int) {
+	g := s.g
+	t := &s.threads[th]
+	switch t.state {
+	case tNew:
+		b := appendTime(s.b, s.now)
+		b = append(b, ",ThreadStarted,"...)
+		b = appendHex(b, t.id)
+		b = append(b, ',')
+		b = appendText(b, t.name)
+		b = append(b, '\n')
+		g.stats.Bytes += int64(len(b) - len(s.b))
+		g.stats.Lines++
+		g.stats.Kinds[format.ThreadStarted]++
+		s.b = b
+		t.state = tRunning
+		s.schedule(th, s.now+s.dur(200_000))
+	case tRunning:
+		if t.steps == 0 {
+			s.emit(format.ThreadEnded, th, -1)
+			t.state = tEnded
+			for i, l := range s.live {
+				if l == th {
+					s.live = append(s.live[:i], s.live[i+1:]...)
+					break
+				}
+			}
+			if t.joiner >= 0 && s.threads[t.joiner].state == tJoining {
+				s.schedule(t.joiner, s.now+s.dur(5_000))
+			}
+			s.workers--
+			return
+		}
+		if t.steps > 0 {
+			t.steps--
+		}
+		s.operation(th)
+	case tBlocked:
+		s.emit(format.MonitorContendedEntered, th, t.stack, t.obj)
+		s.running(th)
+	case tWaiting:
+		ws := s.waiters[t.obj]
+		for i, w := range ws {
+			if w == th {
+				s.waiters[t.obj] = append(ws[:i], ws[i+1:]...)
+				break
+			}
+		}
+		s.emit(format.ObjectWaited, th, t.stack, t.obj)
+		s.running(th)
+	case tSleeping:
+		s.emit(format.ThreadSlept, th, t.stack)
+		s.running(th)
+	case tStartJoin:
+		t.stack = s.site(siteJoin)
+		s.emit(format.ThreadJoin, th, t.stack, s.threads[t.target].id)
+		t.state = tJoining
+		if s.threads[t.target].state == tEnded {
+			s.schedule(th, s.now+s.dur(5_000))
+		}
+	case tJoining:
+		s.emit(format.ThreadJoined, th, t.stack, s.threads[t.target].id)
+		s.running(th)
+	case tAcquiring:
+		s.emit(format.SemaphoreAcquired, th, t.stack, t.obj)
+		t.state = tHolding
+		s.schedule(th, s.now+s.dur(300_000))
+	case tHolding:
+		s.emit(format.SemaphoreRelease, th, s.site(siteRelease), t.obj)
+		s.running(th)
+	}
+}
+
+// running puts th back to running for a while.
+func (s *sim) running(th int) {
+	s.threads[th].state = tRunning
+	s.schedule(th, s.now+s.dur(400_000))
+}
+
+// operation starts th's next blocking operation (or a notify, or a start).
+func (s *sim) operation(th int) {
+	r := s.g.rng
+	t := &s.threads[th]
+	switch p := r.IntN(100); {
+	case p < 38: // contended monitor
+		t.obj = s.monitors[s.skewed(len(s.monitors))]
+		t.stack = s.site(siteMonitor)
+		owner := uint32(0)
+		if o := s.owner(th); o >= 0 && r.IntN(25) != 0 {
+			owner = s.threads[o].id
+		}
+		s.emit(format.MonitorContendedEnter, th, t.stack, t.obj, owner)
+		t.state = tBlocked
+		s.schedule(th, s.now+s.dur(150_000))
+	case p < 52: // wait, woken by a notify or timing out
+		t.obj = s.monitors[s.skewed(len(s.monitors))]
+		t.stack = s.site(siteWait)
+		s.emit(format.ObjectWait, th, t.stack, t.obj)
+		s.waiters[t.obj] = append(s.waiters[t.obj], th)
+		t.state, t.woken = tWaiting, false
+		s.schedule(th, s.now+s.dur(20_000_000))
+	case p < 64: // notify a monitor that has waiters, mostly
+		obj := s.monitors[s.skewed(len(s.monitors))]
+		for range 3 {
+			if len(s.waiters[obj]) > 0 {
+				break
+			}
+			obj = s.monitors[s.skewed(len(s.monitors))]
+		}
+		all := r.IntN(5) == 0
+		k := format.ObjectNotify
+		if all {
+			k = format.ObjectNotifyAll
+		}
+		s.emit(k, th, s.site(siteNotify), obj)
+		for _, w := range s.waiters[obj] {
+			if wt := &s.threads[w]; wt.state == tWaiting && !wt.woken {
+				wt.woken = true
+				s.schedule(w, s.now+s.dur(30_000))
+				if !all {
+					break
+				}
+			}
+		}
+		s.running(th)
+	case p < 78: // sleep
+		t.stack = s.site(siteSleep)
+		s.emit(format.ThreadSleep, th, t.stack)
+		t.state = tSleeping
+		s.schedule(th, s.now+s.dur(2_000_000))
+	case p < 94: // semaphore
+		t.obj = s.sems[s.skewed(len(s.sems))]
+		t.stack = s.site(siteAcquire)
+		s.emit(format.SemaphoreAcquire, th, t.stack, t.obj)
+		t.state = tAcquiring
+		d := format.Time(2_000)
+		if r.IntN(3) == 0 {
+			d = s.dur(500_000)
+		}
+		s.schedule(th, s.now+d)
+	default: // start a short-lived worker, and join it half the time
+		if s.workers >= s.g.opt.Threads/4 {
+			s.running(th)
+			return
+		}
+		s.workers++
+		name := fmt.Sprintf("worker-%d", len(s.threads))
+		if len(s.threads)%97 == 0 {
+			name = fmt.Sprintf("batch\nworker-%d", len(s.threads)) // a name with a newline: a record on two lines
+		}
+		c := s.newThread(name, 3+r.IntN(40))
+		t = &s.threads[th] // newThread may move the slice
+		s.emit(format.ThreadStart, th, s.site(siteStart), s.threads[c].id)
+		s.schedule(c, s.now+s.dur(20_000))
+		if r.IntN(2) == 0 {
+			t.target = c
+			s.threads[c].joiner = th
+			t.state = tStartJoin
+			s.schedule(th, s.now+1000)
+			return
+		}
+		s.running(th)
+	}
+}

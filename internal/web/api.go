@@ -1,0 +1,550 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// ---- parameters ----------------------------------------------------------
+
+// intParam reads an integer query parameter within [lo, hi]; def when absent.
+func intParam(r *http.Request, name string, def, lo, hi int64) (int64, error) {
+	s := r.URL.Query().Get(name)
+	if s == "" {
+		return def, nil
+	}
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, badRequest("%s=%q: want an integer", name, s)
+	}
+	if v < lo || v > hi {
+		return 0, badRequest("%s=%d: want %d to %d", name, v, lo, hi)
+	}
+	return v, nil
+}
+
+// timeRange reads t0 and t1 (ns since the recording's start); absent, they
+// are the whole recording.
+func (s *Server) timeRange(r *http.Request) (t0, t1 int64, err error) {
+	dur := s.d.rel(s.d.m.End)
+	if t0, err = intParam(r, "t0", 0, -1<<53, 1<<53); err != nil {
+		return
+	}
+	if t1, err = intParam(r, "t1", dur, -1<<53, 1<<53); err != nil {
+		return
+	}
+	if t1 < t0 {
+		err = badRequest("t1=%d is before t0=%d", t1, t0)
+	}
+	return
+}
+
+// threadParam resolves a thread index given in the path.
+func (s *Server) threadParam(r *http.Request, name string) (int, *model.Thread, error) {
+	v := r.PathValue(name)
+	i, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, nil, badRequest("thread %q: want a thread index (0 to %d)", v, len(s.d.m.Threads)-1)
+	}
+	if i < 0 || i >= len(s.d.m.Threads) {
+		return 0, nil, notFound("no thread %d: the recording has %d threads", i, len(s.d.m.Threads))
+	}
+	return i, s.d.m.Threads[i], nil
+}
+
+// threadList parses "0,3,7-12" into thread indexes (at most max).
+func (s *Server) threadList(v string, max int) ([]int, error) {
+	var out []int
+	n := len(s.d.m.Threads)
+	for part := range strings.SplitSeq(v, ",") {
+		if part == "" {
+			continue
+		}
+		lo, hi, isRange := strings.Cut(part, "-")
+		a, err1 := strconv.Atoi(lo)
+		b := a
+		var err2 error
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		if err1 != nil || err2 != nil || b < a {
+			return nil, badRequest("threads=%q: %q is not an index or a range like 3-9", v, part)
+		}
+		if a < 0 || b >= n {
+			return nil, notFound("threads=%q: %q is outside 0-%d", v, part, n-1)
+		}
+		if len(out)+(b-a+1) > max {
+			return nil, badRequest("threads=%q: more than %d threads in one request", v, max)
+		}
+		for i := a; i <= b; i++ {
+			out = append(out, i)
+		}
+	}
+	return out, nil
+}
+
+// objectParam reads an 8-hex-digit object id.
+func objectParam(name, v string) (format.ObjectID, error) {
+	u, err := strconv.ParseUint(v, 16, 32)
+	if err != nil || v == "" {
+		return 0, badRequest("%s=%q: want an object id of 8 hex digits, like 1A2B3C4D", name, v)
+	}
+	return format.ObjectID(u), nil
+}
+
+// ---- summary and threads ---------------------------------------------------
+
+type summaryJSON struct {
+	Prefix    string            `json:"prefix"`
+	Duration  int64             `json:"duration"` // ns
+	Origin    float64           `json:"origin"`   // the first event's time, in the files' seconds
+	Threads   int               `json:"threads"`
+	Intervals int               `json:"intervals"`
+	Events    int               `json:"events"`
+	Locks     int               `json:"locks"`
+	Contended int               `json:"contended"`
+	Edges     int               `json:"edges"`
+	Deadlocks int               `json:"deadlocks"`
+	Hangs     int               `json:"hangs"`
+	States    []string          `json:"states"`
+	Warnings  []string          `json:"warnings"`
+	Info      map[string]string `json:"info"`
+}
+
+func (s *Server) summary(r *http.Request) (any, error) {
+	d := s.d
+	m := d.m
+	out := summaryJSON{
+		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
+		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
+		Edges: len(m.Edges), Deadlocks: len(d.deadlocks), Hangs: len(d.hangs),
+		Warnings: []string{}, Info: map[string]string{},
+	}
+	for i := model.State(0); i < model.NumStates; i++ {
+		out.States = append(out.States, i.String())
+	}
+	for _, l := range m.Locks {
+		if l.Contentions > 0 || l.Blocked > 0 {
+			out.Contended++
+		}
+	}
+	info := d.rec.Info
+	for _, k := range []string{"command", "java_version", "java_vm", "pid", "complete", "dropped_total", "origin_unix_ns", "origin_mono_ns", "agent_version"} {
+		if v, ok := info[k]; ok {
+			out.Info[k] = v
+		}
+	}
+	if n, _ := strconv.Atoi(info["dropped_total"]); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
+	}
+	if d.res.Malformed > 0 {
+		out.Warnings = append(out.Warnings, strconv.Itoa(d.res.Malformed)+" malformed lines were skipped")
+	}
+	if d.res.Truncated {
+		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
+	}
+	if info != nil && info["complete"] == "false" {
+		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
+	}
+	if len(m.Problems) > 0 {
+		out.Warnings = append(out.Warnings, strconv.Itoa(len(m.Problems))+" events could not be placed (orca report lists them)")
+	}
+	return out, nil
+}
+
+type threadJSON struct {
+	I         int     `json:"i"`
+	ID        string  `json:"id"`
+	Name      string  `json:"name"`
+	Start     int64   `json:"start"`
+	End       int64   `json:"end"`
+	Ended     bool    `json:"ended"`
+	Parent    int     `json:"parent"` // thread index, -1 if unknown
+	Intervals int     `json:"intervals"`
+	Events    int     `json:"events"`
+	Time      []int64 `json:"time"` // ns per state, in summary.states order
+	JDK       bool    `json:"jdk"`  // a JDK service thread (Finalizer, Reference Handler, …)
+}
+
+func (s *Server) threadJSON(i int) threadJSON {
+	t := s.d.m.Threads[i]
+	tj := threadJSON{
+		I: i, ID: t.ID.String(), Name: t.Name, Start: s.d.rel(t.Start), End: s.d.rel(t.End), Ended: t.Ended,
+		Parent: -1, Intervals: len(t.Intervals), Events: t.Events, Time: make([]int64, model.NumStates),
+		JDK: s.d.jdkThread[i],
+	}
+	if t.Parent != 0 {
+		tj.Parent = s.d.threadIndex(t.Parent)
+	}
+	for k := range tj.Time {
+		tj.Time[k] = int64(t.Time[k])
+	}
+	return tj
+}
+
+func (s *Server) threads(r *http.Request) (any, error) {
+	out := make([]threadJSON, len(s.d.m.Threads))
+	for i := range out {
+		out[i] = s.threadJSON(i)
+	}
+	return out, nil
+}
+
+type threadDetailJSON struct {
+	threadJSON
+	StartedAt []frameJSON `json:"startedAt"` // the parent's stack at Thread.start
+	Edges     []edgeJSON  `json:"edges"`     // start edges to and from this thread
+}
+
+func (s *Server) thread(r *http.Request) (any, error) {
+	i, t, err := s.threadParam(r, "thread")
+	if err != nil {
+		return nil, err
+	}
+	out := threadDetailJSON{threadJSON: s.threadJSON(i), StartedAt: s.d.stackFrames(t.StartedAt), Edges: []edgeJSON{}}
+	for _, list := range [][]int32{s.d.edgesTo[i], s.d.edgesFrom[i]} {
+		for _, e := range list {
+			if ed := s.d.m.Edges[e]; ed.Kind == model.EdgeStart || ed.Kind == model.EdgeJoin {
+				out.Edges = append(out.Edges, s.edgeJSON(ed))
+			}
+		}
+	}
+	return out, nil
+}
+
+// ---- intervals and stacks ----------------------------------------------------
+
+type intervalJSON struct {
+	Thread      int         `json:"thread"`
+	Index       int         `json:"index"`
+	State       string      `json:"state"`
+	Start       int64       `json:"start"`
+	End         int64       `json:"end"`
+	Since       int64       `json:"since"` // when the state began (earlier than start for a later segment)
+	Open        bool        `json:"open"`
+	Object      string      `json:"object,omitempty"`
+	ObjectClass string      `json:"objectClass,omitempty"`
+	Other       int         `json:"other"` // thread index, -1 if none or unknown
+	OtherID     string      `json:"otherId,omitempty"`
+	OtherName   string      `json:"otherName,omitempty"`
+	Wake        string      `json:"wake,omitempty"`
+	Stack       int         `json:"stack"`
+	Frames      []frameJSON `json:"frames"`
+	Edges       []edgeJSON  `json:"edges"`
+}
+
+func (s *Server) interval(r *http.Request) (any, error) {
+	ti, t, err := s.threadParam(r, "thread")
+	if err != nil {
+		return nil, err
+	}
+	v := r.PathValue("i")
+	k, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, badRequest("interval %q: want an index", v)
+	}
+	if k < 0 || k >= len(t.Intervals) {
+		return nil, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, len(t.Intervals))
+	}
+	iv := t.Intervals[k]
+	out := intervalJSON{
+		Thread: ti, Index: k, State: iv.State.String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
+		Since: s.d.rel(iv.Since), Open: iv.Open, Other: -1, Stack: int(iv.Stack),
+		Frames: s.d.stackFrames(iv.Stack), Edges: []edgeJSON{},
+	}
+	if iv.Wake != model.WakeNone {
+		out.Wake = iv.Wake.String()
+	}
+	if iv.Object != 0 {
+		out.Object = iv.Object.String()
+		out.ObjectClass = s.d.objectClass(iv.Object)
+	}
+	if iv.Other != 0 {
+		out.Other = s.d.threadIndex(iv.Other)
+		out.OtherID = iv.Other.String()
+		out.OtherName = s.d.threadName(iv.Other)
+	}
+	// The edges that ended this state (wake, owner, join, release) end at
+	// this thread within it; an owner edge may begin before the segment.
+	for _, e := range s.d.edgesTo[ti] {
+		ed := s.d.m.Edges[e]
+		if ed.ToTime >= iv.Since && ed.ToTime <= iv.End && ed.FromTime <= iv.End {
+			if ed.Kind == model.EdgeStart {
+				continue
+			}
+			if ed.Object != 0 && iv.Object != 0 && ed.Object != iv.Object {
+				continue
+			}
+			out.Edges = append(out.Edges, s.edgeJSON(ed))
+		}
+	}
+	return out, nil
+}
+
+type stackJSON struct {
+	ID     int         `json:"id"`
+	Frames []frameJSON `json:"frames"`
+}
+
+func (s *Server) stack(r *http.Request) (any, error) {
+	v := r.PathValue("id")
+	id, err := strconv.Atoi(v)
+	if err != nil {
+		return nil, badRequest("stack %q: want a stack id", v)
+	}
+	if id < 0 || id >= len(s.d.m.Stacks) {
+		return nil, notFound("no stack %d: the recording has %d", id, len(s.d.m.Stacks))
+	}
+	return stackJSON{id, s.d.stackFrames(model.StackID(id))}, nil
+}
+
+// ---- edges -----------------------------------------------------------------
+
+type edgeJSON struct {
+	Kind      string `json:"kind"`
+	From      int    `json:"from"` // thread index, -1 if unknown
+	To        int    `json:"to"`
+	FromTime  int64  `json:"fromTime"`
+	ToTime    int64  `json:"toTime"`
+	Object    string `json:"object,omitempty"`
+	Ambiguous bool   `json:"ambiguous,omitempty"`
+}
+
+func (s *Server) edgeJSON(e model.Edge) edgeJSON {
+	out := edgeJSON{Kind: e.Kind.String(), From: s.d.threadIndex(e.From), To: s.d.threadIndex(e.To),
+		FromTime: s.d.rel(e.FromTime), ToTime: s.d.rel(e.ToTime), Ambiguous: e.Ambiguous}
+	if e.Object != 0 {
+		out.Object = e.Object.String()
+	}
+	return out
+}
+
+type edgesJSON struct {
+	Edges     []edgeJSON `json:"edges"`
+	Truncated bool       `json:"truncated"` // more edges matched than limit
+}
+
+var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner}
+
+func (s *Server) edges(r *http.Request) (any, error) {
+	t0, t1, err := s.timeRange(r)
+	if err != nil {
+		return nil, err
+	}
+	limit, err := intParam(r, "limit", 5000, 1, 100000)
+	if err != nil {
+		return nil, err
+	}
+	var kinds [8]bool
+	if v := r.URL.Query().Get("kinds"); v != "" {
+		for k := range strings.SplitSeq(v, ",") {
+			ek, ok := edgeKinds[k]
+			if !ok {
+				return nil, badRequest("kinds=%q: %q is not one of wake, start, join, release, owner", v, k)
+			}
+			kinds[ek] = true
+		}
+	} else {
+		kinds = [8]bool{true, true, true, true, true}
+	}
+	var only map[int]bool
+	if v := r.URL.Query().Get("threads"); v != "" {
+		list, err := s.threadList(v, 100000)
+		if err != nil {
+			return nil, err
+		}
+		only = map[int]bool{}
+		for _, i := range list {
+			only[i] = true
+		}
+	}
+	a0, a1 := s.d.abs(t0), s.d.abs(t1)
+	out := edgesJSON{Edges: []edgeJSON{}}
+	for _, e := range s.d.m.Edges {
+		if !kinds[e.Kind] || min(e.FromTime, e.ToTime) > a1 || max(e.FromTime, e.ToTime) < a0 {
+			continue
+		}
+		if only != nil && !only[s.d.threadIndex(e.From)] && !only[s.d.threadIndex(e.To)] {
+			continue
+		}
+		if len(out.Edges) == int(limit) {
+			out.Truncated = true
+			break
+		}
+		out.Edges = append(out.Edges, s.edgeJSON(e))
+	}
+	return out, nil
+}
+
+// ---- locks -------------------------------------------------------------------
+
+type lockJSON struct {
+	Object       string `json:"object"`
+	Kind         string `json:"kind"`
+	Class        string `json:"class,omitempty"`
+	Contentions  int    `json:"contentions"`
+	Blocked      int64  `json:"blocked"`
+	MaxBlocked   int64  `json:"maxBlocked"`
+	Waiters      int    `json:"waiters"`
+	TopOwner     int    `json:"topOwner"` // thread index of the most blamed owner, -1 if none
+	OwnerUnknown int    `json:"ownerUnknown"`
+	Waits        int    `json:"waits"`
+	WaitTime     int64  `json:"waitTime"`
+	Notifies     int    `json:"notifies"`
+	NotifyAlls   int    `json:"notifyAlls"`
+	WokeNobody   int    `json:"wokeNobody"`
+	Acquires     int    `json:"acquires"`
+	Releases     int    `json:"releases"`
+}
+
+func (s *Server) lockJSON(l *model.Lock) lockJSON {
+	out := lockJSON{
+		Object: l.Object.String(), Kind: l.Kind.String(), Class: l.Class, Contentions: l.Contentions,
+		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Waiters: len(l.Waiters), TopOwner: -1,
+		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
+		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
+	}
+	if len(l.Owners) > 0 {
+		out.TopOwner = s.d.threadIndex(l.Owners[0].Thread)
+	}
+	return out
+}
+
+func (s *Server) locks(r *http.Request) (any, error) {
+	out := make([]lockJSON, len(s.d.m.Locks))
+	for i, l := range s.d.m.Locks {
+		out[i] = s.lockJSON(l)
+	}
+	return out, nil
+}
+
+type ownerJSON struct {
+	Thread      int    `json:"thread"` // index, -1 if unknown
+	ID          string `json:"id"`
+	Name        string `json:"name"`
+	Contentions int    `json:"contentions"`
+	Blamed      int64  `json:"blamed"`
+}
+
+type siteJSON struct {
+	Stack       int         `json:"stack"`
+	Frames      []frameJSON `json:"frames"`
+	Contentions int         `json:"contentions"`
+	Blocked     int64       `json:"blocked"`
+}
+
+type lockDetailJSON struct {
+	lockJSON
+	Owners  []ownerJSON `json:"owners"`
+	Waiters []int       `json:"waiters"` // thread indexes, in order of first block
+	Sites   []siteJSON  `json:"sites"`
+	HeldAt  []siteJSON  `json:"heldAt"` // where owners entered it (contentions and blocked are 0)
+	Threads []int       `json:"threads"` // every thread with an interval on this object
+}
+
+func (s *Server) lock(r *http.Request) (any, error) {
+	kind := model.Monitor
+	switch k := r.PathValue("kind"); k {
+	case "monitor":
+	case "semaphore":
+		kind = model.Semaphore
+	default:
+		return nil, badRequest("lock kind %q: want monitor or semaphore", k)
+	}
+	obj, err := objectParam("object", r.PathValue("object"))
+	if err != nil {
+		return nil, err
+	}
+	l := s.d.lock[lockRef{obj, kind}]
+	if l == nil {
+		return nil, notFound("no %s %s in this recording", kind, obj)
+	}
+	out := lockDetailJSON{lockJSON: s.lockJSON(l), Owners: []ownerJSON{}, Waiters: []int{}, Sites: []siteJSON{}, HeldAt: []siteJSON{}, Threads: []int{}}
+	for _, o := range l.Owners {
+		out.Owners = append(out.Owners, ownerJSON{s.d.threadIndex(o.Thread), o.Thread.String(), s.d.threadName(o.Thread), o.Contentions, int64(o.Blamed)})
+	}
+	for _, w := range l.Waiters {
+		out.Waiters = append(out.Waiters, s.d.threadIndex(w))
+	}
+	for _, st := range l.Sites {
+		out.Sites = append(out.Sites, siteJSON{int(st.Stack), s.d.stackFrames(st.Stack), st.Contentions, int64(st.Blocked)})
+	}
+	for _, st := range l.HeldAt {
+		out.HeldAt = append(out.HeldAt, siteJSON{Stack: int(st), Frames: s.d.stackFrames(st)})
+	}
+	for i, t := range s.d.m.Threads {
+		for k := range t.Intervals {
+			if t.Intervals[k].Object == obj {
+				out.Threads = append(out.Threads, i)
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// ---- deadlocks and hangs -------------------------------------------------------
+
+type deadlockJSON struct {
+	At       int64    `json:"at"`
+	Resolved int64    `json:"resolved"` // -1 when the cycle stood to the end
+	AtEnd    bool     `json:"atEnd"`
+	Lasted   int64    `json:"lasted"`
+	Threads  []int    `json:"threads"` // each waits for the next, the last for the first
+	Objects  []string `json:"objects"` // what each waits on ("" for a join)
+	Stacks   []int    `json:"stacks"`
+}
+
+type hangJSON struct {
+	Thread int    `json:"thread"`
+	State  string `json:"state"`
+	Object string `json:"object,omitempty"`
+	Other  int    `json:"other"`
+	Since  int64  `json:"since"`
+	Stack  int    `json:"stack"`
+}
+
+type deadlocksJSON struct {
+	Deadlocks []deadlockJSON `json:"deadlocks"`
+	Hangs     []hangJSON     `json:"hangs"`
+}
+
+func (s *Server) deadlocks(r *http.Request) (any, error) {
+	d := s.d
+	out := deadlocksJSON{Deadlocks: []deadlockJSON{}, Hangs: []hangJSON{}}
+	for _, dl := range d.deadlocks {
+		j := deadlockJSON{At: d.rel(dl.At), Resolved: -1, AtEnd: dl.AtEnd, Lasted: int64(dl.Lasted(d.m.End))}
+		if !dl.AtEnd {
+			j.Resolved = d.rel(dl.Resolved)
+		}
+		for k, t := range dl.Threads {
+			j.Threads = append(j.Threads, d.threadIndex(t))
+			o := ""
+			if k < len(dl.Objects) && dl.Objects[k] != 0 {
+				o = dl.Objects[k].String()
+			}
+			j.Objects = append(j.Objects, o)
+			st := 0
+			if k < len(dl.Stacks) {
+				st = int(dl.Stacks[k])
+			}
+			j.Stacks = append(j.Stacks, st)
+		}
+		out.Deadlocks = append(out.Deadlocks, j)
+	}
+	for _, h := range d.hangs {
+		j := hangJSON{Thread: d.threadIndex(h.Thread), State: h.State.String(), Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+		if h.Object != 0 {
+			j.Object = h.Object.String()
+		}
+		if h.Other != 0 {
+			j.Other = d.threadIndex(h.Other)
+		}
+		out.Hangs = append(out.Hangs, j)
+	}
+	return out, nil
+}

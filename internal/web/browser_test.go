@@ -1,0 +1,362 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The browser tests drive the viewer in a real headless Chromium: the
+// Debian package chromium, found on PATH (or $ORCA_CHROMIUM). When it is
+// missing they install it if they can (as root, with apt-get), and skip,
+// saying why, only when they cannot. Screenshots are kept in
+// build/artifacts/web (or $ORCA_ARTIFACTS).
+
+var (
+	chromiumOnce sync.Once
+	chromiumPath string
+	chromiumWhy  string
+)
+
+func lookChromium() string {
+	if p := os.Getenv("ORCA_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// chromium returns the browser's path, installing it first when it is
+// missing and this process may (root, apt-get); it skips the test when
+// neither works.
+func chromium(t testing.TB) string {
+	t.Helper()
+	chromiumOnce.Do(func() {
+		if chromiumPath = lookChromium(); chromiumPath != "" {
+			return
+		}
+		_, aptErr := exec.LookPath("apt-get")
+		if os.Geteuid() != 0 || aptErr != nil {
+			chromiumWhy = "skip: no chromium on PATH and cannot install it (needs root and apt-get): run 'sudo apt-get install chromium' or 'sudo make test'"
+			return
+		}
+		install := func() ([]byte, error) {
+			cmd := exec.Command("apt-get", "install", "-y", "--no-install-recommends", "chromium")
+			cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+			return cmd.CombinedOutput()
+		}
+		out, err := install()
+		if err != nil {
+			if u, err := exec.Command("apt-get", "update").CombinedOutput(); err != nil {
+				out = append(out, u...)
+			}
+			out, err = install()
+		}
+		if chromiumPath = lookChromium(); chromiumPath == "" {
+			chromiumWhy = fmt.Sprintf("fail: no chromium on PATH and apt-get install chromium failed (%v):\n%s", err, tailText(string(out), 2000))
+		}
+	})
+	switch {
+	case strings.HasPrefix(chromiumWhy, "skip: "):
+		t.Skip(strings.TrimPrefix(chromiumWhy, "skip: "))
+	case chromiumWhy != "":
+		t.Fatal(strings.TrimPrefix(chromiumWhy, "fail: "))
+	}
+	return chromiumPath
+}
+
+func tailText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
+
+// newBrowser starts a headless Chromium with a fresh profile; the flags
+// keep it off the network (this machine has none) and quick to start.
+func newBrowser(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.Flag("force-device-scale-factor", "1"),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(width, height),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}))
+	t.Cleanup(func() { cancel(); cancelAlloc() })
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(int64(width), int64(height))); err != nil {
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// within runs an action with a deadline (the browser's context has none:
+// a deadline on it would end the browser).
+func within[T any](t testing.TB, ctx context.Context, d time.Duration, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	c, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	v, err := chromedp.Run(c, a)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	return v
+}
+
+func eval[T any](t testing.TB, ctx context.Context, js string) T {
+	t.Helper()
+	return within(t, ctx, 30*time.Second, js, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+}
+
+// waitJS polls a JavaScript condition until it holds.
+func waitJS(t testing.TB, ctx context.Context, what, cond string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("!!("+cond+")"))
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waiting for %s (%s): %v", what, cond, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func artifacts(t testing.TB) string {
+	dir := os.Getenv("ORCA_ARTIFACTS")
+	if dir == "" {
+		dir = filepath.Join(repoRoot(t), "build", "artifacts", "web")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func screenshot(t testing.TB, ctx context.Context, name string) string {
+	t.Helper()
+	png := within(t, ctx, 30*time.Second, "screenshot", chromedp.CaptureScreenshot())
+	p := filepath.Join(artifacts(t), name)
+	if err := os.WriteFile(p, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", p)
+	return p
+}
+
+// open loads the viewer at url and waits for the timeline's first full paint.
+func open(t testing.TB, ctx context.Context, url string) {
+	t.Helper()
+	within(t, ctx, 30*time.Second, "navigate", chromedp.Navigate(url))
+	if ok := eval[bool](t, ctx, `window.orca.ready`); !ok {
+		t.Fatal("orca did not start")
+	}
+}
+
+// pickInterval finds the interval the click test aims at, and the frame
+// its stack panel must show: on the Scenario recording the contender's
+// block on the lock, whose source line the program printed; else the
+// longest blocked interval with an application frame.
+func pickInterval(t *testing.T, r *recording) (thread, index int, frame string) {
+	m := r.res.Model
+	if r.real && r.expect["contender"] != "" {
+		for ti, th := range m.Threads {
+			if th.ID.String() != r.expect["contender"] {
+				continue
+			}
+			for k, iv := range th.Intervals {
+				if iv.State == model.Blocked && iv.Object.String() == r.expect["lock"] {
+					return ti, k, "Scenario.java:" + r.expect["line.contend"] + ")"
+				}
+			}
+		}
+		t.Fatalf("no blocked interval of the contender %s on %s", r.expect["contender"], r.expect["lock"])
+	}
+	var best format.Time = -1
+	for ti, th := range m.Threads {
+		for k, iv := range th.Intervals {
+			if iv.State == model.Blocked && iv.Duration() > best && len(m.Stacks[iv.Stack]) > 1 {
+				best, thread, index = iv.Duration(), ti, k
+			}
+		}
+	}
+	if best < 0 {
+		t.Fatal("no blocked interval with a stack")
+	}
+	iv := m.Threads[thread].Intervals[index]
+	return thread, index, r.rec.Resolve(m.Stacks[iv.Stack][0])
+}
+
+func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := scenario(t)
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1600, 1000)
+	open(t, ctx, ts.URL+"/")
+	waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+
+	t.Run("lanes", func(t *testing.T) {
+		lanes := eval[string](t, ctx, `document.querySelector('canvas.timeline').dataset.lanes`)
+		if want := fmt.Sprint(len(r.res.Model.Threads)); lanes != want {
+			t.Errorf("%s lanes, want one per thread: %s", lanes, want)
+		}
+	})
+	screenshot(t, ctx, "timeline.png")
+
+	t.Run("click", func(t *testing.T) {
+		thread, index, frame := pickInterval(t, r)
+		type pt struct{ X, Y float64 }
+		p := eval[pt](t, ctx, fmt.Sprintf(`window.orca.timeline.locate(%d, %d)`, thread, index))
+		within(t, ctx, 10*time.Second, "click", chromedp.MouseClickXY(p.X, p.Y))
+		waitJS(t, ctx, "the stack panel", fmt.Sprintf(`document.querySelector('#panel .stack') && document.querySelector('#panel').textContent.includes(%q)`, frame))
+		sel := eval[string](t, ctx, `JSON.stringify(window.orca.app.state.sel)`)
+		if want := fmt.Sprintf(`{"thread":%d,"index":%d}`, thread, index); sel != want {
+			t.Errorf("selection %s, want %s", sel, want)
+		}
+		screenshot(t, ctx, "timeline-selected.png")
+
+		// The URL keeps the view: a fresh page at it shows the same selection.
+		time.Sleep(300 * time.Millisecond) // the hash is written a moment after a change
+		url := eval[string](t, ctx, `location.href`)
+		if !strings.Contains(url, fmt.Sprintf("sel=%d.%d", thread, index)) || !strings.Contains(url, "r=") {
+			t.Fatalf("URL %s does not keep the selection and range", url)
+		}
+		ctx2 := newBrowser(t, 1400, 900)
+		open(t, ctx2, url)
+		waitJS(t, ctx2, "the shared view's stack panel", fmt.Sprintf(`document.querySelector('#panel').textContent.includes(%q)`, frame))
+		r1 := eval[string](t, ctx, `[orca.app.state.t0, orca.app.state.t1].map(Math.round).join()`)
+		r2 := eval[string](t, ctx2, `[orca.app.state.t0, orca.app.state.t1].map(Math.round).join()`)
+		if r1 != r2 {
+			t.Errorf("range %s in the shared view, want %s", r2, r1)
+		}
+	})
+
+	t.Run("edges", func(t *testing.T) {
+		eval[bool](t, ctx, `(document.querySelectorAll('.edge-toggle input').forEach((b) => b.click()), true)`)
+		waitJS(t, ctx, "edges", `orca.timeline.edgeData && orca.timeline.edgeData.edges.length > 0`)
+		screenshot(t, ctx, "timeline-edges.png")
+		eval[bool](t, ctx, `(document.querySelectorAll('.edge-toggle input').forEach((b) => b.click()), true)`)
+	})
+
+	t.Run("locks", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+		rows := eval[int](t, ctx, `document.querySelectorAll('table.locks tbody tr').length`)
+		if rows != len(r.res.Model.Locks) {
+			t.Errorf("%d rows in the locks table, want %d", rows, len(r.res.Model.Locks))
+		}
+		within(t, ctx, 10*time.Second, "first lock", chromedp.Click(chromedp.CSS(`table.locks tbody tr`)))
+		waitJS(t, ctx, "the lock's detail", `document.querySelector('.lock-detail .stat-row')`)
+		// Sorting by a column reorders the rows.
+		within(t, ctx, 10*time.Second, "sort", chromedp.Click(chromedp.CSS(`table.locks th:nth-child(3)`)))
+		screenshot(t, ctx, "locks.png")
+		// A lock selects its intervals on the timeline.
+		within(t, ctx, 10*time.Second, "show on timeline", chromedp.Click(chromedp.CSS(`.lock-detail button.primary`)))
+		waitJS(t, ctx, "the lock on the timeline", `orca.app.state.view === 'timeline' && orca.app.state.lock && !document.querySelector('.lock-chip').hidden`)
+		waitJS(t, ctx, "the filtered lanes", `+document.querySelector('canvas.timeline').dataset.lanes < `+fmt.Sprint(len(r.res.Model.Threads)+1))
+		eval[bool](t, ctx, `orca.timeline.idle().then(() => true)`)
+		screenshot(t, ctx, "timeline-lock.png")
+		eval[bool](t, ctx, `(orca.app.setLock(null), true)`)
+	})
+
+	t.Run("deadlocks", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "deadlocks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=deadlocks]`)))
+		waitJS(t, ctx, "the wait-for graph", `document.querySelector('.graph-title') || document.querySelector('.graph-empty')`)
+		screenshot(t, ctx, "deadlocks.png")
+	})
+
+	t.Run("flame", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "flame tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=flame]`)))
+		waitJS(t, ctx, "the flame graph", `+(document.querySelector('canvas.flame').dataset.nodes || 0) > 1`)
+		screenshot(t, ctx, "flame.png")
+		// Filter by one state: the total changes and the graph redraws.
+		within(t, ctx, 10*time.Second, "only waiting", chromedp.Click(chromedp.CSS(`.state-toggle input[data-state=blocked]`)))
+		waitJS(t, ctx, "the filtered flame graph", `location.hash.includes('fs=waiting')`)
+	})
+}
+
+// TestBrowserDeadlock draws the wait-for graph of a real deadlock.
+func TestBrowserDeadlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r, why := recordJava(t, "deadlock", "internal/web/testdata/Deadlock.java")
+	if r == nil {
+		r = handMade(t, "dl", deadlockEvents, deadlockMethods, deadlockClasses)
+		t.Logf("serving a hand-written deadlock: cannot record Deadlock.java (%s)", why)
+	}
+	if len(r.res.Model.Deadlocks) == 0 {
+		t.Fatalf("the recording has no deadlock")
+	}
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/#v=deadlocks&dl=0")
+	waitJS(t, ctx, "the cycle", `document.querySelectorAll('.g-node.cycle').length >= 4`)
+	n := eval[int](t, ctx, `document.querySelectorAll('.g-node.cycle').length`)
+	if n != 4 {
+		t.Errorf("%d nodes in the cycle, want 4 (two threads, two monitors)", n)
+	}
+	// A node links to its stack.
+	within(t, ctx, 10*time.Second, "a node", chromedp.Click(chromedp.CSS(`.g-node.cycle.thread`)))
+	waitJS(t, ctx, "the node's stack", `document.querySelector('#panel .stack')`)
+	screenshot(t, ctx, "deadlock-graph.png")
+}
+
+// TestREADMEScreenshot renders docs/img/timeline.png from a recording:
+//
+//	make demo && ORCA_README_SHOT=build/demo-run go test ./internal/web -run README
+func TestREADMEScreenshot(t *testing.T) {
+	prefix := os.Getenv("ORCA_README_SHOT")
+	if prefix == "" {
+		t.Skip("set ORCA_README_SHOT=PREFIX to render docs/img/timeline.png from that recording")
+	}
+	root := repoRoot(t)
+	if !filepath.IsAbs(prefix) {
+		prefix = filepath.Join(root, prefix)
+	}
+	r := build(t, prefix)
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1280, 720)
+	open(t, ctx, ts.URL+"/#v=timeline&edges=wake,owner")
+	eval[bool](t, ctx, `orca.timeline.idle().then(() => true)`)
+	if sel := os.Getenv("ORCA_README_SEL"); sel != "" {
+		eval[bool](t, ctx, fmt.Sprintf(`orca.timeline.select(%s).then(() => orca.timeline.idle()).then(() => true)`, sel))
+	}
+	time.Sleep(300 * time.Millisecond)
+	png := within(t, ctx, 30*time.Second, "screenshot", chromedp.CaptureScreenshot())
+	out := filepath.Join(root, "docs", "img", "timeline.png")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("wrote %s (%d bytes)", out, len(png))
+}

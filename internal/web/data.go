@@ -1,0 +1,197 @@
+package web
+
+import (
+	"sort"
+	"strings"
+	"sync"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// data is the model with the indexes the handlers need, built once.
+type data struct {
+	rec *reader.Recording
+	res *model.Result
+	m   *model.Model
+
+	thread    map[format.ThreadID]int // index in m.Threads
+	lock      map[lockRef]*model.Lock
+	lockClass map[format.ObjectID]string
+	// edgesTo and edgesFrom hold, per thread index, indexes into m.Edges
+	// in m.Edges order (by ToTime).
+	edgesTo, edgesFrom [][]int32
+	intervals          int
+	jdkThread          []bool // JDK service threads (see jdkThreads)
+	deadlocks          []model.Deadlock
+	hangs              []analysis.Hang
+
+	mu       sync.Mutex
+	frames   map[model.StackID][]frameJSON
+	overview map[int]*overviewJSON
+}
+
+type lockRef struct {
+	obj  format.ObjectID
+	kind model.LockKind
+}
+
+func newData(rec *reader.Recording, res *model.Result) *data {
+	m := res.Model
+	d := &data{
+		rec: rec, res: res, m: m,
+		thread:    make(map[format.ThreadID]int, len(m.Threads)),
+		lock:      make(map[lockRef]*model.Lock, len(m.Locks)),
+		lockClass: map[format.ObjectID]string{},
+		edgesTo:   make([][]int32, len(m.Threads)),
+		edgesFrom: make([][]int32, len(m.Threads)),
+		frames:    map[model.StackID][]frameJSON{},
+		overview:  map[int]*overviewJSON{},
+	}
+	for i, t := range m.Threads {
+		d.thread[t.ID] = i
+		d.intervals += len(t.Intervals)
+	}
+	for _, l := range m.Locks {
+		d.lock[lockRef{l.Object, l.Kind}] = l
+		if l.Class != "" {
+			d.lockClass[l.Object] = l.Class
+		}
+	}
+	for i, e := range m.Edges {
+		if ti, ok := d.thread[e.To]; ok {
+			d.edgesTo[ti] = append(d.edgesTo[ti], int32(i))
+		}
+		if fi, ok := d.thread[e.From]; ok {
+			d.edgesFrom[fi] = append(d.edgesFrom[fi], int32(i))
+		}
+	}
+	d.jdkThread = d.jdkThreads()
+	d.deadlocks = analysis.Deadlocks(m)
+	d.hangs = analysis.Hangs(m)
+	return d
+}
+
+// rel turns a model time into the API's: nanoseconds since the recording's
+// first event.
+func (d *data) rel(t format.Time) int64 { return int64(t - d.m.Start) }
+
+// abs is rel's inverse.
+func (d *data) abs(ns int64) format.Time { return d.m.Start + format.Time(ns) }
+
+// threadIndex returns the index of id, or -1 when the recording never
+// saw that thread (an owner named by a contention only).
+func (d *data) threadIndex(id format.ThreadID) int {
+	if i, ok := d.thread[id]; ok {
+		return i
+	}
+	return -1
+}
+
+// frameJSON is one resolved frame.
+type frameJSON struct {
+	Frame string `json:"frame"` // "Class.method(File.java:line)"
+	JDK   bool   `json:"jdk"`   // a frame of the JDK's own classes
+}
+
+// jdkPrefixes name the packages shown dimmed (the same as the text report's).
+var jdkPrefixes = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
+
+func isJDK(frame string) bool {
+	for _, p := range jdkPrefixes {
+		if strings.HasPrefix(frame, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// stackFrames resolves a stack, innermost first, once per stack.
+func (d *data) stackFrames(id model.StackID) []frameJSON {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f, ok := d.frames[id]; ok {
+		return f
+	}
+	var out []frameJSON
+	if int(id) < len(d.m.Stacks) {
+		for _, fr := range d.m.Stacks[id] {
+			s := d.rec.Resolve(fr)
+			out = append(out, frameJSON{s, isJDK(s)})
+		}
+	}
+	if out == nil {
+		out = []frameJSON{}
+	}
+	d.frames[id] = out
+	return out
+}
+
+// resolveFrame names one frame (for the flame graph, which sees each
+// distinct frame many times; the caller caches).
+func (d *data) resolveFrame(f format.Frame) string { return d.rec.Resolve(f) }
+
+// at returns the index of the interval of t's thread that contains T (an
+// open interval contains its end too), or -1 when the thread was runnable.
+func at(t *model.Thread, T format.Time) int {
+	ivs := t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > T })
+	// Zero-length segments (the empty outer segments at an open end) are
+	// skipped by End > T; an open innermost segment ends at the thread's end.
+	if i < len(ivs) && ivs[i].Start <= T {
+		return i
+	}
+	if T == t.End {
+		for j := len(ivs) - 1; j >= 0 && ivs[j].End == T; j-- {
+			if ivs[j].Open && ivs[j].Start < T {
+				return j
+			}
+		}
+	}
+	return -1
+}
+
+// objectName is a lock's identity for display: the hash and, when known,
+// its class.
+func (d *data) objectClass(o format.ObjectID) string { return d.lockClass[o] }
+
+// threadName returns the name of a thread id, or its hex id.
+func (d *data) threadName(id format.ThreadID) string {
+	if i, ok := d.thread[id]; ok {
+		return d.m.Threads[i].Name
+	}
+	return id.String()
+}
+
+// jdkThreads finds the JDK's service threads (Finalizer, Reference
+// Handler, Common-Cleaner, …), which idle in Object.wait for the whole run:
+// threads none of whose stacks has a frame outside the JDK, as the text
+// report decides. "main" is never one, and when no stack of the recording
+// has an application frame (recorded with depth=0), no thread is.
+func (d *data) jdkThreads() []bool {
+	out := make([]bool, len(d.m.Threads))
+	app := make([]bool, len(d.m.Stacks))
+	found := false
+	for id, fr := range d.m.Stacks {
+		for _, f := range fr {
+			if !isJDK(d.rec.ClassName(f.Method) + ".") {
+				app[id] = true
+				found = true
+				break
+			}
+		}
+	}
+	if !found {
+		return out
+	}
+	for i, t := range d.m.Threads {
+		jdk := t.Name != "main" && !app[t.StartedAt]
+		for k := range t.Intervals {
+			jdk = jdk && !app[t.Intervals[k].Stack]
+		}
+		out[i] = jdk
+	}
+	return out
+}

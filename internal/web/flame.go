@@ -1,0 +1,187 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// flameNode is one frame of the flame graph: the time spent with it on the
+// stack, below its parent's frame.
+type flameNode struct {
+	N int          `json:"n"`           // index in names
+	V int64        `json:"v"`           // ns
+	S []int64      `json:"s,omitempty"` // ns per state (summary.states order), trailing zeros cut
+	C []*flameNode `json:"c,omitempty"`
+
+	kids  map[int]*flameNode
+	state [model.NumStates]int64
+}
+
+type flameJSON struct {
+	Total     int64      `json:"total"`
+	Intervals int        `json:"intervals"`
+	Threads   int        `json:"threads"` // threads that contributed
+	Names     []string   `json:"names"`
+	JDK       []bool     `json:"jdk"`
+	Root      *flameNode `json:"root"`
+}
+
+// flame answers GET /api/flame: blocked and waiting time (or the states
+// asked for) by stack, root (outermost frame) first, optionally only one
+// lock's, some threads', or a time range's.
+func (s *Server) flame(r *http.Request) (any, error) {
+	d := s.d
+	q := r.URL.Query()
+	var want [model.NumStates]bool
+	states := q.Get("states")
+	if states == "" {
+		states = "blocked,waiting"
+	}
+	for name := range strings.SplitSeq(states, ",") {
+		ok := false
+		for st := model.State(1); st < model.NumStates; st++ {
+			if st.String() == name {
+				want[st], ok = true, true
+			}
+		}
+		if !ok {
+			return nil, badRequest("states=%q: %q is not one of blocked, waiting, sleeping, joining, acquiring", states, name)
+		}
+	}
+	var lock format.ObjectID
+	if v := q.Get("lock"); v != "" {
+		var err error
+		if lock, err = objectParam("lock", v); err != nil {
+			return nil, err
+		}
+	}
+	keep := analysis.ThreadFilter(d.m, q.Get("thread"))
+	t0, t1, err := s.timeRange(r)
+	if err != nil {
+		return nil, err
+	}
+	a0, a1 := d.abs(t0), d.abs(t1)
+
+	byStack := map[model.StackID]*[model.NumStates]int64{}
+	out := &flameJSON{Names: []string{"all"}, JDK: []bool{false}}
+	for _, t := range d.m.Threads {
+		if !keep(t) {
+			continue
+		}
+		used := false
+		for k := range t.Intervals {
+			iv := &t.Intervals[k]
+			if !want[iv.State] || (lock != 0 && iv.Object != lock) {
+				continue
+			}
+			lo, hi := max(iv.Start, a0), min(iv.End, a1)
+			if hi <= lo {
+				continue
+			}
+			acc := byStack[iv.Stack]
+			if acc == nil {
+				acc = new([model.NumStates]int64)
+				byStack[iv.Stack] = acc
+			}
+			acc[iv.State] += int64(hi - lo)
+			out.Intervals++
+			used = true
+		}
+		if used {
+			out.Threads++
+		}
+	}
+
+	nameOf := map[format.Frame]int{}
+	index := map[string]int{}
+	name := func(s string) int {
+		if i, ok := index[s]; ok {
+			return i
+		}
+		index[s] = len(out.Names)
+		out.Names = append(out.Names, s)
+		out.JDK = append(out.JDK, isJDK(s))
+		return index[s]
+	}
+	frameName := func(f format.Frame) int {
+		if i, ok := nameOf[f]; ok {
+			return i
+		}
+		i := name(d.resolveFrame(f))
+		nameOf[f] = i
+		return i
+	}
+	root := &flameNode{N: 0}
+	add := func(n *flameNode, acc *[model.NumStates]int64) {
+		for st, v := range acc {
+			n.state[st] += v
+			n.V += v
+		}
+	}
+	for id, acc := range byStack {
+		add(root, acc)
+		node := root
+		frames := d.m.Stacks[id]
+		if len(frames) == 0 {
+			node = child(node, name("(no stack)"))
+			add(node, acc)
+			continue
+		}
+		for k := len(frames) - 1; k >= 0; k-- {
+			node = child(node, frameName(frames[k]))
+			add(node, acc)
+		}
+	}
+	finish(root)
+	out.Total = root.V
+	out.Root = root
+	return out, nil
+}
+
+func child(n *flameNode, name int) *flameNode {
+	if n.kids == nil {
+		n.kids = map[int]*flameNode{}
+	}
+	c := n.kids[name]
+	if c == nil {
+		c = &flameNode{N: name}
+		n.kids[name] = c
+	}
+	return c
+}
+
+// finish turns the children maps into slices, largest first, and fills S.
+func finish(n *flameNode) {
+	last := -1
+	for st, v := range n.state {
+		if v != 0 {
+			last = st
+		}
+	}
+	if last >= 0 {
+		n.S = n.state[:last+1]
+	}
+	for _, c := range n.kids {
+		n.C = append(n.C, c)
+	}
+	n.kids = nil
+	sortNodes(n.C)
+	for _, c := range n.C {
+		finish(c)
+	}
+}
+
+func sortNodes(c []*flameNode) {
+	// Largest first, then by name index, so the same request draws the same graph.
+	sort.Slice(c, func(i, j int) bool {
+		if c[i].V != c[j].V {
+			return c[i].V > c[j].V
+		}
+		return c[i].N < c[j].N
+	})
+}

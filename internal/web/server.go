@@ -1,0 +1,184 @@
+// Package web serves a recording to a browser: a timeline of every thread's
+// states, the lock contention ranking, the wait-for graph with its
+// deadlocks, and a flame graph of blocked and waiting time. The model is
+// built once by the caller; the handlers only read it. Everything the page
+// needs (HTML, JavaScript, CSS) is embedded in the binary, so the viewer
+// works offline and fetches nothing else. docs/web.md describes the JSON
+// API.
+package web
+
+import (
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"strings"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// Options are what the server needs beyond the recording.
+type Options struct {
+	// AllowAnyHost turns off the Host header check. The check refuses
+	// requests whose Host is not a loopback name, so a web page elsewhere
+	// cannot read the recording through DNS rebinding; a server bound to a
+	// non-loopback address on purpose needs it off.
+	AllowAnyHost bool
+}
+
+// Server answers the viewer's requests for one recording.
+type Server struct {
+	d   *data
+	opt Options
+	mux *http.ServeMux
+}
+
+// New indexes the built model for the viewer.
+func New(rec *reader.Recording, res *model.Result, opt Options) *Server {
+	s := &Server{d: newData(rec, res), opt: opt, mux: http.NewServeMux()}
+	s.routes()
+	return s
+}
+
+// apiError is an answer other than 200: its status and a message for the
+// user, sent as {"error": message}.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func badRequest(format string, args ...any) error {
+	return &apiError{http.StatusBadRequest, fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) error {
+	return &apiError{http.StatusNotFound, fmt.Sprintf(format, args...)}
+}
+
+// routes registers fixed paths only: no handler turns a request path into
+// a file name, and static files come from the embedded tree alone.
+func (s *Server) routes() {
+	sub, err := fs.Sub(staticFiles, "static")
+	if err != nil {
+		panic(err) // the tree is compiled in
+	}
+	files := http.FileServerFS(sub)
+	s.mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		serveIndex(w, r, sub)
+	})
+	s.mux.Handle("GET /static/", http.StripPrefix("/static/", noDirs(files)))
+
+	api := map[string]func(r *http.Request) (any, error){
+		"GET /api/summary":                s.summary,
+		"GET /api/threads":                s.threads,
+		"GET /api/threads/{thread}":       s.thread,
+		"GET /api/intervals/{thread}/{i}": s.interval,
+		"GET /api/stacks/{id}":            s.stack,
+		"GET /api/edges":                  s.edges,
+		"GET /api/overview":               s.overview,
+		"GET /api/locks":                  s.locks,
+		"GET /api/locks/{kind}/{object}":  s.lock,
+		"GET /api/deadlocks":              s.deadlocks,
+		"GET /api/waitfor":                s.waitFor,
+		"GET /api/flame":                  s.flame,
+	}
+	for pattern, h := range api {
+		s.mux.HandleFunc(pattern, jsonHandler(h))
+	}
+	s.mux.HandleFunc("GET /api/tiles", s.tiles)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeError(w, &apiError{http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: the API is read-only, use GET", r.Method, r.URL.Path)})
+			return
+		}
+		writeError(w, notFound("no API %s %s (docs/web.md lists them)", r.Method, r.URL.Path))
+	})
+}
+
+// ServeHTTP checks the Host header, sets the security headers and routes.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !s.opt.AllowAnyHost && !loopbackHost(r.Host) {
+		writeError(w, &apiError{http.StatusForbidden, fmt.Sprintf("host %q is not a loopback address: orca view answers only requests to 127.0.0.1, [::1] or localhost", r.Host)})
+		return
+	}
+	h := w.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
+	s.mux.ServeHTTP(w, r)
+}
+
+// loopbackHost reports whether a Host header names this machine.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func serveIndex(w http.ResponseWriter, r *http.Request, sub fs.FS) {
+	b, err := fs.ReadFile(sub, "index.html")
+	if err != nil {
+		http.Error(w, "index.html missing from the build", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b)
+}
+
+// noDirs answers 404 for directories rather than listing them.
+func noDirs(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-cache")
+		h.ServeHTTP(w, r)
+	})
+}
+
+func jsonHandler(h func(r *http.Request) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		v, err := h(r)
+		if err != nil {
+			writeError(w, err)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		enc := json.NewEncoder(w)
+		if err := enc.Encode(v); err != nil {
+			// The status is sent already; the client sees a cut body.
+			return
+		}
+	}
+}
+
+func writeError(w http.ResponseWriter, err error) {
+	var ae *apiError
+	if !errors.As(err, &ae) {
+		ae = &apiError{http.StatusInternalServerError, err.Error()}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(ae.status)
+	json.NewEncoder(w).Encode(map[string]string{"error": ae.msg})
+}

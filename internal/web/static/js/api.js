@@ -1,0 +1,76 @@
+// Fetching from the orca view server (docs/web.md describes every call).
+
+export class APIError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function check(res) {
+  if (res.ok) return res;
+  let msg = res.statusText;
+  try {
+    const body = await res.json();
+    if (body && body.error) msg = body.error;
+  } catch (e) { /* not JSON */ }
+  throw new APIError(res.status, msg);
+}
+
+export async function getJSON(path, params) {
+  const url = params ? path + '?' + new URLSearchParams(params) : path;
+  const res = await check(await fetch(url));
+  return res.json();
+}
+
+// threadRanges writes thread indexes as "0-5,9,12-14".
+export function threadRanges(list) {
+  const s = [...list].sort((a, b) => a - b);
+  const out = [];
+  for (let i = 0; i < s.length;) {
+    let j = i;
+    while (j + 1 < s.length && s[j + 1] === s[j] + 1) j++;
+    out.push(j > i ? `${s[i]}-${s[j]}` : `${s[i]}`);
+    i = j + 1;
+  }
+  return out.join(',');
+}
+
+const TILE_MAGIC = 0x5443524f;
+
+// getTile fetches one tile and returns Map(thread → lane), where a lane is
+// columns over the same segments: s, e (Float64Array, ns), f, n (Uint32Array:
+// first interval index and intervals merged), st (Uint8Array: state | flags).
+export async function getTile(level, tile, threads, lock) {
+  const params = { level, tile, threads: threadRanges(threads) };
+  if (lock) params.lock = lock;
+  const res = await check(await fetch('/api/tiles?' + new URLSearchParams(params)));
+  return decodeTile(await res.arrayBuffer());
+}
+
+export function decodeTile(buf) {
+  const dv = new DataView(buf);
+  if (dv.getUint32(0, true) !== TILE_MAGIC) throw new Error('not a tile');
+  const lanes = dv.getUint32(8, true);
+  const nseg = dv.getUint32(12, true);
+  const head = (16 + 8 * lanes + 7) & ~7;
+  const threads = new Uint32Array(buf, 16, lanes);
+  const counts = new Uint32Array(buf, 16 + 4 * lanes, lanes);
+  let p = head;
+  const s = new Float64Array(buf, p, nseg); p += 8 * nseg;
+  const e = new Float64Array(buf, p, nseg); p += 8 * nseg;
+  const f = new Uint32Array(buf, p, nseg); p += 4 * nseg;
+  const n = new Uint32Array(buf, p, nseg); p += 4 * nseg;
+  const st = new Uint8Array(buf, p, nseg);
+  const out = new Map();
+  let off = 0;
+  for (let i = 0; i < lanes; i++) {
+    const c = counts[i];
+    out.set(threads[i], {
+      s: s.subarray(off, off + c), e: e.subarray(off, off + c),
+      f: f.subarray(off, off + c), n: n.subarray(off, off + c), st: st.subarray(off, off + c),
+    });
+    off += c;
+  }
+  return out;
+}

@@ -1,0 +1,272 @@
+// Deadlocks and hangs: the list, and the wait-for graph at the selected
+// instant or deadlock, laid out left (waiters) to right (owners), cycles in red.
+
+import { getJSON } from './api.js';
+import { STATES, STATE_COLORS, fmtDur, fmtTime, h, stateChip } from './format.js';
+
+const SVG = 'http://www.w3.org/2000/svg';
+const COL_W = 250;
+const ROW_H = 62;
+const NODE_W = 196;
+const NODE_H = 42;
+const LOCK_W = 160;
+const LOCK_H = 30;
+const MAX_NODES = 400;
+
+function s(tag, attrs, ...kids) {
+  const el = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs || {})) if (v != null) el.setAttribute(k, v);
+  for (const k of kids.flat()) if (k != null) el.append(k instanceof Node ? k : document.createTextNode(String(k)));
+  return el;
+}
+
+export class Deadlocks {
+  constructor(app, root) {
+    this.app = app;
+    this.list = h('div', { class: 'dl-list' });
+    this.graphHead = h('div', { class: 'graph-head' });
+    this.graph = h('div', { class: 'graph-wrap' });
+    root.append(h('div', { class: 'dl-view' }, this.list, h('div', { class: 'dl-main' }, this.graphHead, this.graph)));
+  }
+
+  setData(d) {
+    this.data = d;
+  }
+
+  render() {
+    const app = this.app;
+    const st = app.state;
+    const d = this.data;
+    const threads = app.threads;
+    const name = (i) => (i >= 0 ? threads[i].name : 'unknown');
+    const items = [];
+    items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length)));
+    if (!d.deadlocks.length) items.push(h('p', { class: 'muted' }, 'No cycle of threads each waiting for the next.'));
+    d.deadlocks.forEach((dl, k) => {
+      items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = dl.at; app.changed(); this.render(); } },
+        h('div', { class: 'dl-title' }, `Deadlock ${k + 1}: ${dl.threads.length} threads`),
+        h('div', { class: 'muted small' }, `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
+        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
+    });
+    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (d.hangs.length ? ' warn' : '') }, d.hangs.length)));
+    items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended.'));
+    const hangs = d.hangs.map((hg) => h('tr', { class: 'hang' + (threads[hg.thread] && threads[hg.thread].jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
+      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since))));
+    if (hangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, hangs)));
+    items.push(h('h3', null, 'Instant'));
+    const input = h('input', { type: 'text', class: 'instant', value: st.instant != null ? (st.instant / 1e9).toFixed(6) : '', title: 'seconds since the recording started' });
+    const go = () => {
+      const v = parseFloat(input.value);
+      if (!isNaN(v)) { st.instant = Math.max(0, Math.min(app.summary.duration, Math.round(v * 1e9))); st.dl = -1; app.changed(); this.render(); }
+    };
+    input.addEventListener('keydown', (e) => { if (e.key === 'Enter') go(); });
+    items.push(h('div', { class: 'instant-row' }, input, h('span', { class: 'muted' }, 's'), h('button', { onclick: go }, 'Show'),
+      h('button', { title: 'The end of the recording', onclick: () => { st.instant = app.summary.duration; st.dl = -1; app.changed(); this.render(); } }, 'End')));
+    items.push(h('p', { class: 'muted small' }, 'Click the time axis of the timeline to pick an instant there.'));
+    this.list.replaceChildren(...items);
+    if (st.instant == null) st.instant = d.deadlocks.length ? d.deadlocks[0].at : app.summary.duration;
+    this.loadGraph(st.instant);
+  }
+
+  async loadGraph(t) {
+    const key = `${t}`;
+    if (this.graphKey === key) return;
+    this.graphKey = key;
+    this.graphHead.replaceChildren(h('span', { class: 'muted' }, 'loading…'));
+    try {
+      const g = await getJSON('/api/waitfor', { t: Math.round(t) });
+      if (this.graphKey !== key) return;
+      this.draw(g);
+    } catch (e) {
+      this.graphKey = null;
+      this.app.error(`loading the wait-for graph: ${e.message}`);
+    }
+  }
+
+  draw(g) {
+    const app = this.app;
+    const waiting = g.nodes.filter((n) => n.kind === 'thread' && g.edges.some((e) => e.from === n.id)).length;
+    this.graphHead.replaceChildren(
+      h('span', { class: 'graph-title' }, 'Wait-for graph at ', h('b', null, fmtTime(g.t, 1e3))),
+      h('span', { class: 'muted' }, ` ${waiting} threads waiting`),
+      g.cycles.length ? h('span', { class: 'badge bad' }, `${g.cycles.length} cycle${g.cycles.length > 1 ? 's' : ''}`) : h('span', { class: 'badge ok' }, 'no cycle'),
+      h('span', { class: 'grow' }),
+      h('span', { class: 'legend' },
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[1] } }, 'blocked → monitor → owner'),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[2] } }, 'waiting'),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[4] } }, 'joining'),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[5] } }, 'acquiring')),
+      h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
+    if (!g.nodes.length) {
+      this.graph.replaceChildren(h('div', { class: 'graph-empty' }, h('h3', null, 'Nobody waits at this instant'), h('p', { class: 'muted' }, 'Every live thread is runnable or sleeping. Pick another instant, a deadlock or a hang.')));
+      return;
+    }
+    const { nodes, edges, hidden } = layout(g);
+    const byId = new Map(nodes.map((n) => [n.id, n]));
+    let W = 0, H = 0;
+    for (const n of nodes) { W = Math.max(W, n.x + n.w + 40); H = Math.max(H, n.y + n.h + 60); }
+    const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'graph' });
+    const defs = s('defs');
+    for (const [id, c] of [['a-norm', '#8b949e'], ['a-cycle', '#f0565c']]) {
+      defs.append(s('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+        s('path', { d: 'M0,0 L10,5 L0,10 z', fill: c })));
+    }
+    svg.append(defs);
+    for (const e of edges) {
+      const a = byId.get(e.from), b = byId.get(e.to);
+      if (!a || !b) continue;
+      let d;
+      if (b.x > a.x) {
+        const x1 = a.x + a.w, y1 = a.y + a.h / 2, x2 = b.x, y2 = b.y + b.h / 2;
+        const dx = (x2 - x1) / 2;
+        d = `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`;
+      } else {
+        // A back edge (it closes a cycle): around the bottom.
+        const x1 = a.x + a.w / 2, y1 = a.y + a.h, x2 = b.x + b.w / 2, y2 = b.y + b.h;
+        const dip = Math.max(y1, y2) + 46;
+        d = `M${x1},${y1} C${x1},${dip} ${x2},${dip} ${x2},${y2}`;
+      }
+      const color = e.cycle ? '#f0565c' : EDGE_STROKE[e.kind] || '#8b949e';
+      svg.append(s('path', { d, class: 'g-edge' + (e.cycle ? ' cycle' : ''), stroke: color, 'marker-end': `url(#${e.cycle ? 'a-cycle' : 'a-norm'})` }));
+      if (e.kind === 'owner' || e.kind === 'joining') {
+        const lx = (a.x + a.w + b.x) / 2, ly = (a.y + b.y) / 2 + (a.h + b.h) / 4 - 6;
+        if (b.x > a.x) svg.append(s('text', { x: lx, y: ly, class: 'g-label' }, e.kind === 'owner' ? 'held by' : 'joins'));
+      }
+    }
+    for (const n of nodes) {
+      const grp = s('g', { class: 'g-node' + (n.cycle ? ' cycle' : '') + (n.kind === 'thread' ? ' thread' : ' lock'), transform: `translate(${n.x},${n.y})`, 'data-id': n.id });
+      if (n.kind === 'thread') {
+        const si = STATES.indexOf(n.state);
+        const c = si >= 0 ? STATE_COLORS[si] : '#6e7681';
+        grp.append(s('rect', { width: n.w, height: n.h, rx: 6, class: 'g-box' }),
+          s('rect', { width: 5, height: n.h, rx: 2, fill: c }),
+          s('text', { x: 14, y: 17, class: 'g-name' }, clip(n.name, 26)),
+          s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${fmtDur(g.t - n.since)}` : '')));
+      } else {
+        grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
+          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, `${n.kind} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`));
+      }
+      grp.append(s('title', null, n.kind === 'thread' ? `${n.name} — ${n.state}` : `${n.kind} ${n.object} ${n.class || ''}`));
+      grp.addEventListener('click', () => {
+        for (const el of svg.querySelectorAll('.g-node.selected')) el.classList.remove('selected');
+        grp.classList.add('selected');
+        app.panel.showNode(n, g.t);
+      });
+      svg.append(grp);
+    }
+    const kids = [svg];
+    if (hidden) kids.unshift(h('div', { class: 'view-note' }, `${hidden} more nodes in smaller groups without cycles are not drawn.`));
+    this.graph.replaceChildren(...kids);
+    this.svg = svg;
+    if (this.pendingNode != null) { this.selectThread(this.pendingNode); this.pendingNode = null; }
+  }
+
+  selectThread(thread) {
+    if (!this.svg) { this.pendingNode = thread; return; }
+    const el = this.svg.querySelector(`.g-node[data-id="t${thread}"]`);
+    if (el) { el.dispatchEvent(new MouseEvent('click')); el.scrollIntoView({ block: 'center', inline: 'center' }); }
+  }
+}
+
+const EDGE_STROKE = { blocked: STATE_COLORS[1], owner: '#8b949e', waiting: STATE_COLORS[2], joining: STATE_COLORS[4], acquiring: STATE_COLORS[5] };
+
+function clip(t, n) { return t.length > n ? t.slice(0, n - 1) + '…' : t; }
+function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i + 1) : c; }
+
+// layout places each weakly connected component in layers by longest path
+// from its waiters (cycles broken by a depth-first search), components
+// with cycles first, then the largest.
+export function layout(g) {
+  const nodes = g.nodes.map((n) => ({ ...n, w: n.kind === 'thread' ? NODE_W : LOCK_W, h: n.kind === 'thread' ? NODE_H : LOCK_H }));
+  const idx = new Map(nodes.map((n, i) => [n.id, i]));
+  const out = nodes.map(() => []), und = nodes.map(() => []);
+  for (const e of g.edges) {
+    const a = idx.get(e.from), b = idx.get(e.to);
+    out[a].push(b);
+    und[a].push(b);
+    und[b].push(a);
+  }
+  // Components.
+  const comp = new Array(nodes.length).fill(-1);
+  const comps = [];
+  for (let i = 0; i < nodes.length; i++) {
+    if (comp[i] >= 0) continue;
+    const members = [];
+    const stack = [i];
+    comp[i] = comps.length;
+    while (stack.length) {
+      const v = stack.pop();
+      members.push(v);
+      for (const w of und[v]) if (comp[w] < 0) { comp[w] = comps.length; stack.push(w); }
+    }
+    comps.push({ members, cycle: members.some((v) => nodes[v].cycle) });
+  }
+  comps.sort((a, b) => b.cycle - a.cycle || b.members.length - a.members.length);
+  let shown = 0, hidden = 0;
+  const keep = [];
+  for (const c of comps) {
+    if (shown + c.members.length > MAX_NODES && !c.cycle && shown > 0) { hidden += c.members.length; continue; }
+    keep.push(c);
+    shown += c.members.length;
+  }
+  // Break cycles: drop edges to nodes on the DFS stack.
+  const state = new Array(nodes.length).fill(0);
+  const dag = nodes.map(() => []);
+  const dfs = (v) => {
+    state[v] = 1;
+    for (const w of out[v]) {
+      if (state[w] === 1) continue;
+      dag[v].push(w);
+      if (state[w] === 0) dfs(w);
+    }
+    state[v] = 2;
+  };
+  const indeg = new Array(nodes.length).fill(0);
+  for (const e of g.edges) indeg[idx.get(e.to)]++;
+  for (let i = 0; i < nodes.length; i++) if (indeg[i] === 0 && state[i] === 0) dfs(i);
+  for (let i = 0; i < nodes.length; i++) if (state[i] === 0) dfs(i);
+  // Longest path layers.
+  const layer = new Array(nodes.length).fill(0);
+  const order = [];
+  const seen = new Array(nodes.length).fill(false);
+  const topo = (v) => { seen[v] = true; for (const w of dag[v]) if (!seen[w]) topo(w); order.push(v); };
+  for (let i = 0; i < nodes.length; i++) if (!seen[i]) topo(i);
+  order.reverse();
+  for (const v of order) for (const w of dag[v]) layer[w] = Math.max(layer[w], layer[v] + 1);
+  let y0 = 20;
+  const placed = [];
+  for (const c of keep) {
+    const cols = new Map();
+    for (const v of c.members) {
+      if (!cols.has(layer[v])) cols.set(layer[v], []);
+      cols.get(layer[v]).push(v);
+    }
+    const pos = new Map();
+    const keys = [...cols.keys()].sort((a, b) => a - b);
+    // Order each column by the mean row of its predecessors.
+    const preds = new Map();
+    for (const v of c.members) for (const w of dag[v]) { if (!preds.has(w)) preds.set(w, []); preds.get(w).push(v); }
+    let rows = 0;
+    for (const k of keys) {
+      const col = cols.get(k);
+      const bary = (v) => { const p = preds.get(v); return p && p.length ? p.reduce((s2, u) => s2 + (pos.get(u) ?? 0), 0) / p.length : 0; };
+      col.sort((a, b) => bary(a) - bary(b) || nodes[a].name.localeCompare(nodes[b].name));
+      let last = -1;
+      col.forEach((v) => {
+        const want = Math.max(last + 1, Math.round(bary(v)));
+        pos.set(v, want);
+        last = want;
+      });
+      rows = Math.max(rows, last + 1);
+    }
+    for (const v of c.members) {
+      const n = nodes[v];
+      n.x = 30 + layer[v] * COL_W + (NODE_W - n.w) / 2;
+      n.y = y0 + pos.get(v) * ROW_H + (NODE_H - n.h) / 2;
+      placed.push(n);
+    }
+    y0 += rows * ROW_H + (c.cycle ? 70 : 30);
+  }
+  const ids = new Set(placed.map((n) => n.id));
+  return { nodes: placed, edges: g.edges.filter((e) => ids.has(e.from) && ids.has(e.to)), hidden };
+}

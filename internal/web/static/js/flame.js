@@ -1,0 +1,279 @@
+// Flame graph of blocked and waiting time by stack: the outermost frame at
+// the top, each frame as wide as the time spent with it on the stack.
+
+import { getJSON } from './api.js';
+import { STATES, STATE_COLORS, fmtDur, h, pct } from './format.js';
+import { UI_FONT } from './timeline.js';
+
+const ROW = 18;
+const PICKABLE = ['blocked', 'waiting', 'sleeping', 'joining', 'acquiring'];
+
+export class Flame {
+  constructor(app, root) {
+    this.app = app;
+    const st = app.state;
+    this.stateBoxes = PICKABLE.map((name) => {
+      const b = h('input', { type: 'checkbox', onchange: () => this.filtersChanged() });
+      b.dataset.state = name;
+      return b;
+    });
+    this.threadIn = h('input', { type: 'search', placeholder: 'thread name or id', class: 'filter', onchange: () => this.filtersChanged() });
+    this.lockSel = h('select', { onchange: () => this.filtersChanged() });
+    this.rangeBox = h('input', { type: 'checkbox', onchange: () => this.filtersChanged() });
+    this.colorSel = h('select', { onchange: () => { st.fcolor = this.colorSel.value; app.changed(); this.paint(); } },
+      h('option', { value: 'state' }, 'by state'), h('option', { value: 'package' }, 'by package'));
+    this.search = h('input', { type: 'search', placeholder: 'Highlight frames…', class: 'filter', oninput: () => this.paint() });
+    this.info = h('div', { class: 'flame-info' });
+    this.canvas = h('canvas', { class: 'flame' });
+    this.tip = h('div', { class: 'tooltip', hidden: true });
+    this.wrap = h('div', { class: 'flame-wrap' }, this.canvas, this.tip);
+    root.append(
+      h('div', { class: 'toolbar' },
+        h('span', { class: 'muted' }, 'States:'),
+        PICKABLE.map((name, i) => h('label', { class: 'state-toggle', style: { '--c': STATE_COLORS[STATES.indexOf(name)] } }, this.stateBoxes[i], name)),
+        h('span', { class: 'sep' }),
+        h('label', null, 'Thread ', this.threadIn),
+        h('label', null, 'Lock ', this.lockSel),
+        h('label', { title: 'Only the time range shown on the timeline' }, this.rangeBox, ' timeline range only'),
+        h('span', { class: 'grow' }),
+        h('label', null, 'Colour ', this.colorSel),
+        this.search,
+        h('button', { onclick: () => this.zoomTo(null) }, 'Reset zoom')),
+      this.info, this.wrap);
+    this.ctx = this.canvas.getContext('2d');
+    new ResizeObserver(() => this.paint()).observe(this.wrap);
+    this.bind();
+  }
+
+  setLocks(locks) {
+    const top = [...locks].sort((a, b) => (b.blocked + b.waitTime) - (a.blocked + a.waitTime)).slice(0, 200);
+    this.lockSel.replaceChildren(h('option', { value: '' }, 'any'),
+      top.map((l) => h('option', { value: l.object }, `${l.object}${l.class ? ' ' + l.class : ''} (${fmtDur(l.blocked + l.waitTime)})`)));
+  }
+
+  syncControls() {
+    const st = this.app.state;
+    const want = new Set(st.fstates.split(','));
+    for (const b of this.stateBoxes) b.checked = want.has(b.dataset.state);
+    this.threadIn.value = st.fthread;
+    if (st.flock && ![...this.lockSel.options].some((o) => o.value === st.flock)) this.lockSel.append(h('option', { value: st.flock }, st.flock));
+    this.lockSel.value = st.flock;
+    this.rangeBox.checked = st.frange;
+    this.colorSel.value = st.fcolor;
+  }
+
+  filtersChanged() {
+    const st = this.app.state;
+    const states = this.stateBoxes.filter((b) => b.checked).map((b) => b.dataset.state);
+    if (!states.length) { this.stateBoxes[0].checked = true; states.push('blocked'); }
+    st.fstates = states.join(',');
+    st.fthread = this.threadIn.value.trim();
+    st.flock = this.lockSel.value;
+    st.frange = this.rangeBox.checked;
+    st.fzoom = '';
+    this.app.changed();
+    this.render();
+  }
+
+  render() {
+    this.syncControls();
+    this.load();
+  }
+
+  async load() {
+    const st = this.app.state;
+    const params = { states: st.fstates };
+    if (st.fthread) params.thread = st.fthread;
+    if (st.flock) params.lock = st.flock;
+    if (st.frange) { params.t0 = Math.max(0, Math.floor(st.t0)); params.t1 = Math.max(params.t0, Math.ceil(st.t1)); }
+    const key = JSON.stringify(params);
+    if (this.key === key) { this.paint(); return; }
+    this.key = key;
+    this.info.textContent = 'loading…';
+    try {
+      const d = await getJSON('/api/flame', params);
+      if (this.key !== key) return;
+      this.data = d;
+      this.focus = null;
+      if (st.fzoom) this.focus = this.findPath(st.fzoom);
+      this.paint();
+    } catch (e) {
+      this.key = null;
+      this.info.textContent = '';
+      this.app.error(`loading the flame graph: ${e.message}`);
+    }
+  }
+
+  // The zoom is kept in the URL as the path of frame names from the root.
+  pathOf(node) {
+    const p = [];
+    for (let n = node; n && n.parent; n = n.parent) p.unshift(n.n);
+    return p.join('.');
+  }
+
+  findPath(path) {
+    let n = this.data.root;
+    this.link(n);
+    for (const k of path.split('.').map(Number)) {
+      const c = (n.c || []).find((x) => x.n === k);
+      if (!c) return null;
+      n = c;
+    }
+    return n;
+  }
+
+  link(n) {
+    if (n.linked) return;
+    n.linked = true;
+    for (const c of n.c || []) { c.parent = n; this.link(c); }
+  }
+
+  zoomTo(node) {
+    this.focus = node && node.parent ? node : null;
+    this.app.state.fzoom = this.focus ? this.pathOf(this.focus) : '';
+    this.app.changed();
+    this.paint();
+  }
+
+  paint() {
+    const d = this.data;
+    if (!d || this.app.state.view !== 'flame') return;
+    this.link(d.root);
+    const W = Math.max(200, this.wrap.clientWidth - 2);
+    const focus = this.focus || d.root;
+    // Ancestors of the focus take the full width, then its subtree.
+    const chain = [];
+    for (let n = focus; n; n = n.parent) chain.unshift(n);
+    const boxes = [];
+    let depth = 0;
+    chain.forEach((n, i) => { boxes.push({ n, x: 0, w: W, d: i, anc: n !== focus }); depth = i; });
+    const scale = W / Math.max(focus.v, 1);
+    const walk = (n, x, dd) => {
+      let cx = x;
+      for (const c of n.c || []) {
+        const w = c.v * scale;
+        if (w >= 0.4) {
+          boxes.push({ n: c, x: cx, w, d: dd });
+          depth = Math.max(depth, dd);
+          walk(c, cx, dd + 1);
+        }
+        cx += w;
+      }
+    };
+    walk(focus, 0, chain.length);
+    const H = Math.max(this.wrap.clientHeight - 2, (depth + 2) * ROW);
+    const dpr = window.devicePixelRatio || 1;
+    this.canvas.width = W * dpr;
+    this.canvas.height = H * dpr;
+    this.canvas.style.width = W + 'px';
+    this.canvas.style.height = H + 'px';
+    const ctx = this.ctx;
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    ctx.fillStyle = '#0d1117';
+    ctx.fillRect(0, 0, W, H);
+    ctx.font = `11px ${UI_FONT}`;
+    ctx.textBaseline = 'middle';
+    const q = this.search.value.trim().toLowerCase();
+    let matched = 0;
+    const byState = this.app.state.fcolor !== 'package';
+    for (const b of boxes) {
+      const name = d.names[b.n.n];
+      const hit = q && name.toLowerCase().includes(q);
+      if (hit && !b.anc) matched += b.n.v;
+      ctx.fillStyle = hit ? '#e879f9' : b.anc ? '#30363d' : color(b.n, name, d.jdk[b.n.n], byState);
+      const y = b.d * ROW;
+      ctx.fillRect(b.x, y, Math.max(b.w - 1, 0.6), ROW - 1);
+      if (b.w > 36) {
+        ctx.fillStyle = b.anc ? '#c9d1d9' : '#0d1117';
+        ctx.fillText(fit(ctx, b.n.parent ? name : `all: ${fmtDur(d.total)}`, b.w - 8), b.x + 4, y + ROW / 2);
+      }
+    }
+    this.boxes = boxes;
+    const st = this.app.state;
+    const states = st.fstates.split(',').join(' and ');
+    const bits = [h('b', null, fmtDur(d.total)), ` ${states} in ${d.intervals} intervals of ${d.threads} threads`];
+    if (st.fthread) bits.push(`, threads matching “${st.fthread}”`);
+    if (st.flock) bits.push(`, lock ${st.flock}`);
+    if (st.frange) bits.push(`, timeline range only`);
+    if (this.focus) bits.push(h('span', { class: 'muted' }, ` — zoomed into ${d.names[this.focus.n]} (${pct(this.focus.v, d.total)}); click the top row to zoom out`));
+    if (q) bits.push(h('span', { class: 'match' }, ` — “${q}”: ${pct(matched, focus.v)} of the shown time`));
+    if (!d.total) bits.push(h('div', { class: 'muted' }, 'No time in these states with these filters.'));
+    this.info.replaceChildren(...bits);
+    this.canvas.dataset.nodes = String(boxes.length);
+  }
+
+  boxAt(x, y) {
+    if (!this.boxes) return null;
+    const d = Math.floor(y / ROW);
+    for (const b of this.boxes) if (b.d === d && x >= b.x && x < b.x + b.w) return b;
+    return null;
+  }
+
+  bind() {
+    const pos = (ev) => { const r = this.canvas.getBoundingClientRect(); return { x: ev.clientX - r.left, y: ev.clientY - r.top }; };
+    this.canvas.addEventListener('mousemove', (ev) => {
+      const p = pos(ev);
+      const b = this.boxAt(p.x, p.y);
+      if (!b) { this.tip.hidden = true; return; }
+      const d = this.data;
+      const n = b.n;
+      const self = n.v - (n.c || []).reduce((s, c) => s + c.v, 0);
+      const parts = [h('div', { class: 'tip-title mono' }, n.parent ? d.names[n.n] : 'all stacks'),
+        h('div', null, h('b', null, fmtDur(n.v)), ` · ${pct(n.v, d.total)} of all`, n.parent && n.parent.parent ? ` · ${pct(n.v, n.parent.v)} of its caller` : ''),
+        self > 0 && n.c ? h('div', { class: 'muted' }, `${fmtDur(self)} with it as the innermost frame`) : null];
+      if (n.s) parts.push(h('div', { class: 'tip-states' }, n.s.map((v, i) => v > 0 ? h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] } }, STATES[i]), ` ${fmtDur(v)}`) : null)));
+      parts.push(h('div', { class: 'muted small' }, 'click to zoom in'));
+      this.tip.replaceChildren(...parts);
+      this.tip.hidden = false;
+      const wr = this.wrap.getBoundingClientRect();
+      const x = ev.clientX - wr.left + this.wrap.scrollLeft, y = ev.clientY - wr.top + this.wrap.scrollTop;
+      const tw = this.tip.offsetWidth;
+      this.tip.style.left = `${Math.min(x + 14, this.wrap.clientWidth - tw - 6)}px`;
+      this.tip.style.top = `${y + 16}px`;
+    });
+    this.canvas.addEventListener('mouseleave', () => { this.tip.hidden = true; });
+    this.canvas.addEventListener('click', (ev) => {
+      const p = pos(ev);
+      const b = this.boxAt(p.x, p.y);
+      if (!b) return;
+      this.zoomTo(b.anc ? b.n : b.n === this.focus ? b.n.parent : b.n);
+    });
+  }
+}
+
+function hash(s) {
+  let x = 2166136261;
+  for (let i = 0; i < s.length; i++) { x ^= s.charCodeAt(i); x = Math.imul(x, 16777619); }
+  return x >>> 0;
+}
+
+// color: by state, the node's main state with a lightness that varies per
+// frame so neighbours differ; by package, warm for application code and
+// grey-blue for the JDK.
+function color(n, name, jdk, byState) {
+  const v = hash(name);
+  if (!n.parent) return '#6e7681';
+  if (byState && n.s) {
+    let best = 1;
+    for (let i = 1; i < n.s.length; i++) if (n.s[i] > (n.s[best] || 0)) best = i;
+    const base = STATE_COLORS[best];
+    const k = 0.78 + ((v % 1000) / 1000) * 0.3;
+    return shade(base, k);
+  }
+  if (jdk) return `hsl(${205 + (v % 20)}, 18%, ${50 + (v % 12)}%)`;
+  return `hsl(${12 + (v % 36)}, 78%, ${56 + ((v >> 8) % 10)}%)`;
+}
+
+function shade(hex, k) {
+  const n = parseInt(hex.slice(1), 16);
+  const f = (c) => Math.max(0, Math.min(255, Math.round(c * k)));
+  return `rgb(${f(n >> 16)},${f((n >> 8) & 255)},${f(n & 255)})`;
+}
+
+function fit(ctx, text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  // Keep the method and location: cut the package from the left.
+  let t = text;
+  while (t.length > 4 && ctx.measureText('…' + t).width > w) t = t.slice(Math.max(1, Math.floor(t.length * 0.1)));
+  return t.length > 4 ? '…' + t : '';
+}

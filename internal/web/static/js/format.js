@@ -1,0 +1,104 @@
+// Units, colours and small DOM helpers shared by the views.
+
+export const STATES = ['runnable', 'blocked', 'waiting', 'sleeping', 'joining', 'acquiring'];
+
+// Colours per state (index as in STATES); runnable is drawn as a thin bar.
+export const STATE_COLORS = ['#3fb96f', '#f0565c', '#f2b63d', '#5a9cf8', '#b48cf2', '#2cc7b4'];
+
+export const EDGE_COLORS = {
+  wake: '#f2b63d', owner: '#f0565c', start: '#9aa5b1', join: '#b48cf2', release: '#2cc7b4',
+};
+
+// fmtDur renders a duration in ns with 3 or 4 significant digits.
+export function fmtDur(ns) {
+  if (ns == null || isNaN(ns)) return '';
+  const a = Math.abs(ns);
+  if (a < 1e3) return `${Math.round(ns)} ns`;
+  if (a < 1e6) return `${trim(ns / 1e3)} µs`;
+  if (a < 1e9) return `${trim(ns / 1e6)} ms`;
+  if (a < 60e9) return `${trim(ns / 1e9)} s`;
+  const m = Math.floor(a / 60e9);
+  return `${ns < 0 ? '-' : ''}${m} min ${(a / 1e9 - m * 60).toFixed(1)} s`;
+}
+
+function trim(v) {
+  const a = Math.abs(v);
+  return a >= 100 ? v.toFixed(1) : a >= 10 ? v.toFixed(2) : v.toFixed(3);
+}
+
+// fmtTime renders an instant (ns since the recording's start) in seconds,
+// precise enough for the given resolution (ns).
+export function fmtTime(ns, res = 1e3) {
+  const digits = Math.max(0, Math.min(9, Math.ceil(-Math.log10(Math.max(res, 1) / 1e9))));
+  return `${(ns / 1e9).toFixed(digits)} s`;
+}
+
+// niceStep returns a tick step (1, 2 or 5 × 10^k ns) of at least minNs.
+export function niceStep(minNs) {
+  const p = Math.pow(10, Math.floor(Math.log10(Math.max(minNs, 1))));
+  for (const m of [1, 2, 5, 10]) if (m * p >= minNs) return m * p;
+  return 10 * p;
+}
+
+// fmtTick labels an axis tick at ns, given the step between ticks.
+export function fmtTick(ns, step) {
+  let unit = 1, name = 'ns';
+  if (step >= 1e9) { unit = 1e9; name = 's'; }
+  else if (step >= 1e6) { unit = 1e6; name = 'ms'; }
+  else if (step >= 1e3) { unit = 1e3; name = 'µs'; }
+  const d = Math.max(0, Math.ceil(-Math.log10(step / unit) + 1e-9));
+  return `${(ns / unit).toFixed(d)} ${name}`;
+}
+
+export function pct(part, whole) {
+  if (!whole) return '0%';
+  const p = (100 * part) / whole;
+  return p >= 10 || p === 0 ? `${Math.round(p)}%` : `${p.toFixed(1)}%`;
+}
+
+// h builds a DOM element: h('div', {class: 'x', onclick: f}, child, 'text', …).
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v == null || v === false) continue;
+      if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+      else if (k === 'class') el.className = v;
+      else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+      else if (k === 'dataset') Object.assign(el.dataset, v);
+      else el.setAttribute(k, v === true ? '' : v);
+    }
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c == null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+export function stateChip(state) {
+  const i = STATES.indexOf(state);
+  return h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] || '#888' } }, state);
+}
+
+// frameEl renders "pkg.Class.method(File.java:12)" with the location set off.
+export function frameEl(fr) {
+  const text = fr.frame;
+  const open = text.lastIndexOf('(');
+  const where = open >= 0 ? text.slice(open) : '';
+  const what = open >= 0 ? text.slice(0, open) : text;
+  const dot = what.lastIndexOf('.');
+  return h('div', { class: 'frame' + (fr.jdk ? ' jdk' : ''), title: text },
+    h('span', { class: 'cls' }, what.slice(0, dot + 1)),
+    h('span', { class: 'meth' }, what.slice(dot + 1)),
+    h('span', { class: 'loc' }, where));
+}
+
+export function stackEl(frames) {
+  if (!frames || frames.length === 0) return h('div', { class: 'stack empty' }, 'no stack recorded');
+  return h('div', { class: 'stack' }, frames.map(frameEl));
+}
+
+// natural compares strings with digit runs as numbers ("t-2" < "t-10").
+const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
+export const natural = (a, b) => collator.compare(a, b);

@@ -1,0 +1,143 @@
+// Locks: the contention ranking, and per lock its owners, waiters and sites.
+
+import { getJSON } from './api.js';
+import { STATE_COLORS, fmtDur, h, pct, stackEl } from './format.js';
+
+const COLUMNS = [
+  { key: 'object', label: 'Lock', cmp: (a, b) => a.object.localeCompare(b.object) },
+  { key: 'kind', label: 'Kind', cmp: (a, b) => a.kind.localeCompare(b.kind) },
+  { key: 'contentions', label: 'Contentions', num: true },
+  { key: 'blocked', label: 'Blocked', num: true, dur: true },
+  { key: 'maxBlocked', label: 'Longest', num: true, dur: true },
+  { key: 'waiters', label: 'Threads blocked', num: true },
+  { key: 'topOwner', label: 'Most blamed owner', cmp: null },
+  { key: 'waits', label: 'Waits', num: true },
+  { key: 'waitTime', label: 'Wait time', num: true, dur: true },
+  { key: 'notifies', label: 'Notifies', num: true },
+  { key: 'acquires', label: 'Acquires', num: true },
+];
+
+export class Locks {
+  constructor(app, root) {
+    this.app = app;
+    this.root = root;
+    this.tbody = h('tbody');
+    this.head = h('tr');
+    this.table = h('table', { class: 'grid locks' }, h('thead', null, this.head), this.tbody);
+    this.detail = h('div', { class: 'lock-detail' });
+    this.note = h('div', { class: 'view-note' });
+    root.append(h('div', { class: 'locks-view' },
+      h('div', { class: 'locks-main' }, this.note, h('div', { class: 'table-wrap' }, this.table)),
+      this.detail));
+  }
+
+  setData(locks) {
+    this.locks = locks;
+    this.maxBlocked = Math.max(1, ...locks.map((l) => l.blocked));
+    this.maxWait = Math.max(1, ...locks.map((l) => l.waitTime));
+    const contended = locks.filter((l) => l.contentions > 0 || l.blocked > 0).length;
+    this.note.textContent = `${locks.length} monitors and semaphores that were contended, waited on, notified or acquired; ${contended} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
+  }
+
+  render() {
+    const st = this.app.state;
+    const [key, dir] = (st.lockSort || 'blocked:desc').split(':');
+    this.head.replaceChildren(...COLUMNS.map((c) => h('th', {
+      class: (c.num ? 'num ' : '') + (c.key === key ? 'sorted ' + dir : '') + (c.cmp === null ? '' : ' sortable'),
+      onclick: c.cmp === null ? null : () => {
+        st.lockSort = `${c.key}:${c.key === key && dir === 'desc' ? 'asc' : c.key === key ? 'desc' : c.num ? 'desc' : 'asc'}`;
+        this.app.changed();
+        this.render();
+      },
+    }, c.label)));
+    const col = COLUMNS.find((c) => c.key === key) || COLUMNS[3];
+    const cmp = col.cmp || ((a, b) => a[col.key] - b[col.key]);
+    const rows = [...this.locks].sort((a, b) => (dir === 'asc' ? cmp(a, b) : cmp(b, a)) || b.blocked - a.blocked || a.object.localeCompare(b.object));
+    const threads = this.app.threads;
+    this.tbody.replaceChildren(...rows.map((l) => {
+      const id = `${l.kind}:${l.object}`;
+      return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(l.kind, l.object) },
+        h('td', null, h('code', null, l.object), l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null),
+        h('td', null, l.kind),
+        h('td', { class: 'num' }, l.contentions || ''),
+        h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
+        h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
+        h('td', { class: 'num' }, l.waiters || ''),
+        h('td', null, l.topOwner >= 0 ? threads[l.topOwner].name : ''),
+        h('td', { class: 'num' }, l.waits || ''),
+        h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.waitTime) / this.maxWait}%`, background: STATE_COLORS[2] } }), l.waitTime ? fmtDur(l.waitTime) : ''),
+        h('td', { class: 'num' }, l.notifies + l.notifyAlls || ''),
+        h('td', { class: 'num' }, l.acquires || ''));
+    }));
+    if (st.lockSel) this.loadDetail(st.lockSel);
+    else this.detail.replaceChildren(h('div', { class: 'panel-empty' }, h('h3', null, 'No lock selected'), h('p', null, 'Pick a lock in the table to see who held it while others waited, who waited, and where.')));
+  }
+
+  select(kind, object) {
+    this.app.state.lockSel = `${kind}:${object}`;
+    this.app.changed();
+    for (const tr of this.tbody.children) tr.classList.toggle('selected', tr.dataset.lock === this.app.state.lockSel);
+    this.loadDetail(this.app.state.lockSel);
+  }
+
+  async loadDetail(id) {
+    if (this.shown === id && this.detail.firstChild) return;
+    const [kind, object] = id.split(':');
+    this.shown = id;
+    try {
+      const d = await getJSON(`/api/locks/${kind}/${object}`);
+      if (this.app.state.lockSel !== id) return;
+      this.detail.replaceChildren(...this.detailEls(d));
+      const tr = this.tbody.querySelector(`tr[data-lock="${id}"]`);
+      if (tr) tr.scrollIntoView({ block: 'nearest' });
+    } catch (e) {
+      this.shown = null;
+      this.app.error(`loading lock ${id}: ${e.message}`);
+    }
+  }
+
+  detailEls(d) {
+    const app = this.app;
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    const stats = [];
+    if (d.contentions || d.blocked) stats.push(['contentions', d.contentions], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
+    if (d.ownerUnknown) stats.push(['owner unknown', d.ownerUnknown]);
+    if (d.waits) stats.push(['waits', d.waits], ['wait time', fmtDur(d.waitTime)]);
+    if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${d.notifies} / ${d.notifyAlls}`]);
+    if (d.wokeNobody) stats.push(['notifies that woke nobody', d.wokeNobody]);
+    if (d.acquires || d.releases) stats.push(['acquires / releases', `${d.acquires} / ${d.releases}`]);
+    const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
+    const out = [
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${d.kind} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, d.class) : null),
+      h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
+      h('div', { class: 'actions' },
+        h('button', { class: 'primary', onclick: () => app.setLock(d.object) }, 'Show on the timeline'),
+        h('button', { onclick: () => app.flameFor({ lock: d.object }) }, 'Flame graph of this lock')),
+    ];
+    if (d.owners.length) {
+      out.push(h('h4', null, 'Owners blamed ', h('span', { class: 'muted' }, 'time others spent blocked while each held it')),
+        h('table', { class: 'grid compact' }, h('tbody', null, d.owners.map((o) => h('tr', null,
+          h('td', null, link(o.thread, o.id)),
+          h('td', { class: 'num' }, `${o.contentions}×`),
+          h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${pct(o.blamed, blamed)}`))))));
+    }
+    if (d.waiters.length) {
+      out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${d.waiters.length}, in order of first block`)),
+        h('div', { class: 'chips' }, d.waiters.map((i) => i >= 0 ? h('a', { href: '#', class: 'thread-chip', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : null)));
+    }
+    if (d.sites.length) {
+      out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${d.sites.length} call sites`)));
+      for (const s of d.sites.slice(0, 20)) {
+        out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.blocked)), ` in ${s.contentions} contentions`), stackEl(s.frames)));
+      }
+    }
+    if (d.heldAt.length) {
+      out.push(h('h4', null, 'Where owners entered it ', h('span', { class: 'muted' }, 'when they themselves had to wait for it')));
+      for (const s of d.heldAt.slice(0, 10)) out.push(h('div', { class: 'site' }, stackEl(s.frames)));
+    }
+    if (!d.owners.length && !d.sites.length && !d.waiters.length) {
+      out.push(h('p', { class: 'muted' }, 'No thread blocked on it: it was only waited on, notified or acquired without contention.'));
+    }
+    return out;
+  }
+}

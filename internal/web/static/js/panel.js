@@ -1,0 +1,146 @@
+// The side panel: what is selected (an interval, a thread, a node of the
+// wait-for graph) with its stack.
+
+import { getJSON } from './api.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, h, stateChip, stackEl, pct } from './format.js';
+
+export class Panel {
+  constructor(app, el) {
+    this.app = app;
+    this.el = el;
+    this.clear();
+  }
+
+  set(...children) {
+    this.el.replaceChildren(...children.flat().filter(Boolean));
+    this.el.scrollTop = 0;
+  }
+
+  clear() {
+    this.set(h('div', { class: 'panel-empty' },
+      h('h3', null, 'Nothing selected'),
+      h('p', null, 'Click an interval on the timeline to see its stack, the lock it waited for and who held it or woke it up.'),
+      h('p', null, 'Click a thread name for the thread; click the time axis to pick an instant for the wait-for graph.'),
+      h('table', { class: 'keys' },
+        keyRow('drag, A D ← →', 'pan'), keyRow('Ctrl+wheel, W S + −', 'zoom'), keyRow('wheel, ↑ ↓', 'scroll lanes'),
+        keyRow('drag on the axis', 'zoom to a range'), keyRow('double-click', 'zoom into an interval'),
+        keyRow('0', 'whole recording'), keyRow('E', 'edges on/off'), keyRow('Esc', 'clear selection'))));
+  }
+
+  threadLink(i, label) {
+    if (i == null || i < 0) return h('span', { class: 'muted' }, label || 'unknown thread');
+    const t = this.app.threads[i];
+    return h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); this.app.gotoThread(i); } }, label || t.name);
+  }
+
+  objectLine(obj, cls, kind) {
+    return h('span', null, h('code', null, obj), cls ? h('span', { class: 'muted' }, ` ${cls}`) : null, ' ',
+      h('a', { href: '#', class: 'small-link', title: 'Highlight the intervals on this lock in the timeline', onclick: (e) => { e.preventDefault(); this.app.setLock(obj); } }, 'highlight'),
+      ' · ',
+      h('a', { href: '#', class: 'small-link', onclick: (e) => { e.preventDefault(); this.app.showLock(kind, obj); } }, 'lock details'));
+  }
+
+  showInterval(d) {
+    const t = this.app.threads[d.thread];
+    const rows = [];
+    rows.push(['thread', this.threadLink(d.thread, t.name), h('span', { class: 'muted' }, ` ${t.id}`)]);
+    rows.push(['from', `${fmtTime(d.start)} to ${fmtTime(d.end)}`]);
+    if (d.since < d.start) rows.push(['since', `${fmtTime(d.since)} — ${fmtDur(d.end - d.since)} in this state; the owner changed`]);
+    if (d.object) {
+      const kind = d.state === 'acquiring' ? 'semaphore' : 'monitor';
+      rows.push([d.state === 'waiting' ? 'waited on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
+    }
+    if (d.otherId) {
+      const label = { blocked: 'owner', joining: 'joined', waiting: 'woken by' }[d.state] || 'other';
+      rows.push([label, this.threadLink(d.other, d.otherName)]);
+    } else if (d.state === 'blocked') {
+      rows.push(['owner', h('span', { class: 'muted' }, 'unknown (the agent could not read it)')]);
+    }
+    if (d.wake) rows.push(['wake', WAKES[d.wake] || d.wake]);
+    const edges = d.edges.length ? h('div', { class: 'edges' }, d.edges.map((e) => this.edgeEl(e, d.thread))) : null;
+    this.set(
+      h('div', { class: 'panel-head' }, stateChip(d.state), h('span', { class: 'big' }, fmtDur(d.end - d.start)), d.open ? h('span', { class: 'badge warn' }, 'still at the end') : null),
+      h('table', { class: 'facts' }, rows.map(([k, ...v]) => h('tr', null, h('th', null, k), h('td', null, ...v)))),
+      edges ? h('h4', null, 'Edges') : null, edges,
+      h('h4', null, 'Stack ', h('span', { class: 'muted' }, `${d.frames.length} frames, innermost first`)),
+      stackEl(d.frames),
+      h('div', { class: 'actions' },
+        h('button', { onclick: () => this.app.setInstant(d.start + Math.min((d.end - d.start) / 2, 1e6), true) }, 'Wait-for graph here'),
+        h('button', { onclick: () => this.app.flameFor({ thread: t.name }) }, 'Flame graph of this thread')));
+  }
+
+  edgeEl(e, self) {
+    const other = e.to === self ? e.from : e.to;
+    const dir = e.to === self ? 'from' : 'to';
+    const what = {
+      wake: e.to === self ? 'woken by a notify of' : 'notified',
+      owner: e.to === self ? 'waited for the owner' : 'owned the lock for',
+      start: e.to === self ? 'started by' : 'started',
+      join: e.to === self ? 'join returned when it ended:' : 'ended; its joiner',
+      release: e.to === self ? 'let through by a release of' : 'released for',
+    }[e.kind] || `${e.kind} ${dir}`;
+    return h('div', { class: 'edge', style: { '--c': EDGE_COLORS[e.kind] } },
+      h('span', { class: 'edge-kind' }, e.kind), ' ', what, ' ', this.threadLink(other), e.ambiguous ? h('span', { class: 'muted' }, ' (or another waiter)') : null,
+      h('div', { class: 'muted small' }, `${fmtTime(e.fromTime)} → ${fmtTime(e.toTime)}`,
+        ' ', h('a', { href: '#', class: 'small-link', onclick: (ev) => { ev.preventDefault(); this.app.timeline.reveal(other, e.fromTime, e.toTime); } }, 'show')));
+  }
+
+  async showThread(i) {
+    const t = this.app.threads[i];
+    const life = Math.max(t.end - t.start, 1);
+    const bars = h('div', { class: 'state-bars' }, STATES.map((s, k) => t.time[k] > 0 ? h('div', { class: 'state-bar' },
+      h('span', { class: 'chip', style: { '--c': STATE_COLORS[k] } }, s),
+      h('span', { class: 'bar' }, h('span', { style: { width: `${(100 * t.time[k]) / life}%`, background: STATE_COLORS[k] } })),
+      h('span', { class: 'num' }, `${fmtDur(t.time[k])} · ${pct(t.time[k], life)}`)) : null));
+    const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, t.name)),
+      h('table', { class: 'facts' },
+        h('tr', null, h('th', null, 'id'), h('td', null, h('code', null, t.id))),
+        h('tr', null, h('th', null, 'lived'), h('td', null, `${fmtTime(t.start)} to ${fmtTime(t.end)}${t.ended ? '' : ' (still alive at the end)'}`)),
+        t.parent >= 0 ? h('tr', null, h('th', null, 'started by'), h('td', null, this.threadLink(t.parent))) : null,
+        h('tr', null, h('th', null, 'intervals'), h('td', null, `${t.intervals} (${t.events} events)`))),
+      bars];
+    this.set(...head, h('div', { class: 'muted' }, 'loading…'));
+    try {
+      const d = await getJSON(`/api/threads/${i}`);
+      this.set(...head, h('h4', null, 'Started at'), d.startedAt.length ? stackEl(d.startedAt) : h('div', { class: 'muted' }, 'no Thread.start recorded for it (it existed before the agent, or its start was not seen)'),
+        h('div', { class: 'actions' }, h('button', { onclick: () => this.app.flameFor({ thread: t.name }) }, 'Flame graph of this thread')));
+    } catch (e) {
+      this.app.error(e.message);
+    }
+  }
+
+  // showNode describes a node of the wait-for graph.
+  async showNode(n, t) {
+    if (n.kind !== 'thread') {
+      this.set(h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${n.kind} ${n.object}`)),
+        h('table', { class: 'facts' }, n.class ? h('tr', null, h('th', null, 'class'), h('td', null, n.class)) : null),
+        h('div', { class: 'actions' }, h('button', { onclick: () => this.app.showLock(n.kind, n.object) }, 'Lock details'),
+          h('button', { onclick: () => this.app.setLock(n.object) }, 'Highlight on the timeline')));
+      return;
+    }
+    const th = this.app.threads[n.thread];
+    const rows = [['thread', this.threadLink(n.thread, th.name)], ['state', stateChip(n.state)]];
+    if (n.since != null && n.state !== 'runnable' && n.state !== 'not alive') rows.push(['since', `${fmtTime(n.since)} (${fmtDur(t - n.since)} before this instant)`]);
+    if (n.object) rows.push(['on', this.objectLine(n.object, '', n.state === 'acquiring' ? 'semaphore' : 'monitor')]);
+    const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, th.name), n.cycle ? h('span', { class: 'badge bad' }, 'in a cycle') : null),
+      h('table', { class: 'facts' }, rows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v))))];
+    const actions = h('div', { class: 'actions' }, n.interval >= 0 ? h('button', { onclick: () => this.app.gotoInterval(n.thread, n.interval) }, 'Show on the timeline') : null);
+    if (!n.stack) { this.set(...head, actions); return; }
+    try {
+      const s = await getJSON(`/api/stacks/${n.stack}`);
+      this.set(...head, h('h4', null, 'Stack'), stackEl(s.frames), actions);
+    } catch (e) {
+      this.app.error(e.message);
+    }
+  }
+}
+
+const WAKES = {
+  notify: 'notify()',
+  notifyAll: 'notifyAll()',
+  ambiguous: 'a notify() that could have woken another waiter',
+  timeout: 'no notify: timed out, interrupted or spurious',
+  never: 'never: still waiting when the recording ended',
+};
+
+function keyRow(k, v) { return h('tr', null, h('td', null, h('kbd', null, k)), h('td', null, v)); }

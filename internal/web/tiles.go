@@ -1,0 +1,259 @@
+package web
+
+import (
+	"encoding/binary"
+	"math"
+	"net/http"
+	"sort"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The timeline asks for tiles: TileWidth pixels of time at a zoom level L
+// where one pixel is 2^L ns, for a list of threads. A tile holds each
+// thread's intervals in its span, with intervals narrower than a pixel
+// merged: a run of them whose gaps are under a pixel too becomes one
+// "mixed" segment, drawn in the colour of the state that fills most of it.
+// So a tile never has more than about 2 segments per pixel per thread,
+// whatever the recording's size, and the browser draws only what shows.
+
+// TileWidth is a tile's width in pixels.
+const TileWidth = 1024
+
+// MaxLevel bounds the zoom levels (2^40 ns is about 18 minutes per pixel).
+const MaxLevel = 40
+
+// tileMagic starts every tile ("ORCT" read as a little-endian uint32).
+const tileMagic = 0x5443524F
+
+// Flags in a segment's state byte, above the state in the low 4 bits.
+const (
+	flagOpen      = 0x40 // the recording ended in this state
+	flagHighlight = 0x80 // the segment matches the request's lock (or, mixed, contains one that does)
+)
+
+type segment struct {
+	start, end format.Time
+	first      uint32 // index of the first interval in the thread
+	n          uint32 // intervals merged (1: a single interval)
+	state      uint8
+}
+
+// tileSegments returns one thread's segments in [a0, a1) at r ns per pixel.
+func tileSegments(t *model.Thread, a0, a1, r format.Time, hl format.ObjectID, out []segment) []segment {
+	ivs := t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a0 })
+	var pend segment
+	var times [model.NumStates]format.Time
+	flush := func() {
+		if pend.n == 0 {
+			return
+		}
+		if pend.n > 1 {
+			best := model.State(1)
+			for s := model.State(1); s < model.NumStates; s++ {
+				if times[s] > times[best] {
+					best = s
+				}
+			}
+			pend.state = pend.state&(flagHighlight) | uint8(best)
+		}
+		out = append(out, pend)
+		pend = segment{}
+		times = [model.NumStates]format.Time{}
+	}
+	for ; i < len(ivs) && ivs[i].Start < a1; i++ {
+		iv := &ivs[i]
+		if iv.End == iv.Start && !iv.Open {
+			continue
+		}
+		st := uint8(iv.State)
+		if iv.Open {
+			st |= flagOpen
+		}
+		if hl != 0 && iv.Object == hl {
+			st |= flagHighlight
+		}
+		if iv.End-iv.Start >= r {
+			flush()
+			out = append(out, segment{iv.Start, iv.End, uint32(i), 1, st})
+			continue
+		}
+		if pend.n > 0 && iv.Start-pend.end < r {
+			pend.end = max(pend.end, iv.End)
+			pend.n++
+			pend.state |= st & flagHighlight
+		} else {
+			flush()
+			pend = segment{iv.Start, iv.End, uint32(i), 1, st}
+		}
+		times[iv.State] += iv.End - iv.Start + 1 // +1: zero-length segments count too
+	}
+	flush()
+	return out
+}
+
+// tiles answers GET /api/tiles?level=L&tile=K&threads=LIST[&lock=HEX] with
+// the binary tile described in docs/web.md.
+func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
+	level, err := intParam(r, "level", -1, 0, MaxLevel)
+	if err == nil && level < 0 {
+		err = badRequest("level: missing (0 to %d)", MaxLevel)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	rpx := format.Time(1) << level
+	span := rpx * TileWidth
+	last := int64(s.d.m.End-s.d.m.Start) / int64(span)
+	k, err := intParam(r, "tile", -1, 0, last)
+	if err == nil && k < 0 {
+		err = badRequest("tile: missing (0 to %d at level %d)", last, level)
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	q := r.URL.Query()
+	threads, err := s.threadList(q.Get("threads"), 4096)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	var hl format.ObjectID
+	if v := q.Get("lock"); v != "" {
+		if hl, err = objectParam("lock", v); err != nil {
+			writeError(w, err)
+			return
+		}
+	}
+	a0 := s.d.m.Start + format.Time(k)*span
+	a1 := a0 + span
+	counts := make([]uint32, len(threads))
+	var segs []segment
+	for j, ti := range threads {
+		n := len(segs)
+		segs = tileSegments(s.d.m.Threads[ti], a0, a1, rpx, hl, segs)
+		counts[j] = uint32(len(segs) - n)
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(encodeTile(s.d.m.Start, threads, counts, segs))
+}
+
+// encodeTile lays a tile out in columns, little-endian:
+//
+//	u32 magic, u32 version (1), u32 lanes, u32 segments
+//	u32 thread[lanes], u32 count[lanes], padding to 8 bytes
+//	f64 start[segments], f64 end[segments]   ns since the recording's start
+//	u32 first[segments], u32 n[segments]
+//	u8 state[segments]
+//
+// Float64Array and friends read the columns without copying.
+func encodeTile(origin format.Time, threads []int, counts []uint32, segs []segment) []byte {
+	lanes, n := len(threads), len(segs)
+	head := 16 + 8*lanes
+	head = (head + 7) &^ 7
+	b := make([]byte, head+n*(8+8+4+4+1))
+	le := binary.LittleEndian
+	le.PutUint32(b[0:], tileMagic)
+	le.PutUint32(b[4:], 1)
+	le.PutUint32(b[8:], uint32(lanes))
+	le.PutUint32(b[12:], uint32(n))
+	for j, t := range threads {
+		le.PutUint32(b[16+4*j:], uint32(t))
+		le.PutUint32(b[16+4*lanes+4*j:], counts[j])
+	}
+	p := head
+	for _, sg := range segs {
+		le.PutUint64(b[p:], math.Float64bits(float64(sg.start-origin)))
+		p += 8
+	}
+	for _, sg := range segs {
+		le.PutUint64(b[p:], math.Float64bits(float64(sg.end-origin)))
+		p += 8
+	}
+	for _, sg := range segs {
+		le.PutUint32(b[p:], sg.first)
+		p += 4
+	}
+	for _, sg := range segs {
+		le.PutUint32(b[p:], sg.n)
+		p += 4
+	}
+	for _, sg := range segs {
+		b[p] = sg.state
+		p++
+	}
+	return b
+}
+
+// overviewJSON is the number of threads in each state over the recording,
+// in equal buckets: what the strip above the timeline draws.
+type overviewJSON struct {
+	Buckets int         `json:"buckets"`
+	Width   float64     `json:"width"` // ns per bucket
+	Threads [][]float32 `json:"threads"`
+	// Threads[state][bucket] is the mean number of threads in that state
+	// (runnable: alive and in no other state).
+}
+
+func (s *Server) overview(r *http.Request) (any, error) {
+	nb, err := intParam(r, "buckets", 800, 1, 4000)
+	if err != nil {
+		return nil, err
+	}
+	d := s.d
+	d.mu.Lock()
+	ov := d.overview[int(nb)]
+	d.mu.Unlock()
+	if ov != nil {
+		return ov, nil
+	}
+	n := int(nb)
+	dur := float64(d.m.End - d.m.Start)
+	width := max(dur/float64(n), 1)
+	acc := make([][]float64, model.NumStates)
+	for i := range acc {
+		acc[i] = make([]float64, n)
+	}
+	add := func(st model.State, a, b format.Time) {
+		x0 := float64(a-d.m.Start) / width
+		x1 := float64(b-d.m.Start) / width
+		for x := int(x0); x < n && float64(x) < x1; x++ {
+			lo, hi := max(x0, float64(x)), min(x1, float64(x+1))
+			if hi > lo {
+				acc[st][x] += hi - lo
+			}
+		}
+	}
+	for _, t := range d.m.Threads {
+		add(model.Runnable, t.Start, t.End)
+		for k := range t.Intervals {
+			iv := &t.Intervals[k]
+			if iv.End > iv.Start {
+				add(iv.State, iv.Start, iv.End)
+			}
+		}
+	}
+	ov = &overviewJSON{Buckets: n, Width: width, Threads: make([][]float32, model.NumStates)}
+	for st := range acc {
+		ov.Threads[st] = make([]float32, n)
+		for x := range n {
+			v := acc[st][x]
+			if st == int(model.Runnable) {
+				// Runnable is life minus the other states.
+				for o := 1; o < int(model.NumStates); o++ {
+					v -= acc[o][x]
+				}
+			}
+			ov.Threads[st][x] = float32(max(v, 0))
+		}
+	}
+	d.mu.Lock()
+	d.overview[n] = ov
+	d.mu.Unlock()
+	return ov, nil
+}

@@ -128,6 +128,28 @@ threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
 docs/jfr.md in the source tree has the mapping and its limits.
 
+# Exporting to other tools
+
+	orca export --format pprof /tmp/run1           writes /tmp/run1.pb.gz
+	go tool pprof -http=: /tmp/run1.pb.gz
+
+writes the recording in another tool's format: pprof (a gzipped pprof profile,
+for go tool pprof or speedscope), perfetto (a Perfetto trace, for
+ui.perfetto.dev), chrome (Trace Event Format JSON, for chrome://tracing or
+ui.perfetto.dev) or collapsed (folded stacks, for flamegraph.pl or speedscope).
+The profiles give the time threads spent in each stack: delay in nanoseconds
+and contentions, as Go's block and mutex profiles do, with labels thread,
+thread_id, state, lock, owner and open; the traces show a track per thread, a
+slice per state with its stack, and arrows for notify -> wake, owner ->
+blocked thread, release -> acquire, start and join. --kind picks the states:
+monitor, wait, sleep, join, semaphore or all, or a comma-separated list
+(default monitor for pprof and collapsed, all for the traces). -o FILE names
+the output (- for stdout). docs/export.md in the source tree describes each
+format and how to open it; every viewer named reads the file on your machine.
+
+	orca export --format perfetto /tmp/run1        then open /tmp/run1.pftrace in ui.perfetto.dev
+	orca export --format collapsed --kind wait -o - /tmp/run1 | flamegraph.pl > waits.svg
+
 # Exit status
 
 orca exits 2 on a usage error, 1 on another error, and otherwise, for orca

@@ -12,7 +12,7 @@ import (
 )
 
 // recordingExts are the files of one recording, in the order orca lists them.
-var recordingExts = []string{".orca", ".methods", ".classtable", ".info"}
+var recordingExts = []string{".orca", ".methods", ".classtable", ".info", ".ext"}
 
 // recording is one JVM's set of files: PREFIX.* or PREFIX-N.*.
 type recording struct {

@@ -45,7 +45,7 @@ func TestImport(t *testing.T) {
 	if code := run(ui{nil, &out, &errb}, []string{"dump", filepath.Join(dir, "run")}); code != 0 {
 		t.Fatalf("dump: exit %d: %s", code, errb.String())
 	}
-	if !strings.Contains(out.String(), "1.000000000 ThreadSleep") || !strings.Contains(out.String(), "Demo.main(Unknown Source)") {
+	if !strings.Contains(out.String(), "1.000000000 ThreadSleep") || !strings.Contains(out.String(), "Demo.main(Unknown Source:42)") {
 		t.Errorf("dump:\n%s", out.String())
 	}
 

@@ -1,3 +1,10 @@
+// Package jfr reads JDK Flight Recorder files (format 2.x, JDK 11 and
+// later), one chunk at a time: the chunk header, the metadata event that
+// describes every type and field, the constant pools, and events, decoded
+// field by field from their type's metadata. It trusts nothing in the file:
+// every count is checked against the bytes left before anything is
+// allocated or looped over, so damaged input costs an *Error, never a
+// panic, a hang or an allocation the input does not pay for.
 package jfr
 
 import (
@@ -221,9 +228,6 @@ func newChunk(idx int, off int64, h Header, data []byte, want map[string]bool) (
 	}
 	return c, nil
 }
-
-// TypeByName returns the type called name, or nil if the chunk has none.
-func (c *Chunk) TypeByName(name string) *Type { return c.byName[name] }
 
 // Event type ids fixed by the format.
 const (

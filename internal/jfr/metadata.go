@@ -80,9 +80,6 @@ var prims = map[string]prim{
 	"java.lang.String": primString,
 }
 
-// IsString reports whether values of t are java.lang.String.
-func (t *Type) IsString() bool { return t.prim == primString }
-
 // element is one node of the metadata event's tree.
 type element struct {
 	name     string

@@ -1,9 +1,6 @@
 package jfr
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
 
 // Value is one decoded value, of the type its Field names.
 type Value struct {
@@ -12,14 +9,6 @@ type Value struct {
 	Elems []Value // an array's elements, or a struct's fields in Type.Fields order
 	Ref   bool    // Int is a constant-pool key (for a string, into the java.lang.String pool)
 	Null  bool    // a null string
-}
-
-// Float returns a float or double value.
-func (v Value) Float(double bool) float64 {
-	if double {
-		return math.Float64frombits(uint64(v.Int))
-	}
-	return float64(math.Float32frombits(uint32(v.Int)))
 }
 
 // maxDepth bounds how deeply structs nest inline. The JDK's deepest is 2

@@ -112,7 +112,9 @@ func (im *importer) event(e jfr.Event) {
 		}
 	}
 	if th == nil {
-		im.res.skip(name, "no thread")
+		if name != evStart { // JDK 17 writes a ThreadStart without a thread at shutdown
+			im.res.skip(name, "no thread")
+		}
 		return
 	}
 	im.res.JFREvents[name]++

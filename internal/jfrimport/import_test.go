@@ -673,3 +673,18 @@ func seedRecording() ([]byte, error) {
 	}
 	return b, nil
 }
+
+// BenchmarkImport converts the JfrDemo recording (JDK 17) in memory.
+func BenchmarkImport(b *testing.B) {
+	data, err := seedRecording()
+	if err != nil {
+		b.Skip(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		fs, _ := bufferFiles("bench")
+		if _, err := convert(bytes.NewReader(data), int64(len(data)), fs, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package jfrimport
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 
 	jt "orca/internal/jfr/jfrtest"
 )
@@ -163,5 +165,47 @@ func TestImportSynthetic(t *testing.T) {
 	}
 	if waits != 1 || joins != 1 {
 		t.Errorf("model: %d waits woken by the worker's notify, %d joins of the worker; want 1, 1", waits, joins)
+	}
+}
+
+// TestExtReader checks reader.ExtEvents on lines the import never writes
+// (the reader's own tests cover the other files; this file is the
+// import's).
+func TestExtReader(t *testing.T) {
+	in := `1.0000000000,ThreadPark,0000000A,0000000B,,,0
+1.5000000000,Future,whatever,fields
+2.0000000000,WaitNotifier,0000000A,0000000B,0000000C,30000000,true
+2.5000000000,WaitNotifier,0000000A,0000000B,0000000C,30000000
+3.0000000000,SleepTime,XYZ,5
+3.5000000000,JavaThread,0000000A,12,-1
+4.0000000000,ObjectClass,0000000B,"LFoo,Bar;"
+5.0000000000,ThreadUnparked,0000000A,0000000B,0`
+	xs := reader.NewExtEvents(strings.NewReader(in), "t.ext")
+	var got []string
+	for {
+		x, err := xs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			got = append(got, "error: "+err.Error())
+			continue
+		}
+		got = append(got, fmt.Sprintf("%d %s %v %v %v %q %d %d %v %d %d", x.Line, x.Name, x.Thread, x.Object, x.Other, x.Class, x.Timeout, x.Until, x.TimedOut, x.JavaID, x.OSID))
+	}
+	want := []string{
+		`1 ThreadPark 0000000A 0000000B 00000000 "" -1 -1 false 0 0`,
+		`2 Future 00000000 00000000 00000000 "" -1 -1 false 0 0`,
+		`3 WaitNotifier 0000000A 0000000B 0000000C "" 30000000 -1 true 0 0`,
+		`error: t.ext:4: WaitNotifier: want 7 fields, got 6`,
+		`error: t.ext:5: SleepTime: field 3 "XYZ": want 1-8 hex digits`,
+		`6 JavaThread 0000000A 00000000 00000000 "" -1 -1 false 12 -1`,
+		`7 ObjectClass 00000000 0000000B 00000000 "LFoo,Bar;" -1 -1 false 0 0`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !xs.Truncated() {
+		t.Error("the last line, without a newline, is not reported cut")
 	}
 }

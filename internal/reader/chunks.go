@@ -46,8 +46,8 @@ type EachOptions struct {
 	// Progress, if set, is called in the caller's goroutine after each
 	// chunk with the number of bytes of the file done.
 	Progress func(done int64)
-	// Stacks, if set, numbers the stacks (see StackTable) and each
-	// event's StackID is set.
+	// Stacks, if set, numbers the stacks (see StackTable): each event's
+	// StackID is set, and its Stack is the table's copy, which stays valid.
 	Stacks *StackTable
 }
 
@@ -68,8 +68,9 @@ const maxCachedStacks = 1 << 16
 // Events.Truncated).
 //
 // The *Event and its Stack are valid only during the call to fn: they are
-// reused once fn returns, and events with the same stack may share one
-// Stack slice, which fn must not modify. Copy what you keep.
+// reused once fn returns (except a Stack from EachOptions.Stacks), and
+// events with the same stack may share one Stack slice, which fn must not
+// modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
 	name := r.Prefix + ".orca"
 	f, err := os.Open(name)
@@ -229,6 +230,7 @@ func (e *each) deliver(b *batch) error {
 		ev.Line += e.line
 		if e.opt.Stacks != nil {
 			ev.StackID = ids[ev.StackID]
+			ev.Stack = e.opt.Stacks.Frames[ev.StackID]
 		} else {
 			ev.StackID = 0
 		}

@@ -33,6 +33,10 @@ func (r *Recording) Resolve(f format.Frame) string {
 	switch {
 	case f.Location == format.NoLocation:
 		b.WriteString("Native Method")
+	case file == "" && line > 0:
+		// Recordings imported from JFR know lines but not files.
+		b.WriteString("Unknown Source:")
+		b.WriteString(strconv.Itoa(line))
 	case file == "":
 		b.WriteString("Unknown Source")
 	case line == 0:

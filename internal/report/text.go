@@ -213,7 +213,7 @@ func (r *Report) headline(t *textWriter) {
 	}
 	switch {
 	case r.DroppedEvents == nil:
-		t.printf("  (no %s.info: whether the agent dropped events is unknown)\n", r.Prefix)
+		t.printf("  (%s.info does not say whether events were dropped)\n", r.Prefix)
 	case flags == 0:
 		t.printf("  no events dropped, no malformed lines\n")
 	}

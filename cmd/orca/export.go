@@ -1,0 +1,187 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"orca/internal/export"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+const exportHelp = `Usage: orca export --format FORMAT [--kind KINDS] [-o FILE] PREFIX
+
+Writes the recording PREFIX in the format of another tool:
+
+  pprof      a gzipped pprof profile of where threads waited: sample types
+             contentions (count) and delay (nanoseconds), as in Go's block
+             and mutex profiles; labels thread, thread_id, state, lock,
+             owner, open. Open it with go tool pprof or speedscope.
+  perfetto   a Perfetto trace: a track per thread, a slice per state with
+             its stack, flows for notify -> wake, owner -> blocked thread,
+             release -> acquire, start and join. Open it in ui.perfetto.dev.
+  chrome     the same timeline as Chrome trace-event JSON, for
+             chrome://tracing or ui.perfetto.dev.
+  collapsed  folded stacks, "frame;frame;frame NANOSECONDS" per line, root
+             first, for flamegraph.pl or speedscope.
+
+--kind picks the states exported, a comma-separated list of
+  monitor    blocked entering a contended synchronized block or method
+  wait       in Object.wait
+  sleep      in Thread.sleep
+  join       in Thread.join
+  semaphore  in Semaphore.acquire
+  all        all of them
+The default is monitor for pprof and collapsed, all for perfetto and
+chrome. A state still open when the recording ended counts up to the end.
+
+Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
+PREFIX.folded; -o - writes to stdout. docs/export.md in the source tree
+describes each format.
+
+Examples:
+  orca export --format pprof /tmp/run1 && go tool pprof -http=: /tmp/run1.pb.gz
+  orca export --format pprof --kind all -o all.pb.gz /tmp/run1
+  orca export --format perfetto /tmp/run1      then open /tmp/run1.pftrace in ui.perfetto.dev
+  orca export --format collapsed --kind wait,sleep -o - /tmp/run1 | flamegraph.pl > waits.svg
+`
+
+// openHints say how to look at an export, by format.
+var openHints = map[string]string{
+	"pprof":     "view it with: go tool pprof -http=: %s   (or open it in speedscope)",
+	"perfetto":  "view it: open %s at https://ui.perfetto.dev (the browser reads the file, nothing is uploaded)",
+	"chrome":    "view it: open %s in chrome://tracing or at https://ui.perfetto.dev",
+	"collapsed": "view it with: flamegraph.pl %s > flame.svg   (or open it in speedscope)",
+}
+
+func runExport(u ui, args []string) error {
+	fs := newFlagSet("export", exportHelp)
+	var names []string
+	for _, f := range export.Formats {
+		names = append(names, f.Name)
+	}
+	formatName := fs.String("format", "", "the output format: `FORMAT` is "+strings.Join(names, ", "))
+	kindList := fs.String("kind", "", "the states exported: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (default monitor for pprof and collapsed, all for the others)")
+	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout)")
+	if err := parseFlags(u, fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usagef("export: want one PREFIX (run 'orca export --help')")
+	}
+	if *formatName == "" {
+		return usagef("export: --format is required: %s", strings.Join(names, ", "))
+	}
+	f, ok := export.Lookup(*formatName)
+	if !ok {
+		return usagef("export: unknown format %q: want %s", *formatName, strings.Join(names, ", "))
+	}
+	opt := export.Options{Kinds: f.Kinds}
+	if *kindList != "" {
+		k, err := export.ParseKinds(*kindList)
+		if err != nil {
+			return usagef("export: --kind: %v", err)
+		}
+		opt.Kinds = k
+	}
+
+	rec, err := reader.Open(fs.Arg(0))
+	if err != nil {
+		return err
+	}
+	var mo model.Options
+	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > progressMin {
+		mo.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	}
+	res, err := model.Build(rec, mo)
+	if mo.Progress != nil {
+		mo.Progress(-1, 0)
+	}
+	if err != nil {
+		return err
+	}
+	m := res.Model
+	if w := incomplete(rec, res); w != "" {
+		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
+	}
+	states, total := export.Totals(m, opt.Kinds)
+	if states == 0 {
+		fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
+	}
+
+	path := *out
+	if path == "" {
+		path = rec.Prefix + f.Ext
+	}
+	if path == "-" {
+		bw := bufio.NewWriter(u.stdout)
+		if err := f.Write(bw, rec, m, opt); err != nil {
+			return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
+		}
+		return bw.Flush()
+	}
+	if err := writeAtomically(path, func(file *os.File) error { return f.Write(file, rec, m, opt) }); err != nil {
+		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
+	}
+	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, opt.Kinds,
+		states, plural(states, "state", "states"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
+	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))
+	return nil
+}
+
+// writeAtomically writes path through a temporary file in its directory,
+// renamed over it once whole: an export that fails leaves no half file.
+func writeAtomically(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	err = write(tmp)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// incomplete says what makes the model, and so the export, miss events:
+// "" when nothing does.
+func incomplete(rec *reader.Recording, res *model.Result) string {
+	var why []string
+	if n, _ := strconv.ParseInt(rec.Info["dropped_total"], 10, 64); n > 0 {
+		why = append(why, fmt.Sprintf("the agent dropped %d events", n))
+	}
+	if res.Malformed > 0 {
+		why = append(why, fmt.Sprintf("%d malformed lines were skipped", res.Malformed))
+	}
+	if res.Truncated {
+		why = append(why, "the last line was cut short")
+	}
+	if n := len(res.Model.Problems); n > 0 {
+		why = append(why, fmt.Sprintf("%d events could not be placed (orca report lists them)", n))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return "the recording is incomplete: " + strings.Join(why, ", ")
+}
+
+// plural picks the singular or plural noun for n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

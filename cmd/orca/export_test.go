@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+	"golang.org/x/tools/txtar"
+)
+
+// exportRecording writes internal/export's all-kinds case to a temporary
+// directory and returns its prefix.
+func exportRecording(t *testing.T) string {
+	t.Helper()
+	ar, err := txtar.ParseFile("../../internal/export/testdata/all.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := filepath.Join(t.TempDir(), "all")
+	for _, f := range ar.Files {
+		if err := os.WriteFile(pre+"."+f.Name, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return pre
+}
+
+func TestExport(t *testing.T) {
+	pre := exportRecording(t)
+	exportRun := func(args ...string) (code int, stdout, stderr string) {
+		var out, errb bytes.Buffer
+		code = run(ui{nil, &out, &errb}, append([]string{"export"}, args...))
+		return code, out.String(), errb.String()
+	}
+
+	// The default file name, the summary and how to open it.
+	code, out, errs := exportRun("--format", "pprof", pre)
+	if code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if want := "wrote " + pre + ".pb.gz: pprof, monitor: 3 states, 1.100 s\nview it with: go tool pprof -http=: " + pre + ".pb.gz"; !strings.HasPrefix(out, want) {
+		t.Errorf("stdout %q, want it to start with %q", out, want)
+	}
+	f, err := os.Open(pre + ".pb.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(f)
+	f.Close()
+	if err != nil || len(p.Sample) != 4 {
+		t.Fatalf("the profile: %v, %d samples, want 4", err, len(p.Sample))
+	}
+
+	// --kind and -o; no temporary file is left behind.
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.json")
+	if code, out, errs = exportRun("--format", "chrome", "--kind", "wait,join", "-o", file, pre); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if !strings.Contains(out, "chrome, wait,join: 2 states, 1.500 s") {
+		t.Errorf("stdout %q", out)
+	}
+	var doc struct{ TraceEvents []map[string]any }
+	b, _ := os.ReadFile(file)
+	if err := json.Unmarshal(b, &doc); err != nil || len(doc.TraceEvents) == 0 {
+		t.Errorf("the trace: %v, %d events", err, len(doc.TraceEvents))
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the output directory, want 1", len(ents))
+	}
+
+	// -o - writes to stdout, and only the export.
+	if code, out, errs = exportRun("--format", "collapsed", "-o", "-", pre); code != 0 || errs != "" {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if out != "<unknown method 0000002A>;com.example.Work.transfer 300000000\ncom.example.Work.run;com.example.Work.transfer 800000000\n" {
+		t.Errorf("collapsed on stdout: %q", out)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{pre}, "--format is required"},
+		{[]string{"--format", "svg", pre}, `unknown format "svg"`},
+		{[]string{"--format", "pprof", "--kind", "mutex", pre}, `unknown kind "mutex"`},
+		{[]string{"--format", "pprof"}, "want one PREFIX"},
+	} {
+		code, _, errs := exportRun(c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("export %v: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
+		}
+	}
+	code, _, errs = exportRun("--format", "pprof", filepath.Join(dir, "missing"))
+	if code != 1 || !strings.Contains(errs, "missing.orca") {
+		t.Errorf("a missing recording: exit %d, %q", code, errs)
+	}
+}

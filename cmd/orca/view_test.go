@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// lockedBuffer lets the test read what orca view prints while it runs.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func TestView(t *testing.T) {
+	pre := reportRecording(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	orig := viewContext
+	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
+	defer func() { viewContext = orig }()
+	pr, pw := io.Pipe()
+	var errb lockedBuffer
+	done := make(chan int)
+	go func() {
+		done <- run(ui{nil, pw, &errb}, []string{"view", "--no-browser", pre})
+		pw.Close()
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the URL: %v (stderr: %s)", err, errb.String())
+	}
+	go io.Copy(io.Discard, pr)
+	// "orca: serving PREFIX at http://127.0.0.1:PORT/ (Ctrl-C to stop)"
+	i := strings.Index(line, "http://127.0.0.1:")
+	if i < 0 || !strings.Contains(line, pre) {
+		t.Fatalf("first line %q: want the prefix and a loopback URL", line)
+	}
+	url := strings.Fields(line[i:])[0]
+	res, err := http.Get(url + "api/summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum struct{ Threads int }
+	err = json.NewDecoder(res.Body).Decode(&sum)
+	res.Body.Close()
+	if err != nil || sum.Threads == 0 {
+		t.Errorf("GET api/summary: %v, %+v", err, sum)
+	}
+	res, err = http.Get(url)
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET %s: %v %v", url, err, res)
+	}
+	res.Body.Close()
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d: %s", code, errb.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("orca view did not stop when its context ended")
+	}
+}
+
+func TestViewUsage(t *testing.T) {
+	for _, args := range [][]string{{"view"}, {"view", "a", "b"}, {"view", "--addr", "nonsense", "x"}} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, args); code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %s)", args, code, errb.String())
+		}
+	}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"view", "/nonexistent/run"}); code != 1 || !strings.Contains(errb.String(), "nonexistent") {
+		t.Errorf("missing recording: exit %d, stderr %q", code, errb.String())
+	}
+}

@@ -53,6 +53,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.ParseErrorSamples = append(r.ParseErrorSamples, e.Error())
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
+	r.hasInfo = rec.Info != nil
 	if v, ok := rec.Info["complete"]; ok {
 		c := v == "true"
 		r.Complete = &c

@@ -41,6 +41,7 @@ type Report struct {
 	Truncated         bool     `json:"truncated"`
 	Complete          *bool    `json:"complete"`
 	DroppedEvents     *int64   `json:"dropped_events"`
+	hasInfo           bool     // PREFIX.info was found
 	OwnerUnknown      int      `json:"owner_unknown"`
 	Problems          int      `json:"problems"`
 	ProblemSamples    []string `json:"problem_samples"`

@@ -212,6 +212,8 @@ func (r *Report) headline(t *textWriter) {
 			count(r.OwnerUnknown, "contention", "contentions"))
 	}
 	switch {
+	case r.DroppedEvents == nil && !r.hasInfo:
+		t.printf("  (no %s.info: whether the agent dropped events is unknown)\n", r.Prefix)
 	case r.DroppedEvents == nil:
 		t.printf("  (%s.info does not say whether events were dropped)\n", r.Prefix)
 	case flags == 0:

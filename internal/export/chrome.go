@@ -101,7 +101,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 				PID: jvm, TID: tid, Args: args})
 			// The flow binds to the slice enclosing it: the marker just written.
 			fl := chromeEvent{Name: ev.edge.Kind.String(), Cat: chromeCat, Ph: "s", TS: micros(ev.ts), PID: jvm, TID: tid, ID: ev.flow}
-			if !ev.source {
+			if !ev.opens {
 				fl.Ph, fl.BP = "f", "e"
 			}
 			emit(fl)

@@ -33,7 +33,7 @@ func load(t *testing.T, path string) (*reader.Recording, *model.Model) {
 	prefix := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".txtar"))
 	for _, f := range ar.Files {
 		switch f.Name {
-		case "orca", "methods", "classtable", "info":
+		case "orca", "methods", "classtable", "info", "ext":
 		default:
 			continue
 		}

@@ -243,7 +243,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeInstant)
 			te.str(fEventName, instantName(ev))
 			annotations(instantArgs(ev, tn))
-			if ev.source {
+			if ev.opens {
 				te.fixed64(fEventFlowIDs, ev.flow)
 			} else {
 				te.fixed64(fEventTerminatingFlowIDs, ev.flow)

@@ -336,7 +336,7 @@ func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace 
 		t.Errorf("perfetto: slices\n%v\nwant (the model's intervals)\n%v", got, want)
 	}
 	// Flows: one per edge of the kinds, from From's track at FromTime to
-	// To's track at ToTime.
+	// To's track at ToTime (or the other way if ToTime is earlier).
 	type flow struct {
 		from, to         uint64
 		fromTime, toTime uint64
@@ -351,7 +351,11 @@ func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace 
 	}
 	for _, e := range m.Edges {
 		if k.hasEdge(e.Kind) && m.Thread(e.From) != nil && m.Thread(e.To) != nil {
-			wantFlows = append(wantFlows, flow{byID[e.From], byID[e.To], uint64(e.FromTime), uint64(e.ToTime)})
+			f := flow{byID[e.From], byID[e.To], uint64(e.FromTime), uint64(e.ToTime)}
+			if e.ToTime < e.FromTime { // the flow goes from the earlier end
+				f = flow{f.to, f.from, f.toTime, f.fromTime}
+			}
+			wantFlows = append(wantFlows, f)
 		}
 	}
 	sortFlows := func(f []flow) string {
@@ -418,5 +422,58 @@ func TestPerfetto(t *testing.T) {
 				t.Errorf("worker-c's second segment: %+v", s)
 			}
 		}
+	}
+}
+
+// TestTimelineOrder checks the order of events at one timestamp: a slice
+// that ends, then instants, then slices that begin, an empty slice's end
+// right after its begin; and that a flow whose effect comes before its
+// cause (clocks disagree) opens at the earlier end.
+func TestTimelineOrder(t *testing.T) {
+	m := &model.Model{
+		Threads: []*model.Thread{
+			{ID: 1, Name: "a", Intervals: []model.Interval{
+				{Start: 10, End: 20, Since: 10, State: model.Sleeping},
+				{Start: 20, End: 20, Since: 20, State: model.Blocked},
+				{Start: 20, End: 30, Since: 20, State: model.Waiting},
+				{Start: 30, End: 30, Since: 30, State: model.Joining},
+			}},
+			{ID: 2, Name: "b"},
+		},
+		Edges: []model.Edge{
+			{Kind: model.EdgeWake, From: 2, To: 1, FromTime: 20, ToTime: 30},
+			{Kind: model.EdgeStart, From: 1, To: 2, FromTime: 25, ToTime: 24},
+		},
+	}
+	var got []string
+	for _, ev := range newTimeline(m, All).events {
+		var s string
+		switch ev.kind {
+		case tlBegin:
+			s = "begin " + ev.iv.State.String()
+		case tlEnd:
+			s = "end " + ev.iv.State.String()
+		case tlInstant:
+			s = instantName(&ev)
+			if ev.opens {
+				s += " opens"
+			}
+		}
+		got = append(got, fmt.Sprintf("%d %s", ev.ts, s))
+	}
+	want := []string{
+		"10 begin sleeping",
+		"20 end sleeping",
+		"20 notify opens",
+		"20 begin blocked", "20 end blocked",
+		"20 begin waiting",
+		"24 started opens",
+		"25 start",
+		"30 end waiting",
+		"30 woken",
+		"30 begin joining", "30 end joining",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -34,7 +34,12 @@ type tlEvent struct {
 	iv     *model.Interval // tlBegin, tlEnd
 	edge   *model.Edge     // tlInstant
 	flow   uint64          // tlInstant: the flow id, shared by the two ends
-	source bool            // tlInstant: the end the flow leaves from
+	source bool            // tlInstant: the acting thread's end (see edgeNames)
+	// opens is true for the first end of a flow in time order, which
+	// starts it; the other end closes it. It is the source end, unless
+	// the two threads' clocks disagree (or an import got the times wrong)
+	// and the effect comes first: the flow then still links the two.
+	opens bool
 }
 
 // timeline is the events of an export, sorted.
@@ -91,6 +96,13 @@ func newTimeline(m *model.Model, k Kinds) *timeline {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
+	opened := map[uint64]bool{}
+	for i := range tl.events {
+		if ev := &tl.events[i]; ev.kind == tlInstant && !opened[ev.flow] {
+			opened[ev.flow] = true
+			ev.opens = true
+		}
+	}
 	return tl
 }
 

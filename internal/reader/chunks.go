@@ -17,8 +17,10 @@ import (
 // line that looks like the start of an event ("digits.digits,Capital":
 // a timestamp and an event name). Workers decode chunks in parallel, each
 // into a batch of events; the caller's goroutine hands the batches' events
-// to fn in file order. A bounded number of batches is in flight, so memory
-// stays at a few chunks whatever the file's size.
+// to fn in file order. Workers+2 batches are in flight at most, so memory
+// stays at a few chunks whatever the file's size; the file is read with
+// ReadAt (pread), not mapped, so the page cache does not count as the
+// process's memory either.
 //
 // A chunk is decoded by the same record reader as Events.Next, from its
 // first byte, and stops before the first record that begins at or after
@@ -100,7 +102,7 @@ func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn fu
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
 		defer batchPool.Put(b)
-		e.parse(newChunkReader(name, chunk), b, 0, size)
+		e.parse(newChunkReader(name, size), b, 0, size)
 		err := e.deliver(b)
 		return e.truncated, err
 	}
@@ -130,7 +132,6 @@ type batch struct {
 	events     []Event
 	errs       []batchErr
 	truncated  bool
-	truncLine  int
 	err        error // a read error; the events before it are valid
 	stacks     stackCache
 	done       chan struct{}
@@ -154,7 +155,7 @@ func (b *batch) reset(start, end int64) {
 	// they point to stay alive only until then, and clearing costs.
 	b.events, b.errs = b.events[:0], b.errs[:0]
 	b.start, b.end, b.stop, b.lines = start, end, start, 0
-	b.truncated, b.truncLine, b.err = false, 0, nil
+	b.truncated, b.err = false, nil
 	b.stacks.reset()
 }
 
@@ -197,7 +198,7 @@ func (e *each) parse(rr *records, b *batch, start, end int64) {
 		}
 	}
 	b.stop, b.lines = start+rr.off, rr.n
-	b.truncated, b.truncLine = rr.truncated, rr.truncLine
+	b.truncated = rr.truncated
 }
 
 // deliver hands b's events and errors to fn and Malformed, with file line

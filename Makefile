@@ -1,9 +1,9 @@
 # Orca: a C JVMTI agent (agent/) embedded in a Go CLI (cmd/orca).
 #
 #   make          build bin/orca (and the agent it embeds)
-#   make demo     record the bundled demo program and print the summary
+#   make demo     record the bundled demo program, print the summary and the orca view command
 #   make test     go vet, unit and real-JVM integration tests, a fuzz smoke
-#   make deps     install gcc and a JDK 17 with apt-get (as root)
+#   make deps     install gcc, a JDK 17 and chromium with apt-get (as root)
 #   make gen      regenerate agent/events.h from internal/format
 #   make bench    run bench/run.sh
 #   make clean
@@ -36,8 +36,14 @@ all: bin/orca
 
 # MISSING lists the Debian packages that are needed and absent (recursive:
 # looked at each time it is used, so after `deps` it is empty).
+# Chromium runs the viewer's browser tests and benchmark (internal/web): test,
+# bench and an explicit `make deps` want it, a plain build does not; the
+# sub-make that check-deps starts inherits the answer.
+export ORCA_NEED_BROWSER ?= $(if $(filter test bench deps,$(MAKECMDGOALS)),1)
+
 MISSING = $(shell m=""; \
 	command -v gcc >/dev/null 2>&1 || m="$$m gcc libc6-dev"; \
+	[ -z "$(ORCA_NEED_BROWSER)" ] || command -v chromium >/dev/null 2>&1 || m="$$m chromium"; \
 	jh="$(JAVA_HOME)"; \
 	{ [ -n "$$jh" ] && [ -x "$$jh/bin/javac" ] && [ -f "$$jh/include/jvmti.h" ]; } || m="$$m openjdk-17-jdk-headless"; \
 	echo $$m)
@@ -51,6 +57,7 @@ deps:
 	@missing="$(MISSING)"; \
 	if [ -z "$$missing" ]; then echo "orca: dependencies present (gcc, JDK at $(JAVA_HOME))"; exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
+		if [ "$$missing" = chromium ]; then echo "orca: no chromium, and not root to install it: the browser tests will skip (sudo apt-get install chromium)" >&2; exit 0; fi; \
 		echo "orca: missing packages: $$missing" >&2; \
 		echo "orca: run as root: sudo make deps   (or: sudo apt-get install $$missing)" >&2; \
 		exit 1; \
@@ -98,6 +105,7 @@ build/demo/Demo.class: testdata/java/demo/Demo.java | check-deps
 demo: bin/orca build/demo/Demo.class
 	bin/orca record --force -o build/demo-run -- $(JAVA_HOME)/bin/java -cp build/demo Demo
 	bin/orca report build/demo-run
+	@echo "Browse it: bin/orca view build/demo-run"
 
 # ---- bench -----------------------------------------------------------------
 
@@ -105,6 +113,8 @@ bench: bin/orca
 	@if [ -x bench/run.sh ]; then ./bench/run.sh; \
 	elif [ -f bench/run.sh ]; then bash bench/run.sh; \
 	else echo "orca: no bench/run.sh yet"; fi
+	bash bench/report/run.sh
+	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
 
 clean:
 	rm -rf bin build $(LIB)

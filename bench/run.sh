@@ -18,9 +18,10 @@
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
 #   H2JAR      H2 jar [/usr/share/java/h2.jar; installed with apt-get (package libh2-java) when root]
 #   QUIET      % of the machine that other processes may use [15]: before each
-#              run, wait up to 30 s for a second in which they use less; a run
+#              run, wait up to 20 s for a second in which they use less; a run
 #              during which they used more than 2*QUIET % is repeated (twice at
-#              most, then kept and flagged). QUIET=100 turns this off.
+#              most). At most 300 s of waiting and 10 repeats in all, so that a
+#              machine that is never quiet still finishes. QUIET=100 turns this off.
 #   NICE       nice value for the benchmark JVMs [0]; on a machine shared with
 #              other work, NICE=-10 (as root) keeps them from being preempted
 #   KEEP=1     keep the work directory (recordings, logs) and print its path
@@ -137,16 +138,18 @@ NCPU=$(nproc)
 
 # wait_quiet: wait (30 s at most) for a second in which other processes use
 # less than QUIET % of the machine.
+WAITED=0
 wait_quiet() {
   [ "$QUIET" -ge 100 ] && return 0
   local k a b
-  for ((k = 0; k < 30; k++)); do
+  for ((k = 0; k < 20 && WAITED < 300; k++)); do
     a=$(busy_ticks)
     sleep 1
+    WAITED=$((WAITED + 1))
     b=$(busy_ticks)
     if (((b - a) * 100 < QUIET * HZ * NCPU)); then return 0; fi
   done
-  echo "  (other processes still busy after 30 s: running anyway)"
+  echo "  (other processes busy: running anyway; ${WAITED} s waited so far)"
 }
 
 RESULTS=$TMP/results.tsv # wl cfg rep ops_per_s cpu_s_per_mop events dropped others_pct enters blocked_s median_us orca_enters
@@ -161,10 +164,12 @@ measure() {
     LAST_OTHERS=0
     run_one "$@"
     if [ "$QUIET" -ge 100 ] || [ "$LAST_OTHERS" -le $((2 * QUIET)) ]; then return 0; fi
-    if ((try < 2)); then
+    if ((try < 2 && NOISY < 10)); then
       echo "  (other processes used ${LAST_OTHERS}% of the machine: repeating this run)"
       sed -i '$d' "$RESULTS"
       NOISY=$((NOISY + 1))
+    else
+      return 0
     fi
   done
 }
@@ -262,6 +267,15 @@ stats() {
     print m, v[1], v[NR], NR }'
 }
 med() { col "$@" | stats | awk '{ print $1 }'; }
+# paired WL CFG BASE N: median over rounds of CFG's column N / BASE's column N
+# in the same round (less sensitive to drift than a ratio of medians).
+paired() {
+  awk -F'\t' -v wl="$1" -v cfg="$2" -v base="$3" -v n="$4" '
+    $1 == wl && $2 == cfg && $n != "-" { a[$3] = $n }
+    $1 == wl && $2 == base && $n != "-" { b[$3] = $n }
+    END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RESULTS" | stats |
+    awk '{ if ($4 == 0) print "n/a"; else printf "%.3f", $1 }'
+}
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0 || a == "nan" || b == "nan") print "n/a"; else printf "%.3f", a / b }'; }
 
 # rounds WL CONFIGS...: REPS interleaved rounds, rotating the order.
@@ -306,9 +320,9 @@ for wl in $WORKLOADS; do
   none=$(med "$wl" none 4)
   echo
   echo "$wl: $(workload_desc "$wl")"
-  printf '| %-6s | %14s | %-25s | %8s | %14s | %15s | %14s | %7s | %9s |\n' \
-    config "median ops/s" "min–max ops/s" "vs none" "CPU s / M ops" "orca events/s" "orca dropped" "others" "runs"
-  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- ----------------: ---------------------------  ---------: ----------------: -----------------: ----------------: --------: -----------:
+  printf '| %-6s | %12s | %-23s | %7s | %7s | %13s | %7s | %13s | %12s | %6s | %4s |\n' \
+    config "median ops/s" "min–max ops/s" "vs none" "paired" "CPU s / M ops" "vs none" "orca events/s" "orca dropped" others runs
+  printf '|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|%s|\n' -------- -------------: ------------------------- --------: --------: --------------: --------: --------------: -------------: -------: -----:
   for cfg in none orca jfr; do
     read -r m lo hi cnt < <(col "$wl" "$cfg" 4 | stats)
     cpu=$(med "$wl" "$cfg" 5)
@@ -318,10 +332,11 @@ for wl in $WORKLOADS; do
       dr=$(col "$wl" orca 7 | awk '{ n += $1 } END { print n + 0 }')
     fi
     ot=$(med "$wl" "$cfg" 8)
-    printf '| %-6s | %14.0f | %11.0f – %-11.0f | %8s | %14.3f | %15s | %14s | %6s%% | %9s |\n' \
-      "$cfg" "$m" "$lo" "$hi" "$(ratio "$m" "$none")" "$cpu" "$ev" "$dr" "$ot" "$cnt/$REPS"
+    printf '| %-6s | %12.0f | %10.0f – %-10.0f | %7s | %7s | %13.3f | %7s | %13s | %12s | %5.0f%% | %4s |\n' \
+      "$cfg" "$m" "$lo" "$hi" "$(ratio "$m" "$none")" "$(paired "$wl" "$cfg" none 4)" "$cpu" \
+      "$(ratio "$cpu" "$(med "$wl" none 5)")" "$ev" "$dr" "$ot" "$cnt/$REPS"
   done
-  echo "orca/jfr: throughput $(ratio "$(med "$wl" orca 4)" "$(med "$wl" jfr 4)"), CPU per op $(ratio "$(med "$wl" orca 5)" "$(med "$wl" jfr 5)")"
+  echo "orca/jfr: throughput $(ratio "$(med "$wl" orca 4)" "$(med "$wl" jfr 4)") (paired $(paired "$wl" orca jfr 4)), CPU per op $(ratio "$(med "$wl" orca 5)" "$(med "$wl" jfr 5)") (paired $(paired "$wl" orca jfr 5))"
 done
 
 for wl in $PERTURB; do
@@ -342,7 +357,7 @@ for wl in $PERTURB; do
   rb=$(ratio "$(med "p-$wl" jfr+orca 10)" "$(med "p-$wl" jfr 10)")
   verdict=ok
   awk -v a="$re" -v b="$rb" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && verdict="ABOVE 1.2x"
-  echo "with/without orca: contended enters ${re}x, blocked time ${rb}x (goal <= 1.2x: $verdict)"
+  echo "with/without orca: contended enters ${re}x (paired $(paired "p-$wl" jfr+orca jfr 9)), blocked time ${rb}x (paired $(paired "p-$wl" jfr+orca jfr 10)) (goal <= 1.2x: $verdict)"
 done
 
 echo

@@ -114,6 +114,31 @@ prints every event with the thread's name and the stack trace resolved to
 source lines, then the reader's warnings, malformed lines and whether the last
 line was cut short.
 
+# Browsing a recording
+
+	orca view /tmp/run1
+	orca view --addr 127.0.0.1:8080 --no-browser /tmp/run1
+
+reads the recording, prints a URL and opens it in a browser when one is
+available (--no-browser only prints it), and serves until Ctrl-C. It listens
+on 127.0.0.1, on a free port unless --addr names one; the page is built into
+orca and fetches nothing from elsewhere. Four views:
+
+	Timeline     a lane per thread with its states over time (blocked,
+	             waiting, sleeping, joining, acquiring; runnable between);
+	             hover for the state, object, owner and duration, click for
+	             the stack; arrows for who woke, blocked, started or joined
+	             whom; drag or A/D to pan, Ctrl+wheel or W/S to zoom
+	Locks        the contention ranking; per lock its owners, waiters and
+	             call sites; a lock selects its intervals on the timeline
+	Deadlocks    the deadlocks and hangs, and the wait-for graph at any
+	             instant, cycles in red, each thread linked to its stack
+	Flame graph  blocked and waiting time by stack, by thread, lock or range
+
+The URL keeps the view, the time range and the selection: copy it to show
+someone else the same place in the same recording. docs/web.md in the source
+tree describes the JSON API the page uses.
+
 # Importing a JDK Flight Recorder recording
 
 	java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"syscall"
 	"testing"
@@ -119,7 +120,16 @@ func TestBuildFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("%d bytes, %d events, %d threads, %d locks, %d problems", st.Size(), res.Model.Events, len(res.Model.Threads), len(res.Model.Locks), len(res.Model.Problems))
+	m := res.Model
+	ivs := 0
+	for _, th := range m.Threads {
+		ivs += len(th.Intervals)
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	t.Logf("%d bytes, %d events, %d threads, %d intervals, %d edges, %d locks, %d stacks, %d problems; heap in use after GC %d MB",
+		st.Size(), m.Events, len(m.Threads), ivs, len(m.Edges), len(m.Locks), len(m.Stacks), len(m.Problems), ms.HeapInuse>>20)
 }
 
 // cpuTime returns the CPU time the process has used (user and system, all

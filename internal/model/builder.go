@@ -187,7 +187,7 @@ const (
 	endOpen                 // still in it when the recording ended
 )
 
-// pop ends the innermost open state s of ts at at. States opened inside
+// pop ends the innermost open state s of ts at the event. States opened inside
 // it lost their closing events: they end too, each with a problem. It
 // returns false when the thread is not in state s.
 func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
@@ -352,10 +352,18 @@ func (b *Builder) Event(ev *reader.Event) {
 	t := ts.t
 	t.Events++
 	if t.Ended {
-		// JVMTI posts nothing for a thread after its ThreadEnd; an identity
-		// hash shared by two threads looks like this.
-		b.problem(ev, "event after ThreadEnded of %v", ev.Thread)
-		return
+		// After posting ThreadEnd, HotSpot's thread exit (ensure_join) locks
+		// the Thread object to notify its joiners, and can block on it (the
+		// starter may still be in synchronized Thread.start): the thread
+		// lives until then. Nothing else may follow; an identity hash
+		// shared by two threads looks like this.
+		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered) &&
+			uint32(ev.Object) == uint32(ev.Thread)
+		if !exit {
+			b.problem(ev, "event after ThreadEnded of %v", ev.Thread)
+			return
+		}
+		t.End = max(t.End, ev.Time, ts.last)
 	}
 	if ts.seen && ev.Time < ts.last {
 		// Lines of one thread are always in order; fold this one at the
@@ -627,7 +635,9 @@ func (b *Builder) Finalize() *Model {
 	m := b.m
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
-		if !t.Ended {
+		// A thread that ended can be in a state only when its exit blocked
+		// on its Thread object: it is stuck there to the end.
+		if !t.Ended || len(ts.open) > 0 {
 			t.End = m.End
 		}
 		for len(ts.open) > 0 {
@@ -641,6 +651,13 @@ func (b *Builder) Finalize() *Model {
 		}
 		if r := t.Life() - busy; r > 0 {
 			t.Time[Runnable] = r
+		}
+	}
+	// A join edge starts when its target ended, its exit included (known
+	// only now when the exit came after the join's line).
+	for i := range m.Edges {
+		if e := &m.Edges[i]; e.Kind == EdgeJoin {
+			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
 		}
 	}
 	b.wf.finish(m)

@@ -96,8 +96,12 @@ type Thread struct {
 	Parent    format.ThreadID // the thread that called start(), 0 if unknown
 	StartedAt StackID         // the parent's stack at Thread.start
 	Start     format.Time     // ThreadStarted, or its first event
-	End       format.Time     // ThreadEnded, or the recording's end when !Ended
-	Ended     bool
+	// End is ThreadEnded, or the end of a contention on its own Thread
+	// object that followed it (the VM's exit notifies joiners under that
+	// monitor), or the recording's end when !Ended or still in that
+	// contention.
+	End   format.Time
+	Ended bool
 	// Intervals are sorted and never overlap; the gaps are Runnable.
 	Intervals []Interval
 	// Time per state over [Start, End], Runnable included.

@@ -118,7 +118,9 @@ func (v *validator) threads() {
 				v.bad("%s has state %d", where, iv.State)
 				continue
 			}
-			if iv.Open && (iv.End != t.End || t.Ended) {
+			// An ended thread can only be stuck in its exit, blocked on its
+			// own Thread object.
+			if iv.Open && (iv.End != t.End || t.Ended && (iv.State != Blocked || uint32(iv.Object) != uint32(t.ID))) {
 				v.bad("%s is open but does not reach the end %s, or the thread ended", where, sec(t.End))
 			}
 			if i > 0 && t.Intervals[i-1].Open && (!iv.Open || iv.Start != iv.End) {
@@ -510,7 +512,7 @@ func (v *validator) edges() {
 			if v.find(e.To, Joining, 0, e.ToTime, e.From) == nil {
 				v.bad("%s: %v has no join of %v ending then", name, e.To, e.From)
 			}
-			if !from.Ended || from.End != e.FromTime {
+			if !from.Ended || e.FromTime != min(from.End, e.ToTime) {
 				v.bad("%s: %v did not end at %s", name, e.From, sec(e.FromTime))
 			}
 		case EdgeRelease:

@@ -18,6 +18,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+	"strings"
 
 	"orca/internal/format"
 )
@@ -179,12 +180,11 @@ func (g *Generator) makeMethods() {
 	g.acquire = addMethod(sem, "acquire", "()V", false)
 	g.release = addMethod(sem, "release", "()V", false)
 	for len(g.classes) < g.opt.Classes {
-		word := classWords[r.IntN(len(classWords))] + classSuffix[r.IntN(len(classSuffix))]
-		name := fmt.Sprintf("%s/%s%d", packages[r.IntN(len(packages))], word, len(g.classes))
-		src := word + ".java"
-		if i := len(word); i > 0 && (word[i-1] == '1' || word[i-2] == '$') {
-			src = word[:len(word)-len("$Entry")] + ".java"
-		}
+		// Numbered so names are unique: "Cart12Manager", "Order40$Entry".
+		simple := fmt.Sprintf("%s%d%s", classWords[r.IntN(len(classWords))], len(g.classes), classSuffix[r.IntN(len(classSuffix))])
+		name := packages[r.IntN(len(packages))] + "/" + simple
+		src, _, _ := strings.Cut(simple, "$") // nested classes live in their outer class's file
+		src += ".java"
 		if r.IntN(40) == 0 {
 			src = "" // no SourceFile attribute
 		}
@@ -413,15 +413,15 @@ func WriteRecording(prefix string, opt Options) (Stats, error) {
 type tstate uint8
 
 const (
-	tNew      tstate = iota // ThreadStarted next
-	tRunning                // picks an operation next
-	tBlocked                // MonitorContendedEntered next
-	tWaiting                // ObjectWaited next (on notify or timeout)
-	tSleeping               // ThreadSlept next
-	tStartJoin              // ThreadJoin of the worker it just started next
-	tJoining                // ThreadJoined next, once the target ended
-	tAcquiring              // SemaphoreAcquired next
-	tHolding                // SemaphoreRelease next
+	tNew       tstate = iota // ThreadStarted next
+	tRunning                 // picks an operation next
+	tBlocked                 // MonitorContendedEntered next
+	tWaiting                 // ObjectWaited next (on notify or timeout)
+	tSleeping                // ThreadSlept next
+	tStartJoin               // ThreadJoin of the worker it just started next
+	tJoining                 // ThreadJoined next, once the target ended
+	tAcquiring               // SemaphoreAcquired next
+	tHolding                 // SemaphoreRelease next
 	tEnded
 )
 
@@ -431,11 +431,11 @@ type thread struct {
 	state  tstate
 	obj    uint32 // monitor or semaphore of the current operation
 	stack  int
-	target int // joined thread (index)
-	joiner int // thread joining this one, -1 if none
-	steps  int // operations left before ThreadEnded; -1: forever
+	target int  // joined thread (index)
+	joiner int  // thread joining this one, -1 if none
+	steps  int  // operations left before ThreadEnded; -1: forever
 	woken  bool // waiting, and a notify already picked it
-	gen    uint32
+	gen    uint32 // bumped at each schedule: an older step of the thread is stale
 }
 
 type step struct {
@@ -499,7 +499,7 @@ func (s *sim) site(site int) int {
 	return ss[s.skewed(len(ss))]
 }
 
-var longNames = []string{"pool-%d-thread-%d", "http-nio-8080-exec-%d%d", "ForkJoinPool.commonPool-worker-%d%d", "H2 Log Writer %d-%d", "grpc-default-executor-%d%d"}
+var longNames = []string{"pool-1-thread-%d", "http-nio-8080-exec-%d", "ForkJoinPool.commonPool-worker-%d", "H2 Log Writer %d", "grpc-default-executor-%d"}
 
 func (s *sim) newThread(name string, steps int) int {
 	s.threads = append(s.threads, thread{id: s.g.id(), name: name, joiner: -1, steps: steps})
@@ -520,7 +520,7 @@ func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 	}
 	g.stats = Stats{Start: s.now}
 	for i := range g.opt.Threads {
-		name := fmt.Sprintf(longNames[i%len(longNames)], 1+i/50, i%50)
+		name := fmt.Sprintf(longNames[i%len(longNames)], 1+i/len(longNames))
 		switch i {
 		case 0:
 			name = "main"

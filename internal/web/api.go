@@ -109,7 +109,7 @@ type summaryJSON struct {
 	Contended int               `json:"contended"`
 	Edges     int               `json:"edges"`
 	Deadlocks int               `json:"deadlocks"`
-	Hangs     int               `json:"hangs"`
+	Hangs     int               `json:"hangs"` // JDK service threads idling at the end are not hangs
 	States    []string          `json:"states"`
 	Warnings  []string          `json:"warnings"`
 	Info      map[string]string `json:"info"`
@@ -121,8 +121,13 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
-		Edges: len(m.Edges), Deadlocks: len(d.deadlocks), Hangs: len(d.hangs),
+		Edges: len(m.Edges), Deadlocks: len(d.deadlocks),
 		Warnings: []string{}, Info: map[string]string{},
+	}
+	for _, h := range d.hangs {
+		if i := d.threadIndex(h.Thread); i < 0 || !d.jdkThread[i] {
+			out.Hangs++
+		}
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
 		out.States = append(out.States, i.String())
@@ -268,19 +273,31 @@ func (s *Server) interval(r *http.Request) (any, error) {
 		out.OtherID = iv.Other.String()
 		out.OtherName = s.d.threadName(iv.Other)
 	}
-	// The edges that ended this state (wake, owner, join, release) end at
-	// this thread within it; an owner edge may begin before the segment.
+	// The edges that explain this segment: for a block, who owned the
+	// monitor from the segment's start (an owner edge begins when its
+	// owner became the one waited for); for a wait, join or acquire, the
+	// notify, end or release that ended it.
+	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease}
+	kind, ok := want[iv.State]
 	for _, e := range s.d.edgesTo[ti] {
 		ed := s.d.m.Edges[e]
-		if ed.ToTime >= iv.Since && ed.ToTime <= iv.End && ed.FromTime <= iv.End {
-			if ed.Kind == model.EdgeStart {
-				continue
-			}
-			if ed.Object != 0 && iv.Object != 0 && ed.Object != iv.Object {
-				continue
-			}
+		if !ok || ed.Kind != kind || (ed.Object != 0 && iv.Object != 0 && ed.Object != iv.Object) {
+			continue
+		}
+		var in bool
+		if kind == model.EdgeOwner {
+			in = ed.FromTime >= iv.Start && (ed.FromTime < iv.End || ed.FromTime == iv.Start)
+		} else {
+			in = ed.ToTime >= iv.Since && ed.ToTime <= iv.End
+		}
+		if in {
 			out.Edges = append(out.Edges, s.edgeJSON(ed))
 		}
+	}
+	// The model keeps one owner edge per contention, from its last owner;
+	// an earlier segment's owner is in the interval itself.
+	if iv.State == model.Blocked && iv.Other != 0 && len(out.Edges) == 0 {
+		out.Edges = append(out.Edges, s.edgeJSON(model.Edge{Kind: model.EdgeOwner, From: iv.Other, To: t.ID, FromTime: iv.Start, ToTime: iv.End, Object: iv.Object}))
 	}
 	return out, nil
 }
@@ -403,7 +420,7 @@ type lockJSON struct {
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
-		Object: l.Object.String(), Kind: l.Kind.String(), Class: l.Class, Contentions: l.Contentions,
+		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.lockClass[l.Object], Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Waiters: len(l.Waiters), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
 		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
@@ -437,13 +454,25 @@ type siteJSON struct {
 	Blocked     int64       `json:"blocked"`
 }
 
+// maxSites bounds the call sites a lock's detail lists (a busy lock of a
+// big recording has thousands).
+const maxSites = 100
+
 type lockDetailJSON struct {
 	lockJSON
 	Owners  []ownerJSON `json:"owners"`
 	Waiters []int       `json:"waiters"` // thread indexes, in order of first block
-	Sites   []siteJSON  `json:"sites"`
-	HeldAt  []siteJSON  `json:"heldAt"` // where owners entered it (contentions and blocked are 0)
-	Threads []int       `json:"threads"` // every thread with an interval on this object
+	Sites   []siteJSON  `json:"sites"`   // the first maxSites, most blocked first
+	HeldAt  []siteJSON  `json:"heldAt"`  // where owners entered it (contentions and blocked are 0)
+	// SitesTotal and HeldAtTotal count them all.
+	SitesTotal  int `json:"sitesTotal"`
+	HeldAtTotal int `json:"heldAtTotal"`
+	// Threads are every thread with an interval on this object, and its
+	// owners: the lanes the timeline shows for it.
+	Threads []int `json:"threads"`
+	// First and Last bound the intervals on this object (0 when none).
+	First int64 `json:"first"`
+	Last  int64 `json:"last"`
 }
 
 func (s *Server) lock(r *http.Request) (any, error) {
@@ -470,19 +499,35 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	for _, w := range l.Waiters {
 		out.Waiters = append(out.Waiters, s.d.threadIndex(w))
 	}
-	for _, st := range l.Sites {
+	out.SitesTotal, out.HeldAtTotal = len(l.Sites), len(l.HeldAt)
+	for _, st := range l.Sites[:min(len(l.Sites), maxSites)] {
 		out.Sites = append(out.Sites, siteJSON{int(st.Stack), s.d.stackFrames(st.Stack), st.Contentions, int64(st.Blocked)})
 	}
-	for _, st := range l.HeldAt {
+	for _, st := range l.HeldAt[:min(len(l.HeldAt), maxSites)] {
 		out.HeldAt = append(out.HeldAt, siteJSON{Stack: int(st), Frames: s.d.stackFrames(st)})
 	}
+	involved := map[int]bool{}
+	first, last := s.d.m.End, s.d.m.Start
 	for i, t := range s.d.m.Threads {
 		for k := range t.Intervals {
-			if t.Intervals[k].Object == obj {
-				out.Threads = append(out.Threads, i)
-				break
+			if iv := &t.Intervals[k]; iv.Object == obj {
+				involved[i] = true
+				first, last = min(first, iv.Start), max(last, iv.End)
 			}
 		}
+	}
+	for _, o := range out.Owners {
+		if o.Thread >= 0 {
+			involved[o.Thread] = true
+		}
+	}
+	for i := range s.d.m.Threads {
+		if involved[i] {
+			out.Threads = append(out.Threads, i)
+		}
+	}
+	if first <= last {
+		out.First, out.Last = s.d.rel(first), s.d.rel(last)
 	}
 	return out, nil
 }
@@ -501,6 +546,7 @@ type deadlockJSON struct {
 
 type hangJSON struct {
 	Thread int    `json:"thread"`
+	JDK    bool   `json:"jdk"` // a JDK service thread idling, as they do: not counted as a hang
 	State  string `json:"state"`
 	Object string `json:"object,omitempty"`
 	Other  int    `json:"other"`
@@ -537,7 +583,8 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		out.Deadlocks = append(out.Deadlocks, j)
 	}
 	for _, h := range d.hangs {
-		j := hangJSON{Thread: d.threadIndex(h.Thread), State: h.State.String(), Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+		ti := d.threadIndex(h.Thread)
+		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: h.State.String(), Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
 		if h.Object != 0 {
 			j.Object = h.Object.String()
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"orca/internal/format"
@@ -234,6 +235,11 @@ func TestBrowser(t *testing.T) {
 		thread, index, frame := pickInterval(t, r)
 		type pt struct{ X, Y float64 }
 		p := eval[pt](t, ctx, fmt.Sprintf(`window.orca.timeline.locate(%d, %d)`, thread, index))
+		// Hovering shows the state and duration.
+		within(t, ctx, 10*time.Second, "hover", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+		waitJS(t, ctx, "the tooltip", `!document.querySelector('.tl-wrap .tooltip').hidden && document.querySelector('.tl-wrap .tooltip').textContent.includes('blocked')`)
+		waitJS(t, ctx, "the tooltip's details", `document.querySelector('.tl-wrap .tooltip').textContent.includes('click for the stack')`)
+		screenshot(t, ctx, "timeline-hover.png")
 		within(t, ctx, 10*time.Second, "click", chromedp.MouseClickXY(p.X, p.Y))
 		waitJS(t, ctx, "the stack panel", fmt.Sprintf(`document.querySelector('#panel .stack') && document.querySelector('#panel').textContent.includes(%q)`, frame))
 		sel := eval[string](t, ctx, `JSON.stringify(window.orca.app.state.sel)`)
@@ -255,6 +261,32 @@ func TestBrowser(t *testing.T) {
 		r2 := eval[string](t, ctx2, `[orca.app.state.t0, orca.app.state.t1].map(Math.round).join()`)
 		if r1 != r2 {
 			t.Errorf("range %s in the shared view, want %s", r2, r1)
+		}
+	})
+
+	t.Run("keys and drag", func(t *testing.T) {
+		type rng struct{ T0, T1 float64 }
+		state := func() rng { return eval[rng](t, ctx, `({T0: orca.app.state.t0, T1: orca.app.state.t1})`) }
+		eval[bool](t, ctx, `(orca.timeline.fit(), true)`)
+		before := state()
+		within(t, ctx, 10*time.Second, "key w", chromedp.KeyEvent("w"))
+		zoomed := state()
+		if !(zoomed.T1-zoomed.T0 < (before.T1-before.T0)*0.8) {
+			t.Errorf("W did not zoom in: %v → %v", before, zoomed)
+		}
+		x, y := 900.0, 400.0
+		within(t, ctx, 10*time.Second, "drag", chromedp.Steps(
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, x, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x-150, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, x-300, y, chromedp.ButtonLeft),
+			chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, x-300, y, chromedp.ButtonLeft)))
+		panned := state()
+		if w0, w1 := zoomed.T1-zoomed.T0, panned.T1-panned.T0; !(panned.T0 > zoomed.T0) || w1 < w0-1 || w1 > w0+1 {
+			t.Errorf("dragging left did not pan to later times: %v → %v", zoomed, panned)
+		}
+		within(t, ctx, 10*time.Second, "key 0", chromedp.KeyEvent("0"))
+		if fit := state(); fit.T1-fit.T0 < before.T1-before.T0-1 {
+			t.Errorf("0 did not show the whole recording: %v", fit)
 		}
 	})
 
@@ -343,12 +375,25 @@ func TestREADMEScreenshot(t *testing.T) {
 	}
 	r := build(t, prefix)
 	ts := serve(t, r)
-	ctx := newBrowser(t, 1280, 720)
-	open(t, ctx, ts.URL+"/#v=timeline&edges=wake,owner")
-	eval[bool](t, ctx, `orca.timeline.idle().then(() => true)`)
-	if sel := os.Getenv("ORCA_README_SEL"); sel != "" {
-		eval[bool](t, ctx, fmt.Sprintf(`orca.timeline.select(%s).then(() => orca.timeline.idle()).then(() => true)`, sel))
+	ctx := newBrowser(t, 1440, 810)
+	// Select the first blocked interval of the thread named by
+	// $ORCA_README_THREAD (default contender-2, as in the demo), so the
+	// panel shows a stack.
+	name := os.Getenv("ORCA_README_THREAD")
+	if name == "" {
+		name = "contender-2"
 	}
+	hash := "#v=timeline&edges=wake,owner"
+	for ti, th := range r.res.Model.Threads {
+		for k, iv := range th.Intervals {
+			if th.Name == name && iv.State == model.Blocked {
+				hash += fmt.Sprintf("&sel=%d.%d", ti, k)
+				break
+			}
+		}
+	}
+	open(t, ctx, ts.URL+"/"+hash)
+	eval[bool](t, ctx, `orca.timeline.fit(), orca.timeline.idle().then(() => true)`)
 	time.Sleep(300 * time.Millisecond)
 	png := within(t, ctx, 30*time.Second, "screenshot", chromedp.CaptureScreenshot())
 	out := filepath.Join(root, "docs", "img", "timeline.png")

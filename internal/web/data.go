@@ -57,7 +57,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for _, l := range m.Locks {
 		d.lock[lockRef{l.Object, l.Kind}] = l
 		if l.Class != "" {
-			d.lockClass[l.Object] = l.Class
+			d.lockClass[l.Object] = className(l.Class)
 		}
 	}
 	for i, e := range m.Edges {
@@ -194,4 +194,13 @@ func (d *data) jdkThreads() []bool {
 		out[i] = jdk
 	}
 	return out
+}
+
+// className turns a class signature into the name Java prints:
+// "Ljava/util/concurrent/Semaphore;" → "java.util.concurrent.Semaphore".
+func className(sig string) string {
+	if len(sig) >= 2 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
+		sig = sig[1 : len(sig)-1]
+	}
+	return strings.ReplaceAll(sig, "/", ".")
 }

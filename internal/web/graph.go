@@ -21,13 +21,14 @@ type nodeJSON struct {
 	Thread int    `json:"thread,omitempty"`
 	Name   string `json:"name"`
 	State  string `json:"state,omitempty"` // a thread's state at t
-	Since  int64  `json:"since,omitempty"` // when that state began
+	Since  int64  `json:"since"`           // when that state began
 	Stack  int    `json:"stack,omitempty"` // where the thread was
 	// Interval is the index of the thread's interval at t, -1 when runnable.
-	Interval int `json:"interval"`
-	Object string `json:"object,omitempty"`
-	Class  string `json:"class,omitempty"`
-	Cycle  bool   `json:"cycle"`
+	Interval int    `json:"interval"`
+	Object   string `json:"object,omitempty"`
+	Class    string `json:"class,omitempty"`
+	Cycle    bool   `json:"cycle"`
+	JDK      bool   `json:"jdk,omitempty"` // a JDK service thread
 }
 
 type graphEdgeJSON struct {
@@ -65,7 +66,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			return id
 		}
 		t := d.m.Threads[i]
-		n := nodeJSON{ID: id, Kind: "thread", Thread: i, Name: t.Name, State: "runnable", Interval: -1}
+		n := nodeJSON{ID: id, Kind: "thread", Thread: i, Name: t.Name, State: "runnable", Interval: -1, JDK: d.jdkThread[i]}
 		if T < t.Start || T > t.End || (t.Ended && T == t.End) {
 			n.State = "not alive"
 		} else if k := at(t, T); k >= 0 {

@@ -2,7 +2,7 @@
 // URL (so a view can be shared), and switches between the four views.
 
 import { getJSON } from './api.js';
-import { fmtDur, h } from './format.js';
+import { fmtDur, h, fill } from './format.js';
 import { Timeline } from './timeline.js';
 import { Locks } from './locks.js';
 import { Deadlocks } from './deadlocks.js';
@@ -149,7 +149,7 @@ class App {
     const s = this.summary;
     const stat = (v, k, cls) => h('span', { class: 'hstat ' + (cls || '') }, h('b', null, v), ` ${k}`);
     const warn = s.warnings.length ? h('span', { class: 'hwarn', title: s.warnings.join('\n') }, `⚠ ${s.warnings.length} warning${s.warnings.length > 1 ? 's' : ''}`) : null;
-    document.getElementById('rec').replaceChildren(
+    fill(document.getElementById('rec'),
       h('span', { class: 'prefix', title: s.info.command ? `command: ${s.info.command}` : s.prefix }, s.prefix),
       stat(fmtDur(s.duration), ''), stat(s.threads, 'threads'), stat(s.events.toLocaleString(), 'events'),
       stat(s.contended, 'contended locks'),
@@ -206,7 +206,8 @@ class App {
   }
 
   // setLock highlights a lock's intervals on the timeline (null: none).
-  async setLock(obj) {
+  // With span ([first, last] of its intervals) the timeline shows that range.
+  async setLock(obj, span) {
     const st = this.state;
     st.lock = obj || '';
     if (obj) {
@@ -217,6 +218,10 @@ class App {
     this.timeline.syncControls();
     this.timeline.relayout();
     this.show('timeline');
+    if (span && span[1] > span[0]) {
+      const pad = (span[1] - span[0]) * 0.04;
+      this.timeline.setRange(span[0] - pad, span[1] + pad);
+    }
   }
 
   showLock(kind, obj) {

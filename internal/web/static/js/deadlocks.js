@@ -6,7 +6,7 @@ import { STATES, STATE_COLORS, fmtDur, fmtTime, h, stateChip } from './format.js
 
 const SVG = 'http://www.w3.org/2000/svg';
 const COL_W = 250;
-const ROW_H = 62;
+const ROW_H = 76;
 const NODE_W = 196;
 const NODE_H = 42;
 const LOCK_W = 160;
@@ -38,21 +38,30 @@ export class Deadlocks {
     const st = app.state;
     const d = this.data;
     const threads = app.threads;
+    if (st.instant == null) {
+      st.instant = d.deadlocks.length ? this.instantOf(d.deadlocks[0]) : app.summary.duration;
+      if (d.deadlocks.length) st.dl = 0;
+    }
     const name = (i) => (i >= 0 ? threads[i].name : 'unknown');
     const items = [];
     items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length)));
     if (!d.deadlocks.length) items.push(h('p', { class: 'muted' }, 'No cycle of threads each waiting for the next.'));
     d.deadlocks.forEach((dl, k) => {
-      items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = dl.at; app.changed(); this.render(); } },
+      items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = this.instantOf(dl); app.changed(); this.render(); } },
         h('div', { class: 'dl-title' }, `Deadlock ${k + 1}: ${dl.threads.length} threads`),
         h('div', { class: 'muted small' }, `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
-    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (d.hangs.length ? ' warn' : '') }, d.hangs.length)));
-    items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended.'));
-    const hangs = d.hangs.map((hg) => h('tr', { class: 'hang' + (threads[hg.thread] && threads[hg.thread].jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
-      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since))));
-    if (hangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, hangs)));
+    const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
+    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length)));
+    items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended, longest first. Click one for its place in the graph at the end.'));
+    const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
+      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));
+    if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
+    if (jdkHangs.length) {
+      items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${jdkHangs.length} JDK service threads idle at the end (not hangs)`),
+        h('table', { class: 'grid compact' }, h('tbody', null, jdkHangs.map(hangRow)))));
+    }
     items.push(h('h3', null, 'Instant'));
     const input = h('input', { type: 'text', class: 'instant', value: st.instant != null ? (st.instant / 1e9).toFixed(6) : '', title: 'seconds since the recording started' });
     const go = () => {
@@ -64,8 +73,14 @@ export class Deadlocks {
       h('button', { title: 'The end of the recording', onclick: () => { st.instant = app.summary.duration; st.dl = -1; app.changed(); this.render(); } }, 'End')));
     items.push(h('p', { class: 'muted small' }, 'Click the time axis of the timeline to pick an instant there.'));
     this.list.replaceChildren(...items);
-    if (st.instant == null) st.instant = d.deadlocks.length ? d.deadlocks[0].at : app.summary.duration;
     this.loadGraph(st.instant);
+  }
+
+  // instantOf picks when to draw a deadlock: the end of the recording if
+  // it was still there (every thread caught in it shows), else the middle
+  // of the time it stood.
+  instantOf(dl) {
+    return dl.atEnd ? this.app.summary.duration : Math.round((dl.at + dl.resolved) / 2);
   }
 
   async loadGraph(t) {
@@ -97,11 +112,14 @@ export class Deadlocks {
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[4] } }, 'joining'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[5] } }, 'acquiring')),
       h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
-    if (!g.nodes.length) {
-      this.graph.replaceChildren(h('div', { class: 'graph-empty' }, h('h3', null, 'Nobody waits at this instant'), h('p', { class: 'muted' }, 'Every live thread is runnable or sleeping. Pick another instant, a deadlock or a hang.')));
+    if (!g.nodes.some((n) => !n.jdk && n.kind === 'thread') && !this.showJDK) {
+      const jdk = g.nodes.filter((n) => n.jdk).length;
+      this.graph.replaceChildren(h('div', { class: 'graph-empty' }, h('h3', null, 'Nobody waits at this instant'),
+        h('p', { class: 'muted' }, 'Every live thread of the program is runnable or sleeping. Pick another instant, a deadlock or a hang.'),
+        jdk ? h('p', null, h('label', { class: 'muted' }, h('input', { type: 'checkbox', onchange: () => { this.showJDK = true; this.draw(g); } }), ` show the ${jdk} JDK service threads idle in Object.wait`)) : ''));
       return;
     }
-    const { nodes, edges, hidden } = layout(g);
+    const { nodes, edges, hidden, jdkHidden } = layout(g, this.showJDK);
     const byId = new Map(nodes.map((n) => [n.id, n]));
     let W = 0, H = 0;
     for (const n of nodes) { W = Math.max(W, n.x + n.w + 40); H = Math.max(H, n.y + n.h + 60); }
@@ -115,23 +133,26 @@ export class Deadlocks {
     for (const e of edges) {
       const a = byId.get(e.from), b = byId.get(e.to);
       if (!a || !b) continue;
-      let d;
-      if (b.x > a.x) {
+      let d, lx, ly;
+      if (b.x > a.x + a.w / 2) {
         const x1 = a.x + a.w, y1 = a.y + a.h / 2, x2 = b.x, y2 = b.y + b.h / 2;
         const dx = (x2 - x1) / 2;
         d = `M${x1},${y1} C${x1 + dx},${y1} ${x2 - dx},${y2} ${x2},${y2}`;
+        lx = (x1 + x2) / 2; ly = (y1 + y2) / 2 - 6;
+      } else if (b.x + b.w / 2 < a.x) {
+        const x1 = a.x, y1 = a.y + a.h / 2, x2 = b.x + b.w, y2 = b.y + b.h / 2;
+        const dx = (x1 - x2) / 2;
+        d = `M${x1},${y1} C${x1 - dx},${y1} ${x2 + dx},${y2} ${x2},${y2}`;
+        lx = (x1 + x2) / 2; ly = (y1 + y2) / 2 - 6;
       } else {
-        // A back edge (it closes a cycle): around the bottom.
-        const x1 = a.x + a.w / 2, y1 = a.y + a.h, x2 = b.x + b.w / 2, y2 = b.y + b.h;
-        const dip = Math.max(y1, y2) + 46;
-        d = `M${x1},${y1} C${x1},${dip} ${x2},${dip} ${x2},${y2}`;
+        const x = a.x + a.w / 2, down = b.y > a.y;
+        const y1 = down ? a.y + a.h : a.y, y2 = down ? b.y : b.y + b.h;
+        d = `M${x},${y1} L${x},${y2}`;
+        lx = x + 30; ly = (y1 + y2) / 2 + 3;
       }
       const color = e.cycle ? '#f0565c' : EDGE_STROKE[e.kind] || '#8b949e';
       svg.append(s('path', { d, class: 'g-edge' + (e.cycle ? ' cycle' : ''), stroke: color, 'marker-end': `url(#${e.cycle ? 'a-cycle' : 'a-norm'})` }));
-      if (e.kind === 'owner' || e.kind === 'joining') {
-        const lx = (a.x + a.w + b.x) / 2, ly = (a.y + b.y) / 2 + (a.h + b.h) / 4 - 6;
-        if (b.x > a.x) svg.append(s('text', { x: lx, y: ly, class: 'g-label' }, e.kind === 'owner' ? 'held by' : 'joins'));
-      }
+      if (e.kind === 'owner' || e.kind === 'joining') svg.append(s('text', { x: lx, y: ly, class: 'g-label' }, e.kind === 'owner' ? 'held by' : 'joins'));
     }
     for (const n of nodes) {
       const grp = s('g', { class: 'g-node' + (n.cycle ? ' cycle' : '') + (n.kind === 'thread' ? ' thread' : ' lock'), transform: `translate(${n.x},${n.y})`, 'data-id': n.id });
@@ -156,6 +177,11 @@ export class Deadlocks {
     }
     const kids = [svg];
     if (hidden) kids.unshift(h('div', { class: 'view-note' }, `${hidden} more nodes in smaller groups without cycles are not drawn.`));
+    if (jdkHidden || this.showJDK) {
+      kids.unshift(h('div', { class: 'view-note' }, h('label', null,
+        h('input', { type: 'checkbox', checked: !!this.showJDK, onchange: (e) => { this.showJDK = e.target.checked; this.draw(g); } }),
+        ` show the JDK's service threads (${jdkHidden || 'all'} idle in Object.wait, as they always are)`)));
+    }
     this.graph.replaceChildren(...kids);
     this.svg = svg;
     if (this.pendingNode != null) { this.selectThread(this.pendingNode); this.pendingNode = null; }
@@ -176,7 +202,7 @@ function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i
 // layout places each weakly connected component in layers by longest path
 // from its waiters (cycles broken by a depth-first search), components
 // with cycles first, then the largest.
-export function layout(g) {
+export function layout(g, showJDK) {
   const nodes = g.nodes.map((n) => ({ ...n, w: n.kind === 'thread' ? NODE_W : LOCK_W, h: n.kind === 'thread' ? NODE_H : LOCK_H }));
   const idx = new Map(nodes.map((n, i) => [n.id, i]));
   const out = nodes.map(() => []), und = nodes.map(() => []);
@@ -202,9 +228,11 @@ export function layout(g) {
     comps.push({ members, cycle: members.some((v) => nodes[v].cycle) });
   }
   comps.sort((a, b) => b.cycle - a.cycle || b.members.length - a.members.length);
-  let shown = 0, hidden = 0;
+  let shown = 0, hidden = 0, jdkHidden = 0;
   const keep = [];
   for (const c of comps) {
+    const threads = c.members.filter((v) => nodes[v].kind === 'thread');
+    if (!showJDK && !c.cycle && threads.length && threads.every((v) => nodes[v].jdk)) { jdkHidden += threads.length; continue; }
     if (shown + c.members.length > MAX_NODES && !c.cycle && shown > 0) { hidden += c.members.length; continue; }
     keep.push(c);
     shown += c.members.length;
@@ -236,37 +264,89 @@ export function layout(g) {
   let y0 = 20;
   const placed = [];
   for (const c of keep) {
-    const cols = new Map();
-    for (const v of c.members) {
-      if (!cols.has(layer[v])) cols.set(layer[v], []);
-      cols.get(layer[v]).push(v);
-    }
-    const pos = new Map();
-    const keys = [...cols.keys()].sort((a, b) => a - b);
-    // Order each column by the mean row of its predecessors.
-    const preds = new Map();
-    for (const v of c.members) for (const w of dag[v]) { if (!preds.has(w)) preds.set(w, []); preds.get(w).push(v); }
-    let rows = 0;
-    for (const k of keys) {
-      const col = cols.get(k);
-      const bary = (v) => { const p = preds.get(v); return p && p.length ? p.reduce((s2, u) => s2 + (pos.get(u) ?? 0), 0) / p.length : 0; };
-      col.sort((a, b) => bary(a) - bary(b) || nodes[a].name.localeCompare(nodes[b].name));
-      let last = -1;
-      col.forEach((v) => {
-        const want = Math.max(last + 1, Math.round(bary(v)));
-        pos.set(v, want);
-        last = want;
-      });
-      rows = Math.max(rows, last + 1);
-    }
-    for (const v of c.members) {
+    const pos = c.cycle ? ringLayout(c, nodes, out, idx) : layered(c, nodes, dag, layer);
+    let minCol = Infinity, rows = 0;
+    for (const [, p] of pos) { minCol = Math.min(minCol, p.col); rows = Math.max(rows, p.row + 1); }
+    for (const [v, p] of pos) {
       const n = nodes[v];
-      n.x = 30 + layer[v] * COL_W + (NODE_W - n.w) / 2;
-      n.y = y0 + pos.get(v) * ROW_H + (NODE_H - n.h) / 2;
+      n.x = 30 + (p.col - minCol) * COL_W + (NODE_W - n.w) / 2;
+      n.y = y0 + p.row * ROW_H + (NODE_H - n.h) / 2;
       placed.push(n);
     }
-    y0 += rows * ROW_H + (c.cycle ? 70 : 30);
+    y0 += rows * ROW_H + 40;
   }
   const ids = new Set(placed.map((n) => n.id));
-  return { nodes: placed, edges: g.edges.filter((e) => ids.has(e.from) && ids.has(e.to)), hidden };
+  return { nodes: placed, edges: g.edges.filter((e) => ids.has(e.from) && ids.has(e.to)), hidden, jdkHidden };
+}
+
+// layered places a component without cycles: a column per layer, each
+// column ordered by the mean row of its predecessors.
+function layered(c, nodes, dag, layer) {
+  const cols = new Map();
+  for (const v of c.members) {
+    if (!cols.has(layer[v])) cols.set(layer[v], []);
+    cols.get(layer[v]).push(v);
+  }
+  const preds = new Map();
+  for (const v of c.members) for (const w of dag[v]) { if (!preds.has(w)) preds.set(w, []); preds.get(w).push(v); }
+  const pos = new Map();
+  for (const k of [...cols.keys()].sort((a, b) => a - b)) {
+    const col = cols.get(k);
+    const bary = (v) => { const p = preds.get(v); return p && p.length ? p.reduce((s2, u) => s2 + (pos.get(u)?.row ?? 0), 0) / p.length : 0; };
+    col.sort((a, b) => bary(a) - bary(b) || nodes[a].name.localeCompare(nodes[b].name));
+    let last = -1;
+    for (const v of col) {
+      const row = Math.max(last + 1, Math.round(bary(v)));
+      pos.set(v, { col: k, row });
+      last = row;
+    }
+  }
+  return pos;
+}
+
+// ringLayout draws a component's cycle as a loop on two rows (left to
+// right on top, back on the bottom) and the threads waiting on it in
+// columns to its left, by their distance to the loop.
+function ringLayout(c, nodes, out, idx) {
+  const inC = new Set(c.members);
+  const start = c.members.find((v) => nodes[v].cycle && nodes[v].kind === 'thread') ?? c.members.find((v) => nodes[v].cycle);
+  const ring = [start];
+  const onRing = new Set(ring);
+  for (let v = start; ;) {
+    const w = out[v].find((x) => nodes[x].cycle && inC.has(x));
+    if (w == null || onRing.has(w)) break;
+    ring.push(w);
+    onRing.add(w);
+    v = w;
+  }
+  const pos = new Map();
+  const k = Math.ceil(ring.length / 2);
+  ring.forEach((v, i) => pos.set(v, i < k ? { col: i, row: 0 } : { col: ring.length - 1 - i, row: 1 }));
+  // Other cycle members (a second loop in the same component) and the
+  // waiters: to the left, by distance to the ring.
+  const dist = new Map(ring.map((v) => [v, 0]));
+  let changed = true;
+  while (changed) {
+    changed = false;
+    for (const v of c.members) {
+      if (onRing.has(v)) continue;
+      for (const w of out[v]) {
+        if (!dist.has(w)) continue;
+        const cand = dist.get(w) + 1;
+        if (!dist.has(v) || cand < dist.get(v)) { dist.set(v, cand); changed = true; }
+      }
+    }
+  }
+  const used = new Map();
+  const place = (v, col) => {
+    const row = used.get(col) ?? (col >= 0 && col < k ? 2 : 0);
+    pos.set(v, { col, row });
+    used.set(col, row + 1);
+  };
+  const rest = c.members.filter((v) => !pos.has(v)).sort((a, b) => (dist.get(a) ?? 99) - (dist.get(b) ?? 99) || nodes[a].name.localeCompare(nodes[b].name));
+  for (const v of rest) {
+    if (dist.has(v)) place(v, -dist.get(v));
+    else place(v, k); // downstream of the ring: to its right
+  }
+  return pos;
 }

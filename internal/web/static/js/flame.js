@@ -2,7 +2,7 @@
 // the top, each frame as wide as the time spent with it on the stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, fmtDur, h, pct } from './format.js';
+import { STATES, STATE_COLORS, fmtDur, h, pct, fill } from './format.js';
 import { UI_FONT } from './timeline.js';
 
 const ROW = 18;
@@ -198,7 +198,7 @@ export class Flame {
     if (this.focus) bits.push(h('span', { class: 'muted' }, ` — zoomed into ${d.names[this.focus.n]} (${pct(this.focus.v, d.total)}); click the top row to zoom out`));
     if (q) bits.push(h('span', { class: 'match' }, ` — “${q}”: ${pct(matched, focus.v)} of the shown time`));
     if (!d.total) bits.push(h('div', { class: 'muted' }, 'No time in these states with these filters.'));
-    this.info.replaceChildren(...bits);
+    fill(this.info, bits);
     this.canvas.dataset.nodes = String(boxes.length);
   }
 
@@ -223,7 +223,7 @@ export class Flame {
         self > 0 && n.c ? h('div', { class: 'muted' }, `${fmtDur(self)} with it as the innermost frame`) : null];
       if (n.s) parts.push(h('div', { class: 'tip-states' }, n.s.map((v, i) => v > 0 ? h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] } }, STATES[i]), ` ${fmtDur(v)}`) : null)));
       parts.push(h('div', { class: 'muted small' }, 'click to zoom in'));
-      this.tip.replaceChildren(...parts);
+      fill(this.tip, parts);
       this.tip.hidden = false;
       const wr = this.wrap.getBoundingClientRect();
       const x = ev.clientX - wr.left + this.wrap.scrollLeft, y = ev.clientY - wr.top + this.wrap.scrollTop;
@@ -270,10 +270,21 @@ function shade(hex, k) {
   return `rgb(${f(n >> 16)},${f((n >> 8) & 255)},${f(n & 255)})`;
 }
 
+// fit shortens a frame to w pixels, dropping first the package, then the
+// class, then the location: "Queue.take(Queue.java:42)" → "take(…)".
 function fit(ctx, text, w) {
   if (ctx.measureText(text).width <= w) return text;
-  // Keep the method and location: cut the package from the left.
-  let t = text;
-  while (t.length > 4 && ctx.measureText('…' + t).width > w) t = t.slice(Math.max(1, Math.floor(t.length * 0.1)));
-  return t.length > 4 ? '…' + t : '';
+  const open = text.lastIndexOf('(');
+  const what = open > 0 ? text.slice(0, open) : text;
+  const where = open > 0 ? text.slice(open) : '';
+  const parts = what.split('.');
+  const method = parts.pop();
+  const cls = parts.pop();
+  const cands = [];
+  if (cls) cands.push(`${cls}.${method}${where}`, `${cls}.${method}`);
+  cands.push(method);
+  for (const c of cands) if (ctx.measureText(c).width <= w) return c;
+  let t = method;
+  while (t.length > 1 && ctx.measureText(t + '…').width > w) t = t.slice(0, -1);
+  return t.length > 1 ? t + '…' : '';
 }

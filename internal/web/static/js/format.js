@@ -64,7 +64,12 @@ export function h(tag, attrs, ...children) {
       if (v == null || v === false) continue;
       if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
       else if (k === 'class') el.className = v;
-      else if (k === 'style' && typeof v === 'object') Object.assign(el.style, v);
+      else if (k === 'style' && typeof v === 'object') {
+        for (const [sk, sv] of Object.entries(v)) {
+          if (sk.startsWith('--')) el.style.setProperty(sk, sv);
+          else el.style[sk] = sv;
+        }
+      }
       else if (k === 'dataset') Object.assign(el.dataset, v);
       else el.setAttribute(k, v === true ? '' : v);
     }
@@ -102,3 +107,9 @@ export function stackEl(frames) {
 // natural compares strings with digit runs as numbers ("t-2" < "t-10").
 const collator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 export const natural = (a, b) => collator.compare(a, b);
+
+// fill replaces an element's children, skipping null and false.
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c != null && c !== false));
+  return el;
+}

@@ -1,7 +1,7 @@
 // Locks: the contention ranking, and per lock its owners, waiters and sites.
 
 import { getJSON } from './api.js';
-import { STATE_COLORS, fmtDur, h, pct, stackEl } from './format.js';
+import { STATE_COLORS, fmtDur, h, pct, stackEl, fill } from './format.js';
 
 const COLUMNS = [
   { key: 'object', label: 'Lock', cmp: (a, b) => a.object.localeCompare(b.object) },
@@ -87,7 +87,7 @@ export class Locks {
     try {
       const d = await getJSON(`/api/locks/${kind}/${object}`);
       if (this.app.state.lockSel !== id) return;
-      this.detail.replaceChildren(...this.detailEls(d));
+      fill(this.detail, this.detailEls(d));
       const tr = this.tbody.querySelector(`tr[data-lock="${id}"]`);
       if (tr) tr.scrollIntoView({ block: 'nearest' });
     } catch (e) {
@@ -111,22 +111,24 @@ export class Locks {
       h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${d.kind} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, d.class) : null),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
       h('div', { class: 'actions' },
-        h('button', { class: 'primary', onclick: () => app.setLock(d.object) }, 'Show on the timeline'),
+        h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),
         h('button', { onclick: () => app.flameFor({ lock: d.object }) }, 'Flame graph of this lock')),
     ];
     if (d.owners.length) {
       out.push(h('h4', null, 'Owners blamed ', h('span', { class: 'muted' }, 'time others spent blocked while each held it')),
-        h('table', { class: 'grid compact' }, h('tbody', null, d.owners.map((o) => h('tr', null,
-          h('td', null, link(o.thread, o.id)),
+        h('table', { class: 'grid compact owners' }, h('tbody', null, d.owners.slice(0, 25).map((o) => h('tr', null,
+          h('td', { class: 'name' }, link(o.thread, o.id)),
           h('td', { class: 'num' }, `${o.contentions}×`),
           h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${pct(o.blamed, blamed)}`))))));
+      if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${d.owners.length - 25} more owners`));
     }
     if (d.waiters.length) {
       out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${d.waiters.length}, in order of first block`)),
-        h('div', { class: 'chips' }, d.waiters.map((i) => i >= 0 ? h('a', { href: '#', class: 'thread-chip', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : null)));
+        h('div', { class: 'chips' }, d.waiters.slice(0, 60).map((i) => i >= 0 ? h('a', { href: '#', class: 'thread-chip', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : null)));
     }
+    if (d.waiters.length > 60) out.push(h('div', { class: 'muted small' }, `… and ${d.waiters.length - 60} more`));
     if (d.sites.length) {
-      out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${d.sites.length} call sites`)));
+      out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${d.sitesTotal} call sites${d.sitesTotal > 20 ? ', the 20 costliest' : ''}`)));
       for (const s of d.sites.slice(0, 20)) {
         out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.blocked)), ` in ${s.contentions} contentions`), stackEl(s.frames)));
       }

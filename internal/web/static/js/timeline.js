@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, fmtTick, niceStep, natural, h, pct } from './format.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, fmtTick, niceStep, natural, h, pct, fill } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -59,7 +59,7 @@ export class Timeline {
   build() {
     const st = this.app.state;
     this.sortSel = h('select', { title: 'Order of the lanes', onchange: () => { st.sort = this.sortSel.value; this.relayout(); this.app.changed(); } },
-      h('option', { value: 'start' }, 'by start'), h('option', { value: 'name' }, 'by name'), h('option', { value: 'blocked' }, 'by blocked time'));
+      h('option', { value: 'start' }, 'by start'), h('option', { value: 'name' }, 'by name'), h('option', { value: 'blocked' }, 'by blocked'));
     this.groupBox = h('input', { type: 'checkbox', onchange: () => { st.group = this.groupBox.checked; this.relayout(); this.app.changed(); } });
     this.heightSel = h('select', { title: 'Lane height', onchange: () => { st.laneH = +this.heightSel.value; this.relayout(); this.app.changed(); } },
       [6, 12, 18, 24].map((v) => h('option', { value: v }, `${v} px`)));
@@ -76,13 +76,12 @@ export class Timeline {
     this.toolbar = h('div', { class: 'toolbar' },
       h('label', null, 'Sort ', this.sortSel),
       h('label', { title: 'Group threads whose names differ only by a trailing number' }, this.groupBox, ' group'),
-      h('label', null, 'Height ', this.heightSel),
+      h('label', { title: 'Lane height' }, '↕ ', this.heightSel),
       this.filterIn,
       h('span', { class: 'sep' }),
-      h('span', { class: 'muted' }, 'Edges:'), edgeToggles,
+      h('span', { class: 'edge-toggles', title: 'Arrows between threads: who woke, blocked, started, joined or released whom' }, edgeToggles),
       this.lockChip,
       h('span', { class: 'grow' }),
-      legend,
       h('button', { class: 'icon', title: 'Zoom in (W, +)', onclick: () => this.zoomBy(0.5) }, '+'),
       h('button', { class: 'icon', title: 'Zoom out (S, −)', onclick: () => this.zoomBy(2) }, '−'),
       h('button', { title: 'Show the whole recording (0)', onclick: () => this.fit() }, 'Fit'),
@@ -91,8 +90,10 @@ export class Timeline {
     this.canvas = h('canvas', { class: 'timeline', tabindex: 0 });
     this.tip = h('div', { class: 'tooltip', hidden: true });
     this.status = h('div', { class: 'tl-status' });
-    this.wrap = h('div', { class: 'tl-wrap' }, this.canvas, this.tip, this.status);
-    this.root.append(this.toolbar, h('div', { class: 'ov-wrap' }, this.ovCanvas), this.wrap);
+    this.wrap = h('div', { class: 'tl-wrap' }, this.canvas, this.tip);
+    const foot = h('div', { class: 'statusbar' }, legend, h('span', { class: 'grow' }), this.status,
+      h('span', { class: 'muted hint' }, 'drag or A D to pan · Ctrl+wheel or W S to zoom · click for the stack · ? for keys'));
+    this.root.append(this.toolbar, h('div', { class: 'ov-wrap' }, this.ovCanvas), this.wrap, foot);
     this.ctx = this.canvas.getContext('2d', { alpha: false });
     this.octx = this.ovCanvas.getContext('2d');
     new ResizeObserver(() => this.resize()).observe(this.wrap);
@@ -117,7 +118,7 @@ export class Timeline {
     if (!st.lock) { c.hidden = true; return; }
     c.hidden = false;
     const l = this.app.lockByObject(st.lock);
-    c.append(h('span', { class: 'lock-dot' }), `lock ${st.lock}`, l && l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null,
+    fill(c, h('span', { class: 'lock-dot' }), `lock ${st.lock}`, l && l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null,
       h('label', { title: 'Show only the threads that blocked on, waited on or held this lock' },
         h('input', { type: 'checkbox', checked: st.lockOnly, onchange: (e) => { st.lockOnly = e.target.checked; this.relayout(); this.app.changed(); } }), ' only its threads'),
       h('button', { class: 'icon small', title: 'Stop highlighting this lock', onclick: () => this.app.setLock(null) }, '×'));
@@ -466,7 +467,12 @@ export class Timeline {
           const state = code & 15;
           const variant = dimming && !(code & FLAG_HL) ? 2 : n[i] > 1 ? 1 : 0;
           B[state * 3 + variant].push(x0, y + pad, w, bh);
-          if (w >= 80 && r.h >= 16 && n[i] === 1) labels.push(x0, y + r.h / 2, w, state, e[i] - s[i]);
+          // A label once per segment, in the tile where its visible part starts.
+          const vs = Math.max(s[i], st.t0);
+          if (n[i] === 1 && r.h >= 16 && vs >= ta && vs < tb) {
+            const lx = toX(vs), lw = toX(Math.min(e[i], st.t1)) - lx;
+            if (lw >= 80) labels.push(lx, y + r.h / 2, lw, state, e[i] - s[i]);
+          }
         }
       }
     }
@@ -673,7 +679,7 @@ export class Timeline {
           ctx.textAlign = 'right';
           ctx.fillText(p, right, y + r.h / 2);
           ctx.textAlign = 'left';
-          right -= ctx.measureText(p).width + 8;
+          right -= textWidth(ctx, p) + 8;
           ctx.font = `${fs}px ${UI_FONT}`;
         }
         ctx.fillStyle = th.jdk ? MUTED : TEXT;
@@ -726,29 +732,46 @@ export class Timeline {
       const x1 = toX(e.fromTime), x2 = toX(e.toTime);
       if ((x1 < LABEL_W && x2 < LABEL_W) || (x1 > this.w && x2 > this.w)) continue;
       const c = EDGE_COLORS[e.kind] || '#ccc';
+      // An owner edge says who held the monitor when the thread blocked:
+      // a vertical arrow at that moment. The others go from the cause
+      // (notify, start, end, release) to the effect.
+      const vertical = e.kind === 'owner' || Math.abs(x2 - x1) < 3;
+      const xa = x1, xb = vertical ? x1 : x2;
+      const path = () => {
+        ctx.beginPath();
+        ctx.moveTo(xa, y1);
+        if (vertical) ctx.lineTo(xb, y2);
+        else {
+          const dx = Math.max(24, Math.abs(xb - xa) * 0.4);
+          ctx.bezierCurveTo(xa + dx * (xb >= xa ? 0.5 : -0.5), y1, xb - dx * 0.5, y2, xb, y2);
+        }
+      };
+      // A dark halo keeps the edge visible over bars of its own colour.
+      ctx.lineWidth = strong ? 4.5 : 3.5;
+      ctx.strokeStyle = 'rgba(13,17,23,0.85)';
+      path();
+      ctx.stroke();
+      ctx.lineWidth = strong ? 2 : 1.3;
       ctx.strokeStyle = c;
-      ctx.fillStyle = c;
-      ctx.lineWidth = strong ? 2 : 1.2;
-      ctx.globalAlpha = strong ? 1 : 0.85;
       if (e.kind === 'owner') ctx.setLineDash([5, 3]);
-      const dx = Math.max(24, Math.abs(x2 - x1) * 0.4);
-      ctx.beginPath();
-      ctx.moveTo(x1, y1);
-      const c1x = x1 + dx * (x2 >= x1 ? 0.5 : -0.5), c2x = x2 - dx * 0.5;
-      ctx.bezierCurveTo(c1x, y1, c2x, y2, x2, y2);
+      path();
       ctx.stroke();
       ctx.setLineDash([]);
-      // Arrowhead along the curve's last tangent (from c2 to the end).
-      const ang = Math.atan2(0, x2 - c2x || 1);
+      const dir = vertical ? Math.atan2(y2 - y1, 0) : 0; // the curve ends heading right
+      ctx.fillStyle = c;
       ctx.beginPath();
-      ctx.moveTo(x2, y2);
-      ctx.lineTo(x2 - 7 * Math.cos(ang - 0.45), y2 - 7 * Math.sin(ang - 0.45));
-      ctx.lineTo(x2 - 7 * Math.cos(ang + 0.45), y2 - 7 * Math.sin(ang + 0.45));
+      ctx.moveTo(xb, y2);
+      ctx.lineTo(xb - 8 * Math.cos(dir - 0.45), y2 - 8 * Math.sin(dir - 0.45));
+      ctx.lineTo(xb - 8 * Math.cos(dir + 0.45), y2 - 8 * Math.sin(dir + 0.45));
+      ctx.closePath();
+      ctx.strokeStyle = 'rgba(13,17,23,0.85)';
+      ctx.lineWidth = 1.5;
+      ctx.stroke();
       ctx.fill();
       ctx.beginPath();
-      ctx.arc(x1, y1, 2.5, 0, 2 * Math.PI);
+      ctx.arc(xa, y1, 3, 0, 2 * Math.PI);
+      ctx.stroke();
       ctx.fill();
-      ctx.globalAlpha = 1;
       ctx.lineWidth = 1;
     }
   }
@@ -783,26 +806,40 @@ export class Timeline {
     const lw = W - LABEL_W;
     const ox = (t) => LABEL_W + (t / this.dur) * lw;
     if (ov) {
-      const nb = ov.buckets;
-      let maxTotal = 1;
-      for (let b = 0; b < nb; b++) {
-        let s = 0;
-        for (let k = 0; k < ov.threads.length; k++) s += ov.threads[k][b];
-        maxTotal = Math.max(maxTotal, s);
-      }
-      const order = [1, 5, 2, 4, 3, 0]; // blocked at the bottom, runnable on top
-      const bw = lw / nb;
-      for (let b = 0; b < nb; b++) {
-        let y = H - 1;
-        for (const k of order) {
-          const v = ov.threads[k][b];
-          if (v <= 0) continue;
-          const hh = (v / maxTotal) * (H - 4);
-          ctx.fillStyle = k === 0 ? alpha(STATE_COLORS[0], 0.35) : STATE_COLORS[k];
-          ctx.fillRect(LABEL_W + b * bw, y - hh, Math.max(bw, 1), hh);
-          y -= hh;
+      // The bars change only with the data or the size: drawn once, then copied.
+      const key = `${W}x${H}@${dpr}:${ov.buckets}`;
+      if (!this.ovImage || this.ovImage.key !== key) {
+        const img = document.createElement('canvas');
+        img.width = W * dpr;
+        img.height = H * dpr;
+        const ic = img.getContext('2d');
+        ic.setTransform(dpr, 0, 0, dpr, 0, 0);
+        const nb = ov.buckets;
+        let maxTotal = 1;
+        for (let b = 0; b < nb; b++) {
+          let sum = 0;
+          for (let k = 0; k < ov.threads.length; k++) sum += ov.threads[k][b];
+          maxTotal = Math.max(maxTotal, sum);
         }
+        const order = [1, 5, 2, 4, 3, 0]; // blocked at the bottom, runnable on top
+        const bw = lw / nb;
+        for (let b = 0; b < nb; b++) {
+          let y = H - 1;
+          for (const k of order) {
+            const v = ov.threads[k][b];
+            if (v <= 0) continue;
+            const hh = (v / maxTotal) * (H - 4);
+            ic.fillStyle = k === 0 ? alpha(STATE_COLORS[0], 0.35) : STATE_COLORS[k];
+            ic.fillRect(LABEL_W + b * bw, y - hh, Math.max(bw, 1), hh);
+            y -= hh;
+          }
+        }
+        img.key = key;
+        this.ovImage = img;
       }
+      ctx.setTransform(1, 0, 0, 1, 0, 0);
+      ctx.drawImage(this.ovImage, 0, 0);
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     }
     const st = this.app.state;
     const a = ox(Math.max(0, st.t0)), b = ox(Math.min(this.dur, st.t1));
@@ -1125,7 +1162,7 @@ export class Timeline {
 
   showTip(p, content) {
     const t = this.tip;
-    t.replaceChildren(...content);
+    fill(t, content);
     t.hidden = false;
     const tw = t.offsetWidth, th = t.offsetHeight;
     let x = p.x + 16, y = p.y + 16;
@@ -1236,8 +1273,34 @@ const EDGE_TITLES = {
 
 export const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif';
 
+// ellipsize cuts text to fit w pixels in the context's font (cached: the
+// same names are drawn every frame).
+const fitCache = new Map();
 function ellipsize(ctx, text, w) {
   if (w <= 0) return '';
+  const key = ctx.font + '\u0000' + Math.floor(w) + '\u0000' + text;
+  let v = fitCache.get(key);
+  if (v === undefined) {
+    v = ellipsizeNow(ctx, text, Math.floor(w));
+    if (fitCache.size > 20000) fitCache.clear();
+    fitCache.set(key, v);
+  }
+  return v;
+}
+
+const widthCache = new Map();
+function textWidth(ctx, text) {
+  const key = ctx.font + '\u0000' + text;
+  let v = widthCache.get(key);
+  if (v === undefined) {
+    v = ctx.measureText(text).width;
+    if (widthCache.size > 20000) widthCache.clear();
+    widthCache.set(key, v);
+  }
+  return v;
+}
+
+function ellipsizeNow(ctx, text, w) {
   if (ctx.measureText(text).width <= w) return text;
   let lo = 0, hi = text.length;
   while (lo < hi) {

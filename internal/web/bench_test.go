@@ -1,0 +1,65 @@
+package web
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"orca/internal/synth"
+)
+
+// BenchmarkViewer measures, in headless Chromium, on a synthetic recording
+// of 1000 long-lived threads (and the short-lived workers they start) with
+// over a million intervals: the time from navigation to the first complete
+// paint of the timeline, and the frame rate while panning continuously
+// (a new tile column comes into view every few frames). Run it with
+//
+//	go test -run '^$' -bench Viewer -benchtime 1x ./internal/web
+//
+// (make bench does). The goal: first paint under 2 s, panning at 30 fps or more.
+func BenchmarkViewer(b *testing.B) {
+	t0 := time.Now()
+	r := synthetic(b, "bench", synth.Options{Threads: 1000, Size: 256 << 20})
+	m := r.res.Model
+	intervals := 0
+	for _, th := range m.Threads {
+		intervals += len(th.Intervals)
+	}
+	b.Logf("recording: %d threads (1000 long-lived), %d intervals, %.2f s long; generated and built in %.1f s",
+		len(m.Threads), intervals, (m.End - m.Start).Seconds(), time.Since(t0).Seconds())
+	if intervals < 1e6 {
+		b.Fatalf("only %d intervals: the benchmark wants a million", intervals)
+	}
+	ts := serve(b, r)
+	ctx := newBrowser(b, 1600, 1000)
+	type pan struct {
+		Frames                                              int
+		FPS, MeanFrameMs, P95FrameMs, MeanDrawMs, MaxDrawMs float64
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, v := range []struct {
+			name, hash string
+		}{{"lanes18", ""}, {"lanes6", "#h=6"}} {
+			// A fresh document each time: nothing cached in the page.
+			within(b, ctx, 10*time.Second, "blank page", chromedp.Navigate("about:blank"))
+			open(b, ctx, fmt.Sprintf("%s/?n=%d%s", ts.URL, i, v.hash))
+			waitJS(b, ctx, "the first paint", `window.orca.timeline && orca.timeline.metrics.firstPaint`)
+			first := eval[float64](b, ctx, `orca.timeline.metrics.firstPaint`)
+			lanes := eval[int](b, ctx, `(() => { const t = orca.timeline; let n = 0; for (const r of t.rows) if (r.kind === 'lane' && r.y < orca.app.state.y + t.h) n++; return n; })()`)
+			// Zoom to a tenth of the recording, then pan through it.
+			eval[bool](b, ctx, `(orca.timeline.setRange(0, orca.app.summary.duration / 10), orca.timeline.idle().then(() => true))`)
+			p := eval[pan](b, ctx, `orca.timeline.benchPan(4000, 14)`)
+			b.Logf("%s: first paint %.0f ms; %d lanes on screen; pan: %d frames, %.1f fps, frame %.1f ms mean / %.1f ms p95, drawing %.1f ms mean / %.1f ms max",
+				v.name, first, lanes, p.Frames, p.FPS, p.MeanFrameMs, p.P95FrameMs, p.MeanDrawMs, p.MaxDrawMs)
+			b.ReportMetric(first, v.name+"-first-paint-ms")
+			b.ReportMetric(p.FPS, v.name+"-pan-fps")
+			b.ReportMetric(p.P95FrameMs, v.name+"-pan-p95-frame-ms")
+			b.ReportMetric(p.MeanDrawMs, v.name+"-draw-ms")
+		}
+	}
+	b.ReportMetric(0, "ns/op") // the metrics above are what matters
+	screenshot(b, ctx, "bench-timeline.png")
+}

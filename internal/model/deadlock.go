@@ -39,6 +39,13 @@ func (w *waitFor) set(th, to format.ThreadID, obj format.ObjectID, stack StackID
 	}
 	w.breakCycles(th, at, m)
 	w.next[th] = wfEdge{to, obj, stack}
+	if e, ok := w.next[to]; ok && obj != 0 && e.obj == obj {
+		// The VM names as owner a thread we still see blocked on the same
+		// monitor: it has acquired it, and its MonitorContendedEntered is
+		// late (it is posted after the acquisition; a safepoint or a busy
+		// CPU can delay it by milliseconds). It no longer waits.
+		w.clear(to, at, m)
+	}
 	path := []format.ThreadID{th}
 	for u := to; ; {
 		if u == th {

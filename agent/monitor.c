@@ -49,7 +49,8 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!s) return;
   if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
   s->enter_n = stack_capture(0, s->enter_frames, opt.depth);
-  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, hash_of(o), owner, s->enter_frames, s->enter_n,
+  s->enter_obj = hash_of(o);
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
 }
 
@@ -58,6 +59,10 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   if (!orca_recording()) return;
   tstate *s = thread_self(t);
   if (!s) return;
-  // We own the monitor now: stay short, reuse the stack taken at Enter.
-  emit(s, ORCA_EV_MONITOR_CONTENDED_ENTERED, hash_of(o), 0, s->enter_frames, s->enter_n);
+  // We own the monitor now, and every nanosecond here lengthens the
+  // critical section: reuse the monitor's hash and the stack from Enter
+  // (the same monitor: a thread blocks on one monitor at a time).
+  uint32_t h = s->enter_obj ? s->enter_obj : hash_of(o);
+  s->enter_obj = 0;
+  emit(s, ORCA_EV_MONITOR_CONTENDED_ENTERED, h, 0, s->enter_frames, s->enter_n);
 }

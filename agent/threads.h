@@ -12,6 +12,7 @@ typedef struct {
   int join_depth;       // >0 inside Thread.join: its waits are suppressed
   int sem_depth;        // >0 inside a Semaphore acquire: nested calls suppressed
   int in_wait;          // an ObjectWait was written and awaits its ObjectWaited
+  uint32_t enter_obj;   // hash of the monitor of the last MonitorContendedEnter
   // Stacks saved at the start of a pair and reused at its end: the thread
   // has not moved, and the end often runs while holding a monitor.
   int wait_n, enter_n, sem_n;   // wait_frames also serve Thread.join

@@ -140,7 +140,7 @@ NCPU=$(nproc)
 # less than QUIET % of the machine.
 WAITED=0
 wait_quiet() {
-  [ "$QUIET" -ge 100 ] && return 0
+  [ "$QUIET" -ge 100 ] || [ "$WAITED" -ge 300 ] && return 0
   local k a b
   for ((k = 0; k < 20 && WAITED < 300; k++)); do
     a=$(busy_ticks)

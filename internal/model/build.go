@@ -27,10 +27,12 @@ type Result struct {
 // order (reader.Recording.EachEvent).
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
+	b.ext = reader.NewStackTable()
 	res := &Result{}
 	n := 0
 	eo := reader.EachOptions{
 		Workers: opt.Workers,
+		Stacks:  b.ext,
 		Malformed: func(pe *reader.ParseError) {
 			res.Malformed++
 			if len(res.ParseErrors) < 1000 {

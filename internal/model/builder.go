@@ -23,6 +23,9 @@ type Builder struct {
 	// was read (two flushes interleave): the edge is made at ThreadEnded.
 	joins map[format.ThreadID][]pendingJoin
 	wf    waitFor
+	// ext, when set (Build), numbers the stacks instead of b.stacks: the
+	// events carry their number in it (reader.Event.StackID).
+	ext *reader.StackTable
 }
 
 type pendingJoin struct {
@@ -382,7 +385,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		t.Start = ev.Time
 	}
 	ts.seen, ts.last = true, ev.Time
-	stack := b.stacks.intern(ev.Stack, &m.Stacks)
+	var stack StackID
+	if b.ext != nil {
+		stack = StackID(ev.StackID)
+	} else {
+		stack = b.stacks.intern(ev.Stack, &m.Stacks)
+	}
 
 	switch ev.Kind {
 	case format.ThreadStarted:
@@ -633,6 +641,9 @@ func (b *Builder) newOwner(ls *lstate, owner format.ThreadID, at format.Time) {
 // returns the Model. The Builder must not be used afterwards.
 func (b *Builder) Finalize() *Model {
 	m := b.m
+	if b.ext != nil {
+		m.Stacks = b.ext.Frames
+	}
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked

@@ -431,10 +431,10 @@ type thread struct {
 	state  tstate
 	obj    uint32 // monitor or semaphore of the current operation
 	stack  int
-	target int  // joined thread (index)
-	joiner int  // thread joining this one, -1 if none
-	steps  int  // operations left before ThreadEnded; -1: forever
-	woken  bool // waiting, and a notify already picked it
+	target int    // joined thread (index)
+	joiner int    // thread joining this one, -1 if none
+	steps  int    // operations left before ThreadEnded; -1: forever
+	woken  bool   // waiting, and a notify already picked it
 	gen    uint32 // bumped at each schedule: an older step of the thread is stale
 }
 

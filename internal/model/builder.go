@@ -12,6 +12,7 @@ import (
 // Builder folds events into a Model: New, then Event for each event in
 // file order, then Finalize. In-progress state stays private.
 type Builder struct {
+	scratch []format.ThreadID // reused by newOwner
 	m       *Model
 	threads map[format.ThreadID]*tstate
 	locks   map[lockKey]*lstate
@@ -604,7 +605,11 @@ func (b *Builder) blame(ls *lstate, owner format.ThreadID, d format.Time) {
 // newOwner makes the threads still blocked on ls wait for owner from at
 // on: the old owner's blame stops there and their intervals are split.
 func (b *Builder) newOwner(ls *lstate, owner format.ThreadID, at format.Time) {
-	ids := make([]format.ThreadID, 0, len(ls.blocked))
+	if len(ls.blocked) == 0 {
+		return
+	}
+	ids := b.scratch[:0]
+	defer func() { b.scratch = ids[:0] }()
 	for id := range ls.blocked {
 		if id != owner {
 			ids = append(ids, id)

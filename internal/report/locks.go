@@ -38,21 +38,29 @@ type occurrence struct {
 // contentions returns the contentions of thread t, in order of start.
 func contentions(t *model.Thread) []contention {
 	var all []contention
-	at := map[occurrence]int{}
 	for _, iv := range t.Intervals {
 		if iv.State != model.Blocked && iv.State != model.Acquiring {
 			continue
 		}
-		k := occurrence{iv.State, iv.Since, iv.Object}
-		i, ok := at[k]
-		if !ok || !iv.Cont {
+		// A continuation (a later segment after an owner change) belongs to
+		// an earlier contention of the same state, start and object; it is
+		// almost always the latest one, so look back instead of keeping a map.
+		i, ok := -1, false
+		if iv.Cont {
+			for j := len(all) - 1; j >= 0; j-- {
+				if c := &all[j]; c.start == iv.Since && c.object == iv.Object && (c.kind == model.Semaphore) == (iv.State == model.Acquiring) {
+					i, ok = j, true
+					break
+				}
+			}
+		}
+		if !ok {
 			c := contention{thread: t.ID, object: iv.Object, stack: iv.Stack, start: iv.Since, first: iv.Other}
 			if iv.State == model.Acquiring {
 				c.kind = model.Semaphore
 			}
 			all = append(all, c)
 			i = len(all) - 1
-			at[k] = i
 		}
 		c := &all[i]
 		c.end, c.open, c.owner = iv.End, iv.Open, iv.Other
@@ -295,11 +303,22 @@ func (b *builder) sites(locks []Lock) []Site {
 				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS})
 		}
 	}
-	sort.SliceStable(out, func(i, j int) bool {
+	// Sort indexes, not the (large) Site values: a stable sort of structs
+	// moves them O(n log² n) times.
+	idx := make([]int, len(out))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
 		if ti, tj := out[i].BlockedS+out[i].OpenS, out[j].BlockedS+out[j].OpenS; ti != tj {
 			return ti > tj
 		}
 		return out[i].Contentions+out[i].Open > out[j].Contentions+out[j].Open
 	})
-	return out
+	sorted := make([]Site, len(out))
+	for k, i := range idx {
+		sorted[k] = out[i]
+	}
+	return sorted
 }

@@ -23,7 +23,7 @@
 #              most). At most 300 s of waiting and 10 repeats in all, so that a
 #              machine that is never quiet still finishes. QUIET=100 turns this off.
 #   NICE       nice value for the benchmark JVMs [0]; on a machine shared with
-#              other work, NICE=-10 (as root) keeps them from being preempted
+#              other work, NICE=-10 (as root) gives them priority over it
 #   KEEP=1     keep the work directory (recordings, logs) and print its path
 #
 # Configurations, each run in a fresh JVM:
@@ -136,7 +136,7 @@ busy_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $7 + $8 + $9 }' /proc/stat; }
 HZ=$(getconf CLK_TCK)
 NCPU=$(nproc)
 
-# wait_quiet: wait (30 s at most) for a second in which other processes use
+# wait_quiet: wait (20 s at most) for a second in which other processes use
 # less than QUIET % of the machine.
 WAITED=0
 wait_quiet() {
@@ -194,7 +194,7 @@ run_one() {
   b0=$(busy_ticks)
   t0=$EPOCHREALTIME
   # shellcheck disable=SC2046
-  timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+  timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_%p.log" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
   b1=$(busy_ticks)
   t1=$EPOCHREALTIME
   child_cpu c1
@@ -205,16 +205,15 @@ run_one() {
       echo "bench: $id FAILED (exit $rc)" >&2
     fi
     tail -n 20 "$err" >&2 || true
-    ls "$TMP"/hs_err* "$ROOT"/hs_err_pid*.log 2>/dev/null >&2 || true
+    ls "$TMP"/hs_err* 2>/dev/null >&2 || true
     KEEP=1
     FAILED=1
     return 0
   fi
-  local ops_s ops cpu cpu_total
+  local ops_s ops cpu
   ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' "$out")
   ops=$(awk '$1 == "OPS" { print $2 }' "$out")
   cpu=$(awk '$1 == "CPU" { print $2 }' "$out")
-  cpu_total=$(awk '$1 == "CPU_TOTAL" { print $2 }' "$out")
   local events=- dropped=- oenters=-
   if [[ $cfg == *orca* ]]; then
     local info=$prefix.info

@@ -12,12 +12,13 @@ import (
 // Builder folds events into a Model: New, then Event for each event in
 // file order, then Finalize. In-progress state stays private.
 type Builder struct {
-	scratch []format.ThreadID // reused by newOwner
-	m       *Model
-	threads map[format.ThreadID]*tstate
-	locks   map[lockKey]*lstate
-	stacks  stackTable
-	first   bool
+	lastThread *tstate           // the last thread looked up: events come in runs
+	scratch    []format.ThreadID // reused by newOwner
+	m          *Model
+	threads    map[format.ThreadID]*tstate
+	locks      map[uint64]*lstate // key: object<<1 | kind (a struct key hashes slower)
+	stacks     stackTable
+	first      bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in m.Edges
 	// Joins that returned before the line of their target's ThreadEnded
@@ -62,11 +63,12 @@ type openIv struct {
 
 // lstate is a lock being folded.
 type lstate struct {
-	l      *Lock
-	owners map[format.ThreadID]*Blame
-	sites  map[StackID]*Site
-	held   map[StackID]bool
-	seen   map[format.ThreadID]bool
+	l         *Lock
+	lastBlame *Blame // see blameOf
+	owners    map[format.ThreadID]*Blame
+	sites     map[StackID]*Site
+	held      map[StackID]bool
+	seen      map[format.ThreadID]bool
 	// Threads blocked on the monitor now.
 	blocked map[format.ThreadID]*tstate
 	// Object.wait bookkeeping.
@@ -99,7 +101,7 @@ func New() *Builder {
 			Stacks:   [][]format.Frame{nil},
 		},
 		threads: map[format.ThreadID]*tstate{},
-		locks:   map[lockKey]*lstate{},
+		locks:   map[uint64]*lstate{},
 		stacks:  newStackTable(),
 		starts:  map[format.ThreadID]int{},
 		joins:   map[format.ThreadID][]pendingJoin{},
@@ -117,7 +119,11 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 // thread returns the thread id, creating it as first seen at at (by its
 // own event or as another event's owner, target or joined thread).
 func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
+	if b.lastThread != nil && b.lastThread.t.ID == id {
+		return b.lastThread
+	}
 	ts := b.threads[id]
+	defer func() { b.lastThread = ts }()
 	if ts == nil {
 		t := &Thread{ID: id, Start: at}
 		ts = &tstate{t: t}
@@ -129,7 +135,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 }
 
 func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
-	k := lockKey{obj, kind}
+	k := uint64(obj)<<1 | uint64(kind)
 	ls := b.locks[k]
 	if ls == nil {
 		l := &Lock{Object: obj, Kind: kind}
@@ -139,7 +145,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		ls = &lstate{l: l, owners: map[format.ThreadID]*Blame{}, sites: map[StackID]*Site{},
 			held: map[StackID]bool{}, seen: map[format.ThreadID]bool{}, blocked: map[format.ThreadID]*tstate{}, waiting: map[format.ThreadID]bool{}}
 		b.locks[k] = ls
-		b.m.byObject[k] = l
+		b.m.byObject[lockKey{obj, kind}] = l
 		b.m.Locks = append(b.m.Locks, l)
 	}
 	return ls
@@ -585,8 +591,7 @@ func (b *Builder) contended(ls *lstate, th, owner format.ThreadID, stack StackID
 	s.Contentions++
 	s.Blocked += d
 	if owner != 0 {
-		b.blame(ls, owner, 0)
-		ls.owners[owner].Contentions++
+		ls.blameOf(owner).Contentions++
 	}
 }
 
@@ -594,12 +599,22 @@ func (b *Builder) blame(ls *lstate, owner format.ThreadID, d format.Time) {
 	if owner == 0 {
 		return
 	}
+	ls.blameOf(owner).Blamed += d
+}
+
+// blameOf returns owner's Blame on the lock; consecutive look-ups are
+// mostly for the same owner, so the last one is remembered.
+func (ls *lstate) blameOf(owner format.ThreadID) *Blame {
+	if ls.lastBlame != nil && ls.lastBlame.Thread == owner {
+		return ls.lastBlame
+	}
 	bl := ls.owners[owner]
 	if bl == nil {
 		bl = &Blame{Thread: owner}
 		ls.owners[owner] = bl
 	}
-	bl.Blamed += d
+	ls.lastBlame = bl
+	return bl
 }
 
 // newOwner makes the threads still blocked on ls wait for owner from at

@@ -105,7 +105,7 @@ func (d *decoder) str() (s string, key int64, kind byte, err error) {
 			return "", 0, kind, err
 		}
 		b, _ := d.fixed(n)
-		return string(b), 0, kind, nil
+		return mutf8String(b), 0, kind, nil
 	case strLatin1:
 		n, err := d.count(1)
 		if err != nil {
@@ -133,6 +133,34 @@ func (d *decoder) str() (s string, key int64, kind byte, err error) {
 		return utf16String(u), 0, kind, nil
 	}
 	return "", 0, kind, fmt.Errorf("unknown string encoding %d", kind)
+}
+
+// mutf8String decodes the JVM's modified UTF-8, in which a character
+// outside the BMP is two 3-byte surrogate halves (ED A0-AF xx ED B0-BF xx)
+// and NUL is C0 80; anything else passes through as UTF-8.
+func mutf8String(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	out := make([]byte, 0, len(b))
+	for i := 0; i < len(b); {
+		if i+5 < len(b) && b[i] == 0xED && b[i+1]&0xF0 == 0xA0 && b[i+3] == 0xED && b[i+4]&0xF0 == 0xB0 {
+			hi := 0xD000 | rune(b[i+1]&0x3F)<<6 | rune(b[i+2]&0x3F)
+			lo := 0xD000 | rune(b[i+4]&0x3F)<<6 | rune(b[i+5]&0x3F)
+			out = utf8.AppendRune(out, 0x10000+(hi-0xD800)<<10+(lo-0xDC00))
+			i += 6
+			continue
+		}
+		if i+1 < len(b) && b[i] == 0xC0 && b[i+1] == 0x80 {
+			out = append(out, 0)
+			i += 2
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		out = utf8.AppendRune(out, r)
+		i += n
+	}
+	return string(out)
 }
 
 // utf16String decodes UTF-16 code units; unpaired surrogates become U+FFFD.

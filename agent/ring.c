@@ -12,13 +12,22 @@ typedef struct {
   char *buf[2];        // active and spare
   int active;
   size_t used, cap;
+  // Counted per shard under its lock: a global atomic counter would bounce
+  // a cache line between cores on every event, inside callbacks that run
+  // while the thread owns a monitor.
+  long events[32], dropped[32];
   char pad[64];        // keep shards on separate cache lines
 } shard_t;
 
 static shard_t shards[RING_SHARDS];
 static sem_t wake;
-atomic_long ring_events[32];
-atomic_long ring_dropped[32];
+
+long ring_count(int kind, int dropped) {
+  long n = 0;
+  for (int i = 0; i < RING_SHARDS; i++)
+    n += __atomic_load_n(dropped ? &shards[i].dropped[kind] : &shards[i].events[kind], __ATOMIC_RELAXED);
+  return n;
+}
 
 const char *ring_init(size_t total) {
   size_t cap = total / RING_SHARDS;
@@ -54,8 +63,8 @@ int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, 
   int half = 0;
   lock(s);
   if (s->used + size > s->cap) {
+    __atomic_store_n(&s->dropped[kind], s->dropped[kind] + 1, __ATOMIC_RELAXED);
     unlock(s);
-    atomic_fetch_add_explicit(&ring_dropped[kind], 1, memory_order_relaxed);
     ring_wake();
     return 0;
   }
@@ -74,8 +83,8 @@ int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, 
   // Wake the writer early, at a quarter, so bursts find room.
   half = s->used < s->cap / 4 && s->used + size >= s->cap / 4;
   s->used += size;
+  __atomic_store_n(&s->events[kind], s->events[kind] + 1, __ATOMIC_RELAXED);
   unlock(s);
-  atomic_fetch_add_explicit(&ring_events[kind], 1, memory_order_relaxed);
   if (half) ring_wake();
   return 1;
 }

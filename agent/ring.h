@@ -28,8 +28,9 @@ typedef struct {
 
 #define RING_SHARDS 8
 
-extern atomic_long ring_events[32];   // written, per kind
-extern atomic_long ring_dropped[32];  // dropped, per kind
+// ring_count returns the events written (dropped = 0) or dropped (1) of a
+// kind, summed over the shards.
+long ring_count(int kind, int dropped);
 
 // ring_init allocates total_bytes split over the shards; NULL or an error.
 const char *ring_init(size_t total_bytes);

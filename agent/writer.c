@@ -287,9 +287,9 @@ static void write_info(int complete) {
   fprintf(f, "complete=%s\n", complete ? "true" : "false");
   long dropped = 0;
   for (int k = 1; k < ORCA_EV_COUNT; k++)
-    fprintf(f, "events.%s=%ld\n", orca_events[k].name, atomic_load(&ring_events[k]));
+    fprintf(f, "events.%s=%ld\n", orca_events[k].name, ring_count(k, 0));
   for (int k = 1; k < ORCA_EV_COUNT; k++) {
-    long d = atomic_load(&ring_dropped[k]);
+    long d = ring_count(k, 1);
     dropped += d;
     if (d) fprintf(f, "dropped.%s=%ld\n", orca_events[k].name, d);
   }

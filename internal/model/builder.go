@@ -65,6 +65,7 @@ type openIv struct {
 type lstate struct {
 	l         *Lock
 	lastBlame *Blame // see blameOf
+	lastSite  *Site  // see contended
 	owners    map[format.ThreadID]*Blame
 	sites     map[StackID]*Site
 	held      map[StackID]bool
@@ -583,10 +584,14 @@ func (b *Builder) contended(ls *lstate, th, owner format.ThreadID, stack StackID
 		ls.seen[th] = true
 		l.Waiters = append(l.Waiters, th)
 	}
-	s := ls.sites[stack]
-	if s == nil {
-		s = &Site{Stack: stack}
-		ls.sites[stack] = s
+	s := ls.lastSite
+	if s == nil || s.Stack != stack {
+		// Contentions on one lock mostly repeat one call site.
+		if s = ls.sites[stack]; s == nil {
+			s = &Site{Stack: stack}
+			ls.sites[stack] = s
+		}
+		ls.lastSite = s
 	}
 	s.Contentions++
 	s.Blocked += d

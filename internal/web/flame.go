@@ -61,6 +61,9 @@ func (s *Server) flame(r *http.Request) (any, error) {
 		}
 	}
 	keep := analysis.ThreadFilter(d.m, q.Get("thread"))
+	// The JDK's service threads idle in Object.wait all run (often since
+	// before the VM could take stacks): left out unless asked for, or named.
+	withJDK := q.Get("jdk") == "1" || q.Get("thread") != ""
 	t0, t1, err := s.timeRange(r)
 	if err != nil {
 		return nil, err
@@ -69,8 +72,8 @@ func (s *Server) flame(r *http.Request) (any, error) {
 
 	byStack := map[model.StackID]*[model.NumStates]int64{}
 	out := &flameJSON{Names: []string{"all"}, JDK: []bool{false}}
-	for _, t := range d.m.Threads {
-		if !keep(t) {
+	for ti, t := range d.m.Threads {
+		if !keep(t) || (!withJDK && d.jdkThread[ti]) {
 			continue
 		}
 		used := false

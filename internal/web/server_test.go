@@ -326,3 +326,31 @@ func TestLockDetail(t *testing.T) {
 		}
 	}
 }
+
+// TestFlameJDKThreads: the JDK's service threads (only JDK frames, idle in
+// Object.wait) are left out of the flame graph unless jdk=1 or named.
+func TestFlameJDKThreads(t *testing.T) {
+	const events = `0.0000000000,ThreadStarted,0000000A,app
+0.0000000000,ThreadStarted,0000000F,Finalizer
+0.0000000000,ObjectWait,0000000F,00003333,1;00000003;FFFFFFFF
+1.0000000000,MonitorContendedEnter,0000000A,00001111,00000000,1;00000001;00000001
+2.0000000000,MonitorContendedEntered,0000000A,00001111,1;00000001;00000001
+4.0000000000,ThreadEnded,0000000A
+`
+	const methods = deadlockMethods + "0.0000000000,00000003,wait,(J)V,0000B0B0,-1\n"
+	const classes = deadlockClasses + "0.0000000000,0000B0B0,Ljava/lang/Object;,Object.java\n"
+	ts := serve(t, handMade(t, "jdk", events, methods, classes))
+	var f flameJSON
+	getJSON(t, ts, "/api/flame", &f)
+	if f.Total != 1e9 || f.Threads != 1 {
+		t.Errorf("default: total %d threads %d, want only app's 1 s blocked", f.Total, f.Threads)
+	}
+	getJSON(t, ts, "/api/flame?jdk=1", &f)
+	if f.Total != 5e9 || f.Threads != 2 {
+		t.Errorf("jdk=1: total %d threads %d, want 1 s + Finalizer's 4 s wait", f.Total, f.Threads)
+	}
+	getJSON(t, ts, "/api/flame?thread=Finalizer", &f)
+	if f.Total != 4e9 {
+		t.Errorf("thread=Finalizer: total %d, want its 4 s wait", f.Total)
+	}
+}

@@ -17,7 +17,7 @@ const DEFAULTS = {
   instant: null, sort: 'start', group: true, laneH: 18, filter: '',
   edges: { wake: false, owner: false, start: false, join: false, release: false },
   lockSel: '', lockSort: 'blocked:desc', dl: -1,
-  fstates: 'blocked,waiting', fthread: '', flock: '', frange: false, fcolor: 'state', fzoom: '',
+  fstates: 'blocked,waiting', fthread: '', flock: '', frange: false, fjdk: false, fcolor: 'state', fzoom: '',
 };
 
 // The URL's keys: short, stable, documented in docs/web.md.
@@ -45,6 +45,7 @@ function encode(st) {
   if (st.fthread) p.set('ft', st.fthread);
   if (st.flock) p.set('fl', st.flock);
   if (st.frange) p.set('fr', '1');
+  if (st.fjdk) p.set('fj', '1');
   if (st.fcolor !== d.fcolor) p.set('fc', st.fcolor);
   if (st.fzoom) p.set('fz', st.fzoom);
   return p.toString();
@@ -76,6 +77,7 @@ function decode(hash) {
   st.fthread = p.get('ft') || '';
   st.flock = p.get('fl') || '';
   st.frange = p.get('fr') === '1';
+  st.fjdk = p.get('fj') === '1';
   if (p.get('fc') === 'package') st.fcolor = 'package';
   st.fzoom = p.get('fz') || '';
   return st;

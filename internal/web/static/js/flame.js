@@ -20,6 +20,7 @@ export class Flame {
     this.threadIn = h('input', { type: 'search', placeholder: 'thread name or id', class: 'filter', onchange: () => this.filtersChanged() });
     this.lockSel = h('select', { onchange: () => this.filtersChanged() });
     this.rangeBox = h('input', { type: 'checkbox', onchange: () => this.filtersChanged() });
+    this.jdkBox = h('input', { type: 'checkbox', onchange: () => this.filtersChanged() });
     this.colorSel = h('select', { onchange: () => { st.fcolor = this.colorSel.value; app.changed(); this.paint(); } },
       h('option', { value: 'state' }, 'by state'), h('option', { value: 'package' }, 'by package'));
     this.search = h('input', { type: 'search', placeholder: 'Highlight frames…', class: 'filter', oninput: () => this.paint() });
@@ -35,6 +36,7 @@ export class Flame {
         h('label', null, 'Thread ', this.threadIn),
         h('label', null, 'Lock ', this.lockSel),
         h('label', { title: 'Only the time range shown on the timeline' }, this.rangeBox, ' timeline range only'),
+        h('label', { title: 'Include the JDK\'s service threads (Finalizer, Reference Handler, …), which idle in Object.wait all run' }, this.jdkBox, ' JDK service threads'),
         h('span', { class: 'grow' }),
         h('label', null, 'Colour ', this.colorSel),
         this.search,
@@ -59,6 +61,7 @@ export class Flame {
     if (st.flock && ![...this.lockSel.options].some((o) => o.value === st.flock)) this.lockSel.append(h('option', { value: st.flock }, st.flock));
     this.lockSel.value = st.flock;
     this.rangeBox.checked = st.frange;
+    this.jdkBox.checked = st.fjdk;
     this.colorSel.value = st.fcolor;
   }
 
@@ -70,6 +73,7 @@ export class Flame {
     st.fthread = this.threadIn.value.trim();
     st.flock = this.lockSel.value;
     st.frange = this.rangeBox.checked;
+    st.fjdk = this.jdkBox.checked;
     st.fzoom = '';
     this.app.changed();
     this.render();
@@ -85,6 +89,7 @@ export class Flame {
     const params = { states: st.fstates };
     if (st.fthread) params.thread = st.fthread;
     if (st.flock) params.lock = st.flock;
+    if (st.fjdk) params.jdk = 1;
     if (st.frange) { params.t0 = Math.max(0, Math.floor(st.t0)); params.t1 = Math.max(params.t0, Math.ceil(st.t1)); }
     const key = JSON.stringify(params);
     if (this.key === key) { this.paint(); return; }

@@ -2,24 +2,16 @@ package report
 
 import (
 	"fmt"
-	"strings"
+
+	"orca/internal/analysis"
 )
 
 // maxFrames is how many frames the text report shows per stack.
 const maxFrames = 5
 
-// jdkPrefixes name the packages whose frames the text report may elide.
-var jdkPrefixes = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
-
-// isJDK reports whether a resolved frame is in a JDK class.
-func isJDK(frame string) bool {
-	for _, p := range jdkPrefixes {
-		if strings.HasPrefix(frame, p) {
-			return true
-		}
-	}
-	return false
-}
+// isJDK reports whether a resolved frame is in a JDK class (the text
+// report may elide those).
+func isJDK(frame string) bool { return analysis.IsJDK(frame) }
 
 // compact picks the frames the text report shows, innermost first:
 // the top frame always (it says what the thread is doing: wait, sleep,

@@ -298,28 +298,10 @@ func (b *builder) hangs(dls []Deadlock) []Hang {
 // the recording has an application frame (recorded with depth=0), no
 // thread is.
 func (b *builder) jdkThreads() map[format.ThreadID]bool {
-	app := map[model.StackID]bool{}
-	found := false
-	for id := range b.m.Stacks {
-		for _, f := range b.stack(model.StackID(id)) {
-			if !isJDK(f) {
-				app[model.StackID(id)] = true
-				found = true
-				break
-			}
-		}
-	}
 	out := map[format.ThreadID]bool{}
-	if !found {
-		return out
-	}
-	for _, t := range b.m.Threads {
-		jdk := t.Name != "main" && !app[t.StartedAt]
-		for _, iv := range t.Intervals {
-			jdk = jdk && !app[iv.Stack]
-		}
+	for i, jdk := range analysis.JDKThreads(b.m, b.rec.ClassName) {
 		if jdk {
-			out[t.ID] = true
+			out[b.m.Threads[i].ID] = true
 		}
 	}
 	return out

@@ -68,7 +68,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 			d.edgesFrom[fi] = append(d.edgesFrom[fi], int32(i))
 		}
 	}
-	d.jdkThread = d.jdkThreads()
+	d.jdkThread = analysis.JDKThreads(d.m, d.rec.ClassName)
 	d.deadlocks = analysis.Deadlocks(m)
 	d.hangs = analysis.Hangs(m)
 	return d
@@ -96,17 +96,8 @@ type frameJSON struct {
 	JDK   bool   `json:"jdk"`   // a frame of the JDK's own classes
 }
 
-// jdkPrefixes name the packages shown dimmed (the same as the text report's).
-var jdkPrefixes = []string{"java.", "javax.", "jdk.", "sun.", "com.sun."}
-
-func isJDK(frame string) bool {
-	for _, p := range jdkPrefixes {
-		if strings.HasPrefix(frame, p) {
-			return true
-		}
-	}
-	return false
-}
+// isJDK reports whether a resolved frame is a JDK class's (shown dimmed).
+func isJDK(frame string) bool { return analysis.IsJDK(frame) }
 
 // stackFrames resolves a stack, innermost first, once per stack.
 func (d *data) stackFrames(id model.StackID) []frameJSON {
@@ -163,37 +154,6 @@ func (d *data) threadName(id format.ThreadID) string {
 		return d.m.Threads[i].Name
 	}
 	return id.String()
-}
-
-// jdkThreads finds the JDK's service threads (Finalizer, Reference
-// Handler, Common-Cleaner, …), which idle in Object.wait for the whole run:
-// threads none of whose stacks has a frame outside the JDK, as the text
-// report decides. "main" is never one, and when no stack of the recording
-// has an application frame (recorded with depth=0), no thread is.
-func (d *data) jdkThreads() []bool {
-	out := make([]bool, len(d.m.Threads))
-	app := make([]bool, len(d.m.Stacks))
-	found := false
-	for id, fr := range d.m.Stacks {
-		for _, f := range fr {
-			if !isJDK(d.rec.ClassName(f.Method) + ".") {
-				app[id] = true
-				found = true
-				break
-			}
-		}
-	}
-	if !found {
-		return out
-	}
-	for i, t := range d.m.Threads {
-		jdk := t.Name != "main" && !app[t.StartedAt]
-		for k := range t.Intervals {
-			jdk = jdk && !app[t.Intervals[k].Stack]
-		}
-		out[i] = jdk
-	}
-	return out
 }
 
 // className turns a class signature into the name Java prints:

@@ -15,7 +15,6 @@ import (
 	"orca/internal/export"
 	"orca/internal/format"
 	"orca/internal/model"
-	"orca/internal/reader"
 )
 
 // TestExportScenario exports a Scenario recording in every format with
@@ -26,25 +25,9 @@ import (
 // packets.
 func TestExportScenario(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		res, prefix := record(t, j, "Scenario")
-		if res.code != 0 {
-			t.Fatalf("orca record failed:\n%s", res)
-		}
-		e := parseExpect(t, res)
-		rec, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		built, err := model.Build(rec, model.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, prefix := recordExpect(t, j, "Scenario")
+		_, built := buildModel(t, prefix)
 		m := built.Model
-		defer func() {
-			if t.Failed() {
-				t.Logf("%s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, prefix)
-			}
-		}()
 		dir := filepath.Dir(prefix)
 		exp := func(args ...string) string {
 			t.Helper()

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/reader"
 )
 
@@ -255,6 +256,38 @@ func record(t *testing.T, j jdk, main string, args ...string) (*result, string) 
 	r := run(t, dir, bin, argv...)
 	checkNoCrashLog(t, r)
 	return r, prefix
+}
+
+// recordExpect records main like record, fails the test unless orca exited
+// 0, and returns the program's EXPECT line and the recording prefix; a
+// failed test logs both.
+func recordExpect(t *testing.T, j jdk, main string, args ...string) (expect, string) {
+	t.Helper()
+	res, prefix := record(t, j, main, args...)
+	if res.code != 0 {
+		t.Fatalf("orca record failed:\n%s", res)
+	}
+	e := parseExpect(t, res)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, prefix)
+		}
+	})
+	return e, prefix
+}
+
+// buildModel opens the recording and folds it into the model.
+func buildModel(t *testing.T, prefix string) (*reader.Recording, *model.Result) {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	built, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, built
 }
 
 // checkNoCrashLog fails when the JVM left an hs_err_pid*.log in its working directory.

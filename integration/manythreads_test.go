@@ -12,15 +12,11 @@ import (
 // ending and being joined, exactly once.
 func TestManyThreads(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		res, prefix := record(t, j, "ManyThreads")
-		if res.code != 0 {
-			t.Fatalf("orca record failed:\n%s", res)
-		}
-		e := parseExpect(t, res)
+		e, prefix := recordExpect(t, j, "ManyThreads")
 		r := load(t, prefix)
 		defer func() {
 			if t.Failed() {
-				t.Logf("%s\nfound: %s\nrecording: %s", e.line, r.kindCounts(), prefix)
+				t.Logf("found: %s", r.kindCounts())
 			}
 		}()
 		r.checkParse(t)

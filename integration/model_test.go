@@ -8,7 +8,6 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
-	"orca/internal/reader"
 )
 
 // TestScenarioModel builds the model of a Scenario recording and checks what
@@ -17,28 +16,12 @@ import (
 // main slept, and that the model is valid with no deadlock and no problem.
 func TestScenarioModel(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		res, prefix := record(t, j, "Scenario")
-		if res.code != 0 {
-			t.Fatalf("orca record failed:\n%s", res)
-		}
-		e := parseExpect(t, res)
-		rec, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		built, err := model.Build(rec, model.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		e, prefix := recordExpect(t, j, "Scenario")
+		_, built := buildModel(t, prefix)
 		if built.Malformed > 0 || built.Truncated {
 			t.Errorf("%d malformed lines (%v), truncated %v", built.Malformed, built.ParseErrors, built.Truncated)
 		}
 		m := built.Model
-		defer func() {
-			if t.Failed() {
-				t.Logf("%s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, prefix)
-			}
-		}()
 		checkScenarioModel(t, m, e)
 	})
 }

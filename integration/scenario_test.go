@@ -15,15 +15,11 @@ import (
 // source lines stacks resolve to.
 func TestScenario(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		res, prefix := record(t, j, "Scenario")
-		if res.code != 0 {
-			t.Fatalf("orca record failed:\n%s", res)
-		}
-		e := parseExpect(t, res)
+		e, prefix := recordExpect(t, j, "Scenario")
 		r := load(t, prefix)
 		defer func() {
 			if t.Failed() {
-				t.Logf("%s\nfound: %s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, r.kindCounts(), prefix)
+				t.Logf("found: %s", r.kindCounts())
 			}
 		}()
 		r.checkParse(t)

@@ -8,6 +8,7 @@
 #include "natives.h"
 #include "orca.h"
 #include "owner.h"
+#include "pending.h"
 #include "ring.h"
 #include "threads.h"
 #include "writer.h"
@@ -47,7 +48,13 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop("java_vm_version", "java.vm.version");
   prop("java_home", "java.home");
   prop("command", "sun.java.command");
-  if (orca_recording()) threads_existing(env);
+  if (!orca_recording()) return;
+  threads_existing(env);
+  const char *err = pending_start_walker(env);
+  if (err) {
+    writer_prop("warning", err);
+    orca_log("%s: a wait longer than a second is written without its stack", err);
+  }
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {

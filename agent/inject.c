@@ -69,7 +69,7 @@ static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_
     if ((*depth)++ > 0 || !orca_recording()) return;
     int64_t ts = clock_now();
     // Skip the orca$hook frame: the wrapper is the top frame users know.
-    *saved_n = stack_capture(1, saved, opt.depth);
+    *saved_n = stack_capture(NULL, 1, saved, opt.depth);
     ring_put(s->shard, ev_in, ts, s->hash, hash_of(o), 0, saved, *saved_n, NULL, 0);
     return;
   }
@@ -84,7 +84,7 @@ JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass 
   (void)env; (void)c;
   tstate *s = thread_self(NULL);
   if (!s) return;
-  pair(&s->join_depth, s->wait_frames, &s->wait_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+  pair(&s->join_depth, s->join_frames, &s->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
@@ -95,7 +95,7 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
     if (!orca_recording()) return;
     orca_frame fr[ORCA_MAX_DEPTH];
     int64_t ts = clock_now();
-    int n = stack_capture(1, fr, opt.depth);
+    int n = stack_capture(NULL, 1, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, hash_of(o), 0, fr, n, NULL, 0);
     return;
   }

@@ -177,12 +177,12 @@ static uint32_t method_id(jmethodID m) {
   return 0;
 }
 
-int stack_capture(int skip, orca_frame *out, int max) {
+int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
   if (max <= 0) return 0;
   if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
-  if ((*jvmti)->GetStackTrace(jvmti, NULL, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
+  if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
   for (int i = 0; i < n; i++) {
     out[i].method = method_id(fr[i].method);
     out[i].location = (uint32_t)fr[i].location;

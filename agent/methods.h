@@ -8,9 +8,10 @@
 #include "ring.h"
 
 const char *methods_init(void);
-// stack_capture fills out with up to max frames of the calling thread,
-// skipping `skip` innermost frames; returns the count (0 on error).
-int stack_capture(int skip, orca_frame *out, int max);
+// stack_capture fills out with up to max frames of thread t (NULL: the
+// calling thread), skipping `skip` innermost frames; returns the count (0
+// on error).
+int stack_capture(jthread t, int skip, orca_frame *out, int max);
 // mutf8_to_utf8 converts JVM modified UTF-8 to standard UTF-8.
 size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap);
 #endif

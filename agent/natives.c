@@ -24,7 +24,7 @@ static void record(int kind, jobject o) {
   if (!s) return;
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
-  int n = stack_capture(0, fr, opt.depth);
+  int n = stack_capture(NULL, 0, fr, opt.depth);
   ring_put(s->shard, kind, ts, s->hash, hash_of(o), 0, fr, n, NULL, 0);
 }
 
@@ -49,7 +49,7 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   int n = 0;
   if (s) {
     int64_t ts = clock_now();
-    n = stack_capture(0, fr, opt.depth);
+    n = stack_capture(NULL, 0, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_THREAD_SLEEP, ts, s->hash, 0, 0, fr, n, NULL, 0);
   }
   orig_sleep(env, c, t);

@@ -1,20 +1,59 @@
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
 #include "methods.h"
 #include "owner.h"
+#include "pending.h"
 #include "threads.h"
 
 static __thread tstate *self_state;
+static __thread int internal;
 static atomic_int next_shard;
+
+// The registry of every thread's state: the writer walks it for deferred
+// records. A state leaves it at ThreadEnd, or when its native thread exits
+// (a state made after ThreadEnd: HotSpot's thread exit can still block on
+// a monitor).
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static tstate *registry;
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void forget(tstate *s) {
+  pthread_mutex_lock(&registry_mu);
+  if (s->prev) s->prev->next = s->next;
+  else registry = s->next;
+  if (s->next) s->next->prev = s->prev;
+  pthread_mutex_unlock(&registry_mu);
+  free(s);
+}
+
+static void on_native_exit(void *p) {
+  tstate *s = p;
+  if (!s || s != self_state) return;
+  pending_settle(s);
+  self_state = NULL;
+  forget(s);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit); }
+
+void threads_internal(void) { internal = 1; }
+
+void threads_each(void (*fn)(tstate *, void *), void *arg) {
+  pthread_mutex_lock(&registry_mu);
+  for (tstate *s = registry; s; s = s->next) fn(s, arg);
+  pthread_mutex_unlock(&registry_mu);
+}
 
 // A JVMTI thread-local marker: set once a thread has its ThreadStarted.
 #define STARTED_MARK ((void *)1)
 
 tstate *thread_self(jthread t) {
   tstate *s = self_state;
-  if (s) return s;
+  if (s || internal) return s;
   s = calloc(1, sizeof *s);
   if (!s) return NULL;
   jthread cur = t;
@@ -24,6 +63,13 @@ tstate *thread_self(jthread t) {
   s->hash = (uint32_t)h;
   s->shard = atomic_fetch_add(&next_shard, 1);
   self_state = s;
+  pthread_once(&exit_once, make_exit_key);
+  pthread_setspecific(exit_key, s);
+  pthread_mutex_lock(&registry_mu);
+  s->next = registry;
+  if (registry) registry->prev = s;
+  registry = s;
+  pthread_mutex_unlock(&registry_mu);
   return s;
 }
 
@@ -51,6 +97,10 @@ static void started(uint32_t hash, int shard, jthread t) {
 void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (!orca_recording()) return;
+  if (pending_is_walker(env, t)) {
+    threads_internal();
+    return;
+  }
   tstate *s = thread_self(t);
   if (!s) return;
   owner_register_self(env, t, s->hash);
@@ -68,19 +118,26 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
 
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
-  (void)env;
+  if (internal) return;
   tstate *s = self_state;
   owner_unregister_self(env);
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  if (s) pending_settle(s);
   // Only threads that have a ThreadStarted get a ThreadEnded.
   if (orca_recording() && mark == STARTED_MARK) {
     if (!s) s = thread_self(t);
     if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
   }
-  if (self_state) {
-    free(self_state);
+  if (s) {
+    pthread_setspecific(exit_key, NULL);
     self_state = NULL;
+    pthread_mutex_lock(&registry_mu);
+    jthread ref = s->ref;
+    s->ref = NULL;   // the writer reads it under the mutex
+    pthread_mutex_unlock(&registry_mu);
+    if (ref) (*env)->DeleteGlobalRef(env, ref);
+    forget(s);
   }
 }
 

@@ -1,29 +1,51 @@
 // Per-thread state of the agent (in C thread-local storage, allocated once
-// per thread) and the thread life-cycle events.
+// per thread, listed in a registry the writer walks) and the thread
+// life-cycle events.
 #ifndef ORCA_THREADS_H
 #define ORCA_THREADS_H
 #include <jvmti.h>
 #include "ring.h"
 #include "orca.h"
 
-typedef struct {
+// States of a deferred record (pending.c).
+enum { SLOT_EMPTY, SLOT_PENDING, SLOT_BUSY, SLOT_WRITTEN };
+
+typedef struct tstate {
   uint32_t hash;        // System.identityHashCode of the java.lang.Thread
   int shard;            // event ring shard
   int join_depth;       // >0 inside Thread.join: its waits are suppressed
   int sem_depth;        // >0 inside a Semaphore acquire: nested calls suppressed
-  int in_wait;          // an ObjectWait was written and awaits its ObjectWaited
-  uint32_t enter_obj;   // hash of the monitor of the last MonitorContendedEnter
+  // Deferred records (pending.c): MonitorContendedEntered and ObjectWait
+  // are observed while the thread owns the monitor; their callbacks only
+  // fill these, and the thread or the writer writes the record later.
+  _Atomic int entered_state;
+  _Atomic int64_t entered_ts;
+  uint32_t enter_obj;   // monitor of the last MonitorContendedEnter
+  _Atomic int wait_state;
+  _Atomic int64_t wait_ts;
+  uint32_t wait_obj;
+  jthread ref;          // global reference: the writer walks a long wait's stack
   // Stacks saved at the start of a pair and reused at its end: the thread
   // has not moved, and the end often runs while holding a monitor.
-  int wait_n, enter_n, sem_n;   // wait_frames also serve Thread.join
+  int wait_n, enter_n, sem_n, join_n;
   orca_frame wait_frames[ORCA_MAX_DEPTH];
+  orca_frame join_frames[ORCA_MAX_DEPTH];
   orca_frame enter_frames[ORCA_MAX_DEPTH];
   orca_frame sem_frames[ORCA_MAX_DEPTH];
+  struct tstate *prev, *next;   // registry, under its mutex
 } tstate;
 
-// thread_self returns the calling thread's state, creating it on first use.
-// t may be NULL (then the current thread is asked from JVMTI).
+// thread_self returns the calling thread's state, creating it on first use;
+// NULL on the agent's own threads. t may be NULL (then the current thread
+// is asked from JVMTI).
 tstate *thread_self(jthread t);
+
+// threads_internal marks the calling thread as the agent's own: no events.
+void threads_internal(void);
+
+// threads_each calls fn on every thread's state, holding the registry's
+// mutex (states are neither created nor freed meanwhile).
+void threads_each(void (*fn)(tstate *, void *), void *arg);
 
 // emit writes an event of the calling thread with a timestamp taken now.
 void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n);

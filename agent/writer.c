@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "orca.h"
+#include "pending.h"
 #include "ring.h"
 #include "writer.h"
 
@@ -218,19 +219,60 @@ static size_t format_rec(char *o, const orca_rec *r) {
   return n;
 }
 
-static void flush_events(void) {
+// Lines later than the cutoff wait for the next flush in carry, so a
+// deferred record (pending.c) still finds its place in time order.
+static char *carry[2];
+static size_t carry_len[2], carry_cap[2];
+static int carry_cur;
+
+static void add_items(const char *buf, size_t len, size_t *k) {
+  for (size_t off = 0; off < len;) {
+    const orca_rec *r = (const orca_rec *)(buf + off);
+    off += r->size;
+    items[*k].ts = r->ts;
+    items[*k].seq = (long)*k;
+    items[*k].r = r;
+    (*k)++;
+  }
+}
+
+static size_t count_recs(const char *buf, size_t len, size_t *need) {
+  size_t count = 0;
+  for (size_t off = 0; off < len;) {
+    const orca_rec *r = (const orca_rec *)(buf + off);
+    off += r->size;
+    count++;
+    // Worst case per line: fixed fields + 18 bytes a frame + a name that
+    // doubles when quoted.
+    *need += 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
+  }
+  return count;
+}
+
+static void keep(int to, const orca_rec *r) {
+  if (carry_len[to] + r->size > carry_cap[to]) {
+    size_t cap = carry_cap[to] ? carry_cap[to] * 2 : 1 << 20;
+    while (cap < carry_len[to] + r->size) cap *= 2;
+    char *nb = realloc(carry[to], cap);
+    if (!nb) {   // out of memory: write it now, out of order, rather than lose it
+      write_errors++;
+      return;
+    }
+    carry[to] = nb;
+    carry_cap[to] = cap;
+  }
+  memcpy(carry[to] + carry_len[to], r, r->size);
+  carry_len[to] += r->size;
+}
+
+static void flush_events(int64_t cutoff) {
   const char *bufs[RING_SHARDS];
-  size_t lens[RING_SHARDS], count = 0, need = 0;
+  size_t lens[RING_SHARDS], need = 0;
+  int from = carry_cur, to = carry_cur ^ 1;
+  size_t count = count_recs(carry[from], carry_len[from], &need);
   for (int i = 0; i < RING_SHARDS; i++) {
     bufs[i] = ring_take(i, &lens[i]);
-    for (size_t off = 0; off < lens[i];) {
-      const orca_rec *r = (const orca_rec *)(bufs[i] + off);
-      off += r->size;
-      count++;
-      // Worst case per line: fixed fields + 18 bytes a frame + a name that
-      // doubles when quoted.
-      need += 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
-    }
+    count += count_recs(bufs[i], lens[i], &need);
   }
   if (!count) return;
   if (count > items_cap) {
@@ -245,24 +287,24 @@ static void flush_events(void) {
   }
   if (!items || !out) { items_cap = out_cap = 0; write_errors++; return; }
   size_t k = 0;
-  for (int i = 0; i < RING_SHARDS; i++) {
-    for (size_t off = 0; off < lens[i];) {
-      const orca_rec *r = (const orca_rec *)(bufs[i] + off);
-      off += r->size;
-      items[k].ts = r->ts;
-      items[k].seq = (long)k;
-      items[k].r = r;
-      k++;
-    }
-  }
+  add_items(carry[from], carry_len[from], &k);
+  for (int i = 0; i < RING_SHARDS; i++) add_items(bufs[i], lens[i], &k);
   qsort(items, count, sizeof *items, cmp_item);
   size_t n = 0;
+  carry_len[to] = 0;
   for (size_t i = 0; i < count; i++) {
     const orca_rec *r = items[i].r;
+    if (r->ts >= cutoff) {
+      size_t before = carry_len[to];
+      keep(to, r);
+      if (carry_len[to] != before) continue;
+    }
     if (!first_ts) first_ts = r->ts;
     if (r->ts > last_ts) last_ts = r->ts;
     n += format_rec(out + n, r);
   }
+  carry_len[from] = 0;
+  carry_cur = to;
   write_all(fd_orca, out, n);
 }
 
@@ -302,20 +344,35 @@ static void write_info(int complete) {
   if (fclose(f) == 0) rename(tmp, path);
 }
 
-static void flush_all(void) {
+// Lines this recent may still be preceded by a record in flight (its time
+// taken, its stack being walked): hold them back one more flush.
+#define IN_FLIGHT_NS 10000000LL
+
+static void flush_all(int final) {
+  int64_t now = clock_now(), cutoff = INT64_MAX;
+  if (!final) {
+    // Waits are walked by the walker after one period; one it has not
+    // written within 10 s (or with no walker: 1 s) is written without stack.
+    int64_t stale = now - (pending_walker_alive() ? 10000000000LL : 1000000000LL);
+    cutoff = pending_flush(now - IN_FLIGHT_NS, stale);
+  } else {
+    for (int i = 0; i < 200 && (cutoff = pending_flush(INT64_MAX, INT64_MAX)) != INT64_MAX; i++) usleep(1000);
+    cutoff = INT64_MAX;
+  }
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk.
   flush_meta(META_CLASSES, fd_classes);
   flush_meta(META_METHODS, fd_methods);
-  flush_events();
+  flush_events(cutoff);
 }
 
 static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
+  threads_internal();
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
-    flush_all();
+    flush_all(0);
     int64_t now = clock_now();
     if (now - last_info >= 1000000000LL) {
       write_info(0);
@@ -335,7 +392,9 @@ void writer_stop(void) {
   atomic_store(&stopping, 1);
   ring_wake();
   pthread_join(thread, NULL);
-  flush_all();
+  // The waits still open get their stacks from here (a Java thread).
+  pending_walk(INT64_MAX);
+  flush_all(1);
   write_info(1);
   close(fd_orca);
   close(fd_methods);

@@ -92,6 +92,21 @@ func TestKill9(t *testing.T) {
 		if len(r.sel(format.ThreadSleep, nil)) == 0 {
 			t.Errorf("no ThreadSleep in the flushed events; found: %s", r.kindCounts())
 		}
+		// The waiter never returns from wait(): its ObjectWait is written by the agent's walker
+		// thread, with the waiter's stack, and the walker itself is not in the recording.
+		names := map[format.ThreadID]string{}
+		for _, i := range r.sel(format.ThreadStarted, nil) {
+			names[r.events[i].Thread] = r.events[i].Name
+			if strings.HasPrefix(r.events[i].Name, "orca ") {
+				t.Errorf("the agent's own thread is in the recording:\n%s", r.describe(i))
+			}
+		}
+		c := counter{t, r}
+		waiter := func(_ int, ev reader.Event) bool { return names[ev.Thread] == "orca-hang-waiter" }
+		waits := r.sel(format.ObjectWait, waiter)
+		c.want("ObjectWait of the hung waiter", waits, 1)
+		c.wantLine("ObjectWait of the hung waiter", waits, "Hang.java", 28)
+		c.want("ObjectWaited of the hung waiter", r.sel(format.ObjectWaited, waiter), 0)
 		if t.Failed() {
 			t.Logf("stderr:\n%s\nrecording: %s", stderr.String(), prefix)
 		}

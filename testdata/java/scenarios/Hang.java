@@ -1,5 +1,5 @@
-// Hang never ends: a worker alternates a little work with Thread.sleep, main prints READY and then
-// sleeps forever. The kill -9 test (integration/kill_test.go) kills it and reads what was flushed.
+// Hang never ends: a worker alternates a little work with Thread.sleep, a waiter waits forever
+// on an object nobody notifies, main prints READY and then sleeps forever. The kill -9 test (integration/kill_test.go) kills it and reads what was flushed.
 public class Hang {
     static volatile long sink;
 
@@ -21,6 +21,18 @@ public class Hang {
         }, "orca-hang-worker");
         worker.setDaemon(true);
         worker.start();
+        Object never = new Object();
+        Thread waiter = new Thread(() -> {
+            synchronized (never) {
+                try {
+                    never.wait(); // WAITER_LINE
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "orca-hang-waiter");
+        waiter.setDaemon(true);
+        waiter.start();
         System.out.println("READY");
         System.out.flush();
         while (true) Thread.sleep(100);

@@ -1,0 +1,180 @@
+#define _GNU_SOURCE
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "clock.h"
+#include "methods.h"
+#include "pending.h"
+
+#define ACQ memory_order_acquire
+#define REL memory_order_release
+#define RLX memory_order_relaxed
+
+static int claim(_Atomic int *state, int from, int to) {
+  return atomic_compare_exchange_strong_explicit(state, &from, to, memory_order_acq_rel, RLX);
+}
+
+// await spins while the other side writes the record (a copy, or one
+// stack walk); returns the state it left.
+static int await(_Atomic int *state) {
+  int st;
+  while ((st = atomic_load_explicit(state, ACQ)) == SLOT_BUSY) sched_yield();
+  return st;
+}
+
+static void put_entered(tstate *s) {
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, atomic_load_explicit(&s->entered_ts, RLX), s->hash,
+           s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
+  s->enter_obj = 0;
+}
+
+static void put_wait(tstate *s) {
+  ring_put(s->shard, ORCA_EV_OBJECT_WAIT, atomic_load_explicit(&s->wait_ts, RLX), s->hash, s->wait_obj, 0,
+           s->wait_frames, s->wait_n, NULL, 0);
+}
+
+void pending_entered(tstate *s, int64_t ts) {
+  atomic_store_explicit(&s->entered_ts, ts, RLX);
+  atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
+}
+
+static void settle_entered(tstate *s) {
+  if (atomic_load_explicit(&s->entered_state, RLX) == SLOT_EMPTY) return;
+  if (claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
+    put_entered(s);
+    atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+  } else {
+    await(&s->entered_state);
+  }
+}
+
+void pending_settle(tstate *s) {
+  settle_entered(s);
+  // A wait still open here never waited: wait() threw (not the owner, a
+  // negative timeout) after JVMTI posted MonitorWait. Forget it if unwritten.
+  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY && !claim(&s->wait_state, SLOT_PENDING, SLOT_EMPTY)) {
+    await(&s->wait_state);
+    atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+  }
+}
+
+void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts) {
+  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) pending_settle(s);
+  if (!s->ref && env && t) s->ref = (*env)->NewGlobalRef(env, t);
+  s->wait_obj = obj;
+  atomic_store_explicit(&s->wait_ts, ts, RLX);
+  atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
+}
+
+void pending_waited(tstate *s, int64_t ts) {
+  if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_EMPTY) return;
+  settle_entered(s);
+  if (claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
+    // Not holding the monitor any more: the stack walk costs nobody else.
+    s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
+    put_wait(s);
+  } else {
+    await(&s->wait_state);   // the writer wrote the Wait, and its frames
+  }
+  ring_put(s->shard, ORCA_EV_OBJECT_WAITED, ts, s->hash, s->wait_obj, 0, s->wait_frames, s->wait_n, NULL, 0);
+  atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+}
+
+// ---- writer and walker ----
+
+typedef struct {
+  int64_t cutoff, stale_before;
+} flush_t;
+
+static void flush_one(tstate *s, void *arg) {
+  flush_t *f = arg;
+  int st = atomic_load_explicit(&s->entered_state, ACQ);
+  if (st == SLOT_PENDING && claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
+    put_entered(s);
+    atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+  } else if (st != SLOT_EMPTY) {
+    // The thread writes it right now; hold back what came after.
+    int64_t ts = atomic_load_explicit(&s->entered_ts, RLX);
+    if (ts < f->cutoff) f->cutoff = ts;
+  }
+  st = atomic_load_explicit(&s->wait_state, ACQ);
+  if (st == SLOT_EMPTY || st == SLOT_WRITTEN) return;
+  int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
+  if (st == SLOT_PENDING && ts < f->stale_before && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
+    s->wait_n = 0;
+    put_wait(s);
+    atomic_store_explicit(&s->wait_state, SLOT_WRITTEN, REL);
+    return;
+  }
+  if (ts < f->cutoff) f->cutoff = ts;
+}
+
+int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
+  flush_t f = {cutoff, stale_before};
+  threads_each(flush_one, &f);
+  return f.cutoff;
+}
+
+typedef struct {
+  int64_t old_before;
+  tstate **claimed;
+  int n, cap;
+} walk_t;
+
+static void claim_old(tstate *s, void *arg) {
+  walk_t *w = arg;
+  if (w->n == w->cap) return;   // the rest at the next round
+  if (atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING) return;
+  if (atomic_load_explicit(&s->wait_ts, RLX) >= w->old_before) return;
+  if (s->ref && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) w->claimed[w->n++] = s;
+}
+
+void pending_walk(int64_t old_before) {
+  tstate *buf[256];
+  walk_t w = {old_before, buf, 0, 256};
+  do {
+    w.n = 0;
+    threads_each(claim_old, &w);
+    // Walk outside the registry's mutex: a claimed state stays alive, as
+    // its thread waits for SLOT_WRITTEN before it can end.
+    for (int i = 0; i < w.n; i++) {
+      tstate *s = w.claimed[i];
+      s->wait_n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
+      put_wait(s);
+      atomic_store_explicit(&s->wait_state, SLOT_WRITTEN, REL);
+    }
+  } while (w.n == w.cap);
+}
+
+static jthread walker;
+static atomic_int walker_alive;
+
+int pending_walker_alive(void) { return atomic_load(&walker_alive); }
+
+int pending_is_walker(JNIEnv *env, jthread t) {
+  return walker && t && (*env)->IsSameObject(env, walker, t);
+}
+
+static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
+  (void)j; (void)env; (void)arg;
+  threads_internal();
+  atomic_store(&walker_alive, 1);
+  while (orca_recording()) {
+    usleep((useconds_t)opt.flush_ms * 1000);
+    if (!orca_recording()) break;
+    pending_walk(clock_now() - (int64_t)opt.flush_ms * 1000000);
+  }
+  atomic_store(&walker_alive, 0);
+}
+
+const char *pending_start_walker(JNIEnv *env) {
+  jclass c = (*env)->FindClass(env, "java/lang/Thread");
+  jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
+  jstring name = init ? (*env)->NewStringUTF(env, "orca walker") : NULL;
+  jthread t = name ? (*env)->NewObject(env, c, init, name) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (!t || !(walker = (*env)->NewGlobalRef(env, t))) return "cannot create the walker thread";
+  if ((*jvmti)->RunAgentThread(jvmti, walker, walker_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
+    return "cannot start the walker thread";
+  return NULL;
+}

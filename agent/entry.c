@@ -2,6 +2,7 @@
 // life cycle (start recording at load, finish the files at VM death).
 #include <stdio.h>
 #include <string.h>
+#include "asgct.h"
 #include "inject.h"
 #include "methods.h"
 #include "monitor.h"
@@ -50,6 +51,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop("command", "sun.java.command");
   if (!orca_recording()) return;
   threads_existing(env);
+  asgct_ready(env);
   const char *err = pending_start_walker(env);
   if (err) {
     writer_prop("warning", err);
@@ -97,6 +99,7 @@ static jint start(JavaVM *vm, char *options) {
     return JNI_OK;
   }
   if ((err = owner_init())) writer_prop("warning", err);
+  if ((err = asgct_init())) writer_prop("warning", err);
 
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);
@@ -131,6 +134,8 @@ static jint start(JavaVM *vm, char *options) {
   cb.MonitorContendedEntered = monitor_on_contended_entered;
   cb.NativeMethodBind = natives_on_bind;
   cb.ClassFileLoadHook = inject_on_class_file_load;
+  cb.ClassPrepare = asgct_on_class_prepare;
+  cb.ClassLoad = asgct_on_class_load;
   if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
     orca_log("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
     return JNI_OK;
@@ -150,6 +155,8 @@ static jint start(JavaVM *vm, char *options) {
   enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered");
   enable(JVMTI_EVENT_NATIVE_METHOD_BIND, "NativeMethodBind");
   enable(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook");
+  enable(JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare");
+  enable(JVMTI_EVENT_CLASS_LOAD, "ClassLoad");
   return JNI_OK;
 }
 

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "asgct.h"
 #include "clock.h"
 #include "methods.h"
 #include "orca.h"
@@ -177,12 +178,29 @@ static uint32_t method_id(jmethodID m) {
   return 0;
 }
 
+// verify walks again with GetStackTrace and counts differences (tests set
+// ORCA_VERIFY_STACKS=1: the two walkers must agree frame for frame).
+static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
+  jvmtiFrameInfo f2[ORCA_MAX_DEPTH];
+  jint n2 = 0;
+  (*jvmti)->GetStackTrace(jvmti, NULL, skip, max, f2, &n2);
+  int bad = n2 != n;
+  for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
+  atomic_fetch_add(bad ? &count_walks_differ : &count_walks_checked, 1);
+}
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
   if (max <= 0) return 0;
   if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
-  if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
+  if (t || (n = asgct_walk(skip, fr, max)) < 0) {
+    if (!t) atomic_fetch_add_explicit(&count_slow_walks, 1, memory_order_relaxed);
+    n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
+  } else if (asgct_verify) {
+    verify(skip, fr, n, max);
+  }
   for (int i = 0; i < n; i++) {
     out[i].method = method_id(fr[i].method);
     out[i].location = (uint32_t)fr[i].location;

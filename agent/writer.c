@@ -13,7 +13,7 @@
 #include "writer.h"
 
 atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped;
+    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ;
 
 static char prefix[4200];
 static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
@@ -339,6 +339,10 @@ static void write_info(int complete) {
   fprintf(f, "owner_unknown=%ld\nsuppressed_waits=%ld\nmethods=%ld\nclasses=%ld\n",
           atomic_load(&count_owner_unknown), atomic_load(&count_suppressed_waits),
           atomic_load(&count_methods), atomic_load(&count_classes));
+  fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
+  if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
+    fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
+            atomic_load(&count_walks_differ));
   if (atomic_load(&count_meta_dropped)) fprintf(f, "metadata_dropped=%ld\n", atomic_load(&count_meta_dropped));
   if (write_errors) fprintf(f, "write_errors=%ld\n", write_errors);
   if (fclose(f) == 0) rename(tmp, path);

@@ -55,6 +55,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	workDir = d
+	// Every JVM under test checks each fast stack walk against GetStackTrace (docs/agent.md);
+	// checkInfo requires that none differed.
+	os.Setenv("ORCA_VERIFY_STACKS", "1")
 	code := m.Run()
 	if code == 0 || os.Getenv("ORCA_KEEP") == "" {
 		os.RemoveAll(d)
@@ -577,6 +580,10 @@ func (r *recording) checkInfo(t *testing.T, complete, noDrops bool) {
 	t.Helper()
 	if got, want := r.info["complete"], strconv.FormatBool(complete); got != want {
 		t.Errorf(".info: complete=%q, want %s (info: %v)", got, want, r.info)
+	}
+	if v := r.info["verified_stacks_differ"]; v != "" && v != "0" {
+		t.Errorf(".info: verified_stacks_differ=%s: AsyncGetCallTrace and GetStackTrace disagreed on %s of %s stacks",
+			v, v, r.info["verified_stacks"])
 	}
 	if !noDrops {
 		return

@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,6 +25,10 @@ func TestScenario(t *testing.T) {
 		}()
 		r.checkParse(t)
 		r.checkInfo(t, true, true)
+		if n, _ := strconv.Atoi(r.info["verified_stacks"]); n == 0 {
+			t.Errorf(".info: verified_stacks=%q: no stack was walked with AsyncGetCallTrace (own_stacks_by_jvmti=%s)",
+				r.info["verified_stacks"], r.info["own_stacks_by_jvmti"])
+		}
 		r.checkInvariants(t)
 		checkScenario(t, r, e)
 	})

@@ -116,10 +116,15 @@ func TestBuildFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	start, c0 := time.Now(), cpuTime()
 	res, err := Build(rec, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
+	wall, cpu := time.Since(start), cpuTime()-c0
+	mb := float64(st.Size()) / 1e6
+	t.Logf("Build: %.2fs, %.0f MB/s; %.2f CPU-s, %.0f MB/cpu-s (GOMAXPROCS=%d)",
+		wall.Seconds(), mb/wall.Seconds(), cpu.Seconds(), mb/cpu.Seconds(), runtime.GOMAXPROCS(0))
 	m := res.Model
 	ivs := 0
 	for _, th := range m.Threads {

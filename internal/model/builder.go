@@ -1,9 +1,9 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
-	"sort"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -12,15 +12,15 @@ import (
 // Builder folds events into a Model: New, then Event for each event in
 // file order, then Finalize. In-progress state stays private.
 type Builder struct {
-	lastThread *tstate           // the last thread looked up: events come in runs
-	scratch    []format.ThreadID // reused by newOwner
+	lastThread *tstate // the last thread looked up: events come in runs
 	m          *Model
+	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
 	locks      map[uint64]*lstate // key: object<<1 | kind (a struct key hashes slower)
 	stacks     stackTable
 	first      bool
 	// Pending ThreadStart edges, completed when the target appears.
-	starts map[format.ThreadID]int // target -> index in m.Edges
+	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
 	// was read (two flushes interleave): the edge is made at ThreadEnded.
 	joins map[format.ThreadID][]pendingJoin
@@ -35,26 +35,40 @@ type pendingJoin struct {
 	at format.Time // the ThreadJoined
 }
 
-// tstate is a thread being folded.
+// tstate is a thread being folded. The Thread is in it, not pointed to:
+// each event touches both.
 type tstate struct {
-	t *Thread
+	t Thread
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
-	open []openIv
-	last format.Time // time of its latest event, when seen
-	seen bool        // it has had an event of its own
+	// It starts in openBuf, next to the rest of the thread's state.
+	open    []openIv
+	openBuf [2]openIv
+	ivs     ivList      // its intervals until Finalize puts them in t
+	last    format.Time // time of its latest event, when seen
+	seen    bool        // it has had an event of its own
 	// floor is the end of its latest segment. Another thread's event can
 	// split a segment later than this thread's next line (lines of two
 	// threads may be out of order by a little); that line is folded at
 	// floor so segments never overlap.
 	floor format.Time
+	wf    wfEdge // what it waits for (see waitFor)
+	num   uint32 // numbers the threads from 0 in order of appearance
 }
 
 type openIv struct {
 	// iv.Since is when the state began; iv.Start is where its current
 	// segment begins (it moves when the state is split).
 	iv Interval
-	// Blocked: since when the current owner is blamed.
+	// ls is the lock of a Blocked, Waiting or Acquiring state, so that
+	// its end need not look it up.
+	ls *lstate
+	// other is iv.Other's tstate for a Blocked or Joining state (nil when
+	// unknown), for the wait-for graph.
+	other *tstate
+	// Blocked: the current owner's blame on ls, nil when the owner is
+	// unknown, and since when it is blamed.
+	blame      *Blame
 	blameSince format.Time
 	// Waiting: the notify tokens this wait can consume start after this.
 	seq  int
@@ -64,23 +78,35 @@ type openIv struct {
 // lstate is a lock being folded.
 type lstate struct {
 	l         *Lock
-	lastBlame *Blame // see blameOf
-	lastSite  *Site  // see contended
-	owners    map[format.ThreadID]*Blame
-	sites     map[StackID]*Site
-	held      map[StackID]bool
-	seen      map[format.ThreadID]bool
-	// Threads blocked on the monitor now.
-	blocked map[format.ThreadID]*tstate
-	// Object.wait bookkeeping.
-	waiting map[format.ThreadID]bool
+	lastBlame *Blame   // see blameOf
+	owners    []*Blame // in order of first blame
+	// byThread has, by thread number, whether the thread is among the
+	// waiters (bit 0) and its index+1 in owners (the other bits).
+	byThread numMap
+	// Sites by stack: sites[siteIdx[stack]-1]; lastSite is the index of the
+	// latest one.
+	sites    []siteRef
+	siteIdx  numMap
+	lastSite int
+	// Threads blocked on the monitor now, sorted by ID: newOwner splits
+	// their intervals in that order (it decides the order in which the
+	// wait-for graph's cycles are found).
+	blocked []*tstate
+	// Object.wait bookkeeping: the threads waiting now, sorted.
+	waiting threadSet
 	tokens  []token
 	nextSeq int
 	storm   []format.Time // recent notifyAll times
 	// Semaphore: the latest release not yet matched to an acquire.
-	rel     format.ThreadID
+	rel     *tstate
 	relTime format.Time
 	relUsed bool
+}
+
+// siteRef is a Site of a lock while folding.
+type siteRef struct {
+	Site
+	held bool // an owner entered the monitor at this stack (Lock.HeldAt)
 }
 
 // token is a notify or notifyAll that can end waits.
@@ -89,7 +115,7 @@ type token struct {
 	all        bool
 	by         format.ThreadID
 	at         format.Time
-	candidates map[format.ThreadID]bool // waiters when it was sent, less those whose wait ended since
+	candidates threadSet // waiters when it was sent, less those whose wait ended since
 	used       bool
 }
 
@@ -124,14 +150,14 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		return b.lastThread
 	}
 	ts := b.threads[id]
-	defer func() { b.lastThread = ts }()
 	if ts == nil {
-		t := &Thread{ID: id, Start: at}
-		ts = &tstate{t: t}
+		ts = &tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads))}
+		ts.open = ts.openBuf[:0]
 		b.threads[id] = ts
-		b.m.byThread[id] = t
-		b.m.Threads = append(b.m.Threads, t)
+		b.m.byThread[id] = &ts.t
+		b.m.Threads = append(b.m.Threads, &ts.t)
 	}
+	b.lastThread = ts
 	return ts
 }
 
@@ -143,8 +169,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		if kind == Semaphore {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
-		ls = &lstate{l: l, owners: map[format.ThreadID]*Blame{}, sites: map[StackID]*Site{},
-			held: map[StackID]bool{}, seen: map[format.ThreadID]bool{}, blocked: map[format.ThreadID]*tstate{}, waiting: map[format.ThreadID]bool{}}
+		ls = &lstate{l: l}
 		b.locks[k] = ls
 		b.m.byObject[lockKey{obj, kind}] = l
 		b.m.Locks = append(b.m.Locks, l)
@@ -157,7 +182,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 // Object.wait take a monitor back before they return; Semaphore.acquire can
 // block on a class initialisation); any other state opening in one means
 // the open one's closing event was lost: it ends here, with a problem.
-func (b *Builder) push(ts *tstate, iv Interval, ev *reader.Event) {
+func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *reader.Event) *openIv {
 	for n := len(ts.open); n > 0; n-- {
 		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping {
 			break
@@ -171,8 +196,15 @@ func (b *Builder) push(ts *tstate, iv Interval, ev *reader.Event) {
 		b.segment(ts, outer, iv.Start, false)
 		outer.iv.Start = iv.Start // resumes when the inner one ends
 	}
-	ts.open = append(ts.open, openIv{iv: iv, blameSince: iv.Start})
+	ts.open = append(ts.open, openIv{iv: iv, ls: ls, other: other, blameSince: iv.Start})
+	o := &ts.open[len(ts.open)-1]
+	if iv.State == Blocked && other != nil {
+		// Looked up now rather than at each change of what it is blamed:
+		// every owner a contention waits for is blamed, if only 0.
+		o.blame = ls.blameOf(other)
+	}
 	b.rewait(ts, iv.Start)
+	return o
 }
 
 // segment appends a segment of state o ending at end. An empty one is
@@ -185,7 +217,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	}
 	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
 	o.segs++
-	ts.t.Intervals = append(ts.t.Intervals, iv)
+	ts.ivs.add(iv)
 	ts.floor = max(ts.floor, end)
 }
 
@@ -236,28 +268,30 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	}
 	switch o.iv.State {
 	case Blocked:
-		ls := b.lock(o.iv.Object, Monitor)
-		delete(ls.blocked, th)
-		b.blame(ls, o.iv.Other, at-o.blameSince)
+		ls := o.ls
+		ls.unblock(th)
+		o.addBlame(at - o.blameSince)
 		if how == endOpen {
 			// Still blocked: the owner is blamed until the end, but the
 			// contention is not counted (it has no length yet).
 			break
 		}
-		b.contended(ls, th, o.iv.Other, o.iv.Stack, at-o.iv.Since)
+		// The thread is among the lock's waiters since its
+		// MonitorContendedEnter.
+		site := b.contended(ls, o.blame, o.iv.Stack, at-o.iv.Since)
 		if how == endNormal {
 			if o.iv.Other != 0 {
 				// From the segment's start: when the thread began waiting for that owner.
-				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeOwner, From: o.iv.Other, To: th, FromTime: o.iv.Start, ToTime: at, Object: o.iv.Object})
+				b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: th, FromTime: o.iv.Start, ToTime: at, Object: o.iv.Object})
 			}
-			ls.held[o.iv.Stack] = true
+			site.held = true
 			// The thread owns the monitor now: the others still blocked on
 			// it wait for it from here on.
-			b.newOwner(ls, th, at)
+			b.newOwner(ls, ts, at)
 		}
 	case Waiting:
-		ls := b.lock(o.iv.Object, Monitor)
-		delete(ls.waiting, th)
+		ls := o.ls
+		ls.waiting.remove(th)
 		ls.l.WaitTime += at - o.iv.Since
 		switch how {
 		case endOpen:
@@ -269,7 +303,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 			var tokAt format.Time
 			o.iv.Wake, o.iv.Other, tokAt = b.wake(ls, th, o.seq, at)
 			if o.iv.Other != 0 {
-				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeWake, From: o.iv.Other, To: th, FromTime: tokAt, ToTime: at,
+				b.edges.add(Edge{Kind: EdgeWake, From: o.iv.Other, To: th, FromTime: tokAt, ToTime: at,
 					Object: o.iv.Object, Ambiguous: o.iv.Wake == WakeAmbiguous})
 			}
 		}
@@ -277,16 +311,18 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		if how != endNormal {
 			break
 		}
-		ls := b.lock(o.iv.Object, Semaphore)
+		ls := o.ls
 		// An acquire that a release by another thread let through waited:
 		// that is a semaphore contention.
-		if !ls.relUsed && ls.rel != 0 && ls.rel != th && ls.relTime >= o.iv.Since && ls.relTime <= at {
+		if rel := ls.rel; !ls.relUsed && rel != nil && rel != ts && ls.relTime >= o.iv.Since && ls.relTime <= at {
 			ls.relUsed = true
 			d := at - o.iv.Since
-			b.contended(ls, th, ls.rel, o.iv.Stack, d)
-			b.blame(ls, ls.rel, d)
-			b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeRelease, From: ls.rel, To: th, FromTime: ls.relTime, ToTime: at, Object: o.iv.Object})
-			o.iv.Other = ls.rel
+			ls.saw(ts)
+			bl := ls.blameOf(rel)
+			b.contended(ls, bl, o.iv.Stack, d)
+			bl.Blamed += d
+			b.edges.add(Edge{Kind: EdgeRelease, From: rel.t.ID, To: th, FromTime: ls.relTime, ToTime: at, Object: o.iv.Object})
+			o.iv.Other = rel.t.ID
 		}
 	case Joining:
 		if how != endNormal || o.iv.Other == 0 {
@@ -296,7 +332,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		// out or was interrupted: only the first is an edge.
 		if tt := b.threads[o.iv.Other]; tt != nil && tt.t.Ended {
 			if tt.t.End <= at {
-				b.m.Edges = append(b.m.Edges, Edge{Kind: EdgeJoin, From: o.iv.Other, To: th, FromTime: tt.t.End, ToTime: at})
+				b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: th, FromTime: tt.t.End, ToTime: at})
 			}
 		} else {
 			b.joins[o.iv.Other] = append(b.joins[o.iv.Other], pendingJoin{th, at})
@@ -307,15 +343,16 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	b.segment(ts, &o, at, how == endOpen)
 	if o.iv.State == Waiting || o.iv.State == Acquiring {
 		// The earlier segments of a split wait learn how it ended.
-		ivs := ts.t.Intervals
-		for i := len(ivs) - 1; i >= 0 && ivs[i].End >= o.iv.Since; i-- {
-			if iv := &ivs[i]; iv.State == o.iv.State && iv.Since == o.iv.Since && iv.Object == o.iv.Object {
-				iv.Wake, iv.Other = o.iv.Wake, o.iv.Other
-				if !iv.Cont {
-					break
-				}
+		ts.ivs.back(func(iv *Interval) bool {
+			if iv.End < o.iv.Since {
+				return false
 			}
-		}
+			if iv.State == o.iv.State && iv.Since == o.iv.Since && iv.Object == o.iv.Object {
+				iv.Wake, iv.Other = o.iv.Wake, o.iv.Other
+				return iv.Cont
+			}
+			return true
+		})
 	}
 	if n > 1 {
 		ts.open[n-2].iv.Start = at
@@ -328,19 +365,18 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 // rewait points the thread's wait-for edge at what its innermost state
 // waits for: the owner of the monitor it blocks on, or the thread it joins.
 func (b *Builder) rewait(ts *tstate, at format.Time) {
-	th := ts.t.ID
 	if n := len(ts.open); n > 0 {
-		o := &ts.open[n-1].iv
-		switch o.State {
+		o := &ts.open[n-1]
+		switch o.iv.State {
 		case Blocked:
-			b.wf.set(th, o.Other, o.Object, o.Stack, at, b.m)
+			b.wf.set(ts, o.other, o.iv.Object, o.iv.Stack, at, b.m)
 			return
 		case Joining:
-			b.wf.set(th, o.Other, 0, o.Stack, at, b.m)
+			b.wf.set(ts, o.other, 0, o.iv.Stack, at, b.m)
 			return
 		}
 	}
-	b.wf.clear(th, at, b.m)
+	b.wf.clear(ts, at, b.m)
 }
 
 // Event folds one event. Events must come in file order.
@@ -360,7 +396,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		return
 	}
 	ts := b.thread(ev.Thread, ev.Time)
-	t := ts.t
+	t := &ts.t
 	t.Events++
 	if t.Ended {
 		// After posting ThreadEnd, HotSpot's thread exit (ensure_join) locks
@@ -404,7 +440,8 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.ThreadStarted:
 		t.Name = ev.Name
 		if i, ok := b.starts[ev.Thread]; ok {
-			m.Edges[i].ToTime = max(t.Start, m.Edges[i].FromTime)
+			e := b.edges.at(i)
+			e.ToTime = max(t.Start, e.FromTime)
 		}
 	case format.ThreadEnded:
 		for len(ts.open) > 0 {
@@ -412,10 +449,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.end(ts, ev.Time, endForced)
 		}
 		t.End, t.Ended = ev.Time, true
-		b.wf.clear(ev.Thread, ev.Time, m)
+		b.wf.clear(ts, ev.Time, m)
 		for _, j := range b.joins[ev.Thread] {
 			if j.at >= ev.Time {
-				m.Edges = append(m.Edges, Edge{Kind: EdgeJoin, From: ev.Thread, To: j.by, FromTime: ev.Time, ToTime: j.at})
+				b.edges.add(Edge{Kind: EdgeJoin, From: ev.Thread, To: j.by, FromTime: ev.Time, ToTime: j.at})
 			}
 		}
 		delete(b.joins, ev.Thread)
@@ -430,10 +467,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		if tt.seen {
 			to = max(tt.t.Start, ev.Time)
 		}
-		b.starts[ev.Target] = len(m.Edges)
-		m.Edges = append(m.Edges, Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
+		b.starts[ev.Target] = b.edges.add(Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
 	case format.ThreadSleep:
-		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack}, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack}, nil, nil, ev)
 	case format.ThreadSlept:
 		if !b.pop(ts, Sleeping, ev) {
 			b.problem(ev, "no ThreadSleep before it")
@@ -444,10 +480,11 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v joins itself", ev.Thread)
 			target = 0
 		}
+		var tts *tstate
 		if target != 0 {
-			b.thread(target, ev.Time)
+			tts = b.thread(target, ev.Time)
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack}, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack}, nil, tts, ev)
 	case format.ThreadJoined:
 		if !b.pop(ts, Joining, ev) {
 			b.problem(ev, "no ThreadJoin before it")
@@ -455,7 +492,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
-		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack}, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack}, ls, nil, ev)
 	case format.SemaphoreAcquired:
 		if !b.pop(ts, Acquiring, ev) {
 			b.problem(ev, "no SemaphoreAcquire before it")
@@ -463,7 +500,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
-		ls.rel, ls.relTime, ls.relUsed = ev.Thread, ev.Time, false
+		ls.rel, ls.relTime, ls.relUsed = ts, ev.Time, false
 	case format.MonitorContendedEnter:
 		ls := b.lock(ev.Object, Monitor)
 		owner := ev.Owner
@@ -471,21 +508,19 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v blocks on monitor %v that it owns", ev.Thread, ev.Object)
 			owner = 0
 		}
+		var ots *tstate
 		if owner == 0 {
 			ls.l.OwnerUnknown++
 		} else {
-			b.thread(owner, ev.Time)
+			ots = b.thread(owner, ev.Time)
 		}
-		if !ls.seen[ev.Thread] {
-			ls.seen[ev.Thread] = true
-			ls.l.Waiters = append(ls.l.Waiters, ev.Thread)
-		}
-		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack}, ev)
-		ls.blocked[ev.Thread] = ts
-		if owner != 0 {
+		ls.saw(ts)
+		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack}, ls, ots, ev)
+		ls.block(ts)
+		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.
-			b.newOwner(ls, owner, ev.Time)
+			b.newOwner(ls, ots, ev.Time)
 		}
 	case format.MonitorContendedEntered:
 		if !b.pop(ts, Blocked, ev) {
@@ -494,9 +529,8 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)
 		ls.l.Waits++
-		ls.waiting[ev.Thread] = true
-		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ev)
-		ts.open[len(ts.open)-1].seq = ls.nextSeq
+		ls.waiting.add(ev.Thread)
+		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectWaited:
 		if !b.pop(ts, Waiting, ev) {
 			b.problem(ev, "no ObjectWait before it")
@@ -518,12 +552,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		} else {
 			ls.l.Notifies++
 		}
-		cands := map[format.ThreadID]bool{}
-		for w := range ls.waiting {
-			if w != ev.Thread {
-				cands[w] = true
-			}
-		}
+		cands := ls.waiting.without(ev.Thread)
 		if len(cands) == 0 {
 			ls.l.NotifiesWokeNobody++
 			break
@@ -538,7 +567,7 @@ func (b *Builder) Event(ev *reader.Event) {
 func (b *Builder) wake(ls *lstate, th format.ThreadID, seq int, at format.Time) (Wake, format.ThreadID, format.Time) {
 	for i := range ls.tokens {
 		tk := &ls.tokens[i]
-		if tk.used || tk.seq < seq || !tk.candidates[th] || tk.at > at {
+		if tk.used || tk.seq < seq || !tk.candidates.has(th) || tk.at > at {
 			continue
 		}
 		w := WakeNotifyAll
@@ -562,7 +591,7 @@ func (b *Builder) wake(ls *lstate, th format.ThreadID, seq int, at format.Time) 
 func (b *Builder) unwait(ls *lstate, th format.ThreadID) {
 	k := 0
 	for _, tk := range ls.tokens {
-		delete(tk.candidates, th)
+		tk.candidates.remove(th)
 		if !tk.used && len(tk.candidates) > 0 {
 			ls.tokens[k] = tk
 			k++
@@ -572,88 +601,126 @@ func (b *Builder) unwait(ls *lstate, th format.ThreadID) {
 	ls.tokens = ls.tokens[:k]
 }
 
-// contended records one contention of lock by th (blocked d at stack).
-func (b *Builder) contended(ls *lstate, th, owner format.ThreadID, stack StackID, d format.Time) {
+// saw adds ts to the lock's waiters unless it is there.
+func (ls *lstate) saw(ts *tstate) {
+	if v := ls.byThread.get(ts.num); v&1 == 0 {
+		ls.byThread.set(ts.num, v|1)
+		ls.l.Waiters = append(ls.l.Waiters, ts.t.ID)
+	}
+}
+
+// contended records one contention on the lock (blocked d at stack) by a
+// thread already among its waiters, and returns its site; bl is the
+// owner's blame, nil when the owner is unknown.
+func (b *Builder) contended(ls *lstate, bl *Blame, stack StackID, d format.Time) *siteRef {
 	l := ls.l
 	l.Contentions++
 	l.Blocked += d
 	if d > l.MaxBlocked {
 		l.MaxBlocked = d
 	}
-	if !ls.seen[th] {
-		ls.seen[th] = true
-		l.Waiters = append(l.Waiters, th)
-	}
-	s := ls.lastSite
-	if s == nil || s.Stack != stack {
-		// Contentions on one lock mostly repeat one call site.
-		if s = ls.sites[stack]; s == nil {
-			s = &Site{Stack: stack}
-			ls.sites[stack] = s
-		}
-		ls.lastSite = s
-	}
+	s := ls.site(stack)
 	s.Contentions++
 	s.Blocked += d
-	if owner != 0 {
-		ls.blameOf(owner).Contentions++
+	if bl != nil {
+		bl.Contentions++
 	}
+	return s
 }
 
-func (b *Builder) blame(ls *lstate, owner format.ThreadID, d format.Time) {
-	if owner == 0 {
-		return
+// site returns the lock's site at stack, adding it if it is new. The
+// pointer is valid until the next call.
+func (ls *lstate) site(stack StackID) *siteRef {
+	// Contentions on one lock mostly repeat one call site.
+	if i := ls.lastSite; i < len(ls.sites) && ls.sites[i].Stack == stack {
+		return &ls.sites[i]
 	}
-	ls.blameOf(owner).Blamed += d
+	i := int(ls.siteIdx.get(uint32(stack))) - 1
+	if i < 0 {
+		i = len(ls.sites)
+		ls.sites = append(ls.sites, siteRef{Site: Site{Stack: stack}})
+		ls.siteIdx.set(uint32(stack), int32(len(ls.sites)))
+	}
+	ls.lastSite = i
+	return &ls.sites[i]
+}
+
+// addBlame blames the current owner of a Blocked state for d.
+func (o *openIv) addBlame(d format.Time) {
+	if o.blame != nil {
+		o.blame.Blamed += d
+	}
 }
 
 // blameOf returns owner's Blame on the lock; consecutive look-ups are
 // mostly for the same owner, so the last one is remembered.
-func (ls *lstate) blameOf(owner format.ThreadID) *Blame {
-	if ls.lastBlame != nil && ls.lastBlame.Thread == owner {
+func (ls *lstate) blameOf(owner *tstate) *Blame {
+	if ls.lastBlame != nil && ls.lastBlame.Thread == owner.t.ID {
 		return ls.lastBlame
 	}
-	bl := ls.owners[owner]
-	if bl == nil {
-		bl = &Blame{Thread: owner}
-		ls.owners[owner] = bl
+	v := ls.byThread.get(owner.num)
+	var bl *Blame
+	if i := v >> 1; i > 0 {
+		bl = ls.owners[i-1]
+	} else {
+		bl = &Blame{Thread: owner.t.ID}
+		ls.owners = append(ls.owners, bl)
+		ls.byThread.set(owner.num, int32(len(ls.owners))<<1|v)
 	}
 	ls.lastBlame = bl
 	return bl
 }
 
-// newOwner makes the threads still blocked on ls wait for owner from at
-// on: the old owner's blame stops there and their intervals are split.
-func (b *Builder) newOwner(ls *lstate, owner format.ThreadID, at format.Time) {
-	if len(ls.blocked) == 0 {
+// block adds ts to the threads blocked on the monitor.
+func (ls *lstate) block(ts *tstate) {
+	i, found := slices.BinarySearchFunc(ls.blocked, ts.t.ID, byThreadID)
+	if found {
+		ls.blocked[i] = ts
 		return
 	}
-	ids := b.scratch[:0]
-	defer func() { b.scratch = ids[:0] }()
-	for id := range ls.blocked {
-		if id != owner {
-			ids = append(ids, id)
-		}
+	ls.blocked = slices.Insert(ls.blocked, i, ts)
+}
+
+// unblock removes thread th from the threads blocked on the monitor.
+func (ls *lstate) unblock(th format.ThreadID) {
+	if i, found := slices.BinarySearchFunc(ls.blocked, th, byThreadID); found {
+		ls.blocked = slices.Delete(ls.blocked, i, i+1)
 	}
-	slices.Sort(ids) // map order would make the wait-for graph's cycles come in random order
-	for _, id := range ids {
-		ts := ls.blocked[id]
+}
+
+func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID, id) }
+
+// newOwner makes the threads still blocked on ls wait for owner from at
+// on: the old owner's blame stops there and their intervals are split.
+func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
+	owner := ots.t.ID
+	var bl *Blame // owner's, looked up when first needed
+	// In order of thread ID: map order would make the wait-for graph's
+	// cycles come in random order. Nothing here changes ls.blocked.
+	for _, ts := range ls.blocked {
+		if ts == ots {
+			continue
+		}
 		for i := range ts.open {
 			o := &ts.open[i]
-			if o.iv.State != Blocked || o.iv.Object != ls.l.Object {
+			if o.iv.State != Blocked || o.ls != ls {
 				continue
 			}
 			// Lines of two threads can be out of order by a little; never
 			// split before the segment began.
 			t := max(at, o.iv.Start)
-			b.blame(ls, o.iv.Other, t-o.blameSince)
+			o.addBlame(t - o.blameSince)
 			o.blameSince = t
 			if o.iv.Other != owner {
 				// Close the segment with the old owner so the timeline
 				// shows who was waited for when.
 				b.segment(ts, o, t, false)
 				o.iv.Start = t
-				o.iv.Other = owner
+				o.iv.Other, o.other = owner, ots
+				if bl == nil {
+					bl = ls.blameOf(ots)
+				}
+				o.blame = bl
 				if i == len(ts.open)-1 {
 					b.rewait(ts, t)
 				}
@@ -669,6 +736,7 @@ func (b *Builder) Finalize() *Model {
 	if b.ext != nil {
 		m.Stacks = b.ext.Frames
 	}
+	m.Edges = b.edges.all()
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked
@@ -679,7 +747,11 @@ func (b *Builder) Finalize() *Model {
 		for len(ts.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
-		sort.SliceStable(t.Intervals, func(i, j int) bool { return t.Intervals[i].Start < t.Intervals[j].Start })
+		t.Intervals = ts.ivs.all()
+		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
+		if !slices.IsSortedFunc(t.Intervals, byStart) {
+			slices.SortStableFunc(t.Intervals, byStart)
+		}
 		var busy format.Time
 		for _, iv := range t.Intervals {
 			t.Time[iv.State] += iv.Duration()
@@ -689,6 +761,14 @@ func (b *Builder) Finalize() *Model {
 			t.Time[Runnable] = r
 		}
 	}
+	// The Threads move out of the tstates, which the Model would otherwise
+	// keep, and with them what they point to of the fold's state.
+	threads := make([]Thread, len(m.Threads))
+	for i, t := range m.Threads {
+		threads[i] = *t
+		m.Threads[i] = &threads[i]
+		m.byThread[t.ID] = &threads[i]
+	}
 	// A join edge starts when its target ended, its exit included (known
 	// only now when the exit came after the join's line).
 	for i := range m.Edges {
@@ -697,50 +777,51 @@ func (b *Builder) Finalize() *Model {
 		}
 	}
 	b.wf.finish(m)
+	// The orders below are total (a lock has one Blame per thread and one
+	// Site per stack), so the sorts need not be stable.
 	for _, ls := range b.locks {
 		l := ls.l
 		for _, bl := range ls.owners {
 			l.Owners = append(l.Owners, *bl)
 		}
-		sort.Slice(l.Owners, func(i, j int) bool {
-			if l.Owners[i].Blamed != l.Owners[j].Blamed {
-				return l.Owners[i].Blamed > l.Owners[j].Blamed
+		slices.SortFunc(l.Owners, func(a, b Blame) int {
+			if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
+				return c
 			}
-			return l.Owners[i].Thread < l.Owners[j].Thread
+			return cmp.Compare(a.Thread, b.Thread)
 		})
 		for _, s := range ls.sites {
-			l.Sites = append(l.Sites, *s)
-		}
-		sort.Slice(l.Sites, func(i, j int) bool {
-			if l.Sites[i].Blocked != l.Sites[j].Blocked {
-				return l.Sites[i].Blocked > l.Sites[j].Blocked
+			l.Sites = append(l.Sites, s.Site)
+			if s.held {
+				l.HeldAt = append(l.HeldAt, s.Stack)
 			}
-			return l.Sites[i].Stack < l.Sites[j].Stack
+		}
+		slices.SortFunc(l.Sites, func(a, b Site) int {
+			if c := cmp.Compare(b.Blocked, a.Blocked); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.Stack, b.Stack)
 		})
-		for s := range ls.held {
-			l.HeldAt = append(l.HeldAt, s)
-		}
-		sort.Slice(l.HeldAt, func(i, j int) bool { return l.HeldAt[i] < l.HeldAt[j] })
+		slices.Sort(l.HeldAt)
 	}
-	sort.SliceStable(m.Threads, func(i, j int) bool {
-		if m.Threads[i].Start != m.Threads[j].Start {
-			return m.Threads[i].Start < m.Threads[j].Start
+	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
 		}
-		return m.Threads[i].ID < m.Threads[j].ID
+		return cmp.Compare(a.ID, b.ID)
 	})
-	sort.SliceStable(m.Locks, func(i, j int) bool {
-		a, c := m.Locks[i], m.Locks[j]
+	slices.SortStableFunc(m.Locks, func(a, c *Lock) int {
 		if a.Blocked != c.Blocked {
-			return a.Blocked > c.Blocked
+			return cmp.Compare(c.Blocked, a.Blocked)
 		}
 		if a.Contentions != c.Contentions {
-			return a.Contentions > c.Contentions
+			return cmp.Compare(c.Contentions, a.Contentions)
 		}
 		if a.Object != c.Object {
-			return a.Object < c.Object
+			return cmp.Compare(a.Object, c.Object)
 		}
-		return a.Kind < c.Kind
+		return cmp.Compare(a.Kind, c.Kind)
 	})
-	sort.SliceStable(m.Edges, func(i, j int) bool { return m.Edges[i].ToTime < m.Edges[j].ToTime })
+	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
 	return m
 }

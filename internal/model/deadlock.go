@@ -1,7 +1,6 @@
 package model
 
 import (
-	"slices"
 	"sort"
 	"strings"
 
@@ -9,65 +8,72 @@ import (
 )
 
 // waitFor is the wait-for graph while folding: each blocked or joining
-// thread points at the thread it waits for. A cycle is a deadlock; it is
-// recorded when it forms and marked AtEnd if it is still there at the end.
+// thread points at the thread it waits for (tstate.wf). A cycle is a
+// deadlock; it is recorded when it forms and marked AtEnd if it is still
+// there at the end.
 type waitFor struct {
-	next   map[format.ThreadID]wfEdge
+	n      int            // threads that wait for one
 	active map[string]int // cycle key -> index in Model.Deadlocks
+	path   []*tstate      // reused by set
 }
 
+// wfEdge is what a thread waits for.
 type wfEdge struct {
-	to    format.ThreadID
+	to    *tstate // nil: it waits for no one
 	obj   format.ObjectID
 	stack StackID
 }
 
 func newWaitFor() waitFor {
-	return waitFor{next: map[format.ThreadID]wfEdge{}, active: map[string]int{}}
+	return waitFor{active: map[string]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
 // through th.
-// A thread waiting for nobody known (to == 0) waits for no one.
-func (w *waitFor) set(th, to format.ThreadID, obj format.ObjectID, stack StackID, at format.Time, m *Model) {
-	if to == 0 || to == th {
+// A thread waiting for nobody known (to == nil) waits for no one.
+func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at format.Time, m *Model) {
+	if to == nil || to == th {
 		w.clear(th, at, m)
 		return
 	}
-	if e, ok := w.next[th]; ok && e.to == to && e.obj == obj {
+	if e := th.wf; e.to == to && e.obj == obj {
 		return // the same wait: a cycle through it still stands
 	}
 	w.breakCycles(th, at, m)
-	w.next[th] = wfEdge{to, obj, stack}
-	if e, ok := w.next[to]; ok && obj != 0 && e.obj == obj {
+	if th.wf.to == nil {
+		w.n++
+	}
+	th.wf = wfEdge{to, obj, stack}
+	if e := to.wf; e.to != nil && obj != 0 && e.obj == obj {
 		// The VM names as owner a thread we still see blocked on the same
 		// monitor: it has acquired it, and its MonitorContendedEntered is
 		// late (it is posted after the acquisition; a safepoint or a busy
 		// CPU can delay it by milliseconds). It no longer waits.
 		w.clear(to, at, m)
 	}
-	path := []format.ThreadID{th}
+	path := append(w.path[:0], th)
+	defer func() { w.path = path[:0] }()
 	for u := to; ; {
 		if u == th {
 			w.found(path, at, m)
 			return
 		}
-		e, ok := w.next[u]
-		if !ok || len(path) > len(w.next) {
+		if u.wf.to == nil || len(path) > w.n {
 			return
 		}
 		path = append(path, u)
-		u = e.to
+		u = u.wf.to
 	}
 }
 
 // clear ends th's wait.
-func (w *waitFor) clear(th format.ThreadID, at format.Time, m *Model) {
-	if _, ok := w.next[th]; !ok {
+func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
+	if th.wf.to == nil {
 		return
 	}
 	w.breakCycles(th, at, m)
-	delete(w.next, th)
+	th.wf = wfEdge{}
+	w.n--
 }
 
 func cycleKey(ids []format.ThreadID) string {
@@ -79,25 +85,32 @@ func cycleKey(ids []format.ThreadID) string {
 	return strings.Join(s, ",")
 }
 
-func (w *waitFor) found(path []format.ThreadID, at format.Time, m *Model) {
-	key := cycleKey(path)
+func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
+	ids := make([]format.ThreadID, len(path))
+	for i, ts := range path {
+		ids[i] = ts.t.ID
+	}
+	key := cycleKey(ids)
 	if _, ok := w.active[key]; ok {
 		return
 	}
-	d := Deadlock{At: at, Threads: slices.Clone(path)}
-	for _, th := range path {
-		e := w.next[th]
-		d.Objects = append(d.Objects, e.obj)
-		d.Stacks = append(d.Stacks, e.stack)
+	d := Deadlock{At: at, Threads: ids}
+	for _, ts := range path {
+		d.Objects = append(d.Objects, ts.wf.obj)
+		d.Stacks = append(d.Stacks, ts.wf.stack)
 	}
 	w.active[key] = len(m.Deadlocks)
 	m.Deadlocks = append(m.Deadlocks, d)
 }
 
 // breakCycles forgets the active cycles through th (its wait changes).
-func (w *waitFor) breakCycles(th format.ThreadID, at format.Time, m *Model) {
+func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
+	if len(w.active) == 0 {
+		return
+	}
+	id := th.t.ID.String()
 	for key, i := range w.active {
-		if strings.Contains(key, th.String()) {
+		if strings.Contains(key, id) {
 			m.Deadlocks[i].Resolved = at
 			delete(w.active, key)
 		}

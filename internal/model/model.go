@@ -67,18 +67,20 @@ type Interval struct {
 	Start, End format.Time // End is the thread's end when Open
 	// Since is when the state began: Start for its first segment, earlier
 	// (or equal) for the later segments of a split state.
-	Since format.Time
-	// Cont marks the later segments of a split state (the first has
-	// Cont false): one wait, one contention is one segment with !Cont and
-	// the Cont segments after it with the same Since.
-	Cont   bool
-	State  State
+	Since  format.Time
 	Object format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
 	// Other is the thread that matters for the state: the owner a Blocked
 	// thread waited for (the latest known), the Joining target, the
 	// notifier that woke a Waiting thread; 0 when unknown.
 	Other format.ThreadID
 	Stack StackID // where the thread was
+	// The small fields come last: a model holds millions of intervals,
+	// and this order makes one 40 bytes instead of 48.
+	State State
+	// Cont marks the later segments of a split state (the first has
+	// Cont false): one wait, one contention is one segment with !Cont and
+	// the Cont segments after it with the same Since.
+	Cont bool
 	// Open: the recording ended in this state (its last segment). The
 	// open segments are the thread's last ones: the innermost state's
 	// first, then an empty one at the end for each state around it.
@@ -196,14 +198,15 @@ func (k EdgeKind) String() string {
 
 // Edge links an event of one thread to an event of another.
 type Edge struct {
-	Kind     EdgeKind
-	From, To format.ThreadID
 	// FromTime is the notify, the start, the target's end, the release, or
 	// (owner) when To began waiting for From (the contention's start, or
 	// the owner change that made From the one waited for).
-	FromTime  format.Time
-	ToTime    format.Time // the wake-up, first event, join return, acquire return or entry
-	Object    format.ObjectID
+	FromTime format.Time
+	ToTime   format.Time // the wake-up, first event, join return, acquire return or entry
+	From, To format.ThreadID
+	Object   format.ObjectID
+	// Kind and the flag come last: 32 bytes an edge instead of 40.
+	Kind      EdgeKind
 	Ambiguous bool // another thread could equally be the one
 }
 

@@ -59,9 +59,10 @@ type EachOptions struct {
 // chunks in flight are a few tens of MB.
 const DefaultChunkSize = 8 << 20
 
-// maxCachedStacks bounds the distinct stacks a chunk remembers, for
+// maxCachedStacks bounds the distinct stacks a stackCache remembers (it
+// forgets them all when it holds more at the start of a chunk), for
 // recordings where nearly every stack differs.
-const maxCachedStacks = 1 << 16
+var maxCachedStacks = 1 << 16 // a variable for tests
 
 // EachEvent calls fn with every event of PREFIX.orca in file order,
 // decoding chunks of the file in parallel (see EachOptions). It stops at
@@ -101,8 +102,8 @@ func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn fu
 	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn}
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
-		defer batchPool.Put(b)
-		e.parse(newChunkReader(name, size), b, 0, size)
+		defer putBatch(b)
+		e.parse(newChunkReader(name, size), newStackCache(), b, 0, size)
 		err := e.deliver(b)
 		return e.truncated, err
 	}
@@ -120,8 +121,18 @@ type each struct {
 	line      int   // lines before the next batch to deliver
 	next      int64 // where the next batch must start
 	truncated bool
-	seq       *records // for decoding a chunk again, made when first needed
-	ids       []uint32 // a batch's local stack numbers -> opt.Stacks'
+	seq       *records    // for decoding a chunk again, made when first needed
+	seqStacks *stackCache // its stack cache
+	ids       []uint32    // a batch's local stack numbers -> opt.Stacks'
+	// The opt.Stacks numbers of each stackCache's entries, 0 when not
+	// looked up yet.
+	tables map[*stackCache]*stackIDs
+}
+
+// stackIDs holds the opt.Stacks numbers of a stackCache's entries.
+type stackIDs struct {
+	gen int // the cache's gen they are for
+	ids []uint32
 }
 
 // batch is one chunk's events.
@@ -133,7 +144,7 @@ type batch struct {
 	errs       []batchErr
 	truncated  bool
 	err        error // a read error; the events before it are valid
-	stacks     stackCache
+	stacks     chunkStacks
 	done       chan struct{}
 }
 
@@ -147,7 +158,14 @@ type batchErr struct {
 var batchPool = sync.Pool{New: func() any { return newBatch() }}
 
 func newBatch() *batch {
-	return &batch{stacks: stackCache{seen: map[string]uint32{}}, done: make(chan struct{}, 1)}
+	return &batch{done: make(chan struct{}, 1)}
+}
+
+// putBatch returns b to batchPool, without the stack cache it points to.
+func putBatch(b *batch) {
+	b.stacks.cache = nil
+	clear(b.stacks.uniq)
+	batchPool.Put(b)
 }
 
 func (b *batch) reset(start, end int64) {
@@ -156,7 +174,6 @@ func (b *batch) reset(start, end int64) {
 	b.events, b.errs = b.events[:0], b.errs[:0]
 	b.start, b.end, b.stop, b.lines = start, end, start, 0
 	b.truncated, b.err = false, nil
-	b.stacks.reset()
 }
 
 // newChunkReader returns a record reader for chunks: reset sets its source.
@@ -168,11 +185,12 @@ func newChunkReader(name string, chunk int64) *records {
 // parse decodes the records that begin in [start, end) into b, with line
 // numbers counted from the chunk's first line. A record that begins before
 // end is read to its end, past end if need be.
-func (e *each) parse(rr *records, b *batch, start, end int64) {
+func (e *each) parse(rr *records, sc *stackCache, b *batch, start, end int64) {
 	b.reset(start, end)
+	sc.begin(&b.stacks)
 	rr.reset(io.NewSectionReader(e.ra, start, e.size-start), end-start)
 	for {
-		f, n, err := rr.next()
+		rec, quoted, err := rr.nextRecord()
 		if err != nil {
 			if pe, ok := err.(*ParseError); ok {
 				b.errs = append(b.errs, batchErr{len(b.events), pe})
@@ -187,12 +205,15 @@ func (e *each) parse(rr *records, b *batch, start, end int64) {
 			rr.truncated, rr.truncLine = true, rr.start
 			continue
 		}
-		ev, msg := parseEvent(f, n, &b.stacks)
+		// Decoded in place: an Event is large to copy.
+		b.events = append(b.events, Event{})
+		ev := &b.events[len(b.events)-1]
+		msg := rr.decodeEvent(ev, rec, quoted, sc)
 		if msg == "" {
 			ev.Line = rr.start
-			b.events = append(b.events, ev)
 			continue
 		}
+		b.events = b.events[:len(b.events)-1]
 		if err := rr.fail(msg); err != nil {
 			b.errs = append(b.errs, batchErr{len(b.events), err.(*ParseError)})
 		}
@@ -207,18 +228,39 @@ func (e *each) parse(rr *records, b *batch, start, end int64) {
 func (e *each) deliver(b *batch) error {
 	if b.start != e.next {
 		if e.seq == nil {
-			e.seq = newChunkReader(e.name, e.chunk)
+			e.seq, e.seqStacks = newChunkReader(e.name, e.chunk), newStackCache()
 		}
 		// The chunk is decoded from where the last one stopped, to its end
 		// (or, when that is already past its end, to nothing).
-		e.parse(e.seq, b, e.next, max(b.end, e.next))
+		e.parse(e.seq, e.seqStacks, b, e.next, max(b.end, e.next))
 	}
 	// Events carry their stack's number in the chunk; make it the one in
-	// opt.Stacks, looking up each of the chunk's stacks once.
+	// opt.Stacks, looking up each stack of a stackCache once.
 	ids := e.ids[:0]
 	if t := e.opt.Stacks; t != nil {
-		for _, fr := range b.stacks.uniq {
-			ids = append(ids, t.ID(fr))
+		tab := e.tables[b.stacks.cache]
+		if tab == nil {
+			if e.tables == nil {
+				e.tables = map[*stackCache]*stackIDs{}
+			}
+			tab = &stackIDs{}
+			e.tables[b.stacks.cache] = tab
+		}
+		if tab.gen != b.stacks.gen {
+			tab.gen, tab.ids = b.stacks.gen, tab.ids[:0]
+		}
+		ids = append(ids, 0)
+		for l := 1; l < len(b.stacks.uniq); l++ {
+			i := b.stacks.ents[l]
+			if i >= len(tab.ids) {
+				tab.ids = append(tab.ids, make([]uint32, i+1-len(tab.ids))...)
+			}
+			if tab.ids[i] == 0 {
+				// In order of first appearance in the file, as the
+				// chunks are delivered in order.
+				tab.ids[i] = t.ID(b.stacks.uniq[l])
+			}
+			ids = append(ids, tab.ids[i])
 		}
 	}
 	e.ids = ids
@@ -281,14 +323,14 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 		// The batches not delivered are dropped: a worker may have
 		// signalled one that nobody received.
 		for len(free) > 0 {
-			batchPool.Put(<-free)
+			putBatch(<-free)
 		}
 	}()
 	for range workers {
 		wg.Go(func() {
-			rr := newChunkReader(e.name, e.chunk)
+			rr, sc := newChunkReader(e.name, e.chunk), newStackCache()
 			for b := range jobs {
-				e.parse(rr, b, b.start, b.end)
+				e.parse(rr, sc, b, b.start, b.end)
 				b.done <- struct{}{}
 			}
 		})
@@ -397,38 +439,74 @@ func eventStart(b []byte) bool {
 	return i > j && i+1 < len(b) && b[i] == ',' && b[i+1]-'A' < 26
 }
 
-// stackCache decodes the stacks of one chunk: a stack text seen before in
-// the chunk is not decoded again but shares the first one's frames, and
-// frames come from an arena. A server's events repeat a few thousand
-// stacks, so this saves most of the decoding and nearly all allocations.
-// It also numbers the chunk's stacks (1, 2, …; 0 for none) so that
-// EachEvent can look each up once in a StackTable.
+// stackCache decodes the stacks of the chunks one goroutine decodes: a
+// stack text seen before is not decoded again but shares the first one's
+// frames, and frames come from an arena. A server's events repeat a few
+// thousand stacks, so this saves most of the decoding and nearly all
+// allocations. It also numbers the distinct stacks of each chunk (see
+// chunkStacks), so that EachEvent can look each stack up once per
+// stackCache, not per event, in a StackTable.
 type stackCache struct {
-	seen  map[string]uint32 // text -> local number
-	uniq  [][]format.Frame  // by local number; uniq[0] is nil
+	seen  map[string]int // text -> index in ents
+	ents  []cachedStack
 	arena []format.Frame
+	gen   int // counts the times ents was emptied: its indices hold within one
+	chunk *chunkStacks
+	stamp int // counts chunks
 }
 
-// parse decodes stack text b and returns its frames and local number.
+type cachedStack struct {
+	frames []format.Frame
+	stamp  int    // the chunk that last numbered it
+	local  uint32 // its number there
+}
+
+// chunkStacks numbers the distinct stacks of one chunk: 1, 2, … in order of
+// first appearance; 0 is for no frames.
+type chunkStacks struct {
+	uniq  [][]format.Frame // by number; uniq[0] is nil
+	ents  []int            // by number: the index in the cache's ents
+	cache *stackCache
+	gen   int // the cache's gen
+}
+
+func newStackCache() *stackCache { return &stackCache{seen: map[string]int{}} }
+
+// begin starts numbering the stacks of a chunk in cs.
+func (c *stackCache) begin(cs *chunkStacks) {
+	if len(c.ents) >= maxCachedStacks {
+		// The frames stay valid: chunks in flight point to them.
+		clear(c.seen)
+		clear(c.ents)
+		c.ents, c.arena = c.ents[:0], nil
+		c.gen++
+	}
+	c.stamp++
+	clear(cs.uniq)
+	cs.uniq, cs.ents = append(cs.uniq[:0], nil), append(cs.ents[:0], -1)
+	cs.cache, cs.gen = c, c.gen
+	c.chunk = cs
+}
+
+// parse decodes stack text b and returns its frames and number in the
+// chunk.
 func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
-	if id, ok := c.seen[string(b)]; ok {
-		return c.uniq[id], id, ""
+	i, ok := c.seen[string(b)]
+	if !ok {
+		fr, msg := parseStackIn(b, &c.arena)
+		if msg != "" || len(fr) == 0 {
+			return fr, 0, msg
+		}
+		i = len(c.ents)
+		c.ents = append(c.ents, cachedStack{frames: fr})
+		c.seen[string(b)] = i
 	}
-	fr, msg := parseStackIn(b, &c.arena)
-	if msg != "" || len(fr) == 0 {
-		return fr, 0, msg
+	e := &c.ents[i]
+	if e.stamp != c.stamp {
+		cs := c.chunk
+		e.stamp, e.local = c.stamp, uint32(len(cs.uniq))
+		cs.uniq = append(cs.uniq, e.frames)
+		cs.ents = append(cs.ents, i)
 	}
-	id := uint32(len(c.uniq))
-	c.uniq = append(c.uniq, fr)
-	if len(c.seen) < maxCachedStacks {
-		c.seen[string(b)] = id
-	}
-	return fr, id, ""
-}
-
-func (c *stackCache) reset() {
-	clear(c.seen)
-	clear(c.uniq)
-	c.uniq = append(c.uniq[:0], nil)
-	c.arena = c.arena[:0]
+	return e.frames, e.local, ""
 }

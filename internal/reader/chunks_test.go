@@ -125,8 +125,16 @@ func TestEachEventReadError(t *testing.T) {
 }
 
 // TestEachEventStacks checks the stack numbers EachEvent gives: those of
-// a StackTable filled in file order, whatever the chunks.
+// a StackTable filled in file order, whatever the chunks, also when the
+// stack caches forget what they hold.
 func TestEachEventStacks(t *testing.T) {
+	t.Run("cache", testEachEventStacks)
+	defer func(n int) { maxCachedStacks = n }(maxCachedStacks)
+	maxCachedStacks = 50
+	t.Run("small-cache", testEachEventStacks)
+}
+
+func testEachEventStacks(t *testing.T) {
 	data := synthEvents(t, 1<<20)
 	want := NewStackTable()
 	var ids []uint32
@@ -144,7 +152,7 @@ func TestEachEventStacks(t *testing.T) {
 	if len(want.Frames) < 100 {
 		t.Fatalf("only %d stacks", len(want.Frames))
 	}
-	for _, chunk := range []int{0, 20000} {
+	for _, chunk := range []int{0, 20000, 3000} {
 		got := NewStackTable()
 		i := 0
 		_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", EachOptions{Workers: 2, ChunkSize: chunk, Stacks: got}, func(ev *Event) error {

@@ -129,21 +129,44 @@ func (r *records) readLine() (physLine, error) {
 // record that cannot be split, or a read error.
 func (r *records) next() (fields [][]byte, n int, err error) {
 	for {
-		if r.limit >= 0 && r.off >= r.limit && len(r.pending) == 0 {
-			return nil, 0, errLimit
-		}
-		l, err := r.readLine()
+		b, quoted, err := r.nextRecord()
 		if err != nil {
 			return nil, 0, err
 		}
+		n, msg := r.split(b, quoted)
+		if msg == "" {
+			return r.fields, n, nil
+		}
+		if err := r.fail(msg); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
+// nextRecord returns the text of the next non-blank record, not split
+// into fields, and whether it has quotes (without them, a field is what
+// lies between two commas). Errors are as next's; split then cuts the
+// record, or the caller does.
+func (r *records) nextRecord() ([]byte, bool, error) {
+	for {
+		if r.limit >= 0 && r.off >= r.limit && len(r.pending) == 0 {
+			return nil, false, errLimit
+		}
+		l, err := r.readLine()
+		if err != nil {
+			return nil, false, err
+		}
 		r.start, r.nl, r.multi = r.n, l.nl, false
-		msg := ""
+		msg, quoted := "", false
 		b := l.b
 		if l.overlong {
 			msg = fmt.Sprintf("line longer than %d MiB", maxLine>>20)
-		} else if q := bytes.IndexByte(b, '"'); q >= 0 && bytes.Count(b[q:], quote)%2 == 1 {
-			if b, msg, err = r.join(b); err != nil {
-				return nil, 0, err
+		} else if q := bytes.IndexByte(b, '"'); q >= 0 {
+			quoted = true
+			if bytes.Count(b[q:], quote)%2 == 1 {
+				if b, msg, err = r.join(b); err != nil {
+					return nil, false, err
+				}
 			}
 		}
 		if msg == "" {
@@ -153,12 +176,10 @@ func (r *records) next() (fields [][]byte, n int, err error) {
 			if len(b) == 0 {
 				continue
 			}
-			if n, msg = r.split(b); msg == "" {
-				return r.fields, n, nil
-			}
+			return b, quoted, nil
 		}
 		if err := r.fail(msg); err != nil {
-			return nil, 0, err
+			return nil, false, err
 		}
 	}
 }
@@ -229,10 +250,11 @@ func (r *records) pushBack() {
 	r.multi = false
 }
 
-// split cuts a record into fields, undoing RFC 4180 quoting.
-func (r *records) split(b []byte) (n int, msg string) {
+// split cuts a record into fields, undoing RFC 4180 quoting; quoted
+// says whether the record has quotes.
+func (r *records) split(b []byte, quoted bool) (n int, msg string) {
 	r.fields = r.fields[:0]
-	if bytes.IndexByte(b, '"') < 0 {
+	if !quoted {
 		// The common case: no quotes, fields are slices of the line.
 		for {
 			if len(r.fields) == maxFields {

@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 
@@ -60,7 +61,7 @@ func NewEvents(r io.Reader, name string) *Events {
 // error is a read error and is returned again by every later call.
 func (e *Events) Next() (Event, error) {
 	for {
-		f, n, err := e.rr.next()
+		rec, quoted, err := e.rr.nextRecord()
 		if err != nil {
 			if pe, ok := err.(*ParseError); ok {
 				return Event{Line: pe.Line}, err
@@ -74,7 +75,8 @@ func (e *Events) Next() (Event, error) {
 			e.rr.truncated, e.rr.truncLine = true, e.rr.start
 			continue
 		}
-		ev, msg := parseEvent(f, n, nil)
+		var ev Event
+		msg := e.rr.decodeEvent(&ev, rec, quoted, nil)
 		if msg == "" {
 			ev.Line = e.rr.start
 			return ev, nil
@@ -90,6 +92,114 @@ func (e *Events) Next() (Event, error) {
 // trailing newline), as when the JVM was killed mid-write.
 // That line is skipped, not reported as an error.
 func (e *Events) Truncated() bool { return e.rr.truncated }
+
+// decodeEvent decodes record rec (see records.nextRecord) as an event
+// into *ev, or returns why it cannot (*ev is then undefined). Stacks are
+// decoded as by parseEvent.
+func (r *records) decodeEvent(ev *Event, rec []byte, quoted bool, sc *stackCache) string {
+	if !quoted && parsePlain(ev, rec, sc) {
+		return ""
+	}
+	n, msg := r.split(rec, quoted)
+	if msg == "" {
+		*ev, msg = parseEvent(r.fields, n, sc)
+	}
+	return msg
+}
+
+// parsePlain decodes an event line without quotes into *ev as split and
+// parseEvent do, in one pass and without a slice of fields: nearly every
+// line is such. It returns false for a line that is not a valid event,
+// without side effects but on *ev (sc is used last, and keeps nothing of a
+// bad stack); parseEvent then says what is wrong.
+func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
+	*ev = Event{}
+	i := bytes.IndexByte(b, ',')
+	if i < 0 {
+		return false
+	}
+	var ok bool
+	if ev.Time, ok = parseTime(b[:i]); !ok {
+		return false
+	}
+	b = b[i+1:]
+	if i = bytes.IndexByte(b, ','); i < 0 {
+		i = len(b)
+	}
+	if ev.Kind, ok = kindOf(b[:i]); !ok {
+		return false
+	}
+	spec := &format.Specs[ev.Kind]
+	var stack []byte
+	hasStack := false
+	for k, fld := range spec.Fields {
+		if i == len(b) {
+			return false // too few fields
+		}
+		b = b[i+1:]
+		last := k == len(spec.Fields)-1
+		if !last && fld != format.FName && fld != format.FStack && len(b) > 8 && b[8] == ',' {
+			// Most likely the agent's 8 hex digits: no need to look for
+			// the ',' (a ',' among them fails parseHex).
+			if v, ok := parseHex(b[:8]); ok {
+				ev.setID(fld, v)
+				i = 8
+				continue
+			}
+		}
+		if last {
+			// The last field, often the long stack, has no ','.
+			if bytes.IndexByte(b, ',') >= 0 {
+				return false // too many fields
+			}
+			i = len(b)
+		} else if i = bytes.IndexByte(b, ','); i < 0 {
+			i = len(b)
+		}
+		f := b[:i]
+		switch fld {
+		case format.FName:
+			ev.Name = string(f)
+		case format.FStack:
+			stack, hasStack = f, true
+		default:
+			v, ok := parseHex(f)
+			if !ok {
+				return false
+			}
+			ev.setID(fld, v)
+		}
+	}
+	if i != len(b) {
+		return false // fields after those of a kind without fields
+	}
+	if hasStack {
+		var msg string
+		if sc != nil {
+			ev.Stack, ev.StackID, msg = sc.parse(stack)
+		} else {
+			ev.Stack, msg = parseStack(stack)
+		}
+		if msg != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// setID sets the thread or object field fld to v.
+func (ev *Event) setID(fld format.Field, v uint32) {
+	switch fld {
+	case format.FThread:
+		ev.Thread = format.ThreadID(v)
+	case format.FObject:
+		ev.Object = format.ObjectID(v)
+	case format.FTarget:
+		ev.Target = format.ThreadID(v)
+	case format.FOwner:
+		ev.Owner = format.ThreadID(v)
+	}
+}
 
 // parseEvent decodes the n fields of an event line (f holds the first
 // maxFields of them), or returns why it cannot. Stacks are decoded by sc
@@ -133,16 +243,7 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 		if !ok {
 			return Event{}, fmt.Sprintf("%s: %s %s: want 1-8 hex digits", spec.Name, fieldNames[fld], show(b))
 		}
-		switch fld {
-		case format.FThread:
-			ev.Thread = format.ThreadID(v)
-		case format.FObject:
-			ev.Object = format.ObjectID(v)
-		case format.FTarget:
-			ev.Target = format.ThreadID(v)
-		case format.FOwner:
-			ev.Owner = format.ThreadID(v)
-		}
+		ev.setID(fld, v)
 	}
 	return ev, ""
 }

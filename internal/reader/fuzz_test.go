@@ -104,6 +104,47 @@ func FuzzEvents(f *testing.F) {
 	})
 }
 
+// FuzzPlain checks the fast path of the event decoder against the general
+// one: on each line without quotes, parsePlain must accept exactly the
+// events that split and parseEvent accept, decode them alike, and leave a
+// stack cache as parseEvent does.
+func FuzzPlain(f *testing.F) {
+	addSeeds(f, "orca")
+	f.Add([]byte("1.5,MonitorContendedEnter,0000000A,0000BEEF,0000000B,2;00000001;00000002;00000003;FFFFFFFF\n1.6,ThreadStarted,0000000A,main,x"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := newRecords(bytes.NewReader(nil), "f.orca", 16)
+		fast, slow := newStackCache(), newStackCache()
+		var fastChunk, slowChunk chunkStacks
+		fast.begin(&fastChunk)
+		slow.begin(&slowChunk)
+		for _, line := range bytes.Split(data, []byte{'\n'}) {
+			if len(line) == 0 || bytes.IndexByte(line, '"') >= 0 {
+				continue
+			}
+			for _, sc := range []*stackCache{nil, fast} {
+				var ev Event
+				ok := parsePlain(&ev, line, sc)
+				want, msg := Event{}, ""
+				n, _ := r.split(line, false)
+				if sc == nil {
+					want, msg = parseEvent(r.fields, n, nil)
+				} else {
+					want, msg = parseEvent(r.fields, n, slow)
+				}
+				if ok != (msg == "") {
+					t.Fatalf("%q: parsePlain ok=%v, parseEvent %q", line, ok, msg)
+				}
+				if ok && !reflect.DeepEqual(ev, want) {
+					t.Fatalf("%q: parsePlain %+v, parseEvent %+v", line, ev, want)
+				}
+			}
+			if !reflect.DeepEqual(fast.seen, slow.seen) || !reflect.DeepEqual(fastChunk.uniq, slowChunk.uniq) || !reflect.DeepEqual(fastChunk.ents, slowChunk.ents) {
+				t.Fatalf("%q: stack caches differ: %v, %v", line, fastChunk.uniq, slowChunk.uniq)
+			}
+		}
+	})
+}
+
 // checkEach fails unless EachEventAt returns what Next did: seq, one
 // entry per event or malformed line.
 func checkEach(t *testing.T, data []byte, opt EachOptions, seq []string, truncated bool) {

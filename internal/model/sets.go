@@ -1,0 +1,203 @@
+package model
+
+import (
+	"slices"
+
+	"orca/internal/format"
+)
+
+// Small collections of the fold, in place of maps: they are kept in
+// order so that no map iteration order can leak into the Model, and they
+// avoid the hashing and pointer chasing of maps per event.
+
+// threadSet is a set of threads, sorted. The sets it stands for (the
+// threads waiting on one object, the ones a notify could wake) are small.
+type threadSet []format.ThreadID
+
+func (s threadSet) has(th format.ThreadID) bool {
+	_, found := slices.BinarySearch(s, th)
+	return found
+}
+
+func (s *threadSet) add(th format.ThreadID) {
+	if i, found := slices.BinarySearch(*s, th); !found {
+		*s = slices.Insert(*s, i, th)
+	}
+}
+
+func (s *threadSet) remove(th format.ThreadID) {
+	if i, found := slices.BinarySearch(*s, th); found {
+		*s = slices.Delete(*s, i, i+1)
+	}
+}
+
+// without returns a copy of s without th, nil if that is empty.
+func (s threadSet) without(th format.ThreadID) threadSet {
+	n := len(s)
+	if s.has(th) {
+		n--
+	}
+	if n == 0 {
+		return nil
+	}
+	c := make(threadSet, 0, n)
+	for _, t := range s {
+		if t != th {
+			c = append(c, t)
+		}
+	}
+	return c
+}
+
+// edgeBlock is the number of edges in a block of an edgeList.
+const edgeBlock = 4096
+
+// edgeList collects the Model's edges in blocks, joined once at the end:
+// one slice of a million edges would be copied again at each growth, and
+// the old copies would make the fold's peak memory.
+type edgeList struct {
+	blocks [][]Edge
+	n      int
+}
+
+// add appends e and returns its index.
+func (l *edgeList) add(e Edge) int {
+	if l.n%edgeBlock == 0 {
+		l.blocks = append(l.blocks, make([]Edge, 0, edgeBlock))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, e)
+	l.n++
+	return l.n - 1
+}
+
+// at returns the edge with index i.
+func (l *edgeList) at(i int) *Edge { return &l.blocks[i/edgeBlock][i%edgeBlock] }
+
+// all returns the edges in one slice and empties the list.
+func (l *edgeList) all() []Edge {
+	if l.n == 0 {
+		return nil
+	}
+	all := make([]Edge, 0, l.n)
+	for _, b := range l.blocks {
+		all = append(all, b...)
+	}
+	*l = edgeList{}
+	return all
+}
+
+// maxIvBlock bounds the blocks of an ivList.
+const maxIvBlock = 1024
+
+// ivList is a thread's intervals while folding: the full blocks and the
+// one being filled, joined once by Finalize. A busy thread has thousands
+// of intervals; one slice would be copied again at each growth.
+type ivList struct {
+	full [][]Interval
+	cur  []Interval
+}
+
+func (l *ivList) add(iv Interval) {
+	if len(l.cur) == cap(l.cur) {
+		if l.cur != nil {
+			l.full = append(l.full, l.cur)
+		}
+		l.cur = make([]Interval, 0, min(max(2*cap(l.cur), 4), maxIvBlock))
+	}
+	l.cur = append(l.cur, iv)
+}
+
+// back calls fn with each interval from the last one backwards until fn
+// returns false.
+func (l *ivList) back(fn func(*Interval) bool) {
+	for k := len(l.full); k >= 0; k-- {
+		blk := l.cur
+		if k < len(l.full) {
+			blk = l.full[k]
+		}
+		for i := len(blk) - 1; i >= 0; i-- {
+			if !fn(&blk[i]) {
+				return
+			}
+		}
+	}
+}
+
+// all returns the intervals in one slice and empties the list.
+func (l *ivList) all() []Interval {
+	all := l.cur
+	if len(l.full) > 0 {
+		n := len(l.cur)
+		for _, b := range l.full {
+			n += len(b)
+		}
+		all = make([]Interval, 0, n)
+		for _, b := range l.full {
+			all = append(all, b...)
+		}
+		all = append(all, l.cur...)
+	}
+	*l = ivList{}
+	return all
+}
+
+// numMap maps small numbers (of threads, of stacks) to non-zero int32
+// values, 0 meaning none: a slice indexed by number while that is not much
+// longer than the entries are many, else a map. A lock that many threads
+// use gets the slice, which costs no hashing per event; one that a few
+// threads with high numbers use gets the map, which costs no memory per
+// number.
+type numMap struct {
+	dense  []int32
+	sparse map[uint32]int32 // when not nil, in place of dense
+	n      int              // entries
+	max    uint32           // the highest number set
+}
+
+func (m *numMap) get(k uint32) int32 {
+	if m.sparse != nil {
+		return m.sparse[k]
+	}
+	if uint64(k) < uint64(len(m.dense)) {
+		return m.dense[k]
+	}
+	return 0
+}
+
+// set sets k's value to v, which is not 0.
+func (m *numMap) set(k uint32, v int32) {
+	if m.get(k) == 0 {
+		m.n++
+	}
+	m.max = max(m.max, k)
+	// The slice is at most 32 times longer than the entries are many (4
+	// bytes a number, so a few times as large as a map of them). A map
+	// becomes the slice again only at a quarter of that, so that a lock
+	// does not switch back and forth.
+	size := uint64(m.max) + 1
+	switch {
+	case m.sparse == nil && size > 32*uint64(m.n)+64:
+		m.sparse = make(map[uint32]int32, m.n)
+		for k, v := range m.dense {
+			if v != 0 {
+				m.sparse[uint32(k)] = v
+			}
+		}
+		m.dense = nil
+	case m.sparse != nil && size <= 8*uint64(m.n)+64:
+		m.dense = make([]int32, size)
+		for k, v := range m.sparse {
+			m.dense[k] = v
+		}
+		m.sparse = nil
+	}
+	if m.sparse != nil {
+		m.sparse[k] = v
+		return
+	}
+	if uint64(k) >= uint64(len(m.dense)) {
+		m.dense = append(m.dense, make([]int32, uint64(k)+1-uint64(len(m.dense)))...)
+	}
+	m.dense[k] = v
+}

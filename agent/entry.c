@@ -128,7 +128,6 @@ static jint start(JavaVM *vm, char *options) {
   cb.VMDeath = on_vm_death;
   cb.ThreadStart = threads_on_start;
   cb.ThreadEnd = threads_on_end;
-  cb.MonitorWait = monitor_on_wait;
   cb.MonitorWaited = monitor_on_waited;
   cb.MonitorContendedEnter = monitor_on_contended_enter;
   cb.MonitorContendedEntered = monitor_on_contended_entered;
@@ -149,7 +148,6 @@ static jint start(JavaVM *vm, char *options) {
   enable(JVMTI_EVENT_VM_DEATH, "VMDeath");
   enable(JVMTI_EVENT_THREAD_START, "ThreadStart");
   enable(JVMTI_EVENT_THREAD_END, "ThreadEnd");
-  enable(JVMTI_EVENT_MONITOR_WAIT, "MonitorWait");
   enable(JVMTI_EVENT_MONITOR_WAITED, "MonitorWaited");
   enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter");
   enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered");

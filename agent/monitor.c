@@ -12,19 +12,30 @@ static uint32_t hash_of(jobject o) {
   return (uint32_t)h;
 }
 
-// MonitorWait runs before wait() releases the monitor: anything slow here
-// blocks the thread that will notify. Only note the time (pending.c).
-void JNICALL monitor_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jlong timeout) {
-  (void)j; (void)timeout;
+// monitor_wait_begin runs in the wrapper of the native Object.wait, before
+// wait releases the monitor: anything slow here blocks the thread that will
+// notify, so only the time is noted (pending.c). JVMTI's MonitorWait event
+// is not used: posting it alone (handles, two thread-state transitions)
+// held the monitor long enough to double H2's contention on JDK 17.
+void monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return;
-  tstate *s = thread_self(t);
+  tstate *s = thread_self(NULL);
   if (!s) return;
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     atomic_fetch_add_explicit(&count_suppressed_waits, 1, memory_order_relaxed);
     return;
   }
   int64_t ts = clock_now();
+  jthread t = NULL;
+  if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
   pending_wait(s, env, t, hash_of(o), ts);
+}
+
+void monitor_wait_end(void) {
+  tstate *s = orca_recording() ? thread_self(NULL) : NULL;
+  // MonitorWaited has written the pair; a wait still open never waited
+  // (wait threw: not the owner, a negative timeout): forget it.
+  if (s && atomic_load_explicit(&s->wait_state, memory_order_relaxed) != SLOT_EMPTY) pending_settle(s);
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for

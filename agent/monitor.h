@@ -1,8 +1,12 @@
-// Object.wait and contended monitor entry, from JVMTI's monitor events.
+// Object.wait (its native, then JVMTI MonitorWaited) and contended monitor
+// entry (JVMTI MonitorContendedEnter/Entered).
 #ifndef ORCA_MONITOR_H
 #define ORCA_MONITOR_H
 #include <jvmti.h>
-void JNICALL monitor_on_wait(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jlong timeout);
+// Object.wait, from the wrapper of its native (natives.c): begin before the
+// VM's wait, end after it returns.
+void monitor_wait_begin(JNIEnv *env, jobject o);
+void monitor_wait_end(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

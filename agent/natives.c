@@ -3,6 +3,7 @@
 #include <string.h>
 #include "clock.h"
 #include "methods.h"
+#include "monitor.h"
 #include "natives.h"
 #include "threads.h"
 #include "writer.h"
@@ -11,7 +12,10 @@ typedef void(JNICALL *void_obj_fn)(JNIEnv *, jobject);
 typedef void(JNICALL *sleep_fn)(JNIEnv *, jclass, jlong);
 
 static void_obj_fn orig_notify, orig_notify_all, orig_start0;
+typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
+
 static sleep_fn orig_sleep;
+static wait_fn orig_wait;
 
 static uint32_t hash_of(jobject o) {
   jint h = 0;
@@ -36,6 +40,12 @@ static void JNICALL my_notify(JNIEnv *env, jobject o) {
 static void JNICALL my_notify_all(JNIEnv *env, jobject o) {
   if (orca_recording()) record(ORCA_EV_OBJECT_NOTIFY_ALL, o);
   orig_notify_all(env, o);
+}
+
+static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
+  monitor_wait_begin(env, o);
+  orig_wait(env, o, ms);
+  monitor_wait_end();
 }
 
 static void JNICALL my_start0(JNIEnv *env, jobject thread) {
@@ -69,6 +79,8 @@ static hook_t hooks[] = {
     {"Ljava/lang/Object;", "notify", "()V", "JVM_MonitorNotify", (void **)&orig_notify, (void *)my_notify, 0},
     {"Ljava/lang/Object;", "notifyAll", "()V", "JVM_MonitorNotifyAll", (void **)&orig_notify_all, (void *)my_notify_all, 0},
     {"Ljava/lang/Thread;", "start0", "()V", "JVM_StartThread", (void **)&orig_start0, (void *)my_start0, 0},
+    {"Ljava/lang/Object;", "wait", "(J)V", "JVM_MonitorWait", (void **)&orig_wait, (void *)my_wait, 0},      // 17-18
+    {"Ljava/lang/Object;", "wait0", "(J)V", "JVM_MonitorWait", (void **)&orig_wait, (void *)my_wait, 0},     // 19+
     {"Ljava/lang/Thread;", "sleep", "(J)V", "JVM_Sleep", (void **)&orig_sleep, (void *)my_sleep, 0},            // 17
     {"Ljava/lang/Thread;", "sleep0", "(J)V", "JVM_Sleep", (void **)&orig_sleep, (void *)my_sleep, 0},           // 19-21
     {"Ljava/lang/Thread;", "sleepNanos0", "(J)V", "JVM_SleepNanos", (void **)&orig_sleep, (void *)my_sleep, 0}, // 22+
@@ -95,7 +107,8 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
       if (!hooks[i].bound && !strcmp(di.dli_sname, hooks[i].jvm_symbol)) { bind(&hooks[i], addr, new_addr); break; }
     return;
   }
-  if (strcmp(name, "notify") && strcmp(name, "notifyAll") && strcmp(name, "start0") && strncmp(name, "sleep", 5))
+  if (strcmp(name, "notify") && strcmp(name, "notifyAll") && strcmp(name, "start0") && strncmp(name, "sleep", 5) &&
+      strncmp(name, "wait", 4))
     goto out;
   if ((*j)->GetMethodDeclaringClass(j, m, &cls) != JVMTI_ERROR_NONE ||
       (*j)->GetClassSignature(j, cls, &csig, NULL) != JVMTI_ERROR_NONE)
@@ -110,14 +123,17 @@ out:
 }
 
 void natives_report(void) {
-  int sleep_bound = 0;
-  for (int i = 0; i < NHOOKS; i++)
+  int sleep_bound = 0, wait_bound = 0;
+  for (int i = 0; i < NHOOKS; i++) {
     if (hooks[i].bound && hooks[i].orig == (void **)&orig_sleep) sleep_bound = 1;
+    if (hooks[i].bound && hooks[i].orig == (void **)&orig_wait) wait_bound = 1;
+  }
   for (int i = 0; i < 3; i++)
     if (!hooks[i].bound) {
       char msg[256];
       snprintf(msg, sizeof msg, "%s.%s is not intercepted yet; its events may be missing", hooks[i].cls, hooks[i].name);
       writer_prop("warning", msg);
     }
+  if (!wait_bound) writer_prop("warning", "Object.wait is not intercepted yet; waits may be missing");
   if (!sleep_bound) writer_prop("warning", "Thread.sleep is not intercepted yet; sleeps may be missing");
 }

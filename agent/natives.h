@@ -1,4 +1,4 @@
-// Object.notify/notifyAll, Thread.sleep and Thread.start0 are native: we
+// Object.wait/notify/notifyAll, Thread.sleep and Thread.start0 are native: we
 // wrap their implementations as the VM binds them (JVMTI NativeMethodBind),
 // which costs nothing on other calls and survives JIT compilation.
 #ifndef ORCA_NATIVES_H

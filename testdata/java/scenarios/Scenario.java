@@ -175,6 +175,21 @@ public class Scenario {
             }
         }
 
+        // Calls of wait() that throw before waiting are not waits: no events on waitObj (the
+        // counts below would catch one).
+        for (int i = 0; i < 3; i++) {
+            try {
+                waitObj.wait(); // not the owner
+            } catch (IllegalMonitorStateException expected) {
+            }
+            synchronized (waitObj) {
+                try {
+                    waitObj.wait(-1);
+                } catch (IllegalArgumentException expected) {
+                }
+            }
+        }
+
         // 3. One notifyAll() that wakes ALL_WAITERS threads.
         CountDownLatch allDone = new CountDownLatch(ALL_WAITERS);
         Thread[] ws = new Thread[ALL_WAITERS];

@@ -62,6 +62,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   (void)j; (void)env;
   if (atomic_exchange(&orca_state, 2) != 1) return;
+  pending_stop_walker();
   natives_report();
   writer_stop();
 }

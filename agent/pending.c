@@ -1,7 +1,6 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
-#include <unistd.h>
 #include "clock.h"
 #include "methods.h"
 #include "pending.h"
@@ -148,6 +147,10 @@ void pending_walk(int64_t old_before) {
 
 static jthread walker;
 static atomic_int walker_alive;
+// The walker sleeps in a JVMTI raw monitor, not in usleep: HotSpot's exit
+// waits for threads that are in native code (up to 0.3 s), not for blocked
+// ones, and VM death wakes it.
+static jrawMonitorID walker_mon;
 
 int pending_walker_alive(void) { return atomic_load(&walker_alive); }
 
@@ -159,15 +162,30 @@ static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   (void)j; (void)env; (void)arg;
   threads_internal();
   atomic_store(&walker_alive, 1);
+  (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   while (orca_recording()) {
-    usleep((useconds_t)opt.flush_ms * 1000);
+    (*jvmti)->RawMonitorWait(jvmti, walker_mon, opt.flush_ms);
     if (!orca_recording()) break;
+    (*jvmti)->RawMonitorExit(jvmti, walker_mon);
     pending_walk(clock_now() - (int64_t)opt.flush_ms * 1000000);
+    (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   }
+  (*jvmti)->RawMonitorExit(jvmti, walker_mon);
   atomic_store(&walker_alive, 0);
 }
 
+void pending_stop_walker(void) {
+  if (!walker_mon) return;
+  (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
+  (*jvmti)->RawMonitorNotifyAll(jvmti, walker_mon);
+  (*jvmti)->RawMonitorExit(jvmti, walker_mon);
+}
+
 const char *pending_start_walker(JNIEnv *env) {
+  if ((*jvmti)->CreateRawMonitor(jvmti, "orca walker", &walker_mon) != JVMTI_ERROR_NONE) {
+    walker_mon = NULL;
+    return "cannot create the walker's monitor";
+  }
   jclass c = (*env)->FindClass(env, "java/lang/Thread");
   jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
   jstring name = init ? (*env)->NewStringUTF(env, "orca walker") : NULL;

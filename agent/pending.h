@@ -38,5 +38,8 @@ void pending_walk(int64_t old_before);
 // error. pending_is_walker tells whether t is it (ThreadStart filters it).
 const char *pending_start_walker(JNIEnv *env);
 int pending_walker_alive(void);
+// pending_stop_walker wakes the walker so it ends (at VM death, after
+// recording stopped).
+void pending_stop_walker(void);
 int pending_is_walker(JNIEnv *env, jthread t);
 #endif

@@ -338,6 +338,30 @@ for wl in $WORKLOADS; do
   echo "orca/jfr: throughput $(ratio "$(med "$wl" orca 4)" "$(med "$wl" jfr 4)") (paired $(paired "$wl" orca jfr 4)), CPU per op $(ratio "$(med "$wl" orca 5)" "$(med "$wl" jfr 5)") (paired $(paired "$wl" orca jfr 5))"
 done
 
+# by_class TAG: median JFR contended enters per monitor class, without and with
+# orca (the classes with most enters with orca): where the perturbation is.
+by_class() {
+  [ -f "$TMP/jfrcount.log" ] || return 0
+  echo "by monitor class (median enters per run, jfr -> jfr+orca):"
+  awk -v tag="$1" '
+    index($1, tag "-") == 1 {
+      cfg = substr($1, length(tag) + 2); sub(/-[0-9]+$/, "", cfg)
+      run[$1] = cfg
+      for (i = 2; i <= NF; i++) if ($i ~ /^enters\[/) {
+        split($i, kv, "]="); c = substr(kv[1], 8); last[$1, c] = kv[2]; classes[c] = 1
+      }
+    }
+    function median(cfg, c,   n, v, i, j, t, id) {
+      n = 0
+      for (id in run) if (run[id] == cfg) v[++n] = ((id, c) in last) ? last[id, c] : 0
+      for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] < v[i]) { t = v[i]; v[i] = v[j]; v[j] = t }
+      return n ? (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2) : 0
+    }
+    END {
+      for (c in classes) { a = median("jfr", c); b = median("jfr+orca", c); if (a + b >= 20) printf "  %-60s %8.0f -> %8.0f\n", c, a, b }
+    }' "$TMP/jfrcount.log" | sort -k4 -n -r | head -8
+}
+
 for wl in $PERTURB; do
   echo
   echo "perturbation, $wl: contended monitor enters JFR records (whole run, ${WARMUP}+${SECS} s) without and with orca in the JVM"
@@ -357,6 +381,7 @@ for wl in $PERTURB; do
   verdict=ok
   awk -v a="$re" -v b="$rb" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && verdict="ABOVE 1.2x"
   echo "with/without orca: contended enters ${re}x (paired $(paired "p-$wl" jfr+orca jfr 9)), blocked time ${rb}x (paired $(paired "p-$wl" jfr+orca jfr 10)) (goal <= 1.2x: $verdict)"
+  by_class "p-$wl"
 done
 
 echo

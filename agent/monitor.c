@@ -62,7 +62,8 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
   pending_settle(s);   // the previous Entered still uses enter_frames
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
-  s->enter_obj = hash_of(o);
+  s->enter_obj = owner_pending_hash(env);
+  if (!s->enter_obj) s->enter_obj = hash_of(o);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
 }

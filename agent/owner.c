@@ -5,17 +5,17 @@
 // when a stack lock was inflated (17, 21), or the owner's java.lang.Thread
 // id (24+). We keep a table of live threads with all three keys.
 #define _GNU_SOURCE
-#include <dlfcn.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <string.h>
 #include "orca.h"
 #include "owner.h"
+#include "vmstructs.h"
 #include "writer.h"
 
-static long off_env = -1, off_pending = -1, off_owner = -1, off_stack_base = -1, off_stack_size = -1;
+static long off_header = -1, hash_shift = -1, hash_mask = -1;
+static long off_pending = -1, off_owner = -1, off_stack_base = -1, off_stack_size = -1;
 static long off_lock_stack = -1, off_ls_top = -1, off_ls_base = -1;   // lightweight locking (21+)
 static jfieldID fid_eetop, fid_tid;
 
@@ -33,35 +33,23 @@ static atomic_int high;   // slots in use are below this index
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int my_slot = -1;
 
-static long vm_offset(void *lib, const char *type, const char *field) {
-  void *tbl = dlsym(lib, "gHotSpotVMStructs");
-  uint64_t *stride = dlsym(lib, "gHotSpotVMStructEntryArrayStride");
-  uint64_t *tn = dlsym(lib, "gHotSpotVMStructEntryTypeNameOffset");
-  uint64_t *fn = dlsym(lib, "gHotSpotVMStructEntryFieldNameOffset");
-  uint64_t *oo = dlsym(lib, "gHotSpotVMStructEntryOffsetOffset");
-  if (!tbl || !stride || !tn || !fn || !oo || !*(char **)tbl) return -1;
-  for (char *e = *(char **)tbl;; e += *stride) {
-    const char *t = *(const char **)(e + *tn), *f = *(const char **)(e + *fn);
-    if (!t) return -1;
-    if (f && !strcmp(t, type) && !strcmp(f, field)) return (long)*(uint64_t *)(e + *oo);
-  }
-}
-
 const char *owner_init(void) {
-  void *lib = dlopen("libjvm.so", RTLD_NOLOAD | RTLD_LAZY);
-  if (!lib) lib = RTLD_DEFAULT;
-  off_env = vm_offset(lib, "JavaThread", "_jni_environment");
-  off_pending = vm_offset(lib, "JavaThread", "_current_pending_monitor");
-  off_owner = vm_offset(lib, "ObjectMonitor", "_owner");
-  off_stack_base = vm_offset(lib, "JavaThread", "_stack_base");
-  if (off_stack_base < 0) off_stack_base = vm_offset(lib, "Thread", "_stack_base");
-  off_stack_size = vm_offset(lib, "JavaThread", "_stack_size");
-  if (off_stack_size < 0) off_stack_size = vm_offset(lib, "Thread", "_stack_size");
-  off_lock_stack = vm_offset(lib, "JavaThread", "_lock_stack");
-  off_ls_top = vm_offset(lib, "LockStack", "_top");
-  off_ls_base = vm_offset(lib, "LockStack", "_base[0]");
+  off_pending = vms_offset("JavaThread", "_current_pending_monitor");
+  off_owner = vms_offset("ObjectMonitor", "_owner");
+  // The object's header, moved into the monitor when it was inflated (up
+  // to JDK 23; later JDKs may keep it elsewhere: then JVMTI is asked).
+  off_header = vms_offset("ObjectMonitor", "_header");
+  hash_shift = vms_constant("markWord::hash_shift");
+  hash_mask = vms_constant("markWord::hash_mask");
+  off_stack_base = vms_offset("JavaThread", "_stack_base");
+  if (off_stack_base < 0) off_stack_base = vms_offset("Thread", "_stack_base");
+  off_stack_size = vms_offset("JavaThread", "_stack_size");
+  if (off_stack_size < 0) off_stack_size = vms_offset("Thread", "_stack_size");
+  off_lock_stack = vms_offset("JavaThread", "_lock_stack");
+  off_ls_top = vms_offset("LockStack", "_top");
+  off_ls_base = vms_offset("LockStack", "_base[0]");
   // JavaThread::_jni_environment is not exported by every JDK; then the
-  // offset is learned from the first registered thread (see register_self).
+  // offset is learned from the first registered thread (vms_learn_env).
   if (off_pending < 0 || off_owner < 0)
     return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
   return NULL;
@@ -97,13 +85,10 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash) {
   if (off_pending < 0 || off_owner < 0 || my_slot >= 0) return;
   fields(env);
-  if (off_env < 0 && fid_eetop && thread) {
-    uintptr_t eetop = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
-    // The JNIEnv is embedded in the JavaThread at a fixed offset.
-    if (eetop && (uintptr_t)env > eetop && (uintptr_t)env - eetop < 65536) off_env = (long)((uintptr_t)env - eetop);
-  }
-  if (off_env < 0) return;
-  uintptr_t jt = (uintptr_t)env - (uintptr_t)off_env;
+  if (!vms_thread(env) && fid_eetop && thread)
+    vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
+  uintptr_t jt = vms_thread(env);
+  if (!jt) return;
   pthread_attr_t a;
   void *lo = NULL;
   size_t sz = 0;
@@ -134,9 +119,9 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
 }
 
 void owner_unregister_self(JNIEnv *env) {
-  if (my_slot < 0 && off_env >= 0) {
+  uintptr_t jt = vms_thread(env);
+  if (my_slot < 0 && jt) {
     // Registered by another thread at VMInit: find the slot by JavaThread.
-    uintptr_t jt = (uintptr_t)env - (uintptr_t)off_env;
     int n = atomic_load(&high);
     for (int i = 0; i < n; i++)
       if (atomic_load(&slots[i].used) && slots[i].jt == jt) my_slot = i;
@@ -185,8 +170,8 @@ static uint32_t on_lock_stack(uintptr_t obj) {
 }
 
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
-  if (off_env < 0 || off_pending < 0 || off_owner < 0) return 0;
-  char *self = (char *)env - off_env;
+  char *self = (char *)vms_thread(env);
+  if (!self || off_pending < 0 || off_owner < 0) return 0;
   char *mon = *(char *volatile *)(self + off_pending);
   if (!mon) return 0;
   // The monitor cannot be deflated while we are counted as contending it.
@@ -212,4 +197,13 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
     }
   }
   return 0;
+}
+
+uint32_t owner_pending_hash(JNIEnv *env) {
+  char *self = (char *)vms_thread(env);
+  if (!self || off_pending < 0 || off_header < 0 || hash_shift < 0 || hash_shift > 63 || hash_mask <= 0) return 0;
+  char *mon = *(char *volatile *)(self + off_pending);
+  if (!mon) return 0;
+  uintptr_t mark = *(volatile uintptr_t *)(mon + off_header);
+  return (uint32_t)((mark >> hash_shift) & (uintptr_t)hash_mask);
 }

@@ -14,4 +14,9 @@ void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the
 // calling thread is about to block on, or 0 when unknown.
 uint32_t owner_of_pending(JNIEnv *env, jobject obj);
+// owner_pending_hash returns the identity hash of the object whose monitor
+// the calling thread is about to block on, read from the monitor (~5 ns
+// instead of GetObjectHashCode's 200-400), or 0 when unknown or not yet
+// computed.
+uint32_t owner_pending_hash(JNIEnv *env);
 #endif

@@ -122,6 +122,12 @@ func (im *importer) event(e jfr.Event) {
 	case evEnter:
 		obj := im.object(o.Field("monitorClass"), o.Field("address").Int())
 		owner := im.thread(o.Field("previousOwner"))
+		if owner == th {
+			// A thread is not blocked by itself: JFR's previousOwner was
+			// stale (the monitor was re-inflated since this thread last
+			// released it).
+			owner = nil
+		}
 		if owner == nil {
 			im.res.OwnerUnknown++
 		}

@@ -175,7 +175,9 @@ func parseStackIn(b []byte, arena *[]format.Frame) ([]format.Frame, string) {
 	} else {
 		a := *arena
 		if cap(a)-len(a) < depth {
-			a = make([]format.Frame, 0, max(arenaFrames, depth))
+			// Blocks grow from 1 Ki frames to arenaFrames: small inputs
+			// (most recordings' stacks, tests) allocate little.
+			a = make([]format.Frame, 0, max(min(2*cap(a), arenaFrames), 1<<10, depth))
 			*arena = a
 		}
 		// Taken from the arena only once the stack decoded (below).

@@ -7,6 +7,7 @@
 #include "methods.h"
 #include "monitor.h"
 #include "natives.h"
+#include "objhash.h"
 #include "orca.h"
 #include "owner.h"
 #include "pending.h"
@@ -50,6 +51,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop("java_home", "java.home");
   prop("command", "sun.java.command");
   if (!orca_recording()) return;
+  objhash_ready();
   threads_existing(env);
   asgct_ready(env);
   const char *err = pending_start_walker(env);
@@ -108,6 +110,7 @@ static jint start(JavaVM *vm, char *options) {
   (*jvmti)->GetPotentialCapabilities(jvmti, &have);
   want.can_generate_monitor_events = 1;
   want.can_generate_native_method_bind_events = 1;
+  want.can_generate_garbage_collection_events = 1;
   want.can_get_line_numbers = 1;
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
@@ -133,6 +136,8 @@ static jint start(JavaVM *vm, char *options) {
   cb.MonitorContendedEnter = monitor_on_contended_enter;
   cb.MonitorContendedEntered = monitor_on_contended_entered;
   cb.NativeMethodBind = natives_on_bind;
+  cb.GarbageCollectionStart = objhash_on_gc_start;
+  cb.GarbageCollectionFinish = objhash_on_gc_finish;
   cb.ClassFileLoadHook = inject_on_class_file_load;
   cb.ClassPrepare = asgct_on_class_prepare;
   cb.ClassLoad = asgct_on_class_load;
@@ -153,6 +158,8 @@ static jint start(JavaVM *vm, char *options) {
   enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter");
   enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered");
   enable(JVMTI_EVENT_NATIVE_METHOD_BIND, "NativeMethodBind");
+  enable(JVMTI_EVENT_GARBAGE_COLLECTION_START, "GarbageCollectionStart");
+  enable(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, "GarbageCollectionFinish");
   enable(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook");
   enable(JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare");
   enable(JVMTI_EVENT_CLASS_LOAD, "ClassLoad");

@@ -5,6 +5,7 @@
 #include "clock.h"
 #include "inject.h"
 #include "methods.h"
+#include "objhash.h"
 #include "threads.h"
 #include "writer.h"
 
@@ -54,12 +55,6 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   free(out);
 }
 
-static uint32_t hash_of(jobject o) {
-  jint h = 0;
-  if (o) (*jvmti)->GetObjectHashCode(jvmti, o, &h);
-  return (uint32_t)h;
-}
-
 // pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
 // nested overloads (join() calls join(0)).
 static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
@@ -70,12 +65,12 @@ static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_
     int64_t ts = clock_now();
     // Skip the orca$hook frame: the wrapper is the top frame users know.
     *saved_n = stack_capture(NULL, 1, saved, opt.depth);
-    ring_put(s->shard, ev_in, ts, s->hash, hash_of(o), 0, saved, *saved_n, NULL, 0);
+    ring_put(s->shard, ev_in, ts, s->hash, objhash_of(o), 0, saved, *saved_n, NULL, 0);
     return;
   }
   if (*depth <= 0) return;   // entered before the agent started
   if (--(*depth) > 0 || !orca_recording()) return;
-  emit(s, ev_out, hash_of(o), 0, saved, *saved_n);
+  emit(s, ev_out, objhash_of(o), 0, saved, *saved_n);
 }
 
 // The natives of the injected `orca$hook` methods; the JVM finds them by
@@ -96,7 +91,7 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
     orca_frame fr[ORCA_MAX_DEPTH];
     int64_t ts = clock_now();
     int n = stack_capture(NULL, 1, fr, opt.depth);
-    ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, hash_of(o), 0, fr, n, NULL, 0);
+    ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
     return;
   }
   pair(&s->sem_depth, s->sem_frames, &s->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);

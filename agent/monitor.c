@@ -1,16 +1,11 @@
 #include "clock.h"
 #include "methods.h"
+#include "objhash.h"
 #include "monitor.h"
 #include "owner.h"
 #include "pending.h"
 #include "threads.h"
 #include "writer.h"
-
-static uint32_t hash_of(jobject o) {
-  jint h = 0;
-  if (o) (*jvmti)->GetObjectHashCode(jvmti, o, &h);
-  return (uint32_t)h;
-}
 
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
 // wait releases the monitor: anything slow here blocks the thread that will
@@ -28,7 +23,7 @@ void monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  pending_wait(s, env, t, hash_of(o), ts);
+  pending_wait(s, env, t, objhash_of(o), ts);
 }
 
 void monitor_wait_end(void) {
@@ -63,7 +58,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   pending_settle(s);   // the previous Entered still uses enter_frames
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
   s->enter_obj = owner_pending_hash(env);
-  if (!s->enter_obj) s->enter_obj = hash_of(o);
+  if (!s->enter_obj) s->enter_obj = objhash_of(o);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
 }
@@ -79,7 +74,7 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   tstate *s = thread_self(t);
   if (!s) return;
   if (!s->enter_obj) {   // its Enter came before the agent started
-    s->enter_obj = hash_of(o);
+    s->enter_obj = objhash_of(o);
     s->enter_n = 0;
   }
   pending_entered(s, ts);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include "clock.h"
 #include "methods.h"
+#include "objhash.h"
 #include "monitor.h"
 #include "natives.h"
 #include "threads.h"
@@ -17,19 +18,13 @@ typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
 static sleep_fn orig_sleep;
 static wait_fn orig_wait;
 
-static uint32_t hash_of(jobject o) {
-  jint h = 0;
-  if (o) (*jvmti)->GetObjectHashCode(jvmti, o, &h);
-  return (uint32_t)h;
-}
-
 static void record(int kind, jobject o) {
   tstate *s = thread_self(NULL);
   if (!s) return;
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
   int n = stack_capture(NULL, 0, fr, opt.depth);
-  ring_put(s->shard, kind, ts, s->hash, hash_of(o), 0, fr, n, NULL, 0);
+  ring_put(s->shard, kind, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
 }
 
 static void JNICALL my_notify(JNIEnv *env, jobject o) {

@@ -4,7 +4,7 @@
 #include <stdatomic.h>
 #include "asgct.h"
 #include "orca.h"
-#include "stubs.h"
+#include "walk.h"
 
 typedef struct {
   jint bci;            // -3 for a native method's frame
@@ -22,13 +22,12 @@ static asgct_fn asgct;
 static atomic_int ready;
 int asgct_verify;
 
-enum { NOT_WALKABLE_NOT_JAVA = -4 };
 
 const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   const char *v = getenv("ORCA_VERIFY_STACKS");
   asgct_verify = v && *v == '1';
-  stubs_init();
+  walk_init();
   return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
 }
 
@@ -69,26 +68,18 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
-  enum { CAP = ORCA_MAX_DEPTH + 24 };
-  call_frame cf[CAP];
+  int n = walk_self(env, skip, fr, max);   // JDK 11-19
+  if (n >= 0) return n;
+  call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;
-  if (want + 16 > CAP) return -1;
+  if (want > ORCA_MAX_DEPTH + 8) return -1;
   call_trace tr = {env, 0, cf};
-  asgct(&tr, want + 16, NULL);   // room for frames replaced below
-  if (tr.num_frames == NOT_WALKABLE_NOT_JAVA && stubs_fix(env)) asgct(&tr, want + 16, NULL);
+  asgct(&tr, want, NULL);
   if (tr.num_frames <= 0) return -1;
-  // Called from a monitor-enter stub (JDK 11-19): the stub's caller's
-  // frames come from stubs.c, the rest from AsyncGetCallTrace.
-  jvmtiFrameInfo top[ORCA_MAX_DEPTH + 8];
-  int from = 0, ntop = stubs_caller(env, top, ORCA_MAX_DEPTH + 8, &from);
-  if (ntop < 0 || (ntop > 0 && (from > tr.num_frames || cf[from - 1].method != top[ntop - 1].method))) return -1;
-  int n = 0, k = 0;
-  for (int i = 0; i < ntop && n < max; i++, k++)
-    if (k >= skip) fr[n++] = top[i];
-  for (int i = from; i < tr.num_frames && n < max; i++, k++) {
+  n = 0;
+  for (int i = skip; i < tr.num_frames; i++) {
     // A method without a jmethodID yet, or a frame type we do not know.
     if (!cf[i].method || cf[i].bci < -3) return -1;
-    if (k < skip) continue;
     fr[n].method = cf[i].method;
     fr[n].location = cf[i].bci == -3 ? -1 : cf[i].bci;
     n++;

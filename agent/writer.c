@@ -10,7 +10,6 @@
 #include "orca.h"
 #include "pending.h"
 #include "ring.h"
-#include "stubs.h"
 #include "writer.h"
 
 atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
@@ -341,7 +340,6 @@ static void write_info(int complete) {
           atomic_load(&count_owner_unknown), atomic_load(&count_suppressed_waits),
           atomic_load(&count_methods), atomic_load(&count_classes));
   fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
-  if (stubs_fixed) fprintf(f, "walkable_stubs=%d\n", stubs_fixed);
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
     fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
             atomic_load(&count_walks_differ));

@@ -68,7 +68,7 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
-  int n = walk_self(env, skip, fr, max);   // JDK 11-19
+  int n = walk_self(env, skip, fr, max);   // JDK 11-18
   if (n >= 0) return n;
   call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;

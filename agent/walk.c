@@ -34,7 +34,8 @@ void walk_init(void) {
 #if !defined(__x86_64__)
   feature = 0;
 #endif
-  if (feature < 11 || feature > 19) return;
+  // 19 has virtual threads (preview), whose frames JVMTI stops at: not walked.
+  if (feature < 11 || feature > 18) return;
   off_anchor = vms_offset("JavaThread", "_anchor");
   off_last_sp = vms_offset("JavaFrameAnchor", "_last_Java_sp");
   off_last_fp = vms_offset("JavaFrameAnchor", "_last_Java_fp");

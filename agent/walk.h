@@ -1,4 +1,4 @@
-// Own-thread stack walk for JDK 11-19 on x86-64, from HotSpot's frame
+// Own-thread stack walk for JDK 11-18 on x86-64, from HotSpot's frame
 // layout (vmstructs.c), for the calls the agent makes from Java threads
 // at well-defined points: JVMTI callbacks and native-method wrappers.
 // There every frame is complete, so the walk needs none of the guessing a
@@ -16,7 +16,7 @@
 #define ORCA_WALK_H
 #include <jvmti.h>
 
-// walk_init finds the VM structures (JDK 11-19 only; else the walk is off).
+// walk_init finds the VM structures (JDK 11-18 only; else the walk is off).
 void walk_init(void);
 // walk_self fills fr with up to max frames of the calling thread after
 // skipping `skip`; returns the count, or -1 when it cannot.

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -10,6 +11,13 @@ const stressSeconds = "5"
 
 // TestStress runs 16 threads of contention, waits, semaphores, thread churn, exception storms and
 // GC under the agent: the JVM must survive and the recording must be well formed.
+// maxSlowWalks bounds the own-thread stacks walked with GetStackTrace in a
+// run with the agent's own walker (JDK 11-18): 7 on JDK 17, before VMInit's
+// class scan. Later JDKs use AsyncGetCallTrace, which still gives up on ~2 %
+// of Stress's walks on 25 (not walkable, or the thread exiting): the bound
+// there is 5 % of the fast walks.
+const maxSlowWalks = 32
+
 func TestStress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress test skipped in -short mode")
@@ -31,6 +39,21 @@ func TestStress(t *testing.T) {
 			return
 		}
 		r.checkInvariants(t)
+		// The stress run's contended enters and notifies come from JIT-compiled
+		// code: the fast walkers (own walker on 11-18, AsyncGetCallTrace after)
+		// must cover them; GetStackTrace is for the few walks before VMInit's
+		// class scan and frames the fast walkers do not know.
+		enters, _ := strconv.Atoi(r.info["events.MonitorContendedEnter"])
+		slow, _ := strconv.Atoi(r.info["own_stacks_by_jvmti"])
+		fast, _ := strconv.Atoi(r.info["verified_stacks"])
+		bound := maxSlowWalks // the agent's own walker (JDK 11-18)
+		if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature > 18 {
+			bound = max(maxSlowWalks, fast/20)
+		}
+		if enters < 100 || fast < enters || slow > bound {
+			t.Errorf(".info: %d contended enters, %d fast stack walks (all verified), %d by GetStackTrace; want >= 100, >= the enters, <= %d",
+				enters, fast, slow, bound)
+		}
 		if t.Failed() {
 			t.Logf("found: %s\nrecording: %s", r.kindCounts(), prefix)
 		}

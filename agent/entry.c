@@ -1,6 +1,7 @@
 // Agent entry: options, capabilities, the callback table, and the VM
 // life cycle (start recording at load, finish the files at VM death).
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "asgct.h"
 #include "inject.h"
@@ -17,6 +18,7 @@
 
 jvmtiEnv *jvmti;
 JavaVM *orca_vm;
+int orca_feature;
 atomic_int orca_state;
 
 static void prop(const char *key, const char *name) {
@@ -101,6 +103,11 @@ static jint start(JavaVM *vm, char *options) {
     orca_log("%s; the agent is disabled and the application runs without recording", err);
     return JNI_OK;
   }
+  char *spec = NULL;
+  if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &spec) == JVMTI_ERROR_NONE && spec) {
+    orca_feature = atoi(spec);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)spec);
+  }
   if ((err = owner_init())) writer_prop("warning", err);
   if ((err = asgct_init())) writer_prop("warning", err);
 
@@ -111,6 +118,7 @@ static jint start(JavaVM *vm, char *options) {
   want.can_generate_monitor_events = 1;
   want.can_generate_native_method_bind_events = 1;
   want.can_generate_garbage_collection_events = 1;
+  want.can_get_current_contended_monitor = 1;
   want.can_get_line_numbers = 1;
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;

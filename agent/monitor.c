@@ -11,7 +11,15 @@
 // wait releases the monitor: anything slow here blocks the thread that will
 // notify, so only the time is noted (pending.c). JVMTI's MonitorWait event
 // is not used: posting it alone (handles, two thread-state transitions)
-// held the monitor long enough to double H2's contention on JDK 17.
+// held the monitor long enough to double H2's contention on JDK 17. Nor is
+// the object's hash taken here: for an object not hashed before (H2's
+// transactions) GetObjectHashCode alone took H2's Transaction monitor from
+// 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
+// (MonitorWaited, the monitor released) or by the walker, which writes the
+// waits still open after a flush period (pending.c) with JVMTI's
+// GetCurrentContendedMonitor, which names a waiting thread's object up to
+// JDK 18 (measured on 17; on 25 it does not). Elsewhere, and without a
+// walker, it is taken here.
 void monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return;
   tstate *s = thread_self(NULL);
@@ -23,7 +31,8 @@ void monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  pending_wait(s, env, t, objhash_of(o), ts);
+  int later = orca_feature >= 11 && orca_feature <= 18 && pending_walker_alive();
+  pending_wait(s, env, t, later ? 0 : objhash_of(o), ts);
 }
 
 void monitor_wait_end(void) {
@@ -36,14 +45,14 @@ void monitor_wait_end(void) {
 // MonitorWaited runs before the monitor is taken again: the stack walk for
 // the pair happens here.
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
-  (void)j; (void)env; (void)o; (void)timed_out;
+  (void)j; (void)env; (void)timed_out;
   if (!orca_recording()) return;
   int64_t ts = clock_now();
   tstate *s = thread_self(t);
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
-  if (s) pending_waited(s, ts);
+  if (s) pending_waited(s, o, ts);
 }
 
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {

@@ -24,6 +24,8 @@ typedef struct {
 extern orca_options opt;
 extern jvmtiEnv *jvmti;
 extern JavaVM *orca_vm;
+// orca_feature: the JVM's feature release (17 for 17.0.x), 0 if unknown.
+extern int orca_feature;
 
 // Lifecycle: 0 = not recording, 1 = recording, 2 = VM dead (drop silently).
 extern atomic_int orca_state;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include "clock.h"
 #include "methods.h"
+#include "objhash.h"
 #include "pending.h"
 
 #define ACQ memory_order_acquire
@@ -65,11 +66,13 @@ void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts) {
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
 }
 
-void pending_waited(tstate *s, int64_t ts) {
+void pending_waited(tstate *s, jobject o, int64_t ts) {
   if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_EMPTY) return;
   settle_entered(s);
   if (claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
-    // Not holding the monitor any more: the stack walk costs nobody else.
+    // Not holding the monitor any more: the stack walk and the hash cost
+    // nobody else.
+    if (!s->wait_obj) s->wait_obj = objhash_of(o);
     s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
     put_wait(s);
   } else {
@@ -114,6 +117,18 @@ int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
   return f.cutoff;
 }
 
+// waiting_hash returns the hash of the object thread t waits on (JVMTI's
+// "contended monitor" includes the one a wait will take again), or 0.
+static uint32_t waiting_hash(jthread t) {
+  jobject m = NULL;
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return 0;
+  if ((*jvmti)->GetCurrentContendedMonitor(jvmti, t, &m) != JVMTI_ERROR_NONE || !m) return 0;
+  uint32_t h = objhash_of(m);
+  (*env)->DeleteLocalRef(env, m);
+  return h;
+}
+
 typedef struct {
   int64_t old_before;
   tstate **claimed;
@@ -138,6 +153,10 @@ void pending_walk(int64_t old_before) {
     // its thread waits for SLOT_WRITTEN before it can end.
     for (int i = 0; i < w.n; i++) {
       tstate *s = w.claimed[i];
+      if (!s->wait_obj && !(s->wait_obj = waiting_hash(s->ref))) {
+        atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // its thread writes it
+        continue;
+      }
       s->wait_n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
       put_wait(s);
       atomic_store_explicit(&s->wait_state, SLOT_WRITTEN, REL);

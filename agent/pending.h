@@ -18,9 +18,11 @@
 // Thread side.
 void pending_entered(tstate *s, int64_t ts);
 void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts);
-// pending_waited writes the Wait (if still deferred) and its Waited;
-// nothing when the thread has no recorded wait (the VM's own waits).
-void pending_waited(tstate *s, int64_t ts);
+// pending_wait's obj 0: the hash is taken when the wait ends (from o in
+// pending_waited) or by the walker. pending_waited writes the Wait (if still
+// deferred) and its Waited; nothing when the thread has no recorded wait
+// (the VM's own waits).
+void pending_waited(tstate *s, jobject o, int64_t ts);
 // pending_settle writes the thread's deferred Entered and forgets a wait
 // that never waited (wait() threw before waiting).
 void pending_settle(tstate *s);

@@ -25,12 +25,7 @@ static const char *const top_stubs[] = {
 };
 
 void walk_init(void) {
-  char *v = NULL;
-  int feature = 0;
-  if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &v) == JVMTI_ERROR_NONE && v) {
-    feature = atoi(v);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
-  }
+  int feature = orca_feature;
 #if !defined(__x86_64__)
   feature = 0;
 #endif
@@ -204,6 +199,9 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   char *a = (char *)jt + off_anchor;
   uintptr_t sp = *(volatile uintptr_t *)(a + off_last_sp), fp = *(volatile uintptr_t *)(a + off_last_fp),
             pc = *(volatile uintptr_t *)(a + off_last_pc);
+  // No last Java frame: the thread has none (a thread starting or ending, a
+  // VM-internal lock); every Java caller of the VM or a native sets one.
+  if (!sp) return 0;
   if (sp < lo + 8 || sp >= hi) return -1;
   if (!pc) pc = ((uintptr_t *)sp)[-1];   // as JavaFrameAnchor::make_walkable
   out_t o = {fr, skip, max, 0, 0};

@@ -22,7 +22,6 @@ static asgct_fn asgct;
 static atomic_int ready;
 int asgct_verify;
 
-
 const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   const char *v = getenv("ORCA_VERIFY_STACKS");

@@ -1,10 +1,11 @@
-// A faster own-thread stack walk: HotSpot's AsyncGetCallTrace (the walker
-// profilers call from signal handlers) instead of JVMTI GetStackTrace, which
-// builds a vframe object per frame. It matters where the walk runs while the
-// thread owns a monitor (Object.notify): there its cost is other threads'
-// blocking. It needs a jmethodID for every method on the stack, so each class
-// gets its IDs when it is prepared; any failure falls back to GetStackTrace,
-// so stacks stay exact.
+// Own-thread stack walks, fastest first: the agent's own walker on JDK
+// 11-18 (walk.c), HotSpot's AsyncGetCallTrace (the walker profilers call
+// from signal handlers), and the caller falls back to JVMTI GetStackTrace,
+// which builds a vframe object per frame. It matters where the walk runs
+// while other threads wait: under a monitor (Object.notify) and at a
+// contended enter. AsyncGetCallTrace needs a jmethodID for every method on
+// the stack, so each class gets its IDs when it is prepared; any failure
+// falls back, so stacks stay exact.
 #ifndef ORCA_ASGCT_H
 #define ORCA_ASGCT_H
 #include <jvmti.h>
@@ -20,7 +21,7 @@ void asgct_ready(JNIEnv *env);
 void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 // asgct_walk fills fr with up to max frames of the calling thread after
-// skipping `skip`; returns the count, or -1 when the caller must use
-// GetStackTrace.
+// skipping `skip` (own walker, then AsyncGetCallTrace); returns the count,
+// or -1 when the caller must use GetStackTrace.
 int asgct_walk(int skip, jvmtiFrameInfo *fr, int max);
 #endif

@@ -41,10 +41,8 @@ const char *owner_init(void) {
   off_header = vms_offset("ObjectMonitor", "_header");
   hash_shift = vms_constant("markWord::hash_shift");
   hash_mask = vms_constant("markWord::hash_mask");
-  off_stack_base = vms_offset("JavaThread", "_stack_base");
-  if (off_stack_base < 0) off_stack_base = vms_offset("Thread", "_stack_base");
-  off_stack_size = vms_offset("JavaThread", "_stack_size");
-  if (off_stack_size < 0) off_stack_size = vms_offset("Thread", "_stack_size");
+  off_stack_base = vms_thread_offset("_stack_base");
+  off_stack_size = vms_thread_offset("_stack_size");
   off_lock_stack = vms_offset("JavaThread", "_lock_stack");
   off_ls_top = vms_offset("LockStack", "_top");
   off_ls_base = vms_offset("LockStack", "_base[0]");

@@ -43,6 +43,11 @@ long vms_offset_typed(const char *type, const char *field, const char *ctype) {
 
 long vms_offset(const char *type, const char *field) { return vms_offset_typed(type, field, NULL); }
 
+long vms_thread_offset(const char *field) {
+  long o = vms_offset("JavaThread", field);
+  return o >= 0 ? o : vms_offset("Thread", field);
+}
+
 void *vms_static(const char *type, const char *field) {
   char *e = entry(type, field);
   uint64_t ao = num("gHotSpotVMStructEntryAddressOffset");

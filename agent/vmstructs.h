@@ -11,6 +11,9 @@
 // non-NULL, only if the field's C++ type is ctype.
 long vms_offset(const char *type, const char *field);
 long vms_offset_typed(const char *type, const char *field, const char *ctype);
+// vms_thread_offset returns the offset of a JavaThread field that older
+// JDKs declare in Thread (_stack_base, _stack_size), or -1.
+long vms_thread_offset(const char *field);
 // vms_static returns the address of the static field type::field, or NULL.
 void *vms_static(const char *type, const char *field);
 // vms_constant returns the VM's integer constant name (gHotSpotVMLongConstants

@@ -35,10 +35,8 @@ void walk_init(void) {
   off_last_sp = vms_offset("JavaFrameAnchor", "_last_Java_sp");
   off_last_fp = vms_offset("JavaFrameAnchor", "_last_Java_fp");
   off_last_pc = vms_offset("JavaFrameAnchor", "_last_Java_pc");
-  off_stack_base = vms_offset("JavaThread", "_stack_base");
-  if (off_stack_base < 0) off_stack_base = vms_offset("Thread", "_stack_base");
-  off_stack_size = vms_offset("JavaThread", "_stack_size");
-  if (off_stack_size < 0) off_stack_size = vms_offset("Thread", "_stack_size");
+  off_stack_base = vms_thread_offset("_stack_base");
+  off_stack_size = vms_thread_offset("_stack_size");
   heaps = vms_static("CodeCache", "_heaps");
   off_len = vms_offset_typed("GrowableArrayBase", "_len", "int");
   off_data = vms_offset("GrowableArray<int>", "_data");

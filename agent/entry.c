@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "asgct.h"
+#include "clock.h"
 #include "inject.h"
 #include "methods.h"
 #include "monitor.h"
@@ -108,6 +109,7 @@ static jint start(JavaVM *vm, char *options) {
     orca_feature = atoi(spec);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)spec);
   }
+  writer_prop("entered_clock", clock_init());
   if ((err = owner_init())) writer_prop("warning", err);
   if ((err = asgct_init())) writer_prop("warning", err);
 

@@ -23,8 +23,8 @@ static int await(_Atomic int *state) {
 }
 
 static void put_entered(tstate *s) {
-  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, atomic_load_explicit(&s->entered_ts, RLX), s->hash,
-           s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
+  int64_t ts = clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts, s->hash, s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
   s->enter_obj = 0;
 }
 
@@ -33,8 +33,8 @@ static void put_wait(tstate *s) {
            s->wait_frames, s->wait_n, NULL, 0);
 }
 
-void pending_entered(tstate *s, int64_t ts) {
-  atomic_store_explicit(&s->entered_ts, ts, RLX);
+void pending_entered(tstate *s, int64_t ticks) {
+  atomic_store_explicit(&s->entered_ticks, ticks, RLX);
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
 }
 
@@ -96,7 +96,7 @@ static void flush_one(tstate *s, void *arg) {
     atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
   } else if (st != SLOT_EMPTY) {
     // The thread writes it right now; hold back what came after.
-    int64_t ts = atomic_load_explicit(&s->entered_ts, RLX);
+    int64_t ts = clock_ticks_ns_early(atomic_load_explicit(&s->entered_ticks, RLX));
     if (ts < f->cutoff) f->cutoff = ts;
   }
   st = atomic_load_explicit(&s->wait_state, ACQ);

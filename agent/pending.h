@@ -16,7 +16,7 @@
 #include "threads.h"
 
 // Thread side.
-void pending_entered(tstate *s, int64_t ts);
+void pending_entered(tstate *s, int64_t ticks);   // clock_ticks
 void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still

@@ -19,7 +19,8 @@ typedef struct tstate {
   // are observed while the thread owns the monitor; their callbacks only
   // fill these, and the thread or the writer writes the record later.
   _Atomic int entered_state;
-  _Atomic int64_t entered_ts;
+  _Atomic int64_t entered_ticks;   // clock_ticks at MonitorContendedEntered
+  int64_t enter_ns, enter_ticks;   // the Enter's time, in both (clock.h)
   uint32_t enter_obj;   // monitor of the last MonitorContendedEnter
   _Atomic int wait_state;
   _Atomic int64_t wait_ts;

@@ -376,6 +376,7 @@ static void *run(void *arg) {
   threads_internal();
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
+    clock_calibrate();
     flush_all(0);
     int64_t now = clock_now();
     if (now - last_info >= 1000000000LL) {

@@ -67,7 +67,8 @@ func TestExportScenario(t *testing.T) {
 			t.Errorf("pprof: %d ns blocked on lock, the model says %v", delay, l)
 		}
 		if gobin, err := exec.LookPath("go"); err == nil {
-			out, err := exec.Command(gobin, "tool", "pprof", "-top", "-lines", "-tagfocus=lock="+lock, path).CombinedOutput()
+			// Anchored: a hash of decimal digits alone would be read as a numeric range.
+			out, err := exec.Command(gobin, "tool", "pprof", "-top", "-lines", "-tagfocus=lock=^"+lock+"$", path).CombinedOutput()
 			want := "Scenario.java:" + strconv.Itoa(line)
 			if err != nil || !strings.Contains(topRow(string(out)), want) {
 				t.Errorf("go tool pprof -top: want %s first (%v):\n%s", want, err, out)

@@ -363,6 +363,20 @@ func parseHash(t *testing.T, key, s string) uint32 {
 	return uint32(n)
 }
 
+// nanos parses a comma-separated list of integers.
+func (e expect) nanos(t *testing.T, key string) []int64 {
+	t.Helper()
+	var out []int64
+	for _, s := range strings.Split(e.str(t, key), ",") {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			t.Fatalf("EXPECT %s: %v", key, err)
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
 func (e expect) hash(t *testing.T, key string) uint32 {
 	t.Helper()
 	return parseHash(t, key, e.str(t, key))

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,6 +93,7 @@ func checkScenarioModel(t *testing.T, m *model.Model, e expect) {
 		}
 	}
 	blocked := 0
+	ends := map[format.Time]format.Time{} // a contention's start -> its end
 	for _, th := range m.Threads {
 		for _, iv := range th.Intervals {
 			if iv.State != model.Blocked || iv.Object != lockObj {
@@ -100,6 +102,7 @@ func checkScenarioModel(t *testing.T, m *model.Model, e expect) {
 			if !iv.Cont {
 				blocked++
 			}
+			ends[iv.Since] = max(ends[iv.Since], iv.End)
 			if th.ID != contender || iv.Other != owner || iv.Open {
 				t.Errorf("blocked on lock: thread %v owner %v open %v (%v..%v), want thread %v owner %v", th.ID, iv.Other, iv.Open, iv.Start, iv.End, contender, owner)
 			}
@@ -108,6 +111,7 @@ func checkScenarioModel(t *testing.T, m *model.Model, e expect) {
 	if blocked != n {
 		t.Errorf("%d blocked intervals on lock, want %d", blocked, n)
 	}
+	checkBlockedTimes(t, ends, e.nanos(t, "contend.held.ns"), e.nanos(t, "contend.enter.ns"))
 	var onLock, elsewhere []model.Edge
 	for _, ed := range edges(m, model.EdgeOwner) {
 		if ed.Object == lockObj {
@@ -248,4 +252,28 @@ func count(es []model.Edge, from, to format.ThreadID) int {
 		}
 	}
 	return n
+}
+
+// checkBlockedTimes checks each contention's recorded blocked time (its
+// Enter to its Entered) against what the program measured with
+// System.nanoTime, the same clock: at least as long as the owner held the
+// monitor after seeing the contender blocked, at most as long as the
+// contender's synchronized statement took (plus 50 µs: the agent converts
+// the Entered time from the CPU's counter, docs/agent.md).
+func checkBlockedTimes(t *testing.T, ends map[format.Time]format.Time, held, enter []int64) {
+	t.Helper()
+	starts := make([]format.Time, 0, len(ends))
+	for s := range ends {
+		starts = append(starts, s)
+	}
+	slices.Sort(starts)
+	if len(starts) != len(held) || len(held) != len(enter) {
+		t.Fatalf("%d contentions recorded, the program measured %d and %d", len(starts), len(held), len(enter))
+	}
+	for i, s := range starts {
+		d := int64(ends[s] - s)
+		if d < held[i] || d > enter[i]+50_000 {
+			t.Errorf("contention %d: blocked %d ns, want between %d (held after the contender blocked) and %d (its enter)", i, d, held[i], enter[i])
+		}
+	}
 }

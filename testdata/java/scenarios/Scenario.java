@@ -122,6 +122,8 @@ public class Scenario {
         out.append(" contender=").append(contenderHash);
         out.append(" contentions=").append(contended);
         out.append(" line.contend=").append(lineContend);
+        out.append(" contend.held.ns=").append(join(heldNs));
+        out.append(" contend.enter.ns=").append(join(enterNs));
         out.append(" starts=").append(started.size());
         StringBuilder targets = new StringBuilder();
         for (Thread t : started) targets.append(targets.length() == 0 ? "" : ",").append(hex(t));
@@ -315,6 +317,10 @@ public class Scenario {
     // ---- Monitor contention on lock ----
 
     static String ownerHash, contenderHash;
+    // Per round, System.nanoTime: how long the owner held lock after seeing the contender
+    // BLOCKED (a floor for the recorded blocked time), and how long the contender's
+    // synchronized statement took to enter (a ceiling).
+    static final long[] heldNs = new long[CONTENTIONS], enterNs = new long[CONTENTIONS];
 
     static void contention() {
         CountDownLatch[] held = new CountDownLatch[CONTENTIONS];
@@ -335,7 +341,9 @@ public class Scenario {
                     // its MonitorContendedEnter callback reads the owner; hold on a little longer so
                     // that read finds this thread still owning lock. Margin only: the contention
                     // itself is already certain.
+                    long t0 = System.nanoTime();
                     LockSupport.parkNanos(5_000_000);
+                    heldNs[i] = System.nanoTime() - t0;
                 }
                 await(done[i]); // the contender left lock: next round starts uncontended
             }
@@ -343,7 +351,8 @@ public class Scenario {
         contender[0] = start(() -> {
             for (int i = 0; i < CONTENTIONS; i++) {
                 await(held[i]);
-                lineContend = here(); synchronized (lock) { contended++; }
+                long t0 = System.nanoTime();
+                lineContend = here(); synchronized (lock) { enterNs[i] = System.nanoTime() - t0; contended++; }
                 done[i].countDown();
             }
         }, CONTENDER_NAME);
@@ -356,5 +365,11 @@ public class Scenario {
         synchronized (lock) {
             if (contended != CONTENTIONS) throw new AssertionError("contended " + contended);
         }
+    }
+
+    static String join(long[] v) {
+        StringBuilder b = new StringBuilder();
+        for (long x : v) b.append(b.length() == 0 ? "" : ",").append(x);
+        return b.toString();
     }
 }

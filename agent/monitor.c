@@ -16,10 +16,9 @@
 // transactions) GetObjectHashCode alone took H2's Transaction monitor from
 // 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
 // (MonitorWaited, the monitor released) or by the walker, which writes the
-// waits still open after a flush period (pending.c) with JVMTI's
-// GetCurrentContendedMonitor, which names a waiting thread's object up to
-// JDK 18 (measured on 17; on 25 it does not). Elsewhere, and without a
-// walker, it is taken here.
+// waits still open after a flush period (pending.c), naming their objects
+// with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo, H2/25 1.15 ->
+// 1.01 times JFR's contended enters). Without a walker it is taken here.
 void monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return;
   tstate *s = thread_self(NULL);
@@ -31,7 +30,7 @@ void monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  int later = orca_feature >= 11 && orca_feature <= 18 && pending_walker_alive();
+  int later = orca_feature >= 11 && pending_walker_alive();
   pending_wait(s, env, t, later ? 0 : objhash_of(o), ts);
 }
 

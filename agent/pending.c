@@ -5,6 +5,7 @@
 #include "methods.h"
 #include "objhash.h"
 #include "pending.h"
+#include "waitobj.h"
 
 #define ACQ memory_order_acquire
 #define REL memory_order_release
@@ -117,18 +118,6 @@ int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
   return f.cutoff;
 }
 
-// waiting_hash returns the hash of the object thread t waits on (JVMTI's
-// "contended monitor" includes the one a wait will take again), or 0.
-static uint32_t waiting_hash(jthread t) {
-  jobject m = NULL;
-  JNIEnv *env = NULL;
-  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return 0;
-  if ((*jvmti)->GetCurrentContendedMonitor(jvmti, t, &m) != JVMTI_ERROR_NONE || !m) return 0;
-  uint32_t h = objhash_of(m);
-  (*env)->DeleteLocalRef(env, m);
-  return h;
-}
-
 typedef struct {
   int64_t old_before;
   tstate **claimed;
@@ -150,10 +139,21 @@ void pending_walk(int64_t old_before) {
     w.n = 0;
     threads_each(claim_old, &w);
     // Walk outside the registry's mutex: a claimed state stays alive, as
-    // its thread waits for SLOT_WRITTEN before it can end.
-    for (int i = 0; i < w.n; i++) {
+    // its thread waits for SLOT_WRITTEN before it can end. The waits whose
+    // object is not known yet get it named first, all at once.
+    jthread unnamed[256];
+    uint32_t hashes[256];
+    int k = 0;
+    for (int i = 0; i < w.n; i++)
+      if (!w.claimed[i]->wait_obj) unnamed[k++] = w.claimed[i]->ref;
+    JNIEnv *env = NULL;
+    if (k && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env)
+      waitobj_hashes(env, unnamed, hashes, k);
+    else
+      for (int i = 0; i < k; i++) hashes[i] = 0;
+    for (int i = 0, j = 0; i < w.n; i++) {
       tstate *s = w.claimed[i];
-      if (!s->wait_obj && !(s->wait_obj = waiting_hash(s->ref))) {
+      if (!s->wait_obj && !(s->wait_obj = hashes[j++])) {
         atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // its thread writes it
         continue;
       }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,10 +39,14 @@ func TestKill9(t *testing.T) {
 			t.Fatal(err)
 		}
 		ready := make(chan bool, 1)
+		var never string // the hung waiter's object, printed before READY
 		go func() {
 			sc := bufio.NewScanner(out)
 			ok := false
 			for sc.Scan() {
+				if h, found := strings.CutPrefix(sc.Text(), "NEVER "); found && !ok {
+					never = h
+				}
 				if sc.Text() == "READY" && !ok {
 					ok = true
 					ready <- true
@@ -106,6 +111,12 @@ func TestKill9(t *testing.T) {
 		waits := r.sel(format.ObjectWait, waiter)
 		c.want("ObjectWait of the hung waiter", waits, 1)
 		c.wantLine("ObjectWait of the hung waiter", waits, "Hang.java", 28)
+		// Its object is named by the walker (JDK 19+: through ThreadInfo.getLockInfo).
+		for _, i := range waits {
+			if got := fmt.Sprintf("%08X", uint32(r.events[i].Object)); got != never {
+				t.Errorf("ObjectWait of the hung waiter on %s, want %s (Hang's NEVER)", got, never)
+			}
+		}
 		c.want("ObjectWaited of the hung waiter", r.sel(format.ObjectWaited, waiter), 0)
 		if t.Failed() {
 			t.Logf("stderr:\n%s\nrecording: %s", stderr.String(), prefix)

@@ -33,6 +33,8 @@ public class Hang {
         }, "orca-hang-waiter");
         waiter.setDaemon(true);
         waiter.start();
+        // The identity hash of the object the waiter waits on, before READY.
+        System.out.printf("NEVER %08X%n", System.identityHashCode(never));
         System.out.println("READY");
         System.out.flush();
         while (true) Thread.sleep(100);

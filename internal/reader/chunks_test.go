@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/synth"
 )
@@ -80,7 +81,13 @@ func TestEachEventStop(t *testing.T) {
 	if err != stop || n != 1000 {
 		t.Fatalf("got %v after %d events, want stop after 1000", err, n)
 	}
-	if after := runtime.NumGoroutine(); after > before {
+	// A goroutine that has signalled the WaitGroup may still be exiting:
+	// give them a second before calling one left behind.
+	after := runtime.NumGoroutine()
+	for deadline := time.Now().Add(time.Second); after > before && time.Now().Before(deadline); after = runtime.NumGoroutine() {
+		time.Sleep(time.Millisecond)
+	}
+	if after > before {
 		t.Errorf("%d goroutines before, %d after", before, after)
 	}
 }

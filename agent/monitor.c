@@ -17,8 +17,9 @@
 // 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
 // (MonitorWaited, the monitor released) or by the walker, which writes the
 // waits still open after a flush period (pending.c), naming their objects
-// with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo, H2/25 1.15 ->
-// 1.01 times JFR's contended enters). Without a walker it is taken here.
+// with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo; H2/25 went from
+// 1.30 to 0.91 times JFR's contended enters). Without a walker it is taken
+// here.
 void monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return;
   tstate *s = thread_self(NULL);
@@ -74,10 +75,11 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
 }
 
 // MonitorContendedEntered runs once the thread owns the monitor: every
-// nanosecond here lengthens the critical section, so only the time is
-// noted, in ticks (clock.h: reading CLOCK_MONOTONIC here alone took
-// LockBench from 1.14 to 1.35 times JFR's contended enters); the record (the Enter's monitor and stack: a thread blocks on one
-// monitor at a time) is written later (pending.c).
+// nanosecond here lengthens the critical section (LockBench/17: this
+// callback returning at once, 1.04-1.16 times JFR's contended enters; as
+// here, 1.23-1.35; docs/PERFORMANCE.md), so only the time is noted, in
+// ticks (clock.h); the record (the Enter's monitor and stack: a thread
+// blocks on one monitor at a time) is written later (pending.c).
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j; (void)env;
   if (!orca_recording()) return;

@@ -63,10 +63,3 @@ int64_t clock_ticks_ns(int64_t ticks, int64_t ref_ns, int64_t ref_ticks) {
   int64_t ns = ref_ns + (int64_t)((double)(ticks - ref_ticks) * atomic_load(&rate)), now = clock_now();
   return ns < now ? ns : now;
 }
-
-int64_t clock_ticks_ns_early(int64_t ticks) {
-  if (!clock_tsc) return ticks;
-  int64_t now = clock_now(), t = clock_ticks();
-  int64_t ns = now - (int64_t)((double)(t - ticks) * atomic_load(&rate)) - 1000000;
-  return ns < now ? ns : now;
-}

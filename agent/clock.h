@@ -33,6 +33,19 @@ static inline int64_t clock_ticks(void) {
   return clock_now();
 }
 
+// clock_pair reads both clocks at one instant (retrying, a few times, a
+// read that straddled a preemption), for clock_ticks_ns's reference.
+static inline void clock_pair(int64_t *ns, int64_t *ticks) {
+  for (int i = 0;; i++) {
+    int64_t a = clock_now(), t = clock_ticks(), b = clock_now();
+    if (b - a < 2000 || i == 3) {
+      *ns = a + (b - a) / 2;
+      *ticks = t;
+      return;
+    }
+  }
+}
+
 // clock_init decides what ticks are and measures the counter's rate (200
 // µs at agent load); "tsc" or "monotonic".
 const char *clock_init(void);
@@ -44,8 +57,4 @@ void clock_calibrate(void);
 // (ref_ns, ref_ticks: both read then), into nanoseconds: not before the
 // reference, not after now.
 int64_t clock_ticks_ns(int64_t ticks, int64_t ref_ns, int64_t ref_ticks);
-// clock_ticks_ns_early converts ticks read at most one flush period ago
-// without a reference: never later than the true instant (less than 1 ms
-// earlier), for holding back later lines.
-int64_t clock_ticks_ns_early(int64_t ticks);
 #endif

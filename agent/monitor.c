@@ -1,4 +1,5 @@
 #include "clock.h"
+#include "hsstat.h"
 #include "methods.h"
 #include "objhash.h"
 #include "monitor.h"
@@ -55,10 +56,26 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   if (s) pending_waited(s, o, ts);
 }
 
+// The Entered callback stays on until HotSpot's timer of contended enters
+// is trusted (hsstat.h), then goes off; back on for good if an enter is not
+// timed after that.
+static atomic_int entered_off;
+
+static void entered_switch(int timed) {
+  int off = atomic_load_explicit(&entered_off, memory_order_relaxed);
+  if (timed && !off && hsstat_trusted() && !hsstat_verifying() && !atomic_exchange(&entered_off, 1)) {
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+  } else if (!timed && off == 1 && atomic_exchange(&entered_off, 2) == 1) {
+    hsstat_lost();
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+  }
+}
+
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j;
   if (!orca_recording()) return;
-  int64_t ts = clock_now();
+  int64_t ts, ticks;
+  clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   tstate *s = thread_self(t);
@@ -66,12 +83,15 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
   pending_settle(s);   // the previous Entered still uses enter_frames
   s->enter_ns = ts;
-  s->enter_ticks = clock_ticks();
+  s->enter_ticks = ticks;
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
   s->enter_obj = owner_pending_hash(env);
   if (!s->enter_obj) s->enter_obj = objhash_of(o);
+  int timed = hsstat_begin(env, ts, &s->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
+  pending_enter(s, timed);
+  entered_switch(timed);
 }
 
 // MonitorContendedEntered runs once the thread owns the monitor: every
@@ -79,18 +99,12 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
 // callback returning at once, 1.04-1.16 times JFR's contended enters; as
 // here, 1.23-1.35; docs/PERFORMANCE.md), so only the time is noted, in
 // ticks (clock.h); the record (the Enter's monitor and stack: a thread
-// blocks on one monitor at a time) is written later (pending.c).
+// blocks on one monitor at a time) is written later (pending.c). Where
+// HotSpot's timer is trusted the callback is off altogether.
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j; (void)env;
   if (!orca_recording()) return;
   int64_t ticks = clock_ticks();
   tstate *s = thread_self(t);
-  if (!s) return;
-  if (!s->enter_obj) {   // its Enter came before the agent started
-    s->enter_obj = objhash_of(o);
-    s->enter_n = 0;
-    s->enter_ns = clock_now();
-    s->enter_ticks = ticks = clock_ticks();
-  }
-  pending_entered(s, ticks);
+  if (s) pending_entered(s, ticks, o);
 }

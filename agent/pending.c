@@ -2,9 +2,11 @@
 #include <sched.h>
 #include <stdlib.h>
 #include "clock.h"
+#include "hsstat.h"
 #include "methods.h"
 #include "objhash.h"
 #include "pending.h"
+#include "writer.h"
 #include "waitobj.h"
 
 #define ACQ memory_order_acquire
@@ -23,10 +25,25 @@ static int await(_Atomic int *state) {
   return st;
 }
 
-static void put_entered(tstate *s) {
-  int64_t ts = clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
+static void put_entered_at(tstate *s, int64_t ts) {
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts, s->hash, s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
   s->enter_obj = 0;
+}
+
+static int64_t ticks_ns(tstate *s) {
+  return clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
+}
+
+// timed_ns returns the Entered time of an Enter HotSpot timed, once it has
+// ended: from the timer, or, if the timer was reset meanwhile
+// (ThreadMXBean), the time it is found ended (counted).
+static int64_t timed_ns(tstate *s, int r, int64_t ns) {
+  int64_t now = clock_now();
+  if (r != 1) {
+    atomic_fetch_add_explicit(&count_entered_late, 1, RLX);
+    return now;
+  }
+  return ns < s->enter_ns ? s->enter_ns : ns > now ? now : ns;
 }
 
 static void put_wait(tstate *s) {
@@ -34,18 +51,64 @@ static void put_wait(tstate *s) {
            s->wait_frames, s->wait_n, NULL, 0);
 }
 
-void pending_entered(tstate *s, int64_t ticks) {
+void pending_enter(tstate *s, int timed) {
+  atomic_store_explicit(&s->entered_by_timer, 0, RLX);
+  if (timed) atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
+}
+
+void pending_entered(tstate *s, int64_t ticks, jobject o) {
+  for (;;) {
+    int st = atomic_load_explicit(&s->entered_state, ACQ);
+    if (st == SLOT_BUSY) {   // the writer looks at the timer
+      await(&s->entered_state);
+      continue;
+    }
+    if (st == SLOT_TIMED) {   // the timer is being checked, or was just turned off
+      hsstat_check(&s->enter_hs, clock_ticks_ns(ticks, s->enter_ns, s->enter_ticks));
+      atomic_store_explicit(&s->entered_ticks, ticks, RLX);
+      if (claim(&s->entered_state, SLOT_TIMED, SLOT_PENDING)) return;
+      continue;
+    }
+    if (st != SLOT_EMPTY || atomic_load_explicit(&s->entered_by_timer, ACQ)) return;
+    break;
+  }
+  if (!s->enter_obj) {   // its Enter came before the agent started
+    s->enter_obj = objhash_of(o);
+    s->enter_n = 0;
+    clock_pair(&s->enter_ns, &s->enter_ticks);
+    ticks = s->enter_ticks;
+  }
   atomic_store_explicit(&s->entered_ticks, ticks, RLX);
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
 }
 
+// settle_entered: the thread writes its own deferred Entered (it runs, so
+// the enter has ended).
 static void settle_entered(tstate *s) {
-  if (atomic_load_explicit(&s->entered_state, RLX) == SLOT_EMPTY) return;
-  if (claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
-    put_entered(s);
-    atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
-  } else {
-    await(&s->entered_state);
+  for (;;) {
+    int st = atomic_load_explicit(&s->entered_state, ACQ);
+    if (st == SLOT_EMPTY) return;
+    if (st == SLOT_BUSY) {
+      await(&s->entered_state);
+      continue;
+    }
+    int64_t ns = 0;
+    if (st == SLOT_TIMED) {
+      int r = hsstat_end(&s->enter_hs, &ns);
+      ns = timed_ns(s, r, ns);
+    } else {
+      ns = ticks_ns(s);
+    }
+    atomic_store_explicit(&s->entered_lb, ns, RLX);   // for the writer, before BUSY
+    if (claim(&s->entered_state, st, SLOT_BUSY)) {
+      put_entered_at(s, ns);
+      if (st == SLOT_TIMED) {
+        atomic_store_explicit(&s->entered_by_timer, 1, RLX);
+        atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+      }
+      atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+      return;
+    }
   }
 }
 
@@ -68,8 +131,11 @@ void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts) {
 }
 
 void pending_waited(tstate *s, jobject o, int64_t ts) {
-  if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_EMPTY) return;
+  // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
+  // re-entry too, so an Entered still deferred is written first, also on
+  // the VM's own waits.
   settle_entered(s);
+  if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_EMPTY) return;
   if (claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
     // Not holding the monitor any more: the stack walk and the hash cost
     // nobody else.
@@ -93,11 +159,26 @@ static void flush_one(tstate *s, void *arg) {
   flush_t *f = arg;
   int st = atomic_load_explicit(&s->entered_state, ACQ);
   if (st == SLOT_PENDING && claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
-    put_entered(s);
+    put_entered_at(s, ticks_ns(s));
     atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
-  } else if (st != SLOT_EMPTY) {
+  } else if (st == SLOT_TIMED && claim(&s->entered_state, SLOT_TIMED, SLOT_BUSY)) {
+    // Claimed first: the thread cannot begin another enter meanwhile.
+    int64_t ns = 0;
+    int r = hsstat_end(&s->enter_hs, &ns);
+    if (r != 0 && hsstat_trusted_ever()) {
+      put_entered_at(s, timed_ns(s, r, ns));
+      atomic_store_explicit(&s->entered_by_timer, 1, RLX);
+      atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+      atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+    } else {
+      // Still blocked: its Entered comes later than now. Ended while the
+      // timer is being checked: its callback writes it, not before the Enter.
+      if (r != 0 && s->enter_ns < f->cutoff) f->cutoff = s->enter_ns;
+      atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
+    }
+  } else if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_BUSY) {
     // The thread writes it right now; hold back what came after.
-    int64_t ts = clock_ticks_ns_early(atomic_load_explicit(&s->entered_ticks, RLX));
+    int64_t ts = atomic_load_explicit(&s->entered_lb, RLX);
     if (ts < f->cutoff) f->cutoff = ts;
   }
   st = atomic_load_explicit(&s->wait_state, ACQ);
@@ -178,9 +259,10 @@ int pending_is_walker(JNIEnv *env, jthread t) {
 }
 
 static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
-  (void)j; (void)env; (void)arg;
+  (void)j; (void)arg;
   threads_internal();
   atomic_store(&walker_alive, 1);
+  hsstat_enable(env);
   (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   while (orca_recording()) {
     (*jvmti)->RawMonitorWait(jvmti, walker_mon, opt.flush_ms);

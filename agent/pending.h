@@ -16,7 +16,13 @@
 #include "threads.h"
 
 // Thread side.
-void pending_entered(tstate *s, int64_t ticks);   // clock_ticks
+// pending_enter follows a MonitorContendedEnter (the enter_* fields set):
+// timed, HotSpot times it (hsstat.h), and the Entered comes from the timer
+// unless its callback comes first.
+void pending_enter(tstate *s, int timed);
+// pending_entered: MonitorContendedEntered at ticks (clock_ticks), o its
+// monitor.
+void pending_entered(tstate *s, int64_t ticks, jobject o);
 void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still

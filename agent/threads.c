@@ -33,6 +33,7 @@ static void forget(tstate *s) {
 static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
+  s->enter_hs.total = NULL;   // its JavaThread is gone
   pending_settle(s);
   self_state = NULL;
   forget(s);

@@ -4,11 +4,13 @@
 #ifndef ORCA_THREADS_H
 #define ORCA_THREADS_H
 #include <jvmti.h>
+#include "hsstat.h"
 #include "ring.h"
 #include "orca.h"
 
-// States of a deferred record (pending.c).
-enum { SLOT_EMPTY, SLOT_PENDING, SLOT_BUSY, SLOT_WRITTEN };
+// States of a deferred record (pending.c). SLOT_TIMED: an Enter that
+// HotSpot times (hsstat.h), its Entered not seen yet.
+enum { SLOT_EMPTY, SLOT_PENDING, SLOT_BUSY, SLOT_WRITTEN, SLOT_TIMED };
 
 typedef struct tstate {
   uint32_t hash;        // System.identityHashCode of the java.lang.Thread
@@ -21,6 +23,9 @@ typedef struct tstate {
   _Atomic int entered_state;
   _Atomic int64_t entered_ticks;   // clock_ticks at MonitorContendedEntered
   int64_t enter_ns, enter_ticks;   // the Enter's time, in both (clock.h)
+  hs_enter enter_hs;               // HotSpot's timing of the Enter
+  _Atomic int64_t entered_lb;      // not later than the Entered being written
+  _Atomic int entered_by_timer;    // written from the timer, before its callback
   uint32_t enter_obj;   // monitor of the last MonitorContendedEnter
   _Atomic int wait_state;
   _Atomic int64_t wait_ts;

@@ -7,13 +7,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
+#include "hsstat.h"
 #include "orca.h"
 #include "pending.h"
 #include "ring.h"
 #include "writer.h"
 
 atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ;
+    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ,
+    count_entered_late, count_entered_by_timer;
 
 static char prefix[4200];
 static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
@@ -343,6 +345,12 @@ static void write_info(int complete) {
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
     fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
             atomic_load(&count_walks_differ));
+  fprintf(f, "entered_by_timer=%ld\nentered_late=%ld\n", atomic_load(&count_entered_by_timer),
+          atomic_load(&count_entered_late));
+  if (hsstat_verifying())
+    fprintf(f, "verified_entered=%ld\nverified_entered_after=%ld\nverified_entered_slow=%ld\n",
+            atomic_load(&count_verified_entered), atomic_load(&count_verified_after),
+            atomic_load(&count_verified_slow));
   if (atomic_load(&count_meta_dropped)) fprintf(f, "metadata_dropped=%ld\n", atomic_load(&count_meta_dropped));
   if (write_errors) fprintf(f, "write_errors=%ld\n", write_errors);
   if (fclose(f) == 0) rename(tmp, path);

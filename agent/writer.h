@@ -25,7 +25,8 @@ void writer_prop(const char *key, const char *value);
 
 // Counters reported in .info by the modules that own them.
 extern atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ;
+    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ,
+    count_entered_late, count_entered_by_timer;
 
 // Text helpers shared with methods.c.
 size_t fmt_ts(char *out, long long ns);

@@ -15,16 +15,28 @@ import (
 // the program's EXPECT line implies about it: who blocked whom and for how
 // long, who woke whom, which joins and releases let whom go on, how long
 // main slept, and that the model is valid with no deadlock and no problem.
+// TestScenarioModel builds the model of Scenario twice: as it runs, its
+// measured contentions are timed by HotSpot's timer (JDK 11-18); with
+// monitoring-off it turns ThreadMXBean contention monitoring off before
+// them, and the agent must fall back to its Entered callback in time.
 func TestScenarioModel(t *testing.T) {
-	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "Scenario")
-		_, built := buildModel(t, prefix)
-		if built.Malformed > 0 || built.Truncated {
-			t.Errorf("%d malformed lines (%v), truncated %v", built.Malformed, built.ParseErrors, built.Truncated)
-		}
-		m := built.Model
-		checkScenarioModel(t, m, e)
-	})
+	for _, variant := range []struct{ arg, timer string }{{"", "hotspot"}, {"monitoring-off", "stopped"}} {
+		t.Run("timer="+variant.timer, func(t *testing.T) {
+			forEachJDK(t, func(t *testing.T, j jdk) {
+				var args []string
+				if variant.arg != "" {
+					args = append(args, variant.arg)
+				}
+				e, prefix := recordExpect(t, j, "Scenario", args...)
+				_, built := buildModel(t, prefix)
+				if built.Malformed > 0 || built.Truncated {
+					t.Errorf("%d malformed lines (%v), truncated %v", built.Malformed, built.ParseErrors, built.Truncated)
+				}
+				checkScenarioModel(t, built.Model, e)
+				checkEnteredTimer(t, load(t, prefix), variant.timer)
+			})
+		})
+	}
 }
 
 func checkScenarioModel(t *testing.T, m *model.Model, e expect) {

@@ -31,7 +31,30 @@ func TestScenario(t *testing.T) {
 		}
 		r.checkInvariants(t)
 		checkScenario(t, r, e)
+		checkEnteredTimer(t, r, "hotspot")
 	})
+}
+
+// checkEnteredTimer checks how a run on JDK 11-18 timed its Entered events
+// (.info entered_timer, docs/agent.md): want is the value or its prefix.
+// Later JDKs keep the Entered callback ("not used: virtual threads").
+func checkEnteredTimer(t *testing.T, r *recording, want string) {
+	t.Helper()
+	got := r.info["entered_timer"] // repeated keys: the last says
+	got = got[strings.LastIndexByte(got, '\n')+1:]
+	if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature >= 19 {
+		want = "not used: virtual threads"
+	}
+	if !strings.HasPrefix(got, want) {
+		t.Errorf(".info: entered_timer=%q, want %q", got, want)
+	}
+	// With the timer trusted after the warm-up, the measured contentions are timed by it.
+	if n, _ := strconv.Atoi(r.info["entered_by_timer"]); want == "hotspot" && n < 3 {
+		t.Errorf(".info: entered_by_timer=%d, want at least the 3 measured contentions", n)
+	}
+	if v := r.info["entered_late"]; v != "0" {
+		t.Errorf(".info: entered_late=%q, want 0 (no Entered without a time)", v)
+	}
 }
 
 // counter checks the number of selected events and prints them when it is wrong.
@@ -157,6 +180,11 @@ func checkScenario(t *testing.T, r *recording, e expect) {
 	})
 	c.want("SemaphoreAcquire by the contended acquirer", contendedAcq, 1)
 	c.wantLine("contended SemaphoreAcquire", contendedAcq, file, e.int(t, "line.semcontended"))
+
+	// The warm-up contentions, each one forced.
+	warm, nw := e.hash(t, "warmLock"), e.int(t, "warmContentions")
+	c.want("MonitorContendedEnter on warmLock", r.sel(format.MonitorContendedEnter, onObj(warm)), nw)
+	c.want("MonitorContendedEntered on warmLock", r.sel(format.MonitorContendedEntered, onObj(warm)), nw)
 
 	// Monitor contention on lock: always the contender, always blocked by the owner.
 	lock, owner, contender := e.hash(t, "lock"), format.ThreadID(e.hash(t, "owner")), format.ThreadID(e.hash(t, "contender"))

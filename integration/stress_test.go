@@ -22,6 +22,9 @@ func TestStress(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress test skipped in -short mode")
 	}
+	// Every contended enter HotSpot times (JDK 11-18) is compared with the
+	// Entered callback, kept on for it (docs/agent.md).
+	t.Setenv("ORCA_VERIFY_ENTERED", "1")
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		res, prefix := record(t, j, "Stress", stressSeconds)
 		if res.code != 0 {
@@ -49,6 +52,14 @@ func TestStress(t *testing.T) {
 		bound := maxSlowWalks // the agent's own walker (JDK 11-18)
 		if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature > 18 {
 			bound = max(maxSlowWalks, fast/20)
+		}
+		if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature < 19 {
+			// The timer stops before HotSpot posts Entered: never later than the callback's time.
+			verified, _ := strconv.Atoi(r.info["verified_entered"])
+			if r.info["entered_timer"] != "hotspot" || verified < enters/2 || r.info["verified_entered_after"] != "0" {
+				t.Errorf(".info: entered_timer=%q, %d of %d contended enters compared with the callback, %s timed later than it; want hotspot, at least half, 0",
+					r.info["entered_timer"], verified, enters, r.info["verified_entered_after"])
+			}
 		}
 		if enters < 100 || fast < enters || slow > bound {
 			t.Errorf(".info: %d contended enters, %d fast stack walks (all verified), %d by GetStackTrace; want >= 100, >= the enters, <= %d",

@@ -10,6 +10,8 @@
 //
 // Apart from the sleeps, joins, semaphore operations and thread starts listed in EXPECT, this
 // program must perform none: every one would change the expected counts.
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +24,7 @@ public class Scenario {
     static final int TIMED_WAITS = 2; // wait(ms) that time out
     static final int ALL_WAITERS = 3; // threads woken by the one notifyAll()
     static final int CONTENTIONS = 3; // rounds of owner-holds, contender-blocks
+    static final int WARM_CONTENTIONS = 40; // on warmLock, before them
 
     static final String OWNER_NAME = "orca-owner,\"Žluť-線程\"";
     static final String CONTENDER_NAME = "orca-contender \"🐋\", x";
@@ -29,6 +32,7 @@ public class Scenario {
 
     static final Object waitObj = new Object();
     static final Object lock = new Object();
+    static final Object warmLock = new Object();
     static final Semaphore sem = new Semaphore(3);
 
     // Guarded by waitObj.
@@ -39,6 +43,7 @@ public class Scenario {
             lineSemContended;
     static int sleeps, joins, acquires, releases, notifies, notifyAlls, timedWaits;
     static int contended; // guarded by lock
+    static int warmContended; // guarded by warmLock
     static final List<Thread> started = new ArrayList<>();
     static final StringBuilder names = new StringBuilder();
     static final Thread mainThread = Thread.currentThread();
@@ -90,10 +95,12 @@ public class Scenario {
         }
     }
 
+    /** Arguments: "monitoring-off" turns ThreadMXBean contention monitoring off before the contentions. */
     public static void main(String[] args) throws Exception {
         waits();
         sleepsAndJoins();
         semaphore();
+        warmUp(args.length > 0 && args[0].equals("monitoring-off"));
         contention();
         StringBuilder out = new StringBuilder("EXPECT");
         out.append(" main=").append(hex(mainThread));
@@ -120,6 +127,8 @@ public class Scenario {
         out.append(" lock=").append(hex(lock));
         out.append(" owner=").append(ownerHash);
         out.append(" contender=").append(contenderHash);
+        out.append(" warmLock=").append(hex(warmLock));
+        out.append(" warmContentions=").append(warmContended);
         out.append(" contentions=").append(contended);
         out.append(" line.contend=").append(lineContend);
         out.append(" contend.held.ns=").append(join(heldNs));
@@ -314,7 +323,51 @@ public class Scenario {
         if (sem.availablePermits() != 3) throw new AssertionError("permits " + sem.availablePermits());
     }
 
-    // ---- Monitor contention on lock ----
+    // ---- Monitor contention on warmLock, then on lock ----
+
+    /**
+     * Contended enters before the measured ones: with ThreadMXBean contention monitoring on (the
+     * agent turns it on), the agent checks HotSpot's timer of contended enters against its
+     * MonitorContendedEntered callback on the first ones, then turns the callback off, so the
+     * measured contentions are timed by HotSpot's timer (docs/agent.md). With monitoringOff the
+     * program turns monitoring off again: the agent must notice and time them itself.
+     */
+    static void warmUp(boolean monitoringOff) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        // The agent uses the timer on JDK 11-18 only.
+        long deadline = System.nanoTime() + (Runtime.version().feature() < 19 ? 5_000_000_000L : 0);
+        while (!mx.isThreadContentionMonitoringEnabled() && System.nanoTime() < deadline) {
+            LockSupport.parkNanos(1_000_000);
+        }
+        CountDownLatch[] held = new CountDownLatch[WARM_CONTENTIONS];
+        CountDownLatch[] done = new CountDownLatch[WARM_CONTENTIONS];
+        for (int i = 0; i < WARM_CONTENTIONS; i++) {
+            held[i] = new CountDownLatch(1);
+            done[i] = new CountDownLatch(1);
+        }
+        Thread[] b = new Thread[1];
+        CountDownLatch known = new CountDownLatch(1);
+        Thread a = start(() -> {
+            await(known);
+            for (int i = 0; i < WARM_CONTENTIONS; i++) {
+                synchronized (warmLock) {
+                    held[i].countDown();
+                    awaitState(b[0], Thread.State.BLOCKED);
+                }
+                await(done[i]);
+            }
+        }, "orca-warm-owner");
+        b[0] = start(() -> {
+            for (int i = 0; i < WARM_CONTENTIONS; i++) {
+                await(held[i]);
+                synchronized (warmLock) { warmContended++; }
+                done[i].countDown();
+            }
+        }, "orca-warm-contender");
+        known.countDown();
+        while (a.isAlive() || b[0].isAlive()) LockSupport.parkNanos(100_000);
+        if (monitoringOff) mx.setThreadContentionMonitoringEnabled(false);
+    }
 
     static String ownerHash, contenderHash;
     // Per round, System.nanoTime: how long the owner held lock after seeing the contender

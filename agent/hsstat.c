@@ -1,0 +1,213 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <pthread.h>
+#include <unistd.h>
+#include "clock.h"
+#include "hsstat.h"
+#include "orca.h"
+#include "vmstructs.h"
+#include "writer.h"
+
+// States of the timer's use.
+enum { HS_OFF = -1, HS_WAIT, HS_FIND, HS_CHECK, HS_TRUSTED };
+static atomic_int state = HS_WAIT;
+static atomic_int ever_trusted;
+// Where the ThreadStatistics pointer sits in a JavaThread, and the timer in
+// it (ThreadStatistics: jlong _contended_enter_count, then elapsedTimer
+// _contended_enter_timer: jlong _counter, jlong _start_counter, bool _active).
+static long stat_at = -1, total_at = 8, start_at = 16, active_at = 24;
+// HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
+// at VM start (os::elapsed_counter on Linux). The origin is estimated as
+// the least difference seen between our clock and a timer start read just
+// after it: a few hundred nanoseconds late at most.
+static _Atomic int64_t origin = INT64_MAX;
+static int64_t enabled_ns;
+static atomic_int passes, fails, finds;
+#define PASSES_NEEDED 16
+#define FAILS_ALLOWED 8
+// ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
+// compared with it (counts in .info; the integration tests use it).
+static int verify;
+atomic_long count_verified_entered, count_verified_after, count_verified_slow;
+
+static void note_origin(int64_t o) {
+  int64_t cur = atomic_load_explicit(&origin, memory_order_relaxed);
+  while (o < cur && !atomic_compare_exchange_weak_explicit(&origin, &cur, o, memory_order_relaxed,
+                                                           memory_order_relaxed)) {
+  }
+}
+
+static void give_up(const char *why) {
+  int was = atomic_exchange(&state, HS_OFF);
+  if (was == HS_OFF) return;
+  writer_prop("entered_timer", why);
+}
+
+// safe_read copies n bytes from p, or returns 0 if p is not readable: the
+// kernel reads it for write(2), which fails instead of faulting. Used until
+// the timer's place is checked.
+static pthread_mutex_t safe_mu = PTHREAD_MUTEX_INITIALIZER;
+static int pipefd[2] = {-1, -1};
+
+static int safe_read(const void *p, void *out, size_t n) {
+  int ok = 0;
+  pthread_mutex_lock(&safe_mu);
+  if (pipefd[0] >= 0 || pipe2(pipefd, O_NONBLOCK | O_CLOEXEC) == 0) {
+    ssize_t w = write(pipefd[1], p, n);
+    if (w > 0) ok = read(pipefd[0], out, (size_t)w) == w && (size_t)w == n;
+  }
+  pthread_mutex_unlock(&safe_mu);
+  return ok;
+}
+
+void hsstat_enable(JNIEnv *env) {
+  const char *v = getenv("ORCA_VERIFY_ENTERED");
+  verify = v && *v && strcmp(v, "0");
+  if (orca_feature < 11 || orca_feature >= 19) {
+    give_up(orca_feature >= 19 ? "not used: virtual threads" : "not used: unknown JDK");
+    return;
+  }
+  long t = vms_offset("elapsedTimer", "_counter");
+  if (t >= 0) {   // the table names _counter and _active, not _start_counter
+    long s = vms_offset("elapsedTimer", "_start_counter"), a = vms_offset("elapsedTimer", "_active");
+    if (s < 0 && t == 0 && a == 16 && vms_size("elapsedTimer") == 24) s = 8;
+    if (s < 0 || a < 0) {
+      give_up("not used: elapsedTimer layout");
+      return;
+    }
+    total_at = 8 + t, start_at = 8 + s, active_at = 8 + a;
+  }
+  if (vms_size("JavaThread") <= 0 || !vms_thread(env)) {
+    give_up("not used: no JavaThread layout");
+    return;
+  }
+  jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
+  jclass mx = mf ? (*env)->FindClass(env, "java/lang/management/ThreadMXBean") : NULL;
+  jmethodID get = mx ? (*env)->GetStaticMethodID(env, mf, "getThreadMXBean", "()Ljava/lang/management/ThreadMXBean;") : NULL;
+  jmethodID set = get ? (*env)->GetMethodID(env, mx, "setThreadContentionMonitoringEnabled", "(Z)V") : NULL;
+  jobject bean = set ? (*env)->CallStaticObjectMethod(env, mf, get) : NULL;
+  if (bean && !(*env)->ExceptionCheck(env)) (*env)->CallVoidMethod(env, bean, set, JNI_TRUE);
+  if ((*env)->ExceptionCheck(env) || !bean) {
+    (*env)->ExceptionClear(env);
+    give_up("not used: cannot turn on ThreadMXBean contention monitoring");
+    return;
+  }
+  enabled_ns = clock_now();
+  int expect = HS_WAIT;
+  atomic_compare_exchange_strong(&state, &expect, HS_FIND);
+}
+
+// plausible tells whether w (the words at a candidate ThreadStatistics) is
+// a timer running since an enter that began just before enter_ns.
+static int plausible(const char *w, int64_t enter_ns) {
+  int64_t count = *(const int64_t *)w, total = *(const int64_t *)(w + total_at),
+          start = *(const int64_t *)(w + start_at), x = enter_ns - start;
+  return count >= 1 && count < (1LL << 40) && total >= 0 && total < (1LL << 62) && start > 0 && w[active_at] == 1 &&
+         x <= enabled_ns && x > enabled_ns - 30000000000LL;
+}
+
+// find scans the calling thread's JavaThread for its ThreadStatistics.
+static void find(uintptr_t thr, int64_t enter_ns) {
+  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  if (pthread_mutex_trylock(&mu)) return;
+  long size = vms_size("JavaThread"), found = -1;
+  char w[32];
+  for (long o = 0; o + 8 <= size && found < 0; o += 8) {
+    uintptr_t p = *(const uintptr_t *)(thr + o);
+    if (p < 65536 || p % 8 || p >= (1ULL << 47)) continue;
+    if (safe_read((const void *)p, w, sizeof w) && plausible(w, enter_ns)) found = o;
+  }
+  if (found >= 0) {
+    stat_at = found;
+    int expect = HS_FIND;
+    atomic_compare_exchange_strong(&state, &expect, HS_CHECK);
+  } else if (atomic_fetch_add(&finds, 1) >= 8) {
+    give_up("not used: no ThreadStatistics in JavaThread");
+  }
+  pthread_mutex_unlock(&mu);
+}
+
+int hsstat_begin(JNIEnv *env, int64_t enter_ns, hs_enter *e) {
+  int st = atomic_load_explicit(&state, memory_order_acquire);
+  if (st < HS_FIND) return 0;
+  uintptr_t thr = vms_thread(env);
+  if (!thr) return 0;
+  if (st == HS_FIND) {
+    find(thr, enter_ns);
+    if ((st = atomic_load(&state)) < HS_CHECK) return 0;
+  }
+  const char *stat = *(const char *const *)(thr + stat_at);
+  char w[32];
+  if (st == HS_TRUSTED) {
+    if (!stat || !stat[active_at]) return 0;
+    e->start = *(const volatile int64_t *)(stat + start_at);
+    e->base = *(const volatile int64_t *)(stat + total_at);
+  } else {
+    if (!safe_read(stat, w, sizeof w) || !w[active_at]) return 0;
+    e->start = *(const int64_t *)(w + start_at);
+    e->base = *(const int64_t *)(w + total_at);
+  }
+  e->total = (const volatile int64_t *)(stat + total_at);
+  note_origin(enter_ns - e->start);
+  return 1;
+}
+
+static int read_total(const hs_enter *e, int64_t *total) {
+  if (atomic_load_explicit(&ever_trusted, memory_order_relaxed)) {
+    *total = *e->total;
+    return 1;
+  }
+  return safe_read((const void *)e->total, total, sizeof *total);
+}
+
+int hsstat_end(const hs_enter *e, int64_t *ns) {
+  int64_t total;
+  if (!e->total || !read_total(e, &total)) return -1;
+  if (total == e->base) return 0;
+  if (total < e->base) return -1;
+  *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
+  return 1;
+}
+
+void hsstat_check(const hs_enter *e, int64_t entered_ns) {
+  int st = atomic_load_explicit(&state, memory_order_relaxed);
+  if (st != HS_CHECK && !(verify && st == HS_TRUSTED)) return;
+  int64_t total, o = atomic_load(&origin);
+  if (!safe_read((const void *)e->total, &total, sizeof total)) {
+    give_up("not used: timer unreadable");
+    return;
+  }
+  // The timer stops just before HotSpot posts Entered: the callback's time
+  // is a little later than the timer's, never earlier (beyond the origin's
+  // estimate).
+  int64_t late = entered_ns - (e->start + (total - e->base)) - o;
+  int ok = total > e->base && late > -5000 && late < 100000;
+  if (st == HS_TRUSTED) {
+    atomic_fetch_add(&count_verified_entered, 1);
+    if (total <= e->base || late <= -5000) atomic_fetch_add(&count_verified_after, 1);
+    else if (late >= 100000) atomic_fetch_add(&count_verified_slow, 1);
+    return;
+  }
+  if (ok) {
+    note_origin(entered_ns - (e->start + (total - e->base)));
+    if (atomic_fetch_add(&passes, 1) + 1 == PASSES_NEEDED) {
+      atomic_store(&ever_trusted, 1);
+      int expect = HS_CHECK;
+      if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) writer_prop("entered_timer", "hotspot");
+    }
+  } else if (atomic_fetch_add(&fails, 1) + 1 >= FAILS_ALLOWED) {
+    give_up("not used: its times disagree with MonitorContendedEntered");
+  }
+}
+
+int hsstat_verifying(void) { return verify; }
+
+int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
+
+int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }
+
+void hsstat_lost(void) {
+  give_up("stopped: a contended enter not timed (contention monitoring turned off?)");
+}

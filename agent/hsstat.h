@@ -1,0 +1,56 @@
+// HotSpot's own clock of contended enters. With ThreadMXBean's contention
+// monitoring on, HotSpot times every contended enter of a thread in its
+// ThreadStatistics (elapsedTimer: a running total and the start of the
+// current one), stopping the timer the moment the thread owns the monitor,
+// before it would post MonitorContendedEntered. Reading that timer later
+// gives the Entered time exactly, so the Entered callback, which runs while
+// the thread owns the monitor and lengthens every contended critical
+// section (docs/PERFORMANCE.md), can be switched off.
+//
+// Where the timer sits in a JavaThread is not in HotSpot's structure table:
+// it is found at the first contended enters (a pointer in the JavaThread to
+// a running timer started within a millisecond) and then checked against
+// the Entered callback on the next contended enters; only then is the
+// callback switched off. Used on JDK 11-18 (no virtual threads: the timer
+// belongs to the carrier). Anything unexpected: the callback stays on.
+#ifndef ORCA_HSSTAT_H
+#define ORCA_HSSTAT_H
+#include <jni.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+// One contended enter as HotSpot times it: the thread's timer, its total
+// when the enter began, and the enter's start (HotSpot's elapsed
+// nanoseconds).
+typedef struct {
+  const volatile int64_t *total;
+  int64_t base, start;
+} hs_enter;
+
+// hsstat_enable turns contention monitoring on (a Java thread of the
+// agent's, at start: it loads java.management).
+void hsstat_enable(JNIEnv *env);
+// hsstat_begin, in MonitorContendedEnter (the calling thread's enter, its
+// time enter_ns), fills e and returns 1 when HotSpot times this enter.
+int hsstat_begin(JNIEnv *env, int64_t enter_ns, hs_enter *e);
+// hsstat_end returns 1 and the Entered time when the enter has ended, 0
+// while the thread is still blocked, -1 when the timer was reset meanwhile
+// (ThreadMXBean: the time is lost). Any thread may call it while the
+// entering thread is alive.
+int hsstat_end(const hs_enter *e, int64_t *ns);
+// hsstat_check compares, while the timer is being checked, an Entered
+// callback's time with the timer's.
+void hsstat_check(const hs_enter *e, int64_t entered_ns);
+// hsstat_trusted: the timer passed its check (the Entered callback may be
+// off; a writer may read the timer of another thread).
+int hsstat_trusted(void);
+// hsstat_trusted_ever: it passed, even if no longer used.
+int hsstat_trusted_ever(void);
+// hsstat_verifying: ORCA_VERIFY_ENTERED=1, the callback stays on and is
+// compared with the timer on every enter (counts in .info).
+int hsstat_verifying(void);
+extern atomic_long count_verified_entered, count_verified_after, count_verified_slow;
+// hsstat_lost: an enter was not timed after the timer was trusted
+// (contention monitoring turned off by the application): stop using it.
+void hsstat_lost(void);
+#endif

@@ -1,8 +1,8 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <pthread.h>
 #include <unistd.h>
 #include "clock.h"
 #include "hsstat.h"
@@ -175,7 +175,7 @@ void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   int st = atomic_load_explicit(&state, memory_order_relaxed);
   if (st != HS_CHECK && !(verify && st == HS_TRUSTED)) return;
   int64_t total, o = atomic_load(&origin);
-  if (!safe_read((const void *)e->total, &total, sizeof total)) {
+  if (!read_total(e, &total)) {
     give_up("not used: timer unreadable");
     return;
   }

@@ -24,6 +24,7 @@ static long stat_at = -1, total_at = 8, start_at = 16, active_at = 24;
 // after it: a few hundred nanoseconds late at most.
 static _Atomic int64_t origin = INT64_MAX;
 static int64_t enabled_ns;
+static jclass vthread_class;   // JDK 19+: java.lang.BaseVirtualThread
 static atomic_int passes, fails, finds;
 #define PASSES_NEEDED 16
 #define FAILS_ALLOWED 8
@@ -65,9 +66,17 @@ static int safe_read(const void *p, void *out, size_t n) {
 void hsstat_enable(JNIEnv *env) {
   const char *v = getenv("ORCA_VERIFY_ENTERED");
   verify = v && *v && strcmp(v, "0");
-  if (orca_feature < 11 || orca_feature >= 19) {
-    give_up(orca_feature >= 19 ? "not used: virtual threads" : "not used: unknown JDK");
+  if (orca_feature < 11) {
+    give_up("not used: unknown JDK");
     return;
+  }
+  if (orca_feature >= 19) {   // a virtual thread's enter is timed on its carrier
+    jclass c = (*env)->FindClass(env, "java/lang/BaseVirtualThread");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+    if (!c || !(vthread_class = (*env)->NewGlobalRef(env, c))) {
+      give_up("not used: virtual threads not recognised");
+      return;
+    }
   }
   long t = vms_offset("elapsedTimer", "_counter");
   if (t >= 0) {   // the table names _counter and _active, not _start_counter
@@ -129,9 +138,15 @@ static void find(uintptr_t thr, int64_t enter_ns) {
   pthread_mutex_unlock(&mu);
 }
 
-int hsstat_begin(JNIEnv *env, int64_t enter_ns, hs_enter *e) {
+int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
   int st = atomic_load_explicit(&state, memory_order_acquire);
   if (st < HS_FIND) return 0;
+  // A virtual thread unmounts while blocked (JDK 24+): its carrier's timer
+  // stops at once. The first one ends the timer's use.
+  if (vthread_class && t && (*env)->IsInstanceOf(env, t, vthread_class)) {
+    give_up("stopped: a virtual thread contends");
+    return 0;
+  }
   uintptr_t thr = vms_thread(env);
   if (!thr) return 0;
   if (st == HS_FIND) {
@@ -208,6 +223,4 @@ int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_rela
 
 int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }
 
-void hsstat_lost(void) {
-  give_up("stopped: a contended enter not timed (contention monitoring turned off?)");
-}
+void hsstat_lost(void) { give_up("stopped: a contended enter not timed (contention monitoring turned off?)"); }

@@ -11,11 +11,13 @@
 // it is found at the first contended enters (a pointer in the JavaThread to
 // a running timer started within a millisecond) and then checked against
 // the Entered callback on the next contended enters; only then is the
-// callback switched off. Used on JDK 11-18 (no virtual threads: the timer
-// belongs to the carrier). Anything unexpected: the callback stays on.
+// callback switched off. A virtual thread's enter is timed on its carrier
+// (and it unmounts while blocked on JDK 24+): the first one that contends
+// switches the callback back on for good. Anything unexpected: the
+// callback stays on.
 #ifndef ORCA_HSSTAT_H
 #define ORCA_HSSTAT_H
-#include <jni.h>
+#include <jvmti.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -32,7 +34,7 @@ typedef struct {
 void hsstat_enable(JNIEnv *env);
 // hsstat_begin, in MonitorContendedEnter (the calling thread's enter, its
 // time enter_ns), fills e and returns 1 when HotSpot times this enter.
-int hsstat_begin(JNIEnv *env, int64_t enter_ns, hs_enter *e);
+int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e);
 // hsstat_end returns 1 and the Entered time when the enter has ended, 0
 // while the thread is still blocked, -1 when the timer was reset meanwhile
 // (ThreadMXBean: the time is lost). Any thread may call it while the

@@ -87,7 +87,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
   s->enter_obj = owner_pending_hash(env);
   if (!s->enter_obj) s->enter_obj = objhash_of(o);
-  int timed = hsstat_begin(env, ts, &s->enter_hs);
+  int timed = hsstat_begin(env, t, ts, &s->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
   pending_enter(s, timed);

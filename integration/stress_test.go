@@ -53,7 +53,7 @@ func TestStress(t *testing.T) {
 		if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature > 18 {
 			bound = max(maxSlowWalks, fast/20)
 		}
-		if feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0]); feature < 19 {
+		{
 			// The timer stops before HotSpot posts Entered: never later than the callback's time.
 			verified, _ := strconv.Atoi(r.info["verified_entered"])
 			if r.info["entered_timer"] != "hotspot" || verified < enters/2 || r.info["verified_entered_after"] != "0" {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "asgct.h"
 #include "clock.h"
+#include "hsstat.h"
 #include "inject.h"
 #include "methods.h"
 #include "monitor.h"
@@ -110,6 +111,7 @@ static jint start(JavaVM *vm, char *options) {
     (*jvmti)->Deallocate(jvmti, (unsigned char *)spec);
   }
   writer_prop("entered_clock", clock_init());
+  hsstat_init();
   if ((err = owner_init())) writer_prop("warning", err);
   if ((err = asgct_init())) writer_prop("warning", err);
 

@@ -17,15 +17,21 @@ static atomic_int ever_trusted;
 // Where the ThreadStatistics pointer sits in a JavaThread, and the timer in
 // it (ThreadStatistics: jlong _contended_enter_count, then elapsedTimer
 // _contended_enter_timer: jlong _counter, jlong _start_counter, bool _active).
-static long stat_at = -1, total_at = 8, start_at = 16, active_at = 24;
+static atomic_long stat_at = -1;
+static long total_at = 8, start_at = 16, active_at = 24;
 // HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
 // at VM start (os::elapsed_counter on Linux). The origin is estimated as
 // the least difference seen between our clock and a timer start read just
 // after it: a few hundred nanoseconds late at most.
 static _Atomic int64_t origin = INT64_MAX;
-static int64_t enabled_ns;
+static int64_t load_ns;   // the agent's load: HotSpot's origin is a little earlier
 static jclass vthread_class;   // JDK 19+: java.lang.BaseVirtualThread
 static atomic_int passes, fails, finds;
+// Offsets whose timer disagreed with the callback before any passed.
+#define MAX_REJECTED 8
+static long rejected[MAX_REJECTED];
+static int nrejected;
+static pthread_mutex_t find_mu = PTHREAD_MUTEX_INITIALIZER;   // the two above, and finding
 #define PASSES_NEEDED 16
 #define FAILS_ALLOWED 8
 // ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
@@ -62,6 +68,8 @@ static int safe_read(const void *p, void *out, size_t n) {
   pthread_mutex_unlock(&safe_mu);
   return ok;
 }
+
+void hsstat_init(void) { load_ns = clock_now(); }
 
 void hsstat_enable(JNIEnv *env) {
   const char *v = getenv("ORCA_VERIFY_ENTERED");
@@ -103,39 +111,50 @@ void hsstat_enable(JNIEnv *env) {
     give_up("not used: cannot turn on ThreadMXBean contention monitoring");
     return;
   }
-  enabled_ns = clock_now();
   int expect = HS_WAIT;
   atomic_compare_exchange_strong(&state, &expect, HS_FIND);
 }
 
 // plausible tells whether w (the words at a candidate ThreadStatistics) is
-// a timer running since an enter that began just before enter_ns.
-static int plausible(const char *w, int64_t enter_ns) {
+// a timer running since an enter that began just before enter_ns: its
+// start, in HotSpot's elapsed nanoseconds, puts HotSpot's origin (taken at
+// VM start, before the agent loaded) less than 2 s before the agent loaded.
+// Returns that origin, or 0.
+static int64_t plausible(const char *w, int64_t enter_ns) {
   int64_t count = *(const int64_t *)w, total = *(const int64_t *)(w + total_at),
           start = *(const int64_t *)(w + start_at), x = enter_ns - start;
-  return count >= 1 && count < (1LL << 40) && total >= 0 && total < (1LL << 62) && start > 0 && w[active_at] == 1 &&
-         x <= enabled_ns && x > enabled_ns - 30000000000LL;
+  int ok = count >= 1 && count < (1LL << 40) && total >= 0 && total < (1LL << 62) && start > 0 &&
+           w[active_at] == 1 && x <= load_ns + 1000000 && x > load_ns - 2000000000LL;
+  return ok ? x : 0;
 }
 
-// find scans the calling thread's JavaThread for its ThreadStatistics.
+// find scans the calling thread's JavaThread for its ThreadStatistics: of
+// the plausible pointers not rejected yet, the one whose origin is nearest
+// the agent's load.
 static void find(uintptr_t thr, int64_t enter_ns) {
-  static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-  if (pthread_mutex_trylock(&mu)) return;
+  if (pthread_mutex_trylock(&find_mu)) return;
   long size = vms_size("JavaThread"), found = -1;
+  int64_t best = 0;
   char w[32];
-  for (long o = 0; o + 8 <= size && found < 0; o += 8) {
+  for (long o = 0; o + 8 <= size; o += 8) {
     uintptr_t p = *(const uintptr_t *)(thr + o);
     if (p < 65536 || p % 8 || p >= (1ULL << 47)) continue;
-    if (safe_read((const void *)p, w, sizeof w) && plausible(w, enter_ns)) found = o;
+    int rejected_o = 0;
+    for (int k = 0; k < nrejected; k++) rejected_o |= rejected[k] == o;
+    int64_t x;
+    if (!rejected_o && safe_read((const void *)p, w, sizeof w) && (x = plausible(w, enter_ns)) > best) {
+      best = x;
+      found = o;
+    }
   }
   if (found >= 0) {
-    stat_at = found;
+    atomic_store(&stat_at, found);
     int expect = HS_FIND;
     atomic_compare_exchange_strong(&state, &expect, HS_CHECK);
   } else if (atomic_fetch_add(&finds, 1) >= 8) {
     give_up("not used: no ThreadStatistics in JavaThread");
   }
-  pthread_mutex_unlock(&mu);
+  pthread_mutex_unlock(&find_mu);
 }
 
 int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
@@ -153,7 +172,8 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
     find(thr, enter_ns);
     if ((st = atomic_load(&state)) < HS_CHECK) return 0;
   }
-  const char *stat = *(const char *const *)(thr + stat_at);
+  long at = atomic_load_explicit(&stat_at, memory_order_relaxed);
+  const char *stat = *(const char *const *)(thr + at);
   char w[32];
   if (st == HS_TRUSTED) {
     if (!stat || !stat[active_at]) return 0;
@@ -165,21 +185,27 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
     e->base = *(const int64_t *)(w + total_at);
   }
   e->total = (const volatile int64_t *)(stat + total_at);
-  note_origin(enter_ns - e->start);
+  e->at = at;
+  e->enter_ns = enter_ns;
+  if (st == HS_TRUSTED) note_origin(enter_ns - e->start);
   return 1;
 }
 
+// read_total reads the timer's total directly once it passed its check,
+// through safe_read before; -1 for a timer found where the check failed.
 static int read_total(const hs_enter *e, int64_t *total) {
+  if (!e->total) return -1;
   if (atomic_load_explicit(&ever_trusted, memory_order_relaxed)) {
+    if (e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
     *total = *e->total;
     return 1;
   }
-  return safe_read((const void *)e->total, total, sizeof *total);
+  return safe_read((const void *)e->total, total, sizeof *total) ? 1 : -1;
 }
 
 int hsstat_end(const hs_enter *e, int64_t *ns) {
   int64_t total;
-  if (!e->total || !read_total(e, &total)) return -1;
+  if (read_total(e, &total) < 0) return -1;
   if (total == e->base) return 0;
   if (total < e->base) return -1;
   *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
@@ -188,32 +214,40 @@ int hsstat_end(const hs_enter *e, int64_t *ns) {
 
 void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   int st = atomic_load_explicit(&state, memory_order_relaxed);
-  if (st != HS_CHECK && !(verify && st == HS_TRUSTED)) return;
-  int64_t total, o = atomic_load(&origin);
-  if (!read_total(e, &total)) {
-    give_up("not used: timer unreadable");
-    return;
-  }
-  // The timer stops just before HotSpot posts Entered: the callback's time
-  // is a little later than the timer's, never earlier (beyond the origin's
-  // estimate).
-  int64_t late = entered_ns - (e->start + (total - e->base)) - o;
-  int ok = total > e->base && late > -5000 && late < 100000;
+  if ((st != HS_CHECK && !(verify && st == HS_TRUSTED)) || e->at != atomic_load(&stat_at)) return;
+  int64_t total;
+  if (read_total(e, &total) < 0) return;
+  // HotSpot's origin as seen at the Enter (after the timer started) and at
+  // the Entered callback (after it stopped): both a little later than the
+  // true one, by the latency of each callback.
+  int64_t d = total - e->base, x = e->enter_ns - e->start, y = entered_ns - (e->start + d);
   if (st == HS_TRUSTED) {
+    // The timer stops before HotSpot posts Entered: never after the callback.
+    int64_t late = y - atomic_load(&origin);
     atomic_fetch_add(&count_verified_entered, 1);
-    if (total <= e->base || late <= -5000) atomic_fetch_add(&count_verified_after, 1);
+    if (d <= 0 || late <= -5000) atomic_fetch_add(&count_verified_after, 1);
     else if (late >= 100000) atomic_fetch_add(&count_verified_slow, 1);
     return;
   }
-  if (ok) {
-    note_origin(entered_ns - (e->start + (total - e->base)));
+  if (d > 0 && y - x > -50000 && y - x < 100000) {
+    note_origin(x < y ? x : y);
     if (atomic_fetch_add(&passes, 1) + 1 == PASSES_NEEDED) {
       atomic_store(&ever_trusted, 1);
       int expect = HS_CHECK;
       if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) writer_prop("entered_timer", "hotspot");
     }
-  } else if (atomic_fetch_add(&fails, 1) + 1 >= FAILS_ALLOWED) {
+    return;
+  }
+  if (atomic_fetch_add(&fails, 1) + 1 >= FAILS_ALLOWED) {
     give_up("not used: its times disagree with MonitorContendedEntered");
+  } else if (atomic_load(&passes) == 0) {
+    // Not this pointer: look again, without it.
+    pthread_mutex_lock(&find_mu);
+    int expect = HS_CHECK;
+    if (nrejected < MAX_REJECTED && e->at == atomic_load(&stat_at) &&
+        atomic_compare_exchange_strong(&state, &expect, HS_FIND))
+      rejected[nrejected++] = e->at;
+    pthread_mutex_unlock(&find_mu);
   }
 }
 

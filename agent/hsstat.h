@@ -27,8 +27,12 @@
 typedef struct {
   const volatile int64_t *total;
   int64_t base, start;
+  long at;            // where the timer was looked for (checked or not)
+  int64_t enter_ns;   // the Enter's time, our clock
 } hs_enter;
 
+// hsstat_init notes the agent's load (Agent_OnLoad).
+void hsstat_init(void);
 // hsstat_enable turns contention monitoring on (a Java thread of the
 // agent's, at start: it loads java.management).
 void hsstat_enable(JNIEnv *env);

@@ -8,10 +8,11 @@
 // section (docs/PERFORMANCE.md), can be switched off.
 //
 // Where the timer sits in a JavaThread is not in HotSpot's structure table:
-// it is found at the first contended enters (a pointer in the JavaThread to
-// a running timer started within a millisecond) and then checked against
-// the Entered callback on the next contended enters; only then is the
-// callback switched off. A virtual thread's enter is timed on its carrier
+// it is found at the first contended enters (the pointer in the JavaThread
+// to a running timer whose start puts HotSpot's origin nearest, and less
+// than 2 s before, the agent's load) and then checked against the Entered
+// callback on the next contended enters (a pointer that disagrees first is
+// rejected and the search repeats); only then is the callback switched off. A virtual thread's enter is timed on its carrier
 // (and it unmounts while blocked on JDK 24+): the first one that contends
 // switches the callback back on for good. Anything unexpected: the
 // callback stays on.

@@ -255,6 +255,10 @@ int hsstat_verifying(void) { return verify; }
 
 int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
 
+int hsstat_reliable(const hs_enter *e) {
+  return hsstat_trusted() && e->total && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
+}
+
 int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }
 
 void hsstat_lost(void) { give_up("stopped: a contended enter not timed (contention monitoring turned off?)"); }

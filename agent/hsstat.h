@@ -51,6 +51,9 @@ void hsstat_check(const hs_enter *e, int64_t entered_ns);
 // hsstat_trusted: the timer passed its check (the Entered callback may be
 // off; a writer may read the timer of another thread).
 int hsstat_trusted(void);
+// hsstat_reliable: e was timed by the trusted timer, so its Entered needs
+// no callback.
+int hsstat_reliable(const hs_enter *e);
 // hsstat_trusted_ever: it passed, even if no longer used.
 int hsstat_trusted_ever(void);
 // hsstat_verifying: ORCA_VERIFY_ENTERED=1, the callback stays on and is

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include "clock.h"
 #include "hsstat.h"
 #include "methods.h"
@@ -56,19 +57,64 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   if (s) pending_waited(s, o, ts);
 }
 
-// The Entered callback stays on until HotSpot's timer of contended enters
-// is trusted (hsstat.h), then goes off; back on for good if an enter is not
-// timed after that.
+// The Entered callback is off while HotSpot's timer of contended enters is
+// trusted (hsstat.h) and no blocked thread needs it: an enter that is not
+// timed by the trusted timer (it began before the timer was trusted, or was
+// timed at a place still being checked, or monitoring is off) is counted in
+// `needed` from its Enter until its Entered callback, and the callback is
+// switched off only while that count is 0. The two sides run a Dekker
+// handshake in seq_cst atomics: an Enter increments `needed` then reads
+// `off`; the switch sets `off` then reads `needed`. One of them sees the
+// other, so either the switch backs off, or the Enter finds the callback
+// off and switches it on again, before its thread blocks (its Entered then
+// comes). The switch itself (SetEventNotificationMode) runs under a mutex,
+// so a late "off" cannot overtake an "on".
 static atomic_int entered_off;
+static atomic_long needed;
+static pthread_mutex_t switch_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void entered_switch(int timed) {
-  int off = atomic_load_explicit(&entered_off, memory_order_relaxed);
-  if (timed && !off && hsstat_trusted() && !hsstat_verifying() && !atomic_exchange(&entered_off, 1)) {
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
-  } else if (!timed && off == 1 && atomic_exchange(&entered_off, 2) == 1) {
-    hsstat_lost();
-    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+void pending_entered_done(tstate *s) {
+  s->needs_entered = 0;
+  atomic_fetch_sub(&needed, 1);
+}
+
+static void need_callback(tstate *s) {
+  if (!s->needs_entered) {
+    s->needs_entered = 1;
+    atomic_fetch_add(&needed, 1);
   }
+  if (!atomic_load(&entered_off)) return;
+  pthread_mutex_lock(&switch_mu);
+  if (atomic_load(&entered_off)) {
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+    atomic_store(&entered_off, 0);
+  }
+  pthread_mutex_unlock(&switch_mu);
+}
+
+static void try_switch_off(void) {
+  if (atomic_load_explicit(&entered_off, memory_order_relaxed) || atomic_load_explicit(&needed, memory_order_relaxed) ||
+      hsstat_verifying() || !hsstat_trusted() || pthread_mutex_trylock(&switch_mu))
+    return;
+  if (!atomic_load(&entered_off) && hsstat_trusted()) {
+    atomic_store(&entered_off, 1);
+    if (atomic_load(&needed) == 0)
+      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+    else
+      atomic_store(&entered_off, 0);   // an Enter needs it: back off, retried at a later one
+  }
+  pthread_mutex_unlock(&switch_mu);
+}
+
+static void entered_switch(tstate *s, int timed) {
+  if (timed && hsstat_reliable(&s->enter_hs)) {
+    try_switch_off();
+    return;
+  }
+  // Not timed after the timer was trusted: the application turned
+  // monitoring off; stop using the timer (the callback stays on).
+  if (!timed && hsstat_trusted()) hsstat_lost();
+  need_callback(s);
 }
 
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
@@ -91,7 +137,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
   pending_enter(s, timed);
-  entered_switch(timed);
+  entered_switch(s, timed);
 }
 
 // MonitorContendedEntered runs once the thread owns the monitor: every
@@ -106,5 +152,7 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   if (!orca_recording()) return;
   int64_t ticks = clock_ticks();
   tstate *s = thread_self(t);
-  if (s) pending_entered(s, ticks, o);
+  if (!s) return;
+  pending_entered(s, ticks, o);
+  if (s->needs_entered) pending_entered_done(s);
 }

@@ -82,9 +82,22 @@ void pending_entered(tstate *s, int64_t ticks, jobject o) {
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
 }
 
+atomic_long count_entered_lost;
+
 // settle_entered: the thread writes its own deferred Entered (it runs, so
 // the enter has ended).
 static void settle_entered(tstate *s) {
+  if (s->needs_entered) {
+    // The enter needed its Entered callback and none came: never silent,
+    // and the pair stays a pair.
+    pending_entered_done(s);
+    if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_EMPTY &&
+        !atomic_load_explicit(&s->entered_by_timer, ACQ)) {
+      atomic_fetch_add_explicit(&count_entered_lost, 1, RLX);
+      put_entered_at(s, clock_now());
+      return;
+    }
+  }
   for (;;) {
     int st = atomic_load_explicit(&s->entered_state, ACQ);
     if (st == SLOT_EMPTY) return;

@@ -26,6 +26,7 @@ typedef struct tstate {
   hs_enter enter_hs;               // HotSpot's timing of the Enter
   _Atomic int64_t entered_lb;      // not later than the Entered being written
   _Atomic int entered_by_timer;    // written from the timer, before its callback
+  int needs_entered;               // its Entered must come from the callback (monitor.c)
   uint32_t enter_obj;   // monitor of the last MonitorContendedEnter
   _Atomic int wait_state;
   _Atomic int64_t wait_ts;

@@ -345,8 +345,8 @@ static void write_info(int complete) {
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
     fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
             atomic_load(&count_walks_differ));
-  fprintf(f, "entered_by_timer=%ld\nentered_late=%ld\n", atomic_load(&count_entered_by_timer),
-          atomic_load(&count_entered_late));
+  fprintf(f, "entered_by_timer=%ld\nentered_late=%ld\nentered_lost=%ld\n", atomic_load(&count_entered_by_timer),
+          atomic_load(&count_entered_late), atomic_load(&count_entered_lost));
   if (hsstat_verifying())
     fprintf(f, "verified_entered=%ld\nverified_entered_after=%ld\nverified_entered_slow=%ld\n",
             atomic_load(&count_verified_entered), atomic_load(&count_verified_after),

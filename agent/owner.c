@@ -5,6 +5,8 @@
 // when a stack lock was inflated (17, 21), or the owner's java.lang.Thread
 // id (24+). We keep a table of live threads with all three keys.
 #define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include <pthread.h>
@@ -27,11 +29,27 @@ typedef struct {
   uint32_t hash;
 } slot_t;
 
-#define MAX_SLOTS 16384
-static slot_t slots[MAX_SLOTS];
+// The table grows by chunks, allocated when a thread finds every slot
+// taken and never freed (slots are reused), so readers scan it without a
+// lock: a chunk is published before `high` counts its slots. Bounded by
+// memory: MAX_CHUNKS chunks of CHUNK slots (48 bytes each, 48 MiB at most;
+// Linux's default thread limits are far below a million threads). A thread
+// that still finds no slot is counted (.info owner_table_full) and the
+// contended monitors it owns have owner 00000000. ORCA_TEST_OWNER_SLOTS=N
+// caps the table at N slots for the tests.
+#define CHUNK 256
+#define MAX_CHUNKS 4096
+static _Atomic(slot_t *) chunks[MAX_CHUNKS];
+static int max_slots = CHUNK * MAX_CHUNKS;
 static atomic_int high;   // slots in use are below this index
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int my_slot = -1;
+atomic_long count_owner_table_full;
+
+// slot returns slot i, which is below high (its chunk is published).
+static inline slot_t *slot(int i) {
+  return &atomic_load_explicit(&chunks[i / CHUNK], memory_order_acquire)[i % CHUNK];
+}
 
 const char *owner_init(void) {
   off_pending = vms_offset("JavaThread", "_current_pending_monitor");
@@ -48,6 +66,8 @@ const char *owner_init(void) {
   off_ls_base = vms_offset("LockStack", "_base[0]");
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (vms_learn_env).
+  const char *cap = getenv("ORCA_TEST_OWNER_SLOTS");
+  if (cap && atoi(cap) > 0 && atoi(cap) < max_slots) max_slots = atoi(cap);
   if (off_pending < 0 || off_owner < 0)
     return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
   return NULL;
@@ -64,13 +84,36 @@ static void fields(JNIEnv *env) {
   (*env)->DeleteLocalRef(env, c);
 }
 
+static void table_full(void) {
+  if (atomic_fetch_add(&count_owner_table_full, 1) == 0) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "more than %d live threads: the owners of contended monitors held by the others are "
+             "00000000 (owner_table_full counts them)", max_slots);
+    writer_prop("warning", msg);
+    orca_log("%s", msg);
+  }
+}
+
 static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash) {
   pthread_mutex_lock(&mu);
   int n = atomic_load(&high), i;
-  for (i = 0; i < n && atomic_load(&slots[i].used); i++) {
+  for (i = 0; i < n && atomic_load(&slot(i)->used); i++) {
   }
-  if (i >= MAX_SLOTS) { pthread_mutex_unlock(&mu); return -1; }
-  slot_t *s = &slots[i];
+  if (i >= max_slots) {
+    pthread_mutex_unlock(&mu);
+    table_full();
+    return -1;
+  }
+  if (i % CHUNK == 0 && !atomic_load(&chunks[i / CHUNK])) {
+    slot_t *c = calloc(CHUNK, sizeof *c);
+    if (!c) {
+      pthread_mutex_unlock(&mu);
+      table_full();
+      return -1;
+    }
+    atomic_store_explicit(&chunks[i / CHUNK], c, memory_order_release);
+  }
+  slot_t *s = slot(i);
   atomic_fetch_add(&s->seq, 1);
   s->jt = jt; s->lo = lo; s->hi = hi; s->jtid = jtid; s->hash = hash;
   atomic_store(&s->used, 1);
@@ -105,7 +148,7 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   uintptr_t jt = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++)
-    if (atomic_load(&slots[i].used) && slots[i].jt == jt) return;   // registered itself
+    if (atomic_load(&slot(i)->used) && slot(i)->jt == jt) return;   // registered itself
   int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
@@ -122,10 +165,10 @@ void owner_unregister_self(JNIEnv *env) {
     // Registered by another thread at VMInit: find the slot by JavaThread.
     int n = atomic_load(&high);
     for (int i = 0; i < n; i++)
-      if (atomic_load(&slots[i].used) && slots[i].jt == jt) my_slot = i;
+      if (atomic_load(&slot(i)->used) && slot(i)->jt == jt) my_slot = i;
   }
   if (my_slot < 0) return;
-  slot_t *s = &slots[my_slot];
+  slot_t *s = slot(my_slot);
   pthread_mutex_lock(&mu);
   atomic_fetch_add(&s->seq, 1);
   atomic_store(&s->used, 0);
@@ -147,7 +190,7 @@ static uint32_t on_lock_stack(uintptr_t obj) {
   pid_t pid = getpid();
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++) {
-    slot_t *s = &slots[i];
+    slot_t *s = slot(i);
     unsigned q = atomic_load(&s->seq);
     if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
     uintptr_t jt = s->jt;
@@ -184,7 +227,7 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
   int n = atomic_load(&high);
   for (int pass = 0; pass < 3; pass++) {
     for (int i = 0; i < n; i++) {
-      slot_t *s = &slots[i];
+      slot_t *s = slot(i);
       unsigned q = atomic_load(&s->seq);
       if ((q & 1) || !atomic_load(&s->used)) continue;
       int hit = pass == 0 ? s->jt == own

@@ -4,6 +4,7 @@
 #ifndef ORCA_OWNER_H
 #define ORCA_OWNER_H
 #include <jni.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 // owner_init finds the offsets; NULL or a warning (then owners are unknown).
@@ -19,4 +20,7 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 // instead of GetObjectHashCode's 200-400), or 0 when unknown or not yet
 // computed.
 uint32_t owner_pending_hash(JNIEnv *env);
+// Threads that found the table of live threads full (their owned monitors'
+// contenders see owner 00000000); in .info when not 0.
+extern atomic_long count_owner_table_full;
 #endif

@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "hsstat.h"
 #include "orca.h"
+#include "owner.h"
 #include "pending.h"
 #include "ring.h"
 #include "writer.h"
@@ -341,6 +342,7 @@ static void write_info(int complete) {
   fprintf(f, "owner_unknown=%ld\nsuppressed_waits=%ld\nmethods=%ld\nclasses=%ld\n",
           atomic_load(&count_owner_unknown), atomic_load(&count_suppressed_waits),
           atomic_load(&count_methods), atomic_load(&count_classes));
+  if (atomic_load(&count_owner_table_full)) fprintf(f, "owner_table_full=%ld\n", atomic_load(&count_owner_table_full));
   fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
     fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),

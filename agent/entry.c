@@ -16,6 +16,7 @@
 #include "pending.h"
 #include "ring.h"
 #include "threads.h"
+#include "vthread.h"
 #include "writer.h"
 
 jvmtiEnv *jvmti;
@@ -130,6 +131,7 @@ static jint start(JavaVM *vm, char *options) {
   // class hook in the primordial phase.
   want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
   want.can_generate_early_vmstart = have.can_generate_early_vmstart;
+  vthread_capabilities(&want, &have);
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
     orca_log("cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
@@ -153,7 +155,7 @@ static jint start(JavaVM *vm, char *options) {
   cb.ClassFileLoadHook = inject_on_class_file_load;
   cb.ClassPrepare = asgct_on_class_prepare;
   cb.ClassLoad = asgct_on_class_load;
-  if ((e = (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb)) != JVMTI_ERROR_NONE) {
+  if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {
     orca_log("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
     return JNI_OK;
   }
@@ -175,6 +177,7 @@ static jint start(JavaVM *vm, char *options) {
   enable(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook");
   enable(JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare");
   enable(JVMTI_EVENT_CLASS_LOAD, "ClassLoad");
+  vthread_enable();
   return JNI_OK;
 }
 

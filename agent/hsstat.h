@@ -12,10 +12,10 @@
 // to a running timer whose start puts HotSpot's origin nearest, and less
 // than 2 s before, the agent's load) and then checked against the Entered
 // callback on the next contended enters (a pointer that disagrees first is
-// rejected and the search repeats); only then is the callback switched off. A virtual thread's enter is timed on its carrier
-// (and it unmounts while blocked on JDK 24+): the first one that contends
-// switches the callback back on for good. Anything unexpected: the
-// callback stays on.
+// rejected and the search repeats); only then is the callback switched off. Virtual threads' enters (timed on their
+// carrier, which they leave while blocked on JDK 24+) are not recorded
+// (vthread.h) and never come here. Anything unexpected: the callback stays
+// on.
 #ifndef ORCA_HSSTAT_H
 #define ORCA_HSSTAT_H
 #include <jvmti.h>

@@ -75,16 +75,23 @@ static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_
 
 // The natives of the injected `orca$hook` methods; the JVM finds them by
 // name in the agent library, so they are exported.
+// hook_thread returns the calling thread's state, or NULL on a virtual
+// thread (it may end the call on another carrier: its depth is not
+// tracked, so a nested overload counts again).
+static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
+  return thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
+}
+
 JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
-  (void)env; (void)c;
-  tstate *s = thread_self(NULL);
+  (void)c;
+  tstate *s = hook_thread(env, op, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED);
   if (!s) return;
   pair(&s->join_depth, s->join_frames, &s->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
-  (void)env; (void)c;
-  tstate *s = thread_self(NULL);
+  (void)c;
+  tstate *s = hook_thread(env, op, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED);
   if (!s) return;
   if (op == HOOK_ONCE) {
     if (!orca_recording()) return;

@@ -22,23 +22,24 @@
 // with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo; H2/25 went from
 // 1.30 to 0.91 times JFR's contended enters). Without a walker it is taken
 // here.
-void monitor_wait_begin(JNIEnv *env, jobject o) {
-  if (!orca_recording()) return;
-  tstate *s = thread_self(NULL);
-  if (!s) return;
+tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
+  if (!orca_recording()) return NULL;
+  tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
+  if (!s) return NULL;
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     atomic_fetch_add_explicit(&count_suppressed_waits, 1, memory_order_relaxed);
-    return;
+    return s;
   }
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
   int later = orca_feature >= 11 && pending_walker_alive();
   pending_wait(s, env, t, later ? 0 : objhash_of(o), ts);
+  return s;
 }
 
-void monitor_wait_end(void) {
-  tstate *s = orca_recording() ? thread_self(NULL) : NULL;
+void monitor_wait_end(tstate *s) {
+  if (!orca_recording()) return;
   // MonitorWaited has written the pair; a wait still open never waited
   // (wait threw: not the owner, a negative timeout): forget it.
   if (s && atomic_load_explicit(&s->wait_state, memory_order_relaxed) != SLOT_EMPTY) pending_settle(s);
@@ -47,10 +48,10 @@ void monitor_wait_end(void) {
 // MonitorWaited runs before the monitor is taken again: the stack walk for
 // the pair happens here.
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
-  (void)j; (void)env; (void)timed_out;
+  (void)j; (void)timed_out;
   if (!orca_recording()) return;
   int64_t ts = clock_now();
-  tstate *s = thread_self(t);
+  tstate *s = thread_of(env, t, ORCA_EV_OBJECT_WAITED);
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
@@ -122,10 +123,10 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!orca_recording()) return;
   int64_t ts, ticks;
   clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
+  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
+  if (!s) return;
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
-  tstate *s = thread_self(t);
-  if (!s) return;
   if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
   pending_settle(s);   // the previous Entered still uses enter_frames
   s->enter_ns = ts;
@@ -148,10 +149,10 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
 // blocks on one monitor at a time) is written later (pending.c). Where
 // HotSpot's timer is trusted the callback is off altogether.
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
-  (void)j; (void)env;
+  (void)j;
   if (!orca_recording()) return;
   int64_t ticks = clock_ticks();
-  tstate *s = thread_self(t);
+  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
   if (!s) return;
   pending_entered(s, ticks, o);
   if (s->needs_entered) pending_entered_done(s);

@@ -7,6 +7,7 @@
 #include "monitor.h"
 #include "natives.h"
 #include "threads.h"
+#include "vthread.h"
 #include "writer.h"
 
 typedef void(JNICALL *void_obj_fn)(JNIEnv *, jobject);
@@ -18,8 +19,8 @@ typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
 static sleep_fn orig_sleep;
 static wait_fn orig_wait;
 
-static void record(int kind, jobject o) {
-  tstate *s = thread_self(NULL);
+static void record(JNIEnv *env, int kind, jobject o) {
+  tstate *s = thread_of(env, NULL, kind);
   if (!s) return;
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
@@ -28,28 +29,35 @@ static void record(int kind, jobject o) {
 }
 
 static void JNICALL my_notify(JNIEnv *env, jobject o) {
-  if (orca_recording()) record(ORCA_EV_OBJECT_NOTIFY, o);
+  if (orca_recording()) record(env, ORCA_EV_OBJECT_NOTIFY, o);
   orig_notify(env, o);
 }
 
 static void JNICALL my_notify_all(JNIEnv *env, jobject o) {
-  if (orca_recording()) record(ORCA_EV_OBJECT_NOTIFY_ALL, o);
+  if (orca_recording()) record(env, ORCA_EV_OBJECT_NOTIFY_ALL, o);
   orig_notify_all(env, o);
 }
 
 static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
-  monitor_wait_begin(env, o);
+  tstate *s = monitor_wait_begin(env, o);
   orig_wait(env, o, ms);
-  monitor_wait_end();
+  monitor_wait_end(s);
 }
 
 static void JNICALL my_start0(JNIEnv *env, jobject thread) {
-  if (orca_recording()) record(ORCA_EV_THREAD_START, thread);
+  if (orca_recording()) record(env, ORCA_EV_THREAD_START, thread);
   orig_start0(env, thread);
 }
 
 static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
+  // A virtual thread's sleep parks and does not come here (JDK 21+); if one
+  // does, both ends are counted as unattributed.
   tstate *s = orca_recording() ? thread_self(NULL) : NULL;
+  int virt = s && thread_virtual(env, s, NULL);
+  if (virt) {
+    s = NULL;
+    vthread_unattributed(ORCA_EV_THREAD_SLEEP);
+  }
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = 0;
   if (s) {
@@ -60,6 +68,7 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   orig_sleep(env, c, t);
   // Interrupted or not, the sleep is over: close the pair.
   if (s && orca_recording()) emit(s, ORCA_EV_THREAD_SLEPT, 0, 0, fr, n);
+  if (virt) vthread_unattributed(ORCA_EV_THREAD_SLEPT);
 }
 
 typedef struct {

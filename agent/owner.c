@@ -27,6 +27,7 @@ typedef struct {
   uintptr_t jt, lo, hi;
   int64_t jtid;
   uint32_t hash;
+  int carrier;   // virtual threads run on it: a match by JavaThread or stack is unknown
 } slot_t;
 
 // The table grows by chunks, allocated when a thread finds every slot
@@ -94,7 +95,7 @@ static void table_full(void) {
   }
 }
 
-static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash) {
+static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash, int carrier) {
   pthread_mutex_lock(&mu);
   int n = atomic_load(&high), i;
   for (i = 0; i < n && atomic_load(&slot(i)->used); i++) {
@@ -115,7 +116,7 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
   }
   slot_t *s = slot(i);
   atomic_fetch_add(&s->seq, 1);
-  s->jt = jt; s->lo = lo; s->hi = hi; s->jtid = jtid; s->hash = hash;
+  s->jt = jt; s->lo = lo; s->hi = hi; s->jtid = jtid; s->hash = hash; s->carrier = carrier;
   atomic_store(&s->used, 1);
   atomic_fetch_add(&s->seq, 1);
   if (i == n) atomic_store(&high, n + 1);
@@ -123,7 +124,7 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
   return i;
 }
 
-void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash) {
+void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier) {
   if (off_pending < 0 || off_owner < 0 || my_slot >= 0) return;
   fields(env);
   if (!vms_thread(env) && fid_eetop && thread)
@@ -138,7 +139,7 @@ void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash) {
     pthread_attr_destroy(&a);
   }
   int64_t jtid = fid_tid && thread ? (*env)->GetLongField(env, thread, fid_tid) : -1;
-  my_slot = add(jt, (uintptr_t)lo, (uintptr_t)lo + sz, jtid, hash);
+  my_slot = add(jt, (uintptr_t)lo, (uintptr_t)lo + sz, jtid, hash, carrier);
 }
 
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
@@ -156,7 +157,7 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
     hi = *(uintptr_t *)(jt + (uintptr_t)off_stack_base);
     lo = hi - *(size_t *)(jt + (uintptr_t)off_stack_size);
   }
-  add(jt, lo, hi, jtid, hash);
+  add(jt, lo, hi, jtid, hash, 0);
 }
 
 void owner_unregister_self(JNIEnv *env) {
@@ -194,7 +195,7 @@ static uint32_t on_lock_stack(uintptr_t obj) {
     unsigned q = atomic_load(&s->seq);
     if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
     uintptr_t jt = s->jt;
-    uint32_t h = s->hash;
+    uint32_t h = s->carrier ? 0 : s->hash;   // a carrier's lock stack holds its virtual thread's locks
     unsigned char buf[512];
     // Another thread's memory: read it with a syscall that fails instead of
     // faulting if the thread has just exited and its memory is gone.
@@ -233,7 +234,9 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
       int hit = pass == 0 ? s->jt == own
               : pass == 1 ? s->jtid == (int64_t)own
                           : (own >= s->lo && own < s->hi);
-      uint32_t h = s->hash;
+      // A carrier's JavaThread or stack stands for the virtual thread it
+      // runs (JDK 21); 24+ names owners by thread id, exact.
+      uint32_t h = s->carrier && pass != 1 ? 0 : s->hash;
       if (hit && atomic_load(&s->seq) == q) return h;
     }
   }

@@ -9,7 +9,10 @@
 
 // owner_init finds the offsets; NULL or a warning (then owners are unknown).
 const char *owner_init(void);
-void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash);
+// carrier: virtual threads run on the thread (vthread.h); a monitor owned
+// through its JavaThread or its stack may be a virtual thread's, so its
+// owner is unknown.
+void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash);
 void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the

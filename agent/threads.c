@@ -7,6 +7,7 @@
 #include "owner.h"
 #include "pending.h"
 #include "threads.h"
+#include "vthread.h"
 
 static __thread tstate *self_state;
 static __thread int internal;
@@ -62,6 +63,9 @@ tstate *thread_self(jthread t) {
   jint h = 0;
   if (cur) (*jvmti)->GetObjectHashCode(jvmti, cur, &h);
   s->hash = (uint32_t)h;
+  JNIEnv *env = NULL;
+  if (cur && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
+    s->may_host_virtual = vthread_may_host(env, cur);
   s->shard = atomic_fetch_add(&next_shard, 1);
   self_state = s;
   pthread_once(&exit_once, make_exit_key);
@@ -71,6 +75,20 @@ tstate *thread_self(jthread t) {
   if (registry) registry->prev = s;
   registry = s;
   pthread_mutex_unlock(&registry_mu);
+  return s;
+}
+
+int thread_virtual(JNIEnv *env, tstate *s, jthread t) {
+  // Only carriers are asked: a platform thread pays one load.
+  return s->may_host_virtual && vthread_is(env, t);
+}
+
+tstate *thread_of(JNIEnv *env, jthread t, int kind) {
+  tstate *s = thread_self(t);
+  if (s && thread_virtual(env, s, t)) {
+    vthread_unattributed(kind);
+    return NULL;
+  }
   return s;
 }
 
@@ -104,7 +122,7 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   }
   tstate *s = thread_self(t);
   if (!s) return;
-  owner_register_self(env, t, s->hash);
+  owner_register_self(env, t, s->hash, s->may_host_virtual);
   // Before VMInit threads have no name yet (GetThreadInfo is a live-phase
   // function): threads_existing reports them at VMInit.
   jvmtiPhase ph = JVMTI_PHASE_LIVE;
@@ -157,7 +175,7 @@ void threads_existing(JNIEnv *env) {
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     if (me && (*env)->IsSameObject(env, me, all[i])) {
       tstate *s = thread_self(me);
-      owner_register_self(env, me, s ? s->hash : (uint32_t)h);
+      owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
     } else {
       owner_register_other(env, all[i], (uint32_t)h);
     }

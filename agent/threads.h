@@ -17,6 +17,7 @@ typedef struct tstate {
   int shard;            // event ring shard
   int join_depth;       // >0 inside Thread.join: its waits are suppressed
   int sem_depth;        // >0 inside a Semaphore acquire: nested calls suppressed
+  int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
   // Deferred records (pending.c): MonitorContendedEntered and ObjectWait
   // are observed while the thread owns the monitor; their callbacks only
   // fill these, and the thread or the writer writes the record later.
@@ -46,6 +47,14 @@ typedef struct tstate {
 // NULL on the agent's own threads. t may be NULL (then the current thread
 // is asked from JVMTI).
 tstate *thread_self(jthread t);
+
+// thread_of returns the calling thread's state for an event of kind, or
+// NULL when it is an agent thread or a virtual thread (then the event is
+// counted as unattributed: vthread.h). t is the current thread or NULL.
+tstate *thread_of(JNIEnv *env, jthread t, int kind);
+// thread_virtual: s is the calling thread's state and it runs a virtual
+// thread now (t as above).
+int thread_virtual(JNIEnv *env, tstate *s, jthread t);
 
 // threads_internal marks the calling thread as the agent's own: no events.
 void threads_internal(void);

@@ -12,6 +12,7 @@
 #include "owner.h"
 #include "pending.h"
 #include "ring.h"
+#include "vthread.h"
 #include "writer.h"
 
 atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
@@ -342,6 +343,7 @@ static void write_info(int complete) {
   fprintf(f, "owner_unknown=%ld\nsuppressed_waits=%ld\nmethods=%ld\nclasses=%ld\n",
           atomic_load(&count_owner_unknown), atomic_load(&count_suppressed_waits),
           atomic_load(&count_methods), atomic_load(&count_classes));
+  vthread_info(f);
   if (atomic_load(&count_owner_table_full)) fprintf(f, "owner_table_full=%ld\n", atomic_load(&count_owner_table_full));
   fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))

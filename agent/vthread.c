@@ -1,0 +1,99 @@
+#include <stdatomic.h>
+#include <string.h>
+#include "orca.h"
+#include "vthread.h"
+
+static atomic_long unattributed[ORCA_EV_COUNT], virtual_threads;
+static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads counts
+static jclass base_class, carrier_class;   // java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread
+static atomic_int looked_up;
+
+// The classes are looked up at the first thread made in the live phase:
+// carriers and virtual threads exist only after VMInit.
+static void lookup(JNIEnv *env) {
+  if (atomic_load(&looked_up) || orca_feature < 19) return;
+  jvmtiPhase ph = JVMTI_PHASE_LIVE;
+  (*jvmti)->GetPhase(jvmti, &ph);
+  if (ph != JVMTI_PHASE_LIVE) return;
+  const char *names[2] = {"java/lang/BaseVirtualThread", "jdk/internal/misc/CarrierThread"};
+  jclass *out[2] = {&base_class, &carrier_class};
+  for (int i = 0; i < 2; i++) {
+    jclass c = (*env)->FindClass(env, names[i]);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+    if (c) {
+      *out[i] = (*env)->NewGlobalRef(env, c);
+      (*env)->DeleteLocalRef(env, c);
+    }
+  }
+  atomic_store(&looked_up, 1);
+}
+
+int vthread_may_host(JNIEnv *env, jthread t) {
+  if (orca_feature < 19 || !env || !t) return 0;
+  lookup(env);
+  return (base_class && (*env)->IsInstanceOf(env, t, base_class)) ||
+         (carrier_class && (*env)->IsInstanceOf(env, t, carrier_class));
+}
+
+int vthread_is(JNIEnv *env, jthread t) {
+  if (!base_class || !env) return 0;
+  jthread cur = t;
+  if (!cur && (*jvmti)->GetCurrentThread(jvmti, &cur) != JVMTI_ERROR_NONE) return 0;
+  int v = cur && (*env)->IsInstanceOf(env, cur, base_class);
+  if (cur && !t) (*env)->DeleteLocalRef(env, cur);
+  return v;
+}
+
+void vthread_unattributed(int kind) {
+  if (kind > 0 && kind < ORCA_EV_COUNT) atomic_fetch_add_explicit(&unattributed[kind], 1, memory_order_relaxed);
+}
+
+// JDK 21's jvmti.h: can_support_virtual_threads follows the 44 capabilities
+// of JDK 17's (byte 5, bit 4), and VirtualThreadStart (event 87) follows
+// SampledObjectAlloc in the callbacks.
+#define VT_CAP_BYTE 5
+#define VT_CAP_BIT 0x10
+#define EV_VIRTUAL_THREAD_START 87
+
+void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  if (orca_feature >= 21 && (((const unsigned char *)have)[VT_CAP_BYTE] & VT_CAP_BIT))
+    ((unsigned char *)want)[VT_CAP_BYTE] |= VT_CAP_BIT;
+}
+
+static void JNICALL on_virtual_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j; (void)env; (void)t;
+  atomic_fetch_add_explicit(&virtual_threads, 1, memory_order_relaxed);
+}
+
+jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
+  struct {
+    jvmtiEventCallbacks base;
+    void *virtual_thread_start, *virtual_thread_end;
+  } all;
+  memset(&all, 0, sizeof all);
+  all.base = *cb;
+  all.virtual_thread_start = (void *)on_virtual_thread_start;
+  jvmtiCapabilities caps;
+  memset(&caps, 0, sizeof caps);
+  (*jvmti)->GetCapabilities(jvmti, &caps);
+  int vts = orca_feature >= 21 && (((unsigned char *)&caps)[VT_CAP_BYTE] & VT_CAP_BIT);
+  atomic_store(&have_vts, vts);
+  return (*jvmti)->SetEventCallbacks(jvmti, &all.base, vts ? (jint)sizeof all : (jint)sizeof all.base);
+}
+
+void vthread_enable(void) {
+  if (atomic_load(&have_vts) &&
+      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_START, NULL) != JVMTI_ERROR_NONE)
+    atomic_store(&have_vts, 0);
+}
+
+void vthread_info(FILE *f) {
+  if (atomic_load(&have_vts)) fprintf(f, "virtual_threads=%ld\n", atomic_load(&virtual_threads));
+  long total = 0;
+  for (int k = 1; k < ORCA_EV_COUNT; k++) {
+    long n = atomic_load(&unattributed[k]);
+    total += n;
+    if (n) fprintf(f, "unattributed.%s=%ld\n", orca_events[k].name, n);
+  }
+  fprintf(f, "unattributed_total=%ld\n", total);
+}

@@ -70,3 +70,34 @@ func TestStress(t *testing.T) {
 		}
 	})
 }
+
+// TestStressUserPath runs Stress as users run it (userPath: no ORCA_VERIFY_*), so the Entered
+// callback is switched off once HotSpot's timer is trusted and back on when a thread needs it
+// (issue 12, item 1: TestStress keeps it on and could not see Entered lost at the switch, as a
+// class-churn run did). Every pair must close and no Entered may be lost.
+func TestStressUserPath(t *testing.T) {
+	if testing.Short() {
+		t.Skip("stress test skipped in -short mode")
+	}
+	userPath(t)
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		res, prefix := record(t, j, "Stress", stressSeconds)
+		if res.code != 0 {
+			t.Errorf("orca record exited with %d, want 0:\n%s", res.code, res)
+		}
+		r := load(t, prefix)
+		r.checkParse(t)
+		r.checkInfo(t, true, false)
+		if v := r.info["entered_lost"]; v != "0" {
+			t.Errorf(".info: entered_lost=%q, want 0", v)
+		}
+		if v := r.info["dropped_total"]; v != "" && v != "0" {
+			t.Logf("%s events dropped; pairing invariants not checked", v)
+			return
+		}
+		r.checkInvariants(t)
+		if t.Failed() {
+			t.Logf("found: %s\ninfo: %v", r.kindCounts(), r.info)
+		}
+	})
+}

@@ -73,8 +73,6 @@ static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_
   emit(s, ev_out, objhash_of(o), 0, saved, *saved_n);
 }
 
-// The natives of the injected `orca$hook` methods; the JVM finds them by
-// name in the agent library, so they are exported.
 // hook_thread returns the calling thread's state, or NULL on a virtual
 // thread (it may end the call on another carrier: its depth is not
 // tracked, so a nested overload counts again).
@@ -82,6 +80,8 @@ static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
   return thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
 }
 
+// The natives of the injected `orca$hook` methods; the JVM finds them by
+// name in the agent library, so they are exported.
 JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
   (void)c;
   tstate *s = hook_thread(env, op, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED);

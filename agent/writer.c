@@ -188,6 +188,19 @@ const char *writer_open(void) {
 
 const char *writer_prefix(void) { return prefix; }
 
+void writer_refused(const char *why) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s.orca", opt.prefix);
+  if (access(path, F_OK) == 0) return;   // the recording agent's, or an earlier one
+  snprintf(path, sizeof path, "%s.info", opt.prefix);
+  FILE *f = fopen(path, "wx");
+  if (!f) return;
+  fprintf(f, "format=orca-1\nagent_version=%s\n", ORCA_VERSION);
+  if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);
+  fprintf(f, "pid=%d\nrefused=%s\ncomplete=true\n", (int)getpid(), why);
+  fclose(f);
+}
+
 void writer_meta(int which, const char *line, size_t len) {
   meta_t *m = &meta[which];
   pthread_mutex_lock(&m->mu);

@@ -167,8 +167,9 @@ func printSummary(w io.Writer, r recording) {
 		fmt.Fprintf(w, "  virtual threads: %d\n", n)
 	}
 	if n := in.int("owner_unknown"); n != 0 {
-		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter lines have owner 00000000\n",
-			n, in.int("events.MonitorContendedEnter"))
+		// owner_unknown counts every recorded enter, written or dropped.
+		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter events have owner 00000000\n",
+			n, in.int("events.MonitorContendedEnter")+in.int("dropped.MonitorContendedEnter"))
 	}
 	if in.values["complete"] == "false" {
 		fmt.Fprintln(w, "  INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush")

@@ -50,7 +50,7 @@ func TestSummary(t *testing.T) {
 		"    MonitorContendedEnter  2\n",
 		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/options.c).
 		"    2 because the agent's buffer was full: record again with a larger --buffer (MB, default 32) or a shorter --flush (ms, default 200)\n",
-		"  owner unknown: 1 of 7 MonitorContendedEnter lines",
+		"  owner unknown: 1 of 9 MonitorContendedEnter events",
 		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",
 		"  agent warning: Semaphore capture disabled\n  agent warning: second warning\n",
 		"  next: orca report " + pre + "\n",

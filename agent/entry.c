@@ -206,7 +206,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
   (void)vm; (void)options; (void)reserved;
-  fprintf(stderr, "orca: attaching to a running JVM is not supported yet: start it with -agentpath "
-                  "(or `orca record -- COMMAND`)\n");
+  // jcmd JVMTI.agent_load prints only the number returned ("return code:
+  // -1"); HotSpot gives the caller no text, so the reason goes to the
+  // target's stderr.
+  fprintf(stderr, "orca: attaching to a running JVM (jcmd JVMTI.agent_load, the Attach API) is not supported "
+                  "yet, the caller sees return code -1: start the JVM with -agentpath (or `orca record -- COMMAND`)\n");
+  fflush(stderr);
   return JNI_ERR;
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"orca/internal/format"
@@ -289,5 +290,59 @@ func TestLongThreadName(t *testing.T) {
 		if !found {
 			t.Errorf("no ThreadStarted for %08X", uint32(th))
 		}
+	})
+}
+
+// TestAttachRefused (issue 12, item 15): `jcmd PID JVMTI.agent_load …` showed only "return
+// code: -1". HotSpot passes the caller nothing but that number, so the target JVM says why on
+// its stderr, naming jcmd.
+func TestAttachRefused(t *testing.T) {
+	lib := agentLib(t)
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, j.java(), "-cp", classes(t), "Hang")
+		cmd.Dir = dir
+		errPath := filepath.Join(dir, "stderr")
+		ef, err := os.Create(errPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ef.Close()
+		cmd.Stderr = ef
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { cmd.Process.Kill(); cmd.Wait() }()
+		// READY: the program runs (the attach listener starts on demand).
+		buf := make([]byte, 4096)
+		var seen []byte
+		for !bytes.Contains(seen, []byte("READY")) {
+			n, err := out.Read(buf)
+			if err != nil {
+				t.Fatalf("Hang ended before READY: %v", err)
+			}
+			seen = append(seen, buf[:n]...)
+		}
+		jc := exec.CommandContext(ctx, filepath.Join(j.home, "bin", "jcmd"), strconv.Itoa(cmd.Process.Pid), "JVMTI.agent_load", lib)
+		got, err := jc.CombinedOutput()
+		if !strings.Contains(string(got), "return code: -1") {
+			t.Errorf("jcmd JVMTI.agent_load: %v, output:\n%s", err, got)
+		}
+		want := "orca: attaching to a running JVM (jcmd JVMTI.agent_load, the Attach API) is not supported yet"
+		for i := 0; i < 50; i++ {
+			b, _ := os.ReadFile(errPath)
+			if strings.Contains(string(b), want) {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		b, _ := os.ReadFile(errPath)
+		t.Errorf("the JVM's stderr lacks %q:\n%s", want, b)
 	})
 }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "asgct.h"
 #include "clock.h"
 #include "hsstat.h"
@@ -94,6 +95,21 @@ static jint start(JavaVM *vm, char *options) {
     return JNI_ERR;
   }
   orca_vm = vm;
+  // A second copy of the agent (orca record inside orca record, or two
+  // -agentpath options) is another library instance with its own statics:
+  // the mark is in the process's environment, with the pid, so a JVM the
+  // application starts (which inherits it) is not mistaken for this one.
+  char mark[64];
+  int ml = snprintf(mark, sizeof mark, "%d:", (int)getpid());
+  const char *loaded = getenv("ORCA_AGENT_LOADED");
+  if (loaded && !strncmp(loaded, mark, (size_t)ml)) {
+    char why[8400];
+    snprintf(why, sizeof why, "an Orca agent already records this JVM (to %s); this one (%s) does not record",
+             loaded + ml, opt.prefix);
+    orca_log("%s", why);
+    writer_refused(why);
+    return JNI_OK;
+  }
   if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) {
     orca_log("this JVM has no JVMTI 11; the agent is disabled");
     return JNI_OK;
@@ -105,6 +121,11 @@ static jint start(JavaVM *vm, char *options) {
   if ((err = writer_open())) {
     orca_log("%s; the agent is disabled and the application runs without recording", err);
     return JNI_OK;
+  }
+  {
+    char val[4300];
+    snprintf(val, sizeof val, "%s%s", mark, writer_prefix());
+    setenv("ORCA_AGENT_LOADED", val, 1);
   }
   char *spec = NULL;
   if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &spec) == JVMTI_ERROR_NONE && spec) {
@@ -188,7 +209,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
   (void)vm; (void)options; (void)reserved;
-  fprintf(stderr, "orca: attaching to a running JVM is not supported yet: start it with -agentpath "
-                  "(or `orca record -- COMMAND`)\n");
+  // jcmd JVMTI.agent_load prints only the number returned ("return code:
+  // -1"); HotSpot gives the caller no text, so the reason goes to the
+  // target's stderr.
+  fprintf(stderr, "orca: attaching to a running JVM (jcmd JVMTI.agent_load, the Attach API) is not supported "
+                  "yet, the caller sees return code -1: start the JVM with -agentpath (or `orca record -- COMMAND`)\n");
+  fflush(stderr);
   return JNI_ERR;
 }

@@ -14,10 +14,12 @@ const char *options_usage =
     "valid options (-agentpath:liborca.so=OPTIONS):\n"
     "  PREFIX             a bare output prefix, as in the Orca manual\n"
     "  prefix=PATH        output prefix: PATH.orca, .methods, .classtable, .info (default orca-%p; %p = pid)\n"
-    "  depth=N            stack frames per event, 0-256 (default 16)\n"
+    "  depth=N            stack frames per event, 0-256 (default 16); 8 bytes a frame in the buffer\n"
     "  flush=MS           write buffered events every MS ms, 10-1000 (default 200)\n"
-    "  buffer=MB          event buffer size in MB, 1-1024 (default 32)\n"
+    "  buffer=MB          event buffer size in MB, 1-1024 (default 32); memory: up to ~3.5 x MB resident\n"
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
+    "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
+    "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -64,6 +66,13 @@ static const char *set(orca_options *o, const char *key, const char *val) {
   if (!strcmp(key, "depth")) return parse_int(val, 0, ORCA_MAX_DEPTH, &o->depth) ? NULL : "depth= wants a number 0-256";
   if (!strcmp(key, "flush")) return parse_int(val, 10, 1000, &o->flush_ms) ? NULL : "flush= wants milliseconds 10-1000";
   if (!strcmp(key, "buffer")) return parse_int(val, 1, 1024, &o->buffer_mb) ? NULL : "buffer= wants megabytes 1-1024";
+  if (!strcmp(key, "session")) {
+    size_t n = strlen(val);
+    if (!n || n >= sizeof o->session || strspn(val, "0123456789abcdefABCDEF") != n)
+      return "session= wants 1-64 hex digits";
+    memcpy(o->session, val, n + 1);
+    return NULL;
+  }
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;

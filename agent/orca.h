@@ -18,6 +18,7 @@ typedef struct {
   int flush_ms;        // writer period
   int buffer_mb;       // total event buffer
   int clobber;         // overwrite existing files (else pick PREFIX-N)
+  char session[65];    // orca record's token, written to .info
   char text[4200];     // the options as given, for .info
 } orca_options;
 

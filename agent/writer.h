@@ -12,6 +12,9 @@ enum { META_METHODS = 0, META_CLASSES = 1 };
 // off and PREFIX exists); NULL or an error message.
 const char *writer_open(void);
 const char *writer_prefix(void);
+// writer_refused writes PREFIX.info saying why this agent does not record
+// (refused=WHY), when no recording with that prefix exists; nothing else.
+void writer_refused(const char *why);
 // writer_start starts the thread; writer_stop drains, writes the final
 // .info with complete=true and closes the files.
 const char *writer_start(void);

@@ -29,14 +29,20 @@ Options of orca record:
 	-o PREFIX     output prefix (default orca-YYYYMMDD-HHMMSS)
 	--depth N     stack frames kept per event, 0-256 (default 16)
 	--flush MS    how often the agent writes its buffers, 10-1000 ms (default 200)
-	--buffer MB   the agent's event buffer, 1-1024 MB (default 32)
+	--buffer MB   the agent's event buffer, 1-1024 MB (default 32); the JVM's
+	              resident memory grows by up to about 3.5 x MB
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 
 Ctrl-C stops the program as it would without orca; the JVM then still ends
 normally and the recording is complete. A JVM killed with SIGKILL leaves a
 recording of the events up to the agent's last flush; its .info says
-complete=false.
+complete=false. At exit the agent gives its final writes at most 0.5 s and
+counts what it could not write as dropped. When the disk fills up, the agent
+says so once on stderr, the recording ends at its last complete line, and the
+summary says where it was cut and how many events were dropped after it.
+orca record inside orca record adds no second agent; two orca record runs with
+one prefix each list only their own recording.
 
 # Starting the JVM yourself
 
@@ -52,10 +58,15 @@ separated by commas:
 	prefix=PATH     output prefix; %p is replaced by the JVM's pid (default orca-%p)
 	depth=N         stack frames per event, 0-256 (default 16)
 	flush=MS        write buffered events every MS ms, 10-1000 (default 200)
-	buffer=MB       event buffer size, 1-1024 MB (default 32)
-	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes)
+	buffer=MB       event buffer size, 1-1024 MB (default 32); up to ~3.5 x MB resident
+	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes);
+	                a prefix another running JVM records to is never overwritten
+	session=HEX     a token written to PREFIX.info (orca record sets it)
 
-An invalid option stops the JVM at startup with the list of valid ones.
+An invalid option stops the JVM at startup with the list of valid ones. A
+second agent in one JVM does not record and says so. Attaching to a running
+JVM (jcmd PID JVMTI.agent_load ...) is not supported yet: jcmd prints
+"return code: -1" and the JVM prints the reason on its stderr.
 
 # The files
 

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -43,6 +45,17 @@ Examples:
   orca dump /tmp/run1 | less
 `
 
+// The agent's defaults (agent/options.c), for help and summary texts.
+const (
+	agentDefaultBuffer = 32  // MB
+	agentDefaultFlush  = 200 // ms
+)
+
+// recordEnv names the environment variable orca record sets for COMMAND: the
+// prefix it records to. A nested orca record finds it and adds no second
+// agent (the agent would refuse to load twice in one JVM anyway).
+const recordEnv = "ORCA_RECORD"
+
 // recordOptions are the flags of orca record.
 type recordOptions struct {
 	prefix string
@@ -58,8 +71,9 @@ func runRecord(u ui, args []string) error {
 	flags := newFlagSet("record", recordHelp)
 	flags.StringVar(&o.prefix, "o", "", "output `PREFIX` (default orca-YYYYMMDD-HHMMSS)")
 	flags.IntVar(&o.depth, "depth", 16, "keep `N` stack frames per event, 0-256")
-	flags.IntVar(&o.flush, "flush", 0, "write buffered events every `MS` milliseconds, 10-1000 (agent default 200)")
-	flags.IntVar(&o.buffer, "buffer", 0, "event buffer in `MB`, 1-1024 (agent default 32); raise it when events are dropped")
+	flags.IntVar(&o.flush, "flush", 0, fmt.Sprintf("write buffered events every `MS` milliseconds, 10-1000 (agent default %d)", agentDefaultFlush))
+	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
+		"the JVM's resident memory grows by up to about 3.5 x MB", agentDefaultBuffer))
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -71,6 +85,15 @@ func runRecord(u ui, args []string) error {
 	}
 	if err := o.check(); err != nil {
 		return err
+	}
+	if outer := os.Getenv(recordEnv); outer != "" {
+		// orca record -- orca record -- java …: the outer agent records.
+		fmt.Fprintf(u.stderr, "orca: already inside orca record (recording to %s): running %s without a second agent\n", outer, argv[0])
+		code, err := runChild(u, argv, os.Environ())
+		if err != nil {
+			return err
+		}
+		return exitError{code: code}
 	}
 	if o.prefix == "" {
 		o.prefix = defaultPrefix(time.Now())
@@ -101,11 +124,16 @@ func runRecord(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o))
+	session, err := newSession()
+	if err != nil {
+		return err
+	}
+	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o)+",session="+session)
 	if err != nil {
 		return err
 	}
 	env := setEnv(os.Environ(), "JAVA_TOOL_OPTIONS", tool)
+	env = setEnv(env, recordEnv, abs)
 
 	before, err := findRecordings(o.prefix)
 	if err != nil {
@@ -119,7 +147,7 @@ func runRecord(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	recs := newRecordings(before, after)
+	recs := ownRecordings(newRecordings(before, after), session)
 	if len(recs) == 0 {
 		fmt.Fprint(u.stderr, noRecordingText(argv[0], code))
 	} else if !o.quiet {
@@ -128,6 +156,30 @@ func runRecord(u ui, args []string) error {
 		}
 	}
 	return exitError{code: code}
+}
+
+// newSession returns a random token that the agent writes to each .info of
+// this run (session=), so that concurrent runs with one prefix each list
+// only their own recordings.
+func newSession() (string, error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(b), nil
+}
+
+// ownRecordings keeps the recordings whose .info names session; one whose
+// .info cannot be read is kept (it cannot be told apart).
+func ownRecordings(recs []recording, session string) []recording {
+	var out []recording
+	for _, r := range recs {
+		in, err := readInfo(r.prefix + ".info")
+		if err != nil || in.values["session"] == session {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 func (o recordOptions) check() error {

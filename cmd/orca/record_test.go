@@ -48,7 +48,18 @@ func fakeJVM() int {
 		f.Close()
 		os.WriteFile(p+".methods", nil, 0o644)
 		os.WriteFile(p+".classtable", nil, 0o644)
-		os.WriteFile(p+".info", fmt.Appendf(nil, "pid=%d\ncommand=Fake\ncomplete=true\nevents.ThreadEnded=1\ndropped_total=0\n", os.Getpid()), 0o644)
+		session := ""
+		if s := regexp.MustCompile(`,session=([0-9a-f]+)`).FindStringSubmatch(opts); s != nil {
+			session = s[1]
+		}
+		if os.Getenv("ORCA_TEST_FAKE_FOREIGN") != "" && n == 1 {
+			// Another orca record with the same prefix, at the same time.
+			session = "0123456789abcdef"
+		}
+		os.WriteFile(p+".info", fmt.Appendf(nil, "session=%s\npid=%d\ncommand=Fake\ncomplete=true\nevents.ThreadEnded=1\ndropped_total=0\n", session, os.Getpid()), 0o644)
+		if os.Getenv("ORCA_TEST_FAKE_FOREIGN") != "" && n == 1 {
+			continue
+		}
 		return 3
 	}
 }
@@ -97,6 +108,46 @@ func TestRecordEndToEnd(t *testing.T) {
 	os.Remove(prefix + ".orca")
 	if code := record("--quiet"); code != 3 || errb.Len() != 0 {
 		t.Fatalf("--quiet: exit %d, stderr:\n%s", code, errb.String())
+	}
+}
+
+// TestRecordOwnSession (issue 12, item 8): two orca record runs with one prefix at the same time
+// write PREFIX and PREFIX-2, and each summary listed both as its own. The fake JVM writes a
+// recording of another session first (as the other run's JVM would), then its own: only its own
+// is listed.
+func TestRecordOwnSession(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("ORCA_TEST_FAKE_JVM", "-Xss2m")
+	t.Setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
+	t.Setenv("ORCA_TEST_FAKE_FOREIGN", "1")
+	prefix := filepath.Join(dir, "rec")
+	var errb bytes.Buffer
+	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", prefix, "--", os.Args[0]})
+	if code != 3 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	if n := strings.Count(errb.String(), "orca: recording "); n != 1 || !strings.Contains(errb.String(), "orca: recording "+prefix+"-2 ") {
+		t.Errorf("want only %s-2 (this run's) in the summary:\n%s", prefix, errb.String())
+	}
+}
+
+// TestRecordNested (issue 12, item 7): orca record -- orca record -- java loaded the agent twice.
+// The inner orca record finds the outer one in its environment and adds no agent.
+func TestRecordNested(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("ORCA_TEST_FAKE_JVM", "-Xss2m")
+	t.Setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
+	t.Setenv(recordEnv, "/outer/rec")
+	var errb bytes.Buffer
+	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", filepath.Join(dir, "x"), "--", os.Args[0]})
+	// The fake JVM exits 9 when JAVA_TOOL_OPTIONS carries no agent.
+	if code != 9 || !strings.Contains(errb.String(), "already inside orca record (recording to /outer/rec)") {
+		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
+	}
+	if files, _ := filepath.Glob(filepath.Join(dir, "x*")); len(files) != 0 {
+		t.Errorf("the inner orca record wrote %v", files)
 	}
 }
 

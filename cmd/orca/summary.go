@@ -121,16 +121,55 @@ func printSummary(w io.Writer, r recording) {
 	fmt.Fprintf(w, "  events: %d\n", total)
 	printCounts(w, "    ", events)
 
+	if why := in.values["refused"]; why != "" {
+		fmt.Fprintf(w, "  REFUSED: %s\n", why)
+	}
 	if d := in.int("dropped_total"); d != 0 {
-		fmt.Fprintf(w, "  DROPPED: %d events were lost because the agent's buffer was full:\n", d)
+		atExit, afterCut := in.int("dropped_at_exit"), in.int("dropped_after_cut")
+		full := d - atExit - afterCut
+		fmt.Fprintf(w, "  DROPPED: %d events were not written:\n", d)
 		printCounts(w, "    ", in.counts("dropped."))
-		fmt.Fprintln(w, "    record again with a larger --buffer (MB, default 16) or a shorter --flush (ms, default 200)")
+		if full > 0 {
+			fmt.Fprintf(w, "    %d because the agent's buffer was full: record again with a larger --buffer (MB, default %d) "+
+				"or a shorter --flush (ms, default %d)\n", full, agentDefaultBuffer, agentDefaultFlush)
+		}
+		if atExit > 0 {
+			fmt.Fprintf(w, "    %d at JVM exit: not written within the agent's time limit for its final work (0.5 s)\n", atExit)
+		}
+		if afterCut > 0 {
+			fmt.Fprintf(w, "    %d after the write error below\n", afterCut)
+		}
 	} else {
 		fmt.Fprintln(w, "  dropped: 0")
 	}
+	if e := in.values["write_error"]; e != "" {
+		what := "CUT SHORT"
+		if strings.Contains(e, "No space left on device") || strings.Contains(e, "Disk quota exceeded") ||
+			strings.Contains(e, "File too large") {
+			what = "CUT SHORT, DISK FULL"
+		}
+		fmt.Fprintf(w, "  %s: the agent could not write %s\n", what, e)
+		at := "at its start"
+		if c, err := strconv.ParseFloat(in.values["cut_s"], 64); err == nil {
+			if s, err := strconv.ParseFloat(in.values["start_s"], 64); err == nil && c > s {
+				at = fmt.Sprintf("%.2f s after its start (cut_s=%s)", c-s, in.values["cut_s"])
+			}
+		}
+		fmt.Fprintf(w, "    the recording ends %s; the %d events after that were dropped\n", at, in.int("dropped_after_cut"))
+	} else if n := in.int("write_errors"); n != 0 {
+		fmt.Fprintf(w, "  write errors: %d\n", n)
+	}
+	if n := in.int("unattributed_total"); n != 0 {
+		fmt.Fprintf(w, "  unattributed: %d events of virtual threads were not recorded (not told apart from their carriers yet):\n", n)
+		printCounts(w, "    ", in.counts("unattributed."))
+	}
+	if n := in.int("virtual_threads"); n != 0 {
+		fmt.Fprintf(w, "  virtual threads: %d\n", n)
+	}
 	if n := in.int("owner_unknown"); n != 0 {
-		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter lines have owner 00000000\n",
-			n, in.int("events.MonitorContendedEnter"))
+		// owner_unknown counts every recorded enter, written or dropped.
+		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter events have owner 00000000\n",
+			n, in.int("events.MonitorContendedEnter")+in.int("dropped.MonitorContendedEnter"))
 	}
 	if in.values["complete"] == "false" {
 		fmt.Fprintln(w, "  INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush")

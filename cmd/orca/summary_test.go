@@ -46,9 +46,11 @@ func TestSummary(t *testing.T) {
 		"  events: 50\n",
 		// Aligned, in event-table order, zero counts left out, unknown kinds last.
 		"    ObjectWait             20\n    ObjectWaited           20\n    MonitorContendedEnter   7\n    FutureKind              3\n",
-		"  DROPPED: 2 events were lost",
+		"  DROPPED: 2 events were not written:\n",
 		"    MonitorContendedEnter  2\n",
-		"  owner unknown: 1 of 7 MonitorContendedEnter lines",
+		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/options.c).
+		"    2 because the agent's buffer was full: record again with a larger --buffer (MB, default 32) or a shorter --flush (ms, default 200)\n",
+		"  owner unknown: 1 of 9 MonitorContendedEnter events",
 		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",
 		"  agent warning: Semaphore capture disabled\n  agent warning: second warning\n",
 		"  next: orca report " + pre + "\n",
@@ -59,6 +61,62 @@ func TestSummary(t *testing.T) {
 	}
 	if strings.Contains(got, "ThreadSleep") {
 		t.Errorf("zero count listed:\n%s", got)
+	}
+}
+
+// TestSummaryCut (issue 12, item 4): a recording cut by a full disk was summarised as
+// "INCOMPLETE: the JVM did not exit normally". The agent's .info now says what happened
+// (write_error, cut_s, dropped_after_cut) and the summary says it; also the counters of
+// dropped_at_exit (item 3), refused (item 7), and the virtual-thread counters of the agent.
+func TestSummaryCut(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "full")
+	os.WriteFile(pre+".orca", []byte("x\n"), 0o644)
+	os.WriteFile(pre+".info", []byte(`pid=7
+start_s=100.0000000000
+end_s=101.5000000000
+complete=true
+events.ObjectNotify=1936
+dropped.ObjectNotify=30010
+dropped.ThreadEnded=1
+dropped_total=30011
+dropped_at_exit=12
+dropped_after_cut=28999
+write_errors=1
+write_error=/mnt/full.orca: No space left on device
+cut_s=101.5000000000
+unattributed_total=5
+unattributed.MonitorContendedEnter=5
+virtual_threads=3
+`), 0o644)
+	recs, _ := findRecordings(pre)
+	var b bytes.Buffer
+	printSummary(&b, recs[0])
+	got := b.String()
+	for _, want := range []string{
+		"  DROPPED: 30011 events were not written:\n",
+		"    1000 because the agent's buffer was full",
+		"    12 at JVM exit: not written within the agent's time limit for its final work (0.5 s)\n",
+		"    28999 after the write error below\n",
+		"  CUT SHORT, DISK FULL: the agent could not write /mnt/full.orca: No space left on device\n",
+		"    the recording ends 1.50 s after its start (cut_s=101.5000000000); the 28999 events after that were dropped\n",
+		"  unattributed: 5 events of virtual threads were not recorded",
+		"    MonitorContendedEnter  5\n",
+		"  virtual threads: 3\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "INCOMPLETE") {
+		t.Errorf("a cut recording of a JVM that exited normally is not INCOMPLETE:\n%s", got)
+	}
+
+	os.WriteFile(pre+".info", []byte("pid=8\nrefused=an Orca agent already records this JVM (to /a); this one (/b) does not record\ncomplete=true\n"), 0o644)
+	b.Reset()
+	printSummary(&b, recs[0])
+	if want := "  REFUSED: an Orca agent already records this JVM (to /a); this one (/b) does not record\n"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, b.String())
 	}
 }
 

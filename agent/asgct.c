@@ -53,6 +53,10 @@ void asgct_ready(JNIEnv *env) {
   jint n = 0;
   jclass *cs = NULL;
   if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return;
+  // GetLoadedClasses returns a local reference per class (~450 at VMInit),
+  // all live in this frame at once: say so, or -Xcheck:jni warns that they
+  // exceed the frame's capacity.
+  (*env)->EnsureLocalCapacity(env, n);
   for (jint i = 0; i < n; i++) {
     jint st = 0;
     if ((*jvmti)->GetClassStatus(jvmti, cs[i], &st) == JVMTI_ERROR_NONE && (st & JVMTI_CLASS_STATUS_PREPARED))

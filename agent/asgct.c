@@ -25,7 +25,7 @@ int asgct_verify;
 const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   const char *v = getenv("ORCA_VERIFY_STACKS");
-  asgct_verify = v && *v == '1';
+  asgct_verify = v && (*v == '1' || *v == '2') ? *v - '0' : 0;   // 2: also print the stacks that differ
   walk_init();
   return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
 }
@@ -73,6 +73,11 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
   int n = walk_self(env, skip, fr, max);   // JDK 11-18
   if (n >= 0) return n;
+  // Where the own walker runs, AsyncGetCallTrace is not exact: JDK 17's
+  // stops at an entry frame whose caller is a runtime stub (a stack of 5
+  // frames for 16 under -Xcomp) and describes a compiled frame by the
+  // debug record after its return address (docs/agent.md).
+  if (n == WALK_CANNOT) return -1;
   call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;
   if (want > ORCA_MAX_DEPTH + 8) return -1;

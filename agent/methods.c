@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "asgct.h"
 #include "clock.h"
 #include "methods.h"
@@ -187,6 +188,23 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
   int bad = n2 != n;
   for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
   atomic_fetch_add(bad ? &count_walks_differ : &count_walks_checked, 1);
+  if (bad && asgct_verify > 1) {   // ORCA_VERIFY_STACKS=2: print both
+    char buf[8192];
+    size_t k = (size_t)snprintf(buf, sizeof buf, "orca: stacks differ (fast %d, GetStackTrace %d frames):\n", n, (int)n2);
+    for (int i = 0; i < n || i < n2; i++) {
+      char *a = NULL, *b = NULL;
+      if (i < n) (*jvmti)->GetMethodName(jvmti, fr[i].method, &a, NULL, NULL);
+      if (i < n2) (*jvmti)->GetMethodName(jvmti, f2[i].method, &b, NULL, NULL);
+      if (k < sizeof buf)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "  %-40s@%-5ld %s%s@%ld\n", a ? a : "-", i < n ? (long)fr[i].location : -9,
+                              i < n && i < n2 && fr[i].method == f2[i].method && fr[i].location == f2[i].location ? "  " : "! ",
+                              b ? b : "-", i < n2 ? (long)f2[i].location : -9);
+      dealloc(a);
+      dealloc(b);
+    }
+    if (k > sizeof buf) k = sizeof buf;
+    if (write(2, buf, k) < 0) {}
+  }
 }
 
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {

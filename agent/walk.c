@@ -17,12 +17,28 @@ static uintptr_t *call_stub_ret;   // StubRoutines::_call_stub_return_address
 // x86-64 interpreter frame, in words from its frame pointer (frame_x86.hpp).
 enum { I_SENDER_SP = -1, I_METHOD = -3, I_BCP = -8, ACC_NATIVE = 0x100 };
 
-// The only stubs a walk may start in: compiled code's monitor enter.
-static const char *const top_stubs[] = {
-  "_complete_monitor_locking_Java",   // C2
-  "monitorenter Runtime1 stub",       // C1
-  "monitorenter_nofpu Runtime1 stub",
-};
+// anchor_stub says whether a frame the walk reached from a frame anchor
+// (the thread's, or an entry frame's JavaCallWrapper's) may be the code
+// blob named `name`: a runtime stub that compiled code called, which set
+// the anchor after building its frame (so its frame size holds), pushed
+// rbp under its return address, and whose return address in the compiled
+// caller has a debug record (the call's). Seen: the monitor-enter stubs at
+// a contended enter; under -Xcomp, call resolution and C1's patching stubs
+// running a class initialiser (JavaCalls from the VM). Not the deopt and
+// uncommon-trap blobs, whose frames change size while they unpack.
+static int anchor_stub(const char *name) {
+  static const char *const shared[] = {   // SharedRuntime::generate_resolve_blob
+    "resolve_opt_virtual_call", "resolve_virtual_call", "resolve_static_call",
+    "wrong_method_stub", "wrong_method_abstract_stub", "ic_miss_stub",
+  };
+  for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++)
+    if (!strcmp(name, shared[i])) return 1;
+  size_t n = strlen(name);
+  static const char c1[] = " Runtime1 stub";   // Runtime1::generate_blob (StubFrame: enter())
+  if (n > sizeof c1 - 1 && !strcmp(name + n - (sizeof c1 - 1), c1)) return 1;
+  // OptoRuntime::generate_stub: "_new_instance_Java", "_complete_monitor_locking_Java", ...
+  return n > 6 && name[0] == '_' && !strcmp(name + n - 5, "_Java");
+}
 
 void walk_init(void) {
   int feature = orca_feature;
@@ -190,8 +206,8 @@ static int interpreted(out_t *o, uintptr_t *f) {
   return put(o, method_id(m), (jlocation)(bcp - codes));
 }
 
-int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
-  uintptr_t jt = usable ? vms_thread(env) : 0;
+static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  uintptr_t jt = vms_thread(env);
   if (!jt) return -1;
   uintptr_t hi = *(uintptr_t *)(jt + (uintptr_t)off_stack_base), lo = hi - *(size_t *)(jt + (uintptr_t)off_stack_size);
   char *a = (char *)jt + off_anchor;
@@ -203,6 +219,7 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   if (sp < lo + 8 || sp >= hi) return -1;
   if (!pc) pc = ((uintptr_t *)sp)[-1];   // as JavaFrameAnchor::make_walkable
   out_t o = {fr, skip, max, 0, 0};
+  int at_anchor = 1;   // this frame is the one an anchor describes
   for (int frames = 0; o.n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
     if (pc == *call_stub_ret) {
@@ -217,6 +234,7 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
       pc = *(uintptr_t *)(jcw + off_jcw_anchor + off_last_pc);
       if (sp < lo + 8 || sp >= hi) return -1;
       if (!pc) pc = ((uintptr_t *)sp)[-1];
+      at_anchor = 1;
       continue;
     }
     char *cb = blob_of(pc);
@@ -229,14 +247,13 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
       sp = f[I_SENDER_SP];   // the caller's sp before the interpreter extended it
       pc = f[1];
       fp = f[0];
+      at_anchor = 0;
       continue;
     }
     if (!strcmp(name, "nmethod") || !strcmp(name, "native nmethod")) {
       if (compiled(&o, cb, pc)) return -1;
-    } else {
-      int stub = 0;
-      for (size_t i = 0; frames == 0 && i < sizeof top_stubs / sizeof top_stubs[0]; i++) stub |= !strcmp(name, top_stubs[i]);
-      if (!stub) return -1;
+    } else if (!at_anchor || !anchor_stub(name)) {
+      return -1;
     }
     int size = *(int *)(cb + off_frame_size);   // words, with the return address
     uintptr_t *next = (uintptr_t *)sp + size;
@@ -244,6 +261,13 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
     pc = next[-1];
     fp = next[-2];   // every compiled frame and stub saves the caller's rbp there
     sp = (uintptr_t)next;
+    at_anchor = 0;
   }
   return o.n;
+}
+
+int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  if (!usable) return WALK_UNUSED;
+  int n = walk(env, skip, fr, max);
+  return n < 0 ? WALK_CANNOT : n;
 }

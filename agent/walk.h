@@ -10,7 +10,7 @@
 // of compiled code (GetStackTrace then: 2-12 us with other threads
 // waiting) and costs ~0.7 us for two frames in Object.notifyAll, under the
 // monitor. Anything unexpected returns -1: the caller falls back to
-// AsyncGetCallTrace, then GetStackTrace. ORCA_VERIFY_STACKS=1 checks every
+// GetStackTrace (not to JDK 11-18's AsyncGetCallTrace, which is not exact). ORCA_VERIFY_STACKS=1 checks every
 // walk against GetStackTrace (all integration tests run so).
 #ifndef ORCA_WALK_H
 #define ORCA_WALK_H
@@ -19,6 +19,8 @@
 // walk_init finds the VM structures (JDK 11-18 only; else the walk is off).
 void walk_init(void);
 // walk_self fills fr with up to max frames of the calling thread after
-// skipping `skip`; returns the count, or -1 when it cannot.
+// skipping `skip`; returns the count, WALK_UNUSED when the walker does not
+// run on this JVM, or WALK_CANNOT when it met a frame it does not know.
+enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 #endif

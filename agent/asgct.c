@@ -71,13 +71,13 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
-  int n = walk_self(env, skip, fr, max);   // JDK 11-18
+  int n = walk_self(env, skip, fr, max);   // JDK 11-18, 25
   if (n >= 0) return n;
-  // Where the own walker runs, AsyncGetCallTrace is not exact: JDK 17's
-  // stops at an entry frame whose caller is a runtime stub (a stack of 5
-  // frames for 16 under -Xcomp) and describes a compiled frame by the
-  // debug record after its return address (docs/agent.md).
-  if (n == WALK_CANNOT) return -1;
+  // JDK 11-18's AsyncGetCallTrace is not exact: 17's stops at an entry
+  // frame whose caller is a runtime stub (a stack of 5 frames for 16 under
+  // -Xcomp) and describes a compiled frame by the debug record after its
+  // return address (docs/agent.md). On 25 it is for virtual threads.
+  if (n == WALK_CANNOT && orca_feature <= 18) return -1;
   call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;
   if (want > ORCA_MAX_DEPTH + 8) return -1;

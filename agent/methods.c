@@ -207,17 +207,41 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
   }
 }
 
+// ORCA_TIME_STACKS=1 (a measurement aid): the time of each own-thread walk,
+// fast and by GetStackTrace, summed and printed to stderr at exit.
+static int time_walks = -1;
+static atomic_long walk_ns[2], walk_n[2];
+
+static void print_walk_times(void) {
+  for (int i = 0; i < 2; i++)
+    if (atomic_load(&walk_n[i]))
+      fprintf(stderr, "orca: %s walks: %ld, %.2f us each\n", i ? "GetStackTrace" : "fast", atomic_load(&walk_n[i]),
+              (double)atomic_load(&walk_ns[i]) / 1e3 / (double)atomic_load(&walk_n[i]));
+}
+
+static void timed(int slow, int64_t t0) {
+  atomic_fetch_add(&walk_ns[slow], (long)(clock_now() - t0));
+  atomic_fetch_add(&walk_n[slow], 1);
+}
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
   if (max <= 0) return 0;
   if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
+  if (time_walks < 0) {
+    const char *v = getenv("ORCA_TIME_STACKS");
+    if ((time_walks = v && *v == '1')) atexit(print_walk_times);
+  }
+  int64_t t0 = time_walks ? clock_now() : 0;
   if (t || (n = asgct_walk(skip, fr, max)) < 0) {
     if (!t) atomic_fetch_add_explicit(&count_slow_walks, 1, memory_order_relaxed);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
-  } else if (asgct_verify) {
-    verify(skip, fr, n, max);
+    if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up
+  } else {
+    if (time_walks) timed(0, t0);
+    if (asgct_verify) verify(skip, fr, n, max);
   }
   for (int i = 0; i < n; i++) {
     out[i].method = method_id(fr[i].method);

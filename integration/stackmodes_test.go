@@ -22,7 +22,7 @@ var stackModes = []struct {
 	{"Xint", []string{"-Xint"}, 1},
 	{"C1", []string{"-XX:TieredStopAtLevel=1"}, 1},
 	{"C2", []string{"-XX:-TieredCompilation"}, 1},
-	{"Xcomp", []string{"-Xcomp"}, 3},
+	{"Xcomp", []string{"-Xcomp"}, 2},
 }
 
 // TestStackModes records Scenario and LockBench under each JIT mode with every fast stack walk
@@ -33,7 +33,9 @@ var stackModes = []struct {
 // compiled code; the own walker gave up at the resolve stub and AsyncGetCallTrace, which took
 // over, stopped at the entry frame. The own walker now steps over such runtime stubs, and on
 // JDK 11-18 a walk it gives up goes to GetStackTrace, not to that JDK's inexact
-// AsyncGetCallTrace.
+// AsyncGetCallTrace. Item 11: on JDK 25 AsyncGetCallTrace returned -4 at every contended
+// enter from compiled code (LockBench: 575 of 580 to GetStackTrace); the own walker now
+// runs on 25 too.
 func TestStackModes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("JIT-mode stack test skipped in -short mode")
@@ -54,7 +56,17 @@ func TestStackModes(t *testing.T) {
 				if res.code != 0 {
 					t.Fatalf("orca record failed:\n%s", res)
 				}
-				checkVerified(t, load(t, prefix), "LockBench")
+				r := load(t, prefix)
+				checkVerified(t, r, "LockBench")
+				// LockBench's contended enters come from compiled code through the
+				// monitor-enter stubs: the own walker must take them on JDK 11-18 and 25
+				// (issue 12, item 11: on 25 every one went to GetStackTrace, 575 of 580).
+				feature, _ := strconv.Atoi(strings.SplitN(r.info["java_version"], ".", 2)[0])
+				slow, _ := strconv.Atoi(r.info["own_stacks_by_jvmti"])
+				if (feature <= 18 || feature == 25) && slow > maxSlowWalks {
+					t.Errorf("LockBench: .info: own_stacks_by_jvmti=%d (of %s contended enters), want <= %d",
+						slow, r.info["events.MonitorContendedEnter"], maxSlowWalks)
+				}
 			})
 		}
 	})

@@ -25,7 +25,7 @@ int asgct_verify;
 const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   const char *v = getenv("ORCA_VERIFY_STACKS");
-  asgct_verify = v && *v == '1';
+  asgct_verify = v && (*v == '1' || *v == '2') ? *v - '0' : 0;   // 2: also print the stacks that differ
   walk_init();
   return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
 }
@@ -53,6 +53,10 @@ void asgct_ready(JNIEnv *env) {
   jint n = 0;
   jclass *cs = NULL;
   if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return;
+  // GetLoadedClasses returns a local reference per class (~450 at VMInit),
+  // all live in this frame at once: say so, or -Xcheck:jni warns that they
+  // exceed the frame's capacity.
+  (*env)->EnsureLocalCapacity(env, n);
   for (jint i = 0; i < n; i++) {
     jint st = 0;
     if ((*jvmti)->GetClassStatus(jvmti, cs[i], &st) == JVMTI_ERROR_NONE && (st & JVMTI_CLASS_STATUS_PREPARED))
@@ -67,8 +71,13 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
-  int n = walk_self(env, skip, fr, max);   // JDK 11-18
+  int n = walk_self(env, skip, fr, max);   // JDK 11-18, 25
   if (n >= 0) return n;
+  // JDK 11-18's AsyncGetCallTrace is not exact: 17's stops at an entry
+  // frame whose caller is a runtime stub (a stack of 5 frames for 16 under
+  // -Xcomp) and describes a compiled frame by the debug record after its
+  // return address (docs/agent.md). On 25 it is for virtual threads.
+  if (n == WALK_CANNOT && orca_feature <= 18) return -1;
   call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;
   if (want > ORCA_MAX_DEPTH + 8) return -1;

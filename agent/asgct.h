@@ -1,5 +1,5 @@
 // Own-thread stack walks, fastest first: the agent's own walker on JDK
-// 11-18 (walk.c), HotSpot's AsyncGetCallTrace (the walker profilers call
+// 11-18 and 25 (walk.c), HotSpot's AsyncGetCallTrace (the walker profilers call
 // from signal handlers), and the caller falls back to JVMTI GetStackTrace,
 // which builds a vframe object per frame. It matters where the walk runs
 // while other threads wait: under a monitor (Object.notify) and at a

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "asgct.h"
 #include "clock.h"
 #include "methods.h"
@@ -204,6 +205,40 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
   int bad = n2 != n;
   for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
   atomic_fetch_add(bad ? &count_walks_differ : &count_walks_checked, 1);
+  if (bad && asgct_verify > 1) {   // ORCA_VERIFY_STACKS=2: print both
+    char buf[8192];
+    size_t k = (size_t)snprintf(buf, sizeof buf, "orca: stacks differ (fast %d, GetStackTrace %d frames):\n", n, (int)n2);
+    for (int i = 0; i < n || i < n2; i++) {
+      char *a = NULL, *b = NULL;
+      if (i < n) (*jvmti)->GetMethodName(jvmti, fr[i].method, &a, NULL, NULL);
+      if (i < n2) (*jvmti)->GetMethodName(jvmti, f2[i].method, &b, NULL, NULL);
+      if (k < sizeof buf)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "  %-40s@%-5ld %s%s@%ld\n", a ? a : "-", i < n ? (long)fr[i].location : -9,
+                              i < n && i < n2 && fr[i].method == f2[i].method && fr[i].location == f2[i].location ? "  " : "! ",
+                              b ? b : "-", i < n2 ? (long)f2[i].location : -9);
+      dealloc(a);
+      dealloc(b);
+    }
+    if (k > sizeof buf) k = sizeof buf;
+    if (write(2, buf, k) < 0) {}
+  }
+}
+
+// ORCA_TIME_STACKS=1 (a measurement aid): the time of each own-thread walk,
+// fast and by GetStackTrace, summed and printed to stderr at exit.
+static int time_walks = -1;
+static atomic_long walk_ns[2], walk_n[2];
+
+static void print_walk_times(void) {
+  for (int i = 0; i < 2; i++)
+    if (atomic_load(&walk_n[i]))
+      fprintf(stderr, "orca: %s walks: %ld, %.2f us each\n", i ? "GetStackTrace" : "fast", atomic_load(&walk_n[i]),
+              (double)atomic_load(&walk_ns[i]) / 1e3 / (double)atomic_load(&walk_n[i]));
+}
+
+static void timed(int slow, int64_t t0) {
+  atomic_fetch_add(&walk_ns[slow], (long)(clock_now() - t0));
+  atomic_fetch_add(&walk_n[slow], 1);
 }
 
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
@@ -211,12 +246,19 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jint n = 0;
   if (max <= 0) return 0;
   if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
+  if (time_walks < 0) {
+    const char *v = getenv("ORCA_TIME_STACKS");
+    if ((time_walks = v && *v == '1')) atexit(print_walk_times);
+  }
+  int64_t t0 = time_walks ? clock_now() : 0;
   if (t || (n = asgct_walk(skip, fr, max)) < 0) {
     if (!t) atomic_fetch_add_explicit(&count_slow_walks, 1, memory_order_relaxed);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
-  } else if (asgct_verify) {
-    verify(skip, fr, n, max);
+    if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up
+  } else {
+    if (time_walks) timed(0, t0);
+    if (asgct_verify) verify(skip, fr, n, max);
   }
   for (int i = 0; i < n; i++) {
     out[i].method = method_id(fr[i].method);

@@ -164,6 +164,7 @@ void threads_existing(JNIEnv *env) {
   jint n = 0;
   jthread *all = NULL;
   if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+  (*env)->EnsureLocalCapacity(env, n + 8);   // n local refs at once (-Xcheck:jni)
   jthread me = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &me);
   for (int i = 0; i < n; i++) {

@@ -1,4 +1,4 @@
-// Own-thread stack walk for JDK 11-18 on x86-64, from HotSpot's frame
+// Own-thread stack walk for JDK 11-18 and 25 on x86-64, from HotSpot's frame
 // layout (vmstructs.c), for the calls the agent makes from Java threads
 // at well-defined points: JVMTI callbacks and native-method wrappers.
 // There every frame is complete, so the walk needs none of the guessing a
@@ -9,16 +9,21 @@
 // Why: JDK 17's AsyncGetCallTrace cannot start at the monitor-enter stubs
 // of compiled code (GetStackTrace then: 2-12 us with other threads
 // waiting) and costs ~0.7 us for two frames in Object.notifyAll, under the
-// monitor. Anything unexpected returns -1: the caller falls back to
-// AsyncGetCallTrace, then GetStackTrace. ORCA_VERIFY_STACKS=1 checks every
-// walk against GetStackTrace (all integration tests run so).
+// monitor; JDK 25's returns -4 (not walkable) at every contended enter from
+// compiled code. Anything unexpected gives up: the caller falls back to
+// GetStackTrace on 11-18 (their AsyncGetCallTrace is not exact), to
+// AsyncGetCallTrace on 25 (virtual threads). ORCA_VERIFY_STACKS=1 checks
+// every walk against GetStackTrace (all integration tests run so; =2 also
+// prints the stacks that differ).
 #ifndef ORCA_WALK_H
 #define ORCA_WALK_H
 #include <jvmti.h>
 
-// walk_init finds the VM structures (JDK 11-18 only; else the walk is off).
+// walk_init finds the VM structures (JDK 11-18 and 25; else the walk is off).
 void walk_init(void);
 // walk_self fills fr with up to max frames of the calling thread after
-// skipping `skip`; returns the count, or -1 when it cannot.
+// skipping `skip`; returns the count, WALK_UNUSED when the walker does not
+// run on this JVM, or WALK_CANNOT when it met a frame it does not know.
+enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 #endif

@@ -252,10 +252,17 @@ func newDir(t *testing.T) string {
 // the recording prefix.
 func record(t *testing.T, j jdk, main string, args ...string) (*result, string) {
 	t.Helper()
+	return recordJVM(t, j, nil, main, args...)
+}
+
+// recordJVM is record with JVM options (-Xint, -Xcheck:jni, ...) before the main class.
+func recordJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...string) (*result, string) {
+	t.Helper()
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := append([]string{"record", "-o", prefix, "--", j.java(), "-cp", cls, main}, args...)
+	argv := append([]string{"record", "-o", prefix, "--", j.java()}, jvmArgs...)
+	argv = append(append(argv, "-cp", cls, main), args...)
 	r := run(t, dir, bin, argv...)
 	checkNoCrashLog(t, r)
 	return r, prefix

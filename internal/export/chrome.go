@@ -82,7 +82,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(ev.iv, tn) {
+			for _, a := range sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn) {
 				args[a.key] = a.value
 			}
 			var stack []string

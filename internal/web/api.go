@@ -240,7 +240,23 @@ type intervalJSON struct {
 	Stack       int         `json:"stack"`
 	Frames      []frameJSON `json:"frames"`
 	Edges       []edgeJSON  `json:"edges"`
+	// Owners are, for a contention, the owners it waited behind in
+	// order (the first maxOwnerSpans; OwnersTotal counts them all).
+	Owners      []ownerSpanJSON `json:"owners,omitempty"`
+	OwnersTotal int             `json:"ownersTotal,omitempty"`
 }
+
+type ownerSpanJSON struct {
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`
+	Thread int    `json:"thread"` // index, -1 if unknown
+	ID     string `json:"id"`
+	Name   string `json:"name,omitempty"`
+}
+
+// maxOwnerSpans bounds the owners of one interval in its answer: a thread
+// queued behind thousands of others would otherwise make it megabytes.
+const maxOwnerSpans = 1000
 
 func (s *Server) interval(r *http.Request) (any, error) {
 	ti, t, err := s.threadParam(r, "thread")
@@ -272,6 +288,14 @@ func (s *Server) interval(r *http.Request) (any, error) {
 		out.Other = s.d.threadIndex(iv.Other)
 		out.OtherID = iv.Other.String()
 		out.OtherName = s.d.threadName(iv.Other)
+	}
+	if iv.State == model.Blocked {
+		for sp := range s.d.m.OwnerSpans(t.ID, &t.Intervals[k]) {
+			if out.OwnersTotal++; len(out.Owners) < maxOwnerSpans {
+				out.Owners = append(out.Owners, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
+					Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})
+			}
+		}
 	}
 	// The edges that explain this segment: for a block, who owned the
 	// monitor from the segment's start (an owner edge begins when its

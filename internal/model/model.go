@@ -87,7 +87,7 @@ type Interval struct {
 	// changes the fold saw while the thread was blocked.
 	ownFrom, ownTo uint32
 	// The small fields come last: a model holds millions of intervals,
-	// and this order makes one 48 bytes instead of 56.
+	// and this order makes one 56 bytes instead of 64.
 	State State
 	// Cont marks the later segments of a split state (the first has
 	// Cont false): one wait is one segment with !Cont and the Cont

@@ -136,6 +136,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			s.Value[1] += int64(iv.Duration())
 		}
 	}
+	if note := cutNote(m); note != "" {
+		p.Comments = append(p.Comments, note)
+	}
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("building the pprof profile: %w", err)
 	}

@@ -139,7 +139,11 @@ func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn thread
 		a = append(a, arg{"continues", "a state that began earlier (a nested state ended)"})
 	}
 	if iv.Open {
-		a = append(a, arg{"open", "still in this state when the recording ended"})
+		if note := cutNote(m); note != "" {
+			a = append(a, arg{"open", note})
+		} else {
+			a = append(a, arg{"open", "still in this state when the recording ended"})
+		}
 	}
 	return a
 }

@@ -387,9 +387,20 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 	b.wf.clear(ts, at, b.m)
 }
 
+// CutAt says the recording was cut at at (0: at its last event) because
+// of reason; call it before the first Event. Later events are counted in
+// Model.Cut.After, not folded.
+func (b *Builder) CutAt(at format.Time, reason string) {
+	b.m.Cut = &Cut{At: at, Reason: reason}
+}
+
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) {
 	m := b.m
+	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
+		m.Cut.After++
+		return
+	}
 	m.Events++
 	if b.first || ev.Time < m.Start {
 		m.Start = ev.Time
@@ -749,6 +760,13 @@ func (b *Builder) Finalize() *Model {
 	m := b.m
 	if b.ext != nil {
 		m.Stacks = b.ext.Frames
+	}
+	if c := m.Cut; c != nil && !b.first {
+		// The recording lasted to the cut, whatever its last event.
+		if c.At == 0 {
+			c.At = m.End
+		}
+		m.End = max(m.End, c.At)
 	}
 	m.Edges = b.edges.all()
 	for _, t := range m.Threads {

@@ -365,6 +365,11 @@ type Model struct {
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int
+	// Cut is set when the agent could not write the recording whole (a
+	// full disk): the recording ends at Cut.At, and the states threads
+	// were in then are unknown after it, not hangs (their intervals are
+	// Open, to Cut.At).
+	Cut *Cut
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
@@ -375,6 +380,15 @@ type Model struct {
 type lockKey struct {
 	obj  format.ObjectID
 	kind LockKind
+}
+
+// Cut is where and why a recording was cut.
+type Cut struct {
+	At     format.Time // the last event written before the first failed write; the recording's End
+	Reason string      // the failed write ("PREFIX.orca: No space left on device")
+	// After counts the events in the file after At: written by a later
+	// write that succeeded, they follow a gap and are not folded.
+	After int
 }
 
 // Thread returns the thread with id, or nil.

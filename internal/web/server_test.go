@@ -403,3 +403,29 @@ func TestOwnerChange(t *testing.T) {
 		}
 	}
 }
+
+// TestCutSummary: a recording cut by a full disk (the agent's cut_s and
+// write_error in .info) says so in the summary, and the threads blocked
+// in a cycle at the cut are neither hangs nor a deadlock (issue 12).
+func TestCutSummary(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "cut")
+	files := map[string]string{
+		".orca": ownerChangeEvents[:strings.Index(ownerChangeEvents, "3.0000000000")] +
+			"2.0000000000,MonitorContendedEnter,0000000A,0000BBBB,0000000B,0\n",
+		".info": "cut_s=2.0000000000\nwrite_error=cut.orca: No space left on device\nunattributed_total=3\n",
+	}
+	for suffix, text := range files {
+		if err := os.WriteFile(prefix+suffix, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := serve(t, build(t, prefix))
+	var sum summaryJSON
+	getJSON(t, ts, "/api/summary", &sum)
+	if sum.Cut == nil || sum.Cut.At != 2e9 || sum.Cut.Reason != "cut.orca: No space left on device" || sum.Hangs != 0 || sum.Deadlocks != 0 || sum.Duration != 2e9 {
+		t.Errorf("summary = %+v, cut %+v", sum, sum.Cut)
+	}
+	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "the recording is cut at 2.000 s") || !strings.Contains(w, "3 events of virtual threads") {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}

@@ -90,9 +90,12 @@ gen:
 test: bin/orca
 	go vet ./...
 	go test -timeout $(GOTEST_TIMEOUT) ./...
+	@# -fuzzminimizetime: Go minimizes each new input (quadratically many
+	@# candidates, up to 60 s by default) before counting it, which left a
+	@# 20 s smoke at 0 execs/sec; a smoke wants executions, not small inputs.
 	@if grep -qs '^func FuzzEvents' internal/reader/*_test.go; then \
-		echo "go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s ./internal/reader"; \
-		go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s ./internal/reader; \
+		echo "go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s -fuzzminimizetime 1s ./internal/reader"; \
+		go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s -fuzzminimizetime 1s ./internal/reader; \
 	else echo "(no FuzzEvents in internal/reader: fuzz smoke skipped)"; fi
 
 # ---- demo ------------------------------------------------------------------

@@ -3,11 +3,14 @@
 //
 //	orca-gen [-size 1G] [-seed 1] [-threads 200] [-monitors 300] [-semaphores 40]
 //	         [-methods 2000] [-stacks 3000] -o PREFIX
+//	orca-gen -convoy 1000 [-handoffs 10000] -o PREFIX
 //
 // It writes PREFIX.orca (events until -size bytes), PREFIX.methods,
 // PREFIX.classtable and PREFIX.info. The output depends only on the flags:
 // the same flags give the same bytes. See internal/synth for what the
-// recording contains.
+// recording contains. With -convoy N it writes a lock convoy instead: N
+// threads queued on one monitor, its owner changing at every hand-off
+// (synth.Generator.WriteConvoy).
 package main
 
 import (
@@ -33,6 +36,9 @@ func main() {
 	flag.IntVar(&opt.Methods, "methods", 2000, "methods")
 	flag.IntVar(&opt.Stacks, "stacks", 3000, "distinct stacks")
 	quiet := flag.Bool("q", false, "print nothing on success")
+	var convoy synth.Convoy
+	flag.IntVar(&convoy.Threads, "convoy", 0, "write a lock convoy of this many threads on one monitor instead")
+	flag.IntVar(&convoy.Handoffs, "handoffs", 0, "with -convoy: hand-offs of the monitor (default 10 × threads)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: orca-gen [flags] -o PREFIX")
 		flag.PrintDefaults()
@@ -48,7 +54,12 @@ func main() {
 	}
 	opt.Size = n
 	t0 := time.Now()
-	st, err := synth.WriteRecording(*prefix, opt)
+	var st synth.Stats
+	if convoy.Threads > 0 {
+		st, err = synth.WriteConvoyRecording(*prefix, opt, convoy)
+	} else {
+		st, err = synth.WriteRecording(*prefix, opt)
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "orca-gen: %v\n", err)
 		os.Exit(1)

@@ -20,9 +20,15 @@ const MinCycle = format.Time(100e6) // 100 ms
 
 // Deadlocks returns the cycles that are still intact at the end of the
 // recording or stood at least MinCycle, in order of formation.
+//
+// In a cut recording (model.Model.Cut), a cycle intact at the cut is not
+// one: what followed is unknown, and the threads are in OpenAtCut.
 func Deadlocks(m *model.Model) []model.Deadlock {
 	var out []model.Deadlock
 	for _, d := range m.Deadlocks {
+		if d.AtEnd && m.Cut != nil {
+			continue
+		}
 		if d.AtEnd || d.Lasted(m.End) >= MinCycle {
 			out = append(out, d)
 		}
@@ -42,8 +48,27 @@ type Hang struct {
 }
 
 // Hangs lists the threads that ended the recording inside a blocking
-// state (sleeping is not a hang), longest first.
+// state (sleeping is not a hang), longest first. A cut recording has none:
+// it ended because the agent could not write, not because the threads
+// stopped (see OpenAtCut).
 func Hangs(m *model.Model) []Hang {
+	if m.Cut != nil {
+		return nil
+	}
+	return openAtEnd(m)
+}
+
+// OpenAtCut lists, in a cut recording, the threads blocked, waiting,
+// joining or acquiring at the cut, longest first: how long they stayed is
+// unknown. It is empty when the recording is not cut.
+func OpenAtCut(m *model.Model) []Hang {
+	if m.Cut == nil {
+		return nil
+	}
+	return openAtEnd(m)
+}
+
+func openAtEnd(m *model.Model) []Hang {
 	var out []Hang
 	for _, t := range m.Threads {
 		// The open segments are the last ones: the innermost state's

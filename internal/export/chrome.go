@@ -70,7 +70,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		n++
 		bw.Write(b)
 	}
-	emit(chromeEvent{Name: "process_name", Ph: "M", PID: jvm, Args: map[string]string{"name": processName(rec)}})
+	emit(chromeEvent{Name: "process_name", Ph: "M", PID: jvm, Args: map[string]string{"name": processName(rec) + cutSuffix(m)}})
 	for i, t := range m.Threads {
 		emit(chromeEvent{Name: "thread_name", Ph: "M", PID: jvm, TID: uint32(t.ID), Args: map[string]string{"name": t.Name}})
 		emit(chromeEvent{Name: "thread_sort_index", Ph: "M", PID: jvm, TID: uint32(t.ID), Args: map[string]int{"sort_index": i}})
@@ -82,7 +82,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(ev.iv, tn) {
+			for _, a := range sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn) {
 				args[a.key] = a.value
 			}
 			var stack []string
@@ -110,7 +110,11 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	if err != nil {
 		return fmt.Errorf("encoding a trace event: %w", err)
 	}
-	other, _ := json.Marshal(map[string]string{"recording": rec.Prefix, "kinds": k.String(), "producer": "orca export"})
+	od := map[string]string{"recording": rec.Prefix, "kinds": k.String(), "producer": "orca export"}
+	if note := cutNote(m); note != "" {
+		od["cut"] = note
+	}
+	other, _ := json.Marshal(od)
 	fmt.Fprintf(bw, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":%s}\n", other)
 	return bw.Flush()
 }

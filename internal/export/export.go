@@ -158,6 +158,24 @@ func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
 	return states, total
 }
 
+// cutNote describes the cut of a cut recording, "" for another.
+func cutNote(m *model.Model) string {
+	if m.Cut == nil {
+		return ""
+	}
+	return fmt.Sprintf("recording cut at %.3f s (%s): the states open then are unknown after it, not hangs",
+		(m.Cut.At - m.Start).Seconds(), m.Cut.Reason)
+}
+
+// cutSuffix is added to the process's name in the timelines, where a user
+// looks first: " [recording cut at 3.000 s: …]".
+func cutSuffix(m *model.Model) string {
+	if note := cutNote(m); note != "" {
+		return " [" + note + "]"
+	}
+	return ""
+}
+
 // first reports whether iv is the first segment of its state (later
 // segments of a split state began before their Start).
 func first(iv model.Interval) bool { return iv.Since == iv.Start }

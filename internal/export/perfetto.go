@@ -195,7 +195,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	jvm := uint64(pid(rec))
 	var proc, td pb
 	proc.uint(fProcessPID, jvm)
-	proc.str(fProcessName, processName(rec))
+	proc.str(fProcessName, processName(rec)+cutSuffix(m))
 	td.uint(fTrackUUID, uuidProcess)
 	td.msg(fTrackProcess, proc)
 	p = p[:0]
@@ -236,7 +236,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceBegin)
 			te.str(fEventName, ev.iv.State.String())
 			te.uint(fEventCallstackIID, callstacks[ev.iv.Stack])
-			annotations(sliceArgs(ev.iv, tn))
+			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn))
 		case tlEnd:
 			te.uint(fEventType, typeSliceEnd)
 		case tlInstant:

@@ -417,10 +417,14 @@ func TestPerfetto(t *testing.T) {
 			if s.args["owner"] != "main (00000001)" || s.args["open"] == "" || s.end != uint64(sec(5)) {
 				t.Errorf("worker-b's open contention: %+v", s)
 			}
-		case who == "worker-c" && s.start == uint64(sec(1.3)):
-			if s.args["owner"] != "worker-b (0000000B)" || s.args["continues"] == "" {
-				t.Errorf("worker-c's second segment: %+v", s)
+		case who == "worker-c" && s.start == uint64(sec(1.1)):
+			// One slice for the contention, its owner change as arguments.
+			if s.args["owner"] != "worker-b (0000000B)" || s.args["first_owner"] != "worker-a (0000000A)" ||
+				s.args["owner_changes"] != "1" || s.args["continues"] != "" || s.end != uint64(sec(1.4)) {
+				t.Errorf("worker-c's contention: %+v", s)
 			}
+		case who == "worker-c" && s.start == uint64(sec(1.3)):
+			t.Errorf("worker-c's contention split at its owner change: %+v", s)
 		}
 	}
 }

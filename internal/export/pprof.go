@@ -103,6 +103,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			}
 			key := pprofKey{iv.Stack, t.ID, iv.Object, iv.State, 0, iv.Open}
 			if iv.State == model.Blocked {
+				// The owner whose release let the thread in: one sample
+				// per contention at most, where a sample per owner it
+				// waited behind would grow as contentions × waiters.
 				key.other = iv.Other
 			}
 			s := samples[key]
@@ -132,6 +135,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			}
 			s.Value[1] += int64(iv.Duration())
 		}
+	}
+	if note := cutNote(m); note != "" {
+		p.Comments = append(p.Comments, note)
 	}
 	if err := p.CheckValid(); err != nil {
 		return fmt.Errorf("building the pprof profile: %w", err)

@@ -3,6 +3,7 @@ package export
 import (
 	"cmp"
 	"slices"
+	"strconv"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -111,7 +112,7 @@ type arg struct{ key, value string }
 
 // sliceArgs describes an interval: its object, the other thread (see
 // otherKey), how a wait ended, and whether the recording ended in it.
-func sliceArgs(iv *model.Interval, tn threadNames) []arg {
+func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn threadNames) []arg {
 	var a []arg
 	if iv.Object != 0 {
 		a = append(a, arg{"object", iv.Object.String()})
@@ -119,14 +120,30 @@ func sliceArgs(iv *model.Interval, tn threadNames) []arg {
 	if iv.Other != 0 {
 		a = append(a, arg{otherKey(iv.State), tn.full(iv.Other)})
 	}
+	if iv.State == model.Blocked {
+		// One slice per contention, however often the owner changed: a
+		// slice per owner would grow as contentions × waiters. Who held
+		// the monitor when is in the report's blame and in the viewer.
+		if n := m.OwnerChangesIn(th, iv); n > 0 {
+			first := "unknown"
+			if iv.First != 0 {
+				first = tn.full(iv.First)
+			}
+			a = append(a, arg{"first_owner", first}, arg{"owner_changes", strconv.Itoa(n)})
+		}
+	}
 	if iv.Wake != model.WakeNone {
 		a = append(a, arg{"wake", iv.Wake.String()})
 	}
 	if iv.Since != iv.Start {
-		a = append(a, arg{"continues", "a state that began earlier (a new owner, or a nested state ended)"})
+		a = append(a, arg{"continues", "a state that began earlier (a nested state ended)"})
 	}
 	if iv.Open {
-		a = append(a, arg{"open", "still in this state when the recording ended"})
+		if note := cutNote(m); note != "" {
+			a = append(a, arg{"open", note})
+		} else {
+			a = append(a, arg{"open", "still in this state when the recording ended"})
+		}
 	}
 	return a
 }

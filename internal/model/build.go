@@ -28,6 +28,9 @@ type Result struct {
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
+	if c := rec.Cut(); c != nil {
+		b.CutAt(c.At, c.Reason)
+	}
 	res := &Result{}
 	n := 0
 	eo := reader.EachOptions{

@@ -67,9 +67,11 @@ type openIv struct {
 	// unknown), for the wait-for graph.
 	other *tstate
 	// Blocked: the current owner's blame on ls, nil when the owner is
-	// unknown, and since when it is blamed.
+	// unknown, and since when it is blamed; since when the thread waits
+	// for that owner (where its span in Model.OwnerSpans begins).
 	blame      *Blame
 	blameSince format.Time
+	spanStart  format.Time
 	// Waiting: the notify tokens this wait can consume start after this.
 	seq  int
 	segs int // segments emitted so far
@@ -196,12 +198,16 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		b.segment(ts, outer, iv.Start, false)
 		outer.iv.Start = iv.Start // resumes when the inner one ends
 	}
-	ts.open = append(ts.open, openIv{iv: iv, ls: ls, other: other, blameSince: iv.Start})
+	ts.open = append(ts.open, openIv{iv: iv, ls: ls, other: other, blameSince: iv.Start, spanStart: iv.Start})
 	o := &ts.open[len(ts.open)-1]
-	if iv.State == Blocked && other != nil {
-		// Looked up now rather than at each change of what it is blamed:
-		// every owner a contention waits for is blamed, if only 0.
-		o.blame = ls.blameOf(other)
+	if iv.State == Blocked {
+		o.iv.First = iv.Other
+		o.iv.ownFrom = uint32(len(ls.l.OwnerChanges))
+		if other != nil {
+			// Looked up now rather than at each change of what it is blamed:
+			// every owner a contention waits for is blamed, if only 0.
+			o.blame = ls.blameOf(other)
+		}
 	}
 	b.rewait(ts, iv.Start)
 	return o
@@ -268,8 +274,10 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	}
 	switch o.iv.State {
 	case Blocked:
+		at = max(at, o.spanStart)
 		ls := o.ls
 		ls.unblock(th)
+		o.iv.ownTo = uint32(len(ls.l.OwnerChanges))
 		o.addBlame(at - o.blameSince)
 		if how == endOpen {
 			// Still blocked: the owner is blamed until the end, but the
@@ -282,7 +290,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		if how == endNormal {
 			if o.iv.Other != 0 {
 				// From the segment's start: when the thread began waiting for that owner.
-				b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: th, FromTime: o.iv.Start, ToTime: at, Object: o.iv.Object})
+				b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: th, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
 			}
 			site.held = true
 			// The thread owns the monitor now: the others still blocked on
@@ -379,9 +387,20 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 	b.wf.clear(ts, at, b.m)
 }
 
+// CutAt says the recording was cut at at (0: at its last event) because
+// of reason; call it before the first Event. Later events are counted in
+// Model.Cut.After, not folded.
+func (b *Builder) CutAt(at format.Time, reason string) {
+	b.m.Cut = &Cut{At: at, Reason: reason}
+}
+
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) {
 	m := b.m
+	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
+		m.Cut.After++
+		return
+	}
 	m.Events++
 	if b.first || ev.Time < m.Start {
 		m.Start = ev.Time
@@ -694,6 +713,12 @@ func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID
 // on: the old owner's blame stops there and their intervals are split.
 func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	owner := ots.t.ID
+	if len(ls.blocked) == 0 || len(ls.blocked) == 1 && ls.blocked[0] == ots {
+		return // nobody waits for it
+	}
+	// Once for the lock; the intervals of the threads blocked now refer
+	// to it (Model.OwnerSpans repeats the decisions below).
+	ls.l.OwnerChanges = append(ls.l.OwnerChanges, OwnerChange{at, owner})
 	var bl *Blame // owner's, looked up when first needed
 	// In order of thread ID: map order would make the wait-for graph's
 	// cycles come in random order. Nothing here changes ls.blocked.
@@ -707,15 +732,15 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 				continue
 			}
 			// Lines of two threads can be out of order by a little; never
-			// split before the segment began.
-			t := max(at, o.iv.Start)
+			// split before the span began.
+			t := max(at, o.spanStart)
 			o.addBlame(t - o.blameSince)
 			o.blameSince = t
 			if o.iv.Other != owner {
-				// Close the segment with the old owner so the timeline
-				// shows who was waited for when.
-				b.segment(ts, o, t, false)
-				o.iv.Start = t
+				// A new span: the thread's later events fold after it, as
+				// they would after a segment.
+				ts.floor = max(ts.floor, t)
+				o.spanStart = t
 				o.iv.Other, o.other = owner, ots
 				if bl == nil {
 					bl = ls.blameOf(ots)
@@ -735,6 +760,13 @@ func (b *Builder) Finalize() *Model {
 	m := b.m
 	if b.ext != nil {
 		m.Stacks = b.ext.Frames
+	}
+	if c := m.Cut; c != nil && !b.first {
+		// The recording lasted to the cut, whatever its last event.
+		if c.At == 0 {
+			c.At = m.End
+		}
+		m.End = max(m.End, c.At)
 	}
 	m.Edges = b.edges.all()
 	for _, t := range m.Threads {

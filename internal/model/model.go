@@ -6,6 +6,8 @@
 package model
 
 import (
+	"iter"
+
 	"orca/internal/format"
 )
 
@@ -60,9 +62,12 @@ func (w Wake) String() string {
 }
 
 // Interval is a span of one non-runnable state of one thread. One state
-// (one wait, one contention, …) can be split into several segments: when
-// the owner of a contended monitor changes, and around a state nested in
-// it (a join blocking on the Thread's monitor); its segments share Since.
+// (one wait, one join, …) can be split into segments around a state
+// nested in it (a join blocking on the Thread's monitor); its segments
+// share Since. A contention is one interval however often the monitor's
+// owner changed while the thread was blocked: the changes are a range of
+// the lock's OwnerChanges (Model.OwnerSpans), so that N threads queued on
+// one monitor make N intervals per hand-off round, not N².
 type Interval struct {
 	Start, End format.Time // End is the thread's end when Open
 	// Since is when the state began: Start for its first segment, earlier
@@ -70,16 +75,23 @@ type Interval struct {
 	Since  format.Time
 	Object format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
 	// Other is the thread that matters for the state: the owner a Blocked
-	// thread waited for (the latest known), the Joining target, the
-	// notifier that woke a Waiting thread; 0 when unknown.
+	// thread waited for (the latest known: the one whose release let it
+	// in), the Joining target, the notifier that woke a Waiting thread; 0
+	// when unknown.
 	Other format.ThreadID
+	// First is, for Blocked, the owner when the thread blocked (0 when
+	// unknown); the owners after it are in Model.OwnerSpans.
+	First format.ThreadID
 	Stack StackID // where the thread was
+	// Blocked: the lock's OwnerChanges[ownFrom:ownTo] are the owner
+	// changes the fold saw while the thread was blocked.
+	ownFrom, ownTo uint32
 	// The small fields come last: a model holds millions of intervals,
-	// and this order makes one 40 bytes instead of 48.
+	// and this order makes one 56 bytes instead of 64.
 	State State
 	// Cont marks the later segments of a split state (the first has
-	// Cont false): one wait, one contention is one segment with !Cont and
-	// the Cont segments after it with the same Since.
+	// Cont false): one wait is one segment with !Cont and the Cont
+	// segments after it with the same Since. A Blocked interval never is.
 	Cont bool
 	// Open: the recording ended in this state (its last segment). The
 	// open segments are the thread's last ones: the innermost state's
@@ -163,6 +175,12 @@ type Lock struct {
 	Sites        []Site            // where threads blocked, sorted by Blocked, descending
 	HeldAt       []StackID         // where owners were when they entered it contended (when known)
 	OwnerUnknown int               // contentions whose owner the agent could not name
+	// OwnerChanges is the monitor's owner as the fold learnt it while
+	// threads were blocked on it, in the order learnt (each
+	// MonitorContendedEnter names one, each Entered makes its thread
+	// one); Blocked intervals refer into it (Model.OwnerSpans). Once per
+	// lock: a copy per interval would grow as contentions × waiters.
+	OwnerChanges []OwnerChange
 
 	// Object.wait / notify on this object.
 	Waits, Notifies, NotifyAlls int
@@ -172,6 +190,110 @@ type Lock struct {
 
 	// Semaphore calls.
 	Acquires, Releases int
+}
+
+// OwnerChange is a moment the fold learnt who owns a monitor.
+type OwnerChange struct {
+	At    format.Time
+	Owner format.ThreadID
+}
+
+// OwnerSpan is a stretch of a Blocked interval during which Owner held
+// the monitor (0: unknown).
+type OwnerSpan struct {
+	Start, End format.Time
+	Owner      format.ThreadID
+}
+
+// OwnerSpans returns the owners thread th waited for during its Blocked
+// interval iv, in order: the first from iv.Start, each later one from
+// when the fold learnt of it, the last (iv.Other) until iv.End. Its
+// blame on the lock (Lock.Owners) is the sum of these spans. The spans
+// are computed, not stored, so they cost nothing until asked for; a
+// caller that keeps them all brings back the quadratic growth they avoid.
+func (m *Model) OwnerSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan] {
+	return func(yield func(OwnerSpan) bool) {
+		if iv.State != Blocked {
+			return
+		}
+		var changes []OwnerChange
+		if l := m.Lock(iv.Object, Monitor); l != nil && int(iv.ownTo) <= len(l.OwnerChanges) {
+			changes = l.OwnerChanges[iv.ownFrom:iv.ownTo]
+		}
+		cur, start := iv.First, iv.Start
+		for _, c := range changes {
+			// As Builder.newOwner: a thread never waits for itself, and
+			// lines of two threads can be out of order by a little, so a
+			// change never goes back before the span it ends began.
+			if c.Owner == th || c.Owner == cur {
+				continue
+			}
+			t := max(c.At, start)
+			if !yield(OwnerSpan{start, t, cur}) {
+				return
+			}
+			cur, start = c.Owner, t
+		}
+		yield(OwnerSpan{start, max(iv.End, start), cur})
+	}
+}
+
+// OwnerChangesIn returns how many times the owner thread th waited for
+// changed during its Blocked interval iv (its spans less one).
+func (m *Model) OwnerChangesIn(th format.ThreadID, iv *Interval) int {
+	n := -1
+	for range m.OwnerSpans(th, iv) {
+		n++
+	}
+	return max(n, 0)
+}
+
+// OwnerAt returns the owner thread th waited for at at during its Blocked
+// interval iv.
+func (m *Model) OwnerAt(th format.ThreadID, iv *Interval, at format.Time) format.ThreadID {
+	owner := iv.First
+	for sp := range m.OwnerSpans(th, iv) {
+		if sp.Start > at {
+			break
+		}
+		owner = sp.Owner
+	}
+	return owner
+}
+
+// Segments returns the intervals of t with each Blocked interval split at
+// its owner changes, as the model stored them before owner changes were
+// kept once per lock: the later segments of a contention are Cont with
+// its Since, each names its owner in Other. It is for checks and tests;
+// a front end that shows every segment grows as contentions × waiters.
+func (m *Model) Segments(t *Thread) iter.Seq[Interval] {
+	return func(yield func(Interval) bool) {
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			if iv.State != Blocked {
+				if !yield(*iv) {
+					return
+				}
+				continue
+			}
+			// A span is yielded when the next is known: only the last
+			// one is Open.
+			var prev Interval
+			n := 0
+			for sp := range m.OwnerSpans(t.ID, iv) {
+				if n > 0 && !yield(prev) {
+					return
+				}
+				prev = *iv
+				prev.Start, prev.End, prev.Other, prev.Cont, prev.Open = sp.Start, sp.End, sp.Owner, n > 0, false
+				n++
+			}
+			prev.Open = iv.Open
+			if !yield(prev) {
+				return
+			}
+		}
+	}
 }
 
 // EdgeKind names a relation between two threads.
@@ -243,6 +365,11 @@ type Model struct {
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int
+	// Cut is set when the agent could not write the recording whole (a
+	// full disk): the recording ends at Cut.At, and the states threads
+	// were in then are unknown after it, not hangs (their intervals are
+	// Open, to Cut.At).
+	Cut *Cut
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
@@ -253,6 +380,15 @@ type Model struct {
 type lockKey struct {
 	obj  format.ObjectID
 	kind LockKind
+}
+
+// Cut is where and why a recording was cut.
+type Cut struct {
+	At     format.Time // the last event written before the first failed write; the recording's End
+	Reason string      // the failed write ("PREFIX.orca: No space left on device")
+	// After counts the events in the file after At: written by a later
+	// write that succeeded, they follow a gap and are not folded.
+	After int
 }
 
 // Thread returns the thread with id, or nil.

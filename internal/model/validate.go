@@ -27,6 +27,9 @@ import (
 //   - each deadlock's threads wait for one another when it forms, and
 //     still do at the end if it is AtEnd.
 func Validate(m *Model) []error {
+	// The checks below were written for contentions split at owner
+	// changes; they check the spans the model computes the same way.
+	m = m.segmented()
 	v := &validator{m: m}
 	v.threads()
 	v.locks()
@@ -598,4 +601,28 @@ func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
 	}
 	iv := t.Intervals[i]
 	return iv.Other == other && (obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj)
+}
+
+// segmented returns a copy of m whose Blocked intervals are split at their
+// owner changes (Model.Segments).
+func (m *Model) segmented() *Model {
+	c := *m
+	c.Threads = make([]*Thread, len(m.Threads))
+	c.byThread = make(map[format.ThreadID]*Thread, len(m.byThread))
+	copies := make(map[*Thread]*Thread, len(m.Threads))
+	for i, t := range m.Threads {
+		ct := *t
+		ct.Intervals = slices.Collect(m.Segments(t))
+		c.Threads[i] = &ct
+		copies[t] = &ct
+	}
+	// The index is copied as it is, wrong entries included: they are
+	// among what Validate checks.
+	for id, t := range m.byThread {
+		if ct := copies[t]; ct != nil {
+			t = ct
+		}
+		c.byThread[id] = t
+	}
+	return &c
 }

@@ -49,12 +49,16 @@ func TestValidateCatches(t *testing.T) {
 		{"state time", "kinds", func(m *Model) { m.Thread(0xB).Time[Sleeping]++ }, `Time\[sleeping\]`},
 		{"runnable time", "kinds", func(m *Model) { m.Thread(0xB).Time[Runnable]-- }, `Time\[runnable\]`},
 		{"blocked on own monitor", "owner-change", func(m *Model) {
-			m.Thread(0xB).Intervals[0].Other = 0xB
+			iv := &m.Thread(0xB).Intervals[0]
+			iv.First, iv.Other = 0xB, 0xB
 		}, `that it owns`},
 		{"two owners at once", "owner-change", func(m *Model) {
 			// C's first segment (1.5..3) names D instead of A, while B
 			// (blocked 1..3) names A.
-			m.Thread(0xC).Intervals[0].Other = 0xD
+			// (The change C's own Enter made to A is left out of its range.)
+			iv := &m.Thread(0xC).Intervals[0]
+			iv.First = 0xD
+			iv.ownFrom++
 		}, `blocked threads name owners`},
 		{"contention count", "owner-change", func(m *Model) { m.Lock(0xAAAA, Monitor).Contentions++ }, `2 contentions|3 contentions`},
 		{"max blocked", "owner-change", func(m *Model) { m.Lock(0xAAAA, Monitor).MaxBlocked-- }, `max`},

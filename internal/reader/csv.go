@@ -14,8 +14,15 @@ import (
 
 const (
 	// maxLine bounds one physical line, so a file without newlines costs an
-	// error rather than all memory. 16 MiB holds a stack of ~900k frames.
-	maxLine = 16 << 20
+	// error rather than all memory. The agent's longest line, a stack of
+	// 256 frames and a long thread name, is a few KiB; 1 MiB holds a
+	// stack of ~58k frames.
+	maxLine = 1 << 20
+	// maxSkip bounds the bytes skipped looking for the end of an overlong
+	// line: past it, the file is not a recording (a link to /dev/full or
+	// /dev/zero reads as endless NULs) and reading ends with an error
+	// instead of spinning.
+	maxSkip = 64 * maxLine
 	// maxRecordLines bounds a quoted field that spans lines. Names with newlines
 	// are rare and short; a quote still open after this many lines is a stray
 	// one, and the lines it swallowed are read again as records.
@@ -91,11 +98,17 @@ func (r *records) readLine() (physLine, error) {
 	overlong := false
 	if err == bufio.ErrBufferFull {
 		r.long = append(r.long[:0], b...)
+		n := len(b)
 		for err == bufio.ErrBufferFull {
 			b, err = r.br.ReadSlice('\n')
 			r.off += int64(len(b))
-			if len(r.long)+len(b) > maxLine {
+			n += len(b)
+			if n > maxLine {
 				overlong = true // keep reading to the newline, keep nothing
+				if n > maxSkip && err == bufio.ErrBufferFull {
+					r.err = fmt.Errorf("reading %s: line %d: no newline in %d MiB: not a recording", r.name, r.n+1, maxSkip>>20)
+					return physLine{}, r.err
+				}
 				continue
 			}
 			r.long = append(r.long, b...)

@@ -4,7 +4,10 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+
+	"orca/internal/format"
 )
 
 // ReadInfo reads a .info file of key=value lines. A repeated key (such as
@@ -42,4 +45,37 @@ func readInfo(r io.Reader, name string) (map[string]string, []error) {
 			return m, errs
 		}
 	}
+}
+
+// Cut is what PREFIX.info says of a recording the agent could not write
+// whole (a full disk): the events after At are lost.
+type Cut struct {
+	// At is cut_s, the last event written completely before the first
+	// failed write; 0 when .info names a write error but no cut_s.
+	At          format.Time
+	Reason      string // write_error ("PREFIX.orca: No space left on device"), or why it is cut
+	WriteErrors int64  // write_errors, failed writes
+}
+
+// Cut returns the cut of the recording, or nil when .info has neither
+// cut_s nor write_error (a recording of a killed JVM is not cut: it is
+// incomplete, and what it says up to its end holds).
+func (r *Recording) Cut() *Cut {
+	at, hasAt := r.Info["cut_s"]
+	reason, hasErr := r.Info["write_error"]
+	if !hasAt && !hasErr {
+		return nil
+	}
+	c := &Cut{Reason: reason}
+	if hasAt {
+		// A cut_s that is not a time cuts at the last event, as none.
+		c.At, _ = parseTime([]byte(strings.TrimSpace(at)))
+	}
+	if c.Reason == "" {
+		c.Reason = "a write failed"
+	}
+	if n, err := strconv.ParseInt(r.Info["write_errors"], 10, 64); err == nil {
+		c.WriteErrors = n
+	}
+	return c
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -124,7 +125,7 @@ func TestReadError(t *testing.T) {
 // Lines longer than the read buffer are read whole; lines longer than
 // maxLine are one error and reading goes on.
 func TestLongLines(t *testing.T) {
-	const depth = 100_000 // 1.8 MB, more than the 1 MiB buffer
+	const depth = 50_000 // 0.9 MB, more than the 256 KiB buffer, less than maxLine
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "1.0,ThreadSleep,1,%d", depth)
 	for i := range depth {
@@ -137,7 +138,7 @@ func TestLongLines(t *testing.T) {
 	if len(evs) != 2 || len(evs[0].Stack) != depth || evs[0].Stack[depth-1].Method != depth-1 || evs[1].Line != 3 {
 		t.Fatalf("got %d events", len(evs))
 	}
-	if want := []string{"t.orca:2: line longer than 16 MiB"}; fmt.Sprint(errs) != fmt.Sprint(want) {
+	if want := []string{"t.orca:2: line longer than 1 MiB"}; fmt.Sprint(errs) != fmt.Sprint(want) {
 		t.Errorf("errors %q, want %q", errs, want)
 	}
 }
@@ -264,5 +265,75 @@ func TestGenerated(t *testing.T) {
 	}
 	if !bytes.Equal(again.Bytes(), data) {
 		t.Error("re-encoding differs from the input")
+	}
+}
+
+// zeros reads as n NUL bytes (an endless device, such as /dev/full, cut
+// at n so that a reader that would spin on it ends), counting what was read.
+type zeros struct{ n, read int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.read >= z.n {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), z.n-z.read))
+	clear(p[:k])
+	z.read += int64(k)
+	return k, nil
+}
+
+// TestEndlessLine is issue 12's `orca report` on a link to /dev/full: NULs
+// without a newline, which the reader read to the (never coming) newline
+// at 100 % CPU. It must stop after maxSkip bytes, with an error that names
+// the file and line.
+func TestEndlessLine(t *testing.T) {
+	z := &zeros{n: 4 * maxSkip}
+	evs := NewEvents(io.MultiReader(strings.NewReader("1.0,ThreadEnded,1\n"), z), "t.orca")
+	if ev, err := evs.Next(); err != nil || ev.Kind != format.ThreadEnded {
+		t.Fatalf("first line: %+v, %v", ev, err)
+	}
+	_, err := evs.Next()
+	var pe *ParseError
+	if err == nil || errors.As(err, &pe) || err.Error() != "reading t.orca: line 2: no newline in 64 MiB: not a recording" {
+		t.Errorf("got %v, want a read error", err)
+	}
+	if z.read > maxSkip+eventsBufSize {
+		t.Errorf("read %d bytes of NULs; want at most %d", z.read, maxSkip+eventsBufSize)
+	}
+	if _, err2 := evs.Next(); fmt.Sprint(err2) != fmt.Sprint(err) {
+		t.Errorf("then %v", err2)
+	}
+}
+
+// TestNotRegular: a recording whose .orca is a device is refused before
+// reading (it would never end); a metadata file that is one is ignored
+// with a warning.
+func TestNotRegular(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "full")
+	if err := os.Symlink("/dev/full", prefix+".orca"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(prefix); err == nil || err.Error() != "opening recording: "+prefix+".orca is not a regular file" {
+		t.Errorf("Open = %v", err)
+	}
+	prefix = filepath.Join(dir, "meta")
+	if err := os.WriteFile(prefix+".orca", []byte("1.0,ThreadEnded,1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{".info", ".methods", ".classtable"} {
+		if err := os.Symlink("/dev/full", prefix+s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Info != nil || !slices.Contains(r.Warnings, prefix+".info: not a regular file; ignored") || !slices.Contains(r.Warnings, prefix+".methods: not a regular file; ignored") {
+		t.Errorf("info %v, warnings %q", r.Info, r.Warnings)
 	}
 }

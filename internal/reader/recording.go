@@ -45,11 +45,26 @@ func Open(prefix string) (*Recording, error) {
 	if st.IsDir() {
 		return nil, fmt.Errorf("opening recording: %s.orca is a directory", prefix)
 	}
+	if !st.Mode().IsRegular() {
+		// A device or a pipe has no end to read to (a link to /dev/full
+		// reads as endless NULs), and its size says nothing.
+		return nil, fmt.Errorf("opening recording: %s.orca is not a regular file", prefix)
+	}
 	r := &Recording{Prefix: prefix}
 
 	var errs []error
 	collect := func(es []error) { errs = append(errs, es...) }
-	foundMethods, err := load(prefix+".methods", func(f io.Reader, name string) {
+	// A metadata file that is not a regular file is left out, with a
+	// warning: the events alone still make a report.
+	loadMeta := func(path string, read func(io.Reader, string)) (bool, error) {
+		found, err := load(path, read)
+		if err == errNotRegular {
+			r.Warnings = append(r.Warnings, path+": not a regular file; ignored")
+			return false, nil
+		}
+		return found, err
+	}
+	foundMethods, err := loadMeta(prefix+".methods", func(f io.Reader, name string) {
 		var es []error
 		r.Methods, es = ReadMethods(f, name)
 		collect(es)
@@ -57,7 +72,7 @@ func Open(prefix string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	foundClasses, err := load(prefix+".classtable", func(f io.Reader, name string) {
+	foundClasses, err := loadMeta(prefix+".classtable", func(f io.Reader, name string) {
 		var es []error
 		r.Classes, es = ReadClasses(f, name)
 		collect(es)
@@ -65,7 +80,7 @@ func Open(prefix string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := load(prefix+".info", func(f io.Reader, name string) {
+	if _, err := loadMeta(prefix+".info", func(f io.Reader, name string) {
 		var es []error
 		r.Info, es = readInfo(f, name)
 		collect(es)
@@ -99,6 +114,9 @@ func Open(prefix string) (*Recording, error) {
 	return r, nil
 }
 
+// errNotRegular is load's answer for a file it will not read.
+var errNotRegular = errors.New("not a regular file")
+
 // load opens path and hands it to read, reporting whether the file exists.
 func load(path string, read func(io.Reader, string)) (found bool, err error) {
 	f, err := os.Open(path)
@@ -109,6 +127,11 @@ func load(path string, read func(io.Reader, string)) (found bool, err error) {
 		return false, fmt.Errorf("opening recording: %w", err)
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+		// As for PREFIX.orca: reading it might never end. The caller
+		// treats it as missing, with this error as a warning.
+		return false, errNotRegular
+	}
 	read(f, path)
 	return true, nil
 }

@@ -24,7 +24,10 @@ type contention struct {
 	start, end   format.Time
 	open         bool
 	first, owner format.ThreadID // owner at the start and at the end
-	blame        []model.Blame   // per segment: the owner and how long
+	// iv is the Blocked interval (nil for a semaphore): its owner spans
+	// are blamed when the lock is folded, not kept per contention, which
+	// would grow as contentions × waiters.
+	iv *model.Interval
 }
 
 // occurrence identifies one state of a thread across its segments, as
@@ -38,13 +41,15 @@ type occurrence struct {
 // contentions returns the contentions of thread t, in order of start.
 func contentions(t *model.Thread) []contention {
 	var all []contention
-	for _, iv := range t.Intervals {
+	for k := range t.Intervals {
+		iv := &t.Intervals[k]
 		if iv.State != model.Blocked && iv.State != model.Acquiring {
 			continue
 		}
-		// A continuation (a later segment after an owner change) belongs to
-		// an earlier contention of the same state, start and object; it is
-		// almost always the latest one, so look back instead of keeping a map.
+		// A continuation belongs to an earlier contention of the same
+		// state, start and object (the model makes none for Blocked, but
+		// costs nothing to allow); it is almost always the latest one, so
+		// look back instead of keeping a map.
 		i, ok := -1, false
 		if iv.Cont {
 			for j := len(all) - 1; j >= 0; j-- {
@@ -58,13 +63,14 @@ func contentions(t *model.Thread) []contention {
 			c := contention{thread: t.ID, object: iv.Object, stack: iv.Stack, start: iv.Since, first: iv.Other}
 			if iv.State == model.Acquiring {
 				c.kind = model.Semaphore
+			} else {
+				c.first, c.iv = iv.First, iv
 			}
 			all = append(all, c)
 			i = len(all) - 1
 		}
 		c := &all[i]
 		c.end, c.open, c.owner = iv.End, iv.Open, iv.Other
-		c.blame = append(c.blame, model.Blame{Thread: iv.Other, Blamed: iv.Duration()})
 	}
 	out := all[:0]
 	for _, c := range all {
@@ -138,8 +144,12 @@ func (b *builder) foldLocks() []*lockAcc {
 			if first, ok := a.waiters[c.thread]; !ok || c.start < first {
 				a.waiters[c.thread] = c.start
 			}
-			for _, bl := range c.blame {
-				a.blame(bl.Thread, 0, bl.Blamed)
+			if c.iv != nil {
+				for sp := range b.m.OwnerSpans(c.thread, c.iv) {
+					a.blame(sp.Owner, 0, sp.End-sp.Start)
+				}
+			} else {
+				a.blame(c.owner, 0, c.end-c.start)
 			}
 			if c.kind == model.Monitor && c.first == 0 {
 				a.ownerUnknown++

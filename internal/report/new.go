@@ -4,6 +4,7 @@ import (
 	"math"
 	"sort"
 	"strconv"
+	"strings"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -63,6 +64,23 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			r.DroppedEvents = &n
 		}
 	}
+	infoInt := func(key string) *int64 {
+		if n, err := strconv.ParseInt(rec.Info[key], 10, 64); err == nil {
+			return &n
+		}
+		return nil
+	}
+	r.DroppedAtExit = infoInt("dropped_at_exit")
+	r.UnattributedEvents = infoInt("unattributed_total")
+	r.VirtualThreads = infoInt("virtual_threads")
+	r.Unattributed = map[string]int64{}
+	for k := range rec.Info {
+		if kind, ok := strings.CutPrefix(k, "unattributed."); ok {
+			if n := infoInt(k); n != nil {
+				r.Unattributed[kind] = *n
+			}
+		}
+	}
 	if opt.Thread != "" {
 		r.Filter = &Filter{Thread: opt.Thread}
 		for _, t := range m.Threads {
@@ -83,7 +101,11 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
 	r.Deadlocks = b.deadlocks()
-	r.Hangs = b.hangs(r.Deadlocks)
+	r.Hangs = b.hangs(analysis.Hangs(b.m), r.Deadlocks)
+	if c := m.Cut; c != nil {
+		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
+			WriteErrors: infoInt("write_errors"), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), nil)}
+	}
 	r.Waits, r.WaitsTotal = top(b.waits(), opt.Top)
 	r.Edges = b.edges()
 	return r
@@ -260,11 +282,11 @@ func (b *builder) deadlocks() []Deadlock {
 	return out
 }
 
-// hangs lists analysis.Hangs of matching threads, marking those in a
+// hangs lists the hangs of matching threads, marking those in a
 // deadlock that is intact at the end.
-func (b *builder) hangs(dls []Deadlock) []Hang {
+func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 	out := []Hang{}
-	for _, h := range analysis.Hangs(b.m) {
+	for _, h := range hs {
 		if !b.matches(h.Thread) {
 			continue
 		}

@@ -41,11 +41,19 @@ type Report struct {
 	Truncated         bool     `json:"truncated"`
 	Complete          *bool    `json:"complete"`
 	DroppedEvents     *int64   `json:"dropped_events"`
-	hasInfo           bool     // PREFIX.info was found
-	OwnerUnknown      int      `json:"owner_unknown"`
-	Problems          int      `json:"problems"`
-	ProblemSamples    []string `json:"problem_samples"`
-	Warnings          []string `json:"warnings"`
+	DroppedAtExit     *int64   `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
+	// Cut is set when the agent could not write the recording whole.
+	Cut *Cut `json:"cut"`
+	// Events of virtual threads the agent could not attribute to a
+	// thread (not recorded): .info unattributed_total and unattributed.KIND.
+	UnattributedEvents *int64           `json:"unattributed_events"`
+	Unattributed       map[string]int64 `json:"unattributed"`
+	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
+	hasInfo            bool             // PREFIX.info was found
+	OwnerUnknown       int              `json:"owner_unknown"`
+	Problems           int              `json:"problems"`
+	ProblemSamples     []string         `json:"problem_samples"`
+	Warnings           []string         `json:"warnings"`
 
 	Threads      []Thread   `json:"threads"`
 	ThreadsTotal int        `json:"threads_total"`
@@ -212,4 +220,15 @@ type Edges struct {
 	Join    int `json:"join"`
 	Release int `json:"release"`
 	Owner   int `json:"owner"`
+}
+
+// Cut says where and why a recording was cut (the agent could not write:
+// a full disk). The recording ends at the cut; threads in a state then are
+// listed in UnknownAfter, not in hangs or deadlocks: what followed is lost.
+type Cut struct {
+	AtS          float64 `json:"at_s"`
+	Reason       string  `json:"reason"`
+	WriteErrors  *int64  `json:"write_errors"`
+	EventsAfter  int     `json:"events_after"` // lines after the cut in the file (a later write that succeeded), not read
+	UnknownAfter []Hang  `json:"unknown_after"`
 }

@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -170,11 +172,12 @@ func (r *Report) headline(t *textWriter) {
 	}
 	t.printf("  %s   %s\n", dl, hg)
 	cl := fmt.Sprintf("contended locks: %d", r.LocksTotal)
+	end := r.end()
 	switch {
 	case r.OpenS > 0 && r.BlockedS == 0:
-		cl += fmt.Sprintf(", %s blocked, all of it by threads still blocked at the end", dur(r.OpenS))
+		cl += fmt.Sprintf(", %s blocked, all of it by threads still blocked at %s", dur(r.OpenS), end)
 	case r.OpenS > 0:
-		cl += fmt.Sprintf(", %s blocked (%s of it by threads still blocked at the end)", dur(r.BlockedS+r.OpenS), dur(r.OpenS))
+		cl += fmt.Sprintf(", %s blocked (%s of it by threads still blocked at %s)", dur(r.BlockedS+r.OpenS), dur(r.OpenS), end)
 	case r.LocksTotal > 0:
 		cl += fmt.Sprintf(", %s blocked", dur(r.BlockedS))
 	}
@@ -186,9 +189,38 @@ func (r *Report) headline(t *textWriter) {
 		flags++
 		t.printf("  !! "+f+"\n", args...)
 	}
+	if c := r.Cut; c != nil {
+		flag("recording CUT at %s: %s; the events after it are lost", at(c.AtS), c.Reason)
+		if c.WriteErrors != nil && *c.WriteErrors > 0 {
+			t.printf("     (%s)\n", count(int(*c.WriteErrors), "failed write", "failed writes"))
+		}
+		t.printf("     it ends there: %s blocked, waiting, joining or acquiring at the cut,\n", count(len(c.UnknownAfter), "thread", "threads"))
+		t.printf("     not hangs or deadlocks: what they did after it is unknown\n")
+		if c.EventsAfter > 0 {
+			t.printf("     (%s after the cut, from a later write, skipped)\n", count(c.EventsAfter, "event", "events"))
+		}
+	}
 	if r.DroppedEvents != nil && *r.DroppedEvents > 0 {
 		flag("%d events DROPPED by the agent (buffer full): counts and times are lower bounds;", *r.DroppedEvents)
 		t.printf("     record again with a larger --buffer or a shorter --flush\n")
+		if r.DroppedAtExit != nil && *r.DroppedAtExit > 0 {
+			t.printf("     (%d of them at exit: the final flush had to be bounded)\n", *r.DroppedAtExit)
+		}
+	}
+	if n := r.UnattributedEvents; n != nil && *n > 0 {
+		var kinds []string
+		for _, k := range slices.Sorted(maps.Keys(r.Unattributed)) {
+			if r.Unattributed[k] > 0 {
+				kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Unattributed[k]))
+			}
+		}
+		flag("%s of virtual threads not attributed (not recorded)", count(int(*n), "event", "events"))
+		if len(kinds) > 0 {
+			t.printf("     %s\n", strings.Join(kinds, ", "))
+		}
+	}
+	if n := r.VirtualThreads; n != nil && *n > 0 {
+		t.printf("  %s started while recording\n", count(int(*n), "virtual thread", "virtual threads"))
 	}
 	if r.ParseErrors > 0 {
 		flag("%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
@@ -219,6 +251,15 @@ func (r *Report) headline(t *textWriter) {
 	case flags == 0:
 		t.printf("  no events dropped, no malformed lines\n")
 	}
+}
+
+// end names where the recording ended: "the cut" in a cut one, where
+// what is still going on may have stopped a moment later.
+func (r *Report) end() string {
+	if r.Cut != nil {
+		return "the cut"
+	}
+	return "the end"
 }
 
 func first(s []string) string {
@@ -297,7 +338,10 @@ func (r *Report) splitHangs() (app, jdk []Hang) {
 
 func (r *Report) hangSection(t *textWriter) {
 	app, jdk := r.splitHangs()
-	if len(app) == 0 {
+	if r.Cut != nil {
+		t.section("No hangs: the recording is cut at %s; the %s in a state then are unknown after it.",
+			at(r.Cut.AtS), count(len(r.Cut.UnknownAfter), "thread", "threads"))
+	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was blocked, waiting, joining or acquiring at the end.")
 	} else {
 		t.section("HANGS: %s still blocked, waiting, joining or acquiring at the end, longest first",
@@ -350,10 +394,10 @@ func (r *Report) contentionSection(t *textWriter) {
 				count(l.Contentions, "contention", "contentions"), count(len(l.Waiters), "thread", "threads"))
 			more = append(more, fmt.Sprintf("mean %s, max %s", dur(l.MeanBlockedS), dur(l.MaxBlockedS)))
 			if l.Open > 0 {
-				more = append(more, fmt.Sprintf("%s STILL BLOCKED at the end, for %s so far", count(l.Open, "thread", "threads"), dur(l.OpenS)))
+				more = append(more, fmt.Sprintf("%s STILL BLOCKED at %s, for %s so far", count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS)))
 			}
 		} else {
-			t.printf("  #%d %s: %s STILL BLOCKED at the end, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), dur(l.OpenS))
+			t.printf("  #%d %s: %s STILL BLOCKED at %s, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS))
 		}
 		if l.OwnerUnknown > 0 {
 			more = append(more, fmt.Sprintf("owner unknown for %s", count(l.OwnerUnknown, "contention", "contentions")))
@@ -452,7 +496,7 @@ func (r *Report) waitSection(t *textWriter) {
 			ends = append(ends, fmt.Sprintf("%d ended without a notify (timeout, interrupt or spurious)", w.TimedOut))
 		}
 		if w.StillWaiting > 0 {
-			ends = append(ends, fmt.Sprintf("%d STILL WAITING at the end", w.StillWaiting))
+			ends = append(ends, fmt.Sprintf("%d STILL WAITING at %s", w.StillWaiting, r.end()))
 		}
 		if w.Waits == 0 {
 			t.printf("  %s: never waited on\n", what)

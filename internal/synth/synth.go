@@ -379,6 +379,17 @@ func (g *Generator) WriteInfo(w io.Writer) error {
 // WriteRecording writes PREFIX.orca, .methods, .classtable and .info.
 func WriteRecording(prefix string, opt Options) (Stats, error) {
 	g := New(opt)
+	return g.writeRecording(prefix, g.WriteEvents)
+}
+
+// WriteConvoyRecording writes PREFIX.* with the events of WriteConvoy
+// (opt shapes the methods and stacks).
+func WriteConvoyRecording(prefix string, opt Options, c Convoy) (Stats, error) {
+	g := New(opt)
+	return g.writeRecording(prefix, func(w io.Writer) (Stats, error) { return g.WriteConvoy(w, c) })
+}
+
+func (g *Generator) writeRecording(prefix string, events func(io.Writer) (Stats, error)) (Stats, error) {
 	write := func(suffix string, fn func(io.Writer) error) error {
 		f, err := os.Create(prefix + suffix)
 		if err != nil {
@@ -390,7 +401,7 @@ func WriteRecording(prefix string, opt Options) (Stats, error) {
 		}
 		return f.Close()
 	}
-	if err := write(".orca", func(w io.Writer) error { _, err := g.WriteEvents(w); return err }); err != nil {
+	if err := write(".orca", func(w io.Writer) error { _, err := events(w); return err }); err != nil {
 		return Stats{}, err
 	}
 	for _, f := range []struct {
@@ -749,4 +760,84 @@ func (s *sim) operation(th int) {
 		}
 		s.running(th)
 	}
+}
+
+// ---- a convoy ---------------------------------------------------------------
+
+// Convoy shapes WriteConvoy's recording: Threads threads queued on one
+// monitor, handed from one to the next Handoffs times.
+type Convoy struct {
+	Threads  int // [1000]
+	Handoffs int // [10 × Threads]
+}
+
+// WriteConvoy writes the events of a lock convoy, the worst case for a
+// fold that splits a blocked interval at each owner change: thread 0
+// owns one monitor and all the others block on it; at each hand-off the
+// head of the queue enters, and the thread that let go blocks again at
+// the back, naming the new owner. So every hand-off changes the owner
+// that Threads-1 blocked threads wait for, while it adds 2 events. Then
+// the queue drains and every thread ends. The stacks come from g.
+func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
+	n := c.Threads
+	if n <= 0 {
+		n = 1000
+	}
+	n = max(n, 2)
+	handoffs := c.Handoffs
+	if handoffs <= 0 {
+		handoffs = 10 * n
+	}
+	bw := bufio.NewWriterSize(w, 1<<20)
+	s := &sim{g: g, now: 1_000_000_000_000}
+	for i := range n {
+		s.newThread(fmt.Sprintf("convoy-%d", i), -1)
+	}
+	g.stats = Stats{Start: s.now}
+	monitor := g.id()
+	stack := s.site(siteMonitor)
+	for th := range n {
+		s.now += 1000
+		s.step(th) // ThreadStarted
+	}
+	queue := make([]int, 0, n)
+	owner := 0
+	for th := 1; th < n; th++ {
+		s.now += 1000
+		s.emit(format.MonitorContendedEnter, th, stack, monitor, s.threads[owner].id)
+		queue = append(queue, th)
+	}
+	hand := func(again bool) {
+		s.now += 50_000 // 50 µs in the monitor
+		next := queue[0]
+		queue = queue[1:]
+		s.emit(format.MonitorContendedEntered, next, stack, monitor)
+		if again {
+			s.now += 1000
+			s.emit(format.MonitorContendedEnter, owner, stack, monitor, s.threads[next].id)
+			queue = append(queue, owner)
+		}
+		owner = next
+	}
+	for range handoffs {
+		hand(true)
+		if len(s.b) > 1<<16 {
+			if _, err := bw.Write(s.b); err != nil {
+				return g.stats, err
+			}
+			s.b = s.b[:0]
+		}
+	}
+	for len(queue) > 0 {
+		hand(false)
+	}
+	for th := range n {
+		s.now += 1000
+		s.emit(format.ThreadEnded, th, -1)
+	}
+	g.stats.End = s.now
+	if _, err := bw.Write(s.b); err != nil {
+		return g.stats, err
+	}
+	return g.stats, bw.Flush()
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -113,6 +114,15 @@ type summaryJSON struct {
 	States    []string          `json:"states"`
 	Warnings  []string          `json:"warnings"`
 	Info      map[string]string `json:"info"`
+	// Cut is set when the agent could not write the recording whole: it
+	// ends at At (ns from the start), and the threads' states then are
+	// unknown after it, not hangs.
+	Cut *cutJSON `json:"cut,omitempty"`
+}
+
+type cutJSON struct {
+	At     int64  `json:"at"`
+	Reason string `json:"reason"`
 }
 
 func (s *Server) summary(r *http.Request) (any, error) {
@@ -138,7 +148,15 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		}
 	}
 	info := d.rec.Info
-	for _, k := range []string{"command", "java_version", "java_vm", "pid", "complete", "dropped_total", "origin_unix_ns", "origin_mono_ns", "agent_version"} {
+	if c := m.Cut; c != nil {
+		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
+		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
+	}
+	if n, _ := strconv.Atoi(info["unattributed_total"]); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")
+	}
+	for _, k := range []string{"command", "java_version", "java_vm", "pid", "complete", "dropped_total", "origin_unix_ns", "origin_mono_ns", "agent_version",
+		"cut_s", "write_error", "write_errors", "unattributed_total", "virtual_threads", "dropped_at_exit"} {
 		if v, ok := info[k]; ok {
 			out.Info[k] = v
 		}
@@ -240,7 +258,23 @@ type intervalJSON struct {
 	Stack       int         `json:"stack"`
 	Frames      []frameJSON `json:"frames"`
 	Edges       []edgeJSON  `json:"edges"`
+	// Owners are, for a contention, the owners it waited behind in
+	// order (the first maxOwnerSpans; OwnersTotal counts them all).
+	Owners      []ownerSpanJSON `json:"owners,omitempty"`
+	OwnersTotal int             `json:"ownersTotal,omitempty"`
 }
+
+type ownerSpanJSON struct {
+	Start  int64  `json:"start"`
+	End    int64  `json:"end"`
+	Thread int    `json:"thread"` // index, -1 if unknown
+	ID     string `json:"id"`
+	Name   string `json:"name,omitempty"`
+}
+
+// maxOwnerSpans bounds the owners of one interval in its answer: a thread
+// queued behind thousands of others would otherwise make it megabytes.
+const maxOwnerSpans = 1000
 
 func (s *Server) interval(r *http.Request) (any, error) {
 	ti, t, err := s.threadParam(r, "thread")
@@ -272,6 +306,14 @@ func (s *Server) interval(r *http.Request) (any, error) {
 		out.Other = s.d.threadIndex(iv.Other)
 		out.OtherID = iv.Other.String()
 		out.OtherName = s.d.threadName(iv.Other)
+	}
+	if iv.State == model.Blocked {
+		for sp := range s.d.m.OwnerSpans(t.ID, &t.Intervals[k]) {
+			if out.OwnersTotal++; len(out.Owners) < maxOwnerSpans {
+				out.Owners = append(out.Owners, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
+					Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})
+			}
+		}
 	}
 	// The edges that explain this segment: for a block, who owned the
 	// monitor from the segment's start (an owner edge begins when its

@@ -111,7 +111,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			from := threadNode(i)
 			lk := objNode(iv.Object, model.Monitor)
 			edge(from, lk, "blocked")
-			if oi := d.threadIndex(iv.Other); oi >= 0 {
+			if oi := d.threadIndex(d.m.OwnerAt(t.ID, &iv, T)); oi >= 0 {
 				edge(lk, threadNode(oi), "owner")
 			}
 		case model.Waiting:

@@ -354,3 +354,78 @@ func TestFlameJDKThreads(t *testing.T) {
 		t.Errorf("thread=Finalizer: total %d, want its 4 s wait", f.Total)
 	}
 }
+
+// ownerChangeEvents: b and c block on monitor AAAA owned by a; b gets it at
+// 3 s and c waits for b from then on (as model's owner-change case).
+const ownerChangeEvents = `0.0000000000,ThreadStarted,0000000A,a
+0.0000000000,ThreadStarted,0000000B,b
+0.0000000000,ThreadStarted,0000000C,c
+1.0000000000,MonitorContendedEnter,0000000B,0000AAAA,0000000A,0
+1.5000000000,MonitorContendedEnter,0000000C,0000AAAA,0000000A,0
+3.0000000000,MonitorContendedEntered,0000000B,0000AAAA,0
+4.0000000000,MonitorContendedEntered,0000000C,0000AAAA,0
+5.0000000000,ThreadEnded,0000000A
+5.0000000000,ThreadEnded,0000000B
+5.0000000000,ThreadEnded,0000000C
+`
+
+// TestOwnerChange checks that a contention whose owner changed is one
+// interval that lists its owners, and that the wait-for graph names the
+// owner of the moment: the model used to split it in two intervals (issue
+// 12: intervals grew as contentions × waiters).
+func TestOwnerChange(t *testing.T) {
+	ts := serve(t, handMade(t, "oc", ownerChangeEvents, "", ""))
+	var sum summaryJSON
+	getJSON(t, ts, "/api/summary", &sum)
+	if sum.Intervals != 2 {
+		t.Errorf("summary: %d intervals, want 2 (one per contention)", sum.Intervals)
+	}
+	var iv intervalJSON
+	getJSON(t, ts, "/api/intervals/2/0", &iv)
+	if iv.State != "blocked" || iv.Start != 1.5e9 || iv.End != 4e9 || iv.OtherName != "b" || iv.OwnersTotal != 2 || len(iv.Owners) != 2 ||
+		iv.Owners[0] != (ownerSpanJSON{1.5e9, 3e9, 0, "0000000A", "a"}) || iv.Owners[1] != (ownerSpanJSON{3e9, 4e9, 1, "0000000B", "b"}) {
+		t.Errorf("c's contention = %+v", iv)
+	}
+	for _, c := range []struct {
+		at    string
+		owner string
+	}{{"2000000000", "t0"}, {"3500000000", "t1"}} {
+		var g waitForJSON
+		getJSON(t, ts, "/api/waitfor?t="+c.at, &g)
+		found := false
+		for _, e := range g.Edges {
+			if e.From == "o0000AAAA" && e.Kind == "owner" {
+				found = e.To == c.owner
+			}
+		}
+		if !found {
+			t.Errorf("at %s: edges %+v, want the owner %s", c.at, g.Edges, c.owner)
+		}
+	}
+}
+
+// TestCutSummary: a recording cut by a full disk (the agent's cut_s and
+// write_error in .info) says so in the summary, and the threads blocked
+// in a cycle at the cut are neither hangs nor a deadlock (issue 12).
+func TestCutSummary(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "cut")
+	files := map[string]string{
+		".orca": ownerChangeEvents[:strings.Index(ownerChangeEvents, "3.0000000000")] +
+			"2.0000000000,MonitorContendedEnter,0000000A,0000BBBB,0000000B,0\n",
+		".info": "cut_s=2.0000000000\nwrite_error=cut.orca: No space left on device\nunattributed_total=3\n",
+	}
+	for suffix, text := range files {
+		if err := os.WriteFile(prefix+suffix, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := serve(t, build(t, prefix))
+	var sum summaryJSON
+	getJSON(t, ts, "/api/summary", &sum)
+	if sum.Cut == nil || sum.Cut.At != 2e9 || sum.Cut.Reason != "cut.orca: No space left on device" || sum.Hangs != 0 || sum.Deadlocks != 0 || sum.Duration != 2e9 {
+		t.Errorf("summary = %+v, cut %+v", sum, sum.Cut)
+	}
+	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "the recording is cut at 2.000 s") || !strings.Contains(w, "3 events of virtual threads") {
+		t.Errorf("warnings %q", sum.Warnings)
+	}
+}

@@ -21,15 +21,16 @@ const MinCycle = format.Time(100e6) // 100 ms
 // Deadlocks returns the cycles that are still intact at the end of the
 // recording or stood at least MinCycle, in order of formation.
 //
-// In a cut recording (model.Model.Cut), a cycle intact at the cut is not
-// one: what followed is unknown, and the threads are in OpenAtCut.
+// In a cut recording (model.Model.Cut) what followed the cut is unknown, so
+// a cycle intact at the cut counts as a broken one would: only if it had
+// stood MinCycle by then. A cycle of threads blocked on monitors cannot
+// break, and one that stood that long is not an owner the recording lost,
+// so it is a deadlock whatever the lost events said; a younger one is not
+// claimed (its threads are in OpenAtCut).
 func Deadlocks(m *model.Model) []model.Deadlock {
 	var out []model.Deadlock
 	for _, d := range m.Deadlocks {
-		if d.AtEnd && m.Cut != nil {
-			continue
-		}
-		if d.AtEnd || d.Lasted(m.End) >= MinCycle {
+		if d.AtEnd && m.Cut == nil || d.Lasted(m.End) >= MinCycle {
 			out = append(out, d)
 		}
 	}

@@ -104,7 +104,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Hangs = b.hangs(analysis.Hangs(b.m), r.Deadlocks)
 	if c := m.Cut; c != nil {
 		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
-			WriteErrors: infoInt("write_errors"), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), nil)}
+			WriteErrors: infoInt("write_errors"), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
 	}
 	r.Waits, r.WaitsTotal = top(b.waits(), opt.Top)
 	r.Edges = b.edges()

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"orca/internal/analysis"
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
@@ -195,7 +197,8 @@ func (r *Report) headline(t *textWriter) {
 			t.printf("     (%s)\n", count(int(*c.WriteErrors), "failed write", "failed writes"))
 		}
 		t.printf("     it ends there: %s blocked, waiting, joining or acquiring at the cut,\n", count(len(c.UnknownAfter), "thread", "threads"))
-		t.printf("     not hangs or deadlocks: what they did after it is unknown\n")
+		t.printf("     not hangs: what they did after it is unknown (a wait-for cycle that had stood\n")
+		t.printf("     %s by then is a deadlock all the same: monitor cycles do not break)\n", dur(analysis.MinCycle.Seconds()))
 		if c.EventsAfter > 0 {
 			t.printf("     (%s after the cut, from a later write, skipped)\n", count(c.EventsAfter, "event", "events"))
 		}
@@ -310,7 +313,9 @@ func (r *Report) deadlockSection(t *textWriter) {
 	}
 	t.section("DEADLOCKS: %d (each thread waits for the next, the last for the first)", len(r.Deadlocks))
 	for i, d := range r.Deadlocks {
-		if d.AtEnd {
+		if d.AtEnd && r.Cut != nil {
+			t.printf("  #%d formed at %s and was still there at the cut (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
+		} else if d.AtEnd {
 			t.printf("  #%d formed at %s and was still there at the end (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
 		} else {
 			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))

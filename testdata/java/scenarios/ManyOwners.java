@@ -38,6 +38,11 @@ public class ManyOwners {
             c.start();
             awaitBlocked(c);
         }
+        // HotSpot makes a contender BLOCKED before it posts MonitorContendedEnter, so the agent
+        // may still be reading the owner when the state shows: releasing at once let the holders
+        // leave under its read (JDK 25: the anonymous owner is looked up on the holders' lock
+        // stacks, and half the runs found them gone, owner 00000000).
+        Thread.sleep(300);
         release = true;
         for (Thread t : holders) LockSupport.unpark(t);
         for (Thread t : holders) while (t.isAlive()) LockSupport.parkNanos(100_000);

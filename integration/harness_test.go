@@ -122,37 +122,53 @@ func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
 	}
 }
 
-var (
-	compileOnce sync.Once
-	classesDir  string
-	compileErr  error
-)
+// javacOnce compiles a set of Java sources once per test binary, with JDK 17's javac
+// (--release 17, so every newer JDK runs the classes too).
+type javacOnce struct {
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// get returns the class directory workDir/name, compiling the sources srcs lists the first
+// time.
+func (c *javacOnce) get(t *testing.T, name string, srcs func() ([]string, error)) string {
+	t.Helper()
+	c.once.Do(func() {
+		javac := filepath.Join(jdk17, "bin", "javac")
+		if _, err := os.Stat(javac); err != nil {
+			c.err = fmt.Errorf("no javac at %s (JDK 17 compiles the test programs): %v", javac, err)
+			return
+		}
+		files, err := srcs()
+		if err != nil {
+			c.err = err
+			return
+		}
+		c.dir = filepath.Join(workDir, name)
+		args := append([]string{"--release", "17", "-encoding", "UTF-8", "-g", "-d", c.dir}, files...)
+		if out, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
+			c.err = fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+	})
+	if c.err != nil {
+		t.Fatal(c.err)
+	}
+	return c.dir
+}
+
+var scenarioClasses javacOnce
 
 // classes compiles testdata/java/scenarios once and returns the class directory.
 func classes(t *testing.T) string {
 	t.Helper()
-	compileOnce.Do(func() {
-		javac := filepath.Join(jdk17, "bin", "javac")
-		if _, err := os.Stat(javac); err != nil {
-			compileErr = fmt.Errorf("no javac at %s (JDK 17 compiles the test programs): %v", javac, err)
-			return
-		}
+	return scenarioClasses.get(t, "classes", func() ([]string, error) {
 		srcs, _ := filepath.Glob(filepath.Join("..", "testdata", "java", "scenarios", "*.java"))
 		if len(srcs) == 0 {
-			compileErr = errors.New("no Java sources in ../testdata/java/scenarios")
-			return
+			return nil, errors.New("no Java sources in ../testdata/java/scenarios")
 		}
-		classesDir = filepath.Join(workDir, "classes")
-		args := append([]string{"--release", "17", "-encoding", "UTF-8", "-g", "-d", classesDir}, srcs...)
-		out, err := exec.Command(javac, args...).CombinedOutput()
-		if err != nil {
-			compileErr = fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
+		return srcs, nil
 	})
-	if compileErr != nil {
-		t.Fatal(compileErr)
-	}
-	return classesDir
 }
 
 // orcaBin returns the absolute path of bin/orca, or of $ORCA_BIN when set (to try another build).

@@ -103,17 +103,10 @@ func TestTwoJVMsOnePrefix(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
 		prefix := filepath.Join(dir, "x")
-		res := make([]*result, 2)
-		var wg sync.WaitGroup
-		for i := range res {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				// Each runs 1.5 s (NotifyFlood with one quiet flooder), so the two overlap.
-				res[i] = run(t, dir, j.java(), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
-			}()
-		}
-		wg.Wait()
+		// Each runs 1.5 s (NotifyFlood with one quiet flooder), so the two overlap.
+		res := twice(func() *result {
+			return run(t, dir, j.java(), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+		})
 		said := 0
 		for _, r := range res {
 			checkNoCrashLog(t, r)
@@ -148,16 +141,9 @@ func TestTwoOrcaRecords(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
 		prefix := filepath.Join(dir, "rec")
-		res := make([]*result, 2)
-		var wg sync.WaitGroup
-		for i := range res {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				res[i] = run(t, dir, bin, "record", "-o", prefix, "--", j.java(), "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
-			}()
-		}
-		wg.Wait()
+		res := twice(func() *result {
+			return run(t, dir, bin, "record", "-o", prefix, "--", j.java(), "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+		})
 		seen := map[string]bool{}
 		for _, r := range res {
 			if r.code != 0 {
@@ -345,4 +331,19 @@ func TestAttachRefused(t *testing.T) {
 		b, _ := os.ReadFile(errPath)
 		t.Errorf("the JVM's stderr lacks %q:\n%s", want, b)
 	})
+}
+
+// twice runs f twice at the same time and returns both results.
+func twice(f func() *result) []*result {
+	res := make([]*result, 2)
+	var wg sync.WaitGroup
+	for i := range res {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res[i] = f()
+		}()
+	}
+	wg.Wait()
+	return res
 }

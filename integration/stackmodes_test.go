@@ -1,12 +1,9 @@
 package integration
 
 import (
-	"fmt"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -84,28 +81,14 @@ func checkVerified(t *testing.T, r *recording, what string) {
 	}
 }
 
-var (
-	benchOnce sync.Once
-	benchDir  string
-	benchErr  error
-)
+var lockBenchClasses javacOnce
 
 // benchClasses compiles bench/java/LockBench.java once and returns its class directory.
 func benchClasses(t *testing.T) string {
 	t.Helper()
-	benchOnce.Do(func() {
-		benchDir = filepath.Join(workDir, "bench-classes")
-		javac := filepath.Join(jdk17, "bin", "javac")
-		src := filepath.Join("..", "bench", "java", "LockBench.java")
-		out, err := exec.Command(javac, "--release", "17", "-g", "-d", benchDir, src).CombinedOutput()
-		if err != nil {
-			benchErr = fmt.Errorf("javac %s: %v\n%s", src, err, out)
-		}
+	return lockBenchClasses.get(t, "bench-classes", func() ([]string, error) {
+		return []string{filepath.Join("..", "bench", "java", "LockBench.java")}, nil
 	})
-	if benchErr != nil {
-		t.Fatal(benchErr)
-	}
-	return benchDir
 }
 
 // recordJVMcp records like recordJVM, with a class path given in jvmArgs (which comes last, so

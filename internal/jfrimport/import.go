@@ -18,7 +18,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/jfr"
-	"orca/internal/reader"
 )
 
 // Options control an import.
@@ -36,7 +35,7 @@ type Result struct {
 	JFREvents       map[string]int          // JFR events converted, by type
 	Skipped         map[string]int          // JFR events not converted, by "type: reason"
 	Events          [format.NumKinds]int    // .orca lines written, by kind
-	Ext             [reader.NumExtKinds]int // .ext lines written, by kind
+	Ext             [format.NumExtKinds]int // .ext lines written, by kind
 	Threads         int                     // distinct threads
 	Objects         int                     // distinct monitors and park blockers
 	Methods         int                     // .methods lines
@@ -246,7 +245,7 @@ func (im *importer) flush(fs *files) error {
 		if r.object != 0 && !im.announced[r.object] {
 			im.announced[r.object] = true
 			if sig := im.objClass[r.object]; sig != "" {
-				if err := im.write(fs, &rec{t: r.t, ext: reader.ExtObjectClass, object: r.object, name: sig}); err != nil {
+				if err := im.write(fs, &rec{t: r.t, ext: format.ExtObjectClass, object: r.object, name: sig}); err != nil {
 					return err
 				}
 			}
@@ -269,7 +268,7 @@ func (im *importer) announce(fs *files, t format.Time, th *thread) error {
 	if err := im.write(fs, &rec{t: t, kind: format.ThreadStarted, thread: th, name: th.name}); err != nil {
 		return err
 	}
-	return im.write(fs, &rec{t: t, ext: reader.ExtJavaThread, thread: th})
+	return im.write(fs, &rec{t: t, ext: format.ExtJavaThread, thread: th})
 }
 
 func (im *importer) write(fs *files, r *rec) error {
@@ -353,7 +352,7 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 	for k := format.Kind(1); k < format.NumKinds; k++ {
 		kv("events."+k.String(), res.Events[k])
 	}
-	for k := reader.ExtKind(1); k < reader.NumExtKinds; k++ {
+	for k := format.ExtKind(1); k < format.NumExtKinds; k++ {
 		kv("ext."+k.String(), res.Ext[k])
 	}
 	for _, t := range slices.Sorted(maps.Keys(res.JFREvents)) {

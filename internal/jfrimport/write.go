@@ -12,17 +12,16 @@ import (
 	"unicode/utf8"
 
 	"orca/internal/format"
-	"orca/internal/reader"
 )
 
 // rec is one line to write, .orca or .ext. The fields a kind carries are
-// taken from format.Specs and reader.ExtSpecs, so the lines follow the one
+// taken from format.Specs and format.ExtSpecs, so the lines follow the one
 // table the readers use.
 type rec struct {
 	t        format.Time
 	seq      int
 	kind     format.Kind    // an .orca line, or KindNone for
-	ext      reader.ExtKind // an .ext line
+	ext      format.ExtKind // an .ext line
 	thread   *thread
 	object   format.ObjectID
 	other    *thread // FTarget, FOwner, XOther
@@ -155,30 +154,30 @@ func appendRec(b []byte, r *rec) []byte {
 		}
 		return b
 	}
-	spec := &reader.ExtSpecs[r.ext]
+	spec := &format.ExtSpecs[r.ext]
 	b = append(b, spec.Name...)
 	for _, f := range spec.Fields {
 		b = append(b, ',')
 		switch f {
-		case reader.XThread:
+		case format.XThread:
 			b = appendHex(b, uint32(r.thread.id))
-		case reader.XObject:
+		case format.XObject:
 			b = appendHex(b, uint32(r.object))
-		case reader.XOther:
+		case format.XOther:
 			b = appendHex(b, uint32(r.other.idOrZero()))
-		case reader.XClass:
+		case format.XClass:
 			b = appendText(b, r.name)
-		case reader.XTimeout:
+		case format.XTimeout:
 			b = appendOptional(b, r.timeout)
-		case reader.XUntil:
+		case format.XUntil:
 			b = appendOptional(b, r.until)
-		case reader.XTimedOut:
+		case format.XTimedOut:
 			b = strconv.AppendBool(b, r.timedOut)
-		case reader.XJavaID:
+		case format.XJavaID:
 			b = strconv.AppendInt(b, r.thread.java, 10)
-		case reader.XOSID:
+		case format.XOSID:
 			b = strconv.AppendInt(b, r.thread.os, 10)
-		case reader.XStack:
+		case format.XStack:
 			b = append(b, r.stack...)
 		}
 	}

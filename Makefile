@@ -2,7 +2,7 @@
 #
 #   make          build bin/orca (and the agent it embeds)
 #   make demo     record the bundled demo program, print the summary and the orca view command
-#   make test     go vet, unit and real-JVM integration tests, a fuzz smoke
+#   make test     no tracked binaries, go vet, unit and real-JVM integration tests, a fuzz smoke
 #   make deps     install gcc, a JDK 17 and chromium with apt-get (as root)
 #   make gen      regenerate agent/events.h from internal/format
 #   make bench    run bench/run.sh
@@ -28,7 +28,7 @@ LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
 
-.PHONY: all deps check-deps gen test demo bench clean FORCE
+.PHONY: all deps check-deps check-tracked gen test demo bench clean FORCE
 
 all: bin/orca
 
@@ -87,7 +87,7 @@ gen:
 
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,
 # so everything is built first.
-test: bin/orca
+test: bin/orca check-tracked
 	go vet ./...
 	go test -timeout $(GOTEST_TIMEOUT) ./...
 	@# -fuzzminimizetime: Go minimizes each new input (quadratically many
@@ -97,6 +97,14 @@ test: bin/orca
 		echo "go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s -fuzzminimizetime 1s ./internal/reader"; \
 		go test -run '^$$' -fuzz FuzzEvents -fuzztime 20s -fuzzminimizetime 1s ./internal/reader; \
 	else echo "(no FuzzEvents in internal/reader: fuzz smoke skipped)"; fi
+
+# check-tracked fails when git tracks a build product (an executable, a
+# shared library or an object file): binaries are built, not committed.
+check-tracked:
+	@if command -v file >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1; then \
+		bad=$$(git ls-files -z | xargs -0 -r file --mime-type | grep -E ': *application/(x-(pie-)?executable|x-sharedlib|x-object|x-archive)$$'); \
+		if [ -n "$$bad" ]; then echo "orca: build products tracked by git (git rm --cached them):" >&2; echo "$$bad" >&2; exit 1; fi; \
+	fi
 
 # ---- demo ------------------------------------------------------------------
 

@@ -1,6 +1,10 @@
-// Code generated from internal/format/events.go by `make gen`; DO NOT EDIT.
+// Code generated from internal/format by `make gen`; DO NOT EDIT.
 #ifndef ORCA_EVENTS_H
 #define ORCA_EVENTS_H
+
+// The format of the files (.info "format") and the agent's version ("agent_version").
+#define ORCA_FORMAT "orca-1"
+#define ORCA_VERSION "0.1.0"
 
 // Fields of an event line after the timestamp and the name, in this order.
 #define ORCA_F_THREAD 0x01
@@ -31,26 +35,95 @@ enum orca_event {
   ORCA_EV_COUNT = 17
 };
 
-typedef struct { const char *name; unsigned fields; } orca_event_spec;
+// end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
+// begin: the event whose interval this one ends. ORCA_EV_NONE when there is none.
+typedef struct {
+  const char *name;
+  unsigned fields;
+  enum orca_event end, begin;
+} orca_event_spec;
 
 static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
-  {"", 0},
-  {"ObjectWait", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"ObjectWaited", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"ObjectNotify", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"ObjectNotifyAll", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"ThreadStart", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK},
-  {"ThreadJoin", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK},
-  {"ThreadJoined", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK},
-  {"ThreadSleep", ORCA_F_THREAD | ORCA_F_STACK},
-  {"ThreadSlept", ORCA_F_THREAD | ORCA_F_STACK},
-  {"SemaphoreAcquire", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"SemaphoreAcquired", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"SemaphoreRelease", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"MonitorContendedEnter", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_OWNER | ORCA_F_STACK},
-  {"MonitorContendedEntered", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK},
-  {"ThreadStarted", ORCA_F_THREAD | ORCA_F_NAME},
-  {"ThreadEnded", ORCA_F_THREAD},
+  {"", 0, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ObjectWait", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_OBJECT_WAITED, ORCA_EV_NONE},
+  {"ObjectWaited", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_OBJECT_WAIT},
+  {"ObjectNotify", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ObjectNotifyAll", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ThreadStart", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ThreadJoin", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK, ORCA_EV_THREAD_JOINED, ORCA_EV_NONE},
+  {"ThreadJoined", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_THREAD_JOIN},
+  {"ThreadSleep", ORCA_F_THREAD | ORCA_F_STACK, ORCA_EV_THREAD_SLEPT, ORCA_EV_NONE},
+  {"ThreadSlept", ORCA_F_THREAD | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_THREAD_SLEEP},
+  {"SemaphoreAcquire", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_SEMAPHORE_ACQUIRED, ORCA_EV_NONE},
+  {"SemaphoreAcquired", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_SEMAPHORE_ACQUIRE},
+  {"SemaphoreRelease", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"MonitorContendedEnter", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_OWNER | ORCA_F_STACK, ORCA_EV_MONITOR_CONTENDED_ENTERED, ORCA_EV_NONE},
+  {"MonitorContendedEntered", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_MONITOR_CONTENDED_ENTER},
+  {"ThreadStarted", ORCA_F_THREAD | ORCA_F_NAME, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ThreadEnded", ORCA_F_THREAD, ORCA_EV_NONE, ORCA_EV_NONE},
 };
+
+// The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.
+#define ORCA_INFO_FORMAT "format"
+#define ORCA_INFO_AGENT_VERSION "agent_version"
+#define ORCA_INFO_AGENT_OPTIONS "agent_options"
+#define ORCA_INFO_SESSION "session"
+#define ORCA_INFO_PID "pid"
+#define ORCA_INFO_COMMAND "command"
+#define ORCA_INFO_JAVA_VERSION "java_version"
+#define ORCA_INFO_JAVA_VM "java_vm"
+#define ORCA_INFO_JAVA_VM_VERSION "java_vm_version"
+#define ORCA_INFO_JAVA_HOME "java_home"
+#define ORCA_INFO_REFUSED "refused"
+#define ORCA_INFO_ORIGIN_MONO_NS "origin_mono_ns"
+#define ORCA_INFO_ORIGIN_UNIX_NS "origin_unix_ns"
+#define ORCA_INFO_START_S "start_s"
+#define ORCA_INFO_END_S "end_s"
+#define ORCA_INFO_COMPLETE "complete"
+#define ORCA_INFO_DROPPED_TOTAL "dropped_total"
+#define ORCA_INFO_DROPPED_AT_EXIT "dropped_at_exit"
+#define ORCA_INFO_DROPPED_AFTER_CUT "dropped_after_cut"
+#define ORCA_INFO_WRITTEN_EARLY "written_early"
+#define ORCA_INFO_WRITE_ERRORS "write_errors"
+#define ORCA_INFO_WRITE_ERROR "write_error"
+#define ORCA_INFO_CUT_S "cut_s"
+#define ORCA_INFO_OWNER_UNKNOWN "owner_unknown"
+#define ORCA_INFO_OWNER_TABLE_FULL "owner_table_full"
+#define ORCA_INFO_UNATTRIBUTED_TOTAL "unattributed_total"
+#define ORCA_INFO_VIRTUAL_THREADS "virtual_threads"
+#define ORCA_INFO_SUPPRESSED_WAITS "suppressed_waits"
+#define ORCA_INFO_METHODS "methods"
+#define ORCA_INFO_CLASSES "classes"
+#define ORCA_INFO_METADATA_DROPPED "metadata_dropped"
+#define ORCA_INFO_OWN_STACKS_BY_JVMTI "own_stacks_by_jvmti"
+#define ORCA_INFO_VERIFIED_STACKS "verified_stacks"
+#define ORCA_INFO_VERIFIED_STACKS_DIFFER "verified_stacks_differ"
+#define ORCA_INFO_ENTERED_CLOCK "entered_clock"
+#define ORCA_INFO_ENTERED_TIMER "entered_timer"
+#define ORCA_INFO_ENTERED_BY_TIMER "entered_by_timer"
+#define ORCA_INFO_ENTERED_LATE "entered_late"
+#define ORCA_INFO_ENTERED_LOST "entered_lost"
+#define ORCA_INFO_VERIFIED_ENTERED "verified_entered"
+#define ORCA_INFO_VERIFIED_ENTERED_AFTER "verified_entered_after"
+#define ORCA_INFO_VERIFIED_ENTERED_SLOW "verified_entered_slow"
+#define ORCA_INFO_WARNING "warning"
+#define ORCA_INFO_SOURCE "source"
+#define ORCA_INFO_JFR_FILE "jfr_file"
+#define ORCA_INFO_JFR_VERSION "jfr_version"
+#define ORCA_INFO_JFR_CHUNKS "jfr_chunks"
+#define ORCA_INFO_JVM_ARGUMENTS "jvm_arguments"
+#define ORCA_INFO_JFR_DATA_LOSS_BYTES "jfr_data_loss_bytes"
+#define ORCA_INFO_JFR_LOST_BYTES "jfr_lost_bytes"
+#define ORCA_INFO_TRUNCATED_STACKS "truncated_stacks"
+#define ORCA_INFO_JOINS_FROM_WAITS "joins_from_waits"
+#define ORCA_INFO_NOTIFIES_FROM_WAITS "notifies_from_waits"
+#define ORCA_INFO_NOTIFIES_FROM_WAITS_DROPPED "notifies_from_waits_dropped"
+#define ORCA_INFO_THREADS "threads"
+#define ORCA_INFO_OBJECTS "objects"
+#define ORCA_INFO_EVENTS_PREFIX "events."
+#define ORCA_INFO_DROPPED_PREFIX "dropped."
+#define ORCA_INFO_UNATTRIBUTED_PREFIX "unattributed."
+#define ORCA_INFO_EXT_PREFIX "ext."
+#define ORCA_INFO_JFR_EVENTS_PREFIX "jfr_events."
 
 #endif

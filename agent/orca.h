@@ -8,7 +8,6 @@
 #include <stdatomic.h>
 #include "events.h"
 
-#define ORCA_VERSION "0.1.0"
 #define ORCA_MAX_DEPTH 256
 
 // Agent options (options.c).

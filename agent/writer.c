@@ -211,7 +211,7 @@ void writer_refused(const char *why) {
   snprintf(path, sizeof path, "%s.info", opt.prefix);
   FILE *f = fopen(path, "wx");
   if (!f) return;
-  fprintf(f, "format=orca-1\nagent_version=%s\n", ORCA_VERSION);
+  fprintf(f, "format=%s\nagent_version=%s\n", ORCA_FORMAT, ORCA_VERSION);
   if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);
   fprintf(f, "pid=%d\nrefused=%s\ncomplete=true\n", (int)getpid(), why);
   fclose(f);
@@ -508,7 +508,7 @@ static void write_info(int complete) {
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
-  fprintf(f, "format=orca-1\nagent_version=%s\n", ORCA_VERSION);
+  fprintf(f, "format=%s\nagent_version=%s\n", ORCA_FORMAT, ORCA_VERSION);
   fprintf(f, "agent_options=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s\n", opt.prefix, opt.depth,
           opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no");
   if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);

@@ -70,7 +70,7 @@ func newSide(t *testing.T, r *recording, e expect, wall time.Duration) *side {
 			t.Fatalf("%s.ext: %v", r.prefix, err)
 		}
 		s.ext = append(s.ext, x)
-		if x.Kind == reader.ExtObjectClass {
+		if x.Kind == format.ExtObjectClass {
 			s.objClass[x.Object] = x.Class
 		}
 	}
@@ -334,7 +334,7 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	}
 	timedOut := 0
 	for _, x := range f.ext {
-		if x.Kind == reader.ExtWaitNotifier && x.TimedOut && fT[x.Thread] && f.objClass[x.Object] == objSig {
+		if x.Kind == format.ExtWaitNotifier && x.TimedOut && fT[x.Thread] && f.objClass[x.Object] == objSig {
 			timedOut++
 		}
 	}
@@ -412,7 +412,7 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	acquirer, _ := f.thread(Scenario.acquirer)
 	semParks, semParksOther, parks := 0, 0, 0
 	for _, x := range f.ext {
-		if x.Kind != reader.ExtThreadPark || !fT[x.Thread] {
+		if x.Kind != format.ExtThreadPark || !fT[x.Thread] {
 			continue
 		}
 		if f.extScenarioFrame(x, rec) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"orca/internal/export"
+	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
 )
@@ -160,7 +161,7 @@ func writeAtomically(path string, write func(*os.File) error) error {
 // "" when nothing does.
 func incomplete(rec *reader.Recording, res *model.Result) string {
 	var why []string
-	if n, _ := strconv.ParseInt(rec.Info["dropped_total"], 10, 64); n > 0 {
+	if n, _ := strconv.ParseInt(rec.Info[format.InfoDroppedTotal], 10, 64); n > 0 {
 		why = append(why, fmt.Sprintf("the agent dropped %d events", n))
 	}
 	if res.Malformed > 0 {

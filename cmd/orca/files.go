@@ -9,10 +9,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"orca/internal/format"
 )
 
 // recordingExts are the files of one recording, in the order orca lists them.
-var recordingExts = []string{".orca", ".methods", ".classtable", ".info", ".ext"}
+var recordingExts = []string{format.SuffixEvents, format.SuffixMethods, format.SuffixClasses, format.SuffixInfo, format.SuffixExt}
 
 // recording is one JVM's set of files: PREFIX.* or PREFIX-N.*.
 type recording struct {

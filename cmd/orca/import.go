@@ -10,7 +10,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/jfrimport"
-	"orca/internal/reader"
 )
 
 const importHelp = `Usage: orca import [-o PREFIX] [--force] [--quiet] RECORDING.jfr
@@ -153,7 +152,7 @@ func printImport(w io.Writer, src, prefix string, res *jfrimport.Result) {
 			total += int64(n)
 		}
 	}
-	for k := reader.ExtKind(1); k < reader.NumExtKinds; k++ {
+	for k := format.ExtKind(1); k < format.NumExtKinds; k++ {
 		if n := res.Ext[k]; n > 0 {
 			exts = append(exts, kindCount{k.String(), int64(n)})
 		}

@@ -11,10 +11,11 @@ import (
 	"strings"
 
 	"orca/internal/agentlib"
+	"orca/internal/format"
 )
 
-// version matches ORCA_VERSION in agent/orca.h.
-const version = "0.1.0"
+// version is orca's and its agent's (ORCA_VERSION in agent/events.h, generated from it).
+const version = format.AgentVersion
 
 // usageError is a mistake on the command line: main prints it and exits 2.
 type usageError struct{ msg string }

@@ -17,6 +17,7 @@ import (
 	"unsafe"
 
 	"orca/internal/agentlib"
+	"orca/internal/format"
 )
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--force] [--quiet] -- COMMAND [ARGS...]
@@ -175,7 +176,7 @@ func ownRecordings(recs []recording, session string) []recording {
 	var out []recording
 	for _, r := range recs {
 		in, err := readInfo(r.prefix + ".info")
-		if err != nil || in.values["session"] == session {
+		if err != nil || in.values[format.InfoSession] == session {
 			out = append(out, r)
 		}
 	}

@@ -26,9 +26,9 @@ func readInfo(path string) (info, error) {
 	defer f.Close()
 	in := info{values: reader.ReadInfo(f)}
 	// The reader joins the values of a repeated key with newlines.
-	if w, ok := in.values["warning"]; ok {
+	if w, ok := in.values[format.InfoWarning]; ok {
 		in.warnings = strings.Split(w, "\n")
-		delete(in.values, "warning")
+		delete(in.values, format.InfoWarning)
 	}
 	return in, nil
 }
@@ -87,10 +87,10 @@ func printSummary(w io.Writer, r recording) {
 	}
 
 	head := "orca: recording " + r.prefix
-	if pid := in.values["pid"]; pid != "" {
+	if pid := in.values[format.InfoPID]; pid != "" {
 		head += " from JVM pid " + pid
 	}
-	if cmd := in.values["command"]; cmd != "" {
+	if cmd := in.values[format.InfoCommand]; cmd != "" {
 		head += " (" + cmd + ")"
 	}
 	if d, ok := in.duration(); ok {
@@ -113,7 +113,7 @@ func printSummary(w io.Writer, r recording) {
 		return
 	}
 
-	events := in.counts("events.")
+	events := in.counts(format.InfoEvents)
 	var total int64
 	for _, c := range events {
 		total += c.count
@@ -121,14 +121,14 @@ func printSummary(w io.Writer, r recording) {
 	fmt.Fprintf(w, "  events: %d\n", total)
 	printCounts(w, "    ", events)
 
-	if why := in.values["refused"]; why != "" {
+	if why := in.values[format.InfoRefused]; why != "" {
 		fmt.Fprintf(w, "  REFUSED: %s\n", why)
 	}
-	if d := in.int("dropped_total"); d != 0 {
-		atExit, afterCut := in.int("dropped_at_exit"), in.int("dropped_after_cut")
+	if d := in.int(format.InfoDroppedTotal); d != 0 {
+		atExit, afterCut := in.int(format.InfoDroppedAtExit), in.int(format.InfoDroppedAfter)
 		full := d - atExit - afterCut
 		fmt.Fprintf(w, "  DROPPED: %d events were not written:\n", d)
-		printCounts(w, "    ", in.counts("dropped."))
+		printCounts(w, "    ", in.counts(format.InfoDropped))
 		if full > 0 {
 			fmt.Fprintf(w, "    %d because the agent's buffer was full: record again with a larger --buffer (MB, default %d) "+
 				"or a shorter --flush (ms, default %d)\n", full, agentDefaultBuffer, agentDefaultFlush)
@@ -142,7 +142,7 @@ func printSummary(w io.Writer, r recording) {
 	} else {
 		fmt.Fprintln(w, "  dropped: 0")
 	}
-	if e := in.values["write_error"]; e != "" {
+	if e := in.values[format.InfoWriteError]; e != "" {
 		what := "CUT SHORT"
 		if strings.Contains(e, "No space left on device") || strings.Contains(e, "Disk quota exceeded") ||
 			strings.Contains(e, "File too large") {
@@ -150,28 +150,28 @@ func printSummary(w io.Writer, r recording) {
 		}
 		fmt.Fprintf(w, "  %s: the agent could not write %s\n", what, e)
 		at := "at its start"
-		if c, err := strconv.ParseFloat(in.values["cut_s"], 64); err == nil {
-			if s, err := strconv.ParseFloat(in.values["start_s"], 64); err == nil && c > s {
-				at = fmt.Sprintf("%.2f s after its start (cut_s=%s)", c-s, in.values["cut_s"])
+		if c, err := strconv.ParseFloat(in.values[format.InfoCut], 64); err == nil {
+			if s, err := strconv.ParseFloat(in.values[format.InfoStart], 64); err == nil && c > s {
+				at = fmt.Sprintf("%.2f s after its start (cut_s=%s)", c-s, in.values[format.InfoCut])
 			}
 		}
-		fmt.Fprintf(w, "    the recording ends %s; the %d events after that were dropped\n", at, in.int("dropped_after_cut"))
-	} else if n := in.int("write_errors"); n != 0 {
+		fmt.Fprintf(w, "    the recording ends %s; the %d events after that were dropped\n", at, in.int(format.InfoDroppedAfter))
+	} else if n := in.int(format.InfoWriteErrors); n != 0 {
 		fmt.Fprintf(w, "  write errors: %d\n", n)
 	}
-	if n := in.int("unattributed_total"); n != 0 {
+	if n := in.int(format.InfoUnattributed); n != 0 {
 		fmt.Fprintf(w, "  unattributed: %d events of virtual threads were not recorded (not told apart from their carriers yet):\n", n)
-		printCounts(w, "    ", in.counts("unattributed."))
+		printCounts(w, "    ", in.counts(format.InfoUnattributedOf))
 	}
-	if n := in.int("virtual_threads"); n != 0 {
+	if n := in.int(format.InfoVirtualThreads); n != 0 {
 		fmt.Fprintf(w, "  virtual threads: %d\n", n)
 	}
-	if n := in.int("owner_unknown"); n != 0 {
+	if n := in.int(format.InfoOwnerUnknown); n != 0 {
 		// owner_unknown counts every recorded enter, written or dropped.
 		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter events have owner 00000000\n",
-			n, in.int("events.MonitorContendedEnter")+in.int("dropped.MonitorContendedEnter"))
+			n, in.int(format.InfoKindKey(format.InfoEvents, format.MonitorContendedEnter))+in.int(format.InfoKindKey(format.InfoDropped, format.MonitorContendedEnter)))
 	}
-	if in.values["complete"] == "false" {
+	if in.values[format.InfoComplete] == "false" {
 		fmt.Fprintln(w, "  INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush")
 	}
 	for _, s := range in.warnings {
@@ -182,8 +182,8 @@ func printSummary(w io.Writer, r recording) {
 
 // duration is end_s - start_s, when both are present.
 func (in info) duration() (float64, bool) {
-	s, err1 := strconv.ParseFloat(in.values["start_s"], 64)
-	e, err2 := strconv.ParseFloat(in.values["end_s"], 64)
+	s, err1 := strconv.ParseFloat(in.values[format.InfoStart], 64)
+	e, err2 := strconv.ParseFloat(in.values[format.InfoEnd], 64)
 	return e - s, err1 == nil && err2 == nil && e >= s
 }
 

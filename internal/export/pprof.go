@@ -46,8 +46,8 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		DurationNanos: int64(m.End - m.Start),
 		Comments:      []string{"orca export " + rec.Prefix + ", kind " + k.String()},
 	}
-	if o, err := strconv.ParseInt(rec.Info["origin_unix_ns"], 10, 64); err == nil {
-		if mono, err := strconv.ParseInt(rec.Info["origin_mono_ns"], 10, 64); err == nil {
+	if o, err := strconv.ParseInt(rec.Info[format.InfoOriginUnixNS], 10, 64); err == nil {
+		if mono, err := strconv.ParseInt(rec.Info[format.InfoOriginMonoNS], 10, 64); err == nil {
 			p.TimeNanos = o + int64(m.Start) - mono
 		}
 	}

@@ -12,13 +12,16 @@ var fieldFlag = map[Field]string{
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
 }
 
-// CHeader returns agent/events.h: the event table as the C agent sees it.
-// The agent's writer formats each line from these flags, so writer and reader
+// CHeader returns agent/events.h: the format as the C agent sees it — the
+// versions, the event table with its begin/end pairs, the .info keys. The
+// agent's writer formats each line from these flags, so writer and reader
 // share one definition (TestCHeaderUpToDate keeps the file in sync).
 func CHeader() []byte {
 	var b bytes.Buffer
-	b.WriteString("// Code generated from internal/format/events.go by `make gen`; DO NOT EDIT.\n")
+	b.WriteString("// Code generated from internal/format by `make gen`; DO NOT EDIT.\n")
 	b.WriteString("#ifndef ORCA_EVENTS_H\n#define ORCA_EVENTS_H\n\n")
+	b.WriteString("// The format of the files (.info \"format\") and the agent's version (\"agent_version\").\n")
+	fmt.Fprintf(&b, "#define ORCA_FORMAT %q\n#define ORCA_VERSION %q\n\n", Version, AgentVersion)
 	b.WriteString("// Fields of an event line after the timestamp and the name, in this order.\n")
 	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack} {
 		fmt.Fprintf(&b, "#define %s 0x%02x\n", fieldFlag[f], 1<<i)
@@ -28,17 +31,38 @@ func CHeader() []byte {
 		fmt.Fprintf(&b, "  ORCA_EV_%s = %d,\n", upperSnake(Specs[k].Name), k)
 	}
 	fmt.Fprintf(&b, "  ORCA_EV_COUNT = %d\n};\n\n", NumKinds)
-	b.WriteString("typedef struct { const char *name; unsigned fields; } orca_event_spec;\n\n")
-	b.WriteString("static const orca_event_spec orca_events[ORCA_EV_COUNT] = {\n  {\"\", 0},\n")
+	b.WriteString("// end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);\n")
+	b.WriteString("// begin: the event whose interval this one ends. ORCA_EV_NONE when there is none.\n")
+	b.WriteString("typedef struct {\n  const char *name;\n  unsigned fields;\n  enum orca_event end, begin;\n} orca_event_spec;\n\n")
+	b.WriteString("static const orca_event_spec orca_events[ORCA_EV_COUNT] = {\n  {\"\", 0, ORCA_EV_NONE, ORCA_EV_NONE},\n")
+	ev := func(k Kind) string {
+		if k == KindNone {
+			return "ORCA_EV_NONE"
+		}
+		return "ORCA_EV_" + upperSnake(Specs[k].Name)
+	}
 	for k := Kind(1); k < NumKinds; k++ {
 		var flags []string
 		for _, f := range Specs[k].Fields {
 			flags = append(flags, fieldFlag[f])
 		}
-		fmt.Fprintf(&b, "  {%q, %s},\n", Specs[k].Name, strings.Join(flags, " | "))
+		fmt.Fprintf(&b, "  {%q, %s, %s, %s},\n", Specs[k].Name, strings.Join(flags, " | "), ev(k.End()), ev(k.Begin()))
 	}
-	b.WriteString("};\n\n#endif\n")
+	b.WriteString("};\n\n")
+	b.WriteString("// The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.\n")
+	for _, k := range InfoKeys {
+		fmt.Fprintf(&b, "#define ORCA_INFO_%s %q\n", infoMacro(k), k)
+	}
+	for _, p := range InfoPrefixes {
+		fmt.Fprintf(&b, "#define ORCA_INFO_%s_PREFIX %q\n", infoMacro(strings.TrimSuffix(p, ".")), p)
+	}
+	b.WriteString("\n#endif\n")
 	return b.Bytes()
+}
+
+// infoMacro turns an .info key into the tail of its C macro: "cut_s" is CUT_S.
+func infoMacro(key string) string {
+	return strings.ToUpper(strings.NewReplacer(".", "_").Replace(key))
 }
 
 func upperSnake(s string) string {

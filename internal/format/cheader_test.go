@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"flag"
 	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +44,121 @@ func TestKindNames(t *testing.T) {
 	}
 	if upperSnake("MonitorContendedEnter") != "MONITOR_CONTENDED_ENTER" {
 		t.Error(upperSnake("MonitorContendedEnter"))
+	}
+}
+
+// TestPairs checks the begin/end pairs of the event table: each end names
+// its begin, and carries the begin's object or target.
+func TestPairs(t *testing.T) {
+	want := map[Kind]Kind{ObjectWait: ObjectWaited, MonitorContendedEnter: MonitorContendedEntered,
+		ThreadSleep: ThreadSlept, ThreadJoin: ThreadJoined, SemaphoreAcquire: SemaphoreAcquired}
+	for k := Kind(0); k <= NumKinds; k++ {
+		if got := k.End(); got != want[k] {
+			t.Errorf("%s.End() = %s, want %s", k, got, want[k])
+		}
+		if e := k.End(); e != KindNone {
+			if e.Begin() != k {
+				t.Errorf("%s.Begin() = %s, want %s", e, e.Begin(), k)
+			}
+			for _, f := range []Field{FObject, FTarget} {
+				if k.Has(f) != e.Has(f) {
+					t.Errorf("%s and %s differ in field %d", k, e, f)
+				}
+			}
+		}
+		if b := k.Begin(); b != KindNone && b.End() != k {
+			t.Errorf("%s.Begin() = %s, whose End is %s", k, b, b.End())
+		}
+	}
+}
+
+// agentSources returns agent/*.c and *.h but the generated header.
+func agentSources(t *testing.T) map[string]string {
+	t.Helper()
+	paths, err := filepath.Glob("../../agent/*.[ch]")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("agent sources: %v (%d files)", err, len(paths))
+	}
+	src := map[string]string{}
+	for _, p := range paths {
+		if filepath.Base(p) == "events.h" {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src[filepath.Base(p)] = string(b)
+	}
+	return src
+}
+
+// TestAgentUsesGeneratedVersions fails when the agent spells the format
+// or its version itself instead of using ORCA_FORMAT and ORCA_VERSION.
+func TestAgentUsesGeneratedVersions(t *testing.T) {
+	lit := regexp.MustCompile(`"[^"\n]*(` + regexp.QuoteMeta(Version) + `|` + regexp.QuoteMeta(AgentVersion) + `)[^"\n]*"|#define\s+ORCA_(FORMAT|VERSION)\b`)
+	for name, s := range agentSources(t) {
+		for _, m := range lit.FindAllString(s, -1) {
+			t.Errorf("agent/%s: %s: the format and agent versions live in internal/format (ORCA_FORMAT, ORCA_VERSION in events.h)", name, m)
+		}
+	}
+}
+
+// TestAgentInfoKeys fails when the agent writes a .info key the table
+// (InfoKeys, InfoPrefixes) does not have: a key added in C must be added
+// there, and to docs/format.md.
+func TestAgentInfoKeys(t *testing.T) {
+	// Keys in fprintf formats ("\nkey=%ld", "events.%s=") and the keys
+	// given to writer_prop and prop.
+	inFormat := regexp.MustCompile(`(?:fprintf\(f, "|\\n)([a-z][a-z_]*(?:\.%s)?)=`)
+	inProp := regexp.MustCompile(`\b(?:writer_prop|prop|java_prop)\((?:env, )?"([a-z][a-z_]*)"`)
+	seen := 0
+	for name, s := range agentSources(t) {
+		for _, line := range strings.Split(s, "\n") {
+			var keys []string
+			if strings.Contains(line, "fprintf(f, \"") {
+				for _, m := range inFormat.FindAllStringSubmatch(line, -1) {
+					keys = append(keys, m[1])
+				}
+			}
+			for _, m := range inProp.FindAllStringSubmatch(line, -1) {
+				keys = append(keys, m[1])
+			}
+			for _, k := range keys {
+				seen++
+				if p, ok := strings.CutSuffix(k, "%s"); ok {
+					k = p + "ObjectWait" // a per-kind key
+				}
+				if !InfoKnown(k) {
+					t.Errorf("agent/%s writes .info key %q, not in internal/format's InfoKeys", name, k)
+				}
+			}
+		}
+	}
+	if seen < 30 {
+		t.Errorf("found %d .info keys in the agent: the patterns no longer match its code", seen)
+	}
+}
+
+// TestInfoKeysDocumented fails when a key of the table is not described in
+// docs/format.md (or docs/jfr.md, for the import's).
+func TestInfoKeysDocumented(t *testing.T) {
+	var docs string
+	for _, p := range []string{"../../docs/format.md", "../../docs/jfr.md"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs += string(b)
+	}
+	for _, k := range InfoKeys {
+		if !strings.Contains(docs, "`"+k+"`") {
+			t.Errorf(".info key %q is not in docs/format.md or docs/jfr.md", k)
+		}
+	}
+	for _, p := range InfoPrefixes {
+		if !strings.Contains(docs, "`"+p) {
+			t.Errorf(".info keys %q… are not in docs/format.md or docs/jfr.md", p)
+		}
 	}
 }

@@ -1,6 +1,10 @@
-// Package format is the single source of truth for the Orca recording format:
-// the event table shared by the Go reader and the C agent (agent/events.h is
-// generated from it), and the text encodings of the fields.
+// Package format is the single source of truth for the Orca recording format
+// and its two-way codec: the event table shared by the Go reader and the C
+// agent (agent/events.h is generated from it, `make gen`), the .ext table,
+// the .info keys, the format and agent versions, the text encodings of the
+// fields, and Writer, through which every Go program that writes a
+// recording (orca import, the synthetic generator, tests) writes it.
+// internal/reader is the reader of the same files.
 package format
 
 // Kind identifies an event kind of the .orca file.
@@ -47,6 +51,11 @@ type Spec struct {
 	Kind   Kind
 	Name   string
 	Fields []Field
+	// End is the kind that ends the interval this kind begins
+	// (ObjectWait: ObjectWaited), KindNone when it begins none. The two
+	// lines of a pair are written by the same thread, and the end carries
+	// the same object (or target) as its begin.
+	End Kind
 }
 
 var (
@@ -57,22 +66,22 @@ var (
 
 // Specs is the event table, indexed by Kind.
 var Specs = [NumKinds]Spec{
-	ObjectWait:              {ObjectWait, "ObjectWait", thrObjStack},
-	ObjectWaited:            {ObjectWaited, "ObjectWaited", thrObjStack},
-	ObjectNotify:            {ObjectNotify, "ObjectNotify", thrObjStack},
-	ObjectNotifyAll:         {ObjectNotifyAll, "ObjectNotifyAll", thrObjStack},
-	ThreadStart:             {ThreadStart, "ThreadStart", thrTgtStack},
-	ThreadJoin:              {ThreadJoin, "ThreadJoin", thrTgtStack},
-	ThreadJoined:            {ThreadJoined, "ThreadJoined", thrTgtStack},
-	ThreadSleep:             {ThreadSleep, "ThreadSleep", thrStack},
-	ThreadSlept:             {ThreadSlept, "ThreadSlept", thrStack},
-	SemaphoreAcquire:        {SemaphoreAcquire, "SemaphoreAcquire", thrObjStack},
-	SemaphoreAcquired:       {SemaphoreAcquired, "SemaphoreAcquired", thrObjStack},
-	SemaphoreRelease:        {SemaphoreRelease, "SemaphoreRelease", thrObjStack},
-	MonitorContendedEnter:   {MonitorContendedEnter, "MonitorContendedEnter", []Field{FThread, FObject, FOwner, FStack}},
-	MonitorContendedEntered: {MonitorContendedEntered, "MonitorContendedEntered", thrObjStack},
-	ThreadStarted:           {ThreadStarted, "ThreadStarted", []Field{FThread, FName}},
-	ThreadEnded:             {ThreadEnded, "ThreadEnded", []Field{FThread}},
+	ObjectWait:              {ObjectWait, "ObjectWait", thrObjStack, ObjectWaited},
+	ObjectWaited:            {ObjectWaited, "ObjectWaited", thrObjStack, KindNone},
+	ObjectNotify:            {ObjectNotify, "ObjectNotify", thrObjStack, KindNone},
+	ObjectNotifyAll:         {ObjectNotifyAll, "ObjectNotifyAll", thrObjStack, KindNone},
+	ThreadStart:             {ThreadStart, "ThreadStart", thrTgtStack, KindNone},
+	ThreadJoin:              {ThreadJoin, "ThreadJoin", thrTgtStack, ThreadJoined},
+	ThreadJoined:            {ThreadJoined, "ThreadJoined", thrTgtStack, KindNone},
+	ThreadSleep:             {ThreadSleep, "ThreadSleep", thrStack, ThreadSlept},
+	ThreadSlept:             {ThreadSlept, "ThreadSlept", thrStack, KindNone},
+	SemaphoreAcquire:        {SemaphoreAcquire, "SemaphoreAcquire", thrObjStack, SemaphoreAcquired},
+	SemaphoreAcquired:       {SemaphoreAcquired, "SemaphoreAcquired", thrObjStack, KindNone},
+	SemaphoreRelease:        {SemaphoreRelease, "SemaphoreRelease", thrObjStack, KindNone},
+	MonitorContendedEnter:   {MonitorContendedEnter, "MonitorContendedEnter", []Field{FThread, FObject, FOwner, FStack}, MonitorContendedEntered},
+	MonitorContendedEntered: {MonitorContendedEntered, "MonitorContendedEntered", thrObjStack, KindNone},
+	ThreadStarted:           {ThreadStarted, "ThreadStarted", []Field{FThread, FName}, KindNone},
+	ThreadEnded:             {ThreadEnded, "ThreadEnded", []Field{FThread}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.
@@ -104,6 +113,33 @@ func (k Kind) Has(f Field) bool {
 	}
 	return false
 }
+
+// End returns the kind that ends the interval k begins (ThreadSleep:
+// ThreadSlept), or KindNone.
+func (k Kind) End() Kind {
+	if k >= NumKinds {
+		return KindNone
+	}
+	return Specs[k].End
+}
+
+// Begin returns the kind whose interval k ends (ThreadSlept: ThreadSleep),
+// or KindNone.
+func (k Kind) Begin() Kind {
+	if k >= NumKinds {
+		return KindNone
+	}
+	return beginOf[k]
+}
+
+var beginOf = func() (b [NumKinds]Kind) {
+	for k := Kind(1); k < NumKinds; k++ {
+		if e := Specs[k].End; e != KindNone {
+			b[e] = k
+		}
+	}
+	return b
+}()
 
 // NoLocation is the location written for native frames (jlocation -1).
 const NoLocation = 0xFFFFFFFF

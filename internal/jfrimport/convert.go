@@ -6,7 +6,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/jfr"
-	"orca/internal/reader"
 )
 
 // The JFR event types the import reads.
@@ -164,7 +163,7 @@ func (im *importer) event(e jfr.Event) {
 			im.add(rec{t: end, kind: format.ObjectNotify, thread: notifier, object: obj, stack: "0", synthetic: true})
 		}
 		im.add(rec{t: end, kind: format.ObjectWaited, thread: th, object: obj, stack: st})
-		im.add(rec{t: end, ext: reader.ExtWaitNotifier, thread: th, object: obj,
+		im.add(rec{t: end, ext: format.ExtWaitNotifier, thread: th, object: obj,
 			other: notifier, timeout: timeout, timedOut: o.Field("timedOut").Bool()})
 	case evPark:
 		obj := im.object(o.Field("parkedClass"), o.Field("address").Int())
@@ -176,8 +175,8 @@ func (im *importer) event(e jfr.Event) {
 		if u := o.Field("until"); u.Valid() && u.Int() > 0 && u.Int() < math.MaxInt64/1_000_000 {
 			until = u.Int() * 1e6 // milliseconds since the epoch
 		}
-		im.add(rec{t: start, ext: reader.ExtThreadPark, thread: th, object: obj, timeout: timeout, until: until, stack: st})
-		im.add(rec{t: end, ext: reader.ExtThreadUnparked, thread: th, object: obj, stack: st})
+		im.add(rec{t: start, ext: format.ExtThreadPark, thread: th, object: obj, timeout: timeout, until: until, stack: st})
+		im.add(rec{t: end, ext: format.ExtThreadUnparked, thread: th, object: obj, stack: st})
 	case evSleep:
 		st := im.stack(o.Field("stackTrace"))
 		timeout := int64(-1)
@@ -185,7 +184,7 @@ func (im *importer) event(e jfr.Event) {
 			timeout = ns
 		}
 		im.add(rec{t: start, kind: format.ThreadSleep, thread: th, stack: st})
-		im.add(rec{t: start, ext: reader.ExtSleepTime, thread: th, timeout: timeout})
+		im.add(rec{t: start, ext: format.ExtSleepTime, thread: th, timeout: timeout})
 		im.add(rec{t: end, kind: format.ThreadSlept, thread: th, stack: st})
 	case evStart:
 		// JFR commits ThreadStart in the new thread, with the parent's

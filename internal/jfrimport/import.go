@@ -18,7 +18,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/jfr"
-	"orca/internal/reader"
 )
 
 // Options control an import.
@@ -36,7 +35,7 @@ type Result struct {
 	JFREvents       map[string]int          // JFR events converted, by type
 	Skipped         map[string]int          // JFR events not converted, by "type: reason"
 	Events          [format.NumKinds]int    // .orca lines written, by kind
-	Ext             [reader.NumExtKinds]int // .ext lines written, by kind
+	Ext             [format.NumExtKinds]int // .ext lines written, by kind
 	Threads         int                     // distinct threads
 	Objects         int                     // distinct monitors and park blockers
 	Methods         int                     // .methods lines
@@ -246,7 +245,7 @@ func (im *importer) flush(fs *files) error {
 		if r.object != 0 && !im.announced[r.object] {
 			im.announced[r.object] = true
 			if sig := im.objClass[r.object]; sig != "" {
-				if err := im.write(fs, &rec{t: r.t, ext: reader.ExtObjectClass, object: r.object, name: sig}); err != nil {
+				if err := im.write(fs, &rec{t: r.t, ext: format.ExtObjectClass, object: r.object, name: sig}); err != nil {
 					return err
 				}
 			}
@@ -269,15 +268,12 @@ func (im *importer) announce(fs *files, t format.Time, th *thread) error {
 	if err := im.write(fs, &rec{t: t, kind: format.ThreadStarted, thread: th, name: th.name}); err != nil {
 		return err
 	}
-	return im.write(fs, &rec{t: t, ext: reader.ExtJavaThread, thread: th})
+	return im.write(fs, &rec{t: t, ext: format.ExtJavaThread, thread: th})
 }
 
 func (im *importer) write(fs *files, r *rec) error {
-	fs.line = appendRec(fs.line[:0], r)
-	ext := ".orca"
 	switch {
 	case r.kind == format.KindNone:
-		ext = ".ext"
 		im.res.Ext[r.ext]++
 	case r.kind == format.ThreadEnded:
 		r.thread.ended = true
@@ -293,113 +289,80 @@ func (im *importer) write(fs *files, r *rec) error {
 	}
 	im.wrote = true
 	im.res.End = max(im.res.End, r.t)
-	if err := fs.put(ext, fs.line); err != nil {
-		return fmt.Errorf("writing %s%s: %w", fs.prefix, ext, err)
-	}
-	return nil
+	return fs.writeRec(r)
 }
 
 // finish writes .methods, .classtable and .info.
 func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source string) error {
-	var b []byte
+	out := fs.out
 	for _, m := range im.methList {
-		b = appendTime(b[:0], m.first)
-		b = append(b, ',')
-		b = appendHex(b, uint32(m.id))
-		b = append(b, ',')
-		b = appendText(b, m.key.name)
-		b = append(b, ',')
-		b = appendText(b, m.key.descriptor)
-		b = append(b, ',')
-		b = appendHex(b, uint32(m.class))
-		b = append(b, ',')
-		b = appendLineTable(b, m.lines)
-		if err := fs.put(".methods", b); err != nil {
-			return fmt.Errorf("writing %s.methods: %w", fs.prefix, err)
-		}
+		out.Method(m.first, &format.Method{ID: m.id, Name: m.key.name, Signature: m.key.descriptor, Class: m.class, Lines: lineTable(m.lines)})
 	}
 	for _, c := range im.classList {
 		// JFR does not record source file names: the field stays empty.
-		b = appendTime(b[:0], c.first)
-		b = append(b, ',')
-		b = appendHex(b, uint32(c.id))
-		b = append(b, ',')
-		b = appendText(b, c.sig)
-		b = append(b, ',')
-		if err := fs.put(".classtable", b); err != nil {
-			return fmt.Errorf("writing %s.classtable: %w", fs.prefix, err)
-		}
+		out.Class(c.first, &format.Class{ID: c.id, Signature: c.sig})
 	}
 	res.Methods, res.Classes = len(im.methList), len(im.classList)
 	res.Threads, res.Objects = len(im.threads), len(im.objClass)
 
-	var info []string
-	kv := func(k string, v any) { info = append(info, fmt.Sprintf("%s=%v", k, v)) }
-	kv("format", "orca-1")
-	kv("source", "jfr")
-	kv("jfr_file", oneLine(source))
-	kv("jfr_version", fmt.Sprintf("%d.%d", first.Major, first.Minor))
-	kv("jfr_chunks", res.Chunks)
-	for _, k := range []string{"java_vm", "java_version", "jvm_arguments", "command", "pid"} {
+	kv := func(k string, v any) { out.Info(k, v) } // the first error sticks: out.Err below
+	kv(format.InfoFormat, format.Version)
+	kv(format.InfoSource, "jfr")
+	kv(format.InfoJFRFile, source)
+	kv(format.InfoJFRVersion, fmt.Sprintf("%d.%d", first.Major, first.Minor))
+	kv(format.InfoJFRChunks, res.Chunks)
+	for _, k := range []string{format.InfoJavaVM, format.InfoJavaVersion, format.InfoJVMArguments, format.InfoCommand, format.InfoPID} {
 		if v, ok := res.Info[k]; ok {
-			kv(k, oneLine(v))
+			kv(k, v)
 		}
 	}
-	kv("origin_mono_ns", first.TicksToNanos(first.StartTicks))
-	kv("origin_unix_ns", first.StartNanos)
-	kv("start_s", string(appendTime(nil, res.Start)))
-	kv("end_s", string(appendTime(nil, res.End)))
-	kv("complete", len(res.Damage) == 0)
+	kv(format.InfoOriginMonoNS, first.TicksToNanos(first.StartTicks))
+	kv(format.InfoOriginUnixNS, first.StartNanos)
+	kv(format.InfoStart, res.Start)
+	kv(format.InfoEnd, res.End)
+	kv(format.InfoComplete, len(res.Damage) == 0)
 	for k := format.Kind(1); k < format.NumKinds; k++ {
-		kv("events."+k.String(), res.Events[k])
+		kv(format.InfoKindKey(format.InfoEvents, k), res.Events[k])
 	}
-	for k := reader.ExtKind(1); k < reader.NumExtKinds; k++ {
-		kv("ext."+k.String(), res.Ext[k])
+	for k := format.ExtKind(1); k < format.NumExtKinds; k++ {
+		kv(format.InfoExtLines+k.String(), res.Ext[k])
 	}
 	for _, t := range slices.Sorted(maps.Keys(res.JFREvents)) {
-		kv("jfr_events."+t, res.JFREvents[t])
+		kv(format.InfoJFREvents+t, res.JFREvents[t])
 	}
 	for _, s := range slices.Sorted(maps.Keys(res.Skipped)) {
 		typ, why, _ := strings.Cut(s, ": ")
-		kv("warning", fmt.Sprintf("%d %s events skipped: %s", res.Skipped[s], typ, why))
+		kv(format.InfoWarning, fmt.Sprintf("%d %s events skipped: %s", res.Skipped[s], typ, why))
 	}
 	// JFR counts what it drops in bytes (jdk.DataLoss), not events: without
 	// loss dropped_total is 0; with some, the number of events is unknown.
 	if res.DataLoss == 0 {
-		kv("dropped_total", 0)
+		kv(format.InfoDroppedTotal, 0)
 	} else {
-		kv("jfr_data_loss_bytes", res.DataLoss)
-		kv("warning", fmt.Sprintf("JFR dropped %d bytes of events (jdk.DataLoss): events are missing", res.DataLoss))
+		kv(format.InfoJFRDataLoss, res.DataLoss)
+		kv(format.InfoWarning, fmt.Sprintf("JFR dropped %d bytes of events (jdk.DataLoss): events are missing", res.DataLoss))
 	}
-	kv("owner_unknown", res.OwnerUnknown)
-	kv("truncated_stacks", res.TruncatedStacks)
-	kv("joins_from_waits", res.JoinsFromWaits)
-	kv("notifies_from_waits", res.Notifies)
+	kv(format.InfoOwnerUnknown, res.OwnerUnknown)
+	kv(format.InfoTruncatedStacks, res.TruncatedStacks)
+	kv(format.InfoJoinsFromWaits, res.JoinsFromWaits)
+	kv(format.InfoNotifiesFromWaits, res.Notifies)
 	if res.NotifiesDropped > 0 {
-		kv("notifies_from_waits_dropped", res.NotifiesDropped)
+		kv(format.InfoNotifiesDropped, res.NotifiesDropped)
 	}
-	kv("threads", res.Threads)
-	kv("objects", res.Objects)
-	kv("methods", res.Methods)
-	kv("classes", res.Classes)
+	kv(format.InfoThreads, res.Threads)
+	kv(format.InfoObjects, res.Objects)
+	kv(format.InfoMethods, res.Methods)
+	kv(format.InfoClasses, res.Classes)
 	if len(res.Damage) > 0 {
 		if res.LostBytes >= 0 {
-			kv("jfr_lost_bytes", res.LostBytes)
+			kv(format.InfoJFRLostBytes, res.LostBytes)
 		}
 		for _, d := range res.Damage {
-			kv("warning", oneLine(d.Error()))
+			kv(format.InfoWarning, d.Error())
 		}
 	}
-	for _, l := range info {
-		if err := fs.put(".info", []byte(l)); err != nil {
-			return fmt.Errorf("writing %s.info: %w", fs.prefix, err)
-		}
-	}
-	return nil
+	return out.Err()
 }
-
-// oneLine keeps a .info value on its line.
-func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
 // progress prints a line about once a second once an import has run for a second.
 type progress struct {

@@ -206,15 +206,15 @@ func readBack(t *testing.T, prefix string) *imported {
 		if err != nil {
 			t.Fatalf("reading ext: %v", err)
 		}
-		if x.Kind == reader.ExtUnknown {
+		if x.Kind == format.ExtUnknown {
 			t.Errorf("ext line %d: unknown kind %q", x.Line, x.Name)
 		}
 		im.ext = append(im.ext, x)
 		switch x.Kind {
-		case reader.ExtJavaThread:
+		case format.ExtJavaThread:
 			im.javaID[x.Thread] = x.JavaID
 			im.byJava[x.JavaID] = x.Thread
-		case reader.ExtObjectClass:
+		case format.ExtObjectClass:
 			im.objClass[x.Object] = x.Class
 		}
 	}
@@ -325,7 +325,7 @@ func checkDemo(t *testing.T, run *demoRun, im *imported) {
 	}
 	var notified, timedOut int
 	for _, x := range im.ext {
-		if x.Kind != reader.ExtWaitNotifier || im.objClass[x.Object] != "LJfrDemo$WaitBox;" {
+		if x.Kind != format.ExtWaitNotifier || im.objClass[x.Object] != "LJfrDemo$WaitBox;" {
 			continue
 		}
 		switch {
@@ -355,7 +355,7 @@ func checkDemo(t *testing.T, run *demoRun, im *imported) {
 		}
 	}
 	for _, x := range im.ext {
-		if x.Kind == reader.ExtSleepTime && x.Thread == main && x.Timeout == 5e6 {
+		if x.Kind == format.ExtSleepTime && x.Thread == main && x.Timeout == 5e6 {
 			sleepTimes++
 		}
 	}
@@ -370,12 +370,12 @@ func checkDemo(t *testing.T, run *demoRun, im *imported) {
 			continue
 		}
 		switch x.Kind {
-		case reader.ExtThreadPark:
+		case format.ExtThreadPark:
 			parks++
 			if line, _ := im.userLine(x.Stack); name(x.Thread) != "jfr-parker" || line != run.int(t, "line.park") || x.Timeout != 2e6 {
 				t.Errorf("ext line %d: park by %q at source line %d, timeout %d", x.Line, name(x.Thread), line, x.Timeout)
 			}
-		case reader.ExtThreadUnparked:
+		case format.ExtThreadUnparked:
 			unparks++
 		}
 	}
@@ -638,7 +638,7 @@ func checkOutput(t *testing.T, bufs map[string]*bytes.Buffer) {
 		if err == io.EOF {
 			break
 		}
-		if err != nil || x.Kind == reader.ExtUnknown {
+		if err != nil || x.Kind == format.ExtUnknown {
 			t.Fatalf("%v %q\n%s", err, x.Name, bufs[".ext"])
 		}
 	}

@@ -3,33 +3,28 @@ package jfrimport
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"orca/internal/format"
-	"orca/internal/reader"
 )
 
-// rec is one line to write, .orca or .ext. The fields a kind carries are
-// taken from format.Specs and reader.ExtSpecs, so the lines follow the one
-// table the readers use.
+// rec is one line to write, .orca or .ext, through format.Writer.
 type rec struct {
 	t        format.Time
 	seq      int
 	kind     format.Kind    // an .orca line, or KindNone for
-	ext      reader.ExtKind // an .ext line
+	ext      format.ExtKind // an .ext line
 	thread   *thread
 	object   format.ObjectID
 	other    *thread // FTarget, FOwner, XOther
-	stack    string
-	name     string // FName, XClass
-	timeout  int64  // XTimeout, -1 for none
-	until    int64  // XUntil, -1 for none
+	stack    string  // encoded (format.EncodeStack)
+	name     string  // FName, XClass
+	timeout  int64   // XTimeout, -1 for none
+	until    int64   // XUntil, -1 for none
 	timedOut bool
 	// synthetic: an ObjectNotify made from a wait's notifier; dropped if
 	// its thread has ended by then (a thread's events end with ThreadEnded).
@@ -37,15 +32,24 @@ type rec struct {
 }
 
 // Exts is the file extensions of an imported recording.
-var Exts = []string{".orca", ".methods", ".classtable", ".info", ".ext"}
+var Exts = []string{format.SuffixEvents, format.SuffixMethods, format.SuffixClasses, format.SuffixInfo, format.SuffixExt}
 
 // files are the output files, written under temporary names and renamed
-// into place when the import succeeds; or buffers, for tests.
+// into place when the import succeeds; or buffers, for tests. Lines go
+// through out, the format's writer.
 type files struct {
 	prefix string
 	f      map[string]*os.File // nil for buffers
 	w      map[string]*bufio.Writer
-	line   []byte
+	out    *format.Writer
+}
+
+// writer makes fs.out write to fs.w.
+func (fs *files) writer() {
+	fs.out = format.NewWriter(format.Files{Prefix: fs.prefix,
+		Events: fs.w[format.SuffixEvents], Methods: fs.w[format.SuffixMethods], Classes: fs.w[format.SuffixClasses],
+		Info: fs.w[format.SuffixInfo], Ext: fs.w[format.SuffixExt],
+	})
 }
 
 const tmpSuffix = ".importing"
@@ -61,6 +65,7 @@ func createFiles(prefix string) (*files, error) {
 		fs.f[ext] = f
 		fs.w[ext] = bufio.NewWriterSize(f, 256<<10)
 	}
+	fs.writer()
 	return fs, nil
 }
 
@@ -72,6 +77,7 @@ func bufferFiles(prefix string) (*files, map[string]*bytes.Buffer) {
 		bufs[ext] = &bytes.Buffer{}
 		fs.w[ext] = bufio.NewWriter(bufs[ext])
 	}
+	fs.writer()
 	return fs, bufs
 }
 
@@ -109,13 +115,6 @@ func (fs *files) commit() error {
 	return nil
 }
 
-// put writes one line (without its newline) to the file ext.
-func (fs *files) put(ext string, b []byte) error {
-	b = append(b, '\n')
-	_, err := fs.w[ext].Write(b)
-	return err
-}
-
 // sortRecs orders a chunk's lines by time; lines made from one JFR event
 // at one instant keep the order they were made in (Enter before Entered,
 // ThreadStart before ThreadStarted).
@@ -131,58 +130,23 @@ func sortRecs(rs []rec) {
 	})
 }
 
-// appendRec renders r as a line of its file.
-func appendRec(b []byte, r *rec) []byte {
-	b = appendTime(b, r.t)
-	b = append(b, ',')
+// writeRec writes r to its file.
+func (fs *files) writeRec(r *rec) error {
 	if r.kind != format.KindNone {
-		spec := &format.Specs[r.kind]
-		b = append(b, spec.Name...)
-		for _, f := range spec.Fields {
-			b = append(b, ',')
-			switch f {
-			case format.FThread:
-				b = appendHex(b, uint32(r.thread.id))
-			case format.FObject:
-				b = appendHex(b, uint32(r.object))
-			case format.FTarget, format.FOwner:
-				b = appendHex(b, uint32(r.other.idOrZero()))
-			case format.FName:
-				b = appendText(b, r.name)
-			case format.FStack:
-				b = append(b, r.stack...)
-			}
+		e := format.Event{Time: r.t, Kind: r.kind, Thread: r.thread.idOrZero(), Object: r.object, Name: r.name, EncodedStack: r.stack}
+		if r.kind.Has(format.FTarget) {
+			e.Target = r.other.idOrZero()
+		} else {
+			e.Owner = r.other.idOrZero()
 		}
-		return b
+		return fs.out.Event(&e)
 	}
-	spec := &reader.ExtSpecs[r.ext]
-	b = append(b, spec.Name...)
-	for _, f := range spec.Fields {
-		b = append(b, ',')
-		switch f {
-		case reader.XThread:
-			b = appendHex(b, uint32(r.thread.id))
-		case reader.XObject:
-			b = appendHex(b, uint32(r.object))
-		case reader.XOther:
-			b = appendHex(b, uint32(r.other.idOrZero()))
-		case reader.XClass:
-			b = appendText(b, r.name)
-		case reader.XTimeout:
-			b = appendOptional(b, r.timeout)
-		case reader.XUntil:
-			b = appendOptional(b, r.until)
-		case reader.XTimedOut:
-			b = strconv.AppendBool(b, r.timedOut)
-		case reader.XJavaID:
-			b = strconv.AppendInt(b, r.thread.java, 10)
-		case reader.XOSID:
-			b = strconv.AppendInt(b, r.thread.os, 10)
-		case reader.XStack:
-			b = append(b, r.stack...)
-		}
+	e := format.ExtEvent{Time: r.t, Kind: r.ext, Thread: r.thread.idOrZero(), Object: r.object, Other: r.other.idOrZero(),
+		Class: r.name, Timeout: r.timeout, Until: r.until, TimedOut: r.timedOut, EncodedStack: r.stack}
+	if r.thread != nil {
+		e.JavaID, e.OSID = r.thread.java, r.thread.os
 	}
-	return b
+	return fs.out.Ext(&e)
 }
 
 func (t *thread) idOrZero() format.ThreadID {
@@ -192,81 +156,24 @@ func (t *thread) idOrZero() format.ThreadID {
 	return t.id
 }
 
-// appendTime writes seconds with 10 decimals, the last always 0 (the
-// format's 0.1 ns precision; JFR has nanoseconds at best).
-func appendTime(b []byte, t format.Time) []byte {
-	sec, ns := int64(t)/1e9, int64(t)%1e9
-	b = strconv.AppendInt(b, sec, 10)
-	b = append(b, '.')
-	var d [9]byte
-	for i := 8; i >= 0; i-- {
-		d[i] = byte('0' + ns%10)
-		ns /= 10
-	}
-	b = append(b, d[:]...)
-	return append(b, '0')
-}
-
-func appendHex(b []byte, v uint32) []byte {
-	const digits = "0123456789ABCDEF"
-	for s := 28; s >= 0; s -= 4 {
-		b = append(b, digits[v>>s&0xF])
-	}
-	return b
-}
-
-func appendOptional(b []byte, v int64) []byte {
-	if v < 0 {
-		return b
-	}
-	return strconv.AppendInt(b, v, 10)
-}
-
-// appendText writes a text field, quoted as in RFC 4180 when it holds a
-// separator, a quote or a line break (docs/format.md). Invalid UTF-8 is
-// replaced: the files are UTF-8.
-func appendText(b []byte, s string) []byte {
-	if !utf8.ValidString(s) {
-		s = strings.ToValidUTF8(s, "\uFFFD")
-	}
-	if !strings.ContainsAny(s, ",\"\r\n") {
-		return append(b, s...)
-	}
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			b = append(b, '"')
-		}
-		b = append(b, s[i])
-	}
-	return append(b, '"')
-}
-
 // appendStackFrame adds ";method;location" to an Orca stack field.
 func appendStackFrame(b []byte, m format.MethodID, loc uint32) []byte {
 	b = append(b, ';')
-	b = appendHex(b, uint32(m))
+	b = format.AppendHex(b, uint32(m))
 	b = append(b, ';')
-	return appendHex(b, loc)
+	return format.AppendHex(b, loc)
 }
 
-// appendLineTable writes count;location;line;… sorted by location, or -1
-// when no frame showed a line.
-func appendLineTable(b []byte, lines map[uint32]uint32) []byte {
+// lineTable returns a method's line table sorted by location, nil when no
+// frame showed a line.
+func lineTable(lines map[uint32]uint32) []format.LineEntry {
 	if len(lines) == 0 {
-		return append(b, "-1"...)
+		return nil
 	}
-	locs := make([]uint32, 0, len(lines))
-	for l := range lines {
-		locs = append(locs, l)
+	t := make([]format.LineEntry, 0, len(lines))
+	for l, n := range lines {
+		t = append(t, format.LineEntry{Start: l, Line: n})
 	}
-	slices.Sort(locs)
-	b = strconv.AppendInt(b, int64(len(locs)), 10)
-	for _, l := range locs {
-		b = append(b, ';')
-		b = appendHex(b, l)
-		b = append(b, ';')
-		b = appendHex(b, lines[l])
-	}
-	return b
+	slices.SortFunc(t, func(a, b format.LineEntry) int { return cmp.Compare(a.Start, b.Start) })
+	return t
 }

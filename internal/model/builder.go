@@ -489,10 +489,6 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.starts[ev.Target] = b.edges.add(Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
 	case format.ThreadSleep:
 		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack}, nil, nil, ev)
-	case format.ThreadSlept:
-		if !b.pop(ts, Sleeping, ev) {
-			b.problem(ev, "no ThreadSleep before it")
-		}
 	case format.ThreadJoin:
 		target := ev.Target
 		if target == ev.Thread {
@@ -504,18 +500,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			tts = b.thread(target, ev.Time)
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack}, nil, tts, ev)
-	case format.ThreadJoined:
-		if !b.pop(ts, Joining, ev) {
-			b.problem(ev, "no ThreadJoin before it")
-		}
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
 		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack}, ls, nil, ev)
-	case format.SemaphoreAcquired:
-		if !b.pop(ts, Acquiring, ev) {
-			b.problem(ev, "no SemaphoreAcquire before it")
-		}
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
@@ -541,19 +529,11 @@ func (b *Builder) Event(ev *reader.Event) {
 			// already blocked on it wait for that one now.
 			b.newOwner(ls, ots, ev.Time)
 		}
-	case format.MonitorContendedEntered:
-		if !b.pop(ts, Blocked, ev) {
-			b.problem(ev, "no MonitorContendedEnter before it")
-		}
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)
 		ls.l.Waits++
 		ls.waiting.add(ev.Thread)
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ls, nil, ev).seq = ls.nextSeq
-	case format.ObjectWaited:
-		if !b.pop(ts, Waiting, ev) {
-			b.problem(ev, "no ObjectWait before it")
-		}
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		all := ev.Kind == format.ObjectNotifyAll
 		ls := b.lock(ev.Object, Monitor)
@@ -578,7 +558,23 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		ls.tokens = append(ls.tokens, token{seq: ls.nextSeq, all: all, by: ev.Thread, at: ev.Time, candidates: cands})
 		ls.nextSeq++
+	default:
+		// The end of an interval: the event table pairs it with its begin
+		// (format.Specs, End), which opened the state beganState names.
+		if begin := ev.Kind.Begin(); begin != format.KindNone && !b.pop(ts, beganState[begin], ev) {
+			b.problem(ev, "no %s before it", begin)
+		}
 	}
+}
+
+// beganState is the state each interval-beginning kind opens (the cases
+// above that push); format.Kind.Begin finds the begin of an end.
+var beganState = [format.NumKinds]State{
+	format.ThreadSleep:           Sleeping,
+	format.ThreadJoin:            Joining,
+	format.SemaphoreAcquire:      Acquiring,
+	format.MonitorContendedEnter: Blocked,
+	format.ObjectWait:            Waiting,
 }
 
 // wake decides which notify ended the wait of th (begun at token sequence

@@ -67,25 +67,25 @@ func generate(data []byte) []byte {
 	for id := format.ThreadID(1); id <= 6; id++ {
 		ths = append(ths, &genThread{id: id})
 	}
-	emit := func(th *genThread, kind format.Kind, args ...string) {
-		fmt.Fprintf(&out, "%d.%09d0,%s,%v", now/1e9, now%1e9, kind, th.id)
-		for _, a := range args {
-			out.WriteString("," + a)
-		}
-		out.WriteString("\n")
+	w := format.NewWriter(format.Files{Events: &out})
+	// emit writes an event of th through the format's writer: obj is the
+	// object, or the thread started or joined; the writer keeps the
+	// fields the kind has.
+	emit := func(th *genThread, kind format.Kind, obj, owner uint32, st []format.Frame, name string) {
+		w.Event(&format.Event{Time: now, Kind: kind, Thread: th.id, Object: format.ObjectID(obj), Target: format.ThreadID(obj),
+			Owner: format.ThreadID(owner), Stack: st, Name: name})
 	}
-	stack := func() string {
+	stack := func() []format.Frame {
 		if b := next(); b%3 != 0 {
-			return fmt.Sprintf("2;%X;%X;%X;0", b%5+1, b%7, b%3+6)
+			return []format.Frame{{Method: format.MethodID(b%5 + 1), Location: uint32(b % 7)}, {Method: format.MethodID(b%3 + 6)}}
 		}
-		return "0"
+		return nil
 	}
-	hex := func(v uint32) string { return format.Hex(v) }
 	objs := []uint32{0xA1, 0xA2, 0xA3}
 	// Threads 1..4 exist from the start; 5 and 6 are started by others.
 	for _, th := range ths[:4] {
 		th.started = true
-		emit(th, format.ThreadStarted, fmt.Sprintf("t%d", th.id))
+		emit(th, format.ThreadStarted, 0, 0, nil, fmt.Sprintf("t%d", th.id))
 	}
 	for i < len(data) {
 		// Time moves by 0 (same instant) to 255 µs.
@@ -101,18 +101,7 @@ func generate(data []byte) []byte {
 			top := th.open[n-1]
 			close := func() {
 				th.open = th.open[:n-1]
-				switch top.kind {
-				case format.MonitorContendedEnter:
-					emit(th, format.MonitorContendedEntered, hex(top.obj), stack())
-				case format.ObjectWait:
-					emit(th, format.ObjectWaited, hex(top.obj), stack())
-				case format.ThreadJoin:
-					emit(th, format.ThreadJoined, hex(top.obj), stack())
-				case format.ThreadSleep:
-					emit(th, format.ThreadSlept, stack())
-				case format.SemaphoreAcquire:
-					emit(th, format.SemaphoreAcquired, hex(top.obj), stack())
-				}
+				emit(th, top.kind.End(), top.obj, 0, stack(), "") // the event table pairs them
 			}
 			// Inside a join or a wait, the thread can block on the monitor
 			// (the Thread's, the waited object's) before it returns.
@@ -122,7 +111,7 @@ func generate(data []byte) []byte {
 					owner = 0
 				}
 				th.open = append(th.open, genOpen{format.MonitorContendedEnter, top.obj})
-				emit(th, format.MonitorContendedEnter, hex(top.obj), hex(owner), stack())
+				emit(th, format.MonitorContendedEnter, top.obj, owner, stack(), "")
 				continue
 			}
 			close()
@@ -133,44 +122,44 @@ func generate(data []byte) []byte {
 		switch pick % 11 {
 		case 0:
 			th.open = append(th.open, genOpen{format.ThreadSleep, 0})
-			emit(th, format.ThreadSleep, stack())
+			emit(th, format.ThreadSleep, 0, 0, stack(), "")
 		case 1:
 			th.open = append(th.open, genOpen{format.ObjectWait, obj})
-			emit(th, format.ObjectWait, hex(obj), stack())
+			emit(th, format.ObjectWait, obj, 0, stack(), "")
 		case 2:
-			emit(th, format.ObjectNotify, hex(obj), stack())
+			emit(th, format.ObjectNotify, obj, 0, stack(), "")
 		case 3:
-			emit(th, format.ObjectNotifyAll, hex(obj), stack())
+			emit(th, format.ObjectNotifyAll, obj, 0, stack(), "")
 		case 4, 5:
 			owner := uint32(other.id)
 			if other == th || pick%5 == 0 {
 				owner = 0
 			}
 			th.open = append(th.open, genOpen{format.MonitorContendedEnter, obj})
-			emit(th, format.MonitorContendedEnter, hex(obj), hex(owner), stack())
+			emit(th, format.MonitorContendedEnter, obj, owner, stack(), "")
 		case 6:
 			if other == th {
 				continue
 			}
 			th.open = append(th.open, genOpen{format.ThreadJoin, uint32(other.id)})
-			emit(th, format.ThreadJoin, hex(uint32(other.id)), stack())
+			emit(th, format.ThreadJoin, uint32(other.id), 0, stack(), "")
 		case 7:
 			th.open = append(th.open, genOpen{format.SemaphoreAcquire, obj + 0x100})
-			emit(th, format.SemaphoreAcquire, hex(obj+0x100), stack())
+			emit(th, format.SemaphoreAcquire, obj+0x100, 0, stack(), "")
 		case 8:
-			emit(th, format.SemaphoreRelease, hex(obj+0x100), stack())
+			emit(th, format.SemaphoreRelease, obj+0x100, 0, stack(), "")
 		case 9:
 			if other.started {
 				continue
 			}
-			emit(th, format.ThreadStart, hex(uint32(other.id)), stack())
+			emit(th, format.ThreadStart, uint32(other.id), 0, stack(), "")
 			other.started = true
 			if pick%2 == 0 {
-				emit(other, format.ThreadStarted, fmt.Sprintf("t%d", other.id))
+				emit(other, format.ThreadStarted, 0, 0, nil, fmt.Sprintf("t%d", other.id))
 			}
 		case 10:
 			th.ended = true
-			emit(th, format.ThreadEnded)
+			emit(th, format.ThreadEnded, 0, 0, nil, "")
 		}
 	}
 	return out.Bytes()

@@ -24,24 +24,11 @@ type Event struct {
 	StackID uint32
 }
 
-// Method is one line of the .methods file.
-type Method struct {
-	ID        format.MethodID
-	Name      string // e.g. "run"
-	Signature string // e.g. "()V"
-	Class     format.ClassID
-	Lines     []LineEntry // nil when the line table is missing (count <= 0)
-}
+// Method is one line of the .methods file (without its timestamp).
+type Method = format.Method
 
 // LineEntry maps a start location to a source line.
-type LineEntry struct {
-	Start uint32
-	Line  uint32
-}
+type LineEntry = format.LineEntry
 
-// Class is one line of the .classtable file.
-type Class struct {
-	ID        format.ClassID
-	Signature string // e.g. "Ljava/lang/Object;"
-	Source    string // e.g. "Object.java", "" when unknown
-}
+// Class is one line of the .classtable file (without its timestamp).
+type Class = format.Class

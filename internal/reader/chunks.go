@@ -75,7 +75,7 @@ var maxCachedStacks = 1 << 16 // a variable for tests
 // events with the same stack may share one Stack slice, which fn must not
 // modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
-	name := r.Prefix + ".orca"
+	name := r.Prefix + format.SuffixEvents
 	f, err := os.Open(name)
 	if err != nil {
 		return false, fmt.Errorf("opening events: %w", err)

@@ -61,8 +61,8 @@ type Cut struct {
 // cut_s nor write_error (a recording of a killed JVM is not cut: it is
 // incomplete, and what it says up to its end holds).
 func (r *Recording) Cut() *Cut {
-	at, hasAt := r.Info["cut_s"]
-	reason, hasErr := r.Info["write_error"]
+	at, hasAt := r.Info[format.InfoCut]
+	reason, hasErr := r.Info[format.InfoWriteError]
 	if !hasAt && !hasErr {
 		return nil
 	}
@@ -74,7 +74,7 @@ func (r *Recording) Cut() *Cut {
 	if c.Reason == "" {
 		c.Reason = "a write failed"
 	}
-	if n, err := strconv.ParseInt(r.Info["write_errors"], 10, 64); err == nil {
+	if n, err := strconv.ParseInt(r.Info[format.InfoWriteErrors], 10, 64); err == nil {
 		c.WriteErrors = n
 	}
 	return c

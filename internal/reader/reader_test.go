@@ -224,7 +224,7 @@ func TestOpenUnknownFormat(t *testing.T) {
 // A Recording built by hand (as other packages' tests do) resolves too.
 func TestResolveByHand(t *testing.T) {
 	r := &Recording{
-		Methods: map[format.MethodID]*Method{1: {ID: 1, Name: "run", Class: 7, Lines: []LineEntry{{0, 5}, {10, 6}}}},
+		Methods: map[format.MethodID]*Method{1: {ID: 1, Name: "run", Class: 7, Lines: []LineEntry{{Start: 0, Line: 5}, {Start: 10, Line: 6}}}},
 		Classes: map[format.ClassID]*Class{7: {ID: 7, Signature: "Lp/Hidden.0x1234;", Source: "Hidden.java"}},
 	}
 	for fr, want := range map[format.Frame]string{

@@ -26,7 +26,7 @@ type Recording struct {
 }
 
 // suffixes are the files of a recording; Open accepts a prefix given with any.
-var suffixes = []string{".orca", ".info", ".methods", ".classtable"}
+var suffixes = []string{format.SuffixEvents, format.SuffixInfo, format.SuffixMethods, format.SuffixClasses}
 
 // Open loads the metadata of the recording at prefix ("run", "run.orca" or
 // "run.info" name the same one). It fails only when PREFIX.orca is missing
@@ -38,7 +38,7 @@ func Open(prefix string) (*Recording, error) {
 			break
 		}
 	}
-	st, err := os.Stat(prefix + ".orca")
+	st, err := os.Stat(prefix + format.SuffixEvents)
 	if err != nil {
 		return nil, fmt.Errorf("opening recording: %w", err)
 	}
@@ -64,7 +64,7 @@ func Open(prefix string) (*Recording, error) {
 		}
 		return found, err
 	}
-	foundMethods, err := loadMeta(prefix+".methods", func(f io.Reader, name string) {
+	foundMethods, err := loadMeta(prefix+format.SuffixMethods, func(f io.Reader, name string) {
 		var es []error
 		r.Methods, es = ReadMethods(f, name)
 		collect(es)
@@ -72,7 +72,7 @@ func Open(prefix string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	foundClasses, err := loadMeta(prefix+".classtable", func(f io.Reader, name string) {
+	foundClasses, err := loadMeta(prefix+format.SuffixClasses, func(f io.Reader, name string) {
 		var es []error
 		r.Classes, es = ReadClasses(f, name)
 		collect(es)
@@ -80,7 +80,7 @@ func Open(prefix string) (*Recording, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := loadMeta(prefix+".info", func(f io.Reader, name string) {
+	if _, err := loadMeta(prefix+format.SuffixInfo, func(f io.Reader, name string) {
 		var es []error
 		r.Info, es = readInfo(f, name)
 		collect(es)
@@ -104,8 +104,8 @@ func Open(prefix string) (*Recording, error) {
 		r.Classes = map[format.ClassID]*Class{}
 		r.Warnings = append(r.Warnings, prefix+".classtable: missing; classes cannot be named")
 	}
-	if f, ok := r.Info["format"]; ok && f != "orca-1" {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows orca-1", prefix, f))
+	if f, ok := r.Info[format.InfoFormat]; ok && f != format.Version {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows %s", prefix, f, format.Version))
 	}
 	r.dotted = make(map[format.ClassID]string, len(r.Classes))
 	for id, c := range r.Classes {
@@ -138,7 +138,7 @@ func load(path string, read func(io.Reader, string)) (found bool, err error) {
 
 // Events opens PREFIX.orca for streaming. The caller closes the Closer.
 func (r *Recording) Events() (*Events, io.Closer, error) {
-	name := r.Prefix + ".orca"
+	name := r.Prefix + format.SuffixEvents
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening events: %w", err)

@@ -35,9 +35,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
-		Command:           infoString(rec, "command"),
-		PID:               infoString(rec, "pid"),
-		Java:              infoString(rec, "java_version"),
+		Command:           infoString(rec, format.InfoCommand),
+		PID:               infoString(rec, format.InfoPID),
+		Java:              infoString(rec, format.InfoJavaVersion),
 		OriginS:           m.Start.Seconds(),
 		DurationS:         sec(m.End - m.Start),
 		Events:            m.Events,
@@ -55,11 +55,11 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
-	if v, ok := rec.Info["complete"]; ok {
+	if v, ok := rec.Info[format.InfoComplete]; ok {
 		c := v == "true"
 		r.Complete = &c
 	}
-	if v, ok := rec.Info["dropped_total"]; ok {
+	if v, ok := rec.Info[format.InfoDroppedTotal]; ok {
 		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 			r.DroppedEvents = &n
 		}
@@ -70,12 +70,12 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		}
 		return nil
 	}
-	r.DroppedAtExit = infoInt("dropped_at_exit")
-	r.UnattributedEvents = infoInt("unattributed_total")
-	r.VirtualThreads = infoInt("virtual_threads")
+	r.DroppedAtExit = infoInt(format.InfoDroppedAtExit)
+	r.UnattributedEvents = infoInt(format.InfoUnattributed)
+	r.VirtualThreads = infoInt(format.InfoVirtualThreads)
 	r.Unattributed = map[string]int64{}
 	for k := range rec.Info {
-		if kind, ok := strings.CutPrefix(k, "unattributed."); ok {
+		if kind, ok := strings.CutPrefix(k, format.InfoUnattributedOf); ok {
 			if n := infoInt(k); n != nil {
 				r.Unattributed[kind] = *n
 			}
@@ -104,7 +104,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Hangs = b.hangs(analysis.Hangs(b.m), r.Deadlocks)
 	if c := m.Cut; c != nil {
 		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
-			WriteErrors: infoInt("write_errors"), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
+			WriteErrors: infoInt(format.InfoWriteErrors), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
 	}
 	r.Waits, r.WaitsTotal = top(b.waits(), opt.Top)
 	r.Edges = b.edges()

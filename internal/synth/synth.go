@@ -6,7 +6,8 @@
 // order, and the output depends only on the Options (Seed included), so
 // benchmarks and tests get the same bytes on every run.
 //
-// It imports only internal/format, so reader and model tests can use it.
+// It imports only internal/format, and writes through format.Writer, so
+// reader and model tests can use it.
 package synth
 
 import (
@@ -78,9 +79,9 @@ type Generator struct {
 	methods []method
 	// Known JDK methods that begin the stacks of each kind of event.
 	wait, sleep, join, start, acquire, release, notify, notifyAll, run int
-	// stacks are rendered once ("12;0000001F;00000004;…"); sites index
+	// stacks are encoded once ("12;0000001F;00000004;…"); sites index
 	// them per use.
-	stacks [][]byte
+	stacks []string
 	sites  [numSites][]int
 	ids    map[uint32]bool
 	stats  Stats
@@ -96,8 +97,7 @@ type method struct {
 	class       int
 	name, sig   string
 	native      bool
-	starts      []uint32 // line table: start locations
-	lines       []uint32
+	lines       []format.LineEntry // nil for native methods
 	maxLocation uint32
 }
 
@@ -157,8 +157,7 @@ func (g *Generator) makeMethods() {
 			n := 1 + r.IntN(30)
 			loc, line := uint32(0), uint32(10+r.IntN(400))
 			for range n {
-				m.starts = append(m.starts, loc)
-				m.lines = append(m.lines, line)
+				m.lines = append(m.lines, format.LineEntry{Start: loc, Line: line})
 				loc += uint32(2 + r.IntN(12))
 				line += uint32(1 + r.IntN(3))
 			}
@@ -252,82 +251,30 @@ func (g *Generator) makeStacks() {
 			}
 			fr = append(fr, base...)
 			fr = fr[:depth]
-			buf = appendStack(buf[:0], fr)
+			buf = format.AppendStack(buf[:0], fr)
 			if seen[string(buf)] {
 				continue
 			}
 			seen[string(buf)] = true
-			g.stacks = append(g.stacks, append([]byte(nil), buf...))
+			g.stacks = append(g.stacks, string(buf))
 			g.sites[site] = append(g.sites[site], len(g.stacks)-1)
 		}
 	}
 }
 
-const hexDigits = "0123456789ABCDEF"
-
-func appendHex(b []byte, v uint32) []byte {
-	return append(b, hexDigits[v>>28], hexDigits[v>>24&15], hexDigits[v>>20&15], hexDigits[v>>16&15],
-		hexDigits[v>>12&15], hexDigits[v>>8&15], hexDigits[v>>4&15], hexDigits[v&15])
-}
-
-func appendStack(b []byte, fr []format.Frame) []byte {
-	b = strconv.AppendInt(b, int64(len(fr)), 10)
-	for _, f := range fr {
-		b = append(b, ';')
-		b = appendHex(b, uint32(f.Method))
-		b = append(b, ';')
-		b = appendHex(b, f.Location)
-	}
-	return b
-}
-
-// appendTime writes seconds with 10 decimals, the last always 0, as the agent does.
-func appendTime(b []byte, t format.Time) []byte {
-	b = strconv.AppendInt(b, int64(t/1e9), 10)
-	ns := int64(t % 1e9)
-	b = append(b, '.')
-	for d := int64(1e8); d > 0; d /= 10 {
-		b = append(b, byte('0'+ns/d%10))
-	}
-	return append(b, '0')
-}
-
-// appendText quotes a text field as RFC 4180 when it needs it.
-func appendText(b []byte, s string) []byte {
-	needs := false
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == ',' || c == '"' || c == '\r' || c == '\n' {
-			needs = true
-			break
-		}
-	}
-	if !needs {
-		return append(b, s...)
-	}
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		if s[i] == '"' {
-			b = append(b, '"')
-		}
-		b = append(b, s[i])
-	}
-	return append(b, '"')
-}
+// origin is the time of the generated recording's first line, and of
+// every method and class (all seen at the start).
+const origin format.Time = 1_000_000_000_000
 
 // WriteClasses writes the .classtable file.
 func (g *Generator) WriteClasses(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	var b []byte
+	out := format.NewWriter(format.Files{Classes: bw})
 	for _, c := range g.classes {
-		b = appendTime(b[:0], 1_000_000_000_000)
-		b = append(b, ',')
-		b = appendHex(b, c.id)
-		b = append(b, ',')
-		b = appendText(b, c.sig)
-		b = append(b, ',')
-		b = appendText(b, c.source)
-		b = append(b, '\n')
-		bw.Write(b)
+		out.Class(origin, &format.Class{ID: format.ClassID(c.id), Signature: c.sig, Source: c.source})
+	}
+	if err := out.Err(); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -335,31 +282,13 @@ func (g *Generator) WriteClasses(w io.Writer) error {
 // WriteMethods writes the .methods file.
 func (g *Generator) WriteMethods(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	var b []byte
+	out := format.NewWriter(format.Files{Methods: bw})
 	for _, m := range g.methods {
-		b = appendTime(b[:0], 1_000_000_000_000)
-		b = append(b, ',')
-		b = appendHex(b, m.id)
-		b = append(b, ',')
-		b = appendText(b, m.name)
-		b = append(b, ',')
-		b = appendText(b, m.sig)
-		b = append(b, ',')
-		b = appendHex(b, g.classes[m.class].id)
-		b = append(b, ',')
-		if m.native {
-			b = append(b, "-1"...)
-		} else {
-			b = strconv.AppendInt(b, int64(len(m.starts)), 10)
-			for i := range m.starts {
-				b = append(b, ';')
-				b = appendHex(b, m.starts[i])
-				b = append(b, ';')
-				b = appendHex(b, m.lines[i])
-			}
-		}
-		b = append(b, '\n')
-		bw.Write(b)
+		out.Method(origin, &format.Method{ID: format.MethodID(m.id), Name: m.name, Signature: m.sig,
+			Class: format.ClassID(g.classes[m.class].id), Lines: m.lines})
+	}
+	if err := out.Err(); err != nil {
+		return err
 	}
 	return bw.Flush()
 }
@@ -367,12 +296,21 @@ func (g *Generator) WriteMethods(w io.Writer) error {
 // WriteInfo writes the .info file for what WriteEvents wrote.
 func (g *Generator) WriteInfo(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "format=orca-1\nagent_version=synth\ncommand=orca-gen -seed %d -size %d\ncomplete=true\n", g.opt.Seed, g.opt.Size)
-	fmt.Fprintf(bw, "start_s=%.10f\nend_s=%.10f\n", g.stats.Start.Seconds(), g.stats.End.Seconds())
+	out := format.NewWriter(format.Files{Info: bw})
+	out.Info(format.InfoFormat, format.Version)
+	out.Info(format.InfoAgentVersion, "synth")
+	out.Info(format.InfoCommand, fmt.Sprintf("orca-gen -seed %d -size %d", g.opt.Seed, g.opt.Size))
+	out.Info(format.InfoComplete, true)
+	out.Info(format.InfoStart, g.stats.Start)
+	out.Info(format.InfoEnd, g.stats.End)
 	for k := format.Kind(1); k < format.NumKinds; k++ {
-		fmt.Fprintf(bw, "events.%s=%d\n", k, g.stats.Kinds[k])
+		out.Info(format.InfoKindKey(format.InfoEvents, k), g.stats.Kinds[k])
 	}
-	fmt.Fprintf(bw, "methods=%d\nclasses=%d\n", len(g.methods), len(g.classes))
+	out.Info(format.InfoMethods, len(g.methods))
+	out.Info(format.InfoClasses, len(g.classes))
+	if err := out.Err(); err != nil {
+		return err
+	}
 	return bw.Flush()
 }
 
@@ -485,7 +423,7 @@ type sim struct {
 	seq      uint64
 	now      format.Time
 	workers  int
-	b        []byte
+	out      *format.Writer
 }
 
 // dur returns an exponentially distributed duration with the given mean.
@@ -522,7 +460,7 @@ func (s *sim) newThread(name string, steps int) int {
 // WriteEvents writes the .orca file: events until Options.Size bytes.
 func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	s := &sim{g: g, waiters: map[uint32][]int{}, now: 1_000_000_000_000}
+	s := &sim{g: g, waiters: map[uint32][]int{}, now: origin, out: format.NewWriter(format.Files{Events: bw})}
 	for range g.opt.Monitors {
 		s.monitors = append(s.monitors, g.id())
 	}
@@ -548,12 +486,8 @@ func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 			continue // superseded (a wait's timeout after its notify)
 		}
 		s.now = st.at
-		s.b = s.b[:0]
 		s.step(st.th)
-		if len(s.b) == 0 {
-			continue
-		}
-		if _, err := bw.Write(s.b); err != nil {
+		if err := s.out.Err(); err != nil {
 			return g.stats, err
 		}
 	}
@@ -561,27 +495,40 @@ func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 	return g.stats, bw.Flush()
 }
 
-// emit appends one event line: timestamp, name, thread, then the given
-// hex fields, then the stack (when stack >= 0).
+// emit writes one event line: timestamp, name, thread, then the given
+// hex fields in the order of the kind's fields (object, target, owner),
+// then the stack (when stack >= 0).
 func (s *sim) emit(k format.Kind, th int, stack int, hex ...uint32) {
-	b := appendTime(s.b, s.now)
-	b = append(b, ',')
-	b = append(b, format.Specs[k].Name...)
-	b = append(b, ',')
-	b = appendHex(b, s.threads[th].id)
-	for _, v := range hex {
-		b = append(b, ',')
-		b = appendHex(b, v)
+	e := format.Event{Time: s.now, Kind: k, Thread: format.ThreadID(s.threads[th].id)}
+	i := 0
+	for _, f := range format.Specs[k].Fields {
+		switch f {
+		case format.FObject:
+			e.Object = format.ObjectID(hex[i])
+		case format.FTarget:
+			e.Target = format.ThreadID(hex[i])
+		case format.FOwner:
+			e.Owner = format.ThreadID(hex[i])
+		default:
+			continue
+		}
+		i++
 	}
 	if stack >= 0 {
-		b = append(b, ',')
-		b = append(b, s.g.stacks[stack]...)
+		e.EncodedStack = s.g.stacks[stack]
 	}
-	b = append(b, '\n')
-	s.g.stats.Bytes += int64(len(b) - len(s.b))
-	s.g.stats.Lines++
-	s.g.stats.Kinds[k]++
-	s.b = b
+	s.write(&e)
+}
+
+// write writes e and counts it (an error sticks in s.out).
+func (s *sim) write(e *format.Event) {
+	if s.out.Event(e) != nil {
+		return
+	}
+	st := &s.g.stats
+	st.Bytes = s.out.Written.EventBytes
+	st.Lines++
+	st.Kinds[e.Kind]++
 }
 
 // owner returns a running thread other than th to own a monitor th
@@ -598,20 +545,10 @@ func (s *sim) owner(th int) int {
 }
 
 func (s *sim) step(th int) {
-	g := s.g
 	t := &s.threads[th]
 	switch t.state {
 	case tNew:
-		b := appendTime(s.b, s.now)
-		b = append(b, ",ThreadStarted,"...)
-		b = appendHex(b, t.id)
-		b = append(b, ',')
-		b = appendText(b, t.name)
-		b = append(b, '\n')
-		g.stats.Bytes += int64(len(b) - len(s.b))
-		g.stats.Lines++
-		g.stats.Kinds[format.ThreadStarted]++
-		s.b = b
+		s.write(&format.Event{Time: s.now, Kind: format.ThreadStarted, Thread: format.ThreadID(t.id), Name: t.name})
 		t.state = tRunning
 		s.schedule(th, s.now+s.dur(200_000))
 	case tRunning:
@@ -789,7 +726,7 @@ func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
 		handoffs = 10 * n
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	s := &sim{g: g, now: 1_000_000_000_000}
+	s := &sim{g: g, now: origin, out: format.NewWriter(format.Files{Events: bw})}
 	for i := range n {
 		s.newThread(fmt.Sprintf("convoy-%d", i), -1)
 	}
@@ -821,11 +758,8 @@ func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
 	}
 	for range handoffs {
 		hand(true)
-		if len(s.b) > 1<<16 {
-			if _, err := bw.Write(s.b); err != nil {
-				return g.stats, err
-			}
-			s.b = s.b[:0]
+		if err := s.out.Err(); err != nil {
+			return g.stats, err
 		}
 	}
 	for len(queue) > 0 {
@@ -836,7 +770,7 @@ func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
 		s.emit(format.ThreadEnded, th, -1)
 	}
 	g.stats.End = s.now
-	if _, err := bw.Write(s.b); err != nil {
+	if err := s.out.Err(); err != nil {
 		return g.stats, err
 	}
 	return g.stats, bw.Flush()

@@ -1,0 +1,135 @@
+package format
+
+import "strings"
+
+// Version is the format of the files, the value of the .info key "format".
+// A reader warns about a recording of another format.
+const Version = "orca-1"
+
+// AgentVersion is the version of the agent (the .info key "agent_version")
+// and of the orca command that carries it.
+const AgentVersion = "0.1.0"
+
+// The suffixes of a recording's files after its prefix.
+const (
+	SuffixEvents  = ".orca"       // one event per line
+	SuffixMethods = ".methods"    // one method per line
+	SuffixClasses = ".classtable" // one class per line
+	SuffixInfo    = ".info"       // key=value lines
+	SuffixExt     = ".ext"        // what an import knows and .orca has no field for (ext.go)
+)
+
+// The keys of PREFIX.info (docs/format.md, ".info"). Values are written
+// verbatim up to the end of the line; a key may repeat only where it says
+// so (InfoWarning). Readers ignore keys they do not know.
+const (
+	// Written by the agent.
+	InfoFormat         = "format"        // Version
+	InfoAgentVersion   = "agent_version" // AgentVersion ("synth" from the generator)
+	InfoAgentOptions   = "agent_options" // the agent's parsed options
+	InfoSession        = "session"       // the token orca record passed (session= option)
+	InfoPID            = "pid"
+	InfoCommand        = "command" // sun.java.command
+	InfoJavaVersion    = "java_version"
+	InfoJavaVM         = "java_vm"
+	InfoJavaVMVersion  = "java_vm_version"
+	InfoJavaHome       = "java_home"
+	InfoRefused        = "refused"        // the agent did not record, and why
+	InfoOriginMonoNS   = "origin_mono_ns" // a CLOCK_MONOTONIC reading, ns
+	InfoOriginUnixNS   = "origin_unix_ns" // the wall clock at the same instant, ns since the Unix epoch
+	InfoStart          = "start_s"        // first timestamp written, seconds like the events
+	InfoEnd            = "end_s"          // last timestamp written
+	InfoComplete       = "complete"       // true once the VM ended normally
+	InfoDroppedTotal   = "dropped_total"
+	InfoDroppedAtExit  = "dropped_at_exit"
+	InfoDroppedAfter   = "dropped_after_cut"
+	InfoWrittenEarly   = "written_early"
+	InfoWriteErrors    = "write_errors" // failed writes
+	InfoWriteError     = "write_error"  // the first failed write: "FILE: error"
+	InfoCut            = "cut_s"        // with write_error: the last event line written completely
+	InfoOwnerUnknown   = "owner_unknown"
+	InfoOwnerTableFull = "owner_table_full"
+	InfoUnattributed   = "unattributed_total"
+	InfoVirtualThreads = "virtual_threads"
+	InfoSuppressed     = "suppressed_waits"
+	InfoMethods        = "methods" // lines of .methods
+	InfoClasses        = "classes" // lines of .classtable
+	InfoMetaDropped    = "metadata_dropped"
+	InfoOwnStacks      = "own_stacks_by_jvmti"
+	InfoVerifStacks    = "verified_stacks"
+	InfoVerifStacksDif = "verified_stacks_differ"
+	InfoEnteredClock   = "entered_clock"
+	InfoEnteredTimer   = "entered_timer"
+	InfoEnteredByTimer = "entered_by_timer"
+	InfoEnteredLate    = "entered_late"
+	InfoEnteredLost    = "entered_lost"
+	InfoVerifEntered   = "verified_entered"
+	InfoVerifAfter     = "verified_entered_after"
+	InfoVerifSlow      = "verified_entered_slow"
+	InfoWarning        = "warning" // repeatable
+
+	// Written by orca import (docs/jfr.md).
+	InfoSource            = "source" // "jfr"
+	InfoJFRFile           = "jfr_file"
+	InfoJFRVersion        = "jfr_version"
+	InfoJFRChunks         = "jfr_chunks"
+	InfoJVMArguments      = "jvm_arguments"
+	InfoJFRDataLoss       = "jfr_data_loss_bytes"
+	InfoJFRLostBytes      = "jfr_lost_bytes"
+	InfoTruncatedStacks   = "truncated_stacks"
+	InfoJoinsFromWaits    = "joins_from_waits"
+	InfoNotifiesFromWaits = "notifies_from_waits"
+	InfoNotifiesDropped   = "notifies_from_waits_dropped"
+	InfoThreads           = "threads"
+	InfoObjects           = "objects"
+)
+
+// The keys that are a prefix followed by a name: InfoEvents+"ObjectWait"
+// (or InfoKindKey(InfoEvents, ObjectWait)).
+const (
+	InfoEvents         = "events."       // lines written, per event kind
+	InfoDropped        = "dropped."      // events not written, per kind
+	InfoUnattributedOf = "unattributed." // events on virtual threads, counted not recorded, per kind
+	InfoExtLines       = "ext."          // .ext lines written, per .ext kind (orca import)
+	InfoJFREvents      = "jfr_events."   // JFR events converted, per JFR type (orca import)
+)
+
+// InfoKeys lists every key above, for the generated C header and the tests
+// that keep the agent, the docs and this list in step.
+var InfoKeys = []string{
+	InfoFormat, InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
+	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete,
+	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
+	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
+	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
+	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
+	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoWarning,
+	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
+	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,
+	InfoNotifiesFromWaits, InfoNotifiesDropped, InfoThreads, InfoObjects,
+}
+
+// InfoPrefixes lists the prefix keys above.
+var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents}
+
+// InfoKindKey returns the key of a per-kind count: InfoKindKey(InfoEvents,
+// ObjectWait) is "events.ObjectWait".
+func InfoKindKey(prefix string, k Kind) string { return prefix + k.String() }
+
+// InfoKnown reports whether key is one of InfoKeys or starts with one of
+// InfoPrefixes.
+func InfoKnown(key string) bool {
+	for _, k := range InfoKeys {
+		if k == key {
+			return true
+		}
+	}
+	for _, p := range InfoPrefixes {
+		if strings.HasPrefix(key, p) && len(key) > len(p) {
+			return true
+		}
+	}
+	return false
+}

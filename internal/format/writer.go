@@ -1,0 +1,179 @@
+package format
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// Files are where a Writer writes each file of a recording. A file left nil
+// is not written: writing a line of it is an error.
+type Files struct {
+	Prefix  string    // names the files in errors ("writing PREFIX.orca: …")
+	Events  io.Writer // PREFIX.orca
+	Methods io.Writer // PREFIX.methods
+	Classes io.Writer // PREFIX.classtable
+	Info    io.Writer // PREFIX.info
+	Ext     io.Writer // PREFIX.ext
+}
+
+// Writer writes the lines of a recording with the encodings the reader
+// reads (docs/format.md): the one writer of the format in Go, used by orca
+// import, the synthetic generator and tests. Each line is one Write call
+// to its file, so files should be buffered (bufio.Writer) by the caller.
+//
+// It checks what the reader would reject (a kind outside the tables, a
+// negative time, an .info key with '=' or a line break) and returns an
+// error instead of writing. The first error sticks: later calls write
+// nothing and return it.
+type Writer struct {
+	f   Files
+	b   []byte
+	err error
+	// Written counts what was written.
+	Written Counts
+}
+
+// Counts are the lines (and .orca bytes) a Writer wrote.
+type Counts struct {
+	Events           [NumKinds]int64    // .orca lines by kind
+	Ext              [NumExtKinds]int64 // .ext lines by kind
+	Methods, Classes int64
+	Info             int64
+	EventBytes       int64 // bytes of .orca
+}
+
+// NewWriter returns a Writer to f.
+func NewWriter(f Files) *Writer { return &Writer{f: f} }
+
+// Err returns the first error of a write, or nil.
+func (w *Writer) Err() error { return w.err }
+
+func (w *Writer) put(dst io.Writer, suffix string) error {
+	if w.err != nil {
+		return w.err
+	}
+	if dst == nil {
+		w.err = fmt.Errorf("format.Writer: a %s line, and no %s%s file to write it to", suffix, w.f.Prefix, suffix)
+		return w.err
+	}
+	if _, err := dst.Write(w.b); err != nil {
+		w.err = fmt.Errorf("writing %s%s: %w", w.f.Prefix, suffix, err)
+	}
+	return w.err
+}
+
+func (w *Writer) fail(msg string, a ...any) error {
+	if w.err == nil {
+		w.err = fmt.Errorf("format.Writer: "+msg, a...)
+	}
+	return w.err
+}
+
+// Event writes e to .orca.
+func (w *Writer) Event(e *Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	if e.Kind == KindNone || e.Kind >= NumKinds {
+		return w.fail("event kind %d is not in the table", e.Kind)
+	}
+	if e.Time < 0 {
+		return w.fail("%s at %d ns: times are not negative", e.Kind, e.Time)
+	}
+	w.b = AppendEvent(w.b[:0], e)
+	if err := w.put(w.f.Events, SuffixEvents); err != nil {
+		return err
+	}
+	w.Written.Events[e.Kind]++
+	w.Written.EventBytes += int64(len(w.b))
+	return nil
+}
+
+// Ext writes e to .ext.
+func (w *Writer) Ext(e *ExtEvent) error {
+	if w.err != nil {
+		return w.err
+	}
+	if e.Kind == ExtUnknown || e.Kind >= NumExtKinds {
+		return w.fail(".ext kind %d is not in the table", e.Kind)
+	}
+	if e.Time < 0 {
+		return w.fail("%s at %d ns: times are not negative", e.Kind, e.Time)
+	}
+	w.b = AppendExt(w.b[:0], e)
+	if err := w.put(w.f.Ext, SuffixExt); err != nil {
+		return err
+	}
+	w.Written.Ext[e.Kind]++
+	return nil
+}
+
+// Method writes m, first seen at t, to .methods.
+func (w *Writer) Method(t Time, m *Method) error {
+	if w.err != nil {
+		return w.err
+	}
+	if t < 0 {
+		return w.fail("method %v at %d ns: times are not negative", m.ID, t)
+	}
+	w.b = AppendMethod(w.b[:0], t, m)
+	if err := w.put(w.f.Methods, SuffixMethods); err != nil {
+		return err
+	}
+	w.Written.Methods++
+	return nil
+}
+
+// Class writes c, first seen at t, to .classtable.
+func (w *Writer) Class(t Time, c *Class) error {
+	if w.err != nil {
+		return w.err
+	}
+	if t < 0 {
+		return w.fail("class %v at %d ns: times are not negative", c.ID, t)
+	}
+	w.b = AppendClass(w.b[:0], t, c)
+	if err := w.put(w.f.Classes, SuffixClasses); err != nil {
+		return err
+	}
+	w.Written.Classes++
+	return nil
+}
+
+// Info writes key=value to .info. A Time value is written as seconds like
+// the events (start_s); any other value as fmt's %v would. Line breaks in
+// the value become spaces.
+func (w *Writer) Info(key string, value any) error {
+	if w.err != nil {
+		return w.err
+	}
+	if key == "" || strings.ContainsAny(key, "=\r\n") {
+		return w.fail(".info key %q: want a non-empty key without '=' or line breaks", key)
+	}
+	var v string
+	switch x := value.(type) {
+	case string:
+		v = x
+	case Time:
+		if x < 0 {
+			return w.fail(".info %s: %d ns: times are not negative", key, x)
+		}
+		v = string(AppendTime(nil, x))
+	case int:
+		v = strconv.Itoa(x)
+	case int64:
+		v = strconv.FormatInt(x, 10)
+	case bool:
+		v = strconv.FormatBool(x)
+	default:
+		v = fmt.Sprint(x)
+	}
+	w.b = AppendInfo(w.b[:0], key, v)
+	if err := w.put(w.f.Info, SuffixInfo); err != nil {
+		return err
+	}
+	w.Written.Info++
+	return nil
+}

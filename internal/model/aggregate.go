@@ -24,7 +24,7 @@ import (
 // notified). The locks are new values, sorted as Model.Locks; keep nil
 // gives the figures Model.Locks holds.
 func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
-	ag := aggregator{m: m, by: map[lockKey]*lockAgg{}}
+	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks))}
 	if keep == nil {
 		for _, l := range m.Locks {
 			ag.get(l.Object, l.Kind)
@@ -70,7 +70,7 @@ func sortLocks(ls []*Lock) {
 
 type aggregator struct {
 	m  *Model
-	by map[lockKey]*lockAgg
+	by map[uint64]*lockAgg // key: object<<1 | kind, as the Builder's
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock.
 	last *lockAgg
@@ -83,8 +83,8 @@ type lockAgg struct {
 	l        Lock
 	waiters  map[format.ThreadID]format.Time // first block
 	waitedBy map[format.ThreadID]format.Time // first wait
-	owners   map[format.ThreadID]*Blame
-	sites    map[StackID]*Site
+	owners   map[format.ThreadID]Blame       // values, not pointers: one allocation less each
+	sites    map[StackID]Site
 	held     map[StackID]bool
 	wsites   map[StackID]*WaitSite
 }
@@ -93,17 +93,15 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
 		return a
 	}
-	k := lockKey{obj, kind}
+	k := uint64(obj)<<1 | uint64(kind)
 	a := ag.by[k]
 	if a == nil {
-		a = &lockAgg{waiters: map[format.ThreadID]format.Time{}, waitedBy: map[format.ThreadID]format.Time{},
-			owners: map[format.ThreadID]*Blame{}, sites: map[StackID]*Site{}, held: map[StackID]bool{},
-			wsites: map[StackID]*WaitSite{}}
+		a = &lockAgg{}
 		a.l.Object, a.l.Kind = obj, kind
 		if kind == Semaphore {
 			a.l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
-		if src := ag.m.byObject[k]; src != nil {
+		if src := ag.m.byObject[lockKey{obj, kind}]; src != nil {
 			// The fold's own facts, of every thread.
 			a.l.Class, a.l.OwnerChanges = src.Class, src.OwnerChanges
 			a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
@@ -136,9 +134,10 @@ func (ag *aggregator) thread(t *Thread) {
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
-			for sp := range m.OwnerSpans(t.ID, iv) {
+			ownerSpans(t.ID, iv, a.l.OwnerChanges, func(sp OwnerSpan) bool {
 				a.blame(sp.Owner, 0, sp.End-sp.Start)
-			}
+				return true
+			})
 			if iv.First == 0 {
 				a.l.OwnerUnknown++
 			}
@@ -147,6 +146,9 @@ func (ag *aggregator) thread(t *Thread) {
 			if !iv.Open {
 				a.blame(iv.Other, 1, 0)
 				if !iv.Forced {
+					if a.held == nil {
+						a.held = map[StackID]bool{}
+					}
 					a.held[site] = true // the thread entered the monitor there
 				}
 			}
@@ -213,13 +215,17 @@ func (ag *aggregator) thread(t *Thread) {
 
 // contention adds one contention of thread th, from since, at site.
 func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID, d format.Time, open bool) {
+	if a.waiters == nil {
+		// Made when first needed: most locks are only contended or only
+		// waited on.
+		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]Site{}
+	}
 	if first, ok := a.waiters[th]; !ok || since < first {
 		a.waiters[th] = since
 	}
-	s := a.sites[site]
-	if s == nil {
-		s = &Site{Stack: site}
-		a.sites[site] = s
+	s, ok := a.sites[site]
+	if !ok {
+		s.Stack = site
 	}
 	l := &a.l
 	if open {
@@ -227,13 +233,14 @@ func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID
 		l.OpenTime += d
 		s.Open++
 		s.OpenTime += d
-		return
+	} else {
+		l.Contentions++
+		l.Blocked += d
+		l.MaxBlocked = max(l.MaxBlocked, d)
+		s.Contentions++
+		s.Blocked += d
 	}
-	l.Contentions++
-	l.Blocked += d
-	l.MaxBlocked = max(l.MaxBlocked, d)
-	s.Contentions++
-	s.Blocked += d
+	a.sites[site] = s
 }
 
 // blame adds n contentions and d blocked time to owner's blame (none for
@@ -242,16 +249,20 @@ func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	if owner == 0 {
 		return
 	}
-	bl := a.owners[owner]
-	if bl == nil {
-		bl = &Blame{Thread: owner}
-		a.owners[owner] = bl
+	if a.owners == nil {
+		a.owners = map[format.ThreadID]Blame{}
 	}
+	bl := a.owners[owner]
+	bl.Thread = owner
 	bl.Contentions += n
 	bl.Blamed += d
+	a.owners[owner] = bl
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
+	if a.wsites == nil {
+		a.wsites, a.waitedBy = map[StackID]*WaitSite{}, map[format.ThreadID]format.Time{}
+	}
 	s := a.wsites[stack]
 	if s == nil {
 		s = &WaitSite{Stack: stack}
@@ -266,7 +277,7 @@ func (a *lockAgg) finish() *Lock {
 	l.Waiters = byFirst(a.waiters)
 	l.WaitedBy = byFirst(a.waitedBy)
 	for _, bl := range a.owners {
-		l.Owners = append(l.Owners, *bl)
+		l.Owners = append(l.Owners, bl)
 	}
 	slices.SortFunc(l.Owners, func(a, b Blame) int {
 		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
@@ -275,7 +286,7 @@ func (a *lockAgg) finish() *Lock {
 		return cmp.Compare(a.Thread, b.Thread)
 	})
 	for _, s := range a.sites {
-		l.Sites = append(l.Sites, *s)
+		l.Sites = append(l.Sites, s)
 	}
 	slices.SortFunc(l.Sites, func(a, b Site) int {
 		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {
@@ -305,18 +316,26 @@ func (a *lockAgg) finish() *Lock {
 // byFirst returns the threads of first (thread -> time of its first
 // entry) in order of that time, then id.
 func byFirst(first map[format.ThreadID]format.Time) []format.ThreadID {
-	out := make([]format.ThreadID, 0, len(first))
-	for th := range first {
-		out = append(out, th)
+	if len(first) == 0 {
+		return nil
 	}
-	slices.SortFunc(out, func(a, b format.ThreadID) int {
-		if c := cmp.Compare(first[a], first[b]); c != 0 {
+	type entry struct {
+		at format.Time
+		th format.ThreadID
+	}
+	es := make([]entry, 0, len(first))
+	for th, at := range first {
+		es = append(es, entry{at, th})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.th, b.th)
 	})
-	if len(out) == 0 {
-		return nil
+	out := make([]format.ThreadID, len(es))
+	for i, e := range es {
+		out[i] = e.th
 	}
 	return out
 }

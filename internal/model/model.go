@@ -252,25 +252,36 @@ func (m *Model) OwnerSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 			return
 		}
 		var changes []OwnerChange
-		if l := m.Lock(iv.Object, Monitor); l != nil && int(iv.ownTo) <= len(l.OwnerChanges) {
-			changes = l.OwnerChanges[iv.ownFrom:iv.ownTo]
+		if l := m.Lock(iv.Object, Monitor); l != nil {
+			changes = l.OwnerChanges
 		}
-		cur, start := iv.First, iv.Start
-		for _, c := range changes {
-			// As Builder.newOwner: a thread never waits for itself, and
-			// lines of two threads can be out of order by a little, so a
-			// change never goes back before the span it ends began.
-			if c.Owner == th || c.Owner == cur {
-				continue
-			}
-			t := max(c.At, start)
-			if !yield(OwnerSpan{start, t, cur}) {
-				return
-			}
-			cur, start = c.Owner, t
-		}
-		yield(OwnerSpan{start, max(iv.End, start), cur})
+		ownerSpans(th, iv, changes, yield)
 	}
+}
+
+// ownerSpans is OwnerSpans of a Blocked interval on a lock whose
+// OwnerChanges are all; yield does not escape (the aggregate calls it for
+// every contention).
+func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, yield func(OwnerSpan) bool) {
+	var changes []OwnerChange
+	if int(iv.ownTo) <= len(all) {
+		changes = all[iv.ownFrom:iv.ownTo]
+	}
+	cur, start := iv.First, iv.Start
+	for _, c := range changes {
+		// As Builder.newOwner: a thread never waits for itself, and
+		// lines of two threads can be out of order by a little, so a
+		// change never goes back before the span it ends began.
+		if c.Owner == th || c.Owner == cur {
+			continue
+		}
+		t := max(c.At, start)
+		if !yield(OwnerSpan{start, t, cur}) {
+			return
+		}
+		cur, start = c.Owner, t
+	}
+	yield(OwnerSpan{start, max(iv.End, start), cur})
 }
 
 // OwnerChangesIn returns how many times the owner thread th waited for

@@ -148,19 +148,15 @@ func checkScenarioModel(t *testing.T, m *model.Model, e expect) {
 	wo := format.ObjectID(e.hash(t, "waitObj"))
 	untimed, timed, all := e.int(t, "waits.untimed"), e.int(t, "waits.timed"), e.int(t, "waits.all")
 	notifies, waiters := e.int(t, "notifies"), e.int(t, "waiters")
-	var wh *analysis.WaitHealth
-	for _, w := range analysis.Waits(m) {
-		if w.Object == wo {
-			wh = &w
-		}
-	}
-	if wh == nil {
+	wh := m.Lock(wo, model.Monitor)
+	if wh == nil || wh.Waits == 0 {
 		t.Fatalf("no waits on waitObj %v", wo)
 	}
 	waits := untimed + timed + all
 	if wh.Waits != waits || wh.Notified != notifies+waiters || wh.Ambiguous != 0 || wh.StillWaiting != 0 ||
 		wh.TimedOut != timed+(untimed+all-notifies-waiters) || wh.Notifies != notifies || wh.NotifyAlls != e.int(t, "notifyAlls") {
-		t.Errorf("waitObj: %+v; want %d waits, %d notified, %d timed out, %d notifies", *wh, waits, notifies+waiters, timed, notifies)
+		t.Errorf("waitObj: %d waits, %d notified, %d ambiguous, %d timed out, %d still waiting, %d notifies; want %d waits, %d notified, %d timed out, %d notifies",
+			wh.Waits, wh.Notified, wh.Ambiguous, wh.TimedOut, wh.StillWaiting, wh.Notifies, waits, notifies+waiters, timed, notifies)
 	}
 	wakes := edges(m, model.EdgeWake)
 	waiter := byName["orca-waiter\nsecond line"]

@@ -97,7 +97,9 @@ single line such as "No deadlocks.":
 	             them: contentions, total, mean and max; the owners blamed for
 	             it (the thread holding the monitor, or releasing the permit,
 	             while others waited) with their share; where threads blocked
-	CALL SITES   the blocking call sites across all locks
+	CALL SITES   the blocking call sites across all locks, one per source
+	             line (class, method, file and line of each frame; the
+	             bytecode index only where the line is unknown)
 	WAIT/NOTIFY  per object: waits no notify ended (timeouts, interrupts),
 	             threads still waiting, notifies that found no waiter,
 	             notifyAll storms (100 or more within 10 ms)
@@ -106,7 +108,9 @@ single line such as "No deadlocks.":
 
 Times are seconds since the recording's first event; the headline gives that
 event's time as orca dump prints it. Threads are shown as "name" (ID) and
-objects by their identity hash code (8 hex digits, as in the files). Stacks
+objects by their identity hash code (8 hex digits, as in the files); a name is
+never cut, a table widens for a long one. orca report and orca view give the
+same figures: both show the one aggregate of the model. Stacks
 show the top frame, then, if JDK frames follow it, "... N JDK frames" up to
 the first frame of your code, then the next frames: 5 frames at most.
 
@@ -117,7 +121,9 @@ the first frame of your code, then the next frames: 5 frames at most.
 
 --json writes the same report as JSON, every stack whole; docs/report-json.md
 in the source tree describes each field. For a recording over 64 MB, orca
-report shows its progress on stderr.
+report shows its progress on stderr when stderr is a terminal (orca view from
+8 MB, orca export from 64 MB, orca import after a second: none of them writes
+progress to a file or a pipe).
 
 	orca dump /tmp/run1 | less
 
@@ -185,6 +191,13 @@ format and how to open it; every viewer named reads the file on your machine.
 
 	orca export --format perfetto /tmp/run1        then open /tmp/run1.pftrace in ui.perfetto.dev
 	orca export --format collapsed --kind wait -o - /tmp/run1 | flamegraph.pl > waits.svg
+
+# Options and operands
+
+Every command but orca record takes its options before or after its operands:
+orca view /tmp/run1 --no-browser is orca view --no-browser /tmp/run1. After
+"--" everything is an operand. orca record takes its options before COMMAND:
+what follows COMMAND is the command's.
 
 # Exit status
 

@@ -33,13 +33,14 @@ Examples:
 func runDump(u ui, args []string) error {
 	fs := newFlagSet("dump", dumpHelp)
 	resolve := fs.Bool("resolve", true, "resolve stack frames to class.method(File.java:line); false: raw method IDs")
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(ops) != 1 {
 		return usagef("dump: want one PREFIX (run 'orca dump --help')")
 	}
-	rec, err := reader.Open(fs.Arg(0))
+	rec, err := reader.Open(ops[0])
 	if err != nil {
 		return err
 	}

@@ -68,10 +68,11 @@ func runExport(u ui, args []string) error {
 	formatName := fs.String("format", "", "the output format: `FORMAT` is "+strings.Join(names, ", "))
 	kindList := fs.String("kind", "", "the states exported: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (default monitor for pprof and collapsed, all for the others)")
 	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout)")
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(ops) != 1 {
 		return usagef("export: want one PREFIX (run 'orca export --help')")
 	}
 	if *formatName == "" {
@@ -90,7 +91,7 @@ func runExport(u ui, args []string) error {
 		opt.Kinds = k
 	}
 
-	rec, err := reader.Open(fs.Arg(0))
+	rec, err := reader.Open(ops[0])
 	if err != nil {
 		return err
 	}

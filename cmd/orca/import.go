@@ -50,17 +50,9 @@ func runImport(u ui, args []string) error {
 	prefix := fs.String("o", "", "output `PREFIX` (default: RECORDING without .jfr)")
 	force := fs.Bool("force", false, "replace an existing recording with this prefix")
 	quiet := fs.Bool("quiet", false, "print no progress and no summary")
-	// Flags may follow the recording: orca import run.jfr -o x.
-	var pos []string
-	for {
-		if err := parseFlags(u, fs, args); err != nil {
-			return err
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
+	pos, err := parseArgs(u, fs, args)
+	if err != nil {
+		return err
 	}
 	if len(pos) != 1 {
 		return usagef("import: want one RECORDING.jfr (run 'orca import --help')")
@@ -84,11 +76,11 @@ func runImport(u ui, args []string) error {
 	}
 
 	opt := jfrimport.Options{Source: src}
-	if !*quiet {
+	if !*quiet && isTerminal(u.stderr) {
+		// A line a second is for a person watching, not for a log.
 		opt.Progress = u.stderr
 	}
 	var res *jfrimport.Result
-	var err error
 	if src == "-" {
 		opt.Source = "stdin"
 		res, err = jfrimport.Import(u.stdin, -1, *prefix, opt)

@@ -186,6 +186,29 @@ func parseFlags(u ui, fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// parseArgs parses the arguments of a command whose other arguments are
+// operands (a PREFIX, a file), and returns the operands. Flags may come
+// before, between or after them (orca view rec --no-browser); after "--"
+// everything is an operand. orca record does not use it: what follows
+// its COMMAND is the command's.
+func parseArgs(u ui, fs *flag.FlagSet, args []string) ([]string, error) {
+	var ops []string
+	for {
+		if err := parseFlags(u, fs, args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return ops, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(ops, rest...), nil
+		}
+		ops = append(ops, rest[0])
+		args = rest[1:]
+	}
+}
+
 func runHelp(u ui, args []string) error {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
 		mainUsage(u.stdout)
@@ -213,10 +236,11 @@ The agent's options are listed in 'orca help record'.
 
 func runAgentPath(u ui, args []string) error {
 	fs := newFlagSet("agent-path", agentPathHelp)
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	if len(ops) > 0 {
 		return usagef("agent-path takes no arguments")
 	}
 	p, err := agentlib.Path()
@@ -234,8 +258,12 @@ Prints orca's version, the Go toolchain and the checksum of the embedded agent.
 
 func runVersion(u ui, args []string) error {
 	fs := newFlagSet("version", versionHelp)
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
+	}
+	if len(ops) > 0 {
+		return usagef("version takes no arguments")
 	}
 	rev := ""
 	if bi, ok := debug.ReadBuildInfo(); ok {

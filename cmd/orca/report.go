@@ -49,16 +49,17 @@ func runReport(u ui, args []string) error {
 	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(ops) != 1 {
 		return usagef("report: want one PREFIX (run 'orca report --help')")
 	}
 	if *top < 0 {
 		return usagef("report: --top %d: want 0 or more", *top)
 	}
-	rec, err := reader.Open(fs.Arg(0))
+	rec, err := reader.Open(ops[0])
 	if err != nil {
 		return err
 	}
@@ -107,36 +108,36 @@ func runReport(u ui, args []string) error {
 }
 
 // newProgress returns a model.Options.Progress that reports reading name
-// on w: one line rewritten in place on a terminal, else a line per 10%.
-// A call with events < 0 ends the report.
+// on w, one line rewritten in place, when w is a terminal; else nil: a
+// log file or a pipe gets no progress lines. A call with events < 0 ends
+// the report.
 func newProgress(w io.Writer, name string, size int64) func(events int, bytes int64) {
-	tty := isTerminal(w)
+	if !isTerminal(w) {
+		return nil
+	}
+	return progressLine(w, name, size)
+}
+
+// progressLine is newProgress's line on a terminal.
+func progressLine(w io.Writer, name string, size int64) func(events int, bytes int64) {
 	last := -1
 	return func(events int, bytes int64) {
 		if events < 0 {
-			if tty && last >= 0 {
+			if last >= 0 {
 				fmt.Fprint(w, "\r\033[K")
 			}
 			return
 		}
-		pct := int(bytes * 100 / size)
-		switch {
-		case tty && pct != last:
+		if pct := int(bytes * 100 / size); pct != last {
 			fmt.Fprintf(w, "\rreading %s: %d%% (%d events)", name, pct, events)
-			last = pct
-		case !tty && (pct/10 > last/10 || last < 0):
-			fmt.Fprintf(w, "reading %s: %d%% (%d events)\n", name, pct, events)
 			last = pct
 		}
 	}
 }
 
-// isTerminal reports whether w is a character device, such as a terminal.
+// isTerminal reports whether w is a terminal (not a file, a pipe or
+// /dev/null).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && isTTY(f)
 }

@@ -101,15 +101,68 @@ func TestReportErrors(t *testing.T) {
 	}
 }
 
+// TestProgress checks that progress is shown on a terminal only, as one
+// line rewritten in place.
 func TestProgress(t *testing.T) {
 	var b bytes.Buffer
-	p := newProgress(&b, "big.orca", 1000)
+	if p := newProgress(&b, "big.orca", 1000); p != nil {
+		t.Errorf("progress to a buffer (not a terminal)")
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if p := newProgress(f, "big.orca", 1000); p != nil {
+		t.Errorf("progress to a file (not a terminal)")
+	}
+	if null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0); err == nil {
+		defer null.Close()
+		if p := newProgress(null, "big.orca", 1000); p != nil {
+			t.Errorf("progress to %s (a character device, not a terminal)", os.DevNull)
+		}
+	}
+	p := progressLine(&b, "big.orca", 1000)
 	for i := 0; i <= 10; i++ {
 		p(i*100, int64(i*95))
 	}
 	p(-1, 0)
-	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
-	if len(lines) != 10 || lines[0] != "reading big.orca: 0% (0 events)" || lines[9] != "reading big.orca: 95% (1000 events)" {
-		t.Errorf("progress lines:\n%s", b.String())
+	if s := b.String(); strings.Count(s, "\r") != 12 || strings.Contains(s, "\n") ||
+		!strings.Contains(s, "\rreading big.orca: 95% (1000 events)\r\033[K") {
+		t.Errorf("progress line: %q", s)
+	}
+}
+
+// TestFlagsAfterOperands checks that every command takes its flags after
+// its operands too (orca view rec --no-browser), and that "--" ends them.
+func TestFlagsAfterOperands(t *testing.T) {
+	pre := reportRecording(t)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string // in stdout, or stderr when code != 0
+	}{
+		{[]string{"report", pre, "--json", "--top", "1"}, 0, `"locks_total": 2`},
+		{[]string{"report", pre, "--thread", "worker-c"}, 0, `--thread "worker-c": 1 thread of 6 match`},
+		{[]string{"dump", pre, "--resolve=false"}, 0, "MonitorContendedEnter"},
+		{[]string{"export", pre, "--format", "collapsed", "-o", "-"}, 0, "Scenario.transfer"},
+		{[]string{"export", pre, "--format", "collapsed", "-o", filepath.Join(dir, "out.folded")}, 0, ""},
+		{[]string{"report", pre, "--", "--json"}, 2, "report: want one PREFIX"},
+		{[]string{"report", pre, "--nonsense"}, 2, "flag provided but not defined: -nonsense"},
+		{[]string{"version", "--", "x"}, 2, "version takes no arguments"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, c.args)
+		got := out.String()
+		if c.code != 0 {
+			got = errb.String()
+		}
+		if code != c.code || !strings.Contains(got, c.want) {
+			t.Errorf("%q: exit %d, want %d; output lacks %q:\n%s%s", c.args, code, c.code, c.want, out.String(), errb.String())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out.folded")); err != nil {
+		t.Errorf("export with -o after the prefix: %v", err)
 	}
 }

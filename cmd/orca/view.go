@@ -47,16 +47,17 @@ func runView(u ui, args []string) error {
 	fs := newFlagSet("view", viewHelp)
 	addr := fs.String("addr", web.DefaultAddr, "listen on `HOST:PORT` (port 0: a free one)")
 	noBrowser := fs.Bool("no-browser", false, "print the URL only; do not open a browser")
-	if err := parseFlags(u, fs, args); err != nil {
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
+	if len(ops) != 1 {
 		return usagef("view: want one PREFIX (run 'orca view --help')")
 	}
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return usagef("view: --addr %q: want HOST:PORT, like 127.0.0.1:8080", *addr)
 	}
-	rec, err := reader.Open(fs.Arg(0))
+	rec, err := reader.Open(ops[0])
 	if err != nil {
 		return err
 	}

@@ -41,7 +41,7 @@ func TestView(t *testing.T) {
 	var errb lockedBuffer
 	done := make(chan int)
 	go func() {
-		done <- run(ui{nil, pw, &errb}, []string{"view", "--no-browser", pre})
+		done <- run(ui{nil, pw, &errb}, []string{"view", pre, "--no-browser"})
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')

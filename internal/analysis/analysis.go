@@ -1,7 +1,9 @@
 // Package analysis answers the questions a user brings to a recording —
-// deadlocks, hangs, which locks and call sites cost the most and who to
-// blame, unhealthy wait/notify — from a model.Model. Every number comes
-// from the events; nothing is estimated.
+// deadlocks, hangs, which threads are the JDK's idle service threads,
+// which threads a --thread filter means — from a model.Model. The figures
+// of locks (contention, blame, call sites, waits) are summed once, by the
+// model (model.Model.Aggregate), not here. Every number comes from the
+// events; nothing is estimated.
 package analysis
 
 import (
@@ -95,117 +97,8 @@ func openAtEnd(m *model.Model) []Hang {
 	return out
 }
 
-// SiteRank is a call site where threads blocked, across all locks.
-type SiteRank struct {
-	Stack       model.StackID
-	Lock        format.ObjectID
-	Kind        model.LockKind
-	Contentions int
-	Blocked     format.Time
-}
-
-// Sites ranks the blocking call sites of all locks by blocked time.
-func Sites(m *model.Model) []SiteRank {
-	var out []SiteRank
-	for _, l := range m.Locks {
-		for _, s := range l.Sites {
-			out = append(out, SiteRank{Stack: s.Stack, Lock: l.Object, Kind: l.Kind, Contentions: s.Contentions, Blocked: s.Blocked})
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Blocked != out[j].Blocked {
-			return out[i].Blocked > out[j].Blocked
-		}
-		return out[i].Contentions > out[j].Contentions
-	})
-	return out
-}
-
-// WaitHealth summarises Object.wait/notify on one object.
-type WaitHealth struct {
-	Object       format.ObjectID
-	Waits        int
-	Notified     int         // ended by a notify or notifyAll (ambiguous ones included)
-	Ambiguous    int         // a notify that could have woken another waiter
-	TimedOut     int         // ended with no notify: timed out, interrupted or spurious
-	StillWaiting int         // the recording ended during the wait
-	WaitTime     format.Time // from each wait's start to its end (or the thread's end)
-	Notifies     int
-	NotifyAlls   int
-	WokeNobody   int // notify/notifyAll with no waiter
-	MaxBurst     int // most notifyAll within model.NotifyAllStormWindow
-}
-
 // StormBurst is how many notifyAll calls within the window make a storm.
 const StormBurst = 100
-
-// Waits returns the wait/notify health of every object that was waited on
-// or notified, worst first (most waits that no notify ended).
-func Waits(m *model.Model) []WaitHealth {
-	by := map[format.ObjectID]*WaitHealth{}
-	get := func(o format.ObjectID) *WaitHealth {
-		w := by[o]
-		if w == nil {
-			w = &WaitHealth{Object: o}
-			by[o] = w
-		}
-		return w
-	}
-	for _, t := range m.Threads {
-		// A wait can be split around a contention nested in it (taking
-		// the monitor back): its later segments are Cont; all carry its
-		// end kind.
-		var end format.Time // of the latest wait segment
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
-			if iv.State != model.Waiting {
-				continue
-			}
-			w := get(iv.Object)
-			if iv.Cont {
-				w.WaitTime += iv.End - end
-				end = iv.End
-				continue
-			}
-			end = iv.End
-			w.Waits++
-			w.WaitTime += iv.Duration()
-			switch iv.Wake {
-			case model.WakeNotify, model.WakeNotifyAll:
-				w.Notified++
-			case model.WakeAmbiguous:
-				w.Notified++
-				w.Ambiguous++
-			case model.WakeTimeout:
-				w.TimedOut++
-			case model.WakeNever:
-				w.StillWaiting++
-			}
-		}
-	}
-	for _, l := range m.Locks {
-		if l.Kind != model.Monitor || (l.Notifies == 0 && l.NotifyAlls == 0) {
-			continue
-		}
-		w := get(l.Object)
-		w.Notifies, w.NotifyAlls, w.WokeNobody, w.MaxBurst = l.Notifies, l.NotifyAlls, l.NotifiesWokeNobody, l.MaxNotifyAllBurst
-	}
-	out := make([]WaitHealth, 0, len(by))
-	for _, w := range by {
-		out = append(out, *w)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := out[i], out[j]
-		if a.TimedOut+a.StillWaiting != b.TimedOut+b.StillWaiting {
-			return a.TimedOut+a.StillWaiting > b.TimedOut+b.StillWaiting
-		}
-		if a.WaitTime != b.WaitTime {
-			return a.WaitTime > b.WaitTime
-		}
-		return a.Object < b.Object
-	})
-	return out
-}
 
 // ThreadFilter reports whether a thread matches want: its name exactly or
 // its id (hex, any case), or a substring of its name when nothing matches

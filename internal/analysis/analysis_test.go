@@ -3,7 +3,6 @@ package analysis
 import (
 	"io"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -159,97 +158,6 @@ func TestHangsSameInstant(t *testing.T) {
 		t.Errorf("Hangs:\ngot  %+v\nwant %+v", got, want)
 	}
 }
-
-func TestSites(t *testing.T) {
-	// Stacks are numbered in order of first sight: 1;1;1 is s1, 1;2;2 s2,
-	// 1;4;4 s3, 1;3;3 s4.
-	m := build(t, `
-0,ThreadStarted,A,a
-0,ThreadStarted,B,b
-0,ThreadStarted,C,c
-1,MonitorContendedEnter,B,AAAA,A,1;1;1
-4,MonitorContendedEntered,B,AAAA,1;1;1
-5,MonitorContendedEnter,B,BBBB,A,1;2;2
-10,MonitorContendedEntered,B,BBBB,1;2;2
-10,MonitorContendedEnter,C,BBBB,B,1;4;4
-11,MonitorContendedEntered,C,BBBB,1;4;4
-11,MonitorContendedEnter,C,BBBB,B,1;4;4
-12,MonitorContendedEntered,C,BBBB,1;4;4
-12,SemaphoreAcquire,C,D1CE,1;3;3
-13,SemaphoreRelease,A,D1CE,0
-14,SemaphoreAcquired,C,D1CE,1;3;3
-15,MonitorContendedEnter,A,CCCC,B,1;1;1
-16,MonitorContendedEntered,A,CCCC,1;1;1
-20,MonitorContendedEnter,A,DDDD,B,0
-`)
-	got := Sites(m)
-	// s3 on BBBB (2 contentions, 2 s) ranks before s4 on D1CE (1, 2 s): same
-	// time, more contentions. The open contention on DDDD is no site.
-	want := []SiteRank{
-		{Stack: 2, Lock: 0xBBBB, Kind: model.Monitor, Contentions: 1, Blocked: s(5)},
-		{Stack: 1, Lock: 0xAAAA, Kind: model.Monitor, Contentions: 1, Blocked: s(3)},
-		{Stack: 3, Lock: 0xBBBB, Kind: model.Monitor, Contentions: 2, Blocked: s(2)},
-		{Stack: 4, Lock: 0xD1CE, Kind: model.Semaphore, Contentions: 1, Blocked: s(2)},
-		{Stack: 1, Lock: 0xCCCC, Kind: model.Monitor, Contentions: 1, Blocked: s(1)},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Sites:\ngot  %+v\nwant %+v", got, want)
-	}
-}
-
-func TestWaits(t *testing.T) {
-	lines := `
-0,ThreadStarted,A,notifier
-0,ThreadStarted,B,b
-0,ThreadStarted,C,c
-0,ThreadStarted,D,d
-1,ObjectWait,B,1111,0
-1,ObjectWait,C,1111,0
-2,ObjectNotify,A,1111,0
-2.5,MonitorContendedEnter,B,1111,A,0
-3,MonitorContendedEntered,B,1111,0
-3.5,ObjectWaited,B,1111,0
-4,ObjectWaited,C,1111,0
-5,ObjectWait,B,1111,0
-6,ObjectNotifyAll,A,1111,0
-6.5,ObjectWaited,B,1111,0
-7,ObjectNotify,A,1111,0
-1,ObjectWait,D,2222,0
-`
-	var b strings.Builder
-	b.WriteString(lines)
-	// 100 notifyAll on 3333 within 9.9 ms, nobody waiting: a storm.
-	for i := range 100 {
-		b.WriteString(strings.Join([]string{secStr(8 + float64(i)*0.0001), "ObjectNotifyAll", "A", "3333", "0"}, ",") + "\n")
-	}
-	b.WriteString("10,ThreadSleep,A,0\n")
-	m := build(t, b.String())
-	got := Waits(m)
-	want := []WaitHealth{
-		// 1111: B's first wait is split around its contention (2.5..3) and
-		// counts once, 1..3.5; it took the notify (ambiguous: C waited too);
-		// C timed out; B's second wait was ended by the notifyAll.
-		// 2222: D still waiting at the end (10), so it comes first (worst).
-		{Object: 0x2222, Waits: 1, StillWaiting: 1, WaitTime: s(9)},
-		{Object: 0x1111, Waits: 3, Notified: 2, Ambiguous: 1, TimedOut: 1, WaitTime: s(2.5 + 3 + 1.5),
-			Notifies: 2, NotifyAlls: 1, WokeNobody: 1, MaxBurst: 1},
-		{Object: 0x3333, NotifyAlls: 100, WokeNobody: 100, MaxBurst: 100},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Waits:\ngot  %+v\nwant %+v", got, want)
-	}
-	if got[2].MaxBurst < StormBurst {
-		t.Errorf("3333: burst %d is no storm", got[2].MaxBurst)
-	}
-	// The analysis and the model agree on the wait time.
-	for _, w := range got {
-		if l := m.Lock(w.Object, model.Monitor); l == nil || l.WaitTime != w.WaitTime || l.Waits != w.Waits {
-			t.Errorf("%v: analysis %d waits %v, model %+v", w.Object, w.Waits, w.WaitTime, l)
-		}
-	}
-}
-
-func secStr(sec float64) string { return strconv.FormatFloat(sec, 'f', 10, 64) }
 
 func TestThreadFilter(t *testing.T) {
 	m := build(t, `

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"orca/internal/format"
 	"orca/internal/reader"
 )
 
@@ -28,6 +29,12 @@ type Result struct {
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
+	b.line = func(f format.Frame) string {
+		if _, line := rec.Line(f); line > 0 {
+			return rec.Resolve(f) // class, method, file and line
+		}
+		return ""
+	}
 	if c := rec.Cut(); c != nil {
 		b.CutAt(c.At, c.Reason)
 	}

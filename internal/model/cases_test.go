@@ -273,6 +273,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 	}
 	for _, l := range m.Locks {
 		fmt.Fprintf(b, "%s %v contentions=%d blocked=%s max=%s", l.Kind, l.Object, l.Contentions, secs(l.Blocked), secs(l.MaxBlocked))
+		if l.Open != 0 {
+			fmt.Fprintf(b, " open=%d opentime=%s", l.Open, secs(l.OpenTime))
+		}
 		if l.OwnerUnknown != 0 {
 			fmt.Fprintf(b, " unknown=%d", l.OwnerUnknown)
 		}
@@ -288,7 +291,11 @@ func dumpModel(b *strings.Builder, m *Model) {
 			fmt.Fprintf(b, "  owner %v contentions=%d blamed=%s\n", o.Thread, o.Contentions, secs(o.Blamed))
 		}
 		for _, s := range l.Sites {
-			fmt.Fprintf(b, "  site s%d contentions=%d blocked=%s\n", s.Stack, s.Contentions, secs(s.Blocked))
+			fmt.Fprintf(b, "  site s%d contentions=%d blocked=%s", s.Stack, s.Contentions, secs(s.Blocked))
+			if s.Open != 0 {
+				fmt.Fprintf(b, " open=%d opentime=%s", s.Open, secs(s.OpenTime))
+			}
+			b.WriteString("\n")
 		}
 		if len(l.HeldAt) > 0 {
 			hs := make([]string, len(l.HeldAt))

@@ -123,3 +123,20 @@ func (w *waitFor) finish(m *Model) {
 		m.Deadlocks[i].AtEnd = true
 	}
 }
+
+// rewait points the thread's wait-for edge at what its innermost state
+// waits for: the owner of the monitor it blocks on, or the thread it joins.
+func (b *Builder) rewait(ts *tstate, at format.Time) {
+	if n := len(ts.open); n > 0 {
+		o := &ts.open[n-1]
+		switch o.iv.State {
+		case Blocked:
+			b.wf.set(ts, o.other, o.iv.Object, o.iv.Stack, at, b.m)
+			return
+		case Joining:
+			b.wf.set(ts, o.other, 0, o.iv.Stack, at, b.m)
+			return
+		}
+	}
+	b.wf.clear(ts, at, b.m)
+}

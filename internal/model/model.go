@@ -98,6 +98,10 @@ type Interval struct {
 	// first, then an empty one at the end for each state around it.
 	Open bool
 	Wake Wake // for Waiting (the same on every segment of a wait)
+	// Forced: the state's closing event is missing (a problem: the
+	// thread ended in it, or an outer state closed); a Blocked interval
+	// so ended did not enter its monitor.
+	Forced bool
 }
 
 // Duration returns End-Start.
@@ -150,31 +154,53 @@ type Blame struct {
 	Blamed      format.Time
 }
 
-// Site is a stack where threads blocked on (or waited for) a lock.
+// Site is a stack where threads blocked on a lock: one source line per
+// frame (Model.SiteStack), so stacks that differ only in bytecode index
+// are one site.
 type Site struct {
 	Stack       StackID
-	Contentions int
-	Blocked     format.Time
+	Contentions int         // finished contentions
+	Blocked     format.Time // their total length
+	Open        int         // contentions still going on at the end
+	OpenTime    format.Time // their length up to the end
+}
+
+// WaitSite is a stack where threads called Object.wait on one object.
+type WaitSite struct {
+	Stack        StackID
+	Waits        int
+	TimedOut     int
+	StillWaiting int
+	Time         format.Time // from each wait's start to its end (or the thread's end)
 }
 
 // Lock is a monitor or semaphore with everything that happened on it.
+//
+// Its figures of contention and waiting are summed from the threads'
+// intervals by Model.Aggregate, the one place that does it: the Model's
+// own Locks hold them for every thread, Aggregate with a filter for some
+// threads (orca report --thread). The counts of notify and semaphore
+// calls and OwnerChanges are the fold's, of every thread.
 type Lock struct {
 	Object format.ObjectID
 	Kind   LockKind
 	Class  string // class signature when known (semaphores, Thread objects), else ""
 
 	// Contention: Blocked intervals (monitors) or Acquiring intervals that
-	// lasted (semaphores; every acquire is counted in Acquires).
-	// A contention still open at the end is not counted here (its owner
-	// is blamed, though, up to the end).
+	// lasted (semaphores: an acquire that another thread's release let
+	// through; every acquire is counted in Acquires). A contention still
+	// going on at the end is counted in Open and OpenTime, not here; its
+	// owner is blamed up to the end.
 	Contentions  int
 	Blocked      format.Time // total
 	MaxBlocked   format.Time
+	Open         int               // contentions still going on at the end (a deadlock, a hang, a cut)
+	OpenTime     format.Time       // their length up to the end
 	Waiters      []format.ThreadID // distinct threads that blocked, in order of first block
 	Owners       []Blame           // sorted by Blamed, descending
-	Sites        []Site            // where threads blocked, sorted by Blocked, descending
-	HeldAt       []StackID         // where owners were when they entered it contended (when known)
-	OwnerUnknown int               // contentions whose owner the agent could not name
+	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
+	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
+	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name
 	// OwnerChanges is the monitor's owner as the fold learnt it while
 	// threads were blocked on it, in the order learnt (each
 	// MonitorContendedEnter names one, each Entered makes its thread
@@ -182,13 +208,22 @@ type Lock struct {
 	// lock: a copy per interval would grow as contentions × waiters.
 	OwnerChanges []OwnerChange
 
-	// Object.wait / notify on this object.
-	Waits, Notifies, NotifyAlls int
-	WaitTime                    format.Time // from each wait's start to its end (or the thread's end)
-	NotifiesWokeNobody          int         // notify/notifyAll with no thread waiting
-	MaxNotifyAllBurst           int         // most notifyAll calls within NotifyAllStormWindow
+	// Object.wait on this object: Waits = Notified + TimedOut + StillWaiting.
+	Waits        int
+	WaitTime     format.Time       // from each wait's start to its end (or the thread's end)
+	Notified     int               // ended by another thread's notify or notifyAll (Ambiguous ones included)
+	Ambiguous    int               // ended by a notify that could have woken another waiter
+	TimedOut     int               // ended with no notify: timed out, interrupted or spurious
+	StillWaiting int               // not ended when the recording did
+	WaitSites    []WaitSite        // most Time first
+	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait
 
-	// Semaphore calls.
+	// notify calls on this object, by every thread.
+	Notifies, NotifyAlls int
+	NotifiesWokeNobody   int // notify/notifyAll with no thread waiting
+	MaxNotifyAllBurst    int // most notifyAll calls within NotifyAllStormWindow
+
+	// Semaphore calls, by every thread.
 	Acquires, Releases int
 }
 
@@ -217,25 +252,36 @@ func (m *Model) OwnerSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 			return
 		}
 		var changes []OwnerChange
-		if l := m.Lock(iv.Object, Monitor); l != nil && int(iv.ownTo) <= len(l.OwnerChanges) {
-			changes = l.OwnerChanges[iv.ownFrom:iv.ownTo]
+		if l := m.Lock(iv.Object, Monitor); l != nil {
+			changes = l.OwnerChanges
 		}
-		cur, start := iv.First, iv.Start
-		for _, c := range changes {
-			// As Builder.newOwner: a thread never waits for itself, and
-			// lines of two threads can be out of order by a little, so a
-			// change never goes back before the span it ends began.
-			if c.Owner == th || c.Owner == cur {
-				continue
-			}
-			t := max(c.At, start)
-			if !yield(OwnerSpan{start, t, cur}) {
-				return
-			}
-			cur, start = c.Owner, t
-		}
-		yield(OwnerSpan{start, max(iv.End, start), cur})
+		ownerSpans(th, iv, changes, yield)
 	}
+}
+
+// ownerSpans is OwnerSpans of a Blocked interval on a lock whose
+// OwnerChanges are all; yield does not escape (the aggregate calls it for
+// every contention).
+func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, yield func(OwnerSpan) bool) {
+	var changes []OwnerChange
+	if int(iv.ownTo) <= len(all) {
+		changes = all[iv.ownFrom:iv.ownTo]
+	}
+	cur, start := iv.First, iv.Start
+	for _, c := range changes {
+		// As Builder.newOwner: a thread never waits for itself, and
+		// lines of two threads can be out of order by a little, so a
+		// change never goes back before the span it ends began.
+		if c.Owner == th || c.Owner == cur {
+			continue
+		}
+		t := max(c.At, start)
+		if !yield(OwnerSpan{start, t, cur}) {
+			return
+		}
+		cur, start = c.Owner, t
+	}
+	yield(OwnerSpan{start, max(iv.End, start), cur})
 }
 
 // OwnerChangesIn returns how many times the owner thread th waited for
@@ -359,7 +405,7 @@ func (d Deadlock) Lasted(end format.Time) format.Time {
 type Model struct {
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
-	Locks      []*Lock   // sorted by Blocked (descending), then Object
+	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind
 	Edges      []Edge    // sorted by ToTime
 	Deadlocks  []Deadlock
 	// Stacks holds every distinct stack; Stacks[0] is empty.
@@ -373,6 +419,9 @@ type Model struct {
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
+	// siteOf maps a stack to the first stack with the same source line in
+	// every frame (SiteStack); nil: each stack is its own.
+	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
 }

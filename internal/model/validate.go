@@ -233,6 +233,8 @@ func (v *validator) threads() {
 type lockAcc struct {
 	contentions, unknown, waits int
 	blocked, max, waitTime      format.Time
+	open                        int
+	openTime                    format.Time
 	blamed                      map[format.ThreadID]format.Time
 	ownerContentions            map[format.ThreadID]int
 	waiters                     map[format.ThreadID]bool
@@ -266,6 +268,8 @@ func (v *validator) locks() {
 				}
 			}
 			if l.Open {
+				a.open++
+				a.openTime += o.extent()
 				continue
 			}
 			a.contentions++
@@ -302,7 +306,7 @@ func (v *validator) locks() {
 		if m.Lock(l.Object, l.Kind) != l {
 			v.bad("%s %v: Model.Lock returns another lock", l.Kind, l.Object)
 		}
-		if i > 0 && l.Blocked > m.Locks[i-1].Blocked {
+		if i > 0 && l.Blocked+l.OpenTime > m.Locks[i-1].Blocked+m.Locks[i-1].OpenTime {
 			v.bad("%s %v: locks not sorted by blocked time", l.Kind, l.Object)
 		}
 		a := get(k)
@@ -310,17 +314,20 @@ func (v *validator) locks() {
 		if l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max {
 			v.bad("%s: %d contentions, %v blocked, %v max; its intervals say %d, %v, %v", name, l.Contentions, l.Blocked, l.MaxBlocked, a.contentions, a.blocked, a.max)
 		}
-		var sc int
-		var sb format.Time
+		if l.Open != a.open || l.OpenTime != a.openTime {
+			v.bad("%s: %d contentions open at the end, for %v; its intervals say %d, %v", name, l.Open, l.OpenTime, a.open, a.openTime)
+		}
+		var sc, so int
+		var sb, sot format.Time
 		for _, s := range l.Sites {
-			if s.Contentions < 1 {
+			if s.Contentions+s.Open < 1 {
 				v.bad("%s: site with no contention", name)
 			}
-			sc += s.Contentions
-			sb += s.Blocked
+			sc, so = sc+s.Contentions, so+s.Open
+			sb, sot = sb+s.Blocked, sot+s.OpenTime
 		}
-		if sc != l.Contentions || sb != l.Blocked {
-			v.bad("%s: sites sum to %d contentions, %v; the lock has %d, %v", name, sc, sb, l.Contentions, l.Blocked)
+		if sc != l.Contentions || sb != l.Blocked || so != l.Open || sot != l.OpenTime {
+			v.bad("%s: sites sum to %d contentions, %v (%d open, %v); the lock has %d, %v (%d, %v)", name, sc, sb, so, sot, l.Contentions, l.Blocked, l.Open, l.OpenTime)
 		}
 		owners := map[format.ThreadID]bool{}
 		for _, o := range l.Owners {

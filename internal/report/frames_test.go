@@ -49,7 +49,7 @@ func TestLabel(t *testing.T) {
 		{&name, `"main" (0000000A)`},
 		{&empty, "thread 0000000A"},
 		{nil, "thread 0000000A"},
-		{&long, `"` + strings.Repeat("x", 22) + `..." (0000000A)`},
+		{&long, `"` + long + `" (0000000A)`}, // never cut
 	} {
 		if got := tw.label("0000000A", c.name); got != c.want {
 			t.Errorf("label(%v) = %s, want %s", c.name, got, c.want)

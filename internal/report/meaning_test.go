@@ -3,7 +3,6 @@ package report
 import (
 	"math"
 	"regexp"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -162,8 +161,8 @@ func objectID(s string) format.ObjectID {
 	return format.ObjectID(v)
 }
 
-// sameAsModel checks the report's own fold of locks, sites and waits
-// against model.Lock, analysis.Sites and analysis.Waits.
+// sameAsModel checks that the report renders the model's figures of
+// locks, sites and waits (model.Lock, summed by Model.Aggregate).
 func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 	t.Helper()
 	listed := map[string]bool{}
@@ -178,10 +177,10 @@ func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 			t.Errorf("lock %s %s is not in the model", l.Kind, l.Object)
 			continue
 		}
-		if l.Contentions != ml.Contentions || !near(l.BlockedS, ml.Blocked.Seconds(), 1) ||
-			!near(l.MaxBlockedS, ml.MaxBlocked.Seconds(), 1) || l.OwnerUnknown != ml.OwnerUnknown {
-			t.Errorf("lock %s: report %d contentions %v s max %v unknown %d; model %d %v %v %d", l.Object,
-				l.Contentions, l.BlockedS, l.MaxBlockedS, l.OwnerUnknown, ml.Contentions, ml.Blocked.Seconds(), ml.MaxBlocked.Seconds(), ml.OwnerUnknown)
+		if l.Contentions != ml.Contentions || !near(l.BlockedS, ml.Blocked.Seconds(), 1) || l.Open != ml.Open || !near(l.OpenS, ml.OpenTime.Seconds(), 1) ||
+			!near(l.MaxBlockedS, ml.MaxBlocked.Seconds(), 1) || l.OwnerUnknown != ml.OwnerUnknown || l.Waits != ml.Waits {
+			t.Errorf("lock %s: report %d contentions %v s, %d open %v s, max %v, unknown %d, %d waits; model %+v", l.Object,
+				l.Contentions, l.BlockedS, l.Open, l.OpenS, l.MaxBlockedS, l.OwnerUnknown, l.Waits, *ml)
 		}
 		if len(l.Owners) != len(ml.Owners) {
 			t.Errorf("lock %s: %d owners, model %d", l.Object, len(l.Owners), len(ml.Owners))
@@ -194,55 +193,51 @@ func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 		}
 		var got, want []string
 		for _, s := range l.Sites {
-			if s.Contentions > 0 {
-				got = append(got, strconv.Itoa(s.Contentions)+"/"+strconv.FormatFloat(s.BlockedS, 'f', 9, 64))
-			}
+			got = append(got, strconv.Itoa(s.Contentions)+"+"+strconv.Itoa(s.Open)+"/"+strconv.FormatFloat(s.BlockedS, 'f', 9, 64))
 		}
 		for _, s := range ml.Sites {
-			want = append(want, strconv.Itoa(s.Contentions)+"/"+strconv.FormatFloat(sec(s.Blocked), 'f', 9, 64))
+			want = append(want, strconv.Itoa(s.Contentions)+"+"+strconv.Itoa(s.Open)+"/"+strconv.FormatFloat(sec(s.Blocked), 'f', 9, 64))
 		}
-		sort.Strings(got)
-		sort.Strings(want)
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("lock %s sites: %v, model %v", l.Object, got, want)
 		}
 	}
-	if r.LocksTotal == len(r.Locks) {
-		for _, ml := range m.Locks {
-			if ml.Contentions > 0 && !listed[ml.Kind.String()+ml.Object.String()] {
+	contended := 0
+	for _, ml := range m.Locks {
+		if ml.Contentions+ml.Open > 0 {
+			contended++
+			if r.LocksTotal == len(r.Locks) && !listed[ml.Kind.String()+ml.Object.String()] {
 				t.Errorf("contended lock %v %v missing from the report", ml.Kind, ml.Object)
 			}
 		}
 	}
+	if r.LocksTotal != contended {
+		t.Errorf("%d contended locks, the model %d", r.LocksTotal, contended)
+	}
 	if r.SitesTotal == len(r.Sites) {
-		var got, want []string
-		for _, s := range r.Sites {
-			if s.Contentions > 0 {
-				got = append(got, s.Object+"/"+strconv.Itoa(s.Contentions))
-			}
+		n := 0
+		for _, ml := range m.Locks {
+			n += len(ml.Sites)
 		}
-		for _, s := range analysis.Sites(m) {
-			want = append(want, s.Lock.String()+"/"+strconv.Itoa(s.Contentions))
-		}
-		sort.Strings(got)
-		sort.Strings(want)
-		if strings.Join(got, " ") != strings.Join(want, " ") {
-			t.Errorf("sites %v, analysis %v", got, want)
+		if r.SitesTotal != n {
+			t.Errorf("%d sites, the model %d", r.SitesTotal, n)
 		}
 	}
-	aw := map[string]analysis.WaitHealth{}
-	for _, w := range analysis.Waits(m) {
-		aw[w.Object.String()] = w
+	waited := 0
+	for _, ml := range m.Locks {
+		if ml.Kind == model.Monitor && ml.Waits+ml.Notifies+ml.NotifyAlls > 0 {
+			waited++
+		}
 	}
 	for _, w := range r.Waits {
-		a, ok := aw[w.Object]
-		if !ok || w.Waits != a.Waits || w.Notified != a.Notified || w.Ambiguous != a.Ambiguous || w.TimedOut != a.TimedOut ||
+		a := m.Lock(objectID(w.Object), model.Monitor)
+		if a == nil || w.Waits != a.Waits || w.Notified != a.Notified || w.Ambiguous != a.Ambiguous || w.TimedOut != a.TimedOut ||
 			w.StillWaiting != a.StillWaiting || !near(w.WaitS, a.WaitTime.Seconds(), a.Waits) || w.Notifies != a.Notifies ||
-			w.NotifyAlls != a.NotifyAlls || w.WokeNobody != a.WokeNobody || w.MaxBurst != a.MaxBurst {
-			t.Errorf("waits on %s: %+v, analysis %+v", w.Object, w, a)
+			w.NotifyAlls != a.NotifyAlls || w.WokeNobody != a.NotifiesWokeNobody || w.MaxBurst != a.MaxNotifyAllBurst {
+			t.Errorf("waits on %s: %+v, model %+v", w.Object, w, a)
 		}
 	}
-	if r.WaitsTotal != len(aw) {
-		t.Errorf("%d wait objects, analysis %d", r.WaitsTotal, len(aw))
+	if r.WaitsTotal != waited {
+		t.Errorf("%d wait objects, the model %d", r.WaitsTotal, waited)
 	}
 }

@@ -91,7 +91,12 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 
 	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
-	locks := b.locks()
+	// Filter, then aggregate once, in the model.
+	mlocks := m.Locks
+	if opt.Thread != "" {
+		mlocks = m.Aggregate(b.match)
+	}
+	locks := b.locks(mlocks)
 	for _, l := range locks {
 		r.BlockedS += l.BlockedS
 		r.OpenS += l.OpenS
@@ -106,7 +111,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
 			WriteErrors: infoInt(format.InfoWriteErrors), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
 	}
-	r.Waits, r.WaitsTotal = top(b.waits(), opt.Top)
+	r.Waits, r.WaitsTotal = top(b.waits(mlocks), opt.Top)
 	r.Edges = b.edges()
 	return r
 }

@@ -108,22 +108,17 @@ func dur(s float64) string {
 // at formats a time since the recording's start.
 func at(s float64) string { return fmt.Sprintf("%.3f s", s) }
 
-// maxName is the longest thread name shown whole; longer ones are cut.
-func (t *textWriter) maxName() int { return max(16, t.width/4) }
-
 // label shows a thread as "name" (ID), or thread ID when it has no name.
-func (t *textWriter) label(id string, name *string) string { return labelN(id, name, t.maxName()) }
+// A name is never cut: the threads of a pool differ in their last
+// characters ("http-nio-18080-exec-1", "http-nio-18080-exec-10"), so a
+// table widens for a long name instead.
+func (t *textWriter) label(id string, name *string) string { return label(id, name) }
 
-// labelN is label with names cut to n characters.
-func labelN(id string, name *string, n int) string {
+func label(id string, name *string) string {
 	if name == nil || *name == "" {
 		return "thread " + id
 	}
-	s := *name
-	if utf8.RuneCountInString(s) > n {
-		s = string([]rune(s)[:n-3]) + "..."
-	}
-	return fmt.Sprintf("%q (%s)", s, id)
+	return fmt.Sprintf("%q (%s)", *name, id)
 }
 
 func count(n int, one, many string) string {
@@ -561,9 +556,9 @@ func stateValue(s States, i int) float64 {
 }
 
 // threadRows renders the THREADS table: a header, then per thread its
-// label (names cut to nameMax), life and, for each state column, seconds
-// and the percentage of the thread's life.
-func (r *Report) threadRows(cols []int, nameMax int) [][]string {
+// label, life and, for each state column, seconds and the percentage of
+// the thread's life.
+func (r *Report) threadRows(cols []int) [][]string {
 	header := []string{"thread", "life s"}
 	for _, c := range cols {
 		header = append(header, stateNames[c])
@@ -571,7 +566,7 @@ func (r *Report) threadRows(cols []int, nameMax int) [][]string {
 	rows := [][]string{header}
 	for _, th := range r.Threads {
 		name := th.Name
-		row := []string{labelN(th.ID, &name, nameMax), fmt.Sprintf("%.3f", th.LifeS)}
+		row := []string{label(th.ID, &name), fmt.Sprintf("%.3f", th.LifeS)}
 		for _, c := range cols {
 			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
 			if s == 0 {
@@ -583,24 +578,6 @@ func (r *Report) threadRows(cols []int, nameMax int) [][]string {
 		rows = append(rows, row)
 	}
 	return rows
-}
-
-// tableWidth is the width table prints rows with, indent left out.
-func tableWidth(rows [][]string) int {
-	var widths []int
-	for _, row := range rows {
-		for i, c := range row {
-			if i == len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	w := 0
-	for _, n := range widths {
-		w += n + 2
-	}
-	return w - 2
 }
 
 func (r *Report) threadSection(t *textWriter) {
@@ -620,14 +597,7 @@ func (r *Report) threadSection(t *textWriter) {
 			}
 		}
 	}
-	// Long names are cut further to fit the width, down to minName; when
-	// even that would not fit, they are left as they are.
-	const minName = 12
-	n := t.maxName()
-	rows := r.threadRows(cols, n)
-	if over := tableWidth(rows) - (t.width - 2); over > 0 && n-over >= minName {
-		rows = r.threadRows(cols, n-over)
-	}
+	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
 	t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 		"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")

@@ -143,7 +143,9 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.States = append(out.States, i.String())
 	}
 	for _, l := range m.Locks {
-		if l.Contentions > 0 || l.Blocked > 0 {
+		// As orca report: a lock threads were still blocked on at the end
+		// (a deadlock's) is contended.
+		if l.Contentions+l.Open > 0 {
 			out.Contended++
 		}
 	}
@@ -448,6 +450,8 @@ type lockJSON struct {
 	Contentions  int    `json:"contentions"`
 	Blocked      int64  `json:"blocked"`
 	MaxBlocked   int64  `json:"maxBlocked"`
+	Open         int    `json:"open"`        // contentions still going on at the end
+	OpenBlocked  int64  `json:"openBlocked"` // their length up to the end
 	Waiters      int    `json:"waiters"`
 	TopOwner     int    `json:"topOwner"` // thread index of the most blamed owner, -1 if none
 	OwnerUnknown int    `json:"ownerUnknown"`
@@ -463,7 +467,8 @@ type lockJSON struct {
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
 		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.lockClass[l.Object], Contentions: l.Contentions,
-		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Waiters: len(l.Waiters), TopOwner: -1,
+		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
+		Waiters: len(l.Waiters), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
 		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
 	}
@@ -494,6 +499,8 @@ type siteJSON struct {
 	Frames      []frameJSON `json:"frames"`
 	Contentions int         `json:"contentions"`
 	Blocked     int64       `json:"blocked"`
+	Open        int         `json:"open"`
+	OpenBlocked int64       `json:"openBlocked"`
 }
 
 // maxSites bounds the call sites a lock's detail lists (a busy lock of a
@@ -543,7 +550,7 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	}
 	out.SitesTotal, out.HeldAtTotal = len(l.Sites), len(l.HeldAt)
 	for _, st := range l.Sites[:min(len(l.Sites), maxSites)] {
-		out.Sites = append(out.Sites, siteJSON{int(st.Stack), s.d.stackFrames(st.Stack), st.Contentions, int64(st.Blocked)})
+		out.Sites = append(out.Sites, siteJSON{int(st.Stack), s.d.stackFrames(st.Stack), st.Contentions, int64(st.Blocked), st.Open, int64(st.OpenTime)})
 	}
 	for _, st := range l.HeldAt[:min(len(l.HeldAt), maxSites)] {
 		out.HeldAt = append(out.HeldAt, siteJSON{Stack: int(st), Frames: s.d.stackFrames(st)})

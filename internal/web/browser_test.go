@@ -242,6 +242,30 @@ func TestBrowser(t *testing.T) {
 		screenshot(t, ctx, "timeline-hover.png")
 		within(t, ctx, 10*time.Second, "click", chromedp.MouseClickXY(p.X, p.Y))
 		waitJS(t, ctx, "the stack panel", fmt.Sprintf(`document.querySelector('#panel .stack') && document.querySelector('#panel').textContent.includes(%q)`, frame))
+		// Every frame is shown whole, its line number included: none runs
+		// past the panel's right edge (scrolled out of sight or cut).
+		cut := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .frame')].filter((f) => {
+			const p = document.querySelector('#panel').getBoundingClientRect(), r = f.getBoundingClientRect();
+			return f.scrollWidth > f.clientWidth + 1 || r.right > p.right + 1 ||
+				[...f.children].some((c) => c.getBoundingClientRect().right > p.right + 1);
+		}).map((f) => f.textContent)`)
+		if len(cut) > 0 {
+			t.Errorf("frames of the stack panel cut at its edge: %q", cut)
+		}
+		// The same for a frame longer than the panel is wide (a servlet
+		// container's): it wraps, and its line number stays in sight.
+		long := eval[bool](t, ctx, `import('/static/js/format.js').then(({ stackEl }) => {
+			const panel = document.querySelector('#panel');
+			const el = stackEl([{ frame: 'org.apache.catalina.core.ApplicationFilterChain.internalDoFilter(ApplicationFilterChain.java:4242)', jdk: false }]);
+			panel.append(el);
+			const p = panel.getBoundingClientRect(), loc = el.querySelector('.loc').getBoundingClientRect();
+			const ok = loc.right <= p.right + 1 && el.scrollWidth <= el.clientWidth + 1 && panel.scrollWidth <= panel.clientWidth + 1;
+			el.remove();
+			return ok;
+		})`)
+		if !long {
+			t.Errorf("a long frame in the stack panel runs past its edge: its line number is out of sight")
+		}
 		sel := eval[string](t, ctx, `JSON.stringify(window.orca.app.state.sel)`)
 		if want := fmt.Sprintf(`{"thread":%d,"index":%d}`, thread, index); sel != want {
 			t.Errorf("selection %s, want %s", sel, want)

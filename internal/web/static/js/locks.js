@@ -9,6 +9,7 @@ const COLUMNS = [
   { key: 'contentions', label: 'Contentions', num: true },
   { key: 'blocked', label: 'Blocked', num: true, dur: true },
   { key: 'maxBlocked', label: 'Longest', num: true, dur: true },
+  { key: 'openBlocked', label: 'Still blocked', num: true, dur: true },
   { key: 'waiters', label: 'Threads blocked', num: true },
   { key: 'topOwner', label: 'Most blamed owner', cmp: null },
   { key: 'waits', label: 'Waits', num: true },
@@ -34,8 +35,10 @@ export class Locks {
   setData(locks) {
     this.locks = locks;
     this.maxBlocked = Math.max(1, ...locks.map((l) => l.blocked));
+    // As orca report: a lock threads were still blocked on at the end (a
+    // deadlock's) is contended too.
     this.maxWait = Math.max(1, ...locks.map((l) => l.waitTime));
-    const contended = locks.filter((l) => l.contentions > 0 || l.blocked > 0).length;
+    const contended = locks.filter((l) => l.contentions + l.open > 0).length;
     this.note.textContent = `${locks.length} monitors and semaphores that were contended, waited on, notified or acquired; ${contended} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
   }
 
@@ -62,6 +65,7 @@ export class Locks {
         h('td', { class: 'num' }, l.contentions || ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
         h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
+        h('td', { class: 'num' }, l.open ? `${l.open}× ${fmtDur(l.openBlocked)}` : ''),
         h('td', { class: 'num' }, l.waiters || ''),
         h('td', null, l.topOwner >= 0 ? threads[l.topOwner].name : ''),
         h('td', { class: 'num' }, l.waits || ''),
@@ -101,6 +105,7 @@ export class Locks {
     const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
     const stats = [];
     if (d.contentions || d.blocked) stats.push(['contentions', d.contentions], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
+    if (d.open) stats.push(['still blocked at the end', `${d.open}, ${fmtDur(d.openBlocked)}`]);
     if (d.ownerUnknown) stats.push(['owner unknown', d.ownerUnknown]);
     if (d.waits) stats.push(['waits', d.waits], ['wait time', fmtDur(d.waitTime)]);
     if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${d.notifies} / ${d.notifyAlls}`]);
@@ -130,7 +135,9 @@ export class Locks {
     if (d.sites.length) {
       out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${d.sitesTotal} call sites${d.sitesTotal > 20 ? ', the 20 costliest' : ''}`)));
       for (const s of d.sites.slice(0, 20)) {
-        out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.blocked)), ` in ${s.contentions} contentions`), stackEl(s.frames)));
+        const head = [h('b', null, fmtDur(s.blocked + s.openBlocked)), ` in ${s.contentions} contentions`];
+        if (s.open) head.push(`, ${s.open} still blocked at the end`);
+        out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, ...head), stackEl(s.frames)));
       }
     }
     if (d.heldAt.length) {

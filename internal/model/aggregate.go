@@ -1,0 +1,392 @@
+package model
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+	"strconv"
+
+	"orca/internal/format"
+)
+
+// Aggregation: the figures of Lock (contentions, blame, call sites, waits)
+// are summed here, from the threads' intervals, and nowhere else. The
+// Model's Locks hold them for every thread (Finalize calls Aggregate);
+// orca report --thread asks Aggregate for the matching threads' only, as
+// pprof filters samples before it aggregates. The report and the viewer
+// render these figures, so they agree by construction.
+
+// Aggregate returns the locks with the figures of the threads keep
+// accepts (all threads when keep is nil): those on which a kept thread
+// blocked, acquired after a wait, or waited; with keep nil, every lock of
+// the Model. The owners blamed may be any thread. The counts of notify and
+// semaphore calls are the whole recording's (the fold does not keep who
+// notified). The locks are new values, sorted as Model.Locks; keep nil
+// gives the figures Model.Locks holds.
+func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
+	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks))}
+	if keep == nil {
+		for _, l := range m.Locks {
+			ag.get(l.Object, l.Kind)
+		}
+	}
+	for _, t := range m.Threads {
+		if keep == nil || keep(t) {
+			ag.thread(t)
+		}
+	}
+	out := make([]*Lock, 0, len(ag.by))
+	for _, a := range ag.by {
+		out = append(out, a.finish())
+	}
+	sortLocks(out)
+	return out
+}
+
+// aggregate sets the figures of m.Locks from all threads and sorts them.
+func (m *Model) aggregate() {
+	for _, a := range m.Aggregate(nil) {
+		*m.byObject[lockKey{a.Object, a.Kind}] = *a
+	}
+	sortLocks(m.Locks)
+}
+
+// sortLocks orders locks by time blocked (open contentions included),
+// then contentions, then object and kind.
+func sortLocks(ls []*Lock) {
+	slices.SortFunc(ls, func(a, c *Lock) int {
+		if x := cmp.Compare(c.Blocked+c.OpenTime, a.Blocked+a.OpenTime); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(c.Contentions+c.Open, a.Contentions+a.Open); x != 0 {
+			return x
+		}
+		if x := cmp.Compare(a.Object, c.Object); x != 0 {
+			return x
+		}
+		return cmp.Compare(a.Kind, c.Kind)
+	})
+}
+
+type aggregator struct {
+	m  *Model
+	by map[uint64]*lockAgg // key: object<<1 | kind, as the Builder's
+	// last is the lock of the latest get: a thread's intervals mostly
+	// repeat one lock.
+	last *lockAgg
+	// acq is the current thread's acquires, reused.
+	acq []acquire
+}
+
+// lockAgg accumulates one lock.
+type lockAgg struct {
+	l        Lock
+	waiters  map[format.ThreadID]format.Time // first block
+	waitedBy map[format.ThreadID]format.Time // first wait
+	owners   map[format.ThreadID]Blame       // values, not pointers: one allocation less each
+	sites    map[StackID]Site
+	held     map[StackID]bool
+	wsites   map[StackID]*WaitSite
+}
+
+func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
+	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
+		return a
+	}
+	k := uint64(obj)<<1 | uint64(kind)
+	a := ag.by[k]
+	if a == nil {
+		a = &lockAgg{}
+		a.l.Object, a.l.Kind = obj, kind
+		if kind == Semaphore {
+			a.l.Class = "Ljava/util/concurrent/Semaphore;"
+		}
+		if src := ag.m.byObject[lockKey{obj, kind}]; src != nil {
+			// The fold's own facts, of every thread.
+			a.l.Class, a.l.OwnerChanges = src.Class, src.OwnerChanges
+			a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
+			a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
+		}
+		ag.by[k] = a
+	}
+	ag.last = a
+	return a
+}
+
+// acquire is one Semaphore.acquire of a thread across its segments (a
+// class initialisation can block inside it).
+type acquire struct {
+	object     format.ObjectID
+	stack      StackID
+	since, end format.Time
+	other      format.ThreadID // the releaser that let it through; 0: none
+}
+
+// thread adds the contentions and waits of t.
+func (ag *aggregator) thread(t *Thread) {
+	m := ag.m
+	ag.acq = ag.acq[:0]
+	var waitEnd format.Time // end of t's latest wait segment
+	for i := range t.Intervals {
+		iv := &t.Intervals[i]
+		switch iv.State {
+		case Blocked:
+			// One interval per contention, however often the owner changed.
+			a := ag.get(iv.Object, Monitor)
+			d := iv.End - iv.Since
+			ownerSpans(t.ID, iv, a.l.OwnerChanges, func(sp OwnerSpan) bool {
+				a.blame(sp.Owner, 0, sp.End-sp.Start)
+				return true
+			})
+			if iv.First == 0 {
+				a.l.OwnerUnknown++
+			}
+			site := m.SiteStack(iv.Stack)
+			a.contention(t.ID, iv.Since, site, d, iv.Open)
+			if !iv.Open {
+				a.blame(iv.Other, 1, 0)
+				if !iv.Forced {
+					if a.held == nil {
+						a.held = map[StackID]bool{}
+					}
+					a.held[site] = true // the thread entered the monitor there
+				}
+			}
+		case Acquiring:
+			// The segments of one acquire share Since; the last one says
+			// how it ended (Other, on every segment).
+			if iv.Cont {
+				for j := len(ag.acq) - 1; j >= 0; j-- {
+					if c := &ag.acq[j]; c.since == iv.Since && c.object == iv.Object {
+						c.end, c.other = iv.End, iv.Other
+						break
+					}
+				}
+				continue
+			}
+			ag.acq = append(ag.acq, acquire{object: iv.Object, stack: iv.Stack, since: iv.Since, end: iv.End, other: iv.Other})
+		case Waiting:
+			a := ag.get(iv.Object, Monitor)
+			ws := a.waitSite(m.SiteStack(iv.Stack))
+			if iv.Cont {
+				// A later segment of a wait split around the contention
+				// that took the monitor back: only its time counts.
+				d := iv.End - waitEnd
+				a.l.WaitTime += d
+				ws.Time += d
+				waitEnd = iv.End
+				continue
+			}
+			waitEnd = iv.End
+			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
+				a.waitedBy[t.ID] = iv.Since
+			}
+			a.l.Waits++
+			ws.Waits++
+			a.l.WaitTime += iv.Duration()
+			ws.Time += iv.Duration()
+			switch iv.Wake {
+			case WakeNotify, WakeNotifyAll:
+				a.l.Notified++
+			case WakeAmbiguous:
+				a.l.Notified++
+				a.l.Ambiguous++
+			case WakeTimeout:
+				a.l.TimedOut++
+				ws.TimedOut++
+			case WakeNever:
+				a.l.StillWaiting++
+				ws.StillWaiting++
+			}
+		}
+	}
+	for _, c := range ag.acq {
+		// An acquire is a contention only when a release by another thread
+		// let it through; one still open at the end has no releaser yet
+		// and shows as a hang.
+		if c.other == 0 {
+			continue
+		}
+		a := ag.get(c.object, Semaphore)
+		a.blame(c.other, 1, c.end-c.since)
+		a.contention(t.ID, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+	}
+}
+
+// contention adds one contention of thread th, from since, at site.
+func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID, d format.Time, open bool) {
+	if a.waiters == nil {
+		// Made when first needed: most locks are only contended or only
+		// waited on.
+		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]Site{}
+	}
+	if first, ok := a.waiters[th]; !ok || since < first {
+		a.waiters[th] = since
+	}
+	s, ok := a.sites[site]
+	if !ok {
+		s.Stack = site
+	}
+	l := &a.l
+	if open {
+		l.Open++
+		l.OpenTime += d
+		s.Open++
+		s.OpenTime += d
+	} else {
+		l.Contentions++
+		l.Blocked += d
+		l.MaxBlocked = max(l.MaxBlocked, d)
+		s.Contentions++
+		s.Blocked += d
+	}
+	a.sites[site] = s
+}
+
+// blame adds n contentions and d blocked time to owner's blame (none for
+// an unknown owner).
+func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
+	if owner == 0 {
+		return
+	}
+	if a.owners == nil {
+		a.owners = map[format.ThreadID]Blame{}
+	}
+	bl := a.owners[owner]
+	bl.Thread = owner
+	bl.Contentions += n
+	bl.Blamed += d
+	a.owners[owner] = bl
+}
+
+func (a *lockAgg) waitSite(stack StackID) *WaitSite {
+	if a.wsites == nil {
+		a.wsites, a.waitedBy = map[StackID]*WaitSite{}, map[format.ThreadID]format.Time{}
+	}
+	s := a.wsites[stack]
+	if s == nil {
+		s = &WaitSite{Stack: stack}
+		a.wsites[stack] = s
+	}
+	return s
+}
+
+// finish puts the accumulated lists in their orders.
+func (a *lockAgg) finish() *Lock {
+	l := &a.l
+	l.Waiters = byFirst(a.waiters)
+	l.WaitedBy = byFirst(a.waitedBy)
+	for _, bl := range a.owners {
+		l.Owners = append(l.Owners, bl)
+	}
+	slices.SortFunc(l.Owners, func(a, b Blame) int {
+		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Thread, b.Thread)
+	})
+	for _, s := range a.sites {
+		l.Sites = append(l.Sites, s)
+	}
+	slices.SortFunc(l.Sites, func(a, b Site) int {
+		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Contentions, a.Contentions); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Stack, b.Stack)
+	})
+	for s := range a.held {
+		l.HeldAt = append(l.HeldAt, s)
+	}
+	slices.Sort(l.HeldAt)
+	for _, s := range a.wsites {
+		l.WaitSites = append(l.WaitSites, *s)
+	}
+	slices.SortFunc(l.WaitSites, func(a, b WaitSite) int {
+		if c := cmp.Compare(b.Time, a.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Stack, b.Stack)
+	})
+	return l
+}
+
+// byFirst returns the threads of first (thread -> time of its first
+// entry) in order of that time, then id.
+func byFirst(first map[format.ThreadID]format.Time) []format.ThreadID {
+	if len(first) == 0 {
+		return nil
+	}
+	type entry struct {
+		at format.Time
+		th format.ThreadID
+	}
+	es := make([]entry, 0, len(first))
+	for th, at := range first {
+		es = append(es, entry{at, th})
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.th, b.th)
+	})
+	out := make([]format.ThreadID, len(es))
+	for i, e := range es {
+		out[i] = e.th
+	}
+	return out
+}
+
+// SiteStack returns the call site of stack id: the first stack of the
+// recording whose frames are at the same source lines (class, method,
+// file and line; the bytecode index where the line is unknown). Two
+// bytecodes of one line are one call site to the user.
+func (m *Model) SiteStack(id StackID) StackID {
+	if int(id) < len(m.siteOf) {
+		return m.siteOf[id]
+	}
+	return id
+}
+
+// groupSites fills siteOf. line names a frame by its source line and
+// returns "" when the line is unknown.
+func (m *Model) groupSites(line func(format.Frame) string) {
+	m.siteOf = make([]StackID, len(m.Stacks))
+	// A number per distinct source line (or frame, when its line is
+	// unknown), so that each frame is resolved once, not once per stack.
+	lineNum := map[string]uint32{}
+	frameNum := map[format.Frame]uint32{}
+	num := func(f format.Frame) uint32 {
+		if n, ok := frameNum[f]; ok {
+			return n
+		}
+		k := line(f)
+		if k == "" {
+			k = f.Method.String() + "@" + strconv.FormatUint(uint64(f.Location), 10)
+		}
+		n, ok := lineNum[k]
+		if !ok {
+			n = uint32(len(lineNum))
+			lineNum[k] = n
+		}
+		frameNum[f] = n
+		return n
+	}
+	first := make(map[string]StackID, len(m.Stacks))
+	var key []byte
+	for id, st := range m.Stacks {
+		key = key[:0]
+		for _, f := range st {
+			key = binary.LittleEndian.AppendUint32(key, num(f))
+		}
+		if f, ok := first[string(key)]; ok {
+			m.siteOf[id] = f
+			continue
+		}
+		first[string(key)] = StackID(id)
+		m.siteOf[id] = StackID(id)
+	}
+}

@@ -1,0 +1,77 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// Finalize closes what is still open at the end of the recording and
+// returns the Model. The Builder must not be used afterwards.
+func (b *Builder) Finalize() *Model {
+	m := b.m
+	if b.ext != nil {
+		m.Stacks = b.ext.Frames
+	}
+	if c := m.Cut; c != nil && !b.first {
+		// The recording lasted to the cut, whatever its last event.
+		if c.At == 0 {
+			c.At = m.End
+		}
+		m.End = max(m.End, c.At)
+	}
+	m.Edges = b.edges.all()
+	for _, t := range m.Threads {
+		ts := b.threads[t.ID]
+		// A thread that ended can be in a state only when its exit blocked
+		// on its Thread object: it is stuck there to the end.
+		if !t.Ended || len(ts.open) > 0 {
+			t.End = m.End
+		}
+		for len(ts.open) > 0 {
+			b.end(ts, t.End, endOpen)
+		}
+		t.Intervals = ts.ivs.all()
+		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
+		if !slices.IsSortedFunc(t.Intervals, byStart) {
+			slices.SortStableFunc(t.Intervals, byStart)
+		}
+		var busy format.Time
+		for _, iv := range t.Intervals {
+			t.Time[iv.State] += iv.Duration()
+			busy += iv.Duration()
+		}
+		if r := t.Life() - busy; r > 0 {
+			t.Time[Runnable] = r
+		}
+	}
+	// The Threads move out of the tstates, which the Model would otherwise
+	// keep, and with them what they point to of the fold's state.
+	threads := make([]Thread, len(m.Threads))
+	for i, t := range m.Threads {
+		threads[i] = *t
+		m.Threads[i] = &threads[i]
+		m.byThread[t.ID] = &threads[i]
+	}
+	// A join edge starts when its target ended, its exit included (known
+	// only now when the exit came after the join's line).
+	for i := range m.Edges {
+		if e := &m.Edges[i]; e.Kind == EdgeJoin {
+			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
+		}
+	}
+	b.wf.finish(m)
+	if b.line != nil {
+		m.groupSites(b.line)
+	}
+	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
+		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	m.aggregate()
+	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
+	return m
+}

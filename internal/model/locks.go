@@ -1,0 +1,131 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// lstate is a lock being folded.
+type lstate struct {
+	l *Lock
+	// Threads blocked on the monitor now, sorted by ID: newOwner splits
+	// their intervals in that order (it decides the order in which the
+	// wait-for graph's cycles are found).
+	blocked []*tstate
+	// Object.wait bookkeeping: the threads waiting now, sorted.
+	waiting threadSet
+	tokens  []token
+	nextSeq int
+	storm   []format.Time // recent notifyAll times
+	// Semaphore: the latest release not yet matched to an acquire.
+	rel     *tstate
+	relTime format.Time
+	relUsed bool
+}
+
+func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
+	k := uint64(obj)<<1 | uint64(kind)
+	ls := b.locks[k]
+	if ls == nil {
+		l := &Lock{Object: obj, Kind: kind}
+		if kind == Semaphore {
+			l.Class = "Ljava/util/concurrent/Semaphore;"
+		}
+		ls = &lstate{l: l}
+		b.locks[k] = ls
+		b.m.byObject[lockKey{obj, kind}] = l
+		b.m.Locks = append(b.m.Locks, l)
+	}
+	return ls
+}
+
+// endBlocked ends a contention at at (returned: not before the span of
+// its current owner began).
+func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) format.Time {
+	at = max(at, o.spanStart)
+	ls := o.ls
+	ls.unblock(ts.t.ID)
+	o.iv.ownTo = uint32(len(ls.l.OwnerChanges))
+	if how != endNormal {
+		return at
+	}
+	if o.iv.Other != 0 {
+		// From the segment's start: when the thread began waiting for that owner.
+		b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: ts.t.ID, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
+	}
+	// The thread owns the monitor now: the others still blocked on it
+	// wait for it from here on.
+	b.newOwner(ls, ts, at)
+	return at
+}
+
+// endAcquiring ends an acquire that returned at at. One that a release by
+// another thread let through waited: that is a semaphore contention, with
+// the releaser in Other.
+func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
+	ls := o.ls
+	if rel := ls.rel; !ls.relUsed && rel != nil && rel != ts && ls.relTime >= o.iv.Since && ls.relTime <= at {
+		ls.relUsed = true
+		b.edges.add(Edge{Kind: EdgeRelease, From: rel.t.ID, To: ts.t.ID, FromTime: ls.relTime, ToTime: at, Object: o.iv.Object})
+		o.iv.Other = rel.t.ID
+	}
+}
+
+// block adds ts to the threads blocked on the monitor.
+func (ls *lstate) block(ts *tstate) {
+	i, found := slices.BinarySearchFunc(ls.blocked, ts.t.ID, byThreadID)
+	if found {
+		ls.blocked[i] = ts
+		return
+	}
+	ls.blocked = slices.Insert(ls.blocked, i, ts)
+}
+
+// unblock removes thread th from the threads blocked on the monitor.
+func (ls *lstate) unblock(th format.ThreadID) {
+	if i, found := slices.BinarySearchFunc(ls.blocked, th, byThreadID); found {
+		ls.blocked = slices.Delete(ls.blocked, i, i+1)
+	}
+}
+
+func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID, id) }
+
+// newOwner makes the threads still blocked on ls wait for owner from at
+// on: their owner spans (Model.OwnerSpans) change there.
+func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
+	owner := ots.t.ID
+	if len(ls.blocked) == 0 || len(ls.blocked) == 1 && ls.blocked[0] == ots {
+		return // nobody waits for it
+	}
+	// Once for the lock; the intervals of the threads blocked now refer
+	// to it (Model.OwnerSpans repeats the decisions below).
+	ls.l.OwnerChanges = append(ls.l.OwnerChanges, OwnerChange{at, owner})
+	// In order of thread ID: map order would make the wait-for graph's
+	// cycles come in random order. Nothing here changes ls.blocked.
+	for _, ts := range ls.blocked {
+		if ts == ots {
+			continue
+		}
+		for i := range ts.open {
+			o := &ts.open[i]
+			if o.iv.State != Blocked || o.ls != ls {
+				continue
+			}
+			// Lines of two threads can be out of order by a little; never
+			// split before the span began.
+			t := max(at, o.spanStart)
+			if o.iv.Other != owner {
+				// A new span: the thread's later events fold after it, as
+				// they would after a segment.
+				ts.floor = max(ts.floor, t)
+				o.spanStart = t
+				o.iv.Other, o.other = owner, ots
+				if i == len(ts.open)-1 {
+					b.rewait(ts, t)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package model
+
+import (
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// push starts an interval, splitting the enclosing one so intervals never
+// overlap. Only a contention nests in another state (Thread.join and
+// Object.wait take a monitor back before they return; Semaphore.acquire can
+// block on a class initialisation); any other state opening in one means
+// the open one's closing event was lost: it ends here, with a problem.
+func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *reader.Event) *openIv {
+	for n := len(ts.open); n > 0; n-- {
+		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping {
+			break
+		}
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[n-1].iv.State)
+		b.end(ts, iv.Start, endForced)
+	}
+	iv.Since = iv.Start
+	if n := len(ts.open); n > 0 {
+		outer := &ts.open[n-1]
+		b.segment(ts, outer, iv.Start, false)
+		outer.iv.Start = iv.Start // resumes when the inner one ends
+	}
+	ts.open = append(ts.open, openIv{iv: iv, ls: ls, other: other, spanStart: iv.Start})
+	o := &ts.open[len(ts.open)-1]
+	if iv.State == Blocked {
+		o.iv.First = iv.Other
+		o.iv.ownFrom = uint32(len(ls.l.OwnerChanges))
+	}
+	b.rewait(ts, iv.Start)
+	return o
+}
+
+// segment appends a segment of state o ending at end. An empty one is
+// kept too: it says who was waited for at that instant, or how the state
+// ended.
+func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
+	iv := o.iv
+	if end < iv.Start {
+		end = iv.Start
+	}
+	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
+	o.segs++
+	ts.ivs.add(iv)
+	ts.floor = max(ts.floor, end)
+}
+
+// How a state ends.
+type ending uint8
+
+const (
+	endNormal ending = iota // by its closing event
+	endForced               // the closing event is missing (ThreadEnded, or an outer state closed)
+	endOpen                 // still in it when the recording ended
+)
+
+// pop ends the innermost open state s of ts at the event. States opened inside
+// it lost their closing events: they end too, each with a problem. It
+// returns false when the thread is not in state s.
+func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
+	i := len(ts.open) - 1
+	for i >= 0 && ts.open[i].iv.State != s {
+		i--
+	}
+	if i < 0 {
+		return false
+	}
+	for len(ts.open)-1 > i {
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[len(ts.open)-1].iv.State)
+		b.end(ts, ev.Time, endForced)
+	}
+	o := ts.open[i].iv
+	if ev.Kind.Has(format.FObject) && o.Object != ev.Object {
+		b.problem(ev, "thread %v ends %s on %v but was %s on %v", ev.Thread, s, ev.Object, s, o.Object)
+	}
+	if ev.Kind.Has(format.FTarget) && o.Other != ev.Target {
+		b.problem(ev, "thread %v ends joining %v but was joining %v", ev.Thread, ev.Target, o.Other)
+	}
+	b.end(ts, ev.Time, endNormal)
+	return true
+}
+
+// end closes the innermost open state of ts at at: the bookkeeping of its
+// kind, its last segment; the enclosing state, if any, resumes.
+func (b *Builder) end(ts *tstate, at format.Time, how ending) {
+	n := len(ts.open)
+	o := ts.open[n-1]
+	ts.open = ts.open[:n-1]
+	if at < o.iv.Start {
+		at = o.iv.Start
+	}
+	switch o.iv.State {
+	case Blocked:
+		at = b.endBlocked(ts, &o, at, how)
+	case Waiting:
+		b.endWaiting(ts, &o, at, how)
+	case Acquiring:
+		if how == endNormal {
+			b.endAcquiring(ts, &o, at)
+		}
+	case Joining:
+		if how == endNormal {
+			b.endJoining(ts, &o, at)
+		}
+	}
+	o.iv.Forced = how == endForced
+	// At the end of the recording, the innermost state's open segment
+	// comes first, then the empty ones of the states around it.
+	b.segment(ts, &o, at, how == endOpen)
+	if o.iv.State == Waiting || o.iv.State == Acquiring {
+		// The earlier segments of a split wait learn how it ended.
+		ts.ivs.back(func(iv *Interval) bool {
+			if iv.End < o.iv.Since {
+				return false
+			}
+			if iv.State == o.iv.State && iv.Since == o.iv.Since && iv.Object == o.iv.Object {
+				iv.Wake, iv.Other = o.iv.Wake, o.iv.Other
+				return iv.Cont
+			}
+			return true
+		})
+	}
+	if n > 1 {
+		ts.open[n-2].iv.Start = at
+	}
+	if how != endOpen {
+		b.rewait(ts, at)
+	}
+}
+
+// endJoining ends a join that returned at at.
+func (b *Builder) endJoining(ts *tstate, o *openIv, at format.Time) {
+	if o.iv.Other == 0 {
+		return
+	}
+	// A join returns because its target ended, or because it timed
+	// out or was interrupted: only the first is an edge.
+	if tt := b.threads[o.iv.Other]; tt != nil && tt.t.Ended {
+		if tt.t.End <= at {
+			b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: ts.t.ID, FromTime: tt.t.End, ToTime: at})
+		}
+	} else {
+		b.joins[o.iv.Other] = append(b.joins[o.iv.Other], pendingJoin{ts.t.ID, at})
+	}
+}

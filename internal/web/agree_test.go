@@ -1,0 +1,132 @@
+package web
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/report"
+)
+
+// TestReportAgrees checks that orca view and orca report give the same
+// figures for the same recording: contended locks, time blocked per lock
+// (finished and still open), waits per object, deadlocks and hangs. Both
+// render the model's aggregate, so they agree by construction; this test
+// keeps it so. The recordings: the report's golden cases, a hand-written
+// deadlock, and, when a JDK and bin/orca are here, Deadlock.java (two
+// monitors whose contentions never finish, beside the JVM's own) and the
+// Scenario program.
+func TestReportAgrees(t *testing.T) {
+	recs := map[string]*recording{"hand-made deadlock": handMade(t, "dl", deadlockEvents, deadlockMethods, deadlockClasses)}
+	cases, _ := filepath.Glob("../report/testdata/*.txtar")
+	if len(cases) == 0 {
+		t.Fatal("no report cases in ../report/testdata")
+	}
+	for _, path := range cases {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		recs["report case "+name] = fromTxtar(t, path)
+	}
+	if r, why := recordJava(t, "deadlock", "internal/web/testdata/Deadlock.java"); r != nil {
+		recs["Deadlock.java"] = r
+	} else {
+		t.Logf("no Deadlock.java recording: %s", why)
+	}
+	recs["scenario"] = scenario(t)
+	for name, r := range recs {
+		t.Run(name, func(t *testing.T) { agree(t, r) })
+	}
+}
+
+func agree(t *testing.T, r *recording) {
+	ts := serve(t, r)
+	rep := report.New(r.rec, r.res, report.Options{Top: 0})
+	var sum summaryJSON
+	getJSON(t, ts, "/api/summary", &sum)
+	var locks []lockJSON
+	getJSON(t, ts, "/api/locks", &locks)
+
+	if sum.Contended != rep.LocksTotal {
+		t.Errorf("contended locks: viewer %d, report %d", sum.Contended, rep.LocksTotal)
+	}
+	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+	byKey := map[string]lockJSON{}
+	for _, l := range locks {
+		byKey[l.Kind+" "+l.Object] = l
+	}
+	for _, l := range rep.Locks {
+		v, ok := byKey[l.Kind+" "+l.Object]
+		if !ok {
+			t.Errorf("%s %s: in the report, not in the viewer", l.Kind, l.Object)
+			continue
+		}
+		if v.Contentions != l.Contentions || v.Blocked != ns(l.BlockedS) || v.MaxBlocked != ns(l.MaxBlockedS) ||
+			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown {
+			t.Errorf("%s %s: viewer %d contentions, %d ns blocked (max %d), %d open for %d ns, %d threads, %d owner unknown; "+
+				"report %d, %v s (max %v), %d open for %v s, %d threads, %d owner unknown",
+				l.Kind, l.Object, v.Contentions, v.Blocked, v.MaxBlocked, v.Open, v.OpenBlocked, v.Waiters, v.OwnerUnknown,
+				l.Contentions, l.BlockedS, l.MaxBlockedS, l.Open, l.OpenS, len(l.Waiters), l.OwnerUnknown)
+		}
+	}
+	contended := 0
+	for _, v := range locks {
+		if v.Contentions+v.Open > 0 {
+			contended++
+		}
+	}
+	if contended != rep.LocksTotal {
+		t.Errorf("the viewer's Locks view lists %d contended locks, the report %d", contended, rep.LocksTotal)
+	}
+	for _, w := range rep.Waits {
+		v := byKey["monitor "+w.Object]
+		if v.Waits != w.Waits || v.WaitTime != ns(w.WaitS) || v.Notifies != w.Notifies || v.NotifyAlls != w.NotifyAlls || v.WokeNobody != w.WokeNobody {
+			t.Errorf("waits on %s: viewer %d waits for %d ns, %d+%d notifies (%d woke nobody); report %d for %v s, %d+%d (%d)",
+				w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
+		}
+	}
+	waited := 0
+	for _, v := range locks {
+		if v.Kind == "monitor" && v.Waits+v.Notifies+v.NotifyAlls > 0 {
+			waited++
+		}
+	}
+	if waited != rep.WaitsTotal {
+		t.Errorf("objects waited on or notified: viewer %d, report %d", waited, rep.WaitsTotal)
+	}
+	hangs := 0
+	for _, h := range rep.Hangs {
+		if !h.JDK {
+			hangs++
+		}
+	}
+	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs {
+		t.Errorf("viewer %d deadlocks, %d hangs; report %d, %d", sum.Deadlocks, sum.Hangs, len(rep.Deadlocks), hangs)
+	}
+}
+
+// fromTxtar writes a report golden case to files (a section per file, as
+// internal/report's golden test does) and builds it.
+func fromTxtar(t *testing.T, path string) *recording {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".txtar"))
+	for _, f := range ar.Files {
+		if f.Name == "args" {
+			continue
+		}
+		data := string(f.Data)
+		if s, ok := strings.CutSuffix(data, "\n<EOF>\n"); ok {
+			data = s // the file has no final newline
+		}
+		if err := os.WriteFile(prefix+"."+f.Name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return build(t, prefix)
+}

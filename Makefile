@@ -106,6 +106,7 @@ gen:
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,
 # so everything is built first.
 test: bin/orca agent-aarch64
+	bash agent/check-safe.sh $(LIB)
 	go vet ./...
 	go test -timeout $(GOTEST_TIMEOUT) ./...
 	@# -fuzzminimizetime: Go minimizes each new input (quadratically many

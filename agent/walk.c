@@ -305,17 +305,28 @@ SAFE_CODE static void name_copy(char *buf, const char *p, size_t n) {
   buf[i] = 0;
 }
 
-// The names of the interpreter's blob and of nmethods are string
-// constants of the VM: once recognised, a pointer comparison does.
-enum { N_OTHER, N_INTERPRETER, N_NMETHOD };
-static const char *known_name[3];
+// What a code blob is, by its name: the interpreter, a compiled method (a
+// native wrapper's is "native nmethod" up to 18), a runtime stub the walk
+// may step over at an anchor (anchor_stub), or none of these. Blob names
+// are string constants of the VM, so the answer is cached by the name's
+// address (pointer and kind in one word: never torn): after the first
+// walks no name is read at all.
+enum { N_OTHER, N_INTERPRETER, N_NMETHOD, N_NATIVE_NMETHOD, N_STUB, NAME_CACHE = 32 };
+static uint64_t name_cache[NAME_CACHE];
 
-SAFE_CODE static int kind_of(const char *name, char *buf, size_t n) {
-  for (int k = N_INTERPRETER; k <= N_NMETHOD; k++)
-    if (name == __atomic_load_n(&known_name[k], __ATOMIC_RELAXED)) return k;
-  name_copy(buf, name, n);
-  int k = !strcmp(buf, "Interpreter") ? N_INTERPRETER : !strcmp(buf, "nmethod") ? N_NMETHOD : N_OTHER;
-  if (k != N_OTHER) __atomic_store_n(&known_name[k], name, __ATOMIC_RELAXED);
+SAFE_CODE static int kind_of(const char *name) {
+  unsigned h = (unsigned)(((uintptr_t)name >> 3) % NAME_CACHE);
+  uint64_t e = __atomic_load_n(&name_cache[h], __ATOMIC_RELAXED);
+  if (e && (uintptr_t)(e & ((1ULL << 56) - 1)) == (uintptr_t)name) return (int)(e >> 56);
+  char buf[96];
+  name_copy(buf, name, sizeof buf);
+  int k = !strcmp(buf, "Interpreter")      ? N_INTERPRETER
+          : !strcmp(buf, "nmethod")        ? N_NMETHOD
+          : !strcmp(buf, "native nmethod") ? N_NATIVE_NMETHOD
+          : anchor_stub(buf)               ? N_STUB
+                                           : N_OTHER;
+  if (k != N_OTHER && (uintptr_t)name < (1ULL << 56))
+    __atomic_store_n(&name_cache[h], (uint64_t)(uintptr_t)name | ((uint64_t)k << 56), __ATOMIC_RELAXED);
   return k;
 }
 
@@ -358,9 +369,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
     if (inject && cb) cb = fault_page, inject = 0;
     const char *name = cb ? *(const char **)(cb + off_name) : NULL;
     if (!name) return -1;
-    char nm[96];
-    nm[0] = 0;
-    int kind = kind_of(name, nm, sizeof nm);
+    int kind = kind_of(name);
     if (kind == N_INTERPRETER) {
       if (fp <= sp || fp + 16 > hi) return -1;
       uintptr_t *f = (uintptr_t *)fp;
@@ -371,10 +380,9 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       at_anchor = 0;
       continue;
     }
-    if (!nm[0] && kind == N_OTHER) name_copy(nm, name, sizeof nm);
-    if (jdk25 ? *(uint8_t *)(cb + off_kind) == kind_nmethod : kind == N_NMETHOD || !strcmp(nm, "native nmethod")) {
+    if (jdk25 ? *(uint8_t *)(cb + off_kind) == kind_nmethod : kind == N_NMETHOD || kind == N_NATIVE_NMETHOD) {
       if (compiled(&o, cb, pc)) return -1;
-    } else if (!at_anchor || !anchor_stub(nm)) {
+    } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
     int size = *(int *)(cb + off_frame_size);   // words, with the return address

@@ -5,6 +5,7 @@
 #   make test     no tracked binaries, go vet, unit and real-JVM integration tests, a fuzz smoke
 #   make deps     install gcc, a JDK 17 and chromium with apt-get (as root)
 #   make gen      regenerate agent/events.h from internal/format
+#   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh
 #   make clean
 
@@ -28,7 +29,7 @@ LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
 
-.PHONY: all deps check-deps check-tracked gen test demo bench clean FORCE
+.PHONY: all deps check-deps check-tracked gen test demo bench clean agent-aarch64 FORCE
 
 all: bin/orca
 
@@ -74,6 +75,23 @@ deps:
 $(LIB): $(AGENT_SRC) | check-deps
 	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/*.c -lpthread -ldl
 
+# The agent must at least compile for aarch64 (agent/arch.h: no own stack
+# walker, no time-stamp counter there). Debian's cross compiler is installed
+# when missing and we are root; otherwise the check is skipped with a
+# message. JDK headers: the host JDK's (jni_md.h is the same on both).
+AARCH64_CC := aarch64-linux-gnu-gcc
+
+agent-aarch64: $(AGENT_SRC) | check-deps
+	@if ! command -v $(AARCH64_CC) >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "orca: installing gcc-aarch64-linux-gnu for the aarch64 build check"; \
+		{ DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1 || \
+		  { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1; }; } || true; \
+	fi; \
+	if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
+		mkdir -p build && set -x && \
+		$(AARCH64_CC) $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o build/liborca-aarch64.so agent/*.c -lpthread -ldl; \
+	else echo "orca: no $(AARCH64_CC) (apt-get install gcc-aarch64-linux-gnu): the aarch64 build check is skipped"; fi
+
 # go build is incremental: let it decide whether anything changed.
 bin/orca: $(LIB) FORCE
 	go build -o $@ ./cmd/orca
@@ -87,7 +105,8 @@ gen:
 
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,
 # so everything is built first.
-test: bin/orca check-tracked
+test: bin/orca check-tracked agent-aarch64
+	bash agent/check-safe.sh $(LIB)
 	go vet ./...
 	go test -timeout $(GOTEST_TIMEOUT) ./...
 	@# -fuzzminimizetime: Go minimizes each new input (quadratically many

@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 #include "asgct.h"
 #include "orca.h"
+#include "vmstructs.h"
 #include "walk.h"
 
 typedef struct {
@@ -76,8 +77,9 @@ int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
   // JDK 11-18's AsyncGetCallTrace is not exact: 17's stops at an entry
   // frame whose caller is a runtime stub (a stack of 5 frames for 16 under
   // -Xcomp) and describes a compiled frame by the debug record after its
-  // return address (docs/agent.md). On 25 it is for virtual threads.
-  if (n == WALK_CANNOT && orca_feature <= 18) return -1;
+  // return address (docs/agent.md): never used there, also when the own
+  // walker does not run. On 25 it is for virtual threads.
+  if (hs_has(HS_ASGCT_INEXACT)) return -1;
   call_frame cf[ORCA_MAX_DEPTH + 8];
   int want = max + skip;
   if (want > ORCA_MAX_DEPTH + 8) return -1;

@@ -11,6 +11,7 @@ static int64_t anchor_ns, anchor_ticks;   // start of the rate's window (writer)
 // counter on both sides of the clock, the closest of a few tries.
 static void pair(int64_t *ns, int64_t *ticks) {
   int64_t best = INT64_MAX;
+  *ns = *ticks = 0;
   for (int i = 0; i < 5; i++) {
     int64_t t1 = clock_ticks(), n = clock_now(), t2 = clock_ticks();
     if (t2 - t1 < best) {
@@ -33,9 +34,7 @@ static int kernel_uses_tsc(void) {
 }
 
 const char *clock_init(void) {
-#if defined(__x86_64__)
-  clock_tsc = kernel_uses_tsc();
-#endif
+  clock_tsc = ARCH_TSC && kernel_uses_tsc();
   if (!clock_tsc) return "monotonic";
   pair(&anchor_ns, &anchor_ticks);
   int64_t n, t;

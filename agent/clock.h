@@ -8,9 +8,7 @@
 #define ORCA_CLOCK_H
 #include <stdint.h>
 #include <time.h>
-#if defined(__x86_64__)
-#include <x86intrin.h>
-#endif
+#include "arch.h"
 
 static inline int64_t clock_now(void) {
   struct timespec ts;
@@ -27,9 +25,7 @@ static inline int64_t clock_unix_now(void) {
 extern int clock_tsc;   // ticks are time-stamp counter readings
 
 static inline int64_t clock_ticks(void) {
-#if defined(__x86_64__)
-  if (clock_tsc) return (int64_t)__rdtsc();
-#endif
+  if (ARCH_TSC && clock_tsc) return arch_ticks();
   return clock_now();
 }
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "arch.h"
 #include "asgct.h"
 #include "clock.h"
 #include "hsstat.h"
@@ -16,8 +17,11 @@
 #include "owner.h"
 #include "pending.h"
 #include "ring.h"
+#include "safe.h"
 #include "threads.h"
+#include "vmstructs.h"
 #include "vthread.h"
+#include "walk.h"
 #include "writer.h"
 
 jvmtiEnv *jvmti;
@@ -134,8 +138,17 @@ static jint start(JavaVM *vm, char *options) {
   }
   writer_prop("entered_clock", clock_init());
   hsstat_init();
+  hs_init();
+  // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
+  // other than the JVM's (signals_posix.cpp, check_signal_handler).
+  writer_prop("hotspot.safe_read", safe_init(vms_flag("CheckJNICalls") == 1));
   if ((err = owner_init())) writer_prop("warning", err);
   if ((err = asgct_init())) writer_prop("warning", err);
+  writer_prop("hotspot.walker", walk_status());
+  writer_prop("hotspot.owner", owner_caps());
+  writer_prop("hotspot.monitor_hash", owner_hash_caps());
+  writer_prop("hotspot.facts", hs_facts_text());
+  writer_prop("hotspot.arch", ARCH_NAME);
 
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);

@@ -1,5 +1,4 @@
 #define _GNU_SOURCE
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +6,7 @@
 #include "clock.h"
 #include "hsstat.h"
 #include "orca.h"
+#include "safe.h"
 #include "vmstructs.h"
 #include "writer.h"
 
@@ -49,23 +49,6 @@ static void give_up(const char *why) {
   int was = atomic_exchange(&state, HS_OFF);
   if (was == HS_OFF) return;
   writer_prop("entered_timer", why);
-}
-
-// safe_read copies n bytes from p, or returns 0 if p is not readable: the
-// kernel reads it for write(2), which fails instead of faulting. Used until
-// the timer's place is checked.
-static pthread_mutex_t safe_mu = PTHREAD_MUTEX_INITIALIZER;
-static int pipefd[2] = {-1, -1};
-
-static int safe_read(const void *p, void *out, size_t n) {
-  int ok = 0;
-  pthread_mutex_lock(&safe_mu);
-  if (pipefd[0] >= 0 || pipe2(pipefd, O_NONBLOCK | O_CLOEXEC) == 0) {
-    ssize_t w = write(pipefd[1], p, n);
-    if (w > 0) ok = read(pipefd[0], out, (size_t)w) == w && (size_t)w == n;
-  }
-  pthread_mutex_unlock(&safe_mu);
-  return ok;
 }
 
 void hsstat_init(void) { load_ns = clock_now(); }
@@ -133,7 +116,7 @@ static void find(uintptr_t thr, int64_t enter_ns) {
     int rejected_o = 0;
     for (int k = 0; k < nrejected; k++) rejected_o |= rejected[k] == o;
     int64_t x;
-    if (!rejected_o && safe_read((const void *)p, w, sizeof w) && (x = plausible(w, enter_ns)) > best) {
+    if (!rejected_o && safe_read(w, (const void *)p, sizeof w) && (x = plausible(w, enter_ns)) > best) {
       best = x;
       found = o;
     }
@@ -168,7 +151,7 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
     e->start = *(const volatile int64_t *)(stat + start_at);
     e->base = *(const volatile int64_t *)(stat + total_at);
   } else {
-    if (!safe_read(stat, w, sizeof w) || !w[active_at]) return 0;
+    if (!safe_read(w, stat, sizeof w) || !w[active_at]) return 0;
     e->start = *(const int64_t *)(w + start_at);
     e->base = *(const int64_t *)(w + total_at);
   }
@@ -180,7 +163,7 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
 }
 
 // read_total reads the timer's total directly once it passed its check,
-// through safe_read before; -1 for a timer found where the check failed.
+// through safe_read (safe.h) before; -1 for a timer found where the check failed.
 static int read_total(const hs_enter *e, int64_t *total) {
   if (!e->total) return -1;
   if (atomic_load_explicit(&ever_trusted, memory_order_relaxed)) {
@@ -188,7 +171,7 @@ static int read_total(const hs_enter *e, int64_t *total) {
     *total = *e->total;
     return 1;
   }
-  return safe_read((const void *)e->total, total, sizeof *total) ? 1 : -1;
+  return safe_read(total, (const void *)e->total, sizeof *total) ? 1 : -1;
 }
 
 int hsstat_end(const hs_enter *e, int64_t *ns) {

@@ -228,17 +228,31 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
 // fast and by GetStackTrace, summed and printed to stderr at exit.
 static int time_walks = -1;
 static atomic_long walk_ns[2], walk_n[2];
+// And their distribution, in 5 ns buckets up to 10 us, for the median (the
+// mean moves with every preemption on a busy machine).
+enum { HIST = 2000, HIST_NS = 5 };
+static atomic_long walk_hist[2][HIST];
 
 static void print_walk_times(void) {
-  for (int i = 0; i < 2; i++)
-    if (atomic_load(&walk_n[i]))
-      fprintf(stderr, "orca: %s walks: %ld, %.2f us each\n", i ? "GetStackTrace" : "fast", atomic_load(&walk_n[i]),
-              (double)atomic_load(&walk_ns[i]) / 1e3 / (double)atomic_load(&walk_n[i]));
+  for (int i = 0; i < 2; i++) {
+    long n = atomic_load(&walk_n[i]), seen = 0, p50 = -1, p90 = -1;
+    if (!n) continue;
+    for (int b = 0; b < HIST && p90 < 0; b++) {
+      seen += atomic_load(&walk_hist[i][b]);
+      if (p50 < 0 && 2 * seen >= n) p50 = b;
+      if (10 * seen >= 9 * n) p90 = b;
+    }
+    fprintf(stderr, "orca: %s walks: %ld, %.2f us each, p50 %.3f us, p90 %.3f us\n", i ? "GetStackTrace" : "fast", n,
+            (double)atomic_load(&walk_ns[i]) / 1e3 / (double)n, (p50 * HIST_NS + HIST_NS / 2.0) / 1e3,
+            (p90 * HIST_NS + HIST_NS / 2.0) / 1e3);
+  }
 }
 
 static void timed(int slow, int64_t t0) {
-  atomic_fetch_add(&walk_ns[slow], (long)(clock_now() - t0));
+  long d = (long)(clock_now() - t0), b = d / HIST_NS;
+  atomic_fetch_add(&walk_ns[slow], d);
   atomic_fetch_add(&walk_n[slow], 1);
+  atomic_fetch_add(&walk_hist[slow][b < HIST ? b : HIST - 1], 1);
 }
 
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {

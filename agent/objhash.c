@@ -1,5 +1,4 @@
 #include <stdatomic.h>
-#include <string.h>
 #include "objhash.h"
 #include "orca.h"
 #include "vmstructs.h"
@@ -16,24 +15,8 @@ static __thread struct {
   uint32_t hash;
 } cache[SLOTS];
 
-static int flag_on(const char *name) {
-  char **flags = vms_static("JVMFlag", "flags");
-  size_t *count = vms_static("JVMFlag", "numFlags");
-  long size = vms_size("JVMFlag"), off_name = vms_offset("JVMFlag", "_name"), off_addr = vms_offset("JVMFlag", "_addr");
-  if (!flags || !*flags || !count || size <= 0 || off_name < 0 || off_addr < 0) return 0;
-  for (size_t i = 0; i < *count; i++) {
-    char *f = *flags + i * (size_t)size;
-    const char *n = *(const char **)(f + off_name);
-    if (n && !strcmp(n, name)) {
-      const char *addr = *(const char **)(f + off_addr);
-      return addr && *addr;   // bool flag
-    }
-  }
-  return 0;
-}
-
 void objhash_ready(void) {
-  if (flag_on("UseG1GC") || flag_on("UseParallelGC") || flag_on("UseSerialGC")) {
+  if (vms_flag("UseG1GC") == 1 || vms_flag("UseParallelGC") == 1 || vms_flag("UseSerialGC") == 1) {
     atomic_store(&usable, 1);
     atomic_fetch_add(&epoch, 1);   // even: on
   }

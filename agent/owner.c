@@ -7,12 +7,12 @@
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include "orca.h"
 #include "owner.h"
+#include "safe.h"
 #include "vmstructs.h"
 #include "writer.h"
 
@@ -53,18 +53,12 @@ static inline slot_t *slot(int i) {
 }
 
 const char *owner_init(void) {
-  off_pending = vms_offset("JavaThread", "_current_pending_monitor");
-  off_owner = vms_offset("ObjectMonitor", "_owner");
-  // The object's header, moved into the monitor when it was inflated (up
-  // to JDK 23; later JDKs may keep it elsewhere: then JVMTI is asked).
-  off_header = vms_offset("ObjectMonitor", "_header");
-  hash_shift = vms_constant("markWord::hash_shift");
-  hash_mask = vms_constant("markWord::hash_mask");
-  off_stack_base = vms_thread_offset("_stack_base");
-  off_stack_size = vms_thread_offset("_stack_size");
-  off_lock_stack = vms_offset("JavaThread", "_lock_stack");
-  off_ls_top = vms_offset("LockStack", "_top");
-  off_ls_base = vms_offset("LockStack", "_base[0]");
+  off_pending = hs.thread_pending_monitor;
+  off_owner = hs.monitor_owner;
+  off_header = hs.monitor_header;
+  hash_shift = hs.mark_hash_shift, hash_mask = hs.mark_hash_mask;
+  off_stack_base = hs.thread_stack_base, off_stack_size = hs.thread_stack_size;
+  off_lock_stack = hs.thread_lock_stack, off_ls_top = hs.lockstack_top, off_ls_base = hs.lockstack_base;
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (vms_learn_env).
   const char *cap = getenv("ORCA_TEST_OWNER_SLOTS");
@@ -72,6 +66,21 @@ const char *owner_init(void) {
   if (off_pending < 0 || off_owner < 0)
     return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
   return NULL;
+}
+
+const char *owner_caps(void) {
+  if (off_pending < 0 || off_owner < 0) return "no: ObjectMonitor::_owner or JavaThread::_current_pending_monitor not exported";
+  int ls = off_lock_stack >= 0 && off_ls_top >= 0 && off_ls_base >= 0;
+  if (hs_has(HS_OWNER_TID))
+    return ls ? "ObjectMonitor::_owner: thread id; anonymous owners: LockStack" : "ObjectMonitor::_owner: thread id";
+  return ls ? "ObjectMonitor::_owner: JavaThread or stack lock; anonymous owners: LockStack"
+            : "ObjectMonitor::_owner: JavaThread or stack lock";
+}
+
+const char *owner_hash_caps(void) {
+  if (off_pending < 0 || off_header < 0 || hash_shift < 0 || hash_shift > 63 || hash_mask <= 0)
+    return "JVMTI GetObjectHashCode (no ObjectMonitor::_header)";
+  return "ObjectMonitor::_header";
 }
 
 static void fields(JNIEnv *env) {
@@ -153,10 +162,12 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
-  if (jt && off_stack_base >= 0 && off_stack_size >= 0) {
-    hi = *(uintptr_t *)(jt + (uintptr_t)off_stack_base);
-    lo = hi - *(size_t *)(jt + (uintptr_t)off_stack_size);
-  }
+  uintptr_t size = 0;
+  if (jt && off_stack_base >= 0 && off_stack_size >= 0 && safe_word((void *)(jt + (uintptr_t)off_stack_base), &hi) &&
+      safe_word((void *)(jt + (uintptr_t)off_stack_size), &size))
+    lo = hi - size;
+  else
+    hi = 0;
   add(jt, lo, hi, jtid, hash, 0);
 }
 
@@ -188,7 +199,6 @@ static uint32_t on_lock_stack(uintptr_t obj) {
   enum { MAXE = 16 };
   size_t want = (size_t)off_ls_base + MAXE * sizeof(uintptr_t);
   if (want > 512) return 0;
-  pid_t pid = getpid();
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++) {
     slot_t *s = slot(i);
@@ -197,10 +207,8 @@ static uint32_t on_lock_stack(uintptr_t obj) {
     uintptr_t jt = s->jt;
     uint32_t h = s->carrier ? 0 : s->hash;   // a carrier's lock stack holds its virtual thread's locks
     unsigned char buf[512];
-    // Another thread's memory: read it with a syscall that fails instead of
-    // faulting if the thread has just exited and its memory is gone.
-    struct iovec local = {buf, want}, remote = {(void *)(jt + (uintptr_t)off_lock_stack), want};
-    if (process_vm_readv(pid, &local, 1, &remote, 1, 0) != (ssize_t)want) continue;
+    // Another thread's memory, gone if the thread has just exited.
+    if (!safe_read(buf, (void *)(jt + (uintptr_t)off_lock_stack), want)) continue;
     uint32_t top = *(uint32_t *)(buf + off_ls_top);   // byte offset from the JavaThread
     long first = off_lock_stack + off_ls_base;
     long count = ((long)top - first) / (long)sizeof(uintptr_t);
@@ -214,15 +222,14 @@ static uint32_t on_lock_stack(uintptr_t obj) {
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
   char *self = (char *)vms_thread(env);
   if (!self || off_pending < 0 || off_owner < 0) return 0;
-  char *mon = *(char *volatile *)(self + off_pending);
-  if (!mon) return 0;
+  uintptr_t mon = 0, own = 0;
   // The monitor cannot be deflated while we are counted as contending it.
-  uintptr_t own = *(volatile uintptr_t *)(mon + off_owner);
+  if (!safe_word(self + off_pending, &mon) || !mon || !safe_word((char *)mon + off_owner, &own)) return 0;
   if (own == 1 && obj) {
     // Anonymous owner (lightweight locking). A JNI local reference points
     // at the object's oop slot.
-    uintptr_t oop = *(volatile uintptr_t *)obj;
-    return on_lock_stack(oop);
+    uintptr_t oop = 0;
+    return safe_word(obj, &oop) ? on_lock_stack(oop) : 0;
   }
   if (own <= 2) return 0;   // none or deflater marker
   int n = atomic_load(&high);
@@ -246,8 +253,7 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
 uint32_t owner_pending_hash(JNIEnv *env) {
   char *self = (char *)vms_thread(env);
   if (!self || off_pending < 0 || off_header < 0 || hash_shift < 0 || hash_shift > 63 || hash_mask <= 0) return 0;
-  char *mon = *(char *volatile *)(self + off_pending);
-  if (!mon) return 0;
-  uintptr_t mark = *(volatile uintptr_t *)(mon + off_header);
+  uintptr_t mon = 0, mark = 0;
+  if (!safe_word(self + off_pending, &mon) || !mon || !safe_word((char *)mon + off_header, &mark)) return 0;
   return (uint32_t)((mark >> hash_shift) & (uintptr_t)hash_mask);
 }

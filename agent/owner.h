@@ -9,6 +9,10 @@
 
 // owner_init finds the offsets; NULL or a warning (then owners are unknown).
 const char *owner_init(void);
+// owner_caps and owner_hash_caps say how owners and monitor hashes are
+// read on this JVM (.info hotspot.owner, hotspot.monitor_hash).
+const char *owner_caps(void);
+const char *owner_hash_caps(void);
 // carrier: virtual threads run on the thread (vthread.h); a monitor owned
 // through its JavaThread or its stack may be a virtual thread's, so its
 // owner is unknown.

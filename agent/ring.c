@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "arch.h"
 #include "ring.h"
 
 typedef struct {
@@ -48,7 +49,7 @@ const char *ring_init(size_t total) {
 static inline void lock(shard_t *s) {
   for (int spins = 0; atomic_flag_test_and_set_explicit(&s->lock, memory_order_acquire); spins++) {
     // The holder only copies a record; if it was descheduled, let it run.
-    if (spins < 64) __builtin_ia32_pause();
+    if (spins < 64) arch_pause();
     else sched_yield();
   }
 }

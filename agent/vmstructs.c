@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdatomic.h>
+#include "orca.h"
 #include "vmstructs.h"
 
 static atomic_long off_env = -2;   // -2: not looked up yet
@@ -88,6 +89,22 @@ long vms_constant(const char *name) {
   return v != -1 ? v : constant("gHotSpotVMIntConstants", "gHotSpotVMIntConstant", 0, name);
 }
 
+int vms_flag(const char *name) {
+  char **flags = vms_static("JVMFlag", "flags");
+  size_t *count = vms_static("JVMFlag", "numFlags");
+  long size = vms_size("JVMFlag"), off_name = vms_offset("JVMFlag", "_name"), off_addr = vms_offset("JVMFlag", "_addr");
+  if (!flags || !*flags || !count || size <= 0 || off_name < 0 || off_addr < 0) return -1;
+  for (size_t i = 0; i < *count; i++) {
+    char *f = *flags + i * (size_t)size;
+    const char *n = *(const char **)(f + off_name);
+    if (n && !strcmp(n, name)) {
+      const char *addr = *(const char **)(f + off_addr);
+      return addr ? *addr != 0 : -1;   // a bool flag's value
+    }
+  }
+  return -1;
+}
+
 static long env_offset(void) {
   long o = atomic_load_explicit(&off_env, memory_order_relaxed);
   if (o == -2) {
@@ -108,4 +125,117 @@ void vms_learn_env(JNIEnv *env, uintptr_t eetop) {
 uintptr_t vms_thread(JNIEnv *env) {
   long o = env_offset();
   return o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0;
+}
+
+// Each fact: from and to (feature releases, inclusive; 0: open), and why.
+static const struct {
+  const char *name;
+  int from, to;
+  const char *why;
+} facts[HS_FACTS] = {
+    [HS_WALK_LAYOUT_11] = {"walk_layout_11", 11, 18,
+                           "CodeBlob with code pointers, CompiledMethod, debug stream CompressedReadStream: "
+                           "the own walker's layout, verified on 17"},
+    [HS_WALK_LAYOUT_25] = {"walk_layout_25", 25, 25,
+                           "nmethod without CompiledMethod (JDK 23), debug records and metadata in the "
+                           "nmethod's immutable and mutable data (JDK 24), UNSIGNED5 debug stream (JDK 21): "
+                           "verified on 25 only; 19-24 are between the two and not walked"},
+    [HS_ASGCT_INEXACT] = {"asgct_inexact", 1, 18,
+                          "AsyncGetCallTrace refuses to start in compiled code's monitor-enter stubs "
+                          "(JDK-8178287, fixed in 20) and describes a compiled frame by the debug record "
+                          "after its return address: not used, GetStackTrace instead"},
+    [HS_VIRTUAL_THREADS] = {"virtual_threads", 19, 0,
+                            "virtual threads (JEP 425, preview in 19): a JavaThread in a continuation "
+                            "(_cont_entry) is not walked"},
+    [HS_VT_EVENTS] = {"vt_events", 21, 0,
+                      "virtual threads final (JEP 444): can_support_virtual_threads, VirtualThreadStart"},
+    [HS_LIGHTWEIGHT_LOCKS] = {"lightweight_locks", 23, 0,
+                              "LockingMode lightweight by default (21-22: opt-in): a contender inflates "
+                              "a fast-locked object with an anonymous owner, the owner is on a LockStack"},
+    [HS_OWNER_TID] = {"owner_tid", 24, 0,
+                      "ObjectMonitor::_owner holds the owner's java.lang.Thread id, not a JavaThread* or "
+                      "a BasicLock (JEP 491: monitors without pinning virtual threads)"},
+};
+
+int hs_has(int f) {
+  if (f < 0 || f >= HS_FACTS || orca_feature <= 0) return 0;
+  return orca_feature >= facts[f].from && (!facts[f].to || orca_feature <= facts[f].to);
+}
+
+const char *hs_facts_text(void) {
+  static char buf[256];
+  size_t k = 0;
+  buf[0] = 0;
+  for (int f = 0; f < HS_FACTS; f++)
+    if (hs_has(f) && k < sizeof buf)
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", k ? " " : "", facts[f].name);
+  return buf;
+}
+
+hs_layout hs;
+
+void hs_init(void) {
+  hs.thread_anchor = vms_offset("JavaThread", "_anchor");
+  hs.thread_stack_base = vms_thread_offset("_stack_base");
+  hs.thread_stack_size = vms_thread_offset("_stack_size");
+  hs.thread_pending_monitor = vms_offset("JavaThread", "_current_pending_monitor");
+  hs.thread_lock_stack = vms_offset("JavaThread", "_lock_stack");
+  hs.thread_cont_entry = vms_offset("JavaThread", "_cont_entry");
+  hs.thread_size = vms_size("JavaThread");
+  hs.anchor_sp = vms_offset("JavaFrameAnchor", "_last_Java_sp");
+  hs.anchor_fp = vms_offset("JavaFrameAnchor", "_last_Java_fp");
+  hs.anchor_pc = vms_offset("JavaFrameAnchor", "_last_Java_pc");
+  hs.lockstack_top = vms_offset("LockStack", "_top");
+  hs.lockstack_base = vms_offset("LockStack", "_base[0]");
+  hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
+  // The object's header, moved into the monitor when it was inflated (up
+  // to JDK 23; later JDKs may keep it elsewhere: then JVMTI is asked).
+  hs.monitor_header = vms_offset("ObjectMonitor", "_header");
+  hs.mark_hash_shift = vms_constant("markWord::hash_shift");
+  hs.mark_hash_mask = vms_constant("markWord::hash_mask");
+
+  hs.code_heaps = vms_static("CodeCache", "_heaps");
+  hs.array_len = vms_offset_typed("GrowableArrayBase", "_len", "int");
+  hs.array_data = vms_offset("GrowableArray<int>", "_data");
+  hs.heap_memory = vms_offset("CodeHeap", "_memory");
+  hs.heap_segmap = vms_offset("CodeHeap", "_segmap");
+  hs.heap_log2_segment = vms_offset_typed("CodeHeap", "_log2_segment_size", "int");
+  hs.vspace_low_boundary = vms_offset("VirtualSpace", "_low_boundary");
+  hs.vspace_low = vms_offset("VirtualSpace", "_low");
+  hs.vspace_high = vms_offset("VirtualSpace", "_high");
+  hs.heapblock_size = vms_size("HeapBlock");
+  hs.blob_name = vms_offset("CodeBlob", "_name");
+  hs.blob_frame_size = vms_offset_typed("CodeBlob", "_frame_size", "int");
+  hs.blob_code_begin = vms_offset("CodeBlob", "_code_begin");
+  hs.blob_code_end = vms_offset("CodeBlob", "_code_end");
+  hs.blob_code_offset = vms_offset_typed("CodeBlob", "_code_offset", "int");
+  hs.blob_data_offset = vms_offset_typed("CodeBlob", "_data_offset", "int");
+  hs.blob_kind = vms_offset_typed("CodeBlob", "_kind", "CodeBlobKind");
+  hs.blob_mutable_data = vms_offset_typed("CodeBlob", "_mutable_data", "address");
+  hs.blob_mutable_data_size = vms_offset_typed("CodeBlob", "_mutable_data_size", "int");
+  hs.blob_relocation_size = vms_offset_typed("CodeBlob", "_relocation_size", "int");
+  hs.kind_nmethod = vms_constant("CodeBlobKind::Nmethod");
+  // JDK 23 merged CompiledMethod into nmethod.
+  hs.nm_method = vms_offset("CompiledMethod", "_method");
+  if (hs.nm_method < 0) hs.nm_method = vms_offset_typed("nmethod", "_method", "Method*");
+  hs.nm_pcs_offset = vms_offset_typed("nmethod", "_scopes_pcs_offset", "int");
+  hs.nm_scopes_data_begin = vms_offset("CompiledMethod", "_scopes_data_begin");
+  hs.nm_metadata_offset = vms_offset_typed("nmethod", "_metadata_offset", "int");
+  hs.nm_dependencies_offset = vms_offset_typed("nmethod", "_dependencies_offset", "int");
+  hs.nm_immutable_data = vms_offset_typed("nmethod", "_immutable_data", "address");
+  hs.nm_scopes_data_offset = vms_offset_typed("nmethod", "_scopes_data_offset", "int");
+  hs.pcdesc_size = vms_size("PcDesc");
+  hs.pcdesc_pc_offset = vms_offset_typed("PcDesc", "_pc_offset", "int");
+  hs.pcdesc_scope_offset = vms_offset_typed("PcDesc", "_scope_decode_offset", "int");
+  hs.method_const = vms_offset("Method", "_constMethod");
+  hs.method_flags = vms_offset("Method", "_access_flags");
+  hs.const_constants = vms_offset("ConstMethod", "_constants");
+  hs.const_code_size = vms_offset_typed("ConstMethod", "_code_size", "u2");
+  hs.const_idnum = vms_offset_typed("ConstMethod", "_method_idnum", "u2");
+  hs.const_size = vms_size("ConstMethod");
+  hs.pool_holder = vms_offset("ConstantPool", "_pool_holder");
+  hs.klass_jmethod_ids = vms_offset("InstanceKlass", "_methods_jmethod_ids");
+  hs.jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
+  hs.entry_frame_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
+  hs.call_stub_return = vms_static("StubRoutines", "_call_stub_return_address");
 }

@@ -1,6 +1,7 @@
 #include <stdatomic.h>
 #include <string.h>
 #include "orca.h"
+#include "vmstructs.h"
 #include "vthread.h"
 
 static atomic_long unattributed[ORCA_EV_COUNT], virtual_threads;
@@ -11,7 +12,7 @@ static atomic_int looked_up;
 // The classes are looked up at the first thread made in the live phase:
 // carriers and virtual threads exist only after VMInit.
 static void lookup(JNIEnv *env) {
-  if (atomic_load(&looked_up) || orca_feature < 19) return;
+  if (atomic_load(&looked_up) || !hs_has(HS_VIRTUAL_THREADS)) return;
   jvmtiPhase ph = JVMTI_PHASE_LIVE;
   (*jvmti)->GetPhase(jvmti, &ph);
   if (ph != JVMTI_PHASE_LIVE) return;
@@ -29,7 +30,7 @@ static void lookup(JNIEnv *env) {
 }
 
 int vthread_may_host(JNIEnv *env, jthread t) {
-  if (orca_feature < 19 || !env || !t) return 0;
+  if (!hs_has(HS_VIRTUAL_THREADS) || !env || !t) return 0;
   lookup(env);
   return (base_class && (*env)->IsInstanceOf(env, t, base_class)) ||
          (carrier_class && (*env)->IsInstanceOf(env, t, carrier_class));
@@ -56,7 +57,7 @@ void vthread_unattributed(int kind) {
 #define EV_VIRTUAL_THREAD_START 87
 
 void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
-  if (orca_feature >= 21 && (((const unsigned char *)have)[VT_CAP_BYTE] & VT_CAP_BIT))
+  if (hs_has(HS_VT_EVENTS) && (((const unsigned char *)have)[VT_CAP_BYTE] & VT_CAP_BIT))
     ((unsigned char *)want)[VT_CAP_BYTE] |= VT_CAP_BIT;
 }
 
@@ -76,7 +77,7 @@ jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
   jvmtiCapabilities caps;
   memset(&caps, 0, sizeof caps);
   (*jvmti)->GetCapabilities(jvmti, &caps);
-  int vts = orca_feature >= 21 && (((unsigned char *)&caps)[VT_CAP_BYTE] & VT_CAP_BIT);
+  int vts = hs_has(HS_VT_EVENTS) && (((unsigned char *)&caps)[VT_CAP_BYTE] & VT_CAP_BIT);
   atomic_store(&have_vts, vts);
   return (*jvmti)->SetEventCallbacks(jvmti, &all.base, vts ? (jint)sizeof all : (jint)sizeof all.base);
 }

@@ -1,10 +1,18 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include "arch.h"
 #include "orca.h"
+#include "safe.h"
 #include "vmstructs.h"
 #include "walk.h"
 
+// Every function that reads VM memory is in SAFE_CODE and runs inside
+// walk_self's guard (safe.h): a fault ends the walk with WALK_CANNOT.
+// They must not call out of the section (no libc on VM memory: names are
+// copied first).
 static int usable;
+static const char *why_not = "no: not looked up";
 static long off_anchor, off_last_sp, off_last_fp, off_last_pc, off_stack_base, off_stack_size;
 static long off_mem, off_segmap, off_log2, off_low_boundary, off_high, off_low, off_len, off_data, block_size;
 static long off_name, off_code_begin, off_code_end, off_frame_size, off_cm_method;
@@ -55,75 +63,82 @@ static int anchor_stub(const char *name) {
          (!strncmp(name, "Shared Runtime ", 15) && anchor_stub(name + 15));
 }
 
+// ORCA_TEST_WALK_FAULT=N (tests): every Nth walk reads its first code
+// blob from an inaccessible page, as a layout described wrongly would.
+static int fault_every;
+static char *fault_page;
+static atomic_long fault_count;
+
+static void test_knob(void) {
+  const char *v = getenv("ORCA_TEST_WALK_FAULT");
+  if (!v || atoi(v) <= 0) return;
+  void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  fault_page = p;
+  fault_every = atoi(v);
+}
+
+const char *walk_status(void) { return why_not; }
+
+atomic_long walk_faults;
+
 void walk_init(void) {
-  int feature = orca_feature;
-#if !defined(__x86_64__)
-  feature = 0;
-#endif
-  // 19 has virtual threads (preview), whose frames JVMTI stops at: only
-  // platform threads are walked there (a thread in a continuation is not).
-  // 19-24 have layouts between 18's and 25's: not walked.
-  jdk25 = feature == 25;
-  if ((feature < 11 || feature > 18) && !jdk25) return;
-  off_anchor = vms_offset("JavaThread", "_anchor");
-  off_last_sp = vms_offset("JavaFrameAnchor", "_last_Java_sp");
-  off_last_fp = vms_offset("JavaFrameAnchor", "_last_Java_fp");
-  off_last_pc = vms_offset("JavaFrameAnchor", "_last_Java_pc");
-  off_stack_base = vms_thread_offset("_stack_base");
-  off_stack_size = vms_thread_offset("_stack_size");
-  heaps = vms_static("CodeCache", "_heaps");
-  off_len = vms_offset_typed("GrowableArrayBase", "_len", "int");
-  off_data = vms_offset("GrowableArray<int>", "_data");
-  off_mem = vms_offset("CodeHeap", "_memory");
-  off_segmap = vms_offset("CodeHeap", "_segmap");
-  off_log2 = vms_offset_typed("CodeHeap", "_log2_segment_size", "int");
-  off_low_boundary = vms_offset("VirtualSpace", "_low_boundary");
-  off_low = vms_offset("VirtualSpace", "_low");
-  off_high = vms_offset("VirtualSpace", "_high");
-  block_size = vms_size("HeapBlock");
-  off_name = vms_offset("CodeBlob", "_name");
-  off_frame_size = vms_offset_typed("CodeBlob", "_frame_size", "int");
-  off_pcs = vms_offset_typed("nmethod", "_scopes_pcs_offset", "int");
+  if (!ARCH_WALKER) {
+    why_not = "no: no frame layout for " ARCH_NAME;
+    return;
+  }
+  // 19-24 have layouts between 18's and 25's: not walked. From 19 a thread
+  // in a continuation (a virtual thread) is not walked either.
+  jdk25 = hs_has(HS_WALK_LAYOUT_25);
+  if (!hs_has(HS_WALK_LAYOUT_11) && !jdk25) {
+    why_not = "no: JDK layout not known (11-18 and 25 are)";
+    return;
+  }
+  if (!safe_guarded()) {
+    why_not = "no: reads would not be fault-safe (no fault handler)";
+    return;
+  }
+  // The offsets, from the HotSpot layer (vmstructs.c).
+  off_anchor = hs.thread_anchor;
+  off_last_sp = hs.anchor_sp, off_last_fp = hs.anchor_fp, off_last_pc = hs.anchor_pc;
+  off_stack_base = hs.thread_stack_base, off_stack_size = hs.thread_stack_size;
+  heaps = hs.code_heaps;
+  off_len = hs.array_len, off_data = hs.array_data;
+  off_mem = hs.heap_memory, off_segmap = hs.heap_segmap, off_log2 = hs.heap_log2_segment;
+  off_low_boundary = hs.vspace_low_boundary, off_low = hs.vspace_low, off_high = hs.vspace_high;
+  block_size = hs.heapblock_size;
+  off_name = hs.blob_name, off_frame_size = hs.blob_frame_size;
+  off_pcs = hs.nm_pcs_offset;
+  off_cm_method = hs.nm_method;
   if (jdk25) {
-    off_code_offset = vms_offset_typed("CodeBlob", "_code_offset", "int");
-    off_data_offset = vms_offset_typed("CodeBlob", "_data_offset", "int");
-    off_kind = vms_offset_typed("CodeBlob", "_kind", "CodeBlobKind");
-    kind_nmethod = vms_constant("CodeBlobKind::Nmethod");
-    off_cm_method = vms_offset_typed("nmethod", "_method", "Method*");
-    off_imm = vms_offset_typed("nmethod", "_immutable_data", "address");
-    off_scopes_data_off = vms_offset_typed("nmethod", "_scopes_data_offset", "int");
-    off_mutable = vms_offset_typed("CodeBlob", "_mutable_data", "address");
-    off_mutable_size = vms_offset_typed("CodeBlob", "_mutable_data_size", "int");
-    off_reloc_size = vms_offset_typed("CodeBlob", "_relocation_size", "int");
-    off_cont_entry = vms_offset("JavaThread", "_cont_entry");
+    off_code_offset = hs.blob_code_offset, off_data_offset = hs.blob_data_offset;
+    off_kind = hs.blob_kind, kind_nmethod = hs.kind_nmethod;
+    off_imm = hs.nm_immutable_data, off_scopes_data_off = hs.nm_scopes_data_offset;
+    off_mutable = hs.blob_mutable_data, off_mutable_size = hs.blob_mutable_data_size;
+    off_reloc_size = hs.blob_relocation_size;
+    off_cont_entry = hs.thread_cont_entry;
     // Stand-ins, so the check below covers the fields of both layouts.
     off_code_begin = off_code_offset, off_code_end = off_data_offset, off_scopes_data = off_imm;
     off_metadata = off_mutable, off_deps = off_scopes_data_off;
     long more[] = {off_kind, kind_nmethod, off_mutable_size, off_reloc_size, off_cont_entry};
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++)
-      if (more[i] < 0) return;
+      if (more[i] < 0) {
+        why_not = "no: a structure the walker needs is not in gHotSpotVMStructs";
+        return;
+      }
   } else {
-    off_code_begin = vms_offset("CodeBlob", "_code_begin");
-    off_code_end = vms_offset("CodeBlob", "_code_end");
-    off_cm_method = vms_offset("CompiledMethod", "_method");
-    off_scopes_data = vms_offset("CompiledMethod", "_scopes_data_begin");
-    off_metadata = vms_offset_typed("nmethod", "_metadata_offset", "int");
-    off_deps = vms_offset_typed("nmethod", "_dependencies_offset", "int");
+    off_code_begin = hs.blob_code_begin, off_code_end = hs.blob_code_end;
+    off_scopes_data = hs.nm_scopes_data_begin;
+    off_metadata = hs.nm_metadata_offset, off_deps = hs.nm_dependencies_offset;
   }
-  pcdesc_size = vms_size("PcDesc");
-  off_pc_offset = vms_offset_typed("PcDesc", "_pc_offset", "int");
-  off_scope_offset = vms_offset_typed("PcDesc", "_scope_decode_offset", "int");
-  off_const_method = vms_offset("Method", "_constMethod");
-  off_flags = vms_offset("Method", "_access_flags");
-  off_constants = vms_offset("ConstMethod", "_constants");
-  off_code_size = vms_offset_typed("ConstMethod", "_code_size", "u2");
-  off_idnum = vms_offset_typed("ConstMethod", "_method_idnum", "u2");
-  constmethod_size = vms_size("ConstMethod");
-  off_holder = vms_offset("ConstantPool", "_pool_holder");
-  off_jmethod_ids = vms_offset("InstanceKlass", "_methods_jmethod_ids");
-  off_jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
-  entry_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
-  call_stub_ret = vms_static("StubRoutines", "_call_stub_return_address");
+  pcdesc_size = hs.pcdesc_size, off_pc_offset = hs.pcdesc_pc_offset, off_scope_offset = hs.pcdesc_scope_offset;
+  off_const_method = hs.method_const, off_flags = hs.method_flags;
+  off_constants = hs.const_constants, off_code_size = hs.const_code_size, off_idnum = hs.const_idnum;
+  constmethod_size = hs.const_size;
+  off_holder = hs.pool_holder, off_jmethod_ids = hs.klass_jmethod_ids;
+  off_jcw_anchor = hs.jcw_anchor;
+  entry_wrapper = hs.entry_frame_wrapper;
+  call_stub_ret = hs.call_stub_return;
   long all[] = {off_anchor, off_last_sp, off_last_fp, off_last_pc, off_stack_base, off_stack_size, off_len, off_data,
                 off_mem, off_segmap, off_log2, off_low_boundary, off_low, off_high, block_size, off_name,
                 off_frame_size, off_code_begin, off_code_end, off_cm_method, off_scopes_data, off_metadata, off_pcs,
@@ -131,12 +146,14 @@ void walk_init(void) {
                 off_code_size, off_idnum, constmethod_size, off_holder, off_jmethod_ids, off_jcw_anchor};
   usable = heaps && call_stub_ret && entry_wrapper == -6;
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) usable &= all[i] >= 0;
+  why_not = usable ? "yes" : "no: a structure the walker needs is not in gHotSpotVMStructs";
+  if (usable) test_knob();
 }
 
 // blob_of returns the CodeBlob holding pc, or NULL (CodeHeap::find_start).
 // pc is a return address in a frame of the calling thread, so its blob is
 // live and the heap's segment map does not change under it.
-static char *blob_of(uintptr_t pc) {
+SAFE_CODE static char *blob_of(uintptr_t pc) {
   char *ga = *heaps;
   if (!ga) return NULL;
   int n = *(int *)(ga + off_len);
@@ -167,7 +184,7 @@ static char *blob_of(uintptr_t pc) {
   return NULL;
 }
 
-static jmethodID method_id(uintptr_t m) {
+SAFE_CODE static jmethodID method_id(uintptr_t m) {
   if (!m) return NULL;
   uintptr_t cm = *(uintptr_t *)(m + off_const_method);
   uintptr_t cp = cm ? *(uintptr_t *)(cm + off_constants) : 0;
@@ -185,7 +202,7 @@ typedef struct {
 
 // put adds a frame (after the first `skip`); -1 when the method has no
 // jmethodID yet (GetStackTrace makes one).
-static int put(out_t *o, jmethodID m, jlocation loc) {
+SAFE_CODE static int put(out_t *o, jmethodID m, jlocation loc) {
   if (!m) return -1;
   if (o->seen++ >= o->skip && o->n < o->max) {
     o->fr[o->n].method = m;
@@ -198,7 +215,7 @@ static int put(out_t *o, jmethodID m, jlocation loc) {
 // read_int reads one int of HotSpot's compressed debug-info stream (JDK
 // 11-19: CompressedReadStream, bytes below 192 end a number, each byte
 // after the first is worth 64 times the previous one).
-static int read_int(const unsigned char **p) {
+SAFE_CODE static int read_int(const unsigned char **p) {
   if (jdk25) {   // UNSIGNED5: each byte is 1 more than its digit
     unsigned sum = 0;
     for (int i = 0, shift = 0;; i++, shift += 6) {
@@ -220,7 +237,7 @@ static int read_int(const unsigned char **p) {
 
 // compiled adds the frames of compiled method nm at return address pc:
 // the scopes of the debug record at pc, inlined callees first.
-static int compiled(out_t *o, char *nm, uintptr_t pc) {
+SAFE_CODE static int compiled(out_t *o, char *nm, uintptr_t pc) {
   uintptr_t m = *(uintptr_t *)(nm + off_cm_method);
   if (!m) return -1;
   if (*(uint16_t *)(m + off_flags) & ACC_NATIVE) return put(o, method_id(m), -1);   // native wrapper
@@ -267,7 +284,7 @@ static int compiled(out_t *o, char *nm, uintptr_t pc) {
   return 0;
 }
 
-static int interpreted(out_t *o, uintptr_t *f) {
+SAFE_CODE static int interpreted(out_t *o, uintptr_t *f) {
   uintptr_t m = f[I_METHOD], bcp = f[I_BCP];
   if (!m) return -1;
   if (*(uint16_t *)(m + off_flags) & ACC_NATIVE) return put(o, method_id(m), -1);
@@ -276,7 +293,44 @@ static int interpreted(out_t *o, uintptr_t *f) {
   return put(o, method_id(m), (jlocation)(bcp - codes));
 }
 
-static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+// name_copy copies the NUL-terminated name at p (VM memory) into buf, at
+// most n - 1 bytes: the string functions then read our copy.
+SAFE_CODE static void name_copy(char *buf, const char *p, size_t n) {
+  size_t i = 0;
+  for (; i + 1 < n; i++) {
+    char c = ((const volatile char *)p)[i];
+    if (!c) break;
+    buf[i] = c;
+  }
+  buf[i] = 0;
+}
+
+// What a code blob is, by its name: the interpreter, a compiled method (a
+// native wrapper's is "native nmethod" up to 18), a runtime stub the walk
+// may step over at an anchor (anchor_stub), or none of these. Blob names
+// are string constants of the VM, so the answer is cached by the name's
+// address (pointer and kind in one word: never torn): after the first
+// walks no name is read at all.
+enum { N_OTHER, N_INTERPRETER, N_NMETHOD, N_NATIVE_NMETHOD, N_STUB, NAME_CACHE = 32 };
+static uint64_t name_cache[NAME_CACHE];
+
+SAFE_CODE static int kind_of(const char *name) {
+  unsigned h = (unsigned)(((uintptr_t)name >> 3) % NAME_CACHE);
+  uint64_t e = __atomic_load_n(&name_cache[h], __ATOMIC_RELAXED);
+  if (e && (uintptr_t)(e & ((1ULL << 56) - 1)) == (uintptr_t)name) return (int)(e >> 56);
+  char buf[96];
+  name_copy(buf, name, sizeof buf);
+  int k = !strcmp(buf, "Interpreter")      ? N_INTERPRETER
+          : !strcmp(buf, "nmethod")        ? N_NMETHOD
+          : !strcmp(buf, "native nmethod") ? N_NATIVE_NMETHOD
+          : anchor_stub(buf)               ? N_STUB
+                                           : N_OTHER;
+  if (k != N_OTHER && (uintptr_t)name < (1ULL << 56))
+    __atomic_store_n(&name_cache[h], (uint64_t)(uintptr_t)name | ((uint64_t)k << 56), __ATOMIC_RELAXED);
+  return k;
+}
+
+SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   uintptr_t jt = vms_thread(env);
   if (!jt) return -1;
   // A thread in a continuation (a virtual thread, JDK 19+): JVMTI ends its
@@ -293,6 +347,7 @@ static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   if (!pc) pc = ((uintptr_t *)sp)[-1];   // as JavaFrameAnchor::make_walkable
   out_t o = {fr, skip, max, 0, 0};
   int at_anchor = 1;   // this frame is the one an anchor describes
+  int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
   for (int frames = 0; o.n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
     if (pc == *call_stub_ret) {
@@ -311,9 +366,11 @@ static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
       continue;
     }
     char *cb = blob_of(pc);
+    if (inject && cb) cb = fault_page, inject = 0;
     const char *name = cb ? *(const char **)(cb + off_name) : NULL;
     if (!name) return -1;
-    if (!strcmp(name, "Interpreter")) {
+    int kind = kind_of(name);
+    if (kind == N_INTERPRETER) {
       if (fp <= sp || fp + 16 > hi) return -1;
       uintptr_t *f = (uintptr_t *)fp;
       if (interpreted(&o, f)) return -1;
@@ -323,9 +380,9 @@ static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
       at_anchor = 0;
       continue;
     }
-    if (jdk25 ? *(uint8_t *)(cb + off_kind) == kind_nmethod : !strcmp(name, "nmethod") || !strcmp(name, "native nmethod")) {
+    if (jdk25 ? *(uint8_t *)(cb + off_kind) == kind_nmethod : kind == N_NMETHOD || kind == N_NATIVE_NMETHOD) {
       if (compiled(&o, cb, pc)) return -1;
-    } else if (!at_anchor || !anchor_stub(name)) {
+    } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
     int size = *(int *)(cb + off_frame_size);   // words, with the return address
@@ -341,6 +398,13 @@ static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
 
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   if (!usable) return WALK_UNUSED;
+  safe_guard g;
+  if (!safe_try(&g)) {   // a fault in the walk: fall back
+    safe_leave(&g);
+    atomic_fetch_add_explicit(&walk_faults, 1, memory_order_relaxed);
+    return WALK_CANNOT;
+  }
   int n = walk(env, skip, fr, max);
+  safe_leave(&g);
   return n < 0 ? WALK_CANNOT : n;
 }

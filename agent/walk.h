@@ -18,6 +18,7 @@
 #ifndef ORCA_WALK_H
 #define ORCA_WALK_H
 #include <jvmti.h>
+#include <stdatomic.h>
 
 // walk_init finds the VM structures (JDK 11-18 and 25; else the walk is off).
 void walk_init(void);
@@ -26,4 +27,10 @@ void walk_init(void);
 // run on this JVM, or WALK_CANNOT when it met a frame it does not know.
 enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
+// walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
+// (.info hotspot.walker).
+const char *walk_status(void);
+// Walks ended by a fault (.info hotspot.walk_faults; 0 unless a layout is
+// described wrongly, or ORCA_TEST_WALK_FAULT).
+extern atomic_long walk_faults;
 #endif

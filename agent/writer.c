@@ -13,7 +13,9 @@
 #include "owner.h"
 #include "pending.h"
 #include "ring.h"
+#include "safe.h"
 #include "vthread.h"
+#include "walk.h"
 #include "writer.h"
 
 atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
@@ -541,6 +543,7 @@ static void write_info(int complete) {
   vthread_info(f);
   if (atomic_load(&count_owner_table_full)) fprintf(f, "owner_table_full=%ld\n", atomic_load(&count_owner_table_full));
   fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
+  fprintf(f, "hotspot.faults=%ld\nhotspot.walk_faults=%ld\n", atomic_load(&safe_faults), atomic_load(&walk_faults));
   if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
     fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
             atomic_load(&count_walks_differ));

@@ -11,7 +11,9 @@ import (
 // agent misuses no JNI function. Reproducer (issue 12, item 13): JDK 17 printed
 // "WARNING: JNI local refs: 445, exceeds capacity: 32" with every program, because the
 // agent held a local reference per loaded class from GetLoadedClasses at VMInit (asgct.c)
-// without telling JNI its frame needs that many.
+// without telling JNI its frame needs that many. Issue 13, item 3: the agent's fault handler
+// (agent/safe.c) must not be installed under -Xcheck:jni, which reports a replaced SIGSEGV
+// handler ("Warning: SIGSEGV handler modified!", checked here too).
 func TestCheckJNI(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		plain := run(t, newDir(t), j.java(), "-Xcheck:jni", "-cp", classes(t), "Scenario")
@@ -24,6 +26,12 @@ func TestCheckJNI(t *testing.T) {
 		}
 		r := load(t, prefix)
 		r.checkInfo(t, true, true)
+		// -Xcheck:jni checks every 10 ms that the JVM's SIGSEGV handler is still
+		// installed ("Warning: SIGSEGV handler modified!"): the agent installs no fault
+		// handler of its own there (agent/safe.c), and says so.
+		if v := r.info["hotspot.safe_read"]; !strings.Contains(v, "-Xcheck:jni") {
+			t.Errorf(".info: hotspot.safe_read=%q, want the kernel's copy because of -Xcheck:jni", v)
+		}
 		base := map[string]bool{}
 		for _, l := range jniWarnings(plain.stdout + "\n" + plain.stderr) {
 			base[l] = true
@@ -44,7 +52,7 @@ func jniWarnings(out string) []string {
 	for sc.Scan() {
 		l := sc.Text()
 		if strings.Contains(l, "WARNING") || strings.Contains(l, "FATAL ERROR in native method") ||
-			strings.Contains(l, "JNI") {
+			strings.Contains(l, "JNI") || strings.Contains(l, "Warning:") || strings.Contains(l, "handler modified") {
 			lines = append(lines, l)
 		}
 	}

@@ -1,0 +1,31 @@
+#!/bin/bash
+# check-safe.sh LIB: the code of the section orca_safe (agent/safe.h: reads
+# of VM memory whose faults the agent recovers) must not call out of the
+# section, except into functions that read only the agent's own memory
+# (string functions on copies, vms_thread's arithmetic, anchor_stub on a
+# copied name). A fault in code outside the section goes to the JVM's
+# handler: a crash. Run by `make test`.
+set -euo pipefail
+lib=${1:?usage: check-safe.sh LIB}
+command -v objdump >/dev/null || { echo "check-safe: no objdump: skipped"; exit 0; }
+dis=$(objdump -d --no-show-raw-insn -j orca_safe "$lib")
+if [ -z "$dis" ]; then echo "check-safe: $lib has no section orca_safe" >&2; exit 1; fi
+# Functions of the section.
+inside=$(printf '%s\n' "$dis" | sed -n 's/^[0-9a-f]* <\(.*\)>:$/\1/p')
+bad=0
+while read -r target; do
+  name=${target%@plt}
+  case " $(echo $inside) " in *" $target "*) continue ;; esac
+  case $name in
+    strcmp | strncmp | strlen | strstr | vms_thread | anchor_stub | anchor_stub.*) continue ;;
+  esac
+  echo "check-safe: code in orca_safe calls $target, outside the section" >&2
+  bad=1
+done < <(printf '%s\n' "$dis" | sed -n 's/.*\(call\|jmp\)[a-z]* *[0-9a-f]* <\([^>+]*\)\(+0x[0-9a-f]*\)\?>.*/\2/p' | sort -u)
+# Hot/cold splitting would move parts of a function out of the section.
+if objdump -t "$lib" | grep -E '(walk|blob_of|compiled|interpreted|method_id|read_int|name_copy|kind_of|copy)\.cold' >&2; then
+  echo "check-safe: a function of orca_safe was split (.cold part outside the section)" >&2
+  bad=1
+fi
+[ $bad = 0 ] && echo "check-safe: $lib: orca_safe calls nothing outside ($(echo $inside | wc -w) functions)"
+exit $bad

@@ -1,0 +1,52 @@
+// Fault-safe reads of VM memory: every read of HotSpot's memory whose
+// address comes from the VM's own structures (a layout the structure table
+// describes wrongly, a thread that just exited) goes through here, so a
+// wrong assumption ends a read or a stack walk with a fallback instead of
+// crashing the JVM.
+//
+// The mechanism (docs/agent.md, "Fault-safe reads"): code placed in the
+// section SAFE_CODE runs under a guard (safe_try: a _setjmp on the calling
+// thread), and the agent's SIGSEGV/SIGBUS handler, installed over the JVM's
+// at load, resumes a fault whose pc is in that section at the guard, which
+// then says so; every other signal goes to the JVM's handler untouched.
+// The walker (walk.c) reads directly inside one guard per walk, so a walk
+// pays one _setjmp, not a check per read. Under -Xcheck:jni (the JVM would
+// report its SIGSEGV handler modified) or where the handler cannot be
+// installed, no handler: safe_read uses process_vm_readv and the own
+// walker does not run.
+#ifndef ORCA_SAFE_H
+#define ORCA_SAFE_H
+#include <setjmp.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+#define SAFE_CODE __attribute__((section("orca_safe")))
+
+typedef struct safe_guard {
+  jmp_buf jb;
+  struct safe_guard *prev;
+} safe_guard;
+
+extern __thread safe_guard *safe_cur;
+// Faults recovered (.info hotspot.faults).
+extern atomic_long safe_faults;
+
+// safe_init installs the handler (Agent_OnLoad; the JVM's handlers are
+// installed before agents load); check_jni: the JVM runs with
+// -Xcheck:jni. Returns how reads are made, for .info.
+const char *safe_init(int check_jni);
+// safe_guarded: the handler is installed, guarded code may read directly.
+int safe_guarded(void);
+
+// safe_try(g) enters guarded code: 1 at once, 0 when a fault in SAFE_CODE
+// ended it (then call safe_leave too). A macro: the _setjmp must be in the
+// caller's frame.
+#define safe_try(g) ((g)->prev = safe_cur, safe_cur = (g), _setjmp((g)->jb) == 0)
+static inline void safe_leave(safe_guard *g) { safe_cur = g->prev; }
+
+// safe_read copies n bytes at p to out; 0 when some are not readable.
+int safe_read(void *out, const void *p, size_t n);
+// safe_word reads the word at p into *out; 0 when not readable.
+static inline int safe_word(const void *p, uintptr_t *out) { return safe_read(out, p, sizeof *out); }
+#endif

@@ -125,5 +125,6 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_UNATTRIBUTED_PREFIX "unattributed."
 #define ORCA_INFO_EXT_PREFIX "ext."
 #define ORCA_INFO_JFR_EVENTS_PREFIX "jfr_events."
+#define ORCA_INFO_HOTSPOT_PREFIX "hotspot."
 
 #endif

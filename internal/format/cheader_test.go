@@ -110,8 +110,8 @@ func TestAgentUsesGeneratedVersions(t *testing.T) {
 func TestAgentInfoKeys(t *testing.T) {
 	// Keys in fprintf formats ("\nkey=%ld", "events.%s=") and the keys
 	// given to writer_prop and prop.
-	inFormat := regexp.MustCompile(`(?:fprintf\(f, "|\\n)([a-z][a-z_]*(?:\.%s)?)=`)
-	inProp := regexp.MustCompile(`\b(?:writer_prop|prop|java_prop)\((?:env, )?"([a-z][a-z_]*)"`)
+	inFormat := regexp.MustCompile(`(?:fprintf\(f, "|\\n)([a-z][a-z_.]*(?:%s)?)=`)
+	inProp := regexp.MustCompile(`\b(?:writer_prop|prop|java_prop)\((?:env, )?"([a-z][a-z_.]*)"`)
 	seen := 0
 	for name, s := range agentSources(t) {
 		for _, line := range strings.Split(s, "\n") {

@@ -92,6 +92,7 @@ const (
 	InfoUnattributedOf = "unattributed." // events on virtual threads, counted not recorded, per kind
 	InfoExtLines       = "ext."          // .ext lines written, per .ext kind (orca import)
 	InfoJFREvents      = "jfr_events."   // JFR events converted, per JFR type (orca import)
+	InfoHotSpot        = "hotspot."      // what the agent's HotSpot layer found (walker, owner, safe_read, facts, faults, …)
 )
 
 // InfoKeys lists every key above, for the generated C header and the tests
@@ -112,7 +113,7 @@ var InfoKeys = []string{
 }
 
 // InfoPrefixes lists the prefix keys above.
-var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents}
+var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents, InfoHotSpot}
 
 // InfoKindKey returns the key of a per-kind count: InfoKindKey(InfoEvents,
 // ObjectWait) is "events.ObjectWait".

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "clock.h"
 #include "hsstat.h"
+#include "mgmt.h"
 #include "orca.h"
 #include "vmstructs.h"
 #include "writer.h"
@@ -91,15 +92,11 @@ void hsstat_enable(JNIEnv *env) {
     give_up("not used: no JavaThread layout");
     return;
   }
-  jclass mf = (*env)->FindClass(env, "java/lang/management/ManagementFactory");
-  jclass mx = mf ? (*env)->FindClass(env, "java/lang/management/ThreadMXBean") : NULL;
-  jmethodID get = mx ? (*env)->GetStaticMethodID(env, mf, "getThreadMXBean", "()Ljava/lang/management/ThreadMXBean;") : NULL;
-  jmethodID set = get ? (*env)->GetMethodID(env, mx, "setThreadContentionMonitoringEnabled", "(Z)V") : NULL;
-  jobject bean = set ? (*env)->CallStaticObjectMethod(env, mf, get) : NULL;
-  if (bean && !(*env)->ExceptionCheck(env)) (*env)->CallVoidMethod(env, bean, set, JNI_TRUE);
-  if ((*env)->ExceptionCheck(env) || !bean) {
-    (*env)->ExceptionClear(env);
-    give_up("not used: cannot turn on ThreadMXBean contention monitoring");
+  // Through the VM's management interface, not ThreadMXBean: no Java code
+  // of the agent's runs in the target (mgmt.h).
+  const char *err = mgmt_contention_monitoring(env);
+  if (err) {
+    give_up(err);
     return;
   }
   int expect = HS_WAIT;

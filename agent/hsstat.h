@@ -34,8 +34,8 @@ typedef struct {
 
 // hsstat_init notes the agent's load (Agent_OnLoad).
 void hsstat_init(void);
-// hsstat_enable turns contention monitoring on (a Java thread of the
-// agent's, at start: it loads java.management).
+// hsstat_enable turns contention monitoring on (at VMInit, through the
+// VM's management interface: no Java code, no class loaded).
 void hsstat_enable(JNIEnv *env);
 // hsstat_begin, in MonitorContendedEnter (the calling thread's enter, its
 // time enter_ns), fills e and returns 1 when HotSpot times this enter.

@@ -7,6 +7,7 @@
 #include "owner.h"
 #include "pending.h"
 #include "threads.h"
+#include "waitobj.h"
 #include "writer.h"
 
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
@@ -19,9 +20,9 @@
 // 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
 // (MonitorWaited, the monitor released) or by the walker, which writes the
 // waits still open after a flush period (pending.c), naming their objects
-// with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo; H2/25 went from
-// 1.30 to 0.91 times JFR's contended enters). Without a walker it is taken
-// here.
+// with waitobj.c from the wrapper's own argument o. Without a walker, or
+// where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
+// taken here.
 tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
@@ -33,8 +34,8 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  int later = orca_feature >= 11 && pending_walker_alive();
-  pending_wait(s, env, t, later ? 0 : objhash_of(o), ts);
+  int later = orca_feature >= 11 && pending_walker_alive() && waitobj_later();
+  pending_wait(s, env, t, o, later ? 0 : objhash_of(o), ts);
   return s;
 }
 

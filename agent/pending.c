@@ -135,9 +135,10 @@ void pending_settle(tstate *s) {
   }
 }
 
-void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts) {
+void pending_wait(tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts) {
   if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) pending_settle(s);
   if (!s->ref && env && t) s->ref = (*env)->NewGlobalRef(env, t);
+  s->wait_arg = o;
   s->wait_obj = obj;
   atomic_store_explicit(&s->wait_ts, ts, RLX);
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
@@ -233,21 +234,13 @@ void pending_walk(int64_t old_before) {
     w.n = 0;
     threads_each(claim_old, &w);
     // Walk outside the registry's mutex: a claimed state stays alive, as
-    // its thread waits for SLOT_WRITTEN before it can end. The waits whose
-    // object is not known yet get it named first, all at once.
-    jthread unnamed[256];
-    uint32_t hashes[256];
-    int k = 0;
-    for (int i = 0; i < w.n; i++)
-      if (!w.claimed[i]->wait_obj) unnamed[k++] = w.claimed[i]->ref;
+    // its thread waits for SLOT_WRITTEN before it can end. A wait whose
+    // object is not known yet gets it named first.
     JNIEnv *env = NULL;
-    if (k && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env)
-      waitobj_hashes(env, unnamed, hashes, k);
-    else
-      for (int i = 0; i < k; i++) hashes[i] = 0;
-    for (int i = 0, j = 0; i < w.n; i++) {
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+    for (int i = 0; i < w.n; i++) {
       tstate *s = w.claimed[i];
-      if (!s->wait_obj && !(s->wait_obj = hashes[j++])) {
+      if (!s->wait_obj && !(s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0)) {
         atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // its thread writes it
         continue;
       }
@@ -272,10 +265,9 @@ int pending_is_walker(JNIEnv *env, jthread t) {
 }
 
 static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
-  (void)j; (void)arg;
+  (void)j; (void)env; (void)arg;
   threads_internal();
   atomic_store(&walker_alive, 1);
-  hsstat_enable(env);
   (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   while (orca_recording()) {
     (*jvmti)->RawMonitorWait(jvmti, walker_mon, opt.flush_ms);

@@ -32,6 +32,7 @@ typedef struct tstate {
   _Atomic int wait_state;
   _Atomic int64_t wait_ts;
   uint32_t wait_obj;
+  jobject wait_arg;     // the wait native's argument: the walker names the object from it (waitobj.h)
   jthread ref;          // global reference: the writer walks a long wait's stack
   // Stacks saved at the start of a pair and reused at its end: the thread
   // has not moved, and the end often runs while holding a monitor.

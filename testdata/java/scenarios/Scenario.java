@@ -366,7 +366,13 @@ public class Scenario {
         }, "orca-warm-contender");
         known.countDown();
         while (a.isAlive() || b[0].isAlive()) LockSupport.parkNanos(100_000);
-        if (monitoringOff) mx.setThreadContentionMonitoringEnabled(false);
+        if (monitoringOff) {
+            // ThreadImpl remembers its own last setting (false at first) and ignores a call that
+            // does not change it; the agent turned monitoring on natively (docs/agent.md), so an
+            // application turns it off by turning it on first.
+            mx.setThreadContentionMonitoringEnabled(true);
+            mx.setThreadContentionMonitoringEnabled(false);
+        }
     }
 
     static String ownerHash, contenderHash;

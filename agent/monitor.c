@@ -61,8 +61,9 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
 
 // The Entered callback is off while HotSpot's timer of contended enters is
 // trusted (hsstat.h) and no blocked thread needs it: an enter that is not
-// timed by the trusted timer (it began before the timer was trusted, or was
-// timed at a place still being checked, or monitoring is off) is counted in
+// timed by the trusted timer (it began before the timer was found, or it is
+// HotSpot's enter after the thread's end: tstate.ended, or monitoring is
+// off) is counted in
 // `needed` from its Enter until its Entered callback, and the callback is
 // switched off only while that count is 0. The two sides run a Dekker
 // handshake in seq_cst atomics: an Enter increments `needed` then reads
@@ -115,7 +116,7 @@ static void entered_switch(tstate *s, int timed) {
   }
   // Not timed after the timer was trusted: the application turned
   // monitoring off; stop using the timer (the callback stays on).
-  if (!timed && hsstat_trusted()) hsstat_lost();
+  if (!timed && hsstat_trusted() && !s->ended) hsstat_lost();
   need_callback(s);
 }
 
@@ -135,7 +136,10 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
   s->enter_obj = owner_pending_hash(env);
   if (!s->enter_obj) s->enter_obj = objhash_of(o);
-  int timed = hsstat_begin(env, t, ts, &s->enter_hs);
+  // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
+  // be read when the enter is settled, at its native end: its JavaThread
+  // is gone by then. The callback times it.
+  int timed = !s->ended && hsstat_begin(env, t, ts, &s->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
   pending_enter(s, timed);

@@ -18,6 +18,8 @@ typedef struct tstate {
   int join_depth;       // >0 inside Thread.join: its waits are suppressed
   int sem_depth;        // >0 inside a Semaphore acquire: nested calls suppressed
   int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
+  int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
+                        // Thread object (ensure_join); not timed (monitor.c)
   // Deferred records (pending.c): MonitorContendedEntered and ObjectWait
   // are observed while the thread owns the monitor; their callbacks only
   // fill these, and the thread or the writer writes the record later.

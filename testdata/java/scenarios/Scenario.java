@@ -327,8 +327,8 @@ public class Scenario {
 
     /**
      * Contended enters before the measured ones: with ThreadMXBean contention monitoring on (the
-     * agent turns it on), the agent checks HotSpot's timer of contended enters against its
-     * MonitorContendedEntered callback on the first ones, then turns the callback off, so the
+     * agent turns it on), the agent times contended enters with HotSpot's timer once it has found
+     * it at start, and turns its MonitorContendedEntered callback off, so the
      * measured contentions are timed by HotSpot's timer (docs/agent.md). With monitoringOff the
      * program turns monitoring off again: the agent must notice and time them itself.
      */

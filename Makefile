@@ -2,7 +2,9 @@
 #
 #   make          build bin/orca (and the agent it embeds)
 #   make demo     record the bundled demo program, print the summary and the orca view command
-#   make test     no tracked binaries, go vet, unit and real-JVM integration tests, a fuzz smoke
+#   make test     no tracked binaries, the agent's C unit tests, go vet, unit and real-JVM
+#                 integration tests, a fuzz smoke
+#   make agent-test  the agent's C unit tests alone (agent/test)
 #   make deps     install gcc, a JDK 17 and chromium with apt-get (as root)
 #   make gen      regenerate agent/events.h from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
@@ -29,7 +31,7 @@ LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
 
-.PHONY: all deps check-deps check-tracked gen test demo bench clean agent-aarch64 FORCE
+.PHONY: all deps check-deps check-tracked gen test agent-test demo bench clean agent-aarch64 FORCE
 
 all: bin/orca
 
@@ -103,9 +105,28 @@ gen:
 
 # ---- test ------------------------------------------------------------------
 
+# The agent's C unit tests (agent/test): class-file rewriting, the clock's
+# conversion, the writer's ordering; built with the sanitizers, against the
+# agent's own sources. The last line says "agent unit tests: N passed, N failed".
+UNIT_DIR := build/agent-test
+UNIT_SRC := $(wildcard agent/test/*.c agent/test/*.h)
+UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+
+$(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
+	@mkdir -p $(UNIT_DIR)
+	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/test/*.c \
+		agent/classfile.c agent/ring.c agent/options.c agent/log.c -lpthread
+
+$(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | check-deps
+	@mkdir -p $(UNIT_DIR)/classes
+	$(JAVA_HOME)/bin/javac --release 17 -d $(UNIT_DIR)/classes $^
+
+agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class
+	$(UNIT_DIR)/unit $(UNIT_DIR) $(JAVA_HOME)
+
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,
 # so everything is built first.
-test: bin/orca check-tracked agent-aarch64
+test: bin/orca check-tracked agent-test agent-aarch64
 	bash agent/check-safe.sh $(LIB)
 	go vet ./...
 	go test -timeout $(GOTEST_TIMEOUT) ./...

@@ -62,6 +62,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop("command", "sun.java.command");
   if (!orca_recording()) return;
   objhash_ready();
+  hsstat_enable(env);
   threads_existing(env);
   asgct_ready(env);
   const char *err = pending_start_walker(env);

@@ -8,14 +8,13 @@
 // section (docs/PERFORMANCE.md), can be switched off.
 //
 // Where the timer sits in a JavaThread is not in HotSpot's structure table:
-// it is found at the first contended enters (the pointer in the JavaThread
-// to a running timer whose start puts HotSpot's origin nearest, and less
-// than 2 s before, the agent's load) and then checked against the Entered
-// callback on the next contended enters (a pointer that disagrees first is
-// rejected and the search repeats); only then is the callback switched off. Virtual threads' enters (timed on their
-// carrier, which they leave while blocked on JDK 24+) are not recorded
-// (vthread.h) and never come here. Anything unexpected: the callback stays
-// on.
+// at start the agent makes one contended enter between two threads of its
+// own and takes the one pointer in the contender's JavaThread under which a
+// timer started and stopped with that enter (hsstat.c, "calibration"); only
+// then are enters timed and the Entered callback switched off. Virtual
+// threads' enters (timed on their carrier, which they leave while blocked
+// on JDK 24+) are not recorded (vthread.h) and never come here. Anything
+// unexpected: the callback stays on.
 #ifndef ORCA_HSSTAT_H
 #define ORCA_HSSTAT_H
 #include <jvmti.h>
@@ -28,15 +27,18 @@
 typedef struct {
   const volatile int64_t *total;
   int64_t base, start;
-  long at;            // where the timer was looked for (checked or not)
+  long at;            // where the timer was read
   int64_t enter_ns;   // the Enter's time, our clock
 } hs_enter;
 
-// hsstat_init notes the agent's load (Agent_OnLoad).
+// hsstat_init: Agent_OnLoad.
 void hsstat_init(void);
-// hsstat_enable turns contention monitoring on (a Java thread of the
-// agent's, at start: it loads java.management).
+// hsstat_enable turns contention monitoring on (at VMInit, through the
+// VM's management interface: no Java code, no class loaded).
 void hsstat_enable(JNIEnv *env);
+// hsstat_calibrate finds the timer (the walker, at its start; contender: a
+// Thread object for a second agent thread, which it starts).
+void hsstat_calibrate(JNIEnv *env, jthread contender);
 // hsstat_begin, in MonitorContendedEnter (the calling thread's enter, its
 // time enter_ns), fills e and returns 1 when HotSpot times this enter.
 int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e);
@@ -45,16 +47,16 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e);
 // (ThreadMXBean: the time is lost). Any thread may call it while the
 // entering thread is alive.
 int hsstat_end(const hs_enter *e, int64_t *ns);
-// hsstat_check compares, while the timer is being checked, an Entered
-// callback's time with the timer's.
+// hsstat_check compares an Entered callback's time with the timer's
+// (ORCA_VERIFY_ENTERED=1).
 void hsstat_check(const hs_enter *e, int64_t entered_ns);
-// hsstat_trusted: the timer passed its check (the Entered callback may be
-// off; a writer may read the timer of another thread).
+// hsstat_trusted: the timer was found (the Entered callback may be off; a
+// writer may read the timer of another thread).
 int hsstat_trusted(void);
 // hsstat_reliable: e was timed by the trusted timer, so its Entered needs
 // no callback.
 int hsstat_reliable(const hs_enter *e);
-// hsstat_trusted_ever: it passed, even if no longer used.
+// hsstat_trusted_ever: it was found, even if no longer used.
 int hsstat_trusted_ever(void);
 // hsstat_verifying: ORCA_VERIFY_ENTERED=1, the callback stays on and is
 // compared with the timer on every enter (counts in .info).

@@ -7,6 +7,7 @@
 #include "owner.h"
 #include "pending.h"
 #include "threads.h"
+#include "waitobj.h"
 #include "writer.h"
 
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
@@ -19,9 +20,9 @@
 // 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
 // (MonitorWaited, the monitor released) or by the walker, which writes the
 // waits still open after a flush period (pending.c), naming their objects
-// with waitobj.c (JDK 19+: through ThreadInfo.getLockInfo; H2/25 went from
-// 1.30 to 0.91 times JFR's contended enters). Without a walker it is taken
-// here.
+// with waitobj.c from the wrapper's own argument o. Without a walker, or
+// where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
+// taken here.
 tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
@@ -33,8 +34,8 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  int later = orca_feature >= 11 && pending_walker_alive();
-  pending_wait(s, env, t, later ? 0 : objhash_of(o), ts);
+  int later = orca_feature >= 11 && pending_walker_alive() && waitobj_later();
+  pending_wait(s, env, t, o, later ? 0 : objhash_of(o), ts);
   return s;
 }
 
@@ -60,8 +61,9 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
 
 // The Entered callback is off while HotSpot's timer of contended enters is
 // trusted (hsstat.h) and no blocked thread needs it: an enter that is not
-// timed by the trusted timer (it began before the timer was trusted, or was
-// timed at a place still being checked, or monitoring is off) is counted in
+// timed by the trusted timer (it began before the timer was found, or it is
+// HotSpot's enter after the thread's end: tstate.ended, or monitoring is
+// off) is counted in
 // `needed` from its Enter until its Entered callback, and the callback is
 // switched off only while that count is 0. The two sides run a Dekker
 // handshake in seq_cst atomics: an Enter increments `needed` then reads
@@ -114,7 +116,7 @@ static void entered_switch(tstate *s, int timed) {
   }
   // Not timed after the timer was trusted: the application turned
   // monitoring off; stop using the timer (the callback stays on).
-  if (!timed && hsstat_trusted()) hsstat_lost();
+  if (!timed && hsstat_trusted() && !s->ended) hsstat_lost();
   need_callback(s);
 }
 
@@ -134,7 +136,10 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
   s->enter_obj = owner_pending_hash(env);
   if (!s->enter_obj) s->enter_obj = objhash_of(o);
-  int timed = hsstat_begin(env, t, ts, &s->enter_hs);
+  // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
+  // be read when the enter is settled, at its native end: its JavaThread
+  // is gone by then. The callback times it.
+  int timed = !s->ended && hsstat_begin(env, t, ts, &s->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
            NULL, 0);
   pending_enter(s, timed);

@@ -53,3 +53,5 @@ uint32_t objhash_of(jobject o) {
   }
   return (uint32_t)h;
 }
+
+int objhash_stw(void) { return atomic_load_explicit(&usable, memory_order_relaxed); }

@@ -22,4 +22,8 @@ void JNICALL objhash_on_gc_finish(jvmtiEnv *j);
 // objhash_of returns o's identity hash, 0 for NULL. o must be a JNI local
 // reference (a callback's or native method's argument).
 uint32_t objhash_of(jobject o);
+// objhash_stw: the collector moves objects only at stop-the-world pauses
+// (G1, Parallel, Serial), so a JNI reference's slot holds the object's
+// address while the reader is in the VM.
+int objhash_stw(void);
 #endif

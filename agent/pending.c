@@ -135,9 +135,10 @@ void pending_settle(tstate *s) {
   }
 }
 
-void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts) {
+void pending_wait(tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts) {
   if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) pending_settle(s);
   if (!s->ref && env && t) s->ref = (*env)->NewGlobalRef(env, t);
+  s->wait_arg = o;
   s->wait_obj = obj;
   atomic_store_explicit(&s->wait_ts, ts, RLX);
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
@@ -233,21 +234,13 @@ void pending_walk(int64_t old_before) {
     w.n = 0;
     threads_each(claim_old, &w);
     // Walk outside the registry's mutex: a claimed state stays alive, as
-    // its thread waits for SLOT_WRITTEN before it can end. The waits whose
-    // object is not known yet get it named first, all at once.
-    jthread unnamed[256];
-    uint32_t hashes[256];
-    int k = 0;
-    for (int i = 0; i < w.n; i++)
-      if (!w.claimed[i]->wait_obj) unnamed[k++] = w.claimed[i]->ref;
+    // its thread waits for SLOT_WRITTEN before it can end. A wait whose
+    // object is not known yet gets it named first.
     JNIEnv *env = NULL;
-    if (k && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env)
-      waitobj_hashes(env, unnamed, hashes, k);
-    else
-      for (int i = 0; i < k; i++) hashes[i] = 0;
-    for (int i = 0, j = 0; i < w.n; i++) {
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+    for (int i = 0; i < w.n; i++) {
       tstate *s = w.claimed[i];
-      if (!s->wait_obj && !(s->wait_obj = hashes[j++])) {
+      if (!s->wait_obj && !(s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0)) {
         atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // its thread writes it
         continue;
       }
@@ -258,7 +251,7 @@ void pending_walk(int64_t old_before) {
   } while (w.n == w.cap);
 }
 
-static jthread walker;
+static jthread walker, calibrator;
 static atomic_int walker_alive;
 // The walker sleeps in a JVMTI raw monitor, not in usleep: HotSpot's exit
 // waits for threads that are in native code (up to 0.3 s), not for blocked
@@ -268,14 +261,14 @@ static jrawMonitorID walker_mon;
 int pending_walker_alive(void) { return atomic_load(&walker_alive); }
 
 int pending_is_walker(JNIEnv *env, jthread t) {
-  return walker && t && (*env)->IsSameObject(env, walker, t);
+  return t && ((walker && (*env)->IsSameObject(env, walker, t)) || (calibrator && (*env)->IsSameObject(env, calibrator, t)));
 }
 
 static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   (void)j; (void)arg;
   threads_internal();
   atomic_store(&walker_alive, 1);
-  hsstat_enable(env);
+  hsstat_calibrate(env, calibrator);
   (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   while (orca_recording()) {
     (*jvmti)->RawMonitorWait(jvmti, walker_mon, opt.flush_ms);
@@ -295,16 +288,26 @@ void pending_stop_walker(void) {
   (*jvmti)->RawMonitorExit(jvmti, walker_mon);
 }
 
+// new_thread makes a java.lang.Thread for JVMTI's RunAgentThread.
+static jthread new_thread(JNIEnv *env, const char *name) {
+  jclass c = (*env)->FindClass(env, "java/lang/Thread");
+  jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
+  jstring s = init ? (*env)->NewStringUTF(env, name) : NULL;
+  jthread t = s ? (*env)->NewObject(env, c, init, s) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  return t;
+}
+
 const char *pending_start_walker(JNIEnv *env) {
   if ((*jvmti)->CreateRawMonitor(jvmti, "orca walker", &walker_mon) != JVMTI_ERROR_NONE) {
     walker_mon = NULL;
     return "cannot create the walker's monitor";
   }
-  jclass c = (*env)->FindClass(env, "java/lang/Thread");
-  jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
-  jstring name = init ? (*env)->NewStringUTF(env, "orca walker") : NULL;
-  jthread t = name ? (*env)->NewObject(env, c, init, name) : NULL;
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  // Both Thread objects are made here, before main runs: their
+  // constructors are Java code (ThreadGroup bookkeeping under its monitor).
+  jthread cal = new_thread(env, "orca calibration");
+  if (cal) calibrator = (*env)->NewGlobalRef(env, cal);
+  jthread t = new_thread(env, "orca walker");
   if (!t || !(walker = (*env)->NewGlobalRef(env, t))) return "cannot create the walker thread";
   if ((*jvmti)->RunAgentThread(jvmti, walker, walker_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
     return "cannot start the walker thread";

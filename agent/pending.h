@@ -23,7 +23,9 @@ void pending_enter(tstate *s, int timed);
 // pending_entered: MonitorContendedEntered at ticks (clock_ticks), o its
 // monitor.
 void pending_entered(tstate *s, int64_t ticks, jobject o);
-void pending_wait(tstate *s, JNIEnv *env, jthread t, uint32_t obj, int64_t ts);
+// pending_wait: o is the waited object, the wait native's own argument
+// (valid until the native returns: the walker names it from there).
+void pending_wait(tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait

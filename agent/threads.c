@@ -52,6 +52,9 @@ void threads_each(void (*fn)(tstate *, void *), void *arg) {
 
 // A JVMTI thread-local marker: set once a thread has its ThreadStarted.
 #define STARTED_MARK ((void *)1)
+// ... and once it had its ThreadEnd: after it HotSpot may still enter the
+// Thread object's monitor (ensure_join, to notify joiners), contended.
+#define ENDED_MARK ((void *)2)
 
 tstate *thread_self(jthread t) {
   tstate *s = self_state;
@@ -63,6 +66,9 @@ tstate *thread_self(jthread t) {
   jint h = 0;
   if (cur) (*jvmti)->GetObjectHashCode(jvmti, cur, &h);
   s->hash = (uint32_t)h;
+  void *mark = NULL;
+  if (cur) (*jvmti)->GetThreadLocalStorage(jvmti, cur, &mark);
+  s->ended = mark == ENDED_MARK;
   JNIEnv *env = NULL;
   if (cur && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
     s->may_host_virtual = vthread_may_host(env, cur);
@@ -148,6 +154,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
     if (!s) s = thread_self(t);
     if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
   }
+  (*jvmti)->SetThreadLocalStorage(jvmti, t, ENDED_MARK);
   if (s) {
     pthread_setspecific(exit_key, NULL);
     self_state = NULL;

@@ -18,6 +18,8 @@ typedef struct tstate {
   int join_depth;       // >0 inside Thread.join: its waits are suppressed
   int sem_depth;        // >0 inside a Semaphore acquire: nested calls suppressed
   int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
+  int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
+                        // Thread object (ensure_join); not timed (monitor.c)
   // Deferred records (pending.c): MonitorContendedEntered and ObjectWait
   // are observed while the thread owns the monitor; their callbacks only
   // fill these, and the thread or the writer writes the record later.
@@ -32,6 +34,7 @@ typedef struct tstate {
   _Atomic int wait_state;
   _Atomic int64_t wait_ts;
   uint32_t wait_obj;
+  jobject wait_arg;     // the wait native's argument: the walker names the object from it (waitobj.h)
   jthread ref;          // global reference: the writer walks a long wait's stack
   // Stacks saved at the start of a pair and reused at its end: the thread
   // has not moved, and the end often runs while holding a monitor.

@@ -5,9 +5,14 @@
 #include <jvmti.h>
 #include <stdint.h>
 
-// waitobj_hashes sets out[i] to the identity hash of the object threads[i]
-// waits on in Object.wait, or 0 when it cannot tell. Each thread must stay
-// inside its wait meanwhile (the walker has claimed the wait: its
-// MonitorWaited waits for the walker). Any Java thread of the agent.
-void waitobj_hashes(JNIEnv *env, jthread *threads, uint32_t *out, int n);
+// waitobj_later tells whether a wait's object can be named after the wait
+// began (by waitobj_hash); if not, it is named at the wait's start.
+int waitobj_later(void);
+// waitobj_hash returns the identity hash of the object thread t waits on in
+// Object.wait, or 0 when it cannot tell. o is the waiting thread's own
+// reference to it (its wait native's argument). The thread must stay
+// inside that native meanwhile (the walker has claimed the wait: the
+// thread's MonitorWaited, or its wrapper's end, waits for the walker).
+// Any Java thread of the agent.
+uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o);
 #endif

@@ -327,8 +327,8 @@ public class Scenario {
 
     /**
      * Contended enters before the measured ones: with ThreadMXBean contention monitoring on (the
-     * agent turns it on), the agent checks HotSpot's timer of contended enters against its
-     * MonitorContendedEntered callback on the first ones, then turns the callback off, so the
+     * agent turns it on), the agent times contended enters with HotSpot's timer once it has found
+     * it at start, and turns its MonitorContendedEntered callback off, so the
      * measured contentions are timed by HotSpot's timer (docs/agent.md). With monitoringOff the
      * program turns monitoring off again: the agent must notice and time them itself.
      */
@@ -366,7 +366,13 @@ public class Scenario {
         }, "orca-warm-contender");
         known.countDown();
         while (a.isAlive() || b[0].isAlive()) LockSupport.parkNanos(100_000);
-        if (monitoringOff) mx.setThreadContentionMonitoringEnabled(false);
+        if (monitoringOff) {
+            // ThreadImpl remembers its own last setting (false at first) and ignores a call that
+            // does not change it; the agent turned monitoring on natively (docs/agent.md), so an
+            // application turns it off by turning it on first.
+            mx.setThreadContentionMonitoringEnabled(true);
+            mx.setThreadContentionMonitoringEnabled(false);
+        }
     }
 
     static String ownerHash, contenderHash;

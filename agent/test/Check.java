@@ -1,0 +1,59 @@
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+
+// Check loads the wrapped Target (the verifier checks the new methods and
+// their stack map frames as it links the class) and prints one line per
+// check, "ok NAME" or "FAIL NAME: why", for classfile_test.c to count.
+public class Check {
+    static void check(String name, boolean ok, String why) {
+        System.out.println((ok ? "ok " : "FAIL ") + name + (ok ? "" : ": " + why));
+    }
+
+    static Method method(Class<?> c, String name, Class<?>... params) {
+        try {
+            return c.getDeclaredMethod(name, params);
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Class<?> c;
+        try {
+            c = Class.forName("Target"); // links: verifies every method
+        } catch (Throwable e) {
+            check("verify", false, e.toString());
+            return;
+        }
+        check("verify", true, "");
+        Method hook = method(c, "orca$hook", int.class, Object.class);
+        check("hook", hook != null && Modifier.isPrivate(hook.getModifiers()) && Modifier.isStatic(hook.getModifiers())
+                && Modifier.isNative(hook.getModifiers()) && hook.isSynthetic(), "orca$hook(int, Object): " + hook);
+        for (Object[] m : new Object[][] {{"acquire", new Class<?>[0]}, {"acquire", new Class<?>[] {int.class}},
+                {"release", new Class<?>[] {int.class}}}) {
+            Class<?>[] p = (Class<?>[]) m[1];
+            Method wrapper = method(c, (String) m[0], p), orig = method(c, "orca$" + m[0], p);
+            String what = m[0] + "/" + p.length;
+            check("wrapper " + what, wrapper != null && Modifier.isPublic(wrapper.getModifiers()) && !wrapper.isSynthetic(),
+                    "" + wrapper);
+            check("renamed " + what, orig != null && wrapper != null && Modifier.isPrivate(orig.getModifiers()) && orig.isSynthetic()
+                    && orig.getReturnType() == wrapper.getReturnType(), "" + orig);
+        }
+        check("untouched name()", method(c, "orca$name") == null && Modifier.isSynchronized(method(c, "name").getModifiers()), "");
+        check("untouched twice()", method(c, "orca$twice", int.class) == null, "");
+        // The wrappers call the hook first: unbound here, so the call fails there.
+        Object t = c.getDeclaredConstructor().newInstance();
+        for (String m : new String[] {"acquire", "release"}) {
+            String got;
+            try {
+                if (m.equals("acquire")) c.getMethod(m, int.class).invoke(t, 1);
+                else c.getMethod(m, int.class).invoke(t, 1);
+                got = "returned";
+            } catch (java.lang.reflect.InvocationTargetException e) {
+                got = e.getCause().toString();
+            }
+            check("calls the hook: " + m, got.contains("UnsatisfiedLinkError") && got.contains("orca$hook"), got);
+        }
+        check("twice() runs", (Integer) c.getMethod("twice", int.class).invoke(null, 21) == 42, "");
+    }
+}

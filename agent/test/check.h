@@ -1,0 +1,27 @@
+// A minimal test harness for the agent's C code (make agent-test): each
+// CHECK prints a line only when it fails, and main prints
+// "agent unit tests: N passed, N failed" for the CI to read.
+#ifndef ORCA_TEST_CHECK_H
+#define ORCA_TEST_CHECK_H
+#include <stdio.h>
+
+extern int test_passed, test_failed;
+extern const char *test_name;
+
+#define CHECK(cond, ...)                                                   \
+  do {                                                                     \
+    if (cond) {                                                            \
+      test_passed++;                                                       \
+    } else {                                                               \
+      test_failed++;                                                       \
+      printf("FAIL %s (%s:%d): %s: ", test_name, __FILE__, __LINE__, #cond); \
+      printf(__VA_ARGS__);                                                 \
+      printf("\n");                                                        \
+    }                                                                      \
+  } while (0)
+
+// The suites, one per file.
+void test_classfile(const char *dir, const char *java_home);
+void test_clock(void);
+void test_writer(const char *dir);
+#endif

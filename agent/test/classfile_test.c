@@ -1,0 +1,189 @@
+// classfile.c: wrap a known class (Target.java) and check the result by
+// parsing it here (the methods and their flags) and by loading it in a JVM
+// (Check.java: the verifier, reflection, the wrappers calling the hook).
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "../classfile.h"
+#include "check.h"
+
+static unsigned char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  unsigned char *b = NULL;
+  size_t cap = 0;
+  *len = 0;
+  for (;;) {
+    if (*len == cap) {
+      cap = cap ? cap * 2 : 4096;
+      unsigned char *nb = realloc(b, cap);
+      if (!nb) break;
+      b = nb;
+    }
+    size_t n = fread(b + *len, 1, cap - *len, f);
+    if (!n) break;
+    *len += n;
+  }
+  fclose(f);
+  return b;
+}
+
+// A class file reader just deep enough to list the methods.
+typedef struct {
+  const unsigned char *p, *end;
+  const unsigned char *cp[4096];
+} cls_t;
+
+static unsigned g2(cls_t *c) {
+  if (c->p + 2 > c->end) { c->p = c->end; return 0; }
+  unsigned v = (unsigned)c->p[0] << 8 | c->p[1];
+  c->p += 2;
+  return v;
+}
+static unsigned long g4(cls_t *c) { unsigned long hi = g2(c); return hi << 16 | g2(c); }
+
+static void name_of(cls_t *c, unsigned idx, char *out, size_t cap) {
+  out[0] = 0;
+  if (idx == 0 || idx >= 4096 || !c->cp[idx] || c->cp[idx][0] != 1) return;
+  unsigned len = (unsigned)c->cp[idx][1] << 8 | c->cp[idx][2];
+  if (len >= cap) len = (unsigned)cap - 1;
+  memcpy(out, c->cp[idx] + 3, len);
+  out[len] = 0;
+}
+
+typedef struct {
+  char name[64], desc[64];
+  unsigned access;
+} meth_t;
+
+// methods lists a class file's methods; -1 if it cannot be read.
+static int methods(const unsigned char *b, size_t len, meth_t *out, int cap) {
+  cls_t *c = calloc(1, sizeof *c);
+  c->p = b;
+  c->end = b + len;
+  int n = -1;
+  if (g4(c) != 0xCAFEBABEul) goto done;
+  g4(c);
+  unsigned count = g2(c);
+  for (unsigned i = 1; i < count && i < 4096 && c->p < c->end; i++) {
+    unsigned tag = *c->p;
+    c->cp[i] = c->p;
+    c->p++;
+    switch (tag) {
+      case 1: { unsigned l = g2(c); c->p += l; break; }
+      case 5: case 6: c->p += 8; i++; break;
+      case 7: case 8: case 16: case 19: case 20: c->p += 2; break;
+      case 15: c->p += 3; break;
+      default: c->p += 4; break;   // 3, 4, 9, 10, 11, 12, 17, 18
+    }
+  }
+  g2(c); g2(c); g2(c);
+  unsigned ifaces = g2(c);
+  c->p += 2 * ifaces;
+  for (int pass = 0; pass < 2; pass++) {   // fields, then methods
+    unsigned k = g2(c);
+    for (unsigned i = 0; i < k && c->p < c->end; i++) {
+      unsigned acc = g2(c), nm = g2(c), ds = g2(c), attrs = g2(c);
+      for (unsigned a = 0; a < attrs; a++) { g2(c); unsigned long l = g4(c); c->p += l; }
+      if (pass == 1 && (int)i < cap) {
+        out[i].access = acc;
+        name_of(c, nm, out[i].name, sizeof out[i].name);
+        name_of(c, ds, out[i].desc, sizeof out[i].desc);
+      }
+    }
+    if (pass == 1) n = (int)k;
+  }
+  if (c->p > c->end) n = -1;
+done:
+  free(c);
+  return n;
+}
+
+static const meth_t *find(const meth_t *m, int n, const char *name, const char *desc) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(m[i].name, name) && !strcmp(m[i].desc, desc)) return &m[i];
+  return NULL;
+}
+
+void test_classfile(const char *dir, const char *java_home) {
+  test_name = "classfile";
+  char path[4400];
+  snprintf(path, sizeof path, "%s/classes/Target.class", dir);
+  size_t len = 0;
+  unsigned char *in = slurp(path, &len);
+  CHECK(in != NULL, "cannot read %s (make agent-test compiles it)", path);
+  if (!in) return;
+
+  static const wrap_spec specs[] = {
+      {"acquire", "()V", 1}, {"acquire", "(I)V", 1}, {"release", "(I)J", 0}, {"absent", "()V", 1}};
+  unsigned char *out = NULL;
+  size_t out_len = 0;
+  int wrapped = 0;
+  const char *err = classfile_wrap(in, len, specs, 4, &out, &out_len, &wrapped);
+  CHECK(err == NULL && out != NULL, "classfile_wrap: %s", err ? err : "no output");
+  if (!out) { free(in); return; }
+  CHECK(wrapped == 3, "wrapped %d methods, want 3 (absent() is not in the class)", wrapped);
+
+  meth_t before[64], after[64];
+  int nb = methods(in, len, before, 64), na = methods(out, out_len, after, 64);
+  CHECK(nb > 0 && na == nb + 4, "%d methods before, %d after, want 3 wrappers and the hook more", nb, na);
+  for (int i = 0; i < 3; i++) {
+    const char *n = specs[i].name, *d = specs[i].desc;
+    char renamed[80];
+    snprintf(renamed, sizeof renamed, "orca$%s", n);
+    const meth_t *o = find(before, nb, n, d), *w = find(after, na, n, d), *r = find(after, na, renamed, d);
+    CHECK(o && w && w->access == o->access, "%s%s: wrapper keeps the access flags (%04x, was %04x)", n, d,
+          w ? w->access : 0, o ? o->access : 0);
+    CHECK(r && r->access == (((o ? o->access : 0) & ~0x0005u) | 0x1002u), "%s: private synthetic (%04x)", renamed,
+          r ? r->access : 0);
+  }
+  const meth_t *hook = find(after, na, "orca$hook", "(ILjava/lang/Object;)V");
+  CHECK(hook && hook->access == (0x0002 | 0x0008 | 0x0100 | 0x1000), "orca$hook: private static native synthetic (%04x)",
+        hook ? hook->access : 0);
+  CHECK(find(after, na, "name", "()Ljava/lang/String;") && !find(after, na, "orca$name", "()Ljava/lang/String;"),
+        "name() left alone");
+
+  // A wrapped class is not wrapped again; a broken one is refused.
+  unsigned char *again = NULL;
+  size_t again_len = 0;
+  int w2 = 0;
+  err = classfile_wrap(out, out_len, specs, 4, &again, &again_len, &w2);
+  CHECK(err != NULL && again == NULL, "wrapping twice: %s", err ? err : "accepted");
+  free(again);
+  for (size_t cut = 10; cut < len; cut += len / 7) {
+    again = NULL;
+    err = classfile_wrap(in, cut, specs, 4, &again, &again_len, &w2);
+    CHECK(err != NULL && again == NULL, "a class cut at %zu of %zu bytes: %s", cut, len, err ? err : "accepted");
+    free(again);
+  }
+  CHECK(classfile_wrap((const unsigned char *)"not a class", 11, specs, 4, &again, &again_len, &w2) != NULL,
+        "not a class file");
+
+  // The JVM's verdict: Check.java loads the wrapped class.
+  char wdir[4200], cmd[17000];
+  snprintf(wdir, sizeof wdir, "%s/wrapped", dir);
+  mkdir(wdir, 0755);
+  snprintf(path, sizeof path, "%s/Target.class", wdir);
+  FILE *f = fopen(path, "wb");
+  CHECK(f && fwrite(out, 1, out_len, f) == out_len, "cannot write %s", path);
+  if (f) fclose(f);
+  snprintf(cmd, sizeof cmd, "'%s/bin/java' -Xshare:off -cp '%s:%s/classes' Check 2>&1", java_home, wdir, dir);
+  FILE *p = popen(cmd, "r");
+  int oks = 0, lines = 0;
+  char line[4096];
+  while (p && fgets(line, sizeof line, p)) {
+    lines++;
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "ok ", 3)) {
+      oks++;
+      test_passed++;
+    } else {
+      CHECK(0, "%s: %s", cmd, line);
+    }
+  }
+  int status = p ? pclose(p) : -1;
+  CHECK(status == 0 && oks >= 13, "%s: exit status %d, %d checks passed of %d lines, want 13 or more", cmd, status, oks,
+        lines);
+  free(in);
+  free(out);
+}

@@ -1,0 +1,21 @@
+// The agent's C unit tests: class-file rewriting (classfile.c), the
+// counter-to-nanosecond conversion (clock.c) and the writer's ordering
+// (writer.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
+// compiled agent/test/*.java).
+#include <stdlib.h>
+#include "check.h"
+
+int test_passed, test_failed;
+const char *test_name = "";
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s WORKDIR JAVA_HOME\n", argv[0]);
+    return 2;
+  }
+  test_classfile(argv[1], argv[2]);
+  test_clock();
+  test_writer(argv[1]);
+  printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
+  return test_failed ? 1 : 0;
+}

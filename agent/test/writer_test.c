@@ -12,7 +12,8 @@ jvmtiEnv *jvmti;
 JavaVM *orca_vm;
 int orca_feature;
 atomic_int orca_state;
-atomic_long count_verified_entered, count_verified_after, count_verified_slow, count_owner_table_full, count_entered_lost;
+atomic_long count_verified_entered, count_verified_after, count_verified_slow, count_owner_table_full, count_entered_lost,
+    safe_faults, walk_faults;
 int64_t pending_flush(int64_t cutoff, int64_t stale_before) { (void)stale_before; return cutoff; }
 void pending_walk(int64_t old_before) { (void)old_before; }
 int pending_walker_alive(void) { return 0; }

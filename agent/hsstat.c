@@ -112,8 +112,8 @@ static void snapshot(uintptr_t thr, snap_t *out, long words) {
     snap_t *s = &out[i];
     uintptr_t p = 0;
     char w[32];
-    s->ok = safe_read(&p, (const void *)(thr + 8 * (uintptr_t)i), sizeof p) && p >= 65536 && p % 8 == 0 &&
-            p < (1ULL << 47) && safe_read(w, (const void *)p, sizeof w);
+    s->ok = safe_probe(&p, (const void *)(thr + 8 * (uintptr_t)i), sizeof p) && p >= 65536 && p % 8 == 0 &&
+            p < (1ULL << 47) && safe_probe(w, (const void *)p, sizeof w);
     if (!s->ok) continue;
     memcpy(&s->count, w, 8);
     memcpy(&s->total, w + total_at, 8);

@@ -30,11 +30,7 @@ func TestEarlyBlocked(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "EarlyBlocked")
 		r := load(t, prefix)
-		defer func() {
-			if t.Failed() {
-				t.Logf("found: %s\ninfo: %v", r.kindCounts(), r.info)
-			}
-		}()
+		r.logOnFailure(t)
 		r.checkParse(t)
 		r.checkInfo(t, true, true)
 		r.checkInvariants(t)

@@ -588,6 +588,15 @@ func (r *recording) describe(i int) string {
 	return b.String()
 }
 
+// logOnFailure logs the recording's events per kind and its .info when t has failed by its end.
+func (r *recording) logOnFailure(t *testing.T) {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("found: %s\ninfo: %v", r.kindCounts(), r.info)
+		}
+	})
+}
+
 // kindCounts summarises the recording: events per kind.
 func (r *recording) kindCounts() string {
 	var n [format.NumKinds]int

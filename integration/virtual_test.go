@@ -50,11 +50,7 @@ func TestVirtualMix(t *testing.T) {
 			t.Skipf("%s has no virtual threads", j.name)
 		}
 		r := load(t, prefix)
-		defer func() {
-			if t.Failed() {
-				t.Logf("found: %s\ninfo: %v", r.kindCounts(), r.info)
-			}
-		}()
+		r.logOnFailure(t)
 		r.checkParse(t)
 		r.checkInfo(t, true, true)
 		r.checkInvariants(t)

@@ -5,7 +5,7 @@
 #   make test     no tracked binaries, the agent's C unit tests, go vet, unit and real-JVM
 #                 integration tests, a fuzz smoke
 #   make agent-test  the agent's C unit tests alone (agent/test)
-#   make deps     install gcc, a JDK 17 and chromium with apt-get (as root)
+#   make deps     install gcc, a JDK 17, chromium, tomcat10-common and wrk with apt-get (as root)
 #   make gen      regenerate agent/events.h from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh
@@ -39,14 +39,18 @@ all: bin/orca
 
 # MISSING lists the Debian packages that are needed and absent (recursive:
 # looked at each time it is used, so after `deps` it is empty).
-# Chromium runs the viewer's browser tests and benchmark (internal/web): test,
-# bench and an explicit `make deps` want it, a plain build does not; the
-# sub-make that check-deps starts inherits the answer.
-export ORCA_NEED_BROWSER ?= $(if $(filter test bench deps,$(MAKECMDGOALS)),1)
+# Chromium runs the viewer's browser tests and benchmark (internal/web);
+# Tomcat 10 (tomcat10-common) and wrk run the server-beside-JFR test
+# (integration/server_test.go). test, bench and an explicit `make deps` want
+# them, a plain build does not; without root they are skipped with a message.
+# The sub-make that check-deps starts inherits the answer.
+export ORCA_NEED_TEST_TOOLS ?= $(if $(filter test bench deps,$(MAKECMDGOALS)),1)
 
 MISSING = $(shell m=""; \
 	command -v gcc >/dev/null 2>&1 || m="$$m gcc libc6-dev"; \
-	[ -z "$(ORCA_NEED_BROWSER)" ] || command -v chromium >/dev/null 2>&1 || m="$$m chromium"; \
+	[ -z "$(ORCA_NEED_TEST_TOOLS)" ] || command -v chromium >/dev/null 2>&1 || m="$$m chromium"; \
+	[ -z "$(ORCA_NEED_TEST_TOOLS)" ] || [ -x /usr/share/tomcat10/bin/catalina.sh ] || m="$$m tomcat10-common"; \
+	[ -z "$(ORCA_NEED_TEST_TOOLS)" ] || command -v wrk >/dev/null 2>&1 || m="$$m wrk"; \
 	jh="$(JAVA_HOME)"; \
 	{ [ -n "$$jh" ] && [ -x "$$jh/bin/javac" ] && [ -f "$$jh/include/jvmti.h" ]; } || m="$$m openjdk-17-jdk-headless"; \
 	echo $$m)
@@ -60,7 +64,8 @@ deps:
 	@missing="$(MISSING)"; \
 	if [ -z "$$missing" ]; then echo "orca: dependencies present (gcc, JDK at $(JAVA_HOME))"; exit 0; fi; \
 	if [ "$$(id -u)" != 0 ]; then \
-		if [ "$$missing" = chromium ]; then echo "orca: no chromium, and not root to install it: the browser tests will skip (sudo apt-get install chromium)" >&2; exit 0; fi; \
+		essential=$$(echo " $$missing " | sed 's/ chromium / /; s/ tomcat10-common / /; s/ wrk / /'); \
+		if [ -z "$$(echo $$essential)" ]; then echo "orca: no $$missing, and not root to install them: the tests that need them (viewer in a browser, Tomcat beside JFR) will skip (sudo apt-get install$$missing)" >&2; exit 0; fi; \
 		echo "orca: missing packages: $$missing" >&2; \
 		echo "orca: run as root: sudo make deps   (or: sudo apt-get install $$missing)" >&2; \
 		exit 1; \

@@ -13,10 +13,11 @@
 #   SECS       measured seconds per run [5]
 #   WARMUP     seconds before the measured window [2]
 #   THREADS    worker threads [8]
-#   WORKLOADS  throughput workloads, from: lock h2 [lock h2]
-#   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock h2]; "" skips it
+#   WORKLOADS  throughput workloads, from: lock park h2 tomcat [lock park h2 tomcat]
+#   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock park h2 tomcat]; "" skips it
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
 #   H2JAR      H2 jar [/usr/share/java/h2.jar; installed with apt-get (package libh2-java) when root]
+#              tomcat: Tomcat 10 and wrk (packages tomcat10-common, wrk; installed when root), bench/tomcat.sh
 #   QUIET      % of the machine that other processes may use [15]: before each
 #              run, wait up to 20 s for a second in which they use less; a run
 #              during which they used more than 2*QUIET % is repeated (twice at
@@ -57,8 +58,8 @@ REPS=${REPS:-5}
 SECS=${SECS:-5}
 WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-8}
-WORKLOADS=${WORKLOADS-lock h2}
-PERTURB=${PERTURB-lock h2}
+WORKLOADS=${WORKLOADS-lock park h2 tomcat}
+PERTURB=${PERTURB-lock park h2 tomcat}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
 KEEP=${KEEP:-0}
 QUIET=${QUIET:-15}
@@ -108,10 +109,27 @@ if [[ " $WORKLOADS $PERTURB " == *" h2 "* ]] && [ ! -f "$H2JAR" ]; then
   fi
 fi
 
+if [[ " $WORKLOADS $PERTURB " == *" tomcat "* ]]; then
+  if { [ ! -x /usr/share/tomcat10/bin/catalina.sh ] || ! command -v wrk >/dev/null; } && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "bench: installing Tomcat 10 and wrk (Debian packages tomcat10-common, wrk)"
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends tomcat10-common wrk >/dev/null
+  fi
+  if [ -x /usr/share/tomcat10/bin/catalina.sh ] && command -v wrk >/dev/null; then
+    mkdir -p "$TMP/server"
+    "$JDK/bin/javac" --release 17 -cp /usr/share/java/tomcat10-servlet-api.jar -d "$TMP/server" testdata/java/server/orca/test/*.java
+  else
+    echo "bench: no Tomcat 10 or wrk (apt-get install tomcat10-common wrk as root); skipping the tomcat workload" >&2
+    WORKLOADS=${WORKLOADS//tomcat/}
+    PERTURB=${PERTURB//tomcat/}
+    FAILED=1
+  fi
+fi
+
 # workload_cmd WL: the class path and main class with arguments.
 workload_cmd() {
   case $1 in
     lock) echo "-cp $CLASSES LockBench $THREADS $SECS $WARMUP" ;;
+    park) echo "-cp $CLASSES ParkBench $THREADS $SECS $WARMUP" ;;
     h2) echo "-cp $CLASSES:$H2JAR H2Bench $THREADS $SECS $WARMUP" ;;
     *) echo "bench: unknown workload $1" >&2; return 1 ;;
   esac
@@ -119,6 +137,8 @@ workload_cmd() {
 workload_desc() {
   case $1 in
     lock) echo "LockBench (synthetic: $THREADS threads, synchronized counters on 4 shared locks, wait/notify, sleep)" ;;
+    tomcat) echo "Tomcat 10 under wrk (1 thread, 16 connections) on 127.0.0.1, testdata/java/server's BlockingServlet: every way a request thread blocks (bench/tomcat.sh); ops = requests" ;;
+    park) echo "ParkBench (synthetic, java.util.concurrent: $THREADS threads, ReentrantLock counters, Condition ping-pong, a CompletableFuture pipeline on a 2-worker ForkJoinPool)" ;;
     h2) echo "H2Bench (H2 $(basename "$(readlink -f "$H2JAR")" .jar | sed 's/^h2-//'), in-memory, $THREADS JDBC threads: SELECT/UPDATE/INSERT on 16 contended rows)" ;;
   esac
 }
@@ -152,7 +172,7 @@ wait_quiet() {
   echo "  (other processes busy: running anyway; ${WAITED} s waited so far)"
 }
 
-RESULTS=$TMP/results.tsv # wl cfg rep ops_per_s cpu_s_per_mop events dropped others_pct enters blocked_s median_us orca_enters
+RESULTS=$TMP/results.tsv # wl cfg rep ops_per_s cpu_s_per_mop events dropped others_pct enters blocked_s median_us orca_enters parks parked_s
 : >"$RESULTS"
 
 # measure WL CFG REP: run_one after wait_quiet, repeated when other processes
@@ -193,8 +213,14 @@ run_one() {
   child_cpu c0
   b0=$(busy_ticks)
   t0=$EPOCHREALTIME
-  # shellcheck disable=SC2046
-  timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_%p.log" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+  if [ "$wl" = tomcat ]; then
+    mkdir -p "$TMP/$id2.tomcat"
+    JDK=$JDK CLASSES=$TMP/server JVM_ARGS="-XX:ErrorFile=$TMP/hs_err_%p.log ${args[*]}" SECS=$SECS WARMUP=$WARMUP \
+      timeout -k 10 "$TIMEOUT" nice -n "$NICE" bench/tomcat.sh "$TMP/$id2.tomcat" >"$out" 2>"$err" || rc=$?
+  else
+    # shellcheck disable=SC2046
+    timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_%p.log" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+  fi
   b1=$(busy_ticks)
   t1=$EPOCHREALTIME
   child_cpu c1
@@ -231,13 +257,15 @@ run_one() {
     fi
     [ "$KEEP" = 1 ] || rm -f "$prefix.orca" "$prefix.methods" "$prefix.classtable"
   fi
-  local enters=- blocked=- med=-
+  local enters=- blocked=- med=- parks=- parked=-
   if [[ $cfg == jfr* ]] && [ -n "${COUNT_JFR:-}" ]; then
     local line
     line=$("$JDK/bin/java" -cp "$CLASSES" JfrCount "$jfr")
     enters=$(sed -n 's/.* enters=\([0-9]*\) .*/\1/p' <<<"$line")
     blocked=$(sed -n 's/.* blocked_s=\([0-9.]*\) .*/\1/p' <<<"$line")
     med=$(sed -n 's/.* median_us=\([0-9.]*\) .*/\1/p' <<<"$line")
+    parks=$(sed -n 's/.* parks=\([0-9]*\) .*/\1/p' <<<"$line")
+    parked=$(sed -n 's/.* parked_s=\([0-9.]*\) .*/\1/p' <<<"$line")
     echo "$id $line" >>"$TMP/jfrcount.log"
     if [[ $line != *" other=0"* ]]; then echo "bench: $id: JFR recorded events outside zero.jfc: $line" >&2; fi
   fi
@@ -248,8 +276,8 @@ run_one() {
     'BEGIN { o = b / hz - own; if (o < 0) o = 0; printf "%.0f", 100 * o / (n * (t1 - t0)) }')
   LAST_OTHERS=$others
   awk -v OFS='\t' -v wl="$tag" -v cfg="$cfg" -v rep="$rep" -v ops_s="$ops_s" -v ops="$ops" -v cpu="$cpu" \
-    -v ev="$events" -v dr="$dropped" -v ot="$others" -v en="$enters" -v bl="$blocked" -v md="$med" -v oe="$oenters" \
-    'BEGIN { print wl, cfg, rep, ops_s, (ops > 0 ? cpu / ops * 1e6 : 0), ev, dr, ot, en, bl, md, oe }' >>"$RESULTS"
+    -v ev="$events" -v dr="$dropped" -v ot="$others" -v en="$enters" -v bl="$blocked" -v md="$med" -v oe="$oenters" -v pk="$parks" -v pd="$parked" \
+    'BEGIN { print wl, cfg, rep, ops_s, (ops > 0 ? cpu / ops * 1e6 : 0), ev, dr, ot, en, bl, md, oe, pk, pd }' >>"$RESULTS"
   printf '  %-5s %-9s round %d: %10.0f ops/s  CPU %6.3f s  orca events %s dropped %s  JFR enters %s  others %s%%\n' \
     "$wl" "$cfg" "$rep" "$ops_s" "$cpu" "$events" "$dropped" "$enters" "$others"
 }
@@ -381,6 +409,16 @@ for wl in $PERTURB; do
   verdict=ok
   awk -v a="$re" -v b="$rb" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && verdict="ABOVE 1.2x"
   echo "with/without orca: contended enters ${re}x (paired $(paired "p-$wl" jfr+orca jfr 9)), blocked time ${rb}x (paired $(paired "p-$wl" jfr+orca jfr 10)) (goal <= 1.2x: $verdict)"
+  # Parks JFR records (jdk.ThreadPark), the same check for java.util.concurrent.
+  pm=$(med "p-$wl" jfr 13)
+  if [ "$pm" != nan ] && awk -v p="$pm" 'BEGIN { exit !(p >= 100) }'; then
+    rp=$(ratio "$(med "p-$wl" jfr+orca 13)" "$pm")
+    rt=$(ratio "$(med "p-$wl" jfr+orca 14)" "$(med "p-$wl" jfr 14)")
+    pv=ok
+    awk -v a="$rp" -v b="$rt" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && pv="ABOVE 1.2x"
+    printf 'parks JFR records (median per run): jfr %.0f (%.3f s parked), jfr+orca %.0f (%.3f s)\n' "$pm" "$(med "p-$wl" jfr 14)" "$(med "p-$wl" jfr+orca 13)" "$(med "p-$wl" jfr+orca 14)"
+    echo "with/without orca: parks ${rp}x (paired $(paired "p-$wl" jfr+orca jfr 13)), parked time ${rt}x (paired $(paired "p-$wl" jfr+orca jfr 14)) (goal <= 1.2x: $pv)"
+  fi
   by_class "p-$wl"
 done
 

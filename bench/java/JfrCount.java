@@ -3,10 +3,11 @@
 //   java JfrCount FILE.jfr...
 //
 // Prints one line per file:
-//   FILE enters=N blocked_s=S median_us=U waits=N parks=N sleeps=N other=N enters[CLASS]=N...
+//   FILE enters=N blocked_s=S median_us=U waits=N parks=N parked_s=S sleeps=N other=N enters[CLASS]=N...
 // enters/blocked_s/median_us: jdk.JavaMonitorEnter events (contended monitor
 // enters), the sum and the median of their durations. waits, parks, sleeps:
-// jdk.JavaMonitorWait, jdk.ThreadPark, jdk.ThreadSleep counts. other: events
+// jdk.JavaMonitorWait, jdk.ThreadPark, jdk.ThreadSleep counts; parked_s: the
+// sum of the parks' durations. other: events
 // of any type not in zero.jfc (to check the recording recorded only those).
 import java.nio.file.Path;
 import java.util.Arrays;
@@ -26,7 +27,7 @@ public final class JfrCount {
     for (String a : args) {
       long enters = 0, waits = 0, parks = 0, sleeps = 0, other = 0;
       long[] durs = new long[1024];
-      double blocked = 0;
+      double blocked = 0, parked = 0;
       Map<String, Long> byClass = new TreeMap<>();
       try (RecordingFile f = new RecordingFile(Path.of(a))) {
         while (f.hasMoreEvents()) {
@@ -41,7 +42,7 @@ public final class JfrCount {
               byClass.merge(e.getClass("monitorClass").getName(), 1L, Long::sum);
               break;
             case "jdk.JavaMonitorWait": waits++; break;
-            case "jdk.ThreadPark": parks++; break;
+            case "jdk.ThreadPark": parks++; parked += e.getDuration().toNanos() / 1e9; break;
             case "jdk.ThreadSleep": sleeps++; break;
             default: if (!EXPECTED.contains(t)) other++;
           }
@@ -49,8 +50,8 @@ public final class JfrCount {
       }
       Arrays.sort(durs, 0, (int) enters);
       double median = enters == 0 ? 0 : durs[(int) (enters / 2)] / 1e3;
-      System.out.printf("%s enters=%d blocked_s=%.6f median_us=%.2f waits=%d parks=%d sleeps=%d other=%d",
-          a, enters, blocked, median, waits, parks, sleeps, other);
+      System.out.printf("%s enters=%d blocked_s=%.6f median_us=%.2f waits=%d parks=%d parked_s=%.6f sleeps=%d other=%d",
+          a, enters, blocked, median, waits, parks, parked, sleeps, other);
       for (Map.Entry<String, Long> c : byClass.entrySet()) System.out.printf(" enters[%s]=%d", c.getKey(), c.getValue());
       System.out.println();
     }

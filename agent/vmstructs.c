@@ -227,6 +227,9 @@ void hs_init(void) {
   hs.vspace_low = vms_offset("VirtualSpace", "_low");
   hs.vspace_high = vms_offset("VirtualSpace", "_high");
   hs.heapblock_size = vms_size("HeapBlock");
+  hs.heap_low_at = hs.heap_memory + hs.vspace_low_boundary;
+  hs.heap_high_at = hs.heap_memory + hs.vspace_high;
+  hs.heap_segmap_at = hs.heap_segmap + hs.vspace_low;
   hs.blob_name = vms_offset("CodeBlob", "_name");
   hs.blob_frame_size = vms_offset_typed("CodeBlob", "_frame_size", "int");
   hs.blob_code_begin = vms_offset("CodeBlob", "_code_begin");

@@ -55,6 +55,7 @@ typedef struct {
   long heap_memory, heap_segmap, heap_log2_segment;   // CodeHeap
   long vspace_low_boundary, vspace_low, vspace_high;  // VirtualSpace
   long heapblock_size;
+  long heap_low_at, heap_high_at, heap_segmap_at;   // CodeHeap: its VirtualSpaces' bounds, summed
   long blob_name, blob_frame_size;                 // CodeBlob
   long blob_code_begin, blob_code_end;             // 11-18: pointers
   long blob_code_offset, blob_data_offset, blob_kind, blob_mutable_data, blob_mutable_data_size,
@@ -213,10 +214,9 @@ HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc) {
   char **data = HS_AT(char **, ga, hs.array_data);
   for (int i = 0; i < n; i++) {
     char *h = data[i];
-    uintptr_t lo = HS_AT(uintptr_t, h, hs.heap_memory + hs.vspace_low_boundary),
-              hi = HS_AT(uintptr_t, h, hs.heap_memory + hs.vspace_high);
+    uintptr_t lo = HS_AT(uintptr_t, h, hs.heap_low_at), hi = HS_AT(uintptr_t, h, hs.heap_high_at);
     if (pc < lo || pc >= hi) continue;
-    const unsigned char *seg = HS_AT(const unsigned char *, h, hs.heap_segmap + hs.vspace_low);
+    const unsigned char *seg = HS_AT(const unsigned char *, h, hs.heap_segmap_at);
     int lg = HS_AT(int, h, hs.heap_log2_segment);
     size_t idx = (pc - lo) >> lg;
     if (seg[idx] == 0xFF) return NULL;   // free segment

@@ -108,12 +108,16 @@ SAFE_CODE static int put(out_t *o, jmethodID m, jlocation loc) {
   return 0;
 }
 
+// method_id: one copy of the layer's accessor, called from the four places
+// that name a frame's method (as before the layer, a call, not four inlined copies).
+SAFE_CODE __attribute__((noinline)) static jmethodID method_id(const struct hs_method *m) { return hs_method_id(m); }
+
 // compiled adds the frames of compiled method nm at return address pc:
 // the scopes of the debug record at pc, inlined callees first.
 SAFE_CODE static int compiled(out_t *o, const struct hs_blob *nm, uintptr_t pc) {
   struct hs_method *m = hs_nmethod_method(nm);
   if (!m) return -1;
-  if (hs_method_is_native(m)) return put(o, hs_method_id(m), -1);   // native wrapper
+  if (hs_method_is_native(m)) return put(o, method_id(m), -1);   // native wrapper
   hs_scopes sc;
   int d = hs_nmethod_scope(nm, pc, &sc);
   if (d <= 0) return -1;   // no record at pc, or serialized_null
@@ -122,7 +126,7 @@ SAFE_CODE static int compiled(out_t *o, const struct hs_blob *nm, uintptr_t pc) 
     struct hs_method *sm;
     if (d < 0 || k > 1024 || !hs_scope_read(&sc, d, &sender, &sm, &bci)) return -1;
     // bci -1: a synchronized method's entry; JVMTI says 0.
-    if (put(o, hs_method_id(sm), bci < 0 ? 0 : bci)) return -1;
+    if (put(o, method_id(sm), bci < 0 ? 0 : bci)) return -1;
     d = sender;
   }
   return 0;
@@ -132,10 +136,10 @@ SAFE_CODE static int interpreted(out_t *o, uintptr_t *f) {
   struct hs_method *m = (struct hs_method *)f[I_METHOD];
   uintptr_t bcp = f[I_BCP];
   if (!m) return -1;
-  if (hs_method_is_native(m)) return put(o, hs_method_id(m), -1);
+  if (hs_method_is_native(m)) return put(o, method_id(m), -1);
   long bci = hs_method_bci(m, bcp);
   if (bci < 0) return -1;
-  return put(o, hs_method_id(m), (jlocation)bci);
+  return put(o, method_id(m), (jlocation)bci);
 }
 
 // name_copy copies the NUL-terminated name at p (VM memory) into buf, at

@@ -238,6 +238,17 @@ HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc) {
   return NULL;
 }
 HS_INLINE const char *hs_blob_name(const struct hs_blob *cb) { return HS_AT(const char *, cb, hs.blob_name); }
+// hs_name_copy copies the NUL-terminated name at p (a blob's name: VM
+// memory) into buf, at most n - 1 bytes: string functions then read the copy.
+HS_INLINE void hs_name_copy(char *buf, const char *p, size_t n) {
+  size_t i = 0;
+  for (; i + 1 < n; i++) {
+    char c = ((const volatile char *)p)[i];
+    if (!c) break;
+    buf[i] = c;
+  }
+  buf[i] = 0;
+}
 // hs_blob_frame_size: in words, with the return address.
 HS_INLINE int hs_blob_frame_size(const struct hs_blob *cb) { return HS_AT(int, cb, hs.blob_frame_size); }
 // hs_blob_is_nmethod: on 25 by its CodeBlobKind; before, by its name

@@ -142,18 +142,6 @@ SAFE_CODE static int interpreted(out_t *o, uintptr_t *f) {
   return put(o, method_id(m), (jlocation)bci);
 }
 
-// name_copy copies the NUL-terminated name at p (VM memory) into buf, at
-// most n - 1 bytes: the string functions then read our copy.
-SAFE_CODE static void name_copy(char *buf, const char *p, size_t n) {
-  size_t i = 0;
-  for (; i + 1 < n; i++) {
-    char c = ((const volatile char *)p)[i];
-    if (!c) break;
-    buf[i] = c;
-  }
-  buf[i] = 0;
-}
-
 // What a code blob is, by its name: the interpreter, a compiled method (a
 // native wrapper's is "native nmethod" up to 18), a runtime stub the walk
 // may step over at an anchor (anchor_stub), or none of these. Blob names
@@ -168,7 +156,7 @@ SAFE_CODE static int kind_of(const char *name) {
   uint64_t e = __atomic_load_n(&name_cache[h], __ATOMIC_RELAXED);
   if (e && (uintptr_t)(e & ((1ULL << 56) - 1)) == (uintptr_t)name) return (int)(e >> 56);
   char buf[96];
-  name_copy(buf, name, sizeof buf);
+  hs_name_copy(buf, name, sizeof buf);
   int k = !strcmp(buf, "Interpreter")      ? N_INTERPRETER
           : !strcmp(buf, "nmethod")        ? N_NMETHOD
           : !strcmp(buf, "native nmethod") ? N_NATIVE_NMETHOD

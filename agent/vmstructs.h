@@ -1,7 +1,11 @@
+// The HotSpot layer: everything the agent knows about HotSpot's insides.
 // HotSpot's exported structure table (gHotSpotVMStructs, made for the
-// Serviceability Agent): field offsets of the VM's own C++ objects, so the
-// agent can read a thread's monitor state or frame anchor without a
-// safepoint. Every user checks for -1 / NULL (not exported by this JVM).
+// Serviceability Agent) gives field offsets of the VM's own C++ objects, so
+// the agent can read a thread's monitor state or frame anchor without a
+// safepoint. The layer looks them up once (hs_init), says what can be done
+// with them (capabilities), names every version check (facts, with the JDK
+// change behind each) and gives the readers typed accessors; only it reads
+// VM memory (agent/check-safe.sh; docs/agent.md, "The HotSpot layer").
 #ifndef ORCA_VMSTRUCTS_H
 #define ORCA_VMSTRUCTS_H
 #include <jni.h>

@@ -4,15 +4,33 @@
 # section, except into functions that read only the agent's own memory
 # (string functions on copies, vms_thread's arithmetic, anchor_stub on a
 # copied name). A fault in code outside the section goes to the JVM's
-# handler: a crash. Run by `make test`.
+# handler: a crash. And in the sources: only the HotSpot layer
+# (vmstructs.{c,h}) knows HotSpot's layout and reads VM memory; the others
+# call its typed accessors. Run by `make test`.
 set -euo pipefail
 lib=${1:?usage: check-safe.sh LIB}
+src=$(dirname "$0")
+bad=0
+# Outside the layer (and safe.c, the read itself): no layout (`hs.` or a
+# lookup in the VM's tables) and no read of VM memory but the accessors';
+# the guarded accessors (direct loads) only in walk.c, whose code runs in
+# the section under a guard.
+for f in "$src"/*.c "$src"/*.h; do
+  case ${f##*/} in vmstructs.c | vmstructs.h | safe.c | safe.h) continue ;; esac
+  if grep -nE '(^|[^A-Za-z0-9_])hs\.[a-z_]|vms_(offset|offset_typed|thread_offset|static|constant|size)\(|safe_(read|word|probe)\(' "$f" >&2; then
+    echo "check-safe: ${f##*/} reads HotSpot's layout or VM memory itself: use the layer's accessors (vmstructs.h)" >&2
+    bad=1
+  fi
+  if [ "${f##*/}" != walk.c ] && grep -nE '^#define HS_GUARDED' "$f" >&2; then
+    echo "check-safe: ${f##*/} uses the guarded accessors outside the walker's guard" >&2
+    bad=1
+  fi
+done
 command -v objdump >/dev/null || { echo "check-safe: no objdump: skipped"; exit 0; }
 dis=$(objdump -d --no-show-raw-insn -j orca_safe "$lib")
 if [ -z "$dis" ]; then echo "check-safe: $lib has no section orca_safe" >&2; exit 1; fi
 # Functions of the section.
 inside=$(printf '%s\n' "$dis" | sed -n 's/^[0-9a-f]* <\(.*\)>:$/\1/p')
-bad=0
 while read -r target; do
   name=${target%@plt}
   case " $(echo $inside) " in *" $target "*) continue ;; esac
@@ -23,9 +41,9 @@ while read -r target; do
   bad=1
 done < <(printf '%s\n' "$dis" | sed -n 's/.*\(call\|jmp\)[a-z]* *[0-9a-f]* <\([^>+]*\)\(+0x[0-9a-f]*\)\?>.*/\2/p' | sort -u)
 # Hot/cold splitting would move parts of a function out of the section.
-if objdump -t "$lib" | grep -E '(walk|blob_of|compiled|interpreted|method_id|read_int|name_copy|kind_of|copy)\.cold' >&2; then
+if objdump -t "$lib" | grep -E '(walk|compiled|interpreted|method_id|kind_of|copy)\.cold' >&2; then
   echo "check-safe: a function of orca_safe was split (.cold part outside the section)" >&2
   bad=1
 fi
-[ $bad = 0 ] && echo "check-safe: $lib: orca_safe calls nothing outside ($(echo $inside | wc -w) functions)"
+[ $bad = 0 ] && echo "check-safe: $lib: orca_safe calls nothing outside ($(echo $inside | wc -w) functions); only the layer reads HotSpot's layout"
 exit $bad

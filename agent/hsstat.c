@@ -8,7 +8,6 @@
 #include "hsstat.h"
 #include "mgmt.h"
 #include "orca.h"
-#include "safe.h"
 #include "vmstructs.h"
 #include "writer.h"
 
@@ -16,11 +15,10 @@
 enum { HS_OFF = -1, HS_WAIT, HS_CALIBRATING, HS_TRUSTED };
 static atomic_int state = HS_WAIT;
 static atomic_int ever_trusted;
-// Where the ThreadStatistics pointer sits in a JavaThread, and the timer in
-// it (ThreadStatistics: jlong _contended_enter_count, then elapsedTimer
-// _contended_enter_timer: jlong _counter, jlong _start_counter, bool _active).
+// Where the ThreadStatistics pointer sits in a JavaThread, found by the
+// calibration (the timer's place in ThreadStatistics is the layer's:
+// vmstructs.h, hs_stats_*).
 static atomic_long stat_at = -1;
-static long total_at = 8, start_at = 16, active_at = 24;
 // HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
 // at VM start (os::elapsed_counter on Linux). The origin is estimated as
 // the least difference seen between our clock and a timer start read just
@@ -49,22 +47,15 @@ void hsstat_init(void) {}
 void hsstat_enable(JNIEnv *env) {
   const char *v = getenv("ORCA_VERIFY_ENTERED");
   verify = v && *v && strcmp(v, "0");
-  if (orca_feature < 11) {
+  if (!hs_has(HS_RELEASE_11)) {
     give_up("not used: unknown JDK");
     return;
   }
-  long t = vms_offset("elapsedTimer", "_counter");
-  if (t >= 0) {   // the table names _counter and _active, not _start_counter
-    long s = vms_offset("elapsedTimer", "_start_counter"), a = vms_offset("elapsedTimer", "_active");
-    if (s < 0 && t == 0 && a == 16 && vms_size("elapsedTimer") == 24) s = 8;
-    if (s < 0 || a < 0) {
-      give_up("not used: elapsedTimer layout");
-      return;
-    }
-    total_at = 8 + t, start_at = 8 + s, active_at = 8 + a;
-  }
-  if (vms_size("JavaThread") <= 0 || !vms_thread(env)) {
-    give_up("not used: no JavaThread layout");
+  const char *missing = hs_stats_missing();
+  if (missing || !vms_thread(env)) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "not used: %s", missing ? missing : "no JavaThread layout");
+    give_up(msg);
     return;
   }
   // Through the VM's management interface, not ThreadMXBean: no Java code
@@ -96,30 +87,12 @@ void hsstat_enable(JNIEnv *env) {
 // it looks plausible.
 
 typedef struct {
-  int64_t count, total, start;
-  int active, ok;
+  hs_stats_copy c;
+  int ok;
 } snap_t;
 
-#define MAX_WORDS 1024   // JavaThread is 1-2 kB on 17-25
-
-static long thread_words(void) {
-  long n = vms_size("JavaThread") / 8;
-  return n > MAX_WORDS ? MAX_WORDS : n;
-}
-
 static void snapshot(uintptr_t thr, snap_t *out, long words) {
-  for (long i = 0; i < words; i++) {
-    snap_t *s = &out[i];
-    uintptr_t p = 0;
-    char w[32];
-    s->ok = safe_probe(&p, (const void *)(thr + 8 * (uintptr_t)i), sizeof p) && p >= 65536 && p % 8 == 0 &&
-            p < (1ULL << 47) && safe_probe(w, (const void *)p, sizeof w);
-    if (!s->ok) continue;
-    memcpy(&s->count, w, 8);
-    memcpy(&s->total, w + total_at, 8);
-    memcpy(&s->start, w + start_at, 8);
-    s->active = w[active_at];
-  }
+  for (long i = 0; i < words; i++) out[i].ok = hs_probe_stats(thr, 8 * i, &out[i].c);
 }
 
 static jobject calib_obj;
@@ -164,7 +137,7 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
   jobject o = oc ? (*env)->AllocObject(env, oc) : NULL;
   if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
   if (!o || !(calib_obj = (*env)->NewGlobalRef(env, o))) return "no object to contend on";
-  long words = thread_words();
+  long words = hs_probe_thread_words();
   snap_t *before = calloc((size_t)words, sizeof *before), *during = calloc((size_t)words, sizeof *during),
          *after = calloc((size_t)words, sizeof *after);
   const char *why = NULL;
@@ -199,8 +172,9 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
       snapshot(thr, during, words);
       int n = 0;
       for (long i = 0; i < words; i++)
-        if (before[i].ok && during[i].ok && during[i].count == before[i].count + 1 && !before[i].active &&
-            during[i].active == 1 && during[i].total == before[i].total && during[i].start != before[i].start) {
+        if (before[i].ok && during[i].ok && during[i].c.count == before[i].c.count + 1 && !before[i].c.active &&
+            during[i].c.active == 1 && during[i].c.total == before[i].c.total &&
+            during[i].c.start != before[i].c.start) {
           n++;
           found = i;
         }
@@ -225,9 +199,9 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
   }
   int64_t left = clock_now();
   snapshot(thr, after, words);
-  snap_t *b = &during[found], *a = &after[found];
+  hs_stats_copy *b = &during[found].c, *a = &after[found].c;
   int64_t timed = a->total - b->total;
-  if (!a->ok || a->active || a->count != b->count || timed < released - blocked || timed > left - go) {
+  if (!after[found].ok || a->active || a->count != b->count || timed < released - blocked || timed > left - go) {
     why = "the timer's total does not match the contended enter";
     goto done;
   }
@@ -262,11 +236,11 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
   uintptr_t thr = vms_thread(env);
   if (!thr) return 0;
   long at = atomic_load_explicit(&stat_at, memory_order_relaxed);
-  const char *stat = *(const char *const *)(thr + at);
-  if (!stat || !stat[active_at]) return 0;
-  e->start = *(const volatile int64_t *)(stat + start_at);
-  e->base = *(const volatile int64_t *)(stat + total_at);
-  e->total = (const volatile int64_t *)(stat + total_at);
+  const struct hs_stats *stat = hs_thread_stats(thr, at);
+  if (!stat || !hs_stats_timing(stat)) return 0;
+  e->start = hs_stats_start(stat);
+  e->base = hs_stats_total(stat);
+  e->stats = stat;
   e->at = at;
   e->enter_ns = enter_ns;
   note_origin(enter_ns - e->start);
@@ -274,8 +248,8 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
 }
 
 int hsstat_end(const hs_enter *e, int64_t *ns) {
-  if (!e->total || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
-  int64_t total = *e->total;
+  if (!e->stats || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
+  int64_t total = hs_stats_total(e->stats);
   if (total == e->base) return 0;
   if (total < e->base) return -1;
   *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
@@ -283,10 +257,10 @@ int hsstat_end(const hs_enter *e, int64_t *ns) {
 }
 
 void hsstat_check(const hs_enter *e, int64_t entered_ns) {
-  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || !e->total) return;
+  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || !e->stats) return;
   // HotSpot's origin as seen at the Entered callback (after the timer
   // stopped): a little later than the true one, by the callback's latency.
-  int64_t d = *e->total - e->base, y = entered_ns - (e->start + d);
+  int64_t d = hs_stats_total(e->stats) - e->base, y = entered_ns - (e->start + d);
   // The timer stops before HotSpot posts Entered: never after the callback.
   int64_t late = y - atomic_load(&origin);
   atomic_fetch_add(&count_verified_entered, 1);
@@ -299,7 +273,7 @@ int hsstat_verifying(void) { return verify; }
 int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
 
 int hsstat_reliable(const hs_enter *e) {
-  return hsstat_trusted() && e->total && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
+  return hsstat_trusted() && e->stats && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
 }
 
 int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }

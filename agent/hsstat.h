@@ -21,11 +21,12 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-// One contended enter as HotSpot times it: the thread's timer, its total
-// when the enter began, and the enter's start (HotSpot's elapsed
-// nanoseconds).
+// One contended enter as HotSpot times it: the thread's ThreadStatistics
+// (its timer: vmstructs.h), the timer's total when the enter began, and
+// the enter's start (HotSpot's elapsed nanoseconds).
+struct hs_stats;
 typedef struct {
-  const volatile int64_t *total;
+  const struct hs_stats *stats;
   int64_t base, start;
   long at;            // where the timer was read
   int64_t enter_ns;   // the Enter's time, our clock

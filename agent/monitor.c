@@ -7,6 +7,7 @@
 #include "owner.h"
 #include "pending.h"
 #include "threads.h"
+#include "vmstructs.h"
 #include "waitobj.h"
 #include "writer.h"
 
@@ -34,7 +35,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  int later = orca_feature >= 11 && pending_walker_alive() && waitobj_later();
+  int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
   pending_wait(s, env, t, o, later ? 0 : objhash_of(o), ts);
   return s;
 }

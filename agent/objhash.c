@@ -16,7 +16,7 @@ static __thread struct {
 } cache[SLOTS];
 
 void objhash_ready(void) {
-  if (vms_flag("UseG1GC") == 1 || vms_flag("UseParallelGC") == 1 || vms_flag("UseSerialGC") == 1) {
+  if (hs_stw_collector()) {
     atomic_store(&usable, 1);
     atomic_fetch_add(&epoch, 1);   // even: on
   }
@@ -38,7 +38,7 @@ uint32_t objhash_of(jobject o) {
   uintptr_t addr = 0;
   // A local reference points at a slot holding the object's address (no
   // tag bits); the slot is the VM's C memory, the object is not touched.
-  if (!(e & 1) && !((uintptr_t)o & 3)) addr = atomic_load((_Atomic uintptr_t *)o);
+  if (!(e & 1)) addr = hs_handle_oop_now(o);
   // The epoch unchanged after the read: no collection had begun, so addr
   // was the object's address, and is until the epoch changes.
   if (addr && atomic_load(&epoch) != e) addr = 0;

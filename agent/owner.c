@@ -12,13 +12,11 @@
 #include <stdatomic.h>
 #include "orca.h"
 #include "owner.h"
-#include "safe.h"
 #include "vmstructs.h"
 #include "writer.h"
 
-static long off_header = -1, hash_shift = -1, hash_mask = -1;
-static long off_pending = -1, off_owner = -1, off_stack_base = -1, off_stack_size = -1;
-static long off_lock_stack = -1, off_ls_top = -1, off_ls_base = -1;   // lightweight locking (21+)
+// What this JVM exports (vmstructs.h), known at owner_init.
+static int can_owner, can_hash;
 static jfieldID fid_eetop, fid_tid;
 
 typedef struct {
@@ -53,24 +51,20 @@ static inline slot_t *slot(int i) {
 }
 
 const char *owner_init(void) {
-  off_pending = hs.thread_pending_monitor;
-  off_owner = hs.monitor_owner;
-  off_header = hs.monitor_header;
-  hash_shift = hs.mark_hash_shift, hash_mask = hs.mark_hash_mask;
-  off_stack_base = hs.thread_stack_base, off_stack_size = hs.thread_stack_size;
-  off_lock_stack = hs.thread_lock_stack, off_ls_top = hs.lockstack_top, off_ls_base = hs.lockstack_base;
+  can_owner = hs_can_owner();
+  can_hash = hs_can_monitor_hash();
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (vms_learn_env).
   const char *cap = getenv("ORCA_TEST_OWNER_SLOTS");
   if (cap && atoi(cap) > 0 && atoi(cap) < max_slots) max_slots = atoi(cap);
-  if (off_pending < 0 || off_owner < 0)
+  if (!can_owner)
     return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
   return NULL;
 }
 
 const char *owner_caps(void) {
-  if (off_pending < 0 || off_owner < 0) return "no: ObjectMonitor::_owner or JavaThread::_current_pending_monitor not exported";
-  int ls = off_lock_stack >= 0 && off_ls_top >= 0 && off_ls_base >= 0;
+  if (!can_owner) return "no: ObjectMonitor::_owner or JavaThread::_current_pending_monitor not exported";
+  int ls = hs_can_lock_stack();
   if (hs_has(HS_OWNER_TID))
     return ls ? "ObjectMonitor::_owner: thread id; anonymous owners: LockStack" : "ObjectMonitor::_owner: thread id";
   return ls ? "ObjectMonitor::_owner: JavaThread or stack lock; anonymous owners: LockStack"
@@ -78,7 +72,7 @@ const char *owner_caps(void) {
 }
 
 const char *owner_hash_caps(void) {
-  if (off_pending < 0 || off_header < 0 || hash_shift < 0 || hash_shift > 63 || hash_mask <= 0)
+  if (!can_hash)
     return "JVMTI GetObjectHashCode (no ObjectMonitor::_header)";
   return "ObjectMonitor::_header";
 }
@@ -134,7 +128,7 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
 }
 
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier) {
-  if (off_pending < 0 || off_owner < 0 || my_slot >= 0) return;
+  if (!can_owner || my_slot >= 0) return;
   fields(env);
   if (!vms_thread(env) && fid_eetop && thread)
     vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
@@ -152,7 +146,7 @@ void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier
 }
 
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
-  if (off_pending < 0 || off_owner < 0) return;
+  if (!can_owner) return;
   fields(env);
   if (!fid_eetop) return;
   uintptr_t jt = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
@@ -162,12 +156,7 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
-  uintptr_t size = 0;
-  if (jt && off_stack_base >= 0 && off_stack_size >= 0 && safe_word((void *)(jt + (uintptr_t)off_stack_base), &hi) &&
-      safe_word((void *)(jt + (uintptr_t)off_stack_size), &size))
-    lo = hi - size;
-  else
-    hi = 0;
+  if (!hs_thread_stack(jt, &lo, &hi)) lo = hi = 0;
   add(jt, lo, hi, jtid, hash, 0);
 }
 
@@ -195,41 +184,33 @@ void owner_unregister_self(JNIEnv *env) {
 // obj: with lightweight locking (default on 23+) a contender that inflates
 // a fast-locked object leaves the owner "anonymous" until the owner exits.
 static uint32_t on_lock_stack(uintptr_t obj) {
-  if (off_lock_stack < 0 || off_ls_top < 0 || off_ls_base < 0 || !obj) return 0;
+  if (!hs_can_lock_stack() || !obj) return 0;
   enum { MAXE = 16 };
-  size_t want = (size_t)off_ls_base + MAXE * sizeof(uintptr_t);
-  if (want > 512) return 0;
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++) {
     slot_t *s = slot(i);
     unsigned q = atomic_load(&s->seq);
     if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
-    uintptr_t jt = s->jt;
     uint32_t h = s->carrier ? 0 : s->hash;   // a carrier's lock stack holds its virtual thread's locks
-    unsigned char buf[512];
-    // Another thread's memory, gone if the thread has just exited.
-    if (!safe_read(buf, (void *)(jt + (uintptr_t)off_lock_stack), want)) continue;
-    uint32_t top = *(uint32_t *)(buf + off_ls_top);   // byte offset from the JavaThread
-    long first = off_lock_stack + off_ls_base;
-    long count = ((long)top - first) / (long)sizeof(uintptr_t);
-    if (count <= 0 || count > MAXE) continue;
-    for (long k = 0; k < count; k++)
-      if (((uintptr_t *)(buf + off_ls_base))[k] == obj && atomic_load(&s->seq) == q) return h;
+    uintptr_t objs[MAXE];
+    int count = hs_lock_stack(s->jt, objs, MAXE);
+    for (int k = 0; k < count; k++)
+      if (objs[k] == obj && atomic_load(&s->seq) == q) return h;
   }
   return 0;
 }
 
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
-  char *self = (char *)vms_thread(env);
-  if (!self || off_pending < 0 || off_owner < 0) return 0;
+  uintptr_t self = vms_thread(env);
+  if (!self || !can_owner) return 0;
   uintptr_t mon = 0, own = 0;
   // The monitor cannot be deflated while we are counted as contending it.
-  if (!safe_word(self + off_pending, &mon) || !mon || !safe_word((char *)mon + off_owner, &own)) return 0;
+  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_owner(mon, &own)) return 0;
   if (own == 1 && obj) {
     // Anonymous owner (lightweight locking). A JNI local reference points
     // at the object's oop slot.
     uintptr_t oop = 0;
-    return safe_word(obj, &oop) ? on_lock_stack(oop) : 0;
+    return hs_handle_oop(obj, &oop) ? on_lock_stack(oop) : 0;
   }
   if (own <= 2) return 0;   // none or deflater marker
   int n = atomic_load(&high);
@@ -251,9 +232,10 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
 }
 
 uint32_t owner_pending_hash(JNIEnv *env) {
-  char *self = (char *)vms_thread(env);
-  if (!self || off_pending < 0 || off_header < 0 || hash_shift < 0 || hash_shift > 63 || hash_mask <= 0) return 0;
-  uintptr_t mon = 0, mark = 0;
-  if (!safe_word(self + off_pending, &mon) || !mon || !safe_word((char *)mon + off_header, &mark)) return 0;
-  return (uint32_t)((mark >> hash_shift) & (uintptr_t)hash_mask);
+  uintptr_t self = vms_thread(env);
+  if (!self || !can_hash) return 0;
+  uintptr_t mon = 0;
+  uint32_t hash = 0;
+  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_hash(mon, &hash)) return 0;
+  return hash;
 }

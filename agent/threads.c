@@ -34,7 +34,7 @@ static void forget(tstate *s) {
 static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
-  s->enter_hs.total = NULL;   // its JavaThread is gone
+  s->enter_hs.stats = NULL;   // its JavaThread is gone
   pending_settle(s);
   self_state = NULL;
   forget(s);

@@ -133,13 +133,18 @@ static const struct {
   int from, to;
   const char *why;
 } facts[HS_FACTS] = {
+    [HS_RELEASE_11] = {"release_11", 11, 0,
+                       "JDK 11 or later (JVMTI_VERSION_11, which the agent asks for; the release from "
+                       "java.vm.specification.version): where the release is unknown, no fact holds and "
+                       "neither HotSpot's timer nor the walker's naming of waits later is used"},
     [HS_WALK_LAYOUT_11] = {"walk_layout_11", 11, 18,
                            "CodeBlob with code pointers, CompiledMethod, debug stream CompressedReadStream: "
                            "the own walker's layout, verified on 17"},
     [HS_WALK_LAYOUT_25] = {"walk_layout_25", 25, 25,
-                           "nmethod without CompiledMethod (JDK 23), debug records and metadata in the "
-                           "nmethod's immutable and mutable data (JDK 24), UNSIGNED5 debug stream (JDK 21): "
-                           "verified on 25 only; 19-24 are between the two and not walked"},
+                           "nmethod without CompiledMethod (JDK-8329332, 23), debug records in the "
+                           "nmethod's immutable data (JDK-8331087) and metadata in its mutable data "
+                           "(JDK-8343789), code offsets instead of pointers in CodeBlob, UNSIGNED5 debug "
+                           "stream: verified on 25 only; 19-24 are between the two and not walked"},
     [HS_ASGCT_INEXACT] = {"asgct_inexact", 1, 18,
                           "AsyncGetCallTrace refuses to start in compiled code's monitor-enter stubs "
                           "(JDK-8178287, fixed in 20) and describes a compiled frame by the debug record "
@@ -150,11 +155,16 @@ static const struct {
     [HS_VT_EVENTS] = {"vt_events", 21, 0,
                       "virtual threads final (JEP 444): can_support_virtual_threads, VirtualThreadStart"},
     [HS_LIGHTWEIGHT_LOCKS] = {"lightweight_locks", 23, 0,
-                              "LockingMode lightweight by default (21-22: opt-in): a contender inflates "
+                              "LockingMode lightweight by default (JDK-8319251; 21-22: opt-in): a contender inflates "
                               "a fast-locked object with an anonymous owner, the owner is on a LockStack"},
     [HS_OWNER_TID] = {"owner_tid", 24, 0,
                       "ObjectMonitor::_owner holds the owner's java.lang.Thread id, not a JavaThread* or "
                       "a BasicLock (JEP 491: monitors without pinning virtual threads)"},
+    [HS_CONTENDED_ENTER_ONLY] = {"contended_enter_only", 19, 0,
+                                 "JVMTI GetCurrentContendedMonitor names only a monitor being entered or "
+                                 "re-entered, not the object of Object.wait (JDK-8256314, release note of 22; "
+                                 "seen on 25, 19-21 taken alike): a wait's object is named from the wait "
+                                 "native's argument (waitobj.c), or at the wait's start"},
 };
 
 int hs_has(int f) {
@@ -175,6 +185,19 @@ const char *hs_facts_text(void) {
 hs_layout hs;
 
 void hs_init(void) {
+  hs.walk25 = hs_has(HS_WALK_LAYOUT_25);
+  // ThreadStatistics: jlong _contended_enter_count, then the elapsedTimer
+  // (jlong _counter, jlong _start_counter, bool _active). The table names
+  // _counter and _active, not _start_counter; without elapsedTimer in it,
+  // that layout is assumed (the calibration checks it on a real enter).
+  hs.stats_total = 8, hs.stats_start = 16, hs.stats_active = 24;
+  long t = vms_offset("elapsedTimer", "_counter");
+  if (t >= 0) {
+    long st = vms_offset("elapsedTimer", "_start_counter"), a = vms_offset("elapsedTimer", "_active");
+    if (st < 0 && t == 0 && a == 16 && vms_size("elapsedTimer") == 24) st = 8;
+    if (st < 0 || a < 0) hs.stats_total = hs.stats_start = hs.stats_active = -1;
+    else hs.stats_total = 8 + t, hs.stats_start = 8 + st, hs.stats_active = 8 + a;
+  }
   hs.thread_anchor = vms_offset("JavaThread", "_anchor");
   hs.thread_stack_base = vms_thread_offset("_stack_base");
   hs.thread_stack_size = vms_thread_offset("_stack_size");
@@ -204,6 +227,9 @@ void hs_init(void) {
   hs.vspace_low = vms_offset("VirtualSpace", "_low");
   hs.vspace_high = vms_offset("VirtualSpace", "_high");
   hs.heapblock_size = vms_size("HeapBlock");
+  hs.heap_low_at = hs.heap_memory + hs.vspace_low_boundary;
+  hs.heap_high_at = hs.heap_memory + hs.vspace_high;
+  hs.heap_segmap_at = hs.heap_segmap + hs.vspace_low;
   hs.blob_name = vms_offset("CodeBlob", "_name");
   hs.blob_frame_size = vms_offset_typed("CodeBlob", "_frame_size", "int");
   hs.blob_code_begin = vms_offset("CodeBlob", "_code_begin");
@@ -238,4 +264,99 @@ void hs_init(void) {
   hs.jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
   hs.entry_frame_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
   hs.call_stub_return = vms_static("StubRoutines", "_call_stub_return_address");
+}
+
+// ---- Capabilities ----
+
+const char *hs_walk_missing(void) {
+  long common[] = {hs.thread_anchor, hs.anchor_sp, hs.anchor_fp, hs.anchor_pc, hs.thread_stack_base,
+                   hs.thread_stack_size, hs.array_len, hs.array_data, hs.heap_memory, hs.heap_segmap,
+                   hs.heap_log2_segment, hs.vspace_low_boundary, hs.vspace_low, hs.vspace_high, hs.heapblock_size,
+                   hs.blob_name, hs.blob_frame_size, hs.nm_method, hs.nm_pcs_offset, hs.pcdesc_size,
+                   hs.pcdesc_pc_offset, hs.pcdesc_scope_offset, hs.method_const, hs.method_flags,
+                   hs.const_constants, hs.const_code_size, hs.const_idnum, hs.const_size, hs.pool_holder,
+                   hs.klass_jmethod_ids, hs.jcw_anchor};
+  long l25[] = {hs.blob_code_offset, hs.blob_data_offset, hs.nm_immutable_data, hs.blob_mutable_data,
+                hs.nm_scopes_data_offset, hs.blob_kind, hs.kind_nmethod, hs.blob_mutable_data_size,
+                hs.blob_relocation_size, hs.thread_cont_entry};
+  long l11[] = {hs.blob_code_begin, hs.blob_code_end, hs.nm_scopes_data_begin, hs.nm_metadata_offset,
+                hs.nm_dependencies_offset};
+  const char *no = "a structure the walker needs is not in gHotSpotVMStructs";
+  for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+    if (common[i] < 0) return no;
+  long *l = hs.walk25 ? l25 : l11;
+  size_t n = hs.walk25 ? sizeof l25 / sizeof l25[0] : sizeof l11 / sizeof l11[0];
+  for (size_t i = 0; i < n; i++)
+    if (l[i] < 0) return no;
+  // frame::entry_frame_call_wrapper_offset: the x86-64 layout the walker knows.
+  if (!hs.code_heaps || !hs.call_stub_return || hs.entry_frame_wrapper != -6) return no;
+  return NULL;
+}
+
+int hs_can_owner(void) { return hs.thread_pending_monitor >= 0 && hs.monitor_owner >= 0; }
+
+int hs_can_monitor_hash(void) {
+  return hs.thread_pending_monitor >= 0 && hs.monitor_header >= 0 && hs.mark_hash_shift >= 0 &&
+         hs.mark_hash_shift <= 63 && hs.mark_hash_mask > 0;
+}
+
+int hs_can_lock_stack(void) { return hs.thread_lock_stack >= 0 && hs.lockstack_top >= 0 && hs.lockstack_base >= 0; }
+
+const char *hs_stats_missing(void) {
+  if (hs.stats_total < 0) return "elapsedTimer layout";
+  if (hs.thread_size <= 0) return "no JavaThread layout";
+  return NULL;
+}
+
+int hs_stw_collector(void) { return vms_flag("UseG1GC") == 1 || vms_flag("UseParallelGC") == 1 || vms_flag("UseSerialGC") == 1; }
+
+// ---- Fault-safe accessors ----
+
+int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi) {
+  uintptr_t base = 0, size = 0;
+  if (!jt || hs.thread_stack_base < 0 || hs.thread_stack_size < 0 ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_base), &base) ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_size), &size))
+    return 0;
+  *lo = base - size, *hi = base;
+  return 1;
+}
+
+int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
+  enum { BUF = 512 };
+  size_t want = (size_t)hs.lockstack_base + (size_t)max * sizeof(uintptr_t);
+  if (!hs_can_lock_stack() || want > BUF) return -1;
+  unsigned char buf[BUF];
+  // Another thread's memory, gone if the thread has just exited.
+  if (!safe_read(buf, (const void *)(jt + (uintptr_t)hs.thread_lock_stack), want)) return -1;
+  uint32_t top;   // a byte offset from the JavaThread
+  memcpy(&top, buf + hs.lockstack_top, sizeof top);
+  long first = hs.thread_lock_stack + hs.lockstack_base;
+  long count = ((long)top - first) / (long)sizeof(uintptr_t);
+  if (count < 0 || count > max) return -1;
+  memcpy(out, buf + hs.lockstack_base, (size_t)count * sizeof(uintptr_t));
+  return (int)count;
+}
+
+enum { MAX_WORDS = 1024 };   // JavaThread is 1-2 kB on 17-25
+
+int hs_probe_thread_words(void) {
+  long n = hs.thread_size / 8;
+  return n <= 0 ? 0 : n > MAX_WORDS ? MAX_WORDS : (int)n;
+}
+
+int hs_probe_stats(uintptr_t jt, long at, hs_stats_copy *out) {
+  uintptr_t p = 0;
+  char w[32];
+  if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
+      hs.stats_start + 8 > (long)sizeof w)
+    return 0;
+  if (!safe_probe(&p, (const void *)(jt + (uintptr_t)at), sizeof p) || p < 65536 || p % 8 != 0 ||
+      p >= (1ULL << 47) || !safe_probe(w, (const void *)p, sizeof w))
+    return 0;
+  memcpy(&out->count, w, 8);
+  memcpy(&out->total, w + hs.stats_total, 8);
+  memcpy(&out->start, w + hs.stats_start, 8);
+  out->active = w[hs.stats_active];
+  return 1;
 }

@@ -1,5 +1,6 @@
 #include "objhash.h"
 #include "orca.h"
+#include "vmstructs.h"
 #include "waitobj.h"
 
 // Two routes, neither running Java code nor loading a class (before, JDK 19+
@@ -24,7 +25,7 @@
 // lazily) on JDK 19+, neither applies: the object is named at the wait's
 // start instead (monitor.c), under the monitor, as before the walker.
 
-int waitobj_later(void) { return orca_feature < 19 || objhash_stw(); }
+int waitobj_later(void) { return !hs_has(HS_CONTENDED_ENTER_ONLY) || objhash_stw(); }
 
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) {
   jint h = 0;

@@ -154,16 +154,17 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
 	}
-	if n, _ := strconv.Atoi(info["unattributed_total"]); n > 0 {
+	if n, _ := strconv.Atoi(info[format.InfoUnattributed]); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")
 	}
-	for _, k := range []string{"command", "java_version", "java_vm", "pid", "complete", "dropped_total", "origin_unix_ns", "origin_mono_ns", "agent_version",
-		"cut_s", "write_error", "write_errors", "unattributed_total", "virtual_threads", "dropped_at_exit"} {
+	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
+		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
+		format.InfoWriteError, format.InfoWriteErrors, format.InfoUnattributed, format.InfoVirtualThreads, format.InfoDroppedAtExit} {
 		if v, ok := info[k]; ok {
 			out.Info[k] = v
 		}
 	}
-	if n, _ := strconv.Atoi(info["dropped_total"]); n > 0 {
+	if n, _ := strconv.Atoi(info[format.InfoDroppedTotal]); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
 	}
 	if d.res.Malformed > 0 {
@@ -172,7 +173,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if d.res.Truncated {
 		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
 	}
-	if info != nil && info["complete"] == "false" {
+	if info != nil && info[format.InfoComplete] == "false" {
 		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
 	}
 	if len(m.Problems) > 0 {

@@ -3,9 +3,11 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
+	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
 )
@@ -125,24 +127,47 @@ type cutJSON struct {
 	Reason string `json:"reason"`
 }
 
+// view is the model through the request's thread filter (?thread=NAME,
+// matched as orca report --thread matches it), nil when there is none.
+func (s *Server) view(r *http.Request) *model.View {
+	want := r.URL.Query().Get("thread")
+	if want == "" {
+		return nil
+	}
+	return s.d.m.Filter(analysis.ThreadFilter(s.d.m, want))
+}
+
+// summary answers GET /api/summary; with ?thread= its contended locks,
+// deadlocks and hangs are those orca report --thread lists.
 func (s *Server) summary(r *http.Request) (any, error) {
 	d := s.d
 	m := d.m
+	v := s.view(r)
+	has := func(id format.ThreadID) bool { return v == nil || v.Has(id) }
+	locks := m.Locks
+	if v != nil {
+		locks = v.Locks
+	}
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
-		Edges: len(m.Edges), Deadlocks: len(d.deadlocks),
+		Edges:    len(m.Edges),
 		Warnings: []string{}, Info: map[string]string{},
 	}
+	for _, dl := range d.deadlocks {
+		if slices.ContainsFunc(dl.Threads, has) {
+			out.Deadlocks++
+		}
+	}
 	for _, h := range d.hangs {
-		if i := d.threadIndex(h.Thread); i < 0 || !d.jdkThread[i] {
+		if i := d.threadIndex(h.Thread); (i < 0 || !d.jdkThread[i]) && has(h.Thread) {
 			out.Hangs++
 		}
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
 		out.States = append(out.States, i.String())
 	}
-	for _, l := range m.Locks {
+	for _, l := range locks {
 		// As orca report: a lock threads were still blocked on at the end
 		// (a deadlock's) is contended.
 		if l.Contentions+l.Open > 0 {
@@ -479,9 +504,15 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	return out
 }
 
+// locks answers GET /api/locks: every lock's figures, or with ?thread=
+// those of the matching threads (the model's View, as orca report --thread).
 func (s *Server) locks(r *http.Request) (any, error) {
-	out := make([]lockJSON, len(s.d.m.Locks))
-	for i, l := range s.d.m.Locks {
+	locks := s.d.m.Locks
+	if v := s.view(r); v != nil {
+		locks = v.Locks
+	}
+	out := make([]lockJSON, len(locks))
+	for i, l := range locks {
 		out[i] = s.lockJSON(l)
 	}
 	return out, nil

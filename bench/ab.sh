@@ -9,11 +9,13 @@
 # WORKLOAD: lock | h2. "floor" is bench/jvmti_floor.c (contended-monitor
 # events with empty callbacks). A config "jfr" (JFR alone) is always added.
 # Prints per run: ops/s, JFR's contended enters (total, per Mop, top monitor
-# classes); then per config the medians. JDK as in run.sh.
+# classes); then per config the medians. JDK and DEPTH (orca's depth=
+# option, unset: the agent's default) as in run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JDK=${JDK:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1)}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
+DEPTH=${DEPTH:-}
 WL=$1 R=$2
 shift 2
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-ab.XXXXXX")
@@ -38,7 +40,7 @@ for r in $(seq 1 "$R"); do
     c=${cfgs[$(((k + r) % n))]}
     name=${c%%=*} lib=${c#*=}
     args=("-XX:StartFlightRecording=filename=$TMP/x.jfr,settings=bench/zero.jfc")
-    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p,depth=16")
+    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p${DEPTH:+,depth=$DEPTH}")
     out=$("$JDK/bin/java" "${args[@]}" "${CMD[@]}" 2>/dev/null)
     ops=$(awk '$1 == "OPS" { print $2 }' <<<"$out")
     ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' <<<"$out")

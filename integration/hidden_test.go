@@ -15,8 +15,8 @@ import (
 // frames out), and blocks in an acquire for 100 ms while the JVM records
 // JFR: jdk.ThreadPark's stack (JFR leaves them out too) must name
 // Semaphore.acquire and no orca$ method. Thread.getStackTrace of another
-// thread shows them on JDK 17 (its thread dump does not skip hidden
-// frames; 25 does): logged, not failed.
+// thread shows them on JDK 17 (it is a thread dump, which does not skip
+// hidden frames, as jstack does not; 25 skips them): logged, not failed.
 func TestHiddenFrames(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)

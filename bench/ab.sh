@@ -5,8 +5,10 @@
 #
 #   ./bench/ab.sh WORKLOAD ROUNDS NAME=LIB...
 #   ./bench/ab.sh lock 6 old=/tmp/old.so new=$(bin/orca agent-path) floor
+#   L=$(bin/orca agent-path); ./bench/ab.sh h2 8 d16=$L#depth=16 d64=$L#depth=64
 #
-# WORKLOAD: lock | h2. "floor" is bench/jvmti_floor.c (contended-monitor
+# NAME=LIB#OPTIONS adds agent options (comma-separated, e.g. depth=64) to
+# that configuration, after DEPTH's. WORKLOAD: lock | h2. "floor" is bench/jvmti_floor.c (contended-monitor
 # events with empty callbacks). A config "jfr" (JFR alone) is always added.
 # Prints per run: ops/s, JFR's contended enters (total, per Mop, top monitor
 # classes); then per config the medians. JDK and DEPTH (orca's depth=
@@ -38,9 +40,10 @@ n=${#cfgs[@]}
 for r in $(seq 1 "$R"); do
   for k in $(seq 0 $((n - 1))); do
     c=${cfgs[$(((k + r) % n))]}
-    name=${c%%=*} lib=${c#*=}
+    name=${c%%=*} lib=${c#*=} opts=
+    if [[ $lib == *'#'* ]]; then opts=,${lib#*#} lib=${lib%%#*}; fi
     args=("-XX:StartFlightRecording=filename=$TMP/x.jfr,settings=bench/zero.jfc")
-    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p${DEPTH:+,depth=$DEPTH}")
+    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p${DEPTH:+,depth=$DEPTH}$opts")
     out=$("$JDK/bin/java" "${args[@]}" "${CMD[@]}" 2>/dev/null)
     ops=$(awk '$1 == "OPS" { print $2 }' <<<"$out")
     ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' <<<"$out")

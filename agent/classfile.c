@@ -247,6 +247,55 @@ static unsigned first_line(const cp_t *cp, const unsigned char *code, size_t len
   return 0;
 }
 
+// hidden_attr writes a RuntimeVisibleAnnotations attribute holding
+// @jdk.internal.vm.annotation.Hidden alone.
+static void hidden_attr(wr_t *w, unsigned u_rva, unsigned u_hidden) {
+  w2(w, u_rva);
+  w4(w, 6);
+  w2(w, 1);          // num_annotations
+  w2(w, u_hidden);   // type_index
+  w2(w, 0);          // num_element_value_pairs
+}
+
+// copy_hidden copies a method's attributes (attributes_count and what
+// follows, [a, end)) adding @Hidden: to its RuntimeVisibleAnnotations if
+// it has them (a method may not carry the attribute twice), else as a new
+// attribute. HotSpot honours @Hidden in the boot and platform loaders'
+// classes: Throwable stack traces, StackWalker and JFR leave the frame out
+// (unless -XX:+ShowHiddenFrames), while JVMTI, and so Orca's own stacks,
+// still see it.
+static void copy_hidden(wr_t *w, const cp_t *cp, const unsigned char *a, const unsigned char *end, unsigned u_rva,
+                        unsigned u_hidden) {
+  rd_t r = {a, end, 0};
+  unsigned na = u2(&r);
+  const unsigned char *first = r.p, *rva = NULL;
+  uint32_t rva_len = 0;
+  for (unsigned k = 0; k < na && !r.bad; k++) {
+    const unsigned char *at = r.p;
+    unsigned an = u2(&r);
+    uint32_t alen = u4(&r);
+    skip(&r, alen);
+    if (!r.bad && !rva && utf8_eq(cp, an, "RuntimeVisibleAnnotations") && alen >= 2) { rva = at; rva_len = alen; }
+  }
+  if (r.bad) { w->bad = 1; return; }   // classfile_wrap read these bytes already: cannot happen
+  if (!rva) {
+    w2(w, na + 1);
+    put(w, first, (size_t)(end - first));
+    hidden_attr(w, u_rva, u_hidden);
+    return;
+  }
+  w2(w, na);
+  put(w, first, (size_t)(rva - first));
+  unsigned n = (unsigned)rva[6] << 8 | rva[7];
+  w2(w, u_rva);
+  w4(w, rva_len + 4);
+  w2(w, n + 1);
+  put(w, rva + 8, rva_len - 2);
+  w2(w, u_hidden);
+  w2(w, 0);
+  put(w, rva + 6 + rva_len, (size_t)(end - (rva + 6 + rva_len)));
+}
+
 typedef struct {
   int spec;             // index in specs, -1 if not wrapped
   size_t start, end;    // method_info bytes in the input
@@ -336,6 +385,8 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
   unsigned u_smt = add_utf8(&nc, "StackMapTable");
   unsigned u_lnt = add_utf8(&nc, "LineNumberTable");
   unsigned c_thr = add_ref(&nc, 7, add_utf8(&nc, "java/lang/Throwable"), 0);
+  unsigned u_rva = add_utf8(&nc, "RuntimeVisibleAnnotations");
+  unsigned u_hidden = add_utf8(&nc, "Ljdk/internal/vm/annotation/Hidden;");
   unsigned *new_name = calloc(nmethods, sizeof *new_name), *target = calloc(nmethods, sizeof *target);
   if (!new_name || !target) { free(new_name); free(target); err = "out of memory"; goto done; }
   for (unsigned i = 0; i < nmethods; i++) {
@@ -364,7 +415,8 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
     unsigned acc = (m->access & ~0x0005u) | 0x0002u | 0x1000u;
     w2(&w, acc);
     w2(&w, new_name[i]);
-    put(&w, in + m->start + 4, m->end - m->start - 4);
+    w2(&w, m->desc);
+    copy_hidden(&w, &cp, in + m->start + 6, in + m->end, u_rva, u_hidden);
   }
   for (unsigned i = 0; i < nmethods; i++) {
     minfo_t *m = &ms[i];
@@ -378,11 +430,12 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
                  c_thr, first_line(&cp, m->code, m->code_len), m->exc, m->exc_len);
     (*wrapped)++;
   }
-  // private static native void orca$hook(int, Object)
+  // private static native void orca$hook(int, Object), hidden too
   w2(&w, 0x0002 | 0x0008 | 0x0100 | 0x1000);
   w2(&w, u_hook);
   w2(&w, u_hookd);
-  w2(&w, 0);
+  w2(&w, 1);
+  hidden_attr(&w, u_rva, u_hidden);
   // Class attributes unchanged.
   put(&w, r.p, (size_t)(r.end - r.p));
   free(new_name);

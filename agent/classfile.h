@@ -2,7 +2,9 @@
 // (private) and adds in their place a wrapper with the original name that
 // calls a static native hook `orca$hook(int op, Object this)` before and
 // after delegating. Only whole new methods are generated, so no existing
-// bytecode, branch offset or stack map is touched.
+// bytecode, branch offset or stack map is touched. The renamed methods and
+// the hook carry @jdk.internal.vm.annotation.Hidden, so Throwable,
+// StackWalker and JFR stacks leave them out (docs/agent.md).
 #ifndef ORCA_CLASSFILE_H
 #define ORCA_CLASSFILE_H
 #include <stddef.h>

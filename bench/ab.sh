@@ -5,15 +5,19 @@
 #
 #   ./bench/ab.sh WORKLOAD ROUNDS NAME=LIB...
 #   ./bench/ab.sh lock 6 old=/tmp/old.so new=$(bin/orca agent-path) floor
+#   L=$(bin/orca agent-path); ./bench/ab.sh h2 8 d16=$L#depth=16 d64=$L#depth=64
 #
-# WORKLOAD: lock | h2. "floor" is bench/jvmti_floor.c (contended-monitor
+# NAME=LIB#OPTIONS adds agent options (comma-separated, e.g. depth=64) to
+# that configuration, after DEPTH's. WORKLOAD: lock | h2. "floor" is bench/jvmti_floor.c (contended-monitor
 # events with empty callbacks). A config "jfr" (JFR alone) is always added.
 # Prints per run: ops/s, JFR's contended enters (total, per Mop, top monitor
-# classes); then per config the medians. JDK as in run.sh.
+# classes); then per config the medians. JDK and DEPTH (orca's depth=
+# option, unset: the agent's default) as in run.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JDK=${JDK:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1)}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
+DEPTH=${DEPTH:-}
 WL=$1 R=$2
 shift 2
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-ab.XXXXXX")
@@ -36,9 +40,10 @@ n=${#cfgs[@]}
 for r in $(seq 1 "$R"); do
   for k in $(seq 0 $((n - 1))); do
     c=${cfgs[$(((k + r) % n))]}
-    name=${c%%=*} lib=${c#*=}
+    name=${c%%=*} lib=${c#*=} opts=
+    if [[ $lib == *'#'* ]]; then opts=,${lib#*#} lib=${lib%%#*}; fi
     args=("-XX:StartFlightRecording=filename=$TMP/x.jfr,settings=bench/zero.jfc")
-    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p,depth=16")
+    [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p${DEPTH:+,depth=$DEPTH}$opts")
     out=$("$JDK/bin/java" "${args[@]}" "${CMD[@]}" 2>/dev/null)
     ops=$(awk '$1 == "OPS" { print $2 }' <<<"$out")
     ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' <<<"$out")

@@ -6,6 +6,7 @@
 #
 #   ./bench/run.sh                                         JDK 17, defaults
 #   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 ./bench/run.sh   the same on JDK 25
+#   DEPTH=64 WORKLOADS=h2 ./bench/run.sh                   orca keeping 64 frames per event
 #
 # Environment (defaults in brackets):
 #   JDK        JDK to run and compile with [Debian JDK 17]
@@ -13,6 +14,9 @@
 #   SECS       measured seconds per run [5]
 #   WARMUP     seconds before the measured window [2]
 #   THREADS    worker threads [8]
+#   DEPTH      orca's stack depth, frames per event (the agent's depth= option)
+#              [unset: the agent's default, 16]. JFR keeps its own default, 64
+#              frames (-XX:FlightRecorderOptions:stackdepth), whatever DEPTH is
 #   WORKLOADS  throughput workloads, from: lock park h2 tomcat [lock park h2 tomcat]
 #   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock park h2 tomcat]; "" skips it
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
@@ -29,7 +33,7 @@
 #
 # Configurations, each run in a fresh JVM:
 #   none       no agent
-#   orca       -agentpath:LIB=prefix=...,depth=16
+#   orca       -agentpath:LIB=prefix=...[,depth=DEPTH]
 #   jfr        -XX:StartFlightRecording with bench/zero.jfc: jdk.JavaMonitorEnter,
 #              JavaMonitorWait, ThreadPark, ThreadSleep at 0 ms with stack traces,
 #              ThreadStart/ThreadEnd
@@ -58,6 +62,14 @@ REPS=${REPS:-5}
 SECS=${SECS:-5}
 WARMUP=${WARMUP:-2}
 THREADS=${THREADS:-8}
+DEPTH=${DEPTH:-}
+if [ -n "$DEPTH" ] && ! [[ $DEPTH =~ ^[0-9]+$ && $DEPTH -le 256 ]]; then
+  echo "bench: DEPTH=$DEPTH: want a number of frames, 0-256" >&2
+  exit 2
+fi
+# The agent's options besides prefix=: depth only when asked for, so an
+# unset DEPTH measures the agent's own default.
+ORCA_OPTS=${DEPTH:+,depth=$DEPTH}
 WORKLOADS=${WORKLOADS-lock park h2 tomcat}
 PERTURB=${PERTURB-lock park h2 tomcat}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
@@ -205,9 +217,9 @@ run_one() {
   local -a args=()
   case $cfg in
     none) ;;
-    orca) args=("-agentpath:$LIB=prefix=$prefix,depth=16") ;;
+    orca) args=("-agentpath:$LIB=prefix=$prefix$ORCA_OPTS") ;;
     jfr) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc") ;;
-    jfr+orca) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc" "-agentpath:$LIB=prefix=$prefix,depth=16") ;;
+    jfr+orca) args=("-XX:StartFlightRecording=filename=$jfr,settings=$TMP/zero.jfc" "-agentpath:$LIB=prefix=$prefix$ORCA_OPTS") ;;
   esac
   local b0 b1 t0 t1 c0 c1 rc=0
   child_cpu c0
@@ -326,7 +338,7 @@ echo "   JDK: $JDK ($JVER)"
 AGENTREV=$(git -C "$ROOT" log -1 --format=%h -- agent 2>/dev/null || true)
 [ -n "$(git -C "$ROOT" status --porcelain -- agent 2>/dev/null || true)" ] && AGENTREV="$AGENTREV+uncommitted changes"
 echo "   agent: $LIB (agent/ at ${AGENTREV:-unknown})"
-echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS QUIET=$QUIET NICE=$NICE; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS DEPTH=${DEPTH:-default} QUIET=$QUIET NICE=$NICE; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 START=$SECONDS
 
 for wl in $WORKLOADS; do

@@ -39,6 +39,10 @@ public class Check {
             check("renamed " + what, orig != null && wrapper != null && Modifier.isPrivate(orig.getModifiers()) && orig.isSynthetic()
                     && orig.getReturnType() == wrapper.getReturnType(), "" + orig);
         }
+        // The annotations of the renamed method survive the one added.
+        Method a1 = method(c, "orca$acquire", int.class);
+        Deprecated dep = a1 == null ? null : a1.getAnnotation(Deprecated.class);
+        check("annotations kept", dep != null && dep.since().equals("test"), "orca$acquire(int): " + dep);
         check("untouched name()", method(c, "orca$name") == null && Modifier.isSynchronized(method(c, "name").getModifiers()), "");
         check("untouched twice()", method(c, "orca$twice", int.class) == null, "");
         // The wrappers call the hook first: unbound here, so the call fails there.

@@ -6,6 +6,8 @@ public class Target {
 
     public void acquire() throws InterruptedException { acquire(1); }
 
+    // A runtime annotation with elements: the rewriter adds @Hidden beside it.
+    @Deprecated(since = "test", forRemoval = false)
     public void acquire(int n) throws InterruptedException {
         if (n < 0) throw new IllegalArgumentException();
         permits -= n;

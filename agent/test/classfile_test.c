@@ -54,7 +54,31 @@ static void name_of(cls_t *c, unsigned idx, char *out, size_t cap) {
 typedef struct {
   char name[64], desc[64];
   unsigned access;
+  int annotations, hidden;   // RuntimeVisibleAnnotations: how many, and whether one is @Hidden
 } meth_t;
+
+static void skip_value(cls_t *c);
+
+// skip_annotation skips an annotation and returns its type's name index.
+static unsigned skip_annotation(cls_t *c) {
+  unsigned type = g2(c), pairs = g2(c);
+  for (unsigned i = 0; i < pairs && c->p < c->end; i++) {
+    g2(c);
+    skip_value(c);
+  }
+  return type;
+}
+
+static void skip_value(cls_t *c) {
+  if (c->p >= c->end) return;
+  unsigned tag = *c->p++;
+  switch (tag) {
+    case 'e': g2(c); g2(c); break;
+    case '@': skip_annotation(c); break;
+    case '[': { unsigned n = g2(c); for (unsigned i = 0; i < n && c->p < c->end; i++) skip_value(c); break; }
+    default: g2(c); break;   // const_value_index, class_info_index
+  }
+}
 
 // methods lists a class file's methods; -1 if it cannot be read.
 static int methods(const unsigned char *b, size_t len, meth_t *out, int cap) {
@@ -84,8 +108,27 @@ static int methods(const unsigned char *b, size_t len, meth_t *out, int cap) {
     unsigned k = g2(c);
     for (unsigned i = 0; i < k && c->p < c->end; i++) {
       unsigned acc = g2(c), nm = g2(c), ds = g2(c), attrs = g2(c);
-      for (unsigned a = 0; a < attrs; a++) { g2(c); unsigned long l = g4(c); c->p += l; }
+      int anns = 0, hidden = 0;
+      for (unsigned a = 0; a < attrs && c->p < c->end; a++) {
+        char an[64];
+        name_of(c, g2(c), an, sizeof an);
+        unsigned long l = g4(c);
+        const unsigned char *next = c->p + l;
+        if (!strcmp(an, "RuntimeVisibleAnnotations")) {
+          unsigned k = g2(c);
+          for (unsigned x = 0; x < k && c->p < next; x++) {
+            char type[80];
+            name_of(c, skip_annotation(c), type, sizeof type);
+            anns++;
+            hidden |= !strcmp(type, "Ljdk/internal/vm/annotation/Hidden;");
+          }
+          if (c->p != next) anns = -1000;   // the attribute's length disagrees with its annotations
+        }
+        c->p = next;
+      }
       if (pass == 1 && (int)i < cap) {
+        out[i].annotations = anns;
+        out[i].hidden = hidden;
         out[i].access = acc;
         name_of(c, nm, out[i].name, sizeof out[i].name);
         name_of(c, ds, out[i].desc, sizeof out[i].desc);
@@ -136,10 +179,18 @@ void test_classfile(const char *dir, const char *java_home) {
           w ? w->access : 0, o ? o->access : 0);
     CHECK(r && r->access == (((o ? o->access : 0) & ~0x0005u) | 0x1002u), "%s: private synthetic (%04x)", renamed,
           r ? r->access : 0);
+    // Hidden from Throwable, StackWalker and JFR stacks; the annotations
+    // it had are kept (Target's acquire(int) has one).
+    CHECK(r && r->hidden && o && r->annotations == o->annotations + 1, "%s%s: @Hidden added to its %d annotations (%d now)",
+          renamed, d, o ? o->annotations : -1, r ? r->annotations : -1);
+    CHECK(w && !w->hidden && o && w->annotations == 0, "%s%s: the wrapper is not hidden", n, d);
   }
+  CHECK(find(before, nb, "acquire", "(I)V") && find(before, nb, "acquire", "(I)V")->annotations == 1,
+        "Target.acquire(int) should carry one runtime annotation (Target.java)");
   const meth_t *hook = find(after, na, "orca$hook", "(ILjava/lang/Object;)V");
   CHECK(hook && hook->access == (0x0002 | 0x0008 | 0x0100 | 0x1000), "orca$hook: private static native synthetic (%04x)",
         hook ? hook->access : 0);
+  CHECK(hook && hook->hidden && hook->annotations == 1, "orca$hook: @Hidden");
   CHECK(find(after, na, "name", "()Ljava/lang/String;") && !find(after, na, "orca$name", "()Ljava/lang/String;"),
         "name() left alone");
 

@@ -96,8 +96,8 @@ func runExport(u ui, args []string) error {
 		return err
 	}
 	var mo model.Options
-	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > progressMin {
-		mo.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > progressMin {
+		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
 	}
 	res, err := model.Build(rec, mo)
 	if mo.Progress != nil {

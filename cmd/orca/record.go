@@ -103,7 +103,7 @@ func runRecord(u ui, args []string) error {
 		return err
 	}
 
-	if _, err := os.Stat(o.prefix + ".orca"); err == nil && !o.force {
+	if _, err := os.Stat(o.prefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", o.prefix, o.prefix, o.prefix)}
 	}
@@ -175,7 +175,7 @@ func newSession() (string, error) {
 func ownRecordings(recs []recording, session string) []recording {
 	var out []recording
 	for _, r := range recs {
-		in, err := readInfo(r.prefix + ".info")
+		in, err := readInfo(r.prefix + format.SuffixInfo)
 		if err != nil || in.values[format.InfoSession] == session {
 			out = append(out, r)
 		}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
@@ -64,8 +65,8 @@ func runReport(u ui, args []string) error {
 		return err
 	}
 	var opt model.Options
-	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > progressMin {
-		opt.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > progressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
 	}
 	res, err := model.Build(rec, opt)
 	if opt.Progress != nil {

@@ -74,7 +74,7 @@ func (in info) counts(keyPrefix string) []kindCount {
 func printSummary(w io.Writer, r recording) {
 	var infoPath string
 	for _, f := range r.files {
-		if strings.HasSuffix(f.path, ".info") {
+		if strings.HasSuffix(f.path, format.SuffixInfo) {
 			infoPath = f.path
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/web"
@@ -62,8 +63,8 @@ func runView(u ui, args []string) error {
 		return err
 	}
 	var opt model.Options
-	if st, err := os.Stat(rec.Prefix + ".orca"); err == nil && st.Size() > viewProgressMin {
-		opt.Progress = newProgress(u.stderr, rec.Prefix+".orca", st.Size())
+	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > viewProgressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
 	}
 	t0 := time.Now()
 	res, err := model.Build(rec, opt)

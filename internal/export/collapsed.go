@@ -3,6 +3,7 @@ package export
 import (
 	"bufio"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -25,18 +26,20 @@ var foldSafe = strings.NewReplacer(";", ":", "\n", " ")
 func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
 	k := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
-	byStack := map[model.StackID]format.Time{}
-	for _, t := range m.Threads {
-		for _, iv := range t.Intervals {
-			if k.Has(iv.State) {
-				byStack[iv.Stack] += iv.Duration()
-			}
-		}
+	// The model's fold of time by stack, as the viewer's flame graph.
+	q := model.StackQuery{From: math.MinInt64, To: math.MaxInt64}
+	for st := range q.States {
+		q.States[st] = k.Has(model.State(st))
 	}
+	byStack, _, _ := m.Filter(nil).StackTime(q)
 	// Distinct stacks can fold to the same line (frames differing only
 	// in bytecode index): add them up.
 	byLine := map[string]format.Time{}
-	for id, d := range byStack {
+	for id, acc := range byStack {
+		var d format.Time
+		for _, v := range acc {
+			d += format.Time(v)
+		}
 		stack := fs.stack(id)
 		names := make([]string, len(stack))
 		for i, f := range stack {

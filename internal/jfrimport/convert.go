@@ -393,11 +393,11 @@ func (im *importer) jvmInfo(o jfr.Obj) {
 			im.res.Info[k] = v
 		}
 	}
-	set("java_vm", o.Field("jvmName").Str())
-	set("java_version", o.Field("jvmVersion").Str())
-	set("jvm_arguments", o.Field("jvmArguments").Str())
-	set("command", o.Field("javaArguments").Str())
+	set(format.InfoJavaVM, o.Field("jvmName").Str())
+	set(format.InfoJavaVersion, o.Field("jvmVersion").Str())
+	set(format.InfoJVMArguments, o.Field("jvmArguments").Str())
+	set(format.InfoCommand, o.Field("javaArguments").Str())
 	if pid := o.Field("pid").Int(); pid > 0 {
-		set("pid", strconv.FormatInt(pid, 10))
+		set(format.InfoPID, strconv.FormatInt(pid, 10))
 	}
 }

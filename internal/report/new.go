@@ -20,7 +20,7 @@ type builder struct {
 	rec    *reader.Recording
 	m      *model.Model
 	opt    Options
-	match  func(*model.Thread) bool
+	v      *model.View // the model through --thread: threads kept, their locks aggregated once
 	frames map[model.StackID][]string
 	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
 }
@@ -31,7 +31,13 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Width <= 0 {
 		opt.Width = 100
 	}
-	b := &builder{rec: rec, m: m, opt: opt, match: analysis.ThreadFilter(m, opt.Thread), frames: map[model.StackID][]string{}}
+	// Filter, then aggregate once, in the model (Model.Filter): every list
+	// below renders the View, as the viewer does for ?thread=.
+	var keep func(*model.Thread) bool
+	if opt.Thread != "" {
+		keep = analysis.ThreadFilter(m, opt.Thread)
+	}
+	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}}
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
@@ -82,20 +88,11 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		}
 	}
 	if opt.Thread != "" {
-		r.Filter = &Filter{Thread: opt.Thread}
-		for _, t := range m.Threads {
-			if b.match(t) {
-				r.Filter.Matched++
-			}
-		}
+		r.Filter = &Filter{Thread: opt.Thread, Matched: len(b.v.Threads)}
 	}
 
 	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
-	// Filter, then aggregate once, in the model.
-	mlocks := m.Locks
-	if opt.Thread != "" {
-		mlocks = m.Aggregate(b.match)
-	}
+	mlocks := b.v.Locks
 	locks := b.locks(mlocks)
 	for _, l := range locks {
 		r.BlockedS += l.BlockedS
@@ -182,10 +179,8 @@ func idPtr(s string, ok bool) *string {
 	return &s
 }
 
-func (b *builder) matches(id format.ThreadID) bool {
-	t := b.m.Thread(id)
-	return t != nil && b.match(t)
-}
+// matches reports whether the thread id passes --thread.
+func (b *builder) matches(id format.ThreadID) bool { return b.v.Has(id) }
 
 func (b *builder) threads() []Thread {
 	type ranked struct {
@@ -194,10 +189,7 @@ func (b *builder) threads() []Thread {
 		start             format.Time
 	}
 	var rs []ranked
-	for _, t := range b.m.Threads {
-		if !b.match(t) {
-			continue
-		}
+	for _, t := range b.v.Threads {
 		th := Thread{
 			ID: t.ID.String(), Name: t.Name,
 			Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,

@@ -339,13 +339,13 @@ func (g *Generator) writeRecording(prefix string, events func(io.Writer) (Stats,
 		}
 		return f.Close()
 	}
-	if err := write(".orca", func(w io.Writer) error { _, err := events(w); return err }); err != nil {
+	if err := write(format.SuffixEvents, func(w io.Writer) error { _, err := events(w); return err }); err != nil {
 		return Stats{}, err
 	}
 	for _, f := range []struct {
 		suffix string
 		fn     func(io.Writer) error
-	}{{".methods", g.WriteMethods}, {".classtable", g.WriteClasses}, {".info", g.WriteInfo}} {
+	}{{format.SuffixMethods, g.WriteMethods}, {format.SuffixClasses, g.WriteClasses}, {format.SuffixInfo, g.WriteInfo}} {
 		if err := write(f.suffix, f.fn); err != nil {
 			return Stats{}, err
 		}

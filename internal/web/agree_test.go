@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"orca/internal/model"
 	"orca/internal/report"
 )
 
@@ -36,18 +38,52 @@ func TestReportAgrees(t *testing.T) {
 		t.Logf("no Deadlock.java recording: %s", why)
 	}
 	recs["scenario"] = scenario(t)
+	filtered := 0
 	for name, r := range recs {
-		t.Run(name, func(t *testing.T) { agree(t, r) })
+		t.Run(name, func(t *testing.T) { agree(t, r, "") })
+		// Filtered by thread (orca report --thread, the viewer's
+		// ?thread=): by the name of each thread that blocked or waited,
+		// and by a substring that matches several.
+		for _, want := range filters(r) {
+			filtered++
+			t.Run(name+" thread="+want, func(t *testing.T) { agree(t, r, want) })
+		}
+	}
+	if filtered == 0 {
+		t.Error("no recording had a thread to filter by")
 	}
 }
 
-func agree(t *testing.T, r *recording) {
+// filters returns thread filters worth checking on r: the name of every
+// thread that blocked or waited on a lock (up to 4), and the first
+// letter of the first of them (a substring matching several threads).
+func filters(r *recording) []string {
+	var out []string
+	for _, th := range r.res.Model.Threads {
+		if len(out) == 4 {
+			break
+		}
+		if th.Name != "" && (th.Time[model.Blocked] > 0 || th.Time[model.Waiting] > 0) {
+			out = append(out, th.Name)
+		}
+	}
+	if len(out) > 0 {
+		out = append(out, out[0][:1])
+	}
+	return out
+}
+
+func agree(t *testing.T, r *recording, thread string) {
 	ts := serve(t, r)
-	rep := report.New(r.rec, r.res, report.Options{Top: 0})
+	rep := report.New(r.rec, r.res, report.Options{Top: 0, Thread: thread})
+	q := ""
+	if thread != "" {
+		q = "?thread=" + url.QueryEscape(thread)
+	}
 	var sum summaryJSON
-	getJSON(t, ts, "/api/summary", &sum)
+	getJSON(t, ts, "/api/summary"+q, &sum)
 	var locks []lockJSON
-	getJSON(t, ts, "/api/locks", &locks)
+	getJSON(t, ts, "/api/locks"+q, &locks)
 
 	if sum.Contended != rep.LocksTotal {
 		t.Errorf("contended locks: viewer %d, report %d", sum.Contended, rep.LocksTotal)
@@ -89,7 +125,10 @@ func agree(t *testing.T, r *recording) {
 	}
 	waited := 0
 	for _, v := range locks {
-		if v.Kind == "monitor" && v.Waits+v.Notifies+v.NotifyAlls > 0 {
+		// With a filter, notify counts stay the whole recording's (the
+		// fold does not keep who notified): an object the kept threads
+		// never waited on is not theirs, in the report as here.
+		if v.Kind == "monitor" && (v.Waits > 0 || thread == "" && v.Notifies+v.NotifyAlls > 0) {
 			waited++
 		}
 	}

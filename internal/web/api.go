@@ -3,9 +3,11 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
+	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
 )
@@ -125,24 +127,47 @@ type cutJSON struct {
 	Reason string `json:"reason"`
 }
 
+// view is the model through the request's thread filter (?thread=NAME,
+// matched as orca report --thread matches it), nil when there is none.
+func (s *Server) view(r *http.Request) *model.View {
+	want := r.URL.Query().Get("thread")
+	if want == "" {
+		return nil
+	}
+	return s.d.m.Filter(analysis.ThreadFilter(s.d.m, want))
+}
+
+// summary answers GET /api/summary; with ?thread= its contended locks,
+// deadlocks and hangs are those orca report --thread lists.
 func (s *Server) summary(r *http.Request) (any, error) {
 	d := s.d
 	m := d.m
+	v := s.view(r)
+	has := func(id format.ThreadID) bool { return v == nil || v.Has(id) }
+	locks := m.Locks
+	if v != nil {
+		locks = v.Locks
+	}
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
-		Edges: len(m.Edges), Deadlocks: len(d.deadlocks),
+		Edges:    len(m.Edges),
 		Warnings: []string{}, Info: map[string]string{},
 	}
+	for _, dl := range d.deadlocks {
+		if slices.ContainsFunc(dl.Threads, has) {
+			out.Deadlocks++
+		}
+	}
 	for _, h := range d.hangs {
-		if i := d.threadIndex(h.Thread); i < 0 || !d.jdkThread[i] {
+		if i := d.threadIndex(h.Thread); (i < 0 || !d.jdkThread[i]) && has(h.Thread) {
 			out.Hangs++
 		}
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
 		out.States = append(out.States, i.String())
 	}
-	for _, l := range m.Locks {
+	for _, l := range locks {
 		// As orca report: a lock threads were still blocked on at the end
 		// (a deadlock's) is contended.
 		if l.Contentions+l.Open > 0 {
@@ -154,16 +179,17 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
 	}
-	if n, _ := strconv.Atoi(info["unattributed_total"]); n > 0 {
+	if n, _ := strconv.Atoi(info[format.InfoUnattributed]); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")
 	}
-	for _, k := range []string{"command", "java_version", "java_vm", "pid", "complete", "dropped_total", "origin_unix_ns", "origin_mono_ns", "agent_version",
-		"cut_s", "write_error", "write_errors", "unattributed_total", "virtual_threads", "dropped_at_exit"} {
+	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
+		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
+		format.InfoWriteError, format.InfoWriteErrors, format.InfoUnattributed, format.InfoVirtualThreads, format.InfoDroppedAtExit} {
 		if v, ok := info[k]; ok {
 			out.Info[k] = v
 		}
 	}
-	if n, _ := strconv.Atoi(info["dropped_total"]); n > 0 {
+	if n, _ := strconv.Atoi(info[format.InfoDroppedTotal]); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
 	}
 	if d.res.Malformed > 0 {
@@ -172,7 +198,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if d.res.Truncated {
 		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
 	}
-	if info != nil && info["complete"] == "false" {
+	if info != nil && info[format.InfoComplete] == "false" {
 		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
 	}
 	if len(m.Problems) > 0 {
@@ -478,9 +504,15 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	return out
 }
 
+// locks answers GET /api/locks: every lock's figures, or with ?thread=
+// those of the matching threads (the model's View, as orca report --thread).
 func (s *Server) locks(r *http.Request) (any, error) {
-	out := make([]lockJSON, len(s.d.m.Locks))
-	for i, l := range s.d.m.Locks {
+	locks := s.d.m.Locks
+	if v := s.view(r); v != nil {
+		locks = v.Locks
+	}
+	out := make([]lockJSON, len(locks))
+	for i, l := range locks {
 		out[i] = s.lockJSON(l)
 	}
 	return out, nil

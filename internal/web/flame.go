@@ -70,35 +70,16 @@ func (s *Server) flame(r *http.Request) (any, error) {
 	}
 	a0, a1 := d.abs(t0), d.abs(t1)
 
-	byStack := map[model.StackID]*[model.NumStates]int64{}
+	// The model sums the time per stack (the one fold, as the collapsed
+	// export's); this builds the tree of frames from the sums.
 	out := &flameJSON{Names: []string{"all"}, JDK: []bool{false}}
+	jdkOf := make(map[*model.Thread]bool, len(d.jdkThread))
 	for ti, t := range d.m.Threads {
-		if !keep(t) || (!withJDK && d.jdkThread[ti]) {
-			continue
-		}
-		used := false
-		for k := range t.Intervals {
-			iv := &t.Intervals[k]
-			if !want[iv.State] || (lock != 0 && iv.Object != lock) {
-				continue
-			}
-			lo, hi := max(iv.Start, a0), min(iv.End, a1)
-			if hi <= lo {
-				continue
-			}
-			acc := byStack[iv.Stack]
-			if acc == nil {
-				acc = new([model.NumStates]int64)
-				byStack[iv.Stack] = acc
-			}
-			acc[iv.State] += int64(hi - lo)
-			out.Intervals++
-			used = true
-		}
-		if used {
-			out.Threads++
-		}
+		jdkOf[t] = d.jdkThread[ti]
 	}
+	byStack, intervals, threads := d.m.Filter(keep).StackTime(model.StackQuery{States: want, Object: lock, From: a0, To: a1,
+		Skip: func(t *model.Thread) bool { return !withJDK && jdkOf[t] }})
+	out.Intervals, out.Threads = intervals, threads
 
 	nameOf := map[format.Frame]int{}
 	index := map[string]int{}
@@ -120,7 +101,7 @@ func (s *Server) flame(r *http.Request) (any, error) {
 		return i
 	}
 	root := &flameNode{N: 0}
-	add := func(n *flameNode, acc *[model.NumStates]int64) {
+	add := func(n *flameNode, acc *model.StackTimes) {
 		for st, v := range acc {
 			n.state[st] += v
 			n.V += v

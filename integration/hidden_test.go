@@ -1,0 +1,65 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestHiddenFrames is issue 13's item 8: the methods the agent renames
+// (Semaphore.orca$acquire, Thread.orca$join, …) and its orca$hook carry the
+// JDK's @Hidden, so other tools' stacks look as they do without Orca.
+// HiddenFrames.java prints the stack of an InterruptedException thrown
+// inside Semaphore.acquire and inside Thread.join (Throwable leaves hidden
+// frames out), and blocks in an acquire for 100 ms while the JVM records
+// JFR: jdk.ThreadPark's stack (JFR leaves them out too) must name
+// Semaphore.acquire and no orca$ method. Thread.getStackTrace of another
+// thread shows them on JDK 17 (it is a thread dump, which does not skip
+// hidden frames, as jstack does not; 25 skips them): logged, not failed.
+func TestHiddenFrames(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		jfrFile := filepath.Join(dir, "r.jfr")
+		res, _ := recordJVM(t, j, []string{"-XX:StartFlightRecording=filename=" + jfrFile}, "HiddenFrames")
+		if res.code != 0 {
+			t.Fatalf("orca record failed:\n%s", res)
+		}
+		parseExpect(t, res)
+		frames := map[string][]string{}
+		for _, l := range strings.Split(res.stdout, "\n") {
+			if f := strings.Fields(l); len(f) == 3 && f[0] == "FRAME" {
+				frames[f[1]] = append(frames[f[1]], f[2])
+			}
+		}
+		for where, want := range map[string]string{
+			"throwable-acquire": "java.util.concurrent.Semaphore.acquire",
+			"throwable-join":    "java.lang.Thread.join",
+		} {
+			st := strings.Join(frames[where], "\n  ")
+			if !strings.Contains(st, want+"\n") {
+				t.Errorf("%s: no %s frame in the stack trace:\n  %s", where, want, st)
+			}
+			if strings.Contains(st, "orca$") {
+				t.Errorf("%s: a renamed orca$ method shows in the Throwable's stack trace:\n  %s", where, st)
+			}
+		}
+		if st := strings.Join(frames["getstacktrace-acquire"], "\n  "); strings.Contains(st, "orca$") {
+			t.Logf("Thread.getStackTrace of a thread in Semaphore.acquire shows the orca$ frame on this JDK:\n  %s", st)
+		}
+
+		if _, err := os.Stat(jfrFile); err != nil {
+			t.Fatalf("no JFR recording: %v\n%s", err, res)
+		}
+		p := run(t, dir, filepath.Join(j.home, "bin", "jfr"), "print", "--events", "jdk.ThreadPark", jfrFile)
+		if p.code != 0 {
+			t.Fatalf("jfr print failed:\n%s", p)
+		}
+		if !strings.Contains(p.stdout, "java.util.concurrent.Semaphore.acquire()") {
+			t.Errorf("no jdk.ThreadPark event in Semaphore.acquire (the program parks 100 ms):\n%s", tail(p.stdout, 4000))
+		}
+		if strings.Contains(p.stdout, "orca$") {
+			t.Errorf("a renamed orca$ method shows in JFR's jdk.ThreadPark stacks:\n%s", tail(p.stdout, 4000))
+		}
+	})
+}

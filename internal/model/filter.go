@@ -1,0 +1,89 @@
+package model
+
+import "orca/internal/format"
+
+// A View is the Model seen through a thread filter, the way pprof filters
+// samples before any report: the threads kept, the locks aggregated once
+// from their intervals (Aggregate), and the membership test the lists of
+// deadlocks, hangs and edges use. orca report --thread renders a View, and
+// so does orca view with ?thread=, so both show the same figures for the
+// same filter.
+type View struct {
+	Model   *Model
+	Threads []*Thread // the threads kept, in Model.Threads order
+	Locks   []*Lock   // Aggregate(keep); Model.Locks when nothing is filtered
+	// Filtered is false when there was no filter (keep nil).
+	Filtered bool
+	kept     map[format.ThreadID]bool
+}
+
+// Filter returns the View of the threads keep accepts; keep nil keeps
+// them all (the View's Locks are then Model.Locks themselves).
+func (m *Model) Filter(keep func(*Thread) bool) *View {
+	v := &View{Model: m, kept: make(map[format.ThreadID]bool, len(m.Threads))}
+	for _, t := range m.Threads {
+		if keep == nil || keep(t) {
+			v.Threads = append(v.Threads, t)
+			v.kept[t.ID] = true
+		}
+	}
+	if keep == nil {
+		v.Locks = m.Locks
+		return v
+	}
+	v.Filtered = true
+	v.Locks = m.Aggregate(keep)
+	return v
+}
+
+// Has reports whether the thread id is kept.
+func (v *View) Has(id format.ThreadID) bool { return v.kept[id] }
+
+// StackTimes are the nanoseconds spent at one stack, per state.
+type StackTimes [NumStates]int64
+
+// StackQuery selects the intervals StackTime sums: the states wanted, one
+// lock's (Object, 0 for all), and the part of them within [From, To).
+type StackQuery struct {
+	States   [NumStates]bool
+	Object   format.ObjectID
+	From, To format.Time
+	// Skip leaves a kept thread out (the viewer's JDK service threads).
+	Skip func(*Thread) bool
+}
+
+// StackTime sums the time the View's threads spent at each stack in the
+// states asked for: the fold of the flame graph and of the collapsed-stack
+// export. It returns the sums, the intervals and the threads that
+// contributed.
+func (v *View) StackTime(q StackQuery) (by map[StackID]*StackTimes, intervals, threads int) {
+	by = map[StackID]*StackTimes{}
+	for _, t := range v.Threads {
+		if q.Skip != nil && q.Skip(t) {
+			continue
+		}
+		used := false
+		for k := range t.Intervals {
+			iv := &t.Intervals[k]
+			if !q.States[iv.State] || (q.Object != 0 && iv.Object != q.Object) {
+				continue
+			}
+			lo, hi := max(iv.Start, q.From), min(iv.End, q.To)
+			if hi <= lo {
+				continue
+			}
+			acc := by[iv.Stack]
+			if acc == nil {
+				acc = new(StackTimes)
+				by[iv.Stack] = acc
+			}
+			acc[iv.State] += int64(hi - lo)
+			intervals++
+			used = true
+		}
+		if used {
+			threads++
+		}
+	}
+	return by, intervals, threads
+}

@@ -1,13 +1,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "counters.h"
 #include "classfile.h"
 #include "clock.h"
 #include "inject.h"
 #include "methods.h"
 #include "objhash.h"
 #include "threads.h"
-#include "writer.h"
 
 static const wrap_spec thread_specs[] = {
     {"join", "()V", 1},
@@ -42,7 +42,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   if (err || !out) {
     char msg[256];
     snprintf(msg, sizeof msg, "cannot wrap %s (%s): its events will be missing", name, err ? err : "no method found");
-    writer_prop("warning", msg);
+    counters_prop(ORCA_INFO_WARNING, msg);
     orca_log("%s", msg);
     return;
   }

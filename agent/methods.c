@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "counters.h"
 #include "asgct.h"
 #include "clock.h"
 #include "methods.h"
@@ -116,7 +117,7 @@ static void describe_class(jclass cls, uint32_t h) {
     if (src) n += (size_t)text(line + n, src);
     line[n++] = '\n';
     writer_meta(META_CLASSES, line, n);
-    atomic_fetch_add(&count_classes, 1);
+    counter_add(CNT_CLASSES, 1);
     free(line);
   }
   dealloc(sig);
@@ -156,7 +157,7 @@ static void describe(jmethodID m, uint32_t id) {
     }
     line[n++] = '\n';
     writer_meta(META_METHODS, line, n);
-    atomic_fetch_add(&count_methods, 1);
+    counter_add(CNT_METHODS, 1);
     free(line);
   }
   dealloc(name);
@@ -192,7 +193,7 @@ static uint32_t method_id(jmethodID m) {
       return id;
     }
   }
-  atomic_fetch_add(&count_meta_dropped, 1);
+  counter_add(CNT_METADATA_DROPPED, 1);
   return 0;
 }
 
@@ -204,7 +205,7 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
   (*jvmti)->GetStackTrace(jvmti, NULL, skip, max, f2, &n2);
   int bad = n2 != n;
   for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
-  atomic_fetch_add(bad ? &count_walks_differ : &count_walks_checked, 1);
+  counter_add(bad ? CNT_VERIFIED_STACKS_DIFFER : CNT_VERIFIED_STACKS, 1);
   if (bad && asgct_verify > 1) {   // ORCA_VERIFY_STACKS=2: print both
     char buf[8192];
     size_t k = (size_t)snprintf(buf, sizeof buf, "orca: stacks differ (fast %d, GetStackTrace %d frames):\n", n, (int)n2);
@@ -266,7 +267,7 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   }
   int64_t t0 = time_walks ? clock_now() : 0;
   if (t || (n = asgct_walk(skip, fr, max)) < 0) {
-    if (!t) atomic_fetch_add_explicit(&count_slow_walks, 1, memory_order_relaxed);
+    if (!t) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
     if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up

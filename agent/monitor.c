@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
 #include "methods.h"
@@ -8,7 +9,6 @@
 #include "pending.h"
 #include "threads.h"
 #include "waitobj.h"
-#include "writer.h"
 
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
 // wait releases the monitor: anything slow here blocks the thread that will
@@ -28,7 +28,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
-    atomic_fetch_add_explicit(&count_suppressed_waits, 1, memory_order_relaxed);
+    counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
   }
   int64_t ts = clock_now();
@@ -129,7 +129,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!s) return;
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
-  if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
+  if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
   pending_settle(s);   // the previous Entered still uses enter_frames
   s->enter_ns = ts;
   s->enter_ticks = ticks;

@@ -1,12 +1,12 @@
 #define _GNU_SOURCE
 #include <sched.h>
 #include <stdlib.h>
+#include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
 #include "methods.h"
 #include "objhash.h"
 #include "pending.h"
-#include "writer.h"
 #include "waitobj.h"
 
 #define ACQ memory_order_acquire
@@ -40,7 +40,7 @@ static int64_t ticks_ns(tstate *s) {
 static int64_t timed_ns(tstate *s, int r, int64_t ns) {
   int64_t now = clock_now();
   if (r != 1) {
-    atomic_fetch_add_explicit(&count_entered_late, 1, RLX);
+    counter_add(CNT_ENTERED_LATE, 1);
     return now;
   }
   return ns < s->enter_ns ? s->enter_ns : ns > now ? now : ns;
@@ -82,8 +82,6 @@ void pending_entered(tstate *s, int64_t ticks, jobject o) {
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
 }
 
-atomic_long count_entered_lost;
-
 // settle_entered: the thread writes its own deferred Entered (it runs, so
 // the enter has ended).
 static void settle_entered(tstate *s) {
@@ -93,7 +91,7 @@ static void settle_entered(tstate *s) {
     pending_entered_done(s);
     if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_EMPTY &&
         !atomic_load_explicit(&s->entered_by_timer, ACQ)) {
-      atomic_fetch_add_explicit(&count_entered_lost, 1, RLX);
+      counter_add(CNT_ENTERED_LOST, 1);
       put_entered_at(s, clock_now());
       return;
     }
@@ -117,7 +115,7 @@ static void settle_entered(tstate *s) {
       put_entered_at(s, ns);
       if (st == SLOT_TIMED) {
         atomic_store_explicit(&s->entered_by_timer, 1, RLX);
-        atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+        counter_add(CNT_ENTERED_BY_TIMER, 1);
       }
       atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
       return;
@@ -182,7 +180,7 @@ static void flush_one(tstate *s, void *arg) {
     if (r != 0 && hsstat_trusted_ever()) {
       put_entered_at(s, timed_ns(s, r, ns));
       atomic_store_explicit(&s->entered_by_timer, 1, RLX);
-      atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+      counter_add(CNT_ENTERED_BY_TIMER, 1);
       atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
     } else {
       // Still blocked: its Entered comes later than now. Ended while the

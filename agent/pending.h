@@ -37,9 +37,9 @@ void pending_settle(tstate *s);
 // pending_entered_done: the callback's Entered came (or is no longer
 // awaited) for an enter that needed it (monitor.c).
 void pending_entered_done(tstate *s);
-// Entered that the callback should have given and did not: written when
-// the thread is next seen (its next Enter, wait, end), with that time.
-extern atomic_long count_entered_lost;
+// Entered that the callback should have given and did not are written when
+// the thread is next seen (its next Enter, wait, end), with that time, and
+// counted (CNT_ENTERED_LOST).
 
 // Writer side: writes every deferred Entered, and the waits begun before
 // stale_before without a stack (no walker, or it is stuck). Returns the

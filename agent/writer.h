@@ -1,6 +1,7 @@
 // The writer thread: drains the event rings every flush period, sorts each
 // batch by time, formats the .orca lines and writes them with write(2) so a
-// kill -9 loses at most one period. Also owns .methods, .classtable, .info.
+// kill -9 loses at most one period. Also owns .methods, .classtable and formats .info
+// (from counters.h).
 #ifndef ORCA_WRITER_H
 #define ORCA_WRITER_H
 #include <stddef.h>
@@ -23,13 +24,8 @@ void writer_stop(void);
 // writer_meta appends one complete line to .methods or .classtable.
 void writer_meta(int which, const char *line, size_t len);
 
-// writer_prop records a fact for .info (copied); repeated keys are kept.
-void writer_prop(const char *key, const char *value);
-
-// Counters reported in .info by the modules that own them.
-extern atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ,
-    count_entered_late, count_entered_by_timer;
+// The facts and counters of .info are stated in counters.h; the writer
+// formats them.
 
 // Text helpers shared with methods.c.
 size_t fmt_ts(char *out, long long ns);

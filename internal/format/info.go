@@ -68,6 +68,16 @@ const (
 	InfoVerifSlow      = "verified_entered_slow"
 	InfoWarning        = "warning" // repeatable
 
+	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
+	InfoHotSpotWalker      = "hotspot.walker"
+	InfoHotSpotSafeRead    = "hotspot.safe_read"
+	InfoHotSpotFaults      = "hotspot.faults"
+	InfoHotSpotWalkFaults  = "hotspot.walk_faults"
+	InfoHotSpotOwner       = "hotspot.owner"
+	InfoHotSpotMonitorHash = "hotspot.monitor_hash"
+	InfoHotSpotFacts       = "hotspot.facts"
+	InfoHotSpotArch        = "hotspot.arch"
+
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
 	InfoJFRFile           = "jfr_file"
@@ -107,6 +117,8 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoWarning,
+	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
+	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,
 	InfoNotifiesFromWaits, InfoNotifiesDropped, InfoThreads, InfoObjects,

@@ -140,6 +140,7 @@ static jint start(JavaVM *vm, char *options) {
   }
   counters_prop(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
+  monitor_init();
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 #include "clock.h"
 #include "methods.h"
 #include "orca.h"
-#include "writer.h"
+#include "fmt.h"
 
 // Open-addressing tables, insert-only, lock-free: a slot's key is claimed
 // with a CAS; IDs are assigned in order of first sight.
@@ -22,6 +23,47 @@ typedef struct {
   _Atomic(jmethodID) key;
   atomic_uint id;
 } mslot_t;
+
+// The .methods and .classtable lines not yet written, appended under a
+// mutex (rare: once per new method or class); the writer takes them
+// (methods_take) so no thread waits for the disk.
+typedef struct {
+  pthread_mutex_t mu;
+  char *buf;
+  size_t len, cap;
+} meta_t;
+static meta_t meta[2] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}, {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}};
+
+static void meta_add(int which, const char *line, size_t len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  if (m->len + len > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 65536;
+    while (cap < m->len + len) cap *= 2;
+    char *nb = realloc(m->buf, cap);
+    if (!nb) {
+      pthread_mutex_unlock(&m->mu);
+      counter_add(CNT_METADATA_DROPPED, 1);
+      return;
+    }
+    m->buf = nb;
+    m->cap = cap;
+  }
+  memcpy(m->buf + m->len, line, len);
+  m->len += len;
+  pthread_mutex_unlock(&m->mu);
+}
+
+char *methods_take(int which, size_t *len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  char *buf = m->buf;
+  *len = m->len;
+  m->buf = NULL;
+  m->len = m->cap = 0;
+  pthread_mutex_unlock(&m->mu);
+  return buf;
+}
 
 static mslot_t *mtab;
 static _Atomic uint32_t *ctab;   // class identity hashes (0 = free)
@@ -116,7 +158,7 @@ static void describe_class(jclass cls, uint32_t h) {
     line[n++] = ',';
     if (src) n += (size_t)text(line + n, src);
     line[n++] = '\n';
-    writer_meta(META_CLASSES, line, n);
+    meta_add(META_CLASSES, line, n);
     counter_add(CNT_CLASSES, 1);
     free(line);
   }
@@ -156,7 +198,7 @@ static void describe(jmethodID m, uint32_t id) {
       n += fmt_hex8(line + n, (uint32_t)lines[i].line_number);
     }
     line[n++] = '\n';
-    writer_meta(META_METHODS, line, n);
+    meta_add(META_METHODS, line, n);
     counter_add(CNT_METHODS, 1);
     free(line);
   }

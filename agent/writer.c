@@ -9,6 +9,8 @@
 #include <unistd.h>
 #include "clock.h"
 #include "counters.h"
+#include "fmt.h"
+#include "methods.h"
 #include "orca.h"
 #include "pending.h"
 #include "ring.h"
@@ -32,71 +34,6 @@ static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
 // Nonzero once VM death began: the final work ends at this time.
 static _Atomic int64_t final_deadline;
 static size_t carry_budget;
-
-// Metadata lines, appended by event threads under a mutex (rare: once per
-// new method or class).
-typedef struct {
-  pthread_mutex_t mu;
-  char *buf;
-  size_t len, cap;
-} meta_t;
-static meta_t meta[2] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}, {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}};
-
-// Two hex digits per byte: a 256-frame line has 512 ids to format, and a
-// table lookup per byte takes half the time of a loop per digit (measured:
-// 13-23 ns vs 28-42 ns per id).
-static const char hexpair[513] =
-    "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-    "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-    "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-    "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-    "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-    "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-    "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-    "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
-
-size_t fmt_hex8(char *out, unsigned v) {
-  memcpy(out, hexpair + 2 * (v >> 24), 2);
-  memcpy(out + 2, hexpair + 2 * ((v >> 16) & 255), 2);
-  memcpy(out + 4, hexpair + 2 * ((v >> 8) & 255), 2);
-  memcpy(out + 6, hexpair + 2 * (v & 255), 2);
-  return 8;
-}
-
-static size_t fmt_uint(char *out, unsigned long long v) {
-  char tmp[24];
-  size_t n = 0;
-  do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
-// fmt_ts writes seconds with 10 decimals; the writer's hot path, so no printf.
-size_t fmt_ts(char *out, long long ns) {
-  if (ns < 0) ns = 0;
-  size_t n = fmt_uint(out, (unsigned long long)(ns / 1000000000LL));
-  long long frac = ns % 1000000000LL;
-  out[n++] = '.';
-  for (int i = 8; i >= 0; i--) { out[n + (size_t)i] = (char)('0' + frac % 10); frac /= 10; }
-  n += 9;
-  out[n++] = '0';
-  return n;
-}
-
-size_t fmt_text(char *out, const char *s, size_t len) {
-  int quote = 0;
-  for (size_t i = 0; i < len; i++)
-    if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') quote = 1;
-  if (!quote) { memcpy(out, s, len); return len; }
-  size_t n = 0;
-  out[n++] = '"';
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] == '"') out[n++] = '"';
-    out[n++] = s[i];
-  }
-  out[n++] = '"';
-  return n;
-}
 
 // put writes n bytes at fd's offset and returns how many it wrote: n, or
 // fewer after an error (*err set).
@@ -205,37 +142,9 @@ void writer_refused(const char *why) {
   fclose(f);
 }
 
-void writer_meta(int which, const char *line, size_t len) {
-  meta_t *m = &meta[which];
-  pthread_mutex_lock(&m->mu);
-  if (m->len + len > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 65536;
-    while (cap < m->len + len) cap *= 2;
-    char *nb = realloc(m->buf, cap);
-    if (!nb) {
-      pthread_mutex_unlock(&m->mu);
-      counter_add(CNT_METADATA_DROPPED, 1);
-      return;
-    }
-    m->buf = nb;
-    m->cap = cap;
-  }
-  memcpy(m->buf + m->len, line, len);
-  m->len += len;
-  pthread_mutex_unlock(&m->mu);
-}
-
 static void flush_meta(int which, int fd) {
-  meta_t *m = &meta[which];
-  char *buf;
   size_t len;
-  // Swap the buffer out so event threads never wait for the disk.
-  pthread_mutex_lock(&m->mu);
-  buf = m->buf;
-  len = m->len;
-  m->buf = NULL;
-  m->len = m->cap = 0;
-  pthread_mutex_unlock(&m->mu);
+  char *buf = methods_take(which, &len);
   if (len && !cut) {
     int err = 0;
     size_t done = put(fd, buf, len, &err);
@@ -563,7 +472,7 @@ static void flush_all(int final) {
 static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
-  threads_internal();
+  orca_agent_thread = 1;
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();

@@ -7,8 +7,6 @@
 #include <stddef.h>
 #include <stdatomic.h>
 
-enum { META_METHODS = 0, META_CLASSES = 1 };
-
 // writer_open creates the output files (choosing PREFIX-N when clobber is
 // off and PREFIX exists); NULL or an error message.
 const char *writer_open(void);
@@ -21,15 +19,7 @@ void writer_refused(const char *why);
 const char *writer_start(void);
 void writer_stop(void);
 
-// writer_meta appends one complete line to .methods or .classtable.
-void writer_meta(int which, const char *line, size_t len);
-
 // The facts and counters of .info are stated in counters.h; the writer
 // formats them.
 
-// Text helpers shared with methods.c.
-size_t fmt_ts(char *out, long long ns);
-size_t fmt_hex8(char *out, unsigned v);
-// fmt_text writes s as a CSV field, quoted when it holds , " CR or LF.
-size_t fmt_text(char *out, const char *s, size_t len);
 #endif

@@ -66,7 +66,8 @@ const (
 	InfoVerifEntered   = "verified_entered"
 	InfoVerifAfter     = "verified_entered_after"
 	InfoVerifSlow      = "verified_entered_slow"
-	InfoWarning        = "warning" // repeatable
+	InfoBoundedWaits   = "bounded_waits" // a thread's waits for the agent's writer or walker that hit their bound
+	InfoWarning        = "warning"       // repeatable
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -116,7 +117,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoWarning,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWarning,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

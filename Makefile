@@ -117,7 +117,7 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/test/*.c \
-		agent/classfile.c agent/ring.c agent/options.c agent/log.c agent/counters.c agent/fmt.c -lpthread
+		agent/classfile.c agent/options.c agent/log.c agent/counters.c agent/fmt.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes

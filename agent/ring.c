@@ -27,6 +27,10 @@ const char *ring_init(size_t total) {
     shard_t *s = &shards[i];
     atomic_store(&s->lock, 0);
     // Pages are touched only when used, so a large buffer costs little RSS.
+    free(s->buf[0]);   // set only when called again (unit tests)
+    free(s->buf[1]);
+    s->used = 0;
+    s->active = 0;
     s->buf[0] = calloc(1, cap);
     s->buf[1] = calloc(1, cap);
     if (!s->buf[0] || !s->buf[1]) return "cannot allocate the event buffer";

@@ -135,9 +135,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // past the bound (pending.h): this pair is dropped and counted, not waited
   // for.
   if (!pending_settle(p)) {
-    p->enter_dropped = 1;
-    counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTER, 1);
-    counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED, 1);
+    pending_drop_enter(p);
     return;
   }
   p->enter_ns = ts;

@@ -222,6 +222,12 @@ int pending_settle(pending_tstate *s) {
   return free_slot;
 }
 
+void pending_drop_enter(pending_tstate *s) {
+  s->enter_dropped = 1;
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTER, 1);
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED, 1);
+}
+
 int pending_wait_open(pending_tstate *s) {
   return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
 }

@@ -95,6 +95,9 @@ void pending_waited(pending_tstate *s, jobject o, int64_t ts);
 // Entered's slot is free for a new Enter, 0 when the writer still holds it
 // after the bound (then the new Enter is dropped and counted: monitor.c).
 int pending_settle(pending_tstate *s);
+// pending_drop_enter: the Enter that follows a pending_settle that returned
+// 0 is dropped, and counted with its Entered (whose callback is ignored).
+void pending_drop_enter(pending_tstate *s);
 // pending_wait_open: the thread has a recorded wait not yet settled.
 int pending_wait_open(pending_tstate *s);
 // pending_on_entered_done sets the function called when an enter that

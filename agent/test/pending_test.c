@@ -6,17 +6,31 @@
 // drive its states directly; the JVM, the stack walkers and HotSpot's timer
 // are stubbed.
 #include "../pending.c"
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
 #include "check.h"
 
+// slow: the walker's walks and the writer's timer reads take 200 µs, past
+// every bound (a holder descheduled).
+static atomic_int slow;
+static __thread int is_writer;
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
-  (void)t; (void)skip; (void)max;
+  (void)skip; (void)max;
+  if (t && atomic_load(&slow)) usleep(200);
   out[0].method = 0x77;
   out[0].location = 1;
   return 1;
 }
 uint32_t objhash_of(jobject o) { return o ? 0xAB : 0; }
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
-int hsstat_end(const hs_enter *e, int64_t *ns) { (void)e; *ns = 0; return -1; }
+int hsstat_end(const hs_enter *e, int64_t *ns) {
+  (void)e;
+  if (is_writer && atomic_load(&slow)) usleep(200);
+  *ns = 0;
+  return -1;
+}
 void hsstat_check(const hs_enter *e, int64_t entered_ns) { (void)e; (void)entered_ns; }
 int hsstat_trusted_ever(void) { return 0; }
 void hsstat_calibrate(JNIEnv *env, jthread contender) { (void)env; (void)contender; }
@@ -50,6 +64,96 @@ static void drain(void) {
     size_t len;
     ring_take(i % RING_SHARDS, &len);
   }
+}
+
+// ---- concurrently: a thread's enters and waits against a writer that
+// flushes (and writes every open wait stack-less) and a walker that walks
+// every open wait, as fast as they can. Every pair not dropped is written
+// exactly once, both halves; every pair dropped is counted.
+
+#define ROUNDS 20000
+static atomic_int stop;
+static long seen[ORCA_EV_COUNT];
+
+static void drain_count(void) {
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      seen[r->kind]++;
+    }
+  }
+}
+
+static void *writer_loop(void *arg) {
+  (void)arg;
+  is_writer = 1;
+  while (!atomic_load(&stop)) {
+    pending_flush(INT64_MAX, INT64_MAX);
+    drain_count();
+  }
+  return NULL;
+}
+
+static void *walker_loop(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop)) pending_walk(INT64_MAX);
+  return NULL;
+}
+
+static void test_concurrent(jobject obj, int slowly) {
+  atomic_store(&slow, slowly);
+  memset(seen, 0, sizeof seen);
+  counters_reset();
+  atomic_store(&stop, 0);
+  pending_tstate *p = calloc(1, sizeof *p);
+  pending_attach(p, 0x4321, 5);
+  p->ref = (jthread)obj;   // any non-NULL: the walker claims only waits with a thread reference
+  pthread_t w, k;
+  pthread_create(&w, NULL, writer_loop, NULL);
+  pthread_create(&k, NULL, walker_loop, NULL);
+  long enters = 0, enters_dropped = 0, waits = 0, waits_dropped = 0;
+  for (int i = 0; i < ROUNDS; i++) {
+    if (!pending_settle(p)) {
+      pending_drop_enter(p);   // as monitor.c does
+      enters_dropped++;
+    } else {
+      p->enter_obj = 1;
+      p->enter_n = 0;
+      clock_pair(&p->enter_ns, &p->enter_ticks);
+      pending_enter(p, i % 2);
+      enters++;
+    }
+    pending_entered(p, clock_ticks(), obj);
+    pending_wait(p, NULL, NULL, obj, 0x99, clock_now());
+    if (p->wait_dropped) waits_dropped++;
+    else waits++;
+    pending_waited(p, obj, clock_now());
+  }
+  pending_settle(p);
+  atomic_store(&stop, 1);
+  pthread_join(w, NULL);
+  pthread_join(k, NULL);
+  pending_flush(INT64_MAX, INT64_MAX);
+  drain_count();
+  CHECK(seen[ORCA_EV_MONITOR_CONTENDED_ENTERED] == enters, "concurrent: %ld Entered written for %ld enters",
+        seen[ORCA_EV_MONITOR_CONTENDED_ENTERED], enters);
+  CHECK(seen[ORCA_EV_OBJECT_WAIT] == waits && seen[ORCA_EV_OBJECT_WAITED] == waits,
+        "concurrent: %ld Wait and %ld Waited written for %ld waits", seen[ORCA_EV_OBJECT_WAIT],
+        seen[ORCA_EV_OBJECT_WAITED], waits);
+  CHECK(counter_kind_get(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED) == enters_dropped &&
+            counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT) == waits_dropped,
+        "concurrent: dropped.Entered %ld (want %ld), dropped.ObjectWait %ld (want %ld)",
+        counter_kind_get(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED), enters_dropped,
+        counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT), waits_dropped);
+  CHECK(atomic_load(&p->wait_state) == SLOT_EMPTY || atomic_load(&p->wait_state) == SLOT_WRITTEN,
+        "concurrent: wait left in state %d", atomic_load(&p->wait_state));
+  printf("pending concurrently%s: %ld enters (%ld dropped), %ld waits (%ld dropped), %ld bounds hit\n", slowly ? " (slow holders)" : "", enters,
+         enters_dropped, waits, waits_dropped, counter_get(CNT_BOUNDED_WAITS));
+  CHECK(pending_detach(p, NULL, p) == 1, "concurrent: detach");
+  free(p);
 }
 
 void test_pending(void) {
@@ -156,4 +260,9 @@ void test_pending(void) {
   CHECK(pending_detach(s, NULL, s) == 1 && registry == NULL, "detach of an idle part");
   free(s);
   drain();
+
+  CHECK(!ring_init(RING_SHARDS << 20), "ring_init");
+  test_concurrent(obj, 0);
+  test_concurrent(obj, 1);
+  atomic_store(&slow, 0);
 }

@@ -32,7 +32,7 @@ enum orca_counter {
   CNT_VERIFIED_ENTERED,     // ORCA_VERIFY_ENTERED: callbacks compared with the timer
   CNT_VERIFIED_ENTERED_AFTER,
   CNT_VERIFIED_ENTERED_SLOW,
-  CNT_BOUNDED_WAITS,        // a thread's waits for the writer or walker that hit their bound
+  CNT_BOUNDED_WAITS,        // an application thread's waits that hit their bound (docs/agent.md)
   CNT_METADATA_DROPPED,     // .methods/.classtable lines lost (no memory)
   CNT_WRITE_ERRORS,         // failed writes
   CNT_COUNT

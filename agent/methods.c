@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "counters.h"
+#include "arch.h"
 #include "asgct.h"
 #include "clock.h"
 #include "methods.h"
@@ -229,9 +230,19 @@ static uint32_t method_id(jmethodID m) {
     }
     if (cur == m) {
       uint32_t id;
-      // The claimer stores the id right after its CAS.
-      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++)
-        if (spin > 100) sched_yield();
+      // The claimer stores the id right after its CAS; if it was descheduled
+      // in between, the frame gets no id (an unknown method in the
+      // recording) rather than the thread waiting without bound (counted).
+      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++) {
+        if (spin < 200) {
+          arch_pause();
+        } else if (spin < 220) {
+          sched_yield();
+        } else {
+          counter_add(CNT_BOUNDED_WAITS, 1);
+          break;
+        }
+      }
       return id;
     }
   }

@@ -66,7 +66,7 @@ const (
 	InfoVerifEntered   = "verified_entered"
 	InfoVerifAfter     = "verified_entered_after"
 	InfoVerifSlow      = "verified_entered_slow"
-	InfoBoundedWaits   = "bounded_waits" // a thread's waits for the agent's writer or walker that hit their bound
+	InfoBoundedWaits   = "bounded_waits" // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
 	InfoWarning        = "warning"       // repeatable
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).

@@ -57,11 +57,12 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
 
 // pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
 // nested overloads (join() calls join(0)).
-// The calling thread's join and semaphore calls: only the thread itself
-// reads them, so they live in its thread-local storage, not in tstate.
-static __thread inject_tstate self;
-
-int inject_in_join(void) { return self.join_depth > 0; }
+// part returns the thread's join and semaphore part, made at its first
+// call (most threads never join nor acquire: no memory for them).
+static inject_tstate *part(tstate *s) {
+  if (!s->inject) s->inject = calloc(1, sizeof *s->inject);
+  return s->inject;
+}
 
 static void pair(tstate *s, int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
   if (op == HOOK_ENTER) {
@@ -90,7 +91,9 @@ JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass 
   (void)c;
   tstate *s = hook_thread(env, op, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED);
   if (!s) return;
-  pair(s, &self.join_depth, self.join_frames, &self.join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+  inject_tstate *p = part(s);
+  if (!p) return;
+  pair(s, &p->join_depth, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
@@ -105,6 +108,7 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
     ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
     return;
   }
-  pair(s, &self.sem_depth, self.sem_frames, &self.sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op,
-       o);
+  inject_tstate *p = part(s);
+  if (!p) return;
+  pair(s, &p->sem_depth, p->sem_frames, &p->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
 }

@@ -28,7 +28,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  if (inject_in_join()) {   // the wait inside Thread.join is the join itself
+  if (inject_in_join(s->inject)) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
   }

@@ -19,6 +19,8 @@ static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
 static void forget(tstate *s, JNIEnv *env) {
+  free(s->inject);
+  s->inject = NULL;
   if (pending_detach(&s->pending, env, s)) free(s);
 }
 

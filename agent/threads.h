@@ -8,17 +8,21 @@
 #include "ring.h"
 
 // A thread's state is composed of the parts of the modules that keep
-// per-thread state others read (pending.h: the deferred records, which the
-// writer and the walker read); threads.c only creates, registers and frees
-// it. State only the thread itself uses lives in its module's thread-local
-// storage (inject.c: join and semaphore depths and saved stacks).
+// per-thread state, each declared in its module's header: pending.h's
+// deferred records (which the writer and the walker read, through pending's
+// registry), and inject.h's join and semaphore depths and saved stacks
+// (made at the thread's first join or acquire; only a pointer here, so this
+// header needs nothing of inject's). threads.c only creates, registers and
+// frees it.
+struct inject_tstate;
 typedef struct tstate {
   uint32_t hash;        // System.identityHashCode of the java.lang.Thread
   int shard;            // event ring shard
   int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
   int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
                         // Thread object (ensure_join); not timed (monitor.c)
-  pending_tstate pending;   // deferred records (pending.h)
+  pending_tstate pending;         // deferred records (pending.h)
+  struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
 } tstate;
 
 // thread_self returns the calling thread's state, creating it on first use;

@@ -297,7 +297,7 @@ int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
   int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED;
   if (walker_holds) {
     s->block = block;
-    s->detached = 1;   // the walker frees it, and its reference, once done (pending_walk)
+    s->detached = 1;   // the walker frees it, and its reference, once done (finish)
   } else {
     ref = s->ref;
     s->ref = NULL;   // the walker reads it under the mutex
@@ -372,13 +372,20 @@ static void claim_old(pending_tstate *s, void *arg) {
   if (s->ref && claim(&s->wait_state, SLOT_PENDING, s->wait_obj ? SLOT_BUSY : SLOT_NAMING)) w->claimed[w->n++] = s;
 }
 
-// release frees a part whose thread ended while the walker held its wait.
-static void release(pending_tstate *s, JNIEnv *env) {
+// finish ends the walker's hold on a claimed wait (written: its Wait is in
+// the rings; else not named, back to its thread), under the registry's
+// mutex, so its thread's end (pending_detach) sees either the hold or its
+// end: a part whose thread ended meanwhile is freed here, and only here.
+static void finish(pending_tstate *s, JNIEnv *env, int written) {
   pthread_mutex_lock(&registry_mu);
-  int st = atomic_load_explicit(&s->wait_state, ACQ);
-  int gone = s->detached && st != SLOT_BUSY && st != SLOT_HANDED && st != SLOT_NAMING;
-  jthread ref = gone ? s->ref : NULL;
-  if (gone) unlink_locked(s);
+  if (written) wait_done(s);
+  else atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
+  int gone = s->detached;
+  jthread ref = NULL;
+  if (gone) {
+    ref = s->ref;
+    unlink_locked(s);
+  }
   pthread_mutex_unlock(&registry_mu);
   if (ref && env) (*env)->DeleteGlobalRef(env, ref);
   if (gone) free(s->block);
@@ -400,20 +407,18 @@ void pending_walk(int64_t old_before) {
       pending_tstate *s = w.claimed[i];
       if (!s->wait_obj) {
         s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0;
-        // Not named: its thread writes it (one whose thread ended: nobody).
-        atomic_store_explicit(&s->wait_state, s->wait_obj ? SLOT_BUSY : s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
-        if (!s->wait_obj) {
-          if (s->detached) release(s, env);
+        if (!s->wait_obj) {   // not named: its thread writes it
+          finish(s, env, 0);
           continue;
         }
+        atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
       int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
       // Its thread left the wait during the walk: the walk may have seen
       // another place; the pair is written without a stack.
       s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED ? 0 : n;
       put_wait(s);
-      wait_done(s);
-      if (s->detached) release(s, env);
+      finish(s, env, 1);
     }
   } while (w.n == w.cap);
 }

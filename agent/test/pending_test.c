@@ -249,8 +249,7 @@ void test_pending(void) {
   CHECK(pending_detach(s, NULL, s) == 0 && s->detached, "detached while the walker holds the wait: freed by the thread");
   CHECK(pending_flush(INT64_MAX, 0) == 12000, "the flush does not hold back the handed wait's lines");
   put_wait(s);
-  wait_done(s);
-  release(s, NULL);   // freed here
+  finish(s, NULL, 1);   // freed here
   CHECK(registry == NULL, "the ended thread's part is still registered");
   CHECK(taken(ORCA_EV_OBJECT_WAITED, NULL) == 1, "the ended thread's Waited");
 

@@ -111,8 +111,10 @@ gen:
 # ---- test ------------------------------------------------------------------
 
 # The agent's C unit tests (agent/test): class-file rewriting, the clock's
-# conversion, the writer's ordering; built with the sanitizers, against the
-# agent's own sources. The last line says "agent unit tests: N passed, N failed".
+# conversion, the writer's ordering, the counters, the bounded waits of the
+# rings and the deferred records; built with the sanitizers, against the
+# agent's own sources. check-includes.sh first: no include cycle among the
+# agent's modules. The last line says "agent unit tests: N passed, N failed".
 UNIT_DIR := build/agent-test
 UNIT_SRC := $(wildcard agent/test/*.c agent/test/*.h)
 UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -120,13 +122,14 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/test/*.c \
-		agent/classfile.c agent/ring.c agent/options.c agent/log.c -lpthread
+		agent/classfile.c agent/options.c agent/log.c agent/counters.c agent/fmt.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes
 	$(JAVA_HOME)/bin/javac --release 17 -d $(UNIT_DIR)/classes $^
 
 agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class
+	bash agent/check-includes.sh agent
 	$(UNIT_DIR)/unit $(UNIT_DIR) $(JAVA_HOME)
 
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,

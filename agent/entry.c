@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "counters.h"
 #include "arch.h"
 #include "asgct.h"
 #include "clock.h"
@@ -32,7 +33,7 @@ atomic_int orca_state;
 static void prop(const char *key, const char *name) {
   char *v = NULL;
   if ((*jvmti)->GetSystemProperty(jvmti, name, &v) == JVMTI_ERROR_NONE && v) {
-    writer_prop(key, v);
+    counters_prop(key, v);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)v);
   }
 }
@@ -47,7 +48,7 @@ static void java_prop(JNIEnv *env, const char *key, const char *name) {
   if (v) {
     const char *c = (*env)->GetStringUTFChars(env, v, NULL);
     if (c) {
-      writer_prop(key, c);
+      counters_prop(key, c);
       (*env)->ReleaseStringUTFChars(env, v, c);
     }
   }
@@ -55,11 +56,11 @@ static void java_prop(JNIEnv *env, const char *key, const char *name) {
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j; (void)t;
-  java_prop(env, "java_version", "java.version");
-  prop("java_vm", "java.vm.name");
-  prop("java_vm_version", "java.vm.version");
-  prop("java_home", "java.home");
-  prop("command", "sun.java.command");
+  java_prop(env, ORCA_INFO_JAVA_VERSION, "java.version");
+  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
+  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
+  prop(ORCA_INFO_JAVA_HOME, "java.home");
+  prop(ORCA_INFO_COMMAND, "sun.java.command");
   if (!orca_recording()) return;
   objhash_ready();
   hsstat_enable(env);
@@ -67,7 +68,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   asgct_ready(env);
   const char *err = pending_start_walker(env);
   if (err) {
-    writer_prop("warning", err);
+    counters_prop(ORCA_INFO_WARNING, err);
     orca_log("%s: a wait longer than a second is written without its stack", err);
   }
 }
@@ -83,7 +84,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
 static void warn(const char *what, jvmtiError e) {
   char msg[256];
   snprintf(msg, sizeof msg, "%s failed (JVMTI error %d)", what, (int)e);
-  writer_prop("warning", msg);
+  counters_prop(ORCA_INFO_WARNING, msg);
   orca_log("%s", msg);
 }
 
@@ -137,19 +138,20 @@ static jint start(JavaVM *vm, char *options) {
     orca_feature = atoi(spec);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)spec);
   }
-  writer_prop("entered_clock", clock_init());
+  counters_prop(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
+  monitor_init();
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
-  writer_prop("hotspot.safe_read", safe_init(vms_flag("CheckJNICalls") == 1));
-  if ((err = owner_init())) writer_prop("warning", err);
-  if ((err = asgct_init())) writer_prop("warning", err);
-  writer_prop("hotspot.walker", walk_status());
-  writer_prop("hotspot.owner", owner_caps());
-  writer_prop("hotspot.monitor_hash", owner_hash_caps());
-  writer_prop("hotspot.facts", hs_facts_text());
-  writer_prop("hotspot.arch", ARCH_NAME);
+  counters_prop(ORCA_INFO_HOTSPOT_SAFE_READ, safe_init(vms_flag("CheckJNICalls") == 1));
+  if ((err = owner_init())) counters_prop(ORCA_INFO_WARNING, err);
+  if ((err = asgct_init())) counters_prop(ORCA_INFO_WARNING, err);
+  counters_prop(ORCA_INFO_HOTSPOT_WALKER, walk_status());
+  counters_prop(ORCA_INFO_HOTSPOT_OWNER, owner_caps());
+  counters_prop(ORCA_INFO_HOTSPOT_MONITOR_HASH, owner_hash_caps());
+  counters_prop(ORCA_INFO_HOTSPOT_FACTS, hs_facts_text());
+  counters_prop(ORCA_INFO_HOTSPOT_ARCH, ARCH_NAME);
 
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);
@@ -173,7 +175,7 @@ static jint start(JavaVM *vm, char *options) {
     return JNI_OK;
   }
   if (!want.can_generate_early_class_hook_events)
-    writer_prop("warning", "no early class hook: Thread.join is not recorded");
+    counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
 
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);

@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
 #include "mgmt.h"
 #include "orca.h"
 #include "vmstructs.h"
-#include "writer.h"
 
 // States of the timer's use.
 enum { HS_OFF = -1, HS_WAIT, HS_CALIBRATING, HS_TRUSTED };
@@ -27,7 +27,6 @@ static _Atomic int64_t origin = INT64_MAX;
 // ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
 // compared with it (counts in .info; the integration tests use it).
 static int verify;
-atomic_long count_verified_entered, count_verified_after, count_verified_slow;
 
 static void note_origin(int64_t o) {
   int64_t cur = atomic_load_explicit(&origin, memory_order_relaxed);
@@ -39,7 +38,7 @@ static void note_origin(int64_t o) {
 static void give_up(const char *why) {
   int was = atomic_exchange(&state, HS_OFF);
   if (was == HS_OFF) return;
-  writer_prop("entered_timer", why);
+  counters_prop(ORCA_INFO_ENTERED_TIMER, why);
 }
 
 void hsstat_init(void) {}
@@ -47,6 +46,8 @@ void hsstat_init(void) {}
 void hsstat_enable(JNIEnv *env) {
   const char *v = getenv("ORCA_VERIFY_ENTERED");
   verify = v && *v && strcmp(v, "0");
+  if (verify)
+    for (int c = CNT_VERIFIED_ENTERED; c <= CNT_VERIFIED_ENTERED_SLOW; c++) counters_show(c);
   if (!hs_has(HS_RELEASE_11)) {
     give_up("not used: unknown JDK");
     return;
@@ -208,7 +209,7 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
   atomic_store(&stat_at, found * 8);
   atomic_store(&ever_trusted, 1);
   int expect = HS_CALIBRATING;
-  if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) writer_prop("entered_timer", "hotspot");
+  if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) counters_prop(ORCA_INFO_ENTERED_TIMER, "hotspot");
 done:
   if (held) (*env)->MonitorExit(env, calib_obj);
   if (why) atomic_store(&calib_step, -1);   // a contender still waiting for go ends
@@ -263,9 +264,9 @@ void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   int64_t d = hs_stats_total(e->stats) - e->base, y = entered_ns - (e->start + d);
   // The timer stops before HotSpot posts Entered: never after the callback.
   int64_t late = y - atomic_load(&origin);
-  atomic_fetch_add(&count_verified_entered, 1);
-  if (d <= 0 || late <= -5000) atomic_fetch_add(&count_verified_after, 1);
-  else if (late >= 100000) atomic_fetch_add(&count_verified_slow, 1);
+  counter_add(CNT_VERIFIED_ENTERED, 1);
+  if (d <= 0 || late <= -5000) counter_add(CNT_VERIFIED_ENTERED_AFTER, 1);
+  else if (late >= 100000) counter_add(CNT_VERIFIED_ENTERED_SLOW, 1);
 }
 
 int hsstat_verifying(void) { return verify; }

@@ -62,7 +62,6 @@ int hsstat_trusted_ever(void);
 // hsstat_verifying: ORCA_VERIFY_ENTERED=1, the callback stays on and is
 // compared with the timer on every enter (counts in .info).
 int hsstat_verifying(void);
-extern atomic_long count_verified_entered, count_verified_after, count_verified_slow;
 // hsstat_lost: an enter was not timed after the timer was trusted
 // (contention monitoring turned off by the application): stop using it.
 void hsstat_lost(void);

@@ -1,13 +1,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "counters.h"
 #include "classfile.h"
 #include "clock.h"
 #include "inject.h"
 #include "methods.h"
 #include "objhash.h"
 #include "threads.h"
-#include "writer.h"
 
 static const wrap_spec thread_specs[] = {
     {"join", "()V", 1},
@@ -42,7 +42,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   if (err || !out) {
     char msg[256];
     snprintf(msg, sizeof msg, "cannot wrap %s (%s): its events will be missing", name, err ? err : "no method found");
-    writer_prop("warning", msg);
+    counters_prop(ORCA_INFO_WARNING, msg);
     orca_log("%s", msg);
     return;
   }
@@ -57,9 +57,14 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
 
 // pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
 // nested overloads (join() calls join(0)).
-static void pair(int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
-  tstate *s = thread_self(NULL);
-  if (!s) return;
+// part returns the thread's join and semaphore part, made at its first
+// call (most threads never join nor acquire: no memory for them).
+static inject_tstate *part(tstate *s) {
+  if (!s->inject) s->inject = calloc(1, sizeof *s->inject);
+  return s->inject;
+}
+
+static void pair(tstate *s, int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
   if (op == HOOK_ENTER) {
     if ((*depth)++ > 0 || !orca_recording()) return;
     int64_t ts = clock_now();
@@ -86,7 +91,9 @@ JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass 
   (void)c;
   tstate *s = hook_thread(env, op, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED);
   if (!s) return;
-  pair(&s->join_depth, s->join_frames, &s->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+  inject_tstate *p = part(s);
+  if (!p) return;
+  pair(s, &p->join_depth, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
@@ -101,5 +108,7 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
     ring_put(s->shard, ORCA_EV_SEMAPHORE_RELEASE, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
     return;
   }
-  pair(&s->sem_depth, s->sem_frames, &s->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
+  inject_tstate *p = part(s);
+  if (!p) return;
+  pair(s, &p->sem_depth, p->sem_frames, &p->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
 }

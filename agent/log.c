@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include "orca.h"
 
+__thread int orca_agent_thread;
+
 void orca_log(const char *fmt, ...) {
   char buf[1024];
   va_list ap;

@@ -1,14 +1,17 @@
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "counters.h"
+#include "arch.h"
 #include "asgct.h"
 #include "clock.h"
 #include "methods.h"
 #include "orca.h"
-#include "writer.h"
+#include "fmt.h"
 
 // Open-addressing tables, insert-only, lock-free: a slot's key is claimed
 // with a CAS; IDs are assigned in order of first sight.
@@ -21,6 +24,47 @@ typedef struct {
   _Atomic(jmethodID) key;
   atomic_uint id;
 } mslot_t;
+
+// The .methods and .classtable lines not yet written, appended under a
+// mutex (rare: once per new method or class); the writer takes them
+// (methods_take) so no thread waits for the disk.
+typedef struct {
+  pthread_mutex_t mu;
+  char *buf;
+  size_t len, cap;
+} meta_t;
+static meta_t meta[2] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}, {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}};
+
+static void meta_add(int which, const char *line, size_t len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  if (m->len + len > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 65536;
+    while (cap < m->len + len) cap *= 2;
+    char *nb = realloc(m->buf, cap);
+    if (!nb) {
+      pthread_mutex_unlock(&m->mu);
+      counter_add(CNT_METADATA_DROPPED, 1);
+      return;
+    }
+    m->buf = nb;
+    m->cap = cap;
+  }
+  memcpy(m->buf + m->len, line, len);
+  m->len += len;
+  pthread_mutex_unlock(&m->mu);
+}
+
+char *methods_take(int which, size_t *len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  char *buf = m->buf;
+  *len = m->len;
+  m->buf = NULL;
+  m->len = m->cap = 0;
+  pthread_mutex_unlock(&m->mu);
+  return buf;
+}
 
 static mslot_t *mtab;
 static _Atomic uint32_t *ctab;   // class identity hashes (0 = free)
@@ -115,8 +159,8 @@ static void describe_class(jclass cls, uint32_t h) {
     line[n++] = ',';
     if (src) n += (size_t)text(line + n, src);
     line[n++] = '\n';
-    writer_meta(META_CLASSES, line, n);
-    atomic_fetch_add(&count_classes, 1);
+    meta_add(META_CLASSES, line, n);
+    counter_add(CNT_CLASSES, 1);
     free(line);
   }
   dealloc(sig);
@@ -155,8 +199,8 @@ static void describe(jmethodID m, uint32_t id) {
       n += fmt_hex8(line + n, (uint32_t)lines[i].line_number);
     }
     line[n++] = '\n';
-    writer_meta(META_METHODS, line, n);
-    atomic_fetch_add(&count_methods, 1);
+    meta_add(META_METHODS, line, n);
+    counter_add(CNT_METHODS, 1);
     free(line);
   }
   dealloc(name);
@@ -186,13 +230,23 @@ static uint32_t method_id(jmethodID m) {
     }
     if (cur == m) {
       uint32_t id;
-      // The claimer stores the id right after its CAS.
-      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++)
-        if (spin > 100) sched_yield();
+      // The claimer stores the id right after its CAS; if it was descheduled
+      // in between, the frame gets no id (an unknown method in the
+      // recording) rather than the thread waiting without bound (counted).
+      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++) {
+        if (spin < 200) {
+          arch_pause();
+        } else if (spin < 220) {
+          sched_yield();
+        } else {
+          counter_add(CNT_BOUNDED_WAITS, 1);
+          break;
+        }
+      }
       return id;
     }
   }
-  atomic_fetch_add(&count_meta_dropped, 1);
+  counter_add(CNT_METADATA_DROPPED, 1);
   return 0;
 }
 
@@ -204,7 +258,7 @@ static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
   (*jvmti)->GetStackTrace(jvmti, NULL, skip, max, f2, &n2);
   int bad = n2 != n;
   for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
-  atomic_fetch_add(bad ? &count_walks_differ : &count_walks_checked, 1);
+  counter_add(bad ? CNT_VERIFIED_STACKS_DIFFER : CNT_VERIFIED_STACKS, 1);
   if (bad && asgct_verify > 1) {   // ORCA_VERIFY_STACKS=2: print both
     char buf[8192];
     size_t k = (size_t)snprintf(buf, sizeof buf, "orca: stacks differ (fast %d, GetStackTrace %d frames):\n", n, (int)n2);
@@ -266,7 +320,7 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   }
   int64_t t0 = time_walks ? clock_now() : 0;
   if (t || (n = asgct_walk(skip, fr, max)) < 0) {
-    if (!t) atomic_fetch_add_explicit(&count_slow_walks, 1, memory_order_relaxed);
+    if (!t) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
     if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up

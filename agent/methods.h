@@ -8,6 +8,11 @@
 #include "ring.h"
 
 const char *methods_init(void);
+// The lines of .methods (META_METHODS) and .classtable (META_CLASSES) not
+// written yet: methods_take hands them to the writer (free them; NULL when
+// none).
+enum { META_METHODS = 0, META_CLASSES = 1 };
+char *methods_take(int which, size_t *len);
 // stack_capture fills out with up to max frames of thread t (NULL: the
 // calling thread), skipping `skip` innermost frames; returns the count (0
 // on error).

@@ -1,6 +1,8 @@
 #include <pthread.h>
+#include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
+#include "inject.h"
 #include "methods.h"
 #include "objhash.h"
 #include "monitor.h"
@@ -9,7 +11,6 @@
 #include "threads.h"
 #include "vmstructs.h"
 #include "waitobj.h"
-#include "writer.h"
 
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
 // wait releases the monitor: anything slow here blocks the thread that will
@@ -28,15 +29,15 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
-    atomic_fetch_add_explicit(&count_suppressed_waits, 1, memory_order_relaxed);
+  if (inject_in_join(s->inject)) {   // the wait inside Thread.join is the join itself
+    counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
   }
   int64_t ts = clock_now();
   jthread t = NULL;
-  if (!s->ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
+  if (!s->pending.ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
   int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
-  pending_wait(s, env, t, o, later ? 0 : objhash_of(o), ts);
+  pending_wait(&s->pending, env, t, o, later ? 0 : objhash_of(o), ts);
   return s;
 }
 
@@ -44,7 +45,7 @@ void monitor_wait_end(tstate *s) {
   if (!orca_recording()) return;
   // MonitorWaited has written the pair; a wait still open never waited
   // (wait threw: not the owner, a negative timeout): forget it.
-  if (s && atomic_load_explicit(&s->wait_state, memory_order_relaxed) != SLOT_EMPTY) pending_settle(s);
+  if (s && pending_wait_open(&s->pending)) pending_settle(&s->pending);
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for
@@ -57,7 +58,7 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
-  if (s) pending_waited(s, o, ts);
+  if (s) pending_waited(&s->pending, o, ts);
 }
 
 // The Entered callback is off while HotSpot's timer of contended enters is
@@ -77,14 +78,13 @@ static atomic_int entered_off;
 static atomic_long needed;
 static pthread_mutex_t switch_mu = PTHREAD_MUTEX_INITIALIZER;
 
-void pending_entered_done(tstate *s) {
-  s->needs_entered = 0;
-  atomic_fetch_sub(&needed, 1);
-}
+static void entered_done(void) { atomic_fetch_sub(&needed, 1); }
+
+void monitor_init(void) { pending_on_entered_done(entered_done); }
 
 static void need_callback(tstate *s) {
-  if (!s->needs_entered) {
-    s->needs_entered = 1;
+  if (!s->pending.needs_entered) {
+    s->pending.needs_entered = 1;
     atomic_fetch_add(&needed, 1);
   }
   if (!atomic_load(&entered_off)) return;
@@ -111,7 +111,7 @@ static void try_switch_off(void) {
 }
 
 static void entered_switch(tstate *s, int timed) {
-  if (timed && hsstat_reliable(&s->enter_hs)) {
+  if (timed && hsstat_reliable(&s->pending.enter_hs)) {
     try_switch_off();
     return;
   }
@@ -130,20 +130,27 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (!s) return;
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
-  if (!owner) atomic_fetch_add_explicit(&count_owner_unknown, 1, memory_order_relaxed);
-  pending_settle(s);   // the previous Entered still uses enter_frames
-  s->enter_ns = ts;
-  s->enter_ticks = ticks;
-  s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
-  s->enter_obj = owner_pending_hash(env);
-  if (!s->enter_obj) s->enter_obj = objhash_of(o);
+  if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
+  pending_tstate *p = &s->pending;
+  // The previous Entered still uses enter_frames. Still held by the writer
+  // past the bound (pending.h): this pair is dropped and counted, not waited
+  // for.
+  if (!pending_settle(p)) {
+    pending_drop_enter(p);
+    return;
+  }
+  p->enter_ns = ts;
+  p->enter_ticks = ticks;
+  p->enter_n = stack_capture(NULL, 0, p->enter_frames, opt.depth);
+  p->enter_obj = owner_pending_hash(env);
+  if (!p->enter_obj) p->enter_obj = objhash_of(o);
   // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
   // be read when the enter is settled, at its native end: its JavaThread
   // is gone by then. The callback times it.
-  int timed = !s->ended && hsstat_begin(env, t, ts, &s->enter_hs);
-  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, s->enter_obj, owner, s->enter_frames, s->enter_n,
+  int timed = !s->ended && hsstat_begin(env, t, ts, &p->enter_hs);
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
-  pending_enter(s, timed);
+  pending_enter(p, timed);
   entered_switch(s, timed);
 }
 
@@ -160,6 +167,6 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   int64_t ticks = clock_ticks();
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
   if (!s) return;
-  pending_entered(s, ticks, o);
-  if (s->needs_entered) pending_entered_done(s);
+  pending_entered(&s->pending, ticks, o);
+  if (s->pending.needs_entered) pending_entered_done(&s->pending);
 }

@@ -9,6 +9,8 @@
 struct tstate;
 struct tstate *monitor_wait_begin(JNIEnv *env, jobject o);
 void monitor_wait_end(struct tstate *s);
+// monitor_init: Agent_OnLoad.
+void monitor_init(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <string.h>
+#include "counters.h"
 #include "clock.h"
 #include "methods.h"
 #include "objhash.h"
@@ -8,7 +9,6 @@
 #include "natives.h"
 #include "threads.h"
 #include "vthread.h"
-#include "writer.h"
 
 typedef void(JNICALL *void_obj_fn)(JNIEnv *, jobject);
 typedef void(JNICALL *sleep_fn)(JNIEnv *, jclass, jlong);
@@ -136,8 +136,8 @@ void natives_report(void) {
     if (!hooks[i].bound) {
       char msg[256];
       snprintf(msg, sizeof msg, "%s.%s is not intercepted yet; its events may be missing", hooks[i].cls, hooks[i].name);
-      writer_prop("warning", msg);
+      counters_prop(ORCA_INFO_WARNING, msg);
     }
-  if (!wait_bound) writer_prop("warning", "Object.wait is not intercepted yet; waits may be missing");
-  if (!sleep_bound) writer_prop("warning", "Thread.sleep is not intercepted yet; sleeps may be missing");
+  if (!wait_bound) counters_prop(ORCA_INFO_WARNING, "Object.wait is not intercepted yet; waits may be missing");
+  if (!sleep_bound) counters_prop(ORCA_INFO_WARNING, "Thread.sleep is not intercepted yet; sleeps may be missing");
 }

@@ -34,6 +34,10 @@ static inline int orca_recording(void) {
   return atomic_load_explicit(&orca_state, memory_order_acquire) == 1;
 }
 
+// orca_agent_thread: set (to 1) on the agent's own threads (writer, walker,
+// calibration): they get no per-thread state and record nothing (log.c).
+extern __thread int orca_agent_thread;
+
 // log.c: messages to stderr prefixed with "orca: ".
 void orca_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -10,10 +10,10 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include "counters.h"
 #include "orca.h"
 #include "owner.h"
 #include "vmstructs.h"
-#include "writer.h"
 
 // What this JVM exports (vmstructs.h), known at owner_init.
 static int can_owner, can_hash;
@@ -43,7 +43,6 @@ static int max_slots = CHUNK * MAX_CHUNKS;
 static atomic_int high;   // slots in use are below this index
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static __thread int my_slot = -1;
-atomic_long count_owner_table_full;
 
 // slot returns slot i, which is below high (its chunk is published).
 static inline slot_t *slot(int i) {
@@ -89,11 +88,11 @@ static void fields(JNIEnv *env) {
 }
 
 static void table_full(void) {
-  if (atomic_fetch_add(&count_owner_table_full, 1) == 0) {
+  if (atomic_fetch_add(&orca_counters[CNT_OWNER_TABLE_FULL], 1) == 0) {
     char msg[160];
     snprintf(msg, sizeof msg, "more than %d live threads: the owners of contended monitors held by the others are "
              "00000000 (owner_table_full counts them)", max_slots);
-    writer_prop("warning", msg);
+    counters_prop(ORCA_INFO_WARNING, msg);
     orca_log("%s", msg);
   }
 }

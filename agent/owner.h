@@ -28,6 +28,5 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 // computed.
 uint32_t owner_pending_hash(JNIEnv *env);
 // Threads that found the table of live threads full (their owned monitors'
-// contenders see owner 00000000); in .info when not 0.
-extern atomic_long count_owner_table_full;
+// contenders see owner 00000000) are counted in CNT_OWNER_TABLE_FULL.
 #endif

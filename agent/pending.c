@@ -1,66 +1,139 @@
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include "counters.h"
+#include "arch.h"
 #include "clock.h"
 #include "hsstat.h"
 #include "methods.h"
 #include "objhash.h"
 #include "pending.h"
-#include "writer.h"
 #include "waitobj.h"
 
 #define ACQ memory_order_acquire
 #define REL memory_order_release
 #define RLX memory_order_relaxed
 
+// The registry of every thread's part (pending_attach): the writer and the
+// walker visit it under its mutex; a part leaves it at its thread's end.
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static pending_tstate *registry;
+
+static void each(void (*fn)(pending_tstate *, void *), void *arg) {
+  pthread_mutex_lock(&registry_mu);
+  for (pending_tstate *s = registry; s; s = s->next) fn(s, arg);
+  pthread_mutex_unlock(&registry_mu);
+}
+
+static void unlink_locked(pending_tstate *s) {
+  if (s->prev) s->prev->next = s->next;
+  else registry = s->next;
+  if (s->next) s->next->prev = s->prev;
+  s->prev = s->next = NULL;
+}
+
+void pending_attach(pending_tstate *s, uint32_t hash, int shard) {
+  s->hash = hash;
+  s->shard = shard;
+  pthread_mutex_lock(&registry_mu);
+  s->prev = NULL;
+  s->next = registry;
+  if (registry) registry->prev = s;
+  registry = s;
+  pthread_mutex_unlock(&registry_mu);
+}
+
+static void (*entered_done_fn)(void);
+
+void pending_on_entered_done(void (*fn)(void)) { entered_done_fn = fn; }
+
+void pending_entered_done(pending_tstate *s) {
+  s->needs_entered = 0;
+  if (entered_done_fn) entered_done_fn();
+}
+
 static int claim(_Atomic int *state, int from, int to) {
   return atomic_compare_exchange_strong_explicit(state, &from, to, memory_order_acq_rel, RLX);
 }
 
-// await spins while the other side writes the record (a copy, or one
-// stack walk); returns the state it left.
-static int await(_Atomic int *state) {
+// await waits while *state is `held` (the writer or the walker writes the
+// record: a copy, one timer read, one stack walk), at most PENDING_SPINS
+// pauses then PENDING_YIELDS yields, and returns the state it left; `held`
+// when the bound was hit (counted: the caller hands the record over).
+// SLOT_NAMING is always waited for (docs/agent.md, "Bounded waits"): the
+// walker reads the wait native's argument, which must outlive the read.
+static int await(_Atomic int *state, int held) {
   int st;
-  while ((st = atomic_load_explicit(state, ACQ)) == SLOT_BUSY) sched_yield();
-  return st;
+  for (int i = 0;; i++) {
+    st = atomic_load_explicit(state, ACQ);
+    if (st != held && st != SLOT_NAMING) return st;
+    if (i < PENDING_SPINS) {
+      arch_pause();
+    } else if (i < PENDING_SPINS + PENDING_YIELDS || st == SLOT_NAMING) {
+      sched_yield();
+    } else {
+      counter_add(CNT_BOUNDED_WAITS, 1);
+      return st;
+    }
+  }
 }
 
-static void put_entered_at(tstate *s, int64_t ts) {
+static void put_entered_at(pending_tstate *s, int64_t ts) {
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts, s->hash, s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
   s->enter_obj = 0;
 }
 
-static int64_t ticks_ns(tstate *s) {
+static int64_t ticks_ns(pending_tstate *s) {
   return clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
 }
 
 // timed_ns returns the Entered time of an Enter HotSpot timed, once it has
 // ended: from the timer, or, if the timer was reset meanwhile
 // (ThreadMXBean), the time it is found ended (counted).
-static int64_t timed_ns(tstate *s, int r, int64_t ns) {
+static int64_t timed_ns(pending_tstate *s, int r, int64_t ns) {
   int64_t now = clock_now();
   if (r != 1) {
-    atomic_fetch_add_explicit(&count_entered_late, 1, RLX);
+    counter_add(CNT_ENTERED_LATE, 1);
     return now;
   }
   return ns < s->enter_ns ? s->enter_ns : ns > now ? now : ns;
 }
 
-static void put_wait(tstate *s) {
+static void put_wait(pending_tstate *s) {
   ring_put(s->shard, ORCA_EV_OBJECT_WAIT, atomic_load_explicit(&s->wait_ts, RLX), s->hash, s->wait_obj, 0,
            s->wait_frames, s->wait_n, NULL, 0);
 }
 
-void pending_enter(tstate *s, int timed) {
+static void put_waited(pending_tstate *s, int64_t ts) {
+  ring_put(s->shard, ORCA_EV_OBJECT_WAITED, ts, s->hash, s->wait_obj, 0, s->wait_frames, s->wait_n, NULL, 0);
+}
+
+// wait_done ends the writer's or the walker's hold on a wait whose Wait it
+// wrote: SLOT_WRITTEN, or, when its thread handed it over meanwhile
+// (SLOT_HANDED), the Waited too (at waited_ts; none when 0: the wait never
+// waited), and the slot is free again.
+static void wait_done(pending_tstate *s) {
+  if (claim(&s->wait_state, SLOT_BUSY, SLOT_WRITTEN)) return;
+  int64_t ts = atomic_load_explicit(&s->waited_ts, RLX);
+  if (ts) put_waited(s, ts);
+  atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+}
+
+void pending_enter(pending_tstate *s, int timed) {
+  s->enter_dropped = 0;
   atomic_store_explicit(&s->entered_by_timer, 0, RLX);
   if (timed) atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
 }
 
-void pending_entered(tstate *s, int64_t ticks, jobject o) {
+void pending_entered(pending_tstate *s, int64_t ticks, jobject o) {
+  if (s->enter_dropped) return;   // its Enter was dropped, and counted with its Entered
   for (;;) {
     int st = atomic_load_explicit(&s->entered_state, ACQ);
     if (st == SLOT_BUSY) {   // the writer looks at the timer
-      await(&s->entered_state);
+      // Past the bound the writer writes it from the timer (this enter has
+      // ended, so it finds it ended), or the thread at its next settle.
+      if (await(&s->entered_state, SLOT_BUSY) == SLOT_BUSY) return;
       continue;
     }
     if (st == SLOT_TIMED) {   // the timer is being checked, or was just turned off
@@ -82,27 +155,26 @@ void pending_entered(tstate *s, int64_t ticks, jobject o) {
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
 }
 
-atomic_long count_entered_lost;
-
 // settle_entered: the thread writes its own deferred Entered (it runs, so
-// the enter has ended).
-static void settle_entered(tstate *s) {
+// the enter has ended). 1 when the slot is free after it, 0 when the writer
+// still holds it past the bound (the writer then writes it).
+static int settle_entered(pending_tstate *s) {
   if (s->needs_entered) {
     // The enter needed its Entered callback and none came: never silent,
     // and the pair stays a pair.
     pending_entered_done(s);
     if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_EMPTY &&
-        !atomic_load_explicit(&s->entered_by_timer, ACQ)) {
-      atomic_fetch_add_explicit(&count_entered_lost, 1, RLX);
+        !atomic_load_explicit(&s->entered_by_timer, ACQ) && !s->enter_dropped) {
+      counter_add(CNT_ENTERED_LOST, 1);
       put_entered_at(s, clock_now());
-      return;
+      return 1;
     }
   }
   for (;;) {
     int st = atomic_load_explicit(&s->entered_state, ACQ);
-    if (st == SLOT_EMPTY) return;
+    if (st == SLOT_EMPTY) return 1;
     if (st == SLOT_BUSY) {
-      await(&s->entered_state);
+      if (await(&s->entered_state, SLOT_BUSY) == SLOT_BUSY) return 0;
       continue;
     }
     int64_t ns = 0;
@@ -117,26 +189,63 @@ static void settle_entered(tstate *s) {
       put_entered_at(s, ns);
       if (st == SLOT_TIMED) {
         atomic_store_explicit(&s->entered_by_timer, 1, RLX);
-        atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+        counter_add(CNT_ENTERED_BY_TIMER, 1);
       }
       atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
-      return;
+      return 1;
     }
   }
 }
 
-void pending_settle(tstate *s) {
-  settle_entered(s);
-  // A wait still open here never waited: wait() threw (not the owner, a
-  // negative timeout) after JVMTI posted MonitorWait. Forget it if unwritten.
-  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY && !claim(&s->wait_state, SLOT_PENDING, SLOT_EMPTY)) {
-    await(&s->wait_state);
-    atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+// forget_wait: a wait still open at settle never waited (wait() threw: not
+// the owner, a negative timeout, after JVMTI posted MonitorWait). Forgotten
+// if unwritten; held by the walker past the bound, handed to it without a
+// Waited. 1 when the slot is free.
+static int forget_wait(pending_tstate *s) {
+  int st = atomic_load_explicit(&s->wait_state, ACQ);
+  if (st == SLOT_EMPTY || claim(&s->wait_state, SLOT_PENDING, SLOT_EMPTY)) return 1;
+  st = await(&s->wait_state, st == SLOT_HANDED ? SLOT_HANDED : SLOT_BUSY);
+  if (st == SLOT_BUSY) {
+    atomic_store_explicit(&s->waited_ts, 0, RLX);
+    if (claim(&s->wait_state, SLOT_BUSY, SLOT_HANDED)) return 0;
+    st = atomic_load_explicit(&s->wait_state, ACQ);
   }
+  if (st == SLOT_HANDED) return 0;   // an earlier wait, still the walker's
+  if (st == SLOT_WRITTEN) atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+  return 1;
 }
 
-void pending_wait(tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts) {
-  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) pending_settle(s);
+int pending_settle(pending_tstate *s) {
+  int free_slot = settle_entered(s);
+  s->wait_dropped = 0;
+  forget_wait(s);
+  return free_slot;
+}
+
+void pending_drop_enter(pending_tstate *s) {
+  s->enter_dropped = 1;
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTER, 1);
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED, 1);
+}
+
+int pending_wait_open(pending_tstate *s) {
+  return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
+}
+
+void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts) {
+  s->wait_dropped = 0;
+  // Under the monitor: only when a wait is still open (rare).
+  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) {
+    settle_entered(s);   // held by the writer past the bound: it writes it
+    if (!forget_wait(s)) {
+      // The walker still holds the thread's last wait: this one is dropped
+      // (counted with its Waited), not waited for under the monitor.
+      s->wait_dropped = 1;
+      counter_kind_add(KC_DROPPED, ORCA_EV_OBJECT_WAIT, 1);
+      counter_kind_add(KC_DROPPED, ORCA_EV_OBJECT_WAITED, 1);
+      return;
+    }
+  }
   if (!s->ref && env && t) s->ref = (*env)->NewGlobalRef(env, t);
   s->wait_arg = o;
   s->wait_obj = obj;
@@ -144,23 +253,59 @@ void pending_wait(tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, in
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
 }
 
-void pending_waited(tstate *s, jobject o, int64_t ts) {
+void pending_waited(pending_tstate *s, jobject o, int64_t ts) {
   // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
   // re-entry too, so an Entered still deferred is written first, also on
   // the VM's own waits.
   settle_entered(s);
-  if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_EMPTY) return;
-  if (claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
-    // Not holding the monitor any more: the stack walk and the hash cost
-    // nobody else.
-    if (!s->wait_obj) s->wait_obj = objhash_of(o);
-    s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
-    put_wait(s);
-  } else {
-    await(&s->wait_state);   // the writer wrote the Wait, and its frames
+  if (s->wait_dropped) {
+    s->wait_dropped = 0;
+    return;
   }
-  ring_put(s->shard, ORCA_EV_OBJECT_WAITED, ts, s->hash, s->wait_obj, 0, s->wait_frames, s->wait_n, NULL, 0);
+  for (;;) {
+    int st = atomic_load_explicit(&s->wait_state, ACQ);
+    // None recorded (the VM's own waits), or an earlier one still the walker's.
+    if (st == SLOT_EMPTY || st == SLOT_HANDED) return;
+    if (st == SLOT_WRITTEN) break;   // by the writer or the walker, with its frames
+    if (st == SLOT_PENDING) {
+      if (!claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) continue;
+      // Not holding the monitor any more: the stack walk and the hash cost
+      // nobody else.
+      if (!s->wait_obj) s->wait_obj = objhash_of(o);
+      s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
+      put_wait(s);
+      break;
+    }
+    if (await(&s->wait_state, SLOT_BUSY) == SLOT_BUSY) {
+      // Past the bound the walker (or the writer) holding the Wait writes
+      // the Waited too: the pair stays a pair.
+      atomic_store_explicit(&s->waited_ts, ts, RLX);
+      if (claim(&s->wait_state, SLOT_BUSY, SLOT_HANDED)) return;
+    }
+  }
+  put_waited(s, ts);
   atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+}
+
+int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
+  pthread_mutex_lock(&registry_mu);
+  // The writer holds a record only inside a flush, under this mutex: what
+  // is deferred now is the thread's to write.
+  settle_entered(s);
+  jthread ref = NULL;
+  int st = atomic_load_explicit(&s->wait_state, ACQ);
+  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED;
+  if (walker_holds) {
+    s->block = block;
+    s->detached = 1;   // the walker frees it, and its reference, once done (finish)
+  } else {
+    ref = s->ref;
+    s->ref = NULL;   // the walker reads it under the mutex
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  return !walker_holds;
 }
 
 // ---- writer and walker ----
@@ -169,7 +314,7 @@ typedef struct {
   int64_t cutoff, stale_before;
 } flush_t;
 
-static void flush_one(tstate *s, void *arg) {
+static void flush_one(pending_tstate *s, void *arg) {
   flush_t *f = arg;
   int st = atomic_load_explicit(&s->entered_state, ACQ);
   if (st == SLOT_PENDING && claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
@@ -182,7 +327,7 @@ static void flush_one(tstate *s, void *arg) {
     if (r != 0 && hsstat_trusted_ever()) {
       put_entered_at(s, timed_ns(s, r, ns));
       atomic_store_explicit(&s->entered_by_timer, 1, RLX);
-      atomic_fetch_add_explicit(&count_entered_by_timer, 1, RLX);
+      counter_add(CNT_ENTERED_BY_TIMER, 1);
       atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
     } else {
       // Still blocked: its Entered comes later than now. Ended while the
@@ -201,7 +346,7 @@ static void flush_one(tstate *s, void *arg) {
   if (st == SLOT_PENDING && ts < f->stale_before && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
     s->wait_n = 0;
     put_wait(s);
-    atomic_store_explicit(&s->wait_state, SLOT_WRITTEN, REL);
+    wait_done(s);
     return;
   }
   if (ts < f->cutoff) f->cutoff = ts;
@@ -209,44 +354,71 @@ static void flush_one(tstate *s, void *arg) {
 
 int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
   flush_t f = {cutoff, stale_before};
-  threads_each(flush_one, &f);
+  each(flush_one, &f);
   return f.cutoff;
 }
 
 typedef struct {
   int64_t old_before;
-  tstate **claimed;
+  pending_tstate **claimed;
   int n, cap;
 } walk_t;
 
-static void claim_old(tstate *s, void *arg) {
+static void claim_old(pending_tstate *s, void *arg) {
   walk_t *w = arg;
   if (w->n == w->cap) return;   // the rest at the next round
   if (atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING) return;
   if (atomic_load_explicit(&s->wait_ts, RLX) >= w->old_before) return;
-  if (s->ref && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) w->claimed[w->n++] = s;
+  if (s->ref && claim(&s->wait_state, SLOT_PENDING, s->wait_obj ? SLOT_BUSY : SLOT_NAMING)) w->claimed[w->n++] = s;
+}
+
+// finish ends the walker's hold on a claimed wait (written: its Wait is in
+// the rings; else not named, back to its thread), under the registry's
+// mutex, so its thread's end (pending_detach) sees either the hold or its
+// end: a part whose thread ended meanwhile is freed here, and only here.
+static void finish(pending_tstate *s, JNIEnv *env, int written) {
+  pthread_mutex_lock(&registry_mu);
+  if (written) wait_done(s);
+  else atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
+  int gone = s->detached;
+  jthread ref = NULL;
+  if (gone) {
+    ref = s->ref;
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  if (gone) free(s->block);
 }
 
 void pending_walk(int64_t old_before) {
-  tstate *buf[256];
+  pending_tstate *buf[256];
   walk_t w = {old_before, buf, 0, 256};
   do {
     w.n = 0;
-    threads_each(claim_old, &w);
-    // Walk outside the registry's mutex: a claimed state stays alive, as
-    // its thread waits for SLOT_WRITTEN before it can end. A wait whose
-    // object is not known yet gets it named first.
+    each(claim_old, &w);
+    // Walk outside the registry's mutex: a claimed part stays alive (its
+    // thread's end leaves it to us: pending_detach). A wait whose object is
+    // not known yet gets it named first, while its thread cannot leave the
+    // wait native (SLOT_NAMING).
     JNIEnv *env = NULL;
     if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
     for (int i = 0; i < w.n; i++) {
-      tstate *s = w.claimed[i];
-      if (!s->wait_obj && !(s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0)) {
-        atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // its thread writes it
-        continue;
+      pending_tstate *s = w.claimed[i];
+      if (!s->wait_obj) {
+        s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0;
+        if (!s->wait_obj) {   // not named: its thread writes it
+          finish(s, env, 0);
+          continue;
+        }
+        atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
-      s->wait_n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
+      int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
+      // Its thread left the wait during the walk: the walk may have seen
+      // another place; the pair is written without a stack.
+      s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED ? 0 : n;
       put_wait(s);
-      atomic_store_explicit(&s->wait_state, SLOT_WRITTEN, REL);
+      finish(s, env, 1);
     }
   } while (w.n == w.cap);
 }
@@ -266,7 +438,7 @@ int pending_is_walker(JNIEnv *env, jthread t) {
 
 static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   (void)j; (void)arg;
-  threads_internal();
+  orca_agent_thread = 1;
   atomic_store(&walker_alive, 1);
   hsstat_calibrate(env, calibrator);
   (*jvmti)->RawMonitorEnter(jvmti, walker_mon);

@@ -1,6 +1,8 @@
 // Event buffers: callbacks append fixed binary records to one of a few
 // sharded, double-buffered rings under a spinlock held for a memcpy; the
-// writer thread swaps the buffers out. A full ring drops and counts.
+// writer thread swaps the buffers out. A callback never waits beyond a few
+// pauses: its own shard busy, it takes another; every shard full or busy,
+// the event is dropped and counted (.info dropped.KIND).
 #ifndef ORCA_RING_H
 #define ORCA_RING_H
 #include <stdint.h>
@@ -28,14 +30,15 @@ typedef struct {
 
 #define RING_SHARDS 8
 
-// ring_count returns the events written (dropped = 0) or dropped (1) of a
-// kind, summed over the shards.
-long ring_count(int kind, int dropped);
+// RING_SPINS: the pauses a callback waits for its own shard's lock (a
+// holder copies at most ~2 kB), before it tries the other shards once each.
+#define RING_SPINS 64
 
 // ring_init allocates total_bytes split over the shards; NULL or an error.
 const char *ring_init(size_t total_bytes);
 
-// ring_put appends an event; returns 0 and counts a drop when full.
+// ring_put appends an event to shard (or another, see above); returns 0
+// and counts a drop (counters.h, KC_DROPPED) when no shard took it.
 int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, uint32_t owner,
              const orca_frame *frames, int nframes, const char *name, int namelen);
 

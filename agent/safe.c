@@ -7,11 +7,11 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
+#include "counters.h"
 #include "arch.h"
 #include "safe.h"
 
 __thread safe_guard *safe_cur;
-atomic_long safe_faults;
 static int installed;
 static struct sigaction old_segv, old_bus;
 
@@ -47,7 +47,7 @@ static void handler(int sig, siginfo_t *si, void *ucv) {
   if (pc >= (uintptr_t)__start_orca_safe && pc < (uintptr_t)__stop_orca_safe) {
     safe_guard *g = safe_cur;
     if (g) {
-      atomic_fetch_add_explicit(&safe_faults, 1, memory_order_relaxed);
+      counter_add(CNT_HOTSPOT_FAULTS, 1);
       arch_uc_call(uc, resume, g);
       return;
     }

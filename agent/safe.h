@@ -29,8 +29,7 @@ typedef struct safe_guard {
 } safe_guard;
 
 extern __thread safe_guard *safe_cur;
-// Faults recovered (.info hotspot.faults).
-extern atomic_long safe_faults;
+// Faults recovered are counted in CNT_HOTSPOT_FAULTS (counters.h).
 
 // safe_init installs the handler (Agent_OnLoad; the JVM's handlers are
 // installed before agents load); check_jni: the JVM runs with

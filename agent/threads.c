@@ -5,50 +5,35 @@
 #include "clock.h"
 #include "methods.h"
 #include "owner.h"
-#include "pending.h"
 #include "threads.h"
 #include "vthread.h"
 
 static __thread tstate *self_state;
-static __thread int internal;
 static atomic_int next_shard;
 
-// The registry of every thread's state: the writer walks it for deferred
-// records. A state leaves it at ThreadEnd, or when its native thread exits
-// (a state made after ThreadEnd: HotSpot's thread exit can still block on
-// a monitor).
-static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
-static tstate *registry;
+// A state is registered with the modules whose parts others read
+// (pending_attach) when it is made, and forgotten at ThreadEnd, or when its
+// native thread exits (a state made after ThreadEnd: HotSpot's thread exit
+// can still block on a monitor).
 static pthread_key_t exit_key;
 static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 
-static void forget(tstate *s) {
-  pthread_mutex_lock(&registry_mu);
-  if (s->prev) s->prev->next = s->next;
-  else registry = s->next;
-  if (s->next) s->next->prev = s->prev;
-  pthread_mutex_unlock(&registry_mu);
-  free(s);
+static void forget(tstate *s, JNIEnv *env) {
+  free(s->inject);
+  s->inject = NULL;
+  if (pending_detach(&s->pending, env, s)) free(s);
 }
 
 static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
-  s->enter_hs.stats = NULL;   // its JavaThread is gone
-  pending_settle(s);
+  s->pending.enter_hs.stats = NULL;   // its JavaThread is gone
+  pending_settle(&s->pending);
   self_state = NULL;
-  forget(s);
+  forget(s, NULL);
 }
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit); }
-
-void threads_internal(void) { internal = 1; }
-
-void threads_each(void (*fn)(tstate *, void *), void *arg) {
-  pthread_mutex_lock(&registry_mu);
-  for (tstate *s = registry; s; s = s->next) fn(s, arg);
-  pthread_mutex_unlock(&registry_mu);
-}
 
 // A JVMTI thread-local marker: set once a thread has its ThreadStarted.
 #define STARTED_MARK ((void *)1)
@@ -58,7 +43,7 @@ void threads_each(void (*fn)(tstate *, void *), void *arg) {
 
 tstate *thread_self(jthread t) {
   tstate *s = self_state;
-  if (s || internal) return s;
+  if (s || orca_agent_thread) return s;
   s = calloc(1, sizeof *s);
   if (!s) return NULL;
   jthread cur = t;
@@ -76,11 +61,7 @@ tstate *thread_self(jthread t) {
   self_state = s;
   pthread_once(&exit_once, make_exit_key);
   pthread_setspecific(exit_key, s);
-  pthread_mutex_lock(&registry_mu);
-  s->next = registry;
-  if (registry) registry->prev = s;
-  registry = s;
-  pthread_mutex_unlock(&registry_mu);
+  pending_attach(&s->pending, s->hash, s->shard);
   return s;
 }
 
@@ -123,7 +104,7 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (!orca_recording()) return;
   if (pending_is_walker(env, t)) {
-    threads_internal();
+    orca_agent_thread = 1;
     return;
   }
   tstate *s = thread_self(t);
@@ -143,12 +124,12 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
 
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
-  if (internal) return;
+  if (orca_agent_thread) return;
   tstate *s = self_state;
   owner_unregister_self(env);
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
-  if (s) pending_settle(s);
+  if (s) pending_settle(&s->pending);
   // Only threads that have a ThreadStarted get a ThreadEnded.
   if (orca_recording() && mark == STARTED_MARK) {
     if (!s) s = thread_self(t);
@@ -158,12 +139,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   if (s) {
     pthread_setspecific(exit_key, NULL);
     self_state = NULL;
-    pthread_mutex_lock(&registry_mu);
-    jthread ref = s->ref;
-    s->ref = NULL;   // the writer reads it under the mutex
-    pthread_mutex_unlock(&registry_mu);
-    if (ref) (*env)->DeleteGlobalRef(env, ref);
-    forget(s);
+    forget(s, env);
   }
 }
 

@@ -1,10 +1,10 @@
 #include <stdatomic.h>
 #include <string.h>
+#include "counters.h"
 #include "orca.h"
 #include "vmstructs.h"
 #include "vthread.h"
 
-static atomic_long unattributed[ORCA_EV_COUNT], virtual_threads;
 static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads counts
 static jclass base_class, carrier_class;   // java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread
 static atomic_int looked_up;
@@ -46,7 +46,7 @@ int vthread_is(JNIEnv *env, jthread t) {
 }
 
 void vthread_unattributed(int kind) {
-  if (kind > 0 && kind < ORCA_EV_COUNT) atomic_fetch_add_explicit(&unattributed[kind], 1, memory_order_relaxed);
+  counter_kind_add(KC_UNATTRIBUTED, kind, 1);
 }
 
 // JDK 21's jvmti.h: can_support_virtual_threads follows the 44 capabilities
@@ -63,7 +63,7 @@ void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have
 
 static void JNICALL on_virtual_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j; (void)env; (void)t;
-  atomic_fetch_add_explicit(&virtual_threads, 1, memory_order_relaxed);
+  counter_add(CNT_VIRTUAL_THREADS, 1);
 }
 
 jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
@@ -86,15 +86,5 @@ void vthread_enable(void) {
   if (atomic_load(&have_vts) &&
       (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_START, NULL) != JVMTI_ERROR_NONE)
     atomic_store(&have_vts, 0);
-}
-
-void vthread_info(FILE *f) {
-  if (atomic_load(&have_vts)) fprintf(f, "virtual_threads=%ld\n", atomic_load(&virtual_threads));
-  long total = 0;
-  for (int k = 1; k < ORCA_EV_COUNT; k++) {
-    long n = atomic_load(&unattributed[k]);
-    total += n;
-    if (n) fprintf(f, "unattributed.%s=%ld\n", orca_events[k].name, n);
-  }
-  fprintf(f, "unattributed_total=%ld\n", total);
+  if (atomic_load(&have_vts)) counters_show(CNT_VIRTUAL_THREADS);   // .info virtual_threads, also at 0
 }

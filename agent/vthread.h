@@ -27,6 +27,4 @@ void vthread_unattributed(int kind);
 void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb);
 void vthread_enable(void);
-// vthread_info writes the counts for .info.
-void vthread_info(FILE *f);
 #endif

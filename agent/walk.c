@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include "counters.h"
 #include "arch.h"
 #include "orca.h"
 #include "safe.h"
@@ -68,7 +69,6 @@ static void test_knob(void) {
 
 const char *walk_status(void) { return why_not; }
 
-atomic_long walk_faults;
 
 void walk_init(void) {
   if (!ARCH_WALKER) {
@@ -235,7 +235,7 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   safe_guard g;
   if (!safe_try(&g)) {   // a fault in the walk: fall back
     safe_leave(&g);
-    atomic_fetch_add_explicit(&walk_faults, 1, memory_order_relaxed);
+    counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
     return WALK_CANNOT;
   }
   int n = walk(env, skip, fr, max);

@@ -30,7 +30,6 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 // walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
 // (.info hotspot.walker).
 const char *walk_status(void);
-// Walks ended by a fault (.info hotspot.walk_faults; 0 unless a layout is
-// described wrongly, or ORCA_TEST_WALK_FAULT).
-extern atomic_long walk_faults;
+// Walks ended by a fault are counted in CNT_HOTSPOT_WALK_FAULTS (counters.h;
+// 0 unless a layout is described wrongly, or ORCA_TEST_WALK_FAULT).
 #endif

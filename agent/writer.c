@@ -8,31 +8,24 @@
 #include <string.h>
 #include <unistd.h>
 #include "clock.h"
-#include "hsstat.h"
+#include "counters.h"
+#include "fmt.h"
+#include "methods.h"
 #include "orca.h"
-#include "owner.h"
 #include "pending.h"
 #include "ring.h"
-#include "safe.h"
-#include "vthread.h"
-#include "walk.h"
 #include "writer.h"
-
-atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ,
-    count_entered_late, count_entered_by_timer;
 
 static char prefix[4200];
 static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
 static pthread_t thread;
 static atomic_int stopping;
 static int64_t origin_mono, origin_unix, first_ts, last_ts;
-static long write_errors;
 
-// Events counted by the ring but not written, per kind: not formatted by the
-// end of the exit budget, or after a failed write. They are reported as
-// dropped, not as events.
-static long lost[64], written[64], lost_at_exit, lost_after_cut, written_early;
+// Events taken from the rings but not written (not formatted by the end of
+// the exit budget, or after a failed write) count as dropped of their kind
+// (counters.h, KC_DROPPED), not as events; why in one of these counters.
+enum { LOST_NONE = -1, LOST_AT_EXIT = CNT_DROPPED_AT_EXIT, LOST_AFTER_CUT = CNT_DROPPED_AFTER_CUT };
 // The recording is cut at the first failed write: cut_what names the file and
 // the error; nothing is written to .orca, .methods, .classtable after it.
 static int cut;
@@ -41,76 +34,6 @@ static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
 // Nonzero once VM death began: the final work ends at this time.
 static _Atomic int64_t final_deadline;
 static size_t carry_budget;
-
-// Metadata lines, appended by event threads under a mutex (rare: once per
-// new method or class).
-typedef struct {
-  pthread_mutex_t mu;
-  char *buf;
-  size_t len, cap;
-} meta_t;
-static meta_t meta[2] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}, {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}};
-
-#define MAX_PROPS 64
-static struct { char *key, *value; } props[MAX_PROPS];
-static int nprops;
-static pthread_mutex_t props_mu = PTHREAD_MUTEX_INITIALIZER;
-
-// Two hex digits per byte: a 256-frame line has 512 ids to format, and a
-// table lookup per byte takes half the time of a loop per digit (measured:
-// 13-23 ns vs 28-42 ns per id).
-static const char hexpair[513] =
-    "000102030405060708090A0B0C0D0E0F101112131415161718191A1B1C1D1E1F"
-    "202122232425262728292A2B2C2D2E2F303132333435363738393A3B3C3D3E3F"
-    "404142434445464748494A4B4C4D4E4F505152535455565758595A5B5C5D5E5F"
-    "606162636465666768696A6B6C6D6E6F707172737475767778797A7B7C7D7E7F"
-    "808182838485868788898A8B8C8D8E8F909192939495969798999A9B9C9D9E9F"
-    "A0A1A2A3A4A5A6A7A8A9AAABACADAEAFB0B1B2B3B4B5B6B7B8B9BABBBCBDBEBF"
-    "C0C1C2C3C4C5C6C7C8C9CACBCCCDCECFD0D1D2D3D4D5D6D7D8D9DADBDCDDDEDF"
-    "E0E1E2E3E4E5E6E7E8E9EAEBECEDEEEFF0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF";
-
-size_t fmt_hex8(char *out, unsigned v) {
-  memcpy(out, hexpair + 2 * (v >> 24), 2);
-  memcpy(out + 2, hexpair + 2 * ((v >> 16) & 255), 2);
-  memcpy(out + 4, hexpair + 2 * ((v >> 8) & 255), 2);
-  memcpy(out + 6, hexpair + 2 * (v & 255), 2);
-  return 8;
-}
-
-static size_t fmt_uint(char *out, unsigned long long v) {
-  char tmp[24];
-  size_t n = 0;
-  do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
-// fmt_ts writes seconds with 10 decimals; the writer's hot path, so no printf.
-size_t fmt_ts(char *out, long long ns) {
-  if (ns < 0) ns = 0;
-  size_t n = fmt_uint(out, (unsigned long long)(ns / 1000000000LL));
-  long long frac = ns % 1000000000LL;
-  out[n++] = '.';
-  for (int i = 8; i >= 0; i--) { out[n + (size_t)i] = (char)('0' + frac % 10); frac /= 10; }
-  n += 9;
-  out[n++] = '0';
-  return n;
-}
-
-size_t fmt_text(char *out, const char *s, size_t len) {
-  int quote = 0;
-  for (size_t i = 0; i < len; i++)
-    if (s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n') quote = 1;
-  if (!quote) { memcpy(out, s, len); return len; }
-  size_t n = 0;
-  out[n++] = '"';
-  for (size_t i = 0; i < len; i++) {
-    if (s[i] == '"') out[n++] = '"';
-    out[n++] = s[i];
-  }
-  out[n++] = '"';
-  return n;
-}
 
 // put writes n bytes at fd's offset and returns how many it wrote: n, or
 // fewer after an error (*err set).
@@ -132,7 +55,7 @@ static size_t put(int fd, const char *p, size_t n, int *err) {
 // back to its last complete line (keep bytes after *off), one message goes to
 // stderr, and later events are counted as dropped.
 static void fail(int fd, off_t *off, size_t keep, const char *ext, int err) {
-  write_errors++;
+  counter_add(CNT_WRITE_ERRORS, 1);
   *off += (off_t)keep;
   if (ftruncate(fd, *off) == 0) lseek(fd, *off, SEEK_SET);
   if (cut) return;
@@ -213,56 +136,15 @@ void writer_refused(const char *why) {
   snprintf(path, sizeof path, "%s.info", opt.prefix);
   FILE *f = fopen(path, "wx");
   if (!f) return;
-  fprintf(f, "format=%s\nagent_version=%s\n", ORCA_FORMAT, ORCA_VERSION);
-  if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);
-  fprintf(f, "pid=%d\nrefused=%s\ncomplete=true\n", (int)getpid(), why);
+  fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
+  if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
+  fprintf(f, "%s=%d\n%s=%s\n%s=true\n", ORCA_INFO_PID, (int)getpid(), ORCA_INFO_REFUSED, why, ORCA_INFO_COMPLETE);
   fclose(f);
 }
 
-void writer_meta(int which, const char *line, size_t len) {
-  meta_t *m = &meta[which];
-  pthread_mutex_lock(&m->mu);
-  if (m->len + len > m->cap) {
-    size_t cap = m->cap ? m->cap * 2 : 65536;
-    while (cap < m->len + len) cap *= 2;
-    char *nb = realloc(m->buf, cap);
-    if (!nb) {
-      pthread_mutex_unlock(&m->mu);
-      atomic_fetch_add(&count_meta_dropped, 1);
-      return;
-    }
-    m->buf = nb;
-    m->cap = cap;
-  }
-  memcpy(m->buf + m->len, line, len);
-  m->len += len;
-  pthread_mutex_unlock(&m->mu);
-}
-
-void writer_prop(const char *key, const char *value) {
-  pthread_mutex_lock(&props_mu);
-  if (nprops < MAX_PROPS) {
-    props[nprops].key = strdup(key);
-    props[nprops].value = strdup(value ? value : "");
-    // .info is line-based: keep values on one line.
-    for (char *p = props[nprops].value; *p; p++)
-      if (*p == '\n' || *p == '\r') *p = ' ';
-    nprops++;
-  }
-  pthread_mutex_unlock(&props_mu);
-}
-
 static void flush_meta(int which, int fd) {
-  meta_t *m = &meta[which];
-  char *buf;
   size_t len;
-  // Swap the buffer out so event threads never wait for the disk.
-  pthread_mutex_lock(&m->mu);
-  buf = m->buf;
-  len = m->len;
-  m->buf = NULL;
-  m->len = m->cap = 0;
-  pthread_mutex_unlock(&m->mu);
+  char *buf = methods_take(which, &len);
   if (len && !cut) {
     int err = 0;
     size_t done = put(fd, buf, len, &err);
@@ -365,12 +247,12 @@ static size_t count_recs(const char *buf, size_t len) {
 }
 
 // lose counts a record that will not be written as dropped of its kind.
-static void lose(const orca_rec *r, long *why) {
-  lost[r->kind & 63]++;
-  if (why) (*why)++;
+static void lose(const orca_rec *r, int why) {
+  counter_kind_add(KC_DROPPED, r->kind, 1);
+  if (why != LOST_NONE) counter_add(why, 1);
 }
 
-static void lose_buf(const char *buf, size_t len, long *why) {
+static void lose_buf(const char *buf, size_t len, int why) {
   for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size)
     lose((const orca_rec *)(buf + off), why);
 }
@@ -384,7 +266,7 @@ static int past_deadline(void) {
 // write the file keeps the complete lines and the others count as dropped.
 static void write_chunk(size_t a, size_t b, size_t n) {
   if (cut) {
-    for (size_t i = a; i < b; i++) lose(items[i].r, &lost_after_cut);
+    for (size_t i = a; i < b; i++) lose(items[i].r, LOST_AFTER_CUT);
     return;
   }
   int err = 0;
@@ -395,12 +277,12 @@ static void write_chunk(size_t a, size_t b, size_t n) {
     if (!first_ts) first_ts = items[a].ts;
     for (size_t i = a; i < a + k; i++) {
       if (items[i].ts > last_ts) last_ts = items[i].ts;
-      written[items[i].r->kind & 63]++;
+      counter_kind_add(KC_EVENTS, items[i].r->kind, 1);
     }
   }
   if (done < n) {
     fail(fd_orca, &off_orca, k ? ends[k - 1] : 0, ".orca", err);
-    for (size_t i = a + k; i < b; i++) lose(items[i].r, &lost_after_cut);
+    for (size_t i = a + k; i < b; i++) lose(items[i].r, LOST_AFTER_CUT);
   } else {
     off_orca += (off_t)n;
   }
@@ -423,9 +305,9 @@ static void flush_events(int64_t cutoff) {
     if (ni) { items = ni; items_cap = cap; }
     if (!out) out = malloc(OUT_CHUNK + MAX_LINE);
     if (!ni || !out) {   // out of memory: count the batch as dropped
-      write_errors++;
-      lose_buf(carry[from], carry_len[from], NULL);
-      for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], NULL);
+      counter_add(CNT_WRITE_ERRORS, 1);
+      lose_buf(carry[from], carry_len[from], LOST_NONE);
+      for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
       carry_len[from] = 0;
       return;
     }
@@ -458,7 +340,7 @@ static void flush_events(int64_t cutoff) {
     memcpy(carry[to] + carry_len[to], items[i].r, items[i].r->size);
     carry_len[to] += items[i].r->size;
   }
-  for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) written_early++;
+  for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) counter_add(CNT_WRITTEN_EARLY, 1);
 
   size_t a = 0, n = 0, i = 0;
   for (; i < s && !cut; i++) {
@@ -474,7 +356,7 @@ static void flush_events(int64_t cutoff) {
   }
   if (i == s || cut) write_chunk(a, i, n);
   // Past the exit deadline, or cut: the rest is counted, not written.
-  for (; i < s; i++) lose(items[i].r, cut ? &lost_after_cut : &lost_at_exit);
+  for (; i < s; i++) lose(items[i].r, cut ? LOST_AFTER_CUT : LOST_AT_EXIT);
   carry_len[from] = 0;
   carry_cur = to;
 }
@@ -505,60 +387,54 @@ static void store_info(const char *text, size_t len) {
   close(fd);
 }
 
+static void put_prop(const char *key, const char *value, void *f) { fprintf(f, "%s=%s\n", key, value); }
+
+// write_info formats .info: the writer's own facts, then what the agent's
+// modules stated and counted (counters.h).
 static void write_info(int complete) {
   char *text = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
-  fprintf(f, "format=%s\nagent_version=%s\n", ORCA_FORMAT, ORCA_VERSION);
-  fprintf(f, "agent_options=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s\n", opt.prefix, opt.depth,
+  fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
+  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix, opt.depth,
           opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no");
-  if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);
-  fprintf(f, "pid=%d\n", (int)getpid());
-  pthread_mutex_lock(&props_mu);
-  for (int i = 0; i < nprops; i++) fprintf(f, "%s=%s\n", props[i].key, props[i].value);
-  pthread_mutex_unlock(&props_mu);
+  if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
+  fprintf(f, "%s=%d\n", ORCA_INFO_PID, (int)getpid());
+  counters_props(put_prop, f);
   char a[40], b[40];
   a[fmt_ts(a, first_ts ? first_ts : origin_mono)] = 0;
   b[fmt_ts(b, last_ts ? last_ts : origin_mono)] = 0;
-  fprintf(f, "origin_mono_ns=%lld\norigin_unix_ns=%lld\nstart_s=%s\nend_s=%s\n", (long long)origin_mono,
-          (long long)origin_unix, a, b);
-  fprintf(f, "complete=%s\n", complete ? "true" : "false");
+  fprintf(f, "%s=%lld\n%s=%lld\n%s=%s\n%s=%s\n", ORCA_INFO_ORIGIN_MONO_NS, (long long)origin_mono,
+          ORCA_INFO_ORIGIN_UNIX_NS, (long long)origin_unix, ORCA_INFO_START_S, a, ORCA_INFO_END_S, b);
+  fprintf(f, "%s=%s\n", ORCA_INFO_COMPLETE, complete ? "true" : "false");
   // events.KIND: lines written. Events taken but never written (exit
   // deadline, failed write, no memory) are dropped.
-  long dropped = 0;
-  for (int k = 1; k < ORCA_EV_COUNT; k++) fprintf(f, "events.%s=%ld\n", orca_events[k].name, written[k]);
-  for (int k = 1; k < ORCA_EV_COUNT; k++) {
-    long d = ring_count(k, 1) + lost[k];
-    dropped += d;
-    if (d) fprintf(f, "dropped.%s=%ld\n", orca_events[k].name, d);
+  for (int k = 1; k < ORCA_EV_COUNT; k++)
+    fprintf(f, "%s%s=%ld\n", kind_counter_prefix[KC_EVENTS], orca_events[k].name, counter_kind_get(KC_EVENTS, k));
+  long total[KC_COUNT] = {0};
+  for (int w = KC_DROPPED; w < KC_COUNT; w++) {
+    for (int k = 1; k < ORCA_EV_COUNT; k++) {
+      long n = counter_kind_get(w, k);
+      total[w] += n;
+      if (n) fprintf(f, "%s%s=%ld\n", kind_counter_prefix[w], orca_events[k].name, n);
+    }
   }
-  fprintf(f, "dropped_total=%ld\n", dropped);
-  fprintf(f, "dropped_at_exit=%ld\n", lost_at_exit);
-  if (lost_after_cut) fprintf(f, "dropped_after_cut=%ld\n", lost_after_cut);
-  if (written_early) fprintf(f, "written_early=%ld\n", written_early);
-  fprintf(f, "owner_unknown=%ld\nsuppressed_waits=%ld\nmethods=%ld\nclasses=%ld\n",
-          atomic_load(&count_owner_unknown), atomic_load(&count_suppressed_waits),
-          atomic_load(&count_methods), atomic_load(&count_classes));
-  vthread_info(f);
-  if (atomic_load(&count_owner_table_full)) fprintf(f, "owner_table_full=%ld\n", atomic_load(&count_owner_table_full));
-  fprintf(f, "own_stacks_by_jvmti=%ld\n", atomic_load(&count_slow_walks));
-  fprintf(f, "hotspot.faults=%ld\nhotspot.walk_faults=%ld\n", atomic_load(&safe_faults), atomic_load(&walk_faults));
-  if (atomic_load(&count_walks_checked) || atomic_load(&count_walks_differ))
-    fprintf(f, "verified_stacks=%ld\nverified_stacks_differ=%ld\n", atomic_load(&count_walks_checked),
-            atomic_load(&count_walks_differ));
-  fprintf(f, "entered_by_timer=%ld\nentered_late=%ld\nentered_lost=%ld\n", atomic_load(&count_entered_by_timer),
-          atomic_load(&count_entered_late), atomic_load(&count_entered_lost));
-  if (hsstat_verifying())
-    fprintf(f, "verified_entered=%ld\nverified_entered_after=%ld\nverified_entered_slow=%ld\n",
-            atomic_load(&count_verified_entered), atomic_load(&count_verified_after),
-            atomic_load(&count_verified_slow));
-  if (atomic_load(&count_meta_dropped)) fprintf(f, "metadata_dropped=%ld\n", atomic_load(&count_meta_dropped));
-  if (write_errors) fprintf(f, "write_errors=%ld\n", write_errors);
+  fprintf(f, "%s=%ld\n%s=%ld\n", ORCA_INFO_DROPPED_TOTAL, total[KC_DROPPED], ORCA_INFO_UNATTRIBUTED_TOTAL,
+          total[KC_UNATTRIBUTED]);
+  for (int c = 0; c < CNT_COUNT; c++) {
+    long n = counter_get(c);
+    int when = counter_specs[c].when, show = when == CNT_ALWAYS || n || counters_shown(c);
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) show = show || counter_get(c + 1) || counters_shown(c + 1);
+    if (when == CNT_WITH_PREV) continue;
+    if (!show) continue;
+    fprintf(f, "%s=%ld\n", counter_specs[c].key, n);
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) fprintf(f, "%s=%ld\n", counter_specs[c + 1].key, counter_get(c + 1));
+  }
   if (cut) {
     char c[40];
     c[fmt_ts(c, last_ts ? last_ts : origin_mono)] = 0;
-    fprintf(f, "write_error=%s\ncut_s=%s\n", cut_what, c);
+    fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_WRITE_ERROR, cut_what, ORCA_INFO_CUT_S, c);
   }
   if (fclose(f) == 0) store_info(text, len);
   free(text);
@@ -596,7 +472,7 @@ static void flush_all(int final) {
 static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
-  threads_internal();
+  orca_agent_thread = 1;
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();
@@ -629,7 +505,7 @@ void writer_stop(void) {
   for (int i = 0; i < RING_SHARDS; i++) {
     size_t len;
     const char *buf = ring_take(i, &len);
-    lose_buf(buf, len, &lost_at_exit);
+    lose_buf(buf, len, LOST_AT_EXIT);
   }
   write_info(1);
   close(fd_orca);

@@ -1,12 +1,11 @@
 // The writer thread: drains the event rings every flush period, sorts each
 // batch by time, formats the .orca lines and writes them with write(2) so a
-// kill -9 loses at most one period. Also owns .methods, .classtable, .info.
+// kill -9 loses at most one period. Also owns .methods, .classtable and formats .info
+// (from counters.h).
 #ifndef ORCA_WRITER_H
 #define ORCA_WRITER_H
 #include <stddef.h>
 #include <stdatomic.h>
-
-enum { META_METHODS = 0, META_CLASSES = 1 };
 
 // writer_open creates the output files (choosing PREFIX-N when clobber is
 // off and PREFIX exists); NULL or an error message.
@@ -20,20 +19,7 @@ void writer_refused(const char *why);
 const char *writer_start(void);
 void writer_stop(void);
 
-// writer_meta appends one complete line to .methods or .classtable.
-void writer_meta(int which, const char *line, size_t len);
+// The facts and counters of .info are stated in counters.h; the writer
+// formats them.
 
-// writer_prop records a fact for .info (copied); repeated keys are kept.
-void writer_prop(const char *key, const char *value);
-
-// Counters reported in .info by the modules that own them.
-extern atomic_long count_owner_unknown, count_suppressed_waits, count_methods, count_classes,
-    count_meta_dropped, count_slow_walks, count_walks_checked, count_walks_differ,
-    count_entered_late, count_entered_by_timer;
-
-// Text helpers shared with methods.c.
-size_t fmt_ts(char *out, long long ns);
-size_t fmt_hex8(char *out, unsigned v);
-// fmt_text writes s as a CSV field, quoted when it holds , " CR or LF.
-size_t fmt_text(char *out, const char *s, size_t len);
 #endif

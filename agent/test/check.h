@@ -24,4 +24,7 @@ extern const char *test_name;
 void test_classfile(const char *dir, const char *java_home);
 void test_clock(void);
 void test_writer(const char *dir);
+void test_counters(void);
+void test_ring(void);
+void test_pending(void);
 #endif

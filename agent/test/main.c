@@ -1,6 +1,7 @@
 // The agent's C unit tests: class-file rewriting (classfile.c), the
-// counter-to-nanosecond conversion (clock.c) and the writer's ordering
-// (writer.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
+// counter-to-nanosecond conversion (clock.c), the writer's ordering
+// (writer.c), the counters of .info (counters.c), and the bounded waits of
+// the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
 // compiled agent/test/*.java).
 #include <stdlib.h>
 #include "check.h"
@@ -16,6 +17,9 @@ int main(int argc, char **argv) {
   test_classfile(argv[1], argv[2]);
   test_clock();
   test_writer(argv[1]);
+  test_counters();
+  test_ring();
+  test_pending();
   printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
   return test_failed ? 1 : 0;
 }

@@ -104,39 +104,54 @@ func TestAgentUsesGeneratedVersions(t *testing.T) {
 	}
 }
 
-// TestAgentInfoKeys fails when the agent writes a .info key the table
-// (InfoKeys, InfoPrefixes) does not have: a key added in C must be added
-// there, and to docs/format.md.
+// TestAgentInfoKeys fails when the agent spells a .info key itself: every
+// key in C is an ORCA_INFO_* macro of the generated header (agent/events.h,
+// from InfoKeys and InfoPrefixes), so a key added in C must be added to the
+// table (and to docs/format.md). It looks for keys in string literals ("key=",
+// also after a \n), for literals given to counters_prop or as a counter's
+// key (agent/counters.c), and for ORCA_INFO_ macros the header lacks.
 func TestAgentInfoKeys(t *testing.T) {
-	// Keys in fprintf formats ("\nkey=%ld", "events.%s=") and the keys
-	// given to writer_prop and prop.
-	inFormat := regexp.MustCompile(`(?:fprintf\(f, "|\\n)([a-z][a-z_.]*(?:%s)?)=`)
-	inProp := regexp.MustCompile(`\b(?:writer_prop|prop|java_prop)\((?:env, )?"([a-z][a-z_.]*)"`)
-	seen := 0
+	header, err := os.ReadFile("../../agent/events.h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defined := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^#define (ORCA_INFO_\w+) `).FindAllStringSubmatch(string(header), -1) {
+		defined[m[1]] = true
+	}
+	literal := regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"`)
+	keyInText := regexp.MustCompile(`(?:^|\\n)([a-z][a-z_.]*(?:%s)?)=`)
+	propLiteral := regexp.MustCompile(`\b(?:counters_prop|writer_prop|prop|java_prop)\((?:env, )?"`)
+	specLiteral := regexp.MustCompile(`\{\s*"[^"]*"\s*,\s*CNT_`)
+	macro := regexp.MustCompile(`\bORCA_INFO_\w+`)
+	used := 0
 	for name, s := range agentSources(t) {
-		for _, line := range strings.Split(s, "\n") {
-			var keys []string
-			if strings.Contains(line, "fprintf(f, \"") {
-				for _, m := range inFormat.FindAllStringSubmatch(line, -1) {
-					keys = append(keys, m[1])
+		if name == "options.c" { // the agent's options ("depth=16"), not .info keys
+			continue
+		}
+		for i, line := range strings.Split(s, "\n") {
+			code := line
+			if c := strings.Index(code, "//"); c >= 0 && !strings.Contains(code[:c], `"`) {
+				code = code[:c]
+			}
+			for _, m := range literal.FindAllStringSubmatch(code, -1) {
+				for _, k := range keyInText.FindAllStringSubmatch(m[1], -1) {
+					t.Errorf("agent/%s:%d: .info key %q spelled as a literal: use its ORCA_INFO_ macro (make gen)", name, i+1, k[1])
 				}
 			}
-			for _, m := range inProp.FindAllStringSubmatch(line, -1) {
-				keys = append(keys, m[1])
+			if propLiteral.MatchString(code) || specLiteral.MatchString(code) {
+				t.Errorf("agent/%s:%d: a .info key spelled as a literal: use its ORCA_INFO_ macro: %s", name, i+1, strings.TrimSpace(line))
 			}
-			for _, k := range keys {
-				seen++
-				if p, ok := strings.CutSuffix(k, "%s"); ok {
-					k = p + "ObjectWait" // a per-kind key
-				}
-				if !InfoKnown(k) {
-					t.Errorf("agent/%s writes .info key %q, not in internal/format's InfoKeys", name, k)
+			for _, m := range macro.FindAllString(code, -1) {
+				used++
+				if !defined[m] {
+					t.Errorf("agent/%s:%d: %s is not generated into agent/events.h (internal/format/info.go)", name, i+1, m)
 				}
 			}
 		}
 	}
-	if seen < 30 {
-		t.Errorf("found %d .info keys in the agent: the patterns no longer match its code", seen)
+	if used < 40 {
+		t.Errorf("found %d uses of ORCA_INFO_ macros in the agent: the patterns no longer match its code", used)
 	}
 }
 

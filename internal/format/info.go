@@ -66,7 +66,18 @@ const (
 	InfoVerifEntered   = "verified_entered"
 	InfoVerifAfter     = "verified_entered_after"
 	InfoVerifSlow      = "verified_entered_slow"
-	InfoWarning        = "warning" // repeatable
+	InfoBoundedWaits   = "bounded_waits" // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
+	InfoWarning        = "warning"       // repeatable
+
+	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
+	InfoHotSpotWalker      = "hotspot.walker"
+	InfoHotSpotSafeRead    = "hotspot.safe_read"
+	InfoHotSpotFaults      = "hotspot.faults"
+	InfoHotSpotWalkFaults  = "hotspot.walk_faults"
+	InfoHotSpotOwner       = "hotspot.owner"
+	InfoHotSpotMonitorHash = "hotspot.monitor_hash"
+	InfoHotSpotFacts       = "hotspot.facts"
+	InfoHotSpotArch        = "hotspot.arch"
 
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
@@ -106,7 +117,9 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoWarning,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWarning,
+	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
+	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,
 	InfoNotifiesFromWaits, InfoNotifiesDropped, InfoThreads, InfoObjects,

@@ -1,0 +1,16 @@
+// Text formatting of the recording's lines (.orca, .methods, .classtable),
+// shared by the writer and the method table; a leaf. No printf: these run
+// for every event line.
+#ifndef ORCA_FMT_H
+#define ORCA_FMT_H
+#include <stddef.h>
+
+// fmt_ts writes nanoseconds as seconds with 10 decimals.
+size_t fmt_ts(char *out, long long ns);
+// fmt_hex8 writes v as 8 upper-case hex digits.
+size_t fmt_hex8(char *out, unsigned v);
+// fmt_uint writes v in decimal.
+size_t fmt_uint(char *out, unsigned long long v);
+// fmt_text writes s as a CSV field, quoted when it holds , " CR or LF.
+size_t fmt_text(char *out, const char *s, size_t len);
+#endif

@@ -1,0 +1,271 @@
+// pending.c: a thread's waits for the writer or the walker are bounded, and
+// past the bound nothing is lost unpaired: the record is handed to its
+// holder (SLOT_HANDED: the holder writes the Waited too), or the next pair
+// is dropped and counted (dropped.KIND); a thread that ends while the walker
+// holds its wait leaves the memory to the walker. pending.c is included to
+// drive its states directly; the JVM, the stack walkers and HotSpot's timer
+// are stubbed.
+#include "../pending.c"
+#include <string.h>
+#include <unistd.h>
+#include <pthread.h>
+#include "check.h"
+
+// slow: the walker's walks and the writer's timer reads take 200 µs, past
+// every bound (a holder descheduled).
+static atomic_int slow;
+static __thread int is_writer;
+
+int stack_capture(jthread t, int skip, orca_frame *out, int max) {
+  (void)skip; (void)max;
+  if (t && atomic_load(&slow)) usleep(200);
+  out[0].method = 0x77;
+  out[0].location = 1;
+  return 1;
+}
+uint32_t objhash_of(jobject o) { return o ? 0xAB : 0; }
+uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
+int hsstat_end(const hs_enter *e, int64_t *ns) {
+  (void)e;
+  if (is_writer && atomic_load(&slow)) usleep(200);
+  *ns = 0;
+  return -1;
+}
+void hsstat_check(const hs_enter *e, int64_t entered_ns) { (void)e; (void)entered_ns; }
+// An enter is timed (SLOT_TIMED) only once the timer was trusted.
+int hsstat_trusted_ever(void) { return 1; }
+void hsstat_calibrate(JNIEnv *env, jthread contender) { (void)env; (void)contender; }
+
+static jint JNICALL no_env(JavaVM *vm, void **env, jint version) {
+  (void)vm; (void)version;
+  *env = NULL;
+  return JNI_EDETACHED;
+}
+
+// taken counts the records of kind in the rings (and empties them).
+static int taken(int kind, int64_t *ts) {
+  int n = 0;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      if (r->kind == kind) {
+        n++;
+        if (ts) *ts = r->ts;
+      }
+    }
+  }
+  return n;
+}
+
+static void drain(void) {
+  for (int i = 0; i < 2 * RING_SHARDS; i++) {
+    size_t len;
+    ring_take(i % RING_SHARDS, &len);
+  }
+}
+
+// ---- concurrently: a thread's enters and waits against a writer that
+// flushes (and writes every open wait stack-less) and a walker that walks
+// every open wait, as fast as they can. Every pair not dropped is written
+// exactly once, both halves; every pair dropped is counted.
+
+#define ROUNDS 20000
+static atomic_int stop;
+static long seen[ORCA_EV_COUNT];
+
+static void drain_count(void) {
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      seen[r->kind]++;
+    }
+  }
+}
+
+static void *writer_loop(void *arg) {
+  (void)arg;
+  is_writer = 1;
+  while (!atomic_load(&stop)) {
+    pending_flush(INT64_MAX, INT64_MAX);
+    drain_count();
+  }
+  return NULL;
+}
+
+static void *walker_loop(void *arg) {
+  (void)arg;
+  while (!atomic_load(&stop)) pending_walk(INT64_MAX);
+  return NULL;
+}
+
+static void test_concurrent(jobject obj, int slowly) {
+  atomic_store(&slow, slowly);
+  memset(seen, 0, sizeof seen);
+  counters_reset();
+  atomic_store(&stop, 0);
+  pending_tstate *p = calloc(1, sizeof *p);
+  pending_attach(p, 0x4321, 5);
+  p->ref = (jthread)obj;   // any non-NULL: the walker claims only waits with a thread reference
+  pthread_t w, k;
+  pthread_create(&w, NULL, writer_loop, NULL);
+  pthread_create(&k, NULL, walker_loop, NULL);
+  long enters = 0, enters_dropped = 0, waits = 0, waits_dropped = 0;
+  for (int i = 0; i < ROUNDS; i++) {
+    if (!pending_settle(p)) {
+      pending_drop_enter(p);   // as monitor.c does
+      enters_dropped++;
+    } else {
+      p->enter_obj = 1;
+      p->enter_n = 0;
+      clock_pair(&p->enter_ns, &p->enter_ticks);
+      pending_enter(p, i % 2);
+      enters++;
+    }
+    pending_entered(p, clock_ticks(), obj);
+    pending_wait(p, NULL, NULL, obj, 0x99, clock_now());
+    if (p->wait_dropped) waits_dropped++;
+    else waits++;
+    pending_waited(p, obj, clock_now());
+  }
+  pending_settle(p);
+  atomic_store(&stop, 1);
+  pthread_join(w, NULL);
+  pthread_join(k, NULL);
+  // The thread's end: what the writer held past the bound at its last
+  // settle is written at its detach (or by the writer's last flush).
+  int freed = pending_detach(p, NULL, p);
+  pending_flush(INT64_MAX, INT64_MAX);
+  drain_count();
+  CHECK(seen[ORCA_EV_MONITOR_CONTENDED_ENTERED] == enters, "concurrent: %ld Entered written for %ld enters",
+        seen[ORCA_EV_MONITOR_CONTENDED_ENTERED], enters);
+  CHECK(seen[ORCA_EV_OBJECT_WAIT] == waits && seen[ORCA_EV_OBJECT_WAITED] == waits,
+        "concurrent: %ld Wait and %ld Waited written for %ld waits", seen[ORCA_EV_OBJECT_WAIT],
+        seen[ORCA_EV_OBJECT_WAITED], waits);
+  CHECK(counter_kind_get(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED) == enters_dropped &&
+            counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT) == waits_dropped,
+        "concurrent: dropped.Entered %ld (want %ld), dropped.ObjectWait %ld (want %ld)",
+        counter_kind_get(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED), enters_dropped,
+        counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT), waits_dropped);
+  CHECK(atomic_load(&p->wait_state) == SLOT_EMPTY || atomic_load(&p->wait_state) == SLOT_WRITTEN,
+        "concurrent: wait left in state %d", atomic_load(&p->wait_state));
+  printf("pending concurrently%s: %ld enters (%ld dropped), %ld waits (%ld dropped), %ld bounds hit\n", slowly ? " (slow holders)" : "", enters,
+         enters_dropped, waits, waits_dropped, counter_get(CNT_BOUNDED_WAITS));
+  CHECK(freed == 1, "concurrent: detach");
+  free(p);
+}
+
+void test_pending(void) {
+  test_name = "pending";
+  counters_reset();
+  opt.depth = 16;
+  static const struct JNIInvokeInterface_ vm_fns = {.GetEnv = no_env};
+  static JavaVM vm = &vm_fns;
+  orca_vm = &vm;
+  CHECK(!ring_init(RING_SHARDS * 65536), "ring_init");
+  drain();
+  jobject obj = (jobject)&vm;   // any non-NULL reference: objhash_of is stubbed
+
+  pending_tstate *s = calloc(1, sizeof *s);
+  pending_attach(s, 0x1234, 2);
+
+  // The writer holds the Entered (it looks at the timer) and does not let
+  // go: the thread's settle stops at the bound and says the slot is held
+  // (monitor.c then drops the new Enter); the Entered callback returns.
+  atomic_store(&s->entered_state, SLOT_BUSY);
+  CHECK(pending_settle(s) == 0, "settle with the Entered held: slot said free");
+  CHECK(counter_get(CNT_BOUNDED_WAITS) == 1, "bounded_waits %ld, want 1", counter_get(CNT_BOUNDED_WAITS));
+  pending_enter(s, 0);
+  pending_entered(s, 0, obj);
+  CHECK(atomic_load(&s->entered_state) == SLOT_BUSY && counter_get(CNT_BOUNDED_WAITS) == 2,
+        "Entered callback with the slot held: state %d, bounded_waits %ld", atomic_load(&s->entered_state),
+        counter_get(CNT_BOUNDED_WAITS));
+  // The writer lets go: the deferred Entered is written at the next settle.
+  atomic_store(&s->entered_state, SLOT_PENDING);
+  CHECK(pending_settle(s) == 1 && taken(ORCA_EV_MONITOR_CONTENDED_ENTERED, NULL) == 1, "settle after the writer let go");
+
+  // A wait the walker holds (walking its stack) past the bound: the thread
+  // hands its Waited over and leaves; the walker writes the Wait (without
+  // the stack it may have taken after the thread left) and the Waited.
+  pending_wait(s, NULL, NULL, obj, 0x99, 5000);
+  atomic_store(&s->wait_state, SLOT_BUSY);   // claimed by the walker
+  pending_waited(s, obj, 6000);
+  CHECK(atomic_load(&s->wait_state) == SLOT_HANDED && atomic_load(&s->waited_ts) == 6000,
+        "waited with the walker holding: state %d, waited_ts %lld", atomic_load(&s->wait_state),
+        (long long)atomic_load(&s->waited_ts));
+  CHECK(taken(ORCA_EV_OBJECT_WAITED, NULL) == 0, "the thread wrote the Waited the walker holds");
+
+  // Its next wait begins while the walker still holds the last: dropped
+  // and counted, pair and all, and its end writes nothing.
+  pending_wait(s, NULL, NULL, obj, 0x99, 7000);
+  CHECK(s->wait_dropped && counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT) == 1 &&
+            counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAITED) == 1,
+        "a wait begun while the last is held: dropped %d, dropped.ObjectWait %ld, dropped.ObjectWaited %ld",
+        s->wait_dropped, counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT),
+        counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAITED));
+  pending_waited(s, obj, 8000);
+  CHECK(!s->wait_dropped && atomic_load(&s->wait_state) == SLOT_HANDED, "the dropped wait's end touched the slot");
+
+  // The walker ends its walk: both records, the stack dropped (the thread
+  // may have left before the walk ended).
+  int n = stack_capture(NULL, 0, s->wait_frames, 16);
+  s->wait_n = atomic_load(&s->wait_state) == SLOT_HANDED ? 0 : n;
+  put_wait(s);
+  wait_done(s);
+  int64_t ts[2] = {0, 0};
+  int n_wait = 0, n_waited = 0, frames = -1;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      if (r->kind == ORCA_EV_OBJECT_WAIT) { n_wait++; ts[0] = r->ts; frames = r->nframes; }
+      if (r->kind == ORCA_EV_OBJECT_WAITED) { n_waited++; ts[1] = r->ts; }
+    }
+  }
+  CHECK(n_wait == 1 && n_waited == 1 && ts[0] == 5000 && ts[1] == 6000 && frames == 0,
+        "the walker's pair: %d Wait at %lld (%d frames), %d Waited at %lld; want 1 at 5000 (0 frames), 1 at 6000",
+        n_wait, (long long)ts[0], frames, n_waited, (long long)ts[1]);
+  CHECK(atomic_load(&s->wait_state) == SLOT_EMPTY, "after the walker: state %d", atomic_load(&s->wait_state));
+
+  // A wait that never waited, held past the bound: handed over without a Waited.
+  pending_wait(s, NULL, NULL, obj, 0x99, 11000);
+  atomic_store(&s->wait_state, SLOT_BUSY);
+  pending_settle(s);
+  CHECK(atomic_load(&s->wait_state) == SLOT_HANDED && atomic_load(&s->waited_ts) == 0, "forget past the bound");
+  put_wait(s);
+  wait_done(s);
+  CHECK(taken(ORCA_EV_OBJECT_WAITED, NULL) == 0 && atomic_load(&s->wait_state) == SLOT_EMPTY,
+        "a wait that never waited got a Waited");
+  drain();
+
+  // The thread ends while the walker holds its wait: the walker frees it
+  // (LeakSanitizer and AddressSanitizer check the memory).
+  pending_wait(s, NULL, NULL, obj, 0x99, 12000);
+  atomic_store(&s->wait_state, SLOT_BUSY);
+  pending_waited(s, obj, 12500);
+  CHECK(pending_detach(s, NULL, s) == 0 && s->detached, "detached while the walker holds the wait: freed by the thread");
+  CHECK(pending_flush(INT64_MAX, 0) == 12000, "the flush does not hold back the handed wait's lines");
+  put_wait(s);
+  finish(s, NULL, 1);   // freed here
+  CHECK(registry == NULL, "the ended thread's part is still registered");
+  CHECK(taken(ORCA_EV_OBJECT_WAITED, NULL) == 1, "the ended thread's Waited");
+
+  // A thread that ends with nothing held frees its own part.
+  s = calloc(1, sizeof *s);
+  pending_attach(s, 0x5678, 1);
+  CHECK(pending_detach(s, NULL, s) == 1 && registry == NULL, "detach of an idle part");
+  free(s);
+  drain();
+
+  CHECK(!ring_init(RING_SHARDS << 20), "ring_init");
+  test_concurrent(obj, 0);
+  test_concurrent(obj, 1);
+  atomic_store(&slow, 0);
+}

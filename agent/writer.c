@@ -323,7 +323,7 @@ static size_t format_rec(char *o, const orca_rec *r) {
   if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, r->thread); }
   if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
   if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, r->owner); }
-  if (spec->fields & ORCA_F_NAME) {
+  if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
     o[n++] = ',';
     n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);
   }

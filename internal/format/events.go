@@ -51,15 +51,15 @@ type Field uint8
 
 // Fields an event can carry, in the order they appear on a line.
 const (
-	FThread Field = iota + 1 // hash code of the current thread
-	FObject                  // hash code of the object (monitor, semaphore)
-	FTarget                  // hash code of another thread (started, joined)
-	FOwner                   // hash code of the owner thread, 00000000 if unknown
-	FName                    // thread name, text
-	FStack                   // stack trace: depth;methodID;location;…
-	FTimeout                 // a park's timeout: decimal nanoseconds, empty for none
-	FHow                     // how a park ended: unparked, timeout, interrupted, empty when unknown
-	FClass                   // a class signature, "Ljava/lang/Object;" (text)
+	FThread  Field = iota + 1 // hash code of the current thread
+	FObject                   // hash code of the object (monitor, semaphore)
+	FTarget                   // hash code of another thread (started, joined)
+	FOwner                    // hash code of the owner thread, 00000000 if unknown
+	FName                     // thread name, text
+	FStack                    // stack trace: depth;methodID;location;…
+	FTimeout                  // a park's timeout: decimal nanoseconds, empty for none
+	FHow                      // how a park ended: unparked, timeout, interrupted, empty when unknown
+	FClass                    // a class signature, "Ljava/lang/Object;" (text)
 )
 
 // TextFields are the fields the agent writes from a record's text bytes

@@ -70,7 +70,7 @@ func sortLocks(ls []*Lock) {
 
 type aggregator struct {
 	m  *Model
-	by map[uint64]*lockAgg // key: object<<1 | kind, as the Builder's
+	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock.
 	last *lockAgg
@@ -87,13 +87,14 @@ type lockAgg struct {
 	sites    map[StackID]Site
 	held     map[StackID]bool
 	wsites   map[StackID]*WaitSite
+	unparked map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
 		return a
 	}
-	k := uint64(obj)<<1 | uint64(kind)
+	k := uint64(obj)<<2 | uint64(kind)
 	a := ag.by[k]
 	if a == nil {
 		a = &lockAgg{}
@@ -198,6 +199,36 @@ func (ag *aggregator) thread(t *Thread) {
 				a.l.StillWaiting++
 				ws.StillWaiting++
 			}
+		case Parked, Idle:
+			// A park is one segment: nothing nests in it.
+			a := ag.get(iv.Object, Blocker)
+			ws := a.waitSite(m.SiteStack(iv.Stack))
+			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
+				a.waitedBy[t.ID] = iv.Since
+			}
+			a.l.Waits++
+			ws.Waits++
+			a.l.WaitTime += iv.Duration()
+			ws.Time += iv.Duration()
+			if iv.State == Idle {
+				a.l.IdleWaits++
+			}
+			switch iv.Wake {
+			case WakeUnpark:
+				a.l.Notified++
+				if a.unparked == nil {
+					a.unparked = map[format.ThreadID]Blame{}
+				}
+				u := a.unparked[iv.Other]
+				u.Thread, u.Contentions, u.Blamed = iv.Other, u.Contentions+1, u.Blamed+iv.Duration()
+				a.unparked[iv.Other] = u
+			case WakeNever:
+				a.l.StillWaiting++
+				ws.StillWaiting++
+			default:
+				a.l.TimedOut++
+				ws.TimedOut++
+			}
 		}
 	}
 	for _, c := range ag.acq {
@@ -296,6 +327,15 @@ func (a *lockAgg) finish() *Lock {
 			return c
 		}
 		return cmp.Compare(a.Stack, b.Stack)
+	})
+	for _, u := range a.unparked {
+		l.UnparkedBy = append(l.UnparkedBy, u)
+	}
+	slices.SortFunc(l.UnparkedBy, func(a, b Blame) int {
+		if c := cmp.Compare(b.Contentions, a.Contentions); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Thread, b.Thread)
 	})
 	for s := range a.held {
 		l.HeldAt = append(l.HeldAt, s)

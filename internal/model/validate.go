@@ -154,6 +154,19 @@ func (v *validator) threads() {
 				if iv.Object != 0 || iv.Other != 0 {
 					v.bad("%s: sleep names object %v, thread %v", where, iv.Object, iv.Other)
 				}
+			case Parked, Idle:
+				switch {
+				case iv.Wake != WakeUnpark && iv.Wake != WakeTimeout && iv.Wake != WakeNever:
+					v.bad("%s: park ended %s", where, iv.Wake)
+				case (iv.Wake == WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
+					v.bad("%s: park ended %s names unparker %v", where, iv.Wake, iv.Other)
+				case iv.Open != (iv.Wake == WakeNever):
+					v.bad("%s: park open %v ended %s", where, iv.Open, iv.Wake)
+				case iv.Cont:
+					v.bad("%s: a park split in segments", where)
+				case iv.First == t.ID:
+					v.bad("%s: parked on a lock it owns", where)
+				}
 			case Joining, Acquiring:
 				if iv.Other == t.ID {
 					v.bad("%s: waits for itself", where)
@@ -162,7 +175,7 @@ func (v *validator) threads() {
 					v.bad("%s: join names object %v", where, iv.Object)
 				}
 			}
-			if iv.State != Waiting && iv.Wake != WakeNone {
+			if iv.State != Waiting && iv.State != Parked && iv.State != Idle && iv.Wake != WakeNone {
 				v.bad("%s has wake kind %s", where, iv.Wake)
 			}
 			sum[iv.State] += iv.Duration()
@@ -282,6 +295,10 @@ func (v *validator) locks() {
 			a := get(lockKey{f.Object, Monitor})
 			a.waits++
 			a.waitTime += o.extent()
+		case Parked, Idle:
+			a := get(lockKey{f.Object, Blocker})
+			a.waits++
+			a.waitTime += o.extent()
 		case Acquiring:
 			a := get(lockKey{f.Object, Semaphore})
 			a.acquires++
@@ -384,6 +401,16 @@ func (v *validator) locks() {
 			if l.Waits != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || l.OwnerUnknown != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a semaphore with monitor figures", name)
 			}
+		case Blocker:
+			if l.Waits != a.waits || l.WaitTime != a.waitTime {
+				v.bad("%s: %d parks, %v parked; the intervals say %d, %v", name, l.Waits, l.WaitTime, a.waits, a.waitTime)
+			}
+			if l.Waits != l.Notified+l.TimedOut+l.StillWaiting || l.IdleWaits > l.Waits {
+				v.bad("%s: %d parks, %d unparked, %d not, %d still parked, %d idle", name, l.Waits, l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
+			}
+			if l.Contentions != 0 || l.Open != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 {
+				v.bad("%s: a blocker with lock figures", name)
+			}
 		default:
 			v.bad("%s: kind %d", name, l.Kind)
 		}
@@ -481,12 +508,16 @@ func (v *validator) find(th format.ThreadID, s State, obj format.ObjectID, end f
 
 func (v *validator) edges() {
 	m := v.m
-	wakes, releases, notified, contended := 0, 0, 0, 0
+	wakes, releases, notified, contended, unparks, unparked := 0, 0, 0, 0, 0, 0
 	for _, o := range v.occs {
 		switch l := o.lastIv(); l.State {
 		case Waiting:
 			if l.Wake == WakeNotify || l.Wake == WakeNotifyAll || l.Wake == WakeAmbiguous {
 				notified++
+			}
+		case Parked, Idle:
+			if l.Wake == WakeUnpark {
+				unparked++
 			}
 		}
 	}
@@ -537,6 +568,11 @@ func (v *validator) edges() {
 			} else if e.FromTime < o.firstIv().Since {
 				v.bad("%s starts before the contention (%s)", name, sec(o.firstIv().Since))
 			}
+		case EdgeUnpark:
+			unparks++
+			if v.find(e.To, Parked, e.Object, e.ToTime, e.From) == nil && v.find(e.To, Idle, e.Object, e.ToTime, e.From) == nil {
+				v.bad("%s: %v has no park on %v ending then, unparked by %v", name, e.To, e.Object, e.From)
+			}
 		case EdgeStart:
 			if to.Parent != e.From {
 				v.bad("%s: the parent of %v is %v", name, e.To, to.Parent)
@@ -547,6 +583,9 @@ func (v *validator) edges() {
 	}
 	if wakes != notified {
 		v.bad("%d wake edges for %d waits ended by a notify", wakes, notified)
+	}
+	if unparks != unparked {
+		v.bad("%d unpark edges for %d parks ended by an unpark", unparks, unparked)
 	}
 	if releases != contended {
 		v.bad("%d release edges for %d semaphore contentions", releases, contended)

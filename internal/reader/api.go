@@ -23,7 +23,7 @@ type Event struct {
 	Timeout int64
 	How     format.ParkEnd // FHow: how a park ended
 	Class   string         // FClass: a class signature (ObjectClass)
-	Line   int             // 1-based line number in the .orca file
+	Line    int            // 1-based line number in the .orca file
 	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
 	// given one (0 for no frames), else 0.
 	StackID uint32

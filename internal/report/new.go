@@ -23,6 +23,7 @@ type builder struct {
 	match  func(*model.Thread) bool
 	frames map[model.StackID][]string
 	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
+	parks  bool                     // a thread parked
 }
 
 // New builds the report of a recording from its model and the analyses.
@@ -55,6 +56,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	_, r.parks = rec.Info[format.InfoEvents+format.ThreadPark.String()]
 	if v, ok := rec.Info[format.InfoComplete]; ok {
 		c := v == "true"
 		r.Complete = &c
@@ -91,6 +93,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 
 	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
+	r.parks = r.parks || b.parks
 	// Filter, then aggregate once, in the model.
 	mlocks := m.Locks
 	if opt.Thread != "" {
@@ -212,6 +215,9 @@ func (b *builder) threads() []Thread {
 			*field(s, model.State(st)) = sec(d)
 			*field(p, model.State(st)) = pct(d, t.Life())
 		}
+		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
+			b.parks = true
+		}
 		rs = append(rs, ranked{th, t.Time[model.Blocked] + t.Time[model.Acquiring], t.Life() - t.Time[model.Runnable], t.Start})
 	}
 	// The program's threads before the JDK's; lock contention first: it
@@ -250,6 +256,10 @@ func field(s *States, st model.State) *float64 {
 		return &s.Joining
 	case model.Acquiring:
 		return &s.Acquiring
+	case model.Parked:
+		return &s.Parked
+	case model.Idle:
+		return &s.Idle
 	}
 	return &s.Runnable
 }
@@ -352,6 +362,8 @@ func (b *builder) edges() Edges {
 			e.Release++
 		case model.EdgeOwner:
 			e.Owner++
+		case model.EdgeUnpark:
+			e.Unpark++
 		}
 	}
 	return e

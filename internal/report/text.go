@@ -288,6 +288,15 @@ func (t *textWriter) waitsFor(state string, object *string, other string, otherN
 		s = "waiting on " + deref(object)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
+	case "parked":
+		if object == nil {
+			s = "parked (no blocker)"
+		} else {
+			s = "parked on " + *object
+		}
+		if other != "" {
+			s += " owned by " + t.label(other, otherName)
+		}
 	default:
 		s = state
 	}
@@ -360,6 +369,9 @@ func (r *Report) hangSection(t *textWriter) {
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.State == "waiting" {
 			s += ", never notified"
+		}
+		if h.State == "parked" {
+			s += ", never unparked"
 		}
 		if h.Deadlock != nil {
 			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
@@ -475,9 +487,18 @@ func (r *Report) waitSection(t *textWriter) {
 	t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
 		count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
 	var jdk []string
+	var idle []string
 	for _, w := range r.Waits {
+		if w.JDK && w.Kind == "park" && w.Idle == w.Waits {
+			idle = append(idle, fmt.Sprintf("%s (%s)", parkedOn(w), count(w.Waits, "park", "parks")))
+			continue
+		}
 		if w.JDK {
 			jdk = append(jdk, fmt.Sprintf("%s (%s)", w.Object, count(w.Waits, "wait", "waits")))
+			continue
+		}
+		if w.Kind == "park" {
+			r.parkWait(t, w)
 			continue
 		}
 		what := w.Object
@@ -546,13 +567,65 @@ func (r *Report) waitSection(t *textWriter) {
 	if len(jdk) > 0 {
 		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
 	}
+	if len(idle) > 0 {
+		t.printf("  idle pool workers waiting for work (not a problem): %s\n", strings.Join(idle, ", "))
+	}
+}
+
+// parkedOn names a park blocker: "BEEF (java.util.concurrent.FutureTask)",
+// "no blocker" for parks without one.
+func parkedOn(w Wait) string {
+	if w.Object == "00000000" {
+		return "no blocker"
+	}
+	if w.Class != nil {
+		return w.Object + " (" + className(*w.Class) + ")"
+	}
+	return w.Object
+}
+
+// parkWait prints the parks on one blocker and who unparked them.
+func (r *Report) parkWait(t *textWriter, w Wait) {
+	t.printf("  parked on %s: %s, %s parked\n", parkedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS))
+	var ends []string
+	if w.Notified > 0 {
+		var by []string
+		for i, u := range w.UnparkedBy {
+			if i == 3 {
+				by = append(by, "…")
+				break
+			}
+			by = append(by, fmt.Sprintf("%s %d", t.label(u.Thread, u.Name), u.Parks))
+		}
+		ends = append(ends, fmt.Sprintf("%d unparked by %s", w.Notified, strings.Join(by, ", ")))
+	}
+	if w.TimedOut > 0 {
+		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))
+	}
+	if w.StillWaiting > 0 {
+		ends = append(ends, fmt.Sprintf("%d STILL PARKED at %s", w.StillWaiting, r.end()))
+	}
+	if w.Idle > 0 {
+		ends = append(ends, fmt.Sprintf("%d of idle pool workers", w.Idle))
+	}
+	if len(ends) > 0 {
+		t.printf("     %s\n", strings.Join(ends, "; "))
+	}
+	for j, s := range w.Sites {
+		if j == 2 {
+			t.printf("     ... %s\n", count(len(w.Sites)-j, "more park site", "more park sites"))
+			break
+		}
+		t.printf("     %s, %s, at:\n", count(s.Waits, "park", "parks"), dur(s.WaitS))
+		t.frames("       ", s.Frames)
+	}
 }
 
 // stateNames are the THREADS columns, in States order.
-var stateNames = []string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring"}
+var stateNames = []string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring", "parked", "idle"}
 
 func stateValue(s States, i int) float64 {
-	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring}[i]
+	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring, s.Parked, s.Idle}[i]
 }
 
 // threadRows renders the THREADS table: a header, then per thread its
@@ -599,6 +672,12 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
-	t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
-		"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+	if r.parks {
+		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
+			"  running, or blocked in ways the agent does not see such as I/O; idle: a pool's worker\n" +
+			"  parked waiting for work)\n")
+	} else {
+		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
+			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+	}
 }

@@ -321,7 +321,8 @@ func (s *Server) interval(r *http.Request) (any, error) {
 	// monitor from the segment's start (an owner edge begins when its
 	// owner became the one waited for); for a wait, join or acquire, the
 	// notify, end or release that ended it.
-	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease}
+	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease,
+		model.Parked: model.EdgeUnpark, model.Idle: model.EdgeUnpark}
 	kind, ok := want[iv.State]
 	for _, e := range s.d.edgesTo[ti] {
 		ed := s.d.m.Edges[e]
@@ -389,7 +390,7 @@ type edgesJSON struct {
 	Truncated bool       `json:"truncated"` // more edges matched than limit
 }
 
-var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner}
+var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner, "unpark": model.EdgeUnpark}
 
 func (s *Server) edges(r *http.Request) (any, error) {
 	t0, t1, err := s.timeRange(r)
@@ -530,8 +531,10 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	case "monitor":
 	case "semaphore":
 		kind = model.Semaphore
+	case "blocker":
+		kind = model.Blocker
 	default:
-		return nil, badRequest("lock kind %q: want monitor or semaphore", k)
+		return nil, badRequest("lock kind %q: want monitor, semaphore or blocker", k)
 	}
 	obj, err := objectParam("object", r.PathValue("object"))
 	if err != nil {

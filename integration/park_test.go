@@ -1,0 +1,272 @@
+package integration
+
+import (
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/report"
+)
+
+// The blockers' classes in Parking.java (the object a park names is the
+// lock's sync, the condition, the latch's sync, the future itself).
+const (
+	clsLockSync  = "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;"
+	clsRWSync    = "Ljava/util/concurrent/locks/ReentrantReadWriteLock$NonfairSync;"
+	clsCondition = "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;"
+	clsLatchSync = "Ljava/util/concurrent/CountDownLatch$Sync;"
+	clsFuture    = "Ljava/util/concurrent/FutureTask;"
+	clsMarker    = "LParking$Marker;"
+)
+
+// TestParking is issue 14's parking test: Parking.java blocks in java.util.concurrent with exact
+// counts and known holders (its header says which), on every JDK found, also compiled at once
+// (-Xcomp: the wrapped Unsafe.park is reached from compiled callers) and under -Xcheck:jni. The
+// recording must have each park with its blocker's class, the owner of a lock when the thread
+// parked, how it ended and the unpark that ended it; the model must count every parked
+// nanosecond as parked (none as runnable) and name the unparker of each park.
+func TestParking(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		for _, variant := range [][]string{nil, {"-Xcomp"}, {"-Xcheck:jni"}} {
+			name := "default"
+			if variant != nil {
+				name = variant[0]
+			}
+			t.Run(name, func(t *testing.T) {
+				res, prefix := recordJVM(t, j, variant, "Parking")
+				if res.code != 0 {
+					t.Fatalf("orca record failed:\n%s", res)
+				}
+				if strings.Contains(res.stdout, "woke early") {
+					t.Fatalf("parkNanos returned before its timeout:\n%s", res)
+				}
+				for _, l := range strings.Split(res.stderr, "\n") {
+					if strings.Contains(l, "Re-registering") || strings.Contains(l, "WARNING") && strings.Contains(l, "JNI") {
+						t.Errorf("the JVM warned: %s", l)
+					}
+				}
+				checkParking(t, parseExpect(t, res), prefix)
+			})
+		}
+	})
+}
+
+// TestParkingSeedKinds: with --kinds seed the recording has only the manual's 16 kinds.
+func TestParkingSeedKinds(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		bin, cls := orcaBin(t), classes(t)
+		dir := newDir(t)
+		prefix := dir + "/x"
+		res := run(t, dir, bin, "record", "-o", prefix, "--kinds", "seed", "--", j.java(), "-cp", cls, "Parking")
+		if res.code != 0 {
+			t.Fatalf("orca record failed:\n%s", res)
+		}
+		r := load(t, prefix)
+		r.checkParse(t)
+		for _, ev := range r.events {
+			if !ev.Kind.Seed() {
+				t.Fatalf("kinds=seed recorded a %s", ev.Kind)
+			}
+		}
+		if len(r.sel(format.ThreadSleep, nil)) == 0 {
+			t.Fatalf("kinds=seed recorded no sleeps: %s", r.kindCounts())
+		}
+	})
+}
+
+func checkParking(t *testing.T, e expect, prefix string) {
+	t.Helper()
+	r := load(t, prefix)
+	r.logOnFailure(t)
+	r.checkParse(t)
+	r.checkInfo(t, true, true)
+	r.checkInvariants(t)
+	names := map[format.ThreadID]string{}
+	classOf := map[format.ObjectID]string{}
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case format.ThreadStarted:
+			names[ev.Thread] = ev.Name
+		case format.ObjectClass:
+			classOf[ev.Object] = ev.Class
+		}
+	}
+	// The parks of each thread, with their ends.
+	type park struct {
+		begin, end reader.Event
+	}
+	parks := map[string][]park{}
+	open := map[format.ThreadID]reader.Event{}
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case format.ThreadPark:
+			if ev.Object != 0 && classOf[ev.Object] == "" {
+				t.Errorf("line %d: park on %v, whose class no ObjectClass line before it names", ev.Line, ev.Object)
+			}
+			open[ev.Thread] = ev
+		case format.ThreadUnparked:
+			b, ok := open[ev.Thread]
+			if !ok {
+				t.Errorf("line %d: ThreadUnparked without its park", ev.Line)
+				continue
+			}
+			delete(open, ev.Thread)
+			parks[names[ev.Thread]] = append(parks[names[ev.Thread]], park{b, ev})
+		}
+	}
+	on := func(who, class string) []park {
+		var out []park
+		for _, p := range parks[who] {
+			if classOf[p.begin.Object] == class {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	want := func(who, class string, n int, owner uint32, how format.ParkEnd) []park {
+		t.Helper()
+		ps := on(who, class)
+		if len(ps) != n {
+			t.Errorf("%s: %d parks on a %s, want %d (all its parks: %d)", who, len(ps), class, n, len(parks[who]))
+		}
+		for _, p := range ps {
+			if uint32(p.begin.Owner) != owner {
+				t.Errorf("%s: park on %s at line %d names owner %v, want %08X", who, class, p.begin.Line, p.begin.Owner, owner)
+			}
+			if p.end.How != how {
+				t.Errorf("%s: park on %s at line %d ended %q, want %q", who, class, p.begin.Line, p.end.How, how)
+			}
+			if p.begin.Timeout != -1 && class != clsMarker {
+				t.Errorf("%s: park at line %d has timeout %d, want none", who, p.begin.Line, p.begin.Timeout)
+			}
+		}
+		return ps
+	}
+	rounds := e.int(t, "rounds")
+	holders, waiters := e.hashes(t, "rl_holders"), e.hashes(t, "rl_waiters")
+	var sync format.ObjectID // the ReentrantLock's sync, the object its waiters park on
+	for i := 0; i < rounds; i++ {
+		for _, p := range want(names[format.ThreadID(waiters[i])], clsLockSync, 1, holders[i], format.ParkEndUnparked) {
+			if sync != 0 && p.begin.Object != sync {
+				t.Errorf("the rl-waiters parked on %v and %v", sync, p.begin.Object)
+			}
+			sync = p.begin.Object
+		}
+	}
+	want("rw-reader", clsRWSync, 1, e.hash(t, "rw_writer"), format.ParkEndUnparked)
+	for _, p := range want("cond-waiter", clsCondition, e.int(t, "awaits"), 0, format.ParkEndUnparked) {
+		if uint32(p.begin.Object) != e.hash(t, "cond") {
+			t.Errorf("cond-waiter parked on %v, want the condition %08X", p.begin.Object, e.hash(t, "cond"))
+		}
+	}
+	want("latch-waiter", clsLatchSync, 1, 0, format.ParkEndUnparked)
+	for _, p := range want("future-getter", clsFuture, 1, 0, format.ParkEndUnparked) {
+		if uint32(p.begin.Object) != e.hash(t, "future") {
+			t.Errorf("future-getter parked on %v, want the future %08X", p.begin.Object, e.hash(t, "future"))
+		}
+	}
+	want("queue-taker", clsCondition, 1, 0, format.ParkEndUnparked)
+	for _, p := range want("nanos-parker", clsMarker, 1, 0, format.ParkEndTimeout) {
+		if ns := int64(e.int(t, "nanos_ms")) * 1e6; p.begin.Timeout != ns {
+			t.Errorf("nanos-parker: timeout %d, want %d", p.begin.Timeout, ns)
+		}
+		if uint32(p.begin.Object) != e.hash(t, "marker") {
+			t.Errorf("nanos-parker parked on %v, want the marker %08X", p.begin.Object, e.hash(t, "marker"))
+		}
+	}
+	// Every park's stack starts at Unsafe.park, and the end repeats it.
+	for i, ev := range r.events {
+		if ev.Kind == format.ThreadPark && !r.hasMethod(i, "Ljdk/internal/misc/Unsafe;", "park") {
+			t.Errorf("line %d: park stack %s", ev.Line, r.describe(i))
+		}
+	}
+
+	// The model: states and who unparked whom.
+	rec, built := buildModel(t, prefix)
+	m := built.Model
+	for _, p := range m.Problems {
+		t.Errorf("model problem: %s", p)
+	}
+	byName := map[string]*model.Thread{}
+	for _, th := range m.Threads {
+		byName[th.Name] = th
+	}
+	hold := format.Time(e.int(t, "hold_ms")) * 1e6
+	unparker := map[string]string{"rw-reader": "rw-writer", "cond-waiter": "cond-signaller", "latch-waiter": "latch-opener",
+		"future-getter": "future-runner", "queue-taker": "queue-putter"}
+	for i := 0; i < rounds; i++ {
+		unparker[names[format.ThreadID(waiters[i])]] = names[format.ThreadID(holders[i])]
+	}
+	for who, by := range unparker {
+		th := byName[who]
+		if th == nil {
+			t.Errorf("no thread %q in the model", who)
+			continue
+		}
+		var parked format.Time
+		for _, p := range parks[who] {
+			parked += p.end.Time - p.begin.Time
+		}
+		if got := th.Time[model.Parked] + th.Time[model.Idle]; got != parked {
+			t.Errorf("%s: parked %v in the model, its parks last %v", who, got, parked)
+		}
+		if th.Time[model.Parked] < hold {
+			t.Errorf("%s: parked %v, want at least %v (its releaser waited that long)", who, th.Time[model.Parked], hold)
+		}
+		if th.Time[model.Runnable] >= th.Life()-th.Time[model.Parked]+1 {
+			t.Errorf("%s: runnable %v of a life of %v with %v parked", who, th.Time[model.Runnable], th.Life(), th.Time[model.Parked])
+		}
+		for _, iv := range th.Intervals {
+			if iv.State == model.Parked && iv.Duration() >= hold/2 {
+				if iv.Wake != model.WakeUnpark || m.Thread(iv.Other) == nil || m.Thread(iv.Other).Name != by {
+					t.Errorf("%s: park %v..%v ended %s by %v, want an unpark by %s", who, iv.Start, iv.End, iv.Wake, iv.Other, by)
+				}
+			}
+		}
+	}
+	if th := byName["nanos-parker"]; th != nil {
+		n := 0
+		for _, iv := range th.Intervals {
+			if iv.State == model.Parked {
+				n++
+				if iv.Wake != model.WakeTimeout || iv.Other != 0 {
+					t.Errorf("nanos-parker: park ended %s by %v, want a timeout", iv.Wake, iv.Other)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("nanos-parker: %d parks in the model, want 1", n)
+		}
+	}
+
+	// The report: states, the blockers in the waits with their classes and unparkers.
+	rep := report.New(rec, built, report.Options{Top: 0})
+	for _, th := range rep.Threads {
+		if _, ok := unparker[th.Name]; ok && th.StatesS.Parked <= 0 {
+			t.Errorf("report: %s has no parked time: %+v", th.Name, th.StatesS)
+		}
+	}
+	found := map[string]bool{}
+	for _, w := range rep.Waits {
+		if w.Kind != "park" || w.Class == nil {
+			continue
+		}
+		found[*w.Class] = true
+		if w.Object == sync.String() && (w.Waits != rounds || w.Notified != rounds || len(w.UnparkedBy) != rounds) {
+			t.Errorf("report: the ReentrantLock's sync: %d parks, %d unparked by %d threads, want %d, %d, %d",
+				w.Waits, w.Notified, len(w.UnparkedBy), rounds, rounds, rounds)
+		}
+	}
+	for _, c := range []string{clsLockSync, clsRWSync, clsCondition, clsLatchSync, clsFuture, clsMarker} {
+		if !found[c] {
+			t.Errorf("report: no waits entry for a blocker of class %s", c)
+		}
+	}
+	for _, h := range rep.Hangs {
+		if h.Name != nil && unparker[*h.Name] != "" {
+			t.Errorf("report: %s hangs", *h.Name)
+		}
+	}
+}

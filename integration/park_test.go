@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -269,4 +271,80 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			t.Errorf("report: %s hangs", *h.Name)
 		}
 	}
+}
+
+// TestParkingJFR records Parking with JFR (jdk.ThreadPark at 0 ms, as TestOrcaVsJFR) and
+// imports it: the same parks per thread and blocker class as Orca records, in .orca
+// ThreadPark/ThreadUnparked lines with ObjectClass; JFR knows no owner and no unparker, so
+// those are 00000000 and the parks end "timeout" (the timed one) or unknown. The model counts
+// the parked time as parked.
+func TestParkingJFR(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		bin, cls := orcaBin(t), classes(t)
+		dir := newDir(t)
+		jfc := dir + "/compare.jfc"
+		if err := os.WriteFile(jfc, []byte(jfcCompare), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jfrFile := dir + "/run.jfr"
+		res := run(t, dir, j.java(), "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
+			"-Xlog:jfr+startup=warning", "-cp", cls, "Parking")
+		checkNoCrashLog(t, res)
+		if res.code != 0 {
+			t.Fatalf("java with JFR failed:\n%s", res)
+		}
+		e := parseExpect(t, res)
+		prefix := dir + "/imp"
+		if ir := run(t, dir, bin, "import", jfrFile, "-o", prefix); ir.code != 0 {
+			t.Fatalf("orca import failed:\n%s", ir)
+		}
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInvariants(t)
+		names := map[format.ThreadID]string{}
+		classOf := map[format.ObjectID]string{}
+		count := map[string]int{} // "thread class" -> parks
+		for _, ev := range r.events {
+			switch ev.Kind {
+			case format.ThreadStarted:
+				names[ev.Thread] = ev.Name
+			case format.ObjectClass:
+				classOf[ev.Object] = ev.Class
+			case format.ThreadPark:
+				count[names[ev.Thread]+" "+classOf[ev.Object]]++
+				if ev.Owner != 0 {
+					t.Errorf("line %d: an imported park names owner %v (JFR has none)", ev.Line, ev.Owner)
+				}
+			case format.ThreadUnparked:
+				if want := format.ParkEndUnknown; names[ev.Thread] == "nanos-parker" {
+					if ev.How != format.ParkEndTimeout {
+						t.Errorf("nanos-parker's park ended %q, want timeout", ev.How)
+					}
+				} else if ev.How != want && ev.How != format.ParkEndTimeout {
+					t.Errorf("line %d: imported park ended %q", ev.Line, ev.How)
+				}
+			}
+		}
+		for i := 0; i < e.int(t, "rounds"); i++ {
+			if n := count["rl-waiter-"+strconv.Itoa(i)+" "+clsLockSync]; n != 1 {
+				t.Errorf("rl-waiter-%d: %d parks on the lock, want 1", i, n)
+			}
+		}
+		for who, n := range map[string]int{"rw-reader " + clsRWSync: 1, "cond-waiter " + clsCondition: e.int(t, "awaits"),
+			"latch-waiter " + clsLatchSync: 1, "future-getter " + clsFuture: 1, "queue-taker " + clsCondition: 1, "nanos-parker " + clsMarker: 1} {
+			if count[who] != n {
+				t.Errorf("%s: %d parks, want %d", who, count[who], n)
+			}
+		}
+		_, built := buildModel(t, prefix)
+		for _, th := range built.Model.Threads {
+			switch th.Name {
+			case "rw-reader", "latch-waiter", "future-getter", "queue-taker", "nanos-parker":
+				if th.Time[model.Parked] < format.Time(e.int(t, "hold_ms"))*1e6 {
+					t.Errorf("%s: parked %v in the model of the import", th.Name, th.Time[model.Parked])
+				}
+			}
+		}
+	})
 }

@@ -25,7 +25,7 @@ type rec struct {
 	name     string  // FName, XClass
 	timeout  int64   // FTimeout, XTimeout, -1 for none
 	how      format.ParkEnd
-	until    int64   // XUntil, -1 for none
+	until    int64 // XUntil, -1 for none
 	timedOut bool
 	// synthetic: an ObjectNotify made from a wait's notifier; dropped if
 	// its thread has ended by then (a thread's events end with ThreadEnded).

@@ -163,9 +163,9 @@ tree describes the JSON API the page uses.
 	orca report /tmp/run2
 
 converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWait,
-ThreadSleep, ThreadStart and ThreadEnd become Orca events; jdk.ThreadPark and
-what the Orca format has no field for (who notified a wait, timeouts, monitor
-classes) go to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
+ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events; what
+the Orca format has no field for (who notified a wait, timeouts, thread ids)
+goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
 threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
 docs/jfr.md in the source tree has the mapping and its limits.

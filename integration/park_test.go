@@ -250,21 +250,49 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			t.Errorf("report: %s has no parked time: %+v", th.Name, th.StatesS)
 		}
 	}
+	// The locks are contentions (locks[], kind juc) with their holders blamed; the other
+	// blockers are waits (waits[], kind park) with who unparked them.
 	found := map[string]bool{}
 	for _, w := range rep.Waits {
 		if w.Kind != "park" || w.Class == nil {
 			continue
 		}
 		found[*w.Class] = true
-		if w.Object == sync.String() && (w.Waits != rounds || w.Notified != rounds || len(w.UnparkedBy) != rounds) {
-			t.Errorf("report: the ReentrantLock's sync: %d parks, %d unparked by %d threads, want %d, %d, %d",
-				w.Waits, w.Notified, len(w.UnparkedBy), rounds, rounds, rounds)
+		if *w.Class == clsLockSync || *w.Class == clsRWSync {
+			t.Errorf("report: a lock's sync %s among the waits: %+v", w.Object, w)
 		}
 	}
-	for _, c := range []string{clsLockSync, clsRWSync, clsCondition, clsLatchSync, clsFuture, clsMarker} {
+	for _, c := range []string{clsCondition, clsLatchSync, clsFuture, clsMarker} {
 		if !found[c] {
 			t.Errorf("report: no waits entry for a blocker of class %s", c)
 		}
+	}
+	var lockSeen, rwSeen bool
+	for _, l := range rep.Locks {
+		switch {
+		case l.Kind == "juc" && l.Object == sync.String():
+			lockSeen = true
+			blamed := map[string]int{}
+			for _, o := range l.Owners {
+				blamed[o.Thread] = o.Contentions
+			}
+			if l.Class == nil || *l.Class != clsLockSync || l.Contentions != rounds || l.OwnerUnknown != 0 || len(l.Owners) != rounds {
+				t.Errorf("report: the ReentrantLock: %+v, want %d contentions, each with its holder", l, rounds)
+			}
+			for _, h := range holders {
+				if blamed[format.ThreadID(h).String()] != 1 {
+					t.Errorf("report: holder %08X blamed for %d contentions of the ReentrantLock, want 1", h, blamed[format.ThreadID(h).String()])
+				}
+			}
+		case l.Kind == "juc" && l.Class != nil && *l.Class == clsRWSync:
+			rwSeen = true
+			if l.Contentions != 1 || len(l.Owners) != 1 || l.Owners[0].Thread != format.ThreadID(e.hash(t, "rw_writer")).String() {
+				t.Errorf("report: the read-write lock: %+v, want 1 contention blamed on the writer", l)
+			}
+		}
+	}
+	if !lockSeen || !rwSeen {
+		t.Errorf("report: the ReentrantLock (%v) or the read-write lock (%v) is not among the contended locks", lockSeen, rwSeen)
 	}
 	for _, h := range rep.Hangs {
 		if h.Name != nil && unparker[*h.Name] != "" {

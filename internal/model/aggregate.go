@@ -76,7 +76,18 @@ type aggregator struct {
 	last *lockAgg
 	// acq is the current thread's acquires, reused.
 	acq []acquire
+	// juc is the current thread's parks of one j.u.c. lock acquire (its
+	// consecutive re-parks), not yet added.
+	juc []*Interval
 }
+
+// ReparkGap is the longest gap between two parks of one thread on one
+// j.u.c. lock, the second at once after the first (no other state
+// between), that makes them one contention: the acquire woke, lost the
+// lock to another thread and parked again. AQS re-parks within
+// microseconds; a thread that took the lock, ran and came back to it
+// contended again is two contentions (it cannot be told apart below this).
+const ReparkGap = format.Time(50_000) // 50 µs
 
 // lockAgg accumulates one lock.
 type lockAgg struct {
@@ -127,9 +138,16 @@ type acquire struct {
 func (ag *aggregator) thread(t *Thread) {
 	m := ag.m
 	ag.acq = ag.acq[:0]
+	ag.juc = ag.juc[:0]
 	var waitEnd format.Time // end of t's latest wait segment
 	for i := range t.Intervals {
 		iv := &t.Intervals[i]
+		if len(ag.juc) > 0 {
+			if last := ag.juc[len(ag.juc)-1]; !(iv.State == Parked && iv.Acquire && iv.Object == last.Object &&
+				last == &t.Intervals[i-1] && iv.Start-last.End <= ReparkGap) {
+				ag.jucContention(t.ID)
+			}
+		}
 		switch iv.State {
 		case Blocked:
 			// One interval per contention, however often the owner changed.
@@ -200,6 +218,10 @@ func (ag *aggregator) thread(t *Thread) {
 				ws.StillWaiting++
 			}
 		case Parked, Idle:
+			if iv.Acquire {
+				ag.juc = append(ag.juc, iv)
+				continue
+			}
 			// A park is one segment: nothing nests in it.
 			a := ag.get(iv.Object, Blocker)
 			ws := a.waitSite(m.SiteStack(iv.Stack))
@@ -231,6 +253,9 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 		}
 	}
+	if len(ag.juc) > 0 {
+		ag.jucContention(t.ID)
+	}
 	for _, c := range ag.acq {
 		// An acquire is a contention only when a release by another thread
 		// let it through; one still open at the end has no releaser yet
@@ -241,6 +266,39 @@ func (ag *aggregator) thread(t *Thread) {
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
 		a.contention(t.ID, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+	}
+}
+
+// jucContention adds the contention of thread th made of the parks in
+// ag.juc (one acquire of a j.u.c. lock): from the first park to the last,
+// at the first's site. Each park's time (and the gap before it) is blamed
+// on the lock's owner when the thread parked, or, unknown, on the thread
+// whose unpark ended it; the contention is counted to the owner at its end
+// (the last unparker: the thread that released the lock).
+func (ag *aggregator) jucContention(th format.ThreadID) {
+	ps := ag.juc
+	ag.juc = ag.juc[:0]
+	first, last := ps[0], ps[len(ps)-1]
+	a := ag.get(first.Object, JUCLock)
+	if first.First == 0 {
+		a.l.OwnerUnknown++
+	}
+	from := first.Start
+	for _, p := range ps {
+		owner := p.First
+		if owner == 0 {
+			owner = p.Other
+		}
+		a.blame(owner, 0, p.End-from)
+		from = p.End
+	}
+	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	if !last.Open {
+		end := last.Other
+		if end == 0 {
+			end = last.First
+		}
+		a.blame(end, 1, 0)
 	}
 }
 

@@ -38,6 +38,10 @@ type Builder struct {
 	// stack (IdleStack); idleOf caches it per stack.
 	idle   func([]format.Frame) bool
 	idleOf map[StackID]bool
+	// acquire, when set (Build), tells a park in a lock's acquire by its
+	// stack (AcquireStack); acquireOf caches it per stack.
+	acquire   func([]format.Frame) bool
+	acquireOf map[StackID]bool
 	// ext, when set (Build), numbers the stacks instead of b.stacks: the
 	// events carry their number in it (reader.Event.StackID).
 	ext *reader.StackTable
@@ -107,16 +111,17 @@ func New() *Builder {
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
-		threads: map[format.ThreadID]*tstate{},
-		locks:   map[uint64]*lstate{},
-		stacks:  newStackTable(),
-		starts:  map[format.ThreadID]int{},
-		joins:   map[format.ThreadID][]pendingJoin{},
-		unparks: map[format.ThreadID]pendingUnpark{},
-		classes: map[format.ObjectID]string{},
-		idleOf:  map[StackID]bool{},
-		first:   true,
-		wf:      newWaitFor(),
+		threads:   map[format.ThreadID]*tstate{},
+		locks:     map[uint64]*lstate{},
+		stacks:    newStackTable(),
+		starts:    map[format.ThreadID]int{},
+		joins:     map[format.ThreadID][]pendingJoin{},
+		unparks:   map[format.ThreadID]pendingUnpark{},
+		classes:   map[format.ObjectID]string{},
+		idleOf:    map[StackID]bool{},
+		acquireOf: map[StackID]bool{},
+		first:     true,
+		wf:        newWaitFor(),
 	}
 }
 

@@ -113,6 +113,10 @@ type Interval struct {
 	// thread ended in it, or an outer state closed); a Blocked interval
 	// so ended did not enter its monitor.
 	Forced bool
+	// Acquire: a Parked interval that is a contended acquire of a
+	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
+	// (a Lock of kind JUCLock), First its owner when the thread parked.
+	Acquire bool
 }
 
 // Duration returns End-Start.
@@ -148,19 +152,26 @@ type LockKind uint8
 const (
 	Monitor   LockKind = iota // entered with synchronized, waited on with Object.wait
 	Semaphore                 // java.util.concurrent.Semaphore
-	// Blocker is the object a park names (Thread.parkBlocker: a lock's
-	// sync, a condition, a latch's sync, a FutureTask, …); its parks are
-	// counted as its waits. Object 0 gathers the parks without a blocker.
+	// Blocker is the object a park names (Thread.parkBlocker: a
+	// condition, a latch's sync, a FutureTask, …); its parks are counted
+	// as its waits. Object 0 gathers the parks without a blocker.
 	Blocker
+	// JUCLock is a java.util.concurrent lock (ReentrantLock, either lock
+	// of a ReentrantReadWriteLock, any AbstractQueuedSynchronizer lock) by
+	// its sync: its contended acquires (parks in an acquire, consecutive
+	// re-parks of one acquire merged) are contentions like a monitor's.
+	JUCLock
 )
 
-// String returns "monitor", "semaphore" or "blocker".
+// String returns "monitor", "semaphore", "blocker" or "juc".
 func (k LockKind) String() string {
 	switch k {
 	case Semaphore:
 		return "semaphore"
 	case Blocker:
 		return "blocker"
+	case JUCLock:
+		return "juc"
 	}
 	return "monitor"
 }
@@ -410,6 +421,7 @@ type Deadlock struct {
 	Threads []format.ThreadID // the cycle, each waits for the next (and the last for the first)
 	Objects []format.ObjectID // what each thread waits on (0 for a join)
 	Stacks  []StackID         // where each thread waits
+	States  []State           // what each thread does: Blocked (a monitor), Joining, Parked (a j.u.c. lock)
 	AtEnd   bool              // the recording ended with the cycle intact (a hang)
 	// Resolved is when the cycle broke (0 if AtEnd). A monitor deadlock never
 	// breaks; a cycle that does came from a timed join or from an owner the

@@ -23,23 +23,34 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 	}
 	st := Parked
-	if b.idle != nil {
-		idle, ok := b.idleOf[stack]
-		if !ok {
-			idle = b.idle(ev.Stack)
-			b.idleOf[stack] = idle
-		}
-		if idle {
-			st = Idle
-		}
+	if b.idle != nil && cachedBy(b.idleOf, stack, ev.Stack, b.idle) {
+		st = Idle
 	}
-	ls := b.lock(ev.Object, Blocker)
+	acquire := st == Parked && ev.Object != 0 && b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) &&
+		!NotALock(b.classes[ev.Object])
 	owner := ev.Owner
 	if owner == ev.Thread {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
-	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack}, ls, nil, ev)
-	o.iv.First = owner
+	kind := Blocker
+	var ots *tstate
+	if acquire {
+		kind = JUCLock
+		if owner != 0 {
+			ots = b.thread(owner, ev.Time)
+		}
+	}
+	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire}, b.lock(ev.Object, kind), ots, ev)
+}
+
+// cachedBy returns f(frames) for stack, computed once per stack.
+func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
+	v, ok := cache[stack]
+	if !ok {
+		v = f(frames)
+		cache[stack] = v
+	}
+	return v
 }
 
 // unparked ends the park of ts.
@@ -88,7 +99,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 // objectClass records the class of obj, for its locks now and later.
 func (b *Builder) objectClass(obj format.ObjectID, class string) {
 	b.classes[obj] = class
-	for _, k := range []LockKind{Monitor, Blocker} {
+	for _, k := range []LockKind{Monitor, Blocker, JUCLock} {
 		if ls := b.locks[uint64(obj)<<2|uint64(k)]; ls != nil {
 			ls.l.Class = class
 		}
@@ -135,6 +146,31 @@ func IdleStack(stack []format.Frame, name func(format.Frame) (class, method stri
 		}
 	}
 	return false
+}
+
+// AcquireStack reports whether a park at stack (innermost first) is in
+// the acquire of a java.util.concurrent lock: a frame of
+// AbstractQueuedSynchronizer (or its Long twin) whose method's name starts
+// with "acquire" — ReentrantLock.lock, both locks of a read-write lock,
+// and the re-acquire after Condition.await, but not the await itself
+// (ConditionObject's park). Latches and semaphores acquire too: NotALock
+// tells them by the blocker's class. name is as for IdleStack.
+func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer") &&
+			strings.HasPrefix(meth, "acquire") {
+			return true
+		}
+	}
+	return false
+}
+
+// NotALock tells the synchronizers that acquire without being locks (a
+// permit or a count, no owner): CountDownLatch's and Semaphore's syncs, by
+// class signature.
+func NotALock(class string) bool {
+	return strings.Contains(class, "/CountDownLatch$") || strings.Contains(class, "/Semaphore$")
 }
 
 // cutLast splits s at its last sep.

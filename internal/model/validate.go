@@ -296,6 +296,13 @@ func (v *validator) locks() {
 			a.waits++
 			a.waitTime += o.extent()
 		case Parked, Idle:
+			if f.Acquire {
+				a := get(lockKey{f.Object, JUCLock})
+				a.acquires++ // parks in an acquire
+				a.waitTime += o.extent()
+				a.waiters[o.t.ID] = true
+				continue
+			}
 			a := get(lockKey{f.Object, Blocker})
 			a.waits++
 			a.waitTime += o.extent()
@@ -328,10 +335,13 @@ func (v *validator) locks() {
 		}
 		a := get(k)
 		name := fmt.Sprintf("%s %v", l.Kind, l.Object)
-		if l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max {
+		// A j.u.c. lock's contentions merge re-parks (Aggregate): checked
+		// against its parks below.
+		juc := l.Kind == JUCLock
+		if !juc && (l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max) {
 			v.bad("%s: %d contentions, %v blocked, %v max; its intervals say %d, %v, %v", name, l.Contentions, l.Blocked, l.MaxBlocked, a.contentions, a.blocked, a.max)
 		}
-		if l.Open != a.open || l.OpenTime != a.openTime {
+		if !juc && (l.Open != a.open || l.OpenTime != a.openTime) {
 			v.bad("%s: %d contentions open at the end, for %v; its intervals say %d, %v", name, l.Open, l.OpenTime, a.open, a.openTime)
 		}
 		var sc, so int
@@ -352,12 +362,12 @@ func (v *validator) locks() {
 				v.bad("%s: owner %v is unknown or listed twice", name, o.Thread)
 			}
 			owners[o.Thread] = true
-			if o.Blamed != a.blamed[o.Thread] || o.Contentions != a.ownerContentions[o.Thread] {
+			if !juc && (o.Blamed != a.blamed[o.Thread] || o.Contentions != a.ownerContentions[o.Thread]) {
 				v.bad("%s: owner %v blamed %v for %d contentions; the intervals say %v, %d", name, o.Thread, o.Blamed, o.Contentions, a.blamed[o.Thread], a.ownerContentions[o.Thread])
 			}
 		}
 		for th, d := range a.blamed {
-			if !owners[th] && d > 0 {
+			if !juc && !owners[th] && d > 0 {
 				v.bad("%s: %v was waited for %v but is not among the owners", name, th, d)
 			}
 		}
@@ -400,6 +410,17 @@ func (v *validator) locks() {
 			}
 			if l.Waits != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || l.OwnerUnknown != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a semaphore with monitor figures", name)
+			}
+		case JUCLock:
+			// Consecutive re-parks of one acquire are one contention, and
+			// the gaps between them count: between one contention per
+			// park and one in all, at least the parks' time.
+			if n := l.Contentions + l.Open; n < 1 || n > a.acquires || l.Blocked+l.OpenTime < a.waitTime || l.OwnerUnknown > n {
+				v.bad("%s: %d contentions (%d open) for %v, %d owner unknown; its parks: %d for %v", name, l.Contentions, l.Open,
+					l.Blocked+l.OpenTime, l.OwnerUnknown, a.acquires, a.waitTime)
+			}
+			if l.Waits != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || len(l.HeldAt) != 0 {
+				v.bad("%s: a j.u.c. lock with wait or semaphore figures", name)
 			}
 		case Blocker:
 			if l.Waits != a.waits || l.WaitTime != a.waitTime {
@@ -600,8 +621,9 @@ func (v *validator) deadlocks() {
 			return false
 		}
 		for _, iv := range t.Intervals {
-			if iv.Start <= at && at <= iv.End && iv.Other == other &&
-				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) {
+			if iv.Start <= at && at <= iv.End && (iv.Other == other &&
+				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) ||
+				iv.State == Parked && iv.Acquire && iv.Object == obj && iv.First == other) {
 				return true
 			}
 		}
@@ -610,7 +632,7 @@ func (v *validator) deadlocks() {
 	for _, d := range m.Deadlocks {
 		name := fmt.Sprintf("deadlock at %s", sec(d.At))
 		n := len(d.Threads)
-		if n < 2 || len(d.Objects) != n || len(d.Stacks) != n {
+		if n < 2 || len(d.Objects) != n || len(d.Stacks) != n || len(d.States) != n {
 			v.bad("%s is malformed", name)
 			continue
 		}
@@ -646,6 +668,9 @@ func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
 		return false
 	}
 	iv := t.Intervals[i]
+	if iv.State == Parked && iv.Acquire {
+		return iv.Object == obj && iv.First == other
+	}
 	return iv.Other == other && (obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj)
 }
 

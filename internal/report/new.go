@@ -287,7 +287,11 @@ func (b *builder) deadlocks() []Deadlock {
 				r.States = append(r.States, model.Joining.String())
 				r.Objects = append(r.Objects, nil)
 			} else {
-				r.States = append(r.States, model.Blocked.String())
+				st := model.Blocked
+				if i < len(d.States) && d.States[i] == model.Parked {
+					st = model.Parked // on a java.util.concurrent lock
+				}
+				r.States = append(r.States, st.String())
 				r.Objects = append(r.Objects, idPtr(d.Objects[i].String(), true))
 			}
 			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))

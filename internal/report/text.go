@@ -397,7 +397,10 @@ func (r *Report) contentionSection(t *textWriter) {
 		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
 		what := l.Kind + " " + l.Object
-		if l.Class != nil && l.Kind == "monitor" {
+		if l.Kind == "juc" {
+			what = "lock " + l.Object // a java.util.concurrent lock, by its sync
+		}
+		if l.Class != nil && (l.Kind == "monitor" || l.Kind == "juc") {
 			what += " (" + className(*l.Class) + ")"
 		}
 		var more []string

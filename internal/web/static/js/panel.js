@@ -48,8 +48,9 @@ export class Panel {
     if (d.since < d.start) rows.push(['since', `${fmtTime(d.since)} — ${fmtDur(d.end - d.since)} in this state; the owner changed`]);
     if (d.object) {
       const park = d.state === 'parked' || d.state === 'idle';
-      const kind = d.state === 'acquiring' ? 'semaphore' : park ? 'blocker' : 'monitor';
-      rows.push([d.state === 'waiting' ? 'waited on' : park ? 'parked on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
+      const kind = d.state === 'acquiring' ? 'semaphore' : d.acquire ? 'juc' : park ? 'blocker' : 'monitor';
+      rows.push([d.state === 'waiting' ? 'waited on' : d.acquire ? 'acquiring lock' : park ? 'parked on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
+      if (d.ownerAtPark) rows.push(['owner then', d.ownerAtPark]);
     }
     if (d.otherId) {
       const label = { blocked: 'owner', joining: 'joined', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';

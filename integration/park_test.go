@@ -299,6 +299,7 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			t.Errorf("report: %s hangs", *h.Name)
 		}
 	}
+	checkIdle(t, m, rep)
 }
 
 // TestParkingJFR records Parking with JFR (jdk.ThreadPark at 0 ms, as TestOrcaVsJFR) and
@@ -375,4 +376,31 @@ func TestParkingJFR(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkIdle: the pool's workers and the ForkJoinPool's end the recording idle (state Idle, parked
+// in ThreadPoolExecutor.getTask / ForkJoinPool.awaitWork), never parked, and are no hangs.
+func checkIdle(t *testing.T, m *model.Model, rep *report.Report) {
+	t.Helper()
+	idle := 0
+	for _, th := range m.Threads {
+		if !strings.HasPrefix(th.Name, "pool-worker-") && !strings.HasPrefix(th.Name, "ForkJoinPool-1-worker-") {
+			continue
+		}
+		idle++
+		if th.Time[model.Idle] <= 0 || th.Time[model.Parked] != 0 {
+			t.Errorf("%s: idle %v, parked %v; want idle only", th.Name, th.Time[model.Idle], th.Time[model.Parked])
+		}
+		if n := len(th.Intervals); n == 0 || th.Intervals[n-1].State != model.Idle || !th.Intervals[n-1].Open {
+			t.Errorf("%s: does not end idle", th.Name)
+		}
+	}
+	if idle < 3 {
+		t.Errorf("%d pool workers in the model, want at least 3 (2 in the pool, 1 in the ForkJoinPool)", idle)
+	}
+	for _, h := range rep.Hangs {
+		if h.Name != nil && strings.Contains(*h.Name, "pool") {
+			t.Errorf("report: the idle worker %s is a hang", *h.Name)
+		}
+	}
 }

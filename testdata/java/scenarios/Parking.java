@@ -10,11 +10,17 @@
 //   future-getter    parks once on the FutureTask, ended by future-runner
 //   queue-taker      parks once on the LinkedBlockingQueue's notEmpty condition, ended by queue-putter
 //   nanos-parker     parks once for 30 ms on a Parking$Marker, nobody unparks it: a timeout
+//   pool-worker-I    a fixed pool's two (daemon) workers, idle in ThreadPoolExecutor.getTask at the end
+//   ForkJoinPool-1-worker-*  idle in ForkJoinPool.awaitWork after a CompletableFuture
 //
 // Every releaser waits until its waiter is parked (Thread.getState) and then HOLD_MS more before
 // releasing, so each waiter is parked for at least HOLD_MS. The releasers wait with Thread.sleep
 // and Thread.getState, neither of which parks.
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.Condition;
@@ -210,6 +216,18 @@ public class Parking {
         });
         join(np);
         out.append(" marker=").append(hex(marker)).append(" nanos_parker=").append(hex(np)).append(" nanos_ms=").append(NANOS_MS);
+
+        // Idle pool workers: still parked waiting for work when the program ends (daemons).
+        int[] workers = {0};
+        ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
+            Thread t = new Thread(r, "pool-worker-" + workers[0]++);
+            t.setDaemon(true);
+            return t;
+        });
+        pool.submit(() -> 1).get();
+        pool.submit(() -> 2).get();
+        CompletableFuture.supplyAsync(() -> 3, new ForkJoinPool(2)).join();
+        sleep(50);   // the workers park for work
         System.out.println(out);
     }
 }

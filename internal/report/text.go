@@ -350,8 +350,13 @@ func (r *Report) hangSection(t *textWriter) {
 	if r.Cut != nil {
 		t.section("No hangs: the recording is cut at %s; the %s in a state then are unknown after it.",
 			at(r.Cut.AtS), count(len(r.Cut.UnknownAfter), "thread", "threads"))
+	} else if len(app) == 0 && r.parks {
+		t.section("No hangs: no thread of the program was blocked, waiting, joining, acquiring or parked at the end.")
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was blocked, waiting, joining or acquiring at the end.")
+	} else if r.parks {
+		t.section("HANGS: %s still blocked, waiting, joining, acquiring or parked at the end, longest first",
+			count(len(app), "thread", "threads"))
 	} else {
 		t.section("HANGS: %s still blocked, waiting, joining or acquiring at the end, longest first",
 			count(len(app), "thread", "threads"))
@@ -389,6 +394,10 @@ func (r *Report) hangSection(t *textWriter) {
 }
 
 func (r *Report) contentionSection(t *textWriter) {
+	if len(r.Locks) == 0 && r.parks {
+		t.section("No lock contention: no thread blocked on a monitor or a java.util.concurrent lock, or waited for a semaphore permit.")
+		return
+	}
 	if len(r.Locks) == 0 {
 		t.section("No lock contention: no thread blocked on a monitor or waited for a semaphore permit.")
 		return
@@ -487,8 +496,13 @@ func (r *Report) waitSection(t *textWriter) {
 		t.section("No Object.wait or notify.")
 		return
 	}
-	t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
-		count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	if r.parks {
+		t.section("WAIT/NOTIFY/PARK: %s waited on, notified or parked on, waits no notify or unpark ended first%s",
+			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	} else {
+		t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
+			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	}
 	var jdk []string
 	var idle []string
 	for _, w := range r.Waits {

@@ -511,8 +511,8 @@ static void write_info(int complete) {
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
   fprintf(f, "format=%s\nagent_version=%s\n", ORCA_FORMAT, ORCA_VERSION);
-  fprintf(f, "agent_options=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s\n", opt.prefix, opt.depth,
-          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no");
+  fprintf(f, "agent_options=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s,kinds=%s\n", opt.prefix, opt.depth,
+          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all");
   if (opt.session[0]) fprintf(f, "session=%s\n", opt.session);
   fprintf(f, "pid=%d\n", (int)getpid());
   pthread_mutex_lock(&props_mu);

@@ -75,6 +75,18 @@ func TestParkingSeedKinds(t *testing.T) {
 		if len(r.sel(format.ThreadSleep, nil)) == 0 {
 			t.Fatalf("kinds=seed recorded no sleeps: %s", r.kindCounts())
 		}
+		if !strings.Contains(r.info["agent_options"], "kinds=seed") {
+			t.Errorf(".info: agent_options=%q, want kinds=seed", r.info["agent_options"])
+		}
+		// The report says parks are not seen (they are runnable time).
+		rec, built := buildModel(t, prefix)
+		var txt strings.Builder
+		if err := report.New(rec, built, report.Options{}).WriteText(&txt); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(txt.String(), "such as I/O or LockSupport.park") {
+			t.Errorf("the report of a kinds=seed recording does not say parks are not recorded:\n%s", txt.String())
+		}
 	})
 }
 

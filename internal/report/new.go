@@ -56,7 +56,10 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	// The agent records parks unless told kinds=seed (an import from JFR
+	// has them too).
 	_, r.parks = rec.Info[format.InfoEvents+format.ThreadPark.String()]
+	r.parks = r.parks && !strings.Contains(rec.Info[format.InfoAgentOptions], "kinds=seed")
 	if v, ok := rec.Info[format.InfoComplete]; ok {
 		c := v == "true"
 		r.Complete = &c

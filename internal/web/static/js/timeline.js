@@ -1331,9 +1331,10 @@ function tipDetail(d, threads) {
   const out = [];
   if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, d.state === 'acquiring' ? 'semaphore ' : d.state === 'parked' || d.state === 'idle' ? 'blocker ' : 'object '), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
   if (d.other >= 0 || d.otherId) {
-    const label = { blocked: 'owner', joining: 'joins', waiting: 'woken by' }[d.state] || 'other';
+    const label = { blocked: 'owner', joining: 'joins', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';
     out.push(h('div', null, h('span', { class: 'muted' }, `${label} `), d.other >= 0 ? threads[d.other].name : d.otherId));
   }
+  if (d.ownerAtPark) out.push(h('div', null, h('span', { class: 'muted' }, d.acquire ? 'lock held by ' : 'owner when parked '), d.ownerAtPark));
   if (d.wake) out.push(h('div', { class: 'muted' }, `ended by ${d.wake}`));
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));
   out.push(h('div', { class: 'muted' }, `${fmtTime(d.start)} → ${fmtTime(d.end)}`));

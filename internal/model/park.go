@@ -57,6 +57,10 @@ func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f fu
 func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 	if ts.parkNest > 0 {
 		ts.parkNest--
+		// Its unpark is used up all the same: it must not end a later park.
+		if u, ok := b.unparks[ts.t.ID]; ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
+			delete(b.unparks, ts.t.ID)
+		}
 		return
 	}
 	n := len(ts.open)

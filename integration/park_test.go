@@ -182,6 +182,11 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		}
 	}
 	want("queue-taker", clsCondition, 1, 0, format.ParkEndUnparked)
+	for _, p := range want("intr-parker", clsMarker, 1, 0, format.ParkEndInterrupted) {
+		if uint32(p.begin.Object) != e.hash(t, "marker2") || p.begin.Timeout != -1 {
+			t.Errorf("intr-parker parked on %v with timeout %d, want the marker %08X and none", p.begin.Object, p.begin.Timeout, e.hash(t, "marker2"))
+		}
+	}
 	for _, p := range want("nanos-parker", clsMarker, 1, 0, format.ParkEndTimeout) {
 		if ns := int64(e.int(t, "nanos_ms")) * 1e6; p.begin.Timeout != ns {
 			t.Errorf("nanos-parker: timeout %d, want %d", p.begin.Timeout, ns)
@@ -373,7 +378,7 @@ func TestParkingJFR(t *testing.T) {
 			}
 		}
 		for who, n := range map[string]int{"rw-reader " + clsRWSync: 1, "cond-waiter " + clsCondition: e.int(t, "awaits"),
-			"latch-waiter " + clsLatchSync: 1, "future-getter " + clsFuture: 1, "queue-taker " + clsCondition: 1, "nanos-parker " + clsMarker: 1} {
+			"latch-waiter " + clsLatchSync: 1, "future-getter " + clsFuture: 1, "queue-taker " + clsCondition: 1, "nanos-parker " + clsMarker: 1, "intr-parker " + clsMarker: 1} {
 			if count[who] != n {
 				t.Errorf("%s: %d parks, want %d", who, count[who], n)
 			}

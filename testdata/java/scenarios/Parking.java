@@ -10,6 +10,7 @@
 //   future-getter    parks once on the FutureTask, ended by future-runner
 //   queue-taker      parks once on the LinkedBlockingQueue's notEmpty condition, ended by queue-putter
 //   nanos-parker     parks once for 30 ms on a Parking$Marker, nobody unparks it: a timeout
+//   intr-parker      parks once on another Parking$Marker until main interrupts it
 //   pool-worker-I    a fixed pool's two (daemon) workers, idle in ThreadPoolExecutor.getTask at the end
 //   ForkJoinPool-1-worker-*  idle in ForkJoinPool.awaitWork after a CompletableFuture
 //
@@ -215,6 +216,12 @@ public class Parking {
             if (System.nanoTime() < end) System.out.println("nanos-parker woke early");
         });
         join(np);
+        Marker marker2 = new Marker();
+        Thread ip = start("intr-parker", () -> LockSupport.park(marker2));
+        parked(ip);
+        ip.interrupt();
+        join(ip);
+        out.append(" intr_parker=").append(hex(ip)).append(" marker2=").append(hex(marker2));
         out.append(" marker=").append(hex(marker)).append(" nanos_parker=").append(hex(np)).append(" nanos_ms=").append(NANOS_MS);
 
         // Idle pool workers: still parked waiting for work when the program ends (daemons).

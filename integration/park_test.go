@@ -317,6 +317,30 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		}
 	}
 	checkIdle(t, m, rep)
+	checkDeadlock(t, e, rep)
+}
+
+// checkDeadlock: dl-a (blocked on the monitor dl-b holds) and dl-b (parked in the acquire of the
+// ReentrantLock dl-a holds) are a deadlock at the end.
+func checkDeadlock(t *testing.T, e expect, rep *report.Report) {
+	t.Helper()
+	a, b := format.ThreadID(e.hash(t, "dl_a")).String(), format.ThreadID(e.hash(t, "dl_b")).String()
+	mon := format.ObjectID(e.hash(t, "dl_monitor")).String()
+	for _, d := range rep.Deadlocks {
+		if !d.AtEnd || len(d.Threads) != 2 {
+			continue
+		}
+		for i := range d.Threads {
+			j := 1 - i
+			if d.Threads[i] == a && d.Threads[j] == b {
+				if d.States[i] != "blocked" || d.Objects[i] == nil || *d.Objects[i] != mon || d.States[j] != "parked" {
+					t.Errorf("report: the deadlock of dl-a and dl-b: %+v, want dl-a blocked on %s, dl-b parked", d, mon)
+				}
+				return
+			}
+		}
+	}
+	t.Errorf("report: no deadlock of dl-a and dl-b at the end: %+v", rep.Deadlocks)
 }
 
 // TestParkingJFR records Parking with JFR (jdk.ThreadPark at 0 ms, as TestOrcaVsJFR) and

@@ -13,6 +13,9 @@
 //   intr-parker      parks once on another Parking$Marker until main interrupts it
 //   pool-worker-I    a fixed pool's two (daemon) workers, idle in ThreadPoolExecutor.getTask at the end
 //   ForkJoinPool-1-worker-*  idle in ForkJoinPool.awaitWork after a CompletableFuture
+//   dl-a, dl-b       (daemons) a deadlock through a ReentrantLock and a monitor, there at the end:
+//                    dl-a holds dlLock and blocks on monitor dlMonitor, which dl-b holds while it
+//                    parks in dlLock.lock()
 //
 // Every releaser waits until its waiter is parked (Thread.getState) and then HOLD_MS more before
 // releasing, so each waiter is parked for at least HOLD_MS. The releasers wait with Thread.sleep
@@ -63,6 +66,7 @@ public class Parking {
     static final class Marker {}
 
     static volatile Thread waiter;   // the thread a holder waits to see parked
+    static volatile int sink;
 
     public static void main(String[] args) throws Exception {
         StringBuilder out = new StringBuilder("EXPECT rounds=" + ROUNDS + " awaits=" + AWAITS + " hold_ms=" + HOLD_MS);
@@ -235,6 +239,31 @@ public class Parking {
         pool.submit(() -> 2).get();
         CompletableFuture.supplyAsync(() -> 3, new ForkJoinPool(2)).join();
         sleep(50);   // the workers park for work
+
+        // A deadlock through a ReentrantLock and a monitor.
+        ReentrantLock dlLock = new ReentrantLock();
+        Object dlMonitor = new Object();
+        boolean[] held = {false, false};   // dl-a holds dlLock, dl-b holds dlMonitor (read under dlMonitor or after)
+        Thread da = new Thread(() -> {
+            dlLock.lock();
+            synchronized (held) { held[0] = true; }
+            while (true) { synchronized (held) { if (held[1]) break; } sleep(1); }
+            synchronized (dlMonitor) { sink = 1; }
+        }, "dl-a");
+        Thread db = new Thread(() -> {
+            synchronized (dlMonitor) {
+                synchronized (held) { held[1] = true; }
+                while (true) { synchronized (held) { if (held[0]) break; } sleep(1); }
+                dlLock.lock();
+            }
+        }, "dl-b");
+        da.setDaemon(true);
+        db.setDaemon(true);
+        da.start();
+        db.start();
+        while (da.getState() != Thread.State.BLOCKED || db.getState() != Thread.State.WAITING) sleep(1);
+        sleep(HOLD_MS);
+        out.append(" dl_a=").append(hex(da)).append(" dl_b=").append(hex(db)).append(" dl_monitor=").append(hex(dlMonitor));
         System.out.println(out);
     }
 }

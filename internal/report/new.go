@@ -172,6 +172,18 @@ func (b *builder) stack(id model.StackID) []string {
 	return out
 }
 
+// class returns the class of an object, as a lock of any kind knows it; nil
+// when unknown.
+func (b *builder) class(o format.ObjectID) *string {
+	for _, k := range []model.LockKind{model.JUCLock, model.Blocker, model.Monitor} {
+		if l := b.m.Lock(o, k); l != nil && l.Class != "" && o != 0 {
+			c := l.Class
+			return &c
+		}
+	}
+	return nil
+}
+
 // name returns a thread's name, nil when the thread has no events.
 func (b *builder) name(id format.ThreadID) *string {
 	if t := b.m.Thread(id); t != nil {
@@ -299,6 +311,15 @@ func (b *builder) deadlocks() []Deadlock {
 			}
 			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))
 		}
+		for _, st := range r.States {
+			if st == model.Parked.String() {
+				r.Classes = make([]*string, len(d.Objects))
+				for j, o := range d.Objects {
+					r.Classes[j] = b.class(o)
+				}
+				break
+			}
+		}
 		out = append(out, r)
 	}
 	return out
@@ -321,6 +342,9 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 		}
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)
+		}
+		if h.State == model.Parked {
+			r.Class = b.class(h.Object)
 		}
 		for i, d := range dls {
 			for _, th := range d.Threads {

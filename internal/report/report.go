@@ -173,6 +173,9 @@ type Deadlock struct {
 	States    []string   `json:"states"`  // "blocked" (on a monitor) or "joining", per thread
 	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
 	Stacks    [][]string `json:"stacks"`
+	// Classes: when a thread of the cycle is parked on a java.util.concurrent
+	// lock, each object's class (null when unknown); absent otherwise.
+	Classes []*string `json:"classes,omitempty"`
 }
 
 // Hang is a thread still blocked, waiting, joining or acquiring at the end.
@@ -188,6 +191,8 @@ type Hang struct {
 	Deadlock  *int     `json:"deadlock"` // index in Deadlocks when the thread is in one
 	JDK       bool     `json:"jdk"`      // the thread is a JDK service thread (Thread.JDK)
 	Frames    []string `json:"frames"`
+	// Class: for a parked thread, the blocker's class when known; absent otherwise.
+	Class *string `json:"class,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.

@@ -269,7 +269,7 @@ func first(s []string) string {
 
 // waitsFor describes what a thread waits for: "blocked on monitor X held
 // by T", "joining T", "waiting on X", "acquiring semaphore X".
-func (t *textWriter) waitsFor(state string, object *string, other string, otherName *string) string {
+func (t *textWriter) waitsFor(state string, object, class *string, other string, otherName *string) string {
 	var s string
 	switch state {
 	case "blocked":
@@ -293,6 +293,9 @@ func (t *textWriter) waitsFor(state string, object *string, other string, otherN
 			s = "parked (no blocker)"
 		} else {
 			s = "parked on " + *object
+			if class != nil {
+				s += " (" + className(*class) + ")"
+			}
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -301,6 +304,14 @@ func (t *textWriter) waitsFor(state string, object *string, other string, otherN
 		s = state
 	}
 	return s
+}
+
+// classAt is the class of a deadlock's j-th object, nil when unknown.
+func classAt(cs []*string, j int) *string {
+	if j < len(cs) {
+		return cs[j]
+	}
+	return nil
 }
 
 func deref(s *string) string {
@@ -326,7 +337,7 @@ func (r *Report) deadlockSection(t *textWriter) {
 		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
-			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], d.Threads[k], d.Names[k]))
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
 			t.frames("        ", d.Stacks[j])
 		}
 	}
@@ -370,7 +381,7 @@ func (r *Report) hangSection(t *textWriter) {
 		if h.Other != nil {
 			other = *h.Other
 		}
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, other, h.OtherName))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, h.Class, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.State == "waiting" {
 			s += ", never notified"

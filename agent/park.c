@@ -132,8 +132,10 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   if (self && f_blocker) blocker = (*env)->GetObjectField(env, self, f_blocker);
   if (blocker) {
     bh = objhash_of(blocker);
-    class_once(env, s, ts, blocker, bh);
-    owner = owner_of(env, blocker);
+    if (bh) {   // 0: the VM could not say (then no class, no owner)
+      class_once(env, s, ts, blocker, bh);
+      owner = owner_of(env, blocker);
+    }
     (*env)->DeleteLocalRef(env, blocker);
   }
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since

@@ -233,7 +233,15 @@ func (b *builder) threads() []Thread {
 		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
 			b.parks = true
 		}
-		rs = append(rs, ranked{th, t.Time[model.Blocked] + t.Time[model.Acquiring], t.Life() - t.Time[model.Runnable], t.Start})
+		contended := t.Time[model.Blocked] + t.Time[model.Acquiring]
+		if t.Time[model.Parked] > 0 {
+			for _, iv := range t.Intervals {
+				if iv.Acquire {
+					contended += iv.Duration() // a java.util.concurrent lock's
+				}
+			}
+		}
+		rs = append(rs, ranked{th, contended, t.Life() - t.Time[model.Runnable], t.Start})
 	}
 	// The program's threads before the JDK's; lock contention first: it
 	// is what a concurrency profile is for; then time in any recorded

@@ -112,41 +112,53 @@ func (b *Builder) objectClass(obj format.ObjectID, class string) {
 
 // idleFrames are the methods in which a thread that parks waits for work:
 // a pool's worker between tasks. "Class.method", the class as Class.getName
-// gives it; a class ending in "." matches any class of that package
-// prefix's tail (see IdleStack).
+// gives it; a class without a package matches any package (see IdleStack).
 var idleFrames = []string{
 	// java.util.concurrent.ThreadPoolExecutor (fixed, cached and scheduled
 	// pools: LinkedBlockingQueue, SynchronousQueue, DelayedWorkQueue) and
 	// Tomcat's copy of it (org.apache.tomcat.util.threads).
 	"ThreadPoolExecutor.getTask",
 	"java.util.concurrent.ForkJoinPool.awaitWork", // ForkJoinPool, the common pool, CompletableFuture's async
-	"java.util.concurrent.ForkJoinPool.runWorker", // JDK 8-style scan parks
 	"org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll",
 	"org.eclipse.jetty.util.thread.QueuedThreadPool.idleJobPoll",
 	"org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.reservedWait",
 	"jdk.internal.ref.CleanerImpl.run", // Common-Cleaner and other Cleaners (JDK 21+ park)
-	"java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue.take",
+}
+
+// machinery are the packages and classes a thread waiting for work parks
+// through, between Unsafe.park and the pool's method: the locks and queues.
+var machinery = []string{
+	"jdk.internal.misc.", "java.util.concurrent.", "java.lang.ref.ReferenceQueue",
+	"org.eclipse.jetty.util.BlockingArrayQueue", "org.apache.tomcat.util.threads.TaskQueue",
 }
 
 // IdleStack reports whether a park at stack (innermost first) is a pool
-// worker waiting for work. The rule: a frame of the stack is one of
-// idleFrames (a class name matches in full, or by its simple name for
-// "ThreadPoolExecutor.getTask", so that Tomcat's and other copies count).
-// name gives a frame's class (as Class.getName) and method, "" when unknown.
+// worker waiting for work. The rule: going out from the park, the first
+// frame that is not a lock's or a queue's (machinery) is one of
+// idleFrames. So a task that blocks inside a pool's worker — its own frames
+// between the park and the pool — is not idle, even though the pool's
+// run loop is further out on its stack. A class in idleFrames matches in
+// full, or by its simple name for "ThreadPoolExecutor.getTask" (Tomcat's
+// copy). name gives a frame's class (as Class.getName) and method, "" when
+// unknown.
 func IdleStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
 	for _, f := range stack {
 		cls, meth := name(f)
 		if meth == "" {
-			continue
+			return false
 		}
 		for _, w := range idleFrames {
 			c, m, _ := cutLast(w, ".")
-			if m != meth {
-				continue
-			}
-			if cls == c || !strings.Contains(c, ".") && strings.HasSuffix(cls, "."+c) || cls == c {
+			if m == meth && (cls == c || !strings.Contains(c, ".") && strings.HasSuffix(cls, "."+c)) {
 				return true
 			}
+		}
+		inner := false
+		for _, p := range machinery {
+			inner = inner || strings.HasPrefix(cls, p)
+		}
+		if !inner {
+			return false
 		}
 	}
 	return false

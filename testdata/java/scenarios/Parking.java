@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.locks.Condition;
@@ -144,7 +145,7 @@ public class Parking {
                     if (w) break;
                     sleep(1);
                 }
-                sleep(HOLD_MS);
+                parked(cw);   // parked in the await (it holds no lock to wait for), then HOLD_MS
                 cl.lock();
                 try {
                     flag[0] = true;
@@ -229,16 +230,22 @@ public class Parking {
         out.append(" marker=").append(hex(marker)).append(" nanos_parker=").append(hex(np)).append(" nanos_ms=").append(NANOS_MS);
 
         // Idle pool workers: still parked waiting for work when the program ends (daemons).
-        int[] workers = {0};
+        java.util.List<Thread> workers = new java.util.concurrent.CopyOnWriteArrayList<>();
         ExecutorService pool = Executors.newFixedThreadPool(2, r -> {
-            Thread t = new Thread(r, "pool-worker-" + workers[0]++);
+            Thread t = new Thread(r, "pool-worker-" + workers.size());
             t.setDaemon(true);
+            workers.add(t);
             return t;
         });
         pool.submit(() -> 1).get();
         pool.submit(() -> 2).get();
-        CompletableFuture.supplyAsync(() -> 3, new ForkJoinPool(2)).join();
-        sleep(50);   // the workers park for work
+        ForkJoinPool fjp = new ForkJoinPool(2, p -> {
+            ForkJoinWorkerThread t = ForkJoinPool.defaultForkJoinWorkerThreadFactory.newThread(p);
+            workers.add(t);
+            return t;
+        }, null, false);
+        CompletableFuture.supplyAsync(() -> 3, fjp).join();
+        for (Thread w : workers) parked(w);   // each parks for work
 
         // A deadlock through a ReentrantLock and a monitor.
         ReentrantLock dlLock = new ReentrantLock();

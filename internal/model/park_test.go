@@ -1,0 +1,59 @@
+package model
+
+import (
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// TestIdleStack: the idle rule on stacks as the JDK, Tomcat and Jetty make them (innermost
+// first, "Class.method"), and the acquire rule.
+func TestIdleStack(t *testing.T) {
+	park := []string{"jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.LockSupport.park"}
+	cases := []struct {
+		stack         []string
+		idle, acquire bool
+	}{
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.LinkedBlockingQueue.take",
+			"java.util.concurrent.ThreadPoolExecutor.getTask", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, true, false},
+		{[]string{"java.util.concurrent.SynchronousQueue$TransferStack.transfer", "java.util.concurrent.SynchronousQueue.poll",
+			"java.util.concurrent.ThreadPoolExecutor.getTask"}, true, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.awaitNanos", "java.util.concurrent.LinkedBlockingQueue.poll",
+			"org.apache.tomcat.util.threads.TaskQueue.poll", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"}, true, false},
+		{[]string{"java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"}, true, false},
+		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.lang.ref.ReferenceQueue.remove",
+			"jdk.internal.ref.CleanerImpl.run"}, true, false},
+		// A task that blocks inside a pool's worker is not idle.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire", "java.util.concurrent.locks.ReentrantLock.lock",
+			"app.Task.run", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, false, true},
+		{[]string{"java.util.concurrent.CompletableFuture$Signaller.block", "java.util.concurrent.ForkJoinPool.managedBlock",
+			"java.util.concurrent.CompletableFuture.join", "app.Step.apply", "java.util.concurrent.ForkJoinPool.runWorker"}, false, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.Main.main"}, false, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared", "java.util.concurrent.CountDownLatch.await", "app.Main.main"}, false, true},
+		{nil, false, false},
+	}
+	for _, c := range cases {
+		names := append(append([]string{}, park...), c.stack...)
+		frames := make([]format.Frame, len(names))
+		for i := range names {
+			frames[i] = format.Frame{Method: format.MethodID(i + 1)}
+		}
+		name := func(f format.Frame) (string, string) {
+			s := names[f.Method-1]
+			i := strings.LastIndex(s, ".")
+			return s[:i], s[i+1:]
+		}
+		if got := IdleStack(frames, name); got != c.idle {
+			t.Errorf("IdleStack(%v) = %v, want %v", c.stack, got, c.idle)
+		}
+		if got := AcquireStack(frames, name); got != c.acquire {
+			t.Errorf("AcquireStack(%v) = %v, want %v", c.stack, got, c.acquire)
+		}
+	}
+	if !NotALock("Ljava/util/concurrent/CountDownLatch$Sync;") || !NotALock("Ljava/util/concurrent/Semaphore$NonfairSync;") ||
+		NotALock("Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;") {
+		t.Error("NotALock")
+	}
+}

@@ -62,9 +62,10 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = 0;
   if (s) {
-    int64_t ts = clock_now();
+    // Timed after the walk: the interval is the sleep, not the agent's work
+    // before it (JFR times the same span).
     n = stack_capture(NULL, 0, fr, opt.depth);
-    ring_put(s->shard, ORCA_EV_THREAD_SLEEP, ts, s->hash, 0, 0, fr, n, NULL, 0);
+    ring_put(s->shard, ORCA_EV_THREAD_SLEEP, clock_now(), s->hash, 0, 0, fr, n, NULL, 0);
   }
   orig_sleep(env, c, t);
   // Interrupted or not, the sleep is over: close the pair.

@@ -156,7 +156,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     if (virt) vthread_unattributed(ORCA_EV_THREAD_UNPARKED);
     return;
   }
-  int64_t ts = clock_now();
+  int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
   jthread self = NULL;
   jobject blocker = NULL;
   uint32_t bh = 0, owner = 0;
@@ -184,8 +184,10 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   int tl = timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)timeout) : 0;
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = stack_capture(NULL, 0, fr, opt.depth);
-  ring_put(s->shard, ORCA_EV_THREAD_PARK, ts, s->hash, bh, owner, fr, n, tbuf, tl);
+  // The park is timed after the agent's work (blocker, class, owner, stack):
+  // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
+  ring_put(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl);
   orig_park(env, unsafe, absolute, time);
   if (orca_recording()) {
     int64_t end = clock_now();

@@ -228,14 +228,28 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		for _, p := range parks[who] {
 			parked += p.end.Time - p.begin.Time
 		}
-		if got := th.Time[model.Parked] + th.Time[model.Idle]; got != parked {
-			t.Errorf("%s: parked %v in the model, its parks last %v", who, got, parked)
+		// A lock's waiter is blocked (Interval.Shown: a lock is a lock), the others parked.
+		st := model.Parked
+		if lockWaiter(who) {
+			st = model.Blocked
+			if th.Time[model.Parked] != 0 {
+				t.Errorf("%s: parked %v in the model, want 0 (its parks are a lock's contentions)", who, th.Time[model.Parked])
+			}
 		}
-		if th.Time[model.Parked] < hold {
-			t.Errorf("%s: parked %v, want at least %v (its releaser waited that long)", who, th.Time[model.Parked], hold)
+		var got format.Time
+		for _, iv := range th.Intervals {
+			if iv.State == model.Parked || iv.State == model.Idle {
+				got += iv.Duration()
+			}
 		}
-		if th.Time[model.Runnable] >= th.Life()-th.Time[model.Parked]+1 {
-			t.Errorf("%s: runnable %v of a life of %v with %v parked", who, th.Time[model.Runnable], th.Life(), th.Time[model.Parked])
+		if got != parked {
+			t.Errorf("%s: parks of %v in the model, its parks last %v", who, got, parked)
+		}
+		if th.Time[st] < hold {
+			t.Errorf("%s: %s %v, want at least %v (its releaser waited that long)", who, st, th.Time[st], hold)
+		}
+		if th.Time[model.Runnable] >= th.Life()-th.Time[st]+1 {
+			t.Errorf("%s: runnable %v of a life of %v with %v %s", who, th.Time[model.Runnable], th.Life(), th.Time[st], st)
 		}
 		for _, iv := range th.Intervals {
 			if iv.State == model.Parked && iv.Duration() >= hold/2 {
@@ -263,7 +277,12 @@ func checkParking(t *testing.T, e expect, prefix string) {
 	// The report: states, the blockers in the waits with their classes and unparkers.
 	rep := report.New(rec, built, report.Options{Top: 0})
 	for _, th := range rep.Threads {
-		if _, ok := unparker[th.Name]; ok && th.StatesS.Parked <= 0 {
+		if _, ok := unparker[th.Name]; !ok {
+			continue
+		}
+		if lockWaiter(th.Name) && (th.StatesS.Blocked <= 0 || th.StatesS.Parked != 0) {
+			t.Errorf("report: %s (a lock's waiter) is not blocked only: %+v", th.Name, th.StatesS)
+		} else if !lockWaiter(th.Name) && th.StatesS.Parked <= 0 {
 			t.Errorf("report: %s has no parked time: %+v", th.Name, th.StatesS)
 		}
 	}
@@ -411,8 +430,12 @@ func TestParkingJFR(t *testing.T) {
 		for _, th := range built.Model.Threads {
 			switch th.Name {
 			case "rw-reader", "latch-waiter", "future-getter", "queue-taker", "nanos-parker":
-				if th.Time[model.Parked] < format.Time(e.int(t, "hold_ms"))*1e6 {
-					t.Errorf("%s: parked %v in the model of the import", th.Name, th.Time[model.Parked])
+				st := model.Parked
+				if lockWaiter(th.Name) {
+					st = model.Blocked
+				}
+				if th.Time[st] < format.Time(e.int(t, "hold_ms"))*1e6 {
+					t.Errorf("%s: %s %v in the model of the import", th.Name, st, th.Time[st])
 				}
 			}
 		}
@@ -445,3 +468,7 @@ func checkIdle(t *testing.T, m *model.Model, rep *report.Report) {
 		}
 	}
 }
+
+// lockWaiter tells the Parking threads that wait for a java.util.concurrent lock: the model
+// shows their parks as blocked (model.Interval.Shown), the others' as parked.
+func lockWaiter(name string) bool { return strings.HasPrefix(name, "rl-waiter-") || name == "rw-reader" }

@@ -90,7 +90,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 				stack = append(stack, f.text)
 			}
 			args["stack"] = stack
-			emit(chromeEvent{Name: ev.iv.State.String(), Cat: chromeCat, Ph: "X", TS: micros(ev.iv.Start),
+			emit(chromeEvent{Name: ev.iv.Shown().String(), Cat: chromeCat, Ph: "X", TS: micros(ev.iv.Start),
 				Dur: micros(ev.iv.Duration()), PID: jvm, TID: tid, Args: args})
 		case tlInstant:
 			args := map[string]string{}

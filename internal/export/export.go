@@ -152,7 +152,7 @@ func kinds(opt Options, def Kinds) Kinds {
 func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
 	for _, t := range m.Threads {
 		for _, iv := range t.Intervals {
-			if k.Has(iv.State) {
+			if k.Has(iv.Shown()) {
 				total += iv.Duration()
 				if first(iv) {
 					states++

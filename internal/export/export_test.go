@@ -95,8 +95,8 @@ func wantSpans(m *model.Model, k Kinds) []span {
 	var s []span
 	for _, t := range m.Threads {
 		for _, iv := range t.Intervals {
-			if k.Has(iv.State) {
-				s = append(s, span{t.ID, iv.State.String(), iv.Start, iv.End})
+			if k.Has(iv.Shown()) {
+				s = append(s, span{t.ID, iv.Shown().String(), iv.Start, iv.End})
 			}
 		}
 	}

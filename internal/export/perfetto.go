@@ -234,7 +234,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		switch ev.kind {
 		case tlBegin:
 			te.uint(fEventType, typeSliceBegin)
-			te.str(fEventName, ev.iv.State.String())
+			te.str(fEventName, ev.iv.Shown().String())
 			te.uint(fEventCallstackIID, callstacks[ev.iv.Stack])
 			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn))
 		case tlEnd:

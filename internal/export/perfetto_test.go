@@ -454,9 +454,9 @@ func TestTimelineOrder(t *testing.T) {
 		var s string
 		switch ev.kind {
 		case tlBegin:
-			s = "begin " + ev.iv.State.String()
+			s = "begin " + ev.iv.Shown().String()
 		case tlEnd:
-			s = "end " + ev.iv.State.String()
+			s = "end " + ev.iv.Shown().String()
 		case tlInstant:
 			s = instantName(&ev)
 			if ev.opens {

@@ -98,11 +98,15 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	samples := map[pprofKey]*profile.Sample{}
 	for _, t := range m.Threads {
 		for _, iv := range t.Intervals {
-			if !k.Has(iv.State) {
+			if !k.Has(iv.Shown()) {
 				continue
 			}
-			key := pprofKey{iv.Stack, t.ID, iv.Object, iv.State, 0, iv.Open}
-			if iv.State == model.Blocked {
+			key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), 0, iv.Open}
+			switch {
+			case iv.Acquire:
+				// A java.util.concurrent lock: its owner when the thread parked.
+				key.other = iv.First
+			case iv.State == model.Blocked:
 				// The owner whose release let the thread in: one sample
 				// per contention at most, where a sample per owner it
 				// waited behind would grow as contentions × waiters.
@@ -113,7 +117,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 				s = &profile.Sample{Value: []int64{0, 0}, Label: map[string][]string{
 					"thread":    {t.Name},
 					"thread_id": {t.ID.String()},
-					"state":     {iv.State.String()},
+					"state":     {iv.Shown().String()},
 				}}
 				if iv.Object != 0 {
 					s.Label["lock"] = []string{iv.Object.String()}

@@ -66,7 +66,7 @@ func newTimeline(m *model.Model, k Kinds) *timeline {
 		index[t.ID] = ti
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
-			if !k.Has(iv.State) {
+			if !k.Has(iv.Shown()) {
 				continue
 			}
 			add(tlEvent{ts: iv.Start, phase: 2, kind: tlBegin, thread: ti, iv: iv})

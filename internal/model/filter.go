@@ -65,7 +65,7 @@ func (v *View) StackTime(q StackQuery) (by map[StackID]*StackTimes, intervals, t
 		used := false
 		for k := range t.Intervals {
 			iv := &t.Intervals[k]
-			if !q.States[iv.State] || (q.Object != 0 && iv.Object != q.Object) {
+			if !q.States[iv.Shown()] || (q.Object != 0 && iv.Object != q.Object) {
 				continue
 			}
 			lo, hi := max(iv.Start, q.From), min(iv.End, q.To)
@@ -77,7 +77,7 @@ func (v *View) StackTime(q StackQuery) (by map[StackID]*StackTimes, intervals, t
 				acc = new(StackTimes)
 				by[iv.Stack] = acc
 			}
-			acc[iv.State] += int64(hi - lo)
+			acc[iv.Shown()] += int64(hi - lo)
 			intervals++
 			used = true
 		}

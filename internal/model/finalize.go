@@ -39,7 +39,7 @@ func (b *Builder) Finalize() *Model {
 		}
 		var busy format.Time
 		for _, iv := range t.Intervals {
-			t.Time[iv.State] += iv.Duration()
+			t.Time[iv.Shown()] += iv.Duration()
 			busy += iv.Duration()
 		}
 		if r := t.Life() - busy; r > 0 {

@@ -122,6 +122,19 @@ type Interval struct {
 // Duration returns End-Start.
 func (iv Interval) Duration() format.Time { return iv.End - iv.Start }
 
+// Shown is the state every view shows a thread in during iv, and the one
+// its time counts in (Thread.Time, states_s, the timeline, filters,
+// exports): State, except that a park that is a contended acquire of a
+// java.util.concurrent lock (Acquire) is Blocked, like a contended monitor
+// enter — a lock is a lock, whichever way the JVM blocks on it. State keeps
+// the event's own meaning for the interval's bookkeeping (its unpark).
+func (iv *Interval) Shown() State {
+	if iv.Acquire {
+		return Blocked
+	}
+	return iv.State
+}
+
 // Thread is one java.lang.Thread seen in the recording.
 type Thread struct {
 	ID        format.ThreadID

@@ -178,7 +178,7 @@ func (v *validator) threads() {
 			if iv.State != Waiting && iv.State != Parked && iv.State != Idle && iv.Wake != WakeNone {
 				v.bad("%s has wake kind %s", where, iv.Wake)
 			}
-			sum[iv.State] += iv.Duration()
+			sum[iv.Shown()] += iv.Duration()
 			prev = iv.End
 
 			k := occKey{iv.State, iv.Since, iv.Object}

@@ -225,14 +225,8 @@ func (b *builder) threads() []Thread {
 		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
 			b.parks = true
 		}
+		// Blocked counts java.util.concurrent locks' contentions too (Interval.Shown).
 		contended := t.Time[model.Blocked] + t.Time[model.Acquiring]
-		if t.Time[model.Parked] > 0 {
-			for _, iv := range t.Intervals {
-				if iv.Acquire {
-					contended += iv.Duration() // a java.util.concurrent lock's
-				}
-			}
-		}
 		rs = append(rs, ranked{th, contended, t.Life() - t.Time[model.Runnable], t.Start})
 	}
 	// The program's threads before the JDK's; lock contention first: it

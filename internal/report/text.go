@@ -702,7 +702,8 @@ func (r *Report) threadSection(t *textWriter) {
 	t.table("  ", nil, rows)
 	if r.parks {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
-			"  running, or blocked in ways the agent does not see such as I/O; idle: a pool's worker\n" +
+			"  running, or blocked in ways the agent does not see such as I/O; blocked: on a monitor or\n" +
+			"  a java.util.concurrent lock; parked: other LockSupport.park; idle: a pool's worker\n" +
 			"  parked waiting for work)\n")
 	} else {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +

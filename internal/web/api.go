@@ -323,7 +323,7 @@ func (s *Server) interval(r *http.Request) (any, error) {
 	}
 	iv := t.Intervals[k]
 	out := intervalJSON{
-		Thread: ti, Index: k, State: iv.State.String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
+		Thread: ti, Index: k, State: iv.Shown().String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
 		Since: s.d.rel(iv.Since), Open: iv.Open, Other: -1, Stack: int(iv.Stack),
 		Frames: s.d.stackFrames(iv.Stack), Edges: []edgeJSON{},
 	}

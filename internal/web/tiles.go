@@ -68,7 +68,7 @@ func tileSegments(t *model.Thread, a0, a1, r format.Time, hl format.ObjectID, ou
 		if iv.End == iv.Start && !iv.Open {
 			continue
 		}
-		st := uint8(iv.State)
+		st := uint8(iv.Shown())
 		if iv.Open {
 			st |= flagOpen
 		}
@@ -88,7 +88,7 @@ func tileSegments(t *model.Thread, a0, a1, r format.Time, hl format.ObjectID, ou
 			flush()
 			pend = segment{iv.Start, iv.End, uint32(i), 1, st}
 		}
-		times[iv.State] += iv.End - iv.Start + 1 // +1: zero-length segments count too
+		times[iv.Shown()] += iv.End - iv.Start + 1 // +1: zero-length segments count too
 	}
 	flush()
 	return out

@@ -4,6 +4,7 @@
 #include "hsstat.h"
 #include "inject.h"
 #include "methods.h"
+#include "objclass.h"
 #include "objhash.h"
 #include "monitor.h"
 #include "owner.h"
@@ -58,7 +59,7 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
-  if (s) pending_waited(&s->pending, o, ts);
+  if (s) pending_waited(&s->pending, env, o, ts);
 }
 
 // The Entered callback is off while HotSpot's timer of contended enters is
@@ -144,6 +145,9 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   p->enter_n = stack_capture(NULL, 0, p->enter_frames, opt.depth);
   p->enter_obj = owner_pending_hash(env);
   if (!p->enter_obj) p->enter_obj = objhash_of(o);
+  // The thread owns nothing here (it is about to block): naming the
+  // monitor's class costs only its own time, once per monitor.
+  objclass_write(env, s->shard, s->hash, ts, o, p->enter_obj);
   // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
   // be read when the enter is settled, at its native end: its JavaThread
   // is gone by then. The callback times it.

@@ -7,6 +7,7 @@
 #include "clock.h"
 #include "hsstat.h"
 #include "methods.h"
+#include "objclass.h"
 #include "objhash.h"
 #include "pending.h"
 #include "waitobj.h"
@@ -253,7 +254,7 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
 }
 
-void pending_waited(pending_tstate *s, jobject o, int64_t ts) {
+void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts) {
   // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
   // re-entry too, so an Entered still deferred is written first, also on
   // the VM's own waits.
@@ -262,17 +263,23 @@ void pending_waited(pending_tstate *s, jobject o, int64_t ts) {
     s->wait_dropped = 0;
     return;
   }
+  int earlier = 0;   // its Wait was written by the writer or the walker
   for (;;) {
     int st = atomic_load_explicit(&s->wait_state, ACQ);
     // None recorded (the VM's own waits), or an earlier one still the walker's.
     if (st == SLOT_EMPTY || st == SLOT_HANDED) return;
-    if (st == SLOT_WRITTEN) break;   // by the writer or the walker, with its frames
+    if (st == SLOT_WRITTEN) {   // by the writer or the walker, with its frames
+      earlier = 1;
+      break;
+    }
     if (st == SLOT_PENDING) {
       if (!claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) continue;
       // Not holding the monitor any more: the stack walk and the hash cost
       // nobody else.
       if (!s->wait_obj) s->wait_obj = objhash_of(o);
       s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
+      // The class at the Wait's time, before it (objclass.h).
+      objclass_write(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), o, s->wait_obj);
       put_wait(s);
       break;
     }
@@ -283,6 +290,10 @@ void pending_waited(pending_tstate *s, jobject o, int64_t ts) {
       if (claim(&s->wait_state, SLOT_BUSY, SLOT_HANDED)) return;
     }
   }
+  // They cannot name the class (the walker has only the waiting thread's
+  // reference, which JNI calls of another thread must not use): named
+  // here, with the Waited (docs/format.md).
+  if (earlier) objclass_write(env, s->shard, s->hash, ts, o, s->wait_obj);
   put_waited(s, ts);
   atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
 }
@@ -369,7 +380,10 @@ static void claim_old(pending_tstate *s, void *arg) {
   if (w->n == w->cap) return;   // the rest at the next round
   if (atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING) return;
   if (atomic_load_explicit(&s->wait_ts, RLX) >= w->old_before) return;
-  if (s->ref && claim(&s->wait_state, SLOT_PENDING, s->wait_obj ? SLOT_BUSY : SLOT_NAMING)) w->claimed[w->n++] = s;
+  // SLOT_NAMING while the walker reads the wait native's argument: the
+  // object's hash, or its class (not written yet).
+  int naming = !s->wait_obj || waitobj_class_needed(s->wait_obj);
+  if (s->ref && claim(&s->wait_state, SLOT_PENDING, naming ? SLOT_NAMING : SLOT_BUSY)) w->claimed[w->n++] = s;
 }
 
 // finish ends the walker's hold on a claimed wait (written: its Wait is in
@@ -405,12 +419,14 @@ void pending_walk(int64_t old_before) {
     if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
     for (int i = 0; i < w.n; i++) {
       pending_tstate *s = w.claimed[i];
-      if (!s->wait_obj) {
-        s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0;
+      if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_NAMING) {   // only the walker ends it
+        if (!s->wait_obj) s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0;
         if (!s->wait_obj) {   // not named: its thread writes it
           finish(s, env, 0);
           continue;
         }
+        // Its class before its Wait, at the Wait's time (objclass.h).
+        if (env) waitobj_class(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), s->wait_arg, s->wait_obj);
         atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
       int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);

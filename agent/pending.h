@@ -88,8 +88,9 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait
-// (the VM's own waits).
-void pending_waited(pending_tstate *s, jobject o, int64_t ts);
+// (the VM's own waits). It writes o's class too (objclass.h): at the
+// Wait's time when it writes the Wait, else with the Waited.
+void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts);
 // pending_settle writes the thread's deferred Entered and forgets a wait
 // that never waited (wait() threw before waiting). It returns 1 when the
 // Entered's slot is free for a new Enter, 0 when the writer still holds it

@@ -1,3 +1,4 @@
+#include "objclass.h"
 #include "objhash.h"
 #include "orca.h"
 #include "vmstructs.h"
@@ -37,4 +38,22 @@ uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) {
     (*env)->DeleteLocalRef(env, m);
   }
   return out;
+}
+
+// The class is named from the same argument with JNI GetObjectClass, which
+// resolves the reference as JVMTI does (a read of the slot; HotSpot checks
+// neither the thread nor the kind of a local reference) while the walker
+// is in the VM. Checked JNI (-Xcheck:jni) rejects another thread's local
+// reference as a fatal error: then the class is written by the waiting
+// thread with its Waited (pending.c), as for waits named at their start.
+static atomic_int jni_checked = -1;
+
+int waitobj_class_needed(uint32_t h) {
+  int c = atomic_load_explicit(&jni_checked, memory_order_relaxed);
+  if (c < 0) atomic_store_explicit(&jni_checked, c = vms_flag("CheckJNICalls") == 1, memory_order_relaxed);
+  return !c && objhash_stw() && !objclass_known(h);
+}
+
+void waitobj_class(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+  if (o && h && waitobj_class_needed(h)) objclass_write(env, shard, thread, ts, o, h);
 }

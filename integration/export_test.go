@@ -55,6 +55,9 @@ func TestExportScenario(t *testing.T) {
 			if strings.Join(s.Label["thread_id"], ",") != contender {
 				t.Errorf("pprof: a contention on lock by %v, want the contender %s", s.Label["thread_id"], contender)
 			}
+			if c := strings.Join(s.Label["class"], ","); c != "Scenario$Lock" {
+				t.Errorf("pprof: a contention on lock of class %q, want Scenario$Lock", c)
+			}
 			leaf := s.Location[0].Line[0]
 			if !strings.HasSuffix(leaf.Function.Filename, "Scenario.java") || leaf.Line != int64(line) {
 				t.Errorf("pprof: contention at %s:%d (%s), want Scenario.java:%d", leaf.Function.Filename, leaf.Line, leaf.Function.Name, line)
@@ -89,6 +92,9 @@ func TestExportScenario(t *testing.T) {
 		b, err := os.ReadFile(exp("--format", "collapsed"))
 		if err != nil {
 			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), ";Scenario$Lock_[i] ") || !strings.Contains(string(b), ";int[]_[i] ") {
+			t.Errorf("collapsed: no stack ends with the class of lock or warmLock:\n%s", b)
 		}
 		var folded int64
 		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {

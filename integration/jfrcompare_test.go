@@ -262,7 +262,8 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 		t.Errorf("ThreadEnded of the named threads: orca %d, JFR %d, want %d", oe_, fe_, starts)
 	}
 
-	const objSig = "Ljava/lang/Object;" // the class of both lock and waitObj
+	// The classes of lock and waitObj (Scenario.java), which both name.
+	const lockSig, waitSig = "LScenario$Lock;", "Ljava/lang/String;"
 	fClassIs := func(sig string) func(int, reader.Event) bool {
 		return func(_ int, ev reader.Event) bool { return f.objClass[ev.Object] == sig }
 	}
@@ -278,9 +279,9 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 		return ev.Object == lock && ev.Thread == oContender
 	})
 	fc := f.r.sel(format.MonitorContendedEnter, func(i int, ev reader.Event) bool {
-		return ev.Thread == fContender && fClassIs(objSig)(i, ev)
+		return ev.Thread == fContender && fClassIs(lockSig)(i, ev)
 	})
-	add("contended enters on lock (JFR: contender, class Object)", nCont, len(oc), len(fc))
+	add("contended enters on lock (JFR: contender, class Scenario$Lock)", nCont, len(oc), len(fc))
 	if len(oc) != nCont {
 		t.Errorf("orca: %d MonitorContendedEnter on lock, want %d", len(oc), nCont)
 	}
@@ -288,7 +289,7 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	// with nothing still blocked at exit, it misses none. It may add enters on other classes
 	// (class-init locks), hence the class filter.
 	if len(fc) < nCont {
-		t.Errorf("JFR: %d JavaMonitorEnter by the contender on %s, want >= %d", len(fc), objSig, nCont)
+		t.Errorf("JFR: %d JavaMonitorEnter by the contender on %s, want >= %d", len(fc), lockSig, nCont)
 	}
 	ownerOK := func(s *side, idx []int, owner format.ThreadID) int {
 		n := 0
@@ -318,15 +319,25 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	nWaits := e.int(t, "waits.untimed") + e.int(t, "waits.timed") + e.int(t, "waits.all")
 	ow := o.count(format.ObjectWait, func(_ int, ev reader.Event) bool { return ev.Object == waitObj })
 	fwIdx := f.r.sel(format.ObjectWait, func(i int, ev reader.Event) bool {
-		return fT[ev.Thread] && fClassIs(objSig)(i, ev) && f.scenarioFrame(i)
+		return fT[ev.Thread] && fClassIs(waitSig)(i, ev) && f.scenarioFrame(i)
 	})
-	add("ObjectWait on waitObj (JFR: class Object)", nWaits, ow, len(fwIdx))
+	add("ObjectWait on waitObj (JFR: class String)", nWaits, ow, len(fwIdx))
 	if ow != nWaits || len(fwIdx) != nWaits {
 		t.Errorf("ObjectWait on waitObj: orca %d, JFR %d, want %d", ow, len(fwIdx), nWaits)
 	}
+	// Both name the classes: Orca's ObjectClass lines, JFR's monitorClass.
+	for _, c := range []struct {
+		what string
+		obj  format.ObjectID
+		sig  string
+	}{{"lock", lock, lockSig}, {"waitObj", waitObj, waitSig}} {
+		if got := o.objClass[c.obj]; got != c.sig {
+			t.Errorf("orca: the class of %s is %q, want %q (as JFR's)", c.what, got, c.sig)
+		}
+	}
 	timedOut := 0
 	for _, x := range f.ext {
-		if x.Kind == format.ExtWaitNotifier && x.TimedOut && fT[x.Thread] && f.objClass[x.Object] == objSig {
+		if x.Kind == format.ExtWaitNotifier && x.TimedOut && fT[x.Thread] && f.objClass[x.Object] == waitSig {
 			timedOut++
 		}
 	}
@@ -361,7 +372,7 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	nNotify, nNotifyAll := e.int(t, "notifies"), e.int(t, "notifyAlls")
 	on := o.count(format.ObjectNotify, func(_ int, ev reader.Event) bool { return ev.Object == waitObj })
 	ona := o.count(format.ObjectNotifyAll, func(_ int, ev reader.Event) bool { return ev.Object == waitObj })
-	fn := f.count(format.ObjectNotify, func(i int, ev reader.Event) bool { return fClassIs(objSig)(i, ev) })
+	fn := f.count(format.ObjectNotify, func(i int, ev reader.Event) bool { return fClassIs(waitSig)(i, ev) })
 	fna := f.count(format.ObjectNotifyAll, nil)
 	woken := e.int(t, "waits.untimed") + e.int(t, "waits.all")
 	add("ObjectNotify (JFR: 1 per notified wait, by the import)", nNotify, on, fn)
@@ -370,7 +381,7 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 		t.Errorf("orca: %d ObjectNotify, %d ObjectNotifyAll on waitObj, want %d, %d", on, ona, nNotify, nNotifyAll)
 	}
 	if fna != 0 || fn != woken {
-		t.Errorf("JFR import: %d ObjectNotifyAll (want 0), %d ObjectNotify on %s (want %d, one per woken wait)", fna, fn, objSig, woken)
+		t.Errorf("JFR import: %d ObjectNotifyAll (want 0), %d ObjectNotify on %s (want %d, one per woken wait)", fna, fn, waitSig, woken)
 	}
 
 	// Joins: Orca records every call; JFR only a join that waited (not the one on a thread that

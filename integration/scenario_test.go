@@ -31,6 +31,7 @@ func TestScenario(t *testing.T) {
 		}
 		r.checkInvariants(t)
 		checkScenario(t, r, e)
+		checkScenarioClasses(t, r, e)
 		checkEnteredTimer(t, r, "hotspot")
 	})
 }

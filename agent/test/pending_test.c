@@ -24,7 +24,14 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   return 1;
 }
 uint32_t objhash_of(jobject o) { return o ? 0xAB : 0; }
+void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+  (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
+}
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
+int waitobj_class_needed(uint32_t h) { (void)h; return 0; }
+void waitobj_class(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+  (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
+}
 int hsstat_end(const hs_enter *e, int64_t *ns) {
   (void)e;
   if (is_writer && atomic_load(&slow)) usleep(200);
@@ -131,7 +138,7 @@ static void test_concurrent(jobject obj, int slowly) {
     pending_wait(p, NULL, NULL, obj, 0x99, clock_now());
     if (p->wait_dropped) waits_dropped++;
     else waits++;
-    pending_waited(p, obj, clock_now());
+    pending_waited(p, NULL, obj, clock_now());
   }
   pending_settle(p);
   atomic_store(&stop, 1);
@@ -194,7 +201,7 @@ void test_pending(void) {
   // the stack it may have taken after the thread left) and the Waited.
   pending_wait(s, NULL, NULL, obj, 0x99, 5000);
   atomic_store(&s->wait_state, SLOT_BUSY);   // claimed by the walker
-  pending_waited(s, obj, 6000);
+  pending_waited(s, NULL, obj, 6000);
   CHECK(atomic_load(&s->wait_state) == SLOT_HANDED && atomic_load(&s->waited_ts) == 6000,
         "waited with the walker holding: state %d, waited_ts %lld", atomic_load(&s->wait_state),
         (long long)atomic_load(&s->waited_ts));
@@ -208,7 +215,7 @@ void test_pending(void) {
         "a wait begun while the last is held: dropped %d, dropped.ObjectWait %ld, dropped.ObjectWaited %ld",
         s->wait_dropped, counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT),
         counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAITED));
-  pending_waited(s, obj, 8000);
+  pending_waited(s, NULL, obj, 8000);
   CHECK(!s->wait_dropped && atomic_load(&s->wait_state) == SLOT_HANDED, "the dropped wait's end touched the slot");
 
   // The walker ends its walk: both records, the stack dropped (the thread
@@ -249,7 +256,7 @@ void test_pending(void) {
   // (LeakSanitizer and AddressSanitizer check the memory).
   pending_wait(s, NULL, NULL, obj, 0x99, 12000);
   atomic_store(&s->wait_state, SLOT_BUSY);
-  pending_waited(s, obj, 12500);
+  pending_waited(s, NULL, obj, 12500);
   CHECK(pending_detach(s, NULL, s) == 0 && s->detached, "detached while the walker holds the wait: freed by the thread");
   CHECK(pending_flush(INT64_MAX, 0) == 12000, "the flush does not hold back the handed wait's lines");
   put_wait(s);

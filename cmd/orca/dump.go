@@ -15,7 +15,8 @@ const dumpHelp = `Usage: orca dump [--resolve=false] PREFIX
 
 Prints every event of the recording PREFIX (PREFIX.orca with PREFIX.methods and
 PREFIX.classtable), one line each: the time in seconds, the event, the thread
-with its name, and the event's object, target thread, owner or name. Stack
+with its name, and the event's object (with its class once an ObjectClass
+line named it), target thread, owner or name. Stack
 frames follow, indented, innermost first, resolved to
 class.method(File.java:line) unless --resolve=false, which prints the raw
 method IDs and bytecode locations.
@@ -53,7 +54,7 @@ func runDump(u ui, args []string) error {
 
 	w := bufio.NewWriterSize(u.stdout, 64<<10)
 	defer w.Flush()
-	d := dumper{w: w, rec: rec, resolve: *resolve, names: map[format.ThreadID]string{}}
+	d := dumper{w: w, rec: rec, resolve: *resolve, names: map[format.ThreadID]string{}, classes: map[format.ObjectID]string{}}
 	var bad []string
 	var last *reader.ParseError
 	n := 0
@@ -100,12 +101,14 @@ func runDump(u ui, args []string) error {
 	return nil
 }
 
-// dumper prints events, remembering thread names from ThreadStarted.
+// dumper prints events, remembering thread names from ThreadStarted and
+// object classes from ObjectClass.
 type dumper struct {
 	w       io.Writer
 	rec     *reader.Recording
 	resolve bool
 	names   map[format.ThreadID]string
+	classes map[format.ObjectID]string // Java names
 }
 
 func (d *dumper) event(ev reader.Event) {
@@ -118,6 +121,9 @@ func (d *dumper) event(ev reader.Event) {
 	k := ev.Kind
 	if k.Has(format.FObject) {
 		fmt.Fprintf(&b, " object=%s", ev.Object)
+		if c := d.classes[ev.Object]; c != "" && k != format.ObjectClass {
+			fmt.Fprintf(&b, " (%s)", c)
+		}
 	}
 	if k.Has(format.FTarget) {
 		fmt.Fprintf(&b, " target=%s", d.thread(ev.Target))
@@ -142,6 +148,9 @@ func (d *dumper) event(ev reader.Event) {
 	}
 	if k.Has(format.FClass) {
 		fmt.Fprintf(&b, " class=%s", ev.Class)
+		if ev.Object != 0 && ev.Class != "" {
+			d.classes[ev.Object] = format.JavaName(ev.Class)
+		}
 	}
 	b.WriteByte('\n')
 	for _, f := range ev.Stack {

@@ -18,6 +18,7 @@ func TestDump(t *testing.T) {
 	os.WriteFile(pre+".methods", []byte("0.0000000010,00000001,critical,()V,0000ABCD,2;00000000;0000002A;00000005;0000002B\n"), 0o644)
 	os.WriteFile(pre+".orca", []byte(`1.0000000000,ThreadStarted,00000011,main
 1.5000000000,ThreadStarted,00000022,"contender,1"
+2.0000000000,ObjectClass,00000022,000000AA,[Ljava/lang/String;
 2.0000000000,MonitorContendedEnter,00000022,000000AA,00000011,1;00000001;00000006
 2.1000000000,MonitorContendedEntered,00000022,000000AA,1;00000001;00000006
 2.2000000000,ThreadEn`), 0o644)
@@ -29,8 +30,9 @@ func TestDump(t *testing.T) {
 	got := out.String()
 	for _, want := range []string{
 		"1.000000000 ThreadStarted 00000011 name=\"main\"\n",
-		"2.000000000 MonitorContendedEnter 00000022 \"contender,1\" object=000000AA owner=00000011 \"main\"\n    Demo.critical(Demo.java:43)\n",
-		"# 4 events; the last line of " + pre + ".orca is cut short",
+		"2.000000000 MonitorContendedEnter 00000022 \"contender,1\" object=000000AA (java.lang.String[]) owner=00000011 \"main\"\n    Demo.critical(Demo.java:43)\n",
+		"2.000000000 ObjectClass 00000022 \"contender,1\" object=000000AA class=[Ljava/lang/String;\n",
+		"# 5 events; the last line of " + pre + ".orca is cut short",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("dump lacks %q:\n%s", want, got)

@@ -22,7 +22,9 @@ var foldSafe = strings.NewReplacer(";", ":", "\n", " ")
 // speedscope's: a line per distinct stack, "root;…;leaf VALUE", frames
 // named as in the pprof export ("java.lang.Object.wait", without line
 // numbers, so one method is one box), VALUE the nanoseconds threads spent
-// in the chosen kinds of states at that stack. Lines are sorted by stack.
+// in the chosen kinds of states at that stack. A state on an object of
+// known class ends with that class as a frame ("java.lang.Object_[i]").
+// Lines are sorted by stack.
 func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
 	k := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
@@ -31,19 +33,24 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 	for st := range q.States {
 		q.States[st] = k.Has(model.State(st))
 	}
-	byStack, _, _ := m.Filter(nil).StackTime(q)
+	byStack := m.Filter(nil).StackClassTime(q)
 	// Distinct stacks can fold to the same line (frames differing only
 	// in bytecode index): add them up.
 	byLine := map[string]format.Time{}
-	for id, acc := range byStack {
+	for sc, acc := range byStack {
 		var d format.Time
 		for _, v := range acc {
 			d += format.Time(v)
 		}
-		stack := fs.stack(id)
-		names := make([]string, len(stack))
+		stack := fs.stack(sc.Stack)
+		names := make([]string, len(stack), len(stack)+1)
 		for i, f := range stack {
 			names[len(stack)-1-i] = foldSafe.Replace(f.name)
+		}
+		if sc.Class != "" {
+			// The lock's class as the leaf, as async-profiler's lock
+			// profiles name it ("_[i]": flamegraph.pl colours it apart).
+			names = append(names, foldSafe.Replace(format.JavaName(sc.Class))+"_[i]")
 		}
 		byLine[strings.Join(names, ";")] += d
 	}

@@ -121,6 +121,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 				}}
 				if iv.Object != 0 {
 					s.Label["lock"] = []string{iv.Object.String()}
+					if c := m.Class(iv.Object); c != "" {
+						s.Label["class"] = []string{format.JavaName(c)}
+					}
 				}
 				if key.other != 0 {
 					s.Label["owner"] = []string{tn.full(key.other)}

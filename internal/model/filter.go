@@ -57,7 +57,35 @@ type StackQuery struct {
 // export. It returns the sums, the intervals and the threads that
 // contributed.
 func (v *View) StackTime(q StackQuery) (by map[StackID]*StackTimes, intervals, threads int) {
-	by = map[StackID]*StackTimes{}
+	return stackTime(v, q, func(iv *Interval) StackID { return iv.Stack })
+}
+
+// StackClass is a stack and the class signature of the object a thread
+// was blocked, waiting or parked on there ("" for none or unknown).
+type StackClass struct {
+	Stack StackID
+	Class string
+}
+
+// StackClassTime is StackTime by stack and class of the interval's object
+// (Model.Class): the collapsed-stack export's fold, whose stacks end with
+// the lock's class, as async-profiler's lock profiles do.
+func (v *View) StackClassTime(q StackQuery) map[StackClass]*StackTimes {
+	classes := map[format.ObjectID]string{}
+	by, _, _ := stackTime(v, q, func(iv *Interval) StackClass {
+		c, ok := classes[iv.Object]
+		if !ok {
+			c = v.Model.Class(iv.Object)
+			classes[iv.Object] = c
+		}
+		return StackClass{iv.Stack, c}
+	})
+	return by
+}
+
+// stackTime is the one fold of StackTime and StackClassTime, by key.
+func stackTime[K comparable](v *View, q StackQuery, key func(*Interval) K) (by map[K]*StackTimes, intervals, threads int) {
+	by = map[K]*StackTimes{}
 	for _, t := range v.Threads {
 		if q.Skip != nil && q.Skip(t) {
 			continue
@@ -72,10 +100,11 @@ func (v *View) StackTime(q StackQuery) (by map[StackID]*StackTimes, intervals, t
 			if hi <= lo {
 				continue
 			}
-			acc := by[iv.Stack]
+			kk := key(iv)
+			acc := by[kk]
 			if acc == nil {
 				acc = new(StackTimes)
-				by[iv.Stack] = acc
+				by[kk] = acc
 			}
 			acc[iv.Shown()] += int64(hi - lo)
 			intervals++

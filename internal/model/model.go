@@ -496,6 +496,21 @@ func (m *Model) Thread(id format.ThreadID) *Thread { return m.byThread[id] }
 // Lock returns the lock of that kind on obj, or nil.
 func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockKey{obj, kind}] }
 
+// Class returns the class signature of an object as its locks know it (an
+// ObjectClass line, a semaphore's), "" when unknown: the name of the
+// monitor, waited object, semaphore or park blocker of an interval.
+func (m *Model) Class(obj format.ObjectID) string {
+	if obj == 0 {
+		return ""
+	}
+	for _, k := range []LockKind{JUCLock, Blocker, Monitor, Semaphore} {
+		if l := m.byObject[lockKey{obj, k}]; l != nil && l.Class != "" {
+			return l.Class
+		}
+	}
+	return ""
+}
+
 // NotifyAllStormWindow is the span within which repeated notifyAll calls on
 // one object count as a burst.
 const NotifyAllStormWindow = format.Time(10e6) // 10 ms

@@ -109,7 +109,7 @@ func Open(prefix string) (*Recording, error) {
 	}
 	r.dotted = make(map[format.ClassID]string, len(r.Classes))
 	for id, c := range r.Classes {
-		r.dotted[id] = dottedName(c.Signature)
+		r.dotted[id] = format.JavaName(c.Signature)
 	}
 	return r, nil
 }

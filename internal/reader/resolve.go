@@ -87,26 +87,7 @@ func (r *Recording) ClassName(m format.MethodID) string {
 	}
 	// A Recording built by hand rather than by Open has no cache.
 	if c := r.Classes[meth.Class]; c != nil {
-		return dottedName(c.Signature)
+		return format.JavaName(c.Signature)
 	}
 	return ""
-}
-
-// dottedName turns a class signature into the name Class.getName returns:
-// "Ljava/lang/Object;" → "java.lang.Object". Hidden classes come with a '.'
-// before their suffix ("LFoo$$Lambda.0x1234;"), which getName shows as '/'
-// ("Foo$$Lambda/0x1234"), so the two are swapped rather than only '/' → '.'.
-func dottedName(sig string) string {
-	if len(sig) >= 2 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
-		sig = sig[1 : len(sig)-1]
-	}
-	return strings.Map(func(c rune) rune {
-		switch c {
-		case '/':
-			return '.'
-		case '.':
-			return '/'
-		}
-		return c
-	}, sig)
 }

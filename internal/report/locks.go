@@ -70,7 +70,7 @@ func (b *builder) sites(locks []Lock) []Site {
 	for _, l := range locks {
 		for _, s := range l.Sites {
 			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS})
+				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class})
 		}
 	}
 	// Sort indexes, not the (large) Site values: a stable sort of structs

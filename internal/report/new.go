@@ -172,11 +172,8 @@ func (b *builder) stack(id model.StackID) []string {
 // class returns the class of an object, as a lock of any kind knows it; nil
 // when unknown.
 func (b *builder) class(o format.ObjectID) *string {
-	for _, k := range []model.LockKind{model.JUCLock, model.Blocker, model.Monitor} {
-		if l := b.m.Lock(o, k); l != nil && l.Class != "" && o != 0 {
-			c := l.Class
-			return &c
-		}
+	if c := b.m.Class(o); c != "" {
+		return &c
 	}
 	return nil
 }
@@ -305,14 +302,14 @@ func (b *builder) deadlocks() []Deadlock {
 			}
 			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))
 		}
-		for _, st := range r.States {
-			if st == model.Parked.String() {
-				r.Classes = make([]*string, len(d.Objects))
-				for j, o := range d.Objects {
-					r.Classes[j] = b.class(o)
-				}
-				break
-			}
+		classes := make([]*string, len(d.Objects))
+		known := false
+		for j, o := range d.Objects {
+			classes[j] = b.class(o)
+			known = known || classes[j] != nil
+		}
+		if known {
+			r.Classes = classes
 		}
 		out = append(out, r)
 	}
@@ -337,8 +334,8 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)
 		}
-		if h.State == model.Parked {
-			r.Class = b.class(h.Object)
+		if h.State != model.Acquiring {
+			r.Class = b.class(h.Object) // a semaphore's is in the word "semaphore"
 		}
 		for i, d := range dls {
 			for _, th := range d.Threads {

@@ -159,6 +159,8 @@ type Site struct {
 	BlockedS    float64  `json:"blocked_s"`
 	Open        int      `json:"open"`
 	OpenS       float64  `json:"open_s"`
+	// Class: the lock's class signature (Lock.Class), absent when unknown.
+	Class *string `json:"class,omitempty"`
 }
 
 // Deadlock is a wait-for cycle: each thread waits for the next, the last
@@ -173,8 +175,8 @@ type Deadlock struct {
 	States    []string   `json:"states"`  // "blocked" (on a monitor) or "joining", per thread
 	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
 	Stacks    [][]string `json:"stacks"`
-	// Classes: when a thread of the cycle is parked on a java.util.concurrent
-	// lock, each object's class (null when unknown); absent otherwise.
+	// Classes: each object's class signature (null when unknown or for a
+	// join); absent when no class of the cycle is known.
 	Classes []*string `json:"classes,omitempty"`
 }
 
@@ -191,7 +193,8 @@ type Hang struct {
 	Deadlock  *int     `json:"deadlock"` // index in Deadlocks when the thread is in one
 	JDK       bool     `json:"jdk"`      // the thread is a JDK service thread (Thread.JDK)
 	Frames    []string `json:"frames"`
-	// Class: for a parked thread, the blocker's class when known; absent otherwise.
+	// Class: the class signature of Object (the monitor, the waited
+	// object, the park blocker) when known; absent otherwise.
 	Class *string `json:"class,omitempty"`
 }
 

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"orca/internal/analysis"
+	"orca/internal/format"
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
@@ -273,7 +274,7 @@ func (t *textWriter) waitsFor(state string, object, class *string, other string,
 	var s string
 	switch state {
 	case "blocked":
-		s = "blocked on monitor " + deref(object)
+		s = "blocked on monitor " + named(deref(object), class)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -285,17 +286,14 @@ func (t *textWriter) waitsFor(state string, object, class *string, other string,
 			s += " " + t.label(other, otherName)
 		}
 	case "waiting":
-		s = "waiting on " + deref(object)
+		s = "waiting on " + named(deref(object), class)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
 	case "parked":
 		if object == nil {
 			s = "parked (no blocker)"
 		} else {
-			s = "parked on " + *object
-			if class != nil {
-				s += " (" + className(*class) + ")"
-			}
+			s = "parked on " + named(*object, class)
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -417,11 +415,11 @@ func (r *Report) contentionSection(t *textWriter) {
 		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
 		what := l.Kind + " " + l.Object
-		if l.Kind == "juc" {
-			what = "lock " + l.Object // a java.util.concurrent lock, by its sync
-		}
-		if l.Class != nil && (l.Kind == "monitor" || l.Kind == "juc") {
-			what += " (" + className(*l.Class) + ")"
+		switch l.Kind {
+		case "juc":
+			what = "lock " + named(l.Object, l.Class) // a java.util.concurrent lock, by its sync
+		case "monitor":
+			what = "monitor " + named(l.Object, l.Class)
 		}
 		var more []string
 		if l.Contentions > 0 {
@@ -482,12 +480,24 @@ func blockedSummary(n int, s float64, open int, openS float64) string {
 	return strings.Join(parts, "; ")
 }
 
-// className turns "Ljava/lang/Object;" into "java.lang.Object".
-func className(sig string) string {
-	if len(sig) >= 2 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
-		sig = sig[1 : len(sig)-1]
+// named is an object as the text report names it: the Java name of its
+// class before its hash ("org.h2.mvstore.db.MVTable 618B19AD", "int[]
+// 0000BEEF"), as JFR and jstack name locks; the hash alone when the class
+// is unknown.
+func named(object string, class *string) string {
+	if class == nil || *class == "" {
+		return object
 	}
-	return strings.ReplaceAll(sig, "/", ".")
+	return format.JavaName(*class) + " " + object
+}
+
+// siteObject names a call site's lock: its class (monitors and
+// java.util.concurrent locks) and hash.
+func siteObject(s Site) string {
+	if s.Kind == "semaphore" {
+		return s.Object
+	}
+	return named(s.Object, s.Class)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -497,7 +507,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, s.Kind, s.Object, blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+		t.printf("  #%d %s %s: %s\n", i+1, s.Kind, siteObject(s), blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
 		t.frames("       ", s.Frames)
 	}
 }
@@ -522,17 +532,14 @@ func (r *Report) waitSection(t *textWriter) {
 			continue
 		}
 		if w.JDK {
-			jdk = append(jdk, fmt.Sprintf("%s (%s)", w.Object, count(w.Waits, "wait", "waits")))
+			jdk = append(jdk, fmt.Sprintf("%s (%s)", named(w.Object, w.Class), count(w.Waits, "wait", "waits")))
 			continue
 		}
 		if w.Kind == "park" {
 			r.parkWait(t, w)
 			continue
 		}
-		what := w.Object
-		if w.Class != nil {
-			what += " (" + className(*w.Class) + ")"
-		}
+		what := named(w.Object, w.Class)
 		var ends []string
 		if w.Notified > 0 {
 			s := fmt.Sprintf("%d notified", w.Notified)
@@ -600,16 +607,13 @@ func (r *Report) waitSection(t *textWriter) {
 	}
 }
 
-// parkedOn names a park blocker: "BEEF (java.util.concurrent.FutureTask)",
+// parkedOn names a park blocker: "java.util.concurrent.FutureTask 0000BEEF",
 // "no blocker" for parks without one.
 func parkedOn(w Wait) string {
 	if w.Object == "00000000" {
 		return "no blocker"
 	}
-	if w.Class != nil {
-		return w.Object + " (" + className(*w.Class) + ")"
-	}
-	return w.Object
+	return named(w.Object, w.Class)
 }
 
 // parkWait prints the parks on one blocker and who unparked them.

@@ -440,7 +440,7 @@ func (s *Server) edges(r *http.Request) (any, error) {
 		for k := range strings.SplitSeq(v, ",") {
 			ek, ok := edgeKinds[k]
 			if !ok {
-				return nil, badRequest("kinds=%q: %q is not one of wake, start, join, release, owner", v, k)
+				return nil, badRequest("kinds=%q: %q is not one of wake, start, join, release, owner, unpark", v, k)
 			}
 			kinds[ek] = true
 		}
@@ -635,6 +635,7 @@ type deadlockJSON struct {
 	Lasted   int64    `json:"lasted"`
 	Threads  []int    `json:"threads"` // each waits for the next, the last for the first
 	Objects  []string `json:"objects"` // what each waits on ("" for a join)
+	Classes  []string `json:"classes"` // their classes, Java names ("" when unknown)
 	Stacks   []int    `json:"stacks"`
 }
 
@@ -643,6 +644,7 @@ type hangJSON struct {
 	JDK    bool   `json:"jdk"` // a JDK service thread idling, as they do: not counted as a hang
 	State  string `json:"state"`
 	Object string `json:"object,omitempty"`
+	Class  string `json:"class,omitempty"` // the object's, a Java name
 	Other  int    `json:"other"`
 	Since  int64  `json:"since"`
 	Stack  int    `json:"stack"`
@@ -663,11 +665,12 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		}
 		for k, t := range dl.Threads {
 			j.Threads = append(j.Threads, d.threadIndex(t))
-			o := ""
+			o, c := "", ""
 			if k < len(dl.Objects) && dl.Objects[k] != 0 {
-				o = dl.Objects[k].String()
+				o, c = dl.Objects[k].String(), d.objectClass(dl.Objects[k])
 			}
 			j.Objects = append(j.Objects, o)
+			j.Classes = append(j.Classes, c)
 			st := 0
 			if k < len(dl.Stacks) {
 				st = int(dl.Stacks[k])
@@ -680,7 +683,7 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		ti := d.threadIndex(h.Thread)
 		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: h.State.String(), Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
 		if h.Object != 0 {
-			j.Object = h.Object.String()
+			j.Object, j.Class = h.Object.String(), d.objectClass(h.Object)
 		}
 		if h.Other != 0 {
 			j.Other = d.threadIndex(h.Other)

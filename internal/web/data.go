@@ -2,7 +2,6 @@ package web
 
 import (
 	"sort"
-	"strings"
 	"sync"
 
 	"orca/internal/analysis"
@@ -57,7 +56,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for _, l := range m.Locks {
 		d.lock[lockRef{l.Object, l.Kind}] = l
 		if l.Class != "" {
-			d.lockClass[l.Object] = className(l.Class)
+			d.lockClass[l.Object] = format.JavaName(l.Class)
 		}
 	}
 	for i, e := range m.Edges {
@@ -154,13 +153,4 @@ func (d *data) threadName(id format.ThreadID) string {
 		return d.m.Threads[i].Name
 	}
 	return id.String()
-}
-
-// className turns a class signature into the name Java prints:
-// "Ljava/util/concurrent/Semaphore;" → "java.util.concurrent.Semaphore".
-func className(sig string) string {
-	if len(sig) >= 2 && sig[0] == 'L' && sig[len(sig)-1] == ';' {
-		sig = sig[1 : len(sig)-1]
-	}
-	return strings.ReplaceAll(sig, "/", ".")
 }

@@ -73,7 +73,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			iv := t.Intervals[k]
 			n.State, n.Since, n.Stack, n.Interval = iv.State.String(), d.rel(iv.Since), int(iv.Stack), k
 			if iv.Object != 0 {
-				n.Object = iv.Object.String()
+				n.Object, n.Class = iv.Object.String(), d.objectClass(iv.Object)
 			}
 		}
 		index[id] = len(out.Nodes)

@@ -30,9 +30,13 @@ public class Scenario {
     static final String CONTENDER_NAME = "orca-contender \"🐋\", x";
     static final String WAITER_NAME = "orca-waiter\nsecond line";
 
-    static final Object waitObj = new Object();
-    static final Object lock = new Object();
-    static final Object warmLock = new Object();
+    // Of known classes, which the recording names (ObjectClass): a String,
+    // a nested class, an array.
+    static final Object waitObj = new String("orca wait object");
+    static final Object lock = new Lock();
+    static final Object warmLock = new int[1];
+
+    static final class Lock {}
     static final Semaphore sem = new Semaphore(3);
 
     // Guarded by waitObj.

@@ -50,7 +50,7 @@ export class Deadlocks {
       items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = this.instantOf(dl); app.changed(); this.render(); } },
         h('div', { class: 'dl-title' }, `Deadlock ${k + 1}: ${dl.threads.length} threads`),
         h('div', { class: 'muted small' }, `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
-        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
+        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
     items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length)));

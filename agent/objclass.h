@@ -1,0 +1,23 @@
+// The classes of the objects the records name (ObjectClass lines): park
+// blockers, contended monitors, waited objects. Each object's class is
+// written once, before (or with) the first line of the thread that names
+// it; a class's signature is asked of JVMTI once.
+#ifndef ORCA_OBJCLASS_H
+#define ORCA_OBJCLASS_H
+#include <jvmti.h>
+#include <stdint.h>
+
+// objclass_write writes the class of o (identity hash h, not 0) as an
+// ObjectClass line at ts, by the thread whose hash and ring shard are given,
+// unless it was written already (a table of 4 096 objects by hash: an
+// object that fell out of it is described again). Costs, for an object
+// seen before, one table read; else one JNI GetObjectClass and a hash of
+// the class, and GetClassSignature once per class. o must be a local
+// reference of the calling thread, which must not hold a monitor the
+// application uses (the calls take a few hundred ns). Nothing with
+// kinds=seed.
+void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h);
+// objclass_known: the class of the object of hash h was written (and is
+// still in the table), or kinds=seed writes none.
+int objclass_known(uint32_t h);
+#endif

@@ -1,0 +1,125 @@
+package integration
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/report"
+)
+
+// Scenario's objects of known classes (Scenario.java): the recording names
+// them with ObjectClass lines (issue 14, item 4).
+var scenarioObjClasses = map[string]string{
+	"lock":     "LScenario$Lock;",
+	"warmLock": "[I",
+	"waitObj":  "Ljava/lang/String;",
+}
+
+// checkScenarioClasses: every contended monitor is named by its class no
+// later than its first MonitorContendedEnter, every waited object by its
+// class (the agent names a wait's object with the Wait, or with the Waited
+// when the walker wrote the Wait: docs/format.md), and Scenario's own
+// objects by their classes.
+func checkScenarioClasses(t *testing.T, r *recording, e expect) {
+	t.Helper()
+	class := map[format.ObjectID]string{}
+	for i, ev := range r.events {
+		switch ev.Kind {
+		case format.ObjectClass:
+			class[ev.Object] = ev.Class
+		case format.MonitorContendedEnter:
+			if ev.Object != 0 && class[ev.Object] == "" {
+				t.Errorf("MonitorContendedEnter on %v before any ObjectClass of it: %s", ev.Object, r.describe(i))
+			}
+		}
+	}
+	for _, i := range r.sel(format.ObjectWait, nil) {
+		if o := r.events[i].Object; o != 0 && class[o] == "" {
+			t.Errorf("ObjectWait on %v and no ObjectClass of it: %s", o, r.describe(i))
+		}
+	}
+	for key, want := range scenarioObjClasses {
+		if got := class[format.ObjectID(e.hash(t, key))]; got != want {
+			t.Errorf("the class of %s (%08X) is %q, want %q", key, e.hash(t, key), got, want)
+		}
+	}
+}
+
+// TestScenarioClasses: the report names Scenario's monitors and waited
+// object by their classes, in text (Java names) and JSON (signatures); with
+// --kinds seed no ObjectClass line is written and the report names none.
+func TestScenarioClasses(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "Scenario")
+		r := load(t, prefix)
+		r.checkParse(t)
+		checkScenarioClasses(t, r, e)
+
+		rec, built := buildModel(t, prefix)
+		rep := report.New(rec, built, report.Options{})
+		var txt strings.Builder
+		if err := rep.WriteText(&txt); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"monitor Scenario$Lock " + format.Hex(e.hash(t, "lock")),
+			"monitor int[] " + format.Hex(e.hash(t, "warmLock")),
+			"java.lang.String " + format.Hex(e.hash(t, "waitObj")),
+		} {
+			if !strings.Contains(txt.String(), want) {
+				t.Errorf("the text report does not show %q:\n%s", want, txt.String())
+			}
+		}
+		var js bytes.Buffer
+		if err := rep.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Locks []struct {
+				Object string
+				Class  *string
+			}
+			Waits []struct {
+				Object string
+				Class  *string
+			}
+		}
+		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		classOf := map[string]string{}
+		for _, l := range doc.Locks {
+			if l.Class != nil {
+				classOf[l.Object] = *l.Class
+			}
+		}
+		for _, w := range doc.Waits {
+			if w.Class != nil {
+				classOf[w.Object] = *w.Class
+			}
+		}
+		for key, want := range scenarioObjClasses {
+			if got := classOf[format.Hex(e.hash(t, key))]; got != want {
+				t.Errorf("JSON: the class of %s is %q, want %q", key, got, want)
+			}
+		}
+
+		// kinds=seed: the manual's kinds only, so no class.
+		dir := newDir(t)
+		seed := dir + "/seed"
+		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--", j.java(), "-cp", classes(t), "Scenario")
+		if res.code != 0 {
+			t.Fatalf("orca record --kinds seed failed:\n%s", res)
+		}
+		rs := load(t, seed)
+		if n := len(rs.sel(format.ObjectClass, nil)); n != 0 {
+			t.Errorf("kinds=seed: %d ObjectClass lines, want none", n)
+		}
+		if len(rs.sel(format.MonitorContendedEnter, nil)) == 0 {
+			t.Errorf("kinds=seed: no MonitorContendedEnter: %s", rs.kindCounts())
+		}
+	})
+}

@@ -420,6 +420,8 @@ for wl in $PERTURB; do
   rb=$(ratio "$(med "p-$wl" jfr+orca 10)" "$(med "p-$wl" jfr 10)")
   verdict=ok
   awk -v a="$re" -v b="$rb" 'BEGIN { exit !((a != "n/a" && a > 1.2) || (b != "n/a" && b > 1.2)) }' && verdict="ABOVE 1.2x"
+  # A handful of enters (a park-heavy workload) is noise, not a measure.
+  awk -v e="$(med "p-$wl" jfr 9)" 'BEGIN { exit !(e < 100) }' && verdict="too few enters to judge"
   echo "with/without orca: contended enters ${re}x (paired $(paired "p-$wl" jfr+orca jfr 9)), blocked time ${rb}x (paired $(paired "p-$wl" jfr+orca jfr 10)) (goal <= 1.2x: $verdict)"
   # Parks JFR records (jdk.ThreadPark), the same check for java.util.concurrent.
   pm=$(med "p-$wl" jfr 13)

@@ -16,6 +16,7 @@
 #include "objhash.h"
 #include "orca.h"
 #include "owner.h"
+#include "park.h"
 #include "pending.h"
 #include "ring.h"
 #include "safe.h"
@@ -65,6 +66,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   objhash_ready();
   hsstat_enable(env);
   threads_existing(env);
+  park_init(env);
   asgct_ready(env);
   const char *err = pending_start_walker(env);
   if (err) {

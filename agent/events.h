@@ -13,6 +13,13 @@
 #define ORCA_F_OWNER 0x08
 #define ORCA_F_NAME 0x10
 #define ORCA_F_STACK 0x20
+#define ORCA_F_TIMEOUT 0x40
+#define ORCA_F_HOW 0x80
+#define ORCA_F_CLASS 0x100
+// The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).
+#define ORCA_F_TEXT (ORCA_F_NAME | ORCA_F_TIMEOUT | ORCA_F_HOW | ORCA_F_CLASS)
+// The manual's kinds are 1..ORCA_EV_SEED (the agent's kinds=seed records only those).
+#define ORCA_EV_SEED 16
 
 enum orca_event {
   ORCA_EV_NONE = 0,
@@ -32,7 +39,11 @@ enum orca_event {
   ORCA_EV_MONITOR_CONTENDED_ENTERED = 14,
   ORCA_EV_THREAD_STARTED = 15,
   ORCA_EV_THREAD_ENDED = 16,
-  ORCA_EV_COUNT = 17
+  ORCA_EV_THREAD_PARK = 17,
+  ORCA_EV_THREAD_UNPARKED = 18,
+  ORCA_EV_THREAD_UNPARK = 19,
+  ORCA_EV_OBJECT_CLASS = 20,
+  ORCA_EV_COUNT = 21
 };
 
 // end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
@@ -61,6 +72,10 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"MonitorContendedEntered", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_MONITOR_CONTENDED_ENTER},
   {"ThreadStarted", ORCA_F_THREAD | ORCA_F_NAME, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ThreadEnded", ORCA_F_THREAD, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ThreadPark", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_OWNER | ORCA_F_TIMEOUT | ORCA_F_STACK, ORCA_EV_THREAD_UNPARKED, ORCA_EV_NONE},
+  {"ThreadUnparked", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_HOW | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_THREAD_PARK},
+  {"ThreadUnpark", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ObjectClass", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_CLASS, ORCA_EV_NONE, ORCA_EV_NONE},
 };
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.

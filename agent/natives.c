@@ -7,6 +7,7 @@
 #include "objhash.h"
 #include "monitor.h"
 #include "natives.h"
+#include "park.h"
 #include "threads.h"
 #include "vthread.h"
 
@@ -112,11 +113,12 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
     return;
   }
   if (strcmp(name, "notify") && strcmp(name, "notifyAll") && strcmp(name, "start0") && strncmp(name, "sleep", 5) &&
-      strncmp(name, "wait", 4))
+      strncmp(name, "wait", 4) && strcmp(name, "park") && strcmp(name, "unpark"))
     goto out;
   if ((*j)->GetMethodDeclaringClass(j, m, &cls) != JVMTI_ERROR_NONE ||
       (*j)->GetClassSignature(j, cls, &csig, NULL) != JVMTI_ERROR_NONE)
     goto out;
+  if (park_bind(csig, name, sig, addr, new_addr)) goto out;
   for (int i = 0; i < NHOOKS; i++)
     if (!strcmp(csig, hooks[i].cls) && !strcmp(name, hooks[i].name) && !strcmp(sig, hooks[i].sig))
       bind(&hooks[i], addr, new_addr);
@@ -140,4 +142,5 @@ void natives_report(void) {
     }
   if (!wait_bound) counters_prop(ORCA_INFO_WARNING, "Object.wait is not intercepted yet; waits may be missing");
   if (!sleep_bound) counters_prop(ORCA_INFO_WARNING, "Thread.sleep is not intercepted yet; sleeps may be missing");
+  park_report();
 }

@@ -20,6 +20,8 @@ const char *options_usage =
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
     "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
     "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"
+    "  kinds=all|seed     all: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass; default);\n"
+    "                     seed: only the 16 event kinds of the Orca manual\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -71,6 +73,12 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     if (!n || n >= sizeof o->session || strspn(val, "0123456789abcdefABCDEF") != n)
       return "session= wants 1-64 hex digits";
     memcpy(o->session, val, n + 1);
+    return NULL;
+  }
+  if (!strcmp(key, "kinds")) {
+    if (!strcmp(val, "all")) o->seed_only = 0;
+    else if (!strcmp(val, "seed")) o->seed_only = 1;
+    else return "kinds= wants all or seed";
     return NULL;
   }
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";

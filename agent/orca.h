@@ -18,6 +18,7 @@ typedef struct {
   int buffer_mb;       // total event buffer
   int clobber;         // overwrite existing files (else pick PREFIX-N)
   char session[65];    // orca record's token, written to .info
+  int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
   char text[4200];     // the options as given, for .info
 } orca_options;
 

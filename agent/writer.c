@@ -205,7 +205,7 @@ static size_t format_rec(char *o, const orca_rec *r) {
   if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, r->thread); }
   if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
   if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, r->owner); }
-  if (spec->fields & ORCA_F_NAME) {
+  if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
     o[n++] = ',';
     n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);
   }
@@ -397,8 +397,8 @@ static void write_info(int complete) {
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
   fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
-  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix, opt.depth,
-          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no");
+  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s,kinds=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix, opt.depth,
+          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all");
   if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
   fprintf(f, "%s=%d\n", ORCA_INFO_PID, (int)getpid());
   counters_props(put_prop, f);

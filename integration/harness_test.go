@@ -670,6 +670,7 @@ var pairs = []pair{
 	{format.ThreadJoin, format.ThreadJoined, false},
 	{format.SemaphoreAcquire, format.SemaphoreAcquired, false},
 	{format.MonitorContendedEnter, format.MonitorContendedEntered, true},
+	{format.ThreadPark, format.ThreadUnparked, true},
 }
 
 // checkInvariants checks what holds for every recording, also one cut short: timestamps never

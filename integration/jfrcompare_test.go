@@ -34,7 +34,7 @@ type side struct {
 	e        expect // the EXPECT line of this run (its own hashes)
 	names    map[format.ThreadID]string
 	byName   map[string]format.ThreadID
-	objClass map[format.ObjectID]string // from .ext (import only)
+	objClass map[format.ObjectID]string // from ObjectClass lines (.orca; the import's .ext too)
 	ext      []reader.ExtEvent          // import only
 	wall     time.Duration              // the run's wall-clock time
 }
@@ -44,9 +44,12 @@ func newSide(t *testing.T, r *recording, e expect, wall time.Duration) *side {
 	s := &side{r: r, e: e, wall: wall, names: map[format.ThreadID]string{}, byName: map[string]format.ThreadID{},
 		objClass: map[format.ObjectID]string{}}
 	for _, ev := range r.events {
-		if ev.Kind == format.ThreadStarted {
+		switch ev.Kind {
+		case format.ThreadStarted:
 			s.names[ev.Thread] = ev.Name
 			s.byName[ev.Name] = ev.Thread
+		case format.ObjectClass:
+			s.objClass[ev.Object] = ev.Class
 		}
 	}
 	rec, err := reader.Open(r.prefix)
@@ -83,17 +86,6 @@ func (s *side) scenarioFrame(i int) bool {
 	for _, f := range s.r.stacks[i] {
 		if strings.HasPrefix(f.Class, "LScenario;") || strings.HasPrefix(f.Class, "LScenario$") {
 			return true
-		}
-	}
-	return false
-}
-
-func (s *side) extScenarioFrame(x reader.ExtEvent, rec *reader.Recording) bool {
-	for _, f := range x.Stack {
-		if m := rec.Methods[f.Method]; m != nil {
-			if c := rec.Classes[m.Class]; c != nil && (strings.HasPrefix(c.Signature, "LScenario;") || strings.HasPrefix(c.Signature, "LScenario$")) {
-				return true
-			}
 		}
 	}
 	return false
@@ -405,31 +397,36 @@ func compareOrcaJFR(t *testing.T, o, f *side, plain time.Duration) {
 	oa := o.count(format.SemaphoreAcquire, func(_ int, ev reader.Event) bool { return ev.Object == sem })
 	orl := o.count(format.SemaphoreRelease, func(_ int, ev reader.Event) bool { return ev.Object == sem })
 	fa := f.count(format.SemaphoreAcquire, nil) + f.count(format.SemaphoreRelease, nil)
-	rec, err := reader.Open(f.r.prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	acquirer, _ := f.thread(Scenario.acquirer)
-	semParks, semParksOther, parks := 0, 0, 0
-	for _, x := range f.ext {
-		if x.Kind != format.ExtThreadPark || !fT[x.Thread] {
-			continue
-		}
-		if f.extScenarioFrame(x, rec) {
-			parks++
-		}
-		if strings.Contains(f.objClass[x.Object], "Semaphore") {
-			if x.Thread == acquirer {
-				semParks++
-			} else {
-				semParksOther++
+	// Parks: both record them now (ThreadPark), matched on the thread and the blocker's class.
+	parksOf := func(s *side, named map[format.ThreadID]bool) (semParks, semParksOther, parks int) {
+		acquirer, _ := s.thread(Scenario.acquirer)
+		for _, i := range s.r.sel(format.ThreadPark, func(_ int, ev reader.Event) bool { return named[ev.Thread] }) {
+			ev := s.r.events[i]
+			if s.scenarioFrame(i) {
+				parks++
+			}
+			if strings.Contains(s.objClass[ev.Object], "Semaphore") {
+				if ev.Thread == acquirer {
+					semParks++
+				} else {
+					semParksOther++
+				}
 			}
 		}
+		return
 	}
+	oSemParks, oSemParksOther, oParks := parksOf(o, oT)
+	semParks, semParksOther, parks := parksOf(f, fT)
 	add("SemaphoreAcquire", nAcq, oa, 0)
 	add("SemaphoreRelease", nRel, orl, 0)
-	add("park on a Semaphore (the 1 contended acquire)", -1, 0, semParks+semParksOther)
-	add("parks from Scenario code (latches, parkNanos)", -1, 0, parks)
+	add("park on a Semaphore (the 1 contended acquire)", -1, oSemParks+oSemParksOther, semParks+semParksOther)
+	add("parks from Scenario code (latches, parkNanos)", -1, oParks, parks)
+	if oSemParks < 1 || oSemParksOther != 0 {
+		t.Errorf("orca: %d parks on a Semaphore by the contended acquirer (want >= 1), %d by others (want 0)", oSemParks, oSemParksOther)
+	}
+	if oParks == 0 {
+		t.Errorf("orca: no ThreadPark from Scenario's code (CountDownLatch.await, parkNanos polling)")
+	}
 	if oa != nAcq || orl != nRel {
 		t.Errorf("orca: %d SemaphoreAcquire, %d SemaphoreRelease on sem, want %d, %d", oa, orl, nAcq, nRel)
 	}

@@ -31,6 +31,9 @@ Options of orca record:
 	--flush MS    how often the agent writes its buffers, 10-1000 ms (default 200)
 	--buffer MB   the agent's event buffer, 1-1024 MB (default 32); the JVM's
 	              resident memory grows by up to about 3.5 x MB
+	--kinds K     all (default): also parks (LockSupport.park: java.util.concurrent
+	              locks, conditions, latches, futures, queues); seed: only the
+	              16 event kinds of the Orca manual
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 
@@ -86,23 +89,28 @@ the agent dropped, malformed lines, a last line cut by a kill, a JVM that did
 not exit normally). Then come these sections, each ranked; an empty one is a
 single line such as "No deadlocks.":
 
-	DEADLOCKS    cycles of threads each waiting for the next (a monitor's
-	             owner or a joined thread): each thread, what it waits on,
-	             who holds it, and its stack
-	HANGS        threads still blocked, waiting, joining or acquiring when the
-	             recording ended, longest first; the JDK's own service threads
-	             (Finalizer, Common-Cleaner, ...) idling in Object.wait are
-	             named on one line, not counted as hangs
-	CONTENTION   monitors and semaphores by the time threads spent blocked on
-	             them: contentions, total, mean and max; the owners blamed for
-	             it (the thread holding the monitor, or releasing the permit,
-	             while others waited) with their share; where threads blocked
+	DEADLOCKS    cycles of threads each waiting for the next (a monitor's or
+	             a java.util.concurrent lock's owner, or a joined thread): each
+	             thread, what it waits on, who holds it, and its stack
+	HANGS        threads still blocked, waiting, joining, acquiring or parked
+	             when the recording ended, longest first; the JDK's own service
+	             threads (Finalizer, Common-Cleaner, ...) idling in Object.wait
+	             are named on one line, not counted as hangs, and idle pool
+	             workers (parked waiting for work) are not hangs either
+	CONTENTION   monitors, semaphores and java.util.concurrent locks
+	             (ReentrantLock, read-write locks) by the time threads spent
+	             blocked on them: contentions, total, mean and max; the owners
+	             blamed for it (the thread holding the lock, or releasing the
+	             permit, while others waited) with their share; where threads
+	             blocked
 	CALL SITES   the blocking call sites across all locks, one per source
 	             line (class, method, file and line of each frame; the
 	             bytecode index only where the line is unknown)
 	WAIT/NOTIFY  per object: waits no notify ended (timeouts, interrupts),
 	             threads still waiting, notifies that found no waiter,
-	             notifyAll storms (100 or more within 10 ms)
+	             notifyAll storms (100 or more within 10 ms); and the parks on
+	             each blocker (a condition, latch, future, queue) with the
+	             threads whose unpark ended them
 	THREADS      time each thread spent in each state, in seconds and % of
 	             its life; "runnable" is time in none of the recorded states
 
@@ -142,7 +150,8 @@ on 127.0.0.1, on a free port unless --addr names one; the page is built into
 orca and fetches nothing from elsewhere. Four views:
 
 	Timeline     a lane per thread with its states over time (blocked,
-	             waiting, sleeping, joining, acquiring; runnable between);
+	             waiting, sleeping, joining, acquiring, parked, idle;
+	             runnable between);
 	             hover for the state, object, owner and duration, click for
 	             the stack; arrows for who woke, blocked, started or joined
 	             whom; drag or A/D to pan, Ctrl+wheel or W/S to zoom
@@ -163,9 +172,9 @@ tree describes the JSON API the page uses.
 	orca report /tmp/run2
 
 converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWait,
-ThreadSleep, ThreadStart and ThreadEnd become Orca events; jdk.ThreadPark and
-what the Orca format has no field for (who notified a wait, timeouts, monitor
-classes) go to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
+ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events; what
+the Orca format has no field for (who notified a wait, timeouts, thread ids)
+goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
 threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
 docs/jfr.md in the source tree has the mapping and its limits.

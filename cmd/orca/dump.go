@@ -123,7 +123,9 @@ func (d *dumper) event(ev reader.Event) {
 		fmt.Fprintf(&b, " target=%s", d.thread(ev.Target))
 	}
 	if k.Has(format.FOwner) {
-		if ev.Owner == 0 {
+		if ev.Owner == 0 && k == format.ThreadPark {
+			b.WriteString(" owner=none") // not a lock, a free one, or JFR's (which has none)
+		} else if ev.Owner == 0 {
 			b.WriteString(" owner=unknown")
 		} else {
 			fmt.Fprintf(&b, " owner=%s", d.thread(ev.Owner))
@@ -131,6 +133,15 @@ func (d *dumper) event(ev reader.Event) {
 	}
 	if k.Has(format.FName) {
 		fmt.Fprintf(&b, " name=%q", ev.Name)
+	}
+	if k.Has(format.FTimeout) && ev.Timeout >= 0 {
+		fmt.Fprintf(&b, " timeout=%dns", ev.Timeout)
+	}
+	if k.Has(format.FHow) && ev.How != format.ParkEndUnknown {
+		fmt.Fprintf(&b, " how=%s", ev.How)
+	}
+	if k.Has(format.FClass) {
+		fmt.Fprintf(&b, " class=%s", ev.Class)
 	}
 	b.WriteByte('\n')
 	for _, f := range ev.Stack {

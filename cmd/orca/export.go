@@ -36,6 +36,9 @@ Writes the recording PREFIX in the format of another tool:
   sleep      in Thread.sleep
   join       in Thread.join
   semaphore  in Semaphore.acquire
+  park       parked (LockSupport.park: java.util.concurrent locks,
+             conditions, latches, futures, queues)
+  idle       a thread pool's worker parked waiting for work
   all        all of them
 The default is monitor for pprof and collapsed, all for perfetto and
 chrome. A state still open when the recording ended counts up to the end.

@@ -17,7 +17,7 @@ const importHelp = `Usage: orca import [-o PREFIX] [--force] [--quiet] RECORDING
 Converts a JDK Flight Recorder recording into an Orca recording, so that
 orca dump, orca report and the rest read it: PREFIX.orca, PREFIX.methods,
 PREFIX.classtable, PREFIX.info, and PREFIX.ext for what JFR knows and the
-Orca format has no field for (parks, who notified a wait, monitor classes).
+Orca format has no field for (who notified a wait, timeouts, thread ids).
 
 It converts these JFR events, recorded with stack traces at a 0 ms threshold
 (the settings file testdata/java/jfr/orca.jfc in the source tree does that):
@@ -26,7 +26,7 @@ It converts these JFR events, recorded with stack traces at a 0 ms threshold
   jdk.JavaMonitorWait   ObjectWait/Waited, notifier and timeout in PREFIX.ext
   jdk.ThreadSleep       ThreadSleep/Slept
   jdk.ThreadStart/End   ThreadStart, ThreadStarted, ThreadEnded
-  jdk.ThreadPark        PREFIX.ext only (Orca has no park event)
+  jdk.ThreadPark        ThreadPark/Unparked (no owner, no unparker: JFR has none)
 
 Other events are skipped. JFR records no notify, join or semaphore events;
 joins show as waits on the Thread object. Line numbers resolve; source file

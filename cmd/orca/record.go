@@ -20,7 +20,7 @@ import (
 	"orca/internal/format"
 )
 
-const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--force] [--quiet] -- COMMAND [ARGS...]
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--force] [--quiet] -- COMMAND [ARGS...]
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts (through
 JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
@@ -61,8 +61,9 @@ const recordEnv = "ORCA_RECORD"
 type recordOptions struct {
 	prefix string
 	depth  int
-	flush  int // ms; 0: the agent's default
-	buffer int // MB; 0: the agent's default
+	flush  int    // ms; 0: the agent's default
+	buffer int    // MB; 0: the agent's default
+	kinds  string // "all" or "seed"
 	force  bool
 	quiet  bool
 }
@@ -75,6 +76,7 @@ func runRecord(u ui, args []string) error {
 	flags.IntVar(&o.flush, "flush", 0, fmt.Sprintf("write buffered events every `MS` milliseconds, 10-1000 (agent default %d)", agentDefaultFlush))
 	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
 		"the JVM's resident memory grows by up to about 3.5 x MB", agentDefaultBuffer))
+	flags.StringVar(&o.kinds, "kinds", "all", "`all`: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass); seed: only the 16 event kinds of the Orca manual")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -193,6 +195,9 @@ func (o recordOptions) check() error {
 	if o.buffer != 0 && (o.buffer < 1 || o.buffer > 1024) {
 		return usagef("record: --buffer %d: want 1-1024 MB", o.buffer)
 	}
+	if o.kinds != "" && o.kinds != "all" && o.kinds != "seed" {
+		return usagef("record: --kinds %q: want all or seed", o.kinds)
+	}
 	return nil
 }
 
@@ -227,6 +232,9 @@ func agentOption(lib, prefix string, o recordOptions) string {
 	}
 	if o.buffer != 0 {
 		s += ",buffer=" + strconv.Itoa(o.buffer)
+	}
+	if o.kinds == "seed" {
+		s += ",kinds=seed"
 	}
 	return s
 }

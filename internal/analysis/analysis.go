@@ -39,13 +39,13 @@ func Deadlocks(m *model.Model) []model.Deadlock {
 	return out
 }
 
-// Hang is a thread still blocked, waiting, joining or acquiring when the
-// recording ended.
+// Hang is a thread still blocked, waiting, joining, acquiring or parked
+// when the recording ended (not sleeping, not idle).
 type Hang struct {
 	Thread format.ThreadID
 	State  model.State
 	Object format.ObjectID // monitor, waited object or semaphore
-	Other  format.ThreadID // owner or joined thread
+	Other  format.ThreadID // owner or joined thread; for a park, the blocker's owner when it parked
 	Since  format.Time
 	Stack  model.StackID
 }
@@ -81,12 +81,17 @@ func openAtEnd(m *model.Model) []Hang {
 		for i > 0 && t.Intervals[i-1].Open {
 			i--
 		}
-		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping {
+		// Nor is an idle pool worker waiting for work.
+		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping || t.Intervals[i].State == model.Idle {
 			continue
 		}
 		iv := t.Intervals[i]
 		// Since: the start of the whole wait, before any owner change split it.
-		out = append(out, Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack})
+		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack}
+		if iv.State == model.Parked {
+			h.Other = iv.First
+		}
+		out = append(out, h)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Since != out[j].Since {

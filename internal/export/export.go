@@ -26,7 +26,9 @@ const (
 	Sleep     = Kinds(1 << model.Sleeping)
 	Join      = Kinds(1 << model.Joining)
 	Semaphore = Kinds(1 << model.Acquiring)
-	All       = Monitor | Wait | Sleep | Join | Semaphore
+	Park      = Kinds(1 << model.Parked) // LockSupport.park: java.util.concurrent locks, conditions, latches, futures, queues
+	Idle      = Kinds(1 << model.Idle)   // a pool's worker parked waiting for work
+	All       = Monitor | Wait | Sleep | Join | Semaphore | Park | Idle
 )
 
 var kindNames = []struct {
@@ -34,6 +36,7 @@ var kindNames = []struct {
 	k    Kinds
 }{
 	{"monitor", Monitor}, {"wait", Wait}, {"sleep", Sleep}, {"join", Join}, {"semaphore", Semaphore},
+	{"park", Park}, {"idle", Idle},
 }
 
 // KindNames lists the names ParseKinds accepts, "all" last.
@@ -98,6 +101,8 @@ func (k Kinds) hasEdge(e model.EdgeKind) bool {
 		return k.Has(model.Acquiring)
 	case model.EdgeJoin:
 		return k.Has(model.Joining)
+	case model.EdgeUnpark:
+		return k.Has(model.Parked) || k.Has(model.Idle)
 	}
 	return true
 }
@@ -284,6 +289,8 @@ func otherKey(s model.State) string {
 		return "target"
 	case model.Acquiring:
 		return "releaser"
+	case model.Parked, model.Idle:
+		return "unparker"
 	}
 	return ""
 }
@@ -302,6 +309,8 @@ func edgeNames(e model.EdgeKind) (from, to string) {
 		return "release", "acquired"
 	case model.EdgeOwner:
 		return "holds", "entered"
+	case model.EdgeUnpark:
+		return "unpark", "unparked"
 	}
 	return e.String(), e.String()
 }

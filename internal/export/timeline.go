@@ -132,6 +132,13 @@ func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn thread
 			a = append(a, arg{"first_owner", first}, arg{"owner_changes", strconv.Itoa(n)})
 		}
 	}
+	if (iv.State == model.Parked || iv.State == model.Idle) && iv.First != 0 {
+		// The blocker's owner when the thread parked (a j.u.c. lock's holder).
+		a = append(a, arg{"owner", tn.full(iv.First)})
+	}
+	if iv.Acquire {
+		a = append(a, arg{"lock", "a java.util.concurrent lock's acquire"})
+	}
 	if iv.Wake != model.WakeNone {
 		a = append(a, arg{"wake", iv.Wake.String()})
 	}

@@ -10,6 +10,7 @@ import (
 var fieldFlag = map[Field]string{
 	FThread: "ORCA_F_THREAD", FObject: "ORCA_F_OBJECT", FTarget: "ORCA_F_TARGET",
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
+	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS",
 }
 
 // CHeader returns agent/events.h: the format as the C agent sees it — the
@@ -23,9 +24,16 @@ func CHeader() []byte {
 	b.WriteString("// The format of the files (.info \"format\") and the agent's version (\"agent_version\").\n")
 	fmt.Fprintf(&b, "#define ORCA_FORMAT %q\n#define ORCA_VERSION %q\n\n", Version, AgentVersion)
 	b.WriteString("// Fields of an event line after the timestamp and the name, in this order.\n")
-	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack} {
+	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass} {
 		fmt.Fprintf(&b, "#define %s 0x%02x\n", fieldFlag[f], 1<<i)
 	}
+	b.WriteString("// The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).\n")
+	var text []string
+	for _, f := range TextFields {
+		text = append(text, fieldFlag[f])
+	}
+	fmt.Fprintf(&b, "#define ORCA_F_TEXT (%s)\n", strings.Join(text, " | "))
+	fmt.Fprintf(&b, "// The manual's kinds are 1..ORCA_EV_SEED (the agent's kinds=seed records only those).\n#define ORCA_EV_SEED %d\n", SeedKinds)
 	b.WriteString("\nenum orca_event {\n  ORCA_EV_NONE = 0,\n")
 	for k := Kind(1); k < NumKinds; k++ {
 		fmt.Fprintf(&b, "  ORCA_EV_%s = %d,\n", upperSnake(Specs[k].Name), k)

@@ -47,11 +47,44 @@ func TestKindNames(t *testing.T) {
 	}
 }
 
+// TestTextFields checks what the agent's writer assumes of the fields it
+// takes from a record's text bytes (ORCA_F_TEXT): one a kind at most, after
+// the thread, object, target and owner, before the stack.
+func TestTextFields(t *testing.T) {
+	for k := Kind(1); k < NumKinds; k++ {
+		n, pos := 0, -1
+		for i, f := range Specs[k].Fields {
+			for _, tf := range TextFields {
+				if f == tf {
+					n, pos = n+1, i
+				}
+			}
+		}
+		if n > 1 {
+			t.Errorf("%s has %d text fields, the agent writes one", k, n)
+		}
+		for i, f := range Specs[k].Fields {
+			if pos >= 0 && (i > pos && f != FStack || i < pos && f == FStack) {
+				t.Errorf("%s: field %d is out of the agent's order (thread, object, owner, text, stack)", k, f)
+			}
+		}
+	}
+	if !ThreadEnded.Seed() || ThreadPark.Seed() || Kind(0).Seed() {
+		t.Error("Seed")
+	}
+	for p := ParkEnd(0); p < NumParkEnds; p++ {
+		if q, ok := ParseParkEnd(p.String()); !ok || q != p {
+			t.Errorf("ParseParkEnd(%q) = %v, %v", p.String(), q, ok)
+		}
+	}
+}
+
 // TestPairs checks the begin/end pairs of the event table: each end names
 // its begin, and carries the begin's object or target.
 func TestPairs(t *testing.T) {
 	want := map[Kind]Kind{ObjectWait: ObjectWaited, MonitorContendedEnter: MonitorContendedEntered,
-		ThreadSleep: ThreadSlept, ThreadJoin: ThreadJoined, SemaphoreAcquire: SemaphoreAcquired}
+		ThreadSleep: ThreadSlept, ThreadJoin: ThreadJoined, SemaphoreAcquire: SemaphoreAcquired,
+		ThreadPark: ThreadUnparked}
 	for k := Kind(0); k <= NumKinds; k++ {
 		if got := k.End(); got != want[k] {
 			t.Errorf("%s.End() = %s, want %s", k, got, want[k])

@@ -104,6 +104,12 @@ func AppendEvent(b []byte, e *Event) []byte {
 			b = AppendHex(b, uint32(e.Owner))
 		case FName:
 			b = AppendText(b, e.Name)
+		case FTimeout:
+			b = appendOptional(b, e.Timeout)
+		case FHow:
+			b = append(b, e.How.String()...)
+		case FClass:
+			b = AppendText(b, e.Class)
 		case FStack:
 			b = appendStackOf(b, e.EncodedStack, e.Stack)
 		}

@@ -11,7 +11,8 @@ package format
 type Kind uint8
 
 // The event kinds of the Orca back-end manual §3.2, in the order the agent
-// numbers them. Zero is reserved for "no event".
+// numbers them, then Orca's own kinds (parking, object classes; docs/format.md,
+// "Beyond the manual"). Zero is reserved for "no event".
 const (
 	KindNone Kind = iota
 	ObjectWait
@@ -30,21 +31,73 @@ const (
 	MonitorContendedEntered
 	ThreadStarted
 	ThreadEnded
+	// Orca's kinds beyond the manual's 16 (SeedKinds): the agent's kinds=seed
+	// option leaves them out.
+	ThreadPark     // Unsafe.park (every LockSupport.park*) began
+	ThreadUnparked // … and returned, with how
+	ThreadUnpark   // Unsafe.unpark of another thread
+	ObjectClass    // the class of an object (park blocker, monitor), at its first sight
 	NumKinds
 )
+
+// SeedKinds is the number of kinds the manual defines: kinds 1..SeedKinds.
+const SeedKinds = 16
+
+// Seed reports whether k is one of the manual's 16 kinds.
+func (k Kind) Seed() bool { return k >= 1 && k <= SeedKinds }
 
 // Field is the meaning of one event argument after the timestamp and name.
 type Field uint8
 
 // Fields an event can carry, in the order they appear on a line.
 const (
-	FThread Field = iota + 1 // hash code of the current thread
-	FObject                  // hash code of the object (monitor, semaphore)
-	FTarget                  // hash code of another thread (started, joined)
-	FOwner                   // hash code of the owner thread, 00000000 if unknown
-	FName                    // thread name, text
-	FStack                   // stack trace: depth;methodID;location;…
+	FThread  Field = iota + 1 // hash code of the current thread
+	FObject                   // hash code of the object (monitor, semaphore)
+	FTarget                   // hash code of another thread (started, joined)
+	FOwner                    // hash code of the owner thread, 00000000 if unknown
+	FName                     // thread name, text
+	FStack                    // stack trace: depth;methodID;location;…
+	FTimeout                  // a park's timeout: decimal nanoseconds, empty for none
+	FHow                      // how a park ended: unparked, timeout, interrupted, empty when unknown
+	FClass                    // a class signature, "Ljava/lang/Object;" (text)
 )
+
+// TextFields are the fields the agent writes from a record's text bytes
+// (a thread name, a class, a timeout, how a park ended): a kind has at most
+// one, after its thread, object and owner and before its stack.
+var TextFields = []Field{FName, FTimeout, FHow, FClass}
+
+// ParkEnd says how a park ended (FHow).
+type ParkEnd uint8
+
+// How a park ended.
+const (
+	ParkEndUnknown     ParkEnd = iota // not known (written empty)
+	ParkEndUnparked                   // returned with neither timeout nor interrupt: an unpark (or a spurious wake-up)
+	ParkEndTimeout                    // its timeout elapsed
+	ParkEndInterrupted                // the thread was interrupted
+	NumParkEnds
+)
+
+var parkEndNames = [NumParkEnds]string{"", "unparked", "timeout", "interrupted"}
+
+// String returns the word written in the FHow field ("" for unknown).
+func (p ParkEnd) String() string {
+	if p >= NumParkEnds {
+		return ""
+	}
+	return parkEndNames[p]
+}
+
+// ParseParkEnd returns the ParkEnd written as s.
+func ParseParkEnd(s string) (ParkEnd, bool) {
+	for i, n := range parkEndNames {
+		if n == s {
+			return ParkEnd(i), true
+		}
+	}
+	return 0, false
+}
 
 // Spec describes one event kind: its name on the line and its fields.
 type Spec struct {
@@ -82,6 +135,10 @@ var Specs = [NumKinds]Spec{
 	MonitorContendedEntered: {MonitorContendedEntered, "MonitorContendedEntered", thrObjStack, KindNone},
 	ThreadStarted:           {ThreadStarted, "ThreadStarted", []Field{FThread, FName}, KindNone},
 	ThreadEnded:             {ThreadEnded, "ThreadEnded", []Field{FThread}, KindNone},
+	ThreadPark:              {ThreadPark, "ThreadPark", []Field{FThread, FObject, FOwner, FTimeout, FStack}, ThreadUnparked},
+	ThreadUnparked:          {ThreadUnparked, "ThreadUnparked", []Field{FThread, FObject, FHow, FStack}, KindNone},
+	ThreadUnpark:            {ThreadUnpark, "ThreadUnpark", thrTgtStack, KindNone},
+	ObjectClass:             {ObjectClass, "ObjectClass", []Field{FThread, FObject, FClass}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

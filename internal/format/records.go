@@ -14,6 +14,10 @@ type Event struct {
 	Owner  ThreadID // FOwner: owner of a contended monitor, 0 if unknown
 	Name   string   // FName: thread name
 	Stack  []Frame  // FStack: innermost first
+	// FTimeout: a park's timeout in nanoseconds, -1 for none (written empty).
+	Timeout int64
+	How     ParkEnd // FHow: how a park ended
+	Class   string  // FClass: a class signature
 	// EncodedStack, when not empty, is written as the stack instead of
 	// Stack: the field as EncodeStack makes it. Writers that write a few
 	// stacks many times (imports, generators) encode each once.

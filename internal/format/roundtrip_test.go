@@ -97,6 +97,12 @@ func randomRecording(r *rand.Rand) rec {
 				e.Owner = format.ThreadID(id(r))
 			case format.FName:
 				e.Name = text(r)
+			case format.FTimeout:
+				e.Timeout = optional(r)
+			case format.FHow:
+				e.How = format.ParkEnd(r.IntN(int(format.NumParkEnds)))
+			case format.FClass:
+				e.Class = text(r)
 			case format.FStack:
 				e.Stack = frames(r)
 				if r.IntN(2) == 0 {
@@ -210,9 +216,9 @@ func check(t *testing.T, c rec, bufs map[string]*bytes.Buffer) {
 		if err != nil {
 			t.Fatalf("event %d (%s): %v", i, want.Kind, err)
 		}
-		want.Name, want.EncodedStack = repaired(want.Name), ""
+		want.Name, want.Class, want.EncodedStack = repaired(want.Name), repaired(want.Class), ""
 		g := format.Event{Time: got.Time, Kind: got.Kind, Thread: got.Thread, Object: got.Object, Target: got.Target,
-			Owner: got.Owner, Name: got.Name, Stack: got.Stack}
+			Owner: got.Owner, Name: got.Name, Stack: got.Stack, Timeout: got.Timeout, How: got.How, Class: got.Class}
 		if !sameEvent(g, want) {
 			t.Fatalf("event %d:\n got %+v\nwant %+v", i, g, want)
 		}

@@ -175,8 +175,19 @@ func (im *importer) event(e jfr.Event) {
 		if u := o.Field("until"); u.Valid() && u.Int() > 0 && u.Int() < math.MaxInt64/1_000_000 {
 			until = u.Int() * 1e6 // milliseconds since the epoch
 		}
-		im.add(rec{t: start, ext: format.ExtThreadPark, thread: th, object: obj, timeout: timeout, until: until, stack: st})
-		im.add(rec{t: end, ext: format.ExtThreadUnparked, thread: th, object: obj, stack: st})
+		if timeout < 0 && until >= 0 {
+			// parkUntil: the time left to the deadline, as the agent writes
+			// it (the wall clock at the event from the chunk's).
+			timeout = max(0, until-(im.c.Header.StartNanos+int64(start-im.chunkStart)))
+		}
+		// JFR says neither who unparked nor how the park ended: a timed
+		// park that lasted its timeout timed out, any other is unknown.
+		how := format.ParkEndUnknown
+		if timeout > 0 && int64(end-start) >= timeout {
+			how = format.ParkEndTimeout
+		}
+		im.add(rec{t: start, kind: format.ThreadPark, thread: th, object: obj, timeout: timeout, stack: st})
+		im.add(rec{t: end, kind: format.ThreadUnparked, thread: th, object: obj, how: how, stack: st})
 	case evSleep:
 		st := im.stack(o.Field("stackTrace"))
 		timeout := int64(-1)

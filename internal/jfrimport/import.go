@@ -245,6 +245,11 @@ func (im *importer) flush(fs *files) error {
 		if r.object != 0 && !im.announced[r.object] {
 			im.announced[r.object] = true
 			if sig := im.objClass[r.object]; sig != "" {
+				// In .orca for the model (the class of a monitor or a park
+				// blocker), and in .ext as before.
+				if err := im.write(fs, &rec{t: r.t, kind: format.ObjectClass, thread: r.thread, object: r.object, name: sig}); err != nil {
+					return err
+				}
 				if err := im.write(fs, &rec{t: r.t, ext: format.ExtObjectClass, object: r.object, name: sig}); err != nil {
 					return err
 				}

@@ -363,19 +363,20 @@ func checkDemo(t *testing.T, run *demoRun, im *imported) {
 		t.Errorf("%d ThreadSleep, %d Slept, %d SleepTime of 5 ms; want %d", sleeps, slept, sleepTimes, want)
 	}
 
-	// Parks on the Blocker, kept in .ext.
+	// Parks on the Blocker: ThreadPark and ThreadUnparked (the .orca
+	// kinds beyond the manual's), the blocker's class from ObjectClass.
 	var parks, unparks int
-	for _, x := range im.ext {
+	for _, x := range im.events {
 		if im.objClass[x.Object] != "LJfrDemo$Blocker;" {
 			continue
 		}
 		switch x.Kind {
-		case format.ExtThreadPark:
+		case format.ThreadPark:
 			parks++
 			if line, _ := im.userLine(x.Stack); name(x.Thread) != "jfr-parker" || line != run.int(t, "line.park") || x.Timeout != 2e6 {
-				t.Errorf("ext line %d: park by %q at source line %d, timeout %d", x.Line, name(x.Thread), line, x.Timeout)
+				t.Errorf("line %d: park by %q at source line %d, timeout %d", x.Line, name(x.Thread), line, x.Timeout)
 			}
-		case format.ExtThreadUnparked:
+		case format.ThreadUnparked:
 			unparks++
 		}
 	}

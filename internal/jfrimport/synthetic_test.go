@@ -90,6 +90,7 @@ func TestImportSynthetic(t *testing.T) {
 	want := r.Replace(`0.0010000000,ThreadStarted,MAIN,main
 0.0010000000,ThreadStart,MAIN,WORKER,1;00000003;00000007
 0.0010000000,ThreadStarted,WORKER,"worker, ""w"""
+0.0020000000,ObjectClass,WORKER,LOCK,LDemo$Lock;
 0.0020000000,MonitorContendedEnter,WORKER,LOCK,MAIN,1;00000002;00000003
 0.0025000000,MonitorContendedEntered,WORKER,LOCK,1;00000002;00000003
 0.0030000000,ObjectWait,MAIN,LOCK,2;00000003;00000014;00000003;00000007
@@ -97,6 +98,9 @@ func TestImportSynthetic(t *testing.T) {
 0.0040000000,ObjectWaited,MAIN,LOCK,2;00000003;00000014;00000003;00000007
 0.0050000000,ThreadSleep,WORKER,2;00000001;FFFFFFFF;00000002;00000009
 0.0070000000,ThreadSlept,WORKER,2;00000001;FFFFFFFF;00000002;00000009
+0.0070000000,ObjectClass,WORKER,BLOCKER,LDemo$Blocker;
+0.0070000000,ThreadPark,WORKER,BLOCKER,00000000,5000,1;00000002;00000003
+0.0071000000,ThreadUnparked,WORKER,BLOCKER,timeout,1;00000002;00000003
 0.0080000000,ThreadJoin,MAIN,WORKER,2;00000004;00000005;00000003;0000001E
 0.0090000000,ThreadEnded,WORKER
 0.0095000000,ThreadJoined,MAIN,WORKER,2;00000004;00000005;00000003;0000001E
@@ -110,8 +114,6 @@ func TestImportSynthetic(t *testing.T) {
 0.0040000000,WaitNotifier,MAIN,LOCK,WORKER,,false
 0.0050000000,SleepTime,WORKER,2000000
 0.0070000000,ObjectClass,BLOCKER,LDemo$Blocker;
-0.0070000000,ThreadPark,WORKER,BLOCKER,5000,,1;00000002;00000003
-0.0071000000,ThreadUnparked,WORKER,BLOCKER,1;00000002;00000003
 `)
 	if got := bufs[".ext"].String(); got != wantExt {
 		t.Errorf(".ext:\n%s\nwant:\n%s", got, wantExt)
@@ -133,7 +135,7 @@ func TestImportSynthetic(t *testing.T) {
 	}
 	info := bufs[".info"].String()
 	for _, kv := range []string{"origin_unix_ns=1700000000000000000\n", "origin_mono_ns=500000\n", "complete=true\n",
-		"truncated_stacks=1\n", "events.ThreadStarted=2\n", "joins_from_waits=1\n", "notifies_from_waits=1\n", "dropped_total=0\n", "ext.ThreadPark=1\n", "jfr_events.jdk.JavaMonitorWait=2\n"} {
+		"truncated_stacks=1\n", "events.ThreadStarted=2\n", "joins_from_waits=1\n", "notifies_from_waits=1\n", "dropped_total=0\n", "events.ThreadPark=1\n", "jfr_events.jdk.JavaMonitorWait=2\n"} {
 		if !strings.Contains(info, kv) {
 			t.Errorf(".info lacks %q:\n%s", kv, info)
 		}

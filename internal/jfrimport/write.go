@@ -23,8 +23,9 @@ type rec struct {
 	other    *thread // FTarget, FOwner, XOther
 	stack    string  // encoded (format.EncodeStack)
 	name     string  // FName, XClass
-	timeout  int64   // XTimeout, -1 for none
-	until    int64   // XUntil, -1 for none
+	timeout  int64   // FTimeout, XTimeout, -1 for none
+	how      format.ParkEnd
+	until    int64 // XUntil, -1 for none
 	timedOut bool
 	// synthetic: an ObjectNotify made from a wait's notifier; dropped if
 	// its thread has ended by then (a thread's events end with ThreadEnded).
@@ -133,7 +134,11 @@ func sortRecs(rs []rec) {
 // writeRec writes r to its file.
 func (fs *files) writeRec(r *rec) error {
 	if r.kind != format.KindNone {
-		e := format.Event{Time: r.t, Kind: r.kind, Thread: r.thread.idOrZero(), Object: r.object, Name: r.name, EncodedStack: r.stack}
+		e := format.Event{Time: r.t, Kind: r.kind, Thread: r.thread.idOrZero(), Object: r.object, Name: r.name, EncodedStack: r.stack,
+			Timeout: r.timeout, How: r.how}
+		if r.kind == format.ObjectClass {
+			e.Name, e.Class = "", r.name
+		}
 		if r.kind.Has(format.FTarget) {
 			e.Target = r.other.idOrZero()
 		} else {

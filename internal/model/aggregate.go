@@ -70,13 +70,24 @@ func sortLocks(ls []*Lock) {
 
 type aggregator struct {
 	m  *Model
-	by map[uint64]*lockAgg // key: object<<1 | kind, as the Builder's
+	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock.
 	last *lockAgg
 	// acq is the current thread's acquires, reused.
 	acq []acquire
+	// juc is the current thread's parks of one j.u.c. lock acquire (its
+	// consecutive re-parks), not yet added.
+	juc []*Interval
 }
+
+// ReparkGap is the longest gap between two parks of one thread on one
+// j.u.c. lock, the second at once after the first (no other state
+// between), that makes them one contention: the acquire woke, lost the
+// lock to another thread and parked again. AQS re-parks within
+// microseconds; a thread that took the lock, ran and came back to it
+// contended again is two contentions (it cannot be told apart below this).
+const ReparkGap = format.Time(50_000) // 50 µs
 
 // lockAgg accumulates one lock.
 type lockAgg struct {
@@ -87,13 +98,14 @@ type lockAgg struct {
 	sites    map[StackID]Site
 	held     map[StackID]bool
 	wsites   map[StackID]*WaitSite
+	unparked map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
 		return a
 	}
-	k := uint64(obj)<<1 | uint64(kind)
+	k := uint64(obj)<<2 | uint64(kind)
 	a := ag.by[k]
 	if a == nil {
 		a = &lockAgg{}
@@ -126,9 +138,16 @@ type acquire struct {
 func (ag *aggregator) thread(t *Thread) {
 	m := ag.m
 	ag.acq = ag.acq[:0]
+	ag.juc = ag.juc[:0]
 	var waitEnd format.Time // end of t's latest wait segment
 	for i := range t.Intervals {
 		iv := &t.Intervals[i]
+		if len(ag.juc) > 0 {
+			if last := ag.juc[len(ag.juc)-1]; !(iv.State == Parked && iv.Acquire && iv.Object == last.Object &&
+				last == &t.Intervals[i-1] && iv.Start-last.End <= ReparkGap) {
+				ag.jucContention(t.ID)
+			}
+		}
 		switch iv.State {
 		case Blocked:
 			// One interval per contention, however often the owner changed.
@@ -198,7 +217,44 @@ func (ag *aggregator) thread(t *Thread) {
 				a.l.StillWaiting++
 				ws.StillWaiting++
 			}
+		case Parked, Idle:
+			if iv.Acquire {
+				ag.juc = append(ag.juc, iv)
+				continue
+			}
+			// A park is one segment: nothing nests in it.
+			a := ag.get(iv.Object, Blocker)
+			ws := a.waitSite(m.SiteStack(iv.Stack))
+			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
+				a.waitedBy[t.ID] = iv.Since
+			}
+			a.l.Waits++
+			ws.Waits++
+			a.l.WaitTime += iv.Duration()
+			ws.Time += iv.Duration()
+			if iv.State == Idle {
+				a.l.IdleWaits++
+			}
+			switch iv.Wake {
+			case WakeUnpark:
+				a.l.Notified++
+				if a.unparked == nil {
+					a.unparked = map[format.ThreadID]Blame{}
+				}
+				u := a.unparked[iv.Other]
+				u.Thread, u.Contentions, u.Blamed = iv.Other, u.Contentions+1, u.Blamed+iv.Duration()
+				a.unparked[iv.Other] = u
+			case WakeNever:
+				a.l.StillWaiting++
+				ws.StillWaiting++
+			default:
+				a.l.TimedOut++
+				ws.TimedOut++
+			}
 		}
+	}
+	if len(ag.juc) > 0 {
+		ag.jucContention(t.ID)
 	}
 	for _, c := range ag.acq {
 		// An acquire is a contention only when a release by another thread
@@ -210,6 +266,39 @@ func (ag *aggregator) thread(t *Thread) {
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
 		a.contention(t.ID, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+	}
+}
+
+// jucContention adds the contention of thread th made of the parks in
+// ag.juc (one acquire of a j.u.c. lock): from the first park to the last,
+// at the first's site. Each park's time (and the gap before it) is blamed
+// on the lock's owner when the thread parked, or, unknown, on the thread
+// whose unpark ended it; the contention is counted to the owner at its end
+// (the last unparker: the thread that released the lock).
+func (ag *aggregator) jucContention(th format.ThreadID) {
+	ps := ag.juc
+	ag.juc = ag.juc[:0]
+	first, last := ps[0], ps[len(ps)-1]
+	a := ag.get(first.Object, JUCLock)
+	if first.First == 0 {
+		a.l.OwnerUnknown++
+	}
+	from := first.Start
+	for _, p := range ps {
+		owner := p.First
+		if owner == 0 {
+			owner = p.Other
+		}
+		a.blame(owner, 0, p.End-from)
+		from = p.End
+	}
+	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	if !last.Open {
+		end := last.Other
+		if end == 0 {
+			end = last.First
+		}
+		a.blame(end, 1, 0)
 	}
 }
 
@@ -296,6 +385,15 @@ func (a *lockAgg) finish() *Lock {
 			return c
 		}
 		return cmp.Compare(a.Stack, b.Stack)
+	})
+	for _, u := range a.unparked {
+		l.UnparkedBy = append(l.UnparkedBy, u)
+	}
+	slices.SortFunc(l.UnparkedBy, func(a, b Blame) int {
+		if c := cmp.Compare(b.Contentions, a.Contentions); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Thread, b.Thread)
 	})
 	for s := range a.held {
 		l.HeldAt = append(l.HeldAt, s)

@@ -29,6 +29,14 @@ type Result struct {
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
+	name := func(f format.Frame) (string, string) {
+		if m := rec.Methods[f.Method]; m != nil {
+			return rec.ClassName(f.Method), m.Name
+		}
+		return "", ""
+	}
+	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
+	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.line = func(f format.Frame) string {
 		if _, line := rec.Line(f); line > 0 {
 			return rec.Resolve(f) // class, method, file and line

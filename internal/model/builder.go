@@ -20,7 +20,7 @@ type Builder struct {
 	m          *Model
 	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
-	locks      map[uint64]*lstate // key: object<<1 | kind (a struct key hashes slower)
+	locks      map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
 	stacks     stackTable
 	first      bool
 	// Pending ThreadStart edges, completed when the target appears.
@@ -29,12 +29,30 @@ type Builder struct {
 	// was read (two flushes interleave): the edge is made at ThreadEnded.
 	joins map[format.ThreadID][]pendingJoin
 	wf    waitFor
+	// unparks: the latest unpark of each thread not yet matched to the
+	// end of one of its parks (a permit: the next park consumes it).
+	unparks map[format.ThreadID]pendingUnpark
+	// classes: the class of each object an ObjectClass line named.
+	classes map[format.ObjectID]string
+	// idle, when set (Build), tells a park of an idle pool worker by its
+	// stack (IdleStack); idleOf caches it per stack.
+	idle   func([]format.Frame) bool
+	idleOf map[StackID]bool
+	// acquire, when set (Build), tells a park in a lock's acquire by its
+	// stack (AcquireStack); acquireOf caches it per stack.
+	acquire   func([]format.Frame) bool
+	acquireOf map[StackID]bool
 	// ext, when set (Build), numbers the stacks instead of b.stacks: the
 	// events carry their number in it (reader.Event.StackID).
 	ext *reader.StackTable
 	// line, when set (Build), names a frame by its source line ("" when
 	// unknown), so that Finalize groups call sites by line.
 	line func(format.Frame) string
+}
+
+type pendingUnpark struct {
+	by format.ThreadID
+	at format.Time
 }
 
 type pendingJoin struct {
@@ -61,6 +79,10 @@ type tstate struct {
 	floor format.Time
 	wf    wfEdge // what it waits for (see waitFor)
 	num   uint32 // numbers the threads from 0 in order of appearance
+	// parkNest counts parks inside a state that already says why the
+	// thread waits (a Semaphore.acquire, a Thread.join): not intervals.
+	parkNest int
+	parkHow  format.ParkEnd // how the park being ended ended (ThreadUnparked)
 }
 
 type openIv struct {
@@ -89,13 +111,17 @@ func New() *Builder {
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
-		threads: map[format.ThreadID]*tstate{},
-		locks:   map[uint64]*lstate{},
-		stacks:  newStackTable(),
-		starts:  map[format.ThreadID]int{},
-		joins:   map[format.ThreadID][]pendingJoin{},
-		first:   true,
-		wf:      newWaitFor(),
+		threads:   map[format.ThreadID]*tstate{},
+		locks:     map[uint64]*lstate{},
+		stacks:    newStackTable(),
+		starts:    map[format.ThreadID]int{},
+		joins:     map[format.ThreadID][]pendingJoin{},
+		unparks:   map[format.ThreadID]pendingUnpark{},
+		classes:   map[format.ObjectID]string{},
+		idleOf:    map[StackID]bool{},
+		acquireOf: map[StackID]bool{},
+		first:     true,
+		wf:        newWaitFor(),
 	}
 }
 
@@ -145,7 +171,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		m.End = ev.Time
 	}
 	b.first = false
-	if ev.Thread == 0 || ev.Object == 0 && ev.Kind.Has(format.FObject) {
+	if ev.Thread == 0 || ev.Object == 0 && ev.Kind.Has(format.FObject) && ev.Kind != format.ThreadPark && ev.Kind != format.ThreadUnparked {
 		// No identity hash is 0: 00000000 stands for "unknown".
 		b.problem(ev, "thread %v, object %v: 00000000 names no thread or object", ev.Thread, ev.Object)
 		return
@@ -268,6 +294,17 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		b.notify(b.lock(ev.Object, Monitor), ev)
+	case format.ObjectClass:
+		b.objectClass(ev.Object, ev.Class)
+	case format.ThreadUnpark:
+		// A self-unpark too: it sets the thread's own permit.
+		if ev.Target != 0 {
+			b.unparks[ev.Target] = pendingUnpark{ev.Thread, ev.Time}
+		}
+	case format.ThreadPark:
+		b.park(ts, ev, stack)
+	case format.ThreadUnparked:
+		b.unparked(ts, ev)
 	default:
 		// The end of an interval: the event table pairs it with its begin
 		// (format.Specs, End), which opened the state beganState names.
@@ -285,4 +322,5 @@ var beganState = [format.NumKinds]State{
 	format.SemaphoreAcquire:      Acquiring,
 	format.MonitorContendedEnter: Blocked,
 	format.ObjectWait:            Waiting,
+	format.ThreadPark:            Parked, // or Idle (Builder.unparked)
 }

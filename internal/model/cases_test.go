@@ -259,6 +259,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 			if iv.Other != 0 {
 				fmt.Fprintf(b, " other=%v", iv.Other)
 			}
+			if (iv.State == Parked || iv.State == Idle) && iv.First != 0 {
+				fmt.Fprintf(b, " owner=%v", iv.First)
+			}
 			if iv.Wake != WakeNone {
 				fmt.Fprintf(b, " wake=%s", iv.Wake)
 			}
@@ -278,6 +281,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 		}
 		if l.OwnerUnknown != 0 {
 			fmt.Fprintf(b, " unknown=%d", l.OwnerUnknown)
+		}
+		if l.Class != "" && l.Kind != Semaphore {
+			fmt.Fprintf(b, " class=%s", l.Class)
 		}
 		if len(l.Waiters) > 0 {
 			ws := make([]string, len(l.Waiters))
@@ -304,7 +310,10 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 			fmt.Fprintf(b, "  held %s\n", strings.Join(hs, ","))
 		}
-		if l.Waits+l.Notifies+l.NotifyAlls+l.NotifiesWokeNobody > 0 {
+		if l.Kind == Blocker {
+			fmt.Fprintf(b, "  parks=%d parktime=%s unparked=%d timedout=%d still=%d idle=%d\n",
+				l.Waits, secs(l.WaitTime), l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
+		} else if l.Waits+l.Notifies+l.NotifyAlls+l.NotifiesWokeNobody > 0 {
 			fmt.Fprintf(b, "  waits=%d waittime=%s notifies=%d notifyAlls=%d wokeNobody=%d burst=%d\n",
 				l.Waits, secs(l.WaitTime), l.Notifies, l.NotifyAlls, l.NotifiesWokeNobody, l.MaxNotifyAllBurst)
 		}

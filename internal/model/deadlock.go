@@ -98,6 +98,11 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	for _, ts := range path {
 		d.Objects = append(d.Objects, ts.wf.obj)
 		d.Stacks = append(d.Stacks, ts.wf.stack)
+		st := Blocked
+		if n := len(ts.open); n > 0 {
+			st = ts.open[n-1].iv.State
+		}
+		d.States = append(d.States, st)
 	}
 	w.active[key] = len(m.Deadlocks)
 	m.Deadlocks = append(m.Deadlocks, d)
@@ -136,6 +141,12 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 		case Joining:
 			b.wf.set(ts, o.other, 0, o.iv.Stack, at, b.m)
 			return
+		case Parked:
+			if o.iv.Acquire {
+				// A j.u.c. lock: the owner when it parked.
+				b.wf.set(ts, o.other, o.iv.Object, o.iv.Stack, at, b.m)
+				return
+			}
 		}
 	}
 	b.wf.clear(ts, at, b.m)

@@ -26,12 +26,14 @@ type lstate struct {
 }
 
 func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
-	k := uint64(obj)<<1 | uint64(kind)
+	k := uint64(obj)<<2 | uint64(kind)
 	ls := b.locks[k]
 	if ls == nil {
 		l := &Lock{Object: obj, Kind: kind}
 		if kind == Semaphore {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
+		} else {
+			l.Class = b.classes[obj]
 		}
 		ls = &lstate{l: l}
 		b.locks[k] = ls

@@ -22,10 +22,17 @@ const (
 	Sleeping        // in Thread.sleep
 	Joining         // in Thread.join
 	Acquiring       // in Semaphore.acquire
+	// Parked in LockSupport.park* (Unsafe.park): a java.util.concurrent
+	// lock, condition, latch, future, queue… (Interval.Object is the
+	// blocker, 0 for none). Not Waiting: that is Object.wait, the manual's.
+	Parked
+	// Idle: parked waiting for work, a thread pool's idle worker (IdleStack
+	// decides from the stack): not a hang, not a problem.
+	Idle
 	NumStates
 )
 
-var stateNames = [NumStates]string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring"}
+var stateNames = [NumStates]string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring", "parked", "idle"}
 
 // String returns the lower-case state name used in reports and JSON.
 func (s State) String() string {
@@ -49,9 +56,10 @@ const (
 	WakeAmbiguous             // a notify woke one of several waiters; Other is the notifier
 	WakeTimeout               // no notify reached it: timed out, interrupted or spurious
 	WakeNever                 // still waiting when the recording ended
+	WakeUnpark                // a park ended by another thread's unpark (Interval.Other)
 )
 
-var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never"}
+var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark"}
 
 // String returns the wake kind's name.
 func (w Wake) String() string {
@@ -76,11 +84,14 @@ type Interval struct {
 	Object format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
 	// Other is the thread that matters for the state: the owner a Blocked
 	// thread waited for (the latest known: the one whose release let it
-	// in), the Joining target, the notifier that woke a Waiting thread; 0
-	// when unknown.
+	// in), the Joining target, the notifier that woke a Waiting thread,
+	// the unparker that ended a park; 0 when unknown.
 	Other format.ThreadID
 	// First is, for Blocked, the owner when the thread blocked (0 when
-	// unknown); the owners after it are in Model.OwnerSpans.
+	// unknown); the owners after it are in Model.OwnerSpans. For Parked
+	// and Idle, the blocker's exclusive owner when the thread parked (an
+	// AbstractOwnableSynchronizer's: ReentrantLock, a read-write lock's
+	// writer), 0 for none.
 	First format.ThreadID
 	Stack StackID // where the thread was
 	// Blocked: the lock's OwnerChanges[ownFrom:ownTo] are the owner
@@ -97,11 +108,15 @@ type Interval struct {
 	// open segments are the thread's last ones: the innermost state's
 	// first, then an empty one at the end for each state around it.
 	Open bool
-	Wake Wake // for Waiting (the same on every segment of a wait)
+	Wake Wake // for Waiting (the same on every segment of a wait), Parked and Idle
 	// Forced: the state's closing event is missing (a problem: the
 	// thread ended in it, or an outer state closed); a Blocked interval
 	// so ended did not enter its monitor.
 	Forced bool
+	// Acquire: a Parked interval that is a contended acquire of a
+	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
+	// (a Lock of kind JUCLock), First its owner when the thread parked.
+	Acquire bool
 }
 
 // Duration returns End-Start.
@@ -130,19 +145,33 @@ type Thread struct {
 // Life returns End-Start.
 func (t *Thread) Life() format.Time { return t.End - t.Start }
 
-// LockKind tells monitors from semaphores.
+// LockKind tells monitors from semaphores and park blockers.
 type LockKind uint8
 
 // Lock kinds.
 const (
 	Monitor   LockKind = iota // entered with synchronized, waited on with Object.wait
 	Semaphore                 // java.util.concurrent.Semaphore
+	// Blocker is the object a park names (Thread.parkBlocker: a
+	// condition, a latch's sync, a FutureTask, …); its parks are counted
+	// as its waits. Object 0 gathers the parks without a blocker.
+	Blocker
+	// JUCLock is a java.util.concurrent lock (ReentrantLock, either lock
+	// of a ReentrantReadWriteLock, any AbstractQueuedSynchronizer lock) by
+	// its sync: its contended acquires (parks in an acquire, consecutive
+	// re-parks of one acquire merged) are contentions like a monitor's.
+	JUCLock
 )
 
-// String returns "monitor" or "semaphore".
+// String returns "monitor", "semaphore", "blocker" or "juc".
 func (k LockKind) String() string {
-	if k == Semaphore {
+	switch k {
+	case Semaphore:
 		return "semaphore"
+	case Blocker:
+		return "blocker"
+	case JUCLock:
+		return "juc"
 	}
 	return "monitor"
 }
@@ -184,7 +213,7 @@ type WaitSite struct {
 type Lock struct {
 	Object format.ObjectID
 	Kind   LockKind
-	Class  string // class signature when known (semaphores, Thread objects), else ""
+	Class  string // class signature when known (semaphores, ObjectClass lines), else ""
 
 	// Contention: Blocked intervals (monitors) or Acquiring intervals that
 	// lasted (semaphores: an acquire that another thread's release let
@@ -208,7 +237,9 @@ type Lock struct {
 	// lock: a copy per interval would grow as contentions × waiters.
 	OwnerChanges []OwnerChange
 
-	// Object.wait on this object: Waits = Notified + TimedOut + StillWaiting.
+	// Object.wait on this object, or parks on this blocker: Waits =
+	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the
+	// parks another thread's unpark ended, TimedOut the others).
 	Waits        int
 	WaitTime     format.Time       // from each wait's start to its end (or the thread's end)
 	Notified     int               // ended by another thread's notify or notifyAll (Ambiguous ones included)
@@ -217,6 +248,10 @@ type Lock struct {
 	StillWaiting int               // not ended when the recording did
 	WaitSites    []WaitSite        // most Time first
 	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait
+	IdleWaits    int               // of Waits, parks of idle pool workers (state Idle)
+	// UnparkedBy: for a blocker, the threads whose unpark ended its parks,
+	// most parks first (Contentions: parks ended, Blamed: their time).
+	UnparkedBy []Blame
 
 	// notify calls on this object, by every thread.
 	Notifies, NotifyAlls int
@@ -352,9 +387,10 @@ const (
 	EdgeJoin                    // To's join returned because From ended
 	EdgeRelease                 // From's release let To's acquire finish
 	EdgeOwner                   // To blocked on a monitor From owned
+	EdgeUnpark                  // From's unpark ended To's park
 )
 
-var edgeNames = []string{"wake", "start", "join", "release", "owner"}
+var edgeNames = []string{"wake", "start", "join", "release", "owner", "unpark"}
 
 // String returns the edge kind's name.
 func (k EdgeKind) String() string {
@@ -366,7 +402,7 @@ func (k EdgeKind) String() string {
 
 // Edge links an event of one thread to an event of another.
 type Edge struct {
-	// FromTime is the notify, the start, the target's end, the release, or
+	// FromTime is the notify, the start, the target's end, the release, the unpark, or
 	// (owner) when To began waiting for From (the contention's start, or
 	// the owner change that made From the one waited for).
 	FromTime format.Time
@@ -385,6 +421,7 @@ type Deadlock struct {
 	Threads []format.ThreadID // the cycle, each waits for the next (and the last for the first)
 	Objects []format.ObjectID // what each thread waits on (0 for a join)
 	Stacks  []StackID         // where each thread waits
+	States  []State           // what each thread does: Blocked (a monitor), Joining, Parked (a j.u.c. lock)
 	AtEnd   bool              // the recording ended with the cycle intact (a hang)
 	// Resolved is when the cycle broke (0 if AtEnd). A monitor deadlock never
 	// breaks; a cycle that does came from a timed join or from an owner the

@@ -105,6 +105,8 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		if how == endNormal {
 			b.endJoining(ts, &o, at)
 		}
+	case Parked, Idle:
+		b.endParked(ts, &o, at, how)
 	}
 	o.iv.Forced = how == endForced
 	// At the end of the recording, the innermost state's open segment

@@ -154,6 +154,19 @@ func (v *validator) threads() {
 				if iv.Object != 0 || iv.Other != 0 {
 					v.bad("%s: sleep names object %v, thread %v", where, iv.Object, iv.Other)
 				}
+			case Parked, Idle:
+				switch {
+				case iv.Wake != WakeUnpark && iv.Wake != WakeTimeout && iv.Wake != WakeNever:
+					v.bad("%s: park ended %s", where, iv.Wake)
+				case (iv.Wake == WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
+					v.bad("%s: park ended %s names unparker %v", where, iv.Wake, iv.Other)
+				case iv.Open != (iv.Wake == WakeNever):
+					v.bad("%s: park open %v ended %s", where, iv.Open, iv.Wake)
+				case iv.Cont:
+					v.bad("%s: a park split in segments", where)
+				case iv.First == t.ID:
+					v.bad("%s: parked on a lock it owns", where)
+				}
 			case Joining, Acquiring:
 				if iv.Other == t.ID {
 					v.bad("%s: waits for itself", where)
@@ -162,7 +175,7 @@ func (v *validator) threads() {
 					v.bad("%s: join names object %v", where, iv.Object)
 				}
 			}
-			if iv.State != Waiting && iv.Wake != WakeNone {
+			if iv.State != Waiting && iv.State != Parked && iv.State != Idle && iv.Wake != WakeNone {
 				v.bad("%s has wake kind %s", where, iv.Wake)
 			}
 			sum[iv.State] += iv.Duration()
@@ -282,6 +295,17 @@ func (v *validator) locks() {
 			a := get(lockKey{f.Object, Monitor})
 			a.waits++
 			a.waitTime += o.extent()
+		case Parked, Idle:
+			if f.Acquire {
+				a := get(lockKey{f.Object, JUCLock})
+				a.acquires++ // parks in an acquire
+				a.waitTime += o.extent()
+				a.waiters[o.t.ID] = true
+				continue
+			}
+			a := get(lockKey{f.Object, Blocker})
+			a.waits++
+			a.waitTime += o.extent()
 		case Acquiring:
 			a := get(lockKey{f.Object, Semaphore})
 			a.acquires++
@@ -311,10 +335,13 @@ func (v *validator) locks() {
 		}
 		a := get(k)
 		name := fmt.Sprintf("%s %v", l.Kind, l.Object)
-		if l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max {
+		// A j.u.c. lock's contentions merge re-parks (Aggregate): checked
+		// against its parks below.
+		juc := l.Kind == JUCLock
+		if !juc && (l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max) {
 			v.bad("%s: %d contentions, %v blocked, %v max; its intervals say %d, %v, %v", name, l.Contentions, l.Blocked, l.MaxBlocked, a.contentions, a.blocked, a.max)
 		}
-		if l.Open != a.open || l.OpenTime != a.openTime {
+		if !juc && (l.Open != a.open || l.OpenTime != a.openTime) {
 			v.bad("%s: %d contentions open at the end, for %v; its intervals say %d, %v", name, l.Open, l.OpenTime, a.open, a.openTime)
 		}
 		var sc, so int
@@ -335,12 +362,12 @@ func (v *validator) locks() {
 				v.bad("%s: owner %v is unknown or listed twice", name, o.Thread)
 			}
 			owners[o.Thread] = true
-			if o.Blamed != a.blamed[o.Thread] || o.Contentions != a.ownerContentions[o.Thread] {
+			if !juc && (o.Blamed != a.blamed[o.Thread] || o.Contentions != a.ownerContentions[o.Thread]) {
 				v.bad("%s: owner %v blamed %v for %d contentions; the intervals say %v, %d", name, o.Thread, o.Blamed, o.Contentions, a.blamed[o.Thread], a.ownerContentions[o.Thread])
 			}
 		}
 		for th, d := range a.blamed {
-			if !owners[th] && d > 0 {
+			if !juc && !owners[th] && d > 0 {
 				v.bad("%s: %v was waited for %v but is not among the owners", name, th, d)
 			}
 		}
@@ -383,6 +410,27 @@ func (v *validator) locks() {
 			}
 			if l.Waits != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || l.OwnerUnknown != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a semaphore with monitor figures", name)
+			}
+		case JUCLock:
+			// Consecutive re-parks of one acquire are one contention, and
+			// the gaps between them count: between one contention per
+			// park and one in all, at least the parks' time.
+			if n := l.Contentions + l.Open; n < 1 || n > a.acquires || l.Blocked+l.OpenTime < a.waitTime || l.OwnerUnknown > n {
+				v.bad("%s: %d contentions (%d open) for %v, %d owner unknown; its parks: %d for %v", name, l.Contentions, l.Open,
+					l.Blocked+l.OpenTime, l.OwnerUnknown, a.acquires, a.waitTime)
+			}
+			if l.Waits != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || len(l.HeldAt) != 0 {
+				v.bad("%s: a j.u.c. lock with wait or semaphore figures", name)
+			}
+		case Blocker:
+			if l.Waits != a.waits || l.WaitTime != a.waitTime {
+				v.bad("%s: %d parks, %v parked; the intervals say %d, %v", name, l.Waits, l.WaitTime, a.waits, a.waitTime)
+			}
+			if l.Waits != l.Notified+l.TimedOut+l.StillWaiting || l.IdleWaits > l.Waits {
+				v.bad("%s: %d parks, %d unparked, %d not, %d still parked, %d idle", name, l.Waits, l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
+			}
+			if l.Contentions != 0 || l.Open != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 {
+				v.bad("%s: a blocker with lock figures", name)
 			}
 		default:
 			v.bad("%s: kind %d", name, l.Kind)
@@ -481,12 +529,16 @@ func (v *validator) find(th format.ThreadID, s State, obj format.ObjectID, end f
 
 func (v *validator) edges() {
 	m := v.m
-	wakes, releases, notified, contended := 0, 0, 0, 0
+	wakes, releases, notified, contended, unparks, unparked := 0, 0, 0, 0, 0, 0
 	for _, o := range v.occs {
 		switch l := o.lastIv(); l.State {
 		case Waiting:
 			if l.Wake == WakeNotify || l.Wake == WakeNotifyAll || l.Wake == WakeAmbiguous {
 				notified++
+			}
+		case Parked, Idle:
+			if l.Wake == WakeUnpark {
+				unparked++
 			}
 		}
 	}
@@ -537,6 +589,11 @@ func (v *validator) edges() {
 			} else if e.FromTime < o.firstIv().Since {
 				v.bad("%s starts before the contention (%s)", name, sec(o.firstIv().Since))
 			}
+		case EdgeUnpark:
+			unparks++
+			if v.find(e.To, Parked, e.Object, e.ToTime, e.From) == nil && v.find(e.To, Idle, e.Object, e.ToTime, e.From) == nil {
+				v.bad("%s: %v has no park on %v ending then, unparked by %v", name, e.To, e.Object, e.From)
+			}
 		case EdgeStart:
 			if to.Parent != e.From {
 				v.bad("%s: the parent of %v is %v", name, e.To, to.Parent)
@@ -547,6 +604,9 @@ func (v *validator) edges() {
 	}
 	if wakes != notified {
 		v.bad("%d wake edges for %d waits ended by a notify", wakes, notified)
+	}
+	if unparks != unparked {
+		v.bad("%d unpark edges for %d parks ended by an unpark", unparks, unparked)
 	}
 	if releases != contended {
 		v.bad("%d release edges for %d semaphore contentions", releases, contended)
@@ -561,8 +621,9 @@ func (v *validator) deadlocks() {
 			return false
 		}
 		for _, iv := range t.Intervals {
-			if iv.Start <= at && at <= iv.End && iv.Other == other &&
-				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) {
+			if iv.Start <= at && at <= iv.End && (iv.Other == other &&
+				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) ||
+				iv.State == Parked && iv.Acquire && iv.Object == obj && iv.First == other) {
 				return true
 			}
 		}
@@ -571,7 +632,7 @@ func (v *validator) deadlocks() {
 	for _, d := range m.Deadlocks {
 		name := fmt.Sprintf("deadlock at %s", sec(d.At))
 		n := len(d.Threads)
-		if n < 2 || len(d.Objects) != n || len(d.Stacks) != n {
+		if n < 2 || len(d.Objects) != n || len(d.Stacks) != n || len(d.States) != n {
 			v.bad("%s is malformed", name)
 			continue
 		}
@@ -607,6 +668,9 @@ func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
 		return false
 	}
 	iv := t.Intervals[i]
+	if iv.State == Parked && iv.Acquire {
+		return iv.Object == obj && iv.First == other
+	}
 	return iv.Other == other && (obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj)
 }
 

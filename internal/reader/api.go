@@ -18,7 +18,12 @@ type Event struct {
 	Owner  format.ThreadID // FOwner: owner of a contended monitor, 0 if unknown
 	Name   string          // FName: thread name
 	Stack  []format.Frame  // FStack: innermost first
-	Line   int             // 1-based line number in the .orca file
+	// FTimeout: a park's timeout in nanoseconds, -1 for none; 0 for
+	// kinds without the field.
+	Timeout int64
+	How     format.ParkEnd // FHow: how a park ended
+	Class   string         // FClass: a class signature (ObjectClass)
+	Line    int            // 1-based line number in the .orca file
 	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
 	// given one (0 for no frames), else 0.
 	StackID uint32

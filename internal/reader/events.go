@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
 
 	"orca/internal/format"
 )
@@ -138,7 +139,7 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 		}
 		b = b[i+1:]
 		last := k == len(spec.Fields)-1
-		if !last && fld != format.FName && fld != format.FStack && len(b) > 8 && b[8] == ',' {
+		if !last && isID(fld) && len(b) > 8 && b[8] == ',' {
 			// Most likely the agent's 8 hex digits: no need to look for
 			// the ',' (a ',' among them fails parseHex).
 			if v, ok := parseHex(b[:8]); ok {
@@ -162,6 +163,10 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 			ev.Name = string(f)
 		case format.FStack:
 			stack, hasStack = f, true
+		case format.FTimeout, format.FHow, format.FClass:
+			if parseOther(ev, fld, f) != "" {
+				return false
+			}
 		default:
 			v, ok := parseHex(f)
 			if !ok {
@@ -185,6 +190,40 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 		}
 	}
 	return true
+}
+
+// isID tells the fields of 8 hex digits.
+func isID(f format.Field) bool {
+	return f == format.FThread || f == format.FObject || f == format.FTarget || f == format.FOwner
+}
+
+// parseOther decodes a timeout, how a park ended or a class into ev, or
+// says why it cannot.
+func parseOther(ev *Event, fld format.Field, b []byte) string {
+	switch fld {
+	case format.FTimeout:
+		ev.Timeout = -1
+		if len(b) == 0 {
+			return ""
+		}
+		var v int64
+		for _, c := range b {
+			if c < '0' || c > '9' || v > (math.MaxInt64-9)/10 {
+				return fmt.Sprintf("timeout %s: want decimal nanoseconds or nothing", show(b))
+			}
+			v = v*10 + int64(c-'0')
+		}
+		ev.Timeout = v
+	case format.FHow:
+		p, ok := format.ParseParkEnd(string(b))
+		if !ok {
+			return fmt.Sprintf("how %s: want unparked, timeout, interrupted or nothing", show(b))
+		}
+		ev.How = p
+	case format.FClass:
+		ev.Class = string(b)
+	}
+	return ""
 }
 
 // setID sets the thread or object field fld to v.
@@ -225,6 +264,12 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 		b := f[2+i]
 		if fld == format.FName {
 			ev.Name = string(b)
+			continue
+		}
+		if fld == format.FTimeout || fld == format.FHow || fld == format.FClass {
+			if msg := parseOther(&ev, fld, b); msg != "" {
+				return Event{}, spec.Name + ": " + msg
+			}
 			continue
 		}
 		if fld == format.FStack {
@@ -276,4 +321,5 @@ func kindOf(b []byte) (format.Kind, bool) {
 var fieldNames = map[format.Field]string{
 	format.FThread: "thread", format.FObject: "object", format.FTarget: "target thread",
 	format.FOwner: "owner thread", format.FName: "name", format.FStack: "stack",
+	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class",
 }

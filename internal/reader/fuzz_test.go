@@ -89,6 +89,7 @@ func FuzzEvents(f *testing.F) {
 			// unchanged, but for invalid UTF-8 in a name, which it repairs.
 			enc := encodeEvent(ev)
 			ev.Name = strings.ToValidUTF8(ev.Name, "\uFFFD")
+			ev.Class = strings.ToValidUTF8(ev.Class, "\uFFFD")
 			// A reader sized to the line: NewEvents' 256 KiB buffer per
 			// event made an input of a few thousand lines cost a second,
 			// and the fuzzer spent its time minimizing such inputs at 0
@@ -244,5 +245,5 @@ func FuzzMethods(f *testing.F) {
 // encodeEvent writes ev with the format's writer (the agent's encoding).
 func encodeEvent(ev Event) []byte {
 	return format.AppendEvent(nil, &format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object,
-		Target: ev.Target, Owner: ev.Owner, Name: ev.Name, Stack: ev.Stack})
+		Target: ev.Target, Owner: ev.Owner, Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class})
 }

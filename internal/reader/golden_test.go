@@ -162,6 +162,12 @@ func eventText(ev Event) string {
 			fmt.Fprintf(&b, " owner=%v", ev.Owner)
 		case format.FName:
 			fmt.Fprintf(&b, " name=%q", ev.Name)
+		case format.FTimeout:
+			fmt.Fprintf(&b, " timeout=%d", ev.Timeout)
+		case format.FHow:
+			fmt.Fprintf(&b, " how=%q", ev.How)
+		case format.FClass:
+			fmt.Fprintf(&b, " class=%q", ev.Class)
 		case format.FStack:
 			fmt.Fprintf(&b, " depth=%d", len(ev.Stack))
 		}

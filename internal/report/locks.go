@@ -106,7 +106,7 @@ func (b *builder) waits(ls []*model.Lock) []Wait {
 	}
 	var rs []ranked
 	for _, l := range ls {
-		if l.Kind != model.Monitor || l.Waits == 0 && (b.opt.Thread != "" || l.Notifies+l.NotifyAlls == 0) {
+		if l.Kind == model.Semaphore || l.Waits == 0 && (l.Kind == model.Blocker || b.opt.Thread != "" || l.Notifies+l.NotifyAlls == 0) {
 			continue
 		}
 		w := Wait{Object: l.Object.String(), Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
@@ -122,6 +122,16 @@ func (b *builder) waits(ls []*model.Lock) []Wait {
 			app = app || !b.jdk[th]
 		}
 		w.JDK = l.Waits > 0 && !app
+		if l.Kind == model.Blocker {
+			w.Kind, w.Idle = "park", l.IdleWaits
+			// Idle pool workers wait for work by design: ranked with the
+			// JDK's service threads.
+			w.JDK = w.JDK || l.IdleWaits == l.Waits
+			for _, u := range l.UnparkedBy {
+				w.UnparkedBy = append(w.UnparkedBy, Unparker{Thread: u.Thread.String(), Name: b.name(u.Thread),
+					Parks: u.Contentions, ParkS: sec(u.Blamed)})
+			}
+		}
 		for _, s := range l.WaitSites {
 			w.Sites = append(w.Sites, WaitSite{Frames: b.stack(s.Stack), Waits: s.Waits, TimedOut: s.TimedOut,
 				Still: s.StillWaiting, WaitS: sec(s.Time)})

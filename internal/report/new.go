@@ -23,6 +23,7 @@ type builder struct {
 	v      *model.View // the model through --thread: threads kept, their locks aggregated once
 	frames map[model.StackID][]string
 	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
+	parks  bool                     // a thread parked
 }
 
 // New builds the report of a recording from its model and the analyses.
@@ -61,6 +62,10 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	// The agent records parks unless told kinds=seed (an import from JFR
+	// has them too).
+	_, r.parks = rec.Info[format.InfoEvents+format.ThreadPark.String()]
+	r.parks = r.parks && !strings.Contains(rec.Info[format.InfoAgentOptions], "kinds=seed")
 	if v, ok := rec.Info[format.InfoComplete]; ok {
 		c := v == "true"
 		r.Complete = &c
@@ -92,6 +97,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 
 	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
+	r.parks = r.parks || b.parks
 	mlocks := b.v.Locks
 	locks := b.locks(mlocks)
 	for _, l := range locks {
@@ -163,6 +169,18 @@ func (b *builder) stack(id model.StackID) []string {
 	return out
 }
 
+// class returns the class of an object, as a lock of any kind knows it; nil
+// when unknown.
+func (b *builder) class(o format.ObjectID) *string {
+	for _, k := range []model.LockKind{model.JUCLock, model.Blocker, model.Monitor} {
+		if l := b.m.Lock(o, k); l != nil && l.Class != "" && o != 0 {
+			c := l.Class
+			return &c
+		}
+	}
+	return nil
+}
+
 // name returns a thread's name, nil when the thread has no events.
 func (b *builder) name(id format.ThreadID) *string {
 	if t := b.m.Thread(id); t != nil {
@@ -204,6 +222,9 @@ func (b *builder) threads() []Thread {
 			*field(s, model.State(st)) = sec(d)
 			*field(p, model.State(st)) = pct(d, t.Life())
 		}
+		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
+			b.parks = true
+		}
 		rs = append(rs, ranked{th, t.Time[model.Blocked] + t.Time[model.Acquiring], t.Life() - t.Time[model.Runnable], t.Start})
 	}
 	// The program's threads before the JDK's; lock contention first: it
@@ -242,6 +263,10 @@ func field(s *States, st model.State) *float64 {
 		return &s.Joining
 	case model.Acquiring:
 		return &s.Acquiring
+	case model.Parked:
+		return &s.Parked
+	case model.Idle:
+		return &s.Idle
 	}
 	return &s.Runnable
 }
@@ -269,10 +294,23 @@ func (b *builder) deadlocks() []Deadlock {
 				r.States = append(r.States, model.Joining.String())
 				r.Objects = append(r.Objects, nil)
 			} else {
-				r.States = append(r.States, model.Blocked.String())
+				st := model.Blocked
+				if i < len(d.States) && d.States[i] == model.Parked {
+					st = model.Parked // on a java.util.concurrent lock
+				}
+				r.States = append(r.States, st.String())
 				r.Objects = append(r.Objects, idPtr(d.Objects[i].String(), true))
 			}
 			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))
+		}
+		for _, st := range r.States {
+			if st == model.Parked.String() {
+				r.Classes = make([]*string, len(d.Objects))
+				for j, o := range d.Objects {
+					r.Classes[j] = b.class(o)
+				}
+				break
+			}
 		}
 		out = append(out, r)
 	}
@@ -296,6 +334,9 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 		}
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)
+		}
+		if h.State == model.Parked {
+			r.Class = b.class(h.Object)
 		}
 		for i, d := range dls {
 			for _, th := range d.Threads {
@@ -344,6 +385,8 @@ func (b *builder) edges() Edges {
 			e.Release++
 		case model.EdgeOwner:
 			e.Owner++
+		case model.EdgeUnpark:
+			e.Unpark++
 		}
 	}
 	return e

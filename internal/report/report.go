@@ -50,6 +50,7 @@ type Report struct {
 	Unattributed       map[string]int64 `json:"unattributed"`
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
 	hasInfo            bool             // PREFIX.info was found
+	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
 	OwnerUnknown       int              `json:"owner_unknown"`
 	Problems           int              `json:"problems"`
 	ProblemSamples     []string         `json:"problem_samples"`
@@ -86,6 +87,10 @@ type States struct {
 	Sleeping  float64 `json:"sleeping"`
 	Joining   float64 `json:"joining"`
 	Acquiring float64 `json:"acquiring"`
+	// Parks (recordings with the park kinds): absent when zero, so the
+	// reports of recordings without them are unchanged.
+	Parked float64 `json:"parked,omitempty"`
+	Idle   float64 `json:"idle,omitempty"`
 }
 
 // Thread is one thread's life and time per state.
@@ -168,6 +173,9 @@ type Deadlock struct {
 	States    []string   `json:"states"`  // "blocked" (on a monitor) or "joining", per thread
 	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
 	Stacks    [][]string `json:"stacks"`
+	// Classes: when a thread of the cycle is parked on a java.util.concurrent
+	// lock, each object's class (null when unknown); absent otherwise.
+	Classes []*string `json:"classes,omitempty"`
 }
 
 // Hang is a thread still blocked, waiting, joining or acquiring at the end.
@@ -183,6 +191,8 @@ type Hang struct {
 	Deadlock  *int     `json:"deadlock"` // index in Deadlocks when the thread is in one
 	JDK       bool     `json:"jdk"`      // the thread is a JDK service thread (Thread.JDK)
 	Frames    []string `json:"frames"`
+	// Class: for a parked thread, the blocker's class when known; absent otherwise.
+	Class *string `json:"class,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -211,6 +221,21 @@ type Wait struct {
 	Storm        bool       `json:"storm"`
 	JDK          bool       `json:"jdk"` // only JDK service threads waited on it
 	Sites        []WaitSite `json:"sites"`
+	// Kind is "park" for a park blocker (its waits are parks, notified
+	// those another thread's unpark ended); absent for Object.wait.
+	Kind string `json:"kind,omitempty"`
+	// Idle: of the parks, those of idle pool workers waiting for work.
+	Idle int `json:"idle,omitempty"`
+	// UnparkedBy: the threads whose unpark ended the parks, most first.
+	UnparkedBy []Unparker `json:"unparked_by,omitempty"`
+}
+
+// Unparker is a thread that ended parks on a blocker.
+type Unparker struct {
+	Thread string  `json:"thread"`
+	Name   *string `json:"name"`
+	Parks  int     `json:"parks"`
+	ParkS  float64 `json:"park_s"` // the time of those parks
 }
 
 // Edges counts the relations between threads by kind.
@@ -220,6 +245,7 @@ type Edges struct {
 	Join    int `json:"join"`
 	Release int `json:"release"`
 	Owner   int `json:"owner"`
+	Unpark  int `json:"unpark,omitempty"` // an unpark ended another thread's park
 }
 
 // Cut says where and why a recording was cut (the agent could not write:

@@ -269,7 +269,7 @@ func first(s []string) string {
 
 // waitsFor describes what a thread waits for: "blocked on monitor X held
 // by T", "joining T", "waiting on X", "acquiring semaphore X".
-func (t *textWriter) waitsFor(state string, object *string, other string, otherName *string) string {
+func (t *textWriter) waitsFor(state string, object, class *string, other string, otherName *string) string {
 	var s string
 	switch state {
 	case "blocked":
@@ -288,10 +288,30 @@ func (t *textWriter) waitsFor(state string, object *string, other string, otherN
 		s = "waiting on " + deref(object)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
+	case "parked":
+		if object == nil {
+			s = "parked (no blocker)"
+		} else {
+			s = "parked on " + *object
+			if class != nil {
+				s += " (" + className(*class) + ")"
+			}
+		}
+		if other != "" {
+			s += " owned by " + t.label(other, otherName)
+		}
 	default:
 		s = state
 	}
 	return s
+}
+
+// classAt is the class of a deadlock's j-th object, nil when unknown.
+func classAt(cs []*string, j int) *string {
+	if j < len(cs) {
+		return cs[j]
+	}
+	return nil
 }
 
 func deref(s *string) string {
@@ -317,7 +337,7 @@ func (r *Report) deadlockSection(t *textWriter) {
 		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
-			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], d.Threads[k], d.Names[k]))
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
 			t.frames("        ", d.Stacks[j])
 		}
 	}
@@ -341,8 +361,13 @@ func (r *Report) hangSection(t *textWriter) {
 	if r.Cut != nil {
 		t.section("No hangs: the recording is cut at %s; the %s in a state then are unknown after it.",
 			at(r.Cut.AtS), count(len(r.Cut.UnknownAfter), "thread", "threads"))
+	} else if len(app) == 0 && r.parks {
+		t.section("No hangs: no thread of the program was blocked, waiting, joining, acquiring or parked at the end.")
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was blocked, waiting, joining or acquiring at the end.")
+	} else if r.parks {
+		t.section("HANGS: %s still blocked, waiting, joining, acquiring or parked at the end, longest first",
+			count(len(app), "thread", "threads"))
 	} else {
 		t.section("HANGS: %s still blocked, waiting, joining or acquiring at the end, longest first",
 			count(len(app), "thread", "threads"))
@@ -356,10 +381,13 @@ func (r *Report) hangSection(t *textWriter) {
 		if h.Other != nil {
 			other = *h.Other
 		}
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, other, h.OtherName))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, h.Class, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.State == "waiting" {
 			s += ", never notified"
+		}
+		if h.State == "parked" {
+			s += ", never unparked"
 		}
 		if h.Deadlock != nil {
 			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
@@ -377,6 +405,10 @@ func (r *Report) hangSection(t *textWriter) {
 }
 
 func (r *Report) contentionSection(t *textWriter) {
+	if len(r.Locks) == 0 && r.parks {
+		t.section("No lock contention: no thread blocked on a monitor or a java.util.concurrent lock, or waited for a semaphore permit.")
+		return
+	}
 	if len(r.Locks) == 0 {
 		t.section("No lock contention: no thread blocked on a monitor or waited for a semaphore permit.")
 		return
@@ -385,7 +417,10 @@ func (r *Report) contentionSection(t *textWriter) {
 		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
 		what := l.Kind + " " + l.Object
-		if l.Class != nil && l.Kind == "monitor" {
+		if l.Kind == "juc" {
+			what = "lock " + l.Object // a java.util.concurrent lock, by its sync
+		}
+		if l.Class != nil && (l.Kind == "monitor" || l.Kind == "juc") {
 			what += " (" + className(*l.Class) + ")"
 		}
 		var more []string
@@ -472,12 +507,26 @@ func (r *Report) waitSection(t *textWriter) {
 		t.section("No Object.wait or notify.")
 		return
 	}
-	t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
-		count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	if r.parks {
+		t.section("WAIT/NOTIFY/PARK: %s waited on, notified or parked on, waits no notify or unpark ended first%s",
+			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	} else {
+		t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
+			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	}
 	var jdk []string
+	var idle []string
 	for _, w := range r.Waits {
+		if w.JDK && w.Kind == "park" && w.Idle == w.Waits {
+			idle = append(idle, fmt.Sprintf("%s (%s)", parkedOn(w), count(w.Waits, "park", "parks")))
+			continue
+		}
 		if w.JDK {
 			jdk = append(jdk, fmt.Sprintf("%s (%s)", w.Object, count(w.Waits, "wait", "waits")))
+			continue
+		}
+		if w.Kind == "park" {
+			r.parkWait(t, w)
 			continue
 		}
 		what := w.Object
@@ -546,13 +595,65 @@ func (r *Report) waitSection(t *textWriter) {
 	if len(jdk) > 0 {
 		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
 	}
+	if len(idle) > 0 {
+		t.printf("  idle pool workers waiting for work (not a problem): %s\n", strings.Join(idle, ", "))
+	}
+}
+
+// parkedOn names a park blocker: "BEEF (java.util.concurrent.FutureTask)",
+// "no blocker" for parks without one.
+func parkedOn(w Wait) string {
+	if w.Object == "00000000" {
+		return "no blocker"
+	}
+	if w.Class != nil {
+		return w.Object + " (" + className(*w.Class) + ")"
+	}
+	return w.Object
+}
+
+// parkWait prints the parks on one blocker and who unparked them.
+func (r *Report) parkWait(t *textWriter, w Wait) {
+	t.printf("  parked on %s: %s, %s parked\n", parkedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS))
+	var ends []string
+	if w.Notified > 0 {
+		var by []string
+		for i, u := range w.UnparkedBy {
+			if i == 3 {
+				by = append(by, "…")
+				break
+			}
+			by = append(by, fmt.Sprintf("%s %d", t.label(u.Thread, u.Name), u.Parks))
+		}
+		ends = append(ends, fmt.Sprintf("%d unparked by %s", w.Notified, strings.Join(by, ", ")))
+	}
+	if w.TimedOut > 0 {
+		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))
+	}
+	if w.StillWaiting > 0 {
+		ends = append(ends, fmt.Sprintf("%d STILL PARKED at %s", w.StillWaiting, r.end()))
+	}
+	if w.Idle > 0 {
+		ends = append(ends, fmt.Sprintf("%d of idle pool workers", w.Idle))
+	}
+	if len(ends) > 0 {
+		t.printf("     %s\n", strings.Join(ends, "; "))
+	}
+	for j, s := range w.Sites {
+		if j == 2 {
+			t.printf("     ... %s\n", count(len(w.Sites)-j, "more park site", "more park sites"))
+			break
+		}
+		t.printf("     %s, %s, at:\n", count(s.Waits, "park", "parks"), dur(s.WaitS))
+		t.frames("       ", s.Frames)
+	}
 }
 
 // stateNames are the THREADS columns, in States order.
-var stateNames = []string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring"}
+var stateNames = []string{"runnable", "blocked", "waiting", "sleeping", "joining", "acquiring", "parked", "idle"}
 
 func stateValue(s States, i int) float64 {
-	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring}[i]
+	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring, s.Parked, s.Idle}[i]
 }
 
 // threadRows renders the THREADS table: a header, then per thread its
@@ -599,6 +700,12 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
-	t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
-		"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+	if r.parks {
+		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
+			"  running, or blocked in ways the agent does not see such as I/O; idle: a pool's worker\n" +
+			"  parked waiting for work)\n")
+	} else {
+		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
+			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+	}
 }

@@ -371,6 +371,7 @@ const (
 	tJoining                 // ThreadJoined next, once the target ended
 	tAcquiring               // SemaphoreAcquired next
 	tHolding                 // SemaphoreRelease next
+	tParked                  // ThreadUnparked next (after another thread's ThreadUnpark, mostly)
 	tEnded
 )
 
@@ -419,6 +420,7 @@ type sim struct {
 	monitors []uint32
 	sems     []uint32
 	waiters  map[uint32][]int // monitor -> waiting threads, in wait order
+	classed  map[uint32]bool  // blockers whose ObjectClass was written
 	heap     steps
 	seq      uint64
 	now      format.Time
@@ -460,7 +462,7 @@ func (s *sim) newThread(name string, steps int) int {
 // WriteEvents writes the .orca file: events until Options.Size bytes.
 func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	s := &sim{g: g, waiters: map[uint32][]int{}, now: origin, out: format.NewWriter(format.Files{Events: bw})}
+	s := &sim{g: g, waiters: map[uint32][]int{}, classed: map[uint32]bool{}, now: origin, out: format.NewWriter(format.Files{Events: bw})}
 	for range g.opt.Monitors {
 		s.monitors = append(s.monitors, g.id())
 	}
@@ -499,7 +501,7 @@ func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 // hex fields in the order of the kind's fields (object, target, owner),
 // then the stack (when stack >= 0).
 func (s *sim) emit(k format.Kind, th int, stack int, hex ...uint32) {
-	e := format.Event{Time: s.now, Kind: k, Thread: format.ThreadID(s.threads[th].id)}
+	e := format.Event{Time: s.now, Kind: k, Thread: format.ThreadID(s.threads[th].id), Timeout: -1}
 	i := 0
 	for _, f := range format.Specs[k].Fields {
 		switch f {
@@ -604,6 +606,15 @@ func (s *sim) step(th int) {
 	case tHolding:
 		s.emit(format.SemaphoreRelease, th, s.site(siteRelease), t.obj)
 		s.running(th)
+	case tParked:
+		how := format.ParkEndTimeout
+		if o := s.owner(th); o >= 0 && s.g.rng.IntN(4) != 0 {
+			s.emit(format.ThreadUnpark, o, s.site(siteNotify), t.id)
+			how = format.ParkEndUnparked
+		}
+		s.write(&format.Event{Time: s.now, Kind: format.ThreadUnparked, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
+			How: how, EncodedStack: s.g.stacks[t.stack]})
+		s.running(th)
 	}
 }
 
@@ -659,6 +670,22 @@ func (s *sim) operation(th int) {
 			}
 		}
 		s.running(th)
+	case p < 75: // park on a monitor's object as blocker (a lock's sync, say), its owner named
+		t.obj = s.monitors[s.skewed(len(s.monitors))]
+		t.stack = s.site(siteWait)
+		if !s.classed[t.obj] {
+			s.classed[t.obj] = true
+			s.write(&format.Event{Time: s.now, Kind: format.ObjectClass, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
+				Class: "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;"})
+		}
+		owner := uint32(0)
+		if o := s.owner(th); o >= 0 {
+			owner = s.threads[o].id
+		}
+		s.write(&format.Event{Time: s.now, Kind: format.ThreadPark, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
+			Owner: format.ThreadID(owner), Timeout: -1, EncodedStack: s.g.stacks[t.stack]})
+		t.state = tParked
+		s.schedule(th, s.now+s.dur(1_000_000))
 	case p < 78: // sleep
 		t.stack = s.site(siteSleep)
 		s.emit(format.ThreadSleep, th, t.stack)

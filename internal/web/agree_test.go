@@ -117,7 +117,11 @@ func agree(t *testing.T, r *recording, thread string) {
 		t.Errorf("the viewer's Locks view lists %d contended locks, the report %d", contended, rep.LocksTotal)
 	}
 	for _, w := range rep.Waits {
-		v := byKey["monitor "+w.Object]
+		kind := "monitor"
+		if w.Kind == "park" {
+			kind = "blocker"
+		}
+		v := byKey[kind+" "+w.Object]
 		if v.Waits != w.Waits || v.WaitTime != ns(w.WaitS) || v.Notifies != w.Notifies || v.NotifyAlls != w.NotifyAlls || v.WokeNobody != w.WokeNobody {
 			t.Errorf("waits on %s: viewer %d waits for %d ns, %d+%d notifies (%d woke nobody); report %d for %v s, %d+%d (%d)",
 				w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
@@ -128,7 +132,7 @@ func agree(t *testing.T, r *recording, thread string) {
 		// With a filter, notify counts stay the whole recording's (the
 		// fold does not keep who notified): an object the kept threads
 		// never waited on is not theirs, in the report as here.
-		if v.Kind == "monitor" && (v.Waits > 0 || thread == "" && v.Notifies+v.NotifyAlls > 0) {
+		if v.Kind == "monitor" && (v.Waits > 0 || thread == "" && v.Notifies+v.NotifyAlls > 0) || v.Kind == "blocker" && v.Waits > 0 {
 			waited++
 		}
 	}

@@ -270,19 +270,23 @@ func (s *Server) thread(r *http.Request) (any, error) {
 // ---- intervals and stacks ----------------------------------------------------
 
 type intervalJSON struct {
-	Thread      int         `json:"thread"`
-	Index       int         `json:"index"`
-	State       string      `json:"state"`
-	Start       int64       `json:"start"`
-	End         int64       `json:"end"`
-	Since       int64       `json:"since"` // when the state began (earlier than start for a later segment)
-	Open        bool        `json:"open"`
-	Object      string      `json:"object,omitempty"`
-	ObjectClass string      `json:"objectClass,omitempty"`
-	Other       int         `json:"other"` // thread index, -1 if none or unknown
-	OtherID     string      `json:"otherId,omitempty"`
-	OtherName   string      `json:"otherName,omitempty"`
-	Wake        string      `json:"wake,omitempty"`
+	Thread      int    `json:"thread"`
+	Index       int    `json:"index"`
+	State       string `json:"state"`
+	Start       int64  `json:"start"`
+	End         int64  `json:"end"`
+	Since       int64  `json:"since"` // when the state began (earlier than start for a later segment)
+	Open        bool   `json:"open"`
+	Object      string `json:"object,omitempty"`
+	ObjectClass string `json:"objectClass,omitempty"`
+	Other       int    `json:"other"` // thread index, -1 if none or unknown
+	OtherID     string `json:"otherId,omitempty"`
+	OtherName   string `json:"otherName,omitempty"`
+	Wake        string `json:"wake,omitempty"`
+	// Acquire: a park in the acquire of a java.util.concurrent lock (the
+	// object is a lock of kind juc); OwnerAtPark its owner then.
+	Acquire     bool        `json:"acquire,omitempty"`
+	OwnerAtPark string      `json:"ownerAtPark,omitempty"`
 	Stack       int         `json:"stack"`
 	Frames      []frameJSON `json:"frames"`
 	Edges       []edgeJSON  `json:"edges"`
@@ -326,6 +330,10 @@ func (s *Server) interval(r *http.Request) (any, error) {
 	if iv.Wake != model.WakeNone {
 		out.Wake = iv.Wake.String()
 	}
+	if (iv.State == model.Parked || iv.State == model.Idle) && iv.First != 0 {
+		out.OwnerAtPark = s.d.threadName(iv.First)
+	}
+	out.Acquire = iv.Acquire
 	if iv.Object != 0 {
 		out.Object = iv.Object.String()
 		out.ObjectClass = s.d.objectClass(iv.Object)
@@ -347,7 +355,8 @@ func (s *Server) interval(r *http.Request) (any, error) {
 	// monitor from the segment's start (an owner edge begins when its
 	// owner became the one waited for); for a wait, join or acquire, the
 	// notify, end or release that ended it.
-	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease}
+	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease,
+		model.Parked: model.EdgeUnpark, model.Idle: model.EdgeUnpark}
 	kind, ok := want[iv.State]
 	for _, e := range s.d.edgesTo[ti] {
 		ed := s.d.m.Edges[e]
@@ -415,7 +424,7 @@ type edgesJSON struct {
 	Truncated bool       `json:"truncated"` // more edges matched than limit
 }
 
-var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner}
+var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner, "unpark": model.EdgeUnpark}
 
 func (s *Server) edges(r *http.Request) (any, error) {
 	t0, t1, err := s.timeRange(r)
@@ -562,8 +571,12 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	case "monitor":
 	case "semaphore":
 		kind = model.Semaphore
+	case "blocker":
+		kind = model.Blocker
+	case "juc":
+		kind = model.JUCLock
 	default:
-		return nil, badRequest("lock kind %q: want monitor or semaphore", k)
+		return nil, badRequest("lock kind %q: want monitor, semaphore, blocker or juc", k)
 	}
 	obj, err := objectParam("object", r.PathValue("object"))
 	if err != nil {

@@ -288,6 +288,31 @@ func TestBrowser(t *testing.T) {
 		}
 	})
 
+	t.Run("parked", func(t *testing.T) {
+		// Issue 14: a parked thread is drawn and named as parked, never as runnable.
+		m := r.res.Model
+		thread, index := -1, -1
+		var best format.Time = -1
+		for ti, th := range m.Threads {
+			for k, iv := range th.Intervals {
+				if iv.State == model.Parked && iv.Duration() > best {
+					best, thread, index = iv.Duration(), ti, k
+				}
+			}
+		}
+		if thread < 0 {
+			t.Skip("the recording has no park (a recording of the synthetic generator, or kinds=seed)")
+		}
+		if !eval[bool](t, ctx, `[...document.querySelectorAll('.legend .legend-item')].some((e) => e.textContent === 'parked')`) {
+			t.Errorf("the timeline's legend has no parked state")
+		}
+		type pt struct{ X, Y float64 }
+		p := eval[pt](t, ctx, fmt.Sprintf(`window.orca.timeline.locate(%d, %d)`, thread, index))
+		within(t, ctx, 10*time.Second, "hover a park", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+		waitJS(t, ctx, "the park's tooltip", `!document.querySelector('.tl-wrap .tooltip').hidden && document.querySelector('.tl-wrap .tooltip').textContent.includes('parked')`)
+		screenshot(t, ctx, "timeline-parked.png")
+	})
+
 	t.Run("keys and drag", func(t *testing.T) {
 		type rng struct{ T0, T1 float64 }
 		state := func() rng { return eval[rng](t, ctx, `({T0: orca.app.state.t0, T1: orca.app.state.t1})`) }

@@ -50,7 +50,7 @@ func (s *Server) flame(r *http.Request) (any, error) {
 			}
 		}
 		if !ok {
-			return nil, badRequest("states=%q: %q is not one of blocked, waiting, sleeping, joining, acquiring", states, name)
+			return nil, badRequest("states=%q: %q is not one of blocked, waiting, sleeping, joining, acquiring, parked, idle", states, name)
 		}
 	}
 	var lock format.ObjectID

@@ -83,7 +83,7 @@ func TestAPIErrors(t *testing.T) {
 		{"/api/intervals/0/7", 404, "has no interval 7"},
 		{"/api/stacks/-1", 404, "no stack -1"},
 		{"/api/stacks/abc", 400, "want a stack id"},
-		{"/api/locks/mutex/00001111", 400, "want monitor or semaphore"},
+		{"/api/locks/mutex/00001111", 400, "want monitor, semaphore, blocker or juc"},
 		{"/api/locks/monitor/zz", 400, "want an object id of 8 hex digits"},
 		{"/api/locks/semaphore/00001111", 404, "no semaphore 00001111"},
 		{"/api/tiles?tile=0&threads=0", 400, "level: missing"},

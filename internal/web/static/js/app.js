@@ -15,7 +15,7 @@ const VIEWS = ['timeline', 'locks', 'deadlocks', 'flame'];
 const DEFAULTS = {
   view: 'timeline', t0: null, t1: null, y: 0, sel: null, selThread: null, lock: '', lockOnly: false,
   instant: null, sort: 'start', group: true, laneH: 18, filter: '',
-  edges: { wake: false, owner: false, start: false, join: false, release: false },
+  edges: { wake: false, owner: false, start: false, join: false, release: false, unpark: false },
   lockSel: '', lockSort: 'blocked:desc', dl: -1,
   fstates: 'blocked,waiting', fthread: '', flock: '', frange: false, fjdk: false, fcolor: 'state', fzoom: '',
 };

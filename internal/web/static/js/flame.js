@@ -6,7 +6,7 @@ import { STATES, STATE_COLORS, fmtDur, h, pct, fill } from './format.js';
 import { UI_FONT } from './timeline.js';
 
 const ROW = 18;
-const PICKABLE = ['blocked', 'waiting', 'sleeping', 'joining', 'acquiring'];
+const PICKABLE = ['blocked', 'waiting', 'sleeping', 'joining', 'acquiring', 'parked', 'idle'];
 
 export class Flame {
   constructor(app, root) {

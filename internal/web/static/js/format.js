@@ -1,12 +1,14 @@
 // Units, colours and small DOM helpers shared by the views.
 
-export const STATES = ['runnable', 'blocked', 'waiting', 'sleeping', 'joining', 'acquiring'];
+export const STATES = ['runnable', 'blocked', 'waiting', 'sleeping', 'joining', 'acquiring', 'parked', 'idle'];
 
 // Colours per state (index as in STATES); runnable is drawn as a thin bar.
-export const STATE_COLORS = ['#3fb96f', '#f0565c', '#f2b63d', '#5a9cf8', '#b48cf2', '#2cc7b4'];
+// parked (LockSupport.park: j.u.c. locks, conditions, latches, futures,
+// queues) is orange; idle (a pool's worker waiting for work) a quiet grey.
+export const STATE_COLORS = ['#3fb96f', '#f0565c', '#f2b63d', '#5a9cf8', '#b48cf2', '#2cc7b4', '#f0883e', '#6e7681'];
 
 export const EDGE_COLORS = {
-  wake: '#f2b63d', owner: '#f0565c', start: '#9aa5b1', join: '#b48cf2', release: '#2cc7b4',
+  wake: '#f2b63d', owner: '#f0565c', start: '#9aa5b1', join: '#b48cf2', release: '#2cc7b4', unpark: '#f0883e',
 };
 
 // fmtDur renders a duration in ns with 3 or 4 significant digits.

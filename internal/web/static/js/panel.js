@@ -47,11 +47,13 @@ export class Panel {
     rows.push(['from', `${fmtTime(d.start)} to ${fmtTime(d.end)}`]);
     if (d.since < d.start) rows.push(['since', `${fmtTime(d.since)} — ${fmtDur(d.end - d.since)} in this state; the owner changed`]);
     if (d.object) {
-      const kind = d.state === 'acquiring' ? 'semaphore' : 'monitor';
-      rows.push([d.state === 'waiting' ? 'waited on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
+      const park = d.state === 'parked' || d.state === 'idle';
+      const kind = d.state === 'acquiring' ? 'semaphore' : d.acquire ? 'juc' : park ? 'blocker' : 'monitor';
+      rows.push([d.state === 'waiting' ? 'waited on' : d.acquire ? 'acquiring lock' : park ? 'parked on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
+      if (d.ownerAtPark) rows.push(['owner then', d.ownerAtPark]);
     }
     if (d.otherId) {
-      const label = { blocked: 'owner', joining: 'joined', waiting: 'woken by' }[d.state] || 'other';
+      const label = { blocked: 'owner', joining: 'joined', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';
       rows.push([label, this.threadLink(d.other, d.otherName)]);
     } else if (d.state === 'blocked') {
       rows.push(['owner', h('span', { class: 'muted' }, 'unknown (the agent could not read it)')]);
@@ -141,6 +143,7 @@ const WAKES = {
   ambiguous: 'a notify() that could have woken another waiter',
   timeout: 'no notify: timed out, interrupted or spurious',
   never: 'never: still waiting when the recording ended',
+  unpark: 'unpark() by another thread',
 };
 
 function keyRow(k, v) { return h('tr', null, h('td', null, h('kbd', null, k)), h('td', null, v)); }

@@ -65,7 +65,7 @@ export class Timeline {
       [6, 12, 18, 24].map((v) => h('option', { value: v }, `${v} px`)));
     this.filterIn = h('input', { type: 'search', placeholder: 'Filter threads…', class: 'filter', oninput: () => { st.filter = this.filterIn.value; this.relayout(); this.app.changed(); } });
     this.edgeBoxes = {};
-    const edgeToggles = ['wake', 'owner', 'start', 'join', 'release'].map((k) => {
+    const edgeToggles = ['wake', 'owner', 'start', 'join', 'release', 'unpark'].map((k) => {
       const b = h('input', { type: 'checkbox', onchange: () => { st.edges[k] = b.checked; this.edgeData = null; this.loadEdges(); this.app.changed(); this.redraw(); } });
       this.edgeBoxes[k] = b;
       return h('label', { class: 'edge-toggle', title: EDGE_TITLES[k], style: { '--c': EDGE_COLORS[k] } }, b, k);
@@ -418,7 +418,7 @@ export class Timeline {
     const rows = this.rows;
     const toX = (t) => LABEL_W + (t - st.t0) / nspp;
 
-    // Buckets of rectangles per colour: 6 states × (plain, mixed, dimmed).
+    // Buckets of rectangles per colour: the states × (plain, mixed, dimmed).
     const nb = STATES.length * 3;
     if (!this.buckets) this.buckets = Array.from({ length: nb + 1 }, () => []);
     const B = this.buckets;
@@ -1265,6 +1265,7 @@ export class Timeline {
 
 const EDGE_TITLES = {
   wake: 'notify → the wait it ended',
+  unpark: 'unpark → the park it ended',
   owner: 'the owner of a monitor → the thread blocked on it',
   start: 'Thread.start → the new thread',
   join: 'a thread’s end → the join it returned',
@@ -1328,11 +1329,12 @@ function tipStates(t) {
 
 function tipDetail(d, threads) {
   const out = [];
-  if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, d.state === 'acquiring' ? 'semaphore ' : 'object '), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
+  if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, d.state === 'acquiring' ? 'semaphore ' : d.state === 'parked' || d.state === 'idle' ? 'blocker ' : 'object '), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
   if (d.other >= 0 || d.otherId) {
-    const label = { blocked: 'owner', joining: 'joins', waiting: 'woken by' }[d.state] || 'other';
+    const label = { blocked: 'owner', joining: 'joins', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';
     out.push(h('div', null, h('span', { class: 'muted' }, `${label} `), d.other >= 0 ? threads[d.other].name : d.otherId));
   }
+  if (d.ownerAtPark) out.push(h('div', null, h('span', { class: 'muted' }, d.acquire ? 'lock held by ' : 'owner when parked '), d.ownerAtPark));
   if (d.wake) out.push(h('div', { class: 'muted' }, `ended by ${d.wake}`));
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));
   out.push(h('div', { class: 'muted' }, `${fmtTime(d.start)} → ${fmtTime(d.end)}`));

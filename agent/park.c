@@ -1,0 +1,184 @@
+#include <stdio.h>
+#include <string.h>
+#include "clock.h"
+#include "counters.h"
+#include "methods.h"
+#include "objhash.h"
+#include "park.h"
+#include "threads.h"
+#include "vthread.h"
+#include "writer.h"
+
+typedef void(JNICALL *park_fn)(JNIEnv *, jobject, jboolean, jlong);
+typedef void(JNICALL *unpark_fn)(JNIEnv *, jobject, jobject);
+
+static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlong time);
+static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread);
+
+static park_fn orig_park;
+static unpark_fn orig_unpark;
+static int park_bound, unpark_bound;
+
+// Set at VMInit: Thread.parkBlocker, Thread.interrupted (JDK 14+) and
+// AbstractOwnableSynchronizer.exclusiveOwnerThread, the class itself
+// resolved at the first park with a blocker (so a program that never
+// parks on a synchronizer does not load it).
+static jfieldID f_blocker, f_interrupted, f_owner;
+static jclass aos;
+static atomic_int ready, aos_tried;
+
+int park_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr) {
+  if (strcmp(csig, "Ljdk/internal/misc/Unsafe;")) return 0;
+  void **orig, *repl;
+  int *bound;
+  if (!strcmp(name, "park") && !strcmp(sig, "(ZJ)V")) orig = (void **)&orig_park, repl = (void *)my_park, bound = &park_bound;
+  else if (!strcmp(name, "unpark") && !strcmp(sig, "(Ljava/lang/Object;)V"))
+    orig = (void **)&orig_unpark, repl = (void *)my_unpark, bound = &unpark_bound;
+  else return 0;
+  if (opt.seed_only || addr == repl) return 1;   // kinds=seed: Unsafe stays as it is
+  *orig = addr;
+  *new_addr = repl;
+  *bound = 1;
+  return 1;
+}
+
+void park_init(JNIEnv *env) {
+  if (opt.seed_only) return;
+  jclass t = (*env)->FindClass(env, "java/lang/Thread");
+  if (t) {
+    f_blocker = (*env)->GetFieldID(env, t, "parkBlocker", "Ljava/lang/Object;");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_blocker = NULL;
+    f_interrupted = (*env)->GetFieldID(env, t, "interrupted", "Z");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_interrupted = NULL;
+    (*env)->DeleteLocalRef(env, t);
+  }
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (!f_blocker) counters_prop(ORCA_INFO_WARNING, "Thread.parkBlocker not found: parks are recorded without blocker");
+  atomic_store_explicit(&ready, 1, memory_order_release);
+}
+
+void park_report(void) {
+  if (opt.seed_only) return;
+  if (!park_bound) counters_prop(ORCA_INFO_WARNING, "Unsafe.park is not intercepted yet; parks may be missing");
+  if (!unpark_bound) counters_prop(ORCA_INFO_WARNING, "Unsafe.unpark is not intercepted yet; unparks may be missing");
+}
+
+// owner_class returns AbstractOwnableSynchronizer, resolved once (a blocker
+// is loaded, so FindClass from the boot loader's Unsafe finds it).
+static jclass owner_class(JNIEnv *env) {
+  if (atomic_load_explicit(&aos_tried, memory_order_acquire) == 2) return aos;
+  int expect = 0;
+  if (!atomic_compare_exchange_strong(&aos_tried, &expect, 1)) return NULL;   // another thread resolves it
+  jclass c = (*env)->FindClass(env, "java/util/concurrent/locks/AbstractOwnableSynchronizer");
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+  if (c) {
+    f_owner = (*env)->GetFieldID(env, c, "exclusiveOwnerThread", "Ljava/lang/Thread;");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_owner = NULL;
+    if (f_owner) aos = (*env)->NewGlobalRef(env, c);
+    (*env)->DeleteLocalRef(env, c);
+  }
+  atomic_store_explicit(&aos_tried, 2, memory_order_release);
+  return aos;
+}
+
+// owner_of returns the identity hash of the blocker's exclusive owner when
+// it is an AbstractOwnableSynchronizer (ReentrantLock, both locks of a
+// ReentrantReadWriteLock: the writer), else 0.
+static uint32_t owner_of(JNIEnv *env, jobject b) {
+  jclass c = owner_class(env);
+  if (!c || !(*env)->IsInstanceOf(env, b, c)) return 0;
+  jobject t = (*env)->GetObjectField(env, b, f_owner);
+  if (!t) return 0;
+  uint32_t h = objhash_of(t);
+  (*env)->DeleteLocalRef(env, t);
+  return h;
+}
+
+// Objects whose class was written: by identity hash, direct-mapped; a
+// collision writes the class again (duplicates are harmless).
+#define SEEN_SLOTS 4096
+static _Atomic uint32_t seen[SEEN_SLOTS];
+
+static void class_once(JNIEnv *env, tstate *s, int64_t ts, jobject o, uint32_t h) {
+  _Atomic uint32_t *slot = &seen[(h * 2654435761u) >> 20 & (SEEN_SLOTS - 1)];
+  if (atomic_load_explicit(slot, memory_order_relaxed) == h) return;
+  atomic_store_explicit(slot, h, memory_order_relaxed);
+  jclass c = (*env)->GetObjectClass(env, o);
+  char *sig = NULL;
+  if (c && (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
+    char buf[2048];
+    int n = (int)mutf8_to_utf8(sig, strlen(sig), buf, sizeof buf);
+    ring_put(s->shard, ORCA_EV_OBJECT_CLASS, ts, s->hash, h, 0, NULL, 0, buf, n);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+  }
+  if (c) (*env)->DeleteLocalRef(env, c);
+}
+
+static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlong time) {
+  tstate *s = orca_recording() && atomic_load_explicit(&ready, memory_order_acquire) ? thread_self(NULL) : NULL;
+  int virt = s && thread_virtual(env, s, NULL);
+  if (!s || virt) {
+    // The agent's own threads, the VM's start-up, and a virtual thread
+    // pinned to its carrier (counted: vthread.h).
+    if (virt) vthread_unattributed(ORCA_EV_THREAD_PARK);
+    orig_park(env, unsafe, absolute, time);
+    if (virt) vthread_unattributed(ORCA_EV_THREAD_UNPARKED);
+    return;
+  }
+  int64_t ts = clock_now();
+  jthread self = NULL;
+  jobject blocker = NULL;
+  uint32_t bh = 0, owner = 0;
+  if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) self = NULL;
+  if (self && f_blocker) blocker = (*env)->GetObjectField(env, self, f_blocker);
+  if (blocker) {
+    bh = objhash_of(blocker);
+    if (bh) {   // 0: the VM could not say (then no class, no owner)
+      class_once(env, s, ts, blocker, bh);
+      owner = owner_of(env, blocker);
+    }
+    (*env)->DeleteLocalRef(env, blocker);
+  }
+  // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
+  // the epoch) as the time left to it, 0 when past.
+  int64_t timeout = -1, deadline = 0;
+  if (absolute) {
+    deadline = (int64_t)time * 1000000;
+    timeout = deadline - clock_unix_now();
+    if (timeout < 0) timeout = 0;
+  } else if (time > 0) {
+    timeout = time;
+  }
+  char tbuf[24];
+  int tl = timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)timeout) : 0;
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int n = stack_capture(NULL, 0, fr, opt.depth);
+  ring_put(s->shard, ORCA_EV_THREAD_PARK, ts, s->hash, bh, owner, fr, n, tbuf, tl);
+  int64_t t0 = clock_now();
+  orig_park(env, unsafe, absolute, time);
+  if (orca_recording()) {
+    int64_t end = clock_now();
+    const char *how = "unparked";
+    if (self && f_interrupted && (*env)->GetBooleanField(env, self, f_interrupted)) how = "interrupted";
+    else if (absolute ? clock_unix_now() >= deadline : timeout > 0 && end - t0 >= timeout) how = "timeout";
+    ring_put(s->shard, ORCA_EV_THREAD_UNPARKED, end, s->hash, bh, 0, fr, n, how, (int)strlen(how));
+  }
+  if (self) (*env)->DeleteLocalRef(env, self);
+}
+
+static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {
+  tstate *s = thread && orca_recording() && atomic_load_explicit(&ready, memory_order_acquire)
+                  ? thread_of(env, NULL, ORCA_EV_THREAD_UNPARK)
+                  : NULL;
+  if (!s) {
+    orig_unpark(env, unsafe, thread);
+    return;
+  }
+  // The time before the unpark, so it precedes the ThreadUnparked it
+  // causes; the stack after, so the target does not wait for the walk.
+  int64_t ts = clock_now();
+  orig_unpark(env, unsafe, thread);
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int n = stack_capture(NULL, 0, fr, opt.depth);
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(thread), 0, fr, n, NULL, 0);
+}

@@ -1,0 +1,186 @@
+package model
+
+import (
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// Parking (ThreadPark … ThreadUnparked, ThreadUnpark, ObjectClass): a park
+// is an interval in state Parked, or Idle for a pool worker waiting for
+// work, on its blocker (a Lock of kind Blocker, whose waits count the
+// parks); the unpark that ended it is an edge, as a notify is for a wait.
+
+// park opens a park of ts.
+func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
+	if n := len(ts.open); n > 0 {
+		if s := ts.open[n-1].iv.State; s == Acquiring || s == Joining {
+			// Semaphore.acquire and Thread.join park on some JDKs: the
+			// outer state says more.
+			ts.parkNest++
+			return
+		}
+	}
+	st := Parked
+	if b.idle != nil && cachedBy(b.idleOf, stack, ev.Stack, b.idle) {
+		st = Idle
+	}
+	acquire := st == Parked && ev.Object != 0 && b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) &&
+		!NotALock(b.classes[ev.Object])
+	owner := ev.Owner
+	if owner == ev.Thread {
+		owner = 0 // a reentrant lock it holds: it does not wait for itself
+	}
+	kind := Blocker
+	var ots *tstate
+	if acquire {
+		kind = JUCLock
+		if owner != 0 {
+			ots = b.thread(owner, ev.Time)
+		}
+	}
+	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire}, b.lock(ev.Object, kind), ots, ev)
+}
+
+// cachedBy returns f(frames) for stack, computed once per stack.
+func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
+	v, ok := cache[stack]
+	if !ok {
+		v = f(frames)
+		cache[stack] = v
+	}
+	return v
+}
+
+// unparked ends the park of ts.
+func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
+	if ts.parkNest > 0 {
+		ts.parkNest--
+		// Its unpark is used up all the same: it must not end a later park.
+		if u, ok := b.unparks[ts.t.ID]; ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
+			delete(b.unparks, ts.t.ID)
+		}
+		return
+	}
+	n := len(ts.open)
+	if n == 0 || ts.open[n-1].iv.State != Parked && ts.open[n-1].iv.State != Idle {
+		b.problem(ev, "no %s before it", format.ThreadPark)
+		return
+	}
+	ts.parkHow = ev.How
+	b.pop(ts, ts.open[n-1].iv.State, ev)
+}
+
+// endParked ends a park at at: how, and which unpark ended it. An unpark
+// is a permit: it ends the park in progress, or the next one.
+func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
+	switch how {
+	case endOpen:
+		o.iv.Wake = WakeNever
+		return
+	case endForced:
+		o.iv.Wake = WakeTimeout
+		return
+	}
+	o.iv.Wake = WakeTimeout
+	if ts.parkHow == format.ParkEndTimeout || ts.parkHow == format.ParkEndInterrupted {
+		return
+	}
+	th := ts.t.ID
+	u, ok := b.unparks[th]
+	if !ok || u.at > at {
+		return // spurious, or by a thread not recorded (a virtual thread's)
+	}
+	delete(b.unparks, th)
+	if u.by == th {
+		return // its own permit
+	}
+	o.iv.Wake, o.iv.Other = WakeUnpark, u.by
+	b.edges.add(Edge{Kind: EdgeUnpark, From: u.by, To: th, FromTime: u.at, ToTime: at, Object: o.iv.Object})
+}
+
+// objectClass records the class of obj, for its locks now and later.
+func (b *Builder) objectClass(obj format.ObjectID, class string) {
+	b.classes[obj] = class
+	for _, k := range []LockKind{Monitor, Blocker, JUCLock} {
+		if ls := b.locks[uint64(obj)<<2|uint64(k)]; ls != nil {
+			ls.l.Class = class
+		}
+	}
+}
+
+// idleFrames are the methods in which a thread that parks waits for work:
+// a pool's worker between tasks. "Class.method", the class as Class.getName
+// gives it; a class ending in "." matches any class of that package
+// prefix's tail (see IdleStack).
+var idleFrames = []string{
+	// java.util.concurrent.ThreadPoolExecutor (fixed, cached and scheduled
+	// pools: LinkedBlockingQueue, SynchronousQueue, DelayedWorkQueue) and
+	// Tomcat's copy of it (org.apache.tomcat.util.threads).
+	"ThreadPoolExecutor.getTask",
+	"java.util.concurrent.ForkJoinPool.awaitWork", // ForkJoinPool, the common pool, CompletableFuture's async
+	"java.util.concurrent.ForkJoinPool.runWorker", // JDK 8-style scan parks
+	"org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll",
+	"org.eclipse.jetty.util.thread.QueuedThreadPool.idleJobPoll",
+	"org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.reservedWait",
+	"jdk.internal.ref.CleanerImpl.run", // Common-Cleaner and other Cleaners (JDK 21+ park)
+	"java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue.take",
+}
+
+// IdleStack reports whether a park at stack (innermost first) is a pool
+// worker waiting for work. The rule: a frame of the stack is one of
+// idleFrames (a class name matches in full, or by its simple name for
+// "ThreadPoolExecutor.getTask", so that Tomcat's and other copies count).
+// name gives a frame's class (as Class.getName) and method, "" when unknown.
+func IdleStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		if meth == "" {
+			continue
+		}
+		for _, w := range idleFrames {
+			c, m, _ := cutLast(w, ".")
+			if m != meth {
+				continue
+			}
+			if cls == c || !strings.Contains(c, ".") && strings.HasSuffix(cls, "."+c) || cls == c {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// AcquireStack reports whether a park at stack (innermost first) is in
+// the acquire of a java.util.concurrent lock: a frame of
+// AbstractQueuedSynchronizer (or its Long twin) whose method's name starts
+// with "acquire" — ReentrantLock.lock, both locks of a read-write lock,
+// and the re-acquire after Condition.await, but not the await itself
+// (ConditionObject's park). Latches and semaphores acquire too: NotALock
+// tells them by the blocker's class. name is as for IdleStack.
+func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer") &&
+			strings.HasPrefix(meth, "acquire") {
+			return true
+		}
+	}
+	return false
+}
+
+// NotALock tells the synchronizers that acquire without being locks (a
+// permit or a count, no owner): CountDownLatch's and Semaphore's syncs, by
+// class signature.
+func NotALock(class string) bool {
+	return strings.Contains(class, "/CountDownLatch$") || strings.Contains(class, "/Semaphore$")
+}
+
+// cutLast splits s at its last sep.
+func cutLast(s, sep string) (before, after string, found bool) {
+	if i := strings.LastIndex(s, sep); i >= 0 {
+		return s[:i], s[i+len(sep):], true
+	}
+	return s, "", false
+}

@@ -45,6 +45,7 @@ static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit);
 #define ENDED_MARK ((void *)2)
 
 tstate *thread_self(jthread t) {
+  stack_virtual = 0;
   tstate *s = self_state;
   if (s || orca_agent_thread) return s;
   s = calloc(1, sizeof *s);
@@ -130,6 +131,7 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
     return NULL;
   }
   if (carrier && v->carrier != carrier->hash) mounted(v, carrier->hash, clock_now());
+  stack_virtual = 1;
   return v;
 }
 

@@ -14,7 +14,7 @@ public class VirtualLocks {
     static final int CONTENDERS = 20, SLEEPERS = 100, ROUNDS = 10;
     static final Object mon = new Object(), plmon = new Object();
     static final ReentrantLock rl = new ReentrantLock();
-    static volatile boolean parkedGo;
+    static volatile boolean parkedGo, holding;
 
     static Thread startVirtual(String name, Runnable r) throws Exception {
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
@@ -139,10 +139,11 @@ public class VirtualLocks {
         Thread pvowner = startVirtual("orca-vowner", () -> {
             synchronized (plmon) {
                 waitBriefly(plmon);
+                holding = true;
                 while (!release[0]) LockSupport.parkNanos(100_000);
             }
         });
-        while (pvowner.getState() != Thread.State.TIMED_WAITING) LockSupport.parkNanos(50_000);
+        while (!holding || pvowner.getState() != Thread.State.TIMED_WAITING) LockSupport.parkNanos(50_000);
         Thread pblocked = new Thread(() -> { synchronized (plmon) { } }, "orca-pblocked");
         pblocked.start();
         await(pblocked, Thread.State.BLOCKED);

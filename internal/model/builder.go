@@ -311,12 +311,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			switch iv := &ts.open[n-1].iv; iv.State {
 			case Parked, Idle, Sleeping:
 				iv.Pinned = true
-			default:
-				b.problem(ev, "thread %v pinned while %s", ev.Thread, iv.State)
 			}
-		} else {
-			b.problem(ev, "thread %v pinned outside a park or sleep", ev.Thread)
 		}
+		// Outside a park or sleep (an import: JFR's jdk.VirtualThreadPinned
+		// of a park below its threshold) it is only counted.
 	case format.ThreadPark:
 		b.park(ts, ev, stack)
 	case format.ThreadUnparked:

@@ -7,13 +7,15 @@
 #include "threads.h"
 #include "vpark.h"
 
-enum { T_PARK = 1, T_PARK_NANOS, T_SLEEP, T_UNPARK };
+enum { T_PARK = 1, T_PARK_NANOS, T_SLEEP, T_UNPARK, T_START };
 
 static const wrap_spec specs[] = {
     {"park", "()V", 1, T_PARK},
     {"parkNanos", "(J)V", 1, T_PARK_NANOS},
     {"sleepNanos", "(J)V", 1, T_SLEEP},
     {"unpark", "()V", 0, T_UNPARK},
+    // Thread.start of a virtual thread (start() calls it too): not start0.
+    {"start", "(Ljdk/internal/vm/ThreadContainer;)V", 0, T_START},
 };
 
 const wrap_spec *vpark_specs(int *n) {
@@ -40,13 +42,22 @@ static void unparked(JNIEnv *env, jobject o) {
 
 // The native of the injected VirtualThread.orca$hook; o is the virtual
 // thread (the wrapped methods are its own, called on it, mounted), except
-// for unpark (called by the unparker).
+// for unpark (called by the unparker) and start (by the starting thread).
 JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
   (void)c;
   int tag = HOOK_TAG_OF(op), what = HOOK_OP(op);
   if (!o || !orca_recording()) return;
   if (tag == T_UNPARK) {
     unparked(env, o);
+    return;
+  }
+  if (tag == T_START) {   // on the starting thread, o the new virtual thread: before it runs
+    tstate *s = thread_of(env, NULL, ORCA_EV_THREAD_START);
+    if (!s) return;
+    int64_t ts = clock_now();
+    orca_frame fr[ORCA_MAX_DEPTH];
+    int n = stack_capture(NULL, 1, fr, opt.depth);
+    ring_put(s->shard, ORCA_EV_THREAD_START, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
     return;
   }
   int park = tag != T_SLEEP;

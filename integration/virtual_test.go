@@ -216,6 +216,17 @@ func TestVirtualLocks(t *testing.T) {
 		})); got < rounds {
 			t.Errorf("ThreadPark of orca-vparker on blocker: %d, want at least %d", got, rounds)
 		}
+		// Every virtual thread the program started has its ThreadStart (Thread.start of a virtual
+		// thread does not reach start0: VirtualThread.start is wrapped).
+		started := map[format.ThreadID]bool{}
+		for _, i := range r.sel(format.ThreadStart, nil) {
+			started[r.events[i].Target] = true
+		}
+		for _, key := range []string{"mholder", "rholder", "parker", "unparker", "vowner"} {
+			if !started[format.ThreadID(h(key))] {
+				t.Errorf("no ThreadStart of %s (%08X)", key, h(key))
+			}
+		}
 		if got := len(r.sel(format.VirtualThreadPinned, nil)); got < pinned {
 			t.Errorf("VirtualThreadPinned: %d, want at least %d", got, pinned)
 		}

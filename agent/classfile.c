@@ -143,30 +143,35 @@ static int parse_desc(const char *d, sig_t *s) {
 }
 
 static void call_hook(wr_t *c, unsigned op, unsigned hook_ref) {
-  w1(c, 0x03 + op);      // iconst_<op>
+  if (op <= 5) {
+    w1(c, 0x03 + op);    // iconst_<op>
+  } else {
+    w1(c, 0x10);         // bipush op
+    w1(c, op);
+  }
   w1(c, 0x2a);           // aload_0
   w1(c, 0xb8);           // invokestatic orca$hook
   w2(c, hook_ref);
 }
 
 // emit_wrapper writes a whole method_info for the wrapper.
-static void emit_wrapper(wr_t *w, unsigned access, unsigned name, unsigned desc, const sig_t *s, int pair,
+static void emit_wrapper(wr_t *w, unsigned access, unsigned name, unsigned desc, const sig_t *s, int pair, unsigned tag,
                          unsigned hook_ref, unsigned target_ref, unsigned u_code, unsigned u_smt, unsigned u_lnt,
                          unsigned c_throwable, unsigned line, const unsigned char *exc_attr, size_t exc_len) {
   wr_t c = {0};
   size_t try_start, try_end, handler = 0;
-  call_hook(&c, pair ? HOOK_ENTER : HOOK_ONCE, hook_ref);
+  call_hook(&c, (pair ? HOOK_ENTER : HOOK_ONCE) + HOOK_TAG * tag, hook_ref);
   try_start = c.n;
   w1(&c, 0x2a);
   for (int i = 0; i < s->nargs; i++) { w1(&c, s->load[i]); w1(&c, s->slot[i]); }
   w1(&c, 0xb7);          // invokespecial orca$NAME (private)
   w2(&c, target_ref);
   try_end = c.n;
-  if (pair) call_hook(&c, HOOK_EXIT, hook_ref);
+  if (pair) call_hook(&c, HOOK_EXIT + HOOK_TAG * tag, hook_ref);
   w1(&c, s->ret_op);
   if (pair) {
     handler = c.n;
-    call_hook(&c, HOOK_THROW, hook_ref);
+    call_hook(&c, HOOK_THROW + HOOK_TAG * tag, hook_ref);
     w1(&c, 0xbf);        // athrow the original exception
   }
   int max_stack = 1 + s->slots;
@@ -426,7 +431,7 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
     utf8_copy(&cp, m->desc, desc, sizeof desc);
     if (!parse_desc(desc, &sig)) { err = "bad method descriptor"; break; }
     unsigned acc = m->access & ~(0x0020u | 0x0100u | 0x0400u);   // not synchronized/native/abstract
-    emit_wrapper(&w, acc, m->name, m->desc, &sig, specs[m->spec].pair, hook_ref, target[i], u_code, u_smt, u_lnt,
+    emit_wrapper(&w, acc, m->name, m->desc, &sig, specs[m->spec].pair, (unsigned)specs[m->spec].tag, hook_ref, target[i], u_code, u_smt, u_lnt,
                  c_thr, first_line(&cp, m->code, m->code_len), m->exc, m->exc_len);
     (*wrapped)++;
   }

@@ -10,10 +10,16 @@
 #include <stddef.h>
 
 enum { HOOK_ENTER = 0, HOOK_EXIT = 1, HOOK_THROW = 2, HOOK_ONCE = 3 };
+// The hook's op is HOOK_* + HOOK_TAG * the spec's tag (so one hook tells
+// the wrapped methods of its class apart): HOOK_OP(op) and HOOK_TAG_OF(op).
+#define HOOK_TAG 4
+#define HOOK_OP(op) ((op) % HOOK_TAG)
+#define HOOK_TAG_OF(op) ((op) / HOOK_TAG)
 
 typedef struct {
   const char *name, *desc;
   int pair;    // 1: ENTER then EXIT/THROW around the call; 0: ONCE before it
+  int tag;     // 0..30, added to the hook's op as HOOK_TAG * tag
 } wrap_spec;
 
 // classfile_wrap returns NULL and a malloc'd new class in *out, or an error.

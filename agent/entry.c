@@ -194,6 +194,7 @@ static jint start(JavaVM *vm, char *options) {
   cb.ClassFileLoadHook = inject_on_class_file_load;
   cb.ClassPrepare = asgct_on_class_prepare;
   cb.ClassLoad = asgct_on_class_load;
+  threads_virtual_init();
   if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {
     orca_log("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
     return JNI_OK;

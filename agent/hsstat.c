@@ -232,7 +232,8 @@ void hsstat_calibrate(JNIEnv *env, jthread contender) {
 int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
   if (atomic_load_explicit(&state, memory_order_acquire) != HS_TRUSTED) return 0;
   // Virtual threads' enters (timed on their carrier, which they leave
-  // while blocked on JDK 24+) are not recorded (vthread.h): not asked here.
+  // while blocked on JDK 24+) are not asked here (monitor.c): their
+  // Entered comes from the callback.
   (void)t;
   uintptr_t thr = vms_thread(env);
   if (!thr) return 0;

@@ -8,20 +8,21 @@
 #include "methods.h"
 #include "objhash.h"
 #include "threads.h"
+#include "vpark.h"
 
 static const wrap_spec thread_specs[] = {
-    {"join", "()V", 1},
-    {"join", "(J)V", 1},
-    {"join", "(JI)V", 1},
-    {"join", "(Ljava/time/Duration;)Z", 1},   // 19+
+    {"join", "()V", 1, 0},
+    {"join", "(J)V", 1, 0},
+    {"join", "(JI)V", 1, 0},
+    {"join", "(Ljava/time/Duration;)Z", 1, 0},   // 19+
 };
 static const wrap_spec semaphore_specs[] = {
-    {"acquire", "()V", 1},
-    {"acquire", "(I)V", 1},
-    {"acquireUninterruptibly", "()V", 1},
-    {"acquireUninterruptibly", "(I)V", 1},
-    {"release", "()V", 0},
-    {"release", "(I)V", 0},
+    {"acquire", "()V", 1, 0},
+    {"acquire", "(I)V", 1, 0},
+    {"acquireUninterruptibly", "()V", 1, 0},
+    {"acquireUninterruptibly", "(I)V", 1, 0},
+    {"release", "()V", 0, 0},
+    {"release", "(I)V", 0, 0},
 };
 
 void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader, const char *name,
@@ -34,6 +35,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   if (redefined || loader || !name) return;
   if (!strcmp(name, "java/lang/Thread")) { specs = thread_specs; n = 4; }
   else if (!strcmp(name, "java/util/concurrent/Semaphore")) { specs = semaphore_specs; n = 6; }
+  else if (!strcmp(name, "java/lang/VirtualThread")) specs = vpark_specs(&n);
   else return;
   unsigned char *out = NULL;
   size_t out_len = 0;

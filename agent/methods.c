@@ -309,6 +309,8 @@ static void timed(int slow, int64_t t0) {
   atomic_fetch_add(&walk_hist[slow][b < HIST ? b : HIST - 1], 1);
 }
 
+__thread int stack_virtual;
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
@@ -319,8 +321,8 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
     if ((time_walks = v && *v == '1')) atexit(print_walk_times);
   }
   int64_t t0 = time_walks ? clock_now() : 0;
-  if (t || (n = asgct_walk(skip, fr, max)) < 0) {
-    if (!t) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
+  if (t || stack_virtual || (n = asgct_walk(skip, fr, max)) < 0) {
+    if (!t && !stack_virtual) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
     if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up

@@ -37,7 +37,9 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   int64_t ts = clock_now();
   jthread t = NULL;
   if (!s->pending.ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
-  int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
+  // A virtual thread's wait native may return before its wait ends (24+:
+  // it unmounts): its object is named now.
+  int later = !s->is_virtual && hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
   pending_wait(&s->pending, env, t, o, later ? 0 : objhash_of(o), ts);
   return s;
 }
@@ -46,7 +48,10 @@ void monitor_wait_end(tstate *s) {
   if (!orca_recording()) return;
   // MonitorWaited has written the pair; a wait still open never waited
   // (wait threw: not the owner, a negative timeout): forget it.
-  if (s && pending_wait_open(&s->pending)) pending_settle(&s->pending);
+  // On 24+ a virtual thread's wait native returns when it unmounts, before
+  // its wait ends (its MonitorWaited comes later, when it is resumed): the
+  // wait stays open. One that threw is forgotten at its next event.
+  if (s && !s->is_virtual && pending_wait_open(&s->pending)) pending_settle(&s->pending);
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for
@@ -118,7 +123,7 @@ static void entered_switch(tstate *s, int timed) {
   }
   // Not timed after the timer was trusted: the application turned
   // monitoring off; stop using the timer (the callback stays on).
-  if (!timed && hsstat_trusted() && !s->ended) hsstat_lost();
+  if (!timed && hsstat_trusted() && !s->ended && !s->is_virtual) hsstat_lost();
   need_callback(s);
 }
 
@@ -151,7 +156,9 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
   // be read when the enter is settled, at its native end: its JavaThread
   // is gone by then. The callback times it.
-  int timed = !s->ended && hsstat_begin(env, t, ts, &p->enter_hs);
+  // Nor is a virtual thread's: the timer is its carrier's (on 24+ it may
+  // unmount while blocked).
+  int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
   pending_enter(p, timed);

@@ -14,6 +14,7 @@
 #include "orca.h"
 #include "owner.h"
 #include "vmstructs.h"
+#include "vthread.h"
 
 // What this JVM exports (vmstructs.h), known at owner_init.
 static int can_owner, can_hash;
@@ -212,6 +213,9 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
     return hs_handle_oop(obj, &oop) ? on_lock_stack(oop) : 0;
   }
   if (own <= 2) return 0;   // none or deflater marker
+  // 24+: a virtual thread's id (vthread.h keeps the live ones).
+  uint32_t vh = hs_has(HS_OWNER_TID) ? vthread_by_tid((int64_t)own) : 0;
+  if (vh) return vh;
   int n = atomic_load(&high);
   for (int pass = 0; pass < 3; pass++) {
     for (int i = 0; i < n; i++) {

@@ -95,31 +95,53 @@ static uint32_t owner_of(JNIEnv *env, jobject b) {
   return h;
 }
 
+uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner) {
+  jobject blocker = NULL;
+  uint32_t bh = 0;
+  *owner = 0;
+  if (t && f_blocker) blocker = (*env)->GetObjectField(env, t, f_blocker);
+  if (blocker) {
+    bh = objhash_of(blocker);
+    if (bh) {   // 0: the VM could not say (then no class, no owner)
+      objclass_write(env, s->shard, s->hash, ts, blocker, bh);
+      *owner = owner_of(env, blocker);
+    }
+    (*env)->DeleteLocalRef(env, blocker);
+  }
+  return bh;
+}
+
+int park_interrupted(JNIEnv *env, jthread t) {
+  return t && f_interrupted && (*env)->GetBooleanField(env, t, f_interrupted);
+}
+
+int park_ready(void) { return atomic_load_explicit(&ready, memory_order_acquire); }
+
+// pinned: a virtual thread parks its carrier (whose state is carrier) in
+// Unsafe.park: it could not yield (pinned: a monitor held on 21-23, a
+// native frame). Its park (or sleep) was recorded at VirtualThread.park
+// (vpark.c); this says it is pinned.
+static void pinned(JNIEnv *env, tstate *carrier) {
+  tstate *v = thread_of(env, NULL, ORCA_EV_VIRTUAL_THREAD_PINNED);
+  if (v && v->is_virtual)
+    ring_put(v->shard, ORCA_EV_VIRTUAL_THREAD_PINNED, clock_now(), v->hash, carrier->hash, 0, NULL, 0, NULL, 0);
+}
+
 static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlong time) {
   tstate *s = orca_recording() && atomic_load_explicit(&ready, memory_order_acquire) ? thread_self(NULL) : NULL;
   int virt = s && thread_virtual(env, s, NULL);
   if (!s || virt) {
     // The agent's own threads, the VM's start-up, and a virtual thread
-    // pinned to its carrier (counted: vthread.h).
-    if (virt) vthread_unattributed(ORCA_EV_THREAD_PARK);
+    // pinned to its carrier.
+    if (virt) pinned(env, s);
     orig_park(env, unsafe, absolute, time);
-    if (virt) vthread_unattributed(ORCA_EV_THREAD_UNPARKED);
     return;
   }
   int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
   jthread self = NULL;
-  jobject blocker = NULL;
-  uint32_t bh = 0, owner = 0;
+  uint32_t owner = 0;
   if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) self = NULL;
-  if (self && f_blocker) blocker = (*env)->GetObjectField(env, self, f_blocker);
-  if (blocker) {
-    bh = objhash_of(blocker);
-    if (bh) {   // 0: the VM could not say (then no class, no owner)
-      objclass_write(env, s->shard, s->hash, ts, blocker, bh);
-      owner = owner_of(env, blocker);
-    }
-    (*env)->DeleteLocalRef(env, blocker);
-  }
+  uint32_t bh = park_blocker(env, s, ts, self, &owner);
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
   // the epoch) as the time left to it, 0 when past.
   int64_t timeout = -1, deadline = 0;
@@ -142,7 +164,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   if (orca_recording()) {
     int64_t end = clock_now();
     const char *how = "unparked";
-    if (self && f_interrupted && (*env)->GetBooleanField(env, self, f_interrupted)) how = "interrupted";
+    if (park_interrupted(env, self)) how = "interrupted";
     else if (absolute ? clock_unix_now() >= deadline : timeout > 0 && end - t0 >= timeout) how = "timeout";
     ring_put(s->shard, ORCA_EV_THREAD_UNPARKED, end, s->hash, bh, 0, fr, n, how, (int)strlen(how));
   }

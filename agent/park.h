@@ -8,6 +8,7 @@
 #ifndef ORCA_PARK_H
 #define ORCA_PARK_H
 #include <jvmti.h>
+#include <stdint.h>
 
 // park_bind substitutes the wrappers when the VM binds Unsafe.park or
 // unpark (csig, name, sig: the method's); returns 1 when it was one of them.
@@ -15,6 +16,16 @@ int park_bind(const char *csig, const char *name, const char *sig, void *addr, v
 // park_init caches the JNI field IDs (VMInit). Until then parks are not
 // recorded (the VM's own start-up parks).
 void park_init(JNIEnv *env);
+// park_blocker returns the identity hash of thread t's Thread.parkBlocker
+// (0: none), writes its class once (ObjectClass, on s's shard at ts) and sets
+// *owner to its exclusive owner's hash when it is an
+// AbstractOwnableSynchronizer (else 0). Used for virtual threads' parks too
+// (vpark.h). park_interrupted: t's interrupt flag is set.
+struct tstate;
+uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint32_t *owner);
+int park_interrupted(JNIEnv *env, jthread t);
+// park_ready: the field IDs are taken (parks are recorded).
+int park_ready(void);
 // park_report warns when the hooks never bound (VMInit, VMDeath).
 void park_report(void);
 #endif

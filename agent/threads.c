@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
@@ -21,6 +22,8 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void forget(tstate *s, JNIEnv *env) {
   free(s->inject);
   s->inject = NULL;
+  free(s->vpark);
+  s->vpark = NULL;
   if (pending_detach(&s->pending, env, s)) free(s);
 }
 
@@ -42,6 +45,7 @@ static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit);
 #define ENDED_MARK ((void *)2)
 
 tstate *thread_self(jthread t) {
+  stack_virtual = 0;
   tstate *s = self_state;
   if (s || orca_agent_thread) return s;
   s = calloc(1, sizeof *s);
@@ -72,25 +76,116 @@ int thread_virtual(JNIEnv *env, tstate *s, jthread t) {
 
 tstate *thread_of(JNIEnv *env, jthread t, int kind) {
   tstate *s = thread_self(t);
-  if (s && thread_virtual(env, s, t)) {
+  jthread cur = NULL;
+  // Only carriers are asked: a platform thread pays one load.
+  if (!s || !s->may_host_virtual || !vthread_current(env, t, &cur)) return s;
+  tstate *v = thread_of_virtual(env, cur, s, kind);
+  if (cur != t) (*env)->DeleteLocalRef(env, cur);
+  return v;
+}
+
+tstate *thread_carrier(void) { return self_state; }
+
+// Virtual threads' states. The JVMTI thread-local storage of a virtual
+// thread holds its state once made (at its first event), else a tag: the
+// carrier it started on (VSTARTED: its ThreadStarted is written) or
+// ENDED_MARK. At most VSTATES_MAX live at once (a state is ~4.3 kB, most of
+// it stack buffers touched only as deep as the stacks taken); beyond, a
+// virtual thread's events are counted as unattributed.
+#define VSTATES_MAX 65536
+#define VTAG(carrier) ((void *)(((uintptr_t)(carrier) << 2) | 3))
+#define IS_VTAG(p) (((uintptr_t)(p) & 3) == 3)
+#define VTAG_CARRIER(p) ((uint32_t)((uintptr_t)(p) >> 2))
+static atomic_int vstates;
+
+static void started(uint32_t hash, int shard, jthread t);
+static void mounted(tstate *v, uint32_t carrier, int64_t ts) {
+  v->carrier = carrier;
+  if (!opt.seed_only && carrier)
+    ring_put(v->shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, ts, v->hash, carrier, 0, NULL, 0, NULL, 0);
+}
+
+tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
+  (void)env;
+  void *p = vthread_get(vt);
+  tstate *v = p;
+  if (p == ENDED_MARK) v = NULL;
+  else if (!p || IS_VTAG(p)) {
+    v = NULL;
+    if (atomic_fetch_add(&vstates, 1) >= VSTATES_MAX || !(v = calloc(1, sizeof *v))) {
+      atomic_fetch_sub(&vstates, 1);
+    } else {
+      jint h = 0;
+      (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+      v->hash = (uint32_t)h;
+      v->is_virtual = 1;
+      v->shard = atomic_fetch_add(&next_shard, 1);
+      pending_attach(&v->pending, v->hash, v->shard);
+      vthread_put(vt, v);
+      if (p) v->carrier = VTAG_CARRIER(p);
+      else started(v->hash, v->shard, vt);   // begun before VirtualThreadStart was on
+    }
+  }
+  if (!v) {
     vthread_unattributed(kind);
     return NULL;
   }
-  return s;
+  if (carrier && v->carrier != carrier->hash) mounted(v, carrier->hash, clock_now());
+  stack_virtual = 1;
+  return v;
 }
+
+static void JNICALL on_vstart(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
+  (void)env; (void)tid;
+  tstate *c = self_state;
+  int shard = c ? c->shard : (int)(hash & 7);
+  started(hash, shard, vt);
+  if (c && !opt.seed_only) ring_put(shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, clock_now(), hash, c->hash, 0, NULL, 0, NULL, 0);
+  vthread_put(vt, VTAG(c ? c->hash : 0));
+}
+
+static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
+  (void)hash; (void)tid;
+  void *p = vthread_get(vt);
+  if (p == ENDED_MARK) return;
+  vthread_put(vt, ENDED_MARK);
+  if (p && !IS_VTAG(p)) {
+    tstate *v = p;
+    pending_settle(&v->pending);
+    if (orca_recording()) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
+    forget(v, env);
+    atomic_fetch_sub(&vstates, 1);
+  } else if (p && orca_recording()) {
+    jint h = 0;
+    (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+    tstate *c = self_state;
+    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), (uint32_t)h, 0, 0, NULL, 0, NULL, 0);
+  }
+}
+
+void threads_virtual_init(void) { vthread_on(on_vstart, on_vend); }
 
 void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n) {
   ring_put(self->shard, kind, clock_now(), self->hash, object, owner, fr, n, NULL, 0);
 }
 
-// thread_name returns the thread's name as UTF-8 in buf.
+// thread_name returns the thread's name as UTF-8 in buf; an unnamed
+// virtual thread's is virtual-ID (its Thread.tid; Thread.toString says
+// VirtualThread[#ID]).
 static int thread_name(jthread t, char *buf, int cap) {
   jvmtiThreadInfo ti;
   memset(&ti, 0, sizeof ti);
-  if ((*jvmti)->GetThreadInfo(jvmti, t, &ti) != JVMTI_ERROR_NONE || !ti.name) return 0;
-  int n = (int)mutf8_to_utf8(ti.name, strlen(ti.name), buf, (size_t)cap);
-  (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+  int n = 0;
+  if ((*jvmti)->GetThreadInfo(jvmti, t, &ti) == JVMTI_ERROR_NONE && ti.name) {
+    n = (int)mutf8_to_utf8(ti.name, strlen(ti.name), buf, (size_t)cap);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+  }
   // The local references in ti are released when the callback returns.
+  JNIEnv *env = NULL;
+  if (n == 0 && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && vthread_current(env, t, &(jthread){0})) {
+    int64_t tid = vthread_tid(env, t);
+    if (tid >= 0) n = snprintf(buf, (size_t)cap, "virtual-%lld", (long long)tid);
+  }
   return n;
 }
 

@@ -15,14 +15,19 @@
 // header needs nothing of inject's). threads.c only creates, registers and
 // frees it.
 struct inject_tstate;
+struct vpark_tstate;
 typedef struct tstate {
   uint32_t hash;        // System.identityHashCode of the java.lang.Thread
   int shard;            // event ring shard
   int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
   int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
                         // Thread object (ensure_join); not timed (monitor.c)
+  int is_virtual;       // a virtual thread's state (vthread.h): runs on any carrier,
+                        // so nothing of the carrier's JavaThread is read for it
+  uint32_t carrier;     // a virtual thread's: the carrier of its last VirtualThreadMounted
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
+  struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
 } tstate;
 
 // thread_self returns the calling thread's state, creating it on first use;
@@ -31,12 +36,24 @@ typedef struct tstate {
 tstate *thread_self(jthread t);
 
 // thread_of returns the calling thread's state for an event of kind, or
-// NULL when it is an agent thread or a virtual thread (then the event is
-// counted as unattributed: vthread.h). t is the current thread or NULL.
+// NULL on an agent thread. On a virtual thread it is the virtual thread's
+// state (made at its first event, held in its JVMTI thread-local storage,
+// freed at its end), and a VirtualThreadMounted line is written when it
+// runs on another carrier than at its last; NULL (the event counted as
+// unattributed: vthread.h) when it cannot have one. t is the current thread
+// or NULL.
 tstate *thread_of(JNIEnv *env, jthread t, int kind);
 // thread_virtual: s is the calling thread's state and it runs a virtual
 // thread now (t as above).
 int thread_virtual(JNIEnv *env, tstate *s, jthread t);
+// thread_of_virtual returns the state of the virtual thread vt (mounted on
+// the calling thread, whose state is carrier or NULL), as thread_of.
+tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind);
+// thread_carrier returns the calling OS thread's own state (a carrier's,
+// never a virtual thread's), NULL when it has none yet.
+tstate *thread_carrier(void);
+// threads_virtual_init has virtual threads' start and end recorded (vthread.h).
+void threads_virtual_init(void);
 
 // emit writes an event of the calling thread with a timestamp taken now.
 void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n);

@@ -1,4 +1,6 @@
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include "counters.h"
 #include "orca.h"
@@ -7,7 +9,9 @@
 
 static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads counts
 static jclass base_class, carrier_class;   // java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread
+static jfieldID fid_tid;                   // java.lang.Thread.tid
 static atomic_int looked_up;
+static vthread_fn on_start, on_end;
 
 // The classes are looked up at the first thread made in the live phase:
 // carriers and virtual threads exist only after VMInit.
@@ -26,7 +30,93 @@ static void lookup(JNIEnv *env) {
       (*env)->DeleteLocalRef(env, c);
     }
   }
+  jclass t = (*env)->FindClass(env, "java/lang/Thread");
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), t = NULL;
+  if (t) {
+    fid_tid = (*env)->GetFieldID(env, t, "tid", "J");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), fid_tid = NULL;
+    (*env)->DeleteLocalRef(env, t);
+  }
   atomic_store(&looked_up, 1);
+}
+
+int vthread_current(JNIEnv *env, jthread t, jthread *cur) {
+  *cur = NULL;
+  if (!base_class || !env) return 0;
+  jthread c = t;
+  if (!c && (*jvmti)->GetCurrentThread(jvmti, &c) != JVMTI_ERROR_NONE) return 0;
+  if (c && (*env)->IsInstanceOf(env, c, base_class)) {
+    *cur = c;
+    return 1;
+  }
+  if (c && !t) (*env)->DeleteLocalRef(env, c);
+  return 0;
+}
+
+void *vthread_get(jthread vt) {
+  void *p = NULL;
+  if ((*jvmti)->GetThreadLocalStorage(jvmti, vt, &p) != JVMTI_ERROR_NONE) return NULL;
+  return p;
+}
+
+void vthread_put(jthread vt, void *p) { (*jvmti)->SetThreadLocalStorage(jvmti, vt, p); }
+
+int64_t vthread_tid(JNIEnv *env, jthread vt) {
+  if (!fid_tid || !vt) return -1;
+  return (int64_t)(*env)->GetLongField(env, vt, fid_tid);
+}
+
+// Live virtual threads by thread id: direct-mapped (ids are consecutive
+// longs, so live threads rarely share a slot; a later one takes the slot
+// and the earlier one's monitors get owner 00000000). Written by the virtual
+// thread at its start and end, read without a lock by contenders: a reader
+// takes the hash only when the id reads the same before and after it.
+#define TID_SLOTS (1 << 18)
+typedef struct {
+  _Atomic int64_t tid;   // 0: free
+  _Atomic uint32_t hash;
+} tid_slot;
+static _Atomic(tid_slot *) tids;
+static pthread_mutex_t tids_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static tid_slot *tid_table(int make) {
+  tid_slot *t = atomic_load_explicit(&tids, memory_order_acquire);
+  if (t || !make) return t;
+  pthread_mutex_lock(&tids_mu);
+  t = atomic_load(&tids);
+  if (!t && (t = calloc(TID_SLOTS, sizeof *t))) atomic_store_explicit(&tids, t, memory_order_release);
+  pthread_mutex_unlock(&tids_mu);
+  return t;
+}
+
+uint32_t vthread_by_tid(int64_t tid) {
+  tid_slot *t = tid_table(0);
+  if (!t || tid <= 0) return 0;
+  tid_slot *e = &t[(uint64_t)tid & (TID_SLOTS - 1)];
+  if (atomic_load(&e->tid) != tid) return 0;
+  uint32_t h = atomic_load(&e->hash);
+  return atomic_load(&e->tid) == tid ? h : 0;
+}
+
+static void tid_add(int64_t tid, uint32_t hash) {
+  tid_slot *t = tid_table(1);
+  if (!t || tid <= 0) return;
+  tid_slot *e = &t[(uint64_t)tid & (TID_SLOTS - 1)];
+  atomic_store(&e->tid, -1);
+  atomic_store(&e->hash, hash);
+  atomic_store(&e->tid, tid);
+}
+
+static void tid_remove(int64_t tid) {
+  tid_slot *t = tid_table(0);
+  if (!t || tid <= 0) return;
+  int64_t want = tid;
+  atomic_compare_exchange_strong(&t[(uint64_t)tid & (TID_SLOTS - 1)].tid, &want, 0);
+}
+
+void vthread_on(vthread_fn start, vthread_fn end) {
+  on_start = start;
+  on_end = end;
 }
 
 int vthread_may_host(JNIEnv *env, jthread t) {
@@ -55,6 +145,7 @@ void vthread_unattributed(int kind) {
 #define VT_CAP_BYTE 5
 #define VT_CAP_BIT 0x10
 #define EV_VIRTUAL_THREAD_START 87
+#define EV_VIRTUAL_THREAD_END 88
 
 void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
   if (hs_has(HS_VT_EVENTS) && (((const unsigned char *)have)[VT_CAP_BYTE] & VT_CAP_BIT))
@@ -62,8 +153,23 @@ void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have
 }
 
 static void JNICALL on_virtual_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
-  (void)j; (void)env; (void)t;
+  (void)j;
   counter_add(CNT_VIRTUAL_THREADS, 1);
+  if (!orca_recording() || !t) return;
+  lookup(env);
+  jint h = 0;
+  (*jvmti)->GetObjectHashCode(jvmti, t, &h);
+  int64_t tid = vthread_tid(env, t);
+  tid_add(tid, (uint32_t)h);
+  if (on_start) on_start(env, t, (uint32_t)h, tid);
+}
+
+static void JNICALL on_virtual_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j;
+  if (!t) return;
+  int64_t tid = vthread_tid(env, t);
+  if (on_end) on_end(env, t, 0, tid);
+  tid_remove(tid);
 }
 
 jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
@@ -74,6 +180,7 @@ jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
   memset(&all, 0, sizeof all);
   all.base = *cb;
   all.virtual_thread_start = (void *)on_virtual_thread_start;
+  all.virtual_thread_end = (void *)on_virtual_thread_end;
   jvmtiCapabilities caps;
   memset(&caps, 0, sizeof caps);
   (*jvmti)->GetCapabilities(jvmti, &caps);
@@ -84,7 +191,8 @@ jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb) {
 
 void vthread_enable(void) {
   if (atomic_load(&have_vts) &&
-      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_START, NULL) != JVMTI_ERROR_NONE)
+      ((*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_START, NULL) != JVMTI_ERROR_NONE ||
+       (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_END, NULL) != JVMTI_ERROR_NONE))
     atomic_store(&have_vts, 0);
   if (atomic_load(&have_vts)) counters_show(CNT_VIRTUAL_THREADS);   // .info virtual_threads, also at 0
 }

@@ -1,13 +1,17 @@
-// Virtual threads (JDK 21+). The agent's per-thread state (threads.c) lives
-// in the C thread-local storage of the OS thread, which for a virtual thread
-// is its carrier's, and a virtual thread moves between carriers (JDK 24+:
-// also while blocked on a monitor and in Object.wait). Until virtual threads
-// have an identity of their own in the recording, their events are not
-// recorded but counted per kind (.info unattributed.KIND), so nothing is
-// paired with the wrong thread.
+// Virtual threads (JDK 21+). The agent's per-thread state of a platform
+// thread (threads.c) lives in the C thread-local storage of the OS thread,
+// which for a virtual thread is its carrier's, and a virtual thread moves
+// between carriers (JDK 24+: also while blocked on a monitor and in
+// Object.wait). A virtual thread's state is therefore held in JVMTI
+// thread-local storage of the virtual thread itself (made by threads.c at
+// its first event, freed at VirtualThreadEnd); this module tells virtual
+// threads apart, holds that storage, the JVMTI VirtualThreadStart/End
+// events and a table of live virtual threads by thread id (the owner of a
+// monitor on JDK 24+ is a thread id).
 #ifndef ORCA_VTHREAD_H
 #define ORCA_VTHREAD_H
 #include <jvmti.h>
+#include <stdint.h>
 #include <stdio.h>
 
 // vthread_may_host tells, when a thread's state is made, whether virtual
@@ -17,6 +21,23 @@ int vthread_may_host(JNIEnv *env, jthread t);
 // vthread_is tells whether the current thread of a thread that may host
 // virtual threads is virtual; t is the current thread's object or NULL.
 int vthread_is(JNIEnv *env, jthread t);
+// vthread_current: the current thread (t, or asked from JVMTI when NULL)
+// is virtual; then *cur is it (a new local reference when t is NULL: the
+// caller deletes it).
+int vthread_current(JNIEnv *env, jthread t, jthread *cur);
+// vthread_get / vthread_put: the virtual thread's JVMTI thread-local storage.
+void *vthread_get(jthread vt);
+void vthread_put(jthread vt, void *p);
+// vthread_tid: java.lang.Thread.tid of vt (-1 when unknown).
+int64_t vthread_tid(JNIEnv *env, jthread vt);
+// vthread_by_tid returns the identity hash of the live virtual thread with
+// thread id tid, 0 when none is known (owner.c, JDK 24+).
+uint32_t vthread_by_tid(int64_t tid);
+// vthread_on sets the functions called at VirtualThreadStart and End (on the
+// virtual thread itself, mounted), after the table of ids is updated (start)
+// or before (end). hash is vt's identity hash, tid its id.
+typedef void (*vthread_fn)(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid);
+void vthread_on(vthread_fn start, vthread_fn end);
 // vthread_unattributed counts an event of kind (orca_event) that happened
 // on a virtual thread.
 void vthread_unattributed(int kind);

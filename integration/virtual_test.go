@@ -2,17 +2,54 @@ package integration
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/reader"
 )
 
+// virtualThreads returns the threads of the recording that are virtual (a VirtualThreadMounted
+// line names them).
+func (r *recording) virtualThreads() map[format.ThreadID]bool {
+	v := map[format.ThreadID]bool{}
+	for _, ev := range r.events {
+		if ev.Kind == format.VirtualThreadMounted {
+			v[ev.Thread] = true
+		}
+	}
+	return v
+}
+
+// checkVirtualBalance requires, of every thread, as many Entered as Enters, and no events
+// counted as unattributed.
+func checkVirtualBalance(t *testing.T, r *recording) {
+	t.Helper()
+	balance := map[format.ThreadID]int{}
+	for _, ev := range r.events {
+		switch ev.Kind {
+		case format.MonitorContendedEnter:
+			balance[ev.Thread]++
+		case format.MonitorContendedEntered:
+			balance[ev.Thread]--
+		}
+	}
+	for th, d := range balance {
+		if d != 0 {
+			t.Errorf("thread %v: %d more Enters than Entered", th, d)
+		}
+	}
+	if v := r.info["unattributed_total"]; v != "" && v != "0" {
+		t.Errorf(".info: unattributed_total=%s, want 0 (every virtual thread's event has its identity)", v)
+	}
+}
+
 // TestVirtualContention records testdata/java/scenarios/VirtualContention.java: once the agent
-// trusts HotSpot's timer of contended enters, virtual threads contend. Virtual threads' events are
-// not recorded but counted (docs/agent.md, "Virtual threads"): their enters must neither be
-// paired with their carrier's nor stop the timer's use (before, the first one switched the Entered
-// callback back on for good).
+// trusts HotSpot's timer of contended enters, virtual threads contend with main. Their enters are
+// recorded with the virtual thread's own identity and main as owner; they are not timed by the
+// carrier's timer (their Entered comes from the callback) and do not stop the timer's use for
+// platform threads (before, the first one switched the Entered callback back on for good).
 func TestVirtualContention(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "VirtualContention")
@@ -24,25 +61,29 @@ func TestVirtualContention(t *testing.T) {
 		r.checkInfo(t, true, true)
 		r.checkInvariants(t)
 		checkEnteredTimer(t, r, "hotspot")
+		checkVirtualBalance(t, r)
 		c := counter{t, r}
+		virtual := r.virtualThreads()
 		lock, n := e.hash(t, "lock"), e.int(t, "contentions")
 		onLock := func(_ int, ev reader.Event) bool { return ev.Object == format.ObjectID(lock) }
-		c.want("MonitorContendedEnter on lock", r.sel(format.MonitorContendedEnter, onLock), 0)
-		c.want("MonitorContendedEntered on lock", r.sel(format.MonitorContendedEntered, onLock), 0)
-		if got, _ := strconv.Atoi(r.info["unattributed.MonitorContendedEnter"]); got < n {
-			t.Errorf(".info: unattributed.MonitorContendedEnter=%d, want at least the %d virtual threads' enters", got, n)
+		enters := r.sel(format.MonitorContendedEnter, onLock)
+		c.want("MonitorContendedEnter on lock", enters, n)
+		c.want("MonitorContendedEntered on lock", r.sel(format.MonitorContendedEntered, onLock), n)
+		for _, i := range enters {
+			if ev := r.events[i]; !virtual[ev.Thread] || ev.Owner == 0 {
+				t.Errorf("an Enter on lock: want a virtual thread's, owner main:\n%s", r.describe(i))
+			}
 		}
 	})
 }
 
-// TestVirtualMix is issue 12's item 5: VirtualMix.java runs 10 000 virtual threads that sleep,
-// 100 that wait (notified by another virtual thread), 50 that contend among themselves and one on
-// a platform thread's lock, next to platform threads that sleep, wait and contend with exact
-// counts, one of them blocked on a virtual thread's lock. Before the fix (agent 3900992) virtual
-// threads' events went to their carrier's state: Enters without Entered, waits paired across
-// threads, events the model could not place. Now: the platform threads' events are exact and
-// paired, every thread in the recording has as many Entered as Enters, the model places every
-// event, and .info counts what the virtual threads did (unattributed.KIND, virtual_threads).
+// TestVirtualMix is issue 12's item 5, and issue 14's item 5: VirtualMix.java runs 10 000 virtual
+// threads that sleep, 100 that wait (notified by another virtual thread), 50 that contend among
+// themselves and one on a platform thread's lock, next to platform threads that sleep, wait and
+// contend with exact counts, one of them blocked on a virtual thread's lock. The platform threads'
+// events are exact and paired; the virtual threads' events are recorded with their own identity
+// (none unattributed), exact in number, every thread has as many Entered as Enters, and the model
+// places every event.
 func TestVirtualMix(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "VirtualMix")
@@ -54,7 +95,9 @@ func TestVirtualMix(t *testing.T) {
 		r.checkParse(t)
 		r.checkInfo(t, true, true)
 		r.checkInvariants(t)
+		checkVirtualBalance(t, r)
 		c := counter{t, r}
+		virtual := r.virtualThreads()
 		obj := func(key string) func(int, reader.Event) bool {
 			o := format.ObjectID(e.hash(t, key))
 			return func(_ int, ev reader.Event) bool { return ev.Object == o }
@@ -63,6 +106,7 @@ func TestVirtualMix(t *testing.T) {
 			th := format.ThreadID(e.hash(t, key))
 			return func(_ int, ev reader.Event) bool { return ev.Thread == th }
 		}
+		isVirtual := func(_ int, ev reader.Event) bool { return virtual[ev.Thread] }
 		rounds := e.int(t, "rounds")
 		// Platform threads: exact.
 		c.want("ThreadSleep of orca-psleeper", r.sel(format.ThreadSleep, thread("psleeper")), rounds)
@@ -72,69 +116,172 @@ func TestVirtualMix(t *testing.T) {
 		c.want("ObjectNotify on pmon", r.sel(format.ObjectNotify, obj("pmon")), rounds)
 		c.want("MonitorContendedEnter on plock", r.sel(format.MonitorContendedEnter, obj("plock")), rounds)
 		c.want("MonitorContendedEntered on plock", r.sel(format.MonitorContendedEntered, obj("plock")), rounds)
-		// The platform thread blocked on a virtual thread's lock: recorded, its owner unknown (never
-		// the carrier).
+		// The platform thread blocked on a virtual thread's lock: its owner is a virtual thread, or
+		// unknown (00000000) where the lock is fast-locked by a virtual thread that is not mounted
+		// (JDK 24+: HotSpot names no owner then); never the carrier, nor another platform thread.
 		vl := r.sel(format.MonitorContendedEnter, obj("vlock"))
 		c.want("MonitorContendedEnter on vlock", vl, 1)
 		c.want("MonitorContendedEntered on vlock", r.sel(format.MonitorContendedEntered, obj("vlock")), 1)
 		for _, i := range vl {
-			if ev := r.events[i]; ev.Thread != format.ThreadID(e.hash(t, "pblocked")) || ev.Owner != 0 {
-				t.Errorf("the Enter on vlock: want thread orca-pblocked, owner 00000000 (a virtual thread):\n%s", r.describe(i))
+			if ev := r.events[i]; ev.Thread != format.ThreadID(e.hash(t, "pblocked")) || ev.Owner != 0 && !virtual[ev.Owner] {
+				t.Errorf("the Enter on vlock: want thread orca-pblocked, owner a virtual thread or 00000000:\n%s", r.describe(i))
 			}
 		}
-		// Virtual threads: nothing recorded, all counted.
-		for _, key := range []string{"mlock", "vvlock"} {
-			c.want("MonitorContendedEnter on "+key+" (virtual threads)", r.sel(format.MonitorContendedEnter, obj(key)), 0)
-		}
-		// Every thread in the recording: as many Entered as Enters.
-		balance := map[format.ThreadID]int{}
-		for _, ev := range r.events {
-			switch ev.Kind {
-			case format.MonitorContendedEnter:
-				balance[ev.Thread]++
-			case format.MonitorContendedEntered:
-				balance[ev.Thread]--
+		// Virtual threads: recorded with their own identity, exact.
+		sleepers, waiters, contenders := e.int(t, "sleepers"), e.int(t, "waiters"), e.int(t, "contenders")
+		c.want("ThreadSleep of virtual threads", r.sel(format.ThreadSleep, isVirtual), sleepers)
+		c.want("ThreadSlept of virtual threads", r.sel(format.ThreadSlept, isVirtual), sleepers)
+		c.want("ObjectWait of virtual threads", r.sel(format.ObjectWait, isVirtual), waiters)
+		c.want("ObjectWaited of virtual threads", r.sel(format.ObjectWaited, isVirtual), waiters)
+		c.want("ObjectNotify of virtual threads", r.sel(format.ObjectNotify, isVirtual), waiters)
+		vv := r.sel(format.MonitorContendedEnter, obj("vvlock"))
+		c.want("MonitorContendedEnter on vvlock (virtual threads)", vv, contenders)
+		ml := r.sel(format.MonitorContendedEnter, obj("mlock"))
+		c.want("MonitorContendedEnter on mlock (a virtual thread)", ml, 1)
+		for _, i := range append(vv, ml...) {
+			if ev := r.events[i]; !virtual[ev.Thread] || ev.Owner != 0 && ev.Owner != format.ThreadID(e.hash(t, "main")) && !virtual[ev.Owner] {
+				t.Errorf("an Enter of a virtual thread: want a virtual thread's, its owner main, a virtual thread or 00000000:\n%s", r.describe(i))
 			}
 		}
-		for th, d := range balance {
-			if d != 0 {
-				t.Errorf("thread %v: %d more Enters than Entered", th, d)
-			}
+		if got, want := len(virtual), e.int(t, "vthreads"); got < want {
+			t.Errorf("%d virtual threads in the recording, want at least the %d the program started", got, want)
 		}
-		info := func(k string) int {
-			n, err := strconv.Atoi(r.info[k])
-			if err != nil {
-				t.Errorf(".info: %s=%q: %v", k, r.info[k], err)
-			}
-			return n
-		}
-		// What the program's virtual threads did, give or take what the JDK's own code does on
-		// them (seen: one more contended enter in 1 of 12 runs on 25), but never less, nor
-		// counted twice.
-		waiters, contenders := e.int(t, "waiters"), e.int(t, "contenders")
-		for _, w := range []struct {
-			key  string
-			want int
-		}{
-			{"unattributed.ObjectWait", waiters},
-			{"unattributed.ObjectNotify", waiters},
-			{"unattributed.ObjectWaited", waiters},
-			{"unattributed.MonitorContendedEnter", contenders + 1}, // on vvlock, and one on mlock
-		} {
-			if got := info(w.key); got < w.want || got > w.want+5 {
-				t.Errorf(".info: %s=%d, want %d (+ at most 5 of the JDK's own)", w.key, got, w.want)
-			}
-		}
-		if got, want := info("virtual_threads"), e.int(t, "vthreads"); got < want {
-			t.Errorf(".info: virtual_threads=%d, want at least the %d the program started", got, want)
-		}
-		if got := info("unattributed_total"); got <= 0 {
-			t.Errorf(".info: unattributed_total=%d, want > 0", got)
+		if got, _ := strconv.Atoi(r.info["virtual_threads"]); got < len(virtual) {
+			t.Errorf(".info: virtual_threads=%d, want at least the %d in the recording", got, len(virtual))
 		}
 		// No event on a thread the model cannot place ("could not be placed" in the report).
 		_, built := buildModel(t, prefix)
 		for _, p := range built.Model.Problems {
 			t.Errorf("problem: %s", p)
+		}
+		nv := 0
+		for _, th := range built.Model.Threads {
+			if th.Virtual {
+				nv++
+			}
+		}
+		if nv != len(virtual) {
+			t.Errorf("model: %d virtual threads, the recording has %d", nv, len(virtual))
+		}
+	})
+}
+
+// TestVirtualLocks records VirtualLocks.java (issue 14 item 5): contention between virtual
+// threads on a monitor and on a ReentrantLock, with exact counts and owners that are the virtual
+// holders (none unknown); virtual threads' sleeps and parks with the unparker named; sleeps
+// pinned to their carrier (in a class initializer) marked pinned; a platform thread blocked on a
+// virtual thread's monitor names it.
+func TestVirtualLocks(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "VirtualLocks")
+		if e.str(t, "virtual") == "no" {
+			t.Skipf("%s has no virtual threads", j.name)
+		}
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInfo(t, true, true)
+		r.checkInvariants(t)
+		checkVirtualBalance(t, r)
+		c := counter{t, r}
+		virtual := r.virtualThreads()
+		h := func(key string) uint32 { return e.hash(t, key) }
+		isVirtual := func(_ int, ev reader.Event) bool { return virtual[ev.Thread] }
+		n, sleepers, rounds, pinned := e.int(t, "contenders"), e.int(t, "sleepers"), e.int(t, "rounds"), e.int(t, "pinned")
+		// The monitor: every contender virtual, every owner the virtual holder.
+		mon := func(_ int, ev reader.Event) bool { return ev.Object == format.ObjectID(h("mon")) }
+		enters := r.sel(format.MonitorContendedEnter, mon)
+		c.want("MonitorContendedEnter on mon", enters, n)
+		c.want("MonitorContendedEntered on mon", r.sel(format.MonitorContendedEntered, mon), n)
+		for _, i := range enters {
+			if ev := r.events[i]; !virtual[ev.Thread] || ev.Owner != format.ThreadID(h("mholder")) {
+				t.Errorf("an Enter on mon: want a virtual thread's, owner orca-vmholder (%08X):\n%s", h("mholder"), r.describe(i))
+			}
+		}
+		pl := r.sel(format.MonitorContendedEnter, func(_ int, ev reader.Event) bool { return ev.Object == format.ObjectID(h("plmon")) })
+		c.want("MonitorContendedEnter on plmon", pl, 1)
+		for _, i := range pl {
+			if ev := r.events[i]; ev.Thread != format.ThreadID(h("pblocked")) || ev.Owner != format.ThreadID(h("vowner")) {
+				t.Errorf("the Enter on plmon: want orca-pblocked's, owner orca-vowner (%08X):\n%s", h("vowner"), r.describe(i))
+			}
+		}
+		// Sleeps (the pinned ones sleep too) and the unparks of the parker, exact.
+		c.want("ThreadSleep of virtual threads", r.sel(format.ThreadSleep, isVirtual), sleepers+pinned)
+		c.want("ThreadSlept of virtual threads", r.sel(format.ThreadSlept, isVirtual), sleepers+pinned)
+		c.want("ThreadUnpark of orca-vparker by orca-vunparker", r.sel(format.ThreadUnpark, func(_ int, ev reader.Event) bool {
+			return ev.Thread == format.ThreadID(h("unparker")) && ev.Target == format.ThreadID(h("parker"))
+		}), rounds)
+		if got := len(r.sel(format.ThreadPark, func(_ int, ev reader.Event) bool {
+			return ev.Thread == format.ThreadID(h("parker")) && ev.Object == format.ObjectID(h("blocker"))
+		})); got < rounds {
+			t.Errorf("ThreadPark of orca-vparker on blocker: %d, want at least %d", got, rounds)
+		}
+		// Every virtual thread the program started has its ThreadStart (Thread.start of a virtual
+		// thread does not reach start0: VirtualThread.start is wrapped).
+		started := map[format.ThreadID]bool{}
+		for _, i := range r.sel(format.ThreadStart, nil) {
+			started[r.events[i].Target] = true
+		}
+		for _, key := range []string{"mholder", "rholder", "parker", "unparker", "vowner"} {
+			if !started[format.ThreadID(h(key))] {
+				t.Errorf("no ThreadStart of %s (%08X)", key, h(key))
+			}
+		}
+		if got := len(r.sel(format.VirtualThreadPinned, nil)); got < pinned {
+			t.Errorf("VirtualThreadPinned: %d, want at least %d", got, pinned)
+		}
+		_, built := buildModel(t, prefix)
+		m := built.Model
+		for _, p := range m.Problems {
+			t.Errorf("problem: %s", p)
+		}
+		// The ReentrantLock: a lock of kind juc, n contentions by virtual threads, none with owner
+		// unknown; each contender's first park on it names the virtual holder (later re-parks,
+		// after losing the lock to another contender, name that one).
+		found := false
+		for _, l := range m.Locks {
+			if l.Kind != model.JUCLock {
+				continue
+			}
+			found = true
+			if l.Contentions != n || l.OwnerUnknown != 0 {
+				t.Errorf("juc lock %v: %d contentions, %d with owner unknown; want %d, 0", l.Object, l.Contentions, l.OwnerUnknown, n)
+			}
+			first := map[format.ThreadID]bool{}
+			for _, i := range r.sel(format.ThreadPark, func(_ int, ev reader.Event) bool { return ev.Object == l.Object }) {
+				ev := r.events[i]
+				if first[ev.Thread] {
+					continue
+				}
+				first[ev.Thread] = true
+				if !virtual[ev.Thread] || ev.Owner != format.ThreadID(h("rholder")) {
+					t.Errorf("a first park on the ReentrantLock: want a virtual thread's, owner orca-vrholder (%08X):\n%s", h("rholder"), r.describe(i))
+				}
+			}
+			if len(first) != n {
+				t.Errorf("%d threads parked on the ReentrantLock, want %d", len(first), n)
+			}
+		}
+		if !found {
+			t.Errorf("no juc lock in the model")
+		}
+		// Pinned sleeps: each orca-vpinned-* sleeps once, pinned.
+		np := 0
+		for _, th := range m.Threads {
+			if !strings.HasPrefix(th.Name, "orca-vpinned-") {
+				continue
+			}
+			if !th.Virtual {
+				t.Errorf("thread %q: not virtual", th.Name)
+			}
+			for _, iv := range th.Intervals {
+				if iv.State == model.Sleeping && iv.Pinned {
+					np++
+				}
+			}
+		}
+		if np != pinned {
+			t.Errorf("model: %d pinned sleeps of orca-vpinned-*, want %d", np, pinned)
 		}
 	})
 }

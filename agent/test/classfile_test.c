@@ -158,7 +158,7 @@ void test_classfile(const char *dir, const char *java_home) {
   if (!in) return;
 
   static const wrap_spec specs[] = {
-      {"acquire", "()V", 1}, {"acquire", "(I)V", 1}, {"release", "(I)J", 0}, {"absent", "()V", 1}};
+      {"acquire", "()V", 1, 0}, {"acquire", "(I)V", 1, 0}, {"release", "(I)J", 0, 0}, {"absent", "()V", 1, 0}};
   unsigned char *out = NULL;
   size_t out_len = 0;
   int wrapped = 0;

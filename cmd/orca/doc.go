@@ -112,7 +112,9 @@ single line such as "No deadlocks.":
 	             each blocker (a condition, latch, future, queue) with the
 	             threads whose unpark ended them
 	THREADS      time each thread spent in each state, in seconds and % of
-	             its life; "runnable" is time in none of the recorded states
+	             its life; "runnable" is time in none of the recorded states;
+	             virtual threads (JDK 21+) one row per name pattern, digits
+	             as N ("10154 virtual "virtual-N""), unless --virtual
 
 Times are seconds since the recording's first event; the headline gives that
 event's time as orca dump prints it. Threads are shown as "name" (ID) and
@@ -125,7 +127,13 @@ the first frame of your code, then the next frames: 5 frames at most.
 	orca report --top 0 /tmp/run1 | less     every lock, site, thread and object (default: 10 each)
 	orca report --thread worker-3 /tmp/run1  only the threads named worker-3 (or, if none
 	                                         is, whose name contains it), or with that id
+	orca report --virtual /tmp/run1          each virtual thread on its own row
 	orca report --json -o run1.json /tmp/run1
+
+Virtual threads (JDK 21+) are threads of their own in the recording: their
+sleeps, parks, waits and contention carry their identity (an unnamed one is
+"virtual-ID"), the owner of a lock one holds is that virtual thread, and a park
+or sleep that could not unmount parks its carrier and is marked pinned.
 
 --json writes the same report as JSON, every stack whole; docs/report-json.md
 in the source tree describes each field. For a recording over 64 MB, orca

@@ -12,7 +12,7 @@ import (
 	"orca/internal/report"
 )
 
-const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [-o FILE] PREFIX
+const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [-o FILE] PREFIX
 
 Reads the recording PREFIX and prints what its threads did to each other:
 a headline (duration, threads, events, contended locks, deadlocks, hangs,
@@ -28,6 +28,8 @@ malformed or cut lines), then, each ranked:
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms
   THREADS      time each thread spent in each state, in seconds and %
+               (virtual threads: one row per name pattern, digits as N,
+               unless --virtual)
 
 Times are seconds since the recording's first event. Stacks show the top
 frame, then the first frame of your code (JDK frames in between are folded
@@ -49,6 +51,7 @@ func runReport(u ui, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
+	virtual := fs.Bool("virtual", false, "list virtual threads one by one in the THREADS table (by default one row per name pattern)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
@@ -75,7 +78,7 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100})
+	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual})
 	if *thread != "" && r.Filter.Matched == 0 {
 		return fmt.Errorf("report: no thread named %q or with %q in its name in %s", *thread, *thread, rec.Prefix)
 	}

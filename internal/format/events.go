@@ -37,6 +37,10 @@ const (
 	ThreadUnparked // … and returned, with how
 	ThreadUnpark   // Unsafe.unpark of another thread
 	ObjectClass    // the class of an object (park blocker, monitor), at its first sight
+	// Virtual threads (JDK 21+): facts about a virtual thread, which is
+	// otherwise a thread like any other (its own identity and name).
+	VirtualThreadMounted // a virtual thread seen on a carrier (target) other than the last: it is virtual
+	VirtualThreadPinned  // a virtual thread blocks pinned to its carrier (target): its open park or sleep parks the carrier
 	NumKinds
 )
 
@@ -139,6 +143,8 @@ var Specs = [NumKinds]Spec{
 	ThreadUnparked:          {ThreadUnparked, "ThreadUnparked", []Field{FThread, FObject, FHow, FStack}, KindNone},
 	ThreadUnpark:            {ThreadUnpark, "ThreadUnpark", thrTgtStack, KindNone},
 	ObjectClass:             {ObjectClass, "ObjectClass", []Field{FThread, FObject, FClass}, KindNone},
+	VirtualThreadMounted:    {VirtualThreadMounted, "VirtualThreadMounted", []Field{FThread, FTarget}, KindNone},
+	VirtualThreadPinned:     {VirtualThreadPinned, "VirtualThreadPinned", []Field{FThread, FTarget}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

@@ -10,18 +10,21 @@ import (
 
 // The JFR event types the import reads.
 const (
-	evEnter = "jdk.JavaMonitorEnter"
-	evWait  = "jdk.JavaMonitorWait"
-	evPark  = "jdk.ThreadPark"
-	evSleep = "jdk.ThreadSleep"
-	evStart = "jdk.ThreadStart"
-	evEnd   = "jdk.ThreadEnd"
-	evJVM   = "jdk.JVMInformation" // facts for .info, when the recording has them
-	evLoss  = "jdk.DataLoss"       // JFR's own count of what it dropped
+	evEnter   = "jdk.JavaMonitorEnter"
+	evWait    = "jdk.JavaMonitorWait"
+	evPark    = "jdk.ThreadPark"
+	evSleep   = "jdk.ThreadSleep"
+	evStart   = "jdk.ThreadStart"
+	evEnd     = "jdk.ThreadEnd"
+	evVStart  = "jdk.VirtualThreadStart"
+	evVEnd    = "jdk.VirtualThreadEnd"
+	evVPinned = "jdk.VirtualThreadPinned"
+	evJVM     = "jdk.JVMInformation" // facts for .info, when the recording has them
+	evLoss    = "jdk.DataLoss"       // JFR's own count of what it dropped
 )
 
 // EventTypes lists the JFR event types that become Orca events.
-var EventTypes = []string{evEnter, evWait, evPark, evSleep, evStart, evEnd}
+var EventTypes = []string{evEnter, evWait, evPark, evSleep, evStart, evEnd, evVStart, evVEnd, evVPinned}
 
 // importer holds the identities and tables that live across chunks, and
 // the lines of the chunk being converted.
@@ -105,7 +108,7 @@ func (im *importer) event(e jfr.Event) {
 	}
 	th := im.thread(o.Field("eventThread"))
 	switch name {
-	case evStart, evEnd:
+	case evStart, evEnd, evVStart, evVEnd:
 		if t := im.thread(o.Field("thread")); t != nil {
 			th = t
 		}
@@ -206,6 +209,18 @@ func (im *importer) event(e jfr.Event) {
 		im.add(rec{t: start, kind: format.ThreadStarted, thread: th})
 	case evEnd:
 		im.add(rec{t: start, kind: format.ThreadEnded, thread: th})
+	case evVStart:
+		th.virtual = true
+		im.add(rec{t: start, kind: format.ThreadStarted, thread: th})
+	case evVEnd:
+		th.virtual = true
+		im.add(rec{t: start, kind: format.ThreadEnded, thread: th})
+	case evVPinned:
+		// JFR names no carrier: the line's target is 00000000. The pinned
+		// park or sleep is JFR's jdk.ThreadPark or jdk.ThreadSleep of the
+		// same thread, when it was long enough to be recorded.
+		th.virtual = true
+		im.add(rec{t: start, kind: format.VirtualThreadPinned, thread: th})
 	}
 }
 
@@ -245,9 +260,15 @@ func (im *importer) thread(o jfr.Obj) *thread {
 	if os := o.Field("osThreadId").Int(); os != 0 {
 		th.os = os
 	}
+	if v := o.Field("virtual"); v.Valid() && v.Bool() {
+		th.virtual = true // JDK 19+: a virtual thread
+	}
 	name := o.Field("javaName").Str()
-	if name == "" {
+	if name == "" && !th.virtual {
 		name = o.Field("osName").Str()
+	}
+	if name == "" && th.virtual && th.name == "" {
+		name = "virtual-" + strconv.FormatInt(k.java, 10) // as the agent names an unnamed one
 	}
 	if name != "" {
 		th.name = name // the name the thread has in this chunk

@@ -121,4 +121,5 @@ type thread struct {
 	java, os  int64
 	announced bool // its ThreadStarted has been written
 	ended     bool // its ThreadEnded has been written
+	virtual   bool // a virtual thread (JFR's Thread.virtual, or its VirtualThread* events)
 }

@@ -273,6 +273,12 @@ func (im *importer) announce(fs *files, t format.Time, th *thread) error {
 	if err := im.write(fs, &rec{t: t, kind: format.ThreadStarted, thread: th, name: th.name}); err != nil {
 		return err
 	}
+	if th.virtual {
+		// It is virtual; JFR names no carrier (target 00000000).
+		if err := im.write(fs, &rec{t: t, kind: format.VirtualThreadMounted, thread: th}); err != nil {
+			return err
+		}
+	}
 	return im.write(fs, &rec{t: t, ext: format.ExtJavaThread, thread: th})
 }
 

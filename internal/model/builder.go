@@ -301,6 +301,20 @@ func (b *Builder) Event(ev *reader.Event) {
 		if ev.Target != 0 {
 			b.unparks[ev.Target] = pendingUnpark{ev.Thread, ev.Time}
 		}
+	case format.VirtualThreadMounted:
+		t.Virtual, t.Carrier = true, ev.Target
+		t.Carriers++
+	case format.VirtualThreadPinned:
+		t.Virtual, t.Carrier = true, ev.Target
+		t.Pinned++
+		if n := len(ts.open); n > 0 {
+			switch iv := &ts.open[n-1].iv; iv.State {
+			case Parked, Idle, Sleeping:
+				iv.Pinned = true
+			}
+		}
+		// Outside a park or sleep (an import: JFR's jdk.VirtualThreadPinned
+		// of a park below its threshold) it is only counted.
 	case format.ThreadPark:
 		b.park(ts, ev, stack)
 	case format.ThreadUnparked:

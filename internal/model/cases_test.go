@@ -240,6 +240,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 		}
 		fmt.Fprintf(b, " events=%d", t.Events)
+		if t.Virtual {
+			fmt.Fprintf(b, " virtual carrier=%v carriers=%d pinned=%d", t.Carrier, t.Carriers, t.Pinned)
+		}
 		for s := State(0); s < NumStates; s++ {
 			if t.Time[s] != 0 {
 				fmt.Fprintf(b, " %s=%s", s, secs(t.Time[s]))
@@ -267,6 +270,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 			if iv.Open {
 				b.WriteString(" open")
+			}
+			if iv.Pinned {
+				b.WriteString(" pinned")
 			}
 			if iv.Stack != 0 {
 				fmt.Fprintf(b, " s%d", iv.Stack)

@@ -113,6 +113,9 @@ type Interval struct {
 	// thread ended in it, or an outer state closed); a Blocked interval
 	// so ended did not enter its monitor.
 	Forced bool
+	// Pinned: a Parked, Idle or Sleeping interval of a virtual thread
+	// that could not yield and parked its carrier (VirtualThreadPinned).
+	Pinned bool
 	// Acquire: a Parked interval that is a contended acquire of a
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
 	// (a Lock of kind JUCLock), First its owner when the thread parked.
@@ -153,6 +156,14 @@ type Thread struct {
 	// Time per state over [Start, End], Runnable included.
 	Time   [NumStates]format.Time
 	Events int
+	// Virtual: a virtual thread (JDK 21+: it has VirtualThreadMounted
+	// lines). Carrier is the last carrier it was seen on, Carriers how
+	// many times it was seen on a carrier other than the last, Pinned how
+	// many of its parks and sleeps parked their carrier.
+	Virtual  bool
+	Carrier  format.ThreadID
+	Carriers int
+	Pinned   int
 }
 
 // Life returns End-Start.

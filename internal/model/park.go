@@ -15,8 +15,9 @@ import (
 // park opens a park of ts.
 func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if n := len(ts.open); n > 0 {
-		if s := ts.open[n-1].iv.State; s == Acquiring || s == Joining {
-			// Semaphore.acquire and Thread.join park on some JDKs: the
+		if s := ts.open[n-1].iv.State; s == Acquiring || s == Joining || s == Sleeping {
+			// Semaphore.acquire and Thread.join park on some JDKs, and a
+			// virtual thread's Thread.sleep parks (JFR records both): the
 			// outer state says more.
 			ts.parkNest++
 			return

@@ -2,6 +2,7 @@ package report
 
 import (
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,7 +97,14 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.Filter = &Filter{Thread: opt.Thread, Matched: len(b.v.Threads)}
 	}
 
-	r.Threads, r.ThreadsTotal = top(b.threads(), opt.Top)
+	all := b.threads()
+	r.Threads, r.ThreadsTotal = top(all, opt.Top)
+	var rows []Thread
+	rows, r.VirtualGroups = virtualGroups(all)
+	if opt.Virtual {
+		rows = all
+	}
+	r.textThreads, r.textThreadsTotal = top(rows, opt.Top)
 	r.parks = r.parks || b.parks
 	mlocks := b.v.Locks
 	locks := b.locks(mlocks)
@@ -209,7 +217,11 @@ func (b *builder) threads() []Thread {
 			ID: t.ID.String(), Name: t.Name,
 			Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
 			StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
-			JDK: b.jdk[t.ID],
+			JDK:     b.jdk[t.ID],
+			Virtual: t.Virtual, Carriers: t.Carriers, Pinned: t.Pinned,
+		}
+		if t.Virtual && t.Carrier != 0 {
+			th.Carrier = idPtr(t.Carrier.String(), true)
 		}
 		if t.Parent != 0 {
 			th.ParentName = b.name(t.Parent)
@@ -389,4 +401,54 @@ func (b *builder) edges() Edges {
 		}
 	}
 	return e
+}
+
+// digits matches a run of digits in a thread's name.
+var digits = regexp.MustCompile(`[0-9]+`)
+
+// virtualGroups merges the virtual threads of ranked (in rank order) into
+// one row per name pattern, placed where its first thread ranked, and
+// returns the rows and the groups.
+func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
+	groups := []VirtualGroup{}
+	at := map[string]int{}
+	var rows []Thread
+	row := map[string]int{}
+	for _, th := range ranked {
+		if !th.Virtual {
+			rows = append(rows, th)
+			continue
+		}
+		p := digits.ReplaceAllString(th.Name, "N")
+		i, ok := at[p]
+		if !ok {
+			i = len(groups)
+			at[p] = i
+			groups = append(groups, VirtualGroup{Pattern: p})
+			row[p] = len(rows)
+			rows = append(rows, Thread{Name: p, Virtual: true})
+		}
+		g := &groups[i]
+		g.Threads++
+		g.LifeS += th.LifeS
+		g.Events += th.Events
+		g.Pinned += th.Pinned
+		for st := model.State(0); st < model.NumStates; st++ {
+			*field(&g.StatesS, st) += *field(&th.StatesS, st)
+		}
+	}
+	for i := range groups {
+		g := &groups[i]
+		g.LifeS = math.Round(g.LifeS*1e9) / 1e9
+		for st := model.State(0); st < model.NumStates; st++ {
+			v := field(&g.StatesS, st)
+			*v = math.Round(*v*1e9) / 1e9
+			if g.LifeS > 0 {
+				*field(&g.StatesPct, st) = math.Round(*v/g.LifeS*1e4) / 100
+			}
+		}
+		r := &rows[row[g.Pattern]]
+		r.group, r.LifeS, r.Events, r.Pinned, r.StatesS, r.StatesPct = g.Threads, g.LifeS, g.Events, g.Pinned, g.StatesS, g.StatesPct
+	}
+	return rows, groups
 }

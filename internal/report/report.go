@@ -21,6 +21,10 @@ type Options struct {
 	// Width is the text report's target line width (default 100): table
 	// columns and thread names are fitted to it; frames are never cut.
 	Width int
+	// Virtual lists virtual threads one by one in the text report's
+	// THREADS table; by default they are one row per name pattern
+	// (VirtualGroup). JSON always lists them one by one.
+	Virtual bool
 }
 
 // Report is everything a report shows, ready to print or encode as JSON.
@@ -56,19 +60,26 @@ type Report struct {
 	ProblemSamples     []string         `json:"problem_samples"`
 	Warnings           []string         `json:"warnings"`
 
-	Threads      []Thread   `json:"threads"`
-	ThreadsTotal int        `json:"threads_total"`
-	Locks        []Lock     `json:"locks"`
-	LocksTotal   int        `json:"locks_total"`
-	BlockedS     float64    `json:"blocked_s"`
-	OpenS        float64    `json:"open_s"`
-	Sites        []Site     `json:"sites"`
-	SitesTotal   int        `json:"sites_total"`
-	Deadlocks    []Deadlock `json:"deadlocks"`
-	Hangs        []Hang     `json:"hangs"`
-	Waits        []Wait     `json:"waits"`
-	WaitsTotal   int        `json:"waits_total"`
-	Edges        Edges      `json:"edges"`
+	Threads      []Thread `json:"threads"`
+	ThreadsTotal int      `json:"threads_total"`
+	// VirtualGroups: the virtual threads by name pattern (digits as N), in
+	// the threads' ranking; empty without virtual threads.
+	VirtualGroups []VirtualGroup `json:"virtual_groups"`
+	// The text report's THREADS rows: Threads with virtual threads merged
+	// into their groups (unless Options.Virtual).
+	textThreads      []Thread
+	textThreadsTotal int
+	Locks            []Lock     `json:"locks"`
+	LocksTotal       int        `json:"locks_total"`
+	BlockedS         float64    `json:"blocked_s"`
+	OpenS            float64    `json:"open_s"`
+	Sites            []Site     `json:"sites"`
+	SitesTotal       int        `json:"sites_total"`
+	Deadlocks        []Deadlock `json:"deadlocks"`
+	Hangs            []Hang     `json:"hangs"`
+	Waits            []Wait     `json:"waits"`
+	WaitsTotal       int        `json:"waits_total"`
+	Edges            Edges      `json:"edges"`
 
 	width int // Options.Width, for WriteText
 }
@@ -107,6 +118,28 @@ type Thread struct {
 	JDK        bool    `json:"jdk"`
 	StatesS    States  `json:"states_s"`
 	StatesPct  States  `json:"states_pct"`
+	// Virtual threads (JDK 21+): virtual, the last carrier it was seen on
+	// (its id), how often it was seen on a carrier other than the last,
+	// and how many of its parks and sleeps were pinned to their carrier.
+	// Absent for platform threads.
+	Virtual  bool    `json:"virtual,omitempty"`
+	Carrier  *string `json:"carrier,omitempty"`
+	Carriers int     `json:"carriers,omitempty"`
+	Pinned   int     `json:"pinned,omitempty"`
+	group    int     // a text row of group virtual threads (VirtualGroup)
+}
+
+// VirtualGroup is the virtual threads whose names have one pattern (each
+// run of digits as N: "virtual-N" for the unnamed), summed: their time per
+// state and, in StatesPct, its share of their summed lives.
+type VirtualGroup struct {
+	Pattern   string  `json:"pattern"`
+	Threads   int     `json:"threads"`
+	LifeS     float64 `json:"life_s"`
+	Events    int     `json:"events"`
+	Pinned    int     `json:"pinned"`
+	StatesS   States  `json:"states_s"`
+	StatesPct States  `json:"states_pct"`
 }
 
 // Owner is a thread blamed for the time others spent blocked on a lock.

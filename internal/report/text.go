@@ -669,9 +669,13 @@ func (r *Report) threadRows(cols []int) [][]string {
 		header = append(header, stateNames[c])
 	}
 	rows := [][]string{header}
-	for _, th := range r.Threads {
+	for _, th := range r.textThreads {
 		name := th.Name
-		row := []string{label(th.ID, &name), fmt.Sprintf("%.3f", th.LifeS)}
+		lbl := label(th.ID, &name)
+		if th.group > 0 {
+			lbl = fmt.Sprintf("%d virtual %q", th.group, th.Name)
+		}
+		row := []string{lbl, fmt.Sprintf("%.3f", th.LifeS)}
 		for _, c := range cols {
 			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
 			if s == 0 {
@@ -686,16 +690,24 @@ func (r *Report) threadRows(cols []int) [][]string {
 }
 
 func (r *Report) threadSection(t *textWriter) {
-	if len(r.Threads) == 0 {
+	if r.textThreads == nil { // a Report not made by New (decoded from JSON)
+		r.textThreads, r.textThreadsTotal = r.Threads, r.ThreadsTotal
+	}
+	if len(r.textThreads) == 0 {
 		t.section("No threads.")
 		return
 	}
-	t.section("THREADS: %s by time blocked on locks, then time not runnable%s",
-		count(r.ThreadsTotal, "thread", "threads"), shown(len(r.Threads), r.ThreadsTotal))
+	if len(r.VirtualGroups) > 0 && len(r.textThreads) > 0 && r.textThreadsTotal != r.ThreadsTotal {
+		t.section("THREADS: %s (virtual threads grouped by name, digits as N; --virtual lists each) by time blocked on locks, then time not runnable%s",
+			count(r.ThreadsTotal, "thread", "threads"), shown(len(r.textThreads), r.textThreadsTotal))
+	} else {
+		t.section("THREADS: %s by time blocked on locks, then time not runnable%s",
+			count(r.ThreadsTotal, "thread", "threads"), shown(len(r.textThreads), r.textThreadsTotal))
+	}
 	// A state no listed thread was in gets no column.
 	var cols []int
 	for i := range stateNames {
-		for _, th := range r.Threads {
+		for _, th := range r.textThreads {
 			if i == 0 || stateValue(th.StatesS, i) > 0 {
 				cols = append(cols, i)
 				break
@@ -704,6 +716,9 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
+	if len(r.VirtualGroups) > 0 {
+		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
+	}
 	if r.parks {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O; blocked: on a monitor or\n" +

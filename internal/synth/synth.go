@@ -689,6 +689,11 @@ func (s *sim) operation(th int) {
 	case p < 78: // sleep
 		t.stack = s.site(siteSleep)
 		s.emit(format.ThreadSleep, th, t.stack)
+		if th != 0 && r.IntN(16) == 0 { // as a virtual thread on thread 0 as its carrier, pinned
+			carrier := format.ThreadID(s.threads[0].id)
+			s.write(&format.Event{Time: s.now, Kind: format.VirtualThreadMounted, Thread: format.ThreadID(t.id), Target: carrier})
+			s.write(&format.Event{Time: s.now, Kind: format.VirtualThreadPinned, Thread: format.ThreadID(t.id), Target: carrier})
+		}
 		t.state = tSleeping
 		s.schedule(th, s.now+s.dur(2_000_000))
 	case p < 94: // semaphore

@@ -219,6 +219,11 @@ type threadJSON struct {
 	Events    int     `json:"events"`
 	Time      []int64 `json:"time"` // ns per state, in summary.states order
 	JDK       bool    `json:"jdk"`  // a JDK service thread (Finalizer, Reference Handler, …)
+	// Virtual: a virtual thread (JDK 21+); Carrier its last carrier's
+	// index (-1 if unknown), Pinned its parks and sleeps pinned to it.
+	Virtual bool `json:"virtual,omitempty"`
+	Carrier *int `json:"carrier,omitempty"`
+	Pinned  int  `json:"pinned,omitempty"`
 }
 
 func (s *Server) threadJSON(i int) threadJSON {
@@ -230,6 +235,13 @@ func (s *Server) threadJSON(i int) threadJSON {
 	}
 	if t.Parent != 0 {
 		tj.Parent = s.d.threadIndex(t.Parent)
+	}
+	if t.Virtual {
+		tj.Virtual, tj.Pinned = true, t.Pinned
+		if t.Carrier != 0 {
+			c := s.d.threadIndex(t.Carrier)
+			tj.Carrier = &c
+		}
 	}
 	for k := range tj.Time {
 		tj.Time[k] = int64(t.Time[k])
@@ -286,6 +298,7 @@ type intervalJSON struct {
 	// Acquire: a park in the acquire of a java.util.concurrent lock (the
 	// object is a lock of kind juc); OwnerAtPark its owner then.
 	Acquire     bool        `json:"acquire,omitempty"`
+	Pinned      bool        `json:"pinned,omitempty"` // a virtual thread's park or sleep that parked its carrier
 	OwnerAtPark string      `json:"ownerAtPark,omitempty"`
 	Stack       int         `json:"stack"`
 	Frames      []frameJSON `json:"frames"`
@@ -334,6 +347,7 @@ func (s *Server) interval(r *http.Request) (any, error) {
 		out.OwnerAtPark = s.d.threadName(iv.First)
 	}
 	out.Acquire = iv.Acquire
+	out.Pinned = iv.Pinned
 	if iv.Object != 0 {
 		out.Object = iv.Object.String()
 		out.ObjectClass = s.d.objectClass(iv.Object)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/synth"
 )
 
 // The browser tests drive the viewer in a real headless Chromium: the
@@ -453,4 +455,46 @@ func TestREADMEScreenshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("wrote %s (%d bytes)", out, len(png))
+}
+
+// TestBrowserVirtual: virtual threads (issue 14 item 5) are grouped on the timeline by name
+// pattern, each group collapsed to one row until clicked, so thousands of them stay usable.
+func TestBrowserVirtual(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20})
+	groups := map[string]int{}
+	for _, th := range r.res.Model.Threads {
+		if th.Virtual {
+			groups[regexp.MustCompile(`\d+`).ReplaceAllString(th.Name, "N")]++
+		}
+	}
+	hidden := 0
+	for _, n := range groups {
+		if n > 1 {
+			hidden += n
+		}
+	}
+	if hidden == 0 {
+		t.Fatalf("the synthetic recording has no group of virtual threads: %v", groups)
+	}
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1600, 1000)
+	open(t, ctx, ts.URL+"/")
+	waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+	all := len(r.res.Model.Threads)
+	if got, want := eval[string](t, ctx, `document.querySelector('canvas.timeline').dataset.lanes`), fmt.Sprint(all-hidden); got != want {
+		t.Errorf("%s lanes, want %s: the %d threads but the %d virtual ones in groups, collapsed", got, want, all, hidden)
+	}
+	// Clicking every group of virtual threads expands it: one lane per thread.
+	got := eval[string](t, ctx, `(() => {
+		const tl = window.orca.timeline;
+		for (const r of tl.rows) if (r.kind === 'group' && r.name.startsWith('virtual ')) tl.expanded.add(r.key);
+		tl.relayout();
+		return tl.canvas.dataset.lanes;
+	})()`)
+	if want := fmt.Sprint(all); got != want {
+		t.Errorf("%s lanes with the virtual groups expanded, want %d", got, all)
+	}
 }

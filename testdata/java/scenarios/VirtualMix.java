@@ -1,9 +1,10 @@
 // VirtualMix: issue 12, item 5. On JDK 21+, 10 000 virtual threads sleep, 100 wait (each notified
 // by another virtual thread once it waits), 50 contend among themselves and one on a platform
 // thread's lock, while platform threads sleep, wait/notify and contend with exact counts, and one
-// platform thread blocks on a lock owned by a virtual thread. The agent does not record virtual
-// threads' events (they would go to the carrier's state and pair wrongly) but counts them
-// (.info unattributed.KIND); the platform threads' events must stay exact and correctly paired.
+// platform thread blocks on a lock owned by a virtual thread. The agent records virtual threads'
+// events with their own identity (issue 14 item 5; before, they went to the carrier's state and
+// paired wrongly, then were only counted); the platform threads' events must stay exact and
+// correctly paired.
 // Prints "EXPECT virtual=no" on JDK 17-20. Compiled with --release 17: virtual threads through
 // reflection.
 import java.util.concurrent.atomic.AtomicInteger;
@@ -152,8 +153,9 @@ public class VirtualMix {
 
         while (done.get() < SLEEPERS) LockSupport.parkNanos(1_000_000);
         System.out.printf("EXPECT virtual=yes vthreads=%d sleepers=%d waiters=%d contenders=%d rounds=%d "
-                + "pmon=%08X plock=%08X vlock=%08X mlock=%08X vvlock=%08X psleeper=%08X pwaiter=%08X pblocked=%08X%n",
-                vthreads.get(), SLEEPERS, WAITERS, CONTENDERS, PLATFORM_ROUNDS, System.identityHashCode(pmon),
+                + "main=%08X pmon=%08X plock=%08X vlock=%08X mlock=%08X vvlock=%08X psleeper=%08X pwaiter=%08X pblocked=%08X%n",
+                vthreads.get(), SLEEPERS, WAITERS, CONTENDERS, PLATFORM_ROUNDS,
+                System.identityHashCode(Thread.currentThread()), System.identityHashCode(pmon),
                 System.identityHashCode(plock), System.identityHashCode(vlock), System.identityHashCode(mlock),
                 System.identityHashCode(vvlock), System.identityHashCode(psleeper), System.identityHashCode(pwaiter),
                 System.identityHashCode(pblocked));

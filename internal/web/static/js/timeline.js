@@ -30,6 +30,9 @@ function alpha(hex, a) {
 }
 
 // groupKey puts threads whose names differ only in a trailing number together.
+// VIRTUAL begins the group key of virtual threads (JDK 21+), by name with digits as N.
+const VIRTUAL = '\u0002v:';
+
 export function groupKey(name) {
   const m = /^(.*?)(\d+)$/.exec(name);
   return m && m[1] !== '' ? m[1] + '#' : null;
@@ -46,6 +49,7 @@ export class Timeline {
     this.cachedSegs = 0;
     this.details = new Map(); // `${thread}.${index}` → interval JSON (or a Promise)
     this.collapsed = new Set();
+    this.expanded = new Set();   // groups of virtual threads, collapsed unless here
     this.hover = null;
     this.mouse = null;
     this.edgeData = null;
@@ -161,7 +165,8 @@ export class Timeline {
       const groups = new Map();
       const order = [];
       for (const t of list) {
-        const key = t.jdk ? '\u0000jdk' : groupKey(t.name) || '\u0001' + t.i;
+        // Virtual threads (often thousands): a group per name pattern, collapsed until expanded.
+        const key = t.jdk ? '\u0000jdk' : t.virtual ? VIRTUAL + t.name.replace(/\d+/g, 'N') : groupKey(t.name) || '\u0001' + t.i;
         let g = groups.get(key);
         if (!g) { g = { key, members: [] }; groups.set(key, g); order.push(g); }
         g.members.push(t);
@@ -175,8 +180,9 @@ export class Timeline {
       order.sort((a, b) => (a.key === '\u0000jdk') - (b.key === '\u0000jdk') || gcmp(a, b));
       for (const g of order) {
         if (g.members.length === 1 && g.key !== '\u0000jdk') { addLane(g.members[0], 0); continue; }
-        const name = g.key === '\u0000jdk' ? 'JDK service threads' : g.key;
-        const collapsed = this.collapsed.has(g.key);
+        const virtual = g.key.startsWith(VIRTUAL);
+        const name = g.key === '\u0000jdk' ? 'JDK service threads' : virtual ? 'virtual ' + g.key.slice(VIRTUAL.length) : g.key;
+        const collapsed = virtual ? !this.expanded.has(g.key) : this.collapsed.has(g.key);
         const blocked = agg(g);
         rows.push({ kind: 'group', key: g.key, name, count: g.members.length, collapsed, y, h: GROUP_H, blocked });
         y += GROUP_H;
@@ -1179,7 +1185,8 @@ export class Timeline {
     if (ri < 0) { this.clearSelection(); return; }
     const r = this.rows[ri];
     if (r.kind === 'group') {
-      if (this.collapsed.has(r.key)) this.collapsed.delete(r.key); else this.collapsed.add(r.key);
+      const set = r.key.startsWith(VIRTUAL) ? this.expanded : this.collapsed;
+      if (set.has(r.key)) set.delete(r.key); else set.add(r.key);
       this.relayout();
       return;
     }
@@ -1336,6 +1343,7 @@ function tipDetail(d, threads) {
   }
   if (d.ownerAtPark) out.push(h('div', null, h('span', { class: 'muted' }, d.acquire ? 'lock held by ' : 'owner when parked '), d.ownerAtPark));
   if (d.wake) out.push(h('div', { class: 'muted' }, `ended by ${d.wake}`));
+  if (d.pinned) out.push(h('div', null, h('b', null, 'pinned'), h('span', { class: 'muted' }, ' to its carrier: this virtual thread could not unmount and parked it')));
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));
   out.push(h('div', { class: 'muted' }, `${fmtTime(d.start)} → ${fmtTime(d.end)}`));
   const top = d.frames.find((f) => !f.jdk) || d.frames[0];

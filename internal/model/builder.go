@@ -185,8 +185,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		// starter may still be in synchronized Thread.start): the thread
 		// lives until then. Nothing else may follow; an identity hash
 		// shared by two threads looks like this.
-		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered) &&
-			uint32(ev.Object) == uint32(ev.Thread)
+		// The ObjectClass line of that enter names the Thread object's class.
+		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered ||
+			ev.Kind == format.ObjectClass) && uint32(ev.Object) == uint32(ev.Thread)
 		if !exit {
 			b.problem(ev, "event after ThreadEnded of %v", ev.Thread)
 			return

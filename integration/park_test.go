@@ -471,4 +471,6 @@ func checkIdle(t *testing.T, m *model.Model, rep *report.Report) {
 
 // lockWaiter tells the Parking threads that wait for a java.util.concurrent lock: the model
 // shows their parks as blocked (model.Interval.Shown), the others' as parked.
-func lockWaiter(name string) bool { return strings.HasPrefix(name, "rl-waiter-") || name == "rw-reader" }
+func lockWaiter(name string) bool {
+	return strings.HasPrefix(name, "rl-waiter-") || name == "rw-reader"
+}

@@ -86,16 +86,7 @@ func TestVirtualContention(t *testing.T) {
 // places every event.
 func TestVirtualMix(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "VirtualMix")
-		if e.str(t, "virtual") == "no" {
-			t.Skipf("%s has no virtual threads", j.name)
-		}
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInfo(t, true, true)
-		r.checkInvariants(t)
-		checkVirtualBalance(t, r)
+		e, r := recordVirtual(t, j, "VirtualMix")
 		c := counter{t, r}
 		virtual := r.virtualThreads()
 		obj := func(key string) func(int, reader.Event) bool {
@@ -150,7 +141,7 @@ func TestVirtualMix(t *testing.T) {
 			t.Errorf(".info: virtual_threads=%d, want at least the %d in the recording", got, len(virtual))
 		}
 		// No event on a thread the model cannot place ("could not be placed" in the report).
-		_, built := buildModel(t, prefix)
+		_, built := buildModel(t, r.prefix)
 		for _, p := range built.Model.Problems {
 			t.Errorf("problem: %s", p)
 		}
@@ -173,16 +164,7 @@ func TestVirtualMix(t *testing.T) {
 // virtual thread's monitor names it.
 func TestVirtualLocks(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "VirtualLocks")
-		if e.str(t, "virtual") == "no" {
-			t.Skipf("%s has no virtual threads", j.name)
-		}
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInfo(t, true, true)
-		r.checkInvariants(t)
-		checkVirtualBalance(t, r)
+		e, r := recordVirtual(t, j, "VirtualLocks")
 		c := counter{t, r}
 		virtual := r.virtualThreads()
 		h := func(key string) uint32 { return e.hash(t, key) }
@@ -230,7 +212,7 @@ func TestVirtualLocks(t *testing.T) {
 		if got := len(r.sel(format.VirtualThreadPinned, nil)); got < pinned {
 			t.Errorf("VirtualThreadPinned: %d, want at least %d", got, pinned)
 		}
-		_, built := buildModel(t, prefix)
+		_, built := buildModel(t, r.prefix)
 		m := built.Model
 		for _, p := range m.Problems {
 			t.Errorf("problem: %s", p)
@@ -284,4 +266,22 @@ func TestVirtualLocks(t *testing.T) {
 			t.Errorf("model: %d pinned sleeps of orca-vpinned-*, want %d", np, pinned)
 		}
 	})
+}
+
+// recordVirtual records a program of virtual threads (skipping a JDK without them) and runs the
+// checks every such recording must pass: it parses, its .info is complete without drops, the
+// model's invariants hold, and each thread's Enters and Entered balance.
+func recordVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
+	t.Helper()
+	e, prefix := recordExpect(t, j, main)
+	if e.str(t, "virtual") == "no" {
+		t.Skipf("%s has no virtual threads", j.name)
+	}
+	r := load(t, prefix)
+	r.logOnFailure(t)
+	r.checkParse(t)
+	r.checkInfo(t, true, true)
+	r.checkInvariants(t)
+	checkVirtualBalance(t, r)
+	return e, r
 }

@@ -39,25 +39,33 @@ static void prop(const char *key, const char *name) {
   }
 }
 
-// java_prop reads a property that Java code sets (JVMTI only sees the VM's).
-static void java_prop(JNIEnv *env, const char *key, const char *name) {
-  jclass sys = (*env)->FindClass(env, "java/lang/System");
-  jmethodID get = sys ? (*env)->GetStaticMethodID(env, sys, "getProperty", "(Ljava/lang/String;)Ljava/lang/String;") : NULL;
-  jstring k = get ? (*env)->NewStringUTF(env, name) : NULL;
-  jstring v = k ? (jstring)(*env)->CallStaticObjectMethod(env, sys, get, k) : NULL;
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
-  if (v) {
-    const char *c = (*env)->GetStringUTFChars(env, v, NULL);
-    if (c) {
-      counters_prop(key, c);
-      (*env)->ReleaseStringUTFChars(env, v, c);
+// java_version: java.version is set by Java code (VersionProps), which
+// JVMTI's properties do not see; the agent runs none (jclass.h). It is the
+// JDK's release file's JAVA_VERSION, else java.vm.version up to its build
+// ("17.0.15+6-Debian-1deb12u1": 17.0.15).
+static void java_version(void) {
+  char *home = NULL, path[4200], line[256], v[128] = "";
+  if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) == JVMTI_ERROR_NONE && home) {
+    snprintf(path, sizeof path, "%s/release", home);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+    FILE *f = fopen(path, "r");
+    while (f && fgets(line, sizeof line, f)) {
+      if (sscanf(line, "JAVA_VERSION=\"%127[^\"]\"", v) == 1) break;
+      v[0] = 0;
     }
+    if (f) fclose(f);
   }
+  char *vm = NULL;
+  if (!v[0] && (*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &vm) == JVMTI_ERROR_NONE && vm) {
+    snprintf(v, sizeof v, "%.*s", (int)strcspn(vm, "+"), vm);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)vm);
+  }
+  if (v[0]) counters_prop(ORCA_INFO_JAVA_VERSION, v);
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j; (void)t;
-  java_prop(env, ORCA_INFO_JAVA_VERSION, "java.version");
+  java_version();
   prop(ORCA_INFO_JAVA_VM, "java.vm.name");
   prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
   prop(ORCA_INFO_JAVA_HOME, "java.home");
@@ -65,14 +73,20 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   if (!orca_recording()) return;
   objhash_ready();
   hsstat_enable(env);
+  vthread_init(env, t);
   threads_existing(env);
-  park_init(env);
+  park_init(env, t);
   asgct_ready(env);
-  const char *err = pending_start_walker(env);
+  const char *err = pending_start_walker(env, t);
   if (err) {
     counters_prop(ORCA_INFO_WARNING, err);
     orca_log("%s: a wait longer than a second is written without its stack", err);
   }
+}
+
+static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  asgct_on_class_prepare(j, env, t, c);
+  vthread_class_prepared(env, c);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
@@ -192,7 +206,7 @@ static jint start(JavaVM *vm, char *options) {
   cb.GarbageCollectionStart = objhash_on_gc_start;
   cb.GarbageCollectionFinish = objhash_on_gc_finish;
   cb.ClassFileLoadHook = inject_on_class_file_load;
-  cb.ClassPrepare = asgct_on_class_prepare;
+  cb.ClassPrepare = on_class_prepare;
   cb.ClassLoad = asgct_on_class_load;
   threads_virtual_init();
   if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {

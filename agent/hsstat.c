@@ -7,6 +7,7 @@
 #include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
+#include "jclass.h"
 #include "mgmt.h"
 #include "orca.h"
 #include "vmstructs.h"
@@ -134,7 +135,7 @@ static int wait_step(int want) {
 }
 
 static const char *calibrate(JNIEnv *env, jthread contender) {
-  jclass oc = (*env)->FindClass(env, "java/lang/Object");
+  jclass oc = jclass_of(env, contender, "Ljava/lang/Object;");
   jobject o = oc ? (*env)->AllocObject(env, oc) : NULL;
   if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
   if (!o || !(calib_obj = (*env)->NewGlobalRef(env, o))) return "no object to contend on";

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include "counters.h"
 #include "orca.h"
+#include "jclass.h"
 #include "owner.h"
 #include "vmstructs.h"
 #include "vthread.h"
@@ -77,10 +78,10 @@ const char *owner_hash_caps(void) {
   return "ObjectMonitor::_header";
 }
 
-static void fields(JNIEnv *env) {
+static void fields(JNIEnv *env, jobject thread) {
   if (fid_tid) return;
-  jclass c = (*env)->FindClass(env, "java/lang/Thread");
-  if (!c) { (*env)->ExceptionClear(env); return; }
+  jclass c = jclass_of(env, thread, "Ljava/lang/Thread;");
+  if (!c) return;
   fid_eetop = (*env)->GetFieldID(env, c, "eetop", "J");
   if (!fid_eetop) (*env)->ExceptionClear(env);
   fid_tid = (*env)->GetFieldID(env, c, "tid", "J");
@@ -129,7 +130,7 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
 
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier) {
   if (!can_owner || my_slot >= 0) return;
-  fields(env);
+  fields(env, thread);
   if (!vms_thread(env) && fid_eetop && thread)
     vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
   uintptr_t jt = vms_thread(env);
@@ -147,7 +148,7 @@ void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier
 
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   if (!can_owner) return;
-  fields(env);
+  fields(env, thread);
   if (!fid_eetop) return;
   uintptr_t jt = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
   int n = atomic_load(&high);

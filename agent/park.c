@@ -5,6 +5,7 @@
 #include "methods.h"
 #include "objclass.h"
 #include "objhash.h"
+#include "jclass.h"
 #include "park.h"
 #include "threads.h"
 #include "vthread.h"
@@ -43,9 +44,9 @@ int park_bind(const char *csig, const char *name, const char *sig, void *addr, v
   return 1;
 }
 
-void park_init(JNIEnv *env) {
+void park_init(JNIEnv *env, jthread cur) {
   if (opt.seed_only) return;
-  jclass t = (*env)->FindClass(env, "java/lang/Thread");
+  jclass t = jclass_of(env, cur, "Ljava/lang/Thread;");
   if (t) {
     f_blocker = (*env)->GetFieldID(env, t, "parkBlocker", "Ljava/lang/Object;");
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_blocker = NULL;

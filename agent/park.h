@@ -15,7 +15,7 @@
 int park_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr);
 // park_init caches the JNI field IDs (VMInit). Until then parks are not
 // recorded (the VM's own start-up parks).
-void park_init(JNIEnv *env);
+void park_init(JNIEnv *env, jthread cur);
 // park_blocker returns the identity hash of thread t's Thread.parkBlocker
 // (0: none), writes its class once (ObjectClass, on s's shard at ts) and sets
 // *owner to its exclusive owner's hash when it is an

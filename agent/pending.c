@@ -9,6 +9,7 @@
 #include "methods.h"
 #include "objclass.h"
 #include "objhash.h"
+#include "jclass.h"
 #include "pending.h"
 #include "waitobj.h"
 
@@ -476,9 +477,8 @@ void pending_stop_walker(void) {
   (*jvmti)->RawMonitorExit(jvmti, walker_mon);
 }
 
-// new_thread makes a java.lang.Thread for JVMTI's RunAgentThread.
-static jthread new_thread(JNIEnv *env, const char *name) {
-  jclass c = (*env)->FindClass(env, "java/lang/Thread");
+// new_thread makes a java.lang.Thread for JVMTI's RunAgentThread (c: the class).
+static jthread new_thread(JNIEnv *env, jclass c, const char *name) {
   jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
   jstring s = init ? (*env)->NewStringUTF(env, name) : NULL;
   jthread t = s ? (*env)->NewObject(env, c, init, s) : NULL;
@@ -486,16 +486,18 @@ static jthread new_thread(JNIEnv *env, const char *name) {
   return t;
 }
 
-const char *pending_start_walker(JNIEnv *env) {
+const char *pending_start_walker(JNIEnv *env, jthread cur) {
   if ((*jvmti)->CreateRawMonitor(jvmti, "orca walker", &walker_mon) != JVMTI_ERROR_NONE) {
     walker_mon = NULL;
     return "cannot create the walker's monitor";
   }
   // Both Thread objects are made here, before main runs: their
   // constructors are Java code (ThreadGroup bookkeeping under its monitor).
-  jthread cal = new_thread(env, "orca calibration");
+  jclass c = jclass_of(env, cur, "Ljava/lang/Thread;");
+  jthread cal = new_thread(env, c, "orca calibration");
   if (cal) calibrator = (*env)->NewGlobalRef(env, cal);
-  jthread t = new_thread(env, "orca walker");
+  jthread t = new_thread(env, c, "orca walker");
+  if (c) (*env)->DeleteLocalRef(env, c);
   if (!t || !(walker = (*env)->NewGlobalRef(env, t))) return "cannot create the walker thread";
   if ((*jvmti)->RunAgentThread(jvmti, walker, walker_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
     return "cannot start the walker thread";

@@ -122,7 +122,7 @@ void pending_walk(int64_t old_before);
 
 // pending_start_walker starts the walker thread (at VMInit); NULL or an
 // error. pending_is_walker tells whether t is it (ThreadStart filters it).
-const char *pending_start_walker(JNIEnv *env);
+const char *pending_start_walker(JNIEnv *env, jthread cur);
 int pending_walker_alive(void);
 // pending_stop_walker wakes the walker so it ends (at VM death, after
 // recording stopped).

@@ -3,49 +3,69 @@
 #include <stdlib.h>
 #include <string.h>
 #include "counters.h"
+#include "jclass.h"
 #include "orca.h"
 #include "vmstructs.h"
 #include "vthread.h"
 
 static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads counts
-static jclass base_class, carrier_class;   // java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread
+// java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread: found among
+// the classes loaded at VMInit or when prepared (ClassPrepare), never with
+// FindClass (jclass.h). BaseVirtualThread is loaded with the VM;
+// CarrierThread only when a program makes virtual threads: until then no
+// thread is a carrier.
+static _Atomic(jclass) base_class, carrier_class;
 static jfieldID fid_tid;                   // java.lang.Thread.tid
-static atomic_int looked_up;
 static vthread_fn on_start, on_end;
 
-// The classes are looked up at the first thread made in the live phase:
-// carriers and virtual threads exist only after VMInit.
-static void lookup(JNIEnv *env) {
-  if (atomic_load(&looked_up) || !hs_has(HS_VIRTUAL_THREADS)) return;
-  jvmtiPhase ph = JVMTI_PHASE_LIVE;
-  (*jvmti)->GetPhase(jvmti, &ph);
-  if (ph != JVMTI_PHASE_LIVE) return;
-  const char *names[2] = {"java/lang/BaseVirtualThread", "jdk/internal/misc/CarrierThread"};
-  jclass *out[2] = {&base_class, &carrier_class};
-  for (int i = 0; i < 2; i++) {
-    jclass c = (*env)->FindClass(env, names[i]);
-    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
-    if (c) {
-      *out[i] = (*env)->NewGlobalRef(env, c);
-      (*env)->DeleteLocalRef(env, c);
-    }
-  }
-  jclass t = (*env)->FindClass(env, "java/lang/Thread");
-  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), t = NULL;
-  if (t) {
-    fid_tid = (*env)->GetFieldID(env, t, "tid", "J");
+#define SIG_BASE "Ljava/lang/BaseVirtualThread;"
+#define SIG_CARRIER "Ljdk/internal/misc/CarrierThread;"
+
+static jclass base(void) { return atomic_load_explicit(&base_class, memory_order_acquire); }
+static jclass carrier(void) { return atomic_load_explicit(&carrier_class, memory_order_acquire); }
+
+static int classes_wanted(void) { return hs_has(HS_VIRTUAL_THREADS) && (!base() || !carrier()); }
+
+static void note_class(JNIEnv *env, jclass c) {
+  char *sig = NULL;
+  if ((*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) != JVMTI_ERROR_NONE || !sig) return;
+  _Atomic(jclass) *slot = !strcmp(sig, SIG_BASE) ? &base_class : !strcmp(sig, SIG_CARRIER) ? &carrier_class : NULL;
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+  if (!slot || atomic_load(slot)) return;
+  jclass g = (*env)->NewGlobalRef(env, c), none = NULL;
+  if (g && !atomic_compare_exchange_strong(slot, &none, g)) (*env)->DeleteGlobalRef(env, g);
+}
+
+void vthread_class_prepared(JNIEnv *env, jclass c) {
+  if (classes_wanted()) note_class(env, c);
+}
+
+void vthread_init(JNIEnv *env, jthread t) {
+  if (!hs_has(HS_VIRTUAL_THREADS)) return;
+  jclass tc = jclass_of(env, t, "Ljava/lang/Thread;");
+  if (tc) {
+    fid_tid = (*env)->GetFieldID(env, tc, "tid", "J");
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), fid_tid = NULL;
-    (*env)->DeleteLocalRef(env, t);
+    (*env)->DeleteLocalRef(env, tc);
   }
-  atomic_store(&looked_up, 1);
+  jint n = 0;
+  jclass *cs = NULL;
+  if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return;
+  (*env)->EnsureLocalCapacity(env, n);   // -Xcheck:jni: all live at once (asgct.c)
+  for (jint i = 0; i < n; i++) {
+    if (classes_wanted()) note_class(env, cs[i]);
+    (*env)->DeleteLocalRef(env, cs[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
 }
 
 int vthread_current(JNIEnv *env, jthread t, jthread *cur) {
   *cur = NULL;
-  if (!base_class || !env) return 0;
+  jclass b = base();
+  if (!b || !env) return 0;
   jthread c = t;
   if (!c && (*jvmti)->GetCurrentThread(jvmti, &c) != JVMTI_ERROR_NONE) return 0;
-  if (c && (*env)->IsInstanceOf(env, c, base_class)) {
+  if (c && (*env)->IsInstanceOf(env, c, b)) {
     *cur = c;
     return 1;
   }
@@ -121,16 +141,16 @@ void vthread_on(vthread_fn start, vthread_fn end) {
 
 int vthread_may_host(JNIEnv *env, jthread t) {
   if (!hs_has(HS_VIRTUAL_THREADS) || !env || !t) return 0;
-  lookup(env);
-  return (base_class && (*env)->IsInstanceOf(env, t, base_class)) ||
-         (carrier_class && (*env)->IsInstanceOf(env, t, carrier_class));
+  jclass b = base(), c = carrier();
+  return (b && (*env)->IsInstanceOf(env, t, b)) || (c && (*env)->IsInstanceOf(env, t, c));
 }
 
 int vthread_is(JNIEnv *env, jthread t) {
-  if (!base_class || !env) return 0;
+  jclass b = base();
+  if (!b || !env) return 0;
   jthread cur = t;
   if (!cur && (*jvmti)->GetCurrentThread(jvmti, &cur) != JVMTI_ERROR_NONE) return 0;
-  int v = cur && (*env)->IsInstanceOf(env, cur, base_class);
+  int v = cur && (*env)->IsInstanceOf(env, cur, b);
   if (cur && !t) (*env)->DeleteLocalRef(env, cur);
   return v;
 }
@@ -156,7 +176,6 @@ static void JNICALL on_virtual_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t)
   (void)j;
   counter_add(CNT_VIRTUAL_THREADS, 1);
   if (!orca_recording() || !t) return;
-  lookup(env);
   jint h = 0;
   (*jvmti)->GetObjectHashCode(jvmti, t, &h);
   int64_t tid = vthread_tid(env, t);

@@ -14,6 +14,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+// vthread_init, at VMInit (t: the thread of the event), and
+// vthread_class_prepared, at every ClassPrepare, find the classes that tell
+// virtual threads and carriers apart, without Java code (jclass.h).
+void vthread_init(JNIEnv *env, jthread t);
+void vthread_class_prepared(JNIEnv *env, jclass c);
 // vthread_may_host tells, when a thread's state is made, whether virtual
 // threads may run on it (a carrier, or t itself virtual): only on those is
 // each event checked. t is the thread's object (not NULL).

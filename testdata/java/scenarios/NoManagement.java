@@ -4,11 +4,16 @@
 // loading 42-44 management classes and bootstrapping its own lambdas, and main blocked on the
 // JDK's LambdaForm monitors (owner unknown) in runs where the two met: contended enters the
 // program never made. Then it makes exactly CONTENDED handshaked contended enters on lock, all by
-// one helper thread; main makes none.
+// one helper thread; main makes none. Before that, BURST threads start at once and end: their first
+// events reach the agent together (issue 14: the agent's lookup of the virtual-thread classes ran
+// the application class loader's Java code inside each one's callback, and they contended on that
+// loader's lock for the class's name, a MonitorContendedEnter nested in the agent's own).
 //
 // Prints "EXPECT main=HASH helper=HASH lock=HASH contended=N".
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BiFunction;
@@ -20,7 +25,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 public class NoManagement {
-    static final int CONTENDED = 5;
+    static final int CONTENDED = 5, BURST = 16;
     static final Object lock = new Object();
     static volatile int go, passed;
 
@@ -47,8 +52,35 @@ public class NoManagement {
         return sum;
     }
 
+    // burst starts BURST threads at once, each waiting for its turn to end: they end one at a time
+    // (on JDK 17 a thread's exit takes its group's monitor: threads ending together contend on it)
+    // and none while main is still in its Thread.start (which holds the thread's monitor on 25).
+    static void burst() throws InterruptedException {
+        // A timed wait on a closed latch first: the burst's threads' first awaits would otherwise
+        // initialise AQS's node classes together, contending on the class's init lock (an int[]).
+        new CountDownLatch(1).await(1, TimeUnit.MILLISECONDS);
+        CountDownLatch[] turn = new CountDownLatch[BURST];
+        Thread[] ts = new Thread[BURST];
+        for (int i = 0; i < BURST; i++) {
+            CountDownLatch mine = turn[i] = new CountDownLatch(1);
+            ts[i] = new Thread(() -> {
+                try {
+                    mine.await();
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            }, "orca-burst-" + i);
+        }
+        for (Thread t : ts) t.start();
+        for (int i = 0; i < BURST; i++) {
+            turn[i].countDown();
+            while (ts[i].isAlive()) LockSupport.parkNanos(20_000); // join would be recorded
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         long sum = startUp();
+        burst();
         // Loaded before the helper runs: two threads loading one class contend on the class
         // loader's lock for its name (contention of the program's own, seen: main's
         // getState and the helper's parkNanos loading LockSupport at once).

@@ -16,7 +16,7 @@ const char *options_usage =
     "  prefix=PATH        output prefix: PATH.orca, .methods, .classtable, .info (default orca-%p; %p = pid)\n"
     "  depth=N            stack frames per event, 0-256 (default 16); 8 bytes a frame in the buffer\n"
     "  flush=MS           write buffered events every MS ms, 10-1000 (default 200)\n"
-    "  buffer=MB          event buffer size in MB, 1-1024 (default 32); memory: up to ~3.5 x MB resident\n"
+    "  buffer=MB          event buffer size in MB, 1-1024 (default 32); memory: up to ~3.8 x MB resident\n"
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
     "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
     "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"

@@ -139,9 +139,11 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     return;
   }
   int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
-  jthread self = NULL;
+  // The thread's own reference, kept for its life (one JVMTI call and a
+  // local reference less a park), or a local one after its ThreadEnd.
+  jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
+  if (!self && (*jvmti)->GetCurrentThread(jvmti, &local) == JVMTI_ERROR_NONE) self = local;
   uint32_t owner = 0;
-  if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) self = NULL;
   uint32_t bh = park_blocker(env, s, ts, self, &owner);
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
   // the epoch) as the time left to it, 0 when past.
@@ -167,9 +169,11 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     const char *how = "unparked";
     if (park_interrupted(env, self)) how = "interrupted";
     else if (absolute ? clock_unix_now() >= deadline : timeout > 0 && end - t0 >= timeout) how = "timeout";
-    ring_put(s->shard, ORCA_EV_THREAD_UNPARKED, end, s->hash, bh, 0, fr, n, how, (int)strlen(how));
+    // No stack: it is the ThreadPark's (docs/format.md), a third of a
+    // park-heavy recording's bytes not written.
+    ring_put(s->shard, ORCA_EV_THREAD_UNPARKED, end, s->hash, bh, 0, NULL, 0, how, (int)strlen(how));
   }
-  if (self) (*env)->DeleteLocalRef(env, self);
+  if (local) (*env)->DeleteLocalRef(env, local);
 }
 
 static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {

@@ -255,6 +255,17 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
 }
 
+jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {
+  if (!s->ref && env) {
+    jthread t = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &t) == JVMTI_ERROR_NONE && t) {
+      s->ref = (*env)->NewGlobalRef(env, t);
+      (*env)->DeleteLocalRef(env, t);
+    }
+  }
+  return s->ref;
+}
+
 void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts) {
   // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
   // re-entry too, so an Entered still deferred is written first, also on

@@ -120,6 +120,12 @@ int64_t pending_flush(int64_t cutoff, int64_t stale_before);
 // old_before; any Java thread but the waiting ones may call it.
 void pending_walk(int64_t old_before);
 
+// pending_thread_ref returns the global reference to the calling thread,
+// whose state s is, made at its first call (or its first wait): it lives
+// until the thread's end (pending_detach). Not for a state made after the
+// thread's end (tstate.ended): nothing would delete it.
+jthread pending_thread_ref(pending_tstate *s, JNIEnv *env);
+
 // pending_start_walker starts the walker thread (at VMInit); NULL or an
 // error. pending_is_walker tells whether t is it (ThreadStart filters it).
 const char *pending_start_walker(JNIEnv *env, jthread cur);

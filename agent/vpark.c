@@ -86,7 +86,7 @@ JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, 
   int64_t ts = clock_now();
   if (p->kind == ORCA_EV_THREAD_PARK) {
     const char *how = park_interrupted(env, o) ? "interrupted" : tag == T_PARK ? "unparked" : "";
-    ring_put(v->shard, ORCA_EV_THREAD_UNPARKED, ts, v->hash, p->blocker, 0, p->frames, p->n, how, (int)strlen(how));
+    ring_put(v->shard, ORCA_EV_THREAD_UNPARKED, ts, v->hash, p->blocker, 0, NULL, 0, how, (int)strlen(how));
   } else {
     ring_put(v->shard, ORCA_EV_THREAD_SLEPT, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
   }

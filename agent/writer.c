@@ -162,14 +162,14 @@ static void flush_meta(int which, int fd) {
 // ---- event batch ----
 //
 // Memory (docs/agent.md, "Memory"): besides the rings (2 x buffer), the
-// writer holds the sort index of one batch (24 bytes a record), the lines
+// writer holds the sort index of one batch (16 bytes a record, and as much
+// to merge it), the lines
 // held back for deferred records (two carry buffers of at most
 // carry_budget each) and one chunk of formatted text (OUT_CHUNK plus one
 // line): a batch is formatted and written chunk by chunk.
 
 typedef struct {
   int64_t ts;
-  long seq;
   const orca_rec *r;
 } item_t;
 
@@ -178,15 +178,70 @@ typedef struct {
 // The longest line: fixed fields, ORCA_MAX_DEPTH frames, a quoted name.
 #define MAX_LINE (96 + ORCA_MAX_DEPTH * 18 + 2 * 65536 + 2)
 
-static item_t *items;
+static item_t *items, *scratch;   // a batch's index, and the merge's other half
 static size_t items_cap;
 static char *out;
 static size_t ends[CHUNK_ITEMS];   // end of each line of the chunk in out
 
+// Sorting a batch. Each run (the carry, then each ring shard) holds its
+// records in the order they were put, nearly in time order: a thread takes
+// its time, then claims its shard, so only threads sharing a shard, or one
+// preempted in between, swap. Each run is sorted by insertion (a few moves),
+// or by qsort when it has many, then the runs are merged pairwise. Equal
+// times keep the order they were put in: within a run by address (records
+// are appended), across runs by the run's place (the merge takes the left
+// one on equal times). The order is a qsort's of the batch by (time, position), at a
+// fraction of its cost (glibc's qsort was 3 % of ParkBench's CPU).
+static int before(const item_t *x, const item_t *y) {
+  return x->ts < y->ts || (x->ts == y->ts && (uintptr_t)x->r < (uintptr_t)y->r);
+}
+
 static int cmp_item(const void *a, const void *b) {
-  const item_t *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
+  return before(a, b) ? -1 : before(b, a);
+}
+
+static void sort_run(item_t *a, size_t n) {
+  size_t moves = 0, limit = 8 * n + 64;
+  for (size_t i = 1; i < n; i++) {
+    item_t x = a[i];
+    size_t j = i;
+    while (j > 0 && before(&x, &a[j - 1])) {
+      a[j] = a[j - 1];
+      j--;
+      if (++moves > limit) {   // far from sorted
+        a[j] = x;
+        qsort(a, n, sizeof *a, cmp_item);
+        return;
+      }
+    }
+    a[j] = x;
+  }
+}
+
+// sort_batch sorts items[0, count), the runs starting at start[0..runs)
+// (start[runs] == count); start is overwritten.
+static void sort_batch(size_t *start, int runs, size_t count) {
+  for (int r = 0; r < runs; r++) sort_run(items + start[r], start[r + 1] - start[r]);
+  item_t *src = items, *dst = scratch;
+  while (runs > 1) {
+    int out = 0;
+    for (int r = 0; r < runs; r += 2) {
+      size_t lo = start[r], mid = start[r + 1], hi = r + 2 <= runs ? start[r + 2] : mid;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j].ts < src[i].ts ? src[j++] : src[i++];
+      memcpy(dst + k, src + i, (mid - i) * sizeof *src);
+      k += mid - i;
+      memcpy(dst + k, src + j, (hi - j) * sizeof *src);
+      start[out++] = lo;
+    }
+    start[out] = count;
+    runs = out;
+    item_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  items = src;   // the sorted half; the other is the next batch's scratch
+  scratch = dst;
 }
 
 static size_t line_max(const orca_rec *r) {
@@ -234,7 +289,6 @@ static void add_items(const char *buf, size_t len, size_t *k) {
     const orca_rec *r = (const orca_rec *)(buf + off);
     off += r->size;
     items[*k].ts = r->ts;
-    items[*k].seq = (long)*k;
     items[*k].r = r;
     (*k)++;
   }
@@ -302,9 +356,12 @@ static void flush_events(int64_t cutoff) {
   if (count > items_cap || !out) {
     size_t cap = count > items_cap ? count + count / 2 : items_cap;
     item_t *ni = count > items_cap ? realloc(items, cap * sizeof *items) : items;
-    if (ni) { items = ni; items_cap = cap; }
+    if (ni) items = ni;
+    item_t *ns = ni && count > items_cap ? realloc(scratch, cap * sizeof *scratch) : scratch;
+    if (ns) scratch = ns;
+    if (ni && ns) items_cap = cap;
     if (!out) out = malloc(OUT_CHUNK + MAX_LINE);
-    if (!ni || !out) {   // out of memory: count the batch as dropped
+    if (!ni || !ns || !out) {   // out of memory: count the batch as dropped
       counter_add(CNT_WRITE_ERRORS, 1);
       lose_buf(carry[from], carry_len[from], LOST_NONE);
       for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
@@ -312,10 +369,16 @@ static void flush_events(int64_t cutoff) {
       return;
     }
   }
-  size_t k = 0;
+  size_t k = 0, start[RING_SHARDS + 2];
+  int runs = 0;
+  start[runs++] = k;
   add_items(carry[from], carry_len[from], &k);
-  for (int i = 0; i < RING_SHARDS; i++) add_items(bufs[i], lens[i], &k);
-  qsort(items, count, sizeof *items, cmp_item);
+  for (int i = 0; i < RING_SHARDS; i++) {
+    start[runs++] = k;
+    add_items(bufs[i], lens[i], &k);
+  }
+  start[runs] = k;
+  sort_batch(start, runs, count);
 
   // The lines at or after the cutoff wait in carry, within its budget; when
   // they exceed it the earliest of them are written now (written_early).

@@ -180,7 +180,7 @@ func TestExitDeadline(t *testing.T) {
 // JVM's RSS 1.1 GB with buffer=32 (41 MB without the agent): lines held back for a deferred
 // record (a wait the starved walker had not written yet) grew without bound, and the text of
 // a batch was formatted in one buffer twice its size. Now the writer's memory is bounded by the
-// options (docs/agent.md, "Memory": about 3.5 x buffer + a few MB); the JVM must stay under
+// options (docs/agent.md, "Memory": about 3.8 x buffer + a few MB); the JVM must stay under
 // 3 x buffer + 200 MB.
 func TestMemoryBound(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {

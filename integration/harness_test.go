@@ -670,7 +670,7 @@ var pairs = []pair{
 	{format.ThreadJoin, format.ThreadJoined, false},
 	{format.SemaphoreAcquire, format.SemaphoreAcquired, false},
 	{format.MonitorContendedEnter, format.MonitorContendedEntered, true},
-	{format.ThreadPark, format.ThreadUnparked, true},
+	{format.ThreadPark, format.ThreadUnparked, false}, // ThreadUnparked has no stack: the park's
 }
 
 // checkInvariants checks what holds for every recording, also one cut short: timestamps never

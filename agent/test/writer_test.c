@@ -103,4 +103,56 @@ void test_writer(const char *dir) {
   CHECK(n == 16 && ts[15] == 10004, "the 2 kept back come at the next flush: %d lines, last %lld", n, (long long)ts[n - 1]);
   CHECK(counter_kind_get(KC_EVENTS, ORCA_EV_OBJECT_NOTIFY) == 16, "written counts %ld notify lines, want 16",
         counter_kind_get(KC_EVENTS, ORCA_EV_OBJECT_NOTIFY));
+
+  // A large batch as the rings hold one: each shard nearly in time order
+  // (neighbours swapped now and then, equal times), one shard in no order at
+  // all (its insertion sort gives up for qsort). Out: every record, by time,
+  // equal times in the order they were put (shard by shard). Threads number
+  // the records in that order.
+  carry_budget = 1 << 20;
+  enum { PER = 300, ALL = 8 * PER };
+  static int64_t want_ts[ALL];
+  static uint32_t want_th[ALL];
+  static int64_t got_ts[16 + ALL];
+  static uint32_t got_th[16 + ALL];
+  srand(7);
+  for (int sh = 0, k = 0; sh < 8; sh++) {
+    int64_t t = 20000;
+    for (int i = 0; i < PER; i++, k++) {
+      int64_t x = sh == 5 ? 20000 + rand() % 3000   // no order
+                          : (t += rand() % 4);      // nearly: +0..3 (ties)
+      if (sh != 5 && i > 0 && rand() % 10 == 0) {   // swap with the previous
+        int64_t y = want_ts[k - 1];
+        want_ts[k - 1] = x;
+        x = y;
+      }
+      want_ts[k] = x;
+      want_th[k] = 100 + (uint32_t)k;
+    }
+  }
+  for (int sh = 0, k = 0; sh < 8; sh++)
+    for (int i = 0; i < PER; i++, k++) put_ev(sh, want_ts[k], want_th[k]);
+  flush_events(INT64_MAX);
+  // The expected order: a stable insertion sort by time of the put order.
+  for (int i = 1; i < ALL; i++) {
+    int64_t x = want_ts[i];
+    uint32_t y = want_th[i];
+    int j = i;
+    for (; j > 0 && want_ts[j - 1] > x; j--) {
+      want_ts[j] = want_ts[j - 1];
+      want_th[j] = want_th[j - 1];
+    }
+    want_ts[j] = x;
+    want_th[j] = y;
+  }
+  n = file_ts(got_ts, got_th, 16 + ALL);
+  CHECK(n == 16 + ALL, "%d lines, want %d", n, 16 + ALL);
+  int bad = 0;
+  for (int i = 0; i < ALL && 16 + i < n; i++)
+    if (got_ts[16 + i] != want_ts[i] || got_th[16 + i] != want_th[i]) {
+      if (bad++ < 3)
+        CHECK(0, "batch line %d: %lld ns (thread %u), want %lld (thread %u)", i, (long long)got_ts[16 + i], got_th[16 + i],
+              (long long)want_ts[i], want_th[i]);
+    }
+  CHECK(!bad, "%d of %d lines of the large batch out of place", bad, ALL);
 }

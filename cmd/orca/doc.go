@@ -30,7 +30,7 @@ Options of orca record:
 	--depth N     stack frames kept per event, 0-256 (default 16)
 	--flush MS    how often the agent writes its buffers, 10-1000 ms (default 200)
 	--buffer MB   the agent's event buffer, 1-1024 MB (default 32); the JVM's
-	              resident memory grows by up to about 3.5 x MB
+	              resident memory grows by up to about 3.8 x MB
 	--kinds K     all (default): also parks (LockSupport.park: java.util.concurrent
 	              locks, conditions, latches, futures, queues); seed: only the
 	              16 event kinds of the Orca manual
@@ -61,7 +61,7 @@ separated by commas:
 	prefix=PATH     output prefix; %p is replaced by the JVM's pid (default orca-%p)
 	depth=N         stack frames per event, 0-256 (default 16)
 	flush=MS        write buffered events every MS ms, 10-1000 (default 200)
-	buffer=MB       event buffer size, 1-1024 MB (default 32); up to ~3.5 x MB resident
+	buffer=MB       event buffer size, 1-1024 MB (default 32); up to ~3.8 x MB resident
 	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes);
 	                a prefix another running JVM records to is never overwritten
 	session=HEX     a token written to PREFIX.info (orca record sets it)

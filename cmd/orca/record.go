@@ -75,7 +75,7 @@ func runRecord(u ui, args []string) error {
 	flags.IntVar(&o.depth, "depth", 16, "keep `N` stack frames per event, 0-256")
 	flags.IntVar(&o.flush, "flush", 0, fmt.Sprintf("write buffered events every `MS` milliseconds, 10-1000 (agent default %d)", agentDefaultFlush))
 	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
-		"the JVM's resident memory grows by up to about 3.5 x MB", agentDefaultBuffer))
+		"the JVM's resident memory grows by up to about 3.8 x MB", agentDefaultBuffer))
 	flags.StringVar(&o.kinds, "kinds", "all", "`all`: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass); seed: only the 16 event kinds of the Orca manual")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")

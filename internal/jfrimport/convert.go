@@ -190,7 +190,7 @@ func (im *importer) event(e jfr.Event) {
 			how = format.ParkEndTimeout
 		}
 		im.add(rec{t: start, kind: format.ThreadPark, thread: th, object: obj, timeout: timeout, stack: st})
-		im.add(rec{t: end, kind: format.ThreadUnparked, thread: th, object: obj, how: how, stack: st})
+		im.add(rec{t: end, kind: format.ThreadUnparked, thread: th, object: obj, how: how}) // its stack is the park's
 	case evSleep:
 		st := im.stack(o.Field("stackTrace"))
 		timeout := int64(-1)

@@ -613,7 +613,7 @@ func (s *sim) step(th int) {
 			how = format.ParkEndUnparked
 		}
 		s.write(&format.Event{Time: s.now, Kind: format.ThreadUnparked, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
-			How: how, EncodedStack: s.g.stacks[t.stack]})
+			How: how}) // its stack is the park's
 		s.running(th)
 	}
 }

@@ -35,9 +35,7 @@ static void unparked(JNIEnv *env, jobject o) {
   tstate *s = thread_of(env, NULL, ORCA_EV_THREAD_UNPARK);
   if (!s) return;
   int64_t ts = clock_now();
-  orca_frame fr[ORCA_MAX_DEPTH];
-  int n = stack_capture(NULL, 1, fr, opt.depth);
-  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(o), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
 }
 
 // The native of the injected VirtualThread.orca$hook; o is the virtual

@@ -103,8 +103,8 @@ public class NoManagement {
         }
         while (helper.isAlive()) LockSupport.parkNanos(100_000); // join would be recorded
         LockSupport.parkNanos(300_000_000L); // the walker's and the writer's rounds go on
-        System.out.printf("EXPECT main=%08X helper=%08X lock=%08X contended=%d sum=%d%n",
+        System.out.printf("EXPECT main=%08X helper=%08X lock=%08X contended=%d burst=%d sum=%d%n",
                 System.identityHashCode(Thread.currentThread()), System.identityHashCode(helper),
-                System.identityHashCode(lock), CONTENDED, sum);
+                System.identityHashCode(lock), CONTENDED, BURST, sum);
     }
 }

@@ -142,7 +142,9 @@ static int parse_desc(const char *d, sig_t *s) {
   return 1;
 }
 
-static void call_hook(wr_t *c, unsigned op, unsigned hook_ref) {
+// call_hook calls the hook (hook_ref) with op and this; arg_slot > 0: and
+// the long in that local slot (orca$hookJ).
+static void call_hook(wr_t *c, unsigned op, unsigned hook_ref, int arg_slot) {
   if (op <= 5) {
     w1(c, 0x03 + op);    // iconst_<op>
   } else {
@@ -150,33 +152,40 @@ static void call_hook(wr_t *c, unsigned op, unsigned hook_ref) {
     w1(c, op);
   }
   w1(c, 0x2a);           // aload_0
-  w1(c, 0xb8);           // invokestatic orca$hook
+  if (arg_slot > 0) {
+    w1(c, 0x16);         // lload arg_slot
+    w1(c, (unsigned)arg_slot);
+  }
+  w1(c, 0xb8);           // invokestatic orca$hook or orca$hookJ
   w2(c, hook_ref);
 }
 
 // emit_wrapper writes a whole method_info for the wrapper.
+// hookj_ref: 0, or the ENTER hook gets the first argument (a long).
 static void emit_wrapper(wr_t *w, unsigned access, unsigned name, unsigned desc, const sig_t *s, int pair, unsigned tag,
-                         unsigned hook_ref, unsigned target_ref, unsigned u_code, unsigned u_smt, unsigned u_lnt,
-                         unsigned c_throwable, unsigned line, const unsigned char *exc_attr, size_t exc_len) {
+                         unsigned hook_ref, unsigned hookj_ref, unsigned target_ref, unsigned u_code, unsigned u_smt,
+                         unsigned u_lnt, unsigned c_throwable, unsigned line, const unsigned char *exc_attr, size_t exc_len) {
   wr_t c = {0};
   size_t try_start, try_end, handler = 0;
-  call_hook(&c, (pair ? HOOK_ENTER : HOOK_ONCE) + HOOK_TAG * tag, hook_ref);
+  unsigned enter = (pair ? HOOK_ENTER : HOOK_ONCE) + HOOK_TAG * tag;
+  if (hookj_ref) call_hook(&c, enter, hookj_ref, s->slot[0]);
+  else call_hook(&c, enter, hook_ref, 0);
   try_start = c.n;
   w1(&c, 0x2a);
   for (int i = 0; i < s->nargs; i++) { w1(&c, s->load[i]); w1(&c, s->slot[i]); }
   w1(&c, 0xb7);          // invokespecial orca$NAME (private)
   w2(&c, target_ref);
   try_end = c.n;
-  if (pair) call_hook(&c, HOOK_EXIT + HOOK_TAG * tag, hook_ref);
+  if (pair) call_hook(&c, HOOK_EXIT + HOOK_TAG * tag, hook_ref, 0);
   w1(&c, s->ret_op);
   if (pair) {
     handler = c.n;
-    call_hook(&c, HOOK_THROW + HOOK_TAG * tag, hook_ref);
+    call_hook(&c, HOOK_THROW + HOOK_TAG * tag, hook_ref, 0);
     w1(&c, 0xbf);        // athrow the original exception
   }
   int max_stack = 1 + s->slots;
   if (s->ret_slots + 2 > max_stack) max_stack = s->ret_slots + 2;
-  if (3 > max_stack) max_stack = 3;
+  if ((hookj_ref ? 4 : 3) > max_stack) max_stack = hookj_ref ? 4 : 3;
 
   w2(w, access);
   w2(w, name);
@@ -386,6 +395,14 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
   unsigned u_hook = add_utf8(&nc, "orca$hook");
   unsigned u_hookd = add_utf8(&nc, "(ILjava/lang/Object;)V");
   unsigned hook_ref = add_ref(&nc, 10, this_class, add_ref(&nc, 12, u_hook, u_hookd));
+  int with_arg = 0;
+  for (unsigned i = 0; i < nmethods; i++) with_arg |= ms[i].spec >= 0 && specs[ms[i].spec].arg;
+  unsigned u_hookj = 0, u_hookjd = 0, hookj_ref = 0;
+  if (with_arg) {
+    u_hookj = add_utf8(&nc, "orca$hookJ");
+    u_hookjd = add_utf8(&nc, "(ILjava/lang/Object;J)V");
+    hookj_ref = add_ref(&nc, 10, this_class, add_ref(&nc, 12, u_hookj, u_hookjd));
+  }
   unsigned u_code = add_utf8(&nc, "Code");
   unsigned u_smt = add_utf8(&nc, "StackMapTable");
   unsigned u_lnt = add_utf8(&nc, "LineNumberTable");
@@ -412,7 +429,7 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
   put(&w, in + cp_end, methods_at - cp_end);
   int added = 0;
   for (unsigned i = 0; i < nmethods; i++) added += ms[i].spec >= 0;
-  w2(&w, nmethods + (unsigned)added + 1);
+  w2(&w, nmethods + (unsigned)added + 1 + (with_arg ? 1u : 0u));
   for (unsigned i = 0; i < nmethods; i++) {
     minfo_t *m = &ms[i];
     if (m->spec < 0) { put(&w, in + m->start, m->end - m->start); continue; }
@@ -430,9 +447,12 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
     sig_t sig;
     utf8_copy(&cp, m->desc, desc, sizeof desc);
     if (!parse_desc(desc, &sig)) { err = "bad method descriptor"; break; }
+    int arg = specs[m->spec].arg;
+    if (arg && (sig.nargs < 1 || sig.load[0] != 0x16)) { err = "a hook argument that is not a long"; break; }
     unsigned acc = m->access & ~(0x0020u | 0x0100u | 0x0400u);   // not synchronized/native/abstract
-    emit_wrapper(&w, acc, m->name, m->desc, &sig, specs[m->spec].pair, (unsigned)specs[m->spec].tag, hook_ref, target[i], u_code, u_smt, u_lnt,
-                 c_thr, first_line(&cp, m->code, m->code_len), m->exc, m->exc_len);
+    emit_wrapper(&w, acc, m->name, m->desc, &sig, specs[m->spec].pair, (unsigned)specs[m->spec].tag, hook_ref,
+                 arg ? hookj_ref : 0, target[i], u_code, u_smt, u_lnt, c_thr, first_line(&cp, m->code, m->code_len), m->exc,
+                 m->exc_len);
     (*wrapped)++;
   }
   // private static native void orca$hook(int, Object), hidden too
@@ -441,6 +461,13 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
   w2(&w, u_hookd);
   w2(&w, 1);
   hidden_attr(&w, u_rva, u_hidden);
+  if (with_arg) {   // private static native void orca$hookJ(int, Object, long), hidden
+    w2(&w, 0x0002 | 0x0008 | 0x0100 | 0x1000);
+    w2(&w, u_hookj);
+    w2(&w, u_hookjd);
+    w2(&w, 1);
+    hidden_attr(&w, u_rva, u_hidden);
+  }
   // Class attributes unchanged.
   put(&w, r.p, (size_t)(r.end - r.p));
   free(new_name);

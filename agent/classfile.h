@@ -1,7 +1,8 @@
 // A minimal class-file rewriter: renames chosen methods to orca$NAME
 // (private) and adds in their place a wrapper with the original name that
 // calls a static native hook `orca$hook(int op, Object this)` before and
-// after delegating. Only whole new methods are generated, so no existing
+// after delegating (or, before, `orca$hookJ(int op, Object this, long
+// arg)` with the method's first argument: wrap_spec.arg). Only whole new methods are generated, so no existing
 // bytecode, branch offset or stack map is touched. The renamed methods and
 // the hook carry @jdk.internal.vm.annotation.Hidden, so Throwable,
 // StackWalker and JFR stacks leave them out (docs/agent.md).
@@ -20,6 +21,8 @@ typedef struct {
   const char *name, *desc;
   int pair;    // 1: ENTER then EXIT/THROW around the call; 0: ONCE before it
   int tag;     // 0..30, added to the hook's op as HOOK_TAG * tag
+  int arg;     // 1: the method's first argument is a long, which the ENTER
+               // hook gets too: `orca$hookJ(int op, Object this, long arg)`
 } wrap_spec;
 
 // classfile_wrap returns NULL and a malloc'd new class in *out, or an error.

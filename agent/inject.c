@@ -11,18 +11,18 @@
 #include "vpark.h"
 
 static const wrap_spec thread_specs[] = {
-    {"join", "()V", 1, 0},
-    {"join", "(J)V", 1, 0},
-    {"join", "(JI)V", 1, 0},
-    {"join", "(Ljava/time/Duration;)Z", 1, 0},   // 19+
+    {"join", "()V", 1, 0, 0},
+    {"join", "(J)V", 1, 0, 0},
+    {"join", "(JI)V", 1, 0, 0},
+    {"join", "(Ljava/time/Duration;)Z", 1, 0, 0},   // 19+
 };
 static const wrap_spec semaphore_specs[] = {
-    {"acquire", "()V", 1, 0},
-    {"acquire", "(I)V", 1, 0},
-    {"acquireUninterruptibly", "()V", 1, 0},
-    {"acquireUninterruptibly", "(I)V", 1, 0},
-    {"release", "()V", 0, 0},
-    {"release", "(I)V", 0, 0},
+    {"acquire", "()V", 1, 0, 0},
+    {"acquire", "(I)V", 1, 0, 0},
+    {"acquireUninterruptibly", "()V", 1, 0, 0},
+    {"acquireUninterruptibly", "(I)V", 1, 0, 0},
+    {"release", "()V", 0, 0, 0},
+    {"release", "(I)V", 0, 0, 0},
 };
 
 void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader, const char *name,

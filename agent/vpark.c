@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "clock.h"
@@ -10,12 +11,12 @@
 enum { T_PARK = 1, T_PARK_NANOS, T_SLEEP, T_UNPARK, T_START };
 
 static const wrap_spec specs[] = {
-    {"park", "()V", 1, T_PARK},
-    {"parkNanos", "(J)V", 1, T_PARK_NANOS},
-    {"sleepNanos", "(J)V", 1, T_SLEEP},
-    {"unpark", "()V", 0, T_UNPARK},
+    {"park", "()V", 1, T_PARK, 0},
+    {"parkNanos", "(J)V", 1, T_PARK_NANOS, 1},   // ENTER: orca$hookJ, with the timeout
+    {"sleepNanos", "(J)V", 1, T_SLEEP, 0},
+    {"unpark", "()V", 0, T_UNPARK, 0},
     // Thread.start of a virtual thread (start() calls it too): not start0.
-    {"start", "(Ljdk/internal/vm/ThreadContainer;)V", 0, T_START},
+    {"start", "(Ljdk/internal/vm/ThreadContainer;)V", 0, T_START, 0},
 };
 
 const wrap_spec *vpark_specs(int *n) {
@@ -38,11 +39,12 @@ static void unparked(JNIEnv *env, jobject o) {
   ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(o), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
 }
 
-// The native of the injected VirtualThread.orca$hook; o is the virtual
-// thread (the wrapped methods are its own, called on it, mounted), except
-// for unpark (called by the unparker) and start (by the starting thread).
-JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
-  (void)c;
+// hook is the natives of the injected VirtualThread.orca$hook and
+// orca$hookJ; o is the virtual thread (the wrapped methods are its own,
+// called on it, mounted), except for unpark (called by the unparker) and
+// start (by the starting thread); arg is parkNanos' argument at its ENTER
+// (orca$hookJ), else -1.
+static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   int tag = HOOK_TAG_OF(op), what = HOOK_OP(op);
   if (!o || !orca_recording()) return;
   if (tag == T_UNPARK) {
@@ -72,9 +74,12 @@ JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, 
     if (park) {
       uint32_t owner = 0;
       p->blocker = park_blocker(env, v, ts, o, &owner);
-      // parkNanos' timeout is not known here (the hook sees only the
-      // thread): written empty, as a park without one.
-      ring_put(v->shard, ORCA_EV_THREAD_PARK, ts, v->hash, p->blocker, owner, p->frames, p->n, NULL, 0);
+      // parkNanos' timeout (it returns at once for one <= 0); park()'s none.
+      p->timeout = tag == T_PARK_NANOS && arg >= 0 ? arg : -1;
+      p->t0 = ts;
+      char tbuf[24];
+      int tl = p->timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)p->timeout) : 0;
+      ring_put(v->shard, ORCA_EV_THREAD_PARK, ts, v->hash, p->blocker, owner, p->frames, p->n, tbuf, tl);
     } else {
       ring_put(v->shard, ORCA_EV_THREAD_SLEEP, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
     }
@@ -83,9 +88,24 @@ JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, 
   if (p->depth <= 0 || --p->depth > 0) return;   // entered before the agent started, or nested
   int64_t ts = clock_now();
   if (p->kind == ORCA_EV_THREAD_PARK) {
-    const char *how = park_interrupted(env, o) ? "interrupted" : tag == T_PARK ? "unparked" : "";
+    // As park.c: a timed park that lasted its timeout timed out.
+    const char *how = park_interrupted(env, o)                       ? "interrupted"
+                      : tag == T_PARK                                ? "unparked"
+                      : p->timeout < 0                               ? ""
+                      : p->timeout > 0 && ts - p->t0 >= p->timeout ? "timeout"
+                                                                     : "unparked";
     ring_put(v->shard, ORCA_EV_THREAD_UNPARKED, ts, v->hash, p->blocker, 0, NULL, 0, how, (int)strlen(how));
   } else {
     ring_put(v->shard, ORCA_EV_THREAD_SLEPT, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
   }
+}
+
+JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
+  (void)c;
+  hook(env, op, o, -1);
+}
+
+JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hookJ(JNIEnv *env, jclass c, jint op, jobject o, jlong arg) {
+  (void)c;
+  hook(env, op, o, arg < 0 ? 0 : (int64_t)arg);
 }

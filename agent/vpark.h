@@ -16,6 +16,7 @@ typedef struct vpark_tstate {
   int depth;
   int kind;   // ORCA_EV_THREAD_PARK or ORCA_EV_THREAD_SLEEP
   uint32_t blocker;
+  int64_t timeout, t0;   // a park's timeout (-1: none, or unknown) and start
   int n;
   orca_frame frames[];   // opt.depth
 } vpark_tstate;

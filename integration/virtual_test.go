@@ -198,6 +198,25 @@ func TestVirtualLocks(t *testing.T) {
 		})); got < rounds {
 			t.Errorf("ThreadPark of orca-vparker on blocker: %d, want at least %d", got, rounds)
 		}
+		// A virtual thread's parkNanos: its timeout in the ThreadPark, ended by it (before, the
+		// hook saw no argument: no timeout, how unknown).
+		timed := r.sel(format.ThreadPark, func(_ int, ev reader.Event) bool {
+			return ev.Thread == format.ThreadID(h("timed")) && ev.Object == format.ObjectID(h("timed_blocker"))
+		})
+		c.want("ThreadPark of orca-vtimed on its blocker", timed, 1)
+		for _, i := range timed {
+			if got, want := r.events[i].Timeout, int64(e.int(t, "timed_ns")); got != want {
+				t.Errorf("orca-vtimed's park: timeout %d, want %d:\n%s", got, want, r.describe(i))
+			}
+			for _, ev := range r.events[i+1:] {
+				if ev.Kind == format.ThreadUnparked && ev.Thread == r.events[i].Thread {
+					if ev.How != format.ParkEndTimeout {
+						t.Errorf("orca-vtimed's park ended %q, want %q (line %d)", ev.How, format.ParkEndTimeout, ev.Line)
+					}
+					break
+				}
+			}
+		}
 		// Every virtual thread the program started has its ThreadStart (Thread.start of a virtual
 		// thread does not reach start0: VirtualThread.start is wrapped).
 		started := map[format.ThreadID]bool{}

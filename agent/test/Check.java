@@ -29,8 +29,11 @@ public class Check {
         Method hook = method(c, "orca$hook", int.class, Object.class);
         check("hook", hook != null && Modifier.isPrivate(hook.getModifiers()) && Modifier.isStatic(hook.getModifiers())
                 && Modifier.isNative(hook.getModifiers()) && hook.isSynthetic(), "orca$hook(int, Object): " + hook);
+        Method hookJ = method(c, "orca$hookJ", int.class, Object.class, long.class);
+        check("hookJ", hookJ != null && Modifier.isPrivate(hookJ.getModifiers()) && Modifier.isStatic(hookJ.getModifiers())
+                && Modifier.isNative(hookJ.getModifiers()) && hookJ.isSynthetic(), "orca$hookJ(int, Object, long): " + hookJ);
         for (Object[] m : new Object[][] {{"acquire", new Class<?>[0]}, {"acquire", new Class<?>[] {int.class}},
-                {"release", new Class<?>[] {int.class}}}) {
+                {"release", new Class<?>[] {int.class}}, {"park", new Class<?>[] {long.class}}}) {
             Class<?>[] p = (Class<?>[]) m[1];
             Method wrapper = method(c, (String) m[0], p), orig = method(c, "orca$" + m[0], p);
             String what = m[0] + "/" + p.length;
@@ -47,16 +50,17 @@ public class Check {
         check("untouched twice()", method(c, "orca$twice", int.class) == null, "");
         // The wrappers call the hook first: unbound here, so the call fails there.
         Object t = c.getDeclaredConstructor().newInstance();
-        for (String m : new String[] {"acquire", "release"}) {
+        for (String m : new String[] {"acquire", "release", "park"}) {
             String got;
             try {
-                if (m.equals("acquire")) c.getMethod(m, int.class).invoke(t, 1);
+                if (m.equals("park")) c.getMethod(m, long.class).invoke(t, 7L);
                 else c.getMethod(m, int.class).invoke(t, 1);
                 got = "returned";
             } catch (java.lang.reflect.InvocationTargetException e) {
                 got = e.getCause().toString();
             }
-            check("calls the hook: " + m, got.contains("UnsatisfiedLinkError") && got.contains("orca$hook"), got);
+            String want = m.equals("park") ? "orca$hookJ" : "orca$hook";
+            check("calls the hook: " + m, got.contains("UnsatisfiedLinkError") && got.contains(want), got);
         }
         check("twice() runs", (Integer) c.getMethod("twice", int.class).invoke(null, 21) == 42, "");
     }

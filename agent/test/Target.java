@@ -15,6 +15,9 @@ public class Target {
 
     public long release(int n) { permits += n; return permits; }
 
+    // Its ENTER hook gets the long too (orca$hookJ), like VirtualThread.parkNanos.
+    public void park(long nanos) { permits += (int) nanos; }
+
     public synchronized String name() { return "target"; }
 
     public static int twice(int x) { return 2 * x; }

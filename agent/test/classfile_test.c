@@ -157,20 +157,24 @@ void test_classfile(const char *dir, const char *java_home) {
   CHECK(in != NULL, "cannot read %s (make agent-test compiles it)", path);
   if (!in) return;
 
-  static const wrap_spec specs[] = {
-      {"acquire", "()V", 1, 0}, {"acquire", "(I)V", 1, 0}, {"release", "(I)J", 0, 0}, {"absent", "()V", 1, 0}};
+  static const wrap_spec specs[] = {{"acquire", "()V", 1, 0, 0},
+                                     {"acquire", "(I)V", 1, 0, 0},
+                                     {"release", "(I)J", 0, 0, 0},
+                                     {"park", "(J)V", 1, 1, 1},
+                                     {"absent", "()V", 1, 0, 0}};
+  enum { NSPECS = 5, NWRAP = 4 };
   unsigned char *out = NULL;
   size_t out_len = 0;
   int wrapped = 0;
-  const char *err = classfile_wrap(in, len, specs, 4, &out, &out_len, &wrapped);
+  const char *err = classfile_wrap(in, len, specs, NSPECS, &out, &out_len, &wrapped);
   CHECK(err == NULL && out != NULL, "classfile_wrap: %s", err ? err : "no output");
   if (!out) { free(in); return; }
-  CHECK(wrapped == 3, "wrapped %d methods, want 3 (absent() is not in the class)", wrapped);
+  CHECK(wrapped == NWRAP, "wrapped %d methods, want %d (absent() is not in the class)", wrapped, NWRAP);
 
   meth_t before[64], after[64];
   int nb = methods(in, len, before, 64), na = methods(out, out_len, after, 64);
-  CHECK(nb > 0 && na == nb + 4, "%d methods before, %d after, want 3 wrappers and the hook more", nb, na);
-  for (int i = 0; i < 3; i++) {
+  CHECK(nb > 0 && na == nb + NWRAP + 2, "%d methods before, %d after, want %d wrappers and the two hooks more", nb, na, NWRAP);
+  for (int i = 0; i < NWRAP; i++) {
     const char *n = specs[i].name, *d = specs[i].desc;
     char renamed[80];
     snprintf(renamed, sizeof renamed, "orca$%s", n);
@@ -191,6 +195,25 @@ void test_classfile(const char *dir, const char *java_home) {
   CHECK(hook && hook->access == (0x0002 | 0x0008 | 0x0100 | 0x1000), "orca$hook: private static native synthetic (%04x)",
         hook ? hook->access : 0);
   CHECK(hook && hook->hidden && hook->annotations == 1, "orca$hook: @Hidden");
+  const meth_t *hookj = find(after, na, "orca$hookJ", "(ILjava/lang/Object;J)V");
+  CHECK(hookj && hookj->access == (0x0002 | 0x0008 | 0x0100 | 0x1000) && hookj->hidden,
+        "orca$hookJ: private static native synthetic, @Hidden (%04x)", hookj ? hookj->access : 0);
+  // Without a spec that wants the argument, no orca$hookJ.
+  unsigned char *plain = NULL;
+  size_t plain_len = 0;
+  int wp = 0;
+  err = classfile_wrap(in, len, specs, 3, &plain, &plain_len, &wp);
+  meth_t pm[64];
+  int np = plain ? methods(plain, plain_len, pm, 64) : -1;
+  CHECK(!err && wp == 3 && np == nb + 4 && !find(pm, np, "orca$hookJ", "(ILjava/lang/Object;J)V"),
+        "three specs without an argument: %d methods (want %d), no orca$hookJ", np, nb + 4);
+  free(plain);
+  // An argument asked of a method whose first parameter is not a long: refused.
+  static const wrap_spec bad[] = {{"acquire", "(I)V", 1, 0, 1}};
+  plain = NULL;
+  err = classfile_wrap(in, len, bad, 1, &plain, &plain_len, &wp);
+  CHECK(err != NULL && plain == NULL, "a hook argument on acquire(int): %s", err ? err : "accepted");
+  free(plain);
   CHECK(find(after, na, "name", "()Ljava/lang/String;") && !find(after, na, "orca$name", "()Ljava/lang/String;"),
         "name() left alone");
 
@@ -198,16 +221,16 @@ void test_classfile(const char *dir, const char *java_home) {
   unsigned char *again = NULL;
   size_t again_len = 0;
   int w2 = 0;
-  err = classfile_wrap(out, out_len, specs, 4, &again, &again_len, &w2);
+  err = classfile_wrap(out, out_len, specs, NSPECS, &again, &again_len, &w2);
   CHECK(err != NULL && again == NULL, "wrapping twice: %s", err ? err : "accepted");
   free(again);
   for (size_t cut = 10; cut < len; cut += len / 7) {
     again = NULL;
-    err = classfile_wrap(in, cut, specs, 4, &again, &again_len, &w2);
+    err = classfile_wrap(in, cut, specs, NSPECS, &again, &again_len, &w2);
     CHECK(err != NULL && again == NULL, "a class cut at %zu of %zu bytes: %s", cut, len, err ? err : "accepted");
     free(again);
   }
-  CHECK(classfile_wrap((const unsigned char *)"not a class", 11, specs, 4, &again, &again_len, &w2) != NULL,
+  CHECK(classfile_wrap((const unsigned char *)"not a class", 11, specs, NSPECS, &again, &again_len, &w2) != NULL,
         "not a class file");
 
   // The JVM's verdict: Check.java loads the wrapped class.
@@ -233,7 +256,7 @@ void test_classfile(const char *dir, const char *java_home) {
     }
   }
   int status = p ? pclose(p) : -1;
-  CHECK(status == 0 && oks >= 13, "%s: exit status %d, %d checks passed of %d lines, want 13 or more", cmd, status, oks,
+  CHECK(status == 0 && oks >= 18, "%s: exit status %d, %d checks passed of %d lines, want 18 or more", cmd, status, oks,
         lines);
   free(in);
   free(out);

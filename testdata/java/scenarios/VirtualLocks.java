@@ -12,6 +12,7 @@ import java.util.concurrent.locks.ReentrantLock;
 
 public class VirtualLocks {
     static final int CONTENDERS = 20, SLEEPERS = 100, ROUNDS = 10;
+    static final long TIMED_NS = 20_000_000;
     static final Object mon = new Object(), plmon = new Object();
     static final ReentrantLock rl = new ReentrantLock();
     static volatile boolean parkedGo, holding;
@@ -126,6 +127,11 @@ public class VirtualLocks {
         awaitEnd(unparker);
         awaitEnd(parker);
 
+        // A virtual thread's timed park that times out (its timeout in the ThreadPark).
+        final Object timedBlocker = new Object();
+        Thread timed = startVirtual("orca-vtimed", () -> LockSupport.parkNanos(timedBlocker, TIMED_NS));
+        awaitEnd(timed);
+
         // Pinned: a sleep in a class initializer.
         Thread p0 = startVirtual("orca-vpinned-0", Pin0::touch);
         Thread p1 = startVirtual("orca-vpinned-1", Pin1::touch);
@@ -152,10 +158,12 @@ public class VirtualLocks {
         awaitEnd(pvowner);
 
         System.out.printf("EXPECT virtual=yes contenders=%d sleepers=%d rounds=%d pinned=%d mon=%08X plmon=%08X blocker=%08X "
-                + "mholder=%08X rholder=%08X parker=%08X unparker=%08X vowner=%08X pblocked=%08X parker.tid=%d%n",
+                + "mholder=%08X rholder=%08X parker=%08X unparker=%08X vowner=%08X pblocked=%08X parker.tid=%d "
+                + "timed=%08X timed_blocker=%08X timed_ns=%d%n",
                 CONTENDERS, SLEEPERS, ROUNDS, PINNED, System.identityHashCode(mon), System.identityHashCode(plmon),
                 System.identityHashCode(blocker), System.identityHashCode(mholder), System.identityHashCode(rholder),
                 System.identityHashCode(parker), System.identityHashCode(unparker), System.identityHashCode(pvowner),
-                System.identityHashCode(pblocked), tid(parker));
+                System.identityHashCode(pblocked), tid(parker), System.identityHashCode(timed),
+                System.identityHashCode(timedBlocker), TIMED_NS);
     }
 }

@@ -621,15 +621,20 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 	t.printf("  parked on %s: %s, %s parked\n", parkedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS))
 	var ends []string
 	if w.Notified > 0 {
-		var by []string
-		for i, u := range w.UnparkedBy {
-			if i == 3 {
-				by = append(by, "…")
-				break
+		if len(w.UnparkedBy) == 1 { // "3 unparked by T", not "3 unparked by T 3"
+			u := w.UnparkedBy[0]
+			ends = append(ends, fmt.Sprintf("%d unparked by %s", w.Notified, t.label(u.Thread, u.Name)))
+		} else {
+			var by []string
+			for i, u := range w.UnparkedBy {
+				if i == 3 {
+					by = append(by, "…")
+					break
+				}
+				by = append(by, fmt.Sprintf("%d by %s", u.Parks, t.label(u.Thread, u.Name)))
 			}
-			by = append(by, fmt.Sprintf("%s %d", t.label(u.Thread, u.Name), u.Parks))
+			ends = append(ends, fmt.Sprintf("%d unparked: %s", w.Notified, strings.Join(by, ", ")))
 		}
-		ends = append(ends, fmt.Sprintf("%d unparked by %s", w.Notified, strings.Join(by, ", ")))
 	}
 	if w.TimedOut > 0 {
 		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))

@@ -35,12 +35,10 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
     return s;
   }
   int64_t ts = clock_now();
-  jthread t = NULL;
-  if (!s->pending.ref) (*jvmti)->GetCurrentThread(jvmti, &t);   // once per thread
   // A virtual thread's wait native may return before its wait ends (24+:
   // it unmounts): its object is named now.
   int later = !s->is_virtual && hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
-  pending_wait(&s->pending, env, t, o, later ? 0 : objhash_of(o), ts);
+  pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
   return s;
 }
 

@@ -234,7 +234,7 @@ int pending_wait_open(pending_tstate *s) {
   return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
 }
 
-void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts) {
+void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts) {
   s->wait_dropped = 0;
   // Under the monitor: only when a wait is still open (rare).
   if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) {
@@ -248,7 +248,7 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t
       return;
     }
   }
-  if (!s->ref && env && t) s->ref = (*env)->NewGlobalRef(env, t);
+  pending_thread_ref(s, env);   // once per thread: the walker walks from it
   s->wait_arg = o;
   s->wait_obj = obj;
   atomic_store_explicit(&s->wait_ts, ts, RLX);

@@ -82,9 +82,9 @@ void pending_enter(pending_tstate *s, int timed);
 // monitor.
 void pending_entered(pending_tstate *s, int64_t ticks, jobject o);
 // pending_wait: o is the waited object, the wait native's own argument
-// (valid until the native returns: the walker names it from there); t the
-// current thread or NULL.
-void pending_wait(pending_tstate *s, JNIEnv *env, jthread t, jobject o, uint32_t obj, int64_t ts);
+// (valid until the native returns: the walker names it from there); env
+// NULL: no thread reference is made (pending_thread_ref).
+void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait

@@ -177,6 +177,7 @@ static jint start(JavaVM *vm, char *options) {
   want.can_generate_native_method_bind_events = 1;
   want.can_generate_garbage_collection_events = 1;
   want.can_get_current_contended_monitor = 1;
+  want.can_get_owned_monitor_info = 1;   // owner.c: a held monitor not hashed yet
   want.can_get_line_numbers = 1;
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;

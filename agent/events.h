@@ -45,7 +45,8 @@ enum orca_event {
   ORCA_EV_OBJECT_CLASS = 20,
   ORCA_EV_VIRTUAL_THREAD_MOUNTED = 21,
   ORCA_EV_VIRTUAL_THREAD_PINNED = 22,
-  ORCA_EV_COUNT = 23
+  ORCA_EV_MONITOR_OWNED = 23,
+  ORCA_EV_COUNT = 24
 };
 
 // end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
@@ -80,6 +81,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"ObjectClass", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_CLASS, ORCA_EV_NONE, ORCA_EV_NONE},
   {"VirtualThreadMounted", ORCA_F_THREAD | ORCA_F_TARGET, ORCA_EV_NONE, ORCA_EV_NONE},
   {"VirtualThreadPinned", ORCA_F_THREAD | ORCA_F_TARGET, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"MonitorOwned", ORCA_F_THREAD | ORCA_F_OBJECT, ORCA_EV_NONE, ORCA_EV_NONE},
 };
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.

@@ -63,6 +63,7 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
   if (s) pending_waited(&s->pending, env, o, ts);
+  if (s && s->is_virtual) thread_resumed(env, s);
 }
 
 // The Entered callback is off while HotSpot's timer of contended enters is
@@ -178,4 +179,5 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   if (!s) return;
   pending_entered(&s->pending, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
+  if (s->is_virtual) thread_resumed(env, s);
 }

@@ -55,3 +55,5 @@ uint32_t objhash_of(jobject o) {
 }
 
 int objhash_stw(void) { return atomic_load_explicit(&usable, memory_order_relaxed); }
+
+unsigned long objhash_epoch(void) { return atomic_load(&epoch); }

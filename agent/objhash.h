@@ -26,4 +26,8 @@ uint32_t objhash_of(jobject o);
 // (G1, Parallel, Serial), so a JNI reference's slot holds the object's
 // address while the reader is in the VM.
 int objhash_stw(void);
+// objhash_epoch is even while objects cannot move (a stop-the-world
+// collector, between its collections), odd otherwise: an object's address
+// read after it is valid while it reads the same.
+unsigned long objhash_epoch(void);
 #endif

@@ -13,6 +13,7 @@
 #include "counters.h"
 #include "orca.h"
 #include "jclass.h"
+#include "objhash.h"
 #include "owner.h"
 #include "vmstructs.h"
 #include "vthread.h"
@@ -181,9 +182,23 @@ void owner_unregister_self(JNIEnv *env) {
   my_slot = -1;
 }
 
+// carrier_owner: the owner a carrier's lock stack, JavaThread or stack
+// stands for: the virtual thread it runs, by the identity hash in its
+// header (hashed at its start), or the carrier itself when it runs none; 0
+// when unknown. vt0 is what it ran when the caller began to look (-1:
+// unknown), e the object epoch then: a carrier that switched threads
+// meanwhile, or a collection, gives 0.
+static uint32_t carrier_owner(const slot_t *s, intptr_t vt0, unsigned long e) {
+  if ((e & 1) || vt0 < 0 || hs_mounted_virtual(s->jt) != vt0) return 0;
+  if (!vt0) return s->hash;
+  uint32_t h = 0;
+  return hs_object_hash((uintptr_t)vt0, &h) && objhash_epoch() == e ? h : 0;
+}
+
 // on_lock_stack returns the hash of the live thread whose lock stack holds
 // obj: with lightweight locking (default on 23+) a contender that inflates
 // a fast-locked object leaves the owner "anonymous" until the owner exits.
+// A carrier's lock stack holds the locks of the virtual thread it runs.
 static uint32_t on_lock_stack(uintptr_t obj) {
   if (!hs_can_lock_stack() || !obj) return 0;
   enum { MAXE = 16 };
@@ -192,13 +207,55 @@ static uint32_t on_lock_stack(uintptr_t obj) {
     slot_t *s = slot(i);
     unsigned q = atomic_load(&s->seq);
     if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
-    uint32_t h = s->carrier ? 0 : s->hash;   // a carrier's lock stack holds its virtual thread's locks
+    unsigned long e = s->carrier ? objhash_epoch() : 0;
+    intptr_t vt0 = s->carrier ? hs_mounted_virtual(s->jt) : 0;
     uintptr_t objs[MAXE];
     int count = hs_lock_stack(s->jt, objs, MAXE);
-    for (int k = 0; k < count; k++)
-      if (objs[k] == obj && atomic_load(&s->seq) == q) return h;
+    for (int k = 0; k < count; k++) {
+      if (objs[k] != obj || atomic_load(&s->seq) != q) continue;
+      return s->carrier ? carrier_owner(s, vt0, e) : s->hash;
+    }
   }
   return 0;
+}
+
+// hash_of_held returns the identity hash of the object at oop, a monitor
+// the calling thread holds, computed now (JVMTI: its only way to an
+// object is a reference): the contender that inflated it has not hashed it
+// yet. 0 when not found.
+static uint32_t hash_of_held(JNIEnv *env, uintptr_t oop) {
+  jint n = 0;
+  jobject *ms = NULL;
+  uint32_t h = 0;
+  if ((*jvmti)->GetOwnedMonitorInfo(jvmti, NULL, &n, &ms) != JVMTI_ERROR_NONE) return 0;
+  for (jint i = 0; i < n; i++) {
+    jint x = 0;
+    if (!h && hs_handle_oop_now(ms[i]) == oop && (*jvmti)->GetObjectHashCode(jvmti, ms[i], &x) == JVMTI_ERROR_NONE)
+      h = (uint32_t)x;
+    (*env)->DeleteLocalRef(env, ms[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+  return h;
+}
+
+int owner_held_contended(JNIEnv *env, uint32_t *out, int max) {
+  enum { MAXE = 16 };
+  uintptr_t jt = hs_can_lock_stack() ? vms_thread(env) : 0;
+  unsigned long e = objhash_epoch();
+  if (!jt || (e & 1)) return 0;
+  uintptr_t objs[MAXE];
+  int count = hs_lock_stack(jt, objs, MAXE), n = 0;
+  for (int k = 0; k < count && n < max; k++) {
+    uint32_t h = 0;
+    // On its own lock stack and inflated: by another thread, which left
+    // the owner anonymous (the owner's own inflation takes it off the stack).
+    if (hs_object_inflated(objs[k]) && (hs_object_hash(objs[k], &h) || (h = hash_of_held(env, objs[k])))) {
+      int seen = 0;
+      for (int i = 0; i < n; i++) seen |= out[i] == h;
+      if (!seen) out[n++] = h;
+    }
+  }
+  return objhash_epoch() == e ? n : 0;
 }
 
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
@@ -226,10 +283,13 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
       int hit = pass == 0 ? s->jt == own
               : pass == 1 ? s->jtid == (int64_t)own
                           : (own >= s->lo && own < s->hi);
+      if (!hit || atomic_load(&s->seq) != q) continue;
       // A carrier's JavaThread or stack stands for the virtual thread it
-      // runs (JDK 21); 24+ names owners by thread id, exact.
-      uint32_t h = s->carrier && pass != 1 ? 0 : s->hash;
-      if (hit && atomic_load(&s->seq) == q) return h;
+      // runs (JDK 21: pinned while it owns a monitor); 24+ names owners by
+      // thread id, exact.
+      if (!s->carrier || pass == 1) return s->hash;
+      unsigned long e = objhash_epoch();
+      return carrier_owner(s, hs_mounted_virtual(s->jt), e);
     }
   }
   return 0;

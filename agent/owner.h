@@ -14,8 +14,8 @@ const char *owner_init(void);
 const char *owner_caps(void);
 const char *owner_hash_caps(void);
 // carrier: virtual threads run on the thread (vthread.h); a monitor owned
-// through its JavaThread or its stack may be a virtual thread's, so its
-// owner is unknown.
+// through its JavaThread, its stack or its lock stack is the virtual
+// thread's it runs then (read from JavaThread::_vthread), or its own.
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash);
 void owner_unregister_self(JNIEnv *env);
@@ -27,6 +27,12 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 // instead of GetObjectHashCode's 200-400), or 0 when unknown or not yet
 // computed.
 uint32_t owner_pending_hash(JNIEnv *env);
+// owner_held_contended writes the hashes of the monitors the calling
+// thread holds that a contender inflated without naming an owner (up to
+// max) and returns how many: a virtual thread that held them fast-locked
+// while unmounted (24+: its lock stack was in its stack chunk, where no
+// contender looks); it says so when it runs again (MonitorOwned).
+int owner_held_contended(JNIEnv *env, uint32_t *out, int max);
 // Threads that found the table of live threads full (their owned monitors'
 // contenders see owner 00000000) are counted in CNT_OWNER_TABLE_FULL.
 #endif

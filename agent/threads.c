@@ -165,6 +165,21 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
 
 void threads_virtual_init(void) { vthread_on(on_vstart, on_vend); }
 
+void thread_resumed(JNIEnv *env, tstate *v) {
+  if (!v || !v->is_virtual || opt.seed_only) return;
+  uint32_t now[4];
+  int n = owner_held_contended(env, now, 4);
+  if (n == 0 && v->owned_n == 0) return;
+  int64_t ts = clock_now();
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int k = 0; k < v->owned_n; k++) seen |= v->owned[k] == now[i];
+    if (!seen) ring_put(v->shard, ORCA_EV_MONITOR_OWNED, ts, v->hash, now[i], 0, NULL, 0, NULL, 0);
+  }
+  memcpy(v->owned, now, sizeof now);
+  v->owned_n = n;
+}
+
 void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n) {
   ring_put(self->shard, kind, clock_now(), self->hash, object, owner, fr, n, NULL, 0);
 }

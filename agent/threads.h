@@ -28,6 +28,8 @@ typedef struct tstate {
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
   struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
+  uint32_t owned[4];    // a virtual thread's MonitorOwned lines of its last resume (thread_resumed)
+  int owned_n;
 } tstate;
 
 // thread_self returns the calling thread's state, creating it on first use;
@@ -54,6 +56,13 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind);
 tstate *thread_carrier(void);
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
+
+// thread_resumed: the virtual thread v runs again after it blocked (a park,
+// sleep, monitor enter or wait ended). Monitors it held fast-locked that a
+// contender inflated meanwhile, naming no owner (owner.h), get a
+// MonitorOwned line, once while they stay so. Costs a read of its lock
+// stack; nothing when it is empty.
+void thread_resumed(JNIEnv *env, tstate *v);
 
 // emit writes an event of the calling thread with a timestamp taken now.
 void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n);

@@ -216,6 +216,12 @@ void hs_init(void) {
   hs.monitor_header = vms_offset("ObjectMonitor", "_header");
   hs.mark_hash_shift = vms_constant("markWord::hash_shift");
   hs.mark_hash_mask = vms_constant("markWord::hash_mask");
+  hs.mark_lock_mask = vms_constant("markWord::lock_mask_in_place");
+  hs.mark_unlocked = vms_constant("markWord::unlocked_value");
+  hs.mark_monitor = vms_constant("markWord::monitor_value");
+  hs.monitor_metadata = vms_offset("ObjectMonitor", "_metadata");
+  hs.thread_vthread = vms_offset("JavaThread", "_vthread");
+  hs.thread_threadobj = vms_offset("JavaThread", "_threadObj");
 
   hs.code_heaps = vms_static("CodeCache", "_heaps");
   hs.array_len = vms_offset_typed("GrowableArrayBase", "_len", "int");
@@ -320,6 +326,51 @@ int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi) {
     return 0;
   *lo = base - size, *hi = base;
   return 1;
+}
+
+// monitor_table: UseObjectMonitorTable (24+, off by default): the object's
+// header keeps its hash and does not point at the monitor, whose _metadata
+// is the hash. Asked at first use (after the VM parsed its flags).
+static int monitor_table(void) {
+  static atomic_int t = -2;
+  int v = atomic_load_explicit(&t, memory_order_relaxed);
+  if (v == -2) atomic_store(&t, v = vms_flag("UseObjectMonitorTable") == 1);
+  return v;
+}
+
+int hs_object_inflated(uintptr_t oop) {
+  uintptr_t mark = 0;
+  if (!oop || hs.mark_lock_mask <= 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark)) return 0;
+  return (mark & (uintptr_t)hs.mark_lock_mask) == (uintptr_t)hs.mark_monitor;
+}
+
+int hs_object_hash(uintptr_t oop, uint32_t *hash) {
+  uintptr_t mark = 0;
+  *hash = 0;
+  if (!oop || hs.mark_hash_shift < 0 || hs.mark_hash_shift > 63 || hs.mark_hash_mask <= 0 || hs.mark_lock_mask <= 0 ||
+      hs.mark_unlocked < 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark))
+    return 0;
+  uintptr_t lock = mark & (uintptr_t)hs.mark_lock_mask;
+  if (lock == (uintptr_t)hs.mark_monitor && !monitor_table()) {
+    // The header displaced into the monitor (_header up to 23, _metadata after).
+    long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
+    if (at < 0 || !safe_word((const void *)((mark ^ lock) + (uintptr_t)at), &mark)) return 0;
+  } else if (lock != (uintptr_t)hs.mark_unlocked && lock != (uintptr_t)hs.mark_monitor) {
+    return 0;   // fast-locked: a stack lock's header is elsewhere
+  }
+  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+  return *hash != 0;
+}
+
+intptr_t hs_mounted_virtual(uintptr_t jt) {
+  uintptr_t hv = 0, ht = 0, v = 0, t = 0;
+  if (hs.thread_vthread < 0 || hs.thread_threadobj < 0) return -1;
+  // OopHandles: each points at a slot holding the object.
+  if (!safe_word((const void *)(jt + (uintptr_t)hs.thread_vthread), &hv) ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_threadobj), &ht) || !hv || !ht ||
+      !safe_word((const void *)hv, &v) || !safe_word((const void *)ht, &t) || !v || !t)
+    return -1;
+  return v == t ? 0 : (intptr_t)v;
 }
 
 int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max) {

@@ -45,10 +45,13 @@ typedef struct {
   // JavaThread (_stack_base/_stack_size in Thread on older JDKs)
   long thread_anchor, thread_stack_base, thread_stack_size, thread_pending_monitor, thread_lock_stack,
       thread_cont_entry, thread_size;
+  long thread_vthread, thread_threadobj;           // OopHandles: the thread it runs (19+), its own
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
   long lockstack_top, lockstack_base;              // LockStack (lightweight locking)
   long monitor_owner, monitor_header;              // ObjectMonitor
+  long monitor_metadata;                           // ObjectMonitor::_metadata (24+: the header, or the hash)
   long mark_hash_shift, mark_hash_mask;            // markWord constants
+  long mark_lock_mask, mark_unlocked, mark_monitor;
   // ThreadStatistics (not in the table: jlong _contended_enter_count, then
   // elapsedTimer _contended_enter_timer, whose fields are): byte offsets of
   // the timer's total, start and active flag in it; -1: layout unknown.
@@ -152,6 +155,16 @@ int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi);
 // hs_lock_stack copies up to max objects of jt's lock stack into out and
 // returns how many, or -1 (unreadable, or more than max).
 int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max);
+// hs_object_hash: the identity hash of the object at oop, from its header
+// (unlocked) or its monitor's (inflated); 0 when it has none yet or it is
+// fast-locked. The caller makes sure the object cannot move meanwhile
+// (objhash_epoch).
+int hs_object_hash(uintptr_t oop, uint32_t *hash);
+// hs_object_inflated: the object at oop has a monitor (its header says so).
+int hs_object_inflated(uintptr_t oop);
+// hs_mounted_virtual: the java.lang.Thread object jt runs now when that is a
+// virtual thread (19+), else 0; -1 when it cannot be read.
+intptr_t hs_mounted_virtual(uintptr_t jt);
 // hs_handle_oop: the object a JNI handle points at (its slot's content).
 HS_INLINE int hs_handle_oop(const void *handle, uintptr_t *oop) { return safe_word(handle, oop); }
 // hs_probe_thread_word / hs_probe_stats: the kernel's copy (safe_probe),

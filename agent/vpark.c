@@ -98,6 +98,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   } else {
     ring_put(v->shard, ORCA_EV_THREAD_SLEPT, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
   }
+  thread_resumed(env, v);
 }
 
 JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {

@@ -41,6 +41,10 @@ const (
 	// otherwise a thread like any other (its own identity and name).
 	VirtualThreadMounted // a virtual thread seen on a carrier (target) other than the last: it is virtual
 	VirtualThreadPinned  // a virtual thread blocks pinned to its carrier (target): its open park or sleep parks the carrier
+	// MonitorOwned: the thread holds the monitor object, which another
+	// thread inflated while it held it fast-locked unmounted (JDK 24+): the
+	// owner the blocked threads' MonitorContendedEnter could not name.
+	MonitorOwned
 	NumKinds
 )
 
@@ -145,6 +149,7 @@ var Specs = [NumKinds]Spec{
 	ObjectClass:             {ObjectClass, "ObjectClass", []Field{FThread, FObject, FClass}, KindNone},
 	VirtualThreadMounted:    {VirtualThreadMounted, "VirtualThreadMounted", []Field{FThread, FTarget}, KindNone},
 	VirtualThreadPinned:     {VirtualThreadPinned, "VirtualThreadPinned", []Field{FThread, FTarget}, KindNone},
+	MonitorOwned:            {MonitorOwned, "MonitorOwned", []Field{FThread, FObject}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

@@ -32,6 +32,9 @@ type Builder struct {
 	// unparks: the latest unpark of each thread not yet matched to the
 	// end of one of its parks (a permit: the next park consumes it).
 	unparks map[format.ThreadID]pendingUnpark
+	// heldBy: the holder of each monitor a MonitorOwned line named, until
+	// the monitor changes hands (Builder.owned).
+	heldBy map[format.ObjectID]*tstate
 	// classes: the class of each object an ObjectClass line named.
 	classes map[format.ObjectID]string
 	// idle, when set (Build), tells a park of an idle pool worker by its
@@ -117,6 +120,7 @@ func New() *Builder {
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},
 		unparks:   map[format.ThreadID]pendingUnpark{},
+		heldBy:    map[format.ObjectID]*tstate{},
 		classes:   map[format.ObjectID]string{},
 		idleOf:    map[StackID]bool{},
 		acquireOf: map[StackID]bool{},
@@ -281,6 +285,8 @@ func (b *Builder) Event(ev *reader.Event) {
 		var ots *tstate
 		if owner != 0 {
 			ots = b.thread(owner, ev.Time)
+		} else if ots = b.ownerUnknown(ev.Object, ts); ots != nil {
+			owner = ots.t.ID
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack}, ls, ots, ev)
 		ls.block(ts)
@@ -291,10 +297,14 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)
+		b.changedHands(ev.Object, ts)
 		ls.waiting.add(ev.Thread)
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectNotify, format.ObjectNotifyAll:
+		b.changedHands(ev.Object, ts)
 		b.notify(b.lock(ev.Object, Monitor), ev)
+	case format.MonitorOwned:
+		b.owned(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
 	case format.ThreadUnpark:

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"orca/internal/format"
+	"orca/internal/reader"
 )
 
 // lstate is a lock being folded.
@@ -59,8 +60,60 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 	}
 	// The thread owns the monitor now: the others still blocked on it
 	// wait for it from here on.
+	b.changedHands(o.iv.Object, ts)
 	b.newOwner(ls, ts, at)
 	return at
+}
+
+// owned folds a MonitorOwned line: ts holds the monitor, fast-locked since
+// before the threads blocked on it now inflated it (HotSpot named them no
+// owner: ts was unmounted). Those blocked without an owner waited for ts
+// from their start; later ones without an owner too, until the monitor
+// changes hands.
+func (b *Builder) owned(ts *tstate, ev *reader.Event) {
+	b.heldBy[ev.Object] = ts
+	ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]
+	if ls == nil {
+		return // nobody blocked on it yet
+	}
+	owner := ts.t.ID
+	for _, bts := range ls.blocked {
+		if bts == ts {
+			continue
+		}
+		for i := range bts.open {
+			o := &bts.open[i]
+			if o.iv.State != Blocked || o.ls != ls || o.iv.Other != 0 {
+				continue
+			}
+			if o.segs > 0 || int(o.iv.ownFrom) != len(ls.l.OwnerChanges) {
+				continue // its owner was known for a while: newOwner below
+			}
+			o.iv.First, o.iv.Other, o.other = owner, owner, ts
+			if i == len(bts.open)-1 {
+				b.rewait(bts, ev.Time)
+			}
+		}
+	}
+	b.newOwner(ls, ts, ev.Time)
+}
+
+// ownerUnknown returns the owner of a contention of ts on obj that names
+// none: the holder of a MonitorOwned line of obj, or nil.
+func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) *tstate {
+	if h := b.heldBy[obj]; h != nil && h != ts && !h.t.Ended {
+		return h
+	}
+	return nil
+}
+
+// changedHands says ts owns the monitor obj now (it acquired it, waits on
+// it or notifies): a MonitorOwned line of another thread no longer names
+// its owner.
+func (b *Builder) changedHands(obj format.ObjectID, ts *tstate) {
+	if h, ok := b.heldBy[obj]; ok && h != ts {
+		delete(b.heldBy, obj)
+	}
 }
 
 // endAcquiring ends an acquire that returned at at. One that a release by

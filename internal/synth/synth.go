@@ -633,10 +633,16 @@ func (s *sim) operation(th int) {
 		t.obj = s.monitors[s.skewed(len(s.monitors))]
 		t.stack = s.site(siteMonitor)
 		owner := uint32(0)
-		if o := s.owner(th); o >= 0 && r.IntN(25) != 0 {
+		o := s.owner(th)
+		if o >= 0 && r.IntN(25) != 0 {
 			owner = s.threads[o].id
 		}
 		s.emit(format.MonitorContendedEnter, th, t.stack, t.obj, owner)
+		if o >= 0 && owner == 0 && t.obj%2 == 0 {
+			// The unknown owner says it holds the monitor (an unmounted
+			// virtual thread's fast lock, JDK 24+), mostly at once.
+			s.write(&format.Event{Time: s.now, Kind: format.MonitorOwned, Thread: format.ThreadID(s.threads[o].id), Object: format.ObjectID(t.obj)})
+		}
 		t.state = tBlocked
 		s.schedule(th, s.now+s.dur(150_000))
 	case p < 52: // wait, woken by a notify or timing out

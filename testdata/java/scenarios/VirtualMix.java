@@ -153,11 +153,12 @@ public class VirtualMix {
 
         while (done.get() < SLEEPERS) LockSupport.parkNanos(1_000_000);
         System.out.printf("EXPECT virtual=yes vthreads=%d sleepers=%d waiters=%d contenders=%d rounds=%d "
-                + "main=%08X pmon=%08X plock=%08X vlock=%08X mlock=%08X vvlock=%08X psleeper=%08X pwaiter=%08X pblocked=%08X%n",
+                + "main=%08X pmon=%08X plock=%08X vlock=%08X mlock=%08X vvlock=%08X psleeper=%08X pwaiter=%08X pblocked=%08X "
+                + "vholder=%08X vowner=%08X%n",
                 vthreads.get(), SLEEPERS, WAITERS, CONTENDERS, PLATFORM_ROUNDS,
                 System.identityHashCode(Thread.currentThread()), System.identityHashCode(pmon),
                 System.identityHashCode(plock), System.identityHashCode(vlock), System.identityHashCode(mlock),
                 System.identityHashCode(vvlock), System.identityHashCode(psleeper), System.identityHashCode(pwaiter),
-                System.identityHashCode(pblocked));
+                System.identityHashCode(pblocked), System.identityHashCode(holder), System.identityHashCode(vowner));
     }
 }

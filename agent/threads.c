@@ -7,6 +7,7 @@
 #include "methods.h"
 #include "owner.h"
 #include "threads.h"
+#include "vmstructs.h"
 #include "vthread.h"
 
 static __thread tstate *self_state;
@@ -166,7 +167,9 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
 void threads_virtual_init(void) { vthread_on(on_vstart, on_vend); }
 
 void thread_resumed(JNIEnv *env, tstate *v) {
-  if (!v || !v->is_virtual || opt.seed_only) return;
+  // Before 24 (JEP 491, as HS_OWNER_TID) a virtual thread holding a monitor
+  // is pinned: it never unmounts with a lock.
+  if (!v || !v->is_virtual || opt.seed_only || !hs_has(HS_OWNER_TID)) return;
   uint32_t now[4];
   int n = owner_held_contended(env, now, 4);
   if (n == 0 && v->owned_n == 0) return;

@@ -177,6 +177,15 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   int64_t ticks = clock_ticks();
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
   if (!s) return;
+  // 24+: HotSpot posts MonitorContendedEntered, with no MonitorContendedEnter
+  // before it, when a virtual thread takes the monitor back after
+  // Object.wait (a platform thread's re-entry posts neither): not a
+  // contention of its own (its Enter would have named the object). Seen on
+  // Tomcat with virtual threads: 1000+ unpaired Entered lines.
+  if (s->is_virtual && !s->pending.enter_obj) {
+    thread_resumed(env, s);
+    return;
+  }
   pending_entered(&s->pending, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
   if (s->is_virtual) thread_resumed(env, s);

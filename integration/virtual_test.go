@@ -179,6 +179,25 @@ func TestVirtualMix(t *testing.T) {
 	})
 }
 
+// TestVirtualWaitReenter records VirtualWaitReenter.java: virtual threads that wait with a
+// timeout on a monitor others notify and hold take it back contended. On 24+ HotSpot posts a
+// MonitorContendedEntered for each such re-entry without its Enter; written, it could not be
+// placed (seen on Tomcat with virtual threads: 1000+ such lines). Every Enter has its Entered,
+// every thread as many of each, the waits are exact and the model places every event.
+func TestVirtualWaitReenter(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, r := recordVirtual(t, j, "VirtualWaitReenter")
+		c := counter{t, r}
+		mon := func(_ int, ev reader.Event) bool { return ev.Object == format.ObjectID(e.hash(t, "mon")) }
+		c.want("ObjectWait on mon", r.sel(format.ObjectWait, mon), e.int(t, "waits"))
+		c.want("ObjectWaited on mon", r.sel(format.ObjectWaited, mon), e.int(t, "waits"))
+		_, built := buildModel(t, r.prefix)
+		for _, p := range built.Model.Problems {
+			t.Errorf("problem: %s", p)
+		}
+	})
+}
+
 // TestVirtualLocks records VirtualLocks.java (issue 14 item 5): contention between virtual
 // threads on a monitor and on a ReentrantLock, with exact counts and owners that are the virtual
 // holders (none unknown); virtual threads' sleeps and parks with the unparker named; sleeps

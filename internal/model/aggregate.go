@@ -280,7 +280,9 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 	ag.juc = ag.juc[:0]
 	first, last := ps[0], ps[len(ps)-1]
 	a := ag.get(first.Object, JUCLock)
-	if first.First == 0 {
+	if first.First == 0 && first.Other == 0 {
+		// Neither the owner when it parked (it had just released the lock)
+		// nor the releaser whose unpark ended the park: unknown.
 		a.l.OwnerUnknown++
 	}
 	from := first.Start

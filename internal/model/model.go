@@ -253,7 +253,7 @@ type Lock struct {
 	Owners       []Blame           // sorted by Blamed, descending
 	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
-	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name
+	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
 	// OwnerChanges is the monitor's owner as the fold learnt it while
 	// threads were blocked on it, in the order learnt (each
 	// MonitorContendedEnter names one, each Entered makes its thread

@@ -32,6 +32,9 @@ type Builder struct {
 	// unparks: the latest unpark of each thread not yet matched to the
 	// end of one of its parks (a permit: the next park consumes it).
 	unparks map[format.ThreadID]pendingUnpark
+	// alias: the ID of the thread an identity hash names now, where a
+	// thread started with the hash of one that had ended (Builder.reuse).
+	alias map[format.ThreadID]format.ThreadID
 	// heldBy: the holder of each monitor a MonitorOwned line named, until
 	// the monitor changes hands (Builder.owned).
 	heldBy map[format.ObjectID]*tstate
@@ -121,6 +124,7 @@ func New() *Builder {
 		joins:     map[format.ThreadID][]pendingJoin{},
 		unparks:   map[format.ThreadID]pendingUnpark{},
 		heldBy:    map[format.ObjectID]*tstate{},
+		alias:     map[format.ThreadID]format.ThreadID{},
 		classes:   map[format.ObjectID]string{},
 		idleOf:    map[StackID]bool{},
 		acquireOf: map[StackID]bool{},
@@ -179,6 +183,15 @@ func (b *Builder) Event(ev *reader.Event) {
 		// No identity hash is 0: 00000000 stands for "unknown".
 		b.problem(ev, "thread %v, object %v: 00000000 names no thread or object", ev.Thread, ev.Object)
 		return
+	}
+	switch ev.Kind {
+	case format.ThreadStarted:
+		b.reuse(ev.Thread)
+	case format.ThreadStart:
+		b.reuse(ev.Target)
+	}
+	if len(b.alias) > 0 {
+		ev = b.aliased(ev)
 	}
 	ts := b.thread(ev.Thread, ev.Time)
 	t := &ts.t
@@ -337,6 +350,56 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "no %s before it", begin)
 		}
 	}
+}
+
+// ReusedBit is set in the ID of a thread that started with the identity
+// hash of a thread that had ended: no identity hash has it (HotSpot's have
+// 31 bits).
+const ReusedBit = format.ThreadID(1 << 31)
+
+// reuse is called when the thread raw starts (its ThreadStart or
+// ThreadStarted). Two objects can share an identity hash, and a recording
+// with tens of thousands of virtual threads has a few pairs of threads that
+// do (Tomcat with virtual threads: one pair in 60 000). When the thread the
+// hash names has ended, this one is another thread: from now on the hash
+// names it, under the ID raw|ReusedBit. A third thread with the hash, or
+// one that starts while the first lives, is not told apart (the events
+// that cannot be placed are problems).
+func (b *Builder) reuse(raw format.ThreadID) {
+	cur, ok := b.alias[raw]
+	if !ok {
+		cur = raw
+	}
+	ts := b.threads[cur]
+	id := raw | ReusedBit
+	if ts == nil || !ts.t.Ended || len(ts.open) > 0 || id == raw || b.threads[id] != nil {
+		return
+	}
+	b.alias[raw] = id
+	if b.lastThread == ts {
+		b.lastThread = nil
+	}
+}
+
+// aliased returns ev with its threads named by their current IDs (reuse).
+func (b *Builder) aliased(ev *reader.Event) *reader.Event {
+	th, ok1 := b.alias[ev.Thread]
+	ow, ok2 := b.alias[ev.Owner]
+	tg, ok3 := b.alias[ev.Target]
+	if !ok1 && !ok2 && !ok3 {
+		return ev
+	}
+	e := *ev
+	if ok1 {
+		e.Thread = th
+	}
+	if ok2 {
+		e.Owner = ow
+	}
+	if ok3 {
+		e.Target = tg
+	}
+	return &e
 }
 
 // beganState is the state each interval-beginning kind opens (the cases

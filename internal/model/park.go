@@ -124,6 +124,9 @@ var idleFrames = []string{
 	"org.eclipse.jetty.util.thread.QueuedThreadPool.idleJobPoll",
 	"org.eclipse.jetty.util.thread.ReservedThreadExecutor$ReservedThread.reservedWait",
 	"jdk.internal.ref.CleanerImpl.run", // Common-Cleaner and other Cleaners (JDK 21+ park)
+	// ForkJoinPool's timer thread (JDK 25: ForkJoinPool-1-delayScheduler, the
+	// timeouts of virtual threads' parks and sleeps): waits for the next delay.
+	"java.util.concurrent.DelayScheduler.loop",
 }
 
 // machinery are the packages and classes a thread waiting for work parks

@@ -25,6 +25,8 @@ func TestIdleStack(t *testing.T) {
 		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false},
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.lang.ref.ReferenceQueue.remove",
 			"jdk.internal.ref.CleanerImpl.run"}, true, false},
+		{[]string{"jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.LockSupport.parkNanos", "java.util.concurrent.DelayScheduler.loop",
+			"java.util.concurrent.DelayScheduler.run"}, true, false},
 		// A task that blocks inside a pool's worker is not idle.
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire", "java.util.concurrent.locks.ReentrantLock.lock",
 			"app.Task.run", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, false, true},

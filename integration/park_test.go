@@ -307,7 +307,11 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		}
 		found[*w.Class] = true
 		if *w.Class == clsLockSync || *w.Class == clsRWSync {
-			t.Errorf("report: a lock's sync %s among the waits: %+v", w.Object, w)
+			obj := "(a group)"
+			if w.Object != nil {
+				obj = *w.Object
+			}
+			t.Errorf("report: a lock's sync %s among the waits: %+v", obj, w)
 		}
 	}
 	for _, c := range []string{clsCondition, clsLatchSync, clsFuture, clsMarker} {

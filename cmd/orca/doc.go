@@ -110,7 +110,9 @@ single line such as "No deadlocks.":
 	             threads still waiting, notifies that found no waiter,
 	             notifyAll storms (100 or more within 10 ms); and the parks on
 	             each blocker (a condition, latch, future, queue) with the
-	             threads whose unpark ended them
+	             threads whose unpark ended them; short-lived objects (20 or
+	             more of one class waited on at one call site, at most 5
+	             times each: a future per request) are one entry, their sums
 	THREADS      time each thread spent in each state, in seconds and % of
 	             its life; "runnable" is time in none of the recorded states;
 	             virtual threads (JDK 21+) one row per name pattern, digits

@@ -26,7 +26,9 @@ malformed or cut lines), then, each ranked:
                blamed for it and the sites where threads blocked
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
-               notifies that found no waiter, notifyAll storms
+               notifies that found no waiter, notifyAll storms, parks and
+               who unparked them; short-lived objects (a future per request)
+               are grouped by class and call site
   THREADS      time each thread spent in each state, in seconds and %
                (virtual threads: one row per name pattern, digits as N,
                unless --virtual)

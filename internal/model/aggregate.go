@@ -13,8 +13,9 @@ import (
 // are summed here, from the threads' intervals, and nowhere else. The
 // Model's Locks hold them for every thread (Finalize calls Aggregate);
 // orca report --thread asks Aggregate for the matching threads' only, as
-// pprof filters samples before it aggregates. The report and the viewer
-// render these figures, so they agree by construction.
+// pprof filters samples before it aggregates. The transient objects waited
+// on are then grouped (groups.go), from the same sums. The report and the
+// viewer render these figures, so they agree by construction.
 
 // Aggregate returns the locks with the figures of the threads keep
 // accepts (all threads when keep is nil): those on which a kept thread
@@ -24,7 +25,14 @@ import (
 // notified). The locks are new values, sorted as Model.Locks; keep nil
 // gives the figures Model.Locks holds.
 func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
-	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks))}
+	locks, _ := m.aggregateGroups(keep)
+	return locks
+}
+
+// aggregateGroups is Aggregate, and the groups of its transient wait
+// objects (groupWaits), sorted as Model.Groups.
+func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
+	ag := aggregator{m: m, by: make(map[uint64]*lockAgg, len(m.Locks)), all: keep == nil}
 	if keep == nil {
 		for _, l := range m.Locks {
 			ag.get(l.Object, l.Kind)
@@ -39,15 +47,25 @@ func (m *Model) Aggregate(keep func(*Thread) bool) []*Lock {
 	for _, a := range ag.by {
 		out = append(out, a.finish())
 	}
+	groups := ag.groupWaits()
 	sortLocks(out)
-	return out
+	return out, groups
 }
 
-// aggregate sets the figures of m.Locks from all threads and sorts them.
+// aggregate sets the figures of m.Locks and m.Groups from all threads and
+// sorts them.
 func (m *Model) aggregate() {
-	for _, a := range m.Aggregate(nil) {
+	locks, groups := m.aggregateGroups(nil)
+	for _, a := range locks {
 		*m.byObject[lockKey{a.Object, a.Kind}] = *a
 	}
+	for _, g := range groups {
+		// The members are the Model's own locks, not the aggregate's copies.
+		for i, l := range g.Members {
+			g.Members[i] = m.byObject[lockKey{l.Object, l.Kind}]
+		}
+	}
+	m.Groups = groups
 	sortLocks(m.Locks)
 }
 
@@ -71,6 +89,9 @@ func sortLocks(ls []*Lock) {
 type aggregator struct {
 	m  *Model
 	by map[uint64]*lockAgg // key: object<<2 | kind, as the Builder's
+	// all: every thread is aggregated (by has every lock of the Model,
+	// with the whole recording's figures).
+	all bool
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock.
 	last *lockAgg
@@ -140,6 +161,7 @@ func (ag *aggregator) thread(t *Thread) {
 	ag.acq = ag.acq[:0]
 	ag.juc = ag.juc[:0]
 	var waitEnd format.Time // end of t's latest wait segment
+	var waitLen format.Time // length of t's latest wait, its segments so far
 	for i := range t.Intervals {
 		iv := &t.Intervals[i]
 		if len(ag.juc) > 0 {
@@ -194,9 +216,13 @@ func (ag *aggregator) thread(t *Thread) {
 				a.l.WaitTime += d
 				ws.Time += d
 				waitEnd = iv.End
+				waitLen += d
+				a.l.MaxWait = max(a.l.MaxWait, waitLen)
 				continue
 			}
 			waitEnd = iv.End
+			waitLen = iv.Duration()
+			a.l.MaxWait = max(a.l.MaxWait, waitLen)
 			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
 				a.waitedBy[t.ID] = iv.Since
 			}
@@ -231,6 +257,7 @@ func (ag *aggregator) thread(t *Thread) {
 			a.l.Waits++
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
+			a.l.MaxWait = max(a.l.MaxWait, iv.Duration())
 			ws.Time += iv.Duration()
 			if iv.State == Idle {
 				a.l.IdleWaits++
@@ -391,12 +418,7 @@ func (a *lockAgg) finish() *Lock {
 	for _, u := range a.unparked {
 		l.UnparkedBy = append(l.UnparkedBy, u)
 	}
-	slices.SortFunc(l.UnparkedBy, func(a, b Blame) int {
-		if c := cmp.Compare(b.Contentions, a.Contentions); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Thread, b.Thread)
-	})
+	sortUnparkers(l.UnparkedBy)
 	for s := range a.held {
 		l.HeldAt = append(l.HeldAt, s)
 	}
@@ -411,6 +433,17 @@ func (a *lockAgg) finish() *Lock {
 		return cmp.Compare(a.Stack, b.Stack)
 	})
 	return l
+}
+
+// sortUnparkers orders the unparkers of a blocker: most parks first, then
+// by thread.
+func sortUnparkers(us []Blame) {
+	slices.SortFunc(us, func(a, b Blame) int {
+		if c := cmp.Compare(b.Contentions, a.Contentions); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Thread, b.Thread)
+	})
 }
 
 // byFirst returns the threads of first (thread -> time of its first

@@ -12,13 +12,18 @@ type View struct {
 	Model   *Model
 	Threads []*Thread // the threads kept, in Model.Threads order
 	Locks   []*Lock   // Aggregate(keep); Model.Locks when nothing is filtered
+	// Groups are the transient objects of Locks grouped (groups.go):
+	// Model.Groups when nothing is filtered.
+	Groups []*Group
 	// Filtered is false when there was no filter (keep nil).
 	Filtered bool
 	kept     map[format.ThreadID]bool
+	groupOf  map[*Lock]*Group
 }
 
 // Filter returns the View of the threads keep accepts; keep nil keeps
-// them all (the View's Locks are then Model.Locks themselves).
+// them all (the View's Locks and Groups are then Model.Locks and
+// Model.Groups themselves).
 func (m *Model) Filter(keep func(*Thread) bool) *View {
 	v := &View{Model: m, kept: make(map[format.ThreadID]bool, len(m.Threads))}
 	for _, t := range m.Threads {
@@ -28,16 +33,26 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 		}
 	}
 	if keep == nil {
-		v.Locks = m.Locks
-		return v
+		v.Locks, v.Groups = m.Locks, m.Groups
+	} else {
+		v.Filtered = true
+		v.Locks, v.Groups = m.aggregateGroups(keep)
 	}
-	v.Filtered = true
-	v.Locks = m.Aggregate(keep)
+	v.groupOf = map[*Lock]*Group{}
+	for _, g := range v.Groups {
+		for _, l := range g.Members {
+			v.groupOf[l] = g
+		}
+	}
 	return v
 }
 
 // Has reports whether the thread id is kept.
 func (v *View) Has(id format.ThreadID) bool { return v.kept[id] }
+
+// GroupOf returns the group of a lock of v.Locks, nil when it has none:
+// lists of waits show the group in place of its members.
+func (v *View) GroupOf(l *Lock) *Group { return v.groupOf[l] }
 
 // StackTimes are the nanoseconds spent at one stack, per state.
 type StackTimes [NumStates]int64

@@ -266,6 +266,7 @@ type Lock struct {
 	// parks another thread's unpark ended, TimedOut the others).
 	Waits        int
 	WaitTime     format.Time       // from each wait's start to its end (or the thread's end)
+	MaxWait      format.Time       // the longest of them
 	Notified     int               // ended by another thread's notify or notifyAll (Ambiguous ones included)
 	Ambiguous    int               // ended by a notify that could have woken another waiter
 	TimedOut     int               // ended with no notify: timed out, interrupted or spurious
@@ -467,8 +468,11 @@ type Model struct {
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
 	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind
-	Edges      []Edge    // sorted by ToTime
-	Deadlocks  []Deadlock
+	// Groups are the transient objects of Locks waited or parked on, one
+	// per class and call site (groups.go), most WaitTime first.
+	Groups    []*Group
+	Edges     []Edge // sorted by ToTime
+	Deadlocks []Deadlock
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int

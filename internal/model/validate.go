@@ -22,6 +22,9 @@ import (
 //     excepted), and no thread blocks on a monitor it owns;
 //   - each lock's contentions, blocked and max time, sites, per-owner
 //     blame and waits equal what its threads' intervals say;
+//   - each group's members are transient locks of its kind, class and
+//     site, in no other group, and its figures are their sums; no set of
+//     transient locks that would make a group is left out;
 //   - each edge joins two known threads, goes forward in time and matches
 //     the interval it explains; each notified wait has its wake edge;
 //   - each deadlock's threads wait for one another when it forms, and
@@ -33,6 +36,7 @@ func Validate(m *Model) []error {
 	v := &validator{m: m}
 	v.threads()
 	v.locks()
+	v.groups()
 	v.holders()
 	v.edges()
 	v.deadlocks()
@@ -246,6 +250,7 @@ func (v *validator) threads() {
 type lockAcc struct {
 	contentions, unknown, waits int
 	blocked, max, waitTime      format.Time
+	waitMax                     format.Time
 	open                        int
 	openTime                    format.Time
 	blamed                      map[format.ThreadID]format.Time
@@ -295,6 +300,7 @@ func (v *validator) locks() {
 			a := get(lockKey{f.Object, Monitor})
 			a.waits++
 			a.waitTime += o.extent()
+			a.waitMax = max(a.waitMax, o.extent())
 		case Parked, Idle:
 			if f.Acquire {
 				a := get(lockKey{f.Object, JUCLock})
@@ -306,6 +312,7 @@ func (v *validator) locks() {
 			a := get(lockKey{f.Object, Blocker})
 			a.waits++
 			a.waitTime += o.extent()
+			a.waitMax = max(a.waitMax, o.extent())
 		case Acquiring:
 			a := get(lockKey{f.Object, Semaphore})
 			a.acquires++
@@ -395,8 +402,8 @@ func (v *validator) locks() {
 			if l.OwnerUnknown != a.unknown {
 				v.bad("%s: %d contentions with owner unknown; the intervals show %d", name, l.OwnerUnknown, a.unknown)
 			}
-			if l.Waits != a.waits || l.WaitTime != a.waitTime {
-				v.bad("%s: %d waits, %v waiting; the intervals say %d, %v", name, l.Waits, l.WaitTime, a.waits, a.waitTime)
+			if l.Waits != a.waits || l.WaitTime != a.waitTime || l.MaxWait != a.waitMax {
+				v.bad("%s: %d waits, %v waiting, %v the longest; the intervals say %d, %v, %v", name, l.Waits, l.WaitTime, l.MaxWait, a.waits, a.waitTime, a.waitMax)
 			}
 			if l.Acquires != 0 || l.Releases != 0 {
 				v.bad("%s: a monitor with semaphore calls", name)
@@ -423,8 +430,8 @@ func (v *validator) locks() {
 				v.bad("%s: a j.u.c. lock with wait or semaphore figures", name)
 			}
 		case Blocker:
-			if l.Waits != a.waits || l.WaitTime != a.waitTime {
-				v.bad("%s: %d parks, %v parked; the intervals say %d, %v", name, l.Waits, l.WaitTime, a.waits, a.waitTime)
+			if l.Waits != a.waits || l.WaitTime != a.waitTime || l.MaxWait != a.waitMax {
+				v.bad("%s: %d parks, %v parked, %v the longest; the intervals say %d, %v, %v", name, l.Waits, l.WaitTime, l.MaxWait, a.waits, a.waitTime, a.waitMax)
 			}
 			if l.Waits != l.Notified+l.TimedOut+l.StillWaiting || l.IdleWaits > l.Waits {
 				v.bad("%s: %d parks, %d unparked, %d not, %d still parked, %d idle", name, l.Waits, l.Notified, l.TimedOut, l.StillWaiting, l.IdleWaits)
@@ -439,6 +446,76 @@ func (v *validator) locks() {
 	for k, a := range acc {
 		if !seen[k] && (a.contentions > 0 || a.waits > 0 || a.acquires > 0 || len(a.waiters) > 0) {
 			v.bad("%s %v has intervals but no Lock", k.kind, k.obj)
+		}
+	}
+}
+
+// groups checks m.Groups against m.Locks.
+func (v *validator) groups() {
+	m := v.m
+	contended := map[format.ObjectID]bool{}
+	for _, l := range m.Locks {
+		if (l.Kind == Monitor || l.Kind == JUCLock) && l.Contentions+l.Open > 0 {
+			contended[l.Object] = true
+		}
+	}
+	transient := func(l *Lock) bool {
+		return l.Waits > 0 && l.Waits <= GroupMaxWaits && len(l.WaitSites) > 0 && !contended[l.Object] &&
+			(l.Kind == Monitor || l.Kind == Blocker && l.Object != 0)
+	}
+	in := map[*Lock]bool{}
+	for i, g := range m.Groups {
+		name := fmt.Sprintf("group of %d %s %q at s%d", len(g.Members), g.Kind, g.Class, g.Site)
+		if i > 0 && g.WaitTime > m.Groups[i-1].WaitTime {
+			v.bad("%s: groups not sorted by wait time", name)
+		}
+		if len(g.Members) < GroupMinObjects || g.Object != 0 || g.Contentions+g.Open != 0 || len(g.WaitSites) == 0 || g.WaitSites[0].Stack != g.Site {
+			v.bad("%s: object %v, %d contentions, sites %+v", name, g.Object, g.Contentions+g.Open, g.WaitSites)
+		}
+		var sum Lock
+		maxWaits, threads := 0, map[format.ThreadID]bool{}
+		for j, l := range g.Members {
+			if in[l] || m.Lock(l.Object, l.Kind) != l {
+				v.bad("%s: member %s %v is in another group or not the model's", name, l.Kind, l.Object)
+			}
+			in[l] = true
+			if !transient(l) || l.Kind != g.Kind || l.Class != g.Class || l.WaitSites[0].Stack != g.Site {
+				v.bad("%s: member %s %v (%d waits, class %q) does not belong", name, l.Kind, l.Object, l.Waits, l.Class)
+				continue
+			}
+			if j > 0 && l.WaitTime > g.Members[j-1].WaitTime {
+				v.bad("%s: members not sorted by wait time", name)
+			}
+			sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting = sum.Waits+l.Waits, sum.WaitTime+l.WaitTime,
+				sum.Notified+l.Notified, sum.TimedOut+l.TimedOut, sum.StillWaiting+l.StillWaiting
+			sum.MaxWait, maxWaits = max(sum.MaxWait, l.MaxWait), max(maxWaits, l.Waits)
+			for _, th := range l.WaitedBy {
+				threads[th] = true
+			}
+		}
+		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut ||
+			g.StillWaiting != sum.StillWaiting || g.MaxWait != sum.MaxWait || g.MaxWaits != maxWaits || len(g.WaitedBy) != len(threads) {
+			v.bad("%s: %d waits, %v, %d/%d/%d, max %v, %d at most, %d threads; its members sum to %d, %v, %d/%d/%d, max %v, %d, %d",
+				name, g.Waits, g.WaitTime, g.Notified, g.TimedOut, g.StillWaiting, g.MaxWait, g.MaxWaits, len(g.WaitedBy),
+				sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting, sum.MaxWait, maxWaits, len(threads))
+		}
+		sw, st := 0, format.Time(0)
+		for _, s := range g.WaitSites {
+			sw, st = sw+s.Waits, st+s.Time
+		}
+		if sw != g.Waits || st != g.WaitTime {
+			v.bad("%s: sites sum to %d waits, %v; the group has %d, %v", name, sw, st, g.Waits, g.WaitTime)
+		}
+	}
+	left := map[groupKey]int{}
+	for _, l := range m.Locks {
+		if !in[l] && transient(l) {
+			left[groupKey{l.Kind, l.Class, l.WaitSites[0].Stack}]++
+		}
+	}
+	for k, n := range left {
+		if n >= GroupMinObjects {
+			v.bad("%d transient %s objects of %q at s%d are not grouped", n, k.kind, k.class, k.site)
 		}
 	}
 }

@@ -93,52 +93,43 @@ func (b *builder) sites(locks []Lock) []Site {
 	return sorted
 }
 
+// groupTop is how many objects of a group the report names.
+const groupTop = 5
+
 // waits returns the wait/notify health of the objects the matching threads
 // waited on (and, without a filter, of the objects only notified), worst
 // first: the program's objects before those only JDK service threads
 // waited on, then most waits that no notify ended, then most time waiting.
-// Notify counts are the object's, by every thread: the model does not
-// keep who notified.
-func (b *builder) waits(ls []*model.Lock) []Wait {
+// The short-lived objects of a group (model.Group) are one entry, ranked
+// by its sums, in their place. Notify counts are the object's, by every
+// thread: the model does not keep who notified.
+func (b *builder) waits() []Wait {
 	type ranked struct {
 		w    Wait
 		time format.Time
 	}
 	var rs []ranked
-	for _, l := range ls {
+	for _, l := range b.v.Locks {
 		if l.Kind == model.Semaphore || l.Waits == 0 && (l.Kind == model.Blocker || b.opt.Thread != "" || l.Notifies+l.NotifyAlls == 0) {
 			continue
 		}
-		w := Wait{Object: l.Object.String(), Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
-			TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
-			Notifies: l.Notifies, NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, MaxBurst: l.MaxNotifyAllBurst,
-			Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}}
-		if l.Class != "" {
-			c := l.Class
-			w.Class = &c
+		if b.v.GroupOf(l) != nil {
+			continue
 		}
-		app := false
-		for _, th := range l.WaitedBy {
-			app = app || !b.jdk[th]
-		}
-		w.JDK = l.Waits > 0 && !app
-		if l.Kind == model.Blocker {
-			w.Kind, w.Idle = "park", l.IdleWaits
-			// Idle pool workers wait for work by design: ranked with the
-			// JDK's service threads.
-			w.JDK = w.JDK || l.IdleWaits == l.Waits
-			for _, u := range l.UnparkedBy {
-				w.UnparkedBy = append(w.UnparkedBy, Unparker{Thread: u.Thread.String(), Name: b.name(u.Thread),
-					Parks: u.Contentions, ParkS: sec(u.Blamed)})
-			}
-		}
-		for _, s := range l.WaitSites {
-			w.Sites = append(w.Sites, WaitSite{Frames: b.stack(s.Stack), Waits: s.Waits, TimedOut: s.TimedOut,
-				Still: s.StillWaiting, WaitS: sec(s.Time)})
-		}
+		w := b.wait(l)
+		w.Object = idPtr(l.Object.String(), true)
 		rs = append(rs, ranked{w, l.WaitTime})
 	}
-	sort.Slice(rs, func(i, j int) bool {
+	for _, g := range b.v.Groups {
+		w := b.wait(&g.Lock)
+		w.Group = &WaitGroup{Objects: len(g.Members), Threads: len(g.WaitedBy), MaxWaits: g.MaxWaits, MaxWaitS: sec(g.MaxWait), Top: []GroupMember{}}
+		for _, l := range g.Members[:min(groupTop, len(g.Members))] {
+			w.Group.Top = append(w.Group.Top, GroupMember{Object: l.Object.String(), Waits: l.Waits, WaitS: sec(l.WaitTime)})
+		}
+		rs = append(rs, ranked{w, g.WaitTime})
+	}
+	// Stable: two groups that tie keep the model's order.
+	sort.SliceStable(rs, func(i, j int) bool {
 		a, c := &rs[i].w, &rs[j].w
 		if a.JDK != c.JDK {
 			return !a.JDK
@@ -149,11 +140,47 @@ func (b *builder) waits(ls []*model.Lock) []Wait {
 		if rs[i].time != rs[j].time {
 			return rs[i].time > rs[j].time
 		}
-		return a.Object < c.Object
+		if (a.Object == nil) != (c.Object == nil) {
+			return a.Object == nil
+		}
+		return a.Object != nil && *a.Object < *c.Object
 	})
 	out := []Wait{}
 	for _, r := range rs {
 		out = append(out, r.w)
 	}
 	return out
+}
+
+// wait renders the wait figures of a lock or a group's sums; Object is
+// left nil.
+func (b *builder) wait(l *model.Lock) Wait {
+	w := Wait{Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
+		TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
+		Notifies: l.Notifies, NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, MaxBurst: l.MaxNotifyAllBurst,
+		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}}
+	if l.Class != "" {
+		c := l.Class
+		w.Class = &c
+	}
+	app := false
+	for _, th := range l.WaitedBy {
+		app = app || !b.jdk[th]
+	}
+	w.JDK = l.Waits > 0 && !app
+	if l.Kind == model.Blocker {
+		w.Kind, w.Idle = "park", l.IdleWaits
+		// Idle pool workers wait for work by design: ranked with the
+		// JDK's service threads.
+		w.JDK = w.JDK || l.IdleWaits == l.Waits
+		for _, u := range l.UnparkedBy {
+			w.UnparkedBy = append(w.UnparkedBy, Unparker{Thread: u.Thread.String(), Name: b.name(u.Thread),
+				Parks: u.Contentions, ParkS: sec(u.Blamed)})
+		}
+	}
+	for _, s := range l.WaitSites {
+		w.Sites = append(w.Sites, WaitSite{Frames: b.stack(s.Stack), Waits: s.Waits, TimedOut: s.TimedOut,
+			Still: s.StillWaiting, WaitS: sec(s.Time)})
+	}
+	return w
 }

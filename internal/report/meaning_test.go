@@ -60,11 +60,11 @@ func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
 		opt1("thread parent", th.Parent)
 		matchID("threads", th.ID)
 		s, p := th.StatesS, th.StatesPct
-		sum := s.Runnable + s.Blocked + s.Waiting + s.Sleeping + s.Joining + s.Acquiring
+		sum := s.Runnable + s.Blocked + s.Waiting + s.Sleeping + s.Joining + s.Acquiring + s.Parked + s.Idle
 		if !near(sum, th.LifeS, 6) {
 			t.Errorf("thread %s: states add up to %v s, life is %v s", th.ID, sum, th.LifeS)
 		}
-		psum := p.Runnable + p.Blocked + p.Waiting + p.Sleeping + p.Joining + p.Acquiring
+		psum := p.Runnable + p.Blocked + p.Waiting + p.Sleeping + p.Joining + p.Acquiring + p.Parked + p.Idle
 		if th.LifeS > 0 && math.Abs(psum-100) > 0.05 {
 			t.Errorf("thread %s: state percentages add up to %v", th.ID, psum)
 		}
@@ -143,12 +143,35 @@ func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
 		}
 	}
 	for _, w := range r.Waits {
-		ids("wait", w.Object)
+		name := "a group"
+		if g := w.Group; g != nil {
+			if w.Object != nil {
+				t.Errorf("a group of waits on object %s", *w.Object)
+			}
+			var top float64
+			for i, o := range g.Top {
+				ids("group member", o.Object)
+				if o.Waits > g.MaxWaits || o.WaitS > top && i > 0 {
+					t.Errorf("waits of a group: its top objects %+v, at most %d waits each", g.Top, g.MaxWaits)
+				}
+				top = o.WaitS
+			}
+			if g.Objects < model.GroupMinObjects || g.MaxWaits > model.GroupMaxWaits || w.Waits < g.Objects || w.Waits > g.Objects*g.MaxWaits ||
+				g.Threads < 1 || len(g.Top) != min(groupTop, g.Objects) || g.MaxWaitS > w.WaitS || len(w.Sites) == 0 {
+				t.Errorf("waits of a group: %+v, group %+v", w, *g)
+			}
+		} else if w.Object == nil {
+			t.Errorf("waits entry with neither object nor group: %+v", w)
+			continue
+		} else {
+			ids("wait", *w.Object)
+			name = *w.Object
+		}
 		if w.Notified+w.TimedOut+w.StillWaiting != w.Waits || w.Ambiguous > w.Notified {
-			t.Errorf("waits on %s: %d = %d notified + %d timed out + %d still?", w.Object, w.Waits, w.Notified, w.TimedOut, w.StillWaiting)
+			t.Errorf("waits on %s: %d = %d notified + %d timed out + %d still?", name, w.Waits, w.Notified, w.TimedOut, w.StillWaiting)
 		}
 		if w.WokeNobody > w.Notifies+w.NotifyAlls || w.Storm != (w.MaxBurst >= analysis.StormBurst) {
-			t.Errorf("waits on %s: %+v", w.Object, w)
+			t.Errorf("waits on %s: %+v", name, w)
 		}
 	}
 	if opt.Thread == "" {
@@ -223,18 +246,44 @@ func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 			t.Errorf("%d sites, the model %d", r.SitesTotal, n)
 		}
 	}
-	waited := 0
+	// Waits: the objects waited on, notified or parked on, a group in
+	// place of its members.
+	v := m.Filter(nil)
+	waited := len(m.Groups)
 	for _, ml := range m.Locks {
-		if ml.Kind == model.Monitor && ml.Waits+ml.Notifies+ml.NotifyAlls > 0 {
+		if v.GroupOf(ml) == nil && (ml.Kind == model.Monitor && ml.Waits+ml.Notifies+ml.NotifyAlls > 0 || ml.Kind == model.Blocker && ml.Waits > 0) {
 			waited++
 		}
 	}
 	for _, w := range r.Waits {
-		a := m.Lock(objectID(w.Object), model.Monitor)
+		kind := model.Monitor
+		if w.Kind == "park" {
+			kind = model.Blocker
+		}
+		var a *model.Lock
+		name := "a group"
+		if w.Group != nil {
+			// The group of its costliest object.
+			if g := v.GroupOf(m.Lock(objectID(w.Group.Top[0].Object), kind)); g != nil {
+				a = &g.Lock
+				if len(g.Members) != w.Group.Objects || len(g.WaitedBy) != w.Group.Threads || g.MaxWaits != w.Group.MaxWaits ||
+					!near(w.Group.MaxWaitS, g.MaxWait.Seconds(), 1) {
+					t.Errorf("group %+v, model %d members, %d threads, %d waits at most, %v the longest", *w.Group, len(g.Members), len(g.WaitedBy), g.MaxWaits, g.MaxWait)
+				}
+				for i, o := range w.Group.Top {
+					if o.Object != g.Members[i].Object.String() {
+						t.Errorf("group: top object %d is %s, model %v", i, o.Object, g.Members[i].Object)
+					}
+				}
+			}
+		} else {
+			a = m.Lock(objectID(*w.Object), kind)
+			name = *w.Object
+		}
 		if a == nil || w.Waits != a.Waits || w.Notified != a.Notified || w.Ambiguous != a.Ambiguous || w.TimedOut != a.TimedOut ||
 			w.StillWaiting != a.StillWaiting || !near(w.WaitS, a.WaitTime.Seconds(), a.Waits) || w.Notifies != a.Notifies ||
 			w.NotifyAlls != a.NotifyAlls || w.WokeNobody != a.NotifiesWokeNobody || w.MaxBurst != a.MaxNotifyAllBurst {
-			t.Errorf("waits on %s: %+v, model %+v", w.Object, w, a)
+			t.Errorf("waits on %s: %+v, model %+v", name, w, a)
 		}
 	}
 	if r.WaitsTotal != waited {

@@ -122,7 +122,17 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
 			WriteErrors: infoInt(format.InfoWriteErrors), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
 	}
-	r.Waits, r.WaitsTotal = top(b.waits(mlocks), opt.Top)
+	waits := b.waits()
+	for _, w := range waits {
+		if w.Group != nil {
+			r.waitGroups++
+			r.groupedObjects += w.Group.Objects
+			r.waitObjects += w.Group.Objects
+		} else {
+			r.waitObjects++
+		}
+	}
+	r.Waits, r.WaitsTotal = top(waits, opt.Top)
 	r.Edges = b.edges()
 	return r
 }

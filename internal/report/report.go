@@ -79,7 +79,10 @@ type Report struct {
 	Hangs            []Hang     `json:"hangs"`
 	Waits            []Wait     `json:"waits"`
 	WaitsTotal       int        `json:"waits_total"`
-	Edges            Edges      `json:"edges"`
+	// Of all the waits entries (before --top): the objects, those in
+	// groups, and the groups, for the text's title.
+	waitObjects, groupedObjects, waitGroups int
+	Edges                                   Edges `json:"edges"`
 
 	width int // Options.Width, for WriteText
 }
@@ -240,9 +243,11 @@ type WaitSite struct {
 	WaitS    float64  `json:"wait_s"`
 }
 
-// Wait is the wait/notify health of one object.
+// Wait is the wait/notify health of one object, or of a group of
+// short-lived objects of one class waited on at one call site (Group set,
+// Object nil): model.Group.
 type Wait struct {
-	Object       string     `json:"object"`
+	Object       *string    `json:"object"`
 	Class        *string    `json:"class"`
 	Waits        int        `json:"waits"`
 	Notified     int        `json:"notified"`
@@ -264,6 +269,27 @@ type Wait struct {
 	Idle int `json:"idle,omitempty"`
 	// UnparkedBy: the threads whose unpark ended the parks, most first.
 	UnparkedBy []Unparker `json:"unparked_by,omitempty"`
+	// Group is set on an entry that sums short-lived objects; absent on
+	// one object's.
+	Group *WaitGroup `json:"group,omitempty"`
+}
+
+// WaitGroup is what a Wait of a group adds: the objects it sums and the
+// costliest of them. The Wait's figures are the objects' sums, its sites
+// theirs merged (sites[0] is the call site the group is of).
+type WaitGroup struct {
+	Objects  int           `json:"objects"`
+	Threads  int           `json:"threads"`    // distinct threads that waited
+	MaxWaits int           `json:"max_waits"`  // the most waits on one object
+	MaxWaitS float64       `json:"max_wait_s"` // the longest single wait
+	Top      []GroupMember `json:"top"`        // the groupTop objects with most time waiting
+}
+
+// GroupMember is one object of a group.
+type GroupMember struct {
+	Object string  `json:"object"`
+	Waits  int     `json:"waits"`
+	WaitS  float64 `json:"wait_s"`
 }
 
 // Unparker is a thread that ended parks on a blocker.

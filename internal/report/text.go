@@ -11,6 +11,7 @@ import (
 
 	"orca/internal/analysis"
 	"orca/internal/format"
+	"orca/internal/model"
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
@@ -517,29 +518,45 @@ func (r *Report) waitSection(t *textWriter) {
 		t.section("No Object.wait or notify.")
 		return
 	}
+	objects, grouped, groups := r.waitObjects, r.groupedObjects, r.waitGroups
+	if objects == 0 { // a Report not made by New (decoded from JSON): what it lists
+		objects = r.WaitsTotal
+		for _, w := range r.Waits {
+			if w.Group != nil {
+				objects += w.Group.Objects - 1
+				grouped += w.Group.Objects
+				groups++
+			}
+		}
+	}
 	if r.parks {
 		t.section("WAIT/NOTIFY/PARK: %s waited on, notified or parked on, waits no notify or unpark ended first%s",
-			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+			count(objects, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
 	} else {
 		t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
-			count(r.WaitsTotal, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+			count(objects, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
+	}
+	if groups > 0 {
+		t.printf("  (%d short-lived objects shown as %s, each of one class and call site:\n"+
+			"  %d or more objects of at most %d waits or parks each)\n",
+			grouped, count(groups, "group", "groups"), model.GroupMinObjects, model.GroupMaxWaits)
 	}
 	var jdk []string
 	var idle []string
 	for _, w := range r.Waits {
 		if w.JDK && w.Kind == "park" && w.Idle == w.Waits {
-			idle = append(idle, fmt.Sprintf("%s (%s)", parkedOn(w), count(w.Waits, "park", "parks")))
+			idle = append(idle, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "park", "parks")))
 			continue
 		}
 		if w.JDK {
-			jdk = append(jdk, fmt.Sprintf("%s (%s)", named(w.Object, w.Class), count(w.Waits, "wait", "waits")))
+			jdk = append(jdk, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "wait", "waits")))
 			continue
 		}
 		if w.Kind == "park" {
 			r.parkWait(t, w)
 			continue
 		}
-		what := named(w.Object, w.Class)
+		what := waitedOn(w)
 		var ends []string
 		if w.Notified > 0 {
 			s := fmt.Sprintf("%d notified", w.Notified)
@@ -557,7 +574,7 @@ func (r *Report) waitSection(t *textWriter) {
 		if w.Waits == 0 {
 			t.printf("  %s: never waited on\n", what)
 		} else {
-			t.printf("  %s: %s, %s waiting\n", what, count(w.Waits, "wait", "waits"), dur(w.WaitS))
+			t.printf("  %s: %s, %s waiting%s\n", what, count(w.Waits, "wait", "waits"), dur(w.WaitS), byThreads(w))
 			if len(ends) > 0 {
 				t.printf("     %s\n", strings.Join(ends, "; "))
 			}
@@ -579,6 +596,7 @@ func (r *Report) waitSection(t *textWriter) {
 		if w.Storm {
 			t.printf("     !! notifyAll STORM: %d calls within 10 ms\n", w.MaxBurst)
 		}
+		t.group(w, "wait", "waits")
 		for j, s := range w.Sites {
 			if j == 2 {
 				t.printf("     ... %s\n", count(len(w.Sites)-j, "more wait site", "more wait sites"))
@@ -607,18 +625,56 @@ func (r *Report) waitSection(t *textWriter) {
 	}
 }
 
-// parkedOn names a park blocker: "java.util.concurrent.FutureTask 0000BEEF",
-// "no blocker" for parks without one.
-func parkedOn(w Wait) string {
-	if w.Object == "00000000" {
+// waitedOn names the object of a waits entry: "java.util.concurrent.FutureTask
+// 0000BEEF"; "no blocker" for the parks without one; for a group, its
+// objects: "3000 java.util.concurrent.FutureTask objects".
+func waitedOn(w Wait) string {
+	if g := w.Group; g != nil {
+		if w.Class == nil || *w.Class == "" {
+			return fmt.Sprintf("%d objects of unknown class", g.Objects)
+		}
+		return fmt.Sprintf("%d %s objects", g.Objects, format.JavaName(*w.Class))
+	}
+	o := deref(w.Object)
+	if w.Kind == "park" && o == "00000000" {
 		return "no blocker"
 	}
-	return named(w.Object, w.Class)
+	return named(o, w.Class)
 }
 
-// parkWait prints the parks on one blocker and who unparked them.
+// byThreads says how many threads waited, for a group: ", by 8 threads".
+func byThreads(w Wait) string {
+	if w.Group == nil {
+		return ""
+	}
+	return ", by " + count(w.Group.Threads, "thread", "threads")
+}
+
+// group prints what a group adds: its objects' most waits and longest
+// wait, and its costliest objects (3; the JSON has groupTop).
+func (t *textWriter) group(w Wait, one, many string) {
+	g := w.Group
+	if g == nil {
+		return
+	}
+	t.printf("     short-lived: at most %s per object, the longest %s\n", count(g.MaxWaits, one, many), dur(g.MaxWaitS))
+	var top []string
+	for i, o := range g.Top {
+		if i == 3 {
+			break
+		}
+		top = append(top, fmt.Sprintf("%s %s", o.Object, dur(o.WaitS)))
+	}
+	if g.Objects > len(top) {
+		top = append(top, "…")
+	}
+	t.printf("     costliest: %s\n", strings.Join(top, ", "))
+}
+
+// parkWait prints the parks on one blocker, or a group of blockers, and
+// who unparked them.
 func (r *Report) parkWait(t *textWriter, w Wait) {
-	t.printf("  parked on %s: %s, %s parked\n", parkedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS))
+	t.printf("  parked on %s: %s, %s parked%s\n", waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
 	var ends []string
 	if w.Notified > 0 {
 		if len(w.UnparkedBy) == 1 { // "3 unparked by T", not "3 unparked by T 3"
@@ -648,6 +704,7 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 	if len(ends) > 0 {
 		t.printf("     %s\n", strings.Join(ends, "; "))
 	}
+	t.group(w, "park", "parks")
 	for j, s := range w.Sites {
 		if j == 2 {
 			t.printf("     ... %s\n", count(len(w.Sites)-j, "more park site", "more park sites"))

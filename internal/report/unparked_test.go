@@ -20,7 +20,7 @@ func TestParkWaitUnparkers(t *testing.T) {
 	} {
 		var out strings.Builder
 		r := &Report{}
-		r.parkWait(&textWriter{w: &out, width: 100}, Wait{Object: "043F0744", Class: &cls, Kind: "park", Waits: 3, Notified: 3, UnparkedBy: c.by})
+		r.parkWait(&textWriter{w: &out, width: 100}, Wait{Object: idPtr("043F0744", true), Class: &cls, Kind: "park", Waits: 3, Notified: 3, UnparkedBy: c.by})
 		if !strings.Contains(out.String(), "     "+c.want) {
 			t.Errorf("parked on a FutureTask, %d unparkers:\n%s\nwant the line %q", len(c.by), out.String(), c.want)
 		}

@@ -55,7 +55,7 @@ func TestReportAgrees(t *testing.T) {
 }
 
 // filters returns thread filters worth checking on r: the name of every
-// thread that blocked or waited on a lock (up to 4), and the first
+// thread that blocked, waited or parked on a lock (up to 4), and the first
 // letter of the first of them (a substring matching several threads).
 func filters(r *recording) []string {
 	var out []string
@@ -63,7 +63,7 @@ func filters(r *recording) []string {
 		if len(out) == 4 {
 			break
 		}
-		if th.Name != "" && (th.Time[model.Blocked] > 0 || th.Time[model.Waiting] > 0) {
+		if th.Name != "" && (th.Time[model.Blocked] > 0 || th.Time[model.Waiting] > 0 || th.Time[model.Parked] > 0) {
 			out = append(out, th.Name)
 		}
 	}
@@ -116,23 +116,49 @@ func agree(t *testing.T, r *recording, thread string) {
 	if contended != rep.LocksTotal {
 		t.Errorf("the viewer's Locks view lists %d contended locks, the report %d", contended, rep.LocksTotal)
 	}
+	var groups []groupJSON
+	getJSON(t, ts, "/api/groups"+q, &groups)
 	for _, w := range rep.Waits {
 		kind := "monitor"
 		if w.Kind == "park" {
 			kind = "blocker"
 		}
-		v := byKey[kind+" "+w.Object]
+		if g := w.Group; g != nil {
+			// The viewer's group is the one its costliest object is in.
+			l := byKey[kind+" "+g.Top[0].Object]
+			if l.Group == nil || *l.Group >= len(groups) {
+				t.Errorf("a group of %d objects in the report: its object %s in no group in the viewer", g.Objects, g.Top[0].Object)
+				continue
+			}
+			v := groups[*l.Group]
+			if v.Kind != kind || v.Objects != g.Objects || v.Threads != g.Threads || v.Waits != w.Waits || v.WaitTime != ns(w.WaitS) ||
+				v.MaxWait != ns(g.MaxWaitS) || v.MaxWaits != g.MaxWaits || v.Notified != w.Notified || v.TimedOut != w.TimedOut ||
+				v.StillWaiting != w.StillWaiting || v.Notifies != w.Notifies || len(v.Sites) != len(w.Sites) || len(v.UnparkedBy) != len(w.UnparkedBy) {
+				t.Errorf("a group of %s: viewer %+v; report %+v, %+v", kind, v, w, *g)
+			}
+			for i, o := range g.Top {
+				if i >= len(v.Members) || v.Members[i].Object != o.Object || v.Members[i].Waits != o.Waits || v.Members[i].WaitTime != ns(o.WaitS) {
+					t.Errorf("a group of %s: its object %d is %+v in the report, the viewer's %+v", kind, i, o, v.Members)
+				}
+			}
+			continue
+		}
+		v := byKey[kind+" "+*w.Object]
+		if v.Group != nil {
+			t.Errorf("waits on %s: in the viewer's group %d, on its own in the report", *w.Object, *v.Group)
+		}
 		if v.Waits != w.Waits || v.WaitTime != ns(w.WaitS) || v.Notifies != w.Notifies || v.NotifyAlls != w.NotifyAlls || v.WokeNobody != w.WokeNobody {
 			t.Errorf("waits on %s: viewer %d waits for %d ns, %d+%d notifies (%d woke nobody); report %d for %v s, %d+%d (%d)",
-				w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
+				*w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
 		}
 	}
-	waited := 0
+	// A group is one entry, its objects none.
+	waited := len(groups)
 	for _, v := range locks {
 		// With a filter, notify counts stay the whole recording's (the
 		// fold does not keep who notified): an object the kept threads
 		// never waited on is not theirs, in the report as here.
-		if v.Kind == "monitor" && (v.Waits > 0 || thread == "" && v.Notifies+v.NotifyAlls > 0) || v.Kind == "blocker" && v.Waits > 0 {
+		if v.Group == nil && (v.Kind == "monitor" && (v.Waits > 0 || thread == "" && v.Notifies+v.NotifyAlls > 0) || v.Kind == "blocker" && v.Waits > 0) {
 			waited++
 		}
 	}

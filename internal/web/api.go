@@ -511,6 +511,9 @@ type lockJSON struct {
 	WokeNobody   int    `json:"wokeNobody"`
 	Acquires     int    `json:"acquires"`
 	Releases     int    `json:"releases"`
+	// Group is the index in /api/groups of the group of short-lived
+	// objects this one is in (model.Group); absent when none.
+	Group *int `json:"group,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -527,16 +530,104 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	return out
 }
 
-// locks answers GET /api/locks: every lock's figures, or with ?thread=
-// those of the matching threads (the model's View, as orca report --thread).
-func (s *Server) locks(r *http.Request) (any, error) {
-	locks := s.d.m.Locks
+// viewOrAll is the request's View (?thread=), or the unfiltered one.
+func (s *Server) viewOrAll(r *http.Request) *model.View {
 	if v := s.view(r); v != nil {
-		locks = v.Locks
+		return v
 	}
-	out := make([]lockJSON, len(locks))
-	for i, l := range locks {
+	return s.d.all
+}
+
+// locks answers GET /api/locks: every lock's figures, or with ?thread=
+// those of the matching threads (the model's View, as orca report --thread);
+// a lock in a group of short-lived objects names it.
+func (s *Server) locks(r *http.Request) (any, error) {
+	v := s.viewOrAll(r)
+	index := make(map[*model.Group]int, len(v.Groups))
+	for i, g := range v.Groups {
+		index[g] = i
+	}
+	out := make([]lockJSON, len(v.Locks))
+	for i, l := range v.Locks {
 		out[i] = s.lockJSON(l)
+		if g := v.GroupOf(l); g != nil {
+			gi := index[g]
+			out[i].Group = &gi
+		}
+	}
+	return out, nil
+}
+
+// maxMembers bounds the objects a group lists (it may have tens of
+// thousands).
+const maxMembers = 100
+
+type groupJSON struct {
+	Kind         string         `json:"kind"`            // its objects' kind: blocker or monitor
+	Class        string         `json:"class,omitempty"` // Java name
+	Objects      int            `json:"objects"`
+	Threads      int            `json:"threads"` // that waited
+	Waits        int            `json:"waits"`
+	WaitTime     int64          `json:"waitTime"`
+	MaxWait      int64          `json:"maxWait"`  // the longest wait
+	MaxWaits     int            `json:"maxWaits"` // the most waits on one object
+	Notified     int            `json:"notified"`
+	TimedOut     int            `json:"timedOut"`
+	StillWaiting int            `json:"stillWaiting"`
+	Idle         int            `json:"idle"`
+	Notifies     int            `json:"notifies"`
+	NotifyAlls   int            `json:"notifyAlls"`
+	WokeNobody   int            `json:"wokeNobody"`
+	Sites        []waitSiteJSON `json:"sites"`      // the first maxSites; sites[0] is the group's
+	UnparkedBy   []unparkerJSON `json:"unparkedBy"` // whose unparks ended the parks, most first
+	Members      []memberJSON   `json:"members"`    // the first maxMembers, most time first
+}
+
+type waitSiteJSON struct {
+	Stack    int         `json:"stack"`
+	Frames   []frameJSON `json:"frames"`
+	Waits    int         `json:"waits"`
+	WaitTime int64       `json:"waitTime"`
+}
+
+type unparkerJSON struct {
+	Thread int    `json:"thread"` // index, -1 if unknown
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Parks  int    `json:"parks"`
+	Time   int64  `json:"time"` // of those parks
+}
+
+type memberJSON struct {
+	Object   string `json:"object"`
+	Waits    int    `json:"waits"`
+	WaitTime int64  `json:"waitTime"`
+}
+
+// groups answers GET /api/groups: the groups of short-lived objects waited
+// or parked on (model.Group), of the matching threads with ?thread=, in
+// the model's order (most time first).
+func (s *Server) groups(r *http.Request) (any, error) {
+	v := s.viewOrAll(r)
+	out := make([]groupJSON, 0, len(v.Groups))
+	for _, g := range v.Groups {
+		gj := groupJSON{Kind: g.Kind.String(), Objects: len(g.Members), Threads: len(g.WaitedBy), Waits: g.Waits,
+			WaitTime: int64(g.WaitTime), MaxWait: int64(g.MaxWait), MaxWaits: g.MaxWaits, Notified: g.Notified, TimedOut: g.TimedOut,
+			StillWaiting: g.StillWaiting, Idle: g.IdleWaits, Notifies: g.Notifies, NotifyAlls: g.NotifyAlls, WokeNobody: g.NotifiesWokeNobody,
+			Sites: []waitSiteJSON{}, UnparkedBy: []unparkerJSON{}, Members: []memberJSON{}}
+		if g.Class != "" {
+			gj.Class = format.JavaName(g.Class)
+		}
+		for _, st := range g.WaitSites[:min(len(g.WaitSites), maxSites)] {
+			gj.Sites = append(gj.Sites, waitSiteJSON{int(st.Stack), s.d.stackFrames(st.Stack), st.Waits, int64(st.Time)})
+		}
+		for _, u := range g.UnparkedBy {
+			gj.UnparkedBy = append(gj.UnparkedBy, unparkerJSON{s.d.threadIndex(u.Thread), u.Thread.String(), s.d.threadName(u.Thread), u.Contentions, int64(u.Blamed)})
+		}
+		for _, l := range g.Members[:min(len(g.Members), maxMembers)] {
+			gj.Members = append(gj.Members, memberJSON{l.Object.String(), l.Waits, int64(l.WaitTime)})
+		}
+		out = append(out, gj)
 	}
 	return out, nil
 }

@@ -352,8 +352,8 @@ func TestBrowser(t *testing.T) {
 		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
 		waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
 		rows := eval[int](t, ctx, `document.querySelectorAll('table.locks tbody tr').length`)
-		if rows != len(r.res.Model.Locks) {
-			t.Errorf("%d rows in the locks table, want %d", rows, len(r.res.Model.Locks))
+		if want := lockRows(r.res.Model); rows != want {
+			t.Errorf("%d rows in the locks table, want %d", rows, want)
 		}
 		within(t, ctx, 10*time.Second, "first lock", chromedp.Click(chromedp.CSS(`table.locks tbody tr`)))
 		waitJS(t, ctx, "the lock's detail", `document.querySelector('.lock-detail .stat-row')`)
@@ -410,6 +410,48 @@ func TestBrowserDeadlock(t *testing.T) {
 	within(t, ctx, 10*time.Second, "a node", chromedp.Click(chromedp.CSS(`.g-node.cycle.thread`)))
 	waitJS(t, ctx, "the node's stack", `document.querySelector('#panel .stack')`)
 	screenshot(t, ctx, "deadlock-graph.png")
+}
+
+// lockRows is how many rows the Locks view has: a lock each, but one per
+// group of short-lived objects (model.Group) for its members.
+func lockRows(m *model.Model) int {
+	n := len(m.Locks) + len(m.Groups)
+	for _, g := range m.Groups {
+		n -= len(g.Members)
+	}
+	return n
+}
+
+// TestBrowserGroups shows a group of short-lived objects as one row of the
+// Locks view, and its objects in its detail: the report's golden case
+// groups (24 FutureTasks at one call site, 21 objects of Object.wait, 22
+// SynchronousQueue nodes).
+func TestBrowserGroups(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := fromTxtar(t, "../report/testdata/groups.txtar")
+	if len(r.res.Model.Groups) != 3 {
+		t.Fatalf("%d groups in the case, want 3", len(r.res.Model.Groups))
+	}
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/#v=locks&lk=group:0")
+	waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+	if rows, want := eval[int](t, ctx, `document.querySelectorAll('table.locks tbody tr').length`), lockRows(r.res.Model); rows != want {
+		t.Errorf("%d rows in the locks table, want %d", rows, want)
+	}
+	waitJS(t, ctx, "the group's detail", `document.querySelector('.lock-detail table.members')`)
+	if head := eval[string](t, ctx, `document.querySelector('.lock-detail .panel-head').textContent`); head != "24 objects java.util.concurrent.FutureTask" {
+		t.Errorf("the group's detail is headed %q", head)
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll('.lock-detail table.members tr').length`); n != 24 {
+		t.Errorf("the group's detail lists %d objects, want 24", n)
+	}
+	screenshot(t, ctx, "locks-group.png")
+	// An object of the group opens its own detail.
+	within(t, ctx, 10*time.Second, "an object", chromedp.Click(chromedp.CSS(`.lock-detail table.members a`)))
+	waitJS(t, ctx, "the object's detail", `orca.app.state.lockSel === 'blocker:00010007' && document.querySelector('.lock-detail button.primary')`)
 }
 
 // TestREADMEScreenshot renders docs/img/timeline.png from a recording:

@@ -15,6 +15,7 @@ type data struct {
 	rec *reader.Recording
 	res *model.Result
 	m   *model.Model
+	all *model.View // the model unfiltered, for its groups
 
 	thread    map[format.ThreadID]int // index in m.Threads
 	lock      map[lockRef]*model.Lock
@@ -67,6 +68,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 			d.edgesFrom[fi] = append(d.edgesFrom[fi], int32(i))
 		}
 	}
+	d.all = m.Filter(nil)
 	d.jdkThread = analysis.JDKThreads(d.m, d.rec.ClassName)
 	d.deadlocks = analysis.Deadlocks(m)
 	d.hangs = analysis.Hangs(m)

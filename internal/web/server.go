@@ -87,6 +87,7 @@ func (s *Server) routes() {
 		"GET /api/overview":               s.overview,
 		"GET /api/locks":                  s.locks,
 		"GET /api/locks/{kind}/{object}":  s.lock,
+		"GET /api/groups":                 s.groups,
 		"GET /api/deadlocks":              s.deadlocks,
 		"GET /api/waitfor":                s.waitFor,
 		"GET /api/flame":                  s.flame,

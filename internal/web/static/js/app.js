@@ -93,11 +93,12 @@ class App {
   async start() {
     const main = document.getElementById('main');
     try {
-      const [summary, threads, locks, dls] = await Promise.all([
-        getJSON('/api/summary'), getJSON('/api/threads'), getJSON('/api/locks'), getJSON('/api/deadlocks')]);
+      const [summary, threads, locks, groups, dls] = await Promise.all([
+        getJSON('/api/summary'), getJSON('/api/threads'), getJSON('/api/locks'), getJSON('/api/groups'), getJSON('/api/deadlocks')]);
       this.summary = summary;
       this.threads = threads;
       this.locks = locks;
+      this.groups = groups;
       this.lockIndex = new Map(locks.map((l) => [l.object, l]));
       this.dls = dls;
     } catch (e) {
@@ -113,7 +114,7 @@ class App {
     this.dlView = new Deadlocks(this, this.views.deadlocks);
     this.flame = new Flame(this, this.views.flame);
     this.timeline.setData(this.summary, this.threads);
-    this.lockView.setData(this.locks);
+    this.lockView.setData(this.locks, this.groups);
     this.dlView.setData(this.dls);
     this.flame.setLocks(this.locks);
     await this.apply(this.state, true);

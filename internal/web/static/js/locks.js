@@ -1,4 +1,6 @@
 // Locks: the contention ranking, and per lock its owners, waiters and sites.
+// The short-lived objects of a group (/api/groups, as orca report groups
+// them) are one row, their objects listed in its detail.
 
 import { getJSON } from './api.js';
 import { STATE_COLORS, fmtDur, h, pct, stackEl, fill } from './format.js';
@@ -32,15 +34,27 @@ export class Locks {
       this.detail));
   }
 
-  setData(locks) {
-    this.locks = locks;
-    this.maxBlocked = Math.max(1, ...locks.map((l) => l.blocked));
+  setData(locks, groups) {
+    this.groups = groups || [];
+    const rows = locks.filter((l) => l.group == null);
+    this.groups.forEach((g, i) => rows.push({
+      object: `${g.objects} objects`, kind: `${g.kind} group`, class: g.class, group: i,
+      contentions: 0, blocked: 0, maxBlocked: 0, open: 0, openBlocked: 0, waiters: 0, topOwner: -1,
+      waits: g.waits, waitTime: g.waitTime, notifies: g.notifies, notifyAlls: g.notifyAlls, acquires: 0,
+    }));
+    this.locks = rows;
+    this.maxBlocked = Math.max(1, ...rows.map((l) => l.blocked));
     // As orca report: a lock threads were still blocked on at the end (a
     // deadlock's) is contended too.
-    this.maxWait = Math.max(1, ...locks.map((l) => l.waitTime));
-    const contended = locks.filter((l) => l.contentions + l.open > 0).length;
-    this.note.textContent = `${locks.length} monitors and semaphores that were contended, waited on, notified or acquired; ${contended} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
+    this.maxWait = Math.max(1, ...rows.map((l) => l.waitTime));
+    const contended = rows.filter((l) => l.contentions + l.open > 0).length;
+    const grouped = this.groups.reduce((n, g) => n + g.objects, 0);
+    const inGroups = grouped ? ` (${grouped} short-lived objects of one class and call site in ${this.groups.length} ${this.groups.length === 1 ? 'group' : 'groups'})` : '';
+    this.note.textContent = `${locks.length} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${contended} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
   }
+
+  // rowID is a row's selection id: kind:object, or group:index.
+  rowID(l) { return l.group == null ? `${l.kind}:${l.object}` : `group:${l.group}`; }
 
   render() {
     const st = this.app.state;
@@ -58,8 +72,9 @@ export class Locks {
     const rows = [...this.locks].sort((a, b) => (dir === 'asc' ? cmp(a, b) : cmp(b, a)) || b.blocked - a.blocked || a.object.localeCompare(b.object));
     const threads = this.app.threads;
     this.tbody.replaceChildren(...rows.map((l) => {
-      const id = `${l.kind}:${l.object}`;
-      return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(l.kind, l.object) },
+      const id = this.rowID(l);
+      const [kind, object] = id.split(':');
+      return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
         h('td', null, h('code', null, l.object), l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null),
         h('td', null, l.kind),
         h('td', { class: 'num' }, l.contentions || ''),
@@ -88,6 +103,18 @@ export class Locks {
     if (this.shown === id && this.detail.firstChild) return;
     const [kind, object] = id.split(':');
     this.shown = id;
+    if (kind === 'group') {
+      const g = this.groups[+object];
+      if (!g) {
+        this.shown = null;
+        this.app.error(`no group ${object} in this recording`);
+        return;
+      }
+      fill(this.detail, this.groupEls(g));
+      const tr = this.tbody.querySelector(`tr[data-lock="${id}"]`);
+      if (tr) tr.scrollIntoView({ block: 'nearest' });
+      return;
+    }
     try {
       const d = await getJSON(`/api/locks/${kind}/${object}`);
       if (this.app.state.lockSel !== id) return;
@@ -98,6 +125,45 @@ export class Locks {
       this.shown = null;
       this.app.error(`loading lock ${id}: ${e.message}`);
     }
+  }
+
+  // groupEls shows a group of short-lived objects: its sums, who ended its
+  // waits, its call sites and its costliest objects (each opens its own
+  // detail).
+  groupEls(g) {
+    const app = this.app;
+    const park = g.kind === 'blocker';
+    const waits = park ? 'parks' : 'waits';
+    const stats = [['objects', g.objects], ['threads', g.threads], [waits, g.waits], ['time', fmtDur(g.waitTime)],
+      ['longest', fmtDur(g.maxWait)], [`most ${waits} on one`, g.maxWaits]];
+    if (g.notified) stats.push([park ? 'unparked' : 'notified', g.notified]);
+    if (g.timedOut) stats.push([park ? 'not unparked (timeout…)' : 'not notified (timeout…)', g.timedOut]);
+    if (g.stillWaiting) stats.push([park ? 'still parked at the end' : 'still waiting at the end', g.stillWaiting]);
+    if (g.idle) stats.push(['of idle pool workers', g.idle]);
+    if (g.notifies || g.notifyAlls) stats.push(['notify / notifyAll', `${g.notifies} / ${g.notifyAlls}`]);
+    const out = [
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${g.objects} objects `), g.class ? h('span', { class: 'muted' }, g.class) : null),
+      h('p', { class: 'muted small' }, `A group: short-lived ${g.kind === 'blocker' ? 'park blockers' : 'objects of Object.wait'} of one class and call site, summed.`),
+      h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
+    ];
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    if (g.unparkedBy.length) {
+      out.push(h('h4', null, 'Unparked by ', h('span', { class: 'muted' }, 'the threads whose unpark ended the parks')),
+        h('table', { class: 'grid compact owners' }, h('tbody', null, g.unparkedBy.slice(0, 25).map((u) => h('tr', null,
+          h('td', { class: 'name' }, link(u.thread, u.id)),
+          h('td', { class: 'num' }, `${u.parks}×`),
+          h('td', { class: 'num' }, fmtDur(u.time)))))));
+    }
+    out.push(h('h4', null, park ? 'Where threads parked' : 'Where threads waited'));
+    for (const s of g.sites.slice(0, 20)) {
+      out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.waitTime)), ` in ${s.waits} ${waits}`), stackEl(s.frames)));
+    }
+    out.push(h('h4', null, 'Objects ', h('span', { class: 'muted' }, g.members.length < g.objects ? `the ${g.members.length} costliest of ${g.objects}` : 'costliest first')),
+      h('table', { class: 'grid compact members' }, h('tbody', null, g.members.map((o) => h('tr', null,
+        h('td', null, h('a', { href: '#', onclick: (e) => { e.preventDefault(); this.select(g.kind, o.object); } }, h('code', null, o.object))),
+        h('td', { class: 'num' }, `${o.waits}×`),
+        h('td', { class: 'num' }, fmtDur(o.waitTime)))))));
+    return out;
   }
 
   detailEls(d) {

@@ -39,6 +39,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   // it unmounts): its object is named now.
   int later = !s->is_virtual && hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
   pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
+  if (s->is_virtual) thread_blocking(env, s);
   return s;
 }
 
@@ -162,6 +163,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
            NULL, 0);
   pending_enter(p, timed);
   entered_switch(s, timed);
+  if (s->is_virtual) thread_blocking(env, s);   // after its own owner lookup
 }
 
 // MonitorContendedEntered runs once the thread owns the monitor: every

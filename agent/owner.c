@@ -15,6 +15,7 @@
 #include "jclass.h"
 #include "objhash.h"
 #include "owner.h"
+#include "vheld.h"
 #include "vmstructs.h"
 #include "vthread.h"
 
@@ -199,7 +200,8 @@ static uint32_t carrier_owner(const slot_t *s, intptr_t vt0, unsigned long e) {
 // obj: with lightweight locking (default on 23+) a contender that inflates
 // a fast-locked object leaves the owner "anonymous" until the owner exits.
 // A carrier's lock stack holds the locks of the virtual thread it runs.
-static uint32_t on_lock_stack(uintptr_t obj) {
+// e0: the object epoch when obj was read.
+static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
   if (!hs_can_lock_stack() || !obj) return 0;
   enum { MAXE = 16 };
   int n = atomic_load(&high);
@@ -216,7 +218,8 @@ static uint32_t on_lock_stack(uintptr_t obj) {
       return s->carrier ? carrier_owner(s, vt0, e) : s->hash;
     }
   }
-  return 0;
+  // On no thread's lock stack: a virtual thread's that blocked holding it.
+  return vheld_owner(obj, e0);
 }
 
 // hash_of_held returns the identity hash of the object at oop, a monitor
@@ -268,7 +271,8 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
     // Anonymous owner (lightweight locking). A JNI local reference points
     // at the object's oop slot.
     uintptr_t oop = 0;
-    return hs_handle_oop(obj, &oop) ? on_lock_stack(oop) : 0;
+    unsigned long e0 = objhash_epoch();
+    return hs_handle_oop(obj, &oop) ? on_lock_stack(oop, e0) : 0;
   }
   if (own <= 2) return 0;   // none or deflater marker
   // 24+: a virtual thread's id (vthread.h keeps the live ones).

@@ -166,10 +166,16 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
 
 void threads_virtual_init(void) { vthread_on(on_vstart, on_vend); }
 
+void thread_blocking(JNIEnv *env, tstate *v) {
+  if (v && v->is_virtual && hs_has(HS_OWNER_TID)) vheld_blocking(env, v->hash, &v->held);
+}
+
 void thread_resumed(JNIEnv *env, tstate *v) {
   // Before 24 (JEP 491, as HS_OWNER_TID) a virtual thread holding a monitor
   // is pinned: it never unmounts with a lock.
-  if (!v || !v->is_virtual || opt.seed_only || !hs_has(HS_OWNER_TID)) return;
+  if (!v || !v->is_virtual || !hs_has(HS_OWNER_TID)) return;
+  vheld_resumed(v->hash, &v->held);
+  if (opt.seed_only) return;
   uint32_t now[4];
   int n = owner_held_contended(env, now, 4);
   if (n == 0 && v->owned_n == 0) return;

@@ -5,6 +5,7 @@
 #include <jvmti.h>
 #include "orca.h"
 #include "pending.h"
+#include "vheld.h"
 #include "ring.h"
 
 // A thread's state is composed of the parts of the modules that keep
@@ -30,6 +31,7 @@ typedef struct tstate {
   struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
   uint32_t owned[4];    // a virtual thread's MonitorOwned lines of its last resume (thread_resumed)
   int owned_n;
+  vheld_list held;      // a virtual thread's fast locks as it blocked (vheld.h)
 } tstate;
 
 // thread_self returns the calling thread's state, creating it on first use;
@@ -56,6 +58,11 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind);
 tstate *thread_carrier(void);
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
+
+// thread_blocking: the virtual thread v is about to block (a park, sleep,
+// monitor enter or wait): its fast locks are noted for contenders
+// (vheld.h), until thread_resumed. 24+ only, as thread_resumed.
+void thread_blocking(JNIEnv *env, tstate *v);
 
 // thread_resumed: the virtual thread v runs again after it blocked (a park,
 // sleep, monitor enter or wait ended). Monitors it held fast-locked that a

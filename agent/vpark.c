@@ -83,6 +83,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     } else {
       ring_put(v->shard, ORCA_EV_THREAD_SLEEP, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
     }
+    thread_blocking(env, v);
     return;
   }
   if (p->depth <= 0 || --p->depth > 0) return;   // entered before the agent started, or nested

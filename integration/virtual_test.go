@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -194,6 +196,61 @@ func TestVirtualWaitReenter(t *testing.T) {
 		_, built := buildModel(t, r.prefix)
 		for _, p := range built.Model.Problems {
 			t.Errorf("problem: %s", p)
+		}
+	})
+}
+
+// TestVirtualDeadlock records VirtualDeadlock.java (issue 14 item 5, "deadlocks"): two virtual
+// threads deadlocked through monitors each took fast, and two through a monitor and a
+// ReentrantLock. Each Enter names the other thread as owner — on 24+ the holder is unmounted,
+// its lock stack in its stack chunk, and HotSpot names no owner: the agent noted its fast locks
+// as it blocked (vheld.c) — and the model finds both cycles, open at the end.
+func TestVirtualDeadlock(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "VirtualDeadlock")
+		if e.str(t, "virtual") == "no" {
+			t.Skipf("%s has no virtual threads", j.name)
+		}
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInfo(t, true, true)
+		h := func(key string) format.ThreadID { return format.ThreadID(e.hash(t, key)) }
+		owners := map[format.ObjectID][2]format.ThreadID{ // object: its contender, its owner
+			format.ObjectID(e.hash(t, "a")): {h("vy"), h("vx")},
+			format.ObjectID(e.hash(t, "b")): {h("vx"), h("vy")},
+			format.ObjectID(e.hash(t, "c")): {h("vw"), h("vz")},
+		}
+		seen := map[format.ObjectID]int{}
+		for i, ev := range r.events {
+			want, ok := owners[ev.Object]
+			if ev.Kind != format.MonitorContendedEnter || !ok {
+				continue
+			}
+			seen[ev.Object]++
+			if ev.Thread != want[0] || ev.Owner != want[1] {
+				t.Errorf("want %v blocked on %v owned by %v:\n%s", want[0], ev.Object, want[1], r.describe(i))
+			}
+		}
+		for obj := range owners {
+			if seen[obj] != 1 {
+				t.Errorf("%d MonitorContendedEnter on %v, want 1", seen[obj], obj)
+			}
+		}
+		_, built := buildModel(t, r.prefix)
+		cycles := map[string]bool{}
+		for _, d := range built.Model.Deadlocks {
+			ths := slices.Sorted(slices.Values(d.Threads))
+			cycles[fmt.Sprint(ths)] = d.AtEnd
+		}
+		for _, pair := range [][]format.ThreadID{{h("vx"), h("vy")}, {h("vz"), h("vw")}} {
+			slices.Sort(pair)
+			if atEnd, ok := cycles[fmt.Sprint(pair)]; !ok || !atEnd {
+				t.Errorf("model: no deadlock of %v open at the end; deadlocks: %v", pair, cycles)
+			}
+		}
+		if len(cycles) != 2 {
+			t.Errorf("model: %d deadlocks, want 2: %v", len(cycles), cycles)
 		}
 	})
 }

@@ -247,7 +247,7 @@ int owner_held_contended(JNIEnv *env, uint32_t *out, int max) {
   unsigned long e = objhash_epoch();
   if (!jt || (e & 1)) return 0;
   uintptr_t objs[MAXE];
-  int count = hs_lock_stack(jt, objs, MAXE), n = 0;
+  int count = hs_own_lock_stack(jt, objs, MAXE), n = 0;
   for (int k = 0; k < count && n < max; k++) {
     uint32_t h = 0;
     // On its own lock stack and inflated: by another thread, which left

@@ -60,7 +60,7 @@ void vheld_blocking(JNIEnv *env, uint32_t hash, vheld_list *held) {
   uintptr_t jt = hs_can_lock_stack() ? vms_thread(env) : 0;
   unsigned long e = objhash_epoch();
   if (!jt || (e & 1)) return;
-  int n = hs_lock_stack(jt, held->oops, VHELD_MAX);
+  int n = hs_own_lock_stack(jt, held->oops, VHELD_MAX);
   entry *t = n > 0 ? get(1) : NULL;
   if (!t || objhash_epoch() != e) return;
   for (int k = 0; k < n; k++) put(t, held->oops[k], hash, e);

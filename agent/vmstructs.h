@@ -186,6 +186,17 @@ HS_INLINE const struct hs_stats *hs_thread_stats(uintptr_t jt, long at) {
 HS_INLINE int hs_stats_timing(const struct hs_stats *s) { return HS_AT(const volatile char, s, hs.stats_active) != 0; }
 HS_INLINE int64_t hs_stats_total(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_total); }
 HS_INLINE int64_t hs_stats_start(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_start); }
+// hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
+// JavaThread jt (a direct read: 2-3 loads when it holds no fast lock).
+HS_INLINE int hs_own_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
+  if (hs.thread_lock_stack < 0 || hs.lockstack_top < 0 || hs.lockstack_base < 0) return -1;
+  long first = hs.thread_lock_stack + hs.lockstack_base;
+  long count = ((long)HS_AT(const volatile uint32_t, jt, hs.thread_lock_stack + hs.lockstack_top) - first) /
+               (long)sizeof(uintptr_t);
+  if (count < 0 || count > max) return -1;
+  for (long i = 0; i < count; i++) out[i] = HS_AT(const volatile uintptr_t, jt, first + i * (long)sizeof(uintptr_t));
+  return (int)count;
+}
 // hs_handle_oop_now: the object a local JNI handle of the calling thread
 // points at, 0 for a tagged (global, weak) one.
 HS_INLINE uintptr_t hs_handle_oop_now(const void *handle) {

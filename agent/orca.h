@@ -5,6 +5,7 @@
 
 #include <jvmti.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include "events.h"
 
@@ -33,6 +34,18 @@ extern atomic_int orca_state;
 
 static inline int orca_recording(void) {
   return atomic_load_explicit(&orca_state, memory_order_acquire) == 1;
+}
+
+// orca_table returns the table published in *slot, allocating n zeroed
+// bytes there first when make and there is none yet: threads that race
+// each allocate, one table is published, the others freed. NULL when none
+// (out of memory, or not made). Readers load it without a lock.
+static inline void *orca_table(_Atomic(void *) *slot, size_t n, int make) {
+  void *t = atomic_load_explicit(slot, memory_order_acquire), *none = NULL;
+  if (t || !make || !(t = calloc(1, n))) return t;
+  if (atomic_compare_exchange_strong_explicit(slot, &none, t, memory_order_acq_rel, memory_order_acquire)) return t;
+  free(t);
+  return none;
 }
 
 // orca_agent_thread: set (to 1) on the agent's own threads (writer, walker,

@@ -1,7 +1,6 @@
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include "objhash.h"
+#include "orca.h"
 #include "vheld.h"
 #include "vmstructs.h"
 
@@ -23,18 +22,9 @@ typedef struct {
   _Atomic unsigned long epoch;
 } entry;
 
-static _Atomic(entry *) table;
-static pthread_mutex_t make_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(void *) table;
 
-static entry *get(int make) {
-  entry *t = atomic_load_explicit(&table, memory_order_acquire);
-  if (t || !make) return t;
-  pthread_mutex_lock(&make_mu);
-  t = atomic_load(&table);
-  if (!t && (t = calloc(SLOTS, sizeof *t))) atomic_store_explicit(&table, t, memory_order_release);
-  pthread_mutex_unlock(&make_mu);
-  return t;
-}
+static entry *get(int make) { return orca_table(&table, SLOTS * sizeof(entry), make); }
 
 static unsigned home(uintptr_t oop) { return (unsigned)((oop >> 3) * 0x9E3779B1u) & (SLOTS - 1); }
 

@@ -1,6 +1,4 @@
-#include <pthread.h>
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 #include "counters.h"
 #include "jclass.h"
@@ -96,18 +94,9 @@ typedef struct {
   _Atomic int64_t tid;   // 0: free
   _Atomic uint32_t hash;
 } tid_slot;
-static _Atomic(tid_slot *) tids;
-static pthread_mutex_t tids_mu = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(void *) tids;
 
-static tid_slot *tid_table(int make) {
-  tid_slot *t = atomic_load_explicit(&tids, memory_order_acquire);
-  if (t || !make) return t;
-  pthread_mutex_lock(&tids_mu);
-  t = atomic_load(&tids);
-  if (!t && (t = calloc(TID_SLOTS, sizeof *t))) atomic_store_explicit(&tids, t, memory_order_release);
-  pthread_mutex_unlock(&tids_mu);
-  return t;
-}
+static tid_slot *tid_table(int make) { return orca_table(&tids, TID_SLOTS * sizeof(tid_slot), make); }
 
 uint32_t vthread_by_tid(int64_t tid) {
   tid_slot *t = tid_table(0);

@@ -143,11 +143,7 @@ func TestVirtualMix(t *testing.T) {
 		if got, _ := strconv.Atoi(r.info["virtual_threads"]); got < len(virtual) {
 			t.Errorf(".info: virtual_threads=%d, want at least the %d in the recording", got, len(virtual))
 		}
-		// No event on a thread the model cannot place ("could not be placed" in the report).
-		_, built := buildModel(t, r.prefix)
-		for _, p := range built.Model.Problems {
-			t.Errorf("problem: %s", p)
-		}
+		m := placedModel(t, r)
 		// Every contention has its owner in the model, none unknown: the lines' owners, or the
 		// holder's MonitorOwned line (issue 14 item 5). vlock's is vowner; vvlock's the virtual
 		// holder (it lets go once all 50 are blocked); mlock's main.
@@ -157,7 +153,7 @@ func TestVirtualMix(t *testing.T) {
 			format.ObjectID(e.hash(t, "vvlock")): func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "vholder")) },
 			format.ObjectID(e.hash(t, "mlock")):  func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "main")) },
 		}
-		for _, th := range built.Model.Threads {
+		for _, th := range m.Threads {
 			for _, iv := range th.Intervals {
 				ok, mine := want[iv.Object]
 				if !mine || iv.State != model.Blocked || iv.Cont {
@@ -170,7 +166,7 @@ func TestVirtualMix(t *testing.T) {
 		}
 
 		nv := 0
-		for _, th := range built.Model.Threads {
+		for _, th := range m.Threads {
 			if th.Virtual {
 				nv++
 			}
@@ -193,10 +189,7 @@ func TestVirtualWaitReenter(t *testing.T) {
 		mon := func(_ int, ev reader.Event) bool { return ev.Object == format.ObjectID(e.hash(t, "mon")) }
 		c.want("ObjectWait on mon", r.sel(format.ObjectWait, mon), e.int(t, "waits"))
 		c.want("ObjectWaited on mon", r.sel(format.ObjectWaited, mon), e.int(t, "waits"))
-		_, built := buildModel(t, r.prefix)
-		for _, p := range built.Model.Problems {
-			t.Errorf("problem: %s", p)
-		}
+		placedModel(t, r)
 	})
 }
 
@@ -207,14 +200,7 @@ func TestVirtualWaitReenter(t *testing.T) {
 // as it blocked (vheld.c) — and the model finds both cycles, open at the end.
 func TestVirtualDeadlock(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "VirtualDeadlock")
-		if e.str(t, "virtual") == "no" {
-			t.Skipf("%s has no virtual threads", j.name)
-		}
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInfo(t, true, true)
+		e, r := loadVirtual(t, j, "VirtualDeadlock")
 		h := func(key string) format.ThreadID { return format.ThreadID(e.hash(t, key)) }
 		owners := map[format.ObjectID][2]format.ThreadID{ // object: its contender, its owner
 			format.ObjectID(e.hash(t, "a")): {h("vy"), h("vx")},
@@ -237,9 +223,8 @@ func TestVirtualDeadlock(t *testing.T) {
 				t.Errorf("%d MonitorContendedEnter on %v, want 1", seen[obj], obj)
 			}
 		}
-		_, built := buildModel(t, r.prefix)
 		cycles := map[string]bool{}
-		for _, d := range built.Model.Deadlocks {
+		for _, d := range placedModel(t, r).Deadlocks {
 			ths := slices.Sorted(slices.Values(d.Threads))
 			cycles[fmt.Sprint(ths)] = d.AtEnd
 		}
@@ -329,11 +314,7 @@ func TestVirtualLocks(t *testing.T) {
 		if got := len(r.sel(format.VirtualThreadPinned, nil)); got < pinned {
 			t.Errorf("VirtualThreadPinned: %d, want at least %d", got, pinned)
 		}
-		_, built := buildModel(t, r.prefix)
-		m := built.Model
-		for _, p := range m.Problems {
-			t.Errorf("problem: %s", p)
-		}
+		m := placedModel(t, r)
 		// The ReentrantLock: a lock of kind juc, n contentions by virtual threads, none with owner
 		// unknown; each contender's first park on it names the virtual holder (later re-parks,
 		// after losing the lock to another contender, name that one).
@@ -390,6 +371,16 @@ func TestVirtualLocks(t *testing.T) {
 // model's invariants hold, and each thread's Enters and Entered balance.
 func recordVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
 	t.Helper()
+	e, r := loadVirtual(t, j, main)
+	r.checkInvariants(t)
+	checkVirtualBalance(t, r)
+	return e, r
+}
+
+// loadVirtual records main on j (skipped where it has no virtual threads) and checks what every
+// recording must be: parsed, complete, nothing dropped.
+func loadVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
+	t.Helper()
 	e, prefix := recordExpect(t, j, main)
 	if e.str(t, "virtual") == "no" {
 		t.Skipf("%s has no virtual threads", j.name)
@@ -398,7 +389,16 @@ func recordVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
 	r.logOnFailure(t)
 	r.checkParse(t)
 	r.checkInfo(t, true, true)
-	r.checkInvariants(t)
-	checkVirtualBalance(t, r)
 	return e, r
+}
+
+// placedModel builds r's model and requires every event placed (none "could not be placed" in
+// the report).
+func placedModel(t *testing.T, r *recording) *model.Model {
+	t.Helper()
+	_, built := buildModel(t, r.prefix)
+	for _, p := range built.Model.Problems {
+		t.Errorf("problem: %s", p)
+	}
+	return built.Model
 }

@@ -39,7 +39,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
   // it unmounts): its object is named now.
   int later = !s->is_virtual && hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
   pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
-  if (s->is_virtual) thread_blocking(env, s);
+  thread_blocking(env, s);
   return s;
 }
 
@@ -64,7 +64,7 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   // waits (class initialisation locks), and a wait may have begun before
   // the agent started: pending_waited writes a Waited only after a Wait.
   if (s) pending_waited(&s->pending, env, o, ts);
-  if (s && s->is_virtual) thread_resumed(env, s);
+  thread_resumed(env, s);
 }
 
 // The Entered callback is off while HotSpot's timer of contended enters is
@@ -163,7 +163,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
            NULL, 0);
   pending_enter(p, timed);
   entered_switch(s, timed);
-  if (s->is_virtual) thread_blocking(env, s);   // after its own owner lookup
+  thread_blocking(env, s);   // a virtual thread's; after its own owner lookup
 }
 
 // MonitorContendedEntered runs once the thread owns the monitor: every
@@ -190,5 +190,5 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   }
   pending_entered(&s->pending, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
-  if (s->is_virtual) thread_resumed(env, s);
+  thread_resumed(env, s);
 }

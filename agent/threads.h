@@ -59,6 +59,8 @@ tstate *thread_carrier(void);
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
 
+// thread_blocking and thread_resumed do nothing for a platform thread's
+// state (or NULL).
 // thread_blocking: the virtual thread v is about to block (a park, sleep,
 // monitor enter or wait): its fast locks are noted for contenders
 // (vheld.h), until thread_resumed. 24+ only, as thread_resumed.

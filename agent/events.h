@@ -128,6 +128,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_VERIFIED_ENTERED_AFTER "verified_entered_after"
 #define ORCA_INFO_VERIFIED_ENTERED_SLOW "verified_entered_slow"
 #define ORCA_INFO_BOUNDED_WAITS "bounded_waits"
+#define ORCA_INFO_WAITS_WITHOUT_STACK "waits_without_stack"
 #define ORCA_INFO_WARNING "warning"
 #define ORCA_INFO_HOTSPOT_WALKER "hotspot.walker"
 #define ORCA_INFO_HOTSPOT_SAFE_READ "hotspot.safe_read"

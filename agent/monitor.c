@@ -35,15 +35,27 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
     return s;
   }
   int64_t ts = clock_now();
-  // A virtual thread's wait native may return before its wait ends (24+:
-  // it unmounts): its object is named now.
-  int later = !s->is_virtual && hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
-  pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
+  if (s->is_virtual) {
+    // A virtual thread's wait native returns when it unmounts (24+, JEP
+    // 491), before its wait ends: its argument is then a slot of its
+    // carrier's, which the carrier reuses for other threads. Nothing may
+    // read it later (issue 19: the walker's GetObjectClass on it crashed
+    // the JVM), so the object is named now, hash and class (its class once
+    // per object: a table lookup after the first).
+    uint32_t h = objhash_of(o);
+    objclass_write(env, s->shard, s->hash, ts, o, h);
+    pending_wait(&s->pending, env, NULL, h, ts);
+  } else {
+    int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
+    pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
+  }
   thread_blocking(env, s);
   return s;
 }
 
 void monitor_wait_end(tstate *s) {
+  // First, recording or not: a walker's round may still be naming from it.
+  if (s) pending_wait_returned(&s->pending);
   if (!orca_recording()) return;
   // MonitorWaited has written the pair; a wait still open never waited
   // (wait threw: not the owner, a negative timeout): forget it.

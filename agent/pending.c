@@ -249,10 +249,20 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
     }
   }
   pending_thread_ref(s, env);   // once per thread: the walker walks from it
-  s->wait_arg = o;
+  atomic_store_explicit(&s->wait_arg, o, RLX);   // published by the store of SLOT_PENDING
   s->wait_obj = obj;
   atomic_store_explicit(&s->wait_ts, ts, RLX);
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
+}
+
+// The argument is taken back in a Dekker handshake with the walker
+// (claim_old): the thread clears it, then looks for SLOT_NAMING; the walker
+// sets SLOT_NAMING, then reads it (both seq_cst). Either the walker reads
+// NULL, or the thread sees the naming and waits for its end.
+void pending_wait_returned(pending_tstate *s) {
+  if (!atomic_load_explicit(&s->wait_arg, RLX)) return;
+  atomic_store(&s->wait_arg, NULL);
+  while (atomic_load(&s->wait_state) == SLOT_NAMING) sched_yield();
 }
 
 jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {
@@ -317,7 +327,7 @@ int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
   settle_entered(s);
   jthread ref = NULL;
   int st = atomic_load_explicit(&s->wait_state, ACQ);
-  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED;
+  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED || s->pinned;
   if (walker_holds) {
     s->block = block;
     s->detached = 1;   // the walker frees it, and its reference, once done (finish)
@@ -368,6 +378,7 @@ static void flush_one(pending_tstate *s, void *arg) {
   int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
   if (st == SLOT_PENDING && ts < f->stale_before && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
     s->wait_n = 0;
+    counter_add(CNT_WAITS_WITHOUT_STACK, 1);
     put_wait(s);
     wait_done(s);
     return;
@@ -383,29 +394,51 @@ int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
 
 typedef struct {
   int64_t old_before;
-  pending_tstate **claimed;
+  pending_tstate **pinned;
   int n, cap;
 } walk_t;
 
+// claim_old pins (under the registry's mutex) the parts with a wait begun
+// before old_before; the walker claims each one only when it walks it, so
+// a thread whose wait ends while the walker walks others writes its own
+// pair, with its stack, and is not held (a batch claimed at once held every
+// thread of the batch for the whole round: a thread whose wait ended
+// meanwhile handed it over, lost its stack, and its next wait was dropped).
 static void claim_old(pending_tstate *s, void *arg) {
   walk_t *w = arg;
-  if (w->n == w->cap) return;   // the rest at the next round
+  if (w->n == w->cap || s->pinned || !s->ref) return;   // the rest at the next round
   if (atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING) return;
   if (atomic_load_explicit(&s->wait_ts, RLX) >= w->old_before) return;
-  // SLOT_NAMING while the walker reads the wait native's argument: the
-  // object's hash, or its class (not written yet).
-  int naming = !s->wait_obj || waitobj_class_needed(s->wait_obj);
-  if (s->ref && claim(&s->wait_state, SLOT_PENDING, naming ? SLOT_NAMING : SLOT_BUSY)) w->claimed[w->n++] = s;
+  s->pinned = 1;
+  w->pinned[w->n++] = s;
 }
 
-// finish ends the walker's hold on a claimed wait (written: its Wait is in
-// the rings; else not named, back to its thread), under the registry's
-// mutex, so its thread's end (pending_detach) sees either the hold or its
-// end: a part whose thread ended meanwhile is freed here, and only here.
-static void finish(pending_tstate *s, JNIEnv *env, int written) {
+// claim_wait claims a pinned part's wait if it is still open and old: for
+// SLOT_NAMING while the walker names the object (its hash from the wait
+// native's argument or JVMTI's contended monitor; its class, not written
+// yet, only from the argument), else SLOT_BUSY. The argument is read after
+// the claim (seq_cst: pending_wait_returned's handshake).
+static int claim_wait(pending_tstate *s, int64_t old_before) {
+  int naming = !s->wait_obj || (atomic_load_explicit(&s->wait_arg, RLX) && waitobj_class_needed(s->wait_obj));
+  int from = SLOT_PENDING;
+  if (!atomic_compare_exchange_strong(&s->wait_state, &from, naming ? SLOT_NAMING : SLOT_BUSY)) return 0;
+  if (atomic_load_explicit(&s->wait_ts, RLX) < old_before) return 1;
+  atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // a newer wait since the pin
+  return 0;
+}
+
+enum { UNCLAIMED, NOT_NAMED, WRITTEN };
+
+// finish ends the walker's pin and hold of a part (WRITTEN: its Wait is in
+// the rings; NOT_NAMED: back to its thread; UNCLAIMED: its wait was not
+// taken), under the registry's mutex, so its thread's end (pending_detach)
+// sees either the pin or its end: a part whose thread ended meanwhile is
+// freed here, and only here.
+static void finish(pending_tstate *s, JNIEnv *env, int how) {
   pthread_mutex_lock(&registry_mu);
-  if (written) wait_done(s);
-  else atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
+  if (how == WRITTEN) wait_done(s);
+  else if (how == NOT_NAMED) atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
+  s->pinned = 0;
   int gone = s->detached;
   jthread ref = NULL;
   if (gone) {
@@ -423,30 +456,38 @@ void pending_walk(int64_t old_before) {
   do {
     w.n = 0;
     each(claim_old, &w);
-    // Walk outside the registry's mutex: a claimed part stays alive (its
+    // Walk outside the registry's mutex: a pinned part stays alive (its
     // thread's end leaves it to us: pending_detach). A wait whose object is
     // not known yet gets it named first, while its thread cannot leave the
     // wait native (SLOT_NAMING).
     JNIEnv *env = NULL;
     if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
     for (int i = 0; i < w.n; i++) {
-      pending_tstate *s = w.claimed[i];
+      pending_tstate *s = w.pinned[i];
+      if (!claim_wait(s, old_before)) {   // ended (written by its thread), or a newer one
+        finish(s, env, UNCLAIMED);
+        continue;
+      }
       if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_NAMING) {   // only the walker ends it
-        if (!s->wait_obj) s->wait_obj = env ? waitobj_hash(env, s->ref, s->wait_arg) : 0;
+        // NULL once the native returned: never a reference of a frame
+        // that is gone (pending_wait_returned).
+        jobject arg = atomic_load(&s->wait_arg);
+        if (!s->wait_obj) s->wait_obj = env ? waitobj_hash(env, s->ref, arg) : 0;
         if (!s->wait_obj) {   // not named: its thread writes it
-          finish(s, env, 0);
+          finish(s, env, NOT_NAMED);
           continue;
         }
         // Its class before its Wait, at the Wait's time (objclass.h).
-        if (env) waitobj_class(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), s->wait_arg, s->wait_obj);
+        if (env && arg) waitobj_class(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), arg, s->wait_obj);
         atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
       int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
       // Its thread left the wait during the walk: the walk may have seen
-      // another place; the pair is written without a stack.
+      // another place; the pair is written without a stack (counted).
       s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED ? 0 : n;
+      if (!s->wait_n) counter_add(CNT_WAITS_WITHOUT_STACK, 1);
       put_wait(s);
-      finish(s, env, 1);
+      finish(s, env, WRITTEN);
     }
   } while (w.n == w.cap);
 }

@@ -49,14 +49,20 @@ typedef struct pending_tstate {
   _Atomic int64_t waited_ts;       // SLOT_HANDED: the Waited's time
   int wait_dropped;                // this wait was dropped (its slot was held): no Waited
   uint32_t wait_obj;
-  jobject wait_arg;     // the wait native's argument: the walker names the object from it (waitobj.h)
+  // The wait native's argument, a JNI local reference of this thread: the
+  // walker names the object from it (waitobj.h). Set only while the native
+  // runs (pending_wait_returned takes it back) and never for a virtual
+  // thread, whose wait native returns when it unmounts (24+, JEP 491):
+  // the reference is then a slot its carrier reuses (issue 19).
+  _Atomic(jobject) wait_arg;
   jthread ref;          // global reference: the walker walks a long wait's stack
   int wait_n;
   orca_frame wait_frames[ORCA_MAX_DEPTH];
-  // Registry (under its mutex); detached: its thread ended while the walker
-  // held its wait, and the walker frees `block` when done.
+  // Registry (under its mutex); pinned: in the walker's round (claim_old),
+  // so it is not freed; detached: its thread ended while the walker held its
+  // wait or pinned it, and the walker frees `block` when done.
   struct pending_tstate *prev, *next;
-  int detached;
+  int pinned, detached;
   void *block;
 } pending_tstate;
 
@@ -82,9 +88,14 @@ void pending_enter(pending_tstate *s, int timed);
 // monitor.
 void pending_entered(pending_tstate *s, int64_t ticks, jobject o);
 // pending_wait: o is the waited object, the wait native's own argument
-// (valid until the native returns: the walker names it from there); env
-// NULL: no thread reference is made (pending_thread_ref).
+// (valid until the native returns: the walker names it from there), or
+// NULL (a virtual thread's: obj, its hash, is then known); env NULL: no
+// thread reference is made (pending_thread_ref).
 void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts);
+// pending_wait_returned: the wait native returned; its argument is
+// forgotten, after the walker's naming from it if one is under way (a
+// single VM call).
+void pending_wait_returned(pending_tstate *s);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait

@@ -66,8 +66,9 @@ const (
 	InfoVerifEntered   = "verified_entered"
 	InfoVerifAfter     = "verified_entered_after"
 	InfoVerifSlow      = "verified_entered_slow"
-	InfoBoundedWaits   = "bounded_waits" // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
-	InfoWarning        = "warning"       // repeatable
+	InfoBoundedWaits   = "bounded_waits"       // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
+	InfoWaitsNoStack   = "waits_without_stack" // ObjectWait lines written without a stack: the thread left the wait while the walker walked it, or the walker was stuck (docs/agent.md)
+	InfoWarning        = "warning"             // repeatable
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -117,7 +118,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWarning,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

@@ -36,7 +36,10 @@ func longWaitRuns(t *testing.T) int {
 // ConcurrentHashMap$Node), and most crashed the JVM in jni_GetObjectClass. Here: no crash under
 // G1, Serial and Parallel; every wait recorded exactly on its own object, paired, its object's
 // class the program's, the long ones with their stacks.
+//
+// As users run it (userPath): the crash was on the path users get.
 func TestVirtualLongWait(t *testing.T) {
+	userPath(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		runs := longWaitRuns(t)
 		for _, gc := range longWaitGCs {

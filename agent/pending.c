@@ -420,11 +420,12 @@ static void claim_old(pending_tstate *s, void *arg) {
 // the claim (seq_cst: pending_wait_returned's handshake).
 static int claim_wait(pending_tstate *s, int64_t old_before) {
   int naming = !s->wait_obj || (atomic_load_explicit(&s->wait_arg, RLX) && waitobj_class_needed(s->wait_obj));
-  int from = SLOT_PENDING;
-  if (!atomic_compare_exchange_strong(&s->wait_state, &from, naming ? SLOT_NAMING : SLOT_BUSY)) return 0;
+  int to = naming ? SLOT_NAMING : SLOT_BUSY, from = SLOT_PENDING;
+  if (!atomic_compare_exchange_strong(&s->wait_state, &from, to)) return 0;
   if (atomic_load_explicit(&s->wait_ts, RLX) < old_before) return 1;
-  atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);   // a newer wait since the pin
-  return 0;
+  // A newer wait since the pin: given back, unless its thread handed it
+  // over meanwhile (SLOT_BUSY is bounded for it): then it is ours to write.
+  return !claim(&s->wait_state, to, SLOT_PENDING);
 }
 
 enum { UNCLAIMED, NOT_NAMED, WRITTEN };

@@ -261,9 +261,43 @@ void test_pending(void) {
   CHECK(pending_detach(s, NULL, s) == 0 && s->detached, "detached while the walker holds the wait: freed by the thread");
   CHECK(pending_flush(INT64_MAX, 0) == 12000, "the flush does not hold back the handed wait's lines");
   put_wait(s);
-  finish(s, NULL, 1);   // freed here
+  finish(s, NULL, WRITTEN);   // freed here
   CHECK(registry == NULL, "the ended thread's part is still registered");
   CHECK(taken(ORCA_EV_OBJECT_WAITED, NULL) == 1, "the ended thread's Waited");
+
+  // The walker pins a round's old waits and claims each only when it walks
+  // it (issue 19): a thread whose wait ends meanwhile writes its own pair,
+  // with its stack, and its next wait is not dropped.
+  s = calloc(1, sizeof *s);
+  pending_attach(s, 0x4321, 1);
+  s->ref = (jthread)obj;   // any non-NULL: the walker walks only threads it can name
+  pending_wait(s, NULL, obj, 0x99, 1000);
+  CHECK(atomic_load(&s->wait_arg) == obj, "the wait native's argument is published while it runs");
+  walk_t w = {2000, (pending_tstate *[4]){0}, 0, 4};
+  each(claim_old, &w);
+  CHECK(w.n == 1 && s->pinned && atomic_load(&s->wait_state) == SLOT_PENDING, "pinned: %d, state %d", s->pinned,
+        atomic_load(&s->wait_state));
+  pending_waited(s, NULL, obj, 1500);   // the thread's own end of the wait, while pinned
+  CHECK(taken(ORCA_EV_OBJECT_WAIT, NULL) == 1 && atomic_load(&s->wait_state) == SLOT_EMPTY,
+        "a pinned wait that ended: the thread writes it");
+  pending_wait_returned(s);
+  CHECK(atomic_load(&s->wait_arg) == NULL, "the argument outlived its native");
+  pending_wait(s, NULL, obj, 0x99, 2500);   // its next wait, after the round began
+  CHECK(!s->wait_dropped && !claim_wait(s, 2000) && atomic_load(&s->wait_state) == SLOT_PENDING,
+        "a newer wait than the round's: claimed, or not given back (state %d)", atomic_load(&s->wait_state));
+  finish(s, NULL, UNCLAIMED);
+  CHECK(!s->pinned, "the pin outlived the round");
+  // Pinned, then the thread ends: the walker frees its part.
+  w.n = 0;
+  w.old_before = 3000;
+  each(claim_old, &w);
+  pending_waited(s, NULL, obj, 2600);
+  pending_wait_returned(s);
+  drain();
+  CHECK(w.n == 1 && pending_detach(s, NULL, s) == 0 && s->detached, "detached while pinned: freed by the thread");
+  CHECK(!claim_wait(s, 3000), "claimed the wait of an ended thread");
+  finish(s, NULL, UNCLAIMED);   // freed here
+  CHECK(registry == NULL, "the pinned part of an ended thread is still registered");
 
   // A thread that ends with nothing held frees its own part.
   s = calloc(1, sizeof *s);

@@ -128,9 +128,12 @@ $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | 
 	@mkdir -p $(UNIT_DIR)/classes
 	$(JAVA_HOME)/bin/javac --release 17 -d $(UNIT_DIR)/classes $^
 
+# The unit tests start a JVM (java Check) in their working directory, UNIT_DIR:
+# its crash, an hs_err file or a core there, fails them (bench/crash.sh).
 agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class
 	bash agent/check-includes.sh agent
-	$(UNIT_DIR)/unit $(UNIT_DIR) $(JAVA_HOME)
+	(cd $(UNIT_DIR) && exec ./unit . $(abspath $(JAVA_HOME))); \
+	rc=$$?; source bench/crash.sh && crash_check agent-test $(UNIT_DIR) || rc=1; exit $$rc
 
 # Integration tests (./integration) start real JVMs with bin/orca and the agent,
 # so everything is built first.

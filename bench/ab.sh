@@ -12,9 +12,12 @@
 # events with empty callbacks). A config "jfr" (JFR alone) is always added.
 # Prints per run: ops/s, JFR's contended enters (total, per Mop, top monitor
 # classes); then per config the medians. JDK and DEPTH (orca's depth=
-# option, unset: the agent's default) as in run.sh.
+# option, unset: the agent's default) as in run.sh. A JVM that crashes stops
+# the A/B with a non-zero status, its hs_err file or core moved to build/crash
+# (or $ORCA_CRASH_DIR) and named (bench/crash.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source bench/crash.sh
 JDK=${JDK:-$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1)}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
 DEPTH=${DEPTH:-}
@@ -44,10 +47,20 @@ for r in $(seq 1 "$R"); do
     if [[ $lib == *'#'* ]]; then opts=,${lib#*#} lib=${lib%%#*}; fi
     args=("-XX:StartFlightRecording=filename=$TMP/x.jfr,settings=bench/zero.jfc")
     [ -n "$lib" ] && args+=("-agentpath:$lib=prefix=$TMP/p${DEPTH:+,depth=$DEPTH}$opts")
-    out=$("$JDK/bin/java" "${args[@]}" "${CMD[@]}" 2>/dev/null)
+    rc=0
+    out=$("$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_pid%p.log" "${args[@]}" "${CMD[@]}" 2>"$TMP/err") || rc=$?
+    if ! crash_check "ab-$name-$r" "$TMP" "$PWD" || [ "$rc" != 0 ]; then
+      echo "ab: $name round $r: java exited $rc${CRASH_KEPT[*]:+; a JVM CRASHED: ${CRASH_KEPT[*]}}" >&2
+      tail -n 20 "$TMP/err" >&2
+      exit 1
+    fi
     ops=$(awk '$1 == "OPS" { print $2 }' <<<"$out")
     ops_s=$(awk '$1 == "OPS_PER_S" { print $2 }' <<<"$out")
-    line=$("$JDK/bin/java" -cp "$TMP/classes" JfrCount "$TMP/x.jfr")
+    line=$("$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_pid%p.log" -cp "$TMP/classes" JfrCount "$TMP/x.jfr") || rc=$?
+    if ! crash_check "ab-$name-$r-jfrcount" "$TMP" "$PWD" || [ "$rc" != 0 ]; then
+      echo "ab: JfrCount after $name round $r: java exited $rc${CRASH_KEPT[*]:+; a JVM CRASHED: ${CRASH_KEPT[*]}}" >&2
+      exit 1
+    fi
     en=$(sed -n 's/.* enters=\([0-9]*\) .*/\1/p' <<<"$line")
     cls=$(grep -o 'enters\[[^]]*\]=[0-9]*' <<<"$line" | sed 's/enters\[\(.*\)\]=/\1=/' | sort -t= -k2 -nr | head -3 | tr '\n' ' ')
     printf '%s %-8s round %d: %9.0f ops/s  enters %5d  per Mop %6.1f  %s\n' "$WL" "$name" "$r" "$ops_s" "$en" \

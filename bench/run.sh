@@ -31,6 +31,9 @@
 #              other work, NICE=-10 (as root) gives them priority over it
 #   KEEP=1     keep the work directory (recordings, logs) and print its path
 #
+# A JVM that crashes (an hs_err file, a core) fails the benchmark: the file is
+# moved to build/crash (or $ORCA_CRASH_DIR) and named (bench/crash.sh).
+#
 # Configurations, each run in a fresh JVM:
 #   none       no agent
 #   orca       -agentpath:LIB=prefix=...[,depth=DEPTH]
@@ -46,6 +49,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 ROOT=$PWD
+source bench/crash.sh
 
 if [ -z "${JDK:-}" ]; then
   JDK=$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -n1 || true)
@@ -227,15 +231,20 @@ run_one() {
   t0=$EPOCHREALTIME
   if [ "$wl" = tomcat ]; then
     mkdir -p "$TMP/$id2.tomcat"
-    JDK=$JDK CLASSES=$TMP/server JVM_ARGS="-XX:ErrorFile=$TMP/hs_err_%p.log ${args[*]}" SECS=$SECS WARMUP=$WARMUP \
+    JDK=$JDK CLASSES=$TMP/server JVM_ARGS="-XX:ErrorFile=$TMP/hs_err_pid%p.log ${args[*]}" SECS=$SECS WARMUP=$WARMUP \
       timeout -k 10 "$TIMEOUT" nice -n "$NICE" bench/tomcat.sh "$TMP/$id2.tomcat" >"$out" 2>"$err" || rc=$?
   else
     # shellcheck disable=SC2046
-    timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_%p.log" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
+    timeout -k 10 "$TIMEOUT" nice -n "$NICE" "$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_pid%p.log" "${args[@]}" $(workload_cmd "$wl") >"$out" 2>"$err" || rc=$?
   fi
   b1=$(busy_ticks)
   t1=$EPOCHREALTIME
   child_cpu c1
+  # Also a run that exited 0: the crash of a JVM the workload started is a failure too.
+  if ! crash_check "bench-$id2" "$TMP" "$TMP/$id2.tomcat" "$ROOT"; then
+    KEEP=1
+    FAILED=1
+  fi
   if [ "$rc" != 0 ] || ! grep -q '^OPS_PER_S ' "$out"; then
     if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
       echo "bench: $id HUNG (killed after ${TIMEOUT}s); log: $err" >&2
@@ -243,7 +252,6 @@ run_one() {
       echo "bench: $id FAILED (exit $rc)" >&2
     fi
     tail -n 20 "$err" >&2 || true
-    ls "$TMP"/hs_err* 2>/dev/null >&2 || true
     KEEP=1
     FAILED=1
     return 0
@@ -272,7 +280,8 @@ run_one() {
   local enters=- blocked=- med=- parks=- parked=-
   if [[ $cfg == jfr* ]] && [ -n "${COUNT_JFR:-}" ]; then
     local line
-    line=$("$JDK/bin/java" -cp "$CLASSES" JfrCount "$jfr")
+    line=$("$JDK/bin/java" -XX:ErrorFile="$TMP/hs_err_pid%p.log" -cp "$CLASSES" JfrCount "$jfr") || { echo "bench: $id: JfrCount $jfr failed" >&2; FAILED=1; }
+    crash_check "bench-$id2-jfrcount" "$TMP" "$ROOT" || FAILED=1
     enters=$(sed -n 's/.* enters=\([0-9]*\) .*/\1/p' <<<"$line")
     blocked=$(sed -n 's/.* blocked_s=\([0-9.]*\) .*/\1/p' <<<"$line")
     med=$(sed -n 's/.* median_us=\([0-9.]*\) .*/\1/p' <<<"$line")
@@ -439,6 +448,7 @@ done
 echo
 echo "bench: done in $((SECONDS - START)) s; $NOISY runs repeated because other processes were busy (QUIET=$QUIET); load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$FAILED" != 0 ]; then
+  if ((${#CRASH_KEPT[@]})); then printf 'bench: a JVM CRASHED: %s\n' "${CRASH_KEPT[@]}" >&2; fi
   echo "bench: some runs FAILED (see above)" >&2
   exit 1
 fi

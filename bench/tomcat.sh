@@ -11,8 +11,13 @@
 # like the Java workloads: OPS (requests in the measured window), SECONDS,
 # OPS_PER_S, CPU (the JVM's CPU seconds in the window, from /proc). wrk runs
 # on the same machine (1 thread, 16 connections): its CPU is not counted.
+# Tomcat's JVM runs in WORKDIR with -XX:ErrorFile=WORKDIR/hs_err_pid%p.log
+# (before JVM_ARGS, which may name another file): its crash, an hs_err file or
+# a core there, fails the run (bench/crash.sh).
 set -euo pipefail
-work=$1
+source "$(dirname "$0")/crash.sh"
+mkdir -p "$1"
+work=$(cd "$1" && pwd)
 : "${JDK:?}" "${CLASSES:?}" "${SECS:=5}" "${WARMUP:=2}" "${JVM_ARGS:=}"
 home=/usr/share/tomcat10
 [ -x "$home/bin/catalina.sh" ] || { echo "tomcat.sh: no $home/bin/catalina.sh (apt-get install tomcat10-common)" >&2; exit 1; }
@@ -43,11 +48,17 @@ EOF
 cp -r "$CLASSES" "$base/webapps/ROOT/WEB-INF/classes"
 
 url=http://127.0.0.1:$port/block
-JAVA_HOME=$JDK CATALINA_HOME=$home CATALINA_BASE=$base CATALINA_PID= JAVA_OPTS="$JVM_ARGS" \
-  "$home/bin/catalina.sh" run >"$work/tomcat.log" 2>&1 &
+(cd "$work" && JAVA_HOME=$JDK CATALINA_HOME=$home CATALINA_BASE=$base CATALINA_PID= \
+  JAVA_OPTS="-XX:ErrorFile=$work/hs_err_pid%p.log $JVM_ARGS" exec "$home/bin/catalina.sh" run) >"$work/tomcat.log" 2>&1 &
 pid=$!
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
-trap stop EXIT
+finish() {
+  local rc=$?
+  stop
+  crash_check "tomcat-${work##*/}" "$work" || rc=1
+  exit "$rc"
+}
+trap finish EXIT
 for ((i = 0; i < 120; i++)); do
   curl -fs -o /dev/null "$url" && break
   kill -0 "$pid" 2>/dev/null || { echo "tomcat.sh: Tomcat exited; log: $work/tomcat.log" >&2; tail -n 20 "$work/tomcat.log" >&2; exit 1; }
@@ -68,5 +79,3 @@ echo "OPS $reqs"
 echo "SECONDS $secs"
 awk -v r="$reqs" -v s="$secs" 'BEGIN { printf "OPS_PER_S %.0f\n", r / s }'
 awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "CPU %.3f\n", (b - a) / hz }'
-stop
-trap - EXIT

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"strings"
 	"testing"
+
+	"orca/internal/crash"
 )
 
 // TestCheckJNI runs Scenario with -Xcheck:jni, with and without the agent: every line the
@@ -16,7 +18,8 @@ import (
 // handler ("Warning: SIGSEGV handler modified!", checked here too).
 func TestCheckJNI(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		plain := run(t, newDir(t), j.java(), "-Xcheck:jni", "-cp", classes(t), "Scenario")
+		pd := newDir(t)
+		plain := run(t, pd, j.java(), crash.ErrorFile(pd), "-Xcheck:jni", "-cp", classes(t), "Scenario")
 		if plain.code != 0 {
 			t.Fatalf("Scenario without the agent failed:\n%s", plain)
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/report"
 )
@@ -110,7 +111,7 @@ func TestScenarioClasses(t *testing.T) {
 		// kinds=seed: the manual's kinds only, so no class.
 		dir := newDir(t)
 		seed := dir + "/seed"
-		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--", j.java(), "-cp", classes(t), "Scenario")
+		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
 		if res.code != 0 {
 			t.Fatalf("orca record --kinds seed failed:\n%s", res)
 		}

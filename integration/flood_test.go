@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/reader"
 )
 
@@ -47,7 +48,7 @@ func flood(t *testing.T, j jdk, opts string, args ...string) floodRun {
 	prefix := filepath.Join(dir, "x")
 	ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 	defer cancel()
-	argv := append([]string{"-agentpath:" + agentLib(t) + "=prefix=" + prefix + "," + opts, "-cp", classes(t), "NotifyFlood"}, args...)
+	argv := append([]string{crash.ErrorFile(dir), "-agentpath:" + agentLib(t) + "=prefix=" + prefix + "," + opts, "-cp", classes(t), "NotifyFlood"}, args...)
 	cmd := exec.CommandContext(ctx, j.java(), argv...)
 	cmd.Dir = dir
 	// Without verifying each walk with GetStackTrace (TestMain turns it on), which slows the

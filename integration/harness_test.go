@@ -6,6 +6,11 @@
 // once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path.
 // bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
 // ORCA_KEEP=1 keeps the recordings of a failed run.
+//
+// A crash of any JVM a test starts fails that test (internal/crash): each JVM gets
+// crash.ErrorFile(its directory), and run, checkNoCrashLog and the end of every test that made a
+// directory with newDir look there for hs_err files and cores, show the crash and move the file
+// to build/crash (or $ORCA_CRASH_DIR).
 package integration
 
 import (
@@ -27,6 +32,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -146,9 +152,10 @@ func (c *javacOnce) get(t *testing.T, name string, srcs func() ([]string, error)
 			return
 		}
 		c.dir = filepath.Join(workDir, name)
-		args := append([]string{"--release", "17", "-encoding", "UTF-8", "-g", "-d", c.dir}, files...)
+		args := append([]string{"-J" + crash.ErrorFile(c.dir), "--release", "17", "-encoding", "UTF-8", "-g", "-d", c.dir}, files...)
 		if out, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
 			c.err = fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, out)
+			crash.Check(t, c.dir)
 		}
 	})
 	if c.err != nil {
@@ -236,7 +243,9 @@ func tail(s string, n int) string {
 	return "…" + s[len(s)-n:]
 }
 
-// run starts a command in dir and waits for it (at most javaTimeout).
+// run starts a command in dir and waits for it (at most javaTimeout), then fails the test if a
+// JVM left a crash file in dir (the command may be a JVM expected to fail: a crash is not that).
+// A JVM that run starts gets crash.ErrorFile(dir) from its caller.
 func run(t *testing.T, dir string, name string, args ...string) *result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
@@ -248,19 +257,22 @@ func run(t *testing.T, dir string, name string, args ...string) *result {
 	err := cmd.Run()
 	r := &result{cmd: name + " " + strings.Join(args, " "), dir: dir, stdout: out.String(), stderr: errb.String(), err: err}
 	r.code = cmd.ProcessState.ExitCode()
+	crash.Check(t, dir)
 	if ctx.Err() != nil {
 		t.Fatalf("timed out after %v:\n%s", javaTimeout, r)
 	}
 	return r
 }
 
-// newDir makes a fresh directory for one test run.
+// newDir makes a fresh directory for one test run; when the test ends, however it ends, a crash
+// file there fails it (so a JVM started by hand, killed, or left by a t.Fatal is checked too).
 func newDir(t *testing.T) string {
 	t.Helper()
 	d, err := os.MkdirTemp(workDir, "run-")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { crash.Check(t, d) })
 	return d
 }
 
@@ -277,7 +289,7 @@ func recordJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...strin
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := append([]string{"record", "-o", prefix, "--", j.java()}, jvmArgs...)
+	argv := append([]string{"record", "-o", prefix, "--", j.java(), crash.ErrorFile(dir)}, jvmArgs...)
 	argv = append(append(argv, "-cp", cls, main), args...)
 	r := run(t, dir, bin, argv...)
 	checkNoCrashLog(t, r)
@@ -316,14 +328,11 @@ func buildModel(t *testing.T, prefix string) (*reader.Recording, *model.Result) 
 	return rec, built
 }
 
-// checkNoCrashLog fails when the JVM left an hs_err_pid*.log in its working directory.
+// checkNoCrashLog fails when a JVM left an hs_err file or a core in the run's directory
+// (crash.Check: each crash is reported once, however often its directory is checked).
 func checkNoCrashLog(t *testing.T, r *result) {
 	t.Helper()
-	logs, _ := filepath.Glob(filepath.Join(r.dir, "hs_err_pid*.log"))
-	for _, l := range logs {
-		b, _ := os.ReadFile(l)
-		t.Errorf("JVM crashed: %s:\n%s", l, tail(string(b), 6000))
-	}
+	crash.Check(t, r.dir)
 }
 
 // ---- EXPECT lines ----

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"orca/internal/crash"
 )
 
 // TestHiddenFrames is issue 13's item 8: the methods the agent renames
@@ -51,7 +53,7 @@ func TestHiddenFrames(t *testing.T) {
 		if _, err := os.Stat(jfrFile); err != nil {
 			t.Fatalf("no JFR recording: %v\n%s", err, res)
 		}
-		p := run(t, dir, filepath.Join(j.home, "bin", "jfr"), "print", "--events", "jdk.ThreadPark", jfrFile)
+		p := run(t, dir, filepath.Join(j.home, "bin", "jfr"), "-J"+crash.ErrorFile(dir), "print", "--events", "jdk.ThreadPark", jfrFile)
 		if p.code != 0 {
 			t.Fatalf("jfr print failed:\n%s", p)
 		}

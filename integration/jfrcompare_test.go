@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -155,7 +156,7 @@ func TestOrcaVsJFR(t *testing.T) {
 		}
 		jfrFile := filepath.Join(dir, "run.jfr")
 		start = time.Now()
-		jres := run(t, dir, j.java(), "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
+		jres := run(t, dir, j.java(), crash.ErrorFile(dir), "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
 			"-Xlog:jfr+startup=warning", "-cp", cls, "Scenario")
 		jwall := time.Since(start)
 		checkNoCrashLog(t, jres)
@@ -173,7 +174,8 @@ func TestOrcaVsJFR(t *testing.T) {
 
 		// A plain run, for the start-up cost of each capture (logged, never asserted).
 		start = time.Now()
-		pres := run(t, newDir(t), j.java(), "-cp", cls, "Scenario")
+		pd := newDir(t)
+		pres := run(t, pd, j.java(), crash.ErrorFile(pd), "-cp", cls, "Scenario")
 		pwall := time.Since(start)
 		if pres.code != 0 {
 			t.Fatalf("plain java failed:\n%s", pres)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -27,7 +28,7 @@ func TestKill9(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
 		// java directly (not through orca record) so the kill reaches the JVM itself.
-		cmd := exec.CommandContext(ctx, j.java(), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")
+		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")
 		cmd.Dir = dir
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
@@ -73,9 +74,7 @@ func TestKill9(t *testing.T) {
 			t.Fatal(err)
 		}
 		cmd.Wait()
-		if logs, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log")); len(logs) > 0 {
-			t.Errorf("JVM wrote a crash log before the kill: %v", logs)
-		}
+		crash.Check(t, dir) // a crash before the kill
 
 		r := load(t, prefix)
 		lastLine := countLines(t, prefix+".orca")

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 )
 
@@ -41,7 +42,7 @@ func TestDiskFull(t *testing.T) {
 		}
 		prefix := filepath.Join(mnt, "rec")
 		argv := append(wrap, orcaBin(t), "record", "-o", prefix, "--depth", "64", "--",
-			j.java(), "-cp", classes(t), "NotifyFlood", "4", "50", "1500")
+			j.java(), crash.ErrorFile(dir), "-cp", classes(t), "NotifyFlood", "4", "50", "1500")
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
@@ -105,7 +106,7 @@ func TestTwoJVMsOnePrefix(t *testing.T) {
 		prefix := filepath.Join(dir, "x")
 		// Each runs 1.5 s (NotifyFlood with one quiet flooder), so the two overlap.
 		res := twice(func() *result {
-			return run(t, dir, j.java(), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+			return run(t, dir, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
 		})
 		said := 0
 		for _, r := range res {
@@ -142,7 +143,7 @@ func TestTwoOrcaRecords(t *testing.T) {
 		dir := newDir(t)
 		prefix := filepath.Join(dir, "rec")
 		res := twice(func() *result {
-			return run(t, dir, bin, "record", "-o", prefix, "--", j.java(), "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+			return run(t, dir, bin, "record", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
 		})
 		seen := map[string]bool{}
 		for _, r := range res {
@@ -179,7 +180,7 @@ func TestAgentLoadedTwice(t *testing.T) {
 		t.Run("nested-record", func(t *testing.T) {
 			dir := newDir(t)
 			outer, inner := filepath.Join(dir, "outer"), filepath.Join(dir, "inner")
-			r := run(t, dir, bin, "record", "-o", outer, "--", bin, "record", "-o", inner, "--", j.java(), "-cp", classes(t), "Scenario")
+			r := run(t, dir, bin, "record", "-o", outer, "--", bin, "record", "-o", inner, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
 			checkNoCrashLog(t, r)
 			if r.code != 0 {
 				t.Fatalf("orca record failed:\n%s", r)
@@ -207,7 +208,7 @@ func TestAgentLoadedTwice(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, j.java(), "-agentpath:"+lib2+"=prefix="+second, "-cp", classes(t), "Scenario")
+			cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib2+"=prefix="+second, "-cp", classes(t), "Scenario")
 			cmd.Dir = dir
 			cmd.Env = append(os.Environ(), "JAVA_TOOL_OPTIONS=-agentpath:"+lib+"=prefix="+first)
 			var out, errb bytes.Buffer
@@ -288,7 +289,7 @@ func TestAttachRefused(t *testing.T) {
 		dir := newDir(t)
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, j.java(), "-cp", classes(t), "Hang")
+		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Hang")
 		cmd.Dir = dir
 		errPath := filepath.Join(dir, "stderr")
 		ef, err := os.Create(errPath)
@@ -315,7 +316,8 @@ func TestAttachRefused(t *testing.T) {
 			}
 			seen = append(seen, buf[:n]...)
 		}
-		jc := exec.CommandContext(ctx, filepath.Join(j.home, "bin", "jcmd"), strconv.Itoa(cmd.Process.Pid), "JVMTI.agent_load", lib)
+		jc := exec.CommandContext(ctx, filepath.Join(j.home, "bin", "jcmd"), "-J"+crash.ErrorFile(dir), strconv.Itoa(cmd.Process.Pid), "JVMTI.agent_load", lib)
+		jc.Dir = dir
 		got, err := jc.CombinedOutput()
 		if !strings.Contains(string(got), "return code: -1") {
 			t.Errorf("jcmd JVMTI.agent_load: %v, output:\n%s", err, got)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -79,7 +80,7 @@ func serverVsJFR(t *testing.T, j jdk, cls, wrk string, virtual bool) {
 		cmd := exec.Command(orcaBin(t), "record", "-o", prefix, "--", filepath.Join(catalinaHome, "bin", "catalina.sh"), "run")
 		cmd.Dir = base
 		cmd.Env = append(os.Environ(), "JAVA_HOME="+j.home, "CATALINA_HOME="+catalinaHome, "CATALINA_BASE="+base,
-			"CATALINA_PID=", "JAVA_OPTS=-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc+" -Xlog:jfr+startup=warning")
+			"CATALINA_PID=", "JAVA_OPTS="+crash.ErrorFile(base)+" -XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc+" -Xlog:jfr+startup=warning")
 		logf, err := os.Create(filepath.Join(base, "tomcat.log"))
 		if err != nil {
 			t.Fatal(err)
@@ -125,6 +126,7 @@ func serverVsJFR(t *testing.T, j jdk, cls, wrk string, virtual bool) {
 		t.Logf("wrk: %s", strings.Join(regexp.MustCompile(`(?m)^.*(Requests/sec|requests in).*$`).FindAllString(string(out), -1), "; "))
 		from, to := w0.Add(time.Second), w1.Add(-time.Second)
 		stop()
+		crash.Check(t, base)
 		if code := cmd.ProcessState.ExitCode(); code != 0 && code != 143 {
 			t.Fatalf("orca record exited %d\n%s", code, logTail())
 		}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"orca/internal/crash"
 )
 
 // stackModes are the JIT configurations whose stacks TestStackModes verifies: each gives the
@@ -97,7 +99,7 @@ func recordJVMcp(t *testing.T, j jdk, jvmArgs []string, main string, args ...str
 	t.Helper()
 	bin := orcaBin(t)
 	prefix := filepath.Join(newDir(t), "x")
-	argv := append([]string{"record", "-o", prefix, "--", j.java()}, jvmArgs...)
+	argv := append([]string{"record", "-o", prefix, "--", j.java(), crash.ErrorFile(filepath.Dir(prefix))}, jvmArgs...)
 	argv = append(append(argv, main), args...)
 	r := run(t, filepath.Dir(prefix), bin, argv...)
 	checkNoCrashLog(t, r)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -64,6 +65,7 @@ var errNoJDK = errors.New("no JDK")
 func demo(t testing.TB, home string) *demoRun {
 	t.Helper()
 	r, err := recordDemo(home)
+	crash.Check(t, workDir) // JfrDemo's JVM and javac put their crash files there
 	if errors.Is(err, errNoJDK) {
 		t.Skip(err)
 	}
@@ -94,9 +96,10 @@ func recordDemo(home string) (*demoRun, error) {
 
 func (r *demoRun) record(home, classes string) error {
 	jfc, _ := filepath.Abs(filepath.Join(javaDir, "orca.jfc"))
-	cmd := exec.Command(filepath.Join(home, "bin", "java"),
+	cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
 		"-XX:StartFlightRecording=filename="+r.jfr+",settings="+jfc,
 		"-Xlog:jfr+startup=warning", "-cp", classes, "JfrDemo")
+	cmd.Dir = workDir // where a core would go
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -130,7 +133,7 @@ func compile() (string, error) {
 		return "", fmt.Errorf("%w: no javac at %s (JDK 17 compiles the test program): %v", errNoJDK, javac, err)
 	}
 	dir := filepath.Join(workDir, "classes")
-	out, err := exec.Command(javac, "-g", "-d", dir, filepath.Join(javaDir, "JfrDemo.java")).CombinedOutput()
+	out, err := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "-g", "-d", dir, filepath.Join(javaDir, "JfrDemo.java")).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("javac: %v\n%s", err, out)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/synth"
@@ -128,17 +129,19 @@ func recordJavaOnce(t testing.TB, name, src string) (*recording, string) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(filepath.Join(jh, "bin", "javac"), "--release", "17", "-encoding", "UTF-8", "-g", "-d", dir, filepath.Join(root, src)).CombinedOutput()
+	out, err := exec.Command(filepath.Join(jh, "bin", "javac"), "-J"+crash.ErrorFile(dir), "--release", "17", "-encoding", "UTF-8", "-g", "-d", dir, filepath.Join(root, src)).CombinedOutput()
 	if err != nil {
+		crash.Check(t, dir)
 		t.Fatalf("javac %s: %v\n%s", src, err, out)
 	}
 	main := strings.TrimSuffix(filepath.Base(src), ".java")
 	prefix := filepath.Join(dir, "rec")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", filepath.Join(jh, "bin", "java"), "-cp", dir, main)
+	cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", filepath.Join(jh, "bin", "java"), crash.ErrorFile(dir), "-cp", dir, main)
 	cmd.Dir = dir
 	stdout, err := cmd.Output()
+	crash.Check(t, dir)
 	if err != nil {
 		t.Fatalf("%s: %v\n%s", cmd, err, stdout)
 	}

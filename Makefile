@@ -195,7 +195,7 @@ stress: bin/orca
 	ORCA_STRESS=1 ORCA_STRESS_RUNS=$(STRESS_RUNS) ORCA_LONG_WAIT_RUNS=$(LONG_WAIT_RUNS) ORCA_KEEP=1 \
 	ORCA_STRESS_DIR=$(CURDIR)/build/stress \
 		go test -count=1 -v -run 'TestVirtualStress|TestVirtualLongWait' -timeout 90m ./integration \
-		2>&1 | tee build/stress/go-test.log | grep -E '^(=== RUN|\s*--- (FAIL|SKIP)|FAIL|ok)|runs failed|crashed' || rc=$$?; \
+		2>&1 | tee build/stress/go-test.log | grep -E '^(=== RUN|\s*--- FAIL|FAIL|ok)|runs failed|crashed' || rc=$$?; \
 	echo; echo "TestVirtualStress (build/stress/summary.txt):"; cat build/stress/summary.txt 2>/dev/null; \
 	echo; echo "TestVirtualLongWait:"; grep -E 'runs failed' build/stress/go-test.log; \
 	exit $$rc

@@ -74,6 +74,16 @@ func TestVirtualStress(t *testing.T) {
 	runs := envCount(t, "ORCA_STRESS_RUNS", 3)
 	var rows []*stressRow
 	defer func() { writeStressSummary(t, rows) }()
+	for _, j := range jdks() {
+		if j.home == "" {
+			rows = append(rows, &stressRow{config: j.name, note: "skipped: no JDK at " + j.want})
+		}
+	}
+	for _, j := range jdks() {
+		if j.home == "" {
+			rows = append(rows, &stressRow{config: j.name, note: "skipped: no JDK at " + j.want})
+		}
+	}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if f := jdkFeature(t, j); f < 21 {
 			rows = append(rows, &stressRow{config: j.name, note: fmt.Sprintf("skipped: JDK %d has no virtual threads", f)})

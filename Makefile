@@ -9,6 +9,10 @@
 #   make gen      regenerate agent/events.h from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh
+#   make stress   the long tests (not in make test; 20-40 min on 2 cores): issue 19's virtual-thread
+#                 stress pass (100 000 virtual threads under every collector, -Xcomp, -Xint, on
+#                 every JDK 21+ found; summary in build/stress/summary.txt) and TestVirtualLongWait
+#                 30 times per collector
 #   make clean
 
 SHELL := /bin/bash
@@ -31,7 +35,7 @@ LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
 
-.PHONY: all deps check-deps check-tracked gen test agent-test demo bench clean agent-aarch64 FORCE
+.PHONY: all deps check-deps check-tracked gen test agent-test demo bench stress clean agent-aarch64 FORCE
 
 all: bin/orca
 
@@ -177,6 +181,27 @@ bench: bin/orca
 	else echo "orca: no bench/run.sh yet"; fi
 	bash bench/report/run.sh
 	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
+
+# ---- long tests -------------------------------------------------------------
+
+# stress: TestVirtualStress (integration/virtual_stress_test.go: VirtualStress.java recorded
+# ORCA_STRESS_RUNS times per configuration, each run checked against the program's counts) and
+# TestVirtualLongWait ORCA_LONG_WAIT_RUNS times per collector (enough to catch a one-in-ten
+# defect). A crash's hs_err file is kept in build/stress/crash-*; recordings of failed runs stay
+# (ORCA_KEEP). The go test log is build/stress/go-test.log.
+STRESS_RUNS ?= 3
+LONG_WAIT_RUNS ?= 30
+
+stress: bin/orca
+	@mkdir -p build/stress
+	@set -o pipefail; rc=0; \
+	ORCA_STRESS=1 ORCA_STRESS_RUNS=$(STRESS_RUNS) ORCA_LONG_WAIT_RUNS=$(LONG_WAIT_RUNS) ORCA_KEEP=1 \
+	ORCA_STRESS_DIR=$(CURDIR)/build/stress \
+		go test -count=1 -v -run 'TestVirtualStress|TestVirtualLongWait' -timeout 90m ./integration \
+		2>&1 | tee build/stress/go-test.log | grep -E '^(=== RUN|\s*--- FAIL|FAIL|ok)|runs failed|crashed' || rc=$$?; \
+	echo; echo "TestVirtualStress (build/stress/summary.txt):"; cat build/stress/summary.txt 2>/dev/null; \
+	echo; echo "TestVirtualLongWait:"; grep -E 'runs failed' build/stress/go-test.log; \
+	exit $$rc
 
 clean:
 	rm -rf bin build $(LIB)

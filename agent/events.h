@@ -16,6 +16,11 @@
 #define ORCA_F_TIMEOUT 0x40
 #define ORCA_F_HOW 0x80
 #define ORCA_F_CLASS 0x100
+#define ORCA_F_MODE 0x200
+// ORCA_F_MODE: the record's mode byte, written as these words (a park's acquire mode).
+#define ORCA_MODE_EXCLUSIVE 1
+#define ORCA_MODE_SHARED 2
+#define ORCA_MODE_NAMES {"", "exclusive", "shared"}
 // The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).
 #define ORCA_F_TEXT (ORCA_F_NAME | ORCA_F_TIMEOUT | ORCA_F_HOW | ORCA_F_CLASS)
 // The manual's kinds are 1..ORCA_EV_SEED (the agent's kinds=seed records only those).
@@ -75,7 +80,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"MonitorContendedEntered", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_MONITOR_CONTENDED_ENTER},
   {"ThreadStarted", ORCA_F_THREAD | ORCA_F_NAME, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ThreadEnded", ORCA_F_THREAD, ORCA_EV_NONE, ORCA_EV_NONE},
-  {"ThreadPark", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_OWNER | ORCA_F_TIMEOUT | ORCA_F_STACK, ORCA_EV_THREAD_UNPARKED, ORCA_EV_NONE},
+  {"ThreadPark", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_OWNER | ORCA_F_TIMEOUT | ORCA_F_MODE | ORCA_F_STACK, ORCA_EV_THREAD_UNPARKED, ORCA_EV_NONE},
   {"ThreadUnparked", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_HOW | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_THREAD_PARK},
   {"ThreadUnpark", ORCA_F_THREAD | ORCA_F_TARGET | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ObjectClass", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_CLASS, ORCA_EV_NONE, ORCA_EV_NONE},

@@ -1,3 +1,4 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "clock.h"
@@ -96,16 +97,134 @@ static uint32_t owner_of(JNIEnv *env, jobject b) {
   return h;
 }
 
-uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner) {
+// The queues of AbstractQueuedSynchronizer and its Long twin (JDK 14+: a
+// Node with prev and waiter; ExclusiveNode, SharedNode, ConditionNode),
+// resolved at the first park on one (FindClass from the boot loader's
+// Unsafe or VirtualThread: no Java code runs). A node's class gives the
+// mode of the acquire that made it: its signature, looked up once per class.
+typedef struct {
+  jclass sync;
+  jfieldID tail, prev, waiter;
+} queue_t;
+static queue_t queues[2];
+static atomic_int queues_tried;
+#define NODE_CLASSES 8
+static struct {
+  jclass cls;
+  int mode;
+} node_classes[NODE_CLASSES];
+static atomic_int node_classes_n;
+static pthread_mutex_t node_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void resolve_queue(JNIEnv *env, queue_t *q, const char *sync, const char *node_sig) {
+  jclass c = (*env)->FindClass(env, sync);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+  if (!c) return;
+  char node[160];
+  snprintf(node, sizeof node, "%s$Node", sync);
+  jclass n = (*env)->FindClass(env, node);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), n = NULL;
+  jfieldID tail = n ? (*env)->GetFieldID(env, c, "tail", node_sig) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), tail = NULL;
+  jfieldID prev = tail ? (*env)->GetFieldID(env, n, "prev", node_sig) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), prev = NULL;
+  jfieldID waiter = prev ? (*env)->GetFieldID(env, n, "waiter", "Ljava/lang/Thread;") : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), waiter = NULL;
+  if (waiter) {   // JDK 14+'s queue (before: Node.thread and nextWaiter; the mode stays unknown)
+    q->tail = tail, q->prev = prev, q->waiter = waiter;
+    q->sync = (*env)->NewGlobalRef(env, c);
+  }
+  if (n) (*env)->DeleteLocalRef(env, n);
+  (*env)->DeleteLocalRef(env, c);
+}
+
+static int queues_ready(JNIEnv *env) {
+  if (atomic_load_explicit(&queues_tried, memory_order_acquire) == 2) return 1;
+  int expect = 0;
+  if (!atomic_compare_exchange_strong(&queues_tried, &expect, 1)) return 0;   // another thread resolves them
+  resolve_queue(env, &queues[0], "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+                "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;");
+  resolve_queue(env, &queues[1], "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
+                "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;");
+  atomic_store_explicit(&queues_tried, 2, memory_order_release);
+  return 1;
+}
+
+// node_mode returns the mode of the acquire that made node (ORCA_MODE_*):
+// a SharedNode's is shared; an ExclusiveNode's and a ConditionNode's (the
+// re-acquire after Condition.await) exclusive.
+static int node_mode(JNIEnv *env, jobject node) {
+  jclass c = (*env)->GetObjectClass(env, node);
+  if (!c) return 0;
+  int n = atomic_load_explicit(&node_classes_n, memory_order_acquire), mode = -1;
+  for (int i = 0; i < n && mode < 0; i++)
+    if ((*env)->IsSameObject(env, node_classes[i].cls, c)) mode = node_classes[i].mode;
+  if (mode < 0) {
+    char *sig = NULL;
+    mode = 0;
+    if ((*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
+      mode = strstr(sig, "$SharedNode;") ? ORCA_MODE_SHARED : ORCA_MODE_EXCLUSIVE;
+      (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
+    pthread_mutex_lock(&node_mu);
+    int k = atomic_load(&node_classes_n);
+    if (mode && k < NODE_CLASSES) {
+      node_classes[k].cls = (*env)->NewGlobalRef(env, c);
+      node_classes[k].mode = mode;
+      atomic_store_explicit(&node_classes_n, k + 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&node_mu);
+  }
+  (*env)->DeleteLocalRef(env, c);
+  return mode;
+}
+
+// acquire_mode returns how thread t acquires the synchronizer b, when t
+// parks in its acquire: the mode of t's node in b's queue, looked for from
+// the tail (t enqueued it before it parks; later arrivals are behind it),
+// at most QUEUE_STEPS nodes; 0 when b is no such synchronizer, t has no
+// node in its queue (a Condition's await parks on the condition, not on
+// b), or the queue is of a JDK before 14. The mode decides, in the model,
+// a lock (an exclusive acquire) from a wait on a latch, a semaphore or a
+// read lock nobody holds exclusively (a shared one), whatever the class
+// and whatever the stack depth recorded.
+#define QUEUE_STEPS 64
+static int acquire_mode(JNIEnv *env, jobject b, jthread t) {
+  if (!t || !queues_ready(env)) return 0;
+  const queue_t *q = NULL;
+  for (int i = 0; i < 2 && !q; i++)
+    if (queues[i].sync && (*env)->IsInstanceOf(env, b, queues[i].sync)) q = &queues[i];
+  if (!q) return 0;
+  int mode = 0;
+  jobject node = (*env)->GetObjectField(env, b, q->tail);
+  for (int i = 0; node && i < QUEUE_STEPS; i++) {
+    jobject w = (*env)->GetObjectField(env, node, q->waiter);
+    int mine = w && (*env)->IsSameObject(env, w, t);
+    if (w) (*env)->DeleteLocalRef(env, w);
+    if (mine) {
+      mode = node_mode(env, node);
+      break;
+    }
+    jobject prev = (*env)->GetObjectField(env, node, q->prev);
+    (*env)->DeleteLocalRef(env, node);
+    node = prev;
+  }
+  if (node) (*env)->DeleteLocalRef(env, node);
+  return mode;
+}
+
+uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode) {
   jobject blocker = NULL;
   uint32_t bh = 0;
   *owner = 0;
+  *mode = 0;
   if (t && f_blocker) blocker = (*env)->GetObjectField(env, t, f_blocker);
   if (blocker) {
     bh = objhash_of(blocker);
     if (bh) {   // 0: the VM could not say (then no class, no owner)
       objclass_write(env, s->shard, s->hash, ts, blocker, bh);
       *owner = owner_of(env, blocker);
+      *mode = acquire_mode(env, blocker, t);
     }
     (*env)->DeleteLocalRef(env, blocker);
   }
@@ -144,7 +263,8 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
   if (!self && (*jvmti)->GetCurrentThread(jvmti, &local) == JVMTI_ERROR_NONE) self = local;
   uint32_t owner = 0;
-  uint32_t bh = park_blocker(env, s, ts, self, &owner);
+  int mode = 0;
+  uint32_t bh = park_blocker(env, s, ts, self, &owner, &mode);
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
   // the epoch) as the time left to it, 0 when past.
   int64_t timeout = -1, deadline = 0;
@@ -162,7 +282,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   // The park is timed after the agent's work (blocker, class, owner, stack):
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
-  ring_put(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl);
+  ring_put_mode(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl, mode);
   orig_park(env, unsafe, absolute, time);
   if (orca_recording()) {
     int64_t end = clock_now();

@@ -17,12 +17,14 @@ int park_bind(const char *csig, const char *name, const char *sig, void *addr, v
 // recorded (the VM's own start-up parks).
 void park_init(JNIEnv *env, jthread cur);
 // park_blocker returns the identity hash of thread t's Thread.parkBlocker
-// (0: none), writes its class once (ObjectClass, on s's shard at ts) and sets
+// (0: none), writes its class once (ObjectClass, on s's shard at ts), sets
 // *owner to its exclusive owner's hash when it is an
-// AbstractOwnableSynchronizer (else 0). Used for virtual threads' parks too
+// AbstractOwnableSynchronizer (else 0) and *mode to how t acquires it when
+// it parks in the acquire of an AbstractQueuedSynchronizer (ORCA_MODE_*,
+// else 0). t is the calling thread. Used for virtual threads' parks too
 // (vpark.h). park_interrupted: t's interrupt flag is set.
 struct tstate;
-uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint32_t *owner);
+uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode);
 int park_interrupted(JNIEnv *env, jthread t);
 // park_ready: the field IDs are taken (parks are recorded).
 int park_ready(void);

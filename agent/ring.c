@@ -79,6 +79,11 @@ static shard_t *claim(int shard, size_t size) {
 
 int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, uint32_t owner,
              const orca_frame *frames, int nframes, const char *name, int namelen) {
+  return ring_put_mode(shard, kind, ts, thread, object, owner, frames, nframes, name, namelen, 0);
+}
+
+int ring_put_mode(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, uint32_t owner,
+                  const orca_frame *frames, int nframes, const char *name, int namelen, int mode) {
   size_t fbytes = (size_t)nframes * sizeof(orca_frame);
   size_t size = (sizeof(orca_rec) + fbytes + (size_t)namelen + 7) & ~(size_t)7;
   shard_t *s = claim(shard, size);
@@ -96,7 +101,7 @@ int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, 
   r->nframes = (uint16_t)nframes;
   r->namelen = (uint16_t)namelen;
   r->kind = (uint8_t)kind;
-  r->pad = 0;
+  r->mode = (uint8_t)mode;
   if (fbytes) memcpy(r + 1, frames, fbytes);
   if (namelen) memcpy((char *)(r + 1) + fbytes, name, (size_t)namelen);
   // Wake the writer early, at a quarter, so bursts find room.

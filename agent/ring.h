@@ -25,7 +25,7 @@ typedef struct {
   uint16_t nframes;
   uint16_t namelen;
   uint8_t kind;
-  uint8_t pad;
+  uint8_t mode;        // ORCA_F_MODE: a park's acquire mode (ORCA_MODE_*), else 0
 } orca_rec;
 
 #define RING_SHARDS 8
@@ -41,6 +41,9 @@ const char *ring_init(size_t total_bytes);
 // and counts a drop (counters.h, KC_DROPPED) when no shard took it.
 int ring_put(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, uint32_t owner,
              const orca_frame *frames, int nframes, const char *name, int namelen);
+// ring_put_mode is ring_put with a park's acquire mode (ORCA_MODE_*).
+int ring_put_mode(int shard, int kind, int64_t ts, uint32_t thread, uint32_t object, uint32_t owner,
+                  const orca_frame *frames, int nframes, const char *name, int namelen, int mode);
 
 // ring_take swaps out shard i's filled buffer (writer thread only). The
 // returned buffer stays valid until the next ring_take of the same shard.

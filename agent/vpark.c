@@ -73,13 +73,14 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     p->n = stack_capture(NULL, 1, p->frames, opt.depth);
     if (park) {
       uint32_t owner = 0;
-      p->blocker = park_blocker(env, v, ts, o, &owner);
+      int mode = 0;
+      p->blocker = park_blocker(env, v, ts, o, &owner, &mode);
       // parkNanos' timeout (it returns at once for one <= 0); park()'s none.
       p->timeout = tag == T_PARK_NANOS && arg >= 0 ? arg : -1;
       p->t0 = ts;
       char tbuf[24];
       int tl = p->timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)p->timeout) : 0;
-      ring_put(v->shard, ORCA_EV_THREAD_PARK, ts, v->hash, p->blocker, owner, p->frames, p->n, tbuf, tl);
+      ring_put_mode(v->shard, ORCA_EV_THREAD_PARK, ts, v->hash, p->blocker, owner, p->frames, p->n, tbuf, tl, mode);
     } else {
       ring_put(v->shard, ORCA_EV_THREAD_SLEEP, ts, v->hash, 0, 0, p->frames, p->n, NULL, 0);
     }

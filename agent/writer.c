@@ -264,6 +264,15 @@ static size_t format_rec(char *o, const orca_rec *r) {
     o[n++] = ',';
     n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);
   }
+  if (spec->fields & ORCA_F_MODE) {
+    static const char *const modes[] = ORCA_MODE_NAMES;
+    o[n++] = ',';
+    if (r->mode < sizeof modes / sizeof modes[0]) {
+      size_t ml = strlen(modes[r->mode]);
+      memcpy(o + n, modes[r->mode], ml);
+      n += ml;
+    }
+  }
   if (spec->fields & ORCA_F_STACK) {
     o[n++] = ',';
     n += fmt_uint(o + n, r->nframes);

@@ -146,6 +146,9 @@ func (d *dumper) event(ev reader.Event) {
 	if k.Has(format.FHow) && ev.How != format.ParkEndUnknown {
 		fmt.Fprintf(&b, " how=%s", ev.How)
 	}
+	if k.Has(format.FMode) && ev.Mode != format.ModeNone {
+		fmt.Fprintf(&b, " mode=%s", ev.Mode)
+	}
 	if k.Has(format.FClass) {
 		fmt.Fprintf(&b, " class=%s", ev.Class)
 		if ev.Object != 0 && ev.Class != "" {

@@ -10,7 +10,7 @@ import (
 var fieldFlag = map[Field]string{
 	FThread: "ORCA_F_THREAD", FObject: "ORCA_F_OBJECT", FTarget: "ORCA_F_TARGET",
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
-	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS",
+	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS", FMode: "ORCA_F_MODE",
 }
 
 // CHeader returns agent/events.h: the format as the C agent sees it — the
@@ -24,9 +24,18 @@ func CHeader() []byte {
 	b.WriteString("// The format of the files (.info \"format\") and the agent's version (\"agent_version\").\n")
 	fmt.Fprintf(&b, "#define ORCA_FORMAT %q\n#define ORCA_VERSION %q\n\n", Version, AgentVersion)
 	b.WriteString("// Fields of an event line after the timestamp and the name, in this order.\n")
-	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass} {
+	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass, FMode} {
 		fmt.Fprintf(&b, "#define %s 0x%02x\n", fieldFlag[f], 1<<i)
 	}
+	b.WriteString("// ORCA_F_MODE: the record's mode byte, written as these words (a park's acquire mode).\n")
+	for m := AcquireMode(1); m < NumModes; m++ {
+		fmt.Fprintf(&b, "#define ORCA_MODE_%s %d\n", strings.ToUpper(m.String()), m)
+	}
+	var modes []string
+	for m := AcquireMode(0); m < NumModes; m++ {
+		modes = append(modes, fmt.Sprintf("%q", m.String()))
+	}
+	fmt.Fprintf(&b, "#define ORCA_MODE_NAMES {%s}\n", strings.Join(modes, ", "))
 	b.WriteString("// The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).\n")
 	var text []string
 	for _, f := range TextFields {

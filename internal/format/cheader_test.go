@@ -49,7 +49,7 @@ func TestKindNames(t *testing.T) {
 
 // TestTextFields checks what the agent's writer assumes of the fields it
 // takes from a record's text bytes (ORCA_F_TEXT): one a kind at most, after
-// the thread, object, target and owner, before the stack.
+// the thread, object, target and owner, before the mode and the stack.
 func TestTextFields(t *testing.T) {
 	for k := Kind(1); k < NumKinds; k++ {
 		n, pos := 0, -1
@@ -64,8 +64,8 @@ func TestTextFields(t *testing.T) {
 			t.Errorf("%s has %d text fields, the agent writes one", k, n)
 		}
 		for i, f := range Specs[k].Fields {
-			if pos >= 0 && (i > pos && f != FStack || i < pos && f == FStack) {
-				t.Errorf("%s: field %d is out of the agent's order (thread, object, owner, text, stack)", k, f)
+			if pos >= 0 && (i > pos && f != FStack && f != FMode || i < pos && (f == FStack || f == FMode)) {
+				t.Errorf("%s: field %d is out of the agent's order (thread, object, owner, text, mode, stack)", k, f)
 			}
 		}
 	}

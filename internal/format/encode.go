@@ -110,6 +110,8 @@ func AppendEvent(b []byte, e *Event) []byte {
 			b = append(b, e.How.String()...)
 		case FClass:
 			b = AppendText(b, e.Class)
+		case FMode:
+			b = append(b, e.Mode.String()...)
 		case FStack:
 			b = appendStackOf(b, e.EncodedStack, e.Stack)
 		}

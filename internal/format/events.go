@@ -68,7 +68,43 @@ const (
 	FTimeout                  // a park's timeout: decimal nanoseconds, empty for none
 	FHow                      // how a park ended: unparked, timeout, interrupted, empty when unknown
 	FClass                    // a class signature, "Ljava/lang/Object;" (text)
+	// FMode: how a park acquires its blocker, an AbstractQueuedSynchronizer
+	// (or its Long twin): exclusive, shared, or empty when the park is not in
+	// such an acquire or the agent could not tell. Lines written before it
+	// existed have one field fewer; readers take both.
+	FMode
 )
+
+// AcquireMode is how a park acquires its synchronizer (FMode).
+type AcquireMode uint8
+
+// Acquire modes.
+const (
+	ModeNone      AcquireMode = iota // not an acquire of a synchronizer, or not known (written empty)
+	ModeExclusive                    // an exclusive acquire: a lock (ReentrantLock, a write lock, any AQS's acquire)
+	ModeShared                       // a shared acquire: a latch's await, a semaphore's or a read lock's acquire
+	NumModes
+)
+
+var modeNames = [NumModes]string{"", "exclusive", "shared"}
+
+// String returns the word written in the FMode field ("" for none).
+func (m AcquireMode) String() string {
+	if m >= NumModes {
+		return ""
+	}
+	return modeNames[m]
+}
+
+// ParseAcquireMode returns the AcquireMode written as s.
+func ParseAcquireMode(s string) (AcquireMode, bool) {
+	for i, n := range modeNames {
+		if n == s {
+			return AcquireMode(i), true
+		}
+	}
+	return 0, false
+}
 
 // TextFields are the fields the agent writes from a record's text bytes
 // (a thread name, a class, a timeout, how a park ended): a kind has at most
@@ -143,7 +179,7 @@ var Specs = [NumKinds]Spec{
 	MonitorContendedEntered: {MonitorContendedEntered, "MonitorContendedEntered", thrObjStack, KindNone},
 	ThreadStarted:           {ThreadStarted, "ThreadStarted", []Field{FThread, FName}, KindNone},
 	ThreadEnded:             {ThreadEnded, "ThreadEnded", []Field{FThread}, KindNone},
-	ThreadPark:              {ThreadPark, "ThreadPark", []Field{FThread, FObject, FOwner, FTimeout, FStack}, ThreadUnparked},
+	ThreadPark:              {ThreadPark, "ThreadPark", []Field{FThread, FObject, FOwner, FTimeout, FMode, FStack}, ThreadUnparked},
 	ThreadUnparked:          {ThreadUnparked, "ThreadUnparked", []Field{FThread, FObject, FHow, FStack}, KindNone},
 	ThreadUnpark:            {ThreadUnpark, "ThreadUnpark", thrTgtStack, KindNone},
 	ObjectClass:             {ObjectClass, "ObjectClass", []Field{FThread, FObject, FClass}, KindNone},

@@ -16,8 +16,9 @@ type Event struct {
 	Stack  []Frame  // FStack: innermost first
 	// FTimeout: a park's timeout in nanoseconds, -1 for none (written empty).
 	Timeout int64
-	How     ParkEnd // FHow: how a park ended
-	Class   string  // FClass: a class signature
+	How     ParkEnd     // FHow: how a park ended
+	Class   string      // FClass: a class signature
+	Mode    AcquireMode // FMode: how a park acquires its synchronizer
 	// EncodedStack, when not empty, is written as the stack instead of
 	// Stack: the field as EncodeStack makes it. Writers that write a few
 	// stacks many times (imports, generators) encode each once.

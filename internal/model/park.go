@@ -27,12 +27,13 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if b.idle != nil && cachedBy(b.idleOf, stack, ev.Stack, b.idle) {
 		st = Idle
 	}
-	acquire := st == Parked && ev.Object != 0 && b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) &&
-		!NotALock(b.classes[ev.Object])
 	owner := ev.Owner
 	if owner == ev.Thread {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
+	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
+		return b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) && !NotALock(b.classes[ev.Object])
+	})
 	kind := Blocker
 	var ots *tstate
 	if acquire {
@@ -42,6 +43,25 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 	}
 	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire}, b.lock(ev.Object, kind), ots, ev)
+}
+
+// isAcquire decides whether a park on a synchronizer is a lock's contended
+// acquire (its blocker a lock, its owner blamed) or a wait on the
+// synchronizer, by the mode the agent saw (format.FMode): an exclusive
+// acquire is a lock's; a shared one (a latch's await, a semaphore's
+// acquire, a read lock's) is a wait, unless an exclusive owner holds the
+// synchronizer (a read lock blocked by a writer: that writer is the owner).
+// Any AbstractQueuedSynchronizer comes out right, whatever its class and the
+// stack depth recorded. Without a mode (a park not in an acquire, recordings
+// made before the field, imports) byStack decides: frames and class names.
+func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bool) bool {
+	switch mode {
+	case format.ModeExclusive:
+		return true
+	case format.ModeShared:
+		return owner != 0
+	}
+	return byStack()
 }
 
 // cachedBy returns f(frames) for stack, computed once per stack.
@@ -188,7 +208,7 @@ func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method s
 
 // NotALock tells the synchronizers that acquire without being locks (a
 // permit or a count, no owner): CountDownLatch's and Semaphore's syncs, by
-// class signature.
+// class signature. Only for parks without a mode (isAcquire).
 func NotALock(class string) bool {
 	return strings.Contains(class, "/CountDownLatch$") || strings.Contains(class, "/Semaphore$")
 }

@@ -23,7 +23,10 @@ type Event struct {
 	Timeout int64
 	How     format.ParkEnd // FHow: how a park ended
 	Class   string         // FClass: a class signature (ObjectClass)
-	Line    int            // 1-based line number in the .orca file
+	// FMode: how a park acquires its synchronizer (ModeNone in recordings
+	// made before the field existed).
+	Mode format.AcquireMode
+	Line int // 1-based line number in the .orca file
 	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
 	// given one (0 for no frames), else 0.
 	StackID uint32

@@ -138,6 +138,12 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 			return false // too few fields
 		}
 		b = b[i+1:]
+		if fld == format.FMode && len(b) > 0 && b[0] >= '0' && b[0] <= '9' {
+			// A line from before the field (format.FMode): this is its
+			// stack, which starts with its depth.
+			i = -1
+			continue
+		}
 		last := k == len(spec.Fields)-1
 		if !last && isID(fld) && len(b) > 8 && b[8] == ',' {
 			// Most likely the agent's 8 hex digits: no need to look for
@@ -163,7 +169,7 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 			ev.Name = string(f)
 		case format.FStack:
 			stack, hasStack = f, true
-		case format.FTimeout, format.FHow, format.FClass:
+		case format.FTimeout, format.FHow, format.FClass, format.FMode:
 			if parseOther(ev, fld, f) != "" {
 				return false
 			}
@@ -222,6 +228,12 @@ func parseOther(ev *Event, fld format.Field, b []byte) string {
 		ev.How = p
 	case format.FClass:
 		ev.Class = string(b)
+	case format.FMode:
+		m, ok := format.ParseAcquireMode(string(b))
+		if !ok {
+			return fmt.Sprintf("mode %s: want exclusive, shared or nothing", show(b))
+		}
+		ev.Mode = m
 	}
 	return ""
 }
@@ -252,7 +264,10 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 		return Event{}, fmt.Sprintf("unknown event %s", show(f[1]))
 	}
 	spec := &format.Specs[kind]
-	if want := 2 + len(spec.Fields); n != want {
+	fields := spec.Fields
+	if want := 2 + len(fields); n == want-1 && kind.Has(format.FMode) {
+		fields = withoutMode(fields) // a line from before the field (format.FMode)
+	} else if n != want {
 		return Event{}, fmt.Sprintf("%s: want %d fields, got %d", spec.Name, want, n)
 	}
 	ev := Event{Kind: kind}
@@ -260,13 +275,13 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 	if !ok {
 		return Event{}, fmt.Sprintf("%s: timestamp %s: want seconds like 12.3456789010", spec.Name, show(f[0]))
 	}
-	for i, fld := range spec.Fields {
+	for i, fld := range fields {
 		b := f[2+i]
 		if fld == format.FName {
 			ev.Name = string(b)
 			continue
 		}
-		if fld == format.FTimeout || fld == format.FHow || fld == format.FClass {
+		if fld == format.FTimeout || fld == format.FHow || fld == format.FClass || fld == format.FMode {
 			if msg := parseOther(&ev, fld, b); msg != "" {
 				return Event{}, spec.Name + ": " + msg
 			}
@@ -291,6 +306,17 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 		ev.setID(fld, v)
 	}
 	return ev, ""
+}
+
+// withoutMode returns fields without format.FMode.
+func withoutMode(fields []format.Field) []format.Field {
+	out := make([]format.Field, 0, len(fields))
+	for _, f := range fields {
+		if f != format.FMode {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // kindsByLen lists the kinds by the length of their names: most lengths
@@ -321,5 +347,5 @@ func kindOf(b []byte) (format.Kind, bool) {
 var fieldNames = map[format.Field]string{
 	format.FThread: "thread", format.FObject: "object", format.FTarget: "target thread",
 	format.FOwner: "owner thread", format.FName: "name", format.FStack: "stack",
-	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class",
+	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class", format.FMode: "mode",
 }

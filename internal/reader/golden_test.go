@@ -166,6 +166,8 @@ func eventText(ev Event) string {
 			fmt.Fprintf(&b, " timeout=%d", ev.Timeout)
 		case format.FHow:
 			fmt.Fprintf(&b, " how=%q", ev.How)
+		case format.FMode:
+			fmt.Fprintf(&b, " mode=%q", ev.Mode.String())
 		case format.FClass:
 			fmt.Fprintf(&b, " class=%q", ev.Class)
 		case format.FStack:

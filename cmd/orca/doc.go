@@ -92,11 +92,16 @@ single line such as "No deadlocks.":
 	DEADLOCKS    cycles of threads each waiting for the next (a monitor's or
 	             a java.util.concurrent lock's owner, or a joined thread): each
 	             thread, what it waits on, who holds it, and its stack
-	HANGS        threads still blocked, waiting, joining, acquiring or parked
-	             when the recording ended, longest first; the JDK's own service
+	HANGS        threads that cannot proceed: still blocked, waiting, joining,
+	             acquiring or parked without a timeout when the recording
+	             ended, for 1 s or more by then (by the start of the JVM's
+	             shutdown, when it exited), longest first; the JDK's own service
 	             threads (Finalizer, Common-Cleaner, ...) idling in Object.wait
 	             are named on one line, not counted as hangs, and idle pool
-	             workers (parked waiting for work) are not hangs either
+	             workers (parked waiting for work) are not hangs either; the
+	             other threads in a state at the end are named with why they
+	             are not hangs: a park with a timeout, too short, entered
+	             during the shutdown, or open at a kill (kill -9)
 	CONTENTION   monitors, semaphores and java.util.concurrent locks
 	             (ReentrantLock, read-write locks) by the time threads spent
 	             blocked on them: contentions, total, mean and max; the owners

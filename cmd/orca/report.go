@@ -21,7 +21,11 @@ malformed or cut lines), then, each ranked:
 
   DEADLOCKS    cycles of threads each waiting for the next: what each waits
                on, who holds it, and where
-  HANGS        threads still blocked, waiting, joining or acquiring at the end
+  HANGS        threads stuck at the end: blocked, waiting, joining, acquiring
+               or parked with no timeout, for 1 s or more (before the JVM's
+               shutdown, if it exited); the others in a state then are named
+               with why they are not hangs (a timeout, too short, entered
+               during the shutdown, at a kill)
   CONTENTION   locks by time threads spent blocked on them, with the owners
                blamed for it and the sites where threads blocked
   CALL SITES   the blocking call sites across all locks

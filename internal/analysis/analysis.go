@@ -39,8 +39,52 @@ func Deadlocks(m *model.Model) []model.Deadlock {
 	return out
 }
 
+// MinHang is how long a thread must have been unable to proceed, by the
+// end of the recording (or by the start of the JVM's shutdown), to be a
+// hang: a thread blocked or waiting for less is what a busy program does
+// every moment, and at the end of a recording it is the moment the
+// recording stopped, not a thread that stopped.
+const MinHang = format.Time(1e9) // 1 s
+
+// NotHang says why a thread in a blocking state at the end of the
+// recording is not a hang (Hang.Why).
+type NotHang uint8
+
+// Why a thread open at the end is not a hang.
+const (
+	IsHang NotHang = iota // it is one
+	// Timed: its state ends by itself, a park with a timeout
+	// (model.TimeoutSet).
+	Timed
+	// Short: it had been in it less than MinHang by the end of the
+	// recording (by the start of the shutdown when the JVM exited).
+	Short
+	// InShutdown: it entered it after the JVM's shutdown began
+	// (model.Model.Shutdown), and the JVM exited: it was part of the exit.
+	InShutdown
+	// AtKill: the JVM did not exit normally (model.Model.Unfinished: kill
+	// -9, a crash) and the thread had been in it less than MinHang by the
+	// recording's last event: the events just after it are lost, so
+	// whether it stayed is unknown.
+	AtKill
+	// AtCut: the recording is cut (model.Model.Cut): what followed is
+	// lost, however long it had lasted.
+	AtCut
+)
+
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut"}
+
+// String returns the word of Hang.Why in the report's JSON ("" for a hang).
+func (n NotHang) String() string {
+	if int(n) >= len(notHangNames) {
+		return "unknown"
+	}
+	return notHangNames[n]
+}
+
 // Hang is a thread still blocked, waiting, joining, acquiring or parked
-// when the recording ended (not sleeping, not idle).
+// when the recording ended (not sleeping, not idle): a hang when Why is
+// IsHang.
 type Hang struct {
 	Thread format.ThreadID
 	State  model.State
@@ -48,31 +92,79 @@ type Hang struct {
 	Other  format.ThreadID // owner or joined thread; for a park, the blocker's owner when it parked
 	Since  format.Time
 	Stack  model.StackID
+	// Timeout: whether its state could end by itself (an Object.wait's is
+	// unknown unless its stack shows wait()).
+	Timeout model.Timeout
+	Why     NotHang
 }
 
-// Hangs lists the threads that ended the recording inside a blocking
-// state (sleeping is not a hang), longest first. A cut recording has none:
-// it ended because the agent could not write, not because the threads
-// stopped (see OpenAtCut).
+// The rule, in one place (OpenAtEnd decides; Hangs, OpenAtCut and the
+// report's lists take from it). A hang is a thread that cannot proceed, for
+// long enough to matter:
+//
+//   - It ended the recording in a state it cannot leave by itself: blocked
+//     on a monitor or a java.util.concurrent lock, waiting, joining,
+//     acquiring a semaphore, parked without a timeout. Not sleeping, not an
+//     idle pool worker (state idle), not a park with a timeout (Timed). An
+//     Object.wait(long)'s timeout is not in the recording: such a wait
+//     counts as one that cannot end by itself (Hang.Timeout says unknown).
+//   - It had been in it for MinHang by the end of the recording, or, when the
+//     JVM exited normally and its shutdown was seen (model.Model.Shutdown:
+//     a SIGTERM handler, System.exit, the end of main), by the start of the
+//     shutdown: a state entered after it (InShutdown) was the exit's own,
+//     and the exit completed. A thread stuck for seconds before the
+//     shutdown is a hang all the same.
+//   - When the JVM did not exit (kill -9, a crash: model.Model.Unfinished),
+//     the end is the agent's last flush: a state shorter than MinHang then
+//     is open "at the kill" (AtKill), its end perhaps among the lost
+//     events. One that had lasted MinHang by then is a hang: the JVM is
+//     often killed because it hung. A thread stuck during a shutdown that
+//     never completed is a hang too.
+//   - A cut recording (a failed write) has none: the JVM ran on after the
+//     cut, for an unknown time (AtCut).
+//   - A thread in a deadlock intact at the end (Deadlocks) is a hang
+//     however short: it can never proceed.
+
+// Hangs lists the threads that cannot proceed at the end of the recording,
+// longest first (the rule above). A cut recording has none: it ended
+// because the agent could not write, not because the threads stopped (see
+// OpenAtCut).
 func Hangs(m *model.Model) []Hang {
-	if m.Cut != nil {
-		return nil
-	}
-	return openAtEnd(m)
+	return keep(OpenAtEnd(m), func(h Hang) bool { return h.Why == IsHang })
 }
 
 // OpenAtCut lists, in a cut recording, the threads blocked, waiting,
 // joining or acquiring at the cut, longest first: how long they stayed is
 // unknown. It is empty when the recording is not cut.
 func OpenAtCut(m *model.Model) []Hang {
-	if m.Cut == nil {
-		return nil
-	}
-	return openAtEnd(m)
+	return keep(OpenAtEnd(m), func(h Hang) bool { return h.Why == AtCut })
 }
 
-func openAtEnd(m *model.Model) []Hang {
+func keep(hs []Hang, f func(Hang) bool) []Hang {
 	var out []Hang
+	for _, h := range hs {
+		if f(h) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// OpenAtEnd lists every thread that ended the recording in a state other
+// than sleeping or idle, longest first, each with why it is not a hang
+// (Why; IsHang for a hang).
+func OpenAtEnd(m *model.Model) []Hang {
+	var out []Hang
+	deadlocked := map[format.ThreadID]bool{}
+	if m.Cut == nil {
+		for _, d := range Deadlocks(m) {
+			if d.AtEnd {
+				for _, th := range d.Threads {
+					deadlocked[th] = true
+				}
+			}
+		}
+	}
 	for _, t := range m.Threads {
 		// The open segments are the last ones: the innermost state's
 		// first, then empty ones of the states around it (a join around
@@ -87,10 +179,11 @@ func openAtEnd(m *model.Model) []Hang {
 		}
 		iv := t.Intervals[i]
 		// Since: the start of the whole wait, before any owner change split it.
-		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack}
+		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack, Timeout: iv.Timeout}
 		if iv.State == model.Parked {
 			h.Other = iv.First
 		}
+		h.Why = why(m, h, deadlocked[t.ID])
 		out = append(out, h)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
@@ -100,6 +193,32 @@ func openAtEnd(m *model.Model) []Hang {
 		return out[i].Thread < out[j].Thread
 	})
 	return out
+}
+
+// why applies the rule (above) to a thread open at the end.
+func why(m *model.Model, h Hang, deadlocked bool) NotHang {
+	switch {
+	case m.Cut != nil:
+		return AtCut
+	case deadlocked:
+		return IsHang
+	case h.Timeout == model.TimeoutSet:
+		return Timed
+	}
+	end := m.End
+	if s := m.Shutdown; s != 0 && !m.Unfinished {
+		if h.Since >= s {
+			return InShutdown
+		}
+		end = s
+	}
+	if end-h.Since >= MinHang {
+		return IsHang
+	}
+	if m.Unfinished {
+		return AtKill
+	}
+	return Short
 }
 
 // StormBurst is how many notifyAll calls within the window make a storm.

@@ -127,13 +127,13 @@ func TestHangs(t *testing.T) {
 	want := []Hang{
 		// B blocked since 1.5 though its interval was split at 2.5, when
 		// D's Enter named E as the owner; Other is the latest owner.
-		{Thread: 0xB, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(1.5), Stack: stackB},
+		{Thread: 0xB, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(1.5), Stack: stackB, Timeout: model.TimeoutNone},
 		// A is joining B, and inside the join blocked on B's monitor, owned
 		// by C (E was named owner of AAAA, another monitor): the innermost
 		// state.
-		{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xC, Since: s(2)},
-		{Thread: 0xD, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(2.5)},
-		{Thread: 0xF, State: model.Waiting, Object: 0xC0DE, Since: s(3)},
+		{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xC, Since: s(2), Timeout: model.TimeoutNone},
+		{Thread: 0xD, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(2.5), Timeout: model.TimeoutNone},
+		{Thread: 0xF, State: model.Waiting, Object: 0xC0DE, Since: s(3)}, // its timeout is unknown: a hang,
 		// The sleeper (open since 0.5) is not a hang, nor the ended thread.
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -153,7 +153,7 @@ func TestHangsSameInstant(t *testing.T) {
 2,ThreadSleep,B,0
 `)
 	got := Hangs(m)
-	want := []Hang{{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xB, Since: s(1)}}
+	want := []Hang{{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xB, Since: s(1), Timeout: model.TimeoutNone}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Hangs:\ngot  %+v\nwant %+v", got, want)
 	}

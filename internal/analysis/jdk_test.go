@@ -40,6 +40,19 @@ func TestJDKThreads(t *testing.T) {
 			t.Errorf("no application frame anywhere, yet %q is a JDK thread", m.Threads[i].Name)
 		}
 	}
+	// Without .methods (issue 20: HANGS: 2, the Finalizer and the
+	// Common-Cleaner): no frame can be named, so the JDK's threads are
+	// known by their names, and the others are not the JDK's.
+	unknown := func(format.MethodID) string { return "" }
+	m.Stacks = [][]format.Frame{nil, jdk, app}
+	m.Threads = append(m.Threads, &model.Thread{ID: 5, Name: "Common-Cleaner", Intervals: []model.Interval{{State: model.Parked, Stack: 1}}})
+	got = JDKThreads(m, unknown)
+	want = []bool{true, false, false, false, true}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("without .methods, thread %q: JDK %v, want %v", m.Threads[i].Name, got[i], want[i])
+		}
+	}
 	if !IsJDK("java.lang.Thread.run(Thread.java:840)") || IsJDK("javafx.Foo") || IsJDK("com.acme.X") {
 		t.Error("IsJDK prefixes")
 	}

@@ -48,6 +48,13 @@ type Builder struct {
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
 	acquireOf map[StackID]bool
+	// untimed, when set (Build), tells an Object.wait() by its stack
+	// (UntimedWait); untimedOf caches it per stack.
+	untimed   func([]format.Frame) bool
+	untimedOf map[StackID]bool
+	// shutdown, when set (Build), tells a stack of the JVM's shutdown
+	// (ShutdownStack), for Model.Shutdown.
+	shutdown func([]format.Frame) bool
 	// ext, when set (Build), numbers the stacks instead of b.stacks: the
 	// events carry their number in it (reader.Event.StackID).
 	ext *reader.StackTable
@@ -128,6 +135,7 @@ func New() *Builder {
 		classes:   map[format.ObjectID]string{},
 		idleOf:    map[StackID]bool{},
 		acquireOf: map[StackID]bool{},
+		untimedOf: map[StackID]bool{},
 		first:     true,
 		wf:        newWaitFor(),
 	}
@@ -268,7 +276,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		b.starts[ev.Target] = b.edges.add(Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
 	case format.ThreadSleep:
-		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack}, nil, nil, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack, Timeout: TimeoutSet}, nil, nil, ev)
 	case format.ThreadJoin:
 		target := ev.Target
 		if target == ev.Thread {
@@ -283,7 +291,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
-		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack}, ls, nil, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Acquiring, Object: ev.Object, Stack: stack, Timeout: TimeoutNone}, ls, nil, ev)
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
@@ -301,7 +309,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		} else if ots = b.ownerUnknown(ev.Object, ts); ots != nil {
 			owner = ots.t.ID
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack}, ls, ots, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, ots, ev)
 		ls.block(ts)
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
@@ -312,7 +320,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		ls := b.lock(ev.Object, Monitor)
 		b.changedHands(ev.Object, ts)
 		ls.waiting.add(ev.Thread)
-		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack}, ls, nil, ev).seq = ls.nextSeq
+		// The agent does not record a wait's timeout: only the frame of
+		// Object.wait() (which calls wait(0)) says there is none.
+		timeout := TimeoutUnknown
+		if b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed) {
+			timeout = TimeoutNone
+		}
+		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		b.changedHands(ev.Object, ts)
 		b.notify(b.lock(ev.Object, Monitor), ev)

@@ -219,6 +219,12 @@ func dumpResult(res *Result) string {
 	if res.Malformed > 0 {
 		fmt.Fprintf(&b, " malformed=%d", res.Malformed)
 	}
+	if m.Shutdown != 0 {
+		fmt.Fprintf(&b, " shutdown=%s", rel(m, m.Shutdown))
+	}
+	if m.Unfinished {
+		b.WriteString(" unfinished")
+	}
 	b.WriteString("\n")
 	for _, e := range res.ParseErrors {
 		fmt.Fprintf(&b, "parse-error %v\n", e)
@@ -273,6 +279,14 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 			if iv.Pinned {
 				b.WriteString(" pinned")
+			}
+			// What differs from the state's usual timeout: a timed park,
+			// an Object.wait() (a wait's timeout is otherwise unknown).
+			if (iv.State == Parked || iv.State == Idle) && iv.Timeout == TimeoutSet {
+				b.WriteString(" timed")
+			}
+			if iv.State == Waiting && iv.Timeout == TimeoutNone {
+				b.WriteString(" untimed")
 			}
 			if iv.Stack != 0 {
 				fmt.Fprintf(b, " s%d", iv.Stack)

@@ -61,6 +61,7 @@ func (b *Builder) Finalize() *Model {
 			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
 		}
 	}
+	b.findShutdown()
 	b.wf.finish(m)
 	if b.line != nil {
 		m.groupSites(b.line)
@@ -74,4 +75,39 @@ func (b *Builder) Finalize() *Model {
 	m.aggregate()
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
 	return m
+}
+
+// findShutdown sets Model.Shutdown: the earliest start of a thread that
+// runs a SIGTERM or SIGINT handler (ShutdownThread), of a thread started
+// from a stack of the shutdown (a shutdown hook), or of a state entered in
+// one (ShutdownStack).
+func (b *Builder) findShutdown() {
+	m := b.m
+	var shut []bool
+	if b.shutdown != nil {
+		shut = make([]bool, len(m.Stacks))
+		for id, st := range m.Stacks {
+			shut[id] = len(st) > 0 && b.shutdown(st)
+		}
+	}
+	in := func(id StackID) bool { return int(id) < len(shut) && shut[id] }
+	at := func(t format.Time) {
+		if m.Shutdown == 0 || t < m.Shutdown {
+			m.Shutdown = t
+		}
+	}
+	for _, t := range m.Threads {
+		if ShutdownThread(t.Name) || in(t.StartedAt) {
+			at(t.Start)
+		}
+		if shut == nil {
+			continue
+		}
+		for i := range t.Intervals {
+			if iv := &t.Intervals[i]; in(iv.Stack) {
+				at(iv.Since)
+				break // intervals are sorted: the first is the earliest
+			}
+		}
+	}
 }

@@ -69,6 +69,35 @@ func (w Wake) String() string {
 	return wakeNames[w]
 }
 
+// Timeout says whether a state can end by itself (Interval.Timeout): a
+// hang is a thread in a state that cannot (analysis.Hangs).
+type Timeout uint8
+
+// What the recording says of a state's timeout.
+const (
+	// TimeoutUnknown: the recording does not say. An Object.wait(long)
+	// call (the agent does not record its argument, which may be 0), a
+	// Thread.join.
+	TimeoutUnknown Timeout = iota
+	// TimeoutNone: it ends only when another thread acts — a contended
+	// monitor, Semaphore.acquire, a park without timeout (park()), an
+	// Object.wait() (its stack has the frame of wait()).
+	TimeoutNone
+	// TimeoutSet: it ends by itself — a park with a timeout (parkNanos,
+	// parkUntil, a timed await or poll), a sleep.
+	TimeoutSet
+)
+
+var timeoutNames = [...]string{"unknown", "none", "set"}
+
+// String returns "unknown", "none" or "set".
+func (t Timeout) String() string {
+	if int(t) >= len(timeoutNames) {
+		return "unknown"
+	}
+	return timeoutNames[t]
+}
+
 // Interval is a span of one non-runnable state of one thread. One state
 // (one wait, one join, …) can be split into segments around a state
 // nested in it (a join blocking on the Thread's monitor); its segments
@@ -120,6 +149,9 @@ type Interval struct {
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
 	// (a Lock of kind JUCLock), First its owner when the thread parked.
 	Acquire bool
+	// Timeout: whether the state can end by itself (the same on every
+	// segment of a state).
+	Timeout Timeout
 }
 
 // Duration returns End-Start.
@@ -481,6 +513,19 @@ type Model struct {
 	// were in then are unknown after it, not hangs (their intervals are
 	// Open, to Cut.At).
 	Cut *Cut
+	// Shutdown is the first sign that the JVM was shutting down (0: none):
+	// the start of the thread the JDK runs a SIGTERM or SIGINT handler in
+	// ("SIGTERM handler", which calls System.exit), or the earliest state
+	// or thread start whose stack has a frame of java.lang.Shutdown
+	// (System.exit, the end of main through DestroyJavaVM, the shutdown
+	// hooks) — ShutdownStack. States entered after it are the exit's own.
+	Shutdown format.Time
+	// Unfinished: the JVM did not end normally (.info has complete=false:
+	// killed, crashed, or still running when the recording was read). The
+	// recording ends at the agent's last flush; the events of the moments
+	// after it (up to a flush period, 200 ms by default) are lost, so a
+	// state open at the end may have ended unrecorded just after it.
+	Unfinished bool
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string

@@ -42,7 +42,11 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 			ots = b.thread(owner, ev.Time)
 		}
 	}
-	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire}, b.lock(ev.Object, kind), ots, ev)
+	timeout := TimeoutNone // park(): the timeout field is empty
+	if ev.Timeout >= 0 {
+		timeout = TimeoutSet
+	}
+	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), ots, ev)
 }
 
 // isAcquire decides whether a park on a synchronizer is a lock's contended
@@ -211,6 +215,49 @@ func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method s
 // class signature. Only for parks without a mode (isAcquire).
 func NotALock(class string) bool {
 	return strings.Contains(class, "/CountDownLatch$") || strings.Contains(class, "/Semaphore$")
+}
+
+// UntimedWait reports whether an Object.wait at stack (innermost first)
+// is a call of Object.wait(), which waits until notified: among the
+// frames of java.lang.Object at the top of the stack (the native wait,
+// and on JDK 19+ wait(long) around wait0), one is wait with signature
+// ()V. A call of wait(long) or wait(long, int) may have any timeout,
+// 0 (none) included: the agent does not record it. name gives a frame's
+// class (as Class.getName), method and signature, "" when unknown.
+func UntimedWait(stack []format.Frame, name func(format.Frame) (class, method, signature string)) bool {
+	for _, f := range stack {
+		cls, meth, sig := name(f)
+		if cls != "java.lang.Object" {
+			return false
+		}
+		if meth == "wait" && sig == "()V" {
+			return true
+		}
+	}
+	return false
+}
+
+// ShutdownStack reports whether a stack is the JVM's shutdown: it has a
+// frame of java.lang.Shutdown (Runtime.exit and System.exit call
+// Shutdown.exit, DestroyJavaVM Shutdown.shutdown at the end of main, and
+// both run the shutdown hooks from Shutdown.runHooks). name is as for
+// IdleStack.
+func ShutdownStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		if cls, _ := name(f); cls == "java.lang.Shutdown" {
+			return true
+		}
+	}
+	return false
+}
+
+// ShutdownThread reports whether a thread's name is that of the thread in
+// which the JDK runs its SIGTERM or SIGINT handler (jdk.internal.misc.Signal
+// names it "SIGTERM handler"): the handler calls System.exit. Other
+// signals' handlers are the application's (a SIGHUP may reload a
+// configuration) and are not taken for a shutdown.
+func ShutdownThread(name string) bool {
+	return name == "SIGTERM handler" || name == "SIGINT handler"
 }
 
 // cutLast splits s at its last sep.

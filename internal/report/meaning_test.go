@@ -142,6 +142,18 @@ func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
 			t.Errorf("hang of %s: deadlock %d is not one intact at the end", h.Thread, *h.Deadlock)
 		}
 	}
+	for _, h := range r.NotHangs {
+		ids("not a hang", h.Thread)
+		matchID("not_hangs", h.Thread)
+		if h.Why == "" || h.Why == "cut" || h.Deadlock != nil || h.Timeout == "" || !near(h.SinceS+h.ForS, r.DurationS, 3) {
+			t.Errorf("not a hang: %+v (recording %v s)", h, r.DurationS)
+		}
+	}
+	for _, h := range r.Hangs {
+		if h.Why != "" || h.Timeout == "set" {
+			t.Errorf("hang of %s: why %q, timeout %q", h.Thread, h.Why, h.Timeout)
+		}
+	}
 	for _, w := range r.Waits {
 		name := "a group"
 		if g := w.Group; g != nil {

@@ -117,10 +117,27 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
 	r.Deadlocks = b.deadlocks()
-	r.Hangs = b.hangs(analysis.Hangs(b.m), r.Deadlocks)
+	// One decision (analysis.OpenAtEnd), three lists.
+	var hangs, not, atCut []analysis.Hang
+	for _, h := range analysis.OpenAtEnd(b.m) {
+		switch h.Why {
+		case analysis.IsHang:
+			hangs = append(hangs, h)
+		case analysis.AtCut:
+			atCut = append(atCut, h)
+		default:
+			not = append(not, h)
+		}
+	}
+	r.Hangs = b.hangs(hangs, r.Deadlocks)
+	r.NotHangs = b.hangs(not, r.Deadlocks)
+	if m.Shutdown != 0 {
+		v := b.rel(m.Shutdown)
+		r.ShutdownS = &v
+	}
 	if c := m.Cut; c != nil {
 		r.Cut = &Cut{AtS: b.rel(c.At), Reason: c.Reason, EventsAfter: c.After,
-			WriteErrors: infoInt(format.InfoWriteErrors), UnknownAfter: b.hangs(analysis.OpenAtCut(b.m), r.Deadlocks)}
+			WriteErrors: infoInt(format.InfoWriteErrors), UnknownAfter: b.hangs(atCut, r.Deadlocks)}
 	}
 	waits := b.waits()
 	for _, w := range waits {
@@ -338,7 +355,7 @@ func (b *builder) deadlocks() []Deadlock {
 	return out
 }
 
-// hangs lists the hangs of matching threads, marking those in a
+// hangs lists the entries of matching threads, marking those in a
 // deadlock that is intact at the end.
 func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 	out := []Hang{}
@@ -351,7 +368,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			Object: idPtr(h.Object.String(), h.Object != 0),
 			Other:  idPtr(h.Other.String(), h.Other != 0),
 			SinceS: b.rel(h.Since), ForS: sec(b.m.End - h.Since), Frames: b.stack(h.Stack),
-			JDK: b.jdk[h.Thread],
+			JDK: b.jdk[h.Thread], Timeout: h.Timeout.String(), Why: h.Why.String(),
 		}
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)

@@ -77,8 +77,15 @@ type Report struct {
 	SitesTotal       int        `json:"sites_total"`
 	Deadlocks        []Deadlock `json:"deadlocks"`
 	Hangs            []Hang     `json:"hangs"`
-	Waits            []Wait     `json:"waits"`
-	WaitsTotal       int        `json:"waits_total"`
+	// NotHangs: the threads in a blocking state at the end that are not
+	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
+	// Cut.UnknownAfter.
+	NotHangs []Hang `json:"not_hangs"`
+	// ShutdownS: when the JVM's shutdown began (model.Model.Shutdown);
+	// nil when the recording shows none.
+	ShutdownS  *float64 `json:"shutdown_s"`
+	Waits      []Wait   `json:"waits"`
+	WaitsTotal int      `json:"waits_total"`
 	// Of all the waits entries (before --top): the objects, those in
 	// groups, and the groups, for the text's title.
 	waitObjects, groupedObjects, waitGroups int
@@ -216,7 +223,8 @@ type Deadlock struct {
 	Classes []*string `json:"classes,omitempty"`
 }
 
-// Hang is a thread still blocked, waiting, joining or acquiring at the end.
+// Hang is a thread still blocked, waiting, joining, acquiring or parked at
+// the end: a hang, or in NotHangs one that is not, and why.
 type Hang struct {
 	Thread    string   `json:"thread"`
 	Name      *string  `json:"name"`
@@ -232,6 +240,12 @@ type Hang struct {
 	// Class: the class signature of Object (the monitor, the waited
 	// object, the park blocker) when known; absent otherwise.
 	Class *string `json:"class,omitempty"`
+	// Timeout: "none" (the state cannot end by itself), "set" (it can: a
+	// park with a timeout) or "unknown" (an Object.wait(long), a join).
+	Timeout string `json:"timeout"`
+	// Why it is not a hang (analysis.NotHang): "timed", "short",
+	// "shutdown", "kill", "cut"; absent on a hang.
+	Why string `json:"why,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.

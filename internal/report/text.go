@@ -357,23 +357,23 @@ func (r *Report) splitHangs() (app, jdk []Hang) {
 
 func (r *Report) hangSection(t *textWriter) {
 	app, jdk := r.splitHangs()
+	least := dur(analysis.MinHang.Seconds())
 	if r.Cut != nil {
 		t.section("No hangs: the recording is cut at %s; the %s in a state then are unknown after it.",
 			at(r.Cut.AtS), count(len(r.Cut.UnknownAfter), "thread", "threads"))
-	} else if len(app) == 0 && r.parks {
-		t.section("No hangs: no thread of the program was blocked, waiting, joining, acquiring or parked at the end.")
 	} else if len(app) == 0 {
-		t.section("No hangs: no thread of the program was blocked, waiting, joining or acquiring at the end.")
-	} else if r.parks {
-		t.section("HANGS: %s still blocked, waiting, joining, acquiring or parked at the end, longest first",
-			count(len(app), "thread", "threads"))
+		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
-		t.section("HANGS: %s still blocked, waiting, joining or acquiring at the end, longest first",
-			count(len(app), "thread", "threads"))
-		if r.Complete != nil && *r.Complete {
-			t.printf("  (the JVM exited with these threads still stuck: they were daemon threads,\n" +
-				"  or System.exit or a signal such as Ctrl-C ended it)\n")
-		}
+		t.section("HANGS: %s stuck for %s or more at the end, longest first", count(len(app), "thread", "threads"), least)
+	}
+	switch {
+	case len(app) == 0 || r.Complete == nil || !*r.Complete:
+	case r.ShutdownS != nil:
+		t.printf("  (stuck before the JVM's shutdown began at %s, and the JVM exited with them:\n"+
+			"  they were daemon threads)\n", at(*r.ShutdownS))
+	default:
+		t.printf("  (the JVM exited with these threads still stuck: they were daemon threads,\n" +
+			"  or System.exit or a signal such as Ctrl-C ended it)\n")
 	}
 	for _, h := range app {
 		other := ""
@@ -384,6 +384,9 @@ func (r *Report) hangSection(t *textWriter) {
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.State == "waiting" {
 			s += ", never notified"
+			if h.Timeout == "unknown" {
+				s += " (whether it has a timeout is not recorded)"
+			}
 		}
 		if h.State == "parked" {
 			s += ", never unparked"
@@ -401,6 +404,49 @@ func (r *Report) hangSection(t *textWriter) {
 		}
 		t.printf("  JDK service threads idle at the end (not hangs): %s\n", strings.Join(ss, ", "))
 	}
+	r.notHangs(t)
+}
+
+// notHangs says which threads of the program were in a state at the end
+// without being hangs, and why (analysis.OpenAtEnd).
+func (r *Report) notHangs(t *textWriter) {
+	by := map[string][]string{}
+	n := 0
+	for _, h := range r.NotHangs {
+		if !h.JDK {
+			by[h.Why] = append(by[h.Why], t.label(h.Thread, h.Name))
+			n++
+		}
+	}
+	if n == 0 {
+		return
+	}
+	least := dur(analysis.MinHang.Seconds())
+	t.printf("  not hangs: %s blocked, waiting, joining, acquiring or parked at the end\n", count(n, "thread", "threads"))
+	line := func(why, what string) {
+		names := by[why]
+		if len(names) == 0 {
+			return
+		}
+		const most = 4
+		list := strings.Join(names[:min(most, len(names))], ", ")
+		if len(names) > most {
+			list += fmt.Sprintf(", ... %d more", len(names)-most)
+		}
+		t.printf("    %d %s:\n      %s\n", len(names), what, list)
+	}
+	line("timed", "in a park with a timeout (it ends by itself)")
+	// As analysis.OpenAtEnd: the shutdown counts unless the JVM did not exit.
+	exited := r.ShutdownS != nil && (r.Complete == nil || *r.Complete)
+	if exited {
+		line("shutdown", fmt.Sprintf("entered during the shutdown (from %s)", at(*r.ShutdownS)))
+	}
+	if exited {
+		line("short", fmt.Sprintf("in it for less than %s when the shutdown began", least))
+	} else {
+		line("short", fmt.Sprintf("in it for less than %s at the end", least))
+	}
+	line("kill", fmt.Sprintf("in it for less than %s at the kill (whether they stayed is unknown)", least))
 }
 
 func (r *Report) contentionSection(t *textWriter) {

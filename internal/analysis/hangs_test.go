@@ -1,0 +1,148 @@
+package analysis
+
+import (
+	"reflect"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// whys returns each thread open at the end with why it is not a hang.
+func whys(m *model.Model) map[format.ThreadID]NotHang {
+	out := map[format.ThreadID]NotHang{}
+	for _, h := range OpenAtEnd(m) {
+		out[h.Thread] = h.Why
+	}
+	return out
+}
+
+func hangIDs(m *model.Model) []format.ThreadID {
+	var out []format.ThreadID
+	for _, h := range Hangs(m) {
+		out = append(out, h.Thread)
+	}
+	return out
+}
+
+// TestHangTimedShort (issue 20): a park with a timeout ends by itself, and
+// a thread in a state for a few milliseconds at the end of the recording
+// (HSQLDB's timer, 54.4 ms into its wait) is not stuck: neither is a hang.
+// An untimed park, a wait and a contention that had lasted MinHang are.
+func TestHangTimedShort(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,timed-parker
+0,ThreadStarted,B,parker
+0,ThreadStarted,C,timer
+0,ThreadStarted,D,waiter
+0,ThreadStarted,E,blocked
+0,ThreadStarted,F,owner
+1,ThreadPark,A,0,0,5000000000,0
+1,ThreadPark,B,0,0,,0
+2,ObjectWait,D,D0D0,0
+2.5,MonitorContendedEnter,E,E0E0,F,0
+4.9456,ObjectWait,C,C0C0,0
+5,ThreadSleep,F,0
+`)
+	want := map[format.ThreadID]NotHang{0xA: Timed, 0xB: IsHang, 0xC: Short, 0xD: IsHang, 0xE: IsHang}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("open at the end: got %v, want %v", got, want)
+	}
+	if got, want := hangIDs(m), []format.ThreadID{0xB, 0xD, 0xE}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs: got %v, want %v", got, want)
+	}
+	// Exactly MinHang is enough; 1 ns less is not.
+	m = build(t, `
+0,ThreadStarted,A,a
+0,ThreadStarted,B,b
+1,ObjectWait,A,AAAA,0
+1.000000001,ObjectWait,B,BBBB,0
+2,ThreadStarted,C,c
+`)
+	if got, want := whys(m), (map[format.ThreadID]NotHang{0xA: IsHang, 0xB: Short}); !reflect.DeepEqual(got, want) {
+		t.Errorf("at MinHang: got %v, want %v", got, want)
+	}
+}
+
+// TestHangShutdown (issue 20): ActiveMQ stopped with SIGTERM reported main
+// blocked for 223 µs on java.lang.Shutdown's lock, held by the "SIGTERM
+// handler" thread: a state entered after the shutdown began is the exit's
+// own, not a hang. A thread stuck in an untimed state for seconds before
+// the shutdown is still one, and the time that counts is up to the
+// shutdown: a wait begun 0.5 s before it is not one, though 1.5 s before
+// the end.
+func TestHangShutdown(t *testing.T) {
+	const events = `
+0,ThreadStarted,A,main
+0,ThreadStarted,B,stuck
+0,ThreadStarted,C,before
+1,ObjectWait,B,B0B0,0
+3.5,ObjectWait,C,C0C0,0
+4,ThreadStarted,D,SIGTERM handler
+4.9997,MonitorContendedEnter,A,5D5D,D,0
+5,ThreadSleep,D,0
+`
+	m := build(t, events)
+	if m.Shutdown != s(4) {
+		t.Fatalf("Shutdown = %v, want 4 s (the SIGTERM handler's start)", m.Shutdown)
+	}
+	want := map[format.ThreadID]NotHang{0xA: InShutdown, 0xB: IsHang, 0xC: Short}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("exited: got %v, want %v", got, want)
+	}
+	if got, want := hangIDs(m), []format.ThreadID{0xB}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs: got %v, want %v", got, want)
+	}
+	// The same JVM killed during its shutdown (a shutdown that never
+	// completed): the end is the last flush, a thread in a state for 1.5 s
+	// then is a hang, main's 0.3 ms is open at the kill.
+	m = build(t, events)
+	m.Unfinished = true
+	want = map[format.ThreadID]NotHang{0xA: AtKill, 0xB: IsHang, 0xC: IsHang}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("killed in the shutdown: got %v, want %v", got, want)
+	}
+}
+
+// TestHangKill (issue 20): a recording of a JVM killed with kill -9 listed
+// as hangs the threads that park for 1 µs at a time: their last park's
+// ThreadUnparked was after the last flush, lost. They are open at the kill
+// (AtKill), not hangs; a thread that had waited for seconds by then (Hang's
+// waiter) still is one.
+func TestHangKill(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,spinner-1
+0,ThreadStarted,B,spinner-2
+0,ThreadStarted,C,waiter
+0.5,ObjectWait,C,C0C0,0
+2.999998,ThreadPark,A,0,0,,0
+2.999999,ThreadUnparked,A,0,unparked,0
+2.9999985,ThreadPark,B,0,0,,0
+2.9999995,ThreadUnparked,B,0,unparked,0
+3,ThreadPark,A,0,0,,0
+3,ThreadPark,B,0,0,,0
+`)
+	m.Unfinished = true
+	want := map[format.ThreadID]NotHang{0xA: AtKill, 0xB: AtKill, 0xC: IsHang}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("killed: got %v, want %v", got, want)
+	}
+	if got, want := hangIDs(m), []format.ThreadID{0xC}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs: got %v, want %v", got, want)
+	}
+}
+
+// TestHangDeadlockShort: the threads of a deadlock intact at the end are
+// hangs however young the cycle: they can never proceed.
+func TestHangDeadlockShort(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,a
+0,ThreadStarted,B,b
+1,MonitorContendedEnter,A,AAAA,B,0
+1.1,MonitorContendedEnter,B,BBBB,A,0
+1.2,ThreadStarted,C,c
+`)
+	if got, want := hangIDs(m), []format.ThreadID{0xA, 0xB}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs: got %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,95 @@
+package report
+
+import (
+	"bytes"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// report builds the report of testdata/CASE.txtar and its text.
+func report(t *testing.T, name string) (*Report, string) {
+	t.Helper()
+	ar, err := txtar.ParseFile("testdata/" + name + ".txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, res := load(t, name, ar)
+	r := New(rec, res, Options{})
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return r, b.String()
+}
+
+// hangNames returns the names of the program's hangs, and the threads of
+// not_hangs by why.
+func hangNames(r *Report) (hangs []string, not map[string][]string) {
+	not = map[string][]string{}
+	for _, h := range r.Hangs {
+		if !h.JDK {
+			hangs = append(hangs, *h.Name)
+		}
+	}
+	for _, h := range r.NotHangs {
+		not[h.Why] = append(not[h.Why], *h.Name)
+	}
+	return hangs, not
+}
+
+// TestHangsCleanStop is issue 20's false hangs after a clean stop
+// (testdata/shutdown.txtar): of the threads in a state when a server
+// stopped by SIGTERM exited, only the one stuck since long before the
+// shutdown is a hang; the exit's own, a park with a timeout and a wait
+// of 54 ms are not.
+func TestHangsCleanStop(t *testing.T) {
+	r, text := report(t, "shutdown")
+	hangs, not := hangNames(r)
+	if want := []string{"stuck"}; !reflect.DeepEqual(hangs, want) {
+		t.Errorf("hangs %q, want %q", hangs, want)
+	}
+	want := map[string][]string{"timed": {"scheduler"}, "short": {"HSQLDB Timer @3a4b5c"}, "shutdown": {"activemq-shutdown-hook", "main"}}
+	if !reflect.DeepEqual(not, want) {
+		t.Errorf("not hangs %q, want %q", not, want)
+	}
+	if r.ShutdownS == nil || *r.ShutdownS != 10 {
+		t.Errorf("shutdown_s %v, want 10", r.ShutdownS)
+	}
+	if !strings.Contains(text, "HANGS: 1 thread stuck") || !strings.Contains(text, "entered during the shutdown (from 10.000 s)") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
+// TestHangsKill: a JVM killed with kill -9 whose threads park for 1 us at
+// a time (testdata/killed.txtar): those are "at the kill", not hangs; the
+// waiter stuck for seconds is one.
+func TestHangsKill(t *testing.T) {
+	r, text := report(t, "killed")
+	hangs, not := hangNames(r)
+	if want := []string{"waiter"}; !reflect.DeepEqual(hangs, want) {
+		t.Errorf("hangs %q, want %q", hangs, want)
+	}
+	if want := (map[string][]string{"kill": {"spinner-1", "spinner-2", "spinner-3"}}); !reflect.DeepEqual(not, want) {
+		t.Errorf("not hangs %q, want %q", not, want)
+	}
+	if !strings.Contains(text, "HANGS: 1 thread") || !strings.Contains(text, "at the kill") {
+		t.Errorf("text:\n%s", text)
+	}
+}
+
+// TestHangsNoMethods: without .methods the Finalizer and the
+// Common-Cleaner are still the JDK's idle threads, not hangs
+// (testdata/nomethods.txtar).
+func TestHangsNoMethods(t *testing.T) {
+	r, text := report(t, "nomethods")
+	hangs, _ := hangNames(r)
+	if want := []string{"worker"}; !reflect.DeepEqual(hangs, want) {
+		t.Errorf("hangs %q, want %q", hangs, want)
+	}
+	if !strings.Contains(text, "HANGS: 1 (+2 JDK threads idle)") {
+		t.Errorf("text:\n%s", text)
+	}
+}

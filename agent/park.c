@@ -138,15 +138,20 @@ static void resolve_queue(JNIEnv *env, queue_t *q, const char *sync, const char 
   (*env)->DeleteLocalRef(env, c);
 }
 
+// queues_ready resolves the queues once; threads parking meanwhile wait
+// for it under node_mu (boot-loader lookups, no Java code: microseconds,
+// once), so that no park of the first ones goes without its mode.
 static int queues_ready(JNIEnv *env) {
-  if (atomic_load_explicit(&queues_tried, memory_order_acquire) == 2) return 1;
-  int expect = 0;
-  if (!atomic_compare_exchange_strong(&queues_tried, &expect, 1)) return 0;   // another thread resolves them
-  resolve_queue(env, &queues[0], "java/util/concurrent/locks/AbstractQueuedSynchronizer",
-                "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;");
-  resolve_queue(env, &queues[1], "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
-                "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;");
-  atomic_store_explicit(&queues_tried, 2, memory_order_release);
+  if (atomic_load_explicit(&queues_tried, memory_order_acquire)) return 1;
+  pthread_mutex_lock(&node_mu);
+  if (!atomic_load_explicit(&queues_tried, memory_order_relaxed)) {
+    resolve_queue(env, &queues[0], "java/util/concurrent/locks/AbstractQueuedSynchronizer",
+                  "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$Node;");
+    resolve_queue(env, &queues[1], "java/util/concurrent/locks/AbstractQueuedLongSynchronizer",
+                  "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$Node;");
+    atomic_store_explicit(&queues_tried, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&node_mu);
   return 1;
 }
 

@@ -6,6 +6,7 @@
 #include "clock.h"
 #include "inject.h"
 #include "methods.h"
+#include "objclass.h"
 #include "objhash.h"
 #include "threads.h"
 #include "vpark.h"
@@ -102,6 +103,9 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
   (void)c;
   tstate *s = hook_thread(env, op, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED);
   if (!s) return;
+  // Its class once (a Semaphore or a subclass), before its first line: the
+  // thread holds nothing of it here (issue 20: a semaphore had no class).
+  if ((op == HOOK_ONCE || op == HOOK_ENTER) && orca_recording()) objclass_write(env, s->shard, s->hash, clock_now(), o, objhash_of(o));
   if (op == HOOK_ONCE) {
     if (!orca_recording()) return;
     orca_frame fr[ORCA_MAX_DEPTH];

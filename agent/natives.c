@@ -4,6 +4,7 @@
 #include "counters.h"
 #include "clock.h"
 #include "methods.h"
+#include "objclass.h"
 #include "objhash.h"
 #include "monitor.h"
 #include "natives.h"
@@ -26,7 +27,14 @@ static void record(JNIEnv *env, int kind, jobject o) {
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
   int n = stack_capture(NULL, 0, fr, opt.depth);
-  ring_put(s->shard, kind, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
+  uint32_t h = objhash_of(o);
+  // The notified object's class, so that an object only ever notified is
+  // named too (issue 20: "never waited on, 5 notifyAlls" had no class).
+  // Under the monitor, but once per object: a table lookup after the first
+  // (objclass.h), and a new object of a known class costs no JVMTI call
+  // but its class's hash.
+  if (kind != ORCA_EV_THREAD_START) objclass_write(env, s->shard, s->hash, ts, o, h);
+  ring_put(s->shard, kind, ts, s->hash, h, 0, fr, n, NULL, 0);
 }
 
 static void JNICALL my_notify(JNIEnv *env, jobject o) {

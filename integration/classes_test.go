@@ -17,6 +17,7 @@ var scenarioObjClasses = map[string]string{
 	"lock":     "LScenario$Lock;",
 	"warmLock": "[I",
 	"waitObj":  "Ljava/lang/String;",
+	"sem":      "Ljava/util/concurrent/Semaphore;", // its ObjectClass line since issue 20 (item 5)
 }
 
 // checkScenarioClasses: every contended monitor is named by its class no
@@ -69,6 +70,7 @@ func TestScenarioClasses(t *testing.T) {
 			"monitor Scenario$Lock " + format.Hex(e.hash(t, "lock")),
 			"monitor int[] " + format.Hex(e.hash(t, "warmLock")),
 			"java.lang.String " + format.Hex(e.hash(t, "waitObj")),
+			"semaphore java.util.concurrent.Semaphore " + format.Hex(e.hash(t, "sem")),
 		} {
 			if !strings.Contains(txt.String(), want) {
 				t.Errorf("the text report does not show %q:\n%s", want, txt.String())
@@ -91,16 +93,24 @@ func TestScenarioClasses(t *testing.T) {
 		if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
 			t.Fatal(err)
 		}
+		// Every lock and every wait names its class (issue 20 item 5): a semaphore had none, an
+		// object only notified (ThreadGroup.threadTerminated's notifyAll) had none.
 		classOf := map[string]string{}
 		for _, l := range doc.Locks {
-			if l.Class != nil {
-				classOf[l.Object] = *l.Class
+			if l.Class == nil {
+				t.Errorf("JSON: lock %s has no class", l.Object)
+				continue
 			}
+			classOf[l.Object] = *l.Class
 		}
 		for _, w := range doc.Waits {
-			if w.Class != nil {
-				classOf[w.Object] = *w.Class
+			if w.Class == nil {
+				if w.Object != "00000000" { // parks on no blocker: no object
+					t.Errorf("JSON: waits entry %s has no class", w.Object)
+				}
+				continue
 			}
+			classOf[w.Object] = *w.Class
 		}
 		for key, want := range scenarioObjClasses {
 			if got := classOf[format.Hex(e.hash(t, key))]; got != want {

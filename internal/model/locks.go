@@ -30,11 +30,11 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 	k := uint64(obj)<<2 | uint64(kind)
 	ls := b.locks[k]
 	if ls == nil {
-		l := &Lock{Object: obj, Kind: kind}
-		if kind == Semaphore {
+		// A semaphore's class is its ObjectClass line's (a subclass, say);
+		// recordings before the agent wrote it have none: Semaphore.
+		l := &Lock{Object: obj, Kind: kind, Class: b.classes[obj]}
+		if kind == Semaphore && l.Class == "" {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
-		} else {
-			l.Class = b.classes[obj]
 		}
 		ls = &lstate{l: l}
 		b.locks[k] = ls

@@ -128,7 +128,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 // objectClass records the class of obj, for its locks now and later.
 func (b *Builder) objectClass(obj format.ObjectID, class string) {
 	b.classes[obj] = class
-	for _, k := range []LockKind{Monitor, Blocker, JUCLock} {
+	for _, k := range []LockKind{Monitor, Semaphore, Blocker, JUCLock} {
 		if ls := b.locks[uint64(obj)<<2|uint64(k)]; ls != nil {
 			ls.l.Class = class
 		}

@@ -373,9 +373,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)
 		}
-		if h.State != model.Acquiring {
-			r.Class = b.class(h.Object) // a semaphore's is in the word "semaphore"
-		}
+		r.Class = b.class(h.Object)
 		for i, d := range dls {
 			for _, th := range d.Threads {
 				if d.AtEnd && th == r.Thread {

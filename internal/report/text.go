@@ -461,7 +461,7 @@ func (r *Report) contentionSection(t *textWriter) {
 	t.section("CONTENTION: %s by time threads were blocked on them%s",
 		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
-		what := l.Kind + " " + l.Object
+		what := l.Kind + " " + named(l.Object, l.Class)
 		switch l.Kind {
 		case "juc":
 			what = "lock " + named(l.Object, l.Class) // a java.util.concurrent lock, by its sync
@@ -541,9 +541,6 @@ func named(object string, class *string) string {
 // siteObject names a call site's lock: its class (monitors and
 // java.util.concurrent locks) and hash.
 func siteObject(s Site) string {
-	if s.Kind == "semaphore" {
-		return s.Object
-	}
 	return named(s.Object, s.Class)
 }
 

@@ -32,7 +32,7 @@ const MinCycle = format.Time(100e6) // 100 ms
 func Deadlocks(m *model.Model) []model.Deadlock {
 	var out []model.Deadlock
 	for _, d := range m.Deadlocks {
-		if d.AtEnd && m.Cut == nil || d.Lasted(m.End) >= MinCycle {
+		if IsDeadlock(m, d) {
 			out = append(out, d)
 		}
 	}
@@ -80,6 +80,12 @@ func (n NotHang) String() string {
 		return "unknown"
 	}
 	return notHangNames[n]
+}
+
+// IsDeadlock reports whether d, a cycle of m's wait-for graph, is one of
+// the deadlocks Deadlocks returns.
+func IsDeadlock(m *model.Model, d model.Deadlock) bool {
+	return d.AtEnd && m.Cut == nil || d.Lasted(m.End) >= MinCycle
 }
 
 // Hang is a thread still blocked, waiting, joining, acquiring or parked

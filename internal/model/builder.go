@@ -105,8 +105,10 @@ type openIv struct {
 	// ls is the lock of a Blocked, Waiting or Acquiring state, so that
 	// its end need not look it up.
 	ls *lstate
-	// other is iv.Other's tstate for a Blocked or Joining state (nil when
-	// unknown), for the wait-for graph.
+	// other is the tstate of the thread a Blocked, Joining or acquiring
+	// Parked state waits for (waitee: the monitor's current owner, the
+	// joined thread, the j.u.c. lock's owner; nil when unknown), for the
+	// wait-for graph.
 	other *tstate
 	// Blocked: since when the thread waits for its current owner (where
 	// its span in Model.OwnerSpans begins).

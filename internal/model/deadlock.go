@@ -130,23 +130,15 @@ func (w *waitFor) finish(m *Model) {
 }
 
 // rewait points the thread's wait-for edge at what its innermost state
-// waits for: the owner of the monitor it blocks on, or the thread it joins.
+// waits for (waitsOn, waitee): the owner of the monitor it blocks on or of
+// the j.u.c. lock it parks to acquire, or the thread it joins. o.other is
+// that thread (waitee's, with the monitor's current owner).
 func (b *Builder) rewait(ts *tstate, at format.Time) {
 	if n := len(ts.open); n > 0 {
 		o := &ts.open[n-1]
-		switch o.iv.State {
-		case Blocked:
-			b.wf.set(ts, o.other, o.iv.Object, o.iv.Stack, at, b.m)
+		if obj, ok := waitsOn(&o.iv); ok {
+			b.wf.set(ts, o.other, obj, o.iv.Stack, at, b.m)
 			return
-		case Joining:
-			b.wf.set(ts, o.other, 0, o.iv.Stack, at, b.m)
-			return
-		case Parked:
-			if o.iv.Acquire {
-				// A j.u.c. lock: the owner when it parked.
-				b.wf.set(ts, o.other, o.iv.Object, o.iv.Stack, at, b.m)
-				return
-			}
 		}
 	}
 	b.wf.clear(ts, at, b.m)

@@ -472,7 +472,8 @@ type Edge struct {
 }
 
 // Deadlock is a cycle in the wait-for graph (thread -> monitor owner,
-// thread -> joined thread).
+// thread -> j.u.c. lock owner, thread -> joined thread): Model.WaitGraphAt
+// shows it at every instant it stood.
 type Deadlock struct {
 	At      format.Time       // when the cycle formed
 	Threads []format.ThreadID // the cycle, each waits for the next (and the last for the first)

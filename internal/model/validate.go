@@ -28,8 +28,12 @@ import (
 //   - each edge joins two known threads, goes forward in time and matches
 //     the interval it explains; each notified wait has its wake edge;
 //   - each deadlock's threads wait for one another when it forms, and
-//     still do at the end if it is AtEnd.
+//     still do at the end if it is AtEnd;
+//   - the cycles of the wait-for graph at each instant something changes
+//     (WaitGraphAt) are the deadlocks standing then (in a model of at most
+//     waitGraphChecks thread-instants).
 func Validate(m *Model) []error {
+	orig := m
 	// The checks below were written for contentions split at owner
 	// changes; they check the spans the model computes the same way.
 	m = m.segmented()
@@ -40,6 +44,7 @@ func Validate(m *Model) []error {
 	v.holders()
 	v.edges()
 	v.deadlocks()
+	v.waitGraphs(orig)
 	return v.errs
 }
 
@@ -773,4 +778,58 @@ func (m *Model) segmented() *Model {
 		c.byThread[id] = t
 	}
 	return &c
+}
+
+// waitGraphChecks bounds the work of validator.waitGraphs: instants times
+// threads. Above it only the instants of the deadlocks are checked.
+const waitGraphChecks = 1e6
+
+// waitGraphs checks that the cycles of the wait-for graph are the
+// deadlocks standing, at each instant the graph can change: where an
+// interval or owner span begins or ends, a thread starts or ends, a
+// deadlock forms or breaks (the graph holds between them).
+func (v *validator) waitGraphs(m *Model) {
+	var at []format.Time
+	for _, d := range m.Deadlocks {
+		at = append(at, d.At, d.Resolved, d.At+(d.Lasted(m.End))/2)
+		if d.Resolved > d.At {
+			at = append(at, d.Resolved-1)
+		}
+	}
+	n := 0
+	for _, t := range m.Threads {
+		n += len(t.Intervals)
+	}
+	if (n+len(m.Threads))*len(m.Threads) <= waitGraphChecks {
+		for _, t := range m.Threads {
+			at = append(at, t.Start, t.End)
+			for i := range t.Intervals {
+				iv := &t.Intervals[i]
+				at = append(at, iv.Start, iv.End)
+				for sp := range m.OwnerSpans(t.ID, iv) {
+					at = append(at, sp.Start)
+				}
+			}
+		}
+	}
+	slices.Sort(at)
+	for _, T := range slices.Compact(at) {
+		if T < m.Start || T > m.End {
+			continue
+		}
+		g := m.WaitGraphAt(T)
+		shown := map[int]bool{}
+		for _, c := range g.Cycles {
+			if c.Deadlock < 0 {
+				v.bad("wait-for graph at %s: cycle %v is no deadlock standing then", sec(T), c.Threads)
+				continue
+			}
+			shown[c.Deadlock] = true
+		}
+		for k, d := range m.Deadlocks {
+			if d.At <= T && (d.AtEnd || T < d.Resolved) && !shown[k] {
+				v.bad("wait-for graph at %s: no cycle of the deadlock of %v formed at %s", sec(T), d.Threads, sec(d.At))
+			}
+		}
+	}
 }

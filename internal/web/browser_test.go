@@ -2,11 +2,13 @@ package web
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/synth"
@@ -410,6 +413,82 @@ func TestBrowserDeadlock(t *testing.T) {
 	within(t, ctx, 10*time.Second, "a node", chromedp.Click(chromedp.CSS(`.g-node.cycle.thread`)))
 	waitJS(t, ctx, "the node's stack", `document.querySelector('#panel .stack')`)
 	screenshot(t, ctx, "deadlock-graph.png")
+}
+
+// TestBrowserJUCDeadlock: a deadlock between a synchronized block and a
+// ReentrantLock (JUCDeadlock.java, or the model's case juc-lock without a
+// JDK) is on the Deadlocks card and in the wait-for graph beside it, with
+// the same threads, at the card's instant and at the instant it formed;
+// just before, the graph has no cycle (issue 20: the graph drew no edge
+// from the parked thread and said "no cycle" beside the card).
+func TestBrowserJUCDeadlock(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r, why := recordJava(t, "jucdeadlock", "internal/web/testdata/JUCDeadlock.java")
+	if r == nil {
+		r = fromTxtar(t, "../model/testdata/cases/juc-lock.txtar")
+		t.Logf("serving the model's case juc-lock: cannot record JUCDeadlock.java (%s)", why)
+	}
+	m := r.res.Model
+	dls := analysis.Deadlocks(m)
+	if len(dls) != 1 || !slices.Contains(dls[0].States, model.Parked) {
+		t.Fatalf("deadlocks %+v, want one through a j.u.c. lock", dls)
+	}
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/#v=deadlocks&dl=0")
+	const (
+		card  = `JSON.stringify([...document.querySelectorAll('.dl-card.selected ol.cycle li b')].map((b) => b.textContent).sort())`
+		graph = `JSON.stringify([...document.querySelectorAll('.g-node.cycle.thread')].map((g) => orca.app.threads[+g.dataset.id.slice(1)].name).sort())`
+	)
+	var names []string
+	for _, th := range dls[0].Threads {
+		names = append(names, m.Thread(th).Name)
+	}
+	slices.Sort(names)
+	want, _ := json.Marshal(names)
+	check := func(when string, selected bool) {
+		t.Helper()
+		waitJS(t, ctx, "the graph "+when, `document.querySelector('.graph-title') && document.querySelector('.g-node')`)
+		if got := eval[string](t, ctx, card); selected && got != string(want) {
+			t.Errorf("%s: the Deadlocks card names %s, want %s", when, got, want)
+		}
+		if got := eval[string](t, ctx, graph); got != string(want) {
+			t.Errorf("%s: the graph's cycle has the threads %s, want %s (header %q)", when, got, want,
+				eval[string](t, ctx, `document.querySelector('.graph-head').textContent`))
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('.g-node.cycle').length`); n != 4 {
+			t.Errorf("%s: %d nodes in the cycle, want 4 (two threads, a monitor, a j.u.c. lock)", when, n)
+		}
+		if n := eval[int](t, ctx, `document.querySelectorAll('.g-edge.cycle').length`); n != 4 {
+			t.Errorf("%s: %d edges in the cycle, want 4", when, n)
+		}
+		if b := eval[string](t, ctx, `(document.querySelector('.badge.cycles') || {}).textContent || ''`); b != "1 deadlock" {
+			t.Errorf("%s: the graph's badge says %q, want \"1 deadlock\"", when, b)
+		}
+	}
+	waitJS(t, ctx, "the card", `document.querySelector('.dl-card.selected')`)
+	check("at the card's instant", true)
+	screenshot(t, ctx, "juc-deadlock-graph.png")
+	// The instant it formed (the input takes µs: round up), and 1 µs
+	// before it.
+	showAt := func(at format.Time) {
+		t.Helper()
+		js := fmt.Sprintf(`(() => { const i = document.querySelector('input.instant'); i.value = '%.6f'; document.querySelector('.instant-row button').click(); return orca.app.state.instant; })()`, at.Seconds())
+		if got := eval[int64](t, ctx, js); got != int64(at) {
+			t.Fatalf("the instant is %d, want %d", got, int64(at))
+		}
+	}
+	formed := (dls[0].At - m.Start + 999) / 1000 * 1000
+	showAt(formed)
+	// (A click on Show loads the graph: .graph-title is back when it is drawn.)
+	check("when it formed", false)
+	showAt(formed - 1000)
+	waitJS(t, ctx, "the graph before the formation", `document.querySelector('.badge.ok')`)
+	if b := eval[string](t, ctx, `document.querySelector('.badge.ok').textContent`); b != "no cycle" {
+		t.Errorf("before it formed: badge %q", b)
+	}
 }
 
 // lockRows is how many rows the Locks view has: a lock each, but one per

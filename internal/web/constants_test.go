@@ -96,6 +96,14 @@ func TestViewerConstants(t *testing.T) {
 			t.Errorf("panel.js: lock kind %q is not the model's (%q)", k, lockKinds)
 		}
 	}
+	// The wait-for graph's edges: a thread's state, then owner.
+	graphEdges := []string{"owner"}
+	for s := model.State(0); s < model.NumStates; s++ {
+		if s.Waits() {
+			graphEdges = append(graphEdges, s.String())
+		}
+	}
+	same("deadlocks.js EDGE_STROKE", list(read("deadlocks.js"), "const EDGE_STROKE = {", true), graphEdges, false)
 	var apiEdges []string
 	for k := range edgeKinds {
 		apiEdges = append(apiEdges, k)

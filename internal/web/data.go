@@ -1,7 +1,6 @@
 package web
 
 import (
-	"sort"
 	"sync"
 
 	"orca/internal/analysis"
@@ -26,6 +25,7 @@ type data struct {
 	intervals          int
 	jdkThread          []bool // JDK service threads (see jdkThreads)
 	deadlocks          []model.Deadlock
+	reported           []int // per model deadlock, its index in deadlocks, -1 if not there
 	hangs              []analysis.Hang
 
 	mu       sync.Mutex
@@ -71,6 +71,14 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	d.all = m.Filter(nil)
 	d.jdkThread = analysis.JDKThreads(d.m, d.rec.ClassName)
 	d.deadlocks = analysis.Deadlocks(m)
+	d.reported = make([]int, len(m.Deadlocks))
+	n := 0
+	for k, dl := range m.Deadlocks {
+		d.reported[k] = -1
+		if analysis.IsDeadlock(m, dl) {
+			d.reported[k], n = n, n+1
+		}
+	}
 	d.hangs = analysis.Hangs(m)
 	return d
 }
@@ -124,26 +132,6 @@ func (d *data) stackFrames(id model.StackID) []frameJSON {
 // resolveFrame names one frame (for the flame graph, which sees each
 // distinct frame many times; the caller caches).
 func (d *data) resolveFrame(f format.Frame) string { return d.rec.Resolve(f) }
-
-// at returns the index of the interval of t's thread that contains T (an
-// open interval contains its end too), or -1 when the thread was runnable.
-func at(t *model.Thread, T format.Time) int {
-	ivs := t.Intervals
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > T })
-	// Zero-length segments (the empty outer segments at an open end) are
-	// skipped by End > T; an open innermost segment ends at the thread's end.
-	if i < len(ivs) && ivs[i].Start <= T {
-		return i
-	}
-	if T == t.End {
-		for j := len(ivs) - 1; j >= 0 && ivs[j].End == T; j-- {
-			if ivs[j].Open && ivs[j].Start < T {
-				return j
-			}
-		}
-	}
-	return -1
-}
 
 // objectName is a lock's identity for display: the hash and, when known,
 // its class.

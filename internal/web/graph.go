@@ -2,22 +2,22 @@ package web
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
 
 	"orca/internal/format"
 	"orca/internal/model"
 )
 
-// The wait-for graph at an instant: every thread that is blocked, waiting,
-// joining or acquiring then points at what it waits on — a lock node for a
-// monitor or semaphore, which points at the owner the contention named; the
-// joined thread for a join. Cycles (strongly connected components) are
-// deadlocks at that instant.
+// The wait-for graph at an instant, as the model computes it
+// (model.Model.WaitGraphAt, the graph whose cycles are the deadlocks):
+// every thread that is blocked, waiting, joining, acquiring or parked then
+// points at what it waits on — a lock node for a monitor, semaphore,
+// j.u.c. lock or park blocker, which points at the owner the thread waits
+// for; the joined thread for a join. This file only renders it.
 
 type nodeJSON struct {
 	ID     string `json:"id"`   // "t12" (thread index 12) or "o1A2B3C4D" (object)
-	Kind   string `json:"kind"` // thread, monitor, semaphore
+	Kind   string `json:"kind"` // thread, monitor, semaphore, juc, blocker
 	Thread int    `json:"thread,omitempty"`
 	Name   string `json:"name"`
 	State  string `json:"state,omitempty"` // a thread's state at t
@@ -27,6 +27,7 @@ type nodeJSON struct {
 	Interval int    `json:"interval"`
 	Object   string `json:"object,omitempty"`
 	Class    string `json:"class,omitempty"`
+	LockKind string `json:"lockKind,omitempty"` // a thread's: the kind of its Object
 	Cycle    bool   `json:"cycle"`
 	JDK      bool   `json:"jdk,omitempty"` // a JDK service thread
 }
@@ -34,7 +35,7 @@ type nodeJSON struct {
 type graphEdgeJSON struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
-	Kind  string `json:"kind"` // blocked, waiting, acquiring, joining (thread → what it waits on); owner (lock → thread)
+	Kind  string `json:"kind"` // blocked, waiting, acquiring, parked, joining (thread → what it waits on); owner (lock → thread)
 	Cycle bool   `json:"cycle"`
 }
 
@@ -42,7 +43,11 @@ type waitForJSON struct {
 	T      int64           `json:"t"`
 	Nodes  []nodeJSON      `json:"nodes"`
 	Edges  []graphEdgeJSON `json:"edges"`
-	Cycles [][]string      `json:"cycles"` // node ids of each cycle
+	Cycles [][]string      `json:"cycles"` // node ids of each cycle, each waits for the next
+	// Deadlocks gives, for each cycle, its index in the deadlocks list
+	// (/api/deadlocks, the report's), -1 for a cycle that stood too short
+	// to be reported (see analysis.Deadlocks).
+	Deadlocks []int `json:"deadlocks"`
 }
 
 func (s *Server) waitFor(r *http.Request) (any, error) {
@@ -58,27 +63,30 @@ func (s *Server) waitFor(r *http.Request) (any, error) {
 }
 
 func (d *data) waitFor(T format.Time) *waitForJSON {
-	out := &waitForJSON{T: d.rel(T), Nodes: []nodeJSON{}, Edges: []graphEdgeJSON{}, Cycles: [][]string{}}
+	out := &waitForJSON{T: d.rel(T), Nodes: []nodeJSON{}, Edges: []graphEdgeJSON{}, Cycles: [][]string{}, Deadlocks: []int{}}
+	g := d.m.WaitGraphAt(T)
 	index := map[string]int{}
-	threadNode := func(i int) string {
-		id := "t" + strconv.Itoa(i)
-		if _, ok := index[id]; ok {
-			return id
+	threadNode := func(id format.ThreadID) string {
+		i := d.threadIndex(id) // the model has every thread it names
+		key := "t" + strconv.Itoa(i)
+		if _, ok := index[key]; ok {
+			return key
 		}
 		t := d.m.Threads[i]
-		n := nodeJSON{ID: id, Kind: "thread", Thread: i, Name: t.Name, State: "runnable", Interval: -1, JDK: d.jdkThread[i]}
-		if T < t.Start || T > t.End || (t.Ended && T == t.End) {
-			n.State = "not alive"
-		} else if k := at(t, T); k >= 0 {
+		n := nodeJSON{ID: key, Kind: "thread", Thread: i, Name: t.Name, State: "not alive", Interval: -1, JDK: d.jdkThread[i]}
+		if T >= t.Start && T <= t.End && !(t.Ended && T == t.End) {
+			n.State = "runnable"
+		}
+		if k := t.IntervalAt(T); k >= 0 {
 			iv := t.Intervals[k]
 			n.State, n.Since, n.Stack, n.Interval = iv.State.String(), d.rel(iv.Since), int(iv.Stack), k
 			if iv.Object != 0 {
 				n.Object, n.Class = iv.Object.String(), d.objectClass(iv.Object)
 			}
 		}
-		index[id] = len(out.Nodes)
+		index[key] = len(out.Nodes)
 		out.Nodes = append(out.Nodes, n)
-		return id
+		return key
 	}
 	objNode := func(o format.ObjectID, kind model.LockKind) string {
 		id := "o" + o.String()
@@ -89,115 +97,56 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 		out.Nodes = append(out.Nodes, nodeJSON{ID: id, Kind: kind.String(), Name: o.String(), Object: o.String(), Class: d.objectClass(o), Interval: -1})
 		return id
 	}
-	seen := map[[2]string]bool{}
-	edge := func(from, to, kind string) {
-		if seen[[2]string{from, to}] {
-			return
+	seen := map[[2]string]int{}
+	edge := func(from, to, kind string) int {
+		if k, ok := seen[[2]string{from, to}]; ok {
+			return k
 		}
-		seen[[2]string{from, to}] = true
+		seen[[2]string{from, to}] = len(out.Edges)
 		out.Edges = append(out.Edges, graphEdgeJSON{From: from, To: to, Kind: kind})
+		return len(out.Edges) - 1
 	}
-	for i, t := range d.m.Threads {
-		if T < t.Start || T > t.End {
-			continue
-		}
-		k := at(t, T)
-		if k < 0 {
-			continue
-		}
-		iv := t.Intervals[k]
-		switch iv.State {
-		case model.Blocked:
-			from := threadNode(i)
-			lk := objNode(iv.Object, model.Monitor)
-			edge(from, lk, "blocked")
-			if oi := d.threadIndex(d.m.OwnerAt(t.ID, &iv, T)); oi >= 0 {
-				edge(lk, threadNode(oi), "owner")
+	// The edges of each wait: thread → lock → owner, or thread → thread.
+	type path struct {
+		nodes []string
+		edges []int
+	}
+	paths := map[format.ThreadID]path{}
+	for _, w := range g.Waits {
+		from := threadNode(w.Thread)
+		p := path{nodes: []string{from}}
+		switch {
+		case w.Object != 0:
+			out.Nodes[index[from]].LockKind = w.Kind.String()
+			lk := objNode(w.Object, w.Kind)
+			p.nodes = append(p.nodes, lk)
+			p.edges = append(p.edges, edge(from, lk, w.State.String()))
+			if w.For != 0 {
+				p.edges = append(p.edges, edge(lk, threadNode(w.For), "owner"))
 			}
-		case model.Waiting:
-			edge(threadNode(i), objNode(iv.Object, model.Monitor), "waiting")
-		case model.Acquiring:
-			edge(threadNode(i), objNode(iv.Object, model.Semaphore), "acquiring")
-		case model.Joining:
-			if oi := d.threadIndex(iv.Other); oi >= 0 {
-				edge(threadNode(i), threadNode(oi), "joining")
+		case w.For != 0: // a join
+			p.edges = append(p.edges, edge(from, threadNode(w.For), w.State.String()))
+		}
+		paths[w.Thread] = p
+	}
+	for _, c := range g.Cycles {
+		var ids []string
+		for _, th := range c.Threads {
+			p := paths[th]
+			ids = append(ids, p.nodes...)
+			for _, n := range p.nodes {
+				out.Nodes[index[n]].Cycle = true
+			}
+			for _, e := range p.edges {
+				out.Edges[e].Cycle = true
 			}
 		}
-	}
-	// Tarjan's strongly connected components.
-	adj := make([][]int, len(out.Nodes))
-	for _, e := range out.Edges {
-		adj[index[e.From]] = append(adj[index[e.From]], index[e.To])
-	}
-	comp := sccs(adj)
-	size := map[int]int{}
-	for _, c := range comp {
-		size[c]++
-	}
-	cycles := map[int][]string{}
-	for i, c := range comp {
-		if size[c] > 1 {
-			out.Nodes[i].Cycle = true
-			cycles[c] = append(cycles[c], out.Nodes[i].ID)
+		out.Cycles = append(out.Cycles, ids)
+		k := -1
+		if c.Deadlock >= 0 {
+			k = d.reported[c.Deadlock]
 		}
-	}
-	for k := range out.Edges {
-		e := &out.Edges[k]
-		a, b := index[e.From], index[e.To]
-		e.Cycle = comp[a] == comp[b] && size[comp[a]] > 1
-	}
-	keys := make([]int, 0, len(cycles))
-	for c := range cycles {
-		keys = append(keys, c)
-	}
-	sort.Ints(keys)
-	for _, c := range keys {
-		out.Cycles = append(out.Cycles, cycles[c])
+		out.Deadlocks = append(out.Deadlocks, k)
 	}
 	return out
-}
-
-// sccs returns each node's strongly connected component number.
-func sccs(adj [][]int) []int {
-	n := len(adj)
-	idx, low, comp := make([]int, n), make([]int, n), make([]int, n)
-	on := make([]bool, n)
-	for i := range idx {
-		idx[i], comp[i] = -1, -1
-	}
-	var stack []int
-	next, ncomp := 0, 0
-	var visit func(v int)
-	visit = func(v int) {
-		idx[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		on[v] = true
-		for _, w := range adj[v] {
-			if idx[w] < 0 {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if on[w] {
-				low[v] = min(low[v], idx[w])
-			}
-		}
-		if low[v] == idx[v] {
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				on[w] = false
-				comp[w] = ncomp
-				if w == v {
-					break
-				}
-			}
-			ncomp++
-		}
-	}
-	for v := range n {
-		if idx[v] < 0 {
-			visit(v)
-		}
-	}
-	return comp
 }

@@ -104,13 +104,14 @@ export class Deadlocks {
     this.graphHead.replaceChildren(
       h('span', { class: 'graph-title' }, 'Wait-for graph at ', h('b', null, fmtTime(g.t, 1e3))),
       h('span', { class: 'muted' }, ` ${waiting} threads waiting`),
-      g.cycles.length ? h('span', { class: 'badge bad' }, `${g.cycles.length} cycle${g.cycles.length > 1 ? 's' : ''}`) : h('span', { class: 'badge ok' }, 'no cycle'),
+      ...cycleBadges(g),
       h('span', { class: 'grow' }),
       h('span', { class: 'legend' },
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[1] } }, 'blocked → monitor → owner'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[2] } }, 'waiting'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[4] } }, 'joining'),
-        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[5] } }, 'acquiring')),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[5] } }, 'acquiring'),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[6] } }, 'parked → j.u.c. lock → owner')),
       h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
     if (!g.nodes.some((n) => !n.jdk && n.kind === 'thread') && !this.showJDK) {
       const jdk = g.nodes.filter((n) => n.jdk).length;
@@ -165,7 +166,7 @@ export class Deadlocks {
           s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${fmtDur(g.t - n.since)}` : '')));
       } else {
         grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
-          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, `${n.kind} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`));
+          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${n.kind} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));
       }
       grp.append(s('title', null, n.kind === 'thread' ? `${n.name} — ${n.state}` : `${n.kind} ${n.object} ${n.class || ''}`));
       grp.addEventListener('click', () => {
@@ -194,7 +195,22 @@ export class Deadlocks {
   }
 }
 
-const EDGE_STROKE = { blocked: STATE_COLORS[1], owner: '#8b949e', waiting: STATE_COLORS[2], joining: STATE_COLORS[4], acquiring: STATE_COLORS[5] };
+// The wait-for graph's edge kinds: a waiting thread's state (coloured as
+// the state), owner from a lock (TestViewerConstants checks the keys).
+const stateColor = (st) => STATE_COLORS[STATES.indexOf(st)];
+const EDGE_STROKE = { blocked: stateColor('blocked'), owner: '#8b949e', waiting: stateColor('waiting'), joining: stateColor('joining'), acquiring: stateColor('acquiring'), parked: stateColor('parked') };
+
+// cycleBadges says how many cycles the graph has: each is a deadlock of
+// the list (g.deadlocks, its index there), or one that stood too short to
+// be reported as one.
+function cycleBadges(g) {
+  if (!g.cycles.length) return [h('span', { class: 'badge ok' }, 'no cycle')];
+  const dl = g.deadlocks.filter((k) => k >= 0).length, brief = g.cycles.length - dl;
+  const out = [];
+  if (dl) out.push(h('span', { class: 'badge bad cycles', title: `deadlock ${g.deadlocks.filter((k) => k >= 0).map((k) => k + 1).join(', ')} of the list` }, `${dl} deadlock${dl > 1 ? 's' : ''}`));
+  if (brief) out.push(h('span', { class: 'badge warn', title: 'a cycle that broke before it stood 100 ms: an owner the recording no longer knew, not a deadlock' }, `${brief} brief cycle${brief > 1 ? 's' : ''}`));
+  return out;
+}
 
 function clip(t, n) { return t.length > n ? t.slice(0, n - 1) + '…' : t; }
 function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i + 1) : c; }

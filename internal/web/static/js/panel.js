@@ -123,7 +123,7 @@ export class Panel {
     const th = this.app.threads[n.thread];
     const rows = [['thread', this.threadLink(n.thread, th.name)], ['state', stateChip(n.state)]];
     if (n.since != null && n.state !== 'runnable' && n.state !== 'not alive') rows.push(['since', `${fmtTime(n.since)} (${fmtDur(t - n.since)} before this instant)`]);
-    if (n.object) rows.push(['on', this.objectLine(n.object, n.class || '', n.state === 'acquiring' ? 'semaphore' : 'monitor')]);
+    if (n.object) rows.push(['on', this.objectLine(n.object, n.class || '', n.lockKind || (n.state === 'acquiring' ? 'semaphore' : 'monitor'))]);
     const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, th.name), n.cycle ? h('span', { class: 'badge bad' }, 'in a cycle') : null),
       h('table', { class: 'facts' }, rows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v))))];
     const actions = h('div', { class: 'actions' }, n.interval >= 0 ? h('button', { onclick: () => this.app.gotoInterval(n.thread, n.interval) }, 'Show on the timeline') : null);

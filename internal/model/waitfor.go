@@ -1,0 +1,216 @@
+package model
+
+import (
+	"slices"
+	"sort"
+
+	"orca/internal/format"
+)
+
+// The wait-for graph at an instant. The fold finds deadlocks as the
+// cycles of the graph form (deadlock.go); WaitGraphAt gives the graph at
+// any instant after it, for the views that draw it. Both decide "thread X
+// waits for thread Y" with waitsOn and waitee, so that the cycles of the
+// graph at T are the Deadlocks standing at T: a view never shows a
+// different truth beside the report's.
+
+// waitsOn reports whether a thread in state iv waits for another thread,
+// and on what object: a monitor it is blocked on (waiting for its owner), a
+// java.util.concurrent lock it parks to acquire (for the owner it named),
+// a join (object 0, for the joined thread). Object.wait, Semaphore.acquire
+// and the other parks wait for no thread in particular. It is the one
+// definition of a thread → thread edge of the wait-for graph: the fold's
+// deadlock detection (Builder.rewait) and WaitGraphAt both ask it.
+func waitsOn(iv *Interval) (obj format.ObjectID, ok bool) {
+	switch {
+	case iv.State == Blocked, iv.State == Parked && iv.Acquire:
+		return iv.Object, true
+	case iv.State == Joining:
+		return 0, true
+	}
+	return 0, false
+}
+
+// waitee is the thread that a thread in state iv (waitsOn) waits for,
+// given who owned its monitor at that instant (a contention's owner
+// changes while it lasts: the fold knows the current one, Model.OwnerAt
+// tells it after); 0 when unknown.
+func waitee(iv *Interval, owner format.ThreadID) format.ThreadID {
+	switch iv.State {
+	case Blocked:
+		return owner
+	case Parked:
+		return iv.First
+	}
+	return iv.Other
+}
+
+// IntervalAt returns the index of t's interval at instant at, -1 when it
+// is runnable then or not alive. An interval holds [Start, End): the
+// instant a state ends the thread is past it. At the end of the recording
+// the thread is in the innermost of the states it ended in (the first of
+// its open segments, even one that began then); the empty segments of the
+// states around it are skipped.
+func (t *Thread) IntervalAt(at format.Time) int {
+	if at < t.Start || at > t.End {
+		return -1
+	}
+	ivs := t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	if i < len(ivs) && ivs[i].Start <= at {
+		return i
+	}
+	if at == t.End {
+		// The open segments at the end: the innermost state's first.
+		j := len(ivs)
+		for j > 0 && ivs[j-1].Open && ivs[j-1].End == at {
+			j--
+		}
+		if j < len(ivs) {
+			return j
+		}
+	}
+	return -1
+}
+
+// Waits reports whether a thread in state s is in the wait-for graph:
+// blocked, waiting, joining, acquiring or parked; not runnable, sleeping
+// or idle (a pool's worker waiting for work waits for nobody).
+func (s State) Waits() bool {
+	switch s {
+	case Blocked, Waiting, Joining, Acquiring, Parked:
+		return true
+	}
+	return false
+}
+
+// Wait is a thread waiting at an instant: an edge of the wait-for graph
+// from the thread to what it waits on, and from that to the thread it
+// waits for.
+type Wait struct {
+	Thread   format.ThreadID
+	Interval int   // the thread's interval (index in Thread.Intervals)
+	State    State // Blocked, Waiting, Joining, Acquiring or Parked
+	// Object is the monitor blocked on or waited on, the semaphore, the
+	// j.u.c. lock or park blocker; 0 for a join (and a park without one).
+	Object format.ObjectID
+	Kind   LockKind // Object's: Monitor, Semaphore, JUCLock or Blocker
+	// For is the thread it waits for: the owner of the monitor or j.u.c.
+	// lock, the joined thread; 0 when none is known or it waits for no
+	// thread in particular (Object.wait, a semaphore, a condition).
+	For format.ThreadID
+}
+
+// WaitCycle is a cycle of the wait-for graph: a deadlock.
+type WaitCycle struct {
+	Threads []format.ThreadID // each waits for the next, the last for the first
+	// Deadlock is the index in Model.Deadlocks of the cycle standing at
+	// the instant (the same threads, formed at or before it, not yet
+	// broken).
+	Deadlock int
+}
+
+// WaitGraph is the wait-for graph at an instant.
+type WaitGraph struct {
+	At     format.Time
+	Waits  []Wait      // in the order of Model.Threads
+	Cycles []WaitCycle // in order of their first thread in Waits
+}
+
+// WaitGraphAt returns the wait-for graph at instant at: every thread then
+// in a state that Waits (blocked on a monitor, in Object.wait, joining,
+// acquiring a semaphore or parked), what it waits on and for whom; and
+// its cycles, which are the Deadlocks standing at at, no more and no
+// fewer.
+//
+// As the fold, a thread blocked on (or parked to acquire) the object a
+// thread waiting on it names as owner waits no more: it has acquired it,
+// and the event that says so is late (see waitFor.set).
+func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
+	g := &WaitGraph{At: at}
+	for _, t := range m.Threads {
+		k := t.IntervalAt(at)
+		if k < 0 {
+			continue
+		}
+		iv := &t.Intervals[k]
+		if !iv.State.Waits() {
+			continue
+		}
+		w := Wait{Thread: t.ID, Interval: k, State: iv.State, Object: iv.Object}
+		switch iv.State {
+		case Blocked, Waiting:
+			w.Kind = Monitor
+		case Acquiring:
+			w.Kind = Semaphore
+		case Parked:
+			w.Kind = Blocker
+			if iv.Acquire {
+				w.Kind = JUCLock
+			}
+		}
+		if _, ok := waitsOn(iv); ok {
+			owner := iv.Other
+			if iv.State == Blocked {
+				owner = m.OwnerAt(t.ID, iv, at)
+			}
+			if w.For = waitee(iv, owner); w.For == t.ID {
+				w.For = 0
+			}
+		}
+		g.Waits = append(g.Waits, w)
+	}
+	// The late entries: a thread named owner of the object it waits on.
+	owns := map[format.ThreadID]format.ObjectID{}
+	for _, w := range g.Waits {
+		if w.For != 0 && w.Object != 0 {
+			owns[w.For] = w.Object
+		}
+	}
+	g.Waits = slices.DeleteFunc(g.Waits, func(w Wait) bool {
+		o, ok := owns[w.Thread]
+		return ok && w.For != 0 && w.Object == o
+	})
+	g.Cycles = m.cycles(g.Waits, at)
+	return g
+}
+
+// cycles finds the cycles of waits: each thread waits for at most one, so
+// a walk from each thread ends in a cycle, at a thread that waits for no
+// one, or on a walk already done.
+func (m *Model) cycles(waits []Wait, at format.Time) []WaitCycle {
+	next := make(map[format.ThreadID]format.ThreadID, len(waits))
+	for _, w := range waits {
+		if w.For != 0 {
+			next[w.Thread] = w.For
+		}
+	}
+	walk := make(map[format.ThreadID]int, len(next)) // the walk that reached a thread, from 1
+	var out []WaitCycle
+	for i, w := range waits {
+		id := w.Thread
+		for walk[id] == 0 {
+			walk[id] = i + 1
+			n, ok := next[id]
+			if !ok {
+				break
+			}
+			id = n
+		}
+		if walk[id] != i+1 || next[id] == 0 {
+			continue // it ended outside this walk, or at a thread waiting for no one
+		}
+		c := WaitCycle{Threads: []format.ThreadID{id}, Deadlock: -1}
+		for u := next[id]; u != id; u = next[u] {
+			c.Threads = append(c.Threads, u)
+		}
+		key := cycleKey(c.Threads)
+		for k, d := range m.Deadlocks {
+			if d.At <= at && (d.AtEnd || at < d.Resolved) && cycleKey(d.Threads) == key {
+				c.Deadlock = k
+			}
+		}
+		out = append(out, c)
+	}
+	return out
+}

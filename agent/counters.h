@@ -16,6 +16,10 @@ enum orca_counter {
   CNT_DROPPED_AFTER_CUT,    // not written after a failed write cut the recording
   CNT_WRITTEN_EARLY,        // written before a deferred record's cutoff (carry budget)
   CNT_OWNER_UNKNOWN,        // contended enters whose owner the VM no longer knew
+  CNT_OWNER_RELEASED,       // of those: _owner empty (released just before)
+  CNT_OWNER_ANONYMOUS,      // anonymous, on no thread's lock stack
+  CNT_OWNER_NOT_IN_TABLE,   // a thread not in the owner table
+  CNT_OWNER_UNREADABLE,     // no pending monitor, a failed read, the deflater's marker
   CNT_SUPPRESSED_WAITS,     // waits inside Thread.join
   CNT_METHODS,              // .methods lines
   CNT_CLASSES,              // .classtable lines

@@ -261,20 +261,30 @@ int owner_held_contended(JNIEnv *env, uint32_t *out, int max) {
   return objhash_epoch() == e ? n : 0;
 }
 
+// unknown counts why an owner is unknown (.info owner_unknown.*; the total,
+// owner_unknown, is monitor.c's) and returns 0.
+static uint32_t unknown(int why) {
+  counter_add(why, 1);
+  return 0;
+}
+
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
   uintptr_t self = vms_thread(env);
-  if (!self || !can_owner) return 0;
+  if (!self || !can_owner) return unknown(CNT_OWNER_UNREADABLE);
   uintptr_t mon = 0, own = 0;
   // The monitor cannot be deflated while we are counted as contending it.
-  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_owner(mon, &own)) return 0;
+  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_owner(mon, &own)) return unknown(CNT_OWNER_UNREADABLE);
   if (own == 1 && obj) {
     // Anonymous owner (lightweight locking). A JNI local reference points
     // at the object's oop slot.
     uintptr_t oop = 0;
     unsigned long e0 = objhash_epoch();
-    return hs_handle_oop(obj, &oop) ? on_lock_stack(oop, e0) : 0;
+    if (!hs_handle_oop(obj, &oop)) return unknown(CNT_OWNER_UNREADABLE);
+    uint32_t h = on_lock_stack(oop, e0);
+    return h ? h : unknown(CNT_OWNER_ANONYMOUS);
   }
-  if (own <= 2) return 0;   // none or deflater marker
+  if (own == 0) return unknown(CNT_OWNER_RELEASED);
+  if (own <= 2) return unknown(CNT_OWNER_UNREADABLE);   // anonymous without the object, or the deflater's marker
   // 24+: a virtual thread's id (vthread.h keeps the live ones).
   uint32_t vh = hs_has(HS_OWNER_TID) ? vthread_by_tid((int64_t)own) : 0;
   if (vh) return vh;
@@ -293,10 +303,11 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
       // thread id, exact.
       if (!s->carrier || pass == 1) return s->hash;
       unsigned long e = objhash_epoch();
-      return carrier_owner(s, hs_mounted_virtual(s->jt), e);
+      uint32_t h = carrier_owner(s, hs_mounted_virtual(s->jt), e);
+      return h ? h : unknown(CNT_OWNER_NOT_IN_TABLE);
     }
   }
-  return 0;
+  return unknown(CNT_OWNER_NOT_IN_TABLE);
 }
 
 uint32_t owner_pending_hash(JNIEnv *env) {

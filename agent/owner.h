@@ -20,7 +20,8 @@ void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash);
 void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the
-// calling thread is about to block on, or 0 when unknown.
+// calling thread is about to block on, or 0 when unknown (counted by
+// reason: CNT_OWNER_RELEASED, …).
 uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 // owner_pending_hash returns the identity hash of the object whose monitor
 // the calling thread is about to block on, read from the monitor (~5 ns

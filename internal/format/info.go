@@ -49,26 +49,31 @@ const (
 	InfoCut            = "cut_s"        // with write_error: the last event line written completely
 	InfoOwnerUnknown   = "owner_unknown"
 	InfoOwnerTableFull = "owner_table_full"
-	InfoUnattributed   = "unattributed_total"
-	InfoVirtualThreads = "virtual_threads"
-	InfoSuppressed     = "suppressed_waits"
-	InfoMethods        = "methods" // lines of .methods
-	InfoClasses        = "classes" // lines of .classtable
-	InfoMetaDropped    = "metadata_dropped"
-	InfoOwnStacks      = "own_stacks_by_jvmti"
-	InfoVerifStacks    = "verified_stacks"
-	InfoVerifStacksDif = "verified_stacks_differ"
-	InfoEnteredClock   = "entered_clock"
-	InfoEnteredTimer   = "entered_timer"
-	InfoEnteredByTimer = "entered_by_timer"
-	InfoEnteredLate    = "entered_late"
-	InfoEnteredLost    = "entered_lost"
-	InfoVerifEntered   = "verified_entered"
-	InfoVerifAfter     = "verified_entered_after"
-	InfoVerifSlow      = "verified_entered_slow"
-	InfoBoundedWaits   = "bounded_waits"       // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
-	InfoWaitsNoStack   = "waits_without_stack" // ObjectWait lines written without a stack: the thread left the wait while the walker walked it, or the walker was stuck (docs/agent.md)
-	InfoWarning        = "warning"             // repeatable
+	// Of owner_unknown, why the agent named no owner (docs/format.md).
+	InfoOwnerReleased   = "owner_unknown.released"     // _owner was empty: the owner had just released the monitor
+	InfoOwnerAnonymous  = "owner_unknown.anonymous"    // an anonymous owner (lightweight locking) found on no thread's lock stack
+	InfoOwnerNotInTable = "owner_unknown.not_in_table" // _owner named a thread not in the agent's table (or a carrier that switched threads)
+	InfoOwnerUnreadable = "owner_unknown.unreadable"   // no pending monitor, a failed read, the deflater's marker
+	InfoUnattributed    = "unattributed_total"
+	InfoVirtualThreads  = "virtual_threads"
+	InfoSuppressed      = "suppressed_waits"
+	InfoMethods         = "methods" // lines of .methods
+	InfoClasses         = "classes" // lines of .classtable
+	InfoMetaDropped     = "metadata_dropped"
+	InfoOwnStacks       = "own_stacks_by_jvmti"
+	InfoVerifStacks     = "verified_stacks"
+	InfoVerifStacksDif  = "verified_stacks_differ"
+	InfoEnteredClock    = "entered_clock"
+	InfoEnteredTimer    = "entered_timer"
+	InfoEnteredByTimer  = "entered_by_timer"
+	InfoEnteredLate     = "entered_late"
+	InfoEnteredLost     = "entered_lost"
+	InfoVerifEntered    = "verified_entered"
+	InfoVerifAfter      = "verified_entered_after"
+	InfoVerifSlow       = "verified_entered_slow"
+	InfoBoundedWaits    = "bounded_waits"       // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
+	InfoWaitsNoStack    = "waits_without_stack" // ObjectWait lines written without a stack: the thread left the wait while the walker walked it, or the walker was stuck (docs/agent.md)
+	InfoWarning         = "warning"             // repeatable
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -115,6 +120,7 @@ var InfoKeys = []string{
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
+	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,

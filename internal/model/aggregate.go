@@ -177,6 +177,9 @@ func (ag *aggregator) thread(t *Thread) {
 			d := iv.End - iv.Since
 			ownerSpans(t.ID, iv, a.l.OwnerChanges, func(sp OwnerSpan) bool {
 				a.blame(sp.Owner, 0, sp.End-sp.Start)
+				if sp.Owner == 0 {
+					a.l.OwnerUnknownTime += sp.End - sp.Start
+				}
 				return true
 			})
 			if iv.First == 0 {
@@ -319,6 +322,9 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 			owner = p.Other
 		}
 		a.blame(owner, 0, p.End-from)
+		if owner == 0 {
+			a.l.OwnerUnknownTime += p.End - from
+		}
 		from = p.End
 	}
 	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)

@@ -302,6 +302,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 		if l.OwnerUnknown != 0 {
 			fmt.Fprintf(b, " unknown=%d", l.OwnerUnknown)
 		}
+		if l.OwnerUnknownTime != 0 {
+			fmt.Fprintf(b, " unknowntime=%s", secs(l.OwnerUnknownTime))
+		}
 		if l.Class != "" && l.Kind != Semaphore {
 			fmt.Fprintf(b, " class=%s", l.Class)
 		}

@@ -286,6 +286,9 @@ type Lock struct {
 	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
 	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
+	// OwnerUnknownTime is the blocked time (open contentions' too) during
+	// which no owner was named: blamed on no one.
+	OwnerUnknownTime format.Time
 	// OwnerChanges is the monitor's owner as the fold learnt it while
 	// threads were blocked on it, in the order learnt (each
 	// MonitorContendedEnter names one, each Entered makes its thread

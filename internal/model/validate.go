@@ -255,7 +255,7 @@ func (v *validator) threads() {
 type lockAcc struct {
 	contentions, unknown, waits int
 	blocked, max, waitTime      format.Time
-	waitMax                     format.Time
+	waitMax, unknownTime        format.Time
 	open                        int
 	openTime                    format.Time
 	blamed                      map[format.ThreadID]format.Time
@@ -286,8 +286,12 @@ func (v *validator) locks() {
 			}
 			for i := o.first; i <= o.last; i++ {
 				iv := o.iv(i)
-				if iv.State == Blocked && iv.Since == f.Since && iv.Object == f.Object && iv.Other != 0 {
-					a.blamed[iv.Other] += iv.Duration()
+				if iv.State == Blocked && iv.Since == f.Since && iv.Object == f.Object {
+					if iv.Other != 0 {
+						a.blamed[iv.Other] += iv.Duration()
+					} else {
+						a.unknownTime += iv.Duration()
+					}
 				}
 			}
 			if l.Open {
@@ -404,8 +408,8 @@ func (v *validator) locks() {
 		}
 		switch l.Kind {
 		case Monitor:
-			if l.OwnerUnknown != a.unknown {
-				v.bad("%s: %d contentions with owner unknown; the intervals show %d", name, l.OwnerUnknown, a.unknown)
+			if l.OwnerUnknown != a.unknown || l.OwnerUnknownTime != a.unknownTime {
+				v.bad("%s: %d contentions with owner unknown for %v; the intervals show %d for %v", name, l.OwnerUnknown, l.OwnerUnknownTime, a.unknown, a.unknownTime)
 			}
 			if l.Waits != a.waits || l.WaitTime != a.waitTime || l.MaxWait != a.waitMax {
 				v.bad("%s: %d waits, %v waiting, %v the longest; the intervals say %d, %v, %v", name, l.Waits, l.WaitTime, l.MaxWait, a.waits, a.waitTime, a.waitMax)

@@ -23,7 +23,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 		l := Lock{
 			Object: ml.Object.String(), Kind: ml.Kind.String(),
 			Contentions: ml.Contentions, BlockedS: sec(ml.Blocked), MaxBlockedS: sec(ml.MaxBlocked),
-			Open: ml.Open, OpenS: sec(ml.OpenTime), OwnerUnknown: ml.OwnerUnknown, Waits: ml.Waits,
+			Open: ml.Open, OpenS: sec(ml.OpenTime), OwnerUnknown: ml.OwnerUnknown, OwnerUnknownS: sec(ml.OwnerUnknownTime), Waits: ml.Waits,
 			Notifies: ml.Notifies, NotifyAlls: ml.NotifyAlls, Acquires: ml.Acquires, Releases: ml.Releases,
 			Waiters: []string{}, Owners: b.owners(ml), Sites: []LockSite{}, HeldAt: [][]string{},
 		}

@@ -86,7 +86,13 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.UnattributedEvents = infoInt(format.InfoUnattributed)
 	r.VirtualThreads = infoInt(format.InfoVirtualThreads)
 	r.Unattributed = map[string]int64{}
+	r.OwnerUnknownWhy = map[string]int64{}
 	for k := range rec.Info {
+		if why, ok := strings.CutPrefix(k, format.InfoOwnerUnknown+"."); ok {
+			if n := infoInt(k); n != nil && *n > 0 {
+				r.OwnerUnknownWhy[why] = *n
+			}
+		}
 		if kind, ok := strings.CutPrefix(k, format.InfoUnattributedOf); ok {
 			if n := infoInt(k); n != nil {
 				r.Unattributed[kind] = *n
@@ -112,7 +118,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.BlockedS += l.BlockedS
 		r.OpenS += l.OpenS
 		r.OwnerUnknown += l.OwnerUnknown
+		r.OwnerUnknownS += l.OwnerUnknownS
 	}
+	r.OwnerUnknownS = math.Round(r.OwnerUnknownS*1e9) / 1e9
 	r.BlockedS, r.OpenS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)

@@ -56,6 +56,8 @@ type Report struct {
 	hasInfo            bool             // PREFIX.info was found
 	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
 	OwnerUnknown       int              `json:"owner_unknown"`
+	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
+	OwnerUnknownWhy    map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
 	Problems           int              `json:"problems"`
 	ProblemSamples     []string         `json:"problem_samples"`
 	Warnings           []string         `json:"warnings"`
@@ -172,25 +174,26 @@ type LockSite struct {
 
 // Lock is a contended monitor or semaphore.
 type Lock struct {
-	Object       string     `json:"object"`
-	Kind         string     `json:"kind"`
-	Class        *string    `json:"class"`
-	Contentions  int        `json:"contentions"`
-	BlockedS     float64    `json:"blocked_s"`
-	MaxBlockedS  float64    `json:"max_blocked_s"`
-	MeanBlockedS float64    `json:"mean_blocked_s"`
-	Open         int        `json:"open"`
-	OpenS        float64    `json:"open_s"`
-	Waiters      []string   `json:"waiters"`
-	OwnerUnknown int        `json:"owner_unknown"`
-	Owners       []Owner    `json:"owners"`
-	Sites        []LockSite `json:"sites"`
-	HeldAt       [][]string `json:"held_at"`
-	Waits        int        `json:"waits"`
-	Notifies     int        `json:"notifies"`
-	NotifyAlls   int        `json:"notify_alls"`
-	Acquires     int        `json:"acquires"`
-	Releases     int        `json:"releases"`
+	Object        string     `json:"object"`
+	Kind          string     `json:"kind"`
+	Class         *string    `json:"class"`
+	Contentions   int        `json:"contentions"`
+	BlockedS      float64    `json:"blocked_s"`
+	MaxBlockedS   float64    `json:"max_blocked_s"`
+	MeanBlockedS  float64    `json:"mean_blocked_s"`
+	Open          int        `json:"open"`
+	OpenS         float64    `json:"open_s"`
+	Waiters       []string   `json:"waiters"`
+	OwnerUnknown  int        `json:"owner_unknown"`
+	OwnerUnknownS float64    `json:"owner_unknown_s"`
+	Owners        []Owner    `json:"owners"`
+	Sites         []LockSite `json:"sites"`
+	HeldAt        [][]string `json:"held_at"`
+	Waits         int        `json:"waits"`
+	Notifies      int        `json:"notifies"`
+	NotifyAlls    int        `json:"notify_alls"`
+	Acquires      int        `json:"acquires"`
+	Releases      int        `json:"releases"`
 }
 
 // Site is a blocking call site ranked across all locks.

@@ -240,8 +240,8 @@ func (r *Report) headline(t *textWriter) {
 		flag("%s", w)
 	}
 	if r.OwnerUnknown > 0 {
-		t.printf("  owner unknown for %s (the owner released the monitor before the agent could name it)\n",
-			count(r.OwnerUnknown, "contention", "contentions"))
+		t.printf("  owner unknown for %s, %s of %s blocked (%s)%s\n", count(r.OwnerUnknown, "contention", "contentions"),
+			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy))
 	}
 	switch {
 	case r.DroppedEvents == nil && !r.hasInfo:
@@ -480,7 +480,7 @@ func (r *Report) contentionSection(t *textWriter) {
 			t.printf("  #%d %s: %s STILL BLOCKED at %s, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS))
 		}
 		if l.OwnerUnknown > 0 {
-			more = append(more, fmt.Sprintf("owner unknown for %s", count(l.OwnerUnknown, "contention", "contentions")))
+			more = append(more, fmt.Sprintf("owner unknown for %s (%s)", count(l.OwnerUnknown, "contention", "contentions"), dur(l.OwnerUnknownS)))
 		}
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
@@ -833,4 +833,34 @@ func (r *Report) threadSection(t *textWriter) {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
 	}
+}
+
+// share is part's share of whole, "0.0 %" when whole is 0.
+func share(part, whole float64) string {
+	if whole <= 0 {
+		return "0.0 %"
+	}
+	return fmt.Sprintf("%.1f %%", 100*part/whole)
+}
+
+// unknownWhy says why the agent named no owner, from .info's
+// owner_unknown.REASON counts (monitor enters; a j.u.c. park names none
+// when the lock was released just as it parked).
+func unknownWhy(why map[string]int64) string {
+	texts := []struct{ key, text string }{
+		{"released", "the owner had released the monitor when the thread blocked"},
+		{"anonymous", "an anonymous owner (lightweight locking) was on no thread's lock stack"},
+		{"not_in_table", "the owner was a thread the agent did not know"},
+		{"unreadable", "the monitor could not be read"},
+	}
+	var parts []string
+	for _, x := range texts {
+		if n := why[x.key]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s (%d)", x.text, n))
+		}
+	}
+	if len(parts) == 0 {
+		return ": the owner had left before the agent could name it"
+	}
+	return ": " + strings.Join(parts, "; ")
 }

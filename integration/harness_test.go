@@ -307,7 +307,13 @@ func recordJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...strin
 // failed test logs both.
 func recordExpect(t *testing.T, j jdk, main string, args ...string) (expect, string) {
 	t.Helper()
-	res, prefix := record(t, j, main, args...)
+	return recordExpectJVM(t, j, nil, main, args...)
+}
+
+// recordExpectJVM is recordExpect with JVM options before the main class.
+func recordExpectJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...string) (expect, string) {
+	t.Helper()
+	res, prefix := recordJVM(t, j, jvmArgs, main, args...)
 	if res.code != 0 {
 		t.Fatalf("orca record failed:\n%s", res)
 	}

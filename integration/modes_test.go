@@ -19,10 +19,7 @@ import (
 func TestAcquireModes(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "AcquireModes")
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInfo(t, true, true)
+		r := loadComplete(t, prefix)
 		r.checkInvariants(t)
 		names := map[format.ThreadID]string{}
 		for _, ev := range r.events {

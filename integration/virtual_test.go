@@ -381,15 +381,28 @@ func recordVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
 // recording must be: parsed, complete, nothing dropped.
 func loadVirtual(t *testing.T, j jdk, main string) (expect, *recording) {
 	t.Helper()
-	e, prefix := recordExpect(t, j, main)
+	return loadVirtualJVM(t, j, nil, main)
+}
+
+// loadVirtualJVM is loadVirtual with JVM options.
+func loadVirtualJVM(t *testing.T, j jdk, jvmArgs []string, main string) (expect, *recording) {
+	t.Helper()
+	e, prefix := recordExpectJVM(t, j, jvmArgs, main)
 	if e.str(t, "virtual") == "no" {
 		t.Skipf("%s has no virtual threads", j.name)
 	}
+	return e, loadComplete(t, prefix)
+}
+
+// loadComplete loads the recording at prefix and checks what every recording of a program that
+// ended normally must be: parsed, complete, nothing dropped; a failed test logs its events.
+func loadComplete(t *testing.T, prefix string) *recording {
+	t.Helper()
 	r := load(t, prefix)
 	r.logOnFailure(t)
 	r.checkParse(t)
 	r.checkInfo(t, true, true)
-	return e, r
+	return r
 }
 
 // placedModel builds r's model and requires every event placed (none "could not be placed" in

@@ -63,18 +63,7 @@ func TestVirtualLongWait(t *testing.T) {
 // checkLongWait records VirtualLongWait once under gc and checks it.
 func checkLongWait(t *testing.T, j jdk, gc string) {
 	t.Helper()
-	res, prefix := recordJVM(t, j, []string{"-XX:+Use" + gc + "GC", "-Xmx64m"}, "VirtualLongWait")
-	if res.code != 0 {
-		t.Fatalf("orca record failed:\n%s", res)
-	}
-	e := parseExpect(t, res)
-	if e.str(t, "virtual") == "no" {
-		t.Skipf("%s has no virtual threads", j.name)
-	}
-	r := load(t, prefix)
-	r.logOnFailure(t)
-	r.checkParse(t)
-	r.checkInfo(t, true, true)
+	e, r := loadVirtualJVM(t, j, []string{"-XX:+Use" + gc + "GC", "-Xmx64m"}, "VirtualLongWait")
 	r.checkInvariants(t)
 	classes := map[format.ObjectID]string{}
 	want := map[format.ObjectID]int{}

@@ -14,8 +14,8 @@
 // wait_uninterruptibly), and one that finds it held blocks on it: JVMTI
 // posts MonitorContendedEnter and MonitorWaited (never MonitorWait) on the
 // int[] as for any monitor. The agent tells it from an application's
-// synchronized(int[]) by the thread's top Java frame: a monitorenter there
-// is the application's; a bytecode that initialises a class (new,
+// synchronized(int[]) by the thread's top Java frame: a monitorenter at
+// (or just before) its location is the application's; a bytecode that initialises a class (new,
 // getstatic, putstatic, invokestatic) is the JVM's, and names the class
 // the frame asked for (the lock may be that class's superclass' or
 // superinterface's: initialising a class initialises them first). A
@@ -119,7 +119,11 @@ static int top_frame_class(char *out, size_t cap) {
   if (at < size) {
     unsigned char op = code[at];
     n = 0;
-    if (op == 0xc2) {   // monitorenter
+    // monitorenter: the interpreter has moved its bcp past it (1 byte) when
+    // it blocks, compiled code may name it. A byte 0xc2 before the
+    // location may be an operand instead: then a JVM lock stays an int[]
+    // (never the other way round).
+    if (op == 0xc2 || (at > 0 && code[at - 1] == 0xc2)) {
       n = -1;
     } else if ((op == 0xbb || op == 0xb2 || op == 0xb3 || op == 0xb8) && at + 2 < size) {
       // new, getstatic, putstatic, invokestatic

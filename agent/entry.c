@@ -179,6 +179,8 @@ static jint start(JavaVM *vm, char *options) {
   want.can_get_current_contended_monitor = 1;
   want.can_get_owned_monitor_info = 1;   // owner.c: a held monitor not hashed yet
   want.can_get_line_numbers = 1;
+  want.can_get_bytecodes = 1;       // clinit.c: the frame at an int[] monitor
+  want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
   // Thread is loaded before any other phase: wrapping Thread.join needs the

@@ -51,7 +51,9 @@ enum orca_event {
   ORCA_EV_VIRTUAL_THREAD_MOUNTED = 21,
   ORCA_EV_VIRTUAL_THREAD_PINNED = 22,
   ORCA_EV_MONITOR_OWNED = 23,
-  ORCA_EV_COUNT = 24
+  ORCA_EV_CLASS_INIT_LOCK = 24,
+  ORCA_EV_CLASS_INIT_WAITED = 25,
+  ORCA_EV_COUNT = 26
 };
 
 // end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
@@ -87,6 +89,8 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"VirtualThreadMounted", ORCA_F_THREAD | ORCA_F_TARGET, ORCA_EV_NONE, ORCA_EV_NONE},
   {"VirtualThreadPinned", ORCA_F_THREAD | ORCA_F_TARGET, ORCA_EV_NONE, ORCA_EV_NONE},
   {"MonitorOwned", ORCA_F_THREAD | ORCA_F_OBJECT, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ClassInitLock", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_CLASS, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ClassInitWaited", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
 };
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.

@@ -1,4 +1,5 @@
 #include <pthread.h>
+#include "clinit.h"
 #include "counters.h"
 #include "clock.h"
 #include "hsstat.h"
@@ -73,8 +74,9 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   int64_t ts = clock_now();
   tstate *s = thread_of(env, t, ORCA_EV_OBJECT_WAITED);
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
-  // waits (class initialisation locks), and a wait may have begun before
-  // the agent started: pending_waited writes a Waited only after a Wait.
+  // waits (class initialisation locks: clinit.c), and a wait may have begun
+  // before the agent started: pending_waited writes a Waited only after a Wait.
+  if (s && !pending_wait_open(&s->pending)) clinit_waited(env, s->shard, s->hash, ts, o);
   if (s) pending_waited(&s->pending, env, o, ts);
   thread_resumed(env, s);
 }
@@ -165,6 +167,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // The thread owns nothing here (it is about to block): naming the
   // monitor's class costs only its own time, once per monitor.
   objclass_write(env, s->shard, s->hash, ts, o, p->enter_obj);
+  clinit_enter(env, s->shard, s->hash, ts, o, p->enter_obj);   // the JVM's lock of a class: named
   // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
   // be read when the enter is settled, at its native end: its JavaThread
   // is gone by then. The callback times it.

@@ -45,6 +45,15 @@ const (
 	// thread inflated while it held it fast-locked unmounted (JDK 24+): the
 	// owner the blocked threads' MonitorContendedEnter could not name.
 	MonitorOwned
+	// Class initialisation (JDK 17, 22+: HotSpot's init lock, an int[] in
+	// the class's mirror, docs/agent.md "Class initialisation"):
+	// ClassInitLock names an object the JVM locks to link or initialise a
+	// class (the class the thread's frame asked for, "" when no frame names
+	// one), before the first line of the thread about it; ClassInitWaited:
+	// the thread's wait for another thread's initialisation of that class
+	// ended (HotSpot posts no event when it begins: its start is not seen).
+	ClassInitLock
+	ClassInitWaited
 	NumKinds
 )
 
@@ -186,6 +195,8 @@ var Specs = [NumKinds]Spec{
 	VirtualThreadMounted:    {VirtualThreadMounted, "VirtualThreadMounted", []Field{FThread, FTarget}, KindNone},
 	VirtualThreadPinned:     {VirtualThreadPinned, "VirtualThreadPinned", []Field{FThread, FTarget}, KindNone},
 	MonitorOwned:            {MonitorOwned, "MonitorOwned", []Field{FThread, FObject}, KindNone},
+	ClassInitLock:           {ClassInitLock, "ClassInitLock", []Field{FThread, FObject, FClass}, KindNone},
+	ClassInitWaited:         {ClassInitWaited, "ClassInitWaited", thrObjStack, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

@@ -336,6 +336,8 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.owned(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
+	case format.ClassInitLock, format.ClassInitWaited:
+		b.classInit(ev, stack)
 	case format.ThreadUnpark:
 		// A self-unpark too: it sets the thread's own permit.
 		if ev.Target != 0 {

@@ -354,6 +354,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 		}
 		b.WriteString("\n")
 	}
+	for _, ci := range m.ClassInits {
+		fmt.Fprintf(b, "classinit %v class=%q waits=%d waiters=%v sites=%v\n", ci.Object, ci.Class, ci.Waits, ci.Waiters, ci.Sites)
+	}
 	for _, d := range m.Deadlocks {
 		ts := make([]string, len(d.Threads))
 		for i, th := range d.Threads {

@@ -504,6 +504,9 @@ type Model struct {
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
 	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind
+	// ClassInits: the JVM's locks of classes being initialised (ClassInitLock
+	// lines), in the order first named, with the waits on them that ended.
+	ClassInits []*ClassInit
 	// Groups are the transient objects of Locks waited or parked on, one
 	// per class and call site (groups.go), most WaitTime first.
 	Groups    []*Group
@@ -538,6 +541,8 @@ type Model struct {
 	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
+	// initLocks: the ClassInits by object (Model.InitLock).
+	initLocks map[format.ObjectID]*ClassInit
 }
 
 type lockKey struct {

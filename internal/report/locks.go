@@ -34,6 +34,10 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			c := ml.Class
 			l.Class = &c
 		}
+		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
+			c := ci.Class
+			l.InitOf = &c
+		}
 		for _, th := range ml.Waiters {
 			l.Waiters = append(l.Waiters, th.String())
 		}
@@ -70,7 +74,7 @@ func (b *builder) sites(locks []Lock) []Site {
 	for _, l := range locks {
 		for _, s := range l.Sites {
 			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class})
+				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf})
 		}
 	}
 	// Sort indexes, not the (large) Site values: a stable sort of structs
@@ -183,4 +187,23 @@ func (b *builder) wait(l *model.Lock) Wait {
 			Still: s.StillWaiting, WaitS: sec(s.Time)})
 	}
 	return w
+}
+
+// classInits lists the JVM's class initialisation locks threads waited on.
+func (b *builder) classInits() []ClassInit {
+	out := []ClassInit{}
+	for _, ci := range b.m.ClassInits {
+		if ci.Waits == 0 {
+			continue
+		}
+		c := ClassInit{Object: ci.Object.String(), Class: ci.Class, Waits: ci.Waits, Waiters: []string{}, Sites: [][]string{}}
+		for _, t := range ci.Waiters {
+			c.Waiters = append(c.Waiters, t.String())
+		}
+		for _, s := range ci.Sites {
+			c.Sites = append(c.Sites, b.stack(s))
+		}
+		out = append(out, c)
+	}
+	return out
 }

@@ -124,6 +124,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.BlockedS, r.OpenS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
+	r.ClassInits = b.classInits()
 	r.Deadlocks = b.deadlocks()
 	// One decision (analysis.OpenAtEnd), three lists.
 	var hangs, not, atCut []analysis.Hang

@@ -71,14 +71,17 @@ type Report struct {
 	// into their groups (unless Options.Virtual).
 	textThreads      []Thread
 	textThreadsTotal int
-	Locks            []Lock     `json:"locks"`
-	LocksTotal       int        `json:"locks_total"`
-	BlockedS         float64    `json:"blocked_s"`
-	OpenS            float64    `json:"open_s"`
-	Sites            []Site     `json:"sites"`
-	SitesTotal       int        `json:"sites_total"`
-	Deadlocks        []Deadlock `json:"deadlocks"`
-	Hangs            []Hang     `json:"hangs"`
+	Locks            []Lock `json:"locks"`
+	// ClassInits: the JVM's locks of classes being initialised that threads
+	// waited on (Model.ClassInits with waits), unfiltered by --thread.
+	ClassInits []ClassInit `json:"class_inits"`
+	LocksTotal int         `json:"locks_total"`
+	BlockedS   float64     `json:"blocked_s"`
+	OpenS      float64     `json:"open_s"`
+	Sites      []Site      `json:"sites"`
+	SitesTotal int         `json:"sites_total"`
+	Deadlocks  []Deadlock  `json:"deadlocks"`
+	Hangs      []Hang      `json:"hangs"`
 	// NotHangs: the threads in a blocking state at the end that are not
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.
@@ -174,9 +177,14 @@ type LockSite struct {
 
 // Lock is a contended monitor or semaphore.
 type Lock struct {
-	Object        string     `json:"object"`
-	Kind          string     `json:"kind"`
-	Class         *string    `json:"class"`
+	Object string  `json:"object"`
+	Kind   string  `json:"kind"`
+	Class  *string `json:"class"`
+	// InitOf: set when the lock is the JVM's own lock of a class being
+	// linked or initialised (HotSpot's init lock, an int[]): the class a
+	// blocked thread's frame asked for, "" when none named one. Absent for
+	// the application's locks.
+	InitOf        *string    `json:"class_init,omitempty"`
 	Contentions   int        `json:"contentions"`
 	BlockedS      float64    `json:"blocked_s"`
 	MaxBlockedS   float64    `json:"max_blocked_s"`
@@ -207,6 +215,19 @@ type Site struct {
 	OpenS       float64  `json:"open_s"`
 	// Class: the lock's class signature (Lock.Class), absent when unknown.
 	Class *string `json:"class,omitempty"`
+	// InitOf: as Lock.InitOf.
+	InitOf *string `json:"class_init,omitempty"`
+}
+
+// ClassInit is the JVM's lock of a class being initialised (model.ClassInit)
+// with the waits on it that ended: their start, length and initialiser are
+// not known (the JVM posts only a wait's end).
+type ClassInit struct {
+	Object  string     `json:"object"`
+	Class   string     `json:"class"` // the class a frame asked to initialise, "" when none named
+	Waits   int        `json:"waits"`
+	Waiters []string   `json:"waiters"`
+	Sites   [][]string `json:"sites"` // where the waits ended
 }
 
 // Deadlock is a wait-for cycle: each thread waits for the next, the last

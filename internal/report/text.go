@@ -29,6 +29,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.contentionSection(t)
 	r.siteSection(t)
 	r.waitSection(t)
+	r.classInitSection(t)
 	r.threadSection(t)
 	return t.err
 }
@@ -467,6 +468,9 @@ func (r *Report) contentionSection(t *textWriter) {
 			what = "lock " + named(l.Object, l.Class) // a java.util.concurrent lock, by its sync
 		case "monitor":
 			what = "monitor " + named(l.Object, l.Class)
+			if l.InitOf != nil {
+				what = initNamed(l.Object, *l.InitOf)
+			}
 		}
 		var more []string
 		if l.Contentions > 0 {
@@ -541,6 +545,9 @@ func named(object string, class *string) string {
 // siteObject names a call site's lock: its class (monitors and
 // java.util.concurrent locks) and hash.
 func siteObject(s Site) string {
+	if s.InitOf != nil {
+		return initNamed(s.Object, *s.InitOf)
+	}
 	return named(s.Object, s.Class)
 }
 
@@ -863,4 +870,38 @@ func unknownWhy(why map[string]int64) string {
 		return ": the owner had left before the agent could name it"
 	}
 	return ": " + strings.Join(parts, "; ")
+}
+
+// initNamed names the JVM's lock of a class being initialised: what it is,
+// then the object as the JVM made it ("class initialisation of
+// com.example.Foo (the JVM's init lock, int[] 0BDD0C10)").
+func initNamed(object, class string) string {
+	what := "class initialisation (of a class no frame named)"
+	if class != "" {
+		what = "class initialisation of " + format.JavaName(class)
+	}
+	return what + " (the JVM's init lock, int[] " + object + ")"
+}
+
+// classInitSection lists the waits for other threads' class
+// initialisation, and says what the JVM does not show of them.
+func (r *Report) classInitSection(t *textWriter) {
+	if len(r.ClassInits) == 0 {
+		return
+	}
+	t.section("CLASS INITIALISATION: threads that waited for another thread to initialise a class (the JVM's own waits)")
+	for _, c := range r.ClassInits {
+		t.printf("  %s: %s by %s ended\n", initNamed(c.Object, c.Class), count(c.Waits, "wait", "waits"),
+			count(len(c.Waiters), "thread", "threads"))
+		for _, s := range c.Sites {
+			for _, f := range s {
+				t.printf("      %s\n", f)
+			}
+			t.printf("\n")
+		}
+	}
+	t.printf("  Only their ends are seen: HotSpot posts no event when such a wait begins, and clears the\n" +
+		"  initialiser before it wakes the waiters, so how long they waited and for which thread is not\n" +
+		"  known (until then the threads show as running). JDK 21 waits on a native monitor (JDK-8288064)\n" +
+		"  and shows none of it.\n")
 }

@@ -637,6 +637,13 @@ func (s *sim) operation(th int) {
 		if o >= 0 && r.IntN(25) != 0 {
 			owner = s.threads[o].id
 		}
+		if t.obj%7 == 0 {
+			// Some monitors are the JVM's locks of classes being initialised
+			// (HotSpot's init lock): named, and a wait on it that ended.
+			id := format.ThreadID(s.threads[th].id)
+			s.write(&format.Event{Time: s.now, Kind: format.ClassInitLock, Thread: id, Object: format.ObjectID(t.obj), Class: "Lsynth/Init;"})
+			s.write(&format.Event{Time: s.now, Kind: format.ClassInitWaited, Thread: id, Object: format.ObjectID(t.obj)})
+		}
 		s.emit(format.MonitorContendedEnter, th, t.stack, t.obj, owner)
 		if o >= 0 && owner == 0 && t.obj%2 == 0 {
 			// The unknown owner says it holds the monitor (an unmounted

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "clinit.h"
+#include "jclass.h"
 #include "methods.h"
 #include "objhash.h"
 #include "orca.h"
@@ -23,29 +24,25 @@
 // object stays an int[]. All of it runs only for int[] monitors: at most a
 // few contentions and waits per class, while it is initialised.
 
-static jclass int_array;   // global reference, once found
+static jclass int_array;   // global reference, from clinit_init
+
+// clinit_init: the class of an int[] of the agent's own (an allocation at
+// VMInit, no Java code), so that telling an int[] at a contended enter is
+// one IsSameObject — not a JVMTI GetClassSignature at every contended
+// enter of a program that never contends on an int[].
+void clinit_init(JNIEnv *env) {
+  jintArray a = (*env)->NewIntArray(env, 1);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), a = NULL;
+  jclass c = a ? (*env)->GetObjectClass(env, a) : NULL;
+  if (c && jclass_is(c, "[I")) __atomic_store_n(&int_array, (*env)->NewGlobalRef(env, c), __ATOMIC_RELEASE);
+  if (c) (*env)->DeleteLocalRef(env, c);
+  if (a) (*env)->DeleteLocalRef(env, a);
+}
 
 static int is_int_array(JNIEnv *env, jobject o) {
-  jclass c = (*env)->GetObjectClass(env, o);
-  if (!c) return 0;
   jclass known = __atomic_load_n(&int_array, __ATOMIC_ACQUIRE);
-  int yes = 0;
-  if (known) {
-    yes = (*env)->IsSameObject(env, c, known);
-  } else {
-    char *sig = NULL;
-    if ((*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
-      yes = !strcmp(sig, "[I");
-      (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-    }
-    if (yes) {
-      jclass g = (*env)->NewGlobalRef(env, c), expect = NULL;
-      if (g && !__atomic_compare_exchange_n(&int_array, &expect, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        (*env)->DeleteGlobalRef(env, g);
-    }
-  }
-  (*env)->DeleteLocalRef(env, c);
-  return yes;
+  if (!known) return 0;
+  return (*env)->IsInstanceOf(env, o, known);
 }
 
 static unsigned u2(const unsigned char *p) { return (unsigned)p[0] << 8 | p[1]; }

@@ -9,6 +9,9 @@
 #include <jvmti.h>
 #include <stdint.h>
 
+// clinit_init takes the int[] class (VMInit): until then, and without it,
+// nothing is told apart.
+void clinit_init(JNIEnv *env);
 // clinit_enter, at a MonitorContendedEnter on o (hash h) of the calling
 // thread (hash thread, ring shard), before its Enter line: when o is the
 // JVM's init lock, writes its ClassInitLock line (once per object).

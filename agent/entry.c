@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "clinit.h"
 #include "counters.h"
 #include "arch.h"
 #include "asgct.h"
@@ -76,6 +77,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   vthread_init(env, t);
   threads_existing(env);
   park_init(env, t);
+  clinit_init(env);
   asgct_ready(env);
   const char *err = pending_start_walker(env, t);
   if (err) {

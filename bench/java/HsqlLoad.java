@@ -1,11 +1,11 @@
 // JDBC load on an HSQLDB server (hsql://127.0.0.1/test): N threads doing
-// updates and selects on a few shared rows for S seconds.
+// updates and selects on a few shared rows for S seconds. -Dport=N for another port than 9001.
 import java.sql.*;
 public final class HsqlLoad {
   public static void main(String[] a) throws Exception {
     int n = a.length > 0 ? Integer.parseInt(a[0]) : 12;
     double secs = a.length > 1 ? Double.parseDouble(a[1]) : 20;
-    String url = "jdbc:hsqldb:hsql://127.0.0.1/test";
+    String url = "jdbc:hsqldb:hsql://127.0.0.1:" + System.getProperty("port", "9001") + "/test";
     Class.forName("org.hsqldb.jdbc.JDBCDriver");
     try (Connection c = DriverManager.getConnection(url, "SA", ""); Statement s = c.createStatement()) {
       s.execute("DROP TABLE acct IF EXISTS");

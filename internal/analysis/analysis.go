@@ -134,7 +134,9 @@ type Hang struct {
 //   - It ended the recording in a state it cannot leave by itself: blocked
 //     on a monitor or a java.util.concurrent lock, waiting, joining,
 //     acquiring a semaphore, parked without a timeout. Not sleeping, not an
-//     idle pool worker (state idle), not a park with a timeout (Timed). An
+//     idle pool worker (state idle), nor java.util.Timer's thread waiting
+//     for its next task (model.Model.IdleWaits), not a park with a timeout
+//     (Timed). An
 //     Object.wait(long)'s timeout is not in the recording: such a wait
 //     counts as one that cannot end by itself (Hang.Timeout says unknown).
 //   - It had been in it for MinHang by the end of the recording, or, when the
@@ -202,8 +204,10 @@ func OpenAtEnd(m *model.Model) []Hang {
 		for i > 0 && t.Intervals[i-1].Open {
 			i--
 		}
-		// Nor is an idle pool worker waiting for work.
-		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping || t.Intervals[i].State == model.Idle {
+		// Nor is an idle pool worker waiting for work, parked or, as
+		// java.util.Timer's thread, in Object.wait.
+		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping || t.Intervals[i].State == model.Idle ||
+			t.Intervals[i].State == model.Waiting && m.IdleWaits[t.Intervals[i].Stack] {
 			continue
 		}
 		iv := t.Intervals[i]

@@ -37,6 +37,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	}
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
+	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {
 		return UntimedWait(st, func(f format.Frame) (string, string, string) {
 			if m := rec.Methods[f.Method]; m != nil {

@@ -44,6 +44,9 @@ type Builder struct {
 	// stack (IdleStack); idleOf caches it per stack.
 	idle   func([]format.Frame) bool
 	idleOf map[StackID]bool
+	// idleWait, when set (Build), tells an Object.wait of a thread waiting
+	// for work by its stack (IdleWaitStack), for Model.IdleWaits.
+	idleWait func([]format.Frame) bool
 	// acquire, when set (Build), tells a park in a lock's acquire by its
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
@@ -327,6 +330,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		timeout := TimeoutUnknown
 		if b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed) {
 			timeout = TimeoutNone
+		}
+		if _, seen := b.m.IdleWaits[stack]; !seen && b.idleWait != nil && b.idleWait(ev.Stack) {
+			if b.m.IdleWaits == nil {
+				b.m.IdleWaits = map[StackID]bool{}
+			}
+			b.m.IdleWaits[stack] = true
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectNotify, format.ObjectNotifyAll:

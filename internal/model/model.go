@@ -527,6 +527,11 @@ type Model struct {
 	// (System.exit, the end of main through DestroyJavaVM, the shutdown
 	// hooks) — ShutdownStack. States entered after it are the exit's own.
 	Shutdown format.Time
+	// IdleWaits are the stacks of Object.wait calls of threads waiting for
+	// work (IdleWaitStack: java.util.Timer's thread between tasks); nil when
+	// none. Such a wait is Waiting, with its notify accounting, but open at
+	// the end it is no hang, as an Idle park is not (analysis.OpenAtEnd).
+	IdleWaits map[StackID]bool
 	// Unfinished: the JVM did not end normally (.info has complete=false:
 	// killed, crashed, or still running when the recording was read). The
 	// recording ends at the agent's last flush; the events of the moments

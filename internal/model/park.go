@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strings"
 
 	"orca/internal/format"
@@ -188,6 +189,28 @@ func IdleStack(stack []format.Frame, name func(format.Frame) (class, method stri
 		if !inner {
 			return false
 		}
+	}
+	return false
+}
+
+// idleWaitFrames are the methods in which a thread that calls Object.wait
+// waits for work, "Class.method" as in idleFrames: java.util.Timer's thread
+// waiting for its next task — wait() while its queue is empty, wait(long)
+// until the next task is due (ActiveMQ's InactivityMonitor timers idle
+// there once the connections that scheduled tasks have closed).
+var idleWaitFrames = []string{"java.util.TimerThread.mainLoop"}
+
+// IdleWaitStack reports whether an Object.wait at stack (innermost first)
+// is a thread waiting for work: going out from the wait, the first frame
+// not of java.lang.Object (wait, wait0) is one of idleWaitFrames. name is
+// as for IdleStack.
+func IdleWaitStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		if cls == "java.lang.Object" {
+			continue
+		}
+		return slices.Contains(idleWaitFrames, cls+"."+meth)
 	}
 	return false
 }

@@ -59,3 +59,34 @@ func TestIdleStack(t *testing.T) {
 		t.Error("NotALock")
 	}
 }
+
+// TestIdleWaitStack (issue 20): java.util.Timer's thread waiting for its next task (ActiveMQ's
+// "InactivityMonitor ReadCheckTimer", idle after a clean stop) waits for work, as JDK 17 and 21+
+// make the stack; a program's own Object.wait does not, nor a task that waits inside the timer.
+func TestIdleWaitStack(t *testing.T) {
+	cases := []struct {
+		stack []string
+		idle  bool
+	}{
+		{[]string{"java.lang.Object.wait", "java.util.TimerThread.mainLoop", "java.util.TimerThread.run"}, true},
+		{[]string{"java.lang.Object.wait0", "java.lang.Object.wait", "java.lang.Object.wait", "java.util.TimerThread.mainLoop"}, true},
+		{[]string{"java.lang.Object.wait", "app.Task.run", "java.util.TimerThread.mainLoop"}, false},
+		{[]string{"java.lang.Object.wait", "app.Main.main"}, false},
+		{[]string{"java.lang.Object.wait"}, false},
+		{nil, false},
+	}
+	for _, c := range cases {
+		frames := make([]format.Frame, len(c.stack))
+		for i := range frames {
+			frames[i] = format.Frame{Method: format.MethodID(i + 1)}
+		}
+		name := func(f format.Frame) (string, string) {
+			s := c.stack[f.Method-1]
+			i := strings.LastIndex(s, ".")
+			return s[:i], s[i+1:]
+		}
+		if got := IdleWaitStack(frames, name); got != c.idle {
+			t.Errorf("IdleWaitStack(%v) = %v, want %v", c.stack, got, c.idle)
+		}
+	}
+}

@@ -370,8 +370,11 @@ func (r *Report) hangSection(t *textWriter) {
 	switch {
 	case len(app) == 0 || r.Complete == nil || !*r.Complete:
 	case r.ShutdownS != nil:
-		t.printf("  (stuck before the JVM's shutdown began at %s, and the JVM exited with them:\n"+
-			"  they were daemon threads)\n", at(*r.ShutdownS))
+		// The shutdown ended them: daemon threads at the end of main, any
+		// thread at System.exit or a signal (a server's non-daemon main
+		// joined forever, stopped by SIGTERM).
+		t.printf("  (stuck before the JVM's shutdown began at %s, and the JVM exited with them still\n"+
+			"  stuck: daemon threads, or System.exit or a signal such as SIGTERM ended them)\n", at(*r.ShutdownS))
 	default:
 		t.printf("  (the JVM exited with these threads still stuck: they were daemon threads,\n" +
 			"  or System.exit or a signal such as Ctrl-C ended it)\n")

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Issue 20's "How to check" on Debian-packaged servers: records SERVER (hsqldb, activemq,
+# lucene, tomcat) with bin/orca on JDK 17 or 25, loads it for LOADSECS (18) s with a client of
+# bench/java (HsqlLoad: 12 JDBC threads; JmsLoad: 6 producers + 6 consumers; LuceneLoad: 4
+# indexers + 4 searchers in the recorded JVM; Tomcat: wrk on testdata/java/server's servlet), or
+# waits 10 s (idle), stops the JVM with kill -TERM and writes report.txt and report.json.
+#
+#   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
+#
+# Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
+set -u
+repo=$(cd "$(dirname "$0")/.." && pwd)
+srv=$1 jn=$2 mode=$3 tag=$4 extra=${5:-}
+case $jn in 17) JDK=/usr/lib/jvm/java-17-openjdk-amd64;; 25) JDK=/usr/lib/jvm/temurin-25-jdk-amd64;; esac
+ORCA=$repo/bin/orca
+W=${OUT:-/tmp/h20/runs}/$tag; rm -rf "$W"; mkdir -p "$W"; cd "$W"
+P=$W/rec
+LOADSECS=${LOADSECS:-18}
+CLS=${OUT:-/tmp/h20/runs}/cls
+AMQCP0=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar
+if [ ! -e $CLS/LuceneLoad.class ]; then
+  mkdir -p $CLS/servlet
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:/usr/share/java/lucene-core-8.7.0.jar \
+    $repo/bench/java/HsqlLoad.java $repo/bench/java/JmsLoad.java $repo/bench/java/LuceneLoad.java || exit 1
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS/servlet -cp /usr/share/java/tomcat10-servlet-api.jar \
+    $repo/testdata/java/server/orca/test/*.java || exit 1
+fi
+AMQCP=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar
+EF="-XX:ErrorFile=$W/hs_err_pid%p.log"
+case $srv in
+hsqldb)
+  $ORCA record -o $P -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
+  ready() { (exec 3<>/dev/tcp/127.0.0.1/19001) 2>/dev/null; }
+  load() { $JDK/bin/java -cp $CLS:/usr/share/java/hsqldb.jar -Dport=19001 HsqlLoad 12 $LOADSECS; } ;;
+activemq)
+  mkdir -p conf data; sed 's#tcp://127.0.0.1:61616#tcp://127.0.0.1:19616#' /etc/activemq/instances-available/main/activemq.xml >conf/activemq.xml
+  cp /etc/activemq/instances-available/main/log4j2.properties conf/
+  $ORCA record -o $P -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
+  ready() { (exec 3<>/dev/tcp/127.0.0.1/19616) 2>/dev/null; }
+  load() { $JDK/bin/java -cp $CLS:$AMQCP:/usr/share/java/slf4j-nop.jar JmsLoad tcp://127.0.0.1:19616 6 6 $LOADSECS; } ;;
+lucene)
+  if [ $mode = idle ]; then lm=idle; else lm=run; fi
+  $ORCA record -o $P -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &
+  ready() { [ -e $P.info ]; }
+  load() { sleep $LOADSECS; } ;;
+tomcat)
+  base=$W/base; mkdir -p $base/{conf,logs,temp,work} $base/webapps/ROOT/WEB-INF
+  cat >$base/conf/server.xml <<X
+<?xml version="1.0" encoding="UTF-8"?>
+<Server port="-1" shutdown="SHUTDOWN"><Service name="Catalina">
+<Connector port="19080" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000"/>
+<Engine name="Catalina" defaultHost="localhost"><Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false"/></Engine>
+</Service></Server>
+X
+  cat >$base/webapps/ROOT/WEB-INF/web.xml <<'X'
+<?xml version="1.0" encoding="UTF-8"?>
+<web-app xmlns="https://jakarta.ee/xml/ns/jakartaee" version="6.0" metadata-complete="true">
+  <servlet><servlet-name>block</servlet-name><servlet-class>orca.test.BlockingServlet</servlet-class><load-on-startup>1</load-on-startup></servlet>
+  <servlet-mapping><servlet-name>block</servlet-name><url-pattern>/block</url-pattern></servlet-mapping>
+</web-app>
+X
+  cp -r $CLS/servlet $base/webapps/ROOT/WEB-INF/classes
+  JAVA_HOME=$JDK CATALINA_HOME=/usr/share/tomcat10 CATALINA_BASE=$base CATALINA_PID= JAVA_OPTS="$EF $extra" \
+    $ORCA record -o $P -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
+  ready() { curl -fs -o /dev/null http://127.0.0.1:19080/block; }
+  load() { wrk -t2 -c16 -d${LOADSECS}s http://127.0.0.1:19080/block; } ;;
+esac
+opid=$!
+for i in $(seq 240); do ready && break; sleep 0.25; done
+jpid=$(pgrep -P $opid | head -1)
+echo "orca $opid jvm $jpid"; ps -o pid,args -p $jpid | cut -c1-150
+t0=$(date +%s.%N)
+if [ $mode = load ]; then load >load.log 2>&1; tail -3 load.log; else sleep 10; fi
+kill -TERM $jpid
+wait $opid; echo "orca record exit $?"
+t1=$(date +%s.%N)
+$ORCA report $P >report.txt 2>&1; $ORCA report --json --top 0 $P >report.json 2>&1
+ls $W/hs_err* 2>/dev/null && echo CRASH
+head -12 report.txt

@@ -229,7 +229,12 @@ uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *o
     if (bh) {   // 0: the VM could not say (then no class, no owner)
       objclass_write(env, s->shard, s->hash, ts, blocker, bh);
       *owner = owner_of(env, blocker);
-      *mode = acquire_mode(env, blocker, t);
+      // Only where it decides something: a park that names an exclusive
+      // owner of its synchronizer is a lock's contention whatever its mode
+      // (a write lock's, or a read lock's blocked by the writer); without
+      // an owner the mode tells a lock released just now from a latch.
+      // Most parks of a contended lock name its owner: they skip the queue.
+      if (!*owner) *mode = acquire_mode(env, blocker, t);
     }
     (*env)->DeleteLocalRef(env, blocker);
   }

@@ -19,9 +19,9 @@ void park_init(JNIEnv *env, jthread cur);
 // park_blocker returns the identity hash of thread t's Thread.parkBlocker
 // (0: none), writes its class once (ObjectClass, on s's shard at ts), sets
 // *owner to its exclusive owner's hash when it is an
-// AbstractOwnableSynchronizer (else 0) and *mode to how t acquires it when
-// it parks in the acquire of an AbstractQueuedSynchronizer (ORCA_MODE_*,
-// else 0). t is the calling thread. Used for virtual threads' parks too
+// AbstractOwnableSynchronizer (else 0) and, when it names no owner, *mode
+// to how t acquires it when it parks in the acquire of an
+// AbstractQueuedSynchronizer (ORCA_MODE_*, else 0). t is the calling thread. Used for virtual threads' parks too
 // (vpark.h). park_interrupted: t's interrupt flag is set.
 struct tstate;
 uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode);

@@ -57,14 +57,20 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 // acquire, a read lock's) is a wait, unless an exclusive owner holds the
 // synchronizer (a read lock blocked by a writer: that writer is the owner).
 // Any AbstractQueuedSynchronizer comes out right, whatever its class and the
-// stack depth recorded. Without a mode (a park not in an acquire, recordings
-// made before the field, imports) byStack decides: frames and class names.
+// stack depth recorded. A park that names an owner is a lock's. Without a
+// mode or an owner (a park not in an acquire, recordings made before the
+// field, imports) byStack decides: frames and class names.
 func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bool) bool {
-	switch mode {
-	case format.ModeExclusive:
+	switch {
+	case mode == format.ModeExclusive:
 		return true
-	case format.ModeShared:
+	case mode == format.ModeShared:
 		return owner != 0
+	case owner != 0:
+		// The agent names an owner only of an AbstractOwnableSynchronizer
+		// blocker (its exclusive owner), and writes no mode then: a thread
+		// parks on one that another holds only in its acquire.
+		return true
 	}
 	return byStack()
 }

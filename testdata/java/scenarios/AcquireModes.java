@@ -6,7 +6,8 @@
 //                    shared mode (a latch of its own: nobody holds it), until gate-opener opens it:
 //                    a wait on the synchronizer, not a lock
 //   mutex-waiter     parks once on `mutex`, an AbstractQueuedSynchronizer of a neutral name used in
-//                    exclusive mode, held by mutex-holder: a lock, its owner mutex-holder
+//                    exclusive mode that does not record its owner (setExclusiveOwnerThread), held
+//                    by mutex-holder: a lock (the park names no owner; the releaser is blamed)
 //   rw-reader        parks once on `rw`'s sync, its read lock (a shared acquire) blocked by
 //                    rw-writer, which holds the write lock: a lock, its owner rw-writer
 //
@@ -23,18 +24,11 @@ public class AcquireModes {
         @Override protected boolean tryReleaseShared(int arg) { setState(1); return true; }
     }
 
-    /** A non-reentrant mutex by a neutral name: exclusive acquires only. */
+    /** A non-reentrant mutex by a neutral name, exclusive acquires only, that keeps no owner. */
     static final class Mutex extends AbstractQueuedSynchronizer {
-        @Override protected boolean tryAcquire(int arg) {
-            if (compareAndSetState(0, 1)) {
-                setExclusiveOwnerThread(Thread.currentThread());
-                return true;
-            }
-            return false;
-        }
+        @Override protected boolean tryAcquire(int arg) { return compareAndSetState(0, 1); }
         boolean held() { return getState() == 1; }
         @Override protected boolean tryRelease(int arg) {
-            setExclusiveOwnerThread(null);
             setState(0);
             return true;
         }

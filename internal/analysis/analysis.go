@@ -70,9 +70,13 @@ const (
 	// AtCut: the recording is cut (model.Model.Cut): what followed is
 	// lost, however long it had lasted.
 	AtCut
+	// JoinsItself: the thread joins itself (Thread.currentThread().join(),
+	// a program's way to wait for the JVM's end): it waits for no other
+	// thread, by design (model.Interval.SelfJoin).
+	JoinsItself
 )
 
-var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut"}
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join"}
 
 // String returns the word of Hang.Why in the report's JSON ("" for a hang).
 func (n NotHang) String() string {
@@ -217,6 +221,9 @@ func OpenAtEnd(m *model.Model) []Hang {
 			h.Other = iv.First
 		}
 		h.Why = why(m, h, deadlocked[t.ID])
+		if iv.SelfJoin && h.Why == IsHang {
+			h.Why = JoinsItself
+		}
 		out = append(out, h)
 	}
 	sort.SliceStable(out, func(i, j int) bool {

@@ -146,3 +146,33 @@ func TestHangDeadlockShort(t *testing.T) {
 		t.Errorf("Hangs: got %v, want %v", got, want)
 	}
 }
+
+// TestHangSelfJoin (issue 20): a thread that joins itself
+// (Thread.currentThread().join(), how a server's main waits for the JVM's
+// end: seen in a Lucene load program stopped with SIGTERM) waits for no
+// thread by design: not a hang, not a model problem, no wait-for edge. A
+// join on another thread that never ends is still a hang.
+func TestHangSelfJoin(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,main
+0,ThreadStarted,B,joiner
+0,ThreadStarted,C,worker
+1,ThreadJoin,A,A,0
+1,ThreadJoin,B,C,0
+1,ThreadSleep,C,0
+9,ThreadStarted,D,late
+`)
+	if len(m.Problems) != 0 {
+		t.Errorf("problems: %v", m.Problems)
+	}
+	want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("open at the end: got %v, want %v", got, want)
+	}
+	if got, want := hangIDs(m), []format.ThreadID{0xB}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Hangs: got %v, want %v", got, want)
+	}
+	if len(m.Deadlocks) != 0 {
+		t.Errorf("a self-join made a wait-for cycle: %+v", m.Deadlocks)
+	}
+}

@@ -283,16 +283,18 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.ThreadSleep:
 		b.push(ts, Interval{Start: ev.Time, State: Sleeping, Stack: stack, Timeout: TimeoutSet}, nil, nil, ev)
 	case format.ThreadJoin:
-		target := ev.Target
-		if target == ev.Thread {
-			b.problem(ev, "thread %v joins itself", ev.Thread)
+		// A thread that joins itself (Thread.currentThread().join(): a way
+		// to wait for the JVM's end) waits for no thread: no target, no
+		// wait-for edge, no problem.
+		target, self := ev.Target, ev.Target == ev.Thread
+		if self {
 			target = 0
 		}
 		var tts *tstate
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack}, nil, tts, ev)
+		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, tts, ev)
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++

@@ -145,6 +145,9 @@ type Interval struct {
 	// Pinned: a Parked, Idle or Sleeping interval of a virtual thread
 	// that could not yield and parked its carrier (VirtualThreadPinned).
 	Pinned bool
+	// SelfJoin: a Joining interval of a thread that joins itself
+	// (Thread.currentThread().join()): Other is 0, it waits for no thread.
+	SelfJoin bool
 	// Acquire: a Parked interval that is a contended acquire of a
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
 	// (a Lock of kind JUCLock), First its owner when the thread parked.

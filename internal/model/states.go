@@ -76,7 +76,7 @@ func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
 	if ev.Kind.Has(format.FObject) && o.Object != ev.Object {
 		b.problem(ev, "thread %v ends %s on %v but was %s on %v", ev.Thread, s, ev.Object, s, o.Object)
 	}
-	if ev.Kind.Has(format.FTarget) && o.Other != ev.Target {
+	if ev.Kind.Has(format.FTarget) && o.Other != ev.Target && !(o.SelfJoin && ev.Target == ev.Thread) {
 		b.problem(ev, "thread %v ends joining %v but was joining %v", ev.Thread, ev.Target, o.Other)
 	}
 	b.end(ts, ev.Time, endNormal)

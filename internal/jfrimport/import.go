@@ -234,6 +234,15 @@ func (im *importer) flush(fs *files) error {
 			im.res.NotifiesDropped++
 			continue
 		}
+		if r.kind == format.MonitorContendedEnter && r.other != nil && r.other.ended {
+			// JFR's previousOwner is the monitor's last owner that left it
+			// through the VM's slow exit, not always the holder: on 25 a
+			// compiled exit does not update it, and it named a thread that
+			// had ended before the contention began (a previous round's
+			// contender). A thread that ended cannot hold it: not named.
+			r.other = nil
+			im.res.OwnerUnknown++
+		}
 		if err := im.announce(fs, r.t, r.thread); err != nil {
 			return err
 		}

@@ -170,6 +170,8 @@ static jint start(JavaVM *vm, char *options) {
   counters_prop(ORCA_INFO_HOTSPOT_MONITOR_HASH, owner_hash_caps());
   counters_prop(ORCA_INFO_HOTSPOT_FACTS, hs_facts_text());
   counters_prop(ORCA_INFO_HOTSPOT_ARCH, ARCH_NAME);
+  // Every timed Object.wait gets its ObjectWaitTimeout line (pending.c).
+  if (!opt.seed_only) counters_prop(ORCA_INFO_WAIT_TIMEOUTS, "yes");
 
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);

@@ -53,7 +53,8 @@ enum orca_event {
   ORCA_EV_MONITOR_OWNED = 23,
   ORCA_EV_CLASS_INIT_LOCK = 24,
   ORCA_EV_CLASS_INIT_WAITED = 25,
-  ORCA_EV_COUNT = 26
+  ORCA_EV_OBJECT_WAIT_TIMEOUT = 26,
+  ORCA_EV_COUNT = 27
 };
 
 // end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
@@ -91,6 +92,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"MonitorOwned", ORCA_F_THREAD | ORCA_F_OBJECT, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ClassInitLock", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_CLASS, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ClassInitWaited", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"ObjectWaitTimeout", ORCA_F_THREAD | ORCA_F_TIMEOUT, ORCA_EV_NONE, ORCA_EV_NONE},
 };
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.
@@ -143,6 +145,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_BOUNDED_WAITS "bounded_waits"
 #define ORCA_INFO_WAITS_WITHOUT_STACK "waits_without_stack"
 #define ORCA_INFO_WARNING "warning"
+#define ORCA_INFO_WAIT_TIMEOUTS "wait_timeouts"
 #define ORCA_INFO_HOTSPOT_WALKER "hotspot.walker"
 #define ORCA_INFO_HOTSPOT_SAFE_READ "hotspot.safe_read"
 #define ORCA_INFO_HOTSPOT_FAULTS "hotspot.faults"

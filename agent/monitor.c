@@ -27,7 +27,7 @@
 // with waitobj.c from the wrapper's own argument o. Without a walker, or
 // where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
 // taken here.
-tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
+tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
@@ -45,10 +45,10 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o) {
     // per object: a table lookup after the first).
     uint32_t h = objhash_of(o);
     objclass_write(env, s->shard, s->hash, ts, o, h);
-    pending_wait(&s->pending, env, NULL, h, ts);
+    pending_wait(&s->pending, env, NULL, h, ts, ms);
   } else {
     int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
-    pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts);
+    pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts, ms);
   }
   thread_blocking(env, s);
   return s;

@@ -7,7 +7,7 @@
 // VM's wait, end after it returns with what begin returned (the thread's
 // state; NULL on a virtual thread, which may return on another carrier).
 struct tstate;
-struct tstate *monitor_wait_begin(JNIEnv *env, jobject o);
+struct tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms);
 void monitor_wait_end(struct tstate *s);
 // monitor_init: Agent_OnLoad.
 void monitor_init(void);

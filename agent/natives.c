@@ -48,7 +48,7 @@ static void JNICALL my_notify_all(JNIEnv *env, jobject o) {
 }
 
 static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
-  tstate *s = monitor_wait_begin(env, o);
+  tstate *s = monitor_wait_begin(env, o, ms);
   orig_wait(env, o, ms);
   monitor_wait_end(s);
 }

@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include "counters.h"
 #include "arch.h"
@@ -103,7 +104,15 @@ static int64_t timed_ns(pending_tstate *s, int r, int64_t ns) {
 }
 
 static void put_wait(pending_tstate *s) {
-  ring_put(s->shard, ORCA_EV_OBJECT_WAIT, atomic_load_explicit(&s->wait_ts, RLX), s->hash, s->wait_obj, 0,
+  int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
+  if (s->wait_ms && !opt.seed_only) {
+    // A timed wait (wait(ms)): its timeout, in nanoseconds, on a line of its own
+    // (the manual's ObjectWait has no field for it).
+    char t[24];
+    int tl = snprintf(t, sizeof t, "%lld", (long long)s->wait_ms * 1000000);
+    ring_put(s->shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, s->hash, 0, 0, NULL, 0, t, tl);
+  }
+  ring_put(s->shard, ORCA_EV_OBJECT_WAIT, ts, s->hash, s->wait_obj, 0,
            s->wait_frames, s->wait_n, NULL, 0);
 }
 
@@ -234,7 +243,7 @@ int pending_wait_open(pending_tstate *s) {
   return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
 }
 
-void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts) {
+void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts, int64_t ms) {
   s->wait_dropped = 0;
   // Under the monitor: only when a wait is still open (rare).
   if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) {
@@ -251,6 +260,7 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
   pending_thread_ref(s, env);   // once per thread: the walker walks from it
   atomic_store_explicit(&s->wait_arg, o, RLX);   // published by the store of SLOT_PENDING
   s->wait_obj = obj;
+  s->wait_ms = ms > 0 ? ms : 0;
   atomic_store_explicit(&s->wait_ts, ts, RLX);
   atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
 }

@@ -49,6 +49,7 @@ typedef struct pending_tstate {
   _Atomic int64_t waited_ts;       // SLOT_HANDED: the Waited's time
   int wait_dropped;                // this wait was dropped (its slot was held): no Waited
   uint32_t wait_obj;
+  int64_t wait_ms;                 // its timeout (wait(ms)), 0 for none: an ObjectWaitTimeout line with the Wait
   // The wait native's argument, a JNI local reference of this thread: the
   // walker names the object from it (waitobj.h). Set only while the native
   // runs (pending_wait_returned takes it back) and never for a virtual
@@ -91,7 +92,7 @@ void pending_entered(pending_tstate *s, int64_t ticks, jobject o);
 // (valid until the native returns: the walker names it from there), or
 // NULL (a virtual thread's: obj, its hash, is then known); env NULL: no
 // thread reference is made (pending_thread_ref).
-void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts);
+void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts, int64_t ms);
 // pending_wait_returned: the wait native returned; its argument is
 // forgotten, after the walker's naming from it if one is under way (a
 // single VM call).

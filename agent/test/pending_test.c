@@ -136,7 +136,7 @@ static void test_concurrent(jobject obj, int slowly) {
       enters++;
     }
     pending_entered(p, clock_ticks(), obj);
-    pending_wait(p, NULL, obj, 0x99, clock_now());
+    pending_wait(p, NULL, obj, 0x99, clock_now(), 0);
     if (p->wait_dropped) waits_dropped++;
     else waits++;
     pending_waited(p, NULL, obj, clock_now());
@@ -200,7 +200,7 @@ void test_pending(void) {
   // A wait the walker holds (walking its stack) past the bound: the thread
   // hands its Waited over and leaves; the walker writes the Wait (without
   // the stack it may have taken after the thread left) and the Waited.
-  pending_wait(s, NULL, obj, 0x99, 5000);
+  pending_wait(s, NULL, obj, 0x99, 5000, 0);
   atomic_store(&s->wait_state, SLOT_BUSY);   // claimed by the walker
   pending_waited(s, NULL, obj, 6000);
   CHECK(atomic_load(&s->wait_state) == SLOT_HANDED && atomic_load(&s->waited_ts) == 6000,
@@ -210,7 +210,7 @@ void test_pending(void) {
 
   // Its next wait begins while the walker still holds the last: dropped
   // and counted, pair and all, and its end writes nothing.
-  pending_wait(s, NULL, obj, 0x99, 7000);
+  pending_wait(s, NULL, obj, 0x99, 7000, 0);
   CHECK(s->wait_dropped && counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAIT) == 1 &&
             counter_kind_get(KC_DROPPED, ORCA_EV_OBJECT_WAITED) == 1,
         "a wait begun while the last is held: dropped %d, dropped.ObjectWait %ld, dropped.ObjectWaited %ld",
@@ -243,7 +243,7 @@ void test_pending(void) {
   CHECK(atomic_load(&s->wait_state) == SLOT_EMPTY, "after the walker: state %d", atomic_load(&s->wait_state));
 
   // A wait that never waited, held past the bound: handed over without a Waited.
-  pending_wait(s, NULL, obj, 0x99, 11000);
+  pending_wait(s, NULL, obj, 0x99, 11000, 0);
   atomic_store(&s->wait_state, SLOT_BUSY);
   pending_settle(s);
   CHECK(atomic_load(&s->wait_state) == SLOT_HANDED && atomic_load(&s->waited_ts) == 0, "forget past the bound");
@@ -255,7 +255,7 @@ void test_pending(void) {
 
   // The thread ends while the walker holds its wait: the walker frees it
   // (LeakSanitizer and AddressSanitizer check the memory).
-  pending_wait(s, NULL, obj, 0x99, 12000);
+  pending_wait(s, NULL, obj, 0x99, 12000, 0);
   atomic_store(&s->wait_state, SLOT_BUSY);
   pending_waited(s, NULL, obj, 12500);
   CHECK(pending_detach(s, NULL, s) == 0 && s->detached, "detached while the walker holds the wait: freed by the thread");
@@ -271,7 +271,7 @@ void test_pending(void) {
   s = calloc(1, sizeof *s);
   pending_attach(s, 0x4321, 1);
   s->ref = (jthread)obj;   // any non-NULL: the walker walks only threads it can name
-  pending_wait(s, NULL, obj, 0x99, 1000);
+  pending_wait(s, NULL, obj, 0x99, 1000, 0);
   CHECK(atomic_load(&s->wait_arg) == obj, "the wait native's argument is published while it runs");
   walk_t w = {2000, (pending_tstate *[4]){0}, 0, 4};
   each(claim_old, &w);
@@ -282,7 +282,7 @@ void test_pending(void) {
         "a pinned wait that ended: the thread writes it");
   pending_wait_returned(s);
   CHECK(atomic_load(&s->wait_arg) == NULL, "the argument outlived its native");
-  pending_wait(s, NULL, obj, 0x99, 2500);   // its next wait, after the round began
+  pending_wait(s, NULL, obj, 0x99, 2500, 0);   // its next wait, after the round began
   CHECK(!s->wait_dropped && !claim_wait(s, 2000) && atomic_load(&s->wait_state) == SLOT_PENDING,
         "a newer wait than the round's: claimed, or not given back (state %d)", atomic_load(&s->wait_state));
   finish(s, NULL, UNCLAIMED);

@@ -53,8 +53,8 @@ type NotHang uint8
 // Why a thread open at the end is not a hang.
 const (
 	IsHang NotHang = iota // it is one
-	// Timed: its state ends by itself, a park with a timeout
-	// (model.TimeoutSet).
+	// Timed: its state ends by itself, a park or an Object.wait with a
+	// timeout (model.TimeoutSet).
 	Timed
 	// Short: it had been in it less than MinHang by the end of the
 	// recording (by the start of the shutdown when the JVM exited).
@@ -74,9 +74,13 @@ const (
 	// a program's way to wait for the JVM's end): it waits for no other
 	// thread, by design (model.Interval.SelfJoin).
 	JoinsItself
+	// ForWork: a consumer parked in a java.util.concurrent queue's take or
+	// poll (model.Model.TakeWaits): it waits for work, as an idle pool
+	// worker does, and proceeds when a producer offers one.
+	ForWork
 )
 
-var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join"}
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "for_work"}
 
 // String returns the word of Hang.Why in the report's JSON ("" for a hang).
 func (n NotHang) String() string {
@@ -139,10 +143,12 @@ type Hang struct {
 //     on a monitor or a java.util.concurrent lock, waiting, joining,
 //     acquiring a semaphore, parked without a timeout. Not sleeping, not an
 //     idle pool worker (state idle), nor java.util.Timer's thread waiting
-//     for its next task (model.Model.IdleWaits), not a park with a timeout
-//     (Timed). An
-//     Object.wait(long)'s timeout is not in the recording: such a wait
-//     counts as one that cannot end by itself (Hang.Timeout says unknown).
+//     for its next task (model.Model.IdleWaits), not a park or a wait with
+//     a timeout (Timed: a wait's from its ObjectWaitTimeout line; in
+//     recordings made before it, a wait(long)'s timeout is unknown and
+//     counts as none), not a consumer parked in a queue's take or poll
+//     (ForWork: it waits for work, as an idle pool worker does; a lost
+//     producer is not told from an idle one).
 //   - It had been in it for MinHang by the end of the recording, or, when the
 //     JVM exited normally and its shutdown was seen (model.Model.Shutdown:
 //     a SIGTERM handler, System.exit, the end of main), by the start of the
@@ -223,6 +229,9 @@ func OpenAtEnd(m *model.Model) []Hang {
 		h.Why = why(m, h, deadlocked[t.ID])
 		if iv.SelfJoin && h.Why == IsHang {
 			h.Why = JoinsItself
+		}
+		if iv.State == model.Parked && m.TakeWaits[iv.Stack] && h.Why == IsHang {
+			h.Why = ForWork
 		}
 		out = append(out, h)
 	}

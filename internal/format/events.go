@@ -54,6 +54,12 @@ const (
 	// ended (HotSpot posts no event when it begins: its start is not seen).
 	ClassInitLock
 	ClassInitWaited
+	// ObjectWaitTimeout: the thread's Object.wait that begins at the same
+	// time (its ObjectWait line) waits at most this long, in nanoseconds
+	// (wait(ms)). Written only for a timed wait, with the ObjectWait; an
+	// untimed wait (wait(), wait(0)) has none when the recording's .info
+	// says wait_timeouts=yes.
+	ObjectWaitTimeout
 	NumKinds
 )
 
@@ -74,7 +80,7 @@ const (
 	FOwner                    // hash code of the owner thread, 00000000 if unknown
 	FName                     // thread name, text
 	FStack                    // stack trace: depth;methodID;location;…
-	FTimeout                  // a park's timeout: decimal nanoseconds, empty for none
+	FTimeout                  // a park's or a wait's timeout: decimal nanoseconds, empty for none
 	FHow                      // how a park ended: unparked, timeout, interrupted, empty when unknown
 	FClass                    // a class signature, "Ljava/lang/Object;" (text)
 	// FMode: how a park acquires its blocker, an AbstractQueuedSynchronizer
@@ -197,6 +203,7 @@ var Specs = [NumKinds]Spec{
 	MonitorOwned:            {MonitorOwned, "MonitorOwned", []Field{FThread, FObject}, KindNone},
 	ClassInitLock:           {ClassInitLock, "ClassInitLock", []Field{FThread, FObject, FClass}, KindNone},
 	ClassInitWaited:         {ClassInitWaited, "ClassInitWaited", thrObjStack, KindNone},
+	ObjectWaitTimeout:       {ObjectWaitTimeout, "ObjectWaitTimeout", []Field{FThread, FTimeout}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

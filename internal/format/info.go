@@ -74,6 +74,9 @@ const (
 	InfoBoundedWaits    = "bounded_waits"       // an application thread's waits (for the agent's writer, walker, method table) that hit their bound
 	InfoWaitsNoStack    = "waits_without_stack" // ObjectWait lines written without a stack: the thread left the wait while the walker walked it, or the walker was stuck (docs/agent.md)
 	InfoWarning         = "warning"             // repeatable
+	// InfoWaitTimeouts: "yes" when every timed Object.wait has its
+	// ObjectWaitTimeout line, so a wait without one is untimed.
+	InfoWaitTimeouts = "wait_timeouts"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -124,7 +127,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

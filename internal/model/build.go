@@ -38,6 +38,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
+	b.take = func(st []format.Frame) bool { return TakeStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {
 		return UntimedWait(st, func(f format.Frame) (string, string, string) {
 			if m := rec.Methods[f.Method]; m != nil {
@@ -48,6 +49,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	}
 	b.shutdown = func(st []format.Frame) bool { return ShutdownStack(st, name) }
 	b.m.Unfinished = rec.Info[format.InfoComplete] == "false"
+	b.waitTimeouts = rec.Info[format.InfoWaitTimeouts] == "yes"
 	b.line = func(f format.Frame) string {
 		if _, line := rec.Line(f); line > 0 {
 			return rec.Resolve(f) // class, method, file and line

@@ -54,6 +54,12 @@ type Builder struct {
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool
+	// take, when set (Build), tells a consumer's park in a queue's take
+	// (TakeStack), for Model.TakeWaits.
+	take func([]format.Frame) bool
+	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
+	// wait_timeouts=yes), so a wait without one is untimed.
+	waitTimeouts bool
 	untimedOf map[StackID]bool
 	// shutdown, when set (Build), tells a stack of the JVM's shutdown
 	// (ShutdownStack), for Model.Shutdown.
@@ -99,6 +105,9 @@ type tstate struct {
 	// thread waits (a Semaphore.acquire, a Thread.join): not intervals.
 	parkNest int
 	parkHow  format.ParkEnd // how the park being ended ended (ThreadUnparked)
+	// timedAt: the time of an ObjectWaitTimeout line read before its
+	// ObjectWait (the wait that begins then is timed); -1 for none.
+	timedAt format.Time
 }
 
 type openIv struct {
@@ -160,7 +169,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	}
 	ts := b.threads[id]
 	if ts == nil {
-		ts = &tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads))}
+		ts = &tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads)), timedAt: -1}
 		ts.open = ts.openBuf[:0]
 		b.threads[id] = ts
 		b.m.byThread[id] = &ts.t
@@ -327,12 +336,17 @@ func (b *Builder) Event(ev *reader.Event) {
 		ls := b.lock(ev.Object, Monitor)
 		b.changedHands(ev.Object, ts)
 		ls.waiting.add(ev.Thread)
-		// The agent does not record a wait's timeout: only the frame of
-		// Object.wait() (which calls wait(0)) says there is none.
+		// Its ObjectWaitTimeout line says it is timed; without one, the
+		// recording says it is untimed when the agent writes them all, and
+		// otherwise only the frame of Object.wait() (which calls wait(0)) says so.
 		timeout := TimeoutUnknown
-		if b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed) {
+		switch {
+		case ts.timedAt == ev.Time:
+			timeout = TimeoutSet
+		case b.waitTimeouts || b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed):
 			timeout = TimeoutNone
 		}
+		ts.timedAt = -1
 		if _, seen := b.m.IdleWaits[stack]; !seen && b.idleWait != nil && b.idleWait(ev.Stack) {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
@@ -340,6 +354,13 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.m.IdleWaits[stack] = true
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout}, ls, nil, ev).seq = ls.nextSeq
+	case format.ObjectWaitTimeout:
+		// With its ObjectWait, before or after it (the same time).
+		if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Waiting && ts.open[n-1].iv.Since == ev.Time {
+			ts.open[n-1].iv.Timeout = TimeoutSet
+		} else {
+			ts.timedAt = ev.Time
+		}
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		b.changedHands(ev.Object, ts)
 		b.notify(b.lock(ev.Object, Monitor), ev)

@@ -281,12 +281,15 @@ func dumpModel(b *strings.Builder, m *Model) {
 				b.WriteString(" pinned")
 			}
 			// What differs from the state's usual timeout: a timed park,
-			// an Object.wait() (a wait's timeout is otherwise unknown).
+			// a wait's (unknown in recordings without wait_timeouts).
 			if (iv.State == Parked || iv.State == Idle) && iv.Timeout == TimeoutSet {
 				b.WriteString(" timed")
 			}
 			if iv.State == Waiting && iv.Timeout == TimeoutNone {
 				b.WriteString(" untimed")
+			}
+			if iv.State == Waiting && iv.Timeout == TimeoutSet {
+				b.WriteString(" timed")
 			}
 			if iv.Stack != 0 {
 				fmt.Fprintf(b, " s%d", iv.Stack)

@@ -535,6 +535,11 @@ type Model struct {
 	// none. Such a wait is Waiting, with its notify accounting, but open at
 	// the end it is no hang, as an Idle park is not (analysis.OpenAtEnd).
 	IdleWaits map[StackID]bool
+	// TakeWaits are the stacks of parks of consumers waiting for an element
+	// of a java.util.concurrent queue (TakeStack: take, poll); nil when none.
+	// Parked, with its unpark accounting, like any park; open at the end it
+	// is no hang (a thread waiting for work: analysis.ForWork).
+	TakeWaits map[StackID]bool
 	// Unfinished: the JVM did not end normally (.info has complete=false:
 	// killed, crashed, or still running when the recording was read). The
 	// recording ends at the agent's last flush; the events of the moments

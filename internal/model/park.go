@@ -35,6 +35,12 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
 		return b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) && !NotALock(b.classes[ev.Object])
 	})
+	if _, seen := b.m.TakeWaits[stack]; !seen && st == Parked && !acquire && b.take != nil && b.take(ev.Stack) {
+		if b.m.TakeWaits == nil {
+			b.m.TakeWaits = map[StackID]bool{}
+		}
+		b.m.TakeWaits[stack] = true
+	}
 	kind := Blocker
 	var ots *tstate
 	if acquire {
@@ -194,6 +200,39 @@ func IdleStack(stack []format.Frame, name func(format.Frame) (class, method stri
 		}
 		if !inner {
 			return false
+		}
+	}
+	return false
+}
+
+// TakeStack reports whether a park at stack (innermost first) is a
+// consumer's wait for an element of a blocking queue: going out from the
+// park through the locks' machinery (jdk.internal.misc, j.u.c.locks, on
+// JDK 17 ForkJoinPool.managedBlock) and the queue's own inner methods, a
+// frame of a take or poll (any
+// variant: takeFirst, pollLast) of a java.util.concurrent queue or deque
+// (ArrayBlockingQueue, LinkedBlockingDeque, SynchronousQueue,
+// LinkedTransferQueue, DelayQueue, …), before any other frame. Such a
+// thread waits for work, whoever calls it: open at the end it is no hang
+// (analysis.OpenAtEnd). name is as for IdleStack.
+func TakeStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		switch {
+		case meth == "":
+			return false
+		case strings.HasPrefix(cls, "jdk.internal.misc.") || strings.HasPrefix(cls, "java.util.concurrent.locks."):
+			continue
+		case !strings.HasPrefix(cls, "java.util.concurrent."):
+			return false
+		}
+		simple := cls[strings.LastIndexByte(cls, '.')+1:]
+		if i := strings.IndexByte(simple, '$'); i >= 0 {
+			simple = simple[:i] // SynchronousQueue$TransferStack, a queue's nodes
+		}
+		queue := strings.HasSuffix(simple, "Queue") || strings.HasSuffix(simple, "Deque")
+		if queue && (strings.HasPrefix(meth, "take") || strings.HasPrefix(meth, "poll")) {
+			return true
 		}
 	}
 	return false

@@ -14,27 +14,45 @@ func TestIdleStack(t *testing.T) {
 	cases := []struct {
 		stack         []string
 		idle, acquire bool
+		take          bool // TakeStack
 	}{
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.LinkedBlockingQueue.take",
-			"java.util.concurrent.ThreadPoolExecutor.getTask", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, true, false},
+			"java.util.concurrent.ThreadPoolExecutor.getTask", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, true, false, true},
 		{[]string{"java.util.concurrent.SynchronousQueue$TransferStack.transfer", "java.util.concurrent.SynchronousQueue.poll",
-			"java.util.concurrent.ThreadPoolExecutor.getTask"}, true, false},
+			"java.util.concurrent.ThreadPoolExecutor.getTask"}, true, false, true},
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.awaitNanos", "java.util.concurrent.LinkedBlockingQueue.poll",
-			"org.apache.tomcat.util.threads.TaskQueue.poll", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"}, true, false},
-		{[]string{"java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"}, true, false},
-		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false},
+			"org.apache.tomcat.util.threads.TaskQueue.poll", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"}, true, false, true},
+		{[]string{"java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"}, true, false, false},
+		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false, false},
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.lang.ref.ReferenceQueue.remove",
-			"jdk.internal.ref.CleanerImpl.run"}, true, false},
+			"jdk.internal.ref.CleanerImpl.run"}, true, false, false},
 		{[]string{"jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.LockSupport.parkNanos", "java.util.concurrent.DelayScheduler.loop",
-			"java.util.concurrent.DelayScheduler.run"}, true, false},
+			"java.util.concurrent.DelayScheduler.run"}, true, false, false},
 		// A task that blocks inside a pool's worker is not idle.
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquire", "java.util.concurrent.locks.ReentrantLock.lock",
-			"app.Task.run", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, false, true},
+			"app.Task.run", "java.util.concurrent.ThreadPoolExecutor.runWorker"}, false, true, false},
 		{[]string{"java.util.concurrent.CompletableFuture$Signaller.block", "java.util.concurrent.ForkJoinPool.managedBlock",
-			"java.util.concurrent.CompletableFuture.join", "app.Step.apply", "java.util.concurrent.ForkJoinPool.runWorker"}, false, false},
-		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.Main.main"}, false, false},
-		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared", "java.util.concurrent.CountDownLatch.await", "app.Main.main"}, false, true},
-		{nil, false, false},
+			"java.util.concurrent.CompletableFuture.join", "app.Step.apply", "java.util.concurrent.ForkJoinPool.runWorker"}, false, false, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.Main.main"}, false, false, false},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared", "java.util.concurrent.CountDownLatch.await", "app.Main.main"}, false, true, false},
+		{nil, false, false, false},
+		// A consumer of the program's own waiting for an element: not idle (its state
+		// stays Parked), but it waits for work (TakeStack), through any queue's inner methods.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.ArrayBlockingQueue.take",
+			"app.Consumer.run"}, false, false, true},
+		{[]string{"java.util.concurrent.LinkedTransferQueue$DualNode.await", "java.util.concurrent.LinkedTransferQueue.xfer",
+			"java.util.concurrent.SynchronousQueue.take", "app.Consumer.run"}, false, false, true},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionNode.block", "java.util.concurrent.ForkJoinPool.unmanagedBlock",
+			"java.util.concurrent.ForkJoinPool.managedBlock", "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await",
+			"java.util.concurrent.LinkedBlockingDeque.takeFirst", "app.Consumer.run"}, false, false, true}, // JDK 17
+		// A put into a full queue waits for a consumer: a producer blocked, not waiting for work.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.ArrayBlockingQueue.put",
+			"app.Producer.run"}, false, false, false},
+		// Nor one that waits for a future inside the pool's machinery.
+		{[]string{"java.util.concurrent.CompletableFuture$Signaller.block", "java.util.concurrent.ForkJoinPool.managedBlock",
+			"java.util.concurrent.CompletableFuture.get", "app.Main.main"}, false, false, false},
+		// A queue of the program's own is not told.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.MyQueue.take"}, false, false, false},
 	}
 	for _, c := range cases {
 		names := append(append([]string{}, park...), c.stack...)
@@ -52,6 +70,9 @@ func TestIdleStack(t *testing.T) {
 		}
 		if got := AcquireStack(frames, name); got != c.acquire {
 			t.Errorf("AcquireStack(%v) = %v, want %v", c.stack, got, c.acquire)
+		}
+		if got := TakeStack(frames, name); got != c.take {
+			t.Errorf("TakeStack(%v) = %v, want %v", c.stack, got, c.take)
 		}
 	}
 	if !NotALock("Ljava/util/concurrent/CountDownLatch$Sync;") || !NotALock("Ljava/util/concurrent/Semaphore$NonfairSync;") ||

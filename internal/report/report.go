@@ -268,7 +268,7 @@ type Hang struct {
 	// park with a timeout) or "unknown" (an Object.wait(long), a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
-	// "shutdown", "kill", "cut", "self_join"; absent on a hang.
+	// "shutdown", "kill", "cut", "self_join", "for_work"; absent on a hang.
 	Why string `json:"why,omitempty"`
 }
 

@@ -655,6 +655,11 @@ func (s *sim) operation(th int) {
 	case p < 52: // wait, woken by a notify or timing out
 		t.obj = s.monitors[s.skewed(len(s.monitors))]
 		t.stack = s.site(siteWait)
+		if t.obj%3 == 0 {
+			// A timed wait (wait(ms)): its timeout on a line of its own
+			// (chosen by the object, not the generator: its draws stay the same).
+			s.write(&format.Event{Time: s.now, Kind: format.ObjectWaitTimeout, Thread: format.ThreadID(t.id), Timeout: 20_000_000})
+		}
 		s.emit(format.ObjectWait, th, t.stack, t.obj)
 		s.waiters[t.obj] = append(s.waiters[t.obj], th)
 		t.state, t.woken = tWaiting, false

@@ -54,13 +54,13 @@ type Builder struct {
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool
-	// take, when set (Build), tells a consumer's park in a queue's take
-	// (TakeStack), for Model.TakeWaits.
-	take func([]format.Frame) bool
+	untimedOf map[StackID]bool
 	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
 	// wait_timeouts=yes), so a wait without one is untimed.
 	waitTimeouts bool
-	untimedOf map[StackID]bool
+	// take, when set (Build), tells a consumer's park in a queue's take
+	// (TakeStack), for Model.TakeWaits.
+	take func([]format.Frame) bool
 	// shutdown, when set (Build), tells a stack of the JVM's shutdown
 	// (ShutdownStack), for Model.Shutdown.
 	shutdown func([]format.Frame) bool

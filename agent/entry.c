@@ -115,7 +115,9 @@ static int enable(jvmtiEvent ev, const char *what) {
 static jint start(JavaVM *vm, char *options) {
   const char *err = options_parse(options, &opt);
   if (err) {
-    fprintf(stderr, "orca: bad agent options: %s\n%s\n", err, options_usage);
+    // The JVM stops (JNI_ERR): the reason, then what is valid.
+    orca_fail("bad agent options: %s", err);
+    fprintf(stderr, "%s\n", options_usage);
     return JNI_ERR;
   }
   orca_vm = vm;
@@ -135,15 +137,15 @@ static jint start(JavaVM *vm, char *options) {
     return JNI_OK;
   }
   if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) {
-    orca_log("this JVM has no JVMTI 11; the agent is disabled");
+    orca_fail("this JVM has no JVMTI 11; the agent is disabled");
     return JNI_OK;
   }
   if ((err = ring_init((size_t)opt.buffer_mb << 20)) || (err = methods_init())) {
-    orca_log("%s; the agent is disabled", err);
+    orca_fail("%s; the agent is disabled", err);
     return JNI_OK;
   }
   if ((err = writer_open())) {
-    orca_log("%s; the agent is disabled and the application runs without recording", err);
+    orca_fail("%s; the agent is disabled and the application runs without recording", err);
     return JNI_OK;
   }
   {
@@ -194,7 +196,7 @@ static jint start(JavaVM *vm, char *options) {
   vthread_capabilities(&want, &have);
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
-    orca_log("cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
+    orca_fail("cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
     return JNI_OK;
   }
   if (!want.can_generate_early_class_hook_events)
@@ -217,11 +219,11 @@ static jint start(JavaVM *vm, char *options) {
   cb.ClassLoad = asgct_on_class_load;
   threads_virtual_init();
   if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {
-    orca_log("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
+    orca_fail("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
     return JNI_OK;
   }
   if ((err = writer_start())) {
-    orca_log("%s; the agent is disabled", err);
+    orca_fail("%s; the agent is disabled", err);
     return JNI_OK;
   }
   atomic_store(&orca_state, 1);

@@ -1,7 +1,10 @@
 // Diagnostics go to stderr, one line each, so users can tell them from the
 // application's output.
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 #include "orca.h"
 
 __thread int orca_agent_thread;
@@ -14,4 +17,22 @@ void orca_log(const char *fmt, ...) {
   va_end(ap);
   fprintf(stderr, "orca: %s\n", buf);
   fflush(stderr);
+}
+
+void orca_fail(const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "orca: %s\n", buf);
+  fflush(stderr);
+  if (!opt.errors[0]) return;
+  int fd = open(opt.errors, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  char line[1100];
+  int n = snprintf(line, sizeof line, "JVM pid %d: %s\n", (int)getpid(), buf);
+  if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;
+  if (write(fd, line, (size_t)n) < 0) { /* nothing more to tell */ }
+  close(fd);
 }

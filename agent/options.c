@@ -20,8 +20,9 @@ const char *options_usage =
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
     "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
     "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"
+    "  errors=PATH        append a message to PATH when this JVM cannot be recorded (orca record reports it)\n"
     "  kinds=all|seed     all: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass; default);\n"
-    "                     seed: only the 16 event kinds of the Orca manual\n"
+    "                     seed: only the 16 event kinds of the original Orca format (docs/format.md)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -79,6 +80,11 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     if (!strcmp(val, "all")) o->seed_only = 0;
     else if (!strcmp(val, "seed")) o->seed_only = 1;
     else return "kinds= wants all or seed";
+    return NULL;
+  }
+  if (!strcmp(key, "errors")) {
+    if (!*val || strlen(val) >= sizeof o->errors) return "errors= wants a file path";
+    memcpy(o->errors, val, strlen(val) + 1);
     return NULL;
   }
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";

@@ -21,6 +21,7 @@ typedef struct {
   char session[65];    // orca record's token, written to .info
   int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
   char text[4200];     // the options as given, for .info
+  char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
 } orca_options;
 
 extern orca_options opt;
@@ -54,6 +55,9 @@ extern __thread int orca_agent_thread;
 
 // log.c: messages to stderr prefixed with "orca: ".
 void orca_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// orca_fail is orca_log for a message that means this JVM is not recorded
+// (the agent is disabled): also appended to the errors= file, for orca record.
+void orca_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 // options.c: returns NULL or an error message (static storage).
 const char *options_parse(const char *text, orca_options *o);

@@ -1,7 +1,9 @@
 /*
 Orca records what the threads of a Java program do to each other: monitor
 contention (who blocked on which lock, held by whom), Object.wait/notify,
-Thread.sleep, Thread.join, thread start and end, and Semaphore acquire/release.
+java.util.concurrent locks, conditions, latches and semaphores (every
+LockSupport park, with the lock's owner), Thread.sleep, Thread.join, thread
+start and end, virtual threads (JDK 21+) and class initialisation.
 A C JVMTI agent, embedded in this binary, writes the events to text files while
 the program runs; the orca command starts programs with it and reads the files.
 
@@ -33,7 +35,8 @@ Options of orca record:
 	              resident memory grows by up to about 3.8 x MB
 	--kinds K     all (default): also parks (LockSupport.park: java.util.concurrent
 	              locks, conditions, latches, futures, queues); seed: only the
-	              16 event kinds of the Orca manual
+	              16 event kinds of the original Orca format (no parks,
+	              classes, virtual threads), for tools that read only those
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 

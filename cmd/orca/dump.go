@@ -41,7 +41,7 @@ func runDump(u ui, args []string) error {
 	if len(ops) != 1 {
 		return usagef("dump: want one PREFIX (run 'orca dump --help')")
 	}
-	rec, err := reader.Open(ops[0])
+	rec, err := openRecording("dump", ops[0])
 	if err != nil {
 		return err
 	}

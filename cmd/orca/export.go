@@ -94,7 +94,7 @@ func runExport(u ui, args []string) error {
 		opt.Kinds = k
 	}
 
-	rec, err := reader.Open(ops[0])
+	rec, err := openRecording("export", ops[0])
 	if err != nil {
 		return err
 	}

@@ -98,7 +98,7 @@ func TestExport(t *testing.T) {
 		}
 	}
 	code, _, errs = exportRun("--format", "pprof", filepath.Join(dir, "missing"))
-	if code != 1 || !strings.Contains(errs, "missing.orca") {
+	if code != 2 || !strings.Contains(errs, "missing.orca does not exist") {
 		t.Errorf("a missing recording: exit %d, %q", code, errs)
 	}
 }

@@ -150,3 +150,14 @@ func removeRecordings(prefix string) ([]string, error) {
 	}
 	return removed, nil
 }
+
+// empty reports whether the recording's event and name files are all empty
+// (its .info aside): the agent wrote nothing but its header.
+func (r recording) empty() bool {
+	for _, f := range r.files {
+		if !strings.HasSuffix(f.path, format.SuffixInfo) && f.size > 0 {
+			return false
+		}
+	}
+	return true
+}

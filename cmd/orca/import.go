@@ -58,6 +58,16 @@ func runImport(u ui, args []string) error {
 		return usagef("import: want one RECORDING.jfr (run 'orca import --help')")
 	}
 	src := pos[0]
+	if src != "-" && !isJFR(src) {
+		// An Orca recording (a prefix or one of its files) needs no import.
+		rp := src
+		for _, s := range recordingExts {
+			rp = strings.TrimSuffix(rp, s)
+		}
+		if _, err := os.Stat(rp + format.SuffixEvents); err == nil {
+			return exitError{2, fmt.Sprintf("import: %s is already an Orca recording: no import needed; read it with orca report %s (or view, dump, export)", src, rp)}
+		}
+	}
 	if *prefix == "" {
 		if src == "-" {
 			return usagef("import: reading stdin: give the output prefix with -o")

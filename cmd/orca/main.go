@@ -103,8 +103,12 @@ func exitStatus(u ui, err error) int {
 }
 
 func mainUsage(w io.Writer) {
-	fmt.Fprint(w, `Orca records the concurrency events of Java programs (monitor contention,
-wait/notify, sleep, join, thread start/end, semaphores) with a JVMTI agent.
+	fmt.Fprint(w, `Orca records how the threads of a Java program block each other, with a JVMTI
+agent: synchronized blocks (contention with the owner to blame), Object.wait and
+notify, java.util.concurrent locks, conditions, latches, semaphores and every
+LockSupport park (with the lock's owner), Thread.sleep and join, thread start and
+end, virtual threads (JDK 21+), and class initialisation — each with a stack.
+It finds deadlocks, hangs and the locks that cost the most, and who held them.
 
 Usage: orca COMMAND [ARGUMENTS]
 

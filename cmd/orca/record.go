@@ -26,7 +26,10 @@ Runs COMMAND with the Orca agent loaded into every JVM it starts (through
 JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
 what was recorded. COMMAND may be java itself or any script that starts java:
 stdin, stdout and stderr are COMMAND's, and orca exits with its exit status
-(128+N if it was killed by signal N).
+(128+N if it was killed by signal N), or 3 when COMMAND succeeded but a JVM
+of it could not be recorded (the agent's message is repeated at the end).
+orca checks before it starts COMMAND that the recording's directory exists
+and is writable (exit status 2 when not).
 
 The first JVM writes PREFIX.orca, PREFIX.methods, PREFIX.classtable and
 PREFIX.info; further JVMs write PREFIX-2.*, PREFIX-3.* and so on. Without -o,
@@ -76,7 +79,7 @@ func runRecord(u ui, args []string) error {
 	flags.IntVar(&o.flush, "flush", 0, fmt.Sprintf("write buffered events every `MS` milliseconds, 10-1000 (agent default %d)", agentDefaultFlush))
 	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
 		"the JVM's resident memory grows by up to about 3.8 x MB", agentDefaultBuffer))
-	flags.StringVar(&o.kinds, "kinds", "all", "`all`: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass); seed: only the 16 event kinds of the Orca manual")
+	flags.StringVar(&o.kinds, "kinds", "all", "`all` (every kind Orca records) or seed: only the 16 kinds of the original Orca format (monitors, wait/notify, sleep, join, threads, semaphores; no java.util.concurrent locks, parks, classes, virtual threads), for tools that read only those")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -102,6 +105,9 @@ func runRecord(u ui, args []string) error {
 		o.prefix = defaultPrefix(time.Now())
 	}
 	if err := checkPrefix(o.prefix); err != nil {
+		return err
+	}
+	if err := checkWritable(o.prefix); err != nil {
 		return err
 	}
 
@@ -131,7 +137,15 @@ func runRecord(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o)+",session="+session)
+	// The agent appends to errs why a JVM could not be recorded; told again
+	// at the end, after the program's own output.
+	errs, err := os.CreateTemp("", "orca-record-*.errors")
+	if err != nil {
+		return err
+	}
+	errs.Close()
+	defer os.Remove(errs.Name())
+	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o)+",session="+session+",errors="+errs.Name())
 	if err != nil {
 		return err
 	}
@@ -150,15 +164,84 @@ func runRecord(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	recs := ownRecordings(newRecordings(before, after), session)
-	if len(recs) == 0 {
+	recs, unstarted := dropUnstarted(ownRecordings(newRecordings(before, after), session))
+	for _, r := range unstarted {
+		fmt.Fprintf(u.stderr, "orca: the JVM of %s stopped before it started (its error is above, exit status %d): nothing was recorded; its empty files were removed\n", r.prefix, code)
+	}
+	failed, _ := os.ReadFile(errs.Name())
+	switch {
+	case len(recs) == 0 && len(unstarted) == 0 && len(failed) == 0:
 		fmt.Fprint(u.stderr, noRecordingText(argv[0], code))
-	} else if !o.quiet {
+	case !o.quiet:
 		for _, r := range recs {
 			printSummary(u.stderr, r)
 		}
 	}
+	if len(failed) > 0 {
+		// The agent printed it when it happened, amid the program's output.
+		fmt.Fprintf(u.stderr, "orca: the agent could not record:\n")
+		for _, l := range strings.Split(strings.TrimSpace(string(failed)), "\n") {
+			fmt.Fprintf(u.stderr, "  %s\n", l)
+		}
+		if code == 0 {
+			code = exitAgentFailed
+		}
+	}
+	if len(unstarted) > 0 && code == 0 {
+		code = exitAgentFailed
+	}
 	return exitError{code: code}
+}
+
+// exitAgentFailed is orca record's exit status when COMMAND succeeded but a
+// JVM of it could not be recorded (recordHelp).
+const exitAgentFailed = 3
+
+// dropUnstarted separates the recordings of JVMs that stopped before they
+// started (a bad JVM option, or a second agent that refused its options:
+// the JVM ends in its initialisation) — no events, no java_version in
+// .info, which the agent writes at VMInit — and removes their files, which
+// would only make a corrected retry fail with "already exists".
+func dropUnstarted(recs []recording) (kept, unstarted []recording) {
+	for _, r := range recs {
+		in, err := readInfo(r.prefix + format.SuffixInfo)
+		if err != nil || in.values[format.InfoJavaVersion] != "" || in.values[format.InfoComplete] != "false" || !r.empty() {
+			kept = append(kept, r)
+			continue
+		}
+		for _, f := range r.files {
+			os.Remove(f.path)
+		}
+		unstarted = append(unstarted, r)
+	}
+	return kept, unstarted
+}
+
+// checkWritable makes sure, before COMMAND starts, that the agent can
+// create the recording's files: the prefix's directory exists and takes a
+// new file.
+func checkWritable(prefix string) error {
+	dir := filepath.Dir(prefix)
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return exitError{2, fmt.Sprintf("record: -o %s: the directory %s does not exist: create it (mkdir -p %s) or choose another -o; nothing was started", prefix, dir, dir)}
+	case err != nil:
+		return exitError{2, fmt.Sprintf("record: -o %s: %v; choose another -o; nothing was started", prefix, err)}
+	case !fi.IsDir():
+		return exitError{2, fmt.Sprintf("record: -o %s: %s is not a directory; choose another -o; nothing was started", prefix, dir)}
+	}
+	f, err := os.CreateTemp(dir, ".orca-probe-*")
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return exitError{2, fmt.Sprintf("record: -o %s: cannot create files in %s (%v): choose a writable directory with -o; nothing was started", prefix, dir, err)}
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
 }
 
 // newSession returns a random token that the agent writes to each .info of
@@ -337,9 +420,15 @@ func inForeground() bool {
 }
 
 func noRecordingText(command string, code int) string {
-	return fmt.Sprintf(`orca: no recording was written: %s (exit status %d) started no JVM that loaded the agent.
+	if code != 0 {
+		return fmt.Sprintf(`orca: nothing was recorded: %s exited with status %d before any JVM loaded the agent.
+orca: If a JVM printed an error above (an unknown option, a missing class), correct it and run again.
+orca: If %s is a script, it must start java with JAVA_TOOL_OPTIONS kept in its environment.
+`, command, code, command)
+	}
+	return fmt.Sprintf(`orca: no recording was written: %s (exit status 0) started no JVM that loaded the agent.
 orca: Is %s a Java program, or a script that starts java and keeps JAVA_TOOL_OPTIONS in its
 orca: environment? A JVM that loads the agent prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..."
 orca: on stderr; if it did and then stopped, the JVM's or the agent's error is printed above it.
-`, command, code, command)
+`, command, command)
 }

@@ -35,6 +35,22 @@ func fakeJVM() int {
 		return 9
 	}
 	prefix := strings.ReplaceAll(m[1], "%%", "%")
+	switch os.Getenv("ORCA_TEST_FAKE_FAIL") {
+	case "agent":
+		// The agent could not write: its message in the errors= file, no recording.
+		if e := regexp.MustCompile(`,errors=([^, ]+)`).FindStringSubmatch(opts); e != nil {
+			os.WriteFile(e[1], []byte("JVM pid 1: cannot write "+prefix+".orca: Permission denied; the agent is disabled\n"), 0o600)
+		}
+		return 0
+	case "unstarted":
+		// The JVM stopped in its initialisation (a bad option after the agent loaded).
+		for _, ext := range []string{".orca", ".methods", ".classtable"} {
+			os.WriteFile(prefix+ext, nil, 0o644)
+		}
+		session := regexp.MustCompile(`,session=([0-9a-f]+)`).FindStringSubmatch(opts)[1]
+		os.WriteFile(prefix+".info", []byte("session="+session+"\ncomplete=false\n"), 0o644)
+		return 1
+	}
 	for n := 1; ; n++ {
 		p := prefix
 		if n > 1 {
@@ -156,12 +172,70 @@ func TestRecordNoJVM(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
 	var errb bytes.Buffer
 	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", filepath.Join(dir, "x"), "--", "sh", "-c", "exit 4"})
-	if code != 4 || !strings.Contains(errb.String(), "no recording was written") {
+	if code != 4 || !strings.Contains(errb.String(), "nothing was recorded: sh exited with status 4") {
 		t.Errorf("exit %d, stderr:\n%s", code, errb.String())
 	}
 	code = run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", filepath.Join(dir, "x"), "--", "/no/such/command"})
 	if code != 127 {
 		t.Errorf("missing command: exit %d, want 127", code)
+	}
+}
+
+// TestRecordUnwritable (issue 21 item 3): a prefix whose directory is missing or not writable
+// (even by root: /sys) is refused before COMMAND starts, with exit status 2; before, the program
+// ran and orca asked whether it was a Java program, and exited 0.
+func TestRecordUnwritable(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	marker := filepath.Join(dir, "ran")
+	for _, c := range []struct{ prefix, want string }{
+		{"/proc/nope/x", "the directory /proc/nope does not exist"},
+		{filepath.Join(dir, "missing", "x"), "does not exist: create it"},
+		{"/sys/orca-x", "cannot create files in /sys"},
+		{filepath.Join(marker+"-file", "x"), "is not a directory"},
+	} {
+		os.WriteFile(marker+"-file", nil, 0o644)
+		var errb bytes.Buffer
+		code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", c.prefix, "--", "sh", "-c", "touch " + marker})
+		if code != 2 || !strings.Contains(errb.String(), c.want) || !strings.Contains(errb.String(), "nothing was started") {
+			t.Errorf("-o %s: exit %d, stderr:\n%s\nwant exit 2 and %q", c.prefix, code, errb.String(), c.want)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("-o %s: the command ran", c.prefix)
+		}
+	}
+}
+
+// TestRecordAgentFailed (issue 21 item 3): a JVM whose agent could not record (its message in the
+// errors= file) makes orca repeat the message at the end and exit 3, though the command exited
+// 0; a JVM that stopped in its initialisation leaves no empty files behind (a corrected retry
+// then works) and orca says so.
+func TestRecordAgentFailed(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	t.Setenv("ORCA_TEST_FAKE_JVM", "-Xss2m")
+	t.Setenv("JAVA_TOOL_OPTIONS", "-Xss2m")
+	prefix := filepath.Join(dir, "rec")
+	var errb bytes.Buffer
+	t.Setenv("ORCA_TEST_FAKE_FAIL", "agent")
+	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", prefix, "--", os.Args[0]})
+	if code != exitAgentFailed || !strings.Contains(errb.String(), "the agent could not record:\n  JVM pid 1: cannot write "+prefix+".orca") ||
+		strings.Contains(errb.String(), "Java program") {
+		t.Errorf("agent failed: exit %d, stderr:\n%s", code, errb.String())
+	}
+	errb.Reset()
+	t.Setenv("ORCA_TEST_FAKE_FAIL", "unstarted")
+	code = run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", prefix, "--", os.Args[0]})
+	if code != 1 || !strings.Contains(errb.String(), "stopped before it started") || strings.Contains(errb.String(), "INCOMPLETE") {
+		t.Errorf("unstarted: exit %d, stderr:\n%s", code, errb.String())
+	}
+	if files, _ := filepath.Glob(prefix + "*"); len(files) != 0 {
+		t.Errorf("left %v", files)
+	}
+	errb.Reset()
+	t.Setenv("ORCA_TEST_FAKE_FAIL", "")
+	if code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", prefix, "--", os.Args[0]}); code != 3 || strings.Contains(errb.String(), "already exists") {
+		t.Errorf("the retry: exit %d, stderr:\n%s", code, errb.String())
 	}
 }
 

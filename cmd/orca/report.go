@@ -8,7 +8,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
-	"orca/internal/reader"
 	"orca/internal/report"
 )
 
@@ -69,7 +68,7 @@ func runReport(u ui, args []string) error {
 	if *top < 0 {
 		return usagef("report: --top %d: want 0 or more", *top)
 	}
-	rec, err := reader.Open(ops[0])
+	rec, err := openRecording("report", ops[0])
 	if err != nil {
 		return err
 	}

@@ -84,6 +84,7 @@ func TestReport(t *testing.T) {
 
 func TestReportErrors(t *testing.T) {
 	pre := reportRecording(t)
+	jfr := jfrFile(t)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -92,7 +93,13 @@ func TestReportErrors(t *testing.T) {
 		{[]string{"report"}, 2, "orca: report: want one PREFIX"},
 		{[]string{"report", "--top", "-1", pre}, 2, "orca: report: --top -1: want 0 or more"},
 		{[]string{"report", "--thread", "nosuch", pre}, 1, `orca: report: no thread named "nosuch"`},
-		{[]string{"report", filepath.Join(t.TempDir(), "none")}, 1, "orca: opening recording:"},
+		{[]string{"report", filepath.Join(t.TempDir(), "none")}, 2, "orca: report: no recording"},
+		// A directory lists its recordings; a JFR file points to orca import (issue 21 item 3).
+		{[]string{"report", filepath.Dir(pre)}, 2, "orca: report: " + filepath.Dir(pre) + " is a directory: want a recording's PREFIX; recordings in " +
+			filepath.Dir(pre) + ":\n  " + pre},
+		{[]string{"report", jfr}, 2, "orca: report: " + jfr + " is a JFR recording: import it first, then use the prefix:\n  orca import -o " + jfr + "-orca " + jfr},
+		{[]string{"import", pre}, 2, "orca: import: " + pre + " is already an Orca recording"},
+		{[]string{"import", pre + ".orca"}, 2, "orca: import: " + pre + ".orca is already an Orca recording"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(ui{nil, &out, &errb}, c.args); code != c.code || !strings.HasPrefix(errb.String(), c.msg) {
@@ -165,4 +172,13 @@ func TestFlagsAfterOperands(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "out.folded")); err != nil {
 		t.Errorf("export with -o after the prefix: %v", err)
 	}
+}
+
+// jfrFile writes a file that begins as a JFR chunk does, named without .jfr.
+func jfrFile(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "flight")
+	if err := os.WriteFile(p, []byte("FLR\x00\x00\x02"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

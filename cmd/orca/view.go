@@ -13,7 +13,6 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
-	"orca/internal/reader"
 	"orca/internal/web"
 )
 
@@ -58,7 +57,7 @@ func runView(u ui, args []string) error {
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return usagef("view: --addr %q: want HOST:PORT, like 127.0.0.1:8080", *addr)
 	}
-	rec, err := reader.Open(ops[0])
+	rec, err := openRecording("view", ops[0])
 	if err != nil {
 		return err
 	}

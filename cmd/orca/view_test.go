@@ -89,7 +89,7 @@ func TestViewUsage(t *testing.T) {
 		}
 	}
 	var out, errb bytes.Buffer
-	if code := run(ui{nil, &out, &errb}, []string{"view", "/nonexistent/run"}); code != 1 || !strings.Contains(errb.String(), "nonexistent") {
+	if code := run(ui{nil, &out, &errb}, []string{"view", "/nonexistent/run"}); code != 2 || !strings.Contains(errb.String(), "nonexistent") {
 		t.Errorf("missing recording: exit %d, stderr %q", code, errb.String())
 	}
 }

@@ -108,8 +108,11 @@ static void put_wait(pending_tstate *s) {
   if (s->wait_ms && !opt.seed_only) {
     // A timed wait (wait(ms)): its timeout, in nanoseconds, on a line of its own
     // (the manual's ObjectWait has no field for it).
+    // wait(Long.MAX_VALUE), a JDK idiom for "for ever", overflows in
+    // nanoseconds: the largest value instead.
     char t[24];
-    int tl = snprintf(t, sizeof t, "%lld", (long long)s->wait_ms * 1000000);
+    long long ns = s->wait_ms > INT64_MAX / 1000000 ? INT64_MAX : (long long)s->wait_ms * 1000000;
+    int tl = snprintf(t, sizeof t, "%lld", ns);
     ring_put(s->shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, s->hash, 0, 0, NULL, 0, t, tl);
   }
   ring_put(s->shard, ORCA_EV_OBJECT_WAIT, ts, s->hash, s->wait_obj, 0,

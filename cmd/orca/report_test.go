@@ -38,7 +38,7 @@ func TestReport(t *testing.T) {
 	}
 	for _, want := range []string{
 		"orca report: " + pre + " (Scenario contention, pid 77)\n",
-		"CONTENTION: 2 contended locks",
+		"CONTENTION: 1 contended lock and 1 semaphore",
 		`"worker-a" (0000000A)            2  550.0 ms  52.4%`,
 		"Scenario.transfer(Scenario.java:21)\n",
 		"No deadlocks.\n",

@@ -187,7 +187,9 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 			site := m.SiteStack(iv.Stack)
 			a.contention(t.ID, iv.Since, site, d, iv.Open)
-			if !iv.Open {
+			if iv.Open {
+				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
+			} else {
 				a.blame(iv.Other, 1, 0)
 				if !iv.Forced {
 					if a.held == nil {
@@ -328,13 +330,16 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 		from = p.End
 	}
 	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
-	if !last.Open {
-		end := last.Other
-		if end == 0 {
-			end = last.First
-		}
-		a.blame(end, 1, 0)
+	end := last.Other
+	if end == 0 {
+		end = last.First
 	}
+	if last.Open {
+		// Still blocked at the end: on the owner it was blocked by last.
+		a.blameOpen(end)
+		return
+	}
+	a.blame(end, 1, 0)
 }
 
 // contention adds one contention of thread th, from since, at site.
@@ -380,6 +385,17 @@ func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	bl.Thread = owner
 	bl.Contentions += n
 	bl.Blamed += d
+	a.owners[owner] = bl
+}
+
+// blameOpen counts a contention still going on at the end on owner.
+func (a *lockAgg) blameOpen(owner format.ThreadID) {
+	if owner == 0 {
+		return
+	}
+	a.blame(owner, 0, 0)
+	bl := a.owners[owner]
+	bl.Open++
 	a.owners[owner] = bl
 }
 

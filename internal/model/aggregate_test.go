@@ -79,11 +79,11 @@ func TestAggregateLocks(t *testing.T) {
 		// (A still blocked at the end, for 1 s) ties with CCCC and comes
 		// after it by id.
 		{0xBBBB, 3, s2t(7), 0, 0, []Site{{Stack: 2, Contentions: 1, Blocked: s2t(5)}, {Stack: 3, Contentions: 2, Blocked: s2t(2)}},
-			[]Blame{{0xA, 1, s2t(5)}, {0xB, 2, s2t(2)}}, []format.ThreadID{0xB, 0xC}},
-		{0xAAAA, 1, s2t(3), 0, 0, []Site{{Stack: 1, Contentions: 1, Blocked: s2t(3)}}, []Blame{{0xA, 1, s2t(3)}}, []format.ThreadID{0xB}},
-		{0xD1CE, 1, s2t(2), 0, 0, []Site{{Stack: 4, Contentions: 1, Blocked: s2t(2)}}, []Blame{{0xA, 1, s2t(2)}}, []format.ThreadID{0xC}},
-		{0xCCCC, 1, s2t(1), 0, 0, []Site{{Stack: 1, Contentions: 1, Blocked: s2t(1)}}, []Blame{{0xB, 1, s2t(1)}}, []format.ThreadID{0xA}},
-		{0xDDDD, 0, 0, 1, s2t(1), []Site{{Open: 1, OpenTime: s2t(1)}}, []Blame{{0xB, 0, s2t(1)}}, []format.ThreadID{0xA}},
+			[]Blame{{0xA, 1, s2t(5), 0}, {0xB, 2, s2t(2), 0}}, []format.ThreadID{0xB, 0xC}},
+		{0xAAAA, 1, s2t(3), 0, 0, []Site{{Stack: 1, Contentions: 1, Blocked: s2t(3)}}, []Blame{{0xA, 1, s2t(3), 0}}, []format.ThreadID{0xB}},
+		{0xD1CE, 1, s2t(2), 0, 0, []Site{{Stack: 4, Contentions: 1, Blocked: s2t(2)}}, []Blame{{0xA, 1, s2t(2), 0}}, []format.ThreadID{0xC}},
+		{0xCCCC, 1, s2t(1), 0, 0, []Site{{Stack: 1, Contentions: 1, Blocked: s2t(1)}}, []Blame{{0xB, 1, s2t(1), 0}}, []format.ThreadID{0xA}},
+		{0xDDDD, 0, 0, 1, s2t(1), []Site{{Open: 1, OpenTime: s2t(1)}}, []Blame{{0xB, 0, s2t(1), 1}}, []format.ThreadID{0xA}},
 	}
 	var got []lk
 	for _, l := range m.Locks {
@@ -120,7 +120,7 @@ func TestAggregateLocks(t *testing.T) {
 	if !reflect.DeepEqual(objs, []format.ObjectID{0xBBBB, 0xD1CE}) {
 		t.Fatalf("Aggregate(C): locks %v, want BBBB, D1CE", objs)
 	}
-	if b := onlyC[0]; b.Contentions != 2 || b.Blocked != s2t(2) || !reflect.DeepEqual(b.Owners, []Blame{{0xB, 2, s2t(2)}}) ||
+	if b := onlyC[0]; b.Contentions != 2 || b.Blocked != s2t(2) || !reflect.DeepEqual(b.Owners, []Blame{{0xB, 2, s2t(2), 0}}) ||
 		!reflect.DeepEqual(b.Waiters, []format.ThreadID{0xC}) || !reflect.DeepEqual(b.Sites, []Site{{Stack: 3, Contentions: 2, Blocked: s2t(2)}}) {
 		t.Errorf("Aggregate(C): BBBB %+v", *b)
 	}

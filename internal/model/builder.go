@@ -311,7 +311,10 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.SemaphoreRelease:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Releases++
-		ls.rel, ls.relTime, ls.relUsed = ts, ev.Time, false
+		if len(ls.rels) == maxReleases {
+			ls.rels = append(ls.rels[:0], ls.rels[1:]...)
+		}
+		ls.rels = append(ls.rels, release{ts, ev.Time})
 	case format.MonitorContendedEnter:
 		ls := b.lock(ev.Object, Monitor)
 		owner := ev.Owner
@@ -355,7 +358,11 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectWaitTimeout:
-		// With its ObjectWait, before or after it (the same time).
+		// With its ObjectWait, before or after it (the same time). A wait of
+		// a century or more (wait(Long.MAX_VALUE)) is one for ever.
+		if ev.Timeout < 0 || format.Time(ev.Timeout) >= ForeverWait {
+			break
+		}
 		if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Waiting && ts.open[n-1].iv.Since == ev.Time {
 			ts.open[n-1].iv.Timeout = TimeoutSet
 		} else {

@@ -132,11 +132,11 @@ func TestGroupWaits(t *testing.T) {
 	// contention) s5, 1;5;5 (the waits) s6.
 	want := []grp{
 		{Blocker, futureTask, 1, 500, 1, 500, 500, ms(1500), ms(5), 0,
-			[]WaitSite{{Stack: 1, Waits: 500, Time: ms(1500)}}, []format.ThreadID{0xC1, 0xC2, 0xC3, 0xC4}, []Blame{{0x57, 500, ms(1500)}}},
+			[]WaitSite{{Stack: 1, Waits: 500, Time: ms(1500)}}, []format.ThreadID{0xC1, 0xC2, 0xC3, 0xC4}, []Blame{{0x57, 500, ms(1500), 0}}},
 		{Monitor, reply, 6, 25, 1, 25, 25, ms(100), ms(4), 25,
 			[]WaitSite{{Stack: 6, Waits: 25, Time: ms(100)}}, []format.ThreadID{0xC4}, nil},
 		{Blocker, futureTask, 4, 20, 1, 20, 20, ms(20), ms(1), 0,
-			[]WaitSite{{Stack: 4, Waits: 20, Time: ms(20)}}, []format.ThreadID{0xC1, 0xC2}, []Blame{{0x57, 20, ms(20)}}},
+			[]WaitSite{{Stack: 4, Waits: 20, Time: ms(20)}}, []format.ThreadID{0xC1, 0xC2}, []Blame{{0x57, 20, ms(20), 0}}},
 	}
 	if got := summary(m.Groups); !reflect.DeepEqual(got, want) {
 		t.Errorf("groups:\ngot  %+v\nwant %+v", got, want)
@@ -171,7 +171,7 @@ func TestGroupWaits(t *testing.T) {
 	// group fewer; its FutureTasks at s1 are 125, a group of their own.
 	c1 := m.Filter(func(t *Thread) bool { return t.ID == 0xC1 })
 	want1 := []grp{{Blocker, futureTask, 1, 125, 1, 125, 125, ms(125 * 3), ms(5), 0,
-		[]WaitSite{{Stack: 1, Waits: 125, Time: ms(375)}}, []format.ThreadID{0xC1}, []Blame{{0x57, 125, ms(375)}}}}
+		[]WaitSite{{Stack: 1, Waits: 125, Time: ms(375)}}, []format.ThreadID{0xC1}, []Blame{{0x57, 125, ms(375), 0}}}}
 	if got := summary(c1.Groups); !reflect.DeepEqual(got, want1) {
 		t.Errorf("groups of C1:\ngot  %+v\nwant %+v", got, want1)
 	}

@@ -20,11 +20,20 @@ type lstate struct {
 	tokens  []token
 	nextSeq int
 	storm   []format.Time // recent notifyAll times
-	// Semaphore: the latest release not yet matched to an acquire.
-	rel     *tstate
-	relTime format.Time
-	relUsed bool
+	// Semaphore: the releases not yet matched to an acquire, oldest
+	// first, at most maxReleases.
+	rels []release
 }
+
+// release is a semaphore's release by thread by at at.
+type release struct {
+	by *tstate
+	at format.Time
+}
+
+// maxReleases bounds a semaphore's unmatched releases: a release lets one
+// acquire through, and one that none waited for is forgotten in time.
+const maxReleases = 64
 
 func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 	k := uint64(obj)<<2 | uint64(kind)
@@ -121,10 +130,16 @@ func (b *Builder) changedHands(obj format.ObjectID, ts *tstate) {
 // the releaser in Other.
 func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 	ls := o.ls
-	if rel := ls.rel; !ls.relUsed && rel != nil && rel != ts && ls.relTime >= o.iv.Since && ls.relTime <= at {
-		ls.relUsed = true
-		b.edges.add(Edge{Kind: EdgeRelease, From: rel.t.ID, To: ts.t.ID, FromTime: ls.relTime, ToTime: at, Object: o.iv.Object})
-		o.iv.Other = rel.t.ID
+	// The earliest release by another thread since it began: two waiting
+	// acquires let through by two releases close together are two
+	// contentions (the latest release alone made the second none).
+	for i, rel := range ls.rels {
+		if rel.by != ts && rel.at >= o.iv.Since && rel.at <= at {
+			ls.rels = append(ls.rels[:i], ls.rels[i+1:]...)
+			b.edges.add(Edge{Kind: EdgeRelease, From: rel.by.t.ID, To: ts.t.ID, FromTime: rel.at, ToTime: at, Object: o.iv.Object})
+			o.iv.Other = rel.by.t.ID
+			break
+		}
 	}
 }
 

@@ -238,8 +238,11 @@ func (k LockKind) String() string {
 // Blame is the time others spent blocked while a thread owned a lock.
 type Blame struct {
 	Thread      format.ThreadID
-	Contentions int
+	Contentions int // ended contentions it ended, releasing the lock
 	Blamed      format.Time
+	// Open: contentions still going on at the end, blocked by it last (a
+	// deadlock's, a hang's); Blamed has their time too.
+	Open int
 }
 
 // Site is a stack where threads blocked on a lock: one source line per

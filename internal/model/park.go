@@ -335,3 +335,8 @@ func cutLast(s, sep string) (before, after string, found bool) {
 	}
 	return s, "", false
 }
+
+// ForeverWait: an Object.wait whose timeout is this long or longer (a
+// century: wait(Long.MAX_VALUE), a JDK idiom for "until notified") is
+// untimed: it cannot end by itself.
+const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000

@@ -214,7 +214,7 @@ func parseOther(ev *Event, fld format.Field, b []byte) string {
 		}
 		var v int64
 		for _, c := range b {
-			if c < '0' || c > '9' || v > (math.MaxInt64-9)/10 {
+			if c < '0' || c > '9' || v > (math.MaxInt64-int64(c-'0'))/10 {
 				return fmt.Sprintf("timeout %s: want decimal nanoseconds or nothing", show(b))
 			}
 			v = v*10 + int64(c-'0')

@@ -62,7 +62,7 @@ func (b *builder) owners(l *model.Lock) []Owner {
 	out := []Owner{}
 	for _, bl := range l.Owners {
 		out = append(out, Owner{Thread: bl.Thread.String(), Name: b.name(bl.Thread),
-			Contentions: bl.Contentions, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, total)})
+			Contentions: bl.Contentions, Open: bl.Open, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, total)})
 	}
 	return out
 }

@@ -115,13 +115,18 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	mlocks := b.v.Locks
 	locks := b.locks(mlocks)
 	for _, l := range locks {
-		r.BlockedS += l.BlockedS
-		r.OpenS += l.OpenS
+		if l.Kind == "semaphore" {
+			r.SemaphoresTotal++
+			r.AcquiringS += l.BlockedS + l.OpenS
+		} else {
+			r.BlockedS += l.BlockedS
+			r.OpenS += l.OpenS
+		}
 		r.OwnerUnknown += l.OwnerUnknown
 		r.OwnerUnknownS += l.OwnerUnknownS
 	}
 	r.OwnerUnknownS = math.Round(r.OwnerUnknownS*1e9) / 1e9
-	r.BlockedS, r.OpenS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9
+	r.BlockedS, r.OpenS, r.AcquiringS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9, math.Round(r.AcquiringS*1e9)/1e9
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
 	r.ClassInits = b.classInits()

@@ -76,8 +76,14 @@ type Report struct {
 	// waited on (Model.ClassInits with waits), unfiltered by --thread.
 	ClassInits []ClassInit `json:"class_inits"`
 	LocksTotal int         `json:"locks_total"`
-	BlockedS   float64     `json:"blocked_s"`
-	OpenS      float64     `json:"open_s"`
+	// BlockedS and OpenS: the time threads were blocked on monitors and
+	// java.util.concurrent locks (the THREADS table's "blocked"), finished
+	// and still going on at the end; AcquiringS: on semaphores, waiting for
+	// a permit (its "acquiring"), of SemaphoresTotal of the locks.
+	BlockedS        float64 `json:"blocked_s"`
+	OpenS           float64 `json:"open_s"`
+	SemaphoresTotal int     `json:"semaphores_total"`
+	AcquiringS      float64 `json:"acquiring_s"`
 	Sites      []Site      `json:"sites"`
 	SitesTotal int         `json:"sites_total"`
 	Deadlocks  []Deadlock  `json:"deadlocks"`
@@ -162,6 +168,7 @@ type Owner struct {
 	Thread      string  `json:"thread"`
 	Name        *string `json:"name"`
 	Contentions int     `json:"contentions"`
+	Open        int     `json:"open"` // contentions still going on at the end that it held up last
 	BlamedS     float64 `json:"blamed_s"`
 	Pct         float64 `json:"pct"`
 }

@@ -171,15 +171,21 @@ func (r *Report) headline(t *textWriter) {
 		hg += fmt.Sprintf(" (+%d JDK %s idle)", len(jdk), plural(len(jdk), "thread", "threads"))
 	}
 	t.printf("  %s   %s\n", dl, hg)
-	cl := fmt.Sprintf("contended locks: %d", r.LocksTotal)
+	// Monitors and j.u.c. locks (the THREADS table's "blocked"), then
+	// semaphores (its "acquiring"): each figure is a column's sum.
+	locks := r.LocksTotal - r.SemaphoresTotal
+	cl := fmt.Sprintf("contended locks: %d", locks)
 	end := r.end()
 	switch {
 	case r.OpenS > 0 && r.BlockedS == 0:
 		cl += fmt.Sprintf(", %s blocked, all of it by threads still blocked at %s", dur(r.OpenS), end)
 	case r.OpenS > 0:
 		cl += fmt.Sprintf(", %s blocked (%s of it by threads still blocked at %s)", dur(r.BlockedS+r.OpenS), dur(r.OpenS), end)
-	case r.LocksTotal > 0:
+	case locks > 0:
 		cl += fmt.Sprintf(", %s blocked", dur(r.BlockedS))
+	}
+	if r.SemaphoresTotal > 0 {
+		cl += fmt.Sprintf("; semaphores: %d, %s acquiring a permit", r.SemaphoresTotal, dur(r.AcquiringS))
 	}
 	t.printf("  %s\n", cl)
 
@@ -464,18 +470,15 @@ func (r *Report) contentionSection(t *textWriter) {
 		t.section("No lock contention: no thread blocked on a monitor or waited for a semaphore permit.")
 		return
 	}
-	t.section("CONTENTION: %s by time threads were blocked on them%s",
-		count(r.LocksTotal, "contended lock", "contended locks"), shown(len(r.Locks), r.LocksTotal))
+	what := count(r.LocksTotal, "contended lock", "contended locks")
+	if s := r.SemaphoresTotal; s > 0 {
+		what = count(r.LocksTotal-s, "contended lock", "contended locks") + " and " + count(s, "semaphore", "semaphores")
+	}
+	t.section("CONTENTION: %s by time threads were blocked on them%s", what, shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
-		what := l.Kind + " " + named(l.Object, l.Class)
-		switch l.Kind {
-		case "juc":
-			what = "lock " + named(l.Object, l.Class) // a java.util.concurrent lock, by its sync
-		case "monitor":
-			what = "monitor " + named(l.Object, l.Class)
-			if l.InitOf != nil {
-				what = initNamed(l.Object, *l.InitOf)
-			}
+		what := kindWord(l.Kind) + " " + named(l.Object, l.Class)
+		if l.Kind == "monitor" && l.InitOf != nil {
+			what = initNamed(l.Object, *l.InitOf)
 		}
 		var more []string
 		if l.Contentions > 0 {
@@ -506,8 +509,14 @@ func (r *Report) contentionSection(t *textWriter) {
 					rows = append(rows, []string{fmt.Sprintf("... %d more", len(l.Owners)-j)})
 					break
 				}
-				rows = append(rows, []string{t.label(o.Thread, o.Name), strconv.Itoa(o.Contentions),
-					dur(o.BlamedS), fmt.Sprintf("%.1f%%", o.Pct)})
+				n := strconv.Itoa(o.Contentions)
+				switch {
+				case o.Open > 0 && o.Contentions == 0:
+					n = fmt.Sprintf("%d still blocked", o.Open)
+				case o.Open > 0:
+					n += fmt.Sprintf(" +%d still blocked", o.Open)
+				}
+				rows = append(rows, []string{t.label(o.Thread, o.Name), n, dur(o.BlamedS), fmt.Sprintf("%.1f%%", o.Pct)})
 			}
 			t.table("       ", []bool{false, true, true, true}, rows)
 		}
@@ -563,7 +572,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, s.Kind, siteObject(s), blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
 		t.frames("       ", s.Frames)
 	}
 }
@@ -585,10 +594,10 @@ func (r *Report) waitSection(t *textWriter) {
 		}
 	}
 	if r.parks {
-		t.section("WAIT/NOTIFY/PARK: %s waited on, notified or parked on, waits no notify or unpark ended first%s",
+		t.section("WAIT/NOTIFY/PARK: %s that threads waited or parked on, or notified; first those with waits or parks that no notify or unpark ended, then by time%s",
 			count(objects, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
 	} else {
-		t.section("WAIT/NOTIFY: %s waited on or notified, waits no notify ended first%s",
+		t.section("WAIT/NOTIFY: %s that threads waited on or notified; first those with waits that no notify ended, then by time%s",
 			count(objects, "object", "objects"), shown(len(r.Waits), r.WaitsTotal))
 	}
 	if groups > 0 {
@@ -839,12 +848,26 @@ func (r *Report) threadSection(t *textWriter) {
 	if r.parks {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O; blocked: on a monitor or\n" +
-			"  a java.util.concurrent lock; parked: other LockSupport.park; idle: a pool's worker\n" +
-			"  parked waiting for work)\n")
+			"  a java.util.concurrent lock; acquiring: a semaphore's permit; parked: other\n" +
+			"  LockSupport.park; idle: a pool's worker parked waiting for work)\n")
 	} else {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
-			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park)\n")
+			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park;\n" +
+			"  acquiring: a semaphore's permit)\n")
 	}
+}
+
+// kindWord is the word the text uses for a lock kind of the JSON: a
+// java.util.concurrent lock ("juc", named by its sync) is a "lock", the
+// blocker of other parks a "park" object.
+func kindWord(kind string) string {
+	switch kind {
+	case "juc":
+		return "lock"
+	case "blocker":
+		return "park"
+	}
+	return kind
 }
 
 // share is part's share of whole, "0.0 %" when whole is 0.

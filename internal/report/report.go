@@ -80,14 +80,14 @@ type Report struct {
 	// java.util.concurrent locks (the THREADS table's "blocked"), finished
 	// and still going on at the end; AcquiringS: on semaphores, waiting for
 	// a permit (its "acquiring"), of SemaphoresTotal of the locks.
-	BlockedS        float64 `json:"blocked_s"`
-	OpenS           float64 `json:"open_s"`
-	SemaphoresTotal int     `json:"semaphores_total"`
-	AcquiringS      float64 `json:"acquiring_s"`
-	Sites      []Site      `json:"sites"`
-	SitesTotal int         `json:"sites_total"`
-	Deadlocks  []Deadlock  `json:"deadlocks"`
-	Hangs      []Hang      `json:"hangs"`
+	BlockedS        float64    `json:"blocked_s"`
+	OpenS           float64    `json:"open_s"`
+	SemaphoresTotal int        `json:"semaphores_total"`
+	AcquiringS      float64    `json:"acquiring_s"`
+	Sites           []Site     `json:"sites"`
+	SitesTotal      int        `json:"sites_total"`
+	Deadlocks       []Deadlock `json:"deadlocks"`
+	Hangs           []Hang     `json:"hangs"`
 	// NotHangs: the threads in a blocking state at the end that are not
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.

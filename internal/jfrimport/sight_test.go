@@ -3,11 +3,15 @@ package jfrimport
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"orca/internal/crash"
 	"orca/internal/model"
 	"orca/internal/report"
 
@@ -62,9 +66,10 @@ func TestImportDefaultSettings(t *testing.T) {
 	txt, r := importReport(t, prefix)
 	checkSightText(t, txt)
 	for _, want := range []string{
-		"JFR recorded only monitor enters, waits, parks and sleeps that lasted 20.0 ms or more",
+		"JFR recorded only states that lasted 20.0 ms or more: shorter ones are not in the recording",
 		"owner unknown for 1 contention, 25.0 ms of 25.0 ms blocked (100.0 %): JFR recorded no previous owner (1)",
 		"1 ended (JFR records neither who unparked a park nor whether it timed out)",
+		"     (monitor enters, waits, parks and sleeps)\n",
 	} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("the report lacks %q:\n%s", want, txt)
@@ -119,5 +124,57 @@ func checkSightText(t *testing.T, txt string) {
 		if strings.Contains(txt, bad) {
 			t.Errorf("the report says %q:\n%s", bad, txt)
 		}
+	}
+}
+
+// TestImportJDKDefault records DeadlockDemo, which deadlocks two threads,
+// with JFR's default settings on every JDK present, imports it and checks
+// that the report says what JFR could not see.
+func TestImportJDKDefault(t *testing.T) {
+	for _, home := range jdkHomes {
+		t.Run(filepath.Base(home), func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join(home, "bin", "java")); err != nil {
+				t.Skipf("no JDK at %s: %v", home, err)
+			}
+			classes, err := compile()
+			crash.Check(t, workDir)
+			if errors.Is(err, errNoJDK) {
+				t.Skip(err)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			jfrFile := filepath.Join(dir, "dl.jfr")
+			cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
+				"-XX:StartFlightRecording=filename="+jfrFile, "-Xlog:jfr+startup=warning", "-cp", classes, "DeadlockDemo")
+			cmd.Dir = workDir
+			out, err := cmd.CombinedOutput()
+			crash.Check(t, workDir)
+			if err != nil {
+				t.Fatalf("java DeadlockDemo: %v\n%s", err, out)
+			}
+			if !strings.Contains(string(out), "EXPECT deadlocked=true") {
+				t.Fatalf("DeadlockDemo did not deadlock:\n%s", out)
+			}
+			prefix := filepath.Join(dir, "dl")
+			if _, err := ImportFile(jfrFile, prefix, Options{}); err != nil {
+				t.Fatal(err)
+			}
+			txt, r := importReport(t, prefix)
+			checkSightText(t, txt)
+			for _, want := range []string{
+				"JFR recorded only states that lasted 20.0 ms or more: shorter ones are not in the recording",
+				"ended (JFR records neither who unparked a park nor whether it timed out)",
+			} {
+				if !strings.Contains(txt, want) {
+					t.Errorf("the report lacks %q:\n%s", want, txt)
+				}
+			}
+			if s := r.Sight; s == nil || s.HangsVisible || s.DeadlocksVisible || s.Unparkers || !s.SettingsKnown ||
+				s.ThresholdsS["MonitorContendedEnter"] != 0.02 || len(r.Hangs)+len(r.Deadlocks) != 0 {
+				t.Errorf("JSON sight %+v, %d hangs, %d deadlocks", s, len(r.Hangs), len(r.Deadlocks))
+			}
+		})
 	}
 }

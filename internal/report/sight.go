@@ -52,8 +52,8 @@ func (r *Report) sightFlags(t *textWriter, flag func(string, ...any)) {
 		}
 	}
 	for _, th := range slices.Sorted(maps.Keys(byThreshold)) {
-		flag("%s recorded only %s that lasted %s or more:", name, and(byThreshold[th]), dur(th))
-		t.printf("     shorter ones are not in the recording\n")
+		flag("%s recorded only states that lasted %s or more: shorter ones are not in the recording", name, dur(th))
+		t.printf("     (%s)\n", and(byThreshold[th]))
 	}
 	for _, k := range sightKinds {
 		if why, ok := s.NotRecorded[k.kind]; ok {
@@ -76,4 +76,15 @@ func and(ss []string) string {
 		return strings.Join(ss, "")
 	}
 	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+}
+
+// jucOwnerUnknown says whether a listed java.util.concurrent lock has
+// contentions without an owner.
+func (r *Report) jucOwnerUnknown() bool {
+	for _, l := range r.Locks {
+		if l.Kind == "juc" && l.OwnerUnknown > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -251,7 +251,7 @@ func (r *Report) headline(t *textWriter) {
 	}
 	if r.OwnerUnknown > 0 {
 		t.printf("  owner unknown for %s, %s of %s blocked (%s)%s\n", count(r.OwnerUnknown, "contention", "contentions"),
-			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight))
+			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown()))
 	}
 	switch {
 	case r.DroppedEvents == nil && !r.hasInfo:
@@ -884,7 +884,8 @@ func share(part, whole float64) string {
 // unknownWhy says why the agent, or the source of an import, named no
 // owner, from .info's owner_unknown.REASON counts (monitor enters; a
 // j.u.c. park names none when the lock was released just as it parked).
-func unknownWhy(why map[string]int64, s *Sight) string {
+// juc: a java.util.concurrent lock's contention is among them.
+func unknownWhy(why map[string]int64, s *Sight, juc bool) string {
 	texts := []struct{ key, text string }{
 		{"released", "the owner had released the monitor when the thread blocked"},
 		{"anonymous", "an anonymous owner (lightweight locking) was on no thread's lock stack"},
@@ -901,6 +902,8 @@ func unknownWhy(why map[string]int64, s *Sight) string {
 		}
 	}
 	switch {
+	case s != nil && juc:
+		parts = append(parts, fmt.Sprintf("%s names no owner of a java.util.concurrent lock", s.sourceName()))
 	case len(parts) > 0:
 	case s != nil:
 		return fmt.Sprintf(": %s named no owner", s.sourceName())

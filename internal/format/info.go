@@ -102,6 +102,16 @@ const (
 	InfoNotifiesDropped   = "notifies_from_waits_dropped"
 	InfoThreads           = "threads"
 	InfoObjects           = "objects"
+	// Of owner_unknown, why an import named no owner (docs/jfr.md, "Owner").
+	InfoOwnerNoPrevious = "owner_unknown.no_previous_owner" // JFR's previousOwner was empty
+	InfoOwnerSelf       = "owner_unknown.self"              // … was the blocked thread itself
+	InfoOwnerEnded      = "owner_unknown.ended"             // … had ended before the contention began
+	// What the source of an import could not see (docs/jfr.md, "What an
+	// import cannot show"); with the prefixes InfoThresholdNS,
+	// InfoNotRecorded, InfoNoStacks, InfoJFRSettings.
+	InfoEndedOnly      = "ended_only"      // true: a state is recorded when it ends; one still going on at the end is not in the recording
+	InfoParkEnds       = "park_ends"       // unknown: no park says who unparked it, or how it ended
+	InfoSourceSettings = "source_settings" // known or unknown: whether the source's settings were found
 )
 
 // The keys that are a prefix followed by a name: InfoEvents+"ObjectWait"
@@ -113,6 +123,10 @@ const (
 	InfoExtLines       = "ext."          // .ext lines written, per .ext kind (orca import)
 	InfoJFREvents      = "jfr_events."   // JFR events converted, per JFR type (orca import)
 	InfoHotSpot        = "hotspot."      // what the agent's HotSpot layer found (walker, owner, safe_read, facts, faults, …)
+	InfoThresholdNS    = "threshold_ns." // per kind (the start of a state): the source recorded only states that lasted this long, ns (orca import)
+	InfoNotRecorded    = "not_recorded." // per kind: the source did not record it, and why (orca import)
+	InfoNoStacks       = "no_stacks."    // per kind: the source recorded it without stacks (orca import)
+	InfoJFRSettings    = "jfr_settings." // per JFR type: its settings in the recording (orca import)
 )
 
 // InfoKeys lists every key above, for the generated C header and the tests
@@ -133,10 +147,12 @@ var InfoKeys = []string{
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,
 	InfoNotifiesFromWaits, InfoNotifiesDropped, InfoThreads, InfoObjects,
+	InfoOwnerNoPrevious, InfoOwnerSelf, InfoOwnerEnded, InfoEndedOnly, InfoParkEnds, InfoSourceSettings,
 }
 
 // InfoPrefixes lists the prefix keys above.
-var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents, InfoHotSpot}
+var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents, InfoHotSpot,
+	InfoThresholdNS, InfoNotRecorded, InfoNoStacks, InfoJFRSettings}
 
 // InfoKindKey returns the key of a per-kind count: InfoKindKey(InfoEvents,
 // ObjectWait) is "events.ObjectWait".

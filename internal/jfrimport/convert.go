@@ -21,6 +21,7 @@ const (
 	evVPinned = "jdk.VirtualThreadPinned"
 	evJVM     = "jdk.JVMInformation" // facts for .info, when the recording has them
 	evLoss    = "jdk.DataLoss"       // JFR's own count of what it dropped
+	evSetting = "jdk.ActiveSetting"  // the recording's settings: what JFR could see (settings.go)
 )
 
 // EventTypes lists the JFR event types that become Orca events.
@@ -94,6 +95,9 @@ func (im *importer) event(e jfr.Event) {
 	case evLoss:
 		im.res.DataLoss += max(0, o.Field("amount").Int())
 		return
+	case evSetting: // JDK 25 writes it without a thread
+		im.setting(o)
+		return
 	}
 	start, ok := im.time(o.Field("startTime"))
 	if !ok {
@@ -124,14 +128,17 @@ func (im *importer) event(e jfr.Event) {
 	case evEnter:
 		obj := im.object(o.Field("monitorClass"), o.Field("address").Int())
 		owner := im.thread(o.Field("previousOwner"))
-		if owner == th {
+		switch {
+		case owner == nil:
+			im.res.OwnerUnknown++
+			im.res.OwnerNone++
+		case owner == th:
 			// A thread is not blocked by itself: JFR's previousOwner was
 			// stale (the monitor was re-inflated since this thread last
 			// released it).
 			owner = nil
-		}
-		if owner == nil {
 			im.res.OwnerUnknown++
+			im.res.OwnerSelf++
 		}
 		st := im.stack(o.Field("stackTrace"))
 		im.add(rec{t: start, kind: format.MonitorContendedEnter, thread: th, object: obj, other: owner, stack: st})

@@ -40,7 +40,11 @@ type Result struct {
 	Objects         int                     // distinct monitors and park blockers
 	Methods         int                     // .methods lines
 	Classes         int                     // .classtable lines
-	OwnerUnknown    int                     // MonitorContendedEnter without a previous owner
+	OwnerUnknown    int                     // MonitorContendedEnter written without an owner, of which
+	OwnerNone       int                     // … JFR named no previousOwner
+	OwnerSelf       int                     // … JFR's previousOwner was the blocked thread
+	OwnerEnded      int                     // … JFR's previousOwner had ended
+	Settings        map[string]*Setting     // JFR's settings of the event types the import reads (jdk.ActiveSetting), by type
 	TruncatedStacks int                     // distinct stacks JFR cut at its stackdepth
 	JoinsFromWaits  int                     // JavaMonitorWait in Thread.join, written as ThreadJoin/Joined
 	Notifies        int                     // ObjectNotify lines made from the notifiers of waits
@@ -119,10 +123,10 @@ func Import(r io.Reader, size int64, prefix string, opt Options) (*Result, error
 
 // convert reads the recording and writes fs; it aborts fs on failure.
 func convert(r io.Reader, size int64, fs *files, opt Options) (*Result, error) {
-	res := &Result{JFREvents: map[string]int{}, Skipped: map[string]int{}, Info: map[string]string{}, Size: size}
+	res := &Result{JFREvents: map[string]int{}, Skipped: map[string]int{}, Info: map[string]string{}, Settings: map[string]*Setting{}, Size: size}
 	im := newImporter(res)
 	prog := newProgress(opt.Progress, size)
-	rd := jfr.NewReader(r, size, append(slices.Clone(EventTypes), evJVM, evLoss)...)
+	rd := jfr.NewReader(r, size, append(slices.Clone(EventTypes), evJVM, evLoss, evSetting)...)
 	var first *jfr.Header
 	events := 0
 	for {
@@ -242,6 +246,7 @@ func (im *importer) flush(fs *files) error {
 			// contender). A thread that ended cannot hold it: not named.
 			r.other = nil
 			im.res.OwnerUnknown++
+			im.res.OwnerEnded++
 		}
 		if err := im.announce(fs, r.t, r.thread); err != nil {
 			return err
@@ -363,6 +368,15 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 		kv(format.InfoWarning, fmt.Sprintf("JFR dropped %d bytes of events (jdk.DataLoss): events are missing", res.DataLoss))
 	}
 	kv(format.InfoOwnerUnknown, res.OwnerUnknown)
+	for _, c := range []struct {
+		key string
+		n   int
+	}{{format.InfoOwnerNoPrevious, res.OwnerNone}, {format.InfoOwnerSelf, res.OwnerSelf}, {format.InfoOwnerEnded, res.OwnerEnded}} {
+		if c.n > 0 {
+			kv(c.key, c.n)
+		}
+	}
+	writeSight(kv, res.Settings)
 	kv(format.InfoTruncatedStacks, res.TruncatedStacks)
 	kv(format.InfoJoinsFromWaits, res.JoinsFromWaits)
 	kv(format.InfoNotifiesFromWaits, res.Notifies)

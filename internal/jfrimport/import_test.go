@@ -121,7 +121,7 @@ func (r *demoRun) record(home, classes string) error {
 	return nil
 }
 
-// compile compiles JfrDemo once per process.
+// compile compiles JfrDemo and DeadlockDemo once per process.
 func compile() (string, error) {
 	compileMu.Lock()
 	defer compileMu.Unlock()
@@ -133,7 +133,8 @@ func compile() (string, error) {
 		return "", fmt.Errorf("%w: no javac at %s (JDK 17 compiles the test program): %v", errNoJDK, javac, err)
 	}
 	dir := filepath.Join(workDir, "classes")
-	out, err := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "-g", "-d", dir, filepath.Join(javaDir, "JfrDemo.java")).CombinedOutput()
+	out, err := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "-g", "-d", dir, filepath.Join(javaDir, "JfrDemo.java"),
+		filepath.Join(javaDir, "DeadlockDemo.java")).CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("javac: %v\n%s", err, out)
 	}

@@ -102,6 +102,19 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Thread != "" {
 		r.Filter = &Filter{Thread: opt.Thread, Matched: len(b.v.Threads)}
 	}
+	if s := rec.Sight(); s != nil {
+		r.Sight = &Sight{Source: s.Source, HangsVisible: !s.EndedOnly, DeadlocksVisible: !s.EndedOnly, Unparkers: !s.ParkEndsUnknown,
+			SettingsKnown: s.SettingsKnown, ThresholdsS: map[string]float64{}, NotRecorded: map[string]string{}, NoStacks: map[string]string{}}
+		for k, t := range s.Threshold {
+			r.Sight.ThresholdsS[k.String()] = sec(t)
+		}
+		for k, v := range s.NotRecorded {
+			r.Sight.NotRecorded[k.String()] = v
+		}
+		for k, v := range s.NoStacks {
+			r.Sight.NoStacks[k.String()] = v
+		}
+	}
 
 	all := b.threads()
 	r.Threads, r.ThreadsTotal = top(all, opt.Top)

@@ -58,9 +58,14 @@ type Report struct {
 	OwnerUnknown       int              `json:"owner_unknown"`
 	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
 	OwnerUnknownWhy    map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
-	Problems           int              `json:"problems"`
-	ProblemSamples     []string         `json:"problem_samples"`
-	Warnings           []string         `json:"warnings"`
+	// Sight: what the source of an imported recording could not see
+	// (reader.Sight); null for the agent's recordings. When it says hangs
+	// or deadlocks are not visible, empty hangs and deadlocks lists do not
+	// mean there were none.
+	Sight          *Sight   `json:"sight"`
+	Problems       int      `json:"problems"`
+	ProblemSamples []string `json:"problem_samples"`
+	Warnings       []string `json:"warnings"`
 
 	Threads      []Thread `json:"threads"`
 	ThreadsTotal int      `json:"threads_total"`
@@ -103,6 +108,30 @@ type Report struct {
 	Edges                                   Edges `json:"edges"`
 
 	width int // Options.Width, for WriteText
+}
+
+// Sight is what the source of an imported recording (orca import of a JFR
+// file) could not see, from its .info (reader.Sight).
+type Sight struct {
+	Source string `json:"source"` // .info source: "jfr"
+	// HangsVisible, DeadlocksVisible: false when the source records a
+	// state only when it ends, so a hang or a deadlock still going on at
+	// the end is not in the recording.
+	HangsVisible     bool `json:"hangs_visible"`
+	DeadlocksVisible bool `json:"deadlocks_visible"`
+	// Unparkers: false when no park says who unparked it or how it ended
+	// (a park entry's timed_out then counts the parks that ended, how
+	// unknown).
+	Unparkers bool `json:"unparkers"`
+	// SettingsKnown: the source's settings were found; without them the
+	// three maps are empty and what the source skipped is unknown.
+	SettingsKnown bool `json:"settings_known"`
+	// ThresholdsS: per kind that starts a state (MonitorContendedEnter,
+	// ObjectWait, ThreadPark, ThreadSleep, VirtualThreadPinned), the
+	// shortest state the source recorded; shorter ones are missing.
+	ThresholdsS map[string]float64 `json:"thresholds_s"`
+	NotRecorded map[string]string  `json:"not_recorded"` // per kind: not recorded at all, and why
+	NoStacks    map[string]string  `json:"no_stacks"`    // per kind: recorded without stacks, and why
 }
 
 // Filter is the --thread restriction in force.

@@ -161,11 +161,15 @@ func (r *Report) headline(t *textWriter) {
 	dl := "deadlocks: 0"
 	if n := len(r.Deadlocks); n > 0 {
 		dl = fmt.Sprintf("DEADLOCKS: %d", n)
+	} else if r.deadlocksHidden() {
+		dl = "deadlocks: not visible"
 	}
 	app, jdk := r.splitHangs()
 	hg := "hangs: 0"
 	if n := len(app); n > 0 {
 		hg = fmt.Sprintf("HANGS: %d", n)
+	} else if r.hangsHidden() {
+		hg = "hangs: not visible"
 	}
 	if len(jdk) > 0 {
 		hg += fmt.Sprintf(" (+%d JDK %s idle)", len(jdk), plural(len(jdk), "thread", "threads"))
@@ -236,9 +240,14 @@ func (r *Report) headline(t *textWriter) {
 	if r.Truncated {
 		flag("the last line of %s.orca is cut short (the JVM was killed while writing) and was skipped", r.Prefix)
 	}
-	if r.Complete != nil && !*r.Complete {
+	switch {
+	case r.Complete == nil || *r.Complete:
+	case r.Sight != nil:
+		flag("incomplete import (complete=false): part of the %s file could not be read", r.Sight.sourceName())
+	default:
 		flag("incomplete recording (complete=false): the JVM did not exit normally or is still running")
 	}
+	r.sightFlags(t, flag)
 	if r.Problems > 0 {
 		flag("%s could not be placed in a thread's timeline; the first:", count(r.Problems, "event", "events"))
 		t.printf("     %s\n", first(r.ProblemSamples))
@@ -248,7 +257,7 @@ func (r *Report) headline(t *textWriter) {
 	}
 	if r.OwnerUnknown > 0 {
 		t.printf("  owner unknown for %s, %s of %s blocked (%s)%s\n", count(r.OwnerUnknown, "contention", "contentions"),
-			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy))
+			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown()))
 	}
 	switch {
 	case r.DroppedEvents == nil && !r.hasInfo:
@@ -328,6 +337,11 @@ func deref(s *string) string {
 }
 
 func (r *Report) deadlockSection(t *textWriter) {
+	if len(r.Deadlocks) == 0 && r.deadlocksHidden() {
+		t.section("Deadlocks: not visible in a %s recording: it writes a monitor enter when the thread gets\n"+
+			"the monitor, and a deadlocked thread never does.", r.Sight.sourceName())
+		return
+	}
 	if len(r.Deadlocks) == 0 {
 		t.section("No deadlocks.")
 		return
@@ -368,6 +382,9 @@ func (r *Report) hangSection(t *textWriter) {
 	if r.Cut != nil {
 		t.section("No hangs: the recording is cut at %s; the %s in a state then are unknown after it.",
 			at(r.Cut.AtS), count(len(r.Cut.UnknownAfter), "thread", "threads"))
+	} else if len(app) == 0 && r.hangsHidden() {
+		t.section("Hangs: not visible in a %s recording: it writes a wait, monitor enter, park or sleep\n"+
+			"when it ends, and a thread stuck at the end is still in it.", r.Sight.sourceName())
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
@@ -756,7 +773,12 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 			ends = append(ends, fmt.Sprintf("%d unparked: %s", w.Notified, strings.Join(by, ", ")))
 		}
 	}
-	if w.TimedOut > 0 {
+	switch {
+	case w.TimedOut == 0:
+	case r.Sight != nil && !r.Sight.Unparkers:
+		ends = append(ends, fmt.Sprintf("%d ended (%s records neither who unparked a park nor whether it timed out)",
+			w.TimedOut, r.Sight.sourceName()))
+	default:
 		ends = append(ends, fmt.Sprintf("%d ended without an unpark (timeout, interrupt or spurious)", w.TimedOut))
 	}
 	if w.StillWaiting > 0 {
@@ -845,7 +867,11 @@ func (r *Report) threadSection(t *textWriter) {
 	if len(r.VirtualGroups) > 0 {
 		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
 	}
-	if r.parks {
+	if s := r.Sight; s != nil {
+		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n"+
+			"  running, blocked in ways %s does not see such as I/O, or in a state it did not record:\n"+
+			"  shorter than its threshold, or still going on at the end)\n", s.sourceName())
+	} else if r.parks {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O; blocked: on a monitor or\n" +
 			"  a java.util.concurrent lock; acquiring: a semaphore's permit; parked: other\n" +
@@ -878,15 +904,19 @@ func share(part, whole float64) string {
 	return fmt.Sprintf("%.1f %%", 100*part/whole)
 }
 
-// unknownWhy says why the agent named no owner, from .info's
-// owner_unknown.REASON counts (monitor enters; a j.u.c. park names none
-// when the lock was released just as it parked).
-func unknownWhy(why map[string]int64) string {
+// unknownWhy says why the agent, or the source of an import, named no
+// owner, from .info's owner_unknown.REASON counts (monitor enters; a
+// j.u.c. park names none when the lock was released just as it parked).
+// juc: a java.util.concurrent lock's contention is among them.
+func unknownWhy(why map[string]int64, s *Sight, juc bool) string {
 	texts := []struct{ key, text string }{
 		{"released", "the owner had released the monitor when the thread blocked"},
 		{"anonymous", "an anonymous owner (lightweight locking) was on no thread's lock stack"},
 		{"not_in_table", "the owner was a thread the agent did not know"},
 		{"unreadable", "the monitor could not be read"},
+		{"no_previous_owner", "JFR recorded no previous owner"},
+		{"self", "JFR's previous owner was the blocked thread itself"},
+		{"ended", "JFR's previous owner had ended before"},
 	}
 	var parts []string
 	for _, x := range texts {
@@ -894,7 +924,13 @@ func unknownWhy(why map[string]int64) string {
 			parts = append(parts, fmt.Sprintf("%s (%d)", x.text, n))
 		}
 	}
-	if len(parts) == 0 {
+	switch {
+	case s != nil && juc:
+		parts = append(parts, fmt.Sprintf("%s names no owner of a java.util.concurrent lock", s.sourceName()))
+	case len(parts) > 0:
+	case s != nil:
+		return fmt.Sprintf(": %s named no owner", s.sourceName())
+	default:
 		return ": the owner had left before the agent could name it"
 	}
 	return ": " + strings.Join(parts, "; ")

@@ -102,20 +102,24 @@ func objectParam(name, v string) (format.ObjectID, error) {
 // ---- summary and threads ---------------------------------------------------
 
 type summaryJSON struct {
-	Prefix    string            `json:"prefix"`
-	Duration  int64             `json:"duration"` // ns
-	Origin    float64           `json:"origin"`   // the first event's time, in the files' seconds
-	Threads   int               `json:"threads"`
-	Intervals int               `json:"intervals"`
-	Events    int               `json:"events"`
-	Locks     int               `json:"locks"`
-	Contended int               `json:"contended"`
-	Edges     int               `json:"edges"`
-	Deadlocks int               `json:"deadlocks"`
-	Hangs     int               `json:"hangs"` // JDK service threads idling at the end are not hangs
-	States    []string          `json:"states"`
-	Warnings  []string          `json:"warnings"`
-	Info      map[string]string `json:"info"`
+	Prefix    string  `json:"prefix"`
+	Duration  int64   `json:"duration"` // ns
+	Origin    float64 `json:"origin"`   // the first event's time, in the files' seconds
+	Threads   int     `json:"threads"`
+	Intervals int     `json:"intervals"`
+	Events    int     `json:"events"`
+	Locks     int     `json:"locks"`
+	Contended int     `json:"contended"`
+	Edges     int     `json:"edges"`
+	Deadlocks int     `json:"deadlocks"`
+	Hangs     int     `json:"hangs"` // JDK service threads idling at the end are not hangs
+	// NotVisible: the recording's source (an import from JFR) writes a
+	// state when it ends, so deadlocks and hangs still going on at the end
+	// are not in it: 0 deadlocks and 0 hangs mean "not visible", not none.
+	NotVisible bool              `json:"notVisible"`
+	States     []string          `json:"states"`
+	Warnings   []string          `json:"warnings"`
+	Info       map[string]string `json:"info"`
 	// Cut is set when the agent could not write the recording whole: it
 	// ends at At (ns from the start), and the threads' states then are
 	// unknown after it, not hangs.
@@ -178,6 +182,31 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if c := m.Cut; c != nil {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
+	}
+	if sight := d.rec.Sight(); sight != nil {
+		// As orca report says it (reader.Sight, docs/jfr.md).
+		name := sight.Name()
+		if sight.EndedOnly {
+			out.NotVisible = true
+			out.Warnings = append(out.Warnings, name+" writes a wait, monitor enter, park or sleep when it ends: deadlocks and hangs still going on at the end are not in this recording (not visible, not 0)")
+		}
+		var ths []string
+		for k := format.Kind(1); k < format.NumKinds; k++ {
+			if th, ok := sight.Threshold[k]; ok {
+				ths = append(ths, fmt.Sprintf("%s %.1f ms", k, float64(th)/1e6))
+			}
+		}
+		if len(ths) > 0 {
+			out.Warnings = append(out.Warnings, name+" recorded only states that lasted at least its threshold: "+strings.Join(ths, ", "))
+		}
+		for k := format.Kind(1); k < format.NumKinds; k++ {
+			if why, ok := sight.NotRecorded[k]; ok {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s did not record %s (%s)", name, k, why))
+			}
+		}
+		if sight.ParkEndsUnknown {
+			out.Warnings = append(out.Warnings, name+" records neither who unparked a park nor whether it timed out")
+		}
 	}
 	if n, _ := strconv.Atoi(info[format.InfoUnattributed]); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")

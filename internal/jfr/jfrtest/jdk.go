@@ -19,6 +19,7 @@ const (
 	TThreadSleep
 	TThreadStart
 	TThreadEnd
+	TActiveSetting
 )
 
 // JDKClasses returns the types orca import reads, with the fields (names,
@@ -65,7 +66,28 @@ func JDKClasses() []Class {
 			{Name: "thread", Type: TThread, Pool: true}, {Name: "parentThread", Type: TThread, Pool: true}}},
 		{ID: TThreadEnd, Name: "jdk.ThreadEnd", Fields: []Field{start, thread,
 			{Name: "thread", Type: TThread, Pool: true}}},
+		{ID: TActiveSetting, Name: "jdk.ActiveSetting", Fields: []Field{start, dur, thread, stack,
+			{Name: "id", Type: TLong}, {Name: "name", Type: TString}, {Name: "value", Type: TString}}},
 	}
+}
+
+// Setting adds a jdk.ActiveSetting event at time 0 by thread 0 (none): the
+// setting name of the event type typ has value.
+func (c *Chunk) Setting(typ int64, name, value string) {
+	c.Event(TActiveSetting, Varint(0), Varint(0), Varint(0), Varint(0), Varint(typ), String(name), String(value))
+}
+
+// DefaultSettings adds the settings of JDK 17's default.jfc for the event
+// types orca import reads: 20 ms thresholds, stack traces.
+func (c *Chunk) DefaultSettings() {
+	for _, typ := range []int64{TMonitorEnter, TMonitorWait, TThreadPark, TThreadSleep} {
+		c.Setting(typ, "enabled", "true")
+		c.Setting(typ, "stackTrace", "true")
+		c.Setting(typ, "threshold", "20 ms")
+	}
+	c.Setting(TThreadStart, "enabled", "true")
+	c.Setting(TThreadStart, "stackTrace", "true")
+	c.Setting(TThreadEnd, "enabled", "true")
 }
 
 // Thread adds a java.lang.Thread constant.

@@ -156,8 +156,9 @@ class App {
       h('span', { class: 'prefix', title: s.info.command ? `command: ${s.info.command}` : s.prefix }, s.prefix),
       stat(fmtDur(s.duration), ''), stat(s.threads, 'threads'), stat(s.events.toLocaleString(), 'events'),
       stat(s.contended, 'contended locks'),
-      stat(s.deadlocks, s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
-      stat(s.hangs, s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''), warn);
+      // An import from JFR cannot show a deadlock or a hang still going on at the end: "?", not 0.
+      stat(s.deadlocks || !s.notVisible ? s.deadlocks : '?', s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
+      stat(s.hangs || !s.notVisible ? s.hangs : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''), warn);
     document.title = `${s.prefix} — orca`;
     const tabs = document.getElementById('tabs');
     const tab = (v, label, badge, cls) => h('button', { class: 'tab', dataset: { view: v }, onclick: () => this.show(v) }, label,

@@ -44,8 +44,10 @@ export class Deadlocks {
     }
     const name = (i) => (i >= 0 ? threads[i].name : 'unknown');
     const items = [];
-    items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length)));
-    if (!d.deadlocks.length) items.push(h('p', { class: 'muted' }, 'No cycle of threads each waiting for the next.'));
+    items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length || !app.summary.notVisible ? d.deadlocks.length : '?')));
+    if (!d.deadlocks.length && app.summary.notVisible) {
+      items.push(h('p', { class: 'muted' }, 'Not visible in this recording: JFR writes a state when it ends, and a deadlocked or hung thread never leaves its own.'));
+    } else if (!d.deadlocks.length) items.push(h('p', { class: 'muted' }, 'No cycle of threads each waiting for the next.'));
     d.deadlocks.forEach((dl, k) => {
       items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = this.instantOf(dl); app.changed(); this.render(); } },
         h('div', { class: 'dl-title' }, `Deadlock ${k + 1}: ${dl.threads.length} threads`),
@@ -53,7 +55,7 @@ export class Deadlocks {
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
-    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length)));
+    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? appHangs.length : '?')));
     items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
       h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));

@@ -52,6 +52,30 @@ export function fmtTick(ns, step) {
   return `${(ns / unit).toFixed(d)} ${name}`;
 }
 
+// fmtCount renders a count with thousands separators (12,345), the same in
+// every view whatever the browser's locale.
+export function fmtCount(n) {
+  return n == null || isNaN(n) ? '' : Number(n).toLocaleString('en-US');
+}
+
+// breakable returns text as nodes with a line-break opportunity after each
+// '.', '$', '/' and '-' and before each '(': a class, frame or thread name
+// wraps between its parts, never inside a word.
+export function breakable(text) {
+  const out = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const at = c === '(' ? i : '.$/-'.includes(c) ? i + 1 : -1;
+    if (at > from && at < text.length) {
+      out.push(text.slice(from, at), document.createElement('wbr'));
+      from = at;
+    }
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
 export function pct(part, whole) {
   if (!whole) return '0%';
   const p = (100 * part) / whole;

@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, fmtTick, niceStep, natural, h, pct, fill } from './format.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -650,7 +650,7 @@ export class Timeline {
         ctx.fillText(r.collapsed ? '▶' : '▼', 8, y + r.h / 2);
         ctx.font = '600 12px ' + UI_FONT;
         ctx.fillStyle = TEXT;
-        const count = ` ${r.count} threads`;
+        const count = ` ${fmtCount(r.count)} threads`;
         ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110), 24, y + r.h / 2);
         ctx.font = '11px ' + UI_FONT;
         ctx.fillStyle = MUTED;
@@ -1135,7 +1135,7 @@ export class Timeline {
         this.showTip(p, [h('div', { class: 'tip-title' }, t.name), h('div', { class: 'muted' }, `thread ${t.id}`),
           tipStates(t)]);
       } else if (r) {
-        this.showTip(p, [h('div', { class: 'tip-title' }, r.name), h('div', { class: 'muted' }, `${r.count} threads — click to ${r.collapsed ? 'expand' : 'collapse'}`)]);
+        this.showTip(p, [h('div', { class: 'tip-title' }, r.name), h('div', { class: 'muted' }, `${fmtCount(r.count)} threads — click to ${r.collapsed ? 'expand' : 'collapse'}`)]);
       } else this.hideTip();
       return;
     }
@@ -1150,7 +1150,7 @@ export class Timeline {
     }
     if (seg.n > 1) {
       this.showTip(p, [h('div', { class: 'tip-title' }, th.name),
-        h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[seg.state] } }, `${seg.n} intervals`), ' mostly ', STATES[seg.state]),
+        h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[seg.state] } }, `${fmtCount(seg.n)} intervals`), ' mostly ', STATES[seg.state]),
         h('div', { class: 'muted' }, `${fmtDur(seg.e - seg.s)} — double-click to zoom in`)]);
       return;
     }

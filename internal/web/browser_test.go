@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -745,6 +746,37 @@ func TestBrowserSmallScreen(t *testing.T) {
 		if len(bare) > 0 {
 			t.Errorf("counts without thousands separators: %q", bare)
 		}
+	})
+
+	t.Run("axis in time units", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
+		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+		// The whole recording, then zoomed at the park's end (0.8 s after
+		// the start, ns since the first event) down to 1 µs, then 100 ns.
+		// A label is a number and a unit; below the second, the unit
+		// keeps the number under 1000 (never 900000200 ns, nor 900000.2 µs).
+		unit := regexp.MustCompile(`^([0-9][0-9,.]*) (s|ms|µs|ns)$`)
+		for _, rng := range [][2]float64{{0, 2e9}, {0.79e9, 0.81e9}, {899.99e6, 900.01e6}, {900e6, 900.001e6}, {900.0002e6, 900.0003e6}} {
+			ticks := eval[[]string](t, ctx, fmt.Sprintf(`(orca.timeline.setRange(%f, %f), orca.timeline.idle().then(() => orca.timeline.ticks))`, rng[0], rng[1]))
+			t.Logf("range %v: %q", rng, ticks)
+			if len(ticks) < 2 {
+				t.Errorf("range %v: ticks %q, want 2 or more", rng, ticks)
+			}
+			for _, tick := range ticks {
+				m := unit.FindStringSubmatch(tick)
+				if m == nil {
+					t.Errorf("range %v: tick %q is not a number and a time unit", rng, tick)
+					continue
+				}
+				if v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); err != nil || m[2] != "s" && v >= 1000 {
+					t.Errorf("range %v: tick %q is a raw count of %s", rng, tick, m[2])
+				}
+			}
+			if len(slices.Compact(slices.Clone(ticks))) != len(ticks) {
+				t.Errorf("range %v: ticks %q repeat a label", rng, ticks)
+			}
+		}
+		screenshot(t, ctx, "small-axis.png")
 	})
 }
 

@@ -42,14 +42,24 @@ export function niceStep(minNs) {
   return 10 * p;
 }
 
-// fmtTick labels an axis tick at ns, given the step between ticks.
-export function fmtTick(ns, step) {
-  let unit = 1, name = 'ns';
-  if (step >= 1e9) { unit = 1e9; name = 's'; }
-  else if (step >= 1e6) { unit = 1e6; name = 'ms'; }
-  else if (step >= 1e3) { unit = 1e3; name = 'µs'; }
-  const d = Math.max(0, Math.ceil(-Math.log10(step / unit) + 1e-9));
-  return `${(ns / unit).toFixed(d)} ${name}`;
+// fmtTick labels an axis tick at ns, given the step between ticks and the
+// largest instant the axis shows. One unit for the whole axis, the largest
+// that keeps that instant's number under 1000 (s from a second on), with the
+// decimals the step needs: 800.0005 ms, never 800000500 ns. ns and µs are
+// for the first millisecond only; deeper zooms show more decimals.
+export function fmtTick(ns, step, max) {
+  const [unit, name] = tickUnit(Math.max(Math.abs(max ?? ns), Math.abs(ns)));
+  const d = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  let v = ns / unit;
+  if (Math.abs(v) < 0.5 * 10 ** -d) v = 0; // no "-0.000"
+  return `${v.toFixed(d)} ${name}`;
+}
+
+function tickUnit(a) {
+  if (a >= 1e9) return [1e9, 's'];
+  if (a >= 1e6) return [1e6, 'ms'];
+  if (a >= 1e3) return [1e3, 'µs'];
+  return [1, 'ns'];
 }
 
 // fmtCount renders a count with thousands separators (12,345), the same in

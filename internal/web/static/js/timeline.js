@@ -560,9 +560,30 @@ export class Timeline {
     this.pump();
   }
 
+  // tickStep is the step between the time axis's labelled ticks: a round
+  // one, at least 90 px, and wide enough for its labels (deep in a long
+  // recording they have many decimals).
+  tickStep(ctx) {
+    const st = this.app.state;
+    const key = `${this.nsPerPx} ${st.t0} ${st.t1}`;
+    if (this.stepKey === key) return this.step;
+    ctx.save();
+    ctx.font = '11px ' + UI_FONT;
+    let step = niceStep(this.nsPerPx * 90);
+    for (let i = 0; i < 8; i++) {
+      const w = textWidth(ctx, fmtTick(st.t1, step, st.t1)) + 16;
+      if (w <= step / this.nsPerPx) break;
+      step = niceStep(step * 1.01);
+    }
+    ctx.restore();
+    this.stepKey = key;
+    this.step = step;
+    return step;
+  }
+
   drawGrid(ctx) {
     const st = this.app.state;
-    const step = niceStep(this.nsPerPx * 90);
+    const step = this.tickStep(ctx);
     ctx.strokeStyle = GRID;
     ctx.beginPath();
     for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
@@ -580,19 +601,23 @@ export class Timeline {
     ctx.fillRect(0, 0, W, AXIS_H);
     ctx.fillStyle = '#30363d';
     ctx.fillRect(0, AXIS_H - 1, W, 1);
-    const step = niceStep(this.nsPerPx * 90);
+    const step = this.tickStep(ctx);
+    const max = Math.max(Math.abs(st.t0), Math.abs(st.t1));
     ctx.font = '11px ' + UI_FONT;
     ctx.textBaseline = 'middle';
     ctx.save();
     ctx.beginPath();
     ctx.rect(LABEL_W, 0, W - LABEL_W, AXIS_H);
     ctx.clip();
+    this.ticks = [];
     for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
       const x = Math.round(this.x(t)) + 0.5;
       ctx.fillStyle = '#30363d';
       ctx.fillRect(x - 0.5, AXIS_H - 7, 1, 6);
       ctx.fillStyle = MUTED;
-      ctx.fillText(fmtTick(t, step), x + 4, AXIS_H / 2);
+      const label = fmtTick(t, step, max);
+      this.ticks.push(label);
+      ctx.fillText(label, x + 4, AXIS_H / 2);
     }
     // Minor ticks.
     ctx.fillStyle = '#30363d';

@@ -778,6 +778,41 @@ func TestBrowserSmallScreen(t *testing.T) {
 		}
 		screenshot(t, ctx, "small-axis.png")
 	})
+
+	t.Run("lanes told apart", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
+		eval[bool](t, ctx, `(orca.timeline.fit(), orca.timeline.idle().then(() => true))`)
+		type lane struct {
+			Thread      int
+			Name, Label string
+		}
+		lanes := eval[[]lane](t, ctx, `[...orca.timeline.laneLabels].map(([i, label]) => ({ Thread: i, Name: orca.app.threads[i].name, Label: label }))`)
+		if len(lanes) != len(r.res.Model.Threads) {
+			t.Errorf("%d lane labels drawn, want %d: %+v", len(lanes), len(r.res.Model.Threads), lanes)
+		}
+		seen := map[string]string{}
+		for _, l := range lanes {
+			if other, ok := seen[l.Label]; ok {
+				t.Errorf("lanes %q and %q are both labelled %q", other, l.Name, l.Label)
+			}
+			seen[l.Label] = l.Name
+			// Cut, a label keeps the name's end: its distinguishing part.
+			if head, tail, cut := strings.Cut(l.Label, "…"); l.Label != l.Name && (!cut || !strings.HasPrefix(l.Name, head) || !strings.HasSuffix(l.Name, tail) || len(tail) < 8) {
+				t.Errorf("lane %q labelled %q: want the name, or its start and its end around an ellipsis", l.Name, l.Label)
+			}
+		}
+		// The whole name is in the label's tooltip.
+		for _, l := range lanes {
+			if l.Label == l.Name {
+				continue
+			}
+			type pt struct{ X, Y float64 }
+			p := eval[pt](t, ctx, fmt.Sprintf(`(() => { const r = orca.timeline.canvas.getBoundingClientRect(); return { X: r.left + 60, Y: r.top + orca.timeline.laneMid(%d) }; })()`, l.Thread))
+			within(t, ctx, 10*time.Second, "hover a label", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+			waitJS(t, ctx, "the label's tooltip", fmt.Sprintf(`!document.querySelector('.tl-wrap .tooltip').hidden && document.querySelector('.tl-wrap .tooltip .tip-title').textContent === %q`, l.Name))
+		}
+		screenshot(t, ctx, "small-timeline.png")
+	})
 }
 
 // hiddenColumns lists the Locks view's columns that lie beyond the right

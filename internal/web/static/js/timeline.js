@@ -662,6 +662,7 @@ export class Timeline {
     ctx.fillRect(0, AXIS_H, LABEL_W, H - AXIS_H);
     ctx.textBaseline = 'middle';
     const rows = this.rows;
+    this.laneLabels = new Map(); // thread → the label drawn (for tests)
     for (let ri = first; ri < rows.length && rows[ri].y < bottom; ri++) {
       const r = rows[ri];
       const y = AXIS_H + r.y - st.y;
@@ -676,7 +677,7 @@ export class Timeline {
         ctx.font = '600 12px ' + UI_FONT;
         ctx.fillStyle = TEXT;
         const count = ` ${fmtCount(r.count)} threads`;
-        ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110), 24, y + r.h / 2);
+        ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110, true), 24, y + r.h / 2);
         ctx.font = '11px ' + UI_FONT;
         ctx.fillStyle = MUTED;
         ctx.textAlign = 'right';
@@ -714,7 +715,9 @@ export class Timeline {
           ctx.font = `${fs}px ${UI_FONT}`;
         }
         ctx.fillStyle = th.jdk ? MUTED : TEXT;
-        ctx.fillText(ellipsize(ctx, th.name, right - indent), indent, y + r.h / 2 + 0.5);
+        const label = ellipsize(ctx, th.name, right - indent, true);
+        this.laneLabels.set(r.thread, label);
+        ctx.fillText(label, indent, y + r.h / 2 + 0.5);
       }
     }
     ctx.restore();
@@ -1309,12 +1312,15 @@ export const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans
 // ellipsize cuts text to fit w pixels in the context's font (cached: the
 // same names are drawn every frame).
 const fitCache = new Map();
-function ellipsize(ctx, text, w) {
+// ellipsize fits text into w px, cut at its end, or with middle in its
+// middle: a thread's name keeps its start and its end, which tells pool
+// workers apart (ForkJoinPoo…commonPool-worker-3).
+function ellipsize(ctx, text, w, middle) {
   if (w <= 0) return '';
-  const key = ctx.font + '\u0000' + Math.floor(w) + '\u0000' + text;
+  const key = ctx.font + '\u0000' + Math.floor(w) + '\u0000' + (middle ? 'm' : '') + text;
   let v = fitCache.get(key);
   if (v === undefined) {
-    v = ellipsizeNow(ctx, text, Math.floor(w));
+    v = (middle ? ellipsizeMiddle : ellipsizeNow)(ctx, text, Math.floor(w));
     if (fitCache.size > 20000) fitCache.clear();
     fitCache.set(key, v);
   }
@@ -1341,6 +1347,22 @@ function ellipsizeNow(ctx, text, w) {
     if (ctx.measureText(text.slice(0, m) + '…').width <= w) lo = m; else hi = m - 1;
   }
   return text.slice(0, lo) + '…';
+}
+
+// ellipsizeMiddle keeps as many characters as fit, 60% of them from the
+// end.
+function ellipsizeMiddle(ctx, text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  const cut = (k) => {
+    const tail = Math.min(k, Math.ceil(k * 0.6));
+    return text.slice(0, k - tail) + '…' + text.slice(text.length - tail);
+  };
+  let lo = 0, hi = text.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi + 1) >> 1;
+    if (ctx.measureText(cut(m)).width <= w) lo = m; else hi = m - 1;
+  }
+  return cut(lo);
 }
 
 function roundRect(ctx, x, y, w, hh, r) {

@@ -813,6 +813,49 @@ func TestBrowserSmallScreen(t *testing.T) {
 		}
 		screenshot(t, ctx, "small-timeline.png")
 	})
+
+	t.Run("frames break between names", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		within(t, ctx, 10*time.Second, "the monitor", chromedp.Click(chromedp.CSS(`table.locks tbody tr[data-lock="monitor:0000AB01"]`)))
+		waitJS(t, ctx, "the monitor's call sites", `document.querySelector('.lock-detail .site .frame')`)
+		// The recording's frames, and longer ones, in the lock's detail
+		// (340 px wide).
+		bad := eval[[]string](t, ctx, `import('/static/js/format.js').then(({ stackEl }) => {
+			const long = stackEl([
+				{ frame: 'org.apache.catalina.core.ApplicationFilterChain.internalDoFilter(ApplicationFilterChain.java:4242)', jdk: false },
+				{ frame: 'org.springframework.security.web.authentication.AbstractAuthenticationProcessingFilter.doFilter(AbstractAuthenticationProcessingFilter.java:227)', jdk: false },
+				{ frame: 'java.util.concurrent.CompletableFuture$Signaller.block(CompletableFuture.java:1864)', jdk: true },
+			]);
+			document.querySelector('.lock-detail').append(long);
+			const bad = [];
+			// A line ends after '.', '$', '/' or '-', or before '('.
+			const check = (f) => {
+				const chars = [];
+				const walk = document.createTreeWalker(f, NodeFilter.SHOW_TEXT);
+				for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+					for (let i = 0; i < n.length; i++) {
+						const r = document.createRange();
+						r.setStart(n, i);
+						r.setEnd(n, i + 1);
+						const rect = r.getClientRects()[0];
+						if (rect) chars.push({ c: n.data[i], top: rect.top });
+					}
+				}
+				for (let i = 1; i < chars.length; i++) {
+					if (chars[i].top > chars[i - 1].top + 2 && !('.$/-'.includes(chars[i - 1].c) || chars[i].c === '(')) {
+						bad.push(f.textContent.slice(0, i) + ' | ' + f.textContent.slice(i));
+					}
+				}
+			};
+			document.querySelectorAll('.lock-detail .frame').forEach(check);
+			return bad;
+		})`)
+		if len(bad) > 0 {
+			t.Errorf("frames broken inside a name: %q", bad)
+		}
+		screenshot(t, ctx, "small-frames.png")
+		eval[bool](t, ctx, `(document.querySelectorAll('.lock-detail > .stack').forEach((e) => e.remove()), true)`)
+	})
 }
 
 // hiddenColumns lists the Locks view's columns that lie beyond the right

@@ -122,7 +122,10 @@ export function stateChip(state) {
   return h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] || '#888' } }, state);
 }
 
-// frameEl renders "pkg.Class.method(File.java:12)" with the location set off.
+// frameEl renders "pkg.Class.method(File.java:12)" with the location set
+// off. A frame wider than its box wraps only between names (after a '.' or
+// '$', before the '('), never inside one; a name wider than the box
+// scrolls with the stack.
 export function frameEl(fr) {
   const text = fr.frame;
   const open = text.lastIndexOf('(');
@@ -130,9 +133,9 @@ export function frameEl(fr) {
   const what = open >= 0 ? text.slice(0, open) : text;
   const dot = what.lastIndexOf('.');
   return h('div', { class: 'frame' + (fr.jdk ? ' jdk' : ''), title: text },
-    h('span', { class: 'cls' }, what.slice(0, dot + 1)),
-    h('span', { class: 'meth' }, what.slice(dot + 1)),
-    h('span', { class: 'loc' }, where));
+    h('span', { class: 'cls' }, breakable(what.slice(0, dot + 1))), h('wbr'),
+    h('span', { class: 'meth' }, breakable(what.slice(dot + 1))), where ? h('wbr') : null,
+    h('span', { class: 'loc' }, breakable(where)));
 }
 
 export function stackEl(frames) {

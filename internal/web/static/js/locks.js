@@ -170,7 +170,7 @@ export class Locks {
       h('p', { class: 'muted small' }, `A group: short-lived ${g.kind === 'blocker' ? 'park blockers' : 'objects of Object.wait'} of one class and call site, summed.`),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
     ];
-    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, breakable(app.threads[i].name)) : h('span', { class: 'muted' }, name);
     if (g.unparkedBy.length) {
       out.push(h('h4', null, 'Unparked by ', h('span', { class: 'muted' }, 'the threads whose unpark ended the parks')),
         h('table', { class: 'grid compact owners' }, h('tbody', null, g.unparkedBy.slice(0, 25).map((u) => h('tr', null,
@@ -192,7 +192,7 @@ export class Locks {
 
   detailEls(d) {
     const app = this.app;
-    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, breakable(app.threads[i].name)) : h('span', { class: 'muted' }, name);
     const n = fmtCount;
     const park = isPark(d);
     const stats = [];

@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill } from './format.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -1394,7 +1394,7 @@ function tipDetail(d, threads) {
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));
   out.push(h('div', { class: 'muted' }, `${fmtTime(d.start)} → ${fmtTime(d.end)}`));
   const top = d.frames.find((f) => !f.jdk) || d.frames[0];
-  if (top) out.push(h('div', { class: 'tip-frame' }, top.frame));
+  if (top) out.push(h('div', { class: 'tip-frame' }, breakable(top.frame)));
   out.push(h('div', { class: 'muted small' }, 'click for the stack'));
   return out;
 }

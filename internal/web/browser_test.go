@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -618,4 +619,256 @@ func TestBrowserVirtual(t *testing.T) {
 	if want := fmt.Sprint(all); got != want {
 		t.Errorf("%s lanes with the virtual groups expanded, want %d", got, all)
 	}
+}
+
+// smallScreenRecording is issue 21's case for a 1280 × 800 screen: main
+// parks 800 ms on a CompletableFuture (a blocker whose only activity is
+// that park), ForkJoinPool workers whose names differ only at the end,
+// 1,234 contentions on one monitor (a count that needs a separator) and a
+// servlet container's long frames.
+func smallScreenRecording(t *testing.T) *recording {
+	t.Helper()
+	var ev strings.Builder
+	line := func(at float64, f string, args ...any) {
+		fmt.Fprintf(&ev, "%.10f,"+f+"\n", append([]any{at}, args...)...)
+	}
+	line(0, "ThreadStarted,00000001,main")
+	workers := []string{"0000000A", "0000000B", "0000000C", "0000000D"}
+	names := []string{"ForkJoinPool.commonPool-worker-1", "ForkJoinPool.commonPool-worker-2", "ForkJoinPool.commonPool-worker-3",
+		"org.example.scheduler.BackgroundRefreshService-worker-12"}
+	for i, w := range workers {
+		line(0.01, "ThreadStart,00000001,%s,0", w)
+		line(0.01, "ThreadStarted,%s,%s", w, names[i])
+	}
+	// main waits for a CompletableFuture: 800 ms parked, unparked by worker-2.
+	line(0.1, "ObjectClass,00000001,0000CF01,Ljava/util/concurrent/CompletableFuture$Signaller;")
+	line(0.1, "ThreadPark,00000001,0000CF01,00000000,,,3;00000001;FFFFFFFF;00000002;00000005;00000003;00000010")
+	line(0.9, "ThreadUnpark,0000000B,00000001,0")
+	line(0.9, "ThreadUnparked,00000001,0000CF01,unparked,0")
+	// worker-1 blocks 1,234 times on a monitor worker-3 holds.
+	line(1.0, "ObjectClass,0000000A,0000AB01,Lorg/apache/catalina/core/StandardContext;")
+	for i := range 1234 {
+		at := 1.0 + float64(i)*0.0006
+		line(at, "MonitorContendedEnter,0000000A,0000AB01,0000000C,2;00000004;00000007;00000005;00000002")
+		line(at+0.0005, "MonitorContendedEntered,0000000A,0000AB01,2;00000004;00000007;00000005;00000002")
+	}
+	for _, w := range workers {
+		line(1.9, "ThreadEnded,%s", w)
+	}
+	line(2.0, "ThreadEnded,00000001")
+	const methods = `0.0000000000,00000001,park,(ZJ)V,0000C001,-1
+0.0000000000,00000002,block,()V,0000C002,1;00000000;00000E21
+0.0000000000,00000003,get,()Ljava/lang/Object;,0000C002,1;00000000;00000800
+0.0000000000,00000004,internalDoFilter,(Ljakarta/servlet/ServletRequest;Ljakarta/servlet/ServletResponse;)V,0000C003,1;00000000;00001092
+0.0000000000,00000005,doFilter,(Ljakarta/servlet/ServletRequest;Ljakarta/servlet/ServletResponse;)V,0000C003,1;00000000;0000008A
+`
+	const classes = `0.0000000000,0000C001,Ljdk/internal/misc/Unsafe;,Unsafe.java
+0.0000000000,0000C002,Ljava/util/concurrent/CompletableFuture$Signaller;,CompletableFuture.java
+0.0000000000,0000C003,Lorg/apache/catalina/core/ApplicationFilterChain;,ApplicationFilterChain.java
+`
+	return handMade(t, "small-screen", ev.String(), methods, classes)
+}
+
+// TestBrowserSmallScreen: issue 21, item 4 — at 1280 × 800 the Locks table
+// shows every row's numbers (a park-only blocker's too) with every column
+// in view or a visible cue to scroll to it, counts with thousands
+// separators; the timeline tells lanes apart by their labels and its axis
+// reads in time units; stack frames break only between names.
+func TestBrowserSmallScreen(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := smallScreenRecording(t)
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1280, 800)
+	open(t, ctx, ts.URL+"/#v=locks&lk=blocker:0000CF01")
+	waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+	waitJS(t, ctx, "the park's detail", `document.querySelector('.lock-detail .stat-row')`)
+	screenshot(t, ctx, "small-locks.png")
+
+	t.Run("every row has its numbers", func(t *testing.T) {
+		// Each row shows a number in view (not scrolled out of sight),
+		// and the park-only row its parks and their time under a column
+		// that says so.
+		blank := eval[[]string](t, ctx, `(() => {
+			const wrap = document.querySelector('.locks-main .table-wrap').getBoundingClientRect();
+			return [...document.querySelectorAll('table.locks tbody tr')].filter((tr) => ![...tr.querySelectorAll('td.num')].some((td) => {
+				const r = td.getBoundingClientRect();
+				return td.textContent.trim() !== '' && r.left >= wrap.left && r.right <= wrap.right + 1;
+			})).map((tr) => tr.dataset.lock);
+		})()`)
+		if len(blank) > 0 {
+			t.Errorf("rows with no number in view: %q", blank)
+		}
+		type cell struct{ Head, Text string }
+		cells := eval[[]cell](t, ctx, `(() => {
+			const heads = [...document.querySelectorAll('table.locks thead th')].map((th) => th.textContent);
+			const tr = document.querySelector('table.locks tbody tr[data-lock="blocker:0000CF01"]');
+			return [...tr.children].map((td, i) => ({ Head: heads[i], Text: td.textContent.trim() }));
+		})()`)
+		var count, time bool
+		for _, c := range cells {
+			if strings.Contains(strings.ToLower(c.Head), "park") {
+				count = count || c.Text == "1"
+				time = time || c.Text == "800.0 ms"
+			}
+		}
+		if !count || !time {
+			t.Errorf("the park-only row does not show 1 park and 800.0 ms under a column of parks: %+v", cells)
+		}
+		if s := eval[string](t, ctx, `document.querySelector('.lock-detail .stat-row').textContent`); !strings.Contains(s, "parks") {
+			t.Errorf("the park's detail does not count parks: %q", s)
+		}
+	})
+
+	t.Run("columns in view", func(t *testing.T) {
+		if hidden := hiddenColumns(t, ctx); len(hidden) > 0 {
+			t.Errorf("at 1280 px, Locks columns out of view with no cue to scroll to them: %q", hidden)
+		}
+		// Narrower, the table scrolls, and says so.
+		ctx := newBrowser(t, 1024, 768)
+		open(t, ctx, ts.URL+"/#v=locks&lk=blocker:0000CF01")
+		waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+		if hidden := hiddenColumns(t, ctx); len(hidden) > 0 {
+			t.Errorf("at 1024 px, Locks columns out of view with no cue to scroll to them: %q", hidden)
+		}
+		screenshot(t, ctx, "small-locks-1024.png")
+	})
+
+	t.Run("thousands separators", func(t *testing.T) {
+		if c := eval[string](t, ctx, `document.querySelector('table.locks tbody tr[data-lock="monitor:0000AB01"] td.num').textContent`); c != "1,234" {
+			t.Errorf("the monitor's contentions read %q, want 1,234", c)
+		}
+		within(t, ctx, 10*time.Second, "the monitor", chromedp.Click(chromedp.CSS(`table.locks tbody tr[data-lock="monitor:0000AB01"]`)))
+		waitJS(t, ctx, "the monitor's detail", `document.querySelector('.lock-detail .panel-head') && document.querySelector('.lock-detail .panel-head').textContent.includes('0000AB01') && document.querySelector('.lock-detail .site')`)
+		bare := eval[[]string](t, ctx, `[...document.querySelectorAll('table.locks td.num, .lock-detail .stat-v, .lock-detail td.num, .lock-detail .site-head, .hstat b, .tab-badge, .view-note')]
+			.map((e) => e.textContent).filter((s) => /\d{4}/.test(s))`)
+		if len(bare) > 0 {
+			t.Errorf("counts without thousands separators: %q", bare)
+		}
+	})
+
+	t.Run("axis in time units", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
+		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+		// The whole recording, then zoomed at the park's end (0.8 s after
+		// the start, ns since the first event) down to 1 µs, then 100 ns.
+		// A label is a number and a unit; below the second, the unit
+		// keeps the number under 1000 (never 900000200 ns, nor 900000.2 µs).
+		unit := regexp.MustCompile(`^([0-9][0-9,.]*) (s|ms|µs|ns)$`)
+		for _, rng := range [][2]float64{{0, 2e9}, {0.79e9, 0.81e9}, {899.99e6, 900.01e6}, {900e6, 900.001e6}, {900.0002e6, 900.0003e6}} {
+			ticks := eval[[]string](t, ctx, fmt.Sprintf(`(orca.timeline.setRange(%f, %f), orca.timeline.idle().then(() => orca.timeline.ticks))`, rng[0], rng[1]))
+			t.Logf("range %v: %q", rng, ticks)
+			if len(ticks) < 2 {
+				t.Errorf("range %v: ticks %q, want 2 or more", rng, ticks)
+			}
+			for _, tick := range ticks {
+				m := unit.FindStringSubmatch(tick)
+				if m == nil {
+					t.Errorf("range %v: tick %q is not a number and a time unit", rng, tick)
+					continue
+				}
+				if v, err := strconv.ParseFloat(strings.ReplaceAll(m[1], ",", ""), 64); err != nil || m[2] != "s" && v >= 1000 {
+					t.Errorf("range %v: tick %q is a raw count of %s", rng, tick, m[2])
+				}
+			}
+			if len(slices.Compact(slices.Clone(ticks))) != len(ticks) {
+				t.Errorf("range %v: ticks %q repeat a label", rng, ticks)
+			}
+		}
+		screenshot(t, ctx, "small-axis.png")
+	})
+
+	t.Run("lanes told apart", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
+		eval[bool](t, ctx, `(orca.timeline.fit(), orca.timeline.idle().then(() => true))`)
+		type lane struct {
+			Thread      int
+			Name, Label string
+		}
+		lanes := eval[[]lane](t, ctx, `[...orca.timeline.laneLabels].map(([i, label]) => ({ Thread: i, Name: orca.app.threads[i].name, Label: label }))`)
+		if len(lanes) != len(r.res.Model.Threads) {
+			t.Errorf("%d lane labels drawn, want %d: %+v", len(lanes), len(r.res.Model.Threads), lanes)
+		}
+		seen := map[string]string{}
+		for _, l := range lanes {
+			if other, ok := seen[l.Label]; ok {
+				t.Errorf("lanes %q and %q are both labelled %q", other, l.Name, l.Label)
+			}
+			seen[l.Label] = l.Name
+			// Cut, a label keeps the name's end: its distinguishing part.
+			if head, tail, cut := strings.Cut(l.Label, "…"); l.Label != l.Name && (!cut || !strings.HasPrefix(l.Name, head) || !strings.HasSuffix(l.Name, tail) || len(tail) < 8) {
+				t.Errorf("lane %q labelled %q: want the name, or its start and its end around an ellipsis", l.Name, l.Label)
+			}
+		}
+		// The whole name is in the label's tooltip.
+		for _, l := range lanes {
+			if l.Label == l.Name {
+				continue
+			}
+			type pt struct{ X, Y float64 }
+			p := eval[pt](t, ctx, fmt.Sprintf(`(() => { const r = orca.timeline.canvas.getBoundingClientRect(); return { X: r.left + 60, Y: r.top + orca.timeline.laneMid(%d) }; })()`, l.Thread))
+			within(t, ctx, 10*time.Second, "hover a label", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+			waitJS(t, ctx, "the label's tooltip", fmt.Sprintf(`!document.querySelector('.tl-wrap .tooltip').hidden && document.querySelector('.tl-wrap .tooltip .tip-title').textContent === %q`, l.Name))
+		}
+		screenshot(t, ctx, "small-timeline.png")
+	})
+
+	t.Run("frames break between names", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		within(t, ctx, 10*time.Second, "the monitor", chromedp.Click(chromedp.CSS(`table.locks tbody tr[data-lock="monitor:0000AB01"]`)))
+		waitJS(t, ctx, "the monitor's call sites", `document.querySelector('.lock-detail .site .frame')`)
+		// The recording's frames, and longer ones, in the lock's detail
+		// (340 px wide).
+		bad := eval[[]string](t, ctx, `import('/static/js/format.js').then(({ stackEl }) => {
+			const long = stackEl([
+				{ frame: 'org.apache.catalina.core.ApplicationFilterChain.internalDoFilter(ApplicationFilterChain.java:4242)', jdk: false },
+				{ frame: 'org.springframework.security.web.authentication.AbstractAuthenticationProcessingFilter.doFilter(AbstractAuthenticationProcessingFilter.java:227)', jdk: false },
+				{ frame: 'java.util.concurrent.CompletableFuture$Signaller.block(CompletableFuture.java:1864)', jdk: true },
+			]);
+			document.querySelector('.lock-detail').append(long);
+			const bad = [];
+			// A line ends after '.', '$', '/' or '-', or before '('.
+			const check = (f) => {
+				const chars = [];
+				const walk = document.createTreeWalker(f, NodeFilter.SHOW_TEXT);
+				for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+					for (let i = 0; i < n.length; i++) {
+						const r = document.createRange();
+						r.setStart(n, i);
+						r.setEnd(n, i + 1);
+						const rect = r.getClientRects()[0];
+						if (rect) chars.push({ c: n.data[i], top: rect.top });
+					}
+				}
+				for (let i = 1; i < chars.length; i++) {
+					if (chars[i].top > chars[i - 1].top + 2 && !('.$/-'.includes(chars[i - 1].c) || chars[i].c === '(')) {
+						bad.push(f.textContent.slice(0, i) + ' | ' + f.textContent.slice(i));
+					}
+				}
+			};
+			document.querySelectorAll('.lock-detail .frame').forEach(check);
+			return bad;
+		})`)
+		if len(bad) > 0 {
+			t.Errorf("frames broken inside a name: %q", bad)
+		}
+		screenshot(t, ctx, "small-frames.png")
+		eval[bool](t, ctx, `(document.querySelectorAll('.lock-detail > .stack').forEach((e) => e.remove()), true)`)
+	})
+}
+
+// hiddenColumns lists the Locks view's columns that lie beyond the right
+// edge of the table's view when no cue says the table scrolls to them.
+func hiddenColumns(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return eval[[]string](t, ctx, `(() => {
+		const wrap = document.querySelector('.locks-main .table-wrap');
+		const r = wrap.getBoundingClientRect();
+		const out = [...document.querySelectorAll('table.locks thead th')].filter((th) => th.getBoundingClientRect().right > r.left + wrap.clientWidth + 1).map((th) => th.textContent);
+		const cue = document.querySelector('.locks-main .scroll-cue');
+		const cued = cue && !cue.hidden && cue.offsetWidth > 0 && getComputedStyle(cue).visibility !== 'hidden' &&
+			wrap.scrollWidth > wrap.clientWidth && ['auto', 'scroll'].includes(getComputedStyle(wrap).overflowX);
+		return cued ? [] : out;
+	})()`)
 }

@@ -2,7 +2,7 @@
 // URL (so a view can be shared), and switches between the four views.
 
 import { getJSON } from './api.js';
-import { fmtDur, h, fill } from './format.js';
+import { fmtDur, fmtCount, h, fill } from './format.js';
 import { Timeline } from './timeline.js';
 import { Locks } from './locks.js';
 import { Deadlocks } from './deadlocks.js';
@@ -154,18 +154,18 @@ class App {
     const warn = s.warnings.length ? h('span', { class: 'hwarn', title: s.warnings.join('\n') }, `⚠ ${s.warnings.length} warning${s.warnings.length > 1 ? 's' : ''}`) : null;
     fill(document.getElementById('rec'),
       h('span', { class: 'prefix', title: s.info.command ? `command: ${s.info.command}` : s.prefix }, s.prefix),
-      stat(fmtDur(s.duration), ''), stat(s.threads, 'threads'), stat(s.events.toLocaleString(), 'events'),
-      stat(s.contended, 'contended locks'),
+      stat(fmtDur(s.duration), ''), stat(fmtCount(s.threads), 'threads'), stat(fmtCount(s.events), 'events'),
+      stat(fmtCount(s.contended), 'contended locks'),
       // An import from JFR cannot show a deadlock or a hang still going on at the end: "?", not 0.
-      stat(s.deadlocks || !s.notVisible ? s.deadlocks : '?', s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
-      stat(s.hangs || !s.notVisible ? s.hangs : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''), warn);
+      stat(s.deadlocks || !s.notVisible ? fmtCount(s.deadlocks) : '?', s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
+      stat(s.hangs || !s.notVisible ? fmtCount(s.hangs) : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''), warn);
     document.title = `${s.prefix} — orca`;
     const tabs = document.getElementById('tabs');
     const tab = (v, label, badge, cls) => h('button', { class: 'tab', dataset: { view: v }, onclick: () => this.show(v) }, label,
       badge ? h('span', { class: 'tab-badge ' + (cls || '') }, badge) : null);
     tabs.replaceChildren(
-      tab('timeline', 'Timeline', s.threads),
-      tab('locks', 'Locks', s.contended || null),
+      tab('timeline', 'Timeline', fmtCount(s.threads)),
+      tab('locks', 'Locks', s.contended ? fmtCount(s.contended) : null),
       tab('deadlocks', 'Deadlocks & hangs', s.deadlocks + s.hangs || null, s.deadlocks ? 'bad' : s.hangs ? 'warn' : ''),
       tab('flame', 'Flame graph'));
   }

@@ -2,7 +2,7 @@
 // instant or deadlock, laid out left (waiters) to right (owners), cycles in red.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, fmtDur, fmtTime, h, stateChip } from './format.js';
+import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, stateChip } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const COL_W = 250;
@@ -44,7 +44,7 @@ export class Deadlocks {
     }
     const name = (i) => (i >= 0 ? threads[i].name : 'unknown');
     const items = [];
-    items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length || !app.summary.notVisible ? d.deadlocks.length : '?')));
+    items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length || !app.summary.notVisible ? fmtCount(d.deadlocks.length) : '?')));
     if (!d.deadlocks.length && app.summary.notVisible) {
       items.push(h('p', { class: 'muted' }, 'Not visible in this recording: JFR writes a state when it ends, and a deadlocked or hung thread never leaves its own.'));
     } else if (!d.deadlocks.length) items.push(h('p', { class: 'muted' }, 'No cycle of threads each waiting for the next.'));
@@ -55,13 +55,13 @@ export class Deadlocks {
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
-    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? appHangs.length : '?')));
+    items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? fmtCount(appHangs.length) : '?')));
     items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
       h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));
     if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
     if (jdkHangs.length) {
-      items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${jdkHangs.length} JDK service threads idle at the end (not hangs)`),
+      items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service threads idle at the end (not hangs)`),
         h('table', { class: 'grid compact' }, h('tbody', null, jdkHangs.map(hangRow)))));
     }
     items.push(h('h3', null, 'Instant'));
@@ -179,11 +179,11 @@ export class Deadlocks {
       svg.append(grp);
     }
     const kids = [svg];
-    if (hidden) kids.unshift(h('div', { class: 'view-note' }, `${hidden} more nodes in smaller groups without cycles are not drawn.`));
+    if (hidden) kids.unshift(h('div', { class: 'view-note' }, `${fmtCount(hidden)} more nodes in smaller groups without cycles are not drawn.`));
     if (jdkHidden || this.showJDK) {
       kids.unshift(h('div', { class: 'view-note' }, h('label', null,
         h('input', { type: 'checkbox', checked: !!this.showJDK, onchange: (e) => { this.showJDK = e.target.checked; this.draw(g); } }),
-        ` show the JDK's service threads (${jdkHidden || 'all'} idle in Object.wait, as they always are)`)));
+        ` show the JDK's service threads (${jdkHidden ? fmtCount(jdkHidden) : 'all'} idle in Object.wait, as they always are)`)));
     }
     this.graph.replaceChildren(...kids);
     this.svg = svg;

@@ -2,7 +2,7 @@
 // the top, each frame as wide as the time spent with it on the stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, fmtDur, h, pct, fill } from './format.js';
+import { STATES, STATE_COLORS, fmtDur, fmtCount, h, pct, fill } from './format.js';
 import { UI_FONT } from './timeline.js';
 
 const ROW = 18;
@@ -196,7 +196,7 @@ export class Flame {
     this.boxes = boxes;
     const st = this.app.state;
     const states = st.fstates.split(',').join(' and ');
-    const bits = [h('b', null, fmtDur(d.total)), ` ${states} in ${d.intervals} intervals of ${d.threads} threads`];
+    const bits = [h('b', null, fmtDur(d.total)), ` ${states} in ${fmtCount(d.intervals)} intervals of ${fmtCount(d.threads)} threads`];
     if (st.fthread) bits.push(`, threads matching “${st.fthread}”`);
     if (st.flock) bits.push(`, lock ${st.flock}`);
     if (st.frange) bits.push(`, timeline range only`);

@@ -42,14 +42,48 @@ export function niceStep(minNs) {
   return 10 * p;
 }
 
-// fmtTick labels an axis tick at ns, given the step between ticks.
-export function fmtTick(ns, step) {
-  let unit = 1, name = 'ns';
-  if (step >= 1e9) { unit = 1e9; name = 's'; }
-  else if (step >= 1e6) { unit = 1e6; name = 'ms'; }
-  else if (step >= 1e3) { unit = 1e3; name = 'µs'; }
-  const d = Math.max(0, Math.ceil(-Math.log10(step / unit) + 1e-9));
-  return `${(ns / unit).toFixed(d)} ${name}`;
+// fmtTick labels an axis tick at ns, given the step between ticks and the
+// largest instant the axis shows. One unit for the whole axis, the largest
+// that keeps that instant's number under 1000 (s from a second on), with the
+// decimals the step needs: 800.0005 ms, never 800000500 ns. ns and µs are
+// for the first millisecond only; deeper zooms show more decimals.
+export function fmtTick(ns, step, max) {
+  const [unit, name] = tickUnit(Math.max(Math.abs(max ?? ns), Math.abs(ns)));
+  const d = Math.max(0, Math.ceil(-Math.log10(step / unit) - 1e-9));
+  let v = ns / unit;
+  if (Math.abs(v) < 0.5 * 10 ** -d) v = 0; // no "-0.000"
+  return `${v.toFixed(d)} ${name}`;
+}
+
+function tickUnit(a) {
+  if (a >= 1e9) return [1e9, 's'];
+  if (a >= 1e6) return [1e6, 'ms'];
+  if (a >= 1e3) return [1e3, 'µs'];
+  return [1, 'ns'];
+}
+
+// fmtCount renders a count with thousands separators (12,345), the same in
+// every view whatever the browser's locale.
+export function fmtCount(n) {
+  return n == null || isNaN(n) ? '' : Number(n).toLocaleString('en-US');
+}
+
+// breakable returns text as nodes with a line-break opportunity after each
+// '.', '$', '/' and '-' and before each '(': a class, frame or thread name
+// wraps between its parts, never inside a word.
+export function breakable(text) {
+  const out = [];
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    const at = c === '(' ? i : '.$/-'.includes(c) ? i + 1 : -1;
+    if (at > from && at < text.length) {
+      out.push(text.slice(from, at), document.createElement('wbr'));
+      from = at;
+    }
+  }
+  out.push(text.slice(from));
+  return out;
 }
 
 export function pct(part, whole) {
@@ -88,7 +122,10 @@ export function stateChip(state) {
   return h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] || '#888' } }, state);
 }
 
-// frameEl renders "pkg.Class.method(File.java:12)" with the location set off.
+// frameEl renders "pkg.Class.method(File.java:12)" with the location set
+// off. A frame wider than its box wraps only between names (after a '.' or
+// '$', before the '('), never inside one; a name wider than the box
+// scrolls with the stack.
 export function frameEl(fr) {
   const text = fr.frame;
   const open = text.lastIndexOf('(');
@@ -96,9 +133,9 @@ export function frameEl(fr) {
   const what = open >= 0 ? text.slice(0, open) : text;
   const dot = what.lastIndexOf('.');
   return h('div', { class: 'frame' + (fr.jdk ? ' jdk' : ''), title: text },
-    h('span', { class: 'cls' }, what.slice(0, dot + 1)),
-    h('span', { class: 'meth' }, what.slice(dot + 1)),
-    h('span', { class: 'loc' }, where));
+    h('span', { class: 'cls' }, breakable(what.slice(0, dot + 1))), h('wbr'),
+    h('span', { class: 'meth' }, breakable(what.slice(dot + 1))), where ? h('wbr') : null,
+    h('span', { class: 'loc' }, breakable(where)));
 }
 
 export function stackEl(frames) {

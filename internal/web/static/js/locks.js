@@ -3,22 +3,30 @@
 // them) are one row, their objects listed in its detail.
 
 import { getJSON } from './api.js';
-import { STATE_COLORS, fmtDur, h, pct, stackEl, fill } from './format.js';
+import { STATE_COLORS, fmtDur, fmtCount, breakable, h, pct, stackEl, fill } from './format.js';
 
+// The columns. Every figure of /api/locks has one, so that no row is blank
+// whatever its only activity (a park, a notify, an uncontended acquire).
+// A blocker's parks are its waits (the model counts them so): one pair of
+// columns says both, as the row's kind tells which. Headers wrap at their
+// spaces, so that the table fits beside the detail at 1280 px.
 const COLUMNS = [
   { key: 'object', label: 'Lock', cmp: (a, b) => a.object.localeCompare(b.object) },
   { key: 'kind', label: 'Kind', cmp: (a, b) => a.kind.localeCompare(b.kind) },
-  { key: 'contentions', label: 'Contentions', num: true },
-  { key: 'blocked', label: 'Blocked', num: true, dur: true },
-  { key: 'maxBlocked', label: 'Longest', num: true, dur: true },
-  { key: 'openBlocked', label: 'Still blocked', num: true, dur: true },
+  { key: 'contentions', label: 'Conten\u00adtions', num: true, title: 'Contended enters (monitors, j.u.c. locks) or acquires a release let through (semaphores)' },
+  { key: 'blocked', label: 'Blocked', num: true, dur: true, title: 'Time threads were blocked on it' },
+  { key: 'maxBlocked', label: 'Longest', num: true, dur: true, title: 'The longest contention' },
+  { key: 'openBlocked', label: 'Still blocked', num: true, dur: true, title: 'Contentions still going on at the end (a deadlock, a hang), and their time' },
   { key: 'waiters', label: 'Threads blocked', num: true },
-  { key: 'topOwner', label: 'Most blamed owner', cmp: null },
-  { key: 'waits', label: 'Waits', num: true },
-  { key: 'waitTime', label: 'Wait time', num: true, dur: true },
-  { key: 'notifies', label: 'Notifies', num: true },
-  { key: 'acquires', label: 'Acquires', num: true },
+  { key: 'topOwner', label: 'Most blamed owner', cmp: null, title: 'The owner that held it longest while others were blocked' },
+  { key: 'waits', label: 'Waits\u00a0/ parks', num: true, title: 'Object.wait calls on a monitor; LockSupport.park calls on a blocker' },
+  { key: 'waitTime', label: 'Waited\u00a0/ parked', num: true, dur: true, title: 'Their time' },
+  { key: 'notifies', label: 'Notifies', num: true, title: 'notify and notifyAll calls' },
+  { key: 'acquires', label: 'Acquires', num: true, title: 'Semaphore acquires, contended or not' },
 ];
+
+// isPark tells a row whose waits are parks (a blocker, or a group of them).
+const isPark = (l) => l.kind.startsWith('blocker');
 
 export class Locks {
   constructor(app, root) {
@@ -29,16 +37,30 @@ export class Locks {
     this.table = h('table', { class: 'grid locks' }, h('thead', null, this.head), this.tbody);
     this.detail = h('div', { class: 'lock-detail' });
     this.note = h('div', { class: 'view-note' });
+    // Where the table is wider than its view (a narrow window), a fade at
+    // the right edge and a button say that more columns are to the right.
+    this.wrap = h('div', { class: 'table-wrap', onscroll: () => this.cue() }, this.table);
+    this.cueEl = h('button', { class: 'scroll-cue', hidden: true, title: 'More columns to the right',
+      onclick: () => this.wrap.scrollBy({ left: this.wrap.clientWidth * 0.8, behavior: 'smooth' }) }, 'more columns →');
     root.append(h('div', { class: 'locks-view' },
-      h('div', { class: 'locks-main' }, this.note, h('div', { class: 'table-wrap' }, this.table)),
+      h('div', { class: 'locks-main' }, this.note, h('div', { class: 'table-box' }, this.wrap, this.cueEl)),
       this.detail));
+    new ResizeObserver(() => this.cue()).observe(this.wrap);
+  }
+
+  // cue shows the scroll cue while columns lie beyond the right edge.
+  cue() {
+    const w = this.wrap;
+    const more = w.scrollWidth - w.clientWidth - w.scrollLeft > 1;
+    this.cueEl.hidden = !more;
+    w.parentElement.classList.toggle('more-right', more);
   }
 
   setData(locks, groups) {
     this.groups = groups || [];
     const rows = locks.filter((l) => l.group == null);
     this.groups.forEach((g, i) => rows.push({
-      object: `${g.objects} objects`, kind: `${g.kind} group`, class: g.class, group: i,
+      object: `${fmtCount(g.objects)} objects`, kind: `${g.kind} group`, class: g.class, group: i,
       contentions: 0, blocked: 0, maxBlocked: 0, open: 0, openBlocked: 0, waiters: 0, topOwner: -1,
       waits: g.waits, waitTime: g.waitTime, notifies: g.notifies, notifyAlls: g.notifyAlls, acquires: 0,
     }));
@@ -49,8 +71,8 @@ export class Locks {
     this.maxWait = Math.max(1, ...rows.map((l) => l.waitTime));
     const contended = rows.filter((l) => l.contentions + l.open > 0).length;
     const grouped = this.groups.reduce((n, g) => n + g.objects, 0);
-    const inGroups = grouped ? ` (${grouped} short-lived objects of one class and call site in ${this.groups.length} ${this.groups.length === 1 ? 'group' : 'groups'})` : '';
-    this.note.textContent = `${locks.length} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${contended} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
+    const inGroups = grouped ? ` (${fmtCount(grouped)} short-lived objects of one class and call site in ${fmtCount(this.groups.length)} ${this.groups.length === 1 ? 'group' : 'groups'})` : '';
+    this.note.textContent = `${fmtCount(locks.length)} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${fmtCount(contended)} contended. Click a column to sort, a row for its owners, waiters and call sites.`;
   }
 
   // rowID is a row's selection id: kind:object, or group:index.
@@ -60,7 +82,7 @@ export class Locks {
     const st = this.app.state;
     const [key, dir] = (st.lockSort || 'blocked:desc').split(':');
     this.head.replaceChildren(...COLUMNS.map((c) => h('th', {
-      class: (c.num ? 'num ' : '') + (c.key === key ? 'sorted ' + dir : '') + (c.cmp === null ? '' : ' sortable'),
+      class: (c.num ? 'num ' : '') + (c.key === key ? 'sorted ' + dir : '') + (c.cmp === null ? '' : ' sortable'), title: c.title,
       onclick: c.cmp === null ? null : () => {
         st.lockSort = `${c.key}:${c.key === key && dir === 'desc' ? 'asc' : c.key === key ? 'desc' : c.num ? 'desc' : 'asc'}`;
         this.app.changed();
@@ -75,19 +97,20 @@ export class Locks {
       const id = this.rowID(l);
       const [kind, object] = id.split(':');
       return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
-        h('td', null, h('code', null, l.object), l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null),
-        h('td', null, l.kind),
-        h('td', { class: 'num' }, l.contentions || ''),
+        h('td', { class: 'lock-name' }, h('code', null, l.object), l.class ? h('div', { class: 'muted cls' }, breakable(l.class)) : null),
+        h('td', { class: 'kind' }, l.kind),
+        h('td', { class: 'num' }, l.contentions ? fmtCount(l.contentions) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
         h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
-        h('td', { class: 'num' }, l.open ? `${l.open}× ${fmtDur(l.openBlocked)}` : ''),
-        h('td', { class: 'num' }, l.waiters || ''),
-        h('td', null, l.topOwner >= 0 ? threads[l.topOwner].name : ''),
-        h('td', { class: 'num' }, l.waits || ''),
-        h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.waitTime) / this.maxWait}%`, background: STATE_COLORS[2] } }), l.waitTime ? fmtDur(l.waitTime) : ''),
-        h('td', { class: 'num' }, l.notifies + l.notifyAlls || ''),
-        h('td', { class: 'num' }, l.acquires || ''));
+        h('td', { class: 'num' }, l.open ? `${fmtCount(l.open)}× ${fmtDur(l.openBlocked)}` : ''),
+        h('td', { class: 'num' }, l.waiters ? fmtCount(l.waiters) : ''),
+        h('td', { class: 'owner' }, l.topOwner >= 0 ? breakable(threads[l.topOwner].name) : ''),
+        h('td', { class: 'num', title: l.waits ? `${fmtCount(l.waits)} ${isPark(l) ? 'parks' : 'waits'}` : null }, l.waits ? fmtCount(l.waits) : ''),
+        h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.waitTime) / this.maxWait}%`, background: STATE_COLORS[isPark(l) ? 6 : 2] } }), l.waitTime ? fmtDur(l.waitTime) : ''),
+        h('td', { class: 'num' }, l.notifies + l.notifyAlls ? fmtCount(l.notifies + l.notifyAlls) : ''),
+        h('td', { class: 'num' }, l.acquires ? fmtCount(l.acquires) : ''));
     }));
+    this.cue();
     if (st.lockSel) this.loadDetail(st.lockSel);
     else this.detail.replaceChildren(h('div', { class: 'panel-empty' }, h('h3', null, 'No lock selected'), h('p', null, 'Pick a lock in the table to see who held it while others waited, who waited, and where.')));
   }
@@ -134,52 +157,55 @@ export class Locks {
     const app = this.app;
     const park = g.kind === 'blocker';
     const waits = park ? 'parks' : 'waits';
-    const stats = [['objects', g.objects], ['threads', g.threads], [waits, g.waits], ['time', fmtDur(g.waitTime)],
-      ['longest', fmtDur(g.maxWait)], [`most ${waits} on one`, g.maxWaits]];
-    if (g.notified) stats.push([park ? 'unparked' : 'notified', g.notified]);
-    if (g.timedOut) stats.push([park ? 'not unparked (timeout…)' : 'not notified (timeout…)', g.timedOut]);
-    if (g.stillWaiting) stats.push([park ? 'still parked at the end' : 'still waiting at the end', g.stillWaiting]);
-    if (g.idle) stats.push(['of idle pool workers', g.idle]);
-    if (g.notifies || g.notifyAlls) stats.push(['notify / notifyAll', `${g.notifies} / ${g.notifyAlls}`]);
+    const n = fmtCount;
+    const stats = [['objects', n(g.objects)], ['threads', n(g.threads)], [waits, n(g.waits)], ['time', fmtDur(g.waitTime)],
+      ['longest', fmtDur(g.maxWait)], [`most ${waits} on one`, n(g.maxWaits)]];
+    if (g.notified) stats.push([park ? 'unparked' : 'notified', n(g.notified)]);
+    if (g.timedOut) stats.push([park ? 'not unparked (timeout…)' : 'not notified (timeout…)', n(g.timedOut)]);
+    if (g.stillWaiting) stats.push([park ? 'still parked at the end' : 'still waiting at the end', n(g.stillWaiting)]);
+    if (g.idle) stats.push(['of idle pool workers', n(g.idle)]);
+    if (g.notifies || g.notifyAlls) stats.push(['notify / notifyAll', `${n(g.notifies)} / ${n(g.notifyAlls)}`]);
     const out = [
-      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${g.objects} objects `), g.class ? h('span', { class: 'muted' }, g.class) : null),
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${n(g.objects)} objects `), g.class ? h('span', { class: 'muted' }, breakable(g.class)) : null),
       h('p', { class: 'muted small' }, `A group: short-lived ${g.kind === 'blocker' ? 'park blockers' : 'objects of Object.wait'} of one class and call site, summed.`),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
     ];
-    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, breakable(app.threads[i].name)) : h('span', { class: 'muted' }, name);
     if (g.unparkedBy.length) {
       out.push(h('h4', null, 'Unparked by ', h('span', { class: 'muted' }, 'the threads whose unpark ended the parks')),
         h('table', { class: 'grid compact owners' }, h('tbody', null, g.unparkedBy.slice(0, 25).map((u) => h('tr', null,
           h('td', { class: 'name' }, link(u.thread, u.id)),
-          h('td', { class: 'num' }, `${u.parks}×`),
+          h('td', { class: 'num' }, `${n(u.parks)}×`),
           h('td', { class: 'num' }, fmtDur(u.time)))))));
     }
     out.push(h('h4', null, park ? 'Where threads parked' : 'Where threads waited'));
     for (const s of g.sites.slice(0, 20)) {
-      out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.waitTime)), ` in ${s.waits} ${waits}`), stackEl(s.frames)));
+      out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, h('b', null, fmtDur(s.waitTime)), ` in ${n(s.waits)} ${waits}`), stackEl(s.frames)));
     }
-    out.push(h('h4', null, 'Objects ', h('span', { class: 'muted' }, g.members.length < g.objects ? `the ${g.members.length} costliest of ${g.objects}` : 'costliest first')),
+    out.push(h('h4', null, 'Objects ', h('span', { class: 'muted' }, g.members.length < g.objects ? `the ${n(g.members.length)} costliest of ${n(g.objects)}` : 'costliest first')),
       h('table', { class: 'grid compact members' }, h('tbody', null, g.members.map((o) => h('tr', null,
         h('td', null, h('a', { href: '#', onclick: (e) => { e.preventDefault(); this.select(g.kind, o.object); } }, h('code', null, o.object))),
-        h('td', { class: 'num' }, `${o.waits}×`),
+        h('td', { class: 'num' }, `${n(o.waits)}×`),
         h('td', { class: 'num' }, fmtDur(o.waitTime)))))));
     return out;
   }
 
   detailEls(d) {
     const app = this.app;
-    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : h('span', { class: 'muted' }, name);
+    const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, breakable(app.threads[i].name)) : h('span', { class: 'muted' }, name);
+    const n = fmtCount;
+    const park = isPark(d);
     const stats = [];
-    if (d.contentions || d.blocked) stats.push(['contentions', d.contentions], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
-    if (d.open) stats.push(['still blocked at the end', `${d.open}, ${fmtDur(d.openBlocked)}`]);
-    if (d.ownerUnknown) stats.push(['owner unknown', d.ownerUnknown]);
-    if (d.waits) stats.push(['waits', d.waits], ['wait time', fmtDur(d.waitTime)]);
-    if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${d.notifies} / ${d.notifyAlls}`]);
-    if (d.wokeNobody) stats.push(['notifies that woke nobody', d.wokeNobody]);
-    if (d.acquires || d.releases) stats.push(['acquires / releases', `${d.acquires} / ${d.releases}`]);
+    if (d.contentions || d.blocked) stats.push(['contentions', n(d.contentions)], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
+    if (d.open) stats.push(['still blocked at the end', `${n(d.open)}, ${fmtDur(d.openBlocked)}`]);
+    if (d.ownerUnknown) stats.push(['owner unknown', n(d.ownerUnknown)]);
+    if (d.waits) stats.push([park ? 'parks' : 'waits', n(d.waits)], [park ? 'parked' : 'wait time', fmtDur(d.waitTime)]);
+    if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${n(d.notifies)} / ${n(d.notifyAlls)}`]);
+    if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);
+    if (d.acquires || d.releases) stats.push(['acquires / releases', `${n(d.acquires)} / ${n(d.releases)}`]);
     const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
     const out = [
-      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${d.kind} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, d.class) : null),
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${d.kind} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
       h('div', { class: 'actions' },
         h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),
@@ -189,20 +215,20 @@ export class Locks {
       out.push(h('h4', null, 'Owners blamed ', h('span', { class: 'muted' }, 'time others spent blocked while each held it')),
         h('table', { class: 'grid compact owners' }, h('tbody', null, d.owners.slice(0, 25).map((o) => h('tr', null,
           h('td', { class: 'name' }, link(o.thread, o.id)),
-          h('td', { class: 'num' }, `${o.contentions}×`),
+          h('td', { class: 'num' }, `${n(o.contentions)}×`),
           h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${pct(o.blamed, blamed)}`))))));
-      if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${d.owners.length - 25} more owners`));
+      if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.owners.length - 25)} more owners`));
     }
     if (d.waiters.length) {
-      out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${d.waiters.length}, in order of first block`)),
+      out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${n(d.waiters.length)}, in order of first block`)),
         h('div', { class: 'chips' }, d.waiters.slice(0, 60).map((i) => i >= 0 ? h('a', { href: '#', class: 'thread-chip', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, app.threads[i].name) : null)));
     }
-    if (d.waiters.length > 60) out.push(h('div', { class: 'muted small' }, `… and ${d.waiters.length - 60} more`));
+    if (d.waiters.length > 60) out.push(h('div', { class: 'muted small' }, `… and ${n(d.waiters.length - 60)} more`));
     if (d.sites.length) {
-      out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${d.sitesTotal} call sites${d.sitesTotal > 20 ? ', the 20 costliest' : ''}`)));
+      out.push(h('h4', null, 'Where threads blocked ', h('span', { class: 'muted' }, `${n(d.sitesTotal)} call sites${d.sitesTotal > 20 ? ', the 20 costliest' : ''}`)));
       for (const s of d.sites.slice(0, 20)) {
-        const head = [h('b', null, fmtDur(s.blocked + s.openBlocked)), ` in ${s.contentions} contentions`];
-        if (s.open) head.push(`, ${s.open} still blocked at the end`);
+        const head = [h('b', null, fmtDur(s.blocked + s.openBlocked)), ` in ${n(s.contentions)} contentions`];
+        if (s.open) head.push(`, ${n(s.open)} still blocked at the end`);
         out.push(h('div', { class: 'site' }, h('div', { class: 'site-head' }, ...head), stackEl(s.frames)));
       }
     }
@@ -211,7 +237,8 @@ export class Locks {
       for (const s of d.heldAt.slice(0, 10)) out.push(h('div', { class: 'site' }, stackEl(s.frames)));
     }
     if (!d.owners.length && !d.sites.length && !d.waiters.length) {
-      out.push(h('p', { class: 'muted' }, 'No thread blocked on it: it was only waited on, notified or acquired without contention.'));
+      out.push(h('p', { class: 'muted' }, park ? 'No thread blocked on it: threads parked on it (LockSupport.park), for an unpark.'
+        : 'No thread blocked on it: it was only waited on, notified or acquired without contention.'));
     }
     return out;
   }

@@ -2,7 +2,7 @@
 // wait-for graph) with its stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, h, stateChip, stackEl, pct } from './format.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, stateChip, stackEl, pct } from './format.js';
 
 export class Panel {
   constructor(app, el) {
@@ -99,7 +99,7 @@ export class Panel {
         h('tr', null, h('th', null, 'id'), h('td', null, h('code', null, t.id))),
         h('tr', null, h('th', null, 'lived'), h('td', null, `${fmtTime(t.start)} to ${fmtTime(t.end)}${t.ended ? '' : ' (still alive at the end)'}`)),
         t.parent >= 0 ? h('tr', null, h('th', null, 'started by'), h('td', null, this.threadLink(t.parent))) : null,
-        h('tr', null, h('th', null, 'intervals'), h('td', null, `${t.intervals} (${t.events} events)`))),
+        h('tr', null, h('th', null, 'intervals'), h('td', null, `${fmtCount(t.intervals)} (${fmtCount(t.events)} events)`))),
       bars];
     this.set(...head, h('div', { class: 'muted' }, 'loading…'));
     try {

@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtTime, fmtTick, niceStep, natural, h, pct, fill } from './format.js';
+import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -560,9 +560,30 @@ export class Timeline {
     this.pump();
   }
 
+  // tickStep is the step between the time axis's labelled ticks: a round
+  // one, at least 90 px, and wide enough for its labels (deep in a long
+  // recording they have many decimals).
+  tickStep(ctx) {
+    const st = this.app.state;
+    const key = `${this.nsPerPx} ${st.t0} ${st.t1}`;
+    if (this.stepKey === key) return this.step;
+    ctx.save();
+    ctx.font = '11px ' + UI_FONT;
+    let step = niceStep(this.nsPerPx * 90);
+    for (let i = 0; i < 8; i++) {
+      const w = textWidth(ctx, fmtTick(st.t1, step, st.t1)) + 16;
+      if (w <= step / this.nsPerPx) break;
+      step = niceStep(step * 1.01);
+    }
+    ctx.restore();
+    this.stepKey = key;
+    this.step = step;
+    return step;
+  }
+
   drawGrid(ctx) {
     const st = this.app.state;
-    const step = niceStep(this.nsPerPx * 90);
+    const step = this.tickStep(ctx);
     ctx.strokeStyle = GRID;
     ctx.beginPath();
     for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
@@ -580,19 +601,23 @@ export class Timeline {
     ctx.fillRect(0, 0, W, AXIS_H);
     ctx.fillStyle = '#30363d';
     ctx.fillRect(0, AXIS_H - 1, W, 1);
-    const step = niceStep(this.nsPerPx * 90);
+    const step = this.tickStep(ctx);
+    const max = Math.max(Math.abs(st.t0), Math.abs(st.t1));
     ctx.font = '11px ' + UI_FONT;
     ctx.textBaseline = 'middle';
     ctx.save();
     ctx.beginPath();
     ctx.rect(LABEL_W, 0, W - LABEL_W, AXIS_H);
     ctx.clip();
+    this.ticks = [];
     for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
       const x = Math.round(this.x(t)) + 0.5;
       ctx.fillStyle = '#30363d';
       ctx.fillRect(x - 0.5, AXIS_H - 7, 1, 6);
       ctx.fillStyle = MUTED;
-      ctx.fillText(fmtTick(t, step), x + 4, AXIS_H / 2);
+      const label = fmtTick(t, step, max);
+      this.ticks.push(label);
+      ctx.fillText(label, x + 4, AXIS_H / 2);
     }
     // Minor ticks.
     ctx.fillStyle = '#30363d';
@@ -637,6 +662,7 @@ export class Timeline {
     ctx.fillRect(0, AXIS_H, LABEL_W, H - AXIS_H);
     ctx.textBaseline = 'middle';
     const rows = this.rows;
+    this.laneLabels = new Map(); // thread → the label drawn (for tests)
     for (let ri = first; ri < rows.length && rows[ri].y < bottom; ri++) {
       const r = rows[ri];
       const y = AXIS_H + r.y - st.y;
@@ -650,8 +676,8 @@ export class Timeline {
         ctx.fillText(r.collapsed ? '▶' : '▼', 8, y + r.h / 2);
         ctx.font = '600 12px ' + UI_FONT;
         ctx.fillStyle = TEXT;
-        const count = ` ${r.count} threads`;
-        ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110), 24, y + r.h / 2);
+        const count = ` ${fmtCount(r.count)} threads`;
+        ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110, true), 24, y + r.h / 2);
         ctx.font = '11px ' + UI_FONT;
         ctx.fillStyle = MUTED;
         ctx.textAlign = 'right';
@@ -689,7 +715,9 @@ export class Timeline {
           ctx.font = `${fs}px ${UI_FONT}`;
         }
         ctx.fillStyle = th.jdk ? MUTED : TEXT;
-        ctx.fillText(ellipsize(ctx, th.name, right - indent), indent, y + r.h / 2 + 0.5);
+        const label = ellipsize(ctx, th.name, right - indent, true);
+        this.laneLabels.set(r.thread, label);
+        ctx.fillText(label, indent, y + r.h / 2 + 0.5);
       }
     }
     ctx.restore();
@@ -1135,7 +1163,7 @@ export class Timeline {
         this.showTip(p, [h('div', { class: 'tip-title' }, t.name), h('div', { class: 'muted' }, `thread ${t.id}`),
           tipStates(t)]);
       } else if (r) {
-        this.showTip(p, [h('div', { class: 'tip-title' }, r.name), h('div', { class: 'muted' }, `${r.count} threads — click to ${r.collapsed ? 'expand' : 'collapse'}`)]);
+        this.showTip(p, [h('div', { class: 'tip-title' }, r.name), h('div', { class: 'muted' }, `${fmtCount(r.count)} threads — click to ${r.collapsed ? 'expand' : 'collapse'}`)]);
       } else this.hideTip();
       return;
     }
@@ -1150,7 +1178,7 @@ export class Timeline {
     }
     if (seg.n > 1) {
       this.showTip(p, [h('div', { class: 'tip-title' }, th.name),
-        h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[seg.state] } }, `${seg.n} intervals`), ' mostly ', STATES[seg.state]),
+        h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[seg.state] } }, `${fmtCount(seg.n)} intervals`), ' mostly ', STATES[seg.state]),
         h('div', { class: 'muted' }, `${fmtDur(seg.e - seg.s)} — double-click to zoom in`)]);
       return;
     }
@@ -1284,12 +1312,15 @@ export const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans
 // ellipsize cuts text to fit w pixels in the context's font (cached: the
 // same names are drawn every frame).
 const fitCache = new Map();
-function ellipsize(ctx, text, w) {
+// ellipsize fits text into w px, cut at its end, or with middle in its
+// middle: a thread's name keeps its start and its end, which tells pool
+// workers apart (ForkJoinPoo…commonPool-worker-3).
+function ellipsize(ctx, text, w, middle) {
   if (w <= 0) return '';
-  const key = ctx.font + '\u0000' + Math.floor(w) + '\u0000' + text;
+  const key = ctx.font + '\u0000' + Math.floor(w) + '\u0000' + (middle ? 'm' : '') + text;
   let v = fitCache.get(key);
   if (v === undefined) {
-    v = ellipsizeNow(ctx, text, Math.floor(w));
+    v = (middle ? ellipsizeMiddle : ellipsizeNow)(ctx, text, Math.floor(w));
     if (fitCache.size > 20000) fitCache.clear();
     fitCache.set(key, v);
   }
@@ -1316,6 +1347,22 @@ function ellipsizeNow(ctx, text, w) {
     if (ctx.measureText(text.slice(0, m) + '…').width <= w) lo = m; else hi = m - 1;
   }
   return text.slice(0, lo) + '…';
+}
+
+// ellipsizeMiddle keeps as many characters as fit, 60% of them from the
+// end.
+function ellipsizeMiddle(ctx, text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  const cut = (k) => {
+    const tail = Math.min(k, Math.ceil(k * 0.6));
+    return text.slice(0, k - tail) + '…' + text.slice(text.length - tail);
+  };
+  let lo = 0, hi = text.length - 1;
+  while (lo < hi) {
+    const m = (lo + hi + 1) >> 1;
+    if (ctx.measureText(cut(m)).width <= w) lo = m; else hi = m - 1;
+  }
+  return cut(lo);
 }
 
 function roundRect(ctx, x, y, w, hh, r) {
@@ -1347,7 +1394,7 @@ function tipDetail(d, threads) {
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));
   out.push(h('div', { class: 'muted' }, `${fmtTime(d.start)} → ${fmtTime(d.end)}`));
   const top = d.frames.find((f) => !f.jdk) || d.frames[0];
-  if (top) out.push(h('div', { class: 'tip-frame' }, top.frame));
+  if (top) out.push(h('div', { class: 'tip-frame' }, breakable(top.frame)));
   out.push(h('div', { class: 'muted small' }, 'click for the stack'));
   return out;
 }

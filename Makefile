@@ -6,7 +6,7 @@
 #                 integration tests, a fuzz smoke
 #   make agent-test  the agent's C unit tests alone (agent/test)
 #   make deps     install gcc, a JDK 17, chromium, tomcat10-common and wrk with apt-get (as root)
-#   make gen      regenerate agent/events.h from internal/format
+#   make gen      regenerate agent/core/events.h from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh
 #   make stress   the long tests (not in make test; 20-40 min on 2 cores): issue 19's virtual-thread
@@ -30,7 +30,9 @@ JAVA_HOME = $(shell d=$$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head
 	[ -n "$$d" ] || { j=$$(command -v javac) && d=$$(dirname "$$(dirname "$$(readlink -f "$$j")")"); }; \
 	echo "$$d")
 
-AGENT_SRC := $(wildcard agent/*.c agent/*.h)
+# The agent's modules, a directory each (docs/agent.md): agent/MODULE/*.c.
+AGENT_C   := $(filter-out agent/test/%,$(wildcard agent/*/*.c))
+AGENT_SRC := $(AGENT_C) $(filter-out agent/test/%,$(wildcard agent/*/*.h))
 LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
@@ -84,7 +86,7 @@ deps:
 # ---- build -----------------------------------------------------------------
 
 $(LIB): $(AGENT_SRC) | check-deps
-	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/*.c -lpthread -ldl
+	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ $(AGENT_C) -lpthread -ldl
 
 # The agent must at least compile for aarch64 (agent/arch.h: no own stack
 # walker, no time-stamp counter there). Debian's cross compiler is installed
@@ -100,7 +102,7 @@ agent-aarch64: $(AGENT_SRC) | check-deps
 	fi; \
 	if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
 		mkdir -p build && set -x && \
-		$(AARCH64_CC) $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o build/liborca-aarch64.so agent/*.c -lpthread -ldl; \
+		$(AARCH64_CC) $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o build/liborca-aarch64.so $(AGENT_C) -lpthread -ldl; \
 	else echo "orca: no $(AARCH64_CC) (apt-get install gcc-aarch64-linux-gnu): the aarch64 build check is skipped"; fi
 
 # go build is incremental: let it decide whether anything changed.
@@ -125,8 +127,8 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
-	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -o $@ agent/test/*.c \
-		agent/classfile.c agent/options.c agent/log.c agent/counters.c agent/fmt.c -lpthread
+	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
+		agent/hooks/classfile.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes

@@ -15,7 +15,8 @@ bad=0
 # lookup in the VM's tables) and no read of VM memory but the accessors';
 # the guarded accessors (direct loads) only in walk.c, whose code runs in
 # the section under a guard.
-for f in "$src"/*.c "$src"/*.h; do
+for f in "$src"/*/*.c "$src"/*/*.h; do
+  case $f in "$src"/test/*) continue ;; esac
   case ${f##*/} in vmstructs.c | vmstructs.h | safe.c | safe.h) continue ;; esac
   if grep -nE '(^|[^A-Za-z0-9_])hs\.[a-z_]|vms_(offset|offset_typed|thread_offset|static|constant|size)\(|safe_(read|word|probe)\(' "$f" >&2; then
     echo "check-safe: ${f##*/} reads HotSpot's layout or VM memory itself: use the layer's accessors (vmstructs.h)" >&2

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../classfile.h"
+#include "../hooks/classfile.h"
 #include "check.h"
 
 static unsigned char *slurp(const char *path, size_t *len) {

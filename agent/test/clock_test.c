@@ -1,7 +1,7 @@
 // clock.c: ticks to nanoseconds, its clamping, the rate's calibration.
 // clock.c is included to set its rate and window directly.
 #include <unistd.h>
-#include "../clock.c"
+#include "../core/clock.c"
 #include "check.h"
 
 static void set_rate(double r) { atomic_store(&rate, r); }

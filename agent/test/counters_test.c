@@ -2,7 +2,7 @@
 // which counters .info lists, and the facts (order, repeats, one line each).
 #include <pthread.h>
 #include <string.h>
-#include "../counters.h"
+#include "../core/counters.h"
 #include "check.h"
 
 #define ADDERS 4

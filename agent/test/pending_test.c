@@ -5,7 +5,7 @@
 // holds its wait leaves the memory to the walker. pending.c is included to
 // drive its states directly; the JVM, the stack walkers and HotSpot's timer
 // are stubbed.
-#include "../pending.c"
+#include "../threads/pending.c"
 #include <string.h>
 #include <unistd.h>
 #include <pthread.h>

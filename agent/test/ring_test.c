@@ -1,7 +1,7 @@
 // ring.c: a callback never waits for a busy shard beyond RING_SPINS pauses:
 // it takes another shard, and when every shard is busy or full the event is
 // dropped and counted (dropped.KIND). ring.c is included to hold its locks.
-#include "../ring.c"
+#include "../record/ring.c"
 #include "check.h"
 
 static int put(int shard, int kind) {

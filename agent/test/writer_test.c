@@ -3,17 +3,14 @@
 // flush, and the held-back lines beyond their budget are written early and
 // counted. writer.c is included to drive its flushes directly; the rest of
 // the agent is stubbed below.
-#include "../writer.c"
+#include "../record/writer.c"
 #include <stdlib.h>
 #include "check.h"
 
 // Stubs: the threads and the JVM are not part of these tests (the deferred
 // records are pending.c's own, with no thread registered: pending_test.c).
-jvmtiEnv *jvmti;
-JavaVM *orca_vm;
-int orca_feature;
-atomic_int orca_state;
-char *methods_take(int which, size_t *len) { (void)which; *len = 0; return NULL; }
+static char *no_meta(int which, size_t *len) { (void)which; *len = 0; return NULL; }
+int64_t pending_flush(int64_t cutoff, int64_t stale_before);   // pending.c, linked by pending_test.c
 
 static void put_ev(int shard, int64_t ts, uint32_t thread) {
   orca_frame fr[2] = {{1, 2}, {3, 4}};
@@ -40,6 +37,7 @@ static int file_ts(int64_t *ts, uint32_t *th, int cap) {
 }
 
 void test_writer(const char *dir) {
+  writer_set_sources(&(writer_sources){.deferred = pending_flush, .meta = no_meta});
   test_name = "writer";
   snprintf(opt.prefix, sizeof opt.prefix, "%s/writer", dir);
   opt.depth = 16;

@@ -14,7 +14,7 @@ import (
 	"orca/internal/format"
 )
 
-// version is orca's and its agent's (ORCA_VERSION in agent/events.h, generated from it).
+// version is orca's and its agent's (ORCA_VERSION in agent/core/events.h, generated from it).
 const version = format.AgentVersion
 
 // usageError is a mistake on the command line: main prints it and exits 2.

@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// fieldFlag names the C bit for each field in agent/events.h.
+// fieldFlag names the C bit for each field in agent/core/events.h.
 var fieldFlag = map[Field]string{
 	FThread: "ORCA_F_THREAD", FObject: "ORCA_F_OBJECT", FTarget: "ORCA_F_TARGET",
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
 	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS", FMode: "ORCA_F_MODE",
 }
 
-// CHeader returns agent/events.h: the format as the C agent sees it — the
+// CHeader returns agent/core/events.h: the format as the C agent sees it — the
 // versions, the event table with its begin/end pairs, the .info keys. The
 // agent's writer formats each line from these flags, so writer and reader
 // share one definition (TestCHeaderUpToDate keeps the file in sync).

@@ -10,11 +10,11 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite agent/events.h")
+var update = flag.Bool("update", false, "rewrite agent/core/events.h")
 
-// TestCHeaderUpToDate fails when agent/events.h drifts from the Go table.
+// TestCHeaderUpToDate fails when agent/core/events.h drifts from the Go table.
 func TestCHeaderUpToDate(t *testing.T) {
-	const path = "../../agent/events.h"
+	const path = "../../agent/core/events.h"
 	want := CHeader()
 	if *update {
 		if err := os.WriteFile(path, want, 0o644); err != nil {
@@ -105,16 +105,17 @@ func TestPairs(t *testing.T) {
 	}
 }
 
-// agentSources returns agent/*.c and *.h but the generated header.
+// agentSources returns the agent modules' .c and .h files (agent/MODULE/)
+// but the generated header.
 func agentSources(t *testing.T) map[string]string {
 	t.Helper()
-	paths, err := filepath.Glob("../../agent/*.[ch]")
+	paths, err := filepath.Glob("../../agent/*/*.[ch]")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("agent sources: %v (%d files)", err, len(paths))
 	}
 	src := map[string]string{}
 	for _, p := range paths {
-		if filepath.Base(p) == "events.h" {
+		if filepath.Base(p) == "events.h" || filepath.Base(filepath.Dir(p)) == "test" {
 			continue
 		}
 		b, err := os.ReadFile(p)
@@ -138,13 +139,13 @@ func TestAgentUsesGeneratedVersions(t *testing.T) {
 }
 
 // TestAgentInfoKeys fails when the agent spells a .info key itself: every
-// key in C is an ORCA_INFO_* macro of the generated header (agent/events.h,
+// key in C is an ORCA_INFO_* macro of the generated header (agent/core/events.h,
 // from InfoKeys and InfoPrefixes), so a key added in C must be added to the
 // table (and to docs/format.md). It looks for keys in string literals ("key=",
 // also after a \n), for literals given to counters_prop or as a counter's
 // key (agent/counters.c), and for ORCA_INFO_ macros the header lacks.
 func TestAgentInfoKeys(t *testing.T) {
-	header, err := os.ReadFile("../../agent/events.h")
+	header, err := os.ReadFile("../../agent/core/events.h")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +179,7 @@ func TestAgentInfoKeys(t *testing.T) {
 			for _, m := range macro.FindAllString(code, -1) {
 				used++
 				if !defined[m] {
-					t.Errorf("agent/%s:%d: %s is not generated into agent/events.h (internal/format/info.go)", name, i+1, m)
+					t.Errorf("agent/%s:%d: %s is not generated into agent/core/events.h (internal/format/info.go)", name, i+1, m)
 				}
 			}
 		}

@@ -1,6 +1,6 @@
 // Package format is the single source of truth for the Orca recording format
 // and its two-way codec: the event table shared by the Go reader and the C
-// agent (agent/events.h is generated from it, `make gen`), the .ext table,
+// agent (agent/core/events.h is generated from it, `make gen`), the .ext table,
 // the .info keys, the format and agent versions, the text encodings of the
 // fields, and Writer, through which every Go program that writes a
 // recording (orca import, the synthetic generator, tests) writes it.

@@ -6,7 +6,7 @@ package format
 // (timestamp,Kind,fields…); docs/format.md, "Extension: PREFIX.ext",
 // describes them. This table is the one source of truth for Writer.Ext and
 // the reader (reader.ExtEvents). The agent does not write .ext, so the
-// table is not in agent/events.h.
+// table is not in agent/core/events.h.
 
 // ExtKind identifies the kind of a .ext line.
 type ExtKind uint8

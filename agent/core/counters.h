@@ -1,0 +1,96 @@
+// Counters and properties of PREFIX.info, in one leaf module: every module
+// counts here (a relaxed atomic add: the counters are only read by the
+// writer, which formats them into .info) and states its facts here
+// (counters_prop: key -> value, e.g. hotspot.walker, warning). It depends on
+// orca.h and the generated events.h only, so any module may include it
+// without tangling with the writer. Every key is an ORCA_INFO_* macro from
+// events.h (internal/format/info.go is the source).
+#ifndef ORCA_COUNTERS_H
+#define ORCA_COUNTERS_H
+#include <stdatomic.h>
+#include "core/orca.h"
+
+// The counters, in the order .info lists them.
+enum orca_counter {
+  CNT_DROPPED_AT_EXIT,      // taken from the rings, not written by the end of the exit budget
+  CNT_DROPPED_AFTER_CUT,    // not written after a failed write cut the recording
+  CNT_WRITTEN_EARLY,        // written before a deferred record's cutoff (carry budget)
+  CNT_OWNER_UNKNOWN,        // contended enters whose owner the VM no longer knew
+  CNT_OWNER_RELEASED,       // of those: _owner empty (released just before)
+  CNT_OWNER_ANONYMOUS,      // anonymous, on no thread's lock stack
+  CNT_OWNER_NOT_IN_TABLE,   // a thread not in the owner table
+  CNT_OWNER_UNREADABLE,     // no pending monitor, a failed read, the deflater's marker
+  CNT_SUPPRESSED_WAITS,     // waits inside Thread.join
+  CNT_METHODS,              // .methods lines
+  CNT_CLASSES,              // .classtable lines
+  CNT_VIRTUAL_THREADS,      // virtual threads started (shown once VirtualThreadStart is on)
+  CNT_OWNER_TABLE_FULL,     // threads that found no place in the owner table
+  CNT_OWN_STACKS_BY_JVMTI,  // own-thread stacks that fell back to GetStackTrace
+  CNT_HOTSPOT_FAULTS,       // faults recovered in reads of VM memory
+  CNT_HOTSPOT_WALK_FAULTS,  // of those, stack walks ended by a fault
+  CNT_VERIFIED_STACKS,      // ORCA_VERIFY_STACKS: walks compared
+  CNT_VERIFIED_STACKS_DIFFER,
+  CNT_ENTERED_BY_TIMER,     // Entered times read from HotSpot's timer
+  CNT_ENTERED_LATE,         // Entered times taken when found ended (timer reset)
+  CNT_ENTERED_LOST,         // Entered callbacks that never came
+  CNT_VERIFIED_ENTERED,     // ORCA_VERIFY_ENTERED: callbacks compared with the timer
+  CNT_VERIFIED_ENTERED_AFTER,
+  CNT_VERIFIED_ENTERED_SLOW,
+  CNT_BOUNDED_WAITS,        // an application thread's waits that hit their bound (docs/agent.md)
+  CNT_WAITS_WITHOUT_STACK,  // ObjectWait lines the walker or the writer wrote without a stack
+  CNT_METADATA_DROPPED,     // .methods/.classtable lines lost (no memory)
+  CNT_WRITE_ERRORS,         // failed writes
+  CNT_COUNT
+};
+
+// When a counter is listed in .info.
+enum {
+  CNT_ALWAYS,    // always
+  CNT_NONZERO,   // when not 0
+  CNT_SHOWN,     // once counters_show was called for it (or when not 0)
+  CNT_PAIRED,    // with the next one (CNT_WITH_PREV), when either is not 0
+  CNT_WITH_PREV,
+};
+
+typedef struct {
+  const char *key;   // an ORCA_INFO_* macro
+  int when;
+} counter_spec;
+
+extern const counter_spec counter_specs[CNT_COUNT];
+extern atomic_long orca_counters[CNT_COUNT];
+
+// Counters per event kind: events.KIND (lines written), dropped.KIND
+// (events not written: ring full, no shard free, exit deadline, failed
+// write), unattributed.KIND (events of virtual threads, counted only).
+enum { KC_EVENTS, KC_DROPPED, KC_UNATTRIBUTED, KC_COUNT };
+extern atomic_long orca_kind_counters[KC_COUNT][ORCA_EV_COUNT];
+extern const char *const kind_counter_prefix[KC_COUNT];
+
+// Relaxed: a count is a statistic, never a synchronisation, and these run
+// in callbacks (a lock-free add; inlined: also from the orca_safe section).
+static inline void counter_add(int c, long n) {
+  atomic_fetch_add_explicit(&orca_counters[c], n, memory_order_relaxed);
+}
+static inline long counter_get(int c) { return atomic_load_explicit(&orca_counters[c], memory_order_relaxed); }
+static inline void counter_kind_add(int which, int kind, long n) {
+  if (kind > 0 && kind < ORCA_EV_COUNT)
+    atomic_fetch_add_explicit(&orca_kind_counters[which][kind], n, memory_order_relaxed);
+}
+static inline long counter_kind_get(int which, int kind) {
+  return atomic_load_explicit(&orca_kind_counters[which][kind], memory_order_relaxed);
+}
+
+// counters_show lists a CNT_SHOWN or CNT_PAIRED counter from now on, even at 0.
+void counters_show(int c);
+int counters_shown(int c);
+
+// counters_prop records a fact for .info (copied; a value is kept on one
+// line); repeated keys are kept (ORCA_INFO_WARNING). Not for hot paths: it
+// takes a mutex and allocates.
+void counters_prop(const char *key, const char *value);
+// counters_props calls fn on each fact in order, holding the mutex.
+void counters_props(void (*fn)(const char *key, const char *value, void *arg), void *arg);
+// counters_reset forgets every count and fact (unit tests).
+void counters_reset(void);
+#endif

@@ -1,0 +1,126 @@
+// Agent options: a bare prefix (the seed's form, -agentpath:liborca.so=/tmp/run)
+// or comma-separated key=value pairs. Anything else fails Agent_OnLoad with
+// the list of valid options.
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/orca.h"
+
+orca_options opt;
+
+const char *options_usage =
+    "valid options (-agentpath:liborca.so=OPTIONS):\n"
+    "  PREFIX             a bare output prefix, as in the Orca manual\n"
+    "  prefix=PATH        output prefix: PATH.orca, .methods, .classtable, .info (default orca-%p; %p = pid)\n"
+    "  depth=N            stack frames per event, 0-256 (default 16); 8 bytes a frame in the buffer\n"
+    "  flush=MS           write buffered events every MS ms, 10-1000 (default 200)\n"
+    "  buffer=MB          event buffer size in MB, 1-1024 (default 32); memory: up to ~3.8 x MB resident\n"
+    "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
+    "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
+    "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"
+    "  errors=PATH        append a message to PATH when this JVM cannot be recorded (orca record reports it)\n"
+    "  kinds=all|seed     all: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass; default);\n"
+    "                     seed: only the 16 event kinds of the original Orca format (docs/format.md)\n"
+    "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
+
+static char errbuf[512];
+
+static int parse_int(const char *v, int lo, int hi, int *out) {
+  char *end;
+  long n;
+  if (!*v) return 0;
+  n = strtol(v, &end, 10);
+  if (*end || n < lo || n > hi) return 0;
+  *out = (int)n;
+  return 1;
+}
+
+static int parse_bool(const char *v, int *out) {
+  if (!strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "1")) { *out = 1; return 1; }
+  if (!strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "0")) { *out = 0; return 1; }
+  return 0;
+}
+
+// expand replaces %p with the pid and %% with %.
+static const char *expand(const char *in, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *p = in; *p; p++) {
+    char tmp[32];
+    const char *s = tmp;
+    if (p[0] == '%' && p[1] == 'p') { snprintf(tmp, sizeof tmp, "%d", (int)getpid()); p++; }
+    else if (p[0] == '%' && p[1] == '%') { tmp[0] = '%'; tmp[1] = 0; p++; }
+    else { tmp[0] = *p; tmp[1] = 0; }
+    size_t l = strlen(s);
+    if (n + l + 1 > cap) return "prefix is too long";
+    memcpy(out + n, s, l);
+    n += l;
+  }
+  out[n] = 0;
+  return NULL;
+}
+
+static const char *set(orca_options *o, const char *key, const char *val) {
+  if (!strcmp(key, "prefix")) {
+    if (!*val) return "prefix= is empty";
+    return expand(val, o->prefix, sizeof o->prefix);
+  }
+  if (!strcmp(key, "depth")) return parse_int(val, 0, ORCA_MAX_DEPTH, &o->depth) ? NULL : "depth= wants a number 0-256";
+  if (!strcmp(key, "flush")) return parse_int(val, 10, 1000, &o->flush_ms) ? NULL : "flush= wants milliseconds 10-1000";
+  if (!strcmp(key, "buffer")) return parse_int(val, 1, 1024, &o->buffer_mb) ? NULL : "buffer= wants megabytes 1-1024";
+  if (!strcmp(key, "session")) {
+    size_t n = strlen(val);
+    if (!n || n >= sizeof o->session || strspn(val, "0123456789abcdefABCDEF") != n)
+      return "session= wants 1-64 hex digits";
+    memcpy(o->session, val, n + 1);
+    return NULL;
+  }
+  if (!strcmp(key, "kinds")) {
+    if (!strcmp(val, "all")) o->seed_only = 0;
+    else if (!strcmp(val, "seed")) o->seed_only = 1;
+    else return "kinds= wants all or seed";
+    return NULL;
+  }
+  if (!strcmp(key, "errors")) {
+    if (!*val || strlen(val) >= sizeof o->errors) return "errors= wants a file path";
+    memcpy(o->errors, val, strlen(val) + 1);
+    return NULL;
+  }
+  if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
+  snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
+  return errbuf;
+}
+
+const char *options_parse(const char *text, orca_options *o) {
+  memset(o, 0, sizeof *o);
+  o->depth = 16;
+  o->flush_ms = 200;
+  o->buffer_mb = 32;
+  o->clobber = 1;
+  expand("orca-%p", o->prefix, sizeof o->prefix);
+  if (!text || !*text) return NULL;
+  snprintf(o->text, sizeof o->text, "%s", text);
+  if (!strchr(text, '=')) {
+    // The seed's form: the whole option string is the prefix.
+    return expand(text, o->prefix, sizeof o->prefix);
+  }
+  char *copy = strdup(text), *save = NULL;
+  const char *err = NULL;
+  for (char *tok = strtok_r(copy, ",", &save); tok && !err; tok = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(tok, '=');
+    if (!eq) {
+      snprintf(errbuf, sizeof errbuf, "malformed option '%s' (want key=value)", tok);
+      err = errbuf;
+      break;
+    }
+    *eq = 0;
+    err = set(o, tok, eq + 1);
+    if (err && err != errbuf) {
+      snprintf(errbuf, sizeof errbuf, "%s (got '%s')", err, eq + 1);
+      err = errbuf;
+    }
+  }
+  free(copy);
+  return err;
+}

@@ -1,0 +1,66 @@
+// Shared declarations of the Orca agent: the JVMTI environment, options and
+// small helpers used by every file. One concern per file; see README in docs.
+#ifndef ORCA_H
+#define ORCA_H
+
+#include <jvmti.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <stdatomic.h>
+#include "core/events.h"
+
+#define ORCA_MAX_DEPTH 256
+
+// Agent options (options.c).
+typedef struct {
+  char prefix[4096];   // output prefix, %p expanded
+  int depth;           // stack depth per event
+  int flush_ms;        // writer period
+  int buffer_mb;       // total event buffer
+  int clobber;         // overwrite existing files (else pick PREFIX-N)
+  char session[65];    // orca record's token, written to .info
+  int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
+  char text[4200];     // the options as given, for .info
+  char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
+} orca_options;
+
+extern orca_options opt;
+extern jvmtiEnv *jvmti;
+extern JavaVM *orca_vm;
+// orca_feature: the JVM's feature release (17 for 17.0.x), 0 if unknown.
+extern int orca_feature;
+
+// Lifecycle: 0 = not recording, 1 = recording, 2 = VM dead (drop silently).
+extern atomic_int orca_state;
+
+static inline int orca_recording(void) {
+  return atomic_load_explicit(&orca_state, memory_order_acquire) == 1;
+}
+
+// orca_table returns the table published in *slot, allocating n zeroed
+// bytes there first when make and there is none yet: threads that race
+// each allocate, one table is published, the others freed. NULL when none
+// (out of memory, or not made). Readers load it without a lock.
+static inline void *orca_table(_Atomic(void *) *slot, size_t n, int make) {
+  void *t = atomic_load_explicit(slot, memory_order_acquire), *none = NULL;
+  if (t || !make || !(t = calloc(1, n))) return t;
+  if (atomic_compare_exchange_strong_explicit(slot, &none, t, memory_order_acq_rel, memory_order_acquire)) return t;
+  free(t);
+  return none;
+}
+
+// orca_agent_thread: set (to 1) on the agent's own threads (writer, walker,
+// calibration): they get no per-thread state and record nothing (orca.c).
+extern __thread int orca_agent_thread;
+
+// Messages to stderr prefixed with "orca: " (orca.c).
+void orca_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+// orca_fail is orca_log for a message that means this JVM is not recorded
+// (the agent is disabled): also appended to the errors= file, for orca record.
+void orca_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// options.c: returns NULL or an error message (static storage).
+const char *options_parse(const char *text, orca_options *o);
+extern const char *options_usage;
+
+#endif

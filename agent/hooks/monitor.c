@@ -1,0 +1,209 @@
+#include <pthread.h>
+#include "hooks/clinit.h"
+#include "core/counters.h"
+#include "core/clock.h"
+#include "hotspot/hsstat.h"
+#include "hooks/inject.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+#include "hotspot/objhash.h"
+#include "hooks/monitor.h"
+#include "hotspot/owner.h"
+#include "threads/pending.h"
+#include "threads/threads.h"
+#include "hotspot/vmstructs.h"
+#include "threads/waitobj.h"
+
+// monitor_wait_begin runs in the wrapper of the native Object.wait, before
+// wait releases the monitor: anything slow here blocks the thread that will
+// notify, so only the time is noted (pending.c). JVMTI's MonitorWait event
+// is not used: posting it alone (handles, two thread-state transitions)
+// held the monitor long enough to double H2's contention on JDK 17. Nor is
+// the object's hash taken here: for an object not hashed before (H2's
+// transactions) GetObjectHashCode alone took H2's Transaction monitor from
+// 1.0 to 1.7 times JFR's contended enters. It is taken when the wait ends
+// (MonitorWaited, the monitor released) or by the walker, which writes the
+// waits still open after a flush period (pending.c), naming their objects
+// with waitobj.c from the wrapper's own argument o. Without a walker, or
+// where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
+// taken here.
+tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
+  if (!orca_recording()) return NULL;
+  tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
+  if (!s) return NULL;
+  if (inject_in_join(s->inject)) {   // the wait inside Thread.join is the join itself
+    counter_add(CNT_SUPPRESSED_WAITS, 1);
+    return s;
+  }
+  int64_t ts = clock_now();
+  if (s->is_virtual) {
+    // A virtual thread's wait native returns when it unmounts (24+, JEP
+    // 491), before its wait ends: its argument is then a slot of its
+    // carrier's, which the carrier reuses for other threads. Nothing may
+    // read it later (issue 19: the walker's GetObjectClass on it crashed
+    // the JVM), so the object is named now, hash and class (its class once
+    // per object: a table lookup after the first).
+    uint32_t h = objhash_of(o);
+    objclass_write(env, s->shard, s->hash, ts, o, h);
+    pending_wait(&s->pending, env, NULL, h, ts, ms);
+  } else {
+    int later = hs_has(HS_RELEASE_11) && pending_walker_alive() && waitobj_later();
+    pending_wait(&s->pending, env, o, later ? 0 : objhash_of(o), ts, ms);
+  }
+  thread_blocking(env, s);
+  return s;
+}
+
+void monitor_wait_end(tstate *s) {
+  // First, recording or not: a walker's round may still be naming from it.
+  if (s) pending_wait_returned(&s->pending);
+  if (!orca_recording()) return;
+  // MonitorWaited has written the pair; a wait still open never waited
+  // (wait threw: not the owner, a negative timeout): forget it.
+  // On 24+ a virtual thread's wait native returns when it unmounts, before
+  // its wait ends (its MonitorWaited comes later, when it is resumed): the
+  // wait stays open. One that threw is forgotten at its next event.
+  if (s && !s->is_virtual && pending_wait_open(&s->pending)) pending_settle(&s->pending);
+}
+
+// MonitorWaited runs before the monitor is taken again: the stack walk for
+// the pair happens here.
+void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
+  (void)j; (void)timed_out;
+  if (!orca_recording()) return;
+  int64_t ts = clock_now();
+  tstate *s = thread_of(env, t, ORCA_EV_OBJECT_WAITED);
+  // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
+  // waits (class initialisation locks: clinit.c), and a wait may have begun
+  // before the agent started: pending_waited writes a Waited only after a Wait.
+  if (s && !pending_wait_open(&s->pending)) clinit_waited(env, s->shard, s->hash, ts, o);
+  if (s) pending_waited(&s->pending, env, o, ts);
+  thread_resumed(env, s);
+}
+
+// The Entered callback is off while HotSpot's timer of contended enters is
+// trusted (hsstat.h) and no blocked thread needs it: an enter that is not
+// timed by the trusted timer (it began before the timer was found, or it is
+// HotSpot's enter after the thread's end: tstate.ended, or monitoring is
+// off) is counted in
+// `needed` from its Enter until its Entered callback, and the callback is
+// switched off only while that count is 0. The two sides run a Dekker
+// handshake in seq_cst atomics: an Enter increments `needed` then reads
+// `off`; the switch sets `off` then reads `needed`. One of them sees the
+// other, so either the switch backs off, or the Enter finds the callback
+// off and switches it on again, before its thread blocks (its Entered then
+// comes). The switch itself (SetEventNotificationMode) runs under a mutex,
+// so a late "off" cannot overtake an "on".
+static atomic_int entered_off;
+static atomic_long needed;
+static pthread_mutex_t switch_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void entered_done(void) { atomic_fetch_sub(&needed, 1); }
+
+void monitor_init(void) { pending_on_entered_done(entered_done); }
+
+static void need_callback(tstate *s) {
+  if (!s->pending.needs_entered) {
+    s->pending.needs_entered = 1;
+    atomic_fetch_add(&needed, 1);
+  }
+  if (!atomic_load(&entered_off)) return;
+  pthread_mutex_lock(&switch_mu);
+  if (atomic_load(&entered_off)) {
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+    atomic_store(&entered_off, 0);
+  }
+  pthread_mutex_unlock(&switch_mu);
+}
+
+static void try_switch_off(void) {
+  if (atomic_load_explicit(&entered_off, memory_order_relaxed) || atomic_load_explicit(&needed, memory_order_relaxed) ||
+      hsstat_verifying() || !hsstat_trusted() || pthread_mutex_trylock(&switch_mu))
+    return;
+  if (!atomic_load(&entered_off) && hsstat_trusted()) {
+    atomic_store(&entered_off, 1);
+    if (atomic_load(&needed) == 0)
+      (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, NULL);
+    else
+      atomic_store(&entered_off, 0);   // an Enter needs it: back off, retried at a later one
+  }
+  pthread_mutex_unlock(&switch_mu);
+}
+
+static void entered_switch(tstate *s, int timed) {
+  if (timed && hsstat_reliable(&s->pending.enter_hs)) {
+    try_switch_off();
+    return;
+  }
+  // Not timed after the timer was trusted: the application turned
+  // monitoring off; stop using the timer (the callback stays on).
+  if (!timed && hsstat_trusted() && !s->ended && !s->is_virtual) hsstat_lost();
+  need_callback(s);
+}
+
+void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
+  (void)j;
+  if (!orca_recording()) return;
+  int64_t ts, ticks;
+  clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
+  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
+  if (!s) return;
+  // Read the owner first: the longer we wait, the likelier it has left.
+  uint32_t owner = owner_of_pending(env, o);
+  if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
+  pending_tstate *p = &s->pending;
+  // The previous Entered still uses enter_frames. Still held by the writer
+  // past the bound (pending.h): this pair is dropped and counted, not waited
+  // for.
+  if (!pending_settle(p)) {
+    pending_drop_enter(p);
+    return;
+  }
+  p->enter_ns = ts;
+  p->enter_ticks = ticks;
+  p->enter_n = stack_capture(NULL, 0, p->enter_frames, opt.depth);
+  p->enter_obj = owner_pending_hash(env);
+  if (!p->enter_obj) p->enter_obj = objhash_of(o);
+  // The thread owns nothing here (it is about to block): naming the
+  // monitor's class costs only its own time, once per monitor.
+  objclass_write(env, s->shard, s->hash, ts, o, p->enter_obj);
+  clinit_enter(env, s->shard, s->hash, ts, o, p->enter_obj);   // the JVM's lock of a class: named
+  // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
+  // be read when the enter is settled, at its native end: its JavaThread
+  // is gone by then. The callback times it.
+  // Nor is a virtual thread's: the timer is its carrier's (on 24+ it may
+  // unmount while blocked).
+  int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
+           NULL, 0);
+  pending_enter(p, timed);
+  entered_switch(s, timed);
+  thread_blocking(env, s);   // a virtual thread's; after its own owner lookup
+}
+
+// MonitorContendedEntered runs once the thread owns the monitor: every
+// nanosecond here lengthens the critical section (LockBench/17: this
+// callback returning at once, 1.04-1.16 times JFR's contended enters; as
+// here, 1.23-1.35; docs/PERFORMANCE.md), so only the time is noted, in
+// ticks (clock.h); the record (the Enter's monitor and stack: a thread
+// blocks on one monitor at a time) is written later (pending.c). Where
+// HotSpot's timer is trusted the callback is off altogether.
+void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
+  (void)j;
+  if (!orca_recording()) return;
+  int64_t ticks = clock_ticks();
+  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
+  if (!s) return;
+  // 24+: HotSpot posts MonitorContendedEntered, with no MonitorContendedEnter
+  // before it, when a virtual thread takes the monitor back after
+  // Object.wait (a platform thread's re-entry posts neither): not a
+  // contention of its own (its Enter would have named the object). Seen on
+  // Tomcat with virtual threads: 1000+ unpaired Entered lines.
+  if (s->is_virtual && !s->pending.enter_obj) {
+    thread_resumed(env, s);
+    return;
+  }
+  pending_entered(&s->pending, ticks, o);
+  if (s->pending.needs_entered) pending_entered_done(&s->pending);
+  thread_resumed(env, s);
+}

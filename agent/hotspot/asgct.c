@@ -1,0 +1,98 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <stdatomic.h>
+#include "hotspot/asgct.h"
+#include "core/orca.h"
+#include "hotspot/vmstructs.h"
+#include "hotspot/walk.h"
+
+typedef struct {
+  jint bci;            // -3 for a native method's frame
+  jmethodID method;
+} call_frame;
+
+typedef struct {
+  JNIEnv *env;
+  jint num_frames;     // negative: why the walk failed
+  call_frame *frames;
+} call_trace;
+
+typedef void (*asgct_fn)(call_trace *, jint, void *);
+static asgct_fn asgct;
+static atomic_int ready;
+int asgct_verify;
+
+const char *asgct_init(void) {
+  asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
+  const char *v = getenv("ORCA_VERIFY_STACKS");
+  asgct_verify = v && (*v == '1' || *v == '2') ? *v - '0' : 0;   // 2: also print the stacks that differ
+  walk_init();
+  return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
+}
+
+static void make_ids(jclass c) {
+  jint n = 0;
+  jmethodID *m = NULL;
+  // Asking for the methods creates their jmethodIDs.
+  if ((*jvmti)->GetClassMethods(jvmti, c, &n, &m) == JVMTI_ERROR_NONE && m)
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)m);
+}
+
+void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  (void)j; (void)env; (void)t;
+  if (asgct) make_ids(c);
+}
+
+// AsyncGetCallTrace refuses to walk unless ClassLoad events are enabled.
+void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
+  (void)j; (void)env; (void)t; (void)c;
+}
+
+void asgct_ready(JNIEnv *env) {
+  if (!asgct) return;
+  jint n = 0;
+  jclass *cs = NULL;
+  if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return;
+  // GetLoadedClasses returns a local reference per class (~450 at VMInit),
+  // all live in this frame at once: say so, or -Xcheck:jni warns that they
+  // exceed the frame's capacity.
+  (*env)->EnsureLocalCapacity(env, n);
+  for (jint i = 0; i < n; i++) {
+    jint st = 0;
+    if ((*jvmti)->GetClassStatus(jvmti, cs[i], &st) == JVMTI_ERROR_NONE && (st & JVMTI_CLASS_STATUS_PREPARED))
+      make_ids(cs[i]);
+    (*env)->DeleteLocalRef(env, cs[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
+  atomic_store(&ready, 1);
+}
+
+int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
+  if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
+  int n = walk_self(env, skip, fr, max);   // JDK 11-18, 25
+  if (n >= 0) return n;
+  // JDK 11-18's AsyncGetCallTrace is not exact: 17's stops at an entry
+  // frame whose caller is a runtime stub (a stack of 5 frames for 16 under
+  // -Xcomp) and describes a compiled frame by the debug record after its
+  // return address (docs/agent.md): never used there, also when the own
+  // walker does not run. On 25 it is for virtual threads.
+  if (hs_has(HS_ASGCT_INEXACT)) return -1;
+  call_frame cf[ORCA_MAX_DEPTH + 8];
+  int want = max + skip;
+  if (want > ORCA_MAX_DEPTH + 8) return -1;
+  call_trace tr = {env, 0, cf};
+  asgct(&tr, want, NULL);
+  if (tr.num_frames <= 0) return -1;
+  n = 0;
+  for (int i = skip; i < tr.num_frames; i++) {
+    // A method without a jmethodID yet, or a frame type we do not know.
+    if (!cf[i].method || cf[i].bci < -3) return -1;
+    fr[n].method = cf[i].method;
+    fr[n].location = cf[i].bci == -3 ? -1 : cf[i].bci;
+    n++;
+  }
+  return n;
+}

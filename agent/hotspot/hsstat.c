@@ -1,0 +1,284 @@
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/counters.h"
+#include "core/clock.h"
+#include "hotspot/hsstat.h"
+#include "hotspot/jclass.h"
+#include "hotspot/mgmt.h"
+#include "core/orca.h"
+#include "hotspot/vmstructs.h"
+
+// States of the timer's use.
+enum { HS_OFF = -1, HS_WAIT, HS_CALIBRATING, HS_TRUSTED };
+static atomic_int state = HS_WAIT;
+static atomic_int ever_trusted;
+// Where the ThreadStatistics pointer sits in a JavaThread, found by the
+// calibration (the timer's place in ThreadStatistics is the layer's:
+// vmstructs.h, hs_stats_*).
+static atomic_long stat_at = -1;
+// HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
+// at VM start (os::elapsed_counter on Linux). The origin is estimated as
+// the least difference seen between our clock and a timer start read just
+// after it (at each MonitorContendedEnter): a few hundred nanoseconds late at most.
+static _Atomic int64_t origin = INT64_MAX;
+// ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
+// compared with it (counts in .info; the integration tests use it).
+static int verify;
+
+static void note_origin(int64_t o) {
+  int64_t cur = atomic_load_explicit(&origin, memory_order_relaxed);
+  while (o < cur && !atomic_compare_exchange_weak_explicit(&origin, &cur, o, memory_order_relaxed,
+                                                           memory_order_relaxed)) {
+  }
+}
+
+static void give_up(const char *why) {
+  int was = atomic_exchange(&state, HS_OFF);
+  if (was == HS_OFF) return;
+  counters_prop(ORCA_INFO_ENTERED_TIMER, why);
+}
+
+void hsstat_init(void) {}
+
+void hsstat_enable(JNIEnv *env) {
+  const char *v = getenv("ORCA_VERIFY_ENTERED");
+  verify = v && *v && strcmp(v, "0");
+  if (verify)
+    for (int c = CNT_VERIFIED_ENTERED; c <= CNT_VERIFIED_ENTERED_SLOW; c++) counters_show(c);
+  if (!hs_has(HS_RELEASE_11)) {
+    give_up("not used: unknown JDK");
+    return;
+  }
+  const char *missing = hs_stats_missing();
+  if (missing || !vms_thread(env)) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "not used: %s", missing ? missing : "no JavaThread layout");
+    give_up(msg);
+    return;
+  }
+  // Through the VM's management interface, not ThreadMXBean: no Java code
+  // of the agent's runs in the target (mgmt.h).
+  const char *err = mgmt_contention_monitoring(env);
+  if (err) {
+    give_up(err);
+    return;
+  }
+  int expect = HS_WAIT;
+  atomic_compare_exchange_strong(&state, &expect, HS_CALIBRATING);
+}
+
+// ---- calibration ----
+//
+// The agent makes one contended enter of its own and watches it: the
+// walker holds an object of the agent's (AllocObject: no constructor runs)
+// with JNI MonitorEnter, which enters as `synchronized` does and is timed
+// alike, and a second agent thread ("orca calibration") enters it too and
+// blocks. For every word of the contender's JavaThread that points to
+// readable memory, the walker reads the 32 bytes there (the timer's place
+// in ThreadStatistics) before the contender blocks, while it is blocked,
+// and after it entered. The ThreadStatistics pointer is the one word under
+// which the contended-enter count rose by exactly one, the timer was running
+// while the contender was blocked with its total unchanged, and stopped
+// after with its total up by no more than the time the walker saw the
+// contender between its start and its entering, nor less than the time it
+// saw it blocked. Exactly one word must qualify: nothing is chosen because
+// it looks plausible.
+
+typedef struct {
+  hs_stats_copy c;
+  int ok;
+} snap_t;
+
+static void snapshot(uintptr_t thr, snap_t *out, long words) {
+  for (long i = 0; i < words; i++) out[i].ok = hs_probe_stats(thr, 8 * i, &out[i].c);
+}
+
+static jobject calib_obj;
+static _Atomic uintptr_t calib_thr;
+// The contender's steps: 1 ready (calib_thr set), 2 go (the walker's),
+// 3 entered and left, -1 told to stop.
+static atomic_int calib_step;
+
+static void JNICALL calib_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
+  (void)j; (void)arg;
+  atomic_store(&calib_thr, vms_thread(env));
+  atomic_store(&calib_step, 1);
+  int st;
+  while ((st = atomic_load(&calib_step)) == 1) usleep(100);
+  if (st == 2) {
+    (*env)->MonitorEnter(env, calib_obj);
+    (*env)->MonitorExit(env, calib_obj);
+    atomic_store(&calib_step, 3);
+  }
+  // It does not end while the program runs: a Java thread's end runs
+  // Thread.exit, Java code (under the ThreadGroup's monitor on JDK 17).
+  jrawMonitorID m;
+  if ((*jvmti)->CreateRawMonitor(jvmti, "orca calibration", &m) == JVMTI_ERROR_NONE) {
+    (*jvmti)->RawMonitorEnter(jvmti, m);
+    while ((*jvmti)->RawMonitorWait(jvmti, m, 0) == JVMTI_ERROR_INTERRUPT) {
+    }
+    (*jvmti)->RawMonitorExit(jvmti, m);
+  }
+}
+
+// wait_step waits up to 2 s for the contender's step.
+static int wait_step(int want) {
+  for (int i = 0; i < 20000; i++) {
+    if (atomic_load(&calib_step) == want) return 1;
+    usleep(100);
+  }
+  return 0;
+}
+
+static const char *calibrate(JNIEnv *env, jthread contender) {
+  jclass oc = jclass_of(env, contender, "Ljava/lang/Object;");
+  jobject o = oc ? (*env)->AllocObject(env, oc) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  if (!o || !(calib_obj = (*env)->NewGlobalRef(env, o))) return "no object to contend on";
+  long words = hs_probe_thread_words();
+  snap_t *before = calloc((size_t)words, sizeof *before), *during = calloc((size_t)words, sizeof *during),
+         *after = calloc((size_t)words, sizeof *after);
+  const char *why = NULL;
+  int held = 0;
+  if (!before || !during || !after) {
+    why = "no memory";
+    goto done;
+  }
+  (*env)->MonitorEnter(env, calib_obj);
+  held = 1;
+  if ((*jvmti)->RunAgentThread(jvmti, contender, calib_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+    why = "cannot start the contender";
+    goto done;
+  }
+  if (!wait_step(1) || !atomic_load(&calib_thr)) {
+    why = "the contender did not start";
+    goto done;
+  }
+  uintptr_t thr = atomic_load(&calib_thr);
+  snapshot(thr, before, words);
+  int64_t go = clock_now();
+  atomic_store(&calib_step, 2);
+  // HotSpot sets the thread's state to blocked just before it starts the
+  // timer: the snapshot while blocked is retaken until a word qualifies.
+  int64_t blocked = 0;
+  long found = -1;
+  for (int tries = 0; tries < 2000 && found < 0; tries++) {
+    jint ts = 0;
+    if ((*jvmti)->GetThreadState(jvmti, contender, &ts) == JVMTI_ERROR_NONE &&
+        (ts & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER)) {
+      if (!blocked) blocked = clock_now();
+      snapshot(thr, during, words);
+      int n = 0;
+      for (long i = 0; i < words; i++)
+        if (before[i].ok && during[i].ok && during[i].c.count == before[i].c.count + 1 && !before[i].c.active &&
+            during[i].c.active == 1 && during[i].c.total == before[i].c.total &&
+            during[i].c.start != before[i].c.start) {
+          n++;
+          found = i;
+        }
+      if (n > 1) {
+        why = "more than one ThreadStatistics candidate";
+        goto done;
+      }
+    }
+    if (found < 0) usleep(500);
+  }
+  if (found < 0) {
+    why = "no timer started with the contended enter";
+    goto done;
+  }
+  usleep(2000);   // blocked a while: its total must show it
+  int64_t released = clock_now();
+  (*env)->MonitorExit(env, calib_obj);
+  held = 0;
+  if (!wait_step(3)) {
+    why = "the contender did not enter";
+    goto done;
+  }
+  int64_t left = clock_now();
+  snapshot(thr, after, words);
+  hs_stats_copy *b = &during[found].c, *a = &after[found].c;
+  int64_t timed = a->total - b->total;
+  if (!after[found].ok || a->active || a->count != b->count || timed < released - blocked || timed > left - go) {
+    why = "the timer's total does not match the contended enter";
+    goto done;
+  }
+  atomic_store(&stat_at, found * 8);
+  atomic_store(&ever_trusted, 1);
+  int expect = HS_CALIBRATING;
+  if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) counters_prop(ORCA_INFO_ENTERED_TIMER, "hotspot");
+done:
+  if (held) (*env)->MonitorExit(env, calib_obj);
+  if (why) atomic_store(&calib_step, -1);   // a contender still waiting for go ends
+  free(before);
+  free(during);
+  free(after);
+  return why;
+}
+
+void hsstat_calibrate(JNIEnv *env, jthread contender) {
+  if (atomic_load(&state) != HS_CALIBRATING) return;
+  const char *why = contender ? calibrate(env, contender) : "no contender";
+  if (why) {
+    char msg[200];
+    snprintf(msg, sizeof msg, "not used: calibration: %s", why);
+    give_up(msg);
+  }
+}
+
+int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
+  if (atomic_load_explicit(&state, memory_order_acquire) != HS_TRUSTED) return 0;
+  // Virtual threads' enters (timed on their carrier, which they leave
+  // while blocked on JDK 24+) are not asked here (monitor.c): their
+  // Entered comes from the callback.
+  (void)t;
+  uintptr_t thr = vms_thread(env);
+  if (!thr) return 0;
+  long at = atomic_load_explicit(&stat_at, memory_order_relaxed);
+  const struct hs_stats *stat = hs_thread_stats(thr, at);
+  if (!stat || !hs_stats_timing(stat)) return 0;
+  e->start = hs_stats_start(stat);
+  e->base = hs_stats_total(stat);
+  e->stats = stat;
+  e->at = at;
+  e->enter_ns = enter_ns;
+  note_origin(enter_ns - e->start);
+  return 1;
+}
+
+int hsstat_end(const hs_enter *e, int64_t *ns) {
+  if (!e->stats || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
+  int64_t total = hs_stats_total(e->stats);
+  if (total == e->base) return 0;
+  if (total < e->base) return -1;
+  *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
+  return 1;
+}
+
+void hsstat_check(const hs_enter *e, int64_t entered_ns) {
+  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || !e->stats) return;
+  // HotSpot's origin as seen at the Entered callback (after the timer
+  // stopped): a little later than the true one, by the callback's latency.
+  int64_t d = hs_stats_total(e->stats) - e->base, y = entered_ns - (e->start + d);
+  // The timer stops before HotSpot posts Entered: never after the callback.
+  int64_t late = y - atomic_load(&origin);
+  counter_add(CNT_VERIFIED_ENTERED, 1);
+  if (d <= 0 || late <= -5000) counter_add(CNT_VERIFIED_ENTERED_AFTER, 1);
+  else if (late >= 100000) counter_add(CNT_VERIFIED_ENTERED_SLOW, 1);
+}
+
+int hsstat_verifying(void) { return verify; }
+
+int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
+
+int hsstat_reliable(const hs_enter *e) {
+  return hsstat_trusted() && e->stats && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
+}
+
+int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }
+
+void hsstat_lost(void) { give_up("stopped: a contended enter not timed (contention monitoring turned off?)"); }

@@ -1,0 +1,132 @@
+#define _GNU_SOURCE
+#define ORCA_ARCH_CONTEXT
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include "core/counters.h"
+#include "core/arch.h"
+#include "hotspot/safe.h"
+
+__thread safe_guard *safe_cur;
+static int installed;
+static struct sigaction old_segv, old_bus;
+
+// The linker's bounds of the section SAFE_CODE.
+extern char __start_orca_safe[], __stop_orca_safe[];
+
+int safe_guarded(void) { return installed; }
+
+#if ARCH_CONTEXT
+// resume runs on the faulting thread after the handler returned (so the
+// kernel has restored its signal mask): back to the guard's _setjmp.
+static void resume(void *g) { _longjmp(((safe_guard *)g)->jb, 1); }
+
+static void chain(int sig, siginfo_t *si, void *uc) {
+  struct sigaction *o = sig == SIGBUS ? &old_bus : &old_segv;
+  if (o->sa_flags & SA_SIGINFO) {
+    o->sa_sigaction(sig, si, uc);
+  } else if (o->sa_handler == SIG_DFL) {
+    // Not the JVM's (it installs its own before agents load): the default
+    // action, once this handler returns and the instruction faults again.
+    sigaction(sig, o, NULL);
+  } else if (o->sa_handler != SIG_IGN) {
+    o->sa_handler(sig);
+  }
+}
+
+static void handler(int sig, siginfo_t *si, void *ucv) {
+  ucontext_t *uc = ucv;
+  uintptr_t pc = arch_uc_pc(uc);
+  // Only a fault in guarded code: the thread entered a guard before it ran
+  // any code of the section, so its guard is set (and its thread-local
+  // storage allocated).
+  if (pc >= (uintptr_t)__start_orca_safe && pc < (uintptr_t)__stop_orca_safe) {
+    safe_guard *g = safe_cur;
+    if (g) {
+      counter_add(CNT_HOTSPOT_FAULTS, 1);
+      arch_uc_call(uc, resume, g);
+      return;
+    }
+  }
+  chain(sig, si, ucv);
+}
+#endif
+
+static int install(int sig, struct sigaction *old) {
+#if ARCH_CONTEXT
+  struct sigaction sa;
+  if (sigaction(sig, NULL, old) != 0) return 0;
+  // The JVM's handler takes siginfo; anything else is not HotSpot's setup.
+  if (!(old->sa_flags & SA_SIGINFO) || !old->sa_sigaction) return 0;
+  sa = *old;   // its mask and flags (SA_ONSTACK, SA_RESTART), our function
+  sa.sa_sigaction = handler;
+  return sigaction(sig, &sa, NULL) == 0;
+#else
+  (void)sig; (void)old;
+  return 0;
+#endif
+}
+
+const char *safe_init(int check_jni) {
+  if (check_jni) return "process_vm_readv (-Xcheck:jni checks that the JVM's SIGSEGV handler is unchanged)";
+  if (!ARCH_CONTEXT) return "process_vm_readv (no fault handler for " ARCH_NAME ")";
+  if (!install(SIGSEGV, &old_segv)) return "process_vm_readv (the JVM's SIGSEGV handler not found)";
+  if (!install(SIGBUS, &old_bus)) {
+    sigaction(SIGSEGV, &old_segv, NULL);
+    return "process_vm_readv (the JVM's SIGBUS handler not found)";
+  }
+  installed = 1;
+  return "fault handler";
+}
+
+// copy reads n bytes at p, guarded (volatile: not turned into a memcpy
+// call, which would run outside the section).
+SAFE_CODE __attribute__((noinline)) static void copy(void *out, const void *p, size_t n) {
+  if (!(((uintptr_t)p | (uintptr_t)out | n) & 7)) {
+    for (size_t i = 0; i < n / 8; i++) ((uint64_t *)out)[i] = ((const volatile uint64_t *)p)[i];
+    return;
+  }
+  for (size_t i = 0; i < n; i++) ((char *)out)[i] = ((const volatile char *)p)[i];
+}
+
+// by_kernel has the kernel copy: process_vm_readv (our own process seen
+// as another's), or where a seccomp filter forbids it (containers without
+// CAP_SYS_PTRACE), write(2) to a pipe; both fail instead of faulting.
+static atomic_int no_pvr;
+static pthread_mutex_t pipe_mu = PTHREAD_MUTEX_INITIALIZER;
+static int pipefd[2] = {-1, -1};
+
+static int by_kernel(void *out, const void *p, size_t n) {
+  if (!atomic_load_explicit(&no_pvr, memory_order_relaxed)) {
+    struct iovec local = {out, n}, remote = {(void *)p, n};
+    ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+    if (r >= 0 || (errno != EPERM && errno != ENOSYS)) return r == (ssize_t)n;
+    atomic_store(&no_pvr, 1);
+  }
+  int ok = 0;
+  pthread_mutex_lock(&pipe_mu);
+  if (n <= 4096 && (pipefd[0] >= 0 || pipe2(pipefd, O_NONBLOCK | O_CLOEXEC) == 0)) {
+    ssize_t w = write(pipefd[1], p, n);
+    if (w > 0) ok = read(pipefd[0], out, (size_t)w) == w && (size_t)w == n;
+  }
+  pthread_mutex_unlock(&pipe_mu);
+  return ok;
+}
+
+int safe_probe(void *out, const void *p, size_t n) { return by_kernel(out, p, n); }
+
+int safe_read(void *out, const void *p, size_t n) {
+  if (!installed) return by_kernel(out, p, n);
+  safe_guard g;
+  if (!safe_try(&g)) {
+    safe_leave(&g);
+    return 0;
+  }
+  copy(out, p, n);
+  safe_leave(&g);
+  return 1;
+}

@@ -1,0 +1,413 @@
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdatomic.h>
+#include "core/orca.h"
+#include "hotspot/vmstructs.h"
+
+static atomic_long off_env = -2;   // -2: not looked up yet
+
+static void *sym(const char *name) {
+  void *lib = dlopen("libjvm.so", RTLD_NOLOAD | RTLD_LAZY);
+  return dlsym(lib ? lib : RTLD_DEFAULT, name);
+}
+
+static uint64_t num(const char *name) {
+  uint64_t *p = sym(name);
+  return p ? *p : (uint64_t)-1;
+}
+
+// entry returns the table entry of type::field, or NULL.
+static char *entry(const char *type, const char *field) {
+  char **tbl = sym("gHotSpotVMStructs");
+  uint64_t stride = num("gHotSpotVMStructEntryArrayStride"), tn = num("gHotSpotVMStructEntryTypeNameOffset"),
+           fn = num("gHotSpotVMStructEntryFieldNameOffset");
+  if (!tbl || !*tbl || stride == (uint64_t)-1 || tn == (uint64_t)-1 || fn == (uint64_t)-1) return NULL;
+  for (char *e = *tbl;; e += stride) {
+    const char *t = *(const char **)(e + tn), *f = *(const char **)(e + fn);
+    if (!t) return NULL;
+    if (f && !strcmp(t, type) && !strcmp(f, field)) return e;
+  }
+}
+
+long vms_offset_typed(const char *type, const char *field, const char *ctype) {
+  char *e = entry(type, field);
+  uint64_t oo = num("gHotSpotVMStructEntryOffsetOffset"), to = num("gHotSpotVMStructEntryTypeStringOffset");
+  if (!e || oo == (uint64_t)-1) return -1;
+  if (ctype) {
+    const char *t = to == (uint64_t)-1 ? NULL : *(const char **)(e + to);
+    if (!t || strcmp(t, ctype)) return -1;
+  }
+  return (long)*(uint64_t *)(e + oo);
+}
+
+long vms_offset(const char *type, const char *field) { return vms_offset_typed(type, field, NULL); }
+
+long vms_thread_offset(const char *field) {
+  long o = vms_offset("JavaThread", field);
+  return o >= 0 ? o : vms_offset("Thread", field);
+}
+
+void *vms_static(const char *type, const char *field) {
+  char *e = entry(type, field);
+  uint64_t ao = num("gHotSpotVMStructEntryAddressOffset");
+  return e && ao != (uint64_t)-1 ? *(void **)(e + ao) : NULL;
+}
+
+long vms_size(const char *type) {
+  char **tbl = sym("gHotSpotVMTypes");
+  uint64_t stride = num("gHotSpotVMTypeEntryArrayStride"), tn = num("gHotSpotVMTypeEntryTypeNameOffset"),
+           so = num("gHotSpotVMTypeEntrySizeOffset");
+  if (!tbl || !*tbl || stride == (uint64_t)-1 || tn == (uint64_t)-1 || so == (uint64_t)-1) return -1;
+  for (char *e = *tbl;; e += stride) {
+    const char *t = *(const char **)(e + tn);
+    if (!t) return -1;
+    if (!strcmp(t, type)) return (long)*(uint64_t *)(e + so);
+  }
+}
+
+static long constant(const char *table, const char *prefix, int is_long, const char *name) {
+  char key[96];
+  char **tbl = sym(table);
+  snprintf(key, sizeof key, "%sEntryArrayStride", prefix);
+  uint64_t stride = num(key);
+  snprintf(key, sizeof key, "%sEntryNameOffset", prefix);
+  uint64_t no = num(key);
+  snprintf(key, sizeof key, "%sEntryValueOffset", prefix);
+  uint64_t vo = num(key);
+  if (!tbl || !*tbl || stride == (uint64_t)-1 || no == (uint64_t)-1 || vo == (uint64_t)-1) return -1;
+  for (char *e = *tbl;; e += stride) {
+    const char *n = *(const char **)(e + no);
+    if (!n) return -1;
+    if (!strcmp(n, name)) return is_long ? (long)*(uint64_t *)(e + vo) : (long)*(int32_t *)(e + vo);
+  }
+}
+
+long vms_constant(const char *name) {
+  long v = constant("gHotSpotVMLongConstants", "gHotSpotVMLongConstant", 1, name);
+  return v != -1 ? v : constant("gHotSpotVMIntConstants", "gHotSpotVMIntConstant", 0, name);
+}
+
+int vms_flag(const char *name) {
+  char **flags = vms_static("JVMFlag", "flags");
+  size_t *count = vms_static("JVMFlag", "numFlags");
+  long size = vms_size("JVMFlag"), off_name = vms_offset("JVMFlag", "_name"), off_addr = vms_offset("JVMFlag", "_addr");
+  if (!flags || !*flags || !count || size <= 0 || off_name < 0 || off_addr < 0) return -1;
+  for (size_t i = 0; i < *count; i++) {
+    char *f = *flags + i * (size_t)size;
+    const char *n = *(const char **)(f + off_name);
+    if (n && !strcmp(n, name)) {
+      const char *addr = *(const char **)(f + off_addr);
+      return addr ? *addr != 0 : -1;   // a bool flag's value
+    }
+  }
+  return -1;
+}
+
+static long env_offset(void) {
+  long o = atomic_load_explicit(&off_env, memory_order_relaxed);
+  if (o == -2) {
+    long expect = -2;
+    atomic_compare_exchange_strong(&off_env, &expect, vms_offset("JavaThread", "_jni_environment"));
+    o = atomic_load(&off_env);
+  }
+  return o;
+}
+
+void vms_learn_env(JNIEnv *env, uintptr_t eetop) {
+  if (env_offset() >= 0) return;
+  // The JNIEnv is embedded in the JavaThread at a fixed offset.
+  if (eetop && (uintptr_t)env > eetop && (uintptr_t)env - eetop < 65536)
+    atomic_store(&off_env, (long)((uintptr_t)env - eetop));
+}
+
+uintptr_t vms_thread(JNIEnv *env) {
+  long o = env_offset();
+  return o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0;
+}
+
+// Each fact: from and to (feature releases, inclusive; 0: open), and why.
+static const struct {
+  const char *name;
+  int from, to;
+  const char *why;
+} facts[HS_FACTS] = {
+    [HS_RELEASE_11] = {"release_11", 11, 0,
+                       "JDK 11 or later (JVMTI_VERSION_11, which the agent asks for; the release from "
+                       "java.vm.specification.version): where the release is unknown, no fact holds and "
+                       "neither HotSpot's timer nor the walker's naming of waits later is used"},
+    [HS_WALK_LAYOUT_11] = {"walk_layout_11", 11, 18,
+                           "CodeBlob with code pointers, CompiledMethod, debug stream CompressedReadStream: "
+                           "the own walker's layout, verified on 17"},
+    [HS_WALK_LAYOUT_25] = {"walk_layout_25", 25, 25,
+                           "nmethod without CompiledMethod (JDK-8329332, 23), debug records in the "
+                           "nmethod's immutable data (JDK-8331087) and metadata in its mutable data "
+                           "(JDK-8343789), code offsets instead of pointers in CodeBlob, UNSIGNED5 debug "
+                           "stream: verified on 25 only; 19-24 are between the two and not walked"},
+    [HS_ASGCT_INEXACT] = {"asgct_inexact", 1, 18,
+                          "AsyncGetCallTrace refuses to start in compiled code's monitor-enter stubs "
+                          "(JDK-8178287, fixed in 20) and describes a compiled frame by the debug record "
+                          "after its return address: not used, GetStackTrace instead"},
+    [HS_VIRTUAL_THREADS] = {"virtual_threads", 19, 0,
+                            "virtual threads (JEP 425, preview in 19): a JavaThread in a continuation "
+                            "(_cont_entry) is not walked"},
+    [HS_VT_EVENTS] = {"vt_events", 21, 0,
+                      "virtual threads final (JEP 444): can_support_virtual_threads, VirtualThreadStart"},
+    [HS_LIGHTWEIGHT_LOCKS] = {"lightweight_locks", 23, 0,
+                              "LockingMode lightweight by default (JDK-8319251; 21-22: opt-in): a contender inflates "
+                              "a fast-locked object with an anonymous owner, the owner is on a LockStack"},
+    [HS_OWNER_TID] = {"owner_tid", 24, 0,
+                      "ObjectMonitor::_owner holds the owner's java.lang.Thread id, not a JavaThread* or "
+                      "a BasicLock (JEP 491: monitors without pinning virtual threads)"},
+    [HS_CONTENDED_ENTER_ONLY] = {"contended_enter_only", 19, 0,
+                                 "JVMTI GetCurrentContendedMonitor names only a monitor being entered or "
+                                 "re-entered, not the object of Object.wait (JDK-8256314, release note of 22; "
+                                 "seen on 25, 19-21 taken alike): a wait's object is named from the wait "
+                                 "native's argument (waitobj.c), or at the wait's start"},
+};
+
+int hs_has(int f) {
+  if (f < 0 || f >= HS_FACTS || orca_feature <= 0) return 0;
+  return orca_feature >= facts[f].from && (!facts[f].to || orca_feature <= facts[f].to);
+}
+
+const char *hs_facts_text(void) {
+  static char buf[256];
+  size_t k = 0;
+  buf[0] = 0;
+  for (int f = 0; f < HS_FACTS; f++)
+    if (hs_has(f) && k < sizeof buf)
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s%s", k ? " " : "", facts[f].name);
+  return buf;
+}
+
+hs_layout hs;
+
+void hs_init(void) {
+  hs.walk25 = hs_has(HS_WALK_LAYOUT_25);
+  // ThreadStatistics: jlong _contended_enter_count, then the elapsedTimer
+  // (jlong _counter, jlong _start_counter, bool _active). The table names
+  // _counter and _active, not _start_counter; without elapsedTimer in it,
+  // that layout is assumed (the calibration checks it on a real enter).
+  hs.stats_total = 8, hs.stats_start = 16, hs.stats_active = 24;
+  long t = vms_offset("elapsedTimer", "_counter");
+  if (t >= 0) {
+    long st = vms_offset("elapsedTimer", "_start_counter"), a = vms_offset("elapsedTimer", "_active");
+    if (st < 0 && t == 0 && a == 16 && vms_size("elapsedTimer") == 24) st = 8;
+    if (st < 0 || a < 0) hs.stats_total = hs.stats_start = hs.stats_active = -1;
+    else hs.stats_total = 8 + t, hs.stats_start = 8 + st, hs.stats_active = 8 + a;
+  }
+  hs.thread_anchor = vms_offset("JavaThread", "_anchor");
+  hs.thread_stack_base = vms_thread_offset("_stack_base");
+  hs.thread_stack_size = vms_thread_offset("_stack_size");
+  hs.thread_pending_monitor = vms_offset("JavaThread", "_current_pending_monitor");
+  hs.thread_lock_stack = vms_offset("JavaThread", "_lock_stack");
+  hs.thread_cont_entry = vms_offset("JavaThread", "_cont_entry");
+  hs.thread_size = vms_size("JavaThread");
+  hs.anchor_sp = vms_offset("JavaFrameAnchor", "_last_Java_sp");
+  hs.anchor_fp = vms_offset("JavaFrameAnchor", "_last_Java_fp");
+  hs.anchor_pc = vms_offset("JavaFrameAnchor", "_last_Java_pc");
+  hs.lockstack_top = vms_offset("LockStack", "_top");
+  hs.lockstack_base = vms_offset("LockStack", "_base[0]");
+  hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
+  // The object's header, moved into the monitor when it was inflated (up
+  // to JDK 23; later JDKs may keep it elsewhere: then JVMTI is asked).
+  hs.monitor_header = vms_offset("ObjectMonitor", "_header");
+  hs.mark_hash_shift = vms_constant("markWord::hash_shift");
+  hs.mark_hash_mask = vms_constant("markWord::hash_mask");
+  hs.mark_lock_mask = vms_constant("markWord::lock_mask_in_place");
+  hs.mark_unlocked = vms_constant("markWord::unlocked_value");
+  hs.mark_monitor = vms_constant("markWord::monitor_value");
+  hs.monitor_metadata = vms_offset("ObjectMonitor", "_metadata");
+  hs.thread_vthread = vms_offset("JavaThread", "_vthread");
+  hs.thread_threadobj = vms_offset("JavaThread", "_threadObj");
+
+  hs.code_heaps = vms_static("CodeCache", "_heaps");
+  hs.array_len = vms_offset_typed("GrowableArrayBase", "_len", "int");
+  hs.array_data = vms_offset("GrowableArray<int>", "_data");
+  hs.heap_memory = vms_offset("CodeHeap", "_memory");
+  hs.heap_segmap = vms_offset("CodeHeap", "_segmap");
+  hs.heap_log2_segment = vms_offset_typed("CodeHeap", "_log2_segment_size", "int");
+  hs.vspace_low_boundary = vms_offset("VirtualSpace", "_low_boundary");
+  hs.vspace_low = vms_offset("VirtualSpace", "_low");
+  hs.vspace_high = vms_offset("VirtualSpace", "_high");
+  hs.heapblock_size = vms_size("HeapBlock");
+  hs.heap_low_at = hs.heap_memory + hs.vspace_low_boundary;
+  hs.heap_high_at = hs.heap_memory + hs.vspace_high;
+  hs.heap_segmap_at = hs.heap_segmap + hs.vspace_low;
+  hs.blob_name = vms_offset("CodeBlob", "_name");
+  hs.blob_frame_size = vms_offset_typed("CodeBlob", "_frame_size", "int");
+  hs.blob_code_begin = vms_offset("CodeBlob", "_code_begin");
+  hs.blob_code_end = vms_offset("CodeBlob", "_code_end");
+  hs.blob_code_offset = vms_offset_typed("CodeBlob", "_code_offset", "int");
+  hs.blob_data_offset = vms_offset_typed("CodeBlob", "_data_offset", "int");
+  hs.blob_kind = vms_offset_typed("CodeBlob", "_kind", "CodeBlobKind");
+  hs.blob_mutable_data = vms_offset_typed("CodeBlob", "_mutable_data", "address");
+  hs.blob_mutable_data_size = vms_offset_typed("CodeBlob", "_mutable_data_size", "int");
+  hs.blob_relocation_size = vms_offset_typed("CodeBlob", "_relocation_size", "int");
+  hs.kind_nmethod = vms_constant("CodeBlobKind::Nmethod");
+  // JDK 23 merged CompiledMethod into nmethod.
+  hs.nm_method = vms_offset("CompiledMethod", "_method");
+  if (hs.nm_method < 0) hs.nm_method = vms_offset_typed("nmethod", "_method", "Method*");
+  hs.nm_pcs_offset = vms_offset_typed("nmethod", "_scopes_pcs_offset", "int");
+  hs.nm_scopes_data_begin = vms_offset("CompiledMethod", "_scopes_data_begin");
+  hs.nm_metadata_offset = vms_offset_typed("nmethod", "_metadata_offset", "int");
+  hs.nm_dependencies_offset = vms_offset_typed("nmethod", "_dependencies_offset", "int");
+  hs.nm_immutable_data = vms_offset_typed("nmethod", "_immutable_data", "address");
+  hs.nm_scopes_data_offset = vms_offset_typed("nmethod", "_scopes_data_offset", "int");
+  hs.pcdesc_size = vms_size("PcDesc");
+  hs.pcdesc_pc_offset = vms_offset_typed("PcDesc", "_pc_offset", "int");
+  hs.pcdesc_scope_offset = vms_offset_typed("PcDesc", "_scope_decode_offset", "int");
+  hs.method_const = vms_offset("Method", "_constMethod");
+  hs.method_flags = vms_offset("Method", "_access_flags");
+  hs.const_constants = vms_offset("ConstMethod", "_constants");
+  hs.const_code_size = vms_offset_typed("ConstMethod", "_code_size", "u2");
+  hs.const_idnum = vms_offset_typed("ConstMethod", "_method_idnum", "u2");
+  hs.const_size = vms_size("ConstMethod");
+  hs.pool_holder = vms_offset("ConstantPool", "_pool_holder");
+  hs.klass_jmethod_ids = vms_offset("InstanceKlass", "_methods_jmethod_ids");
+  hs.jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
+  hs.entry_frame_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
+  hs.call_stub_return = vms_static("StubRoutines", "_call_stub_return_address");
+}
+
+// ---- Capabilities ----
+
+const char *hs_walk_missing(void) {
+  long common[] = {hs.thread_anchor, hs.anchor_sp, hs.anchor_fp, hs.anchor_pc, hs.thread_stack_base,
+                   hs.thread_stack_size, hs.array_len, hs.array_data, hs.heap_memory, hs.heap_segmap,
+                   hs.heap_log2_segment, hs.vspace_low_boundary, hs.vspace_low, hs.vspace_high, hs.heapblock_size,
+                   hs.blob_name, hs.blob_frame_size, hs.nm_method, hs.nm_pcs_offset, hs.pcdesc_size,
+                   hs.pcdesc_pc_offset, hs.pcdesc_scope_offset, hs.method_const, hs.method_flags,
+                   hs.const_constants, hs.const_code_size, hs.const_idnum, hs.const_size, hs.pool_holder,
+                   hs.klass_jmethod_ids, hs.jcw_anchor};
+  long l25[] = {hs.blob_code_offset, hs.blob_data_offset, hs.nm_immutable_data, hs.blob_mutable_data,
+                hs.nm_scopes_data_offset, hs.blob_kind, hs.kind_nmethod, hs.blob_mutable_data_size,
+                hs.blob_relocation_size, hs.thread_cont_entry};
+  long l11[] = {hs.blob_code_begin, hs.blob_code_end, hs.nm_scopes_data_begin, hs.nm_metadata_offset,
+                hs.nm_dependencies_offset};
+  const char *no = "a structure the walker needs is not in gHotSpotVMStructs";
+  for (size_t i = 0; i < sizeof common / sizeof common[0]; i++)
+    if (common[i] < 0) return no;
+  long *l = hs.walk25 ? l25 : l11;
+  size_t n = hs.walk25 ? sizeof l25 / sizeof l25[0] : sizeof l11 / sizeof l11[0];
+  for (size_t i = 0; i < n; i++)
+    if (l[i] < 0) return no;
+  // frame::entry_frame_call_wrapper_offset: the x86-64 layout the walker knows.
+  if (!hs.code_heaps || !hs.call_stub_return || hs.entry_frame_wrapper != -6) return no;
+  return NULL;
+}
+
+int hs_can_owner(void) { return hs.thread_pending_monitor >= 0 && hs.monitor_owner >= 0; }
+
+int hs_can_monitor_hash(void) {
+  return hs.thread_pending_monitor >= 0 && hs.monitor_header >= 0 && hs.mark_hash_shift >= 0 &&
+         hs.mark_hash_shift <= 63 && hs.mark_hash_mask > 0;
+}
+
+int hs_can_lock_stack(void) { return hs.thread_lock_stack >= 0 && hs.lockstack_top >= 0 && hs.lockstack_base >= 0; }
+
+const char *hs_stats_missing(void) {
+  if (hs.stats_total < 0) return "elapsedTimer layout";
+  if (hs.thread_size <= 0) return "no JavaThread layout";
+  return NULL;
+}
+
+int hs_stw_collector(void) { return vms_flag("UseG1GC") == 1 || vms_flag("UseParallelGC") == 1 || vms_flag("UseSerialGC") == 1; }
+
+// ---- Fault-safe accessors ----
+
+int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi) {
+  uintptr_t base = 0, size = 0;
+  if (!jt || hs.thread_stack_base < 0 || hs.thread_stack_size < 0 ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_base), &base) ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_size), &size))
+    return 0;
+  *lo = base - size, *hi = base;
+  return 1;
+}
+
+// monitor_table: UseObjectMonitorTable (24+, off by default): the object's
+// header keeps its hash and does not point at the monitor, whose _metadata
+// is the hash. Asked at first use (after the VM parsed its flags).
+static int monitor_table(void) {
+  static atomic_int t = -2;
+  int v = atomic_load_explicit(&t, memory_order_relaxed);
+  if (v == -2) atomic_store(&t, v = vms_flag("UseObjectMonitorTable") == 1);
+  return v;
+}
+
+int hs_object_inflated(uintptr_t oop) {
+  uintptr_t mark = 0;
+  if (!oop || hs.mark_lock_mask <= 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark)) return 0;
+  return (mark & (uintptr_t)hs.mark_lock_mask) == (uintptr_t)hs.mark_monitor;
+}
+
+int hs_object_hash(uintptr_t oop, uint32_t *hash) {
+  uintptr_t mark = 0;
+  *hash = 0;
+  if (!oop || hs.mark_hash_shift < 0 || hs.mark_hash_shift > 63 || hs.mark_hash_mask <= 0 || hs.mark_lock_mask <= 0 ||
+      hs.mark_unlocked < 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark))
+    return 0;
+  uintptr_t lock = mark & (uintptr_t)hs.mark_lock_mask;
+  if (lock == (uintptr_t)hs.mark_monitor && !monitor_table()) {
+    // The header displaced into the monitor (_header up to 23, _metadata after).
+    long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
+    if (at < 0 || !safe_word((const void *)((mark ^ lock) + (uintptr_t)at), &mark)) return 0;
+  } else if (lock != (uintptr_t)hs.mark_unlocked && lock != (uintptr_t)hs.mark_monitor) {
+    return 0;   // fast-locked: a stack lock's header is elsewhere
+  }
+  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+  return *hash != 0;
+}
+
+intptr_t hs_mounted_virtual(uintptr_t jt) {
+  uintptr_t hv = 0, ht = 0, v = 0, t = 0;
+  if (hs.thread_vthread < 0 || hs.thread_threadobj < 0) return -1;
+  // OopHandles: each points at a slot holding the object.
+  if (!safe_word((const void *)(jt + (uintptr_t)hs.thread_vthread), &hv) ||
+      !safe_word((const void *)(jt + (uintptr_t)hs.thread_threadobj), &ht) || !hv || !ht ||
+      !safe_word((const void *)hv, &v) || !safe_word((const void *)ht, &t) || !v || !t)
+    return -1;
+  return v == t ? 0 : (intptr_t)v;
+}
+
+int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
+  enum { BUF = 512 };
+  size_t want = (size_t)hs.lockstack_base + (size_t)max * sizeof(uintptr_t);
+  if (!hs_can_lock_stack() || want > BUF) return -1;
+  unsigned char buf[BUF];
+  // Another thread's memory, gone if the thread has just exited.
+  if (!safe_read(buf, (const void *)(jt + (uintptr_t)hs.thread_lock_stack), want)) return -1;
+  uint32_t top;   // a byte offset from the JavaThread
+  memcpy(&top, buf + hs.lockstack_top, sizeof top);
+  long first = hs.thread_lock_stack + hs.lockstack_base;
+  long count = ((long)top - first) / (long)sizeof(uintptr_t);
+  if (count < 0 || count > max) return -1;
+  memcpy(out, buf + hs.lockstack_base, (size_t)count * sizeof(uintptr_t));
+  return (int)count;
+}
+
+enum { MAX_WORDS = 1024 };   // JavaThread is 1-2 kB on 17-25
+
+int hs_probe_thread_words(void) {
+  long n = hs.thread_size / 8;
+  return n <= 0 ? 0 : n > MAX_WORDS ? MAX_WORDS : (int)n;
+}
+
+int hs_probe_stats(uintptr_t jt, long at, hs_stats_copy *out) {
+  uintptr_t p = 0;
+  char w[32];
+  if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
+      hs.stats_start + 8 > (long)sizeof w)
+    return 0;
+  if (!safe_probe(&p, (const void *)(jt + (uintptr_t)at), sizeof p) || p < 65536 || p % 8 != 0 ||
+      p >= (1ULL << 47) || !safe_probe(w, (const void *)p, sizeof w))
+    return 0;
+  memcpy(&out->count, w, 8);
+  memcpy(&out->total, w + hs.stats_total, 8);
+  memcpy(&out->start, w + hs.stats_start, 8);
+  out->active = w[hs.stats_active];
+  return 1;
+}

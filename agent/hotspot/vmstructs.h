@@ -1,0 +1,383 @@
+// The HotSpot layer: everything the agent knows about HotSpot's insides.
+// HotSpot's exported structure table (gHotSpotVMStructs, made for the
+// Serviceability Agent) gives field offsets of the VM's own C++ objects, so
+// the agent can read a thread's monitor state or frame anchor without a
+// safepoint. The layer looks them up once (hs_init), says what can be done
+// with them (capabilities), names every version check (facts, with the JDK
+// change behind each) and gives the readers typed accessors; only it reads
+// VM memory (agent/check-safe.sh; docs/agent.md, "The HotSpot layer").
+#ifndef ORCA_VMSTRUCTS_H
+#define ORCA_VMSTRUCTS_H
+#include <jni.h>
+#include <stdint.h>
+#include "hotspot/safe.h"
+
+// vms_offset returns the byte offset of type::field, or -1; with ctype
+// non-NULL, only if the field's C++ type is ctype.
+long vms_offset(const char *type, const char *field);
+long vms_offset_typed(const char *type, const char *field, const char *ctype);
+// vms_thread_offset returns the offset of a JavaThread field that older
+// JDKs declare in Thread (_stack_base, _stack_size), or -1.
+long vms_thread_offset(const char *field);
+// vms_static returns the address of the static field type::field, or NULL.
+void *vms_static(const char *type, const char *field);
+// vms_constant returns the VM's integer constant name (gHotSpotVMLongConstants
+// or gHotSpotVMIntConstants), or -1.
+long vms_constant(const char *name);
+// vms_size returns sizeof(type), or -1.
+long vms_size(const char *type);
+// vms_flag returns the value of the VM's bool flag name (-XX:+name), or -1
+// when the flag table does not say.
+int vms_flag(const char *name);
+// vms_learn_env learns where the JNIEnv sits in a JavaThread when the table
+// does not say, from a thread's JNIEnv and its JavaThread address (eetop).
+void vms_learn_env(JNIEnv *env, uintptr_t eetop);
+// vms_thread returns the calling thread's JavaThread, or 0 when unknown.
+uintptr_t vms_thread(JNIEnv *env);
+
+// ---- The layout: every field the agent reads, looked up once -------------
+// hs_init (Agent_OnLoad, after orca_feature) fills `hs` from the tables
+// above; -1 (or NULL) where this JVM does not export it. Only this layer
+// uses it: the readers (walk.c, owner.c, objhash.c, hsstat.c) call the
+// typed accessors below, and agent/check-safe.sh fails on `hs.` or a
+// vms_offset outside vmstructs.{c,h}.
+typedef struct {
+  // JavaThread (_stack_base/_stack_size in Thread on older JDKs)
+  long thread_anchor, thread_stack_base, thread_stack_size, thread_pending_monitor, thread_lock_stack,
+      thread_cont_entry, thread_size;
+  long thread_vthread, thread_threadobj;           // OopHandles: the thread it runs (19+), its own
+  long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
+  long lockstack_top, lockstack_base;              // LockStack (lightweight locking)
+  long monitor_owner, monitor_header;              // ObjectMonitor
+  long monitor_metadata;                           // ObjectMonitor::_metadata (24+: the header, or the hash)
+  long mark_hash_shift, mark_hash_mask;            // markWord constants
+  long mark_lock_mask, mark_unlocked, mark_monitor;
+  // ThreadStatistics (not in the table: jlong _contended_enter_count, then
+  // elapsedTimer _contended_enter_timer, whose fields are): byte offsets of
+  // the timer's total, start and active flag in it; -1: layout unknown.
+  long stats_total, stats_start, stats_active;
+  // The code cache
+  char **code_heaps;                               // CodeCache::_heaps: GrowableArray<CodeHeap*>*
+  long array_len, array_data;                      // GrowableArray
+  long heap_memory, heap_segmap, heap_log2_segment;   // CodeHeap
+  long vspace_low_boundary, vspace_low, vspace_high;  // VirtualSpace
+  long heapblock_size;
+  long heap_low_at, heap_high_at, heap_segmap_at;   // CodeHeap: its VirtualSpaces' bounds, summed
+  long blob_name, blob_frame_size;                 // CodeBlob
+  long blob_code_begin, blob_code_end;             // 11-18: pointers
+  long blob_code_offset, blob_data_offset, blob_kind, blob_mutable_data, blob_mutable_data_size,
+      blob_relocation_size, kind_nmethod;          // 25: offsets from the blob, CodeBlobKind
+  long nm_method, nm_pcs_offset;                   // CompiledMethod (11-18) / nmethod
+  long nm_scopes_data_begin, nm_metadata_offset, nm_dependencies_offset;   // 11-18
+  long nm_immutable_data, nm_scopes_data_offset;   // 25
+  long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
+  long method_const, method_flags;                 // Method
+  long const_constants, const_code_size, const_idnum, const_size;   // ConstMethod
+  long pool_holder, klass_jmethod_ids;             // ConstantPool, InstanceKlass
+  long jcw_anchor, entry_frame_wrapper;            // JavaCallWrapper, frame constant
+  uintptr_t *call_stub_return;                     // StubRoutines::_call_stub_return_address
+  int walk25;                                      // HS_WALK_LAYOUT_25: the accessors' layout
+} hs_layout;
+extern hs_layout hs;
+void hs_init(void);
+
+// ---- Version facts -------------------------------------------------------
+// What a JDK feature release changed in what the agent reads or calls,
+// with the change that says so: every version check of the agent is one
+// of these (hs_has), and .info lists those true on the JVM
+// (hotspot.facts). The table, with the reasons, is in vmstructs.c.
+enum {
+  HS_RELEASE_11,         // a release the agent knows (JVMTI 11, JDK 11+): else nothing is assumed
+  HS_WALK_LAYOUT_11,     // the own walker's layout of 11-18
+  HS_WALK_LAYOUT_25,     // the own walker's layout of 25
+  HS_ASGCT_INEXACT,      // AsyncGetCallTrace not exact at the agent's walks: not used
+  HS_VIRTUAL_THREADS,    // JavaThread may run a continuation (a virtual thread)
+  HS_VT_EVENTS,          // JVMTI can_support_virtual_threads, VirtualThreadStart
+  HS_LIGHTWEIGHT_LOCKS,  // lightweight locking by default: anonymous owners, lock stacks
+  HS_OWNER_TID,          // ObjectMonitor::_owner holds the owner's thread id
+  HS_CONTENDED_ENTER_ONLY,   // GetCurrentContendedMonitor names no object of Object.wait
+  HS_FACTS
+};
+// hs_has says whether fact f holds on this JVM (orca_feature: its release).
+int hs_has(int f);
+// hs_facts_text lists the facts that hold, space-separated (.info).
+const char *hs_facts_text(void);
+
+// ---- Capabilities: what the readers can do on this JVM -------------------
+// hs_walk_missing: NULL when every structure the own walker reads is
+// exported (for the layout of HS_WALK_LAYOUT_11 or _25), else what is not.
+const char *hs_walk_missing(void);
+// hs_can_owner: ObjectMonitor::_owner and the pending monitor are exported.
+int hs_can_owner(void);
+// hs_can_monitor_hash: the monitor's displaced header and the hash's place in it.
+int hs_can_monitor_hash(void);
+// hs_can_lock_stack: JavaThread::_lock_stack and LockStack are exported.
+int hs_can_lock_stack(void);
+// hs_stats_missing: NULL when the ThreadStatistics timer's layout and
+// JavaThread's size are known (hsstat.c's calibration), else what is not.
+const char *hs_stats_missing(void);
+// hs_stw_collector: the collector moves objects only in stop-the-world
+// pauses (G1, Parallel, Serial; objhash.h). Asked after VMInit (ergonomics).
+int hs_stw_collector(void);
+
+// ---- Typed accessors -----------------------------------------------------
+// Three kinds, by who may fault:
+// - fault-safe (safe_read): another thread's structures, or ones reached
+//   through a pointer the VM may change (owner.c);
+// - direct, on the calling thread's own live structures or HotSpot's
+//   timer of a thread known alive (hsstat.c, objhash.c): hot paths, where
+//   the structure cannot go away under the read;
+// - guarded (HS_GUARDED, walk.c only): direct loads for code in the
+//   section SAFE_CODE under a guard (safe.h), always inlined there so they
+//   run inside the section: a fault ends the walk.
+#define HS_INLINE static inline __attribute__((always_inline))
+#define HS_AT(type, base, off) (*(type *)((uintptr_t)(base) + (uintptr_t)(off)))
+
+// Fault-safe.
+// hs_pending_monitor: JavaThread::_current_pending_monitor of jt.
+HS_INLINE int hs_pending_monitor(uintptr_t jt, uintptr_t *mon) {
+  return safe_word((const void *)(jt + (uintptr_t)hs.thread_pending_monitor), mon);
+}
+// hs_monitor_owner: ObjectMonitor::_owner (a JavaThread*, a BasicLock*,
+// or from HS_OWNER_TID a thread id; 1: anonymous, HS_LIGHTWEIGHT_LOCKS).
+HS_INLINE int hs_monitor_owner(uintptr_t mon, uintptr_t *own) {
+  return safe_word((const void *)(mon + (uintptr_t)hs.monitor_owner), own);
+}
+// hs_monitor_hash: the identity hash in the monitor's displaced header (0: none yet).
+HS_INLINE int hs_monitor_hash(uintptr_t mon, uint32_t *hash) {
+  uintptr_t mark = 0;
+  if (!safe_word((const void *)(mon + (uintptr_t)hs.monitor_header), &mark)) return 0;
+  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+  return 1;
+}
+// hs_thread_stack: the bounds of jt's stack.
+int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi);
+// hs_lock_stack copies up to max objects of jt's lock stack into out and
+// returns how many, or -1 (unreadable, or more than max).
+int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max);
+// hs_object_hash: the identity hash of the object at oop, from its header
+// (unlocked) or its monitor's (inflated); 0 when it has none yet or it is
+// fast-locked. The caller makes sure the object cannot move meanwhile
+// (objhash_epoch).
+int hs_object_hash(uintptr_t oop, uint32_t *hash);
+// hs_object_inflated: the object at oop has a monitor (its header says so).
+int hs_object_inflated(uintptr_t oop);
+// hs_mounted_virtual: the java.lang.Thread object jt runs now when that is a
+// virtual thread (19+), else 0; -1 when it cannot be read.
+intptr_t hs_mounted_virtual(uintptr_t jt);
+// hs_handle_oop: the object a JNI handle points at (its slot's content).
+HS_INLINE int hs_handle_oop(const void *handle, uintptr_t *oop) { return safe_word(handle, oop); }
+// hs_probe_thread_word / hs_probe_stats: the kernel's copy (safe_probe),
+// never a fault: for the calibration, which reads every word of a
+// JavaThread as if it were a pointer to ThreadStatistics.
+typedef struct {
+  int64_t count, total, start;   // _contended_enter_count, the timer's total and start
+  int active;
+} hs_stats_copy;
+int hs_probe_thread_words(void);   // words of a JavaThread probed (sizeof / 8, at most 1024)
+int hs_probe_stats(uintptr_t jt, long at, hs_stats_copy *out);
+
+// Direct: a thread's ThreadStatistics (at: its place in JavaThread, found
+// by hsstat.c) and its timer of contended enters.
+struct hs_stats;
+HS_INLINE const struct hs_stats *hs_thread_stats(uintptr_t jt, long at) {
+  return HS_AT(const struct hs_stats *const, jt, at);
+}
+HS_INLINE int hs_stats_timing(const struct hs_stats *s) { return HS_AT(const volatile char, s, hs.stats_active) != 0; }
+HS_INLINE int64_t hs_stats_total(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_total); }
+HS_INLINE int64_t hs_stats_start(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_start); }
+// hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
+// JavaThread jt (a direct read: 2-3 loads when it holds no fast lock).
+HS_INLINE int hs_own_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
+  if (hs.thread_lock_stack < 0 || hs.lockstack_top < 0 || hs.lockstack_base < 0) return -1;
+  long first = hs.thread_lock_stack + hs.lockstack_base;
+  long count = ((long)HS_AT(const volatile uint32_t, jt, hs.thread_lock_stack + hs.lockstack_top) - first) /
+               (long)sizeof(uintptr_t);
+  if (count < 0 || count > max) return -1;
+  for (long i = 0; i < count; i++) out[i] = HS_AT(const volatile uintptr_t, jt, first + i * (long)sizeof(uintptr_t));
+  return (int)count;
+}
+// hs_handle_oop_now: the object a local JNI handle of the calling thread
+// points at, 0 for a tagged (global, weak) one.
+HS_INLINE uintptr_t hs_handle_oop_now(const void *handle) {
+  return ((uintptr_t)handle & 3) ? 0 : __atomic_load_n((const uintptr_t *)handle, __ATOMIC_SEQ_CST);
+}
+
+#ifdef HS_GUARDED
+// Guarded: direct loads, for SAFE_CODE under a guard only (walk.c).
+struct hs_blob;     // CodeBlob (an nmethod when hs_blob_is_nmethod)
+struct hs_method;   // Method
+typedef struct { uintptr_t sp, fp, pc; } hs_anchor;   // JavaFrameAnchor's _last_Java_*
+
+HS_INLINE uintptr_t hs_thread_stack_base(uintptr_t jt) { return HS_AT(uintptr_t, jt, hs.thread_stack_base); }
+HS_INLINE size_t hs_thread_stack_size(uintptr_t jt) { return HS_AT(size_t, jt, hs.thread_stack_size); }
+// hs_thread_in_continuation: jt runs a virtual thread (JDK 19+; read on the 25 layout).
+HS_INLINE int hs_thread_in_continuation(uintptr_t jt) {
+  return hs.walk25 && HS_AT(volatile uintptr_t, jt, hs.thread_cont_entry) != 0;
+}
+HS_INLINE void hs_anchor_read(uintptr_t a, hs_anchor *out) {
+  out->sp = HS_AT(volatile uintptr_t, a, hs.anchor_sp);
+  out->fp = HS_AT(volatile uintptr_t, a, hs.anchor_fp);
+  out->pc = HS_AT(volatile uintptr_t, a, hs.anchor_pc);
+}
+// hs_thread_last_frame: the calling thread's frame anchor.
+HS_INLINE void hs_thread_last_frame(uintptr_t jt, hs_anchor *out) { hs_anchor_read(jt + (uintptr_t)hs.thread_anchor, out); }
+HS_INLINE int hs_is_call_stub_return(uintptr_t pc) { return pc == *hs.call_stub_return; }
+// hs_entry_frame_last_frame: the anchor kept by the JavaCallWrapper of the
+// entry frame at fp (the Java frames below it); 0 when it has none.
+HS_INLINE int hs_entry_frame_last_frame(uintptr_t fp, hs_anchor *out) {
+  uintptr_t jcw = ((uintptr_t *)fp)[hs.entry_frame_wrapper];
+  if (!jcw) return 0;
+  hs_anchor_read(jcw + (uintptr_t)hs.jcw_anchor, out);
+  return 1;
+}
+
+// hs_blob_of returns the CodeBlob holding pc, or NULL (CodeHeap::find_start).
+// pc is a return address in a frame of the calling thread, so its blob is
+// live and the heap's segment map does not change under it.
+HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc) {
+  char *ga = *hs.code_heaps;
+  if (!ga) return NULL;
+  int n = HS_AT(int, ga, hs.array_len);
+  char **data = HS_AT(char **, ga, hs.array_data);
+  for (int i = 0; i < n; i++) {
+    char *h = data[i];
+    uintptr_t lo = HS_AT(uintptr_t, h, hs.heap_low_at), hi = HS_AT(uintptr_t, h, hs.heap_high_at);
+    if (pc < lo || pc >= hi) continue;
+    const unsigned char *seg = HS_AT(const unsigned char *, h, hs.heap_segmap_at);
+    int lg = HS_AT(int, h, hs.heap_log2_segment);
+    size_t idx = (pc - lo) >> lg;
+    if (seg[idx] == 0xFF) return NULL;   // free segment
+    while (seg[idx] > 0) {
+      if (seg[idx] > idx) return NULL;
+      idx -= seg[idx];
+    }
+    char *cb = (char *)lo + (idx << lg) + hs.heapblock_size;
+    uintptr_t begin, end;
+    if (hs.walk25) {
+      begin = (uintptr_t)cb + (uintptr_t)HS_AT(int, cb, hs.blob_code_offset);
+      end = (uintptr_t)cb + (uintptr_t)HS_AT(int, cb, hs.blob_data_offset);
+    } else {
+      begin = HS_AT(uintptr_t, cb, hs.blob_code_begin);
+      end = HS_AT(uintptr_t, cb, hs.blob_code_end);
+    }
+    return pc >= begin && pc < end ? (struct hs_blob *)cb : NULL;
+  }
+  return NULL;
+}
+HS_INLINE const char *hs_blob_name(const struct hs_blob *cb) { return HS_AT(const char *, cb, hs.blob_name); }
+// hs_name_copy copies the NUL-terminated name at p (a blob's name: VM
+// memory) into buf, at most n - 1 bytes: string functions then read the copy.
+HS_INLINE void hs_name_copy(char *buf, const char *p, size_t n) {
+  size_t i = 0;
+  for (; i + 1 < n; i++) {
+    char c = ((const volatile char *)p)[i];
+    if (!c) break;
+    buf[i] = c;
+  }
+  buf[i] = 0;
+}
+// hs_blob_frame_size: in words, with the return address.
+HS_INLINE int hs_blob_frame_size(const struct hs_blob *cb) { return HS_AT(int, cb, hs.blob_frame_size); }
+// hs_blob_is_nmethod: on 25 by its CodeBlobKind; before, by its name
+// ("nmethod", "native nmethod": named, from the caller's cache of names).
+HS_INLINE int hs_blob_is_nmethod(const struct hs_blob *cb, int named) {
+  return hs.walk25 ? HS_AT(uint8_t, cb, hs.blob_kind) == hs.kind_nmethod : named;
+}
+HS_INLINE struct hs_method *hs_nmethod_method(const struct hs_blob *nm) {
+  return HS_AT(struct hs_method *, nm, hs.nm_method);
+}
+
+enum { HS_ACC_NATIVE = 0x100 };   // JVM_ACC_NATIVE
+HS_INLINE int hs_method_is_native(const struct hs_method *m) { return HS_AT(uint16_t, m, hs.method_flags) & HS_ACC_NATIVE; }
+// hs_method_id: the method's jmethodID, or NULL when it has none yet.
+HS_INLINE jmethodID hs_method_id(const struct hs_method *m) {
+  if (!m) return NULL;
+  uintptr_t cm = HS_AT(uintptr_t, m, hs.method_const);
+  uintptr_t cp = cm ? HS_AT(uintptr_t, cm, hs.const_constants) : 0;
+  uintptr_t ik = cp ? HS_AT(uintptr_t, cp, hs.pool_holder) : 0;
+  jmethodID *ids = ik ? HS_AT(jmethodID *volatile, ik, hs.klass_jmethod_ids) : NULL;
+  if (!ids) return NULL;
+  size_t idnum = HS_AT(uint16_t, cm, hs.const_idnum);
+  return idnum + 1 <= (size_t)ids[0] ? ids[idnum + 1] : NULL;   // ids[0] holds the length
+}
+// hs_method_bci: the bytecode index of bcp in m, or -1 outside its code.
+HS_INLINE long hs_method_bci(const struct hs_method *m, uintptr_t bcp) {
+  uintptr_t cm = HS_AT(uintptr_t, m, hs.method_const), codes = cm + (uintptr_t)hs.const_size;
+  if (bcp < codes || bcp >= codes + HS_AT(uint16_t, cm, hs.const_code_size)) return -1;
+  return (long)(bcp - codes);
+}
+
+// The debug records of an nmethod: its PcDescs, scopes and metadata.
+typedef struct {
+  const unsigned char *data;      // the scopes' stream
+  uintptr_t *meta, *meta_end;     // the metadata (Method* of the scopes)
+} hs_scopes;
+// hs_nmethod_scope returns the offset in the scopes' stream of the debug
+// record at return address pc (then s describes the nmethod's scopes),
+// 0 for DebugInformationRecorder::serialized_null, -1 for no record at pc
+// (not a call's return address: a deoptimized frame's pc points at the
+// deopt handler).
+HS_INLINE int hs_nmethod_scope(const struct hs_blob *nmb, uintptr_t pc, hs_scopes *s) {
+  const char *nm = (const char *)nmb, *lo, *hi;
+  int t;
+  if (hs.walk25) {
+    const char *imm = HS_AT(const char *, nm, hs.nm_immutable_data), *mut = HS_AT(const char *, nm, hs.blob_mutable_data);
+    if (!imm || !mut) return -1;
+    t = (int)(pc - ((uintptr_t)nm + (uintptr_t)HS_AT(int, nm, hs.blob_code_offset)));
+    lo = imm + HS_AT(int, nm, hs.nm_pcs_offset);
+    hi = imm + HS_AT(int, nm, hs.nm_scopes_data_offset);
+    s->data = (const unsigned char *)hi;
+    s->meta = (uintptr_t *)(mut + HS_AT(int, nm, hs.blob_relocation_size));
+    s->meta_end = (uintptr_t *)(mut + HS_AT(int, nm, hs.blob_mutable_data_size));
+  } else {
+    t = (int)(pc - HS_AT(uintptr_t, nm, hs.blob_code_begin));
+    lo = nm + HS_AT(int, nm, hs.nm_pcs_offset), hi = nm + HS_AT(int, nm, hs.nm_dependencies_offset);
+    s->data = HS_AT(const unsigned char *, nm, hs.nm_scopes_data_begin);
+    s->meta = (uintptr_t *)(nm + HS_AT(int, nm, hs.nm_metadata_offset)), s->meta_end = (uintptr_t *)s->data;
+  }
+  long size = hs.pcdesc_size, l = 0, h = (hi - lo) / size;
+  while (l < h) {   // PcDescs are sorted by pc offset
+    long mid = (l + h) / 2;
+    if (HS_AT(int, lo + mid * size, hs.pcdesc_pc_offset) < t) l = mid + 1; else h = mid;
+  }
+  if (l >= (hi - lo) / size || HS_AT(int, lo + l * size, hs.pcdesc_pc_offset) != t) return -1;
+  return HS_AT(int, lo + l * size, hs.pcdesc_scope_offset);
+}
+// hs_debug_int reads one int of the debug stream: UNSIGNED5 on 25 (each
+// byte is 1 more than its digit; -1: an excluded byte), before it
+// CompressedReadStream (bytes below 192 end a number, each byte after the
+// first is worth 64 times the previous one).
+HS_INLINE int hs_debug_int(const unsigned char **p) {
+  if (hs.walk25) {
+    unsigned sum = 0;
+    for (int i = 0, shift = 0;; i++, shift += 6) {
+      unsigned bi = *(*p)++;
+      if (bi == 0) return -1;
+      sum += (bi - 1) << shift;
+      if (bi < 192 || i == 4) return (int)sum;
+    }
+  }
+  unsigned b = *(*p)++;
+  if (b < 192) return (int)b;
+  unsigned sum = b;
+  for (int i = 1, shift = 6;; i++, shift += 6) {
+    unsigned bi = *(*p)++;
+    sum += bi << shift;
+    if (bi < 192 || i == 4) return (int)sum;
+  }
+}
+// hs_scope_read decodes the scope at offset d: its sender's offset (0: the
+// outermost), its method and bytecode index (-1: a synchronized method's
+// entry, InvocationEntryBci); 0 when it is not a valid scope.
+HS_INLINE int hs_scope_read(const hs_scopes *s, int d, int *sender, struct hs_method **m, int *bci) {
+  const unsigned char *p = s->data + d;
+  *sender = hs_debug_int(&p);
+  int index = hs_debug_int(&p);
+  *bci = hs_debug_int(&p) - 1;
+  if (index <= 0 || s->meta + index - 1 >= s->meta_end || *bci < -1) return 0;
+  *m = (struct hs_method *)s->meta[index - 1];
+  return 1;
+}
+#endif
+#endif

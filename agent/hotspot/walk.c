@@ -1,0 +1,244 @@
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "core/counters.h"
+#include "core/arch.h"
+#include "core/orca.h"
+#include "hotspot/safe.h"
+#define HS_GUARDED
+#include "hotspot/vmstructs.h"
+#include "hotspot/walk.h"
+
+// Every function that reads VM memory is in SAFE_CODE and runs inside
+// walk_self's guard (safe.h): a fault ends the walk with WALK_CANNOT.
+// They must not call out of the section (no libc on VM memory: names are
+// copied first). VM structures are read through the layer's guarded
+// accessors (vmstructs.h, HS_GUARDED: always inlined, so into the
+// section); this file reads only the thread's own stack, by the x86-64
+// frame layout.
+static int usable;
+static const char *why_not = "no: not looked up";
+
+// x86-64 interpreter frame, in words from its frame pointer (frame_x86.hpp).
+enum { I_SENDER_SP = -1, I_METHOD = -3, I_BCP = -8 };
+
+// anchor_stub says whether a frame the walk reached from a frame anchor
+// (the thread's, or an entry frame's JavaCallWrapper's) may be the code
+// blob named `name`: a runtime stub that compiled code called, which set
+// the anchor after building its frame (so its frame size holds), pushed
+// rbp under its return address, and whose return address in the compiled
+// caller has a debug record (the call's). Seen: the monitor-enter stubs at
+// a contended enter; under -Xcomp, call resolution and C1's patching stubs
+// running a class initialiser (JavaCalls from the VM). Not the deopt and
+// uncommon-trap blobs, whose frames change size while they unpack.
+static int anchor_stub(const char *name) {
+  static const char *const shared[] = {   // SharedRuntime::generate_resolve_blob
+    "resolve_opt_virtual_call", "resolve_virtual_call", "resolve_static_call",
+    "wrong_method_stub", "wrong_method_abstract_stub", "ic_miss_stub",
+  };
+  for (size_t i = 0; i < sizeof shared / sizeof shared[0]; i++) {
+    size_t k = strlen(shared[i]);
+    if (!strncmp(name, shared[i], k) && (!name[k] || !strcmp(name + k, "_blob"))) return 1;
+  }
+  size_t n = strlen(name);
+  static const char c1[] = " Runtime1 stub";   // Runtime1::generate_blob (StubFrame: enter())
+  if (n > sizeof c1 - 1 && !strcmp(name + n - (sizeof c1 - 1), c1)) return 1;
+  // OptoRuntime::generate_stub: "_new_instance_Java", "_complete_monitor_locking_Java", ...
+  if (n > 6 && name[0] == '_' && !strcmp(name + n - 5, "_Java")) return 1;
+  // JDK 25 names its stubs by generator: "C2 Runtime complete_monitor_locking",
+  // "C1 Runtime monitorenter_blob", "Shared Runtime resolve_static_call_blob".
+  if (strstr(name, "uncommon_trap") || strstr(name, "deopt")) return 0;
+  return !strncmp(name, "C1 Runtime ", 11) || !strncmp(name, "C2 Runtime ", 11) ||
+         (!strncmp(name, "Shared Runtime ", 15) && anchor_stub(name + 15));
+}
+
+// ORCA_TEST_WALK_FAULT=N (tests): every Nth walk reads its first code
+// blob from an inaccessible page, as a layout described wrongly would.
+static int fault_every;
+static char *fault_page;
+static atomic_long fault_count;
+
+static void test_knob(void) {
+  const char *v = getenv("ORCA_TEST_WALK_FAULT");
+  if (!v || atoi(v) <= 0) return;
+  void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  fault_page = p;
+  fault_every = atoi(v);
+}
+
+const char *walk_status(void) { return why_not; }
+
+
+void walk_init(void) {
+  if (!ARCH_WALKER) {
+    why_not = "no: no frame layout for " ARCH_NAME;
+    return;
+  }
+  // 19-24 have layouts between 18's and 25's: not walked. From 19 a thread
+  // in a continuation (a virtual thread) is not walked either.
+  if (!hs_has(HS_WALK_LAYOUT_11) && !hs_has(HS_WALK_LAYOUT_25)) {
+    why_not = "no: JDK layout not known (11-18 and 25 are)";
+    return;
+  }
+  if (!safe_guarded()) {
+    why_not = "no: reads would not be fault-safe (no fault handler)";
+    return;
+  }
+  const char *missing = hs_walk_missing();
+  usable = !missing;
+  why_not = usable ? "yes" : "no: a structure the walker needs is not in gHotSpotVMStructs";
+  if (usable) test_knob();
+}
+
+typedef struct {
+  jvmtiFrameInfo *fr;
+  int skip, max, n, seen;
+} out_t;
+
+// put adds a frame (after the first `skip`); -1 when the method has no
+// jmethodID yet (GetStackTrace makes one).
+SAFE_CODE static int put(out_t *o, jmethodID m, jlocation loc) {
+  if (!m) return -1;
+  if (o->seen++ >= o->skip && o->n < o->max) {
+    o->fr[o->n].method = m;
+    o->fr[o->n].location = loc;
+    o->n++;
+  }
+  return 0;
+}
+
+// method_id: one copy of the layer's accessor, called from the four places
+// that name a frame's method (as before the layer, a call, not four inlined copies).
+SAFE_CODE __attribute__((noinline)) static jmethodID method_id(const struct hs_method *m) { return hs_method_id(m); }
+
+// compiled adds the frames of compiled method nm at return address pc:
+// the scopes of the debug record at pc, inlined callees first.
+SAFE_CODE static int compiled(out_t *o, const struct hs_blob *nm, uintptr_t pc) {
+  struct hs_method *m = hs_nmethod_method(nm);
+  if (!m) return -1;
+  if (hs_method_is_native(m)) return put(o, method_id(m), -1);   // native wrapper
+  hs_scopes sc;
+  int d = hs_nmethod_scope(nm, pc, &sc);
+  if (d <= 0) return -1;   // no record at pc, or serialized_null
+  for (int k = 0; d != 0; k++) {
+    int sender, bci;
+    struct hs_method *sm;
+    if (d < 0 || k > 1024 || !hs_scope_read(&sc, d, &sender, &sm, &bci)) return -1;
+    // bci -1: a synchronized method's entry; JVMTI says 0.
+    if (put(o, method_id(sm), bci < 0 ? 0 : bci)) return -1;
+    d = sender;
+  }
+  return 0;
+}
+
+SAFE_CODE static int interpreted(out_t *o, uintptr_t *f) {
+  struct hs_method *m = (struct hs_method *)f[I_METHOD];
+  uintptr_t bcp = f[I_BCP];
+  if (!m) return -1;
+  if (hs_method_is_native(m)) return put(o, method_id(m), -1);
+  long bci = hs_method_bci(m, bcp);
+  if (bci < 0) return -1;
+  return put(o, method_id(m), (jlocation)bci);
+}
+
+// What a code blob is, by its name: the interpreter, a compiled method (a
+// native wrapper's is "native nmethod" up to 18), a runtime stub the walk
+// may step over at an anchor (anchor_stub), or none of these. Blob names
+// are string constants of the VM, so the answer is cached by the name's
+// address (pointer and kind in one word: never torn): after the first
+// walks no name is read at all.
+enum { N_OTHER, N_INTERPRETER, N_NMETHOD, N_NATIVE_NMETHOD, N_STUB, NAME_CACHE = 32 };
+static uint64_t name_cache[NAME_CACHE];
+
+SAFE_CODE static int kind_of(const char *name) {
+  unsigned h = (unsigned)(((uintptr_t)name >> 3) % NAME_CACHE);
+  uint64_t e = __atomic_load_n(&name_cache[h], __ATOMIC_RELAXED);
+  if (e && (uintptr_t)(e & ((1ULL << 56) - 1)) == (uintptr_t)name) return (int)(e >> 56);
+  char buf[96];
+  hs_name_copy(buf, name, sizeof buf);
+  int k = !strcmp(buf, "Interpreter")      ? N_INTERPRETER
+          : !strcmp(buf, "nmethod")        ? N_NMETHOD
+          : !strcmp(buf, "native nmethod") ? N_NATIVE_NMETHOD
+          : anchor_stub(buf)               ? N_STUB
+                                           : N_OTHER;
+  if (k != N_OTHER && (uintptr_t)name < (1ULL << 56))
+    __atomic_store_n(&name_cache[h], (uint64_t)(uintptr_t)name | ((uint64_t)k << 56), __ATOMIC_RELAXED);
+  return k;
+}
+
+SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  uintptr_t jt = vms_thread(env);
+  if (!jt) return -1;
+  // A thread in a continuation (a virtual thread, JDK 19+): JVMTI ends its
+  // stack at the continuation's entry; not walked.
+  if (hs_thread_in_continuation(jt)) return -1;
+  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
+  hs_anchor an;
+  hs_thread_last_frame(jt, &an);
+  uintptr_t sp = an.sp, fp = an.fp, pc = an.pc;
+  // No last Java frame: the thread has none (a thread starting or ending, a
+  // VM-internal lock); every Java caller of the VM or a native sets one.
+  if (!sp) return 0;
+  if (sp < lo + 8 || sp >= hi) return -1;
+  if (!pc) pc = ((uintptr_t *)sp)[-1];   // as JavaFrameAnchor::make_walkable
+  out_t o = {fr, skip, max, 0, 0};
+  int at_anchor = 1;   // this frame is the one an anchor describes
+  int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
+  for (int frames = 0; o.n < max; frames++) {
+    if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
+    if (hs_is_call_stub_return(pc)) {
+      // An entry frame: Java called from native code. Its JavaCallWrapper
+      // holds the anchor of the Java frames below, if any.
+      if (fp < sp || fp >= hi) return -1;
+      if (!hs_entry_frame_last_frame(fp, &an)) return -1;
+      if (!an.sp) break;   // the thread's first Java frame
+      sp = an.sp, fp = an.fp, pc = an.pc;
+      if (sp < lo + 8 || sp >= hi) return -1;
+      if (!pc) pc = ((uintptr_t *)sp)[-1];
+      at_anchor = 1;
+      continue;
+    }
+    struct hs_blob *cb = hs_blob_of(pc);
+    if (inject && cb) cb = (struct hs_blob *)fault_page, inject = 0;
+    const char *name = cb ? hs_blob_name(cb) : NULL;
+    if (!name) return -1;
+    int kind = kind_of(name);
+    if (kind == N_INTERPRETER) {
+      if (fp <= sp || fp + 16 > hi) return -1;
+      uintptr_t *f = (uintptr_t *)fp;
+      if (interpreted(&o, f)) return -1;
+      sp = f[I_SENDER_SP];   // the caller's sp before the interpreter extended it
+      pc = f[1];
+      fp = f[0];
+      at_anchor = 0;
+      continue;
+    }
+    if (hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
+      if (compiled(&o, cb, pc)) return -1;
+    } else if (!at_anchor || kind != N_STUB) {
+      return -1;
+    }
+    int size = hs_blob_frame_size(cb);   // words, with the return address
+    uintptr_t *next = (uintptr_t *)sp + size;
+    if (size <= 0 || (uintptr_t)next > hi) return -1;
+    pc = next[-1];
+    fp = next[-2];   // every compiled frame and stub saves the caller's rbp there
+    sp = (uintptr_t)next;
+    at_anchor = 0;
+  }
+  return o.n;
+}
+
+int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  if (!usable) return WALK_UNUSED;
+  safe_guard g;
+  if (!safe_try(&g)) {   // a fault in the walk: fall back
+    safe_leave(&g);
+    counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
+    return WALK_CANNOT;
+  }
+  int n = walk(env, skip, fr, max);
+  safe_leave(&g);
+  return n < 0 ? WALK_CANNOT : n;
+}

@@ -1,0 +1,588 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/file.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/clock.h"
+#include "core/counters.h"
+#include "core/fmt.h"
+#include "core/orca.h"
+#include "record/ring.h"
+#include "record/writer.h"
+
+static char prefix[4200];
+static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
+static pthread_t thread;
+static atomic_int stopping;
+static int64_t origin_mono, origin_unix, first_ts, last_ts;
+
+// Events taken from the rings but not written (not formatted by the end of
+// the exit budget, or after a failed write) count as dropped of their kind
+// (counters.h, KC_DROPPED), not as events; why in one of these counters.
+enum { LOST_NONE = -1, LOST_AT_EXIT = CNT_DROPPED_AT_EXIT, LOST_AFTER_CUT = CNT_DROPPED_AFTER_CUT };
+// The recording is cut at the first failed write: cut_what names the file and
+// the error; nothing is written to .orca, .methods, .classtable after it.
+static int cut;
+static char cut_what[4400];
+static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
+// Nonzero once VM death began: the final work ends at this time.
+static _Atomic int64_t final_deadline;
+static size_t carry_budget;
+
+// put writes n bytes at fd's offset and returns how many it wrote: n, or
+// fewer after an error (*err set).
+static size_t put(int fd, const char *p, size_t n, int *err) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(fd, p + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      *err = w < 0 ? errno : ENOSPC;
+      break;
+    }
+    done += (size_t)w;
+  }
+  return done;
+}
+
+// fail cuts the recording at the first failed write: the file is truncated
+// back to its last complete line (keep bytes after *off), one message goes to
+// stderr, and later events are counted as dropped.
+static void fail(int fd, off_t *off, size_t keep, const char *ext, int err) {
+  counter_add(CNT_WRITE_ERRORS, 1);
+  *off += (off_t)keep;
+  if (ftruncate(fd, *off) == 0) lseek(fd, *off, SEEK_SET);
+  if (cut) return;
+  cut = 1;
+  snprintf(cut_what, sizeof cut_what, "%s%s: %s", prefix, ext, strerror(err));
+  char at[40];
+  at[fmt_ts(at, last_ts ? last_ts : origin_mono)] = 0;
+  orca_log("cannot write %s; the recording is cut at %s s (%.2f s after its start), events after that are "
+           "counted as dropped",
+           cut_what, at, (double)((last_ts ? last_ts : origin_mono) - (first_ts ? first_ts : origin_mono)) / 1e9);
+}
+
+static int open_out(const char *pfx, const char *ext, int excl) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s%s", pfx, ext);
+  return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
+}
+
+// open_locked opens PFX.orca and locks it for the life of the JVM, so two
+// JVMs never write one recording; it truncates only once the lock is held.
+// -1 with errno EWOULDBLOCK when a live JVM holds it (a dead one's lock is
+// gone with it: its files are clobbered), EEXIST when excl and it exists.
+static int open_locked(const char *pfx, int excl) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s.orca", pfx);
+  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : 0), 0644);
+  if (fd < 0) return -1;
+  if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    close(fd);
+    errno = EWOULDBLOCK;
+    return -1;
+  }
+  if (ftruncate(fd, 0) != 0) {
+    int e = errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+const char *writer_open(void) {
+  static char err[4600];
+  char busy[4200] = "";
+  snprintf(prefix, sizeof prefix, "%s", opt.prefix);
+  fd_orca = open_locked(prefix, !opt.clobber);
+  for (int n = 2; fd_orca < 0 && (errno == EEXIST || errno == EWOULDBLOCK) && n < 10000; n++) {
+    if (errno == EWOULDBLOCK && !busy[0]) snprintf(busy, sizeof busy, "%s", prefix);
+    snprintf(prefix, sizeof prefix, "%s-%d", opt.prefix, n);
+    fd_orca = open_locked(prefix, !opt.clobber);
+  }
+  if (fd_orca < 0) {
+    snprintf(err, sizeof err, "cannot write %s.orca: %s", prefix, strerror(errno));
+    return err;
+  }
+  if (busy[0]) orca_log("another running JVM records to %s; this one records to %s", busy, prefix);
+  fd_methods = open_out(prefix, ".methods", 0);
+  fd_classes = open_out(prefix, ".classtable", 0);
+  if (fd_methods < 0 || fd_classes < 0) {
+    snprintf(err, sizeof err, "cannot write %s.methods/.classtable: %s", prefix, strerror(errno));
+    return err;
+  }
+  // Lines held back for a deferred record: at most a quarter of the buffer
+  // in each of the two carry buffers (docs/agent.md, "Memory").
+  carry_budget = ((size_t)opt.buffer_mb << 20) / 4;
+  if (carry_budget < (1 << 20)) carry_budget = 1 << 20;
+  origin_mono = clock_now();
+  origin_unix = clock_unix_now();
+  return NULL;
+}
+
+const char *writer_prefix(void) { return prefix; }
+
+void writer_refused(const char *why) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s.orca", opt.prefix);
+  if (access(path, F_OK) == 0) return;   // the recording agent's, or an earlier one
+  snprintf(path, sizeof path, "%s.info", opt.prefix);
+  FILE *f = fopen(path, "wx");
+  if (!f) return;
+  fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
+  if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
+  fprintf(f, "%s=%d\n%s=%s\n%s=true\n", ORCA_INFO_PID, (int)getpid(), ORCA_INFO_REFUSED, why, ORCA_INFO_COMPLETE);
+  fclose(f);
+}
+
+static writer_sources src;
+
+void writer_set_sources(const writer_sources *s) { src = *s; }
+
+static void flush_meta(int which, int fd) {
+  size_t len = 0;
+  char *buf = src.meta ? src.meta(which, &len) : NULL;
+  if (len && !cut) {
+    int err = 0;
+    size_t done = put(fd, buf, len, &err);
+    if (done < len) {
+      size_t keep = done;
+      while (keep > 0 && buf[keep - 1] != '\n') keep--;
+      fail(fd, &off_meta[which], keep, which == META_METHODS ? ".methods" : ".classtable", err);
+    } else {
+      off_meta[which] += (off_t)len;
+    }
+  }
+  free(buf);
+}
+
+// ---- event batch ----
+//
+// Memory (docs/agent.md, "Memory"): besides the rings (2 x buffer), the
+// writer holds the sort index of one batch (16 bytes a record, and as much
+// to merge it), the lines
+// held back for deferred records (two carry buffers of at most
+// carry_budget each) and one chunk of formatted text (OUT_CHUNK plus one
+// line): a batch is formatted and written chunk by chunk.
+
+typedef struct {
+  int64_t ts;
+  const orca_rec *r;
+} item_t;
+
+#define OUT_CHUNK (1 << 20)
+#define CHUNK_ITEMS 8192
+// The longest line: fixed fields, ORCA_MAX_DEPTH frames, a quoted name.
+#define MAX_LINE (96 + ORCA_MAX_DEPTH * 18 + 2 * 65536 + 2)
+
+static item_t *items, *scratch;   // a batch's index, and the merge's other half
+static size_t items_cap;
+static char *out;
+static size_t ends[CHUNK_ITEMS];   // end of each line of the chunk in out
+
+// Sorting a batch. Each run (the carry, then each ring shard) holds its
+// records in the order they were put, nearly in time order: a thread takes
+// its time, then claims its shard, so only threads sharing a shard, or one
+// preempted in between, swap. Each run is sorted by insertion (a few moves),
+// or by qsort when it has many, then the runs are merged pairwise. Equal
+// times keep the order they were put in: within a run by address (records
+// are appended), across runs by the run's place (the merge takes the left
+// one on equal times). The order is a qsort's of the batch by (time, position), at a
+// fraction of its cost (glibc's qsort was 3 % of ParkBench's CPU).
+static int before(const item_t *x, const item_t *y) {
+  return x->ts < y->ts || (x->ts == y->ts && (uintptr_t)x->r < (uintptr_t)y->r);
+}
+
+static int cmp_item(const void *a, const void *b) {
+  return before(a, b) ? -1 : before(b, a);
+}
+
+static void sort_run(item_t *a, size_t n) {
+  size_t moves = 0, limit = 8 * n + 64;
+  for (size_t i = 1; i < n; i++) {
+    item_t x = a[i];
+    size_t j = i;
+    while (j > 0 && before(&x, &a[j - 1])) {
+      a[j] = a[j - 1];
+      j--;
+      if (++moves > limit) {   // far from sorted
+        a[j] = x;
+        qsort(a, n, sizeof *a, cmp_item);
+        return;
+      }
+    }
+    a[j] = x;
+  }
+}
+
+// sort_batch sorts items[0, count), the runs starting at start[0..runs)
+// (start[runs] == count); start is overwritten.
+static void sort_batch(size_t *start, int runs, size_t count) {
+  for (int r = 0; r < runs; r++) sort_run(items + start[r], start[r + 1] - start[r]);
+  item_t *src = items, *dst = scratch;
+  while (runs > 1) {
+    int out = 0;
+    for (int r = 0; r < runs; r += 2) {
+      size_t lo = start[r], mid = start[r + 1], hi = r + 2 <= runs ? start[r + 2] : mid;
+      size_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi) dst[k++] = src[j].ts < src[i].ts ? src[j++] : src[i++];
+      memcpy(dst + k, src + i, (mid - i) * sizeof *src);
+      k += mid - i;
+      memcpy(dst + k, src + j, (hi - j) * sizeof *src);
+      start[out++] = lo;
+    }
+    start[out] = count;
+    runs = out;
+    item_t *t = src;
+    src = dst;
+    dst = t;
+  }
+  items = src;   // the sorted half; the other is the next batch's scratch
+  scratch = dst;
+}
+
+static size_t line_max(const orca_rec *r) {
+  // Fixed fields + 18 bytes a frame + a name that doubles when quoted.
+  return 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
+}
+
+static size_t format_rec(char *o, const orca_rec *r) {
+  const orca_event_spec *spec = &orca_events[r->kind];
+  const orca_frame *fr = (const orca_frame *)(r + 1);
+  size_t n = fmt_ts(o, r->ts);
+  o[n++] = ',';
+  size_t l = strlen(spec->name);
+  memcpy(o + n, spec->name, l);
+  n += l;
+  if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, r->thread); }
+  if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
+  if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, r->owner); }
+  if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
+    o[n++] = ',';
+    n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);
+  }
+  if (spec->fields & ORCA_F_MODE) {
+    static const char *const modes[] = ORCA_MODE_NAMES;
+    o[n++] = ',';
+    if (r->mode < sizeof modes / sizeof modes[0]) {
+      size_t ml = strlen(modes[r->mode]);
+      memcpy(o + n, modes[r->mode], ml);
+      n += ml;
+    }
+  }
+  if (spec->fields & ORCA_F_STACK) {
+    o[n++] = ',';
+    n += fmt_uint(o + n, r->nframes);
+    for (int i = 0; i < r->nframes; i++) {
+      o[n++] = ';';
+      n += fmt_hex8(o + n, fr[i].method);
+      o[n++] = ';';
+      n += fmt_hex8(o + n, fr[i].location);
+    }
+  }
+  o[n++] = '\n';
+  return n;
+}
+
+// Lines later than the cutoff wait for the next flush in carry, so a
+// deferred record (pending.c) still finds its place in time order.
+static char *carry[2];
+static size_t carry_len[2], carry_cap[2];
+static int carry_cur;
+
+static void add_items(const char *buf, size_t len, size_t *k) {
+  for (size_t off = 0; off < len;) {
+    const orca_rec *r = (const orca_rec *)(buf + off);
+    off += r->size;
+    items[*k].ts = r->ts;
+    items[*k].r = r;
+    (*k)++;
+  }
+}
+
+static size_t count_recs(const char *buf, size_t len) {
+  size_t count = 0;
+  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size) count++;
+  return count;
+}
+
+// lose counts a record that will not be written as dropped of its kind.
+static void lose(const orca_rec *r, int why) {
+  counter_kind_add(KC_DROPPED, r->kind, 1);
+  if (why != LOST_NONE) counter_add(why, 1);
+}
+
+static void lose_buf(const char *buf, size_t len, int why) {
+  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size)
+    lose((const orca_rec *)(buf + off), why);
+}
+
+static int past_deadline(void) {
+  int64_t d = atomic_load(&final_deadline);
+  return d && clock_now() > d;
+}
+
+// write_chunk writes the n formatted bytes of items [a, b); on a failed
+// write the file keeps the complete lines and the others count as dropped.
+static void write_chunk(size_t a, size_t b, size_t n) {
+  if (cut) {
+    for (size_t i = a; i < b; i++) lose(items[i].r, LOST_AFTER_CUT);
+    return;
+  }
+  int err = 0;
+  size_t done = put(fd_orca, out, n, &err);
+  size_t k = 0;
+  while (k < b - a && ends[k] <= done) k++;
+  if (k) {
+    if (!first_ts) first_ts = items[a].ts;
+    for (size_t i = a; i < a + k; i++) {
+      if (items[i].ts > last_ts) last_ts = items[i].ts;
+      counter_kind_add(KC_EVENTS, items[i].r->kind, 1);
+    }
+  }
+  if (done < n) {
+    fail(fd_orca, &off_orca, k ? ends[k - 1] : 0, ".orca", err);
+    for (size_t i = a + k; i < b; i++) lose(items[i].r, LOST_AFTER_CUT);
+  } else {
+    off_orca += (off_t)n;
+  }
+}
+
+static void flush_events(int64_t cutoff) {
+  const char *bufs[RING_SHARDS];
+  size_t lens[RING_SHARDS];
+  int from = carry_cur, to = carry_cur ^ 1;
+  size_t count = count_recs(carry[from], carry_len[from]);
+  for (int i = 0; i < RING_SHARDS; i++) {
+    bufs[i] = ring_take(i, &lens[i]);
+    count += count_recs(bufs[i], lens[i]);
+  }
+  carry_len[to] = 0;
+  if (!count) return;
+  if (count > items_cap || !out) {
+    size_t cap = count > items_cap ? count + count / 2 : items_cap;
+    item_t *ni = count > items_cap ? realloc(items, cap * sizeof *items) : items;
+    if (ni) items = ni;
+    item_t *ns = ni && count > items_cap ? realloc(scratch, cap * sizeof *scratch) : scratch;
+    if (ns) scratch = ns;
+    if (ni && ns) items_cap = cap;
+    if (!out) out = malloc(OUT_CHUNK + MAX_LINE);
+    if (!ni || !ns || !out) {   // out of memory: count the batch as dropped
+      counter_add(CNT_WRITE_ERRORS, 1);
+      lose_buf(carry[from], carry_len[from], LOST_NONE);
+      for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
+      carry_len[from] = 0;
+      return;
+    }
+  }
+  size_t k = 0, start[RING_SHARDS + 2];
+  int runs = 0;
+  start[runs++] = k;
+  add_items(carry[from], carry_len[from], &k);
+  for (int i = 0; i < RING_SHARDS; i++) {
+    start[runs++] = k;
+    add_items(bufs[i], lens[i], &k);
+  }
+  start[runs] = k;
+  sort_batch(start, runs, count);
+
+  // The lines at or after the cutoff wait in carry, within its budget; when
+  // they exceed it the earliest of them are written now (written_early).
+  size_t s = count, held = 0;
+  while (s > 0 && items[s - 1].ts >= cutoff && held + items[s - 1].r->size <= carry_budget) {
+    held += items[s - 1].r->size;
+    s--;
+  }
+  if (held > carry_cap[to]) {
+    size_t cap = carry_cap[to] ? carry_cap[to] * 2 : 1 << 20;
+    if (cap < held) cap = held;
+    if (cap > carry_budget) cap = carry_budget;
+    char *nb = realloc(carry[to], cap);
+    if (nb) {
+      carry[to] = nb;
+      carry_cap[to] = cap;
+    } else {
+      s = count;   // out of memory: write them now, out of order, rather than lose them
+    }
+  }
+  for (size_t i = s; i < count; i++) {
+    memcpy(carry[to] + carry_len[to], items[i].r, items[i].r->size);
+    carry_len[to] += items[i].r->size;
+  }
+  for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) counter_add(CNT_WRITTEN_EARLY, 1);
+
+  size_t a = 0, n = 0, i = 0;
+  for (; i < s && !cut; i++) {
+    const orca_rec *r = items[i].r;
+    if (i - a == CHUNK_ITEMS || n + line_max(r) > OUT_CHUNK) {
+      write_chunk(a, i, n);
+      a = i;
+      n = 0;
+      if (past_deadline()) break;
+    }
+    n += format_rec(out + n, r);
+    ends[i - a] = n;
+  }
+  if (i == s || cut) write_chunk(a, i, n);
+  // Past the exit deadline, or cut: the rest is counted, not written.
+  for (; i < s; i++) lose(items[i].r, cut ? LOST_AFTER_CUT : LOST_AT_EXIT);
+  carry_len[from] = 0;
+  carry_cur = to;
+}
+
+// Room reserved (beyond its end) for .info, so it can be rewritten in place
+// when the disk is full.
+#define INFO_RESERVE 65536
+
+// store_info replaces .info atomically (a temporary file and rename); when
+// that fails (a full disk) it rewrites .info in place, in the room reserved
+// for it, and never leaves the temporary file behind.
+static void store_info(const char *text, size_t len) {
+  char path[4300], tmp[4300];
+  int err = 0;
+  snprintf(path, sizeof path, "%s.info", prefix);
+  snprintf(tmp, sizeof tmp, "%s.info.tmp", prefix);
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, INFO_RESERVE);
+    size_t done = put(fd, text, len, &err);
+    if ((close(fd) == 0) & (done == len) && rename(tmp, path) == 0) return;
+    unlink(tmp);
+  }
+  fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  if (put(fd, text, len, &err) == len && ftruncate(fd, (off_t)len) == 0)
+    (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, INFO_RESERVE);
+  close(fd);
+}
+
+static void put_prop(const char *key, const char *value, void *f) { fprintf(f, "%s=%s\n", key, value); }
+
+// write_info formats .info: the writer's own facts, then what the agent's
+// modules stated and counted (counters.h).
+static void write_info(int complete) {
+  char *text = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&text, &len);
+  if (!f) return;
+  fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
+  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s,kinds=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix, opt.depth,
+          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all");
+  if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
+  fprintf(f, "%s=%d\n", ORCA_INFO_PID, (int)getpid());
+  counters_props(put_prop, f);
+  char a[40], b[40];
+  a[fmt_ts(a, first_ts ? first_ts : origin_mono)] = 0;
+  b[fmt_ts(b, last_ts ? last_ts : origin_mono)] = 0;
+  fprintf(f, "%s=%lld\n%s=%lld\n%s=%s\n%s=%s\n", ORCA_INFO_ORIGIN_MONO_NS, (long long)origin_mono,
+          ORCA_INFO_ORIGIN_UNIX_NS, (long long)origin_unix, ORCA_INFO_START_S, a, ORCA_INFO_END_S, b);
+  fprintf(f, "%s=%s\n", ORCA_INFO_COMPLETE, complete ? "true" : "false");
+  // events.KIND: lines written. Events taken but never written (exit
+  // deadline, failed write, no memory) are dropped.
+  for (int k = 1; k < ORCA_EV_COUNT; k++)
+    fprintf(f, "%s%s=%ld\n", kind_counter_prefix[KC_EVENTS], orca_events[k].name, counter_kind_get(KC_EVENTS, k));
+  long total[KC_COUNT] = {0};
+  for (int w = KC_DROPPED; w < KC_COUNT; w++) {
+    for (int k = 1; k < ORCA_EV_COUNT; k++) {
+      long n = counter_kind_get(w, k);
+      total[w] += n;
+      if (n) fprintf(f, "%s%s=%ld\n", kind_counter_prefix[w], orca_events[k].name, n);
+    }
+  }
+  fprintf(f, "%s=%ld\n%s=%ld\n", ORCA_INFO_DROPPED_TOTAL, total[KC_DROPPED], ORCA_INFO_UNATTRIBUTED_TOTAL,
+          total[KC_UNATTRIBUTED]);
+  for (int c = 0; c < CNT_COUNT; c++) {
+    long n = counter_get(c);
+    int when = counter_specs[c].when, show = when == CNT_ALWAYS || n || counters_shown(c);
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) show = show || counter_get(c + 1) || counters_shown(c + 1);
+    if (when == CNT_WITH_PREV) continue;
+    if (!show) continue;
+    fprintf(f, "%s=%ld\n", counter_specs[c].key, n);
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) fprintf(f, "%s=%ld\n", counter_specs[c + 1].key, counter_get(c + 1));
+  }
+  if (cut) {
+    char c[40];
+    c[fmt_ts(c, last_ts ? last_ts : origin_mono)] = 0;
+    fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_WRITE_ERROR, cut_what, ORCA_INFO_CUT_S, c);
+  }
+  if (fclose(f) == 0) store_info(text, len);
+  free(text);
+}
+
+// Lines this recent may still be preceded by a record in flight (its time
+// taken, its stack being walked): hold them back one more flush.
+#define IN_FLIGHT_NS 10000000LL
+
+// The final work at VM death (the last walks, flushes and writes) ends
+// FINAL_BUDGET_NS (0.5 s) after it began; what is not written by then is counted as
+// dropped (dropped_at_exit). Daemon threads still run then and may starve
+// the writer (issue 12: 12.7 s to exit with buffer=1024).
+#define FINAL_BUDGET_NS 500000000LL
+
+static void flush_all(int final) {
+  int64_t now = clock_now(), cutoff = INT64_MAX;
+  if (!final) {
+    // Waits are walked by the walker after one period; one it has not
+    // written within 10 s (or with no walker: 1 s) is written without stack.
+    int64_t stale = now - (src.walker_alive && src.walker_alive() ? 10000000000LL : 1000000000LL);
+    cutoff = src.deferred ? src.deferred(now - IN_FLIGHT_NS, stale) : now - IN_FLIGHT_NS;
+  } else {
+    for (int i = 0; i < 200 && src.deferred && (cutoff = src.deferred(INT64_MAX, INT64_MAX)) != INT64_MAX && !past_deadline(); i++)
+      usleep(1000);
+    cutoff = INT64_MAX;
+  }
+  // Metadata first, so a method referenced by an event is described by the
+  // time the event reaches the disk.
+  flush_meta(META_CLASSES, fd_classes);
+  flush_meta(META_METHODS, fd_methods);
+  flush_events(cutoff);
+}
+
+static void *run(void *arg) {
+  (void)arg;
+  int64_t last_info = 0;
+  orca_agent_thread = 1;
+  while (!atomic_load(&stopping)) {
+    ring_wait(opt.flush_ms);
+    clock_calibrate();
+    flush_all(0);
+    int64_t now = clock_now();
+    if (now - last_info >= 1000000000LL) {
+      write_info(0);
+      last_info = now;
+    }
+  }
+  return NULL;
+}
+
+const char *writer_start(void) {
+  write_info(0);
+  if (pthread_create(&thread, NULL, run, NULL) != 0) return "cannot start the writer thread";
+  return NULL;
+}
+
+void writer_stop(void) {
+  atomic_store(&final_deadline, clock_now() + FINAL_BUDGET_NS);
+  atomic_store(&stopping, 1);
+  ring_wake();
+  pthread_join(thread, NULL);
+  // The waits still open get their stacks from here (a Java thread).
+  if (src.walk_all) src.walk_all(INT64_MAX);
+  flush_all(1);
+  // Records stored by callbacks that began before VM death but ended after
+  // the last flush took the rings: counted, not written.
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    lose_buf(buf, len, LOST_AT_EXIT);
+  }
+  write_info(1);
+  close(fd_orca);
+  close(fd_methods);
+  close(fd_classes);
+}

@@ -1,0 +1,47 @@
+// The writer thread: drains the event rings every flush period, sorts each
+// batch by time, formats the .orca lines and writes them with write(2) so a
+// kill -9 loses at most one period. Also owns .methods, .classtable and formats .info
+// (from counters.h).
+#ifndef ORCA_WRITER_H
+#define ORCA_WRITER_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdatomic.h>
+
+// writer_open creates the output files (choosing PREFIX-N when clobber is
+// off and PREFIX exists); NULL or an error message.
+const char *writer_open(void);
+const char *writer_prefix(void);
+// writer_refused writes PREFIX.info saying why this agent does not record
+// (refused=WHY), when no recording with that prefix exists; nothing else.
+void writer_refused(const char *why);
+// writer_start starts the thread; writer_stop drains, writes the final
+// .info with complete=true and closes the files.
+const char *writer_start(void);
+void writer_stop(void);
+
+// What the writer drains besides the rings, from the modules above it (the
+// record layer never calls up; the jvm module registers them before
+// writer_start). Any may be NULL.
+enum { META_METHODS = 0, META_CLASSES = 1 };
+typedef struct {
+  // deferred writes the records held back (threads/pending.h: deferred
+  // Entered, waits) that are older than cutoff or stale, and returns the time
+  // from which the rings' lines must wait for the next flush (INT64_MAX:
+  // none).
+  int64_t (*deferred)(int64_t cutoff, int64_t stale_before);
+  // walker_alive: an agent thread walks long waits' stacks (waits then get
+  // 10 s before they are written without one, else 1 s).
+  int (*walker_alive)(void);
+  // walk_all, at the end: the waits still open get their stacks.
+  void (*walk_all)(int64_t old_before);
+  // meta hands over the lines of .methods (META_METHODS) or .classtable
+  // (META_CLASSES) not written yet; the writer frees them.
+  char *(*meta)(int which, size_t *len);
+} writer_sources;
+void writer_set_sources(const writer_sources *s);
+
+// The facts and counters of .info are stated in counters.h; the writer
+// formats them.
+
+#endif

@@ -1,0 +1,358 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "core/counters.h"
+#include "core/arch.h"
+#include "hotspot/asgct.h"
+#include "core/clock.h"
+#include "stacks/methods.h"
+#include "record/writer.h"
+#include "core/orca.h"
+#include "core/fmt.h"
+
+// Open-addressing tables, insert-only, lock-free: a slot's key is claimed
+// with a CAS; IDs are assigned in order of first sight.
+#define METHOD_BITS 19
+#define METHOD_SLOTS (1u << METHOD_BITS)
+#define CLASS_BITS 17
+#define CLASS_SLOTS (1u << CLASS_BITS)
+
+typedef struct {
+  _Atomic(jmethodID) key;
+  atomic_uint id;
+} mslot_t;
+
+// The .methods and .classtable lines not yet written, appended under a
+// mutex (rare: once per new method or class); the writer takes them
+// (methods_take) so no thread waits for the disk.
+typedef struct {
+  pthread_mutex_t mu;
+  char *buf;
+  size_t len, cap;
+} meta_t;
+static meta_t meta[2] = {{PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}, {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}};
+
+static void meta_add(int which, const char *line, size_t len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  if (m->len + len > m->cap) {
+    size_t cap = m->cap ? m->cap * 2 : 65536;
+    while (cap < m->len + len) cap *= 2;
+    char *nb = realloc(m->buf, cap);
+    if (!nb) {
+      pthread_mutex_unlock(&m->mu);
+      counter_add(CNT_METADATA_DROPPED, 1);
+      return;
+    }
+    m->buf = nb;
+    m->cap = cap;
+  }
+  memcpy(m->buf + m->len, line, len);
+  m->len += len;
+  pthread_mutex_unlock(&m->mu);
+}
+
+char *methods_take(int which, size_t *len) {
+  meta_t *m = &meta[which];
+  pthread_mutex_lock(&m->mu);
+  char *buf = m->buf;
+  *len = m->len;
+  m->buf = NULL;
+  m->len = m->cap = 0;
+  pthread_mutex_unlock(&m->mu);
+  return buf;
+}
+
+static mslot_t *mtab;
+static _Atomic uint32_t *ctab;   // class identity hashes (0 = free)
+static atomic_uint next_id;
+
+const char *methods_init(void) {
+  mtab = calloc(METHOD_SLOTS, sizeof *mtab);
+  ctab = calloc(CLASS_SLOTS, sizeof *ctab);
+  return mtab && ctab ? NULL : "cannot allocate the method table";
+}
+
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap) {
+  const unsigned char *s = (const unsigned char *)in;
+  size_t i = 0, n = 0;
+  while (i < len) {
+    unsigned c = s[i];
+    size_t il, ol;   // bytes of this character in and out
+    if (c == 0xC0 && i + 1 < len && s[i + 1] == 0x80) {   // encoded NUL
+      il = 2, ol = 1;
+    } else if (c == 0xED && i + 5 < len && (s[i + 1] & 0xF0) == 0xA0 && s[i + 3] == 0xED &&
+               (s[i + 4] & 0xF0) == 0xB0) {                // surrogate pair
+      il = 6, ol = 4;
+    } else {
+      il = ol = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      if (il > len - i) il = ol = len - i;
+    }
+    // Too long for out: cut at this character and end with "…" (U+2026),
+    // unless the rest fits whole (the conversion never lengthens a text).
+    if (n + ol + 3 > cap && len - i > cap - n) {
+      if (n + 3 <= cap) {
+        memcpy(out + n, "\xE2\x80\xA6", 3);
+        n += 3;
+      }
+      break;
+    }
+    if (ol == 1 && il == 2) {
+      out[n++] = 0;
+    } else if (il == 6) {
+      unsigned hi = 0xD000 | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+      unsigned lo = 0xD000 | ((s[i + 4] & 0x3F) << 6) | (s[i + 5] & 0x3F);
+      unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+      out[n++] = (char)(0xF0 | (cp >> 18));
+      out[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+      out[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+      out[n++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+      memcpy(out + n, s + i, il);
+      n += il;
+    }
+    i += il;
+  }
+  return n;
+}
+
+static void dealloc(void *p) {
+  if (p) (*jvmti)->Deallocate(jvmti, (unsigned char *)p);
+}
+
+static int text(char *o, const char *s) {
+  char tmp[2048];
+  size_t n = mutf8_to_utf8(s, strlen(s), tmp, sizeof tmp);
+  return (int)fmt_text(o, tmp, n);
+}
+
+// class_seen returns 1 if the class hash was already described.
+static int class_seen(uint32_t h) {
+  if (!h) return 1;
+  for (uint32_t i = (h * 2654435761u) & (CLASS_SLOTS - 1), k = 0; k < CLASS_SLOTS; k++, i = (i + 1) & (CLASS_SLOTS - 1)) {
+    uint32_t cur = atomic_load(&ctab[i]);
+    if (cur == h) return 1;
+    if (cur == 0) {
+      uint32_t zero = 0;
+      if (atomic_compare_exchange_strong(&ctab[i], &zero, h)) return 0;
+      if (zero == h) return 1;
+    }
+  }
+  return 0;   // table full: describe again, harmless
+}
+
+static void describe_class(jclass cls, uint32_t h) {
+  char *sig = NULL, *src = NULL;
+  if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  (*jvmti)->GetSourceFileName(jvmti, cls, &src);
+  size_t cap = strlen(sig) * 3 + (src ? strlen(src) * 3 : 0) + 64;
+  char *line = malloc(cap);
+  if (line) {
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, h);
+    line[n++] = ',';
+    n += (size_t)text(line + n, sig);
+    line[n++] = ',';
+    if (src) n += (size_t)text(line + n, src);
+    line[n++] = '\n';
+    meta_add(META_CLASSES, line, n);
+    counter_add(CNT_CLASSES, 1);
+    free(line);
+  }
+  dealloc(sig);
+  dealloc(src);
+}
+
+static void describe(jmethodID m, uint32_t id) {
+  char *name = NULL, *sig = NULL;
+  jclass cls = NULL;
+  jint h = 0, nlines = 0;
+  jvmtiLineNumberEntry *lines = NULL;
+  if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls) {
+    (*jvmti)->GetObjectHashCode(jvmti, cls, &h);
+    if (!class_seen((uint32_t)h)) describe_class(cls, (uint32_t)h);
+  }
+  if ((*jvmti)->GetLineNumberTable(jvmti, m, &nlines, &lines) != JVMTI_ERROR_NONE) nlines = -1;
+  size_t cap = strlen(name) * 3 + strlen(sig) * 3 + 96 + (nlines > 0 ? (size_t)nlines * 18 : 0);
+  char *line = malloc(cap);
+  if (line) {
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, id);
+    line[n++] = ',';
+    n += (size_t)text(line + n, name);
+    line[n++] = ',';
+    n += (size_t)text(line + n, sig);
+    line[n++] = ',';
+    n += fmt_hex8(line + n, (uint32_t)h);
+    line[n++] = ',';
+    n += (size_t)sprintf(line + n, "%d", nlines > 0 ? nlines : -1);
+    for (int i = 0; i < nlines; i++) {
+      line[n++] = ';';
+      n += fmt_hex8(line + n, (uint32_t)lines[i].start_location);
+      line[n++] = ';';
+      n += fmt_hex8(line + n, (uint32_t)lines[i].line_number);
+    }
+    line[n++] = '\n';
+    meta_add(META_METHODS, line, n);
+    counter_add(CNT_METHODS, 1);
+    free(line);
+  }
+  dealloc(name);
+  dealloc(sig);
+  dealloc(lines);
+  if (cls) {
+    JNIEnv *env = NULL;
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) (*env)->DeleteLocalRef(env, cls);
+  }
+}
+
+// The ids of the methods of the thread's last stacks, direct-mapped: a
+// thread parks, waits and blocks at a few sites, so its frames are mostly
+// methods it had before, whose ids then need no probe of the shared method
+// table (a cache miss or two each: method_id was 2 % of ParkBench's CPU).
+// An id never changes once given.
+#define MEMO_SLOTS 128
+static __thread jmethodID memo_m[MEMO_SLOTS];
+static __thread uint32_t memo_id[MEMO_SLOTS];
+
+static uint32_t method_id(jmethodID m) {
+  uintptr_t k = (uintptr_t)m;
+  uint32_t i = (uint32_t)((k >> 3) * 0x9E3779B97F4A7C15ull >> (64 - METHOD_BITS));
+  for (uint32_t probes = 0; probes < METHOD_SLOTS / 2; probes++, i = (i + 1) & (METHOD_SLOTS - 1)) {
+    mslot_t *s = &mtab[i];
+    jmethodID cur = atomic_load_explicit(&s->key, memory_order_acquire);
+    if (cur == NULL) {
+      jmethodID expect = NULL;
+      if (atomic_compare_exchange_strong(&s->key, &expect, m)) {
+        uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
+        atomic_store_explicit(&s->id, id, memory_order_release);
+        describe(m, id);
+        return id;
+      }
+      cur = expect;
+    }
+    if (cur == m) {
+      uint32_t id;
+      // The claimer stores the id right after its CAS; if it was descheduled
+      // in between, the frame gets no id (an unknown method in the
+      // recording) rather than the thread waiting without bound (counted).
+      for (int spin = 0; (id = atomic_load_explicit(&s->id, memory_order_acquire)) == 0; spin++) {
+        if (spin < 200) {
+          arch_pause();
+        } else if (spin < 220) {
+          sched_yield();
+        } else {
+          counter_add(CNT_BOUNDED_WAITS, 1);
+          break;
+        }
+      }
+      return id;
+    }
+  }
+  counter_add(CNT_METADATA_DROPPED, 1);
+  return 0;
+}
+
+// verify walks again with GetStackTrace and counts differences (tests set
+// ORCA_VERIFY_STACKS=1: the two walkers must agree frame for frame).
+static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
+  jvmtiFrameInfo f2[ORCA_MAX_DEPTH];
+  jint n2 = 0;
+  (*jvmti)->GetStackTrace(jvmti, NULL, skip, max, f2, &n2);
+  int bad = n2 != n;
+  for (int i = 0; !bad && i < n; i++) bad = f2[i].method != fr[i].method || f2[i].location != fr[i].location;
+  counter_add(bad ? CNT_VERIFIED_STACKS_DIFFER : CNT_VERIFIED_STACKS, 1);
+  if (bad && asgct_verify > 1) {   // ORCA_VERIFY_STACKS=2: print both
+    char buf[8192];
+    size_t k = (size_t)snprintf(buf, sizeof buf, "orca: stacks differ (fast %d, GetStackTrace %d frames):\n", n, (int)n2);
+    for (int i = 0; i < n || i < n2; i++) {
+      char *a = NULL, *b = NULL;
+      if (i < n) (*jvmti)->GetMethodName(jvmti, fr[i].method, &a, NULL, NULL);
+      if (i < n2) (*jvmti)->GetMethodName(jvmti, f2[i].method, &b, NULL, NULL);
+      if (k < sizeof buf)
+        k += (size_t)snprintf(buf + k, sizeof buf - k, "  %-40s@%-5ld %s%s@%ld\n", a ? a : "-", i < n ? (long)fr[i].location : -9,
+                              i < n && i < n2 && fr[i].method == f2[i].method && fr[i].location == f2[i].location ? "  " : "! ",
+                              b ? b : "-", i < n2 ? (long)f2[i].location : -9);
+      dealloc(a);
+      dealloc(b);
+    }
+    if (k > sizeof buf) k = sizeof buf;
+    if (write(2, buf, k) < 0) {}
+  }
+}
+
+// ORCA_TIME_STACKS=1 (a measurement aid): the time of each own-thread walk,
+// fast and by GetStackTrace, summed and printed to stderr at exit.
+static int time_walks = -1;
+static atomic_long walk_ns[2], walk_n[2];
+// And their distribution, in 5 ns buckets up to 10 us, for the median (the
+// mean moves with every preemption on a busy machine).
+enum { HIST = 2000, HIST_NS = 5 };
+static atomic_long walk_hist[2][HIST];
+
+static void print_walk_times(void) {
+  for (int i = 0; i < 2; i++) {
+    long n = atomic_load(&walk_n[i]), seen = 0, p50 = -1, p90 = -1;
+    if (!n) continue;
+    for (int b = 0; b < HIST && p90 < 0; b++) {
+      seen += atomic_load(&walk_hist[i][b]);
+      if (p50 < 0 && 2 * seen >= n) p50 = b;
+      if (10 * seen >= 9 * n) p90 = b;
+    }
+    fprintf(stderr, "orca: %s walks: %ld, %.2f us each, p50 %.3f us, p90 %.3f us\n", i ? "GetStackTrace" : "fast", n,
+            (double)atomic_load(&walk_ns[i]) / 1e3 / (double)n, (p50 * HIST_NS + HIST_NS / 2.0) / 1e3,
+            (p90 * HIST_NS + HIST_NS / 2.0) / 1e3);
+  }
+}
+
+static void timed(int slow, int64_t t0) {
+  long d = (long)(clock_now() - t0), b = d / HIST_NS;
+  atomic_fetch_add(&walk_ns[slow], d);
+  atomic_fetch_add(&walk_n[slow], 1);
+  atomic_fetch_add(&walk_hist[slow][b < HIST ? b : HIST - 1], 1);
+}
+
+__thread int stack_virtual;
+
+int stack_capture(jthread t, int skip, orca_frame *out, int max) {
+  jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
+  jint n = 0;
+  if (max <= 0) return 0;
+  if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
+  if (time_walks < 0) {
+    const char *v = getenv("ORCA_TIME_STACKS");
+    if ((time_walks = v && *v == '1')) atexit(print_walk_times);
+  }
+  int64_t t0 = time_walks ? clock_now() : 0;
+  if (t || stack_virtual || (n = asgct_walk(skip, fr, max)) < 0) {
+    if (!t && !stack_virtual) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
+    n = 0;
+    if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
+    if (time_walks && !t) timed(1, t0);   // with the fast walk that gave up
+  } else {
+    if (time_walks) timed(0, t0);
+    if (asgct_verify) verify(skip, fr, n, max);
+  }
+  for (int i = 0; i < n; i++) {
+    jmethodID m = fr[i].method;
+    uint32_t id;
+    unsigned h = (unsigned)((uintptr_t)m >> 3) & (MEMO_SLOTS - 1);
+    if (m && memo_m[h] == m && memo_id[h]) {
+      id = memo_id[h];
+    } else {
+      id = method_id(m);
+      memo_m[h] = m;
+      memo_id[h] = id;
+    }
+    out[i].method = id;
+    out[i].location = (uint32_t)fr[i].location;
+  }
+  return n;
+}

@@ -1,0 +1,28 @@
+// Method and class metadata: compact method IDs for jmethodIDs, and the
+// .methods / .classtable lines, written the first time a method is seen on
+// a stack (while its class is surely loaded).
+#ifndef ORCA_METHODS_H
+#define ORCA_METHODS_H
+#include <jvmti.h>
+#include <stddef.h>
+#include "record/ring.h"
+
+const char *methods_init(void);
+// The lines of .methods (META_METHODS) and .classtable (META_CLASSES) not
+// written yet: methods_take hands them to the writer (free them; NULL when
+// none).
+char *methods_take(int which, size_t *len);
+// stack_capture fills out with up to max frames of thread t (NULL: the
+// calling thread), skipping `skip` innermost frames; returns the count (0
+// on error).
+// stack_virtual: set (by threads.c, on the calling OS thread) while it
+// records an event of the virtual thread it runs: stack_capture of the
+// current thread then asks JVMTI, whose stack of a virtual thread ends at
+// its continuation's entry (the own walker does not walk a continuation;
+// AsyncGetCallTrace would go on into the carrier's frames).
+extern __thread int stack_virtual;
+int stack_capture(jthread t, int skip, orca_frame *out, int max);
+// mutf8_to_utf8 converts JVM modified UTF-8 to standard UTF-8, at most cap
+// bytes: a longer text is cut at a character boundary and ends with "…".
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap);
+#endif

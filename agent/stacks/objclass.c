@@ -1,0 +1,65 @@
+#include <stdlib.h>
+#include <string.h>
+#include "core/events.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+#include "hotspot/objhash.h"
+#include "core/orca.h"
+#include "record/ring.h"
+
+// Objects whose class was written: by identity hash, direct-mapped; a
+// collision writes the class again (duplicates are harmless).
+#define SEEN_SLOTS 4096
+static _Atomic uint32_t seen[SEEN_SLOTS];
+
+// Class signatures by the identity hash of the java.lang.Class, so that a
+// new object of a known class (a FutureTask, a CompletableFuture's
+// Signaller per join, a new lock of a known class) costs no JVMTI
+// GetClassSignature. A slot is filled once and never changes (a collision
+// asks JVMTI each time): no lock, no free. The text is UTF-8, as written.
+#define SIG_SLOTS 512
+typedef struct {
+  uint32_t cls;
+  int len;
+  char text[];
+} sig_t;
+static _Atomic(sig_t *) sigs[SIG_SLOTS];
+
+static _Atomic uint32_t *seen_slot(uint32_t h) { return &seen[(h * 2654435761u) >> 20 & (SEEN_SLOTS - 1)]; }
+
+int objclass_known(uint32_t h) {
+  return opt.seed_only || (h && atomic_load_explicit(seen_slot(h), memory_order_relaxed) == h);
+}
+
+void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+  if (opt.seed_only || !env || !o || !h) return;
+  _Atomic uint32_t *slot = seen_slot(h);
+  if (atomic_load_explicit(slot, memory_order_relaxed) == h) return;
+  atomic_store_explicit(slot, h, memory_order_relaxed);
+  jclass c = (*env)->GetObjectClass(env, o);
+  if (!c) return;
+  uint32_t ch = objhash_of(c);
+  _Atomic(sig_t *) *ss = &sigs[(ch * 2654435761u) >> 23 & (SIG_SLOTS - 1)];
+  sig_t *known = ch ? atomic_load_explicit(ss, memory_order_acquire) : NULL;
+  if (known && known->cls == ch) {
+    ring_put(shard, ORCA_EV_OBJECT_CLASS, ts, thread, h, 0, NULL, 0, known->text, known->len);
+    (*env)->DeleteLocalRef(env, c);
+    return;
+  }
+  char *sig = NULL;
+  if ((*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
+    char buf[2048];
+    int n = (int)mutf8_to_utf8(sig, strlen(sig), buf, sizeof buf);
+    ring_put(shard, ORCA_EV_OBJECT_CLASS, ts, thread, h, 0, NULL, 0, buf, n);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    sig_t *fresh = ch && !known ? malloc(sizeof *fresh + (size_t)n) : NULL;
+    if (fresh) {
+      fresh->cls = ch;
+      fresh->len = n;
+      memcpy(fresh->text, buf, (size_t)n);
+      sig_t *expect = NULL;
+      if (!atomic_compare_exchange_strong(ss, &expect, fresh)) free(fresh);   // another thread filled it
+    }
+  }
+  (*env)->DeleteLocalRef(env, c);
+}

@@ -1,0 +1,571 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "core/counters.h"
+#include "core/arch.h"
+#include "core/clock.h"
+#include "hotspot/hsstat.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+#include "hotspot/objhash.h"
+#include "hotspot/jclass.h"
+#include "threads/pending.h"
+#include "threads/waitobj.h"
+
+#define ACQ memory_order_acquire
+#define REL memory_order_release
+#define RLX memory_order_relaxed
+
+// The registry of every thread's part (pending_attach): the writer and the
+// walker visit it under its mutex; a part leaves it at its thread's end.
+static pthread_mutex_t registry_mu = PTHREAD_MUTEX_INITIALIZER;
+static pending_tstate *registry;
+
+static void each(void (*fn)(pending_tstate *, void *), void *arg) {
+  pthread_mutex_lock(&registry_mu);
+  for (pending_tstate *s = registry; s; s = s->next) fn(s, arg);
+  pthread_mutex_unlock(&registry_mu);
+}
+
+static void unlink_locked(pending_tstate *s) {
+  if (s->prev) s->prev->next = s->next;
+  else registry = s->next;
+  if (s->next) s->next->prev = s->prev;
+  s->prev = s->next = NULL;
+}
+
+void pending_attach(pending_tstate *s, uint32_t hash, int shard) {
+  s->hash = hash;
+  s->shard = shard;
+  pthread_mutex_lock(&registry_mu);
+  s->prev = NULL;
+  s->next = registry;
+  if (registry) registry->prev = s;
+  registry = s;
+  pthread_mutex_unlock(&registry_mu);
+}
+
+static void (*entered_done_fn)(void);
+
+void pending_on_entered_done(void (*fn)(void)) { entered_done_fn = fn; }
+
+void pending_entered_done(pending_tstate *s) {
+  s->needs_entered = 0;
+  if (entered_done_fn) entered_done_fn();
+}
+
+static int claim(_Atomic int *state, int from, int to) {
+  return atomic_compare_exchange_strong_explicit(state, &from, to, memory_order_acq_rel, RLX);
+}
+
+// await waits while *state is `held` (the writer or the walker writes the
+// record: a copy, one timer read, one stack walk), at most PENDING_SPINS
+// pauses then PENDING_YIELDS yields, and returns the state it left; `held`
+// when the bound was hit (counted: the caller hands the record over).
+// SLOT_NAMING is always waited for (docs/agent.md, "Bounded waits"): the
+// walker reads the wait native's argument, which must outlive the read.
+static int await(_Atomic int *state, int held) {
+  int st;
+  for (int i = 0;; i++) {
+    st = atomic_load_explicit(state, ACQ);
+    if (st != held && st != SLOT_NAMING) return st;
+    if (i < PENDING_SPINS) {
+      arch_pause();
+    } else if (i < PENDING_SPINS + PENDING_YIELDS || st == SLOT_NAMING) {
+      sched_yield();
+    } else {
+      counter_add(CNT_BOUNDED_WAITS, 1);
+      return st;
+    }
+  }
+}
+
+static void put_entered_at(pending_tstate *s, int64_t ts) {
+  ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTERED, ts, s->hash, s->enter_obj, 0, s->enter_frames, s->enter_n, NULL, 0);
+  s->enter_obj = 0;
+}
+
+static int64_t ticks_ns(pending_tstate *s) {
+  return clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
+}
+
+// timed_ns returns the Entered time of an Enter HotSpot timed, once it has
+// ended: from the timer, or, if the timer was reset meanwhile
+// (ThreadMXBean), the time it is found ended (counted).
+static int64_t timed_ns(pending_tstate *s, int r, int64_t ns) {
+  int64_t now = clock_now();
+  if (r != 1) {
+    counter_add(CNT_ENTERED_LATE, 1);
+    return now;
+  }
+  return ns < s->enter_ns ? s->enter_ns : ns > now ? now : ns;
+}
+
+static void put_wait(pending_tstate *s) {
+  int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
+  if (s->wait_ms && !opt.seed_only) {
+    // A timed wait (wait(ms)): its timeout, in nanoseconds, on a line of its own
+    // (the manual's ObjectWait has no field for it).
+    // wait(Long.MAX_VALUE), a JDK idiom for "for ever", overflows in
+    // nanoseconds: the largest value instead.
+    char t[24];
+    long long ns = s->wait_ms > INT64_MAX / 1000000 ? INT64_MAX : (long long)s->wait_ms * 1000000;
+    int tl = snprintf(t, sizeof t, "%lld", ns);
+    ring_put(s->shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, s->hash, 0, 0, NULL, 0, t, tl);
+  }
+  ring_put(s->shard, ORCA_EV_OBJECT_WAIT, ts, s->hash, s->wait_obj, 0,
+           s->wait_frames, s->wait_n, NULL, 0);
+}
+
+static void put_waited(pending_tstate *s, int64_t ts) {
+  ring_put(s->shard, ORCA_EV_OBJECT_WAITED, ts, s->hash, s->wait_obj, 0, s->wait_frames, s->wait_n, NULL, 0);
+}
+
+// wait_done ends the writer's or the walker's hold on a wait whose Wait it
+// wrote: SLOT_WRITTEN, or, when its thread handed it over meanwhile
+// (SLOT_HANDED), the Waited too (at waited_ts; none when 0: the wait never
+// waited), and the slot is free again.
+static void wait_done(pending_tstate *s) {
+  if (claim(&s->wait_state, SLOT_BUSY, SLOT_WRITTEN)) return;
+  int64_t ts = atomic_load_explicit(&s->waited_ts, RLX);
+  if (ts) put_waited(s, ts);
+  atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+}
+
+void pending_enter(pending_tstate *s, int timed) {
+  s->enter_dropped = 0;
+  atomic_store_explicit(&s->entered_by_timer, 0, RLX);
+  if (timed) atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
+}
+
+void pending_entered(pending_tstate *s, int64_t ticks, jobject o) {
+  if (s->enter_dropped) return;   // its Enter was dropped, and counted with its Entered
+  for (;;) {
+    int st = atomic_load_explicit(&s->entered_state, ACQ);
+    if (st == SLOT_BUSY) {   // the writer looks at the timer
+      // Past the bound the writer writes it from the timer (this enter has
+      // ended, so it finds it ended), or the thread at its next settle.
+      if (await(&s->entered_state, SLOT_BUSY) == SLOT_BUSY) return;
+      continue;
+    }
+    if (st == SLOT_TIMED) {   // the timer is being checked, or was just turned off
+      hsstat_check(&s->enter_hs, clock_ticks_ns(ticks, s->enter_ns, s->enter_ticks));
+      atomic_store_explicit(&s->entered_ticks, ticks, RLX);
+      if (claim(&s->entered_state, SLOT_TIMED, SLOT_PENDING)) return;
+      continue;
+    }
+    if (st != SLOT_EMPTY || atomic_load_explicit(&s->entered_by_timer, ACQ)) return;
+    break;
+  }
+  if (!s->enter_obj) {   // its Enter came before the agent started
+    s->enter_obj = objhash_of(o);
+    s->enter_n = 0;
+    clock_pair(&s->enter_ns, &s->enter_ticks);
+    ticks = s->enter_ticks;
+  }
+  atomic_store_explicit(&s->entered_ticks, ticks, RLX);
+  atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);
+}
+
+// settle_entered: the thread writes its own deferred Entered (it runs, so
+// the enter has ended). 1 when the slot is free after it, 0 when the writer
+// still holds it past the bound (the writer then writes it).
+static int settle_entered(pending_tstate *s) {
+  if (s->needs_entered) {
+    // The enter needed its Entered callback and none came: never silent,
+    // and the pair stays a pair.
+    pending_entered_done(s);
+    if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_EMPTY &&
+        !atomic_load_explicit(&s->entered_by_timer, ACQ) && !s->enter_dropped) {
+      counter_add(CNT_ENTERED_LOST, 1);
+      put_entered_at(s, clock_now());
+      return 1;
+    }
+  }
+  for (;;) {
+    int st = atomic_load_explicit(&s->entered_state, ACQ);
+    if (st == SLOT_EMPTY) return 1;
+    if (st == SLOT_BUSY) {
+      if (await(&s->entered_state, SLOT_BUSY) == SLOT_BUSY) return 0;
+      continue;
+    }
+    int64_t ns = 0;
+    if (st == SLOT_TIMED) {
+      int r = hsstat_end(&s->enter_hs, &ns);
+      ns = timed_ns(s, r, ns);
+    } else {
+      ns = ticks_ns(s);
+    }
+    atomic_store_explicit(&s->entered_lb, ns, RLX);   // for the writer, before BUSY
+    if (claim(&s->entered_state, st, SLOT_BUSY)) {
+      put_entered_at(s, ns);
+      if (st == SLOT_TIMED) {
+        atomic_store_explicit(&s->entered_by_timer, 1, RLX);
+        counter_add(CNT_ENTERED_BY_TIMER, 1);
+      }
+      atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+      return 1;
+    }
+  }
+}
+
+// forget_wait: a wait still open at settle never waited (wait() threw: not
+// the owner, a negative timeout, after JVMTI posted MonitorWait). Forgotten
+// if unwritten; held by the walker past the bound, handed to it without a
+// Waited. 1 when the slot is free.
+static int forget_wait(pending_tstate *s) {
+  int st = atomic_load_explicit(&s->wait_state, ACQ);
+  if (st == SLOT_EMPTY || claim(&s->wait_state, SLOT_PENDING, SLOT_EMPTY)) return 1;
+  st = await(&s->wait_state, st == SLOT_HANDED ? SLOT_HANDED : SLOT_BUSY);
+  if (st == SLOT_BUSY) {
+    atomic_store_explicit(&s->waited_ts, 0, RLX);
+    if (claim(&s->wait_state, SLOT_BUSY, SLOT_HANDED)) return 0;
+    st = atomic_load_explicit(&s->wait_state, ACQ);
+  }
+  if (st == SLOT_HANDED) return 0;   // an earlier wait, still the walker's
+  if (st == SLOT_WRITTEN) atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+  return 1;
+}
+
+int pending_settle(pending_tstate *s) {
+  int free_slot = settle_entered(s);
+  s->wait_dropped = 0;
+  forget_wait(s);
+  return free_slot;
+}
+
+void pending_drop_enter(pending_tstate *s) {
+  s->enter_dropped = 1;
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTER, 1);
+  counter_kind_add(KC_DROPPED, ORCA_EV_MONITOR_CONTENDED_ENTERED, 1);
+}
+
+int pending_wait_open(pending_tstate *s) {
+  return s->wait_dropped || atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY;
+}
+
+void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64_t ts, int64_t ms) {
+  s->wait_dropped = 0;
+  // Under the monitor: only when a wait is still open (rare).
+  if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) {
+    settle_entered(s);   // held by the writer past the bound: it writes it
+    if (!forget_wait(s)) {
+      // The walker still holds the thread's last wait: this one is dropped
+      // (counted with its Waited), not waited for under the monitor.
+      s->wait_dropped = 1;
+      counter_kind_add(KC_DROPPED, ORCA_EV_OBJECT_WAIT, 1);
+      counter_kind_add(KC_DROPPED, ORCA_EV_OBJECT_WAITED, 1);
+      return;
+    }
+  }
+  pending_thread_ref(s, env);   // once per thread: the walker walks from it
+  atomic_store_explicit(&s->wait_arg, o, RLX);   // published by the store of SLOT_PENDING
+  s->wait_obj = obj;
+  s->wait_ms = ms > 0 ? ms : 0;
+  atomic_store_explicit(&s->wait_ts, ts, RLX);
+  atomic_store_explicit(&s->wait_state, SLOT_PENDING, REL);
+}
+
+// The argument is taken back in a Dekker handshake with the walker
+// (claim_old): the thread clears it, then looks for SLOT_NAMING; the walker
+// sets SLOT_NAMING, then reads it (both seq_cst). Either the walker reads
+// NULL, or the thread sees the naming and waits for its end.
+void pending_wait_returned(pending_tstate *s) {
+  if (!atomic_load_explicit(&s->wait_arg, RLX)) return;
+  atomic_store(&s->wait_arg, NULL);
+  while (atomic_load(&s->wait_state) == SLOT_NAMING) sched_yield();
+}
+
+jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {
+  if (!s->ref && env) {
+    jthread t = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &t) == JVMTI_ERROR_NONE && t) {
+      s->ref = (*env)->NewGlobalRef(env, t);
+      (*env)->DeleteLocalRef(env, t);
+    }
+  }
+  return s->ref;
+}
+
+void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts) {
+  // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
+  // re-entry too, so an Entered still deferred is written first, also on
+  // the VM's own waits.
+  settle_entered(s);
+  if (s->wait_dropped) {
+    s->wait_dropped = 0;
+    return;
+  }
+  int earlier = 0;   // its Wait was written by the writer or the walker
+  for (;;) {
+    int st = atomic_load_explicit(&s->wait_state, ACQ);
+    // None recorded (the VM's own waits), or an earlier one still the walker's.
+    if (st == SLOT_EMPTY || st == SLOT_HANDED) return;
+    if (st == SLOT_WRITTEN) {   // by the writer or the walker, with its frames
+      earlier = 1;
+      break;
+    }
+    if (st == SLOT_PENDING) {
+      if (!claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) continue;
+      // Not holding the monitor any more: the stack walk and the hash cost
+      // nobody else.
+      if (!s->wait_obj) s->wait_obj = objhash_of(o);
+      s->wait_n = stack_capture(NULL, 0, s->wait_frames, opt.depth);
+      // The class at the Wait's time, before it (objclass.h).
+      objclass_write(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), o, s->wait_obj);
+      put_wait(s);
+      break;
+    }
+    if (await(&s->wait_state, SLOT_BUSY) == SLOT_BUSY) {
+      // Past the bound the walker (or the writer) holding the Wait writes
+      // the Waited too: the pair stays a pair.
+      atomic_store_explicit(&s->waited_ts, ts, RLX);
+      if (claim(&s->wait_state, SLOT_BUSY, SLOT_HANDED)) return;
+    }
+  }
+  // They cannot name the class (the walker has only the waiting thread's
+  // reference, which JNI calls of another thread must not use): named
+  // here, with the Waited (docs/format.md).
+  if (earlier) objclass_write(env, s->shard, s->hash, ts, o, s->wait_obj);
+  put_waited(s, ts);
+  atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+}
+
+int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
+  pthread_mutex_lock(&registry_mu);
+  // The writer holds a record only inside a flush, under this mutex: what
+  // is deferred now is the thread's to write.
+  settle_entered(s);
+  jthread ref = NULL;
+  int st = atomic_load_explicit(&s->wait_state, ACQ);
+  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED || s->pinned;
+  if (walker_holds) {
+    s->block = block;
+    s->detached = 1;   // the walker frees it, and its reference, once done (finish)
+  } else {
+    ref = s->ref;
+    s->ref = NULL;   // the walker reads it under the mutex
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  return !walker_holds;
+}
+
+// ---- writer and walker ----
+
+typedef struct {
+  int64_t cutoff, stale_before;
+} flush_t;
+
+static void flush_one(pending_tstate *s, void *arg) {
+  flush_t *f = arg;
+  int st = atomic_load_explicit(&s->entered_state, ACQ);
+  if (st == SLOT_PENDING && claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
+    put_entered_at(s, ticks_ns(s));
+    atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+  } else if (st == SLOT_TIMED && claim(&s->entered_state, SLOT_TIMED, SLOT_BUSY)) {
+    // Claimed first: the thread cannot begin another enter meanwhile.
+    int64_t ns = 0;
+    int r = hsstat_end(&s->enter_hs, &ns);
+    if (r != 0 && hsstat_trusted_ever()) {
+      put_entered_at(s, timed_ns(s, r, ns));
+      atomic_store_explicit(&s->entered_by_timer, 1, RLX);
+      counter_add(CNT_ENTERED_BY_TIMER, 1);
+      atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+    } else {
+      // Still blocked: its Entered comes later than now. Ended while the
+      // timer is being checked: its callback writes it, not before the Enter.
+      if (r != 0 && s->enter_ns < f->cutoff) f->cutoff = s->enter_ns;
+      atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
+    }
+  } else if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_BUSY) {
+    // The thread writes it right now; hold back what came after.
+    int64_t ts = atomic_load_explicit(&s->entered_lb, RLX);
+    if (ts < f->cutoff) f->cutoff = ts;
+  }
+  st = atomic_load_explicit(&s->wait_state, ACQ);
+  if (st == SLOT_EMPTY || st == SLOT_WRITTEN) return;
+  int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
+  if (st == SLOT_PENDING && ts < f->stale_before && claim(&s->wait_state, SLOT_PENDING, SLOT_BUSY)) {
+    s->wait_n = 0;
+    counter_add(CNT_WAITS_WITHOUT_STACK, 1);
+    put_wait(s);
+    wait_done(s);
+    return;
+  }
+  if (ts < f->cutoff) f->cutoff = ts;
+}
+
+int64_t pending_flush(int64_t cutoff, int64_t stale_before) {
+  flush_t f = {cutoff, stale_before};
+  each(flush_one, &f);
+  return f.cutoff;
+}
+
+typedef struct {
+  int64_t old_before;
+  pending_tstate **pinned;
+  int n, cap;
+} walk_t;
+
+// claim_old pins (under the registry's mutex) the parts with a wait begun
+// before old_before; the walker claims each one only when it walks it, so
+// a thread whose wait ends while the walker walks others writes its own
+// pair, with its stack, and is not held (a batch claimed at once held every
+// thread of the batch for the whole round: a thread whose wait ended
+// meanwhile handed it over, lost its stack, and its next wait was dropped).
+static void claim_old(pending_tstate *s, void *arg) {
+  walk_t *w = arg;
+  if (w->n == w->cap || s->pinned || !s->ref) return;   // the rest at the next round
+  if (atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING) return;
+  if (atomic_load_explicit(&s->wait_ts, RLX) >= w->old_before) return;
+  s->pinned = 1;
+  w->pinned[w->n++] = s;
+}
+
+// claim_wait claims a pinned part's wait if it is still open and old: for
+// SLOT_NAMING while the walker names the object (its hash from the wait
+// native's argument or JVMTI's contended monitor; its class, not written
+// yet, only from the argument), else SLOT_BUSY. The argument is read after
+// the claim (seq_cst: pending_wait_returned's handshake).
+static int claim_wait(pending_tstate *s, int64_t old_before) {
+  int naming = !s->wait_obj || (atomic_load_explicit(&s->wait_arg, RLX) && waitobj_class_needed(s->wait_obj));
+  int to = naming ? SLOT_NAMING : SLOT_BUSY, from = SLOT_PENDING;
+  if (!atomic_compare_exchange_strong(&s->wait_state, &from, to)) return 0;
+  if (atomic_load_explicit(&s->wait_ts, RLX) < old_before) return 1;
+  // A newer wait since the pin: given back, unless its thread handed it
+  // over meanwhile (SLOT_BUSY is bounded for it): then it is ours to write.
+  return !claim(&s->wait_state, to, SLOT_PENDING);
+}
+
+enum { UNCLAIMED, NOT_NAMED, WRITTEN };
+
+// finish ends the walker's pin and hold of a part (WRITTEN: its Wait is in
+// the rings; NOT_NAMED: back to its thread; UNCLAIMED: its wait was not
+// taken), under the registry's mutex, so its thread's end (pending_detach)
+// sees either the pin or its end: a part whose thread ended meanwhile is
+// freed here, and only here.
+static void finish(pending_tstate *s, JNIEnv *env, int how) {
+  pthread_mutex_lock(&registry_mu);
+  if (how == WRITTEN) wait_done(s);
+  else if (how == NOT_NAMED) atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
+  s->pinned = 0;
+  int gone = s->detached;
+  jthread ref = NULL;
+  if (gone) {
+    ref = s->ref;
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  if (gone) free(s->block);
+}
+
+void pending_walk(int64_t old_before) {
+  pending_tstate *buf[256];
+  walk_t w = {old_before, buf, 0, 256};
+  do {
+    w.n = 0;
+    each(claim_old, &w);
+    // Walk outside the registry's mutex: a pinned part stays alive (its
+    // thread's end leaves it to us: pending_detach). A wait whose object is
+    // not known yet gets it named first, while its thread cannot leave the
+    // wait native (SLOT_NAMING).
+    JNIEnv *env = NULL;
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+    for (int i = 0; i < w.n; i++) {
+      pending_tstate *s = w.pinned[i];
+      if (!claim_wait(s, old_before)) {   // ended (written by its thread), or a newer one
+        finish(s, env, UNCLAIMED);
+        continue;
+      }
+      if (atomic_load_explicit(&s->wait_state, ACQ) == SLOT_NAMING) {   // only the walker ends it
+        // NULL once the native returned: never a reference of a frame
+        // that is gone (pending_wait_returned).
+        jobject arg = atomic_load(&s->wait_arg);
+        if (!s->wait_obj) s->wait_obj = env ? waitobj_hash(env, s->ref, arg) : 0;
+        if (!s->wait_obj) {   // not named: its thread writes it
+          finish(s, env, NOT_NAMED);
+          continue;
+        }
+        // Its class before its Wait, at the Wait's time (objclass.h).
+        if (env && arg) waitobj_class(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), arg, s->wait_obj);
+        atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
+      }
+      int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
+      // Its thread left the wait during the walk: the walk may have seen
+      // another place; the pair is written without a stack (counted).
+      s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED ? 0 : n;
+      if (!s->wait_n) counter_add(CNT_WAITS_WITHOUT_STACK, 1);
+      put_wait(s);
+      finish(s, env, WRITTEN);
+    }
+  } while (w.n == w.cap);
+}
+
+static jthread walker, calibrator;
+static atomic_int walker_alive;
+// The walker sleeps in a JVMTI raw monitor, not in usleep: HotSpot's exit
+// waits for threads that are in native code (up to 0.3 s), not for blocked
+// ones, and VM death wakes it.
+static jrawMonitorID walker_mon;
+
+int pending_walker_alive(void) { return atomic_load(&walker_alive); }
+
+int pending_is_walker(JNIEnv *env, jthread t) {
+  return t && ((walker && (*env)->IsSameObject(env, walker, t)) || (calibrator && (*env)->IsSameObject(env, calibrator, t)));
+}
+
+static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
+  (void)j; (void)arg;
+  orca_agent_thread = 1;
+  atomic_store(&walker_alive, 1);
+  hsstat_calibrate(env, calibrator);
+  (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
+  while (orca_recording()) {
+    (*jvmti)->RawMonitorWait(jvmti, walker_mon, opt.flush_ms);
+    if (!orca_recording()) break;
+    (*jvmti)->RawMonitorExit(jvmti, walker_mon);
+    pending_walk(clock_now() - (int64_t)opt.flush_ms * 1000000);
+    (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
+  }
+  (*jvmti)->RawMonitorExit(jvmti, walker_mon);
+  atomic_store(&walker_alive, 0);
+}
+
+void pending_stop_walker(void) {
+  if (!walker_mon) return;
+  (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
+  (*jvmti)->RawMonitorNotifyAll(jvmti, walker_mon);
+  (*jvmti)->RawMonitorExit(jvmti, walker_mon);
+}
+
+// new_thread makes a java.lang.Thread for JVMTI's RunAgentThread (c: the class).
+static jthread new_thread(JNIEnv *env, jclass c, const char *name) {
+  jmethodID init = c ? (*env)->GetMethodID(env, c, "<init>", "(Ljava/lang/String;)V") : NULL;
+  jstring s = init ? (*env)->NewStringUTF(env, name) : NULL;
+  jthread t = s ? (*env)->NewObject(env, c, init, s) : NULL;
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+  return t;
+}
+
+const char *pending_start_walker(JNIEnv *env, jthread cur) {
+  if ((*jvmti)->CreateRawMonitor(jvmti, "orca walker", &walker_mon) != JVMTI_ERROR_NONE) {
+    walker_mon = NULL;
+    return "cannot create the walker's monitor";
+  }
+  // Both Thread objects are made here, before main runs: their
+  // constructors are Java code (ThreadGroup bookkeeping under its monitor).
+  jclass c = jclass_of(env, cur, "Ljava/lang/Thread;");
+  jthread cal = new_thread(env, c, "orca calibration");
+  if (cal) calibrator = (*env)->NewGlobalRef(env, cal);
+  jthread t = new_thread(env, c, "orca walker");
+  if (c) (*env)->DeleteLocalRef(env, c);
+  if (!t || !(walker = (*env)->NewGlobalRef(env, t))) return "cannot create the walker thread";
+  if ((*jvmti)->RunAgentThread(jvmti, walker, walker_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
+    return "cannot start the walker thread";
+  return NULL;
+}

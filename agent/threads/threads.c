@@ -1,0 +1,289 @@
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/clock.h"
+#include "stacks/methods.h"
+#include "hotspot/owner.h"
+#include "threads/threads.h"
+#include "hotspot/vmstructs.h"
+#include "hotspot/vthread.h"
+
+static __thread tstate *self_state;
+static atomic_int next_shard;
+
+// A state is registered with the modules whose parts others read
+// (pending_attach) when it is made, and forgotten at ThreadEnd, or when its
+// native thread exits (a state made after ThreadEnd: HotSpot's thread exit
+// can still block on a monitor).
+static pthread_key_t exit_key;
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void forget(tstate *s, JNIEnv *env) {
+  free(s->inject);
+  s->inject = NULL;
+  free(s->vpark);
+  s->vpark = NULL;
+  if (pending_detach(&s->pending, env, s)) free(s);
+}
+
+static void on_native_exit(void *p) {
+  tstate *s = p;
+  if (!s || s != self_state) return;
+  s->pending.enter_hs.stats = NULL;   // its JavaThread is gone
+  pending_settle(&s->pending);
+  self_state = NULL;
+  forget(s, NULL);
+}
+
+static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit); }
+
+// A JVMTI thread-local marker: set once a thread has its ThreadStarted.
+#define STARTED_MARK ((void *)1)
+// ... and once it had its ThreadEnd: after it HotSpot may still enter the
+// Thread object's monitor (ensure_join, to notify joiners), contended.
+#define ENDED_MARK ((void *)2)
+
+tstate *thread_self(jthread t) {
+  stack_virtual = 0;
+  tstate *s = self_state;
+  if (s || orca_agent_thread) return s;
+  s = calloc(1, sizeof *s);
+  if (!s) return NULL;
+  jthread cur = t;
+  if (!cur) (*jvmti)->GetCurrentThread(jvmti, &cur);
+  jint h = 0;
+  if (cur) (*jvmti)->GetObjectHashCode(jvmti, cur, &h);
+  s->hash = (uint32_t)h;
+  void *mark = NULL;
+  if (cur) (*jvmti)->GetThreadLocalStorage(jvmti, cur, &mark);
+  s->ended = mark == ENDED_MARK;
+  JNIEnv *env = NULL;
+  if (cur && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
+    s->may_host_virtual = vthread_may_host(env, cur);
+  s->shard = atomic_fetch_add(&next_shard, 1);
+  self_state = s;
+  pthread_once(&exit_once, make_exit_key);
+  pthread_setspecific(exit_key, s);
+  pending_attach(&s->pending, s->hash, s->shard);
+  return s;
+}
+
+int thread_virtual(JNIEnv *env, tstate *s, jthread t) {
+  // Only carriers are asked: a platform thread pays one load.
+  return s->may_host_virtual && vthread_is(env, t);
+}
+
+tstate *thread_of(JNIEnv *env, jthread t, int kind) {
+  tstate *s = thread_self(t);
+  jthread cur = NULL;
+  // Only carriers are asked: a platform thread pays one load.
+  if (!s || !s->may_host_virtual || !vthread_current(env, t, &cur)) return s;
+  tstate *v = thread_of_virtual(env, cur, s, kind);
+  if (cur != t) (*env)->DeleteLocalRef(env, cur);
+  return v;
+}
+
+tstate *thread_carrier(void) { return self_state; }
+
+// Virtual threads' states. The JVMTI thread-local storage of a virtual
+// thread holds its state once made (at its first event), else a tag: the
+// carrier it started on (VSTARTED: its ThreadStarted is written) or
+// ENDED_MARK. At most VSTATES_MAX live at once (a state is ~4.3 kB, most of
+// it stack buffers touched only as deep as the stacks taken); beyond, a
+// virtual thread's events are counted as unattributed.
+#define VSTATES_MAX 65536
+#define VTAG(carrier) ((void *)(((uintptr_t)(carrier) << 2) | 3))
+#define IS_VTAG(p) (((uintptr_t)(p) & 3) == 3)
+#define VTAG_CARRIER(p) ((uint32_t)((uintptr_t)(p) >> 2))
+static atomic_int vstates;
+
+static void started(uint32_t hash, int shard, jthread t);
+static void mounted(tstate *v, uint32_t carrier, int64_t ts) {
+  v->carrier = carrier;
+  if (!opt.seed_only && carrier)
+    ring_put(v->shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, ts, v->hash, carrier, 0, NULL, 0, NULL, 0);
+}
+
+tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
+  (void)env;
+  void *p = vthread_get(vt);
+  tstate *v = p;
+  if (p == ENDED_MARK) v = NULL;
+  else if (!p || IS_VTAG(p)) {
+    v = NULL;
+    if (atomic_fetch_add(&vstates, 1) >= VSTATES_MAX || !(v = calloc(1, sizeof *v))) {
+      atomic_fetch_sub(&vstates, 1);
+    } else {
+      jint h = 0;
+      (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+      v->hash = (uint32_t)h;
+      v->is_virtual = 1;
+      v->shard = atomic_fetch_add(&next_shard, 1);
+      pending_attach(&v->pending, v->hash, v->shard);
+      vthread_put(vt, v);
+      if (p) v->carrier = VTAG_CARRIER(p);
+      else started(v->hash, v->shard, vt);   // begun before VirtualThreadStart was on
+    }
+  }
+  if (!v) {
+    vthread_unattributed(kind);
+    return NULL;
+  }
+  if (carrier && v->carrier != carrier->hash) mounted(v, carrier->hash, clock_now());
+  stack_virtual = 1;
+  return v;
+}
+
+static void JNICALL on_vstart(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
+  (void)env; (void)tid;
+  tstate *c = self_state;
+  int shard = c ? c->shard : (int)(hash & 7);
+  started(hash, shard, vt);
+  if (c && !opt.seed_only) ring_put(shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, clock_now(), hash, c->hash, 0, NULL, 0, NULL, 0);
+  vthread_put(vt, VTAG(c ? c->hash : 0));
+}
+
+static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
+  (void)hash; (void)tid;
+  void *p = vthread_get(vt);
+  if (p == ENDED_MARK) return;
+  vthread_put(vt, ENDED_MARK);
+  if (p && !IS_VTAG(p)) {
+    tstate *v = p;
+    pending_settle(&v->pending);
+    if (orca_recording()) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
+    forget(v, env);
+    atomic_fetch_sub(&vstates, 1);
+  } else if (p && orca_recording()) {
+    jint h = 0;
+    (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+    tstate *c = self_state;
+    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), (uint32_t)h, 0, 0, NULL, 0, NULL, 0);
+  }
+}
+
+void threads_virtual_init(void) { vthread_on(on_vstart, on_vend); }
+
+void thread_blocking(JNIEnv *env, tstate *v) {
+  if (v && v->is_virtual && hs_has(HS_OWNER_TID)) vheld_blocking(env, v->hash, &v->held);
+}
+
+void thread_resumed(JNIEnv *env, tstate *v) {
+  // Before 24 (JEP 491, as HS_OWNER_TID) a virtual thread holding a monitor
+  // is pinned: it never unmounts with a lock.
+  if (!v || !v->is_virtual || !hs_has(HS_OWNER_TID)) return;
+  vheld_resumed(v->hash, &v->held);
+  if (opt.seed_only) return;
+  uint32_t now[4];
+  int n = owner_held_contended(env, now, 4);
+  if (n == 0 && v->owned_n == 0) return;
+  int64_t ts = clock_now();
+  for (int i = 0; i < n; i++) {
+    int seen = 0;
+    for (int k = 0; k < v->owned_n; k++) seen |= v->owned[k] == now[i];
+    if (!seen) ring_put(v->shard, ORCA_EV_MONITOR_OWNED, ts, v->hash, now[i], 0, NULL, 0, NULL, 0);
+  }
+  memcpy(v->owned, now, sizeof now);
+  v->owned_n = n;
+}
+
+void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n) {
+  ring_put(self->shard, kind, clock_now(), self->hash, object, owner, fr, n, NULL, 0);
+}
+
+// thread_name returns the thread's name as UTF-8 in buf; an unnamed
+// virtual thread's is virtual-ID (its Thread.tid; Thread.toString says
+// VirtualThread[#ID]).
+static int thread_name(jthread t, char *buf, int cap) {
+  jvmtiThreadInfo ti;
+  memset(&ti, 0, sizeof ti);
+  int n = 0;
+  if ((*jvmti)->GetThreadInfo(jvmti, t, &ti) == JVMTI_ERROR_NONE && ti.name) {
+    n = (int)mutf8_to_utf8(ti.name, strlen(ti.name), buf, (size_t)cap);
+    (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+  }
+  // The local references in ti are released when the callback returns.
+  JNIEnv *env = NULL;
+  if (n == 0 && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && vthread_current(env, t, &(jthread){0})) {
+    int64_t tid = vthread_tid(env, t);
+    if (tid >= 0) n = snprintf(buf, (size_t)cap, "virtual-%lld", (long long)tid);
+  }
+  return n;
+}
+
+static void started(uint32_t hash, int shard, jthread t) {
+  char name[1024];
+  int n = thread_name(t, name, sizeof name);
+  ring_put(shard, ORCA_EV_THREAD_STARTED, clock_now(), hash, 0, 0, NULL, 0, name, n);
+}
+
+void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j;
+  if (!orca_recording()) return;
+  if (pending_is_walker(env, t)) {
+    orca_agent_thread = 1;
+    return;
+  }
+  tstate *s = thread_self(t);
+  if (!s) return;
+  owner_register_self(env, t, s->hash, s->may_host_virtual);
+  // Before VMInit threads have no name yet (GetThreadInfo is a live-phase
+  // function): threads_existing reports them at VMInit.
+  jvmtiPhase ph = JVMTI_PHASE_LIVE;
+  (*jvmti)->GetPhase(jvmti, &ph);
+  if (ph != JVMTI_PHASE_LIVE) return;
+  void *mark = NULL;
+  (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  if (mark == STARTED_MARK) return;
+  (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
+  started(s->hash, s->shard, t);
+}
+
+void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j;
+  if (orca_agent_thread) return;
+  tstate *s = self_state;
+  owner_unregister_self(env);
+  void *mark = NULL;
+  (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  if (s) pending_settle(&s->pending);
+  // Only threads that have a ThreadStarted get a ThreadEnded.
+  if (orca_recording() && mark == STARTED_MARK) {
+    if (!s) s = thread_self(t);
+    if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
+  }
+  (*jvmti)->SetThreadLocalStorage(jvmti, t, ENDED_MARK);
+  if (s) {
+    pthread_setspecific(exit_key, NULL);
+    self_state = NULL;
+    forget(s, env);
+  }
+}
+
+void threads_existing(JNIEnv *env) {
+  jint n = 0;
+  jthread *all = NULL;
+  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+  (*env)->EnsureLocalCapacity(env, n + 8);   // n local refs at once (-Xcheck:jni)
+  jthread me = NULL;
+  (*jvmti)->GetCurrentThread(jvmti, &me);
+  for (int i = 0; i < n; i++) {
+    void *mark = NULL;
+    (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);
+    if (mark == STARTED_MARK) continue;
+    (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
+    jint h = 0;
+    (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
+    if (me && (*env)->IsSameObject(env, me, all[i])) {
+      tstate *s = thread_self(me);
+      owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
+    } else {
+      owner_register_other(env, all[i], (uint32_t)h);
+    }
+    started((uint32_t)h, i, all[i]);
+    (*env)->DeleteLocalRef(env, all[i]);
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+}

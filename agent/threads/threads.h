@@ -1,0 +1,84 @@
+// Per-thread state of the agent (allocated once per thread, found through C
+// thread-local storage) and the thread life-cycle events.
+#ifndef ORCA_THREADS_H
+#define ORCA_THREADS_H
+#include <jvmti.h>
+#include "core/orca.h"
+#include "threads/pending.h"
+#include "hotspot/vheld.h"
+#include "record/ring.h"
+
+// A thread's state is composed of the parts of the modules that keep
+// per-thread state, each declared in its module's header: pending.h's
+// deferred records (which the writer and the walker read, through pending's
+// registry), and inject.h's join and semaphore depths and saved stacks
+// (made at the thread's first join or acquire; only a pointer here, so this
+// header needs nothing of inject's). threads.c only creates, registers and
+// frees it.
+struct inject_tstate;
+struct vpark_tstate;
+typedef struct tstate {
+  uint32_t hash;        // System.identityHashCode of the java.lang.Thread
+  int shard;            // event ring shard
+  int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
+  int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
+                        // Thread object (ensure_join); not timed (monitor.c)
+  int is_virtual;       // a virtual thread's state (vthread.h): runs on any carrier,
+                        // so nothing of the carrier's JavaThread is read for it
+  uint32_t carrier;     // a virtual thread's: the carrier of its last VirtualThreadMounted
+  pending_tstate pending;         // deferred records (pending.h)
+  struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
+  struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
+  uint32_t owned[4];    // a virtual thread's MonitorOwned lines of its last resume (thread_resumed)
+  int owned_n;
+  vheld_list held;      // a virtual thread's fast locks as it blocked (vheld.h)
+} tstate;
+
+// thread_self returns the calling thread's state, creating it on first use;
+// NULL on the agent's own threads. t may be NULL (then the current thread
+// is asked from JVMTI).
+tstate *thread_self(jthread t);
+
+// thread_of returns the calling thread's state for an event of kind, or
+// NULL on an agent thread. On a virtual thread it is the virtual thread's
+// state (made at its first event, held in its JVMTI thread-local storage,
+// freed at its end), and a VirtualThreadMounted line is written when it
+// runs on another carrier than at its last; NULL (the event counted as
+// unattributed: vthread.h) when it cannot have one. t is the current thread
+// or NULL.
+tstate *thread_of(JNIEnv *env, jthread t, int kind);
+// thread_virtual: s is the calling thread's state and it runs a virtual
+// thread now (t as above).
+int thread_virtual(JNIEnv *env, tstate *s, jthread t);
+// thread_of_virtual returns the state of the virtual thread vt (mounted on
+// the calling thread, whose state is carrier or NULL), as thread_of.
+tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind);
+// thread_carrier returns the calling OS thread's own state (a carrier's,
+// never a virtual thread's), NULL when it has none yet.
+tstate *thread_carrier(void);
+// threads_virtual_init has virtual threads' start and end recorded (vthread.h).
+void threads_virtual_init(void);
+
+// thread_blocking and thread_resumed do nothing for a platform thread's
+// state (or NULL).
+// thread_blocking: the virtual thread v is about to block (a park, sleep,
+// monitor enter or wait): its fast locks are noted for contenders
+// (vheld.h), until thread_resumed. 24+ only, as thread_resumed.
+void thread_blocking(JNIEnv *env, tstate *v);
+
+// thread_resumed: the virtual thread v runs again after it blocked (a park,
+// sleep, monitor enter or wait ended). Monitors it held fast-locked that a
+// contender inflated meanwhile, naming no owner (owner.h), get a
+// MonitorOwned line, once while they stay so. Costs a read of its lock
+// stack; nothing when it is empty.
+void thread_resumed(JNIEnv *env, tstate *v);
+
+// emit writes an event of the calling thread with a timestamp taken now.
+void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_frame *fr, int n);
+
+void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t);
+void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t);
+// threads_existing writes ThreadStarted for threads that started before
+// the agent could see them (called at VMInit).
+void threads_existing(JNIEnv *env);
+#endif

@@ -96,3 +96,9 @@ void counters_reset(void) {
   for (int w = 0; w < KC_COUNT; w++)
     for (int k = 0; k < ORCA_EV_COUNT; k++) atomic_store(&orca_kind_counters[w][k], 0);
 }
+
+static long (*sources[CNT_COUNT])(void);
+
+void counters_source(int c, long (*read)(void)) { sources[c] = read; }
+
+long counters_value(int c) { return counter_get(c) + (sources[c] ? sources[c]() : 0); }

@@ -2,13 +2,13 @@
 // counts here (a relaxed atomic add: the counters are only read by the
 // writer, which formats them into .info) and states its facts here
 // (counters_prop: key -> value, e.g. hotspot.walker, warning). It depends on
-// orca.h and the generated events.h only, so any module may include it
+// the generated events.h only, so any module may include it
 // without tangling with the writer. Every key is an ORCA_INFO_* macro from
 // events.h (internal/format/info.go is the source).
 #ifndef ORCA_COUNTERS_H
 #define ORCA_COUNTERS_H
 #include <stdatomic.h>
-#include "core/orca.h"
+#include "core/events.h"
 
 // The counters, in the order .info lists them.
 enum orca_counter {
@@ -93,4 +93,10 @@ void counters_prop(const char *key, const char *value);
 void counters_props(void (*fn)(const char *key, const char *value, void *arg), void *arg);
 // counters_reset forgets every count and fact (unit tests).
 void counters_reset(void);
+// counters_source adds read() to counter c's value in .info: a module below
+// this one's users that counts on its own (hotspot/safe.h's faults, counted
+// in a signal handler) is read when the writer formats .info.
+void counters_source(int c, long (*read)(void));
+// counters_value is c's value for .info: its count and its source's.
+long counters_value(int c);
 #endif

@@ -57,3 +57,45 @@ size_t fmt_text(char *out, const char *s, size_t len) {
   return n;
 }
 
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap) {
+  const unsigned char *s = (const unsigned char *)in;
+  size_t i = 0, n = 0;
+  while (i < len) {
+    unsigned c = s[i];
+    size_t il, ol;   // bytes of this character in and out
+    if (c == 0xC0 && i + 1 < len && s[i + 1] == 0x80) {   // encoded NUL
+      il = 2, ol = 1;
+    } else if (c == 0xED && i + 5 < len && (s[i + 1] & 0xF0) == 0xA0 && s[i + 3] == 0xED &&
+               (s[i + 4] & 0xF0) == 0xB0) {                // surrogate pair
+      il = 6, ol = 4;
+    } else {
+      il = ol = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      if (il > len - i) il = ol = len - i;
+    }
+    // Too long for out: cut at this character and end with "…" (U+2026),
+    // unless the rest fits whole (the conversion never lengthens a text).
+    if (n + ol + 3 > cap && len - i > cap - n) {
+      if (n + 3 <= cap) {
+        memcpy(out + n, "\xE2\x80\xA6", 3);
+        n += 3;
+      }
+      break;
+    }
+    if (ol == 1 && il == 2) {
+      out[n++] = 0;
+    } else if (il == 6) {
+      unsigned hi = 0xD000 | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
+      unsigned lo = 0xD000 | ((s[i + 4] & 0x3F) << 6) | (s[i + 5] & 0x3F);
+      unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+      out[n++] = (char)(0xF0 | (cp >> 18));
+      out[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
+      out[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
+      out[n++] = (char)(0x80 | (cp & 0x3F));
+    } else {
+      memcpy(out + n, s + i, il);
+      n += il;
+    }
+    i += il;
+  }
+  return n;
+}

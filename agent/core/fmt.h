@@ -13,4 +13,7 @@ size_t fmt_hex8(char *out, unsigned v);
 size_t fmt_uint(char *out, unsigned long long v);
 // fmt_text writes s as a CSV field, quoted when it holds , " CR or LF.
 size_t fmt_text(char *out, const char *s, size_t len);
+// mutf8_to_utf8 converts JVM modified UTF-8 to standard UTF-8, at most cap
+// bytes: a longer text is cut at a character boundary and ends with "…".
+size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap);
 #endif

@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <stdatomic.h>
-#include "core/events.h"
 
 #define ORCA_MAX_DEPTH 256
 

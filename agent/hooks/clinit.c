@@ -5,6 +5,8 @@
 #include "hotspot/jclass.h"
 #include "stacks/methods.h"
 #include "hotspot/objhash.h"
+#include "core/events.h"
+#include "core/fmt.h"
 #include "core/orca.h"
 #include "record/ring.h"
 

@@ -9,7 +9,6 @@
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
 #include "threads/threads.h"
-#include "hooks/vpark.h"
 
 static const wrap_spec thread_specs[] = {
     {"join", "()V", 1, 0, 0},
@@ -26,6 +25,14 @@ static const wrap_spec semaphore_specs[] = {
     {"release", "(I)V", 0, 0, 0},
 };
 
+static const char *more_class;
+static const wrap_spec *(*more_specs)(int *n);
+
+void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n)) {
+  more_class = class_name;
+  more_specs = specs;
+}
+
 void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader, const char *name,
                                        jobject pd, jint len, const unsigned char *data, jint *new_len,
                                        unsigned char **new_data) {
@@ -36,7 +43,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   if (redefined || loader || !name) return;
   if (!strcmp(name, "java/lang/Thread")) { specs = thread_specs; n = 4; }
   else if (!strcmp(name, "java/util/concurrent/Semaphore")) { specs = semaphore_specs; n = 6; }
-  else if (!strcmp(name, "java/lang/VirtualThread")) specs = vpark_specs(&n);
+  else if (more_class && !strcmp(name, more_class)) specs = more_specs(&n);
   else return;
   unsigned char *out = NULL;
   size_t out_len = 0;
@@ -96,7 +103,7 @@ JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass 
   if (!s) return;
   inject_tstate *p = part(s);
   if (!p) return;
-  pair(s, &p->join_depth, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+  pair(s, &s->join_depth, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {

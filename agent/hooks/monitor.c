@@ -1,9 +1,9 @@
 #include <pthread.h>
+#include <string.h>
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/clock.h"
 #include "hotspot/hsstat.h"
-#include "hooks/inject.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
@@ -27,11 +27,11 @@
 // with waitobj.c from the wrapper's own argument o. Without a walker, or
 // where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
 // taken here.
-tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
+static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  if (inject_in_join(s->inject)) {   // the wait inside Thread.join is the join itself
+  if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
   }
@@ -54,7 +54,7 @@ tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   return s;
 }
 
-void monitor_wait_end(tstate *s) {
+static void monitor_wait_end(tstate *s) {
   // First, recording or not: a walker's round may still be naming from it.
   if (s) pending_wait_returned(&s->pending);
   if (!orca_recording()) return;
@@ -64,6 +64,34 @@ void monitor_wait_end(tstate *s) {
   // its wait ends (its MonitorWaited comes later, when it is resumed): the
   // wait stays open. One that threw is forgotten at its next event.
   if (s && !s->is_virtual && pending_wait_open(&s->pending)) pending_settle(&s->pending);
+}
+
+typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
+static wait_fn orig_wait;
+static int wait_bound;
+
+// The wrapper of Object.wait's native: begin before the VM's wait, end
+// after it returns with what begin returned (the thread's state; NULL on a
+// virtual thread, which may return on another carrier).
+static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
+  tstate *s = monitor_wait_begin(env, o, ms);
+  orig_wait(env, o, ms);
+  monitor_wait_end(s);
+}
+
+int monitor_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr) {
+  if (csig ? strcmp(csig, "Ljava/lang/Object;") || strcmp(sig, "(J)V") || (strcmp(name, "wait") && strcmp(name, "wait0"))
+           : wait_bound || strcmp(name, "JVM_MonitorWait"))
+    return 0;
+  if (addr == (void *)my_wait) return 1;
+  orig_wait = (wait_fn)addr;
+  *new_addr = (void *)my_wait;
+  wait_bound = 1;
+  return 1;
+}
+
+void monitor_report(void) {
+  if (!wait_bound) counters_prop(ORCA_INFO_WARNING, "Object.wait is not intercepted yet; waits may be missing");
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for

@@ -3,12 +3,10 @@
 #ifndef ORCA_MONITOR_H
 #define ORCA_MONITOR_H
 #include <jvmti.h>
-// Object.wait, from the wrapper of its native (natives.c): begin before the
-// VM's wait, end after it returns with what begin returned (the thread's
-// state; NULL on a virtual thread, which may return on another carrier).
-struct tstate;
-struct tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms);
-void monitor_wait_end(struct tstate *s);
+// monitor_bind wraps Object.wait's native (wait on 17-18, wait0 on 19+; a
+// natives_binder, hooks/natives.h); monitor_report warns when it was not.
+int monitor_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr);
+void monitor_report(void);
 // monitor_init: Agent_OnLoad.
 void monitor_init(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);

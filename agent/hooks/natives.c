@@ -6,9 +6,7 @@
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
-#include "hooks/monitor.h"
 #include "hooks/natives.h"
-#include "hooks/park.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
 
@@ -16,10 +14,19 @@ typedef void(JNICALL *void_obj_fn)(JNIEnv *, jobject);
 typedef void(JNICALL *sleep_fn)(JNIEnv *, jclass, jlong);
 
 static void_obj_fn orig_notify, orig_notify_all, orig_start0;
-typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
 
 static sleep_fn orig_sleep;
-static wait_fn orig_wait;
+
+#define MAX_BINDERS 4
+static natives_binder binders[MAX_BINDERS];
+static void (*reports[MAX_BINDERS])(void);
+static int nbinders;
+
+void natives_add(natives_binder bind, void (*report)(void)) {
+  if (nbinders == MAX_BINDERS) return;
+  binders[nbinders] = bind;
+  reports[nbinders++] = report;
+}
 
 static void record(JNIEnv *env, int kind, jobject o) {
   tstate *s = thread_of(env, NULL, kind);
@@ -45,12 +52,6 @@ static void JNICALL my_notify(JNIEnv *env, jobject o) {
 static void JNICALL my_notify_all(JNIEnv *env, jobject o) {
   if (orca_recording()) record(env, ORCA_EV_OBJECT_NOTIFY_ALL, o);
   orig_notify_all(env, o);
-}
-
-static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
-  tstate *s = monitor_wait_begin(env, o, ms);
-  orig_wait(env, o, ms);
-  monitor_wait_end(s);
 }
 
 static void JNICALL my_start0(JNIEnv *env, jobject thread) {
@@ -93,8 +94,6 @@ static hook_t hooks[] = {
     {"Ljava/lang/Object;", "notify", "()V", "JVM_MonitorNotify", (void **)&orig_notify, (void *)my_notify, 0},
     {"Ljava/lang/Object;", "notifyAll", "()V", "JVM_MonitorNotifyAll", (void **)&orig_notify_all, (void *)my_notify_all, 0},
     {"Ljava/lang/Thread;", "start0", "()V", "JVM_StartThread", (void **)&orig_start0, (void *)my_start0, 0},
-    {"Ljava/lang/Object;", "wait", "(J)V", "JVM_MonitorWait", (void **)&orig_wait, (void *)my_wait, 0},      // 17-18
-    {"Ljava/lang/Object;", "wait0", "(J)V", "JVM_MonitorWait", (void **)&orig_wait, (void *)my_wait, 0},     // 19+
     {"Ljava/lang/Thread;", "sleep", "(J)V", "JVM_Sleep", (void **)&orig_sleep, (void *)my_sleep, 0},            // 17
     {"Ljava/lang/Thread;", "sleep0", "(J)V", "JVM_Sleep", (void **)&orig_sleep, (void *)my_sleep, 0},           // 19-21
     {"Ljava/lang/Thread;", "sleepNanos0", "(J)V", "JVM_SleepNanos", (void **)&orig_sleep, (void *)my_sleep, 0}, // 22+
@@ -117,6 +116,8 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
     // point the native is bound to instead.
     Dl_info di;
     if (!dladdr(addr, &di) || !di.dli_sname) return;
+    for (int i = 0; i < nbinders; i++)
+      if (binders[i](NULL, di.dli_sname, NULL, addr, new_addr)) return;
     for (int i = 0; i < NHOOKS; i++)
       if (!hooks[i].bound && !strcmp(di.dli_sname, hooks[i].jvm_symbol)) { bind(&hooks[i], addr, new_addr); break; }
     return;
@@ -127,7 +128,8 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
   if ((*j)->GetMethodDeclaringClass(j, m, &cls) != JVMTI_ERROR_NONE ||
       (*j)->GetClassSignature(j, cls, &csig, NULL) != JVMTI_ERROR_NONE)
     goto out;
-  if (park_bind(csig, name, sig, addr, new_addr)) goto out;
+  for (int i = 0; i < nbinders; i++)
+    if (binders[i](csig, name, sig, addr, new_addr)) goto out;
   for (int i = 0; i < NHOOKS; i++)
     if (!strcmp(csig, hooks[i].cls) && !strcmp(name, hooks[i].name) && !strcmp(sig, hooks[i].sig))
       bind(&hooks[i], addr, new_addr);
@@ -138,18 +140,16 @@ out:
 }
 
 void natives_report(void) {
-  int sleep_bound = 0, wait_bound = 0;
-  for (int i = 0; i < NHOOKS; i++) {
+  int sleep_bound = 0;
+  for (int i = 0; i < NHOOKS; i++)
     if (hooks[i].bound && hooks[i].orig == (void **)&orig_sleep) sleep_bound = 1;
-    if (hooks[i].bound && hooks[i].orig == (void **)&orig_wait) wait_bound = 1;
-  }
   for (int i = 0; i < 3; i++)
     if (!hooks[i].bound) {
       char msg[256];
       snprintf(msg, sizeof msg, "%s.%s is not intercepted yet; its events may be missing", hooks[i].cls, hooks[i].name);
       counters_prop(ORCA_INFO_WARNING, msg);
     }
-  if (!wait_bound) counters_prop(ORCA_INFO_WARNING, "Object.wait is not intercepted yet; waits may be missing");
   if (!sleep_bound) counters_prop(ORCA_INFO_WARNING, "Thread.sleep is not intercepted yet; sleeps may be missing");
-  park_report();
+  for (int i = 0; i < nbinders; i++)
+    if (reports[i]) reports[i]();
 }

@@ -5,6 +5,16 @@
 #define ORCA_NATIVES_H
 #include <jvmti.h>
 void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, void *addr, void **new_addr);
-// natives_missing lists hooks that never bound (for a warning at VMInit).
+// natives_report warns of hooks that never bound (at VMInit), its own and
+// its binders'.
 void natives_report(void);
+// A binder of other modules' natives (monitor: Object.wait; park: Unsafe),
+// registered by the jvm module (hooks do not call each other): bind is
+// asked for every native bound, with its class signature, name and
+// signature, or in the primordial phase, when methods have no names yet,
+// with csig NULL and the VM function it is bound to in name. It returns 1
+// when the native is its own (then it set *new_addr, or left the native
+// as it is). report warns of its natives not bound by VMInit.
+typedef int (*natives_binder)(const char *csig, const char *name, const char *sig, void *addr, void **new_addr);
+void natives_add(natives_binder bind, void (*report)(void));
 #endif

@@ -31,7 +31,7 @@ static jclass aos;
 static atomic_int ready, aos_tried;
 
 int park_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr) {
-  if (strcmp(csig, "Ljdk/internal/misc/Unsafe;")) return 0;
+  if (!csig || strcmp(csig, "Ljdk/internal/misc/Unsafe;")) return 0;   // not bound in the primordial phase
   void **orig, *repl;
   int *bound;
   if (!strcmp(name, "park") && !strcmp(sig, "(ZJ)V")) orig = (void **)&orig_park, repl = (void *)my_park, bound = &park_bound;

@@ -9,6 +9,7 @@
 #define ORCA_PARK_H
 #include <jvmti.h>
 #include <stdint.h>
+#include "hooks/classfile.h"
 
 // park_bind substitutes the wrappers when the VM binds Unsafe.park or
 // unpark (csig, name, sig: the method's); returns 1 when it was one of them.
@@ -28,6 +29,10 @@ uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint
 int park_interrupted(JNIEnv *env, jthread t);
 // park_ready: the field IDs are taken (parks are recorded).
 int park_ready(void);
+// vpark_specs: the methods of java.lang.VirtualThread that vpark.c wraps
+// (park, parkNanos, sleepNanos, unpark, start; inject_add, by the jvm
+// module). vpark.c is the park module's part for virtual threads.
+const wrap_spec *vpark_specs(int *n);
 // park_report warns when the hooks never bound (VMInit, VMDeath).
 void park_report(void);
 #endif

@@ -1,6 +1,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/events.h"
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "hotspot/objhash.h"

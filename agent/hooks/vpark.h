@@ -22,5 +22,4 @@ typedef struct vpark_tstate {
 } vpark_tstate;
 
 // vpark_specs: the methods of java.lang.VirtualThread to wrap (n of them).
-const wrap_spec *vpark_specs(int *n);
 #endif

@@ -5,7 +5,6 @@
 #include "hotspot/asgct.h"
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
-#include "hotspot/walk.h"
 
 typedef struct {
   jint bci;            // -3 for a native method's frame
@@ -27,7 +26,6 @@ const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
   const char *v = getenv("ORCA_VERIFY_STACKS");
   asgct_verify = v && (*v == '1' || *v == '2') ? *v - '0' : 0;   // 2: also print the stacks that differ
-  walk_init();
   return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
 }
 
@@ -68,12 +66,10 @@ void asgct_ready(JNIEnv *env) {
   atomic_store(&ready, 1);
 }
 
-int asgct_walk(int skip, jvmtiFrameInfo *fr, int max) {
-  if (!atomic_load_explicit(&ready, memory_order_relaxed)) return -1;
-  JNIEnv *env = NULL;
-  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
-  int n = walk_self(env, skip, fr, max);   // JDK 11-18, 25
-  if (n >= 0) return n;
+int asgct_ready_now(void) { return atomic_load_explicit(&ready, memory_order_relaxed); }
+
+int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  int n;
   // JDK 11-18's AsyncGetCallTrace is not exact: 17's stops at an entry
   // frame whose caller is a runtime stub (a stack of 5 frames for 16 under
   // -Xcomp) and describes a compiled frame by the debug record after its

@@ -20,8 +20,11 @@ const char *asgct_init(void);
 void asgct_ready(JNIEnv *env);
 void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
-// asgct_walk fills fr with up to max frames of the calling thread after
-// skipping `skip` (own walker, then AsyncGetCallTrace); returns the count,
-// or -1 when the caller must use GetStackTrace.
-int asgct_walk(int skip, jvmtiFrameInfo *fr, int max);
+// asgct_ready_now: the jmethodIDs are made (asgct_ready ran): the fast
+// walks may run (stacks/methods.c: the own walker, then this one).
+int asgct_ready_now(void);
+// asgct_walk fills fr with up to max frames of the calling thread (env's)
+// after skipping `skip`, with AsyncGetCallTrace where it is exact; returns
+// the count, or -1 when the caller must use GetStackTrace.
+int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 #endif

@@ -35,6 +35,8 @@ extern __thread safe_guard *safe_cur;
 // installed before agents load); check_jni: the JVM runs with
 // -Xcheck:jni. Returns how reads are made, for .info.
 const char *safe_init(int check_jni);
+// safe_faults: the faults recovered so far (.info hotspot.faults).
+long safe_faults(void);
 // safe_guarded: the handler is installed, guarded code may read directly.
 int safe_guarded(void);
 

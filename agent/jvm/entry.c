@@ -156,12 +156,17 @@ static jint start(JavaVM *vm, char *options) {
   counters_prop(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
+  natives_add(monitor_bind, monitor_report);
+  natives_add(park_bind, park_report);
+  inject_add("java/lang/VirtualThread", vpark_specs);
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
   counters_prop(ORCA_INFO_HOTSPOT_SAFE_READ, safe_init(vms_flag("CheckJNICalls") == 1));
+  counters_source(CNT_HOTSPOT_FAULTS, safe_faults);
   if ((err = owner_init())) counters_prop(ORCA_INFO_WARNING, err);
   if ((err = asgct_init())) counters_prop(ORCA_INFO_WARNING, err);
+  walk_init();
   counters_prop(ORCA_INFO_HOTSPOT_WALKER, walk_status());
   counters_prop(ORCA_INFO_HOTSPOT_OWNER, owner_caps());
   counters_prop(ORCA_INFO_HOTSPOT_MONITOR_HASH, owner_hash_caps());

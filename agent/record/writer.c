@@ -497,13 +497,13 @@ static void write_info(int complete) {
   fprintf(f, "%s=%ld\n%s=%ld\n", ORCA_INFO_DROPPED_TOTAL, total[KC_DROPPED], ORCA_INFO_UNATTRIBUTED_TOTAL,
           total[KC_UNATTRIBUTED]);
   for (int c = 0; c < CNT_COUNT; c++) {
-    long n = counter_get(c);
+    long n = counters_value(c);
     int when = counter_specs[c].when, show = when == CNT_ALWAYS || n || counters_shown(c);
-    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) show = show || counter_get(c + 1) || counters_shown(c + 1);
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) show = show || counters_value(c + 1) || counters_shown(c + 1);
     if (when == CNT_WITH_PREV) continue;
     if (!show) continue;
     fprintf(f, "%s=%ld\n", counter_specs[c].key, n);
-    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) fprintf(f, "%s=%ld\n", counter_specs[c + 1].key, counter_get(c + 1));
+    if (when == CNT_PAIRED && c + 1 < CNT_COUNT) fprintf(f, "%s=%ld\n", counter_specs[c + 1].key, counters_value(c + 1));
   }
   if (cut) {
     char c[40];

@@ -8,6 +8,7 @@
 #include "core/counters.h"
 #include "core/arch.h"
 #include "hotspot/asgct.h"
+#include "hotspot/walk.h"
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "record/writer.h"
@@ -75,49 +76,6 @@ const char *methods_init(void) {
   mtab = calloc(METHOD_SLOTS, sizeof *mtab);
   ctab = calloc(CLASS_SLOTS, sizeof *ctab);
   return mtab && ctab ? NULL : "cannot allocate the method table";
-}
-
-size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap) {
-  const unsigned char *s = (const unsigned char *)in;
-  size_t i = 0, n = 0;
-  while (i < len) {
-    unsigned c = s[i];
-    size_t il, ol;   // bytes of this character in and out
-    if (c == 0xC0 && i + 1 < len && s[i + 1] == 0x80) {   // encoded NUL
-      il = 2, ol = 1;
-    } else if (c == 0xED && i + 5 < len && (s[i + 1] & 0xF0) == 0xA0 && s[i + 3] == 0xED &&
-               (s[i + 4] & 0xF0) == 0xB0) {                // surrogate pair
-      il = 6, ol = 4;
-    } else {
-      il = ol = c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-      if (il > len - i) il = ol = len - i;
-    }
-    // Too long for out: cut at this character and end with "…" (U+2026),
-    // unless the rest fits whole (the conversion never lengthens a text).
-    if (n + ol + 3 > cap && len - i > cap - n) {
-      if (n + 3 <= cap) {
-        memcpy(out + n, "\xE2\x80\xA6", 3);
-        n += 3;
-      }
-      break;
-    }
-    if (ol == 1 && il == 2) {
-      out[n++] = 0;
-    } else if (il == 6) {
-      unsigned hi = 0xD000 | ((s[i + 1] & 0x3F) << 6) | (s[i + 2] & 0x3F);
-      unsigned lo = 0xD000 | ((s[i + 4] & 0x3F) << 6) | (s[i + 5] & 0x3F);
-      unsigned cp = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
-      out[n++] = (char)(0xF0 | (cp >> 18));
-      out[n++] = (char)(0x80 | ((cp >> 12) & 0x3F));
-      out[n++] = (char)(0x80 | ((cp >> 6) & 0x3F));
-      out[n++] = (char)(0x80 | (cp & 0x3F));
-    } else {
-      memcpy(out + n, s + i, il);
-      n += il;
-    }
-    i += il;
-  }
-  return n;
 }
 
 static void dealloc(void *p) {
@@ -321,6 +279,17 @@ static void timed(int slow, int64_t t0) {
 
 __thread int stack_virtual;
 
+// fast_walk walks the calling thread's stack without JVMTI: the own walker
+// (JDK 11-18, 25), then AsyncGetCallTrace where it is exact; -1 when
+// neither can (GetStackTrace then).
+static int fast_walk(int skip, jvmtiFrameInfo *fr, int max) {
+  if (!asgct_ready_now()) return -1;
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
+  int n = walk_self(env, skip, fr, max);
+  return n >= 0 ? n : asgct_walk(env, skip, fr, max);
+}
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
@@ -331,7 +300,7 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
     if ((time_walks = v && *v == '1')) atexit(print_walk_times);
   }
   int64_t t0 = time_walks ? clock_now() : 0;
-  if (t || stack_virtual || (n = asgct_walk(skip, fr, max)) < 0) {
+  if (t || stack_virtual || (n = fast_walk(skip, fr, max)) < 0) {
     if (!t && !stack_virtual) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;

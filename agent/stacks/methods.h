@@ -22,7 +22,4 @@ char *methods_take(int which, size_t *len);
 // AsyncGetCallTrace would go on into the carrier's frames).
 extern __thread int stack_virtual;
 int stack_capture(jthread t, int skip, orca_frame *out, int max);
-// mutf8_to_utf8 converts JVM modified UTF-8 to standard UTF-8, at most cap
-// bytes: a longer text is cut at a character boundary and ends with "…".
-size_t mutf8_to_utf8(const char *in, size_t len, char *out, size_t cap);
 #endif

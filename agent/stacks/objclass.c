@@ -1,9 +1,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/events.h"
-#include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
+#include "core/fmt.h"
 #include "core/orca.h"
 #include "record/ring.h"
 

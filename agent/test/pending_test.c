@@ -28,10 +28,8 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
   (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
 }
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
-int waitobj_class_needed(uint32_t h) { (void)h; return 0; }
-void waitobj_class(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
-  (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
-}
+int waitobj_class_safe(void) { return 0; }
+int objclass_known(uint32_t h) { (void)h; return 1; }
 int hsstat_end(const hs_enter *e, int64_t *ns) {
   (void)e;
   if (is_writer && atomic_load(&slow)) usleep(200);

@@ -103,6 +103,10 @@ static int64_t timed_ns(pending_tstate *s, int r, int64_t ns) {
   return ns < s->enter_ns ? s->enter_ns : ns > now ? now : ns;
 }
 
+// class_needed: the class of the waited object of hash h is not written
+// yet and may be named from the wait native's argument (waitobj.h).
+static int class_needed(uint32_t h) { return waitobj_class_safe() && !objclass_known(h); }
+
 static void put_wait(pending_tstate *s) {
   int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
   if (s->wait_ms && !opt.seed_only) {
@@ -432,7 +436,7 @@ static void claim_old(pending_tstate *s, void *arg) {
 // yet, only from the argument), else SLOT_BUSY. The argument is read after
 // the claim (seq_cst: pending_wait_returned's handshake).
 static int claim_wait(pending_tstate *s, int64_t old_before) {
-  int naming = !s->wait_obj || (atomic_load_explicit(&s->wait_arg, RLX) && waitobj_class_needed(s->wait_obj));
+  int naming = !s->wait_obj || (atomic_load_explicit(&s->wait_arg, RLX) && class_needed(s->wait_obj));
   int to = naming ? SLOT_NAMING : SLOT_BUSY, from = SLOT_PENDING;
   if (!atomic_compare_exchange_strong(&s->wait_state, &from, to)) return 0;
   if (atomic_load_explicit(&s->wait_ts, RLX) < old_before) return 1;
@@ -492,7 +496,8 @@ void pending_walk(int64_t old_before) {
           continue;
         }
         // Its class before its Wait, at the Wait's time (objclass.h).
-        if (env && arg) waitobj_class(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), arg, s->wait_obj);
+        if (env && arg && s->wait_obj && class_needed(s->wait_obj))
+          objclass_write(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), arg, s->wait_obj);
         atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
       int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);

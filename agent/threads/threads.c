@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "core/events.h"
+#include "core/fmt.h"
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "hotspot/owner.h"

@@ -1,4 +1,3 @@
-#include "stacks/objclass.h"
 #include "hotspot/objhash.h"
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
@@ -48,12 +47,8 @@ uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) {
 // thread with its Waited (pending.c), as for waits named at their start.
 static atomic_int jni_checked = -1;
 
-int waitobj_class_needed(uint32_t h) {
+int waitobj_class_safe(void) {
   int c = atomic_load_explicit(&jni_checked, memory_order_relaxed);
   if (c < 0) atomic_store_explicit(&jni_checked, c = vms_flag("CheckJNICalls") == 1, memory_order_relaxed);
-  return !c && objhash_stw() && !objclass_known(h);
-}
-
-void waitobj_class(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
-  if (o && h && waitobj_class_needed(h)) objclass_write(env, shard, thread, ts, o, h);
+  return !c && objhash_stw();
 }

@@ -15,12 +15,8 @@ int waitobj_later(void);
 // thread's MonitorWaited, or its wrapper's end, waits for the walker).
 // Any Java thread of the agent.
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o);
-// waitobj_class_needed: the class of the waited object of hash h (0: not
-// named yet) is not written yet and waitobj_class can write it.
-int waitobj_class_needed(uint32_t h);
-// waitobj_class writes the class of that object (objclass.h), hash h, as
-// an ObjectClass line of the waiting thread (shard, thread) at ts, from
-// o, its wait native's argument, under the same conditions as
-// waitobj_hash; nothing under -Xcheck:jni.
-void waitobj_class(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h);
+// waitobj_class_safe: the class of a waited object may be taken from its
+// wait native's argument (objclass_write, by pending.c), under the same
+// conditions as waitobj_hash; never under -Xcheck:jni.
+int waitobj_class_safe(void);
 #endif

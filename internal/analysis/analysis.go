@@ -127,8 +127,12 @@ type Hang struct {
 	State  model.State
 	Object format.ObjectID // monitor, waited object or semaphore
 	Other  format.ThreadID // owner or joined thread; for a park, the blocker's owner when it parked
-	Since  format.Time
-	Stack  model.StackID
+	// Acquire: State is Parked in the acquire of a java.util.concurrent
+	// lock, a contention, which the views show as blocked
+	// (model.Interval.Shown).
+	Acquire bool
+	Since   format.Time
+	Stack   model.StackID
 	// Timeout: whether its state could end by itself (an Object.wait's is
 	// unknown unless its stack shows wait()).
 	Timeout model.Timeout
@@ -222,7 +226,7 @@ func OpenAtEnd(m *model.Model) []Hang {
 		}
 		iv := t.Intervals[i]
 		// Since: the start of the whole wait, before any owner change split it.
-		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack, Timeout: iv.Timeout}
+		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack, Timeout: iv.Timeout, Acquire: iv.Acquire}
 		if iv.State == model.Parked {
 			h.Other = iv.First
 		}

@@ -21,59 +21,111 @@ func IsJDK(name string) bool {
 }
 
 // jdkNames are the names of the JDK's service threads that have events
-// (they wait or park), by which a thread none of whose frames can be named
-// is recognised (JDKThreads).
+// (they wait or park) or are seen without a stack, by which a thread none of
+// whose frames can be named, or that has none, is recognised (JDKThreads).
 var jdkNames = map[string]bool{
 	"Finalizer": true, "Reference Handler": true, "Common-Cleaner": true,
 	"Signal Dispatcher": true, "Notification Thread": true, "Attach Listener": true,
+	"DestroyJavaVM": true, "JFR Recorder Thread": true, "JFR Periodic Tasks": true, "JFR Shutdown Hook": true,
 }
+
+// jdkName reports whether a thread's name is one of the JDK's service
+// threads': jdkNames, or a signal's handler (jdk.internal.misc.Signal
+// names it "SIGTERM handler").
+func jdkName(name string) bool {
+	return jdkNames[name] || strings.HasPrefix(name, "SIG") && strings.HasSuffix(name, " handler")
+}
+
+// workerFrames are the run loops of a pool's worker ("Class.method", a
+// class without a package matching any package: Tomcat's copy of
+// ThreadPoolExecutor), and creatorFrames the methods that start one (the
+// innermost frames of its StartedAt after java.lang.Thread's and the
+// thread container's). A pool worker runs the application's tasks: it is
+// not a JDK service thread, even when every frame it was seen in is the
+// JDK's (a common pool worker started by another, idle between tasks).
+var (
+	workerFrames  = []string{"java.util.concurrent.ForkJoinPool.runWorker", "ThreadPoolExecutor.runWorker"}
+	creatorFrames = []string{"java.util.concurrent.ForkJoinPool.createWorker", "ThreadPoolExecutor.addWorker"}
+)
 
 // JDKThreads finds the JDK's service threads (Finalizer, Reference Handler,
 // Common-Cleaner…), which idle in Object.wait all run and are not hangs:
 // threads none of whose stacks (where they were started, where they
-// blocked or waited) has a frame outside the JDK. "main" is never one, and
-// when no stack of the recording has an application frame (recorded with
+// blocked or waited) has a frame outside the JDK, and that are not a
+// pool's workers (workerFrames, creatorFrames: a pool, the JDK's common
+// pool too, runs the application's tasks). "main" is never one, and when
+// no stack of the recording has an application frame (recorded with
 // depth=0), no thread is. A frame whose class is unknown (no .methods
 // file, or a method it lacks) is neither the JDK's nor the application's:
-// a thread whose stacks have frames, none of which can be named, is one by
-// its name (jdkNames: the JDK's own, which an application seldom gives its
-// threads) — without .methods, the Finalizer would otherwise be a hang.
-// className gives a method's dotted class name, "" when unknown. The
-// result is indexed like m.Threads.
-func JDKThreads(m *model.Model, className func(format.MethodID) string) []bool {
+// a thread whose stacks have frames, none of which can be named, or that
+// was seen in no stack at all, is one by its name (jdkNames: the JDK's
+// own, which an application seldom gives its threads) — without
+// .methods, the Finalizer would otherwise be a hang, and a thread that
+// never blocked would be the JDK's for want of a frame. name gives a
+// frame's class (dotted) and method, "" when unknown. The result is
+// indexed like m.Threads.
+func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) []bool {
 	out := make([]bool, len(m.Threads))
 	app := make([]bool, len(m.Stacks))
-	named := make([]bool, len(m.Stacks))   // a frame's class is known
-	unnamed := make([]bool, len(m.Stacks)) // a frame's class is not
+	named := make([]bool, len(m.Stacks))  // a frame's class is known
+	worker := make([]bool, len(m.Stacks)) // a pool worker's run loop
 	found := false
 	for id, fr := range m.Stacks {
 		for _, f := range fr {
-			c := className(f.Method)
+			c, meth := name(f)
 			if c == "" {
-				unnamed[id] = true
 				continue
 			}
 			named[id] = true
+			worker[id] = worker[id] || matchFrame(workerFrames, c, meth)
 			if !IsJDK(c + ".") {
 				app[id] = true
 				found = true
-				break
 			}
 		}
 	}
 	for i, t := range m.Threads {
-		isApp, isNamed, isUnnamed := app[t.StartedAt], named[t.StartedAt], unnamed[t.StartedAt]
+		isApp, isNamed := app[t.StartedAt], named[t.StartedAt]
+		isWorker := startedByPool(m.Stacks[t.StartedAt], name)
 		for k := range t.Intervals {
 			st := t.Intervals[k].Stack
-			isApp, isNamed, isUnnamed = isApp || app[st], isNamed || named[st], isUnnamed || unnamed[st]
+			isApp, isNamed, isWorker = isApp || app[st], isNamed || named[st], isWorker || worker[st]
 		}
 		switch {
-		case t.Name == "main" || isApp:
-		case isUnnamed && !isNamed:
-			out[i] = jdkNames[t.Name]
+		case t.Name == "main" || isApp || isWorker:
+		case !isNamed:
+			out[i] = jdkName(t.Name)
 		default:
 			out[i] = found
 		}
 	}
 	return out
+}
+
+// startedByPool reports whether a thread's StartedAt shows a pool creating
+// it as a worker: going out from Thread.start through java.lang and the
+// thread container (jdk.internal.vm), the first other frame is one of
+// creatorFrames.
+func startedByPool(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		c, meth := name(f)
+		if strings.HasPrefix(c, "java.lang.") || strings.HasPrefix(c, "jdk.internal.vm.") {
+			continue
+		}
+		return matchFrame(creatorFrames, c, meth)
+	}
+	return false
+}
+
+// matchFrame reports whether class.method is one of list's
+// "Class.method"s, a class without a package matching in any package.
+func matchFrame(list []string, class, method string) bool {
+	for _, w := range list {
+		i := strings.LastIndexByte(w, '.')
+		c, m := w[:i], w[i+1:]
+		if m == method && (class == c || !strings.Contains(c, ".") && strings.HasSuffix(class, "."+c)) {
+			return true
+		}
+	}
+	return false
 }

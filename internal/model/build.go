@@ -29,12 +29,7 @@ type Result struct {
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
-	name := func(f format.Frame) (string, string) {
-		if m := rec.Methods[f.Method]; m != nil {
-			return rec.ClassName(f.Method), m.Name
-		}
-		return "", ""
-	}
+	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }

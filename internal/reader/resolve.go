@@ -91,3 +91,12 @@ func (r *Recording) ClassName(m format.MethodID) string {
 	}
 	return ""
 }
+
+// FrameName returns the dotted class ("java.lang.Object") and the name of a
+// frame's method, "" and "" when the method is unknown.
+func (r *Recording) FrameName(f format.Frame) (class, method string) {
+	if m := r.Methods[f.Method]; m != nil {
+		return r.ClassName(f.Method), m.Name
+	}
+	return "", ""
+}

@@ -422,7 +422,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 // thread is.
 func (b *builder) jdkThreads() map[format.ThreadID]bool {
 	out := map[format.ThreadID]bool{}
-	for i, jdk := range analysis.JDKThreads(b.m, b.rec.ClassName) {
+	for i, jdk := range analysis.JDKThreads(b.m, b.rec.FrameName) {
 		if jdk {
 			out[b.m.Threads[i].ID] = true
 		}

@@ -10,6 +10,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 )
 
 // ---- parameters ----------------------------------------------------------
@@ -116,10 +117,14 @@ type summaryJSON struct {
 	// NotVisible: the recording's source (an import from JFR) writes a
 	// state when it ends, so deadlocks and hangs still going on at the end
 	// are not in it: 0 deadlocks and 0 hangs mean "not visible", not none.
-	NotVisible bool              `json:"notVisible"`
-	States     []string          `json:"states"`
-	Warnings   []string          `json:"warnings"`
-	Info       map[string]string `json:"info"`
+	NotVisible bool `json:"notVisible"`
+	// Source names who recorded an import as a sentence says it ("JFR",
+	// "the source"); absent for the agent's recordings. The viewer says
+	// "the agent" only when it is absent.
+	Source   string            `json:"source,omitempty"`
+	States   []string          `json:"states"`
+	Warnings []string          `json:"warnings"`
+	Info     map[string]string `json:"info"`
 	// Cut is set when the agent could not write the recording whole: it
 	// ends at At (ns from the start), and the threads' states then are
 	// unknown after it, not hangs.
@@ -183,9 +188,13 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
 	}
+	if src := info[format.InfoSource]; src != "" {
+		out.Source = (&reader.Sight{Source: src}).Name()
+	}
 	if sight := d.rec.Sight(); sight != nil {
 		// As orca report says it (reader.Sight, docs/jfr.md).
 		name := sight.Name()
+		out.Source = name
 		if sight.EndedOnly {
 			out.NotVisible = true
 			out.Warnings = append(out.Warnings, name+" writes a wait, monitor enter, park or sleep when it ends: deadlocks and hangs still going on at the end are not in this recording (not visible, not 0)")
@@ -325,17 +334,28 @@ type intervalJSON struct {
 	OtherName   string `json:"otherName,omitempty"`
 	Wake        string `json:"wake,omitempty"`
 	// Acquire: a park in the acquire of a java.util.concurrent lock (the
-	// object is a lock of kind juc); OwnerAtPark its owner then.
-	Acquire     bool        `json:"acquire,omitempty"`
-	Pinned      bool        `json:"pinned,omitempty"` // a virtual thread's park or sleep that parked its carrier
-	OwnerAtPark string      `json:"ownerAtPark,omitempty"`
-	Stack       int         `json:"stack"`
-	Frames      []frameJSON `json:"frames"`
-	Edges       []edgeJSON  `json:"edges"`
+	// object is a lock of kind juc; its state is blocked).
+	Acquire bool `json:"acquire,omitempty"`
+	Pinned  bool `json:"pinned,omitempty"` // a virtual thread's park or sleep that parked its carrier
+	// FirstOwner is the lock's owner when the thread blocked (a monitor
+	// or a j.u.c. lock) or parked (a blocker's exclusive owner); absent
+	// when unknown or none. Other is the last one, when known.
+	FirstOwner *threadRefJSON `json:"firstOwner,omitempty"`
+	Stack      int            `json:"stack"`
+	Frames     []frameJSON    `json:"frames"`
+	Edges      []edgeJSON     `json:"edges"`
 	// Owners are, for a contention, the owners it waited behind in
 	// order (the first maxOwnerSpans; OwnersTotal counts them all).
 	Owners      []ownerSpanJSON `json:"owners,omitempty"`
 	OwnersTotal int             `json:"ownersTotal,omitempty"`
+}
+
+// threadRefJSON names a thread: its index (-1 when the recording never
+// saw it), id and name.
+type threadRefJSON struct {
+	Thread int    `json:"thread"`
+	ID     string `json:"id"`
+	Name   string `json:"name"`
 }
 
 type ownerSpanJSON struct {
@@ -372,8 +392,8 @@ func (s *Server) interval(r *http.Request) (any, error) {
 	if iv.Wake != model.WakeNone {
 		out.Wake = iv.Wake.String()
 	}
-	if (iv.State == model.Parked || iv.State == model.Idle) && iv.First != 0 {
-		out.OwnerAtPark = s.d.threadName(iv.First)
+	if iv.First != 0 && (iv.State == model.Blocked || iv.State == model.Parked || iv.State == model.Idle) {
+		out.FirstOwner = &threadRefJSON{Thread: s.d.threadIndex(iv.First), ID: iv.First.String(), Name: s.d.threadName(iv.First)}
 	}
 	out.Acquire = iv.Acquire
 	out.Pinned = iv.Pinned
@@ -775,13 +795,15 @@ type deadlockJSON struct {
 
 type hangJSON struct {
 	Thread int    `json:"thread"`
-	JDK    bool   `json:"jdk"` // a JDK service thread idling, as they do: not counted as a hang
-	State  string `json:"state"`
-	Object string `json:"object,omitempty"`
-	Class  string `json:"class,omitempty"` // the object's, a Java name
-	Other  int    `json:"other"`
-	Since  int64  `json:"since"`
-	Stack  int    `json:"stack"`
+	JDK    bool   `json:"jdk"`   // a JDK service thread idling, as they do: not counted as a hang
+	State  string `json:"state"` // as the timeline shows it: blocked for a park in a j.u.c. lock's acquire
+	// Acquire: a park in a j.u.c. lock's acquire (Object is the lock).
+	Acquire bool   `json:"acquire,omitempty"`
+	Object  string `json:"object,omitempty"`
+	Class   string `json:"class,omitempty"` // the object's, a Java name
+	Other   int    `json:"other"`
+	Since   int64  `json:"since"`
+	Stack   int    `json:"stack"`
 }
 
 type deadlocksJSON struct {
@@ -815,7 +837,11 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 	}
 	for _, h := range d.hangs {
 		ti := d.threadIndex(h.Thread)
-		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: h.State.String(), Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+		st := h.State
+		if h.Acquire {
+			st = model.Blocked // as the timeline shows it (Interval.Shown)
+		}
+		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
 		if h.Object != 0 {
 			j.Object, j.Class = h.Object.String(), d.objectClass(h.Object)
 		}

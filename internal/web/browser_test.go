@@ -872,3 +872,224 @@ func hiddenColumns(t *testing.T, ctx context.Context) []string {
 		return cued ? [] : out;
 	})()`)
 }
+
+// panelFacts selects an interval and returns its side panel's facts, one
+// "label: value" per row.
+func panelFacts(t *testing.T, ctx context.Context, thread, index int) []string {
+	t.Helper()
+	eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoInterval(%d, %d), true)`, thread, index))
+	waitJS(t, ctx, "the interval's panel", fmt.Sprintf(`document.querySelector('#panel').dataset.shown === '%d.%d'`, thread, index))
+	return eval[[]string](t, ctx, `[...document.querySelectorAll('#panel table.facts tr')].map((tr) => tr.querySelector('th').textContent + ': ' + tr.querySelector('td').textContent)`)
+}
+
+// tooltipOf hovers an interval on the timeline and returns its tooltip's
+// text once its details are in.
+func tooltipOf(t *testing.T, ctx context.Context, thread, index int) string {
+	t.Helper()
+	type pt struct{ X, Y float64 }
+	eval[bool](t, ctx, `(orca.app.show('timeline'), orca.timeline.fit(), orca.timeline.idle().then(() => true))`)
+	p := eval[pt](t, ctx, fmt.Sprintf(`window.orca.timeline.locate(%d, %d)`, thread, index))
+	within(t, ctx, 10*time.Second, "hover", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+	waitJS(t, ctx, "the tooltip's details", `!document.querySelector('.tl-wrap .tooltip').hidden && document.querySelector('.tl-wrap .tooltip').textContent.includes('click for the stack')`)
+	s := eval[string](t, ctx, `document.querySelector('.tl-wrap .tooltip').innerText`)
+	within(t, ctx, 10*time.Second, "leave", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1))
+	return s
+}
+
+// rawKinds lists the texts and tooltips shown on the page that use the
+// API's lock kinds "juc" or "blocker" as words (issue 21 item 1: the
+// report says "lock" and "park").
+func rawKinds(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	return eval[[]string](t, ctx, `(() => {
+		const raw = /\b(juc|blocker|j\.u\.c\.)\b/;
+		const out = [];
+		const prefix = orca.app.summary.prefix; // the recording's file names it
+		const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+		for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+			if (raw.test(n.data.replace(prefix, '')) && n.parentElement.closest('[hidden]') == null) out.push(n.data);
+		}
+		for (const el of document.querySelectorAll('[title]')) if (raw.test(el.title.replace(prefix, ''))) out.push('title: ' + el.title);
+		return out;
+	})()`)
+}
+
+// TestBrowserVocabulary: issue 21 item 1 — the viewer speaks as orca
+// report does, and never contradicts itself. On the model's case juc-lock
+// (a parks to acquire lock F00D owned by b while b is blocked on a monitor
+// a holds; e awaits a latch) and on an import from JFR:
+//   - no label, chip, legend or tooltip says "juc" or "blocker", the
+//     API's kinds: a java.util.concurrent lock is a "lock", another park's
+//     object a "park";
+//   - an interval's owner is said once: the owner when the thread blocked,
+//     and who held it later if another; "unknown" only when no owner is
+//     known, and never "the agent" in an import;
+//   - a park in a lock's acquire is blocked, red, on the timeline, in the
+//     hangs list and in the wait-for graph; a plain park parked, orange;
+//   - pool workers are not under "JDK service threads".
+func TestBrowserVocabulary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := fromTxtar(t, "../model/testdata/cases/juc-lock.txtar")
+	m := r.res.Model
+	index := func(name string) int {
+		for i, th := range m.Threads {
+			if th.Name == name {
+				return i
+			}
+		}
+		t.Fatalf("no thread %q", name)
+		return -1
+	}
+	a, b, e := index("a"), index("b"), index("e")
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/")
+	waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+
+	t.Run("one owner", func(t *testing.T) {
+		// a's park to acquire F00D, still there at the end: b owned the
+		// lock when a parked; nothing says who owned it later.
+		facts := panelFacts(t, ctx, a, 0)
+		text := strings.Join(facts, "\n")
+		if !slices.Contains(facts, "owner when it blocked: b") || strings.Contains(text, "unknown") {
+			t.Errorf("a's contention on lock F00D: panel says\n%s\nwant 'owner when it blocked: b' and no unknown owner", text)
+		}
+		if tip := tooltipOf(t, ctx, a, 0); !strings.Contains(tip, "owner when it blocked b") || strings.Contains(tip, "unknown") {
+			t.Errorf("a's contention on lock F00D: tooltip says %q", tip)
+		}
+		// b's first park on BEEF: a owned it, and a's unlock let b in: one owner.
+		facts = panelFacts(t, ctx, b, 0)
+		if n := len(slices.DeleteFunc(slices.Clone(facts), func(f string) bool { return !strings.Contains(f, "owner") && !strings.Contains(f, "held") })); n != 1 || !slices.Contains(facts, "owner: a") {
+			t.Errorf("b's contention on BEEF, owned by a all along: panel says\n%s\nwant one fact 'owner: a'", strings.Join(facts, "\n"))
+		}
+	})
+
+	t.Run("lock words", func(t *testing.T) {
+		facts := panelFacts(t, ctx, a, 0)
+		if !slices.ContainsFunc(facts, func(f string) bool { return strings.HasPrefix(f, "lock: 0000F00D") }) {
+			t.Errorf("a's contention: panel names no lock 0000F00D:\n%s", strings.Join(facts, "\n"))
+		}
+		facts = panelFacts(t, ctx, e, 0)
+		if !slices.ContainsFunc(facts, func(f string) bool { return strings.HasPrefix(f, "parked on: 0000CAFE") }) {
+			t.Errorf("e's park: panel does not say 'parked on 0000CAFE':\n%s", strings.Join(facts, "\n"))
+		}
+		if tip := tooltipOf(t, ctx, e, 0); strings.Contains(tip, "blocker") {
+			t.Errorf("e's park: tooltip %q", tip)
+		}
+		if raw := rawKinds(t, ctx); len(raw) > 0 {
+			t.Errorf("timeline: the API's kinds as words: %q", raw)
+		}
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+		kinds := eval[map[string]string](t, ctx, `Object.fromEntries([...document.querySelectorAll('table.locks tbody tr')].map((tr) => [tr.dataset.lock, tr.querySelector('td.kind').textContent]))`)
+		for id, want := range map[string]string{"juc:0000F00D": "lock", "juc:0000BEEF": "lock", "blocker:0000CAFE": "park", "monitor:00000B0B": "monitor"} {
+			if kinds[id] != want {
+				t.Errorf("locks table: %s of kind %q, want %q (all: %v)", id, kinds[id], want, kinds)
+			}
+		}
+		for _, id := range []string{"juc:0000F00D", "blocker:0000CAFE"} {
+			within(t, ctx, 10*time.Second, "a lock", chromedp.Click(chromedp.CSS(`table.locks tbody tr[data-lock="`+id+`"]`)))
+			waitJS(t, ctx, "its detail", `document.querySelector('.lock-detail .panel-head') && document.querySelector('.lock-detail .panel-head').textContent.includes('`+id[strings.Index(id, ":")+1:]+`')`)
+			if raw := rawKinds(t, ctx); len(raw) > 0 {
+				t.Errorf("locks, %s: the API's kinds as words: %q", id, raw)
+			}
+		}
+	})
+
+	t.Run("a lock's park is blocked", func(t *testing.T) {
+		open(t, ctx, ts.URL+"/#v=deadlocks&dl=0")
+		waitJS(t, ctx, "the graph", `document.querySelector('.graph-title') && document.querySelector('.g-node[data-id="t`+fmt.Sprint(a)+`"]')`)
+		type chip struct{ Text, Color string }
+		hang := eval[chip](t, ctx, fmt.Sprintf(`(() => {
+			const tr = [...document.querySelectorAll('tr.hang')].find((tr) => tr.firstChild.textContent === %q);
+			const c = tr && tr.querySelector('.chip');
+			return c ? { Text: c.textContent, Color: getComputedStyle(c).getPropertyValue('--c').trim() } : { Text: 'no hang of a', Color: '' };
+		})()`, "a"))
+		if hang.Text != "blocked" || hang.Color != "#f0565c" {
+			t.Errorf("hangs list: a's park to acquire a lock is %+v, want blocked, #f0565c (as the timeline's)", hang)
+		}
+		node := eval[chip](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector('.g-node[data-id="t%d"] .g-sub'); return { Text: s.textContent, Color: s.getAttribute('fill') }; })()`, a))
+		if !strings.HasPrefix(node.Text, "blocked") || node.Color != "#f0565c" {
+			t.Errorf("wait-for graph: a's node says %+v, want blocked in #f0565c", node)
+		}
+		edge := eval[string](t, ctx, `(() => { const p = [...document.querySelectorAll('.g-edge')]; return JSON.stringify(p.map((e) => e.getAttribute('stroke'))); })()`)
+		if !strings.Contains(edge, "#f0565c") {
+			t.Errorf("wait-for graph: no edge drawn red: %s", edge)
+		}
+		legend := eval[string](t, ctx, `document.querySelector('.graph-head .legend').textContent`)
+		if !strings.Contains(legend, "blocked → monitor or lock → owner") || strings.Contains(legend, "parked → j.u.c. lock") {
+			t.Errorf("wait-for graph legend %q: a lock's park must read as blocked", legend)
+		}
+		if raw := rawKinds(t, ctx); len(raw) > 0 {
+			t.Errorf("deadlocks view: the API's kinds as words: %q", raw)
+		}
+		// SVG text is not in the tree walked above: the lock nodes' labels.
+		labels := eval[[]string](t, ctx, `[...document.querySelectorAll('.g-lock, .g-node title')].map((e) => e.textContent)`)
+		for _, l := range labels {
+			if regexp.MustCompile(`\b(juc|blocker)\b`).MatchString(l) {
+				t.Errorf("wait-for graph: label %q", l)
+			}
+		}
+		// At 2 s, e's latch await is a plain park: parked, orange.
+		eval[bool](t, ctx, `(orca.app.state.instant = 2e9, orca.app.state.dl = -1, orca.app.dlView.render(), true)`)
+		waitJS(t, ctx, "the graph at 2 s", fmt.Sprintf(`document.querySelector('.g-node[data-id="t%d"] .g-sub')`, e))
+		node = eval[chip](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector('.g-node[data-id="t%d"] .g-sub'); return { Text: s.textContent, Color: s.getAttribute('fill') }; })()`, e))
+		if !strings.HasPrefix(node.Text, "parked") || node.Color != "#f0883e" {
+			t.Errorf("wait-for graph at 2 s: e's latch await says %+v, want parked in #f0883e", node)
+		}
+	})
+
+	t.Run("import", func(t *testing.T) {
+		// t2's contention of JFR's import names no previous owner: the
+		// panel says JFR did not record it, not the agent.
+		r := fromTxtar(t, "../report/testdata/import.txtar")
+		ts := serve(t, r)
+		ctx := newBrowser(t, 1400, 900)
+		open(t, ctx, ts.URL+"/")
+		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+		t2, k := -1, -1
+		for i, th := range r.res.Model.Threads {
+			for j, iv := range th.Intervals {
+				if th.Name == "t2" && iv.State == model.Blocked {
+					t2, k = i, j
+				}
+			}
+		}
+		if t2 < 0 {
+			t.Fatal("no contention of t2 in the import")
+		}
+		text := strings.Join(panelFacts(t, ctx, t2, k), "\n")
+		if !strings.Contains(text, "owner: unknown (JFR did not record it)") || strings.Contains(text, "agent") {
+			t.Errorf("t2's contention in an import from JFR: panel says\n%s\nwant 'owner: unknown (JFR did not record it)'", text)
+		}
+		if tip := tooltipOf(t, ctx, t2, k); strings.Contains(tip, "agent") {
+			t.Errorf("t2's contention in an import from JFR: tooltip %q", tip)
+		}
+	})
+
+	t.Run("pool workers", func(t *testing.T) {
+		// The small-screen recording's workers: ForkJoinPool.commonPool-
+		// worker-N and an application's pool worker, with no stack.
+		r := smallScreenRecording(t)
+		ts := serve(t, r)
+		ctx := newBrowser(t, 1400, 900)
+		open(t, ctx, ts.URL+"/")
+		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+		jdk := eval[[]string](t, ctx, `(() => {
+			const out = [];
+			let in_ = false;
+			for (const r of orca.timeline.rows) {
+				if (r.kind === 'group') in_ = r.name === 'JDK service threads';
+				else if (in_ && r.depth > 0) out.push(orca.app.threads[r.thread].name);
+			}
+			return out;
+		})()`)
+		for _, n := range jdk {
+			if strings.Contains(n, "worker") {
+				t.Errorf("pool worker %q under JDK service threads (%q)", n, jdk)
+			}
+		}
+	})
+}

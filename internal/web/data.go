@@ -69,7 +69,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		}
 	}
 	d.all = m.Filter(nil)
-	d.jdkThread = analysis.JDKThreads(d.m, d.rec.ClassName)
+	d.jdkThread = analysis.JDKThreads(d.m, d.rec.FrameName)
 	d.deadlocks = analysis.Deadlocks(m)
 	d.reported = make([]int, len(m.Deadlocks))
 	n := 0

@@ -35,7 +35,7 @@ type nodeJSON struct {
 type graphEdgeJSON struct {
 	From  string `json:"from"`
 	To    string `json:"to"`
-	Kind  string `json:"kind"` // blocked, waiting, acquiring, parked, joining (thread → what it waits on); owner (lock → thread)
+	Kind  string `json:"kind"` // the thread's shown state, blocked, waiting, acquiring, parked or joining (thread → what it waits on); owner (lock → thread)
 	Cycle bool   `json:"cycle"`
 }
 
@@ -79,7 +79,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 		}
 		if k := t.IntervalAt(T); k >= 0 {
 			iv := t.Intervals[k]
-			n.State, n.Since, n.Stack, n.Interval = iv.State.String(), d.rel(iv.Since), int(iv.Stack), k
+			n.State, n.Since, n.Stack, n.Interval = iv.Shown().String(), d.rel(iv.Since), int(iv.Stack), k
 			if iv.Object != 0 {
 				n.Object, n.Class = iv.Object.String(), d.objectClass(iv.Object)
 			}
@@ -120,7 +120,9 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			out.Nodes[index[from]].LockKind = w.Kind.String()
 			lk := objNode(w.Object, w.Kind)
 			p.nodes = append(p.nodes, lk)
-			p.edges = append(p.edges, edge(from, lk, w.State.String()))
+			// Named by the state the thread is shown in: blocked for a
+			// park in a j.u.c. lock's acquire, as on the timeline.
+			p.edges = append(p.edges, edge(from, lk, d.m.Thread(w.Thread).Intervals[w.Interval].Shown().String()))
 			if w.For != 0 {
 				p.edges = append(p.edges, edge(lk, threadNode(w.For), "owner"))
 			}

@@ -15,7 +15,9 @@ import (
 // read-write sync F00D owned by b, b is blocked on monitor 0B0B owned by
 // a) draws the park as an edge and the cycle through it (issue 20: the
 // graph knew blocked, waiting, acquiring and joining, not parked, and
-// showed "no cycle" beside the Deadlocks card's deadlock).
+// showed "no cycle" beside the Deadlocks card's deadlock). The park is a
+// contention, blocked, as on the timeline (issue 21): its node's state and
+// its edge say blocked; e's latch await is parked.
 func TestWaitForJUC(t *testing.T) {
 	ts := serve(t, fromTxtar(t, "../model/testdata/cases/juc-lock.txtar"))
 	var g waitForJSON
@@ -33,11 +35,11 @@ func TestWaitForJUC(t *testing.T) {
 		}
 	}
 	slices.Sort(kinds)
-	if got, want := strings.Join(kinds, ", "), "o00000B0B owner t0, o0000F00D owner t1, t0 parked o0000F00D, t1 blocked o00000B0B"; got != want {
+	if got, want := strings.Join(kinds, ", "), "o00000B0B owner t0, o0000F00D owner t1, t0 blocked o0000F00D, t1 blocked o00000B0B"; got != want {
 		t.Errorf("cycle edges %s, want %s", got, want)
 	}
 	for _, n := range g.Nodes {
-		if n.ID == "o0000F00D" && n.Kind != "juc" || n.ID == "t0" && (n.State != "parked" || n.LockKind != "juc") {
+		if n.ID == "o0000F00D" && n.Kind != "juc" || n.ID == "t0" && (n.State != "blocked" || n.LockKind != "juc") {
 			t.Errorf("node %+v", n)
 		}
 	}

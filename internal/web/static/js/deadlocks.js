@@ -2,7 +2,7 @@
 // instant or deadlock, laid out left (waiters) to right (owners), cycles in red.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, stateChip } from './format.js';
+import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, stateChip } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const COL_W = 250;
@@ -56,7 +56,7 @@ export class Deadlocks {
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
     items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? fmtCount(appHangs.length) : '?')));
-    items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining or acquiring when the recording ended, longest first. Click one for its place in the graph at the end.'));
+    items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining, acquiring or parked when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
       h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));
     if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
@@ -109,11 +109,11 @@ export class Deadlocks {
       ...cycleBadges(g),
       h('span', { class: 'grow' }),
       h('span', { class: 'legend' },
-        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[1] } }, 'blocked → monitor → owner'),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[1] } }, 'blocked → monitor or lock → owner'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[2] } }, 'waiting'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[4] } }, 'joining'),
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[5] } }, 'acquiring'),
-        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[6] } }, 'parked → j.u.c. lock → owner')),
+        h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[6] } }, 'parked → park')),
       h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
     if (!g.nodes.some((n) => !n.jdk && n.kind === 'thread') && !this.showJDK) {
       const jdk = g.nodes.filter((n) => n.jdk).length;
@@ -168,9 +168,9 @@ export class Deadlocks {
           s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${fmtDur(g.t - n.since)}` : '')));
       } else {
         grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
-          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${n.kind} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));
+          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${kindWord(n.kind)} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));
       }
-      grp.append(s('title', null, n.kind === 'thread' ? `${n.name} — ${n.state}` : `${n.kind} ${n.object} ${n.class || ''}`));
+      grp.append(s('title', null, n.kind === 'thread' ? `${n.name} — ${n.state}` : `${kindWord(n.kind)} ${n.object} ${n.class || ''}`));
       grp.addEventListener('click', () => {
         for (const el of svg.querySelectorAll('.g-node.selected')) el.classList.remove('selected');
         grp.classList.add('selected');

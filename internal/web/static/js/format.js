@@ -3,13 +3,59 @@
 export const STATES = ['runnable', 'blocked', 'waiting', 'sleeping', 'joining', 'acquiring', 'parked', 'idle'];
 
 // Colours per state (index as in STATES); runnable is drawn as a thin bar.
-// parked (LockSupport.park: j.u.c. locks, conditions, latches, futures,
-// queues) is orange; idle (a pool's worker waiting for work) a quiet grey.
+// blocked (a contended monitor, or a park to acquire a j.u.c. lock) is red;
+// parked (any other LockSupport.park: conditions, latches, futures, queues)
+// is orange; idle (a pool's worker waiting for work) a quiet grey.
 export const STATE_COLORS = ['#3fb96f', '#f0565c', '#f2b63d', '#5a9cf8', '#b48cf2', '#2cc7b4', '#f0883e', '#6e7681'];
 
 export const EDGE_COLORS = {
   wake: '#f2b63d', owner: '#f0565c', start: '#9aa5b1', join: '#b48cf2', release: '#2cc7b4', unpark: '#f0883e',
 };
+
+// STATE_TITLES say what each state is, in orca report's words (its
+// THREADS legend): a park in a java.util.concurrent lock's acquire is
+// blocked, as a contended monitor enter; parked is any other park.
+export const STATE_TITLES = {
+  runnable: 'in none of the recorded states: running, or blocked in a way not recorded, such as I/O',
+  blocked: 'blocked on a monitor or a java.util.concurrent lock (ReentrantLock, a read-write lock): a contention',
+  waiting: 'in Object.wait',
+  sleeping: 'in Thread.sleep',
+  joining: 'in Thread.join',
+  acquiring: "waiting for a semaphore's permit",
+  parked: 'parked (LockSupport.park) other than to acquire a lock: a condition, a latch, a future, a queue',
+  idle: "a pool's worker parked waiting for work",
+};
+
+// kindWord is orca report's word for a lock kind of the API (the
+// report's kindWord): a java.util.concurrent lock (juc) is a "lock", the
+// blocker of another park a "park".
+export function kindWord(kind) {
+  return { juc: 'lock', blocker: 'park' }[kind] || kind;
+}
+
+// ownerFacts says, once, who held the lock of an interval (of
+// /api/intervals), for the side panel and the tooltip alike: for a
+// contention (a monitor's or a java.util.concurrent lock's) the owner when
+// the thread blocked and, if another, who held it later; "unknown", and
+// why, only when the recording names no owner then. For another state, the
+// thread it names (unparker, notifier, joined thread). source is the
+// recorder of an import ("JFR"), absent for the agent's recordings. Each
+// fact is { label, who: { thread, id, name } or null, note }.
+export function ownerFacts(d, source) {
+  const first = d.firstOwner || null;
+  const last = d.otherId ? { thread: d.other, id: d.otherId, name: d.otherName } : null;
+  const unknown = `unknown (${source ? `${source} did not record it` : 'the agent could not read it'})`;
+  const out = [];
+  if (d.state === 'blocked') {
+    if (first && last && first.id === last.id) return [{ label: 'owner', who: first }];
+    out.push(first ? { label: 'owner when it blocked', who: first } : { label: last ? 'owner when it blocked' : 'owner', who: null, note: unknown });
+    if (last) out.push({ label: 'then held by', who: last, note: d.open ? null : 'its release let this thread in' });
+    return out;
+  }
+  if (first) out.push({ label: 'owner when it parked', who: first });
+  if (last) out.push({ label: { joining: 'joined', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other', who: last });
+  return out;
+}
 
 // fmtDur renders a duration in ns with 3 or 4 significant digits.
 export function fmtDur(ns) {
@@ -119,7 +165,7 @@ export function h(tag, attrs, ...children) {
 
 export function stateChip(state) {
   const i = STATES.indexOf(state);
-  return h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] || '#888' } }, state);
+  return h('span', { class: 'chip', title: STATE_TITLES[state], style: { '--c': STATE_COLORS[i] || '#888' } }, state);
 }
 
 // frameEl renders "pkg.Class.method(File.java:12)" with the location set

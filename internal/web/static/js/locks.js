@@ -3,7 +3,7 @@
 // them) are one row, their objects listed in its detail.
 
 import { getJSON } from './api.js';
-import { STATE_COLORS, fmtDur, fmtCount, breakable, h, pct, stackEl, fill } from './format.js';
+import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, pct, stackEl, fill } from './format.js';
 
 // The columns. Every figure of /api/locks has one, so that no row is blank
 // whatever its only activity (a park, a notify, an uncontended acquire).
@@ -19,7 +19,7 @@ const COLUMNS = [
   { key: 'openBlocked', label: 'Still blocked', num: true, dur: true, title: 'Contentions still going on at the end (a deadlock, a hang), and their time' },
   { key: 'waiters', label: 'Threads blocked', num: true },
   { key: 'topOwner', label: 'Most blamed owner', cmp: null, title: 'The owner that held it longest while others were blocked' },
-  { key: 'waits', label: 'Waits\u00a0/ parks', num: true, title: 'Object.wait calls on a monitor; LockSupport.park calls on a blocker' },
+  { key: 'waits', label: 'Waits\u00a0/ parks', num: true, title: 'Object.wait calls on a monitor; LockSupport.park calls on a park object' },
   { key: 'waitTime', label: 'Waited\u00a0/ parked', num: true, dur: true, title: 'Their time' },
   { key: 'notifies', label: 'Notifies', num: true, title: 'notify and notifyAll calls' },
   { key: 'acquires', label: 'Acquires', num: true, title: 'Semaphore acquires, contended or not' },
@@ -27,6 +27,11 @@ const COLUMNS = [
 
 // isPark tells a row whose waits are parks (a blocker, or a group of them).
 const isPark = (l) => l.kind.startsWith('blocker');
+
+// kindLabel is a row's kind in orca report's words: "lock" for a
+// java.util.concurrent lock (juc), "park" for another park's blocker, also
+// in a group's ("park group").
+const kindLabel = (k) => k.replace(/^\w+/, kindWord);
 
 export class Locks {
   constructor(app, root) {
@@ -98,7 +103,7 @@ export class Locks {
       const [kind, object] = id.split(':');
       return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
         h('td', { class: 'lock-name' }, h('code', null, l.object), l.class ? h('div', { class: 'muted cls' }, breakable(l.class)) : null),
-        h('td', { class: 'kind' }, l.kind),
+        h('td', { class: 'kind' }, kindLabel(l.kind)),
         h('td', { class: 'num' }, l.contentions ? fmtCount(l.contentions) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
         h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
@@ -167,7 +172,7 @@ export class Locks {
     if (g.notifies || g.notifyAlls) stats.push(['notify / notifyAll', `${n(g.notifies)} / ${n(g.notifyAlls)}`]);
     const out = [
       h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${n(g.objects)} objects `), g.class ? h('span', { class: 'muted' }, breakable(g.class)) : null),
-      h('p', { class: 'muted small' }, `A group: short-lived ${g.kind === 'blocker' ? 'park blockers' : 'objects of Object.wait'} of one class and call site, summed.`),
+      h('p', { class: 'muted small' }, `A group: short-lived ${g.kind === 'blocker' ? 'objects of LockSupport.park' : 'objects of Object.wait'} of one class and call site, summed.`),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
     ];
     const link = (i, name) => i >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); app.gotoThread(i); } }, breakable(app.threads[i].name)) : h('span', { class: 'muted' }, name);
@@ -205,7 +210,7 @@ export class Locks {
     if (d.acquires || d.releases) stats.push(['acquires / releases', `${n(d.acquires)} / ${n(d.releases)}`]);
     const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
     const out = [
-      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${d.kind} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null),
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(d.kind)} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
       h('div', { class: 'actions' },
         h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),

@@ -2,7 +2,7 @@
 // wait-for graph) with its stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, stateChip, stackEl, pct } from './format.js';
+import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, pct } from './format.js';
 
 export class Panel {
   constructor(app, el) {
@@ -11,8 +11,12 @@ export class Panel {
     this.clear();
   }
 
+  // set shows children; shown names what they are ("thread.index" of an
+  // interval), in the panel's data-shown.
   set(...children) {
     this.el.replaceChildren(...children.flat().filter(Boolean));
+    this.el.dataset.shown = this.shown || '';
+    this.shown = null;
     this.el.scrollTop = 0;
   }
 
@@ -49,17 +53,14 @@ export class Panel {
     if (d.object) {
       const park = d.state === 'parked' || d.state === 'idle';
       const kind = d.state === 'acquiring' ? 'semaphore' : d.acquire ? 'juc' : park ? 'blocker' : 'monitor';
-      rows.push([d.state === 'waiting' ? 'waited on' : d.acquire ? 'acquiring lock' : park ? 'parked on' : kind, this.objectLine(d.object, d.objectClass, kind)]);
-      if (d.ownerAtPark) rows.push(['owner then', d.ownerAtPark]);
+      rows.push([d.state === 'waiting' ? 'waited on' : park ? 'parked on' : kindWord(kind), this.objectLine(d.object, d.objectClass, kind)]);
     }
-    if (d.otherId) {
-      const label = { blocked: 'owner', joining: 'joined', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';
-      rows.push([label, this.threadLink(d.other, d.otherName)]);
-    } else if (d.state === 'blocked') {
-      rows.push(['owner', h('span', { class: 'muted' }, 'unknown (the agent could not read it)')]);
+    for (const f of ownerFacts(d, this.app.summary.source)) {
+      rows.push([f.label, f.who ? this.threadLink(f.who.thread, f.who.name) : null, f.note ? h('span', { class: 'muted' }, f.who ? ` (${f.note})` : f.note) : null]);
     }
     if (d.wake) rows.push(['wake', WAKES[d.wake] || d.wake]);
     const edges = d.edges.length ? h('div', { class: 'edges' }, d.edges.map((e) => this.edgeEl(e, d.thread))) : null;
+    this.shown = `${d.thread}.${d.index}`;
     this.set(
       h('div', { class: 'panel-head' }, stateChip(d.state), h('span', { class: 'big' }, fmtDur(d.end - d.start)), d.open ? h('span', { class: 'badge warn' }, 'still at the end') : null),
       h('table', { class: 'facts' }, rows.map(([k, ...v]) => h('tr', null, h('th', null, k), h('td', null, ...v)))),
@@ -91,7 +92,7 @@ export class Panel {
     const t = this.app.threads[i];
     const life = Math.max(t.end - t.start, 1);
     const bars = h('div', { class: 'state-bars' }, STATES.map((s, k) => t.time[k] > 0 ? h('div', { class: 'state-bar' },
-      h('span', { class: 'chip', style: { '--c': STATE_COLORS[k] } }, s),
+      h('span', { class: 'chip', title: STATE_TITLES[s], style: { '--c': STATE_COLORS[k] } }, s),
       h('span', { class: 'bar' }, h('span', { style: { width: `${(100 * t.time[k]) / life}%`, background: STATE_COLORS[k] } })),
       h('span', { class: 'num' }, `${fmtDur(t.time[k])} · ${pct(t.time[k], life)}`)) : null));
     const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, t.name)),
@@ -114,7 +115,7 @@ export class Panel {
   // showNode describes a node of the wait-for graph.
   async showNode(n, t) {
     if (n.kind !== 'thread') {
-      this.set(h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${n.kind} ${n.object}`)),
+      this.set(h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(n.kind)} ${n.object}`)),
         h('table', { class: 'facts' }, n.class ? h('tr', null, h('th', null, 'class'), h('td', null, n.class)) : null),
         h('div', { class: 'actions' }, h('button', { onclick: () => this.app.showLock(n.kind, n.object) }, 'Lock details'),
           h('button', { onclick: () => this.app.setLock(n.object) }, 'Highlight on the timeline')));

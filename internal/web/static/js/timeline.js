@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable } from './format.js';
+import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable, ownerFacts } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -76,7 +76,7 @@ export class Timeline {
     });
     this.lockChip = h('span', { class: 'lock-chip', hidden: true });
     const legend = h('div', { class: 'legend' }, STATES.map((s, i) =>
-      h('span', { class: 'legend-item' + (i === 0 ? ' runnable' : ''), style: { '--c': STATE_COLORS[i] } }, s)));
+      h('span', { class: 'legend-item' + (i === 0 ? ' runnable' : ''), title: STATE_TITLES[s], style: { '--c': STATE_COLORS[i] } }, s)));
     this.toolbar = h('div', { class: 'toolbar' },
       h('label', null, 'Sort ', this.sortSel),
       h('label', { title: 'Group threads whose names differ only by a trailing number' }, this.groupBox, ' group'),
@@ -1187,10 +1187,10 @@ export class Timeline {
     const base = [h('div', { class: 'tip-title' }, th.name),
       h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[seg.state] } }, STATES[seg.state]), ' ', h('b', null, fmtDur(seg.e - seg.s)), seg.open ? ' (still at the end)' : '')];
     const d = this.details.get(key);
-    if (d && !(d instanceof Promise)) { this.showTip(p, base.concat(tipDetail(d, this.threads))); return; }
+    if (d && !(d instanceof Promise)) { this.showTip(p, base.concat(tipDetail(d, this.threads, this.app.summary.source))); return; }
     this.showTip(p, base);
     this.detail(seg.thread, seg.first).then((v) => {
-      if (this.tipKey === key && !this.tip.hidden) this.showTip(this.mouse || p, base.concat(tipDetail(v, this.threads)));
+      if (this.tipKey === key && !this.tip.hidden) this.showTip(this.mouse || p, base.concat(tipDetail(v, this.threads, this.app.summary.source)));
     }, () => {});
   }
 
@@ -1381,14 +1381,14 @@ function tipStates(t) {
     h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[i] } }, s), ` ${fmtDur(t.time[i])} (${pct(t.time[i], life)})`) : null));
 }
 
-function tipDetail(d, threads) {
+function tipDetail(d, threads, source) {
   const out = [];
-  if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, d.state === 'acquiring' ? 'semaphore ' : d.state === 'parked' || d.state === 'idle' ? 'blocker ' : 'object '), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
-  if (d.other >= 0 || d.otherId) {
-    const label = { blocked: 'owner', joining: 'joins', waiting: 'woken by', parked: 'unparked by', idle: 'unparked by' }[d.state] || 'other';
-    out.push(h('div', null, h('span', { class: 'muted' }, `${label} `), d.other >= 0 ? threads[d.other].name : d.otherId));
+  const what = d.state === 'acquiring' ? 'semaphore' : d.acquire ? 'lock' : d.state === 'parked' || d.state === 'idle' ? 'parked on' : d.state === 'blocked' ? 'monitor' : 'object';
+  if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, `${what} `), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
+  for (const f of ownerFacts(d, source)) {
+    out.push(h('div', null, h('span', { class: 'muted' }, `${f.label} `), f.who ? (f.who.thread >= 0 ? threads[f.who.thread].name : f.who.name) : null,
+      f.note ? h('span', { class: 'muted' }, f.who ? ` (${f.note})` : f.note) : null));
   }
-  if (d.ownerAtPark) out.push(h('div', null, h('span', { class: 'muted' }, d.acquire ? 'lock held by ' : 'owner when parked '), d.ownerAtPark));
   if (d.wake) out.push(h('div', { class: 'muted' }, `ended by ${d.wake}`));
   if (d.pinned) out.push(h('div', null, h('b', null, 'pinned'), h('span', { class: 'muted' }, ' to its carrier: this virtual thread could not unmount and parked it')));
   if (d.since < d.start) out.push(h('div', { class: 'muted' }, `in this state since ${fmtTime(d.since)} (${fmtDur(d.end - d.since)} in all)`));

@@ -183,7 +183,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
 		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
 	}
-	if sight := d.rec.Sight(); sight != nil {
+	if sight := info.Sight(); sight != nil {
 		// As orca report says it (reader.Sight, docs/jfr.md).
 		name := sight.Name()
 		if sight.EndedOnly {
@@ -208,8 +208,8 @@ func (s *Server) summary(r *http.Request) (any, error) {
 			out.Warnings = append(out.Warnings, name+" records neither who unparked a park nor whether it timed out")
 		}
 	}
-	if n, _ := strconv.Atoi(info[format.InfoUnattributed]); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")
+	if n := info.Count(format.InfoUnattributed); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events of virtual threads were not attributed to a thread (not recorded)")
 	}
 	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
 		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
@@ -218,8 +218,8 @@ func (s *Server) summary(r *http.Request) (any, error) {
 			out.Info[k] = v
 		}
 	}
-	if n, _ := strconv.Atoi(info[format.InfoDroppedTotal]); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
+	if n, _ := info.Dropped(); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
 	}
 	if d.res.Malformed > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(d.res.Malformed)+" malformed lines were skipped")
@@ -227,7 +227,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if d.res.Truncated {
 		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
 	}
-	if info != nil && info[format.InfoComplete] == "false" {
+	if info.Incomplete() {
 		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
 	}
 	if len(m.Problems) > 0 {

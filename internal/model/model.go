@@ -328,6 +328,11 @@ type Lock struct {
 	Acquires, Releases int
 }
 
+// Contended reports whether threads waited to take the lock: a contention
+// that ended, or one still going on at the end (a deadlock's). The report, the viewer and the groups of transient locks
+// all count a lock as contended by this one test.
+func (l *Lock) Contended() bool { return l.Contentions+l.Open > 0 }
+
 // OwnerChange is a moment the fold learnt who owns a monitor.
 type OwnerChange struct {
 	At    format.Time

@@ -464,7 +464,7 @@ func (v *validator) groups() {
 	m := v.m
 	contended := map[format.ObjectID]bool{}
 	for _, l := range m.Locks {
-		if (l.Kind == Monitor || l.Kind == JUCLock) && l.Contentions+l.Open > 0 {
+		if (l.Kind == Monitor || l.Kind == JUCLock) && l.Contended() {
 			contended[l.Object] = true
 		}
 	}

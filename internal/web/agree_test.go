@@ -109,7 +109,10 @@ func agree(t *testing.T, r *recording, thread string) {
 	}
 	contended := 0
 	for _, v := range locks {
-		if v.Contentions+v.Open > 0 {
+		if v.Contended != (v.Contentions+v.Open > 0) {
+			t.Errorf("%s %s: contended %v with %d contentions, %d open", v.Kind, v.Object, v.Contended, v.Contentions, v.Open)
+		}
+		if v.Contended { // what the Locks view counts
 			contended++
 		}
 	}

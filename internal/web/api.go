@@ -172,9 +172,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.States = append(out.States, i.String())
 	}
 	for _, l := range locks {
-		// As orca report: a lock threads were still blocked on at the end
-		// (a deadlock's) is contended.
-		if l.Contentions+l.Open > 0 {
+		if l.Contended() { // as orca report counts it
 			out.Contended++
 		}
 	}
@@ -530,6 +528,7 @@ type lockJSON struct {
 	MaxBlocked   int64  `json:"maxBlocked"`
 	Open         int    `json:"open"`        // contentions still going on at the end
 	OpenBlocked  int64  `json:"openBlocked"` // their length up to the end
+	Contended    bool   `json:"contended"`   // model.Lock.Contended: the viewer counts these, as orca report does
 	Waiters      int    `json:"waiters"`
 	TopOwner     int    `json:"topOwner"` // thread index of the most blamed owner, -1 if none
 	OwnerUnknown int    `json:"ownerUnknown"`
@@ -549,7 +548,7 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
 		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.lockClass[l.Object], Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
-		Waiters: len(l.Waiters), TopOwner: -1,
+		Contended: l.Contended(), Waiters: len(l.Waiters), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
 		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
 	}

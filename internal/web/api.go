@@ -546,7 +546,7 @@ type lockJSON struct {
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
-		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.lockClass[l.Object], Contentions: l.Contentions,
+		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.objectClass(l.Object), Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
 		Contended: l.Contended(), Waiters: len(l.Waiters), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
@@ -715,7 +715,7 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := s.d.lock[lockRef{obj, kind}]
+	l := s.d.m.Lock(obj, kind)
 	if l == nil {
 		return nil, notFound("no %s %s in this recording", kind, obj)
 	}

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
+	. "orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/synth"
 )

@@ -9,6 +9,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/testrec"
 )
@@ -28,7 +29,7 @@ func load(t *testing.T, path string) (*reader.Recording, *model.Model) {
 func loadAll(t *testing.T) (*reader.Recording, *model.Model) {
 	t.Helper()
 	rec, m := load(t, "testdata/all.txtar")
-	for _, e := range model.Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Errorf("model: %v", e)
 	}
 	for _, p := range m.Problems {

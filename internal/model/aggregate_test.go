@@ -9,6 +9,7 @@ import (
 
 	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 )
 
@@ -29,7 +30,7 @@ func foldLines(t *testing.T, lines string) *Model {
 		b.Event(&ev)
 	}
 	m := b.Finalize()
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Errorf("invalid model: %v", e)
 	}
 	for _, p := range m.Problems {

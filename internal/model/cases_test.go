@@ -16,6 +16,7 @@ import (
 
 	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/testrec"
 )
 
@@ -122,7 +123,7 @@ func TestCases(t *testing.T) {
 // failures returns the model's Validate violations and its Problems.
 func failures(m *Model) []string {
 	var out []string
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		out = append(out, "violation: "+e.Error())
 	}
 	for _, p := range m.Problems {

@@ -11,6 +11,7 @@ import (
 
 	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/synth"
 )
@@ -187,7 +188,7 @@ func FuzzModel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orca := generate(data)
 		m := fold(orca)
-		for _, e := range Validate(m) {
+		for _, e := range modeltest.Validate(m) {
 			t.Errorf("%v", e)
 		}
 		for _, p := range m.Problems {
@@ -217,7 +218,7 @@ func FuzzModelText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := fold(data)
-		for _, e := range Validate(m) {
+		for _, e := range modeltest.Validate(m) {
 			t.Errorf("%v", e)
 		}
 		if t.Failed() {
@@ -243,7 +244,7 @@ func TestSynth(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Model
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Error(e)
 	}
 	if len(m.Problems) > 0 {

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/testrec"
 )
 
@@ -12,7 +13,7 @@ import (
 func loadCase(t *testing.T, name string) *Model {
 	t.Helper()
 	m := buildCase(t, testrec.Parse(t, "testdata/cases/"+name+".txtar")).Model
-	if errs := Validate(m); len(errs) > 0 {
+	if errs := modeltest.Validate(m); len(errs) > 0 {
 		t.Fatalf("%s is invalid before any change: %v", name, errs)
 	}
 	return m
@@ -99,7 +100,7 @@ func TestValidateCatches(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			m := loadCase(t, c.from)
 			c.breakIt(m)
-			errs := Validate(m)
+			errs := modeltest.Validate(m)
 			re := regexp.MustCompile(c.want)
 			for _, e := range errs {
 				if re.MatchString(e.Error()) {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/testrec"
 )
@@ -74,7 +75,7 @@ func TestGolden(t *testing.T) {
 func load(t *testing.T, name string, ar *txtar.Archive) (*reader.Recording, *model.Result) {
 	t.Helper()
 	rec, res := testrec.Build(t, ar, name)
-	for _, e := range model.Validate(res.Model) {
+	for _, e := range modeltest.Validate(res.Model) {
 		t.Errorf("%s: model: %v", name, e)
 	}
 	return rec, res
@@ -156,7 +157,7 @@ func TestRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range model.Validate(res.Model) {
+	for _, e := range modeltest.Validate(res.Model) {
 		t.Errorf("model: %v", e)
 	}
 	for _, opt := range []Options{{}, {Top: 3}, {Thread: "worker"}, {Thread: "main"}} {

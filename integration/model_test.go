@@ -9,6 +9,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 )
 
 // TestScenarioModel builds the model of a Scenario recording and checks what
@@ -40,7 +41,7 @@ func TestScenarioModel(t *testing.T) {
 }
 
 func checkScenarioModel(t *testing.T, m *model.Model, e expect) {
-	for _, err := range model.Validate(m) {
+	for _, err := range modeltest.Validate(m) {
 		t.Errorf("invalid model: %v", err)
 	}
 	// Every event of a complete recording pairs up, per thread in order (the

@@ -165,7 +165,7 @@ func writeAtomically(path string, write func(*os.File) error) error {
 // "" when nothing does.
 func incomplete(rec *reader.Recording, res *model.Result) string {
 	var why []string
-	if n, _ := strconv.ParseInt(rec.Info[format.InfoDroppedTotal], 10, 64); n > 0 {
+	if n, _ := rec.Info.Dropped(); n > 0 {
 		why = append(why, fmt.Sprintf("the agent dropped %d events", n))
 	}
 	if res.Malformed > 0 {

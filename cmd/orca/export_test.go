@@ -9,24 +9,15 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
-	"golang.org/x/tools/txtar"
+
+	"orca/internal/testrec"
 )
 
 // exportRecording writes internal/export's all-kinds case to a temporary
 // directory and returns its prefix.
 func exportRecording(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile("../../internal/export/testdata/all.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre := filepath.Join(t.TempDir(), "all")
-	for _, f := range ar.Files {
-		if err := os.WriteFile(pre+"."+f.Name, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return pre
+	return testrec.Files(t, "../../internal/export/testdata/all.txtar")
 }
 
 func TestExport(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/jfrimport"
+	"orca/internal/reader"
 )
 
 const importHelp = `Usage: orca import [-o PREFIX] [--force] [--quiet] RECORDING.jfr
@@ -146,17 +147,17 @@ func printImport(w io.Writer, src, prefix string, res *jfrimport.Result) {
 		}
 		fmt.Fprintf(w, "    %s%-11s  %s\n", prefix, ext, humanSize(n))
 	}
-	var evs, exts []kindCount
+	var evs, exts []reader.KindCount
 	var total int64
 	for k := format.Kind(1); k < format.NumKinds; k++ {
 		if n := res.Events[k]; n > 0 {
-			evs = append(evs, kindCount{k.String(), int64(n)})
+			evs = append(evs, reader.KindCount{Kind: k.String(), Count: int64(n)})
 			total += int64(n)
 		}
 	}
 	for k := format.ExtKind(1); k < format.NumExtKinds; k++ {
 		if n := res.Ext[k]; n > 0 {
-			exts = append(exts, kindCount{k.String(), int64(n)})
+			exts = append(exts, reader.KindCount{Kind: k.String(), Count: int64(n)})
 		}
 	}
 	fmt.Fprintf(w, "  events: %d\n", total)

@@ -18,6 +18,7 @@ import (
 
 	"orca/internal/agentlib"
 	"orca/internal/format"
+	"orca/internal/reader"
 )
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--force] [--quiet] -- COMMAND [ARGS...]
@@ -204,8 +205,8 @@ const exitAgentFailed = 3
 // would only make a corrected retry fail with "already exists".
 func dropUnstarted(recs []recording) (kept, unstarted []recording) {
 	for _, r := range recs {
-		in, err := readInfo(r.prefix + format.SuffixInfo)
-		if err != nil || in.values[format.InfoJavaVersion] != "" || in.values[format.InfoComplete] != "false" || !r.empty() {
+		in, err := reader.LoadInfo(r.prefix + format.SuffixInfo)
+		if err != nil || in.JavaVersion() != "" || !in.Incomplete() || !r.empty() {
 			kept = append(kept, r)
 			continue
 		}
@@ -260,8 +261,8 @@ func newSession() (string, error) {
 func ownRecordings(recs []recording, session string) []recording {
 	var out []recording
 	for _, r := range recs {
-		in, err := readInfo(r.prefix + format.SuffixInfo)
-		if err != nil || in.values[format.InfoSession] == session {
+		in, err := reader.LoadInfo(r.prefix + format.SuffixInfo)
+		if err != nil || in.Session() == session {
 			out = append(out, r)
 		}
 	}

@@ -8,26 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"orca/internal/testrec"
 )
 
 // reportRecording writes the contention case of internal/report's golden
 // tests to a temporary directory and returns its prefix.
 func reportRecording(t *testing.T) string {
 	t.Helper()
-	ar, err := txtar.ParseFile("../../internal/report/testdata/contention.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pre := filepath.Join(t.TempDir(), "contention")
-	for _, f := range ar.Files {
-		if f.Name != "args" {
-			if err := os.WriteFile(pre+"."+f.Name, f.Data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	return pre
+	return testrec.Files(t, "../../internal/report/testdata/contention.txtar")
 }
 
 func TestReport(t *testing.T) {

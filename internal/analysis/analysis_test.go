@@ -8,11 +8,12 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 )
 
 // build folds event lines ("time,Kind,fields…"; ids are hex, short ones
-// allowed) into a model, which must pass model.Validate with no problems.
+// allowed) into a model, which must pass modeltest.Validate with no problems.
 func build(t *testing.T, lines string) *model.Model {
 	t.Helper()
 	evs := reader.NewEvents(strings.NewReader(strings.TrimSpace(lines)+"\n"), "test.orca")
@@ -28,7 +29,7 @@ func build(t *testing.T, lines string) *model.Model {
 		b.Event(&ev)
 	}
 	m := b.Finalize()
-	for _, e := range model.Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Errorf("invalid model: %v", e)
 	}
 	for _, p := range m.Problems {

@@ -317,7 +317,7 @@ func edgeNames(e model.EdgeKind) (from, to string) {
 
 // pid returns the JVM's process id from .info, or 1.
 func pid(rec *reader.Recording) int64 {
-	if n, err := strconv.ParseInt(rec.Info[format.InfoPID], 10, 32); err == nil && n > 0 {
+	if n, err := strconv.ParseInt(rec.Info.PID(), 10, 32); err == nil && n > 0 {
 		return n
 	}
 	return 1
@@ -326,7 +326,7 @@ func pid(rec *reader.Recording) int64 {
 // processName returns the JVM's main class or jar (sun.java.command's
 // first word), or "java".
 func processName(rec *reader.Recording) string {
-	if f := strings.Fields(rec.Info[format.InfoCommand]); len(f) > 0 {
+	if f := strings.Fields(rec.Info.Command()); len(f) > 0 {
 		return f[0]
 	}
 	return "java"

@@ -3,56 +3,25 @@ package export
 import (
 	"bytes"
 	"cmp"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-
-	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
+	"orca/internal/testrec"
 )
 
-// The recordings are txtar archives: sections orca, methods, classtable and
-// info become PREFIX.orca, … ("<EOF>" as the last line: no final newline).
-// testdata/all.txtar has every state and edge kind and is checked in
+// The recordings are txtar archives (testrec). testdata/all.txtar has every state and edge kind and is checked in
 // detail; the model's and the report's cases are exported too, and checked
 // against their models (TestEveryCase).
 
-// load builds the recording of a txtar archive and validates its model.
+// load builds the recording of a txtar archive.
 func load(t *testing.T, path string) (*reader.Recording, *model.Model) {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	prefix := filepath.Join(dir, strings.TrimSuffix(filepath.Base(path), ".txtar"))
-	for _, f := range ar.Files {
-		switch f.Name {
-		case "orca", "methods", "classtable", "info", "ext":
-		default:
-			continue
-		}
-		data := string(f.Data)
-		if s, ok := strings.CutSuffix(data, "\n<EOF>\n"); ok {
-			data = s
-		}
-		if err := os.WriteFile(prefix+"."+f.Name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, res := testrec.Load(t, path)
 	return rec, res.Model
 }
 
@@ -60,7 +29,7 @@ func load(t *testing.T, path string) (*reader.Recording, *model.Model) {
 func loadAll(t *testing.T) (*reader.Recording, *model.Model) {
 	t.Helper()
 	rec, m := load(t, "testdata/all.txtar")
-	for _, e := range model.Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Errorf("model: %v", e)
 	}
 	for _, p := range m.Problems {

@@ -3,7 +3,6 @@ package export
 import (
 	"fmt"
 	"io"
-	"strconv"
 
 	"github.com/google/pprof/profile"
 
@@ -46,10 +45,8 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		DurationNanos: int64(m.End - m.Start),
 		Comments:      []string{"orca export " + rec.Prefix + ", kind " + k.String()},
 	}
-	if o, err := strconv.ParseInt(rec.Info[format.InfoOriginUnixNS], 10, 64); err == nil {
-		if mono, err := strconv.ParseInt(rec.Info[format.InfoOriginMonoNS], 10, 64); err == nil {
-			p.TimeNanos = o + int64(m.Start) - mono
-		}
+	if o, mono, ok := rec.Info.Origin(); ok {
+		p.TimeNanos = o + int64(m.Start) - mono
 	}
 	// Every location gets the one mapping, which says the functions are
 	// already known, so pprof does not look for a binary to symbolize.

@@ -17,6 +17,7 @@ import (
 	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 )
 
@@ -482,7 +483,7 @@ func checkModel(t *testing.T, rec *reader.Recording) *model.Model {
 	if res.Malformed > 0 || res.Truncated {
 		t.Errorf("model: %d malformed lines, truncated %v: %v", res.Malformed, res.Truncated, res.ParseErrors)
 	}
-	for _, e := range model.Validate(res.Model) {
+	for _, e := range modeltest.Validate(res.Model) {
 		t.Errorf("model: %v", e)
 	}
 	for _, p := range res.Model.Problems {

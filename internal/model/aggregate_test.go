@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"io"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"orca/internal/format"
+	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 )
 
@@ -28,7 +30,7 @@ func foldLines(t *testing.T, lines string) *Model {
 		b.Event(&ev)
 	}
 	m := b.Finalize()
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Errorf("invalid model: %v", e)
 	}
 	for _, p := range m.Problems {
@@ -206,13 +208,12 @@ func TestSiteStack(t *testing.T) {
 4,MonitorContendedEntered,D,AAAA,2;1;10;2;6
 `)
 	// Method 1: bytecodes 10 and 11 are line 7; method 2 has no line table.
-	m.groupSites(func(f format.Frame) string {
+	m.GroupSites(func(f format.Frame) string {
 		if f.Method == 1 {
 			return "M.one(M.java:7)"
 		}
 		return ""
 	})
-	m.aggregate()
 	l := m.Lock(0xAAAA, Monitor)
 	want := []Site{{Stack: 1, Contentions: 2, Blocked: s2t(2)}, {Stack: 3, Contentions: 1, Blocked: s2t(1)}}
 	if !reflect.DeepEqual(l.Sites, want) {

@@ -43,15 +43,15 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 		})
 	}
 	b.shutdown = func(st []format.Frame) bool { return ShutdownStack(st, name) }
-	b.m.Unfinished = rec.Info[format.InfoComplete] == "false"
-	b.waitTimeouts = rec.Info[format.InfoWaitTimeouts] == "yes"
+	b.m.Unfinished = rec.Info.Incomplete()
+	b.waitTimeouts = rec.Info.WaitTimeouts()
 	b.line = func(f format.Frame) string {
 		if _, line := rec.Line(f); line > 0 {
 			return rec.Resolve(f) // class, method, file and line
 		}
 		return ""
 	}
-	if c := rec.Cut(); c != nil {
+	if c := rec.Info.Cut(); c != nil {
 		b.CutAt(c.At, c.Reason)
 	}
 	res := &Result{}

@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"bytes"
@@ -15,7 +15,9 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
-	"orca/internal/reader"
+	. "orca/internal/model"
+	"orca/internal/model/modeltest"
+	"orca/internal/testrec"
 )
 
 var update = flag.Bool("update", false, "rewrite the expect sections of testdata/cases/*.txtar")
@@ -25,7 +27,7 @@ var update = flag.Bool("update", false, "rewrite the expect sections of testdata
 // (the events), optionally methods, classtable and info (the recording's
 // other files; a last line "<EOF>" means the file ends without a newline),
 // and expect. The case is built through reader.Open and Build from a
-// temporary directory, like a real recording.
+// temporary directory, like a real recording (internal/testrec).
 //
 // expect is the model's dump (see dumpModel). Without a first line
 // FAILURE "regexp", the model must pass Validate and have no Problems;
@@ -42,10 +44,7 @@ func TestCases(t *testing.T) {
 	kinds := map[format.Kind]bool{}
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".txtar"), func(t *testing.T) {
-			ar, err := txtar.ParseFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ar := testrec.Parse(t, path)
 			if len(bytes.TrimSpace(ar.Comment)) == 0 {
 				t.Error("the case has no comment saying what it shows")
 			}
@@ -124,7 +123,7 @@ func TestCases(t *testing.T) {
 // failures returns the model's Validate violations and its Problems.
 func failures(m *Model) []string {
 	var out []string
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		out = append(out, "violation: "+e.Error())
 	}
 	for _, p := range m.Problems {
@@ -152,32 +151,11 @@ func caseKinds(ar *txtar.Archive) []format.Kind {
 	return out
 }
 
-// buildCase writes the case's recording to a temporary directory and
-// builds its model.
+// buildCase builds the case's recording (testrec.Build).
 func buildCase(t testing.TB, ar *txtar.Archive) *Result {
 	t.Helper()
-	dir := t.TempDir()
-	prefix := filepath.Join(dir, "case")
-	for _, f := range ar.Files {
-		if f.Name == "expect" {
-			continue
-		}
-		data := f.Data
-		if d, ok := bytes.CutSuffix(data, []byte("\n<EOF>\n")); ok {
-			data = d
-		}
-		if err := os.WriteFile(prefix+"."+f.Name, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(rec, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, res := testrec.Build(t, ar, "case")
+	dir := filepath.Dir(rec.Prefix)
 	for i, e := range res.ParseErrors {
 		// The temporary directory is not part of the expectation.
 		res.ParseErrors[i] = fmt.Errorf("%s", strings.ReplaceAll(e.Error(), dir+string(filepath.Separator), ""))

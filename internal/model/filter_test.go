@@ -1,9 +1,11 @@
-package model
+package model_test
 
 import (
 	"math"
 	"reflect"
 	"testing"
+
+	. "orca/internal/model"
 )
 
 // TestFilter checks that a View's locks are the aggregate of its threads

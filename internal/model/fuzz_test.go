@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
+	. "orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/synth"
 )
@@ -186,7 +188,7 @@ func FuzzModel(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orca := generate(data)
 		m := fold(orca)
-		for _, e := range Validate(m) {
+		for _, e := range modeltest.Validate(m) {
 			t.Errorf("%v", e)
 		}
 		for _, p := range m.Problems {
@@ -216,7 +218,7 @@ func FuzzModelText(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m := fold(data)
-		for _, e := range Validate(m) {
+		for _, e := range modeltest.Validate(m) {
 			t.Errorf("%v", e)
 		}
 		if t.Failed() {
@@ -242,7 +244,7 @@ func TestSynth(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := res.Model
-	for _, e := range Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Error(e)
 	}
 	if len(m.Problems) > 0 {

@@ -113,7 +113,7 @@ func (ag *aggregator) transient(a *lockAgg) bool {
 		} else {
 			c = ag.m.byObject[lockKey{l.Object, k}]
 		}
-		if c != nil && c.Contentions+c.Open > 0 {
+		if c != nil && c.Contended() {
 			return false
 		}
 	}

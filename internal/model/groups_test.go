@@ -1,4 +1,4 @@
-package model
+package model_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"orca/internal/format"
+	. "orca/internal/model"
 )
 
 // recorder writes event lines one after the other, each park or wait

@@ -7,6 +7,7 @@ package model
 
 import (
 	"iter"
+	"maps"
 
 	"orca/internal/format"
 )
@@ -57,6 +58,7 @@ const (
 	WakeTimeout               // no notify reached it: timed out, interrupted or spurious
 	WakeNever                 // still waiting when the recording ended
 	WakeUnpark                // a park ended by another thread's unpark (Interval.Other)
+	NumWakes                  // the number of wake kinds
 )
 
 var wakeNames = []string{"", "notify", "notifyAll", "ambiguous", "timeout", "never", "unpark"}
@@ -328,6 +330,11 @@ type Lock struct {
 	Acquires, Releases int
 }
 
+// Contended reports whether threads waited to take the lock: a contention
+// that ended, or one still going on at the end (a deadlock's). The report, the viewer and the groups of transient locks
+// all count a lock as contended by this one test.
+func (l *Lock) Contended() bool { return l.Contentions+l.Open > 0 }
+
 // OwnerChange is a moment the fold learnt who owns a monitor.
 type OwnerChange struct {
 	At    format.Time
@@ -577,6 +584,12 @@ type Cut struct {
 
 // Thread returns the thread with id, or nil.
 func (m *Model) Thread(id format.ThreadID) *Thread { return m.byThread[id] }
+
+// ThreadIndex yields the entries of the index behind Thread, in no order,
+// for a validator to check against Threads (modeltest.Validate).
+func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
+	return maps.All(m.byThread)
+}
 
 // Lock returns the lock of that kind on obj, or nil.
 func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockKey{obj, kind}] }

@@ -1,10 +1,11 @@
-package model
+package model_test
 
 import (
 	"strings"
 	"testing"
 
 	"orca/internal/format"
+	. "orca/internal/model"
 )
 
 // TestIdleStack: the idle rule on stacks as the JDK, Tomcat and Jetty make them (innermost

@@ -1,21 +1,19 @@
-package model
+package model_test
 
 import (
 	"regexp"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	. "orca/internal/model"
+	"orca/internal/model/modeltest"
+	"orca/internal/testrec"
 )
 
 // loadCase builds the model of testdata/cases/name.txtar.
 func loadCase(t *testing.T, name string) *Model {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/cases/" + name + ".txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := buildCase(t, ar).Model
-	if errs := Validate(m); len(errs) > 0 {
+	m := buildCase(t, testrec.Parse(t, "testdata/cases/"+name+".txtar")).Model
+	if errs := modeltest.Validate(m); len(errs) > 0 {
 		t.Fatalf("%s is invalid before any change: %v", name, errs)
 	}
 	return m
@@ -58,7 +56,7 @@ func TestValidateCatches(t *testing.T) {
 			// (The change C's own Enter made to A is left out of its range.)
 			iv := &m.Thread(0xC).Intervals[0]
 			iv.First = 0xD
-			iv.ownFrom++
+			MoveOwnFrom(iv)
 		}, `blocked threads name owners`},
 		{"contention count", "owner-change", func(m *Model) { m.Lock(0xAAAA, Monitor).Contentions++ }, `2 contentions|3 contentions`},
 		{"max blocked", "owner-change", func(m *Model) { m.Lock(0xAAAA, Monitor).MaxBlocked-- }, `max`},
@@ -96,13 +94,13 @@ func TestValidateCatches(t *testing.T) {
 		}, `at end, yet`},
 		{"deadlock resolved before it formed", "transient-cycle", func(m *Model) { m.Deadlocks[0].Resolved = m.Deadlocks[0].At - 1 }, `resolved`},
 		{"deadlock malformed", "deadlock-two-locks", func(m *Model) { m.Deadlocks[0].Objects = nil }, `malformed`},
-		{"thread index", "kinds", func(m *Model) { m.byThread[0x55] = m.Threads[0] }, `not in Threads`},
+		{"thread index", "kinds", func(m *Model) { IndexThread(m, 0x55, m.Threads[0]) }, `not in Threads`},
 		{"threads unsorted", "kinds", func(m *Model) { m.Threads[0], m.Threads[1] = m.Threads[1], m.Threads[0] }, `not sorted`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := loadCase(t, c.from)
 			c.breakIt(m)
-			errs := Validate(m)
+			errs := modeltest.Validate(m)
 			re := regexp.MustCompile(c.want)
 			for _, e := range errs {
 				if re.MatchString(e.Error()) {

@@ -251,6 +251,40 @@ func TestInfo(t *testing.T) {
 	}
 }
 
+// TestInfoAccessors reads the run facts the commands use through Info's
+// accessors: one decision each, for the report, the viewer, the exports
+// and orca record's summary.
+func TestInfoAccessors(t *testing.T) {
+	in := ReadInfo(strings.NewReader("complete=false\nstart_s=1.5\nend_s=3.25\ndropped_total=x\n" +
+		"events.ThreadPark=2\nevents.Zebra=5\nevents.ObjectWait=3\nevents.ThreadSleep=0\n" +
+		"owner_unknown.released=4\nowner_unknown.bad=?\nwarning=a\nwarning=b\norigin_unix_ns=100\norigin_mono_ns=7\n"))
+	if c, known := in.Complete(); c || !known || !in.Incomplete() {
+		t.Errorf("Complete() = %v, %v", c, known)
+	}
+	if s, e, ok := in.Span(); !ok || s != 1500000000 || e != 3250000000 {
+		t.Errorf("Span() = %v, %v, %v", s, e, ok)
+	}
+	if _, ok := in.Dropped(); ok {
+		t.Error("a malformed dropped_total is known")
+	}
+	if got := fmt.Sprint(in.KindCounts(format.InfoEvents)); got != "[{ObjectWait 3} {ThreadPark 2} {Zebra 5}]" {
+		t.Errorf("KindCounts = %s", got)
+	}
+	if got := in.Counters(format.InfoOwnerUnknown + "."); len(got) != 1 || got["released"] != 4 {
+		t.Errorf("Counters = %v", got)
+	}
+	if w := in.Warnings(); len(w) != 2 || w[1] != "b" || !in.ParksRecorded() {
+		t.Errorf("Warnings = %q, ParksRecorded %v", w, in.ParksRecorded())
+	}
+	if u, m, ok := in.Origin(); !ok || u != 100 || m != 7 {
+		t.Errorf("Origin() = %d, %d, %v", u, m, ok)
+	}
+	var none Info
+	if _, known := none.Complete(); known || none.Incomplete() || none.Warnings() != nil || none.Cut() != nil || none.Sight() != nil {
+		t.Error("a recording without .info says something")
+	}
+}
+
 // The generated recording used by the benchmark decodes without errors and
 // survives the agent's encoding unchanged.
 func TestGenerated(t *testing.T) {

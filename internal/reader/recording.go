@@ -17,8 +17,8 @@ type Recording struct {
 	Prefix   string
 	Methods  map[format.MethodID]*Method
 	Classes  map[format.ClassID]*Class
-	Info     map[string]string // PREFIX.info key=value (nil if the file is absent); repeated keys joined with "\n"
-	Warnings []string          // malformed lines in .methods/.classtable/.info (file:line: msg), missing files
+	Info     Info     // PREFIX.info (nil if the file is absent)
+	Warnings []string // malformed lines in .methods/.classtable/.info (file:line: msg), missing files
 
 	// dotted caches ClassName per class: exporters resolve the same few
 	// hundred classes millions of times. Filled by Open, read-only after.

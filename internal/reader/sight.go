@@ -29,12 +29,11 @@ type Sight struct {
 // Sight returns what the recording's source could not see, or nil when
 // .info says nothing of it (the agent's recordings: it sees every state
 // from its start).
-func (r *Recording) Sight() *Sight {
-	info := r.Info
-	s := &Sight{Source: info[format.InfoSource], EndedOnly: info[format.InfoEndedOnly] == "true",
-		ParkEndsUnknown: info[format.InfoParkEnds] == "unknown", SettingsKnown: info[format.InfoSourceSettings] == "known",
+func (in Info) Sight() *Sight {
+	s := &Sight{Source: in[format.InfoSource], EndedOnly: in[format.InfoEndedOnly] == "true",
+		ParkEndsUnknown: in[format.InfoParkEnds] == "unknown", SettingsKnown: in[format.InfoSourceSettings] == "known",
 		Threshold: map[format.Kind]format.Time{}, NotRecorded: map[format.Kind]string{}, NoStacks: map[format.Kind]string{}}
-	for k, v := range info {
+	for k, v := range in {
 		kind := func(prefix string) (format.Kind, bool) {
 			name, ok := strings.CutPrefix(k, prefix)
 			kd, known := format.KindByName[name]

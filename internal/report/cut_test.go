@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"orca/internal/testrec"
 )
 
 // TestCut is issue 12's "never invent hangs from a cut recording": on a
@@ -15,10 +15,7 @@ import (
 // blocked time end at the cut. The same events without the cut (a JVM killed with kill -9:
 // complete=false, no write_error) keep their hangs and their deadlock.
 func TestCut(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/cut.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ar := testrec.Parse(t, "testdata/cut.txtar")
 	rec, res := load(t, "cut", ar)
 	r := New(rec, res, Options{})
 	if len(r.Hangs) != 0 || len(r.Deadlocks) != 1 || r.DurationS != 3 || r.OpenS != 4.15 || r.BlockedS != 0 || r.Events != 14 {

@@ -14,7 +14,9 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
+	"orca/internal/testrec"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/report.*.txt and .json")
@@ -33,10 +35,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		ar, err := txtar.ParseFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		ar := testrec.Parse(t, path)
 		argSets := []string{""}
 		for _, f := range ar.Files {
 			if f.Name == "args" {
@@ -72,32 +71,11 @@ func TestGolden(t *testing.T) {
 	}
 }
 
-// load writes a case's files to a temporary directory, opens and builds
-// the recording and validates the model.
+// load builds a case's recording (testrec.Build) and validates the model.
 func load(t *testing.T, name string, ar *txtar.Archive) (*reader.Recording, *model.Result) {
 	t.Helper()
-	dir := t.TempDir()
-	for _, f := range ar.Files {
-		if f.Name == "args" {
-			continue
-		}
-		data := string(f.Data)
-		if s, ok := strings.CutSuffix(data, "\n<EOF>\n"); ok {
-			data = s
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+"."+f.Name), []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	rec, err := reader.Open(filepath.Join(dir, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range model.Validate(res.Model) {
+	rec, res := testrec.Build(t, ar, name)
+	for _, e := range modeltest.Validate(res.Model) {
 		t.Errorf("%s: model: %v", name, e)
 	}
 	return rec, res
@@ -179,7 +157,7 @@ func TestRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range model.Validate(res.Model) {
+	for _, e := range modeltest.Validate(res.Model) {
 		t.Errorf("model: %v", e)
 	}
 	for _, opt := range []Options{{}, {Top: 3}, {Thread: "worker"}, {Thread: "main"}} {

@@ -6,17 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"orca/internal/testrec"
 )
 
 // report builds the report of testdata/CASE.txtar and its text.
 func report(t *testing.T, name string) (*Report, string) {
 	t.Helper()
-	ar, err := txtar.ParseFile("testdata/" + name + ".txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec, res := load(t, name, ar)
+	rec, res := load(t, name, testrec.Parse(t, "testdata/"+name+".txtar"))
 	r := New(rec, res, Options{})
 	var b bytes.Buffer
 	if err := r.WriteText(&b); err != nil {

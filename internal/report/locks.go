@@ -17,7 +17,7 @@ import (
 func (b *builder) locks(ls []*model.Lock) []Lock {
 	out := []Lock{}
 	for _, ml := range ls {
-		if ml.Contentions+ml.Open == 0 {
+		if !ml.Contended() {
 			continue
 		}
 		l := Lock{

@@ -4,8 +4,6 @@ import (
 	"math"
 	"regexp"
 	"sort"
-	"strconv"
-	"strings"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -43,9 +41,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
-		Command:           infoString(rec, format.InfoCommand),
-		PID:               infoString(rec, format.InfoPID),
-		Java:              infoString(rec, format.InfoJavaVersion),
+		Command:           nonEmpty(rec.Info.Command()),
+		PID:               nonEmpty(rec.Info.PID()),
+		Java:              nonEmpty(rec.Info.JavaVersion()),
 		OriginS:           m.Start.Seconds(),
 		DurationS:         sec(m.End - m.Start),
 		Events:            m.Events,
@@ -65,44 +63,31 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.hasInfo = rec.Info != nil
 	// The agent records parks unless told kinds=seed (an import from JFR
 	// has them too).
-	_, r.parks = rec.Info[format.InfoEvents+format.ThreadPark.String()]
-	r.parks = r.parks && !strings.Contains(rec.Info[format.InfoAgentOptions], "kinds=seed")
-	if v, ok := rec.Info[format.InfoComplete]; ok {
-		c := v == "true"
+	r.parks = rec.Info.ParksRecorded()
+	if c, ok := rec.Info.Complete(); ok {
 		r.Complete = &c
 	}
-	if v, ok := rec.Info[format.InfoDroppedTotal]; ok {
-		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-			r.DroppedEvents = &n
-		}
-	}
 	infoInt := func(key string) *int64 {
-		if n, err := strconv.ParseInt(rec.Info[key], 10, 64); err == nil {
+		if n, ok := rec.Info.Int(key); ok {
 			return &n
 		}
 		return nil
 	}
+	r.DroppedEvents = infoInt(format.InfoDroppedTotal)
 	r.DroppedAtExit = infoInt(format.InfoDroppedAtExit)
 	r.UnattributedEvents = infoInt(format.InfoUnattributed)
 	r.VirtualThreads = infoInt(format.InfoVirtualThreads)
-	r.Unattributed = map[string]int64{}
-	r.OwnerUnknownWhy = map[string]int64{}
-	for k := range rec.Info {
-		if why, ok := strings.CutPrefix(k, format.InfoOwnerUnknown+"."); ok {
-			if n := infoInt(k); n != nil && *n > 0 {
-				r.OwnerUnknownWhy[why] = *n
-			}
-		}
-		if kind, ok := strings.CutPrefix(k, format.InfoUnattributedOf); ok {
-			if n := infoInt(k); n != nil {
-				r.Unattributed[kind] = *n
-			}
+	r.Unattributed = rec.Info.Counters(format.InfoUnattributedOf)
+	r.OwnerUnknownWhy = rec.Info.Counters(format.InfoOwnerUnknown + ".")
+	for why, n := range r.OwnerUnknownWhy {
+		if n <= 0 {
+			delete(r.OwnerUnknownWhy, why)
 		}
 	}
 	if opt.Thread != "" {
 		r.Filter = &Filter{Thread: opt.Thread, Matched: len(b.v.Threads)}
 	}
-	if s := rec.Sight(); s != nil {
+	if s := rec.Info.Sight(); s != nil {
 		r.Sight = &Sight{Source: s.Source, HangsVisible: !s.EndedOnly, DeadlocksVisible: !s.EndedOnly, Unparkers: !s.ParkEndsUnknown,
 			SettingsKnown: s.SettingsKnown, ThresholdsS: map[string]float64{}, NotRecorded: map[string]string{}, NoStacks: map[string]string{}}
 		for k, t := range s.Threshold {
@@ -194,9 +179,10 @@ func top[T any](s []T, n int) ([]T, int) {
 	return s, total
 }
 
-func infoString(rec *reader.Recording, key string) *string {
-	if v, ok := rec.Info[key]; ok && v != "" {
-		return &v
+// nonEmpty returns a pointer to s, nil for "" (JSON null: not known).
+func nonEmpty(s string) *string {
+	if s != "" {
+		return &s
 	}
 	return nil
 }

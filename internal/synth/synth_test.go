@@ -6,6 +6,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/synth"
 )
@@ -46,7 +47,7 @@ func TestFolds(t *testing.T) {
 	for _, p := range m.Problems {
 		t.Error(p)
 	}
-	for _, e := range model.Validate(m) {
+	for _, e := range modeltest.Validate(m) {
 		t.Error(e)
 	}
 	if len(m.Threads) < 200 || len(m.Locks) < 100 || len(m.Stacks) < 1000 {

@@ -3,12 +3,11 @@ package web
 import (
 	"math"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"golang.org/x/tools/txtar"
+	"orca/internal/testrec"
 
 	"orca/internal/model"
 	"orca/internal/report"
@@ -109,7 +108,10 @@ func agree(t *testing.T, r *recording, thread string) {
 	}
 	contended := 0
 	for _, v := range locks {
-		if v.Contentions+v.Open > 0 {
+		if v.Contended != (v.Contentions+v.Open > 0) {
+			t.Errorf("%s %s: contended %v with %d contentions, %d open", v.Kind, v.Object, v.Contended, v.Contentions, v.Open)
+		}
+		if v.Contended { // what the Locks view counts
 			contended++
 		}
 	}
@@ -176,26 +178,8 @@ func agree(t *testing.T, r *recording, thread string) {
 	}
 }
 
-// fromTxtar writes a report golden case to files (a section per file, as
-// internal/report's golden test does) and builds it.
+// fromTxtar builds a txtar case (testrec) for the viewer.
 func fromTxtar(t *testing.T, path string) *recording {
 	t.Helper()
-	ar, err := txtar.ParseFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".txtar"))
-	for _, f := range ar.Files {
-		if f.Name == "args" {
-			continue
-		}
-		data := string(f.Data)
-		if s, ok := strings.CutSuffix(data, "\n<EOF>\n"); ok {
-			data = s // the file has no final newline
-		}
-		if err := os.WriteFile(prefix+"."+f.Name, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return build(t, prefix)
+	return build(t, testrec.Files(t, path))
 }

@@ -177,9 +177,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.States = append(out.States, i.String())
 	}
 	for _, l := range locks {
-		// As orca report: a lock threads were still blocked on at the end
-		// (a deadlock's) is contended.
-		if l.Contentions+l.Open > 0 {
+		if l.Contended() { // as orca report counts it
 			out.Contended++
 		}
 	}
@@ -191,7 +189,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if src := info[format.InfoSource]; src != "" {
 		out.Source = (&reader.Sight{Source: src}).Name()
 	}
-	if sight := d.rec.Sight(); sight != nil {
+	if sight := info.Sight(); sight != nil {
 		// As orca report says it (reader.Sight, docs/jfr.md).
 		name := sight.Name()
 		out.Source = name
@@ -217,8 +215,8 @@ func (s *Server) summary(r *http.Request) (any, error) {
 			out.Warnings = append(out.Warnings, name+" records neither who unparked a park nor whether it timed out")
 		}
 	}
-	if n, _ := strconv.Atoi(info[format.InfoUnattributed]); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events of virtual threads were not attributed to a thread (not recorded)")
+	if n := info.Count(format.InfoUnattributed); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events of virtual threads were not attributed to a thread (not recorded)")
 	}
 	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
 		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
@@ -227,8 +225,8 @@ func (s *Server) summary(r *http.Request) (any, error) {
 			out.Info[k] = v
 		}
 	}
-	if n, _ := strconv.Atoi(info[format.InfoDroppedTotal]); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(n)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
+	if n, _ := info.Dropped(); n > 0 {
+		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
 	}
 	if d.res.Malformed > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(d.res.Malformed)+" malformed lines were skipped")
@@ -236,7 +234,7 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if d.res.Truncated {
 		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
 	}
-	if info != nil && info[format.InfoComplete] == "false" {
+	if info.Incomplete() {
 		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
 	}
 	if len(m.Problems) > 0 {
@@ -550,6 +548,7 @@ type lockJSON struct {
 	MaxBlocked   int64  `json:"maxBlocked"`
 	Open         int    `json:"open"`        // contentions still going on at the end
 	OpenBlocked  int64  `json:"openBlocked"` // their length up to the end
+	Contended    bool   `json:"contended"`   // model.Lock.Contended: the viewer counts these, as orca report does
 	Waiters      int    `json:"waiters"`
 	TopOwner     int    `json:"topOwner"` // thread index of the most blamed owner, -1 if none
 	OwnerUnknown int    `json:"ownerUnknown"`
@@ -567,9 +566,9 @@ type lockJSON struct {
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
-		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.lockClass[l.Object], Contentions: l.Contentions,
+		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.objectClass(l.Object), Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
-		Waiters: len(l.Waiters), TopOwner: -1,
+		Contended: l.Contended(), Waiters: len(l.Waiters), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
 		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
 	}
@@ -736,7 +735,7 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := s.d.lock[lockRef{obj, kind}]
+	l := s.d.m.Lock(obj, kind)
 	if l == nil {
 		return nil, notFound("no %s %s in this recording", kind, obj)
 	}

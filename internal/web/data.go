@@ -16,8 +16,10 @@ type data struct {
 	m   *model.Model
 	all *model.View // the model unfiltered, for its groups
 
-	thread    map[format.ThreadID]int // index in m.Threads
-	lock      map[lockRef]*model.Lock
+	thread map[format.ThreadID]int // index in m.Threads
+	// lockClass is Model.Class per lock's object, as a Java name: the
+	// model decides which of an object's locks names its class; this only
+	// keeps the answer, which every interval of the object shows.
 	lockClass map[format.ObjectID]string
 	// edgesTo and edgesFrom hold, per thread index, indexes into m.Edges
 	// in m.Edges order (by ToTime).
@@ -33,17 +35,11 @@ type data struct {
 	overview map[int]*overviewJSON
 }
 
-type lockRef struct {
-	obj  format.ObjectID
-	kind model.LockKind
-}
-
 func newData(rec *reader.Recording, res *model.Result) *data {
 	m := res.Model
 	d := &data{
 		rec: rec, res: res, m: m,
 		thread:    make(map[format.ThreadID]int, len(m.Threads)),
-		lock:      make(map[lockRef]*model.Lock, len(m.Locks)),
 		lockClass: map[format.ObjectID]string{},
 		edgesTo:   make([][]int32, len(m.Threads)),
 		edgesFrom: make([][]int32, len(m.Threads)),
@@ -55,9 +51,10 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		d.intervals += len(t.Intervals)
 	}
 	for _, l := range m.Locks {
-		d.lock[lockRef{l.Object, l.Kind}] = l
-		if l.Class != "" {
-			d.lockClass[l.Object] = format.JavaName(l.Class)
+		if _, done := d.lockClass[l.Object]; !done {
+			if c := m.Class(l.Object); c != "" {
+				d.lockClass[l.Object] = format.JavaName(c)
+			}
 		}
 	}
 	for i, e := range m.Edges {
@@ -133,8 +130,8 @@ func (d *data) stackFrames(id model.StackID) []frameJSON {
 // distinct frame many times; the caller caches).
 func (d *data) resolveFrame(f format.Frame) string { return d.rec.Resolve(f) }
 
-// objectName is a lock's identity for display: the hash and, when known,
-// its class.
+// objectClass is the Java name of an object's class (Model.Class), "" when
+// unknown.
 func (d *data) objectClass(o format.ObjectID) string { return d.lockClass[o] }
 
 // threadName returns the name of a thread id, or its hex id.

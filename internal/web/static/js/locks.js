@@ -71,10 +71,9 @@ export class Locks {
     }));
     this.locks = rows;
     this.maxBlocked = Math.max(1, ...rows.map((l) => l.blocked));
-    // As orca report: a lock threads were still blocked on at the end (a
-    // deadlock's) is contended too.
     this.maxWait = Math.max(1, ...rows.map((l) => l.waitTime));
-    const contended = rows.filter((l) => l.contentions + l.open > 0).length;
+    // The model decides (Lock.Contended), as for orca report.
+    const contended = rows.filter((l) => l.contended).length;
     const grouped = this.groups.reduce((n, g) => n + g.objects, 0);
     const inGroups = grouped ? ` (${fmtCount(grouped)} short-lived objects of one class and call site in ${fmtCount(this.groups.length)} ${this.groups.length === 1 ? 'group' : 'groups'})` : '';
     this.note.textContent = `${fmtCount(locks.length)} monitors, semaphores and objects that were contended, waited on, notified, parked on or acquired${inGroups}; ${fmtCount(contended)} contended. Click a column to sort, a row for its owners, waiters and call sites.`;

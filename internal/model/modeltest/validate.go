@@ -1,4 +1,9 @@
-package model
+// Package modeltest is the test oracle of the model: Validate checks a
+// model.Model against the invariants the fold must keep. Only tests call
+// it (the model's, the report's, the exports', the viewer's, the
+// importer's and the real-JVM tests of integration/), as Go's trace tests
+// call internal/trace/testtrace.
+package modeltest
 
 import (
 	"fmt"
@@ -6,6 +11,7 @@ import (
 	"sort"
 
 	"orca/internal/format"
+	"orca/internal/model"
 )
 
 // Validate checks the Model's invariants and returns every violation (at
@@ -32,32 +38,37 @@ import (
 //   - the cycles of the wait-for graph at each instant something changes
 //     (WaitGraphAt) are the deadlocks standing then (in a model of at most
 //     waitGraphChecks thread-instants).
-func Validate(m *Model) []error {
-	orig := m
+func Validate(m *model.Model) []error {
+	v := &validator{m: m}
 	// The checks below were written for contentions split at owner
 	// changes; they check the spans the model computes the same way.
-	m = m.segmented()
-	v := &validator{m: m}
+	v.segment()
 	v.threads()
 	v.locks()
 	v.groups()
 	v.holders()
 	v.edges()
 	v.deadlocks()
-	v.waitGraphs(orig)
+	v.waitGraphs(m)
 	return v.errs
 }
 
 type validator struct {
-	m    *Model
-	errs []error
-	occs []*occurrence
+	m *model.Model
+	// segThreads are m's threads with their Blocked intervals split at
+	// owner changes (model.Model.Segments); byID is m's index of threads
+	// (ThreadIndex) pointing at these copies, wrong entries included: they
+	// are among what Validate checks.
+	segThreads []*model.Thread
+	byID       map[format.ThreadID]*model.Thread
+	errs       []error
+	occs       []*occurrence
 	// by thread
-	occOf map[*Thread][]*occurrence
+	occOf map[*model.Thread][]*occurrence
 }
 
 type occKey struct {
-	state State
+	state model.State
 	since format.Time
 	obj   format.ObjectID
 }
@@ -65,15 +76,15 @@ type occKey struct {
 // occurrence is one state of one thread: a wait, a contention, a join,
 // made of one or more segments.
 type occurrence struct {
-	t           *Thread
+	t           *model.Thread
 	first, last int // indices of its first and last segments in t.Intervals
 	n           int // segments
 	end         format.Time
 }
 
-func (o *occurrence) iv(i int) *Interval { return &o.t.Intervals[i] }
-func (o *occurrence) lastIv() *Interval  { return o.iv(o.last) }
-func (o *occurrence) firstIv() *Interval { return o.iv(o.first) }
+func (o *occurrence) iv(i int) *model.Interval { return &o.t.Intervals[i] }
+func (o *occurrence) lastIv() *model.Interval  { return o.iv(o.last) }
+func (o *occurrence) firstIv() *model.Interval { return o.iv(o.first) }
 func (o *occurrence) extent() format.Time {
 	return o.end - o.firstIv().Since
 }
@@ -91,24 +102,24 @@ func (v *validator) threads() {
 	if m.End < m.Start {
 		v.bad("recording ends (%s) before it starts (%s)", sec(m.End), sec(m.Start))
 	}
-	v.occOf = map[*Thread][]*occurrence{}
+	v.occOf = map[*model.Thread][]*occurrence{}
 	seen := map[format.ThreadID]bool{}
-	for ti, t := range m.Threads {
+	for ti, t := range v.segThreads {
 		if seen[t.ID] {
 			v.bad("thread %v listed twice", t.ID)
 		}
 		seen[t.ID] = true
-		if m.Thread(t.ID) != t {
+		if v.byID[t.ID] != t {
 			v.bad("thread %v: Model.Thread returns another thread", t.ID)
 		}
-		if ti > 0 && (t.Start < m.Threads[ti-1].Start || t.Start == m.Threads[ti-1].Start && t.ID < m.Threads[ti-1].ID) {
+		if ti > 0 && (t.Start < v.segThreads[ti-1].Start || t.Start == v.segThreads[ti-1].Start && t.ID < v.segThreads[ti-1].ID) {
 			v.bad("thread %v: threads not sorted by start", t.ID)
 		}
 		if t.Start < m.Start || t.End > m.End || t.End < t.Start {
 			v.bad("thread %v lives %s..%s, outside the recording %s..%s or backwards", t.ID, sec(t.Start), sec(t.End), sec(m.Start), sec(m.End))
 		}
 		prev := t.Start
-		var sum [NumStates]format.Time
+		var sum [model.NumStates]format.Time
 		occs := map[occKey]*occurrence{} // the latest of each key
 		nOccs := len(v.occs)
 		for i := range t.Intervals {
@@ -126,24 +137,24 @@ func (v *validator) threads() {
 			if iv.Since > iv.Start {
 				v.bad("%s: since %s is after its start", where, sec(iv.Since))
 			}
-			if iv.State == Runnable || iv.State >= NumStates {
+			if iv.State == model.Runnable || iv.State >= model.NumStates {
 				v.bad("%s has state %d", where, iv.State)
 				continue
 			}
 			// An ended thread can only be stuck in its exit, blocked on its
 			// own Thread object.
-			if iv.Open && (iv.End != t.End || t.Ended && (iv.State != Blocked || uint32(iv.Object) != uint32(t.ID))) {
+			if iv.Open && (iv.End != t.End || t.Ended && (iv.State != model.Blocked || uint32(iv.Object) != uint32(t.ID))) {
 				v.bad("%s is open but does not reach the end %s, or the thread ended", where, sec(t.End))
 			}
 			if i > 0 && t.Intervals[i-1].Open && (!iv.Open || iv.Start != iv.End) {
 				v.bad("%s follows an open one: only empty open segments of enclosing states may", where)
 			}
 			switch iv.State {
-			case Waiting:
+			case model.Waiting:
 				switch {
-				case iv.Wake == WakeNone || int(iv.Wake) >= len(wakeNames):
+				case iv.Wake == model.WakeNone || iv.Wake >= model.NumWakes:
 					v.bad("%s: wait has no end kind", where)
-				case iv.Wake == WakeTimeout || iv.Wake == WakeNever:
+				case iv.Wake == model.WakeTimeout || iv.Wake == model.WakeNever:
 					if iv.Other != 0 {
 						v.bad("%s: wait ended %s names a notifier %v", where, iv.Wake, iv.Other)
 					}
@@ -152,39 +163,39 @@ func (v *validator) threads() {
 						v.bad("%s: wait ended by %s names notifier %v", where, iv.Wake, iv.Other)
 					}
 				}
-				if iv.Open && iv.Wake != WakeNever {
+				if iv.Open && iv.Wake != model.WakeNever {
 					v.bad("%s: open wait ended %s", where, iv.Wake)
 				}
-			case Blocked:
+			case model.Blocked:
 				if iv.Other == t.ID {
 					v.bad("%s: blocked on monitor %v that it owns", where, iv.Object)
 				}
-			case Sleeping:
+			case model.Sleeping:
 				if iv.Object != 0 || iv.Other != 0 {
 					v.bad("%s: sleep names object %v, thread %v", where, iv.Object, iv.Other)
 				}
-			case Parked, Idle:
+			case model.Parked, model.Idle:
 				switch {
-				case iv.Wake != WakeUnpark && iv.Wake != WakeTimeout && iv.Wake != WakeNever:
+				case iv.Wake != model.WakeUnpark && iv.Wake != model.WakeTimeout && iv.Wake != model.WakeNever:
 					v.bad("%s: park ended %s", where, iv.Wake)
-				case (iv.Wake == WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
+				case (iv.Wake == model.WakeUnpark) != (iv.Other != 0) || iv.Other == t.ID:
 					v.bad("%s: park ended %s names unparker %v", where, iv.Wake, iv.Other)
-				case iv.Open != (iv.Wake == WakeNever):
+				case iv.Open != (iv.Wake == model.WakeNever):
 					v.bad("%s: park open %v ended %s", where, iv.Open, iv.Wake)
 				case iv.Cont:
 					v.bad("%s: a park split in segments", where)
 				case iv.First == t.ID:
 					v.bad("%s: parked on a lock it owns", where)
 				}
-			case Joining, Acquiring:
+			case model.Joining, model.Acquiring:
 				if iv.Other == t.ID {
 					v.bad("%s: waits for itself", where)
 				}
-				if iv.State == Joining && iv.Object != 0 {
+				if iv.State == model.Joining && iv.Object != 0 {
 					v.bad("%s: join names object %v", where, iv.Object)
 				}
 			}
-			if iv.State != Waiting && iv.State != Parked && iv.State != Idle && iv.Wake != WakeNone {
+			if iv.State != model.Waiting && iv.State != model.Parked && iv.State != model.Idle && iv.Wake != model.WakeNone {
 				v.bad("%s has wake kind %s", where, iv.Wake)
 			}
 			sum[iv.Shown()] += iv.Duration()
@@ -206,7 +217,7 @@ func (v *validator) threads() {
 				v.occs = append(v.occs, o)
 			} else {
 				p := o.lastIv()
-				if (iv.State == Waiting || iv.State == Joining || iv.State == Acquiring) && iv.Other != p.Other {
+				if (iv.State == model.Waiting || iv.State == model.Joining || iv.State == model.Acquiring) && iv.Other != p.Other {
 					v.bad("%s: segments of one %s state name %v and %v", where, iv.State, p.Other, iv.Other)
 				}
 				if iv.Wake != p.Wake {
@@ -234,21 +245,34 @@ func (v *validator) threads() {
 		}
 		v.occOf[t] = v.occs[nOccs:]
 		var busy format.Time
-		for s := State(1); s < NumStates; s++ {
+		for s := model.State(1); s < model.NumStates; s++ {
 			busy += sum[s]
 			if t.Time[s] != sum[s] {
 				v.bad("thread %v: Time[%s] is %v, its intervals sum to %v", t.ID, s, t.Time[s], sum[s])
 			}
 		}
-		if busy <= t.Life() && t.Time[Runnable] != t.Life()-busy {
-			v.bad("thread %v: Time[runnable] is %v, life %v less busy %v", t.ID, t.Time[Runnable], t.Life(), busy)
+		if busy <= t.Life() && t.Time[model.Runnable] != t.Life()-busy {
+			v.bad("thread %v: Time[runnable] is %v, life %v less busy %v", t.ID, t.Time[model.Runnable], t.Life(), busy)
 		}
 	}
-	for id, t := range m.byThread {
+	for id, t := range v.byID {
 		if !seen[id] || t.ID != id {
 			v.bad("Model.Thread(%v) is not in Threads", id)
 		}
 	}
+}
+
+// lockKey is a lock's key in model.Model.Lock.
+type lockKey struct {
+	obj  format.ObjectID
+	kind model.LockKind
+}
+
+// groupKey is what the members of a model.Group share.
+type groupKey struct {
+	kind  model.LockKind
+	class string
+	site  model.StackID
 }
 
 // lockAcc is what a lock's numbers should be, from the intervals.
@@ -278,15 +302,15 @@ func (v *validator) locks() {
 	for _, o := range v.occs {
 		f, l := o.firstIv(), o.lastIv()
 		switch f.State {
-		case Blocked:
-			a := get(lockKey{f.Object, Monitor})
+		case model.Blocked:
+			a := get(lockKey{f.Object, model.Monitor})
 			a.waiters[o.t.ID] = true
 			if f.Other == 0 {
 				a.unknown++
 			}
 			for i := o.first; i <= o.last; i++ {
 				iv := o.iv(i)
-				if iv.State == Blocked && iv.Since == f.Since && iv.Object == f.Object {
+				if iv.State == model.Blocked && iv.Since == f.Since && iv.Object == f.Object {
 					if iv.Other != 0 {
 						a.blamed[iv.Other] += iv.Duration()
 					} else {
@@ -305,25 +329,25 @@ func (v *validator) locks() {
 			if l.Other != 0 {
 				a.ownerContentions[l.Other]++
 			}
-		case Waiting:
-			a := get(lockKey{f.Object, Monitor})
+		case model.Waiting:
+			a := get(lockKey{f.Object, model.Monitor})
 			a.waits++
 			a.waitTime += o.extent()
 			a.waitMax = max(a.waitMax, o.extent())
-		case Parked, Idle:
+		case model.Parked, model.Idle:
 			if f.Acquire {
-				a := get(lockKey{f.Object, JUCLock})
+				a := get(lockKey{f.Object, model.JUCLock})
 				a.acquires++ // parks in an acquire
 				a.waitTime += o.extent()
 				a.waiters[o.t.ID] = true
 				continue
 			}
-			a := get(lockKey{f.Object, Blocker})
+			a := get(lockKey{f.Object, model.Blocker})
 			a.waits++
 			a.waitTime += o.extent()
 			a.waitMax = max(a.waitMax, o.extent())
-		case Acquiring:
-			a := get(lockKey{f.Object, Semaphore})
+		case model.Acquiring:
+			a := get(lockKey{f.Object, model.Semaphore})
 			a.acquires++
 			if l.Other == 0 || l.Open {
 				continue
@@ -353,7 +377,7 @@ func (v *validator) locks() {
 		name := fmt.Sprintf("%s %v", l.Kind, l.Object)
 		// A j.u.c. lock's contentions merge re-parks (Aggregate): checked
 		// against its parks below.
-		juc := l.Kind == JUCLock
+		juc := l.Kind == model.JUCLock
 		if !juc && (l.Contentions != a.contentions || l.Blocked != a.blocked || l.MaxBlocked != a.max) {
 			v.bad("%s: %d contentions, %v blocked, %v max; its intervals say %d, %v, %v", name, l.Contentions, l.Blocked, l.MaxBlocked, a.contentions, a.blocked, a.max)
 		}
@@ -407,7 +431,7 @@ func (v *validator) locks() {
 			v.bad("%s: HeldAt not sorted or repeated", name)
 		}
 		switch l.Kind {
-		case Monitor:
+		case model.Monitor:
 			if l.OwnerUnknown != a.unknown || l.OwnerUnknownTime != a.unknownTime {
 				v.bad("%s: %d contentions with owner unknown for %v; the intervals show %d for %v", name, l.OwnerUnknown, l.OwnerUnknownTime, a.unknown, a.unknownTime)
 			}
@@ -417,7 +441,7 @@ func (v *validator) locks() {
 			if l.Acquires != 0 || l.Releases != 0 {
 				v.bad("%s: a monitor with semaphore calls", name)
 			}
-		case Semaphore:
+		case model.Semaphore:
 			if l.Acquires != a.acquires {
 				v.bad("%s: %d acquires; the intervals show %d", name, l.Acquires, a.acquires)
 			}
@@ -427,7 +451,7 @@ func (v *validator) locks() {
 			if l.Waits != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || l.OwnerUnknown != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a semaphore with monitor figures", name)
 			}
-		case JUCLock:
+		case model.JUCLock:
 			// Consecutive re-parks of one acquire are one contention, and
 			// the gaps between them count: between one contention per
 			// park and one in all, at least the parks' time.
@@ -438,7 +462,7 @@ func (v *validator) locks() {
 			if l.Waits != 0 || l.Acquires != 0 || l.Notifies != 0 || l.NotifyAlls != 0 || len(l.HeldAt) != 0 {
 				v.bad("%s: a j.u.c. lock with wait or semaphore figures", name)
 			}
-		case Blocker:
+		case model.Blocker:
 			if l.Waits != a.waits || l.WaitTime != a.waitTime || l.MaxWait != a.waitMax {
 				v.bad("%s: %d parks, %v parked, %v the longest; the intervals say %d, %v, %v", name, l.Waits, l.WaitTime, l.MaxWait, a.waits, a.waitTime, a.waitMax)
 			}
@@ -464,24 +488,24 @@ func (v *validator) groups() {
 	m := v.m
 	contended := map[format.ObjectID]bool{}
 	for _, l := range m.Locks {
-		if (l.Kind == Monitor || l.Kind == JUCLock) && l.Contentions+l.Open > 0 {
+		if (l.Kind == model.Monitor || l.Kind == model.JUCLock) && l.Contended() {
 			contended[l.Object] = true
 		}
 	}
-	transient := func(l *Lock) bool {
-		return l.Waits > 0 && l.Waits <= GroupMaxWaits && len(l.WaitSites) > 0 && !contended[l.Object] &&
-			(l.Kind == Monitor || l.Kind == Blocker && l.Object != 0)
+	transient := func(l *model.Lock) bool {
+		return l.Waits > 0 && l.Waits <= model.GroupMaxWaits && len(l.WaitSites) > 0 && !contended[l.Object] &&
+			(l.Kind == model.Monitor || l.Kind == model.Blocker && l.Object != 0)
 	}
-	in := map[*Lock]bool{}
+	in := map[*model.Lock]bool{}
 	for i, g := range m.Groups {
 		name := fmt.Sprintf("group of %d %s %q at s%d", len(g.Members), g.Kind, g.Class, g.Site)
 		if i > 0 && g.WaitTime > m.Groups[i-1].WaitTime {
 			v.bad("%s: groups not sorted by wait time", name)
 		}
-		if len(g.Members) < GroupMinObjects || g.Object != 0 || g.Contentions+g.Open != 0 || len(g.WaitSites) == 0 || g.WaitSites[0].Stack != g.Site {
+		if len(g.Members) < model.GroupMinObjects || g.Object != 0 || g.Contentions+g.Open != 0 || len(g.WaitSites) == 0 || g.WaitSites[0].Stack != g.Site {
 			v.bad("%s: object %v, %d contentions, sites %+v", name, g.Object, g.Contentions+g.Open, g.WaitSites)
 		}
-		var sum Lock
+		var sum model.Lock
 		maxWaits, threads := 0, map[format.ThreadID]bool{}
 		for j, l := range g.Members {
 			if in[l] || m.Lock(l.Object, l.Kind) != l {
@@ -523,7 +547,7 @@ func (v *validator) groups() {
 		}
 	}
 	for k, n := range left {
-		if n >= GroupMinObjects {
+		if n >= model.GroupMinObjects {
 			v.bad("%d transient %s objects of %q at s%d are not grouped", n, k.kind, k.class, k.site)
 		}
 	}
@@ -540,9 +564,9 @@ func (v *validator) holders() {
 		interval, t int
 	}
 	by := map[format.ObjectID][]seg{}
-	for ti, t := range v.m.Threads {
+	for ti, t := range v.segThreads {
 		for i, iv := range t.Intervals {
-			if iv.State == Blocked && iv.Other != 0 && iv.End > iv.Start {
+			if iv.State == model.Blocked && iv.Other != 0 && iv.End > iv.Start {
 				by[iv.Object] = append(by[iv.Object], seg{t.ID, iv.Start, iv.End, iv.Other, i, ti})
 			}
 		}
@@ -600,8 +624,8 @@ func (v *validator) holders() {
 
 // find returns the closed occurrence of state s of thread th on obj that
 // ends at end naming other, or nil.
-func (v *validator) find(th format.ThreadID, s State, obj format.ObjectID, end format.Time, other format.ThreadID) *occurrence {
-	t := v.m.Thread(th)
+func (v *validator) find(th format.ThreadID, s model.State, obj format.ObjectID, end format.Time, other format.ThreadID) *occurrence {
+	t := v.byID[th]
 	if t == nil {
 		return nil
 	}
@@ -618,24 +642,24 @@ func (v *validator) edges() {
 	wakes, releases, notified, contended, unparks, unparked := 0, 0, 0, 0, 0, 0
 	for _, o := range v.occs {
 		switch l := o.lastIv(); l.State {
-		case Waiting:
-			if l.Wake == WakeNotify || l.Wake == WakeNotifyAll || l.Wake == WakeAmbiguous {
+		case model.Waiting:
+			if l.Wake == model.WakeNotify || l.Wake == model.WakeNotifyAll || l.Wake == model.WakeAmbiguous {
 				notified++
 			}
-		case Parked, Idle:
-			if l.Wake == WakeUnpark {
+		case model.Parked, model.Idle:
+			if l.Wake == model.WakeUnpark {
 				unparked++
 			}
 		}
 	}
 	for _, l := range m.Locks {
-		if l.Kind == Semaphore {
+		if l.Kind == model.Semaphore {
 			contended += l.Contentions
 		}
 	}
 	for i, e := range m.Edges {
 		name := fmt.Sprintf("%s edge %v -> %v (%s..%s)", e.Kind, e.From, e.To, sec(e.FromTime), sec(e.ToTime))
-		from, to := m.Thread(e.From), m.Thread(e.To)
+		from, to := v.byID[e.From], v.byID[e.To]
 		if from == nil || to == nil || e.From == e.To {
 			v.bad("%s names an unknown thread or one thread twice", name)
 			continue
@@ -646,41 +670,41 @@ func (v *validator) edges() {
 		if i > 0 && e.ToTime < m.Edges[i-1].ToTime {
 			v.bad("%s: edges not sorted by ToTime", name)
 		}
-		if e.Ambiguous && e.Kind != EdgeWake {
+		if e.Ambiguous && e.Kind != model.EdgeWake {
 			v.bad("%s is ambiguous", name)
 		}
 		switch e.Kind {
-		case EdgeWake:
+		case model.EdgeWake:
 			wakes++
-			o := v.find(e.To, Waiting, e.Object, e.ToTime, e.From)
-			if o == nil || e.Ambiguous != (o.lastIv().Wake == WakeAmbiguous) {
+			o := v.find(e.To, model.Waiting, e.Object, e.ToTime, e.From)
+			if o == nil || e.Ambiguous != (o.lastIv().Wake == model.WakeAmbiguous) {
 				v.bad("%s: %v has no wait on %v ending then, woken by %v (ambiguous %v)", name, e.To, e.Object, e.From, e.Ambiguous)
 			}
-		case EdgeJoin:
-			if v.find(e.To, Joining, 0, e.ToTime, e.From) == nil {
+		case model.EdgeJoin:
+			if v.find(e.To, model.Joining, 0, e.ToTime, e.From) == nil {
 				v.bad("%s: %v has no join of %v ending then", name, e.To, e.From)
 			}
 			if !from.Ended || e.FromTime != min(from.End, e.ToTime) {
 				v.bad("%s: %v did not end at %s", name, e.From, sec(e.FromTime))
 			}
-		case EdgeRelease:
+		case model.EdgeRelease:
 			releases++
-			if v.find(e.To, Acquiring, e.Object, e.ToTime, e.From) == nil {
+			if v.find(e.To, model.Acquiring, e.Object, e.ToTime, e.From) == nil {
 				v.bad("%s: %v has no acquire of %v ending then, released by %v", name, e.To, e.Object, e.From)
 			}
-		case EdgeOwner:
-			o := v.find(e.To, Blocked, e.Object, e.ToTime, e.From)
+		case model.EdgeOwner:
+			o := v.find(e.To, model.Blocked, e.Object, e.ToTime, e.From)
 			if o == nil {
 				v.bad("%s: %v has no contention on %v ending then with owner %v", name, e.To, e.Object, e.From)
 			} else if e.FromTime < o.firstIv().Since {
 				v.bad("%s starts before the contention (%s)", name, sec(o.firstIv().Since))
 			}
-		case EdgeUnpark:
+		case model.EdgeUnpark:
 			unparks++
-			if v.find(e.To, Parked, e.Object, e.ToTime, e.From) == nil && v.find(e.To, Idle, e.Object, e.ToTime, e.From) == nil {
+			if v.find(e.To, model.Parked, e.Object, e.ToTime, e.From) == nil && v.find(e.To, model.Idle, e.Object, e.ToTime, e.From) == nil {
 				v.bad("%s: %v has no park on %v ending then, unparked by %v", name, e.To, e.Object, e.From)
 			}
-		case EdgeStart:
+		case model.EdgeStart:
 			if to.Parent != e.From {
 				v.bad("%s: the parent of %v is %v", name, e.To, to.Parent)
 			}
@@ -702,14 +726,14 @@ func (v *validator) edges() {
 func (v *validator) deadlocks() {
 	m := v.m
 	covers := func(th format.ThreadID, at format.Time, obj format.ObjectID, other format.ThreadID) bool {
-		t := m.Thread(th)
+		t := v.byID[th]
 		if t == nil {
 			return false
 		}
 		for _, iv := range t.Intervals {
 			if iv.Start <= at && at <= iv.End && (iv.Other == other &&
-				(obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj) ||
-				iv.State == Parked && iv.Acquire && iv.Object == obj && iv.First == other) {
+				(obj == 0 && iv.State == model.Joining || obj != 0 && iv.State == model.Blocked && iv.Object == obj) ||
+				iv.State == model.Parked && iv.Acquire && iv.Object == obj && iv.First == other) {
 				return true
 			}
 		}
@@ -733,7 +757,7 @@ func (v *validator) deadlocks() {
 			if !covers(th, d.At, d.Objects[i], next) {
 				v.bad("%s: %v is not waiting for %v on %v then", name, th, next, d.Objects[i])
 			}
-			if d.AtEnd && !stillWaiting(m.Thread(th), d.Objects[i], next) {
+			if d.AtEnd && !stillWaiting(v.byID[th], d.Objects[i], next) {
 				v.bad("%s: at end, yet %v is not still waiting for %v", name, th, next)
 			}
 		}
@@ -742,7 +766,7 @@ func (v *validator) deadlocks() {
 
 // stillWaiting reports whether t's innermost state at the end (its first
 // open segment) waits for other, on monitor obj or (obj 0) by a join.
-func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
+func stillWaiting(t *model.Thread, obj format.ObjectID, other format.ThreadID) bool {
 	if t == nil {
 		return false
 	}
@@ -754,34 +778,30 @@ func stillWaiting(t *Thread, obj format.ObjectID, other format.ThreadID) bool {
 		return false
 	}
 	iv := t.Intervals[i]
-	if iv.State == Parked && iv.Acquire {
+	if iv.State == model.Parked && iv.Acquire {
 		return iv.Object == obj && iv.First == other
 	}
-	return iv.Other == other && (obj == 0 && iv.State == Joining || obj != 0 && iv.State == Blocked && iv.Object == obj)
+	return iv.Other == other && (obj == 0 && iv.State == model.Joining || obj != 0 && iv.State == model.Blocked && iv.Object == obj)
 }
 
-// segmented returns a copy of m whose Blocked intervals are split at their
-// owner changes (Model.Segments).
-func (m *Model) segmented() *Model {
-	c := *m
-	c.Threads = make([]*Thread, len(m.Threads))
-	c.byThread = make(map[format.ThreadID]*Thread, len(m.byThread))
-	copies := make(map[*Thread]*Thread, len(m.Threads))
+// segment fills v.segThreads and v.byID.
+func (v *validator) segment() {
+	m := v.m
+	v.segThreads = make([]*model.Thread, len(m.Threads))
+	v.byID = map[format.ThreadID]*model.Thread{}
+	copies := make(map[*model.Thread]*model.Thread, len(m.Threads))
 	for i, t := range m.Threads {
 		ct := *t
 		ct.Intervals = slices.Collect(m.Segments(t))
-		c.Threads[i] = &ct
+		v.segThreads[i] = &ct
 		copies[t] = &ct
 	}
-	// The index is copied as it is, wrong entries included: they are
-	// among what Validate checks.
-	for id, t := range m.byThread {
+	for id, t := range m.ThreadIndex() {
 		if ct := copies[t]; ct != nil {
 			t = ct
 		}
-		c.byThread[id] = t
+		v.byID[id] = t
 	}
-	return &c
 }
 
 // waitGraphChecks bounds the work of validator.waitGraphs: instants times
@@ -792,7 +812,7 @@ const waitGraphChecks = 1e6
 // deadlocks standing, at each instant the graph can change: where an
 // interval or owner span begins or ends, a thread starts or ends, a
 // deadlock forms or breaks (the graph holds between them).
-func (v *validator) waitGraphs(m *Model) {
+func (v *validator) waitGraphs(m *model.Model) {
 	var at []format.Time
 	for _, d := range m.Deadlocks {
 		at = append(at, d.At, d.Resolved, d.At+(d.Lasted(m.End))/2)

@@ -1,0 +1,21 @@
+package model
+
+import "orca/internal/format"
+
+// What the tests of package model_test reach inside the model for. They
+// are not part of this package because they import internal/testrec,
+// which imports it.
+
+// GroupSites groups the model's stacks into call sites by line, as Build
+// does with the recording's line table, and aggregates the locks again.
+func (m *Model) GroupSites(line func(format.Frame) string) {
+	m.groupSites(line)
+	m.aggregate()
+}
+
+// MoveOwnFrom moves the start of iv's range of owner changes one on: the
+// interval then names an owner it did not wait for.
+func MoveOwnFrom(iv *Interval) { iv.ownFrom++ }
+
+// IndexThread adds t to the index behind Model.Thread under id.
+func IndexThread(m *Model, id format.ThreadID, t *Thread) { m.byThread[id] = t }

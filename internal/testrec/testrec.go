@@ -1,0 +1,95 @@
+// Package testrec turns the tests' hand-written cases into recordings: a
+// txtar archive whose sections orca, methods, classtable, info and ext are
+// the files PREFIX.orca, PREFIX.methods, … (a last line "<EOF>" means the
+// file ends without a newline), written to a temporary directory, opened
+// with reader.Open and folded with model.Build, as a real recording is.
+// Other sections (expect, args) are the tests' own and are not written.
+//
+// Only tests import it (it calls testing.TB's Fatal).
+package testrec
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// sections are the archive sections that are files of the recording.
+var sections = map[string]string{
+	"orca": format.SuffixEvents, "methods": format.SuffixMethods, "classtable": format.SuffixClasses,
+	"info": format.SuffixInfo, "ext": format.SuffixExt,
+}
+
+// Write writes the recording's sections of ar to prefix's files.
+func Write(t testing.TB, ar *txtar.Archive, prefix string) {
+	t.Helper()
+	for _, f := range ar.Files {
+		suffix, ok := sections[f.Name]
+		if !ok {
+			continue
+		}
+		data := f.Data
+		if d, ok := bytes.CutSuffix(data, []byte("\n<EOF>\n")); ok {
+			data = d
+		}
+		if err := os.WriteFile(prefix+suffix, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Parse reads the archive at path.
+func Parse(t testing.TB, path string) *txtar.Archive {
+	t.Helper()
+	ar, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ar
+}
+
+// Files writes the archive at path to a temporary directory and returns
+// the recording's prefix, named after the file ("testdata/cut.txtar": DIR/cut).
+func Files(t testing.TB, path string) string {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), strings.TrimSuffix(filepath.Base(path), ".txtar"))
+	Write(t, Parse(t, path), prefix)
+	return prefix
+}
+
+// Open opens the recording at prefix and builds its model.
+func Open(t testing.TB, prefix string) (*reader.Recording, *model.Result) {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, res
+}
+
+// Build writes ar as the recording name in a temporary directory, opens
+// it and builds its model.
+func Build(t testing.TB, ar *txtar.Archive, name string) (*reader.Recording, *model.Result) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), name)
+	Write(t, ar, prefix)
+	return Open(t, prefix)
+}
+
+// Load builds the archive at path, named after the file.
+func Load(t testing.TB, path string) (*reader.Recording, *model.Result) {
+	t.Helper()
+	return Open(t, Files(t, path))
+}

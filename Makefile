@@ -2,7 +2,8 @@
 #
 #   make          build bin/orca (and the agent it embeds)
 #   make demo     record the bundled demo program, print the summary and the orca view command
-#   make test     no tracked binaries, the agent's C unit tests, go vet, unit and real-JVM
+#   make test     no tracked binaries, the agent's C unit tests, go vet, unit tests (docs/: the
+#                 length of PERFORMANCE.md, the links between documents) and real-JVM
 #                 integration tests (then which JDKs they ran on; ORCA_REQUIRE_JDKS=17,25 fails
 #                 them when a named JDK is absent), a fuzz smoke
 #   make agent-test  the agent's C unit tests alone (agent/test)

@@ -2,8 +2,10 @@
 #
 #   make          build bin/orca (and the agent it embeds)
 #   make demo     record the bundled demo program, print the summary and the orca view command
-#   make test     no tracked binaries, the agent's C unit tests, go vet, unit and real-JVM
-#                 integration tests, a fuzz smoke
+#   make test     no tracked binaries, the agent's C unit tests, go vet, unit tests (docs/: the
+#                 length of PERFORMANCE.md, the links between documents) and real-JVM
+#                 integration tests (then which JDKs they ran on; ORCA_REQUIRE_JDKS=17,25 fails
+#                 them when a named JDK is absent), a fuzz smoke
 #   make agent-test  the agent's C unit tests alone (agent/test)
 #   make deps     install gcc, a JDK 17, chromium, tomcat10-common and wrk with apt-get (as root)
 #   make gen      regenerate agent/core/events.h from internal/format
@@ -36,6 +38,9 @@ AGENT_SRC := $(AGENT_C) $(filter-out agent/test/%,$(wildcard agent/*/*.h))
 LIB       := internal/agentlib/liborca.so
 CFLAGS    := -O2 -g -std=gnu11 -fPIC -shared -fvisibility=hidden -Wall -Wextra -Werror
 GOTEST_TIMEOUT := 20m
+# GOTEST_FLAGS: more go test flags for make test (.ci/run: -count=1, no cached results).
+GOTEST_FLAGS ?=
+JDK_SUMMARY := $(CURDIR)/build/integration-jdks.txt
 
 .PHONY: all deps check-deps check-tracked gen test agent-test demo bench stress clean agent-aarch64 FORCE
 
@@ -146,7 +151,13 @@ agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class
 test: bin/orca check-tracked agent-test agent-aarch64
 	bash agent/check-safe.sh $(LIB)
 	go vet ./...
-	go test -timeout $(GOTEST_TIMEOUT) ./...
+	@# The integration tests write which JDKs they ran on to JDK_SUMMARY (integration/harness_test.go);
+	@# go test shows a passing package's output only with -v, so it is printed here.
+	@rm -f $(JDK_SUMMARY)
+	ORCA_JDK_SUMMARY=$(JDK_SUMMARY) go test -timeout $(GOTEST_TIMEOUT) $(GOTEST_FLAGS) ./...; rc=$$?; \
+	if [ -f $(JDK_SUMMARY) ]; then cat $(JDK_SUMMARY); \
+	else echo "integration: go test reused its cached result, no JDK summary (GOTEST_FLAGS=-count=1 runs the tests again)"; fi; \
+	exit $$rc
 	@# -fuzzminimizetime: Go minimizes each new input (quadratically many
 	@# candidates, up to 60 s by default) before counting it, which left a
 	@# 20 s smoke at 0 execs/sec; a smoke wants executions, not small inputs.

@@ -3,7 +3,11 @@
 //
 // Each program prints a last line "EXPECT key=value ...": the counts it performed and the
 // identity hashes of its objects and threads, so nothing here hard-codes a hash. The tests run
-// once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path.
+// once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path,
+// unless ORCA_REQUIRE_JDKS names its feature release (ORCA_REQUIRE_JDKS=17,25: .ci/run sets it), in
+// which case its tests fail. At the end TestMain prints which JDKs ran how many tests, and writes
+// the same lines to the file $ORCA_JDK_SUMMARY when set (make test prints it: go test shows a
+// passing package's output only with -v).
 // bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
 // ORCA_KEEP=1 keeps the recordings of a failed run.
 //
@@ -24,6 +28,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -41,12 +46,16 @@ import (
 // jdk17 compiles the programs (--release 17, so every newer JDK runs the classes too).
 const jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64"
 
-// jdkCandidates are the JDK homes the tests run on; a glob that matches nothing stands for an
-// absent JDK and is skipped under its pattern.
-var jdkCandidates = []string{
-	jdk17,
-	"/usr/lib/jvm/*21*",
-	"/usr/lib/jvm/temurin-25-jdk-amd64",
+// jdkCandidates are the JDK homes the tests run on, with the feature release each stands for; a
+// glob that matches nothing stands for an absent JDK and is skipped under its pattern (or fails
+// its tests when ORCA_REQUIRE_JDKS names its release).
+var jdkCandidates = []struct {
+	feature int
+	path    string
+}{
+	{17, jdk17},
+	{21, "/usr/lib/jvm/*21*"},
+	{25, "/usr/lib/jvm/temurin-25-jdk-amd64"},
 }
 
 // javaTimeout bounds one JVM run: a hang is a failure, not a stuck suite.
@@ -61,10 +70,19 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	workDir = d
+	required, err = requiredJDKs(os.Getenv("ORCA_REQUIRE_JDKS"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		os.Exit(2)
+	}
 	// Every JVM under test checks each fast stack walk against GetStackTrace (docs/agent.md);
 	// checkInfo requires that none differed.
 	os.Setenv("ORCA_VERIFY_STACKS", "1")
 	code := m.Run()
+	if err := reportJDKs(os.Getenv("ORCA_JDK_SUMMARY")); err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
+		code = 1
+	}
 	if code == 0 || os.Getenv("ORCA_KEEP") == "" {
 		os.RemoveAll(d)
 	} else {
@@ -75,9 +93,10 @@ func TestMain(m *testing.M) {
 
 // jdk is one Java installation under test.
 type jdk struct {
-	name string // subtest name, e.g. "java-17-openjdk-amd64"
-	home string // "" when absent
-	want string // the path or pattern asked for, for the skip message
+	name    string // subtest name, e.g. "java-17-openjdk-amd64"
+	home    string // "" when absent
+	want    string // the path or pattern asked for, for the skip message
+	feature int    // the feature release the candidate stands for (17, 21, 25)
 }
 
 func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
@@ -86,7 +105,8 @@ func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
 func jdks() []jdk {
 	var out []jdk
 	seen := map[string]bool{}
-	for _, c := range jdkCandidates {
+	for _, cand := range jdkCandidates {
+		c := cand.path
 		matches := []string{c}
 		if strings.ContainsAny(c, "*?[") {
 			matches, _ = filepath.Glob(c)
@@ -104,28 +124,129 @@ func jdks() []jdk {
 			found = true
 			if !seen[real] {
 				seen[real] = true
-				out = append(out, jdk{name: filepath.Base(real), home: real, want: m})
+				out = append(out, jdk{name: filepath.Base(real), home: real, want: m, feature: cand.feature})
 			}
 		}
 		if !found {
 			name := strings.NewReplacer("*", "", "/usr/lib/jvm/", "").Replace(c)
-			out = append(out, jdk{name: "absent-" + name, want: c})
+			out = append(out, jdk{name: "absent-" + name, want: c, feature: cand.feature})
 		}
 	}
 	return out
 }
 
-// forEachJDK runs f as a subtest per JDK, skipping absent ones.
+// forEachJDK runs f as a subtest per JDK, skipping absent ones, or failing when
+// ORCA_REQUIRE_JDKS names an absent one's release.
 func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
 	t.Helper()
 	for _, j := range jdks() {
 		t.Run(j.name, func(t *testing.T) {
+			countJDKTest(t, j)
 			if j.home == "" {
+				if required[j.feature] {
+					t.Fatalf("no JDK at %s, and ORCA_REQUIRE_JDKS=%s requires JDK %d: install it, or leave %d out of ORCA_REQUIRE_JDKS",
+						j.want, os.Getenv("ORCA_REQUIRE_JDKS"), j.feature, j.feature)
+				}
 				t.Skipf("no JDK at %s", j.want)
 			}
 			f(t, j)
 		})
 	}
+}
+
+// required holds the feature releases ORCA_REQUIRE_JDKS names: an absent one fails its tests.
+var required map[int]bool
+
+// requiredJDKs parses ORCA_REQUIRE_JDKS, comma-separated feature releases ("17,25"); each must be
+// one jdkCandidates stands for, or no test could ever run on it.
+func requiredJDKs(v string) (map[int]bool, error) {
+	out := map[int]bool{}
+	known := map[int]bool{}
+	var names []string
+	for _, c := range jdkCandidates {
+		known[c.feature] = true
+		names = append(names, strconv.Itoa(c.feature))
+	}
+	for _, f := range strings.Split(v, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || !known[n] {
+			return nil, fmt.Errorf("ORCA_REQUIRE_JDKS=%s: %q is not a JDK the tests look for (%s: jdkCandidates in integration/harness_test.go)",
+				v, f, strings.Join(names, ", "))
+		}
+		out[n] = true
+	}
+	return out, nil
+}
+
+// jdkCount is what became of one JDK's subtests.
+type jdkCount struct{ passed, failed, skipped int }
+
+var (
+	jdkRunsMu sync.Mutex
+	jdkRuns   = map[string]*jdkCount{} // by JDK name, absent ones included
+)
+
+// countJDKTest counts t, j's subtest, as passed, failed or skipped when it ends.
+func countJDKTest(t *testing.T, j jdk) {
+	t.Cleanup(func() {
+		jdkRunsMu.Lock()
+		defer jdkRunsMu.Unlock()
+		c := jdkRuns[j.name]
+		if c == nil {
+			c = &jdkCount{}
+			jdkRuns[j.name] = c
+		}
+		switch {
+		case t.Failed():
+			c.failed++
+		case t.Skipped():
+			c.skipped++
+		default:
+			c.passed++
+		}
+	})
+}
+
+// reportJDKs prints, one line per candidate, which JDK the tests ran on (home and version) and
+// how many tests, or that it was absent; and writes the lines to the file summary when not "".
+func reportJDKs(summary string) error {
+	var b strings.Builder
+	for _, j := range jdks() {
+		n := jdkRuns[j.name]
+		if n == nil {
+			n = &jdkCount{}
+		}
+		req := ""
+		if required[j.feature] {
+			req = ", required (ORCA_REQUIRE_JDKS)"
+		}
+		if j.home == "" {
+			fmt.Fprintf(&b, "integration: JDK %d: absent (no JDK at %s)%s: tests: %d skipped, %d failed\n", j.feature, j.want, req, n.skipped, n.failed)
+			continue
+		}
+		version := "version unknown"
+		if rel, err := os.ReadFile(filepath.Join(j.home, "release")); err == nil {
+			if m := regexp.MustCompile(`(?m)^JAVA_VERSION="([^"]*)"`).FindSubmatch(rel); m != nil {
+				version = string(m[1])
+			}
+		}
+		fmt.Fprintf(&b, "integration: JDK %d: %s (%s)%s: tests: %d passed, %d failed, %d skipped\n",
+			j.feature, j.home, version, req, n.passed, n.failed, n.skipped)
+	}
+	fmt.Print(b.String())
+	if summary == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(summary), 0o755); err != nil {
+		return fmt.Errorf("writing the JDK summary: %w", err)
+	}
+	if err := os.WriteFile(summary, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("writing the JDK summary: %w", err)
+	}
+	return nil
 }
 
 // javacOnce compiles a set of Java sources once per test binary, with JDK 17's javac

@@ -1,7 +1,8 @@
 // Timestamps: CLOCK_MONOTONIC nanoseconds (23 ns per read, measured), and
 // ticks for the one callback that runs while the thread owns a contended
 // monitor (MonitorContendedEntered): there every nanosecond lengthens the
-// critical section (docs/PERFORMANCE.md, "the Entered clock"). Ticks are the
+// critical section (docs/perf/2026-11-before-issue-12.md, "The Entered
+// clock"). Ticks are the
 // CPU's time-stamp counter (10 ns) where the kernel's own clock runs on it,
 // else nanoseconds; clock_ticks_ns turns them into nanoseconds later.
 #ifndef ORCA_CLOCK_H

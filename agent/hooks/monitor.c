@@ -212,7 +212,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
 // MonitorContendedEntered runs once the thread owns the monitor: every
 // nanosecond here lengthens the critical section (LockBench/17: this
 // callback returning at once, 1.04-1.16 times JFR's contended enters; as
-// here, 1.23-1.35; docs/PERFORMANCE.md), so only the time is noted, in
+// here, 1.23-1.35; docs/perf/2026-11-before-issue-12.md), so only the time is noted, in
 // ticks (clock.h); the record (the Enter's monitor and stack: a thread
 // blocks on one monitor at a time) is written later (pending.c). Where
 // HotSpot's timer is trusted the callback is off altogether.

@@ -1,7 +1,7 @@
 // Deferred records. MonitorContendedEntered and ObjectWait are observed in
 // callbacks that run while the thread owns the monitor, where any work
 // lengthens the critical section and makes other threads block (the
-// perturbation measured in docs/PERFORMANCE.md). Those callbacks only store
+// perturbation measured in docs/perf/2026-11-before-issue-12.md). Those callbacks only store
 // a timestamp in the thread's state; the record is written later, with the
 // stack, by the first of: the thread itself at a callback where it does not
 // hold that monitor (ObjectWaited, its next contended enter, its end); the

@@ -93,7 +93,7 @@ deps:
 $(LIB): $(AGENT_SRC) | check-deps
 	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ $(AGENT_C) -lpthread -ldl
 
-# The agent must at least compile for aarch64 (agent/arch.h: no own stack
+# The agent must at least compile for aarch64 (agent/core/arch.h: no own stack
 # walker, no time-stamp counter there). Debian's cross compiler is installed
 # when missing and we are root; otherwise the check is skipped with a
 # message. JDK headers: the host JDK's (jni_md.h is the same on both).

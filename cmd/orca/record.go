@@ -50,7 +50,7 @@ Examples:
   orca dump /tmp/run1 | less
 `
 
-// The agent's defaults (agent/options.c), for help and summary texts.
+// The agent's defaults (agent/core/options.c), for help and summary texts.
 const (
 	agentDefaultBuffer = 32  // MB
 	agentDefaultFlush  = 200 // ms

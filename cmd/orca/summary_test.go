@@ -48,7 +48,7 @@ func TestSummary(t *testing.T) {
 		"    ObjectWait             20\n    ObjectWaited           20\n    MonitorContendedEnter   7\n    FutureKind              3\n",
 		"  DROPPED: 2 events were not written:\n",
 		"    MonitorContendedEnter  2\n",
-		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/options.c).
+		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/core/options.c).
 		"    2 because the agent's buffer was full: record again with a larger --buffer (MB, default 32) or a shorter --flush (ms, default 200)\n",
 		"  owner unknown: 1 of 9 MonitorContendedEnter events",
 		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",

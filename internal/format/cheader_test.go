@@ -143,7 +143,7 @@ func TestAgentUsesGeneratedVersions(t *testing.T) {
 // from InfoKeys and InfoPrefixes), so a key added in C must be added to the
 // table (and to docs/format.md). It looks for keys in string literals ("key=",
 // also after a \n), for literals given to counters_prop or as a counter's
-// key (agent/counters.c), and for ORCA_INFO_ macros the header lacks.
+// key (agent/core/counters.c), and for ORCA_INFO_ macros the header lacks.
 func TestAgentInfoKeys(t *testing.T) {
 	header, err := os.ReadFile("../../agent/core/events.h")
 	if err != nil {

@@ -108,6 +108,11 @@ type tstate struct {
 	// timedAt: the time of an ObjectWaitTimeout line read before its
 	// ObjectWait (the wait that begins then is timed); -1 for none.
 	timedAt format.Time
+	// lateEntered: a contention on this monitor ended at lateAt by the
+	// thread's next line (push), before its MonitorContendedEntered, which
+	// is then expected a little later.
+	lateEntered format.ObjectID
+	lateAt      format.Time
 }
 
 type openIv struct {
@@ -403,6 +408,10 @@ func (b *Builder) Event(ev *reader.Event) {
 	default:
 		// The end of an interval: the event table pairs it with its begin
 		// (format.Specs, End), which opened the state beganState names.
+		if ev.Kind == format.MonitorContendedEntered && ts.lateEntered == ev.Object && ev.Time-ts.lateAt <= LateEntered {
+			ts.lateEntered = 0 // its contention was ended by the thread's next line (push)
+			break
+		}
 		if begin := ev.Kind.Begin(); begin != format.KindNone && !b.pop(ts, beganState[begin], ev) {
 			b.problem(ev, "no %s before it", begin)
 		}

@@ -340,3 +340,7 @@ func cutLast(s, sep string) (before, after string, found bool) {
 // century: wait(Long.MAX_VALUE), a JDK idiom for "until notified") is
 // untimed: it cannot end by itself.
 const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000
+
+// LateEntered is how long after the line that ended its contention (push)
+// a MonitorContendedEntered is still taken as that contention's.
+const LateEntered format.Time = 1_000_000

@@ -11,6 +11,15 @@ import (
 // block on a class initialisation); any other state opening in one means
 // the open one's closing event was lost: it ends here, with a problem.
 func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *reader.Event) *openIv {
+	if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Blocked && (iv.State == Blocked || iv.State == Waiting && iv.Object == ts.open[n-1].iv.Object) {
+		// A thread blocked on a monitor that blocks on another, or waits on
+		// this one (which it must own), had entered it: its Entered, timed
+		// from HotSpot's clock of contended enters, can come up to a few
+		// nanoseconds after this line (the two clocks' conversion, Tomcat:
+		// 8-12 a run). The contention ends here; that Entered is expected.
+		ts.lateEntered, ts.lateAt = ts.open[n-1].iv.Object, iv.Start
+		b.end(ts, iv.Start, endNormal)
+	}
 	for n := len(ts.open); n > 0; n-- {
 		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping {
 			break

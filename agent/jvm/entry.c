@@ -59,14 +59,12 @@ static void java_version(void) {
   if (v[0]) counters_prop(ORCA_INFO_JAVA_VERSION, v);
 }
 
-static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
-  (void)j; (void)t;
-  java_version();
-  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
-  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
-  prop(ORCA_INFO_JAVA_HOME, "java.home");
-  prop(ORCA_INFO_COMMAND, "sun.java.command");
-  if (!orca_recording()) return;
+// Phase 3, in the live phase: what needs a running VM and a Java thread
+// (env, t) — the identity-hash and collector facts, HotSpot's timer, the
+// threads alive now, the fields parks read, the jmethodIDs of the classes
+// loaded so far, the walker of long waits. At load, from VMInit; an attach
+// (issue 24) calls it at once.
+static void live_init(JNIEnv *env, jthread t) {
   objhash_ready();
   hsstat_enable(env);
   vthread_init(env, t);
@@ -79,6 +77,16 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
     counters_prop(ORCA_INFO_WARNING, err);
     orca_log("%s: a wait longer than a second is written without its stack", err);
   }
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
+  (void)j;
+  java_version();
+  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
+  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
+  prop(ORCA_INFO_JAVA_HOME, "java.home");
+  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  if (orca_recording()) live_init(env, t);
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
@@ -107,13 +115,28 @@ static int enable(jvmtiEvent ev, const char *what) {
   return 1;
 }
 
-static jint start(JavaVM *vm, char *options) {
+// Start-up, in phases (docs/agent.md, "Start-up"), so that an attach adds
+// a path rather than a copy:
+//   1. core_init: options, the JVMTI environment, buffers, the output files,
+//      the HotSpot layer, the wiring of the modules (callbacks and tables
+//      the lower ones take) — in any phase;
+//   2. hooks: the capabilities and callbacks; those that need the JVM's
+//      load (the early class hook: Thread.join and Semaphore wrapped as
+//      they load; natives bound at start) and those that work live;
+//   3. live_init (above), in the live phase;
+//   4. start_recording: the writer runs, the events are enabled.
+
+// core_init is phase 1: NULL, or why the agent does not record (then
+// *fatal says whether the JVM must stop: bad options; "" when it was told
+// already: another agent records this JVM).
+static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
+  static char why[8400];
   const char *err = options_parse(options, &opt);
+  *fatal = 0;
   if (err) {
-    // The JVM stops (JNI_ERR): the reason, then what is valid.
-    orca_fail("bad agent options: %s", err);
-    fprintf(stderr, "%s\n", options_usage);
-    return JNI_ERR;
+    *fatal = 1;
+    snprintf(why, sizeof why, "bad agent options: %s", err);
+    return why;
   }
   orca_vm = vm;
   // A second copy of the agent (orca record inside orca record, or two
@@ -124,24 +147,20 @@ static jint start(JavaVM *vm, char *options) {
   int ml = snprintf(mark, sizeof mark, "%d:", (int)getpid());
   const char *loaded = getenv("ORCA_AGENT_LOADED");
   if (loaded && !strncmp(loaded, mark, (size_t)ml)) {
-    char why[8400];
     snprintf(why, sizeof why, "an Orca agent already records this JVM (to %s); this one (%s) does not record",
              loaded + ml, opt.prefix);
     orca_log("%s", why);
     writer_refused(why);
-    return JNI_OK;
+    return "";   // told: not a failure of this JVM's recording
   }
-  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) {
-    orca_fail("this JVM has no JVMTI 11; the agent is disabled");
-    return JNI_OK;
-  }
+  if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return "this JVM has no JVMTI 11; the agent is disabled";
   if ((err = ring_init((size_t)opt.buffer_mb << 20)) || (err = methods_init())) {
-    orca_fail("%s; the agent is disabled", err);
-    return JNI_OK;
+    snprintf(why, sizeof why, "%s; the agent is disabled", err);
+    return why;
   }
   if ((err = writer_open())) {
-    orca_fail("%s; the agent is disabled and the application runs without recording", err);
-    return JNI_OK;
+    snprintf(why, sizeof why, "%s; the agent is disabled and the application runs without recording", err);
+    return why;
   }
   {
     char val[4300];
@@ -156,9 +175,13 @@ static jint start(JavaVM *vm, char *options) {
   counters_prop(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
+  // The wiring: the lower modules take callbacks and tables (docs/agent.md,
+  // "Module structure").
   natives_add(monitor_bind, monitor_report);
   natives_add(park_bind, park_report);
   inject_add("java/lang/VirtualThread", vpark_specs);
+  writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
+                                        .walk_all = pending_walk, .meta = methods_take});
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
@@ -174,7 +197,13 @@ static jint start(JavaVM *vm, char *options) {
   counters_prop(ORCA_INFO_HOTSPOT_ARCH, ARCH_NAME);
   // Every timed Object.wait gets its ObjectWaitTimeout line (pending.c).
   if (!opt.seed_only) counters_prop(ORCA_INFO_WAIT_TIMEOUTS, "yes");
+  return NULL;
+}
 
+// hooks is phase 2: the capabilities and the callbacks. at_load: the JVM
+// is loading (OnLoad), so the hooks that need it are asked for too.
+static const char *hooks(int at_load) {
+  static char why[200];
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);
   memset(&have, 0, sizeof have);
@@ -189,17 +218,19 @@ static jint start(JavaVM *vm, char *options) {
   want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
-  // Thread is loaded before any other phase: wrapping Thread.join needs the
-  // class hook in the primordial phase.
-  want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
-  want.can_generate_early_vmstart = have.can_generate_early_vmstart;
+  if (at_load) {
+    // Thread is loaded before any other phase: wrapping Thread.join needs the
+    // class hook in the primordial phase.
+    want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
+    want.can_generate_early_vmstart = have.can_generate_early_vmstart;
+  }
   vthread_capabilities(&want, &have);
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
-    orca_fail("cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
-    return JNI_OK;
+    snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
+    return why;
   }
-  if (!want.can_generate_early_class_hook_events)
+  if (at_load && !want.can_generate_early_class_hook_events)
     counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
 
   jvmtiEventCallbacks cb;
@@ -219,15 +250,16 @@ static jint start(JavaVM *vm, char *options) {
   cb.ClassLoad = asgct_on_class_load;
   threads_virtual_init();
   if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {
-    orca_fail("cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
-    return JNI_OK;
+    snprintf(why, sizeof why, "cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
+    return why;
   }
-  writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
-                                        .walk_all = pending_walk, .meta = methods_take});
-  if ((err = writer_start())) {
-    orca_fail("%s; the agent is disabled", err);
-    return JNI_OK;
-  }
+  return NULL;
+}
+
+// start_recording is phase 4: the writer runs and the events are enabled.
+static const char *start_recording(void) {
+  const char *err = writer_start();
+  if (err) return err;
   atomic_store(&orca_state, 1);
   enable(JVMTI_EVENT_VM_INIT, "VMInit");
   enable(JVMTI_EVENT_VM_DEATH, "VMDeath");
@@ -243,12 +275,23 @@ static jint start(JavaVM *vm, char *options) {
   enable(JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare");
   enable(JVMTI_EVENT_CLASS_LOAD, "ClassLoad");
   vthread_enable();
-  return JNI_OK;
+  return NULL;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
-  return start(vm, options);
+  int fatal;
+  const char *err = core_init(vm, options, &fatal);
+  if (err && fatal) {
+    // The JVM stops (JNI_ERR): the reason, then what is valid.
+    orca_fail("%s", err);
+    fprintf(stderr, "%s\n", options_usage);
+    return JNI_ERR;
+  }
+  // Phase 3 comes with VMInit (on_vm_init).
+  if (!err && !(err = hooks(1)) && !(err = start_recording())) return JNI_OK;
+  if (*err) orca_fail("%s%s", err, strstr(err, "disabled") ? "" : "; the agent is disabled");
+  return JNI_OK;
 }
 
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {

@@ -39,6 +39,7 @@ enum orca_counter {
   CNT_BOUNDED_WAITS,        // an application thread's waits that hit their bound (docs/agent.md)
   CNT_WAITS_WITHOUT_STACK,  // ObjectWait lines the walker or the writer wrote without a stack
   CNT_METADATA_DROPPED,     // .methods/.classtable lines lost (no memory)
+  CNT_METHODS_UNLOADED,     // .methods lines "(unloaded)": the class unloaded before the writer named the method
   CNT_WRITE_ERRORS,         // failed writes
   CNT_COUNT
 };

@@ -131,6 +131,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_METHODS "methods"
 #define ORCA_INFO_CLASSES "classes"
 #define ORCA_INFO_METADATA_DROPPED "metadata_dropped"
+#define ORCA_INFO_METHODS_UNLOADED "methods_unloaded"
 #define ORCA_INFO_OWN_STACKS_BY_JVMTI "own_stacks_by_jvmti"
 #define ORCA_INFO_VERIFIED_STACKS "verified_stacks"
 #define ORCA_INFO_VERIFIED_STACKS_DIFFER "verified_stacks_differ"

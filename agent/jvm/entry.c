@@ -181,7 +181,8 @@ static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
   natives_add(park_bind, park_report);
   inject_add("java/lang/VirtualThread", vpark_specs);
   writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
-                                        .walk_all = pending_walk, .meta = methods_take});
+                                        .walk_all = pending_walk, .meta = methods_take,
+                                        .describe = methods_describe, .thread_exit = methods_detach});
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).

@@ -362,6 +362,12 @@ static void flush_events(int64_t cutoff) {
     bufs[i] = ring_take(i, &lens[i]);
     count += count_recs(bufs[i], lens[i]);
   }
+  // Metadata first, so a method referenced by an event is described by the
+  // time the event reaches the disk: every method a line just taken refers
+  // to was queued before the line was put.
+  if (src.describe) src.describe();
+  flush_meta(META_CLASSES, fd_classes);
+  flush_meta(META_METHODS, fd_methods);
   carry_len[to] = 0;
   if (!count) return;
   if (count > items_cap || !out) {
@@ -536,10 +542,6 @@ static void flush_all(int final) {
       usleep(1000);
     cutoff = INT64_MAX;
   }
-  // Metadata first, so a method referenced by an event is described by the
-  // time the event reaches the disk.
-  flush_meta(META_CLASSES, fd_classes);
-  flush_meta(META_METHODS, fd_methods);
   flush_events(cutoff);
 }
 
@@ -557,6 +559,7 @@ static void *run(void *arg) {
       last_info = now;
     }
   }
+  if (src.thread_exit) src.thread_exit();
   return NULL;
 }
 

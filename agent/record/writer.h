@@ -38,6 +38,11 @@ typedef struct {
   // meta hands over the lines of .methods (META_METHODS) or .classtable
   // (META_CLASSES) not written yet; the writer frees them.
   char *(*meta)(int which, size_t *len);
+  // describe makes the metadata lines of what the lines just taken from the
+  // rings refer to (the methods first seen by their captures), before
+  // meta is asked; thread_exit: the writer's thread ends.
+  void (*describe)(void);
+  void (*thread_exit)(void);
 } writer_sources;
 void writer_set_sources(const writer_sources *s);
 

@@ -25,6 +25,7 @@
 typedef struct {
   _Atomic(jmethodID) key;
   atomic_uint id;
+  atomic_uchar described;   // its .methods line is made (the writer's thread only sets it)
 } mslot_t;
 
 // The .methods and .classtable lines not yet written, appended under a
@@ -131,7 +132,19 @@ static void describe(jmethodID m, uint32_t id) {
   jclass cls = NULL;
   jint h = 0, nlines = 0;
   jvmtiLineNumberEntry *lines = NULL;
-  if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) return;
+  if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) {
+    // Its class was unloaded since the capture (the jmethodID is cleared,
+    // JVMTI says so, nothing is read): recorded as such, the name "(unloaded)".
+    char line[96];
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, id);
+    n += (size_t)sprintf(line + n, ",(unloaded),()V,00000000,-1\n");
+    meta_add(META_METHODS, line, n);
+    counter_add(CNT_METHODS, 1);
+    counter_add(CNT_METHODS_UNLOADED, 1);
+    return;
+  }
   if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls) {
     (*jvmti)->GetObjectHashCode(jvmti, cls, &h);
     if (!class_seen((uint32_t)h)) describe_class(cls, (uint32_t)h);
@@ -171,6 +184,72 @@ static void describe(jmethodID m, uint32_t id) {
   }
 }
 
+// Capture and describe are apart: a thread that captures a stack only maps
+// each jmethodID to its id (a lock-free table; no allocation, lock or JVMTI
+// call), and a method seen for the first time is queued by its slot; the
+// writer's thread names it (JVMTI: name, signature, class, lines) before it
+// writes any line taken from the rings with it (methods_describe, called by
+// the writer after it takes the rings). A full queue is no loss: the writer
+// then scans the table for the slots not described.
+#define DQ_SIZE 65536u
+static _Atomic uint32_t dq[DQ_SIZE];   // a slot + 1; 0 while its producer has not stored it
+static atomic_ulong dq_head, dq_tail;
+static atomic_int dq_full;
+
+static void describe_later(uint32_t slot) {
+  unsigned long h = atomic_load_explicit(&dq_head, memory_order_relaxed);
+  do {
+    if (h - atomic_load_explicit(&dq_tail, memory_order_acquire) >= DQ_SIZE) {
+      atomic_store_explicit(&dq_full, 1, memory_order_release);
+      return;
+    }
+  } while (!atomic_compare_exchange_weak_explicit(&dq_head, &h, h + 1, memory_order_relaxed, memory_order_relaxed));
+  atomic_store_explicit(&dq[h % DQ_SIZE], slot + 1, memory_order_release);
+}
+
+static void describe_slot(uint32_t slot) {
+  mslot_t *s = &mtab[slot];
+  jmethodID m = atomic_load_explicit(&s->key, memory_order_acquire);
+  uint32_t id = atomic_load_explicit(&s->id, memory_order_acquire);
+  if (!m || !id || atomic_load_explicit(&s->described, memory_order_relaxed)) return;
+  atomic_store_explicit(&s->described, 1, memory_order_relaxed);
+  describe(m, id);
+}
+
+// The thread that describes: the writer's, attached to the JVM as a daemon
+// the first time it can be (JVMTI's naming functions want an attached
+// thread; before VMInit it cannot, and the queue waits), or a Java thread
+// (the final flush, at VMDeath).
+static __thread int attached;
+
+void methods_describe(void) {
+  if (!mtab) return;
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
+    JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
+    if (atomic_load(&orca_state) != 1 ||
+        (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK)
+      return;
+    attached = 1;
+  }
+  unsigned long t = atomic_load_explicit(&dq_tail, memory_order_relaxed);
+  unsigned long h = atomic_load_explicit(&dq_head, memory_order_acquire);
+  for (; t != h; t++) {
+    uint32_t v = atomic_load_explicit(&dq[t % DQ_SIZE], memory_order_acquire);
+    if (!v) break;   // its producer is between its reservation and its store: next time
+    atomic_store_explicit(&dq[t % DQ_SIZE], 0, memory_order_relaxed);
+    describe_slot(v - 1);
+  }
+  atomic_store_explicit(&dq_tail, t, memory_order_release);
+  if (atomic_exchange_explicit(&dq_full, 0, memory_order_acq_rel))
+    for (uint32_t i = 0; i < METHOD_SLOTS; i++) describe_slot(i);
+}
+
+void methods_detach(void) {
+  if (attached) (*orca_vm)->DetachCurrentThread(orca_vm);
+  attached = 0;
+}
+
 // The ids of the methods of the thread's last stacks, direct-mapped: a
 // thread parks, waits and blocks at a few sites, so its frames are mostly
 // methods it had before, whose ids then need no probe of the shared method
@@ -191,7 +270,7 @@ static uint32_t method_id(jmethodID m) {
       if (atomic_compare_exchange_strong(&s->key, &expect, m)) {
         uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
         atomic_store_explicit(&s->id, id, memory_order_release);
-        describe(m, id);
+        describe_later(i);
         return id;
       }
       cur = expect;

@@ -12,6 +12,12 @@ const char *methods_init(void);
 // written yet: methods_take hands them to the writer (free them; NULL when
 // none).
 char *methods_take(int which, size_t *len);
+// methods_describe names the methods seen since its last call (their
+// .methods and .classtable lines), on the writer's thread (attached to the
+// JVM for it; methods_detach detaches it) or a Java thread: the capture
+// only queued them.
+void methods_describe(void);
+void methods_detach(void);
 // stack_capture fills out with up to max frames of thread t (NULL: the
 // calling thread), skipping `skip` innermost frames; returns the count (0
 // on error).

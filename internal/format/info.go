@@ -60,6 +60,7 @@ const (
 	InfoMethods         = "methods" // lines of .methods
 	InfoClasses         = "classes" // lines of .classtable
 	InfoMetaDropped     = "metadata_dropped"
+	InfoMethodsUnloaded = "methods_unloaded" // .methods lines of methods whose class unloaded before the writer named them
 	InfoOwnStacks       = "own_stacks_by_jvmti"
 	InfoVerifStacks     = "verified_stacks"
 	InfoVerifStacksDif  = "verified_stacks_differ"
@@ -139,7 +140,7 @@ var InfoKeys = []string{
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
-	InfoMetaDropped, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
+	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,

@@ -203,8 +203,11 @@ func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 	listed := map[string]bool{}
 	for _, l := range r.Locks {
 		kind := model.Monitor
-		if l.Kind == "semaphore" {
+		switch l.Kind {
+		case "semaphore":
 			kind = model.Semaphore
+		case "juc":
+			kind = model.JUCLock
 		}
 		listed[l.Kind+l.Object] = true
 		ml := m.Lock(objectID(l.Object), kind)

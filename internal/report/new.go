@@ -343,13 +343,14 @@ func (b *builder) deadlocks() []Deadlock {
 			r.Names = append(r.Names, b.name(th))
 			if d.Objects[i] == 0 {
 				r.States = append(r.States, model.Joining.String())
+				r.Locks = append(r.Locks, false)
 				r.Objects = append(r.Objects, nil)
 			} else {
-				st := model.Blocked
-				if i < len(d.States) && d.States[i] == model.Parked {
-					st = model.Parked // on a java.util.concurrent lock
-				}
-				r.States = append(r.States, st.String())
+				// Blocked on a monitor or, parked in its acquire, on a
+				// java.util.concurrent lock: both are "blocked" (the
+				// report's and the viewer's word), Locks tells them apart.
+				r.States = append(r.States, model.Blocked.String())
+				r.Locks = append(r.Locks, i < len(d.States) && d.States[i] == model.Parked)
 				r.Objects = append(r.Objects, idPtr(d.Objects[i].String(), true))
 			}
 			r.Stacks = append(r.Stacks, b.stack(d.Stacks[i]))
@@ -377,11 +378,14 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			continue
 		}
 		r := Hang{
-			Thread: h.Thread.String(), Name: b.name(h.Thread), State: h.State.String(),
+			Thread: h.Thread.String(), Name: b.name(h.Thread), State: h.State.String(), Lock: h.Acquire,
 			Object: idPtr(h.Object.String(), h.Object != 0),
 			Other:  idPtr(h.Other.String(), h.Other != 0),
 			SinceS: b.rel(h.Since), ForS: sec(b.m.End - h.Since), Frames: b.stack(h.Stack),
 			JDK: b.jdk[h.Thread], Timeout: h.Timeout.String(), Why: h.Why.String(),
+		}
+		if h.Acquire {
+			r.State = model.Blocked.String() // a park in a lock's acquire: blocked on the lock
 		}
 		if h.Other != 0 {
 			r.OtherName = b.name(h.Other)

@@ -275,7 +275,10 @@ type Deadlock struct {
 	LastedS   float64    `json:"lasted_s"`
 	Threads   []string   `json:"threads"`
 	Names     []*string  `json:"names"`
-	States    []string   `json:"states"`  // "blocked" (on a monitor) or "joining", per thread
+	States    []string   `json:"states"`  // "blocked" (on a monitor or a java.util.concurrent lock) or "joining", per thread
+	// Locks: per thread, whether it is blocked on a java.util.concurrent
+	// lock (a park in its acquire) rather than a monitor.
+	Locks []bool `json:"locks"`
 	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
 	Stacks    [][]string `json:"stacks"`
 	// Classes: each object's class signature (null when unknown or for a
@@ -300,8 +303,12 @@ type Hang struct {
 	// Class: the class signature of Object (the monitor, the waited
 	// object, the park blocker) when known; absent otherwise.
 	Class *string `json:"class,omitempty"`
+	// Lock: the state is "blocked" on a java.util.concurrent lock (a park in
+	// its acquire, Object its sync), not on a monitor.
+	Lock bool `json:"lock,omitempty"`
 	// Timeout: "none" (the state cannot end by itself), "set" (it can: a
-	// park with a timeout) or "unknown" (an Object.wait(long), a join).
+	// park or a wait with a timeout) or "unknown" (an Object.wait(long) in
+	// a recording without wait_timeouts, a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
 	// "shutdown", "kill", "cut", "self_join", "for_work"; absent on a hang.

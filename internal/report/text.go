@@ -287,8 +287,18 @@ func first(s []string) string {
 
 // waitsFor describes what a thread waits for: "blocked on monitor X held
 // by T", "joining T", "waiting on X", "acquiring semaphore X".
-func (t *textWriter) waitsFor(state string, object, class *string, other string, otherName *string) string {
+func (t *textWriter) waitsFor(state string, lock bool, object, class *string, other string, otherName *string) string {
 	var s string
+	switch {
+	case state == "blocked" && lock:
+		s = "blocked on lock " + named(deref(object), class)
+		if other != "" {
+			s += " held by " + t.label(other, otherName)
+		} else {
+			s += " (owner unknown)"
+		}
+		return s
+	}
 	switch state {
 	case "blocked":
 		s = "blocked on monitor " + named(deref(object), class)
@@ -357,7 +367,7 @@ func (r *Report) deadlockSection(t *textWriter) {
 		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
-			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
 			t.frames("        ", d.Stacks[j])
 		}
 	}
@@ -407,7 +417,7 @@ func (r *Report) hangSection(t *textWriter) {
 		if h.Other != nil {
 			other = *h.Other
 		}
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Object, h.Class, other, h.OtherName))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.State == "waiting" {
 			s += ", never notified"

@@ -269,18 +269,18 @@ type ClassInit struct {
 // Deadlock is a wait-for cycle: each thread waits for the next, the last
 // for the first.
 type Deadlock struct {
-	AtS       float64    `json:"at_s"`
-	AtEnd     bool       `json:"at_end"`
-	ResolvedS *float64   `json:"resolved_s"`
-	LastedS   float64    `json:"lasted_s"`
-	Threads   []string   `json:"threads"`
-	Names     []*string  `json:"names"`
-	States    []string   `json:"states"`  // "blocked" (on a monitor or a java.util.concurrent lock) or "joining", per thread
+	AtS       float64   `json:"at_s"`
+	AtEnd     bool      `json:"at_end"`
+	ResolvedS *float64  `json:"resolved_s"`
+	LastedS   float64   `json:"lasted_s"`
+	Threads   []string  `json:"threads"`
+	Names     []*string `json:"names"`
+	States    []string  `json:"states"` // "blocked" (on a monitor or a java.util.concurrent lock) or "joining", per thread
 	// Locks: per thread, whether it is blocked on a java.util.concurrent
 	// lock (a park in its acquire) rather than a monitor.
-	Locks []bool `json:"locks"`
-	Objects   []*string  `json:"objects"` // the monitor each thread waits on, null for a join
-	Stacks    [][]string `json:"stacks"`
+	Locks   []bool     `json:"locks"`
+	Objects []*string  `json:"objects"` // the monitor each thread waits on, null for a join
+	Stacks  [][]string `json:"stacks"`
 	// Classes: each object's class signature (null when unknown or for a
 	// join); absent when no class of the cycle is known.
 	Classes []*string `json:"classes,omitempty"`

@@ -65,6 +65,7 @@ static void java_version(void) {
 // loaded so far, the walker of long waits. At load, from VMInit; an attach
 // (issue 24) calls it at once.
 static void live_init(JNIEnv *env, jthread t) {
+  methods_live();
   objhash_ready();
   hsstat_enable(env);
   vthread_init(env, t);

@@ -224,13 +224,19 @@ static void describe_slot(uint32_t slot) {
 // thread; before VMInit it cannot, and the queue waits), or a Java thread
 // (the final flush, at VMDeath).
 static __thread int attached;
+// live: VMInit has come (methods_live). Before, attaching a thread crashes
+// the JVM on JDK 25 (it is still initialising: AttachCurrentThread runs
+// Java code of java.lang.Thread); the queue waits.
+static atomic_int live;
+
+void methods_live(void) { atomic_store(&live, 1); }
 
 void methods_describe(void) {
   if (!mtab) return;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
     JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
-    if (atomic_load(&orca_state) != 1 ||
+    if (!atomic_load(&live) || atomic_load(&orca_state) != 1 ||
         (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK)
       return;
     attached = 1;

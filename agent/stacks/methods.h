@@ -17,6 +17,8 @@ char *methods_take(int which, size_t *len);
 // JVM for it; methods_detach detaches it) or a Java thread: the capture
 // only queued them.
 void methods_describe(void);
+// methods_live: the JVM is live (VMInit): the writer may attach itself.
+void methods_live(void);
 void methods_detach(void);
 // stack_capture fills out with up to max frames of thread t (NULL: the
 // calling thread), skipping `skip` innermost frames; returns the count (0

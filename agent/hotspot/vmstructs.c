@@ -331,8 +331,8 @@ int hs_stw_collector(void) { return vms_flag("UseG1GC") == 1 || vms_flag("UsePar
 // at_off: the VM address off bytes past p.
 static inline vm_ptr at_off(vm_ptr p, long off) { return vm_at(p.vm_bits_ + (uintptr_t)off); }
 
-// Fault injection (tests): ORCA_TEST_FAULTS=SITE:N[,SITE:N], every Nth
-// fault-safe read of a site reads an inaccessible page instead of p.
+// Fault injection (tests): ORCA_TEST_FAULTS=SITE:N[,SITE:N], one in N
+// fault-safe reads of a site reads an inaccessible page instead.
 enum { SITE_OWNER, SITE_LOCK_STACK, SITE_TIMER, SITES };
 static const char *const site_names[SITES] = {"owner", "lock_stack", "timer"};
 static int fault_every[SITES];
@@ -352,12 +352,16 @@ static void test_faults(void) {
   }
 }
 
-// aim returns where a read of site should go: p, or every Nth time the
-// inaccessible page (as far into it as p is into its own, within it).
+// aim returns where a read of site should go: p, or one time in N the
+// inaccessible page. Which reads fault is a hash of the site's read count,
+// not every Nth: the reads of one contended enter come in a fixed order, so
+// every Nth would fault the same one each time (always the owner's word,
+// never the monitor's hash).
 static inline vm_ptr aim(int site, vm_ptr p) {
   if (__builtin_expect(!fault_every[site], 1)) return p;
-  long n = atomic_fetch_add_explicit(&fault_reads[site], 1, memory_order_relaxed);
-  return n % fault_every[site] == fault_every[site] - 1 ? vm_at(fault_page + (p.vm_bits_ & 7)) : p;
+  uint64_t n = (uint64_t)atomic_fetch_add_explicit(&fault_reads[site], 1, memory_order_relaxed);
+  n *= 0x9E3779B97F4A7C15ull;
+  return (n >> 40) % (uint64_t)fault_every[site] == 0 ? vm_at(fault_page) : p;
 }
 
 int hs_pending_monitor(vm_ptr jt, vm_ptr *mon) {

@@ -139,7 +139,7 @@ int hs_stw_collector(void);
 //   load JNI's own resolve makes); and the VM's static tables (vms_*, at
 //   start: exported symbols of libjvm.so).
 // ORCA_TEST_FAULTS=SITE:N[,SITE:N] (tests; sites owner, lock_stack,
-// timer) makes every Nth fault-safe read of a site read an inaccessible
+// timer) makes one in N fault-safe reads of a site read an inaccessible
 // page instead, as a layout described wrongly would (hs_init).
 #define HS_INLINE static inline __attribute__((always_inline))
 #define HS_AT(type, base, off) (*(type *)((uintptr_t)(base) + (uintptr_t)(off)))

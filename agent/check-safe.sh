@@ -6,7 +6,8 @@
 # copied name). A fault in code outside the section goes to the JVM's
 # handler: a crash. And in the sources: only the HotSpot layer
 # (vmstructs.{c,h}) knows HotSpot's layout and reads VM memory; the others
-# call its typed accessors. Run by `make test`.
+# call its typed accessors, on VM addresses of type vm_ptr (safe.h), which
+# the compiler does not let them read through. Run by `make test`.
 set -euo pipefail
 lib=${1:?usage: check-safe.sh LIB}
 src=$(dirname "$0")
@@ -22,11 +23,35 @@ for f in "$src"/*/*.c "$src"/*/*.h; do
     echo "check-safe: ${f##*/} reads HotSpot's layout or VM memory itself: use the layer's accessors (vmstructs.h)" >&2
     bad=1
   fi
+  if grep -n 'vm_bits_' "$f" >&2; then
+    echo "check-safe: ${f##*/} takes the address out of a vm_ptr: only the layer reads through one" >&2
+    bad=1
+  fi
   if [ "${f##*/}" != walk.c ] && grep -nE '^#define HS_GUARDED' "$f" >&2; then
     echo "check-safe: ${f##*/} uses the guarded accessors outside the walker's guard" >&2
     bad=1
   fi
 done
+# The type does the rest: a vm_ptr (safe.h) cannot be dereferenced,
+# indexed, offset or cast to a pointer. Checked here, so that a change to
+# the type that would let one through fails.
+compiles() {
+  printf '#include "hotspot/safe.h"\nuintptr_t f(vm_ptr p) { return (uintptr_t)(%s); }\n' "$1" |
+    gcc -std=gnu11 -fsyntax-only -I"$src" -x c - 2>/dev/null
+}
+if ! command -v gcc >/dev/null; then
+  echo "check-safe: no gcc: vm_ptr not checked"
+elif ! compiles 'vm_names(p, 0)'; then
+  echo "check-safe: cannot compile a use of vm_ptr (hotspot/safe.h)" >&2
+  bad=1
+else
+  for expr in '*(const uintptr_t *)p' 'p[0]' '*(p + 1)' '((const char *)p)[8]' '*p'; do
+    if compiles "$expr"; then
+      echo "check-safe: a vm_ptr can be read through without the layer: $expr compiles" >&2
+      bad=1
+    fi
+  done
+fi
 command -v objdump >/dev/null || { echo "check-safe: no objdump: skipped"; exit 0; }
 dis=$(objdump -d --no-show-raw-insn -j orca_safe "$lib")
 if [ -z "$dis" ]; then echo "check-safe: $lib has no section orca_safe" >&2; exit 1; fi

@@ -44,6 +44,11 @@ static void give_up(const char *why) {
 
 void hsstat_init(void) {}
 
+// faulted: a read of the timer faulted (recovered, hotspot.faults): the
+// calibration's place is wrong for some thread, so the timer is not used
+// any more (the Entered callback is back on at the next enter: monitor.c).
+static void faulted(void) { give_up("stopped: a read of the timer faulted"); }
+
 void hsstat_enable(JNIEnv *env) {
   const char *v = getenv("ORCA_VERIFY_ENTERED");
   verify = v && *v && strcmp(v, "0");
@@ -54,7 +59,7 @@ void hsstat_enable(JNIEnv *env) {
     return;
   }
   const char *missing = hs_stats_missing();
-  if (missing || !vms_thread(env)) {
+  if (missing || vm_null(vms_thread(env))) {
     char msg[80];
     snprintf(msg, sizeof msg, "not used: %s", missing ? missing : "no JavaThread layout");
     give_up(msg);
@@ -93,19 +98,19 @@ typedef struct {
   int ok;
 } snap_t;
 
-static void snapshot(uintptr_t thr, snap_t *out, long words) {
+static void snapshot(vm_ptr thr, snap_t *out, long words) {
   for (long i = 0; i < words; i++) out[i].ok = hs_probe_stats(thr, 8 * i, &out[i].c);
 }
 
 static jobject calib_obj;
-static _Atomic uintptr_t calib_thr;
+static vm_ptr calib_thr;   // written before step 1
 // The contender's steps: 1 ready (calib_thr set), 2 go (the walker's),
 // 3 entered and left, -1 told to stop.
 static atomic_int calib_step;
 
 static void JNICALL calib_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   (void)j; (void)arg;
-  atomic_store(&calib_thr, vms_thread(env));
+  calib_thr = vms_thread(env);
   atomic_store(&calib_step, 1);
   int st;
   while ((st = atomic_load(&calib_step)) == 1) usleep(100);
@@ -154,11 +159,11 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
     why = "cannot start the contender";
     goto done;
   }
-  if (!wait_step(1) || !atomic_load(&calib_thr)) {
+  if (!wait_step(1) || vm_null(calib_thr)) {
     why = "the contender did not start";
     goto done;
   }
-  uintptr_t thr = atomic_load(&calib_thr);
+  vm_ptr thr = calib_thr;
   snapshot(thr, before, words);
   int64_t go = clock_now();
   atomic_store(&calib_step, 2);
@@ -236,13 +241,19 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
   // while blocked on JDK 24+) are not asked here (monitor.c): their
   // Entered comes from the callback.
   (void)t;
-  uintptr_t thr = vms_thread(env);
-  if (!thr) return 0;
+  vm_ptr thr = vms_thread(env), stat;
+  if (vm_null(thr)) return 0;
   long at = atomic_load_explicit(&stat_at, memory_order_relaxed);
-  const struct hs_stats *stat = hs_thread_stats(thr, at);
-  if (!stat || !hs_stats_timing(stat)) return 0;
-  e->start = hs_stats_start(stat);
-  e->base = hs_stats_total(stat);
+  hs_stats_now now;
+  // Its own JavaThread, alive; but at is the calibration's finding, and a
+  // pointer read there is the VM's: both reads fault-safe.
+  if (!hs_thread_stats(thr, at, &stat) || !hs_stats_read(stat, &now)) {
+    faulted();
+    return 0;
+  }
+  if (!now.active) return 0;
+  e->start = now.start;
+  e->base = now.total;
   e->stats = stat;
   e->at = at;
   e->enter_ns = enter_ns;
@@ -251,8 +262,13 @@ int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
 }
 
 int hsstat_end(const hs_enter *e, int64_t *ns) {
-  if (!e->stats || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
-  int64_t total = hs_stats_total(e->stats);
+  if (vm_null(e->stats) || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
+  hs_stats_now now;
+  if (!hs_stats_read(e->stats, &now)) {
+    faulted();   // the time of this enter is lost (entered_late), as after a reset
+    return -1;
+  }
+  int64_t total = now.total;
   if (total == e->base) return 0;
   if (total < e->base) return -1;
   *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
@@ -260,10 +276,15 @@ int hsstat_end(const hs_enter *e, int64_t *ns) {
 }
 
 void hsstat_check(const hs_enter *e, int64_t entered_ns) {
-  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || !e->stats) return;
+  hs_stats_now now;
+  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || vm_null(e->stats)) return;
+  if (!hs_stats_read(e->stats, &now)) {
+    faulted();
+    return;
+  }
   // HotSpot's origin as seen at the Entered callback (after the timer
   // stopped): a little later than the true one, by the callback's latency.
-  int64_t d = hs_stats_total(e->stats) - e->base, y = entered_ns - (e->start + d);
+  int64_t d = now.total - e->base, y = entered_ns - (e->start + d);
   // The timer stops before HotSpot posts Entered: never after the callback.
   int64_t late = y - atomic_load(&origin);
   counter_add(CNT_VERIFIED_ENTERED, 1);
@@ -276,7 +297,7 @@ int hsstat_verifying(void) { return verify; }
 int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
 
 int hsstat_reliable(const hs_enter *e) {
-  return hsstat_trusted() && e->stats && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
+  return hsstat_trusted() && !vm_null(e->stats) && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
 }
 
 int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }

@@ -20,13 +20,13 @@
 #include <jvmti.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include "hotspot/safe.h"
 
 // One contended enter as HotSpot times it: the thread's ThreadStatistics
 // (its timer: vmstructs.h), the timer's total when the enter began, and
 // the enter's start (HotSpot's elapsed nanoseconds).
-struct hs_stats;
 typedef struct {
-  const struct hs_stats *stats;
+  vm_ptr stats;   // null: not timed
   int64_t base, start;
   long at;            // where the timer was read
   int64_t enter_ns;   // the Enter's time, our clock

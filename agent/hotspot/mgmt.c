@@ -16,7 +16,10 @@
 //   JMM_VERSION_3 (JDK 14-, 17)      13th              14th
 //   JMM_VERSION_4 (25)               14th              15th
 //
-// Any other version is not used (its layout is unknown).
+// Any other version is not used (its layout is unknown). The table is read
+// directly: the VM returns it from an exported function for the version
+// asked, a static table of libjvm.so; no address of it comes from a layout
+// of the agent's (the HotSpot layer's rule, vmstructs.h: proven safe).
 static const struct {
   jint version;
   int get_bool, set_bool;

@@ -26,7 +26,8 @@ static jfieldID fid_eetop, fid_tid;
 typedef struct {
   atomic_uint seq;     // odd while the slot is being written
   atomic_int used;
-  uintptr_t jt, lo, hi;
+  vm_ptr jt;       // its JavaThread
+  uintptr_t lo, hi;   // its stack
   int64_t jtid;
   uint32_t hash;
   int carrier;   // virtual threads run on it: a match by JavaThread or stack is unknown
@@ -101,7 +102,7 @@ static void table_full(void) {
   }
 }
 
-static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash, int carrier) {
+static int add(vm_ptr jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash, int carrier) {
   pthread_mutex_lock(&mu);
   int n = atomic_load(&high), i;
   for (i = 0; i < n && atomic_load(&slot(i)->used); i++) {
@@ -133,10 +134,10 @@ static int add(uintptr_t jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t 
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier) {
   if (!can_owner || my_slot >= 0) return;
   fields(env, thread);
-  if (!vms_thread(env) && fid_eetop && thread)
+  if (vm_null(vms_thread(env)) && fid_eetop && thread)
     vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
-  uintptr_t jt = vms_thread(env);
-  if (!jt) return;
+  vm_ptr jt = vms_thread(env);
+  if (vm_null(jt)) return;
   pthread_attr_t a;
   void *lo = NULL;
   size_t sz = 0;
@@ -152,10 +153,10 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   if (!can_owner) return;
   fields(env, thread);
   if (!fid_eetop) return;
-  uintptr_t jt = (uintptr_t)(*env)->GetLongField(env, thread, fid_eetop);
+  vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++)
-    if (atomic_load(&slot(i)->used) && slot(i)->jt == jt) return;   // registered itself
+    if (atomic_load(&slot(i)->used) && vm_same(slot(i)->jt, jt)) return;   // registered itself
   int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
@@ -164,19 +165,20 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
 }
 
 void owner_unregister_self(JNIEnv *env) {
-  uintptr_t jt = vms_thread(env);
-  if (my_slot < 0 && jt) {
+  vm_ptr jt = vms_thread(env);
+  if (my_slot < 0 && !vm_null(jt)) {
     // Registered by another thread at VMInit: find the slot by JavaThread.
     int n = atomic_load(&high);
     for (int i = 0; i < n; i++)
-      if (atomic_load(&slot(i)->used) && slot(i)->jt == jt) my_slot = i;
+      if (atomic_load(&slot(i)->used) && vm_same(slot(i)->jt, jt)) my_slot = i;
   }
   if (my_slot < 0) return;
   slot_t *s = slot(my_slot);
   pthread_mutex_lock(&mu);
   atomic_fetch_add(&s->seq, 1);
   atomic_store(&s->used, 0);
-  s->jt = s->lo = s->hi = 0;
+  s->jt = vm_at(0);
+  s->lo = s->hi = 0;
   s->jtid = -1;
   atomic_fetch_add(&s->seq, 1);
   pthread_mutex_unlock(&mu);
@@ -193,7 +195,7 @@ static uint32_t carrier_owner(const slot_t *s, intptr_t vt0, unsigned long e) {
   if ((e & 1) || vt0 < 0 || hs_mounted_virtual(s->jt) != vt0) return 0;
   if (!vt0) return s->hash;
   uint32_t h = 0;
-  return hs_object_hash((uintptr_t)vt0, &h) && objhash_epoch() == e ? h : 0;
+  return hs_object_hash(vm_at((uintptr_t)vt0), &h) && objhash_epoch() == e ? h : 0;
 }
 
 // on_lock_stack returns the hash of the live thread whose lock stack holds
@@ -208,7 +210,7 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
   for (int i = 0; i < n; i++) {
     slot_t *s = slot(i);
     unsigned q = atomic_load(&s->seq);
-    if ((q & 1) || !atomic_load(&s->used) || !s->jt) continue;
+    if ((q & 1) || !atomic_load(&s->used) || vm_null(s->jt)) continue;
     unsigned long e = s->carrier ? objhash_epoch() : 0;
     intptr_t vt0 = s->carrier ? hs_mounted_virtual(s->jt) : 0;
     uintptr_t objs[MAXE];
@@ -243,16 +245,17 @@ static uint32_t hash_of_held(JNIEnv *env, uintptr_t oop) {
 
 int owner_held_contended(JNIEnv *env, uint32_t *out, int max) {
   enum { MAXE = 16 };
-  uintptr_t jt = hs_can_lock_stack() ? vms_thread(env) : 0;
+  vm_ptr jt = hs_can_lock_stack() ? vms_thread(env) : vm_at(0);
   unsigned long e = objhash_epoch();
-  if (!jt || (e & 1)) return 0;
+  if (vm_null(jt) || (e & 1)) return 0;
   uintptr_t objs[MAXE];
   int count = hs_own_lock_stack(jt, objs, MAXE), n = 0;
   for (int k = 0; k < count && n < max; k++) {
     uint32_t h = 0;
     // On its own lock stack and inflated: by another thread, which left
     // the owner anonymous (the owner's own inflation takes it off the stack).
-    if (hs_object_inflated(objs[k]) && (hs_object_hash(objs[k], &h) || (h = hash_of_held(env, objs[k])))) {
+    vm_ptr o = vm_at(objs[k]);
+    if (hs_object_inflated(o) && (hs_object_hash(o, &h) || (h = hash_of_held(env, objs[k])))) {
       int seen = 0;
       for (int i = 0; i < n; i++) seen |= out[i] == h;
       if (!seen) out[n++] = h;
@@ -269,11 +272,12 @@ static uint32_t unknown(int why) {
 }
 
 uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
-  uintptr_t self = vms_thread(env);
-  if (!self || !can_owner) return unknown(CNT_OWNER_UNREADABLE);
-  uintptr_t mon = 0, own = 0;
+  vm_ptr self = vms_thread(env), mon;
+  if (vm_null(self) || !can_owner) return unknown(CNT_OWNER_UNREADABLE);
+  uintptr_t own = 0;
   // The monitor cannot be deflated while we are counted as contending it.
-  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_owner(mon, &own)) return unknown(CNT_OWNER_UNREADABLE);
+  if (!hs_pending_monitor(self, &mon) || vm_null(mon) || !hs_monitor_owner(mon, &own))
+    return unknown(CNT_OWNER_UNREADABLE);
   if (own == 1 && obj) {
     // Anonymous owner (lightweight locking). A JNI local reference points
     // at the object's oop slot.
@@ -294,7 +298,7 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
       slot_t *s = slot(i);
       unsigned q = atomic_load(&s->seq);
       if ((q & 1) || !atomic_load(&s->used)) continue;
-      int hit = pass == 0 ? s->jt == own
+      int hit = pass == 0 ? vm_names(s->jt, own)
               : pass == 1 ? s->jtid == (int64_t)own
                           : (own >= s->lo && own < s->hi);
       if (!hit || atomic_load(&s->seq) != q) continue;
@@ -311,10 +315,9 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
 }
 
 uint32_t owner_pending_hash(JNIEnv *env) {
-  uintptr_t self = vms_thread(env);
-  if (!self || !can_hash) return 0;
-  uintptr_t mon = 0;
+  vm_ptr self = vms_thread(env), mon;
+  if (vm_null(self) || !can_hash) return 0;
   uint32_t hash = 0;
-  if (!hs_pending_monitor(self, &mon) || !mon || !hs_monitor_hash(mon, &hash)) return 0;
+  if (!hs_pending_monitor(self, &mon) || vm_null(mon) || !hs_monitor_hash(mon, &hash)) return 0;
   return hash;
 }

@@ -122,16 +122,16 @@ static int by_kernel(void *out, const void *p, size_t n) {
   return ok;
 }
 
-int safe_probe(void *out, const void *p, size_t n) { return by_kernel(out, p, n); }
+int safe_probe(void *out, vm_ptr p, size_t n) { return by_kernel(out, (const void *)p.vm_bits_, n); }
 
-int safe_read(void *out, const void *p, size_t n) {
-  if (!installed) return by_kernel(out, p, n);
+int safe_read(void *out, vm_ptr p, size_t n) {
+  if (!installed) return by_kernel(out, (const void *)p.vm_bits_, n);
   safe_guard g;
   if (!safe_try(&g)) {
     safe_leave(&g);
     return 0;
   }
-  copy(out, p, n);
+  copy(out, (const void *)p.vm_bits_, n);
   safe_leave(&g);
   return 1;
 }

@@ -23,6 +23,24 @@
 
 #define SAFE_CODE __attribute__((section("orca_safe")))
 
+// vm_ptr: an address in HotSpot's memory (a JavaThread, a monitor, an
+// object, a JNI handle's slot). A struct, so that the compiler rejects a
+// dereference, an index, an offset or a cast to a pointer: the only reads
+// of VM memory are the accessors of the HotSpot layer (vmstructs.h), which
+// take a vm_ptr and read it through safe_read, or under the walker's guard.
+// Outside the layer (vmstructs.{c,h}, safe.{c,h}) nothing names its member
+// (agent/check-safe.sh): code can make one from a word of the VM's
+// (vm_at) and compare it, not read through it.
+typedef struct {
+  uintptr_t vm_bits_;
+} vm_ptr;
+static inline vm_ptr vm_at(uintptr_t a) { return (vm_ptr){a}; }
+static inline int vm_null(vm_ptr p) { return p.vm_bits_ == 0; }
+static inline int vm_same(vm_ptr a, vm_ptr b) { return a.vm_bits_ == b.vm_bits_; }
+// vm_names: the word w (read from the VM: an owner field, a lock stack's
+// entry) is the address p.
+static inline int vm_names(vm_ptr p, uintptr_t w) { return p.vm_bits_ == w; }
+
 typedef struct safe_guard {
   jmp_buf jb;
   struct safe_guard *prev;
@@ -47,12 +65,12 @@ int safe_guarded(void);
 static inline void safe_leave(safe_guard *g) { safe_cur = g->prev; }
 
 // safe_read copies n bytes at p to out; 0 when some are not readable.
-int safe_read(void *out, const void *p, size_t n);
+int safe_read(void *out, vm_ptr p, size_t n);
 // safe_probe is safe_read by the kernel's copy (a system call, ~0.6 us),
 // never a fault: for reads expected to hit unmapped memory, such as the
 // timer's calibration, which reads every word of a JavaThread as if it
 // were a pointer, so that a normal run recovers no fault at all.
-int safe_probe(void *out, const void *p, size_t n);
+int safe_probe(void *out, vm_ptr p, size_t n);
 // safe_word reads the word at p into *out; 0 when not readable.
-static inline int safe_word(const void *p, uintptr_t *out) { return safe_read(out, p, sizeof *out); }
+static inline int safe_word(vm_ptr p, uintptr_t *out) { return safe_read(out, p, sizeof *out); }
 #endif

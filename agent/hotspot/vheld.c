@@ -47,9 +47,9 @@ static void put(entry *t, uintptr_t oop, uint32_t hash, unsigned long epoch) {
 
 void vheld_blocking(JNIEnv *env, uint32_t hash, vheld_list *held) {
   held->n = 0;
-  uintptr_t jt = hs_can_lock_stack() ? vms_thread(env) : 0;
+  vm_ptr jt = hs_can_lock_stack() ? vms_thread(env) : vm_at(0);
   unsigned long e = objhash_epoch();
-  if (!jt || (e & 1)) return;
+  if (vm_null(jt) || (e & 1)) return;
   int n = hs_own_lock_stack(jt, held->oops, VHELD_MAX);
   entry *t = n > 0 ? get(1) : NULL;
   if (!t || objhash_epoch() != e) return;

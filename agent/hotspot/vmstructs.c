@@ -1,5 +1,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdatomic.h>
@@ -7,6 +9,12 @@
 #include "hotspot/vmstructs.h"
 
 static atomic_long off_env = -2;   // -2: not looked up yet
+
+// The look-ups below read the VM's exported tables (gHotSpotVMStructs and
+// the others, JVMFlag::flags) directly: static data of libjvm.so that the
+// VM exports for this purpose (the Serviceability Agent), complete before
+// agents load and never freed, read at start (and vms_flag when asked). No
+// address in them comes from a layout of the agent's: nothing to recover.
 
 static void *sym(const char *name) {
   void *lib = dlopen("libjvm.so", RTLD_NOLOAD | RTLD_LAZY);
@@ -122,9 +130,9 @@ void vms_learn_env(JNIEnv *env, uintptr_t eetop) {
     atomic_store(&off_env, (long)((uintptr_t)env - eetop));
 }
 
-uintptr_t vms_thread(JNIEnv *env) {
+vm_ptr vms_thread(JNIEnv *env) {
   long o = env_offset();
-  return o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0;
+  return vm_at(o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0);
 }
 
 // Each fact: from and to (feature releases, inclusive; 0: open), and why.
@@ -183,6 +191,7 @@ const char *hs_facts_text(void) {
 }
 
 hs_layout hs;
+static void test_faults(void);
 
 void hs_init(void) {
   hs.walk25 = hs_has(HS_WALK_LAYOUT_25);
@@ -270,6 +279,7 @@ void hs_init(void) {
   hs.jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
   hs.entry_frame_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
   hs.call_stub_return = vms_static("StubRoutines", "_call_stub_return_address");
+  test_faults();
 }
 
 // ---- Capabilities ----
@@ -318,11 +328,66 @@ int hs_stw_collector(void) { return vms_flag("UseG1GC") == 1 || vms_flag("UsePar
 
 // ---- Fault-safe accessors ----
 
-int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi) {
+// at_off: the VM address off bytes past p.
+static inline vm_ptr at_off(vm_ptr p, long off) { return vm_at(p.vm_bits_ + (uintptr_t)off); }
+
+// Fault injection (tests): ORCA_TEST_FAULTS=SITE:N[,SITE:N], one in N
+// fault-safe reads of a site reads an inaccessible page instead.
+enum { SITE_OWNER, SITE_LOCK_STACK, SITE_TIMER, SITES };
+static const char *const site_names[SITES] = {"owner", "lock_stack", "timer"};
+static int fault_every[SITES];
+static atomic_long fault_reads[SITES];
+static uintptr_t fault_page;
+
+static void test_faults(void) {
+  const char *v = getenv("ORCA_TEST_FAULTS");
+  if (!v || !*v) return;
+  void *pg = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (pg == MAP_FAILED) return;
+  fault_page = (uintptr_t)pg;
+  for (int k = 0; k < SITES; k++) {
+    const char *at = strstr(v, site_names[k]);
+    size_t n = strlen(site_names[k]);
+    if (at && at[n] == ':' && atoi(at + n + 1) > 0) fault_every[k] = atoi(at + n + 1);
+  }
+}
+
+// aim returns where a read of site should go: p, or one time in N the
+// inaccessible page. Which reads fault is a hash of the site's read count,
+// not every Nth: the reads of one contended enter come in a fixed order, so
+// every Nth would fault the same one each time (always the owner's word,
+// never the monitor's hash).
+static inline vm_ptr aim(int site, vm_ptr p) {
+  if (__builtin_expect(!fault_every[site], 1)) return p;
+  uint64_t n = (uint64_t)atomic_fetch_add_explicit(&fault_reads[site], 1, memory_order_relaxed);
+  n *= 0x9E3779B97F4A7C15ull;
+  return (n >> 40) % (uint64_t)fault_every[site] == 0 ? vm_at(fault_page) : p;
+}
+
+int hs_pending_monitor(vm_ptr jt, vm_ptr *mon) {
+  uintptr_t w = 0;
+  if (!safe_word(aim(SITE_OWNER, at_off(jt, hs.thread_pending_monitor)), &w)) return 0;
+  *mon = vm_at(w);
+  return 1;
+}
+
+int hs_monitor_owner(vm_ptr mon, uintptr_t *own) {
+  return safe_word(aim(SITE_OWNER, at_off(mon, hs.monitor_owner)), own);
+}
+
+int hs_monitor_hash(vm_ptr mon, uint32_t *hash) {
+  uintptr_t mark = 0;
+  if (!safe_word(aim(SITE_OWNER, at_off(mon, hs.monitor_header)), &mark)) return 0;
+  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+  return 1;
+}
+
+int hs_handle_oop(jobject handle, uintptr_t *oop) { return safe_word(vm_at((uintptr_t)handle), oop); }
+
+int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi) {
   uintptr_t base = 0, size = 0;
-  if (!jt || hs.thread_stack_base < 0 || hs.thread_stack_size < 0 ||
-      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_base), &base) ||
-      !safe_word((const void *)(jt + (uintptr_t)hs.thread_stack_size), &size))
+  if (vm_null(jt) || hs.thread_stack_base < 0 || hs.thread_stack_size < 0 ||
+      !safe_word(at_off(jt, hs.thread_stack_base), &base) || !safe_word(at_off(jt, hs.thread_stack_size), &size))
     return 0;
   *lo = base - size, *hi = base;
   return 1;
@@ -338,23 +403,23 @@ static int monitor_table(void) {
   return v;
 }
 
-int hs_object_inflated(uintptr_t oop) {
+int hs_object_inflated(vm_ptr oop) {
   uintptr_t mark = 0;
-  if (!oop || hs.mark_lock_mask <= 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark)) return 0;
+  if (vm_null(oop) || hs.mark_lock_mask <= 0 || hs.mark_monitor < 0 || !safe_word(oop, &mark)) return 0;
   return (mark & (uintptr_t)hs.mark_lock_mask) == (uintptr_t)hs.mark_monitor;
 }
 
-int hs_object_hash(uintptr_t oop, uint32_t *hash) {
+int hs_object_hash(vm_ptr oop, uint32_t *hash) {
   uintptr_t mark = 0;
   *hash = 0;
-  if (!oop || hs.mark_hash_shift < 0 || hs.mark_hash_shift > 63 || hs.mark_hash_mask <= 0 || hs.mark_lock_mask <= 0 ||
-      hs.mark_unlocked < 0 || hs.mark_monitor < 0 || !safe_word((const void *)oop, &mark))
+  if (vm_null(oop) || hs.mark_hash_shift < 0 || hs.mark_hash_shift > 63 || hs.mark_hash_mask <= 0 ||
+      hs.mark_lock_mask <= 0 || hs.mark_unlocked < 0 || hs.mark_monitor < 0 || !safe_word(oop, &mark))
     return 0;
   uintptr_t lock = mark & (uintptr_t)hs.mark_lock_mask;
   if (lock == (uintptr_t)hs.mark_monitor && !monitor_table()) {
     // The header displaced into the monitor (_header up to 23, _metadata after).
     long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
-    if (at < 0 || !safe_word((const void *)((mark ^ lock) + (uintptr_t)at), &mark)) return 0;
+    if (at < 0 || !safe_word(at_off(vm_at(mark ^ lock), at), &mark)) return 0;
   } else if (lock != (uintptr_t)hs.mark_unlocked && lock != (uintptr_t)hs.mark_monitor) {
     return 0;   // fast-locked: a stack lock's header is elsewhere
   }
@@ -362,24 +427,23 @@ int hs_object_hash(uintptr_t oop, uint32_t *hash) {
   return *hash != 0;
 }
 
-intptr_t hs_mounted_virtual(uintptr_t jt) {
+intptr_t hs_mounted_virtual(vm_ptr jt) {
   uintptr_t hv = 0, ht = 0, v = 0, t = 0;
   if (hs.thread_vthread < 0 || hs.thread_threadobj < 0) return -1;
   // OopHandles: each points at a slot holding the object.
-  if (!safe_word((const void *)(jt + (uintptr_t)hs.thread_vthread), &hv) ||
-      !safe_word((const void *)(jt + (uintptr_t)hs.thread_threadobj), &ht) || !hv || !ht ||
-      !safe_word((const void *)hv, &v) || !safe_word((const void *)ht, &t) || !v || !t)
+  if (!safe_word(at_off(jt, hs.thread_vthread), &hv) || !safe_word(at_off(jt, hs.thread_threadobj), &ht) || !hv ||
+      !ht || !safe_word(vm_at(hv), &v) || !safe_word(vm_at(ht), &t) || !v || !t)
     return -1;
   return v == t ? 0 : (intptr_t)v;
 }
 
-int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
+int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
   enum { BUF = 512 };
   size_t want = (size_t)hs.lockstack_base + (size_t)max * sizeof(uintptr_t);
   if (!hs_can_lock_stack() || want > BUF) return -1;
   unsigned char buf[BUF];
   // Another thread's memory, gone if the thread has just exited.
-  if (!safe_read(buf, (const void *)(jt + (uintptr_t)hs.thread_lock_stack), want)) return -1;
+  if (!safe_read(buf, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack)), want)) return -1;
   uint32_t top;   // a byte offset from the JavaThread
   memcpy(&top, buf + hs.lockstack_top, sizeof top);
   long first = hs.thread_lock_stack + hs.lockstack_base;
@@ -389,6 +453,38 @@ int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
   return (int)count;
 }
 
+int hs_own_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
+  uint32_t top;   // a byte offset from the JavaThread
+  if (!hs_can_lock_stack() ||
+      !safe_read(&top, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack + hs.lockstack_top)), sizeof top))
+    return -1;
+  long first = hs.thread_lock_stack + hs.lockstack_base;
+  long count = ((long)top - first) / (long)sizeof(uintptr_t);
+  if (count < 0 || count > max) return -1;
+  if (count && !safe_read(out, aim(SITE_LOCK_STACK, at_off(jt, first)), (size_t)count * sizeof(uintptr_t)))
+    return -1;
+  return (int)count;
+}
+
+int hs_thread_stats(vm_ptr jt, long at, vm_ptr *stats) {
+  uintptr_t w = 0;
+  if (at < 0 || !safe_word(aim(SITE_TIMER, at_off(jt, at)), &w) || !w) return 0;
+  *stats = vm_at(w);
+  return 1;
+}
+
+int hs_stats_read(vm_ptr stats, hs_stats_now *out) {
+  // The count, then elapsedTimer's fields (hs_init): one copy.
+  char w[32];
+  if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
+      hs.stats_start + 8 > (long)sizeof w || !safe_read(w, aim(SITE_TIMER, stats), sizeof w))
+    return 0;
+  memcpy(&out->total, w + hs.stats_total, 8);
+  memcpy(&out->start, w + hs.stats_start, 8);
+  out->active = w[hs.stats_active] != 0;
+  return 1;
+}
+
 enum { MAX_WORDS = 1024 };   // JavaThread is 1-2 kB on 17-25
 
 int hs_probe_thread_words(void) {
@@ -396,14 +492,14 @@ int hs_probe_thread_words(void) {
   return n <= 0 ? 0 : n > MAX_WORDS ? MAX_WORDS : (int)n;
 }
 
-int hs_probe_stats(uintptr_t jt, long at, hs_stats_copy *out) {
+int hs_probe_stats(vm_ptr jt, long at, hs_stats_copy *out) {
   uintptr_t p = 0;
   char w[32];
   if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
       hs.stats_start + 8 > (long)sizeof w)
     return 0;
-  if (!safe_probe(&p, (const void *)(jt + (uintptr_t)at), sizeof p) || p < 65536 || p % 8 != 0 ||
-      p >= (1ULL << 47) || !safe_probe(w, (const void *)p, sizeof w))
+  if (!safe_probe(&p, at_off(jt, at), sizeof p) || p < 65536 || p % 8 != 0 || p >= (1ULL << 47) ||
+      !safe_probe(w, vm_at(p), sizeof w))
     return 0;
   memcpy(&out->count, w, 8);
   memcpy(&out->total, w + hs.stats_total, 8);

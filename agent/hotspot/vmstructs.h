@@ -32,8 +32,9 @@ int vms_flag(const char *name);
 // vms_learn_env learns where the JNIEnv sits in a JavaThread when the table
 // does not say, from a thread's JNIEnv and its JavaThread address (eetop).
 void vms_learn_env(JNIEnv *env, uintptr_t eetop);
-// vms_thread returns the calling thread's JavaThread, or 0 when unknown.
-uintptr_t vms_thread(JNIEnv *env);
+// vms_thread returns the calling thread's JavaThread, or a null vm_ptr
+// when unknown.
+vm_ptr vms_thread(JNIEnv *env);
 
 // ---- The layout: every field the agent reads, looked up once -------------
 // hs_init (Agent_OnLoad, after orca_feature) fills `hs` from the tables
@@ -121,52 +122,68 @@ const char *hs_stats_missing(void);
 int hs_stw_collector(void);
 
 // ---- Typed accessors -----------------------------------------------------
+// Every read of VM memory outside this layer is one of these: the readers
+// hold VM addresses as vm_ptr (safe.h), which the compiler will not let
+// them dereference, or as pointers to the incomplete hs_* types below.
 // Three kinds, by who may fault:
-// - fault-safe (safe_read): another thread's structures, or ones reached
-//   through a pointer the VM may change (owner.c);
-// - direct, on the calling thread's own live structures or HotSpot's
-//   timer of a thread known alive (hsstat.c, objhash.c): hot paths, where
-//   the structure cannot go away under the read;
+// - fault-safe (safe_read): every reader's but the walker's — another
+//   thread's structures, the calling thread's own (its lock stack, its
+//   ThreadStatistics timer: at an offset the calibration found), monitors
+//   and objects reached through a pointer the VM may change. A read that
+//   faults returns 0 (counted: hotspot.faults) and the reader falls back;
 // - guarded (HS_GUARDED, walk.c only): direct loads for code in the
 //   section SAFE_CODE under a guard (safe.h), always inlined there so they
-//   run inside the section: a fault ends the walk.
+//   run inside the section: a fault ends the walk;
+// - proven safe, direct: hs_handle_oop_now, the slot of one of the calling
+//   thread's own JNI local references, inside the call that holds it (the
+//   load JNI's own resolve makes); and the VM's static tables (vms_*, at
+//   start: exported symbols of libjvm.so).
+// ORCA_TEST_FAULTS=SITE:N[,SITE:N] (tests; sites owner, lock_stack,
+// timer) makes one in N fault-safe reads of a site read an inaccessible
+// page instead, as a layout described wrongly would (hs_init).
 #define HS_INLINE static inline __attribute__((always_inline))
 #define HS_AT(type, base, off) (*(type *)((uintptr_t)(base) + (uintptr_t)(off)))
 
 // Fault-safe.
 // hs_pending_monitor: JavaThread::_current_pending_monitor of jt.
-HS_INLINE int hs_pending_monitor(uintptr_t jt, uintptr_t *mon) {
-  return safe_word((const void *)(jt + (uintptr_t)hs.thread_pending_monitor), mon);
-}
+int hs_pending_monitor(vm_ptr jt, vm_ptr *mon);
 // hs_monitor_owner: ObjectMonitor::_owner (a JavaThread*, a BasicLock*,
-// or from HS_OWNER_TID a thread id; 1: anonymous, HS_LIGHTWEIGHT_LOCKS).
-HS_INLINE int hs_monitor_owner(uintptr_t mon, uintptr_t *own) {
-  return safe_word((const void *)(mon + (uintptr_t)hs.monitor_owner), own);
-}
+// or from HS_OWNER_TID a thread id; 1: anonymous, HS_LIGHTWEIGHT_LOCKS): a
+// word to compare, never read through.
+int hs_monitor_owner(vm_ptr mon, uintptr_t *own);
 // hs_monitor_hash: the identity hash in the monitor's displaced header (0: none yet).
-HS_INLINE int hs_monitor_hash(uintptr_t mon, uint32_t *hash) {
-  uintptr_t mark = 0;
-  if (!safe_word((const void *)(mon + (uintptr_t)hs.monitor_header), &mark)) return 0;
-  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
-  return 1;
-}
+int hs_monitor_hash(vm_ptr mon, uint32_t *hash);
 // hs_thread_stack: the bounds of jt's stack.
-int hs_thread_stack(uintptr_t jt, uintptr_t *lo, uintptr_t *hi);
+int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi);
 // hs_lock_stack copies up to max objects of jt's lock stack into out and
-// returns how many, or -1 (unreadable, or more than max).
-int hs_lock_stack(uintptr_t jt, uintptr_t *out, int max);
+// returns how many, or -1 (unreadable, or more than max): another thread's,
+// in one copy with its top.
+int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max);
+// hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
+// JavaThread jt: its top, then only the entries in use (one guarded read
+// when it holds no fast lock).
+int hs_own_lock_stack(vm_ptr jt, uintptr_t *out, int max);
 // hs_object_hash: the identity hash of the object at oop, from its header
 // (unlocked) or its monitor's (inflated); 0 when it has none yet or it is
 // fast-locked. The caller makes sure the object cannot move meanwhile
 // (objhash_epoch).
-int hs_object_hash(uintptr_t oop, uint32_t *hash);
+int hs_object_hash(vm_ptr oop, uint32_t *hash);
 // hs_object_inflated: the object at oop has a monitor (its header says so).
-int hs_object_inflated(uintptr_t oop);
+int hs_object_inflated(vm_ptr oop);
 // hs_mounted_virtual: the java.lang.Thread object jt runs now when that is a
 // virtual thread (19+), else 0; -1 when it cannot be read.
-intptr_t hs_mounted_virtual(uintptr_t jt);
+intptr_t hs_mounted_virtual(vm_ptr jt);
 // hs_handle_oop: the object a JNI handle points at (its slot's content).
-HS_INLINE int hs_handle_oop(const void *handle, uintptr_t *oop) { return safe_word(handle, oop); }
+int hs_handle_oop(jobject handle, uintptr_t *oop);
+// hs_thread_stats: jt's ThreadStatistics (at: where its pointer sits in
+// JavaThread, found by hsstat.c's calibration); hs_stats_read: its timer
+// of contended enters now.
+typedef struct {
+  int64_t total, start;   // the timer's total and its current start
+  int active;
+} hs_stats_now;
+int hs_thread_stats(vm_ptr jt, long at, vm_ptr *stats);
+int hs_stats_read(vm_ptr stats, hs_stats_now *out);
 // hs_probe_thread_word / hs_probe_stats: the kernel's copy (safe_probe),
 // never a fault: for the calibration, which reads every word of a
 // JavaThread as if it were a pointer to ThreadStatistics.
@@ -175,53 +192,40 @@ typedef struct {
   int active;
 } hs_stats_copy;
 int hs_probe_thread_words(void);   // words of a JavaThread probed (sizeof / 8, at most 1024)
-int hs_probe_stats(uintptr_t jt, long at, hs_stats_copy *out);
+int hs_probe_stats(vm_ptr jt, long at, hs_stats_copy *out);
 
-// Direct: a thread's ThreadStatistics (at: its place in JavaThread, found
-// by hsstat.c) and its timer of contended enters.
-struct hs_stats;
-HS_INLINE const struct hs_stats *hs_thread_stats(uintptr_t jt, long at) {
-  return HS_AT(const struct hs_stats *const, jt, at);
-}
-HS_INLINE int hs_stats_timing(const struct hs_stats *s) { return HS_AT(const volatile char, s, hs.stats_active) != 0; }
-HS_INLINE int64_t hs_stats_total(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_total); }
-HS_INLINE int64_t hs_stats_start(const struct hs_stats *s) { return HS_AT(const volatile int64_t, s, hs.stats_start); }
-// hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
-// JavaThread jt (a direct read: 2-3 loads when it holds no fast lock).
-HS_INLINE int hs_own_lock_stack(uintptr_t jt, uintptr_t *out, int max) {
-  if (hs.thread_lock_stack < 0 || hs.lockstack_top < 0 || hs.lockstack_base < 0) return -1;
-  long first = hs.thread_lock_stack + hs.lockstack_base;
-  long count = ((long)HS_AT(const volatile uint32_t, jt, hs.thread_lock_stack + hs.lockstack_top) - first) /
-               (long)sizeof(uintptr_t);
-  if (count < 0 || count > max) return -1;
-  for (long i = 0; i < count; i++) out[i] = HS_AT(const volatile uintptr_t, jt, first + i * (long)sizeof(uintptr_t));
-  return (int)count;
-}
+// Proven safe, direct.
 // hs_handle_oop_now: the object a local JNI handle of the calling thread
-// points at, 0 for a tagged (global, weak) one.
-HS_INLINE uintptr_t hs_handle_oop_now(const void *handle) {
+// points at, 0 for a tagged (global, weak) one. Only for the caller's own
+// local references (a callback's or native's argument, a reference a JVMTI
+// call just returned), inside the call that holds them: the slot is in the
+// thread's live handle block, and this is the load JNIHandles::resolve
+// makes. No layout of the agent's is involved, so no fault to recover.
+HS_INLINE uintptr_t hs_handle_oop_now(jobject handle) {
   return ((uintptr_t)handle & 3) ? 0 : __atomic_load_n((const uintptr_t *)handle, __ATOMIC_SEQ_CST);
 }
-
 #ifdef HS_GUARDED
 // Guarded: direct loads, for SAFE_CODE under a guard only (walk.c).
 struct hs_blob;     // CodeBlob (an nmethod when hs_blob_is_nmethod)
 struct hs_method;   // Method
 typedef struct { uintptr_t sp, fp, pc; } hs_anchor;   // JavaFrameAnchor's _last_Java_*
 
-HS_INLINE uintptr_t hs_thread_stack_base(uintptr_t jt) { return HS_AT(uintptr_t, jt, hs.thread_stack_base); }
-HS_INLINE size_t hs_thread_stack_size(uintptr_t jt) { return HS_AT(size_t, jt, hs.thread_stack_size); }
+HS_INLINE uintptr_t hs_thread_stack_base(vm_ptr jt) { return HS_AT(uintptr_t, jt.vm_bits_, hs.thread_stack_base); }
+HS_INLINE size_t hs_thread_stack_size(vm_ptr jt) { return HS_AT(size_t, jt.vm_bits_, hs.thread_stack_size); }
 // hs_thread_in_continuation: jt runs a virtual thread (JDK 19+; read on the 25 layout).
-HS_INLINE int hs_thread_in_continuation(uintptr_t jt) {
-  return hs.walk25 && HS_AT(volatile uintptr_t, jt, hs.thread_cont_entry) != 0;
+HS_INLINE int hs_thread_in_continuation(vm_ptr jt) {
+  return hs.walk25 && HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_cont_entry) != 0;
 }
+// hs_stack_word: the word i words from sp on the calling thread's stack
+// (the walker checks sp against the stack's bounds first).
+HS_INLINE uintptr_t hs_stack_word(uintptr_t sp, long i) { return ((const uintptr_t *)sp)[i]; }
 HS_INLINE void hs_anchor_read(uintptr_t a, hs_anchor *out) {
   out->sp = HS_AT(volatile uintptr_t, a, hs.anchor_sp);
   out->fp = HS_AT(volatile uintptr_t, a, hs.anchor_fp);
   out->pc = HS_AT(volatile uintptr_t, a, hs.anchor_pc);
 }
 // hs_thread_last_frame: the calling thread's frame anchor.
-HS_INLINE void hs_thread_last_frame(uintptr_t jt, hs_anchor *out) { hs_anchor_read(jt + (uintptr_t)hs.thread_anchor, out); }
+HS_INLINE void hs_thread_last_frame(vm_ptr jt, hs_anchor *out) { hs_anchor_read(jt.vm_bits_ + (uintptr_t)hs.thread_anchor, out); }
 HS_INLINE int hs_is_call_stub_return(uintptr_t pc) { return pc == *hs.call_stub_return; }
 // hs_entry_frame_last_frame: the anchor kept by the JavaCallWrapper of the
 // entry frame at fp (the Java frames below it); 0 when it has none.

@@ -132,9 +132,9 @@ SAFE_CODE static int compiled(out_t *o, const struct hs_blob *nm, uintptr_t pc) 
   return 0;
 }
 
-SAFE_CODE static int interpreted(out_t *o, uintptr_t *f) {
-  struct hs_method *m = (struct hs_method *)f[I_METHOD];
-  uintptr_t bcp = f[I_BCP];
+SAFE_CODE static int interpreted(out_t *o, uintptr_t fp) {
+  struct hs_method *m = (struct hs_method *)hs_stack_word(fp, I_METHOD);
+  uintptr_t bcp = hs_stack_word(fp, I_BCP);
   if (!m) return -1;
   if (hs_method_is_native(m)) return put(o, method_id(m), -1);
   long bci = hs_method_bci(m, bcp);
@@ -168,8 +168,8 @@ SAFE_CODE static int kind_of(const char *name) {
 }
 
 SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
-  uintptr_t jt = vms_thread(env);
-  if (!jt) return -1;
+  vm_ptr jt = vms_thread(env);
+  if (vm_null(jt)) return -1;
   // A thread in a continuation (a virtual thread, JDK 19+): JVMTI ends its
   // stack at the continuation's entry; not walked.
   if (hs_thread_in_continuation(jt)) return -1;
@@ -181,7 +181,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
   // VM-internal lock); every Java caller of the VM or a native sets one.
   if (!sp) return 0;
   if (sp < lo + 8 || sp >= hi) return -1;
-  if (!pc) pc = ((uintptr_t *)sp)[-1];   // as JavaFrameAnchor::make_walkable
+  if (!pc) pc = hs_stack_word(sp, -1);   // as JavaFrameAnchor::make_walkable
   out_t o = {fr, skip, max, 0, 0};
   int at_anchor = 1;   // this frame is the one an anchor describes
   int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
@@ -195,7 +195,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       if (!an.sp) break;   // the thread's first Java frame
       sp = an.sp, fp = an.fp, pc = an.pc;
       if (sp < lo + 8 || sp >= hi) return -1;
-      if (!pc) pc = ((uintptr_t *)sp)[-1];
+      if (!pc) pc = hs_stack_word(sp, -1);
       at_anchor = 1;
       continue;
     }
@@ -206,11 +206,10 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
     int kind = kind_of(name);
     if (kind == N_INTERPRETER) {
       if (fp <= sp || fp + 16 > hi) return -1;
-      uintptr_t *f = (uintptr_t *)fp;
-      if (interpreted(&o, f)) return -1;
-      sp = f[I_SENDER_SP];   // the caller's sp before the interpreter extended it
-      pc = f[1];
-      fp = f[0];
+      if (interpreted(&o, fp)) return -1;
+      sp = hs_stack_word(fp, I_SENDER_SP);   // the caller's sp before the interpreter extended it
+      pc = hs_stack_word(fp, 1);
+      fp = hs_stack_word(fp, 0);
       at_anchor = 0;
       continue;
     }
@@ -220,11 +219,11 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       return -1;
     }
     int size = hs_blob_frame_size(cb);   // words, with the return address
-    uintptr_t *next = (uintptr_t *)sp + size;
-    if (size <= 0 || (uintptr_t)next > hi) return -1;
-    pc = next[-1];
-    fp = next[-2];   // every compiled frame and stub saves the caller's rbp there
-    sp = (uintptr_t)next;
+    uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
+    if (size <= 0 || next > hi) return -1;
+    pc = hs_stack_word(next, -1);
+    fp = hs_stack_word(next, -2);   // every compiled frame and stub saves the caller's rbp there
+    sp = next;
     at_anchor = 0;
   }
   return o.n;

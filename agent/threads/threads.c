@@ -33,7 +33,7 @@ static void forget(tstate *s, JNIEnv *env) {
 static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
-  s->pending.enter_hs.stats = NULL;   // its JavaThread is gone
+  s->pending.enter_hs.stats = vm_at(0);   // its JavaThread is gone
   pending_settle(&s->pending);
   self_state = NULL;
   forget(s, NULL);

@@ -1,7 +1,7 @@
 // The cost of each way to read memory that may not be mapped (docs/agent.md,
 // "Fault-safe reads"). A measurement aid, not part of the build:
 //
-//   gcc -O2 -Iagent -o /tmp/saferead bench/c/saferead.c agent/safe.c -ldl -lpthread
+//   gcc -O2 -Iagent -o /tmp/saferead bench/c/saferead.c agent/hotspot/safe.c -ldl -lpthread
 //   /tmp/saferead [LIBJVM OFFSET]
 //
 // With LIBJVM and the file offset of its SafeFetchN_impl (nm LIBJVM | grep
@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include "safe.h"
+#include "hotspot/safe.h"
 
 enum { N = 10000000, WORDS = 64 };
 static uintptr_t data[WORDS];
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
 
   t = now();
   for (int i = 0; i < N; i++) {
-    safe_word(&data[i % WORDS], &w);
+    safe_word(vm_at((uintptr_t)&data[i % WORDS]), &w);
     s += w;
   }
   printf("safe_word (a guard a read):  %6.2f ns\n", (now() - t) / N);
@@ -106,9 +106,9 @@ int main(int argc, char **argv) {
   char *bad = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   int n3 = 100000, ok = 0;
   t = now();
-  for (int i = 0; i < n3; i++) ok += safe_word(bad, &w);
+  for (int i = 0; i < n3; i++) ok += safe_word(vm_at((uintptr_t)bad), &w);
   printf("safe_word on a PROT_NONE page (fault recovered): %.0f ns, %d of %d read, %ld faults\n",
-         (now() - t) / n3, ok, n3, atomic_load(&safe_faults));
+         (now() - t) / n3, ok, n3, safe_faults());
   sink = s;
   return ok != 0;
 }

@@ -104,10 +104,15 @@ func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn fu
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn}
 	head := make([]byte, len(compactMagic))
 	n, _ := ra.ReadAt(head, 0)
-	e.compact = isCompact(head[:min(int64(n), size)])
+	compact := isCompact(head[:min(int64(n), size)])
+	if compact && opt.ChunkSize <= 0 {
+		// A compact file holds ~15 times the events a text file of its
+		// size does: chunks of as many events are that much smaller.
+		chunk = DefaultChunkSize / 16
+	}
+	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact}
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
 		defer putBatch(b)

@@ -97,6 +97,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.
 #define ORCA_INFO_FORMAT "format"
+#define ORCA_INFO_ENCODING "encoding"
 #define ORCA_INFO_AGENT_VERSION "agent_version"
 #define ORCA_INFO_AGENT_OPTIONS "agent_options"
 #define ORCA_INFO_SESSION "session"

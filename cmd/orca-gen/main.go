@@ -2,11 +2,12 @@
 // the reader, the model and everything above them:
 //
 //	orca-gen [-size 1G] [-seed 1] [-threads 200] [-monitors 300] [-semaphores 40]
-//	         [-methods 2000] [-stacks 3000] -o PREFIX
+//	         [-methods 2000] [-stacks 3000] [-format compact] -o PREFIX
 //	orca-gen -convoy 1000 [-handoffs 10000] -o PREFIX
 //
 // It writes PREFIX.orca (events until -size bytes), PREFIX.methods,
-// PREFIX.classtable and PREFIX.info. The output depends only on the flags:
+// PREFIX.classtable and PREFIX.info; -format compact writes PREFIX.orca in
+// the compact encoding (docs/format.md). The output depends only on the flags:
 // the same flags give the same bytes. See internal/synth for what the
 // recording contains. With -convoy N it writes a lock convoy instead: N
 // threads queued on one monitor, its owner changing at every hand-off
@@ -21,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"orca/internal/format"
 	"orca/internal/synth"
 )
 
@@ -35,6 +37,7 @@ func main() {
 	flag.IntVar(&opt.Classes, "classes", 250, "classes")
 	flag.IntVar(&opt.Methods, "methods", 2000, "methods")
 	flag.IntVar(&opt.Stacks, "stacks", 3000, "distinct stacks")
+	encoding := flag.String("format", "seed", "the .orca's encoding: seed (text) or compact")
 	quiet := flag.Bool("q", false, "print nothing on success")
 	var convoy synth.Convoy
 	flag.IntVar(&convoy.Threads, "convoy", 0, "write a lock convoy of this many threads on one monitor instead")
@@ -45,14 +48,18 @@ func main() {
 	}
 	flag.Parse()
 	n, err := parseSize(*size)
-	if *prefix == "" || flag.NArg() > 0 || err != nil {
+	enc, encOK := format.ParseEncoding(*encoding)
+	if *prefix == "" || flag.NArg() > 0 || err != nil || !encOK {
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "orca-gen: -size: %v\n", err)
+		}
+		if !encOK {
+			fmt.Fprintf(os.Stderr, "orca-gen: -format %q: want seed or compact\n", *encoding)
 		}
 		flag.Usage()
 		os.Exit(2)
 	}
-	opt.Size = n
+	opt.Size, opt.Encoding = n, enc
 	t0 := time.Now()
 	var st synth.Stats
 	if convoy.Threads > 0 {

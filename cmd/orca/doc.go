@@ -219,6 +219,14 @@ format and how to open it; every viewer named reads the file on your machine.
 	orca export --format perfetto /tmp/run1        then open /tmp/run1.pftrace in ui.perfetto.dev
 	orca export --format collapsed --kind wait -o - /tmp/run1 | flamegraph.pl > waits.svg
 
+--format seed writes the recording itself in the seed's text encoding, one
+line an event with its stack inline, for tools that read the manual's format:
+-o OUT names the output's prefix (OUT.orca, with .methods, .classtable, .info
+and .ext copied beside it). A recording in the compact encoding is converted
+event for event; one already in text is copied byte for byte.
+
+	orca export --format seed -o /tmp/run1-text /tmp/run1
+
 # Options and operands
 
 Every command but orca record takes its options before or after its operands:

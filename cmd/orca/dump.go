@@ -23,7 +23,8 @@ method IDs and bytecode locations.
 
 At the end it lists the reader's warnings, the malformed lines (file:line),
 and whether the last line of PREFIX.orca was cut short (a JVM killed while
-writing).
+writing). A recording in the compact encoding prints the same; its
+malformed records are named by byte offset (file: byte N).
 
 Examples:
   orca dump /tmp/run1 | less
@@ -66,11 +67,11 @@ func runDump(u ui, args []string) error {
 		var pe *reader.ParseError
 		if errors.As(err, &pe) {
 			// Guard against a reader that reports the same line forever.
-			if last != nil && pe.File == last.File && pe.Line == last.Line {
+			if last != nil && pe.File == last.File && pe.Line == last.Line && pe.Offset == last.Offset {
 				break
 			}
 			last = pe
-			bad = append(bad, fmt.Sprintf("%s:%d: %s", pe.File, pe.Line, pe.Msg))
+			bad = append(bad, pe.Error()) // file:line: msg, or file: byte N: msg (compact)
 			continue
 		}
 		if err != nil {

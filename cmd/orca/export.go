@@ -29,6 +29,14 @@ Writes the recording PREFIX in the format of another tool:
              chrome://tracing or ui.perfetto.dev.
   collapsed  folded stacks, "frame;frame;frame NANOSECONDS" per line, root
              first, for flamegraph.pl or speedscope.
+  seed       the recording itself in the seed's text encoding (one line an
+             event, its stack inline; docs/format.md), for tools that read
+             the manual's format: OUT.orca, with .methods, .classtable, .info
+             (without its encoding key) and .ext copied beside it. A
+             recording in the compact encoding (orca record --format
+             compact) is converted event for event; one already in text is
+             copied byte for byte. -o OUT (a prefix) is required; --kind
+             does not apply.
 
 --kind picks the states exported, a comma-separated list of
   monitor    blocked entering a contended synchronized block or method
@@ -52,6 +60,7 @@ Examples:
   orca export --format pprof --kind all -o all.pb.gz /tmp/run1
   orca export --format perfetto /tmp/run1      then open /tmp/run1.pftrace in ui.perfetto.dev
   orca export --format collapsed --kind wait,sleep -o - /tmp/run1 | flamegraph.pl > waits.svg
+  orca export --format seed -o /tmp/run1-text /tmp/run1
 `
 
 // openHints say how to look at an export, by format.
@@ -68,9 +77,10 @@ func runExport(u ui, args []string) error {
 	for _, f := range export.Formats {
 		names = append(names, f.Name)
 	}
+	names = append(names, "seed")
 	formatName := fs.String("format", "", "the output format: `FORMAT` is "+strings.Join(names, ", "))
 	kindList := fs.String("kind", "", "the states exported: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (default monitor for pprof and collapsed, all for the others)")
-	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout)")
+	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout; seed: the output's prefix, required)")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
 		return err
@@ -80,6 +90,16 @@ func runExport(u ui, args []string) error {
 	}
 	if *formatName == "" {
 		return usagef("export: --format is required: %s", strings.Join(names, ", "))
+	}
+	if *formatName == "seed" {
+		if *kindList != "" {
+			return usagef("export: --kind does not apply to --format seed (the whole recording is written)")
+		}
+		rec, err := openRecording("export", ops[0])
+		if err != nil {
+			return err
+		}
+		return exportSeed(u, rec.Prefix, *out)
 	}
 	f, ok := export.Lookup(*formatName)
 	if !ok {

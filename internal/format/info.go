@@ -25,6 +25,7 @@ const (
 const (
 	// Written by the agent.
 	InfoFormat         = "format"        // Version
+	InfoEncoding       = "encoding"      // how .orca is encoded: "compact" (EncodingCompact); absent or "seed" for the text
 	InfoAgentVersion   = "agent_version" // AgentVersion ("synth" from the generator)
 	InfoAgentOptions   = "agent_options" // the agent's parsed options
 	InfoSession        = "session"       // the token orca record passed (session= option)
@@ -133,7 +134,7 @@ const (
 // InfoKeys lists every key above, for the generated C header and the tests
 // that keep the agent, the docs and this list in step.
 var InfoKeys = []string{
-	InfoFormat, InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
+	InfoFormat, InfoEncoding, InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,

@@ -103,6 +103,8 @@ func randomRecording(r *rand.Rand) rec {
 				e.How = format.ParkEnd(r.IntN(int(format.NumParkEnds)))
 			case format.FClass:
 				e.Class = text(r)
+			case format.FMode:
+				e.Mode = format.AcquireMode(r.IntN(int(format.NumModes)))
 			case format.FStack:
 				e.Stack = frames(r)
 				if r.IntN(2) == 0 {
@@ -218,7 +220,7 @@ func check(t *testing.T, c rec, bufs map[string]*bytes.Buffer) {
 		}
 		want.Name, want.Class, want.EncodedStack = repaired(want.Name), repaired(want.Class), ""
 		g := format.Event{Time: got.Time, Kind: got.Kind, Thread: got.Thread, Object: got.Object, Target: got.Target,
-			Owner: got.Owner, Name: got.Name, Stack: got.Stack, Timeout: got.Timeout, How: got.How, Class: got.Class}
+			Owner: got.Owner, Name: got.Name, Stack: got.Stack, Timeout: got.Timeout, How: got.How, Class: got.Class, Mode: got.Mode}
 		if !sameEvent(g, want) {
 			t.Fatalf("event %d:\n got %+v\nwant %+v", i, g, want)
 		}

@@ -22,15 +22,19 @@ type Files struct {
 // reads (docs/format.md): the one writer of the format in Go, used by orca
 // import, the synthetic generator and tests. Each line is one Write call
 // to its file, so files should be buffered (bufio.Writer) by the caller.
+// In the compact encoding (NewWriterOptions) an event's records — the
+// chunk it starts, its thread's and stack's definitions, the event — are
+// one Write call.
 //
 // It checks what the reader would reject (a kind outside the tables, a
 // negative time, an .info key with '=' or a line break) and returns an
 // error instead of writing. The first error sticks: later calls write
 // nothing and return it.
 type Writer struct {
-	f   Files
-	b   []byte
-	err error
+	f       Files
+	b       []byte
+	err     error
+	compact *compact // the compact encoding's state; nil for the seed's
 	// Written counts what was written.
 	Written Counts
 }
@@ -44,8 +48,28 @@ type Counts struct {
 	EventBytes       int64 // bytes of .orca
 }
 
-// NewWriter returns a Writer to f.
+// NewWriter returns a Writer to f, writing .orca in the seed's text.
 func NewWriter(f Files) *Writer { return &Writer{f: f} }
+
+// Options choose how a Writer encodes .orca.
+type Options struct {
+	Encoding Encoding // EncodingSeed (the default) or EncodingCompact
+	// ChunkBytes: with EncodingCompact, a chunk ends once it holds this
+	// many bytes, and the next event starts a new one; 0 means
+	// DefaultChunkBytes.
+	ChunkBytes int
+}
+
+// NewWriterOptions returns a Writer to f that encodes .orca as opt says.
+// Writing the .info key InfoEncoding is the caller's: a Writer may write
+// only some of the files.
+func NewWriterOptions(f Files, opt Options) *Writer {
+	w := &Writer{f: f}
+	if opt.Encoding == EncodingCompact {
+		w.compact = newCompact(opt.ChunkBytes)
+	}
+	return w
+}
 
 // Err returns the first error of a write, or nil.
 func (w *Writer) Err() error { return w.err }
@@ -82,7 +106,14 @@ func (w *Writer) Event(e *Event) error {
 	if e.Time < 0 {
 		return w.fail("%s at %d ns: times are not negative", e.Kind, e.Time)
 	}
-	w.b = AppendEvent(w.b[:0], e)
+	if w.compact != nil {
+		var err error
+		if w.b, err = w.compact.appendEvent(w.b[:0], e); err != nil {
+			return w.fail("%v", err)
+		}
+	} else {
+		w.b = AppendEvent(w.b[:0], e)
+	}
 	if err := w.put(w.f.Events, SuffixEvents); err != nil {
 		return err
 	}

@@ -26,7 +26,10 @@ type Event struct {
 	// FMode: how a park acquires its synchronizer (ModeNone in recordings
 	// made before the field existed).
 	Mode format.AcquireMode
-	Line int // 1-based line number in the .orca file
+	// Line is the 1-based line number in the .orca file; in a compact
+	// .orca, the event's number (its line in the text when no name
+	// holds a line break).
+	Line int
 	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
 	// given one (0 for no frames), else 0.
 	StackID uint32

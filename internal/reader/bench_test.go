@@ -114,6 +114,7 @@ func BenchmarkEachEvent(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			c0 := cpuTime()
+			events := 0
 			for b.Loop() {
 				n := 0
 				_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "bench.orca", EachOptions{Workers: w, Stacks: NewStackTable()}, func(*Event) error {
@@ -123,9 +124,79 @@ func BenchmarkEachEvent(b *testing.B) {
 				if err != nil || n == 0 {
 					b.Fatal(n, err)
 				}
+				events += n
 			}
 			reportCPU(b, c0, len(data))
+			reportEvents(b, c0, events)
 		})
+	}
+}
+
+// benchCompact is benchSynth's events in the compact encoding.
+var benchCompact []byte
+
+func compactBenchData(b *testing.B) []byte {
+	if benchCompact == nil {
+		benchCompact = compactOf(b, synthBenchData(b), 0)
+	}
+	return benchCompact
+}
+
+// BenchmarkCompactNext is BenchmarkNextSynth on the same events in the
+// compact encoding: the sequential reader, one core.
+func BenchmarkCompactNext(b *testing.B) {
+	data := compactBenchData(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	c0 := cpuTime()
+	n := 0
+	for b.Loop() {
+		evs := NewEvents(bytes.NewReader(data), "bench.orca")
+		for {
+			_, err := evs.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+	}
+	reportCPU(b, c0, len(data))
+	reportEvents(b, c0, n)
+}
+
+// BenchmarkCompactEachEvent is BenchmarkEachEvent on the same events in
+// the compact encoding.
+func BenchmarkCompactEachEvent(b *testing.B) {
+	data := compactBenchData(b)
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", w), func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			c0 := cpuTime()
+			n := 0
+			for b.Loop() {
+				_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "bench.orca", EachOptions{Workers: w, Stacks: NewStackTable()}, func(*Event) error {
+					n++
+					return nil
+				})
+				if err != nil || n == 0 {
+					b.Fatal(n, err)
+				}
+			}
+			reportCPU(b, c0, len(data))
+			reportEvents(b, c0, n)
+		})
+	}
+}
+
+// reportEvents reports millions of events decoded per CPU-second since c0
+// (n in all b.N runs).
+func reportEvents(b *testing.B, c0 time.Duration, n int) {
+	if d := cpuTime() - c0; d > 0 {
+		b.ReportMetric(float64(n)/d.Seconds()/1e6, "Mevents/cpu-s")
 	}
 }
 

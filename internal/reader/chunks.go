@@ -32,6 +32,11 @@ import (
 // ended. So cutting is only a guess that is nearly always right, and the
 // result is the same as Events.Next's in every case (FuzzEvents checks it
 // with chunks of a few bytes).
+//
+// A compact file (compact.go) is cut at chunk markers, and a chunk's
+// decoding runs past its end to the next chunk record, since a record
+// means something only after its chunk's definitions; a marker inside a
+// record is a wrong cut, corrected the same way (FuzzCompact).
 
 // EachOptions control EachEvent.
 type EachOptions struct {
@@ -99,11 +104,19 @@ func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn fu
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn}
+	head := make([]byte, len(compactMagic))
+	n, _ := ra.ReadAt(head, 0)
+	compact := isCompact(head[:min(int64(n), size)])
+	if compact && opt.ChunkSize <= 0 {
+		// A compact file holds ~15 times the events a text file of its
+		// size does: chunks of as many events are that much smaller.
+		chunk = DefaultChunkSize / 16
+	}
+	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact}
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
 		defer putBatch(b)
-		e.parse(newChunkReader(name, size), newStackCache(), b, 0, size)
+		e.parse(e.newDecoder(size), b, 0, size)
 		err := e.deliver(b)
 		return e.truncated, err
 	}
@@ -118,12 +131,12 @@ type each struct {
 	name      string
 	opt       EachOptions
 	fn        func(*Event) error
-	line      int   // lines before the next batch to deliver
+	compact   bool  // the file is in the compact encoding
+	line      int   // lines (compact: events) before the next batch to deliver
 	next      int64 // where the next batch must start
 	truncated bool
-	seq       *records    // for decoding a chunk again, made when first needed
-	seqStacks *stackCache // its stack cache
-	ids       []uint32    // a batch's local stack numbers -> opt.Stacks'
+	seq       *decoder // for decoding a chunk again, made when first needed
+	ids       []uint32 // a batch's local stack numbers -> opt.Stacks'
 	// The opt.Stacks numbers of each stackCache's entries, 0 when not
 	// looked up yet.
 	tables map[*stackCache]*stackIDs
@@ -176,18 +189,39 @@ func (b *batch) reset(start, end int64) {
 	b.truncated, b.err = false, nil
 }
 
-// newChunkReader returns a record reader for chunks: reset sets its source.
-// Its buffer is no larger than a chunk: it reads that much past the end.
-func newChunkReader(name string, chunk int64) *records {
-	return newRecords(bytes.NewReader(nil), name, int(min(eventsBufSize, max(chunk, 4<<10))))
+// decoder is what one goroutine decodes chunks with.
+type decoder struct {
+	rr *records        // text
+	cp *compactRecords // compact
+	sc *stackCache
+}
+
+// newDecoder returns a decoder for chunks of e's file: reset sets its
+// source. Its buffer is no larger than a chunk: it reads that much past the
+// end.
+func (e *each) newDecoder(chunk int64) *decoder {
+	size := int(min(eventsBufSize, max(chunk, 4<<10)))
+	d := &decoder{sc: newStackCache()}
+	if e.compact {
+		d.cp = newCompactRecords(e.name, size)
+	} else {
+		d.rr = newRecords(bytes.NewReader(nil), e.name, size)
+	}
+	return d
 }
 
 // parse decodes the records that begin in [start, end) into b, with line
 // numbers counted from the chunk's first line. A record that begins before
 // end is read to its end, past end if need be.
-func (e *each) parse(rr *records, sc *stackCache, b *batch, start, end int64) {
+func (e *each) parse(d *decoder, b *batch, start, end int64) {
 	b.reset(start, end)
+	sc := d.sc
 	sc.begin(&b.stacks)
+	if e.compact {
+		e.parseCompact(d.cp, sc, b, start, end)
+		return
+	}
+	rr := d.rr
 	rr.reset(io.NewSectionReader(e.ra, start, e.size-start), end-start)
 	for {
 		rec, quoted, err := rr.nextRecord()
@@ -222,17 +256,42 @@ func (e *each) parse(rr *records, sc *stackCache, b *batch, start, end int64) {
 	b.truncated = rr.truncated
 }
 
+// parseCompact is parse for a compact file: a chunk starts at a chunk
+// record (or the file's start), and runs to the first chunk record at or
+// after end, so that the state of the file's chunks never spans two.
+func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start, end int64) {
+	cp.reset(io.NewSectionReader(e.ra, start, e.size-start), start, end, sc)
+	for {
+		b.events = append(b.events, Event{})
+		err := cp.next(&b.events[len(b.events)-1])
+		if err == nil {
+			continue
+		}
+		b.events = b.events[:len(b.events)-1]
+		if pe, ok := err.(*ParseError); ok {
+			b.errs = append(b.errs, batchErr{len(b.events), pe})
+			continue
+		}
+		if err != errLimit && err != io.EOF {
+			b.err = err
+		}
+		break
+	}
+	b.stop, b.lines = cp.offset(), cp.events
+	b.truncated = cp.truncated
+}
+
 // deliver hands b's events and errors to fn and Malformed, with file line
 // numbers, first decoding b's chunk again if the batch before it ended
 // elsewhere than where b starts.
 func (e *each) deliver(b *batch) error {
 	if b.start != e.next {
 		if e.seq == nil {
-			e.seq, e.seqStacks = newChunkReader(e.name, e.chunk), newStackCache()
+			e.seq = e.newDecoder(e.chunk)
 		}
 		// The chunk is decoded from where the last one stopped, to its end
 		// (or, when that is already past its end, to nothing).
-		e.parse(e.seq, e.seqStacks, b, e.next, max(b.end, e.next))
+		e.parse(e.seq, b, e.next, max(b.end, e.next))
 	}
 	// Events carry their stack's number in the chunk; make it the one in
 	// opt.Stacks, looking up each stack of a stackCache once.
@@ -300,7 +359,9 @@ func (e *each) deliver(b *batch) error {
 
 func (e *each) malformed(pe *ParseError) {
 	if e.opt.Malformed != nil {
-		pe.Line += e.line
+		if pe.Line > 0 { // not in a compact file, whose errors say their offset
+			pe.Line += e.line
+		}
 		e.opt.Malformed(pe)
 	}
 }
@@ -328,9 +389,9 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 	}()
 	for range workers {
 		wg.Go(func() {
-			rr, sc := newChunkReader(e.name, e.chunk), newStackCache()
+			d := e.newDecoder(e.chunk)
 			for b := range jobs {
-				e.parse(rr, sc, b, b.start, b.end)
+				e.parse(d, b, b.start, b.end)
 				b.done <- struct{}{}
 			}
 		})
@@ -345,7 +406,11 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 			end := e.size
 			if start+chunk < e.size {
 				var err error
-				if end, err = cutAt(e.ra, start+chunk, e.size, buf); err != nil {
+				cut := cutAt
+				if e.compact {
+					cut = cutCompact
+				}
+				if end, err = cut(e.ra, start+chunk, e.size, buf); err != nil {
 					cutErr = err
 					return
 				}
@@ -417,6 +482,31 @@ func cutAt(ra io.ReaderAt, p, size int64, buf []byte) (int64, error) {
 			break
 		}
 		pos += int64(max(i, 1))
+	}
+	return size, nil
+}
+
+// cutCompact returns where the chunk of a compact file that ends near p
+// ends: the first format.ChunkMarker at or after p, or size if there is
+// none. A marker inside a record (a name that holds one) is a wrong guess
+// that deliver corrects, as a wrong cut of text.
+func cutCompact(ra io.ReaderAt, p, size int64, buf []byte) (int64, error) {
+	marker := []byte(format.ChunkMarker)
+	for pos := p; pos < size; {
+		n, err := ra.ReadAt(buf[:min(int64(len(buf)), size-pos)], pos)
+		if n == 0 && err != nil {
+			if err == io.EOF {
+				break
+			}
+			return 0, err
+		}
+		if i := bytes.Index(buf[:n], marker); i >= 0 {
+			return pos + int64(i), nil
+		}
+		if pos+int64(n) >= size {
+			break
+		}
+		pos += int64(max(n-len(marker)+1, 1))
 	}
 	return size, nil
 }
@@ -501,6 +591,13 @@ func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
 		c.ents = append(c.ents, cachedStack{frames: fr})
 		c.seen[string(b)] = i
 	}
+	fr, local := c.number(i)
+	return fr, local, ""
+}
+
+// number returns the frames of entry i and its number in the chunk,
+// numbering it when it is new there.
+func (c *stackCache) number(i int) ([]format.Frame, uint32) {
 	e := &c.ents[i]
 	if e.stamp != c.stamp {
 		cs := c.chunk
@@ -508,5 +605,28 @@ func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
 		cs.uniq = append(cs.uniq, e.frames)
 		cs.ents = append(cs.ents, i)
 	}
-	return e.frames, e.local, ""
+	return e.frames, e.local
+}
+
+// lookup returns the entry of the stack whose compact encoding is key
+// (a stack record from its depth on), decoding its depth frames with
+// decode when it is new; -1 when decode fails (nothing is kept).
+func (c *stackCache) lookup(key []byte, depth int, decode func([]format.Frame) bool) int {
+	if i, ok := c.seen[string(key)]; ok {
+		return i
+	}
+	a := c.arena
+	if cap(a)-len(a) < depth {
+		a = make([]format.Frame, 0, max(min(2*cap(a), arenaFrames), 1<<10, depth))
+		c.arena = a
+	}
+	fr := a[len(a) : len(a)+depth : len(a)+depth]
+	if !decode(fr) {
+		return -1
+	}
+	c.arena = a[:len(a)+depth]
+	i := len(c.ents)
+	c.ents = append(c.ents, cachedStack{frames: fr})
+	c.seen[string(key)] = i
+	return i
 }

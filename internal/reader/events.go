@@ -1,6 +1,7 @@
 package reader
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -12,11 +13,17 @@ import (
 // ParseError is a malformed line. Reading can continue after it.
 type ParseError struct {
 	File string
-	Line int // 1-based; for a record spanning lines, its first line
-	Msg  string
+	Line int // 1-based; for a record spanning lines, its first line; 0 in a compact .orca
+	// Offset is the byte offset of the malformed record in a compact
+	// .orca (Line is 0 there: records are not lines).
+	Offset int64
+	Msg    string
 }
 
 func (e *ParseError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: byte %d: %s", e.File, e.Offset, e.Msg)
+	}
 	if e.File == "" {
 		return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 	}
@@ -27,6 +34,7 @@ func (e *ParseError) Error() string {
 // buffer, not the file: recordings run to gigabytes.
 type Events struct {
 	rr *records
+	cp *compactRecords // instead of rr for a compact .orca
 	cr *countingReader
 }
 
@@ -52,15 +60,30 @@ const eventsBufSize = 256 << 10
 
 // NewEvents returns a streaming reader of a .orca file; name is used in
 // errors ("run.orca:12: ...").
+// It reads the seed's text and the compact encoding alike, telling them by
+// the file's first bytes.
 func NewEvents(r io.Reader, name string) *Events {
 	cr := &countingReader{r: r}
-	return &Events{rr: newRecords(cr, name, eventsBufSize), cr: cr}
+	br := bufio.NewReaderSize(cr, eventsBufSize)
+	if head, _ := br.Peek(len(compactMagic)); isCompact(head) {
+		cp := newCompactRecords(name, eventsBufSize)
+		cp.reset(br, 0, -1, nil)
+		return &Events{cp: cp, cr: cr}
+	}
+	return &Events{rr: newRecords(br, name, eventsBufSize), cr: cr}
 }
 
 // Next returns the next event, or io.EOF at the end. A malformed line
 // yields a *ParseError, and the next call continues after it. Any other
 // error is a read error and is returned again by every later call.
 func (e *Events) Next() (Event, error) {
+	if e.cp != nil {
+		var ev Event
+		if err := e.cp.next(&ev); err != nil {
+			return Event{}, err
+		}
+		return ev, nil
+	}
 	for {
 		rec, quoted, err := e.rr.nextRecord()
 		if err != nil {
@@ -90,9 +113,15 @@ func (e *Events) Next() (Event, error) {
 }
 
 // Truncated reports whether the file's last line was cut short (no
-// trailing newline), as when the JVM was killed mid-write.
+// trailing newline), as when the JVM was killed mid-write; in a compact
+// .orca, its last record.
 // That line is skipped, not reported as an error.
-func (e *Events) Truncated() bool { return e.rr.truncated }
+func (e *Events) Truncated() bool {
+	if e.cp != nil {
+		return e.cp.truncated
+	}
+	return e.rr.truncated
+}
 
 // decodeEvent decodes record rec (see records.nextRecord) as an event
 // into *ev, or returns why it cannot (*ev is then undefined). Stacks are

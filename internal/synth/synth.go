@@ -37,6 +37,8 @@ type Options struct {
 	// is reached (the last line is complete, so the file is a little
 	// larger). [64 MiB]
 	Size int64
+	// Encoding is the .orca's encoding [format.EncodingSeed, the text].
+	Encoding format.Encoding
 }
 
 func (o Options) withDefaults() Options {
@@ -298,6 +300,9 @@ func (g *Generator) WriteInfo(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	out := format.NewWriter(format.Files{Info: bw})
 	out.Info(format.InfoFormat, format.Version)
+	if g.opt.Encoding != format.EncodingSeed {
+		out.Info(format.InfoEncoding, g.opt.Encoding.String())
+	}
 	out.Info(format.InfoAgentVersion, "synth")
 	out.Info(format.InfoCommand, fmt.Sprintf("orca-gen -seed %d -size %d", g.opt.Seed, g.opt.Size))
 	out.Info(format.InfoComplete, true)
@@ -462,7 +467,7 @@ func (s *sim) newThread(name string, steps int) int {
 // WriteEvents writes the .orca file: events until Options.Size bytes.
 func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	s := &sim{g: g, waiters: map[uint32][]int{}, classed: map[uint32]bool{}, now: origin, out: format.NewWriter(format.Files{Events: bw})}
+	s := &sim{g: g, waiters: map[uint32][]int{}, classed: map[uint32]bool{}, now: origin, out: format.NewWriterOptions(format.Files{Events: bw}, format.Options{Encoding: g.opt.Encoding})}
 	for range g.opt.Monitors {
 		s.monitors = append(s.monitors, g.id())
 	}
@@ -776,7 +781,7 @@ func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
 		handoffs = 10 * n
 	}
 	bw := bufio.NewWriterSize(w, 1<<20)
-	s := &sim{g: g, now: origin, out: format.NewWriter(format.Files{Events: bw})}
+	s := &sim{g: g, now: origin, out: format.NewWriterOptions(format.Files{Events: bw}, format.Options{Encoding: g.opt.Encoding})}
 	for i := range n {
 		s.newThread(fmt.Sprintf("convoy-%d", i), -1)
 	}

@@ -2,6 +2,7 @@ package synth_test
 
 import (
 	"bytes"
+	"reflect"
 	"testing"
 
 	"orca/internal/format"
@@ -74,5 +75,44 @@ func TestDeterministic(t *testing.T) {
 	}
 	if bytes.Equal(a, c) {
 		t.Error("different seeds, same output")
+	}
+}
+
+// TestCompact checks the generator's compact encoding: the same events as
+// the text (more of them, as Size counts bytes), and .info says so.
+func TestCompact(t *testing.T) {
+	read := func(enc format.Encoding) []reader.Event {
+		var b bytes.Buffer
+		if _, err := synth.New(synth.Options{Size: 1 << 20, Seed: 3, Encoding: enc}).WriteEvents(&b); err != nil {
+			t.Fatal(err)
+		}
+		var evs []reader.Event
+		_, err := reader.EachEventAt(bytes.NewReader(b.Bytes()), int64(b.Len()), "s.orca", reader.EachOptions{
+			Malformed: func(pe *reader.ParseError) { t.Fatal(pe) },
+		}, func(ev *reader.Event) error {
+			e := *ev
+			e.Stack = append([]format.Frame(nil), e.Stack...)
+			evs = append(evs, e)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	text, compact := read(format.EncodingSeed), read(format.EncodingCompact)
+	if len(compact) < 5*len(text) {
+		t.Fatalf("%d compact events in 1 MiB, %d text ones", len(compact), len(text))
+	}
+	for i := range text {
+		text[i].Line, compact[i].Line = 0, 0
+		if !reflect.DeepEqual(text[i], compact[i]) {
+			t.Fatalf("event %d:\n compact %+v\n    text %+v", i, compact[i], text[i])
+		}
+	}
+	var info bytes.Buffer
+	synth.New(synth.Options{Encoding: format.EncodingCompact}).WriteInfo(&info)
+	if !bytes.Contains(info.Bytes(), []byte("\nencoding=compact\n")) {
+		t.Errorf(".info:\n%s", info.String())
 	}
 }

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// exportSeed writes the recording at prefix as OUT.orca in the seed's text
+// encoding (docs/format.md), with its .methods, .classtable, .info and
+// .ext beside it. A text recording is copied byte for byte; a compact one
+// is converted event for event, and its .info loses the key encoding.
+func exportSeed(u ui, prefix, out string) error {
+	if out == "" || out == "-" {
+		return usagef("export: --format seed writes several files: -o OUT names their prefix")
+	}
+	for _, s := range recordingExts {
+		if p, ok := strings.CutSuffix(out, s); ok {
+			out = p
+			break
+		}
+	}
+	if same(prefix, out) {
+		return usagef("export: -o %s is the recording itself", out)
+	}
+	compact, err := isCompactFile(prefix + format.SuffixEvents)
+	if err != nil {
+		return fmt.Errorf("exporting %s: %w", prefix, err)
+	}
+	var events int64
+	var malformed int
+	var truncated bool
+	err = writeAtomically(out+format.SuffixEvents, func(f *os.File) error {
+		if !compact {
+			return copyFile(f, prefix+format.SuffixEvents)
+		}
+		in, err := os.Open(prefix + format.SuffixEvents)
+		if err != nil {
+			return err
+		}
+		defer in.Close()
+		bw := bufio.NewWriterSize(f, 256<<10)
+		w := format.NewWriter(format.Files{Prefix: out, Events: bw})
+		evs := reader.NewEvents(in, prefix+format.SuffixEvents)
+		for {
+			ev, err := evs.Next()
+			if err == io.EOF {
+				break
+			}
+			var pe *reader.ParseError
+			if errors.As(err, &pe) {
+				malformed++
+				fmt.Fprintf(u.stderr, "orca: warning: %v: skipped\n", pe)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			fe := format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object, Target: ev.Target,
+				Owner: ev.Owner, Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode}
+			if err := w.Event(&fe); err != nil {
+				return err
+			}
+			events++
+		}
+		truncated = evs.Truncated()
+		return bw.Flush()
+	})
+	if err != nil {
+		return fmt.Errorf("exporting %s: %w", prefix, err)
+	}
+	copied := []string{out + format.SuffixEvents}
+	for _, s := range []string{format.SuffixMethods, format.SuffixClasses, format.SuffixInfo, format.SuffixExt} {
+		if _, err := os.Stat(prefix + s); errors.Is(err, os.ErrNotExist) {
+			os.Remove(out + s) // not a file of the recording: none of an older export either
+			continue
+		}
+		err := writeAtomically(out+s, func(f *os.File) error {
+			if s == format.SuffixInfo && compact {
+				return copyInfo(f, prefix+s)
+			}
+			return copyFile(f, prefix+s)
+		})
+		if err != nil {
+			return fmt.Errorf("exporting %s: %w", prefix, err)
+		}
+		copied = append(copied, out+s)
+	}
+	how := "copied (already the seed's encoding)"
+	if compact {
+		how = fmt.Sprintf("%d events converted from the compact encoding", events)
+	}
+	fmt.Fprintf(u.stdout, "wrote %s: %s\n", strings.Join(copied, ", "), how)
+	if malformed > 0 {
+		fmt.Fprintf(u.stderr, "orca: warning: %d malformed records of %s.orca were skipped\n", malformed, prefix)
+	}
+	if truncated {
+		fmt.Fprintf(u.stderr, "orca: warning: the last record of %s.orca is cut short (the JVM stopped while writing it) and was skipped\n", prefix)
+	}
+	return nil
+}
+
+// isCompactFile reports whether the .orca at path is in the compact encoding.
+func isCompactFile(path string) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	head := make([]byte, len(format.CompactHeader))
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return false, err
+	}
+	return bytes.HasPrefix(head[:n], []byte("orca-compact")), nil
+}
+
+// copyFile copies the file at path to w.
+func copyFile(w io.Writer, path string) error {
+	in, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	_, err = io.Copy(w, in)
+	return err
+}
+
+// copyInfo copies the .info at path to w without its encoding line.
+func copyInfo(w io.Writer, path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var out []byte
+	for line := range bytes.Lines(b) {
+		if bytes.HasPrefix(line, []byte(format.InfoEncoding+"=")) {
+			continue
+		}
+		out = append(out, line...)
+	}
+	_, err = w.Write(out)
+	return err
+}
+
+// same reports whether two prefixes name the same files.
+func same(a, b string) bool {
+	fa, err1 := os.Stat(a + format.SuffixEvents)
+	fb, err2 := os.Stat(b + format.SuffixEvents)
+	if err1 == nil && err2 == nil {
+		return os.SameFile(fa, fb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}

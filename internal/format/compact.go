@@ -1,0 +1,286 @@
+package format
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// The compact encoding of .orca (docs/format.md, "The compact encoding"):
+// a header line, then binary records; threads and stacks are defined once
+// per chunk and referred to by a small number, times are deltas.
+
+// Encoding is how a .orca file is written.
+type Encoding uint8
+
+// The encodings of .orca.
+const (
+	EncodingSeed    Encoding = iota // the seed's text: one line an event (the default)
+	EncodingCompact                 // binary records (issue 23)
+	NumEncodings
+)
+
+var encodingNames = [NumEncodings]string{"seed", "compact"}
+
+// String returns the encoding's name, the value of .info's InfoEncoding.
+func (e Encoding) String() string {
+	if e >= NumEncodings {
+		return fmt.Sprintf("encoding(%d)", e)
+	}
+	return encodingNames[e]
+}
+
+// ParseEncoding returns the encoding named s ("seed", "compact").
+func ParseEncoding(s string) (Encoding, bool) {
+	for i, n := range encodingNames {
+		if n == s {
+			return Encoding(i), true
+		}
+	}
+	return 0, false
+}
+
+// The bytes of the compact encoding.
+const (
+	// CompactHeader begins a compact .orca (a text one begins with a digit).
+	CompactHeader = "orca-compact 1\n"
+	// ChunkMarker precedes every chunk record: a reader resynchronises at
+	// the next one after a malformed record.
+	ChunkMarker = "ORCACHNK"
+	TagChunk    = 0x01 // uv sequence number, uv base time (ns)
+	TagThread   = 0x02 // uv index, u32 hash
+	TagStack    = 0x03 // uv id, uv depth, per frame uv method, uv location+1 (0: native)
+	TagEvent    = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
+)
+
+// DefaultChunkBytes is how large a Writer lets a compact chunk grow before
+// it starts the next one (Options.ChunkBytes).
+const DefaultChunkBytes = 1 << 20
+
+// maxStacksKept bounds the stacks a compact Writer remembers across chunks
+// (it forgets them all at a chunk's start when it holds more).
+const maxStacksKept = 1 << 16
+
+// compact is a Writer's state for the compact encoding.
+type compact struct {
+	chunkBytes int64
+	seq        uint64 // the current chunk, 0 before the first
+	inChunk    int64  // bytes of it so far
+	prev       Time   // the time of the chunk's last event
+	threads    map[ThreadID]uint64
+	stacks     map[string]*compactStack // by the stack's text (EncodeStack)
+	nstacks    uint64                   // stacks defined in the chunk
+	key        []byte
+}
+
+type compactStack struct {
+	frames []Frame
+	chunk  uint64 // the chunk it was last defined in
+	id     uint64 // its id there
+}
+
+func newCompact(chunkBytes int) *compact {
+	if chunkBytes <= 0 {
+		chunkBytes = DefaultChunkBytes
+	}
+	return &compact{chunkBytes: int64(chunkBytes), threads: map[ThreadID]uint64{}, stacks: map[string]*compactStack{}}
+}
+
+// AppendUvarint appends v as an unsigned LEB128 varint (uv).
+func AppendUvarint(b []byte, v uint64) []byte { return binary.AppendUvarint(b, v) }
+
+// AppendSvarint appends v zigzag-encoded as an unsigned varint (sv).
+func AppendSvarint(b []byte, v int64) []byte { return binary.AppendVarint(b, v) }
+
+// appendEvent appends e's records: the file's header, a chunk, the
+// thread's and the stack's definitions when due, and the event. e.Kind is
+// valid and e.Time not negative (Writer checks).
+func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
+	start := len(b)
+	if c.seq == 0 {
+		b = append(b, CompactHeader...)
+		start = len(b)
+	}
+	if c.seq == 0 || c.inChunk >= c.chunkBytes {
+		c.seq++
+		c.inChunk, c.prev, c.nstacks = 0, e.Time, 0
+		clear(c.threads)
+		if len(c.stacks) > maxStacksKept {
+			clear(c.stacks)
+		}
+		b = append(b, ChunkMarker...)
+		b = append(b, TagChunk)
+		b = AppendUvarint(b, c.seq)
+		b = AppendUvarint(b, uint64(e.Time))
+	}
+	thread, ok := c.threads[e.Thread]
+	if !ok {
+		thread = uint64(len(c.threads) + 1)
+		c.threads[e.Thread] = thread
+		b = append(b, TagThread)
+		b = AppendUvarint(b, thread)
+		b = binary.LittleEndian.AppendUint32(b, uint32(e.Thread))
+	}
+	spec := &Specs[e.Kind]
+	var stack uint64
+	if e.Kind.Has(FStack) {
+		var err error
+		if b, stack, err = c.stack(b, e); err != nil {
+			return b[:start], err
+		}
+	}
+	b = append(b, TagEvent+byte(e.Kind))
+	b = AppendSvarint(b, int64(e.Time-c.prev))
+	c.prev = e.Time
+	b = AppendUvarint(b, thread)
+	for _, f := range spec.Fields {
+		switch f {
+		case FObject:
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Object))
+		case FTarget:
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Target))
+		case FOwner:
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.Owner))
+		case FStack:
+			b = AppendUvarint(b, stack)
+		case FName:
+			b = appendCompactText(b, e.Name)
+		case FClass:
+			b = appendCompactText(b, e.Class)
+		case FTimeout:
+			var t uint64 // none
+			if e.Timeout >= 0 {
+				t = uint64(e.Timeout) + 1
+			}
+			b = AppendUvarint(b, t)
+		case FHow:
+			b = append(b, byte(ParkEndUnknown))
+			if e.How < NumParkEnds {
+				b[len(b)-1] = byte(e.How)
+			}
+		case FMode:
+			b = append(b, byte(ModeNone))
+			if e.Mode < NumModes {
+				b[len(b)-1] = byte(e.Mode)
+			}
+		}
+	}
+	c.inChunk += int64(len(b) - start)
+	return b, nil
+}
+
+// stack returns e's stack id in the chunk, appending its definition when it
+// has none there yet.
+func (c *compact) stack(b []byte, e *Event) ([]byte, uint64, error) {
+	var key string
+	if e.EncodedStack != "" {
+		key = e.EncodedStack
+	} else {
+		if len(e.Stack) == 0 {
+			return b, 0, nil
+		}
+		c.key = AppendStack(c.key[:0], e.Stack)
+	}
+	var s *compactStack
+	if key != "" {
+		s = c.stacks[key]
+	} else {
+		s = c.stacks[string(c.key)] // no allocation for the lookup
+	}
+	if s == nil {
+		frames := e.Stack
+		if key != "" {
+			var ok bool
+			if frames, ok = ParseStack(key); !ok {
+				return b, 0, fmt.Errorf("%s at %d ns: stack %q: want depth;methodID;location;…", e.Kind, e.Time, key)
+			}
+		} else {
+			key = string(c.key)
+		}
+		s = &compactStack{frames: append([]Frame(nil), frames...)}
+		c.stacks[key] = s
+	}
+	if len(s.frames) == 0 {
+		return b, 0, nil
+	}
+	if s.chunk != c.seq {
+		c.nstacks++
+		s.chunk, s.id = c.seq, c.nstacks
+		b = append(b, TagStack)
+		b = AppendUvarint(b, s.id)
+		b = AppendUvarint(b, uint64(len(s.frames)))
+		for _, f := range s.frames {
+			b = AppendUvarint(b, uint64(f.Method))
+			b = AppendUvarint(b, uint64(f.Location+1)) // NoLocation wraps to 0
+		}
+	}
+	return b, s.id, nil
+}
+
+// appendCompactText appends a text as its byte length and its UTF-8 bytes
+// (invalid UTF-8 replaced, as in the text encoding).
+func appendCompactText(b []byte, s string) []byte {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	b = AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+// ParseStack decodes a stack field as AppendStack writes it
+// (depth;methodID;location;…, 1-8 hex digits each), for writers given
+// Event.EncodedStack.
+func ParseStack(s string) ([]Frame, bool) {
+	d, rest, _ := strings.Cut(s, ";")
+	depth := 0
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' || i >= 9 {
+			return nil, false
+		}
+		depth = depth*10 + int(d[i]-'0')
+	}
+	if d == "" || depth == 0 && len(d) != len(s) || 4*depth > len(rest)+1 {
+		return nil, false
+	}
+	if depth == 0 {
+		return nil, true
+	}
+	frames := make([]Frame, depth)
+	for i := range frames {
+		var m, l uint32
+		var ok bool
+		if m, rest, ok = cutHex(rest); !ok {
+			return nil, false
+		}
+		if l, rest, ok = cutHex(rest); !ok {
+			return nil, false
+		}
+		frames[i] = Frame{Method: MethodID(m), Location: l}
+	}
+	return frames, rest == "" && !strings.HasSuffix(s, ";")
+}
+
+// cutHex decodes the hex number of 1-8 digits before s's first ';'.
+func cutHex(s string) (uint32, string, bool) {
+	h, rest, _ := strings.Cut(s, ";")
+	if h == "" || len(h) > 8 {
+		return 0, "", false
+	}
+	var v uint32
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+			c -= '0'
+		case c >= 'A' && c <= 'F':
+			c -= 'A' - 10
+		case c >= 'a' && c <= 'f':
+			c -= 'a' - 10
+		default:
+			return 0, "", false
+		}
+		v = v<<4 | uint32(c)
+	}
+	return v, rest, true
+}

@@ -1,0 +1,64 @@
+package format_test
+
+import (
+	"bytes"
+	"encoding/hex"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// TestCompactBytes pins the compact encoding's bytes (docs/format.md, "The
+// compact encoding"): the header, a chunk, thread and stack definitions
+// before their first use, signed time deltas, the fields in table order.
+func TestCompactBytes(t *testing.T) {
+	var b bytes.Buffer
+	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact})
+	st := []format.Frame{{Method: 0x1F, Location: 4}, {Method: 2, Location: format.NoLocation}}
+	w.Event(&format.Event{Time: 1000, Kind: format.ThreadStarted, Thread: 0xA, Name: "main"})
+	w.Event(&format.Event{Time: 1500, Kind: format.MonitorContendedEnter, Thread: 0xA, Object: 0xB, EncodedStack: format.EncodeStack(st)})
+	w.Event(&format.Event{Time: 1400, Kind: format.ThreadPark, Thread: 0xC, Timeout: -1, Mode: format.ModeExclusive})
+	w.Event(&format.Event{Time: 1400, Kind: format.MonitorContendedEntered, Thread: 0xA, Object: 0xB, Stack: st})
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "orca-compact 1\n" + "ORCACHNK" + "\x01\x01\xe8\x07" + // chunk 1 at 1000 ns
+		"\x02\x01\x0a\x00\x00\x00" + // thread 1 is 0000000A
+		"\x1f\x00\x01\x04main" + // ThreadStarted, +0, thread 1, "main"
+		"\x03\x01\x02\x1f\x05\x02\x00" + // stack 1: 2 frames, 1F at 4, 2 native
+		"\x1d\xe8\x07\x01\x0b\x00\x00\x00\x00\x00\x00\x00\x01" + // MonitorContendedEnter, +500, thread 1, object, owner, stack 1
+		"\x02\x02\x0c\x00\x00\x00" + // thread 2 is 0000000C
+		"\x21\xc7\x01\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00" + // ThreadPark, -100, thread 2, object, owner, no timeout, exclusive, no stack
+		"\x1e\x00\x01\x0b\x00\x00\x00\x01" // MonitorContendedEntered, +0, thread 1, object, stack 1 (Stack, not EncodedStack: the same)
+	if got := b.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", hex.Dump([]byte(got)), hex.Dump([]byte(want)))
+	}
+	if w.Written.EventBytes != int64(b.Len()) || w.Written.Events[format.ThreadPark] != 1 {
+		t.Errorf("Written = %+v", w.Written)
+	}
+
+	// A bad stack text is refused, and nothing is written.
+	b.Reset()
+	w = format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact})
+	if err := w.Event(&format.Event{Time: 1, Kind: format.ThreadSleep, Thread: 1, EncodedStack: "2;1;2"}); err == nil || b.Len() != 0 {
+		t.Errorf("a bad stack: %v, wrote %q", err, b.String())
+	}
+}
+
+func TestParseStack(t *testing.T) {
+	for _, s := range []string{"0", "1;1F;4", "2;0000001F;00000004;00000002;FFFFFFFF", "3;a;b;c;d;e;f"} {
+		fr, ok := format.ParseStack(s)
+		if !ok {
+			t.Errorf("%q: not parsed", s)
+			continue
+		}
+		if again, _ := format.ParseStack(format.EncodeStack(fr)); len(again) != len(fr) {
+			t.Errorf("%q: %v", s, fr)
+		}
+	}
+	for _, s := range []string{"", "x", "1", "1;", "1;1", "1;1;", "1;1;2;", "1;1;2;3", "0;", "2;1;2", "1;123456789;1", "1;g;1", "-1"} {
+		if fr, ok := format.ParseStack(s); ok {
+			t.Errorf("%q: parsed as %v", s, fr)
+		}
+	}
+}

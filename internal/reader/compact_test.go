@@ -1,0 +1,209 @@
+package reader
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+
+	"orca/internal/format"
+)
+
+// compactOf writes the events of a text .orca in the compact encoding,
+// with a chunk every chunk bytes (0: the writer's default).
+func compactOf(t testing.TB, text []byte, chunk int) []byte {
+	var b bytes.Buffer
+	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk})
+	evs := NewEvents(bytes.NewReader(text), "seed.orca")
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			continue
+		}
+		fe := toFormat(ev)
+		if err := w.Event(&fe); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b.Bytes()
+}
+
+func toFormat(ev Event) format.Event {
+	return format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object, Target: ev.Target, Owner: ev.Owner,
+		Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode}
+}
+
+// FuzzCompact: no input panics the compact reader; errors name the file
+// and a byte offset within it, in order; results do not depend on the
+// buffer's size nor on EachEvent's chunks; what it accepts, the writer
+// writes back as read.
+func FuzzCompact(f *testing.F) {
+	paths, _ := filepath.Glob("testdata/*.txtar")
+	for _, p := range paths {
+		ar, err := txtar.ParseFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range ar.Files {
+			if file.Name == "orca" {
+				c := compactOf(f, unescape(file.Data), 64)
+				f.Add(c)
+				if len(c) > 20 {
+					f.Add(c[:len(c)-3])                                                                           // cut
+					f.Add(append(append([]byte(nil), c[:len(c)/2]...), append([]byte{0x7F}, c[len(c)/2:]...)...)) // a bad tag
+				}
+			}
+		}
+	}
+	f.Add([]byte(format.CompactHeader))
+	f.Add([]byte("orca-compact 2\n"))
+	f.Add([]byte(format.CompactHeader + "ORCACHNK\x01\x01\x00\x02\x01\x01\x00\x00\x00\x10"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 64<<10 {
+			t.Skip("over 64 KiB")
+		}
+		if !isCompact(data) {
+			data = append([]byte(format.CompactHeader), data...)
+		}
+		evs := NewEvents(bytes.NewReader(data), "f.orca")
+		if evs.cp == nil {
+			t.Fatal("not read as compact")
+		}
+		tiny := newCompactRecords("f.orca", 16)
+		tiny.reset(bytes.NewReader(data), 0, -1, nil)
+		var seq []string
+		lastOff, lastLine := int64(-1), 0
+		for {
+			ev, err := evs.Next()
+			var ev2 Event
+			err2 := tiny.next(&ev2)
+			if err2 != nil {
+				ev2 = Event{}
+			}
+			if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(ev, ev2) {
+				t.Fatalf("with a 16-byte buffer: %+v, %v; want %+v, %v", ev2, err2, ev, err)
+			}
+			if err == io.EOF {
+				break
+			}
+			seq = append(seq, fmt.Sprintf("%+v %v", ev, err))
+			var pe *ParseError
+			if errors.As(err, &pe) {
+				if pe.File != "f.orca" || pe.Line != 0 || pe.Offset <= lastOff || pe.Offset >= int64(len(data)) ||
+					!strings.HasPrefix(pe.Error(), fmt.Sprintf("f.orca: byte %d: ", pe.Offset)) {
+					t.Fatalf("bad error %q (offset %d, after %d, of %d bytes)", pe.Error(), pe.Offset, lastOff, len(data))
+				}
+				lastOff = pe.Offset
+				continue
+			}
+			if err != nil {
+				// Only the header may be wrong beyond a record.
+				if !strings.Contains(err.Error(), "header") {
+					t.Fatalf("not a ParseError: %v", err)
+				}
+				if _, err2 := evs.Next(); fmt.Sprint(err2) != fmt.Sprint(err) {
+					t.Fatalf("the header's error did not stick: %v", err2)
+				}
+				return
+			}
+			if ev.Line != lastLine+1 {
+				t.Fatalf("event Line %d after %d", ev.Line, lastLine)
+			}
+			lastLine = ev.Line
+			// Written again alone, it reads back the same (names repaired).
+			var b bytes.Buffer
+			w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact})
+			fe := toFormat(ev)
+			if err := w.Event(&fe); err != nil {
+				t.Fatal(err)
+			}
+			// A reader sized to the record: NewEvents' buffers per event
+			// would make the fuzzer slow (as FuzzEvents says).
+			rr := newCompactRecords("again", 64)
+			rr.reset(bytes.NewReader(b.Bytes()), 0, -1, nil)
+			var again Event
+			err = rr.next(&again)
+			ev.Name = strings.ToValidUTF8(ev.Name, "\uFFFD")
+			ev.Class = strings.ToValidUTF8(ev.Class, "\uFFFD")
+			ev.Line = 1
+			if err != nil || !reflect.DeepEqual(again, ev) {
+				t.Fatalf("written again: %+v, %v; want %+v", again, err, ev)
+			}
+		}
+		if tiny.truncated != evs.Truncated() {
+			t.Fatal("truncation depends on the buffer size")
+		}
+		if _, err := evs.Next(); err != io.EOF {
+			t.Fatalf("after the end: %v", err)
+		}
+		for _, chunk := range []int{1, 5, 64} {
+			checkEach(t, data, EachOptions{Workers: 3, ChunkSize: chunk}, seq, evs.Truncated())
+		}
+	})
+}
+
+// TestCompactErrors checks what a malformed record costs: the rest of its
+// chunk, not the next; and that a cut record ends the recording.
+func TestCompactErrors(t *testing.T) {
+	text := []byte("1.0,ThreadStarted,0000000A,main\n2.0,ThreadSleep,0000000A,1;00000001;00000002\n3.0,ThreadSlept,0000000A,1;00000001;00000002\n4.0,ThreadEnded,0000000A\n")
+	one := compactOf(t, text, 1) // a chunk per event
+	marker := []byte(format.ChunkMarker)
+	chunks := bytes.Split(one[len(format.CompactHeader):], marker)[1:]
+	if len(chunks) != 4 {
+		t.Fatalf("%d chunks", len(chunks))
+	}
+	// Break the second chunk's event: an unknown kind.
+	bad := bytes.Clone(one)
+	at := bytes.Index(bad, append(marker, chunks[1]...))
+	ev := at + len(marker) + len(chunks[1]) - 4 // the event record ends the chunk: tag, delta, thread, stack id
+	if bad[ev] != format.TagEvent+byte(format.ThreadSleep) {
+		t.Fatalf("byte %d is %#x", ev, bad[ev])
+	}
+	bad[ev] = 0x7F
+	var got []string
+	evs := NewEvents(bytes.NewReader(bad), "b.orca")
+	for {
+		e, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			got = append(got, err.Error())
+			continue
+		}
+		got = append(got, fmt.Sprintf("%d %s", e.Line, e.Kind))
+	}
+	want := []string{"1 ThreadStarted", fmt.Sprintf("b.orca: byte %d: unknown record tag 0x7F", ev), "2 ThreadSlept", "3 ThreadEnded"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+	for cut := len(one) - 1; cut > len(one)-3; cut-- {
+		evs := NewEvents(bytes.NewReader(one[:cut]), "c.orca")
+		n := 0
+		for {
+			_, err := evs.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			n++
+		}
+		if n != 3 || !evs.Truncated() {
+			t.Errorf("cut at %d of %d: %d events, truncated %v", cut, len(one), n, evs.Truncated())
+		}
+	}
+	if _, err := NewEvents(strings.NewReader("orca-compact 9\n"), "v.orca").Next(); err == nil || !strings.Contains(err.Error(), "orca-compact 1") {
+		t.Errorf("another version: %v", err)
+	}
+}

@@ -27,6 +27,7 @@ const (
 	InfoFormat         = "format"        // Version
 	InfoAgentVersion   = "agent_version" // AgentVersion ("synth" from the generator)
 	InfoAgentOptions   = "agent_options" // the agent's parsed options
+	InfoEncoding       = "encoding"      // "compact" when PREFIX.orca is in the compact encoding (docs/format.md); absent: text
 	InfoSession        = "session"       // the token orca record passed (session= option)
 	InfoPID            = "pid"
 	InfoCommand        = "command" // sun.java.command
@@ -133,7 +134,7 @@ const (
 // InfoKeys lists every key above, for the generated C header and the tests
 // that keep the agent, the docs and this list in step.
 var InfoKeys = []string{
-	InfoFormat, InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
+	InfoFormat, InfoAgentVersion, InfoAgentOptions, InfoEncoding, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "core/clock.h"
 #include "core/counters.h"
@@ -35,6 +36,17 @@ static _Atomic int64_t final_deadline;
 static size_t carry_budget;
 // format=compact: the encoder's tables (record/compact.h).
 static compact_enc enc;
+// ORCA_TIME_WRITER=1 (a measurement aid): at exit, the writer thread's CPU,
+// the part of it in flush_events (take, sort, encode, write; the methods'
+// naming apart) and the bytes of .orca an event.
+static int time_writer;
+static int64_t cpu_flush, cpu_thread;
+
+static int64_t thread_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 // put writes n bytes at fd's offset and returns how many it wrote: n, or
 // fewer after an error (*err set).
@@ -556,13 +568,17 @@ static void flush_all(int final) {
       usleep(1000);
     cutoff = INT64_MAX;
   }
+  int64_t c0 = time_writer ? thread_cpu() : 0;
   flush_events(cutoff);
+  if (time_writer) cpu_flush += thread_cpu() - c0;
 }
 
 static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
   orca_agent_thread = 1;
+  const char *tw = getenv("ORCA_TIME_WRITER");
+  time_writer = tw && *tw == '1';
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();
@@ -573,6 +589,7 @@ static void *run(void *arg) {
       last_info = now;
     }
   }
+  if (time_writer) cpu_thread = thread_cpu();
   if (src.thread_exit) src.thread_exit();
   return NULL;
 }
@@ -599,6 +616,13 @@ void writer_stop(void) {
     lose_buf(buf, len, LOST_AT_EXIT);
   }
   write_info(1);
+  if (time_writer) {
+    long events = 0;
+    for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
+    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld events, %lld bytes of .orca (%.1f an event)",
+             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0,
+             events, (long long)off_orca, events ? (double)off_orca / (double)events : 0.0);
+  }
   compact_free(&enc);
   close(fd_orca);
   close(fd_methods);

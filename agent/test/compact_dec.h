@@ -17,8 +17,8 @@ typedef struct {
   uint32_t thread, object, owner;
   int mode;
   int nf;
-  orca_frame fr[8];
-  char text[64];
+  orca_frame fr[64];
+  char text[256];
 } test_ev;
 
 // What the decoder saw besides the events.

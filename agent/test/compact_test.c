@@ -33,7 +33,7 @@ static int get_u32(const unsigned char *p, size_t len, size_t *i, uint32_t *v) {
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st) {
   const unsigned char *p = (const unsigned char *)buf;
   static uint32_t threads[DEC_MAX + 1];
-  static struct { int nf; orca_frame fr[8]; } stacks[DEC_MAX + 1];
+  static struct { int nf; orca_frame fr[64]; } stacks[DEC_MAX + 1];
   uint32_t nth = 0, nst = 0;
   uint64_t seq = 0;
   int64_t t = 0;
@@ -74,7 +74,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       st->thread_defs++;
     } else if (tag == 0x03) {
       if (!get_uv(p, len, &i, &v) || !get_uv(p, len, &i, &w)) BAD("cut stack record");
-      if (v != nst + 1 || v > DEC_MAX || w > 8 || !w) BAD("stack %llu (depth %llu) after %u", (unsigned long long)v,
+      if (v != nst + 1 || v > DEC_MAX || w > 64 || !w) BAD("stack %llu (depth %llu) after %u", (unsigned long long)v,
                                                           (unsigned long long)w, nst);
       nst++;
       stacks[nst].nf = (int)w;

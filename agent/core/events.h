@@ -21,6 +21,8 @@
 #define ORCA_MODE_EXCLUSIVE 1
 #define ORCA_MODE_SHARED 2
 #define ORCA_MODE_NAMES {"", "exclusive", "shared"}
+// ORCA_F_HOW: how a park ended, the words of the text encoding; the compact encoding writes the index.
+#define ORCA_HOW_NAMES {"", "unparked", "timeout", "interrupted"}
 // The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).
 #define ORCA_F_TEXT (ORCA_F_NAME | ORCA_F_TIMEOUT | ORCA_F_HOW | ORCA_F_CLASS)
 // The manual's kinds are 1..ORCA_EV_SEED (the agent's kinds=seed records only those).

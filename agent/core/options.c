@@ -23,6 +23,9 @@ const char *options_usage =
     "  errors=PATH        append a message to PATH when this JVM cannot be recorded (orca record reports it)\n"
     "  kinds=all|seed     all: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass; default);\n"
     "                     seed: only the 16 event kinds of the original Orca format (docs/format.md)\n"
+    "  format=seed|compact\n"
+    "                     seed: PREFIX.orca as text, one line an event, stacks inline (default);\n"
+    "                     compact: binary, each stack and thread written once per chunk (docs/format.md)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -80,6 +83,12 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     if (!strcmp(val, "all")) o->seed_only = 0;
     else if (!strcmp(val, "seed")) o->seed_only = 1;
     else return "kinds= wants all or seed";
+    return NULL;
+  }
+  if (!strcmp(key, "format")) {
+    if (!strcmp(val, "seed")) o->compact = 0;
+    else if (!strcmp(val, "compact")) o->compact = 1;
+    else return "format= wants seed or compact";
     return NULL;
   }
   if (!strcmp(key, "errors")) {

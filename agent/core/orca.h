@@ -19,6 +19,7 @@ typedef struct {
   int clobber;         // overwrite existing files (else pick PREFIX-N)
   char session[65];    // orca record's token, written to .info
   int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
+  int compact;         // format=compact: PREFIX.orca in the compact encoding (record/compact.h)
   char text[4200];     // the options as given, for .info
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
 } orca_options;

@@ -6,11 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "core/clock.h"
 #include "core/counters.h"
 #include "core/fmt.h"
 #include "core/orca.h"
+#include "record/compact.h"
 #include "record/ring.h"
 #include "record/writer.h"
 
@@ -32,6 +34,19 @@ static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
 // Nonzero once VM death began: the final work ends at this time.
 static _Atomic int64_t final_deadline;
 static size_t carry_budget;
+// format=compact: the encoder's tables (record/compact.h).
+static compact_enc enc;
+// ORCA_TIME_WRITER=1 (a measurement aid): at exit, the writer thread's CPU,
+// the part of it in flush_events (take, sort, encode, write; the methods'
+// naming apart) and the bytes of .orca an event.
+static int time_writer;
+static int64_t cpu_flush, cpu_thread;
+
+static int64_t thread_cpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
 
 // put writes n bytes at fd's offset and returns how many it wrote: n, or
 // fewer after an error (*err set).
@@ -122,6 +137,14 @@ const char *writer_open(void) {
   if (carry_budget < (1 << 20)) carry_budget = 1 << 20;
   origin_mono = clock_now();
   origin_unix = clock_unix_now();
+  if (opt.compact) {
+    const char *e = compact_init(&enc);
+    if (e) return e;
+    int werr = 0;
+    size_t done = put(fd_orca, COMPACT_HEADER, COMPACT_HEADER_LEN, &werr);
+    if (done < COMPACT_HEADER_LEN) fail(fd_orca, &off_orca, 0, ".orca", werr);
+    else off_orca += (off_t)done;
+  }
   return NULL;
 }
 
@@ -247,7 +270,8 @@ static void sort_batch(size_t *start, int runs, size_t count) {
 }
 
 static size_t line_max(const orca_rec *r) {
-  // Fixed fields + 18 bytes a frame + a name that doubles when quoted.
+  // Fixed fields + 18 bytes a frame + a name that doubles when quoted
+  // (more than compact_max).
   return 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
 }
 
@@ -431,7 +455,7 @@ static void flush_events(int64_t cutoff) {
       n = 0;
       if (past_deadline()) break;
     }
-    n += format_rec(out + n, r);
+    n += opt.compact ? compact_rec(&enc, out + n, r) : format_rec(out + n, r);
     ends[i - a] = n;
   }
   if (i == s || cut) write_chunk(a, i, n);
@@ -477,8 +501,10 @@ static void write_info(int complete) {
   FILE *f = open_memstream(&text, &len);
   if (!f) return;
   fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
-  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s,kinds=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix, opt.depth,
-          opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all");
+  fprintf(f, "%s=prefix=%s,depth=%d,flush=%d,buffer=%d,clobber=%s,kinds=%s,format=%s\n", ORCA_INFO_AGENT_OPTIONS, opt.prefix,
+          opt.depth, opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all",
+          opt.compact ? "compact" : "seed");
+  if (opt.compact) fprintf(f, "%s=compact\n", ORCA_INFO_ENCODING);
   if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
   fprintf(f, "%s=%d\n", ORCA_INFO_PID, (int)getpid());
   counters_props(put_prop, f);
@@ -542,13 +568,17 @@ static void flush_all(int final) {
       usleep(1000);
     cutoff = INT64_MAX;
   }
+  int64_t c0 = time_writer ? thread_cpu() : 0;
   flush_events(cutoff);
+  if (time_writer) cpu_flush += thread_cpu() - c0;
 }
 
 static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
   orca_agent_thread = 1;
+  const char *tw = getenv("ORCA_TIME_WRITER");
+  time_writer = tw && *tw == '1';
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();
@@ -559,6 +589,7 @@ static void *run(void *arg) {
       last_info = now;
     }
   }
+  if (time_writer) cpu_thread = thread_cpu();
   if (src.thread_exit) src.thread_exit();
   return NULL;
 }
@@ -585,6 +616,14 @@ void writer_stop(void) {
     lose_buf(buf, len, LOST_AT_EXIT);
   }
   write_info(1);
+  if (time_writer) {
+    long events = 0;
+    for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
+    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld events, %lld bytes of .orca (%.1f an event)",
+             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0,
+             events, (long long)off_orca, events ? (double)off_orca / (double)events : 0.0);
+  }
+  compact_free(&enc);
   close(fd_orca);
   close(fd_methods);
   close(fd_classes);

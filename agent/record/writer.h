@@ -1,5 +1,6 @@
 // The writer thread: drains the event rings every flush period, sorts each
-// batch by time, formats the .orca lines and writes them with write(2) so a
+// batch by time, formats the .orca lines (or encodes them: compact.h, format=compact)
+// and writes them with write(2) so a
 // kill -9 loses at most one period. Also owns .methods, .classtable and formats .info
 // (from counters.h).
 #ifndef ORCA_WRITER_H

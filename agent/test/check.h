@@ -24,6 +24,8 @@ extern const char *test_name;
 void test_classfile(const char *dir, const char *java_home);
 void test_clock(void);
 void test_writer(const char *dir);
+void test_writer_formats(const char *dir);
+void test_compact(void);
 void test_counters(void);
 void test_ring(void);
 void test_pending(void);

@@ -6,6 +6,7 @@
 #include "../record/writer.c"
 #include <stdlib.h>
 #include "check.h"
+#include "compact_dec.h"
 
 // Stubs: the threads and the JVM are not part of these tests (the deferred
 // records are pending.c's own, with no thread registered: pending_test.c).
@@ -153,4 +154,137 @@ void test_writer(const char *dir) {
               (long long)want_ts[i], want_th[i]);
     }
   CHECK(!bad, "%d of %d lines of the large batch out of place", bad, ALL);
+}
+
+// ---- the two encodings ----
+
+static size_t read_file(const char *ext, char *buf, size_t cap) {
+  char path[4300];
+  snprintf(path, sizeof path, "%s%s", prefix, ext);
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(buf, 1, cap, f) : 0;
+  if (f) fclose(f);
+  return n;
+}
+
+// reopen starts a recording NAME in dir as writer_open does at load.
+static const char *reopen(const char *dir, const char *name, int compact) {
+  close(fd_orca);
+  close(fd_methods);
+  close(fd_classes);
+  compact_free(&enc);
+  off_orca = 0;
+  first_ts = last_ts = 0;
+  opt.compact = compact;
+  snprintf(opt.prefix, sizeof opt.prefix, "%s/%s", dir, name);
+  return writer_open();
+}
+
+// Every field of every kind the hooks fill: a quoted name, a timeout and
+// none, how, modes, a class, owners, native frames, no frames.
+static const test_ev kind_evs[] = {
+    {ORCA_EV_THREAD_STARTED, 1000000000, 0x0A, 0, 0, 0, 0, {{0}}, "main, \"x\" \xC3\xA9"},
+    {ORCA_EV_OBJECT_WAIT, 1500000000, 0x0A, 0xAB, 0, 0, 2, {{1, 2}, {3, 0xFFFFFFFF}}, ""},
+    {ORCA_EV_OBJECT_WAIT_TIMEOUT, 1500000000, 0x0A, 0, 0, 0, 0, {{0}}, "1000000"},
+    {ORCA_EV_THREAD_PARK, 2000000000, 0x0B, 0xCD, 0x0A, ORCA_MODE_EXCLUSIVE, 1, {{5, 6}}, "1500"},
+    {ORCA_EV_THREAD_PARK, 2000001000, 0x0B, 0xCD, 0, 0, 1, {{5, 6}}, ""},
+    {ORCA_EV_THREAD_PARK, 2000001001, 0x0D, 0xCD, 0, ORCA_MODE_SHARED, 1, {{5, 6}}, "0"},
+    {ORCA_EV_THREAD_UNPARKED, 2000002000, 0x0B, 0xCD, 0, 0, 0, {{0}}, "timeout"},
+    {ORCA_EV_OBJECT_CLASS, 2000002000, 0x0B, 0xCD, 0, 0, 0, {{0}}, "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;"},
+    {ORCA_EV_MONITOR_CONTENDED_ENTER, 3000000000, 0x0C, 0xAB, 0x0A, 0, 2, {{1, 2}, {3, 0xFFFFFFFF}}, ""},
+    {ORCA_EV_THREAD_UNPARK, 3000000001, 0x0C, 0x0B, 0, 0, 0, {{0}}, ""},
+    {ORCA_EV_THREAD_SLEEP, 3500000000, 0x0A, 0, 0, 0, 1, {{0x12345678, 0}}, ""},
+    {ORCA_EV_THREAD_ENDED, 4000000000, 0x0C, 0, 0, 0, 0, {{0}}, ""},
+};
+enum { NKIND = sizeof kind_evs / sizeof kind_evs[0] };
+
+static const char seed_golden[] =
+    "1.0000000000,ThreadStarted,0000000A,\"main, \"\"x\"\" \xC3\xA9\"\n"
+    "1.5000000000,ObjectWait,0000000A,000000AB,2;00000001;00000002;00000003;FFFFFFFF\n"
+    "1.5000000000,ObjectWaitTimeout,0000000A,1000000\n"
+    "2.0000000000,ThreadPark,0000000B,000000CD,0000000A,1500,exclusive,1;00000005;00000006\n"
+    "2.0000010000,ThreadPark,0000000B,000000CD,00000000,,,1;00000005;00000006\n"
+    "2.0000010010,ThreadPark,0000000D,000000CD,00000000,0,shared,1;00000005;00000006\n"
+    "2.0000020000,ThreadUnparked,0000000B,000000CD,timeout,0\n"
+    "2.0000020000,ObjectClass,0000000B,000000CD,Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;\n"
+    "3.0000000000,MonitorContendedEnter,0000000C,000000AB,0000000A,2;00000001;00000002;00000003;FFFFFFFF\n"
+    "3.0000000010,ThreadUnpark,0000000C,0000000B,0\n"
+    "3.5000000000,ThreadSleep,0000000A,1;12345678;00000000\n"
+    "4.0000000000,ThreadEnded,0000000C\n";
+
+// put_kinds puts ev (shard by index, so the batch is sorted back).
+static void put_test_ev(const test_ev *e, int shard, int64_t shift) {
+  ring_put_mode(shard, e->kind, e->ts + shift, e->thread, e->object, e->owner, e->fr, e->nf, e->text, (int)strlen(e->text),
+                e->mode);
+}
+
+void test_writer_formats(const char *dir) {
+  test_name = "writer formats";
+  static char buf[1 << 20];
+  static test_ev got[4 * NKIND + 1], want[4 * NKIND];
+  dec_stats st;
+
+  // Text (the seed's encoding): these lines, byte for byte.
+  const char *err = reopen(dir, "seed", 0);
+  CHECK(!err, "writer_open: %s", err);
+  if (err) return;
+  for (int i = NKIND; i-- > 0;) put_test_ev(&kind_evs[i], i % 3, 0);
+  flush_events(INT64_MAX);
+  size_t n = read_file(".orca", buf, sizeof buf - 1);
+  buf[n] = 0;
+  CHECK(n == sizeof seed_golden - 1 && !memcmp(buf, seed_golden, n), "seed .orca differs:\n%s\nwant:\n%s", buf, seed_golden);
+
+  // Compact: the same events decode back, over chunks of ~100 bytes
+  // (each chunk defines its threads and stacks again), over flushes that
+  // hold lines back for a deferred record (carry).
+  long before = counter_kind_get(KC_EVENTS, ORCA_EV_THREAD_PARK);
+  err = reopen(dir, "compact", 1);
+  CHECK(!err, "writer_open: %s", err);
+  if (err) return;
+  n = read_file(".orca", buf, sizeof buf);
+  CHECK(n == COMPACT_HEADER_LEN && !memcmp(buf, COMPACT_HEADER, n), "a new compact .orca: %zu bytes, want the header line", n);
+  enc.chunk_max = 100;
+  int nw = 0;
+  for (int round = 0; round < 4; round++) {
+    int64_t shift = (int64_t)round * 4000000000LL;
+    // Shards 0-2 or 3-5: lines of equal times keep their order (by shard).
+    for (int i = NKIND; i-- > 0;) put_test_ev(&kind_evs[i], i % 3 + 3 * (round % 2), shift);
+    for (int i = 0; i < NKIND; i++) {
+      want[nw] = kind_evs[i];
+      want[nw++].ts += shift;
+    }
+    // Rounds 0 and 2: the lines from 3 s on wait for the next flush.
+    flush_events(round % 2 ? INT64_MAX : shift + 3000000000LL);
+    // A flush writes whole records: what is written decodes, without error.
+    n = read_file(".orca", buf, sizeof buf);
+    int m = compact_decode(buf, n, got, 4 * NKIND + 1, &st);
+    int held = round % 2 ? 0 : 4;
+    CHECK(!st.err[0] && m == nw - held, "round %d: %d events decoded (want %d): %s", round, m, nw - held, st.err);
+  }
+  int m = compact_decode(buf, n, got, 4 * NKIND + 1, &st);
+  CHECK(!st.err[0], "compact .orca malformed: %s", st.err);
+  CHECK(m == nw, "%d events decoded, want %d", m, nw);
+  int bad = 0;
+  for (int i = 0; i < nw && i < m; i++)
+    if (!test_ev_equal(&got[i], &want[i]) && bad++ < 3)
+      CHECK(0, "event %d: kind %d at %lld thread %08X object %08X owner %08X mode %d nf %d text '%s'; want kind %d at %lld", i,
+            got[i].kind, (long long)got[i].ts, got[i].thread, got[i].object, got[i].owner, got[i].mode, got[i].nf, got[i].text,
+            want[i].kind, (long long)want[i].ts);
+  CHECK(!bad, "%d of %d events differ", bad, nw);
+  CHECK(st.chunks > 4 && st.stack_defs > 3 && st.thread_defs > 4, "%d chunks, %d stack and %d thread definitions: want more than 4, 3, 4",
+        st.chunks, st.stack_defs, st.thread_defs);
+  CHECK(counter_kind_get(KC_EVENTS, ORCA_EV_THREAD_PARK) - before == 12, "events.ThreadPark counted %ld, want 12",
+        counter_kind_get(KC_EVENTS, ORCA_EV_THREAD_PARK) - before);
+
+  // .info says so.
+  write_info(0);
+  n = read_file(".info", buf, sizeof buf - 1);
+  buf[n] = 0;
+  CHECK(strstr(buf, "\nencoding=compact\n") && strstr(buf, ",format=compact\n"), ".info lacks encoding=compact:\n%s", buf);
+  err = reopen(dir, "seed2", 0);
+  CHECK(!err, "writer_open: %s", err);
+  write_info(0);
+  n = read_file(".info", buf, sizeof buf - 1);
+  buf[n] = 0;
+  CHECK(!strstr(buf, "encoding="), "a text recording's .info says an encoding:\n%s", buf);
 }

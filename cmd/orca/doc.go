@@ -37,6 +37,10 @@ Options of orca record:
 	              locks, conditions, latches, futures, queues); seed: only the
 	              16 event kinds of the original Orca format (no parks,
 	              classes, virtual threads), for tools that read only those
+	--format F    the encoding of PREFIX.orca: seed (default): text, one line an
+	              event with its stack inline; compact: binary, each stack and
+	              thread written once per chunk (smaller, less of the agent's
+	              CPU; opt-in while it is built: docs/format.md)
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 

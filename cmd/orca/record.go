@@ -21,7 +21,7 @@ import (
 	"orca/internal/reader"
 )
 
-const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--force] [--quiet] -- COMMAND [ARGS...]
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--force] [--quiet] -- COMMAND [ARGS...]
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts (through
 JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
@@ -68,6 +68,7 @@ type recordOptions struct {
 	flush  int    // ms; 0: the agent's default
 	buffer int    // MB; 0: the agent's default
 	kinds  string // "all" or "seed"
+	format string // .orca's encoding: "seed" (text) or "compact"
 	force  bool
 	quiet  bool
 }
@@ -81,6 +82,8 @@ func runRecord(u ui, args []string) error {
 	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
 		"the JVM's resident memory grows by up to about 3.8 x MB", agentDefaultBuffer))
 	flags.StringVar(&o.kinds, "kinds", "all", "`all` (every kind Orca records) or seed: only the 16 kinds of the original Orca format (monitors, wait/notify, sleep, join, threads, semaphores; no java.util.concurrent locks, parks, classes, virtual threads), for tools that read only those")
+	flags.StringVar(&o.format, "format", "seed", "the encoding of PREFIX.orca: `seed` (text, one line an event, stacks inline) or compact "+
+		"(binary, each stack and thread written once per chunk: several times smaller, less of the agent's CPU; opt-in while it is built, docs/format.md)")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -282,6 +285,9 @@ func (o recordOptions) check() error {
 	if o.kinds != "" && o.kinds != "all" && o.kinds != "seed" {
 		return usagef("record: --kinds %q: want all or seed", o.kinds)
 	}
+	if o.format != "" && o.format != "seed" && o.format != "compact" {
+		return usagef("record: --format %q: want seed or compact", o.format)
+	}
 	return nil
 }
 
@@ -319,6 +325,9 @@ func agentOption(lib, prefix string, o recordOptions) string {
 	}
 	if o.kinds == "seed" {
 		s += ",kinds=seed"
+	}
+	if o.format == "compact" {
+		s += ",format=compact"
 	}
 	return s
 }

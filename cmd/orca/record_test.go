@@ -389,6 +389,17 @@ func TestAgentOption(t *testing.T) {
 	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=0,flush=50,buffer=64"; got != want {
 		t.Errorf("got %s\nwant %s", got, want)
 	}
+	o = recordOptions{depth: 8, kinds: "seed", format: "compact"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=8,kinds=seed,format=compact"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	o = recordOptions{depth: 8, format: "seed"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=8"; got != want {
+		t.Errorf("the default encoding: got %s\nwant %s", got, want)
+	}
+	if err := (recordOptions{depth: 16, format: "binary"}).check(); err == nil || !strings.Contains(err.Error(), "--format") {
+		t.Errorf("--format binary: %v, want a usage error naming --format", err)
+	}
 }
 
 func TestSetEnv(t *testing.T) {

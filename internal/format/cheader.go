@@ -36,6 +36,12 @@ func CHeader() []byte {
 		modes = append(modes, fmt.Sprintf("%q", m.String()))
 	}
 	fmt.Fprintf(&b, "#define ORCA_MODE_NAMES {%s}\n", strings.Join(modes, ", "))
+	b.WriteString("// ORCA_F_HOW: how a park ended, the words of the text encoding; the compact encoding writes the index.\n")
+	var hows []string
+	for p := ParkEnd(0); p < NumParkEnds; p++ {
+		hows = append(hows, fmt.Sprintf("%q", p.String()))
+	}
+	fmt.Fprintf(&b, "#define ORCA_HOW_NAMES {%s}\n", strings.Join(hows, ", "))
 	b.WriteString("// The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).\n")
 	var text []string
 	for _, f := range TextFields {

@@ -1,0 +1,36 @@
+// A decoder of the compact encoding for the tests (compact_test.c), written
+// from docs/format.md apart from the encoder: it checks the structure
+// (header, ORCACHNK before each chunk, chunks numbered 1, 2, …, threads and
+// stacks defined in order once per chunk before their use) and gives the
+// events back as records.
+#ifndef ORCA_TEST_COMPACT_DEC_H
+#define ORCA_TEST_COMPACT_DEC_H
+#include <stddef.h>
+#include <stdint.h>
+#include "record/rec.h"
+
+// One event as put (test input) or as decoded. text: a name, a class, a
+// timeout in decimal or how a park ended, as in the ring's record.
+typedef struct {
+  int kind;
+  int64_t ts;
+  uint32_t thread, object, owner;
+  int mode;
+  int nf;
+  orca_frame fr[64];
+  char text[256];
+} test_ev;
+
+// What the decoder saw besides the events.
+typedef struct {
+  int chunks;
+  int thread_defs, stack_defs;   // definitions, over all chunks
+  char err[200];                 // the first malformed record, with its offset; "" when none
+} dec_stats;
+
+// compact_decode decodes buf into at most cap events; returns how many.
+int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st);
+
+// test_ev_equal: the same event (kind, time, ids, mode, frames, text).
+int test_ev_equal(const test_ev *a, const test_ev *b);
+#endif

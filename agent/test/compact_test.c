@@ -1,0 +1,249 @@
+// compact.c: records encoded and decoded again (by a decoder of this file,
+// written from docs/format.md) are the records put: every kind's fields, times
+// out of order between threads, native frames, tables that grow, chunks
+// that begin again (each defines its threads and stacks anew).
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "compact_dec.h"
+#include "core/events.h"
+#include "record/compact.h"
+
+static int get_uv(const unsigned char *p, size_t len, size_t *i, uint64_t *v) {
+  *v = 0;
+  for (int s = 0; s < 70; s += 7) {
+    if (*i >= len) return 0;
+    unsigned char b = p[(*i)++];
+    *v |= (uint64_t)(b & 0x7F) << s;
+    if (!(b & 0x80)) return 1;
+  }
+  return 0;
+}
+
+static int get_u32(const unsigned char *p, size_t len, size_t *i, uint32_t *v) {
+  if (*i + 4 > len) return 0;
+  *v = (uint32_t)p[*i] | (uint32_t)p[*i + 1] << 8 | (uint32_t)p[*i + 2] << 16 | (uint32_t)p[*i + 3] << 24;
+  *i += 4;
+  return 1;
+}
+
+#define DEC_MAX 4096   // threads or stacks a chunk of these tests defines
+
+int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st) {
+  const unsigned char *p = (const unsigned char *)buf;
+  static uint32_t threads[DEC_MAX + 1];
+  static struct { int nf; orca_frame fr[64]; } stacks[DEC_MAX + 1];
+  uint32_t nth = 0, nst = 0;
+  uint64_t seq = 0;
+  int64_t t = 0;
+  int n = 0;
+  size_t i = 0, at = 0;
+  memset(st, 0, sizeof *st);
+#define BAD(...)                                                                        \
+  do {                                                                                  \
+    int l_ = snprintf(st->err, sizeof st->err, "offset %zu: ", at);                    \
+    snprintf(st->err + l_, sizeof st->err - (size_t)l_, __VA_ARGS__);                  \
+    return n;                                                                           \
+  } while (0)
+  if (len < COMPACT_HEADER_LEN || memcmp(buf, "orca-compact 1\n", 15)) BAD("no header line");
+  i = 15;
+  while (i < len) {
+    at = i;
+    uint64_t v, w;
+    if (len - i >= 8 && !memcmp(p + i, "ORCACHNK", 8)) {
+      i += 8;
+      if (i >= len || p[i++] != 0x01) BAD("ORCACHNK not followed by a chunk record");
+      if (!get_uv(p, len, &i, &v) || !get_uv(p, len, &i, &w)) BAD("cut chunk record");
+      if (v != seq + 1) BAD("chunk %llu after %llu", (unsigned long long)v, (unsigned long long)seq);
+      seq = v;
+      t = (int64_t)w;
+      nth = nst = 0;
+      st->chunks++;
+      continue;
+    }
+    if (!seq) BAD("a record before the first chunk");
+    unsigned tag = p[i++];
+    if (tag == 0x02) {
+      uint32_t h;
+      if (!get_uv(p, len, &i, &v) || !get_u32(p, len, &i, &h)) BAD("cut thread record");
+      if (v != nth + 1 || v > DEC_MAX) BAD("thread %llu after %u", (unsigned long long)v, nth);
+      for (uint32_t k = 1; k <= nth; k++)
+        if (threads[k] == h) BAD("thread %08X defined twice in a chunk", h);
+      threads[++nth] = h;
+      st->thread_defs++;
+    } else if (tag == 0x03) {
+      if (!get_uv(p, len, &i, &v) || !get_uv(p, len, &i, &w)) BAD("cut stack record");
+      if (v != nst + 1 || v > DEC_MAX || w > 64 || !w) BAD("stack %llu (depth %llu) after %u", (unsigned long long)v,
+                                                          (unsigned long long)w, nst);
+      nst++;
+      stacks[nst].nf = (int)w;
+      for (int k = 0; k < (int)w; k++) {
+        uint64_t m, l;
+        if (!get_uv(p, len, &i, &m) || !get_uv(p, len, &i, &l)) BAD("cut stack record");
+        stacks[nst].fr[k] = (orca_frame){(uint32_t)m, (uint32_t)(l - 1)};
+      }
+      for (uint32_t k = 1; k < nst; k++)
+        if (stacks[k].nf == stacks[nst].nf && !memcmp(stacks[k].fr, stacks[nst].fr, (size_t)w * sizeof(orca_frame)))
+          BAD("stack %u defined again as %u in a chunk", k, nst);
+      st->stack_defs++;
+    } else if (tag > 0x10 && tag < 0x10 + ORCA_EV_COUNT) {
+      if (n == cap) BAD("more than %d events", cap);
+      test_ev *e = &out[n];
+      memset(e, 0, sizeof *e);
+      e->kind = (int)(tag - 0x10);
+      unsigned f = orca_events[e->kind].fields;
+      if (!get_uv(p, len, &i, &v)) BAD("cut event");
+      t += (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+      e->ts = t;
+      if (f & ORCA_F_THREAD) {
+        if (!get_uv(p, len, &i, &v)) BAD("cut event");
+        if (!v || v > nth) BAD("thread index %llu not defined (%u)", (unsigned long long)v, nth);
+        e->thread = threads[v];
+      }
+      if ((f & (ORCA_F_OBJECT | ORCA_F_TARGET)) && !get_u32(p, len, &i, &e->object)) BAD("cut event");
+      if ((f & ORCA_F_OWNER) && !get_u32(p, len, &i, &e->owner)) BAD("cut event");
+      if (f & (ORCA_F_NAME | ORCA_F_CLASS)) {
+        if (!get_uv(p, len, &i, &v) || v >= sizeof e->text || i + v > len) BAD("cut or long text");
+        memcpy(e->text, p + i, v);
+        i += v;
+      } else if (f & ORCA_F_TIMEOUT) {
+        if (!get_uv(p, len, &i, &v)) BAD("cut event");
+        if (v) snprintf(e->text, sizeof e->text, "%llu", (unsigned long long)(v - 1));
+      } else if (f & ORCA_F_HOW) {
+        static const char *const hows[] = ORCA_HOW_NAMES;
+        if (i >= len || p[i] >= sizeof hows / sizeof hows[0]) BAD("cut event or bad how");
+        snprintf(e->text, sizeof e->text, "%s", hows[p[i++]]);
+      }
+      if (f & ORCA_F_MODE) {
+        if (i >= len) BAD("cut event");
+        e->mode = p[i++];
+      }
+      if (f & ORCA_F_STACK) {
+        if (!get_uv(p, len, &i, &v)) BAD("cut event");
+        if (v > nst) BAD("stack id %llu not defined (%u)", (unsigned long long)v, nst);
+        if (v) {
+          e->nf = stacks[v].nf;
+          memcpy(e->fr, stacks[v].fr, sizeof e->fr);
+        }
+      }
+      n++;
+    } else {
+      BAD("unknown tag 0x%02X", tag);
+    }
+  }
+#undef BAD
+  return n;
+}
+
+int test_ev_equal(const test_ev *a, const test_ev *b) {
+  return a->kind == b->kind && a->ts == b->ts && a->thread == b->thread && a->object == b->object && a->owner == b->owner &&
+         a->mode == b->mode && a->nf == b->nf && !memcmp(a->fr, b->fr, (size_t)a->nf * sizeof(orca_frame)) &&
+         !strcmp(a->text, b->text);
+}
+
+// make_rec lays e out as the rings do; fields the kind lacks are zero.
+static const orca_rec *make_rec(uint64_t *buf, const test_ev *e) {
+  orca_rec *r = (orca_rec *)buf;
+  memset(r, 0, sizeof *r);
+  r->ts = e->ts;
+  r->kind = (uint8_t)e->kind;
+  r->thread = e->thread;
+  r->object = e->object;
+  r->owner = e->owner;
+  r->mode = (uint8_t)e->mode;
+  r->nframes = (uint16_t)e->nf;
+  r->namelen = (uint16_t)strlen(e->text);
+  memcpy(r + 1, e->fr, (size_t)e->nf * sizeof(orca_frame));
+  memcpy((char *)((orca_frame *)(r + 1) + e->nf), e->text, r->namelen);
+  r->size = (uint16_t)((sizeof *r + (size_t)e->nf * sizeof(orca_frame) + r->namelen + 7) & ~(size_t)7);
+  return r;
+}
+
+// A notify of thread t with one of s stacks (2-5 frames, the last one
+// native for odd s) at time ts.
+static void notify_ev(test_ev *e, int64_t ts, uint32_t t, int s) {
+  memset(e, 0, sizeof *e);
+  e->kind = ORCA_EV_OBJECT_NOTIFY;
+  e->ts = ts;
+  e->thread = t;
+  e->object = 0x40000000u + (uint32_t)s;
+  e->nf = 2 + s % 4;
+  for (int k = 0; k < e->nf; k++) e->fr[k] = (orca_frame){(uint32_t)(s * 7 + k + 1), (uint32_t)(k * 300)};
+  if (s % 2) e->fr[e->nf - 1].location = 0xFFFFFFFFu;
+}
+
+static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *got, dec_stats *st) {
+  size_t cap = 15 + (size_t)n * 256, len = 0;
+  char *buf = malloc(cap);
+  uint64_t rec[64];
+  memcpy(buf, COMPACT_HEADER, COMPACT_HEADER_LEN);
+  len = COMPACT_HEADER_LEN;
+  for (int i = 0; i < n; i++) {
+    const orca_rec *r = make_rec(rec, &in[i]);
+    size_t w = compact_rec(enc, buf + len, r);
+    CHECK(w <= compact_max(r), "record %d: %zu bytes, more than compact_max %zu", i, w, compact_max(r));
+    len += w;
+  }
+  int m = compact_decode(buf, len, got, n + 1, st);
+  free(buf);
+  return m;
+}
+
+static void check_same(const char *what, const test_ev *in, const test_ev *got, int n, int m, const dec_stats *st) {
+  CHECK(!st->err[0], "%s: malformed: %s", what, st->err);
+  CHECK(m == n, "%s: %d events decoded, want %d", what, m, n);
+  int bad = 0;
+  for (int i = 0; i < n && i < m; i++)
+    if (!test_ev_equal(&in[i], &got[i]) && bad++ < 3)
+      CHECK(0, "%s: event %d: kind %d at %lld thread %08X nf %d text '%s', want kind %d at %lld thread %08X nf %d text '%s'", what,
+            i, got[i].kind, (long long)got[i].ts, got[i].thread, got[i].nf, got[i].text, in[i].kind, (long long)in[i].ts,
+            in[i].thread, in[i].nf, in[i].text);
+  CHECK(!bad, "%s: %d of %d events differ", what, bad, n);
+}
+
+void test_compact(void) {
+  test_name = "compact";
+  enum { N = 6000, THREADS = 1500, STACKS = 900 };
+  static test_ev in[N], got[N + 1];
+  compact_enc enc;
+  dec_stats st;
+  const char *err = compact_init(&enc);
+  CHECK(!err, "compact_init: %s", err);
+  if (err) return;
+
+  // One chunk: 1 500 threads and 900 stacks (the tables grow several
+  // times), times far from 0 and going back now and then (two threads'
+  // lines out of order), each thread and stack defined once.
+  srand(11);
+  int64_t t = 1700000000123456789LL;
+  for (int i = 0; i < N; i++) {
+    t += rand() % 5000 - (i % 17 == 0 ? 7000 : 0);
+    notify_ev(&in[i], t, i < THREADS ? 0x10000u + (uint32_t)i : 0x10000u + (uint32_t)(rand() % THREADS),
+              i < STACKS ? i : rand() % STACKS);
+  }
+  in[5].thread = 0;   // a thread hash of 0 is a thread like any other
+  static char seen[THREADS + 1];
+  int threads = 0;
+  for (int i = 0; i < N; i++) {
+    int k = in[i].thread ? (int)(in[i].thread - 0x10000u) : THREADS;
+    threads += !seen[k];
+    seen[k] = 1;
+  }
+  enc.chunk_max = (size_t)1 << 40;
+  int m = encode_decode(&enc, in, N, got, &st);
+  check_same("one chunk", in, got, N, m, &st);
+  CHECK(st.chunks == 1 && st.thread_defs == threads && st.stack_defs == STACKS,
+        "one chunk: %d chunks, %d thread and %d stack definitions, want 1, %d, %d", st.chunks, st.thread_defs, st.stack_defs,
+        threads, STACKS);
+  compact_free(&enc);
+
+  // Chunks of ~4 kB: each defines again the threads and stacks it uses.
+  compact_init(&enc);
+  enc.chunk_max = 4096;
+  m = encode_decode(&enc, in, N, got, &st);
+  check_same("4 kB chunks", in, got, N, m, &st);
+  CHECK(st.chunks > 10 && st.stack_defs > STACKS && st.thread_defs > THREADS,
+        "4 kB chunks: %d chunks, %d thread and %d stack definitions", st.chunks, st.thread_defs, st.stack_defs);
+  compact_free(&enc);
+}

@@ -357,7 +357,7 @@ func checkParking(t *testing.T, e expect, prefix string) {
 }
 
 // checkDeadlock: dl-a (blocked on the monitor dl-b holds) and dl-b (parked in the acquire of the
-// ReentrantLock dl-a holds) are a deadlock at the end.
+// ReentrantLock dl-a holds: blocked on a lock, Locks true) are a deadlock at the end.
 func checkDeadlock(t *testing.T, e expect, rep *report.Report) {
 	t.Helper()
 	a, b := format.ThreadID(e.hash(t, "dl_a")).String(), format.ThreadID(e.hash(t, "dl_b")).String()
@@ -369,8 +369,9 @@ func checkDeadlock(t *testing.T, e expect, rep *report.Report) {
 		for i := range d.Threads {
 			j := 1 - i
 			if d.Threads[i] == a && d.Threads[j] == b {
-				if d.States[i] != "blocked" || d.Objects[i] == nil || *d.Objects[i] != mon || d.States[j] != "parked" {
-					t.Errorf("report: the deadlock of dl-a and dl-b: %+v, want dl-a blocked on %s, dl-b parked", d, mon)
+				if d.States[i] != "blocked" || d.Objects[i] == nil || *d.Objects[i] != mon || d.States[j] != "blocked" ||
+					len(d.Locks) != 2 || d.Locks[i] || !d.Locks[j] {
+					t.Errorf("report: the deadlock of dl-a and dl-b: %+v, want dl-a blocked on monitor %s, dl-b blocked on a lock", d, mon)
 				}
 				return
 			}

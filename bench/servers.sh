@@ -6,6 +6,7 @@
 # waits 10 s (idle), stops the JVM with kill -TERM and writes report.txt and report.json.
 #
 #   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
+#   ORCA_FLAGS="--format compact" bench/servers.sh …   orca record flags (before --)
 #
 # Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
 set -u
@@ -29,18 +30,18 @@ AMQCP=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geroni
 EF="-XX:ErrorFile=$W/hs_err_pid%p.log"
 case $srv in
 hsqldb)
-  $ORCA record -o $P -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
+  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19001) 2>/dev/null; }
   load() { $JDK/bin/java -cp $CLS:/usr/share/java/hsqldb.jar -Dport=19001 HsqlLoad 12 $LOADSECS; } ;;
 activemq)
   mkdir -p conf data; sed 's#tcp://127.0.0.1:61616#tcp://127.0.0.1:19616#' /etc/activemq/instances-available/main/activemq.xml >conf/activemq.xml
   cp /etc/activemq/instances-available/main/log4j2.properties conf/
-  $ORCA record -o $P -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
+  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19616) 2>/dev/null; }
   load() { $JDK/bin/java -cp $CLS:$AMQCP:/usr/share/java/slf4j-nop.jar JmsLoad tcp://127.0.0.1:19616 6 6 $LOADSECS; } ;;
 lucene)
   if [ $mode = idle ]; then lm=idle; else lm=run; fi
-  $ORCA record -o $P -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &
+  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &
   ready() { [ -e $P.info ]; }
   load() { sleep $LOADSECS; } ;;
 tomcat)
@@ -61,7 +62,7 @@ X
 X
   cp -r $CLS/servlet $base/webapps/ROOT/WEB-INF/classes
   JAVA_HOME=$JDK CATALINA_HOME=/usr/share/tomcat10 CATALINA_BASE=$base CATALINA_PID= JAVA_OPTS="$EF $extra" \
-    $ORCA record -o $P -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
+    $ORCA record -o $P ${ORCA_FLAGS:-} -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
   ready() { curl -fs -o /dev/null http://127.0.0.1:19080/block; }
   load() { wrk -t2 -c16 -d${LOADSECS}s http://127.0.0.1:19080/block; } ;;
 esac

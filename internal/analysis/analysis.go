@@ -92,21 +92,58 @@ func (n NotHang) String() string {
 
 // IsDeadlock reports whether d, a cycle of m's wait-for graph, is one of
 // the deadlocks Deadlocks returns: intact at the end (of a recording not
-// cut), or it stood MinCycle — unless every thread of it was blocked on a
-// monitor and it broke anyway. Such a cycle cannot break (none of its
-// threads can release what the next waits for), so it never stood: an
-// owner named at a contention had released the monitor before, and a
-// thread took it without contention, which records nothing (seen under
-// stress: cycles of 186 ms that broke when a third thread entered the
-// monitor the cycle said was held).
+// cut), or it stood MinCycle and broke because a thread of it gave up — the
+// wait that ended it ended by a timeout or an interrupt (a tryLock with a
+// timeout, a timed join: a real deadlock, resolved). A cycle whose threads
+// cannot give up cannot break: one that broke anyway never stood — an owner
+// named when a thread blocked or parked had released the monitor or lock
+// before, and a thread took it without contention, which records nothing
+// (seen under stress: monitor cycles of 186 ms that broke when a third
+// thread entered the monitor the cycle said was held; ActiveMQ: a cycle of
+// a monitor and a ReentrantReadWriteLock of 194 ms, ended by an unpark).
 func IsDeadlock(m *model.Model, d model.Deadlock) bool {
 	if d.AtEnd && m.Cut == nil {
 		return true
 	}
-	if !d.AtEnd && monitorsOnly(d) {
+	if !d.AtEnd && (monitorsOnly(d) || !gaveUp(m, d)) {
 		return false
 	}
 	return d.Lasted(m.End) >= MinCycle
+}
+
+// gaveUp reports whether the cycle d, which broke, broke because one of its
+// threads stopped waiting by itself: the wait that ended at d.Resolved
+// ended by a timeout or an interrupt (a park's model.WakeTimeout; a join
+// that returned while the thread it joined still ran). A monitor's contention cannot; an unparked park or a join whose
+// thread ended was let through by a thread that the cycle said could not
+// run. Unknown (no such wait found): true, the cycle stands as before.
+func gaveUp(m *model.Model, d model.Deadlock) bool {
+	found := false
+	for i, th := range d.Threads {
+		t := m.Thread(th)
+		if t == nil {
+			continue
+		}
+		for _, iv := range t.Intervals {
+			if iv.Open || iv.End != d.Resolved || iv.Since > d.At || i < len(d.Objects) && iv.Object != d.Objects[i] && d.Objects[i] != 0 {
+				continue
+			}
+			found = true
+			switch iv.State {
+			case model.Parked, model.Idle:
+				if iv.Wake == model.WakeTimeout {
+					return true
+				}
+			case model.Joining:
+				// It returned while the thread it joined still ran: timed out
+				// (join(ms)) or interrupted.
+				if o := m.Thread(iv.Other); o == nil || !o.Ended || o.End > iv.End {
+					return true
+				}
+			}
+		}
+	}
+	return !found
 }
 
 // monitorsOnly: every thread of d is blocked on a monitor.

@@ -208,3 +208,35 @@ func TestThreadFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestDeadlockBrokeByUnpark (issue 21, ActiveMQ loaded): a cycle of a monitor and a
+// java.util.concurrent lock that stood 200 ms and broke when the parked thread was unparked —
+// let through by the lock's release, which the thread the cycle named as its holder could not
+// have made while blocked: the owner named at the park was stale; not a deadlock. The same
+// cycle broken by the park's timeout (a tryLock(timeout) giving up) is one, resolved.
+func TestDeadlockBrokeByUnpark(t *testing.T) {
+	for _, c := range []struct {
+		how  string
+		want int
+	}{{"unparked", 0}, {"timeout", 1}} {
+		m := build(t, `
+0,ThreadStarted,A,transport
+0,ThreadStarted,B,task
+0,ThreadStarted,C,other
+1,ThreadPark,A,5EC,B,,exclusive,0
+1.01,MonitorContendedEnter,B,AA,A,0
+1.21,ThreadUnpark,C,A,0
+1.21,ThreadUnparked,A,5EC,`+c.how+`,0
+1.3,MonitorContendedEntered,B,AA,0
+2,ThreadEnded,A
+2,ThreadEnded,B
+2,ThreadEnded,C
+`)
+		if len(m.Deadlocks) != 1 {
+			t.Fatalf("%s: the model has %d cycles, want 1: %+v", c.how, len(m.Deadlocks), m.Deadlocks)
+		}
+		if got := Deadlocks(m); len(got) != c.want {
+			t.Errorf("park %s: %d deadlocks, want %d: %+v", c.how, len(got), c.want, got)
+		}
+	}
+}

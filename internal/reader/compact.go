@@ -383,6 +383,17 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 	return 0, false, fmt.Sprintf("unknown record tag 0x%02X", tag)
 }
 
+// frame decodes frame i of stack id: a method and a location+1, each
+// within 32 bits.
+func (d *dec) frame(id uint64, i int) format.Frame {
+	m := d.uv()
+	l := d.uv()
+	if m > math.MaxUint32 || l > math.MaxUint32 {
+		d.fail("stack %d frame %d: method %d, location+1 %d: past 32 bits", id, i, m, l)
+	}
+	return format.Frame{Method: format.MethodID(m), Location: uint32(l) - 1} // 0: NoLocation
+}
+
 // decodeStack decodes a stack definition (after its tag).
 func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 	id := d.uv()
@@ -401,12 +412,7 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 	}
 	decodeFrames := func(fr []format.Frame) bool {
 		for i := range fr {
-			m := d.uv()
-			l := d.uv()
-			if m > math.MaxUint32 || l > math.MaxUint32 {
-				d.fail("stack %d frame %d: method %d, location+1 %d: past 32 bits", id, i, m, l)
-			}
-			fr[i] = format.Frame{Method: format.MethodID(m), Location: uint32(l) - 1} // 0: NoLocation
+			fr[i] = d.frame(id, i)
 		}
 		return !d.short && d.bad == ""
 	}
@@ -417,11 +423,12 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 		decodeFrames(frames)
 	} else {
 		// The cache is keyed by the record's bytes from its depth on:
-		// find their end without decoding.
+		// find their end without keeping the frames, checking them as
+		// decodeFrames does (the same error, whether or not the stack is
+		// cached).
 		start := d.i
-		for range depth {
-			d.uv()
-			d.uv()
+		for i := range int(depth) {
+			d.frame(id, i)
 		}
 		end := d.i
 		if d.short || d.bad != "" {

@@ -78,9 +78,14 @@ const (
 	// poll (model.Model.TakeWaits): it waits for work, as an idle pool
 	// worker does, and proceeds when a producer offers one.
 	ForWork
+	// Released: parked, and another thread unparked it after it parked
+	// (model.Model.Unparked): it was free to run when the recording ended
+	// (ActiveMQ's main, released from its latch by the shutdown hook as
+	// the JVM exited).
+	Released
 )
 
-var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "for_work"}
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "for_work", "released"}
 
 // String returns the word of Hang.Why in the report's JSON ("" for a hang).
 func (n NotHang) String() string {
@@ -273,6 +278,9 @@ func OpenAtEnd(m *model.Model) []Hang {
 		}
 		if iv.State == model.Parked && m.TakeWaits[iv.Stack] && h.Why == IsHang {
 			h.Why = ForWork
+		}
+		if at, ok := m.Unparked[t.ID]; ok && iv.State == model.Parked && at >= iv.Since && h.Why == IsHang && !deadlocked[t.ID] {
+			h.Why = Released
 		}
 		out = append(out, h)
 	}

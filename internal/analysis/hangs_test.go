@@ -176,3 +176,27 @@ func TestHangSelfJoin(t *testing.T) {
 		t.Errorf("a self-join made a wait-for cycle: %+v", m.Deadlocks)
 	}
 }
+
+// TestHangReleased (issue 21, ActiveMQ loaded): main parks on a latch at 1 and waits for the
+// broker's end; the shutdown hook counts the latch down at 9.9, which unparks main, and the JVM
+// exits before main runs: its park is open at the end but it was free to run — not a hang
+// ("released"). A thread parked just as long that nobody unparked is one.
+func TestHangReleased(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,1,main
+0,ThreadStarted,2,stuck
+0,ThreadStarted,3,hook
+1,ThreadPark,1,1A7C,0,,shared,0
+1,ThreadPark,2,2B8D,0,,shared,0
+9.9,ThreadUnpark,3,1,0
+10,ThreadSleep,3,0
+10.01,ThreadSlept,3,0
+`)
+	got := map[format.ThreadID]NotHang{}
+	for _, h := range OpenAtEnd(m) {
+		got[h.Thread] = h.Why
+	}
+	if got[1] != Released || got[2] != IsHang {
+		t.Errorf("main %v, stuck %v; want released, a hang", got[1], got[2])
+	}
+}

@@ -22,6 +22,12 @@ func (b *Builder) Finalize() *Model {
 		m.End = max(m.End, c.At)
 	}
 	m.Edges = b.edges.all()
+	for th, u := range b.unparks {
+		if m.Unparked == nil {
+			m.Unparked = map[format.ThreadID]format.Time{}
+		}
+		m.Unparked[th] = u.at
+	}
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked

@@ -550,6 +550,11 @@ type Model struct {
 	// Parked, with its unpark accounting, like any park; open at the end it
 	// is no hang (a thread waiting for work: analysis.ForWork).
 	TakeWaits map[StackID]bool
+	// Unparked: threads unparked by another thread (ThreadUnpark) whose
+	// park did not end by the end of the recording, and when: a park still
+	// open at the end that began before it was released (the JVM exited
+	// before the thread ran; analysis.Released).
+	Unparked map[format.ThreadID]format.Time
 	// Unfinished: the JVM did not end normally (.info has complete=false:
 	// killed, crashed, or still running when the recording was read). The
 	// recording ends at the agent's last flush; the events of the moments

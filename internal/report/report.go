@@ -311,7 +311,7 @@ type Hang struct {
 	// a recording without wait_timeouts, a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
-	// "shutdown", "kill", "cut", "self_join", "for_work"; absent on a hang.
+	// "shutdown", "kill", "cut", "self_join", "for_work", "released"; absent on a hang.
 	Why string `json:"why,omitempty"`
 }
 

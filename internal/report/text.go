@@ -474,6 +474,7 @@ func (r *Report) notHangs(t *textWriter) {
 	}
 	line("timed", "in a park or a wait with a timeout (it ends by itself)")
 	line("for_work", "waiting for work: a consumer in a queue's take or poll (it proceeds when an element comes)")
+	line("released", "parked, but unparked by another thread before the end (free to run)")
 	line("self_join", "joining itself (Thread.currentThread().join(): waits for the JVM's end by design)")
 	// As analysis.OpenAtEnd: the shutdown counts unless the JVM did not exit.
 	exited := r.ShutdownS != nil && (r.Complete == nil || *r.Complete)

@@ -331,7 +331,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 	d := dec{b: b}
 	tag := d.byte1()
 	switch {
-	case tag >= format.TagEvent && tag < format.TagEvent+byte(format.NumKinds):
+	case tag > format.TagEvent && tag < format.TagEvent+byte(format.NumKinds): // kinds 1…: 0 is no kind
 		return r.decodeEvent(ev, &d, format.Kind(tag-format.TagEvent))
 	case tag == format.ChunkMarker[0]:
 		if len(b) < len(format.ChunkMarker)+1 {

@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -118,12 +119,16 @@ func TestScenarioClasses(t *testing.T) {
 			}
 		}
 
-		// kinds=seed: the manual's kinds only, so no class.
+		// kinds=seed, format=seed: the original Orca's format exactly — the manual's kinds only
+		// (so no class), as text lines.
 		dir := newDir(t)
 		seed := dir + "/seed"
-		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
+		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--format", "seed", "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
 		if res.code != 0 {
-			t.Fatalf("orca record --kinds seed failed:\n%s", res)
+			t.Fatalf("orca record --kinds seed --format seed failed:\n%s", res)
+		}
+		if b, err := os.ReadFile(seed + ".orca"); err != nil || len(b) == 0 || b[0] < '0' || b[0] > '9' || bytes.Contains(b, []byte{0}) {
+			t.Errorf("--format seed: %s.orca is not text lines (%v)", seed, err)
 		}
 		rs := load(t, seed)
 		if n := len(rs.sel(format.ObjectClass, nil)); n != 0 {

@@ -115,6 +115,9 @@ func linesByKind(t *testing.T, prefix string) (map[string]int64, bool) {
 	}
 	defer f.Close()
 	br := bufio.NewReaderSize(f, 1<<20)
+	if head, _ := br.Peek(len("orca-compact")); string(head) == "orca-compact" {
+		return recordsByKind(t, br, prefix)
+	}
 	n := map[string]int64{}
 	for {
 		line, err := br.ReadSlice('\n')
@@ -134,6 +137,26 @@ func linesByKind(t *testing.T, prefix string) (map[string]int64, bool) {
 			kind, _, _ := bytes.Cut(rest, []byte(","))
 			n[string(kind)]++
 		}
+	}
+}
+
+// recordsByKind is linesByKind for the compact encoding: the events by
+// kind, and whether the file ends with a whole record (no malformed record
+// either).
+func recordsByKind(t *testing.T, r io.Reader, prefix string) (map[string]int64, bool) {
+	t.Helper()
+	evs := reader.NewEvents(r, prefix+".orca")
+	n := map[string]int64{}
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			return n, !evs.Truncated()
+		}
+		if err != nil {
+			t.Errorf("%v", err)
+			return n, false
+		}
+		n[ev.Kind.String()]++
 	}
 }
 

@@ -37,10 +37,11 @@ Options of orca record:
 	              locks, conditions, latches, futures, queues); seed: only the
 	              16 event kinds of the original Orca format (no parks,
 	              classes, virtual threads), for tools that read only those
-	--format F    the encoding of PREFIX.orca: seed (default): text, one line an
-	              event with its stack inline; compact: binary, each stack and
-	              thread written once per chunk (smaller, less of the agent's
-	              CPU; opt-in while it is built: docs/format.md)
+	--format F    the encoding of PREFIX.orca: compact (default): binary, each
+	              stack and thread written once per chunk (6-12 x smaller than
+	              the text, less of the agent's CPU; orca dump prints it);
+	              seed: the original Orca's text, one line an event with its
+	              stack inline (orca export --format seed converts to it)
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
 

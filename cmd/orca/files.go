@@ -155,9 +155,16 @@ func removeRecordings(prefix string) ([]string, error) {
 // (its .info aside): the agent wrote nothing but its header.
 func (r recording) empty() bool {
 	for _, f := range r.files {
-		if !strings.HasSuffix(f.path, format.SuffixInfo) && f.size > 0 {
-			return false
+		if strings.HasSuffix(f.path, format.SuffixInfo) || f.size == 0 {
+			continue
 		}
+		// A compact .orca begins with its header line, events or not.
+		if strings.HasSuffix(f.path, format.SuffixEvents) && f.size == int64(len(format.CompactHeader)) {
+			if b, err := os.ReadFile(f.path); err == nil && string(b) == format.CompactHeader {
+				continue
+			}
+		}
+		return false
 	}
 	return true
 }

@@ -82,8 +82,9 @@ func runRecord(u ui, args []string) error {
 	flags.IntVar(&o.buffer, "buffer", 0, fmt.Sprintf("event buffer in `MB`, 1-1024 (agent default %d); raise it when events are dropped; "+
 		"the JVM's resident memory grows by up to about 3.8 x MB", agentDefaultBuffer))
 	flags.StringVar(&o.kinds, "kinds", "all", "`all` (every kind Orca records) or seed: only the 16 kinds of the original Orca format (monitors, wait/notify, sleep, join, threads, semaphores; no java.util.concurrent locks, parks, classes, virtual threads), for tools that read only those")
-	flags.StringVar(&o.format, "format", "seed", "the encoding of PREFIX.orca: `seed` (text, one line an event, stacks inline) or compact "+
-		"(binary, each stack and thread written once per chunk: several times smaller, less of the agent's CPU; opt-in while it is built, docs/format.md)")
+	flags.StringVar(&o.format, "format", "compact", "the encoding of PREFIX.orca: `compact` (binary, each stack and thread written once per chunk: "+
+		"6-12 x smaller than the text, less of the agent's CPU; orca dump prints it as text) or seed (the original Orca's text, one line an event, stacks inline; "+
+		"orca export --format seed converts a compact recording to it), docs/format.md")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {

@@ -1,0 +1,90 @@
+package integration
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"orca/internal/crash"
+)
+
+// TestReportWhileRecording is issue 23's "they also work on a recording that is still being
+// written": Hang (a waiter that never wakes, a worker looping) is recorded with orca record's
+// default, the compact encoding; while it runs, orca report reads what the agent has flushed —
+// whole records up to the last flush, a record being written ignored — and says the recording is
+// not complete and that the waiter hangs. SIGTERM then stops it as its users would.
+func TestReportWhileRecording(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		bin := orcaBin(t)
+		dir := newDir(t)
+		prefix := filepath.Join(dir, "x")
+		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Hang")
+		cmd.Dir = dir
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		}()
+		ready := make(chan bool, 1)
+		go func() {
+			sc := bufio.NewScanner(out)
+			ok := false
+			for sc.Scan() {
+				if sc.Text() == "READY" && !ok {
+					ok = true
+					ready <- true
+				}
+			}
+			if !ok {
+				ready <- false
+			}
+		}()
+		select {
+		case ok := <-ready:
+			if !ok {
+				t.Fatal("Hang ended without READY")
+			}
+		case <-time.After(javaTimeout / 2):
+			t.Fatal("no READY from Hang")
+		}
+		// The waiter must have waited a second (a hang) and the agent flushed (every 200 ms).
+		time.Sleep(1500 * time.Millisecond)
+		r := run(t, dir, bin, "report", "--json", prefix)
+		if r.code != 0 {
+			t.Fatalf("orca report on a running recording:\n%s", r)
+		}
+		var rep struct {
+			Events   int  `json:"events"`
+			Complete bool `json:"complete"`
+			Hangs    []struct {
+				Name *string `json:"name"`
+			} `json:"hangs"`
+			ParseErrors int `json:"parse_errors"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("the report's JSON: %v", err)
+		}
+		waiter := false
+		for _, h := range rep.Hangs {
+			waiter = waiter || h.Name != nil && *h.Name == "orca-hang-waiter"
+		}
+		if rep.Events == 0 || rep.Complete || rep.ParseErrors != 0 || !waiter {
+			t.Errorf("report of the running recording: %d events, complete %v, %d parse errors, waiter among the hangs %v; want events, not complete, none, true:\n%s",
+				rep.Events, rep.Complete, rep.ParseErrors, waiter, strings.TrimSpace(r.stdout[:min(len(r.stdout), 2000)]))
+		}
+	})
+}

@@ -32,42 +32,7 @@ func TestKill9(t *testing.T) {
 		cmd.Dir = dir
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		ready := make(chan bool, 1)
-		var never string // the hung waiter's object, printed before READY
-		go func() {
-			sc := bufio.NewScanner(out)
-			ok := false
-			for sc.Scan() {
-				if h, found := strings.CutPrefix(sc.Text(), "NEVER "); found && !ok {
-					never = h
-				}
-				if sc.Text() == "READY" && !ok {
-					ok = true
-					ready <- true
-				}
-			}
-			if !ok {
-				ready <- false
-			}
-		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				cmd.Wait()
-				t.Fatalf("Hang ended without printing READY; stderr:\n%s", stderr.String())
-			}
-		case <-time.After(javaTimeout / 2):
-			cmd.Process.Kill()
-			cmd.Wait()
-			t.Fatalf("no READY from Hang within %v; stderr:\n%s", javaTimeout/2, stderr.String())
-		}
+		never := startUntilReady(t, cmd, &stderr)
 		// Long enough for several flushes (every 200 ms) and an .info rewrite (every second).
 		time.Sleep(1500 * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil { // SIGKILL
@@ -135,4 +100,48 @@ func countLines(t *testing.T, path string) int {
 		n++
 	}
 	return n
+}
+
+// startUntilReady starts cmd (Hang, or orca record of it) and waits for the program's READY line,
+// killing it and failing the test when it ends or takes half of javaTimeout without one. It
+// returns the hex hash Hang prints on its NEVER line ("" when none came).
+func startUntilReady(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) string {
+	t.Helper()
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan bool, 1)
+	var never string // the hung waiter's object, printed before READY
+	go func() {
+		sc := bufio.NewScanner(out)
+		ok := false
+		for sc.Scan() {
+			if h, found := strings.CutPrefix(sc.Text(), "NEVER "); found && !ok {
+				never = h
+			}
+			if sc.Text() == "READY" && !ok {
+				ok = true
+				ready <- true
+			}
+		}
+		if !ok {
+			ready <- false
+		}
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			cmd.Wait()
+			t.Fatalf("Hang ended without printing READY; stderr:\n%s", stderr.String())
+		}
+	case <-time.After(javaTimeout / 2):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatalf("no READY from Hang within %v; stderr:\n%s", javaTimeout/2, stderr.String())
+	}
+	return never
 }

@@ -1,7 +1,7 @@
 package integration
 
 import (
-	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"os/exec"
@@ -28,39 +28,15 @@ func TestReportWhileRecording(t *testing.T) {
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Hang")
 		cmd.Dir = dir
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
 		defer func() {
-			cmd.Process.Signal(syscall.SIGTERM)
-			cmd.Wait()
-		}()
-		ready := make(chan bool, 1)
-		go func() {
-			sc := bufio.NewScanner(out)
-			ok := false
-			for sc.Scan() {
-				if sc.Text() == "READY" && !ok {
-					ok = true
-					ready <- true
-				}
-			}
-			if !ok {
-				ready <- false
+			if cmd.Process != nil {
+				cmd.Process.Signal(syscall.SIGTERM)
+				cmd.Wait()
 			}
 		}()
-		select {
-		case ok := <-ready:
-			if !ok {
-				t.Fatal("Hang ended without READY")
-			}
-		case <-time.After(javaTimeout / 2):
-			t.Fatal("no READY from Hang")
-		}
+		startUntilReady(t, cmd, &stderr)
 		// The waiter must have waited a second (a hang) and the agent flushed (every 200 ms).
 		time.Sleep(1500 * time.Millisecond)
 		r := run(t, dir, bin, "report", "--json", prefix)

@@ -15,24 +15,28 @@ int orca_feature;
 atomic_int orca_state;
 __thread int orca_agent_thread;
 
+// say formats a message and writes it to stderr, "orca: " first; buf
+// keeps the message.
+static void say(char *buf, size_t cap, const char *fmt, va_list ap) {
+  vsnprintf(buf, cap, fmt, ap);
+  fprintf(stderr, "orca: %s\n", buf);
+  fflush(stderr);
+}
+
 void orca_log(const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  say(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "orca: %s\n", buf);
-  fflush(stderr);
 }
 
 void orca_fail(const char *fmt, ...) {
   char buf[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  say(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  fprintf(stderr, "orca: %s\n", buf);
-  fflush(stderr);
   if (!opt.errors[0]) return;
   int fd = open(opt.errors, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) return;

@@ -100,6 +100,12 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.
 #define ORCA_INFO_FORMAT "format"
 #define ORCA_INFO_ENCODING "encoding"
+#define ORCA_INFO_MAX_SIZE "max_size"
+#define ORCA_INFO_MAX_AGE_S "max_age_s"
+#define ORCA_INFO_CHUNKS_DELETED "chunks_deleted"
+#define ORCA_INFO_CHUNKS_KEPT "chunks_kept"
+#define ORCA_INFO_KEPT_FROM_S "kept_from_s"
+#define ORCA_INFO_UNRESTATED "unrestated"
 #define ORCA_INFO_AGENT_VERSION "agent_version"
 #define ORCA_INFO_AGENT_OPTIONS "agent_options"
 #define ORCA_INFO_SESSION "session"

@@ -26,6 +26,9 @@ const char *options_usage =
     "  format=seed|compact\n"
     "                     seed: PREFIX.orca as text, one line an event, stacks inline (default);\n"
     "                     compact: binary, each stack and thread written once per chunk (docs/format.md)\n"
+    "  maxsize=SIZE       keep the recording within SIZE bytes (suffix k, M or G; at least 1M): events go to\n"
+    "                     chunk files PREFIX.orca.N, the oldest deleted (implies format=compact)\n"
+    "  maxage=DURATION    keep about DURATION of history (s, m, h or d, e.g. 30s, 10m; at least 1s), likewise\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -64,6 +67,25 @@ static const char *expand(const char *in, char *out, size_t cap) {
   return NULL;
 }
 
+// parse_scaled reads a number with an optional unit (units: suffixes and
+// their factors) into *out, at least lo.
+static int parse_scaled(const char *v, const char *const *units, const long long *factors, long long lo, long long *out) {
+  char *end;
+  if (*v < '0' || *v > '9') return 0;
+  double n = strtod(v, &end);
+  long long f = 1;
+  if (*end) {
+    int i = 0;
+    for (; units[i]; i++)
+      if (!strcmp(end, units[i])) break;
+    if (!units[i]) return 0;
+    f = factors[i];
+  }
+  if (n * (double)f < (double)lo || n * (double)f > 9e18) return 0;
+  *out = (long long)(n * (double)f);
+  return 1;
+}
+
 static const char *set(orca_options *o, const char *key, const char *val) {
   if (!strcmp(key, "prefix")) {
     if (!*val) return "prefix= is empty";
@@ -85,7 +107,19 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     else return "kinds= wants all or seed";
     return NULL;
   }
+  if (!strcmp(key, "maxsize")) {
+    static const char *const u[] = {"k", "K", "kB", "KB", "M", "MB", "G", "GB", NULL};
+    static const long long f[] = {1LL << 10, 1LL << 10, 1LL << 10, 1LL << 10, 1LL << 20, 1LL << 20, 1LL << 30, 1LL << 30};
+    return parse_scaled(val, u, f, 1LL << 20, &o->max_size) ? NULL : "maxsize= wants a size of at least 1M (e.g. 16M, 1G)";
+  }
+  if (!strcmp(key, "maxage")) {
+    static const char *const u[] = {"s", "m", "h", "d", NULL};
+    static const long long f[] = {1000000000LL, 60000000000LL, 3600000000000LL, 86400000000000LL};
+    return parse_scaled(val, u, f, 1000000000LL, &o->max_age_ns) ? NULL
+                                                                   : "maxage= wants a duration of at least 1s (e.g. 30s, 10m, 2h)";
+  }
   if (!strcmp(key, "format")) {
+    o->format_set = 1;
     if (!strcmp(val, "seed")) o->compact = 0;
     else if (!strcmp(val, "compact")) o->compact = 1;
     else return "format= wants seed or compact";
@@ -131,5 +165,10 @@ const char *options_parse(const char *text, orca_options *o) {
     }
   }
   free(copy);
+  if (!err && (o->max_size || o->max_age_ns)) {
+    // Bounds need chunks that read on their own: the compact encoding's.
+    if (o->format_set && !o->compact) return "maxsize= and maxage= need format=compact (the seed's text has no chunks)";
+    o->compact = 1;
+  }
   return err;
 }

@@ -20,6 +20,9 @@ typedef struct {
   char session[65];    // orca record's token, written to .info
   int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
   int compact;         // format=compact: PREFIX.orca in the compact encoding (record/compact.h)
+  int format_set;      // format= was given
+  long long max_size;  // maxsize=: bytes all PREFIX.* files may take (0: no bound); chunk files then
+  long long max_age_ns;   // maxage=: history kept (0: no bound); chunk files then
   char text[4200];     // the options as given, for .info
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
 } orca_options;

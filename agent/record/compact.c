@@ -9,6 +9,7 @@
 #define TH_CAP0 64
 #define ST_CAP0 256
 #define ARENA_CAP0 1024   // frames: more than the deepest stack (256) with its count
+#define TS_CAP0 64
 
 static size_t put_uv(char *o, uint64_t v) {
   size_t n = 0;
@@ -39,14 +40,33 @@ const char *compact_init(compact_enc *e) {
   e->th_idx = calloc(TH_CAP0, sizeof *e->th_idx);
   e->st = calloc(ST_CAP0, sizeof *e->st);
   e->arena = malloc(ARENA_CAP0 * sizeof *e->arena);
-  if (!e->th_hash || !e->th_idx || !e->st || !e->arena) {
+  e->ts = calloc(TS_CAP0, sizeof *e->ts);
+  e->facts = calloc(COMPACT_FACTS, sizeof *e->facts);
+  if (!e->th_hash || !e->th_idx || !e->st || !e->arena || !e->ts || !e->facts) {
     compact_free(e);
     return "out of memory for the compact encoding's tables";
   }
   e->th_cap = TH_CAP0;
   e->st_cap = ST_CAP0;
   e->arena_cap = ARENA_CAP0;
+  e->ts_cap = TS_CAP0;
   return NULL;
+}
+
+static void drop_keep(compact_keep *k) {
+  free(k->r);
+  k->r = NULL;
+  k->cap = 0;
+}
+
+static void drop_thread(compact_thread *t) {
+  drop_keep(&t->name);
+  drop_keep(&t->mount);
+  for (int i = 0; i < COMPACT_OPEN_MAX; i++) {
+    drop_keep(&t->open[i]);
+    drop_keep(&t->extra[i]);
+  }
+  t->nopen = 0;
 }
 
 void compact_free(compact_enc *e) {
@@ -54,8 +74,38 @@ void compact_free(compact_enc *e) {
   free(e->th_idx);
   free(e->st);
   free(e->arena);
+  for (uint32_t i = 0; e->ts && i < e->ts_cap; i++) drop_thread(&e->ts[i]);
+  free(e->ts);
+  for (uint32_t i = 0; e->facts && i < COMPACT_FACTS; i++) {
+    drop_keep(&e->facts[i].cls);
+    drop_keep(&e->facts[i].clinit);
+  }
+  free(e->facts);
+  free(e->snap);
   memset(e, 0, sizeof *e);
 }
+
+// keep copies r into k (NULL r: empties k); 0 when out of memory (k
+// empty then).
+static int keep(compact_keep *k, const orca_rec *r) {
+  if (!r) {
+    if (k->r) k->r->kind = 0;
+    return 1;
+  }
+  if (k->cap < r->size) {
+    orca_rec *n = realloc(k->r, r->size);
+    if (!n) {
+      drop_keep(k);
+      return 0;
+    }
+    k->r = n;
+    k->cap = r->size;
+  }
+  memcpy(k->r, r, r->size);
+  return 1;
+}
+
+static inline const orca_rec *kept(const compact_keep *k) { return k->r && k->r->kind ? k->r : NULL; }
 
 static inline uint32_t th_slot(uint32_t hash, uint32_t cap) {
   return (uint32_t)((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
@@ -178,20 +228,21 @@ static uint32_t stack_id(compact_enc *e, const orca_frame *fr, int nf, char *o, 
   return e->st_n;
 }
 
-size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
+// event writes r's event record at o with time ts (its thread and stack
+// defined first when the chunk has not), preceded by the carried tag when
+// carried.
+static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int carried) {
   const orca_event_spec *spec = &orca_events[r->kind];
   const orca_frame *fr = (const orca_frame *)(r + 1);
   const char *text = (const char *)(fr + r->nframes);
   int nf = spec->fields & ORCA_F_STACK ? r->nframes : 0;
   size_t n = 0;
-  // Room for one more thread and stack, else (out of memory) a new chunk,
-  // whose empty tables have it.
-  if (!e->seq || e->bytes >= e->chunk_max || !grow_threads(e) || !grow_stacks(e, nf + 1)) n = begin_chunk(e, o, r->ts);
   uint32_t th = spec->fields & ORCA_F_THREAD ? thread_index(e, r->thread, o, &n) : 0;
   uint32_t st = stack_id(e, fr, nf, o, &n);
+  if (carried) o[n++] = COMPACT_CARRIED;
   o[n++] = (char)(COMPACT_EVENT + r->kind);
-  n += put_sv(o + n, r->ts - e->prev);
-  e->prev = r->ts;
+  n += put_sv(o + n, ts - e->prev);
+  e->prev = ts;
   if (spec->fields & ORCA_F_THREAD) n += put_uv(o + n, th);
   if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) n += put_u32(o + n, r->object);
   if (spec->fields & ORCA_F_OWNER) n += put_u32(o + n, r->owner);
@@ -215,6 +266,237 @@ size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
     o[n++] = (char)(r->mode < sizeof modes / sizeof modes[0] ? r->mode : 0);
   }
   if (spec->fields & ORCA_F_STACK) n += put_uv(o + n, st);
+  return n;
+}
+
+// The state of live threads, kept across chunks: a table by hash (open
+// addressing; a thread that ended stays until the next chunk rebuilds it).
+static inline uint32_t ts_slot(uint32_t hash, uint32_t cap) { return th_slot(hash, cap); }
+
+static compact_thread *thread_state(compact_enc *e, uint32_t h, int create) {
+  uint32_t s = ts_slot(h, e->ts_cap);
+  for (; e->ts[s].used; s = (s + 1) & (e->ts_cap - 1))
+    if (e->ts[s].hash == h) return &e->ts[s];
+  if (!create || 2 * (e->ts_n + 1) > e->ts_cap) return NULL;   // rebuilt larger at the next chunk
+  e->ts_n++;
+  e->ts[s].used = 1;
+  e->ts[s].hash = h;
+  return &e->ts[s];
+}
+
+// rebuild_states drops the threads that ended and makes room for as many
+// again as are alive (at a chunk's start).
+static void rebuild_states(compact_enc *e) {
+  uint32_t alive = 0;
+  for (uint32_t i = 0; i < e->ts_cap; i++) {
+    if (e->ts[i].used && !e->ts[i].alive) {
+      drop_thread(&e->ts[i]);
+      e->ts[i].used = 0;
+    }
+    alive += e->ts[i].used;
+  }
+  uint32_t cap = TS_CAP0;
+  while (cap < 4 * (alive + 1)) cap *= 2;
+  compact_thread *t = calloc(cap, sizeof *t);
+  if (!t) {   // out of memory: the table stays, emptied of the ended threads
+    compact_thread *old = e->ts;
+    uint32_t n = e->ts_cap;
+    compact_thread *c = malloc(n * sizeof *c);
+    if (!c) return;
+    memcpy(c, old, n * sizeof *c);
+    memset(old, 0, n * sizeof *old);
+    for (uint32_t i = 0; i < n; i++) {
+      if (!c[i].used) continue;
+      uint32_t s = ts_slot(c[i].hash, n);
+      while (old[s].used) s = (s + 1) & (n - 1);
+      old[s] = c[i];
+    }
+    free(c);
+    e->ts_n = alive;
+    return;
+  }
+  for (uint32_t i = 0; i < e->ts_cap; i++) {
+    if (!e->ts[i].used) continue;
+    uint32_t s = ts_slot(e->ts[i].hash, cap);
+    while (t[s].used) s = (s + 1) & (cap - 1);
+    t[s] = e->ts[i];
+  }
+  free(e->ts);
+  e->ts = t;
+  e->ts_cap = cap;
+  e->ts_n = alive;
+}
+
+static inline compact_fact *fact_slot(compact_enc *e, uint32_t obj) {
+  return &e->facts[(uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 1)];
+}
+
+// track keeps what r says of its thread or object (after r is written in chunk e->seq).
+static void track(compact_enc *e, const orca_rec *r) {
+  const orca_event_spec *spec = &orca_events[r->kind];
+  compact_thread *t;
+  switch (r->kind) {
+  case ORCA_EV_THREAD_STARTED:
+    if (!(t = thread_state(e, r->thread, 1))) {
+      e->unrestated++;
+      return;
+    }
+    t->alive = 1;
+    if (!keep(&t->name, r)) e->unrestated++;
+    return;
+  case ORCA_EV_THREAD_ENDED:
+    if ((t = thread_state(e, r->thread, 0))) {
+      drop_thread(t);
+      t->alive = 0;
+    }
+    return;
+  case ORCA_EV_VIRTUAL_THREAD_MOUNTED:
+    if ((t = thread_state(e, r->thread, 1))) {
+      t->alive = 1;
+      if (!keep(&t->mount, r)) e->unrestated++;
+    }
+    return;
+  case ORCA_EV_OBJECT_WAIT_TIMEOUT:
+  case ORCA_EV_VIRTUAL_THREAD_PINNED:
+    // The wait's timeout; the park or sleep that parks the carrier.
+    if ((t = thread_state(e, r->thread, 0)) && t->nopen && !keep(&t->extra[t->nopen - 1], r)) e->unrestated++;
+    return;
+  case ORCA_EV_OBJECT_CLASS:
+  case ORCA_EV_CLASS_INIT_LOCK: {
+    if (r->namelen > COMPACT_FACT_TEXT) return;
+    compact_fact *f = fact_slot(e, r->object);
+    if (f->obj != r->object) {
+      keep(&f->cls, NULL);
+      keep(&f->clinit, NULL);
+      f->obj = r->object;
+    }
+    f->seq = e->seq;
+    if (!keep(r->kind == ORCA_EV_OBJECT_CLASS ? &f->cls : &f->clinit, r)) e->unrestated++;
+    return;
+  }
+  }
+  if (spec->end) {   // an interval begins
+    if (!(t = thread_state(e, r->thread, 1))) {
+      e->unrestated++;
+      return;
+    }
+    t->alive = 1;
+    if (t->nopen == COMPACT_OPEN_MAX) {   // not restated: the outermost
+      e->unrestated++;
+      compact_keep o = t->open[0], x = t->extra[0];
+      memmove(t->open, t->open + 1, (COMPACT_OPEN_MAX - 1) * sizeof *t->open);
+      memmove(t->extra, t->extra + 1, (COMPACT_OPEN_MAX - 1) * sizeof *t->extra);
+      t->open[COMPACT_OPEN_MAX - 1] = o;
+      t->extra[COMPACT_OPEN_MAX - 1] = x;
+      t->nopen--;
+    }
+    if (!keep(&t->open[t->nopen], r)) {
+      e->unrestated++;
+      return;
+    }
+    keep(&t->extra[t->nopen], NULL);
+    t->nopen++;
+  } else if (spec->begin && (t = thread_state(e, r->thread, 0))) {   // the innermost interval of its kind ends
+    for (int i = t->nopen; i-- > 0;) {
+      if (!kept(&t->open[i]) || kept(&t->open[i])->kind != spec->begin) continue;
+      compact_keep o = t->open[i], x = t->extra[i];
+      memmove(t->open + i, t->open + i + 1, (size_t)(t->nopen - 1 - i) * sizeof *t->open);
+      memmove(t->extra + i, t->extra + i + 1, (size_t)(t->nopen - 1 - i) * sizeof *t->extra);
+      t->open[t->nopen - 1] = o;
+      t->extra[t->nopen - 1] = x;
+      t->nopen--;
+      break;
+    }
+  }
+}
+
+// restate_facts writes, as carried records of r's thread at time ts, the
+// class lines of r's object that an earlier chunk wrote.
+static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t ts) {
+  compact_fact *f = fact_slot(e, r->object);
+  if (f->obj != r->object || f->seq == e->seq) return 0;
+  f->seq = e->seq;
+  size_t n = 0;
+  const compact_keep *ks[2] = {&f->cls, &f->clinit};
+  for (int i = 0; i < 2; i++) {
+    const orca_rec *c = kept(ks[i]);
+    if (!c) continue;
+    // The class text after the (absent) frames.
+    char buf[sizeof(orca_rec) + COMPACT_FACT_TEXT + 8] __attribute__((aligned(8)));
+    orca_rec *x = (orca_rec *)buf;
+    *x = *c;
+    x->thread = r->thread;
+    x->nframes = 0;
+    memcpy(x + 1, (const char *)((const orca_frame *)(c + 1) + c->nframes), c->namelen);
+    n += event(e, o + n, x, ts, 1);
+  }
+  return n;
+}
+
+int compact_due(compact_enc *e, const orca_rec *r) {
+  int nf = orca_events[r->kind].fields & ORCA_F_STACK ? r->nframes : 0;
+  size_t max = e->chunk_max > 4 * e->state_bytes ? e->chunk_max : 4 * e->state_bytes;
+  // Room for one more thread and stack, else (out of memory) a new chunk,
+  // whose empty tables have it.
+  return !e->seq || e->bytes >= max || (e->span_max && r->ts - e->base >= e->span_max) || !grow_threads(e) ||
+         !grow_stacks(e, nf + 1);
+}
+
+// snap_room makes room for n more bytes after len in e->snap.
+static int snap_room(compact_enc *e, size_t len, size_t n) {
+  if (len + n <= e->snap_cap) return 1;
+  size_t cap = e->snap_cap ? e->snap_cap : 1 << 16;
+  while (cap < len + n) cap *= 2;
+  char *s = realloc(e->snap, cap);
+  if (!s) return 0;
+  e->snap = s;
+  e->snap_cap = cap;
+  return 1;
+}
+
+// restate writes r as a carried record at the chunk's base time.
+static int restate(compact_enc *e, size_t *len, const orca_rec *r) {
+  if (!r) return 1;
+  if (!snap_room(e, *len, compact_max(r)) || !grow_threads(e) || !grow_stacks(e, r->nframes + 1)) {
+    e->unrestated++;
+    return 0;
+  }
+  *len += event(e, e->snap + *len, r, e->base, 1);
+  return 1;
+}
+
+const char *compact_begin(compact_enc *e, int64_t ts, size_t *len) {
+  if (!snap_room(e, 0, 64)) return NULL;
+  rebuild_states(e);
+  *len = begin_chunk(e, e->snap, ts);
+  e->base = e->prev;
+  for (uint32_t i = 0; i < e->ts_cap; i++) {
+    compact_thread *t = &e->ts[i];
+    if (!t->used || !t->alive) continue;
+    restate(e, len, kept(&t->name));
+    restate(e, len, kept(&t->mount));
+    for (int k = 0; k < t->nopen; k++) {
+      const orca_rec *b = kept(&t->open[k]);
+      if (!b) continue;
+      if (orca_events[b->kind].fields & ORCA_F_OBJECT && b->object) {
+        if (!snap_room(e, *len, 2 * (64 + COMPACT_FACT_TEXT)) || !grow_threads(e) || !grow_stacks(e, 1)) e->unrestated++;
+        else *len += restate_facts(e, e->snap + *len, b, e->base);
+      }
+      restate(e, len, b);
+      restate(e, len, kept(&t->extra[k]));
+    }
+  }
+  e->state_bytes = e->bytes = *len;
+  return e->snap;
+}
+
+size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
+  size_t n = 0;
+  if (orca_events[r->kind].fields & ORCA_F_OBJECT && r->object && r->kind != ORCA_EV_OBJECT_CLASS &&
+      r->kind != ORCA_EV_CLASS_INIT_LOCK)
+    n = restate_facts(e, o, r, r->ts);
+  n += event(e, o + n, r, r->ts, 0);
   e->bytes += n;
+  track(e, r);
   return n;
 }

@@ -3,8 +3,12 @@
 // line. Each thread and each distinct stack is defined once per chunk and
 // events refer to it by a small index; times are deltas. The writer
 // (writer.c) encodes its sorted batch record by record through here instead
-// of formatting text lines; a chunk begins at the first record and then
-// whenever the chunk holds chunk_max bytes.
+// of formatting text lines. The writer begins a chunk (compact_begin) when
+// compact_due says so: at the first record, when the chunk holds chunk_max
+// bytes or spans span_max ns. A chunk begins with the state of every live
+// thread (its name, the intervals it is in, the classes of their objects),
+// so it reads on its own: the encoder keeps that state from the records it
+// encodes (docs/format.md, "Chunks and the state at their start").
 #ifndef ORCA_COMPACT_H
 #define ORCA_COMPACT_H
 #include <stddef.h>
@@ -17,11 +21,42 @@
 // Every chunk record is preceded by these 8 bytes (a reader resynchronises there).
 #define COMPACT_MARK "ORCACHNK"
 // The record tags.
-enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPACT_EVENT = 0x10 };
+// COMPACT_CARRIED precedes an event record that restates a fact of an
+// earlier chunk (a live thread's name, an interval it is in, an object's
+// class): not an event of its own.
+enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPACT_CARRIED = 0x04, COMPACT_EVENT = 0x10 };
 // A new chunk begins once a chunk holds this many bytes (the tables of
 // threads and stacks begin empty again: their memory stays bounded, and a
 // chunk reads on its own).
 #define COMPACT_CHUNK_BYTES (1 << 20)
+
+// Intervals a thread can be in at once that a chunk restates (a semaphore's
+// acquire parks: two); an interval deeper than this is not restated.
+#define COMPACT_OPEN_MAX 4
+// Objects whose class (ObjectClass, ClassInitLock) the encoder remembers,
+// to restate it in a later chunk that names the object (a power of two).
+#define COMPACT_FACTS 16384
+// A class text longer than this is not remembered (names are cut at 2 048).
+#define COMPACT_FACT_TEXT 4096
+
+// A copy of a record the encoder keeps (NULL r: none).
+typedef struct { orca_rec *r; uint32_t cap; } compact_keep;
+
+// What the encoder knows of a live thread: its ThreadStarted, its last
+// VirtualThreadMounted, the intervals it is in (outermost first) with
+// their ObjectWaitTimeout or VirtualThreadPinned.
+typedef struct {
+  uint32_t hash;
+  uint8_t used, alive, nopen;
+  compact_keep name, mount, open[COMPACT_OPEN_MAX], extra[COMPACT_OPEN_MAX];
+} compact_thread;
+
+// An object's class lines; seq: the chunk that last wrote them.
+typedef struct {
+  uint32_t obj;
+  uint64_t seq;
+  compact_keep cls, clinit;
+} compact_fact;
 
 // The encoder's state: the chunk's tables. Open addressing, a power-of-two
 // number of slots, at most half of them used; a stack slot keeps the
@@ -29,29 +64,47 @@ enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPAC
 typedef struct {
   uint64_t seq;        // chunks begun (the current chunk's number), 0 before the first
   int64_t prev;        // time of the previous event of the chunk
+  int64_t base;        // the chunk's base time
   size_t bytes;        // bytes written in the chunk
   size_t chunk_max;    // COMPACT_CHUNK_BYTES (tests set less)
+  size_t state_bytes;  // of bytes, the state at the chunk's start
+  int64_t span_max;    // ns a chunk may span (0: no bound)
   uint32_t *th_hash, *th_idx;   // thread hash -> index (0: empty slot)
   uint32_t th_n, th_cap;
   struct compact_stack { uint64_t h; uint32_t id, off; } *st;   // id 0: empty slot
   uint32_t st_n, st_cap;
   orca_frame *arena;   // the frames of the chunk's stacks
   size_t arena_len, arena_cap;
+  compact_thread *ts;  // the live threads, by hash (across chunks)
+  uint32_t ts_n, ts_cap;
+  compact_fact *facts; // COMPACT_FACTS slots, by object hash
+  char *snap;          // compact_begin's bytes
+  size_t snap_cap;
+  uint64_t unrestated; // states that could not be restated (no memory, deeper than COMPACT_OPEN_MAX)
 } compact_enc;
 
 // compact_init allocates the tables (NULL or an error); compact_free frees them.
 const char *compact_init(compact_enc *e);
 void compact_free(compact_enc *e);
 
-// compact_max: the most bytes compact_rec writes for r (a chunk record, the
-// definitions of its thread and stack, the event).
+// compact_max: the most bytes compact_rec writes for r (the definitions of
+// its thread and stack, its object's class restated, the event).
 static inline size_t compact_max(const orca_rec *r) {
-  return 96 + (size_t)r->nframes * 10 + (size_t)r->namelen;
+  return 96 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT);
 }
 
-// compact_rec writes r at out: a chunk record when a chunk begins, the
-// thread's and the stack's definitions when the chunk has not defined them,
-// then the event. Returns the bytes written (at most compact_max(r)).
+// compact_due: a chunk must begin before r (none begun yet, the chunk full
+// or old, or its tables could not grow).
+int compact_due(compact_enc *e, const orca_rec *r);
+// compact_begin begins chunk e->seq + 1 at time ts and returns its first
+// bytes (its marker and record, then the state of every live thread),
+// *len of them, valid until the next call. NULL when out of memory (no
+// chunk begun: the caller drops the record).
+const char *compact_begin(compact_enc *e, int64_t ts, size_t *len);
+// compact_rec writes r at out, in the chunk begun: the thread's and the
+// stack's definitions when the chunk has not defined them, its object's
+// class when an earlier chunk wrote it, then the event. Returns the bytes
+// written (at most compact_max(r)). It keeps what r says of its thread.
 size_t compact_rec(compact_enc *e, char *out, const orca_rec *r);
 
 #endif

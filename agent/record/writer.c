@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <dirent.h>
 #include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,23 @@ enum { LOST_NONE = -1, LOST_AT_EXIT = CNT_DROPPED_AT_EXIT, LOST_AFTER_CUT = CNT_
 static int cut;
 static char cut_what[4400];
 static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
+// Where events go: PREFIX.orca, or with bounds (maxsize=, maxage=) the
+// current chunk file PREFIX.orca.N (ev_ext ".orca.N"); off_ev its bytes.
+static int fd_ev = -1;
+static off_t off_ev;
+static char ev_ext[32] = ".orca";
+static long long ev_bytes;   // bytes of events written, in every file
+// A bounded recording's closed chunk files, oldest first (a ring).
+typedef struct {
+  uint64_t seq;
+  off_t size;
+  int64_t start, end;   // its base time and the time of its last event
+} chunk_file;
+static chunk_file *closed;
+static size_t closed_n, closed_cap, closed_first;
+static off_t closed_bytes;
+static long chunks_deleted;
+static int64_t cur_start;   // the current chunk's base time
 // Nonzero once VM death began: the final work ends at this time.
 static _Atomic int64_t final_deadline;
 static size_t carry_budget;
@@ -110,6 +128,37 @@ static int open_locked(const char *pfx, int excl) {
   return fd;
 }
 
+static int bounded(void) { return opt.max_size || opt.max_age_ns; }
+
+// chunk_seq: the number of PREFIX.orca.N's name (its base name), 0 when the
+// name is not one.
+static uint64_t chunk_seq(const char *name, const char *base) {
+  size_t b = strlen(base);
+  if (strncmp(name, base, b) || strncmp(name + b, ".orca.", 6)) return 0;
+  const char *d = name + b + 6;
+  if (!*d || strspn(d, "0123456789") != strlen(d)) return 0;
+  return strtoull(d, NULL, 10);
+}
+
+// remove_chunk_files deletes the chunk files of an earlier recording with
+// this prefix (this one's PREFIX.orca is locked and truncated already).
+static void remove_chunk_files(void) {
+  char dir[4300];
+  snprintf(dir, sizeof dir, "%s", prefix);
+  char *slash = strrchr(dir, '/');
+  const char *base = slash ? slash + 1 : dir;
+  if (slash) *slash = 0;
+  DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
+  if (!d) return;
+  for (struct dirent *de; (de = readdir(d));) {
+    if (!chunk_seq(de->d_name, base)) continue;
+    char path[4600];
+    snprintf(path, sizeof path, "%s%s%s", slash ? (dir[0] ? dir : "") : "", slash ? "/" : "", de->d_name);
+    unlink(path);
+  }
+  closedir(d);
+}
+
 const char *writer_open(void) {
   static char err[4600];
   char busy[4200] = "";
@@ -137,6 +186,7 @@ const char *writer_open(void) {
   if (carry_budget < (1 << 20)) carry_budget = 1 << 20;
   origin_mono = clock_now();
   origin_unix = clock_unix_now();
+  remove_chunk_files();
   if (opt.compact) {
     const char *e = compact_init(&enc);
     if (e) return e;
@@ -144,6 +194,19 @@ const char *writer_open(void) {
     size_t done = put(fd_orca, COMPACT_HEADER, COMPACT_HEADER_LEN, &werr);
     if (done < COMPACT_HEADER_LEN) fail(fd_orca, &off_orca, 0, ".orca", werr);
     else off_orca += (off_t)done;
+    if (bounded()) {
+      // Chunks of a sixteenth of the size, so the oldest deleted is a
+      // sixteenth of the history; an eighth of the age at most.
+      if (opt.max_size) {
+        long long c = opt.max_size / 16;
+        enc.chunk_max = (size_t)(c < (256 << 10) ? (256 << 10) : c > (8 << 20) ? (8 << 20) : c);
+      }
+      if (opt.max_age_ns) enc.span_max = opt.max_age_ns / 8 > 1000000000LL ? opt.max_age_ns / 8 : 1000000000LL;
+    }
+  }
+  if (!bounded()) {
+    fd_ev = fd_orca;
+    off_ev = off_orca;
   }
   return NULL;
 }
@@ -270,9 +333,9 @@ static void sort_batch(size_t *start, int runs, size_t count) {
 }
 
 static size_t line_max(const orca_rec *r) {
-  // Fixed fields + 18 bytes a frame + a name that doubles when quoted
-  // (more than compact_max).
-  return 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
+  // Fixed fields + 18 bytes a frame + a name that doubles when quoted.
+  size_t text = 96 + (size_t)r->nframes * 18 + (size_t)r->namelen * 2;
+  return opt.compact && compact_max(r) > text ? compact_max(r) : text;
 }
 
 static size_t format_rec(char *o, const orca_rec *r) {
@@ -359,7 +422,7 @@ static void write_chunk(size_t a, size_t b, size_t n) {
     return;
   }
   int err = 0;
-  size_t done = put(fd_orca, out, n, &err);
+  size_t done = put(fd_ev, out, n, &err);
   size_t k = 0;
   while (k < b - a && ends[k] <= done) k++;
   if (k) {
@@ -370,11 +433,98 @@ static void write_chunk(size_t a, size_t b, size_t n) {
     }
   }
   if (done < n) {
-    fail(fd_orca, &off_orca, k ? ends[k - 1] : 0, ".orca", err);
+    fail(fd_ev, &off_ev, k ? ends[k - 1] : 0, ev_ext, err);
+    ev_bytes += k ? (long long)ends[k - 1] : 0;
     for (size_t i = a + k; i < b; i++) lose(items[i].r, LOST_AFTER_CUT);
   } else {
-    off_orca += (off_t)n;
+    off_ev += (off_t)n;
+    ev_bytes += (long long)n;
   }
+}
+
+// prune deletes the oldest closed chunk files while the recording is
+// past its bounds: its files would take more than maxsize with the current
+// chunk grown to its full size, or the chunk ended more than maxage ago.
+static void prune(int64_t now) {
+  off_t meta = off_orca + off_meta[0] + off_meta[1] + 16384;   // .info: a few kB
+  off_t cur = (off_t)(enc.chunk_max > (size_t)off_ev ? enc.chunk_max : (size_t)off_ev);
+  while (closed_n) {
+    chunk_file *c = &closed[closed_first];
+    int over = opt.max_size && meta + closed_bytes + cur > (off_t)opt.max_size;
+    int old = opt.max_age_ns && c->end < now - opt.max_age_ns;
+    if (!over && !old) break;
+    char path[4400];
+    snprintf(path, sizeof path, "%s", prefix);
+    snprintf(path + strlen(path), sizeof path - strlen(path), ".orca.%06llu", (unsigned long long)c->seq);
+    unlink(path);
+    closed_bytes -= c->size;
+    chunks_deleted++;
+    closed_first = (closed_first + 1) % closed_cap;
+    closed_n--;
+  }
+}
+
+// next_file closes the current chunk file and opens the next one, seq, with
+// its header; 0 when it cannot (the recording is cut).
+static int next_file(uint64_t seq) {
+  if (fd_ev >= 0) {
+    if (closed_n == closed_cap) {
+      size_t cap = closed_cap ? 2 * closed_cap : 64;
+      chunk_file *c = malloc(cap * sizeof *c);
+      if (c) {
+        for (size_t i = 0; i < closed_n; i++) c[i] = closed[(closed_first + i) % closed_cap];
+        free(closed);
+        closed = c;
+        closed_cap = cap;
+        closed_first = 0;
+      }
+    }
+    if (closed_n < closed_cap) {
+      closed[(closed_first + closed_n++) % closed_cap] = (chunk_file){enc.seq, off_ev, cur_start, last_ts};
+      closed_bytes += off_ev;
+    }
+    close(fd_ev);
+    fd_ev = -1;
+  }
+  snprintf(ev_ext, sizeof ev_ext, ".orca.%06llu", (unsigned long long)seq);
+  fd_ev = open_out(prefix, ev_ext, 0);
+  off_ev = 0;
+  if (fd_ev < 0) {
+    int err = errno;
+    fd_ev = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    fail(fd_ev, &off_ev, 0, ev_ext, err);
+    return 0;
+  }
+  int err = 0;
+  size_t done = put(fd_ev, COMPACT_HEADER, COMPACT_HEADER_LEN, &err);
+  if (done < COMPACT_HEADER_LEN) {
+    fail(fd_ev, &off_ev, 0, ev_ext, err);
+    return 0;
+  }
+  off_ev += (off_t)done;
+  ev_bytes += (long long)done;
+  prune(clock_now());
+  return 1;
+}
+
+// start_chunk begins a chunk at time ts (in a new file when bounded) and
+// writes its state records; 0 when out of memory.
+static int start_chunk(int64_t ts) {
+  if (bounded() && !cut) next_file(enc.seq + 1);
+  size_t len;
+  const char *b = compact_begin(&enc, ts, &len);
+  if (!b) return 0;
+  cur_start = enc.base;
+  if (cut) return 1;
+  int err = 0;
+  size_t done = put(fd_ev, b, len, &err);
+  if (done < len) {
+    fail(fd_ev, &off_ev, 0, ev_ext, err);
+  } else {
+    off_ev += (off_t)len;
+    ev_bytes += (long long)len;
+  }
+  return 1;
 }
 
 static void flush_events(int64_t cutoff) {
@@ -455,6 +605,17 @@ static void flush_events(int64_t cutoff) {
       n = 0;
       if (past_deadline()) break;
     }
+    if (opt.compact && compact_due(&enc, r)) {
+      write_chunk(a, i, n);
+      a = i;
+      n = 0;
+      if (!start_chunk(r->ts)) {   // out of memory: this record is lost
+        lose(r, LOST_NONE);
+        a = i + 1;
+        continue;
+      }
+      if (cut) break;
+    }
     n += opt.compact ? compact_rec(&enc, out + n, r) : format_rec(out + n, r);
     ends[i - a] = n;
   }
@@ -505,6 +666,16 @@ static void write_info(int complete) {
           opt.depth, opt.flush_ms, opt.buffer_mb, opt.clobber ? "yes" : "no", opt.seed_only ? "seed" : "all",
           opt.compact ? "compact" : "seed");
   if (opt.compact) fprintf(f, "%s=compact\n", ORCA_INFO_ENCODING);
+  if (opt.max_size) fprintf(f, "%s=%lld\n", ORCA_INFO_MAX_SIZE, opt.max_size);
+  if (opt.max_age_ns) fprintf(f, "%s=%.3f\n", ORCA_INFO_MAX_AGE_S, (double)opt.max_age_ns / 1e9);
+  if (bounded() && enc.seq) {
+    uint64_t first = closed_n ? closed[closed_first].seq : enc.seq;
+    char k[40];
+    k[fmt_ts(k, closed_n ? closed[closed_first].start : cur_start)] = 0;
+    fprintf(f, "%s=%ld\n%s=%llu-%llu\n%s=%s\n", ORCA_INFO_CHUNKS_DELETED, chunks_deleted, ORCA_INFO_CHUNKS_KEPT,
+            (unsigned long long)first, (unsigned long long)enc.seq, ORCA_INFO_KEPT_FROM_S, k);
+  }
+  if (enc.unrestated) fprintf(f, "%s=%llu\n", ORCA_INFO_UNRESTATED, (unsigned long long)enc.unrestated);
   if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
   fprintf(f, "%s=%d\n", ORCA_INFO_PID, (int)getpid());
   counters_props(put_prop, f);
@@ -584,6 +755,7 @@ static void *run(void *arg) {
     clock_calibrate();
     flush_all(0);
     int64_t now = clock_now();
+    if (bounded() && !cut) prune(now);
     if (now - last_info >= 1000000000LL) {
       write_info(0);
       last_info = now;
@@ -621,9 +793,10 @@ void writer_stop(void) {
     for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
     orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld events, %lld bytes of .orca (%.1f an event)",
              opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0,
-             events, (long long)off_orca, events ? (double)off_orca / (double)events : 0.0);
+             events, ev_bytes, events ? (double)ev_bytes / (double)events : 0.0);
   }
   compact_free(&enc);
+  if (fd_ev != fd_orca && fd_ev >= 0) close(fd_ev);
   close(fd_orca);
   close(fd_methods);
   close(fd_classes);

@@ -19,17 +19,23 @@ typedef struct {
   int nf;
   orca_frame fr[64];
   char text[256];
+  int carried;   // decoded after the carried tag (a chunk restating an earlier one's fact)
 } test_ev;
 
 // What the decoder saw besides the events.
 typedef struct {
   int chunks;
   int thread_defs, stack_defs;   // definitions, over all chunks
+  int carried;                   // carried records
   char err[200];                 // the first malformed record, with its offset; "" when none
 } dec_stats;
 
 // compact_decode decodes buf into at most cap events; returns how many.
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st);
+
+// without_carried removes the carried records of got (m of them) in place
+// and returns how many remain.
+int without_carried(test_ev *got, int m);
 
 // test_ev_equal: the same event (kind, time, ids, mode, frames, text).
 int test_ev_equal(const test_ev *a, const test_ev *b);

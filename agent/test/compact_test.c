@@ -64,6 +64,13 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
     }
     if (!seq) BAD("a record before the first chunk");
     unsigned tag = p[i++];
+    int carried = 0;
+    if (tag == 0x04) {
+      if (i >= len || p[i] <= 0x10 || p[i] >= 0x10 + ORCA_EV_COUNT) BAD("carried tag not followed by an event");
+      carried = 1;
+      st->carried++;
+      tag = p[i++];
+    }
     if (tag == 0x02) {
       uint32_t h;
       if (!get_uv(p, len, &i, &v) || !get_u32(p, len, &i, &h)) BAD("cut thread record");
@@ -92,6 +99,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       test_ev *e = &out[n];
       memset(e, 0, sizeof *e);
       e->kind = (int)(tag - 0x10);
+      e->carried = carried;
       unsigned f = orca_events[e->kind].fields;
       if (!get_uv(p, len, &i, &v)) BAD("cut event");
       t += (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
@@ -174,20 +182,35 @@ static void notify_ev(test_ev *e, int64_t ts, uint32_t t, int s) {
 }
 
 static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *got, dec_stats *st) {
-  size_t cap = 15 + (size_t)n * 256, len = 0;
+  size_t cap = 15 + (size_t)n * 4096, len = 0;
   char *buf = malloc(cap);
   uint64_t rec[64];
   memcpy(buf, COMPACT_HEADER, COMPACT_HEADER_LEN);
   len = COMPACT_HEADER_LEN;
   for (int i = 0; i < n; i++) {
     const orca_rec *r = make_rec(rec, &in[i]);
+    if (compact_due(enc, r)) {
+      size_t l;
+      const char *b = compact_begin(enc, r->ts, &l);
+      CHECK(b && len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
+      if (!b || len + l >= cap) break;
+      memcpy(buf + len, b, l);
+      len += l;
+    }
     size_t w = compact_rec(enc, buf + len, r);
     CHECK(w <= compact_max(r), "record %d: %zu bytes, more than compact_max %zu", i, w, compact_max(r));
     len += w;
   }
-  int m = compact_decode(buf, len, got, n + 1, st);
+  int m = compact_decode(buf, len, got, 2 * n + 1, st);
   free(buf);
   return m;
+}
+
+int without_carried(test_ev *got, int m) {
+  int k = 0;
+  for (int i = 0; i < m; i++)
+    if (!got[i].carried) got[k++] = got[i];
+  return k;
 }
 
 static void check_same(const char *what, const test_ev *in, const test_ev *got, int n, int m, const dec_stats *st) {
@@ -202,10 +225,145 @@ static void check_same(const char *what, const test_ev *in, const test_ev *got, 
   CHECK(!bad, "%s: %d of %d events differ", what, bad, n);
 }
 
+static void ev(test_ev *e, int kind, int64_t ts, uint32_t t, uint32_t obj, const char *text, int nf) {
+  memset(e, 0, sizeof *e);
+  e->kind = kind;
+  e->ts = ts;
+  e->thread = t;
+  e->object = obj;
+  e->nf = orca_events[kind].fields & ORCA_F_STACK ? nf : 0;
+  for (int k = 0; k < e->nf; k++) e->fr[k] = (orca_frame){(uint32_t)(kind * 10 + k + 1), (uint32_t)k};
+  snprintf(e->text, sizeof e->text, "%s", text);
+}
+
+// A chunk begins with the state of every live thread (docs/format.md):
+// its name, the intervals it is in with their timeout or pinning, the
+// classes of their objects, all at the chunk's base time; not threads that
+// ended, nor intervals that ended; a later chunk's event on an object
+// described in an earlier chunk restates its class.
+static void test_compact_state(void) {
+  test_name = "compact state";
+  compact_enc enc;
+  dec_stats st;
+  const char *err = compact_init(&enc);
+  CHECK(!err, "compact_init: %s", err);
+  if (err) return;
+  enum { A = 0xA1, B = 0xB2, C = 0xC3, D = 0xD4, LOCK = 0x77, SEM = 0x88, MON = 0x99, X = 0x55 };
+  static test_ev in[64], got[256];
+  int n = 0;
+  int64_t t = 5000000000LL;
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, A, 0, "main", 0);
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, B, 0, "worker, 1", 0);
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, C, 0, "gone", 0);
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, D, 0, "waiter", 0);
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, A, LOCK, "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;", 0);
+  ev(&in[n++], ORCA_EV_OBJECT_CLASS, t += 10, D, X, "Ljava/lang/Object;", 0);
+  ev(&in[n++], ORCA_EV_SEMAPHORE_ACQUIRE, t += 10, A, SEM, "", 3);   // a semaphore's acquire that parks
+  ev(&in[n++], ORCA_EV_THREAD_PARK, t += 10, A, LOCK, "1000", 4);
+  in[n - 1].owner = B;
+  in[n - 1].mode = 1;
+  ev(&in[n++], ORCA_EV_OBJECT_WAIT, t += 10, D, MON, "", 2);
+  ev(&in[n++], ORCA_EV_OBJECT_WAIT_TIMEOUT, t, D, 0, "250000000", 0);
+  ev(&in[n++], ORCA_EV_THREAD_SLEEP, t += 10, C, 0, "", 2);
+  ev(&in[n++], ORCA_EV_THREAD_SLEPT, t += 10, C, 0, "", 2);
+  ev(&in[n++], ORCA_EV_THREAD_ENDED, t += 10, C, 0, "", 0);
+  ev(&in[n++], ORCA_EV_THREAD_SLEEP, t += 10, B, 0, "", 1);
+  ev(&in[n++], ORCA_EV_THREAD_SLEPT, t += 10, B, 0, "", 1);
+  int first = n;
+  // The second chunk: B notifies X (its class restated; the lock's was at
+  // the chunk's start, with A's park).
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, X, "", 2);
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 10, B, LOCK, "", 2);
+  ev(&in[n++], ORCA_EV_THREAD_UNPARKED, t += 10, A, LOCK, "unparked", 0);
+  ev(&in[n++], ORCA_EV_SEMAPHORE_ACQUIRED, t += 10, A, SEM, "", 3);
+  // The third: only D's wait is still open.
+  int third = n;
+  ev(&in[n++], ORCA_EV_OBJECT_NOTIFY, t += 1000, B, MON, "", 2);
+
+  size_t cap = 1 << 16, len = COMPACT_HEADER_LEN;
+  char *buf = malloc(cap);
+  memcpy(buf, COMPACT_HEADER, len);
+  uint64_t rec[64];
+  for (int i = 0; i < n; i++) {
+    const orca_rec *r = make_rec(rec, &in[i]);
+    int due = compact_due(&enc, r);
+    CHECK(due == (i == 0), "record %d: due %d", i, due);
+    if (due || i == first || i == third) {
+      size_t l;
+      const char *b = compact_begin(&enc, r->ts, &l);
+      memcpy(buf + len, b, l);
+      len += l;
+    }
+    len += compact_rec(&enc, buf + len, r);
+  }
+  int m = compact_decode(buf, len, got, 256, &st);
+  free(buf);
+  CHECK(!st.err[0], "malformed: %s", st.err);
+  CHECK(st.chunks == 3, "%d chunks, want 3", st.chunks);
+  // The events come back, without the carried records, as put.
+  static test_ev ev_only[256];
+  memcpy(ev_only, got, (size_t)m * sizeof *got);
+  int k = without_carried(ev_only, m);
+  check_same("events", in, ev_only, n, k, &st);
+  // The second chunk restates A, B, D (not C: it ended) with their names,
+  // A's acquire and park (the park's class first), D's wait and its
+  // timeout, at the chunk's base time; then the notify's object class.
+  int64_t base2 = in[first].ts, base3 = in[third].ts;
+  struct {
+    int kind;
+    uint32_t thread, object;
+    const char *text;
+    int64_t ts;
+  } want[] = {
+      {ORCA_EV_THREAD_STARTED, A, 0, "main", base2},
+      {ORCA_EV_SEMAPHORE_ACQUIRE, A, SEM, "", base2},
+      {ORCA_EV_OBJECT_CLASS, A, LOCK, "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;", base2},
+      {ORCA_EV_THREAD_PARK, A, LOCK, "1000", base2},
+      {ORCA_EV_THREAD_STARTED, B, 0, "worker, 1", base2},
+      {ORCA_EV_THREAD_STARTED, D, 0, "waiter", base2},
+      {ORCA_EV_OBJECT_WAIT, D, MON, "", base2},
+      {ORCA_EV_OBJECT_WAIT_TIMEOUT, D, 0, "250000000", base2},
+      {ORCA_EV_THREAD_STARTED, A, 0, "main", base3},
+      {ORCA_EV_THREAD_STARTED, B, 0, "worker, 1", base3},
+      {ORCA_EV_THREAD_STARTED, D, 0, "waiter", base3},
+      {ORCA_EV_OBJECT_WAIT, D, MON, "", base3},
+      {ORCA_EV_OBJECT_WAIT_TIMEOUT, D, 0, "250000000", base3},
+  };
+  // The table's order is by hash: compare as sets per chunk.
+  int nw = (int)(sizeof want / sizeof want[0]), found = 0;
+  int carried = 0;
+  for (int i = 0; i < m; i++) carried += got[i].carried;
+  for (int w = 0; w < nw; w++) {
+    int ok = 0;
+    for (int i = 0; i < m && !ok; i++)
+      ok = got[i].carried && got[i].kind == want[w].kind && got[i].thread == want[w].thread &&
+           got[i].object == want[w].object && got[i].ts == want[w].ts && !strcmp(got[i].text, want[w].text);
+    CHECK(ok, "no carried %s of %08X on %08X '%s' at %lld", orca_events[want[w].kind].name, want[w].thread, want[w].object,
+          want[w].text, (long long)want[w].ts);
+    found += ok;
+  }
+  // The notify of X in chunk 2 restates its class: by B at the notify's time.
+  int restated = 0;
+  for (int i = 0; i < m; i++)
+    restated += got[i].carried && got[i].kind == ORCA_EV_OBJECT_CLASS && got[i].thread == B && got[i].ts == in[first].ts &&
+                got[i].object == X && !strcmp(got[i].text, "Ljava/lang/Object;");
+  CHECK(restated == 1, "the notify's object class restated %d times, want 1", restated);
+  CHECK(carried == nw + 1, "%d carried records, want %d", carried, nw + 1);
+  // A's park carries its owner and mode, D's wait its stack.
+  for (int i = 0; i < m; i++) {
+    if (got[i].carried && got[i].kind == ORCA_EV_THREAD_PARK)
+      CHECK(got[i].owner == B && got[i].mode == 1 && got[i].nf == 4, "carried park: owner %08X mode %d %d frames", got[i].owner,
+            got[i].mode, got[i].nf);
+    if (got[i].carried && got[i].kind == ORCA_EV_OBJECT_WAIT) CHECK(got[i].nf == 2, "carried wait: %d frames", got[i].nf);
+  }
+  (void)found;
+  compact_free(&enc);
+}
+
 void test_compact(void) {
   test_name = "compact";
   enum { N = 6000, THREADS = 1500, STACKS = 900 };
-  static test_ev in[N], got[N + 1];
+  static test_ev in[N], got[2 * N + 1];
   compact_enc enc;
   dec_stats st;
   const char *err = compact_init(&enc);
@@ -246,4 +404,5 @@ void test_compact(void) {
   CHECK(st.chunks > 10 && st.stack_defs > STACKS && st.thread_defs > THREADS,
         "4 kB chunks: %d chunks, %d thread and %d stack definitions", st.chunks, st.thread_defs, st.stack_defs);
   compact_free(&enc);
+  test_compact_state();
 }

@@ -156,6 +156,11 @@ func (d *dumper) event(ev reader.Event) {
 			d.classes[ev.Object] = format.JavaName(ev.Class)
 		}
 	}
+	if ev.Carried {
+		// A bounded recording's first kept chunk restating a thread's
+		// state at its start (docs/format.md).
+		b.WriteString(" (carried)")
+	}
 	b.WriteByte('\n')
 	for _, f := range ev.Stack {
 		if d.resolve {

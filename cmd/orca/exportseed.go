@@ -42,14 +42,18 @@ func exportSeed(u ui, prefix, out string) error {
 		if !compact {
 			return copyFile(f, prefix+format.SuffixEvents)
 		}
-		in, err := os.Open(prefix + format.SuffixEvents)
+		// Through the Recording: a bounded one's events are in its chunk files.
+		rec, err := reader.Open(prefix)
 		if err != nil {
 			return err
 		}
-		defer in.Close()
+		evs, closer, err := rec.Events()
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
 		bw := bufio.NewWriterSize(f, 256<<10)
 		w := format.NewWriter(format.Files{Prefix: out, Events: bw})
-		evs := reader.NewEvents(in, prefix+format.SuffixEvents)
 		for {
 			ev, err := evs.Next()
 			if err == io.EOF {

@@ -88,27 +88,41 @@ func extRank(path string) int {
 }
 
 // matchRecording reports whether name is a file of a recording with the
-// base name base: base.EXT (n = 1) or base-N.EXT with N >= 2 in decimal.
+// base name base: base.EXT (n = 1) or base-N.EXT with N >= 2 in decimal;
+// EXT is one of recordingExts or a bounded recording's chunk file's
+// .orca.NNNNNN.
 func matchRecording(base, name string) (n int, ext string, ok bool) {
+	if i := strings.LastIndex(name, format.SuffixEvents+"."); i > 0 {
+		if d := name[i+len(format.SuffixEvents)+1:]; d != "" && strings.Trim(d, "0123456789") == "" {
+			n, ok := matchStem(base, name[:i])
+			return n, name[i:], ok
+		}
+	}
 	for _, e := range recordingExts {
 		stem, found := strings.CutSuffix(name, e)
 		if !found {
 			continue
 		}
-		if stem == base {
-			return 1, e, true
-		}
-		num, found := strings.CutPrefix(stem, base+"-")
-		if !found || num == "" || num[0] == '0' || strings.Trim(num, "0123456789") != "" {
-			return 0, "", false
-		}
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 2 {
-			return 0, "", false
-		}
-		return n, e, true
+		n, ok := matchStem(base, stem)
+		return n, e, ok
 	}
 	return 0, "", false
+}
+
+// matchStem: stem is base (1) or base-N (N >= 2).
+func matchStem(base, stem string) (int, bool) {
+	if stem == base {
+		return 1, true
+	}
+	num, found := strings.CutPrefix(stem, base+"-")
+	if !found || num == "" || num[0] == '0' || strings.Trim(num, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n < 2 {
+		return 0, false
+	}
+	return n, true
 }
 
 // newRecordings returns the recordings in after with a file that is not in

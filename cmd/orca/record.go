@@ -21,7 +21,7 @@ import (
 	"orca/internal/reader"
 )
 
-const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--force] [--quiet] -- COMMAND [ARGS...]
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts (through
 JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
@@ -38,6 +38,13 @@ PREFIX is orca-YYYYMMDD-HHMMSS in the current directory. orca refuses to start
 when PREFIX.orca exists, unless --force, which first deletes PREFIX.* and
 PREFIX-N.* recording files.
 
+With --max-size or --max-age the recording stays on within bounds: events go
+to chunk files PREFIX.orca.000001, PREFIX.orca.000002, ..., each readable on its
+own (the state of every thread at its start), and the oldest are deleted so
+that all PREFIX.* files stay within SIZE and about DURATION of history is
+kept. orca report, view and export read what is kept and say which span it
+covers (docs/format.md, "Bounded recordings").
+
 SIGTERM and SIGHUP sent to orca are passed on to COMMAND. Ctrl-C and Ctrl-\ on
 a terminal reach COMMAND directly; when orca does not run in the terminal's
 foreground, SIGINT and SIGQUIT are passed on too.
@@ -47,6 +54,7 @@ Examples:
   orca record -o /tmp/run1 -- java -jar app.jar --port 8080
   orca record -o /tmp/tomcat --depth 32 -- catalina.sh run
   orca record -o build/run --force --quiet -- mvn -q exec:java
+  orca record -o /var/tmp/srv --max-size 64MB --max-age 10m -- catalina.sh run
   orca dump /tmp/run1 | less
 `
 
@@ -63,14 +71,16 @@ const recordEnv = "ORCA_RECORD"
 
 // recordOptions are the flags of orca record.
 type recordOptions struct {
-	prefix string
-	depth  int
-	flush  int    // ms; 0: the agent's default
-	buffer int    // MB; 0: the agent's default
-	kinds  string // "all" or "seed"
-	format string // .orca's encoding: "seed" (text) or "compact"
-	force  bool
-	quiet  bool
+	prefix  string
+	depth   int
+	flush   int           // ms; 0: the agent's default
+	buffer  int           // MB; 0: the agent's default
+	kinds   string        // "all" or "seed"
+	format  string        // .orca's encoding: "seed" (text) or "compact"
+	maxSize string        // --max-size as given ("" none)
+	maxAge  time.Duration // --max-age (0 none)
+	force   bool
+	quiet   bool
 }
 
 func runRecord(u ui, args []string) error {
@@ -85,6 +95,8 @@ func runRecord(u ui, args []string) error {
 	flags.StringVar(&o.format, "format", "compact", "the encoding of PREFIX.orca: `compact` (binary, each stack and thread written once per chunk: "+
 		"6-12 x smaller than the text, less of the agent's CPU; orca dump prints it as text) or seed (the original Orca's text, one line an event, stacks inline; "+
 		"orca export --format seed converts a compact recording to it), docs/format.md")
+	flags.StringVar(&o.maxSize, "max-size", "", "keep all PREFIX.* files within `SIZE` (e.g. 16MB, 1G; at least 1MB): chunk files, the oldest deleted")
+	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -289,7 +301,44 @@ func (o recordOptions) check() error {
 	if o.format != "" && o.format != "seed" && o.format != "compact" {
 		return usagef("record: --format %q: want seed or compact", o.format)
 	}
+	if o.maxSize != "" {
+		if _, err := parseSize(o.maxSize); err != nil {
+			return usagef("record: --max-size %q: %v", o.maxSize, err)
+		}
+	}
+	if o.maxAge != 0 && o.maxAge < time.Second {
+		return usagef("record: --max-age %v: want at least 1s (e.g. 30s, 10m, 2h)", o.maxAge)
+	}
+	if (o.maxSize != "" || o.maxAge != 0) && o.format == "seed" {
+		return usagef("record: --max-size and --max-age need the compact encoding (its chunks read on their own); leave out --format seed, " +
+			"and convert the kept chunks later with orca export --format seed")
+	}
 	return nil
+}
+
+// parseSize reads a size: bytes, or a number with k, K, kB, KB, M, MB, G,
+// GB (powers of 1024), at least 1 MB.
+func parseSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		f      float64
+	}{{"KB", 1 << 10}, {"kB", 1 << 10}, {"MB", 1 << 20}, {"GB", 1 << 30}, {"k", 1 << 10}, {"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"B", 1}}
+	num, f := s, 1.0
+	for _, u := range units {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, f = n, u.f
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("want a size such as 16MB or 1G")
+	}
+	b := int64(v * f)
+	if b < 1<<20 {
+		return 0, fmt.Errorf("want at least 1MB")
+	}
+	return b, nil
 }
 
 // defaultPrefix names a recording after the time it started.
@@ -329,6 +378,13 @@ func agentOption(lib, prefix string, o recordOptions) string {
 	}
 	if o.format == "compact" {
 		s += ",format=compact"
+	}
+	if o.maxSize != "" {
+		n, _ := parseSize(o.maxSize) // checked
+		s += ",maxsize=" + strconv.FormatInt(n, 10)
+	}
+	if o.maxAge != 0 {
+		s += fmt.Sprintf(",maxage=%ds", int64((o.maxAge+time.Second-1)/time.Second))
 	}
 	return s
 }

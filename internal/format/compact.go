@@ -51,8 +51,15 @@ const (
 	TagChunk    = 0x01 // uv sequence number, uv base time (ns)
 	TagThread   = 0x02 // uv index, u32 hash
 	TagStack    = 0x03 // uv id, uv depth, per frame uv method, uv location+1 (0: native)
+	TagCarried  = 0x04 // before an event record: it restates an earlier chunk's fact (not an event)
 	TagEvent    = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
 )
+
+// ChunkFileName is the name of chunk file seq of a bounded recording
+// (docs/format.md, "Bounded recordings"): PREFIX.orca.000001, …
+func ChunkFileName(prefix string, seq uint64) string {
+	return fmt.Sprintf("%s%s.%06d", prefix, SuffixEvents, seq)
+}
 
 // DefaultChunkBytes is how large a Writer lets a compact chunk grow before
 // it starts the next one (Options.ChunkBytes).

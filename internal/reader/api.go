@@ -33,6 +33,13 @@ type Event struct {
 	// StackID is Stack's number in EachOptions.Stacks when EachEvent is
 	// given one (0 for no frames), else 0.
 	StackID uint32
+	// Carried: a compact chunk's restatement of an earlier chunk's fact (a
+	// live thread's ThreadStarted, an interval it was in at the chunk's
+	// start, an object's class: docs/format.md, "Chunks and the state at
+	// their start"), not an event of its own. The Recording's readers hand
+	// one on only where the events read so far lack that fact (the first
+	// chunk kept of a bounded recording); its Line is 0.
+	Carried bool
 }
 
 // Method is one line of the .methods file (without its timestamp).

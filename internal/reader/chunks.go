@@ -80,6 +80,9 @@ var maxCachedStacks = 1 << 16 // a variable for tests
 // events with the same stack may share one Stack slice, which fn must not
 // modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	if len(r.Chunks) > 0 {
+		return r.eachChunkFile(opt, fn)
+	}
 	name := r.Prefix + format.SuffixEvents
 	f, err := os.Open(name)
 	if err != nil {
@@ -96,6 +99,12 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 // EachEventAt is EachEvent on the first size bytes of ra, named name in
 // errors. ra is read with ReadAt from several goroutines at once.
 func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	return eachEventAt(ra, size, name, opt, &carryFilter{}, fn)
+}
+
+// eachEventAt is EachEventAt with the filter of carried records to use (a
+// bounded recording's files share one).
+func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *carryFilter, fn func(*Event) error) (truncated bool, err error) {
 	chunk := int64(opt.ChunkSize)
 	if chunk <= 0 {
 		chunk = DefaultChunkSize
@@ -112,7 +121,7 @@ func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn fu
 		// size does: chunks of as many events are that much smaller.
 		chunk = DefaultChunkSize / 16
 	}
-	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact}
+	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
 		defer putBatch(b)
@@ -132,6 +141,7 @@ type each struct {
 	opt       EachOptions
 	fn        func(*Event) error
 	compact   bool  // the file is in the compact encoding
+	cf        *carryFilter
 	line      int   // lines (compact: events) before the next batch to deliver
 	next      int64 // where the next batch must start
 	truncated bool
@@ -329,7 +339,13 @@ func (e *each) deliver(b *batch) error {
 			e.malformed(b.errs[k].err)
 		}
 		ev := &b.events[i]
-		ev.Line += e.line
+		if ev.Carried && !e.cf.pass(ev) {
+			continue
+		}
+		if !ev.Carried {
+			e.cf.pass(ev)
+			ev.Line += e.line
+		}
 		if e.opt.Stacks != nil {
 			ev.StackID = ids[ev.StackID]
 			ev.Stack = e.opt.Stacks.Frames[ev.StackID]

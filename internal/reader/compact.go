@@ -162,6 +162,9 @@ func (r *compactRecords) next(ev *Event) error {
 		switch {
 		case n > 0:
 			r.pos += n
+			if isEvent && ev.Carried {
+				return nil
+			}
 			if isEvent {
 				r.events++
 				ev.Line = r.events
@@ -333,6 +336,17 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 	switch {
 	case tag > format.TagEvent && tag < format.TagEvent+byte(format.NumKinds): // kinds 1…: 0 is no kind
 		return r.decodeEvent(ev, &d, format.Kind(tag-format.TagEvent))
+	case tag == format.TagCarried:
+		t := d.byte1()
+		if d.short {
+			return 0, false, ""
+		}
+		if t <= format.TagEvent || t >= format.TagEvent+byte(format.NumKinds) {
+			return 0, false, fmt.Sprintf("carried tag followed by tag 0x%02X, not an event", t)
+		}
+		n, ok, msg := r.decodeEvent(ev, &d, format.Kind(t-format.TagEvent))
+		ev.Carried = ok
+		return n, ok, msg
 	case tag == format.ChunkMarker[0]:
 		if len(b) < len(format.ChunkMarker)+1 {
 			if !bytes.HasPrefix([]byte(format.ChunkMarker), b) {

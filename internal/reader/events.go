@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 
 	"orca/internal/format"
 )
@@ -36,6 +37,13 @@ type Events struct {
 	rr *records
 	cp *compactRecords // instead of rr for a compact .orca
 	cr *countingReader
+	// A bounded recording's chunk files (Recording.Events): the one open,
+	// those after it, the events before it.
+	files    []ChunkFile
+	fi       int
+	file     *os.File
+	lineBase int
+	filter   *carryFilter
 }
 
 // countingReader counts the bytes read, for progress reports.
@@ -68,7 +76,7 @@ func NewEvents(r io.Reader, name string) *Events {
 	if head, _ := br.Peek(len(compactMagic)); isCompact(head) {
 		cp := newCompactRecords(name, eventsBufSize)
 		cp.reset(br, 0, -1, nil)
-		return &Events{cp: cp, cr: cr}
+		return &Events{cp: cp, cr: cr, filter: &carryFilter{}}
 	}
 	return &Events{rr: newRecords(br, name, eventsBufSize), cr: cr}
 }
@@ -77,10 +85,22 @@ func NewEvents(r io.Reader, name string) *Events {
 // yields a *ParseError, and the next call continues after it. Any other
 // error is a read error and is returned again by every later call.
 func (e *Events) Next() (Event, error) {
-	if e.cp != nil {
+	for e.cp != nil {
 		var ev Event
 		if err := e.cp.next(&ev); err != nil {
+			if err == io.EOF && e.fi < len(e.files) {
+				if err := e.nextFile(); err != nil {
+					return Event{}, err
+				}
+				continue
+			}
 			return Event{}, err
+		}
+		if !e.filter.pass(&ev) {
+			continue
+		}
+		if ev.Line > 0 {
+			ev.Line += e.lineBase
 		}
 		return ev, nil
 	}

@@ -240,3 +240,27 @@ func (in Info) Cut() *Cut {
 	c.WriteErrors = in.Count(format.InfoWriteErrors)
 	return c
 }
+
+// Bounds is what .info says of a bounded recording (maxsize=, maxage=).
+type Bounds struct {
+	MaxSize       int64       // bytes, 0 when not bounded by size
+	MaxAgeS       float64     // seconds, 0 when not bounded by age
+	ChunksDeleted int64       // chunk files deleted past the bounds
+	ChunksKept    string      // FIRST-LAST, "" before the first chunk
+	KeptFrom      format.Time // the start of the oldest chunk kept (0: unknown)
+}
+
+// Bounds returns the bounds of a bounded recording, nil for another.
+func (in Info) Bounds() *Bounds {
+	size, okS := in.Int(format.InfoMaxSize)
+	age, errA := strconv.ParseFloat(in[format.InfoMaxAge], 64)
+	if !okS && errA != nil {
+		return nil
+	}
+	b := &Bounds{MaxSize: size, ChunksDeleted: in.Count(format.InfoChunksDeleted), ChunksKept: in[format.InfoChunksKept]}
+	if errA == nil {
+		b.MaxAgeS = age
+	}
+	b.KeptFrom, _ = in.time(format.InfoKeptFrom)
+	return b
+}

@@ -19,6 +19,12 @@ type Recording struct {
 	Classes  map[format.ClassID]*Class
 	Info     Info     // PREFIX.info (nil if the file is absent)
 	Warnings []string // malformed lines in .methods/.classtable/.info (file:line: msg), missing files
+	// Chunks are the chunk files of a bounded recording (maxsize=,
+	// maxage=), by number; its events are there, not in PREFIX.orca.
+	Chunks []ChunkFile
+	// ChunksGone counts chunk files deleted (by the agent, past the
+	// bounds) between Open and the reading of the events.
+	ChunksGone int
 
 	// dotted caches ClassName per class: exporters resolve the same few
 	// hundred classes millions of times. Filled by Open, read-only after.
@@ -51,6 +57,9 @@ func Open(prefix string) (*Recording, error) {
 		return nil, fmt.Errorf("opening recording: %s.orca is not a regular file", prefix)
 	}
 	r := &Recording{Prefix: prefix}
+	if r.Chunks, err = chunkFiles(prefix); err != nil {
+		return nil, err
+	}
 
 	var errs []error
 	collect := func(es []error) { errs = append(errs, es...) }
@@ -138,6 +147,9 @@ func load(path string, read func(io.Reader, string)) (found bool, err error) {
 
 // Events opens PREFIX.orca for streaming. The caller closes the Closer.
 func (r *Recording) Events() (*Events, io.Closer, error) {
+	if len(r.Chunks) > 0 {
+		return r.chunkEvents()
+	}
 	name := r.Prefix + format.SuffixEvents
 	f, err := os.Open(name)
 	if err != nil {

@@ -67,6 +67,15 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if c, ok := rec.Info.Complete(); ok {
 		r.Complete = &c
 	}
+	if bd := rec.Info.Bounds(); bd != nil {
+		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted}
+		if start, end, ok := rec.Info.Span(); ok {
+			r.Bounded.RecordedS = sec(end - start)
+			if bd.ChunksDeleted > 0 && bd.KeptFrom > start {
+				r.Bounded.DeletedS = sec(bd.KeptFrom - start)
+			}
+		}
+	}
 	infoInt := func(key string) *int64 {
 		if n, ok := rec.Info.Int(key); ok {
 			return &n

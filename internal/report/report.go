@@ -44,6 +44,9 @@ type Report struct {
 	ParseErrorSamples []string `json:"parse_error_samples"`
 	Truncated         bool     `json:"truncated"`
 	Complete          *bool    `json:"complete"`
+	// Bounded: a recording kept within --max-size/--max-age (nil for
+	// another): which span is kept, how much was deleted.
+	Bounded *Bounded `json:"bounded,omitempty"`
 	DroppedEvents     *int64   `json:"dropped_events"`
 	DroppedAtExit     *int64   `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
 	// Cut is set when the agent could not write the recording whole.
@@ -400,4 +403,18 @@ type Cut struct {
 	WriteErrors  *int64  `json:"write_errors"`
 	EventsAfter  int     `json:"events_after"` // lines after the cut in the file (a later write that succeeded), not read
 	UnknownAfter []Hang  `json:"unknown_after"`
+}
+
+// Bounded is what a bounded recording kept (docs/format.md, "Bounded
+// recordings").
+type Bounded struct {
+	MaxSizeBytes  int64   `json:"max_size_bytes,omitempty"`
+	MaxAgeS       float64 `json:"max_age_s,omitempty"`
+	ChunksKept    string  `json:"chunks_kept"`    // FIRST-LAST, the chunk files' numbers
+	ChunksDeleted int64   `json:"chunks_deleted"` // chunk files deleted past the bounds
+	// RecordedS: the whole run's span (the agent's start_s to end_s);
+	// DeletedS: the part of it before the kept span began (0 when
+	// nothing was deleted).
+	RecordedS float64 `json:"recorded_s"`
+	DeletedS  float64 `json:"deleted_s"`
 }

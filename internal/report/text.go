@@ -154,6 +154,24 @@ func (r *Report) headline(t *textWriter) {
 	t.printf("\n")
 	t.printf("  %s recorded, %s, %s\n", dur(r.DurationS), count(r.ThreadsAll, "thread", "threads"), count(r.Events, "event", "events"))
 	t.printf("  times are seconds since the first event (%.9f s in orca dump)\n", r.OriginS)
+	if b := r.Bounded; b != nil {
+		var bounds []string
+		if b.MaxSizeBytes > 0 {
+			bounds = append(bounds, fmt.Sprintf("--max-size %.1f MB", float64(b.MaxSizeBytes)/(1<<20)))
+		}
+		if b.MaxAgeS > 0 {
+			bounds = append(bounds, "--max-age "+dur(b.MaxAgeS))
+		}
+		if b.ChunksDeleted > 0 {
+			t.printf("  bounded recording (%s): kept the last %s of %s recorded (chunk files %s);\n", strings.Join(bounds, ", "),
+				dur(r.DurationS), dur(b.RecordedS), b.ChunksKept)
+			t.printf("  the first %s (%s) were deleted: what threads were doing then\n", dur(b.DeletedS),
+				count(int(b.ChunksDeleted), "chunk file", "chunk files"))
+			t.printf("  is known only as their state at the kept span's start\n")
+		} else {
+			t.printf("  bounded recording (%s): nothing deleted, all %s kept\n", strings.Join(bounds, ", "), dur(b.RecordedS))
+		}
+	}
 	if r.Filter != nil {
 		t.printf("  --thread %q: %s of %d match; the sections show only their events\n",
 			r.Filter.Thread, count(r.Filter.Matched, "thread", "threads"), r.ThreadsAll)

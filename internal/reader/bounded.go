@@ -1,0 +1,196 @@
+package reader
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+)
+
+// Bounded recordings (docs/format.md, "Bounded recordings"): the agent
+// given maxsize= or maxage= writes its events to chunk files PREFIX.orca.N
+// (format.ChunkFileName), each a compact .orca of its own that begins with
+// the state of every live thread, and deletes the oldest past the bounds.
+// PREFIX.orca then holds only the header. The readers read the chunk files
+// kept, in order, as one recording; the carried records of the first one
+// read stand for the history that was dropped.
+
+// ChunkFile is one chunk file of a bounded recording.
+type ChunkFile struct {
+	Path string
+	Seq  uint64 // N of PREFIX.orca.N
+}
+
+// chunkFiles lists the chunk files of prefix, by number.
+func chunkFiles(prefix string) ([]ChunkFile, error) {
+	dir, base := filepath.Split(prefix)
+	if dir == "" {
+		dir = "."
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("listing the chunk files of %s: %w", prefix, err)
+	}
+	var out []ChunkFile
+	lead := base + format.SuffixEvents + "."
+	for _, e := range ents {
+		d, ok := strings.CutPrefix(e.Name(), lead)
+		if !ok || d == "" || strings.Trim(d, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		n, err := strconv.ParseUint(d, 10, 64)
+		if err != nil || n == 0 {
+			continue
+		}
+		out = append(out, ChunkFile{Path: prefix + format.SuffixEvents + "." + d, Seq: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Seq < out[j].Seq })
+	return out, nil
+}
+
+// carryFilter decides which carried records a reader hands on: the
+// restated state of threads (ThreadStarted, open intervals and what goes
+// with them) only before the first event that is not carried — the start
+// of the first chunk read —, and an object's class only when no record
+// read so far gave it.
+type carryFilter struct {
+	events bool
+	facts  map[factKey]struct{}
+}
+
+type factKey struct {
+	obj  format.ObjectID
+	kind format.Kind
+}
+
+func (c *carryFilter) pass(ev *Event) bool {
+	fact := ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock
+	if !ev.Carried {
+		c.events = true
+		if fact {
+			c.note(ev)
+		}
+		return true
+	}
+	ev.Line = 0
+	if !fact {
+		return !c.events
+	}
+	if _, ok := c.facts[factKey{ev.Object, ev.Kind}]; ok {
+		return false
+	}
+	c.note(ev)
+	return true
+}
+
+func (c *carryFilter) note(ev *Event) {
+	if c.facts == nil {
+		c.facts = map[factKey]struct{}{}
+	}
+	c.facts[factKey{ev.Object, ev.Kind}] = struct{}{}
+}
+
+// eachChunkFile is EachEvent on a bounded recording's chunk files, in
+// order, as one file: event numbers go on from one to the next, and a
+// chunk file deleted since Open listed it is skipped (Dropped counts it).
+func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	cf := &carryFilter{}
+	var done int64
+	line := 0
+	for i, c := range r.Chunks {
+		f, err := os.Open(c.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			r.ChunksGone++ // deleted by the agent since Open listed it
+			continue
+		}
+		if err != nil {
+			return false, fmt.Errorf("opening events: %w", err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return false, fmt.Errorf("opening events: %w", err)
+		}
+		o := opt
+		if opt.Progress != nil {
+			o.Progress = func(d int64) { opt.Progress(done + d) }
+		}
+		last := 0
+		t, err := eachEventAt(f, st.Size(), c.Path, o, cf, func(ev *Event) error {
+			if ev.Line > 0 {
+				last = ev.Line
+				ev.Line += line
+			}
+			return fn(ev)
+		})
+		f.Close()
+		if err != nil {
+			return false, err
+		}
+		line += last
+		done += st.Size()
+		truncated = t && i == len(r.Chunks)-1
+	}
+	return truncated, nil
+}
+
+// chunkEvents makes Events read the chunk files one after the other.
+func (r *Recording) chunkEvents() (*Events, io.Closer, error) {
+	e := &Events{files: r.Chunks, filter: &carryFilter{}}
+	if err := e.nextFile(); err != nil {
+		return nil, nil, err
+	}
+	return e, closerFunc(func() error {
+		if e.file != nil {
+			return e.file.Close()
+		}
+		return nil
+	}), nil
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// nextFile opens the next chunk file that still exists; at the end e.cp
+// stays at its end (io.EOF).
+func (e *Events) nextFile() error {
+	for e.fi < len(e.files) {
+		c := e.files[e.fi]
+		e.fi++
+		f, err := os.Open(c.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("opening events: %w", err)
+		}
+		if e.file != nil {
+			e.file.Close()
+			if e.cp != nil {
+				e.lineBase += e.cp.events
+			}
+		}
+		e.file = f
+		n := NewEvents(f, c.Path)
+		e.rr, e.cp, e.cr = n.rr, n.cp, n.cr
+		return nil
+	}
+	if e.cp == nil && e.rr == nil {
+		// Every chunk file is gone: an empty recording.
+		e.cp = newCompactRecords("", 64)
+		e.cp.reset(strings.NewReader(""), 1, -1, nil)
+		e.cr = &countingReader{r: strings.NewReader("")}
+	}
+	return nil
+}

@@ -107,6 +107,12 @@ func countLines(t *testing.T, path string) int {
 // returns the hex hash Hang prints on its NEVER line ("" when none came).
 func startUntilReady(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) string {
 	t.Helper()
+	return startUntilLine(t, cmd, stderr, "READY")
+}
+
+// startUntilLine is startUntilReady waiting for the line want.
+func startUntilLine(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer, want string) string {
+	t.Helper()
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +129,7 @@ func startUntilReady(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) string {
 			if h, found := strings.CutPrefix(sc.Text(), "NEVER "); found && !ok {
 				never = h
 			}
-			if sc.Text() == "READY" && !ok {
+			if sc.Text() == want && !ok {
 				ok = true
 				ready <- true
 			}
@@ -136,12 +142,12 @@ func startUntilReady(t *testing.T, cmd *exec.Cmd, stderr *bytes.Buffer) string {
 	case ok := <-ready:
 		if !ok {
 			cmd.Wait()
-			t.Fatalf("Hang ended without printing READY; stderr:\n%s", stderr.String())
+			t.Fatalf("the program ended without printing %s; stderr:\n%s", want, stderr.String())
 		}
 	case <-time.After(javaTimeout / 2):
 		cmd.Process.Kill()
 		cmd.Wait()
-		t.Fatalf("no READY from Hang within %v; stderr:\n%s", javaTimeout/2, stderr.String())
+		t.Fatalf("no %s from the program within %v; stderr:\n%s", want, javaTimeout/2, stderr.String())
 	}
 	return never
 }

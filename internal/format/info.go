@@ -24,19 +24,19 @@ const (
 // so (InfoWarning). Readers ignore keys they do not know.
 const (
 	// Written by the agent.
-	InfoFormat         = "format"        // Version
-	InfoEncoding       = "encoding"      // how .orca is encoded: "compact" (EncodingCompact); absent or "seed" for the text
+	InfoFormat   = "format"   // Version
+	InfoEncoding = "encoding" // how .orca is encoded: "compact" (EncodingCompact); absent or "seed" for the text
 	// A bounded recording (maxsize=, maxage=): its events are in chunk
 	// files PREFIX.orca.N (ChunkFileName), the oldest deleted past the bounds.
-	InfoMaxSize        = "max_size"         // bytes all PREFIX.* files may take (maxsize=)
-	InfoMaxAge         = "max_age_s"        // seconds of history kept (maxage=)
-	InfoChunksDeleted  = "chunks_deleted"   // chunk files deleted past the bounds
-	InfoChunksKept     = "chunks_kept"      // FIRST-LAST: the numbers of the chunk files kept
-	InfoKeptFrom       = "kept_from_s"      // the start of the oldest chunk kept (seconds like the events)
-	InfoUnrestated     = "unrestated"       // thread states or object classes a chunk could not restate (no memory, nested too deep)
-	InfoAgentVersion   = "agent_version" // AgentVersion ("synth" from the generator)
-	InfoAgentOptions   = "agent_options" // the agent's parsed options
-	InfoSession        = "session"       // the token orca record passed (session= option)
+	InfoMaxSize        = "max_size"       // bytes all PREFIX.* files may take (maxsize=)
+	InfoMaxAge         = "max_age_s"      // seconds of history kept (maxage=)
+	InfoChunksDeleted  = "chunks_deleted" // chunk files deleted past the bounds
+	InfoChunksKept     = "chunks_kept"    // FIRST-LAST: the numbers of the chunk files kept
+	InfoKeptFrom       = "kept_from_s"    // the start of the oldest chunk kept (seconds like the events)
+	InfoUnrestated     = "unrestated"     // thread states or object classes a chunk could not restate (no memory, nested too deep)
+	InfoAgentVersion   = "agent_version"  // AgentVersion ("synth" from the generator)
+	InfoAgentOptions   = "agent_options"  // the agent's parsed options
+	InfoSession        = "session"        // the token orca record passed (session= option)
 	InfoPID            = "pid"
 	InfoCommand        = "command" // sun.java.command
 	InfoJavaVersion    = "java_version"

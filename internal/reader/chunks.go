@@ -140,7 +140,7 @@ type each struct {
 	name      string
 	opt       EachOptions
 	fn        func(*Event) error
-	compact   bool  // the file is in the compact encoding
+	compact   bool // the file is in the compact encoding
 	cf        *carryFilter
 	line      int   // lines (compact: events) before the next batch to deliver
 	next      int64 // where the next batch must start

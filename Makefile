@@ -10,7 +10,8 @@
 #   make deps     install gcc, a JDK 17, chromium, tomcat10-common and wrk with apt-get (as root)
 #   make gen      regenerate agent/core/events.h from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
-#   make bench    run bench/run.sh
+#   make bench    run bench/run.sh, then the reader and orca report on 1 GB recordings
+#                 (bench/report/run.sh; bench/report/encodings.sh: text and compact)
 #   make stress   the long tests (not in make test; 20-40 min on 2 cores): issue 19's virtual-thread
 #                 stress pass (100 000 virtual threads under every collector, -Xcomp, -Xint, on
 #                 every JDK 21+ found; summary in build/stress/summary.txt) and TestVirtualLongWait
@@ -204,6 +205,7 @@ bench: bin/orca
 	elif [ -f bench/run.sh ]; then bash bench/run.sh; \
 	else echo "orca: no bench/run.sh yet"; fi
 	bash bench/report/run.sh
+	bash bench/report/encodings.sh
 	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
 
 # ---- long tests -------------------------------------------------------------

@@ -200,6 +200,8 @@ the Orca format has no field for (who notified a wait, timeouts, thread ids)
 goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
 threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
+PREFIX.orca is in the compact encoding, as orca record writes it;
+--format seed writes the original Orca's text instead (the same events).
 docs/jfr.md in the source tree has the mapping and its limits.
 
 # Exporting to other tools

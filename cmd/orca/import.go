@@ -13,12 +13,17 @@ import (
 	"orca/internal/reader"
 )
 
-const importHelp = `Usage: orca import [-o PREFIX] [--force] [--quiet] RECORDING.jfr
+const importHelp = `Usage: orca import [-o PREFIX] [--format compact|seed] [--force] [--quiet] RECORDING.jfr
 
 Converts a JDK Flight Recorder recording into an Orca recording, so that
 orca dump, orca report and the rest read it: PREFIX.orca, PREFIX.methods,
 PREFIX.classtable, PREFIX.info, and PREFIX.ext for what JFR knows and the
 Orca format has no field for (who notified a wait, timeouts, thread ids).
+PREFIX.orca is in the compact encoding, as orca record writes it (binary,
+each stack and thread written once per chunk; .info says encoding=compact);
+--format seed writes the original Orca's text instead, one line an event
+with its stack inline. Both hold the same events: orca dump prints either
+as text, and orca export --format seed converts a compact one to the text.
 
 It converts these JFR events, recorded with stack traces at a 0 ms threshold
 (the settings file testdata/java/jfr/orca.jfc in the source tree does that):
@@ -43,6 +48,7 @@ Examples:
   orca import run.jfr
   orca report run
   orca import /tmp/app.jfr -o /tmp/app --force
+  orca import --format seed run.jfr -o run-text      the text, for tools that read it
   jcmd 4242 JFR.dump name=1 filename=/tmp/now.jfr && orca import /tmp/now.jfr
 `
 
@@ -51,12 +57,17 @@ func runImport(u ui, args []string) error {
 	prefix := fs.String("o", "", "output `PREFIX` (default: RECORDING without .jfr)")
 	force := fs.Bool("force", false, "replace an existing recording with this prefix")
 	quiet := fs.Bool("quiet", false, "print no progress and no summary")
+	encName := fs.String("format", "compact", "the encoding of PREFIX.orca: `compact` (binary, as orca record writes it) or seed (the original Orca's text, one line an event), docs/format.md")
 	pos, err := parseArgs(u, fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("import: want one RECORDING.jfr (run 'orca import --help')")
+	}
+	enc, ok := format.ParseEncoding(*encName)
+	if !ok {
+		return usagef("import: --format %q: want compact or seed", *encName)
 	}
 	src := pos[0]
 	if src != "-" && !isJFR(src) {
@@ -86,7 +97,7 @@ func runImport(u ui, args []string) error {
 		}
 	}
 
-	opt := jfrimport.Options{Source: src}
+	opt := jfrimport.Options{Source: src, Encoding: enc}
 	if !*quiet && isTerminal(u.stderr) {
 		// A line a second is for a person watching, not for a log.
 		opt.Progress = u.stderr

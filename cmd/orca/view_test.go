@@ -33,6 +33,17 @@ func (l *lockedBuffer) String() string {
 
 func TestView(t *testing.T) {
 	pre := reportRecording(t)
+	got := viewGet(t, pre, "api/summary", "")
+	var sum struct{ Threads int }
+	if err := json.Unmarshal(got["api/summary"], &sum); err != nil || sum.Threads == 0 {
+		t.Errorf("GET api/summary: %v, %+v", err, sum)
+	}
+}
+
+// viewGet runs orca view on pre, GETs each path (relative to its URL),
+// stops it and returns the bodies by path.
+func viewGet(t *testing.T, pre string, paths ...string) map[string][]byte {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	orig := viewContext
 	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
@@ -55,21 +66,19 @@ func TestView(t *testing.T) {
 		t.Fatalf("first line %q: want the prefix and a loopback URL", line)
 	}
 	url := strings.Fields(line[i:])[0]
-	res, err := http.Get(url + "api/summary")
-	if err != nil {
-		t.Fatal(err)
+	bodies := map[string][]byte{}
+	for _, p := range paths {
+		res, err := http.Get(url + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil || res.StatusCode != 200 {
+			t.Fatalf("GET %s: %v %v", url+p, err, res.Status)
+		}
+		bodies[p] = b
 	}
-	var sum struct{ Threads int }
-	err = json.NewDecoder(res.Body).Decode(&sum)
-	res.Body.Close()
-	if err != nil || sum.Threads == 0 {
-		t.Errorf("GET api/summary: %v, %+v", err, sum)
-	}
-	res, err = http.Get(url)
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("GET %s: %v %v", url, err, res)
-	}
-	res.Body.Close()
 	cancel()
 	select {
 	case code := <-done:
@@ -79,6 +88,7 @@ func TestView(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("orca view did not stop when its context ended")
 	}
+	return bodies
 }
 
 func TestViewUsage(t *testing.T) {

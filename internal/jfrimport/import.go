@@ -27,6 +27,10 @@ type Options struct {
 	Progress io.Writer
 	// Source names the recording in .info and in errors (its path).
 	Source string
+	// Encoding is how PREFIX.orca is written: EncodingSeed (the zero
+	// value: the seed's text) or EncodingCompact (orca import's default,
+	// as orca record's). .info says which (encoding=).
+	Encoding format.Encoding
 }
 
 // Result tells what an import read and wrote.
@@ -114,7 +118,7 @@ func Import(r io.Reader, size int64, prefix string, opt Options) (*Result, error
 	if opt.Source == "" {
 		opt.Source = "recording"
 	}
-	fs, err := createFiles(prefix)
+	fs, err := createFiles(prefix, opt.Encoding)
 	if err != nil {
 		return nil, err
 	}
@@ -332,6 +336,9 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 
 	kv := func(k string, v any) { out.Info(k, v) } // the first error sticks: out.Err below
 	kv(format.InfoFormat, format.Version)
+	if fs.enc != format.EncodingSeed {
+		kv(format.InfoEncoding, fs.enc.String()) // as the agent: absent for the text
+	}
 	kv(format.InfoSource, "jfr")
 	kv(format.InfoJFRFile, source)
 	kv(format.InfoJFRVersion, fmt.Sprintf("%d.%d", first.Major, first.Minor))

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -609,7 +610,7 @@ func FuzzImport(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fs, bufs := bufferFiles("fuzz")
+		fs, bufs := bufferFiles("fuzz", format.EncodingSeed)
 		res, err := convert(bytes.NewReader(data), int64(len(data)), fs, Options{Source: "fuzz.jfr"})
 		var de *DamageError
 		if err != nil && !errors.As(err, &de) {
@@ -621,22 +622,35 @@ func FuzzImport(f *testing.F) {
 		if res == nil || res.Chunks == 0 {
 			t.Fatalf("no error but no chunk imported: %+v", res)
 		}
-		checkOutput(t, bufs)
+		seed := checkOutput(t, bufs)
+		// The compact encoding (orca import's default): the same events.
+		fs, bufs = bufferFiles("fuzz", format.EncodingCompact)
+		if _, err := convert(bytes.NewReader(data), int64(len(data)), fs, Options{Source: "fuzz.jfr"}); err != nil && !errors.As(err, &de) {
+			t.Fatalf("compact: %v, seed: no error", err)
+		}
+		if compact := checkOutput(t, bufs); !reflect.DeepEqual(seed, compact) {
+			t.Fatalf("%d events in seed, %d in compact, or they differ", len(seed), len(compact))
+		}
 	})
 }
 
-// checkOutput reads the files an import wrote and fails on any line the
-// readers reject.
-func checkOutput(t *testing.T, bufs map[string]*bytes.Buffer) {
+// checkOutput reads the files an import wrote, fails on any line the
+// readers reject and returns the events.
+func checkOutput(t *testing.T, bufs map[string]*bytes.Buffer) []reader.Event {
+	var all []reader.Event
 	evs := reader.NewEvents(bytes.NewReader(bufs[".orca"].Bytes()), "fuzz.orca")
 	for {
-		_, err := evs.Next()
+		ev, err := evs.Next()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			t.Fatalf("%v\n%s", err, bufs[".orca"])
+			t.Fatalf("%v\n%q", err, bufs[".orca"])
 		}
+		all = append(all, ev)
+	}
+	if evs.Truncated() {
+		t.Fatalf("the last event is cut short\n%q", bufs[".orca"])
 	}
 	xs := reader.NewExtEvents(bytes.NewReader(bufs[".ext"].Bytes()), "fuzz.ext")
 	for {
@@ -658,6 +672,7 @@ func checkOutput(t *testing.T, bufs map[string]*bytes.Buffer) {
 	if info["format"] != "orca-1" {
 		t.Fatalf(".info:\n%s", bufs[".info"])
 	}
+	return all
 }
 
 // seedRecording returns a recording of JfrDemo for the fuzz corpus. Each
@@ -694,7 +709,7 @@ func BenchmarkImport(b *testing.B) {
 	}
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		fs, _ := bufferFiles("bench")
+		fs, _ := bufferFiles("bench", format.EncodingCompact)
 		if _, err := convert(bytes.NewReader(data), int64(len(data)), fs, Options{}); err != nil {
 			b.Fatal(err)
 		}

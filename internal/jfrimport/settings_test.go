@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"orca/internal/format"
+
 	jt "orca/internal/jfr/jfrtest"
 )
 
@@ -23,7 +25,7 @@ func TestImportSettings(t *testing.T) {
 	c.Setting(jt.TThreadEnd, "enabled", "false")
 	c.Setting(jt.TStackTrace, "enabled", "true") // not an event type the import reads
 	c.Event(jt.TThreadSleep, jt.Varint(5000), jt.Varint(30_000_000), jt.Varint(1), jt.Varint(0), jt.Varint(30))
-	fs, bufs := bufferFiles("set")
+	fs, bufs := bufferFiles("set", format.EncodingSeed)
 	if _, err := convert(bytes.NewReader(c.Bytes()), -1, fs, Options{Source: "set.jfr"}); err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func TestImportSettings(t *testing.T) {
 	}
 
 	// Without jdk.ActiveSetting: unknown, and a warning.
-	fs, bufs = bufferFiles("syn")
+	fs, bufs = bufferFiles("syn", format.EncodingSeed)
 	if _, err := convert(bytes.NewReader(synthetic()), -1, fs, Options{Source: "syn.jfr"}); err != nil {
 		t.Fatal(err)
 	}

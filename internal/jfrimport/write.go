@@ -40,6 +40,7 @@ var Exts = []string{format.SuffixEvents, format.SuffixMethods, format.SuffixClas
 // through out, the format's writer.
 type files struct {
 	prefix string
+	enc    format.Encoding     // of .orca
 	f      map[string]*os.File // nil for buffers
 	w      map[string]*bufio.Writer
 	out    *format.Writer
@@ -47,16 +48,16 @@ type files struct {
 
 // writer makes fs.out write to fs.w.
 func (fs *files) writer() {
-	fs.out = format.NewWriter(format.Files{Prefix: fs.prefix,
+	fs.out = format.NewWriterOptions(format.Files{Prefix: fs.prefix,
 		Events: fs.w[format.SuffixEvents], Methods: fs.w[format.SuffixMethods], Classes: fs.w[format.SuffixClasses],
 		Info: fs.w[format.SuffixInfo], Ext: fs.w[format.SuffixExt],
-	})
+	}, format.Options{Encoding: fs.enc})
 }
 
 const tmpSuffix = ".importing"
 
-func createFiles(prefix string) (*files, error) {
-	fs := &files{prefix: prefix, f: map[string]*os.File{}, w: map[string]*bufio.Writer{}}
+func createFiles(prefix string, enc format.Encoding) (*files, error) {
+	fs := &files{prefix: prefix, enc: enc, f: map[string]*os.File{}, w: map[string]*bufio.Writer{}}
 	for _, ext := range Exts {
 		f, err := os.Create(prefix + ext + tmpSuffix)
 		if err != nil {
@@ -71,8 +72,8 @@ func createFiles(prefix string) (*files, error) {
 }
 
 // bufferFiles returns files that write to buffers, by extension.
-func bufferFiles(prefix string) (*files, map[string]*bytes.Buffer) {
-	fs := &files{prefix: prefix, w: map[string]*bufio.Writer{}}
+func bufferFiles(prefix string, enc format.Encoding) (*files, map[string]*bytes.Buffer) {
+	fs := &files{prefix: prefix, enc: enc, w: map[string]*bufio.Writer{}}
 	bufs := map[string]*bytes.Buffer{}
 	for _, ext := range Exts {
 		bufs[ext] = &bytes.Buffer{}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -215,5 +216,69 @@ func cpuTime() time.Duration {
 func reportCPU(b *testing.B, c0 time.Duration, bytes int) {
 	if d := cpuTime() - c0; d > 0 {
 		b.ReportMetric(float64(bytes)*float64(b.N)/d.Seconds()/1e6, "MB/cpu-s")
+	}
+}
+
+// BenchmarkFile reads the recording ORCA_BENCH_PREFIX names (its .orca, in
+// either encoding; skipped when unset) from disk, as orca report does:
+// Next (the sequential reader) and EachEvent with 1 and GOMAXPROCS workers,
+// numbering stacks. MB/cpu-s and Mevents/cpu-s are per core; run it with
+// GOMAXPROCS=1 for one core. bench/report/encodings.sh runs it on a 1 GB
+// recording of each encoding (docs/PERFORMANCE.md).
+func BenchmarkFile(b *testing.B) {
+	prefix := os.Getenv("ORCA_BENCH_PREFIX")
+	if prefix == "" {
+		b.Skip("ORCA_BENCH_PREFIX is not set")
+	}
+	path := prefix + format.SuffixEvents
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	size := st.Size()
+	b.Run("Next", func(b *testing.B) {
+		b.SetBytes(size)
+		c0, n := cpuTime(), 0
+		for b.Loop() {
+			evs := NewEvents(io.NewSectionReader(f, 0, size), path)
+			for {
+				_, err := evs.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+		}
+		reportCPU(b, c0, int(size))
+		reportEvents(b, c0, n)
+	})
+	ws := []int{1}
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		ws = append(ws, p)
+	}
+	for _, w := range ws {
+		b.Run(fmt.Sprintf("EachEvent/workers=%d", w), func(b *testing.B) {
+			b.SetBytes(size)
+			c0, n := cpuTime(), 0
+			for b.Loop() {
+				_, err := EachEventAt(f, size, path, EachOptions{Workers: w, Stacks: NewStackTable()}, func(*Event) error {
+					n++
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			reportCPU(b, c0, int(size))
+			reportEvents(b, c0, n)
+		})
 	}
 }

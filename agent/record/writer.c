@@ -48,6 +48,10 @@ static chunk_file *closed;
 static size_t closed_n, closed_cap, closed_first;
 static off_t closed_bytes;
 static long chunks_deleted;
+// ORCA_VERIFY_COMPACT=1 (a test aid): with format=compact, every event
+// written is also written as the seed's text line to PREFIX.verify, so a
+// test compares the two encodings of one run event for event.
+static int fd_verify = -1;
 static int64_t cur_start;   // the current chunk's base time
 // Nonzero once VM death began: the final work ends at this time.
 static _Atomic int64_t final_deadline;
@@ -208,6 +212,8 @@ const char *writer_open(void) {
     fd_ev = fd_orca;
     off_ev = off_orca;
   }
+  const char *vc = getenv("ORCA_VERIFY_COMPACT");
+  if (opt.compact && vc && *vc == '1') fd_verify = open_out(prefix, ".verify", 0);
   return NULL;
 }
 
@@ -425,6 +431,11 @@ static void write_chunk(size_t a, size_t b, size_t n) {
   size_t done = put(fd_ev, out, n, &err);
   size_t k = 0;
   while (k < b - a && ends[k] <= done) k++;
+  if (k && fd_verify >= 0) {
+    static char line[MAX_LINE];
+    int verr = 0;
+    for (size_t i = a; i < a + k; i++) (void)put(fd_verify, line, format_rec(line, items[i].r), &verr);
+  }
   if (k) {
     if (!first_ts) first_ts = items[a].ts;
     for (size_t i = a; i < a + k; i++) {
@@ -797,6 +808,7 @@ void writer_stop(void) {
   }
   compact_free(&enc);
   if (fd_ev != fd_orca && fd_ev >= 0) close(fd_ev);
+  if (fd_verify >= 0) close(fd_verify);
   close(fd_orca);
   close(fd_methods);
   close(fd_classes);

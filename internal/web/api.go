@@ -218,6 +218,15 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	if n := info.Count(format.InfoUnattributed); n > 0 {
 		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events of virtual threads were not attributed to a thread (not recorded)")
 	}
+	if b := info.Bounds(); b != nil && b.ChunksDeleted > 0 {
+		// A bounded recording (--max-size, --max-age): only its last chunks are kept.
+		msg := fmt.Sprintf("a bounded recording: only its last %.3g s are kept (chunk files %s); %d older chunk files were deleted, "+
+			"and what threads did before shows as their state at the kept span's start", (m.End - m.Start).Seconds(), b.ChunksKept, b.ChunksDeleted)
+		if start, end, ok := info.Span(); ok {
+			msg += fmt.Sprintf(" (%.3g s recorded in all)", (end - start).Seconds())
+		}
+		out.Warnings = append(out.Warnings, msg)
+	}
 	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
 		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
 		format.InfoWriteError, format.InfoWriteErrors, format.InfoUnattributed, format.InfoVirtualThreads, format.InfoDroppedAtExit} {

@@ -149,7 +149,7 @@ func TestBoundedRecording(t *testing.T) {
 			t.Fatal(err)
 		}
 		if rep.Bounded == nil || rep.Bounded.ChunksDeleted != b.ChunksDeleted || rep.Bounded.DeletedS <= 0 ||
-			!strings.Contains(txt.String(), "bounded recording (--max-size 1.0 MB): kept the last") {
+			!strings.Contains(txt.String(), "bounded recording (--max-size 1 MiB): kept the last") {
 			t.Errorf("the report does not say the span kept (%+v):\n%s", rep.Bounded, txt.String()[:min(600, txt.Len())])
 		}
 

@@ -95,7 +95,7 @@ func runRecord(u ui, args []string) error {
 	flags.StringVar(&o.format, "format", "compact", "the encoding of PREFIX.orca: `compact` (binary, each stack and thread written once per chunk: "+
 		"6-12 x smaller than the text, less of the agent's CPU; orca dump prints it as text) or seed (the original Orca's text, one line an event, stacks inline; "+
 		"orca export --format seed converts a compact recording to it), docs/format.md")
-	flags.StringVar(&o.maxSize, "max-size", "", "keep all PREFIX.* files within `SIZE` (e.g. 16MB, 1G; at least 1MB): chunk files, the oldest deleted")
+	flags.StringVar(&o.maxSize, "max-size", "", "keep all PREFIX.* files within `SIZE` (e.g. 16MB, 1G; at least 1MB; k, M, G are powers of 1024): chunk files, the oldest deleted")
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")

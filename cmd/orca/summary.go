@@ -39,13 +39,35 @@ func printSummary(w io.Writer, r recording) {
 	fmt.Fprintln(w, head)
 
 	fmt.Fprintln(w, "  files:")
-	pw, sw := 0, 0
+	// A bounded recording's chunk files on one line: the first, the last,
+	// how many and their size.
+	type row struct{ path, size string }
+	var rows []row
+	var chunks []recFile
+	var chunkBytes int64
 	for _, f := range r.files {
-		pw = max(pw, len(f.path))
-		sw = max(sw, len(humanSize(f.size)))
+		if strings.Contains(f.path[len(r.prefix):], format.SuffixEvents+".") {
+			chunks = append(chunks, f)
+			chunkBytes += f.size
+			continue
+		}
+		rows = append(rows, row{f.path, humanSize(f.size)})
 	}
-	for _, f := range r.files {
-		fmt.Fprintf(w, "    %-*s  %*s\n", pw, f.path, sw, humanSize(f.size))
+	switch len(chunks) {
+	case 0:
+	case 1:
+		rows = append(rows, row{chunks[0].path, humanSize(chunkBytes)})
+	default:
+		rows = append(rows, row{fmt.Sprintf("%s … %s (%d chunk files)", chunks[0].path,
+			chunks[len(chunks)-1].path[len(r.prefix):], len(chunks)), humanSize(chunkBytes)})
+	}
+	pw, sw := 0, 0
+	for _, x := range rows {
+		pw = max(pw, len(x.path))
+		sw = max(sw, len(x.size))
+	}
+	for _, x := range rows {
+		fmt.Fprintf(w, "    %-*s  %*s\n", pw, x.path, sw, x.size)
 	}
 	if infoErr != nil {
 		fmt.Fprintf(w, "  no counters: %v (the JVM ended before the agent's first write of it, or was killed)\n", infoErr)
@@ -60,6 +82,17 @@ func printSummary(w io.Writer, r recording) {
 	}
 	fmt.Fprintf(w, "  events: %d\n", total)
 	printCounts(w, "    ", events)
+	if b := in.Bounds(); b != nil {
+		var bounds []string
+		if b.MaxSize > 0 {
+			bounds = append(bounds, fmt.Sprintf("--max-size %.4g MiB", float64(b.MaxSize)/(1<<20)))
+		}
+		if b.MaxAgeS > 0 {
+			bounds = append(bounds, fmt.Sprintf("--max-age %gs", b.MaxAgeS))
+		}
+		fmt.Fprintf(w, "  bounded (%s): %d older chunk files deleted; the counts above are of the whole run, the chunk files kept (%s) hold its end\n",
+			strings.Join(bounds, ", "), b.ChunksDeleted, b.ChunksKept)
+	}
 
 	if why := in.Refused(); why != "" {
 		fmt.Fprintf(w, "  REFUSED: %s\n", why)

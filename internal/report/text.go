@@ -157,7 +157,7 @@ func (r *Report) headline(t *textWriter) {
 	if b := r.Bounded; b != nil {
 		var bounds []string
 		if b.MaxSizeBytes > 0 {
-			bounds = append(bounds, fmt.Sprintf("--max-size %.1f MB", float64(b.MaxSizeBytes)/(1<<20)))
+			bounds = append(bounds, fmt.Sprintf("--max-size %.4g MiB", float64(b.MaxSizeBytes)/(1<<20)))
 		}
 		if b.MaxAgeS > 0 {
 			bounds = append(bounds, "--max-age "+dur(b.MaxAgeS))

@@ -67,6 +67,14 @@ func FuzzCompact(f *testing.F) {
 	f.Add([]byte(format.CompactHeader))
 	f.Add([]byte("orca-compact 2\n"))
 	f.Add([]byte(format.CompactHeader + "ORCACHNK\x01\x01\x00\x02\x01\x01\x00\x00\x00\x10"))
+	// A chunk that restates a thread and its park (carried records).
+	var c chunkBuilder
+	c.chunk(2, 5000)
+	c.thread(1, 0xA)
+	c.event(true, format.ThreadStarted, 5000, 1, 0, "a")
+	c.event(true, format.ThreadPark, 5000, 1, 0x77, "")
+	c.event(false, format.ThreadUnparked, 5100, 1, 0x77, "")
+	f.Add(append([]byte(format.CompactHeader), c.b...))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 64<<10 {
 			t.Skip("over 64 KiB")

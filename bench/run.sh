@@ -17,6 +17,8 @@
 #   DEPTH      orca's stack depth, frames per event (the agent's depth= option)
 #              [unset: the agent's default, 16]. JFR keeps its own default, 64
 #              frames (-XX:FlightRecorderOptions:stackdepth), whatever DEPTH is
+#   FORMAT     the encoding orca writes, compact or seed (the agent's format= option)
+#              [compact: what orca record writes]
 #   WORKLOADS  throughput workloads, from: lock park h2 tomcat [lock park h2 tomcat]
 #   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock park h2 tomcat]; "" skips it
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
@@ -36,7 +38,7 @@
 #
 # Configurations, each run in a fresh JVM:
 #   none       no agent
-#   orca       -agentpath:LIB=prefix=...[,depth=DEPTH]
+#   orca       -agentpath:LIB=prefix=...[,depth=DEPTH],format=FORMAT
 #   jfr        -XX:StartFlightRecording with bench/zero.jfc: jdk.JavaMonitorEnter,
 #              JavaMonitorWait, ThreadPark, ThreadSleep at 0 ms with stack traces,
 #              ThreadStart/ThreadEnd
@@ -72,8 +74,11 @@ if [ -n "$DEPTH" ] && ! [[ $DEPTH =~ ^[0-9]+$ && $DEPTH -le 256 ]]; then
   exit 2
 fi
 # The agent's options besides prefix=: depth only when asked for, so an
-# unset DEPTH measures the agent's own default.
-ORCA_OPTS=${DEPTH:+,depth=$DEPTH}
+# unset DEPTH measures the agent's own default; the encoding orca record
+# writes unless FORMAT says otherwise.
+FORMAT=${FORMAT:-compact}
+case $FORMAT in compact|seed) ;; *) echo "bench: FORMAT=$FORMAT: want compact or seed" >&2; exit 2 ;; esac
+ORCA_OPTS=${DEPTH:+,depth=$DEPTH},format=$FORMAT
 WORKLOADS=${WORKLOADS-lock park h2 tomcat}
 PERTURB=${PERTURB-lock park h2 tomcat}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
@@ -347,7 +352,7 @@ echo "   JDK: $JDK ($JVER)"
 AGENTREV=$(git -C "$ROOT" log -1 --format=%h -- agent 2>/dev/null || true)
 [ -n "$(git -C "$ROOT" status --porcelain -- agent 2>/dev/null || true)" ] && AGENTREV="$AGENTREV+uncommitted changes"
 echo "   agent: $LIB (agent/ at ${AGENTREV:-unknown})"
-echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS DEPTH=${DEPTH:-default} QUIET=$QUIET NICE=$NICE; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "   REPS=$REPS SECS=$SECS WARMUP=$WARMUP THREADS=$THREADS DEPTH=${DEPTH:-default} FORMAT=$FORMAT QUIET=$QUIET NICE=$NICE; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 START=$SECONDS
 
 for wl in $WORKLOADS; do

@@ -144,7 +144,10 @@ SAFE_CODE __attribute__((noinline)) static jmethodID method_id(const struct hs_m
 // slot being written does not cache. No lock, no allocation, no call. A
 // frame of more than FC_FRAMES methods (inlined) is not cached.
 // ORCA_WALK_CACHE=0 turns it off (A/B measurements).
-enum { FC_SLOTS = 2048, FC_FRAMES = 14 };
+// A slot is four cache lines, aligned: the key and check in the first, a
+// frame's method and bci side by side (a hit on a frame of up to four
+// methods reads two lines).
+enum { FC_SLOTS = 2048, FC_FRAMES = 12 };
 typedef struct {
   unsigned seq;   // odd while written
   int cid, n, size;
@@ -152,10 +155,13 @@ typedef struct {
   struct hs_blob *blob;
   const char *name;
   hs_heap heap;
-  jmethodID m[FC_FRAMES];
-  int bci[FC_FRAMES];   // -1: a native wrapper's
-} fc_slot;
+  struct {
+    jmethodID m;
+    long bci;   // -1: a native wrapper's
+  } f[FC_FRAMES];
+} __attribute__((aligned(64))) fc_slot;
 static fc_slot fcache[FC_SLOTS];
+_Static_assert(sizeof(fc_slot) == 256, "a frame cache slot is four cache lines");
 // ORCA_TIME_STACKS=1 (a measurement aid) also counts the compiled frames
 // taken from the cache and those decoded, printed at exit.
 static int fc_count;
@@ -193,7 +199,7 @@ SAFE_CODE static int fc_get(out_t *o, uintptr_t pc) {
   if (n <= 0 || n > FC_FRAMES) return 0;
   jmethodID m[FC_FRAMES];
   int bci[FC_FRAMES];
-  for (int i = 0; i < n; i++) m[i] = FC_LOAD(s->m[i]), bci[i] = FC_LOAD(s->bci[i]);
+  for (int i = 0; i < n; i++) m[i] = FC_LOAD(s->f[i].m), bci[i] = (int)FC_LOAD(s->f[i].bci);
   __atomic_thread_fence(__ATOMIC_ACQUIRE);
   if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != v) return 0;
   // The copy is whole; now is the nmethod at pc the slot's?
@@ -221,7 +227,7 @@ SAFE_CODE static void fc_put(struct hs_blob *nm, const hs_heap *heap, uintptr_t 
   FC_STORE(s->heap.lo, heap->lo);
   FC_STORE(s->heap.seg, heap->seg);
   FC_STORE(s->heap.lg, heap->lg);
-  for (int i = 0; i < n; i++) FC_STORE(s->m[i], m[i]), FC_STORE(s->bci[i], bci[i]);
+  for (int i = 0; i < n; i++) FC_STORE(s->f[i].m, m[i]), FC_STORE(s->f[i].bci, (long)bci[i]);
   __atomic_store_n(&s->seq, v + 2, __ATOMIC_RELEASE);
 }
 

@@ -144,6 +144,7 @@ SAFE_CODE __attribute__((noinline)) static jmethodID method_id(const struct hs_m
 // slot being written does not cache. No lock, no allocation, no call. A
 // frame of more than FC_FRAMES methods (inlined) is not cached.
 // ORCA_WALK_CACHE=0 turns it off (A/B measurements).
+//
 // A slot is four cache lines, aligned: the key and check in the first, a
 // frame's method and bci side by side (a hit on a frame of up to four
 // methods reads two lines).
@@ -211,9 +212,9 @@ SAFE_CODE static int fc_get(out_t *o, uintptr_t pc) {
 
 SAFE_CODE static void fc_put(struct hs_blob *nm, const hs_heap *heap, uintptr_t pc, const jmethodID *m, const int *bci,
                              int n) {
+  if (fc_count) atomic_fetch_add_explicit(&fc_misses, 1, memory_order_relaxed);
   int size = hs_blob_frame_size(nm), cid = hs_nmethod_compile_id(nm);
   if (n <= 0 || n > FC_FRAMES || size <= 0 || cid <= 0) return;
-  if (fc_count) atomic_fetch_add_explicit(&fc_misses, 1, memory_order_relaxed);
   fc_slot *s = fc_slot_of(pc);
   unsigned v = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
   if ((v & 1) || !__atomic_compare_exchange_n(&s->seq, &v, v + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;

@@ -33,7 +33,7 @@ static void record(JNIEnv *env, int kind, jobject o) {
   if (!s) return;
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
-  int n = stack_capture(NULL, 0, fr, opt.depth);
+  int n = stack_capture_own(env, 0, fr, opt.depth);
   uint32_t h = objhash_of(o);
   // The notified object's class, so that an object only ever notified is
   // named too (issue 20: "never waited on, 5 notifyAlls" had no class).

@@ -288,7 +288,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   char tbuf[24];
   int tl = timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)timeout) : 0;
   orca_frame fr[ORCA_MAX_DEPTH];
-  int n = stack_capture(NULL, 0, fr, opt.depth);
+  int n = stack_capture_own(env, 0, fr, opt.depth);
   // The park is timed after the agent's work (blocker, class, owner, stack):
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();

@@ -260,6 +260,7 @@ void hs_init(void) {
   hs.nm_method = vms_offset("CompiledMethod", "_method");
   if (hs.nm_method < 0) hs.nm_method = vms_offset_typed("nmethod", "_method", "Method*");
   hs.nm_pcs_offset = vms_offset_typed("nmethod", "_scopes_pcs_offset", "int");
+  hs.nm_compile_id = vms_offset_typed("nmethod", "_compile_id", "int");
   hs.nm_scopes_data_begin = vms_offset("CompiledMethod", "_scopes_data_begin");
   hs.nm_metadata_offset = vms_offset_typed("nmethod", "_metadata_offset", "int");
   hs.nm_dependencies_offset = vms_offset_typed("nmethod", "_dependencies_offset", "int");

@@ -69,6 +69,7 @@ typedef struct {
   long blob_code_offset, blob_data_offset, blob_kind, blob_mutable_data, blob_mutable_data_size,
       blob_relocation_size, kind_nmethod;          // 25: offsets from the blob, CodeBlobKind
   long nm_method, nm_pcs_offset;                   // CompiledMethod (11-18) / nmethod
+  long nm_compile_id;                              // nmethod::_compile_id (the walker's cache; -1: no cache)
   long nm_scopes_data_begin, nm_metadata_offset, nm_dependencies_offset;   // 11-18
   long nm_immutable_data, nm_scopes_data_offset;   // 25
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
@@ -236,10 +237,30 @@ HS_INLINE int hs_entry_frame_last_frame(uintptr_t fp, hs_anchor *out) {
   return 1;
 }
 
-// hs_blob_of returns the CodeBlob holding pc, or NULL (CodeHeap::find_start).
-// pc is a return address in a frame of the calling thread, so its blob is
-// live and the heap's segment map does not change under it.
-HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc) {
+// hs_heap: the fixed bounds of one CodeHeap (its reserved low end, segment
+// map and segment size: set once when the code cache is made, never moved).
+typedef struct {
+  uintptr_t lo;
+  const unsigned char *seg;
+  int lg;
+} hs_heap;
+// hs_block_in returns the start of the used block holding pc in heap h,
+// as a CodeBlob (CodeHeap::find_start), or NULL for a free segment.
+HS_INLINE struct hs_blob *hs_block_in(const hs_heap *h, uintptr_t pc) {
+  size_t idx = (pc - h->lo) >> h->lg;
+  const unsigned char *seg = h->seg;
+  if (seg[idx] == 0xFF) return NULL;   // free segment
+  while (seg[idx] > 0) {
+    if (seg[idx] > idx) return NULL;
+    idx -= seg[idx];
+  }
+  return (struct hs_blob *)(h->lo + (idx << h->lg) + (uintptr_t)hs.heapblock_size);
+}
+// hs_blob_of returns the CodeBlob holding pc, or NULL, and the heap that
+// holds it in *heap. pc is a return address in a frame of the calling
+// thread, so its blob is live and the heap's segment map does not change
+// under it.
+HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc, hs_heap *heap) {
   char *ga = *hs.code_heaps;
   if (!ga) return NULL;
   int n = HS_AT(int, ga, hs.array_len);
@@ -248,15 +269,11 @@ HS_INLINE struct hs_blob *hs_blob_of(uintptr_t pc) {
     char *h = data[i];
     uintptr_t lo = HS_AT(uintptr_t, h, hs.heap_low_at), hi = HS_AT(uintptr_t, h, hs.heap_high_at);
     if (pc < lo || pc >= hi) continue;
-    const unsigned char *seg = HS_AT(const unsigned char *, h, hs.heap_segmap_at);
-    int lg = HS_AT(int, h, hs.heap_log2_segment);
-    size_t idx = (pc - lo) >> lg;
-    if (seg[idx] == 0xFF) return NULL;   // free segment
-    while (seg[idx] > 0) {
-      if (seg[idx] > idx) return NULL;
-      idx -= seg[idx];
-    }
-    char *cb = (char *)lo + (idx << lg) + hs.heapblock_size;
+    heap->lo = lo;
+    heap->seg = HS_AT(const unsigned char *, h, hs.heap_segmap_at);
+    heap->lg = HS_AT(int, h, hs.heap_log2_segment);
+    char *cb = (char *)hs_block_in(heap, pc);
+    if (!cb) return NULL;
     uintptr_t begin, end;
     if (hs.walk25) {
       begin = (uintptr_t)cb + (uintptr_t)HS_AT(int, cb, hs.blob_code_offset);
@@ -291,6 +308,13 @@ HS_INLINE int hs_blob_is_nmethod(const struct hs_blob *cb, int named) {
 HS_INLINE struct hs_method *hs_nmethod_method(const struct hs_blob *nm) {
   return HS_AT(struct hs_method *, nm, hs.nm_method);
 }
+// hs_nmethod_compile_id: the compilation that made nm (CompileBroker's
+// counter: unique to one nmethod for the VM's life, native wrappers
+// included), which tells it from a later nmethod at the same address.
+HS_INLINE int hs_nmethod_compile_id(const struct hs_blob *nm) { return HS_AT(int, nm, hs.nm_compile_id); }
+// hs_can_frame_cache: the walker may keep the frames of a compiled frame
+// by its return address (walk.c), with hs_nmethod_compile_id to check them.
+HS_INLINE int hs_can_frame_cache(void) { return hs.nm_compile_id >= 0; }
 
 enum { HS_ACC_NATIVE = 0x100 };   // JVM_ACC_NATIVE
 HS_INLINE int hs_method_is_native(const struct hs_method *m) { return HS_AT(uint16_t, m, hs.method_flags) & HS_ACC_NATIVE; }

@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -18,6 +19,8 @@
 // frame layout.
 static int usable;
 static const char *why_not = "no: not looked up";
+static int fc_on;   // the frame cache (below) is used
+static void fc_init(void);
 
 // x86-64 interpreter frame, in words from its frame pointer (frame_x86.hpp).
 enum { I_SENDER_SP = -1, I_METHOD = -3, I_BCP = -8 };
@@ -89,6 +92,7 @@ void walk_init(void) {
   usable = !missing;
   why_not = usable ? "yes" : "no: a structure the walker needs is not in gHotSpotVMStructs";
   if (usable) test_knob();
+  if (usable) fc_init();
 }
 
 typedef struct {
@@ -112,23 +116,150 @@ SAFE_CODE static int put(out_t *o, jmethodID m, jlocation loc) {
 // that name a frame's method (as before the layer, a call, not four inlined copies).
 SAFE_CODE __attribute__((noinline)) static jmethodID method_id(const struct hs_method *m) { return hs_method_id(m); }
 
-// compiled adds the frames of compiled method nm at return address pc:
-// the scopes of the debug record at pc, inlined callees first.
-SAFE_CODE static int compiled(out_t *o, const struct hs_blob *nm, uintptr_t pc) {
+// The frame cache (issue 23 item 4): the frames of a compiled frame by its
+// return address, so that a call site a thread comes back to (a notify, a
+// park) is not decoded again: no code-heap search, blob name, PcDesc
+// search, scope or jmethodID lookup, which were most of a walk. Exact:
+// every physical frame is still reached through the thread's own stack
+// and its return address looked up on its own, and a slot is used only
+// when the code-heap block holding that address now (the heap's segment
+// map, from the slot's heap: heaps never move) is the slot's nmethod, with
+// the slot's name (a constant of the VM's: "nmethod", "native nmethod", so
+// no other kind of blob) and compile id. Then it is the very nmethod the
+// slot was filled from: a frame of it is on the stack, so it is alive, and
+// a later nmethod at the same address (the first freed, its memory reused)
+// has another compile id (CompileBroker's counter, unique for the VM's
+// life, native wrappers included; an nmethod with none, 0 or less, is not
+// cached). An nmethod's debug record at a pc, its frame size
+// and its methods' jmethodIDs never change while it lives (RedefineClasses
+// deoptimizes the frames of the nmethods it invalidates: their return
+// addresses become the deopt handler's, which has no debug record and is
+// never cached). Callers are not part of the key: each frame below is
+// looked up on its own, so one site reached from two callers gives two
+// stacks (TestFrameCache).
+//
+// Shared by all threads (a thread pool's threads share their sites),
+// direct-mapped by pc, each slot a sequence lock: a reader copies the slot
+// and uses the copy if the sequence did not move; a writer that finds the
+// slot being written does not cache. No lock, no allocation, no call. A
+// frame of more than FC_FRAMES methods (inlined) is not cached.
+// ORCA_WALK_CACHE=0 turns it off (A/B measurements).
+//
+// A slot is four cache lines, aligned: the key and check in the first, a
+// frame's method and bci side by side (a hit on a frame of up to four
+// methods reads two lines).
+enum { FC_SLOTS = 2048, FC_FRAMES = 12 };
+typedef struct {
+  unsigned seq;   // odd while written
+  int cid, n, size;
+  uintptr_t pc;
+  struct hs_blob *blob;
+  const char *name;
+  hs_heap heap;
+  struct {
+    jmethodID m;
+    long bci;   // -1: a native wrapper's
+  } f[FC_FRAMES];
+} __attribute__((aligned(64))) fc_slot;
+static fc_slot fcache[FC_SLOTS];
+_Static_assert(sizeof(fc_slot) == 256, "a frame cache slot is four cache lines");
+// ORCA_TIME_STACKS=1 (a measurement aid) also counts the compiled frames
+// taken from the cache and those decoded, printed at exit.
+static int fc_count;
+static atomic_long fc_hits, fc_misses;
+
+static void fc_print(void) {
+  long h = atomic_load(&fc_hits), m = atomic_load(&fc_misses);
+  fprintf(stderr, "orca: frame cache: %ld compiled frames from the cache, %ld decoded (%.1f%% from the cache)\n", h, m,
+          h + m ? 100.0 * (double)h / (double)(h + m) : 0.0);
+}
+
+static void fc_init(void) {
+  const char *c = getenv("ORCA_WALK_CACHE"), *t = getenv("ORCA_TIME_STACKS");
+  fc_on = hs_can_frame_cache() && !(c && *c == '0');
+  if (fc_on && t && *t == '1' && !atexit(fc_print)) fc_count = 1;
+}
+
+#define FC_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define FC_STORE(x, v) __atomic_store_n(&(x), (v), __ATOMIC_RELAXED)
+
+SAFE_CODE static fc_slot *fc_slot_of(uintptr_t pc) {
+  return &fcache[(uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> 40) & (FC_SLOTS - 1)];
+}
+
+// fc_get puts the cached frames of the compiled frame at return address pc
+// and gives its frame size (words); 0 on a miss.
+SAFE_CODE static int fc_get(out_t *o, uintptr_t pc) {
+  fc_slot *s = fc_slot_of(pc);
+  unsigned v = __atomic_load_n(&s->seq, __ATOMIC_ACQUIRE);
+  if ((v & 1) || FC_LOAD(s->pc) != pc) return 0;
+  hs_heap heap = {FC_LOAD(s->heap.lo), FC_LOAD(s->heap.seg), FC_LOAD(s->heap.lg)};
+  struct hs_blob *nm = FC_LOAD(s->blob);
+  const char *name = FC_LOAD(s->name);
+  int cid = FC_LOAD(s->cid), n = FC_LOAD(s->n), size = FC_LOAD(s->size);
+  if (n <= 0 || n > FC_FRAMES) return 0;
+  jmethodID m[FC_FRAMES];
+  int bci[FC_FRAMES];
+  for (int i = 0; i < n; i++) m[i] = FC_LOAD(s->f[i].m), bci[i] = (int)FC_LOAD(s->f[i].bci);
+  __atomic_thread_fence(__ATOMIC_ACQUIRE);
+  if (__atomic_load_n(&s->seq, __ATOMIC_RELAXED) != v) return 0;
+  // The copy is whole; now is the nmethod at pc the slot's?
+  if (hs_block_in(&heap, pc) != nm || hs_blob_name(nm) != name || hs_nmethod_compile_id(nm) != cid) return 0;
+  for (int i = 0; i < n; i++) put(o, m[i], bci[i]);
+  if (fc_count) atomic_fetch_add_explicit(&fc_hits, 1, memory_order_relaxed);
+  return size;
+}
+
+SAFE_CODE static void fc_put(struct hs_blob *nm, const hs_heap *heap, uintptr_t pc, const jmethodID *m, const int *bci,
+                             int n) {
+  if (fc_count) atomic_fetch_add_explicit(&fc_misses, 1, memory_order_relaxed);
+  int size = hs_blob_frame_size(nm), cid = hs_nmethod_compile_id(nm);
+  if (n <= 0 || n > FC_FRAMES || size <= 0 || cid <= 0) return;
+  fc_slot *s = fc_slot_of(pc);
+  unsigned v = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+  if ((v & 1) || !__atomic_compare_exchange_n(&s->seq, &v, v + 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) return;
+  __atomic_thread_fence(__ATOMIC_RELEASE);
+  FC_STORE(s->pc, pc);
+  FC_STORE(s->blob, nm);
+  FC_STORE(s->cid, cid);
+  FC_STORE(s->name, hs_blob_name(nm));
+  FC_STORE(s->n, n);
+  FC_STORE(s->size, size);
+  FC_STORE(s->heap.lo, heap->lo);
+  FC_STORE(s->heap.seg, heap->seg);
+  FC_STORE(s->heap.lg, heap->lg);
+  for (int i = 0; i < n; i++) FC_STORE(s->f[i].m, m[i]), FC_STORE(s->f[i].bci, (long)bci[i]);
+  __atomic_store_n(&s->seq, v + 2, __ATOMIC_RELEASE);
+}
+
+// compiled adds the frames of compiled method nm (in heap) at return
+// address pc: the scopes of the debug record at pc, inlined callees first;
+// and puts them in the frame cache.
+SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap, uintptr_t pc) {
   struct hs_method *m = hs_nmethod_method(nm);
   if (!m) return -1;
-  if (hs_method_is_native(m)) return put(o, method_id(m), -1);   // native wrapper
+  jmethodID ids[FC_FRAMES];
+  int bcis[FC_FRAMES], k = 0;
+  if (hs_method_is_native(m)) {   // native wrapper
+    jmethodID id = method_id(m);
+    if (put(o, id, -1)) return -1;
+    if (fc_on) ids[0] = id, bcis[0] = -1, fc_put(nm, heap, pc, ids, bcis, 1);
+    return 0;
+  }
   hs_scopes sc;
   int d = hs_nmethod_scope(nm, pc, &sc);
   if (d <= 0) return -1;   // no record at pc, or serialized_null
-  for (int k = 0; d != 0; k++) {
+  for (; d != 0; k++) {
     int sender, bci;
     struct hs_method *sm;
     if (d < 0 || k > 1024 || !hs_scope_read(&sc, d, &sender, &sm, &bci)) return -1;
     // bci -1: a synchronized method's entry; JVMTI says 0.
-    if (put(o, method_id(sm), bci < 0 ? 0 : bci)) return -1;
+    jmethodID id = method_id(sm);
+    if (put(o, id, bci < 0 ? 0 : bci)) return -1;
+    if (k < FC_FRAMES) ids[k] = id, bcis[k] = bci < 0 ? 0 : bci;
     d = sender;
   }
+  if (fc_on) fc_put(nm, heap, pc, ids, bcis, k);   // k > FC_FRAMES: not cached
   return 0;
 }
 
@@ -185,8 +316,19 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
   out_t o = {fr, skip, max, 0, 0};
   int at_anchor = 1;   // this frame is the one an anchor describes
   int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
+  int cache = fc_on && !inject;
   for (int frames = 0; o.n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
+    int size;
+    if (cache && (size = fc_get(&o, pc)) > 0) {   // a compiled frame known (the frame cache)
+      uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
+      if (next > hi) return -1;
+      pc = hs_stack_word(next, -1);
+      fp = hs_stack_word(next, -2);
+      sp = next;
+      at_anchor = 0;
+      continue;
+    }
     if (hs_is_call_stub_return(pc)) {
       // An entry frame: Java called from native code. Its JavaCallWrapper
       // holds the anchor of the Java frames below, if any.
@@ -199,7 +341,8 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       at_anchor = 1;
       continue;
     }
-    struct hs_blob *cb = hs_blob_of(pc);
+    hs_heap heap;
+    struct hs_blob *cb = hs_blob_of(pc, &heap);
     if (inject && cb) cb = (struct hs_blob *)fault_page, inject = 0;
     const char *name = cb ? hs_blob_name(cb) : NULL;
     if (!name) return -1;
@@ -214,11 +357,11 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       continue;
     }
     if (hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
-      if (compiled(&o, cb, pc)) return -1;
+      if (compiled(&o, cb, &heap, pc)) return -1;
     } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
-    int size = hs_blob_frame_size(cb);   // words, with the return address
+    size = hs_blob_frame_size(cb);   // words, with the return address
     uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
     if (size <= 0 || next > hi) return -1;
     pc = hs_stack_word(next, -1);

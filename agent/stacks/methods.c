@@ -17,8 +17,6 @@
 
 // Open-addressing tables, insert-only, lock-free: a slot's key is claimed
 // with a CAS; IDs are assigned in order of first sight.
-// ORCA_TIME_STACKS: the capture saw a method for the first time.
-static __thread int saw_new;
 
 #define METHOD_BITS 19
 #define METHOD_SLOTS (1u << METHOD_BITS)
@@ -264,11 +262,18 @@ void methods_detach(void) {
 // methods it had before, whose ids then need no probe of the shared method
 // table (a cache miss or two each: method_id was 2 % of ParkBench's CPU).
 // An id never changes once given.
+// One thread-local block, its address taken once a capture: each access to
+// a thread-local of this library (-fPIC, loaded with dlopen) is a call of
+// __tls_get_addr, and taken per frame they were a fifth of a notify's walk.
 #define MEMO_SLOTS 128
-static __thread jmethodID memo_m[MEMO_SLOTS];
-static __thread uint32_t memo_id[MEMO_SLOTS];
+typedef struct {
+  jmethodID memo_m[MEMO_SLOTS];
+  uint32_t memo_id[MEMO_SLOTS];
+  int saw_new;   // ORCA_TIME_STACKS: the capture saw a method for the first time
+} capture_tls;
+static __thread capture_tls ctls;
 
-static uint32_t method_id(jmethodID m) {
+static uint32_t method_id(capture_tls *c, jmethodID m) {
   uintptr_t k = (uintptr_t)m;
   uint32_t i = (uint32_t)((k >> 3) * 0x9E3779B97F4A7C15ull >> (64 - METHOD_BITS));
   for (uint32_t probes = 0; probes < METHOD_SLOTS / 2; probes++, i = (i + 1) & (METHOD_SLOTS - 1)) {
@@ -279,7 +284,7 @@ static uint32_t method_id(jmethodID m) {
       if (atomic_compare_exchange_strong(&s->key, &expect, m)) {
         uint32_t id = atomic_fetch_add(&next_id, 1) + 1;
         atomic_store_explicit(&s->id, id, memory_order_release);
-        saw_new = 1;
+        c->saw_new = 1;
         describe_later(i);
         return id;
       }
@@ -373,15 +378,14 @@ __thread int stack_virtual;
 // fast_walk walks the calling thread's stack without JVMTI: the own walker
 // (JDK 11-18, 25), then AsyncGetCallTrace where it is exact; -1 when
 // neither can (GetStackTrace then).
-static int fast_walk(int skip, jvmtiFrameInfo *fr, int max) {
+static int fast_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   if (!asgct_ready_now()) return -1;
-  JNIEnv *env = NULL;
-  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return -1;
+  if (!env && ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env)) return -1;
   int n = walk_self(env, skip, fr, max);
   return n >= 0 ? n : asgct_walk(env, skip, fr, max);
 }
 
-int stack_capture(jthread t, int skip, orca_frame *out, int max) {
+static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
   if (max <= 0) return 0;
@@ -391,7 +395,7 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
     if ((time_walks = v && *v == '1')) atexit(print_walk_times);
   }
   int64_t t0 = time_walks ? clock_now() : 0;
-  if (t || stack_virtual || (n = fast_walk(skip, fr, max)) < 0) {
+  if (t || stack_virtual || (n = fast_walk(env, skip, fr, max)) < 0) {
     if (!t && !stack_virtual) counter_add(CNT_OWN_STACKS_BY_JVMTI, 1);
     n = 0;
     if ((*jvmti)->GetStackTrace(jvmti, t, skip, max, fr, &n) != JVMTI_ERROR_NONE) return 0;
@@ -400,22 +404,28 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
     if (time_walks) timed(0, t0);
     if (asgct_verify) verify(skip, fr, n, max);
   }
+  capture_tls *c = &ctls;
+  __asm__("" : "+r"(c));   // keep it: GCC would call __tls_get_addr again per use
   for (int i = 0; i < n; i++) {
     jmethodID m = fr[i].method;
     uint32_t id;
     unsigned h = (unsigned)((uintptr_t)m >> 3) & (MEMO_SLOTS - 1);
-    if (m && memo_m[h] == m && memo_id[h]) {
-      id = memo_id[h];
+    if (m && c->memo_m[h] == m && c->memo_id[h]) {
+      id = c->memo_id[h];
     } else {
-      id = method_id(m);
-      memo_m[h] = m;
-      memo_id[h] = id;
+      id = method_id(c, m);
+      c->memo_m[h] = m;
+      c->memo_id[h] = id;
     }
     out[i].method = id;
     out[i].location = (uint32_t)fr[i].location;
   }
   if (time_walks && !t) timed(2, t0);
-  if (time_walks && !t && saw_new) timed(3, t0);
-  saw_new = 0;
+  if (time_walks && !t && c->saw_new) timed(3, t0);
+  c->saw_new = 0;
   return n;
 }
+
+int stack_capture(jthread t, int skip, orca_frame *out, int max) { return capture(NULL, t, skip, out, max); }
+
+int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max) { return capture(env, NULL, skip, out, max); }

@@ -30,4 +30,7 @@ void methods_detach(void);
 // AsyncGetCallTrace would go on into the carrier's frames).
 extern __thread int stack_virtual;
 int stack_capture(jthread t, int skip, orca_frame *out, int max);
+// stack_capture_own: stack_capture(NULL, ...) for a caller that has the
+// calling thread's JNIEnv at hand (a wrapped native): one GetEnv less.
+int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max);
 #endif

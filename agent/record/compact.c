@@ -273,11 +273,34 @@ static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int 
 // addressing; a thread that ended stays until the next chunk rebuilds it).
 static inline uint32_t ts_slot(uint32_t hash, uint32_t cap) { return th_slot(hash, cap); }
 
+// grow_states doubles the table of thread states (threads that ended
+// included: a chunk's start drops them); 0 when out of memory.
+static int grow_states(compact_enc *e) {
+  uint32_t cap = e->ts_cap * 2;
+  compact_thread *t = calloc(cap, sizeof *t);
+  if (!t) return 0;
+  for (uint32_t i = 0; i < e->ts_cap; i++) {
+    if (!e->ts[i].used) continue;
+    uint32_t s = ts_slot(e->ts[i].hash, cap);
+    while (t[s].used) s = (s + 1) & (cap - 1);
+    t[s] = e->ts[i];
+  }
+  free(e->ts);
+  e->ts = t;
+  e->ts_cap = cap;
+  return 1;
+}
+
 static compact_thread *thread_state(compact_enc *e, uint32_t h, int create) {
   uint32_t s = ts_slot(h, e->ts_cap);
   for (; e->ts[s].used; s = (s + 1) & (e->ts_cap - 1))
     if (e->ts[s].hash == h) return &e->ts[s];
-  if (!create || 2 * (e->ts_n + 1) > e->ts_cap) return NULL;   // rebuilt larger at the next chunk
+  if (!create) return NULL;
+  if (2 * (e->ts_n + 1) > e->ts_cap) {
+    if (!grow_states(e)) return NULL;   // out of memory: counted as unrestated
+    for (s = ts_slot(h, e->ts_cap); e->ts[s].used; s = (s + 1) & (e->ts_cap - 1)) {
+    }
+  }
   e->ts_n++;
   e->ts[s].used = 1;
   e->ts[s].hash = h;

@@ -358,6 +358,36 @@ static void test_compact_state(void) {
   }
   (void)found;
   compact_free(&enc);
+
+  // Thousands of threads started within one chunk: every one restated at
+  // the next (the table of states grows as they start, not at a chunk).
+  compact_init(&enc);
+  enum { MANY = 3000 };
+  static char big[MANY * 64 + 4096];
+  len = 0;
+  for (int i = 0; i <= MANY; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "t-%d", i);
+    ev(&in[0], i < MANY ? ORCA_EV_THREAD_STARTED : ORCA_EV_THREAD_SLEEP, 9000 + i, 0x100000u + (uint32_t)i, 0, name, 1);
+    const orca_rec *r = make_rec(rec, &in[0]);
+    if (i == 0 || i == MANY) {
+      size_t l;
+      const char *b = compact_begin(&enc, r->ts, &l);
+      CHECK(b && len + l < sizeof big, "many threads: compact_begin: %zu bytes", l);
+      if (!b || len + l >= sizeof big) break;
+      memcpy(big + len, b, l);
+      len += l;
+    }
+    len += compact_rec(&enc, big + len, r);
+  }
+  static char whole[sizeof big + 32];
+  memcpy(whole, COMPACT_HEADER, COMPACT_HEADER_LEN);
+  memcpy(whole + COMPACT_HEADER_LEN, big, len);
+  static test_ev many[2 * MANY + 8];
+  m = compact_decode(whole, len + COMPACT_HEADER_LEN, many, 2 * MANY + 8, &st);
+  CHECK(!st.err[0] && st.carried == MANY && enc.unrestated == 0, "many threads: %d carried (want %d), unrestated %llu: %s",
+        st.carried, MANY, (unsigned long long)enc.unrestated, st.err);
+  compact_free(&enc);
 }
 
 void test_compact(void) {

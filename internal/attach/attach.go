@@ -1,0 +1,355 @@
+// Package attach speaks HotSpot's dynamic attach protocol on Linux, the one jcmd and
+// VirtualMachine.attach use, without any JDK tool and without cgo.
+//
+// Attach finds the JVM's socket /tmp/.java_pid<NSPID> (through /proc/PID/root: a JVM in a
+// container has its own /tmp), starting the JVM's attach listener first when the socket is
+// absent (the file .attach_pid<NSPID> in the JVM's working directory or /tmp, then SIGQUIT).
+// Each Command is one connection: the request "1\0NAME\0ARG0\0ARG1\0ARG2\0" (protocol version
+// 1), the answer a decimal result code, a newline and the command's output until the JVM
+// closes the connection. Load runs the "load" command for a JVMTI agent library.
+//
+// docs/attach.md describes the protocol as implemented, the identity switch that lets root
+// attach to another user's JVM, containers, timeouts and what changed between JDK 17 and 25.
+package attach
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The errors Attach returns wrap one of these, so that a caller can tell them apart.
+var (
+	ErrNoProcess      = errors.New("no such process")
+	ErrNotJVM         = errors.New("not a HotSpot JVM")
+	ErrAttachDisabled = errors.New("attach disabled in the JVM")
+	ErrTimeout        = errors.New("the JVM's attach listener did not start")
+	ErrPermission     = errors.New("permission denied")
+)
+
+// DefaultTimeout bounds the wait for the attach listener to start: HotSpot's own client waits
+// 10 s (sun.tools.attach.attachTimeout).
+const DefaultTimeout = 10 * time.Second
+
+// DefaultCommandTimeout bounds one command (connect, request, whole answer): a JVM that hangs
+// at a safepoint must not hang orca.
+const DefaultCommandTimeout = 2 * time.Minute
+
+// VM is a JVM whose attach listener runs. Each command opens its own connection: HotSpot
+// serves one command per connection, one at a time.
+type VM struct {
+	PID            int           // in orca's pid namespace
+	NSPid          int           // the JVM's own pid (its pid namespace's)
+	Socket         string        // the socket's path, as reached from orca's mount namespace
+	CommandTimeout time.Duration // bounds each command; 0: none
+	Version        int           // the attach protocol version the JVM speaks: 1, or 2 since JDK 24 (ProtocolVersion)
+	uid, gid       int           // the JVM's effective ids: the socket's owner
+}
+
+// Attach attaches to the HotSpot JVM with process id pid (in orca's pid namespace), waiting at
+// most DefaultTimeout for its attach listener to start.
+func Attach(pid int) (*VM, error) {
+	return AttachTimeout(pid, DefaultTimeout)
+}
+
+// AttachTimeout is Attach with the wait for the attach listener bounded by timeout.
+func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
+	t, err := readTarget(pid)
+	if err != nil {
+		return nil, err
+	}
+	if e := os.Geteuid(); e != 0 && e != t.euid {
+		return nil, fmt.Errorf("%w: pid %d runs as %s and orca as %s; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#%d' orca ...) or as root",
+			ErrPermission, pid, userName(t.euid), userName(e), t.euid)
+	}
+	jvm, known := t.isJVM()
+	if known && !jvm {
+		return nil, fmt.Errorf("%w: pid %d (%s) has no libjvm.so mapped: give the pid of a java process (jps or ps -C java lists them)",
+			ErrNotJVM, pid, command(t))
+	}
+	if off, where := t.attachDisabled(); off {
+		return nil, fmt.Errorf("%w: pid %d was started with -XX:+DisableAttachMechanism (in %s): no tool can attach to it; restart it without that option, or start it with orca's agent (-agentpath)",
+			ErrAttachDisabled, pid, where)
+	}
+	tmp := t.dir("root/tmp")
+	vm := &VM{PID: pid, NSPid: t.nspid, Socket: filepath.Join(tmp, ".java_pid"+strconv.Itoa(t.nspid)),
+		CommandTimeout: DefaultCommandTimeout, uid: t.euid, gid: t.egid}
+	if !exists(vm.Socket) {
+		if err := start(t, vm.Socket, timeout); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkSocket(vm.Socket, t); err != nil {
+		return nil, err
+	}
+	// Ask once now, so that a refusal shows here rather than at the first command (HotSpot
+	// accepts a connection and then closes it when the peer's credentials do not match). JDK
+	// 24+'s client asks the same question at attach.
+	if vm.Version, err = vm.ProtocolVersion(); err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+// exists reports whether path names a file (a missing /proc/PID/root counts as none).
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// start starts the JVM's attach listener: HotSpot's SIGQUIT handler starts it when the file
+// .attach_pid<NSPID> is in the JVM's working directory or its /tmp, and owned by the JVM's
+// effective user or root. Then the socket appears; start polls for it with growing sleeps
+// (100 ms, 200 ms, ...) as HotSpot's client does, and sends SIGQUIT a second time halfway.
+func start(t *target, socket string, timeout time.Duration) error {
+	if !t.catchesQuit() {
+		return fmt.Errorf("%w: pid %d has no SIGQUIT handler (a JVM still starting, or one run with -Xrs whose attach listener failed): sending SIGQUIT would end it; try again when it runs",
+			ErrTimeout, t.pid)
+	}
+	name := ".attach_pid" + strconv.Itoa(t.nspid)
+	file, err := createTrigger(filepath.Join(t.dir("cwd"), name), t)
+	if err != nil {
+		file, err = createTrigger(filepath.Join(t.dir("root/tmp"), name), t)
+	}
+	if err != nil {
+		return fmt.Errorf("creating the attach trigger %s in the working directory or /tmp of pid %d: %w", name, t.pid, err)
+	}
+	if file != "" {
+		defer os.Remove(file)
+	}
+	if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
+		return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
+	}
+	var spent, delay time.Duration
+	resent := false
+	for !exists(socket) {
+		if spent > timeout {
+			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), is not HotSpot (OpenJ9 attaches otherwise), or attach is disabled by -XX:+DisableAttachMechanism in a place orca does not read (an @argfile, -XX:Flags, -XX:VMOptionsFile)",
+				ErrTimeout, socket, spent, t.pid)
+		}
+		if spent > timeout/2 && !resent {
+			// HotSpot's client does the same: a JVM that missed the first signal gets a second
+			// chance. Sent only while the socket is absent: to a JVM whose listener runs,
+			// SIGQUIT prints a thread dump.
+			resent = true
+			syscall.Kill(t.pid, syscall.SIGQUIT)
+		}
+		delay += 100 * time.Millisecond
+		time.Sleep(delay)
+		spent += delay
+		if !exists(t.dir("")) {
+			return fmt.Errorf("%w: pid %d ended while orca waited for its attach listener", ErrNoProcess, t.pid)
+		}
+	}
+	return nil
+}
+
+// createTrigger creates the file .attach_pid<NSPID> at path, owned by the JVM's effective user
+// (a user-namespaced JVM does not take one owned by the host's root). It returns path when
+// it created the file, "" when the file was there already (another attach is under way: it
+// removes its own).
+func createTrigger(path string, t *target) (string, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	if os.Geteuid() == 0 && (t.euid != 0 || t.egid != 0) {
+		if err := os.Chown(path, t.euid, t.egid); err != nil {
+			os.Remove(path)
+			return "", err
+		}
+	}
+	return path, nil
+}
+
+// checkSocket checks that the socket at path is the JVM's: a socket owned by the JVM's
+// effective user and accessible by nobody else, as HotSpot creates it. A file that another
+// user made is refused rather than trusted with the commands.
+func checkSocket(path string, t *target) error {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return fmt.Errorf("checking %s: %w", path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFSOCK {
+		return fmt.Errorf("%s is no socket (mode %#o): remove it and attach again", path, st.Mode)
+	}
+	if int(st.Uid) != t.euid {
+		return fmt.Errorf("%w: %s is owned by uid %d, but pid %d runs as uid %d: not the JVM's socket; remove it if that JVM has ended",
+			ErrPermission, path, st.Uid, t.pid, t.euid)
+	}
+	if st.Mode&0o077 != 0 {
+		return fmt.Errorf("%w: %s is accessible by other users (mode %#o), HotSpot makes it 0600: not trusted",
+			ErrPermission, path, st.Mode&0o777)
+	}
+	return nil
+}
+
+// dialError explains a failed connect.
+func (vm *VM) dialError(err error) error {
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return fmt.Errorf("connecting to %s: nobody listens: a file left by an earlier process with pid %d? remove it and attach again: %w", vm.Socket, vm.NSPid, err)
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return fmt.Errorf("%w: connecting to %s (the socket of pid %d, owned by %s): %v: run orca as that user or as root", ErrPermission, vm.Socket, vm.PID, userName(vm.uid), err)
+	}
+	return fmt.Errorf("connecting to the attach socket of pid %d: %w", vm.PID, err)
+}
+
+// Command runs an attach command (load, properties, agentProperties, threaddump, jcmd,
+// printflag, setflag, dumpheap, inspectheap, datadump; JDK 24+: getversion) with at most three
+// arguments of at most 1024 bytes, as protocol version 1 allows. code is the JVM's result code
+// (0: the command ran; for "load" see Load), out the command's output; err is a failure to
+// talk to the JVM. Since JDK 25 the JVM streams the output of jcmd, threaddump, dumpheap and
+// inspectheap: it sends code 0 before the command runs, and a command that fails says so in
+// out.
+func (vm *VM) Command(name string, args ...string) (code int, out string, err error) {
+	if len(args) > 3 {
+		return 0, "", fmt.Errorf("attach command %s: %d arguments, protocol version 1 takes at most 3", name, len(args))
+	}
+	if len(name) > 16 {
+		return 0, "", fmt.Errorf("attach command %q: name longer than 16 bytes", name)
+	}
+	req := []string{"1", name, "", "", ""}
+	for i, a := range args {
+		if len(a) > 1024 {
+			return 0, "", fmt.Errorf("attach command %s: argument %d has %d bytes, protocol version 1 takes at most 1024", name, i, len(a))
+		}
+		req[2+i] = a
+	}
+	for _, s := range req {
+		if strings.IndexByte(s, 0) >= 0 {
+			return 0, "", fmt.Errorf("attach command %s: a NUL byte in the request", name)
+		}
+	}
+	return vm.roundTrip(name, strings.Join(req, "\x00")+"\x00")
+}
+
+// roundTrip sends one request on a new connection and reads the answer.
+func (vm *VM) roundTrip(name, req string) (int, string, error) {
+	c, err := dial(vm.Socket, vm.uid, vm.gid)
+	if err != nil {
+		return 0, "", vm.dialError(err)
+	}
+	defer c.Close()
+	if vm.CommandTimeout > 0 {
+		c.SetDeadline(time.Now().Add(vm.CommandTimeout))
+	}
+	// A write error is reported after the answer is read: HotSpot may have answered (a bad
+	// version) and closed before taking the whole request.
+	_, werr := io.WriteString(c, req)
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		if werr != nil {
+			err = werr
+		}
+		if line == "" && (err == io.EOF || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+			return 0, "", fmt.Errorf("attach command %s to pid %d: the JVM closed the connection without an answer: it refused orca's credentials (it takes uid %d gid %d, or its own root) or it is ending: %w",
+				name, vm.PID, vm.uid, vm.gid, ErrPermission)
+		}
+		return 0, "", fmt.Errorf("attach command %s to pid %d: reading the result code: %w", name, vm.PID, err)
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		return 0, "", fmt.Errorf("attach command %s to pid %d: result code %q is no number", name, vm.PID, strings.TrimSpace(line))
+	}
+	rest, err := io.ReadAll(r)
+	if err != nil {
+		return code, string(rest), fmt.Errorf("attach command %s to pid %d: reading the output: %w", name, vm.PID, err)
+	}
+	if code == badVersion {
+		return code, string(rest), fmt.Errorf("attach command %s to pid %d: the JVM does not speak this protocol version (code %d): %s", name, vm.PID, code, strings.TrimSpace(string(rest)))
+	}
+	return code, string(rest), nil
+}
+
+// badVersion is HotSpot's answer to a request of a protocol version it does not know.
+const badVersion = 101
+
+// ProtocolVersion asks the JVM which attach protocol version it speaks (command getversion,
+// JDK 24+; 2 there, unless the JVM runs with -Djdk.attach.compat=true). A JVM that does not
+// know the command speaks version 1.
+func (vm *VM) ProtocolVersion() (int, error) {
+	code, out, err := vm.Command("getversion")
+	if err != nil {
+		return 0, err
+	}
+	if code != 0 {
+		return 1, nil // "Operation getversion not recognized!"
+	}
+	f := strings.Fields(out)
+	if len(f) == 0 {
+		return 0, fmt.Errorf("getversion of pid %d: empty answer", vm.PID)
+	}
+	v, err := strconv.Atoi(f[0])
+	if err != nil {
+		return 0, fmt.Errorf("getversion of pid %d: %q is no version", vm.PID, out)
+	}
+	return v, nil
+}
+
+// Load loads the JVMTI agent library at path (absolute: the JVM resolves a relative one in
+// its own working directory and mount namespace) and calls its Agent_OnAttach with options.
+// code is what Agent_OnAttach returned (0: the agent runs; otherwise the JVM has unloaded the
+// library again). err says why the library could not be loaded or Agent_OnAttach not found,
+// with the JVM's words.
+func (vm *VM) Load(path, options string) (code int, out string, err error) {
+	// "true": the path is absolute and used as is, what VirtualMachine.loadAgentPath sends;
+	// "false" would make it a library name searched in the JDK and the library path.
+	code, out, err = vm.Command("load", path, "true", options)
+	if err != nil {
+		return 0, out, fmt.Errorf("loading agent %s into pid %d: %w", path, vm.PID, err)
+	}
+	msg := strings.TrimSpace(out)
+	// JDK 17..25 answer code 0 and "return code: N" when Agent_OnAttach ran; an agent that
+	// could not be loaded gets code -1 (JDK 17) or 0 (JDK 21+) and the reason.
+	if code == 0 {
+		for _, l := range strings.Split(msg, "\n") {
+			if rc, ok := strings.CutPrefix(strings.TrimSpace(l), "return code: "); ok {
+				n, err := strconv.Atoi(rc)
+				if err != nil {
+					return 0, out, fmt.Errorf("loading agent %s into pid %d: %q: no return code", path, vm.PID, l)
+				}
+				return n, out, nil
+			}
+		}
+	}
+	if msg == "" {
+		msg = "no message"
+	}
+	hint := ""
+	if strings.Contains(msg, "EnableDynamicAgentLoading") {
+		hint = " (it runs with -XX:-EnableDynamicAgentLoading: restart it without that option)"
+	}
+	return code, out, fmt.Errorf("loading agent %s into pid %d: the JVM answered code %d: %s%s", path, vm.PID, code, msg, hint)
+}
+
+// command returns the process's command (its argv[0]'s base) for messages.
+func command(t *target) string {
+	b, err := os.ReadFile(t.dir("comm"))
+	if err != nil {
+		return "?"
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// userName returns "name (uid N)", or "uid N" when the user database does not know the uid
+// (a container's user).
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
+	}
+	return fmt.Sprintf("uid %d", uid)
+}

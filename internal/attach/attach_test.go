@@ -1,0 +1,664 @@
+package attach
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"orca/internal/crash"
+)
+
+// The tests start real JVMs running testdata/Sleeper.java on every JDK present, attach to them
+// and run commands, and load testdata/agent.c compiled by gcc.
+
+const jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64" // its javac compiles Sleeper (--release 17)
+
+// jdkHomes are the JDKs the tests run on, with their feature release; an absent one is skipped.
+var jdkHomes = []struct {
+	feature int
+	home    string
+}{
+	{17, jdk17},
+	{25, "/usr/lib/jvm/temurin-25-jdk-amd64"},
+}
+
+// nobody is the user the other-user tests run a JVM as; other is a second user without an
+// entry in /etc/passwd.
+const (
+	nobody = 65534
+	other  = 65533
+)
+
+var workDir string // classes and agents, readable by nobody; removed by TestMain
+
+func TestMain(m *testing.M) {
+	if pid := os.Getenv("ORCA_ATTACH_HELPER_PID"); pid != "" {
+		helper(pid)
+		return
+	}
+	d, err := os.MkdirTemp("", "orca-attach-")
+	if err == nil {
+		err = os.Chmod(d, 0o755) // a JVM run as nobody reads the classes and agents here
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "attach:", err)
+		os.Exit(1)
+	}
+	workDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// helper attaches to the JVM ORCA_ATTACH_HELPER_PID and prints the outcome: the test binary
+// run as another user (TestOtherUserRefused).
+func helper(pid string) {
+	n, _ := strconv.Atoi(pid)
+	vm, err := AttachTimeout(n, 2*time.Second)
+	if err != nil {
+		fmt.Printf("error: %v\nis ErrPermission: %v\n", err, errors.Is(err, ErrPermission))
+		os.Exit(0)
+	}
+	fmt.Printf("attached to %d\n", vm.PID)
+}
+
+type jdk struct {
+	feature int
+	home    string
+	version string // JAVA_VERSION of the release file: 17.0.15
+}
+
+func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
+
+// forEachJDK runs f as a subtest per JDK, skipping an absent one.
+func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
+	for _, c := range jdkHomes {
+		t.Run(filepath.Base(c.home), func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join(c.home, "release"))
+			if err != nil {
+				t.Skipf("JDK %d absent at %s: %v", c.feature, c.home, err)
+			}
+			m := regexp.MustCompile(`(?m)^JAVA_VERSION="([^"]+)"`).FindSubmatch(b)
+			if m == nil {
+				t.Fatalf("%s/release: no JAVA_VERSION", c.home)
+			}
+			f(t, jdk{feature: c.feature, home: c.home, version: string(m[1])})
+		})
+	}
+}
+
+var (
+	buildMu sync.Mutex
+	built   = map[string]error{}
+)
+
+// once runs build the first time key is asked for and returns its error every time.
+func once(key string, build func() error) error {
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if err, ok := built[key]; ok {
+		return err
+	}
+	err := build()
+	built[key] = err
+	return err
+}
+
+// classes returns the directory of the compiled Sleeper.
+func classes(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(workDir, "classes")
+	err := once("classes", func() error {
+		javac := filepath.Join(jdk17, "bin", "javac")
+		if _, err := os.Stat(javac); err != nil {
+			return fmt.Errorf("no javac: %v", err)
+		}
+		src, err := filepath.Abs("testdata/Sleeper.java")
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "--release", "17", "-d", dir, src)
+		cmd.Dir = workDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("javac: %v\n%s", err, out)
+		}
+		return nil
+	})
+	crash.Check(t, workDir)
+	if err != nil {
+		t.Skipf("JDK 17's javac compiles the test program: %v", err)
+	}
+	return dir
+}
+
+// agent compiles testdata/agent.c against j's headers into a library whose Agent_OnAttach
+// writes its options into out and returns result.
+func agent(t *testing.T, j jdk, out string, result int) string {
+	t.Helper()
+	lib := filepath.Join(workDir, fmt.Sprintf("libagent-%d-%d-%08x.so", j.feature, result, crc32.ChecksumIEEE([]byte(out))))
+	err := once(lib, func() error {
+		gcc, err := exec.LookPath("gcc")
+		if err != nil {
+			return err
+		}
+		cmd := exec.Command(gcc, "-shared", "-fPIC", "-Wall", "-Werror",
+			"-I", filepath.Join(j.home, "include"), "-I", filepath.Join(j.home, "include", "linux"),
+			"-DOUT_FILE="+strconv.Quote(out), "-DRESULT="+strconv.Itoa(result),
+			"-o", lib, "testdata/agent.c")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("gcc: %v\n%s", err, b)
+		}
+		return os.Chmod(lib, 0o755)
+	})
+	if err != nil {
+		t.Skipf("compiling the test agent: %v", err)
+	}
+	return lib
+}
+
+// javaProc is a JVM a test started.
+type javaProc struct {
+	cmd            *exec.Cmd
+	jvm            int // the JVM's pid: cmd's, or its child's when cmd forks (unshare --fork)
+	stdout, stderr *syncBuffer
+	dir            string
+}
+
+// syncBuffer is a bytes.Buffer the JVM's output goroutine and the test share.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startJVM starts Sleeper on j in dir (its working directory and the place of its crash
+// files) and waits until main runs. prefix runs the JVM under another command (setpriv);
+// env is added to the environment. The JVM is ended when the test ends, and the test fails
+// when it crashed.
+func startJVM(t *testing.T, j jdk, dir string, prefix, env []string, opts ...string) *javaProc {
+	t.Helper()
+	args := append(slices.Clone(prefix), j.java(), crash.ErrorFile(dir))
+	args = append(args, opts...)
+	args = append(args, "-cp", classes(t), "Sleeper")
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	return startCmd(t, cmd, dir)
+}
+
+// startCmd starts cmd, a JVM running Sleeper (or a command that runs one), in dir; see startJVM.
+func startCmd(t *testing.T, cmd *exec.Cmd, dir string) *javaProc {
+	t.Helper()
+	cmd.Dir = dir
+	p := &javaProc{cmd: cmd, stderr: &syncBuffer{}, stdout: &syncBuffer{}, dir: dir}
+	cmd.Stderr = p.stderr
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", cmd.Path, err)
+	}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if sc.Text() == "ready" {
+				ready <- true
+			}
+			p.stdout.Write([]byte(sc.Text() + "\n"))
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	exited := make(chan struct{}) // closed when the command ended, with waitErr set
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		pw.Close()
+		close(exited)
+	}()
+	p.jvm = cmd.Process.Pid
+	t.Cleanup(func() {
+		// SIGTERM: the JVM exits normally and removes its attach socket.
+		syscall.Kill(p.jvm, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Errorf("the JVM (pid %d) did not end within 20 s of SIGTERM", cmd.Process.Pid)
+		}
+		crash.Check(t, dir)
+	})
+	select {
+	case <-ready:
+	case <-exited:
+		t.Fatalf("the JVM ended before it was ready: %v\nstdout:\n%s\nstderr:\n%s", waitErr, p.stdout, p.stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the JVM was not ready within 60 s\nstderr:\n%s", p.stderr)
+	}
+	return p
+}
+
+func (p *javaProc) pid() int { return p.jvm }
+
+// noThreadDump fails t when the JVM printed a thread dump: SIGQUIT reached a JVM that did not
+// take it as the attach trigger (or reached one after its listener started).
+func (p *javaProc) noThreadDump(t *testing.T) {
+	t.Helper()
+	if out := p.stdout.String(); strings.Contains(out, "Full thread dump") {
+		t.Errorf("the JVM printed a thread dump: a SIGQUIT went astray:\n%.2000s", out)
+	}
+}
+
+func TestAttach(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := t.TempDir()
+		p := startJVM(t, j, dir, nil, nil)
+		vm, err := Attach(p.pid())
+		if err != nil {
+			t.Fatalf("Attach(%d): %v", p.pid(), err)
+		}
+		if vm.NSPid != p.pid() {
+			t.Errorf("NSPid = %d, want %d (one pid namespace)", vm.NSPid, p.pid())
+		}
+
+		code, out, err := vm.Command("properties")
+		if err != nil || code != 0 {
+			t.Fatalf("properties: code %d, %v\n%s", code, err, out)
+		}
+		if want := "java.version=" + j.version + "\n"; !strings.Contains(out, want) {
+			t.Errorf("properties: no line %q in\n%.3000s", strings.TrimSpace(want), out)
+		}
+
+		code, out, err = vm.Command("jcmd", "VM.version")
+		if err != nil || code != 0 || !strings.Contains(out, "JDK "+j.version+"\n") {
+			t.Errorf("jcmd VM.version: code %d, %v; want \"JDK %s\" in\n%s", code, err, j.version, out)
+		}
+
+		// An unknown command: the JVM says so with a non-zero code, not a broken connection.
+		code, out, err = vm.Command("nosuchcommand")
+		if err != nil || code == 0 || !strings.Contains(out, "not recognized") {
+			t.Errorf("nosuchcommand: code %d, %v, %q; want a non-zero code and \"not recognized\"", code, err, out)
+		}
+
+		wantVersion := 1
+		if j.feature >= 24 {
+			wantVersion = 2
+		}
+		if v, err := vm.ProtocolVersion(); err != nil || v != wantVersion || vm.Version != wantVersion {
+			t.Errorf("ProtocolVersion = %d, %v, Version %d; want %d", v, err, vm.Version, wantVersion)
+		}
+
+		// load: Agent_OnAttach gets the options and its result comes back.
+		okOut := filepath.Join(dir, "ok.txt")
+		opts := "hello attach, k=v " + j.version
+		code, out, err = vm.Load(agent(t, j, okOut, 0), opts)
+		if err != nil || code != 0 {
+			t.Errorf("Load(ok agent): code %d, %v\n%s", code, err, out)
+		}
+		if b, err := os.ReadFile(okOut); err != nil || string(b) != opts {
+			t.Errorf("the agent wrote %q, %v; want its options %q", b, err, opts)
+		}
+		sevenOut := filepath.Join(dir, "seven.txt")
+		code, out, err = vm.Load(agent(t, j, sevenOut, 7), "seven")
+		if err != nil || code != 7 {
+			t.Errorf("Load(agent returning 7): code %d, %v, %q; want code 7", code, err, out)
+		}
+		if b, err := os.ReadFile(sevenOut); err != nil || string(b) != "seven" {
+			t.Errorf("the agent returning 7 wrote %q, %v; want \"seven\"", b, err)
+		}
+		missing := filepath.Join(dir, "libmissing.so")
+		code, out, err = vm.Load(missing, "")
+		if err == nil || !strings.Contains(err.Error(), "was not loaded") || !strings.Contains(err.Error(), missing) {
+			t.Errorf("Load(%s): code %d, %v; want an error saying it was not loaded", missing, code, err)
+		}
+
+		// JDK 21+ (JEP 451) warns on the JVM's stderr about a dynamically loaded JVMTI agent.
+		warned := strings.Contains(p.stderr.String(), "A JVM TI agent has been loaded dynamically")
+		if warned != (j.feature >= 21) {
+			t.Errorf("JDK %d: dynamic-agent warning printed: %v, want %v; stderr:\n%s", j.feature, warned, j.feature >= 21, p.stderr)
+		}
+
+		// A second attach to the same JVM (its listener runs now) works as well.
+		vm2, err := Attach(p.pid())
+		if err != nil {
+			t.Fatalf("second Attach(%d): %v", p.pid(), err)
+		}
+		code, out, err = vm2.Command("threaddump")
+		if err != nil || code != 0 || !strings.Contains(out, "Sleeper.main") {
+			t.Errorf("threaddump: code %d, %v; want Sleeper.main in\n%.3000s", code, err, out)
+		}
+		if strings.Contains(p.stdout.String(), "Sleeper.main") {
+			t.Errorf("the thread dump went to the JVM's stdout, not to the attach connection")
+		}
+		p.noThreadDump(t)
+	})
+}
+
+func TestAttachDisabled(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		t.Run("command-line", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, nil, "-XX:+DisableAttachMechanism")
+			_, err := Attach(p.pid())
+			if !errors.Is(err, ErrAttachDisabled) || !strings.Contains(err.Error(), "-XX:+DisableAttachMechanism (in the command line)") {
+				t.Errorf("Attach: %v; want ErrAttachDisabled naming the command line", err)
+			}
+			p.noThreadDump(t) // refused without a signal
+		})
+		t.Run("JAVA_TOOL_OPTIONS", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, []string{"JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism"})
+			_, err := Attach(p.pid())
+			if !errors.Is(err, ErrAttachDisabled) || !strings.Contains(err.Error(), "JAVA_TOOL_OPTIONS") {
+				t.Errorf("Attach: %v; want ErrAttachDisabled naming JAVA_TOOL_OPTIONS", err)
+			}
+		})
+		t.Run("re-enabled", func(t *testing.T) {
+			// The command line comes after JAVA_TOOL_OPTIONS: the last setting wins.
+			p := startJVM(t, j, t.TempDir(), nil, []string{"JAVA_TOOL_OPTIONS=-XX:+DisableAttachMechanism"}, "-XX:-DisableAttachMechanism")
+			vm, err := Attach(p.pid())
+			if err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			if code, out, err := vm.Command("jcmd", "VM.version"); err != nil || code != 0 {
+				t.Errorf("jcmd VM.version: code %d, %v\n%s", code, err, out)
+			}
+		})
+		t.Run("no-dynamic-agents", func(t *testing.T) {
+			dir := t.TempDir()
+			p := startJVM(t, j, dir, nil, nil, "-XX:-EnableDynamicAgentLoading")
+			vm, err := Attach(p.pid())
+			if err != nil {
+				t.Fatalf("Attach: %v", err)
+			}
+			out := filepath.Join(dir, "ok.txt")
+			_, _, err = vm.Load(agent(t, j, out, 0), "x")
+			if err == nil || !strings.Contains(err.Error(), "restart it without that option") {
+				t.Errorf("Load into a JVM with -XX:-EnableDynamicAgentLoading: %v; want an error naming the option", err)
+			}
+			if exists(out) {
+				t.Errorf("the agent ran")
+			}
+		})
+		t.Run("argfile", func(t *testing.T) {
+			// An @argfile is not read: the listener never starts, and the timeout's error
+			// names the flag among the causes.
+			dir := t.TempDir()
+			argfile := filepath.Join(dir, "args")
+			if err := os.WriteFile(argfile, []byte("-XX:+DisableAttachMechanism\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := startJVM(t, j, dir, nil, nil, "@"+argfile)
+			start := time.Now()
+			_, err := AttachTimeout(p.pid(), time.Second)
+			if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "DisableAttachMechanism") {
+				t.Errorf("Attach: %v; want ErrTimeout naming DisableAttachMechanism", err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Attach with a 1 s timeout took %v", d)
+			}
+		})
+	})
+}
+
+func TestNotJVM(t *testing.T) {
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Skipf("starting sleep: %v", err)
+	}
+	defer func() {
+		sleep.Process.Kill()
+		sleep.Wait()
+	}()
+	_, err := Attach(sleep.Process.Pid)
+	if !errors.Is(err, ErrNotJVM) || !strings.Contains(err.Error(), "(sleep)") {
+		t.Errorf("Attach(sleep): %v; want ErrNotJVM naming sleep", err)
+	}
+	// sleep is still alive: no SIGQUIT reached it.
+	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("sleep ended: %v", err)
+	}
+
+	done := exec.Command("true")
+	if err := done.Run(); err != nil {
+		t.Skipf("running true: %v", err)
+	}
+	for _, pid := range []int{done.Process.Pid, 0, -3} {
+		if _, err := Attach(pid); !errors.Is(err, ErrNoProcess) {
+			t.Errorf("Attach(%d), a process that is gone: %v; want ErrNoProcess", pid, err)
+		}
+	}
+}
+
+// nobodyDir returns a directory that a JVM run as nobody can write, with the test's own
+// crash check.
+func nobodyDir(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running a JVM as another user needs root")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("setpriv (util-linux) runs the JVM as another user: not found")
+	}
+	dir, err := os.MkdirTemp(workDir, "nobody-")
+	if err == nil {
+		err = os.Chown(dir, nobody, nobody)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var asNobody = []string{"setpriv", "--reuid=" + strconv.Itoa(nobody), "--regid=" + strconv.Itoa(nobody), "--clear-groups"}
+
+func TestOtherUser(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := nobodyDir(t)
+		p := startJVM(t, j, dir, asNobody, nil)
+		vm, err := Attach(p.pid())
+		if err != nil {
+			t.Fatalf("Attach(%d), a JVM of nobody, as root: %v", p.pid(), err)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Stat(vm.Socket, &st); err != nil || st.Uid != nobody {
+			t.Errorf("socket %s: uid %d, %v; want nobody's", vm.Socket, st.Uid, err)
+		}
+		code, out, err := vm.Command("jcmd", "VM.version")
+		if err != nil || code != 0 || !strings.Contains(out, "JDK "+j.version) {
+			t.Errorf("jcmd VM.version: code %d, %v\n%s", code, err, out)
+		}
+		okOut := filepath.Join(dir, "ok.txt")
+		code, out, err = vm.Load(agent(t, j, okOut, 0), "as nobody")
+		if err != nil || code != 0 {
+			t.Errorf("Load: code %d, %v\n%s", code, err, out)
+		}
+		if err := syscall.Stat(okOut, &st); err != nil || st.Uid != nobody {
+			t.Errorf("the agent's file %s: uid %d, %v; want written by the JVM as nobody", okOut, st.Uid, err)
+		}
+		if b, err := os.ReadFile(okOut); err != nil || string(b) != "as nobody" {
+			t.Errorf("the agent wrote %q, %v", b, err)
+		}
+		p.noThreadDump(t)
+	})
+}
+
+func TestOtherUserRefused(t *testing.T) {
+	j := jdkHomes[0]
+	if _, err := os.Stat(filepath.Join(j.home, "bin", "java")); err != nil {
+		t.Skipf("JDK 17 absent: %v", err)
+	}
+	dir := nobodyDir(t)
+	p := startJVM(t, jdk{feature: j.feature, home: j.home}, dir, asNobody, nil)
+
+	// The test binary, run as another user, attaches to nobody's JVM.
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "attach.test")
+	b, err := os.ReadFile(self)
+	if err == nil {
+		err = os.WriteFile(bin, b, 0o755)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("setpriv", "--reuid="+strconv.Itoa(other), "--regid="+strconv.Itoa(other), "--clear-groups", bin)
+	cmd.Env = append(os.Environ(), "ORCA_ATTACH_HELPER_PID="+strconv.Itoa(p.pid()))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the helper as uid %d: %v\n%s", other, err, out)
+	}
+	want := []string{"is ErrPermission: true", "runs as nobody (uid 65534) and orca as uid 65533", "sudo -u '#65534'"}
+	for _, w := range want {
+		if !strings.Contains(string(out), w) {
+			t.Errorf("the helper as uid %d said\n%s\nwant %q", other, out, w)
+		}
+	}
+	if !exists(fmt.Sprintf("/proc/%d", p.pid())) {
+		t.Errorf("nobody's JVM ended")
+	}
+	p.noThreadDump(t)
+}
+
+// TestContainer attaches to a JVM in a container made by unshare: its own user namespace
+// (where it is root, and the host's root is nobody), pid namespace (where it is pid 1) and
+// mount namespace (where /tmp is an empty tmpfs). Orca must find the socket through
+// /proc/PID/root, name it by the JVM's own pid, make the trigger file the JVM's user's and
+// connect as that user.
+func TestContainer(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) makes the container: not found")
+	}
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := nobodyDir(t)
+		probe := exec.Command("setpriv", append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "true")...)
+		if out, err := probe.CombinedOutput(); err != nil {
+			t.Skipf("nobody cannot create a user and mount namespace here: %v\n%s", err, out)
+		}
+		// The container sees dir as /mnt (dir is under the /tmp that its tmpfs covers): its
+		// classes, its crash files and the test agent are there.
+		cp := exec.Command("cp", "-r", classes(t)+"/.", dir)
+		if out, err := cp.CombinedOutput(); err != nil {
+			t.Fatalf("copying the classes: %v\n%s", err, out)
+		}
+		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" -XX:ErrorFile=/mnt/hs_err_pid%p.log -cp /mnt Sleeper`
+		cmd := exec.Command("setpriv", append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
+			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
+		p := startCmd(t, cmd, dir)
+		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", p.jvm, p.jvm))
+		f := strings.Fields(string(kids))
+		if err != nil || len(f) != 1 {
+			t.Fatalf("the JVM, child of unshare %d: %q, %v", p.jvm, kids, err)
+		}
+		p.jvm, _ = strconv.Atoi(f[0])
+
+		vm, err := Attach(p.pid())
+		if err != nil {
+			t.Fatalf("Attach(%d), a JVM in a container: %v", p.pid(), err)
+		}
+		if vm.NSPid != 1 {
+			t.Errorf("NSPid = %d, want 1", vm.NSPid)
+		}
+		if want := fmt.Sprintf("/proc/%d/root/tmp/.java_pid1", p.pid()); vm.Socket != want {
+			t.Errorf("Socket = %s, want %s", vm.Socket, want)
+		}
+		if exists("/tmp/.java_pid1") {
+			t.Errorf("/tmp/.java_pid1 exists on the host: the JVM's /tmp is not its own")
+		}
+		code, out, err := vm.Command("jcmd", "VM.version")
+		if err != nil || code != 0 || !strings.Contains(out, "JDK "+j.version) {
+			t.Errorf("jcmd VM.version: code %d, %v\n%s", code, err, out)
+		}
+		// The agent's path is the container's.
+		lib := agent(t, j, "/mnt/ok.txt", 0)
+		if b, err := os.ReadFile(lib); err != nil || os.WriteFile(filepath.Join(dir, "libagent.so"), b, 0o755) != nil {
+			t.Fatalf("copying %s into the container: %v", lib, err)
+		}
+		code, out, err = vm.Load("/mnt/libagent.so", "in a container")
+		if err != nil || code != 0 {
+			t.Errorf("Load: code %d, %v\n%s", code, err, out)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "ok.txt")); err != nil || string(b) != "in a container" {
+			t.Errorf("the agent wrote %q, %v", b, err)
+		}
+		p.noThreadDump(t)
+	})
+}
+
+func TestCreateTrigger(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("chown needs root")
+	}
+	path := filepath.Join(t.TempDir(), ".attach_pid1")
+	got, err := createTrigger(path, &target{euid: nobody, egid: nobody})
+	if err != nil || got != path {
+		t.Fatalf("createTrigger = %q, %v", got, err)
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil || st.Uid != nobody || st.Gid != nobody {
+		t.Errorf("%s: uid %d gid %d, %v; want the JVM's user", path, st.Uid, st.Gid, err)
+	}
+	// A trigger that is there already is another attacher's: not ours to remove.
+	if got, err := createTrigger(path, &target{euid: nobody, egid: nobody}); err != nil || got != "" {
+		t.Errorf("second createTrigger = %q, %v; want \"\", nil", got, err)
+	}
+}
+
+func TestParseStatus(t *testing.T) {
+	status := "Name:\tjava\nUid:\t1000\t1001\t1001\t1001\nGid:\t50\t51\t51\t51\nNSpid:\t4242\t17\t1\n" +
+		"SigIgn:\t0000000000000000\nSigCgt:\t2000000181005ccf\n"
+	tg, err := parseStatus(4242, []byte(status))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.nspid != 1 || tg.euid != 1001 || tg.egid != 51 || !tg.catchesQuit() {
+		t.Errorf("parseStatus = %+v; want nspid 1 (innermost), euid 1001, egid 51, SIGQUIT caught", tg)
+	}
+	tg, err = parseStatus(7, []byte("Uid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\nSigIgn:\t0000000000000004\nSigCgt:\t0000000000000004\n"))
+	if err != nil || tg.nspid != 7 || tg.catchesQuit() {
+		t.Errorf("parseStatus without NSpid, SIGQUIT ignored = %+v, %v; want nspid 7, not caught", tg, err)
+	}
+	if _, err := parseStatus(7, []byte("Name:\tx\n")); err == nil {
+		t.Errorf("parseStatus without Uid: no error")
+	}
+}
+
+func TestJVMOptions(t *testing.T) {
+	for _, c := range []struct {
+		argv []string
+		want []string
+	}{
+		{[]string{"java", "-Xmx1g", "-cp", "a:b", "-XX:+DisableAttachMechanism", "Main", "-XX:-DisableAttachMechanism"},
+			[]string{"-Xmx1g", "-cp", "-XX:+DisableAttachMechanism"}},
+		{[]string{"java", "-jar", "app.jar", "-XX:+DisableAttachMechanism"}, nil},
+		{[]string{"java", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "-m", "mod/x.Main"}, []string{"--add-opens"}},
+	} {
+		if got := jvmOptions(c.argv); !slices.Equal(got, c.want) {
+			t.Errorf("jvmOptions(%q) = %q, want %q", c.argv, got, c.want)
+		}
+	}
+}

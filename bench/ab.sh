@@ -25,7 +25,7 @@ WL=$1 R=$2
 shift 2
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-ab.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-"$JDK/bin/javac" --release 17 -d "$TMP/classes" bench/java/*.java
+"$JDK/bin/javac" --release 17 -d "$TMP/classes" bench/java/{LockBench,ParkBench,QueueBench,H2Bench,JfrCount}.java
 case $WL in
   lock) CMD=(-cp "$TMP/classes" LockBench 8 5 2) ;;
   h2) CMD=(-cp "$TMP/classes:$H2JAR" H2Bench 8 5 2) ;;

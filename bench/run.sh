@@ -19,8 +19,8 @@
 #              frames (-XX:FlightRecorderOptions:stackdepth), whatever DEPTH is
 #   FORMAT     the encoding orca writes, compact or seed (the agent's format= option)
 #              [compact: what orca record writes]
-#   WORKLOADS  throughput workloads, from: lock park h2 tomcat [lock park h2 tomcat]
-#   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock park h2 tomcat]; "" skips it
+#   WORKLOADS  throughput workloads, from: lock park queue h2 tomcat [lock park queue h2 tomcat]
+#   PERTURB    workloads for the perturbation check (JFR alone vs JFR+orca) [lock park queue h2 tomcat]; "" skips it
 #   LIB        agent library [$(bin/orca agent-path) if bin/orca exists, else built from agent/*.c]
 #   H2JAR      H2 jar [/usr/share/java/h2.jar; installed with apt-get (package libh2-java) when root]
 #              tomcat: Tomcat 10 and wrk (packages tomcat10-common, wrk; installed when root), bench/tomcat.sh
@@ -79,8 +79,8 @@ fi
 FORMAT=${FORMAT:-compact}
 case $FORMAT in compact|seed) ;; *) echo "bench: FORMAT=$FORMAT: want compact or seed" >&2; exit 2 ;; esac
 ORCA_OPTS=${DEPTH:+,depth=$DEPTH},format=$FORMAT
-WORKLOADS=${WORKLOADS-lock park h2 tomcat}
-PERTURB=${PERTURB-lock park h2 tomcat}
+WORKLOADS=${WORKLOADS-lock park queue h2 tomcat}
+PERTURB=${PERTURB-lock park queue h2 tomcat}
 H2JAR=${H2JAR:-/usr/share/java/h2.jar}
 KEEP=${KEEP:-0}
 QUIET=${QUIET:-15}
@@ -114,7 +114,9 @@ fi
 
 CLASSES=$TMP/classes
 mkdir -p "$CLASSES"
-"$JDK/bin/javac" --release 17 -d "$CLASSES" bench/java/*.java
+# The workloads and JfrCount only: the servers' load clients beside them (JmsLoad, LuceneLoad) need
+# their servers' jars and are compiled by bench/servers.sh.
+"$JDK/bin/javac" --release 17 -d "$CLASSES" bench/java/{LockBench,ParkBench,QueueBench,H2Bench,JfrCount}.java
 cp bench/zero.jfc "$TMP/zero.jfc"
 
 if [[ " $WORKLOADS $PERTURB " == *" h2 "* ]] && [ ! -f "$H2JAR" ]; then
@@ -151,6 +153,7 @@ workload_cmd() {
   case $1 in
     lock) echo "-cp $CLASSES LockBench $THREADS $SECS $WARMUP" ;;
     park) echo "-cp $CLASSES ParkBench $THREADS $SECS $WARMUP" ;;
+    queue) echo "-cp $CLASSES QueueBench $THREADS $SECS $WARMUP" ;;
     h2) echo "-cp $CLASSES:$H2JAR H2Bench $THREADS $SECS $WARMUP" ;;
     *) echo "bench: unknown workload $1" >&2; return 1 ;;
   esac
@@ -160,6 +163,7 @@ workload_desc() {
     lock) echo "LockBench (synthetic: $THREADS threads, synchronized counters on 4 shared locks, wait/notify, sleep)" ;;
     tomcat) echo "Tomcat 10 under wrk (1 thread, 16 connections) on 127.0.0.1, testdata/java/server's BlockingServlet: every way a request thread blocks (bench/tomcat.sh); ops = requests" ;;
     park) echo "ParkBench (synthetic, java.util.concurrent: $THREADS threads, ReentrantLock counters, Condition ping-pong, a CompletableFuture pipeline on a 2-worker ForkJoinPool)" ;;
+    queue) echo "QueueBench (synthetic, bounded queues: $THREADS threads, producers and consumers on an ArrayBlockingQueue and a LinkedBlockingQueue of 16 items)" ;;
     h2) echo "H2Bench (H2 $(basename "$(readlink -f "$H2JAR")" .jar | sed 's/^h2-//'), in-memory, $THREADS JDBC threads: SELECT/UPDATE/INSERT on 16 contended rows)" ;;
   esac
 }

@@ -7,6 +7,12 @@
 #
 #   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
 #   ORCA_FLAGS="--format compact" bench/servers.sh …   orca record flags (before --)
+#   ORCA_OFF=1 bench/servers.sh …   the server without orca (e.g. JFR alone in EXTRA_JVM_ARGS)
+#   NICE=-10 bench/servers.sh …     nice value for the server and the load client [0]
+#   NOREPORT=1 bench/servers.sh …   no orca report afterwards
+# $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C", C the
+# server JVM's CPU (user + system, /proc) over the load window; bench/amq-jfr.sh reads it.
+# $W/threads.txt: each JVM thread's CPU seconds since its start, at the end of the load window.
 #
 # Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
 set -u
@@ -28,20 +34,26 @@ if [ ! -e $CLS/LuceneLoad.class ]; then
 fi
 AMQCP=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar
 EF="-XX:ErrorFile=$W/hs_err_pid%p.log"
+# NICE: this script and everything it starts (server, orca, load client) at that nice value
+[ "${NICE:-0}" = 0 ] || renice -n "$NICE" -p $$ >/dev/null
+[ "${ORCA_OFF:-0}" = 1 ] && ORCA=
+# orca record -o P … -- CMD, or CMD alone under ORCA_OFF=1 (the record and -o P words dropped);
+# exec'ed, so that the background job ($!) is orca record (the JVM its child) or the JVM itself
+rec() { if [ "${ORCA_OFF:-0}" = 1 ]; then shift 3; while [ "$1" != -- ]; do shift; done; shift; fi; exec $ORCA "$@"; }
 case $srv in
 hsqldb)
-  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
+  rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19001) 2>/dev/null; }
   load() { $JDK/bin/java -cp $CLS:/usr/share/java/hsqldb.jar -Dport=19001 HsqlLoad 12 $LOADSECS; } ;;
 activemq)
   mkdir -p conf data; sed 's#tcp://127.0.0.1:61616#tcp://127.0.0.1:19616#' /etc/activemq/instances-available/main/activemq.xml >conf/activemq.xml
   cp /etc/activemq/instances-available/main/log4j2.properties conf/
-  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
+  rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19616) 2>/dev/null; }
   load() { $JDK/bin/java -cp $CLS:$AMQCP:/usr/share/java/slf4j-nop.jar JmsLoad tcp://127.0.0.1:19616 6 6 $LOADSECS; } ;;
 lucene)
   if [ $mode = idle ]; then lm=idle; else lm=run; fi
-  $ORCA record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &
+  rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &
   ready() { [ -e $P.info ]; }
   load() { sleep $LOADSECS; } ;;
 tomcat)
@@ -62,19 +74,28 @@ X
 X
   cp -r $CLS/servlet $base/webapps/ROOT/WEB-INF/classes
   JAVA_HOME=$JDK CATALINA_HOME=/usr/share/tomcat10 CATALINA_BASE=$base CATALINA_PID= JAVA_OPTS="$EF $extra" \
-    $ORCA record -o $P ${ORCA_FLAGS:-} -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
+    rec record -o $P ${ORCA_FLAGS:-} -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
   ready() { curl -fs -o /dev/null http://127.0.0.1:19080/block; }
   load() { wrk -t2 -c16 -d${LOADSECS}s http://127.0.0.1:19080/block; } ;;
 esac
 opid=$!
 for i in $(seq 240); do ready && break; sleep 0.25; done
-jpid=$(pgrep -P $opid | head -1)
+# the JVM: orca record's child, or, with ORCA_OFF=1, the background job itself (exec java;
+# catalina.sh run also ends in exec java)
+if [ "${ORCA_OFF:-0}" = 1 ]; then jpid=$opid; else jpid=$(pgrep -P $opid | head -1); fi
+jcpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' /proc/$jpid/stat; }
 echo "orca $opid jvm $jpid"; ps -o pid,args -p $jpid | cut -c1-150
 t0=$(date +%s.%N)
+c0=$(jcpu)
 if [ $mode = load ]; then load >load.log 2>&1; tail -3 load.log; else sleep 10; fi
+c1=$(jcpu)
+# the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
+for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
+awk -v c0="$c0" -v c1="$c1" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f\n", s, r, l, c1 - c0 }' load.log >result.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"
 t1=$(date +%s.%N)
-$ORCA report $P >report.txt 2>&1; $ORCA report --json --top 0 $P >report.json 2>&1
+ORCA=$repo/bin/orca
+if [ "${ORCA_OFF:-0}" != 1 ] && [ "${NOREPORT:-0}" != 1 ]; then $ORCA report $P >report.txt 2>&1; $ORCA report --json --top 0 $P >report.json 2>&1; fi
 ls $W/hs_err* 2>/dev/null && echo CRASH
-head -12 report.txt
+[ -f report.txt ] && head -12 report.txt

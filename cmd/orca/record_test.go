@@ -400,6 +400,27 @@ func TestAgentOption(t *testing.T) {
 	if err := (recordOptions{depth: 16, format: "binary"}).check(); err == nil || !strings.Contains(err.Error(), "--format") {
 		t.Errorf("--format binary: %v, want a usage error naming --format", err)
 	}
+	// Bounds: the size in bytes (k, M, G powers of 1024), the age in whole seconds rounded up.
+	o = recordOptions{depth: 16, format: "compact", maxSize: "1.5G", maxAge: 90*time.Second + time.Millisecond}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=16,format=compact,maxsize=1610612736,maxage=91s"; got != want {
+		t.Errorf("bounds: got %s\nwant %s", got, want)
+	}
+	for _, c := range []struct {
+		o    recordOptions
+		want string // in the usage error, "" for none
+	}{
+		{recordOptions{depth: 16, format: "compact", maxSize: "16MB"}, ""},
+		{recordOptions{depth: 16, format: "compact", maxSize: "1048576"}, ""},
+		{recordOptions{depth: 16, format: "compact", maxSize: "512k"}, "at least 1MB"},
+		{recordOptions{depth: 16, format: "compact", maxSize: "lots"}, "16MB"},
+		{recordOptions{depth: 16, format: "compact", maxAge: time.Millisecond}, "at least 1s"},
+		{recordOptions{depth: 16, format: "seed", maxAge: time.Minute}, "compact"},
+	} {
+		err := c.o.check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("--max-size %q --max-age %v --format %s: %v, want %q", c.o.maxSize, c.o.maxAge, c.o.format, err, c.want)
+		}
+	}
 }
 
 func TestSetEnv(t *testing.T) {

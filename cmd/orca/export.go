@@ -119,8 +119,8 @@ func runExport(u ui, args []string) error {
 		return err
 	}
 	var mo model.Options
-	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > progressMin {
-		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
+	if size := rec.EventBytes(); size > progressMin {
+		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	res, err := model.Build(rec, mo)
 	if mo.Progress != nil {

@@ -73,8 +73,8 @@ func runReport(u ui, args []string) error {
 		return err
 	}
 	var opt model.Options
-	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > progressMin {
-		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
+	if size := rec.EventBytes(); size > progressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	res, err := model.Build(rec, opt)
 	if opt.Progress != nil {

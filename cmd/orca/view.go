@@ -62,8 +62,8 @@ func runView(u ui, args []string) error {
 		return err
 	}
 	var opt model.Options
-	if st, err := os.Stat(rec.Prefix + format.SuffixEvents); err == nil && st.Size() > viewProgressMin {
-		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, st.Size())
+	if size := rec.EventBytes(); size > viewProgressMin {
+		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	t0 := time.Now()
 	res, err := model.Build(rec, opt)

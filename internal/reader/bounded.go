@@ -194,3 +194,21 @@ func (e *Events) nextFile() error {
 	}
 	return nil
 }
+
+// EventBytes returns the size of the files the events are in: PREFIX.orca,
+// or a bounded recording's chunk files (for progress reports).
+func (r *Recording) EventBytes() int64 {
+	if len(r.Chunks) == 0 {
+		if st, err := os.Stat(r.Prefix + format.SuffixEvents); err == nil {
+			return st.Size()
+		}
+		return 0
+	}
+	var n int64
+	for _, c := range r.Chunks {
+		if st, err := os.Stat(c.Path); err == nil {
+			n += st.Size()
+		}
+	}
+	return n
+}

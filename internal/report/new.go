@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"regexp"
 	"sort"
@@ -69,6 +70,11 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	if bd := rec.Info.Bounds(); bd != nil {
 		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted}
+		if c := rec.Chunks; len(c) > 0 {
+			// The chunk files read (.info, rewritten once a second, may lag
+			// behind a recording still being written).
+			r.Bounded.ChunksKept = fmt.Sprintf("%d-%d", c[0].Seq, c[len(c)-1].Seq)
+		}
 		if start, end, ok := rec.Info.Span(); ok {
 			r.Bounded.RecordedS = sec(end - start)
 			if bd.ChunksDeleted > 0 && bd.KeptFrom > start {

@@ -220,8 +220,12 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	}
 	if b := info.Bounds(); b != nil && b.ChunksDeleted > 0 {
 		// A bounded recording (--max-size, --max-age): only its last chunks are kept.
+		kept := b.ChunksKept
+		if c := d.rec.Chunks; len(c) > 0 {
+			kept = fmt.Sprintf("%d-%d", c[0].Seq, c[len(c)-1].Seq) // those read (.info may lag)
+		}
 		msg := fmt.Sprintf("a bounded recording: only its last %.3g s are kept (chunk files %s); %d older chunk files were deleted, "+
-			"and what threads did before shows as their state at the kept span's start", (m.End - m.Start).Seconds(), b.ChunksKept, b.ChunksDeleted)
+			"and what threads did before shows as their state at the kept span's start", (m.End - m.Start).Seconds(), kept, b.ChunksDeleted)
 		if start, end, ok := info.Span(); ok {
 			msg += fmt.Sprintf(" (%.3g s recorded in all)", (end - start).Seconds())
 		}

@@ -273,21 +273,29 @@ static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int 
 // addressing; a thread that ended stays until the next chunk rebuilds it).
 static inline uint32_t ts_slot(uint32_t hash, uint32_t cap) { return th_slot(hash, cap); }
 
-// grow_states doubles the table of thread states (threads that ended
-// included: a chunk's start drops them); 0 when out of memory.
-static int grow_states(compact_enc *e) {
-  uint32_t cap = e->ts_cap * 2;
+// rehash_states moves the thread states to a table of cap slots, without
+// the threads that ended unless keep_ended; 0 when out of memory (the table
+// stays as it was).
+static int rehash_states(compact_enc *e, uint32_t cap, int keep_ended) {
   compact_thread *t = calloc(cap, sizeof *t);
   if (!t) return 0;
+  uint32_t n = 0;
   for (uint32_t i = 0; i < e->ts_cap; i++) {
-    if (!e->ts[i].used) continue;
-    uint32_t s = ts_slot(e->ts[i].hash, cap);
+    compact_thread *x = &e->ts[i];
+    if (!x->used) continue;
+    if (!x->alive && !keep_ended) {
+      drop_thread(x);
+      continue;
+    }
+    uint32_t s = ts_slot(x->hash, cap);
     while (t[s].used) s = (s + 1) & (cap - 1);
-    t[s] = e->ts[i];
+    t[s] = *x;
+    n++;
   }
   free(e->ts);
   e->ts = t;
   e->ts_cap = cap;
+  e->ts_n = n;
   return 1;
 }
 
@@ -297,7 +305,7 @@ static compact_thread *thread_state(compact_enc *e, uint32_t h, int create) {
     if (e->ts[s].hash == h) return &e->ts[s];
   if (!create) return NULL;
   if (2 * (e->ts_n + 1) > e->ts_cap) {
-    if (!grow_states(e)) return NULL;   // out of memory: counted as unrestated
+    if (!rehash_states(e, 2 * e->ts_cap, 1)) return NULL;   // out of memory: counted as unrestated
     for (s = ts_slot(h, e->ts_cap); e->ts[s].used; s = (s + 1) & (e->ts_cap - 1)) {
     }
   }
@@ -308,46 +316,16 @@ static compact_thread *thread_state(compact_enc *e, uint32_t h, int create) {
 }
 
 // rebuild_states drops the threads that ended and makes room for as many
-// again as are alive (at a chunk's start).
+// again as are alive (at a chunk's start). Out of memory, the table stays
+// and the ended threads keep their slots, emptied.
 static void rebuild_states(compact_enc *e) {
   uint32_t alive = 0;
-  for (uint32_t i = 0; i < e->ts_cap; i++) {
-    if (e->ts[i].used && !e->ts[i].alive) {
-      drop_thread(&e->ts[i]);
-      e->ts[i].used = 0;
-    }
-    alive += e->ts[i].used;
-  }
+  for (uint32_t i = 0; i < e->ts_cap; i++) alive += e->ts[i].used && e->ts[i].alive;
   uint32_t cap = TS_CAP0;
   while (cap < 4 * (alive + 1)) cap *= 2;
-  compact_thread *t = calloc(cap, sizeof *t);
-  if (!t) {   // out of memory: the table stays, emptied of the ended threads
-    compact_thread *old = e->ts;
-    uint32_t n = e->ts_cap;
-    compact_thread *c = malloc(n * sizeof *c);
-    if (!c) return;
-    memcpy(c, old, n * sizeof *c);
-    memset(old, 0, n * sizeof *old);
-    for (uint32_t i = 0; i < n; i++) {
-      if (!c[i].used) continue;
-      uint32_t s = ts_slot(c[i].hash, n);
-      while (old[s].used) s = (s + 1) & (n - 1);
-      old[s] = c[i];
-    }
-    free(c);
-    e->ts_n = alive;
-    return;
-  }
-  for (uint32_t i = 0; i < e->ts_cap; i++) {
-    if (!e->ts[i].used) continue;
-    uint32_t s = ts_slot(e->ts[i].hash, cap);
-    while (t[s].used) s = (s + 1) & (cap - 1);
-    t[s] = e->ts[i];
-  }
-  free(e->ts);
-  e->ts = t;
-  e->ts_cap = cap;
-  e->ts_n = alive;
+  if (rehash_states(e, cap, 0)) return;
+  for (uint32_t i = 0; i < e->ts_cap; i++)
+    if (e->ts[i].used && !e->ts[i].alive) drop_thread(&e->ts[i]);
 }
 
 static inline compact_fact *fact_slot(compact_enc *e, uint32_t obj) {

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -22,6 +23,7 @@ import (
 )
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
+       orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts (through
 JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
@@ -49,6 +51,29 @@ SIGTERM and SIGHUP sent to orca are passed on to COMMAND. Ctrl-C and Ctrl-\ on
 a terminal reach COMMAND directly; when orca does not run in the terminal's
 foreground, SIGINT and SIGQUIT are passed on too.
 
+With --pid, orca attaches to a JVM that is already running (HotSpot, JDK 17+,
+started without any agent or option) instead of starting one: it loads the
+agent with HotSpot's attach protocol (the one jcmd uses; no JDK tool needed),
+prints a line once the agent records, records until D has passed (--duration)
+or orca gets Ctrl-C (SIGINT) or SIGTERM, then stops the recording, waits for
+its files to be complete, prints what was recorded and exits 0. The JVM goes
+on running; a later attach starts a new recording. A second Ctrl-C while the
+recording stops only says so: orca never leaves the JVM recording. orca must
+run as the JVM's user or as root. The JVM's user writes the files, so -o must
+name a directory that user can write (checked before attaching). Without -o
+the prefix is orca-PID-YYYYMMDD-HHMMSS in the current directory, or in /tmp
+inside the container for a JVM in a container (orca reads it there through
+/proc/PID/root). A JVM started with -XX:+DisableAttachMechanism cannot be
+attached to. JDK 21 and later print a WARNING on the JVM's own stderr (its log)
+that an agent was loaded dynamically: it is expected, and starting the JVM
+with -XX:+EnableDynamicAgentLoading hides it (and keeps attaching possible
+should a later JDK disallow it by default).
+
+--detach leaves the recording running and exits once it has started; stop it
+later with orca stop PID, which prints the summary. Bound such a recording
+with --max-size and --max-age: without them its files grow until it is
+stopped or the JVM exits (orca warns).
+
 Examples:
   orca record -- java -cp build/demo Demo
   orca record -o /tmp/run1 -- java -jar app.jar --port 8080
@@ -56,6 +81,10 @@ Examples:
   orca record -o build/run --force --quiet -- mvn -q exec:java
   orca record -o /var/tmp/srv --max-size 64MB --max-age 10m -- catalina.sh run
   orca dump /tmp/run1 | less
+  orca record --pid 4242 --duration 30s -o /tmp/srv
+  orca record --pid 4242 -o /tmp/srv --force         (Ctrl-C stops)
+  orca record --pid 4242 -o /var/tmp/srv --max-size 256MB --max-age 1h --detach
+  orca stop 4242
 `
 
 // The agent's defaults (agent/core/options.c), for help and summary texts.
@@ -81,6 +110,10 @@ type recordOptions struct {
 	maxAge  time.Duration // --max-age (0 none)
 	force   bool
 	quiet   bool
+
+	pid      int           // --pid: attach to this running JVM (0: start COMMAND)
+	duration time.Duration // --duration: stop an attached recording after it (0: at Ctrl-C)
+	detach   bool          // --detach: leave an attached recording running
 }
 
 func runRecord(u ui, args []string) error {
@@ -99,10 +132,24 @@ func runRecord(u ui, args []string) error {
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
+	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
+	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
+	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it")
 	if err := parseFlags(u, flags, args); err != nil {
 		return err
 	}
 	argv := flags.Args()
+	pidGiven := false
+	flags.Visit(func(f *flag.Flag) { pidGiven = pidGiven || f.Name == "pid" })
+	if pidGiven {
+		if err := o.checkAttach(argv); err != nil {
+			return err
+		}
+		return recordPID(u, o)
+	}
+	if o.duration != 0 || o.detach {
+		return usagef("record: --duration and --detach go with --pid PID (example: orca record --pid 4242 --duration 30s)")
+	}
 	if len(argv) == 0 {
 		return usagef("record: no COMMAND given (example: orca record -o /tmp/run1 -- java -jar app.jar)")
 	}
@@ -316,6 +363,22 @@ func (o recordOptions) check() error {
 	return nil
 }
 
+// checkAttach checks the flags of orca record --pid; argv is what follows
+// them.
+func (o recordOptions) checkAttach(argv []string) error {
+	switch {
+	case len(argv) > 0:
+		return usagef("record: --pid %d attaches to a running JVM, COMMAND %q would start one: give one of them", o.pid, argv[0])
+	case o.pid <= 0:
+		return usagef("record: --pid %d: want the process id of a running JVM (jps or ps -C java lists them)", o.pid)
+	case o.duration < 0:
+		return usagef("record: --duration %v: want a positive duration (e.g. 30s, 5m)", o.duration)
+	case o.detach && o.duration != 0:
+		return usagef("record: --detach leaves the recording running, --duration stops it: give one of them (bound a detached recording with --max-size or --max-age)")
+	}
+	return o.check()
+}
+
 // parseSize reads a size: bytes, or a number with k, K, kB, KB, M, MB, G,
 // GB (powers of 1024), at least 1 MB.
 func parseSize(s string) (int64, error) {
@@ -346,13 +409,11 @@ func defaultPrefix(t time.Time) string {
 	return t.Format("orca-20060102-150405")
 }
 
-// checkPrefix refuses prefixes the agent's option syntax cannot carry.
+// checkPrefix refuses prefixes the agent's option syntax cannot carry, and
+// directories.
 func checkPrefix(p string) error {
-	switch {
-	case strings.Contains(p, ","):
-		return usagef("record: -o %q: the prefix may not contain a comma (it separates agent options)", p)
-	case strings.HasSuffix(p, "/") || filepath.Base(p) == "." || filepath.Base(p) == "..":
-		return usagef("record: -o %q: want a file name prefix, not a directory (e.g. %s)", p, filepath.Join(p, "run1"))
+	if err := checkPrefixSyntax(p); err != nil {
+		return err
 	}
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return usagef("record: -o %q is a directory: want a file name prefix (e.g. %s)", p, filepath.Join(p, "run1"))
@@ -360,13 +421,28 @@ func checkPrefix(p string) error {
 	return nil
 }
 
+// checkPrefixSyntax refuses prefixes the agent's option syntax cannot carry
+// and names of directories.
+func checkPrefixSyntax(p string) error {
+	switch {
+	case strings.Contains(p, ","):
+		return usagef("record: -o %q: the prefix may not contain a comma (it separates agent options)", p)
+	case strings.HasSuffix(p, "/") || filepath.Base(p) == "." || filepath.Base(p) == "..":
+		return usagef("record: -o %q: want a file name prefix, not a directory (e.g. %s)", p, filepath.Join(p, "run1"))
+	}
+	return nil
+}
+
 // agentOption is the -agentpath option that loads the agent with o.
-// clobber=no makes each further JVM of COMMAND pick PREFIX-2, PREFIX-3, ...
 func agentOption(lib, prefix string, o recordOptions) string {
-	// The agent expands %p (pid) in the prefix; the recording files are named
-	// by orca, so keep every % literal.
-	prefix = strings.ReplaceAll(prefix, "%", "%%")
-	s := fmt.Sprintf("-agentpath:%s=prefix=%s,clobber=no,depth=%d", lib, prefix, o.depth)
+	return "-agentpath:" + lib + "=" + agentOptions(prefix, o)
+}
+
+// agentOptions is the agent's options string for o, as -agentpath and an
+// attach's load pass it. clobber=no makes each further JVM of COMMAND pick
+// PREFIX-2, PREFIX-3, ...
+func agentOptions(prefix string, o recordOptions) string {
+	s := fmt.Sprintf("prefix=%s,clobber=no,depth=%d", escapePrefix(prefix), o.depth)
 	if o.flush != 0 {
 		s += ",flush=" + strconv.Itoa(o.flush)
 	}
@@ -387,6 +463,12 @@ func agentOption(lib, prefix string, o recordOptions) string {
 		s += fmt.Sprintf(",maxage=%ds", int64((o.maxAge+time.Second-1)/time.Second))
 	}
 	return s
+}
+
+// escapePrefix keeps every % of a prefix literal: the agent expands %p
+// (pid) in it, but the recording files are named by orca.
+func escapePrefix(prefix string) string {
+	return strings.ReplaceAll(prefix, "%", "%%")
 }
 
 // javaToolOptions appends opt to an existing JAVA_TOOL_OPTIONS value. The

@@ -30,6 +30,10 @@ var sum = func() string {
 // Checksum returns the hex SHA-256 of the embedded agent library.
 func Checksum() string { return sum }
 
+// Bytes returns the embedded agent library, to be written where a JVM in a
+// container can load it (the caller must not modify it).
+func Bytes() []byte { return lib }
+
 // Path extracts the agent library, if not already there, and returns its
 // path: $XDG_CACHE_HOME/orca/<first 16 hex digits of its SHA-256>/liborca.so
 // (~/.cache by default), or, when that directory is not writable, the same

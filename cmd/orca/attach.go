@@ -1,0 +1,467 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"orca/internal/agentlib"
+	"orca/internal/attach"
+	"orca/internal/format"
+)
+
+// The codes the agent's Agent_OnAttach returns (docs/attach.md, "The agent's side").
+const (
+	attachOK        = 0 // recording (start), or stopped (stop)
+	attachBadOption = 1 // the options string was refused
+	attachRunning   = 2 // a recording already runs in this JVM
+	attachCannotOut = 3 // the JVM's user cannot write the prefix's directory
+	attachJVMTI     = 4 // the JVM lacks a capability or event the agent needs
+	attachNoneToEnd = 5 // stop: no recording runs (or none with the given prefix)
+)
+
+// stopPollEvery is how often orca record --pid checks that the JVM still runs.
+const stopPollEvery = 200 * time.Millisecond
+
+// attachSignals end an attached recording (a second one only says that the
+// stop is under way: the JVM is never left recording).
+var attachSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+
+// recordPID is orca record --pid: it attaches to the running JVM o.pid,
+// starts a recording, and stops it after o.duration or a signal — or, with
+// o.detach, leaves it running.
+func recordPID(u ui, o recordOptions) error {
+	// Caught from the start: a Ctrl-C while the agent loads stops the
+	// recording as soon as it runs, rather than leave it behind.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, attachSignals...)
+	defer signal.Stop(sigs)
+
+	j, err := readJVMProc("/proc", o.pid)
+	if err != nil {
+		return exitError{1, "record --pid: " + err.Error()}
+	}
+	prefix, err := attachPrefix(j, o.prefix, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := checkAttachPrefix(j, o.prefix, prefix); err != nil {
+		return err
+	}
+	if err := j.checkWritableBy(prefix); err != nil {
+		return exitError{2, "record --pid: " + err.Error()}
+	}
+	hostPrefix := j.host(prefix)
+	if _, err := os.Stat(hostPrefix + format.SuffixEvents); err == nil && !o.force {
+		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
+			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", hostPrefix, hostPrefix, hostPrefix)}
+	}
+	if o.force {
+		removed, err := removeRecordings(hostPrefix)
+		if err != nil {
+			return fmt.Errorf("removing earlier recording: %w", err)
+		}
+		if len(removed) > 0 && !o.quiet {
+			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), hostPrefix)
+		}
+	}
+
+	vm, err := attach.Attach(o.pid)
+	if err != nil {
+		return exitError{1, "record --pid: " + err.Error()}
+	}
+	facts := readJVMFacts(vm, j)
+	lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
+	if err != nil {
+		return err
+	}
+	session, err := newSession()
+	if err != nil {
+		return err
+	}
+	opts := agentOptions(prefix, o) + ",session=" + session
+	code, _, err := vm.Load(lib, opts)
+	if err != nil {
+		return exitError{1, "record --pid: " + err.Error()}
+	}
+	if code != attachOK {
+		return startError(code, j, prefix, opts)
+	}
+
+	where := prefix
+	if j.contained {
+		where += fmt.Sprintf(" (in its container; here %s)", hostPrefix)
+	}
+	switch {
+	case o.detach:
+		fmt.Fprintf(u.stderr, "orca: recording pid %d (%s) to %s, left running\n", o.pid, facts.command, where)
+	case o.duration > 0:
+		fmt.Fprintf(u.stderr, "orca: recording pid %d (%s) to %s for %v; Ctrl-C stops it sooner\n", o.pid, facts.command, where, o.duration)
+	default:
+		fmt.Fprintf(u.stderr, "orca: recording pid %d (%s) to %s; Ctrl-C stops\n", o.pid, facts.command, where)
+	}
+	if facts.warned && !o.quiet {
+		fmt.Fprintf(u.stderr, "orca: (the JVM prints a WARNING about a dynamically loaded agent on its own stderr, as JDK 21+ does for every attach; starting it with -XX:+EnableDynamicAgentLoading hides it)\n")
+	}
+
+	if o.detach {
+		select {
+		case s := <-sigs:
+			// Interrupted before orca could tell how to stop: stop now.
+			fmt.Fprintf(u.stderr, "orca: %v: stopping the recording of pid %d\n", s, o.pid)
+		default:
+			fmt.Fprintf(u.stderr, "orca: stop it with: orca stop %d\n", o.pid)
+			if o.maxSize == "" && o.maxAge == 0 {
+				fmt.Fprintf(u.stderr, "orca: WARNING: no --max-size or --max-age: its files grow until it is stopped or the JVM exits\n")
+			}
+			return nil
+		}
+	} else {
+		var timer <-chan time.Time
+		if o.duration > 0 {
+			timer = time.After(o.duration)
+		}
+		tick := time.NewTicker(stopPollEvery)
+		defer tick.Stop()
+	wait:
+		for {
+			select {
+			case <-sigs:
+				break wait
+			case <-timer:
+				break wait
+			case <-tick.C:
+				if !j.alive() {
+					fmt.Fprintf(u.stderr, "orca: pid %d ended during the recording\n", o.pid)
+					return printAttached(u, o, hostPrefix, session)
+				}
+			}
+		}
+	}
+
+	type stopped struct {
+		code int
+		err  error
+	}
+	done := make(chan stopped, 1)
+	go func() {
+		code, _, err := vm.Load(lib, "stop")
+		done <- stopped{code, err}
+	}()
+	var st stopped
+stop:
+	for {
+		select {
+		case st = <-done:
+			break stop
+		case <-sigs:
+			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", o.pid)
+		}
+	}
+	switch {
+	case st.err != nil && !j.alive():
+		fmt.Fprintf(u.stderr, "orca: pid %d ended while the recording stopped\n", o.pid)
+	case st.err != nil:
+		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: %v; it may still be running: orca stop %d", o.pid, st.err, o.pid)}
+	case st.code == attachNoneToEnd:
+		fmt.Fprintf(u.stderr, "orca: the recording of pid %d had stopped already (orca stop?)\n", o.pid)
+	case st.code != attachOK:
+		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: the agent answered %d (its reason is on the JVM's stderr); it may still be running: orca stop %d", o.pid, st.code, o.pid)}
+	}
+	return printAttached(u, o, hostPrefix, session)
+}
+
+// printAttached prints the summary of the recording of session at prefix.
+func printAttached(u ui, o recordOptions, hostPrefix, session string) error {
+	if o.quiet {
+		return nil
+	}
+	all, err := findRecordings(hostPrefix)
+	if err != nil {
+		return err
+	}
+	recs := ownRecordings(all, session)
+	if len(recs) == 0 {
+		return exitError{1, fmt.Sprintf("no recording files found at %s.*", hostPrefix)}
+	}
+	for _, r := range recs {
+		printSummary(u.stderr, r)
+	}
+	return nil
+}
+
+// attachPrefix returns the prefix of an attached recording as the JVM sees
+// it: -o made absolute against orca's working directory, or by default
+// orca-PID-YYYYMMDD-HHMMSS there — in the container's /tmp for a JVM in a
+// container, where orca's working directory is unlikely to exist.
+func attachPrefix(j *jvmProc, o string, now time.Time) (string, error) {
+	if o == "" {
+		name := fmt.Sprintf("orca-%d-%s", j.pid, now.Format("20060102-150405"))
+		if j.contained {
+			return "/tmp/" + name, nil
+		}
+		o = name
+	}
+	return filepath.Abs(o)
+}
+
+// checkAttachPrefix is checkPrefix for a prefix the JVM sees: given is
+// -o as typed ("" for the default), abs the prefix made absolute.
+func checkAttachPrefix(j *jvmProc, given, abs string) error {
+	if given != "" {
+		if err := checkPrefixSyntax(given); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Stat(j.host(abs)); err == nil && fi.IsDir() {
+		return usagef("record: -o %q is a directory: want a file name prefix (e.g. %s)", given, filepath.Join(abs, "run1"))
+	}
+	return nil
+}
+
+// startError explains an Agent_OnAttach's refusal to start recording.
+func startError(code int, j *jvmProc, prefix, opts string) error {
+	var msg string
+	switch code {
+	case attachBadOption:
+		msg = fmt.Sprintf("the agent in pid %d refused the options %q (the reason is on the JVM's stderr): "+
+			"an older agent of another orca build loaded at the same path? report it with orca version's output", j.pid, opts)
+	case attachRunning:
+		what := "another recording"
+		if p := j.runningPrefix(); p != "" {
+			what = "a recording to " + j.host(p)
+		}
+		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
+			"stop it with orca stop %d, then attach again", j.pid, what, j.pid)
+	case attachCannotOut:
+		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s)",
+			j.pid, idName(j.uid), prefix, filepath.Base(prefix))
+	case attachJVMTI:
+		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+
+			"another agent may hold it, or this JVM is not a HotSpot JDK 17+; start it with the agent instead (orca record -- COMMAND)", j.pid)
+	default:
+		msg = fmt.Sprintf("the agent in pid %d did not start (Agent_OnAttach returned %d; the reason is on the JVM's stderr): "+
+			"an orca built before attaching was supported? rebuild with make", j.pid, code)
+	}
+	return exitError{1, "record --pid: " + msg}
+}
+
+// jvmFacts is what orca tells about the JVM it attached to.
+type jvmFacts struct {
+	command string // its main class or jar
+	warned  bool   // it prints JDK 21+'s warning about dynamically loaded agents
+}
+
+// readJVMFacts asks the JVM for its system properties: the main class
+// (sun.java.command) and the Java release (JDK 21+ warns of a dynamically
+// loaded agent unless started with -XX:+EnableDynamicAgentLoading).
+func readJVMFacts(vm *attach.VM, j *jvmProc) jvmFacts {
+	f := jvmFacts{command: "?"}
+	if b, err := os.ReadFile(j.path("comm")); err == nil {
+		f.command = strings.TrimSpace(string(b))
+	}
+	code, out, err := vm.Command("properties")
+	if err != nil || code != 0 {
+		return f
+	}
+	props := parseProperties(out)
+	if c := mainName(props["sun.java.command"]); c != "" {
+		f.command = c
+	}
+	feature, _ := strconv.Atoi(strings.TrimPrefix(props["java.specification.version"], "1."))
+	if feature >= 21 {
+		cmdline, _ := os.ReadFile(j.path("cmdline"))
+		environ, _ := os.ReadFile(j.path("environ"))
+		f.warned = !strings.Contains(string(cmdline)+string(environ), "EnableDynamicAgentLoading")
+	}
+	return f
+}
+
+// mainName is the program of a sun.java.command value: its main class, or
+// its jar's file name.
+func mainName(cmd string) string {
+	f := strings.Fields(cmd)
+	if len(f) == 0 {
+		return ""
+	}
+	if strings.HasSuffix(f[0], ".jar") {
+		return filepath.Base(f[0])
+	}
+	return f[0]
+}
+
+// parseProperties reads the properties command's answer, in
+// java.util.Properties' store format (key=value lines, # comments,
+// backslash escapes); enough for the values orca reads.
+func parseProperties(s string) map[string]string {
+	out := map[string]string{}
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || l[0] == '#' || l[0] == '!' {
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			continue
+		}
+		out[unescapeProperty(k)] = unescapeProperty(v)
+	}
+	return out
+}
+
+func unescapeProperty(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' || i+1 == len(s) {
+			b.WriteByte(c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'u':
+			if i+4 < len(s) {
+				if r, err := strconv.ParseUint(s[i+1:i+5], 16, 32); err == nil {
+					b.WriteRune(rune(r))
+					i += 4
+					continue
+				}
+			}
+			b.WriteByte('u')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String()
+}
+
+const stopHelp = `Usage: orca stop [-o PREFIX] [--quiet] PID
+
+Stops the recording running in the JVM with process id PID — one that
+orca record --pid PID --detach left running — and prints what it recorded,
+as orca record does. The JVM keeps running. When the command returns, the
+recording's files are complete.
+
+With -o, it stops the recording only if it writes to PREFIX (made absolute
+against the current directory; for a JVM in a container, the path inside
+it). orca stop exits 1, having stopped nothing, when no recording runs in
+PID (or none to PREFIX).
+
+Like orca record --pid, it attaches with HotSpot's attach protocol: orca
+must run as the JVM's user or as root.
+
+Examples:
+  orca record --pid 4242 -o /var/tmp/srv --max-size 256MB --max-age 1h --detach
+  orca stop 4242
+  orca stop -o /var/tmp/srv 4242
+  orca report /var/tmp/srv
+`
+
+func runStop(u ui, args []string) error {
+	flags := newFlagSet("stop", stopHelp)
+	prefixFlag := flags.String("o", "", "stop only the recording to `PREFIX`")
+	quiet := flags.Bool("quiet", false, "print no summary")
+	ops, err := parseArgs(u, flags, args)
+	if err != nil {
+		return err
+	}
+	if len(ops) != 1 {
+		return usagef("stop: want one PID (example: orca stop 4242)")
+	}
+	pid, err := strconv.Atoi(ops[0])
+	if err != nil || pid <= 0 {
+		return usagef("stop: %q is no pid: want the JVM's process id (example: orca stop 4242)", ops[0])
+	}
+	j, err := readJVMProc("/proc", pid)
+	if err != nil {
+		return exitError{1, "stop: " + err.Error()}
+	}
+	prefix := ""
+	if *prefixFlag != "" {
+		if prefix, err = filepath.Abs(*prefixFlag); err != nil {
+			return err
+		}
+	}
+	running := j.runningPrefix()
+	libs, anyAgent := j.loadedAgents()
+	if !anyAgent {
+		return exitError{1, fmt.Sprintf("stop: pid %d has no Orca agent loaded: no recording to stop", pid)}
+	}
+	if len(libs) == 0 {
+		// Mapped under a path orca could not check: the stop loads the
+		// library it would have attached with.
+		lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
+		if err != nil {
+			return err
+		}
+		libs = []string{lib}
+	}
+	vm, err := attach.Attach(pid)
+	if err != nil {
+		return exitError{1, "stop: " + err.Error()}
+	}
+	opts := "stop"
+	if prefix != "" {
+		opts += ",prefix=" + escapePrefix(prefix)
+	}
+	code := attachNoneToEnd
+	for _, lib := range libs {
+		if code, _, err = vm.Load(lib, opts); err != nil {
+			return exitError{1, "stop: " + err.Error()}
+		}
+		if code != attachNoneToEnd {
+			break
+		}
+	}
+	if err := stopError(code, pid, prefix, running, j); err != nil {
+		return err
+	}
+	if running == "" {
+		fmt.Fprintf(u.stderr, "orca: stopped the recording of pid %d\n", pid)
+		return nil
+	}
+	if *quiet {
+		return nil
+	}
+	recs, err := findRecordings(j.host(running))
+	if err != nil {
+		return err
+	}
+	for _, r := range recs {
+		if r.prefix == j.host(running) {
+			printSummary(u.stderr, r)
+		}
+	}
+	return nil
+}
+
+// stopError explains a stop's answer other than 0.
+func stopError(code, pid int, prefix, running string, j *jvmProc) error {
+	switch {
+	case code == attachOK:
+		return nil
+	case code == attachNoneToEnd && prefix != "" && running != "" && running != prefix:
+		return exitError{1, fmt.Sprintf("stop: pid %d records to %s, not to %s: nothing stopped (orca stop %d stops it whatever its prefix)", pid, j.host(running), prefix, pid)}
+	case code == attachNoneToEnd && prefix != "":
+		return exitError{1, fmt.Sprintf("stop: pid %d has no recording to %s running: nothing stopped", pid, prefix)}
+	case code == attachNoneToEnd:
+		return exitError{1, fmt.Sprintf("stop: pid %d has no recording running: nothing stopped", pid)}
+	}
+	return exitError{1, fmt.Sprintf("stop: the agent in pid %d answered %d (the reason is on the JVM's stderr)", pid, code)}
+}

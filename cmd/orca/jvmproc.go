@@ -1,0 +1,375 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// jvmProc is a running JVM as orca reaches it through /proc: its user, and
+// whether its files are in another mount namespace (a container), where
+// orca reaches a path P of the JVM as /proc/PID/root/P.
+type jvmProc struct {
+	proc      string // "/proc"; a directory laid out like it in tests
+	pid       int
+	uid, gid  int       // effective ids, as orca's user namespace sees them
+	groups    []int     // supplementary groups
+	uidMap    []idRange // its user namespace's uid_map
+	contained bool      // its / is not orca's /
+}
+
+// readJVMProc reads what orca needs to know about process pid below proc.
+func readJVMProc(proc string, pid int) (*jvmProc, error) {
+	if pid <= 0 {
+		return nil, fmt.Errorf("pid %d: a pid is a positive number", pid)
+	}
+	j := &jvmProc{proc: proc, pid: pid, uid: -1, gid: -1}
+	b, err := os.ReadFile(j.path("status"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pid %d: no such process (is the JVM still running? jps or ps -C java lists them)", pid)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading /proc/%d/status: %w", pid, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		key, val, _ := strings.Cut(sc.Text(), ":")
+		f := strings.Fields(val)
+		switch key {
+		case "Uid", "Gid":
+			// Real, effective, saved, filesystem: the agent creates files with the
+			// filesystem ids, which follow the effective ones.
+			if len(f) < 4 {
+				return nil, fmt.Errorf("/proc/%d/status: %s: want 4 fields", pid, key)
+			}
+			id, err := strconv.Atoi(f[3])
+			if err != nil {
+				return nil, fmt.Errorf("/proc/%d/status: %s: %v", pid, key, err)
+			}
+			if key == "Uid" {
+				j.uid = id
+			} else {
+				j.gid = id
+			}
+		case "Groups":
+			for _, g := range f {
+				if id, err := strconv.Atoi(g); err == nil {
+					j.groups = append(j.groups, id)
+				}
+			}
+		}
+	}
+	if j.uid < 0 || j.gid < 0 {
+		return nil, fmt.Errorf("/proc/%d/status: no Uid or Gid line", pid)
+	}
+	j.uidMap = readIDMap(j.path("uid_map"))
+	// A JVM in a container sees another /: compare the files, not the
+	// names (a chroot counts too).
+	root, err := os.Stat(j.path("root"))
+	if err != nil {
+		return nil, fmt.Errorf("pid %d: reading its root directory: %w (orca must run as the JVM's user or root)", pid, err)
+	}
+	self, err := os.Stat("/")
+	if err != nil {
+		return nil, err
+	}
+	j.contained = !os.SameFile(root, self)
+	return j, nil
+}
+
+// idRange is a line of a uid_map: ids inside..inside+count-1 of a user
+// namespace are outside.. in its parent's.
+type idRange struct{ inside, outside, count int }
+
+// readIDMap reads /proc/PID/uid_map; nil when it cannot.
+func readIDMap(path string) []idRange {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var out []idRange
+	for _, l := range strings.Split(string(b), "\n") {
+		var r idRange
+		if _, err := fmt.Sscan(l, &r.inside, &r.outside, &r.count); err == nil {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// mapped reports whether uid (orca's view) has a name in the namespace.
+func mapped(m []idRange, uid int) bool {
+	for _, r := range m {
+		if uid >= r.outside && uid-r.outside < r.count {
+			return true
+		}
+	}
+	return false
+}
+
+// nsRootOver reports whether the JVM's user is root in its own user
+// namespace and the file's owner is of that namespace: root's powers then
+// pass over the permission bits (a container's root, or root itself).
+func (j *jvmProc) nsRootOver(owner int) bool {
+	if j.uid == 0 {
+		return true
+	}
+	for _, r := range j.uidMap {
+		if r.inside == 0 && r.outside == j.uid {
+			return mapped(j.uidMap, owner)
+		}
+	}
+	return false
+}
+
+// path names a file of the process below proc/PID.
+func (j *jvmProc) path(name string) string {
+	return filepath.Join(j.proc, strconv.Itoa(j.pid), name)
+}
+
+// host returns where orca reaches the JVM's absolute path p.
+func (j *jvmProc) host(p string) string {
+	if !j.contained {
+		return p
+	}
+	return filepath.Join(j.path("root"), p)
+}
+
+// alive reports whether the process still exists.
+func (j *jvmProc) alive() bool {
+	_, err := os.Stat(j.path("status"))
+	return err == nil
+}
+
+// inGroup reports whether the JVM's user is in group gid.
+func (j *jvmProc) inGroup(gid int) bool {
+	if gid == j.gid {
+		return true
+	}
+	for _, g := range j.groups {
+		if g == gid {
+			return true
+		}
+	}
+	return false
+}
+
+// may reports whether the JVM's user has the permission bits want (a
+// combination of 4 read, 2 write, 1 search) on a file with st: the owner's,
+// group's or others' bits, as the kernel picks them. ACLs are not read; the
+// agent's own answer (code 3) is the last word.
+func (j *jvmProc) may(st *syscall.Stat_t, want uint32) bool {
+	if j.nsRootOver(int(st.Uid)) {
+		return true
+	}
+	mode := st.Mode
+	switch {
+	case int(st.Uid) == j.uid:
+		mode >>= 6
+	case j.inGroup(int(st.Gid)):
+		mode >>= 3
+	}
+	return mode&want == want
+}
+
+// checkWritableBy makes sure, before attaching, that the JVM's user can
+// create the recording's files: prefix's directory exists in the JVM's
+// filesystem, each directory on the way is searchable and the last one
+// writable by that user, and it is no read-only mount.
+func (j *jvmProc) checkWritableBy(prefix string) error {
+	dir := filepath.Dir(prefix)
+	where := ""
+	if j.contained {
+		where = fmt.Sprintf(" in the container of pid %d (%s on this host)", j.pid, j.host(dir))
+	}
+	fi, err := os.Stat(j.host(dir))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("-o %s: the directory %s does not exist%s: create it or choose another -o; nothing was attached", prefix, dir, where)
+	case err != nil:
+		return fmt.Errorf("-o %s: %v; choose another -o; nothing was attached", prefix, err)
+	case !fi.IsDir():
+		return fmt.Errorf("-o %s: %s%s is not a directory; choose another -o; nothing was attached", prefix, dir, where)
+	}
+	who := fmt.Sprintf("the JVM's user (%s)", idName(j.uid))
+	for d := dir; ; d = filepath.Dir(d) {
+		var st syscall.Stat_t
+		if err := syscall.Stat(j.host(d), &st); err != nil {
+			return fmt.Errorf("-o %s: %s: %v", prefix, d, err)
+		}
+		want, what := uint32(1), "enter"
+		if d == dir {
+			want, what = 3, "create files in"
+		}
+		if !j.may(&st, want) {
+			return fmt.Errorf("-o %s: %s cannot %s %s%s (owner %s, group %d, mode %#o): choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
+				"or run the JVM as another user; nothing was attached", prefix, who, what, d, where, idName(int(st.Uid)), st.Gid, st.Mode&0o7777, filepath.Base(prefix))
+		}
+		if d == "/" {
+			break
+		}
+	}
+	var sfs syscall.Statfs_t
+	if err := syscall.Statfs(j.host(dir), &sfs); err == nil && sfs.Flags&stRdonly != 0 {
+		return fmt.Errorf("-o %s: %s%s is on a read-only file system: choose another -o; nothing was attached", prefix, dir, where)
+	}
+	return nil
+}
+
+// stRdonly is ST_RDONLY of statfs(2)'s f_flags.
+const stRdonly = 1
+
+// idName returns "name (uid N)", or "uid N" when the user database does
+// not know the uid (a container's user).
+func idName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
+	}
+	return fmt.Sprintf("uid %d", uid)
+}
+
+// agentFile is the name of the agent library written for a JVM that cannot
+// read orca's cache: in its /tmp, named after the library's checksum, so that
+// the stop (and a later attach) names the same file and loads the library
+// already loaded.
+func agentFile(sum string) string {
+	return "/tmp/orca-" + sum[:16] + ".so"
+}
+
+// placeAgent returns the path, as the JVM sees it, of a file holding the
+// agent library data (checksum sum) that the JVM's user can read. A JVM of
+// orca's own user on this host loads it from orca's cache (cache, the path
+// orca agent-path prints); any other JVM — in a container, or another user's
+// when orca runs as root — from agentFile in its /tmp, written there when
+// missing or not the same library.
+func (j *jvmProc) placeAgent(data []byte, sum string, cache func() (string, error)) (string, error) {
+	if !j.contained && j.uid == os.Geteuid() {
+		return cache()
+	}
+	p := agentFile(sum)
+	h := j.host(p)
+	if trustedCopy(h, data) {
+		return p, nil
+	}
+	// Write to a temporary name and rename: a JVM never loads half a file,
+	// and a file someone else left there (the name is predictable) is
+	// replaced, not written through.
+	f, err := os.CreateTemp(filepath.Dir(h), ".orca-*.so.tmp")
+	if err != nil {
+		return "", fmt.Errorf("writing the agent library where pid %d can read it (%s): %w", j.pid, h, err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, h)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("writing the agent library where pid %d can read it (%s): %w", j.pid, h, err)
+	}
+	return p, nil
+}
+
+// trustedCopy reports whether path is a regular file (no symlink) holding
+// data, owned by orca's user or root, and writable by no one else.
+func trustedCopy(path string, data []byte) bool {
+	var st syscall.Stat_t
+	if err := syscall.Lstat(path, &st); err != nil {
+		return false
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o022 != 0 || (int(st.Uid) != os.Geteuid() && st.Uid != 0) {
+		return false
+	}
+	have, err := os.ReadFile(path)
+	return err == nil && bytes.Equal(have, data)
+}
+
+// loadedAgents lists the orca agent libraries the JVM has mapped (any
+// build's: liborca.so from orca's cache or -agentpath, or an agentFile), as
+// paths the JVM sees, each checked to exist there; any says whether it maps
+// one at all (also one whose path orca cannot check: deleted, or named
+// from another mount's root). When the maps cannot be read, any is true.
+func (j *jvmProc) loadedAgents() (paths []string, any bool) {
+	f, err := os.Open(j.path("maps"))
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) < 6 {
+			continue
+		}
+		p := strings.Join(fields[5:], " ")
+		if !agentName.MatchString(filepath.Base(strings.TrimSuffix(p, " (deleted)"))) || seen[p] {
+			continue
+		}
+		seen[p] = true
+		any = true
+		if fi, err := os.Stat(j.host(p)); err == nil && fi.Mode().IsRegular() {
+			paths = append(paths, p)
+		}
+	}
+	return paths, any
+}
+
+// agentName matches the names orca gives the agent library.
+var agentName = regexp.MustCompile(`^(liborca\.so|orca-[0-9a-f]{16}\.so)$`)
+
+// chunkName matches a bounded recording's chunk file's suffix.
+var chunkName = regexp.MustCompile(`\.orca\.[0-9]{6}$`)
+
+// runningPrefix returns the prefix of the recording the JVM is writing (the
+// path it sees), from the files it holds open: PREFIX.orca or a chunk file
+// PREFIX.orca.NNNNNN. "" when none is open or the path cannot be told.
+func (j *jvmProc) runningPrefix() string {
+	ents, err := os.ReadDir(j.path("fd"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		fd := filepath.Join(j.path("fd"), e.Name())
+		p, err := os.Readlink(fd)
+		if err != nil || !strings.HasPrefix(p, "/") {
+			continue
+		}
+		var prefix string
+		switch {
+		case strings.HasSuffix(p, ".orca"):
+			prefix = strings.TrimSuffix(p, ".orca")
+		case chunkName.MatchString(p):
+			prefix = p[:len(p)-len(".orca.000000")]
+		default:
+			continue
+		}
+		// The kernel names a file of another mount namespace as that
+		// namespace sees it; make sure orca finds it there.
+		have, err := os.Stat(j.host(p))
+		if err != nil {
+			continue
+		}
+		if open, err := os.Stat(fd); err == nil && !os.SameFile(have, open) {
+			continue
+		}
+		return prefix
+	}
+	return ""
+}

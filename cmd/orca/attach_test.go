@@ -1,0 +1,437 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestAttachUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"record", "--pid", "0"}, "want the process id"},
+		{[]string{"record", "--pid", "-3"}, "want the process id"},
+		{[]string{"record", "--pid", "x"}, "invalid value"},
+		{[]string{"record", "--pid", "42", "--", "java", "Main"}, "give one of them"},
+		{[]string{"record", "--pid", "42", "--detach", "--duration", "5s"}, "--detach leaves the recording running"},
+		{[]string{"record", "--pid", "42", "--duration", "-5s"}, "positive duration"},
+		{[]string{"record", "--pid", "42", "--depth", "300"}, "--depth 300"},
+		{[]string{"record", "--pid", "42", "--format", "seed", "--max-age", "1m"}, "compact"},
+		{[]string{"record", "--pid", "42", "-o", "a,b"}, "comma"},
+		{[]string{"record", "--pid", "42", "-o", "dir/"}, "not a directory"},
+		{[]string{"record", "--duration", "5s", "--", "java"}, "go with --pid"},
+		{[]string{"record", "--detach", "--", "java"}, "go with --pid"},
+		{[]string{"stop"}, "want one PID"},
+		{[]string{"stop", "1", "2"}, "want one PID"},
+		{[]string{"stop", "java"}, "no pid"},
+		{[]string{"stop", "--bogus", "1"}, "-bogus"},
+	} {
+		var errb bytes.Buffer
+		code := run(ui{nil, io.Discard, &errb}, c.args)
+		if code != 2 || !strings.HasPrefix(errb.String(), "orca: ") || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("orca %q: exit %d, stderr %q; want 2 and %q", c.args, code, errb.String(), c.want)
+		}
+	}
+}
+
+// TestAttachErrors: a pid that is no process, or no JVM, is one message and exit 1, and
+// nothing is written; -o in a missing directory is refused before attaching (exit 2).
+func TestAttachErrors(t *testing.T) {
+	dir := t.TempDir()
+	sleep := startSleep(t)
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"record", "--pid", "999999999", "-o", filepath.Join(dir, "r")}, 1, "pid 999999999: no such process"},
+		{[]string{"record", "-o", filepath.Join(dir, "r"), "--duration", "1s", "--pid", fmt.Sprint(sleep)}, 1, "not a HotSpot JVM: pid " + fmt.Sprint(sleep) + " (sleep)"},
+		{[]string{"record", "--pid", fmt.Sprint(sleep), "-o", filepath.Join(dir, "missing", "r")}, 2, "does not exist: create it or choose another -o; nothing was attached"},
+		{[]string{"stop", "999999999"}, 1, "pid 999999999: no such process"},
+		{[]string{"stop", fmt.Sprint(sleep)}, 1, "has no Orca agent loaded"},
+		{[]string{"stop", fmt.Sprint(sleep), "--quiet"}, 1, "has no Orca agent loaded"}, // flags after the PID
+	} {
+		var errb bytes.Buffer
+		code := run(ui{nil, io.Discard, &errb}, c.args)
+		if code != c.code || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("orca %q: exit %d, stderr %q; want %d and one line with %q", c.args, code, errb.String(), c.code, c.want)
+		}
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("left %v", files)
+	}
+}
+
+// startSleep starts `sleep 60` and returns its pid; the test kills it.
+func startSleep(t *testing.T) int {
+	t.Helper()
+	p, err := os.StartProcess("/bin/sleep", []string{"sleep", "60"}, &os.ProcAttr{})
+	if err != nil {
+		t.Skipf("no /bin/sleep: %v", err)
+	}
+	t.Cleanup(func() { p.Kill(); p.Wait() })
+	// Until it has exec'd, /proc/PID/comm names the test binary.
+	for i := 0; i < 100; i++ {
+		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p.Pid)); string(b) == "sleep\n" {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return p.Pid
+}
+
+// fakeProc lays out proc/PID like /proc: status with the given ids, root
+// (a link to / for a JVM on this host, a directory for one in a container),
+// fd, maps and uid_map.
+type fakeProc struct {
+	proc string
+	pid  int
+	root string // where the JVM's / is
+}
+
+func newFakeProc(t *testing.T, contained bool, uid, gid int, groups []int) *fakeProc {
+	t.Helper()
+	f := &fakeProc{proc: t.TempDir(), pid: 4242}
+	d := filepath.Join(f.proc, "4242")
+	must(t, os.MkdirAll(filepath.Join(d, "fd"), 0o755))
+	gs := strings.Trim(fmt.Sprint(groups), "[]")
+	status := fmt.Sprintf("Name:\tjava\nUid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nGroups:\t%s\n", uid, uid, uid, uid, gid, gid, gid, gid, gs)
+	must(t, os.WriteFile(filepath.Join(d, "status"), []byte(status), 0o644))
+	if contained {
+		f.root = t.TempDir()
+		must(t, os.Mkdir(filepath.Join(f.root, "tmp"), 0o1777))
+		must(t, os.Symlink(f.root, filepath.Join(d, "root")))
+	} else {
+		f.root = "/"
+		must(t, os.Symlink("/", filepath.Join(d, "root")))
+	}
+	return f
+}
+
+func (f *fakeProc) write(t *testing.T, name, text string) {
+	t.Helper()
+	must(t, os.WriteFile(filepath.Join(f.proc, "4242", name), []byte(text), 0o644))
+}
+
+func (f *fakeProc) read(t *testing.T) *jvmProc {
+	t.Helper()
+	j, err := readJVMProc(f.proc, f.pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestReadJVMProc(t *testing.T) {
+	f := newFakeProc(t, false, 1001, 1002, []int{1002, 27, 100})
+	j := f.read(t)
+	if j.uid != 1001 || j.gid != 1002 || !reflect.DeepEqual(j.groups, []int{1002, 27, 100}) || j.contained {
+		t.Errorf("host JVM: %+v", j)
+	}
+	if got := j.host("/tmp/r"); got != "/tmp/r" {
+		t.Errorf("host(/tmp/r) = %s", got)
+	}
+	f = newFakeProc(t, true, 0, 0, nil)
+	f.write(t, "uid_map", "         0     100000      65536\n")
+	j = f.read(t)
+	if !j.contained || j.host("/tmp/r") != filepath.Join(f.proc, "4242", "root", "tmp", "r") {
+		t.Errorf("contained JVM: %+v, host(/tmp/r) = %s", j, j.host("/tmp/r"))
+	}
+	if !reflect.DeepEqual(j.uidMap, []idRange{{0, 100000, 65536}}) {
+		t.Errorf("uid_map read as %+v", j.uidMap)
+	}
+	if _, err := readJVMProc(f.proc, 4243); err == nil || !strings.Contains(err.Error(), "no such process") {
+		t.Errorf("missing pid: %v", err)
+	}
+	f.write(t, "status", "Name:\tjava\n")
+	if _, err := readJVMProc(f.proc, 4242); err == nil || !strings.Contains(err.Error(), "no Uid") {
+		t.Errorf("status without ids: %v", err)
+	}
+}
+
+func TestAttachPrefix(t *testing.T) {
+	at := time.Date(2026, 11, 26, 21, 5, 7, 0, time.Local)
+	cwd, _ := os.Getwd()
+	host := &jvmProc{pid: 4242}
+	box := &jvmProc{pid: 4242, contained: true}
+	for _, c := range []struct {
+		j        *jvmProc
+		o, want string
+	}{
+		{host, "", filepath.Join(cwd, "orca-4242-20261126-210507")},
+		{box, "", "/tmp/orca-4242-20261126-210507"},
+		{host, "runs/a", filepath.Join(cwd, "runs", "a")},
+		{box, "runs/a", filepath.Join(cwd, "runs", "a")}, // against orca's cwd, as the JVM sees it
+		{box, "/srv/x/../r%p", "/srv/r%p"},
+	} {
+		got, err := attachPrefix(c.j, c.o, at)
+		if err != nil || got != c.want {
+			t.Errorf("attachPrefix(contained %v, %q) = %q, %v; want %q", c.j.contained, c.o, got, err, c.want)
+		}
+	}
+}
+
+func TestAgentOptions(t *testing.T) {
+	o := recordOptions{depth: 32, buffer: 64, format: "compact", maxSize: "64MB", maxAge: 30 * time.Minute}
+	got := agentOptions("/tmp/r%p 1", o) + ",session=00ff"
+	want := "prefix=/tmp/r%%p 1,clobber=no,depth=32,buffer=64,format=compact,maxsize=67108864,maxage=1800s,session=00ff"
+	if got != want {
+		t.Errorf("agentOptions = %s\nwant %s", got, want)
+	}
+	// -agentpath is the same string behind the library.
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so="+agentOptions("/p", o); got != want {
+		t.Errorf("agentOption = %s, want %s", got, want)
+	}
+}
+
+// TestCheckWritableBy judges as the JVM's user: owner, group (its own or a supplementary
+// one) or others' bits, search permission on the way, root in its user namespace. The files
+// are the test's own; the JVM's ids are chosen around them, so no chown is needed.
+func TestCheckWritableBy(t *testing.T) {
+	f := newFakeProc(t, true, 0, 0, nil)
+	var st syscall.Stat_t
+	must(t, syscall.Stat(f.root, &st))
+	me, mine := int(st.Uid), int(st.Gid)
+	if me == 0 {
+		// Root's powers would pass every check: the files get a user of their own.
+		me, mine = 54321, 54322
+	}
+	mk := func(name string, mode os.FileMode) {
+		p := filepath.Join(f.root, name)
+		must(t, os.MkdirAll(p, 0o755))
+		must(t, os.Chmod(p, mode))
+		if os.Geteuid() == 0 {
+			must(t, os.Chown(p, me, mine))
+		}
+	}
+	mk("owner", 0o700)
+	mk("group", 0o570)
+	mk("others", 0o557)
+	mk("closed", 0o555)
+	mk("shut", 0o700)
+	mk("shut/in", 0o777)
+	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "shut"), 0o700) })
+	other := me + 1
+	for _, c := range []struct {
+		uid, gid int
+		groups   []int
+		uidMap   string
+		prefix   string
+		want     string // in the error; "" for none
+	}{
+		{me, mine, nil, "", "/owner/r", ""},
+		{other, mine, nil, "", "/owner/r", "cannot create files in /owner"},
+		{other, mine, nil, "", "/group/r", ""},
+		{other, mine + 1, []int{5, mine}, "", "/group/r", ""},
+		{me, mine, nil, "", "/group/r", "cannot create files in /group"}, // the owner's bits count, not the group's
+		{other, mine + 1, nil, "", "/others/r", ""},
+		{other, mine + 1, nil, "", "/closed/r", "cannot create files in /closed"},
+		{other, mine + 1, nil, "", "/shut/in/r", "cannot enter /shut"},
+		{other, mine + 1, nil, "", "/none/r", "/none does not exist"},
+		{other, mine + 1, nil, "", "/others/r/x", "is not a directory"},
+		{0, 0, nil, "", "/closed/r", ""},
+		// Root of a user namespace that maps the files' owner: root's powers.
+		{other, mine + 1, nil, fmt.Sprintf("0 %d 1\n1 %d 1\n", other, me), "/closed/r", ""},
+		// ... but not over a file of a user it does not map.
+		{other, mine + 1, nil, fmt.Sprintf("0 %d 1\n", other), "/closed/r", "cannot create files in /closed"},
+	} {
+		must(t, os.WriteFile(filepath.Join(f.root, "others", "r"), nil, 0o644))
+		j := &jvmProc{proc: f.proc, pid: f.pid, uid: c.uid, gid: c.gid, groups: c.groups, contained: true}
+		if c.uidMap != "" {
+			f.write(t, "uid_map", c.uidMap)
+			j.uidMap = readIDMap(filepath.Join(f.proc, "4242", "uid_map"))
+		}
+		err := j.checkWritableBy(c.prefix)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("uid %d gid %d groups %v map %q, -o %s: %v; want %q", c.uid, c.gid, c.groups, c.uidMap, c.prefix, err, c.want)
+		}
+		if err != nil && !strings.Contains(err.Error(), "in the container of pid 4242") {
+			t.Errorf("-o %s: %v does not say the path is in the container", c.prefix, err)
+		}
+	}
+}
+
+func sumOf(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// TestPlaceAgent: a JVM of orca's user on this host loads the cached library; a JVM in a
+// container gets a copy in its /tmp, named after the checksum, reused while it is the same
+// library, replaced when it is not (other content, writable by others, a link).
+func TestPlaceAgent(t *testing.T) {
+	data := []byte("\x7fELF not really a library")
+	sum := sumOf(data)
+	cached := 0
+	cache := func() (string, error) { cached++; return "/cache/liborca.so", nil }
+
+	host := newFakeProc(t, false, os.Geteuid(), os.Getegid(), nil).read(t)
+	if p, err := host.placeAgent(data, sum, cache); err != nil || p != "/cache/liborca.so" || cached != 1 {
+		t.Errorf("host JVM of orca's user: %q, %v (cache asked %d times)", p, err, cached)
+	}
+
+	f := newFakeProc(t, true, 1000, 1000, nil)
+	box := f.read(t)
+	want := "/tmp/orca-" + sum[:16] + ".so"
+	file := filepath.Join(f.root, want)
+	place := func(what string) os.FileInfo {
+		t.Helper()
+		p, err := box.placeAgent(data, sum, cache)
+		if err != nil || p != want {
+			t.Fatalf("%s: %q, %v; want %s", what, p, err, want)
+		}
+		fi, err := os.Lstat(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(file); !bytes.Equal(got, data) || fi.Mode() != 0o644 {
+			t.Errorf("%s: %s holds %q, mode %v; want the library, 0644", what, file, got, fi.Mode())
+		}
+		return fi
+	}
+	first := place("first")
+	if cached != 1 {
+		t.Error("a contained JVM was given the cache's path")
+	}
+	if again := place("again"); !os.SameFile(first, again) {
+		t.Error("the same library was written again")
+	}
+	must(t, os.WriteFile(file, []byte("another build"), 0o644))
+	place("other content")
+	must(t, os.Chmod(file, 0o666))
+	place("writable by others")
+	must(t, os.Remove(file))
+	must(t, os.WriteFile(filepath.Join(f.root, "lib"), data, 0o644))
+	must(t, os.Symlink(filepath.Join(f.root, "lib"), file))
+	place("a symlink")
+	if ents, _ := os.ReadDir(filepath.Join(f.root, "tmp")); len(ents) != 1 {
+		t.Errorf("the container's /tmp holds %d files, want 1 (no temporary file left)", len(ents))
+	}
+	// No /tmp in the container: the error names the path.
+	must(t, os.RemoveAll(filepath.Join(f.root, "tmp")))
+	if _, err := box.placeAgent(data, sum, cache); err == nil || !strings.Contains(err.Error(), "pid 4242") {
+		t.Errorf("no /tmp: %v", err)
+	}
+}
+
+func TestLoadedAgents(t *testing.T) {
+	f := newFakeProc(t, true, 1000, 1000, nil)
+	lib := "/tmp/orca-0123456789abcdef.so"
+	must(t, os.WriteFile(filepath.Join(f.root, lib), nil, 0o644))
+	f.write(t, "maps", `55d0c0000000-55d0c0001000 r--p 00000000 08:01 1 /usr/lib/jvm/java-17/bin/java
+7f0000000000-7f0000100000 r-xp 00000000 08:01 2 /usr/lib/jvm/java-17/lib/server/libjvm.so
+7f0000200000-7f0000300000 r-xp 00000000 08:01 3 `+lib+`
+7f0000300000-7f0000301000 r--p 00100000 08:01 3 `+lib+`
+7f0000400000-7f0000500000 r-xp 00000000 08:01 4 /gone/liborca.so (deleted)
+7f0000600000-7f0000601000 rw-p 00000000 00:00 0 
+`)
+	j := f.read(t)
+	paths, any := j.loadedAgents()
+	if !reflect.DeepEqual(paths, []string{lib}) || !any {
+		t.Errorf("loadedAgents = %q, %v; want [%s] true", paths, any, lib)
+	}
+	f.write(t, "maps", "7f0000400000-7f0000500000 r-xp 00000000 08:01 4 /gone/liborca.so (deleted)\n")
+	if paths, any := j.loadedAgents(); len(paths) != 0 || !any {
+		t.Errorf("a deleted library: %q, %v; want none checked, but one mapped", paths, any)
+	}
+	f.write(t, "maps", "7f0000100000-7f0000200000 r-xp 00000000 08:01 2 /usr/lib/jvm/java-17/lib/server/libjvm.so\n")
+	if paths, any := j.loadedAgents(); len(paths) != 0 || any {
+		t.Errorf("no agent: %q, %v", paths, any)
+	}
+}
+
+func TestRunningPrefix(t *testing.T) {
+	f := newFakeProc(t, false, 1000, 1000, nil)
+	dir := t.TempDir()
+	fd := filepath.Join(f.proc, "4242", "fd")
+	link := func(n, target string) {
+		must(t, os.WriteFile(target, nil, 0o644))
+		must(t, os.Symlink(target, filepath.Join(fd, n)))
+	}
+	j := f.read(t)
+	must(t, os.Symlink("socket:[1234]", filepath.Join(fd, "3")))
+	link("4", filepath.Join(dir, "app.log"))
+	if p := j.runningPrefix(); p != "" {
+		t.Errorf("no recording open: %q", p)
+	}
+	link("5", filepath.Join(dir, "rec-2.orca.000007"))
+	if p := j.runningPrefix(); p != filepath.Join(dir, "rec-2") {
+		t.Errorf("a chunk file: %q", p)
+	}
+	must(t, os.Remove(filepath.Join(fd, "5")))
+	link("6", filepath.Join(dir, "run 1.orca"))
+	if p := j.runningPrefix(); p != filepath.Join(dir, "run 1") {
+		t.Errorf("PREFIX.orca: %q", p)
+	}
+}
+
+// TestAttachCodes: each code of Agent_OnAttach is one message saying what to do.
+func TestAttachCodes(t *testing.T) {
+	j := &jvmProc{pid: 4242, uid: 0, proc: t.TempDir()}
+	for _, c := range []struct {
+		code int
+		want string
+	}{
+		{attachBadOption, "refused the options"},
+		{attachRunning, "stop it with orca stop 4242, then attach again"},
+		{attachCannotOut, "cannot create /srv/r.*: choose a directory that user can write with -o (e.g. -o /tmp/r)"},
+		{attachJVMTI, "lacks a JVMTI capability"},
+		{-1, "Agent_OnAttach returned -1"},
+	} {
+		err := startError(c.code, j, "/srv/r", "prefix=/srv/r")
+		if ee, ok := err.(exitError); !ok || ee.code != 1 || !strings.Contains(ee.msg, c.want) || strings.Contains(ee.msg, "\n") {
+			t.Errorf("start code %d: %#v; want exit 1 and %q", c.code, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		code            int
+		prefix, running string
+		want            string
+	}{
+		{attachOK, "", "/r", ""},
+		{attachNoneToEnd, "", "", "has no recording running"},
+		{attachNoneToEnd, "/a", "/b", "records to /b, not to /a"},
+		{attachNoneToEnd, "/a", "", "no recording to /a running"},
+		{7, "", "", "answered 7"},
+	} {
+		err := stopError(c.code, 4242, c.prefix, c.running, j)
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("stop code %d -o %q running %q: %v; want %q", c.code, c.prefix, c.running, err, c.want)
+		}
+	}
+}
+
+func TestParseProperties(t *testing.T) {
+	p := parseProperties("#Thu Nov 26 21:00:00 UTC 2026\njava.specification.version=21\nsun.java.command=/srv/app.jar --port 8080\n" +
+		"java.home=/usr/lib/jvm/x\nline.separator=\\n\nuser.dir=C\\:\\\\a\\u00e9\n")
+	if p["java.specification.version"] != "21" || p["line.separator"] != "\n" || p["user.dir"] != `C:\aé` {
+		t.Errorf("parseProperties = %q", p)
+	}
+	for cmd, want := range map[string]string{
+		"/srv/app.jar --port 8080": "app.jar",
+		"org.example.Main a b":     "org.example.Main",
+		"":                         "",
+	} {
+		if got := mainName(cmd); got != want {
+			t.Errorf("mainName(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

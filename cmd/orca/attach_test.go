@@ -108,9 +108,19 @@ func newFakeProc(t *testing.T, contained bool, uid, gid int, groups []int) *fake
 	gs := strings.Trim(fmt.Sprint(groups), "[]")
 	status := fmt.Sprintf("Name:\tjava\nUid:\t%d\t%d\t%d\t%d\nGid:\t%d\t%d\t%d\t%d\nGroups:\t%s\n", uid, uid, uid, uid, gid, gid, gid, gid, gs)
 	must(t, os.WriteFile(filepath.Join(d, "status"), []byte(status), 0o644))
+	must(t, os.MkdirAll(filepath.Join(d, "ns"), 0o755))
+	own, err := os.Readlink("/proc/self/ns/mnt")
+	if err != nil {
+		own = "mnt:[1]"
+	}
+	if contained {
+		own = "mnt:[4026599999]"
+	}
+	must(t, os.Symlink(own, filepath.Join(d, "ns", "mnt")))
 	if contained {
 		f.root = t.TempDir()
-		must(t, os.Mkdir(filepath.Join(f.root, "tmp"), 0o1777))
+		must(t, os.Mkdir(filepath.Join(f.root, "tmp"), 0o777))
+		must(t, os.Chmod(filepath.Join(f.root, "tmp"), os.ModeSticky|0o777))
 		must(t, os.Symlink(f.root, filepath.Join(d, "root")))
 	} else {
 		f.root = "/"
@@ -157,6 +167,13 @@ func TestReadJVMProc(t *testing.T) {
 	}
 	if !reflect.DeepEqual(j.uidMap, []idRange{{0, 100000, 65536}}) {
 		t.Errorf("uid_map read as %+v", j.uidMap)
+	}
+	// unshare --mount: the same / with other mounts on it.
+	f = newFakeProc(t, true, 0, 0, nil)
+	must(t, os.Remove(filepath.Join(f.proc, "4242", "root")))
+	must(t, os.Symlink("/", filepath.Join(f.proc, "4242", "root")))
+	if j = f.read(t); !j.contained || j.host("/mnt") != filepath.Join(f.proc, "4242", "root", "mnt") {
+		t.Errorf("another mount namespace, the same /: %+v, host(/mnt) = %s", j, j.host("/mnt"))
 	}
 	if _, err := readJVMProc(f.proc, 4243); err == nil || !strings.Contains(err.Error(), "no such process") {
 		t.Errorf("missing pid: %v", err)
@@ -289,6 +306,11 @@ func TestPlaceAgent(t *testing.T) {
 	}
 
 	f := newFakeProc(t, true, 1000, 1000, nil)
+	// As root, orca writes the copy as the JVM's user (uid 1000), who must reach the directory.
+	for d := f.root; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
+		must(t, os.Chmod(d, 0o755))
+	}
+	must(t, os.Chmod(filepath.Join(f.root, "tmp"), os.ModeSticky|0o777))
 	box := f.read(t)
 	want := "/tmp/orca-" + sum[:16] + ".so"
 	file := filepath.Join(f.root, want)
@@ -304,6 +326,9 @@ func TestPlaceAgent(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(file); !bytes.Equal(got, data) || fi.Mode() != 0o644 {
 			t.Errorf("%s: %s holds %q, mode %v; want the library, 0644", what, file, got, fi.Mode())
+		}
+		if st := fi.Sys().(*syscall.Stat_t); os.Geteuid() == 0 && st.Uid != 1000 {
+			t.Errorf("%s: %s is uid %d's; want written by the JVM's user, 1000", what, file, st.Uid)
 		}
 		return fi
 	}

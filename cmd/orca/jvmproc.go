@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,8 +73,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 		return nil, fmt.Errorf("/proc/%d/status: no Uid or Gid line", pid)
 	}
 	j.uidMap = readIDMap(j.path("uid_map"))
-	// A JVM in a container sees another /: compare the files, not the
-	// names (a chroot counts too).
+	// A JVM in a container has its own mount namespace, whose / may still
+	// be orca's (unshare --mount) but with other mounts on it; or another
+	// / (a chroot, pivot_root).
 	root, err := os.Stat(j.path("root"))
 	if err != nil {
 		return nil, fmt.Errorf("pid %d: reading its root directory: %w (orca must run as the JVM's user or root)", pid, err)
@@ -82,9 +84,15 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.contained = !os.SameFile(root, self)
+	ns, err1 := os.Readlink(j.path("ns/mnt"))
+	own, err2 := os.Readlink(filepath.Join(selfProc, "ns/mnt"))
+	j.contained = !os.SameFile(root, self) || err1 == nil && err2 == nil && ns != own
 	return j, nil
 }
+
+// selfProc is orca's own /proc entry, whose ns/mnt names orca's mount
+// namespace.
+var selfProc = "/proc/self"
 
 // idRange is a line of a uid_map: ids inside..inside+count-1 of a user
 // namespace are outside.. in its parent's.
@@ -257,42 +265,86 @@ func (j *jvmProc) placeAgent(data []byte, sum string, cache func() (string, erro
 	}
 	p := agentFile(sum)
 	h := j.host(p)
-	if trustedCopy(h, data) {
+	if trustedCopy(h, data, j.uid) {
 		return p, nil
 	}
-	// Write to a temporary name and rename: a JVM never loads half a file,
-	// and a file someone else left there (the name is predictable) is
-	// replaced, not written through.
-	f, err := os.CreateTemp(filepath.Dir(h), ".orca-*.so.tmp")
+	write := func() error {
+		// Write to a temporary name and rename: a JVM never loads half a
+		// file, and a file someone else left there (the name is
+		// predictable) is replaced, not written through.
+		f, err := os.CreateTemp(filepath.Dir(h), ".orca-*.so.tmp")
+		if err != nil {
+			return err
+		}
+		tmp := f.Name()
+		_, err = f.Write(data)
+		if err == nil {
+			err = f.Chmod(0o644)
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, h)
+		}
+		if err != nil {
+			os.Remove(tmp)
+		}
+		return err
+	}
+	// What is there is not to be trusted: removed with orca's own ids (the
+	// JVM's user may not remove it from a sticky /tmp).
+	if _, err := os.Lstat(h); err == nil {
+		if err := os.Remove(h); err != nil {
+			return "", fmt.Errorf("replacing %s, not the agent library of this orca: %w", h, err)
+		}
+	}
+	var err error
+	if j.contained && os.Geteuid() == 0 && j.uid != 0 {
+		// A file system of a container with its own user namespace (a
+		// tmpfs it mounted) takes no file of the host's root, who has no
+		// id there (EOVERFLOW): the JVM's user writes it.
+		err = asFSUser(j.uid, j.gid, write)
+	} else {
+		err = write()
+	}
 	if err != nil {
-		return "", fmt.Errorf("writing the agent library where pid %d can read it (%s): %w", j.pid, h, err)
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(0o644)
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, h)
-	}
-	if err != nil {
-		os.Remove(tmp)
 		return "", fmt.Errorf("writing the agent library where pid %d can read it (%s): %w", j.pid, h, err)
 	}
 	return p, nil
 }
 
+// asFSUser runs f with the calling thread's file system ids switched to uid
+// and gid (setfsuid(2), a per-thread attribute), on a goroutine locked to a
+// thread that it never unlocks: the Go runtime then ends the thread, and the
+// ids with it (as internal/attach does for its connect).
+func asFSUser(uid, gid int, f func() error) error {
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		// setfsgid first: once the fsuid is no longer root, it could not.
+		syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(gid), 0, 0)
+		syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(uid), 0, 0)
+		// Both return the previous id, never an error: ask again to check.
+		if got, _, _ := syscall.RawSyscall(syscall.SYS_SETFSUID, ^uintptr(0), 0, 0); int(got) != uid {
+			done <- fmt.Errorf("setfsuid(%d) did not take", uid)
+			return
+		}
+		done <- f()
+	}()
+	return <-done
+}
+
 // trustedCopy reports whether path is a regular file (no symlink) holding
-// data, owned by orca's user or root, and writable by no one else.
-func trustedCopy(path string, data []byte) bool {
+// data, owned by orca's user, root or the JVM's user (uid), and writable by
+// no one else.
+func trustedCopy(path string, data []byte, uid int) bool {
 	var st syscall.Stat_t
 	if err := syscall.Lstat(path, &st); err != nil {
 		return false
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o022 != 0 || (int(st.Uid) != os.Geteuid() && st.Uid != 0) {
+	owner := int(st.Uid)
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o022 != 0 || (owner != os.Geteuid() && owner != 0 && owner != uid) {
 		return false
 	}
 	have, err := os.ReadFile(path)

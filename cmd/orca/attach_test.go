@@ -190,7 +190,7 @@ func TestAttachPrefix(t *testing.T) {
 	host := &jvmProc{pid: 4242}
 	box := &jvmProc{pid: 4242, contained: true}
 	for _, c := range []struct {
-		j        *jvmProc
+		j       *jvmProc
 		o, want string
 	}{
 		{host, "", filepath.Join(cwd, "orca-4242-20261126-210507")},

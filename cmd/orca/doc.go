@@ -75,9 +75,34 @@ separated by commas:
 	session=HEX     a token written to PREFIX.info (orca record sets it)
 
 An invalid option stops the JVM at startup with the list of valid ones. A
-second agent in one JVM does not record and says so. Attaching to a running
-JVM (jcmd PID JVMTI.agent_load ...) is not supported yet: jcmd prints
-"return code: -1" and the JVM prints the reason on its stderr.
+second agent in one JVM does not record and says so.
+
+# Attaching to a running JVM
+
+orca record --pid attaches to a HotSpot JVM (JDK 17+) that is already
+running, started without any agent or option:
+
+	orca record --pid 4242 --duration 30s -o /tmp/srv
+	orca record --pid 4242 -o /tmp/srv
+	orca record --pid 4242 -o /var/tmp/srv --max-size 256MB --max-age 1h --detach
+	orca stop 4242
+
+It loads the agent with HotSpot's attach protocol (no JDK tool needed), prints
+"orca: recording pid 4242 (Main) to /tmp/srv; Ctrl-C stops" once the agent
+records, records until --duration has passed or orca gets Ctrl-C (SIGINT) or
+SIGTERM, stops the recording, waits for its files to be complete and prints the
+summary. The JVM goes on running, and can be attached to again. A second Ctrl-C
+while the recording stops only says so. --detach exits once the recording runs
+and leaves it running (bound it with --max-size and --max-age); orca stop PID
+stops it and prints the summary, orca stop -o PREFIX PID only if it records to
+PREFIX. orca must run as the JVM's user or root; the JVM's user writes the
+files, so -o must be in a directory that user can write (checked before
+attaching). Without -o the prefix is orca-PID-YYYYMMDD-HHMMSS in the current
+directory, or in the container's /tmp for a JVM in a container (another mount
+namespace), whose files orca reads through /proc/PID/root. A JVM started with
+-XX:+DisableAttachMechanism cannot be attached to. JDK 21 and later print a
+WARNING on the JVM's stderr about a dynamically loaded agent: expected; start
+the JVM with -XX:+EnableDynamicAgentLoading to hide it.
 
 # The files
 

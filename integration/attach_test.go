@@ -1,0 +1,371 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"orca/internal/crash"
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// attachee is a running Attachee (testdata/java/scenarios), a JVM started without the agent.
+type attachee struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	lines  chan string // its stdout, line by line; closed at its end
+	stderr *lockedBuffer
+	dir    string
+	done   chan struct{} // closed when it has ended
+	err    error         // Wait's, once done
+}
+
+// lockedBuffer is a bytes.Buffer written by one goroutine and read by another.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startAttachee starts Attachee with jvmArgs in dir and waits for its READY line; the test kills
+// it when it ends, however it ends.
+func startAttachee(t *testing.T, j jdk, dir string, jvmArgs ...string) *attachee {
+	t.Helper()
+	args := append(append([]string{crash.ErrorFile(dir)}, jvmArgs...), "-cp", classes(t), "Attachee")
+	a := &attachee{cmd: exec.Command(j.java(), args...), lines: make(chan string, 64), stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
+	a.cmd.Dir = dir
+	a.cmd.Stderr = a.stderr
+	var err error
+	if a.stdin, err = a.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := a.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			a.lines <- sc.Text()
+		}
+		close(a.lines)
+		a.err = a.cmd.Wait()
+		close(a.done)
+	}()
+	t.Cleanup(func() {
+		a.cmd.Process.Kill()
+		<-a.done
+	})
+	a.expectLine(t, "READY")
+	return a
+}
+
+// expectLine waits for a line of the program that starts with prefix and returns it.
+func (a *attachee) expectLine(t *testing.T, prefix string) string {
+	t.Helper()
+	timeout := time.After(javaTimeout / 2)
+	for {
+		select {
+		case l, ok := <-a.lines:
+			if !ok {
+				<-a.done
+				t.Fatalf("Attachee ended (%v) without a line %q; stderr:\n%s", a.err, prefix, a.stderr)
+			}
+			if strings.HasPrefix(l, prefix) {
+				return l
+			}
+		case <-timeout:
+			t.Fatalf("no line %q from Attachee within %v; stderr:\n%s", prefix, javaTimeout/2, a.stderr)
+		}
+	}
+}
+
+// round has Attachee run one round and returns its EXPECT line.
+func (a *attachee) round(t *testing.T) expect {
+	t.Helper()
+	if _, err := io.WriteString(a.stdin, "go\n"); err != nil {
+		t.Fatalf("telling Attachee to go: %v", err)
+	}
+	line := a.expectLine(t, "EXPECT ")
+	return parseExpect(t, &result{stdout: line})
+}
+
+// exit tells Attachee to end and checks that it exits with status 0 after rounds rounds.
+func (a *attachee) exit(t *testing.T, rounds int) {
+	t.Helper()
+	io.WriteString(a.stdin, "exit\n")
+	a.expectLine(t, fmt.Sprintf("BYE rounds=%d", rounds))
+	select {
+	case <-a.done:
+	case <-time.After(javaTimeout / 2):
+		t.Fatalf("Attachee did not exit; stderr:\n%s", a.stderr)
+	}
+	if a.err != nil {
+		t.Errorf("Attachee, recorded by attaching, ended with %v, want exit status 0; stderr:\n%s", a.err, a.stderr)
+	}
+}
+
+// orcaBackground is an orca command running while the test goes on.
+type orcaBackground struct {
+	cmd    *exec.Cmd
+	stderr *lockedBuffer
+	done   chan struct{}
+	code   int
+}
+
+// startOrca starts bin/orca args in dir and waits until its stderr has a line beginning with
+// want; it fails the test if orca ends first.
+func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
+	t.Helper()
+	o := &orcaBackground{cmd: exec.Command(orcaBin(t), args...), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	o.cmd.Dir = dir
+	pr, pw := io.Pipe()
+	o.cmd.Stderr = pw
+	if err := o.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		ok := false
+		for sc.Scan() {
+			o.stderr.Write([]byte(sc.Text() + "\n"))
+			if !ok && strings.HasPrefix(sc.Text(), want) {
+				ok = true
+				seen <- true
+			}
+		}
+		if !ok {
+			seen <- false
+		}
+	}()
+	go func() {
+		o.cmd.Wait()
+		o.code = o.cmd.ProcessState.ExitCode()
+		pw.Close()
+		close(o.done)
+	}()
+	t.Cleanup(func() {
+		o.cmd.Process.Kill()
+		<-o.done
+	})
+	select {
+	case ok := <-seen:
+		if !ok {
+			<-o.done
+			t.Fatalf("orca %s ended (exit %d) without a line %q:\n%s", strings.Join(args, " "), o.code, want, o.stderr)
+		}
+	case <-time.After(javaTimeout / 2):
+		t.Fatalf("no line %q from orca %s within %v:\n%s", want, strings.Join(args, " "), javaTimeout/2, o.stderr)
+	}
+	return o
+}
+
+// wait waits for orca's end and returns its exit status.
+func (o *orcaBackground) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case <-o.done:
+	case <-time.After(javaTimeout):
+		t.Fatalf("orca %s did not end:\n%s", strings.Join(o.cmd.Args[1:], " "), o.stderr)
+	}
+	return o.code
+}
+
+// checkRound checks that the recording at prefix holds exactly the operations of Attachee's round
+// e: the counts on its own objects, by its own threads, and the names of the threads it started
+// before the attach.
+func checkRound(t *testing.T, prefix string, e expect) {
+	t.Helper()
+	r := load(t, prefix)
+	r.logOnFailure(t)
+	r.checkParse(t)
+	r.checkInfo(t, true, true)
+	c := counter{t, r}
+	on := func(key string) func(int, reader.Event) bool {
+		o := format.ObjectID(e.hash(t, key))
+		return func(_ int, ev reader.Event) bool { return ev.Object == o }
+	}
+	by := func(key string) func(int, reader.Event) bool {
+		th := format.ThreadID(e.hash(t, key))
+		return func(_ int, ev reader.Event) bool { return ev.Thread == th }
+	}
+	target := func(key string) func(int, reader.Event) bool {
+		th := format.ThreadID(e.hash(t, key))
+		return func(_ int, ev reader.Event) bool { return ev.Target == th }
+	}
+	n := e.int(t, "contentions")
+	enters := r.sel(format.MonitorContendedEnter, on("lock"))
+	c.want("MonitorContendedEnter on lock", enters, n)
+	c.want("MonitorContendedEntered on lock", r.sel(format.MonitorContendedEntered, on("lock")), n)
+	owner, contender := format.ThreadID(e.hash(t, "owner")), format.ThreadID(e.hash(t, "contender"))
+	for _, i := range enters {
+		if ev := r.events[i]; ev.Thread != contender || ev.Owner != owner {
+			t.Errorf("MonitorContendedEnter on lock: thread %v owner %v, want the contender %v blocked by the owner %v:\n%s",
+				ev.Thread, ev.Owner, contender, owner, r.describe(i))
+		}
+	}
+	c.want("ObjectWait on waitObj", r.sel(format.ObjectWait, on("waitObj")), e.int(t, "waits"))
+	c.want("ObjectWaited on waitObj", r.sel(format.ObjectWaited, on("waitObj")), e.int(t, "waits"))
+	c.want("ObjectNotify on waitObj", r.sel(format.ObjectNotify, on("waitObj")), e.int(t, "notifies"))
+	c.want("ObjectNotifyAll on waitObj", r.sel(format.ObjectNotifyAll, on("waitObj")), e.int(t, "notifyAlls"))
+	c.want("ThreadSleep by the sleeper", r.sel(format.ThreadSleep, by("sleeper")), e.int(t, "sleeps"))
+	c.want("ThreadSlept by the sleeper", r.sel(format.ThreadSlept, by("sleeper")), e.int(t, "sleeps"))
+	c.want("ThreadPark on parkBlocker", r.sel(format.ThreadPark, on("parkBlocker")), e.int(t, "parks"))
+	c.want("ThreadJoin of the joined thread", r.sel(format.ThreadJoin, target("joined")), e.int(t, "joins"))
+	c.want("ThreadJoined of the joined thread", r.sel(format.ThreadJoined, target("joined")), e.int(t, "joins"))
+	c.want("ThreadStart of the joined thread", r.sel(format.ThreadStart, target("joined")), 1)
+	joinedName, err := hex.DecodeString(e.str(t, "joinedName"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := e.names(t)
+	names[e.hash(t, "joined")] = string(joinedName)
+	// Each thread, the workers started before the attach included, is named once, by its name.
+	for h, name := range names {
+		th := format.ThreadID(h)
+		started := r.sel(format.ThreadStarted, func(_ int, ev reader.Event) bool { return ev.Thread == th })
+		c.want(fmt.Sprintf("ThreadStarted of %v (%s)", th, name), started, 1)
+		for _, i := range started {
+			if got := r.events[i].Name; got != name {
+				t.Errorf("ThreadStarted of %v: name %q, want %q", th, got, name)
+			}
+		}
+	}
+}
+
+// TestAttach is issue 24's test: Attachee, started without the agent, is recorded by
+// `orca record --pid` three times — a --duration window, a window ended by SIGINT, a --detach
+// recording stopped by `orca stop` — each holding exactly the operations of the round run
+// inside it; a second recording is refused while one runs; the program goes on after each and
+// exits with status 0.
+func TestAttach(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		recording := "orca: recording pid " + pid + " (Attachee) to "
+
+		// 1. --duration: the round runs inside the window, orca stops when it has passed.
+		w1 := filepath.Join(dir, "w1")
+		o := startOrca(t, dir, recording, "record", "--pid", pid, "-o", w1, "--duration", "4s")
+		e := a.round(t)
+		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w1+" from JVM pid "+pid) {
+			t.Fatalf("orca record --pid --duration: exit %d, want 0 and the summary:\n%s", code, o.stderr)
+		}
+		checkRound(t, w1, e)
+		warning := "WARNING: A JVM TI agent has been loaded dynamically"
+		if got, want := strings.Contains(a.stderr.String(), warning), j.feature >= 21; got != want {
+			t.Errorf("JDK %d: the JVM's stderr has %q: %v, want %v:\n%s", j.feature, warning, got, want, a.stderr)
+		}
+		if got, want := strings.Contains(o.stderr.String(), "-XX:+EnableDynamicAgentLoading hides it"), j.feature >= 21; got != want {
+			t.Errorf("JDK %d: orca explains the JVM's warning: %v, want %v:\n%s", j.feature, got, want, o.stderr)
+		}
+
+		// 2. A second attach, ended by SIGINT.
+		w2 := filepath.Join(dir, "w2")
+		o = startOrca(t, dir, recording, "record", "--pid", pid, "-o", w2)
+		e = a.round(t)
+		o.cmd.Process.Signal(syscall.SIGINT)
+		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w2+" from JVM pid "+pid) {
+			t.Fatalf("orca record --pid, then SIGINT: exit %d, want 0 and the summary:\n%s", code, o.stderr)
+		}
+		checkRound(t, w2, e)
+
+		// 3. --detach: orca exits, the recording goes on; a second one is refused; orca stop ends it.
+		w3 := filepath.Join(dir, "w3")
+		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", w3, "--detach", "--max-size", "64MB")
+		if r.code != 0 || !strings.Contains(r.stderr, "orca: stop it with: orca stop "+pid) || strings.Contains(r.stderr, "WARNING: no --max-size") {
+			t.Fatalf("orca record --pid --detach --max-size: want exit 0 and how to stop it:\n%s", r)
+		}
+		e = a.round(t)
+		r = run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(dir, "w4"), "--duration", "1s")
+		if want := "already runs a recording to " + w3; r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "orca stop "+pid) {
+			t.Errorf("a second recording while one runs: want exit 1 and %q:\n%s", want, r)
+		}
+		r = run(t, dir, orcaBin(t), "stop", pid)
+		if r.code != 0 || !strings.Contains(r.stderr, "orca: recording "+w3+" from JVM pid "+pid) {
+			t.Fatalf("orca stop: want exit 0 and the summary:\n%s", r)
+		}
+		checkRound(t, w3, e)
+		r = run(t, dir, orcaBin(t), "stop", pid)
+		if r.code != 1 || !strings.Contains(r.stderr, "has no recording running") {
+			t.Errorf("orca stop with no recording: want exit 1 and a message:\n%s", r)
+		}
+
+		a.exit(t, 3)
+	})
+}
+
+// TestAttachErrors: a pid that is no process, a process that is no JVM, and a JVM started with
+// -XX:+DisableAttachMechanism are each refused with one message saying what to do; the process
+// goes on.
+func TestAttachErrors(t *testing.T) {
+	dir := newDir(t)
+	bin := orcaBin(t)
+	sleep := exec.Command("sleep", "60")
+	if err := sleep.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // sleep exec'd: its /proc/PID/comm says sleep
+	for _, c := range []struct {
+		pid  int
+		want string
+	}{
+		{sleep.Process.Pid, fmt.Sprintf("not a HotSpot JVM: pid %d (sleep) has no libjvm.so mapped", sleep.Process.Pid)},
+		{gone.Process.Pid, fmt.Sprintf("pid %d: no such process", gone.Process.Pid)},
+	} {
+		r := run(t, dir, bin, "record", "--pid", strconv.Itoa(c.pid), "-o", filepath.Join(dir, "r"), "--duration", "1s")
+		if r.code != 1 || !strings.Contains(r.stderr, c.want) || strings.Count(r.stderr, "\n") != 1 {
+			t.Errorf("want exit 1 and one line with %q:\n%s", c.want, r)
+		}
+	}
+	if err := sleep.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Errorf("sleep ended: %v", err)
+	}
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttachee(t, j, dir, "-XX:+DisableAttachMechanism")
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		r := run(t, dir, bin, "record", "--pid", pid, "-o", filepath.Join(dir, "r"), "--duration", "1s")
+		want := "was started with -XX:+DisableAttachMechanism (in the command line): no tool can attach to it"
+		if r.code != 1 || !strings.Contains(r.stderr, want) {
+			t.Errorf("want exit 1 and %q:\n%s", want, r)
+		}
+		if files, _ := filepath.Glob(filepath.Join(dir, "r*")); len(files) != 0 {
+			t.Errorf("left %v", files)
+		}
+		a.exit(t, 0)
+	})
+}

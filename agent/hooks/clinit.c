@@ -144,6 +144,10 @@ static _Atomic uint32_t named[NAMED_SLOTS];
 
 static _Atomic uint32_t *named_slot(uint32_t h) { return &named[(h * 2654435761u) >> 22 & (NAMED_SLOTS - 1)]; }
 
+void clinit_reset(void) {
+  for (int i = 0; i < NAMED_SLOTS; i++) atomic_store_explicit(&named[i], 0, memory_order_relaxed);
+}
+
 static void name_lock(int shard, uint32_t thread, int64_t ts, uint32_t h, const char *sig, int len) {
   _Atomic uint32_t *slot = named_slot(h);
   if (atomic_load_explicit(slot, memory_order_relaxed) == h) return;

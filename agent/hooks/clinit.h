@@ -12,6 +12,9 @@
 // clinit_init takes the int[] class (VMInit): until then, and without it,
 // nothing is told apart.
 void clinit_init(JNIEnv *env);
+// clinit_reset forgets which class-initialisation locks were named (a new
+// recording in the same JVM).
+void clinit_reset(void);
 // clinit_enter, at a MonitorContendedEnter on o (hash h) of the calling
 // thread (hash thread, ring shard), before its Enter line: when o is the
 // JVM's init lock, writes its ClassInitLock line (once per object).

@@ -130,6 +130,8 @@ static void entered_done(void) { atomic_fetch_sub(&needed, 1); }
 
 void monitor_init(void) { pending_on_entered_done(entered_done); }
 
+void monitor_restart(void) { atomic_store(&entered_off, 0); }
+
 static void need_callback(tstate *s) {
   if (!s->pending.needs_entered) {
     s->pending.needs_entered = 1;

@@ -9,6 +9,8 @@ int monitor_bind(const char *csig, const char *name, const char *sig, void *addr
 void monitor_report(void);
 // monitor_init: Agent_OnLoad.
 void monitor_init(void);
+// monitor_restart: a recording starts with MonitorContendedEntered enabled.
+void monitor_restart(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

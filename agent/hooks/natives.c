@@ -6,6 +6,7 @@
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
+#include "hotspot/vmstructs.h"
 #include "hooks/natives.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
@@ -107,6 +108,104 @@ static void bind(hook_t *h, void *addr, void **new_addr) {
   h->bound = 1;
 }
 
+// The natives wrapped, by name: what an attach found bound and rebound
+// (natives_live), or a bind seen by natives_on_bind; natives_restore binds
+// them back to the JVM's functions when a recording stops.
+typedef struct {
+  const char *cls, *name, *sig;
+  int is_static;
+  void *orig, *wrapper;   // wrapper: 0 while not wrapped by name
+} named_t;
+static named_t named[] = {
+    {"java/lang/Object", "wait", "(J)V", 0, 0, 0},           // 17-20
+    {"java/lang/Object", "wait0", "(J)V", 0, 0, 0},          // 21+
+    {"java/lang/Object", "notify", "()V", 0, 0, 0},
+    {"java/lang/Object", "notifyAll", "()V", 0, 0, 0},
+    {"java/lang/Thread", "start0", "()V", 0, 0, 0},
+    {"java/lang/Thread", "sleep", "(J)V", 1, 0, 0},          // 17
+    {"java/lang/Thread", "sleep0", "(J)V", 1, 0, 0},         // 19-21
+    {"java/lang/Thread", "sleepNanos0", "(J)V", 1, 0, 0},    // 22+
+    {"jdk/internal/misc/Unsafe", "park", "(ZJ)V", 0, 0, 0},
+    {"jdk/internal/misc/Unsafe", "unpark", "(Ljava/lang/Object;)V", 0, 0, 0},
+};
+#define NNAMED (int)(sizeof named / sizeof named[0])
+
+// wrap asks the binders and the hooks for the wrapper of a native of class
+// csig bound to addr; NULL when it is not one of theirs or wrapped already.
+static void *wrap(const char *csig, const char *name, const char *sig, void *addr) {
+  void *repl = addr;
+  for (int i = 0; i < nbinders; i++)
+    if (binders[i](csig, name, sig, addr, &repl)) return repl != addr ? repl : NULL;
+  for (int i = 0; i < NHOOKS; i++)
+    if (!strcmp(csig, hooks[i].cls) && !strcmp(name, hooks[i].name) && !strcmp(sig, hooks[i].sig)) bind(&hooks[i], addr, &repl);
+  return repl != addr ? repl : NULL;
+}
+
+static void note(const char *csig, const char *name, const char *sig, void *orig, void *wrapper) {
+  for (int i = 0; i < NNAMED; i++) {
+    named_t *n = &named[i];
+    if (!strcmp(n->name, name) && !strcmp(n->sig, sig) && !strncmp(csig + 1, n->cls, strlen(n->cls)) && csig[strlen(n->cls) + 1] == ';') {
+      n->orig = orig;
+      n->wrapper = wrapper;
+    }
+  }
+}
+
+static jclass find(JNIEnv *env, const char *cls) {
+  jclass c = (*env)->FindClass(env, cls);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+  return c;
+}
+
+// A native not linked yet is bound to HotSpot's stub that throws
+// UnsatisfiedLinkError, in the code cache: wrapping it would keep the JVM
+// from ever linking the real one. A native's function is in a library.
+static int linked(void *addr) {
+  Dl_info di;
+  return addr && dladdr(addr, &di) && di.dli_fname;
+}
+
+int natives_live(JNIEnv *env) {
+  int n = 0;
+  for (int i = 0; i < NNAMED; i++) {
+    named_t *h = &named[i];
+    jclass c = find(env, h->cls);
+    if (!c) continue;
+    jmethodID m = h->is_static ? (*env)->GetStaticMethodID(env, c, h->name, h->sig) : (*env)->GetMethodID(env, c, h->name, h->sig);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), m = NULL;
+    void *addr = m ? hs_native_function(m) : NULL;
+    char csig[80];
+    snprintf(csig, sizeof csig, "L%s;", h->cls);
+    void *repl = linked(addr) ? wrap(csig, h->name, h->sig, addr) : NULL;
+    if (repl) {
+      JNINativeMethod nm = {(char *)h->name, (char *)h->sig, repl};
+      // Also makes the compiled callers' native wrappers not entrant: they
+      // call the new function from their next call.
+      if ((*env)->RegisterNatives(env, c, &nm, 1) == 0) {
+        h->orig = addr;
+        h->wrapper = repl;
+        n++;
+      }
+      if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+    }
+    (*env)->DeleteLocalRef(env, c);
+  }
+  return n;
+}
+
+void natives_restore(JNIEnv *env) {
+  for (int i = 0; i < NNAMED; i++) {
+    named_t *h = &named[i];
+    if (!h->wrapper) continue;
+    jclass c = find(env, h->cls);
+    JNINativeMethod nm = {(char *)h->name, (char *)h->sig, h->orig};
+    if (c && (*env)->RegisterNatives(env, c, &nm, 1) == 0) h->wrapper = NULL;
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+    if (c) (*env)->DeleteLocalRef(env, c);
+  }
+  for (int i = 0; i < NHOOKS; i++) hooks[i].bound = 0;
+}
+
 void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, void *addr, void **new_addr) {
   (void)env; (void)t;
   char *name = NULL, *sig = NULL, *csig = NULL;
@@ -128,11 +227,13 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
   if ((*j)->GetMethodDeclaringClass(j, m, &cls) != JVMTI_ERROR_NONE ||
       (*j)->GetClassSignature(j, cls, &csig, NULL) != JVMTI_ERROR_NONE)
     goto out;
-  for (int i = 0; i < nbinders; i++)
-    if (binders[i](csig, name, sig, addr, new_addr)) goto out;
-  for (int i = 0; i < NHOOKS; i++)
-    if (!strcmp(csig, hooks[i].cls) && !strcmp(name, hooks[i].name) && !strcmp(sig, hooks[i].sig))
-      bind(&hooks[i], addr, new_addr);
+  {
+    void *repl = wrap(csig, name, sig, addr);
+    if (repl) {
+      *new_addr = repl;
+      note(csig, name, sig, addr, repl);
+    }
+  }
 out:
   if (name) (*j)->Deallocate(j, (unsigned char *)name);
   if (sig) (*j)->Deallocate(j, (unsigned char *)sig);

@@ -5,6 +5,13 @@
 #define ORCA_NATIVES_H
 #include <jvmti.h>
 void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, void *addr, void **new_addr);
+// natives_live, at an attach, wraps the natives bound already (HotSpot
+// posts no NativeMethodBind for them): each one's function is read from its
+// Method and rebound with RegisterNatives; returns how many.
+// natives_restore binds every wrapped native back to the JVM's function
+// (a recording stops: nothing of the agent stays in their path).
+int natives_live(JNIEnv *env);
+void natives_restore(JNIEnv *env);
 // natives_report warns of hooks that never bound (at VMInit), its own and
 // its binders'.
 void natives_report(void);

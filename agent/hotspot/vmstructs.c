@@ -271,6 +271,7 @@ void hs_init(void) {
   hs.pcdesc_scope_offset = vms_offset_typed("PcDesc", "_scope_decode_offset", "int");
   hs.method_const = vms_offset("Method", "_constMethod");
   hs.method_flags = vms_offset("Method", "_access_flags");
+  hs.method_size = vms_size("Method");
   hs.const_constants = vms_offset("ConstMethod", "_constants");
   hs.const_code_size = vms_offset_typed("ConstMethod", "_code_size", "u2");
   hs.const_idnum = vms_offset_typed("ConstMethod", "_method_idnum", "u2");
@@ -507,4 +508,12 @@ int hs_probe_stats(vm_ptr jt, long at, hs_stats_copy *out) {
   memcpy(&out->start, w + hs.stats_start, 8);
   out->active = w[hs.stats_active];
   return 1;
+}
+
+void *hs_native_function(jmethodID m) {
+  uintptr_t method = 0, fn = 0;
+  // A jmethodID is a slot holding the Method*.
+  if (!m || hs.method_size <= 0 || !safe_word(vm_at((uintptr_t)m), &method) || !method) return NULL;
+  if (!safe_word(vm_at(method + (uintptr_t)hs.method_size), &fn)) return NULL;
+  return (void *)fn;
 }

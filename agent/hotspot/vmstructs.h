@@ -35,6 +35,11 @@ void vms_learn_env(JNIEnv *env, uintptr_t eetop);
 // vms_thread returns the calling thread's JavaThread, or a null vm_ptr
 // when unknown.
 vm_ptr vms_thread(JNIEnv *env);
+// hs_native_function returns the address a native method m is bound to now
+// (Method::_native_function, the word after the Method), or NULL when
+// unknown or unreadable: an attach finds the natives bound already
+// (NativeMethodBind is not posted again).
+void *hs_native_function(jmethodID m);
 
 // ---- The layout: every field the agent reads, looked up once -------------
 // hs_init (Agent_OnLoad, after orca_feature) fills `hs` from the tables
@@ -73,7 +78,7 @@ typedef struct {
   long nm_scopes_data_begin, nm_metadata_offset, nm_dependencies_offset;   // 11-18
   long nm_immutable_data, nm_scopes_data_offset;   // 25
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
-  long method_const, method_flags;                 // Method
+  long method_const, method_flags, method_size;    // Method (its native function follows it)
   long const_constants, const_code_size, const_idnum, const_size;   // ConstMethod
   long pool_holder, klass_jmethod_ids;             // ConstantPool, InstanceKlass
   long jcw_anchor, entry_frame_wrapper;            // JavaCallWrapper, frame constant

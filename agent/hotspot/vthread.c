@@ -204,3 +204,9 @@ void vthread_enable(void) {
     atomic_store(&have_vts, 0);
   if (atomic_load(&have_vts)) counters_show(CNT_VIRTUAL_THREADS);   // .info virtual_threads, also at 0
 }
+
+void vthread_disable(void) {
+  if (!atomic_load(&have_vts)) return;
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_START, NULL);
+  (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, (jvmtiEvent)EV_VIRTUAL_THREAD_END, NULL);
+}

@@ -53,4 +53,6 @@ void vthread_unattributed(int kind);
 void vthread_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 jvmtiError vthread_set_callbacks(const jvmtiEventCallbacks *cb);
 void vthread_enable(void);
+// vthread_disable turns them off again (a recording stops).
+void vthread_disable(void);
 #endif

@@ -12,6 +12,7 @@
 #include "hotspot/hsstat.h"
 #include "hooks/inject.h"
 #include "stacks/methods.h"
+#include "stacks/objclass.h"
 #include "hooks/monitor.h"
 #include "hooks/natives.h"
 #include "hotspot/objhash.h"
@@ -127,53 +128,49 @@ static int enable(jvmtiEvent ev, const char *what) {
 //   3. live_init (above), in the live phase;
 //   4. start_recording: the writer runs, the events are enabled.
 
-// core_init is phase 1: NULL, or why the agent does not record (then
-// *fatal says whether the JVM must stop: bad options; "" when it was told
-// already: another agent records this JVM).
-static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
-  static char why[8400];
-  const char *err = options_parse(options, &opt);
-  *fatal = 0;
-  if (err) {
-    *fatal = 1;
-    snprintf(why, sizeof why, "bad agent options: %s", err);
-    return why;
+// Phase 1 has two parts. core_once is what a JVM needs once, whatever
+// recordings it makes (an attach after an earlier recording finds it done:
+// the library stays loaded): the JVMTI environment, the buffers, the
+// HotSpot layer, the wiring of the modules. Its facts for .info are kept
+// (fact) and stated again in each recording (state_facts).
+#define MAX_FACTS 16
+static struct { const char *key; char *value; } facts[MAX_FACTS];
+static int nfacts;
+
+static void fact(const char *key, const char *value) {
+  if (nfacts < MAX_FACTS && value) {
+    facts[nfacts].key = key;
+    facts[nfacts++].value = strdup(value);
   }
-  orca_vm = vm;
-  // A second copy of the agent (orca record inside orca record, or two
-  // -agentpath options) is another library instance with its own statics:
-  // the mark is in the process's environment, with the pid, so a JVM the
-  // application starts (which inherits it) is not mistaken for this one.
-  char mark[64];
-  int ml = snprintf(mark, sizeof mark, "%d:", (int)getpid());
-  const char *loaded = getenv("ORCA_AGENT_LOADED");
-  if (loaded && !strncmp(loaded, mark, (size_t)ml)) {
-    snprintf(why, sizeof why, "an Orca agent already records this JVM (to %s); this one (%s) does not record",
-             loaded + ml, opt.prefix);
-    orca_log("%s", why);
-    writer_refused(why);
-    return "";   // told: not a failure of this JVM's recording
-  }
+}
+
+// fact_now is fact for a fact found once the recording began.
+static void fact_now(const char *key, const char *value) {
+  fact(key, value);
+  counters_prop(key, value);
+}
+
+static void state_facts(void) {
+  for (int i = 0; i < nfacts; i++)
+    if (facts[i].value) counters_prop(facts[i].key, facts[i].value);
+}
+
+static const char *core_once(JavaVM *vm) {
+  static int done;
+  static char why[200];
+  const char *err;
+  if (done) return NULL;
   if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK) return "this JVM has no JVMTI 11; the agent is disabled";
   if ((err = ring_init((size_t)opt.buffer_mb << 20)) || (err = methods_init())) {
     snprintf(why, sizeof why, "%s; the agent is disabled", err);
     return why;
-  }
-  if ((err = writer_open())) {
-    snprintf(why, sizeof why, "%s; the agent is disabled and the application runs without recording", err);
-    return why;
-  }
-  {
-    char val[4300];
-    snprintf(val, sizeof val, "%s%s", mark, writer_prefix());
-    setenv("ORCA_AGENT_LOADED", val, 1);
   }
   char *spec = NULL;
   if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &spec) == JVMTI_ERROR_NONE && spec) {
     orca_feature = atoi(spec);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)spec);
   }
-  counters_prop(ORCA_INFO_ENTERED_CLOCK, clock_init());
+  fact(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
@@ -187,16 +184,90 @@ static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
-  counters_prop(ORCA_INFO_HOTSPOT_SAFE_READ, safe_init(vms_flag("CheckJNICalls") == 1));
+  fact(ORCA_INFO_HOTSPOT_SAFE_READ, safe_init(vms_flag("CheckJNICalls") == 1));
   counters_source(CNT_HOTSPOT_FAULTS, safe_faults);
-  if ((err = owner_init())) counters_prop(ORCA_INFO_WARNING, err);
-  if ((err = asgct_init())) counters_prop(ORCA_INFO_WARNING, err);
+  if ((err = owner_init())) fact(ORCA_INFO_WARNING, err);
+  if ((err = asgct_init())) fact(ORCA_INFO_WARNING, err);
   walk_init();
-  counters_prop(ORCA_INFO_HOTSPOT_WALKER, walk_status());
-  counters_prop(ORCA_INFO_HOTSPOT_OWNER, owner_caps());
-  counters_prop(ORCA_INFO_HOTSPOT_MONITOR_HASH, owner_hash_caps());
-  counters_prop(ORCA_INFO_HOTSPOT_FACTS, hs_facts_text());
-  counters_prop(ORCA_INFO_HOTSPOT_ARCH, ARCH_NAME);
+  fact(ORCA_INFO_HOTSPOT_WALKER, walk_status());
+  fact(ORCA_INFO_HOTSPOT_OWNER, owner_caps());
+  fact(ORCA_INFO_HOTSPOT_MONITOR_HASH, owner_hash_caps());
+  fact(ORCA_INFO_HOTSPOT_FACTS, hs_facts_text());
+  fact(ORCA_INFO_HOTSPOT_ARCH, ARCH_NAME);
+  done = 1;
+  return NULL;
+}
+
+// What a failed start says to the caller of an attach (the `load`
+// command's return code; orca record --pid explains each).
+enum { START_OK, START_BAD_OPTIONS, START_BUSY, START_CANNOT_WRITE, START_NO_JVMTI, START_NOT_RECORDING };
+
+// The mark of a running recording is in the process's environment, with
+// the pid, so that another copy of the agent (another library instance
+// with its own statics: orca record inside orca record, two -agentpath
+// options, an attach of another build) sees it, and a JVM the application
+// starts (which inherits it) is not mistaken for this one. "PID:" alone:
+// no recording runs (it ended; the variable is set, never unset: unsetenv
+// would move the environment under other threads' getenv).
+static void mark(const char *prefix) {
+  char val[4300];
+  snprintf(val, sizeof val, "%d:%s", (int)getpid(), prefix);
+  setenv("ORCA_AGENT_LOADED", val, 1);
+}
+
+static const char *marked(void) {
+  char m[64];
+  int ml = snprintf(m, sizeof m, "%d:", (int)getpid());
+  const char *loaded = getenv("ORCA_AGENT_LOADED");
+  return loaded && !strncmp(loaded, m, (size_t)ml) && loaded[ml] ? loaded + ml : NULL;
+}
+
+// core_init is phase 1: NULL, or why the agent does not record (then
+// *code says why: START_BAD_OPTIONS stops a starting JVM; the message ""
+// when it was told already: another agent records this JVM).
+static const char *core_init(JavaVM *vm, const char *options, int *code) {
+  static char why[8400];
+  const char *err = options_parse(options, &opt);
+  *code = START_OK;
+  if (err) {
+    *code = START_BAD_OPTIONS;
+    snprintf(why, sizeof why, "bad agent options: %s", err);
+    return why;
+  }
+  orca_vm = vm;
+  const char *other = marked();
+  if (other) {
+    *code = START_BUSY;
+    snprintf(why, sizeof why, "an Orca agent already records this JVM (to %s); this one (%s) does not record", other,
+             opt.prefix);
+    orca_log("%s", why);
+    writer_refused(why);
+    return "";   // told: not a failure of this JVM's recording
+  }
+  if ((err = core_once(vm))) {
+    *code = START_NO_JVMTI;
+    return err;
+  }
+  static int recordings;
+  if (recordings++) {
+    // A recording before this one, in this library (an attach after it
+    // stopped): what it wrote is not this one's (counters and facts, named
+    // methods, classes and objects, threads' ThreadStarted, records stored
+    // after its last flush).
+    counters_reset();
+    methods_reset();
+    objclass_reset();
+    clinit_reset();
+    threads_new_recording();
+    ring_clear();
+  }
+  if ((err = writer_open())) {
+    *code = START_CANNOT_WRITE;
+    snprintf(why, sizeof why, "%s; the agent is disabled and the application runs without recording", err);
+    return why;
+  }
+  mark(writer_prefix());
+  state_facts();
   // Every timed Object.wait gets its ObjectWaitTimeout line (pending.c).
   if (!opt.seed_only) counters_prop(ORCA_INFO_WAIT_TIMEOUTS, "yes");
   return NULL;
@@ -227,6 +298,20 @@ static const char *hooks(int at_load) {
     want.can_generate_early_vmstart = have.can_generate_early_vmstart;
   }
   vthread_capabilities(&want, &have);
+  if (!at_load) {
+    // In the live phase HotSpot offers fewer: take what it has, say what
+    // is missing (the events and owners need only what it always offers).
+    jvmtiCapabilities asked = want;
+    for (size_t i = 0; i < sizeof want; i++) ((unsigned char *)&want)[i] &= ((unsigned char *)&have)[i];
+    if (asked.can_get_current_contended_monitor && !want.can_get_current_contended_monitor)
+      fact_now(ORCA_INFO_WARNING, "attached: no can_get_current_contended_monitor; an owner not hashed yet may go unnamed");
+    if (asked.can_get_owned_monitor_info && !want.can_get_owned_monitor_info)
+      fact_now(ORCA_INFO_WARNING, "attached: no can_get_owned_monitor_info; an owner not hashed yet may go unnamed");
+    if (!want.can_generate_monitor_events || !want.can_generate_native_method_bind_events) {
+      snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
+      return why;
+    }
+  }
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
     snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
@@ -258,51 +343,130 @@ static const char *hooks(int at_load) {
   return NULL;
 }
 
+// The events a recording enables, in order; a stop disables them again.
+static const struct {
+  jvmtiEvent ev;
+  const char *name;
+} events[] = {
+    {JVMTI_EVENT_VM_INIT, "VMInit"},
+    {JVMTI_EVENT_VM_DEATH, "VMDeath"},
+    {JVMTI_EVENT_THREAD_START, "ThreadStart"},
+    {JVMTI_EVENT_THREAD_END, "ThreadEnd"},
+    {JVMTI_EVENT_MONITOR_WAITED, "MonitorWaited"},
+    {JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter"},
+    {JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered"},
+    {JVMTI_EVENT_NATIVE_METHOD_BIND, "NativeMethodBind"},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_START, "GarbageCollectionStart"},
+    {JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, "GarbageCollectionFinish"},
+    {JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook"},
+    {JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare"},
+    {JVMTI_EVENT_CLASS_LOAD, "ClassLoad"},
+};
+#define NEVENTS (int)(sizeof events / sizeof events[0])
+
 // start_recording is phase 4: the writer runs and the events are enabled.
-static const char *start_recording(void) {
+static const char *start_recording(int at_load) {
   const char *err = writer_start();
   if (err) return err;
+  monitor_restart();
   atomic_store(&orca_state, 1);
-  enable(JVMTI_EVENT_VM_INIT, "VMInit");
-  enable(JVMTI_EVENT_VM_DEATH, "VMDeath");
-  enable(JVMTI_EVENT_THREAD_START, "ThreadStart");
-  enable(JVMTI_EVENT_THREAD_END, "ThreadEnd");
-  enable(JVMTI_EVENT_MONITOR_WAITED, "MonitorWaited");
-  enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTER, "MonitorContendedEnter");
-  enable(JVMTI_EVENT_MONITOR_CONTENDED_ENTERED, "MonitorContendedEntered");
-  enable(JVMTI_EVENT_NATIVE_METHOD_BIND, "NativeMethodBind");
-  enable(JVMTI_EVENT_GARBAGE_COLLECTION_START, "GarbageCollectionStart");
-  enable(JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, "GarbageCollectionFinish");
-  enable(JVMTI_EVENT_CLASS_FILE_LOAD_HOOK, "ClassFileLoadHook");
-  enable(JVMTI_EVENT_CLASS_PREPARE, "ClassPrepare");
-  enable(JVMTI_EVENT_CLASS_LOAD, "ClassLoad");
+  for (int i = at_load ? 0 : 1; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
   vthread_enable();
   return NULL;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
-  int fatal;
-  const char *err = core_init(vm, options, &fatal);
-  if (err && fatal) {
+  int code;
+  const char *err = core_init(vm, options, &code);
+  if (err && code == START_BAD_OPTIONS) {
     // The JVM stops (JNI_ERR): the reason, then what is valid.
     orca_fail("%s", err);
     fprintf(stderr, "%s\n", options_usage);
     return JNI_ERR;
   }
   // Phase 3 comes with VMInit (on_vm_init).
-  if (!err && !(err = hooks(1)) && !(err = start_recording())) return JNI_OK;
+  if (!err && !(err = hooks(1)) && !(err = start_recording(1))) return JNI_OK;
   if (*err) orca_fail("%s%s", err, strstr(err, "disabled") ? "" : "; the agent is disabled");
   return JNI_OK;
 }
 
+// ---- Attach (docs/attach.md) ------------------------------------------------
+//
+// `orca record --pid` loads the library into the running JVM with the
+// recording's options (HotSpot calls Agent_OnAttach on its Attach Listener
+// thread, a Java thread), and stops it with a second load of the same
+// library with `stop`: the library stays loaded, its statics outlive a
+// recording, and a later attach starts a new recording in it. The return
+// code is what the caller learns (START_*); the reason also goes to the
+// JVM's stderr.
+
+// attach_stop ends the running recording, options "stop" or
+// "stop,prefix=PREFIX" (only if it records to PREFIX).
+static jint attach_stop(JNIEnv *env, const char *options) {
+  const char *want = !strncmp(options, "stop,prefix=", 12) ? options + 12 : NULL;
+  if (!orca_recording() || (want && strcmp(want, writer_prefix()) && strcmp(want, opt.prefix))) return START_NOT_RECORDING;
+  if (atomic_exchange(&orca_state, 0) != 1) return START_NOT_RECORDING;
+  // Nothing of the agent's stays in the application's path: events off,
+  // natives bound back to the JVM's functions; the wrappers of classes
+  // (Thread.join, Semaphore) check orca_recording() and pass through.
+  for (int i = 0; i < NEVENTS; i++) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, events[i].ev, NULL);
+  vthread_disable();
+  natives_report();
+  natives_restore(env);
+  pending_stop_walker();
+  counters_prop(ORCA_INFO_STOPPED, "true");
+  writer_stop();
+  mark("");
+  return START_OK;
+}
+
+// attach_start makes a new recording: phases 1-4 of the start-up, the hooks
+// that need the JVM's load left out and their live forms used instead.
+static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
+  static int hooked;
+  int code;
+  const char *err = core_init(vm, options, &code);
+  if (err) {
+    if (code == START_BAD_OPTIONS) fprintf(stderr, "orca: %s\n%s\n", err, options_usage);
+    else if (*err) orca_fail("%s", err);
+    return code;
+  }
+  counters_prop(ORCA_INFO_ATTACHED, "true");
+  if (!hooked && (err = hooks(0))) {
+    orca_fail("%s", err);
+    writer_stop();
+    mark("");
+    return START_NO_JVMTI;
+  }
+  hooked = 1;
+  java_version();
+  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
+  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
+  prop(ORCA_INFO_JAVA_HOME, "java.home");
+  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  if ((err = start_recording(0))) {
+    orca_fail("%s", err);
+    mark("");
+    return START_NO_JVMTI;
+  }
+  jthread self = NULL;
+  (*jvmti)->GetCurrentThread(jvmti, &self);
+  live_init(env, self);
+  natives_live(env);
+  return START_OK;
+}
+
 JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
-  (void)vm; (void)options; (void)reserved;
-  // jcmd JVMTI.agent_load prints only the number returned ("return code:
-  // -1"); HotSpot gives the caller no text, so the reason goes to the
-  // target's stderr.
-  fprintf(stderr, "orca: attaching to a running JVM (jcmd JVMTI.agent_load, the Attach API) is not supported "
-                  "yet, the caller sees return code -1: start the JVM with -agentpath (or `orca record -- COMMAND`)\n");
-  fflush(stderr);
-  return JNI_ERR;
+  (void)reserved;
+  // HotSpot runs one attach command at a time (its Attach Listener thread).
+  JNIEnv *env = NULL;
+  if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return START_NO_JVMTI;
+  const char *o = options ? options : "";
+  if (!strcmp(o, "stop") || !strncmp(o, "stop,", 5)) return attach_stop(env, o);
+  if (orca_recording()) {
+    orca_log("a recording is running already (to %s): stop it first (orca stop %d)", writer_prefix(), (int)getpid());
+    return START_BUSY;
+  }
+  return attach_start(vm, env, o);
 }

@@ -123,6 +123,21 @@ const char *ring_take(int i, size_t *len) {
   return full;
 }
 
+long ring_clear(void) {
+  long n = 0;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off + sizeof(orca_rec) <= len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      if (!r->size) break;
+      off += r->size;
+      n++;
+    }
+  }
+  return n;
+}
+
 void ring_wake(void) {
   int v = 0;
   // One pending wake-up is enough; don't let the count grow unbounded.

@@ -34,5 +34,9 @@ const char *ring_take(int i, size_t *len);
 // ring_wait blocks the writer until ms elapse or a shard fills past half.
 void ring_wait(int ms);
 void ring_wake(void);
+// ring_clear empties every shard (a new recording in the same JVM: what a
+// callback stored after the last recording's final take is not this one's);
+// returns the records it dropped.
+long ring_clear(void);
 
 #endif

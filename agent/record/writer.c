@@ -163,9 +163,32 @@ static void remove_chunk_files(void) {
   closedir(d);
 }
 
+// Lines later than the cutoff wait for the next flush in carry, so a
+// deferred record (pending.c) still finds its place in time order.
+static char *carry[2];
+static size_t carry_len[2], carry_cap[2];
+static int carry_cur;
+
 const char *writer_open(void) {
   static char err[4600];
   char busy[4200] = "";
+  // From the start: a JVM may make more than one recording (an attach
+  // after an earlier one); the last one's files are closed.
+  cut = 0;
+  off_orca = off_meta[0] = off_meta[1] = off_ev = 0;
+  fd_ev = fd_verify = -1;
+  snprintf(ev_ext, sizeof ev_ext, ".orca");
+  ev_bytes = 0;
+  closed_n = closed_first = 0;
+  closed_bytes = 0;
+  chunks_deleted = 0;
+  cur_start = first_ts = last_ts = 0;
+  cpu_flush = cpu_thread = 0;
+  carry_len[0] = carry_len[1] = 0;
+  carry_cur = 0;
+  memset(&enc, 0, sizeof enc);
+  atomic_store(&stopping, 0);
+  atomic_store(&final_deadline, 0);
   snprintf(prefix, sizeof prefix, "%s", opt.prefix);
   fd_orca = open_locked(prefix, !opt.clobber);
   for (int n = 2; fd_orca < 0 && (errno == EEXIST || errno == EWOULDBLOCK) && n < 10000; n++) {
@@ -381,12 +404,6 @@ static size_t format_rec(char *o, const orca_rec *r) {
   o[n++] = '\n';
   return n;
 }
-
-// Lines later than the cutoff wait for the next flush in carry, so a
-// deferred record (pending.c) still finds its place in time order.
-static char *carry[2];
-static size_t carry_len[2], carry_cap[2];
-static int carry_cur;
 
 static void add_items(const char *buf, size_t len, size_t *k) {
   for (size_t off = 0; off < len;) {

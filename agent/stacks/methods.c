@@ -252,6 +252,18 @@ void methods_describe(void) {
     for (uint32_t i = 0; i < METHOD_SLOTS; i++) describe_slot(i);
 }
 
+void methods_reset(void) {
+  if (!mtab) return;
+  for (uint32_t i = 0; i < METHOD_SLOTS; i++) atomic_store_explicit(&mtab[i].described, 0, memory_order_relaxed);
+  for (uint32_t i = 0; i < CLASS_SLOTS; i++) atomic_store_explicit(&ctab[i], 0, memory_order_relaxed);
+  for (int w = 0; w < 2; w++) {
+    size_t len;
+    free(methods_take(w, &len));
+  }
+  // The writer's first flush scans the whole table (as after a full queue).
+  atomic_store_explicit(&dq_full, 1, memory_order_release);
+}
+
 void methods_detach(void) {
   if (attached) (*orca_vm)->DetachCurrentThread(orca_vm);
   attached = 0;

@@ -19,6 +19,11 @@ char *methods_take(int which, size_t *len);
 void methods_describe(void);
 // methods_live: the JVM is live (VMInit): the writer may attach itself.
 void methods_live(void);
+// methods_reset, between two recordings in one JVM (the writer stopped):
+// the new recording's .methods and .classtable describe again every method
+// and class its stacks name. The ids stay (a method keeps its id); each one
+// known is queued to be described again.
+void methods_reset(void);
 void methods_detach(void);
 // stack_capture fills out with up to max frames of thread t (NULL: the
 // calling thread), skipping `skip` innermost frames; returns the count (0

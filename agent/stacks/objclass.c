@@ -27,6 +27,10 @@ static _Atomic(sig_t *) sigs[SIG_SLOTS];
 
 static _Atomic uint32_t *seen_slot(uint32_t h) { return &seen[(h * 2654435761u) >> 20 & (SEEN_SLOTS - 1)]; }
 
+void objclass_reset(void) {
+  for (int i = 0; i < SEEN_SLOTS; i++) atomic_store_explicit(&seen[i], 0, memory_order_relaxed);
+}
+
 int objclass_known(uint32_t h) {
   return opt.seed_only || (h && atomic_load_explicit(seen_slot(h), memory_order_relaxed) == h);
 }

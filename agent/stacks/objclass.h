@@ -20,4 +20,7 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
 // objclass_known: the class of the object of hash h was written (and is
 // still in the table), or kinds=seed writes none.
 int objclass_known(uint32_t h);
+// objclass_reset forgets which classes were written: a new recording in
+// the same JVM (an attach) names its objects again.
+void objclass_reset(void);
 #endif

@@ -41,8 +41,13 @@ static void on_native_exit(void *p) {
 
 static void make_exit_key(void) { pthread_key_create(&exit_key, on_native_exit); }
 
-// A JVMTI thread-local marker: set once a thread has its ThreadStarted.
-#define STARTED_MARK ((void *)1)
+// A JVMTI thread-local marker: set once a thread has its ThreadStarted in
+// the current recording (gen: recordings in this JVM, counted from 1, the
+// low bits 01: no pointer, no ENDED_MARK, no VTAG).
+static atomic_int gen = 1;
+#define STARTED_MARK ((void *)(((uintptr_t)atomic_load_explicit(&gen, memory_order_acquire) << 3) | 1))
+
+void threads_new_recording(void) { atomic_fetch_add(&gen, 1); }
 // ... and once it had its ThreadEnd: after it HotSpot may still enter the
 // Thread object's monitor (ensure_join, to notify joiners), contended.
 #define ENDED_MARK ((void *)2)
@@ -96,9 +101,11 @@ tstate *thread_carrier(void) { return self_state; }
 // it stack buffers touched only as deep as the stacks taken); beyond, a
 // virtual thread's events are counted as unattributed.
 #define VSTATES_MAX 65536
-#define VTAG(carrier) ((void *)(((uintptr_t)(carrier) << 2) | 3))
+// A tag holds the recording it was made in, above the carrier's hash.
+#define VTAG(carrier) ((void *)((uintptr_t)atomic_load(&gen) << 34 | ((uintptr_t)(carrier) << 2) | 3))
 #define IS_VTAG(p) (((uintptr_t)(p) & 3) == 3)
 #define VTAG_CARRIER(p) ((uint32_t)((uintptr_t)(p) >> 2))
+#define VTAG_CURRENT(p) ((int)((uintptr_t)(p) >> 34) == atomic_load(&gen))
 static atomic_int vstates;
 
 static void started(uint32_t hash, int shard, jthread t);
@@ -125,13 +132,19 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
       v->shard = atomic_fetch_add(&next_shard, 1);
       pending_attach(&v->pending, v->hash, v->shard);
       vthread_put(vt, v);
-      if (p) v->carrier = VTAG_CARRIER(p);
-      else started(v->hash, v->shard, vt);   // begun before VirtualThreadStart was on
+      v->gen = atomic_load(&gen);
+      if (p && VTAG_CURRENT(p)) v->carrier = VTAG_CARRIER(p);
+      else started(v->hash, v->shard, vt);   // begun before VirtualThreadStart was on, or before this recording
     }
   }
   if (!v) {
     vthread_unattributed(kind);
     return NULL;
+  }
+  if (v->gen != atomic_load(&gen)) {   // its ThreadStarted is an earlier recording's
+    v->gen = atomic_load(&gen);
+    v->carrier = 0;
+    started(v->hash, v->shard, vt);
   }
   if (carrier && v->carrier != carrier->hash) mounted(v, carrier->hash, clock_now());
   stack_virtual = 1;
@@ -155,10 +168,10 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   if (p && !IS_VTAG(p)) {
     tstate *v = p;
     pending_settle(&v->pending);
-    if (orca_recording()) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
+    if (orca_recording() && v->gen == atomic_load(&gen)) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
     forget(v, env);
     atomic_fetch_sub(&vstates, 1);
-  } else if (p && orca_recording()) {
+  } else if (p && orca_recording() && VTAG_CURRENT(p)) {
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
     tstate *c = self_state;

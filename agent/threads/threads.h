@@ -26,6 +26,7 @@ typedef struct tstate {
   int is_virtual;       // a virtual thread's state (vthread.h): runs on any carrier,
                         // so nothing of the carrier's JavaThread is read for it
   uint32_t carrier;     // a virtual thread's: the carrier of its last VirtualThreadMounted
+  int gen;              // a virtual thread's: the recording (threads_new_recording) its ThreadStarted is in
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
   int join_depth;       // >0 inside Thread.join (inject.c): its waits are the join's, not recorded (monitor.c)
@@ -57,6 +58,10 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind);
 // thread_carrier returns the calling OS thread's own state (a carrier's,
 // never a virtual thread's), NULL when it has none yet.
 tstate *thread_carrier(void);
+// threads_new_recording: a new recording begins in this JVM (an attach
+// after an earlier recording): every thread gets its ThreadStarted again
+// (threads_existing for those alive, a virtual thread at its next event).
+void threads_new_recording(void);
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
 

@@ -85,7 +85,7 @@ func recordPID(u ui, o recordOptions) error {
 		return err
 	}
 	opts := agentOptions(prefix, o) + ",session=" + session
-	code, _, err := vm.Load(lib, opts)
+	code, err := load(vm, lib, opts)
 	if err != nil {
 		return exitError{1, "record --pid: " + err.Error()}
 	}
@@ -150,7 +150,7 @@ func recordPID(u ui, o recordOptions) error {
 	}
 	done := make(chan stopped, 1)
 	go func() {
-		code, _, err := vm.Load(lib, "stop")
+		code, err := load(vm, lib, "stop")
 		done <- stopped{code, err}
 	}()
 	var st stopped
@@ -174,6 +174,21 @@ stop:
 		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: the agent answered %d (its reason is on the JVM's stderr); it may still be running: orca stop %d", o.pid, st.code, o.pid)}
 	}
 	return printAttached(u, o, hostPrefix, session)
+}
+
+// load loads the agent lib into vm with opts and returns Agent_OnAttach's
+// code. The agent rebinds natives the JVM bound already (and binds them
+// back at the stop), which HotSpot warns of on the application's stdout:
+// those warnings are kept off it.
+func load(vm *attach.VM, lib, opts string) (code int, err error) {
+	werr := vm.WithoutRebindWarnings(func() error {
+		code, _, err = vm.Load(lib, opts)
+		return err
+	})
+	if err == nil {
+		err = werr
+	}
+	return code, err
 }
 
 // printAttached prints the summary of the recording of session at prefix.
@@ -422,7 +437,7 @@ func runStop(u ui, args []string) error {
 	}
 	code := attachNoneToEnd
 	for _, lib := range libs {
-		if code, _, err = vm.Load(lib, opts); err != nil {
+		if code, err = load(vm, lib, opts); err != nil {
 			return exitError{1, "stop: " + err.Error()}
 		}
 		if code != attachNoneToEnd {

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,7 +56,14 @@ func (l *lockedBuffer) String() string {
 func startAttachee(t *testing.T, j jdk, dir string, jvmArgs ...string) *attachee {
 	t.Helper()
 	args := append(append([]string{crash.ErrorFile(dir)}, jvmArgs...), "-cp", classes(t), "Attachee")
-	a := &attachee{cmd: exec.Command(j.java(), args...), lines: make(chan string, 64), stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
+	return startAttacheeCmd(t, exec.Command(j.java(), args...), dir)
+}
+
+// startAttacheeCmd is startAttachee with the command that starts it (as another user, in a
+// container).
+func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
+	t.Helper()
+	a := &attachee{cmd: cmd, lines: make(chan string, 64), stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
 	a.cmd.Dir = dir
 	a.cmd.Stderr = a.stderr
 	var err error
@@ -304,6 +313,9 @@ func TestAttach(t *testing.T) {
 		w2 := filepath.Join(dir, "w2")
 		o = startOrca(t, dir, recording, "record", "--pid", pid, "-o", w2)
 		e = a.round(t)
+		// Twice, as an impatient user would: the second one must not leave the JVM recording
+		// (the --detach below would find it recording).
+		o.cmd.Process.Signal(syscall.SIGINT)
 		o.cmd.Process.Signal(syscall.SIGINT)
 		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w2+" from JVM pid "+pid) {
 			t.Fatalf("orca record --pid, then SIGINT: exit %d, want 0 and the summary:\n%s", code, o.stderr)
@@ -379,5 +391,134 @@ func TestAttachErrors(t *testing.T) {
 			t.Errorf("left %v", files)
 		}
 		a.exit(t, 0)
+	})
+}
+
+// nobody is the user TestAttachOtherUser and TestAttachContainer run Attachee as.
+const nobody = 65534
+
+// nobodyDir returns a new directory that nobody owns, below a path nobody can enter, or skips
+// the test when it cannot run a JVM as another user.
+func nobodyDir(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("running a JVM as another user needs root")
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Skip("setpriv (util-linux) runs the JVM as another user: not found")
+	}
+	dir := newDir(t)
+	// nobody reads the classes in workDir and writes in dir.
+	for _, d := range []string{workDir, classes(t)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var asNobody = []string{"setpriv", "--reuid=" + strconv.Itoa(nobody), "--regid=" + strconv.Itoa(nobody), "--clear-groups"}
+
+// TestAttachOtherUser: root attaches to a JVM of nobody. A prefix in a directory nobody cannot
+// write is refused before the attach, naming the user; in nobody's directory the JVM writes the
+// recording, loading the agent from the copy in /tmp (root's cache is not nobody's to read).
+func TestAttachOtherUser(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := nobodyDir(t)
+		args := append(append([]string{}, asNobody[1:]...), j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Attachee")
+		a := startAttacheeCmd(t, exec.Command(asNobody[0], args...), dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		rootOnly := newDir(t) // 0700, root's
+		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(rootOnly, "r"), "--duration", "1s")
+		if want := "the JVM's user (nobody (uid 65534)) cannot"; r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "nothing was attached") {
+			t.Errorf("a prefix nobody cannot write: want exit 2 and %q:\n%s", want, r)
+		}
+		w := filepath.Join(dir, "w")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w, "--duration", "3s")
+		e := a.round(t)
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("orca record --pid of nobody's JVM: exit %d:\n%s", code, o.stderr)
+		}
+		checkRound(t, w, e, true)
+		var st syscall.Stat_t
+		if err := syscall.Stat(w+".orca", &st); err != nil || st.Uid != nobody {
+			t.Errorf("%s.orca: uid %d, %v; want written by the JVM as nobody", w, st.Uid, err)
+		}
+		maps, _ := os.ReadFile("/proc/" + pid + "/maps")
+		if !regexp.MustCompile(` /tmp/orca-[0-9a-f]{16}\.so\n`).Match(maps) {
+			t.Errorf("nobody's JVM did not load the agent from /tmp/orca-*.so:\n%s", grepLines(string(maps), "orca"))
+		}
+		a.exit(t, 1)
+	})
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// TestAttachContainer attaches to Attachee in a container made by unshare: its own user
+// namespace (root there, nobody on the host), pid namespace (pid 1) and mount namespace (a tmpfs
+// of its own on /tmp, the test's directory as /mnt). Without -o, orca writes the recording to the
+// container's /tmp and reads it through /proc/PID/root; the agent is copied into that /tmp.
+func TestAttachContainer(t *testing.T) {
+	if _, err := exec.LookPath("unshare"); err != nil {
+		t.Skip("unshare (util-linux) makes the container: not found")
+	}
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := nobodyDir(t)
+		probe := exec.Command(asNobody[0], append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "true")...)
+		if out, err := probe.CombinedOutput(); err != nil {
+			t.Skipf("nobody cannot create a user and mount namespace here: %v\n%s", err, out)
+		}
+		cp := exec.Command("cp", "-r", classes(t)+"/.", dir)
+		if out, err := cp.CombinedOutput(); err != nil {
+			t.Fatalf("copying the classes: %v\n%s", err, out)
+		}
+		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" -XX:ErrorFile=/mnt/hs_err_pid%p.log -cp /mnt Attachee`
+		cmd := exec.Command(asNobody[0], append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
+			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
+		a := startAttacheeCmd(t, cmd, dir)
+		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", a.cmd.Process.Pid, a.cmd.Process.Pid))
+		f := strings.Fields(string(kids))
+		if err != nil || len(f) != 1 {
+			t.Fatalf("the JVM, child of unshare %d: %q, %v", a.cmd.Process.Pid, kids, err)
+		}
+		pid := f[0]
+		root := "/proc/" + pid + "/root"
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /tmp/orca-"+pid+"-", "record", "--pid", pid, "--duration", "3s")
+		e := a.round(t)
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("orca record --pid of a JVM in a container: exit %d:\n%s", code, o.stderr)
+		}
+		m := regexp.MustCompile(`orca: recording (` + regexp.QuoteMeta(root) + `/tmp/orca-` + pid + `-\d{8}-\d{6}) from JVM pid 1 `).FindStringSubmatch(o.stderr.String())
+		if m == nil {
+			t.Fatalf("the summary does not name the recording in the container's /tmp:\n%s", o.stderr)
+		}
+		checkRound(t, m[1], e, true)
+		if libs, _ := filepath.Glob(root + "/tmp/orca-*.so"); len(libs) != 1 {
+			t.Errorf("the agent library in the container's /tmp: %v, want one", libs)
+		}
+		// -o: a path in the container, written there by the JVM.
+		o = startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /mnt/w (in its container; here "+root+"/mnt/w)",
+			"record", "--pid", pid, "-o", "/mnt/w", "--duration", "3s")
+		e = a.round(t)
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("orca record --pid -o /mnt/w: exit %d:\n%s", code, o.stderr)
+		}
+		checkRound(t, filepath.Join(dir, "w"), e, true)
+		a.exit(t, 2)
 	})
 }

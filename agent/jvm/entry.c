@@ -64,13 +64,13 @@ static void java_version(void) {
 // (env, t) — the identity-hash and collector facts, HotSpot's timer, the
 // threads alive now, the fields parks read, the jmethodIDs of the classes
 // loaded so far, the walker of long waits. At load, from VMInit; an attach
-// (issue 24) calls it at once.
-static void live_init(JNIEnv *env, jthread t) {
+// calls it at once. Returns the threads alive (their ThreadStarted written).
+static int live_init(JNIEnv *env, jthread t) {
   methods_live();
   objhash_ready();
   hsstat_enable(env);
   vthread_init(env, t);
-  threads_existing(env);
+  int alive = threads_existing(env);
   park_init(env, t);
   clinit_init(env);
   asgct_ready(env);
@@ -79,6 +79,7 @@ static void live_init(JNIEnv *env, jthread t) {
     counters_prop(ORCA_INFO_WARNING, err);
     orca_log("%s: a wait longer than a second is written without its stack", err);
   }
+  return alive;
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
@@ -452,7 +453,9 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   }
   jthread self = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &self);
-  live_init(env, self);
+  char n[24];
+  snprintf(n, sizeof n, "%d", live_init(env, self));
+  counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
   natives_live(env);
   return START_OK;
 }

@@ -277,10 +277,10 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   }
 }
 
-void threads_existing(JNIEnv *env) {
-  jint n = 0;
+int threads_existing(JNIEnv *env) {
+  jint n = 0, wrote = 0;
   jthread *all = NULL;
-  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return;
+  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
   (*env)->EnsureLocalCapacity(env, n + 8);   // n local refs at once (-Xcheck:jni)
   jthread me = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &me);
@@ -298,7 +298,9 @@ void threads_existing(JNIEnv *env) {
       owner_register_other(env, all[i], (uint32_t)h);
     }
     started((uint32_t)h, i, all[i]);
+    wrote++;
     (*env)->DeleteLocalRef(env, all[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+  return wrote;
 }

@@ -86,5 +86,6 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t);
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t);
 // threads_existing writes ThreadStarted for threads that started before
 // the agent could see them (called at VMInit).
-void threads_existing(JNIEnv *env);
+// Returns how many it wrote.
+int threads_existing(JNIEnv *env);
 #endif

@@ -43,14 +43,15 @@ const (
 	InfoJavaVM         = "java_vm"
 	InfoJavaVMVersion  = "java_vm_version"
 	InfoJavaHome       = "java_home"
-	InfoRefused        = "refused"        // the agent did not record, and why
-	InfoOriginMonoNS   = "origin_mono_ns" // a CLOCK_MONOTONIC reading, ns
-	InfoOriginUnixNS   = "origin_unix_ns" // the wall clock at the same instant, ns since the Unix epoch
-	InfoStart          = "start_s"        // first timestamp written, seconds like the events
-	InfoEnd            = "end_s"          // last timestamp written
-	InfoComplete       = "complete"       // true once the VM ended normally, or the recording was stopped (InfoStopped)
-	InfoAttached       = "attached"       // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
-	InfoStopped        = "stopped"        // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
+	InfoRefused        = "refused"         // the agent did not record, and why
+	InfoOriginMonoNS   = "origin_mono_ns"  // a CLOCK_MONOTONIC reading, ns
+	InfoOriginUnixNS   = "origin_unix_ns"  // the wall clock at the same instant, ns since the Unix epoch
+	InfoStart          = "start_s"         // first timestamp written, seconds like the events
+	InfoEnd            = "end_s"           // last timestamp written
+	InfoComplete       = "complete"        // true once the VM ended normally, or the recording was stopped (InfoStopped)
+	InfoAttached       = "attached"        // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
+	InfoAliveAtAttach  = "alive_at_attach" // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
+	InfoStopped        = "stopped"         // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
 	InfoDroppedTotal   = "dropped_total"
 	InfoDroppedAtExit  = "dropped_at_exit"
 	InfoDroppedAfter   = "dropped_after_cut"
@@ -147,7 +148,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoStopped,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,

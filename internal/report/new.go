@@ -82,6 +82,10 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			}
 		}
 	}
+	if rec.Info[format.InfoAttached] == "true" {
+		r.Attached = &Attached{Stopped: rec.Info[format.InfoStopped] == "true"}
+		r.Attached.AliveAtAttach, _ = rec.Info.Int(format.InfoAliveAtAttach)
+	}
 	infoInt := func(key string) *int64 {
 		if n, ok := rec.Info.Int(key); ok {
 			return &n

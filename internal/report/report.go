@@ -47,6 +47,9 @@ type Report struct {
 	// Bounded: a recording kept within --max-size/--max-age (nil for
 	// another): which span is kept, how much was deleted.
 	Bounded       *Bounded `json:"bounded,omitempty"`
+	// Attached: the agent was loaded into the running JVM (orca record
+	// --pid); nil for a recording that began with the JVM.
+	Attached *Attached `json:"attached,omitempty"`
 	DroppedEvents *int64   `json:"dropped_events"`
 	DroppedAtExit *int64   `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
 	// Cut is set when the agent could not write the recording whole.
@@ -403,6 +406,14 @@ type Cut struct {
 	WriteErrors  *int64  `json:"write_errors"`
 	EventsAfter  int     `json:"events_after"` // lines after the cut in the file (a later write that succeeded), not read
 	UnknownAfter []Hang  `json:"unknown_after"`
+}
+
+// Attached says that a recording began with an attach to the running JVM:
+// its threads' lives begin at the attach for those alive then, and
+// whatever they did before is not in it.
+type Attached struct {
+	AliveAtAttach int64 `json:"alive_at_attach"` // threads alive at the attach (their ThreadStarted at its start)
+	Stopped       bool  `json:"stopped"`         // stopped while the JVM went on (else it ended with the JVM, or is running)
 }
 
 // Bounded is what a bounded recording kept (docs/format.md, "Bounded

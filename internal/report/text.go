@@ -172,6 +172,17 @@ func (r *Report) headline(t *textWriter) {
 			t.printf("  bounded recording (%s): nothing deleted, all %s kept\n", strings.Join(bounds, ", "), dur(b.RecordedS))
 		}
 	}
+	if a := r.Attached; a != nil {
+		end := "it ended with the JVM"
+		if a.Stopped {
+			end = "stopped while the JVM went on"
+		} else if r.Complete != nil && !*r.Complete {
+			end = "still recording, or the JVM was killed"
+		}
+		t.printf("  attached to the running JVM (orca record --pid): %s alive at the attach begin there\n",
+			count(int(a.AliveAtAttach), "thread", "threads"))
+		t.printf("  (what happened before it is not recorded); %s\n", end)
+	}
 	if r.Filter != nil {
 		t.printf("  --thread %q: %s of %d match; the sections show only their events\n",
 			r.Filter.Thread, count(r.Filter.Matched, "thread", "threads"), r.ThreadsAll)

@@ -231,6 +231,12 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		}
 		out.Warnings = append(out.Warnings, msg)
 	}
+	if info[format.InfoAttached] == "true" {
+		// orca record --pid: the recording began at an attach.
+		alive, _ := info.Int(format.InfoAliveAtAttach)
+		out.Warnings = append(out.Warnings, fmt.Sprintf("attached to the running JVM: the recording begins at the attach, "+
+			"where the lives of the %d threads alive then begin too; what happened before it is not recorded", alive))
+	}
 	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
 		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
 		format.InfoWriteError, format.InfoWriteErrors, format.InfoUnattributed, format.InfoVirtualThreads, format.InfoDroppedAtExit} {

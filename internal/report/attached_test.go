@@ -1,0 +1,51 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"orca/internal/testrec"
+)
+
+// TestAttached: a recording made by orca record --pid says so in its
+// headline, with the threads alive at the attach and how it ended; one
+// that began with the JVM says nothing of the kind.
+func TestAttached(t *testing.T) {
+	for _, c := range []struct {
+		name, info string
+		want       *Attached
+		text       string
+	}{
+		{"started", "", nil, ""},
+		{"stopped", "attached=true\nalive_at_attach=7\nstopped=true\n", &Attached{AliveAtAttach: 7, Stopped: true},
+			"attached to the running JVM (orca record --pid): 7 threads alive at the attach begin there\n  (what happened before it is not recorded); stopped while the JVM went on\n"},
+		{"ended", "attached=true\nalive_at_attach=1\n", &Attached{AliveAtAttach: 1},
+			"1 thread alive at the attach begin there\n  (what happened before it is not recorded); it ended with the JVM\n"},
+	} {
+		ar := testrec.Parse(t, "testdata/cut.txtar")
+		for i, f := range ar.Files {
+			if f.Name == "info" {
+				var keep []string
+				for _, l := range strings.Split(string(f.Data), "\n") {
+					if !strings.HasPrefix(l, "cut_s=") && !strings.HasPrefix(l, "write_error") && !strings.HasPrefix(l, "complete=") && l != "" {
+						keep = append(keep, l)
+					}
+				}
+				ar.Files[i].Data = []byte(strings.Join(keep, "\n") + "\ncomplete=true\n" + c.info)
+			}
+		}
+		rec, res := load(t, c.name, ar)
+		r := New(rec, res, Options{})
+		if (r.Attached == nil) != (c.want == nil) || r.Attached != nil && *r.Attached != *c.want {
+			t.Errorf("%s: Attached = %+v, want %+v", c.name, r.Attached, c.want)
+		}
+		var b bytes.Buffer
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); c.text == "" && strings.Contains(got, "attached") || !strings.Contains(got, c.text) {
+			t.Errorf("%s: the text lacks %q or says attached:\n%s", c.name, c.text, got[:min(len(got), 600)])
+		}
+	}
+}

@@ -223,8 +223,8 @@ func checkRound(t *testing.T, prefix string, e expect, stopped bool) {
 	r.checkInfo(t, true, true)
 	// Not r.checkInvariants: a worker parked in ArrayBlockingQueue.take at the attach has its
 	// ThreadUnparked in the window without the ThreadPark, which began before.
-	if r.info["attached"] != "true" || r.info["stopped"] != "true" && stopped {
-		t.Errorf(".info: attached=%q stopped=%q, want true and %v", r.info["attached"], r.info["stopped"], stopped)
+	if r.info[format.InfoAttached] != "true" || (r.info[format.InfoStopped] == "true") != stopped {
+		t.Errorf(".info: %s=%q %s=%q, want true and %v", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped], stopped)
 	}
 	c := counter{t, r}
 	on := func(key string) func(int, reader.Event) bool {

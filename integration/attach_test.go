@@ -90,6 +90,8 @@ func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 	t.Cleanup(func() {
 		a.cmd.Process.Kill()
 		<-a.done
+		// A JVM killed leaves its attach socket, which a later process with its pid would find.
+		os.Remove(fmt.Sprintf("/tmp/.java_pid%d", a.cmd.Process.Pid))
 	})
 	a.expectLine(t, "READY")
 	return a

@@ -82,6 +82,9 @@ func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
 	tmp := t.dir("root/tmp")
 	vm := &VM{PID: pid, NSPid: t.nspid, Socket: filepath.Join(tmp, ".java_pid"+strconv.Itoa(t.nspid)),
 		CommandTimeout: DefaultCommandTimeout, uid: t.euid, gid: t.egid}
+	if err := removeStale(vm.Socket, t); err != nil {
+		return nil, err
+	}
 	if !exists(vm.Socket) {
 		if err := start(t, vm.Socket, timeout); err != nil {
 			return nil, err
@@ -150,6 +153,64 @@ func start(t *target, socket string, timeout time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// removeStale removes a socket left by an earlier process with the JVM's pid: one made before
+// the JVM started. A JVM killed (SIGKILL) leaves its socket behind, and once its pid is
+// reused the socket would stand for the new JVM, whose listener then never starts: refused as
+// another user's, or nobody listening.
+func removeStale(socket string, t *target) error {
+	fi, err := os.Lstat(socket)
+	if err != nil {
+		return nil
+	}
+	started, err := startTime(t.pid)
+	if err != nil || !fi.ModTime().Before(started.Add(-time.Second)) {
+		return nil
+	}
+	if err := os.Remove(socket); err != nil {
+		return fmt.Errorf("%s was left by an earlier process with pid %d (it is older than the JVM) and cannot be removed: %w; remove it (as its owner or root) and attach again",
+			socket, t.nspid, err)
+	}
+	return nil
+}
+
+// startTime returns when process pid started: /proc/PID/stat's starttime (clock ticks after
+// boot, USER_HZ = 100 in every /proc file) after /proc/stat's btime.
+func startTime(pid int) (time.Time, error) {
+	stat, err := os.ReadFile(filepath.Join(procRoot, strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	boot, err := os.ReadFile(filepath.Join(procRoot, "stat"))
+	if err != nil {
+		return time.Time{}, err
+	}
+	return parseStartTime(stat, boot)
+}
+
+// parseStartTime reads the start time from the texts of /proc/PID/stat and /proc/stat.
+func parseStartTime(stat, boot []byte) (time.Time, error) {
+	// The command, field 2, is in parentheses and may hold anything: count after the last ')'.
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[i+1:]))
+	if i < 0 || len(f) < 20 {
+		return time.Time{}, errors.New("/proc/PID/stat: too few fields")
+	}
+	ticks, err := strconv.ParseInt(f[19], 10, 64) // field 22
+	if err != nil {
+		return time.Time{}, fmt.Errorf("/proc/PID/stat: starttime: %v", err)
+	}
+	for _, l := range strings.Split(string(boot), "\n") {
+		if v, ok := strings.CutPrefix(l, "btime "); ok {
+			b, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return time.Time{}, fmt.Errorf("/proc/stat: btime: %v", err)
+			}
+			return time.Unix(b, 0).Add(time.Duration(ticks) * time.Second / 100), nil
+		}
+	}
+	return time.Time{}, errors.New("/proc/stat: no btime")
 }
 
 // createTrigger creates the file .attach_pid<NSPID> at path, owned by the JVM's effective user

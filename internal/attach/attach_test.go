@@ -662,3 +662,39 @@ func TestJVMOptions(t *testing.T) {
 		}
 	}
 }
+
+func TestParseStartTime(t *testing.T) {
+	stat := []byte("4242 (java (a) b) S 1 4242 4242 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 12345 0 0\n")
+	boot := []byte("cpu  1 2 3\nbtime 1795720000\nprocesses 9\n")
+	got, err := parseStartTime(stat, boot)
+	if want := time.Unix(1795720000, 0).Add(123450 * time.Millisecond); err != nil || !got.Equal(want) {
+		t.Errorf("parseStartTime = %v, %v; want %v", got, err, want)
+	}
+	if _, err := parseStartTime([]byte("4242 (java) S 1"), boot); err == nil {
+		t.Error("a short stat line was read")
+	}
+	// This process started before now and after boot.
+	if st, err := startTime(os.Getpid()); err != nil || st.After(time.Now()) || time.Since(st) > time.Hour {
+		t.Errorf("startTime(self) = %v, %v", st, err)
+	}
+}
+
+// TestStaleSocket: a socket left by an earlier process with the JVM's pid (older than the JVM)
+// is removed, so that the JVM's own listener is started; the JVM's own socket is kept.
+func TestStaleSocket(t *testing.T) {
+	dir := t.TempDir()
+	sock := filepath.Join(dir, ".java_pid1")
+	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	self := &target{pid: os.Getpid(), nspid: 1}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(sock, old, old)
+	if err := removeStale(sock, self); err != nil || exists(sock) {
+		t.Errorf("a socket older than the process: %v, still there %v", err, exists(sock))
+	}
+	os.WriteFile(sock, nil, 0o600)
+	if err := removeStale(sock, self); err != nil || !exists(sock) {
+		t.Errorf("a socket made after the process started: %v, removed %v", err, !exists(sock))
+	}
+}

@@ -175,6 +175,15 @@ func TestReadJVMProc(t *testing.T) {
 	if j = f.read(t); !j.contained || j.host("/mnt") != filepath.Join(f.proc, "4242", "root", "mnt") {
 		t.Errorf("another mount namespace, the same /: %+v, host(/mnt) = %s", j, j.host("/mnt"))
 	}
+	if !j.alive() {
+		t.Error("a process without a State line is not alive")
+	}
+	for state, alive := range map[string]bool{"S (sleeping)": true, "R (running)": true, "Z (zombie)": false, "X (dead)": false} {
+		f.write(t, "status", "Name:\tjava\nState:\t"+state+"\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n")
+		if got := j.alive(); got != alive {
+			t.Errorf("State: %s: alive %v, want %v", state, got, alive)
+		}
+	}
 	if _, err := readJVMProc(f.proc, 4243); err == nil || !strings.Contains(err.Error(), "no such process") {
 		t.Errorf("missing pid: %v", err)
 	}

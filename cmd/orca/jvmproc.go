@@ -152,10 +152,20 @@ func (j *jvmProc) host(p string) string {
 	return filepath.Join(j.path("root"), p)
 }
 
-// alive reports whether the process still exists.
+// alive reports whether the process still runs: it exists and is no
+// zombie (ended, not yet reaped by its parent).
 func (j *jvmProc) alive() bool {
-	_, err := os.Stat(j.path("status"))
-	return err == nil
+	b, err := os.ReadFile(j.path("status"))
+	if err != nil {
+		return false
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "State:"); ok {
+			v = strings.TrimSpace(v)
+			return !strings.HasPrefix(v, "Z") && !strings.HasPrefix(v, "X")
+		}
+	}
+	return true
 }
 
 // inGroup reports whether the JVM's user is in group gid.

@@ -286,8 +286,8 @@ func checkRound(t *testing.T, prefix string, e expect, stopped bool) {
 // TestAttach is issue 24's test: Attachee, started without the agent, is recorded by
 // `orca record --pid` three times — a --duration window, a window ended by SIGINT, a --detach
 // recording stopped by `orca stop` — each holding exactly the operations of the round run
-// inside it; a second recording is refused while one runs; the program goes on after each and
-// exits with status 0.
+// inside it (and so does the first one's seed export); a second recording is refused while one
+// runs; the program goes on after each and exits with status 0.
 func TestAttach(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -303,6 +303,12 @@ func TestAttach(t *testing.T) {
 			t.Fatalf("orca record --pid --duration: exit %d, want 0 and the summary:\n%s", code, o.stderr)
 		}
 		checkRound(t, w1, e, true)
+		// The seed export of an attached recording holds the same events.
+		seed := filepath.Join(dir, "w1-seed")
+		if r := run(t, dir, orcaBin(t), "export", "--format", "seed", "-o", seed, w1); r.code != 0 {
+			t.Fatalf("orca export --format seed:\n%s", r)
+		}
+		checkRound(t, seed, e, true)
 		warning := "WARNING: A JVM TI agent has been loaded dynamically"
 		if got, want := strings.Contains(a.stderr.String(), warning), j.feature >= 21; got != want {
 			t.Errorf("JDK %d: the JVM's stderr has %q: %v, want %v:\n%s", j.feature, warning, got, want, a.stderr)

@@ -94,6 +94,14 @@ func printSummary(w io.Writer, r recording) {
 			strings.Join(bounds, ", "), b.ChunksDeleted, b.ChunksKept)
 	}
 
+	if in[format.InfoAttached] == "true" {
+		alive, _ := in.Int(format.InfoAliveAtAttach)
+		how := "until the JVM ended"
+		if in[format.InfoStopped] == "true" {
+			how = "stopped while the JVM went on"
+		}
+		fmt.Fprintf(w, "  attached: begins at the attach, with the %d threads alive then; %s\n", alive, how)
+	}
 	if why := in.Refused(); why != "" {
 		fmt.Fprintf(w, "  REFUSED: %s\n", why)
 	}

@@ -166,3 +166,24 @@ func TestShellQuote(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryAttached: a recording of orca record --pid says it began at the attach and how it
+// ended.
+func TestSummaryAttached(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "att")
+	for info, want := range map[string]string{
+		"attached=true\nalive_at_attach=12\nstopped=true\ncomplete=true\n": "  attached: begins at the attach, with the 12 threads alive then; stopped while the JVM went on\n",
+		"attached=true\nalive_at_attach=3\ncomplete=true\n":                "  attached: begins at the attach, with the 3 threads alive then; until the JVM ended\n",
+		"complete=true\n": "",
+	} {
+		os.WriteFile(pre+".orca", nil, 0o644)
+		os.WriteFile(pre+".info", []byte(info), 0o644)
+		recs, _ := findRecordings(pre)
+		var b bytes.Buffer
+		printSummary(&b, recs[0])
+		if want == "" && strings.Contains(b.String(), "attached") || want != "" && !strings.Contains(b.String(), want) {
+			t.Errorf(".info %q: summary\n%s\nwant %q", info, b.String(), want)
+		}
+	}
+}

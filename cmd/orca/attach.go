@@ -42,7 +42,15 @@ func recordPID(u ui, o recordOptions) error {
 	signal.Notify(sigs, attachSignals...)
 	defer signal.Stop(sigs)
 
+	if o.prefix != "" {
+		if err := checkPrefixSyntax(o.prefix); err != nil {
+			return err
+		}
+	}
 	j, err := readJVMProc("/proc", o.pid)
+	if err == nil {
+		err = j.checkUser(os.Geteuid())
+	}
 	if err != nil {
 		return exitError{1, "record --pid: " + err.Error()}
 	}
@@ -225,13 +233,12 @@ func attachPrefix(j *jvmProc, o string, now time.Time) (string, error) {
 	return filepath.Abs(o)
 }
 
-// checkAttachPrefix is checkPrefix for a prefix the JVM sees: given is
-// -o as typed ("" for the default), abs the prefix made absolute.
+// checkAttachPrefix is checkPrefix for a prefix the JVM sees, whose syntax
+// was checked: given is -o as typed ("" for the default), abs the prefix
+// made absolute.
 func checkAttachPrefix(j *jvmProc, given, abs string) error {
-	if given != "" {
-		if err := checkPrefixSyntax(given); err != nil {
-			return err
-		}
+	if strings.Contains(abs, ",") {
+		return usagef("record: the prefix %s may not contain a comma (it separates agent options): give -o a path without one", abs)
 	}
 	if fi, err := os.Stat(j.host(abs)); err == nil && fi.IsDir() {
 		return usagef("record: -o %q is a directory: want a file name prefix (e.g. %s)", given, filepath.Join(abs, "run1"))
@@ -404,6 +411,9 @@ func runStop(u ui, args []string) error {
 		return usagef("stop: %q is no pid: want the JVM's process id (example: orca stop 4242)", ops[0])
 	}
 	j, err := readJVMProc("/proc", pid)
+	if err == nil {
+		err = j.checkUser(os.Geteuid())
+	}
 	if err != nil {
 		return exitError{1, "stop: " + err.Error()}
 	}

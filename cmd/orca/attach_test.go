@@ -193,6 +193,16 @@ func TestReadJVMProc(t *testing.T) {
 	}
 }
 
+func TestCheckUser(t *testing.T) {
+	j := &jvmProc{pid: 4242, uid: 1001}
+	for euid, ok := range map[int]bool{0: true, 1001: true, 1002: false} {
+		err := j.checkUser(euid)
+		if ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "sudo -u '#1001' orca") {
+			t.Errorf("orca as uid %d, the JVM as 1001: %v", euid, err)
+		}
+	}
+}
+
 func TestAttachPrefix(t *testing.T) {
 	at := time.Date(2026, 11, 26, 21, 5, 7, 0, time.Local)
 	cwd, _ := os.Getwd()
@@ -255,6 +265,7 @@ func TestCheckWritableBy(t *testing.T) {
 	mk("shut", 0o700)
 	mk("shut/in", 0o777)
 	t.Cleanup(func() { os.Chmod(filepath.Join(f.root, "shut"), 0o700) })
+	must(t, os.WriteFile(filepath.Join(f.root, "plain"), nil, 0o644))
 	other := me + 1
 	for _, c := range []struct {
 		uid, gid int
@@ -272,14 +283,13 @@ func TestCheckWritableBy(t *testing.T) {
 		{other, mine + 1, nil, "", "/closed/r", "cannot create files in /closed"},
 		{other, mine + 1, nil, "", "/shut/in/r", "cannot enter /shut"},
 		{other, mine + 1, nil, "", "/none/r", "/none does not exist"},
-		{other, mine + 1, nil, "", "/others/r/x", "is not a directory"},
+		{other, mine + 1, nil, "", "/plain/x", "is not a directory"},
 		{0, 0, nil, "", "/closed/r", ""},
 		// Root of a user namespace that maps the files' owner: root's powers.
 		{other, mine + 1, nil, fmt.Sprintf("0 %d 1\n1 %d 1\n", other, me), "/closed/r", ""},
 		// ... but not over a file of a user it does not map.
 		{other, mine + 1, nil, fmt.Sprintf("0 %d 1\n", other), "/closed/r", "cannot create files in /closed"},
 	} {
-		must(t, os.WriteFile(filepath.Join(f.root, "others", "r"), nil, 0o644))
 		j := &jvmProc{proc: f.proc, pid: f.pid, uid: c.uid, gid: c.gid, groups: c.groups, contained: true}
 		if c.uidMap != "" {
 			f.write(t, "uid_map", c.uidMap)

@@ -78,6 +78,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 	// / (a chroot, pivot_root).
 	root, err := os.Stat(j.path("root"))
 	if err != nil {
+		if uerr := j.checkUser(os.Geteuid()); uerr != nil {
+			return nil, uerr
+		}
 		return nil, fmt.Errorf("pid %d: reading its root directory: %w (orca must run as the JVM's user or root)", pid, err)
 	}
 	self, err := os.Stat("/")
@@ -93,6 +96,17 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 // selfProc is orca's own /proc entry, whose ns/mnt names orca's mount
 // namespace.
 var selfProc = "/proc/self"
+
+// checkUser refuses, before anything else, an orca run by euid that is
+// neither root nor the JVM's user: HotSpot takes no attach from it, and
+// /proc hides the JVM's files from it.
+func (j *jvmProc) checkUser(euid int) error {
+	if euid == 0 || euid == j.uid {
+		return nil
+	}
+	return fmt.Errorf("pid %d runs as %s and orca as %s; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#%d' orca ...) or as root",
+		j.pid, idName(j.uid), idName(euid), j.uid)
+}
 
 // idRange is a line of a uid_map: ids inside..inside+count-1 of a user
 // namespace are outside.. in its parent's.

@@ -92,6 +92,12 @@ func recordPID(u ui, o recordOptions) error {
 	if err != nil {
 		return err
 	}
+	select {
+	case s := <-sigs:
+		// While orca waited for the JVM's attach listener (up to 10 s).
+		return exitError{1, fmt.Sprintf("record --pid: %v before the agent was loaded into pid %d: nothing recorded", s, o.pid)}
+	default:
+	}
 	opts := agentOptions(prefix, o) + ",session=" + session
 	code, err := load(vm, lib, opts)
 	if err != nil {

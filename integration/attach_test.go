@@ -27,6 +27,7 @@ type attachee struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan string // its stdout, line by line; closed at its end
+	stdout *lockedBuffer // all of it
 	stderr *lockedBuffer
 	dir    string
 	done   chan struct{} // closed when it has ended
@@ -63,7 +64,7 @@ func startAttachee(t *testing.T, j jdk, dir string, jvmArgs ...string) *attachee
 // container).
 func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 	t.Helper()
-	a := &attachee{cmd: cmd, lines: make(chan string, 64), stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
+	a := &attachee{cmd: cmd, lines: make(chan string, 64), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
 	a.cmd.Dir = dir
 	a.cmd.Stderr = a.stderr
 	var err error
@@ -81,6 +82,7 @@ func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
+			a.stdout.Write([]byte(sc.Text() + "\n"))
 			a.lines <- sc.Text()
 		}
 		close(a.lines)
@@ -352,6 +354,11 @@ func TestAttach(t *testing.T) {
 		}
 
 		a.exit(t, 3)
+		// The agent rebinds natives bound before the attach, and back at the stop: HotSpot's
+		// warnings of it are kept off the application's stdout.
+		if w := grepLines(a.stdout.String(), "Re-registering"); w != "" {
+			t.Errorf("the JVM's stdout has HotSpot's warnings of the agent's rebinding:\n%s", w)
+		}
 	})
 }
 

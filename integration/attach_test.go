@@ -26,7 +26,7 @@ import (
 type attachee struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	lines  chan string // its stdout, line by line; closed at its end
+	lines  chan string   // its stdout, line by line; closed at its end
 	stdout *lockedBuffer // all of it
 	stderr *lockedBuffer
 	dir    string

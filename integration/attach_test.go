@@ -200,6 +200,26 @@ func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
 	return o
 }
 
+// roundIn has Attachee run a round while orca records it with --duration, and fails the test
+// clearly when the window closed before the round ended (a machine too busy for the window).
+func (o *orcaBackground) roundIn(t *testing.T, a *attachee) expect {
+	t.Helper()
+	e := a.round(t)
+	select {
+	case <-o.done:
+		t.Fatalf("the recording's --duration ended before Attachee's round did (a machine too busy?):\n%s", o.stderr)
+	default:
+	}
+	return e
+}
+
+// stop sends orca SIGINT, as Ctrl-C would, and returns its exit status.
+func (o *orcaBackground) stop(t *testing.T) int {
+	t.Helper()
+	o.cmd.Process.Signal(syscall.SIGINT)
+	return o.wait(t)
+}
+
 // wait waits for orca's end and returns its exit status.
 func (o *orcaBackground) wait(t *testing.T) int {
 	t.Helper()
@@ -299,8 +319,8 @@ func TestAttach(t *testing.T) {
 
 		// 1. --duration: the round runs inside the window, orca stops when it has passed.
 		w1 := filepath.Join(dir, "w1")
-		o := startOrca(t, dir, recording, "record", "--pid", pid, "-o", w1, "--duration", "4s")
-		e := a.round(t)
+		o := startOrca(t, dir, recording, "record", "--pid", pid, "-o", w1, "--duration", "5s")
+		e := o.roundIn(t, a)
 		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w1+" from JVM pid "+pid) {
 			t.Fatalf("orca record --pid --duration: exit %d, want 0 and the summary:\n%s", code, o.stderr)
 		}
@@ -455,9 +475,9 @@ func TestAttachOtherUser(t *testing.T) {
 			t.Errorf("a prefix nobody cannot write: want exit 2 and %q:\n%s", want, r)
 		}
 		w := filepath.Join(dir, "w")
-		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w, "--duration", "3s")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w)
 		e := a.round(t)
-		if code := o.wait(t); code != 0 {
+		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid of nobody's JVM: exit %d:\n%s", code, o.stderr)
 		}
 		checkRound(t, w, e, true)
@@ -513,9 +533,9 @@ func TestAttachContainer(t *testing.T) {
 		}
 		pid := f[0]
 		root := "/proc/" + pid + "/root"
-		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /tmp/orca-"+pid+"-", "record", "--pid", pid, "--duration", "3s")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /tmp/orca-"+pid+"-", "record", "--pid", pid)
 		e := a.round(t)
-		if code := o.wait(t); code != 0 {
+		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid of a JVM in a container: exit %d:\n%s", code, o.stderr)
 		}
 		m := regexp.MustCompile(`orca: recording (` + regexp.QuoteMeta(root) + `/tmp/orca-` + pid + `-\d{8}-\d{6}) from JVM pid 1 `).FindStringSubmatch(o.stderr.String())
@@ -528,9 +548,9 @@ func TestAttachContainer(t *testing.T) {
 		}
 		// -o: a path in the container, written there by the JVM.
 		o = startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /mnt/w (in its container; here "+root+"/mnt/w)",
-			"record", "--pid", pid, "-o", "/mnt/w", "--duration", "3s")
+			"record", "--pid", pid, "-o", "/mnt/w")
 		e = a.round(t)
-		if code := o.wait(t); code != 0 {
+		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid -o /mnt/w: exit %d:\n%s", code, o.stderr)
 		}
 		checkRound(t, filepath.Join(dir, "w"), e, true)

@@ -461,8 +461,9 @@ func nobodyDir(t *testing.T) string {
 var asNobody = []string{"setpriv", "--reuid=" + strconv.Itoa(nobody), "--regid=" + strconv.Itoa(nobody), "--clear-groups"}
 
 // TestAttachOtherUser: root attaches to a JVM of nobody. A prefix in a directory nobody cannot
-// write is refused before the attach, naming the user; in nobody's directory the JVM writes the
-// recording, loading the agent from the copy in /tmp (root's cache is not nobody's to read).
+// write is refused before the attach, naming the user; a third user is refused, told who may
+// attach; in nobody's directory the JVM writes the recording, loading the agent from the copy in
+// /tmp (root's cache is not nobody's to read).
 func TestAttachOtherUser(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := nobodyDir(t)
@@ -473,6 +474,13 @@ func TestAttachOtherUser(t *testing.T) {
 		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(rootOnly, "r"), "--duration", "1s")
 		if want := "the JVM's user (nobody (uid 65534)) cannot"; r.code != 2 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "nothing was attached") {
 			t.Errorf("a prefix nobody cannot write: want exit 2 and %q:\n%s", want, r)
+		}
+		// Neither root nor nobody: refused at once, saying who may attach.
+		other := exec.Command("setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(dir, "x"))
+		other.Dir = dir
+		out, err := other.CombinedOutput()
+		if want := "runs as nobody (uid 65534) and orca as uid 65533; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#65534' orca ...)"; other.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), want) {
+			t.Errorf("orca as uid 65533: %v, want exit 1 and %q:\n%s", err, want, out)
 		}
 		w := filepath.Join(dir, "w")
 		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w)

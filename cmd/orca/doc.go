@@ -44,6 +44,10 @@ Options of orca record:
 	              stack inline (orca export --format seed converts to it)
 	--force       delete an earlier recording with the same prefix first
 	--quiet       print no summary
+	--pid PID     attach to the running JVM PID instead of starting a COMMAND
+	              (below, "Attaching to a running JVM")
+	--duration D  with --pid: stop after D (30s, 5m); default: at Ctrl-C
+	--detach      with --pid: leave the recording running; orca stop PID ends it
 
 Ctrl-C stops the program as it would without orca; the JVM then still ends
 normally and the recording is complete. A JVM killed with SIGKILL leaves a

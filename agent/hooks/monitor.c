@@ -1,5 +1,6 @@
 #include <pthread.h>
 #include <string.h>
+#include "hooks/attached.h"
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/clock.h"
@@ -31,6 +32,7 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
+  if (attached_open()) attached_own(s->hash);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
@@ -101,6 +103,11 @@ void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, j
   if (!orca_recording()) return;
   int64_t ts = clock_now();
   tstate *s = thread_of(env, t, ORCA_EV_OBJECT_WAITED);
+  // A wait the thread was in at the attach (attached.h).
+  if (s && attached_open() && !pending_wait_open(&s->pending) && attached_end(s->hash, s->shard, ORCA_EV_OBJECT_WAIT, ts)) {
+    thread_resumed(env, s);
+    return;
+  }
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks: clinit.c), and a wait may have begun
   // before the agent started: pending_waited writes a Waited only after a Wait.
@@ -178,6 +185,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
   if (!s) return;
+  if (attached_open()) attached_own(s->hash);
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
@@ -224,6 +232,11 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   int64_t ticks = clock_ticks();
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
   if (!s) return;
+  // An enter the thread was blocked in at the attach (attached.h).
+  if (attached_open() && attached_end(s->hash, s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, clock_now())) {
+    thread_resumed(env, s);
+    return;
+  }
   // 24+: HotSpot posts MonitorContendedEntered, with no MonitorContendedEnter
   // before it, when a virtual thread takes the monitor back after
   // Object.wait (a platform thread's re-entry posts neither): not a

@@ -7,6 +7,7 @@
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
 #include "hotspot/jclass.h"
+#include "hooks/attached.h"
 #include "hooks/park.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
@@ -267,6 +268,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     orig_park(env, unsafe, absolute, time);
     return;
   }
+  if (attached_open()) attached_own(s->hash);
   int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
   // The thread's own reference, kept for its life (one JVMTI call and a
   // local reference less a park), or a local one after its ThreadEnd.

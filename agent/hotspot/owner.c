@@ -102,11 +102,17 @@ static void table_full(void) {
   }
 }
 
+// add registers jt, in the slot that has it already (an earlier recording's
+// registration, or a dead thread's whose JavaThread was reused: events are
+// off between recordings, so no ThreadEnd freed it), else in a free one.
 static int add(vm_ptr jt, uintptr_t lo, uintptr_t hi, int64_t jtid, uint32_t hash, int carrier) {
   pthread_mutex_lock(&mu);
   int n = atomic_load(&high), i;
-  for (i = 0; i < n && atomic_load(&slot(i)->used); i++) {
+  for (i = 0; i < n && !(atomic_load(&slot(i)->used) && vm_same(slot(i)->jt, jt)); i++) {
   }
+  if (i == n)
+    for (i = 0; i < n && atomic_load(&slot(i)->used); i++) {
+    }
   if (i >= max_slots) {
     pthread_mutex_unlock(&mu);
     table_full();
@@ -154,9 +160,10 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   fields(env, thread);
   if (!fid_eetop) return;
   vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, thread, fid_eetop));
+  if (vm_null(jt)) return;   // not started, or ended
   int n = atomic_load(&high);
   for (int i = 0; i < n; i++)
-    if (atomic_load(&slot(i)->used) && vm_same(slot(i)->jt, jt)) return;   // registered itself
+    if (atomic_load(&slot(i)->used) && vm_same(slot(i)->jt, jt) && slot(i)->hash == hash) return;   // registered itself
   int64_t jtid = fid_tid ? (*env)->GetLongField(env, thread, fid_tid) : -1;
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
@@ -271,22 +278,9 @@ static uint32_t unknown(int why) {
   return 0;
 }
 
-uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
-  vm_ptr self = vms_thread(env), mon;
-  if (vm_null(self) || !can_owner) return unknown(CNT_OWNER_UNREADABLE);
-  uintptr_t own = 0;
-  // The monitor cannot be deflated while we are counted as contending it.
-  if (!hs_pending_monitor(self, &mon) || vm_null(mon) || !hs_monitor_owner(mon, &own))
-    return unknown(CNT_OWNER_UNREADABLE);
-  if (own == 1 && obj) {
-    // Anonymous owner (lightweight locking). A JNI local reference points
-    // at the object's oop slot.
-    uintptr_t oop = 0;
-    unsigned long e0 = objhash_epoch();
-    if (!hs_handle_oop(obj, &oop)) return unknown(CNT_OWNER_UNREADABLE);
-    uint32_t h = on_lock_stack(oop, e0);
-    return h ? h : unknown(CNT_OWNER_ANONYMOUS);
-  }
+// owner_of_word returns the hash of the thread that the monitor owner word
+// own names, or 0 (counted).
+static uint32_t owner_of_word(uintptr_t own) {
   if (own == 0) return unknown(CNT_OWNER_RELEASED);
   if (own <= 2) return unknown(CNT_OWNER_UNREADABLE);   // anonymous without the object, or the deflater's marker
   // 24+: a virtual thread's id (vthread.h keeps the live ones).
@@ -312,6 +306,50 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
     }
   }
   return unknown(CNT_OWNER_NOT_IN_TABLE);
+}
+
+uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
+  vm_ptr self = vms_thread(env), mon;
+  if (vm_null(self) || !can_owner) return unknown(CNT_OWNER_UNREADABLE);
+  uintptr_t own = 0;
+  // The monitor cannot be deflated while we are counted as contending it.
+  if (!hs_pending_monitor(self, &mon) || vm_null(mon) || !hs_monitor_owner(mon, &own))
+    return unknown(CNT_OWNER_UNREADABLE);
+  if (own == 1 && obj) {
+    // Anonymous owner (lightweight locking). A JNI local reference points
+    // at the object's oop slot.
+    uintptr_t oop = 0;
+    unsigned long e0 = objhash_epoch();
+    if (!hs_handle_oop(obj, &oop)) return unknown(CNT_OWNER_UNREADABLE);
+    uint32_t h = on_lock_stack(oop, e0);
+    return h ? h : unknown(CNT_OWNER_ANONYMOUS);
+  }
+  return owner_of_word(own);
+}
+
+int owner_blocked_on(JNIEnv *env, jobject thread, int waiting, uint32_t *obj, uint32_t *owner, uintptr_t *monitor,
+                     jobject *ref) {
+  *obj = *owner = 0;
+  *monitor = 0;
+  *ref = NULL;
+  if (!can_owner) return 0;
+  fields(env, thread);
+  if (!fid_eetop) return 0;
+  vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, thread, fid_eetop)), mon;
+  if (vm_null(jt) || !(waiting ? hs_waiting_monitor(jt, &mon) : hs_pending_monitor(jt, &mon)) || vm_null(mon)) return 0;
+  *monitor = hs_monitor_address(mon);
+  if (can_hash) hs_monitor_hash(mon, obj);
+  *ref = hs_monitor_object(env, mon);
+  uintptr_t own = 0, oop = 0;
+  if (waiting || !hs_monitor_owner(mon, &own)) return 1;
+  if (own == 1) {   // anonymous (lightweight locking): on its owner's lock stack
+    unsigned long e0 = objhash_epoch();
+    uint32_t h = *ref && hs_handle_oop(*ref, &oop) ? on_lock_stack(oop, e0) : 0;
+    *owner = h ? h : unknown(CNT_OWNER_ANONYMOUS);
+  } else {
+    *owner = owner_of_word(own);
+  }
+  return 1;
 }
 
 uint32_t owner_pending_hash(JNIEnv *env) {

@@ -23,6 +23,15 @@ void owner_unregister_self(JNIEnv *env);
 // calling thread is about to block on, or 0 when unknown (counted by
 // reason: CNT_OWNER_RELEASED, …).
 uint32_t owner_of_pending(JNIEnv *env, jobject obj);
+// owner_blocked_on reads, for another thread (a java.lang.Thread blocked
+// or waiting at an attach), the monitor it is blocked on entering
+// (waiting 0: its owner's hash in *owner, 0 when unknown) or waiting on
+// (waiting 1): the object's identity hash in *obj (0 when not hashed yet)
+// and the monitor's address in *monitor, and a local reference to the
+// object in *ref where it can (hs_monitor_object; else NULL). 0 when it is
+// in neither.
+int owner_blocked_on(JNIEnv *env, jobject thread, int waiting, uint32_t *obj, uint32_t *owner, uintptr_t *monitor,
+                     jobject *ref);
 // owner_pending_hash returns the identity hash of the object whose monitor
 // the calling thread is about to block on, read from the monitor (~5 ns
 // instead of GetObjectHashCode's 200-400), or 0 when unknown or not yet

@@ -211,6 +211,7 @@ void hs_init(void) {
   hs.thread_stack_base = vms_thread_offset("_stack_base");
   hs.thread_stack_size = vms_thread_offset("_stack_size");
   hs.thread_pending_monitor = vms_offset("JavaThread", "_current_pending_monitor");
+  hs.thread_waiting_monitor = vms_offset("JavaThread", "_current_waiting_monitor");
   hs.thread_lock_stack = vms_offset("JavaThread", "_lock_stack");
   hs.thread_cont_entry = vms_offset("JavaThread", "_cont_entry");
   hs.thread_size = vms_size("JavaThread");
@@ -220,6 +221,8 @@ void hs_init(void) {
   hs.lockstack_top = vms_offset("LockStack", "_top");
   hs.lockstack_base = vms_offset("LockStack", "_base[0]");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
+  hs.monitor_object = vms_offset("ObjectMonitor", "_object");
+  hs.check_jni = vms_flag("CheckJNICalls") == 1;
   // The object's header, moved into the monitor when it was inflated (up
   // to JDK 23; later JDKs may keep it elsewhere: then JVMTI is asked).
   hs.monitor_header = vms_offset("ObjectMonitor", "_header");
@@ -373,6 +376,13 @@ int hs_pending_monitor(vm_ptr jt, vm_ptr *mon) {
   return 1;
 }
 
+int hs_waiting_monitor(vm_ptr jt, vm_ptr *mon) {
+  uintptr_t w = 0;
+  if (hs.thread_waiting_monitor < 0 || !safe_word(aim(SITE_OWNER, at_off(jt, hs.thread_waiting_monitor)), &w)) return 0;
+  *mon = vm_at(w);
+  return 1;
+}
+
 int hs_monitor_owner(vm_ptr mon, uintptr_t *own) {
   return safe_word(aim(SITE_OWNER, at_off(mon, hs.monitor_owner)), own);
 }
@@ -516,4 +526,14 @@ void *hs_native_function(jmethodID m) {
   if (!m || hs.method_size <= 0 || !safe_word(vm_at((uintptr_t)m), &method) || !method) return NULL;
   if (!safe_word(vm_at(method + (uintptr_t)hs.method_size), &fn)) return NULL;
   return (void *)fn;
+}
+
+jobject hs_monitor_object(JNIEnv *env, vm_ptr mon) {
+  uintptr_t slot = 0, oop = 0;
+  if (hs.monitor_object < 0 || hs.check_jni || vm_null(mon) || !safe_word(at_off(mon, hs.monitor_object), &slot) || !slot ||
+      (slot & 7) || !safe_word(vm_at(slot), &oop) || !oop)
+    return NULL;
+  jobject ref = (*env)->NewLocalRef(env, (jobject)(slot | 1));
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), ref = NULL;
+  return ref;
 }

@@ -49,12 +49,14 @@ void *hs_native_function(jmethodID m);
 // vms_offset outside vmstructs.{c,h}.
 typedef struct {
   // JavaThread (_stack_base/_stack_size in Thread on older JDKs)
-  long thread_anchor, thread_stack_base, thread_stack_size, thread_pending_monitor, thread_lock_stack,
+  long thread_anchor, thread_stack_base, thread_stack_size, thread_pending_monitor, thread_waiting_monitor, thread_lock_stack,
       thread_cont_entry, thread_size;
   long thread_vthread, thread_threadobj;           // OopHandles: the thread it runs (19+), its own
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
   long lockstack_top, lockstack_base;              // LockStack (lightweight locking)
   long monitor_owner, monitor_header;              // ObjectMonitor
+  long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
+  int check_jni;                                   // -Xcheck:jni
   long monitor_metadata;                           // ObjectMonitor::_metadata (24+: the header, or the hash)
   long mark_hash_shift, mark_hash_mask;            // markWord constants
   long mark_lock_mask, mark_unlocked, mark_monitor;
@@ -151,8 +153,22 @@ int hs_stw_collector(void);
 #define HS_AT(type, base, off) (*(type *)((uintptr_t)(base) + (uintptr_t)(off)))
 
 // Fault-safe.
-// hs_pending_monitor: JavaThread::_current_pending_monitor of jt.
+// hs_pending_monitor: JavaThread::_current_pending_monitor of jt;
+// hs_waiting_monitor: its _current_waiting_monitor (0 when not exported).
 int hs_pending_monitor(vm_ptr jt, vm_ptr *mon);
+int hs_waiting_monitor(vm_ptr jt, vm_ptr *mon);
+// hs_monitor_object returns a local reference to the object of a monitor
+// that another thread is blocked on or waits on (so it cannot be deflated
+// meanwhile), or NULL. The monitor's _object is a WeakHandle, a slot of a
+// weak OopStorage that the collector keeps up to date, as it does a JNI
+// weak global reference's: the slot tagged as one (JNIHandles' weak tag,
+// 1 on JDK 11-25) is resolved by the VM's own NewLocalRef, with its
+// barriers, never by the agent. Not under -Xcheck:jni (it checks that a
+// weak reference is one of JNI's own).
+jobject hs_monitor_object(JNIEnv *env, vm_ptr mon);
+// hs_monitor_address: the monitor's address, as a number (an identity for
+// an object not hashed yet; never read through).
+static inline uintptr_t hs_monitor_address(vm_ptr mon) { return mon.vm_bits_; }
 // hs_monitor_owner: ObjectMonitor::_owner (a JavaThread*, a BasicLock*,
 // or from HS_OWNER_TID a thread id; 1: anonymous, HS_LIGHTWEIGHT_LOCKS): a
 // word to compare, never read through.

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "hooks/attached.h"
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/arch.h"
@@ -174,6 +175,8 @@ static const char *core_once(JavaVM *vm) {
   fact(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
+  pending_on_round(attached_poll);
+  threads_on_ending(attached_own);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
@@ -344,6 +347,17 @@ static const char *hooks(int at_load) {
   return NULL;
 }
 
+// blocker_of is park_blocker for attached_snapshot (another thread's park).
+static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode) {
+  tstate *s = calloc(1, sizeof *s);
+  if (!s) return 0;
+  s->hash = thread;
+  s->shard = shard;
+  uint32_t b = park_blocker(env, s, ts, t, owner, mode);
+  free(s);
+  return b;
+}
+
 // The events a recording enables, in order; a stop disables them again.
 static const struct {
   jvmtiEvent ev;
@@ -416,7 +430,9 @@ static jint attach_stop(JNIEnv *env, const char *options) {
   natives_report();
   natives_restore(env);
   pending_stop_walker();
+  attached_forget(env);
   counters_prop(ORCA_INFO_STOPPED, "true");
+  writer_stopped_now();
   writer_stop();
   mark("");
   return START_OK;
@@ -446,16 +462,25 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
+  // The threads alive now and what they are doing, at one time before
+  // any event: the ring takes them before the writer runs, and every
+  // event after has a later time.
+  jthread self = NULL;
+  (*jvmti)->GetCurrentThread(jvmti, &self);
+  park_init(env, self);
+  int64_t ts = clock_now();
+  char n[24];
+  snprintf(n, sizeof n, "%d", threads_existing_at(env, ts));
+  counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
+  snprintf(n, sizeof n, "%d", attached_snapshot(env, ts, blocker_of));
+  counters_prop(ORCA_INFO_BLOCKED_AT_ATTACH, n);
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
+    attached_forget(env);
     mark("");
     return START_NO_JVMTI;
   }
-  jthread self = NULL;
-  (*jvmti)->GetCurrentThread(jvmti, &self);
-  char n[24];
-  snprintf(n, sizeof n, "%d", live_init(env, self));
-  counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
+  live_init(env, self);
   natives_live(env);
   return START_OK;
 }

@@ -800,6 +800,10 @@ const char *writer_start(void) {
   return NULL;
 }
 
+static int stopped_now;
+
+void writer_stopped_now(void) { stopped_now = 1; }
+
 void writer_stop(void) {
   atomic_store(&final_deadline, clock_now() + FINAL_BUDGET_NS);
   atomic_store(&stopping, 1);
@@ -808,6 +812,11 @@ void writer_stop(void) {
   // The waits still open get their stacks from here (a Java thread).
   if (src.walk_all) src.walk_all(INT64_MAX);
   flush_all(1);
+  if (stopped_now) {
+    int64_t now = clock_now();
+    if (now > last_ts) last_ts = now;
+    stopped_now = 0;
+  }
   // Records stored by callbacks that began before VM death but ended after
   // the last flush took the rings: counted, not written.
   for (int i = 0; i < RING_SHARDS; i++) {

@@ -20,6 +20,9 @@ void writer_refused(const char *why);
 // .info with complete=true and closes the files.
 const char *writer_start(void);
 void writer_stop(void);
+// writer_stopped_now: the recording stops while the JVM goes on; its end
+// (.info end_s) is the stop's time, not its last event's.
+void writer_stopped_now(void);
 
 // What the writer drains besides the rings, from the modules above it (the
 // record layer never calls up; the jvm module registers them before

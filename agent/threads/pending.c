@@ -512,6 +512,9 @@ void pending_walk(int64_t old_before) {
 }
 
 static jthread walker, calibrator;
+static void (*round_fn)(JNIEnv *env);
+
+void pending_on_round(void (*fn)(JNIEnv *env)) { round_fn = fn; }
 static atomic_int walker_alive;
 // The walker sleeps in a JVMTI raw monitor, not in usleep: HotSpot's exit
 // waits for threads that are in native code (up to 0.3 s), not for blocked
@@ -535,6 +538,7 @@ static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
     if (!orca_recording()) break;
     (*jvmti)->RawMonitorExit(jvmti, walker_mon);
     pending_walk(clock_now() - (int64_t)opt.flush_ms * 1000000);
+    if (round_fn) round_fn(env);
     (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   }
   (*jvmti)->RawMonitorExit(jvmti, walker_mon);

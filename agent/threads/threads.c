@@ -228,11 +228,13 @@ static int thread_name(jthread t, char *buf, int cap) {
   return n;
 }
 
-static void started(uint32_t hash, int shard, jthread t) {
+static void started_at(uint32_t hash, int shard, jthread t, int64_t ts) {
   char name[1024];
   int n = thread_name(t, name, sizeof name);
-  ring_put(shard, ORCA_EV_THREAD_STARTED, clock_now(), hash, 0, 0, NULL, 0, name, n);
+  ring_put(shard, ORCA_EV_THREAD_STARTED, ts ? ts : clock_now(), hash, 0, 0, NULL, 0, name, n);
 }
+
+static void started(uint32_t hash, int shard, jthread t) { started_at(hash, shard, t, 0); }
 
 void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
@@ -256,10 +258,15 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   started(s->hash, s->shard, t);
 }
 
+static void (*end_fn)(uint32_t thread);
+
+void threads_on_ending(void (*fn)(uint32_t thread)) { end_fn = fn; }
+
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (orca_agent_thread) return;
   tstate *s = self_state;
+  if (end_fn && s) end_fn(s->hash);
   owner_unregister_self(env);
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
@@ -277,7 +284,9 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   }
 }
 
-int threads_existing(JNIEnv *env) {
+int threads_existing(JNIEnv *env) { return threads_existing_at(env, 0); }
+
+int threads_existing_at(JNIEnv *env, int64_t ts) {
   jint n = 0, wrote = 0;
   jthread *all = NULL;
   if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
@@ -297,7 +306,7 @@ int threads_existing(JNIEnv *env) {
     } else {
       owner_register_other(env, all[i], (uint32_t)h);
     }
-    started((uint32_t)h, i, all[i]);
+    started_at((uint32_t)h, i, all[i], ts);
     wrote++;
     (*env)->DeleteLocalRef(env, all[i]);
   }

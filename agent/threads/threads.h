@@ -62,6 +62,9 @@ tstate *thread_carrier(void);
 // after an earlier recording): every thread gets its ThreadStarted again
 // (threads_existing for those alive, a virtual thread at its next event).
 void threads_new_recording(void);
+// threads_on_ending: fn runs at a platform thread's ThreadEnd, before its
+// ThreadEnded (the jvm module's wiring: what it was doing is over).
+void threads_on_ending(void (*fn)(uint32_t thread));
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
 
@@ -86,6 +89,7 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t);
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t);
 // threads_existing writes ThreadStarted for threads that started before
 // the agent could see them (called at VMInit).
-// Returns how many it wrote.
+// Returns how many it wrote. threads_existing_at: at time ts (an attach).
 int threads_existing(JNIEnv *env);
+int threads_existing_at(JNIEnv *env, int64_t ts);
 #endif

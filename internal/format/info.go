@@ -28,39 +28,40 @@ const (
 	InfoEncoding = "encoding" // how .orca is encoded: "compact" (EncodingCompact); absent or "seed" for the text
 	// A bounded recording (maxsize=, maxage=): its events are in chunk
 	// files PREFIX.orca.N (ChunkFileName), the oldest deleted past the bounds.
-	InfoMaxSize        = "max_size"       // bytes all PREFIX.* files may take (maxsize=)
-	InfoMaxAge         = "max_age_s"      // seconds of history kept (maxage=)
-	InfoChunksDeleted  = "chunks_deleted" // chunk files deleted past the bounds
-	InfoChunksKept     = "chunks_kept"    // FIRST-LAST: the numbers of the chunk files kept
-	InfoKeptFrom       = "kept_from_s"    // the start of the oldest chunk kept (seconds like the events)
-	InfoUnrestated     = "unrestated"     // thread states or object classes a chunk could not restate (no memory, nested too deep)
-	InfoAgentVersion   = "agent_version"  // AgentVersion ("synth" from the generator)
-	InfoAgentOptions   = "agent_options"  // the agent's parsed options
-	InfoSession        = "session"        // the token orca record passed (session= option)
-	InfoPID            = "pid"
-	InfoCommand        = "command" // sun.java.command
-	InfoJavaVersion    = "java_version"
-	InfoJavaVM         = "java_vm"
-	InfoJavaVMVersion  = "java_vm_version"
-	InfoJavaHome       = "java_home"
-	InfoRefused        = "refused"         // the agent did not record, and why
-	InfoOriginMonoNS   = "origin_mono_ns"  // a CLOCK_MONOTONIC reading, ns
-	InfoOriginUnixNS   = "origin_unix_ns"  // the wall clock at the same instant, ns since the Unix epoch
-	InfoStart          = "start_s"         // first timestamp written, seconds like the events
-	InfoEnd            = "end_s"           // last timestamp written
-	InfoComplete       = "complete"        // true once the VM ended normally, or the recording was stopped (InfoStopped)
-	InfoAttached       = "attached"        // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
-	InfoAliveAtAttach  = "alive_at_attach" // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
-	InfoStopped        = "stopped"         // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
-	InfoDroppedTotal   = "dropped_total"
-	InfoDroppedAtExit  = "dropped_at_exit"
-	InfoDroppedAfter   = "dropped_after_cut"
-	InfoWrittenEarly   = "written_early"
-	InfoWriteErrors    = "write_errors" // failed writes
-	InfoWriteError     = "write_error"  // the first failed write: "FILE: error"
-	InfoCut            = "cut_s"        // with write_error: the last event line written completely
-	InfoOwnerUnknown   = "owner_unknown"
-	InfoOwnerTableFull = "owner_table_full"
+	InfoMaxSize         = "max_size"       // bytes all PREFIX.* files may take (maxsize=)
+	InfoMaxAge          = "max_age_s"      // seconds of history kept (maxage=)
+	InfoChunksDeleted   = "chunks_deleted" // chunk files deleted past the bounds
+	InfoChunksKept      = "chunks_kept"    // FIRST-LAST: the numbers of the chunk files kept
+	InfoKeptFrom        = "kept_from_s"    // the start of the oldest chunk kept (seconds like the events)
+	InfoUnrestated      = "unrestated"     // thread states or object classes a chunk could not restate (no memory, nested too deep)
+	InfoAgentVersion    = "agent_version"  // AgentVersion ("synth" from the generator)
+	InfoAgentOptions    = "agent_options"  // the agent's parsed options
+	InfoSession         = "session"        // the token orca record passed (session= option)
+	InfoPID             = "pid"
+	InfoCommand         = "command" // sun.java.command
+	InfoJavaVersion     = "java_version"
+	InfoJavaVM          = "java_vm"
+	InfoJavaVMVersion   = "java_vm_version"
+	InfoJavaHome        = "java_home"
+	InfoRefused         = "refused"           // the agent did not record, and why
+	InfoOriginMonoNS    = "origin_mono_ns"    // a CLOCK_MONOTONIC reading, ns
+	InfoOriginUnixNS    = "origin_unix_ns"    // the wall clock at the same instant, ns since the Unix epoch
+	InfoStart           = "start_s"           // first timestamp written, seconds like the events
+	InfoEnd             = "end_s"             // last timestamp written
+	InfoComplete        = "complete"          // true once the VM ended normally, or the recording was stopped (InfoStopped)
+	InfoAttached        = "attached"          // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
+	InfoAliveAtAttach   = "alive_at_attach"   // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
+	InfoBlockedAtAttach = "blocked_at_attach" // with InfoAttached: the threads blocked, waiting, parked or sleeping at the attach (their states begin at it)
+	InfoStopped         = "stopped"           // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
+	InfoDroppedTotal    = "dropped_total"
+	InfoDroppedAtExit   = "dropped_at_exit"
+	InfoDroppedAfter    = "dropped_after_cut"
+	InfoWrittenEarly    = "written_early"
+	InfoWriteErrors     = "write_errors" // failed writes
+	InfoWriteError      = "write_error"  // the first failed write: "FILE: error"
+	InfoCut             = "cut_s"        // with write_error: the last event line written completely
+	InfoOwnerUnknown    = "owner_unknown"
+	InfoOwnerTableFull  = "owner_table_full"
 	// Of owner_unknown, why the agent named no owner (docs/format.md).
 	InfoOwnerReleased   = "owner_unknown.released"     // _owner was empty: the owner had just released the monitor
 	InfoOwnerAnonymous  = "owner_unknown.anonymous"    // an anonymous owner (lightweight locking) found on no thread's lock stack
@@ -148,7 +149,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoStopped,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,

@@ -54,6 +54,9 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	if c := rec.Info.Cut(); c != nil {
 		b.CutAt(c.At, c.Reason)
 	}
+	if _, end, ok := rec.Info.Span(); ok && rec.Info[format.InfoStopped] == "true" {
+		b.StoppedAt(end)
+	}
 	res := &Result{}
 	n := 0
 	eo := reader.EachOptions{

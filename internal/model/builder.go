@@ -16,7 +16,8 @@ import (
 // Builder folds events into a Model: New, then Event for each event in
 // file order, then Finalize. In-progress state stays private.
 type Builder struct {
-	lastThread *tstate // the last thread looked up: events come in runs
+	stoppedAt  format.Time // StoppedAt: the end of a recording stopped while the JVM went on
+	lastThread *tstate     // the last thread looked up: events come in runs
 	m          *Model
 	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
@@ -190,6 +191,11 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 func (b *Builder) CutAt(at format.Time, reason string) {
 	b.m.Cut = &Cut{At: at, Reason: reason}
 }
+
+// StoppedAt says the recording was stopped at at while the JVM went on
+// (orca record --pid): it lasted to then, whatever its last event, and a
+// state still open was still on at that time.
+func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) {

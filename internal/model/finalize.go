@@ -21,6 +21,9 @@ func (b *Builder) Finalize() *Model {
 		}
 		m.End = max(m.End, c.At)
 	}
+	if b.stoppedAt > m.End && !b.first && m.Cut == nil {
+		m.End = b.stoppedAt
+	}
 	m.Edges = b.edges.all()
 	for th, u := range b.unparks {
 		if m.Unparked == nil {

@@ -1,0 +1,200 @@
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core/clock.h"
+#include "core/counters.h"
+#include "core/orca.h"
+#include "hooks/attached.h"
+#include "hotspot/owner.h"
+#include "record/ring.h"
+#include "hotspot/objhash.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+
+typedef struct {
+  uint32_t thread;   // its hash
+  int shard;
+  int kind;          // the event that began it
+  uint32_t object;
+  jthread ref;       // a global reference, for the polls
+  int n;             // frames
+  orca_frame *frames;
+} open_t;
+
+static open_t *opens;
+static int nopen, cap;
+static atomic_int any;
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+
+int attached_open(void) { return atomic_load_explicit(&any, memory_order_acquire); }
+
+// keep adds an open state (under mu).
+static void keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t object, jthread t, const orca_frame *fr, int n) {
+  if (nopen == cap) {
+    int c = cap ? cap * 2 : 64;
+    open_t *o = realloc(opens, (size_t)c * sizeof *o);
+    if (!o) return;
+    opens = o;
+    cap = c;
+  }
+  open_t *o = &opens[nopen];
+  memset(o, 0, sizeof *o);
+  o->thread = thread, o->shard = shard, o->kind = kind, o->object = object;
+  o->ref = (*env)->NewGlobalRef(env, t);
+  if (n > 0 && (o->frames = malloc((size_t)n * sizeof *fr))) {
+    memcpy(o->frames, fr, (size_t)n * sizeof *fr);
+    o->n = n;
+  }
+  nopen++;
+  atomic_store_explicit(&any, 1, memory_order_release);
+}
+
+// drop removes open state i (under mu); env NULL: its reference is kept
+// (a thread that cannot call JNI: it is freed with the table).
+static void drop(JNIEnv *env, int i) {
+  if (opens[i].ref && env) (*env)->DeleteGlobalRef(env, opens[i].ref);
+  free(opens[i].frames);
+  opens[i] = opens[--nopen];
+  if (!nopen) atomic_store_explicit(&any, 0, memory_order_release);
+}
+
+// The event that ends each kind.
+static int end_of(int kind) { return orca_events[kind].end; }
+
+// close_at writes the end of open state i at ts and drops it (under mu).
+static void close_at(JNIEnv *env, int i, int64_t ts) {
+  open_t *o = &opens[i];
+  int end = end_of(o->kind);
+  // A park's end without how it ended: not known (written empty).
+  ring_put(o->shard, end, ts, o->thread, end == ORCA_EV_THREAD_SLEPT ? 0 : o->object, 0, o->frames,
+           orca_events[end].fields & ORCA_F_STACK && end != ORCA_EV_THREAD_UNPARKED ? o->n : 0, NULL, 0);
+  drop(env, i);
+}
+
+static JNIEnv *env_now(void) {
+  JNIEnv *env = NULL;
+  return (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK ? env : NULL;
+}
+
+int attached_end(uint32_t thread, int shard, int kind, int64_t ts) {
+  (void)shard;
+  pthread_mutex_lock(&mu);
+  int done = 0;
+  for (int i = 0; i < nopen && !done; i++)
+    if (opens[i].thread == thread && opens[i].kind == kind) {
+      close_at(env_now(), i, ts);
+      done = 1;
+    }
+  pthread_mutex_unlock(&mu);
+  return done;
+}
+
+void attached_own(uint32_t thread) {
+  if (!attached_open()) return;
+  int64_t ts = clock_now();
+  pthread_mutex_lock(&mu);
+  for (int i = 0; i < nopen; i++)
+    if (opens[i].thread == thread) {
+      close_at(env_now(), i, ts);
+      break;
+    }
+  pthread_mutex_unlock(&mu);
+}
+
+void attached_poll(JNIEnv *env) {
+  if (!attached_open()) return;
+  pthread_mutex_lock(&mu);
+  int64_t ts = clock_now();
+  for (int i = 0; i < nopen;) {
+    open_t *o = &opens[i];
+    jint st = 0;
+    // Still in it: a wait that ended re-enters its monitor (its Waited comes).
+    int in = o->kind == ORCA_EV_THREAD_PARK ? JVMTI_THREAD_STATE_PARKED
+           : o->kind == ORCA_EV_THREAD_SLEEP ? JVMTI_THREAD_STATE_SLEEPING
+           : o->kind == ORCA_EV_OBJECT_WAIT ? JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER
+                                            : JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+    if (!o->ref || (*jvmti)->GetThreadState(jvmti, o->ref, &st) != JVMTI_ERROR_NONE || !(st & in)) {
+      close_at(env, i, ts);
+      continue;
+    }
+    i++;
+  }
+  pthread_mutex_unlock(&mu);
+}
+
+void attached_forget(JNIEnv *env) {
+  pthread_mutex_lock(&mu);
+  while (nopen) drop(env, nopen - 1);
+  pthread_mutex_unlock(&mu);
+}
+
+// monitor_id names the object of a monitor: its identity hash (computed
+// now when the object is at hand, with its class written), else by the
+// monitor's address (see attached.h).
+static uint32_t monitor_id(JNIEnv *env, int shard, uint32_t thread, int64_t ts, uint32_t hash, uintptr_t monitor,
+                           jobject ref) {
+  if (ref) {
+    uint32_t h = objhash_of(ref);
+    if (h) {
+      objclass_write(env, shard, thread, ts, ref, h);
+      hash = h;
+    }
+    (*env)->DeleteLocalRef(env, ref);
+  }
+  if (hash) return hash;
+  uint32_t id = (uint32_t)(monitor >> 3) | 0x80000000u;
+  return monitor ? id : 0;
+}
+
+int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker) {
+  jint n = 0;
+  jthread *all = NULL;
+  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
+  (*env)->EnsureLocalCapacity(env, n + 8);
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int found = 0;
+  pthread_mutex_lock(&mu);
+  for (int i = 0; i < n; i++) {
+    jint st = 0, h = 0;
+    if ((*jvmti)->GetThreadState(jvmti, all[i], &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) continue;
+    (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
+    uint32_t th = (uint32_t)h, obj = 0, owner = 0;
+    uintptr_t mon = 0;
+    jobject ref = NULL;
+    int shard = i, kind = 0, nf = 0;
+    int timed = (st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) != 0;
+    if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
+      if (!owner_blocked_on(env, all[i], 0, &obj, &owner, &mon, &ref)) continue;
+      kind = ORCA_EV_MONITOR_CONTENDED_ENTER;
+      obj = monitor_id(env, shard, th, ts, obj, mon, ref);
+      nf = stack_capture(all[i], 0, fr, opt.depth);
+      ring_put(shard, kind, ts, th, obj, owner, fr, nf, NULL, 0);
+    } else if (st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) {
+      owner_blocked_on(env, all[i], 1, &obj, &owner, &mon, &ref);
+      kind = ORCA_EV_OBJECT_WAIT;
+      obj = monitor_id(env, shard, th, ts, obj, mon, ref);
+      nf = stack_capture(all[i], 0, fr, opt.depth);
+      // Timed (its timeout is not known: 1 ns says only that it has one).
+      if (timed && !opt.seed_only) ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
+      ring_put(shard, kind, ts, th, obj, 0, fr, nf, NULL, 0);
+    } else if ((st & JVMTI_THREAD_STATE_PARKED) && !opt.seed_only) {
+      int mode = 0;
+      obj = park_blocker(env, th, shard, ts, all[i], &owner, &mode);
+      kind = ORCA_EV_THREAD_PARK;
+      nf = stack_capture(all[i], 0, fr, opt.depth);
+      ring_put_mode(shard, kind, ts, th, obj, owner, fr, nf, timed ? "1" : NULL, timed, mode);
+    } else if (st & JVMTI_THREAD_STATE_SLEEPING) {
+      kind = ORCA_EV_THREAD_SLEEP;
+      nf = stack_capture(all[i], 0, fr, opt.depth);
+      ring_put(shard, kind, ts, th, 0, 0, fr, nf, NULL, 0);
+    } else {
+      continue;
+    }
+    keep(env, th, shard, kind, obj, all[i], fr, nf);
+    found++;
+  }
+  pthread_mutex_unlock(&mu);
+  for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i]);
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+  return found;
+}

@@ -1,0 +1,48 @@
+// What the threads were doing when the agent attached (docs/attach.md,
+// "What is true at the attach"). A JVM that hurts is often stuck already:
+// a deadlock or a hang that began before the attach makes no event after
+// it. So an attach writes, at its time and before any other event, for
+// every thread blocked entering a monitor, waiting in Object.wait, parked
+// or sleeping, the event that begins that state (its monitor and owner,
+// its blocker and the blocker's owner, its stack), and keeps it open
+// until the thread leaves it:
+//   - a contended enter ends with its MonitorContendedEntered callback, a
+//     wait with its MonitorWaited (both posted by HotSpot whenever the
+//     events are on at the end, monitor.c calls attached_end);
+//   - a park or a sleep ends in the native the thread was in when the
+//     agent rebound it, so no wrapper sees its end: the thread's own next
+//     blocking event ends it (attached_own), or else the walker's round
+//     that finds it in another state (attached_poll, each flush period),
+//     written with "how" unknown; so does an enter or a wait that ended
+//     before the events were on (no callback comes for it).
+// An object whose identity hash was not computed yet is named by its
+// monitor: 0x80000000 | (address >> 3), an id no identity hash takes (they
+// have 31 bits); the same object hashed later has its hash.
+#ifndef ORCA_ATTACHED_H
+#define ORCA_ATTACHED_H
+#include <jvmti.h>
+#include <stdint.h>
+
+// attached_snapshot writes the states of the threads alive now at ts
+// (their ThreadStarted lines are written: threads_existing_at) and keeps
+// the open ones; returns how many it found blocked, waiting, parked or
+// sleeping.
+// park_blocker is park.h's (the blocker of a parked thread, its owner and
+// acquire mode; given by the jvm module: park.c ends its own states here).
+// It writes the blocker's class on the thread's shard.
+typedef uint32_t (*attached_blocker_fn)(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode);
+int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker);
+// attached_open: some state of the attach is still open (one load).
+int attached_open(void);
+// attached_end ends the thread's open state of kind (the event that began
+// it) at ts, if it has one: 1 when it wrote its end.
+int attached_end(uint32_t thread, int shard, int kind, int64_t ts);
+// attached_own: the thread (its hash) blocks again (its own event):
+// whatever it was doing at the attach is over.
+void attached_own(uint32_t thread);
+// attached_poll ends the parks and sleeps that are over (the walker, each
+// round).
+void attached_poll(JNIEnv *env);
+// attached_forget drops what is still open (the recording stops).
+void attached_forget(JNIEnv *env);
+#endif

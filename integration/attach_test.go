@@ -231,24 +231,34 @@ func (o *orcaBackground) wait(t *testing.T) int {
 	return o.code
 }
 
+// attachInvariantsAgain: a recording of a JVM recorded before (the library loaded already) has,
+// for each thread parked at the attach, two ThreadUnparked lines for its one attach-time
+// ThreadPark (seen at 21e7cb5 on JDK 17 and 25; the first recording has one): when that is
+// fixed, every recording is checked, not only a JVM's first.
+const attachInvariantsAgain = false
+
 // attachRecordsJoins: Thread.join is recorded through a wrapper the agent adds when the class is
 // loaded, which an attach comes too late for (issue 24, item 2: not done yet); when it is, the
 // attached recordings hold the round's join too.
 const attachRecordsJoins = false
 
-// checkRound checks that the recording at prefix holds exactly the operations of Attachee's round
-// e: the counts on its own objects, by its own threads, and the names of the threads it started
-// before the attach.
-func checkRound(t *testing.T, prefix string, e expect, stopped bool) {
+// checkRound checks that the recording at prefix, attached and stopped, holds exactly the
+// operations of Attachee's round e: the counts on its own objects, by its own threads, and the
+// names of the threads it started before the attach; and, for the JVM's first recording (first),
+// the invariants of every recording.
+func checkRound(t *testing.T, prefix string, e expect, first bool) {
 	t.Helper()
 	r := load(t, prefix)
 	r.logOnFailure(t)
 	r.checkParse(t)
 	r.checkInfo(t, true, true)
-	// Not r.checkInvariants: a worker parked in ArrayBlockingQueue.take at the attach has its
-	// ThreadUnparked in the window without the ThreadPark, which began before.
-	if r.info[format.InfoAttached] != "true" || (r.info[format.InfoStopped] == "true") != stopped {
-		t.Errorf(".info: %s=%q %s=%q, want true and %v", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped], stopped)
+	// A worker parked in ArrayBlockingQueue.take at the attach has its ThreadPark at the attach
+	// time: its ThreadUnparked has an entry to close.
+	if first || attachInvariantsAgain {
+		r.checkInvariants(t)
+	}
+	if r.info[format.InfoAttached] != "true" || r.info[format.InfoStopped] != "true" {
+		t.Errorf(".info: %s=%q %s=%q, want both true", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped])
 	}
 	c := counter{t, r}
 	on := func(key string) func(int, reader.Event) bool {
@@ -350,7 +360,7 @@ func TestAttach(t *testing.T) {
 		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w2+" from JVM pid "+pid) {
 			t.Fatalf("orca record --pid, then SIGINT: exit %d, want 0 and the summary:\n%s", code, o.stderr)
 		}
-		checkRound(t, w2, e, true)
+		checkRound(t, w2, e, false)
 
 		// 3. --detach: orca exits, the recording goes on; a second one is refused; orca stop ends it.
 		w3 := filepath.Join(dir, "w3")
@@ -367,7 +377,7 @@ func TestAttach(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stderr, "orca: recording "+w3+" from JVM pid "+pid) {
 			t.Fatalf("orca stop: want exit 0 and the summary:\n%s", r)
 		}
-		checkRound(t, w3, e, true)
+		checkRound(t, w3, e, false)
 		r = run(t, dir, orcaBin(t), "stop", pid)
 		if r.code != 1 || !strings.Contains(r.stderr, "has no recording running") {
 			t.Errorf("orca stop with no recording: want exit 1 and a message:\n%s", r)
@@ -561,7 +571,7 @@ func TestAttachContainer(t *testing.T) {
 		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid -o /mnt/w: exit %d:\n%s", code, o.stderr)
 		}
-		checkRound(t, filepath.Join(dir, "w"), e, true)
+		checkRound(t, filepath.Join(dir, "w"), e, false)
 		a.exit(t, 2)
 	})
 }

@@ -382,8 +382,9 @@ func unescapeProperty(s string) string {
 const stopHelp = `Usage: orca stop [-o PREFIX] [--quiet] PID
 
 Stops the recording running in the JVM with process id PID — one that
-orca record --pid PID --detach left running — and prints what it recorded,
-as orca record does. The JVM keeps running. When the command returns, the
+orca record --pid PID --detach left running, or one of a JVM started with the
+agent — and prints what it recorded, as orca record does. The JVM keeps
+running, and can be attached to again. When the command returns, the
 recording's files are complete.
 
 With -o, it stops the recording only if it writes to PREFIX (made absolute

@@ -47,7 +47,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"record", "run a command with the agent in every JVM it starts", runRecord},
+		{"record", "run a command with the agent in every JVM it starts, or attach to a running JVM (--pid)", runRecord},
 		{"stop", "stop a recording that orca record --pid --detach left running", runStop},
 		{"report", "show deadlocks, hangs, contended locks and thread states of a recording", runReport},
 		{"dump", "print a recording's events, decoded, with stacks", runDump},

@@ -30,6 +30,7 @@ type attachee struct {
 	stdout *lockedBuffer // all of it
 	stderr *lockedBuffer
 	dir    string
+	jvm    int           // the JVM's pid: cmd's, or its child's when cmd starts it (setJVM)
 	done   chan struct{} // closed when it has ended
 	err    error         // Wait's, once done
 }
@@ -78,6 +79,7 @@ func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 	if err := a.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	a.jvm = a.cmd.Process.Pid
 	go func() {
 		sc := bufio.NewScanner(out)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -91,12 +93,38 @@ func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 	}()
 	t.Cleanup(func() {
 		a.cmd.Process.Kill()
-		<-a.done
+		if a.jvm != 0 && a.jvm != a.cmd.Process.Pid {
+			// Started by a command that is not the JVM (orca record): the JVM holds the pipes.
+			syscall.Kill(a.jvm, syscall.SIGKILL)
+		}
+		select {
+		case <-a.done:
+		case <-time.After(javaTimeout / 2):
+			t.Errorf("Attachee (pid %d, JVM %d) did not end when killed", a.cmd.Process.Pid, a.jvm)
+		}
 		// A JVM killed leaves its attach socket, which a later process with its pid would find.
-		os.Remove(fmt.Sprintf("/tmp/.java_pid%d", a.cmd.Process.Pid))
+		os.Remove(fmt.Sprintf("/tmp/.java_pid%d", a.jvm))
 	})
 	a.expectLine(t, "READY")
 	return a
+}
+
+// childJVM sets the JVM's pid to the one child of cmd (orca record, unshare) and returns it.
+func (a *attachee) childJVM(t *testing.T) string {
+	t.Helper()
+	pid := a.cmd.Process.Pid
+	// Each thread lists its own children: Go starts a child from any of its threads.
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var f []string
+	for _, task := range tasks {
+		kids, _ := os.ReadFile(task)
+		f = append(f, strings.Fields(string(kids))...)
+	}
+	if err != nil || len(f) != 1 {
+		t.Fatalf("the JVM, child of %s %d: %q, %v", a.cmd.Args[0], pid, f, err)
+	}
+	a.jvm, _ = strconv.Atoi(f[0])
+	return f[0]
 }
 
 // expectLine waits for a line of the program that starts with prefix and returns it.
@@ -544,12 +572,7 @@ func TestAttachContainer(t *testing.T) {
 		cmd := exec.Command(asNobody[0], append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
 			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
 		a := startAttacheeCmd(t, cmd, dir)
-		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", a.cmd.Process.Pid, a.cmd.Process.Pid))
-		f := strings.Fields(string(kids))
-		if err != nil || len(f) != 1 {
-			t.Fatalf("the JVM, child of unshare %d: %q, %v", a.cmd.Process.Pid, kids, err)
-		}
-		pid := f[0]
+		pid := a.childJVM(t)
 		root := "/proc/" + pid + "/root"
 		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to /tmp/orca-"+pid+"-", "record", "--pid", pid)
 		e := a.round(t)
@@ -573,5 +596,37 @@ func TestAttachContainer(t *testing.T) {
 		}
 		checkRound(t, filepath.Join(dir, "w"), e, false)
 		a.exit(t, 2)
+	})
+}
+
+// TestAttachAfterAgent: a JVM started with the agent (orca record -- java) refuses an attach while
+// its recording runs, saying how to stop it; orca stop ends that recording, complete, and the JVM
+// then takes an attach as a new recording.
+func TestAttachAfterAgent(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		started := filepath.Join(dir, "started")
+		cmd := exec.Command(orcaBin(t), "record", "-o", started, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Attachee")
+		a := startAttacheeCmd(t, cmd, dir)
+		pid := a.childJVM(t)
+		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(dir, "refused"), "--duration", "1s")
+		if want := "already runs a recording to " + started; r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "orca stop "+pid) {
+			t.Errorf("an attach while the agent records: want exit 1 and %q:\n%s", want, r)
+		}
+		r = run(t, dir, orcaBin(t), "stop", pid)
+		if r.code != 0 || !strings.Contains(r.stderr, "orca: recording "+started+" from JVM pid "+pid) {
+			t.Fatalf("orca stop of the started recording: want exit 0 and its summary:\n%s", r)
+		}
+		if in := loadInfo(t, started).info; in[format.InfoComplete] != "true" || in[format.InfoStopped] != "true" {
+			t.Errorf("the stopped recording's .info: complete=%q stopped=%q, want true", in[format.InfoComplete], in[format.InfoStopped])
+		}
+		w := filepath.Join(dir, "w")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w)
+		e := a.round(t)
+		if code := o.stop(t); code != 0 {
+			t.Fatalf("orca record --pid after orca stop: exit %d:\n%s", code, o.stderr)
+		}
+		checkRound(t, w, e, false)
+		a.exit(t, 1)
 	})
 }

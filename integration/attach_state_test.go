@@ -121,6 +121,17 @@ func TestAttachStuck(t *testing.T) {
 			t.Errorf("the agent or the rebinding wrote to the application's stderr:\n%s", stderr.String())
 		}
 
+		// The seed export holds the same events (issue 23): orca dump prints both alike.
+		bin := orcaBin(t)
+		if r := run(t, dir, bin, "export", "--format", "seed", "-o", dir+"/seed", prefix); r.code != 0 {
+			t.Fatalf("orca export --format seed: %s", r)
+		}
+		d1, d2 := run(t, dir, bin, "dump", prefix), run(t, dir, bin, "dump", dir+"/seed")
+		if d1.code != 0 || d2.code != 0 || d1.stdout != d2.stdout || strings.Count(d1.stdout, "\n") < 30 {
+			t.Errorf("orca dump of the recording (%d lines) and of its seed export (%d lines) differ:\n%s\n---\n%s",
+				strings.Count(d1.stdout, "\n"), strings.Count(d2.stdout, "\n"), tail(d1.stdout, 2000), tail(d2.stdout, 2000))
+		}
+
 		rec, built := buildModel(t, prefix)
 		if rec.Info[format.InfoAttached] != "true" || rec.Info[format.InfoStopped] != "true" || rec.Info[format.InfoComplete] != "true" {
 			t.Errorf(".info: attached=%q stopped=%q complete=%q, want true", rec.Info[format.InfoAttached], rec.Info[format.InfoStopped],

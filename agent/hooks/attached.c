@@ -89,9 +89,9 @@ int attached_end(uint32_t thread, int shard, int kind, int64_t ts) {
   return done;
 }
 
-void attached_own(uint32_t thread) {
+void attached_own(uint32_t thread, int64_t at) {
   if (!attached_open()) return;
-  int64_t ts = clock_now();
+  int64_t ts = at ? at - 1 : clock_now();
   pthread_mutex_lock(&mu);
   for (int i = 0; i < nopen; i++)
     if (opens[i].thread == thread) {

@@ -37,9 +37,10 @@ int attached_open(void);
 // attached_end ends the thread's open state of kind (the event that began
 // it) at ts, if it has one: 1 when it wrote its end.
 int attached_end(uint32_t thread, int shard, int kind, int64_t ts);
-// attached_own: the thread (its hash) blocks again (its own event):
-// whatever it was doing at the attach is over.
-void attached_own(uint32_t thread);
+// attached_own: the thread (its hash) has an event of its own at ts (0:
+// now, before any event it writes after): whatever it was doing at the
+// attach is over, by then.
+void attached_own(uint32_t thread, int64_t ts);
 // attached_poll ends the parks and sleeps that are over (the walker, each
 // round).
 void attached_poll(JNIEnv *env);

@@ -32,7 +32,7 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  if (attached_open()) attached_own(s->hash);
+  if (attached_open()) attached_own(s->hash, 0);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
@@ -185,7 +185,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
   if (!s) return;
-  if (attached_open()) attached_own(s->hash);
+  if (attached_open()) attached_own(s->hash, ts);
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);

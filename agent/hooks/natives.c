@@ -33,7 +33,7 @@ void natives_add(natives_binder bind, void (*report)(void)) {
 static void record(JNIEnv *env, int kind, jobject o) {
   tstate *s = thread_of(env, NULL, kind);
   if (!s) return;
-  if (attached_open()) attached_own(s->hash);
+  if (attached_open()) attached_own(s->hash, 0);
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
   int n = stack_capture_own(env, 0, fr, opt.depth);
@@ -73,16 +73,18 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   }
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = 0;
-  if (s && attached_open()) attached_own(s->hash);
+  if (s && attached_open()) attached_own(s->hash, 0);
   if (s) {
     // Timed after the walk: the interval is the sleep, not the agent's work
     // before it (JFR times the same span).
     n = stack_capture(NULL, 0, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_THREAD_SLEEP, clock_now(), s->hash, 0, 0, fr, n, NULL, 0);
   }
+  int rec = threads_recording();
   orig_sleep(env, c, t);
-  // Interrupted or not, the sleep is over: close the pair.
-  if (s && orca_recording()) emit(s, ORCA_EV_THREAD_SLEPT, 0, 0, fr, n);
+  // Interrupted or not, the sleep is over: close the pair (begun in this
+  // recording; one begun before an attach is ended by hooks/attached.c).
+  if (s && orca_recording() && threads_recording() == rec) emit(s, ORCA_EV_THREAD_SLEPT, 0, 0, fr, n);
   if (virt) vthread_unattributed(ORCA_EV_THREAD_SLEPT);
 }
 

@@ -268,7 +268,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     orig_park(env, unsafe, absolute, time);
     return;
   }
-  if (attached_open()) attached_own(s->hash);
+  if (attached_open()) attached_own(s->hash, 0);
   int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
   // The thread's own reference, kept for its life (one JVMTI call and a
   // local reference less a park), or a local one after its ThreadEnd.
@@ -295,8 +295,11 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
   ring_put_mode(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl, mode);
+  int rec = threads_recording();
   orig_park(env, unsafe, absolute, time);
-  if (orca_recording()) {
+  // Not when the park began in an earlier recording (an attach since: its
+  // state at the attach ends there, hooks/attached.c).
+  if (orca_recording() && threads_recording() == rec) {
     int64_t end = clock_now();
     const char *how = "unparked";
     if (park_interrupted(env, self)) how = "interrupted";

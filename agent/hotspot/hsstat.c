@@ -44,6 +44,8 @@ static void give_up(const char *why) {
 
 void hsstat_init(void) {}
 
+void hsstat_new_recording(void) { give_up("not used: a second recording in this JVM"); }
+
 // faulted: a read of the timer faulted (recovered, hotspot.faults): the
 // calibration's place is wrong for some thread, so the timer is not used
 // any more (the Entered callback is back on at the next enter: monitor.c).

@@ -34,6 +34,7 @@ typedef struct {
 
 // hsstat_init: Agent_OnLoad.
 void hsstat_init(void);
+void hsstat_new_recording(void);
 // hsstat_enable turns contention monitoring on (at VMInit, through the
 // VM's management interface: no Java code, no class loaded).
 void hsstat_enable(JNIEnv *env);

@@ -157,6 +157,9 @@ static void state_facts(void) {
     if (facts[i].value) counters_prop(facts[i].key, facts[i].value);
 }
 
+// attached_ended: a thread ends; what it did at the attach is over.
+static void attached_ended(uint32_t thread) { attached_own(thread, 0); }
+
 static const char *core_once(JavaVM *vm) {
   static int done;
   static char why[200];
@@ -176,7 +179,7 @@ static const char *core_once(JavaVM *vm) {
   hsstat_init();
   monitor_init();
   pending_on_round(attached_poll);
-  threads_on_ending(attached_own);
+  threads_on_ending(attached_ended);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
@@ -263,6 +266,8 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
     objclass_reset();
     clinit_reset();
     threads_new_recording();
+    pending_new_recording();
+    hsstat_new_recording();
     ring_clear();
   }
   if ((err = writer_open())) {
@@ -430,6 +435,8 @@ static jint attach_stop(JNIEnv *env, const char *options) {
   natives_report();
   natives_restore(env);
   pending_stop_walker();
+  // Its round may be naming a wait: the next recording starts from what it left.
+  for (int i = 0; i < 200 && pending_walker_alive(); i++) usleep(10000);
   attached_forget(env);
   counters_prop(ORCA_INFO_STOPPED, "true");
   writer_stopped_now();

@@ -47,6 +47,22 @@ void pending_attach(pending_tstate *s, uint32_t hash, int shard) {
   pthread_mutex_unlock(&registry_mu);
 }
 
+// forget_recording: what s deferred belongs to a recording that ended (its
+// final flush wrote it); a new one begins (an attach): an enter or a wait
+// still on gets its end from the attach's state (hooks/attached.c), not
+// from here. No callback runs between two recordings (events off).
+static void forget_recording(pending_tstate *s, void *arg) {
+  (void)arg;
+  int st = atomic_load_explicit(&s->wait_state, ACQ);
+  if (st == SLOT_PENDING || st == SLOT_WRITTEN) atomic_store_explicit(&s->wait_state, SLOT_EMPTY, REL);
+  st = atomic_load_explicit(&s->entered_state, ACQ);
+  if (st == SLOT_PENDING || st == SLOT_TIMED) atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
+  s->enter_obj = 0;
+  s->enter_dropped = s->wait_dropped = 0;
+}
+
+void pending_new_recording(void) { each(forget_recording, NULL); }
+
 static void (*entered_done_fn)(void);
 
 void pending_on_entered_done(void (*fn)(void)) { entered_done_fn = fn; }

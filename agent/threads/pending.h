@@ -140,6 +140,9 @@ jthread pending_thread_ref(pending_tstate *s, JNIEnv *env);
 
 // pending_start_walker starts the walker thread (at VMInit); NULL or an
 // error. pending_is_walker tells whether t is it (ThreadStart filters it).
+// pending_new_recording forgets what every thread deferred in the last
+// recording (a new one begins in this JVM).
+void pending_new_recording(void);
 // pending_on_round: fn runs on the walker thread after each round.
 void pending_on_round(void (*fn)(JNIEnv *env));
 const char *pending_start_walker(JNIEnv *env, jthread cur);

@@ -48,6 +48,8 @@ static atomic_int gen = 1;
 #define STARTED_MARK ((void *)(((uintptr_t)atomic_load_explicit(&gen, memory_order_acquire) << 3) | 1))
 
 void threads_new_recording(void) { atomic_fetch_add(&gen, 1); }
+
+int threads_recording(void) { return atomic_load_explicit(&gen, memory_order_acquire); }
 // ... and once it had its ThreadEnd: after it HotSpot may still enter the
 // Thread object's monitor (ensure_join, to notify joiners), contended.
 #define ENDED_MARK ((void *)2)

@@ -62,6 +62,8 @@ tstate *thread_carrier(void);
 // after an earlier recording): every thread gets its ThreadStarted again
 // (threads_existing for those alive, a virtual thread at its next event).
 void threads_new_recording(void);
+// threads_recording: the number of the current recording in this JVM (1, 2, ...).
+int threads_recording(void);
 // threads_on_ending: fn runs at a platform thread's ThreadEnd, before its
 // ThreadEnded (the jvm module's wiring: what it was doing is over).
 void threads_on_ending(void (*fn)(uint32_t thread));

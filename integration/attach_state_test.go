@@ -1,0 +1,221 @@
+package integration
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"orca/internal/attach"
+	"orca/internal/crash"
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/report"
+)
+
+// TestAttachStuck attaches to StuckBeforeAttach, started without any agent and stuck before the
+// attach (a deadlock of two monitors, a thread parked on a ReentrantLock held by a sleeping
+// thread, a waiter notified later by a sleeping thread), records 4 s and stops: the recording
+// holds what the threads were doing at the attach (attached.c), so the report finds the
+// deadlock with the objects' own identity hashes and classes (named by the agent: the program
+// hashes them only after the stop), the lock's owner, and the waiter's wait ended by napper's
+// notifyAll, whose sleep ended before it. The program then goes on and exits 0. The load is
+// the attach protocol's (internal/attach), as orca record --pid's.
+func TestAttachStuck(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "StuckBeforeAttach")
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		lines := make(chan string, 16)
+		go func() {
+			sc := bufio.NewScanner(out)
+			for sc.Scan() {
+				lines <- sc.Text()
+			}
+			close(lines)
+		}()
+		next := func(want string) string {
+			t.Helper()
+			for {
+				select {
+				case l, ok := <-lines:
+					if !ok {
+						t.Fatalf("StuckBeforeAttach ended before %q; stderr:\n%s", want, stderr.String())
+					}
+					if strings.Contains(l, "Re-registering") {
+						t.Errorf("HotSpot's rebinding warning on the application's stdout: %s", l)
+					}
+					if strings.HasPrefix(l, want) {
+						return l
+					}
+				case <-time.After(time.Minute):
+					t.Fatalf("no %q from StuckBeforeAttach in a minute; stderr:\n%s", want, stderr.String())
+				}
+			}
+		}
+		next("READY")
+
+		vm, err := attach.Attach(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := dir + "/rec"
+		lib := agentLib(t)
+		load := func(opts string) int {
+			t.Helper()
+			var code int
+			if err := vm.WithoutRebindWarnings(func() error {
+				var err error
+				code, _, err = vm.Load(lib, opts)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			return code
+		}
+		if code := load("prefix=" + prefix + ",format=compact"); code != 0 {
+			t.Fatalf("load: Agent_OnAttach returned %d; stderr:\n%s", code, stderr.String())
+		}
+		time.Sleep(4 * time.Second)
+		if code := load("stop"); code != 0 {
+			t.Fatalf("stop: Agent_OnAttach returned %d; stderr:\n%s", code, stderr.String())
+		}
+		if _, err := stdin.Write([]byte("STOPPED\n")); err != nil {
+			t.Fatal(err)
+		}
+		e := expect{line: next("EXPECT "), kv: map[string]string{}}
+		for _, f := range strings.Fields(e.line)[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			e.kv[k] = v
+		}
+		next("DONE")
+		err = cmd.Wait()
+		res := &result{cmd: "StuckBeforeAttach", dir: dir, stderr: stderr.String()}
+		checkNoCrashLog(t, res)
+		if err != nil {
+			t.Fatalf("StuckBeforeAttach after the stop: %v; stderr:\n%s", err, stderr.String())
+		}
+		// The JVM's own warning of JDK 21+ about a dynamically loaded agent names the library; the
+		// agent itself says nothing.
+		if strings.Contains(stderr.String(), "orca:") || strings.Contains(stderr.String(), "Re-registering") {
+			t.Errorf("the agent or the rebinding wrote to the application's stderr:\n%s", stderr.String())
+		}
+
+		// The seed export holds the same events (issue 23): orca dump prints both alike.
+		bin := orcaBin(t)
+		if r := run(t, dir, bin, "export", "--format", "seed", "-o", dir+"/seed", prefix); r.code != 0 {
+			t.Fatalf("orca export --format seed: %s", r)
+		}
+		d1, d2 := run(t, dir, bin, "dump", prefix), run(t, dir, bin, "dump", dir+"/seed")
+		if d1.code != 0 || d2.code != 0 || d1.stdout != d2.stdout || strings.Count(d1.stdout, "\n") < 30 {
+			t.Errorf("orca dump of the recording (%d lines) and of its seed export (%d lines) differ:\n%s\n---\n%s",
+				strings.Count(d1.stdout, "\n"), strings.Count(d2.stdout, "\n"), tail(d1.stdout, 2000), tail(d2.stdout, 2000))
+		}
+
+		rec, built := buildModel(t, prefix)
+		if rec.Info[format.InfoAttached] != "true" || rec.Info[format.InfoStopped] != "true" || rec.Info[format.InfoComplete] != "true" {
+			t.Errorf(".info: attached=%q stopped=%q complete=%q, want true", rec.Info[format.InfoAttached], rec.Info[format.InfoStopped],
+				rec.Info[format.InfoComplete])
+		}
+		if n, _ := rec.Info.Int(format.InfoBlockedAtAttach); n < 7 {
+			t.Errorf(".info blocked_at_attach=%d, want at least 7 (dead-1, dead-2, holder, parker, waiter, napper, main)", n)
+		}
+		rep := report.New(rec, built, report.Options{})
+		if a := rep.Attached; a == nil || !a.Stopped || a.AliveAtAttach < 8 {
+			t.Errorf("report: Attached = %+v, want stopped, 8 threads or more alive at the attach", a)
+		}
+		if rep.DurationS < 3.9 {
+			t.Errorf("report: %.2f s recorded, want the 4 s to the stop", rep.DurationS)
+		}
+		id := func(k string) string { return format.ThreadID(e.hash(t, k)).String() }
+		obj := func(k string) string { return format.ObjectID(e.hash(t, k)).String() }
+
+		// The deadlock, with the monitors' own hashes and class.
+		found := false
+		for _, d := range rep.Deadlocks {
+			if !d.AtEnd || len(d.Threads) != 2 {
+				continue
+			}
+			for i := range d.Threads {
+				k := 1 - i
+				if d.Threads[i] != id("dead_1") || d.Threads[k] != id("dead_2") {
+					continue
+				}
+				found = true
+				// dead-1 holds a and waits for b.
+				if d.Objects[i] == nil || *d.Objects[i] != obj("b") || d.Objects[k] == nil || *d.Objects[k] != obj("a") ||
+					len(d.Classes) != 2 || d.Classes[i] == nil || *d.Classes[i] != "Ljava/lang/Object;" {
+					t.Errorf("report: the deadlock %+v, want dead-1 on b (%s) and dead-2 on a (%s), both java.lang.Object", d, obj("b"), obj("a"))
+				}
+			}
+		}
+		if !found {
+			t.Errorf("report: no deadlock of dead-1 and dead-2 at the end: %+v", rep.Deadlocks)
+		}
+		// parker: blocked on the lock holder holds, since the attach.
+		parked := false
+		for _, h := range rep.Hangs {
+			if h.Thread == id("parker") {
+				parked = true
+				if h.State != "blocked" || h.Other == nil || *h.Other != id("holder") || h.SinceS != 0 {
+					t.Errorf("report: parker %+v, want blocked on the lock held by holder %s since 0 s", h, id("holder"))
+				}
+			}
+			if h.Thread == id("waiter") || h.Thread == id("napper") {
+				t.Errorf("report: %s hangs: %+v", *h.Name, h)
+			}
+		}
+		if !parked {
+			t.Errorf("report: parker is not among the hangs: %+v", rep.Hangs)
+		}
+		// The waiter's wait on w, from the attach, ended by napper's notifyAll; napper slept until then.
+		m := built.Model
+		var waited, slept *model.Interval
+		for _, th := range m.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				switch {
+				case th.ID == format.ThreadID(e.hash(t, "waiter")) && iv.State == model.Waiting && !iv.Cont:
+					waited = iv
+				case th.ID == format.ThreadID(e.hash(t, "napper")) && iv.State == model.Sleeping:
+					slept = iv
+				}
+			}
+		}
+		if waited == nil || waited.Object != format.ObjectID(e.hash(t, "w")) || waited.Start != m.Start ||
+			waited.Wake != model.WakeNotifyAll || waited.Other != format.ThreadID(e.hash(t, "napper")) {
+			t.Errorf("waiter: %+v, want a wait on w %s from the attach %v, ended by napper's notifyAll", waited, obj("w"), m.Start)
+		}
+		if slept == nil || slept.Start != m.Start || slept.Open || waited != nil && slept.End > waited.End {
+			t.Errorf("napper: %+v, want a sleep from the attach, over before the waiter's wait (%+v)", slept, waited)
+		}
+		if t.Failed() {
+			var txt bytes.Buffer
+			rep.WriteText(&txt)
+			t.Logf("report:\n%s", txt.String())
+			if b, err := os.ReadFile(prefix + ".info"); err == nil {
+				t.Logf(".info:\n%s", b)
+			}
+		}
+	})
+}

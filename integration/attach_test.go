@@ -259,12 +259,6 @@ func (o *orcaBackground) wait(t *testing.T) int {
 	return o.code
 }
 
-// attachInvariantsAgain: a recording of a JVM recorded before (the library loaded already) has,
-// for each thread parked at the attach, two ThreadUnparked lines for its one attach-time
-// ThreadPark (seen at 21e7cb5 on JDK 17 and 25; the first recording has one): when that is
-// fixed, every recording is checked, not only a JVM's first.
-const attachInvariantsAgain = false
-
 // attachRecordsJoins: Thread.join is recorded through a wrapper the agent adds when the class is
 // loaded, which an attach comes too late for (issue 24, item 2: not done yet); when it is, the
 // attached recordings hold the round's join too.
@@ -272,9 +266,8 @@ const attachRecordsJoins = false
 
 // checkRound checks that the recording at prefix, attached and stopped, holds exactly the
 // operations of Attachee's round e: the counts on its own objects, by its own threads, and the
-// names of the threads it started before the attach; and, for the JVM's first recording (first),
-// the invariants of every recording.
-func checkRound(t *testing.T, prefix string, e expect, first bool) {
+// names of the threads it started before the attach; and the invariants of every recording.
+func checkRound(t *testing.T, prefix string, e expect) {
 	t.Helper()
 	r := load(t, prefix)
 	r.logOnFailure(t)
@@ -282,9 +275,7 @@ func checkRound(t *testing.T, prefix string, e expect, first bool) {
 	r.checkInfo(t, true, true)
 	// A worker parked in ArrayBlockingQueue.take at the attach has its ThreadPark at the attach
 	// time: its ThreadUnparked has an entry to close.
-	if first || attachInvariantsAgain {
-		r.checkInvariants(t)
-	}
+	r.checkInvariants(t)
 	if r.info[format.InfoAttached] != "true" || r.info[format.InfoStopped] != "true" {
 		t.Errorf(".info: %s=%q %s=%q, want both true", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped])
 	}
@@ -362,13 +353,13 @@ func TestAttach(t *testing.T) {
 		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w1+" from JVM pid "+pid) {
 			t.Fatalf("orca record --pid --duration: exit %d, want 0 and the summary:\n%s", code, o.stderr)
 		}
-		checkRound(t, w1, e, true)
+		checkRound(t, w1, e)
 		// The seed export of an attached recording holds the same events.
 		seed := filepath.Join(dir, "w1-seed")
 		if r := run(t, dir, orcaBin(t), "export", "--format", "seed", "-o", seed, w1); r.code != 0 {
 			t.Fatalf("orca export --format seed:\n%s", r)
 		}
-		checkRound(t, seed, e, true)
+		checkRound(t, seed, e)
 		warning := "WARNING: A JVM TI agent has been loaded dynamically"
 		if got, want := strings.Contains(a.stderr.String(), warning), j.feature >= 21; got != want {
 			t.Errorf("JDK %d: the JVM's stderr has %q: %v, want %v:\n%s", j.feature, warning, got, want, a.stderr)
@@ -388,7 +379,7 @@ func TestAttach(t *testing.T) {
 		if code := o.wait(t); code != 0 || !strings.Contains(o.stderr.String(), "orca: recording "+w2+" from JVM pid "+pid) {
 			t.Fatalf("orca record --pid, then SIGINT: exit %d, want 0 and the summary:\n%s", code, o.stderr)
 		}
-		checkRound(t, w2, e, false)
+		checkRound(t, w2, e)
 
 		// 3. --detach: orca exits, the recording goes on; a second one is refused; orca stop ends it.
 		w3 := filepath.Join(dir, "w3")
@@ -405,7 +396,7 @@ func TestAttach(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stderr, "orca: recording "+w3+" from JVM pid "+pid) {
 			t.Fatalf("orca stop: want exit 0 and the summary:\n%s", r)
 		}
-		checkRound(t, w3, e, false)
+		checkRound(t, w3, e)
 		r = run(t, dir, orcaBin(t), "stop", pid)
 		if r.code != 1 || !strings.Contains(r.stderr, "has no recording running") {
 			t.Errorf("orca stop with no recording: want exit 1 and a message:\n%s", r)
@@ -526,7 +517,7 @@ func TestAttachOtherUser(t *testing.T) {
 		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid of nobody's JVM: exit %d:\n%s", code, o.stderr)
 		}
-		checkRound(t, w, e, true)
+		checkRound(t, w, e)
 		var st syscall.Stat_t
 		if err := syscall.Stat(w+".orca", &st); err != nil || st.Uid != nobody {
 			t.Errorf("%s.orca: uid %d, %v; want written by the JVM as nobody", w, st.Uid, err)
@@ -583,7 +574,7 @@ func TestAttachContainer(t *testing.T) {
 		if m == nil {
 			t.Fatalf("the summary does not name the recording in the container's /tmp:\n%s", o.stderr)
 		}
-		checkRound(t, m[1], e, true)
+		checkRound(t, m[1], e)
 		if libs, _ := filepath.Glob(root + "/tmp/orca-*.so"); len(libs) != 1 {
 			t.Errorf("the agent library in the container's /tmp: %v, want one", libs)
 		}
@@ -594,7 +585,7 @@ func TestAttachContainer(t *testing.T) {
 		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid -o /mnt/w: exit %d:\n%s", code, o.stderr)
 		}
-		checkRound(t, filepath.Join(dir, "w"), e, false)
+		checkRound(t, filepath.Join(dir, "w"), e)
 		a.exit(t, 2)
 	})
 }
@@ -626,7 +617,7 @@ func TestAttachAfterAgent(t *testing.T) {
 		if code := o.stop(t); code != 0 {
 			t.Fatalf("orca record --pid after orca stop: exit %d:\n%s", code, o.stderr)
 		}
-		checkRound(t, w, e, false)
+		checkRound(t, w, e)
 		a.exit(t, 1)
 	})
 }

@@ -257,8 +257,8 @@ func startError(code int, j *jvmProc, prefix, opts string) error {
 	var msg string
 	switch code {
 	case attachBadOption:
-		msg = fmt.Sprintf("the agent in pid %d refused the options %q (the reason is on the JVM's stderr): "+
-			"an older agent of another orca build loaded at the same path? report it with orca version's output", j.pid, opts)
+		msg = fmt.Sprintf("the agent in pid %d refused the options %q: the reason is on the JVM's stderr (a prefix too long?); "+
+			"otherwise it is a bug of orca: report it with orca version's output", j.pid, opts)
 	case attachRunning:
 		what := "another recording"
 		if p := j.runningPrefix(); p != "" {

@@ -88,6 +88,13 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
   if (orca_recording()) live_init(env, t);
+  // ORCA_VERIFY_LIVE_HOOKS=1: the class-load wrappers' live form, as an
+  // attach applies it.
+  const char *err;
+  if (orca_recording() && inject_live_test() && (err = inject_live(env))) {
+    counters_prop(ORCA_INFO_WARNING, err);
+    orca_log("%s", err);
+  }
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
@@ -180,7 +187,8 @@ static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
   natives_add(park_bind, park_report);
-  inject_add("java/lang/VirtualThread", vpark_specs);
+  inject_add("java/lang/VirtualThread", vpark_specs, (void *)Java_java_lang_VirtualThread_orca_00024hook,
+             (void *)Java_java_lang_VirtualThread_orca_00024hookJ);
   writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
                                         .walk_all = pending_walk, .meta = methods_take,
                                         .describe = methods_describe, .thread_exit = methods_detach});
@@ -227,6 +235,7 @@ static const char *hooks(int at_load) {
     want.can_generate_early_vmstart = have.can_generate_early_vmstart;
   }
   vthread_capabilities(&want, &have);
+  if (at_load && inject_live_test()) inject_live_capabilities(&want, &have);
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
     snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);

@@ -120,7 +120,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
     cannot(name, err);
     return;
   }
-  atomic_store(&wrapped_at_load, 1);
+  if (!atomic_exchange(&wrapped_at_load, 1)) counters_prop(ORCA_INFO_CLASS_HOOKS, "load");
   give(j, out, out_len, new_len, new_data);
 }
 
@@ -215,10 +215,15 @@ const char *inject_live(JNIEnv *env) {
     goto out;
   }
   atomic_store(&live, 1);   // the class-file hook rewrites them from now on
+  int64_t t0 = clock_now();
   if (nwant && (e = (*jvmti)->RetransformClasses(jvmti, nwant, want)) != JVMTI_ERROR_NONE) {
     snprintf(buf, sizeof buf, "cannot retransform Thread, Semaphore%s (JVMTI error %d)", more_class ? ", VirtualThread" : "",
              (int)e);
     err = buf;
+  } else {
+    char fact[120];
+    snprintf(fact, sizeof fact, "live: %d classes retransformed in %.1f ms", nwant, (double)(clock_now() - t0) / 1e6);
+    counters_prop(ORCA_INFO_CLASS_HOOKS, fact);
   }
 out:
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);

@@ -42,9 +42,12 @@ void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void 
 // wrappers are in), do nothing.
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 const char *inject_live(JNIEnv *env);
-// inject_live_test: ORCA_VERIFY_LIVE_HOOKS=1 in the environment (a test
-// aid): the agent started with the JVM leaves the classes alone at load and
-// applies the live form at VMInit instead.
+// inject_live_test: ORCA_VERIFY_LIVE_HOOKS in the environment (a test
+// aid): 1, the agent started with the JVM leaves the classes alone at load
+// and applies the live form at VMInit instead (twice: the second, as a
+// second attach, must do nothing); 2, it wraps them at load and calls
+// inject_live at VMInit all the same (as an attach to a JVM that started
+// with the agent: it must do nothing); 0 (or unset), neither.
 int inject_live_test(void);
 
 // The natives of the injected methods (start-up form: `orca$hook`, found by

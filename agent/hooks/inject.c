@@ -104,7 +104,9 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
     // The live form, at a retransformation (ours, or another agent's: the
     // JVM hands a retransformation-capable agent the bytes before its own
     // change, which must be made again) and at a first load.
-    const char *err = classfile_inplace(data, (size_t)len, specs, n, hook, &out, &out_len, &wrapped);
+    int skipped = 0;
+    const char *err = classfile_inplace(data, (size_t)len, specs, n, hook, &out, &out_len, &wrapped, &skipped);
+    if (skipped) cannot(name, "a method that cannot be rewritten in place");
     if (err || !out) {
       if (!err || strcmp(err, "class is already rewritten")) cannot(name, err);
       return;

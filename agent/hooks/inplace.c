@@ -385,12 +385,13 @@ out:
 }
 
 const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_spec *specs, int nspecs,
-                              const inplace_hook *hook, unsigned char **out, size_t *out_len, int *wrapped) {
+                              const inplace_hook *hook, unsigned char **out, size_t *out_len, int *wrapped,
+                              int *skipped) {
   rd_t r = {in, in + len, 0};
   const char *err = NULL;
   const unsigned char **cp = NULL;
   wr_t w = {0}, nc = {0};
-  *wrapped = 0;
+  *wrapped = *skipped = 0;
   *out = NULL;
   if (u4(&r) != 0xCAFEBABE) return "not a class file";
   skip(&r, 2);
@@ -486,6 +487,7 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
           (*wrapped)++;
           continue;
         }
+        (*skipped)++;
       }
       w2(&w, an);
       w4(&w, al);

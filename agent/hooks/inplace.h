@@ -23,11 +23,12 @@ typedef struct {
 // classfile_inplace returns NULL and a malloc'd new class in *out (NULL
 // when no method was rewritten), or an error. *wrapped counts the methods
 // rewritten; a method that cannot be (jsr/ret, a branch that no longer
-// reaches, a body grown past 64 KB) is left as it was. A spec with name NULL
+// reaches, a body grown past 64 KB) is left as it was, counted in *skipped. A spec with name NULL
 // matches every method with code but constructors and static initialisers (a test aid: a static
 // method's hooks get null for `this`).
 const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_spec *specs, int nspecs,
-                              const inplace_hook *hook, unsigned char **out, size_t *out_len, int *wrapped);
+                              const inplace_hook *hook, unsigned char **out, size_t *out_len, int *wrapped,
+                              int *skipped);
 
 // classfile_hook_class returns NULL and a malloc'd class file in *out, or
 // an error: public final class `name` (extends Object) with only public

@@ -186,18 +186,23 @@ const char *inject_live(JNIEnv *env) {
   jclass thread = NULL;
   char more_sig[200] = "";
   if (more_class) snprintf(more_sig, sizeof more_sig, "L%s;", more_class);
+  (*env)->EnsureLocalCapacity(env, n + 16);   // -Xcheck:jni: all live at once (vthread.c)
   for (jint i = 0; i < n; i++) {
     char *sig = NULL;
-    if ((*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) != JVMTI_ERROR_NONE || !sig) continue;
+    int keep = 0;
     jobject loader = NULL;
-    (*jvmti)->GetClassLoader(jvmti, all[i], &loader);
-    if (!loader) {
-      if (!strcmp(sig, "Ljava/lang/Thread;")) thread = want[nwant++] = all[i];
-      else if (!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) want[nwant++] = all[i];
-      else if (!strcmp(sig, "L" HOOKS_CLASS ";")) hooks = all[i];
+    if ((*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+        (*jvmti)->GetClassLoader(jvmti, all[i], &loader) == JVMTI_ERROR_NONE && !loader) {
+      keep = 1;
+      if (!strcmp(sig, "Ljava/lang/Thread;") && !thread && nwant < 3) thread = want[nwant++] = all[i];
+      else if ((!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) && nwant < 3)
+        want[nwant++] = all[i];
+      else if (!strcmp(sig, "L" HOOKS_CLASS ";") && !hooks) hooks = all[i];
+      else keep = 0;
     }
     if (loader) (*env)->DeleteLocalRef(env, loader);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    if (!keep) (*env)->DeleteLocalRef(env, all[i]);
   }
   const char *err = NULL;
   char buf[200];
@@ -228,6 +233,8 @@ const char *inject_live(JNIEnv *env) {
     counters_prop(ORCA_INFO_CLASS_HOOKS, fact);
   }
 out:
+  for (int i = 0; i < nwant; i++) (*env)->DeleteLocalRef(env, want[i]);
+  if (hooks) (*env)->DeleteLocalRef(env, hooks);
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
   if (!err) return NULL;
   snprintf(why, sizeof why, "%s: Thread.join, Semaphore and virtual threads' parks are not recorded", err);

@@ -250,9 +250,13 @@ static inject_tstate *part(tstate *s) {
   return s->inject;
 }
 
-static void pair(tstate *s, int *depth, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
+static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
   if (op == HOOK_ENTER) {
-    if ((*depth)++ > 0 || !orca_recording()) return;
+    if ((*depth)++ > 0) return;
+    // The recording its end belongs to: none when it began between two
+    // (an attach since), or in an earlier one.
+    *rec = orca_recording() ? threads_recording() : 0;
+    if (!*rec) return;
     int64_t ts = clock_now();
     // Skip the orca$hook frame: the wrapper is the top frame users know.
     *saved_n = stack_capture(NULL, 1, saved, opt.depth);
@@ -260,7 +264,7 @@ static void pair(tstate *s, int *depth, orca_frame *saved, int *saved_n, int ev_
     return;
   }
   if (*depth <= 0) return;   // entered before the agent started
-  if (--(*depth) > 0 || !orca_recording()) return;
+  if (--(*depth) > 0 || !orca_recording() || *rec != threads_recording()) return;
   emit(s, ev_out, objhash_of(o), 0, saved, *saved_n);
 }
 
@@ -279,7 +283,7 @@ JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass 
   if (!s) return;
   inject_tstate *p = part(s);
   if (!p) return;
-  pair(s, &s->join_depth, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
+  pair(s, &s->join_depth, &p->join_rec, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, op, o);
 }
 
 JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) {
@@ -299,5 +303,5 @@ JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv
   }
   inject_tstate *p = part(s);
   if (!p) return;
-  pair(s, &p->sem_depth, p->sem_frames, &p->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
+  pair(s, &p->sem_depth, &p->sem_rec, p->sem_frames, &p->sem_n, ORCA_EV_SEMAPHORE_ACQUIRE, ORCA_EV_SEMAPHORE_ACQUIRED, op, o);
 }

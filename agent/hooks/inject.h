@@ -16,6 +16,7 @@
 typedef struct inject_tstate {
   int sem_depth;    // >0 inside a Semaphore acquire: nested calls suppressed
   int join_n, sem_n;
+  int join_rec, sem_rec;   // the recording whose pair the outermost call began (threads_recording), 0: none
   orca_frame join_frames[ORCA_MAX_DEPTH];
   orca_frame sem_frames[ORCA_MAX_DEPTH];
 } inject_tstate;

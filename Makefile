@@ -134,15 +134,20 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
-		agent/hooks/classfile.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/record/compact.c -lpthread
+		agent/hooks/classfile.c agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/record/compact.c -lpthread
 
-$(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java | check-deps
+$(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes
 	$(JAVA_HOME)/bin/javac --release 17 -d $(UNIT_DIR)/classes $^
 
+# inplace_test.c's hooks, a class of java.base (jdk.internal.misc) patched in.
+$(UNIT_DIR)/patch/jdk/internal/misc/OrcaTestHooks.class: agent/test/patch/jdk/internal/misc/OrcaTestHooks.java | check-deps
+	@mkdir -p $(UNIT_DIR)/patch
+	$(JAVA_HOME)/bin/javac --patch-module java.base=agent/test/patch -d $(UNIT_DIR)/patch $^
+
 # The unit tests start a JVM (java Check) in their working directory, UNIT_DIR:
 # its crash, an hs_err file or a core there, fails them (bench/crash.sh).
-agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class
+agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class $(UNIT_DIR)/patch/jdk/internal/misc/OrcaTestHooks.class
 	bash agent/check-includes.sh agent
 	(cd $(UNIT_DIR) && exec ./unit . $(abspath $(JAVA_HOME))); \
 	rc=$$?; source bench/crash.sh && crash_check agent-test $(UNIT_DIR) || rc=1; exit $$rc

@@ -87,94 +87,99 @@ func TestVirtualContention(t *testing.T) {
 // (none unattributed), exact in number, every thread has as many Entered as Enters, and the model
 // places every event.
 func TestVirtualMix(t *testing.T) {
-	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, r := recordVirtual(t, j, "VirtualMix")
-		c := counter{t, r}
-		virtual := r.virtualThreads()
-		obj := func(key string) func(int, reader.Event) bool {
-			o := format.ObjectID(e.hash(t, key))
-			return func(_ int, ev reader.Event) bool { return ev.Object == o }
-		}
-		thread := func(key string) func(int, reader.Event) bool {
-			th := format.ThreadID(e.hash(t, key))
-			return func(_ int, ev reader.Event) bool { return ev.Thread == th }
-		}
-		isVirtual := func(_ int, ev reader.Event) bool { return virtual[ev.Thread] }
-		rounds := e.int(t, "rounds")
-		// Platform threads: exact.
-		c.want("ThreadSleep of orca-psleeper", r.sel(format.ThreadSleep, thread("psleeper")), rounds)
-		c.want("ThreadSlept of orca-psleeper", r.sel(format.ThreadSlept, thread("psleeper")), rounds)
-		c.want("ObjectWait on pmon", r.sel(format.ObjectWait, obj("pmon")), rounds)
-		c.want("ObjectWaited on pmon", r.sel(format.ObjectWaited, obj("pmon")), rounds)
-		c.want("ObjectNotify on pmon", r.sel(format.ObjectNotify, obj("pmon")), rounds)
-		c.want("MonitorContendedEnter on plock", r.sel(format.MonitorContendedEnter, obj("plock")), rounds)
-		c.want("MonitorContendedEntered on plock", r.sel(format.MonitorContendedEntered, obj("plock")), rounds)
-		// The platform thread blocked on a virtual thread's lock: its owner on the line is that
-		// virtual thread, or unknown (00000000) where the lock is fast-locked by it while unmounted
-		// (JDK 24+: HotSpot names no owner then; a MonitorOwned line of the holder names it, below);
-		// never the carrier, nor another platform thread.
-		vl := r.sel(format.MonitorContendedEnter, obj("vlock"))
-		c.want("MonitorContendedEnter on vlock", vl, 1)
-		c.want("MonitorContendedEntered on vlock", r.sel(format.MonitorContendedEntered, obj("vlock")), 1)
-		for _, i := range vl {
-			if ev := r.events[i]; ev.Thread != format.ThreadID(e.hash(t, "pblocked")) || ev.Owner != 0 && ev.Owner != format.ThreadID(e.hash(t, "vowner")) {
-				t.Errorf("the Enter on vlock: want thread orca-pblocked, owner the virtual vowner (%08X) or 00000000:\n%s", e.hash(t, "vowner"), r.describe(i))
-			}
-		}
-		// Virtual threads: recorded with their own identity, exact.
-		sleepers, waiters, contenders := e.int(t, "sleepers"), e.int(t, "waiters"), e.int(t, "contenders")
-		c.want("ThreadSleep of virtual threads", r.sel(format.ThreadSleep, isVirtual), sleepers)
-		c.want("ThreadSlept of virtual threads", r.sel(format.ThreadSlept, isVirtual), sleepers)
-		c.want("ObjectWait of virtual threads", r.sel(format.ObjectWait, isVirtual), waiters)
-		c.want("ObjectWaited of virtual threads", r.sel(format.ObjectWaited, isVirtual), waiters)
-		c.want("ObjectNotify of virtual threads", r.sel(format.ObjectNotify, isVirtual), waiters)
-		vv := r.sel(format.MonitorContendedEnter, obj("vvlock"))
-		c.want("MonitorContendedEnter on vvlock (virtual threads)", vv, contenders)
-		ml := r.sel(format.MonitorContendedEnter, obj("mlock"))
-		c.want("MonitorContendedEnter on mlock (a virtual thread)", ml, 1)
-		for _, i := range append(vv, ml...) {
-			if ev := r.events[i]; !virtual[ev.Thread] || ev.Owner != 0 && ev.Owner != format.ThreadID(e.hash(t, "main")) && !virtual[ev.Owner] {
-				t.Errorf("an Enter of a virtual thread: want a virtual thread's, its owner main, a virtual thread or 00000000:\n%s", r.describe(i))
-			}
-		}
-		if got, want := len(virtual), e.int(t, "vthreads"); got < want {
-			t.Errorf("%d virtual threads in the recording, want at least the %d the program started", got, want)
-		}
-		if got, _ := strconv.Atoi(r.info["virtual_threads"]); got < len(virtual) {
-			t.Errorf(".info: virtual_threads=%d, want at least the %d in the recording", got, len(virtual))
-		}
-		m := placedModel(t, r)
-		// Every contention has its owner in the model, none unknown: the lines' owners, or the
-		// holder's MonitorOwned line (issue 14 item 5). vlock's is vowner; vvlock's the virtual
-		// holder (it lets go once all 50 are blocked); mlock's main.
-		// Where objects move concurrently (ZGC, Shenandoah) the agent reads no headers: not here.
-		want := map[format.ObjectID]func(format.ThreadID) bool{
-			format.ObjectID(e.hash(t, "vlock")):  func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "vowner")) },
-			format.ObjectID(e.hash(t, "vvlock")): func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "vholder")) },
-			format.ObjectID(e.hash(t, "mlock")):  func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "main")) },
-		}
-		for _, th := range m.Threads {
-			for _, iv := range th.Intervals {
-				ok, mine := want[iv.Object]
-				if !mine || iv.State != model.Blocked || iv.Cont {
-					continue
-				}
-				if !ok(iv.First) {
-					t.Errorf("model: %v blocked on %v at %.6f with owner %v, want the holder", th.ID, iv.Object, iv.Start.Seconds(), iv.First)
-				}
-			}
-		}
+	forEachJDK(t, func(t *testing.T, j jdk) { checkVirtualMix(t, j) })
+}
 
-		nv := 0
-		for _, th := range m.Threads {
-			if th.Virtual {
-				nv++
+// checkVirtualMix records VirtualMix on j, checks it (TestVirtualMix) and returns the recording.
+func checkVirtualMix(t *testing.T, j jdk) *recording {
+	t.Helper()
+	e, r := recordVirtual(t, j, "VirtualMix")
+	c := counter{t, r}
+	virtual := r.virtualThreads()
+	obj := func(key string) func(int, reader.Event) bool {
+		o := format.ObjectID(e.hash(t, key))
+		return func(_ int, ev reader.Event) bool { return ev.Object == o }
+	}
+	thread := func(key string) func(int, reader.Event) bool {
+		th := format.ThreadID(e.hash(t, key))
+		return func(_ int, ev reader.Event) bool { return ev.Thread == th }
+	}
+	isVirtual := func(_ int, ev reader.Event) bool { return virtual[ev.Thread] }
+	rounds := e.int(t, "rounds")
+	// Platform threads: exact.
+	c.want("ThreadSleep of orca-psleeper", r.sel(format.ThreadSleep, thread("psleeper")), rounds)
+	c.want("ThreadSlept of orca-psleeper", r.sel(format.ThreadSlept, thread("psleeper")), rounds)
+	c.want("ObjectWait on pmon", r.sel(format.ObjectWait, obj("pmon")), rounds)
+	c.want("ObjectWaited on pmon", r.sel(format.ObjectWaited, obj("pmon")), rounds)
+	c.want("ObjectNotify on pmon", r.sel(format.ObjectNotify, obj("pmon")), rounds)
+	c.want("MonitorContendedEnter on plock", r.sel(format.MonitorContendedEnter, obj("plock")), rounds)
+	c.want("MonitorContendedEntered on plock", r.sel(format.MonitorContendedEntered, obj("plock")), rounds)
+	// The platform thread blocked on a virtual thread's lock: its owner on the line is that
+	// virtual thread, or unknown (00000000) where the lock is fast-locked by it while unmounted
+	// (JDK 24+: HotSpot names no owner then; a MonitorOwned line of the holder names it, below);
+	// never the carrier, nor another platform thread.
+	vl := r.sel(format.MonitorContendedEnter, obj("vlock"))
+	c.want("MonitorContendedEnter on vlock", vl, 1)
+	c.want("MonitorContendedEntered on vlock", r.sel(format.MonitorContendedEntered, obj("vlock")), 1)
+	for _, i := range vl {
+		if ev := r.events[i]; ev.Thread != format.ThreadID(e.hash(t, "pblocked")) || ev.Owner != 0 && ev.Owner != format.ThreadID(e.hash(t, "vowner")) {
+			t.Errorf("the Enter on vlock: want thread orca-pblocked, owner the virtual vowner (%08X) or 00000000:\n%s", e.hash(t, "vowner"), r.describe(i))
+		}
+	}
+	// Virtual threads: recorded with their own identity, exact.
+	sleepers, waiters, contenders := e.int(t, "sleepers"), e.int(t, "waiters"), e.int(t, "contenders")
+	c.want("ThreadSleep of virtual threads", r.sel(format.ThreadSleep, isVirtual), sleepers)
+	c.want("ThreadSlept of virtual threads", r.sel(format.ThreadSlept, isVirtual), sleepers)
+	c.want("ObjectWait of virtual threads", r.sel(format.ObjectWait, isVirtual), waiters)
+	c.want("ObjectWaited of virtual threads", r.sel(format.ObjectWaited, isVirtual), waiters)
+	c.want("ObjectNotify of virtual threads", r.sel(format.ObjectNotify, isVirtual), waiters)
+	vv := r.sel(format.MonitorContendedEnter, obj("vvlock"))
+	c.want("MonitorContendedEnter on vvlock (virtual threads)", vv, contenders)
+	ml := r.sel(format.MonitorContendedEnter, obj("mlock"))
+	c.want("MonitorContendedEnter on mlock (a virtual thread)", ml, 1)
+	for _, i := range append(vv, ml...) {
+		if ev := r.events[i]; !virtual[ev.Thread] || ev.Owner != 0 && ev.Owner != format.ThreadID(e.hash(t, "main")) && !virtual[ev.Owner] {
+			t.Errorf("an Enter of a virtual thread: want a virtual thread's, its owner main, a virtual thread or 00000000:\n%s", r.describe(i))
+		}
+	}
+	if got, want := len(virtual), e.int(t, "vthreads"); got < want {
+		t.Errorf("%d virtual threads in the recording, want at least the %d the program started", got, want)
+	}
+	if got, _ := strconv.Atoi(r.info["virtual_threads"]); got < len(virtual) {
+		t.Errorf(".info: virtual_threads=%d, want at least the %d in the recording", got, len(virtual))
+	}
+	m := placedModel(t, r)
+	// Every contention has its owner in the model, none unknown: the lines' owners, or the
+	// holder's MonitorOwned line (issue 14 item 5). vlock's is vowner; vvlock's the virtual
+	// holder (it lets go once all 50 are blocked); mlock's main.
+	// Where objects move concurrently (ZGC, Shenandoah) the agent reads no headers: not here.
+	want := map[format.ObjectID]func(format.ThreadID) bool{
+		format.ObjectID(e.hash(t, "vlock")):  func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "vowner")) },
+		format.ObjectID(e.hash(t, "vvlock")): func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "vholder")) },
+		format.ObjectID(e.hash(t, "mlock")):  func(o format.ThreadID) bool { return o == format.ThreadID(e.hash(t, "main")) },
+	}
+	for _, th := range m.Threads {
+		for _, iv := range th.Intervals {
+			ok, mine := want[iv.Object]
+			if !mine || iv.State != model.Blocked || iv.Cont {
+				continue
+			}
+			if !ok(iv.First) {
+				t.Errorf("model: %v blocked on %v at %.6f with owner %v, want the holder", th.ID, iv.Object, iv.Start.Seconds(), iv.First)
 			}
 		}
-		if nv != len(virtual) {
-			t.Errorf("model: %d virtual threads, the recording has %d", nv, len(virtual))
+	}
+
+	nv := 0
+	for _, th := range m.Threads {
+		if th.Virtual {
+			nv++
 		}
-	})
+	}
+	if nv != len(virtual) {
+		t.Errorf("model: %d virtual threads, the recording has %d", nv, len(virtual))
+	}
+	return r
 }
 
 // TestVirtualWaitReenter records VirtualWaitReenter.java: virtual threads that wait with a

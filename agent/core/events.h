@@ -160,6 +160,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_WAITS_WITHOUT_STACK "waits_without_stack"
 #define ORCA_INFO_WARNING "warning"
 #define ORCA_INFO_WAIT_TIMEOUTS "wait_timeouts"
+#define ORCA_INFO_CLASS_HOOKS "class_hooks"
 #define ORCA_INFO_HOTSPOT_WALKER "hotspot.walker"
 #define ORCA_INFO_HOTSPOT_SAFE_READ "hotspot.safe_read"
 #define ORCA_INFO_HOTSPOT_FAULTS "hotspot.faults"

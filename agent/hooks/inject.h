@@ -1,6 +1,7 @@
 // Thread.join and Semaphore.acquire/release are plain Java methods: we wrap
-// them when their class is loaded (ClassFileLoadHook, classfile.c) so each
-// call reports its entry and exit through a native hook. No breakpoints, no
+// them when their class is loaded (ClassFileLoadHook, classfile.c), or
+// rewrite them in place when the agent attaches (inplace.c), so each call
+// reports its entry and exit through a native hook. No breakpoints, no
 // MethodEntry: the wrapped methods stay JIT-compiled.
 #ifndef ORCA_INJECT_H
 #define ORCA_INJECT_H
@@ -15,6 +16,7 @@
 typedef struct inject_tstate {
   int sem_depth;    // >0 inside a Semaphore acquire: nested calls suppressed
   int join_n, sem_n;
+  int join_rec, sem_rec;   // the recording whose pair the outermost call began (threads_recording), 0: none
   orca_frame join_frames[ORCA_MAX_DEPTH];
   orca_frame sem_frames[ORCA_MAX_DEPTH];
 } inject_tstate;
@@ -23,8 +25,36 @@ typedef struct inject_tstate {
 // join_depth), read by the monitor module.
 // inject_add wraps the methods specs gives of the boot class class_name
 // too (one class: java/lang/VirtualThread's, the park module's), registered
-// by the jvm module before the class loads.
-void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n));
+// by the jvm module before the class loads; hook and hookJ are its natives
+// (the start-up form's orca$hook and orca$hookJ), which the live form binds.
+void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void *hook, void *hookJ);
+
+// The live form (issue 24: the classes are loaded already when the agent
+// attaches; docs/agent.md, "Wrapping Java methods of classes already
+// loaded"). inject_live_capabilities adds what it needs to the
+// capabilities an attach asks for (to retransform classes). inject_live,
+// once the capabilities, the callbacks (inject_on_class_file_load among
+// them, its event enabled) and the recording are set up, on a Java thread
+// (the Attach Listener's Agent_OnAttach, VMInit): defines the hooks' class,
+// and retransforms Thread, Semaphore and VirtualThread so that their
+// methods call it; classes loaded later are rewritten as they load. NULL,
+// or a warning (those events are then missing). It runs once per JVM: a
+// second call, and a JVM that started with the agent (the start-up
+// wrappers are in), do nothing.
+void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
+const char *inject_live(JNIEnv *env);
+// inject_live_test: ORCA_VERIFY_LIVE_HOOKS in the environment (a test
+// aid): 1, the agent started with the JVM leaves the classes alone at load
+// and applies the live form at VMInit instead (twice: the second, as a
+// second attach, must do nothing); 2, it wraps them at load and calls
+// inject_live at VMInit all the same (as an attach to a JVM that started
+// with the agent: it must do nothing); 0 (or unset), neither.
+int inject_live_test(void);
+
+// The natives of the injected methods (start-up form: `orca$hook`, found by
+// name; live form: bound to the hooks' class).
+JNIEXPORT void JNICALL Java_java_lang_Thread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o);
+JNIEXPORT void JNICALL Java_java_util_concurrent_Semaphore_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o);
 void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefined, jobject loader, const char *name,
                                        jobject pd, jint len, const unsigned char *data, jint *new_len,
                                        unsigned char **new_data);

@@ -33,6 +33,9 @@ int park_ready(void);
 // (park, parkNanos, sleepNanos, unpark, start; inject_add, by the jvm
 // module). vpark.c is the park module's part for virtual threads.
 const wrap_spec *vpark_specs(int *n);
+// The natives of VirtualThread's injected hooks (vpark.c; inject_add).
+JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o);
+JNIEXPORT void JNICALL Java_java_lang_VirtualThread_orca_00024hookJ(JNIEnv *env, jclass c, jint op, jobject o, jlong arg);
 // park_report warns when the hooks never bound (VMInit, VMDeath).
 void park_report(void);
 #endif

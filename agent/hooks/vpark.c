@@ -71,6 +71,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     if (p->depth++ > 0) return;   // sleepNanos calls parkNanos: one sleep
     int64_t ts = clock_now();
     p->kind = kind;
+    p->rec = threads_recording();
     p->n = stack_capture(NULL, 1, p->frames, opt.depth);
     if (park) {
       uint32_t owner = 0;
@@ -89,6 +90,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     return;
   }
   if (p->depth <= 0 || --p->depth > 0) return;   // entered before the agent started, or nested
+  if (p->rec != threads_recording()) return;      // begun in an earlier recording (an attach since)
   int64_t ts = clock_now();
   if (p->kind == ORCA_EV_THREAD_PARK) {
     // As park.c: a timed park that lasted its timeout timed out.

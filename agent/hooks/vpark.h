@@ -15,6 +15,7 @@
 typedef struct vpark_tstate {
   int depth;
   int kind;   // ORCA_EV_THREAD_PARK or ORCA_EV_THREAD_SLEEP
+  int rec;    // the recording it began in (threads_recording): its end is written in that one only
   uint32_t blocker;
   int64_t timeout, t0;   // a park's timeout (-1: none, or unknown) and start
   int n;

@@ -91,6 +91,15 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
   if (orca_recording()) live_init(env, t);
+  // ORCA_VERIFY_LIVE_HOOKS: the class-load wrappers' live form, as an
+  // attach applies it, then as a second attach does (inject.h).
+  for (int i = 0; i < 2 && orca_recording() && inject_live_test(); i++) {
+    const char *err = inject_live(env);
+    if (err) {
+      counters_prop(ORCA_INFO_WARNING, err);
+      orca_log("%s", err);
+    }
+  }
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
@@ -184,7 +193,8 @@ static const char *core_once(JavaVM *vm) {
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
   natives_add(park_bind, park_report);
-  inject_add("java/lang/VirtualThread", vpark_specs);
+  inject_add("java/lang/VirtualThread", vpark_specs, (void *)Java_java_lang_VirtualThread_orca_00024hook,
+             (void *)Java_java_lang_VirtualThread_orca_00024hookJ);
   writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
                                         .walk_all = pending_walk, .meta = methods_take,
                                         .describe = methods_describe, .thread_exit = methods_detach});
@@ -307,6 +317,8 @@ static const char *hooks(int at_load) {
     want.can_generate_early_vmstart = have.can_generate_early_vmstart;
   }
   vthread_capabilities(&want, &have);
+  // The live form of the class-load wrappers (an attach, or its test switch).
+  if (!at_load || inject_live_test()) inject_live_capabilities(&want, &have);
   if (!at_load) {
     // In the live phase HotSpot offers fewer: take what it has, say what
     // is missing (the events and owners need only what it always offers).
@@ -489,6 +501,11 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   }
   live_init(env, self);
   natives_live(env);
+  // Thread.join, Semaphore, VirtualThread: rewritten in place (once a JVM).
+  if ((err = inject_live(env))) {
+    counters_prop(ORCA_INFO_WARNING, err);
+    fact(ORCA_INFO_WARNING, err);
+  }
   return START_OK;
 }
 

@@ -22,6 +22,7 @@ extern const char *test_name;
 
 // The suites, one per file.
 void test_classfile(const char *dir, const char *java_home);
+void test_inplace(const char *dir, const char *java_home);
 void test_clock(void);
 void test_writer(const char *dir);
 void test_writer_formats(const char *dir);

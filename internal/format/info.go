@@ -91,6 +91,10 @@ const (
 	// InfoWaitTimeouts: "yes" when every timed Object.wait has its
 	// ObjectWaitTimeout line, so a wait without one is untimed.
 	InfoWaitTimeouts = "wait_timeouts"
+	// InfoClassHooks: how Thread.join, Semaphore and VirtualThread's methods
+	// are wrapped: "load" (new methods, at class load) or "live ..." (the
+	// bodies rewritten in place: an attach, or ORCA_VERIFY_LIVE_HOOKS=1).
+	InfoClassHooks = "class_hooks"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -156,7 +160,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

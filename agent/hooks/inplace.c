@@ -1,0 +1,555 @@
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hooks/inplace.h"
+
+// Readers and writers of big-endian class-file data (as classfile.c's).
+typedef struct {
+  const unsigned char *p, *end;
+  int bad;
+} rd_t;
+
+static unsigned u1(rd_t *r) {
+  if (r->p + 1 > r->end) { r->bad = 1; return 0; }
+  return *r->p++;
+}
+static unsigned u2(rd_t *r) {
+  if (r->p + 2 > r->end) { r->bad = 1; return 0; }
+  unsigned v = (unsigned)r->p[0] << 8 | r->p[1];
+  r->p += 2;
+  return v;
+}
+static uint32_t u4(rd_t *r) {
+  uint32_t hi = u2(r);
+  return hi << 16 | u2(r);
+}
+static void skip(rd_t *r, size_t n) {
+  if ((size_t)(r->end - r->p) < n) { r->bad = 1; r->p = r->end; return; }
+  r->p += n;
+}
+
+typedef struct {
+  unsigned char *b;
+  size_t n, cap;
+  int bad;
+} wr_t;
+
+static void put(wr_t *w, const void *p, size_t n) {
+  if (w->bad || !n) return;
+  if (w->n + n > w->cap) {
+    size_t cap = (w->cap ? w->cap * 2 : 4096) + n;
+    unsigned char *nb = realloc(w->b, cap);
+    if (!nb) { w->bad = 1; return; }
+    w->b = nb;
+    w->cap = cap;
+  }
+  memcpy(w->b + w->n, p, n);
+  w->n += n;
+}
+static void w1(wr_t *w, unsigned v) { unsigned char c = (unsigned char)v; put(w, &c, 1); }
+static void w2(wr_t *w, unsigned v) { w1(w, v >> 8); w1(w, v); }
+static void w4(wr_t *w, uint32_t v) { w2(w, v >> 16); w2(w, v & 0xFFFF); }
+static void set2(wr_t *w, size_t at, unsigned v) { if (!w->bad) { w->b[at] = (unsigned char)(v >> 8); w->b[at + 1] = (unsigned char)v; } }
+static void set4(wr_t *w, size_t at, uint32_t v) { set2(w, at, v >> 16); set2(w, at + 2, v & 0xFFFF); }
+
+static int utf8_eq(const unsigned char *const *cp, unsigned count, unsigned idx, const char *s) {
+  if (idx == 0 || idx >= count || !cp[idx] || cp[idx][0] != 1) return 0;
+  unsigned len = (unsigned)cp[idx][1] << 8 | cp[idx][2];
+  return strlen(s) == len && !memcmp(cp[idx] + 3, s, len);
+}
+
+static unsigned add_utf8(wr_t *w, unsigned *next, const char *s) {
+  w1(w, 1);
+  w2(w, (unsigned)strlen(s));
+  put(w, s, strlen(s));
+  return (*next)++;
+}
+static unsigned add_ref(wr_t *w, unsigned *next, unsigned tag, unsigned a, unsigned b) {
+  w1(w, tag);
+  w2(w, a);
+  if (tag != 7) w2(w, b);
+  return (*next)++;
+}
+
+// op_len is the length of the instruction at code[at] (len bytes of code),
+// 0 if it is not one; jsr and ret count as not one (never in class files
+// of version 51+; a method with them is left alone).
+static size_t op_len(const unsigned char *code, size_t at, size_t len) {
+  unsigned op = code[at];
+  if (op <= 0x0f) return 1;
+  if (op == 0x10 || op == 0x12 || (op >= 0x15 && op <= 0x19) || (op >= 0x36 && op <= 0x3a) || op == 0xbc) return 2;
+  if (op == 0x11 || op == 0x13 || op == 0x14 || op == 0x84 || (op >= 0x99 && op <= 0xa7) || (op >= 0xb2 && op <= 0xb8) ||
+      op == 0xbb || op == 0xbd || op == 0xc0 || op == 0xc1 || op == 0xc6 || op == 0xc7)
+    return 3;
+  if ((op >= 0x1a && op <= 0x35) || (op >= 0x3b && op <= 0x83) || (op >= 0x85 && op <= 0x98) || (op >= 0xac && op <= 0xb1) ||
+      op == 0xbe || op == 0xbf || op == 0xc2 || op == 0xc3)
+    return 1;
+  if (op == 0xb9 || op == 0xba || op == 0xc8) return 5;
+  if (op == 0xc5) return 4;
+  if (op == 0xc4) {
+    if (at + 1 >= len) return 0;
+    unsigned w = code[at + 1];
+    if (w == 0xa9) return 0;   // wide ret
+    return w == 0x84 ? 6 : 4;
+  }
+  if (op == 0xaa || op == 0xab) {
+    size_t p = (at + 4) & ~(size_t)3;
+    if (p + 12 > len) return 0;
+    const unsigned char *q = code + p;
+    if (op == 0xaa) {
+      int32_t lo = (int32_t)((uint32_t)q[4] << 24 | (uint32_t)q[5] << 16 | (uint32_t)q[6] << 8 | q[7]);
+      int32_t hi = (int32_t)((uint32_t)q[8] << 24 | (uint32_t)q[9] << 16 | (uint32_t)q[10] << 8 | q[11]);
+      if (hi < lo || (int64_t)hi - lo > 65535) return 0;
+      return p - at + 12 + 4 * (size_t)((int64_t)hi - lo + 1);
+    }
+    uint32_t n = (uint32_t)q[4] << 24 | (uint32_t)q[5] << 16 | (uint32_t)q[6] << 8 | q[7];
+    if (n > 65535) return 0;
+    return p - at + 8 + 8 * (size_t)n;
+  }
+  return 0;   // jsr (0xa8), ret (0xa9), jsr_w (0xc9), unknown
+}
+
+static int32_t s4at(const unsigned char *p) {
+  return (int32_t)((uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]);
+}
+
+// What a rewrite needs of the class: constant-pool references.
+typedef struct {
+  unsigned hook_ref, hookj_ref, c_this, c_thr, u_smt;
+  int pair, tag, arg, is_static;
+} site_t;
+
+// hook_call writes the call of the hook with op: op, the object (this, or
+// null in a static method), and for hookj the long in local slot 1.
+static void hook_call(wr_t *c, const site_t *s, unsigned op, int hookj) {
+  if (op <= 5) w1(c, 0x03 + op);   // iconst_<op>
+  else { w1(c, 0x10); w1(c, op); } // bipush op
+  w1(c, s->is_static ? 0x01 : 0x2a);   // aconst_null or aload_0
+  if (hookj) { w1(c, 0x16); w1(c, 1); }   // lload 1: the first argument
+  w1(c, 0xb8);
+  w2(c, hookj ? s->hookj_ref : s->hook_ref);
+}
+
+static size_t hook_call_len(unsigned op, int hookj) { return (op <= 5 ? 1u : 2u) + 1 + (hookj ? 2u : 0u) + 3; }
+
+// vtypes copies n verification types, remapping Uninitialized(offset) (tag 8:
+// the offset of its `new`) through newinst; 0 on a bad one.
+static int vtypes(rd_t *r, wr_t *w, unsigned n, const int *idx_of, size_t len, const size_t *newinst) {
+  for (unsigned i = 0; i < n; i++) {
+    unsigned t = u1(r);
+    w1(w, t);
+    if (t == 7) w2(w, u2(r));
+    else if (t == 8) {
+      unsigned off = u2(r);
+      if (off >= len || idx_of[off] < 0) return 0;
+      w2(w, (unsigned)newinst[idx_of[off]]);
+    } else if (t > 8) return 0;
+  }
+  return !r->bad;
+}
+
+// rewrite_code writes the new Code attribute (name index included) of one
+// method, or returns 0 and writes nothing it could not: the method stays.
+static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn, const unsigned char *attr, size_t alen,
+                        unsigned u_code, const site_t *s) {
+  rd_t r = {attr, attr + alen, 0};
+  unsigned max_stack = u2(&r), max_locals = u2(&r);
+  uint32_t len = u4(&r);
+  if (r.bad || len == 0 || len > (uint32_t)(r.end - r.p)) return 0;
+  const unsigned char *code = r.p;
+  skip(&r, len);
+  int ok = 0;
+  int *idx_of = malloc((len + 1) * sizeof *idx_of);
+  size_t *tgt = malloc((len + 1) * sizeof *tgt), *newinst = malloc((len + 1) * sizeof *newinst);
+  size_t *oldat = malloc((len + 1) * sizeof *oldat);
+  wr_t c = {0}, a = {0};
+  if (!idx_of || !tgt || !newinst || !oldat) goto out;
+  for (uint32_t i = 0; i <= len; i++) idx_of[i] = -1;
+  unsigned enter = (s->pair ? HOOK_ENTER : HOOK_ONCE) + HOOK_TAG * (unsigned)s->tag;
+  unsigned exit_op = HOOK_EXIT + HOOK_TAG * (unsigned)s->tag, throw_op = HOOK_THROW + HOOK_TAG * (unsigned)s->tag;
+  size_t pro = hook_call_len(enter, s->arg), epi = hook_call_len(exit_op, 0);
+  // Pass 1: each instruction's new place (switch padding follows it).
+  int n = 0;
+  size_t pos = pro;
+  for (size_t at = 0; at < len; n++) {
+    size_t l = op_len(code, at, len);
+    if (!l || at + l > len) goto out;
+    unsigned op = code[at];
+    idx_of[at] = n;
+    oldat[n] = at;
+    tgt[n] = pos;   // where a branch to it goes: the exit call before a return
+    if (s->pair && op >= 0xac && op <= 0xb1) pos += epi;
+    newinst[n] = pos;
+    if (op == 0xaa || op == 0xab)   // its operands are aligned to 4 bytes: the padding changes
+      pos += (((pos + 4) & ~(size_t)3) - pos) + (l - (((at + 4) & ~(size_t)3) - at));
+    else
+      pos += l;
+    at += l;
+  }
+  idx_of[len] = n;
+  tgt[n] = newinst[n] = pos;   // the end of the original code
+  size_t end = pos;
+  if (end + (s->pair ? hook_call_len(throw_op, 0) + 1 : 0) > 65535) goto out;
+#define MAP(o) ((o) > len || idx_of[(o)] < 0 ? (size_t)-1 : tgt[idx_of[(o)]])
+  // Pass 2: the code.
+  hook_call(&c, s, enter, s->arg);
+  for (int i = 0; i < n; i++) {
+    size_t at = oldat[i], l = op_len(code, at, len);
+    unsigned op = code[at];
+    if (s->pair && op >= 0xac && op <= 0xb1) hook_call(&c, s, exit_op, 0);
+    if (c.n != newinst[i]) goto out;
+    if ((op >= 0x99 && op <= 0xa7) || op == 0xc6 || op == 0xc7) {
+      int32_t d = (int16_t)((unsigned)code[at + 1] << 8 | code[at + 2]);
+      size_t t = MAP((size_t)((int64_t)at + d));
+      int64_t nd = (int64_t)t - (int64_t)newinst[i];
+      if (t == (size_t)-1 || (int64_t)at + d < 0 || nd < -32768 || nd > 32767) goto out;
+      w1(&c, op);
+      w2(&c, (unsigned)(nd & 0xFFFF));
+    } else if (op == 0xc8) {
+      size_t t = MAP((size_t)((int64_t)at + s4at(code + at + 1)));
+      if (t == (size_t)-1) goto out;
+      w1(&c, op);
+      w4(&c, (uint32_t)((int64_t)t - (int64_t)newinst[i]));
+    } else if (op == 0xaa || op == 0xab) {
+      size_t p = (at + 4) & ~(size_t)3;
+      w1(&c, op);
+      while (c.n & 3) w1(&c, 0);
+      size_t words = (l - (p - at)) / 4;
+      for (size_t k = 0; k < words; k++) {
+        int32_t v = s4at(code + p + 4 * k);
+        // Offsets: default (word 0); tableswitch: words 3..; lookupswitch: odd words from 3.
+        int is_off = k == 0 || (op == 0xaa ? k >= 3 : k >= 3 && (k & 1));
+        if (is_off) {
+          size_t t = MAP((size_t)((int64_t)at + v));
+          if (t == (size_t)-1 || (int64_t)at + v < 0) goto out;
+          v = (int32_t)((int64_t)t - (int64_t)newinst[i]);
+        }
+        w4(&c, (uint32_t)v);
+      }
+    } else {
+      put(&c, code + at, l);
+    }
+  }
+  if (c.bad || c.n != end) goto out;
+  if (s->pair) {
+    hook_call(&c, s, throw_op, 0);
+    w1(&c, 0xbf);   // athrow what was thrown
+  }
+  // The Code attribute.
+  unsigned ms = max_stack + (s->pair ? 2 : 0);
+  if (ms < (s->arg ? 4u : 2u)) ms = s->arg ? 4 : 2;
+  if (s->pair && ms < 3) ms = 3;
+  w2(&a, ms);
+  w2(&a, max_locals);
+  w4(&a, (uint32_t)c.n);
+  put(&a, c.b, c.n);
+  unsigned ne = u2(&r);
+  w2(&a, ne + (s->pair ? 1u : 0u));
+  for (unsigned k = 0; k < ne; k++) {
+    unsigned sp = u2(&r), ep = u2(&r), hp = u2(&r), ct = u2(&r);
+    size_t ns = MAP(sp), nend = MAP(ep), nh = MAP(hp);
+    if (r.bad || ns == (size_t)-1 || nend == (size_t)-1 || nh == (size_t)-1) goto out;
+    w2(&a, (unsigned)ns);
+    w2(&a, (unsigned)nend);
+    w2(&a, (unsigned)nh);
+    w2(&a, ct);
+  }
+  if (s->pair) {   // the catch-all: after the entry call, to the end of the original code
+    w2(&a, (unsigned)pro);
+    w2(&a, (unsigned)end);
+    w2(&a, (unsigned)end);
+    w2(&a, 0);
+  }
+  unsigned na = u2(&r);
+  size_t count_at = a.n;
+  unsigned kept = 0;
+  int had_smt = 0;
+  w2(&a, 0);
+  for (unsigned k = 0; k < na && !r.bad; k++) {
+    unsigned an = u2(&r);
+    uint32_t al = u4(&r);
+    rd_t b = {r.p, r.p + al, 0};
+    skip(&r, al);
+    if (r.bad) goto out;
+    size_t at = a.n;
+    if (utf8_eq(cp, cpn, an, "LineNumberTable") || utf8_eq(cp, cpn, an, "LocalVariableTable") ||
+        utf8_eq(cp, cpn, an, "LocalVariableTypeTable")) {
+      int lnt = utf8_eq(cp, cpn, an, "LineNumberTable");
+      unsigned m = u2(&b);
+      w2(&a, an);
+      w4(&a, al);
+      w2(&a, m);
+      for (unsigned e = 0; e < m; e++) {
+        unsigned sp = u2(&b);
+        size_t ns = sp == 0 ? 0 : MAP(sp);   // the entry call is the first line's
+        if (b.bad || ns == (size_t)-1) goto out;
+        w2(&a, (unsigned)ns);
+        if (lnt) { w2(&a, u2(&b)); continue; }
+        unsigned ln = u2(&b);
+        size_t ne2 = MAP((size_t)sp + ln);
+        if (ne2 == (size_t)-1) goto out;
+        w2(&a, (unsigned)(ne2 - ns));
+        w2(&a, u2(&b));
+        w2(&a, u2(&b));
+        w2(&a, u2(&b));
+      }
+      if (b.bad) goto out;
+      kept++;
+    } else if (utf8_eq(cp, cpn, an, "StackMapTable")) {
+      unsigned m = u2(&b);
+      w2(&a, an);
+      w4(&a, 0);
+      w2(&a, m + (s->pair ? 1u : 0u));
+      size_t prev = 0, pnew = 0;
+      for (unsigned e = 0; e < m; e++) {
+        unsigned t = u1(&b), d;
+        if (t < 64) d = t;
+        else if (t < 128) d = t - 64;
+        else if (t < 247) goto out;
+        else d = u2(&b);
+        size_t old = e == 0 ? d : prev + d + 1;
+        if (b.bad || old >= len || idx_of[old] < 0) goto out;
+        size_t now = tgt[idx_of[old]];
+        size_t nd = e == 0 ? now : now - pnew - 1;
+        pnew = now;
+        prev = old;
+        if (t < 64) {
+          if (nd <= 63) w1(&a, (unsigned)nd);
+          else { w1(&a, 251); w2(&a, (unsigned)nd); }
+        } else if (t < 128) {
+          if (nd <= 63) w1(&a, 64 + (unsigned)nd);
+          else { w1(&a, 247); w2(&a, (unsigned)nd); }
+          if (!vtypes(&b, &a, 1, idx_of, len, newinst)) goto out;
+        } else {
+          w1(&a, t);
+          w2(&a, (unsigned)nd);
+          if (t == 247 && !vtypes(&b, &a, 1, idx_of, len, newinst)) goto out;
+          if (t >= 252 && t <= 254 && !vtypes(&b, &a, t - 251, idx_of, len, newinst)) goto out;
+          if (t == 255) {
+            unsigned nl = u2(&b);
+            w2(&a, nl);
+            if (!vtypes(&b, &a, nl, idx_of, len, newinst)) goto out;
+            unsigned nsk = u2(&b);
+            w2(&a, nsk);
+            if (!vtypes(&b, &a, nsk, idx_of, len, newinst)) goto out;
+          }
+        }
+        if (e + 1 == m && s->pair) {   // the handler's frame, after the last
+          size_t hd = end - now - 1;
+          w1(&a, 255);
+          w2(&a, (unsigned)hd);
+          if (s->is_static) w2(&a, 0);
+          else { w2(&a, 1); w1(&a, 7); w2(&a, s->c_this); }
+          w2(&a, 1);
+          w1(&a, 7);
+          w2(&a, s->c_thr);
+        }
+      }
+      if (b.bad) goto out;
+      if (!m && s->pair) goto out;   // an empty table: not written by javac
+      set4(&a, at + 2, (uint32_t)(a.n - at - 6));
+      had_smt = 1;
+      kept++;
+    }
+    // Any other attribute of the code (type annotations on instructions) is dropped.
+  }
+  if (r.bad) goto out;
+  if (s->pair && !had_smt) {   // the handler's frame alone
+    w2(&a, s->u_smt);
+    w4(&a, s->is_static ? 12 : 15);   // count, full_frame, delta, locals, stack
+    w2(&a, 1);
+    w1(&a, 255);
+    w2(&a, (unsigned)end);
+    if (s->is_static) w2(&a, 0);
+    else { w2(&a, 1); w1(&a, 7); w2(&a, s->c_this); }
+    w2(&a, 1);
+    w1(&a, 7);
+    w2(&a, s->c_thr);
+    kept++;
+  }
+  set2(&a, count_at, kept);
+  if (a.bad) goto out;
+  w2(out, u_code);
+  w4(out, (uint32_t)a.n);
+  put(out, a.b, a.n);
+  ok = !out->bad;
+#undef MAP
+out:
+  free(idx_of);
+  free(tgt);
+  free(newinst);
+  free(oldat);
+  free(c.b);
+  free(a.b);
+  return ok;
+}
+
+const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_spec *specs, int nspecs,
+                              const inplace_hook *hook, unsigned char **out, size_t *out_len, int *wrapped,
+                              int *skipped) {
+  rd_t r = {in, in + len, 0};
+  const char *err = NULL;
+  const unsigned char **cp = NULL;
+  wr_t w = {0}, nc = {0};
+  *wrapped = *skipped = 0;
+  *out = NULL;
+  if (u4(&r) != 0xCAFEBABE) return "not a class file";
+  skip(&r, 2);
+  if (u2(&r) < 50) return "class file too old to rewrite";
+  unsigned count = u2(&r);
+  cp = calloc(count ? count : 1, sizeof *cp);
+  if (!cp) return "out of memory";
+  for (unsigned i = 1; i < count && !r.bad; i++) {
+    cp[i] = r.p;
+    switch (u1(&r)) {
+      case 1: skip(&r, u2(&r)); break;
+      case 3: case 4: skip(&r, 4); break;
+      case 5: case 6: skip(&r, 8); i++; break;
+      case 7: case 8: case 16: case 19: case 20: skip(&r, 2); break;
+      case 9: case 10: case 11: case 12: case 17: case 18: skip(&r, 4); break;
+      case 15: skip(&r, 3); break;
+      default: err = "unknown constant pool tag"; goto done;
+    }
+  }
+  if (r.bad) { err = "truncated class file"; goto done; }
+  for (unsigned i = 1; i < count; i++)
+    if (utf8_eq(cp, count, i, hook->cls)) { err = "class is already rewritten"; goto done; }
+  size_t cp_end = (size_t)(r.p - in);
+  skip(&r, 2);
+  unsigned this_class = u2(&r);
+  skip(&r, 2);
+  skip(&r, (size_t)u2(&r) * 2);
+  unsigned nfields = u2(&r);
+  for (unsigned i = 0; i < nfields && !r.bad; i++) {
+    skip(&r, 6);
+    unsigned na = u2(&r);
+    for (unsigned k = 0; k < na && !r.bad; k++) { skip(&r, 2); skip(&r, u4(&r)); }
+  }
+  if (r.bad) { err = "truncated class file"; goto done; }
+  // The new constant-pool entries, appended.
+  unsigned next = count;
+  int with_arg = 0;
+  for (int k = 0; k < nspecs; k++) with_arg |= specs[k].arg;
+  if (with_arg && !hook->nameJ) { err = "no hook for a long argument"; goto done; }
+  unsigned c_hook = add_ref(&nc, &next, 7, add_utf8(&nc, &next, hook->cls), 0);
+  site_t site = {0};
+  site.hook_ref = add_ref(&nc, &next, 10, c_hook,
+                          add_ref(&nc, &next, 12, add_utf8(&nc, &next, hook->name),
+                                  add_utf8(&nc, &next, "(ILjava/lang/Object;)V")));
+  if (with_arg)
+    site.hookj_ref = add_ref(&nc, &next, 10, c_hook,
+                             add_ref(&nc, &next, 12, add_utf8(&nc, &next, hook->nameJ),
+                                     add_utf8(&nc, &next, "(ILjava/lang/Object;J)V")));
+  site.c_this = this_class;
+  site.c_thr = add_ref(&nc, &next, 7, add_utf8(&nc, &next, "java/lang/Throwable"), 0);
+  site.u_smt = add_utf8(&nc, &next, "StackMapTable");
+  unsigned u_code = add_utf8(&nc, &next, "Code");
+  if (nc.bad) { err = "out of memory"; goto done; }
+  if (next > 65535) { err = "constant pool full"; goto done; }
+  put(&w, in, 8);
+  w2(&w, next);
+  put(&w, in + 10, cp_end - 10);
+  put(&w, nc.b, nc.n);
+  put(&w, in + cp_end, (size_t)(r.p - in) - cp_end);
+  unsigned nmethods = u2(&r);
+  w2(&w, nmethods);
+  for (unsigned i = 0; i < nmethods && !r.bad; i++) {
+    unsigned acc = u2(&r), name = u2(&r), desc = u2(&r), na = u2(&r);
+    int spec = -1;
+    for (int k = 0; k < nspecs && spec < 0; k++) {
+      if (!specs[k].name) {
+        if (!utf8_eq(cp, count, name, "<init>") && !utf8_eq(cp, count, name, "<clinit>")) spec = k;
+      } else if (!(acc & 0x0008) && utf8_eq(cp, count, name, specs[k].name) && utf8_eq(cp, count, desc, specs[k].desc)) {
+        spec = k;
+      }
+    }
+    if (spec >= 0 && specs[spec].arg) {   // the first argument must be a long in slot 1
+      if (!(cp[desc] && cp[desc][0] == 1 && ((unsigned)cp[desc][1] << 8 | cp[desc][2]) > 2 && cp[desc][3] == '(' &&
+            cp[desc][4] == 'J') || (acc & 0x0008))
+        spec = -1;
+    }
+    w2(&w, acc);
+    w2(&w, name);
+    w2(&w, desc);
+    w2(&w, na);
+    for (unsigned k = 0; k < na && !r.bad; k++) {
+      unsigned an = u2(&r);
+      uint32_t al = u4(&r);
+      const unsigned char *a = r.p;
+      skip(&r, al);
+      if (r.bad) break;
+      if (spec >= 0 && utf8_eq(cp, count, an, "Code")) {
+        site.pair = specs[spec].pair;
+        site.tag = specs[spec].tag;
+        site.arg = specs[spec].arg;
+        site.is_static = (acc & 0x0008) != 0;
+        if (rewrite_code(&w, cp, count, a, al, u_code, &site)) {
+          (*wrapped)++;
+          continue;
+        }
+        (*skipped)++;
+      }
+      w2(&w, an);
+      w4(&w, al);
+      put(&w, a, al);
+    }
+  }
+  if (r.bad) { err = "truncated class file"; goto done; }
+  put(&w, r.p, (size_t)(r.end - r.p));
+  if (w.bad) { err = "out of memory"; goto done; }
+  if (*wrapped) {
+    *out = w.b;
+    *out_len = w.n;
+    w.b = NULL;
+  }
+done:
+  free(cp);
+  free(w.b);
+  free(nc.b);
+  return err;
+}
+
+const char *classfile_hook_class(const char *name, const char *const *methods, unsigned char **out, size_t *out_len) {
+  wr_t w = {0};
+  unsigned n = 0;
+  while (methods[2 * n]) n++;
+  unsigned next = 1;
+  wr_t c = {0};
+  unsigned c_this = add_ref(&c, &next, 7, add_utf8(&c, &next, name), 0);
+  unsigned c_obj = add_ref(&c, &next, 7, add_utf8(&c, &next, "java/lang/Object"), 0);
+  unsigned u_rva = add_utf8(&c, &next, "RuntimeVisibleAnnotations");
+  unsigned u_hidden = add_utf8(&c, &next, "Ljdk/internal/vm/annotation/Hidden;");
+  unsigned first = next;
+  for (unsigned i = 0; i < 2 * n; i++) add_utf8(&c, &next, methods[i]);
+  w4(&w, 0xCAFEBABE);
+  w2(&w, 0);
+  w2(&w, 52);
+  w2(&w, next);
+  put(&w, c.b, c.n);
+  w2(&w, 0x0001 | 0x0010 | 0x0020);   // public final super
+  w2(&w, c_this);
+  w2(&w, c_obj);
+  w2(&w, 0);   // interfaces
+  w2(&w, 0);   // fields
+  w2(&w, n);
+  for (unsigned i = 0; i < n; i++) {
+    w2(&w, 0x0001 | 0x0008 | 0x0100);   // public static native
+    w2(&w, first + 2 * i);
+    w2(&w, first + 2 * i + 1);
+    w2(&w, 1);
+    w2(&w, u_rva);
+    w4(&w, 6);
+    w2(&w, 1);
+    w2(&w, u_hidden);
+    w2(&w, 0);
+  }
+  w2(&w, 0);   // attributes
+  free(c.b);
+  if (w.bad || c.bad) {
+    free(w.b);
+    return "out of memory";
+  }
+  *out = w.b;
+  *out_len = w.n;
+  return NULL;
+}

@@ -301,8 +301,8 @@ func checkRound(t *testing.T, prefix string, e expect) {
 	for _, i := range enters {
 		ev := r.events[i]
 		if ev.Thread == contender && ev.Owner == 0 && !attachOwnerAlwaysNamed {
-			t.Logf("known, the agent's: MonitorContendedEnter on lock with owner 00000000 (.info owner_unknown=%s), want %v:\n%s",
-				r.info[format.InfoOwnerUnknown], owner, r.describe(i))
+			t.Logf("known, the agent's: MonitorContendedEnter on lock with owner 00000000 (.info owner_unknown=%s released=%s anonymous=%s not_in_table=%s unreadable=%s), want %v:\n%s",
+				r.info[format.InfoOwnerUnknown], r.info[format.InfoOwnerReleased], r.info[format.InfoOwnerAnonymous], r.info[format.InfoOwnerNotInTable], r.info[format.InfoOwnerUnreadable], owner, r.describe(i))
 			continue
 		}
 		if ev.Thread != contender || ev.Owner != owner {

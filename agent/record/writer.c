@@ -398,11 +398,6 @@ static void add_items(const char *buf, size_t len, size_t *k) {
   }
 }
 
-static size_t count_recs(const char *buf, size_t len) {
-  size_t count = 0;
-  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size) count++;
-  return count;
-}
 
 // lose counts a record that will not be written as dropped of its kind.
 static void lose(const orca_rec *r, int why) {
@@ -542,11 +537,15 @@ static void flush_events(int64_t cutoff) {
   const char *bufs[RING_SHARDS];
   size_t lens[RING_SHARDS];
   int from = carry_cur, to = carry_cur ^ 1;
-  size_t count = count_recs(carry[from], carry_len[from]);
+  // At most this many records (each at least a header): the index is sized
+  // by the bytes, so the records are read once, by add_items (each read
+  // is the first touch of memory another core wrote).
+  size_t bytes = carry_len[from];
   for (int i = 0; i < RING_SHARDS; i++) {
     bufs[i] = ring_take(i, &lens[i]);
-    count += count_recs(bufs[i], lens[i]);
+    bytes += lens[i];
   }
+  size_t count = bytes / sizeof(orca_rec);
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
   // to was queued before the line was put.
@@ -556,7 +555,7 @@ static void flush_events(int64_t cutoff) {
   carry_len[to] = 0;
   if (!count) return;
   if (count > items_cap || !out) {
-    size_t cap = count > items_cap ? count + count / 2 : items_cap;
+    size_t cap = count > items_cap ? count : items_cap;
     item_t *ni = count > items_cap ? realloc(items, cap * sizeof *items) : items;
     if (ni) items = ni;
     item_t *ns = ni && count > items_cap ? realloc(scratch, cap * sizeof *scratch) : scratch;
@@ -580,6 +579,7 @@ static void flush_events(int64_t cutoff) {
     add_items(bufs[i], lens[i], &k);
   }
   start[runs] = k;
+  count = k;
   sort_batch(start, runs, count);
 
   // The lines at or after the cutoff wait in carry, within its budget; when
@@ -633,6 +633,9 @@ static void flush_events(int64_t cutoff) {
   if (i == s || cut) write_chunk(a, i, n);
   // Past the exit deadline, or cut: the rest is counted, not written.
   for (; i < s; i++) lose(items[i].r, cut ? LOST_AFTER_CUT : LOST_AT_EXIT);
+  // The encoder's state may refer to the records encoded: copied before
+  // the next flush reuses their buffers.
+  if (opt.compact) compact_settle(&enc);
   carry_len[from] = 0;
   carry_cur = to;
 }

@@ -389,9 +389,8 @@ static size_t carry_len[2], carry_cap[2];
 static int carry_cur;
 
 static void add_items(const char *buf, size_t len, size_t *k) {
-  for (size_t off = 0; off < len;) {
-    const orca_rec *r = (const orca_rec *)(buf + off);
-    off += r->size;
+  size_t off = 0;
+  for (const orca_rec *r; (r = ring_next(buf, len, &off));) {
     items[*k].ts = r->ts;
     items[*k].r = r;
     (*k)++;
@@ -406,8 +405,8 @@ static void lose(const orca_rec *r, int why) {
 }
 
 static void lose_buf(const char *buf, size_t len, int why) {
-  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size)
-    lose((const orca_rec *)(buf + off), why);
+  size_t off = 0;
+  for (const orca_rec *r; (r = ring_next(buf, len, &off));) lose(r, why);
 }
 
 static int past_deadline(void) {
@@ -533,7 +532,9 @@ static int start_chunk(int64_t ts) {
   return 1;
 }
 
-static void flush_events(int64_t cutoff) {
+// flush_batch writes the records of the carry, the shards and the threads'
+// buffers' parts (segs, nseg) up to cutoff, and carries the rest.
+static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   const char *bufs[RING_SHARDS];
   size_t lens[RING_SHARDS];
   int from = carry_cur, to = carry_cur ^ 1;
@@ -545,6 +546,7 @@ static void flush_events(int64_t cutoff) {
     bufs[i] = ring_take(i, &lens[i]);
     bytes += lens[i];
   }
+  for (size_t i = 0; i < nseg; i++) bytes += segs[i].len;
   size_t count = bytes / sizeof(orca_rec);
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
@@ -566,21 +568,35 @@ static void flush_events(int64_t cutoff) {
       counter_add(CNT_WRITE_ERRORS, 1);
       lose_buf(carry[from], carry_len[from], LOST_NONE);
       for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
+      for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_NONE);
       carry_len[from] = 0;
       return;
     }
   }
-  size_t k = 0, start[RING_SHARDS + 2];
-  int runs = 0;
-  start[runs++] = k;
+  // A run per buffer or part, each nearly in time order; out of memory
+  // for their list, the batch as one run (sort_run falls back to qsort).
+  static size_t *start, start_cap, whole[2];
+  size_t k = 0, *st = start;
+  if (RING_SHARDS + 2 + nseg > start_cap) {
+    size_t *n = realloc(start, (RING_SHARDS + 2 + nseg) * 2 * sizeof *n);
+    if (n) start = n, start_cap = (RING_SHARDS + 2 + nseg) * 2;
+    st = n;
+  }
+  int runs = 0, one = !st;
+  if (one) st = whole;
+  st[runs++] = k;
   add_items(carry[from], carry_len[from], &k);
   for (int i = 0; i < RING_SHARDS; i++) {
-    start[runs++] = k;
+    if (!one) st[runs++] = k;
     add_items(bufs[i], lens[i], &k);
   }
-  start[runs] = k;
+  for (size_t i = 0; i < nseg; i++) {
+    if (!one) st[runs++] = k;
+    add_items(segs[i].buf, segs[i].len, &k);
+  }
+  st[runs] = k;
   count = k;
-  sort_batch(start, runs, count);
+  sort_batch(st, runs, count);
 
   // The lines at or after the cutoff wait in carry, within its budget; when
   // they exceed it the earliest of them are written now (written_early).
@@ -638,6 +654,13 @@ static void flush_events(int64_t cutoff) {
   if (opt.compact) compact_settle(&enc);
   carry_len[from] = 0;
   carry_cur = to;
+}
+
+static void flush_events(int64_t cutoff) {
+  size_t nseg;
+  const ring_seg *segs = ring_take_threads(&nseg);
+  flush_batch(cutoff, segs, nseg);
+  ring_release_threads();
 }
 
 // Room reserved (beyond its end) for .info, so it can be rewritten in place
@@ -801,6 +824,10 @@ void writer_stop(void) {
     const char *buf = ring_take(i, &len);
     lose_buf(buf, len, LOST_AT_EXIT);
   }
+  size_t nseg;
+  const ring_seg *segs = ring_take_threads(&nseg);
+  for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_AT_EXIT);
+  ring_release_threads();
   write_info(1);
   if (time_writer) {
     long events = 0;

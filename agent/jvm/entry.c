@@ -159,9 +159,9 @@ static const char *core_init(JavaVM *vm, const char *options, int *fatal) {
     snprintf(why, sizeof why, "%s; the agent is disabled", err);
     return why;
   }
-  // A buffer of its own (RING_THREAD_BYTES) for each of the first
-  // buffer= threads: as much again as the shards, touched as used.
-  ring_threads(opt.buffer_mb);
+  // A buffer of its own (RING_THREAD_BYTES, 2 MB) for each of the first
+  // buffer=/2 threads: as much again as the shards, touched as used.
+  ring_threads(opt.buffer_mb / 2 > 0 ? opt.buffer_mb / 2 : 1);
   if ((err = writer_open())) {
     snprintf(why, sizeof why, "%s; the agent is disabled and the application runs without recording", err);
     return why;

@@ -249,9 +249,16 @@ int ring_put_mode(int shard, int kind, int64_t ts, uint32_t thread, uint32_t obj
   if (!s) {
     size_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
     atomic_store_explicit(&t->head, pos + size, memory_order_release);
-    // Wake the writer early, at a quarter, so bursts find room.
-    size_t q = RING_THREAD_BYTES / 4;
-    if ((head - t->seen_tail) < q && (pos + size - t->seen_tail) >= q) ring_wake();
+    // Wake the writer early, at half, so bursts find room (sooner, the
+    // flushes come so often that the records held back for those in
+    // flight, IN_FLIGHT_NS, are a large part of each).
+    // The tail it knows is read again first: it may be old (read when the
+    // buffer last seemed full), and each thread's wake-ups would then add up.
+    size_t q = RING_THREAD_BYTES / 2;
+    if ((head - t->seen_tail) < q && (pos + size - t->seen_tail) >= q) {
+      t->seen_tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+      if (pos + size - t->seen_tail >= q) ring_wake();
+    }
     return 1;
   }
   // Wake the writer early, at a quarter, so bursts find room.

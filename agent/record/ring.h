@@ -37,7 +37,7 @@ const char *ring_take(int i, size_t *len);
 // and to the shards above only when that buffer is full or it has none (at
 // most `count` buffers of RING_THREAD_BYTES at once, made at a thread's
 // first record, freed by the writer once drained after the thread exited).
-#define RING_THREAD_BYTES (1 << 20)
+#define RING_THREAD_BYTES (2 << 20)
 // ring_threads turns them on for up to count threads (0: off, as in the
 // unit tests that read the shards).
 void ring_threads(int count);

@@ -63,6 +63,7 @@ static compact_enc enc;
 // naming apart) and the bytes of .orca an event.
 static int time_writer;
 static int64_t cpu_flush, cpu_thread;
+static long flushes, carried;   // flushes with records, records carried to the next (shown with time_writer)
 
 static int64_t thread_cpu(void) {
   struct timespec t;
@@ -621,6 +622,8 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
     memcpy(carry[to] + carry_len[to], items[i].r, items[i].r->size);
     carry_len[to] += items[i].r->size;
   }
+  flushes++;
+  carried += (long)(count - s);
   for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) counter_add(CNT_WRITTEN_EARLY, 1);
 
   size_t a = 0, n = 0, i = 0;
@@ -832,8 +835,8 @@ void writer_stop(void) {
   if (time_writer) {
     long events = 0;
     for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
-    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld events, %lld bytes of .orca (%.1f an event)",
-             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0,
+    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld flushes, %ld records carried to the next; %ld events, %lld bytes of .orca (%.1f an event)",
+             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0, flushes, carried,
              events, ev_bytes, events ? (double)ev_bytes / (double)events : 0.0);
   }
   compact_free(&enc);

@@ -278,10 +278,10 @@ static size_t items_cap;
 static char *out;
 static size_t ends[CHUNK_ITEMS];   // end of each line of the chunk in out
 
-// Sorting a batch. Each run (the carry, then each ring shard) holds its
-// records in the order they were put, nearly in time order: a thread takes
-// its time, then claims its shard, so only threads sharing a shard, or one
-// preempted in between, swap. Each run is sorted by insertion (a few moves),
+// Sorting a batch. Each run (the carry, then each ring shard, then each
+// part of a thread's own buffer) holds its records in the order they were
+// put, nearly in time order: a thread takes its time, then puts the record,
+// so only threads sharing a shard, or one preempted in between, swap. Each run is sorted by insertion (a few moves),
 // or by qsort when it has many, then the runs are merged pairwise. Equal
 // times keep the order they were put in: within a run by address (records
 // are appended), across runs by the run's place (the merge takes the left
@@ -389,16 +389,6 @@ static char *carry[2];
 static size_t carry_len[2], carry_cap[2];
 static int carry_cur;
 
-static void add_items(const char *buf, size_t len, size_t *k) {
-  size_t off = 0;
-  for (const orca_rec *r; (r = ring_next(buf, len, &off));) {
-    items[*k].ts = r->ts;
-    items[*k].r = r;
-    (*k)++;
-  }
-}
-
-
 // lose counts a record that will not be written as dropped of its kind.
 static void lose(const orca_rec *r, int why) {
   counter_kind_add(KC_DROPPED, r->kind, 1);
@@ -408,6 +398,36 @@ static void lose(const orca_rec *r, int why) {
 static void lose_buf(const char *buf, size_t len, int why) {
   size_t off = 0;
   for (const orca_rec *r; (r = ring_next(buf, len, &off));) lose(r, why);
+}
+
+// grow_items makes room for n items in the index (and as many to merge
+// them); 0 when out of memory.
+static int grow_items(size_t n) {
+  if (n <= items_cap) return 1;
+  size_t cap = items_cap + items_cap / 2 > n ? items_cap + items_cap / 2 : n;
+  item_t *ni = realloc(items, cap * sizeof *items);
+  if (!ni) return 0;
+  items = ni;
+  item_t *ns = realloc(scratch, cap * sizeof *scratch);
+  if (!ns) return 0;
+  scratch = ns;
+  items_cap = cap;
+  return 1;
+}
+
+// add_items indexes the records of buf: each is read once here (the first
+// touch of memory another core wrote), the index grown as they come.
+static void add_items(const char *buf, size_t len, size_t *k) {
+  size_t off = 0;
+  for (const orca_rec *r; (r = ring_next(buf, len, &off));) {
+    if (*k == items_cap && !grow_items(*k + 1)) {   // out of memory: dropped, counted
+      lose(r, LOST_NONE);
+      continue;
+    }
+    items[*k].ts = r->ts;
+    items[*k].r = r;
+    (*k)++;
+  }
 }
 
 static int past_deadline(void) {
@@ -539,16 +559,12 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   const char *bufs[RING_SHARDS];
   size_t lens[RING_SHARDS];
   int from = carry_cur, to = carry_cur ^ 1;
-  // At most this many records (each at least a header): the index is sized
-  // by the bytes, so the records are read once, by add_items (each read
-  // is the first touch of memory another core wrote).
   size_t bytes = carry_len[from];
   for (int i = 0; i < RING_SHARDS; i++) {
     bufs[i] = ring_take(i, &lens[i]);
     bytes += lens[i];
   }
   for (size_t i = 0; i < nseg; i++) bytes += segs[i].len;
-  size_t count = bytes / sizeof(orca_rec);
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
   // to was queued before the line was put.
@@ -556,16 +572,12 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   flush_meta(META_CLASSES, fd_classes);
   flush_meta(META_METHODS, fd_methods);
   carry_len[to] = 0;
-  if (!count) return;
-  if (count > items_cap || !out) {
-    size_t cap = count > items_cap ? count : items_cap;
-    item_t *ni = count > items_cap ? realloc(items, cap * sizeof *items) : items;
-    if (ni) items = ni;
-    item_t *ns = ni && count > items_cap ? realloc(scratch, cap * sizeof *scratch) : scratch;
-    if (ns) scratch = ns;
-    if (ni && ns) items_cap = cap;
-    if (!out) out = malloc(OUT_CHUNK + MAX_LINE);
-    if (!ni || !ns || !out) {   // out of memory: count the batch as dropped
+  if (!bytes) return;
+  // The index is sized for records of a park's size (add_items grows it).
+  (void)grow_items(bytes / 64);
+  if (!out) {
+    out = malloc(OUT_CHUNK + MAX_LINE);
+    if (!out) {   // out of memory: count the batch as dropped
       counter_add(CNT_WRITE_ERRORS, 1);
       lose_buf(carry[from], carry_len[from], LOST_NONE);
       for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
@@ -574,8 +586,9 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
       return;
     }
   }
-  // A run per buffer or part, each nearly in time order; out of memory
-  // for their list, the batch as one run (sort_run falls back to qsort).
+  // A run per buffer or part that has records, each nearly in time order
+  // (an empty one would add a merge pass); out of memory for their list,
+  // the batch as one run (sort_run falls back to qsort).
   static size_t *start, start_cap, whole[2];
   size_t k = 0, *st = start;
   if (RING_SHARDS + 2 + nseg > start_cap) {
@@ -588,15 +601,15 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   st[runs++] = k;
   add_items(carry[from], carry_len[from], &k);
   for (int i = 0; i < RING_SHARDS; i++) {
-    if (!one) st[runs++] = k;
+    if (!one && k > st[runs - 1]) st[runs++] = k;
     add_items(bufs[i], lens[i], &k);
   }
   for (size_t i = 0; i < nseg; i++) {
-    if (!one) st[runs++] = k;
+    if (!one && k > st[runs - 1]) st[runs++] = k;
     add_items(segs[i].buf, segs[i].len, &k);
   }
   st[runs] = k;
-  count = k;
+  size_t count = k;
   sort_batch(st, runs, count);
 
   // The lines at or after the cutoff wait in carry, within its budget; when

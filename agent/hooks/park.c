@@ -3,6 +3,7 @@
 #include <string.h>
 #include "core/clock.h"
 #include "core/counters.h"
+#include "core/fmt.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
@@ -87,15 +88,17 @@ static jclass owner_class(JNIEnv *env) {
 
 // owner_of returns the identity hash of the blocker's exclusive owner when
 // it is an AbstractOwnableSynchronizer (ReentrantLock, both locks of a
-// ReentrantReadWriteLock: the writer), else 0.
-static uint32_t owner_of(JNIEnv *env, jobject b) {
+// ReentrantReadWriteLock: the writer), else 0; *aos: 0 when b is known not
+// to be one (then it is no AbstractQueued(Long)Synchronizer either: both
+// extend it). The owner's local reference is left to the native's return
+// (a JNI call less a park; a park makes at most a few).
+static uint32_t owner_of(JNIEnv *env, jobject b, int *aos) {
   jclass c = owner_class(env);
-  if (!c || !(*env)->IsInstanceOf(env, b, c)) return 0;
+  *aos = 1;
+  if (!c) return 0;
+  if (!(*env)->IsInstanceOf(env, b, c)) return *aos = 0;
   jobject t = (*env)->GetObjectField(env, b, f_owner);
-  if (!t) return 0;
-  uint32_t h = objhash_of(t);
-  (*env)->DeleteLocalRef(env, t);
-  return h;
+  return t ? objhash_of(t) : 0;
 }
 
 // The queues of AbstractQueuedSynchronizer and its Long twin (JDK 14+: a
@@ -222,6 +225,7 @@ static int acquire_mode(JNIEnv *env, jobject b, jthread t) {
 uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode) {
   jobject blocker = NULL;
   uint32_t bh = 0;
+  int aos = 1;
   *owner = 0;
   *mode = 0;
   if (t && f_blocker) blocker = (*env)->GetObjectField(env, t, f_blocker);
@@ -229,15 +233,16 @@ uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *o
     bh = objhash_of(blocker);
     if (bh) {   // 0: the VM could not say (then no class, no owner)
       objclass_write(env, s->shard, s->hash, ts, blocker, bh);
-      *owner = owner_of(env, blocker);
+      *owner = owner_of(env, blocker, &aos);
       // Only where it decides something: a park that names an exclusive
       // owner of its synchronizer is a lock's contention whatever its mode
       // (a write lock's, or a read lock's blocked by the writer); without
       // an owner the mode tells a lock released just now from a latch.
       // Most parks of a contended lock name its owner: they skip the queue.
-      if (!*owner) *mode = acquire_mode(env, blocker, t);
+      if (!*owner && aos) *mode = acquire_mode(env, blocker, t);
     }
-    (*env)->DeleteLocalRef(env, blocker);
+    // The blocker's local reference is left to the native's return, as
+    // the owner's: Thread.parkBlocker holds it meanwhile anyway.
   }
   return bh;
 }
@@ -269,14 +274,14 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     return;
   }
   if (attached_open()) attached_own(s->hash, 0);
-  int64_t ts = clock_now();   // of the class line; the park's is taken after the work below
   // The thread's own reference, kept for its life (one JVMTI call and a
   // local reference less a park), or a local one after its ThreadEnd.
   jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
   if (!self && (*jvmti)->GetCurrentThread(jvmti, &local) == JVMTI_ERROR_NONE) self = local;
   uint32_t owner = 0;
   int mode = 0;
-  uint32_t bh = park_blocker(env, s, ts, self, &owner, &mode);
+  // The class line's time is read only if one is written (-1).
+  uint32_t bh = park_blocker(env, s, -1, self, &owner, &mode);
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
   // the epoch) as the time left to it, 0 when past.
   int64_t timeout = -1, deadline = 0;
@@ -288,7 +293,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     timeout = time;
   }
   char tbuf[24];
-  int tl = timeout >= 0 ? snprintf(tbuf, sizeof tbuf, "%lld", (long long)timeout) : 0;
+  int tl = timeout >= 0 ? (int)fmt_uint(tbuf, (unsigned long long)timeout) : 0;
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = stack_capture_own(env, 0, fr, opt.depth);
   // The park is timed after the agent's work (blocker, class, owner, stack):

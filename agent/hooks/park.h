@@ -23,7 +23,9 @@ void park_init(JNIEnv *env, jthread cur);
 // AbstractOwnableSynchronizer (else 0) and, when it names no owner, *mode
 // to how t acquires it when it parks in the acquire of an
 // AbstractQueuedSynchronizer (ORCA_MODE_*, else 0). t is the calling thread. Used for virtual threads' parks too
-// (vpark.h). park_interrupted: t's interrupt flag is set.
+// (vpark.h). ts: of the blocker's ObjectClass line (-1: read when one is
+// written). It leaves the blocker's and its owner's local references to the
+// calling native's return. park_interrupted: t's interrupt flag is set.
 struct tstate;
 uint32_t park_blocker(JNIEnv *env, struct tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode);
 int park_interrupted(JNIEnv *env, jthread t);

@@ -179,6 +179,9 @@ static const char *core_once(JavaVM *vm) {
     snprintf(why, sizeof why, "%s; the agent is disabled", err);
     return why;
   }
+  // A buffer of its own (RING_THREAD_BYTES, 2 MB) for each of the first
+  // buffer=/2 threads: as much again as the shards, touched as used.
+  ring_threads(opt.buffer_mb / 2 > 0 ? opt.buffer_mb / 2 : 1);
   char *spec = NULL;
   if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.specification.version", &spec) == JVMTI_ERROR_NONE && spec) {
     orca_feature = atoi(spec);

@@ -10,6 +10,9 @@
 #define ST_CAP0 256
 #define ARENA_CAP0 1024   // frames: more than the deepest stack (256) with its count
 #define TS_CAP0 64
+#define TEXTS_CAP0 256
+// Distinct class texts kept at most (then classes are not restated).
+#define TEXTS_MAX (1u << 20)
 
 static size_t put_uv(char *o, uint64_t v) {
   size_t n = 0;
@@ -41,8 +44,10 @@ const char *compact_init(compact_enc *e) {
   e->st = calloc(ST_CAP0, sizeof *e->st);
   e->arena = malloc(ARENA_CAP0 * sizeof *e->arena);
   e->ts = calloc(TS_CAP0, sizeof *e->ts);
+  e->fact_obj = calloc(COMPACT_FACTS, sizeof *e->fact_obj);
   e->facts = calloc(COMPACT_FACTS, sizeof *e->facts);
-  if (!e->th_hash || !e->th_idx || !e->st || !e->arena || !e->ts || !e->facts) {
+  e->texts = calloc(TEXTS_CAP0, sizeof *e->texts);
+  if (!e->th_hash || !e->th_idx || !e->st || !e->arena || !e->ts || !e->fact_obj || !e->facts || !e->texts) {
     compact_free(e);
     return "out of memory for the compact encoding's tables";
   }
@@ -50,12 +55,14 @@ const char *compact_init(compact_enc *e) {
   e->st_cap = ST_CAP0;
   e->arena_cap = ARENA_CAP0;
   e->ts_cap = TS_CAP0;
+  e->texts_cap = TEXTS_CAP0;
   return NULL;
 }
 
 static void drop_keep(compact_keep *k) {
   free(k->r);
   k->r = NULL;
+  k->ref = NULL;
   k->cap = 0;
 }
 
@@ -76,11 +83,11 @@ void compact_free(compact_enc *e) {
   free(e->arena);
   for (uint32_t i = 0; e->ts && i < e->ts_cap; i++) drop_thread(&e->ts[i]);
   free(e->ts);
-  for (uint32_t i = 0; e->facts && i < COMPACT_FACTS; i++) {
-    drop_keep(&e->facts[i].cls);
-    drop_keep(&e->facts[i].clinit);
-  }
+  free(e->fact_obj);
   free(e->facts);
+  for (uint32_t i = 0; e->texts && i < e->texts_cap; i++) free(e->texts[i]);
+  free(e->texts);
+  free(e->pend);
   free(e->snap);
   memset(e, 0, sizeof *e);
 }
@@ -88,6 +95,7 @@ void compact_free(compact_enc *e) {
 // keep copies r into k (NULL r: empties k); 0 when out of memory (k
 // empty then).
 static int keep(compact_keep *k, const orca_rec *r) {
+  k->ref = NULL;
   if (!r) {
     if (k->r) k->r->kind = 0;
     return 1;
@@ -105,7 +113,28 @@ static int keep(compact_keep *k, const orca_rec *r) {
   return 1;
 }
 
-static inline const orca_rec *kept(const compact_keep *k) { return k->r && k->r->kind ? k->r : NULL; }
+static inline const orca_rec *kept(const compact_keep *k) {
+  return k->ref ? k->ref : k->r && k->r->kind ? k->r : NULL;
+}
+
+// hold keeps r in k, a keep of thread t: a ref until compact_settle (t
+// listed in e->pend), else (out of memory for the list) a copy now; 0
+// when out of memory.
+static int hold(compact_enc *e, compact_thread *t, compact_keep *k, const orca_rec *r) {
+  if (!t->refs) {
+    if (e->pend_n == e->pend_cap) {
+      uint32_t cap = e->pend_cap ? 2 * e->pend_cap : 64;
+      uint32_t *p = realloc(e->pend, cap * sizeof *p);
+      if (!p) return keep(k, r);
+      e->pend = p;
+      e->pend_cap = cap;
+    }
+    e->pend[e->pend_n++] = t->hash;
+    t->refs = 1;
+  }
+  k->ref = r;
+  return 1;
+}
 
 static inline uint32_t th_slot(uint32_t hash, uint32_t cap) {
   return (uint32_t)((hash * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
@@ -328,8 +357,50 @@ static void rebuild_states(compact_enc *e) {
     if (e->ts[i].used && !e->ts[i].alive) drop_thread(&e->ts[i]);
 }
 
-static inline compact_fact *fact_slot(compact_enc *e, uint32_t obj) {
-  return &e->facts[(uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 1)];
+static inline uint32_t fact_slot(uint32_t obj) {
+  return (uint32_t)((obj * 0x9E3779B97F4A7C15ULL) >> 40) & (COMPACT_FACTS - 1);
+}
+
+static uint32_t text_hash(const char *p, uint32_t n) {
+  uint32_t h = 2166136261u;
+  for (uint32_t i = 0; i < n; i++) h = (h ^ (unsigned char)p[i]) * 16777619u;
+  return h;
+}
+
+// intern returns the kept copy of the class text p (n bytes): a park's
+// blocker is often a new object of the class of the last one; NULL when
+// out of memory or past TEXTS_MAX.
+static const compact_text *intern(compact_enc *e, const char *p, uint32_t n) {
+  const compact_text *last = e->last_text;
+  if (last && last->len == n && !memcmp(last->text, p, n)) return last;
+  uint32_t h = text_hash(p, n), s = h & (e->texts_cap - 1);
+  for (; e->texts[s]; s = (s + 1) & (e->texts_cap - 1))
+    if (e->texts[s]->hash == h && e->texts[s]->len == n && !memcmp(e->texts[s]->text, p, n)) return e->last_text = e->texts[s];
+  if (e->texts_n >= TEXTS_MAX) return NULL;
+  if (2 * (e->texts_n + 1) > e->texts_cap) {
+    uint32_t cap = 2 * e->texts_cap;
+    compact_text **t = calloc(cap, sizeof *t);
+    if (!t) return NULL;
+    for (uint32_t i = 0; i < e->texts_cap; i++) {
+      if (!e->texts[i]) continue;
+      uint32_t k = e->texts[i]->hash & (cap - 1);
+      while (t[k]) k = (k + 1) & (cap - 1);
+      t[k] = e->texts[i];
+    }
+    free(e->texts);
+    e->texts = t;
+    e->texts_cap = cap;
+    for (s = h & (cap - 1); t[s]; s = (s + 1) & (cap - 1)) {
+    }
+  }
+  compact_text *x = malloc(sizeof *x + n);
+  if (!x) return NULL;
+  x->hash = h;
+  x->len = n;
+  memcpy(x->text, p, n);
+  e->texts[s] = x;
+  e->texts_n++;
+  return e->last_text = x;
 }
 
 // track keeps what r says of its thread or object (after r is written in chunk e->seq).
@@ -343,7 +414,7 @@ static void track(compact_enc *e, const orca_rec *r) {
       return;
     }
     t->alive = 1;
-    if (!keep(&t->name, r)) e->unrestated++;
+    if (!hold(e, t, &t->name, r)) e->unrestated++;
     return;
   case ORCA_EV_THREAD_ENDED:
     if ((t = thread_state(e, r->thread, 0))) {
@@ -354,25 +425,31 @@ static void track(compact_enc *e, const orca_rec *r) {
   case ORCA_EV_VIRTUAL_THREAD_MOUNTED:
     if ((t = thread_state(e, r->thread, 1))) {
       t->alive = 1;
-      if (!keep(&t->mount, r)) e->unrestated++;
+      if (!hold(e, t, &t->mount, r)) e->unrestated++;
     }
     return;
   case ORCA_EV_OBJECT_WAIT_TIMEOUT:
   case ORCA_EV_VIRTUAL_THREAD_PINNED:
     // The wait's timeout; the park or sleep that parks the carrier.
-    if ((t = thread_state(e, r->thread, 0)) && t->nopen && !keep(&t->extra[t->nopen - 1], r)) e->unrestated++;
+    if ((t = thread_state(e, r->thread, 0)) && t->nopen && !hold(e, t, &t->extra[t->nopen - 1], r)) e->unrestated++;
     return;
   case ORCA_EV_OBJECT_CLASS:
   case ORCA_EV_CLASS_INIT_LOCK: {
     if (r->namelen > COMPACT_FACT_TEXT) return;
-    compact_fact *f = fact_slot(e, r->object);
-    if (f->obj != r->object) {
-      keep(&f->cls, NULL);
-      keep(&f->clinit, NULL);
-      f->obj = r->object;
+    const compact_text *x = intern(e, (const char *)((const orca_frame *)(r + 1) + r->nframes), r->namelen);
+    if (!x) {
+      e->unrestated++;
+      return;
+    }
+    uint32_t s = fact_slot(r->object);
+    compact_fact *f = &e->facts[s];
+    if (e->fact_obj[s] != r->object) {
+      e->fact_obj[s] = r->object;
+      f->cls = f->clinit = NULL;
     }
     f->seq = e->seq;
-    if (!keep(r->kind == ORCA_EV_OBJECT_CLASS ? &f->cls : &f->clinit, r)) e->unrestated++;
+    if (r->kind == ORCA_EV_OBJECT_CLASS) f->cls = x;
+    else f->clinit = x;
     return;
   }
   }
@@ -391,7 +468,7 @@ static void track(compact_enc *e, const orca_rec *r) {
       t->extra[COMPACT_OPEN_MAX - 1] = x;
       t->nopen--;
     }
-    if (!keep(&t->open[t->nopen], r)) {
+    if (!hold(e, t, &t->open[t->nopen], r)) {
       e->unrestated++;
       return;
     }
@@ -406,6 +483,8 @@ static void track(compact_enc *e, const orca_rec *r) {
       t->open[t->nopen - 1] = o;
       t->extra[t->nopen - 1] = x;
       t->nopen--;
+      // Ended: nothing to copy at compact_settle.
+      t->open[t->nopen].ref = t->extra[t->nopen].ref = NULL;
       break;
     }
   }
@@ -414,21 +493,26 @@ static void track(compact_enc *e, const orca_rec *r) {
 // restate_facts writes, as carried records of r's thread at time ts, the
 // class lines of r's object that an earlier chunk wrote.
 static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t ts) {
-  compact_fact *f = fact_slot(e, r->object);
-  if (f->obj != r->object || f->seq == e->seq) return 0;
+  uint32_t s = fact_slot(r->object);
+  if (e->fact_obj[s] != r->object) return 0;
+  compact_fact *f = &e->facts[s];
+  if (f->seq == e->seq) return 0;
   f->seq = e->seq;
   size_t n = 0;
-  const compact_keep *ks[2] = {&f->cls, &f->clinit};
+  const compact_text *ts_[2] = {f->cls, f->clinit};
   for (int i = 0; i < 2; i++) {
-    const orca_rec *c = kept(ks[i]);
+    const compact_text *c = ts_[i];
     if (!c) continue;
     // The class text after the (absent) frames.
     char buf[sizeof(orca_rec) + COMPACT_FACT_TEXT + 8] __attribute__((aligned(8)));
     orca_rec *x = (orca_rec *)buf;
-    *x = *c;
+    memset(x, 0, sizeof *x);
+    x->kind = i ? ORCA_EV_CLASS_INIT_LOCK : ORCA_EV_OBJECT_CLASS;
     x->thread = r->thread;
-    x->nframes = 0;
-    memcpy(x + 1, (const char *)((const orca_frame *)(c + 1) + c->nframes), c->namelen);
+    x->object = r->object;
+    x->namelen = (uint16_t)c->len;
+    x->size = (uint16_t)((sizeof *x + c->len + 7) & ~(size_t)7);
+    memcpy(x + 1, c->text, c->len);
     n += event(e, o + n, x, ts, 1);
   }
   return n;
@@ -500,4 +584,24 @@ size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
   e->bytes += n;
   track(e, r);
   return n;
+}
+
+int compact_settle(compact_enc *e) {
+  int ok = 1;
+  for (uint32_t i = 0; i < e->pend_n; i++) {
+    compact_thread *t = thread_state(e, e->pend[i], 0);
+    if (!t || !t->refs) continue;
+    t->refs = 0;
+    compact_keep *ks[2 + 2 * COMPACT_OPEN_MAX] = {&t->name, &t->mount};
+    for (int k = 0; k < COMPACT_OPEN_MAX; k++) ks[2 + 2 * k] = &t->open[k], ks[3 + 2 * k] = &t->extra[k];
+    for (int k = 0; k < 2 + 2 * COMPACT_OPEN_MAX; k++) {
+      if (!ks[k]->ref) continue;
+      if (!keep(ks[k], ks[k]->ref)) {
+        e->unrestated++;
+        ok = 0;
+      }
+    }
+  }
+  e->pend_n = 0;
+  return ok;
 }

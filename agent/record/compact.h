@@ -39,23 +39,28 @@ enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPAC
 // A class text longer than this is not remembered (names are cut at 2 048).
 #define COMPACT_FACT_TEXT 4096
 
-// A copy of a record the encoder keeps (NULL r: none).
-typedef struct { orca_rec *r; uint32_t cap; } compact_keep;
+// A record the encoder keeps: until compact_settle, the caller's record
+// itself (ref: most intervals end in the batch that began them, and are
+// never copied), then a copy it owns (r, cap bytes; kind 0: none).
+typedef struct { orca_rec *r; const orca_rec *ref; uint32_t cap; } compact_keep;
 
 // What the encoder knows of a live thread: its ThreadStarted, its last
 // VirtualThreadMounted, the intervals it is in (outermost first) with
 // their ObjectWaitTimeout or VirtualThreadPinned.
 typedef struct {
   uint32_t hash;
-  uint8_t used, alive, nopen;
+  uint8_t used, alive, nopen, refs;   // refs: some keep holds a ref (the thread is in e->pend)
   compact_keep name, mount, open[COMPACT_OPEN_MAX], extra[COMPACT_OPEN_MAX];
 } compact_thread;
 
-// An object's class lines; seq: the chunk that last wrote them.
+// A class text, kept once however many objects have it.
+typedef struct { uint32_t hash, len; char text[]; } compact_text;
+
+// An object's class lines (the object is e->fact_obj's slot); seq: the
+// chunk that last wrote them.
 typedef struct {
-  uint32_t obj;
   uint64_t seq;
-  compact_keep cls, clinit;
+  const compact_text *cls, *clinit;
 } compact_fact;
 
 // The encoder's state: the chunk's tables. Open addressing, a power-of-two
@@ -77,7 +82,13 @@ typedef struct {
   size_t arena_len, arena_cap;
   compact_thread *ts;  // the live threads, by hash (across chunks)
   uint32_t ts_n, ts_cap;
-  compact_fact *facts; // COMPACT_FACTS slots, by object hash
+  uint32_t *fact_obj;  // COMPACT_FACTS slots, by object hash: the object (probed for every event)
+  compact_fact *facts; // and its class lines
+  compact_text **texts;   // the class texts, by their hash (open addressing)
+  uint32_t texts_n, texts_cap;
+  const compact_text *last_text;   // the last one interned
+  uint32_t *pend;      // hashes of the threads whose keeps hold refs
+  uint32_t pend_n, pend_cap;
   char *snap;          // compact_begin's bytes
   size_t snap_cap;
   uint64_t unrestated; // states that could not be restated (no memory, deeper than COMPACT_OPEN_MAX)
@@ -106,5 +117,11 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len);
 // class when an earlier chunk wrote it, then the event. Returns the bytes
 // written (at most compact_max(r)). It keeps what r says of its thread.
 size_t compact_rec(compact_enc *e, char *out, const orca_rec *r);
+// compact_settle copies the records the encoder still refers to (see
+// compact_keep): every record given to compact_rec must stay as it is
+// until the next compact_settle (the writer calls it at the end of each
+// flush, before its buffers are reused). 0 when out of memory (the states
+// lost are counted in unrestated).
+int compact_settle(compact_enc *e);
 
 #endif

@@ -63,6 +63,7 @@ static compact_enc enc;
 // naming apart) and the bytes of .orca an event.
 static int time_writer;
 static int64_t cpu_flush, cpu_thread;
+static long flushes, carried;   // flushes with records, records carried to the next (shown with time_writer)
 
 static int64_t thread_cpu(void) {
   struct timespec t;
@@ -300,10 +301,10 @@ static size_t items_cap;
 static char *out;
 static size_t ends[CHUNK_ITEMS];   // end of each line of the chunk in out
 
-// Sorting a batch. Each run (the carry, then each ring shard) holds its
-// records in the order they were put, nearly in time order: a thread takes
-// its time, then claims its shard, so only threads sharing a shard, or one
-// preempted in between, swap. Each run is sorted by insertion (a few moves),
+// Sorting a batch. Each run (the carry, then each ring shard, then each
+// part of a thread's own buffer) holds its records in the order they were
+// put, nearly in time order: a thread takes its time, then puts the record,
+// so only threads sharing a shard, or one preempted in between, swap. Each run is sorted by insertion (a few moves),
 // or by qsort when it has many, then the runs are merged pairwise. Equal
 // times keep the order they were put in: within a run by address (records
 // are appended), across runs by the run's place (the merge takes the left
@@ -405,21 +406,6 @@ static size_t format_rec(char *o, const orca_rec *r) {
   return n;
 }
 
-static void add_items(const char *buf, size_t len, size_t *k) {
-  for (size_t off = 0; off < len;) {
-    const orca_rec *r = (const orca_rec *)(buf + off);
-    off += r->size;
-    items[*k].ts = r->ts;
-    items[*k].r = r;
-    (*k)++;
-  }
-}
-
-static size_t count_recs(const char *buf, size_t len) {
-  size_t count = 0;
-  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size) count++;
-  return count;
-}
 
 // lose counts a record that will not be written as dropped of its kind.
 static void lose(const orca_rec *r, int why) {
@@ -428,8 +414,38 @@ static void lose(const orca_rec *r, int why) {
 }
 
 static void lose_buf(const char *buf, size_t len, int why) {
-  for (size_t off = 0; off < len; off += ((const orca_rec *)(buf + off))->size)
-    lose((const orca_rec *)(buf + off), why);
+  size_t off = 0;
+  for (const orca_rec *r; (r = ring_next(buf, len, &off));) lose(r, why);
+}
+
+// grow_items makes room for n items in the index (and as many to merge
+// them); 0 when out of memory.
+static int grow_items(size_t n) {
+  if (n <= items_cap) return 1;
+  size_t cap = items_cap + items_cap / 2 > n ? items_cap + items_cap / 2 : n;
+  item_t *ni = realloc(items, cap * sizeof *items);
+  if (!ni) return 0;
+  items = ni;
+  item_t *ns = realloc(scratch, cap * sizeof *scratch);
+  if (!ns) return 0;
+  scratch = ns;
+  items_cap = cap;
+  return 1;
+}
+
+// add_items indexes the records of buf: each is read once here (the first
+// touch of memory another core wrote), the index grown as they come.
+static void add_items(const char *buf, size_t len, size_t *k) {
+  size_t off = 0;
+  for (const orca_rec *r; (r = ring_next(buf, len, &off));) {
+    if (*k == items_cap && !grow_items(*k + 1)) {   // out of memory: dropped, counted
+      lose(r, LOST_NONE);
+      continue;
+    }
+    items[*k].ts = r->ts;
+    items[*k].r = r;
+    (*k)++;
+  }
 }
 
 static int past_deadline(void) {
@@ -555,15 +571,18 @@ static int start_chunk(int64_t ts) {
   return 1;
 }
 
-static void flush_events(int64_t cutoff) {
+// flush_batch writes the records of the carry, the shards and the threads'
+// buffers' parts (segs, nseg) up to cutoff, and carries the rest.
+static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   const char *bufs[RING_SHARDS];
   size_t lens[RING_SHARDS];
   int from = carry_cur, to = carry_cur ^ 1;
-  size_t count = count_recs(carry[from], carry_len[from]);
+  size_t bytes = carry_len[from];
   for (int i = 0; i < RING_SHARDS; i++) {
     bufs[i] = ring_take(i, &lens[i]);
-    count += count_recs(bufs[i], lens[i]);
+    bytes += lens[i];
   }
+  for (size_t i = 0; i < nseg; i++) bytes += segs[i].len;
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
   // to was queued before the line was put.
@@ -571,33 +590,45 @@ static void flush_events(int64_t cutoff) {
   flush_meta(META_CLASSES, fd_classes);
   flush_meta(META_METHODS, fd_methods);
   carry_len[to] = 0;
-  if (!count) return;
-  if (count > items_cap || !out) {
-    size_t cap = count > items_cap ? count + count / 2 : items_cap;
-    item_t *ni = count > items_cap ? realloc(items, cap * sizeof *items) : items;
-    if (ni) items = ni;
-    item_t *ns = ni && count > items_cap ? realloc(scratch, cap * sizeof *scratch) : scratch;
-    if (ns) scratch = ns;
-    if (ni && ns) items_cap = cap;
-    if (!out) out = malloc(OUT_CHUNK + MAX_LINE);
-    if (!ni || !ns || !out) {   // out of memory: count the batch as dropped
+  if (!bytes) return;
+  // The index is sized for records of a park's size (add_items grows it).
+  (void)grow_items(bytes / 64);
+  if (!out) {
+    out = malloc(OUT_CHUNK + MAX_LINE);
+    if (!out) {   // out of memory: count the batch as dropped
       counter_add(CNT_WRITE_ERRORS, 1);
       lose_buf(carry[from], carry_len[from], LOST_NONE);
       for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
+      for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_NONE);
       carry_len[from] = 0;
       return;
     }
   }
-  size_t k = 0, start[RING_SHARDS + 2];
-  int runs = 0;
-  start[runs++] = k;
+  // A run per buffer or part that has records, each nearly in time order
+  // (an empty one would add a merge pass); out of memory for their list,
+  // the batch as one run (sort_run falls back to qsort).
+  static size_t *start, start_cap, whole[2];
+  size_t k = 0, *st = start;
+  if (RING_SHARDS + 2 + nseg > start_cap) {
+    size_t *n = realloc(start, (RING_SHARDS + 2 + nseg) * 2 * sizeof *n);
+    if (n) start = n, start_cap = (RING_SHARDS + 2 + nseg) * 2;
+    st = n;
+  }
+  int runs = 0, one = !st;
+  if (one) st = whole;
+  st[runs++] = k;
   add_items(carry[from], carry_len[from], &k);
   for (int i = 0; i < RING_SHARDS; i++) {
-    start[runs++] = k;
+    if (!one && k > st[runs - 1]) st[runs++] = k;
     add_items(bufs[i], lens[i], &k);
   }
-  start[runs] = k;
-  sort_batch(start, runs, count);
+  for (size_t i = 0; i < nseg; i++) {
+    if (!one && k > st[runs - 1]) st[runs++] = k;
+    add_items(segs[i].buf, segs[i].len, &k);
+  }
+  st[runs] = k;
+  size_t count = k;
+  sort_batch(st, runs, count);
 
   // The lines at or after the cutoff wait in carry, within its budget; when
   // they exceed it the earliest of them are written now (written_early).
@@ -622,6 +653,8 @@ static void flush_events(int64_t cutoff) {
     memcpy(carry[to] + carry_len[to], items[i].r, items[i].r->size);
     carry_len[to] += items[i].r->size;
   }
+  flushes++;
+  carried += (long)(count - s);
   for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) counter_add(CNT_WRITTEN_EARLY, 1);
 
   size_t a = 0, n = 0, i = 0;
@@ -650,8 +683,18 @@ static void flush_events(int64_t cutoff) {
   if (i == s || cut) write_chunk(a, i, n);
   // Past the exit deadline, or cut: the rest is counted, not written.
   for (; i < s; i++) lose(items[i].r, cut ? LOST_AFTER_CUT : LOST_AT_EXIT);
+  // The encoder's state may refer to the records encoded: copied before
+  // the next flush reuses their buffers.
+  if (opt.compact) compact_settle(&enc);
   carry_len[from] = 0;
   carry_cur = to;
+}
+
+static void flush_events(int64_t cutoff) {
+  size_t nseg;
+  const ring_seg *segs = ring_take_threads(&nseg);
+  flush_batch(cutoff, segs, nseg);
+  ring_release_threads();
 }
 
 // Room reserved (beyond its end) for .info, so it can be rewritten in place
@@ -824,12 +867,16 @@ void writer_stop(void) {
     const char *buf = ring_take(i, &len);
     lose_buf(buf, len, LOST_AT_EXIT);
   }
+  size_t nseg;
+  const ring_seg *segs = ring_take_threads(&nseg);
+  for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_AT_EXIT);
+  ring_release_threads();
   write_info(1);
   if (time_writer) {
     long events = 0;
     for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
-    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld events, %lld bytes of .orca (%.1f an event)",
-             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0,
+    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld flushes, %ld records carried to the next; %ld events, %lld bytes of .orca (%.1f an event)",
+             opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0, flushes, carried,
              events, ev_bytes, events ? (double)ev_bytes / (double)events : 0.0);
   }
   compact_free(&enc);

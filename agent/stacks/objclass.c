@@ -3,6 +3,7 @@
 #include "core/events.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
+#include "core/clock.h"
 #include "core/fmt.h"
 #include "core/orca.h"
 #include "record/ring.h"
@@ -42,6 +43,7 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
   atomic_store_explicit(slot, h, memory_order_relaxed);
   jclass c = (*env)->GetObjectClass(env, o);
   if (!c) return;
+  if (ts < 0) ts = clock_now();
   uint32_t ch = objhash_of(c);
   _Atomic(sig_t *) *ss = &sigs[(ch * 2654435761u) >> 23 & (SIG_SLOTS - 1)];
   sig_t *known = ch ? atomic_load_explicit(ss, memory_order_acquire) : NULL;

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 // objclass_write writes the class of o (identity hash h, not 0) as an
-// ObjectClass line at ts, by the thread whose hash and ring shard are given,
+// ObjectClass line at ts (-1: now, read only when a line is written), by the thread whose hash and ring shard are given,
 // unless it was written already (a table of 4 096 objects by hash: an
 // object that fell out of it is described again). Costs, for an object
 // seen before, one table read; else one JNI GetObjectClass and a hash of

@@ -29,5 +29,6 @@ void test_writer_formats(const char *dir);
 void test_compact(void);
 void test_counters(void);
 void test_ring(void);
+void test_ring_threads(void);
 void test_pending(void);
 #endif

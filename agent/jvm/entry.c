@@ -499,6 +499,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
     attached_forget(env);
+    writer_stop();
     mark("");
     return START_NO_JVMTI;
   }

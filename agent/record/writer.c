@@ -837,9 +837,12 @@ static void *run(void *arg) {
   return NULL;
 }
 
+static int running;   // the writer thread runs (writer_start)
+
 const char *writer_start(void) {
   write_info(0);
   if (pthread_create(&thread, NULL, run, NULL) != 0) return "cannot start the writer thread";
+  running = 1;
   return NULL;
 }
 
@@ -851,7 +854,10 @@ void writer_stop(void) {
   atomic_store(&final_deadline, clock_now() + FINAL_BUDGET_NS);
   atomic_store(&stopping, 1);
   ring_wake();
-  pthread_join(thread, NULL);
+  // Not started (an attach that failed after the files were open): only
+  // the files are finished.
+  if (running) pthread_join(thread, NULL);
+  running = 0;
   // The waits still open get their stacks from here (a Java thread).
   if (src.walk_all) src.walk_all(INT64_MAX);
   flush_all(1);

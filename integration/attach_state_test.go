@@ -219,3 +219,90 @@ func TestAttachStuck(t *testing.T) {
 		}
 	})
 }
+
+// TestAttachHotNotify: notify and notifyAll called from a method compiled (C2) before the attach
+// (HotSpot may inline them as intrinsics) are all recorded after it: natives_live rebinds them
+// with RegisterNatives, which makes the compiled callers' native wrappers not entrant. HotNotify
+// makes exactly BURST of each on one object after the attach.
+func TestAttachHotNotify(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "HotNotify")
+		cmd.Dir = dir
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill()
+		sc := bufio.NewScanner(out)
+		next := func(want string) string {
+			t.Helper()
+			for sc.Scan() {
+				if strings.HasPrefix(sc.Text(), want) {
+					return sc.Text()
+				}
+			}
+			t.Fatalf("HotNotify ended before %q; stderr:\n%s", want, stderr.String())
+			return ""
+		}
+		e := expect{line: next("EXPECT "), kv: map[string]string{}}
+		for _, f := range strings.Fields(e.line)[1:] {
+			k, v, _ := strings.Cut(f, "=")
+			e.kv[k] = v
+		}
+		vm, err := attach.Attach(cmd.Process.Pid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prefix := dir + "/rec"
+		loadAgent := func(opts string) {
+			t.Helper()
+			if err := vm.WithoutRebindWarnings(func() error {
+				code, _, err := vm.Load(agentLib(t), opts)
+				if err == nil && code != 0 {
+					t.Fatalf("load %s: Agent_OnAttach returned %d; stderr:\n%s", opts, code, stderr.String())
+				}
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		loadAgent("prefix=" + prefix)
+		stdin.Write([]byte("go\n"))
+		next("DONE")
+		loadAgent("stop")
+		stdin.Write([]byte("end\n"))
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("HotNotify: %v; stderr:\n%s", err, stderr.String())
+		}
+		checkNoCrashLog(t, &result{cmd: "HotNotify", dir: dir, stderr: stderr.String()})
+		r := load(t, prefix)
+		obj := format.ObjectID(e.hash(t, "o"))
+		var all, one int
+		for _, ev := range r.events {
+			if ev.Object != obj {
+				continue
+			}
+			switch ev.Kind {
+			case format.ObjectNotifyAll:
+				all++
+			case format.ObjectNotify:
+				one++
+			}
+		}
+		if want := e.int(t, "burst"); all != want || one != want {
+			t.Errorf("%d notifyAll and %d notify on o recorded, want %d of each", all, one, want)
+		}
+	})
+}

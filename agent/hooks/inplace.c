@@ -1,56 +1,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hooks/cfio.h"
 #include "hooks/inplace.h"
-
-// Readers and writers of big-endian class-file data (as classfile.c's).
-typedef struct {
-  const unsigned char *p, *end;
-  int bad;
-} rd_t;
-
-static unsigned u1(rd_t *r) {
-  if (r->p + 1 > r->end) { r->bad = 1; return 0; }
-  return *r->p++;
-}
-static unsigned u2(rd_t *r) {
-  if (r->p + 2 > r->end) { r->bad = 1; return 0; }
-  unsigned v = (unsigned)r->p[0] << 8 | r->p[1];
-  r->p += 2;
-  return v;
-}
-static uint32_t u4(rd_t *r) {
-  uint32_t hi = u2(r);
-  return hi << 16 | u2(r);
-}
-static void skip(rd_t *r, size_t n) {
-  if ((size_t)(r->end - r->p) < n) { r->bad = 1; r->p = r->end; return; }
-  r->p += n;
-}
-
-typedef struct {
-  unsigned char *b;
-  size_t n, cap;
-  int bad;
-} wr_t;
-
-static void put(wr_t *w, const void *p, size_t n) {
-  if (w->bad || !n) return;
-  if (w->n + n > w->cap) {
-    size_t cap = (w->cap ? w->cap * 2 : 4096) + n;
-    unsigned char *nb = realloc(w->b, cap);
-    if (!nb) { w->bad = 1; return; }
-    w->b = nb;
-    w->cap = cap;
-  }
-  memcpy(w->b + w->n, p, n);
-  w->n += n;
-}
-static void w1(wr_t *w, unsigned v) { unsigned char c = (unsigned char)v; put(w, &c, 1); }
-static void w2(wr_t *w, unsigned v) { w1(w, v >> 8); w1(w, v); }
-static void w4(wr_t *w, uint32_t v) { w2(w, v >> 16); w2(w, v & 0xFFFF); }
-static void set2(wr_t *w, size_t at, unsigned v) { if (!w->bad) { w->b[at] = (unsigned char)(v >> 8); w->b[at + 1] = (unsigned char)v; } }
-static void set4(wr_t *w, size_t at, uint32_t v) { set2(w, at, v >> 16); set2(w, at + 2, v & 0xFFFF); }
 
 static int utf8_eq(const unsigned char *const *cp, unsigned count, unsigned idx, const char *s) {
   if (idx == 0 || idx >= count || !cp[idx] || cp[idx][0] != 1) return 0;

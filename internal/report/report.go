@@ -46,12 +46,12 @@ type Report struct {
 	Complete          *bool    `json:"complete"`
 	// Bounded: a recording kept within --max-size/--max-age (nil for
 	// another): which span is kept, how much was deleted.
-	Bounded       *Bounded `json:"bounded,omitempty"`
+	Bounded *Bounded `json:"bounded,omitempty"`
 	// Attached: the agent was loaded into the running JVM (orca record
 	// --pid); nil for a recording that began with the JVM.
-	Attached *Attached `json:"attached,omitempty"`
-	DroppedEvents *int64   `json:"dropped_events"`
-	DroppedAtExit *int64   `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
+	Attached      *Attached `json:"attached,omitempty"`
+	DroppedEvents *int64    `json:"dropped_events"`
+	DroppedAtExit *int64    `json:"dropped_at_exit"` // .info dropped_at_exit: of DroppedEvents, dropped by the bounded flush at exit
 	// Cut is set when the agent could not write the recording whole.
 	Cut *Cut `json:"cut"`
 	// Events of virtual threads the agent could not attribute to a

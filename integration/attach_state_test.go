@@ -1,9 +1,8 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
-	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -28,98 +27,18 @@ import (
 func TestAttachStuck(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "StuckBeforeAttach")
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Process.Kill()
-		lines := make(chan string, 16)
-		go func() {
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-			close(lines)
-		}()
-		next := func(want string) string {
-			t.Helper()
-			for {
-				select {
-				case l, ok := <-lines:
-					if !ok {
-						t.Fatalf("StuckBeforeAttach ended before %q; stderr:\n%s", want, stderr.String())
-					}
-					if strings.Contains(l, "Re-registering") {
-						t.Errorf("HotSpot's rebinding warning on the application's stdout: %s", l)
-					}
-					if strings.HasPrefix(l, want) {
-						return l
-					}
-				case <-time.After(time.Minute):
-					t.Fatalf("no %q from StuckBeforeAttach in a minute; stderr:\n%s", want, stderr.String())
-				}
-			}
-		}
-		next("READY")
-
-		vm, err := attach.Attach(cmd.Process.Pid)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "StuckBeforeAttach"), dir)
 		prefix := dir + "/rec"
-		lib := agentLib(t)
-		load := func(opts string) int {
-			t.Helper()
-			var code int
-			if err := vm.WithoutRebindWarnings(func() error {
-				var err error
-				code, _, err = vm.Load(lib, opts)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			return code
-		}
-		if code := load("prefix=" + prefix + ",format=compact"); code != 0 {
-			t.Fatalf("load: Agent_OnAttach returned %d; stderr:\n%s", code, stderr.String())
-		}
+		load := agentLoader(t, a)
+		load("prefix=" + prefix + ",format=compact")
 		time.Sleep(4 * time.Second)
-		if code := load("stop"); code != 0 {
-			t.Fatalf("stop: Agent_OnAttach returned %d; stderr:\n%s", code, stderr.String())
-		}
-		if _, err := stdin.Write([]byte("STOPPED\n")); err != nil {
+		load("stop")
+		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
 			t.Fatal(err)
 		}
-		e := expect{line: next("EXPECT "), kv: map[string]string{}}
-		for _, f := range strings.Fields(e.line)[1:] {
-			k, v, _ := strings.Cut(f, "=")
-			e.kv[k] = v
-		}
-		next("DONE")
-		err = cmd.Wait()
-		res := &result{cmd: "StuckBeforeAttach", dir: dir, stderr: stderr.String()}
-		checkNoCrashLog(t, res)
-		if err != nil {
-			t.Fatalf("StuckBeforeAttach after the stop: %v; stderr:\n%s", err, stderr.String())
-		}
-		// The JVM's own warning of JDK 21+ about a dynamically loaded agent names the library; the
-		// agent itself says nothing.
-		if strings.Contains(stderr.String(), "orca:") || strings.Contains(stderr.String(), "Re-registering") {
-			t.Errorf("the agent or the rebinding wrote to the application's stderr:\n%s", stderr.String())
-		}
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "StuckBeforeAttach")
 
 		// The seed export holds the same events (issue 23): orca dump prints both alike.
 		bin := orcaBin(t)
@@ -227,66 +146,16 @@ func TestAttachStuck(t *testing.T) {
 func TestAttachHotNotify(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "HotNotify")
-		cmd.Dir = dir
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Process.Kill()
-		sc := bufio.NewScanner(out)
-		next := func(want string) string {
-			t.Helper()
-			for sc.Scan() {
-				if strings.HasPrefix(sc.Text(), want) {
-					return sc.Text()
-				}
-			}
-			t.Fatalf("HotNotify ended before %q; stderr:\n%s", want, stderr.String())
-			return ""
-		}
-		e := expect{line: next("EXPECT "), kv: map[string]string{}}
-		for _, f := range strings.Fields(e.line)[1:] {
-			k, v, _ := strings.Cut(f, "=")
-			e.kv[k] = v
-		}
-		vm, err := attach.Attach(cmd.Process.Pid)
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "HotNotify"), dir)
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
 		prefix := dir + "/rec"
-		loadAgent := func(opts string) {
-			t.Helper()
-			if err := vm.WithoutRebindWarnings(func() error {
-				code, _, err := vm.Load(agentLib(t), opts)
-				if err == nil && code != 0 {
-					t.Fatalf("load %s: Agent_OnAttach returned %d; stderr:\n%s", opts, code, stderr.String())
-				}
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
-		}
+		loadAgent := agentLoader(t, a)
 		loadAgent("prefix=" + prefix)
-		stdin.Write([]byte("go\n"))
-		next("DONE")
+		a.stdin.Write([]byte("go\n"))
+		a.expectLine(t, "DONE")
 		loadAgent("stop")
-		stdin.Write([]byte("end\n"))
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("HotNotify: %v; stderr:\n%s", err, stderr.String())
-		}
-		checkNoCrashLog(t, &result{cmd: "HotNotify", dir: dir, stderr: stderr.String()})
+		a.stdin.Write([]byte("end\n"))
+		checkEnded(t, a, "HotNotify")
 		r := load(t, prefix)
 		obj := format.ObjectID(e.hash(t, "o"))
 		var all, one int
@@ -305,4 +174,57 @@ func TestAttachHotNotify(t *testing.T) {
 			t.Errorf("%d notifyAll and %d notify on o recorded, want %d of each", all, one, want)
 		}
 	})
+}
+
+// agentLoader attaches to a (internal/attach, as orca record --pid) and returns a function that
+// loads the agent with the options given (a start, or "stop"), as orca does, and fails the test
+// unless Agent_OnAttach returns 0.
+func agentLoader(t *testing.T, a *attachee) func(opts string) {
+	t.Helper()
+	vm, err := attach.Attach(a.jvm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := agentLib(t)
+	return func(opts string) {
+		t.Helper()
+		if err := vm.WithoutRebindWarnings(func() error {
+			code, _, err := vm.Load(lib, opts)
+			if err == nil && code != 0 {
+				err = fmt.Errorf("Agent_OnAttach returned %d", code)
+			}
+			return err
+		}); err != nil {
+			t.Fatalf("load %s: %v; stderr:\n%s", opts, err, a.stderr)
+		}
+	}
+}
+
+// parseExpectLine returns the KEY=VALUE fields of an EXPECT line.
+func parseExpectLine(line string) expect {
+	e := expect{line: line, kv: map[string]string{}}
+	for _, f := range strings.Fields(line)[1:] {
+		k, v, _ := strings.Cut(f, "=")
+		e.kv[k] = v
+	}
+	return e
+}
+
+// checkEnded waits for a's end and checks that it exited 0 with no crash log, that neither the
+// agent nor HotSpot's rebinding warnings wrote to its output (the JVM's own warning of JDK 21+
+// about a dynamically loaded agent names the library; the agent itself says nothing).
+func checkEnded(t *testing.T, a *attachee, name string) {
+	t.Helper()
+	select {
+	case <-a.done:
+	case <-time.After(javaTimeout / 2):
+		t.Fatalf("%s did not end; stderr:\n%s", name, a.stderr)
+	}
+	checkNoCrashLog(t, &result{cmd: name, dir: a.dir, stderr: a.stderr.String()})
+	if a.err != nil {
+		t.Fatalf("%s: %v; stderr:\n%s", name, a.err, a.stderr)
+	}
+	if out := a.stdout.String() + a.stderr.String(); strings.Contains(out, "orca:") || strings.Contains(out, "Re-registering") {
+		t.Errorf("the agent or the rebinding wrote to the application's output:\n%s", out)
+	}
 }

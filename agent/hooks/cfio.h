@@ -56,4 +56,20 @@ static inline void w4(wr_t *w, uint32_t v) { w2(w, v >> 16); w2(w, v & 0xFFFF); 
 static inline void set2(wr_t *w, size_t at, unsigned v) { if (!w->bad) { w->b[at] = (unsigned char)(v >> 8); w->b[at + 1] = (unsigned char)v; } }
 static inline void set4(wr_t *w, size_t at, uint32_t v) { set2(w, at, v >> 16); set2(w, at + 2, v & 0xFFFF); }
 
+// cp_skip reads past one constant pool entry and returns its tag, or 0 for
+// a tag it does not know; *i moves past the second slot of a long or double.
+static inline unsigned cp_skip(rd_t *r, unsigned *i) {
+  unsigned tag = u1(r);
+  switch (tag) {
+    case 1: skip(r, u2(r)); break;
+    case 3: case 4: skip(r, 4); break;
+    case 5: case 6: skip(r, 8); (*i)++; break;
+    case 7: case 8: case 16: case 19: case 20: skip(r, 2); break;
+    case 9: case 10: case 11: case 12: case 17: case 18: skip(r, 4); break;
+    case 15: skip(r, 3); break;
+    default: return 0;
+  }
+  return tag;
+}
+
 #endif

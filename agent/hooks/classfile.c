@@ -287,15 +287,9 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
   if (!cp.at) return "out of memory";
   for (unsigned i = 1; i < cp.count && !r.bad; i++) {
     cp.at[i] = r.p;
-    unsigned tag = u1(&r);
-    switch (tag) {
-      case 1: skip(&r, u2(&r)); break;
-      case 3: case 4: skip(&r, 4); break;
-      case 5: case 6: skip(&r, 8); i++; break;
-      case 7: case 8: case 16: case 19: case 20: skip(&r, 2); break;
-      case 9: case 10: case 11: case 12: case 17: case 18: skip(&r, 4); break;
-      case 15: skip(&r, 3); break;
-      default: err = "unknown constant pool tag"; goto done;
+    if (!cp_skip(&r, &i)) {
+      err = "unknown constant pool tag";
+      goto done;
     }
   }
   size_t cp_end = (size_t)(r.p - in);

@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"orca/internal/agentlib"
 )
 
 // jvmProc is a running JVM as orca reaches it through /proc: its user, and
@@ -293,28 +295,9 @@ func (j *jvmProc) placeAgent(data []byte, sum string, cache func() (string, erro
 		return p, nil
 	}
 	write := func() error {
-		// Write to a temporary name and rename: a JVM never loads half a
-		// file, and a file someone else left there (the name is
-		// predictable) is replaced, not written through.
-		f, err := os.CreateTemp(filepath.Dir(h), ".orca-*.so.tmp")
-		if err != nil {
-			return err
-		}
-		tmp := f.Name()
-		_, err = f.Write(data)
-		if err == nil {
-			err = f.Chmod(0o644)
-		}
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, h)
-		}
-		if err != nil {
-			os.Remove(tmp)
-		}
-		return err
+		// A JVM never loads half a file, and a file someone else left there
+		// (the name is predictable) is replaced, not written through.
+		return agentlib.WriteFileAtomic(h, data, ".orca-*.so.tmp", 0o644)
 	}
 	// What is there is not to be trusted: removed with orca's own ids (the
 	// JVM's user may not remove it from a sticky /tmp).

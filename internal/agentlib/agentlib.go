@@ -87,16 +87,27 @@ func extractTo(data []byte, sum, root string, shared bool) (string, error) {
 	if have, err := os.ReadFile(path); err == nil && bytes.Equal(have, data) {
 		return path, nil
 	}
-	// Write to a temporary name and rename, so a concurrent orca (or a JVM
-	// loading the library right now) never sees a half-written file.
-	f, err := os.CreateTemp(dir, ".liborca-*.tmp")
-	if err != nil {
+	// Written whole under another name, then renamed: a concurrent orca (or
+	// a JVM loading the library right now) never sees a half-written file.
+	if err := WriteFileAtomic(path, data, ".liborca-*.tmp", 0o755); err != nil {
 		return "", err
+	}
+	return path, nil
+}
+
+// WriteFileAtomic writes data to path through a temporary file (pattern, in
+// path's directory) renamed over it once complete, with mode: no reader
+// sees half a file, and a file already at path (someone else's, at a
+// predictable name) is replaced, never written through.
+func WriteFileAtomic(path string, data []byte, pattern string, mode os.FileMode) error {
+	f, err := os.CreateTemp(filepath.Dir(path), pattern)
+	if err != nil {
+		return err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
 	if err == nil {
-		err = f.Chmod(0o755)
+		err = f.Chmod(mode)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -106,9 +117,8 @@ func extractTo(data []byte, sum, root string, shared bool) (string, error) {
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return "", err
 	}
-	return path, nil
+	return err
 }
 
 // checkPrivate refuses a directory another user could write to.

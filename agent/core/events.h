@@ -150,6 +150,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_VERIFIED_STACKS_DIFFER "verified_stacks_differ"
 #define ORCA_INFO_ENTERED_CLOCK "entered_clock"
 #define ORCA_INFO_ENTERED_TIMER "entered_timer"
+#define ORCA_INFO_ENTERED_TIMER_ORIGIN_NS "entered_timer_origin_ns"
 #define ORCA_INFO_ENTERED_BY_TIMER "entered_by_timer"
 #define ORCA_INFO_ENTERED_LATE "entered_late"
 #define ORCA_INFO_ENTERED_LOST "entered_lost"

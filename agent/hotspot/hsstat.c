@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,13 @@ static atomic_long stat_at = -1;
 // HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
 // at VM start (os::elapsed_counter on Linux). The origin is estimated as
 // the least difference seen between our clock and a timer start read just
-// after it (at each MonitorContendedEnter): a few hundred nanoseconds late at most.
+// after it: first by the calibration, which watches its contender's timer
+// start ORIGIN_ROUNDS times (measure_origin), then at each
+// MonitorContendedEnter. A single early sample is as late as the callback
+// was slow to run (microseconds when its thread was preempted), and every
+// enter timed until a better one came would end that much too late.
 static _Atomic int64_t origin = INT64_MAX;
+enum { ORIGIN_ROUNDS = 24 };
 // ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
 // compared with it (counts in .info; the integration tests use it).
 static int verify;
@@ -109,6 +115,9 @@ static vm_ptr calib_thr;   // written before step 1
 // The contender's steps: 1 ready (calib_thr set), 2 go (the walker's),
 // 3 entered and left, -1 told to stop.
 static atomic_int calib_step;
+// Then measure_origin's rounds: the contender enters once more each time
+// calib_want passes calib_done; calib_want -1 ends them.
+static atomic_int calib_want, calib_done;
 
 static void JNICALL calib_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   (void)j; (void)arg;
@@ -120,6 +129,14 @@ static void JNICALL calib_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
     (*env)->MonitorEnter(env, calib_obj);
     (*env)->MonitorExit(env, calib_obj);
     atomic_store(&calib_step, 3);
+    for (int r = 1;; r++) {
+      int w;
+      while ((w = atomic_load(&calib_want)) >= 0 && w < r) usleep(50);
+      if (w < 0) break;
+      (*env)->MonitorEnter(env, calib_obj);
+      (*env)->MonitorExit(env, calib_obj);
+      atomic_store(&calib_done, r);
+    }
   }
   // It does not end while the program runs: a Java thread's end runs
   // Thread.exit, Java code (under the ThreadGroup's monitor on JDK 17).
@@ -139,6 +156,53 @@ static int wait_step(int want) {
     usleep(100);
   }
   return 0;
+}
+
+// measure_origin: the walker holds the calibration's object, lets the
+// contender enter it and reads the contender's timer (stats) as fast as it
+// can until it starts. Its start was read by HotSpot after the last read
+// that saw the timer stopped and before the first that saw it running:
+// our clock then, less the start, brackets the origin from both sides
+// (CLOCK_MONOTONIC both). The least upper bound of the rounds becomes the
+// origin; a lower bound above it means HotSpot's clock is not the one
+// assumed, and the timer is not used.
+static const char *measure_origin(JNIEnv *env, vm_ptr stats) {
+  int64_t lo = INT64_MIN, hi = INT64_MAX;
+  const char *why = NULL;
+  for (int r = 1; r <= ORIGIN_ROUNDS && !why; r++) {
+    hs_stats_now prev, now;
+    (*env)->MonitorEnter(env, calib_obj);
+    if (!hs_stats_read(stats, &prev)) why = "its timer cannot be read";
+    int64_t stopped_at = clock_now(), give_up_at = stopped_at + 20000000;
+    atomic_store(&calib_want, r);
+    while (!why) {
+      int64_t c0 = clock_now();
+      if (!hs_stats_read(stats, &now)) {
+        why = "its timer cannot be read";
+        break;
+      }
+      int64_t c1 = clock_now();
+      if (now.active && now.start != prev.start) {
+        if (c1 - now.start < hi) hi = c1 - now.start;
+        if (stopped_at - now.start > lo) lo = stopped_at - now.start;
+        break;
+      }
+      if (!now.active) stopped_at = c0;
+      if (c1 > give_up_at) break;   // it did not block (spun, then entered): a round without a bound
+    }
+    (*env)->MonitorExit(env, calib_obj);
+    for (int i = 0; i < 20000 && atomic_load(&calib_done) < r; i++) usleep(100);
+    if (!why && atomic_load(&calib_done) < r) why = "the contender did not enter";
+  }
+  atomic_store(&calib_want, -1);
+  if (why) return why;
+  if (hi == INT64_MAX) return "no timer start seen";
+  if (lo > hi) return "the timer's clock is not CLOCK_MONOTONIC";
+  note_origin(hi);
+  char spread[48];
+  snprintf(spread, sizeof spread, "%lld", (long long)(hi - lo));
+  counters_prop(ORCA_INFO_ENTERED_TIMER_ORIGIN_NS, spread);
+  return NULL;
 }
 
 static const char *calibrate(JNIEnv *env, jthread contender) {
@@ -214,13 +278,22 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
     why = "the timer's total does not match the contended enter";
     goto done;
   }
+  vm_ptr stats;
+  if (!hs_thread_stats(thr, found * 8, &stats)) {
+    why = "its ThreadStatistics cannot be read";
+    goto done;
+  }
+  if ((why = measure_origin(env, stats))) goto done;
   atomic_store(&stat_at, found * 8);
   atomic_store(&ever_trusted, 1);
   int expect = HS_CALIBRATING;
   if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) counters_prop(ORCA_INFO_ENTERED_TIMER, "hotspot");
 done:
   if (held) (*env)->MonitorExit(env, calib_obj);
-  if (why) atomic_store(&calib_step, -1);   // a contender still waiting for go ends
+  if (why) {   // a contender still waiting for go, or for a round, ends
+    atomic_store(&calib_step, -1);
+    atomic_store(&calib_want, -1);
+  }
   free(before);
   free(during);
   free(after);

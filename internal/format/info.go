@@ -79,6 +79,7 @@ const (
 	InfoVerifStacksDif  = "verified_stacks_differ"
 	InfoEnteredClock    = "entered_clock"
 	InfoEnteredTimer    = "entered_timer"
+	InfoEnteredOrigin   = "entered_timer_origin_ns" // how wide the calibration's bracket of HotSpot's clock origin was
 	InfoEnteredByTimer  = "entered_by_timer"
 	InfoEnteredLate     = "entered_late"
 	InfoEnteredLost     = "entered_lost"
@@ -159,7 +160,7 @@ var InfoKeys = []string{
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
-	InfoEnteredClock, InfoEnteredTimer, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
+	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

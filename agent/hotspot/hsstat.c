@@ -159,25 +159,26 @@ static int wait_step(int want) {
 }
 
 // measure_origin: the walker holds the calibration's object, lets the
-// contender enter it and reads the contender's timer (stats) as fast as it
-// can until it starts. Its start was read by HotSpot after the last read
-// that saw the timer stopped and before the first that saw it running:
+// contender enter it and reads the contender's timer (at `at` in thr) as
+// fast as it can (the kernel's copies, as the calibration's other reads)
+// until it starts. Its start was read by HotSpot after the last read that
+// saw the timer stopped and before the first that saw it running:
 // our clock then, less the start, brackets the origin from both sides
 // (CLOCK_MONOTONIC both). The least upper bound of the rounds becomes the
 // origin; a lower bound above it means HotSpot's clock is not the one
 // assumed, and the timer is not used.
-static const char *measure_origin(JNIEnv *env, vm_ptr stats) {
+static const char *measure_origin(JNIEnv *env, vm_ptr thr, long at) {
   int64_t lo = INT64_MIN, hi = INT64_MAX;
   const char *why = NULL;
   for (int r = 1; r <= ORIGIN_ROUNDS && !why; r++) {
-    hs_stats_now prev, now;
+    hs_stats_copy prev, now;
     (*env)->MonitorEnter(env, calib_obj);
-    if (!hs_stats_read(stats, &prev)) why = "its timer cannot be read";
+    if (!hs_probe_stats(thr, at, &prev)) why = "its timer cannot be read";
     int64_t stopped_at = clock_now(), give_up_at = stopped_at + 20000000;
     atomic_store(&calib_want, r);
     while (!why) {
       int64_t c0 = clock_now();
-      if (!hs_stats_read(stats, &now)) {
+      if (!hs_probe_stats(thr, at, &now)) {
         why = "its timer cannot be read";
         break;
       }
@@ -278,12 +279,7 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
     why = "the timer's total does not match the contended enter";
     goto done;
   }
-  vm_ptr stats;
-  if (!hs_thread_stats(thr, found * 8, &stats)) {
-    why = "its ThreadStatistics cannot be read";
-    goto done;
-  }
-  if ((why = measure_origin(env, stats))) goto done;
+  if ((why = measure_origin(env, thr, found * 8))) goto done;
   atomic_store(&stat_at, found * 8);
   atomic_store(&ever_trusted, 1);
   int expect = HS_CALIBRATING;

@@ -280,6 +280,12 @@ func checkRound(t *testing.T, prefix string, e expect) {
 	if r.info[format.InfoAttached] != "true" || r.info[format.InfoStopped] != "true" {
 		t.Errorf(".info: %s=%q %s=%q, want both true", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped])
 	}
+	// HotSpot keeps these two for agents loaded at start-up: a fact of every attach (none when
+	// the agent was loaded at start-up and has them), not a warning in every summary; nor do the
+	// natives a JVM started with the agent had wrapped read as "not intercepted" after a stop.
+	if w, want := r.info[format.InfoAttachedWithout], "can_get_current_contended_monitor,can_get_owned_monitor_info"; w != want && w != "" || r.info[format.InfoWarning] != "" {
+		t.Errorf(".info: %s=%q %s=%q, want %q (or none) and no warning", format.InfoAttachedWithout, w, format.InfoWarning, r.info[format.InfoWarning], want)
+	}
 	c := counter{t, r}
 	on := func(key string) func(int, reader.Event) bool {
 		o := format.ObjectID(e.hash(t, key))

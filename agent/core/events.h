@@ -124,6 +124,8 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_ATTACHED "attached"
 #define ORCA_INFO_ALIVE_AT_ATTACH "alive_at_attach"
 #define ORCA_INFO_BLOCKED_AT_ATTACH "blocked_at_attach"
+#define ORCA_INFO_ATTACHED_WITHOUT "attached_without"
+#define ORCA_INFO_ATTACHED_MISSED "attached_missed"
 #define ORCA_INFO_STOPPED "stopped"
 #define ORCA_INFO_DROPPED_TOTAL "dropped_total"
 #define ORCA_INFO_DROPPED_AT_EXIT "dropped_at_exit"

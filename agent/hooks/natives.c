@@ -107,7 +107,10 @@ static hook_t hooks[] = {
 #define NHOOKS (int)(sizeof hooks / sizeof hooks[0])
 
 static void bind(hook_t *h, void *addr, void **new_addr) {
-  if (addr == h->repl) return;
+  if (addr == h->repl) {   // wrapped already (by an earlier recording): intercepted
+    h->bound = 1;
+    return;
+  }
   *h->orig = addr;
   *new_addr = h->repl;
   h->bound = 1;
@@ -222,8 +225,13 @@ void JNICALL natives_on_bind(jvmtiEnv *j, JNIEnv *env, jthread t, jmethodID m, v
     if (!dladdr(addr, &di) || !di.dli_sname) return;
     for (int i = 0; i < nbinders; i++)
       if (binders[i](NULL, di.dli_sname, NULL, addr, new_addr)) return;
+    // Noted by name too, so that a stop binds it back (natives_restore).
     for (int i = 0; i < NHOOKS; i++)
-      if (!hooks[i].bound && !strcmp(di.dli_sname, hooks[i].jvm_symbol)) { bind(&hooks[i], addr, new_addr); break; }
+      if (!hooks[i].bound && !strcmp(di.dli_sname, hooks[i].jvm_symbol)) {
+        bind(&hooks[i], addr, new_addr);
+        if (*new_addr == hooks[i].repl) note(hooks[i].cls, hooks[i].name, hooks[i].sig, addr, hooks[i].repl);
+        break;
+      }
     return;
   }
   if (strcmp(name, "notify") && strcmp(name, "notifyAll") && strcmp(name, "start0") && strncmp(name, "sleep", 5) &&

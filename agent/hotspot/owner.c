@@ -239,7 +239,11 @@ static uint32_t hash_of_held(JNIEnv *env, uintptr_t oop) {
   jint n = 0;
   jobject *ms = NULL;
   uint32_t h = 0;
-  if ((*jvmti)->GetOwnedMonitorInfo(jvmti, NULL, &n, &ms) != JVMTI_ERROR_NONE) return 0;
+  jvmtiError err = (*jvmti)->GetOwnedMonitorInfo(jvmti, NULL, &n, &ms);
+  if (err != JVMTI_ERROR_NONE) {
+    if (err == JVMTI_ERROR_MUST_POSSESS_CAPABILITY) counter_add(CNT_ATTACHED_MISSED, 1);   // attached (entry.c)
+    return 0;
+  }
   for (jint i = 0; i < n; i++) {
     jint x = 0;
     if (!h && hs_handle_oop_now(ms[i]) == oop && (*jvmti)->GetObjectHashCode(jvmti, ms[i], &x) == JVMTI_ERROR_NONE)

@@ -1,4 +1,5 @@
 #include "hotspot/objhash.h"
+#include "core/counters.h"
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
 #include "threads/waitobj.h"
@@ -32,9 +33,12 @@ uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) {
   if (o && objhash_stw() && (*jvmti)->GetObjectHashCode(jvmti, o, &h) == JVMTI_ERROR_NONE && h) return (uint32_t)h;
   jobject m = NULL;
   uint32_t out = 0;
-  if (t && (*jvmti)->GetCurrentContendedMonitor(jvmti, t, &m) == JVMTI_ERROR_NONE && m) {
+  jvmtiError err = t ? (*jvmti)->GetCurrentContendedMonitor(jvmti, t, &m) : JVMTI_ERROR_NONE;
+  if (err == JVMTI_ERROR_NONE && m) {
     out = objhash_of(m);
     (*env)->DeleteLocalRef(env, m);
+  } else if (err == JVMTI_ERROR_MUST_POSSESS_CAPABILITY) {
+    counter_add(CNT_ATTACHED_MISSED, 1);   // attached (entry.c)
   }
   return out;
 }

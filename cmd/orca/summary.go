@@ -101,6 +101,10 @@ func printSummary(w io.Writer, r recording) {
 			how = "stopped while the JVM went on"
 		}
 		fmt.Fprintf(w, "  attached: begins at the attach, with the %d threads alive then; %s\n", alive, how)
+		if n := in.Count(format.InfoAttachedMissed); n != 0 {
+			fmt.Fprintf(w, "  attached: %d objects left unnamed: an attached agent does not get %s (start the JVM with the agent for them)\n",
+				n, strings.ReplaceAll(in[format.InfoAttachedWithout], ",", " or "))
+		}
 	}
 	if why := in.Refused(); why != "" {
 		fmt.Fprintf(w, "  REFUSED: %s\n", why)

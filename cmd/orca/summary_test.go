@@ -175,6 +175,8 @@ func TestSummaryAttached(t *testing.T) {
 	for info, want := range map[string]string{
 		"attached=true\nalive_at_attach=12\nstopped=true\ncomplete=true\n": "  attached: begins at the attach, with the 12 threads alive then; stopped while the JVM went on\n",
 		"attached=true\nalive_at_attach=3\ncomplete=true\n":                "  attached: begins at the attach, with the 3 threads alive then; until the JVM ended\n",
+		// The capabilities HotSpot keeps for start-up are a fact, said only when they mattered.
+		"attached=true\nalive_at_attach=3\nattached_without=can_get_current_contended_monitor,can_get_owned_monitor_info\nattached_missed=2\ncomplete=true\n": "  attached: 2 objects left unnamed: an attached agent does not get can_get_current_contended_monitor or can_get_owned_monitor_info (start the JVM with the agent for them)\n",
 		"complete=true\n": "",
 	} {
 		os.WriteFile(pre+".orca", nil, 0o644)
@@ -184,6 +186,9 @@ func TestSummaryAttached(t *testing.T) {
 		printSummary(&b, recs[0])
 		if want == "" && strings.Contains(b.String(), "attached") || want != "" && !strings.Contains(b.String(), want) {
 			t.Errorf(".info %q: summary\n%s\nwant %q", info, b.String(), want)
+		}
+		if strings.Contains(info, "attached_without") != strings.Contains(b.String(), "not get") {
+			t.Errorf(".info %q: summary\n%s\nwant the missing capabilities named only with attached_missed", info, b.String())
 		}
 	}
 }

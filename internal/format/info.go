@@ -52,6 +52,8 @@ const (
 	InfoAttached        = "attached"          // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
 	InfoAliveAtAttach   = "alive_at_attach"   // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
 	InfoBlockedAtAttach = "blocked_at_attach" // with InfoAttached: the threads blocked, waiting, parked or sleeping at the attach (their states begin at it)
+	InfoAttachedWithout = "attached_without"  // with InfoAttached: the JVMTI capabilities the agent uses that HotSpot offers only at start-up, comma-separated
+	InfoAttachedMissed  = "attached_missed"   // with InfoAttached: objects left unnamed because a capability of attached_without was missing
 	InfoStopped         = "stopped"           // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
 	InfoDroppedTotal    = "dropped_total"
 	InfoDroppedAtExit   = "dropped_at_exit"
@@ -154,7 +156,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoStopped,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,

@@ -13,6 +13,7 @@ import (
 	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/report"
 )
 
@@ -227,4 +228,61 @@ func checkEnded(t *testing.T, a *attachee, name string) {
 	if out := a.stdout.String() + a.stderr.String(); strings.Contains(out, "orca:") || strings.Contains(out, "Re-registering") {
 		t.Errorf("the agent or the rebinding wrote to the application's output:\n%s", out)
 	}
+}
+
+// TestAttachBlockInGap: a thread that blocks entering a monitor after the attach's snapshot saw
+// it parked and before the events are on (the gap widened to 3 s by ORCA_TEST_ATTACH_GAP_MS,
+// GO sent inside it) has its MonitorContendedEntered with no Enter. Before, the report said "1
+// event could not be placed in a thread's timeline"; now the agent writes its Enter just before
+// the Entered (owner unknown, counted as owner_unknown.before_events) and ends the park the
+// snapshot saw first, so every event is placed and the pairs hold.
+func TestAttachBlockInGap(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		cmd := exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "BlockInAttachGap")
+		cmd.Env = append(os.Environ(), "ORCA_TEST_ATTACH_GAP_MS=3000")
+		a := startAttacheeCmd(t, cmd, dir)
+		prefix := dir + "/rec"
+		agentLoad := agentLoader(t, a) // the protocol's handshake first: the load reaches the snapshot at once
+		started := time.Now()
+		go func() {
+			time.Sleep(1200 * time.Millisecond) // the snapshot is taken; the events are off for 1.8 s more
+			a.stdin.Write([]byte("GO\n"))
+		}()
+		agentLoad("prefix=" + prefix + ",format=compact")
+		if d := time.Since(started); d < 3*time.Second || d > 4500*time.Millisecond {
+			t.Logf("the load took %v: the gap may not have been hit", d)
+		}
+		a.expectLine(t, "BLOCKED")
+		a.stdin.Write([]byte("RELEASE\n"))
+		a.expectLine(t, "RELEASED")
+		time.Sleep(300 * time.Millisecond)
+		agentLoad("stop")
+		a.stdin.Write([]byte("STOPPED\n"))
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "BlockInAttachGap")
+
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInvariants(t)
+		blocker, m := format.ThreadID(e.hash(t, "blocker")), format.ObjectID(e.hash(t, "m"))
+		mine := func(_ int, ev reader.Event) bool { return ev.Thread == blocker }
+		enters, entered := r.sel(format.MonitorContendedEnter, mine), r.sel(format.MonitorContendedEntered, mine)
+		if len(enters) != 1 || len(entered) != 1 || r.events[enters[0]].Object != m || r.events[entered[0]].Object != m ||
+			r.events[enters[0]].Owner != 0 {
+			t.Errorf("blocker: %d MonitorContendedEnter, %d Entered, want one of each on m (%v), the Enter's owner unknown", len(enters), len(entered), m)
+		}
+		if n := r.info[format.InfoOwnerBefore]; n != "1" {
+			t.Errorf(".info %s=%q, want 1", format.InfoOwnerBefore, n)
+		}
+		if parks := r.sel(format.ThreadPark, mine); len(parks) != 1 || len(enters) == 1 && r.events[parks[0]].Time > r.events[enters[0]].Time {
+			t.Errorf("blocker: %d ThreadPark, want its park at the attach, before its enter", len(parks))
+		}
+		rec, built := buildModel(t, prefix)
+		if rep := report.New(rec, built, report.Options{}); rep.Problems != 0 {
+			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
+		}
+	})
 }

@@ -140,6 +140,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_OWNER_UNKNOWN_ANONYMOUS "owner_unknown.anonymous"
 #define ORCA_INFO_OWNER_UNKNOWN_NOT_IN_TABLE "owner_unknown.not_in_table"
 #define ORCA_INFO_OWNER_UNKNOWN_UNREADABLE "owner_unknown.unreadable"
+#define ORCA_INFO_OWNER_UNKNOWN_BEFORE_EVENTS "owner_unknown.before_events"
 #define ORCA_INFO_UNATTRIBUTED_TOTAL "unattributed_total"
 #define ORCA_INFO_VIRTUAL_THREADS "virtual_threads"
 #define ORCA_INFO_SUPPRESSED_WAITS "suppressed_waits"

@@ -501,6 +501,10 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
   snprintf(n, sizeof n, "%d", attached_snapshot(env, ts, blocker_of));
   counters_prop(ORCA_INFO_BLOCKED_AT_ATTACH, n);
+  // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
+  // and the events' start, widened so a test can block a thread in it.
+  const char *gap = getenv("ORCA_TEST_ATTACH_GAP_MS");
+  if (gap && atoi(gap) > 0 && atoi(gap) <= 10000) usleep((useconds_t)atoi(gap) * 1000);
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
     attached_forget(env);

@@ -268,6 +268,9 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (orca_agent_thread) return;
   tstate *s = self_state;
+  // A thread with no event of its own since the attach (still in the park
+  // or sleep the attach saw) has no state yet: its end ends that one too.
+  if (end_fn && !s && orca_recording()) s = thread_self(t);
   if (end_fn && s) end_fn(s->hash);
   owner_unregister_self(env);
   void *mark = NULL;

@@ -102,8 +102,12 @@ func printSummary(w io.Writer, r recording) {
 		}
 		fmt.Fprintf(w, "  attached: begins at the attach, with the %d threads alive then; %s\n", alive, how)
 		if n := in.Count(format.InfoAttachedMissed); n != 0 {
-			fmt.Fprintf(w, "  attached: %d objects left unnamed: an attached agent does not get %s (start the JVM with the agent for them)\n",
-				n, strings.ReplaceAll(in[format.InfoAttachedWithout], ",", " or "))
+			what := "objects"
+			if n == 1 {
+				what = "object"
+			}
+			fmt.Fprintf(w, "  attached: %d %s left unnamed: an attached agent does not get %s (start the JVM with the agent for them)\n",
+				n, what, strings.ReplaceAll(in[format.InfoAttachedWithout], ",", " or "))
 		}
 	}
 	if why := in.Refused(); why != "" {

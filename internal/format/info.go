@@ -65,10 +65,11 @@ const (
 	InfoOwnerUnknown    = "owner_unknown"
 	InfoOwnerTableFull  = "owner_table_full"
 	// Of owner_unknown, why the agent named no owner (docs/format.md).
-	InfoOwnerReleased   = "owner_unknown.released"     // _owner was empty: the owner had just released the monitor
-	InfoOwnerAnonymous  = "owner_unknown.anonymous"    // an anonymous owner (lightweight locking) found on no thread's lock stack
-	InfoOwnerNotInTable = "owner_unknown.not_in_table" // _owner named a thread not in the agent's table (or a carrier that switched threads)
-	InfoOwnerUnreadable = "owner_unknown.unreadable"   // no pending monitor, a failed read, the deflater's marker
+	InfoOwnerReleased   = "owner_unknown.released"      // _owner was empty: the owner had just released the monitor
+	InfoOwnerAnonymous  = "owner_unknown.anonymous"     // an anonymous owner (lightweight locking) found on no thread's lock stack
+	InfoOwnerNotInTable = "owner_unknown.not_in_table"  // _owner named a thread not in the agent's table (or a carrier that switched threads)
+	InfoOwnerUnreadable = "owner_unknown.unreadable"    // no pending monitor, a failed read, the deflater's marker
+	InfoOwnerBefore     = "owner_unknown.before_events" // attached: the thread blocked between the attach's snapshot and the events' start; its enter is written at its Entered
 	InfoUnattributed    = "unattributed_total"
 	InfoVirtualThreads  = "virtual_threads"
 	InfoSuppressed      = "suppressed_waits"
@@ -159,7 +160,7 @@ var InfoKeys = []string{
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
-	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable,
+	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,

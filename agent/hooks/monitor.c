@@ -56,10 +56,13 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   return s;
 }
 
-static void monitor_wait_end(tstate *s) {
+static void monitor_wait_end(tstate *s, jobject o) {
   // First, recording or not: a walker's round may still be naming from it.
   if (s) pending_wait_returned(&s->pending);
-  if (!orca_recording()) return;
+  if (!orca_recording()) {
+    if (s && !s->is_virtual) pending_wait_name(&s->pending, o);   // stopped while it waited
+    return;
+  }
   // MonitorWaited has written the pair; a wait still open never waited
   // (wait threw: not the owner, a negative timeout): forget it.
   // On 24+ a virtual thread's wait native returns when it unmounts, before
@@ -78,7 +81,7 @@ static int wait_bound;
 static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
   tstate *s = monitor_wait_begin(env, o, ms);
   orig_wait(env, o, ms);
-  monitor_wait_end(s);
+  monitor_wait_end(s, o);
 }
 
 int monitor_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr) {

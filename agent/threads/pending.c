@@ -59,6 +59,9 @@ static void forget_recording(pending_tstate *s, void *arg) {
   if (st == SLOT_PENDING || st == SLOT_TIMED) atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
   s->enter_obj = 0;
   s->enter_dropped = s->wait_dropped = 0;
+  // An enter still awaiting its Entered callback when the last one stopped
+  // (events off): no "lost" Entered of no object at its next settle.
+  if (s->needs_entered) pending_entered_done(s);
 }
 
 void pending_new_recording(void) { each(forget_recording, NULL); }
@@ -296,6 +299,14 @@ void pending_wait_returned(pending_tstate *s) {
   if (!atomic_load_explicit(&s->wait_arg, RLX)) return;
   atomic_store(&s->wait_arg, NULL);
   while (atomic_load(&s->wait_state) == SLOT_NAMING) sched_yield();
+}
+
+void pending_wait_name(pending_tstate *s, jobject o) {
+  if (!o || __atomic_load_n(&s->wait_obj, __ATOMIC_RELAXED) || atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING)
+    return;
+  // One aligned store the final flush reads whole (it reads the field
+  // after claiming the slot: before or after this, never half).
+  __atomic_store_n(&s->wait_obj, objhash_of(o), __ATOMIC_RELEASE);
 }
 
 jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {

@@ -97,6 +97,11 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
 // forgotten, after the walker's naming from it if one is under way (a
 // single VM call).
 void pending_wait_returned(pending_tstate *s);
+// pending_wait_name: the wait native returned after the recording stopped
+// (its MonitorWaited will not come, events off) with its object not named
+// yet: named now from its argument, so the final flush does not write a
+// wait on no object.
+void pending_wait_name(pending_tstate *s, jobject o);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait

@@ -244,15 +244,19 @@ func TestAttachBlockInGap(t *testing.T) {
 		a := startAttacheeCmd(t, cmd, dir)
 		prefix := dir + "/rec"
 		agentLoad := agentLoader(t, a) // the protocol's handshake first: the load reaches the snapshot at once
-		started := time.Now()
 		go func() {
-			time.Sleep(1200 * time.Millisecond) // the snapshot is taken; the events are off for 1.8 s more
+			// The snapshot follows the library's load within milliseconds; GO 300 ms after the
+			// library is in the JVM's maps, with 2.7 s of the gap left.
+			maps := fmt.Sprintf("/proc/%d/maps", a.jvm)
+			for deadline := time.Now().Add(javaTimeout); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+				if b, _ := os.ReadFile(maps); bytes.Contains(b, []byte("liborca")) {
+					break
+				}
+			}
+			time.Sleep(300 * time.Millisecond)
 			a.stdin.Write([]byte("GO\n"))
 		}()
 		agentLoad("prefix=" + prefix + ",format=compact")
-		if d := time.Since(started); d < 3*time.Second || d > 4500*time.Millisecond {
-			t.Logf("the load took %v: the gap may not have been hit", d)
-		}
 		a.expectLine(t, "BLOCKED")
 		a.stdin.Write([]byte("RELEASE\n"))
 		a.expectLine(t, "RELEASED")

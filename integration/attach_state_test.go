@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/report"
 )
 
@@ -227,4 +229,123 @@ func checkEnded(t *testing.T, a *attachee, name string) {
 	if out := a.stdout.String() + a.stderr.String(); strings.Contains(out, "orca:") || strings.Contains(out, "Re-registering") {
 		t.Errorf("the agent or the rebinding wrote to the application's output:\n%s", out)
 	}
+}
+
+// TestAttachVirtualStuck attaches (orca record --pid --duration 2s) to VirtualStuckBeforeAttach,
+// stuck before the attach with virtual threads (JDK 21+): 50 of them parked in lock.lock() of a
+// ReentrantLock that holder, a platform thread, holds while it sleeps (40 started by
+// Thread.ofVirtual(), 10 by a newVirtualThreadPerTaskExecutor), and 5 sleeping, all unmounted,
+// which JVMTI's GetAllThreads does not list. The agent finds them in the JDK's registries of
+// virtual threads (vthread_each): each has its ThreadStarted at the attach, each
+// parked one exactly one ThreadPark there with the lock's sync as blocker and holder as owner,
+// each sleeper its ThreadSleep, and the report names holder as the owner of the lock they are
+// blocked on since the attach.
+func TestAttachVirtualStuck(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		if j.feature < 21 {
+			t.Skipf("%s has no virtual threads", j.name)
+		}
+		dir := newDir(t)
+		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "VirtualStuckBeforeAttach", "50"), dir)
+		prefix := dir + "/rec"
+		pid := strconv.Itoa(a.jvm)
+		if r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", prefix, "--duration", "2s"); r.code != 0 {
+			t.Fatalf("orca record --pid: %s", r)
+		}
+		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
+			t.Fatal(err)
+		}
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "VirtualStuckBeforeAttach")
+		if e.str(t, "virtual") != "yes" {
+			t.Fatalf("%s: VirtualStuckBeforeAttach found no virtual threads: %s", j.name, e.line)
+		}
+		parked, sleepers := e.hashes(t, "parked"), e.hashes(t, "sleepers")
+		holder, blocker := format.ThreadID(e.hash(t, "holder")), format.ObjectID(e.hash(t, "blocker"))
+		if len(parked) != 50 || len(sleepers) != 5 {
+			t.Fatalf("EXPECT names %d parked and %d sleeping virtual threads, want 50 and 5", len(parked), len(sleepers))
+		}
+
+		r := load(t, prefix)
+		r.checkParse(t)
+		var start format.Time
+		for _, ev := range r.events {
+			if ev.Kind == format.ThreadStarted {
+				start = ev.Time
+				break
+			}
+		}
+		started := map[format.ThreadID]int{}
+		parks := map[format.ThreadID]int{}
+		sleeps := map[format.ThreadID]int{}
+		for i, ev := range r.events {
+			if ev.Time != start {
+				continue
+			}
+			switch ev.Kind {
+			case format.ThreadStarted:
+				started[ev.Thread]++
+			case format.ThreadPark:
+				if ev.Object == blocker {
+					parks[ev.Thread]++
+					if ev.Owner != holder || len(r.stacks[i]) == 0 || r.stacks[i][0].Class != "Ljava/lang/VirtualThread;" {
+						t.Errorf("ThreadPark of %v at the attach: owner %v, stack %v; want holder %v, a stack from VirtualThread's park",
+							ev.Thread, ev.Owner, r.text[i], holder)
+					}
+				}
+			case format.ThreadSleep:
+				sleeps[ev.Thread]++
+			}
+		}
+		for _, h := range parked {
+			if id := format.ThreadID(h); started[id] != 1 || parks[id] != 1 {
+				t.Errorf("virtual thread %v: %d ThreadStarted and %d ThreadPark on the lock at the attach, want 1 and 1", id, started[id], parks[id])
+			}
+		}
+		for _, h := range sleepers {
+			if id := format.ThreadID(h); started[id] != 1 || sleeps[id] != 1 {
+				t.Errorf("sleeping virtual thread %v: %d ThreadStarted and %d ThreadSleep at the attach, want 1 and 1", id, started[id], sleeps[id])
+			}
+		}
+		if n := len(parks); n != 50 {
+			t.Errorf("%d threads parked on the lock (%v) at the attach, want exactly 50", n, blocker)
+		}
+		if n, _ := reader.Info(r.info).Int(format.InfoVirtualAtAttach); n != 55 {
+			t.Errorf(".info %s=%d, want 55 (50 parked, 5 sleeping)", format.InfoVirtualAtAttach, n)
+		}
+		if n, _ := reader.Info(r.info).Int(format.InfoBlockedAtAttach); n < 56 {
+			t.Errorf(".info %s=%d, want at least 56 (the 55 virtual threads and holder)", format.InfoBlockedAtAttach, n)
+		}
+		if u, s := r.info[format.InfoVirtualUnseen], r.info[format.InfoVirtualSkipped]; u != "" || s != "" {
+			t.Errorf(".info: %s=%q %s=%q, want neither", format.InfoVirtualUnseen, u, format.InfoVirtualSkipped, s)
+		}
+
+		// The report: each parked virtual thread blocked on the lock held by holder since the attach.
+		rec, built := buildModel(t, prefix)
+		rep := report.New(rec, built, report.Options{})
+		hung := map[string]bool{}
+		for _, h := range rep.Hangs {
+			hung[h.Thread] = true
+			for _, p := range parked {
+				if h.Thread == format.ThreadID(p).String() &&
+					(h.State != "blocked" || !h.Lock || h.Other == nil || *h.Other != holder.String() || h.SinceS != 0) {
+					t.Errorf("report: %+v, want blocked on the lock held by holder %v since 0 s", h, holder)
+				}
+			}
+		}
+		for _, p := range parked {
+			if !hung[format.ThreadID(p).String()] {
+				t.Errorf("report: virtual thread %v is not among the hangs", format.ThreadID(p))
+			}
+		}
+		if t.Failed() {
+			var txt bytes.Buffer
+			rep.WriteText(&txt)
+			t.Logf("report:\n%s", tail(txt.String(), 4000))
+			if b, err := os.ReadFile(prefix + ".info"); err == nil {
+				t.Logf(".info:\n%s", b)
+			}
+		}
+	})
 }

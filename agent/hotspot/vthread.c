@@ -316,7 +316,8 @@ static void on_container(walk_t *w, jobject ref) {
 }
 
 // containers returns jdk.internal.vm.ThreadContainers (a new local
-// reference), NULL when it is not loaded (no virtual thread ever started).
+// reference), NULL when it is not loaded or not initialized (no thread
+// ever started by Thread.start, virtual or not).
 static jclass containers(JNIEnv *env, const char **why) {
   jint n = 0;
   jclass *cs = NULL, tc = NULL;
@@ -329,6 +330,13 @@ static jclass containers(JNIEnv *env, const char **why) {
     (*env)->DeleteLocalRef(env, cs[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
+  // GetStaticFieldID would initialize it (Java code): initialized, it is
+  // by the first Thread.start.
+  jint st = 0;
+  if (tc && ((*jvmti)->GetClassStatus(jvmti, tc, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_CLASS_STATUS_INITIALIZED))) {
+    (*env)->DeleteLocalRef(env, tc);
+    tc = NULL;
+  }
   return tc;
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -289,4 +290,173 @@ func TestAttachBlockInGap(t *testing.T) {
 			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
 		}
 	})
+}
+
+// TestAttachVirtualStuck attaches (orca record --pid --duration 2s) to VirtualStuckBeforeAttach,
+// stuck before the attach with virtual threads (JDK 21+): 50 of them parked in lock.lock() of a
+// ReentrantLock that holder, a platform thread, holds while it sleeps (40 started by
+// Thread.ofVirtual(), 10 by a newVirtualThreadPerTaskExecutor), 5 sleeping and, on 24+, 3 blocked
+// entering a monitor holder holds, all unmounted, which JVMTI's GetAllThreads does not list. The
+// agent finds them in the JDK's registries of virtual threads (vthread_each): each has its
+// ThreadStarted at the attach, each parked one exactly one ThreadPark there with the lock's sync
+// as blocker and holder as owner, each sleeper its ThreadSleep, each enterer none (counted in
+// virtual_skipped_at_attach), and the report names holder as the owner of the lock they are
+// blocked on since the attach. With -Djdk.trackAllThreads=false the root container keeps no list:
+// only the executor's 10 are found, and .info says why the others were not.
+func TestAttachVirtualStuck(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		if j.feature < 21 {
+			t.Skipf("%s has no virtual threads", j.name)
+		}
+		for _, tracked := range []bool{true, false} {
+			name := "tracked"
+			if !tracked {
+				name = "untracked"
+			}
+			t.Run(name, func(t *testing.T) { attachVirtualStuck(t, j, tracked) })
+		}
+	})
+}
+
+func attachVirtualStuck(t *testing.T, j jdk, tracked bool) {
+	dir := newDir(t)
+	args := []string{crash.ErrorFile(dir), "-cp", classes(t), "VirtualStuckBeforeAttach", "50"}
+	if !tracked {
+		args = append([]string{"-Djdk.trackAllThreads=false"}, args...)
+	}
+	a := startAttacheeCmd(t, exec.Command(j.java(), args...), dir)
+	prefix := dir + "/rec"
+	pid := strconv.Itoa(a.jvm)
+	if r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", prefix, "--duration", "2s"); r.code != 0 {
+		t.Fatalf("orca record --pid: %s", r)
+	}
+	if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
+		t.Fatal(err)
+	}
+	e := parseExpectLine(a.expectLine(t, "EXPECT "))
+	a.expectLine(t, "DONE")
+	checkEnded(t, a, "VirtualStuckBeforeAttach")
+	if e.str(t, "virtual") != "yes" {
+		t.Fatalf("%s: VirtualStuckBeforeAttach found no virtual threads: %s", j.name, e.line)
+	}
+	parked, sleepers, enterers := e.hashes(t, "parked"), e.hashes(t, "sleepers"), e.hashes(t, "enterers")
+	holder, blocker := format.ThreadID(e.hash(t, "holder")), format.ObjectID(e.hash(t, "blocker"))
+	wantEnterers := 0
+	if j.feature >= 24 {
+		wantEnterers = 3
+	}
+	if len(parked) != 50 || len(sleepers) != 5 || len(enterers) != wantEnterers {
+		t.Fatalf("EXPECT names %d parked, %d sleeping and %d entering virtual threads, want 50, 5 and %d",
+			len(parked), len(sleepers), len(enterers), wantEnterers)
+	}
+	// Untracked, only the executor's (the last 10) are listed anywhere.
+	seen := func(i int) bool { return tracked || i >= 40 }
+
+	r := load(t, prefix)
+	r.checkParse(t)
+	var start format.Time
+	for _, ev := range r.events {
+		if ev.Kind == format.ThreadStarted {
+			start = ev.Time
+			break
+		}
+	}
+	started := map[format.ThreadID]int{}
+	parks := map[format.ThreadID]int{}
+	sleeps := map[format.ThreadID]int{}
+	other := map[format.ThreadID]int{}
+	for i, ev := range r.events {
+		if ev.Time != start {
+			continue
+		}
+		switch ev.Kind {
+		case format.ThreadStarted:
+			started[ev.Thread]++
+		case format.ThreadPark:
+			if ev.Object != blocker {
+				other[ev.Thread]++
+				break
+			}
+			parks[ev.Thread]++
+			if ev.Owner != holder || len(r.stacks[i]) == 0 || r.stacks[i][0].Class != "Ljava/lang/VirtualThread;" {
+				t.Errorf("ThreadPark of %v at the attach: owner %v, stack %v; want holder %v, a stack from VirtualThread's park",
+					ev.Thread, ev.Owner, r.text[i], holder)
+			}
+		case format.ThreadSleep:
+			sleeps[ev.Thread]++
+		case format.MonitorContendedEnter, format.ObjectWait:
+			other[ev.Thread]++
+		}
+	}
+	want := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	for i, h := range parked {
+		if id := format.ThreadID(h); started[id] != want(seen(i)) || parks[id] != want(seen(i)) {
+			t.Errorf("virtual thread %d (%v): %d ThreadStarted and %d ThreadPark on the lock at the attach, want %d of each",
+				i, id, started[id], parks[id], want(seen(i)))
+		}
+	}
+	for _, h := range sleepers {
+		if id := format.ThreadID(h); started[id] != want(tracked) || sleeps[id] != want(tracked) || other[id] != 0 {
+			t.Errorf("sleeping virtual thread %v: %d ThreadStarted, %d ThreadSleep, %d other states at the attach, want %d, %d, 0",
+				id, started[id], sleeps[id], other[id], want(tracked), want(tracked))
+		}
+	}
+	for _, h := range enterers {
+		if id := format.ThreadID(h); started[id] != want(tracked) || other[id] != 0 {
+			t.Errorf("virtual thread %v blocked on a monitor: %d ThreadStarted and %d states at the attach, want %d and none",
+				id, started[id], other[id], want(tracked))
+		}
+	}
+	wantParks, wantVirtual, wantSkipped, wantUnseen := 50, 55+wantEnterers, wantEnterers, ""
+	if !tracked {
+		wantParks, wantVirtual, wantSkipped, wantUnseen = 10, 10, 0, "jdk.trackAllThreads=false"
+	}
+	if n := len(parks); n != wantParks {
+		t.Errorf("%d threads parked on the lock (%v) at the attach, want exactly %d", n, blocker, wantParks)
+	}
+	in := reader.Info(r.info)
+	if n, _ := in.Int(format.InfoVirtualAtAttach); n != int64(wantVirtual) {
+		t.Errorf(".info %s=%d, want %d", format.InfoVirtualAtAttach, n, wantVirtual)
+	}
+	if n := in.Count(format.InfoVirtualSkipped); n != int64(wantSkipped) {
+		t.Errorf(".info %s=%d, want %d (the virtual threads blocked on the monitor, unmounted)", format.InfoVirtualSkipped, n, wantSkipped)
+	}
+	if n, _ := in.Int(format.InfoBlockedAtAttach); n < int64(wantParks+1) {
+		t.Errorf(".info %s=%d, want at least %d (the virtual threads and holder)", format.InfoBlockedAtAttach, n, wantParks+1)
+	}
+	if u := r.info[format.InfoVirtualUnseen]; wantUnseen == "" && u != "" || !strings.HasPrefix(u, wantUnseen) {
+		t.Errorf(".info %s=%q, want %q", format.InfoVirtualUnseen, u, wantUnseen)
+	}
+
+	// The report: each parked virtual thread found blocked on the lock held by holder since the attach.
+	rec, built := buildModel(t, prefix)
+	rep := report.New(rec, built, report.Options{})
+	hung := map[string]bool{}
+	for _, h := range rep.Hangs {
+		hung[h.Thread] = true
+		for _, p := range parked {
+			if h.Thread == format.ThreadID(p).String() &&
+				(h.State != "blocked" || !h.Lock || h.Other == nil || *h.Other != holder.String() || h.SinceS != 0) {
+				t.Errorf("report: %+v, want blocked on the lock held by holder %v since 0 s", h, holder)
+			}
+		}
+	}
+	for i, p := range parked {
+		if seen(i) && !hung[format.ThreadID(p).String()] {
+			t.Errorf("report: virtual thread %v is not among the hangs", format.ThreadID(p))
+		}
+	}
+	if t.Failed() {
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		t.Logf("report:\n%s", tail(txt.String(), 4000))
+		if b, err := os.ReadFile(prefix + ".info"); err == nil {
+			t.Logf(".info:\n%s", b)
+		}
+	}
 }

@@ -8,6 +8,7 @@
 #include "hotspot/owner.h"
 #include "record/ring.h"
 #include "hotspot/objhash.h"
+#include "hotspot/vthread.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 
@@ -17,6 +18,7 @@ typedef struct {
   int kind;          // the event that began it
   uint32_t object;
   jthread ref;       // a global reference, for the polls
+  jint in;           // the JVMTI states in which it is still in it (the polls)
   int n;             // frames
   orca_frame *frames;
 } open_t;
@@ -29,12 +31,21 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 int attached_open(void) { return atomic_load_explicit(&any, memory_order_acquire); }
 
-// keep adds an open state (under mu).
-static void keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t object, jthread t, const orca_frame *fr, int n) {
+// in_of: the JVMTI states of a thread still in the state kind began (a
+// wait that ended re-enters its monitor: its Waited comes).
+static jint in_of(int kind) {
+  return kind == ORCA_EV_THREAD_PARK    ? JVMTI_THREAD_STATE_PARKED
+         : kind == ORCA_EV_THREAD_SLEEP ? JVMTI_THREAD_STATE_SLEEPING
+         : kind == ORCA_EV_OBJECT_WAIT  ? JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER
+                                        : JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
+}
+
+// keep adds an open state (under mu); returns it (NULL: no memory).
+static open_t *keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t object, jthread t, const orca_frame *fr, int n) {
   if (nopen == cap) {
     int c = cap ? cap * 2 : 64;
     open_t *o = realloc(opens, (size_t)c * sizeof *o);
-    if (!o) return;
+    if (!o) return NULL;
     opens = o;
     cap = c;
   }
@@ -42,12 +53,14 @@ static void keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t obj
   memset(o, 0, sizeof *o);
   o->thread = thread, o->shard = shard, o->kind = kind, o->object = object;
   o->ref = (*env)->NewGlobalRef(env, t);
+  o->in = in_of(kind);
   if (n > 0 && (o->frames = malloc((size_t)n * sizeof *fr))) {
     memcpy(o->frames, fr, (size_t)n * sizeof *fr);
     o->n = n;
   }
   nopen++;
   atomic_store_explicit(&any, 1, memory_order_release);
+  return o;
 }
 
 // drop removes open state i (under mu); env NULL: its reference is kept
@@ -109,12 +122,7 @@ void attached_poll(JNIEnv *env) {
   for (int i = 0; i < nopen;) {
     open_t *o = &opens[i];
     jint st = 0;
-    // Still in it: a wait that ended re-enters its monitor (its Waited comes).
-    int in = o->kind == ORCA_EV_THREAD_PARK ? JVMTI_THREAD_STATE_PARKED
-           : o->kind == ORCA_EV_THREAD_SLEEP ? JVMTI_THREAD_STATE_SLEEPING
-           : o->kind == ORCA_EV_OBJECT_WAIT ? JVMTI_THREAD_STATE_IN_OBJECT_WAIT | JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER
-                                            : JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER;
-    if (!o->ref || (*jvmti)->GetThreadState(jvmti, o->ref, &st) != JVMTI_ERROR_NONE || !(st & in)) {
+    if (!o->ref || (*jvmti)->GetThreadState(jvmti, o->ref, &st) != JVMTI_ERROR_NONE || !(st & o->in)) {
       close_at(env, i, ts);
       continue;
     }
@@ -150,6 +158,48 @@ static uint32_t monitor_id(JNIEnv *env, int shard, uint32_t thread, int64_t ts, 
   return monitor ? id : 0;
 }
 
+// parked_or_sleeping writes the park or sleep that thread t (its hash th,
+// its state st) is in at ts, its stack in fr (nf frames) and its blocker in
+// *obj; returns its kind, 0 when it is in neither.
+static int parked_or_sleeping(JNIEnv *env, jthread t, jint st, uint32_t th, int shard, int64_t ts,
+                              attached_blocker_fn park_blocker, orca_frame *fr, int *nf, uint32_t *obj) {
+  int timed = (st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) != 0;
+  uint32_t owner = 0;
+  *obj = 0;
+  if ((st & JVMTI_THREAD_STATE_PARKED) && !opt.seed_only) {
+    int mode = 0;
+    *obj = park_blocker(env, th, shard, ts, t, &owner, &mode);
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put_mode(shard, ORCA_EV_THREAD_PARK, ts, th, *obj, owner, fr, *nf, timed ? "1" : NULL, timed, mode);
+    return ORCA_EV_THREAD_PARK;
+  }
+  if (st & JVMTI_THREAD_STATE_SLEEPING) {
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put(shard, ORCA_EV_THREAD_SLEEP, ts, th, 0, 0, fr, *nf, NULL, 0);
+    return ORCA_EV_THREAD_SLEEP;
+  }
+  return 0;
+}
+
+int attached_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, attached_blocker_fn park_blocker) {
+  jint st = 0;
+  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
+  // Its monitor would be read from the JavaThread it runs on: it has none.
+  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return -1;
+  // Its sleep parks it: JVMTI says "parked" (21-25).
+  int sleeping = (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
+  if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int nf = 0;
+  uint32_t obj = 0;
+  pthread_mutex_lock(&mu);
+  int kind = parked_or_sleeping(env, vt, st, th, shard, ts, park_blocker, fr, &nf, &obj);
+  open_t *o = kind ? keep(env, th, shard, kind, obj, vt, fr, nf) : NULL;
+  if (o && sleeping) o->in = JVMTI_THREAD_STATE_PARKED;   // as JVMTI says of it
+  pthread_mutex_unlock(&mu);
+  return kind != 0;
+}
+
 int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker) {
   jint n = 0;
   jthread *all = NULL;
@@ -182,17 +232,7 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
       // Timed (its timeout is not known: 1 ns says only that it has one).
       if (timed && !opt.seed_only) ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
       ring_put(shard, kind, ts, th, obj, 0, fr, nf, NULL, 0);
-    } else if ((st & JVMTI_THREAD_STATE_PARKED) && !opt.seed_only) {
-      int mode = 0;
-      obj = park_blocker(env, th, shard, ts, all[i], &owner, &mode);
-      kind = ORCA_EV_THREAD_PARK;
-      nf = stack_capture(all[i], 0, fr, opt.depth);
-      ring_put_mode(shard, kind, ts, th, obj, owner, fr, nf, timed ? "1" : NULL, timed, mode);
-    } else if (st & JVMTI_THREAD_STATE_SLEEPING) {
-      kind = ORCA_EV_THREAD_SLEEP;
-      nf = stack_capture(all[i], 0, fr, opt.depth);
-      ring_put(shard, kind, ts, th, 0, 0, fr, nf, NULL, 0);
-    } else {
+    } else if (!(kind = parked_or_sleeping(env, all[i], st, th, shard, ts, park_blocker, fr, &nf, &obj))) {
       continue;
     }
     keep(env, th, shard, kind, obj, all[i], fr, nf);

@@ -32,6 +32,13 @@
 // It writes the blocker's class on the thread's shard.
 typedef uint32_t (*attached_blocker_fn)(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode);
 int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker);
+// attached_virtual is attached_snapshot for vt, a virtual thread unmounted
+// at the attach (its hash th, its ThreadStarted written on shard: JVMTI
+// lists no virtual thread, the jvm module finds them): 1 when it wrote its
+// park or sleep, 0 when it is in neither, -1 when it is blocked entering a
+// monitor or waiting in Object.wait (JDK 24+, unmounted: its monitor is
+// not read; skipped).
+int attached_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, attached_blocker_fn park_blocker);
 // attached_open: some state of the attach is still open (one load).
 int attached_open(void);
 // attached_end ends the thread's open state of kind (the event that began

@@ -5,6 +5,7 @@
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "hotspot/objhash.h"
+#include "hooks/attached.h"
 #include "hooks/park.h"
 #include "threads/threads.h"
 #include "hooks/vpark.h"
@@ -69,6 +70,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   if (!p) return;
   if (what == HOOK_ENTER) {
     if (p->depth++ > 0) return;   // sleepNanos calls parkNanos: one sleep
+    if (attached_open()) attached_own(v->hash, 0);   // a park or sleep of the attach is over
     int64_t ts = clock_now();
     p->kind = kind;
     p->rec = threads_recording();

@@ -46,6 +46,30 @@ void vthread_on(vthread_fn start, vthread_fn end);
 // vthread_unattributed counts an event of kind (orca_event) that happened
 // on a virtual thread.
 void vthread_unattributed(int kind);
+// vthread_each calls fn for each virtual thread started and not ended
+// that the JDK tracks (the jthread is a local reference fn must not keep;
+// fn runs in a local frame of its own): those in the registry of its root
+// container, jdk.internal.vm.ThreadContainers' VTHREADS, and those in the
+// containers it registers (executors of
+// Executors.newVirtualThreadPerTaskExecutor, StructuredTaskScopes), read
+// with JNI field access only: no Java code runs (vthread.c says how). At
+// most VTHREAD_EACH_MAX. Returns NULL, or why they were not all looked at
+// (a sentence for .info: -Djdk.trackAllThreads=false leaves the root
+// without a list); nothing when the JVM has no virtual threads. *seen: how
+// many fn was called for.
+#define VTHREAD_EACH_MAX (1 << 20)
+typedef void (*vthread_each_fn)(JNIEnv *env, jthread vt, void *arg);
+const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *seen);
+// vthread_mounted: the virtual thread vt runs on a carrier now (its field
+// VirtualThread.carrierThread is set); -1 when it cannot be told.
+int vthread_mounted(JNIEnv *env, jthread vt);
+// vthread_sleeping: the virtual thread vt, unmounted, is in Thread.sleep
+// (VirtualThread.sleepNanos near the top of its stack): JVMTI says
+// "parked" of it, as of any park, sleepNanos parking it.
+int vthread_sleeping(JNIEnv *env, jthread vt);
+// vthread_known: vt, alive, was found otherwise than by its
+// VirtualThreadStart (vthread_each): it joins the table of ids.
+void vthread_known(JNIEnv *env, jthread vt, uint32_t hash);
 // vthread_capabilities asks for can_support_virtual_threads (JDK 21+) when
 // the JVM offers it; vthread_set_callbacks sets the JVMTI callbacks cb plus
 // VirtualThreadStart (beyond the JDK 17 jvmtiEventCallbacks the agent is

@@ -383,6 +383,26 @@ static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, 
   return b;
 }
 
+// The virtual threads at an attach (JVMTI lists only platform threads),
+// found in the JDK's registries (vthread_each): the unmounted ones get their
+// ThreadStarted and, parked or sleeping, their state as attached_snapshot
+// writes a platform thread's.
+typedef struct {
+  int64_t ts;
+  int alive, blocked, skipped;
+} at_attach;
+
+static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
+  at_attach *a = arg;
+  int shard = 0;
+  uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
+  if (!h) return;
+  a->alive++;
+  int r = attached_virtual(env, vt, h, shard, a->ts, blocker_of);
+  if (r > 0) a->blocked++;
+  else if (r < 0) a->skipped++;
+}
+
 // The events a recording enables, in order; a stop disables them again.
 static const struct {
   jvmtiEvent ev;
@@ -495,12 +515,24 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   jthread self = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &self);
   park_init(env, self);
+  vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
   char n[24];
-  snprintf(n, sizeof n, "%d", threads_existing_at(env, ts));
+  int alive = threads_existing_at(env, ts), blocked = attached_snapshot(env, ts, blocker_of);
+  at_attach va = {.ts = ts};
+  int64_t listed = 0;
+  const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
+  snprintf(n, sizeof n, "%d", alive + va.alive);
   counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
-  snprintf(n, sizeof n, "%d", attached_snapshot(env, ts, blocker_of));
+  snprintf(n, sizeof n, "%d", blocked + va.blocked);
   counters_prop(ORCA_INFO_BLOCKED_AT_ATTACH, n);
+  if (hs_has(HS_VIRTUAL_THREADS)) {
+    snprintf(n, sizeof n, "%d", va.alive);
+    counters_prop(ORCA_INFO_VIRTUAL_AT_ATTACH, n);
+    snprintf(n, sizeof n, "%d", va.skipped);
+    if (va.skipped) counters_prop(ORCA_INFO_VIRTUAL_SKIPPED_AT_ATTACH, n);
+    if (unseen) counters_prop(ORCA_INFO_VIRTUAL_UNSEEN_AT_ATTACH, unseen);
+  }
   // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
   // and the events' start, widened so a test can block a thread in it.
   const char *gap = getenv("ORCA_TEST_ATTACH_GAP_MS");

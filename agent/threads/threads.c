@@ -162,6 +162,8 @@ static void JNICALL on_vstart(JNIEnv *env, jthread vt, uint32_t hash, int64_t ti
   vthread_put(vt, VTAG(c ? c->hash : 0));
 }
 
+static void (*end_fn)(uint32_t thread);
+
 static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
   (void)hash; (void)tid;
   void *p = vthread_get(vt);
@@ -169,6 +171,7 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   vthread_put(vt, ENDED_MARK);
   if (p && !IS_VTAG(p)) {
     tstate *v = p;
+    if (end_fn && v->gen == atomic_load(&gen)) end_fn(v->hash);
     pending_settle(&v->pending);
     if (orca_recording() && v->gen == atomic_load(&gen)) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
     forget(v, env);
@@ -176,6 +179,7 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   } else if (p && orca_recording() && VTAG_CURRENT(p)) {
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+    if (end_fn) end_fn((uint32_t)h);
     tstate *c = self_state;
     ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), (uint32_t)h, 0, 0, NULL, 0, NULL, 0);
   }
@@ -260,8 +264,6 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   started(s->hash, s->shard, t);
 }
 
-static void (*end_fn)(uint32_t thread);
-
 void threads_on_ending(void (*fn)(uint32_t thread)) { end_fn = fn; }
 
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
@@ -287,6 +289,31 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
     self_state = NULL;
     forget(s, env);
   }
+}
+
+uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard) {
+  jint st = 0, h = 0;
+  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE) ||
+      vthread_mounted(env, vt) != 0)
+    return 0;
+  // No event is on yet (the snapshot comes before them): nothing else
+  // reads or sets its storage meanwhile.
+  void *p = vthread_get(vt);
+  if (p == ENDED_MARK || (IS_VTAG(p) && VTAG_CURRENT(p))) return 0;
+  (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+  if (p && !IS_VTAG(p)) {   // its state, made in an earlier recording
+    tstate *v = p;
+    if (v->gen == atomic_load(&gen)) return 0;
+    v->gen = atomic_load(&gen);
+    v->carrier = 0;
+    *shard = v->shard;
+  } else {
+    vthread_put(vt, VTAG(0));   // no carrier: its first event writes where it runs
+    *shard = atomic_fetch_add(&next_shard, 1);
+  }
+  vthread_known(env, vt, (uint32_t)h);
+  started_at((uint32_t)h, *shard, vt, ts);
+  return (uint32_t)h;
 }
 
 int threads_existing(JNIEnv *env) { return threads_existing_at(env, 0); }

@@ -64,8 +64,10 @@ tstate *thread_carrier(void);
 void threads_new_recording(void);
 // threads_recording: the number of the current recording in this JVM (1, 2, ...).
 int threads_recording(void);
-// threads_on_ending: fn runs at a platform thread's ThreadEnd, before its
-// ThreadEnded (the jvm module's wiring: what it was doing is over).
+// threads_on_ending: fn runs at a thread's end (a platform thread's
+// ThreadEnd, a virtual thread's VirtualThreadEnd when it has its
+// ThreadStarted in this recording), before its ThreadEnded (the jvm
+// module's wiring: what it was doing is over).
 void threads_on_ending(void (*fn)(uint32_t thread));
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
@@ -94,4 +96,10 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t);
 // Returns how many it wrote. threads_existing_at: at time ts (an attach).
 int threads_existing(JNIEnv *env);
 int threads_existing_at(JNIEnv *env, int64_t ts);
+// threads_virtual_existing_at writes, at ts (an attach), the ThreadStarted
+// of vt, a virtual thread alive and unmounted (JVMTI lists only platform
+// threads: the jvm module finds virtual threads with vthread_each), once a
+// recording; returns its hash and sets *shard, or 0 when vt is mounted
+// (its carrier is seen, it at its next event), not alive, or had it.
+uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard);
 #endif

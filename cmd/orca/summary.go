@@ -109,6 +109,13 @@ func printSummary(w io.Writer, r recording) {
 			fmt.Fprintf(w, "  attached: %d %s left unnamed: an attached agent does not get %s (start the JVM with the agent for them)\n",
 				n, what, strings.ReplaceAll(in[format.InfoAttachedWithout], ",", " or "))
 		}
+		// Virtual threads missing from the attach's states would make a stuck JVM look idle.
+		if why := in[format.InfoVirtualUnseen]; why != "" {
+			fmt.Fprintf(w, "  attached: virtual threads at the attach not all seen: %s\n", why)
+		}
+		if n := in.Count(format.InfoVirtualSkipped); n != 0 {
+			fmt.Fprintf(w, "  attached: %d virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n", n)
+		}
 	}
 	if why := in.Refused(); why != "" {
 		fmt.Fprintf(w, "  REFUSED: %s\n", why)

@@ -177,6 +177,9 @@ func TestSummaryAttached(t *testing.T) {
 		"attached=true\nalive_at_attach=3\ncomplete=true\n":                "  attached: begins at the attach, with the 3 threads alive then; until the JVM ended\n",
 		// The capabilities HotSpot keeps for start-up are a fact, said only when they mattered.
 		"attached=true\nalive_at_attach=3\nattached_without=can_get_current_contended_monitor,can_get_owned_monitor_info\nattached_missed=2\ncomplete=true\n": "  attached: 2 objects left unnamed: an attached agent does not get can_get_current_contended_monitor or can_get_owned_monitor_info (start the JVM with the agent for them)\n",
+		// Virtual threads the attach could not list, or whose state it could not write, are said.
+		"attached=true\nalive_at_attach=3\nvirtual_unseen_at_attach=jdk.trackAllThreads=false: no list\ncomplete=true\n": "  attached: virtual threads at the attach not all seen: jdk.trackAllThreads=false: no list\n",
+		"attached=true\nalive_at_attach=3\nvirtual_skipped_at_attach=4\ncomplete=true\n":                                 "  attached: 4 virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n",
 		"complete=true\n": "",
 	} {
 		os.WriteFile(pre+".orca", nil, 0o644)

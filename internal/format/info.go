@@ -43,18 +43,21 @@ const (
 	InfoJavaVM          = "java_vm"
 	InfoJavaVMVersion   = "java_vm_version"
 	InfoJavaHome        = "java_home"
-	InfoRefused         = "refused"           // the agent did not record, and why
-	InfoOriginMonoNS    = "origin_mono_ns"    // a CLOCK_MONOTONIC reading, ns
-	InfoOriginUnixNS    = "origin_unix_ns"    // the wall clock at the same instant, ns since the Unix epoch
-	InfoStart           = "start_s"           // first timestamp written, seconds like the events
-	InfoEnd             = "end_s"             // last timestamp written
-	InfoComplete        = "complete"          // true once the VM ended normally, or the recording was stopped (InfoStopped)
-	InfoAttached        = "attached"          // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
-	InfoAliveAtAttach   = "alive_at_attach"   // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
-	InfoBlockedAtAttach = "blocked_at_attach" // with InfoAttached: the threads blocked, waiting, parked or sleeping at the attach (their states begin at it)
-	InfoAttachedWithout = "attached_without"  // with InfoAttached: the JVMTI capabilities the agent uses that HotSpot offers only at start-up, comma-separated
-	InfoAttachedMissed  = "attached_missed"   // with InfoAttached: objects left unnamed because a capability of attached_without was missing
-	InfoStopped         = "stopped"           // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
+	InfoRefused         = "refused"                   // the agent did not record, and why
+	InfoOriginMonoNS    = "origin_mono_ns"            // a CLOCK_MONOTONIC reading, ns
+	InfoOriginUnixNS    = "origin_unix_ns"            // the wall clock at the same instant, ns since the Unix epoch
+	InfoStart           = "start_s"                   // first timestamp written, seconds like the events
+	InfoEnd             = "end_s"                     // last timestamp written
+	InfoComplete        = "complete"                  // true once the VM ended normally, or the recording was stopped (InfoStopped)
+	InfoAttached        = "attached"                  // "true": the agent was loaded into the running JVM (orca record --pid); the ThreadStarted lines at start_s are the threads alive then
+	InfoAliveAtAttach   = "alive_at_attach"           // with InfoAttached: the threads alive at the attach (their ThreadStarted lines come first)
+	InfoBlockedAtAttach = "blocked_at_attach"         // with InfoAttached: the threads blocked, waiting, parked or sleeping at the attach (their states begin at it)
+	InfoVirtualAtAttach = "virtual_at_attach"         // with InfoAttached, JDK 21+: of alive_at_attach, the virtual threads unmounted at the attach (found in the JDK's registry of virtual threads)
+	InfoVirtualSkipped  = "virtual_skipped_at_attach" // with InfoAttached: virtual threads unmounted at the attach blocked on a monitor or waiting (24+), whose state is not written
+	InfoVirtualUnseen   = "virtual_unseen_at_attach"  // with InfoAttached: why virtual threads at the attach were not looked for, or not all (jdk.trackAllThreads=false, ...)
+	InfoAttachedWithout = "attached_without"          // with InfoAttached: the JVMTI capabilities the agent uses that HotSpot offers only at start-up, comma-separated
+	InfoAttachedMissed  = "attached_missed"           // with InfoAttached: objects left unnamed because a capability of attached_without was missing
+	InfoStopped         = "stopped"                   // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
 	InfoDroppedTotal    = "dropped_total"
 	InfoDroppedAtExit   = "dropped_at_exit"
 	InfoDroppedAfter    = "dropped_after_cut"
@@ -157,7 +160,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,

@@ -47,5 +47,12 @@ func TestAttached(t *testing.T) {
 		if got := b.String(); c.text == "" && strings.Contains(got, "attached") || !strings.Contains(got, c.text) {
 			t.Errorf("%s: the text lacks %q or says attached:\n%s", c.name, c.text, got[:min(len(got), 600)])
 		}
+		// The recording's threads stuck at its end: a stop left the JVM running, so it did not
+		// exit with them (the text said so of every attached recording).
+		if got := b.String(); !strings.Contains(got, "HANGS:") ||
+			strings.Contains(got, "the JVM exited with") == (c.want != nil && c.want.Stopped) ||
+			strings.Contains(got, "stuck when the recording stopped; the JVM went on") != (c.want != nil && c.want.Stopped) {
+			t.Errorf("%s: the hangs' note does not fit how the recording ended:\n%s", c.name, got[:min(len(got), 1200)])
+		}
 	}
 }

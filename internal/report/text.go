@@ -431,6 +431,9 @@ func (r *Report) hangSection(t *textWriter) {
 	}
 	switch {
 	case len(app) == 0 || r.Complete == nil || !*r.Complete:
+	case r.Attached != nil && r.Attached.Stopped:
+		// orca stop, or orca record --pid's end: the JVM went on, and so may they.
+		t.printf("  (stuck when the recording stopped; the JVM went on, and they may still be)\n")
 	case r.ShutdownS != nil:
 		// The shutdown ended them: daemon threads at the end of main, any
 		// thread at System.exit or a signal (a server's non-daemon main

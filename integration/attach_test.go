@@ -280,6 +280,11 @@ func checkRound(t *testing.T, prefix string, e expect) {
 	if r.info[format.InfoAttached] != "true" || r.info[format.InfoStopped] != "true" {
 		t.Errorf(".info: %s=%q %s=%q, want both true", format.InfoAttached, r.info[format.InfoAttached], format.InfoStopped, r.info[format.InfoStopped])
 	}
+	// The agent's own threads are none of the application's: a later attach to a JVM recorded
+	// before found the first recording's "orca calibration" thread and listed it.
+	for _, i := range r.sel(format.ThreadStarted, func(_ int, ev reader.Event) bool { return strings.HasPrefix(ev.Name, "orca ") }) {
+		t.Errorf("the agent's own thread in the recording:\n%s", r.describe(i))
+	}
 	// HotSpot keeps these two for agents loaded at start-up: a fact of every attach (none when
 	// the agent was loaded at start-up and has them), not a warning in every summary; nor do the
 	// natives a JVM started with the agent had wrapped read as "not intercepted" after a stop.

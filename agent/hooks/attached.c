@@ -5,6 +5,7 @@
 #include "core/counters.h"
 #include "core/orca.h"
 #include "hooks/attached.h"
+#include "threads/pending.h"
 #include "hotspot/owner.h"
 #include "record/ring.h"
 #include "hotspot/objhash.h"
@@ -211,7 +212,9 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
   pthread_mutex_lock(&mu);
   for (int i = 0; i < n; i++) {
     jint st = 0, h = 0;
-    if ((*jvmti)->GetThreadState(jvmti, all[i], &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) continue;
+    if ((*jvmti)->GetThreadState(jvmti, all[i], &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE) ||
+        pending_is_walker(env, all[i]))   // the agent's own
+      continue;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     uint32_t th = (uint32_t)h, obj = 0, owner = 0;
     uintptr_t mon = 0;

@@ -595,8 +595,11 @@ const char *pending_start_walker(JNIEnv *env, jthread cur) {
   }
   // Both Thread objects are made here, before main runs: their
   // constructors are Java code (ThreadGroup bookkeeping under its monitor).
+  // The calibration's is made once per JVM: its thread, once started, runs
+  // to the JVM's end, and a later recording (an attach) must still know it
+  // as the agent's (it does not calibrate again: hsstat.h).
   jclass c = jclass_of(env, cur, "Ljava/lang/Thread;");
-  jthread cal = new_thread(env, c, "orca calibration");
+  jthread cal = calibrator ? NULL : new_thread(env, c, "orca calibration");
   if (cal) calibrator = (*env)->NewGlobalRef(env, cal);
   jthread t = new_thread(env, c, "orca walker");
   if (c) (*env)->DeleteLocalRef(env, c);

@@ -328,7 +328,12 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
   for (int i = 0; i < n; i++) {
     void *mark = NULL;
     (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);
-    if (mark == STARTED_MARK) continue;
+    // The agent's own threads are not the application's (an attach to a
+    // JVM recorded before finds the calibration's still there).
+    if (mark == STARTED_MARK || pending_is_walker(env, all[i])) {
+      (*env)->DeleteLocalRef(env, all[i]);
+      continue;
+    }
     (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);

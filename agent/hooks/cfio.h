@@ -72,4 +72,20 @@ static inline unsigned cp_skip(rd_t *r, unsigned *i) {
   return tag;
 }
 
+// skip_fields reads from the access flags after the constant pool past the
+// fields, to the methods' count, and returns this_class.
+static inline unsigned skip_fields(rd_t *r) {
+  skip(r, 2);   // access flags
+  unsigned this_class = u2(r);
+  skip(r, 2);   // super
+  skip(r, (size_t)u2(r) * 2);
+  unsigned nfields = u2(r);
+  for (unsigned i = 0; i < nfields && !r->bad; i++) {
+    skip(r, 6);
+    unsigned na = u2(r);
+    for (unsigned k = 0; k < na && !r->bad; k++) { skip(r, 2); skip(r, u4(r)); }
+  }
+  return this_class;
+}
+
 #endif

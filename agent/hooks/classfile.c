@@ -293,16 +293,7 @@ const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec 
     }
   }
   size_t cp_end = (size_t)(r.p - in);
-  skip(&r, 2);   // access flags
-  unsigned this_class = u2(&r);
-  skip(&r, 2);   // super
-  skip(&r, (size_t)u2(&r) * 2);
-  unsigned nfields = u2(&r);
-  for (unsigned i = 0; i < nfields && !r.bad; i++) {
-    skip(&r, 6);
-    unsigned na = u2(&r);
-    for (unsigned k = 0; k < na && !r.bad; k++) { skip(&r, 2); skip(&r, u4(&r)); }
-  }
+  unsigned this_class = skip_fields(&r);
   size_t methods_at = (size_t)(r.p - in);
   unsigned nmethods = u2(&r);
   ms = calloc(nmethods ? nmethods : 1, sizeof *ms);

@@ -362,16 +362,7 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
   for (unsigned i = 1; i < count; i++)
     if (utf8_eq(cp, count, i, hook->cls)) { err = "class is already rewritten"; goto done; }
   size_t cp_end = (size_t)(r.p - in);
-  skip(&r, 2);
-  unsigned this_class = u2(&r);
-  skip(&r, 2);
-  skip(&r, (size_t)u2(&r) * 2);
-  unsigned nfields = u2(&r);
-  for (unsigned i = 0; i < nfields && !r.bad; i++) {
-    skip(&r, 6);
-    unsigned na = u2(&r);
-    for (unsigned k = 0; k < na && !r.bad; k++) { skip(&r, 2); skip(&r, u4(&r)); }
-  }
+  unsigned this_class = skip_fields(&r);
   if (r.bad) { err = "truncated class file"; goto done; }
   // The new constant-pool entries, appended.
   unsigned next = count;

@@ -20,6 +20,12 @@ extern const char *test_name;
     }                                                                      \
   } while (0)
 
+// run_java_checks runs cmd (a java program that prints "ok ..." for each
+// check it passed and anything else for one that failed), counts its ok
+// lines as passed checks and fails one CHECK per other line; returns its
+// exit status (-1: not run).
+int run_java_checks(const char *cmd, int *oks, int *lines);
+
 // The suites, one per file.
 void test_classfile(const char *dir, const char *java_home);
 void test_inplace(const char *dir, const char *java_home);

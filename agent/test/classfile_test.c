@@ -242,20 +242,7 @@ void test_classfile(const char *dir, const char *java_home) {
   CHECK(f && fwrite(out, 1, out_len, f) == out_len, "cannot write %s", path);
   if (f) fclose(f);
   snprintf(cmd, sizeof cmd, "'%s/bin/java' -Xshare:off -cp '%s:%s/classes' Check 2>&1", java_home, wdir, dir);
-  FILE *p = popen(cmd, "r");
-  int oks = 0, lines = 0;
-  char line[4096];
-  while (p && fgets(line, sizeof line, p)) {
-    lines++;
-    line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "ok ", 3)) {
-      oks++;
-      test_passed++;
-    } else {
-      CHECK(0, "%s: %s", cmd, line);
-    }
-  }
-  int status = p ? pclose(p) : -1;
+  int oks, lines, status = run_java_checks(cmd, &oks, &lines);
   CHECK(status == 0 && oks >= 18, "%s: exit status %d, %d checks passed of %d lines, want 18 or more", cmd, status, oks,
         lines);
   free(in);

@@ -112,20 +112,7 @@ void test_inplace(const char *dir, const char *java_home) {
            "'%s/bin/java' -Xshare:off -XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal --patch-module 'java.base=%s/jdk/java.base' "
            "--add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp '%s/classes' InplaceCheck%s 2>&1",
            java_home, patch, dir, list);
-  FILE *p = popen(cmd, "r");
-  int oks = 0, lines = 0;
-  char line[4096];
-  while (p && fgets(line, sizeof line, p)) {
-    lines++;
-    line[strcspn(line, "\n")] = 0;
-    if (!strncmp(line, "ok ", 3)) {
-      oks++;
-      test_passed++;
-    } else {
-      CHECK(0, "%s: %s", cmd, line);
-    }
-  }
-  int status = p ? pclose(p) : -1;
+  int oks, lines, status = run_java_checks(cmd, &oks, &lines);
   CHECK(status == 0 && oks == 5 + NCLASSES + 1, "%s: exit status %d, %d checks passed of %d lines, want %d", cmd, status,
         oks, lines, 5 + NCLASSES + 1);
 }

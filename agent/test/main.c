@@ -4,10 +4,28 @@
 // the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
 // compiled agent/test/*.java).
 #include <stdlib.h>
+#include <string.h>
 #include "check.h"
 
 int test_passed, test_failed;
 const char *test_name = "";
+
+int run_java_checks(const char *cmd, int *oks, int *lines) {
+  FILE *p = popen(cmd, "r");
+  char line[4096];
+  *oks = *lines = 0;
+  while (p && fgets(line, sizeof line, p)) {
+    (*lines)++;
+    line[strcspn(line, "\n")] = 0;
+    if (!strncmp(line, "ok ", 3)) {
+      (*oks)++;
+      test_passed++;
+    } else {
+      CHECK(0, "%s: %s", cmd, line);
+    }
+  }
+  return p ? pclose(p) : -1;
+}
 
 int main(int argc, char **argv) {
   if (argc < 3) {

@@ -281,7 +281,12 @@ func checkBlockedTimes(t *testing.T, ends map[format.Time]format.Time, held, ent
 	}
 	for i, s := range starts {
 		d := int64(ends[s] - s)
-		if d < held[i] || d > enter[i]+50_000 {
+		// HotSpot shows the contender BLOCKED before it posts MonitorContendedEnter, whose
+		// callback reads the clock: the owner's measure can begin before the Enter's time by
+		// that callback's latency (CI, both cores busy: 40 µs once). Entered times are no
+		// longer biased late by the timer's origin (hsstat.c), which used to hide it.
+		const enterLatency = 200_000
+		if d < held[i]-enterLatency || d > enter[i]+50_000 {
 			t.Errorf("contention %d: blocked %d ns, want between %d (held after the contender blocked) and %d (its enter)", i, d, held[i], enter[i])
 		}
 	}

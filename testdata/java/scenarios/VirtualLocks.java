@@ -79,6 +79,9 @@ public class VirtualLocks {
                     }
                 }
                 for (Thread c : cs) await(c, Thread.State.BLOCKED);
+                // HotSpot shows a contender BLOCKED before it posts MonitorContendedEnter, whose
+                // callback reads the owner: hold on a little so the last one finds mon held.
+                LockSupport.parkNanos(5_000_000);
             }
         });
         awaitEnd(mholder);
@@ -153,6 +156,7 @@ public class VirtualLocks {
         Thread pblocked = new Thread(() -> { synchronized (plmon) { } }, "orca-pblocked");
         pblocked.start();
         await(pblocked, Thread.State.BLOCKED);
+        LockSupport.parkNanos(5_000_000); // its Enter callback reads the owner after BLOCKED shows (above)
         release[0] = true;
         awaitEnd(pblocked);
         awaitEnd(pvowner);

@@ -20,7 +20,7 @@ enum orca_counter {
   CNT_OWNER_ANONYMOUS,      // anonymous, on no thread's lock stack
   CNT_OWNER_NOT_IN_TABLE,   // a thread not in the owner table
   CNT_OWNER_UNREADABLE,     // no pending monitor, a failed read, the deflater's marker
-  CNT_OWNER_BEFORE_EVENTS,  // an attach: the thread blocked before the events were on
+  CNT_OWNER_BEFORE_EVENTS,  // the thread blocked before the events were on
   CNT_SUPPRESSED_WAITS,     // waits inside Thread.join
   CNT_METHODS,              // .methods lines
   CNT_CLASSES,              // .classtable lines

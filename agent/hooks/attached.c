@@ -27,7 +27,6 @@ typedef struct {
 static open_t *opens;
 static int nopen, cap;
 static atomic_int any;
-static atomic_int recording;   // attached_recording
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 int attached_open(void) { return atomic_load_explicit(&any, memory_order_acquire); }
@@ -132,10 +131,7 @@ void attached_poll(JNIEnv *env) {
   pthread_mutex_unlock(&mu);
 }
 
-int attached_recording(void) { return atomic_load_explicit(&recording, memory_order_relaxed); }
-
 void attached_forget(JNIEnv *env) {
-  atomic_store(&recording, 0);
   pthread_mutex_lock(&mu);
   while (nopen) drop(env, nopen - 1);
   pthread_mutex_unlock(&mu);
@@ -204,7 +200,6 @@ int attached_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
 int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker) {
   jint n = 0;
   jthread *all = NULL;
-  atomic_store(&recording, 1);
   if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
   (*env)->EnsureLocalCapacity(env, n + 8);
   orca_frame fr[ORCA_MAX_DEPTH];

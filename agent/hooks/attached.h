@@ -53,7 +53,4 @@ void attached_own(uint32_t thread, int64_t ts);
 void attached_poll(JNIEnv *env);
 // attached_forget drops what is still open (the recording stops).
 void attached_forget(JNIEnv *env);
-// attached_recording: the running recording began with an attach (from
-// attached_snapshot to attached_forget).
-int attached_recording(void);
 #endif

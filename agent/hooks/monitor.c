@@ -249,22 +249,11 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
     thread_resumed(env, s);
     return;
   }
-  // Attached: a thread that blocked between the attach's snapshot of it
-  // and the events' start (after a state the snapshot saw) has no Enter.
-  // Its Enter is written now, just before its Entered, the owner unknown
-  // (owner_unknown.before_events), its begin not known: the pair stays a
-  // pair and the state the snapshot saw ends first. Never back-dated: the
-  // writer has passed that time.
-  if (!s->pending.enter_obj && !s->pending.enter_dropped && attached_recording()) {
-    int64_t now = clock_now();
-    uint32_t obj = objhash_of(o);
-    attached_own(s->hash, now - 1);
-    objclass_write(env, s->shard, s->hash, now - 1, o, obj);
-    ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, now - 1, s->hash, obj, 0, NULL, 0, NULL, 0);
-    counter_add(CNT_OWNER_UNKNOWN, 1);
-    counter_add(CNT_OWNER_BEFORE_EVENTS, 1);
-  }
-  pending_entered(&s->pending, ticks, o);
+  // A thread that blocked before the events were on has no Enter:
+  // pending_entered writes it, after the state an attach's snapshot saw
+  // ends here (nothing is open when its Enter callback came).
+  if (attached_open()) attached_own(s->hash, clock_now() - 1);
+  pending_entered(&s->pending, env, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
   thread_resumed(env, s);
 }

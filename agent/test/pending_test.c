@@ -66,6 +66,17 @@ static int taken(int kind, int64_t *ts) {
   return n;
 }
 
+// taken_any counts the records of every kind in the rings (and empties them).
+static int taken_any(void) {
+  int n = 0;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len; n++) off += ((const orca_rec *)(buf + off))->size;
+  }
+  return n;
+}
+
 static void drain(void) {
   for (int i = 0; i < 2 * RING_SHARDS; i++) {
     size_t len;
@@ -133,7 +144,7 @@ static void test_concurrent(jobject obj, int slowly) {
       pending_enter(p, i % 2);
       enters++;
     }
-    pending_entered(p, clock_ticks(), obj);
+    pending_entered(p, NULL, clock_ticks(), obj);
     pending_wait(p, NULL, obj, 0x99, clock_now(), 0);
     if (p->wait_dropped) waits_dropped++;
     else waits++;
@@ -187,7 +198,7 @@ void test_pending(void) {
   CHECK(pending_settle(s) == 0, "settle with the Entered held: slot said free");
   CHECK(counter_get(CNT_BOUNDED_WAITS) == 1, "bounded_waits %ld, want 1", counter_get(CNT_BOUNDED_WAITS));
   pending_enter(s, 0);
-  pending_entered(s, 0, obj);
+  pending_entered(s, NULL, 0, obj);
   CHECK(atomic_load(&s->entered_state) == SLOT_BUSY && counter_get(CNT_BOUNDED_WAITS) == 2,
         "Entered callback with the slot held: state %d, bounded_waits %ld", atomic_load(&s->entered_state),
         counter_get(CNT_BOUNDED_WAITS));
@@ -301,6 +312,37 @@ void test_pending(void) {
   s = calloc(1, sizeof *s);
   pending_attach(s, 0x5678, 1);
   CHECK(pending_detach(s, NULL, s) == 1 && registry == NULL, "detach of an idle part");
+  free(s);
+  drain();
+
+  // An Entered with no Enter (the thread blocked before the events were
+  // on): its Enter is written just before it, owner unknown, no stack, and
+  // counted; the Entered comes at the thread's settle.
+  s = calloc(1, sizeof *s);
+  pending_attach(s, 0x9abc, 1);
+  long unknown0 = counter_get(CNT_OWNER_UNKNOWN), before0 = counter_get(CNT_OWNER_BEFORE_EVENTS);
+  pending_entered(s, NULL, clock_ticks(), obj);
+  int64_t enter_ts = 0, entered_ts = 0;
+  CHECK(taken(ORCA_EV_MONITOR_CONTENDED_ENTER, &enter_ts) == 1, "no Enter written before an Entered that had none");
+  CHECK(counter_get(CNT_OWNER_UNKNOWN) == unknown0 + 1 && counter_get(CNT_OWNER_BEFORE_EVENTS) == before0 + 1,
+        "owner_unknown %ld (want %ld), owner_unknown.before_events %ld (want %ld)", counter_get(CNT_OWNER_UNKNOWN),
+        unknown0 + 1, counter_get(CNT_OWNER_BEFORE_EVENTS), before0 + 1);
+  CHECK(pending_settle(s) == 1 && taken(ORCA_EV_MONITOR_CONTENDED_ENTERED, &entered_ts) == 1 && enter_ts < entered_ts,
+        "the orphan's Entered: want one, after its Enter (%lld < %lld)", (long long)enter_ts, (long long)entered_ts);
+  // An enter whose Entered the writer wrote from HotSpot's timer before
+  // the callback came: the callback adds nothing (no second Enter).
+  s->enter_obj = 1;
+  clock_pair(&s->enter_ns, &s->enter_ticks);
+  pending_enter(s, 1);
+  atomic_store(&s->entered_state, SLOT_BUSY);   // the writer's flush_one, which found the timer ended
+  put_entered_at(s, s->enter_ns + 10);
+  atomic_store(&s->entered_by_timer, 1);
+  atomic_store(&s->entered_state, SLOT_EMPTY);
+  CHECK(taken(ORCA_EV_MONITOR_CONTENDED_ENTERED, NULL) == 1, "the timer's Entered: want one");
+  pending_entered(s, NULL, clock_ticks(), obj);
+  CHECK(pending_settle(s) == 1 && taken_any() == 0 && counter_get(CNT_OWNER_BEFORE_EVENTS) == before0 + 1,
+        "a callback after the timer's Entered wrote a record (a second Enter or Entered)");
+  CHECK(pending_detach(s, NULL, s) == 1, "detach after the orphan");
   free(s);
   drain();
 

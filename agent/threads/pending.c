@@ -163,7 +163,7 @@ void pending_enter(pending_tstate *s, int timed) {
   if (timed) atomic_store_explicit(&s->entered_state, SLOT_TIMED, REL);
 }
 
-void pending_entered(pending_tstate *s, int64_t ticks, jobject o) {
+void pending_entered(pending_tstate *s, JNIEnv *env, int64_t ticks, jobject o) {
   if (s->enter_dropped) return;   // its Enter was dropped, and counted with its Entered
   for (;;) {
     int st = atomic_load_explicit(&s->entered_state, ACQ);
@@ -182,11 +182,24 @@ void pending_entered(pending_tstate *s, int64_t ticks, jobject o) {
     if (st != SLOT_EMPTY || atomic_load_explicit(&s->entered_by_timer, ACQ)) return;
     break;
   }
-  if (!s->enter_obj) {   // its Enter came before the agent started
+  if (!s->enter_obj) {
+    // Its Enter came before the events were on (the agent started, or an
+    // attach's snapshot saw the thread in another state, while it blocked):
+    // its Enter is written now, just before its Entered, the owner unknown
+    // (owner_unknown.before_events) and no stack: when it began is not
+    // known, and an Enter is never back-dated (the writer has passed that
+    // time). The pair stays a pair. Reached only when no Enter of this
+    // thread is pending or being written (the state is free and the timer
+    // wrote no Entered), so a callback that comes after the writer wrote
+    // the Entered from HotSpot's timer adds nothing.
     s->enter_obj = objhash_of(o);
     s->enter_n = 0;
     clock_pair(&s->enter_ns, &s->enter_ticks);
     ticks = s->enter_ticks;
+    objclass_write(env, s->shard, s->hash, s->enter_ns - 1, o, s->enter_obj);
+    ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, s->enter_ns - 1, s->hash, s->enter_obj, 0, NULL, 0, NULL, 0);
+    counter_add(CNT_OWNER_UNKNOWN, 1);
+    counter_add(CNT_OWNER_BEFORE_EVENTS, 1);
   }
   atomic_store_explicit(&s->entered_ticks, ticks, RLX);
   atomic_store_explicit(&s->entered_state, SLOT_PENDING, REL);

@@ -86,8 +86,9 @@ int pending_detach(pending_tstate *p, JNIEnv *env, void *block);
 // unless its callback comes first.
 void pending_enter(pending_tstate *s, int timed);
 // pending_entered: MonitorContendedEntered at ticks (clock_ticks), o its
-// monitor.
-void pending_entered(pending_tstate *s, int64_t ticks, jobject o);
+// monitor. An Entered with no Enter (the thread blocked before the events
+// were on) gets its Enter written just before it, owner unknown.
+void pending_entered(pending_tstate *s, JNIEnv *env, int64_t ticks, jobject o);
 // pending_wait: o is the waited object, the wait native's own argument
 // (valid until the native returns: the walker names it from there), or
 // NULL (a virtual thread's: obj, its hash, is then known); env NULL: no

@@ -72,7 +72,7 @@ const (
 	InfoOwnerAnonymous  = "owner_unknown.anonymous"     // an anonymous owner (lightweight locking) found on no thread's lock stack
 	InfoOwnerNotInTable = "owner_unknown.not_in_table"  // _owner named a thread not in the agent's table (or a carrier that switched threads)
 	InfoOwnerUnreadable = "owner_unknown.unreadable"    // no pending monitor, a failed read, the deflater's marker
-	InfoOwnerBefore     = "owner_unknown.before_events" // attached: the thread blocked between the attach's snapshot and the events' start; its enter is written at its Entered
+	InfoOwnerBefore     = "owner_unknown.before_events" // the thread blocked before the events were on (an attach's snapshot or the agent's start); its enter is written at its Entered
 	InfoUnattributed    = "unattributed_total"
 	InfoVirtualThreads  = "virtual_threads"
 	InfoSuppressed      = "suppressed_waits"

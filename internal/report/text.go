@@ -957,7 +957,7 @@ func unknownWhy(why map[string]int64, s *Sight, juc bool) string {
 		{"anonymous", "an anonymous owner (lightweight locking) was on no thread's lock stack"},
 		{"not_in_table", "the owner was a thread the agent did not know"},
 		{"unreadable", "the monitor could not be read"},
-		{"before_events", "the thread blocked at the attach, before the events were on (when it began is not known)"},
+		{"before_events", "the thread blocked before the events were on (at an attach or the JVM's start; when it began is not known)"},
 		{"no_previous_owner", "JFR recorded no previous owner"},
 		{"self", "JFR's previous owner was the blocked thread itself"},
 		{"ended", "JFR's previous owner had ended before"},

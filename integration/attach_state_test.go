@@ -294,6 +294,51 @@ func TestAttachBlockInGap(t *testing.T) {
 	})
 }
 
+// TestAttachOwnEvent: three threads parked when the agent attaches leave their park after it, and
+// their first event is a Semaphore acquire, a Thread.join and an unpark (OwnEventAfterAttach).
+// The park the snapshot saw ends at the thread's first event of its own, so each ThreadUnparked
+// precedes that event and every event is placed. Before, those three hooks did not end it: it
+// ended at the walker's next poll or the thread's end, after the event ("SemaphoreAcquire:
+// thread still parked", found on ActiveMQ).
+func TestAttachOwnEvent(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "OwnEventAfterAttach"), dir)
+		prefix := dir + "/rec"
+		agentLoad := agentLoader(t, a)
+		agentLoad("prefix=" + prefix + ",format=compact")
+		a.stdin.Write([]byte("GO\n"))
+		a.expectLine(t, "ENDED")
+		agentLoad("stop")
+		a.stdin.Write([]byte("STOPPED\n"))
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "OwnEventAfterAttach")
+
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInvariants(t)
+		for key, first := range map[string]format.Kind{"sem": format.SemaphoreAcquire, "joiner": format.ThreadJoin, "unparker": format.ThreadUnpark} {
+			th := format.ThreadID(e.hash(t, key))
+			mine := func(_ int, ev reader.Event) bool { return ev.Thread == th }
+			parks, ends, own := r.sel(format.ThreadPark, mine), r.sel(format.ThreadUnparked, mine), r.sel(first, mine)
+			if len(parks) != 1 || len(ends) != 1 || len(own) != 1 {
+				t.Errorf("%s: %d ThreadPark, %d ThreadUnparked, %d %v; want 1 of each (its park at the attach, its end, its own event)",
+					key, len(parks), len(ends), len(own), first)
+				continue
+			}
+			if r.events[ends[0]].Time > r.events[own[0]].Time {
+				t.Errorf("%s: the attach's park ends after its %v:\n%s\n%s", key, first, r.describe(ends[0]), r.describe(own[0]))
+			}
+		}
+		rec, built := buildModel(t, prefix)
+		if rep := report.New(rec, built, report.Options{}); rep.Problems != 0 {
+			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
+		}
+	})
+}
+
 // TestAttachVirtualStuck attaches (orca record --pid --duration 2s) to VirtualStuckBeforeAttach,
 // stuck before the attach with virtual threads (JDK 21+): 50 of them parked in lock.lock() of a
 // ReentrantLock that holder, a platform thread, holds while it sleeps (40 started by

@@ -29,6 +29,23 @@ static int nopen, cap;
 static atomic_int any;
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
+// Every event of a thread asks whether it had a state open since the
+// attach, while idle threads (a server's hundreds of pool workers) keep
+// theirs open for the whole recording: a count of open states by a few
+// bits of the thread's hash answers most threads without the mutex (a
+// false "maybe" costs only the lookup under it).
+#define MAYBE_BITS 12
+static _Atomic unsigned short maybe[1 << MAYBE_BITS];
+
+static _Atomic unsigned short *maybe_of(uint32_t thread) {
+  return &maybe[(thread * 2654435761u) >> (32 - MAYBE_BITS)];
+}
+
+static int maybe_open(uint32_t thread) {
+  return atomic_load_explicit(&any, memory_order_acquire) &&
+         atomic_load_explicit(maybe_of(thread), memory_order_relaxed) != 0;
+}
+
 int attached_open(void) { return atomic_load_explicit(&any, memory_order_acquire); }
 
 // in_of: the JVMTI states of a thread still in the state kind began (a
@@ -59,6 +76,7 @@ static open_t *keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t 
     o->n = n;
   }
   nopen++;
+  atomic_fetch_add_explicit(maybe_of(thread), 1, memory_order_relaxed);
   atomic_store_explicit(&any, 1, memory_order_release);
   return o;
 }
@@ -67,6 +85,7 @@ static open_t *keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t 
 // (a thread that cannot call JNI: it is freed with the table).
 static void drop(JNIEnv *env, int i) {
   if (opens[i].ref && env) (*env)->DeleteGlobalRef(env, opens[i].ref);
+  atomic_fetch_sub_explicit(maybe_of(opens[i].thread), 1, memory_order_relaxed);
   free(opens[i].frames);
   opens[i] = opens[--nopen];
   if (!nopen) atomic_store_explicit(&any, 0, memory_order_release);
@@ -92,6 +111,7 @@ static JNIEnv *env_now(void) {
 
 int attached_end(uint32_t thread, int shard, int kind, int64_t ts) {
   (void)shard;
+  if (!maybe_open(thread)) return 0;
   pthread_mutex_lock(&mu);
   int done = 0;
   for (int i = 0; i < nopen && !done; i++)
@@ -104,7 +124,7 @@ int attached_end(uint32_t thread, int shard, int kind, int64_t ts) {
 }
 
 void attached_own(uint32_t thread, int64_t at) {
-  if (!attached_open()) return;
+  if (!maybe_open(thread)) return;
   int64_t ts = at ? at - 1 : clock_now();
   pthread_mutex_lock(&mu);
   for (int i = 0; i < nopen; i++)

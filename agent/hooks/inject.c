@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/counters.h"
+#include "hooks/attached.h"
 #include "hooks/classfile.h"
 #include "core/clock.h"
 #include "hooks/inject.h"
@@ -271,8 +272,12 @@ static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_
 // hook_thread returns the calling thread's state, or NULL on a virtual
 // thread (it may end the call on another carrier: its depth is not
 // tracked, so a nested overload counts again).
+// An event of the thread's own ends what it was doing at an attach (a park
+// the snapshot saw: its acquire or join may have begun before the attach).
 static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
-  return thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
+  tstate *s = thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
+  if (s && attached_open()) attached_own(s->hash, 0);
+  return s;
 }
 
 // The natives of the injected `orca$hook` methods; the JVM finds them by

@@ -328,6 +328,7 @@ static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {
   // causes. No stack (docs/format.md): the waker and the time make the edge;
   // its walk and text were two thirds of a park-heavy recording's cost.
   int64_t ts = clock_now();
+  if (attached_open()) attached_own(s->hash, ts);   // it runs: a park of the attach is over
   orig_unpark(env, unsafe, thread);
   ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(thread), 0, NULL, 0, NULL, 0);
 }

@@ -135,6 +135,12 @@ void attached_own(uint32_t thread, int64_t at) {
   pthread_mutex_unlock(&mu);
 }
 
+void attached_runs(uint32_t thread, uint32_t carrier, int64_t at) {
+  if (!atomic_load_explicit(&any, memory_order_acquire)) return;
+  attached_own(thread, at);
+  if (carrier) attached_own(carrier, at);
+}
+
 void attached_poll(JNIEnv *env) {
   if (!attached_open()) return;
   pthread_mutex_lock(&mu);

@@ -48,6 +48,12 @@ int attached_end(uint32_t thread, int shard, int kind, int64_t ts);
 // now, before any event it writes after): whatever it was doing at the
 // attach is over, by then.
 void attached_own(uint32_t thread, int64_t ts);
+// attached_runs: attached_own for a thread (its hash) that has an event of
+// its own at ts (0: now), and for its carrier (0: none) when it is a
+// virtual thread: a carrier parked at the attach runs again when a virtual
+// thread it carries has an event. ATTACHED_RUNS(s, ts) for a tstate.
+void attached_runs(uint32_t thread, uint32_t carrier, int64_t ts);
+#define ATTACHED_RUNS(s, ts) attached_runs((s)->hash, (s)->is_virtual ? (s)->carrier : 0, (ts))
 // attached_poll ends the parks and sleeps that are over (the walker, each
 // round).
 void attached_poll(JNIEnv *env);

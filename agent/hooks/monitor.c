@@ -32,7 +32,7 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  if (attached_open()) attached_own(s->hash, 0);
+  ATTACHED_RUNS(s, 0);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
@@ -188,7 +188,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
   tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
   if (!s) return;
-  if (attached_open()) attached_own(s->hash, ts);
+  ATTACHED_RUNS(s, ts);
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
@@ -252,7 +252,7 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   // A thread that blocked before the events were on has no Enter:
   // pending_entered writes it, after the state an attach's snapshot saw
   // ends here (nothing is open when its Enter callback came).
-  if (attached_open()) attached_own(s->hash, clock_now() - 1);
+  ATTACHED_RUNS(s, clock_now() - 1);
   pending_entered(&s->pending, env, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
   thread_resumed(env, s);

@@ -155,7 +155,7 @@ void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier
   my_slot = add(jt, (uintptr_t)lo, (uintptr_t)lo + sz, jtid, hash, carrier);
 }
 
-void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
+void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash, int carrier) {
   if (!can_owner) return;
   fields(env, thread);
   if (!fid_eetop) return;
@@ -168,7 +168,7 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash) {
   uintptr_t lo = 0, hi = 0;
   // A thread alive at VMInit: its JavaThread is live while we read it.
   if (!hs_thread_stack(jt, &lo, &hi)) lo = hi = 0;
-  add(jt, lo, hi, jtid, hash, 0);
+  add(jt, lo, hi, jtid, hash, carrier);
 }
 
 void owner_unregister_self(JNIEnv *env) {

@@ -17,7 +17,7 @@ const char *owner_hash_caps(void);
 // through its JavaThread, its stack or its lock stack is the virtual
 // thread's it runs then (read from JavaThread::_vthread), or its own.
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
-void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash);
+void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
 void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the
 // calling thread is about to block on, or 0 when unknown (counted by

@@ -382,16 +382,38 @@ const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *se
   return w.why;
 }
 
+// VirtualThread.carrierThread, and its class (a BoundVirtualThread, the
+// other BaseVirtualThread, has no carrier): the class is published first.
+static _Atomic(jclass) vt_class;
+static _Atomic(jfieldID) vt_carrier;
+
+// carrier_field returns VirtualThread.carrierThread when t is a
+// VirtualThread, else NULL.
+static jfieldID carrier_field(JNIEnv *env, jthread t) {
+  jfieldID f = atomic_load(&vt_carrier);
+  if (f) return (*env)->IsInstanceOf(env, t, atomic_load(&vt_class)) ? f : NULL;
+  jclass c = jclass_of(env, t, "Ljava/lang/VirtualThread;");
+  if (!c) return NULL;
+  f = (*env)->GetFieldID(env, c, "carrierThread", "Ljava/lang/Thread;");
+  if (failed(env)) f = NULL;
+  jclass g = f ? (*env)->NewGlobalRef(env, c) : NULL, none = NULL;
+  if (g && !atomic_compare_exchange_strong(&vt_class, &none, g)) (*env)->DeleteGlobalRef(env, g);
+  if (f && atomic_load(&vt_class)) atomic_store(&vt_carrier, f);
+  (*env)->DeleteLocalRef(env, c);
+  return atomic_load(&vt_carrier) ? f : NULL;
+}
+
+jthread vthread_carrier(JNIEnv *env, jthread t) {
+  jclass b = base();
+  if (!b || !env || !t || !(*env)->IsInstanceOf(env, t, b)) return NULL;
+  jfieldID f = carrier_field(env, t);
+  return f ? (*env)->GetObjectField(env, t, f) : NULL;
+}
+
 int vthread_mounted(JNIEnv *env, jthread vt) {
-  static jfieldID carrier_thread;   // VirtualThread.carrierThread (attach only: one thread)
-  if (!carrier_thread) {
-    jclass c = jclass_of(env, vt, "Ljava/lang/VirtualThread;");
-    if (c) carrier_thread = (*env)->GetFieldID(env, c, "carrierThread", "Ljava/lang/Thread;");
-    if (failed(env)) carrier_thread = NULL;
-    if (c) (*env)->DeleteLocalRef(env, c);
-    if (!carrier_thread) return -1;
-  }
-  jobject c = (*env)->GetObjectField(env, vt, carrier_thread);
+  jfieldID f = carrier_field(env, vt);
+  if (!f) return -1;
+  jobject c = (*env)->GetObjectField(env, vt, f);
   if (c) (*env)->DeleteLocalRef(env, c);
   return c != NULL;
 }

@@ -60,6 +60,9 @@ void vthread_unattributed(int kind);
 #define VTHREAD_EACH_MAX (1 << 20)
 typedef void (*vthread_each_fn)(JNIEnv *env, jthread vt, void *arg);
 const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *seen);
+// vthread_carrier: when t is a virtual thread, the carrier it runs on (a
+// new local reference; NULL when it runs on none), else NULL.
+jthread vthread_carrier(JNIEnv *env, jthread t);
 // vthread_mounted: the virtual thread vt runs on a carrier now (its field
 // VirtualThread.carrierThread is set); -1 when it cannot be told.
 int vthread_mounted(JNIEnv *env, jthread vt);

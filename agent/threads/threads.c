@@ -62,15 +62,21 @@ tstate *thread_self(jthread t) {
   if (!s) return NULL;
   jthread cur = t;
   if (!cur) (*jvmti)->GetCurrentThread(jvmti, &cur);
+  JNIEnv *env = NULL;
+  if (cur && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+  // The state is the OS thread's. A carrier first seen while it carries a
+  // virtual thread (an attach: the threads alive then get theirs at their
+  // first event) has that virtual thread as its current thread: its own
+  // identity is the carrier's.
+  jthread carrier = env ? vthread_carrier(env, cur) : NULL;
+  if (carrier) cur = carrier;
   jint h = 0;
   if (cur) (*jvmti)->GetObjectHashCode(jvmti, cur, &h);
   s->hash = (uint32_t)h;
   void *mark = NULL;
   if (cur) (*jvmti)->GetThreadLocalStorage(jvmti, cur, &mark);
   s->ended = mark == ENDED_MARK;
-  JNIEnv *env = NULL;
-  if (cur && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK)
-    s->may_host_virtual = vthread_may_host(env, cur);
+  if (env) s->may_host_virtual = vthread_may_host(env, cur);
   s->shard = atomic_fetch_add(&next_shard, 1);
   self_state = s;
   pthread_once(&exit_once, make_exit_key);
@@ -341,7 +347,7 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
       tstate *s = thread_self(me);
       owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
     } else {
-      owner_register_other(env, all[i], (uint32_t)h);
+      owner_register_other(env, all[i], (uint32_t)h, vthread_may_host(env, all[i]));   // a carrier at an attach
     }
     started_at((uint32_t)h, i, all[i], ts);
     wrote++;

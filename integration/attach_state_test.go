@@ -404,6 +404,60 @@ func TestAttachCarrier(t *testing.T) {
 	})
 }
 
+// TestAttachVirtualPinned: virtual threads pinned to their carriers at the attach (each in a
+// class initializer: VirtualPinnedAtAttach), one parked, one sleeping, are mounted, so the
+// registries list them with a carrier. Each gets its ThreadStarted and its park (blocker named)
+// or sleep at the attach, and the report shows them stuck. Before, mounted virtual threads
+// were left to their next event: a virtual thread stuck while pinned was not seen at all.
+func TestAttachVirtualPinned(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		if j.feature < 21 {
+			t.Skipf("%s has no virtual threads", j.name)
+		}
+		dir := newDir(t)
+		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "VirtualPinnedAtAttach"), dir)
+		prefix := dir + "/rec"
+		if r := run(t, dir, orcaBin(t), "record", "--pid", strconv.Itoa(a.jvm), "-o", prefix, "--duration", "1500ms"); r.code != 0 {
+			t.Fatalf("orca record --pid: %s", r)
+		}
+		a.stdin.Write([]byte("STOPPED\n"))
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "VirtualPinnedAtAttach")
+		if e.str(t, "virtual") != "yes" {
+			t.Fatalf("%s: no virtual threads: %s", j.name, e.line)
+		}
+		r := load(t, prefix)
+		r.logOnFailure(t)
+		r.checkParse(t)
+		r.checkInvariants(t)
+		start := r.events[0].Time
+		park, sleep, blocker := format.ThreadID(e.hash(t, "park")), format.ThreadID(e.hash(t, "sleep")), format.ObjectID(e.hash(t, "blocker"))
+		atAttach := func(th format.ThreadID, k format.Kind) []int {
+			return r.sel(k, func(_ int, ev reader.Event) bool { return ev.Thread == th && ev.Time == start })
+		}
+		if n := len(atAttach(park, format.ThreadStarted)) + len(atAttach(sleep, format.ThreadStarted)); n != 2 {
+			t.Errorf("%d ThreadStarted of the two pinned virtual threads at the attach, want 2", n)
+		}
+		if p := atAttach(park, format.ThreadPark); len(p) != 1 || r.events[p[0]].Object != blocker {
+			t.Errorf("orca-vpinpark: %d ThreadPark at the attach, want 1 on its blocker (%v)", len(p), blocker)
+		}
+		if s := atAttach(sleep, format.ThreadSleep); len(s) != 1 {
+			t.Errorf("orca-vpinsleep: %d ThreadSleep at the attach, want 1", len(s))
+		}
+		rec, built := buildModel(t, prefix)
+		rep := report.New(rec, built, report.Options{})
+		if rep.Problems != 0 {
+			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
+		}
+		var b strings.Builder
+		rep.WriteText(&b)
+		if !strings.Contains(b.String(), "orca-vpinpark") {
+			t.Errorf("the report does not show orca-vpinpark stuck:\n%.3000s", b.String())
+		}
+	})
+}
+
 // TestAttachVirtualStuck attaches (orca record --pid --duration 2s) to VirtualStuckBeforeAttach,
 // stuck before the attach with virtual threads (JDK 21+): 50 of them parked in lock.lock() of a
 // ReentrantLock that holder, a platform thread, holds while it sleeps (40 started by

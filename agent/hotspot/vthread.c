@@ -410,14 +410,6 @@ jthread vthread_carrier(JNIEnv *env, jthread t) {
   return f ? (*env)->GetObjectField(env, t, f) : NULL;
 }
 
-int vthread_mounted(JNIEnv *env, jthread vt) {
-  jfieldID f = carrier_field(env, vt);
-  if (!f) return -1;
-  jobject c = (*env)->GetObjectField(env, vt, f);
-  if (c) (*env)->DeleteLocalRef(env, c);
-  return c != NULL;
-}
-
 int vthread_sleeping(JNIEnv *env, jthread vt) {
   static jmethodID sleep_nanos;   // VirtualThread.sleepNanos(long) (attach only: one thread)
   if (!sleep_nanos) {

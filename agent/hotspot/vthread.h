@@ -63,9 +63,6 @@ const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *se
 // vthread_carrier: when t is a virtual thread, the carrier it runs on (a
 // new local reference; NULL when it runs on none), else NULL.
 jthread vthread_carrier(JNIEnv *env, jthread t);
-// vthread_mounted: the virtual thread vt runs on a carrier now (its field
-// VirtualThread.carrierThread is set); -1 when it cannot be told.
-int vthread_mounted(JNIEnv *env, jthread vt);
 // vthread_sleeping: the virtual thread vt, unmounted, is in Thread.sleep
 // (VirtualThread.sleepNanos near the top of its stack): JVMTI says
 // "parked" of it, as of any park, sleepNanos parking it.

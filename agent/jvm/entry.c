@@ -384,9 +384,9 @@ static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, 
 }
 
 // The virtual threads at an attach (JVMTI lists only platform threads),
-// found in the JDK's registries (vthread_each): the unmounted ones get their
-// ThreadStarted and, parked or sleeping, their state as attached_snapshot
-// writes a platform thread's.
+// found in the JDK's registries (vthread_each): each gets its ThreadStarted
+// and, parked or sleeping (unmounted, or pinned to its carrier), its state
+// as attached_snapshot writes a platform thread's.
 typedef struct {
   int64_t ts;
   int alive, blocked, skipped;

@@ -299,9 +299,9 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
 
 uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard) {
   jint st = 0, h = 0;
-  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE) ||
-      vthread_mounted(env, vt) != 0)
-    return 0;
+  // Mounted ones too: one pinned to its carrier (a monitor held on 21-23,
+  // a native frame or a class initializer) may be stuck there.
+  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
   // No event is on yet (the snapshot comes before them): nothing else
   // reads or sets its storage meanwhile.
   void *p = vthread_get(vt);

@@ -97,9 +97,9 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t);
 int threads_existing(JNIEnv *env);
 int threads_existing_at(JNIEnv *env, int64_t ts);
 // threads_virtual_existing_at writes, at ts (an attach), the ThreadStarted
-// of vt, a virtual thread alive and unmounted (JVMTI lists only platform
+// of vt, a virtual thread alive, mounted or not (JVMTI lists only platform
 // threads: the jvm module finds virtual threads with vthread_each), once a
-// recording; returns its hash and sets *shard, or 0 when vt is mounted
-// (its carrier is seen, it at its next event), not alive, or had it.
+// recording; returns its hash and sets *shard, or 0 when vt is not alive,
+// or had it.
 uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard);
 #endif

@@ -1,0 +1,65 @@
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.util.concurrent.locks.LockSupport;
+
+// VirtualPinnedAtAttach (JDK 21+; "EXPECT virtual=no" before): two virtual threads are pinned
+// to their carriers when an agent attaches, each inside a class initializer (a VM frame pins
+// on every JDK): "orca-vpinpark" parked on BLOCKER, "orca-vpinsleep" sleeping in a loop. They
+// are mounted, which is how a virtual thread stuck while pinned looks (on 21-23 also one
+// parked holding a monitor). READY once both are in it; on STOPPED they are let go, then:
+// EXPECT virtual=yes park=HASH sleep=HASH blocker=HASH, DONE, exit 0. Compiled with
+// --release 17: virtual threads through reflection.
+public class VirtualPinnedAtAttach {
+  static final Object BLOCKER = new Object();
+  static volatile boolean release;
+
+  static class ParkInit {
+    static {
+      while (!release) LockSupport.park(BLOCKER);
+    }
+    static void touch() { }
+  }
+
+  static class SleepInit {
+    static {
+      while (!release) {
+        try { Thread.sleep(20); } catch (InterruptedException e) { throw new AssertionError(e); }
+      }
+    }
+    static void touch() { }
+  }
+
+  public static void main(String[] args) throws Exception {
+    BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+    if (Runtime.version().feature() < 21) {
+      System.out.println("READY");
+      expect(in, "STOPPED");
+      System.out.println("EXPECT virtual=no");
+      System.out.println("DONE");
+      return;
+    }
+    Thread park = startVirtual("orca-vpinpark", ParkInit::touch);
+    Thread sleep = startVirtual("orca-vpinsleep", SleepInit::touch);
+    while (park.getState() != Thread.State.WAITING || sleep.getState() != Thread.State.TIMED_WAITING) Thread.sleep(5);
+    Thread.sleep(100);
+    System.out.println("READY");
+    expect(in, "STOPPED");
+    release = true;
+    LockSupport.unpark(park);
+    while (park.isAlive() || sleep.isAlive()) Thread.sleep(5);
+    System.out.printf("EXPECT virtual=yes park=%08X sleep=%08X blocker=%08X%n", System.identityHashCode(park),
+        System.identityHashCode(sleep), System.identityHashCode(BLOCKER));
+    System.out.println("DONE");
+  }
+
+  static Thread startVirtual(String name, Runnable r) throws Exception {
+    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+    builder = Class.forName("java.lang.Thread$Builder").getMethod("name", String.class).invoke(builder, name);
+    return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, r);
+  }
+
+  static void expect(BufferedReader in, String want) throws Exception {
+    String line;
+    while ((line = in.readLine()) != null && !line.equals(want)) { }
+  }
+}

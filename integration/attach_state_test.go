@@ -405,9 +405,10 @@ func TestAttachCarrier(t *testing.T) {
 }
 
 // TestAttachVirtualPinned: virtual threads pinned to their carriers at the attach (each in a
-// class initializer: VirtualPinnedAtAttach), one parked, one sleeping, are mounted, so the
-// registries list them with a carrier. Each gets its ThreadStarted and its park (blocker named)
-// or sleep at the attach, and the report shows them stuck. Before, mounted virtual threads
+// class initializer: VirtualPinnedAtAttach), one parked, one sleeping, one blocked entering a
+// monitor main holds, are mounted, so the registries list them with a carrier. Each gets its
+// ThreadStarted and its park (blocker named), sleep or enter (monitor and owner named) at the
+// attach, and the report shows them stuck. Before, mounted virtual threads
 // were left to their next event: a virtual thread stuck while pinned was not seen at all.
 func TestAttachVirtualPinned(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
@@ -436,8 +437,13 @@ func TestAttachVirtualPinned(t *testing.T) {
 		atAttach := func(th format.ThreadID, k format.Kind) []int {
 			return r.sel(k, func(_ int, ev reader.Event) bool { return ev.Thread == th && ev.Time == start })
 		}
-		if n := len(atAttach(park, format.ThreadStarted)) + len(atAttach(sleep, format.ThreadStarted)); n != 2 {
-			t.Errorf("%d ThreadStarted of the two pinned virtual threads at the attach, want 2", n)
+		enter, lock, main := format.ThreadID(e.hash(t, "enter")), format.ObjectID(e.hash(t, "lock")), format.ThreadID(e.hash(t, "main"))
+		if n := len(atAttach(park, format.ThreadStarted)) + len(atAttach(sleep, format.ThreadStarted)) + len(atAttach(enter, format.ThreadStarted)); n != 3 {
+			t.Errorf("%d ThreadStarted of the three pinned virtual threads at the attach, want 3", n)
+		}
+		// Its monitor read from its carrier's JavaThread.
+		if en := atAttach(enter, format.MonitorContendedEnter); len(en) != 1 || r.events[en[0]].Object != lock || r.events[en[0]].Owner != main {
+			t.Errorf("orca-vpinenter: %d MonitorContendedEnter at the attach, want 1 on lock (%v) owned by main (%v)", len(en), lock, main)
 		}
 		if p := atAttach(park, format.ThreadPark); len(p) != 1 || r.events[p[0]].Object != blocker {
 			t.Errorf("orca-vpinpark: %d ThreadPark at the attach, want 1 on its blocker (%v)", len(p), blocker)

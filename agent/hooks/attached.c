@@ -204,11 +204,53 @@ static int parked_or_sleeping(JNIEnv *env, jthread t, jint st, uint32_t th, int 
   return 0;
 }
 
+// on_monitor writes the contended enter or the wait that thread t (its hash
+// th, its state st) is in at ts, its monitor read from the JavaThread of
+// jt (t's own, or a virtual thread's carrier), its stack in fr (nf frames)
+// and its object in *obj; returns its kind, 0 when it is in neither or its
+// monitor could not be read.
+static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, int shard, int64_t ts, orca_frame *fr,
+                      int *nf, uint32_t *obj) {
+  uint32_t owner = 0;
+  uintptr_t mon = 0;
+  jobject ref = NULL;
+  if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
+    if (!owner_blocked_on(env, jt, 0, obj, &owner, &mon, &ref)) return 0;
+    *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put(shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, th, *obj, owner, fr, *nf, NULL, 0);
+    return ORCA_EV_MONITOR_CONTENDED_ENTER;
+  }
+  if (!(st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return 0;
+  owner_blocked_on(env, jt, 1, obj, &owner, &mon, &ref);
+  *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
+  *nf = stack_capture(t, 0, fr, opt.depth);
+  // Timed (its timeout is not known: 1 ns says only that it has one).
+  if ((st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) && !opt.seed_only)
+    ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
+  ring_put(shard, ORCA_EV_OBJECT_WAIT, ts, th, *obj, 0, fr, *nf, NULL, 0);
+  return ORCA_EV_OBJECT_WAIT;
+}
+
 int attached_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, attached_blocker_fn park_blocker) {
   jint st = 0;
   if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
-  // Its monitor would be read from the JavaThread it runs on: it has none.
-  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return -1;
+  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) {
+    // Its monitor is read from the JavaThread it runs on: its carrier's
+    // when it is pinned to it (21-23: every such enter or wait; 24+: in a
+    // native frame or a class initializer); unmounted (24+) it has none.
+    jthread c = vthread_carrier(env, vt);
+    if (!c) return -1;
+    orca_frame fr[ORCA_MAX_DEPTH];
+    int nf = 0;
+    uint32_t obj = 0;
+    pthread_mutex_lock(&mu);
+    int kind = on_monitor(env, vt, c, st, th, shard, ts, fr, &nf, &obj);
+    if (kind) keep(env, th, shard, kind, obj, vt, fr, nf);
+    pthread_mutex_unlock(&mu);
+    (*env)->DeleteLocalRef(env, c);
+    return kind ? 1 : -1;
+  }
   // Its sleep parks it: JVMTI says "parked" (21-25).
   int sleeping = (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
   if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
@@ -237,25 +279,10 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
         pending_is_walker(env, all[i]))   // the agent's own
       continue;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
-    uint32_t th = (uint32_t)h, obj = 0, owner = 0;
-    uintptr_t mon = 0;
-    jobject ref = NULL;
+    uint32_t th = (uint32_t)h, obj = 0;
     int shard = i, kind = 0, nf = 0;
-    int timed = (st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) != 0;
-    if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
-      if (!owner_blocked_on(env, all[i], 0, &obj, &owner, &mon, &ref)) continue;
-      kind = ORCA_EV_MONITOR_CONTENDED_ENTER;
-      obj = monitor_id(env, shard, th, ts, obj, mon, ref);
-      nf = stack_capture(all[i], 0, fr, opt.depth);
-      ring_put(shard, kind, ts, th, obj, owner, fr, nf, NULL, 0);
-    } else if (st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT) {
-      owner_blocked_on(env, all[i], 1, &obj, &owner, &mon, &ref);
-      kind = ORCA_EV_OBJECT_WAIT;
-      obj = monitor_id(env, shard, th, ts, obj, mon, ref);
-      nf = stack_capture(all[i], 0, fr, opt.depth);
-      // Timed (its timeout is not known: 1 ns says only that it has one).
-      if (timed && !opt.seed_only) ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
-      ring_put(shard, kind, ts, th, obj, 0, fr, nf, NULL, 0);
+    if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) {
+      if (!(kind = on_monitor(env, all[i], all[i], st, th, shard, ts, fr, &nf, &obj))) continue;
     } else if (!(kind = parked_or_sleeping(env, all[i], st, th, shard, ts, park_blocker, fr, &nf, &obj))) {
       continue;
     }

@@ -177,6 +177,27 @@ func TestHangSelfJoin(t *testing.T) {
 	}
 }
 
+// TestHangSelfJoinWait: the same join seen by an attach (it began before the events): only its
+// Object.wait on the thread's own Thread object (Thread.join waits on the joined thread), no
+// ThreadJoin. Found attaching to the Lucene load program: its main was reported hung. A wait on
+// another thread's object that nobody notifies is still a hang.
+func TestHangSelfJoinWait(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,main
+0,ThreadStarted,B,waiter
+0,ObjectWait,A,A,0
+0,ObjectWait,B,C,0
+9,ThreadStarted,D,late
+`)
+	if len(m.Problems) != 0 {
+		t.Errorf("problems: %v", m.Problems)
+	}
+	want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("open at the end: got %v, want %v", got, want)
+	}
+}
+
 // TestHangReleased (issue 21, ActiveMQ loaded): main parks on a latch at 1 and waits for the
 // broker's end; the shutdown hook counts the latch down at 9.9, which unparks main, and the JVM
 // exits before main runs: its park is open at the end but it was free to run — not a hang

@@ -367,7 +367,11 @@ func (b *Builder) Event(ev *reader.Event) {
 			}
 			b.m.IdleWaits[stack] = true
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout}, ls, nil, ev).seq = ls.nextSeq
+		// On its own Thread object: the wait of Thread.currentThread().join()
+		// (Thread.join waits on the joined thread), its ThreadJoin not
+		// recorded (it began before the events: an attach's snapshot).
+		self := uint32(ev.Object) == uint32(ev.Thread)
+		b.push(ts, Interval{Start: ev.Time, State: Waiting, Object: ev.Object, Stack: stack, Timeout: timeout, SelfJoin: self}, ls, nil, ev).seq = ls.nextSeq
 	case format.ObjectWaitTimeout:
 		// With its ObjectWait, before or after it (the same time). A wait of
 		// a century or more (wait(Long.MAX_VALUE)) is one for ever.

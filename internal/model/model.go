@@ -149,6 +149,9 @@ type Interval struct {
 	Pinned bool
 	// SelfJoin: a Joining interval of a thread that joins itself
 	// (Thread.currentThread().join()): Other is 0, it waits for no thread.
+	// Also a Waiting interval on the thread's own Thread object: the wait
+	// inside such a join, seen alone when the join began before the events
+	// (an attach's snapshot of it).
 	SelfJoin bool
 	// Acquire: a Parked interval that is a contended acquire of a
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync

@@ -54,6 +54,10 @@ void attached_own(uint32_t thread, int64_t ts);
 // thread it carries has an event. ATTACHED_RUNS(s, ts) for a tstate.
 void attached_runs(uint32_t thread, uint32_t carrier, int64_t ts);
 #define ATTACHED_RUNS(s, ts) attached_runs((s)->hash, (s)->is_virtual ? (s)->carrier : 0, (ts))
+// OWN_EVENT(s, ts): the thread of tstate s has an event of its own at ts
+// (0: now), other than a contended enter's: what it was doing at an attach
+// is over, and its last enter's Entered is written (pending_own_event).
+#define OWN_EVENT(s, ts) (ATTACHED_RUNS(s, ts), pending_own_event(&(s)->pending))
 // attached_poll ends the parks and sleeps that are over (the walker, each
 // round).
 void attached_poll(JNIEnv *env);

@@ -276,7 +276,7 @@ static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_
 // the snapshot saw: its acquire or join may have begun before the attach).
 static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
   tstate *s = thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
-  if (s) ATTACHED_RUNS(s, 0);
+  if (s) OWN_EVENT(s, 0);
   return s;
 }
 

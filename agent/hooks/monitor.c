@@ -32,7 +32,7 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
   if (!s) return NULL;
-  ATTACHED_RUNS(s, 0);
+  OWN_EVENT(s, 0);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;

@@ -33,7 +33,7 @@ void natives_add(natives_binder bind, void (*report)(void)) {
 static void record(JNIEnv *env, int kind, jobject o) {
   tstate *s = thread_of(env, NULL, kind);
   if (!s) return;
-  ATTACHED_RUNS(s, 0);
+  OWN_EVENT(s, 0);
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
   int n = stack_capture_own(env, 0, fr, opt.depth);
@@ -73,7 +73,7 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   }
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = 0;
-  if (s) ATTACHED_RUNS(s, 0);
+  if (s) OWN_EVENT(s, 0);
   if (s) {
     // Timed after the walk: the interval is the sleep, not the agent's work
     // before it (JFR times the same span).

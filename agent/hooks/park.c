@@ -273,7 +273,7 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     orig_park(env, unsafe, absolute, time);
     return;
   }
-  ATTACHED_RUNS(s, 0);
+  OWN_EVENT(s, 0);
   // The thread's own reference, kept for its life (one JVMTI call and a
   // local reference less a park), or a local one after its ThreadEnd.
   jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
@@ -328,7 +328,7 @@ static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {
   // causes. No stack (docs/format.md): the waker and the time make the edge;
   // its walk and text were two thirds of a park-heavy recording's cost.
   int64_t ts = clock_now();
-  ATTACHED_RUNS(s, ts);   // it runs: a park of the attach is over
+  OWN_EVENT(s, ts);   // it runs: a park of the attach is over
   orig_unpark(env, unsafe, thread);
   ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(thread), 0, NULL, 0, NULL, 0);
 }

@@ -70,7 +70,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   if (!p) return;
   if (what == HOOK_ENTER) {
     if (p->depth++ > 0) return;   // sleepNanos calls parkNanos: one sleep
-    ATTACHED_RUNS(v, 0);   // a park or sleep of the attach is over (its carrier's too)
+    OWN_EVENT(v, 0);   // a park or sleep of the attach is over (its carrier's too)
     int64_t ts = clock_now();
     p->kind = kind;
     p->rec = threads_recording();

@@ -342,6 +342,19 @@ void test_pending(void) {
   pending_entered(s, NULL, clock_ticks(), obj);
   CHECK(pending_settle(s) == 1 && taken_any() == 0 && counter_get(CNT_OWNER_BEFORE_EVENTS) == before0 + 1,
         "a callback after the timer's Entered wrote a record (a second Enter or Entered)");
+  // The thread's next event of its own writes a deferred Entered (timed by
+  // HotSpot's timer, or noted by the callback) before it: never after.
+  for (int timed = 1; timed >= 0; timed--) {
+    s->enter_obj = 1;
+    clock_pair(&s->enter_ns, &s->enter_ticks);
+    pending_enter(s, timed);
+    if (!timed) pending_entered(s, NULL, clock_ticks(), obj);   // SLOT_PENDING
+    pending_own_event(s);
+    CHECK(taken(ORCA_EV_MONITOR_CONTENDED_ENTERED, NULL) == 1 && atomic_load(&s->entered_state) == SLOT_EMPTY,
+          "own event after a %s enter: its Entered not written first", timed ? "timed" : "called-back");
+  }
+  pending_own_event(s);
+  CHECK(taken_any() == 0, "own event with nothing deferred wrote a record");
   CHECK(pending_detach(s, NULL, s) == 1, "detach after the orphan");
   free(s);
   drain();

@@ -247,6 +247,11 @@ static int settle_entered(pending_tstate *s) {
   }
 }
 
+void pending_own_event(pending_tstate *s) {
+  int st = atomic_load_explicit(&s->entered_state, ACQ);
+  if (st == SLOT_TIMED || st == SLOT_PENDING) settle_entered(s);
+}
+
 // forget_wait: a wait still open at settle never waited (wait() threw: not
 // the owner, a negative timeout, after JVMTI posted MonitorWait). Forgotten
 // if unwritten; held by the walker past the bound, handed to it without a

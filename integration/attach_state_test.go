@@ -294,6 +294,30 @@ func TestAttachBlockInGap(t *testing.T) {
 	})
 }
 
+// attachedWindow runs class (READY, GO, ENDED, STOPPED, EXPECT …, DONE) on j: the agent is
+// loaded into it after READY, GO is sent, the recording stops after ENDED; it returns the EXPECT
+// line, the recording (parsed, its invariants checked) and its prefix.
+func attachedWindow(t *testing.T, j jdk, class string) (expect, *recording, string) {
+	t.Helper()
+	dir := newDir(t)
+	a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), class), dir)
+	prefix := dir + "/rec"
+	agentLoad := agentLoader(t, a)
+	agentLoad("prefix=" + prefix + ",format=compact")
+	a.stdin.Write([]byte("GO\n"))
+	a.expectLine(t, "ENDED")
+	agentLoad("stop")
+	a.stdin.Write([]byte("STOPPED\n"))
+	e := parseExpectLine(a.expectLine(t, "EXPECT "))
+	a.expectLine(t, "DONE")
+	checkEnded(t, a, class)
+	r := load(t, prefix)
+	r.logOnFailure(t)
+	r.checkParse(t)
+	r.checkInvariants(t)
+	return e, r, prefix
+}
+
 // TestAttachOwnEvent: three threads parked when the agent attaches leave their park after it, and
 // their first event is a Semaphore acquire, a Thread.join and an unpark (OwnEventAfterAttach).
 // The park the snapshot saw ends at the thread's first event of its own, so each ThreadUnparked
@@ -302,23 +326,7 @@ func TestAttachBlockInGap(t *testing.T) {
 // thread still parked", found on ActiveMQ).
 func TestAttachOwnEvent(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		dir := newDir(t)
-		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "OwnEventAfterAttach"), dir)
-		prefix := dir + "/rec"
-		agentLoad := agentLoader(t, a)
-		agentLoad("prefix=" + prefix + ",format=compact")
-		a.stdin.Write([]byte("GO\n"))
-		a.expectLine(t, "ENDED")
-		agentLoad("stop")
-		a.stdin.Write([]byte("STOPPED\n"))
-		e := parseExpectLine(a.expectLine(t, "EXPECT "))
-		a.expectLine(t, "DONE")
-		checkEnded(t, a, "OwnEventAfterAttach")
-
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInvariants(t)
+		e, r, prefix := attachedWindow(t, j, "OwnEventAfterAttach")
 		for key, first := range map[string]format.Kind{"sem": format.SemaphoreAcquire, "joiner": format.ThreadJoin, "unparker": format.ThreadUnpark} {
 			th := format.ThreadID(e.hash(t, key))
 			mine := func(_ int, ev reader.Event) bool { return ev.Thread == th }
@@ -355,25 +363,10 @@ func TestAttachCarrier(t *testing.T) {
 		if j.feature < 21 {
 			t.Skipf("%s has no virtual threads", j.name)
 		}
-		dir := newDir(t)
-		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "CarrierAtAttach"), dir)
-		prefix := dir + "/rec"
-		agentLoad := agentLoader(t, a)
-		agentLoad("prefix=" + prefix + ",format=compact")
-		a.stdin.Write([]byte("GO\n"))
-		a.expectLine(t, "ENDED")
-		agentLoad("stop")
-		a.stdin.Write([]byte("STOPPED\n"))
-		e := parseExpectLine(a.expectLine(t, "EXPECT "))
-		a.expectLine(t, "DONE")
-		checkEnded(t, a, "CarrierAtAttach")
+		e, r, _ := attachedWindow(t, j, "CarrierAtAttach")
 		if e.str(t, "virtual") != "yes" {
 			t.Fatalf("%s: no virtual threads: %s", j.name, e.line)
 		}
-		r := load(t, prefix)
-		r.logOnFailure(t)
-		r.checkParse(t)
-		r.checkInvariants(t)
 		v, main := format.ThreadID(e.hash(t, "vunparker")), format.ThreadID(e.hash(t, "main"))
 		virtual := r.virtualThreads()
 		names := map[format.ThreadID]string{}

@@ -151,9 +151,13 @@ func TestHangDeadlockShort(t *testing.T) {
 // (Thread.currentThread().join(), how a server's main waits for the JVM's
 // end: seen in a Lucene load program stopped with SIGTERM) waits for no
 // thread by design: not a hang, not a model problem, no wait-for edge. A
-// join on another thread that never ends is still a hang.
+// join on another thread that never ends is still a hang. The same join
+// seen by an attach (it began before the events) is only its Object.wait on
+// the thread's own Thread object (Thread.join waits on the joined thread),
+// no ThreadJoin (the Lucene load program's main, attached to, was reported
+// hung); a wait on another object that nobody notifies is still a hang.
 func TestHangSelfJoin(t *testing.T) {
-	m := build(t, `
+	for name, rec := range map[string]string{"join": `
 0,ThreadStarted,A,main
 0,ThreadStarted,B,joiner
 0,ThreadStarted,C,worker
@@ -161,40 +165,27 @@ func TestHangSelfJoin(t *testing.T) {
 1,ThreadJoin,B,C,0
 1,ThreadSleep,C,0
 9,ThreadStarted,D,late
-`)
-	if len(m.Problems) != 0 {
-		t.Errorf("problems: %v", m.Problems)
-	}
-	want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
-	if got := whys(m); !reflect.DeepEqual(got, want) {
-		t.Errorf("open at the end: got %v, want %v", got, want)
-	}
-	if got, want := hangIDs(m), []format.ThreadID{0xB}; !reflect.DeepEqual(got, want) {
-		t.Errorf("Hangs: got %v, want %v", got, want)
-	}
-	if len(m.Deadlocks) != 0 {
-		t.Errorf("a self-join made a wait-for cycle: %+v", m.Deadlocks)
-	}
-}
-
-// TestHangSelfJoinWait: the same join seen by an attach (it began before the events): only its
-// Object.wait on the thread's own Thread object (Thread.join waits on the joined thread), no
-// ThreadJoin. Found attaching to the Lucene load program: its main was reported hung. A wait on
-// another thread's object that nobody notifies is still a hang.
-func TestHangSelfJoinWait(t *testing.T) {
-	m := build(t, `
+`, "attached": `
 0,ThreadStarted,A,main
 0,ThreadStarted,B,waiter
 0,ObjectWait,A,A,0
 0,ObjectWait,B,C,0
 9,ThreadStarted,D,late
-`)
-	if len(m.Problems) != 0 {
-		t.Errorf("problems: %v", m.Problems)
-	}
-	want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
-	if got := whys(m); !reflect.DeepEqual(got, want) {
-		t.Errorf("open at the end: got %v, want %v", got, want)
+`} {
+		m := build(t, rec)
+		if len(m.Problems) != 0 {
+			t.Errorf("%s: problems: %v", name, m.Problems)
+		}
+		want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
+		if got := whys(m); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: open at the end: got %v, want %v", name, got, want)
+		}
+		if got, want := hangIDs(m), []format.ThreadID{0xB}; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: Hangs: got %v, want %v", name, got, want)
+		}
+		if len(m.Deadlocks) != 0 {
+			t.Errorf("%s: a self-join made a wait-for cycle: %+v", name, m.Deadlocks)
+		}
 	}
 }
 

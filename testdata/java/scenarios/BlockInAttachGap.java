@@ -30,24 +30,19 @@ public class BlockInAttachGap {
     while (blocker.getState() != Thread.State.WAITING) Thread.sleep(10);
     System.out.println("READY");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-    expect(in, "GO");
+    Steps.expect(in, "GO");
     go = true;
     LockSupport.unpark(blocker);
     while (blocker.getState() != Thread.State.BLOCKED) Thread.sleep(1);
     System.out.println("BLOCKED");
-    expect(in, "RELEASE");
+    Steps.expect(in, "RELEASE");
     release.countDown();
     blocker.join();
     holder.join();
     System.out.println("RELEASED");
-    expect(in, "STOPPED");
+    Steps.expect(in, "STOPPED");
     System.out.printf("EXPECT m=%08X holder=%08X blocker=%08X%n",
         System.identityHashCode(m), System.identityHashCode(holder), System.identityHashCode(blocker));
     System.out.println("DONE");
-  }
-
-  static void expect(BufferedReader in, String want) throws Exception {
-    String line;
-    while ((line = in.readLine()) != null && !line.equals(want)) { }
   }
 }

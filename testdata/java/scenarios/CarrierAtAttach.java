@@ -12,36 +12,19 @@ import java.util.concurrent.locks.LockSupport;
 public class CarrierAtAttach {
   public static void main(String[] args) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-    if (Runtime.version().feature() < 21) {
-      System.out.println("READY");
-      expect(in, "STOPPED");
-      System.out.println("EXPECT virtual=no");
-      System.out.println("DONE");
-      return;
-    }
+    if (Steps.withoutVirtualThreads(in)) return;
     System.setProperty("jdk.virtualThreadScheduler.parallelism", "1");
     Thread main = Thread.currentThread();
-    Thread warm = startVirtual("orca-vwarm", () -> { });
+    Thread warm = Steps.startVirtual("orca-vwarm", () -> { });
     while (warm.isAlive()) Thread.sleep(5);
     Thread.sleep(200); // the carrier is idle: parked
     System.out.println("READY");
-    expect(in, "GO");
-    Thread v = startVirtual("orca-vunparker", () -> LockSupport.unpark(main));
+    Steps.expect(in, "GO");
+    Thread v = Steps.startVirtual("orca-vunparker", () -> LockSupport.unpark(main));
     while (v.isAlive()) Thread.sleep(5);
     System.out.println("ENDED");
-    expect(in, "STOPPED");
+    Steps.expect(in, "STOPPED");
     System.out.printf("EXPECT virtual=yes vunparker=%08X main=%08X%n", System.identityHashCode(v), System.identityHashCode(main));
     System.out.println("DONE");
-  }
-
-  static Thread startVirtual(String name, Runnable r) throws Exception {
-    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-    builder = Class.forName("java.lang.Thread$Builder").getMethod("name", String.class).invoke(builder, name);
-    return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, r);
-  }
-
-  static void expect(BufferedReader in, String want) throws Exception {
-    String line;
-    while ((line = in.readLine()) != null && !line.equals(want)) { }
   }
 }

@@ -36,11 +36,11 @@ public class OwnEventAfterAttach {
     for (Thread t : all) while (t.getState() != Thread.State.WAITING) Thread.sleep(10);
     System.out.println("READY");
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-    expect(in, "GO");
+    Steps.expect(in, "GO");
     go.countDown();
     for (Thread t : all) while (t.isAlive()) Thread.sleep(5);
     System.out.println("ENDED");
-    expect(in, "STOPPED");
+    Steps.expect(in, "STOPPED");
     System.out.printf("EXPECT sem=%08X joiner=%08X unparker=%08X%n",
         System.identityHashCode(sem), System.identityHashCode(joiner), System.identityHashCode(unparker));
     System.out.println("DONE");
@@ -48,10 +48,5 @@ public class OwnEventAfterAttach {
 
   static void await(CountDownLatch l) {
     try { l.await(); } catch (InterruptedException e) { throw new AssertionError(e); }
-  }
-
-  static void expect(BufferedReader in, String want) throws Exception {
-    String line;
-    while ((line = in.readLine()) != null && !line.equals(want)) { }
   }
 }

@@ -39,27 +39,21 @@ public class VirtualPinnedAtAttach {
 
   public static void main(String[] args) throws Exception {
     BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
-    if (Runtime.version().feature() < 21) {
-      System.out.println("READY");
-      expect(in, "STOPPED");
-      System.out.println("EXPECT virtual=no");
-      System.out.println("DONE");
-      return;
-    }
+    if (Steps.withoutVirtualThreads(in)) return;
     // A carrier each (a pinned virtual thread keeps its carrier), one to spare.
     System.setProperty("jdk.virtualThreadScheduler.parallelism", "4");
-    Thread park = startVirtual("orca-vpinpark", ParkInit::touch);
-    Thread sleep = startVirtual("orca-vpinsleep", SleepInit::touch);
+    Thread park = Steps.startVirtual("orca-vpinpark", ParkInit::touch);
+    Thread sleep = Steps.startVirtual("orca-vpinsleep", SleepInit::touch);
     Thread enter;
     synchronized (LOCK) {
-      enter = startVirtual("orca-vpinenter", EnterInit::touch);
+      enter = Steps.startVirtual("orca-vpinenter", EnterInit::touch);
       while (park.getState() != Thread.State.WAITING || sleep.getState() != Thread.State.TIMED_WAITING
           || enter.getState() != Thread.State.BLOCKED) {
         Thread.sleep(5);
       }
       Thread.sleep(100);
       System.out.println("READY");
-      expect(in, "STOPPED");
+      Steps.expect(in, "STOPPED");
     }
     release = true;
     LockSupport.unpark(park);
@@ -68,16 +62,5 @@ public class VirtualPinnedAtAttach {
         System.identityHashCode(park), System.identityHashCode(sleep), System.identityHashCode(enter),
         System.identityHashCode(BLOCKER), System.identityHashCode(LOCK), System.identityHashCode(Thread.currentThread()));
     System.out.println("DONE");
-  }
-
-  static Thread startVirtual(String name, Runnable r) throws Exception {
-    Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-    builder = Class.forName("java.lang.Thread$Builder").getMethod("name", String.class).invoke(builder, name);
-    return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class).invoke(builder, r);
-  }
-
-  static void expect(BufferedReader in, String want) throws Exception {
-    String line;
-    while ((line = in.readLine()) != null && !line.equals(want)) { }
   }
 }

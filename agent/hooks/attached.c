@@ -26,7 +26,7 @@ typedef struct {
 
 static open_t *opens;
 static int nopen, cap;
-static atomic_int any;
+atomic_int attached_any;   // attached.h
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 
 // Every event of a thread asks whether it had a state open since the
@@ -42,11 +42,11 @@ static _Atomic unsigned short *maybe_of(uint32_t thread) {
 }
 
 static int maybe_open(uint32_t thread) {
-  return atomic_load_explicit(&any, memory_order_acquire) &&
+  return atomic_load_explicit(&attached_any, memory_order_acquire) &&
          atomic_load_explicit(maybe_of(thread), memory_order_relaxed) != 0;
 }
 
-int attached_open(void) { return atomic_load_explicit(&any, memory_order_acquire); }
+int attached_open(void) { return atomic_load_explicit(&attached_any, memory_order_acquire); }
 
 // in_of: the JVMTI states of a thread still in the state kind began (a
 // wait that ended re-enters its monitor: its Waited comes).
@@ -77,7 +77,7 @@ static open_t *keep(JNIEnv *env, uint32_t thread, int shard, int kind, uint32_t 
   }
   nopen++;
   atomic_fetch_add_explicit(maybe_of(thread), 1, memory_order_relaxed);
-  atomic_store_explicit(&any, 1, memory_order_release);
+  atomic_store_explicit(&attached_any, 1, memory_order_release);
   return o;
 }
 
@@ -88,7 +88,7 @@ static void drop(JNIEnv *env, int i) {
   atomic_fetch_sub_explicit(maybe_of(opens[i].thread), 1, memory_order_relaxed);
   free(opens[i].frames);
   opens[i] = opens[--nopen];
-  if (!nopen) atomic_store_explicit(&any, 0, memory_order_release);
+  if (!nopen) atomic_store_explicit(&attached_any, 0, memory_order_release);
 }
 
 // The event that ends each kind.
@@ -136,7 +136,7 @@ void attached_own(uint32_t thread, int64_t at) {
 }
 
 void attached_runs(uint32_t thread, uint32_t carrier, int64_t at) {
-  if (!atomic_load_explicit(&any, memory_order_acquire)) return;
+  if (!atomic_load_explicit(&attached_any, memory_order_acquire)) return;
   attached_own(thread, at);
   if (carrier) attached_own(carrier, at);
 }

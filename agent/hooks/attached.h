@@ -21,6 +21,7 @@
 #ifndef ORCA_ATTACHED_H
 #define ORCA_ATTACHED_H
 #include <jvmti.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 // attached_snapshot writes the states of the threads alive now at ts
@@ -53,7 +54,12 @@ void attached_own(uint32_t thread, int64_t ts);
 // virtual thread: a carrier parked at the attach runs again when a virtual
 // thread it carries has an event. ATTACHED_RUNS(s, ts) for a tstate.
 void attached_runs(uint32_t thread, uint32_t carrier, int64_t ts);
-#define ATTACHED_RUNS(s, ts) attached_runs((s)->hash, (s)->is_virtual ? (s)->carrier : 0, (ts))
+// Inline: every park and unpark asks (one load when nothing is open).
+extern atomic_int attached_any;   // a state of the attach is open (attached_open)
+#define ATTACHED_RUNS(s, ts)                                                         \
+  (atomic_load_explicit(&attached_any, memory_order_acquire)                         \
+       ? attached_runs((s)->hash, (s)->is_virtual ? (s)->carrier : 0, (ts))          \
+       : (void)0)
 // OWN_EVENT(s, ts): the thread of tstate s has an event of its own at ts
 // (0: now), other than a contended enter's: what it was doing at an attach
 // is over, and its last enter's Entered is written (pending_own_event).

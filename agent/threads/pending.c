@@ -247,10 +247,7 @@ static int settle_entered(pending_tstate *s) {
   }
 }
 
-void pending_own_event(pending_tstate *s) {
-  int st = atomic_load_explicit(&s->entered_state, ACQ);
-  if (st == SLOT_TIMED || st == SLOT_PENDING) settle_entered(s);
-}
+void pending_own_entered(pending_tstate *s) { settle_entered(s); }
 
 // forget_wait: a wait still open at settle never waited (wait() threw: not
 // the owner, a negative timeout, after JVMTI posted MonitorWait). Forgotten

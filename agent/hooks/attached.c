@@ -136,7 +136,6 @@ void attached_own(uint32_t thread, int64_t at) {
 }
 
 void attached_runs(uint32_t thread, uint32_t carrier, int64_t at) {
-  if (!atomic_load_explicit(&attached_any, memory_order_acquire)) return;
   attached_own(thread, at);
   if (carrier) attached_own(carrier, at);
 }
@@ -232,37 +231,39 @@ static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, 
   return ORCA_EV_OBJECT_WAIT;
 }
 
+// state_at writes the state thread t (its hash th, its JVMTI state st) is
+// in at ts, a monitor's read from the JavaThread of jt, and keeps it open
+// (under mu); returns it, NULL when it is in none of them.
+static open_t *state_at(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, int shard, int64_t ts,
+                        attached_blocker_fn park_blocker) {
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int nf = 0, kind = 0;
+  uint32_t obj = 0;
+  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT))
+    kind = on_monitor(env, t, jt, st, th, shard, ts, fr, &nf, &obj);
+  else
+    kind = parked_or_sleeping(env, t, st, th, shard, ts, park_blocker, fr, &nf, &obj);
+  return kind ? keep(env, th, shard, kind, obj, t, fr, nf) : NULL;
+}
+
 int attached_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, attached_blocker_fn park_blocker) {
   jint st = 0;
   if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
-  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) {
-    // Its monitor is read from the JavaThread it runs on: its carrier's
-    // when it is pinned to it (21-23: every such enter or wait; 24+: in a
-    // native frame or a class initializer); unmounted (24+) it has none.
-    jthread c = vthread_carrier(env, vt);
-    if (!c) return -1;
-    orca_frame fr[ORCA_MAX_DEPTH];
-    int nf = 0;
-    uint32_t obj = 0;
-    pthread_mutex_lock(&mu);
-    int kind = on_monitor(env, vt, c, st, th, shard, ts, fr, &nf, &obj);
-    if (kind) keep(env, th, shard, kind, obj, vt, fr, nf);
-    pthread_mutex_unlock(&mu);
-    (*env)->DeleteLocalRef(env, c);
-    return kind ? 1 : -1;
-  }
+  // A monitor's is read from the JavaThread it runs on: its carrier's when
+  // it is pinned to it (21-23: every such enter or wait; 24+: in a native
+  // frame or a class initializer); unmounted (24+) it has none: skipped.
+  int on_mon = (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
+  jthread c = on_mon ? vthread_carrier(env, vt) : NULL;
+  if (on_mon && !c) return -1;
   // Its sleep parks it: JVMTI says "parked" (21-25).
-  int sleeping = (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
+  int sleeping = !on_mon && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
   if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
-  orca_frame fr[ORCA_MAX_DEPTH];
-  int nf = 0;
-  uint32_t obj = 0;
   pthread_mutex_lock(&mu);
-  int kind = parked_or_sleeping(env, vt, st, th, shard, ts, park_blocker, fr, &nf, &obj);
-  open_t *o = kind ? keep(env, th, shard, kind, obj, vt, fr, nf) : NULL;
+  open_t *o = state_at(env, vt, c, st, th, shard, ts, park_blocker);
   if (o && sleeping) o->in = JVMTI_THREAD_STATE_PARKED;   // as JVMTI says of it
   pthread_mutex_unlock(&mu);
-  return kind != 0;
+  if (c) (*env)->DeleteLocalRef(env, c);
+  return o ? 1 : on_mon ? -1 : 0;
 }
 
 int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker) {
@@ -270,7 +271,6 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
   jthread *all = NULL;
   if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
   (*env)->EnsureLocalCapacity(env, n + 8);
-  orca_frame fr[ORCA_MAX_DEPTH];
   int found = 0;
   pthread_mutex_lock(&mu);
   for (int i = 0; i < n; i++) {
@@ -279,15 +279,7 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
         pending_is_walker(env, all[i]))   // the agent's own
       continue;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
-    uint32_t th = (uint32_t)h, obj = 0;
-    int shard = i, kind = 0, nf = 0;
-    if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) {
-      if (!(kind = on_monitor(env, all[i], all[i], st, th, shard, ts, fr, &nf, &obj))) continue;
-    } else if (!(kind = parked_or_sleeping(env, all[i], st, th, shard, ts, park_blocker, fr, &nf, &obj))) {
-      continue;
-    }
-    keep(env, th, shard, kind, obj, all[i], fr, nf);
-    found++;
+    if (state_at(env, all[i], all[i], st, (uint32_t)h, i, ts, park_blocker)) found++;
   }
   pthread_mutex_unlock(&mu);
   for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i]);

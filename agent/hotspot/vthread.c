@@ -382,25 +382,27 @@ const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *se
   return w.why;
 }
 
-// VirtualThread.carrierThread, and its class (a BoundVirtualThread, the
-// other BaseVirtualThread, has no carrier): the class is published first.
+// VirtualThread and its carrierThread (a BoundVirtualThread, the other
+// BaseVirtualThread, has no carrier): the field is set before the class is
+// published, so a class read means a field there.
 static _Atomic(jclass) vt_class;
 static _Atomic(jfieldID) vt_carrier;
 
 // carrier_field returns VirtualThread.carrierThread when t is a
 // VirtualThread, else NULL.
 static jfieldID carrier_field(JNIEnv *env, jthread t) {
-  jfieldID f = atomic_load(&vt_carrier);
-  if (f) return (*env)->IsInstanceOf(env, t, atomic_load(&vt_class)) ? f : NULL;
-  jclass c = jclass_of(env, t, "Ljava/lang/VirtualThread;");
-  if (!c) return NULL;
-  f = (*env)->GetFieldID(env, c, "carrierThread", "Ljava/lang/Thread;");
-  if (failed(env)) f = NULL;
-  jclass g = f ? (*env)->NewGlobalRef(env, c) : NULL, none = NULL;
-  if (g && !atomic_compare_exchange_strong(&vt_class, &none, g)) (*env)->DeleteGlobalRef(env, g);
-  if (f && atomic_load(&vt_class)) atomic_store(&vt_carrier, f);
-  (*env)->DeleteLocalRef(env, c);
-  return atomic_load(&vt_carrier) ? f : NULL;
+  jclass vc = atomic_load(&vt_class);
+  if (!vc) {   // found on the first VirtualThread met
+    jclass c = jclass_of(env, t, "Ljava/lang/VirtualThread;");
+    if (!c) return NULL;
+    jfieldID f = (*env)->GetFieldID(env, c, "carrierThread", "Ljava/lang/Thread;");
+    jclass g = failed(env) || !f ? NULL : (*env)->NewGlobalRef(env, c), none = NULL;
+    if (g) atomic_store(&vt_carrier, f);
+    if (g && !atomic_compare_exchange_strong(&vt_class, &none, g)) (*env)->DeleteGlobalRef(env, g);
+    (*env)->DeleteLocalRef(env, c);
+    if (!(vc = atomic_load(&vt_class))) return NULL;
+  }
+  return (*env)->IsInstanceOf(env, t, vc) ? atomic_load(&vt_carrier) : NULL;
 }
 
 jthread vthread_carrier(JNIEnv *env, jthread t) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,18 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"orca/internal/crash"
+	"orca/internal/hostfs"
 )
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // The tests start real JVMs running testdata/Sleeper.java on every JDK present, attach to them
 // and run commands, and load testdata/agent.c compiled by gcc.
@@ -609,23 +620,131 @@ func TestContainer(t *testing.T) {
 	})
 }
 
-func TestCreateTrigger(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("chown needs root")
+// sleeper starts a process that runs as uid in dir (its working directory) and returns its
+// target, for the trigger's tests.
+func sleeper(t *testing.T, dir string, uid int) *target {
+	t.Helper()
+	cmd := exec.Command("setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups", "sleep", "60")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Skipf("setpriv: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), ".attach_pid1")
-	got, err := createTrigger(path, &target{euid: nobody, egid: nobody})
-	if err != nil || got != path {
-		t.Fatalf("createTrigger = %q, %v", got, err)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tg, err := readTarget(cmd.Process.Pid)
+	for i := 0; err == nil && tg.euid != uid && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond) // setpriv has not switched yet
+		tg, err = readTarget(cmd.Process.Pid)
+	}
+	if err != nil || tg.euid != uid {
+		t.Fatalf("readTarget(sleep as %d) = %+v, %v", uid, tg, err)
+	}
+	tg.nspid = 1 // a name no JVM of this test uses
+	return tg
+}
+
+// TestCreateTrigger: the trigger is created in the JVM's working directory by the JVM's user
+// (no chown), and removed by orca only while it is the file orca made.
+func TestCreateTrigger(t *testing.T) {
+	dir := nobodyDir(t)
+	tg := sleeper(t, dir, nobody)
+	path := filepath.Join(dir, ".attach_pid1")
+	c, err := createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger = %v, %v", c, err)
 	}
 	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil || st.Uid != nobody || st.Gid != nobody {
-		t.Errorf("%s: uid %d gid %d, %v; want the JVM's user", path, st.Uid, st.Gid, err)
+	if err := syscall.Lstat(path, &st); err != nil || st.Uid != nobody || st.Gid != nobody || st.Mode&0o777 != 0o600 {
+		t.Errorf("%s: uid %d gid %d mode %#o, %v; want the JVM's user's, 0600", path, st.Uid, st.Gid, st.Mode&0o777, err)
 	}
 	// A trigger that is there already is another attacher's: not ours to remove.
-	if got, err := createTrigger(path, &target{euid: nobody, egid: nobody}); err != nil || got != "" {
-		t.Errorf("second createTrigger = %q, %v; want \"\", nil", got, err)
+	if c2, err := createTrigger(tg); err != nil || c2 != nil {
+		t.Errorf("second createTrigger = %v, %v; want nil, nil", c2, err)
 	}
+	// Replaced since: the new file is not removed.
+	must(t, os.WriteFile(path+".new", nil, 0o600))
+	must(t, os.Rename(path+".new", path))
+	if err := c.Remove(); err == nil || !exists(path) {
+		t.Errorf("Remove of a replaced trigger: %v, still there %v; want refused", err, exists(path))
+	}
+	must(t, os.Remove(path))
+	c, err = createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger = %v, %v", c, err)
+	}
+	if err := c.Remove(); err != nil || exists(path) {
+		t.Errorf("Remove: %v, still there %v", err, exists(path))
+	}
+	// A working directory the JVM's user cannot write (root's, 0755): the trigger goes to /tmp,
+	// never created there by root and given away.
+	rootDir, err := os.MkdirTemp(workDir, "root-") // workDir: nobody may enter it
+	must(t, err)
+	must(t, os.Chmod(rootDir, 0o755))
+	tg = sleeper(t, rootDir, nobody)
+	tg.nspid = 1_000_000 + os.Getpid() // a pid no process has: a trigger no JVM takes
+	c, err = createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger in a directory nobody cannot write: %v, %v", c, err)
+	}
+	defer c.Remove()
+	if exists(filepath.Join(rootDir, ".attach_pid"+strconv.Itoa(tg.nspid))) {
+		t.Errorf("the trigger was made in a directory the JVM's user cannot write")
+	}
+	if err := syscall.Lstat(filepath.Join("/tmp", c.Name), &st); err != nil || st.Uid != nobody {
+		t.Errorf("/tmp/%s: uid %d, %v; want nobody's", c.Name, st.Uid, err)
+	}
+}
+
+// TestTriggerSwap: the JVM's user owns its working directory and swaps the trigger for a
+// symlink to a file of root's as fast as it can while orca creates and removes it: the file
+// stays root's, untouched. Before, createTrigger chowned the trigger by path after closing it,
+// and gave root's file away (6 of 31 rounds of orca record --pid).
+func TestTriggerSwap(t *testing.T) {
+	dir := nobodyDir(t)
+	tg := sleeper(t, dir, nobody)
+	victim := filepath.Join(t.TempDir(), "root-only")
+	must(t, os.WriteFile(victim, []byte("root's"), 0o600))
+	path := filepath.Join(dir, ".attach_pid1")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		// The attacker: replaces whatever is at the name by a link to root's file.
+		defer wg.Done()
+		tmp := filepath.Join(dir, "link")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Remove(tmp)
+			if os.Symlink(victim, tmp) == nil {
+				os.Rename(tmp, path)
+			}
+		}
+	}()
+	created := 0
+	for i := 0; i < 2000; i++ {
+		c, err := createTrigger(tg)
+		if err == nil && c != nil {
+			created++
+			c.Remove()
+		}
+		os.Remove(path)
+	}
+	close(stop)
+	wg.Wait()
+	var st syscall.Stat_t
+	if err := syscall.Stat(victim, &st); err != nil || st.Uid != 0 || st.Mode&0o777 != 0o600 {
+		t.Errorf("%s: uid %d mode %#o, %v: root's file was given to the JVM's user", victim, st.Uid, st.Mode&0o777, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root's" {
+		t.Errorf("%s now holds %q", victim, b)
+	}
+	if created == 0 {
+		t.Errorf("no trigger was created in 2000 rounds: the race was not run")
+	}
+	t.Logf("%d of 2000 rounds created the trigger", created)
 }
 
 func TestParseStatus(t *testing.T) {
@@ -683,18 +802,34 @@ func TestParseStartTime(t *testing.T) {
 // is removed, so that the JVM's own listener is started; the JVM's own socket is kept.
 func TestStaleSocket(t *testing.T) {
 	dir := t.TempDir()
-	sock := filepath.Join(dir, ".java_pid1")
-	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+	fd, err := hostfs.OpenRoot(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer syscall.Close(fd)
+	sock := filepath.Join(dir, ".java_pid1")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
 	self := &target{pid: os.Getpid(), nspid: 1}
 	old := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(sock, old, old)
-	if err := removeStale(sock, self); err != nil || exists(sock) {
+	if err := removeStaleIn(fd, sock, self); err != nil || exists(sock) {
 		t.Errorf("a socket older than the process: %v, still there %v", err, exists(sock))
 	}
+	// A link, or a file, at the name is not the socket: not removed.
+	must(t, os.Symlink("/etc/passwd", sock))
+	ts := []unix.Timespec{unix.NsecToTimespec(old.UnixNano()), unix.NsecToTimespec(old.UnixNano())}
+	must(t, unix.UtimesNanoAt(unix.AT_FDCWD, sock, ts, unix.AT_SYMLINK_NOFOLLOW))
+	if err := removeStaleIn(fd, sock, self); err == nil || !exists(sock) {
+		t.Errorf("a link at the socket's name: %v, removed %v", err, !exists(sock))
+	}
+	os.Remove(sock)
 	os.WriteFile(sock, nil, 0o600)
-	if err := removeStale(sock, self); err != nil || !exists(sock) {
-		t.Errorf("a socket made after the process started: %v, removed %v", err, !exists(sock))
+	if err := removeStaleIn(fd, sock, self); err != nil || !exists(sock) {
+		t.Errorf("a file made after the process started: %v, removed %v", err, !exists(sock))
 	}
 }

@@ -79,11 +79,8 @@ func recordPID(u ui, o recordOptions) error {
 		}
 	}
 
-	vm, err := attach.Attach(o.pid)
-	if err != nil {
-		return exitError{1, "record --pid: " + err.Error()}
-	}
-	facts := readJVMFacts(vm, j)
+	// Everything that can fail is done before the attach starts the JVM's
+	// attach listener (a thread it keeps for good).
 	lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
 	if err != nil {
 		return err
@@ -92,6 +89,11 @@ func recordPID(u ui, o recordOptions) error {
 	if err != nil {
 		return err
 	}
+	vm, err := attach.Attach(o.pid)
+	if err != nil {
+		return exitError{1, "record --pid: " + err.Error()}
+	}
+	facts := readJVMFacts(vm, j)
 	select {
 	case s := <-sigs:
 		// While orca waited for the JVM's attach listener (up to 10 s).
@@ -431,18 +433,26 @@ func runStop(u ui, args []string) error {
 		}
 	}
 	running := j.runningPrefix()
-	libs, anyAgent := j.loadedAgents()
+	mapped, anyAgent := j.mappedAgents()
 	if !anyAgent {
 		return exitError{1, fmt.Sprintf("stop: pid %d has no Orca agent loaded: no recording to stop", pid)}
 	}
-	if len(libs) == 0 {
-		// Mapped under a path orca could not check: the stop loads the
-		// library it would have attached with.
-		lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
-		if err != nil {
-			return err
+	var libs, why []string
+	for _, l := range mapped {
+		if l.err == nil {
+			libs = append(libs, l.path)
+		} else {
+			why = append(why, l.err.Error())
 		}
-		libs = []string{lib}
+	}
+	if len(libs) == 0 {
+		// The stop must reach the agent that records: loading any other copy
+		// would reach another agent (and run a file orca did not check).
+		if len(why) == 0 {
+			why = append(why, "its file was deleted since it was loaded")
+		}
+		return exitError{1, fmt.Sprintf("stop: pid %d maps an Orca agent that orca cannot reach: %s; its recording ends with the JVM "+
+			"(or at its --max-size/--max-age bounds)", pid, strings.Join(why, "; "))}
 	}
 	vm, err := attach.Attach(pid)
 	if err != nil {

@@ -241,3 +241,59 @@ func Stat(fd int) (unix.Stat_t, error) {
 	err := unix.Fstat(fd, &st)
 	return st, err
 }
+
+// OpenChecked opens the file rel below root (a descriptor from OpenRoot) for reading, one
+// component at a time and refusing symlinks and "..", and calls check with the status of each
+// directory on the way (root's included, named "/") and of the file (last true); an error from
+// check ends the walk. So the file opened is the one whose way was checked, whatever is renamed
+// meanwhile.
+func OpenChecked(root int, rel string, check func(name string, st *unix.Stat_t, last bool) error) (int, error) {
+	dir, err := unix.Openat(root, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: "/", Err: err}
+	}
+	name := "/"
+	var parts []string
+	for _, p := range strings.Split(rel, "/") {
+		if p != "" && p != "." {
+			parts = append(parts, p)
+		}
+	}
+	if len(parts) == 0 {
+		unix.Close(dir)
+		return -1, &os.PathError{Op: "open", Path: rel, Err: errors.New("no file name")}
+	}
+	for i := 0; ; i++ {
+		var st unix.Stat_t
+		if err := unix.Fstat(dir, &st); err != nil {
+			unix.Close(dir)
+			return -1, &os.PathError{Op: "stat", Path: name, Err: err}
+		}
+		if err := check(name, &st, i == len(parts)); err != nil {
+			unix.Close(dir)
+			return -1, err
+		}
+		if i == len(parts) {
+			return dir, nil
+		}
+		if parts[i] == ".." {
+			unix.Close(dir)
+			return -1, &os.PathError{Op: "open", Path: rel, Err: errors.New("'..' in the path")}
+		}
+		flags := unix.O_PATH | unix.O_DIRECTORY
+		if i == len(parts)-1 {
+			flags = unix.O_RDONLY
+		}
+		next, err := unix.Openat(dir, parts[i], flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		var lst unix.Stat_t
+		if err != nil && unix.Fstatat(dir, parts[i], &lst, unix.AT_SYMLINK_NOFOLLOW) == nil && lst.Mode&unix.S_IFMT == unix.S_IFLNK {
+			err = errors.New("a symlink, not followed")
+		}
+		unix.Close(dir)
+		if err != nil {
+			return -1, &os.PathError{Op: "open", Path: "/" + strings.Join(parts[:i+1], "/"), Err: err}
+		}
+		dir = next
+		name = "/" + strings.Join(parts[:i+1], "/")
+	}
+}

@@ -37,6 +37,7 @@ var (
 	ErrAttachDisabled = errors.New("attach disabled in the JVM")
 	ErrTimeout        = errors.New("the JVM's attach listener did not start")
 	ErrPermission     = errors.New("permission denied")
+	ErrStopped        = errors.New("the JVM is stopped")
 )
 
 // DefaultTimeout bounds the wait for the attach listener to start: HotSpot's own client waits
@@ -79,6 +80,14 @@ func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
 		return nil, fmt.Errorf("%w: pid %d (%s) has no libjvm.so mapped: give the pid of a java process (jps or ps -C java lists them)",
 			ErrNotJVM, pid, command(t))
 	}
+	if t.tgid != t.pid {
+		return nil, fmt.Errorf("%w: %d is a thread of process %d, not a process: give the JVM's process id (orca record --pid %d)",
+			ErrNoProcess, pid, t.tgid, t.tgid)
+	}
+	if t.stopped() {
+		return nil, fmt.Errorf("%w: pid %d is stopped (%s): it answers nothing until it is continued (kill -CONT %d), and orca sends no signal that it would take for a thread dump once continued",
+			ErrStopped, pid, t.state, pid)
+	}
 	if off, where := t.attachDisabled(); off {
 		return nil, fmt.Errorf("%w: pid %d was started with -XX:+DisableAttachMechanism (in %s): no tool can attach to it; restart it without that option, or start it with orca's agent (-agentpath)",
 			ErrAttachDisabled, pid, where)
@@ -115,35 +124,46 @@ func exists(path string) bool {
 // start starts the JVM's attach listener: HotSpot's SIGQUIT handler starts it when the file
 // .attach_pid<NSPID> is in the JVM's working directory or its /tmp, and owned by the JVM's
 // effective user or root. Then the socket appears; start polls for it with growing sleeps
-// (100 ms, 200 ms, ...) as HotSpot's client does, and sends SIGQUIT a second time halfway.
+// (100 ms, 200 ms, ...) as HotSpot's client does.
+//
+// A SIGQUIT that HotSpot does not take as an attach prints a thread dump on the application's
+// stdout, so start sends one only when its own trigger file is in place and no listener runs or
+// is being started: never a second one (HotSpot's client resends halfway; a JVM does not miss
+// a signal, and a late one lands on a listener that runs), none when another attach made the
+// trigger (it signals; both wait for the socket), none to a JVM whose "Attach Listener" thread
+// exists already.
 func start(t *target, socket string, timeout time.Duration) error {
 	if !t.catchesQuit() {
 		return fmt.Errorf("%w: pid %d has no SIGQUIT handler (a JVM still starting, or one run with -Xrs whose attach listener failed): sending SIGQUIT would end it; try again when it runs",
 			ErrTimeout, t.pid)
 	}
-	trig, err := createTrigger(t)
-	if err != nil {
-		return err
-	}
-	if trig != nil {
-		defer trig.Remove()
-	}
-	if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
-		return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
+	// A listener that runs already (another attach started it, and its socket is on the
+	// way) is waited for.
+	if !t.listenerRuns() {
+		trig, err := createTrigger(t)
+		if err != nil {
+			return err
+		}
+		if trig != nil {
+			defer trig.Remove()
+			// Another attach may have started the listener, and removed its trigger, since
+			// the socket was looked for.
+			if !exists(socket) && !t.listenerRuns() {
+				if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
+					return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
+				}
+			}
+		}
 	}
 	var spent, delay time.Duration
-	resent := false
 	for !exists(socket) {
-		if spent > timeout {
-			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), is not HotSpot (OpenJ9 attaches otherwise), or attach is disabled by -XX:+DisableAttachMechanism in a place orca does not read (an @argfile, -XX:Flags, -XX:VMOptionsFile)",
-				ErrTimeout, socket, spent, t.pid)
+		if spent > timeout && t.listenerRuns() {
+			return fmt.Errorf("%w: pid %d runs its attach listener, but its socket %s did not appear within %v (removed by someone?): the JVM cannot be attached to until it restarts",
+				ErrTimeout, t.pid, socket, spent)
 		}
-		if spent > timeout/2 && !resent {
-			// HotSpot's client does the same: a JVM that missed the first signal gets a second
-			// chance. Sent only while the socket is absent: to a JVM whose listener runs,
-			// SIGQUIT prints a thread dump.
-			resent = true
-			syscall.Kill(t.pid, syscall.SIGQUIT)
+		if spent > timeout {
+			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), or is not HotSpot (OpenJ9 attaches otherwise)",
+				ErrTimeout, socket, spent, t.pid)
 		}
 		delay += 100 * time.Millisecond
 		time.Sleep(delay)

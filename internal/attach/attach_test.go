@@ -413,22 +413,102 @@ func TestAttachDisabled(t *testing.T) {
 				t.Errorf("the agent ran")
 			}
 		})
-		t.Run("argfile", func(t *testing.T) {
-			// An @argfile is not read: the listener never starts, and the timeout's error
-			// names the flag among the causes.
-			dir := t.TempDir()
-			argfile := filepath.Join(dir, "args")
-			if err := os.WriteFile(argfile, []byte("-XX:+DisableAttachMechanism\n"), 0o644); err != nil {
-				t.Fatal(err)
+		// Options the command line does not show: refused at once from what the JVM recorded
+		// in its hsperfdata file, with no SIGQUIT (before, the listener never started, the
+		// attach timed out, and a second SIGQUIT made the JVM print a thread dump).
+		for _, c := range []struct{ name, file, opt string }{
+			{"argfile", "-XX:+DisableAttachMechanism\n", "@"},
+			{"flags-file", "+DisableAttachMechanism\n", "-XX:Flags="},
+			{"vm-options-file", "-XX:+DisableAttachMechanism\n", "-XX:VMOptionsFile="},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				dir := t.TempDir()
+				file := filepath.Join(dir, "args")
+				if err := os.WriteFile(file, []byte(c.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				p := startJVM(t, j, dir, nil, nil, c.opt+file)
+				start := time.Now()
+				_, err := AttachTimeout(p.pid(), 3*time.Second)
+				if !errors.Is(err, ErrAttachDisabled) || !strings.Contains(err.Error(), "hsperfdata") {
+					t.Errorf("Attach: %v; want ErrAttachDisabled naming the hsperfdata file", err)
+				}
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("Attach took %v: want refused at once", d)
+				}
+				time.Sleep(200 * time.Millisecond)
+				p.noThreadDump(t)
+			})
+		}
+	})
+}
+
+// TestAttachNoStraySignal: orca never sends a SIGQUIT that the JVM would take for a thread
+// dump: not to a stopped JVM (it would get it once continued), not to a thread id (the signal
+// goes to the process, whose trigger has another name), not twice when two attaches start at
+// once (2 of 6 trials printed a dump before).
+func TestAttachNoStraySignal(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		t.Run("stopped", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, nil)
+			syscall.Kill(p.pid(), syscall.SIGSTOP)
+			for i := 0; i < 100; i++ {
+				if tg, err := readTarget(p.pid()); err == nil && tg.stopped() {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			p := startJVM(t, j, dir, nil, nil, "@"+argfile)
 			start := time.Now()
-			_, err := AttachTimeout(p.pid(), time.Second)
-			if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "DisableAttachMechanism") {
-				t.Errorf("Attach: %v; want ErrTimeout naming DisableAttachMechanism", err)
+			_, err := Attach(p.pid())
+			if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "kill -CONT") || time.Since(start) > time.Second {
+				t.Errorf("Attach of a stopped JVM: %v after %v; want ErrStopped at once, saying kill -CONT", err, time.Since(start))
 			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Attach with a 1 s timeout took %v", d)
+			syscall.Kill(p.pid(), syscall.SIGCONT)
+			time.Sleep(300 * time.Millisecond)
+			p.noThreadDump(t)
+			if vm, err := Attach(p.pid()); err != nil {
+				t.Errorf("Attach once continued: %v", err)
+			} else if code, _, err := vm.Command("jcmd", "VM.version"); err != nil || code != 0 {
+				t.Errorf("jcmd VM.version: %d, %v", code, err)
+			}
+		})
+		t.Run("thread-id", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, nil)
+			tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.pid()))
+			tid := 0
+			for _, e := range tasks {
+				if n, _ := strconv.Atoi(e.Name()); n != p.pid() {
+					tid = n
+					break
+				}
+			}
+			_, err := Attach(tid)
+			if !errors.Is(err, ErrNoProcess) || !strings.Contains(err.Error(), fmt.Sprintf("a thread of process %d", p.pid())) {
+				t.Errorf("Attach(%d), a thread of %d: %v", tid, p.pid(), err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			p.noThreadDump(t)
+		})
+		t.Run("simultaneous", func(t *testing.T) {
+			for round := 0; round < 4; round++ {
+				p := startJVM(t, j, t.TempDir(), nil, nil)
+				var wg sync.WaitGroup
+				errs := make([]error, 3)
+				for i := range errs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						_, errs[i] = Attach(p.pid())
+					}()
+				}
+				wg.Wait()
+				for i, err := range errs {
+					if err != nil {
+						t.Errorf("round %d: attach %d of 3 at once: %v", round, i, err)
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				p.noThreadDump(t)
 			}
 		})
 	})

@@ -65,14 +65,17 @@ func recordPID(u ui, o recordOptions) error {
 		return exitError{2, "record --pid: " + err.Error()}
 	}
 	hostPrefix := j.host(prefix)
+	if err := checkRecordingNames(hostPrefix, j.uid, "nothing was attached"); err != nil {
+		return err
+	}
 	if _, err := os.Stat(hostPrefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", hostPrefix, hostPrefix, hostPrefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(hostPrefix)
+		removed, err := removeRecordings(hostPrefix, j.uid, j.gid)
 		if err != nil {
-			return fmt.Errorf("removing earlier recording: %w", err)
+			return removeError(err)
 		}
 		if len(removed) > 0 && !o.quiet {
 			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), hostPrefix)

@@ -175,14 +175,17 @@ func runRecord(u ui, args []string) error {
 		return err
 	}
 
+	if err := checkRecordingNames(o.prefix, os.Geteuid(), "nothing was started"); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.prefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", o.prefix, o.prefix, o.prefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(o.prefix)
+		removed, err := removeRecordings(o.prefix, os.Geteuid(), os.Getegid())
 		if err != nil {
-			return fmt.Errorf("removing earlier recording: %w", err)
+			return removeError(err)
 		}
 		if len(removed) > 0 && !o.quiet {
 			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), o.prefix)
@@ -255,6 +258,16 @@ func runRecord(u ui, args []string) error {
 		code = exitAgentFailed
 	}
 	return exitError{code: code}
+}
+
+// removeError is --force's failure: a refusal as it is, another error
+// wrapped.
+func removeError(err error) error {
+	var ee exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return fmt.Errorf("removing earlier recording: %w", err)
 }
 
 // exitAgentFailed is orca record's exit status when COMMAND succeeded but a

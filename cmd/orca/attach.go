@@ -270,7 +270,8 @@ func startError(code int, j *jvmProc, prefix, opts string) error {
 		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
 			"stop it with orca stop %d, then attach again", j.pid, what, j.pid)
 	case attachCannotOut:
-		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s)",
+		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
+			"or another prefix when a name of it was taken since orca looked (the JVM's stderr says why)",
 			j.pid, idName(j.uid), prefix, filepath.Base(prefix))
 	case attachJVMTI:
 		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+

@@ -38,7 +38,10 @@ The first JVM writes PREFIX.orca, PREFIX.methods, PREFIX.classtable and
 PREFIX.info; further JVMs write PREFIX-2.*, PREFIX-3.* and so on. Without -o,
 PREFIX is orca-YYYYMMDD-HHMMSS in the current directory. orca refuses to start
 when PREFIX.orca exists, unless --force, which first deletes PREFIX.* and
-PREFIX-N.* recording files.
+PREFIX-N.* recording files: only regular files of the recording's user. A
+recording's name taken by anything else (a symbolic link, another user's file,
+a directory: someone else put it there) is refused, --force or not (exit
+status 2). The files are created mode 0600, never through a symbolic link.
 
 With --max-size or --max-age the recording stays on within bounds: events go
 to chunk files PREFIX.orca.000001, PREFIX.orca.000002, ..., each readable on its

@@ -21,13 +21,13 @@
 
 static char prefix[4200];
 static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
-// The recording's files (docs/agent.md, "Files"). Every one is created,
-// replaced and deleted by its name in the prefix's directory, opened once a
-// recording (dir_fd), so that the directory cannot be swapped under the
-// writer; created exclusively (O_EXCL) and never through a symbolic link
-// (O_NOFOLLOW): a name another user planted in a shared directory (/tmp) is
-// refused, not written through. Recordings hold stacks and thread names:
-// only their user reads them.
+// The recording's files (docs/agent.md, "The recording's files on a shared
+// host"). Every one is created, replaced and deleted by its name in the
+// prefix's directory, opened once a recording (dir_fd), so that the
+// directory cannot be swapped under the writer; created exclusively (O_EXCL)
+// and never through a symbolic link (O_NOFOLLOW): a name another user
+// planted in a shared directory (/tmp) is refused, not written through.
+// Recordings hold stacks and thread names: only their user reads them.
 #define FILE_MODE 0600
 static int dir_fd = -1;
 // The .info the writer made last: rewritten in place when a full disk keeps

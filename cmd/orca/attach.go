@@ -65,14 +65,17 @@ func recordPID(u ui, o recordOptions) error {
 		return exitError{2, "record --pid: " + err.Error()}
 	}
 	hostPrefix := j.host(prefix)
+	if err := checkRecordingNames(hostPrefix, j.uid, "nothing was attached"); err != nil {
+		return err
+	}
 	if _, err := os.Stat(hostPrefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", hostPrefix, hostPrefix, hostPrefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(hostPrefix)
+		removed, err := removeRecordings(hostPrefix, j.uid, j.gid)
 		if err != nil {
-			return fmt.Errorf("removing earlier recording: %w", err)
+			return removeError(err)
 		}
 		if len(removed) > 0 && !o.quiet {
 			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), hostPrefix)
@@ -269,7 +272,8 @@ func startError(code int, j *jvmProc, prefix, opts string) error {
 		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
 			"stop it with orca stop %d, then attach again", j.pid, what, j.pid)
 	case attachCannotOut:
-		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s)",
+		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
+			"or another prefix when a name of it was taken since orca looked (the JVM's stderr says why)",
 			j.pid, idName(j.uid), prefix, filepath.Base(prefix))
 	case attachJVMTI:
 		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+

@@ -42,6 +42,7 @@ int main(int argc, char **argv) {
   test_ring();
   test_ring_threads();
   test_pending();
+  test_classids();
   printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
   return test_failed ? 1 : 0;
 }

@@ -38,4 +38,5 @@ void test_ring(void);
 void test_ring_threads(void);
 void test_pending(void);
 void test_classids(void);
+void test_tkeys(void);
 #endif

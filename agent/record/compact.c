@@ -234,11 +234,12 @@ static uint32_t thread_index(compact_enc *e, uint32_t h, char *o, size_t *n) {
 
 // alias writes at o the definition of thread key k when it is an alias
 // (tkeys.h) that the chunk has not defined; returns the bytes written (at
-// most 14). Out of memory for its note, it is defined again (harmless).
+// most 14). Out of memory for its note (or a number no registry gives), it
+// is defined again (harmless).
 static size_t alias(compact_enc *e, uint32_t k, char *o) {
   if (!(k & TKEY_ALIAS)) return 0;
   uint32_t i = k & ~TKEY_ALIAS;
-  if (i >= e->alias_cap) {
+  if (i >= e->alias_cap && i < (1u << 24)) {
     uint32_t cap = e->alias_cap ? e->alias_cap : 64;
     while (cap <= i) cap *= 2;
     uint64_t *a = realloc(e->alias_seq, cap * sizeof *a);

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"orca/internal/format"
 )
 
 // TestCompactRecording is issue 23's round trip on a real JVM: Scenario recorded with
@@ -24,7 +26,7 @@ func TestCompactRecording(t *testing.T) {
 		}
 		e := parseExpect(t, r)
 		head, err := os.ReadFile(prefix + ".orca")
-		if err != nil || !strings.HasPrefix(string(head), "orca-compact 1\n") {
+		if err != nil || !strings.HasPrefix(string(head), format.CompactHeader) {
 			t.Fatalf("%s.orca does not begin with the compact header (%v)", prefix, err)
 		}
 		if info := load(t, prefix).info; info["encoding"] != "compact" {

@@ -26,6 +26,7 @@ enum orca_counter {
   CNT_CLASSES,              // .classtable lines
   CNT_VIRTUAL_THREADS,      // virtual threads started (shown once VirtualThreadStart is on)
   CNT_OWNER_TABLE_FULL,     // threads that found no place in the owner table
+  CNT_THREAD_KEYS_FULL,     // threads named by their hash alone: the table of thread keys was full
   CNT_OWN_STACKS_BY_JVMTI,  // own-thread stacks that fell back to GetStackTrace
   CNT_HOTSPOT_FAULTS,       // faults recovered in reads of VM memory
   CNT_HOTSPOT_WALK_FAULTS,  // of those, stack walks ended by a fault

@@ -279,6 +279,7 @@ int attached_snapshot(JNIEnv *env, int64_t ts, attached_blocker_fn park_blocker)
         pending_is_walker(env, all[i]))   // the agent's own
       continue;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
+    h = (jint)vthread_key_new(env, all[i], (uint32_t)h);   // registered by threads_existing_at: its key
     if (state_at(env, all[i], all[i], st, (uint32_t)h, i, ts, park_blocker)) found++;
   }
   pthread_mutex_unlock(&mu);

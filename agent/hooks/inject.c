@@ -251,6 +251,15 @@ static inject_tstate *part(tstate *s) {
   return s->inject;
 }
 
+// pair_object names o, a joined thread (its key: threads.h) or a semaphore.
+static uint32_t pair_object(int ev_in, jobject o) {
+  uint32_t h = objhash_of(o);
+  if (ev_in != ORCA_EV_THREAD_JOIN || !h) return h;
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+  return thread_key(env, o, h);
+}
+
 static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_n, int ev_in, int ev_out, int op, jobject o) {
   if (op == HOOK_ENTER) {
     if ((*depth)++ > 0) return;
@@ -261,12 +270,12 @@ static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_
     int64_t ts = clock_now();
     // Skip the orca$hook frame: the wrapper is the top frame users know.
     *saved_n = stack_capture(NULL, 1, saved, opt.depth);
-    ring_put(s->shard, ev_in, ts, s->hash, objhash_of(o), 0, saved, *saved_n, NULL, 0);
+    ring_put(s->shard, ev_in, ts, s->hash, pair_object(ev_in, o), 0, saved, *saved_n, NULL, 0);
     return;
   }
   if (*depth <= 0) return;   // entered before the agent started
   if (--(*depth) > 0 || !orca_recording() || *rec != threads_recording()) return;
-  emit(s, ev_out, objhash_of(o), 0, saved, *saved_n);
+  emit(s, ev_out, pair_object(ev_in, o), 0, saved, *saved_n);
 }
 
 // hook_thread returns the calling thread's state, or NULL on a virtual

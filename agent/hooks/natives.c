@@ -38,6 +38,7 @@ static void record(JNIEnv *env, int kind, jobject o) {
   int64_t ts = clock_now();
   int n = stack_capture_own(env, 0, fr, opt.depth);
   uint32_t h = objhash_of(o);
+  if (kind == ORCA_EV_THREAD_START) h = thread_key_new(env, o, h);   // the new thread, first seen
   // The notified object's class, so that an object only ever notified is
   // named too (issue 20: "never waited on, 5 notifyAlls" had no class).
   // Under the monitor, but once per object: a table lookup after the first

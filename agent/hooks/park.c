@@ -98,7 +98,7 @@ static uint32_t owner_of(JNIEnv *env, jobject b, int *aos) {
   if (!c) return 0;
   if (!(*env)->IsInstanceOf(env, b, c)) return *aos = 0;
   jobject t = (*env)->GetObjectField(env, b, f_owner);
-  return t ? objhash_of(t) : 0;
+  return t ? thread_key(env, t, objhash_of(t)) : 0;
 }
 
 // The queues of AbstractQueuedSynchronizer and its Long twin (JDK 14+: a
@@ -330,5 +330,5 @@ static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {
   int64_t ts = clock_now();
   OWN_EVENT(s, ts);   // it runs: a park of the attach is over
   orig_unpark(env, unsafe, thread);
-  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(thread), 0, NULL, 0, NULL, 0);
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, thread_key(env, thread, objhash_of(thread)), 0, NULL, 0, NULL, 0);
 }

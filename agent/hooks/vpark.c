@@ -38,7 +38,7 @@ static void unparked(JNIEnv *env, jobject o) {
   tstate *s = thread_of(env, NULL, ORCA_EV_THREAD_UNPARK);
   if (!s) return;
   int64_t ts = clock_now();
-  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, objhash_of(o), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, thread_key(env, o, objhash_of(o)), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
 }
 
 // hook is the natives of the injected VirtualThread.orca$hook and
@@ -59,7 +59,7 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     int64_t ts = clock_now();
     orca_frame fr[ORCA_MAX_DEPTH];
     int n = stack_capture(NULL, 1, fr, opt.depth);
-    ring_put(s->shard, ORCA_EV_THREAD_START, ts, s->hash, objhash_of(o), 0, fr, n, NULL, 0);
+    ring_put(s->shard, ORCA_EV_THREAD_START, ts, s->hash, thread_key_new(env, o, objhash_of(o)), 0, fr, n, NULL, 0);
     return;
   }
   int park = tag != T_SLEEP;

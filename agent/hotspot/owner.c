@@ -15,6 +15,7 @@
 #include "hotspot/jclass.h"
 #include "hotspot/objhash.h"
 #include "hotspot/owner.h"
+#include "record/tkeys.h"
 #include "hotspot/vheld.h"
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
@@ -202,7 +203,9 @@ static uint32_t carrier_owner(const slot_t *s, intptr_t vt0, unsigned long e) {
   if ((e & 1) || vt0 < 0 || hs_mounted_virtual(s->jt) != vt0) return 0;
   if (!vt0) return s->hash;
   uint32_t h = 0;
-  return hs_object_hash(vm_at((uintptr_t)vt0), &h) && objhash_epoch() == e ? h : 0;
+  // Its key by the hash alone (record/tkeys.h): when two threads of the
+  // recording had that hash, the header does not say which (0: unknown).
+  return hs_object_hash(vm_at((uintptr_t)vt0), &h) && objhash_epoch() == e ? tkey_named(h) : 0;
 }
 
 // on_lock_stack returns the hash of the live thread whose lock stack holds

@@ -5,6 +5,7 @@
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
+#include "record/tkeys.h"
 
 static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads counts
 // java.lang.BaseVirtualThread, jdk.internal.misc.CarrierThread: found among
@@ -13,7 +14,7 @@ static atomic_int have_vts;   // VirtualThreadStart is enabled: virtual_threads 
 // CarrierThread only when a program makes virtual threads: until then no
 // thread is a carrier.
 static _Atomic(jclass) base_class, carrier_class;
-static jfieldID fid_tid;                   // java.lang.Thread.tid
+static _Atomic(jfieldID) fid_tid;          // java.lang.Thread.tid
 static vthread_fn on_start, on_end;
 
 #define SIG_BASE "Ljava/lang/BaseVirtualThread;"
@@ -42,8 +43,9 @@ void vthread_init(JNIEnv *env, jthread t) {
   if (!hs_has(HS_VIRTUAL_THREADS)) return;
   jclass tc = jclass_of(env, t, "Ljava/lang/Thread;");
   if (tc) {
-    fid_tid = (*env)->GetFieldID(env, tc, "tid", "J");
-    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), fid_tid = NULL;
+    jfieldID f = (*env)->GetFieldID(env, tc, "tid", "J");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f = NULL;
+    atomic_store(&fid_tid, f);
     (*env)->DeleteLocalRef(env, tc);
   }
   jint n = 0;
@@ -80,8 +82,24 @@ void *vthread_get(jthread vt) {
 void vthread_put(jthread vt, void *p) { (*jvmti)->SetThreadLocalStorage(jvmti, vt, p); }
 
 int64_t vthread_tid(JNIEnv *env, jthread vt) {
-  if (!fid_tid || !vt) return -1;
-  return (int64_t)(*env)->GetLongField(env, vt, fid_tid);
+  if (!env || !vt) return -1;
+  jfieldID f = atomic_load_explicit(&fid_tid, memory_order_acquire);
+  if (!f) {   // before JDK 21 (vthread_init sets it on 21+): from the first thread that needs it
+    jclass c = (*env)->GetObjectClass(env, vt);   // Thread or a subclass: the field is inherited
+    f = c ? (*env)->GetFieldID(env, c, "tid", "J") : NULL;
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
+    if (c) (*env)->DeleteLocalRef(env, c);
+    if (!f) return -1;
+    atomic_store_explicit(&fid_tid, f, memory_order_release);
+  }
+  return (int64_t)(*env)->GetLongField(env, vt, f);
+}
+
+uint32_t vthread_key_new(JNIEnv *env, jthread t, uint32_t h) {
+  int full = 0;
+  uint32_t k = tkey_register(h, vthread_tid(env, t), &full);
+  if (full) counter_add(CNT_THREAD_KEYS_FULL, 1);
+  return k;
 }
 
 // Live virtual threads by thread id: direct-mapped (ids are consecutive
@@ -475,8 +493,9 @@ static void JNICALL on_virtual_thread_start(jvmtiEnv *j, JNIEnv *env, jthread t)
   jint h = 0;
   (*jvmti)->GetObjectHashCode(jvmti, t, &h);
   int64_t tid = vthread_tid(env, t);
-  tid_add(tid, (uint32_t)h);
-  if (on_start) on_start(env, t, (uint32_t)h, tid);
+  uint32_t key = vthread_key_new(env, t, (uint32_t)h);   // its key from now on (tkeys.h)
+  tid_add(tid, key);
+  if (on_start) on_start(env, t, key, tid);
 }
 
 static void JNICALL on_virtual_thread_end(jvmtiEnv *j, JNIEnv *env, jthread t) {

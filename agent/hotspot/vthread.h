@@ -33,14 +33,21 @@ int vthread_current(JNIEnv *env, jthread t, jthread *cur);
 // vthread_get / vthread_put: the virtual thread's JVMTI thread-local storage.
 void *vthread_get(jthread vt);
 void vthread_put(jthread vt, void *p);
-// vthread_tid: java.lang.Thread.tid of vt (-1 when unknown).
+// vthread_tid: java.lang.Thread.tid of vt, any thread, virtual or not (-1
+// when unknown).
 int64_t vthread_tid(JNIEnv *env, jthread vt);
-// vthread_by_tid returns the identity hash of the live virtual thread with
-// thread id tid, 0 when none is known (owner.c, JDK 24+).
+// vthread_key_new returns the key (record/tkeys.h) of the thread t, of
+// identity hash h, registered by its tid (counted in thread_keys_full when
+// the table is full): threads.h's thread_key_new.
+uint32_t vthread_key_new(JNIEnv *env, jthread t, uint32_t h);
+// vthread_by_tid returns the key (record/tkeys.h: its identity hash, but
+// for a collision) of the live virtual thread with thread id tid, 0 when
+// none is known (owner.c, JDK 24+).
 uint32_t vthread_by_tid(int64_t tid);
 // vthread_on sets the functions called at VirtualThreadStart and End (on the
 // virtual thread itself, mounted), after the table of ids is updated (start)
-// or before (end). hash is vt's identity hash, tid its id.
+// or before (end). hash is vt's key (record/tkeys.h, registered: its
+// identity hash, but for a collision) at its start, 0 at its end; tid its id.
 typedef void (*vthread_fn)(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid);
 void vthread_on(vthread_fn start, vthread_fn end);
 // vthread_unattributed counts an event of kind (orca_event) that happened
@@ -68,7 +75,8 @@ jthread vthread_carrier(JNIEnv *env, jthread t);
 // "parked" of it, as of any park, sleepNanos parking it.
 int vthread_sleeping(JNIEnv *env, jthread vt);
 // vthread_known: vt, alive, was found otherwise than by its
-// VirtualThreadStart (vthread_each): it joins the table of ids.
+// VirtualThreadStart (vthread_each): it joins the table of ids, under its
+// key hash.
 void vthread_known(JNIEnv *env, jthread vt, uint32_t hash);
 // vthread_capabilities asks for can_support_virtual_threads (JDK 21+) when
 // the JVM offers it; vthread_set_callbacks sets the JVMTI callbacks cb plus

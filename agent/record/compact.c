@@ -2,6 +2,7 @@
 #include <string.h>
 #include "core/events.h"
 #include "record/compact.h"
+#include "record/tkeys.h"
 
 // The tables' first sizes: an empty table always has room for one more
 // entry, and an empty arena for the deepest stack, so a failed growth only
@@ -89,6 +90,7 @@ void compact_free(compact_enc *e) {
   free(e->texts);
   free(e->pend);
   free(e->snap);
+  free(e->alias_seq);
   memset(e, 0, sizeof *e);
 }
 
@@ -230,6 +232,37 @@ static uint32_t thread_index(compact_enc *e, uint32_t h, char *o, size_t *n) {
   return e->th_n;
 }
 
+// alias writes at o the definition of thread key k when it is an alias
+// (tkeys.h) that the chunk has not defined; returns the bytes written (at
+// most 14). Out of memory for its note (or a number no registry gives), it
+// is defined again (harmless).
+static size_t alias(compact_enc *e, uint32_t k, char *o) {
+  if (!(k & TKEY_ALIAS)) return 0;
+  uint32_t i = k & ~TKEY_ALIAS;
+  if (i >= e->alias_cap && i < (1u << 24)) {
+    uint32_t cap = e->alias_cap ? e->alias_cap : 64;
+    while (cap <= i) cap *= 2;
+    uint64_t *a = realloc(e->alias_seq, cap * sizeof *a);
+    if (a) {
+      memset(a + e->alias_cap, 0, (cap - e->alias_cap) * sizeof *a);
+      e->alias_seq = a;
+      e->alias_cap = cap;
+    }
+  }
+  if (i < e->alias_cap) {
+    if (e->alias_seq[i] == e->seq) return 0;
+    e->alias_seq[i] = e->seq;
+  }
+  uint32_t rank;
+  uint32_t h = tkey_hash(k, &rank);
+  size_t n = 0;
+  o[n++] = COMPACT_ALIAS;
+  n += put_u32(o + n, k);
+  n += put_u32(o + n, h);
+  n += put_uv(o + n, rank);
+  return n;
+}
+
 // stack_id: the same for a stack (id 0 for none).
 static uint32_t stack_id(compact_enc *e, const orca_frame *fr, int nf, char *o, size_t *n) {
   if (!nf) return 0;
@@ -266,6 +299,10 @@ static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int 
   const char *text = (const char *)(fr + r->nframes);
   int nf = spec->fields & ORCA_F_STACK ? r->nframes : 0;
   size_t n = 0;
+  // The aliases of its threads first (the thread, a target, an owner).
+  if (spec->fields & ORCA_F_THREAD) n += alias(e, r->thread, o + n);
+  if (spec->fields & ORCA_F_TARGET) n += alias(e, r->object, o + n);
+  if (spec->fields & ORCA_F_OWNER) n += alias(e, r->owner, o + n);
   uint32_t th = spec->fields & ORCA_F_THREAD ? thread_index(e, r->thread, o, &n) : 0;
   uint32_t st = stack_id(e, fr, nf, o, &n);
   if (carried) o[n++] = COMPACT_CARRIED;

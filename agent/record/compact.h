@@ -15,8 +15,9 @@
 #include <stdint.h>
 #include "record/rec.h"
 
-// The first bytes of the file (the encoding and its version).
-#define COMPACT_HEADER "orca-compact 1\n"
+// The first bytes of the file (the encoding and its version: 2 has alias
+// records).
+#define COMPACT_HEADER "orca-compact 2\n"
 #define COMPACT_HEADER_LEN (sizeof COMPACT_HEADER - 1)
 // Every chunk record is preceded by these 8 bytes (a reader resynchronises there).
 #define COMPACT_MARK "ORCACHNK"
@@ -24,7 +25,11 @@
 // COMPACT_CARRIED precedes an event record that restates a fact of an
 // earlier chunk (a live thread's name, an interval it is in, an object's
 // class): not an event of its own.
-enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPACT_CARRIED = 0x04, COMPACT_EVENT = 0x10 };
+// COMPACT_ALIAS defines a thread key with TKEY_ALIAS (record/tkeys.h) in
+// the chunk, before the first record that names it: u32 key, u32 hash, uv
+// rank.
+enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPACT_CARRIED = 0x04, COMPACT_ALIAS = 0x05,
+       COMPACT_EVENT = 0x10 };
 // A new chunk begins once a chunk holds this many bytes (the tables of
 // threads and stacks begin empty again: their memory stays bounded, and a
 // chunk reads on its own).
@@ -92,6 +97,8 @@ typedef struct {
   char *snap;          // compact_begin's bytes
   size_t snap_cap;
   uint64_t unrestated; // states that could not be restated (no memory, deeper than COMPACT_OPEN_MAX)
+  uint64_t *alias_seq; // by alias number: the chunk that last defined it
+  uint32_t alias_cap;
 } compact_enc;
 
 // compact_init allocates the tables (NULL or an error); compact_free frees them.
@@ -99,9 +106,10 @@ const char *compact_init(compact_enc *e);
 void compact_free(compact_enc *e);
 
 // compact_max: the most bytes compact_rec writes for r (the definitions of
-// its thread and stack, its object's class restated, the event).
+// its thread, its threads' aliases and its stack, its object's class
+// restated, the event).
 static inline size_t compact_max(const orca_rec *r) {
-  return 96 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT);
+  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT);
 }
 
 // compact_due: a chunk must begin before r (none begun yet, the chunk full

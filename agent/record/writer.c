@@ -17,6 +17,7 @@
 #include "core/orca.h"
 #include "record/compact.h"
 #include "record/ring.h"
+#include "record/tkeys.h"
 #include "record/writer.h"
 
 static char prefix[4200];
@@ -523,6 +524,11 @@ static size_t line_max(const orca_rec *r) {
   return opt.compact && compact_max(r) > text ? compact_max(r) : text;
 }
 
+static inline uint32_t thread_hash(uint32_t k) {
+  uint32_t rank;
+  return k & TKEY_ALIAS ? tkey_hash(k, &rank) : k;
+}
+
 static size_t format_rec(char *o, const orca_rec *r) {
   const orca_event_spec *spec = &orca_events[r->kind];
   const orca_frame *fr = (const orca_frame *)(r + 1);
@@ -531,9 +537,12 @@ static size_t format_rec(char *o, const orca_rec *r) {
   size_t l = strlen(spec->name);
   memcpy(o + n, spec->name, l);
   n += l;
-  if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, r->thread); }
-  if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
-  if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, r->owner); }
+  // A thread is written as its identity hash (tkeys.h: an alias is the
+  // compact encoding's), as the manual says.
+  if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->thread)); }
+  if (spec->fields & ORCA_F_OBJECT) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
+  if (spec->fields & ORCA_F_TARGET) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->object)); }
+  if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->owner)); }
   if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
     o[n++] = ',';
     n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);

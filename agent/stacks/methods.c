@@ -11,6 +11,7 @@
 #include "hotspot/walk.h"
 #include "core/clock.h"
 #include "stacks/methods.h"
+#include "stacks/classids.h"
 #include "record/writer.h"
 #include "core/orca.h"
 #include "core/fmt.h"
@@ -21,7 +22,6 @@
 #define METHOD_BITS 19
 #define METHOD_SLOTS (1u << METHOD_BITS)
 #define CLASS_BITS 17
-#define CLASS_SLOTS (1u << CLASS_BITS)
 
 typedef struct {
   _Atomic(jmethodID) key;
@@ -71,13 +71,24 @@ char *methods_take(int which, size_t *len) {
 }
 
 static mslot_t *mtab;
-static _Atomic uint32_t *ctab;   // class identity hashes (0 = free)
 static atomic_uint next_id;
+
+// The classes described, by the class itself (classids.h: two classes may
+// share an identity hash), under ctab_mu: the writer's thread describes,
+// and a Java thread at VMDeath or at the attach's reset.
+static classids ctab;
+static pthread_mutex_t ctab_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void *ctab_keep(void *env, void *cls) { return (*(JNIEnv *)env)->NewWeakGlobalRef(env, cls); }
+static int ctab_same(void *env, void *ref, void *cls) { return (*(JNIEnv *)env)->IsSameObject(env, ref, cls); }
+static void ctab_drop(void *env, void *ref) {
+  if (env) (*(JNIEnv *)env)->DeleteWeakGlobalRef(env, ref);
+}
 
 const char *methods_init(void) {
   mtab = calloc(METHOD_SLOTS, sizeof *mtab);
-  ctab = calloc(CLASS_SLOTS, sizeof *ctab);
-  return mtab && ctab ? NULL : "cannot allocate the method table";
+  if (!mtab) return "cannot allocate the method table";
+  return classids_init(&ctab, CLASS_BITS);
 }
 
 static void dealloc(void *p) {
@@ -90,22 +101,18 @@ static int text(char *o, const char *s) {
   return (int)fmt_text(o, tmp, n);
 }
 
-// class_seen returns 1 if the class hash was already described.
-static int class_seen(uint32_t h) {
-  if (!h) return 1;
-  for (uint32_t i = (h * 2654435761u) & (CLASS_SLOTS - 1), k = 0; k < CLASS_SLOTS; k++, i = (i + 1) & (CLASS_SLOTS - 1)) {
-    uint32_t cur = atomic_load(&ctab[i]);
-    if (cur == h) return 1;
-    if (cur == 0) {
-      uint32_t zero = 0;
-      if (atomic_compare_exchange_strong(&ctab[i], &zero, h)) return 0;
-      if (zero == h) return 1;
-    }
-  }
-  return 0;   // table full: describe again, harmless
+// class_id returns the class id of cls (classids.h) and sets *fresh when
+// its .classtable line is to be written; 0 when it has none (counted).
+static uint32_t class_id(JNIEnv *env, jclass cls, uint32_t h, int *fresh) {
+  classids_ops ops = {ctab_keep, ctab_same, ctab_drop, env};
+  pthread_mutex_lock(&ctab_mu);
+  uint32_t id = classids_get(&ctab, &ops, h, cls, fresh);
+  pthread_mutex_unlock(&ctab_mu);
+  if (!id) counter_add(CNT_METADATA_DROPPED, 1);
+  return id;
 }
 
-static void describe_class(jclass cls, uint32_t h) {
+static void describe_class(jclass cls, uint32_t id) {
   char *sig = NULL, *src = NULL;
   if ((*jvmti)->GetClassSignature(jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) return;
   (*jvmti)->GetSourceFileName(jvmti, cls, &src);
@@ -114,7 +121,7 @@ static void describe_class(jclass cls, uint32_t h) {
   if (line) {
     size_t n = fmt_ts(line, clock_now());
     line[n++] = ',';
-    n += fmt_hex8(line + n, h);
+    n += fmt_hex8(line + n, id);
     line[n++] = ',';
     n += (size_t)text(line + n, sig);
     line[n++] = ',';
@@ -131,7 +138,9 @@ static void describe_class(jclass cls, uint32_t h) {
 static void describe(jmethodID m, uint32_t id) {
   char *name = NULL, *sig = NULL;
   jclass cls = NULL;
+  JNIEnv *env = NULL;
   jint h = 0, nlines = 0;
+  uint32_t cid = 0;
   jvmtiLineNumberEntry *lines = NULL;
   if ((*jvmti)->GetMethodName(jvmti, m, &name, &sig, NULL) != JVMTI_ERROR_NONE) {
     // Its class was unloaded since the capture (the jmethodID is cleared,
@@ -146,9 +155,12 @@ static void describe(jmethodID m, uint32_t id) {
     counter_add(CNT_METHODS_UNLOADED, 1);
     return;
   }
-  if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls) {
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+  if (env && (*jvmti)->GetMethodDeclaringClass(jvmti, m, &cls) == JVMTI_ERROR_NONE && cls) {
+    int fresh = 0;
     (*jvmti)->GetObjectHashCode(jvmti, cls, &h);
-    if (!class_seen((uint32_t)h)) describe_class(cls, (uint32_t)h);
+    cid = class_id(env, cls, (uint32_t)h, &fresh);
+    if (fresh) describe_class(cls, cid);
   }
   if ((*jvmti)->GetLineNumberTable(jvmti, m, &nlines, &lines) != JVMTI_ERROR_NONE) nlines = -1;
   size_t cap = strlen(name) * 3 + strlen(sig) * 3 + 96 + (nlines > 0 ? (size_t)nlines * 18 : 0);
@@ -162,7 +174,7 @@ static void describe(jmethodID m, uint32_t id) {
     line[n++] = ',';
     n += (size_t)text(line + n, sig);
     line[n++] = ',';
-    n += fmt_hex8(line + n, (uint32_t)h);
+    n += fmt_hex8(line + n, cid);
     line[n++] = ',';
     n += (size_t)sprintf(line + n, "%d", nlines > 0 ? nlines : -1);
     for (int i = 0; i < nlines; i++) {
@@ -179,10 +191,7 @@ static void describe(jmethodID m, uint32_t id) {
   dealloc(name);
   dealloc(sig);
   dealloc(lines);
-  if (cls) {
-    JNIEnv *env = NULL;
-    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) (*env)->DeleteLocalRef(env, cls);
-  }
+  if (cls) (*env)->DeleteLocalRef(env, cls);
 }
 
 // Capture and describe are apart: a thread that captures a stack only maps
@@ -255,7 +264,12 @@ void methods_describe(void) {
 void methods_reset(void) {
   if (!mtab) return;
   for (uint32_t i = 0; i < METHOD_SLOTS; i++) atomic_store_explicit(&mtab[i].described, 0, memory_order_relaxed);
-  for (uint32_t i = 0; i < CLASS_SLOTS; i++) atomic_store_explicit(&ctab[i], 0, memory_order_relaxed);
+  JNIEnv *env = NULL;
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;   // the refs then stay
+  classids_ops ops = {ctab_keep, ctab_same, ctab_drop, env};
+  pthread_mutex_lock(&ctab_mu);
+  classids_clear(&ctab, &ops);
+  pthread_mutex_unlock(&ctab_mu);
   for (int w = 0; w < 2; w++) {
     size_t len;
     free(methods_take(w, &len));

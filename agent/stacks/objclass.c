@@ -18,9 +18,14 @@ static _Atomic uint32_t seen[SEEN_SLOTS];
 // Signaller per join, a new lock of a known class) costs no JVMTI
 // GetClassSignature. A slot is filled once and never changes (a collision
 // asks JVMTI each time): no lock, no free. The text is UTF-8, as written.
+// Two classes can share an identity hash (on JDK 17 a class of the CDS
+// archive and one of the application: classids.h), so a slot holds its
+// class too (a weak reference: the class may be unloaded), and a class of
+// the slot's hash is its class only when JNI says they are the same.
 #define SIG_SLOTS 512
 typedef struct {
   uint32_t cls;
+  jweak ref;
   int len;
   char text[];
 } sig_t;
@@ -47,7 +52,7 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
   uint32_t ch = objhash_of(c);
   _Atomic(sig_t *) *ss = &sigs[(ch * 2654435761u) >> 23 & (SIG_SLOTS - 1)];
   sig_t *known = ch ? atomic_load_explicit(ss, memory_order_acquire) : NULL;
-  if (known && known->cls == ch) {
+  if (known && known->cls == ch && (*env)->IsSameObject(env, known->ref, c)) {
     ring_put(shard, ORCA_EV_OBJECT_CLASS, ts, thread, h, 0, NULL, 0, known->text, known->len);
     (*env)->DeleteLocalRef(env, c);
     return;
@@ -59,12 +64,19 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
     ring_put(shard, ORCA_EV_OBJECT_CLASS, ts, thread, h, 0, NULL, 0, buf, n);
     (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
     sig_t *fresh = ch && !known ? malloc(sizeof *fresh + (size_t)n) : NULL;
+    if (fresh && !(fresh->ref = (*env)->NewWeakGlobalRef(env, c))) {
+      free(fresh);
+      fresh = NULL;
+    }
     if (fresh) {
       fresh->cls = ch;
       fresh->len = n;
       memcpy(fresh->text, buf, (size_t)n);
       sig_t *expect = NULL;
-      if (!atomic_compare_exchange_strong(ss, &expect, fresh)) free(fresh);   // another thread filled it
+      if (!atomic_compare_exchange_strong(ss, &expect, fresh)) {   // another thread filled it
+        (*env)->DeleteWeakGlobalRef(env, fresh->ref);
+        free(fresh);
+      }
     }
   }
   (*env)->DeleteLocalRef(env, c);

@@ -38,4 +38,6 @@ void test_counters(void);
 void test_ring(void);
 void test_ring_threads(void);
 void test_pending(void);
+void test_classids(void);
+void test_tkeys(void);
 #endif

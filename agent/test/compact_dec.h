@@ -27,6 +27,8 @@ typedef struct {
   int chunks;
   int thread_defs, stack_defs;   // definitions, over all chunks
   int carried;                   // carried records
+  int alias_defs;                // alias records (thread keys, record/tkeys.h), over all chunks
+  uint32_t alias_hash, alias_rank;   // the last one's
   char err[200];                 // the first malformed record, with its offset; "" when none
 } dec_stats;
 

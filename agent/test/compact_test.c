@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "record/tkeys.h"
 #include "compact_dec.h"
 #include "core/events.h"
 #include "record/compact.h"
@@ -30,11 +31,18 @@ static int get_u32(const unsigned char *p, size_t len, size_t *i, uint32_t *v) {
 
 #define DEC_MAX 4096   // threads or stacks a chunk of these tests defines
 
+static int defined(const uint32_t *keys, uint32_t n, uint32_t k) {
+  for (uint32_t i = 0; i < n; i++)
+    if (keys[i] == k) return 1;
+  return 0;
+}
+
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st) {
   const unsigned char *p = (const unsigned char *)buf;
   static uint32_t threads[DEC_MAX + 1];
   static struct { int nf; orca_frame fr[64]; } stacks[DEC_MAX + 1];
-  uint32_t nth = 0, nst = 0;
+  uint32_t nth = 0, nst = 0, naliases = 0;
+  static uint32_t aliases[DEC_MAX + 1];   // the chunk's alias keys
   uint64_t seq = 0;
   int64_t t = 0;
   int n = 0;
@@ -46,7 +54,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
     snprintf(st->err + l_, sizeof st->err - (size_t)l_, __VA_ARGS__);                  \
     return n;                                                                           \
   } while (0)
-  if (len < COMPACT_HEADER_LEN || memcmp(buf, "orca-compact 1\n", 15)) BAD("no header line");
+  if (len < COMPACT_HEADER_LEN || memcmp(buf, "orca-compact 2\n", 15)) BAD("no header line");
   i = 15;
   while (i < len) {
     at = i;
@@ -59,6 +67,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       seq = v;
       t = (int64_t)w;
       nth = nst = 0;
+      naliases = 0;
       st->chunks++;
       continue;
     }
@@ -71,12 +80,24 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       st->carried++;
       tag = p[i++];
     }
-    if (tag == 0x02) {
+// undefined: k is an alias key the chunk has not defined.
+#define UNDEFINED(k) ((k) & TKEY_ALIAS && !defined(aliases, naliases, (k)))
+    if (tag == 0x05) {
+      uint32_t k, h;
+      if (!get_u32(p, len, &i, &k) || !get_u32(p, len, &i, &h) || !get_uv(p, len, &i, &v)) BAD("cut alias record");
+      if (!(k & TKEY_ALIAS) || naliases == DEC_MAX) BAD("alias %08X without the top bit", k);
+      if (defined(aliases, naliases, k)) BAD("alias %08X defined twice in a chunk", k);
+      aliases[naliases++] = k;
+      st->alias_defs++;
+      st->alias_hash = h;
+      st->alias_rank = (uint32_t)v;
+    } else if (tag == 0x02) {
       uint32_t h;
       if (!get_uv(p, len, &i, &v) || !get_u32(p, len, &i, &h)) BAD("cut thread record");
       if (v != nth + 1 || v > DEC_MAX) BAD("thread %llu after %u", (unsigned long long)v, nth);
       for (uint32_t k = 1; k <= nth; k++)
         if (threads[k] == h) BAD("thread %08X defined twice in a chunk", h);
+      if (UNDEFINED(h)) BAD("thread %08X: an alias not defined in the chunk", h);
       threads[++nth] = h;
       st->thread_defs++;
     } else if (tag == 0x03) {
@@ -111,6 +132,8 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       }
       if ((f & (ORCA_F_OBJECT | ORCA_F_TARGET)) && !get_u32(p, len, &i, &e->object)) BAD("cut event");
       if ((f & ORCA_F_OWNER) && !get_u32(p, len, &i, &e->owner)) BAD("cut event");
+      if ((f & ORCA_F_TARGET && UNDEFINED(e->object)) || (f & ORCA_F_OWNER && UNDEFINED(e->owner)))
+        BAD("a target or owner alias not defined in the chunk");
       if (f & (ORCA_F_NAME | ORCA_F_CLASS)) {
         if (!get_uv(p, len, &i, &v) || v >= sizeof e->text || i + v > len) BAD("cut or long text");
         memcpy(e->text, p + i, v);
@@ -402,6 +425,46 @@ static void test_compact_state(void) {
   compact_free(&enc);
 }
 
+// Two threads of one identity hash (issue 30, item 4b: v-6892 and v-9025,
+// both 5CDA6869): the second's key is an alias (record/tkeys.h), which
+// each chunk defines before the first record that names it, as the
+// event's thread, a target or an owner; the decoder refuses an alias used
+// undefined.
+static void test_compact_aliases(void) {
+  test_name = "compact aliases";
+  tkeys_reset();
+  const uint32_t H = 0x5CDA6869;
+  uint32_t first = tkey_register(H, 6892, NULL), second = tkey_register(H, 9025, NULL);
+  CHECK(first == H && second == (TKEY_ALIAS | 1), "keys %08X %08X, want %08X and 80000001", first, second, H);
+  compact_enc enc;
+  dec_stats st;
+  if (compact_init(&enc)) return;
+  static test_ev in[8], got[64];
+  int n = 0;
+  int64_t t = 1000;
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, first, 0, "v-6892", 0);
+  ev(&in[n++], ORCA_EV_THREAD_START, t += 10, first, second, "", 2);
+  ev(&in[n++], ORCA_EV_THREAD_STARTED, t += 10, second, 0, "v-9025", 0);
+  ev(&in[n++], ORCA_EV_MONITOR_CONTENDED_ENTER, t += 10, first, 0x77, "", 2);
+  in[n - 1].owner = second;
+  ev(&in[n++], ORCA_EV_THREAD_UNPARK, t += 10, second, first, "", 0);
+  enc.chunk_max = (size_t)1 << 40;
+  int m = encode_decode(&enc, in, n, got, &st);
+  check_same("one chunk", in, got, n, m, &st);
+  CHECK(st.alias_defs == 1 && st.alias_hash == H && st.alias_rank == 1, "one chunk: %d alias records (last %08X rank %u), want 1 of %08X rank 1",
+        st.alias_defs, st.alias_hash, st.alias_rank, H);
+  compact_free(&enc);
+  // Two chunks (the second from the contention on): the second defines
+  // the alias again, before the carried start of v-9025 that names it.
+  compact_init(&enc);
+  enc.span_max = 25;   // records 10 ns apart
+  m = without_carried(got, encode_decode(&enc, in, n, got, &st));
+  check_same("two chunks", in, got, n, m, &st);
+  CHECK(st.chunks == 2 && st.alias_defs == 2, "two chunks: %d chunks, %d alias records, want 2 and 2", st.chunks, st.alias_defs);
+  compact_free(&enc);
+  tkeys_reset();
+}
+
 void test_compact(void) {
   test_name = "compact";
   enum { N = 6000, THREADS = 1500, STACKS = 900 };
@@ -447,4 +510,5 @@ void test_compact(void) {
         "4 kB chunks: %d chunks, %d thread and %d stack definitions", st.chunks, st.thread_defs, st.stack_defs);
   compact_free(&enc);
   test_compact_state();
+  test_compact_aliases();
 }

@@ -43,6 +43,8 @@ int main(int argc, char **argv) {
   test_ring();
   test_ring_threads();
   test_pending();
+  test_classids();
+  test_tkeys();
   printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
   return test_failed ? 1 : 0;
 }

@@ -235,6 +235,28 @@ void test_writer_formats(const char *dir) {
   buf[n] = 0;
   CHECK(n == sizeof seed_golden - 1 && !memcmp(buf, seed_golden, n), "seed .orca differs:\n%s\nwant:\n%s", buf, seed_golden);
 
+  // A thread whose key is an alias (the second of its identity hash:
+  // record/tkeys.h) is written as its hash, as the manual says, as the
+  // event's thread, a target or an owner; an object named by its monitor's
+  // address (8xxxxxxx, attached.h) stays as it is.
+  tkeys_reset();
+  uint32_t h = 0x5CDA6869, first = tkey_register(h, 6892, NULL), second = tkey_register(h, 9025, NULL);
+  CHECK(second == (TKEY_ALIAS | 1), "the second thread of a hash: %08X", second);
+  err = reopen(dir, "seed-alias", 0);
+  CHECK(!err, "writer_open: %s", err);
+  if (err) return;
+  ring_put(0, ORCA_EV_THREAD_START, 5000000000, first, second, 0, NULL, 0, NULL, 0);
+  ring_put(0, ORCA_EV_THREAD_STARTED, 5000000010, second, 0, 0, NULL, 0, "v", 1);
+  ring_put(0, ORCA_EV_MONITOR_CONTENDED_ENTER, 5000000020, first, 0x8000ABCD, second, NULL, 0, NULL, 0);
+  flush_events(INT64_MAX);
+  n = read_file(".orca", buf, sizeof buf - 1);
+  buf[n] = 0;
+  static const char alias_golden[] = "5.0000000000,ThreadStart,5CDA6869,5CDA6869,0\n"
+                                     "5.0000000100,ThreadStarted,5CDA6869,v\n"
+                                     "5.0000000200,MonitorContendedEnter,5CDA6869,8000ABCD,5CDA6869,0\n";
+  CHECK(!strcmp(buf, alias_golden), "seed .orca with an alias differs:\n%s\nwant:\n%s", buf, alias_golden);
+  tkeys_reset();
+
   // Compact: the same events decode back, over chunks of ~100 bytes
   // (each chunk defines its threads and stacks again), over flushes that
   // hold lines back for a deferred record (carry).

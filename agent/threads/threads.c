@@ -11,6 +11,7 @@
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
+#include "record/tkeys.h"
 
 static __thread tstate *self_state;
 static atomic_int next_shard;
@@ -54,6 +55,13 @@ int threads_recording(void) { return atomic_load_explicit(&gen, memory_order_acq
 // Thread object's monitor (ensure_join, to notify joiners), contended.
 #define ENDED_MARK ((void *)2)
 
+uint32_t thread_key_new(JNIEnv *env, jobject t, uint32_t h) { return vthread_key_new(env, t, h); }
+
+uint32_t thread_key(JNIEnv *env, jobject t, uint32_t h) {
+  uint32_t k = tkey_named(h);
+  return k || !h ? k : thread_key_new(env, t, h);
+}
+
 tstate *thread_self(jthread t) {
   stack_virtual = 0;
   tstate *s = self_state;
@@ -72,7 +80,7 @@ tstate *thread_self(jthread t) {
   if (carrier) cur = carrier;
   jint h = 0;
   if (cur) (*jvmti)->GetObjectHashCode(jvmti, cur, &h);
-  s->hash = (uint32_t)h;
+  s->hash = thread_key_new(env, cur, (uint32_t)h);
   void *mark = NULL;
   if (cur) (*jvmti)->GetThreadLocalStorage(jvmti, cur, &mark);
   s->ended = mark == ENDED_MARK;
@@ -124,7 +132,6 @@ static void mounted(tstate *v, uint32_t carrier, int64_t ts) {
 }
 
 tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
-  (void)env;
   void *p = vthread_get(vt);
   tstate *v = p;
   if (p == ENDED_MARK) v = NULL;
@@ -135,7 +142,7 @@ tstate *thread_of_virtual(JNIEnv *env, jthread vt, tstate *carrier, int kind) {
     } else {
       jint h = 0;
       (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
-      v->hash = (uint32_t)h;
+      v->hash = thread_key_new(env, vt, (uint32_t)h);
       v->is_virtual = 1;
       v->shard = atomic_fetch_add(&next_shard, 1);
       pending_attach(&v->pending, v->hash, v->shard);
@@ -185,9 +192,10 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   } else if (p && orca_recording() && VTAG_CURRENT(p)) {
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
-    if (end_fn) end_fn((uint32_t)h);
+    uint32_t k = thread_key(env, vt, (uint32_t)h);
+    if (end_fn) end_fn(k);
     tstate *c = self_state;
-    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), (uint32_t)h, 0, 0, NULL, 0, NULL, 0);
+    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), k, 0, 0, NULL, 0, NULL, 0);
   }
 }
 
@@ -307,6 +315,7 @@ uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *s
   void *p = vthread_get(vt);
   if (p == ENDED_MARK || (IS_VTAG(p) && VTAG_CURRENT(p))) return 0;
   (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
+  h = (jint)thread_key_new(env, vt, (uint32_t)h);
   if (p && !IS_VTAG(p)) {   // its state, made in an earlier recording
     tstate *v = p;
     if (v->gen == atomic_load(&gen)) return 0;
@@ -343,6 +352,7 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
+    h = (jint)thread_key_new(env, all[i], (uint32_t)h);
     if (me && (*env)->IsSameObject(env, me, all[i])) {
       tstate *s = thread_self(me);
       owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);

@@ -18,7 +18,8 @@
 struct inject_tstate;
 struct vpark_tstate;
 typedef struct tstate {
-  uint32_t hash;        // System.identityHashCode of the java.lang.Thread
+  uint32_t hash;        // the thread's key (thread_key): the identity hash of its
+                        // java.lang.Thread, but for a collision
   int shard;            // event ring shard
   int may_host_virtual; // a carrier (or virtual): each event checks vthread_is
   int ended;            // made after the thread's ThreadEnd: HotSpot's own enter of its
@@ -35,6 +36,15 @@ typedef struct tstate {
   int owned_n;
   vheld_list held;      // a virtual thread's fast locks as it blocked (vheld.h)
 } tstate;
+
+// thread_key returns the key (record/tkeys.h) of the java.lang.Thread t
+// whose identity hash is h: h, unless two threads of the recording had h;
+// then, by t's Thread.tid, the key it was registered with (registered now
+// when it was not). One load while no two threads shared a hash. 0 for no
+// thread. thread_key_new: t is seen for the first time (its start, its own
+// first event, the attach's list): registered, its key returned.
+uint32_t thread_key(JNIEnv *env, jobject t, uint32_t h);
+uint32_t thread_key_new(JNIEnv *env, jobject t, uint32_t h);
 
 // thread_self returns the calling thread's state, creating it on first use;
 // NULL on the agent's own threads. t may be NULL (then the current thread

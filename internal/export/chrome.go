@@ -21,7 +21,7 @@ type chromeEvent struct {
 	TS   json.Number `json:"ts,omitempty"`
 	Dur  json.Number `json:"dur,omitempty"`
 	PID  int64       `json:"pid"`
-	TID  uint32      `json:"tid,omitempty"`
+	TID  uint64      `json:"tid,omitempty"`
 	ID   uint64      `json:"id,omitempty"`
 	BP   string      `json:"bp,omitempty"`
 	Args any         `json:"args,omitempty"`
@@ -72,13 +72,13 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	}
 	emit(chromeEvent{Name: "process_name", Ph: "M", PID: jvm, Args: map[string]string{"name": processName(rec) + cutSuffix(m)}})
 	for i, t := range m.Threads {
-		emit(chromeEvent{Name: "thread_name", Ph: "M", PID: jvm, TID: uint32(t.ID), Args: map[string]string{"name": t.Name}})
-		emit(chromeEvent{Name: "thread_sort_index", Ph: "M", PID: jvm, TID: uint32(t.ID), Args: map[string]int{"sort_index": i}})
+		emit(chromeEvent{Name: "thread_name", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]string{"name": t.Name}})
+		emit(chromeEvent{Name: "thread_sort_index", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]int{"sort_index": i}})
 	}
 	tl := newTimeline(m, k)
 	for i := range tl.events {
 		ev := &tl.events[i]
-		tid := uint32(m.Threads[ev.thread].ID)
+		tid := uint64(m.Threads[ev.thread].ID)
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}

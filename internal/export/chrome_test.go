@@ -19,7 +19,7 @@ type ctEvent struct {
 	TS   json.Number     `json:"ts"`
 	Dur  json.Number     `json:"dur"`
 	PID  int64           `json:"pid"`
-	TID  uint32          `json:"tid"`
+	TID  uint64          `json:"tid"`
 	ID   uint64          `json:"id"`
 	BP   string          `json:"bp"`
 	Args json.RawMessage `json:"args"`
@@ -57,11 +57,11 @@ func checkChrome(t *testing.T, data []byte, m *model.Model, k Kinds) []ctEvent {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatalf("chrome: %v", err)
 	}
-	names := map[uint32]string{}
+	names := map[uint64]string{}
 	var got []span
 	markers := map[string]bool{} // "tid ts name" of zero-length markers
 	type end struct {
-		tid uint32
+		tid uint64
 		ts  format.Time
 	}
 	flows := map[uint64][]ctEvent{}
@@ -103,8 +103,8 @@ func checkChrome(t *testing.T, data []byte, m *model.Model, k Kinds) []ctEvent {
 		}
 	}
 	for _, th := range m.Threads {
-		if names[uint32(th.ID)] != th.Name {
-			t.Errorf("chrome: thread %v named %q, want %q", th.ID, names[uint32(th.ID)], th.Name)
+		if names[uint64(th.ID)] != th.Name {
+			t.Errorf("chrome: thread %v named %q, want %q", th.ID, names[uint64(th.ID)], th.Name)
 		}
 	}
 	sortSpans(got)
@@ -122,9 +122,9 @@ func checkChrome(t *testing.T, data []byte, m *model.Model, k Kinds) []ctEvent {
 	for _, e := range m.Edges {
 		if k.hasEdge(e.Kind) && m.Thread(e.From) != nil && m.Thread(e.To) != nil {
 			if e.ToTime < e.FromTime { // the flow goes from the earlier end
-				wantFlows = append(wantFlows, fmt.Sprint(e.Kind.String(), uint32(e.To), e.ToTime, uint32(e.From), e.FromTime))
+				wantFlows = append(wantFlows, fmt.Sprint(e.Kind.String(), uint64(e.To), e.ToTime, uint64(e.From), e.FromTime))
 			} else {
-				wantFlows = append(wantFlows, fmt.Sprint(e.Kind.String(), uint32(e.From), e.FromTime, uint32(e.To), e.ToTime))
+				wantFlows = append(wantFlows, fmt.Sprint(e.Kind.String(), uint64(e.From), e.FromTime, uint64(e.To), e.ToTime))
 			}
 		}
 	}

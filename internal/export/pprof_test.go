@@ -41,10 +41,15 @@ func checkPProf(t *testing.T, data []byte, m *model.Model, k Kinds) *profile.Pro
 			t.Errorf("pprof: sample labels %v: want one thread, thread_id and state", s.Label)
 			continue
 		}
-		id, err := strconv.ParseUint(s.Label["thread_id"][0], 16, 32)
-		if err != nil || m.Thread(format.ThreadID(id)) == nil {
+		var th *model.Thread
+		for _, x := range m.Threads {
+			if x.ID.String() == s.Label["thread_id"][0] {
+				th = x
+			}
+		}
+		if th == nil {
 			t.Errorf("pprof: thread_id %q is no thread of the model", s.Label["thread_id"][0])
-		} else if name := m.Thread(format.ThreadID(id)).Name; name != s.Label["thread"][0] {
+		} else if name := th.Name; name != s.Label["thread"][0] {
 			t.Errorf("pprof: thread %q, want %q", s.Label["thread"][0], name)
 		}
 		if !kindsHaveState(k, s.Label["state"][0]) {

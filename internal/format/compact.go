@@ -43,8 +43,11 @@ func ParseEncoding(s string) (Encoding, bool) {
 
 // The bytes of the compact encoding.
 const (
-	// CompactHeader begins a compact .orca (a text one begins with a digit).
-	CompactHeader = "orca-compact 1\n"
+	// CompactHeader begins a compact .orca (a text one begins with a digit):
+	// version 2, which has alias records (TagAlias). Readers read version 1
+	// too (CompactHeaderV1): the same records but aliases.
+	CompactHeader   = "orca-compact 2\n"
+	CompactHeaderV1 = "orca-compact 1\n"
 	// ChunkMarker precedes every chunk record: a reader resynchronises at
 	// the next one after a malformed record.
 	ChunkMarker = "ORCACHNK"
@@ -52,8 +55,15 @@ const (
 	TagThread   = 0x02 // uv index, u32 hash
 	TagStack    = 0x03 // uv id, uv depth, per frame uv method, uv location+1 (0: native)
 	TagCarried  = 0x04 // before an event record: it restates an earlier chunk's fact (not an event)
+	TagAlias    = 0x05 // u32 key (AliasBit set), u32 hash, uv rank: a thread's key in thread fields (version 2)
 	TagEvent    = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
 )
+
+// AliasBit is set in a thread field of a compact .orca (a thread record's,
+// a target's, an owner's) that is an alias: a key that a TagAlias record of
+// the chunk defines as a hash and a rank (docs/format.md, "Thread
+// aliases"). No identity hash has it (HotSpot's have 31 bits).
+const AliasBit = 1 << 31
 
 // ChunkFileName is the name of chunk file seq of a bounded recording
 // (docs/format.md, "Bounded recordings"): PREFIX.orca.000001, …
@@ -76,9 +86,18 @@ type compact struct {
 	inChunk    int64  // bytes of it so far
 	prev       Time   // the time of the chunk's last event
 	threads    map[ThreadID]uint64
+	aliases    map[ThreadID]*compactAlias
 	stacks     map[string]*compactStack // by the stack's text (EncodeStack)
 	nstacks    uint64                   // stacks defined in the chunk
 	key        []byte
+}
+
+// compactAlias is the key of a thread that a thread field cannot name by
+// its hash: one not the first of its hash (Rank > 0), or a hash with
+// AliasBit.
+type compactAlias struct {
+	key   uint32
+	chunk uint64 // the chunk it was last defined in
 }
 
 type compactStack struct {
@@ -91,7 +110,8 @@ func newCompact(chunkBytes int) *compact {
 	if chunkBytes <= 0 {
 		chunkBytes = DefaultChunkBytes
 	}
-	return &compact{chunkBytes: int64(chunkBytes), threads: map[ThreadID]uint64{}, stacks: map[string]*compactStack{}}
+	return &compact{chunkBytes: int64(chunkBytes), threads: map[ThreadID]uint64{}, aliases: map[ThreadID]*compactAlias{},
+		stacks: map[string]*compactStack{}}
 }
 
 // AppendUvarint appends v as an unsigned LEB128 varint (uv).
@@ -121,15 +141,27 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 		b = AppendUvarint(b, c.seq)
 		b = AppendUvarint(b, uint64(e.Time))
 	}
+	spec := &Specs[e.Kind]
+	// The aliases of the event's threads, defined before the records that
+	// use them.
+	var target, owner uint32
+	b, self := c.alias(b, e.Thread)
+	for _, f := range spec.Fields {
+		switch f {
+		case FTarget:
+			b, target = c.alias(b, e.Target)
+		case FOwner:
+			b, owner = c.alias(b, e.Owner)
+		}
+	}
 	thread, ok := c.threads[e.Thread]
 	if !ok {
 		thread = uint64(len(c.threads) + 1)
 		c.threads[e.Thread] = thread
 		b = append(b, TagThread)
 		b = AppendUvarint(b, thread)
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.Thread))
+		b = binary.LittleEndian.AppendUint32(b, self)
 	}
-	spec := &Specs[e.Kind]
 	var stack uint64
 	if e.Kind.Has(FStack) {
 		var err error
@@ -146,9 +178,9 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 		case FObject:
 			b = binary.LittleEndian.AppendUint32(b, uint32(e.Object))
 		case FTarget:
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Target))
+			b = binary.LittleEndian.AppendUint32(b, target)
 		case FOwner:
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Owner))
+			b = binary.LittleEndian.AppendUint32(b, owner)
 		case FStack:
 			b = AppendUvarint(b, stack)
 		case FName:
@@ -175,6 +207,27 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 	}
 	c.inChunk += int64(len(b) - start)
 	return b, nil
+}
+
+// alias returns what a thread field writes for t: its hash, or its alias
+// key, appending the alias's definition when the chunk has none yet.
+func (c *compact) alias(b []byte, t ThreadID) ([]byte, uint32) {
+	if t.Rank() == 0 && t.Hash()&AliasBit == 0 {
+		return b, t.Hash()
+	}
+	a := c.aliases[t]
+	if a == nil {
+		a = &compactAlias{key: AliasBit | uint32(len(c.aliases)+1)}
+		c.aliases[t] = a
+	}
+	if a.chunk != c.seq {
+		a.chunk = c.seq
+		b = append(b, TagAlias)
+		b = binary.LittleEndian.AppendUint32(b, a.key)
+		b = binary.LittleEndian.AppendUint32(b, t.Hash())
+		b = AppendUvarint(b, uint64(t.Rank()))
+	}
+	return b, a.key
 }
 
 // stack returns e's stack id in the chunk, appending its definition when it

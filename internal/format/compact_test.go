@@ -22,7 +22,7 @@ func TestCompactBytes(t *testing.T) {
 	if err := w.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := "orca-compact 1\n" + "ORCACHNK" + "\x01\x01\xe8\x07" + // chunk 1 at 1000 ns
+	want := "orca-compact 2\n" + "ORCACHNK" + "\x01\x01\xe8\x07" + // chunk 1 at 1000 ns
 		"\x02\x01\x0a\x00\x00\x00" + // thread 1 is 0000000A
 		"\x1f\x00\x01\x04main" + // ThreadStarted, +0, thread 1, "main"
 		"\x03\x01\x02\x1f\x05\x02\x00" + // stack 1: 2 frames, 1F at 4, 2 native
@@ -35,6 +35,28 @@ func TestCompactBytes(t *testing.T) {
 	}
 	if w.Written.EventBytes != int64(b.Len()) || w.Written.Events[format.ThreadPark] != 1 {
 		t.Errorf("Written = %+v", w.Written)
+	}
+
+	// Two threads of one identity hash: the second (rank 1) is named by an alias key, defined in
+	// each chunk before the first record that names it, as the event's thread or as a target.
+	b.Reset()
+	w = format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: 1})
+	second := format.NewThreadID(0x5CDA6869, 1)
+	w.Event(&format.Event{Time: 10, Kind: format.ThreadStart, Thread: 0x5CDA6869, Target: second})
+	w.Event(&format.Event{Time: 20, Kind: format.ThreadStarted, Thread: second, Name: "v"})
+	if err := w.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want = "orca-compact 2\n" + "ORCACHNK" + "\x01\x01\x0a" + // chunk 1 at 10 ns
+		"\x05\x01\x00\x00\x80\x69\x68\xda\x5c\x01" + // alias 80000001 is 5CDA6869 rank 1
+		"\x02\x01\x69\x68\xda\x5c" + // thread 1 is 5CDA6869
+		"\x15\x00\x01\x01\x00\x00\x80\x00" + // ThreadStart, +0, thread 1, target 80000001, no stack
+		"ORCACHNK" + "\x01\x02\x14" + // chunk 2 at 20 ns
+		"\x05\x01\x00\x00\x80\x69\x68\xda\x5c\x01" + // the alias again
+		"\x02\x01\x01\x00\x00\x80" + // thread 1 is 80000001
+		"\x1f\x00\x01\x01v" // ThreadStarted, +0, thread 1, "v"
+	if got := b.String(); got != want {
+		t.Errorf("aliases: got\n%s\nwant\n%s", hex.Dump([]byte(got)), hex.Dump([]byte(want)))
 	}
 
 	// A bad stack text is refused, and nothing is written.

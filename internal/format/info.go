@@ -67,6 +67,7 @@ const (
 	InfoCut             = "cut_s"        // with write_error: the last event line written completely
 	InfoOwnerUnknown    = "owner_unknown"
 	InfoOwnerTableFull  = "owner_table_full"
+	InfoThreadKeysFull  = "thread_keys_full" // threads named by their identity hash alone: the agent's table of threads was full
 	// Of owner_unknown, why the agent named no owner (docs/format.md).
 	InfoOwnerReleased   = "owner_unknown.released"      // _owner was empty: the owner had just released the monitor
 	InfoOwnerAnonymous  = "owner_unknown.anonymous"     // an anonymous owner (lightweight locking) found on no thread's lock stack
@@ -162,7 +163,7 @@ var InfoKeys = []string{
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
-	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull,
+	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,

@@ -428,28 +428,31 @@ func (b *Builder) Event(ev *reader.Event) {
 	}
 }
 
-// ReusedBit is set in the ID of a thread that started with the identity
-// hash of a thread that had ended: no identity hash has it (HotSpot's have
-// 31 bits).
-const ReusedBit = format.ThreadID(1 << 31)
-
 // reuse is called when the thread raw starts (its ThreadStart or
 // ThreadStarted). Two objects can share an identity hash, and a recording
 // with tens of thousands of virtual threads has a few pairs of threads that
-// do (Tomcat with virtual threads: one pair in 60 000). When the thread the
-// hash names has ended, this one is another thread: from now on the hash
-// names it, under the ID raw|ReusedBit. A third thread with the hash, or
-// one that starts while the first lives, is not told apart (the events
-// that cannot be placed are problems).
+// do (Tomcat with virtual threads: one pair in 60 000). A compact recording
+// of the agent tells them apart (format.ThreadID's rank), the seed's text
+// and older recordings do not: when the thread the ID names has ended, this
+// one is another thread: from now on the ID names it, under the ID of the
+// next rank free (raw's hash, "0000000A#2": format.ThreadID.String). One
+// that starts while the thread of the ID lives is not told apart (the
+// events that cannot be placed are problems).
 func (b *Builder) reuse(raw format.ThreadID) {
 	cur, ok := b.alias[raw]
 	if !ok {
 		cur = raw
 	}
 	ts := b.threads[cur]
-	id := raw | ReusedBit
-	if ts == nil || !ts.t.Ended || len(ts.open) > 0 || id == raw || b.threads[id] != nil {
+	if ts == nil || !ts.t.Ended || len(ts.open) > 0 {
 		return
+	}
+	id := cur + 1<<32
+	for b.threads[id] != nil && id > cur {
+		id += 1 << 32
+	}
+	if id < cur {
+		return // every rank taken
 	}
 	b.alias[raw] = id
 	if b.lastThread == ts {

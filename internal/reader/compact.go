@@ -45,10 +45,12 @@ type compactRecords struct {
 	truncated bool
 	events    int // events decoded: the next one's Line is events+1
 
-	// The current chunk: its threads and stacks by number - 1.
+	// The current chunk: its threads and stacks by number - 1, and its
+	// aliases (format.TagAlias) by key (nil before the first).
 	inChunk bool
 	prev    format.Time
 	threads []format.ThreadID
+	aliases map[uint32]format.ThreadID
 	stacks  []compactStack
 	sc      *stackCache // nil: frames are allocated per definition
 }
@@ -196,7 +198,8 @@ func (r *compactRecords) next(ev *Event) error {
 	}
 }
 
-// readHeader checks the file's first line, format.CompactHeader.
+// readHeader checks the file's first line, format.CompactHeader or
+// format.CompactHeaderV1 (of the same length).
 func (r *compactRecords) readHeader() error {
 	const h = format.CompactHeader
 	for r.end-r.pos < len(h) && r.fill() {
@@ -209,7 +212,7 @@ func (r *compactRecords) readHeader() error {
 		b = b[:len(h)]
 	}
 	switch {
-	case string(b) == h:
+	case string(b) == h || string(b) == format.CompactHeaderV1:
 		r.pos += len(h)
 		r.header = false
 		return nil
@@ -221,7 +224,7 @@ func (r *compactRecords) readHeader() error {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
 	}
-	r.err = fmt.Errorf("reading %s: header %s: this reader knows %q", r.name, show(b), h[:len(h)-1])
+	r.err = fmt.Errorf("reading %s: header %s: this reader knows %q and %q", r.name, show(b), h[:len(h)-1], format.CompactHeaderV1[:len(h)-1])
 	return r.err
 }
 
@@ -371,6 +374,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		}
 		r.inChunk, r.prev = true, format.Time(t)
 		r.threads, r.stacks = r.threads[:0], r.stacks[:0]
+		clear(r.aliases)
 		return d.i, false, ""
 	case tag == format.TagChunk:
 		return 0, false, "chunk record without its ORCACHNK marker"
@@ -386,7 +390,23 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		if idx != uint64(len(r.threads))+1 {
 			return 0, false, fmt.Sprintf("thread index %d defined, want the next one, %d", idx, len(r.threads)+1)
 		}
-		r.threads = append(r.threads, format.ThreadID(h))
+		r.threads = append(r.threads, r.thread(h))
+		return d.i, false, ""
+	case tag == format.TagAlias:
+		key, h, rank := d.u32(), d.u32(), d.uv()
+		if d.short || d.bad != "" {
+			return 0, false, d.msg()
+		}
+		if !r.inChunk {
+			return 0, false, "alias defined before any chunk"
+		}
+		if key&format.AliasBit == 0 || rank > math.MaxUint32 {
+			return 0, false, fmt.Sprintf("alias %08X of thread %08X rank %d: want a key with the top bit and a 32-bit rank", key, h, rank)
+		}
+		if r.aliases == nil {
+			r.aliases = map[uint32]format.ThreadID{}
+		}
+		r.aliases[key] = format.NewThreadID(h, uint32(rank))
 		return d.i, false, ""
 	case tag == format.TagStack:
 		return r.decodeStack(&d)
@@ -395,6 +415,19 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		return 0, false, ""
 	}
 	return 0, false, fmt.Sprintf("unknown record tag 0x%02X", tag)
+}
+
+// thread returns the thread a thread field's value v names: the thread of
+// the chunk's alias v (format.AliasBit set), or the first thread of the
+// hash v. A value with the bit that the chunk does not define is a hash
+// (version 1, whose writers knew no aliases).
+func (r *compactRecords) thread(v uint32) format.ThreadID {
+	if v&format.AliasBit != 0 {
+		if t, ok := r.aliases[v]; ok {
+			return t
+		}
+	}
+	return format.ThreadID(v)
 }
 
 // frame decodes frame i of stack id: a method and a location+1, each
@@ -476,9 +509,9 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, k format.Kind) (int, boo
 		case format.FObject:
 			ev.Object = format.ObjectID(d.u32())
 		case format.FTarget:
-			ev.Target = format.ThreadID(d.u32())
+			ev.Target = r.thread(d.u32())
 		case format.FOwner:
-			ev.Owner = format.ThreadID(d.u32())
+			ev.Owner = r.thread(d.u32())
 		case format.FStack:
 			stack = d.uv()
 		case format.FName:

@@ -219,3 +219,55 @@ func TestCompactErrors(t *testing.T) {
 		t.Errorf("another version: %v", err)
 	}
 }
+
+// TestCompactVersion1 (issue 30): a compact .orca of version 1, written before alias records
+// existed, still reads: the same records under the header "orca-compact 1", and a thread field
+// with the top bit that no alias record defines is a hash (version 1's writers knew no aliases).
+func TestCompactVersion1(t *testing.T) {
+	text := []byte("1.0000000000,ThreadStarted,0000000A,main\n" +
+		"2.0000000000,ThreadStart,0000000A,8000000B,0\n" +
+		"3.0000000000,ThreadSleep,0000000A,0\n")
+	v2 := compactOf(t, text, 0)
+	if !bytes.HasPrefix(v2, []byte(format.CompactHeader)) {
+		t.Fatalf("the writer's header: %q", v2[:15])
+	}
+	read := func(b []byte) []Event {
+		var out []Event
+		evs := NewEvents(bytes.NewReader(b), "v.orca")
+		for {
+			ev, err := evs.Next()
+			if err == io.EOF {
+				return out
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, ev)
+		}
+	}
+	want := read(v2)
+	if len(want) != 3 || want[1].Target != 0x8000000B {
+		t.Fatalf("version 2: %+v", want)
+	}
+	// Version 2 named 8000000B, a hash with the top bit, by an alias record; version 1 wrote it
+	// as it is. The same events either way.
+	var v1 bytes.Buffer
+	w := format.NewWriterOptions(format.Files{Events: &v1}, format.Options{Encoding: format.EncodingCompact})
+	for _, ev := range want {
+		ev := ev
+		e := format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Name: ev.Name}
+		if ev.Kind == format.ThreadStart {
+			e.Target = 0x0C // no alias: patched to 8000000B below
+		}
+		w.Event(&e)
+	}
+	b := bytes.Replace(v1.Bytes(), []byte(format.CompactHeader), []byte(format.CompactHeaderV1), 1)
+	b = bytes.Replace(b, []byte{0x0C, 0, 0, 0}, []byte{0x0B, 0, 0, 0x80}, 1)
+	got := read(b)
+	for i := range got {
+		got[i].Line, want[i].Line = 0, 0
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("version 1:\n%+v\nwant\n%+v", got, want)
+	}
+}

@@ -168,6 +168,22 @@ func (j *jvmProc) host(p string) string {
 	return filepath.Join(j.path("root"), p)
 }
 
+// stopped reports whether the process is stopped (SIGSTOP, SIGTSTP, or by
+// a debugger: /proc/PID/stat's state T or t): it runs no code, answers no
+// attach command, until it continues.
+func (j *jvmProc) stopped() bool {
+	b, err := os.ReadFile(j.path("stat"))
+	if err != nil {
+		return false
+	}
+	// "PID (COMM) STATE ...": COMM may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'T' || b[i+2] == 't'
+}
+
 // alive reports whether the process still runs: it exists and is no
 // zombie (ended, not yet reaped by its parent).
 func (j *jvmProc) alive() bool {

@@ -1,0 +1,131 @@
+package integration
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"orca/internal/format"
+)
+
+// waitStopped polls PREFIX.info until it says stopped=true, for at most d; it returns the
+// .info and how long that took.
+func waitStopped(t *testing.T, prefix string, d time.Duration) (map[string]string, time.Duration) {
+	t.Helper()
+	t0 := time.Now()
+	for {
+		if in := loadInfo(t, prefix).info; in[format.InfoStopped] == "true" || time.Since(t0) > d {
+			return in, time.Since(t0)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestAttachLease (issue 30, item 6): kill -9 of orca record --pid left the JVM recording
+// without bound (~230 kB/s) until someone ran orca stop. The agent now stops the recording
+// once orca's lock on PREFIX.lease is gone: within a second (the walker's round), its files
+// complete and no longer growing, .info stopped_by=lease, a line on the JVM's stderr; the
+// JVM runs on and a new attach records.
+func TestAttachLease(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		recording := "orca: recording pid " + pid + " (Attachee) to "
+		w1 := filepath.Join(dir, "w1")
+		o := startOrca(t, dir, recording, "record", "--pid", pid, "-o", w1)
+		a.round(t)
+		if _, err := os.Stat(w1 + ".lease"); err != nil {
+			t.Fatalf("the recording has no lease file: %v", err)
+		}
+		o.cmd.Process.Signal(syscall.SIGKILL)
+		o.wait(t)
+		// The lock goes with orca; the walker's next round (0.2 s) sees it.
+		in, took := waitStopped(t, w1, 5*time.Second)
+		if in[format.InfoStopped] != "true" || in[format.InfoStoppedBy] != "lease" || in[format.InfoComplete] != "true" {
+			t.Fatalf("5 s after kill -9 of orca: .info stopped=%q stopped_by=%q complete=%q, want true, lease, true; JVM's stderr:\n%s",
+				in[format.InfoStopped], in[format.InfoStoppedBy], in[format.InfoComplete], a.stderr)
+		}
+		t.Logf("the recording stopped %v after orca's end", took)
+		fi1, err := os.Stat(w1 + ".orca")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.round(t) // events the recording would have taken
+		time.Sleep(500 * time.Millisecond)
+		if fi2, _ := os.Stat(w1 + ".orca"); fi2.Size() != fi1.Size() {
+			t.Errorf("%s.orca grows after the lease's end: %d, then %d bytes", w1, fi1.Size(), fi2.Size())
+		}
+		if _, err := os.Stat(w1 + ".lease"); err == nil {
+			t.Errorf("%s.lease was left behind", w1)
+		}
+		if want := "orca: the recording to " + w1 + " stops: orca record --pid, which started it, is gone"; !strings.Contains(a.stderr.String(), want) {
+			t.Errorf("the JVM's stderr lacks %q:\n%s", want, a.stderr)
+		}
+		r := load(t, w1)
+		r.checkParse(t)
+		r.checkInvariants(t)
+
+		// The JVM runs on, and a new attach records.
+		w2 := filepath.Join(dir, "w2")
+		o = startOrca(t, dir, recording, "record", "--pid", pid, "-o", w2, "--duration", "8s")
+		e := o.roundIn(t, a)
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("a new attach after the lease's end: exit %d:\n%s", code, o.stderr)
+		}
+		checkRound(t, w2, e)
+		if in := loadInfo(t, w2).info; in[format.InfoStoppedBy] != "stop" {
+			t.Errorf("the second recording: .info stopped_by=%q, want stop", in[format.InfoStoppedBy])
+		}
+		a.exit(t, 3)
+	})
+}
+
+// TestAttachStoppedJVM (issue 30, item 5): a JVM stopped with SIGSTOP when orca record --pid
+// stops held orca about 4 minutes, Ctrl-C ignored. orca now says at once that the JVM is
+// stopped, a second Ctrl-C lets it go (exit 1, saying what happens), and the lease ends the
+// recording when the JVM continues.
+func TestAttachStoppedJVM(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		w1 := filepath.Join(dir, "w1")
+		o := startOrca(t, dir, "orca: recording pid "+pid, "record", "--pid", pid, "-o", w1)
+		syscall.Kill(a.cmd.Process.Pid, syscall.SIGSTOP)
+		defer syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
+		t0 := time.Now()
+		o.cmd.Process.Signal(syscall.SIGINT)
+		said := "orca: the JVM is stopped (SIGSTOP): pid " + pid
+		for !strings.Contains(o.stderr.String(), said) && time.Since(t0) < 3*time.Second {
+			time.Sleep(50 * time.Millisecond)
+		}
+		if !strings.Contains(o.stderr.String(), said) {
+			t.Fatalf("3 s after Ctrl-C, orca has not said %q:\n%s", said, o.stderr)
+		}
+		o.cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case <-o.done:
+		case <-time.After(3 * time.Second):
+			t.Fatalf("orca did not end 3 s after the second Ctrl-C:\n%s", o.stderr)
+		}
+		if want := "is stopped (SIGSTOP) and did not stop its recording; orca lets go: the recording ends by its lease as soon as it continues (kill -CONT " + pid + ")"; o.code != 1 || !strings.Contains(o.stderr.String(), want) {
+			t.Errorf("orca after the second Ctrl-C: exit %d, want 1 and %q:\n%s", o.code, want, o.stderr)
+		}
+		if in := loadInfo(t, w1).info; in[format.InfoStopped] == "true" {
+			t.Fatalf("the recording stopped while the JVM was stopped?")
+		}
+		syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
+		in, took := waitStopped(t, w1, 5*time.Second)
+		if in[format.InfoStopped] != "true" || in[format.InfoComplete] != "true" {
+			t.Fatalf("5 s after SIGCONT: .info stopped=%q complete=%q, want true; JVM's stderr:\n%s", in[format.InfoStopped], in[format.InfoComplete], a.stderr)
+		}
+		t.Logf("the recording stopped %v after SIGCONT (stopped_by=%s)", took, in[format.InfoStoppedBy])
+		a.round(t)
+		a.exit(t, 1)
+	})
+}

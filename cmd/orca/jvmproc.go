@@ -63,6 +63,12 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 			} else {
 				j.gid = id
 			}
+		case "State":
+			// A zombie has ended: its /proc entry stays until its parent
+			// collects it, without its files (root, fd, maps).
+			if len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+				return nil, fmt.Errorf("pid %d has ended (its parent has not yet collected it: a zombie): there is no JVM to attach to or stop", pid)
+			}
 		case "Groups":
 			for _, g := range f {
 				if id, err := strconv.Atoi(g); err == nil {
@@ -79,6 +85,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 	// be orca's (unshare --mount) but with other mounts on it; or another
 	// / (a chroot, pivot_root).
 	root, err := os.Stat(j.path("root"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pid %d has ended: there is no JVM to attach to or stop", pid)
+	}
 	if err != nil {
 		if uerr := j.checkUser(os.Geteuid()); uerr != nil {
 			return nil, uerr

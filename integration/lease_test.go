@@ -2,6 +2,7 @@ package integration
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -126,6 +127,71 @@ func TestAttachStoppedJVM(t *testing.T) {
 		}
 		t.Logf("the recording stopped %v after SIGCONT (stopped_by=%s)", took, in[format.InfoStoppedBy])
 		a.round(t)
+		a.exit(t, 1)
+	})
+}
+
+// fill writes to a file in dir until the filesystem is full.
+func fill(t *testing.T, dir string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b := make([]byte, 4096)
+	for {
+		if _, err := f.Write(b); err != nil {
+			return
+		}
+	}
+}
+
+// TestAttachDiskFullCut (issue 30, item 5): a disk full during an attached recording — the cut
+// time in .info was overwritten at the stop (cut_s became the end: "3.96 s recorded, CUT at
+// 3.958 s" for a recording cut 0.06 s after it began, 3/3 runs). The output is on a 1 MB tmpfs,
+// filled just after the attach; a round makes events that cannot be written, and the stop comes
+// 2 s later: cut_s stays at the cut, before the end.
+func TestAttachDiskFullCut(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to mount a tmpfs")
+	}
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		mnt := filepath.Join(dir, "mnt")
+		if err := os.Mkdir(mnt, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
+			t.Skipf("no tmpfs: %v: %s", err, out)
+		}
+		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		prefix := filepath.Join(mnt, "rec")
+		o := startOrca(t, dir, "orca: recording pid "+pid, "record", "--pid", pid, "-o", prefix)
+		fill(t, mnt)
+		a.round(t)
+		time.Sleep(2 * time.Second)
+		if code := o.stop(t); code != 0 {
+			t.Fatalf("orca record --pid on a full disk: exit %d:\n%s", code, o.stderr)
+		}
+		in := loadInfo(t, prefix).info
+		cut, err1 := strconv.ParseFloat(in[format.InfoCut], 64)
+		start, err2 := strconv.ParseFloat(in[format.InfoStart], 64)
+		end, err3 := strconv.ParseFloat(in[format.InfoEnd], 64)
+		if err1 != nil || err2 != nil || err3 != nil || in[format.InfoWriteError] == "" {
+			t.Fatalf(".info: write_error=%q cut_s=%q start_s=%q end_s=%q: want a cut recording\n%s", in[format.InfoWriteError],
+				in[format.InfoCut], in[format.InfoStart], in[format.InfoEnd], o.stderr)
+		}
+		if cut < start || end-cut < 1.5 {
+			t.Errorf(".info cut_s=%.3f start_s=%.3f end_s=%.3f: want the cut after the start and at least 1.5 s before the end (the stop came 2 s after it)",
+				cut, start, end)
+		}
+		// The agent's message names the same time as .info.
+		if want := "the recording is cut at " + in[format.InfoCut] + " s"; !strings.Contains(a.stderr.String(), want) {
+			t.Errorf("the JVM's stderr lacks %q:\n%s", want, a.stderr)
+		}
 		a.exit(t, 1)
 	})
 }

@@ -120,6 +120,12 @@ func TestAttachStoppedJVM(t *testing.T) {
 		if in := loadInfo(t, w1).info; in[format.InfoStopped] == "true" {
 			t.Fatalf("the recording stopped while the JVM was stopped?")
 		}
+		// orca stop says it at once too.
+		t0 = time.Now()
+		r := runFor(t, 5*time.Second, dir, orcaBin(t), "stop", pid)
+		if want := "stop: pid " + pid + " is stopped (SIGSTOP): it answers nothing until it continues: kill -CONT " + pid; r.code != 1 || !strings.Contains(r.stderr, want) || time.Since(t0) > 2*time.Second {
+			t.Errorf("orca stop of a stopped JVM: exit %d after %v, want 1 at once and %q:\n%s", r.code, time.Since(t0), want, r)
+		}
 		syscall.Kill(a.cmd.Process.Pid, syscall.SIGCONT)
 		in, took := waitStopped(t, w1, 5*time.Second)
 		if in[format.InfoStopped] != "true" || in[format.InfoComplete] != "true" {

@@ -194,38 +194,20 @@ func recordPID(u ui, o recordOptions) error {
 		done <- stopped{code, err}
 	}()
 	var st stopped
-	tick := time.NewTicker(stopPollEvery)
-	defer tick.Stop()
-	var since time.Time // when the JVM was first seen stopped (SIGSTOP)
+	answered := make(chan struct{})
+	go func() {
+		st = <-done
+		close(answered)
+	}()
 	leave := func() error {
 		end := "the recording ends by its lease as soon as it continues (kill -CONT %[1]d)"
 		if o.detach {
-			end = "its recording goes on: once it continues (kill -CONT %[1]d), stop it with orca stop %[1]d"
+			end = "it may go on recording: once it continues (kill -CONT %[1]d), stop it with orca stop %[1]d"
 		}
 		return exitError{1, fmt.Sprintf("pid %[1]d is stopped (SIGSTOP) and did not stop its recording; orca lets go: "+end, o.pid)}
 	}
-stop:
-	for {
-		select {
-		case st = <-done:
-			break stop
-		case <-sigs:
-			if !since.IsZero() {
-				return leave()
-			}
-			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", o.pid)
-		case <-tick.C:
-			switch stopped := j.stopped(); {
-			case stopped && since.IsZero():
-				since = time.Now()
-				fmt.Fprintf(u.stderr, "orca: the JVM is stopped (SIGSTOP): pid %d cannot stop its recording until it continues (kill -CONT %d); "+
-					"orca waits %v for it, Ctrl-C lets go at once\n", o.pid, o.pid, stoppedWait)
-			case stopped && time.Since(since) > stoppedWait:
-				return leave()
-			case !stopped:
-				since = time.Time{}
-			}
-		}
+	if err := awaitStop(u, j, answered, sigs, leave); err != nil {
+		return err
 	}
 	switch {
 	case st.err != nil && !j.alive():
@@ -244,6 +226,44 @@ stop:
 		return exitError{1, fmt.Sprintf("record --pid: the recording of pid %d was stopped at once: orca could not hold its lease (%v)", o.pid, leaseErr)}
 	}
 	return nil
+}
+
+// awaitStop waits until answered is closed — the agent's answer to a
+// stop — while it watches the JVM: one that is stopped (SIGSTOP, SIGTSTP,
+// a debugger) answers nothing until it continues, so orca says so at once,
+// waits for it at most stoppedWait, and a signal (sigs) then lets go: the
+// error of leave. Any other signal only says that the stop is under way
+// (the JVM is never left recording by a running orca).
+func awaitStop(u ui, j *jvmProc, answered <-chan struct{}, sigs <-chan os.Signal, leave func() error) error {
+	tick := time.NewTicker(stopPollEvery)
+	defer tick.Stop()
+	var since time.Time // when the JVM was first seen stopped
+	check := func() {
+		switch stopped := j.stopped(); {
+		case stopped && since.IsZero():
+			since = time.Now()
+			fmt.Fprintf(u.stderr, "orca: the JVM is stopped (SIGSTOP): pid %d cannot stop its recording until it continues (kill -CONT %d); "+
+				"orca waits %v for it, Ctrl-C lets go at once\n", j.pid, j.pid, stoppedWait)
+		case !stopped:
+			since = time.Time{}
+		}
+	}
+	check()
+	for {
+		select {
+		case <-answered:
+			return nil
+		case <-sigs:
+			if check(); !since.IsZero() {
+				return leave()
+			}
+			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", j.pid)
+		case <-tick.C:
+			if check(); !since.IsZero() && time.Since(since) > stoppedWait {
+				return leave()
+			}
+		}
+	}
 }
 
 // load loads the agent lib into vm with opts and returns Agent_OnAttach's
@@ -500,6 +520,9 @@ func runStop(u ui, args []string) error {
 		}
 		libs = []string{lib}
 	}
+	if j.stopped() {
+		return exitError{1, fmt.Sprintf("stop: pid %[1]d is stopped (SIGSTOP): it answers nothing until it continues: kill -CONT %[1]d, then orca stop %[1]d; nothing stopped", pid)}
+	}
 	vm, err := attach.Attach(pid)
 	if err != nil {
 		return exitError{1, "stop: " + err.Error()}
@@ -509,13 +532,24 @@ func runStop(u ui, args []string) error {
 		opts += ",prefix=" + escapePrefix(prefix)
 	}
 	code := attachNoneToEnd
-	for _, lib := range libs {
-		if code, err = load(vm, lib, opts); err != nil {
-			return exitError{1, "stop: " + err.Error()}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		for _, lib := range libs {
+			if code, err = load(vm, lib, opts); err != nil || code != attachNoneToEnd {
+				return
+			}
 		}
-		if code != attachNoneToEnd {
-			break
-		}
+	}()
+	leave := func() error {
+		return exitError{1, fmt.Sprintf("stop: pid %[1]d is stopped (SIGSTOP) and did not answer; orca lets go: its recording may go on: "+
+			"once it continues (kill -CONT %[1]d), orca stop %[1]d again", pid)}
+	}
+	if err := awaitStop(u, j, answered, nil, leave); err != nil {
+		return err
+	}
+	if err != nil {
+		return exitError{1, "stop: " + err.Error()}
 	}
 	if err := stopError(code, pid, prefix, running, j); err != nil {
 		return err

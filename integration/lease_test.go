@@ -30,7 +30,8 @@ func waitStopped(t *testing.T, prefix string, d time.Duration) (map[string]strin
 // without bound (~230 kB/s) until someone ran orca stop. The agent now stops the recording
 // once orca's lock on PREFIX.lease is gone: within a second (the walker's round), its files
 // complete and no longer growing, .info stopped_by=lease, a line on the JVM's stderr; the
-// JVM runs on and a new attach records.
+// JVM runs on and a new attach records. A --detach recording has no lease and, given no bound,
+// is bounded by default (it only warned).
 func TestAttachLease(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -81,6 +82,23 @@ func TestAttachLease(t *testing.T) {
 		checkRound(t, w2, e)
 		if in := loadInfo(t, w2).info; in[format.InfoStoppedBy] != "stop" {
 			t.Errorf("the second recording: .info stopped_by=%q, want stop", in[format.InfoStoppedBy])
+		}
+
+		// --detach has no lease (it runs until orca stop) and, given no bound, is bounded by
+		// default, saying so.
+		w3 := filepath.Join(dir, "w3")
+		res := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", w3, "--detach")
+		if want := "its files are kept within 256MB (--detach's default)"; res.code != 0 || !strings.Contains(res.stderr, want) {
+			t.Fatalf("orca record --pid --detach: want exit 0 and %q:\n%s", want, res)
+		}
+		if in := loadInfo(t, w3).info; in[format.InfoMaxSize] != strconv.Itoa(256<<20) {
+			t.Errorf("--detach without bounds: .info max_size=%q, want %d", in[format.InfoMaxSize], 256<<20)
+		}
+		if _, err := os.Stat(w3 + ".lease"); err == nil {
+			t.Errorf("a --detach recording has a lease file")
+		}
+		if res = run(t, dir, orcaBin(t), "stop", pid); res.code != 0 {
+			t.Fatalf("orca stop:\n%s", res)
 		}
 		a.exit(t, 3)
 	})

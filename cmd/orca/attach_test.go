@@ -34,6 +34,9 @@ func TestAttachUsageErrors(t *testing.T) {
 		{[]string{"record", "--pid", "42", "-o", "dir/"}, "not a directory"},
 		{[]string{"record", "--duration", "5s", "--", "java"}, "go with --pid"},
 		{[]string{"record", "--detach", "--", "java"}, "go with --pid"},
+		// Issue 30: a --detach recording is bounded; without a bound it gets --max-size 256MB,
+		// which the seed's text (no chunks) cannot have.
+		{[]string{"record", "--pid", "42", "--detach", "--format", "seed"}, "--detach without --max-size or --max-age is bounded to the last 256MB"},
 		{[]string{"stop"}, "want one PID"},
 		{[]string{"stop", "1", "2"}, "want one PID"},
 		{[]string{"stop", "java"}, "no pid"},

@@ -506,13 +506,14 @@ static jint attach_stop(JNIEnv *env, const char *options) {
 }
 
 // on_round runs on the walker after each round: the states of the attach
-// that are over, and the lease (lease.h). An attach command under way
-// (the lock taken) defers the lease's check to the next round.
+// that are over, and the lease (lease.h), tested under rec_lock, which a
+// start or stop holds while it opens or closes the lease: an attach
+// command under way defers the test to the next round.
 static void on_round(JNIEnv *env) {
   attached_poll(env);
-  if (!lease_lost() || pthread_mutex_trylock(&rec_lock) != 0) return;
+  if (pthread_mutex_trylock(&rec_lock) != 0) return;
   int on = 1;
-  if (atomic_compare_exchange_strong(&orca_state, &on, 0)) {
+  if (orca_recording() && lease_lost() && atomic_compare_exchange_strong(&orca_state, &on, 0)) {
     orca_log("the recording to %s stops: orca record --pid, which started it, is gone (killed, or it let go of this JVM) "
              "and no longer holds its lease (%s.lease); the files are complete (.info stopped_by=lease)",
              writer_prefix(), writer_prefix());

@@ -532,22 +532,50 @@ func TestAttachOtherUser(t *testing.T) {
 		if want := "runs as nobody (uid 65534) and orca as uid 65533; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#65534' orca ...)"; other.ProcessState.ExitCode() != 1 || !strings.Contains(string(out), want) {
 			t.Errorf("orca as uid 65533: %v, want exit 1 and %q:\n%s", err, want, out)
 		}
-		w := filepath.Join(dir, "w")
-		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w)
-		e := a.round(t)
-		if code := o.stop(t); code != 0 {
-			t.Fatalf("orca record --pid of nobody's JVM: exit %d:\n%s", code, o.stderr)
+		// A third user takes the name an older orca put the library at, /tmp/orca-SUM16.so, as a
+		// directory with a file in it: before, every later attach failed ("directory not empty").
+		cached := strings.TrimSpace(run(t, dir, orcaBin(t), "agent-path").stdout)
+		planted := "/tmp/orca-" + filepath.Base(filepath.Dir(cached)) + ".so"
+		third := exec.Command("setpriv", "--reuid=65533", "--regid=65533", "--clear-groups", "sh", "-c", "mkdir -p "+planted+" && touch "+planted+"/x")
+		if out, err := third.CombinedOutput(); err != nil {
+			t.Fatalf("uid 65533 planting %s: %v\n%s", planted, err, out)
 		}
-		checkRound(t, w, e)
+		defer os.RemoveAll(planted)
 		var st syscall.Stat_t
-		if err := syscall.Stat(w+".orca", &st); err != nil || st.Uid != nobody {
-			t.Errorf("%s.orca: uid %d, %v; want written by the JVM as nobody", w, st.Uid, err)
+		lib := regexp.MustCompile(` (/tmp/orca-[0-9a-z]{16}/liborca\.so)\n`)
+		var loaded string
+		for i, w := range []string{filepath.Join(dir, "w"), filepath.Join(dir, "w2")} {
+			o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to "+w, "record", "--pid", pid, "-o", w)
+			e := a.round(t)
+			if code := o.stop(t); code != 0 {
+				t.Fatalf("orca record --pid of nobody's JVM: exit %d:\n%s", code, o.stderr)
+			}
+			checkRound(t, w, e)
+			if err := syscall.Stat(w+".orca", &st); err != nil || st.Uid != nobody || st.Mode&0o077 != 0 {
+				t.Errorf("%s.orca: uid %d mode %#o, %v; want written by the JVM as nobody, readable by nobody else", w, st.Uid, st.Mode&0o777, err)
+			}
+			// The library: in a directory of nobody's that no one else may enter, the same one
+			// at the second attach (HotSpot loads no second copy).
+			maps, _ := os.ReadFile("/proc/" + pid + "/maps")
+			m := lib.FindAllSubmatch(maps, -1)
+			if len(m) == 0 {
+				t.Fatalf("nobody's JVM did not load the agent from /tmp/orca-RANDOM/liborca.so:\n%s", grepLines(string(maps), "orca"))
+			}
+			for _, x := range m {
+				if string(x[1]) != string(m[0][1]) {
+					t.Errorf("attach %d: two agent libraries mapped: %s and %s", i+1, m[0][1], x[1])
+				}
+			}
+			if i == 0 {
+				loaded = string(m[0][1])
+			} else if string(m[0][1]) != loaded {
+				t.Errorf("the second attach loaded %s, the first %s: want the same", m[0][1], loaded)
+			}
+			if err := syscall.Lstat(filepath.Dir(loaded), &st); err != nil || st.Uid != nobody || st.Mode&0o7777 != 0o700 {
+				t.Errorf("%s: uid %d mode %#o, %v; want nobody's, 0700", filepath.Dir(loaded), st.Uid, st.Mode&0o7777, err)
+			}
 		}
-		maps, _ := os.ReadFile("/proc/" + pid + "/maps")
-		if !regexp.MustCompile(` /tmp/orca-[0-9a-f]{16}\.so\n`).Match(maps) {
-			t.Errorf("nobody's JVM did not load the agent from /tmp/orca-*.so:\n%s", grepLines(string(maps), "orca"))
-		}
-		a.exit(t, 1)
+		a.exit(t, 2)
 	})
 }
 
@@ -596,7 +624,7 @@ func TestAttachContainer(t *testing.T) {
 			t.Fatalf("the summary does not name the recording in the container's /tmp:\n%s", o.stderr)
 		}
 		checkRound(t, m[1], e)
-		if libs, _ := filepath.Glob(root + "/tmp/orca-*.so"); len(libs) != 1 {
+		if libs, _ := filepath.Glob(root + "/tmp/orca-*/liborca.so"); len(libs) != 1 {
 			t.Errorf("the agent library in the container's /tmp: %v, want one", libs)
 		}
 		// -o: a path in the container, written there by the JVM.

@@ -62,8 +62,8 @@ func TestDiskFull(t *testing.T) {
 			!strings.Contains(r.stderr, errText+"; the recording is cut at ") {
 			t.Errorf("want one message %q…%q on stderr, got %d:\n%s", msg, errText, n, r)
 		}
-		if _, err := os.Stat(prefix + ".info.tmp"); err == nil {
-			t.Errorf("%s.info.tmp was left behind", prefix)
+		if left, _ := filepath.Glob(prefix + ".info.tmp*"); len(left) > 0 {
+			t.Errorf("%s.info's temporary file was left behind: %v", prefix, left)
 		}
 		rec := loadInfo(t, prefix)
 		in := rec.info

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "core/orca.h"
 
@@ -38,8 +39,15 @@ void orca_fail(const char *fmt, ...) {
   say(buf, sizeof buf, fmt, ap);
   va_end(ap);
   if (!opt.errors[0]) return;
-  int fd = open(opt.errors, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+  // orca record makes the file (0600, in its temporary directory): the
+  // message goes to no symbolic link, FIFO or other user's file put there.
+  int fd = open(opt.errors, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
   if (fd < 0) return;
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+    close(fd);
+    return;
+  }
   char line[1100];
   int n = snprintf(line, sizeof line, "JVM pid %d: %s\n", (int)getpid(), buf);
   if (n > (int)sizeof line - 1) n = (int)sizeof line - 1;

@@ -4,6 +4,8 @@
 #include <pthread.h>
 #include <dirent.h>
 #include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,19 @@
 
 static char prefix[4200];
 static int fd_orca = -1, fd_methods = -1, fd_classes = -1;
+// The recording's files (docs/agent.md, "The recording's files on a shared
+// host"). Every one is created, replaced and deleted by its name in the
+// prefix's directory, opened once a recording (dir_fd), so that the
+// directory cannot be swapped under the writer; created exclusively (O_EXCL)
+// and never through a symbolic link (O_NOFOLLOW): a name another user
+// planted in a shared directory (/tmp) is refused, not written through.
+// Recordings hold stacks and thread names: only their user reads them.
+#define FILE_MODE 0600
+static int dir_fd = -1;
+// The .info the writer made last: rewritten in place when a full disk keeps
+// a new one from replacing it (store_info); warned_info: its replacement
+// failed otherwise, said once.
+static int fd_info = -1, warned_info;
 static pthread_t thread;
 static atomic_int stopping;
 static int64_t origin_mono, origin_unix, first_ts, last_ts;
@@ -47,6 +62,8 @@ typedef struct {
   uint64_t seq;
   off_t size;
   int64_t start, end;   // its base time and the time of its last event
+  dev_t dev;            // the file created (prune deletes that one only)
+  ino_t ino;
 } chunk_file;
 static chunk_file *closed;
 static size_t closed_n, closed_cap, closed_first;
@@ -109,20 +126,105 @@ static void fail(int fd, off_t *off, size_t keep, const char *ext, int err) {
            cut_what, at, (double)(cut_ts - (first_ts ? first_ts : origin_mono)) / 1e9);
 }
 
-static int open_out(const char *pfx, const char *ext, int excl) {
-  char path[4300];
-  snprintf(path, sizeof path, "%s%s", pfx, ext);
-  return open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : O_TRUNC), 0644);
+// base_name is the last component of path; dir_name writes its directory
+// to d (".", "/" or the part before the last slash).
+static const char *base_name(const char *path) {
+  const char *slash = strrchr(path, '/');
+  return slash ? slash + 1 : path;
 }
 
-// open_locked opens PFX.orca and locks it for the life of the JVM, so two
+static void dir_name(const char *path, char *d, size_t cap) {
+  const char *slash = strrchr(path, '/');
+  if (!slash) snprintf(d, cap, ".");
+  else if (slash == path) snprintf(d, cap, "/");
+  else snprintf(d, cap, "%.*s", (int)(slash - path), path);
+}
+
+// open_dir opens the directory of path for the *at calls: readable when it
+// may be (remove_chunk_files lists it), else only as a place (O_PATH).
+static int open_dir(const char *path) {
+  char d[4300];
+  dir_name(path, d, sizeof d);
+  int fd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0 && errno == EACCES) fd = open(d, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  return fd;
+}
+
+// own_file: st is a file the agent may replace or delete, a regular file of
+// this process's user (one another user planted is neither).
+static int own_file(const struct stat *st) { return S_ISREG(st->st_mode) && st->st_uid == geteuid(); }
+
+// what_is describes a file the agent did not create, for its messages.
+static const char *what_is(const struct stat *st, char *buf, size_t cap) {
+  if (S_ISLNK(st->st_mode)) snprintf(buf, cap, "a symbolic link");
+  else if (S_ISDIR(st->st_mode)) snprintf(buf, cap, "a directory");
+  else if (!S_ISREG(st->st_mode)) snprintf(buf, cap, "not a regular file");
+  else if (st->st_uid != geteuid()) snprintf(buf, cap, "a file of uid %u (this JVM runs as uid %u)", (unsigned)st->st_uid, (unsigned)geteuid());
+  else snprintf(buf, cap, "a file with %lu links", (unsigned long)st->st_nlink);
+  return buf;
+}
+
+// not_ours writes why the name pfx+ext, taken by st, is not written to.
+static void not_ours(char *why, size_t cap, const char *pfx, const char *ext, const struct stat *st) {
+  char w[96];
+  snprintf(why, cap, "%s%s exists and is %s, which this agent did not create: not written through, not removed (remove it or choose another prefix)",
+           pfx, ext, what_is(st, w, sizeof w));
+}
+
+// create_out creates the file prefix+ext anew: exclusively, no symbolic
+// link followed. An earlier recording's file there (a regular file of this
+// user) is deleted first; anything else is refused (why; errno EEXIST).
+static int create_out(const char *ext, char *why, size_t cap) {
+  char name[4300];
+  snprintf(name, sizeof name, "%s%s", base_name(prefix), ext);
+  for (int tries = 0; tries < 3; tries++) {
+    int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+    if (fd >= 0 || errno != EEXIST) {
+      if (fd < 0) snprintf(why, cap, "cannot create %s%s: %s", prefix, ext, strerror(errno));
+      return fd;
+    }
+    struct stat st;
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;   // gone since
+    if (!own_file(&st)) {
+      not_ours(why, cap, prefix, ext, &st);
+      errno = EEXIST;
+      return -1;
+    }
+    if (unlinkat(dir_fd, name, 0) != 0 && errno != ENOENT) {
+      snprintf(why, cap, "cannot replace %s%s: %s", prefix, ext, strerror(errno));
+      return -1;
+    }
+  }
+  snprintf(why, cap, "cannot create %s%s: it keeps coming back", prefix, ext);
+  errno = EEXIST;
+  return -1;
+}
+
+// open_locked opens PREFIX.orca and locks it for the life of the JVM, so two
 // JVMs never write one recording; it truncates only once the lock is held.
 // -1 with errno EWOULDBLOCK when a live JVM holds it (a dead one's lock is
-// gone with it: its files are clobbered), EEXIST when excl and it exists.
-static int open_locked(const char *pfx, int excl) {
-  char path[4300];
-  snprintf(path, sizeof path, "%s.orca", pfx);
-  int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (excl ? O_EXCL : 0), 0644);
+// gone with it: its files are clobbered), EEXIST when excl and it exists,
+// or when it is not an earlier recording's file of this user (a symbolic
+// link, another user's file, a second link to a file: why says so).
+static int open_locked(int excl, char *why, size_t cap) {
+  char name[4300];
+  snprintf(name, sizeof name, "%s.orca", base_name(prefix));
+  int fd = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+  if (fd < 0 && errno == EEXIST && !excl) {
+    // An earlier recording's, clobbered once locked: opened without
+    // following a link or blocking on a FIFO, then checked as opened.
+    fd = openat(dir_fd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int e = errno;
+    struct stat st;
+    int seen = fd >= 0 ? fstat(fd, &st) == 0 : fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (seen && (!own_file(&st) || st.st_nlink != 1)) {
+      if (fd >= 0) close(fd);
+      not_ours(why, cap, prefix, ".orca", &st);
+      errno = EEXIST;
+      return -1;
+    }
+    errno = e;
+  }
   if (fd < 0) return -1;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     close(fd);
@@ -151,22 +253,50 @@ static uint64_t chunk_seq(const char *name, const char *base) {
 }
 
 // remove_chunk_files deletes the chunk files of an earlier recording with
-// this prefix (this one's PREFIX.orca is locked and truncated already).
-static void remove_chunk_files(void) {
-  char dir[4300];
-  snprintf(dir, sizeof dir, "%s", prefix);
-  char *slash = strrchr(dir, '/');
-  const char *base = slash ? slash + 1 : dir;
-  if (slash) *slash = 0;
-  DIR *d = opendir(slash ? (dir[0] ? dir : "/") : ".");
-  if (!d) return;
+// this prefix (this one's PREFIX.orca is locked and truncated already):
+// regular files of this user only. NULL, or why a chunk file's name is taken
+// by something else (the recording would be cut when it reached it).
+static const char *remove_chunk_files(char *why, size_t cap) {
+  int fd = openat(dir_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = fd < 0 ? NULL : fdopendir(fd);
+  if (!d) {
+    if (fd >= 0) close(fd);
+    return NULL;   // not listable: a chunk name taken is found when it is reached
+  }
+  const char *err = NULL;
   for (struct dirent *de; (de = readdir(d));) {
-    if (!chunk_seq(de->d_name, base)) continue;
-    char path[4600];
-    snprintf(path, sizeof path, "%s%s%s", slash ? (dir[0] ? dir : "") : "", slash ? "/" : "", de->d_name);
-    unlink(path);
+    if (!chunk_seq(de->d_name, base_name(prefix))) continue;
+    struct stat st;
+    if (fstatat(dir_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) continue;
+    if (!own_file(&st)) {
+      if (!err) not_ours(why, cap, prefix, de->d_name + strlen(base_name(prefix)), &st);
+      err = why;
+      continue;
+    }
+    unlinkat(dir_fd, de->d_name, 0);
   }
   closedir(d);
+  return err;
+}
+
+// claim_names readies the recording's other names once PREFIX.orca is held:
+// an earlier recording's .info removed (store_info makes the new one),
+// its chunk files too, .methods and .classtable created. NULL or why not.
+static const char *claim_names(char *why, size_t cap) {
+  char name[4300];
+  struct stat st;
+  snprintf(name, sizeof name, "%s.info", base_name(prefix));
+  if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+    if (!own_file(&st)) {
+      not_ours(why, cap, prefix, ".info", &st);
+      return why;
+    }
+    unlinkat(dir_fd, name, 0);
+  }
+  if (remove_chunk_files(why, cap)) return why;
+  if ((fd_methods = create_out(".methods", why, cap)) < 0) return why;
+  if ((fd_classes = create_out(".classtable", why, cap)) < 0) return why;
+  return NULL;
 }
 
 // Lines later than the cutoff wait for the next flush in carry, so a
@@ -176,8 +306,8 @@ static size_t carry_len[2], carry_cap[2];
 static int carry_cur;
 
 const char *writer_open(void) {
-  static char err[4600];
-  char busy[4200] = "";
+  static char err[9400];
+  char busy[4200] = "", foreign[4600] = "", why[4600] = "";
   // From the start: a JVM may make more than one recording (an attach
   // after an earlier one); the last one's files are closed.
   cut = 0;
@@ -196,22 +326,36 @@ const char *writer_open(void) {
   memset(&enc, 0, sizeof enc);
   atomic_store(&stopping, 0);
   atomic_store(&final_deadline, 0);
+  if (fd_info >= 0) close(fd_info);
+  fd_orca = fd_methods = fd_classes = fd_info = -1;
+  warned_info = 0;
   snprintf(prefix, sizeof prefix, "%s", opt.prefix);
-  fd_orca = open_locked(prefix, !opt.clobber);
+  if (dir_fd >= 0) close(dir_fd);
+  dir_fd = open_dir(prefix);
+  if (dir_fd < 0) {
+    snprintf(err, sizeof err, "cannot write %s.orca: its directory: %s", prefix, strerror(errno));
+    return err;
+  }
+  fd_orca = open_locked(!opt.clobber, why, sizeof why);
   for (int n = 2; fd_orca < 0 && (errno == EEXIST || errno == EWOULDBLOCK) && n < 10000; n++) {
     if (errno == EWOULDBLOCK && !busy[0]) snprintf(busy, sizeof busy, "%s", prefix);
+    if (why[0] && !foreign[0]) snprintf(foreign, sizeof foreign, "%s", why);
+    why[0] = 0;
     snprintf(prefix, sizeof prefix, "%s-%d", opt.prefix, n);
-    fd_orca = open_locked(prefix, !opt.clobber);
+    fd_orca = open_locked(!opt.clobber, why, sizeof why);
   }
   if (fd_orca < 0) {
-    snprintf(err, sizeof err, "cannot write %s.orca: %s", prefix, strerror(errno));
+    if (why[0]) snprintf(err, sizeof err, "%s", why);
+    else snprintf(err, sizeof err, "cannot write %s.orca: %s", prefix, strerror(errno));
     return err;
   }
   if (busy[0]) orca_log("another running JVM records to %s; this one records to %s", busy, prefix);
-  fd_methods = open_out(prefix, ".methods", 0);
-  fd_classes = open_out(prefix, ".classtable", 0);
-  if (fd_methods < 0 || fd_classes < 0) {
-    snprintf(err, sizeof err, "cannot write %s.methods/.classtable: %s", prefix, strerror(errno));
+  if (foreign[0]) orca_log("%s; this JVM records to %s", foreign, prefix);
+  if (claim_names(why, sizeof why)) {
+    snprintf(err, sizeof err, "%s", why);
+    if (fd_methods >= 0) close(fd_methods);
+    close(fd_orca);
+    fd_orca = fd_methods = -1;
     return err;
   }
   // Lines held back for a deferred record: at most a quarter of the buffer
@@ -220,7 +364,6 @@ const char *writer_open(void) {
   if (carry_budget < (1 << 20)) carry_budget = 1 << 20;
   origin_mono = clock_now();
   origin_unix = clock_unix_now();
-  remove_chunk_files();
   if (opt.compact) {
     const char *e = compact_init(&enc);
     if (e) return e;
@@ -243,19 +386,31 @@ const char *writer_open(void) {
     off_ev = off_orca;
   }
   const char *vc = getenv("ORCA_VERIFY_COMPACT");
-  if (opt.compact && vc && *vc == '1') fd_verify = open_out(prefix, ".verify", 0);
+  if (opt.compact && vc && *vc == '1') fd_verify = create_out(".verify", why, sizeof why);
   return NULL;
 }
 
 const char *writer_prefix(void) { return prefix; }
 
 void writer_refused(const char *why) {
-  char path[4300];
-  snprintf(path, sizeof path, "%s.orca", opt.prefix);
-  if (access(path, F_OK) == 0) return;   // the recording agent's, or an earlier one
-  snprintf(path, sizeof path, "%s.info", opt.prefix);
-  FILE *f = fopen(path, "wx");
-  if (!f) return;
+  // Another library copy may record with this prefix: the files are named
+  // from opt.prefix, in a directory of their own.
+  int dfd = open_dir(opt.prefix);
+  if (dfd < 0) return;
+  char name[4300];
+  struct stat st;
+  snprintf(name, sizeof name, "%s.orca", base_name(opt.prefix));
+  int fd = -1;
+  if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0) {   // else the recording agent's, or an earlier one
+    snprintf(name, sizeof name, "%s.info", base_name(opt.prefix));
+    fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+  }
+  close(dfd);
+  FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
+  if (!f) {
+    if (fd >= 0) close(fd);
+    return;
+  }
   fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_FORMAT, ORCA_FORMAT, ORCA_INFO_AGENT_VERSION, ORCA_VERSION);
   if (opt.session[0]) fprintf(f, "%s=%s\n", ORCA_INFO_SESSION, opt.session);
   fprintf(f, "%s=%d\n%s=%s\n%s=true\n", ORCA_INFO_PID, (int)getpid(), ORCA_INFO_REFUSED, why, ORCA_INFO_COMPLETE);
@@ -503,10 +658,12 @@ static void prune(int64_t now) {
     int over = opt.max_size && meta + closed_bytes + cur > (off_t)opt.max_size;
     int old = opt.max_age_ns && c->end < now - opt.max_age_ns;
     if (!over && !old) break;
-    char path[4400];
-    snprintf(path, sizeof path, "%s", prefix);
-    snprintf(path + strlen(path), sizeof path - strlen(path), ".orca.%06llu", (unsigned long long)c->seq);
-    unlink(path);
+    // The file the writer created, not one put at its name since.
+    char name[4400];
+    struct stat st;
+    snprintf(name, sizeof name, "%s.orca.%06llu", base_name(prefix), (unsigned long long)c->seq);
+    if (fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) && st.st_dev == c->dev && st.st_ino == c->ino)
+      unlinkat(dir_fd, name, 0);
     closed_bytes -= c->size;
     chunks_deleted++;
     closed_first = (closed_first + 1) % closed_cap;
@@ -529,18 +686,22 @@ static int next_file(uint64_t seq) {
         closed_first = 0;
       }
     }
+    struct stat st;
+    if (fstat(fd_ev, &st) != 0) st.st_dev = 0, st.st_ino = 0;
     if (closed_n < closed_cap) {
-      closed[(closed_first + closed_n++) % closed_cap] = (chunk_file){enc.seq, off_ev, cur_start, last_ts};
+      closed[(closed_first + closed_n++) % closed_cap] = (chunk_file){enc.seq, off_ev, cur_start, last_ts, st.st_dev, st.st_ino};
       closed_bytes += off_ev;
     }
     close(fd_ev);
     fd_ev = -1;
   }
   snprintf(ev_ext, sizeof ev_ext, ".orca.%06llu", (unsigned long long)seq);
-  fd_ev = open_out(prefix, ev_ext, 0);
+  char why[4600];
+  fd_ev = create_out(ev_ext, why, sizeof why);
   off_ev = 0;
   if (fd_ev < 0) {
     int err = errno;
+    orca_log("%s", why);
     fd_ev = open("/dev/null", O_WRONLY | O_CLOEXEC);
     fail(fd_ev, &off_ev, 0, ev_ext, err);
     return 0;
@@ -707,26 +868,43 @@ static void flush_events(int64_t cutoff) {
 // when the disk is full.
 #define INFO_RESERVE 65536
 
-// store_info replaces .info atomically (a temporary file and rename); when
-// that fails (a full disk) it rewrites .info in place, in the room reserved
-// for it, and never leaves the temporary file behind.
+// store_info replaces .info atomically (a new file under a random name,
+// then a rename over .info, which replaces whatever is there without
+// following it); when that fails (a full disk) it rewrites in place the .info
+// it made last, in the room reserved for it, and never leaves the temporary
+// file behind.
 static void store_info(const char *text, size_t len) {
-  char path[4300], tmp[4300];
-  int err = 0;
-  snprintf(path, sizeof path, "%s.info", prefix);
-  snprintf(tmp, sizeof tmp, "%s.info.tmp", prefix);
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  char name[4300], tmp[4400];
+  int err = 0, fd = -1;
+  snprintf(name, sizeof name, "%s.info", base_name(prefix));
+  for (int i = 0; i < 8 && fd < 0; i++) {
+    uint64_t r;
+    if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) r = (uint64_t)clock_now() * 0x9E3779B97F4A7C15ULL ^ (uint64_t)getpid();
+    snprintf(tmp, sizeof tmp, "%s.tmp-%016llx", name, (unsigned long long)r);
+    fd = openat(dir_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+    if (fd < 0 && errno != EEXIST) break;
+  }
   if (fd >= 0) {
     (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, INFO_RESERVE);
     size_t done = put(fd, text, len, &err);
-    if ((close(fd) == 0) & (done == len) && rename(tmp, path) == 0) return;
-    unlink(tmp);
+    if (done == len && renameat(dir_fd, tmp, dir_fd, name) == 0) {
+      if (fd_info >= 0) close(fd_info);
+      fd_info = fd;   // the .info now, kept for a rewrite in place
+      return;
+    }
+    if (done == len && !warned_info && errno != ENOSPC && errno != EDQUOT) {
+      warned_info = 1;
+      orca_log("cannot replace %s.info: %s; it is not written through (it is kept up to date only while its file is this agent's own)",
+               prefix, strerror(errno));
+    }
+    unlinkat(dir_fd, tmp, 0);
+    close(fd);
   }
-  fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  if (put(fd, text, len, &err) == len && ftruncate(fd, (off_t)len) == 0)
-    (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, INFO_RESERVE);
-  close(fd);
+  // The first .info made in place, exclusively, when even that fails.
+  if (fd_info < 0) fd_info = openat(dir_fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, FILE_MODE);
+  if (fd_info < 0 || lseek(fd_info, 0, SEEK_SET) != 0) return;
+  if (put(fd_info, text, len, &err) == len && ftruncate(fd_info, (off_t)len) == 0)
+    (void)fallocate(fd_info, FALLOC_FL_KEEP_SIZE, 0, INFO_RESERVE);
 }
 
 static void put_prop(const char *key, const char *value, void *f) { fprintf(f, "%s=%s\n", key, value); }
@@ -897,4 +1075,7 @@ void writer_stop(void) {
   close(fd_orca);
   close(fd_methods);
   close(fd_classes);
+  if (fd_info >= 0) close(fd_info);
+  if (dir_fd >= 0) close(dir_fd);
+  fd_orca = fd_methods = fd_classes = fd_info = dir_fd = -1;
 }

@@ -1,6 +1,6 @@
 // The agent's C unit tests: class-file rewriting (classfile.c, inplace.c), the
 // counter-to-nanosecond conversion (clock.c), the writer's ordering
-// (writer.c) and its two encodings (compact.c), the counters of .info (counters.c), and the bounded waits of
+// (writer.c), its refusal of names another user planted, and its two encodings (compact.c), the counters of .info (counters.c), and the bounded waits of
 // the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
 // compiled agent/test/*.java).
 #include <stdlib.h>
@@ -37,6 +37,7 @@ int main(int argc, char **argv) {
   test_clock();
   test_writer(argv[1]);
   test_writer_formats(argv[1]);
+  test_writer_planted(argv[1]);
   test_compact();
   test_counters();
   test_ring();

@@ -5,6 +5,7 @@
 // the agent is stubbed below.
 #include "../record/writer.c"
 #include <stdlib.h>
+#include <sys/stat.h>
 #include "check.h"
 #include "compact_dec.h"
 
@@ -290,4 +291,130 @@ void test_writer_formats(const char *dir) {
   n = read_file(".info", buf, sizeof buf - 1);
   buf[n] = 0;
   CHECK(!strstr(buf, "encoding="), "a text recording's .info says an encoding:\n%s", buf);
+}
+
+// ---- names planted by another user (issue 30) ----
+//
+// In a shared directory (/tmp) another user may put a symbolic link at a
+// name the recording will take, pointing at a file of the JVM's user: the
+// writer never writes through it. The file pointed at holds "precious".
+
+static int holds(const char *path, const char *want) {
+  char buf[256];
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+  if (f) fclose(f);
+  buf[n] = 0;
+  return f && !strcmp(buf, want);
+}
+
+static int is_link(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+// plant puts a link to victim at dir/name, what was there removed.
+static void plant(const char *victim, const char *dir, const char *name) {
+  char p[4400];
+  snprintf(p, sizeof p, "%s/%s", dir, name);
+  unlink(p);
+  CHECK(symlink(victim, p) == 0, "symlink %s: %s", p, strerror(errno));
+}
+
+// fresh closes the last recording's files and removes dir/NAME.* as the
+// tests name them.
+static void fresh(const char *dir, const char *name) {
+  static const char *const exts[] = {".orca", ".methods", ".classtable", ".info", ".info.tmp", ".orca.000001", ".orca.000002",
+                                     "-2.orca", "-2.methods", "-2.classtable", "-2.info"};
+  if (fd_ev >= 0 && fd_ev != fd_orca) close(fd_ev);
+  close(fd_orca);
+  close(fd_methods);
+  close(fd_classes);
+  fd_ev = fd_orca = fd_methods = fd_classes = -1;
+  compact_free(&enc);
+  for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++) {
+    char p[4400];
+    snprintf(p, sizeof p, "%s/%s%s", dir, name, exts[i]);
+    unlink(p);
+  }
+  snprintf(opt.prefix, sizeof opt.prefix, "%s/%s", dir, name);
+}
+
+void test_writer_planted(const char *dir) {
+  test_name = "writer planted names";
+  char victim[4300], p[4400];
+  snprintf(victim, sizeof victim, "%s/victim", dir);
+  unlink(victim);
+  int vfd = open(victim, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  CHECK(vfd >= 0 && write(vfd, "precious", 8) == 8, "creating %s: %s", victim, strerror(errno));
+  if (vfd >= 0) close(vfd);
+  opt.compact = 1;
+  opt.clobber = 1;
+  opt.max_size = 1 << 20;
+
+  // A chunk file's name planted after the recording began: the recording
+  // is cut there (said on stderr), the link is left as it is.
+  fresh(dir, "planted");
+  const char *err = writer_open();
+  CHECK(!err, "writer_open: %s", err);
+  if (err) return;
+  CHECK(next_file(1) == 1 && !cut, "the first chunk file was not created");
+  plant(victim, dir, "planted.orca.000002");
+  CHECK(next_file(2) == 0 && cut, "a chunk file planted as a link: next_file wrote on (cut %d)", cut);
+  CHECK(holds(victim, "precious"), "a chunk file planted as a link to %s was written through", victim);
+  snprintf(p, sizeof p, "%s/planted.orca.000002", dir);
+  CHECK(is_link(p), "the planted link %s was removed or replaced", p);
+  snprintf(p, sizeof p, "%s/planted.orca.000001", dir);
+  struct stat st;
+  CHECK(stat(p, &st) == 0 && (st.st_mode & 0777) == 0600, "%s: mode %o, want 600", p, (unsigned)(st.st_mode & 0777));
+
+  // .info's temporary file under the name it had (PREFIX.info.tmp), and
+  // .info itself, planted: .info is written, neither link through.
+  plant(victim, dir, "planted.info.tmp");
+  store_info("x=1\n", 4);
+  CHECK(holds(victim, "precious"), ".info.tmp planted as a link to %s was written through", victim);
+  snprintf(p, sizeof p, "%s/planted.info", dir);
+  CHECK(holds(p, "x=1\n") && lstat(p, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600,
+        "%s is not the .info written, a regular file of mode 600", p);
+  plant(victim, dir, "planted.info");
+  store_info("x=2\n", 4);
+  CHECK(holds(victim, "precious") && holds(p, "x=2\n") && !is_link(p), ".info planted as a link: written through, or not replaced");
+  snprintf(p, sizeof p, "%s/planted.info.tmp", dir);
+  CHECK(is_link(p), "the planted link %s was removed or replaced", p);
+
+  // A chunk file's name planted before the recording begins: refused at
+  // once, the link left; so are .methods and .info.
+  static const char *const refused[] = {".orca.000001", ".methods", ".info"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+    fresh(dir, "planted_start");
+    snprintf(p, sizeof p, "planted_start%s", refused[i]);
+    plant(victim, dir, p);
+    err = writer_open();
+    CHECK(err && strstr(err, "symbolic link"), "%s planted as a link: writer_open says %s", refused[i], err ? err : "nothing");
+    CHECK(holds(victim, "precious"), "%s planted as a link to %s was written through", refused[i], victim);
+    snprintf(p, sizeof p, "%s/planted_start%s", dir, refused[i]);
+    CHECK(is_link(p), "the planted link %s was removed or replaced", p);
+  }
+
+  // PREFIX.orca planted, with clobber: this recording goes to PREFIX-2.
+  fresh(dir, "planted_orca");
+  plant(victim, dir, "planted_orca.orca");
+  err = writer_open();
+  snprintf(p, sizeof p, "%s/planted_orca-2", dir);
+  CHECK(!err && !strcmp(writer_prefix(), p), "PREFIX.orca planted as a link: writer_open %s, prefix %s (want %s)", err ? err : "ok",
+        writer_prefix(), p);
+  CHECK(holds(victim, "precious"), "PREFIX.orca planted as a link to %s was written through", victim);
+  // An earlier recording's own files are replaced, with mode 600.
+  fresh(dir, "planted_own");
+  snprintf(p, sizeof p, "%s/planted_own.methods", dir);
+  int ofd = open(p, O_WRONLY | O_CREAT, 0644);
+  CHECK(ofd >= 0 && write(ofd, "old\n", 4) == 4, "creating %s", p);
+  if (ofd >= 0) close(ofd);
+  err = writer_open();
+  CHECK(!err && stat(p, &st) == 0 && st.st_size == 0 && (st.st_mode & 0777) == 0600,
+        "an earlier recording's .methods: writer_open %s, %lld bytes, mode %o (want ok, 0, 600)", err ? err : "ok",
+        (long long)st.st_size, (unsigned)(st.st_mode & 0777));
+  fresh(dir, "planted_own");
+  opt.max_size = 0;
+  opt.compact = 0;
 }

@@ -69,25 +69,25 @@ func recordPID(u ui, o recordOptions) error {
 		return exitError{2, "record --pid: " + err.Error()}
 	}
 	hostPrefix := j.host(prefix)
+	if err := checkRecordingNames(hostPrefix, j.uid, "nothing was attached"); err != nil {
+		return err
+	}
 	if _, err := os.Stat(hostPrefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", hostPrefix, hostPrefix, hostPrefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(hostPrefix)
+		removed, err := removeRecordings(hostPrefix, j.uid, j.gid)
 		if err != nil {
-			return fmt.Errorf("removing earlier recording: %w", err)
+			return removeError(err)
 		}
 		if len(removed) > 0 && !o.quiet {
 			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), hostPrefix)
 		}
 	}
 
-	vm, err := attach.Attach(o.pid)
-	if err != nil {
-		return exitError{1, "record --pid: " + err.Error()}
-	}
-	facts := readJVMFacts(vm, j)
+	// Everything that can fail is done before the attach starts the JVM's
+	// attach listener (a thread it keeps for good).
 	lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
 	if err != nil {
 		return err
@@ -96,6 +96,11 @@ func recordPID(u ui, o recordOptions) error {
 	if err != nil {
 		return err
 	}
+	vm, err := attach.Attach(o.pid)
+	if err != nil {
+		return exitError{1, "record --pid: " + err.Error()}
+	}
+	facts := readJVMFacts(vm, j)
 	select {
 	case s := <-sigs:
 		// While orca waited for the JVM's attach listener (up to 10 s).
@@ -343,7 +348,8 @@ func startError(code int, j *jvmProc, prefix, opts string) error {
 		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
 			"stop it with orca stop %d, then attach again", j.pid, what, j.pid)
 	case attachCannotOut:
-		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s)",
+		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
+			"or another prefix when a name of it was taken since orca looked (the JVM's stderr says why)",
 			j.pid, idName(j.uid), prefix, filepath.Base(prefix))
 	case attachJVMTI:
 		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+
@@ -507,18 +513,26 @@ func runStop(u ui, args []string) error {
 		}
 	}
 	running := j.runningPrefix()
-	libs, anyAgent := j.loadedAgents()
+	mapped, anyAgent := j.mappedAgents()
 	if !anyAgent {
 		return exitError{1, fmt.Sprintf("stop: pid %d has no Orca agent loaded: no recording to stop", pid)}
 	}
-	if len(libs) == 0 {
-		// Mapped under a path orca could not check: the stop loads the
-		// library it would have attached with.
-		lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
-		if err != nil {
-			return err
+	var libs, why []string
+	for _, l := range mapped {
+		if l.err == nil {
+			libs = append(libs, l.path)
+		} else {
+			why = append(why, l.err.Error())
 		}
-		libs = []string{lib}
+	}
+	if len(libs) == 0 {
+		// The stop must reach the agent that records: loading any other copy
+		// would reach another agent (and run a file orca did not check).
+		if len(why) == 0 {
+			why = append(why, "its file was deleted since it was loaded")
+		}
+		return exitError{1, fmt.Sprintf("stop: pid %d maps an Orca agent that orca cannot reach: %s; its recording ends with the JVM "+
+			"(or at its --max-size/--max-age bounds)", pid, strings.Join(why, "; "))}
 	}
 	if j.stopped() {
 		return exitError{1, fmt.Sprintf("stop: pid %[1]d is stopped (SIGSTOP): it answers nothing until it continues: kill -CONT %[1]d, then orca stop %[1]d; nothing stopped", pid)}

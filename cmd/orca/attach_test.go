@@ -10,11 +10,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestAttachUsageErrors(t *testing.T) {
@@ -315,9 +318,18 @@ func sumOf(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// TestPlaceAgent: a JVM of orca's user on this host loads the cached library; a JVM in a
-// container gets a copy in its /tmp, named after the checksum, reused while it is the same
-// library, replaced when it is not (other content, writable by others, a link).
+// mapsLine is a /proc/PID/maps line mapping the file at host path h, which the JVM sees as p.
+func mapsLine(t *testing.T, h, p string) string {
+	t.Helper()
+	var st unix.Stat_t
+	must(t, unix.Stat(h, &st))
+	return fmt.Sprintf("7f0000200000-7f0000300000 r-xp 00000000 %02x:%02x %d %s\n", unix.Major(st.Dev), unix.Minor(st.Dev), st.Ino, p)
+}
+
+// TestPlaceAgent: a JVM of orca's user on this host loads the cached library; any other gets a
+// copy in a new directory of its /tmp with a name nobody can foresee, made by the JVM's user;
+// a library of this build that the JVM maps already is reused when checked, and an unchecked
+// one gets no second copy beside it.
 func TestPlaceAgent(t *testing.T) {
 	data := []byte("\x7fELF not really a library")
 	sum := sumOf(data)
@@ -334,76 +346,99 @@ func TestPlaceAgent(t *testing.T) {
 	for d := f.root; d != os.TempDir() && d != "/"; d = filepath.Dir(d) {
 		must(t, os.Chmod(d, 0o755))
 	}
-	must(t, os.Chmod(filepath.Join(f.root, "tmp"), os.ModeSticky|0o777))
+	// A third user took the names an older orca used: no matter.
+	must(t, os.Mkdir(filepath.Join(f.root, "tmp", "orca-"+sum[:16]+".so"), 0o755))
+	must(t, os.WriteFile(filepath.Join(f.root, "tmp", "orca-"+sum[:16]+".so", "x"), nil, 0o644))
 	box := f.read(t)
-	want := "/tmp/orca-" + sum[:16] + ".so"
-	file := filepath.Join(f.root, want)
-	place := func(what string) os.FileInfo {
+	named := regexp.MustCompile(`^/tmp/orca-[0-9a-z]{16}/liborca\.so$`)
+	place := func(what string) string {
 		t.Helper()
 		p, err := box.placeAgent(data, sum, cache)
-		if err != nil || p != want {
-			t.Fatalf("%s: %q, %v; want %s", what, p, err, want)
+		if err != nil || !named.MatchString(p) {
+			t.Fatalf("%s: %q, %v; want /tmp/orca-RANDOM/liborca.so", what, p, err)
 		}
-		fi, err := os.Lstat(file)
-		if err != nil {
-			t.Fatal(err)
+		file := filepath.Join(f.root, p)
+		var st, dst syscall.Stat_t
+		must(t, syscall.Lstat(file, &st))
+		must(t, syscall.Lstat(filepath.Dir(file), &dst))
+		if got, _ := os.ReadFile(file); !bytes.Equal(got, data) || st.Mode&0o7777 != 0o500 || dst.Mode&0o7777 != 0o700 {
+			t.Errorf("%s: %s holds %q, mode %#o in a directory of mode %#o; want the library, 0500 in 0700", what, file, got, st.Mode&0o7777, dst.Mode&0o7777)
 		}
-		if got, _ := os.ReadFile(file); !bytes.Equal(got, data) || fi.Mode() != 0o644 {
-			t.Errorf("%s: %s holds %q, mode %v; want the library, 0644", what, file, got, fi.Mode())
+		if os.Geteuid() == 0 && (st.Uid != 1000 || dst.Uid != 1000) {
+			t.Errorf("%s: %s is uid %d's, its directory uid %d's; want made by the JVM's user, 1000", what, file, st.Uid, dst.Uid)
 		}
-		if st := fi.Sys().(*syscall.Stat_t); os.Geteuid() == 0 && st.Uid != 1000 {
-			t.Errorf("%s: %s is uid %d's; want written by the JVM's user, 1000", what, file, st.Uid)
-		}
-		return fi
+		return p
 	}
 	first := place("first")
 	if cached != 1 {
 		t.Error("a contained JVM was given the cache's path")
 	}
-	if again := place("again"); !os.SameFile(first, again) {
-		t.Error("the same library was written again")
+	if second := place("not mapped"); second == first {
+		t.Errorf("two attaches wrote the same name %s", first)
 	}
-	must(t, os.WriteFile(file, []byte("another build"), 0o644))
-	place("other content")
-	must(t, os.Chmod(file, 0o666))
-	place("writable by others")
-	must(t, os.Remove(file))
-	must(t, os.WriteFile(filepath.Join(f.root, "lib"), data, 0o644))
-	must(t, os.Symlink(filepath.Join(f.root, "lib"), file))
-	place("a symlink")
-	if ents, _ := os.ReadDir(filepath.Join(f.root, "tmp")); len(ents) != 1 {
-		t.Errorf("the container's /tmp holds %d files, want 1 (no temporary file left)", len(ents))
+	// Mapped already: the same file is loaded again (HotSpot then loads no second copy).
+	f.write(t, "maps", mapsLine(t, filepath.Join(f.root, first), first))
+	if p, err := box.placeAgent(data, sum, cache); err != nil || p != first {
+		t.Errorf("mapped already: %q, %v; want %s reused", p, err, first)
 	}
-	// No /tmp in the container: the error names the path.
+	// Another build mapped: this build is written beside it.
+	f.write(t, "maps", mapsLine(t, filepath.Join(f.root, first), first))
+	if p, err := box.placeAgent([]byte("another build"), sumOf([]byte("another build")), cache); err != nil || p == first {
+		t.Errorf("another build mapped: %q, %v; want a new copy", p, err)
+	}
+	// Mapped, but the file at the path is no longer the one mapped: refused, no second copy.
+	h := filepath.Join(f.root, first)
+	line := mapsLine(t, h, first)
+	must(t, os.Chmod(filepath.Dir(h), 0o755))
+	must(t, os.WriteFile(h+".new", data, 0o500))
+	must(t, os.Rename(h+".new", h))
+	f.write(t, "maps", line)
+	if _, err := box.placeAgent(data, sum, cache); err == nil || !strings.Contains(err.Error(), "not the file the JVM mapped") {
+		t.Errorf("replaced since mapped: %v", err)
+	}
+	// Mapped from a directory others may write, or through a symlink: not trusted.
+	must(t, os.Chmod(filepath.Dir(h), 0o777))
+	f.write(t, "maps", mapsLine(t, h, first))
+	if _, err := box.placeAgent(data, sum, cache); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("a directory writable by others: %v", err)
+	}
+	must(t, os.Chmod(filepath.Dir(h), 0o700))
+	link := filepath.Join(f.root, "tmp", "link")
+	must(t, os.Symlink(filepath.Dir(h), link))
+	f.write(t, "maps", mapsLine(t, h, "/tmp/link/liborca.so"))
+	if _, err := box.placeAgent(data, sum, cache); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a symlink on the way: %v", err)
+	}
+	// No /tmp in the container: the error names the pid.
+	f.write(t, "maps", "")
 	must(t, os.RemoveAll(filepath.Join(f.root, "tmp")))
 	if _, err := box.placeAgent(data, sum, cache); err == nil || !strings.Contains(err.Error(), "pid 4242") {
 		t.Errorf("no /tmp: %v", err)
 	}
 }
 
-func TestLoadedAgents(t *testing.T) {
+func TestMappedAgents(t *testing.T) {
 	f := newFakeProc(t, true, 1000, 1000, nil)
 	lib := "/tmp/orca-0123456789abcdef.so"
-	must(t, os.WriteFile(filepath.Join(f.root, lib), nil, 0o644))
+	must(t, os.WriteFile(filepath.Join(f.root, lib), []byte("lib"), 0o644))
 	f.write(t, "maps", `55d0c0000000-55d0c0001000 r--p 00000000 08:01 1 /usr/lib/jvm/java-17/bin/java
 7f0000000000-7f0000100000 r-xp 00000000 08:01 2 /usr/lib/jvm/java-17/lib/server/libjvm.so
-7f0000200000-7f0000300000 r-xp 00000000 08:01 3 `+lib+`
-7f0000300000-7f0000301000 r--p 00100000 08:01 3 `+lib+`
-7f0000400000-7f0000500000 r-xp 00000000 08:01 4 /gone/liborca.so (deleted)
+`+mapsLine(t, filepath.Join(f.root, lib), lib)+mapsLine(t, filepath.Join(f.root, lib), lib)+
+		`7f0000400000-7f0000500000 r-xp 00000000 08:01 4 /gone/liborca.so (deleted)
 7f0000600000-7f0000601000 rw-p 00000000 00:00 0 
 `)
 	j := f.read(t)
-	paths, any := j.loadedAgents()
-	if !reflect.DeepEqual(paths, []string{lib}) || !any {
-		t.Errorf("loadedAgents = %q, %v; want [%s] true", paths, any, lib)
+	libs, any := j.mappedAgents()
+	if len(libs) != 1 || libs[0].path != lib || libs[0].err != nil || libs[0].sum != sumOf([]byte("lib")) || !any {
+		t.Errorf("mappedAgents = %+v, %v; want [%s] checked, true", libs, any, lib)
 	}
 	f.write(t, "maps", "7f0000400000-7f0000500000 r-xp 00000000 08:01 4 /gone/liborca.so (deleted)\n")
-	if paths, any := j.loadedAgents(); len(paths) != 0 || !any {
-		t.Errorf("a deleted library: %q, %v; want none checked, but one mapped", paths, any)
+	if libs, any := j.mappedAgents(); len(libs) != 0 || !any {
+		t.Errorf("a deleted library: %+v, %v; want none checked, but one mapped", libs, any)
 	}
 	f.write(t, "maps", "7f0000100000-7f0000200000 r-xp 00000000 08:01 2 /usr/lib/jvm/java-17/lib/server/libjvm.so\n")
-	if paths, any := j.loadedAgents(); len(paths) != 0 || any {
-		t.Errorf("no agent: %q, %v", paths, any)
+	if libs, any := j.mappedAgents(); len(libs) != 0 || any {
+		t.Errorf("no agent: %+v, %v", libs, any)
 	}
 }
 

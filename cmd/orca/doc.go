@@ -24,7 +24,8 @@ the files written, the number of events of each kind, and any events that were
 lost (the agent drops events rather than slow the program when its buffer is
 full, and counts them). Without -o the prefix is orca-YYYYMMDD-HHMMSS in the
 current directory. orca will not overwrite an earlier recording unless given
---force.
+--force, and refuses a recording's name that another user took (a symbolic
+link, another user's file). The files are the recording user's, mode 0600.
 
 Options of orca record:
 
@@ -42,7 +43,8 @@ Options of orca record:
 	              the text, less of the agent's CPU; orca dump prints it);
 	              seed: the original Orca's text, one line an event with its
 	              stack inline (orca export --format seed converts to it)
-	--force       delete an earlier recording with the same prefix first
+	--force       delete an earlier recording with the same prefix first (its
+	              user's regular files only)
 	--quiet       print no summary
 	--pid PID     attach to the running JVM PID instead of starting a COMMAND
 	              (below, "Attaching to a running JVM")

@@ -159,7 +159,10 @@ func runExport(u ui, args []string) error {
 }
 
 // writeAtomically writes path through a temporary file in its directory,
-// renamed over it once whole: an export that fails leaves no half file.
+// renamed over it once whole: an export that fails leaves no half file. The
+// temporary's name is random and it is created exclusively (never through a
+// name another user planted), mode 0600: an export holds the recording's
+// stacks and thread names, which only its user reads unless they share it.
 func writeAtomically(path string, write func(*os.File) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
@@ -168,9 +171,6 @@ func writeAtomically(path string, write func(*os.File) error) error {
 	err = write(tmp)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o644)
 	}
 	if err == nil {
 		err = os.Rename(tmp.Name(), path)

@@ -65,6 +65,10 @@ func TestExport(t *testing.T) {
 	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
 		t.Errorf("%d files in the output directory, want 1", len(ents))
 	}
+	// The recording's stacks and names: its user's alone (issue 30).
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v, %v; want mode 0600", file, fi.Mode(), err)
+	}
 
 	// -o - writes to stdout, and only the export.
 	if code, out, errs = exportRun("--format", "collapsed", "-o", "-", pre); code != 0 || errs != "" {

@@ -2,12 +2,14 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"orca/internal/format"
@@ -146,23 +148,127 @@ func newRecordings(before, after []recording) []recording {
 	return out
 }
 
-// removeRecordings deletes every recording file with prefix and returns
-// their paths.
-func removeRecordings(prefix string) ([]string, error) {
-	recs, err := findRecordings(prefix)
+// removeRecordings deletes the recording files with prefix that are
+// regular files of owner (the recording's user: the JVM's), and returns their
+// paths. Each is looked at and deleted by its name in the directory opened
+// once (no symbolic link followed, no path another user controls resolved
+// again); when orca's user is not owner, with owner's file system ids (uid
+// and gid), so that the kernel lets it delete no one else's file. Anything
+// else at a recording's name (a symbolic link, another user's file) is left
+// and refused, with exit status 2.
+func removeRecordings(prefix string, uid, gid int) ([]string, error) {
+	dir, base := filepath.Split(prefix)
+	d, err := os.Open(dirOrDot(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	var removed []string
-	for _, r := range recs {
-		for _, f := range r.files {
-			if err := os.Remove(f.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return removed, err
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(names)
+	var removed, refused []string
+	remove := func() error {
+		for _, name := range names {
+			if _, _, ok := matchRecording(base, name); !ok {
+				continue
 			}
-			removed = append(removed, f.path)
+			var st syscall.Stat_t
+			if err := lstatAt(int(d.Fd()), name, &st); err != nil {
+				continue // gone since
+			}
+			if why := notOwnFile(&st, uid); why != "" {
+				refused = append(refused, fmt.Sprintf("%s (%s)", dir+name, why))
+				continue
+			}
+			if err := syscall.Unlinkat(int(d.Fd()), name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("%s: %w", dir+name, err)
+			}
+			removed = append(removed, dir+name)
+		}
+		return nil
+	}
+	if uid != os.Geteuid() {
+		err = asFSUser(uid, gid, remove)
+	} else {
+		err = remove()
+	}
+	if err == nil && len(refused) > 0 {
+		err = exitError{2, fmt.Sprintf("--force deletes only the recording's regular files of its user (%s); not removed, as orca did not create them: %s: "+
+			"remove them yourself or choose another prefix with -o", idName(uid), strings.Join(refused, ", "))}
+	}
+	return removed, err
+}
+
+// notOwnFile says why st is no file of a recording of user uid ("" when it
+// is one: a regular file of uid).
+func notOwnFile(st *syscall.Stat_t, uid int) string {
+	switch {
+	case st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
+		return "a symbolic link"
+	case st.Mode&syscall.S_IFMT == syscall.S_IFDIR:
+		return "a directory"
+	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+		return "not a regular file"
+	case int(st.Uid) != uid:
+		return "a file of " + idName(int(st.Uid))
+	}
+	return ""
+}
+
+// oPath is O_PATH, the same on every Linux architecture (syscall does not
+// name it on amd64).
+const oPath = 0x200000
+
+// lstatAt is fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) with syscall's
+// exported calls: a descriptor of the name itself (a symbolic link not
+// followed, a FIFO not opened), then fstat.
+func lstatAt(dirfd int, name string, st *syscall.Stat_t) error {
+	fd, err := syscall.Openat(dirfd, name, oPath|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer syscall.Close(fd)
+	return syscall.Fstat(fd, st)
+}
+
+// checkRecordingNames refuses, before anything is started or attached
+// (nothing names what was not), a prefix whose recording names — PREFIX.EXT,
+// PREFIX-N.EXT, chunk files — are taken by something orca did not create: a
+// symbolic link, a file of another user than uid (the recording's user),
+// anything but a regular file. Another user may put one there in a shared
+// directory; the agent would refuse it, and --force does not remove it.
+func checkRecordingNames(prefix string, uid int, nothing string) error {
+	dir, base := filepath.Split(prefix)
+	d, err := os.Open(dirOrDot(dir))
+	if err != nil {
+		return nil // checkWritable tells
+	}
+	defer d.Close()
+	names, _ := d.Readdirnames(-1)
+	sort.Strings(names)
+	var taken []string
+	for _, name := range names {
+		if _, _, ok := matchRecording(base, name); !ok {
+			continue
+		}
+		var st syscall.Stat_t
+		if lstatAt(int(d.Fd()), name, &st) != nil {
+			continue
+		}
+		if why := notOwnFile(&st, uid); why != "" {
+			taken = append(taken, fmt.Sprintf("%s is %s", dir+name, why))
 		}
 	}
-	return removed, nil
+	if len(taken) == 0 {
+		return nil
+	}
+	return exitError{2, fmt.Sprintf("record: the recording's names are taken by files orca did not create (the recording's user is %s): %s; "+
+		"remove them or choose another prefix with -o; %s", idName(uid), strings.Join(taken, ", "), nothing)}
 }
 
 // empty reports whether the recording's event and name files are all empty

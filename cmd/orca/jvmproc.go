@@ -3,19 +3,24 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/user"
 	"path/filepath"
 	"regexp"
-	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 
-	"orca/internal/agentlib"
+	"golang.org/x/sys/unix"
+
+	"orca/internal/hostfs"
 )
 
 // jvmProc is a running JVM as orca reaches it through /proc: its user, and
@@ -296,99 +301,86 @@ func idName(uid int) string {
 	return fmt.Sprintf("uid %d", uid)
 }
 
-// agentFile is the name of the agent library written for a JVM that cannot
-// read orca's cache: in its /tmp, named after the library's checksum, so that
-// the stop (and a later attach) names the same file and loads the library
-// already loaded.
-func agentFile(sum string) string {
-	return "/tmp/orca-" + sum[:16] + ".so"
-}
-
 // placeAgent returns the path, as the JVM sees it, of a file holding the
-// agent library data (checksum sum) that the JVM's user can read. A JVM of
-// orca's own user on this host loads it from orca's cache (cache, the path
-// orca agent-path prints); any other JVM — in a container, or another user's
-// when orca runs as root — from agentFile in its /tmp, written there when
-// missing or not the same library.
+// agent library data (checksum sum) that the JVM's user can read, and that
+// nobody but root, orca's user and the JVM's user could have put there:
+//   - the library of this build that the JVM maps already (an earlier
+//     attach), checked by mappedAgents: HotSpot finds it loaded and loads no
+//     second copy;
+//   - for a JVM of orca's own user on this host, orca's cache (cache, the
+//     path orca agent-path prints);
+//   - for any other JVM (in a container, or another user's when orca runs
+//     as root), a new directory /tmp/orca-RANDOM/ in the JVM's /tmp, made by
+//     the JVM's user with mode 0700, holding liborca.so (0500). Its name
+//     cannot be foreseen, so no other user can take it first or plant
+//     anything in it; a later attach or orca stop finds it in the JVM's maps.
 func (j *jvmProc) placeAgent(data []byte, sum string, cache func() (string, error)) (string, error) {
+	libs, _ := j.mappedAgents()
+	for _, l := range libs {
+		if l.err == nil && l.sum == sum {
+			return l.path, nil
+		}
+	}
+	for _, l := range libs {
+		if l.err != nil {
+			return "", exitError{2, fmt.Sprintf("pid %d maps an Orca agent library at %s that orca cannot check (%v): "+
+				"orca loads no second copy beside it; nothing was attached: stop that recording as the JVM's user (orca stop %d), or restart the JVM",
+				j.pid, l.path, l.err, j.pid)}
+		}
+	}
 	if !j.contained && j.uid == os.Geteuid() {
 		return cache()
 	}
-	p := agentFile(sum)
-	h := j.host(p)
-	if trustedCopy(h, data, j.uid) {
-		return p, nil
-	}
-	write := func() error {
-		// A JVM never loads half a file, and a file someone else left there
-		// (the name is predictable) is replaced, not written through.
-		return agentlib.WriteFileAtomic(h, data, ".orca-*.so.tmp", 0o644)
-	}
-	// What is there is not to be trusted: removed with orca's own ids (the
-	// JVM's user may not remove it from a sticky /tmp).
-	if _, err := os.Lstat(h); err == nil {
-		if err := os.Remove(h); err != nil {
-			return "", fmt.Errorf("replacing %s, not the agent library of this orca: %w", h, err)
-		}
-	}
-	var err error
-	if j.contained && os.Geteuid() == 0 && j.uid != 0 {
-		// A file system of a container with its own user namespace (a
-		// tmpfs it mounted) takes no file of the host's root, who has no
-		// id there (EOVERFLOW): the JVM's user writes it.
-		err = asFSUser(j.uid, j.gid, write)
-	} else {
-		err = write()
-	}
+	p, err := j.writeAgent(data)
 	if err != nil {
-		return "", fmt.Errorf("writing the agent library where pid %d can read it (%s): %w", j.pid, h, err)
+		return "", fmt.Errorf("writing the agent library where pid %d can read it (a new directory in its /tmp, %s): %w; nothing was attached",
+			j.pid, j.host("/tmp"), err)
 	}
 	return p, nil
 }
 
+// writeAgent writes data to a new /tmp/orca-RANDOM/liborca.so of the JVM,
+// as the JVM's user, and returns its path as the JVM sees it.
+func (j *jvmProc) writeAgent(data []byte) (string, error) {
+	root, err := hostfs.OpenRoot(j.path("root"))
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(root)
+	tmp, err := hostfs.OpenIn(root, "tmp", unix.O_PATH|unix.O_DIRECTORY)
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(tmp)
+	name, dir, err := hostfs.MkdirTemp(tmp, "orca-", 0o700, j.uid, j.gid)
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(dir)
+	if _, err := hostfs.CreateExcl(dir, "liborca.so", 0o500, data, j.uid, j.gid); err != nil {
+		hostfs.As(j.uid, j.gid, func() error { return unix.Unlinkat(tmp, name, unix.AT_REMOVEDIR) })
+		return "", err
+	}
+	return "/tmp/" + name + "/liborca.so", nil
+}
+
 // asFSUser runs f with the calling thread's file system ids switched to uid
-// and gid (setfsuid(2), a per-thread attribute), on a goroutine locked to a
-// thread that it never unlocks: the Go runtime then ends the thread, and the
-// ids with it (as internal/attach does for its connect).
-func asFSUser(uid, gid int, f func() error) error {
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		// setfsgid first: once the fsuid is no longer root, it could not.
-		syscall.RawSyscall(syscall.SYS_SETFSGID, uintptr(gid), 0, 0)
-		syscall.RawSyscall(syscall.SYS_SETFSUID, uintptr(uid), 0, 0)
-		// Both return the previous id, never an error: ask again to check.
-		if got, _, _ := syscall.RawSyscall(syscall.SYS_SETFSUID, ^uintptr(0), 0, 0); int(got) != uid {
-			done <- fmt.Errorf("setfsuid(%d) did not take", uid)
-			return
-		}
-		done <- f()
-	}()
-	return <-done
+// and gid when orca runs as root (hostfs.As).
+func asFSUser(uid, gid int, f func() error) error { return hostfs.As(uid, gid, f) }
+
+// agentLib is an Orca agent library that the JVM maps.
+type agentLib struct {
+	path string // as the JVM sees it
+	sum  string // the hex SHA-256 of its content, when err is nil
+	err  error  // why it is not trusted: not the file mapped, or in a place others can change
 }
 
-// trustedCopy reports whether path is a regular file (no symlink) holding
-// data, owned by orca's user, root or the JVM's user (uid), and writable by
-// no one else.
-func trustedCopy(path string, data []byte, uid int) bool {
-	var st syscall.Stat_t
-	if err := syscall.Lstat(path, &st); err != nil {
-		return false
-	}
-	owner := int(st.Uid)
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG || st.Mode&0o022 != 0 || (owner != os.Geteuid() && owner != 0 && owner != uid) {
-		return false
-	}
-	have, err := os.ReadFile(path)
-	return err == nil && bytes.Equal(have, data)
-}
-
-// loadedAgents lists the orca agent libraries the JVM has mapped (any
-// build's: liborca.so from orca's cache or -agentpath, or an agentFile), as
-// paths the JVM sees, each checked to exist there; any says whether it maps
-// one at all (also one whose path orca cannot check: deleted, or named
-// from another mount's root). When the maps cannot be read, any is true.
-func (j *jvmProc) loadedAgents() (paths []string, any bool) {
+// mappedAgents lists the orca agent libraries the JVM has mapped (any
+// build's: liborca.so from orca's cache, -agentpath or an earlier attach's
+// /tmp/orca-RANDOM/, or an older orca's /tmp/orca-SUM.so), each checked
+// (checkLib); any says whether it maps one at all (also one deleted since).
+// When the maps cannot be read, any is true.
+func (j *jvmProc) mappedAgents() (libs []agentLib, any bool) {
 	f, err := os.Open(j.path("maps"))
 	if err != nil {
 		return nil, true
@@ -403,20 +395,83 @@ func (j *jvmProc) loadedAgents() (paths []string, any bool) {
 			continue
 		}
 		p := strings.Join(fields[5:], " ")
-		if !agentName.MatchString(filepath.Base(strings.TrimSuffix(p, " (deleted)"))) || seen[p] {
+		if !agentName.MatchString(filepath.Base(strings.TrimSuffix(p, " (deleted)"))) {
+			continue
+		}
+		any = true
+		if strings.HasSuffix(p, " (deleted)") || seen[p] {
 			continue
 		}
 		seen[p] = true
-		any = true
-		if fi, err := os.Stat(j.host(p)); err == nil && fi.Mode().IsRegular() {
-			paths = append(paths, p)
-		}
+		l := agentLib{path: p}
+		l.sum, l.err = j.checkLib(p, fields[0], fields[3], fields[4])
+		libs = append(libs, l)
 	}
-	return paths, any
+	return libs, any
 }
 
 // agentName matches the names orca gives the agent library.
 var agentName = regexp.MustCompile(`^(liborca\.so|orca-[0-9a-f]{16}\.so)$`)
+
+// checkLib opens the JVM's path p inside its root, refusing symlinks, and
+// checks that every directory on the way and the file belong to root, orca's
+// user or the JVM's user and are writable by no one else (a directory may
+// be, when sticky: nobody else can rename what is in it), and that the file
+// is the one mapped at addresses span (device dev, inode ino, as
+// /proc/PID/maps gives them). It returns the file's SHA-256.
+func (j *jvmProc) checkLib(p, span, dev, ino string) (string, error) {
+	root, err := hostfs.OpenRoot(j.path("root"))
+	if err != nil {
+		return "", err
+	}
+	defer syscall.Close(root)
+	owners := []int{0, os.Geteuid(), j.uid}
+	fd, err := hostfs.OpenChecked(root, p, func(name string, st *unix.Stat_t, last bool) error {
+		if !slices.Contains(owners, int(st.Uid)) {
+			return fmt.Errorf("%s belongs to %s", name, idName(int(st.Uid)))
+		}
+		if st.Mode&0o022 != 0 && (last || st.Mode&unix.S_ISVTX == 0) {
+			return fmt.Errorf("%s is writable by others (mode %#o)", name, st.Mode&0o7777)
+		}
+		if last && st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return fmt.Errorf("%s is no regular file", name)
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	file := os.NewFile(uintptr(fd), p)
+	defer file.Close()
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return "", err
+	}
+	if !j.sameMapped(&st, span, dev, ino) {
+		return "", fmt.Errorf("%s is not the file the JVM mapped (replaced since it was loaded)", p)
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, file); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// sameMapped reports whether st is the file mapped at span: as
+// /proc/PID/map_files/SPAN names it (root may read it), or by the device
+// and inode of the maps line.
+func (j *jvmProc) sameMapped(st *unix.Stat_t, span, dev, ino string) bool {
+	var m unix.Stat_t
+	if unix.Stat(j.path(filepath.Join("map_files", span)), &m) == nil && m.Dev == st.Dev && m.Ino == st.Ino {
+		return true
+	}
+	maj, min, ok := strings.Cut(dev, ":")
+	a, err1 := strconv.ParseUint(maj, 16, 32)
+	b, err2 := strconv.ParseUint(min, 16, 32)
+	n, err3 := strconv.ParseUint(ino, 10, 64)
+	return ok && err1 == nil && err2 == nil && err3 == nil &&
+		uint64(unix.Major(st.Dev)) == a && uint64(unix.Minor(st.Dev)) == b && st.Ino == n
+}
 
 // chunkName matches a bounded recording's chunk file's suffix.
 var chunkName = regexp.MustCompile(`\.orca\.[0-9]{6}$`)

@@ -38,7 +38,10 @@ The first JVM writes PREFIX.orca, PREFIX.methods, PREFIX.classtable and
 PREFIX.info; further JVMs write PREFIX-2.*, PREFIX-3.* and so on. Without -o,
 PREFIX is orca-YYYYMMDD-HHMMSS in the current directory. orca refuses to start
 when PREFIX.orca exists, unless --force, which first deletes PREFIX.* and
-PREFIX-N.* recording files.
+PREFIX-N.* recording files: only regular files of the recording's user. A
+recording's name taken by anything else (a symbolic link, another user's file,
+a directory: someone else put it there) is refused, --force or not (exit
+status 2). The files are created mode 0600, never through a symbolic link.
 
 With --max-size or --max-age the recording stays on within bounds: events go
 to chunk files PREFIX.orca.000001, PREFIX.orca.000002, ..., each readable on its
@@ -195,14 +198,17 @@ func runRecord(u ui, args []string) error {
 		return err
 	}
 
+	if err := checkRecordingNames(o.prefix, os.Geteuid(), "nothing was started"); err != nil {
+		return err
+	}
 	if _, err := os.Stat(o.prefix + format.SuffixEvents); err == nil && !o.force {
 		return exitError{2, fmt.Sprintf("%s.orca already exists: choose another prefix with -o, "+
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", o.prefix, o.prefix, o.prefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(o.prefix)
+		removed, err := removeRecordings(o.prefix, os.Geteuid(), os.Getegid())
 		if err != nil {
-			return fmt.Errorf("removing earlier recording: %w", err)
+			return removeError(err)
 		}
 		if len(removed) > 0 && !o.quiet {
 			fmt.Fprintf(u.stderr, "orca: removed %d files of earlier recordings with prefix %s\n", len(removed), o.prefix)
@@ -275,6 +281,16 @@ func runRecord(u ui, args []string) error {
 		code = exitAgentFailed
 	}
 	return exitError{code: code}
+}
+
+// removeError is --force's failure: a refusal as it is, another error
+// wrapped.
+func removeError(err error) error {
+	var ee exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return fmt.Errorf("removing earlier recording: %w", err)
 }
 
 // exitAgentFailed is orca record's exit status when COMMAND succeeded but a

@@ -324,7 +324,7 @@ func TestRemoveRecordings(t *testing.T) {
 	gone := []string{pre + ".orca", pre + ".methods", pre + ".classtable", pre + ".info", pre + "-2.orca", pre + "-2.info", pre + "-10.orca"}
 	touch(t, keep...)
 	touch(t, gone...)
-	removed, err := removeRecordings(pre)
+	removed, err := removeRecordings(pre, os.Geteuid(), os.Getegid())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -337,6 +337,71 @@ func TestRemoveRecordings(t *testing.T) {
 		if _, err := os.Stat(p); err != nil {
 			t.Errorf("%s was removed", p)
 		}
+	}
+}
+
+// TestRecordingNamesPlanted (issue 30): names of a recording that another user put in a shared
+// directory — a symbolic link to a file of the recording's user, a directory, a file of another
+// user — are refused before anything starts (exit status 2, each named), and --force deletes
+// only the recording user's regular files, never through a link. As root, the recording's user
+// is another one (65534, as when root attaches to a JVM of nobody) and deletes with its ids.
+func TestRecordingNamesPlanted(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "run")
+	uid, gid := os.Geteuid(), os.Getegid()
+	if uid == 0 {
+		uid, gid = 65534, 65534
+		if err := os.Chmod(dir, 0o1777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	victim := filepath.Join(dir, "victim")
+	touch(t, victim)
+	own := []string{pre + ".orca", pre + ".info", pre + "-2.methods"}
+	touch(t, own...)
+	for _, p := range append([]string{victim}, own...) {
+		if err := os.Chown(p, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(victim, pre+".orca.000004"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(pre+"-3.info", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{pre + ".orca.000004 is a symbolic link", pre + "-3.info is a directory"}
+	if os.Geteuid() == 0 {
+		touch(t, pre+".classtable") // root's: not the recording user's
+		want = append(want, pre+".classtable is a file of root (uid 0)")
+	}
+	err := checkRecordingNames(pre, uid, "nothing was started")
+	ee, ok := err.(exitError)
+	if !ok || ee.code != 2 || !strings.Contains(ee.msg, "nothing was started") {
+		t.Fatalf("checkRecordingNames: %v, want exit status 2 ending in nothing was started", err)
+	}
+	for _, w := range want {
+		if !strings.Contains(ee.msg, w) {
+			t.Errorf("checkRecordingNames does not say %q:\n%s", w, ee.msg)
+		}
+	}
+	removed, err := removeRecordings(pre, uid, gid)
+	sort.Strings(removed)
+	sort.Strings(own)
+	if !reflect.DeepEqual(removed, own) {
+		t.Errorf("--force removed %q, want %q", removed, own)
+	}
+	if ee, ok := err.(exitError); !ok || ee.code != 2 || !strings.Contains(ee.msg, pre+".orca.000004 (a symbolic link)") {
+		t.Errorf("--force with planted names: %v, want exit status 2 naming the link", err)
+	}
+	if b, err := os.ReadFile(victim); err != nil || string(b) != victim {
+		t.Errorf("the link's target %s: %q, %v; want unchanged", victim, b, err)
+	}
+	if fi, err := os.Lstat(pre + ".orca.000004"); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the planted link was removed or replaced: %v", err)
+	}
+	if err := checkRecordingNames(filepath.Join(dir, "other"), uid, "nothing was started"); err != nil {
+		t.Errorf("a prefix with no names taken: %v", err)
 	}
 }
 

@@ -48,6 +48,10 @@ func TestReport(t *testing.T) {
 	if out.Len() != 0 {
 		t.Errorf("-o still wrote to stdout: %s", out.String())
 	}
+	// Its user's alone, as the recording (issue 30).
+	if fi, err := os.Stat(file); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v, %v; want mode 0600", file, fi.Mode(), err)
+	}
 	data, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)

@@ -100,3 +100,39 @@ func TestEmbedded(t *testing.T) {
 		t.Errorf("path %s does not carry the checksum", p)
 	}
 }
+
+// TestExtractWay: the library is never written below a directory another user owns or could
+// change, nor through a symlink on the way (a cache directory of another user's under sudo).
+func TestExtractWay(t *testing.T) {
+	data := []byte("lib")
+	sum := sumOf(data)
+	tmp := t.TempDir()
+	open := filepath.Join(tmp, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(open, 0o777)
+	if _, err := extract(data, sum, []string{filepath.Join(open, "cache", "orca")}); err == nil || !strings.Contains(err.Error(), "writable by others") {
+		t.Errorf("below a world-writable directory: %v", err)
+	}
+	real := filepath.Join(tmp, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(tmp, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := extract(data, sum, []string{filepath.Join(tmp, "link", "orca")}); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("through a symlink: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		other := filepath.Join(tmp, "other")
+		if err := os.Mkdir(other, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		os.Chown(other, 65532, 65532)
+		if _, err := extract(data, sum, []string{filepath.Join(other, "orca")}); err == nil || !strings.Contains(err.Error(), "belongs to uid 65532") {
+			t.Errorf("below another user's directory: %v", err)
+		}
+	}
+}

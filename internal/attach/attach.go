@@ -24,6 +24,10 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"orca/internal/hostfs"
 )
 
 // The errors Attach returns wrap one of these, so that a caller can tell them apart.
@@ -33,6 +37,7 @@ var (
 	ErrAttachDisabled = errors.New("attach disabled in the JVM")
 	ErrTimeout        = errors.New("the JVM's attach listener did not start")
 	ErrPermission     = errors.New("permission denied")
+	ErrStopped        = errors.New("the JVM is stopped")
 )
 
 // DefaultTimeout bounds the wait for the attach listener to start: HotSpot's own client waits
@@ -75,6 +80,14 @@ func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
 		return nil, fmt.Errorf("%w: pid %d (%s) has no libjvm.so mapped: give the pid of a java process (jps or ps -C java lists them)",
 			ErrNotJVM, pid, command(t))
 	}
+	if t.tgid != t.pid {
+		return nil, fmt.Errorf("%w: %d is a thread of process %d, not a process: give the JVM's process id (orca record --pid %d)",
+			ErrNoProcess, pid, t.tgid, t.tgid)
+	}
+	if t.stopped() {
+		return nil, fmt.Errorf("%w: pid %d is stopped (%s): it answers nothing until it is continued (kill -CONT %d), and orca sends no signal that it would take for a thread dump once continued",
+			ErrStopped, pid, t.state, pid)
+	}
 	if off, where := t.attachDisabled(); off {
 		return nil, fmt.Errorf("%w: pid %d was started with -XX:+DisableAttachMechanism (in %s): no tool can attach to it; restart it without that option, or start it with orca's agent (-agentpath)",
 			ErrAttachDisabled, pid, where)
@@ -111,39 +124,46 @@ func exists(path string) bool {
 // start starts the JVM's attach listener: HotSpot's SIGQUIT handler starts it when the file
 // .attach_pid<NSPID> is in the JVM's working directory or its /tmp, and owned by the JVM's
 // effective user or root. Then the socket appears; start polls for it with growing sleeps
-// (100 ms, 200 ms, ...) as HotSpot's client does, and sends SIGQUIT a second time halfway.
+// (100 ms, 200 ms, ...) as HotSpot's client does.
+//
+// A SIGQUIT that HotSpot does not take as an attach prints a thread dump on the application's
+// stdout, so start sends one only when its own trigger file is in place and no listener runs or
+// is being started: never a second one (HotSpot's client resends halfway; a JVM does not miss
+// a signal, and a late one lands on a listener that runs), none when another attach made the
+// trigger (it signals; both wait for the socket), none to a JVM whose "Attach Listener" thread
+// exists already.
 func start(t *target, socket string, timeout time.Duration) error {
 	if !t.catchesQuit() {
 		return fmt.Errorf("%w: pid %d has no SIGQUIT handler (a JVM still starting, or one run with -Xrs whose attach listener failed): sending SIGQUIT would end it; try again when it runs",
 			ErrTimeout, t.pid)
 	}
-	name := ".attach_pid" + strconv.Itoa(t.nspid)
-	file, err := createTrigger(filepath.Join(t.dir("cwd"), name), t)
-	if err != nil {
-		file, err = createTrigger(filepath.Join(t.dir("root/tmp"), name), t)
-	}
-	if err != nil {
-		return fmt.Errorf("creating the attach trigger %s in the working directory or /tmp of pid %d: %w", name, t.pid, err)
-	}
-	if file != "" {
-		defer os.Remove(file)
-	}
-	if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
-		return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
+	// A listener that runs already (another attach started it, and its socket is on the
+	// way) is waited for.
+	if !t.listenerRuns() {
+		trig, err := createTrigger(t)
+		if err != nil {
+			return err
+		}
+		if trig != nil {
+			defer trig.Remove()
+			// Another attach may have started the listener, and removed its trigger, since
+			// the socket was looked for.
+			if !exists(socket) && !t.listenerRuns() {
+				if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
+					return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
+				}
+			}
+		}
 	}
 	var spent, delay time.Duration
-	resent := false
 	for !exists(socket) {
-		if spent > timeout {
-			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), is not HotSpot (OpenJ9 attaches otherwise), or attach is disabled by -XX:+DisableAttachMechanism in a place orca does not read (an @argfile, -XX:Flags, -XX:VMOptionsFile)",
-				ErrTimeout, socket, spent, t.pid)
+		if spent > timeout && t.listenerRuns() {
+			return fmt.Errorf("%w: pid %d runs its attach listener, but its socket %s did not appear within %v (removed by someone?): the JVM cannot be attached to until it restarts",
+				ErrTimeout, t.pid, socket, spent)
 		}
-		if spent > timeout/2 && !resent {
-			// HotSpot's client does the same: a JVM that missed the first signal gets a second
-			// chance. Sent only while the socket is absent: to a JVM whose listener runs,
-			// SIGQUIT prints a thread dump.
-			resent = true
-			syscall.Kill(t.pid, syscall.SIGQUIT)
+		if spent > timeout {
+			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), or is not HotSpot (OpenJ9 attaches otherwise)",
+				ErrTimeout, socket, spent, t.pid)
 		}
 		delay += 100 * time.Millisecond
 		time.Sleep(delay)
@@ -160,6 +180,16 @@ func start(t *target, socket string, timeout time.Duration) error {
 // reused the socket would stand for the new JVM, whose listener then never starts: refused as
 // another user's, or nobody listening.
 func removeStale(socket string, t *target) error {
+	dir, err := triggerDir(t, "tmp")
+	if err != nil {
+		return nil // no /tmp: no socket either
+	}
+	defer syscall.Close(dir)
+	return removeStaleIn(dir, socket, t)
+}
+
+// removeStaleIn is removeStale with the JVM's /tmp open as dir.
+func removeStaleIn(dir int, socket string, t *target) error {
 	fi, err := os.Lstat(socket)
 	if err != nil {
 		return nil
@@ -168,7 +198,20 @@ func removeStale(socket string, t *target) error {
 	if err != nil || !fi.ModTime().Before(started.Add(-time.Second)) {
 		return nil
 	}
-	if err := os.Remove(socket); err != nil {
+	// Removed through the directory's descriptor, and only while the name is the socket seen
+	// (a socket, no link, older than the JVM): /tmp is everybody's.
+	err = func() error {
+		var st unix.Stat_t
+		name := filepath.Base(socket)
+		if err := unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFSOCK || !time.Unix(st.Mtim.Unix()).Before(started.Add(-time.Second)) {
+			return fmt.Errorf("it changed since it was looked at")
+		}
+		return unix.Unlinkat(dir, name, 0)
+	}()
+	if err != nil {
 		return fmt.Errorf("%s was left by an earlier process with pid %d (it is older than the JVM) and cannot be removed: %w; remove it (as its owner or root) and attach again",
 			socket, t.nspid, err)
 	}
@@ -213,26 +256,47 @@ func parseStartTime(stat, boot []byte) (time.Time, error) {
 	return time.Time{}, errors.New("/proc/stat: no btime")
 }
 
-// createTrigger creates the file .attach_pid<NSPID> at path, owned by the JVM's effective user
-// (a user-namespaced JVM does not take one owned by the host's root). It returns path when
-// it created the file, "" when the file was there already (another attach is under way: it
+// createTrigger creates the file .attach_pid<NSPID> in the JVM's working directory or, when
+// that cannot be done, in its /tmp, owned by the JVM's effective user (a user-namespaced JVM
+// does not take one owned by the host's root). The directory is opened once (the cwd through
+// /proc/PID/cwd, /tmp inside /proc/PID/root) and the file created in it exclusively, without
+// following a symlink, with the JVM's user's file system ids: that user owns the directory and
+// may swap names in it, but cannot make root create or give away any other file. It returns
+// the file it created, or nil when one was there already (another attach is under way: it
 // removes its own).
-func createTrigger(path string, t *target) (string, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	f.Close()
-	if os.Geteuid() == 0 && (t.euid != 0 || t.egid != 0) {
-		if err := os.Chown(path, t.euid, t.egid); err != nil {
-			os.Remove(path)
-			return "", err
+func createTrigger(t *target) (*hostfs.Created, error) {
+	name := ".attach_pid" + strconv.Itoa(t.nspid)
+	var errs []string
+	for _, where := range []string{"cwd", "tmp"} {
+		dir, err := triggerDir(t, where)
+		if err == nil {
+			var c *hostfs.Created
+			c, err = hostfs.CreateExcl(dir, name, 0o600, nil, t.euid, t.egid)
+			syscall.Close(dir)
+			switch {
+			case err == nil:
+				return c, nil
+			case errors.Is(err, os.ErrExist):
+				return nil, nil
+			}
 		}
+		errs = append(errs, fmt.Sprintf("%s: %v", where, err))
 	}
-	return path, nil
+	return nil, fmt.Errorf("creating the attach trigger %s in the working directory or /tmp of pid %d as its user (%s): %s",
+		name, t.pid, userName(t.euid), strings.Join(errs, "; "))
+}
+
+// triggerDir opens where ("cwd": the JVM's working directory; "tmp": its /tmp).
+func triggerDir(t *target, where string) (int, error) {
+	if where == "cwd" {
+		return hostfs.OpenRoot(t.dir("cwd"))
+	}
+	root, err := hostfs.OpenRoot(t.dir("root"))
+	if err != nil {
+		return -1, err
+	}
+	defer syscall.Close(root)
+	return hostfs.OpenIn(root, "tmp", unix.O_PATH|unix.O_DIRECTORY)
 }
 
 // checkSocket checks that the socket at path is the JVM's: a socket owned by the JVM's

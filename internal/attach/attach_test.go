@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,8 +20,18 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"orca/internal/crash"
+	"orca/internal/hostfs"
 )
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
 
 // The tests start real JVMs running testdata/Sleeper.java on every JDK present, attach to them
 // and run commands, and load testdata/agent.c compiled by gcc.
@@ -402,22 +413,102 @@ func TestAttachDisabled(t *testing.T) {
 				t.Errorf("the agent ran")
 			}
 		})
-		t.Run("argfile", func(t *testing.T) {
-			// An @argfile is not read: the listener never starts, and the timeout's error
-			// names the flag among the causes.
-			dir := t.TempDir()
-			argfile := filepath.Join(dir, "args")
-			if err := os.WriteFile(argfile, []byte("-XX:+DisableAttachMechanism\n"), 0o644); err != nil {
-				t.Fatal(err)
+		// Options the command line does not show: refused at once from what the JVM recorded
+		// in its hsperfdata file, with no SIGQUIT (before, the listener never started, the
+		// attach timed out, and a second SIGQUIT made the JVM print a thread dump).
+		for _, c := range []struct{ name, file, opt string }{
+			{"argfile", "-XX:+DisableAttachMechanism\n", "@"},
+			{"flags-file", "+DisableAttachMechanism\n", "-XX:Flags="},
+			{"vm-options-file", "-XX:+DisableAttachMechanism\n", "-XX:VMOptionsFile="},
+		} {
+			t.Run(c.name, func(t *testing.T) {
+				dir := t.TempDir()
+				file := filepath.Join(dir, "args")
+				if err := os.WriteFile(file, []byte(c.file), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				p := startJVM(t, j, dir, nil, nil, c.opt+file)
+				start := time.Now()
+				_, err := AttachTimeout(p.pid(), 3*time.Second)
+				if !errors.Is(err, ErrAttachDisabled) || !strings.Contains(err.Error(), "hsperfdata") {
+					t.Errorf("Attach: %v; want ErrAttachDisabled naming the hsperfdata file", err)
+				}
+				if d := time.Since(start); d > 2*time.Second {
+					t.Errorf("Attach took %v: want refused at once", d)
+				}
+				time.Sleep(200 * time.Millisecond)
+				p.noThreadDump(t)
+			})
+		}
+	})
+}
+
+// TestAttachNoStraySignal: orca never sends a SIGQUIT that the JVM would take for a thread
+// dump: not to a stopped JVM (it would get it once continued), not to a thread id (the signal
+// goes to the process, whose trigger has another name), not twice when two attaches start at
+// once (2 of 6 trials printed a dump before).
+func TestAttachNoStraySignal(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		t.Run("stopped", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, nil)
+			syscall.Kill(p.pid(), syscall.SIGSTOP)
+			for i := 0; i < 100; i++ {
+				if tg, err := readTarget(p.pid()); err == nil && tg.stopped() {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
 			}
-			p := startJVM(t, j, dir, nil, nil, "@"+argfile)
 			start := time.Now()
-			_, err := AttachTimeout(p.pid(), time.Second)
-			if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "DisableAttachMechanism") {
-				t.Errorf("Attach: %v; want ErrTimeout naming DisableAttachMechanism", err)
+			_, err := Attach(p.pid())
+			if !errors.Is(err, ErrStopped) || !strings.Contains(err.Error(), "kill -CONT") || time.Since(start) > time.Second {
+				t.Errorf("Attach of a stopped JVM: %v after %v; want ErrStopped at once, saying kill -CONT", err, time.Since(start))
 			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("Attach with a 1 s timeout took %v", d)
+			syscall.Kill(p.pid(), syscall.SIGCONT)
+			time.Sleep(300 * time.Millisecond)
+			p.noThreadDump(t)
+			if vm, err := Attach(p.pid()); err != nil {
+				t.Errorf("Attach once continued: %v", err)
+			} else if code, _, err := vm.Command("jcmd", "VM.version"); err != nil || code != 0 {
+				t.Errorf("jcmd VM.version: %d, %v", code, err)
+			}
+		})
+		t.Run("thread-id", func(t *testing.T) {
+			p := startJVM(t, j, t.TempDir(), nil, nil)
+			tasks, _ := os.ReadDir(fmt.Sprintf("/proc/%d/task", p.pid()))
+			tid := 0
+			for _, e := range tasks {
+				if n, _ := strconv.Atoi(e.Name()); n != p.pid() {
+					tid = n
+					break
+				}
+			}
+			_, err := Attach(tid)
+			if !errors.Is(err, ErrNoProcess) || !strings.Contains(err.Error(), fmt.Sprintf("a thread of process %d", p.pid())) {
+				t.Errorf("Attach(%d), a thread of %d: %v", tid, p.pid(), err)
+			}
+			time.Sleep(300 * time.Millisecond)
+			p.noThreadDump(t)
+		})
+		t.Run("simultaneous", func(t *testing.T) {
+			for round := 0; round < 4; round++ {
+				p := startJVM(t, j, t.TempDir(), nil, nil)
+				var wg sync.WaitGroup
+				errs := make([]error, 3)
+				for i := range errs {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						_, errs[i] = Attach(p.pid())
+					}()
+				}
+				wg.Wait()
+				for i, err := range errs {
+					if err != nil {
+						t.Errorf("round %d: attach %d of 3 at once: %v", round, i, err)
+					}
+				}
+				time.Sleep(300 * time.Millisecond)
+				p.noThreadDump(t)
 			}
 		})
 	})
@@ -609,23 +700,131 @@ func TestContainer(t *testing.T) {
 	})
 }
 
-func TestCreateTrigger(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("chown needs root")
+// sleeper starts a process that runs as uid in dir (its working directory) and returns its
+// target, for the trigger's tests.
+func sleeper(t *testing.T, dir string, uid int) *target {
+	t.Helper()
+	cmd := exec.Command("setpriv", "--reuid="+strconv.Itoa(uid), "--regid="+strconv.Itoa(uid), "--clear-groups", "sleep", "60")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Skipf("setpriv: %v", err)
 	}
-	path := filepath.Join(t.TempDir(), ".attach_pid1")
-	got, err := createTrigger(path, &target{euid: nobody, egid: nobody})
-	if err != nil || got != path {
-		t.Fatalf("createTrigger = %q, %v", got, err)
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tg, err := readTarget(cmd.Process.Pid)
+	for i := 0; err == nil && tg.euid != uid && i < 100; i++ {
+		time.Sleep(10 * time.Millisecond) // setpriv has not switched yet
+		tg, err = readTarget(cmd.Process.Pid)
+	}
+	if err != nil || tg.euid != uid {
+		t.Fatalf("readTarget(sleep as %d) = %+v, %v", uid, tg, err)
+	}
+	tg.nspid = 1 // a name no JVM of this test uses
+	return tg
+}
+
+// TestCreateTrigger: the trigger is created in the JVM's working directory by the JVM's user
+// (no chown), and removed by orca only while it is the file orca made.
+func TestCreateTrigger(t *testing.T) {
+	dir := nobodyDir(t)
+	tg := sleeper(t, dir, nobody)
+	path := filepath.Join(dir, ".attach_pid1")
+	c, err := createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger = %v, %v", c, err)
 	}
 	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil || st.Uid != nobody || st.Gid != nobody {
-		t.Errorf("%s: uid %d gid %d, %v; want the JVM's user", path, st.Uid, st.Gid, err)
+	if err := syscall.Lstat(path, &st); err != nil || st.Uid != nobody || st.Gid != nobody || st.Mode&0o777 != 0o600 {
+		t.Errorf("%s: uid %d gid %d mode %#o, %v; want the JVM's user's, 0600", path, st.Uid, st.Gid, st.Mode&0o777, err)
 	}
 	// A trigger that is there already is another attacher's: not ours to remove.
-	if got, err := createTrigger(path, &target{euid: nobody, egid: nobody}); err != nil || got != "" {
-		t.Errorf("second createTrigger = %q, %v; want \"\", nil", got, err)
+	if c2, err := createTrigger(tg); err != nil || c2 != nil {
+		t.Errorf("second createTrigger = %v, %v; want nil, nil", c2, err)
 	}
+	// Replaced since: the new file is not removed.
+	must(t, os.WriteFile(path+".new", nil, 0o600))
+	must(t, os.Rename(path+".new", path))
+	if err := c.Remove(); err == nil || !exists(path) {
+		t.Errorf("Remove of a replaced trigger: %v, still there %v; want refused", err, exists(path))
+	}
+	must(t, os.Remove(path))
+	c, err = createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger = %v, %v", c, err)
+	}
+	if err := c.Remove(); err != nil || exists(path) {
+		t.Errorf("Remove: %v, still there %v", err, exists(path))
+	}
+	// A working directory the JVM's user cannot write (root's, 0755): the trigger goes to /tmp,
+	// never created there by root and given away.
+	rootDir, err := os.MkdirTemp(workDir, "root-") // workDir: nobody may enter it
+	must(t, err)
+	must(t, os.Chmod(rootDir, 0o755))
+	tg = sleeper(t, rootDir, nobody)
+	tg.nspid = 1_000_000 + os.Getpid() // a pid no process has: a trigger no JVM takes
+	c, err = createTrigger(tg)
+	if err != nil || c == nil {
+		t.Fatalf("createTrigger in a directory nobody cannot write: %v, %v", c, err)
+	}
+	defer c.Remove()
+	if exists(filepath.Join(rootDir, ".attach_pid"+strconv.Itoa(tg.nspid))) {
+		t.Errorf("the trigger was made in a directory the JVM's user cannot write")
+	}
+	if err := syscall.Lstat(filepath.Join("/tmp", c.Name), &st); err != nil || st.Uid != nobody {
+		t.Errorf("/tmp/%s: uid %d, %v; want nobody's", c.Name, st.Uid, err)
+	}
+}
+
+// TestTriggerSwap: the JVM's user owns its working directory and swaps the trigger for a
+// symlink to a file of root's as fast as it can while orca creates and removes it: the file
+// stays root's, untouched. Before, createTrigger chowned the trigger by path after closing it,
+// and gave root's file away (6 of 31 rounds of orca record --pid).
+func TestTriggerSwap(t *testing.T) {
+	dir := nobodyDir(t)
+	tg := sleeper(t, dir, nobody)
+	victim := filepath.Join(t.TempDir(), "root-only")
+	must(t, os.WriteFile(victim, []byte("root's"), 0o600))
+	path := filepath.Join(dir, ".attach_pid1")
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		// The attacker: replaces whatever is at the name by a link to root's file.
+		defer wg.Done()
+		tmp := filepath.Join(dir, "link")
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			os.Remove(tmp)
+			if os.Symlink(victim, tmp) == nil {
+				os.Rename(tmp, path)
+			}
+		}
+	}()
+	created := 0
+	for i := 0; i < 2000; i++ {
+		c, err := createTrigger(tg)
+		if err == nil && c != nil {
+			created++
+			c.Remove()
+		}
+		os.Remove(path)
+	}
+	close(stop)
+	wg.Wait()
+	var st syscall.Stat_t
+	if err := syscall.Stat(victim, &st); err != nil || st.Uid != 0 || st.Mode&0o777 != 0o600 {
+		t.Errorf("%s: uid %d mode %#o, %v: root's file was given to the JVM's user", victim, st.Uid, st.Mode&0o777, err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root's" {
+		t.Errorf("%s now holds %q", victim, b)
+	}
+	if created == 0 {
+		t.Errorf("no trigger was created in 2000 rounds: the race was not run")
+	}
+	t.Logf("%d of 2000 rounds created the trigger", created)
 }
 
 func TestParseStatus(t *testing.T) {
@@ -683,18 +882,34 @@ func TestParseStartTime(t *testing.T) {
 // is removed, so that the JVM's own listener is started; the JVM's own socket is kept.
 func TestStaleSocket(t *testing.T) {
 	dir := t.TempDir()
-	sock := filepath.Join(dir, ".java_pid1")
-	if err := os.WriteFile(sock, nil, 0o600); err != nil {
+	fd, err := hostfs.OpenRoot(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
+	defer syscall.Close(fd)
+	sock := filepath.Join(dir, ".java_pid1")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
 	self := &target{pid: os.Getpid(), nspid: 1}
 	old := time.Now().Add(-48 * time.Hour)
 	os.Chtimes(sock, old, old)
-	if err := removeStale(sock, self); err != nil || exists(sock) {
+	if err := removeStaleIn(fd, sock, self); err != nil || exists(sock) {
 		t.Errorf("a socket older than the process: %v, still there %v", err, exists(sock))
 	}
+	// A link, or a file, at the name is not the socket: not removed.
+	must(t, os.Symlink("/etc/passwd", sock))
+	ts := []unix.Timespec{unix.NsecToTimespec(old.UnixNano()), unix.NsecToTimespec(old.UnixNano())}
+	must(t, unix.UtimesNanoAt(unix.AT_FDCWD, sock, ts, unix.AT_SYMLINK_NOFOLLOW))
+	if err := removeStaleIn(fd, sock, self); err == nil || !exists(sock) {
+		t.Errorf("a link at the socket's name: %v, removed %v", err, !exists(sock))
+	}
+	os.Remove(sock)
 	os.WriteFile(sock, nil, 0o600)
-	if err := removeStale(sock, self); err != nil || !exists(sock) {
-		t.Errorf("a socket made after the process started: %v, removed %v", err, !exists(sock))
+	if err := removeStaleIn(fd, sock, self); err != nil || !exists(sock) {
+		t.Errorf("a file made after the process started: %v, removed %v", err, !exists(sock))
 	}
 }

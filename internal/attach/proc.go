@@ -3,12 +3,18 @@ package attach
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"orca/internal/hostfs"
 )
 
 // procRoot is where the target's /proc entries are read; tests never change it, it only
@@ -21,6 +27,8 @@ type target struct {
 	nspid  int    // in the target's own (innermost) pid namespace: the number HotSpot uses in file names
 	euid   int    // effective uid, as orca's user namespace sees it
 	egid   int    // effective gid
+	tgid   int    // the process (thread group) pid belongs to: pid itself for a process
+	state  string // State: of /proc/PID/status ("S (sleeping)", "T (stopped)", ...)
 	sigCgt uint64 // signals with a handler (bit n-1 for signal n)
 	sigIgn uint64 // ignored signals
 }
@@ -47,7 +55,7 @@ func readTarget(pid int) (*target, error) {
 // parseStatus reads the fields of /proc/PID/status that attaching needs. A kernel without
 // NSpid (before 4.1) has one pid namespace in practice: nspid is pid then.
 func parseStatus(pid int, b []byte) (*target, error) {
-	t := &target{pid: pid, nspid: pid, euid: -1, egid: -1}
+	t := &target{pid: pid, nspid: pid, tgid: pid, euid: -1, egid: -1}
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
 		key, val, ok := strings.Cut(sc.Text(), ":")
@@ -57,6 +65,12 @@ func parseStatus(pid int, b []byte) (*target, error) {
 		f := strings.Fields(val)
 		var err error
 		switch key {
+		case "Tgid":
+			if len(f) > 0 {
+				t.tgid, err = strconv.Atoi(f[0])
+			}
+		case "State":
+			t.state = strings.TrimSpace(val)
 		case "NSpid":
 			// The last field is the pid in the innermost namespace: the one the JVM calls its own.
 			if len(f) > 0 {
@@ -96,6 +110,27 @@ func parseStatus(pid int, b []byte) (*target, error) {
 		return nil, fmt.Errorf("/proc/%d/status: no Uid or Gid line", pid)
 	}
 	return t, nil
+}
+
+// stopped reports whether the process is stopped by a signal (SIGSTOP, SIGTSTP: state T) or
+// a debugger (state t, tracing stop): it runs no handler and serves no attach until continued.
+func (t *target) stopped() bool {
+	return strings.HasPrefix(t.state, "T") || strings.HasPrefix(t.state, "t")
+}
+
+// listenerRuns reports whether the JVM has its "Attach Listener" thread: its attach listener
+// was started (it never ends), and a SIGQUIT would print a thread dump.
+func (t *target) listenerRuns() bool {
+	ents, err := os.ReadDir(t.dir("task"))
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if b, err := os.ReadFile(filepath.Join(t.dir("task"), e.Name(), "comm")); err == nil && strings.TrimSpace(string(b)) == "Attach Listener" {
+			return true
+		}
+	}
+	return false
 }
 
 // catchesQuit reports whether the target has a handler for SIGQUIT and does not ignore it.
@@ -189,8 +224,11 @@ func (t *target) attachDisabled() (disabled bool, where string) {
 		{"JAVA_TOOL_OPTIONS", strings.Fields(getenv("JAVA_TOOL_OPTIONS"))},
 		{"JDK_JAVA_OPTIONS", strings.Fields(getenv("JDK_JAVA_OPTIONS"))},
 		{"the command line", jvmOptions(argv)},
-		{"_JAVA_OPTIONS", strings.Fields(getenv("_JAVA_OPTIONS"))},
 	}
+	sources = append(sources, struct {
+		where string
+		opts  []string
+	}{"_JAVA_OPTIONS", strings.Fields(getenv("_JAVA_OPTIONS"))})
 	for _, s := range sources {
 		for _, o := range s.opts {
 			switch o {
@@ -201,5 +239,116 @@ func (t *target) attachDisabled() (disabled bool, where string) {
 			}
 		}
 	}
+	if disabled {
+		return disabled, where
+	}
+	// What HotSpot itself took, after the launcher expanded @argfiles and the options files
+	// were read (places the command line does not show).
+	perf, _ := t.perfFlags()
+	for _, o := range perf {
+		switch o {
+		case "-XX:+DisableAttachMechanism":
+			disabled = true
+		case "-XX:-DisableAttachMechanism":
+			disabled = false
+		}
+	}
+	if disabled {
+		where = "an @argfile, -XX:Flags or -XX:VMOptionsFile, as the JVM's hsperfdata file shows"
+	}
 	return disabled, where
+}
+
+// perfFlags returns the JVM options the JVM itself recorded in its hsperfdata file
+// (/tmp/hsperfdata_USER/NSPID in its root): java.rt.vmFlags (a -XX:Flags file's, as "+Name")
+// and java.rt.vmArgs (every option the launcher passed, @argfiles and JDK_JAVA_OPTIONS expanded;
+// -XX:VMOptionsFile's among them), in the order HotSpot applies them. ok is false when there is
+// no such file (-XX:-UsePerfData) or it cannot be read.
+func (t *target) perfFlags() (opts []string, ok bool) {
+	root, err := hostfs.OpenRoot(t.dir("root"))
+	if err != nil {
+		return nil, false
+	}
+	defer unix.Close(root)
+	tmp, err := hostfs.OpenIn(root, "tmp", unix.O_RDONLY|unix.O_DIRECTORY)
+	if err != nil {
+		return nil, false
+	}
+	d := os.NewFile(uintptr(tmp), "/tmp")
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if !strings.HasPrefix(n, "hsperfdata_") {
+			continue
+		}
+		fd, err := hostfs.OpenIn(root, "tmp/"+n+"/"+strconv.Itoa(t.nspid), unix.O_RDONLY|unix.O_NONBLOCK)
+		if err != nil {
+			continue
+		}
+		f := os.NewFile(uintptr(fd), n)
+		var st unix.Stat_t
+		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != t.euid || st.Size > 16<<20 {
+			f.Close()
+			continue
+		}
+		b, err := io.ReadAll(f)
+		f.Close()
+		if err != nil {
+			continue
+		}
+		vals, err := parsePerfStrings(b)
+		if err != nil {
+			continue
+		}
+		for _, v := range strings.Fields(vals["java.rt.vmFlags"]) {
+			opts = append(opts, "-XX:"+v)
+		}
+		return append(opts, strings.Fields(vals["java.rt.vmArgs"])...), true
+	}
+	return nil, false
+}
+
+// parsePerfStrings reads the string entries of an hsperfdata file (HotSpot's PerfMemory,
+// version 2: a prologue, then entries of a length, a name offset, a vector length, a type, ...).
+func parsePerfStrings(b []byte) (map[string]string, error) {
+	if len(b) < 32 || !bytes.Equal(b[:4], []byte{0xca, 0xfe, 0xc0, 0xc0}) {
+		return nil, errors.New("no hsperfdata magic")
+	}
+	var order binary.ByteOrder = binary.BigEndian
+	if b[4] == 1 {
+		order = binary.LittleEndian
+	}
+	if b[5] != 2 {
+		return nil, fmt.Errorf("hsperfdata version %d.%d", b[5], b[6])
+	}
+	off := int(int32(order.Uint32(b[24:])))
+	n := int(int32(order.Uint32(b[28:])))
+	out := map[string]string{}
+	for i := 0; i < n; i++ {
+		if off < 0 || off+20 > len(b) {
+			return out, errors.New("hsperfdata: an entry past the end")
+		}
+		e := b[off:]
+		length := int(int32(order.Uint32(e[0:])))
+		nameOff := int(int32(order.Uint32(e[4:])))
+		vlen := int(int32(order.Uint32(e[8:])))
+		typ := e[12]
+		dataOff := int(int32(order.Uint32(e[16:])))
+		if length <= 0 || length > len(e) || nameOff < 0 || nameOff >= length || dataOff < 0 || dataOff > length {
+			return out, errors.New("hsperfdata: a malformed entry")
+		}
+		name := e[nameOff:length]
+		if z := bytes.IndexByte(name, 0); z >= 0 {
+			name = name[:z]
+		}
+		if typ == 'B' && vlen > 0 && dataOff+vlen <= length {
+			v := e[dataOff : dataOff+vlen]
+			if z := bytes.IndexByte(v, 0); z >= 0 {
+				v = v[:z]
+			}
+			out[string(name)] = string(v)
+		}
+		off += length
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,5 +162,41 @@ func TestExtReader(t *testing.T) {
 	}
 	if !xs.Truncated() {
 		t.Error("the last line, without a newline, is not reported cut")
+	}
+}
+
+// TestImportFilesPlanted (issue 30): the import's files are made under random temporary names,
+// exclusively: a link another user put at the name they had (PREFIX.EXT.importing, fixed) is not
+// written through, and the files are the user's alone (0600).
+func TestImportFilesPlanted(t *testing.T) {
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "imp")
+	victim := filepath.Join(dir, "victim")
+	if err := os.WriteFile(victim, []byte("precious"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range Exts {
+		if err := os.Symlink(victim, prefix+ext+".importing"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := createFiles(prefix, format.EncodingSeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ext := range Exts {
+		fs.w[ext].WriteString("written\n")
+	}
+	if err := fs.commit(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "precious" {
+		t.Errorf("the planted links' target was written through: %q", b)
+	}
+	for _, ext := range Exts {
+		fi, err := os.Lstat(prefix + ext)
+		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s%s: %v, %v; want a regular file of mode 0600", prefix, ext, fi.Mode(), err)
+		}
 	}
 }

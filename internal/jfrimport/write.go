@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 
 	"orca/internal/format"
@@ -54,12 +55,14 @@ func (fs *files) writer() {
 	}, format.Options{Encoding: fs.enc})
 }
 
-const tmpSuffix = ".importing"
-
+// createFiles creates the import's files under temporary names in
+// prefix's directory: random ones, created exclusively and 0600 (a name
+// another user planted there is never written through; a recording's
+// content is its user's), renamed into place by commit.
 func createFiles(prefix string, enc format.Encoding) (*files, error) {
 	fs := &files{prefix: prefix, enc: enc, f: map[string]*os.File{}, w: map[string]*bufio.Writer{}}
 	for _, ext := range Exts {
-		f, err := os.Create(prefix + ext + tmpSuffix)
+		f, err := os.CreateTemp(filepath.Dir(prefix), "."+filepath.Base(prefix)+ext+".importing*")
 		if err != nil {
 			fs.abort()
 			return nil, fmt.Errorf("creating output: %w", err)
@@ -85,9 +88,9 @@ func bufferFiles(prefix string, enc format.Encoding) (*files, map[string]*bytes.
 
 // abort removes the temporary files.
 func (fs *files) abort() {
-	for ext, f := range fs.f {
+	for _, f := range fs.f {
 		f.Close()
-		os.Remove(fs.prefix + ext + tmpSuffix)
+		os.Remove(f.Name())
 	}
 }
 
@@ -108,8 +111,8 @@ func (fs *files) commit() error {
 		fs.abort()
 		return fmt.Errorf("writing output: %w", err)
 	}
-	for ext := range fs.f {
-		if err := os.Rename(fs.prefix+ext+tmpSuffix, fs.prefix+ext); err != nil {
+	for ext, f := range fs.f {
+		if err := os.Rename(f.Name(), fs.prefix+ext); err != nil {
 			fs.abort()
 			return fmt.Errorf("writing output: %w", err)
 		}

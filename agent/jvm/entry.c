@@ -116,8 +116,8 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   if (atomic_exchange(&orca_state, 2) != 1) return;
   pending_stop_walker();
   natives_report();
-  writer_stop();
   lease_close();
+  writer_stop();
 }
 
 static void warn(const char *what, jvmtiError e) {
@@ -488,9 +488,9 @@ static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   attached_forget(env);
   counters_prop(ORCA_INFO_STOPPED, "true");
   counters_prop(ORCA_INFO_STOPPED_BY, by);
+  lease_close();
   writer_stopped_now();
   writer_stop();
-  lease_close();
   mark("");
 }
 
@@ -537,7 +537,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return code;
   }
   counters_prop(ORCA_INFO_ATTACHED, "true");
-  if (opt.lease && (err = lease_open(writer_prefix()))) {
+  if (opt.lease && (err = lease_open())) {
     orca_fail("%s; the recording does not start", err);
     writer_stop();
     mark("");
@@ -545,8 +545,8 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   }
   if (!hooked && (err = hooks(0))) {
     orca_fail("%s", err);
-    writer_stop();
     lease_close();
+    writer_stop();
     mark("");
     return START_NO_JVMTI;
   }
@@ -587,8 +587,8 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
     attached_forget(env);
-    writer_stop();
     lease_close();
+    writer_stop();
     mark("");
     return START_NO_JVMTI;
   }

@@ -1,39 +1,32 @@
 // The lease of an attached recording (lease.h). A lock, not a renewal by
 // attach commands: each `load` prints JDK 21+'s three WARNING lines on the
 // JVM's stderr, and a lock crosses the pid, user and network namespaces
-// between orca and a JVM in a container (orca reaches the file through
-// /proc/PID/root). The kernel releases it when orca ends, however it ends.
+// between orca and a JVM in a container (orca opens the file through the
+// JVM's descriptor, /proc/PID/fd/N). The kernel releases it when orca
+// ends, however it ends.
 #define _GNU_SOURCE
-#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "core/clock.h"
 #include "core/orca.h"
 #include "jvm/lease.h"
+#include "record/writer.h"
 
 static int fd = -1;
-static char path[4300];
-static int seen;                 // the lock was seen held once
-static int64_t waited, last;     // running time without the lock, and the last round's time
+static int seen;               // the lock was seen held once
+static int64_t waited, last;   // running time without the lock, and the last round's time
 
-const char *lease_open(const char *prefix) {
+const char *lease_open(void) {
   static char why[4400];
-  snprintf(path, sizeof path, "%s.lease", prefix);
   seen = 0;
   waited = 0;
   last = clock_now();
-  for (int i = 0; i < 2; i++) {
-    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0) return NULL;
-    // Left by a JVM killed while it recorded, or planted: the name goes
-    // (unlink follows no symlink), and the file is made anew, exclusively.
-    if (errno != EEXIST || (i == 0 && unlink(path) != 0)) break;
-  }
-  snprintf(why, sizeof why, "cannot create %s: %s", path, strerror(errno));
-  return why;
+  // As the recording's files are made: a name left by a JVM killed while
+  // it recorded is replaced, one another user planted refused.
+  fd = writer_create_file(".lease", why, sizeof why);
+  return fd < 0 ? why : NULL;
 }
 
 int lease_lost(void) {
@@ -61,7 +54,7 @@ int lease_lost(void) {
 
 void lease_close(void) {
   if (fd < 0) return;
+  writer_remove_file(".lease", fd);
   close(fd);
   fd = -1;
-  unlink(path);
 }

@@ -279,6 +279,23 @@ static const char *remove_chunk_files(char *why, size_t cap) {
   return err;
 }
 
+int writer_create_file(const char *ext, char *why, size_t cap) {
+  if (dir_fd < 0) {
+    snprintf(why, cap, "cannot create %s%s: no recording's directory", prefix, ext);
+    return -1;
+  }
+  return create_out(ext, why, cap);
+}
+
+void writer_remove_file(const char *ext, int fd) {
+  char name[4300];
+  struct stat st, own;
+  snprintf(name, sizeof name, "%s%s", base_name(prefix), ext);
+  if (dir_fd >= 0 && fstat(fd, &own) == 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == own.st_dev &&
+      st.st_ino == own.st_ino)
+    unlinkat(dir_fd, name, 0);
+}
+
 // claim_names readies the recording's other names once PREFIX.orca is held:
 // an earlier recording's .info removed (store_info makes the new one),
 // its chunk files too, .methods and .classtable created. NULL or why not.

@@ -534,9 +534,6 @@ func runStop(u ui, args []string) error {
 		return exitError{1, fmt.Sprintf("stop: pid %d maps an Orca agent that orca cannot reach: %s; its recording ends with the JVM "+
 			"(or at its --max-size/--max-age bounds)", pid, strings.Join(why, "; "))}
 	}
-	if j.stopped() {
-		return exitError{1, fmt.Sprintf("stop: pid %[1]d is stopped (SIGSTOP): it answers nothing until it continues: kill -CONT %[1]d, then orca stop %[1]d; nothing stopped", pid)}
-	}
 	vm, err := attach.Attach(pid)
 	if err != nil {
 		return exitError{1, "stop: " + err.Error()}

@@ -33,7 +33,8 @@ const stopPollEvery = 200 * time.Millisecond
 const stoppedWait = 10 * time.Second
 
 // attachSignals end an attached recording (a second one only says that the
-// stop is under way: the JVM is never left recording).
+// stop is under way: the JVM is never left recording, unless it is stopped:
+// awaitStop).
 var attachSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // recordPID is orca record --pid: it attaches to the running JVM o.pid,

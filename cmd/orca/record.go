@@ -61,7 +61,10 @@ prints a line once the agent records, records until D has passed (--duration)
 or orca gets Ctrl-C (SIGINT) or SIGTERM, then stops the recording, waits for
 its files to be complete, prints what was recorded and exits 0. The JVM goes
 on running; a later attach starts a new recording. A second Ctrl-C while the
-recording stops only says so: orca never leaves the JVM recording. orca must
+recording stops only says so: orca never leaves the JVM recording — unless the
+JVM is stopped (SIGSTOP), which orca says at once; then a second Ctrl-C, or
+10 s, lets orca go, and the lease (below) ends the recording once the JVM
+continues. orca must
 run as the JVM's user or as root. The JVM's user writes the files, so -o must
 name a directory that user can write (checked before attaching). Without -o
 the prefix is orca-PID-YYYYMMDD-HHMMSS in the current directory, or in /tmp
@@ -149,7 +152,7 @@ func runRecord(u ui, args []string) error {
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
 	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
-	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it")
+	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
 	if err := parseFlags(u, flags, args); err != nil {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The lease of an attached recording (docs/attach.md, "The lease"): the
@@ -19,17 +21,19 @@ import (
 // the JVM's running orca has to take the lock after the start.
 const leaseFirst = 15
 
-// fOFDSetLK is Linux's F_OFD_SETLK (3.15+): a lock of the open file
-// description, not of the process, as the agent's F_OFD_GETLK tests it.
-const fOFDSetLK = 37
-
 // takeLease takes the lease of the recording to prefix (as the JVM sees
 // it): it opens the agent's PREFIX.lease through the JVM's own descriptor
 // (/proc/PID/fd/N, the file the agent created, never a name in a directory
-// another user may write) and takes a read lock on the open file
-// description, and writes a line to it (the agent then knows the lock was
-// taken). The returned file holds the lock until it is closed or
-// orca ends.
+// another user may write), takes a read lock on the open file description
+// and writes a line to it (the agent then knows the lock was taken). The
+// returned file holds the lock until it is closed or orca ends.
+//
+// The JVM's user may swap what its descriptor N names between the readlink
+// and the open (to a device, or a file of root's it was handed): the
+// descriptor is first opened O_PATH, which opens nothing (no device's open,
+// no FIFO's wait), checked — a regular file of the JVM's user, named
+// PREFIX.lease — and only that file is opened for writing, through orca's
+// own /proc/self/fd.
 func takeLease(j *jvmProc, prefix string) (*os.File, error) {
 	want := prefix + ".lease"
 	ents, err := os.ReadDir(j.path("fd"))
@@ -41,22 +45,31 @@ func takeLease(j *jvmProc, prefix string) (*os.File, error) {
 		if p, err := os.Readlink(fd); err != nil || p != want {
 			continue
 		}
-		f, err := os.OpenFile(fd, os.O_RDWR|syscall.O_NONBLOCK, 0)
+		pfd, err := syscall.Open(fd, unix.O_PATH|syscall.O_CLOEXEC, 0)
 		if err != nil {
 			return nil, fmt.Errorf("opening %s (%s): %w", want, fd, err)
 		}
-		// The descriptor may have been closed and its number reused since
-		// the readlink: the file opened must still be the lease, a regular
-		// file of the JVM's user.
+		defer syscall.Close(pfd)
+		self := "/proc/self/fd/" + strconv.Itoa(pfd)
 		var st syscall.Stat_t
-		p, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(f.Fd())))
-		if err := syscall.Fstat(int(f.Fd()), &st); err != nil || filepath.Base(p) != filepath.Base(want) ||
+		p, _ := os.Readlink(self)
+		if err := syscall.Fstat(pfd, &st); err != nil || filepath.Base(p) != filepath.Base(want) ||
 			st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != j.uid {
-			f.Close()
 			return nil, fmt.Errorf("%s is not the agent's lease file (%s, owner %d)", fd, p, st.Uid)
 		}
+		f, err := os.OpenFile(self, os.O_RDWR|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", want, err)
+		}
+		var fst syscall.Stat_t
+		if err := syscall.Fstat(int(f.Fd()), &fst); err != nil || fst.Dev != st.Dev || fst.Ino != st.Ino {
+			f.Close()
+			return nil, fmt.Errorf("opening %s: not the file checked", want)
+		}
+		// A lock of the open file description (Linux 3.15+), not of the
+		// process, as the agent's F_OFD_GETLK tests it.
 		lk := syscall.Flock_t{Type: syscall.F_RDLCK}
-		if err := syscall.FcntlFlock(f.Fd(), fOFDSetLK, &lk); err != nil {
+		if err := syscall.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("locking %s: %w", want, err)
 		}

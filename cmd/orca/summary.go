@@ -127,6 +127,9 @@ func printSummary(w io.Writer, r recording) {
 		how := "until the JVM ended"
 		if in[format.InfoStopped] == "true" {
 			how = "stopped while the JVM went on"
+			if in[format.InfoStoppedBy] == "lease" {
+				how += " (by its lease: the orca record --pid that started it was gone)"
+			}
 		}
 		fmt.Fprintf(w, "  attached: begins at the attach, with the %d threads alive then; %s\n", alive, how)
 		if n := in.Count(format.InfoAttachedMissed); n != 0 {

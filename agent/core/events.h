@@ -130,6 +130,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_ATTACHED_WITHOUT "attached_without"
 #define ORCA_INFO_ATTACHED_MISSED "attached_missed"
 #define ORCA_INFO_STOPPED "stopped"
+#define ORCA_INFO_STOPPED_BY "stopped_by"
 #define ORCA_INFO_DROPPED_TOTAL "dropped_total"
 #define ORCA_INFO_DROPPED_AT_EXIT "dropped_at_exit"
 #define ORCA_INFO_DROPPED_AFTER_CUT "dropped_after_cut"

@@ -20,6 +20,7 @@ const char *options_usage =
     "  clobber=yes|no     overwrite an existing recording (default yes); no: use PREFIX-2, PREFIX-3, ...\n"
     "                     a recording another running JVM writes is never overwritten: PREFIX-N then\n"
     "  session=HEX        a token written to .info (orca record tells its own recordings apart by it)\n"
+    "  lease=yes|no       yes (orca record --pid): stop when orca's lock on PREFIX.lease is gone (docs/attach.md)\n"
     "  errors=PATH        append a message to PATH when this JVM cannot be recorded (orca record reports it)\n"
     "  kinds=all|seed     all: also parks (ThreadPark, ThreadUnparked, ThreadUnpark, ObjectClass; default);\n"
     "                     seed: only the 16 event kinds of the original Orca format (docs/format.md)\n"
@@ -130,6 +131,7 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     memcpy(o->errors, val, strlen(val) + 1);
     return NULL;
   }
+  if (!strcmp(key, "lease")) return parse_bool(val, &o->lease) ? NULL : "lease= wants yes or no";
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;

@@ -18,6 +18,7 @@ typedef struct {
   int buffer_mb;       // total event buffer
   int clobber;         // overwrite existing files (else pick PREFIX-N)
   char session[65];    // orca record's token, written to .info
+  int lease;           // lease=yes: the recording ends when orca record --pid lets go of PREFIX.lease (jvm/lease.h)
   int seed_only;       // kinds=seed: only the manual's 16 kinds (no parks)
   int compact;         // format=compact: PREFIX.orca in the compact encoding (record/compact.h)
   int format_set;      // format= was given

@@ -1,5 +1,6 @@
 // Agent entry: options, capabilities, the callback table, and the VM
 // life cycle (start recording at load, finish the files at VM death).
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
 #include "hotspot/walk.h"
+#include "jvm/lease.h"
 #include "record/writer.h"
 
 static void prop(const char *key, const char *name) {
@@ -102,6 +104,8 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   }
 }
 
+static void on_round(JNIEnv *env);
+
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
   asgct_on_class_prepare(j, env, t, c);
   vthread_class_prepared(env, c);
@@ -112,6 +116,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   if (atomic_exchange(&orca_state, 2) != 1) return;
   pending_stop_walker();
   natives_report();
+  lease_close();
   writer_stop();
 }
 
@@ -190,7 +195,7 @@ static const char *core_once(JavaVM *vm) {
   fact(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
-  pending_on_round(attached_poll);
+  pending_on_round(on_round);
   threads_on_ending(attached_ended);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
@@ -461,12 +466,15 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
 // code is what the caller learns (START_*); the reason also goes to the
 // JVM's stderr.
 
-// attach_stop ends the running recording, options "stop" or
-// "stop,prefix=PREFIX" (only if it records to PREFIX).
-static jint attach_stop(JNIEnv *env, const char *options) {
-  const char *want = !strncmp(options, "stop,prefix=", 12) ? options + 12 : NULL;
-  if (!orca_recording() || (want && strcmp(want, writer_prefix()) && strcmp(want, opt.prefix))) return START_NOT_RECORDING;
-  if (atomic_exchange(&orca_state, 0) != 1) return START_NOT_RECORDING;
+// rec_lock: one start or stop at a time — the Attach Listener's (one
+// command at a time) and the lease's end on the walker thread.
+static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
+
+// stop_recording ends the running recording, whose state the caller turned
+// from 1 to 0; by says who (.info stopped_by). On the walker thread (the
+// lease's end: on_walker) it does not wait for the walker, which ends when
+// its round returns.
+static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   // Nothing of the agent's stays in the application's path: events off,
   // natives bound back to the JVM's functions; the wrappers of classes
   // (Thread.join, Semaphore) check orca_recording() and pass through.
@@ -476,13 +484,42 @@ static jint attach_stop(JNIEnv *env, const char *options) {
   natives_restore(env);
   pending_stop_walker();
   // Its round may be naming a wait: the next recording starts from what it left.
-  for (int i = 0; i < 200 && pending_walker_alive(); i++) usleep(10000);
+  for (int i = 0; i < 200 && !on_walker && pending_walker_alive(); i++) usleep(10000);
   attached_forget(env);
   counters_prop(ORCA_INFO_STOPPED, "true");
+  counters_prop(ORCA_INFO_STOPPED_BY, by);
+  lease_close();
   writer_stopped_now();
   writer_stop();
   mark("");
+}
+
+// attach_stop ends the running recording, options "stop" or
+// "stop,prefix=PREFIX" (only if it records to PREFIX).
+static jint attach_stop(JNIEnv *env, const char *options) {
+  const char *want = !strncmp(options, "stop,prefix=", 12) ? options + 12 : NULL;
+  if (!orca_recording() || (want && strcmp(want, writer_prefix()) && strcmp(want, opt.prefix))) return START_NOT_RECORDING;
+  int on = 1;
+  if (!atomic_compare_exchange_strong(&orca_state, &on, 0)) return START_NOT_RECORDING;
+  stop_recording(env, "stop", 0);
   return START_OK;
+}
+
+// on_round runs on the walker after each round: the states of the attach
+// that are over, and the lease (lease.h), tested under rec_lock, which a
+// start or stop holds while it opens or closes the lease: an attach
+// command under way defers the test to the next round.
+static void on_round(JNIEnv *env) {
+  attached_poll(env);
+  if (pthread_mutex_trylock(&rec_lock) != 0) return;
+  int on = 1;
+  if (orca_recording() && lease_lost() && atomic_compare_exchange_strong(&orca_state, &on, 0)) {
+    orca_log("the recording to %s stops: orca record --pid, which started it, is gone (killed, or it let go of this JVM) "
+             "and no longer holds its lease (%s.lease); the files are complete (.info stopped_by=lease)",
+             writer_prefix(), writer_prefix());
+    stop_recording(env, "lease", 1);
+  }
+  pthread_mutex_unlock(&rec_lock);
 }
 
 // attach_start makes a new recording: phases 1-4 of the start-up, the hooks
@@ -490,6 +527,9 @@ static jint attach_stop(JNIEnv *env, const char *options) {
 static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   static int hooked;
   int code;
+  // A walker that ended a recording by its lease leaves its loop after
+  // its round: a new one must not start before it has.
+  for (int i = 0; i < 200 && pending_walker_alive(); i++) usleep(10000);
   const char *err = core_init(vm, options, &code);
   if (err) {
     if (code == START_BAD_OPTIONS) fprintf(stderr, "orca: %s\n%s\n", err, options_usage);
@@ -497,8 +537,15 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return code;
   }
   counters_prop(ORCA_INFO_ATTACHED, "true");
+  if (opt.lease && (err = lease_open())) {
+    orca_fail("%s; the recording does not start", err);
+    writer_stop();
+    mark("");
+    return START_CANNOT_WRITE;
+  }
   if (!hooked && (err = hooks(0))) {
     orca_fail("%s", err);
+    lease_close();
     writer_stop();
     mark("");
     return START_NO_JVMTI;
@@ -540,6 +587,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
     attached_forget(env);
+    lease_close();
     writer_stop();
     mark("");
     return START_NO_JVMTI;
@@ -560,10 +608,13 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   JNIEnv *env = NULL;
   if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return START_NO_JVMTI;
   const char *o = options ? options : "";
-  if (!strcmp(o, "stop") || !strncmp(o, "stop,", 5)) return attach_stop(env, o);
-  if (orca_recording()) {
+  pthread_mutex_lock(&rec_lock);
+  jint code;
+  if (!strcmp(o, "stop") || !strncmp(o, "stop,", 5)) code = attach_stop(env, o);
+  else if (orca_recording()) {
     orca_log("a recording is running already (to %s): stop it first (orca stop %d)", writer_prefix(), (int)getpid());
-    return START_BUSY;
-  }
-  return attach_start(vm, env, o);
+    code = START_BUSY;
+  } else code = attach_start(vm, env, o);
+  pthread_mutex_unlock(&rec_lock);
+  return code;
 }

@@ -47,6 +47,10 @@ enum { LOST_NONE = -1, LOST_AT_EXIT = CNT_DROPPED_AT_EXIT, LOST_AFTER_CUT = CNT_
 // the error; nothing is written to .orca, .methods, .classtable after it.
 static int cut;
 static char cut_what[4400];
+// The time of the last event written before the cut: fixed at the cut, so
+// that a stop (writer_stopped_now moves last_ts to the stop's time) does
+// not move it.
+static int64_t cut_ts;
 static off_t off_orca, off_meta[2];   // bytes of complete lines in each file
 // Where events go: PREFIX.orca, or with bounds (maxsize=, maxage=) the
 // current chunk file PREFIX.orca.N (ev_ext ".orca.N"); off_ev its bytes.
@@ -114,12 +118,13 @@ static void fail(int fd, off_t *off, size_t keep, const char *ext, int err) {
   if (ftruncate(fd, *off) == 0) lseek(fd, *off, SEEK_SET);
   if (cut) return;
   cut = 1;
+  cut_ts = last_ts ? last_ts : origin_mono;
   snprintf(cut_what, sizeof cut_what, "%s%s: %s", prefix, ext, strerror(err));
   char at[40];
-  at[fmt_ts(at, last_ts ? last_ts : origin_mono)] = 0;
+  at[fmt_ts(at, cut_ts)] = 0;
   orca_log("cannot write %s; the recording is cut at %s s (%.2f s after its start), events after that are "
            "counted as dropped",
-           cut_what, at, (double)((last_ts ? last_ts : origin_mono) - (first_ts ? first_ts : origin_mono)) / 1e9);
+           cut_what, at, (double)(cut_ts - (first_ts ? first_ts : origin_mono)) / 1e9);
 }
 
 // base_name is the last component of path; dir_name writes its directory
@@ -275,6 +280,23 @@ static const char *remove_chunk_files(char *why, size_t cap) {
   return err;
 }
 
+int writer_create_file(const char *ext, char *why, size_t cap) {
+  if (dir_fd < 0) {
+    snprintf(why, cap, "cannot create %s%s: no recording's directory", prefix, ext);
+    return -1;
+  }
+  return create_out(ext, why, cap);
+}
+
+void writer_remove_file(const char *ext, int fd) {
+  char name[4300];
+  struct stat st, own;
+  snprintf(name, sizeof name, "%s%s", base_name(prefix), ext);
+  if (dir_fd >= 0 && fstat(fd, &own) == 0 && fstatat(dir_fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == own.st_dev &&
+      st.st_ino == own.st_ino)
+    unlinkat(dir_fd, name, 0);
+}
+
 // claim_names readies the recording's other names once PREFIX.orca is held:
 // an earlier recording's .info removed (store_info makes the new one),
 // its chunk files too, .methods and .classtable created. NULL or why not.
@@ -307,6 +329,7 @@ const char *writer_open(void) {
   // From the start: a JVM may make more than one recording (an attach
   // after an earlier one); the last one's files are closed.
   cut = 0;
+  cut_ts = 0;
   off_orca = off_meta[0] = off_meta[1] = off_ev = 0;
   fd_ev = fd_verify = -1;
   snprintf(ev_ext, sizeof ev_ext, ".orca");
@@ -968,7 +991,7 @@ static void write_info(int complete) {
   }
   if (cut) {
     char c[40];
-    c[fmt_ts(c, last_ts ? last_ts : origin_mono)] = 0;
+    c[fmt_ts(c, cut_ts)] = 0;
     fprintf(f, "%s=%s\n%s=%s\n", ORCA_INFO_WRITE_ERROR, cut_what, ORCA_INFO_CUT_S, c);
   }
   if (fclose(f) == 0) store_info(text, len);

@@ -23,6 +23,14 @@ void writer_stop(void);
 // writer_stopped_now: the recording stops while the JVM goes on; its end
 // (.info end_s) is the stop's time, not its last event's.
 void writer_stopped_now(void);
+// writer_create_file creates PREFIX+ext as the recording's own files are
+// made (in its directory opened once, exclusively, no symbolic link
+// followed, mode 0600; an earlier one of this user replaced, anything else
+// refused): the descriptor, or -1 and why. Between writer_open and
+// writer_stop.
+int writer_create_file(const char *ext, char *why, size_t cap);
+// writer_remove_file deletes PREFIX+ext while it is still the file fd.
+void writer_remove_file(const char *ext, int fd);
 
 // What the writer drains besides the rings, from the modules above it (the
 // record layer never calls up; the jvm module registers them before

@@ -33,6 +33,7 @@ void test_clock(void);
 void test_writer(const char *dir);
 void test_writer_formats(const char *dir);
 void test_writer_planted(const char *dir);
+void test_lease(const char *dir);
 void test_compact(void);
 void test_counters(void);
 void test_ring(void);

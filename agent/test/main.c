@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
   test_writer(argv[1]);
   test_writer_formats(argv[1]);
   test_writer_planted(argv[1]);
+  test_lease(argv[1]);
   test_compact();
   test_counters();
   test_ring();

@@ -28,8 +28,13 @@ const (
 // stopPollEvery is how often orca record --pid checks that the JVM still runs.
 const stopPollEvery = 200 * time.Millisecond
 
+// stoppedWait bounds how long a stop waits for a JVM that is stopped
+// (SIGSTOP): it answers nothing until it continues.
+const stoppedWait = 10 * time.Second
+
 // attachSignals end an attached recording (a second one only says that the
-// stop is under way: the JVM is never left recording).
+// stop is under way: the JVM is never left recording, unless it is stopped:
+// awaitStop).
 var attachSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 
 // recordPID is orca record --pid: it attaches to the running JVM o.pid,
@@ -104,12 +109,34 @@ func recordPID(u ui, o recordOptions) error {
 	default:
 	}
 	opts := agentOptions(prefix, o) + ",session=" + session
+	if !o.detach {
+		// Ended by the agent once this orca is gone (lease.go).
+		opts += ",lease=yes"
+	}
 	code, err := load(vm, lib, opts)
 	if err != nil {
 		return exitError{1, "record --pid: " + err.Error()}
 	}
 	if code != attachOK {
 		return startError(code, j, prefix, opts)
+	}
+
+	// Taken before orca says it records: from then on, orca's end ends
+	// the recording.
+	var leaseErr error
+	if !o.detach {
+		lease, err := takeLease(j, prefix)
+		if err != nil {
+			if p := j.runningPrefix(); p != "" && p != prefix {
+				lease, err = takeLease(j, p)
+			}
+		}
+		if err != nil {
+			leaseErr = err
+			fmt.Fprintf(u.stderr, "orca: cannot hold the recording's lease (%v): stopping it now\n", err)
+		} else {
+			defer lease.Close()
+		}
 	}
 
 	where := prefix
@@ -135,12 +162,12 @@ func recordPID(u ui, o recordOptions) error {
 			fmt.Fprintf(u.stderr, "orca: %v: stopping the recording of pid %d\n", s, o.pid)
 		default:
 			fmt.Fprintf(u.stderr, "orca: stop it with: orca stop %d\n", o.pid)
-			if o.maxSize == "" && o.maxAge == 0 {
-				fmt.Fprintf(u.stderr, "orca: WARNING: no --max-size or --max-age: its files grow until it is stopped or the JVM exits\n")
+			if o.sizeByDefault {
+				fmt.Fprintf(u.stderr, "orca: no --max-size or --max-age given: its files are kept within %s (--detach's default), the oldest events deleted\n", detachMaxSize)
 			}
 			return nil
 		}
-	} else {
+	} else if leaseErr == nil {
 		var timer <-chan time.Time
 		if o.duration > 0 {
 			timer = time.After(o.duration)
@@ -173,14 +200,20 @@ func recordPID(u ui, o recordOptions) error {
 		done <- stopped{code, err}
 	}()
 	var st stopped
-stop:
-	for {
-		select {
-		case st = <-done:
-			break stop
-		case <-sigs:
-			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", o.pid)
+	answered := make(chan struct{})
+	go func() {
+		st = <-done
+		close(answered)
+	}()
+	leave := func() error {
+		end := "the recording ends by its lease as soon as it continues (kill -CONT %[1]d)"
+		if o.detach {
+			end = "it may go on recording: once it continues (kill -CONT %[1]d), stop it with orca stop %[1]d"
 		}
+		return exitError{1, fmt.Sprintf("pid %[1]d is stopped (SIGSTOP) and did not stop its recording; orca lets go: "+end, o.pid)}
+	}
+	if err := awaitStop(u, j, answered, sigs, leave); err != nil {
+		return err
 	}
 	switch {
 	case st.err != nil && !j.alive():
@@ -192,7 +225,51 @@ stop:
 	case st.code != attachOK:
 		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: the agent answered %d (its reason is on the JVM's stderr); it may still be running: orca stop %d", o.pid, st.code, o.pid)}
 	}
-	return printAttached(u, o, hostPrefix, session)
+	if err := printAttached(u, o, hostPrefix, session); err != nil {
+		return err
+	}
+	if leaseErr != nil {
+		return exitError{1, fmt.Sprintf("record --pid: the recording of pid %d was stopped at once: orca could not hold its lease (%v)", o.pid, leaseErr)}
+	}
+	return nil
+}
+
+// awaitStop waits until answered is closed — the agent's answer to a
+// stop — while it watches the JVM: one that is stopped (SIGSTOP, SIGTSTP,
+// a debugger) answers nothing until it continues, so orca says so at once,
+// waits for it at most stoppedWait, and a signal (sigs) then lets go: the
+// error of leave. Any other signal only says that the stop is under way
+// (the JVM is never left recording by a running orca).
+func awaitStop(u ui, j *jvmProc, answered <-chan struct{}, sigs <-chan os.Signal, leave func() error) error {
+	tick := time.NewTicker(stopPollEvery)
+	defer tick.Stop()
+	var since time.Time // when the JVM was first seen stopped
+	check := func() {
+		switch stopped := j.stopped(); {
+		case stopped && since.IsZero():
+			since = time.Now()
+			fmt.Fprintf(u.stderr, "orca: the JVM is stopped (SIGSTOP): pid %d cannot stop its recording until it continues (kill -CONT %d); "+
+				"orca waits %v for it, Ctrl-C lets go at once\n", j.pid, j.pid, stoppedWait)
+		case !stopped:
+			since = time.Time{}
+		}
+	}
+	check()
+	for {
+		select {
+		case <-answered:
+			return nil
+		case <-sigs:
+			if check(); !since.IsZero() {
+				return leave()
+			}
+			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", j.pid)
+		case <-tick.C:
+			if check(); !since.IsZero() && time.Since(since) > stoppedWait {
+				return leave()
+			}
+		}
+	}
 }
 
 // load loads the agent lib into vm with opts and returns Agent_OnAttach's
@@ -467,13 +544,24 @@ func runStop(u ui, args []string) error {
 		opts += ",prefix=" + escapePrefix(prefix)
 	}
 	code := attachNoneToEnd
-	for _, lib := range libs {
-		if code, err = load(vm, lib, opts); err != nil {
-			return exitError{1, "stop: " + err.Error()}
+	answered := make(chan struct{})
+	go func() {
+		defer close(answered)
+		for _, lib := range libs {
+			if code, err = load(vm, lib, opts); err != nil || code != attachNoneToEnd {
+				return
+			}
 		}
-		if code != attachNoneToEnd {
-			break
-		}
+	}()
+	leave := func() error {
+		return exitError{1, fmt.Sprintf("stop: pid %[1]d is stopped (SIGSTOP) and did not answer; orca lets go: its recording may go on: "+
+			"once it continues (kill -CONT %[1]d), orca stop %[1]d again", pid)}
+	}
+	if err := awaitStop(u, j, answered, nil, leave); err != nil {
+		return err
+	}
+	if err != nil {
+		return exitError{1, "stop: " + err.Error()}
 	}
 	if err := stopError(code, pid, prefix, running, j); err != nil {
 		return err

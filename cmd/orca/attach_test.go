@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +37,9 @@ func TestAttachUsageErrors(t *testing.T) {
 		{[]string{"record", "--pid", "42", "-o", "dir/"}, "not a directory"},
 		{[]string{"record", "--duration", "5s", "--", "java"}, "go with --pid"},
 		{[]string{"record", "--detach", "--", "java"}, "go with --pid"},
+		// Issue 30: a --detach recording is bounded; without a bound it gets --max-size 256MB,
+		// which the seed's text (no chunks) cannot have.
+		{[]string{"record", "--pid", "42", "--detach", "--format", "seed"}, "--detach without --max-size or --max-age is bounded to the last 256MB"},
 		{[]string{"stop"}, "want one PID"},
 		{[]string{"stop", "1", "2"}, "want one PID"},
 		{[]string{"stop", "java"}, "no pid"},
@@ -511,6 +516,31 @@ func TestParseProperties(t *testing.T) {
 	} {
 		if got := mainName(cmd); got != want {
 			t.Errorf("mainName(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// TestStopEnded (issue 30): orca stop of a JVM that has ended but was not yet collected by its
+// parent (a zombie) said "orca must run as the JVM's user or root", to root. It says the
+// process has ended.
+func TestStopEnded(t *testing.T) {
+	cmd := exec.Command("true")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := strconv.Itoa(cmd.Process.Pid)
+	for i := 0; i < 100; i++ {
+		if b, _ := os.ReadFile("/proc/" + pid + "/stat"); strings.Contains(string(b), ") Z ") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, args := range [][]string{{"stop", pid}, {"record", "--pid", pid, "--duration", "1s"}} {
+		var errb bytes.Buffer
+		code := run(ui{nil, io.Discard, &errb}, args)
+		if want := "pid " + pid + " has ended"; code != 1 || !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "must run as") {
+			t.Errorf("orca %s of a zombie: exit %d, want 1 and %q:\n%s", strings.Join(args, " "), code, want, errb.String())
 		}
 	}
 }

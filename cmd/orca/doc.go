@@ -98,8 +98,12 @@ It loads the agent with HotSpot's attach protocol (no JDK tool needed), prints
 records, records until --duration has passed or orca gets Ctrl-C (SIGINT) or
 SIGTERM, stops the recording, waits for its files to be complete and prints the
 summary. The JVM goes on running, and can be attached to again. A second Ctrl-C
-while the recording stops only says so. --detach exits once the recording runs
-and leaves it running (bound it with --max-size and --max-age); orca stop PID
+while the recording stops only says so, unless the JVM is stopped (SIGSTOP),
+which orca says at once: then it lets go. orca holds a lease on the recording
+(a lock on PREFIX.lease): when orca ends without stopping it (kill -9, or let
+go), the agent stops it, its files complete. --detach exits once the recording
+runs and leaves it running, bounded (--max-size and --max-age; without them
+--max-size 256MB); orca stop PID
 stops it and prints the summary, orca stop -o PREFIX PID only if it records to
 PREFIX. orca must run as the JVM's user or root; the JVM's user writes the
 files, so -o must be in a directory that user can write (checked before

@@ -68,6 +68,12 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 			} else {
 				j.gid = id
 			}
+		case "State":
+			// A zombie has ended: its /proc entry stays until its parent
+			// collects it, without its files (root, fd, maps).
+			if len(f) > 0 && (f[0] == "Z" || f[0] == "X") {
+				return nil, fmt.Errorf("pid %d has ended (its parent has not yet collected it: a zombie): there is no JVM to attach to or stop", pid)
+			}
 		case "Groups":
 			for _, g := range f {
 				if id, err := strconv.Atoi(g); err == nil {
@@ -84,6 +90,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 	// be orca's (unshare --mount) but with other mounts on it; or another
 	// / (a chroot, pivot_root).
 	root, err := os.Stat(j.path("root"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("pid %d has ended: there is no JVM to attach to or stop", pid)
+	}
 	if err != nil {
 		if uerr := j.checkUser(os.Geteuid()); uerr != nil {
 			return nil, uerr
@@ -171,6 +180,22 @@ func (j *jvmProc) host(p string) string {
 		return p
 	}
 	return filepath.Join(j.path("root"), p)
+}
+
+// stopped reports whether the process is stopped (SIGSTOP, SIGTSTP, or by
+// a debugger: /proc/PID/stat's state T or t): it runs no code, answers no
+// attach command, until it continues.
+func (j *jvmProc) stopped() bool {
+	b, err := os.ReadFile(j.path("stat"))
+	if err != nil {
+		return false
+	}
+	// "PID (COMM) STATE ...": COMM may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	return b[i+2] == 'T' || b[i+2] == 't'
 }
 
 // alive reports whether the process still runs: it exists and is no

@@ -61,7 +61,10 @@ prints a line once the agent records, records until D has passed (--duration)
 or orca gets Ctrl-C (SIGINT) or SIGTERM, then stops the recording, waits for
 its files to be complete, prints what was recorded and exits 0. The JVM goes
 on running; a later attach starts a new recording. A second Ctrl-C while the
-recording stops only says so: orca never leaves the JVM recording. orca must
+recording stops only says so: orca never leaves the JVM recording — unless the
+JVM is stopped (SIGSTOP), which orca says at once; then a second Ctrl-C, or
+10 s, lets orca go, and the lease (below) ends the recording once the JVM
+continues. orca must
 run as the JVM's user or as root. The JVM's user writes the files, so -o must
 name a directory that user can write (checked before attaching). Without -o
 the prefix is orca-PID-YYYYMMDD-HHMMSS in the current directory, or in /tmp
@@ -74,8 +77,13 @@ should a later JDK disallow it by default).
 
 --detach leaves the recording running and exits once it has started; stop it
 later with orca stop PID, which prints the summary. Bound such a recording
-with --max-size and --max-age: without them its files grow until it is
-stopped or the JVM exits (orca warns).
+with --max-size and --max-age; without either, --max-size 256MB is applied
+(orca says so): its files never grow past it, keeping the latest events.
+
+Without --detach, orca holds a lease on the recording (a lock on the file
+PREFIX.lease the agent creates): when orca ends without stopping it (kill -9,
+or a second Ctrl-C while a stopped JVM does not answer), the agent stops the
+recording itself, its files complete, and says so on the JVM's stderr.
 
 Examples:
   orca record -- java -cp build/demo Demo
@@ -117,7 +125,14 @@ type recordOptions struct {
 	pid      int           // --pid: attach to this running JVM (0: start COMMAND)
 	duration time.Duration // --duration: stop an attached recording after it (0: at Ctrl-C)
 	detach   bool          // --detach: leave an attached recording running
+
+	sizeByDefault bool // maxSize is detachMaxSize, given by default
 }
+
+// detachMaxSize bounds a --detach recording given no --max-size or
+// --max-age: it runs until orca stop, unwatched (about 19 minutes of a
+// busy server's events at 230 kB/s).
+const detachMaxSize = "256MB"
 
 func runRecord(u ui, args []string) error {
 	var o recordOptions
@@ -137,7 +152,7 @@ func runRecord(u ui, args []string) error {
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
 	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
-	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it")
+	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
 	if err := parseFlags(u, flags, args); err != nil {
 		return err
 	}
@@ -145,6 +160,14 @@ func runRecord(u ui, args []string) error {
 	pidGiven := false
 	flags.Visit(func(f *flag.Flag) { pidGiven = pidGiven || f.Name == "pid" })
 	if pidGiven {
+		if o.detach && o.maxSize == "" && o.maxAge == 0 {
+			if o.format == "seed" {
+				return usagef("record: --detach without --max-size or --max-age is bounded to the last %s, which needs the compact encoding: leave out --format seed, "+
+					"and convert the kept chunks later with orca export --format seed", detachMaxSize)
+			}
+			// Left running, nothing else would bound its files.
+			o.maxSize, o.sizeByDefault = detachMaxSize, true
+		}
 		if err := o.checkAttach(argv); err != nil {
 			return err
 		}
@@ -395,6 +418,9 @@ func (o recordOptions) checkAttach(argv []string) error {
 	return o.check()
 }
 
+// maxSizeBytes is the largest size parseSize takes, the agent's limit.
+const maxSizeBytes = 9e18
+
 // parseSize reads a size: bytes, or a number with k, K, kB, KB, M, MB, G,
 // GB (powers of 1024), at least 1 MB.
 func parseSize(s string) (int64, error) {
@@ -414,6 +440,11 @@ func parseSize(s string) (int64, error) {
 		return 0, fmt.Errorf("want a size such as 16MB or 1G")
 	}
 	b := int64(v * f)
+	// The agent takes at most 9e18 bytes (agent/core/options.c); a float
+	// beyond int64 converts to a negative number.
+	if v*f > maxSizeBytes {
+		return 0, fmt.Errorf("%s is too large: the largest is %d bytes (7.8 EB)", s, int64(maxSizeBytes))
+	}
 	if b < 1<<20 {
 		return 0, fmt.Errorf("want at least 1MB")
 	}

@@ -478,6 +478,10 @@ func TestAgentOption(t *testing.T) {
 		{recordOptions{depth: 16, format: "compact", maxSize: "1048576"}, ""},
 		{recordOptions{depth: 16, format: "compact", maxSize: "512k"}, "at least 1MB"},
 		{recordOptions{depth: 16, format: "compact", maxSize: "lots"}, "16MB"},
+		// Beyond int64 (issue 30: it said "want at least 1MB"), and the largest the agent takes.
+		{recordOptions{depth: 16, format: "compact", maxSize: "99999999999999999999"}, "too large: the largest is 9000000000000000000 bytes"},
+		{recordOptions{depth: 16, format: "compact", maxSize: "9000000000001000000"}, "too large"},
+		{recordOptions{depth: 16, format: "compact", maxSize: "8000000000GB"}, ""},
 		{recordOptions{depth: 16, format: "compact", maxAge: time.Millisecond}, "at least 1s"},
 		{recordOptions{depth: 16, format: "seed", maxAge: time.Minute}, "compact"},
 	} {

@@ -26,6 +26,13 @@ func printSummary(w io.Writer, r recording) {
 		in, infoErr = reader.LoadInfo(infoPath)
 	}
 
+	// A .info not complete (the JVM was killed, or runs on) is of the
+	// agent's last write of it, each second: the files may hold more.
+	var fc *fileCounts
+	if infoErr == nil && in.Incomplete() && in.Bounds() == nil {
+		fc = countFiles(r.prefix)
+	}
+
 	head := "orca: recording " + r.prefix
 	if pid := in.PID(); pid != "" {
 		head += " from JVM pid " + pid
@@ -34,6 +41,9 @@ func printSummary(w io.Writer, r recording) {
 		head += " (" + cmd + ")"
 	}
 	if start, end, ok := in.Span(); ok {
+		if fc != nil && fc.err == nil && fc.last > end {
+			end = fc.last
+		}
 		head += fmt.Sprintf(", %.2f s", (end - start).Seconds())
 	}
 	fmt.Fprintln(w, head)
@@ -80,7 +90,25 @@ func printSummary(w io.Writer, r recording) {
 	for _, c := range events {
 		total += c.Count
 	}
-	fmt.Fprintf(w, "  events: %d\n", total)
+	when := "its last write"
+	for _, f := range r.files {
+		if f.path == infoPath {
+			when = "its last write, at " + f.mtime.Format("15:04:05")
+		}
+	}
+	switch {
+	case fc != nil && fc.err == nil:
+		fmt.Fprintf(w, "  events: %d (counted in the files: .info is not complete, its counts — %d events — are of %s)\n", fc.total, total, when)
+		events = fc.kinds
+	case in.Incomplete():
+		why := "the kept chunk files hold part of the run"
+		if fc != nil {
+			why = "the files could not be counted: " + fc.err.Error()
+		}
+		fmt.Fprintf(w, "  events: %d (from .info, not complete: the counts are of %s; %s)\n", total, when, why)
+	default:
+		fmt.Fprintf(w, "  events: %d\n", total)
+	}
 	printCounts(w, "    ", events)
 	if b := in.Bounds(); b != nil {
 		var bounds []string
@@ -99,6 +127,9 @@ func printSummary(w io.Writer, r recording) {
 		how := "until the JVM ended"
 		if in[format.InfoStopped] == "true" {
 			how = "stopped while the JVM went on"
+			if in[format.InfoStoppedBy] == "lease" {
+				how += " (by its lease: the orca record --pid that started it was gone)"
+			}
 		}
 		fmt.Fprintf(w, "  attached: begins at the attach, with the %d threads alive then; %s\n", alive, how)
 		if n := in.Count(format.InfoAttachedMissed); n != 0 {
@@ -173,6 +204,41 @@ func printSummary(w io.Writer, r recording) {
 		fmt.Fprintf(w, "  agent warning: %s\n", s)
 	}
 	fmt.Fprintf(w, "  next: orca report %s\n\n", shellQuote(r.prefix))
+}
+
+// fileCounts are the events a recording's files hold, per kind.
+type fileCounts struct {
+	kinds []reader.KindCount // in the event table's order, zero counts left out
+	total int64
+	last  format.Time // the latest event's time
+	err   error
+}
+
+// countFiles counts the events of the recording at prefix, for a summary
+// whose .info is not complete (a JVM killed with kill -9: its .info is of
+// the agent's last write of it, up to a second before the end).
+func countFiles(prefix string) *fileCounts {
+	fc := &fileCounts{}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		fc.err = err
+		return fc
+	}
+	var n [format.NumKinds]int64
+	_, fc.err = rec.EachEvent(reader.EachOptions{}, func(e *reader.Event) error {
+		if e.Kind > 0 && e.Kind < format.NumKinds {
+			n[e.Kind]++
+		}
+		fc.last = max(fc.last, e.Time)
+		return nil
+	})
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		if n[k] != 0 {
+			fc.kinds = append(fc.kinds, reader.KindCount{Kind: k.String(), Count: n[k]})
+			fc.total += n[k]
+		}
+	}
+	return fc
 }
 
 // printCounts writes aligned "Kind  count" lines.

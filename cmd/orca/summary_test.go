@@ -14,7 +14,7 @@ pid=4242
 command=Demo arg
 start_s=10.0000000000
 end_s=12.0450000000
-complete=false
+complete=true
 events.ObjectWait=20
 events.ObjectWaited=20
 events.MonitorContendedEnter=7
@@ -51,7 +51,6 @@ func TestSummary(t *testing.T) {
 		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/core/options.c).
 		"    2 because the agent's buffer was full: record again with a larger --buffer (MB, default 32) or a shorter --flush (ms, default 200)\n",
 		"  owner unknown: 1 of 9 MonitorContendedEnter events",
-		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",
 		"  agent warning: Semaphore capture disabled\n  agent warning: second warning\n",
 		"  next: orca report " + pre + "\n",
 	} {
@@ -61,6 +60,43 @@ func TestSummary(t *testing.T) {
 	}
 	if strings.Contains(got, "ThreadSleep") {
 		t.Errorf("zero count listed:\n%s", got)
+	}
+}
+
+// TestSummaryStale (issue 30, item 5): after kill -9 of the JVM the summary gave .info's counts,
+// of the agent's last write of it (each second): 42 633 events where the file held 63 538. With
+// .info not complete, the summary counts the files, says so and which .info count it replaces,
+// and the span reaches the last event in the files.
+func TestSummaryStale(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "run")
+	os.WriteFile(pre+".orca", []byte(`10.0000000000,ThreadStarted,00000001,main
+10.5000000000,ThreadSleep,00000001,1;00000001;00000000
+11.0000000000,ThreadSlept,00000001,1;00000001;00000000
+12.0000000000,ThreadSleep,00000001,1;00000001;00000000
+13.0000000000,ThreadSlept,00000001,1;00000001;00000000
+14.5000000000,ThreadSleep,00000001,1;00000001;00000000
+`), 0o644)
+	os.WriteFile(pre+".methods", []byte("0.0000000000,00000001,run,()V,0000CAFE,1;00000000;0000000A\n"), 0o644)
+	os.WriteFile(pre+".classtable", []byte(""), 0o644)
+	os.WriteFile(pre+".info", []byte("format=orca-1\npid=4242\nstart_s=10.0000000000\nend_s=11.0000000000\ncomplete=false\n"+
+		"events.ThreadStarted=1\nevents.ThreadSleep=1\nevents.ThreadSlept=1\ndropped_total=0\n"), 0o644)
+	recs, err := findRecordings(pre)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("findRecordings: %v, %v", recs, err)
+	}
+	var b bytes.Buffer
+	printSummary(&b, recs[0])
+	got := b.String()
+	for _, want := range []string{
+		"orca: recording " + pre + " from JVM pid 4242, 4.50 s\n",
+		"  events: 6 (counted in the files: .info is not complete, its counts — 3 events — are of its last write, at ",
+		"    ThreadSleep    3\n    ThreadSlept    2\n    ThreadStarted  1\n",
+		"INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("summary lacks %q:\n%s", want, got)
+		}
 	}
 }
 

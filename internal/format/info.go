@@ -58,6 +58,7 @@ const (
 	InfoAttachedWithout = "attached_without"          // with InfoAttached: the JVMTI capabilities the agent uses that HotSpot offers only at start-up, comma-separated
 	InfoAttachedMissed  = "attached_missed"           // with InfoAttached: objects left unnamed because a capability of attached_without was missing
 	InfoStopped         = "stopped"                   // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
+	InfoStoppedBy       = "stopped_by"                // with InfoStopped: "stop" (an attach's stop: orca record --pid's end, orca stop) or "lease" (orca record --pid was gone: docs/attach.md, "The lease")
 	InfoDroppedTotal    = "dropped_total"
 	InfoDroppedAtExit   = "dropped_at_exit"
 	InfoDroppedAfter    = "dropped_after_cut"
@@ -161,7 +162,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoStopped,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoStopped, InfoStoppedBy,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,

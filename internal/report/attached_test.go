@@ -20,6 +20,9 @@ func TestAttached(t *testing.T) {
 		{"started", "", nil, ""},
 		{"stopped", "attached=true\nalive_at_attach=7\nstopped=true\n", &Attached{AliveAtAttach: 7, Stopped: true},
 			"attached to the running JVM (orca record --pid): 7 threads alive at the attach begin there\n  (what happened before it is not recorded); stopped while the JVM went on\n"},
+		// Issue 30: stopped by the agent when its orca was gone (kill -9).
+		{"lease", "attached=true\nalive_at_attach=7\nstopped=true\nstopped_by=lease\n", &Attached{AliveAtAttach: 7, Stopped: true, StoppedBy: "lease"},
+			"(what happened before it is not recorded); stopped while the JVM went on (by its lease: the orca record --pid that started it was gone)\n"},
 		{"ended", "attached=true\nalive_at_attach=1\n", &Attached{AliveAtAttach: 1},
 			"1 thread alive at the attach begin there\n  (what happened before it is not recorded); it ended with the JVM\n"},
 	} {

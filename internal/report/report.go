@@ -414,6 +414,10 @@ type Cut struct {
 type Attached struct {
 	AliveAtAttach int64 `json:"alive_at_attach"` // threads alive at the attach (their ThreadStarted at its start)
 	Stopped       bool  `json:"stopped"`         // stopped while the JVM went on (else it ended with the JVM, or is running)
+	// StoppedBy is .info's stopped_by: "stop" (orca record --pid's end,
+	// orca stop) or "lease" (the orca record --pid that started it was
+	// gone: docs/attach.md, "The lease").
+	StoppedBy string `json:"stopped_by,omitempty"`
 }
 
 // Bounded is what a bounded recording kept (docs/format.md, "Bounded

@@ -176,6 +176,9 @@ func (r *Report) headline(t *textWriter) {
 		end := "it ended with the JVM"
 		if a.Stopped {
 			end = "stopped while the JVM went on"
+			if a.StoppedBy == "lease" {
+				end += " (by its lease: the orca record --pid that started it was gone)"
+			}
 		} else if r.Complete != nil && !*r.Complete {
 			end = "still recording, or the JVM was killed"
 		}

@@ -184,7 +184,7 @@ func recordPID(u ui, o recordOptions) error {
 			case <-tick.C:
 				if !j.alive() {
 					fmt.Fprintf(u.stderr, "orca: pid %d ended during the recording\n", o.pid)
-					return printAttached(u, o, hostPrefix, session)
+					return printAttached(u, o, j, hostPrefix, session)
 				}
 			}
 		}
@@ -225,7 +225,7 @@ func recordPID(u ui, o recordOptions) error {
 	case st.code != attachOK:
 		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: the agent answered %d (its reason is on the JVM's stderr); it may still be running: orca stop %d", o.pid, st.code, o.pid)}
 	}
-	if err := printAttached(u, o, hostPrefix, session); err != nil {
+	if err := printAttached(u, o, j, hostPrefix, session); err != nil {
 		return err
 	}
 	if leaseErr != nil {
@@ -287,11 +287,23 @@ func load(vm *attach.VM, lib, opts string) (code int, err error) {
 	return code, err
 }
 
-// printAttached prints the summary of the recording of session at prefix.
-func printAttached(u ui, o recordOptions, hostPrefix, session string) error {
+// printAttached prints the summary of the recording of session at prefix,
+// reading it as the JVM's user (readAsJVMUser).
+func printAttached(u ui, o recordOptions, j *jvmProc, hostPrefix, session string) error {
 	if o.quiet {
 		return nil
 	}
+	return readAsJVMUser(j, func() error { return printOwn(u, hostPrefix, session) })
+}
+
+// readAsJVMUser runs f, which reads a recording the JVM wrote, with the
+// JVM's user's file system ids when orca is root: the recording's names are
+// in a directory that user controls, and a name swapped for a link to a file
+// only root may read must not bring that file to the terminal.
+func readAsJVMUser(j *jvmProc, f func() error) error { return asFSUser(j.uid, j.gid, f) }
+
+// printOwn prints the summaries of session's recordings at hostPrefix.
+func printOwn(u ui, hostPrefix, session string) error {
 	all, err := findRecordings(hostPrefix)
 	if err != nil {
 		return err
@@ -573,16 +585,18 @@ func runStop(u ui, args []string) error {
 	if *quiet {
 		return nil
 	}
-	recs, err := findRecordings(j.host(running))
-	if err != nil {
-		return err
-	}
-	for _, r := range recs {
-		if r.prefix == j.host(running) {
-			printSummary(u.stderr, r)
+	return readAsJVMUser(j, func() error {
+		recs, err := findRecordings(j.host(running))
+		if err != nil {
+			return err
 		}
-	}
-	return nil
+		for _, r := range recs {
+			if r.prefix == j.host(running) {
+				printSummary(u.stderr, r)
+			}
+		}
+		return nil
+	})
 }
 
 // stopError explains a stop's answer other than 0.

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"orca/internal/format"
 )
 
 func TestAttachUsageErrors(t *testing.T) {
@@ -542,5 +544,35 @@ func TestStopEnded(t *testing.T) {
 		if want := "pid " + pid + " has ended"; code != 1 || !strings.Contains(errb.String(), want) || strings.Contains(errb.String(), "must run as") {
 			t.Errorf("orca %s of a zombie: exit %d, want 1 and %q:\n%s", strings.Join(args, " "), code, want, errb.String())
 		}
+	}
+}
+
+// TestSummaryAsJVMUser: as root, the summary of another user's recording is read with that
+// user's ids: its .info swapped for a link to a file only root may read brings nothing of that
+// file to the terminal (read as root, its "command" was printed).
+func TestSummaryAsJVMUser(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("reading as another user needs root")
+	}
+	dir := t.TempDir()
+	must(t, os.Chmod(filepath.Dir(dir), 0o755)) // the test's own directory, not /tmp
+	must(t, os.Chmod(dir, 0o755))
+	secret := filepath.Join(t.TempDir(), "root-only")
+	must(t, os.WriteFile(secret, []byte("session=s1\ncommand=SECRET-OF-ROOT\npid=1\ncomplete=true\n"), 0o600))
+	pre := filepath.Join(dir, "rec")
+	must(t, os.WriteFile(pre+".orca", []byte(format.CompactHeader), 0o600))
+	must(t, os.Chown(pre+".orca", 65532, 65532))
+	must(t, os.Symlink(secret, pre+".info"))
+	var out strings.Builder
+	j := &jvmProc{uid: 65532, gid: 65532}
+	err := printAttached(ui{stderr: &out}, recordOptions{}, j, pre, "s1")
+	if strings.Contains(out.String(), "SECRET") || err != nil && strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("root's file reached the summary:\n%s\n%v", out.String(), err)
+	}
+	// Read as root, the same files name the secret: the test can tell.
+	out.Reset()
+	printOwn(ui{stderr: &out}, pre, "s1")
+	if !strings.Contains(out.String(), "SECRET") {
+		t.Errorf("as root, the summary did not read the linked file:\n%s", out.String())
 	}
 }

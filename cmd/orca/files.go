@@ -253,7 +253,7 @@ func checkRecordingNames(prefix string, uid int, nothing string) error {
 	sort.Strings(names)
 	var taken []string
 	for _, name := range names {
-		if _, _, ok := matchRecording(base, name); !ok {
+		if _, _, ok := matchRecording(base, name); !ok && !isLeaseName(base, name) {
 			continue
 		}
 		var st syscall.Stat_t
@@ -278,13 +278,25 @@ func (r recording) empty() bool {
 		if strings.HasSuffix(f.path, format.SuffixInfo) || f.size == 0 {
 			continue
 		}
-		// A compact .orca begins with its header line, events or not.
-		if strings.HasSuffix(f.path, format.SuffixEvents) && f.size == int64(len(format.CompactHeader)) {
-			if b, err := os.ReadFile(f.path); err == nil && string(b) == format.CompactHeader {
+		// A compact .orca begins with its header line, events or not (of any
+		// version: an older agent's too).
+		if strings.HasSuffix(f.path, format.SuffixEvents) && f.size <= 32 {
+			if b, err := os.ReadFile(f.path); err == nil && strings.HasPrefix(string(b), "orca-compact ") && strings.IndexByte(string(b), '\n') == len(b)-1 {
 				continue
 			}
 		}
 		return false
 	}
 	return true
+}
+
+// isLeaseName reports whether name is the lease file the agent makes for a
+// recording with the base name base (PREFIX.lease or PREFIX-N.lease).
+func isLeaseName(base, name string) bool {
+	stem, ok := strings.CutSuffix(name, ".lease")
+	if !ok {
+		return false
+	}
+	_, ok = matchStem(base, stem)
+	return ok
 }

@@ -370,7 +370,10 @@ func TestRecordingNamesPlanted(t *testing.T) {
 	if err := os.Mkdir(pre+"-3.info", 0o755); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{pre + ".orca.000004 is a symbolic link", pre + "-3.info is a directory"}
+	if err := os.Symlink(victim, pre+".lease"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{pre + ".orca.000004 is a symbolic link", pre + "-3.info is a directory", pre + ".lease is a symbolic link"}
 	if os.Geteuid() == 0 {
 		touch(t, pre+".classtable") // root's: not the recording user's
 		want = append(want, pre+".classtable is a file of root (uid 0)")

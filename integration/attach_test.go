@@ -576,6 +576,10 @@ func TestAttachOtherUser(t *testing.T) {
 			}
 		}
 		a.exit(t, 2)
+		// The JVM's own copy goes with the JVM: /tmp keeps none per JVM.
+		if _, err := os.Lstat(filepath.Dir(loaded)); err == nil {
+			t.Errorf("%s is left after the JVM exited", filepath.Dir(loaded))
+		}
 	})
 }
 

@@ -1,6 +1,10 @@
 // Agent entry: options, capabilities, the callback table, and the VM
 // life cycle (start recording at load, finish the files at VM death).
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -617,4 +621,32 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   } else code = attach_start(vm, env, o);
   pthread_mutex_unlock(&rec_lock);
   return code;
+}
+
+// The copy of the library that orca makes for a JVM of another user or in a
+// container, /tmp/orca-RANDOM/liborca.so (docs/attach.md, "Where the library
+// is"), serves that JVM only: it is kept while the JVM runs (a later attach
+// or stop loads it again by its path) and removed when the process exits, or
+// /tmp would keep one per JVM ever attached to. Removed only when the library
+// has exactly that name, the directory and the file are this process's
+// user's and no link, and the directory holds nothing else. A JVM killed
+// (SIGKILL, a crash) leaves it to the system's /tmp cleaning.
+__attribute__((destructor)) static void remove_own_copy(void) {
+  Dl_info di;
+  if (!dladdr((void *)remove_own_copy, &di) || !di.dli_fname) return;
+  const char *p = di.dli_fname, *r = p + 10;
+  if (strncmp(p, "/tmp/orca-", 10) != 0 || strspn(r, "0123456789abcdefghijklmnopqrstuvwxyz") != 16 ||
+      strcmp(r + 16, "/liborca.so") != 0)
+    return;
+  char name[32];
+  snprintf(name, sizeof name, "orca-%.16s", r);
+  int tmp = open("/tmp", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (tmp < 0) return;
+  int dir = openat(tmp, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat d, f;
+  if (dir >= 0 && fstat(dir, &d) == 0 && d.st_uid == geteuid() && fstatat(dir, "liborca.so", &f, AT_SYMLINK_NOFOLLOW) == 0 &&
+      S_ISREG(f.st_mode) && f.st_uid == geteuid() && unlinkat(dir, "liborca.so", 0) == 0)
+    (void)unlinkat(tmp, name, AT_REMOVEDIR);
+  if (dir >= 0) close(dir);
+  close(tmp);
 }

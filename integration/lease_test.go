@@ -143,7 +143,7 @@ func TestAttachStoppedJVM(t *testing.T) {
 		// orca stop says it at once too.
 		t0 = time.Now()
 		r := runFor(t, 5*time.Second, dir, orcaBin(t), "stop", pid)
-		if want := "stop: the JVM is stopped: pid " + pid + " is stopped"; r.code != 1 || !strings.Contains(r.stderr, want) ||
+		if want := "stop: the JVM is stopped (SIGSTOP or a debugger: state T (stopped)): pid " + pid + " answers nothing"; r.code != 1 || !strings.Contains(r.stderr, want) ||
 			!strings.Contains(r.stderr, "kill -CONT "+pid) || time.Since(t0) > 2*time.Second {
 			t.Errorf("orca stop of a stopped JVM: exit %d after %v, want 1 at once and %q:\n%s", r.code, time.Since(t0), want, r)
 		}

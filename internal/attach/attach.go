@@ -85,8 +85,8 @@ func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
 			ErrNoProcess, pid, t.tgid, t.tgid)
 	}
 	if t.stopped() {
-		return nil, fmt.Errorf("%w: pid %d is stopped (%s): it answers nothing until it is continued (kill -CONT %d), and orca sends no signal that it would take for a thread dump once continued",
-			ErrStopped, pid, t.state, pid)
+		return nil, fmt.Errorf("%w (SIGSTOP or a debugger: state %s): pid %d answers nothing until it is continued (kill -CONT %d), and orca sends it no signal, which it would take for a thread dump once continued",
+			ErrStopped, t.state, pid, pid)
 	}
 	if off, where := t.attachDisabled(); off {
 		return nil, fmt.Errorf("%w: pid %d was started with -XX:+DisableAttachMechanism (in %s): no tool can attach to it; restart it without that option, or start it with orca's agent (-agentpath)",

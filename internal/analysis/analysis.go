@@ -179,6 +179,11 @@ type Hang struct {
 	// unknown unless its stack shows wait()).
 	Timeout model.Timeout
 	Why     NotHang
+	// Behind: the thread it waits for at the end (the owner of its monitor
+	// or lock, the thread it joins: the wait-for graph's edge, Behind) when
+	// that thread cannot proceed either: in a deadlock intact at the end,
+	// or a hang. 0 otherwise.
+	Behind format.ThreadID
 }
 
 // The rule, in one place (OpenAtEnd decides; Hangs, OpenAtCut and the
@@ -211,6 +216,12 @@ type Hang struct {
 //     cut, for an unknown time (AtCut).
 //   - A thread in a deadlock intact at the end (Deadlocks) is a hang
 //     however short: it can never proceed.
+//   - So is a thread behind one that cannot proceed, however short its own
+//     state (not one that ends by itself, was entered in the shutdown or is
+//     at a cut): blocked on a monitor or a java.util.concurrent lock whose
+//     owner, or joining a thread that, is in such a deadlock or is a hang
+//     itself (Behind; a chain is followed to its end). main joining a
+//     deadlocked thread just before the end is stuck with it.
 
 // Hangs lists the threads that cannot proceed at the end of the recording,
 // longest first (the rule above). A cut recording has none: it ended
@@ -284,6 +295,7 @@ func OpenAtEnd(m *model.Model) []Hang {
 		}
 		out = append(out, h)
 	}
+	behind(m, out, deadlocked)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Since != out[j].Since {
 			return out[i].Since < out[j].Since
@@ -291,6 +303,52 @@ func OpenAtEnd(m *model.Model) []Hang {
 		return out[i].Thread < out[j].Thread
 	})
 	return out
+}
+
+// behind applies the rule's last clause to hs, the threads open at the end:
+// each that waits for a thread that cannot proceed (deadlocked, or a hang,
+// also one made so by this rule) gets Behind, and, when its own state was
+// too short to count (Short, AtKill), is a hang. The edges are the wait-for
+// graph's at the end (Model.WaitGraphAt: Wait.For), the one definition of
+// "waits for" that the deadlocks and the viewer use.
+func behind(m *model.Model, hs []Hang, deadlocked map[format.ThreadID]bool) {
+	if m.Cut != nil || len(hs) == 0 {
+		return
+	}
+	waitsFor := map[format.ThreadID]format.ThreadID{}
+	for _, w := range m.WaitGraphAt(m.End).Waits {
+		if w.For != 0 {
+			waitsFor[w.Thread] = w.For
+		}
+	}
+	at := make(map[format.ThreadID]int, len(hs))
+	for i, h := range hs {
+		at[h.Thread] = i
+	}
+	stuck := func(id format.ThreadID) bool {
+		i, ok := at[id]
+		return deadlocked[id] || ok && hs[i].Why == IsHang
+	}
+	// Until nothing changes: a chain's links are made hangs from its end.
+	for changed := true; changed; {
+		changed = false
+		for i := range hs {
+			h := &hs[i]
+			w, ok := waitsFor[h.Thread]
+			if !ok || h.Behind != 0 || deadlocked[h.Thread] || !stuck(w) {
+				continue
+			}
+			switch h.Why {
+			case Short, AtKill:
+				h.Why = IsHang
+			case IsHang:
+			default:
+				continue
+			}
+			h.Behind = w
+			changed = true
+		}
+	}
 }
 
 // why applies the rule (above) to a thread open at the end.

@@ -212,3 +212,43 @@ func TestHangReleased(t *testing.T) {
 		t.Errorf("main %v, stuck %v; want released, a hang", got[1], got[2])
 	}
 }
+
+// TestHangBehind (issue 31, item 2): a thread stuck behind a stuck thread is stuck, whatever
+// its own duration: main joining a deadlocked thread just before the end is a hang, behind
+// it; a thread blocked on a monitor whose owner is a hang is one, behind the owner, and so is
+// one behind that one (a chain); a timed park and a join of a running thread stay what they were.
+func TestHangBehind(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,alpha
+0,ThreadStarted,B,beta
+0,ThreadStarted,C,main
+0,ThreadStarted,D,waiter
+0,ThreadStarted,E,contender
+0,ThreadStarted,F,second
+0,ThreadStarted,10,timed
+0,ThreadStarted,11,joiner
+0,ThreadStarted,12,runner
+1,MonitorContendedEnter,A,AAAA,B,0
+1.1,MonitorContendedEnter,B,BBBB,A,0
+1,ObjectWait,D,D0D0,0
+4.99,MonitorContendedEnter,E,DDDD,D,0
+4.995,MonitorContendedEnter,F,EEEE,E,0
+4.999,ThreadJoin,C,A,0
+4.999,ThreadJoin,11,12,0
+4.999,ThreadPark,10,0,0,5000000000,0
+5,ThreadSleep,12,0
+`)
+	want := map[format.ThreadID]NotHang{0xA: IsHang, 0xB: IsHang, 0xC: IsHang, 0xD: IsHang, 0xE: IsHang, 0xF: IsHang, 0x10: Timed, 0x11: Short}
+	if got := whys(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("open at the end: got %v, want %v", got, want)
+	}
+	behindOf := map[format.ThreadID]format.ThreadID{}
+	for _, h := range OpenAtEnd(m) {
+		if h.Behind != 0 {
+			behindOf[h.Thread] = h.Behind
+		}
+	}
+	if want := (map[format.ThreadID]format.ThreadID{0xC: 0xA, 0xE: 0xD, 0xF: 0xE}); !reflect.DeepEqual(behindOf, want) {
+		t.Errorf("behind: got %v, want %v", behindOf, want)
+	}
+}

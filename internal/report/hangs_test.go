@@ -89,3 +89,25 @@ func TestHangsNoMethods(t *testing.T) {
 		t.Errorf("text:\n%s", text)
 	}
 }
+
+// TestHangsBehindDeadlock (issue 31, item 2): main joining a deadlocked thread 1 ms before the
+// end was not a hang ("short"); it is stuck with the deadlock: in hangs, joining "left",
+// behind it, in deadlock #1 — in the JSON and the text.
+func TestHangsBehindDeadlock(t *testing.T) {
+	r, text := report(t, "behind")
+	hangs, not := hangNames(r)
+	if want := []string{"left", "right", "main"}; !reflect.DeepEqual(hangs, want) {
+		t.Errorf("hangs %q (not hangs %q), want %q", hangs, not, want)
+	}
+	for _, h := range r.Hangs {
+		if *h.Name != "main" {
+			continue
+		}
+		if h.State != "joining" || h.Behind == nil || *h.Behind != "0000000A" || h.BehindDeadlock == nil || *h.BehindDeadlock != 0 || h.Why != "" {
+			t.Errorf("main: state %s, behind %v, behind_deadlock %v, why %q; want joining, behind 0000000A in deadlock 0", h.State, h.Behind, h.BehindDeadlock, h.Why)
+		}
+	}
+	if want := `stuck behind "left" (0000000A) in deadlock #1`; !strings.Contains(text, want) {
+		t.Errorf("text lacks %q:\n%s", want, text)
+	}
+}

@@ -410,10 +410,16 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			r.OtherName = b.name(h.Other)
 		}
 		r.Class = b.class(h.Object)
+		if h.Behind != 0 {
+			r.Behind, r.BehindName = idPtr(h.Behind.String(), true), b.name(h.Behind)
+		}
 		for i, d := range dls {
 			for _, th := range d.Threads {
 				if d.AtEnd && th == r.Thread {
 					r.Deadlock = &i
+				}
+				if d.AtEnd && r.Behind != nil && th == *r.Behind {
+					r.BehindDeadlock = &i
 				}
 			}
 		}

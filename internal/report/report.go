@@ -319,6 +319,14 @@ type Hang struct {
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
 	// "shutdown", "kill", "cut", "self_join", "for_work", "released"; absent on a hang.
 	Why string `json:"why,omitempty"`
+	// Behind: the thread it waits for (the owner of its monitor or lock,
+	// the thread it joins) when that thread cannot proceed either: in a
+	// deadlock intact at the end (BehindDeadlock, its index in Deadlocks)
+	// or a hang itself. Such a thread is a hang however short its own
+	// state (analysis.Hang.Behind). Absent otherwise.
+	Behind         *string `json:"behind,omitempty"`
+	BehindName     *string `json:"behind_name,omitempty"`
+	BehindDeadlock *int    `json:"behind_deadlock,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.

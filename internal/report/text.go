@@ -430,7 +430,13 @@ func (r *Report) hangSection(t *textWriter) {
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
-		t.section("HANGS: %s stuck for %s or more at the end, longest first", count(len(app), "thread", "threads"), least)
+		behind := ""
+		for _, h := range app {
+			if h.Behind != nil && h.ForS < analysis.MinHang.Seconds() {
+				behind = " (or behind one that is: a deadlock, a hang)"
+			}
+		}
+		t.section("HANGS: %s stuck for %s or more at the end%s, longest first", count(len(app), "thread", "threads"), least, behind)
 	}
 	switch {
 	case len(app) == 0 || r.Complete == nil || !*r.Complete:
@@ -465,6 +471,14 @@ func (r *Report) hangSection(t *textWriter) {
 		}
 		if h.Deadlock != nil {
 			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
+		}
+		if h.Behind != nil {
+			s += ", stuck behind " + t.label(*h.Behind, h.BehindName)
+			if h.BehindDeadlock != nil {
+				s += fmt.Sprintf(" in deadlock #%d", *h.BehindDeadlock+1)
+			} else {
+				s += ", itself stuck"
+			}
 		}
 		t.printf("%s\n", s)
 		t.frames("      ", h.Frames)

@@ -13,6 +13,7 @@ import (
 	"orca/internal/agentlib"
 	"orca/internal/attach"
 	"orca/internal/format"
+	"orca/internal/hostfs"
 )
 
 // The codes the agent's Agent_OnAttach returns (docs/attach.md, "The agent's side").
@@ -300,7 +301,7 @@ func printAttached(u ui, o recordOptions, j *jvmProc, hostPrefix, session string
 // JVM's user's file system ids when orca is root: the recording's names are
 // in a directory that user controls, and a name swapped for a link to a file
 // only root may read must not bring that file to the terminal.
-func readAsJVMUser(j *jvmProc, f func() error) error { return asFSUser(j.uid, j.gid, f) }
+func readAsJVMUser(j *jvmProc, f func() error) error { return hostfs.As(j.uid, j.gid, f) }
 
 // printOwn prints the summaries of session's recordings at hostPrefix.
 func printOwn(u ui, hostPrefix, session string) error {

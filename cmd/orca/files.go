@@ -9,10 +9,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"orca/internal/format"
+	"orca/internal/hostfs"
 )
 
 // recordingExts are the files of one recording, in the order orca lists them.
@@ -148,16 +150,43 @@ func newRecordings(before, after []recording) []recording {
 	return out
 }
 
+// recordingNames calls f with each name of the recording with prefix in
+// dir, prefix's directory opened once (PREFIX.EXT, PREFIX-N.EXT, chunk files,
+// PREFIX.lease), in order, and why it is no file of a recording of uid (""
+// when it is one: its status taken of the name itself, a symbolic link not
+// followed).
+func recordingNames(dir *os.File, prefix string, uid int, f func(name string, why string) error) error {
+	names, err := dir.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	sort.Strings(names)
+	_, base := filepath.Split(prefix)
+	for _, name := range names {
+		if _, _, ok := matchRecording(base, name); !ok && !isLeaseName(base, name) {
+			continue
+		}
+		var st unix.Stat_t
+		if unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+			continue // gone since
+		}
+		if err := f(name, notOwnFile(&st, uid)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // removeRecordings deletes the recording files with prefix that are
-// regular files of owner (the recording's user: the JVM's), and returns their
+// regular files of uid (the recording's user: the JVM's), and returns their
 // paths. Each is looked at and deleted by its name in the directory opened
-// once (no symbolic link followed, no path another user controls resolved
-// again); when orca's user is not owner, with owner's file system ids (uid
-// and gid), so that the kernel lets it delete no one else's file. Anything
-// else at a recording's name (a symbolic link, another user's file) is left
-// and refused, with exit status 2.
+// once, with orca's own ids (no symbolic link followed, no path another user
+// controls resolved again); the deletions with uid's and gid's file system
+// ids when orca is root (hostfs.As), so that the kernel lets it delete no
+// one else's file. Anything else at a recording's name (a symbolic link,
+// another user's file) is left and refused, with exit status 2.
 func removeRecordings(prefix string, uid, gid int) ([]string, error) {
-	dir, base := filepath.Split(prefix)
+	dir, _ := filepath.Split(prefix)
 	d, err := os.Open(dirOrDot(dir))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -166,37 +195,20 @@ func removeRecordings(prefix string, uid, gid int) ([]string, error) {
 		return nil, err
 	}
 	defer d.Close()
-	names, err := d.Readdirnames(-1)
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(names)
 	var removed, refused []string
-	remove := func() error {
-		for _, name := range names {
-			if _, _, ok := matchRecording(base, name); !ok {
-				continue
-			}
-			var st syscall.Stat_t
-			if err := lstatAt(int(d.Fd()), name, &st); err != nil {
-				continue // gone since
-			}
-			if why := notOwnFile(&st, uid); why != "" {
+	err = hostfs.As(uid, gid, func() error {
+		return recordingNames(d, prefix, uid, func(name, why string) error {
+			if why != "" {
 				refused = append(refused, fmt.Sprintf("%s (%s)", dir+name, why))
-				continue
+				return nil
 			}
-			if err := syscall.Unlinkat(int(d.Fd()), name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			if err := unix.Unlinkat(int(d.Fd()), name, 0); err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return fmt.Errorf("%s: %w", dir+name, err)
 			}
 			removed = append(removed, dir+name)
-		}
-		return nil
-	}
-	if uid != os.Geteuid() {
-		err = asFSUser(uid, gid, remove)
-	} else {
-		err = remove()
-	}
+			return nil
+		})
+	})
 	if err == nil && len(refused) > 0 {
 		err = exitError{2, fmt.Sprintf("--force deletes only the recording's regular files of its user (%s); not removed, as orca did not create them: %s: "+
 			"remove them yourself or choose another prefix with -o", idName(uid), strings.Join(refused, ", "))}
@@ -206,13 +218,13 @@ func removeRecordings(prefix string, uid, gid int) ([]string, error) {
 
 // notOwnFile says why st is no file of a recording of user uid ("" when it
 // is one: a regular file of uid).
-func notOwnFile(st *syscall.Stat_t, uid int) string {
+func notOwnFile(st *unix.Stat_t, uid int) string {
 	switch {
-	case st.Mode&syscall.S_IFMT == syscall.S_IFLNK:
+	case st.Mode&unix.S_IFMT == unix.S_IFLNK:
 		return "a symbolic link"
-	case st.Mode&syscall.S_IFMT == syscall.S_IFDIR:
+	case st.Mode&unix.S_IFMT == unix.S_IFDIR:
 		return "a directory"
-	case st.Mode&syscall.S_IFMT != syscall.S_IFREG:
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return "not a regular file"
 	case int(st.Uid) != uid:
 		return "a file of " + idName(int(st.Uid))
@@ -220,50 +232,27 @@ func notOwnFile(st *syscall.Stat_t, uid int) string {
 	return ""
 }
 
-// oPath is O_PATH, the same on every Linux architecture (syscall does not
-// name it on amd64).
-const oPath = 0x200000
-
-// lstatAt is fstatat(dirfd, name, AT_SYMLINK_NOFOLLOW) with syscall's
-// exported calls: a descriptor of the name itself (a symbolic link not
-// followed, a FIFO not opened), then fstat.
-func lstatAt(dirfd int, name string, st *syscall.Stat_t) error {
-	fd, err := syscall.Openat(dirfd, name, oPath|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		return err
-	}
-	defer syscall.Close(fd)
-	return syscall.Fstat(fd, st)
-}
-
 // checkRecordingNames refuses, before anything is started or attached
 // (nothing names what was not), a prefix whose recording names — PREFIX.EXT,
-// PREFIX-N.EXT, chunk files — are taken by something orca did not create: a
-// symbolic link, a file of another user than uid (the recording's user),
-// anything but a regular file. Another user may put one there in a shared
-// directory; the agent would refuse it, and --force does not remove it.
+// PREFIX-N.EXT, chunk files, PREFIX.lease — are taken by something orca did
+// not create: a symbolic link, a file of another user than uid (the
+// recording's user), anything but a regular file. Another user may put one
+// there in a shared directory; the agent would refuse it, and --force does
+// not remove it.
 func checkRecordingNames(prefix string, uid int, nothing string) error {
-	dir, base := filepath.Split(prefix)
+	dir, _ := filepath.Split(prefix)
 	d, err := os.Open(dirOrDot(dir))
 	if err != nil {
 		return nil // checkWritable tells
 	}
 	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	sort.Strings(names)
 	var taken []string
-	for _, name := range names {
-		if _, _, ok := matchRecording(base, name); !ok && !isLeaseName(base, name) {
-			continue
-		}
-		var st syscall.Stat_t
-		if lstatAt(int(d.Fd()), name, &st) != nil {
-			continue
-		}
-		if why := notOwnFile(&st, uid); why != "" {
+	recordingNames(d, prefix, uid, func(name, why string) error {
+		if why != "" {
 			taken = append(taken, fmt.Sprintf("%s is %s", dir+name, why))
 		}
-	}
+		return nil
+	})
 	if len(taken) == 0 {
 		return nil
 	}

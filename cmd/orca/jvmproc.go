@@ -364,10 +364,6 @@ func (j *jvmProc) writeAgent(data []byte) (string, error) {
 	return "/tmp/" + name + "/liborca.so", nil
 }
 
-// asFSUser runs f with the calling thread's file system ids switched to uid
-// and gid when orca runs as root (hostfs.As).
-func asFSUser(uid, gid int, f func() error) error { return hostfs.As(uid, gid, f) }
-
 // agentLib is an Orca agent library that the JVM maps.
 type agentLib struct {
 	path string // as the JVM sees it

@@ -51,36 +51,7 @@ func OpenIn(root int, rel string, flags int) (int, error) {
 	if !errors.Is(err, unix.ENOSYS) {
 		return -1, &os.PathError{Op: "open", Path: rel, Err: err}
 	}
-	return openEach(root, rel, flags)
-}
-
-// openEach is OpenIn without openat2: component by component, refusing symlinks and "..".
-func openEach(root int, rel string, flags int) (int, error) {
-	parts := strings.Split(rel, "/")
-	dir, err := unix.Openat(root, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: ".", Err: err}
-	}
-	for i, p := range parts {
-		if p == ".." {
-			unix.Close(dir)
-			return -1, &os.PathError{Op: "open", Path: rel, Err: errors.New("'..' in the path")}
-		}
-		if p == "" || p == "." && i < len(parts)-1 {
-			continue
-		}
-		f := unix.O_PATH | unix.O_DIRECTORY
-		if i == len(parts)-1 {
-			f = flags
-		}
-		next, err := unix.Openat(dir, p, f|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		unix.Close(dir)
-		if err != nil {
-			return -1, &os.PathError{Op: "open", Path: rel, Err: err}
-		}
-		dir = next
-	}
-	return dir, nil
+	return walk(root, rel, flags, nil)
 }
 
 // As runs f with the calling thread's file system ids switched to uid and gid, when orca runs
@@ -248,6 +219,12 @@ func Stat(fd int) (unix.Stat_t, error) {
 // check ends the walk. So the file opened is the one whose way was checked, whatever is renamed
 // meanwhile.
 func OpenChecked(root int, rel string, check func(name string, st *unix.Stat_t, last bool) error) (int, error) {
+	return walk(root, rel, unix.O_RDONLY|unix.O_NONBLOCK, check)
+}
+
+// walk opens rel below root with flags, one component at a time with O_NOFOLLOW, refusing
+// symlinks and "..": OpenIn without openat2 (check nil), and OpenChecked.
+func walk(root int, rel string, flags int, check func(name string, st *unix.Stat_t, last bool) error) (int, error) {
 	dir, err := unix.Openat(root, ".", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return -1, &os.PathError{Op: "open", Path: "/", Err: err}
@@ -264,14 +241,16 @@ func OpenChecked(root int, rel string, check func(name string, st *unix.Stat_t, 
 		return -1, &os.PathError{Op: "open", Path: rel, Err: errors.New("no file name")}
 	}
 	for i := 0; ; i++ {
-		var st unix.Stat_t
-		if err := unix.Fstat(dir, &st); err != nil {
-			unix.Close(dir)
-			return -1, &os.PathError{Op: "stat", Path: name, Err: err}
-		}
-		if err := check(name, &st, i == len(parts)); err != nil {
-			unix.Close(dir)
-			return -1, err
+		if check != nil {
+			var st unix.Stat_t
+			if err := unix.Fstat(dir, &st); err != nil {
+				unix.Close(dir)
+				return -1, &os.PathError{Op: "stat", Path: name, Err: err}
+			}
+			if err := check(name, &st, i == len(parts)); err != nil {
+				unix.Close(dir)
+				return -1, err
+			}
 		}
 		if i == len(parts) {
 			return dir, nil
@@ -280,11 +259,11 @@ func OpenChecked(root int, rel string, check func(name string, st *unix.Stat_t, 
 			unix.Close(dir)
 			return -1, &os.PathError{Op: "open", Path: rel, Err: errors.New("'..' in the path")}
 		}
-		flags := unix.O_PATH | unix.O_DIRECTORY
+		f := unix.O_PATH | unix.O_DIRECTORY
 		if i == len(parts)-1 {
-			flags = unix.O_RDONLY
+			f = flags
 		}
-		next, err := unix.Openat(dir, parts[i], flags|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
+		next, err := unix.Openat(dir, parts[i], f|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		var lst unix.Stat_t
 		if err != nil && unix.Fstatat(dir, parts[i], &lst, unix.AT_SYMLINK_NOFOLLOW) == nil && lst.Mode&unix.S_IFMT == unix.S_IFLNK {
 			err = errors.New("a symlink, not followed")

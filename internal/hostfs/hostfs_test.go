@@ -133,4 +133,16 @@ func TestOpenChecked(t *testing.T) {
 	if _, err := OpenChecked(rfd, "/l/b/f", func(string, *unix.Stat_t, bool) error { return nil }); err == nil || !strings.Contains(err.Error(), "symlink") {
 		t.Errorf("a symlink on the way: %v", err)
 	}
+	// OpenIn's way on kernels without openat2: the same walk, unchecked.
+	if fd, err := walk(rfd, "a/b/f", unix.O_RDONLY, nil); err != nil {
+		t.Errorf("walk a/b/f: %v", err)
+	} else {
+		unix.Close(fd)
+	}
+	if _, err := walk(rfd, "l/b/f", unix.O_RDONLY, nil); err == nil {
+		t.Errorf("walk through a symlink: no error")
+	}
+	if _, err := walk(rfd, "a/../a/b/f", unix.O_RDONLY, nil); err == nil {
+		t.Errorf("walk with '..': no error")
+	}
 }

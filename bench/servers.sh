@@ -25,10 +25,14 @@ P=$W/rec
 LOADSECS=${LOADSECS:-18}
 CLS=${OUT:-/tmp/h20/runs}/cls
 AMQCP0=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar
-if [ ! -e $CLS/LuceneLoad.class ]; then
+# LuceneLoad only where liblucene8-java is installed (the other servers do not need it).
+LUCENE=/usr/share/java/lucene-core-8.7.0.jar
+if [ ! -e $CLS/JmsLoad.class ] || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; }; then
   mkdir -p $CLS/servlet
-  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:/usr/share/java/lucene-core-8.7.0.jar \
-    $repo/bench/java/HsqlLoad.java $repo/bench/java/JmsLoad.java $repo/bench/java/LuceneLoad.java || exit 1
+  srcs="$repo/bench/java/HsqlLoad.java $repo/bench/java/JmsLoad.java"
+  [ -e $LUCENE ] && srcs="$srcs $repo/bench/java/LuceneLoad.java"
+  [ "$srv" = lucene ] && [ ! -e $LUCENE ] && { echo "bench/servers.sh: lucene needs $LUCENE (apt-get install liblucene8-java)" >&2; exit 1; }
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:$LUCENE $srcs || exit 1
   /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS/servlet -cp /usr/share/java/tomcat10-servlet-api.jar \
     $repo/testdata/java/server/orca/test/*.java || exit 1
 fi

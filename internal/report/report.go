@@ -369,7 +369,8 @@ type Wait struct {
 	// Kind is "park" for a park blocker (its waits are parks, notified
 	// those another thread's unpark ended); absent for Object.wait.
 	Kind string `json:"kind,omitempty"`
-	// Idle: of the parks, those of idle pool workers waiting for work.
+	// Idle: of the parks, those of threads waiting for work (idle pool
+	// workers, queue consumers).
 	Idle int `json:"idle,omitempty"`
 	// UnparkedBy: the threads whose unpark ended the parks, most first.
 	UnparkedBy []Unparker `json:"unparked_by,omitempty"`

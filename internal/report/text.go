@@ -817,7 +817,7 @@ func (r *Report) waitSection(t *textWriter) {
 		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
 	}
 	if len(idle) > 0 {
-		t.printf("  idle pool workers waiting for work (not a problem): %s\n", strings.Join(idle, ", "))
+		t.printf("  idle threads waiting for work, pool workers or queue consumers (not a problem): %s\n", strings.Join(idle, ", "))
 	}
 }
 

@@ -93,13 +93,31 @@ func TestAttachStuck(t *testing.T) {
 		if !found {
 			t.Errorf("report: no deadlock of dead-1 and dead-2 at the end: %+v", rep.Deadlocks)
 		}
+		// All of it began before the attach, and the report says so (issue 31, item 5): the
+		// deadlock was already there, the hangs' states were, the threads were alive.
+		for _, d := range rep.Deadlocks {
+			if !d.BeforeAttach || d.AtS != 0 {
+				t.Errorf("report: deadlock %+v, want before_attach at 0 s", d)
+			}
+		}
+		for _, th := range rep.Threads {
+			if th.ID == id("dead_1") && !th.BeforeAttach {
+				t.Errorf("report: dead-1 %+v, want before_attach (alive at the attach)", th)
+			}
+		}
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		if s := txt.String(); !strings.Contains(s, "#1 already deadlocked when orca attached, still there at the end (≥ ") ||
+			strings.Contains(s, "formed at 0.000 s") || !strings.Contains(s, "for at least ") || !strings.Contains(s, "(since before the attach)") {
+			t.Errorf("report: the text does not say that the deadlock and the hangs began before the attach")
+		}
 		// parker: blocked on the lock holder holds, since the attach.
 		parked := false
 		for _, h := range rep.Hangs {
 			if h.Thread == id("parker") {
 				parked = true
-				if h.State != "blocked" || h.Other == nil || *h.Other != id("holder") || h.SinceS != 0 {
-					t.Errorf("report: parker %+v, want blocked on the lock held by holder %s since 0 s", h, id("holder"))
+				if h.State != "blocked" || h.Other == nil || *h.Other != id("holder") || h.SinceS != 0 || !h.BeforeAttach {
+					t.Errorf("report: parker %+v, want blocked on the lock held by holder %s since before the attach (0 s)", h, id("holder"))
 				}
 			}
 			if h.Thread == id("waiter") || h.Thread == id("napper") {

@@ -564,6 +564,11 @@ type Model struct {
 	// after it (up to a flush period, 200 ms by default) are lost, so a
 	// state open at the end may have ended unrecorded just after it.
 	Unfinished bool
+	// Attached: the recording began with an attach to the running JVM
+	// (.info attached=true, orca record --pid): the threads alive then and
+	// the states they were in begin at Start, but began at or before it,
+	// when is not known (BeforeStart).
+	Attached bool
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
@@ -589,6 +594,13 @@ type Cut struct {
 	// write that succeeded, they follow a gap and are not folded.
 	After int
 }
+
+// BeforeStart reports whether something seen to begin at t began before
+// the recording, at an unknown time: in an attached recording (Attached),
+// what begins at Start is what the attach's snapshot found (a thread
+// alive, a state it was in), begun at or before it. Its duration from
+// Start is a lower bound.
+func (m *Model) BeforeStart(t format.Time) bool { return m.Attached && t <= m.Start }
 
 // Thread returns the thread with id, or nil.
 func (m *Model) Thread(id format.ThreadID) *Thread { return m.byThread[id] }

@@ -182,7 +182,12 @@ type Thread struct {
 	Carrier  *string `json:"carrier,omitempty"`
 	Carriers int     `json:"carriers,omitempty"`
 	Pinned   int     `json:"pinned,omitempty"`
-	group    int     // a text row of group virtual threads (VirtualGroup)
+	// BeforeAttach: the thread was alive when orca attached (an attached
+	// recording's thread alive at the attach): start_s is the attach, and
+	// its life and its time in each state are at least life_s and
+	// states_s. Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
+	group        int  // a text row of group virtual threads (VirtualGroup)
 }
 
 // VirtualGroup is the virtual threads whose names have one pattern (each
@@ -290,6 +295,11 @@ type Deadlock struct {
 	// Classes: each object's class signature (null when unknown or for a
 	// join); absent when no class of the cycle is known.
 	Classes []*string `json:"classes,omitempty"`
+	// BeforeAttach: the cycle was already there when orca attached (every
+	// thread of it was in its state at the attach): when it formed is not
+	// known, at_s is the attach and lasted_s is at least that long.
+	// Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
 }
 
 // Hang is a thread still blocked, waiting, joining, acquiring or parked at
@@ -327,6 +337,10 @@ type Hang struct {
 	Behind         *string `json:"behind,omitempty"`
 	BehindName     *string `json:"behind_name,omitempty"`
 	BehindDeadlock *int    `json:"behind_deadlock,omitempty"`
+	// BeforeAttach: the thread was already in this state when orca
+	// attached: when it began is not known, since_s is the attach and
+	// for_s is at least that long. Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.

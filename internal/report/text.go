@@ -390,11 +390,18 @@ func (r *Report) deadlockSection(t *textWriter) {
 	}
 	t.section("DEADLOCKS: %d (each thread waits for the next, the last for the first)", len(r.Deadlocks))
 	for i, d := range r.Deadlocks {
-		if d.AtEnd && r.Cut != nil {
+		switch {
+		case d.BeforeAttach && d.AtEnd && r.Cut != nil:
+			t.printf("  #%d already deadlocked when orca attached, still there at the cut (≥ %s)\n", i+1, dur(d.LastedS))
+		case d.BeforeAttach && d.AtEnd:
+			t.printf("  #%d already deadlocked when orca attached, still there at the end (≥ %s)\n", i+1, dur(d.LastedS))
+		case d.BeforeAttach:
+			t.printf("  #%d already deadlocked when orca attached, broke at %s (after ≥ %s)\n", i+1, at(*d.ResolvedS), dur(d.LastedS))
+		case d.AtEnd && r.Cut != nil:
 			t.printf("  #%d formed at %s and was still there at the cut (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
-		} else if d.AtEnd {
+		case d.AtEnd:
 			t.printf("  #%d formed at %s and was still there at the end (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
-		} else {
+		default:
 			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))
 		}
 		for j, th := range d.Threads {
@@ -460,6 +467,10 @@ func (r *Report) hangSection(t *textWriter) {
 		}
 		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+		if h.BeforeAttach {
+			// In it at the attach: it began before, when is not recorded.
+			s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
+		}
 		if h.State == "waiting" {
 			s += ", never notified"
 			if h.Timeout == "unknown" {
@@ -883,7 +894,11 @@ func (r *Report) threadRows(cols []int) [][]string {
 		if th.group > 0 {
 			lbl = fmt.Sprintf("%d virtual %q", th.group, th.Name)
 		}
-		row := []string{lbl, fmt.Sprintf("%.3f", th.LifeS)}
+		life := fmt.Sprintf("%.3f", th.LifeS)
+		if th.BeforeAttach {
+			life = "≥ " + life // alive at the attach: born before it
+		}
+		row := []string{lbl, life}
 		for _, c := range cols {
 			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
 			if s == 0 {
@@ -924,6 +939,12 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
+	for _, th := range r.textThreads {
+		if th.BeforeAttach {
+			t.printf("  (≥: alive when orca attached; its life and states before the attach are not recorded)\n")
+			break
+		}
+	}
 	if len(r.VirtualGroups) > 0 {
 		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
 	}

@@ -176,6 +176,28 @@ func agree(t *testing.T, r *recording, thread string) {
 	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs {
 		t.Errorf("viewer %d deadlocks, %d hangs; report %d, %d", sum.Deadlocks, sum.Hangs, len(rep.Deadlocks), hangs)
 	}
+	// What began before an attach is said alike (issue 31, item 5): a
+	// deadlock already there, a hang's state already entered.
+	if thread == "" {
+		var dl deadlocksJSON
+		getJSON(t, ts, "/api/deadlocks", &dl)
+		for i, d := range rep.Deadlocks {
+			if i < len(dl.Deadlocks) && dl.Deadlocks[i].BeforeAttach != d.BeforeAttach {
+				t.Errorf("deadlock #%d: viewer beforeAttach %v, report before_attach %v", i+1, dl.Deadlocks[i].BeforeAttach, d.BeforeAttach)
+			}
+		}
+		before := map[int]bool{}
+		for _, h := range dl.Hangs {
+			before[h.Thread] = h.BeforeAttach
+		}
+		for _, h := range rep.Hangs {
+			for i, th := range r.res.Model.Threads {
+				if th.ID.String() == h.Thread && before[i] != h.BeforeAttach {
+					t.Errorf("hang of %s: viewer beforeAttach %v, report before_attach %v", h.Thread, before[i], h.BeforeAttach)
+				}
+			}
+		}
+	}
 }
 
 // fromTxtar builds a txtar case (testrec) for the viewer.

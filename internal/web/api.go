@@ -809,6 +809,9 @@ type deadlockJSON struct {
 	Objects  []string `json:"objects"` // what each waits on ("" for a join)
 	Classes  []string `json:"classes"` // their classes, Java names ("" when unknown)
 	Stacks   []int    `json:"stacks"`
+	// BeforeAttach: already there when orca attached (model.BeforeStart):
+	// At is the attach, Lasted a lower bound.
+	BeforeAttach bool `json:"beforeAttach,omitempty"`
 }
 
 type hangJSON struct {
@@ -822,6 +825,9 @@ type hangJSON struct {
 	Other   int    `json:"other"`
 	Since   int64  `json:"since"`
 	Stack   int    `json:"stack"`
+	// BeforeAttach: in this state when orca attached (model.BeforeStart):
+	// Since is the attach, the time in it a lower bound.
+	BeforeAttach bool `json:"beforeAttach,omitempty"`
 }
 
 type deadlocksJSON struct {
@@ -833,7 +839,7 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 	d := s.d
 	out := deadlocksJSON{Deadlocks: []deadlockJSON{}, Hangs: []hangJSON{}}
 	for _, dl := range d.deadlocks {
-		j := deadlockJSON{At: d.rel(dl.At), Resolved: -1, AtEnd: dl.AtEnd, Lasted: int64(dl.Lasted(d.m.End))}
+		j := deadlockJSON{At: d.rel(dl.At), Resolved: -1, AtEnd: dl.AtEnd, Lasted: int64(dl.Lasted(d.m.End)), BeforeAttach: d.m.BeforeStart(dl.At)}
 		if !dl.AtEnd {
 			j.Resolved = d.rel(dl.Resolved)
 		}
@@ -859,7 +865,7 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		if h.Acquire {
 			st = model.Blocked // as the timeline shows it (Interval.Shown)
 		}
-		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack), BeforeAttach: d.m.BeforeStart(h.Since)}
 		if h.Object != 0 {
 			j.Object, j.Class = h.Object.String(), d.objectClass(h.Object)
 		}

@@ -34,6 +34,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			c := ml.Class
 			l.Class = &c
 		}
+		l.Call = b.m.LockCall(ml, b.rec.FrameName)
 		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
 			c := ci.Class
 			l.InitOf = &c
@@ -74,7 +75,7 @@ func (b *builder) sites(locks []Lock) []Site {
 	for _, l := range locks {
 		for _, s := range l.Sites {
 			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf})
+				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames)})
 		}
 	}
 	// Sort indexes, not the (large) Site values: a stable sort of structs
@@ -122,6 +123,7 @@ func (b *builder) waits() []Wait {
 		}
 		w := b.wait(l)
 		w.Object = idPtr(l.Object.String(), true)
+		w.Call = b.m.LockCall(l, b.rec.FrameName)
 		rs = append(rs, ranked{w, l.WaitTime})
 	}
 	for _, g := range b.v.Groups {

@@ -410,6 +410,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			r.OtherName = b.name(h.Other)
 		}
 		r.Class = b.class(h.Object)
+		r.Call = model.Call(b.m.Stacks[h.Stack], b.rec.FrameName)
 		if h.Behind != 0 {
 			r.Behind, r.BehindName = idPtr(h.Behind.String(), true), b.name(h.Behind)
 		}

@@ -249,6 +249,11 @@ type Lock struct {
 	NotifyAlls    int        `json:"notify_alls"`
 	Acquires      int        `json:"acquires"`
 	Releases      int        `json:"releases"`
+	// Call: the java.util.concurrent call its costliest blocking site that
+	// has one blocked in, else its costliest wait or park site's
+	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the
+	// condition or lock a queue wraps. Absent when none has one.
+	Call string `json:"call,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.
@@ -264,6 +269,9 @@ type Site struct {
 	Class *string `json:"class,omitempty"`
 	// InitOf: as Lock.InitOf.
 	InitOf *string `json:"class_init,omitempty"`
+	// Call: the java.util.concurrent call blocked in at this site
+	// (model.Call), as Lock.Call; absent when none.
+	Call string `json:"call,omitempty"`
 }
 
 // ClassInit is the JVM's lock of a class being initialised (model.ClassInit)
@@ -341,6 +349,9 @@ type Hang struct {
 	// attached: when it began is not known, since_s is the attach and
 	// for_s is at least that long. Absent otherwise.
 	BeforeAttach bool `json:"before_attach,omitempty"`
+	// Call: the java.util.concurrent call it is blocked, waiting or parked
+	// in (model.Call), as Lock.Call; absent when none.
+	Call string `json:"call,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -381,6 +392,10 @@ type Wait struct {
 	// Group is set on an entry that sums short-lived objects; absent on
 	// one object's.
 	Group *WaitGroup `json:"group,omitempty"`
+	// Call: the java.util.concurrent call threads waited or parked on the
+	// object in (model.LockCall), as Lock.Call; absent when none and for a
+	// group.
+	Call string `json:"call,omitempty"`
 }
 
 // WaitGroup is what a Wait of a group adds: the objects it sums and the

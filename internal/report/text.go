@@ -319,11 +319,13 @@ func first(s []string) string {
 
 // waitsFor describes what a thread waits for: "blocked on monitor X held
 // by T", "joining T", "waiting on X", "acquiring semaphore X".
-func (t *textWriter) waitsFor(state string, lock bool, object, class *string, other string, otherName *string) string {
+// call is the java.util.concurrent call it blocked in (model.CallIndex), ""
+// for none.
+func (t *textWriter) waitsFor(state string, lock bool, object, class *string, call, other string, otherName *string) string {
 	var s string
 	switch {
 	case state == "blocked" && lock:
-		s = "blocked on lock " + named(deref(object), class)
+		s = "blocked on lock " + named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -333,7 +335,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ot
 	}
 	switch state {
 	case "blocked":
-		s = "blocked on monitor " + named(deref(object), class)
+		s = "blocked on monitor " + named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -345,14 +347,14 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ot
 			s += " " + t.label(other, otherName)
 		}
 	case "waiting":
-		s = "waiting on " + named(deref(object), class)
+		s = "waiting on " + named(deref(object), class, call)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
 	case "parked":
 		if object == nil {
 			s = "parked (no blocker)"
 		} else {
-			s = "parked on " + named(*object, class)
+			s = "parked on " + named(*object, class, call)
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -406,7 +408,7 @@ func (r *Report) deadlockSection(t *textWriter) {
 		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
-			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), "", d.Threads[k], d.Names[k]))
 			t.frames("        ", d.Stacks[j])
 		}
 	}
@@ -465,7 +467,7 @@ func (r *Report) hangSection(t *textWriter) {
 		if h.Other != nil {
 			other = *h.Other
 		}
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, other, h.OtherName))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
 		if h.BeforeAttach {
 			// In it at the attach: it began before, when is not recorded.
@@ -564,7 +566,7 @@ func (r *Report) contentionSection(t *textWriter) {
 	}
 	t.section("CONTENTION: %s by time threads were blocked on them%s", what, shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
-		what := kindWord(l.Kind) + " " + named(l.Object, l.Class)
+		what := kindWord(l.Kind) + " " + named(l.Object, l.Class, l.Call)
 		if l.Kind == "monitor" && l.InitOf != nil {
 			what = initNamed(l.Object, *l.InitOf)
 		}
@@ -637,11 +639,19 @@ func blockedSummary(n int, s float64, open int, openS float64) string {
 // class before its hash ("org.h2.mvstore.db.MVTable 618B19AD", "int[]
 // 0000BEEF"), as JFR and jstack name locks; the hash alone when the class
 // is unknown.
-func named(object string, class *string) string {
-	if class == nil || *class == "" {
-		return object
+func named(object string, class *string, call string) string {
+	s, cls := object, ""
+	if class != nil && *class != "" {
+		cls = format.JavaName(*class)
+		s = cls + " " + object
 	}
-	return format.JavaName(*class) + " " + object
+	// The lock or condition a java.util.concurrent class wraps (an
+	// AbstractQueuedSynchronizer$ConditionObject): its call names it
+	// (issue 31, item 8).
+	if in := model.CallLabel(cls, call); in != "" {
+		s += " " + in
+	}
+	return s
 }
 
 // siteObject names a call site's lock: its class (monitors and
@@ -650,7 +660,7 @@ func siteObject(s Site) string {
 	if s.InitOf != nil {
 		return initNamed(s.Object, *s.InitOf)
 	}
-	return named(s.Object, s.Class)
+	return named(s.Object, s.Class, s.Call)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -791,7 +801,7 @@ func waitedOn(w Wait) string {
 	if w.Kind == "park" && o == "00000000" {
 		return "no blocker"
 	}
-	return named(o, w.Class)
+	return named(o, w.Class, w.Call)
 }
 
 // byThreads says how many threads waited, for a group: ", by 8 threads".

@@ -98,6 +98,9 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("%s %s: in the report, not in the viewer", l.Kind, l.Object)
 			continue
 		}
+		if v.Call != l.Call {
+			t.Errorf("%s %s: viewer call %q, report %q", l.Kind, l.Object, v.Call, l.Call)
+		}
 		if v.Contentions != l.Contentions || v.Blocked != ns(l.BlockedS) || v.MaxBlocked != ns(l.MaxBlockedS) ||
 			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown {
 			t.Errorf("%s %s: viewer %d contentions, %d ns blocked (max %d), %d open for %d ns, %d threads, %d owner unknown; "+
@@ -186,14 +189,17 @@ func agree(t *testing.T, r *recording, thread string) {
 				t.Errorf("deadlock #%d: viewer beforeAttach %v, report before_attach %v", i+1, dl.Deadlocks[i].BeforeAttach, d.BeforeAttach)
 			}
 		}
-		before := map[int]bool{}
+		hangs := map[int]hangJSON{}
 		for _, h := range dl.Hangs {
-			before[h.Thread] = h.BeforeAttach
+			hangs[h.Thread] = h
 		}
 		for _, h := range rep.Hangs {
 			for i, th := range r.res.Model.Threads {
-				if th.ID.String() == h.Thread && before[i] != h.BeforeAttach {
-					t.Errorf("hang of %s: viewer beforeAttach %v, report before_attach %v", h.Thread, before[i], h.BeforeAttach)
+				if th.ID.String() != h.Thread {
+					continue
+				}
+				if v := hangs[i]; v.BeforeAttach != h.BeforeAttach || v.Call != h.Call {
+					t.Errorf("hang of %s: viewer beforeAttach %v, call %q; report before_attach %v, call %q", h.Thread, v.BeforeAttach, v.Call, h.BeforeAttach, h.Call)
 				}
 			}
 		}

@@ -581,6 +581,12 @@ type lockJSON struct {
 	// Group is the index in /api/groups of the group of short-lived
 	// objects this one is in (model.Group); absent when none.
 	Group *int `json:"group,omitempty"`
+	// Call: the java.util.concurrent call threads blocked, waited or
+	// parked on it in (model.LockCall), as the report's JSON call;
+	// CallLabel: how the report's text names it beside the object
+	// (model.CallLabel: "in ArrayBlockingQueue.put"). Absent when none.
+	Call      string `json:"call,omitempty"`
+	CallLabel string `json:"callLabel,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -594,6 +600,8 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	if len(l.Owners) > 0 {
 		out.TopOwner = s.d.threadIndex(l.Owners[0].Thread)
 	}
+	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
+	out.CallLabel = model.CallLabel(out.Class, out.Call)
 	return out
 }
 
@@ -828,6 +836,9 @@ type hangJSON struct {
 	// BeforeAttach: in this state when orca attached (model.BeforeStart):
 	// Since is the attach, the time in it a lower bound.
 	BeforeAttach bool `json:"beforeAttach,omitempty"`
+	// Call, CallLabel: as lockJSON's, of the hang's stack (model.Call).
+	Call      string `json:"call,omitempty"`
+	CallLabel string `json:"callLabel,omitempty"`
 }
 
 type deadlocksJSON struct {
@@ -872,6 +883,8 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		if h.Other != 0 {
 			j.Other = d.threadIndex(h.Other)
 		}
+		j.Call = model.Call(d.m.Stacks[h.Stack], d.rec.FrameName)
+		j.CallLabel = model.CallLabel(j.Class, j.Call)
 		out.Hangs = append(out.Hangs, j)
 	}
 	return out, nil

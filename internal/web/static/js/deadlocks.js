@@ -61,7 +61,7 @@ export class Deadlocks {
     items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? fmtCount(appHangs.length) : '?')));
     items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining, acquiring or parked when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
-      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num', title: hg.beforeAttach ? 'in this state since before orca attached: at least this long' : null }, (hg.beforeAttach ? '≥ ' : '') + fmtDur(app.summary.duration - hg.since)));
+      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state), hg.callLabel ? h('span', { class: 'muted small', title: hg.call }, ' ' + hg.callLabel) : null), h('td', { class: 'num', title: hg.beforeAttach ? 'in this state since before orca attached: at least this long' : null }, (hg.beforeAttach ? '≥ ' : '') + fmtDur(app.summary.duration - hg.since)));
     if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
     if (jdkHangs.length) {
       items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service threads idle at the end (not hangs)`),

@@ -306,8 +306,29 @@ func TestAttachBlockInGap(t *testing.T) {
 			t.Errorf("blocker: %d ThreadPark, want its park at the attach, before its enter", len(parks))
 		}
 		rec, built := buildModel(t, prefix)
-		if rep := report.New(rec, built, report.Options{}); rep.Problems != 0 {
+		rep := report.New(rec, built, report.Options{})
+		if rep.Problems != 0 {
 			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
+		}
+		// Its contention says what is known (issue 31, item 5): begun before the events, its
+		// length not recorded, where (the stack the agent took at its Entered), the owner unknown
+		// — not "1 contention, 0 us" with "(no stack)".
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		found := false
+		for _, l := range rep.Locks {
+			if l.Object != m.String() {
+				continue
+			}
+			found = true
+			if l.Contentions != 1 || l.BeforeEvents != 1 || len(l.Sites) != 1 || l.Sites[0].BeforeEvents != 1 ||
+				len(l.Sites[0].Frames) == 0 || !strings.HasPrefix(l.Sites[0].Frames[0], "BlockInAttachGap.lambda$main$") {
+				t.Errorf("report: the lock m %+v, want 1 contention begun before the events at BlockInAttachGap's lambda", l)
+			}
+		}
+		if s := txt.String(); !found || strings.Contains(s, "1 contention, 0 us:") || strings.Contains(s, "0 us blocked, 1 contention") || strings.Contains(s, "(no stack)") ||
+			!strings.Contains(s, "1 contention by 1 thread, begun before the events were on") {
+			t.Errorf("report: m's contention is not said as begun before the events:\n%s", s)
 		}
 	})
 }

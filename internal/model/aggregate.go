@@ -187,6 +187,12 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 			site := m.SiteStack(iv.Stack)
 			a.contention(t.ID, iv.Since, site, d, iv.Open)
+			if iv.BeforeEvents {
+				a.l.BeforeEvents++
+				s := a.sites[site]
+				s.BeforeEvents++
+				a.sites[site] = s
+			}
 			if iv.Open {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {

@@ -157,6 +157,12 @@ type Interval struct {
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
 	// (a Lock of kind JUCLock), First its owner when the thread parked.
 	Acquire bool
+	// BeforeEvents: a Blocked interval whose thread blocked before the
+	// events were on (the agent's start, or the gap between an attach's
+	// snapshot and its events): the agent writes its Enter 1 ns before its
+	// Entered, owner unknown (.info owner_unknown.before_events), so its
+	// length is not known, only that it ended at End.
+	BeforeEvents bool
 	// Timeout: whether the state can end by itself (the same on every
 	// segment of a state).
 	Timeout Timeout
@@ -259,6 +265,9 @@ type Site struct {
 	Blocked     format.Time // their total length
 	Open        int         // contentions still going on at the end
 	OpenTime    format.Time // their length up to the end
+	// BeforeEvents: of Contentions, those begun before the events were on
+	// (Interval.BeforeEvents).
+	BeforeEvents int
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -297,6 +306,7 @@ type Lock struct {
 	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
 	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
+	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
 	// which no owner was named: blamed on no one.
 	OwnerUnknownTime format.Time

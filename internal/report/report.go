@@ -220,6 +220,8 @@ type LockSite struct {
 	BlockedS    float64  `json:"blocked_s"`
 	Open        int      `json:"open"`
 	OpenS       float64  `json:"open_s"`
+	// BeforeEvents: as Lock.BeforeEvents, of this site's contentions.
+	BeforeEvents int `json:"before_events,omitempty"`
 }
 
 // Lock is a contended monitor or semaphore.
@@ -254,6 +256,11 @@ type Lock struct {
 	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the
 	// condition or lock a queue wraps. Absent when none has one.
 	Call string `json:"call,omitempty"`
+	// BeforeEvents: of contentions, those begun before the events were on
+	// (the agent's start, or between an attach's snapshot and its events:
+	// model.Interval.BeforeEvents): their length is not known, and
+	// blocked_s counts each as 1 ns. Absent when none.
+	BeforeEvents int `json:"before_events,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.
@@ -272,6 +279,8 @@ type Site struct {
 	// Call: the java.util.concurrent call blocked in at this site
 	// (model.Call), as Lock.Call; absent when none.
 	Call string `json:"call,omitempty"`
+	// BeforeEvents: as Lock.BeforeEvents, of this site's contentions.
+	BeforeEvents int `json:"before_events,omitempty"`
 }
 
 // ClassInit is the JVM's lock of a class being initialised (model.ClassInit)

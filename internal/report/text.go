@@ -571,7 +571,11 @@ func (r *Report) contentionSection(t *textWriter) {
 			what = initNamed(l.Object, *l.InitOf)
 		}
 		var more []string
-		if l.Contentions > 0 {
+		if l.Contentions > 0 && l.BeforeEvents == l.Contentions && l.Open == 0 {
+			// All begun before the events: their length is not known.
+			t.printf("  #%d %s: %s by %s, %s\n", i+1, what, count(l.Contentions, "contention", "contentions"),
+				count(len(l.Waiters), "thread", "threads"), beforeEvents(l.Contentions, l.BeforeEvents))
+		} else if l.Contentions > 0 {
 			t.printf("  #%d %s: %s blocked, %s by %s\n", i+1, what, dur(l.BlockedS),
 				count(l.Contentions, "contention", "contentions"), count(len(l.Waiters), "thread", "threads"))
 			more = append(more, fmt.Sprintf("mean %s, max %s", dur(l.MeanBlockedS), dur(l.MaxBlockedS)))
@@ -581,8 +585,13 @@ func (r *Report) contentionSection(t *textWriter) {
 		} else {
 			t.printf("  #%d %s: %s STILL BLOCKED at %s, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS))
 		}
-		if l.OwnerUnknown > 0 {
+		if l.OwnerUnknown > 0 && l.BeforeEvents == l.Contentions+l.Open {
+			more = append(more, "owner unknown") // and how long, as their lengths
+		} else if l.OwnerUnknown > 0 {
 			more = append(more, fmt.Sprintf("owner unknown for %s (%s)", count(l.OwnerUnknown, "contention", "contentions"), dur(l.OwnerUnknownS)))
+		}
+		if l.BeforeEvents > 0 && l.BeforeEvents < l.Contentions+l.Open {
+			more = append(more, beforeEvents(l.Contentions, l.BeforeEvents))
 		}
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
@@ -616,7 +625,7 @@ func (r *Report) contentionSection(t *textWriter) {
 				t.printf("       ... %s\n", count(len(l.Sites)-j, "more site", "more sites"))
 				break
 			}
-			t.printf("       %s:\n", blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents))
 			t.frames("         ", s.Frames)
 		}
 	}
@@ -633,6 +642,31 @@ func blockedSummary(n int, s float64, open int, openS float64) string {
 		parts = append(parts, fmt.Sprintf("%d still blocked, %s so far", open, dur(openS)))
 	}
 	return strings.Join(parts, "; ")
+}
+
+// beforeEvents says that before of n contentions began before the events
+// were on (Lock.BeforeEvents): what is known of them is their end.
+func beforeEvents(n, before int) string {
+	what := "begun before the events were on (at the attach or the agent's start): its length not recorded"
+	if before > 1 {
+		what = "begun before the events were on (at the attach or the agent's start): their lengths not recorded"
+	}
+	if before == n {
+		return what
+	}
+	return fmt.Sprintf("%d of them %s", before, what)
+}
+
+// siteSummary is blockedSummary of a site, saying which of its
+// contentions began before the events were on (their length unknown).
+func siteSummary(n int, s float64, open int, openS float64, before int) string {
+	switch {
+	case before == 0:
+		return blockedSummary(n, s, open, openS)
+	case before == n && open == 0:
+		return count(n, "contention", "contentions") + ", " + beforeEvents(n, before)
+	}
+	return blockedSummary(n, s, open, openS) + " (" + beforeEvents(n, before) + ")"
 }
 
 // named is an object as the text report names it: the Java name of its
@@ -670,7 +704,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents))
 		t.frames("       ", s.Frames)
 	}
 }

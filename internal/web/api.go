@@ -587,6 +587,9 @@ type lockJSON struct {
 	// (model.CallLabel: "in ArrayBlockingQueue.put"). Absent when none.
 	Call      string `json:"call,omitempty"`
 	CallLabel string `json:"callLabel,omitempty"`
+	// BeforeEvents: of Contentions, those begun before the events were on
+	// (model.Interval.BeforeEvents): their length is not known.
+	BeforeEvents int `json:"beforeEvents,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -602,6 +605,7 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	}
 	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
 	out.CallLabel = model.CallLabel(out.Class, out.Call)
+	out.BeforeEvents = l.BeforeEvents
 	return out
 }
 

@@ -204,6 +204,8 @@ export class Locks {
     if (d.contentions || d.blocked) stats.push(['contentions', n(d.contentions)], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
     if (d.open) stats.push(['still blocked at the end', `${n(d.open)}, ${fmtDur(d.openBlocked)}`]);
     if (d.ownerUnknown) stats.push(['owner unknown', n(d.ownerUnknown)]);
+    // As the report says them: begun before the events (an attach's gap), their length not recorded.
+    if (d.beforeEvents) stats.push(['begun before the events (length not recorded)', n(d.beforeEvents)]);
     if (d.waits) stats.push([park ? 'parks' : 'waits', n(d.waits)], [park ? 'parked' : 'wait time', fmtDur(d.waitTime)]);
     if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${n(d.notifies)} / ${n(d.notifyAlls)}`]);
     if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);

@@ -100,6 +100,11 @@ func TestAttachStuck(t *testing.T) {
 				t.Errorf("report: deadlock %+v, want before_attach at 0 s", d)
 			}
 		}
+		for _, l := range rep.Locks {
+			if l.Object == obj("a") && (l.Open != 1 || l.BeforeAttach != 1 || len(l.Sites) != 1 || l.Sites[0].BeforeAttach != 1) {
+				t.Errorf("report: the lock a %+v, want 1 contention still open, blocked since before the attach", l)
+			}
+		}
 		for _, th := range rep.Threads {
 			if th.ID == id("dead_1") && !th.BeforeAttach {
 				t.Errorf("report: dead-1 %+v, want before_attach (alive at the attach)", th)
@@ -108,7 +113,8 @@ func TestAttachStuck(t *testing.T) {
 		var txt bytes.Buffer
 		rep.WriteText(&txt)
 		if s := txt.String(); !strings.Contains(s, "#1 already deadlocked when orca attached, still there at the end (≥ ") ||
-			strings.Contains(s, "formed at 0.000 s") || !strings.Contains(s, "for at least ") || !strings.Contains(s, "(since before the attach)") {
+			strings.Contains(s, "formed at 0.000 s") || !strings.Contains(s, "for at least ") || !strings.Contains(s, "(since before the attach)") ||
+			!strings.Contains(s, "(blocked since before the attach: at least that long)") {
 			t.Errorf("report: the text does not say that the deadlock and the hangs began before the attach")
 		}
 		// parker: blocked on the lock holder holds, since the attach.

@@ -266,8 +266,9 @@ type Site struct {
 	Open        int         // contentions still going on at the end
 	OpenTime    format.Time // their length up to the end
 	// BeforeEvents: of Contentions, those begun before the events were on
-	// (Interval.BeforeEvents).
-	BeforeEvents int
+	// (Interval.BeforeEvents); BeforeAttach: of Contentions and Open,
+	// those in progress at the attach (Model.BeforeStart).
+	BeforeEvents, BeforeAttach int
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -307,6 +308,7 @@ type Lock struct {
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
 	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
 	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
+	BeforeAttach int               // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
 	// which no owner was named: blamed on no one.
 	OwnerUnknownTime format.Time

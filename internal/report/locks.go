@@ -35,7 +35,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			l.Class = &c
 		}
 		l.Call = b.m.LockCall(ml, b.rec.FrameName)
-		l.BeforeEvents = ml.BeforeEvents
+		l.BeforeEvents, l.BeforeAttach = ml.BeforeEvents, ml.BeforeAttach
 		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
 			c := ci.Class
 			l.InitOf = &c
@@ -45,7 +45,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 		}
 		for _, s := range ml.Sites {
 			l.Sites = append(l.Sites, LockSite{Frames: b.stack(s.Stack), Contentions: s.Contentions,
-				BlockedS: sec(s.Blocked), Open: s.Open, OpenS: sec(s.OpenTime), BeforeEvents: s.BeforeEvents})
+				BlockedS: sec(s.Blocked), Open: s.Open, OpenS: sec(s.OpenTime), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
 		}
 		for _, s := range ml.HeldAt {
 			l.HeldAt = append(l.HeldAt, b.stack(s))
@@ -76,7 +76,7 @@ func (b *builder) sites(locks []Lock) []Site {
 	for _, l := range locks {
 		for _, s := range l.Sites {
 			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames), BeforeEvents: s.BeforeEvents})
+				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
 		}
 	}
 	// Sort indexes, not the (large) Site values: a stable sort of structs

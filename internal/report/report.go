@@ -220,8 +220,9 @@ type LockSite struct {
 	BlockedS    float64  `json:"blocked_s"`
 	Open        int      `json:"open"`
 	OpenS       float64  `json:"open_s"`
-	// BeforeEvents: as Lock.BeforeEvents, of this site's contentions.
+	// BeforeEvents, BeforeAttach: as Lock's, of this site's contentions.
 	BeforeEvents int `json:"before_events,omitempty"`
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Lock is a contended monitor or semaphore.
@@ -261,6 +262,10 @@ type Lock struct {
 	// model.Interval.BeforeEvents): their length is not known, and
 	// blocked_s counts each as 1 ns. Absent when none.
 	BeforeEvents int `json:"before_events,omitempty"`
+	// BeforeAttach: of contentions and open, those the thread was already
+	// in when orca attached (model.Model.BeforeStart): counted from the
+	// attach, they lasted at least that long. Absent when none.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.
@@ -279,8 +284,9 @@ type Site struct {
 	// Call: the java.util.concurrent call blocked in at this site
 	// (model.Call), as Lock.Call; absent when none.
 	Call string `json:"call,omitempty"`
-	// BeforeEvents: as Lock.BeforeEvents, of this site's contentions.
+	// BeforeEvents, BeforeAttach: as Lock's, of this site's contentions.
 	BeforeEvents int `json:"before_events,omitempty"`
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // ClassInit is the JVM's lock of a class being initialised (model.ClassInit)

@@ -593,6 +593,9 @@ func (r *Report) contentionSection(t *textWriter) {
 		if l.BeforeEvents > 0 && l.BeforeEvents < l.Contentions+l.Open {
 			more = append(more, beforeEvents(l.Contentions, l.BeforeEvents))
 		}
+		if l.BeforeAttach > 0 {
+			more = append(more, beforeAttach(l.Contentions+l.Open, l.BeforeAttach))
+		}
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
 		}
@@ -625,7 +628,7 @@ func (r *Report) contentionSection(t *textWriter) {
 				t.printf("       ... %s\n", count(len(l.Sites)-j, "more site", "more sites"))
 				break
 			}
-			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents))
+			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 			t.frames("         ", s.Frames)
 		}
 	}
@@ -657,16 +660,31 @@ func beforeEvents(n, before int) string {
 	return fmt.Sprintf("%d of them %s", before, what)
 }
 
-// siteSummary is blockedSummary of a site, saying which of its
-// contentions began before the events were on (their length unknown).
-func siteSummary(n int, s float64, open int, openS float64, before int) string {
-	switch {
-	case before == 0:
-		return blockedSummary(n, s, open, openS)
-	case before == n && open == 0:
-		return count(n, "contention", "contentions") + ", " + beforeEvents(n, before)
+// beforeAttach says that before of n contentions (finished and open) were
+// in progress when orca attached (Lock.BeforeAttach): their time, counted
+// from the attach, is a lower bound.
+func beforeAttach(n, before int) string {
+	if before == n {
+		return fmt.Sprintf("%s since before the attach: at least that long", plural(n, "blocked", "all blocked"))
 	}
-	return blockedSummary(n, s, open, openS) + " (" + beforeEvents(n, before) + ")"
+	return fmt.Sprintf("%d of them blocked since before the attach: at least that long", before)
+}
+
+// siteSummary is blockedSummary of a site, saying which of its
+// contentions began before the events were on (their length unknown) or
+// before the attach (their length at least the one counted).
+func siteSummary(n int, s float64, open int, openS float64, before, attach int) string {
+	out := blockedSummary(n, s, open, openS)
+	switch {
+	case before == n && open == 0 && before > 0:
+		out = count(n, "contention", "contentions") + ", " + beforeEvents(n, before)
+	case before > 0:
+		out += " (" + beforeEvents(n, before) + ")"
+	}
+	if attach > 0 {
+		out += " (" + beforeAttach(n+open, attach) + ")"
+	}
+	return out
 }
 
 // named is an object as the text report names it: the Java name of its
@@ -704,7 +722,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents))
+		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 		t.frames("       ", s.Frames)
 	}
 }

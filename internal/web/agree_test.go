@@ -98,8 +98,9 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("%s %s: in the report, not in the viewer", l.Kind, l.Object)
 			continue
 		}
-		if v.Call != l.Call || v.BeforeEvents != l.BeforeEvents {
-			t.Errorf("%s %s: viewer call %q, %d begun before the events; report %q, %d", l.Kind, l.Object, v.Call, v.BeforeEvents, l.Call, l.BeforeEvents)
+		if v.Call != l.Call || v.BeforeEvents != l.BeforeEvents || v.BeforeAttach != l.BeforeAttach {
+			t.Errorf("%s %s: viewer call %q, %d begun before the events, %d before the attach; report %q, %d, %d", l.Kind, l.Object,
+				v.Call, v.BeforeEvents, v.BeforeAttach, l.Call, l.BeforeEvents, l.BeforeAttach)
 		}
 		if v.Contentions != l.Contentions || v.Blocked != ns(l.BlockedS) || v.MaxBlocked != ns(l.MaxBlockedS) ||
 			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown {

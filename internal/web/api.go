@@ -590,6 +590,9 @@ type lockJSON struct {
 	// BeforeEvents: of Contentions, those begun before the events were on
 	// (model.Interval.BeforeEvents): their length is not known.
 	BeforeEvents int `json:"beforeEvents,omitempty"`
+	// BeforeAttach: of Contentions and Open, those in progress when orca
+	// attached (model.Model.BeforeStart): their time a lower bound.
+	BeforeAttach int `json:"beforeAttach,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -605,7 +608,7 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	}
 	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
 	out.CallLabel = model.CallLabel(out.Class, out.Call)
-	out.BeforeEvents = l.BeforeEvents
+	out.BeforeEvents, out.BeforeAttach = l.BeforeEvents, l.BeforeAttach
 	return out
 }
 

@@ -236,6 +236,10 @@ func (ag *aggregator) thread(t *Thread) {
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
 			ws.Time += iv.Duration()
+			if m.BeforeStart(iv.Since) {
+				a.l.WaitsBeforeAttach++
+				ws.BeforeAttach++
+			}
 			switch iv.Wake {
 			case WakeNotify, WakeNotifyAll:
 				a.l.Notified++
@@ -267,6 +271,10 @@ func (ag *aggregator) thread(t *Thread) {
 			ws.Time += iv.Duration()
 			if iv.State == Idle {
 				a.l.IdleWaits++
+			}
+			if m.BeforeStart(iv.Since) {
+				a.l.WaitsBeforeAttach++
+				ws.BeforeAttach++
 			}
 			switch iv.Wake {
 			case WakeUnpark:

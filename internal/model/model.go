@@ -278,6 +278,7 @@ type WaitSite struct {
 	TimedOut     int
 	StillWaiting int
 	Time         format.Time // from each wait's start to its end (or the thread's end)
+	BeforeAttach int         // of Waits, those in progress when orca attached (Model.BeforeStart): Time counts them from it
 }
 
 // Lock is a monitor or semaphore with everything that happened on it.
@@ -332,6 +333,10 @@ type Lock struct {
 	WaitSites    []WaitSite        // most Time first
 	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait
 	IdleWaits    int               // of Waits, parks of idle pool workers (state Idle)
+
+	// WaitsBeforeAttach: of Waits, those in progress when orca attached
+	// (Model.BeforeStart): WaitTime counts them from it.
+	WaitsBeforeAttach int
 	// UnparkedBy: for a blocker, the threads whose unpark ended its parks,
 	// most parks first (Contentions: parks ended, Blamed: their time).
 	UnparkedBy []Blame

@@ -165,7 +165,7 @@ func (b *builder) wait(l *model.Lock) Wait {
 	w := Wait{Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
 		TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
 		Notifies: l.Notifies, NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, MaxBurst: l.MaxNotifyAllBurst,
-		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}}
+		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}, BeforeAttach: l.WaitsBeforeAttach}
 	if l.Class != "" {
 		c := l.Class
 		w.Class = &c
@@ -187,7 +187,7 @@ func (b *builder) wait(l *model.Lock) Wait {
 	}
 	for _, s := range l.WaitSites {
 		w.Sites = append(w.Sites, WaitSite{Frames: b.stack(s.Stack), Waits: s.Waits, TimedOut: s.TimedOut,
-			Still: s.StillWaiting, WaitS: sec(s.Time)})
+			Still: s.StillWaiting, WaitS: sec(s.Time), BeforeAttach: s.BeforeAttach})
 	}
 	return w
 }

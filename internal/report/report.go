@@ -376,6 +376,8 @@ type WaitSite struct {
 	TimedOut int      `json:"timed_out"`
 	Still    int      `json:"still_waiting"`
 	WaitS    float64  `json:"wait_s"`
+	// BeforeAttach: as Wait.BeforeAttach, of this site's waits.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Wait is the wait/notify health of one object, or of a group of
@@ -411,6 +413,10 @@ type Wait struct {
 	// object in (model.LockCall), as Lock.Call; absent when none and for a
 	// group.
 	Call string `json:"call,omitempty"`
+	// BeforeAttach: of waits, those in progress when orca attached
+	// (model.Model.BeforeStart): wait_s counts them from the attach, so
+	// they lasted at least that long. Absent when none.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // WaitGroup is what a Wait of a group adds: the objects it sums and the

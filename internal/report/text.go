@@ -670,6 +670,12 @@ func beforeAttach(n, before int) string {
 	return fmt.Sprintf("%d of them blocked since before the attach: at least that long", before)
 }
 
+// waitsBeforeAttach says that n waits or parks (what: "waiting",
+// "parked") were in progress when orca attached (Wait.BeforeAttach).
+func waitsBeforeAttach(n int, what string) string {
+	return fmt.Sprintf("%d %s since before the attach: at least that long", n, what)
+}
+
 // siteSummary is blockedSummary of a site, saying which of its
 // contentions began before the events were on (their length unknown) or
 // before the attach (their length at least the one counted).
@@ -785,6 +791,9 @@ func (r *Report) waitSection(t *textWriter) {
 		if w.StillWaiting > 0 {
 			ends = append(ends, fmt.Sprintf("%d STILL WAITING at %s", w.StillWaiting, r.end()))
 		}
+		if w.BeforeAttach > 0 {
+			ends = append(ends, waitsBeforeAttach(w.BeforeAttach, "waiting"))
+		}
 		if w.Waits == 0 {
 			t.printf("  %s: never waited on\n", what)
 		} else {
@@ -889,6 +898,9 @@ func (t *textWriter) group(w Wait, one, many string) {
 // who unparked them.
 func (r *Report) parkWait(t *textWriter, w Wait) {
 	t.printf("  parked on %s: %s, %s parked%s\n", waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
+	if w.BeforeAttach > 0 {
+		t.printf("     %s\n", waitsBeforeAttach(w.BeforeAttach, "parked"))
+	}
 	var ends []string
 	if w.Notified > 0 {
 		if len(w.UnparkedBy) == 1 { // "3 unparked by T", not "3 unparked by T 3"

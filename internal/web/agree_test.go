@@ -157,6 +157,9 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("waits on %s: viewer %d waits for %d ns, %d+%d notifies (%d woke nobody); report %d for %v s, %d+%d (%d)",
 				*w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
 		}
+		if v.WaitsBeforeAttach != w.BeforeAttach || v.Call != w.Call {
+			t.Errorf("waits on %s: viewer %d since before the attach, call %q; report %d, %q", *w.Object, v.WaitsBeforeAttach, v.Call, w.BeforeAttach, w.Call)
+		}
 	}
 	// A group is one entry, its objects none.
 	waited := len(groups)

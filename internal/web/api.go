@@ -593,6 +593,8 @@ type lockJSON struct {
 	// BeforeAttach: of Contentions and Open, those in progress when orca
 	// attached (model.Model.BeforeStart): their time a lower bound.
 	BeforeAttach int `json:"beforeAttach,omitempty"`
+	// WaitsBeforeAttach: of Waits, those in progress when orca attached.
+	WaitsBeforeAttach int `json:"waitsBeforeAttach,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -608,7 +610,7 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	}
 	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
 	out.CallLabel = model.CallLabel(out.Class, out.Call)
-	out.BeforeEvents, out.BeforeAttach = l.BeforeEvents, l.BeforeAttach
+	out.BeforeEvents, out.BeforeAttach, out.WaitsBeforeAttach = l.BeforeEvents, l.BeforeAttach, l.WaitsBeforeAttach
 	return out
 }
 

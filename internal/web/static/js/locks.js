@@ -207,6 +207,7 @@ export class Locks {
     // As the report says them: begun before the events (an attach's gap), their length not recorded.
     if (d.beforeEvents) stats.push(['begun before the events (length not recorded)', n(d.beforeEvents)]);
     if (d.beforeAttach) stats.push(['blocked since before the attach (at least as long)', n(d.beforeAttach)]);
+    if (d.waitsBeforeAttach) stats.push([`${park ? 'parked' : 'waiting'} since before the attach (at least as long)`, n(d.waitsBeforeAttach)]);
     if (d.waits) stats.push([park ? 'parks' : 'waits', n(d.waits)], [park ? 'parked' : 'wait time', fmtDur(d.waitTime)]);
     if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${n(d.notifies)} / ${n(d.notifyAlls)}`]);
     if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);

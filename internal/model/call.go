@@ -39,7 +39,9 @@ func lockInternal(cls, meth string) bool {
 // when it is a class of java.util.concurrent (the program's own
 // ReentrantLock.lock is named by the program's frame), extended outwards through the frames
 // of the same outer class (FutureTask.awaitDone to FutureTask.get,
-// SynchronousQueue$TransferStack.transfer to SynchronousQueue.take). -1
+// SynchronousQueue$TransferStack.transfer to SynchronousQueue.take,
+// CompletableFuture$Signaller.block to CompletableFuture.get, over the
+// machinery between). -1
 // when there is none: the thread blocked elsewhere, or the program called
 // the machinery itself (its own Condition.await: its frame says where).
 // name gives frame i's class (as Class.getName) and method, "" when
@@ -63,12 +65,20 @@ func CallIndex(n int, name func(i int) (class, method string)) int {
 		return -1
 	}
 	outer, _, _ := strings.Cut(cls, "$")
-	for i+1 < n {
-		c, m := name(i + 1)
-		if o, _, _ := strings.Cut(c, "$"); m == "" || o != outer {
-			break
+	for j := i + 1; j < n; j++ {
+		c, m := name(j)
+		o, _, _ := strings.Cut(c, "$")
+		switch {
+		case m == "":
+			return i
+		case o == outer:
+			i = j
+		case !lockInternal(c, m):
+			return i
 		}
-		i++
+		// The machinery between two frames of the class (CompletableFuture's
+		// Signaller.block, ForkJoinPool.managedBlock, its waitingGet) is
+		// passed over.
 	}
 	return i
 }

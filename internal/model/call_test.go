@@ -35,6 +35,9 @@ func TestCallIndex(t *testing.T) {
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.SynchronousQueue$TransferStack.transfer < " +
 			"java.util.concurrent.SynchronousQueue.take < App.run", "java.util.concurrent.SynchronousQueue.take"},
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await < App.await", ""},
+		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.CompletableFuture$Signaller.block < " +
+			"java.util.concurrent.ForkJoinPool.unmanagedBlock < java.util.concurrent.ForkJoinPool.managedBlock < java.util.concurrent.CompletableFuture.waitingGet < " +
+			"java.util.concurrent.CompletableFuture.get < App.main", "java.util.concurrent.CompletableFuture.get"},
 		{"java.lang.Object.wait < App.run", ""},
 		{"App.run", ""},
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park", ""},

@@ -1113,6 +1113,12 @@ func TestBrowserSaysWhatItKnows(t *testing.T) {
 	if !strings.Contains(card, "already deadlocked when orca attached; still intact at the end (≥ 3.0") || strings.Contains(card, "formed at") {
 		t.Errorf("the deadlock's card: %q, want 'already deadlocked when orca attached; still intact at the end (≥ 3.0…)'", card)
 	}
+	// The wait-for graph at the end: the deadlocked threads' states since before the attach.
+	waitJS(t, ctx, "the wait-for graph", `document.querySelector('.graph-title')`)
+	subs := eval[[]string](t, ctx, `[...document.querySelectorAll('.g-node.cycle .g-sub')].map((e) => e.textContent)`)
+	if len(subs) != 2 || !strings.Contains(subs[0], "· ≥ ") || !strings.Contains(subs[1], "· ≥ ") {
+		t.Errorf("the cycle's threads read %q, want each 'blocked · ≥ …'", subs)
+	}
 	hangs := eval[[]string](t, ctx, `[...document.querySelectorAll('tr.hang td.num')].map((td) => td.textContent)`)
 	if len(hangs) != 2 || !strings.HasPrefix(hangs[0], "≥ ") || !strings.HasPrefix(hangs[1], "≥ ") {
 		t.Errorf("the hangs' lengths %q, want two, each '≥ …'", hangs)

@@ -168,7 +168,7 @@ export class Deadlocks {
         grp.append(s('rect', { width: n.w, height: n.h, rx: 6, class: 'g-box' }),
           s('rect', { width: 5, height: n.h, rx: 2, fill: c }),
           s('text', { x: 14, y: 17, class: 'g-name' }, clip(n.name, 26)),
-          s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${fmtDur(g.t - n.since)}` : '')));
+          s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${n.beforeAttach ? '≥ ' : ''}${fmtDur(g.t - n.since)}` : '')));
       } else {
         grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
           s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${kindWord(n.kind)} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));

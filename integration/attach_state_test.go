@@ -93,13 +93,37 @@ func TestAttachStuck(t *testing.T) {
 		if !found {
 			t.Errorf("report: no deadlock of dead-1 and dead-2 at the end: %+v", rep.Deadlocks)
 		}
+		// All of it began before the attach, and the report says so (issue 31, item 5): the
+		// deadlock was already there, the hangs' states were, the threads were alive.
+		for _, d := range rep.Deadlocks {
+			if !d.BeforeAttach || d.AtS != 0 {
+				t.Errorf("report: deadlock %+v, want before_attach at 0 s", d)
+			}
+		}
+		for _, l := range rep.Locks {
+			if l.Object == obj("a") && (l.Open != 1 || l.BeforeAttach != 1 || len(l.Sites) != 1 || l.Sites[0].BeforeAttach != 1) {
+				t.Errorf("report: the lock a %+v, want 1 contention still open, blocked since before the attach", l)
+			}
+		}
+		for _, th := range rep.Threads {
+			if th.ID == id("dead_1") && !th.BeforeAttach {
+				t.Errorf("report: dead-1 %+v, want before_attach (alive at the attach)", th)
+			}
+		}
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		if s := txt.String(); !strings.Contains(s, "#1 already deadlocked when orca attached, still there at the end (≥ ") ||
+			strings.Contains(s, "formed at 0.000 s") || !strings.Contains(s, "for at least ") || !strings.Contains(s, "(since before the attach)") ||
+			!strings.Contains(s, "(blocked since before the attach: at least that long)") {
+			t.Errorf("report: the text does not say that the deadlock and the hangs began before the attach")
+		}
 		// parker: blocked on the lock holder holds, since the attach.
 		parked := false
 		for _, h := range rep.Hangs {
 			if h.Thread == id("parker") {
 				parked = true
-				if h.State != "blocked" || h.Other == nil || *h.Other != id("holder") || h.SinceS != 0 {
-					t.Errorf("report: parker %+v, want blocked on the lock held by holder %s since 0 s", h, id("holder"))
+				if h.State != "blocked" || h.Other == nil || *h.Other != id("holder") || h.SinceS != 0 || !h.BeforeAttach {
+					t.Errorf("report: parker %+v, want blocked on the lock held by holder %s since before the attach (0 s)", h, id("holder"))
 				}
 			}
 			if h.Thread == id("waiter") || h.Thread == id("napper") {
@@ -288,8 +312,29 @@ func TestAttachBlockInGap(t *testing.T) {
 			t.Errorf("blocker: %d ThreadPark, want its park at the attach, before its enter", len(parks))
 		}
 		rec, built := buildModel(t, prefix)
-		if rep := report.New(rec, built, report.Options{}); rep.Problems != 0 {
+		rep := report.New(rec, built, report.Options{})
+		if rep.Problems != 0 {
 			t.Errorf("report: %d events could not be placed, want 0", rep.Problems)
+		}
+		// Its contention says what is known (issue 31, item 5): begun before the events, its
+		// length not recorded, where (the stack the agent took at its Entered), the owner unknown
+		// — not "1 contention, 0 us" with "(no stack)".
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		found := false
+		for _, l := range rep.Locks {
+			if l.Object != m.String() {
+				continue
+			}
+			found = true
+			if l.Contentions != 1 || l.BeforeEvents != 1 || len(l.Sites) != 1 || l.Sites[0].BeforeEvents != 1 ||
+				len(l.Sites[0].Frames) == 0 || !strings.HasPrefix(l.Sites[0].Frames[0], "BlockInAttachGap.lambda$main$") {
+				t.Errorf("report: the lock m %+v, want 1 contention begun before the events at BlockInAttachGap's lambda", l)
+			}
+		}
+		if s := txt.String(); !found || strings.Contains(s, "1 contention, 0 us:") || strings.Contains(s, "0 us blocked, 1 contention") || strings.Contains(s, "(no stack)") ||
+			!strings.Contains(s, "1 contention by 1 thread, begun before the events were on") {
+			t.Errorf("report: m's contention is not said as begun before the events:\n%s", s)
 		}
 	})
 }

@@ -66,6 +66,24 @@ static int taken(int kind, int64_t *ts) {
   return n;
 }
 
+// taken_frames is taken, also giving the last record's frame count in *nf.
+static int taken_frames(int kind, int *nf) {
+  int n = 0;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      if (r->kind == kind) {
+        n++;
+        *nf = r->nframes;
+      }
+    }
+  }
+  return n;
+}
+
 // taken_any counts the records of every kind in the rings (and empties them).
 static int taken_any(void) {
   int n = 0;
@@ -316,14 +334,17 @@ void test_pending(void) {
   drain();
 
   // An Entered with no Enter (the thread blocked before the events were
-  // on): its Enter is written just before it, owner unknown, no stack, and
-  // counted; the Entered comes at the thread's settle.
+  // on): its Enter is written just before it, owner unknown, with the
+  // stack the thread is at (issue 31, item 5), and counted; the Entered
+  // comes at the thread's settle, with that stack too.
   s = calloc(1, sizeof *s);
   pending_attach(s, 0x9abc, 1);
   long unknown0 = counter_get(CNT_OWNER_UNKNOWN), before0 = counter_get(CNT_OWNER_BEFORE_EVENTS);
   pending_entered(s, NULL, clock_ticks(), obj);
-  int64_t enter_ts = 0, entered_ts = 0;
-  CHECK(taken(ORCA_EV_MONITOR_CONTENDED_ENTER, &enter_ts) == 1, "no Enter written before an Entered that had none");
+  int64_t enter_ts = s->enter_ns - 1, entered_ts = 0;
+  int nf = -1;
+  CHECK(taken_frames(ORCA_EV_MONITOR_CONTENDED_ENTER, &nf) == 1 && nf == 1,
+        "an Entered that had no Enter: want its Enter written before it, with its stack (%d frames, want 1)", nf);
   CHECK(counter_get(CNT_OWNER_UNKNOWN) == unknown0 + 1 && counter_get(CNT_OWNER_BEFORE_EVENTS) == before0 + 1,
         "owner_unknown %ld (want %ld), owner_unknown.before_events %ld (want %ld)", counter_get(CNT_OWNER_UNKNOWN),
         unknown0 + 1, counter_get(CNT_OWNER_BEFORE_EVENTS), before0 + 1);

@@ -186,18 +186,21 @@ void pending_entered(pending_tstate *s, JNIEnv *env, int64_t ticks, jobject o) {
     // Its Enter came before the events were on (the agent started, or an
     // attach's snapshot saw the thread in another state, while it blocked):
     // its Enter is written now, just before its Entered, the owner unknown
-    // (owner_unknown.before_events) and no stack: when it began is not
-    // known, and an Enter is never back-dated (the writer has passed that
-    // time). The pair stays a pair. Reached only when no Enter of this
+    // (owner_unknown.before_events): when it began is not known, and an
+    // Enter is never back-dated (the writer has passed that time). Its
+    // stack is taken here, on the thread, still at the enter it blocked in
+    // (issue 31, item 5: such a contention was "(no stack)"); only these
+    // rare enters pay for it in the Entered callback. The pair stays a pair. Reached only when no Enter of this
     // thread is pending or being written (the state is free and the timer
     // wrote no Entered), so a callback that comes after the writer wrote
     // the Entered from HotSpot's timer adds nothing.
     s->enter_obj = objhash_of(o);
-    s->enter_n = 0;
+    s->enter_n = stack_capture(NULL, 0, s->enter_frames, opt.depth);
     clock_pair(&s->enter_ns, &s->enter_ticks);
     ticks = s->enter_ticks;
     objclass_write(env, s->shard, s->hash, s->enter_ns - 1, o, s->enter_obj);
-    ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, s->enter_ns - 1, s->hash, s->enter_obj, 0, NULL, 0, NULL, 0);
+    ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, s->enter_ns - 1, s->hash, s->enter_obj, 0, s->enter_frames, s->enter_n,
+             NULL, 0);
     counter_add(CNT_OWNER_UNKNOWN, 1);
     counter_add(CNT_OWNER_BEFORE_EVENTS, 1);
   }

@@ -50,6 +50,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	k := kinds(opt, All)
 	bw := bufio.NewWriter(w)
 	tn := threadNames{m}
+	cs := newCalls(rec, m)
 	fs := newFrames(rec, m)
 	jvm := pid(rec)
 
@@ -82,7 +83,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn) {
+			for _, a := range sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs) {
 				args[a.key] = a.value
 			}
 			var stack []string

@@ -262,6 +262,28 @@ func (fs *frames) stack(id model.StackID) []*frame {
 // threadNames labels threads "name" and, in running text, "name (ID)".
 type threadNames struct{ m *model.Model }
 
+// calls gives each stack's java.util.concurrent call (model.Call: the
+// "call" label and argument, as the report's JSON call), computed once per
+// stack.
+type calls struct {
+	rec *reader.Recording
+	m   *model.Model
+	of  map[model.StackID]string
+}
+
+func newCalls(rec *reader.Recording, m *model.Model) *calls {
+	return &calls{rec: rec, m: m, of: map[model.StackID]string{}}
+}
+
+func (c *calls) call(st model.StackID) string {
+	s, ok := c.of[st]
+	if !ok && int(st) < len(c.m.Stacks) {
+		s = model.Call(c.m.Stacks[st], c.rec.FrameName)
+		c.of[st] = s
+	}
+	return s
+}
+
 func (tn threadNames) name(id format.ThreadID) string {
 	if t := tn.m.Thread(id); t != nil {
 		return t.Name

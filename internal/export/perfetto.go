@@ -129,6 +129,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	tl := newTimeline(m, k)
 	fs := newFrames(rec, m)
 	tn := threadNames{m}
+	cs := newCalls(rec, m)
 
 	// Interned data first, in the packet that starts the sequence's
 	// incremental state: every stack a slice refers to.
@@ -236,7 +237,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceBegin)
 			te.str(fEventName, ev.iv.Shown().String())
 			te.uint(fEventCallstackIID, callstacks[ev.iv.Stack])
-			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn))
+			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs))
 		case tlEnd:
 			te.uint(fEventType, typeSliceEnd)
 		case tlInstant:

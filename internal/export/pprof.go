@@ -35,6 +35,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	k := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
 	tn := threadNames{m}
+	cs := newCalls(rec, m)
 	p := &profile.Profile{
 		SampleType: []*profile.ValueType{
 			{Type: "contentions", Unit: "count"},
@@ -121,6 +122,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 					if c := m.Class(iv.Object); c != "" {
 						s.Label["class"] = []string{format.JavaName(c)}
 					}
+				}
+				if c := cs.call(iv.Stack); c != "" {
+					s.Label["call"] = []string{c}
 				}
 				if key.other != 0 {
 					s.Label["owner"] = []string{tn.full(key.other)}

@@ -112,13 +112,16 @@ type arg struct{ key, value string }
 
 // sliceArgs describes an interval: its object, the other thread (see
 // otherKey), how a wait ended, and whether the recording ended in it.
-func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn threadNames) []arg {
+func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn threadNames, cs *calls) []arg {
 	var a []arg
 	if iv.Object != 0 {
 		a = append(a, arg{"object", iv.Object.String()})
 		if c := m.Class(iv.Object); c != "" {
 			a = append(a, arg{"class", format.JavaName(c)})
 		}
+	}
+	if c := cs.call(iv.Stack); c != "" {
+		a = append(a, arg{"call", c})
 	}
 	if iv.Other != 0 {
 		a = append(a, arg{otherKey(iv.State), tn.full(iv.Other)})

@@ -385,14 +385,21 @@ func (im *importer) stackFrom(st jfr.Obj, skip int) string {
 		if !ft.IsString() {
 			kind = ft.Field("description").Str()
 		}
+		// Native by its type or its method only: JFR writes bytecode index
+		// -1 for some compiled frames too ("JIT compiled", "Inlined"), with
+		// their line (issue 31, item 8: such a frame was "(Native Method)",
+		// one call site split in two).
 		loc := uint32(format.NoLocation)
-		if !m.native && kind != "Native" && bci >= 0 && bci < format.NoLocation {
+		hasLine := line > 0 && line < math.MaxUint32
+		switch {
+		case m.native || kind == "Native":
+		case bci >= 0 && bci < 0x10000:
 			loc = uint32(bci)
-			if line > 0 && line < math.MaxUint32 {
-				if _, seen := m.lines[loc]; !seen {
-					m.lines[loc] = uint32(line)
-				}
+			if hasLine {
+				m.note(loc, uint32(line))
 			}
+		case hasLine:
+			loc = m.lineLocation(uint32(line))
 		}
 		b = appendStackFrame(b, m.id, loc)
 	}

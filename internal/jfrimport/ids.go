@@ -105,6 +105,38 @@ type method struct {
 	first  format.Time       // first seen
 	lines  map[uint32]uint32 // bytecode index → line, as seen in stack frames
 	native bool
+	// atLine: line → the location first written for it (lineLocation).
+	atLine map[uint32]uint32
+}
+
+// lineLocation returns the location of a frame of m at line whose
+// bytecode index JFR does not give (-1): a compiled frame at a
+// synchronized method's entry, where the interpreter says bci 0. It is
+// not native (its line is known): the first location seen at that line
+// (the interpreted frames' own, so one call site stays one frame), else
+// one past every bytecode index (a method's code is under 64 KiB:
+// 0x10000 + line), whose line-table entry gives the line and no real
+// index resolves to.
+func (m *method) lineLocation(line uint32) uint32 {
+	if loc, ok := m.atLine[line]; ok {
+		return loc
+	}
+	loc := 0x10000 + line
+	m.note(loc, line)
+	return loc
+}
+
+// note records that location loc of m is at line.
+func (m *method) note(loc, line uint32) {
+	if _, seen := m.lines[loc]; !seen {
+		m.lines[loc] = line
+	}
+	if m.atLine == nil {
+		m.atLine = map[uint32]uint32{}
+	}
+	if _, seen := m.atLine[line]; !seen {
+		m.atLine[line] = loc
+	}
 }
 
 // class is one .classtable line in the making.

@@ -200,3 +200,74 @@ func TestImportFilesPlanted(t *testing.T) {
 		}
 	}
 }
+
+// TestImportCompiledFrames: JFR writes bytecode index -1 for some compiled frames ("JIT
+// compiled", "Inlined": a synchronized method's entry in compiled code) with their line. Such a
+// frame is no native method: it resolves to its line, and at the line of an interpreted frame
+// of the same method it is the same frame, so one call site stays one stack (issue 31, item 8:
+// it was "(Native Method)", the site split in two). A frame JFR types "Native" stays native.
+func TestImportCompiledFrames(t *testing.T) {
+	c := &jt.Chunk{Classes: jt.JDKClasses(), StartNanos: 1_700_000_000_000_000_000, StartTicks: 500, TicksPerSecond: 1_000_000}
+	c.Thread(1, "main", 1, 100)
+	c.Symbol(10, "Demo")
+	c.Symbol(11, "Demo$Lock")
+	c.Symbol(14, "run")
+	c.Symbol(15, "()V")
+	c.Symbol(16, "step")
+	c.Class(20, 10)
+	c.Class(21, 11)
+	c.Method(31, 20, 14, 15, 0x21) // Demo.run, public synchronized
+	c.Method(32, 20, 16, 15, 0x21) // Demo.step, public synchronized
+	c.FrameType(40, "Interpreted")
+	c.FrameType(41, "Native")
+	c.FrameType(42, "JIT compiled")
+	c.FrameType(43, "Inlined")
+	// run: interpreted at bci 0 first, then compiled at -1; step: inlined at -1 first, then
+	// interpreted; then step typed Native (JFR's word wins).
+	c.Stack(50, false, jt.StackFrame{Method: 31, Line: 20, BCI: 0, Type: 40})
+	c.Stack(51, false, jt.StackFrame{Method: 31, Line: 20, BCI: -1, Type: 42})
+	c.Stack(52, false, jt.StackFrame{Method: 32, Line: 30, BCI: -1, Type: 43}, jt.StackFrame{Method: 31, Line: 21, BCI: 5, Type: 42})
+	c.Stack(53, false, jt.StackFrame{Method: 32, Line: 30, BCI: 0, Type: 40}, jt.StackFrame{Method: 31, Line: 21, BCI: 5, Type: 40})
+	c.Stack(54, false, jt.StackFrame{Method: 32, Line: -1, BCI: -1, Type: 41})
+	for i, st := range []int64{50, 51, 52, 53, 54} {
+		c.Event(jt.TMonitorEnter, jt.Varint(int64(1000*(i+1))), jt.Varint(500), jt.Varint(1), jt.Varint(st), jt.Varint(21), jt.Varint(0), jt.Varint(0x7f00))
+	}
+	prefix := filepath.Join(t.TempDir(), "jit")
+	if _, err := Import(bytes.NewReader(c.Bytes()), -1, prefix, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	im := readBack(t, prefix)
+	var sites []string
+	for _, ev := range im.events {
+		if ev.Kind != format.MonitorContendedEnter {
+			continue
+		}
+		var s []string
+		for _, f := range ev.Stack {
+			s = append(s, im.rec.Resolve(f))
+		}
+		sites = append(sites, strings.Join(s, " < "))
+	}
+	want := []string{
+		"Demo.run(Unknown Source:20)",
+		"Demo.run(Unknown Source:20)",
+		"Demo.step(Unknown Source:30) < Demo.run(Unknown Source:21)",
+		"Demo.step(Unknown Source:30) < Demo.run(Unknown Source:21)",
+		"Demo.step(Native Method)",
+	}
+	if strings.Join(sites, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the enters' stacks:\n%s\nwant:\n%s", strings.Join(sites, "\n"), strings.Join(want, "\n"))
+	}
+	var enters []reader.Event
+	for _, ev := range im.events {
+		if ev.Kind == format.MonitorContendedEnter {
+			enters = append(enters, ev)
+		}
+	}
+	// A compiled frame after an interpreted one at its line takes its location: the same stack.
+	// (One first seen compiled keeps a location of its own, at the same line: the report's
+	// sites, grouped by line, and the frames' names are one.)
+	if len(enters) == 5 && fmt.Sprint(enters[0].Stack) != fmt.Sprint(enters[1].Stack) {
+		t.Errorf("one call site, two frames: %v %v", enters[0].Stack, enters[1].Stack)
+	}
+}

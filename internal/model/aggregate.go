@@ -187,6 +187,7 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 			site := m.SiteStack(iv.Stack)
 			a.contention(t.ID, iv.Since, site, d, iv.Open)
+			a.before(site, m.BeforeStart(iv.Since), iv.BeforeEvents)
 			if iv.Open {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {
@@ -235,6 +236,10 @@ func (ag *aggregator) thread(t *Thread) {
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
 			ws.Time += iv.Duration()
+			if m.BeforeStart(iv.Since) {
+				a.l.WaitsBeforeAttach++
+				ws.BeforeAttach++
+			}
 			switch iv.Wake {
 			case WakeNotify, WakeNotifyAll:
 				a.l.Notified++
@@ -267,6 +272,10 @@ func (ag *aggregator) thread(t *Thread) {
 			if iv.State == Idle {
 				a.l.IdleWaits++
 			}
+			if m.BeforeStart(iv.Since) {
+				a.l.WaitsBeforeAttach++
+				ws.BeforeAttach++
+			}
 			switch iv.Wake {
 			case WakeUnpark:
 				a.l.Notified++
@@ -298,6 +307,7 @@ func (ag *aggregator) thread(t *Thread) {
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
 		a.contention(t.ID, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+		a.before(m.SiteStack(c.stack), m.BeforeStart(c.since), false)
 	}
 }
 
@@ -330,6 +340,7 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 		from = p.End
 	}
 	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	a.before(ag.m.SiteStack(first.Stack), ag.m.BeforeStart(first.Start), false)
 	end := last.Other
 	if end == 0 {
 		end = last.First
@@ -368,6 +379,25 @@ func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID
 		l.MaxBlocked = max(l.MaxBlocked, d)
 		s.Contentions++
 		s.Blocked += d
+	}
+	a.sites[site] = s
+}
+
+// before counts a contention just added at site that began before the
+// attach (attach: in it at the attach, Model.BeforeStart) or before the
+// events were on (events: Interval.BeforeEvents).
+func (a *lockAgg) before(site StackID, attach, events bool) {
+	if !attach && !events {
+		return
+	}
+	s := a.sites[site]
+	if attach {
+		a.l.BeforeAttach++
+		s.BeforeAttach++
+	}
+	if events {
+		a.l.BeforeEvents++
+		s.BeforeEvents++
 	}
 	a.sites[site] = s
 }

@@ -44,6 +44,10 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	}
 	b.shutdown = func(st []format.Frame) bool { return ShutdownStack(st, name) }
 	b.m.Unfinished = rec.Info.Incomplete()
+	b.m.Attached = rec.Info[format.InfoAttached] == "true"
+	if n, _ := rec.Info.Int(format.InfoOwnerBefore); n > 0 {
+		b.beforeEvents = true
+	}
 	b.waitTimeouts = rec.Info.WaitTimeouts()
 	b.line = func(f format.Frame) string {
 		if _, line := rec.Line(f); line > 0 {

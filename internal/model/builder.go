@@ -59,6 +59,10 @@ type Builder struct {
 	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
 	// wait_timeouts=yes), so a wait without one is untimed.
 	waitTimeouts bool
+	// beforeEvents: the agent wrote Enters just before their Entered for
+	// threads blocked before the events were on (.info
+	// owner_unknown.before_events): its 1 ns contentions are those.
+	beforeEvents bool
 	// take, when set (Build), tells a consumer's park in a queue's take or
 	// poll (TakeStack), which is Idle; takeOf caches it per stack.
 	take   func([]format.Frame) bool

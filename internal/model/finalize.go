@@ -42,6 +42,16 @@ func (b *Builder) Finalize() *Model {
 			b.end(ts, t.End, endOpen)
 		}
 		t.Intervals = ts.ivs.all()
+		if b.beforeEvents {
+			// The agent's Enter of a thread blocked before the events were
+			// on, 1 ns before its Entered (pending.c): no real contention is
+			// that short.
+			for i := range t.Intervals {
+				if iv := &t.Intervals[i]; iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= 1 {
+					iv.BeforeEvents = true
+				}
+			}
+		}
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)

@@ -158,6 +158,12 @@ type Interval struct {
 	// java.util.concurrent lock (AcquireStack): Object is the lock's sync
 	// (a Lock of kind JUCLock), First its owner when the thread parked.
 	Acquire bool
+	// BeforeEvents: a Blocked interval whose thread blocked before the
+	// events were on (the agent's start, or the gap between an attach's
+	// snapshot and its events): the agent writes its Enter 1 ns before its
+	// Entered, owner unknown (.info owner_unknown.before_events), so its
+	// length is not known, only that it ended at End.
+	BeforeEvents bool
 	// Timeout: whether the state can end by itself (the same on every
 	// segment of a state).
 	Timeout Timeout
@@ -260,6 +266,10 @@ type Site struct {
 	Blocked     format.Time // their total length
 	Open        int         // contentions still going on at the end
 	OpenTime    format.Time // their length up to the end
+	// BeforeEvents: of Contentions, those begun before the events were on
+	// (Interval.BeforeEvents); BeforeAttach: of Contentions and Open,
+	// those in progress at the attach (Model.BeforeStart).
+	BeforeEvents, BeforeAttach int
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -269,6 +279,7 @@ type WaitSite struct {
 	TimedOut     int
 	StillWaiting int
 	Time         format.Time // from each wait's start to its end (or the thread's end)
+	BeforeAttach int         // of Waits, those in progress when orca attached (Model.BeforeStart): Time counts them from it
 }
 
 // Lock is a monitor or semaphore with everything that happened on it.
@@ -298,6 +309,8 @@ type Lock struct {
 	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
 	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
+	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
+	BeforeAttach int               // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
 	// which no owner was named: blamed on no one.
 	OwnerUnknownTime format.Time
@@ -321,6 +334,10 @@ type Lock struct {
 	WaitSites    []WaitSite        // most Time first
 	WaitedBy     []format.ThreadID // distinct threads that waited, in order of first wait
 	IdleWaits    int               // of Waits, parks of idle pool workers (state Idle)
+
+	// WaitsBeforeAttach: of Waits, those in progress when orca attached
+	// (Model.BeforeStart): WaitTime counts them from it.
+	WaitsBeforeAttach int
 	// UnparkedBy: for a blocker, the threads whose unpark ended its parks,
 	// most parks first (Contentions: parks ended, Blamed: their time).
 	UnparkedBy []Blame
@@ -560,6 +577,11 @@ type Model struct {
 	// after it (up to a flush period, 200 ms by default) are lost, so a
 	// state open at the end may have ended unrecorded just after it.
 	Unfinished bool
+	// Attached: the recording began with an attach to the running JVM
+	// (.info attached=true, orca record --pid): the threads alive then and
+	// the states they were in begin at Start, but began at or before it,
+	// when is not known (BeforeStart).
+	Attached bool
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
@@ -585,6 +607,13 @@ type Cut struct {
 	// write that succeeded, they follow a gap and are not folded.
 	After int
 }
+
+// BeforeStart reports whether something seen to begin at t began before
+// the recording, at an unknown time: in an attached recording (Attached),
+// what begins at Start is what the attach's snapshot found (a thread
+// alive, a state it was in), begun at or before it. Its duration from
+// Start is a lower bound.
+func (m *Model) BeforeStart(t format.Time) bool { return m.Attached && t <= m.Start }
 
 // Thread returns the thread with id, or nil.
 func (m *Model) Thread(id format.ThreadID) *Thread { return m.byThread[id] }

@@ -20,6 +20,19 @@ func TestCompact(t *testing.T) {
 		{"jdk.X.a()|sun.Y.b()|javax.Z.c()|com.sun.W.d()|java.V.e()|java.U.f()", "jdk.X.a()|sun.Y.b()|javax.Z.c()|com.sun.W.d()|java.V.e()|... 1 more frame"},
 		{"java.A.a()|java.B.b()|java.C.c()|App.d()|App.e()|App.f()|App.g()|App.h()",
 			"java.A.a()|... 2 JDK frames|App.d()|App.e()|App.f()|App.g()|... 1 more frame"},
+		// The call of a java.util.concurrent class is shown between the folds (issue 31, item 8).
+		{"jdk.internal.misc.Unsafe.park(Native Method)|java.util.concurrent.locks.LockSupport.park(LockSupport.java:341)|" +
+			"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await(AbstractQueuedSynchronizer.java:1630)|" +
+			"java.util.concurrent.ArrayBlockingQueue.put(ArrayBlockingQueue.java:370)|PC.run(PC.java:5)",
+			"jdk.internal.misc.Unsafe.park(Native Method)|... 2 JDK frames|java.util.concurrent.ArrayBlockingQueue.put(ArrayBlockingQueue.java:370)|PC.run(PC.java:5)"},
+		// A pool's worker, all JDK frames: from its call on.
+		{"jdk.internal.misc.Unsafe.park(Native Method)|java.util.concurrent.locks.LockSupport.park(LockSupport.java:341)|" +
+			"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await(AbstractQueuedSynchronizer.java:1630)|" +
+			"java.util.concurrent.LinkedBlockingQueue.take(LinkedBlockingQueue.java:435)|java.util.concurrent.ThreadPoolExecutor.getTask(ThreadPoolExecutor.java:1062)|" +
+			"java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1122)|java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:635)|java.lang.Thread.run(Thread.java:840)",
+			"jdk.internal.misc.Unsafe.park(Native Method)|... 2 JDK frames|java.util.concurrent.LinkedBlockingQueue.take(LinkedBlockingQueue.java:435)|" +
+				"java.util.concurrent.ThreadPoolExecutor.getTask(ThreadPoolExecutor.java:1062)|java.util.concurrent.ThreadPoolExecutor.runWorker(ThreadPoolExecutor.java:1122)|" +
+				"java.util.concurrent.ThreadPoolExecutor$Worker.run(ThreadPoolExecutor.java:635)|... 1 more frame"},
 	} {
 		var in []string
 		if c.in != "" {

@@ -34,6 +34,8 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			c := ml.Class
 			l.Class = &c
 		}
+		l.Call = b.m.LockCall(ml, b.rec.FrameName)
+		l.BeforeEvents, l.BeforeAttach = ml.BeforeEvents, ml.BeforeAttach
 		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
 			c := ci.Class
 			l.InitOf = &c
@@ -43,7 +45,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 		}
 		for _, s := range ml.Sites {
 			l.Sites = append(l.Sites, LockSite{Frames: b.stack(s.Stack), Contentions: s.Contentions,
-				BlockedS: sec(s.Blocked), Open: s.Open, OpenS: sec(s.OpenTime)})
+				BlockedS: sec(s.Blocked), Open: s.Open, OpenS: sec(s.OpenTime), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
 		}
 		for _, s := range ml.HeldAt {
 			l.HeldAt = append(l.HeldAt, b.stack(s))
@@ -74,7 +76,7 @@ func (b *builder) sites(locks []Lock) []Site {
 	for _, l := range locks {
 		for _, s := range l.Sites {
 			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf})
+				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
 		}
 	}
 	// Sort indexes, not the (large) Site values: a stable sort of structs
@@ -122,6 +124,7 @@ func (b *builder) waits() []Wait {
 		}
 		w := b.wait(l)
 		w.Object = idPtr(l.Object.String(), true)
+		w.Call = b.m.LockCall(l, b.rec.FrameName)
 		rs = append(rs, ranked{w, l.WaitTime})
 	}
 	for _, g := range b.v.Groups {
@@ -162,7 +165,7 @@ func (b *builder) wait(l *model.Lock) Wait {
 	w := Wait{Waits: l.Waits, Notified: l.Notified, Ambiguous: l.Ambiguous,
 		TimedOut: l.TimedOut, StillWaiting: l.StillWaiting, WaitS: sec(l.WaitTime),
 		Notifies: l.Notifies, NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, MaxBurst: l.MaxNotifyAllBurst,
-		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}}
+		Storm: l.MaxNotifyAllBurst >= analysis.StormBurst, Sites: []WaitSite{}, BeforeAttach: l.WaitsBeforeAttach}
 	if l.Class != "" {
 		c := l.Class
 		w.Class = &c
@@ -184,7 +187,7 @@ func (b *builder) wait(l *model.Lock) Wait {
 	}
 	for _, s := range l.WaitSites {
 		w.Sites = append(w.Sites, WaitSite{Frames: b.stack(s.Stack), Waits: s.Waits, TimedOut: s.TimedOut,
-			Still: s.StillWaiting, WaitS: sec(s.Time)})
+			Still: s.StillWaiting, WaitS: sec(s.Time), BeforeAttach: s.BeforeAttach})
 	}
 	return w
 }

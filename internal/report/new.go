@@ -279,7 +279,7 @@ func (b *builder) threads() []Thread {
 			ID: t.ID.String(), Name: t.Name,
 			Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
 			StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
-			JDK:     b.jdk[t.ID],
+			BeforeAttach: b.m.BeforeStart(t.Start), JDK: b.jdk[t.ID],
 			Virtual: t.Virtual, Carriers: t.Carriers, Pinned: t.Pinned,
 		}
 		if t.Virtual && t.Carrier != 0 {
@@ -355,7 +355,7 @@ func (b *builder) deadlocks() []Deadlock {
 		if !keep {
 			continue
 		}
-		r := Deadlock{AtS: b.rel(d.At), AtEnd: d.AtEnd, LastedS: sec(d.Lasted(b.m.End))}
+		r := Deadlock{AtS: b.rel(d.At), AtEnd: d.AtEnd, LastedS: sec(d.Lasted(b.m.End)), BeforeAttach: b.m.BeforeStart(d.At)}
 		if !d.AtEnd {
 			v := b.rel(d.Resolved)
 			r.ResolvedS = &v
@@ -403,7 +403,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			Thread: h.Thread.String(), Name: b.name(h.Thread), State: h.State.String(), Lock: h.Acquire,
 			Object: idPtr(h.Object.String(), h.Object != 0),
 			Other:  idPtr(h.Other.String(), h.Other != 0),
-			SinceS: b.rel(h.Since), ForS: sec(b.m.End - h.Since), Frames: b.stack(h.Stack),
+			SinceS: b.rel(h.Since), ForS: sec(b.m.End - h.Since), BeforeAttach: b.m.BeforeStart(h.Since), Frames: b.stack(h.Stack),
 			JDK: b.jdk[h.Thread], Timeout: h.Timeout.String(), Why: h.Why.String(),
 		}
 		if h.Acquire {
@@ -417,6 +417,7 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			v := b.rel(h.Progress)
 			r.OthersRanUntilS = &v
 		}
+		r.Call = model.Call(b.m.Stacks[h.Stack], b.rec.FrameName)
 		if h.Behind != 0 {
 			r.Behind, r.BehindName = idPtr(h.Behind.String(), true), b.name(h.Behind)
 		}

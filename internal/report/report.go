@@ -186,7 +186,12 @@ type Thread struct {
 	Carrier  *string `json:"carrier,omitempty"`
 	Carriers int     `json:"carriers,omitempty"`
 	Pinned   int     `json:"pinned,omitempty"`
-	group    int     // a text row of group virtual threads (VirtualGroup)
+	// BeforeAttach: the thread was alive when orca attached (an attached
+	// recording's thread alive at the attach): start_s is the attach, and
+	// its life and its time in each state are at least life_s and
+	// states_s. Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
+	group        int  // a text row of group virtual threads (VirtualGroup)
 }
 
 // VirtualGroup is the virtual threads whose names have one pattern (each
@@ -219,6 +224,9 @@ type LockSite struct {
 	BlockedS    float64  `json:"blocked_s"`
 	Open        int      `json:"open"`
 	OpenS       float64  `json:"open_s"`
+	// BeforeEvents, BeforeAttach: as Lock's, of this site's contentions.
+	BeforeEvents int `json:"before_events,omitempty"`
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Lock is a contended monitor or semaphore.
@@ -248,6 +256,20 @@ type Lock struct {
 	NotifyAlls    int        `json:"notify_alls"`
 	Acquires      int        `json:"acquires"`
 	Releases      int        `json:"releases"`
+	// Call: the java.util.concurrent call its costliest blocking site that
+	// has one blocked in, else its costliest wait or park site's
+	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the
+	// condition or lock a queue wraps. Absent when none has one.
+	Call string `json:"call,omitempty"`
+	// BeforeEvents: of contentions, those begun before the events were on
+	// (the agent's start, or between an attach's snapshot and its events:
+	// model.Interval.BeforeEvents): their length is not known, and
+	// blocked_s counts each as 1 ns. Absent when none.
+	BeforeEvents int `json:"before_events,omitempty"`
+	// BeforeAttach: of contentions and open, those the thread was already
+	// in when orca attached (model.Model.BeforeStart): counted from the
+	// attach, they lasted at least that long. Absent when none.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.
@@ -263,6 +285,12 @@ type Site struct {
 	Class *string `json:"class,omitempty"`
 	// InitOf: as Lock.InitOf.
 	InitOf *string `json:"class_init,omitempty"`
+	// Call: the java.util.concurrent call blocked in at this site
+	// (model.Call), as Lock.Call; absent when none.
+	Call string `json:"call,omitempty"`
+	// BeforeEvents, BeforeAttach: as Lock's, of this site's contentions.
+	BeforeEvents int `json:"before_events,omitempty"`
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // ClassInit is the JVM's lock of a class being initialised (model.ClassInit)
@@ -294,6 +322,11 @@ type Deadlock struct {
 	// Classes: each object's class signature (null when unknown or for a
 	// join); absent when no class of the cycle is known.
 	Classes []*string `json:"classes,omitempty"`
+	// BeforeAttach: the cycle was already there when orca attached (every
+	// thread of it was in its state at the attach): when it formed is not
+	// known, at_s is the attach and lasted_s is at least that long.
+	// Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
 }
 
 // Hang is a thread still blocked, waiting, joining, acquiring or parked at
@@ -336,6 +369,13 @@ type Hang struct {
 	// thread was seen to run after it began to wait (before the shutdown
 	// when the JVM exited); absent otherwise.
 	OthersRanUntilS *float64 `json:"others_ran_until_s,omitempty"`
+	// BeforeAttach: the thread was already in this state when orca
+	// attached: when it began is not known, since_s is the attach and
+	// for_s is at least that long. Absent otherwise.
+	BeforeAttach bool `json:"before_attach,omitempty"`
+	// Call: the java.util.concurrent call it is blocked, waiting or parked
+	// in (model.Call), as Lock.Call; absent when none.
+	Call string `json:"call,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.
@@ -345,6 +385,8 @@ type WaitSite struct {
 	TimedOut int      `json:"timed_out"`
 	Still    int      `json:"still_waiting"`
 	WaitS    float64  `json:"wait_s"`
+	// BeforeAttach: as Wait.BeforeAttach, of this site's waits.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // Wait is the wait/notify health of one object, or of a group of
@@ -377,6 +419,14 @@ type Wait struct {
 	// Group is set on an entry that sums short-lived objects; absent on
 	// one object's.
 	Group *WaitGroup `json:"group,omitempty"`
+	// Call: the java.util.concurrent call threads waited or parked on the
+	// object in (model.LockCall), as Lock.Call; absent when none and for a
+	// group.
+	Call string `json:"call,omitempty"`
+	// BeforeAttach: of waits, those in progress when orca attached
+	// (model.Model.BeforeStart): wait_s counts them from the attach, so
+	// they lasted at least that long. Absent when none.
+	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
 // WaitGroup is what a Wait of a group adds: the objects it sums and the

@@ -323,11 +323,13 @@ func first(s []string) string {
 
 // waitsFor describes what a thread waits for: "blocked on monitor X held
 // by T", "joining T", "waiting on X", "acquiring semaphore X".
-func (t *textWriter) waitsFor(state string, lock bool, object, class *string, other string, otherName *string) string {
+// call is the java.util.concurrent call it blocked in (model.CallIndex), ""
+// for none.
+func (t *textWriter) waitsFor(state string, lock bool, object, class *string, call, other string, otherName *string) string {
 	var s string
 	switch {
 	case state == "blocked" && lock:
-		s = "blocked on lock " + named(deref(object), class)
+		s = "blocked on lock " + named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -337,7 +339,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ot
 	}
 	switch state {
 	case "blocked":
-		s = "blocked on monitor " + named(deref(object), class)
+		s = "blocked on monitor " + named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -349,14 +351,14 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ot
 			s += " " + t.label(other, otherName)
 		}
 	case "waiting":
-		s = "waiting on " + named(deref(object), class)
+		s = "waiting on " + named(deref(object), class, call)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
 	case "parked":
 		if object == nil {
 			s = "parked (no blocker)"
 		} else {
-			s = "parked on " + named(*object, class)
+			s = "parked on " + named(*object, class, call)
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -394,16 +396,23 @@ func (r *Report) deadlockSection(t *textWriter) {
 	}
 	t.section("DEADLOCKS: %d (each thread waits for the next, the last for the first)", len(r.Deadlocks))
 	for i, d := range r.Deadlocks {
-		if d.AtEnd && r.Cut != nil {
+		switch {
+		case d.BeforeAttach && d.AtEnd && r.Cut != nil:
+			t.printf("  #%d already deadlocked when orca attached, still there at the cut (≥ %s)\n", i+1, dur(d.LastedS))
+		case d.BeforeAttach && d.AtEnd:
+			t.printf("  #%d already deadlocked when orca attached, still there at the end (≥ %s)\n", i+1, dur(d.LastedS))
+		case d.BeforeAttach:
+			t.printf("  #%d already deadlocked when orca attached, broke at %s (after ≥ %s)\n", i+1, at(*d.ResolvedS), dur(d.LastedS))
+		case d.AtEnd && r.Cut != nil:
 			t.printf("  #%d formed at %s and was still there at the cut (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
-		} else if d.AtEnd {
+		case d.AtEnd:
 			t.printf("  #%d formed at %s and was still there at the end (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
-		} else {
+		default:
 			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))
 		}
 		for j, th := range d.Threads {
 			k := (j + 1) % len(d.Threads)
-			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), d.Threads[k], d.Names[k]))
+			t.printf("    %s %s\n", t.label(th, d.Names[j]), t.waitsFor(d.States[j], j < len(d.Locks) && d.Locks[j], d.Objects[j], classAt(d.Classes, j), "", d.Threads[k], d.Names[k]))
 			t.frames("        ", d.Stacks[j])
 		}
 	}
@@ -452,8 +461,11 @@ func (r *Report) aloneSection(t *textWriter) {
 		"and with no thread behind them, while other threads ran on (not hangs), longest first",
 		count(len(alone), "thread", "threads"), dur(analysis.MinHang.Seconds()))
 	for _, h := range alone {
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, "", nil))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, "", nil))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+		if h.BeforeAttach {
+			s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
+		}
 		switch h.State {
 		case "waiting":
 			s += ", never notified"
@@ -514,8 +526,12 @@ func (r *Report) hangSection(t *textWriter) {
 		if h.Other != nil {
 			other = *h.Other
 		}
-		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, other, h.OtherName))
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, other, h.OtherName))
 		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+		if h.BeforeAttach {
+			// In it at the attach: it began before, when is not recorded.
+			s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
+		}
 		if h.State == "waiting" {
 			s += ", never notified"
 			if h.Timeout == "unknown" {
@@ -608,12 +624,16 @@ func (r *Report) contentionSection(t *textWriter) {
 	}
 	t.section("CONTENTION: %s by time threads were blocked on them%s", what, shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
-		what := kindWord(l.Kind) + " " + named(l.Object, l.Class)
+		what := kindWord(l.Kind) + " " + named(l.Object, l.Class, l.Call)
 		if l.Kind == "monitor" && l.InitOf != nil {
 			what = initNamed(l.Object, *l.InitOf)
 		}
 		var more []string
-		if l.Contentions > 0 {
+		if l.Contentions > 0 && l.BeforeEvents == l.Contentions && l.Open == 0 {
+			// All begun before the events: their length is not known.
+			t.printf("  #%d %s: %s by %s, %s\n", i+1, what, count(l.Contentions, "contention", "contentions"),
+				count(len(l.Waiters), "thread", "threads"), beforeEvents(l.Contentions, l.BeforeEvents))
+		} else if l.Contentions > 0 {
 			t.printf("  #%d %s: %s blocked, %s by %s\n", i+1, what, dur(l.BlockedS),
 				count(l.Contentions, "contention", "contentions"), count(len(l.Waiters), "thread", "threads"))
 			more = append(more, fmt.Sprintf("mean %s, max %s", dur(l.MeanBlockedS), dur(l.MaxBlockedS)))
@@ -623,8 +643,16 @@ func (r *Report) contentionSection(t *textWriter) {
 		} else {
 			t.printf("  #%d %s: %s STILL BLOCKED at %s, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS))
 		}
-		if l.OwnerUnknown > 0 {
+		if l.OwnerUnknown > 0 && l.BeforeEvents == l.Contentions+l.Open {
+			more = append(more, "owner unknown") // and how long, as their lengths
+		} else if l.OwnerUnknown > 0 {
 			more = append(more, fmt.Sprintf("owner unknown for %s (%s)", count(l.OwnerUnknown, "contention", "contentions"), dur(l.OwnerUnknownS)))
+		}
+		if l.BeforeEvents > 0 && l.BeforeEvents < l.Contentions+l.Open {
+			more = append(more, beforeEvents(l.Contentions, l.BeforeEvents))
+		}
+		if l.BeforeAttach > 0 {
+			more = append(more, beforeAttach(l.Contentions+l.Open, l.BeforeAttach))
 		}
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
@@ -658,7 +686,7 @@ func (r *Report) contentionSection(t *textWriter) {
 				t.printf("       ... %s\n", count(len(l.Sites)-j, "more site", "more sites"))
 				break
 			}
-			t.printf("       %s:\n", blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 			t.frames("         ", s.Frames)
 		}
 	}
@@ -677,15 +705,69 @@ func blockedSummary(n int, s float64, open int, openS float64) string {
 	return strings.Join(parts, "; ")
 }
 
+// beforeEvents says that before of n contentions began before the events
+// were on (Lock.BeforeEvents): what is known of them is their end.
+func beforeEvents(n, before int) string {
+	what := "begun before the events were on (at the attach or the agent's start): its length not recorded"
+	if before > 1 {
+		what = "begun before the events were on (at the attach or the agent's start): their lengths not recorded"
+	}
+	if before == n {
+		return what
+	}
+	return fmt.Sprintf("%d of them %s", before, what)
+}
+
+// beforeAttach says that before of n contentions (finished and open) were
+// in progress when orca attached (Lock.BeforeAttach): their time, counted
+// from the attach, is a lower bound.
+func beforeAttach(n, before int) string {
+	if before == n {
+		return fmt.Sprintf("%s since before the attach: at least that long", plural(n, "blocked", "all blocked"))
+	}
+	return fmt.Sprintf("%d of them blocked since before the attach: at least that long", before)
+}
+
+// waitsBeforeAttach says that n waits or parks (what: "waiting",
+// "parked") were in progress when orca attached (Wait.BeforeAttach).
+func waitsBeforeAttach(n int, what string) string {
+	return fmt.Sprintf("%d %s since before the attach: at least that long", n, what)
+}
+
+// siteSummary is blockedSummary of a site, saying which of its
+// contentions began before the events were on (their length unknown) or
+// before the attach (their length at least the one counted).
+func siteSummary(n int, s float64, open int, openS float64, before, attach int) string {
+	out := blockedSummary(n, s, open, openS)
+	switch {
+	case before == n && open == 0 && before > 0:
+		out = count(n, "contention", "contentions") + ", " + beforeEvents(n, before)
+	case before > 0:
+		out += " (" + beforeEvents(n, before) + ")"
+	}
+	if attach > 0 {
+		out += " (" + beforeAttach(n+open, attach) + ")"
+	}
+	return out
+}
+
 // named is an object as the text report names it: the Java name of its
 // class before its hash ("org.h2.mvstore.db.MVTable 618B19AD", "int[]
 // 0000BEEF"), as JFR and jstack name locks; the hash alone when the class
 // is unknown.
-func named(object string, class *string) string {
-	if class == nil || *class == "" {
-		return object
+func named(object string, class *string, call string) string {
+	s, cls := object, ""
+	if class != nil && *class != "" {
+		cls = format.JavaName(*class)
+		s = cls + " " + object
 	}
-	return format.JavaName(*class) + " " + object
+	// The lock or condition a java.util.concurrent class wraps (an
+	// AbstractQueuedSynchronizer$ConditionObject): its call names it
+	// (issue 31, item 8).
+	if in := model.CallLabel(cls, call); in != "" {
+		s += " " + in
+	}
+	return s
 }
 
 // siteObject names a call site's lock: its class (monitors and
@@ -694,7 +776,7 @@ func siteObject(s Site) string {
 	if s.InitOf != nil {
 		return initNamed(s.Object, *s.InitOf)
 	}
-	return named(s.Object, s.Class)
+	return named(s.Object, s.Class, s.Call)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -704,7 +786,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), blockedSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS))
+		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 		t.frames("       ", s.Frames)
 	}
 }
@@ -766,6 +848,9 @@ func (r *Report) waitSection(t *textWriter) {
 		}
 		if w.StillWaiting > 0 {
 			ends = append(ends, fmt.Sprintf("%d STILL WAITING at %s", w.StillWaiting, r.end()))
+		}
+		if w.BeforeAttach > 0 {
+			ends = append(ends, waitsBeforeAttach(w.BeforeAttach, "waiting"))
 		}
 		if w.Waits == 0 {
 			t.printf("  %s: never waited on\n", what)
@@ -835,7 +920,7 @@ func waitedOn(w Wait) string {
 	if w.Kind == "park" && o == "00000000" {
 		return "no blocker"
 	}
-	return named(o, w.Class)
+	return named(o, w.Class, w.Call)
 }
 
 // byThreads says how many threads waited, for a group: ", by 8 threads".
@@ -871,6 +956,9 @@ func (t *textWriter) group(w Wait, one, many string) {
 // who unparked them.
 func (r *Report) parkWait(t *textWriter, w Wait) {
 	t.printf("  parked on %s: %s, %s parked%s\n", waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
+	if w.BeforeAttach > 0 {
+		t.printf("     %s\n", waitsBeforeAttach(w.BeforeAttach, "parked"))
+	}
 	var ends []string
 	if w.Notified > 0 {
 		if len(w.UnparkedBy) == 1 { // "3 unparked by T", not "3 unparked by T 3"
@@ -938,7 +1026,11 @@ func (r *Report) threadRows(cols []int) [][]string {
 		if th.group > 0 {
 			lbl = fmt.Sprintf("%d virtual %q", th.group, th.Name)
 		}
-		row := []string{lbl, fmt.Sprintf("%.3f", th.LifeS)}
+		life := fmt.Sprintf("%.3f", th.LifeS)
+		if th.BeforeAttach {
+			life = "≥ " + life // alive at the attach: born before it
+		}
+		row := []string{lbl, life}
 		for _, c := range cols {
 			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
 			if s == 0 {
@@ -979,6 +1071,12 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	rows := r.threadRows(cols)
 	t.table("  ", nil, rows)
+	for _, th := range r.textThreads {
+		if th.BeforeAttach {
+			t.printf("  (≥: alive when orca attached; its life and states before the attach are not recorded)\n")
+			break
+		}
+	}
 	if len(r.VirtualGroups) > 0 {
 		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
 	}

@@ -99,6 +99,10 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("%s %s: in the report, not in the viewer", l.Kind, l.Object)
 			continue
 		}
+		if v.Call != l.Call || v.BeforeEvents != l.BeforeEvents || v.BeforeAttach != l.BeforeAttach {
+			t.Errorf("%s %s: viewer call %q, %d begun before the events, %d before the attach; report %q, %d, %d", l.Kind, l.Object,
+				v.Call, v.BeforeEvents, v.BeforeAttach, l.Call, l.BeforeEvents, l.BeforeAttach)
+		}
 		if v.Contentions != l.Contentions || v.Blocked != ns(l.BlockedS) || v.MaxBlocked != ns(l.MaxBlockedS) ||
 			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown {
 			t.Errorf("%s %s: viewer %d contentions, %d ns blocked (max %d), %d open for %d ns, %d threads, %d owner unknown; "+
@@ -154,6 +158,9 @@ func agree(t *testing.T, r *recording, thread string) {
 			t.Errorf("waits on %s: viewer %d waits for %d ns, %d+%d notifies (%d woke nobody); report %d for %v s, %d+%d (%d)",
 				*w.Object, v.Waits, v.WaitTime, v.Notifies, v.NotifyAlls, v.WokeNobody, w.Waits, w.WaitS, w.Notifies, w.NotifyAlls, w.WokeNobody)
 		}
+		if v.WaitsBeforeAttach != w.BeforeAttach || v.Call != w.Call {
+			t.Errorf("waits on %s: viewer %d since before the attach, call %q; report %d, %q", *w.Object, v.WaitsBeforeAttach, v.Call, w.BeforeAttach, w.Call)
+		}
 	}
 	// A group is one entry, its objects none.
 	waited := len(groups)
@@ -181,6 +188,31 @@ func agree(t *testing.T, r *recording, thread string) {
 	}
 	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs || sum.WaitingAlone != alone {
 		t.Errorf("viewer %d deadlocks, %d hangs, %d waiting alone; report %d, %d, %d", sum.Deadlocks, sum.Hangs, sum.WaitingAlone, len(rep.Deadlocks), hangs, alone)
+	}
+	// What began before an attach is said alike (issue 31, item 5): a
+	// deadlock already there, a hang's state already entered.
+	if thread == "" {
+		var dl deadlocksJSON
+		getJSON(t, ts, "/api/deadlocks", &dl)
+		for i, d := range rep.Deadlocks {
+			if i < len(dl.Deadlocks) && dl.Deadlocks[i].BeforeAttach != d.BeforeAttach {
+				t.Errorf("deadlock #%d: viewer beforeAttach %v, report before_attach %v", i+1, dl.Deadlocks[i].BeforeAttach, d.BeforeAttach)
+			}
+		}
+		hangs := map[int]hangJSON{}
+		for _, h := range dl.Hangs {
+			hangs[h.Thread] = h
+		}
+		for _, h := range rep.Hangs {
+			for i, th := range r.res.Model.Threads {
+				if th.ID.String() != h.Thread {
+					continue
+				}
+				if v := hangs[i]; v.BeforeAttach != h.BeforeAttach || v.Call != h.Call {
+					t.Errorf("hang of %s: viewer beforeAttach %v, call %q; report before_attach %v, call %q", h.Thread, v.BeforeAttach, v.Call, h.BeforeAttach, h.Call)
+				}
+			}
+		}
 	}
 }
 

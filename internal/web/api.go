@@ -588,6 +588,20 @@ type lockJSON struct {
 	// Group is the index in /api/groups of the group of short-lived
 	// objects this one is in (model.Group); absent when none.
 	Group *int `json:"group,omitempty"`
+	// Call: the java.util.concurrent call threads blocked, waited or
+	// parked on it in (model.LockCall), as the report's JSON call;
+	// CallLabel: how the report's text names it beside the object
+	// (model.CallLabel: "in ArrayBlockingQueue.put"). Absent when none.
+	Call      string `json:"call,omitempty"`
+	CallLabel string `json:"callLabel,omitempty"`
+	// BeforeEvents: of Contentions, those begun before the events were on
+	// (model.Interval.BeforeEvents): their length is not known.
+	BeforeEvents int `json:"beforeEvents,omitempty"`
+	// BeforeAttach: of Contentions and Open, those in progress when orca
+	// attached (model.Model.BeforeStart): their time a lower bound.
+	BeforeAttach int `json:"beforeAttach,omitempty"`
+	// WaitsBeforeAttach: of Waits, those in progress when orca attached.
+	WaitsBeforeAttach int `json:"waitsBeforeAttach,omitempty"`
 }
 
 func (s *Server) lockJSON(l *model.Lock) lockJSON {
@@ -601,6 +615,9 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 	if len(l.Owners) > 0 {
 		out.TopOwner = s.d.threadIndex(l.Owners[0].Thread)
 	}
+	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
+	out.CallLabel = model.CallLabel(out.Class, out.Call)
+	out.BeforeEvents, out.BeforeAttach, out.WaitsBeforeAttach = l.BeforeEvents, l.BeforeAttach, l.WaitsBeforeAttach
 	return out
 }
 
@@ -816,6 +833,9 @@ type deadlockJSON struct {
 	Objects  []string `json:"objects"` // what each waits on ("" for a join)
 	Classes  []string `json:"classes"` // their classes, Java names ("" when unknown)
 	Stacks   []int    `json:"stacks"`
+	// BeforeAttach: already there when orca attached (model.BeforeStart):
+	// At is the attach, Lasted a lower bound.
+	BeforeAttach bool `json:"beforeAttach,omitempty"`
 }
 
 type hangJSON struct {
@@ -831,6 +851,12 @@ type hangJSON struct {
 	Other  int    `json:"other"`
 	Since  int64  `json:"since"`
 	Stack  int    `json:"stack"`
+	// BeforeAttach: in this state when orca attached (model.BeforeStart):
+	// Since is the attach, the time in it a lower bound.
+	BeforeAttach bool `json:"beforeAttach,omitempty"`
+	// Call, CallLabel: as lockJSON's, of the hang's stack (model.Call).
+	Call      string `json:"call,omitempty"`
+	CallLabel string `json:"callLabel,omitempty"`
 }
 
 type deadlocksJSON struct {
@@ -842,7 +868,7 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 	d := s.d
 	out := deadlocksJSON{Deadlocks: []deadlockJSON{}, Hangs: []hangJSON{}}
 	for _, dl := range d.deadlocks {
-		j := deadlockJSON{At: d.rel(dl.At), Resolved: -1, AtEnd: dl.AtEnd, Lasted: int64(dl.Lasted(d.m.End))}
+		j := deadlockJSON{At: d.rel(dl.At), Resolved: -1, AtEnd: dl.AtEnd, Lasted: int64(dl.Lasted(d.m.End)), BeforeAttach: d.m.BeforeStart(dl.At)}
 		if !dl.AtEnd {
 			j.Resolved = d.rel(dl.Resolved)
 		}
@@ -869,13 +895,15 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 			st = model.Blocked // as the timeline shows it (Interval.Shown)
 		}
 		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Alone: h.Why == analysis.Alone,
-			Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+			Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack), BeforeAttach: d.m.BeforeStart(h.Since)}
 		if h.Object != 0 {
 			j.Object, j.Class = h.Object.String(), d.objectClass(h.Object)
 		}
 		if h.Other != 0 {
 			j.Other = d.threadIndex(h.Other)
 		}
+		j.Call = model.Call(d.m.Stacks[h.Stack], d.rec.FrameName)
+		j.CallLabel = model.CallLabel(j.Class, j.Call)
 		out.Hangs = append(out.Hangs, j)
 	}
 	return out, nil

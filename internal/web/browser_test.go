@@ -1093,3 +1093,42 @@ func TestBrowserVocabulary(t *testing.T) {
 		}
 	})
 }
+
+// TestBrowserSaysWhatItKnows: the viewer writes what the report says of an attached window and
+// of a java.util.concurrent class's lock (issue 31, items 5 and 8), from the same model
+// functions: the report's attached case, a deadlock already there when orca attached ("already
+// deadlocked when orca attached", "≥" before the lengths, no "formed at"), and its juc-queue
+// case, the queue's lock named "in ArrayBlockingQueue.take" in the locks table.
+func TestBrowserSaysWhatItKnows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	ctx := newBrowser(t, 1280, 900)
+	ts := serve(t, fromTxtar(t, "../report/testdata/attached.txtar"))
+	open(t, ctx, ts.URL+"/")
+	within(t, ctx, 10*time.Second, "deadlocks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=deadlocks]`)))
+	waitJS(t, ctx, "the deadlock's card", `document.querySelector('.dl-card')`)
+	card := eval[string](t, ctx, `document.querySelector('.dl-card').textContent`)
+	// (The viewer's own duration format: 3.000 s.)
+	if !strings.Contains(card, "already deadlocked when orca attached; still intact at the end (≥ 3.0") || strings.Contains(card, "formed at") {
+		t.Errorf("the deadlock's card: %q, want 'already deadlocked when orca attached; still intact at the end (≥ 3.0…)'", card)
+	}
+	// The wait-for graph at the end: the deadlocked threads' states since before the attach.
+	waitJS(t, ctx, "the wait-for graph", `document.querySelector('.graph-title')`)
+	subs := eval[[]string](t, ctx, `[...document.querySelectorAll('.g-node.cycle .g-sub')].map((e) => e.textContent)`)
+	if len(subs) != 2 || !strings.Contains(subs[0], "· ≥ ") || !strings.Contains(subs[1], "· ≥ ") {
+		t.Errorf("the cycle's threads read %q, want each 'blocked · ≥ …'", subs)
+	}
+	hangs := eval[[]string](t, ctx, `[...document.querySelectorAll('tr.hang td.num')].map((td) => td.textContent)`)
+	if len(hangs) != 2 || !strings.HasPrefix(hangs[0], "≥ ") || !strings.HasPrefix(hangs[1], "≥ ") {
+		t.Errorf("the hangs' lengths %q, want two, each '≥ …'", hangs)
+	}
+
+	ts = serve(t, fromTxtar(t, "../report/testdata/juc-queue.txtar"))
+	open(t, ctx, ts.URL+"/")
+	within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+	waitJS(t, ctx, "the queue's lock", `document.querySelector('table.locks tbody tr[data-lock="juc:0000510C"]')`)
+	if s := eval[string](t, ctx, `document.querySelector('table.locks tbody tr[data-lock="juc:0000510C"] td.lock-name').textContent`); !strings.Contains(s, "in ArrayBlockingQueue.take") {
+		t.Errorf("the queue's lock reads %q, want it 'in ArrayBlockingQueue.take'", s)
+	}
+}

@@ -30,6 +30,10 @@ type nodeJSON struct {
 	LockKind string `json:"lockKind,omitempty"` // a thread's: the kind of its Object
 	Cycle    bool   `json:"cycle"`
 	JDK      bool   `json:"jdk,omitempty"` // a JDK service thread
+	// BeforeAttach: the thread was in that state when orca attached
+	// (model.BeforeStart): Since is the attach, the time in it a lower
+	// bound, as the report's hangs say.
+	BeforeAttach bool `json:"beforeAttach,omitempty"`
 }
 
 type graphEdgeJSON struct {
@@ -80,6 +84,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 		if k := t.IntervalAt(T); k >= 0 {
 			iv := t.Intervals[k]
 			n.State, n.Since, n.Stack, n.Interval = iv.Shown().String(), d.rel(iv.Since), int(iv.Stack), k
+			n.BeforeAttach = d.m.BeforeStart(iv.Since)
 			if iv.Object != 0 {
 				n.Object, n.Class = iv.Object.String(), d.objectClass(iv.Object)
 			}

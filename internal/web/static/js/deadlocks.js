@@ -51,7 +51,10 @@ export class Deadlocks {
     d.deadlocks.forEach((dl, k) => {
       items.push(h('div', { class: 'dl-card' + (st.dl === k ? ' selected' : ''), onclick: () => { st.dl = k; st.instant = this.instantOf(dl); app.changed(); this.render(); } },
         h('div', { class: 'dl-title' }, `Deadlock ${k + 1}: ${dl.threads.length} threads`),
-        h('div', { class: 'muted small' }, `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
+        // Already there at the attach: when it formed is not known, its length a lower bound (as the report says it).
+        h('div', { class: 'muted small' }, dl.beforeAttach
+          ? `already deadlocked when orca attached; ${dl.atEnd ? `still intact at the end (≥ ${fmtDur(dl.lasted)})` : `broke at ${fmtTime(dl.resolved)} (after ≥ ${fmtDur(dl.lasted)})`}`
+          : `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk && !hg.alone), jdkHangs = d.hangs.filter((hg) => hg.jdk);
@@ -59,7 +62,7 @@ export class Deadlocks {
     items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? fmtCount(appHangs.length) : '?')));
     items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining, acquiring or parked when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
-      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));
+      h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state), hg.callLabel ? h('span', { class: 'muted small', title: hg.call }, ' ' + hg.callLabel) : null), h('td', { class: 'num', title: hg.beforeAttach ? 'in this state since before orca attached: at least this long' : null }, (hg.beforeAttach ? '≥ ' : '') + fmtDur(app.summary.duration - hg.since)));
     if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
     if (alone.length) {
       items.push(h('h3', null, 'Waiting alone ', h('span', { class: 'count' }, fmtCount(alone.length))));
@@ -171,7 +174,7 @@ export class Deadlocks {
         grp.append(s('rect', { width: n.w, height: n.h, rx: 6, class: 'g-box' }),
           s('rect', { width: 5, height: n.h, rx: 2, fill: c }),
           s('text', { x: 14, y: 17, class: 'g-name' }, clip(n.name, 26)),
-          s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${fmtDur(g.t - n.since)}` : '')));
+          s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${n.beforeAttach ? '≥ ' : ''}${fmtDur(g.t - n.since)}` : '')));
       } else {
         grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
           s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${kindWord(n.kind)} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));

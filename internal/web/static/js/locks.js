@@ -101,7 +101,8 @@ export class Locks {
       const id = this.rowID(l);
       const [kind, object] = id.split(':');
       return h('tr', { class: id === st.lockSel ? 'selected' : '', dataset: { lock: id }, onclick: () => this.select(kind, object) },
-        h('td', { class: 'lock-name' }, h('code', null, l.object), l.class ? h('div', { class: 'muted cls' }, breakable(l.class)) : null),
+        h('td', { class: 'lock-name' }, h('code', null, l.object), l.class ? h('div', { class: 'muted cls' }, breakable(l.class)) : null,
+          l.callLabel ? h('div', { class: 'muted cls', title: l.call }, l.callLabel) : null),
         h('td', { class: 'kind' }, kindLabel(l.kind)),
         h('td', { class: 'num' }, l.contentions ? fmtCount(l.contentions) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
@@ -203,13 +204,18 @@ export class Locks {
     if (d.contentions || d.blocked) stats.push(['contentions', n(d.contentions)], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
     if (d.open) stats.push(['still blocked at the end', `${n(d.open)}, ${fmtDur(d.openBlocked)}`]);
     if (d.ownerUnknown) stats.push(['owner unknown', n(d.ownerUnknown)]);
+    // As the report says them: begun before the events (an attach's gap), their length not recorded.
+    if (d.beforeEvents) stats.push(['begun before the events (length not recorded)', n(d.beforeEvents)]);
+    if (d.beforeAttach) stats.push(['blocked since before the attach (at least as long)', n(d.beforeAttach)]);
+    if (d.waitsBeforeAttach) stats.push([`${park ? 'parked' : 'waiting'} since before the attach (at least as long)`, n(d.waitsBeforeAttach)]);
     if (d.waits) stats.push([park ? 'parks' : 'waits', n(d.waits)], [park ? 'parked' : 'wait time', fmtDur(d.waitTime)]);
     if (d.notifies || d.notifyAlls) stats.push(['notify / notifyAll', `${n(d.notifies)} / ${n(d.notifyAlls)}`]);
     if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);
     if (d.acquires || d.releases) stats.push(['acquires / releases', `${n(d.acquires)} / ${n(d.releases)}`]);
     const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
     const out = [
-      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(d.kind)} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null),
+      h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(d.kind)} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null,
+        d.callLabel ? h('span', { class: 'muted', title: d.call }, ' ' + d.callLabel) : null),
       h('div', { class: 'stat-row' }, stats.map(([k, v]) => h('div', { class: 'stat' }, h('div', { class: 'stat-v' }, String(v)), h('div', { class: 'stat-k' }, k)))),
       h('div', { class: 'actions' },
         h('button', { class: 'primary', onclick: () => app.setLock(d.object, [d.first, d.last]) }, 'Show on the timeline'),

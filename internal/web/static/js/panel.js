@@ -123,7 +123,10 @@ export class Panel {
     }
     const th = this.app.threads[n.thread];
     const rows = [['thread', this.threadLink(n.thread, th.name)], ['state', stateChip(n.state)]];
-    if (n.since != null && n.state !== 'runnable' && n.state !== 'not alive') rows.push(['since', `${fmtTime(n.since)} (${fmtDur(t - n.since)} before this instant)`]);
+    if (n.since != null && n.state !== 'runnable' && n.state !== 'not alive') {
+      // In it at the attach: when it began is not known (as the report says).
+      rows.push(['since', n.beforeAttach ? `before the attach (at least ${fmtDur(t - n.since)} before this instant)` : `${fmtTime(n.since)} (${fmtDur(t - n.since)} before this instant)`]);
+    }
     if (n.object) rows.push(['on', this.objectLine(n.object, n.class || '', n.lockKind || (n.state === 'acquiring' ? 'semaphore' : 'monitor'))]);
     const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, th.name), n.cycle ? h('span', { class: 'badge bad' }, 'in a cycle') : null),
       h('table', { class: 'facts' }, rows.map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, v))))];

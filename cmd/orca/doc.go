@@ -278,8 +278,16 @@ what follows COMMAND is the command's.
 
 # Exit status
 
-orca exits 2 on a usage error, 1 on another error, and otherwise, for orca
-record, with the status of the command (128+N if signal N killed it; 127 if the
-command was not found).
+orca exits 0 when it did what it was asked, 2 on a usage error or a refusal (no
+such recording, a recording's name taken) and 1 on another error: a file that
+is not an Orca recording, a recording cut short, a write that failed. Each
+error is one line on stderr beginning "orca: ".
+
+orca record -- COMMAND exits with COMMAND's status (128+N if signal N killed
+it), so that a script sees its program's. Its own failures exit 125, a status
+no program is likely to use (env and timeout use it alike): a usage error, a
+recording's name refused, COMMAND succeeded but started no JVM that loaded the
+agent, a JVM of it could not be recorded. 126: COMMAND could not be run; 127:
+it was not found. orca record --pid runs no program: 1 and 2 as above.
 */
 package main

@@ -30,6 +30,12 @@ type exitError struct {
 	msg  string
 }
 
+// childStatus is orca record's COMMAND's own exit status, which orca exits
+// with.
+type childStatus int
+
+func (c childStatus) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
 func (e exitError) Error() string { return e.msg }
 
 // ui is where a command reads and writes: os.Std* in main, buffers in tests.
@@ -86,9 +92,12 @@ func run(u ui, args []string) int {
 func exitStatus(u ui, err error) int {
 	var ue usageError
 	var ee exitError
+	var cs childStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &cs):
+		return int(cs)
 	case errors.As(err, &ue):
 		fmt.Fprintf(u.stderr, "orca: %s\n", ue.msg)
 		return 2
@@ -126,6 +135,11 @@ Start here:
   orca dump /tmp/run1 | less
 
 Run 'orca help COMMAND' (or 'orca COMMAND --help') for a command's options and examples.
+
+Exit status: 0 done; 1 an error (a file that is not a recording, a recording
+cut short); 2 a usage error or a refusal. orca record -- COMMAND exits with
+COMMAND's status, or 125 when orca itself failed (no JVM recorded, a JVM that
+could not be recorded, a usage error), 126 COMMAND not runnable, 127 not found.
 `)
 }
 

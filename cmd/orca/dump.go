@@ -59,6 +59,7 @@ func runDump(u ui, args []string) error {
 	var bad []string
 	var last *reader.ParseError
 	n := 0
+	var read int64 // the events of the file, not a chunk's restated facts
 	for {
 		ev, err := evs.Next()
 		if err == io.EOF {
@@ -79,12 +80,19 @@ func runDump(u ui, args []string) error {
 			return fmt.Errorf("reading %s.orca: %w", prefix, err)
 		}
 		n++
+		if !ev.Carried {
+			read++
+		}
 		d.event(ev)
+	}
+	if err := rec.CheckRead(read, len(bad)); err != nil {
+		w.Flush()
+		return err
 	}
 
 	fmt.Fprintf(w, "\n# %d events", n)
 	if evs.Truncated() {
-		fmt.Fprintf(w, "; the last line of %s.orca is cut short (the JVM stopped while writing it) and was skipped", prefix)
+		fmt.Fprintf(w, "; the last record of %s.orca is cut short (%s) and was skipped", prefix, rec.TruncatedWhy())
 	}
 	fmt.Fprintln(w)
 	for _, s := range rec.Warnings {

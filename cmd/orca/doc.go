@@ -225,6 +225,7 @@ tree describes the JSON API the page uses.
 
 # Importing a JDK Flight Recorder recording
 
+	orca import --jfc > orca.jfc
 	java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar
 	orca import run.jfr -o /tmp/run2
 	orca report /tmp/run2
@@ -233,7 +234,8 @@ converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWa
 ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events; what
 the Orca format has no field for (who notified a wait, timeouts, thread ids)
 goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
-threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
+threshold: orca import --jfc prints the settings file that does (orca.jfc,
+built into orca). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
 PREFIX.orca is in the compact encoding, as orca record writes it;
 --format seed writes the original Orca's text instead (the same events).

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ import (
 // error (as root), or that orca is not root.
 func TestMakeAarch64Why(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
-		t.Skip("no make")
+		skipf(t, "no make")
 	}
 	fake := t.TempDir()
 	aptGet := "#!/bin/sh\n" +
@@ -37,5 +38,36 @@ func TestMakeAarch64Why(t *testing.T) {
 	}
 	if !strings.HasSuffix(string(out), want) {
 		t.Errorf("make agent-aarch64 without the cross compiler:\n%s\nwant it to end with:\n%s", out, want)
+	}
+}
+
+// TestSkipsListed (issue 31, item 10): the JDK 17 run's summary said "9 skipped" and not why. A
+// skip says why (skipf), and the summary lists each reason with its tests under its JDK. The
+// test's own skips are taken out of the counts afterwards.
+func TestSkipsListed(t *testing.T) {
+	const why = "orca's own test of the summary"
+	forEachJDK(t, func(t *testing.T, j jdk) { skipf(t, why) })
+	text := jdkSummary()
+	for _, j := range jdks() {
+		if j.home == "" {
+			continue
+		}
+		if want := "integration:   1 skipped: " + why + ": TestSkipsListed\n"; !strings.Contains(text, want) {
+			t.Errorf("the JDK summary does not list the skip of TestSkipsListed on %s:\n%s\nwant a line %q", j.name, text, want)
+		}
+	}
+	jdkRunsMu.Lock()
+	defer jdkRunsMu.Unlock()
+	for _, j := range jdks() {
+		if c := jdkRuns[j.name]; c != nil {
+			c.skipped--
+			for k, tests := range c.skips {
+				if tests = slices.DeleteFunc(tests, func(s string) bool { return s == "TestSkipsListed" }); len(tests) == 0 {
+					delete(c.skips, k)
+				} else {
+					c.skips[k] = tests
+				}
+			}
+		}
 	}
 }

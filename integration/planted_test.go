@@ -221,10 +221,10 @@ func unprotectSymlinks(t *testing.T) {
 	const p = "/proc/sys/fs/protected_symlinks"
 	was, err := os.ReadFile(p)
 	if err != nil {
-		t.Skipf("reading %s: %v", p, err)
+		skipf(t, "reading %s: %v", p, err)
 	}
 	if err := os.WriteFile(p, []byte("0"), 0o644); err != nil {
-		t.Skipf("turning %s off: %v", p, err)
+		skipf(t, "turning %s off: %v", p, err)
 	}
 	t.Cleanup(func() { os.WriteFile(p, was, 0o644) })
 }

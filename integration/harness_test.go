@@ -5,7 +5,8 @@
 // identity hashes of its objects and threads, so nothing here hard-codes a hash. The tests run
 // once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path,
 // unless ORCA_REQUIRE_JDKS names its feature release (ORCA_REQUIRE_JDKS=17,25: .ci/run sets it), in
-// which case its tests fail. At the end TestMain prints which JDKs ran how many tests, and writes
+// which case its tests fail. At the end TestMain prints which JDKs ran how many tests (and why
+// each skipped one was: every skip goes through skipf), and writes
 // the same lines to the file $ORCA_JDK_SUMMARY when set (make test prints it: go test shows a
 // passing package's output only with -v).
 // bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
@@ -225,6 +226,7 @@ func countJDKTest(t *testing.T, j jdk) {
 				why = "no reason kept (a skip not through skipf: see go test -v)"
 			}
 			why, _, _ = strings.Cut(why, "\n")
+			why = strings.TrimSuffix(strings.TrimSpace(why), ":")
 			if c.skips == nil {
 				c.skips = map[string][]string{}
 			}

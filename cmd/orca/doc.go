@@ -14,11 +14,15 @@ Put orca record in front of the command that starts your program:
 	orca record -o /tmp/run1 -- java -jar app.jar
 	orca record -o /tmp/tomcat -- catalina.sh run
 
-The command may be java or any script that starts one or more JVMs: orca adds
-the agent to JAVA_TOOL_OPTIONS (after any value already set), so every JVM the
-command starts records, the first to /tmp/run1.*, the next ones to /tmp/run1-2.*,
-/tmp/run1-3.* and so on. Each JVM prints "Picked up JAVA_TOOL_OPTIONS: ..." on
-stderr, which shows the agent was loaded. The command keeps its stdin, stdout
+The command may be java or any script that starts one or more JVMs, and every
+JVM it starts records, the first to /tmp/run1.*, the next ones to /tmp/run1-2.*,
+/tmp/run1-3.* and so on. A java command gets the agent first on its command
+line (-agentpath:...), and prints nothing for it. Any other command gets it in
+JAVA_TOOL_OPTIONS (after any value already set), and each JVM that reads it
+prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." on its stderr: the JVM
+saying it loaded orca's agent, a line no JVM option hides (JDK_JAVA_OPTIONS,
+read by the java launcher only, prints "NOTE: Picked up" alike). JVMs that a
+java command starts get JAVA_TOOL_OPTIONS from the agent, and print the line. The command keeps its stdin, stdout
 and stderr; orca exits with its exit status. When it ends, orca prints per JVM
 the files written, the number of events of each kind, and any events that were
 lost (the agent drops events rather than slow the program when its buffer is

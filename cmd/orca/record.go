@@ -25,9 +25,14 @@ import (
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
 
-Runs COMMAND with the Orca agent loaded into every JVM it starts (through
-JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
-what was recorded. COMMAND may be java itself or any script that starts java:
+Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
+it, and prints what was recorded. COMMAND may be java itself or any script
+that starts java. When COMMAND is java, orca puts -agentpath:... first on its
+command line; any other COMMAND (a script, mvn, catalina.sh) gets it in
+JAVA_TOOL_OPTIONS, added to any value already set, and every JVM that reads it
+prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." on its stderr: that line
+is the JVM saying it loaded orca's agent (no JVM option hides it). The JVMs
+that java starts get JAVA_TOOL_OPTIONS from the agent, and print the line.
 stdin, stdout and stderr are COMMAND's, and orca exits with its exit status
 (128+N if it was killed by signal N). When orca itself fails it exits 125, a
 status no program is likely to use (as env and timeout do): a usage mistake,
@@ -106,6 +111,17 @@ const (
 	agentDefaultBuffer = 32  // MB
 	agentDefaultFlush  = 200 // ms
 )
+
+// childToolEnv names the environment variable that holds, when orca record
+// put the agent on java's command line, what JAVA_TOOL_OPTIONS would have
+// been: the agent sets JAVA_TOOL_OPTIONS to it (pass_to_children in
+// agent/jvm/entry.c), so that the JVMs java starts record too.
+const childToolEnv = "ORCA_JAVA_TOOL_OPTIONS"
+
+// isJava reports whether COMMAND is the java launcher (java, /usr/bin/java,
+// $JAVA_HOME/bin/java): it takes the agent on its command line. A script,
+// a build tool or anything else gets it through JAVA_TOOL_OPTIONS.
+func isJava(command string) bool { return filepath.Base(command) == "java" }
 
 // recordEnv names the environment variable orca record sets for COMMAND: the
 // prefix it records to. A nested orca record finds it and adds no second
@@ -247,12 +263,22 @@ func runRecord(u ui, args []string) (err error) {
 	}
 	errs.Close()
 	defer os.Remove(errs.Name())
-	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o)+",session="+session+",errors="+errs.Name())
+	agent := agentOption(lib, abs, o) + ",session=" + session + ",errors=" + errs.Name()
+	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agent)
 	if err != nil {
 		return err
 	}
-	env := setEnv(os.Environ(), "JAVA_TOOL_OPTIONS", tool)
-	env = setEnv(env, recordEnv, abs)
+	env := setEnv(os.Environ(), recordEnv, abs)
+	if isJava(argv[0]) {
+		// On java's own command line the agent needs no JAVA_TOOL_OPTIONS,
+		// whose "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." line every JVM
+		// prints on the program's stderr. The JVMs java starts get it there
+		// from the agent (childToolEnv).
+		argv = append([]string{argv[0], agent}, argv[1:]...)
+		env = setEnv(env, childToolEnv, tool)
+	} else {
+		env = setEnv(env, "JAVA_TOOL_OPTIONS", tool)
+	}
 
 	before, err := findRecordings(o.prefix)
 	if err != nil {

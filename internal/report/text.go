@@ -443,6 +443,11 @@ func (r *Report) hangSection(t *textWriter) {
 	}
 	switch {
 	case len(app) == 0 || r.Complete == nil || !*r.Complete:
+	case r.Truncated:
+		// The JVM ended normally, but the file ends in a cut record: it was
+		// cut after it was written (a .info without counts did not let the
+		// reader refuse it), and what came after is unknown.
+		t.printf("  (stuck where the file ends: it was cut after the JVM wrote it, and what followed is unknown)\n")
 	case r.Attached != nil && r.Attached.Stopped:
 		// orca stop, or orca record --pid's end: the JVM went on, and so may they.
 		t.printf("  (stuck when the recording stopped; the JVM went on, and they may still be)\n")

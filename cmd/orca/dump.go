@@ -22,9 +22,13 @@ class.method(File.java:line) unless --resolve=false, which prints the raw
 method IDs and bytecode locations.
 
 At the end it lists the reader's warnings, the malformed lines (file:line),
-and whether the last line of PREFIX.orca was cut short (a JVM killed while
-writing). A recording in the compact encoding prints the same; its
-malformed records are named by byte offset (file: byte N).
+and whether the last record of PREFIX.orca was cut short, and why: the JVM
+is still writing it (it holds the recording's lock), or was killed while
+writing it. A file cut after a JVM that ended normally wrote it whole (fewer
+events than its .info counts) ends the dump with an error and exit status 1,
+as a file that is not a recording does at once. A recording in the compact
+encoding prints the same; its malformed records are named by byte offset
+(file: byte N).
 
 Examples:
   orca dump /tmp/run1 | less

@@ -6,14 +6,17 @@ import (
 	"testing"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/report"
 )
 
 // TestWaitTimeouts is issue 20's item 2 on a real JVM (WaitTimeouts.java): the agent writes an
 // ObjectWaitTimeout line for every timed Object.wait and none for an untimed one, and the hang
 // rule at a clean exit takes from it: a wait(60 000) still waiting for seconds ends by itself (not
-// a hang), a wait(0L) through wait(long) is one (only the recording's wait_timeouts tells it is
-// untimed: no wait() frame), a consumer in an empty queue's take waits for work (not a hang).
+// a hang), a wait(0L) through wait(long) is stuck (only the recording's wait_timeouts tells it is
+// untimed: no wait() frame) but waits alone (issue 31, item 3: for no thread, none behind it, and
+// other threads ran after it began), a consumer in an empty queue's take waits for work: idle
+// (item 4), as a pool's idle worker, in no list of threads stuck at the end.
 func TestWaitTimeouts(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "WaitTimeouts")
@@ -60,11 +63,16 @@ func TestWaitTimeouts(t *testing.T) {
 
 		rec, built := buildModel(t, prefix)
 		rep := report.New(rec, built, report.Options{})
-		var hangs []string
+		var hangs, alone []string
 		not := map[string][]string{}
 		for _, h := range rep.Hangs {
 			if !h.JDK {
 				hangs = append(hangs, *h.Name)
+			}
+		}
+		for _, h := range rep.WaitingAlone {
+			if !h.JDK {
+				alone = append(alone, *h.Name)
 			}
 		}
 		for _, h := range rep.NotHangs {
@@ -72,11 +80,23 @@ func TestWaitTimeouts(t *testing.T) {
 				not[h.Why] = append(not[h.Why], *h.Name)
 			}
 		}
-		if w := []string{"untimed-waiter"}; !reflect.DeepEqual(hangs, w) {
-			t.Errorf("hangs %q, want %q", hangs, w)
+		if len(hangs) != 0 {
+			t.Errorf("hangs %q, want none", hangs)
 		}
-		if w := map[string][]string{"timed": {"timed-waiter"}, "for_work": {"consumer"}}; !reflect.DeepEqual(not, w) {
+		if w := []string{"untimed-waiter"}; !reflect.DeepEqual(alone, w) {
+			t.Errorf("waiting alone %q, want %q", alone, w)
+		}
+		if w := map[string][]string{"timed": {"timed-waiter"}}; !reflect.DeepEqual(not, w) {
 			t.Errorf("not hangs %q, want %q", not, w)
+		}
+		for _, th := range built.Model.Threads {
+			if th.Name != "consumer" {
+				continue
+			}
+			n := len(th.Intervals)
+			if n == 0 || th.Intervals[n-1].State != model.Idle || !th.Intervals[n-1].Open || th.Time[model.Parked] != 0 {
+				t.Errorf("consumer: %d intervals, parked %v, want its take idle to the end", n, th.Time[model.Parked])
+			}
 		}
 	})
 }

@@ -48,9 +48,10 @@ func TestReportWhileRecording(t *testing.T) {
 		var rep struct {
 			Events   int  `json:"events"`
 			Complete bool `json:"complete"`
-			Hangs    []struct {
+			// The waiter waits alone (the worker runs on): issue 31, item 3.
+			Alone []struct {
 				Name *string `json:"name"`
-			} `json:"hangs"`
+			} `json:"waiting_alone"`
 			ParseErrors int  `json:"parse_errors"`
 			Live        bool `json:"live"`
 		}
@@ -58,11 +59,11 @@ func TestReportWhileRecording(t *testing.T) {
 			t.Fatalf("the report's JSON: %v", err)
 		}
 		waiter := false
-		for _, h := range rep.Hangs {
+		for _, h := range rep.Alone {
 			waiter = waiter || h.Name != nil && *h.Name == "orca-hang-waiter"
 		}
 		if rep.Events == 0 || rep.Complete || rep.ParseErrors != 0 || !waiter {
-			t.Errorf("report of the running recording: %d events, complete %v, %d parse errors, waiter among the hangs %v; want events, not complete, none, true:\n%s",
+			t.Errorf("report of the running recording: %d events, complete %v, %d parse errors, waiter waiting alone %v; want events, not complete, none, true:\n%s",
 				rep.Events, rep.Complete, rep.ParseErrors, waiter, strings.TrimSpace(r.stdout[:min(len(r.stdout), 2000)]))
 		}
 		// Issue 31, item 6: the JVM holds the lock on x.orca, so the recording is live, not

@@ -241,10 +241,10 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		for _, p := range parks[who] {
 			parked += p.end.Time - p.begin.Time
 		}
-		// A lock's waiter is blocked (Interval.Shown: a lock is a lock), the others parked.
-		st := model.Parked
+		// A lock's waiter is blocked (Interval.Shown: a lock is a lock), a queue's taker idle
+		// (it waits for work), the others parked.
+		st := parkState(who)
 		if lockWaiter(who) {
-			st = model.Blocked
 			if th.Time[model.Parked] != 0 {
 				t.Errorf("%s: parked %v in the model, want 0 (its parks are a lock's contentions)", who, th.Time[model.Parked])
 			}
@@ -265,7 +265,7 @@ func checkParking(t *testing.T, e expect, prefix string) {
 			t.Errorf("%s: runnable %v of a life of %v with %v %s", who, th.Time[model.Runnable], th.Life(), th.Time[st], st)
 		}
 		for _, iv := range th.Intervals {
-			if iv.State == model.Parked && iv.Duration() >= hold/2 {
+			if (iv.State == model.Parked || iv.State == model.Idle) && iv.Duration() >= hold/2 {
 				if iv.Wake != model.WakeUnpark || m.Thread(iv.Other) == nil || m.Thread(iv.Other).Name != by {
 					t.Errorf("%s: park %v..%v ended %s by %v, want an unpark by %s", who, iv.Start, iv.End, iv.Wake, iv.Other, by)
 				}
@@ -295,8 +295,10 @@ func checkParking(t *testing.T, e expect, prefix string) {
 		}
 		if lockWaiter(th.Name) && (th.StatesS.Blocked <= 0 || th.StatesS.Parked != 0) {
 			t.Errorf("report: %s (a lock's waiter) is not blocked only: %+v", th.Name, th.StatesS)
-		} else if !lockWaiter(th.Name) && th.StatesS.Parked <= 0 {
+		} else if parkState(th.Name) == model.Parked && th.StatesS.Parked <= 0 {
 			t.Errorf("report: %s has no parked time: %+v", th.Name, th.StatesS)
+		} else if parkState(th.Name) == model.Idle && (th.StatesS.Idle <= 0 || th.StatesS.Parked != 0) {
+			t.Errorf("report: %s (a queue's taker) is not idle only: %+v", th.Name, th.StatesS)
 		}
 	}
 	// The locks are contentions (locks[], kind juc) with their holders blamed; the other
@@ -448,10 +450,7 @@ func TestParkingJFR(t *testing.T) {
 		for _, th := range built.Model.Threads {
 			switch th.Name {
 			case "rw-reader", "latch-waiter", "future-getter", "queue-taker", "nanos-parker":
-				st := model.Parked
-				if lockWaiter(th.Name) {
-					st = model.Blocked
-				}
+				st := parkState(th.Name)
 				if th.Time[st] < format.Time(e.int(t, "hold_ms"))*1e6 {
 					t.Errorf("%s: %s %v in the model of the import", th.Name, st, th.Time[st])
 				}
@@ -491,4 +490,17 @@ func checkIdle(t *testing.T, m *model.Model, rep *report.Report) {
 // shows their parks as blocked (model.Interval.Shown), the others' as parked.
 func lockWaiter(name string) bool {
 	return strings.HasPrefix(name, "rl-waiter-") || name == "rw-reader"
+}
+
+// parkState is the state the model gives the parks of a Parking thread: blocked for a lock's
+// waiter, idle for the queue's taker (a consumer waiting for work: model.TakeStack, issue 31
+// item 4), parked for the others.
+func parkState(name string) model.State {
+	switch {
+	case lockWaiter(name):
+		return model.Blocked
+	case name == "queue-taker":
+		return model.Idle
+	}
+	return model.Parked
 }

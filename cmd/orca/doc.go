@@ -145,10 +145,16 @@ single line such as "No deadlocks.":
 	             shutdown, when it exited), longest first; the JDK's own service
 	             threads (Finalizer, Common-Cleaner, ...) idling in Object.wait
 	             are named on one line, not counted as hangs, and idle pool
-	             workers (parked waiting for work) are not hangs either; the
-	             other threads in a state at the end are named with why they
-	             are not hangs: a park with a timeout, too short, entered
-	             during the shutdown, or open at a kill (kill -9)
+	             workers and queue consumers (parked waiting for work: idle)
+	             are not hangs either; the other threads in a state at the
+	             end are named with why they are not hangs: a park with a
+	             timeout, too short, entered during the shutdown, or open at
+	             a kill (kill -9)
+	WAITING ALONE  threads stuck as long, but for no thread in particular (a
+	             wait, a latch, a condition) with no thread behind them, while
+	             other threads ran on: a server's main until its end, a
+	             forgotten latch; counted in the headline, not as hangs
+	             (only when there are such threads)
 	CONTENTION   monitors, semaphores and java.util.concurrent locks
 	             (ReentrantLock, read-write locks) by the time threads spent
 	             blocked on them: contentions, total, mean and max; the owners

@@ -46,7 +46,8 @@ Writes the recording PREFIX in the format of another tool:
   semaphore  in Semaphore.acquire
   park       parked (LockSupport.park: java.util.concurrent locks,
              conditions, latches, futures, queues)
-  idle       a thread pool's worker parked waiting for work
+  idle       parked waiting for work: a thread pool's idle worker, a
+             consumer in a queue's take or poll
   all        all of them
 The default is monitor for pprof and collapsed, all for perfetto and
 chrome. A state still open when the recording ended counts up to the end.

@@ -74,18 +74,21 @@ const (
 	// a program's way to wait for the JVM's end): it waits for no other
 	// thread, by design (model.Interval.SelfJoin).
 	JoinsItself
-	// ForWork: a consumer parked in a java.util.concurrent queue's take or
-	// poll (model.Model.TakeWaits): it waits for work, as an idle pool
-	// worker does, and proceeds when a producer offers one.
-	ForWork
 	// Released: parked, and another thread unparked it after it parked
 	// (model.Model.Unparked): it was free to run when the recording ended
 	// (ActiveMQ's main, released from its latch by the shutdown hook as
 	// the JVM exited).
 	Released
+	// Alone: stuck as a hang is, but waiting alone: for no thread in
+	// particular (an Object.wait, a park on a latch or a condition, a
+	// semaphore: no owner), and nobody waits behind it (no thread blocked
+	// on a lock it holds or joining it, at the end), and other threads ran
+	// after it began to wait (Hang.Progress): a server's main parked until
+	// the shutdown, a forgotten latch. The program went on without it.
+	Alone
 )
 
-var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "for_work", "released"}
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "released", "alone"}
 
 // String returns the word of Hang.Why in the report's JSON ("" for a hang).
 func (n NotHang) String() string {
@@ -184,6 +187,10 @@ type Hang struct {
 	// that thread cannot proceed either: in a deadlock intact at the end,
 	// or a hang. 0 otherwise.
 	Behind format.ThreadID
+	// Progress, for Alone: the last moment another thread was seen to run
+	// after this one began to wait (its last state's start or end, its
+	// start or end), before the shutdown when the JVM exited.
+	Progress format.Time
 }
 
 // The rule, in one place (OpenAtEnd decides; Hangs, OpenAtCut and the
@@ -198,8 +205,7 @@ type Hang struct {
 //     a timeout (Timed: a wait's from its ObjectWaitTimeout line; in
 //     recordings made before it, a wait(long)'s timeout is unknown and
 //     counts as none), not a consumer parked in a queue's take or poll
-//     (ForWork: it waits for work, as an idle pool worker does; a lost
-//     producer is not told from an idle one).
+//     (a consumer in a queue's take or poll is idle: model.TakeStack).
 //   - It had been in it for MinHang by the end of the recording, or, when the
 //     JVM exited normally and its shutdown was seen (model.Model.Shutdown:
 //     a SIGTERM handler, System.exit, the end of main), by the start of the
@@ -222,6 +228,15 @@ type Hang struct {
 //     owner, or joining a thread that, is in such a deadlock or is a hang
 //     itself (Behind; a chain is followed to its end). main joining a
 //     deadlocked thread just before the end is stuck with it.
+//   - A thread waiting alone is not a hang (Alone): stuck untimed, for
+//     long enough, but waiting for no thread in particular (an Object.wait,
+//     a park on a latch or a condition, a semaphore) with no thread waiting
+//     behind it at the end (the wait-for graph has no edge from or to it),
+//     while other threads ran after it began to wait. A server's
+//     main parked until its shutdown, ActiveMQ's main on its latch,
+//     Jetty's server.join(), and a forgotten latch too: the report lists
+//     them apart (waiting alone), not among the hangs. A thread others
+//     wait behind stays a hang: it holds them up.
 
 // Hangs lists the threads that cannot proceed at the end of the recording,
 // longest first (the rule above). A cut recording has none: it ended
@@ -287,15 +302,16 @@ func OpenAtEnd(m *model.Model) []Hang {
 		if iv.SelfJoin && h.Why == IsHang {
 			h.Why = JoinsItself
 		}
-		if iv.State == model.Parked && m.TakeWaits[iv.Stack] && h.Why == IsHang {
-			h.Why = ForWork
-		}
 		if at, ok := m.Unparked[t.ID]; ok && iv.State == model.Parked && at >= iv.Since && h.Why == IsHang && !deadlocked[t.ID] {
 			h.Why = Released
 		}
 		out = append(out, h)
 	}
-	behind(m, out, deadlocked)
+	if m.Cut == nil && len(out) > 0 {
+		g := m.WaitGraphAt(m.End)
+		behind(out, g, deadlocked)
+		alone(m, out, g, deadlocked)
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Since != out[j].Since {
 			return out[i].Since < out[j].Since
@@ -311,12 +327,9 @@ func OpenAtEnd(m *model.Model) []Hang {
 // too short to count (Short, AtKill), is a hang. The edges are the wait-for
 // graph's at the end (Model.WaitGraphAt: Wait.For), the one definition of
 // "waits for" that the deadlocks and the viewer use.
-func behind(m *model.Model, hs []Hang, deadlocked map[format.ThreadID]bool) {
-	if m.Cut != nil || len(hs) == 0 {
-		return
-	}
+func behind(hs []Hang, g *model.WaitGraph, deadlocked map[format.ThreadID]bool) {
 	waitsFor := map[format.ThreadID]format.ThreadID{}
-	for _, w := range m.WaitGraphAt(m.End).Waits {
+	for _, w := range g.Waits {
 		if w.For != 0 {
 			waitsFor[w.Thread] = w.For
 		}
@@ -349,6 +362,81 @@ func behind(m *model.Model, hs []Hang, deadlocked map[format.ThreadID]bool) {
 			changed = true
 		}
 	}
+}
+
+// alone applies the rule's clause on threads waiting alone to hs, after
+// behind: a hang that is behind no stuck thread, in no deadlock, with no
+// edge of g (the wait-for graph at the end) from or to it, is Alone when
+// another thread was seen to run after it began to wait (Progress). The
+// events after the shutdown's start do not count when the JVM exited: the
+// exit is the JVM's, not the program going on.
+func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.ThreadID]bool) {
+	// A thread with an edge, either way, waits with another: for it (the
+	// owner of its lock, the thread it joins) or that one for it.
+	edged := map[format.ThreadID]bool{}
+	for _, w := range g.Waits {
+		if w.For != 0 {
+			edged[w.For], edged[w.Thread] = true, true
+		}
+	}
+	until := m.End
+	if m.Shutdown != 0 && !m.Unfinished {
+		until = m.Shutdown
+	}
+	var first, second lastSeen // the two threads seen last, so that each hang finds another
+	for _, t := range m.Threads {
+		at := lastEvent(t, until)
+		switch {
+		case at > first.at:
+			first, second = lastSeen{t.ID, at}, first
+		case at > second.at:
+			second = lastSeen{t.ID, at}
+		}
+	}
+	for i := range hs {
+		h := &hs[i]
+		if h.Why != IsHang || h.Behind != 0 || deadlocked[h.Thread] || edged[h.Thread] {
+			continue
+		}
+		other := first
+		if other.thread == h.Thread {
+			other = second
+		}
+		if other.at > h.Since {
+			h.Why, h.Progress = Alone, other.at
+		}
+	}
+}
+
+type lastSeen struct {
+	thread format.ThreadID
+	at     format.Time
+}
+
+// lastEvent returns the time of t's last event before until: its start or
+// end, a state's start or end; 0 when none.
+func lastEvent(t *model.Thread, until format.Time) format.Time {
+	var last format.Time
+	see := func(at format.Time) {
+		if at < until && at > last {
+			last = at
+		}
+	}
+	see(t.Start)
+	if t.Ended {
+		see(t.End)
+	}
+	for i := len(t.Intervals) - 1; i >= 0; i-- {
+		iv := &t.Intervals[i]
+		if !iv.Open {
+			see(iv.End)
+		}
+		see(iv.Start)
+		if iv.Start < until {
+			break // the ones before ended before it began
+		}
+	}
+	return last
 }
 
 // why applies the rule (above) to a thread open at the end.

@@ -148,11 +148,16 @@ func TestHangs(t *testing.T) {
 		// state.
 		{Thread: 0xA, State: model.Blocked, Object: 0xB, Other: 0xC, Since: s(2), Timeout: model.TimeoutNone},
 		{Thread: 0xD, State: model.Blocked, Object: 0xAAAA, Other: 0xE, Since: s(2.5), Timeout: model.TimeoutNone},
-		{Thread: 0xF, State: model.Waiting, Object: 0xC0DE, Since: s(3)}, // its timeout is unknown: a hang,
-		// The sleeper (open since 0.5) is not a hang, nor the ended thread.
+		// F waits (its timeout unknown) for no thread, with none behind it,
+		// and 11 ran after it began: alone, not a hang. The sleeper (open
+		// since 0.5) is not a hang, nor the ended thread.
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Hangs:\ngot  %+v\nwant %+v", got, want)
+	}
+	f := keep(OpenAtEnd(m), func(h Hang) bool { return h.Thread == 0xF })
+	if len(f) != 1 || f[0].Why != Alone || f[0].Progress != s(3.6) {
+		t.Errorf("F: %+v, want alone, others seen running until 3.6 s (11's wait's end)", f)
 	}
 }
 

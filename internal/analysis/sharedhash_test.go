@@ -115,11 +115,13 @@ func TestSharedHash(t *testing.T) {
 		t.Errorf("the IDs show as %q and %q, want 5CDA6869 and 5CDA6869#2", s1, s2)
 	}
 	var hangs []string
-	for _, hg := range Hangs(m) {
-		hangs = append(hangs, hg.Thread.String()+" "+hg.State.String()+" "+hg.Object.String()+" "+hg.Other.String())
+	for _, hg := range OpenAtEnd(m) {
+		hangs = append(hangs, hg.Thread.String()+" "+hg.State.String()+" "+hg.Object.String()+" "+hg.Other.String()+" "+hg.Why.String())
 	}
 	slices.Sort(hangs)
-	want := []string{"0000000C blocked 00003333 5CDA6869#2", "5CDA6869 waiting 00001111 00000000", "5CDA6869#2 waiting 00002222 00000000"}
+	// The first waits alone (nobody behind it, main ran after); the
+	// second is a hang: c is blocked behind it.
+	want := []string{"0000000C blocked 00003333 5CDA6869#2 ", "5CDA6869 waiting 00001111 00000000 alone", "5CDA6869#2 waiting 00002222 00000000 "}
 	if !slices.Equal(hangs, want) {
 		t.Errorf("hangs: %q, want %q", hangs, want)
 	}

@@ -27,7 +27,7 @@ const (
 	Join      = Kinds(1 << model.Joining)
 	Semaphore = Kinds(1 << model.Acquiring)
 	Park      = Kinds(1 << model.Parked) // LockSupport.park: java.util.concurrent locks, conditions, latches, futures, queues
-	Idle      = Kinds(1 << model.Idle)   // a pool's worker parked waiting for work
+	Idle      = Kinds(1 << model.Idle)   // parked waiting for work: a pool's worker, a queue's consumer
 	All       = Monitor | Wait | Sleep | Join | Semaphore | Park | Idle
 )
 

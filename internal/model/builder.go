@@ -59,9 +59,10 @@ type Builder struct {
 	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
 	// wait_timeouts=yes), so a wait without one is untimed.
 	waitTimeouts bool
-	// take, when set (Build), tells a consumer's park in a queue's take
-	// (TakeStack), for Model.TakeWaits.
-	take func([]format.Frame) bool
+	// take, when set (Build), tells a consumer's park in a queue's take or
+	// poll (TakeStack), which is Idle; takeOf caches it per stack.
+	take   func([]format.Frame) bool
+	takeOf map[StackID]bool
 	// shutdown, when set (Build), tells a stack of the JVM's shutdown
 	// (ShutdownStack), for Model.Shutdown.
 	shutdown func([]format.Frame) bool
@@ -154,6 +155,7 @@ func New() *Builder {
 		alias:     map[format.ThreadID]format.ThreadID{},
 		classes:   map[format.ObjectID]string{},
 		idleOf:    map[StackID]bool{},
+		takeOf:    map[StackID]bool{},
 		acquireOf: map[StackID]bool{},
 		untimedOf: map[StackID]bool{},
 		first:     true,

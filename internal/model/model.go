@@ -27,8 +27,9 @@ const (
 	// lock, condition, latch, future, queue… (Interval.Object is the
 	// blocker, 0 for none). Not Waiting: that is Object.wait, the manual's.
 	Parked
-	// Idle: parked waiting for work, a thread pool's idle worker (IdleStack
-	// decides from the stack): not a hang, not a problem.
+	// Idle: parked waiting for work, a thread pool's idle worker
+	// (IdleStack decides from the stack) or a consumer in a queue's take or
+	// poll (TakeStack): not a hang, not a problem.
 	Idle
 	NumStates
 )
@@ -548,11 +549,6 @@ type Model struct {
 	// none. Such a wait is Waiting, with its notify accounting, but open at
 	// the end it is no hang, as an Idle park is not (analysis.OpenAtEnd).
 	IdleWaits map[StackID]bool
-	// TakeWaits are the stacks of parks of consumers waiting for an element
-	// of a java.util.concurrent queue (TakeStack: take, poll); nil when none.
-	// Parked, with its unpark accounting, like any park; open at the end it
-	// is no hang (a thread waiting for work: analysis.ForWork).
-	TakeWaits map[StackID]bool
 	// Unparked: threads unparked by another thread (ThreadUnpark) whose
 	// park did not end by the end of the recording, and when: a park still
 	// open at the end that began before it was released (the JVM exited

@@ -9,8 +9,8 @@ import (
 )
 
 // Parking (ThreadPark … ThreadUnparked, ThreadUnpark, ObjectClass): a park
-// is an interval in state Parked, or Idle for a pool worker waiting for
-// work, on its blocker (a Lock of kind Blocker, whose waits count the
+// is an interval in state Parked, or Idle for a thread waiting for work (a
+// pool's worker, a queue's consumer), on its blocker (a Lock of kind Blocker, whose waits count the
 // parks); the unpark that ended it is an edge, as a notify is for a wait.
 
 // park opens a park of ts.
@@ -35,11 +35,10 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
 		return b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) && !NotALock(b.classes[ev.Object])
 	})
-	if _, seen := b.m.TakeWaits[stack]; !seen && st == Parked && !acquire && b.take != nil && b.take(ev.Stack) {
-		if b.m.TakeWaits == nil {
-			b.m.TakeWaits = map[StackID]bool{}
-		}
-		b.m.TakeWaits[stack] = true
+	// A consumer waiting in a queue's take or poll waits for work, as a
+	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
+	if st == Parked && !acquire && b.take != nil && cachedBy(b.takeOf, stack, ev.Stack, b.take) {
+		st = Idle
 	}
 	kind := Blocker
 	var ots *tstate
@@ -206,15 +205,16 @@ func IdleStack(stack []format.Frame, name func(format.Frame) (class, method stri
 }
 
 // TakeStack reports whether a park at stack (innermost first) is a
-// consumer's wait for an element of a blocking queue: going out from the
-// park through the locks' machinery (jdk.internal.misc, j.u.c.locks, on
-// JDK 17 ForkJoinPool.managedBlock) and the queue's own inner methods, a
-// frame of a take or poll (any
-// variant: takeFirst, pollLast) of a java.util.concurrent queue or deque
+// consumer's wait for an element of a queue: going out from the park
+// through the locks' machinery (jdk.internal.misc, j.u.c.locks, on JDK 17
+// ForkJoinPool.managedBlock) and java.util.concurrent's own inner methods, a
+// frame of a take or poll (any variant: takeFirst, pollLast) of a class
+// whose simple name ends in Queue or Deque — java.util.concurrent's
 // (ArrayBlockingQueue, LinkedBlockingDeque, SynchronousQueue,
-// LinkedTransferQueue, DelayQueue, …), before any other frame. Such a
-// thread waits for work, whoever calls it: open at the end it is no hang
-// (analysis.OpenAtEnd). name is as for IdleStack.
+// LinkedTransferQueue, DelayQueue, …) or a library's (Jetty's
+// BlockingArrayQueue, an event loop's task queue) — before any other frame.
+// Such a thread waits for work, whoever calls it: its park is Idle, as a
+// pool's idle worker's is. name is as for IdleStack.
 func TakeStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
 	for _, f := range stack {
 		cls, meth := name(f)
@@ -223,8 +223,6 @@ func TakeStack(stack []format.Frame, name func(format.Frame) (class, method stri
 			return false
 		case strings.HasPrefix(cls, "jdk.internal.misc.") || strings.HasPrefix(cls, "java.util.concurrent.locks."):
 			continue
-		case !strings.HasPrefix(cls, "java.util.concurrent."):
-			return false
 		}
 		simple := cls[strings.LastIndexByte(cls, '.')+1:]
 		if i := strings.IndexByte(simple, '$'); i >= 0 {
@@ -233,6 +231,9 @@ func TakeStack(stack []format.Frame, name func(format.Frame) (class, method stri
 		queue := strings.HasSuffix(simple, "Queue") || strings.HasSuffix(simple, "Deque")
 		if queue && (strings.HasPrefix(meth, "take") || strings.HasPrefix(meth, "poll")) {
 			return true
+		}
+		if !strings.HasPrefix(cls, "java.util.concurrent.") {
+			return false
 		}
 	}
 	return false

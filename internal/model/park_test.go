@@ -24,7 +24,7 @@ func TestIdleStack(t *testing.T) {
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.awaitNanos", "java.util.concurrent.LinkedBlockingQueue.poll",
 			"org.apache.tomcat.util.threads.TaskQueue.poll", "org.apache.tomcat.util.threads.ThreadPoolExecutor.getTask"}, true, false, true},
 		{[]string{"java.util.concurrent.ForkJoinPool.awaitWork", "java.util.concurrent.ForkJoinPool.runWorker"}, true, false, false},
-		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false, false},
+		{[]string{"org.eclipse.jetty.util.BlockingArrayQueue.poll", "org.eclipse.jetty.util.thread.QueuedThreadPool$Runner.idleJobPoll"}, true, false, true},
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.lang.ref.ReferenceQueue.remove",
 			"jdk.internal.ref.CleanerImpl.run"}, true, false, false},
 		{[]string{"jdk.internal.misc.Unsafe.park", "java.util.concurrent.locks.LockSupport.parkNanos", "java.util.concurrent.DelayScheduler.loop",
@@ -37,8 +37,8 @@ func TestIdleStack(t *testing.T) {
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.Main.main"}, false, false, false},
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer.acquireShared", "java.util.concurrent.CountDownLatch.await", "app.Main.main"}, false, true, false},
 		{nil, false, false, false},
-		// A consumer of the program's own waiting for an element: not idle (its state
-		// stays Parked), but it waits for work (TakeStack), through any queue's inner methods.
+		// A consumer of the program's own waiting for an element: no pool's (IdleStack), but it
+		// waits for work (TakeStack), through any queue's inner methods: its park is Idle too.
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.ArrayBlockingQueue.take",
 			"app.Consumer.run"}, false, false, true},
 		{[]string{"java.util.concurrent.LinkedTransferQueue$DualNode.await", "java.util.concurrent.LinkedTransferQueue.xfer",
@@ -52,8 +52,13 @@ func TestIdleStack(t *testing.T) {
 		// Nor one that waits for a future inside the pool's machinery.
 		{[]string{"java.util.concurrent.CompletableFuture$Signaller.block", "java.util.concurrent.ForkJoinPool.managedBlock",
 			"java.util.concurrent.CompletableFuture.get", "app.Main.main"}, false, false, false},
-		// A queue of the program's own is not told.
-		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.MyQueue.take"}, false, false, false},
+		// A queue of the program's own or a library's (an event loop's task queue) is told by
+		// its name, as the first frame out of the locks.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.MyQueue.take"}, false, false, true},
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.awaitNanos", "org.eclipse.jetty.util.BlockingArrayQueue.poll",
+			"app.Loop.run"}, false, false, true},
+		// But not past a frame of the program's: a take further out is what its task waits in.
+		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "app.Gate.pass", "app.MyQueue.take"}, false, false, false},
 	}
 	for _, c := range cases {
 		names := append(append([]string{}, park...), c.stack...)

@@ -155,19 +155,22 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.ClassInits = b.classInits()
 	r.Deadlocks = b.deadlocks()
 	// One decision (analysis.OpenAtEnd), three lists.
-	var hangs, not, atCut []analysis.Hang
+	var hangs, not, atCut, alone []analysis.Hang
 	for _, h := range analysis.OpenAtEnd(b.m) {
 		switch h.Why {
 		case analysis.IsHang:
 			hangs = append(hangs, h)
 		case analysis.AtCut:
 			atCut = append(atCut, h)
+		case analysis.Alone:
+			alone = append(alone, h)
 		default:
 			not = append(not, h)
 		}
 	}
 	r.Hangs = b.hangs(hangs, r.Deadlocks)
 	r.NotHangs = b.hangs(not, r.Deadlocks)
+	r.WaitingAlone = b.hangs(alone, r.Deadlocks)
 	if m.Shutdown != 0 {
 		v := b.rel(m.Shutdown)
 		r.ShutdownS = &v
@@ -416,6 +419,10 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 			r.OtherName = b.name(h.Other)
 		}
 		r.Class = b.class(h.Object)
+		if h.Why == analysis.Alone {
+			v := b.rel(h.Progress)
+			r.OthersRanUntilS = &v
+		}
 		if h.Behind != 0 {
 			r.Behind, r.BehindName = idPtr(h.Behind.String(), true), b.name(h.Behind)
 		}

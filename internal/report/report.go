@@ -110,6 +110,10 @@ type Report struct {
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.
 	NotHangs []Hang `json:"not_hangs"`
+	// WaitingAlone: the threads stuck as hangs are, but waiting alone (for
+	// no thread in particular, none behind them, while others ran after
+	// they began: analysis.Alone), longest first; not in Hangs.
+	WaitingAlone []Hang `json:"waiting_alone"`
 	// ShutdownS: when the JVM's shutdown began (model.Model.Shutdown);
 	// nil when the recording shows none.
 	ShutdownS  *float64 `json:"shutdown_s"`
@@ -324,7 +328,8 @@ type Hang struct {
 	// a recording without wait_timeouts, a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
-	// "shutdown", "kill", "cut", "self_join", "for_work", "released"; absent on a hang.
+	// "shutdown", "kill", "cut", "self_join", "released", "alone" (in
+	// WaitingAlone); absent on a hang.
 	Why string `json:"why,omitempty"`
 	// Behind: the thread it waits for (the owner of its monitor or lock,
 	// the thread it joins) when that thread cannot proceed either: in a
@@ -334,6 +339,10 @@ type Hang struct {
 	Behind         *string `json:"behind,omitempty"`
 	BehindName     *string `json:"behind_name,omitempty"`
 	BehindDeadlock *int    `json:"behind_deadlock,omitempty"`
+	// OthersRanUntilS, for a thread waiting alone: the last moment another
+	// thread was seen to run after it began to wait (before the shutdown
+	// when the JVM exited); absent otherwise.
+	OthersRanUntilS *float64 `json:"others_ran_until_s,omitempty"`
 }
 
 // WaitSite is a stack where threads called Object.wait on one object.

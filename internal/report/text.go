@@ -15,7 +15,7 @@ import (
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
-// HANGS, CONTENTION, CALL SITES, WAIT/NOTIFY and THREADS, each ranked.
+// HANGS, WAITING ALONE (only when a thread is), CONTENTION, CALL SITES, WAIT/NOTIFY and THREADS, each ranked.
 // An empty section is one line ("No deadlocks."). Stacks are shortened as
 // compact describes; thread names are quoted and followed by their id.
 func (r *Report) WriteText(w io.Writer) error {
@@ -26,6 +26,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.headline(t)
 	r.deadlockSection(t)
 	r.hangSection(t)
+	r.aloneSection(t)
 	r.contentionSection(t)
 	r.siteSection(t)
 	r.waitSection(t)
@@ -202,6 +203,9 @@ func (r *Report) headline(t *textWriter) {
 		hg = fmt.Sprintf("HANGS: %d", n)
 	} else if r.hangsHidden() {
 		hg = "hangs: not visible"
+	}
+	if n := len(r.appAlone()); n > 0 {
+		hg += fmt.Sprintf(", waiting alone: %d", n)
 	}
 	if len(jdk) > 0 {
 		hg += fmt.Sprintf(" (+%d JDK %s idle)", len(jdk), plural(len(jdk), "thread", "threads"))
@@ -409,7 +413,8 @@ func (r *Report) deadlockSection(t *textWriter) {
 }
 
 // splitHangs separates the hangs of the program's threads from those of
-// the JDK's service threads, which idle in Object.wait by design.
+// the JDK's service threads, which idle in Object.wait by design: jdk has
+// those waiting alone too.
 func (r *Report) splitHangs() (app, jdk []Hang) {
 	for _, h := range r.Hangs {
 		if h.JDK {
@@ -418,7 +423,55 @@ func (r *Report) splitHangs() (app, jdk []Hang) {
 			app = append(app, h)
 		}
 	}
+	for _, h := range r.WaitingAlone {
+		if h.JDK {
+			jdk = append(jdk, h)
+		}
+	}
 	return app, jdk
+}
+
+// appAlone returns the program's threads waiting alone (a JDK service
+// thread's is its idle).
+func (r *Report) appAlone() []Hang {
+	var out []Hang
+	for _, h := range r.WaitingAlone {
+		if !h.JDK {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// aloneSection lists the program's threads waiting alone
+// (analysis.Alone): stuck as a hang is, for no thread in particular, with
+// none behind them, while the program went on. Nothing when there are none.
+func (r *Report) aloneSection(t *textWriter) {
+	alone := r.appAlone()
+	if len(alone) == 0 {
+		return
+	}
+	t.section("WAITING ALONE: %s stuck for %s or more at the end, for no thread in particular\n"+
+		"and with no thread behind them, while other threads ran on (not hangs), longest first",
+		count(len(alone), "thread", "threads"), dur(analysis.MinHang.Seconds()))
+	for _, h := range alone {
+		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, "", nil))
+		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+		switch h.State {
+		case "waiting":
+			s += ", never notified"
+			if h.Timeout == "unknown" {
+				s += " (whether it has a timeout is not recorded)"
+			}
+		case "parked":
+			s += ", never unparked"
+		}
+		if h.OthersRanUntilS != nil {
+			s += fmt.Sprintf("; other threads ran until %s", at(*h.OthersRanUntilS))
+		}
+		t.printf("%s\n", s)
+		t.frames("      ", h.Frames)
+	}
 }
 
 func (r *Report) hangSection(t *textWriter) {
@@ -430,6 +483,9 @@ func (r *Report) hangSection(t *textWriter) {
 	} else if len(app) == 0 && r.hangsHidden() {
 		t.section("Hangs: not visible in a %s recording: it writes a wait, monitor enter, park or sleep\n"+
 			"when it ends, and a thread stuck at the end is still in it.", r.Sight.sourceName())
+	} else if n := len(r.appAlone()); len(app) == 0 && n > 0 {
+		t.section("No hangs: the %s of the program stuck for %s or more at the end %s alone (below).",
+			plural(n, "thread", "threads"), least, plural(n, "waits", "wait"))
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
@@ -530,7 +586,6 @@ func (r *Report) notHangs(t *textWriter) {
 		t.printf("    %d %s:\n      %s\n", len(names), what, list)
 	}
 	line("timed", "in a park or a wait with a timeout (it ends by itself)")
-	line("for_work", "waiting for work: a consumer in a queue's take or poll (it proceeds when an element comes)")
 	line("released", "parked, but unparked by another thread before the end (free to run)")
 	line("self_join", "joining itself (Thread.currentThread().join(): waits for the JVM's end by design)")
 	// As analysis.OpenAtEnd: the shutdown counts unless the JVM did not exit.
@@ -943,7 +998,7 @@ func (r *Report) threadSection(t *textWriter) {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O; blocked: on a monitor or\n" +
 			"  a java.util.concurrent lock; acquiring: a semaphore's permit; parked: other\n" +
-			"  LockSupport.park; idle: a pool's worker parked waiting for work)\n")
+			"  LockSupport.park; idle: parked waiting for work, a pool's worker or a queue's consumer)\n")
 	} else {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n" +
 			"  running, or blocked in ways the agent does not see such as I/O or LockSupport.park;\n" +

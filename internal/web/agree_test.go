@@ -15,7 +15,8 @@ import (
 
 // TestReportAgrees checks that orca view and orca report give the same
 // figures for the same recording: contended locks, time blocked per lock
-// (finished and still open), waits per object, deadlocks and hangs. Both
+// (finished and still open), waits per object, deadlocks, hangs and threads
+// waiting alone. Both
 // render the model's aggregate, so they agree by construction; this test
 // keeps it so. The recordings: the report's golden cases, a hand-written
 // deadlock, and, when a JDK and bin/orca are here, Deadlock.java (two
@@ -167,14 +168,19 @@ func agree(t *testing.T, r *recording, thread string) {
 	if waited != rep.WaitsTotal {
 		t.Errorf("objects waited on or notified: viewer %d, report %d", waited, rep.WaitsTotal)
 	}
-	hangs := 0
+	hangs, alone := 0, 0
 	for _, h := range rep.Hangs {
 		if !h.JDK {
 			hangs++
 		}
 	}
-	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs {
-		t.Errorf("viewer %d deadlocks, %d hangs; report %d, %d", sum.Deadlocks, sum.Hangs, len(rep.Deadlocks), hangs)
+	for _, h := range rep.WaitingAlone {
+		if !h.JDK {
+			alone++
+		}
+	}
+	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs || sum.WaitingAlone != alone {
+		t.Errorf("viewer %d deadlocks, %d hangs, %d waiting alone; report %d, %d, %d", sum.Deadlocks, sum.Hangs, sum.WaitingAlone, len(rep.Deadlocks), hangs, alone)
 	}
 }
 

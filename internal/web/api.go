@@ -114,6 +114,9 @@ type summaryJSON struct {
 	Edges     int     `json:"edges"`
 	Deadlocks int     `json:"deadlocks"`
 	Hangs     int     `json:"hangs"` // JDK service threads idling at the end are not hangs
+	// WaitingAlone: the program's threads waiting alone at the end
+	// (analysis.Alone: stuck, for no thread, none behind them), not hangs.
+	WaitingAlone int `json:"waitingAlone"`
 	// NotVisible: the recording's source (an import from JFR) writes a
 	// state when it ends, so deadlocks and hangs still going on at the end
 	// are not in it: 0 deadlocks and 0 hangs mean "not visible", not none.
@@ -170,7 +173,11 @@ func (s *Server) summary(r *http.Request) (any, error) {
 	}
 	for _, h := range d.hangs {
 		if i := d.threadIndex(h.Thread); (i < 0 || !d.jdkThread[i]) && has(h.Thread) {
-			out.Hangs++
+			if h.Why == analysis.Alone {
+				out.WaitingAlone++
+			} else {
+				out.Hangs++
+			}
 		}
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
@@ -819,12 +826,14 @@ type hangJSON struct {
 	JDK    bool   `json:"jdk"`   // a JDK service thread idling, as they do: not counted as a hang
 	State  string `json:"state"` // as the timeline shows it: blocked for a park in a j.u.c. lock's acquire
 	// Acquire: a park in a j.u.c. lock's acquire (Object is the lock).
-	Acquire bool   `json:"acquire,omitempty"`
-	Object  string `json:"object,omitempty"`
-	Class   string `json:"class,omitempty"` // the object's, a Java name
-	Other   int    `json:"other"`
-	Since   int64  `json:"since"`
-	Stack   int    `json:"stack"`
+	Acquire bool `json:"acquire,omitempty"`
+	// Alone: waiting alone (analysis.Alone), not a hang.
+	Alone  bool   `json:"alone,omitempty"`
+	Object string `json:"object,omitempty"`
+	Class  string `json:"class,omitempty"` // the object's, a Java name
+	Other  int    `json:"other"`
+	Since  int64  `json:"since"`
+	Stack  int    `json:"stack"`
 }
 
 type deadlocksJSON struct {
@@ -862,7 +871,8 @@ func (s *Server) deadlocks(r *http.Request) (any, error) {
 		if h.Acquire {
 			st = model.Blocked // as the timeline shows it (Interval.Shown)
 		}
-		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
+		j := hangJSON{Thread: ti, JDK: ti >= 0 && d.jdkThread[ti], State: st.String(), Acquire: h.Acquire, Alone: h.Why == analysis.Alone,
+			Other: -1, Since: d.rel(h.Since), Stack: int(h.Stack)}
 		if h.Object != 0 {
 			j.Object, j.Class = h.Object.String(), d.objectClass(h.Object)
 		}

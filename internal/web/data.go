@@ -27,8 +27,8 @@ type data struct {
 	intervals          int
 	jdkThread          []bool // JDK service threads (see jdkThreads)
 	deadlocks          []model.Deadlock
-	reported           []int // per model deadlock, its index in deadlocks, -1 if not there
-	hangs              []analysis.Hang
+	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
+	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
 	// live: a JVM was still writing the recording when it was read
 	// (reader.Recording.Live), so its complete=false is a run, not a kill;
 	// truncatedWhy: why its last record was cut short, "" if it was not.
@@ -87,7 +87,11 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 			d.reported[k], n = n, n+1
 		}
 	}
-	d.hangs = analysis.Hangs(m)
+	for _, h := range analysis.OpenAtEnd(m) {
+		if h.Why == analysis.IsHang || h.Why == analysis.Alone {
+			d.hangs = append(d.hangs, h)
+		}
+	}
 	return d
 }
 

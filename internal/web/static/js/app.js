@@ -158,7 +158,8 @@ class App {
       stat(fmtCount(s.contended), 'contended locks'),
       // An import from JFR cannot show a deadlock or a hang still going on at the end: "?", not 0.
       stat(s.deadlocks || !s.notVisible ? fmtCount(s.deadlocks) : '?', s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
-      stat(s.hangs || !s.notVisible ? fmtCount(s.hangs) : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''), warn);
+      stat(s.hangs || !s.notVisible ? fmtCount(s.hangs) : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''),
+      s.waitingAlone ? stat(fmtCount(s.waitingAlone), 'waiting alone') : null, warn);
     document.title = `${s.prefix} — orca`;
     const tabs = document.getElementById('tabs');
     const tab = (v, label, badge, cls) => h('button', { class: 'tab', dataset: { view: v }, onclick: () => this.show(v) }, label,

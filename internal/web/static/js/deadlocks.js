@@ -54,12 +54,18 @@ export class Deadlocks {
         h('div', { class: 'muted small' }, `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
         h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
-    const appHangs = d.hangs.filter((hg) => !hg.jdk), jdkHangs = d.hangs.filter((hg) => hg.jdk);
+    const appHangs = d.hangs.filter((hg) => !hg.jdk && !hg.alone), jdkHangs = d.hangs.filter((hg) => hg.jdk);
+    const alone = d.hangs.filter((hg) => !hg.jdk && hg.alone);
     items.push(h('h3', null, 'Hangs ', h('span', { class: 'count' + (appHangs.length ? ' warn' : '') }, appHangs.length || !app.summary.notVisible ? fmtCount(appHangs.length) : '?')));
     items.push(h('p', { class: 'muted small' }, 'Threads still blocked, waiting, joining, acquiring or parked when the recording ended, longest first. Click one for its place in the graph at the end.'));
     const hangRow = (hg) => h('tr', { class: 'hang' + (hg.jdk ? ' jdk' : ''), onclick: () => { st.dl = -1; st.instant = app.summary.duration; app.changed(); this.render(); app.gotoNode(hg.thread); } },
       h('td', null, name(hg.thread)), h('td', null, stateChip(hg.state)), h('td', { class: 'num' }, fmtDur(app.summary.duration - hg.since)));
     if (appHangs.length) items.push(h('table', { class: 'grid compact' }, h('tbody', null, appHangs.map(hangRow))));
+    if (alone.length) {
+      items.push(h('h3', null, 'Waiting alone ', h('span', { class: 'count' }, fmtCount(alone.length))));
+      items.push(h('p', { class: 'muted small' }, 'Stuck as long, but for no thread in particular and with none behind them, while other threads ran on (a server\'s main until its end, a forgotten latch): not hangs.'));
+      items.push(h('table', { class: 'grid compact alone' }, h('tbody', null, alone.map(hangRow))));
+    }
     if (jdkHangs.length) {
       items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service threads idle at the end (not hangs)`),
         h('table', { class: 'grid compact' }, h('tbody', null, jdkHangs.map(hangRow)))));

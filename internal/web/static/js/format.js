@@ -23,7 +23,7 @@ export const STATE_TITLES = {
   joining: 'in Thread.join',
   acquiring: "waiting for a semaphore's permit",
   parked: 'parked (LockSupport.park) other than to acquire a lock: a condition, a latch, a future, a queue',
-  idle: "a pool's worker parked waiting for work",
+  idle: "parked waiting for work: a pool's idle worker, a queue's consumer",
 };
 
 // kindWord is orca report's word for a lock kind of the API (the

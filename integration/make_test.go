@@ -47,6 +47,21 @@ func TestMakeAarch64Why(t *testing.T) {
 func TestSkipsListed(t *testing.T) {
 	const why = "orca's own test of the summary"
 	forEachJDK(t, func(t *testing.T, j jdk) { skipf(t, why) })
+	// Every skip says why in the summary: none calls t.Skip itself.
+	files, _ := filepath.Glob("*_test.go")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if strings.Contains(line, "t.Skip(") || strings.Contains(line, "t.Skipf(") || strings.Contains(line, "t.SkipNow(") {
+				if f != "harness_test.go" || !strings.Contains(line, "t.Skip(reason)") {
+					t.Errorf("%s:%d: skips with t.Skip: use skipf(t, ...), so that the JDK summary says why", f, i+1)
+				}
+			}
+		}
+	}
 	text := jdkSummary()
 	for _, j := range jdks() {
 		if j.home == "" {

@@ -96,20 +96,34 @@ $(LIB): $(AGENT_SRC) | check-deps
 
 # The agent must at least compile for aarch64 (agent/core/arch.h: no own stack
 # walker, no time-stamp counter there). Debian's cross compiler is installed
-# when missing and we are root; otherwise the check is skipped with a
-# message. JDK headers: the host JDK's (jni_md.h is the same on both).
+# when missing and we are root; otherwise, or when the install fails, the
+# check is skipped with a message that says why (apt-get's own error, its
+# log in build/apt-aarch64.log). JDK headers: the host JDK's (jni_md.h is the
+# same on both).
 AARCH64_CC := aarch64-linux-gnu-gcc
+AARCH64_LOG := build/apt-aarch64.log
 
 agent-aarch64: $(AGENT_SRC) | check-deps
-	@if ! command -v $(AARCH64_CC) >/dev/null 2>&1 && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-		echo "orca: installing gcc-aarch64-linux-gnu for the aarch64 build check"; \
-		{ DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1 || \
-		  { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross >/dev/null 2>&1; }; } || true; \
+	@why=""; \
+	if ! command -v $(AARCH64_CC) >/dev/null 2>&1; then \
+		if [ "$$(id -u)" != 0 ]; then why="not root, so not installed: apt-get install gcc-aarch64-linux-gnu libc6-dev-arm64-cross as root"; \
+		elif ! command -v apt-get >/dev/null 2>&1; then why="no apt-get to install it with: install an aarch64 cross compiler (make AARCH64_CC=...)"; \
+		else \
+			echo "orca: installing gcc-aarch64-linux-gnu for the aarch64 build check (apt-get's output: $(AARCH64_LOG))"; \
+			mkdir -p build; \
+			{ DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross || \
+			  { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gcc-aarch64-linux-gnu libc6-dev-arm64-cross; }; } >$(AARCH64_LOG) 2>&1; \
+			rc=$$?; \
+			if [ $$rc != 0 ]; then \
+				last=$$(grep -E '^(E|Err):' $(AARCH64_LOG) | tail -n 1); [ -n "$$last" ] || last=$$(tail -n 1 $(AARCH64_LOG)); \
+				why="apt-get failed (exit $$rc): $$last (all of it in $(AARCH64_LOG))"; \
+			elif ! command -v $(AARCH64_CC) >/dev/null 2>&1; then why="apt-get installed gcc-aarch64-linux-gnu, but $(AARCH64_CC) is still not on PATH"; fi; \
+		fi; \
 	fi; \
 	if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
 		mkdir -p build && set -x && \
 		$(AARCH64_CC) $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o build/liborca-aarch64.so $(AGENT_C) -lpthread -ldl; \
-	else echo "orca: no $(AARCH64_CC) (apt-get install gcc-aarch64-linux-gnu): the aarch64 build check is skipped"; fi
+	else echo "orca: no $(AARCH64_CC): $$why; the aarch64 build check is skipped"; fi
 
 # go build is incremental: let it decide whether anything changed.
 bin/orca: $(LIB) FORCE

@@ -406,7 +406,7 @@ func TestAttachOwnEvent(t *testing.T) {
 func TestAttachCarrier(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if j.feature < 21 {
-			t.Skipf("%s has no virtual threads", j.name)
+			skipf(t, "%s has no virtual threads", j.name)
 		}
 		e, r, _ := attachedWindow(t, j, "CarrierAtAttach")
 		if e.str(t, "virtual") != "yes" {
@@ -451,7 +451,7 @@ func TestAttachCarrier(t *testing.T) {
 func TestAttachVirtualPinned(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if j.feature < 21 {
-			t.Skipf("%s has no virtual threads", j.name)
+			skipf(t, "%s has no virtual threads", j.name)
 		}
 		dir := newDir(t)
 		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "VirtualPinnedAtAttach"), dir)
@@ -516,7 +516,7 @@ func TestAttachVirtualPinned(t *testing.T) {
 func TestAttachVirtualStuck(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if j.feature < 21 {
-			t.Skipf("%s has no virtual threads", j.name)
+			skipf(t, "%s has no virtual threads", j.name)
 		}
 		for _, tracked := range []bool{true, false} {
 			name := "tracked"

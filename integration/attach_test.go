@@ -487,10 +487,10 @@ const nobody = 65534
 func nobodyDir(t *testing.T) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("running a JVM as another user needs root")
+		skipf(t, "running a JVM as another user needs root")
 	}
 	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skip("setpriv (util-linux) runs the JVM as another user: not found")
+		skipf(t, "setpriv (util-linux) runs the JVM as another user: not found")
 	}
 	dir := newDir(t)
 	// nobody reads the classes in workDir and writes in dir.
@@ -600,13 +600,13 @@ func grepLines(s, sub string) string {
 // container's /tmp and reads it through /proc/PID/root; the agent is copied into that /tmp.
 func TestAttachContainer(t *testing.T) {
 	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare (util-linux) makes the container: not found")
+		skipf(t, "unshare (util-linux) makes the container: not found")
 	}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := nobodyDir(t)
 		probe := exec.Command(asNobody[0], append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "true")...)
 		if out, err := probe.CombinedOutput(); err != nil {
-			t.Skipf("nobody cannot create a user and mount namespace here: %v\n%s", err, out)
+			skipf(t, "nobody cannot create a user and mount namespace here: %v\n%s", err, out)
 		}
 		cp := exec.Command("cp", "-r", classes(t)+"/.", dir)
 		if out, err := cp.CombinedOutput(); err != nil {

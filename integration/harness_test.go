@@ -5,7 +5,8 @@
 // identity hashes of its objects and threads, so nothing here hard-codes a hash. The tests run
 // once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path,
 // unless ORCA_REQUIRE_JDKS names its feature release (ORCA_REQUIRE_JDKS=17,25: .ci/run sets it), in
-// which case its tests fail. At the end TestMain prints which JDKs ran how many tests, and writes
+// which case its tests fail. At the end TestMain prints which JDKs ran how many tests (and why
+// each skipped one was: every skip goes through skipf), and writes
 // the same lines to the file $ORCA_JDK_SUMMARY when set (make test prints it: go test shows a
 // passing package's output only with -v).
 // bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
@@ -25,6 +26,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -147,7 +149,7 @@ func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
 					t.Fatalf("no JDK at %s, and ORCA_REQUIRE_JDKS=%s requires JDK %d: install it, or leave %d out of ORCA_REQUIRE_JDKS",
 						j.want, os.Getenv("ORCA_REQUIRE_JDKS"), j.feature, j.feature)
 				}
-				t.Skipf("no JDK at %s", j.want)
+				skipf(t, "no JDK at %s", j.want)
 			}
 			f(t, j)
 		})
@@ -182,12 +184,27 @@ func requiredJDKs(v string) (map[int]bool, error) {
 }
 
 // jdkCount is what became of one JDK's subtests.
-type jdkCount struct{ passed, failed, skipped int }
+type jdkCount struct {
+	passed, failed, skipped int
+	skips                   map[string][]string // the tests skipped, by why (skipf)
+}
 
 var (
-	jdkRunsMu sync.Mutex
-	jdkRuns   = map[string]*jdkCount{} // by JDK name, absent ones included
+	jdkRunsMu   sync.Mutex
+	jdkRuns     = map[string]*jdkCount{} // by JDK name, absent ones included
+	skipReasons = map[string]string{}    // by test name (t.Name()), as skipf gave it
 )
+
+// skipf skips t saying why, as t.Skipf, and keeps the reason for the summary: "9 skipped" on a
+// JDK is listed there with why each was (reportJDKs). Every skip in this package goes through it.
+func skipf(t *testing.T, format string, args ...any) {
+	t.Helper()
+	reason := fmt.Sprintf(format, args...)
+	jdkRunsMu.Lock()
+	skipReasons[t.Name()] = reason
+	jdkRunsMu.Unlock()
+	t.Skip(reason)
+}
 
 // countJDKTest counts t, j's subtest, as passed, failed or skipped when it ends.
 func countJDKTest(t *testing.T, j jdk) {
@@ -204,6 +221,17 @@ func countJDKTest(t *testing.T, j jdk) {
 			c.failed++
 		case t.Skipped():
 			c.skipped++
+			why, ok := skipReasons[t.Name()]
+			if !ok {
+				why = "no reason kept (a skip not through skipf: see go test -v)"
+			}
+			why, _, _ = strings.Cut(why, "\n")
+			why = strings.TrimSuffix(strings.TrimSpace(why), ":")
+			if c.skips == nil {
+				c.skips = map[string][]string{}
+			}
+			test, _, _ := strings.Cut(t.Name(), "/")
+			c.skips[why] = append(c.skips[why], test)
 		default:
 			c.passed++
 		}
@@ -213,6 +241,25 @@ func countJDKTest(t *testing.T, j jdk) {
 // reportJDKs prints, one line per candidate, which JDK the tests ran on (home and version) and
 // how many tests, or that it was absent; and writes the lines to the file summary when not "".
 func reportJDKs(summary string) error {
+	text := jdkSummary()
+	fmt.Print(text)
+	if summary == "" {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(summary), 0o755); err != nil {
+		return fmt.Errorf("writing the JDK summary: %w", err)
+	}
+	if err := os.WriteFile(summary, []byte(text), 0o644); err != nil {
+		return fmt.Errorf("writing the JDK summary: %w", err)
+	}
+	return nil
+}
+
+// jdkSummary is reportJDKs's lines: per JDK its tests passed, failed and skipped, and why
+// those were skipped.
+func jdkSummary() string {
+	jdkRunsMu.Lock()
+	defer jdkRunsMu.Unlock()
 	var b strings.Builder
 	for _, j := range jdks() {
 		n := jdkRuns[j.name]
@@ -235,18 +282,14 @@ func reportJDKs(summary string) error {
 		}
 		fmt.Fprintf(&b, "integration: JDK %d: %s (%s)%s: tests: %d passed, %d failed, %d skipped\n",
 			j.feature, j.home, version, req, n.passed, n.failed, n.skipped)
+		// Why each was skipped: "9 skipped" alone does not say whether anything is wrong.
+		for _, why := range slices.Sorted(maps.Keys(n.skips)) {
+			tests := n.skips[why]
+			sort.Strings(tests)
+			fmt.Fprintf(&b, "integration:   %d skipped: %s: %s\n", len(tests), why, strings.Join(tests, ", "))
+		}
 	}
-	fmt.Print(b.String())
-	if summary == "" {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(summary), 0o755); err != nil {
-		return fmt.Errorf("writing the JDK summary: %w", err)
-	}
-	if err := os.WriteFile(summary, []byte(b.String()), 0o644); err != nil {
-		return fmt.Errorf("writing the JDK summary: %w", err)
-	}
-	return nil
+	return b.String()
 }
 
 // javacOnce compiles a set of Java sources once per test binary, with JDK 17's javac

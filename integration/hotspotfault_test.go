@@ -30,7 +30,7 @@ func TestHotSpotFaults(t *testing.T) {
 				r.checkInfo(t, true, true)
 				r.checkInvariants(t)
 				if !strings.HasPrefix(r.info["hotspot.safe_read"], "fault handler") {
-					t.Skipf("no fault handler on this JDK (hotspot.safe_read=%s)", r.info["hotspot.safe_read"])
+					skipf(t, "no fault handler on this JDK (hotspot.safe_read=%s)", r.info["hotspot.safe_read"])
 				}
 				locks, owners := e.hashes(t, "locks"), e.hashes(t, "owners")
 				if len(locks) != e.int(t, "rounds") || len(owners) != len(locks) {

@@ -16,7 +16,7 @@ import (
 )
 
 // jfcCompare enables the six JFR events the comparison needs, at 0 ms with stack traces
-// (the same as testdata/java/jfr/orca.jfc, written here so the test says what it measures).
+// (the same as internal/jfrimport/orca.jfc, written here so the test says what it measures).
 const jfcCompare = `<?xml version="1.0" encoding="UTF-8"?>
 <configuration version="2.0" label="orca-compare" description="Orca vs JFR comparison" provider="Orca">
   <event name="jdk.JavaMonitorEnter"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>

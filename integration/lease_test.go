@@ -181,7 +181,7 @@ func fill(t *testing.T, dir string) {
 // 2 s later: cut_s stays at the cut, before the end.
 func TestAttachDiskFullCut(t *testing.T) {
 	if os.Geteuid() != 0 {
-		t.Skip("needs root to mount a tmpfs")
+		skipf(t, "needs root to mount a tmpfs")
 	}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -190,7 +190,7 @@ func TestAttachDiskFullCut(t *testing.T) {
 			t.Fatal(err)
 		}
 		if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", mnt).CombinedOutput(); err != nil {
-			t.Skipf("no tmpfs: %v: %s", err, out)
+			skipf(t, "no tmpfs: %v: %s", err, out)
 		}
 		t.Cleanup(func() { exec.Command("umount", mnt).Run() })
 		a := startAttachee(t, j, dir)

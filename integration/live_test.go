@@ -6,12 +6,14 @@ import (
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"orca/internal/crash"
+	"orca/internal/reader"
 )
 
 // TestReportWhileRecording is issue 23's "they also work on a recording that is still being
@@ -50,7 +52,8 @@ func TestReportWhileRecording(t *testing.T) {
 			Alone []struct {
 				Name *string `json:"name"`
 			} `json:"waiting_alone"`
-			ParseErrors int `json:"parse_errors"`
+			ParseErrors int  `json:"parse_errors"`
+			Live        bool `json:"live"`
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 			t.Fatalf("the report's JSON: %v", err)
@@ -62,6 +65,34 @@ func TestReportWhileRecording(t *testing.T) {
 		if rep.Events == 0 || rep.Complete || rep.ParseErrors != 0 || !waiter {
 			t.Errorf("report of the running recording: %d events, complete %v, %d parse errors, waiter waiting alone %v; want events, not complete, none, true:\n%s",
 				rep.Events, rep.Complete, rep.ParseErrors, waiter, strings.TrimSpace(r.stdout[:min(len(r.stdout), 2000)]))
+		}
+		// Issue 31, item 6: the JVM holds the lock on x.orca, so the recording is live, not
+		// "killed" nor "cut".
+		if !rep.Live {
+			t.Errorf("report --json of the running recording: live false, want true")
+		}
+		r = run(t, dir, bin, "report", prefix)
+		if want := "  live: the JVM is still recording (it holds the lock on " + prefix + ".orca): the events up to now\n"; r.code != 0 ||
+			!strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "killed") || strings.Contains(r.stdout, "complete=false") {
+			t.Errorf("report of the running recording: want %q, and no kill:\n%s", want, r)
+		}
+		// Killed, it is no longer live: a kill, not a run.
+		in, err := reader.LoadInfo(prefix + ".info")
+		pid, perr := strconv.Atoi(in.PID())
+		if err != nil || perr != nil {
+			t.Fatalf("the JVM's pid from %s.info: %v %v", prefix, err, perr)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+		cmd.Wait()
+		cmd.Process = nil
+		r = run(t, dir, bin, "report", "--json", prefix)
+		rep.Live = true
+		if err := json.Unmarshal([]byte(r.stdout), &rep); r.code != 0 || err != nil || rep.Live {
+			t.Errorf("report --json after the JVM's kill -9: live %v (%v), want false:\n%s", rep.Live, err, r)
+		}
+		r = run(t, dir, bin, "report", prefix)
+		if want := "  !! incomplete recording (complete=false): the JVM did not exit normally (killed or crashed)\n"; r.code != 0 || !strings.Contains(r.stdout, want) || strings.Contains(r.stdout, "live:") {
+			t.Errorf("report after the JVM's kill -9: want %q:\n%s", want, r)
 		}
 	})
 }

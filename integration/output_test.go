@@ -149,7 +149,7 @@ func TestTwoOrcaRecords(t *testing.T) {
 		for _, r := range res {
 			if r.code != 0 {
 				if strings.Contains(r.stderr, "already exists") {
-					t.Skipf("one orca record started after the other's JVM had created %s.orca (a race of the test):\n%s", prefix, r)
+					skipf(t, "one orca record started after the other's JVM had created %s.orca (a race of the test):\n%s", prefix, r)
 				}
 				t.Fatalf("orca record failed:\n%s", r)
 			}

@@ -23,7 +23,8 @@ const planter = 65532
 // predictable names, in a sticky world-writable directory (as /tmp) and in a group-writable one,
 // pointing at a 0600 file of the JVM's user. Before, the agent opened the chunk files and
 // PREFIX.info.tmp through them and overwrote that file. Now orca refuses a planted name with exit
-// status 2 before it starts a command or attaches (--force too: it deletes no one else's file);
+// status 125 before it starts a command, 2 before it attaches (--force too: it deletes no one
+// else's file);
 // a name planted during a bounded recording, as root records nobody's JVM, cuts the recording
 // with a message and the JVM runs to its end; the link and the file it points at are untouched;
 // the recording's files are nobody's, mode 0600. fs.protected_symlinks, which hides the hole in
@@ -67,8 +68,8 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 	links := plant(t, shared, victim, "pre.orca.000004")
 	started := filepath.Join(dir, "started-"+filepath.Base(shared))
 	out, code := runAs(t, dir, asNobody, orcaBin(t), "record", "-o", pre, "--max-size", "1MB", "--", "touch", started)
-	if want := pre + ".orca.000004 is a symbolic link"; code != 2 || !strings.Contains(out, want) || !strings.Contains(out, "nothing was started") {
-		t.Errorf("orca record -o %s with a planted chunk name: exit %d, want 2 and %q … nothing was started:\n%s", pre, code, want, out)
+	if want := pre + ".orca.000004 is a symbolic link"; code != 125 || !strings.Contains(out, want) || !strings.Contains(out, "nothing was started") {
+		t.Errorf("orca record -o %s with a planted chunk name: exit %d, want 125 and %q … nothing was started:\n%s", pre, code, want, out)
 	}
 	if _, err := os.Stat(started); err == nil {
 		t.Errorf("orca record started COMMAND though a name of the recording was planted")
@@ -220,10 +221,10 @@ func unprotectSymlinks(t *testing.T) {
 	const p = "/proc/sys/fs/protected_symlinks"
 	was, err := os.ReadFile(p)
 	if err != nil {
-		t.Skipf("reading %s: %v", p, err)
+		skipf(t, "reading %s: %v", p, err)
 	}
 	if err := os.WriteFile(p, []byte("0"), 0o644); err != nil {
-		t.Skipf("turning %s off: %v", p, err)
+		skipf(t, "turning %s off: %v", p, err)
 	}
 	t.Cleanup(func() { os.WriteFile(p, was, 0o644) })
 }

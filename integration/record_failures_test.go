@@ -26,9 +26,9 @@ func TestRecordFailures(t *testing.T) {
 		}
 		r := run(t, dir, bin, "record", "-o", filepath.Join(gone, "x"), "--", "sh", "-c",
 			`rmdir "$0" && exec "$1" -cp "$2" Scenario`, gone, j.java(), cls)
-		if r.code != 3 || !strings.Contains(r.stderr, "orca: the agent could not record:\n  JVM pid ") ||
+		if r.code != 125 || !strings.Contains(r.stderr, "orca: the agent could not record:\n  JVM pid ") ||
 			!strings.Contains(r.stderr, "cannot write "+filepath.Join(gone, "x")+".orca") || strings.Contains(r.stderr, "Java program") {
-			t.Errorf("directory gone: want exit 3 and the agent's message at the end:\n%s", r)
+			t.Errorf("directory gone: want exit 125 and the agent's message at the end:\n%s", r)
 		}
 		if !strings.Contains(r.stdout, "EXPECT") {
 			t.Errorf("the program did not run to its end without recording:\n%s", r)

@@ -40,11 +40,11 @@ var servletClasses javacOnce
 // agree within 5 %.
 func TestServerVsJFR(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(catalinaHome, "bin", "catalina.sh")); err != nil {
-		t.Skipf("no Tomcat 10 at %s (apt-get install tomcat10-common; make test does it as root)", catalinaHome)
+		skipf(t, "no Tomcat 10 at %s (apt-get install tomcat10-common; make test does it as root)", catalinaHome)
 	}
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {
-		t.Skip("no wrk (apt-get install wrk; make test does it as root)")
+		skipf(t, "no wrk (apt-get install wrk; make test does it as root)")
 	}
 	cls := servletClasses.get(t, "server-classes", func() ([]string, error) {
 		srcs, _ := filepath.Glob(filepath.Join("..", "testdata", "java", "server", "orca", "test", "*.java"))
@@ -58,7 +58,7 @@ func TestServerVsJFR(t *testing.T) {
 			name := map[bool]string{false: "platform", true: "virtual"}[virtual]
 			t.Run(name, func(t *testing.T) {
 				if virtual && jdkFeature(t, j) < 21 {
-					t.Skipf("%s has no virtual threads (21+)", j.name)
+					skipf(t, "%s has no virtual threads (21+)", j.name)
 				}
 				serverVsJFR(t, j, cls, wrk, virtual)
 			})

@@ -30,7 +30,7 @@ func TestSharedHash(t *testing.T) {
 				}
 				e, prefix := recordExpect(t, j, "SharedHash", args...)
 				if e.str(t, "virtual") == "no" {
-					t.Skipf("%s has no virtual threads", j.name)
+					skipf(t, "%s has no virtual threads", j.name)
 				}
 				checkSharedHash(t, e, prefix)
 			})

@@ -37,7 +37,7 @@ var stackModes = []struct {
 // runs on 25 too.
 func TestStackModes(t *testing.T) {
 	if testing.Short() {
-		t.Skip("JIT-mode stack test skipped in -short mode")
+		skipf(t, "JIT-mode stack test skipped in -short mode")
 	}
 	bench := benchClasses(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {

@@ -20,7 +20,7 @@ const maxSlowWalks = 32
 
 func TestStress(t *testing.T) {
 	if testing.Short() {
-		t.Skip("stress test skipped in -short mode")
+		skipf(t, "stress test skipped in -short mode")
 	}
 	// Every contended enter HotSpot times (JDK 11-18) is compared with the
 	// Entered callback, kept on for it (docs/agent.md).
@@ -77,7 +77,7 @@ func TestStress(t *testing.T) {
 // class-churn run did). Every pair must close and no Entered may be lost.
 func TestStressUserPath(t *testing.T) {
 	if testing.Short() {
-		t.Skip("stress test skipped in -short mode")
+		skipf(t, "stress test skipped in -short mode")
 	}
 	userPath(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {

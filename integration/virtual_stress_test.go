@@ -68,7 +68,7 @@ func envCount(t *testing.T, key string, def int) int {
 // ORCA_STRESS_DIR, written to summary.txt there, beside the hs_err file of any crash.
 func TestVirtualStress(t *testing.T) {
 	if os.Getenv("ORCA_STRESS") != "1" {
-		t.Skip("the virtual-thread stress pass runs with ORCA_STRESS=1 (make stress)")
+		skipf(t, "the virtual-thread stress pass runs with ORCA_STRESS=1 (make stress)")
 	}
 	userPath(t) // as users record: no verification of each stack walk
 	runs := envCount(t, "ORCA_STRESS_RUNS", 3)
@@ -87,7 +87,7 @@ func TestVirtualStress(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if f := jdkFeature(t, j); f < 21 {
 			rows = append(rows, &stressRow{config: j.name, note: fmt.Sprintf("skipped: JDK %d has no virtual threads", f)})
-			t.Skipf("%s: JDK %d has no virtual threads", j.name, f)
+			skipf(t, "%s: JDK %d has no virtual threads", j.name, f)
 		}
 		for _, c := range stressConfigs {
 			row := &stressRow{config: j.name + " " + c.name}
@@ -95,7 +95,7 @@ func TestVirtualStress(t *testing.T) {
 			t.Run(c.name, func(t *testing.T) {
 				if out, err := exec.Command(j.java(), append(c.args, "-version")...).CombinedOutput(); err != nil {
 					row.note = "skipped: " + strings.Join(c.args, " ") + " not supported"
-					t.Skipf("%s does not run with %s: %v\n%s", j.name, strings.Join(c.args, " "), err, out)
+					skipf(t, "%s does not run with %s: %v\n%s", j.name, strings.Join(c.args, " "), err, out)
 				}
 				for i := 1; i <= runs; i++ {
 					t.Run(fmt.Sprintf("run-%d", i), func(t *testing.T) { stressRun(t, j, c, i, row) })

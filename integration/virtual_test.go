@@ -56,7 +56,7 @@ func TestVirtualContention(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "VirtualContention")
 		if e.str(t, "virtual") == "no" {
-			t.Skipf("%s has no virtual threads", j.name)
+			skipf(t, "%s has no virtual threads", j.name)
 		}
 		r := load(t, prefix)
 		r.checkParse(t)
@@ -394,7 +394,7 @@ func loadVirtualJVM(t *testing.T, j jdk, jvmArgs []string, main string) (expect,
 	t.Helper()
 	e, prefix := recordExpectJVM(t, j, jvmArgs, main)
 	if e.str(t, "virtual") == "no" {
-		t.Skipf("%s has no virtual threads", j.name)
+		skipf(t, "%s has no virtual threads", j.name)
 	}
 	return e, loadComplete(t, prefix)
 }

@@ -26,7 +26,7 @@ func TestWalkFault(t *testing.T) {
 		r := load(t, prefix)
 		r.checkParse(t)
 		if w := r.info["hotspot.walker"]; w != "yes" {
-			t.Skipf("the own walker does not run on this JDK (hotspot.walker=%s)", w)
+			skipf(t, "the own walker does not run on this JDK (hotspot.walker=%s)", w)
 		}
 		if !strings.HasPrefix(r.info["hotspot.safe_read"], "fault handler") {
 			t.Errorf(".info: hotspot.safe_read=%q, want the fault handler", r.info["hotspot.safe_read"])

@@ -444,8 +444,22 @@ static const char *start_recording(int at_load) {
   return NULL;
 }
 
+// pass_to_children: the JVMs this one starts load the agent too. orca
+// record puts the agent on a java command's own command line rather than in
+// JAVA_TOOL_OPTIONS, whose every reader prints "Picked up
+// JAVA_TOOL_OPTIONS: -agentpath:..." on the program's stderr, and gives
+// in ORCA_JAVA_TOOL_OPTIONS the value JAVA_TOOL_OPTIONS would have had. It
+// goes into this process's environment now, at load, before the JVM runs a
+// thread of its own or Java code (ProcessBuilder copies the environment when
+// first used), so the JVMs the program starts inherit it as before.
+static void pass_to_children(void) {
+  const char *v = getenv("ORCA_JAVA_TOOL_OPTIONS");
+  if (v && *v) setenv("JAVA_TOOL_OPTIONS", v, 1);
+}
+
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
+  pass_to_children();
   int code;
   const char *err = core_init(vm, options, &code);
   if (err && code == START_BAD_OPTIONS) {

@@ -14,11 +14,15 @@ Put orca record in front of the command that starts your program:
 	orca record -o /tmp/run1 -- java -jar app.jar
 	orca record -o /tmp/tomcat -- catalina.sh run
 
-The command may be java or any script that starts one or more JVMs: orca adds
-the agent to JAVA_TOOL_OPTIONS (after any value already set), so every JVM the
-command starts records, the first to /tmp/run1.*, the next ones to /tmp/run1-2.*,
-/tmp/run1-3.* and so on. Each JVM prints "Picked up JAVA_TOOL_OPTIONS: ..." on
-stderr, which shows the agent was loaded. The command keeps its stdin, stdout
+The command may be java or any script that starts one or more JVMs, and every
+JVM it starts records, the first to /tmp/run1.*, the next ones to /tmp/run1-2.*,
+/tmp/run1-3.* and so on. A java command gets the agent first on its command
+line (-agentpath:...), and prints nothing for it. Any other command gets it in
+JAVA_TOOL_OPTIONS (after any value already set), and each JVM that reads it
+prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." on its stderr: the JVM
+saying it loaded orca's agent, a line no JVM option hides (JDK_JAVA_OPTIONS,
+read by the java launcher only, prints "NOTE: Picked up" alike). JVMs that a
+java command starts get JAVA_TOOL_OPTIONS from the agent, and print the line. The command keeps its stdin, stdout
 and stderr; orca exits with its exit status. When it ends, orca prints per JVM
 the files written, the number of events of each kind, and any events that were
 lost (the agent drops events rather than slow the program when its buffer is
@@ -231,6 +235,7 @@ tree describes the JSON API the page uses.
 
 # Importing a JDK Flight Recorder recording
 
+	orca import --jfc > orca.jfc
 	java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar
 	orca import run.jfr -o /tmp/run2
 	orca report /tmp/run2
@@ -239,7 +244,8 @@ converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWa
 ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events; what
 the Orca format has no field for (who notified a wait, timeouts, thread ids)
 goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
-threshold (testdata/java/jfr/orca.jfc in the source tree). JFR has no source
+threshold: orca import --jfc prints the settings file that does (orca.jfc,
+built into orca). JFR has no source
 file names: frames show line numbers but "Unknown Source" as the file.
 PREFIX.orca is in the compact encoding, as orca record writes it;
 --format seed writes the original Orca's text instead (the same events).
@@ -284,8 +290,16 @@ what follows COMMAND is the command's.
 
 # Exit status
 
-orca exits 2 on a usage error, 1 on another error, and otherwise, for orca
-record, with the status of the command (128+N if signal N killed it; 127 if the
-command was not found).
+orca exits 0 when it did what it was asked, 2 on a usage error or a refusal (no
+such recording, a recording's name taken) and 1 on another error: a file that
+is not an Orca recording, a recording cut short, a write that failed. Each
+error is one line on stderr beginning "orca: ".
+
+orca record -- COMMAND exits with COMMAND's status (128+N if signal N killed
+it), so that a script sees its program's. Its own failures exit 125, a status
+no program is likely to use (env and timeout use it alike): a usage error, a
+recording's name refused, COMMAND succeeded but started no JVM that loaded the
+agent, a JVM of it could not be recorded. 126: COMMAND could not be run; 127:
+it was not found. orca record --pid runs no program: 1 and 2 as above.
 */
 package main

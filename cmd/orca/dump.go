@@ -22,9 +22,13 @@ class.method(File.java:line) unless --resolve=false, which prints the raw
 method IDs and bytecode locations.
 
 At the end it lists the reader's warnings, the malformed lines (file:line),
-and whether the last line of PREFIX.orca was cut short (a JVM killed while
-writing). A recording in the compact encoding prints the same; its
-malformed records are named by byte offset (file: byte N).
+and whether the last record of PREFIX.orca was cut short, and why: the JVM
+is still writing it (it holds the recording's lock), or was killed while
+writing it. A file cut after a JVM that ended normally wrote it whole (fewer
+events than its .info counts) ends the dump with an error and exit status 1,
+as a file that is not a recording does at once. A recording in the compact
+encoding prints the same; its malformed records are named by byte offset
+(file: byte N).
 
 Examples:
   orca dump /tmp/run1 | less
@@ -59,6 +63,7 @@ func runDump(u ui, args []string) error {
 	var bad []string
 	var last *reader.ParseError
 	n := 0
+	var read int64 // the events of the file, not a chunk's restated facts
 	for {
 		ev, err := evs.Next()
 		if err == io.EOF {
@@ -79,12 +84,19 @@ func runDump(u ui, args []string) error {
 			return fmt.Errorf("reading %s.orca: %w", prefix, err)
 		}
 		n++
+		if !ev.Carried {
+			read++
+		}
 		d.event(ev)
+	}
+	if err := rec.CheckRead(read, len(bad)); err != nil {
+		w.Flush()
+		return err
 	}
 
 	fmt.Fprintf(w, "\n# %d events", n)
 	if evs.Truncated() {
-		fmt.Fprintf(w, "; the last line of %s.orca is cut short (the JVM stopped while writing it) and was skipped", prefix)
+		fmt.Fprintf(w, "; the last record of %s.orca is cut short (%s) and was skipped", prefix, rec.TruncatedWhy())
 	}
 	fmt.Fprintln(w)
 	for _, s := range rec.Warnings {

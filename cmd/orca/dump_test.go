@@ -32,7 +32,7 @@ func TestDump(t *testing.T) {
 		"1.000000000 ThreadStarted 00000011 name=\"main\"\n",
 		"2.000000000 MonitorContendedEnter 00000022 \"contender,1\" object=000000AA (java.lang.String[]) owner=00000011 \"main\"\n    Demo.critical(Demo.java:43)\n",
 		"2.000000000 ObjectClass 00000022 \"contender,1\" object=000000AA class=[Ljava/lang/String;\n",
-		"# 5 events; the last line of " + pre + ".orca is cut short",
+		"# 5 events; the last record of " + pre + ".orca is cut short (no " + pre + ".info says whether the JVM was killed while writing it or the file was cut)",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("dump lacks %q:\n%s", want, got)

@@ -35,9 +35,9 @@ func exportSeed(u ui, prefix, out string) error {
 	if err != nil {
 		return fmt.Errorf("exporting %s: %w", prefix, err)
 	}
-	var events int64
+	var events, read int64 // read: the file's events, not a chunk's restated facts
 	var malformed int
-	var truncated bool
+	var truncated string // why the last record is cut short, "" when it is not
 	err = writeAtomically(out+format.SuffixEvents, func(f *os.File) error {
 		if !compact {
 			return copyFile(f, prefix+format.SuffixEvents)
@@ -74,8 +74,16 @@ func exportSeed(u ui, prefix, out string) error {
 				return err
 			}
 			events++
+			if !ev.Carried {
+				read++
+			}
 		}
-		truncated = evs.Truncated()
+		if err := rec.CheckRead(read, malformed); err != nil {
+			return err
+		}
+		if evs.Truncated() {
+			truncated = rec.TruncatedWhy()
+		}
 		return bw.Flush()
 	})
 	if err != nil {
@@ -106,8 +114,8 @@ func exportSeed(u ui, prefix, out string) error {
 	if malformed > 0 {
 		fmt.Fprintf(u.stderr, "orca: warning: %d malformed records of %s.orca were skipped\n", malformed, prefix)
 	}
-	if truncated {
-		fmt.Fprintf(u.stderr, "orca: warning: the last record of %s.orca is cut short (the JVM stopped while writing it) and was skipped\n", prefix)
+	if truncated != "" {
+		fmt.Fprintf(u.stderr, "orca: warning: the last record of %s.orca is cut short (%s) and was skipped\n", prefix, truncated)
 	}
 	return nil
 }

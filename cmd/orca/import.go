@@ -14,6 +14,7 @@ import (
 )
 
 const importHelp = `Usage: orca import [-o PREFIX] [--format compact|seed] [--force] [--quiet] RECORDING.jfr
+       orca import --jfc > orca.jfc
 
 Converts a JDK Flight Recorder recording into an Orca recording, so that
 orca dump, orca report and the rest read it: PREFIX.orca, PREFIX.methods,
@@ -26,7 +27,8 @@ with its stack inline. Both hold the same events: orca dump prints either
 as text, and orca export --format seed converts a compact one to the text.
 
 It converts these JFR events, recorded with stack traces at a 0 ms threshold
-(the settings file testdata/java/jfr/orca.jfc in the source tree does that):
+(the JFR settings file orca.jfc does that: it is built into orca, and
+orca import --jfc prints it, to save it and pass it to java or jcmd):
 
   jdk.JavaMonitorEnter  MonitorContendedEnter/Entered (owner: the previous owner)
   jdk.JavaMonitorWait   ObjectWait/Waited, notifier and timeout in PREFIX.ext
@@ -44,6 +46,7 @@ while writing) is imported up to its last complete chunk, and orca exits 1
 saying how much was lost. docs/jfr.md in the source tree has the details.
 
 Examples:
+  orca import --jfc > orca.jfc
   java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc -jar app.jar
   orca import run.jfr
   orca report run
@@ -58,8 +61,16 @@ func runImport(u ui, args []string) error {
 	force := fs.Bool("force", false, "replace an existing recording with this prefix")
 	quiet := fs.Bool("quiet", false, "print no progress and no summary")
 	encName := fs.String("format", "compact", "the encoding of PREFIX.orca: `compact` (binary, as orca record writes it) or seed (the original Orca's text, one line an event), docs/format.md")
+	jfc := fs.Bool("jfc", false, "print the JFR settings file orca.jfc (built into orca) that records what the import converts, and exit")
 	pos, err := parseArgs(u, fs, args)
 	if err != nil {
+		return err
+	}
+	if *jfc {
+		if len(pos) != 0 {
+			return usagef("import: --jfc prints the settings file and takes no RECORDING (orca import --jfc > orca.jfc)")
+		}
+		_, err := u.stdout.Write(jfrimport.JFC)
 		return err
 	}
 	if len(pos) != 1 {
@@ -179,7 +190,7 @@ func printImport(w io.Writer, src, prefix string, res *jfrimport.Result) {
 	}
 	if total == 0 {
 		fmt.Fprintln(w, "  NO EVENTS: the recording has none of jdk.JavaMonitorEnter, JavaMonitorWait, ThreadSleep,")
-		fmt.Fprintln(w, "  ThreadStart, ThreadEnd; record with settings=orca.jfc (see orca import --help)")
+		fmt.Fprintln(w, "  ThreadStart, ThreadEnd; record with settings=orca.jfc (orca import --jfc > orca.jfc writes it)")
 	}
 	if res.OwnerUnknown > 0 {
 		fmt.Fprintf(w, "  owner unknown: %d MonitorContendedEnter without a previous owner in JFR\n", res.OwnerUnknown)

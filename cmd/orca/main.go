@@ -30,6 +30,12 @@ type exitError struct {
 	msg  string
 }
 
+// childStatus is orca record's COMMAND's own exit status, which orca exits
+// with.
+type childStatus int
+
+func (c childStatus) Error() string { return fmt.Sprintf("exit status %d", int(c)) }
+
 func (e exitError) Error() string { return e.msg }
 
 // ui is where a command reads and writes: os.Std* in main, buffers in tests.
@@ -86,9 +92,12 @@ func run(u ui, args []string) int {
 func exitStatus(u ui, err error) int {
 	var ue usageError
 	var ee exitError
+	var cs childStatus
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, &cs):
+		return int(cs)
 	case errors.As(err, &ue):
 		fmt.Fprintf(u.stderr, "orca: %s\n", ue.msg)
 		return 2
@@ -126,6 +135,11 @@ Start here:
   orca dump /tmp/run1 | less
 
 Run 'orca help COMMAND' (or 'orca COMMAND --help') for a command's options and examples.
+
+Exit status: 0 done; 1 an error (a file that is not a recording, a recording
+cut short); 2 a usage error or a refusal. orca record -- COMMAND exits with
+COMMAND's status, or 125 when orca itself failed (no JVM recorded, a JVM that
+could not be recorded, a usage error), 126 COMMAND not runnable, 127 not found.
 `)
 }
 
@@ -236,7 +250,33 @@ cache directory. Use it to start a JVM with the agent yourself:
   java -agentpath:$(orca agent-path)=prefix=/tmp/run3,depth=32 -jar app.jar
   orca dump /tmp/run2
 
-The agent's options are listed in 'orca help record'.
+The agent's options follow the '=': a bare PREFIX (as /tmp/run2 above), or
+key=value pairs separated by commas (docs/agent.md):
+
+  prefix=PATH       write PATH.orca, .methods, .classtable, .info (default
+                    orca-%p in the JVM's directory; %p is the pid, %% a %)
+  depth=N           stack frames per event, 0-256 (default 16)
+  flush=MS          write buffered events every MS milliseconds, 10-1000
+                    (default 200)
+  buffer=MB         event buffer in MB, 1-1024 (default 32); the JVM's resident
+                    memory grows by up to about 3.8 x MB
+  kinds=all|seed    all (default), or only the 16 kinds of the original Orca
+                    format
+  format=seed|compact
+                    PREFIX.orca's encoding: seed, the text (the default here;
+                    orca record's default is compact), or compact (docs/format.md)
+  maxsize=SIZE      keep the files within SIZE (k, M or G; at least 1M): chunk
+                    files PREFIX.orca.N, the oldest deleted (implies compact)
+  maxage=DURATION   keep about DURATION of history (s, m, h or d; at least 1s)
+  clobber=yes|no    yes (default): overwrite an earlier recording with this
+                    PREFIX; no: write PREFIX-2, PREFIX-3, ... (a recording
+                    another running JVM writes is never overwritten)
+
+orca record sets these from its own options (--depth, --flush, --buffer,
+--kinds, --format, --max-size, --max-age; 'orca help record') and adds
+session=, errors= and lease=, which tell its recordings apart, collect why a
+JVM could not be recorded and end an attached recording when orca is gone.
+A wrong option stops the JVM at its start with this list.
 `
 
 func runAgentPath(u ui, args []string) error {

@@ -25,14 +25,22 @@ import (
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
 
-Runs COMMAND with the Orca agent loaded into every JVM it starts (through
-JAVA_TOOL_OPTIONS, added to any value already set), waits for it, and prints
-what was recorded. COMMAND may be java itself or any script that starts java:
+Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
+it, and prints what was recorded. COMMAND may be java itself or any script
+that starts java. When COMMAND is java, orca puts -agentpath:... first on its
+command line; any other COMMAND (a script, mvn, catalina.sh) gets it in
+JAVA_TOOL_OPTIONS, added to any value already set, and every JVM that reads it
+prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." on its stderr: that line
+is the JVM saying it loaded orca's agent (no JVM option hides it). The JVMs
+that java starts get JAVA_TOOL_OPTIONS from the agent, and print the line.
 stdin, stdout and stderr are COMMAND's, and orca exits with its exit status
-(128+N if it was killed by signal N), or 3 when COMMAND succeeded but a JVM
-of it could not be recorded (the agent's message is repeated at the end).
+(128+N if it was killed by signal N). When orca itself fails it exits 125, a
+status no program is likely to use (as env and timeout do): a usage mistake,
+a recording's name refused, COMMAND succeeded but started no JVM that loaded
+the agent, or a JVM of it could not be recorded (the agent's message is
+repeated at the end). 126: COMMAND could not be run; 127: it was not found.
 orca checks before it starts COMMAND that the recording's directory exists
-and is writable (exit status 2 when not).
+and is writable (exit status 125 when not).
 
 The first JVM writes PREFIX.orca, PREFIX.methods, PREFIX.classtable and
 PREFIX.info; further JVMs write PREFIX-2.*, PREFIX-3.* and so on. Without -o,
@@ -41,7 +49,7 @@ when PREFIX.orca exists, unless --force, which first deletes PREFIX.* and
 PREFIX-N.* recording files: only regular files of the recording's user. A
 recording's name taken by anything else (a symbolic link, another user's file,
 a directory: someone else put it there) is refused, --force or not (exit
-status 2). The files are created mode 0600, never through a symbolic link.
+status 125). The files are created mode 0600, never through a symbolic link.
 
 With --max-size or --max-age the recording stays on within bounds: events go
 to chunk files PREFIX.orca.000001, PREFIX.orca.000002, ..., each readable on its
@@ -104,6 +112,17 @@ const (
 	agentDefaultFlush  = 200 // ms
 )
 
+// childToolEnv names the environment variable that holds, when orca record
+// put the agent on java's command line, what JAVA_TOOL_OPTIONS would have
+// been: the agent sets JAVA_TOOL_OPTIONS to it (pass_to_children in
+// agent/jvm/entry.c), so that the JVMs java starts record too.
+const childToolEnv = "ORCA_JAVA_TOOL_OPTIONS"
+
+// isJava reports whether COMMAND is the java launcher (java, /usr/bin/java,
+// $JAVA_HOME/bin/java): it takes the agent on its command line. A script,
+// a build tool or anything else gets it through JAVA_TOOL_OPTIONS.
+func isJava(command string) bool { return filepath.Base(command) == "java" }
+
 // recordEnv names the environment variable orca record sets for COMMAND: the
 // prefix it records to. A nested orca record finds it and adds no second
 // agent (the agent would refuse to load twice in one JVM anyway).
@@ -134,7 +153,7 @@ type recordOptions struct {
 // busy server's events at 230 kB/s).
 const detachMaxSize = "256MB"
 
-func runRecord(u ui, args []string) error {
+func runRecord(u ui, args []string) (err error) {
 	var o recordOptions
 	flags := newFlagSet("record", recordHelp)
 	flags.StringVar(&o.prefix, "o", "", "output `PREFIX` (default orca-YYYYMMDD-HHMMSS)")
@@ -154,7 +173,10 @@ func runRecord(u ui, args []string) error {
 	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
 	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
 	if err := parseFlags(u, flags, args); err != nil {
-		return err
+		if attachArgs(args) {
+			return err
+		}
+		return ownFailure(err)
 	}
 	argv := flags.Args()
 	pidGiven := false
@@ -173,6 +195,9 @@ func runRecord(u ui, args []string) error {
 		}
 		return recordPID(u, o)
 	}
+	// From here on orca runs COMMAND, whose own statuses pass through: orca's
+	// failures exit exitFailed.
+	defer func() { err = ownFailure(err) }()
 	if o.duration != 0 || o.detach {
 		return usagef("record: --duration and --detach go with --pid PID (example: orca record --pid 4242 --duration 30s)")
 	}
@@ -189,7 +214,7 @@ func runRecord(u ui, args []string) error {
 		if err != nil {
 			return err
 		}
-		return exitError{code: code}
+		return childStatus(code)
 	}
 	if o.prefix == "" {
 		o.prefix = defaultPrefix(time.Now())
@@ -238,12 +263,22 @@ func runRecord(u ui, args []string) error {
 	}
 	errs.Close()
 	defer os.Remove(errs.Name())
-	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agentOption(lib, abs, o)+",session="+session+",errors="+errs.Name())
+	agent := agentOption(lib, abs, o) + ",session=" + session + ",errors=" + errs.Name()
+	tool, err := javaToolOptions(os.Getenv("JAVA_TOOL_OPTIONS"), agent)
 	if err != nil {
 		return err
 	}
-	env := setEnv(os.Environ(), "JAVA_TOOL_OPTIONS", tool)
-	env = setEnv(env, recordEnv, abs)
+	env := setEnv(os.Environ(), recordEnv, abs)
+	if isJava(argv[0]) {
+		// On java's own command line the agent needs no JAVA_TOOL_OPTIONS,
+		// whose "Picked up JAVA_TOOL_OPTIONS: -agentpath:..." line every JVM
+		// prints on the program's stderr. The JVMs java starts get it there
+		// from the agent (childToolEnv).
+		argv = append([]string{argv[0], agent}, argv[1:]...)
+		env = setEnv(env, childToolEnv, tool)
+	} else {
+		env = setEnv(env, "JAVA_TOOL_OPTIONS", tool)
+	}
 
 	before, err := findRecordings(o.prefix)
 	if err != nil {
@@ -265,6 +300,10 @@ func runRecord(u ui, args []string) error {
 	switch {
 	case len(recs) == 0 && len(unstarted) == 0 && len(failed) == 0:
 		fmt.Fprint(u.stderr, noRecordingText(argv[0], code))
+		if code == 0 {
+			// COMMAND succeeded, but what orca was asked to do was not done.
+			code = exitFailed
+		}
 	case !o.quiet:
 		for _, r := range recs {
 			printSummary(u.stderr, r)
@@ -277,13 +316,16 @@ func runRecord(u ui, args []string) error {
 			fmt.Fprintf(u.stderr, "  %s\n", l)
 		}
 		if code == 0 {
-			code = exitAgentFailed
+			code = exitFailed
 		}
 	}
 	if len(unstarted) > 0 && code == 0 {
-		code = exitAgentFailed
+		code = exitFailed
 	}
-	return exitError{code: code}
+	if code == exitFailed {
+		return exitError{code: code}
+	}
+	return childStatus(code)
 }
 
 // removeError is --force's failure: a refusal as it is, another error
@@ -296,9 +338,49 @@ func removeError(err error) error {
 	return fmt.Errorf("removing earlier recording: %w", err)
 }
 
-// exitAgentFailed is orca record's exit status when COMMAND succeeded but a
-// JVM of it could not be recorded (recordHelp).
-const exitAgentFailed = 3
+// exitFailed is orca record's exit status when orca itself fails: a usage
+// mistake, a prefix refused, no JVM recorded though COMMAND succeeded, a JVM
+// of it that could not be recorded (recordHelp). COMMAND's own statuses pass
+// through, so orca's must be one no program is likely to use: 125, as env,
+// nohup and timeout use it (126 and 127 keep their shell meaning: COMMAND
+// could not be run, or was not found).
+const exitFailed = 125
+
+// ownFailure gives err, a failure of orca record's own while it runs
+// COMMAND, the status exitFailed; COMMAND's status (and 126, 127: COMMAND
+// could not be started) passes through.
+func ownFailure(err error) error {
+	var ee exitError
+	var ue usageError
+	var cs childStatus
+	switch {
+	case err == nil, errors.As(err, &cs):
+		return err
+	case errors.As(err, &ee) && (ee.code == 0 || ee.code == 126 || ee.code == 127 || ee.code == exitFailed):
+		return err
+	case errors.As(err, &ee):
+		return exitError{code: exitFailed, msg: ee.msg}
+	case errors.As(err, &ue):
+		return exitError{code: exitFailed, msg: ue.msg}
+	default:
+		return exitError{code: exitFailed, msg: err.Error()}
+	}
+}
+
+// attachArgs reports whether orca record's arguments ask for an attach
+// (--pid before any "--"): it runs no COMMAND, and its failures keep
+// orca's usual statuses (1, 2 for usage).
+func attachArgs(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if n := strings.TrimLeft(a, "-"); n != a && (n == "pid" || strings.HasPrefix(n, "pid=")) {
+			return true
+		}
+	}
+	return false
+}
 
 // dropUnstarted separates the recordings of JVMs that stopped before they
 // started (a bad JVM option, or a second agent that refused its options:

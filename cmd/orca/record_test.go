@@ -105,7 +105,7 @@ func TestRecordEndToEnd(t *testing.T) {
 	}
 
 	// A second run refuses to overwrite ...
-	if code := record(); code != 2 || !strings.Contains(errb.String(), "already exists") {
+	if code := record(); code != exitFailed || !strings.Contains(errb.String(), "already exists") {
 		t.Fatalf("second run: exit %d, stderr:\n%s", code, errb.String())
 	}
 	// ... and with --force starts afresh, reporting only the new recording.
@@ -181,8 +181,35 @@ func TestRecordNoJVM(t *testing.T) {
 	}
 }
 
+// TestRecordExitStatus (issue 31, item 6): orca record -- /bin/true (no JVM started) exited 0,
+// and orca's "a JVM could not be recorded" was 3, a status a program of its own could exit with.
+// Orca's own failures are 125 (as env's and timeout's); the program's statuses, 3 included, pass
+// through.
+func TestRecordExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	for _, c := range []struct {
+		argv []string
+		code int
+		want string
+	}{
+		{[]string{"/bin/true"}, 125, "orca: no recording was written: /bin/true (exit status 0) started no JVM that loaded the agent."},
+		{[]string{"sh", "-c", "exit 3"}, 3, "orca: nothing was recorded: sh exited with status 3 before any JVM loaded the agent."},
+		{[]string{"sh", "-c", "exit 125"}, 125, "sh exited with status 125"},
+		{[]string{"sh", "-c", "kill -TERM $$"}, 128 + 15, "sh exited with status 143"},
+		{[]string{"/no/such/command"}, 127, "orca: /no/such/command: command not found"},
+		{[]string{"/dev/null"}, 126, "orca: starting /dev/null: "},
+	} {
+		var errb bytes.Buffer
+		code := run(ui{strings.NewReader(""), io.Discard, &errb}, append([]string{"record", "-o", filepath.Join(dir, "x"), "--"}, c.argv...))
+		if code != c.code || !strings.Contains(errb.String(), c.want) {
+			t.Errorf("orca record -- %q: exit %d, stderr:\n%s\nwant exit %d and %q", c.argv, code, errb.String(), c.code, c.want)
+		}
+	}
+}
+
 // TestRecordUnwritable (issue 21 item 3): a prefix whose directory is missing or not writable
-// (even by root: /sys) is refused before COMMAND starts, with exit status 2; before, the program
+// (even by root: /sys) is refused before COMMAND starts, with exit status 125; before, the program
 // ran and orca asked whether it was a Java program, and exited 0.
 func TestRecordUnwritable(t *testing.T) {
 	dir := t.TempDir()
@@ -197,8 +224,8 @@ func TestRecordUnwritable(t *testing.T) {
 		os.WriteFile(marker+"-file", nil, 0o644)
 		var errb bytes.Buffer
 		code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", c.prefix, "--", "sh", "-c", "touch " + marker})
-		if code != 2 || !strings.Contains(errb.String(), c.want) || !strings.Contains(errb.String(), "nothing was started") {
-			t.Errorf("-o %s: exit %d, stderr:\n%s\nwant exit 2 and %q", c.prefix, code, errb.String(), c.want)
+		if code != exitFailed || !strings.Contains(errb.String(), c.want) || !strings.Contains(errb.String(), "nothing was started") {
+			t.Errorf("-o %s: exit %d, stderr:\n%s\nwant exit 125 and %q", c.prefix, code, errb.String(), c.want)
 		}
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("-o %s: the command ran", c.prefix)
@@ -207,7 +234,7 @@ func TestRecordUnwritable(t *testing.T) {
 }
 
 // TestRecordAgentFailed (issue 21 item 3): a JVM whose agent could not record (its message in the
-// errors= file) makes orca repeat the message at the end and exit 3, though the command exited
+// errors= file) makes orca repeat the message at the end and exit 125, though the command exited
 // 0; a JVM that stopped in its initialisation leaves no empty files behind (a corrected retry
 // then works) and orca says so.
 func TestRecordAgentFailed(t *testing.T) {
@@ -219,7 +246,7 @@ func TestRecordAgentFailed(t *testing.T) {
 	var errb bytes.Buffer
 	t.Setenv("ORCA_TEST_FAKE_FAIL", "agent")
 	code := run(ui{strings.NewReader(""), io.Discard, &errb}, []string{"record", "-o", prefix, "--", os.Args[0]})
-	if code != exitAgentFailed || !strings.Contains(errb.String(), "the agent could not record:\n  JVM pid 1: cannot write "+prefix+".orca") ||
+	if code != exitFailed || !strings.Contains(errb.String(), "the agent could not record:\n  JVM pid 1: cannot write "+prefix+".orca") ||
 		strings.Contains(errb.String(), "Java program") {
 		t.Errorf("agent failed: exit %d, stderr:\n%s", code, errb.String())
 	}
@@ -250,12 +277,18 @@ func TestUsageErrors(t *testing.T) {
 		{"record", "-o", "a,b", "--", "java"},
 		{"record", "-o", "dir/", "--", "java"},
 		{"record", "--bogus", "--", "java"},
+		{"record", "--pid", "1", "--bogus"},
+		{"record", "--pid=1", "--duration", "-1s"},
 		{"dump"},
 		{"agent-path", "extra"},
 	} {
 		var errb bytes.Buffer
-		if code := run(ui{nil, io.Discard, &errb}, args); code != 2 {
-			t.Errorf("orca %q: exit %d, want 2", args, code)
+		want := 2
+		if len(args) > 0 && args[0] == "record" && !attachArgs(args[1:]) {
+			want = exitFailed // orca record -- COMMAND's own failure
+		}
+		if code := run(ui{nil, io.Discard, &errb}, args); code != want {
+			t.Errorf("orca %q: exit %d, want %d", args, code, want)
 		}
 		if len(args) > 0 && !strings.HasPrefix(errb.String(), "orca: ") {
 			t.Errorf("orca %q: stderr %q, want an orca: message", args, errb.String())

@@ -36,6 +36,11 @@ malformed or cut lines), then, each ranked:
                (virtual threads: one row per name pattern, digits as N,
                unless --virtual)
 
+A file that is not a recording, or one cut after the JVM wrote it whole
+(fewer events than its .info counts: "read N of M events: the file is cut"),
+is an error: one line, exit status 1. A recording still being written (its
+JVM holds the lock on PREFIX.orca) is read as far as it goes, and says live.
+
 Times are seconds since the recording's first event. Stacks show the top
 frame, then the first frame of your code (JDK frames in between are folded
 into "... N JDK frames"), 5 frames at most; --json has every frame.

@@ -97,7 +97,7 @@ func recordDemo(home string) (*demoRun, error) {
 }
 
 func (r *demoRun) record(home, classes string) error {
-	jfc, _ := filepath.Abs(filepath.Join(javaDir, "orca.jfc"))
+	jfc, _ := filepath.Abs("orca.jfc") // the settings built into orca (JFC)
 	cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
 		"-XX:StartFlightRecording=filename="+r.jfr+",settings="+jfc,
 		"-Xlog:jfr+startup=warning", "-cp", classes, "JfrDemo")

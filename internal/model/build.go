@@ -76,13 +76,20 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	if opt.Progress != nil {
 		eo.Progress = func(done int64) { opt.Progress(n, done) }
 	}
+	var read int64 // the events of the file, not the restated facts of a chunk (Carried)
 	truncated, err := rec.EachEvent(eo, func(ev *reader.Event) error {
 		n++
+		if !ev.Carried {
+			read++
+		}
 		b.Event(ev)
 		return nil
 	})
 	if err != nil {
 		return nil, err // names the file already
+	}
+	if err := rec.CheckRead(read, res.Malformed); err != nil {
+		return nil, err // a file cut after it was written whole: its report would claim what its lost half may contradict
 	}
 	res.Truncated = truncated
 	res.Model = b.Finalize()

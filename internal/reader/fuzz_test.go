@@ -115,6 +115,18 @@ func FuzzEvents(f *testing.F) {
 		for _, chunk := range []int{1, 5, 64} {
 			checkEach(t, data, EachOptions{Workers: 3, ChunkSize: chunk}, seq, evs.Truncated())
 		}
+		// Open refuses a file as not a recording exactly when its first
+		// record is malformed, or it is one line cut short that cannot
+		// begin an event.
+		err := checkHeadBytes(data, "f.orca")
+		var nr *NotRecordingError
+		if err != nil && !errors.As(err, &nr) {
+			t.Fatalf("checkHeadBytes: %v", err)
+		}
+		firstBad := len(seq) > 0 && !strings.HasSuffix(seq[0], " <nil>") && !isCompact(data)
+		if firstBad != (nr != nil && nr.Err != nil) || nr != nil && (!evs.Truncated() || len(seq) > 0) && nr.Err == nil {
+			t.Fatalf("checkHeadBytes: %v; the first record: %v", err, seq)
+		}
 	})
 }
 

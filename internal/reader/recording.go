@@ -35,7 +35,8 @@ type Recording struct {
 var suffixes = []string{format.SuffixEvents, format.SuffixInfo, format.SuffixMethods, format.SuffixClasses}
 
 // Open loads the metadata of the recording at prefix ("run", "run.orca" or
-// "run.info" name the same one). It fails only when PREFIX.orca is missing
+// "run.info" name the same one). It fails when PREFIX.orca is missing, is
+// not a recording (a *NotRecordingError: its first record is not an event)
 // or a file cannot be read; malformed metadata become Warnings.
 func Open(prefix string) (*Recording, error) {
 	for _, s := range suffixes {
@@ -58,6 +59,14 @@ func Open(prefix string) (*Recording, error) {
 	}
 	r := &Recording{Prefix: prefix}
 	if r.Chunks, err = chunkFiles(prefix); err != nil {
+		return nil, err
+	}
+	events := prefix + format.SuffixEvents
+	if len(r.Chunks) > 0 {
+		events = r.Chunks[0].Path
+	}
+	if err := checkHead(events); err != nil && (len(r.Chunks) == 0 || !errors.Is(err, fs.ErrNotExist)) {
+		// (A bounded recording's oldest chunk may be deleted meanwhile.)
 		return nil, err
 	}
 

@@ -68,6 +68,12 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if c, ok := rec.Info.Complete(); ok {
 		r.Complete = &c
 	}
+	if r.Complete == nil || !*r.Complete {
+		r.Live = rec.Live()
+	}
+	if r.Truncated {
+		r.TruncatedWhy = rec.TruncatedWhy()
+	}
 	if bd := rec.Info.Bounds(); bd != nil {
 		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted}
 		if c := rec.Chunks; len(c) > 0 {

@@ -43,7 +43,14 @@ type Report struct {
 	ParseErrors       int      `json:"parse_errors"`
 	ParseErrorSamples []string `json:"parse_error_samples"`
 	Truncated         bool     `json:"truncated"`
-	Complete          *bool    `json:"complete"`
+	// TruncatedWhy: why the last record is cut short (reader.TruncatedWhy),
+	// "" when it is not.
+	TruncatedWhy string `json:"truncated_why,omitempty"`
+	Complete     *bool  `json:"complete"`
+	// Live: a JVM still writes the recording (it holds the lock on
+	// PREFIX.orca): complete is false because it runs, not because it was
+	// killed.
+	Live bool `json:"live"`
 	// Bounded: a recording kept within --max-size/--max-age (nil for
 	// another): which span is kept, how much was deleted.
 	Bounded *Bounded `json:"bounded,omitempty"`

@@ -66,7 +66,7 @@ func (r *Report) sightFlags(t *textWriter, flag func(string, ...any)) {
 		}
 	}
 	if len(byThreshold)+len(s.NotRecorded)+len(s.NoStacks) > 0 && s.Source == "jfr" {
-		t.printf("     (record with settings=orca.jfc to see them all: docs/jfr.md, \"Recording\")\n")
+		t.printf("     (record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)\n")
 	}
 }
 

@@ -274,14 +274,17 @@ func (r *Report) headline(t *textWriter) {
 		t.printf("     %s\n", first(r.ParseErrorSamples))
 	}
 	if r.Truncated {
-		flag("the last line of %s.orca is cut short (the JVM was killed while writing) and was skipped", r.Prefix)
+		flag("the last record of %s.orca is cut short (%s) and was skipped", r.Prefix, r.TruncatedWhy)
 	}
 	switch {
+	case r.Live:
+		// Not a flag: nothing is wrong, the events go on.
+		t.printf("  live: the JVM is still recording (it holds the lock on %s.orca): the events up to now\n", r.Prefix)
 	case r.Complete == nil || *r.Complete:
 	case r.Sight != nil:
 		flag("incomplete import (complete=false): part of the %s file could not be read", r.Sight.sourceName())
 	default:
-		flag("incomplete recording (complete=false): the JVM did not exit normally or is still running")
+		flag("incomplete recording (complete=false): the JVM did not exit normally (killed or crashed)")
 	}
 	r.sightFlags(t, flag)
 	if r.Problems > 0 {
@@ -508,6 +511,11 @@ func (r *Report) hangSection(t *textWriter) {
 	}
 	switch {
 	case len(app) == 0 || r.Complete == nil || !*r.Complete:
+	case r.Truncated:
+		// The JVM ended normally, but the file ends in a cut record: it was
+		// cut after it was written (a .info without counts did not let the
+		// reader refuse it), and what came after is unknown.
+		t.printf("  (stuck where the file ends: it was cut after the JVM wrote it, and what followed is unknown)\n")
 	case r.Attached != nil && r.Attached.Stopped:
 		// orca stop, or orca record --pid's end: the JVM went on, and so may they.
 		t.printf("  (stuck when the recording stopped; the JVM went on, and they may still be)\n")

@@ -258,10 +258,13 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		out.Warnings = append(out.Warnings, strconv.Itoa(d.res.Malformed)+" malformed lines were skipped")
 	}
 	if d.res.Truncated {
-		out.Warnings = append(out.Warnings, "the last line was cut short (the JVM was killed)")
+		out.Warnings = append(out.Warnings, "the last record was cut short and skipped: "+d.truncatedWhy)
 	}
-	if info.Incomplete() {
-		out.Warnings = append(out.Warnings, "the JVM did not end normally: the recording stops at its last flush")
+	switch {
+	case d.live:
+		out.Warnings = append(out.Warnings, "live: the JVM was still recording when orca view read the recording: the events up to then (run orca view again for the rest)")
+	case info.Incomplete():
+		out.Warnings = append(out.Warnings, "the JVM did not end normally (killed or crashed): the recording stops at its last flush")
 	}
 	if len(m.Problems) > 0 {
 		out.Warnings = append(out.Warnings, strconv.Itoa(len(m.Problems))+" events could not be placed (orca report lists them)")

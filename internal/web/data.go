@@ -29,6 +29,11 @@ type data struct {
 	deadlocks          []model.Deadlock
 	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
 	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
+	// live: a JVM was still writing the recording when it was read
+	// (reader.Recording.Live), so its complete=false is a run, not a kill;
+	// truncatedWhy: why its last record was cut short, "" if it was not.
+	live         bool
+	truncatedWhy string
 
 	mu       sync.Mutex
 	frames   map[model.StackID][]frameJSON
@@ -49,6 +54,12 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	for i, t := range m.Threads {
 		d.thread[t.ID] = i
 		d.intervals += len(t.Intervals)
+	}
+	if rec.Info.Incomplete() {
+		d.live = rec.Live()
+	}
+	if res.Truncated {
+		d.truncatedWhy = rec.TruncatedWhy()
 	}
 	for _, l := range m.Locks {
 		if _, done := d.lockClass[l.Object]; !done {

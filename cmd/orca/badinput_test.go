@@ -1,0 +1,60 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNotRecording (issue 31, item 6): report, dump, export and view on a file that is not a
+// recording (/etc/passwd renamed x.orca) printed an empty report ("0 events", "No deadlocks")
+// and exited 0. Now: exit 1, one line naming the file and the line, nothing on stdout.
+func TestNotRecording(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "x")
+	os.WriteFile(pre+".orca", []byte("root:x:0:0:root:/root:/bin/bash\nbin:x:2:2:bin:/bin:/usr/sbin/nologin\n"), 0o644)
+	want := "orca: " + pre + `.orca is not an Orca recording: line 1, "root:x:0:0:root:/root:/bin/bash", is not an event (want timestamp,EventName,…; got 1 field)` + "\n"
+	for _, args := range [][]string{
+		{"report", pre},
+		{"report", "--json", pre + ".orca"},
+		{"dump", pre},
+		{"export", "--format", "pprof", "-o", filepath.Join(dir, "x.pb"), pre},
+		{"export", "--format", "seed", "-o", filepath.Join(dir, "seed"), pre},
+		{"view", "--no-browser", pre},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, args)
+		if code != 1 || errb.String() != want || out.Len() != 0 {
+			t.Errorf("orca %s: exit %d, stdout %q, stderr:\n%s\nwant exit 1 and:\n%s", strings.Join(args, " "), code, out.String(), errb.String(), want)
+		}
+	}
+}
+
+// TestCutFile (issue 31, item 6): a recording whose .info says the JVM ended normally
+// (complete=true) and wrote 5 events, its .orca holding 3 and a cut fourth, was reported with
+// "the JVM was killed while writing", exit 0. Now: exit 1, "read 3 of 5 events: the file is cut".
+// The same file with complete=false (a kill -9: .info's counts lag the file) is a recording,
+// its last line cut by the kill.
+func TestCutFile(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "x")
+	os.WriteFile(pre+".orca", []byte("0.0000000010,ThreadStarted,00000001,main\n"+
+		"0.0000000020,ThreadStarted,00000002,worker\n0.0000000030,ThreadEnded,00000002\n0.0000000040,ThreadEnd"), 0o644)
+	info := "format=orca-1\nevents.ThreadStarted=2\nevents.ThreadEnded=3\ndropped_total=0\n"
+	os.WriteFile(pre+".info", []byte(info+"complete=true\n"), 0o644)
+	want := "orca: " + pre + ".orca: read 3 of 5 events: the file is cut (" + pre + ".info counts 5 written by a JVM that ended normally)\n"
+	for _, args := range [][]string{{"report", pre}, {"dump", pre}, {"export", "--format", "collapsed", "-o", "-", pre}} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, args); code != 1 || errb.String() != want {
+			t.Errorf("orca %s: exit %d, stderr:\n%s\nwant exit 1 and:\n%s", strings.Join(args, " "), code, errb.String(), want)
+		}
+	}
+	os.WriteFile(pre+".info", []byte(info+"complete=false\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := run(ui{nil, &out, &errb}, []string{"report", pre})
+	if w := "!! the last record of " + pre + ".orca is cut short (the JVM was killed or crashed while writing it) and was skipped"; code != 0 || !strings.Contains(out.String(), w) {
+		t.Errorf("complete=false: exit %d, stderr %s, want %q in:\n%s", code, errb.String(), w, out.String())
+	}
+}

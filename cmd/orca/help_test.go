@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestAgentPathHelp (issue 31, item 10): help agent-path said "The agent's options are listed in
+// 'orca help record'", which lists orca record's flags, not the agent's. It lists them itself
+// now: every key the agent parses (agent/core/options.c) is named, as KEY=.
+func TestAgentPathHelp(t *testing.T) {
+	src, err := os.ReadFile("../../agent/core/options.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := regexp.MustCompile(`!strcmp\(key, "(\w+)"\)`).FindAllSubmatch(src, -1)
+	if len(keys) < 10 {
+		t.Fatalf("found %d option keys in agent/core/options.c: the pattern no longer matches", len(keys))
+	}
+	var out bytes.Buffer
+	if code := run(ui{nil, &out, io.Discard}, []string{"help", "agent-path"}); code != 0 {
+		t.Fatalf("orca help agent-path: exit %d", code)
+	}
+	help := out.String()
+	for _, k := range keys {
+		if !strings.Contains(help, string(k[1])+"=") {
+			t.Errorf("orca help agent-path does not name the agent's option %s=", k[1])
+		}
+	}
+	if strings.Contains(help, "listed in 'orca help record'") {
+		t.Errorf("orca help agent-path still sends to help record for the agent's options:\n%s", help)
+	}
+}
+
+// TestImportJFC (issue 31, item 10): help import relied on orca.jfc, a file of the source tree
+// (testdata/java/jfr/orca.jfc) that a user of the binary does not have. orca import --jfc prints
+// it, built in: valid XML enabling, at 0 ms with stack traces, each event the import converts.
+func TestImportJFC(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"import", "--jfc"}); code != 0 || errb.Len() != 0 {
+		t.Fatalf("orca import --jfc: exit %d, stderr %s", code, errb.String())
+	}
+	var conf struct {
+		Events []struct {
+			Name     string `xml:"name,attr"`
+			Settings []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:",chardata"`
+			} `xml:"setting"`
+		} `xml:"event"`
+	}
+	if err := xml.Unmarshal(out.Bytes(), &conf); err != nil {
+		t.Fatalf("orca import --jfc: not XML: %v", err)
+	}
+	got := map[string]map[string]string{}
+	for _, e := range conf.Events {
+		got[e.Name] = map[string]string{}
+		for _, s := range e.Settings {
+			got[e.Name][s.Name] = s.Value
+		}
+	}
+	for _, ev := range []string{"jdk.JavaMonitorEnter", "jdk.JavaMonitorWait", "jdk.ThreadPark", "jdk.ThreadSleep"} {
+		if s := got[ev]; s["enabled"] != "true" || s["stackTrace"] != "true" || s["threshold"] != "0 ms" {
+			t.Errorf("orca.jfc: %s: %v, want enabled, stack traces, threshold 0 ms", ev, s)
+		}
+	}
+	for _, ev := range []string{"jdk.ThreadStart", "jdk.ThreadEnd"} {
+		if got[ev]["enabled"] != "true" {
+			t.Errorf("orca.jfc: %s not enabled", ev)
+		}
+	}
+	out.Reset()
+	run(ui{nil, &out, io.Discard}, []string{"help", "import"})
+	if !strings.Contains(out.String(), "orca import --jfc > orca.jfc") || strings.Contains(out.String(), "source tree does") {
+		t.Errorf("help import does not say how to get orca.jfc:\n%s", out.String())
+	}
+	if code := run(ui{nil, io.Discard, io.Discard}, []string{"import", "--jfc", "run.jfr"}); code != 2 {
+		t.Errorf("orca import --jfc run.jfr: exit %d, want 2", code)
+	}
+}

@@ -2,10 +2,13 @@ package integration
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"orca/internal/crash"
 )
 
 // TestAttachDeoptimizes: an attach rewrites Thread and Semaphore (RetransformClasses), and HotSpot
@@ -41,10 +44,19 @@ func TestAttachDeoptimizes(t *testing.T) {
 					t.Fatalf("orca record --pid: exit %d:\n%s", code, o.stderr)
 				}
 				checkRound(t, w, e)
-				a.exit(t, 2)
 				if s := a.stderr.String(); strings.Contains(s, "standby") {
 					t.Errorf("the JVM's stderr speaks of standby:\n%s", s)
 				}
+				if standby {
+					// An option of the JVM's start: an attach with it is refused (1), and says why.
+					jc := exec.Command(filepath.Join(j.home, "bin", "jcmd"), "-J"+crash.ErrorFile(dir), pid, "JVMTI.agent_load", agentLib(t), `"standby=yes"`)
+					jc.Dir = dir
+					out, _ := jc.CombinedOutput()
+					if !strings.Contains(string(out), "return code: 1") || !strings.Contains(a.stderr.String(), "standby=yes is for -agentpath at the JVM's start") {
+						t.Errorf("jcmd JVMTI.agent_load LIB standby=yes: want return code 1 and the reason on the JVM's stderr:\n%s\nstderr:\n%s", out, a.stderr)
+					}
+				}
+				a.exit(t, 2)
 				b, err := os.ReadFile(log)
 				if err != nil {
 					t.Fatal(err)

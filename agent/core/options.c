@@ -30,6 +30,8 @@ const char *options_usage =
     "  maxsize=SIZE       keep the recording within SIZE bytes (suffix k, M or G; at least 1M): events go to\n"
     "                     chunk files PREFIX.orca.N, the oldest deleted (implies format=compact)\n"
     "  maxage=DURATION    keep about DURATION of history (s, m, h or d, e.g. 30s, 10m; at least 1s), likewise\n"
+    "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
+    "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -133,6 +135,7 @@ static const char *set(orca_options *o, const char *key, const char *val) {
   }
   if (!strcmp(key, "lease")) return parse_bool(val, &o->lease) ? NULL : "lease= wants yes or no";
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
+  if (!strcmp(key, "standby")) return parse_bool(val, &o->standby) ? NULL : "standby= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;
 }

@@ -26,6 +26,7 @@ typedef struct {
   long long max_age_ns;   // maxage=: history kept (0: no bound); chunk files then
   char text[4200];     // the options as given, for .info
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
+  int standby;         // standby=yes: no recording at load; the JVM made ready for a cheap attach (entry.c)
 } orca_options;
 
 extern orca_options opt;

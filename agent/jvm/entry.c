@@ -457,10 +457,47 @@ static void pass_to_children(void) {
   if (v && *v) setenv("JAVA_TOOL_OPTIONS", v, 1);
 }
 
+// standby (standby=yes at load): no recording, no callbacks, no files; the
+// JVM is only made ready for a later `orca record --pid`. HotSpot records
+// the dependencies of compiled code on the methods it inlines ("evol_method"
+// dependencies) only while some agent holds can_redefine_classes or
+// can_retransform_classes, and trusts them only if the capability was taken
+// while the JVM loads (JvmtiExport::all_dependencies_are_recorded, set in
+// jvmtiManageCapabilities.cpp's update() in the OnLoad phase). Otherwise the
+// first redefinition (an attach's RetransformClasses of Thread and
+// Semaphore) deoptimises every compiled method (VM_RedefineClasses::
+// flush_dependent_code: "Marked all nmethods for deopt"), and a loaded server
+// runs at a third of its speed while the JIT compiles everything again. JDK
+// 23+ records them always (-XX:+AlwaysRecordEvolDependencies, the default;
+// JDK-8324241), 17-22 do not. Taking the capability here and holding it for
+// the JVM's life makes the attach deoptimise only the code that refers to
+// the rewritten classes' methods. Never relinquished: HotSpot would stop
+// recording the dependencies it then believes complete. The environment is
+// this one's own, not the recordings' (core_once), and costs what JDK 23+
+// costs by default (the dependencies' bytes in each compiled method).
+static jint standby(JavaVM *vm) {
+  jvmtiEnv *env = NULL;
+  if ((*vm)->GetEnv(vm, (void **)&env, JVMTI_VERSION_11) != JNI_OK || !env) {
+    orca_fail("standby=yes: this JVM has no JVMTI 11; a later attach deoptimises all compiled code once");
+    return JNI_OK;
+  }
+  jvmtiCapabilities have, want;
+  memset(&have, 0, sizeof have);
+  memset(&want, 0, sizeof want);
+  (*env)->GetPotentialCapabilities(env, &have);
+  want.can_retransform_classes = 1;
+  jvmtiError e = have.can_retransform_classes ? (*env)->AddCapabilities(env, &want) : JVMTI_ERROR_NOT_AVAILABLE;
+  if (e != JVMTI_ERROR_NONE)
+    orca_fail("standby=yes: cannot take can_retransform_classes (JVMTI error %d); a later attach deoptimises all compiled code once",
+              (int)e);
+  return JNI_OK;
+}
+
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
   pass_to_children();
   int code;
+  if (!options_parse(options, &opt) && opt.standby) return standby(vm);
   const char *err = core_init(vm, options, &code);
   if (err && code == START_BAD_OPTIONS) {
     // The JVM stops (JNI_ERR): the reason, then what is valid.
@@ -548,6 +585,11 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   // A walker that ended a recording by its lease leaves its loop after
   // its round: a new one must not start before it has.
   for (int i = 0; i < 200 && pending_walker_alive(); i++) usleep(10000);
+  if (!options_parse(options, &opt) && opt.standby) {
+    // An option of the JVM's start (-agentpath), not of an attach.
+    fprintf(stderr, "orca: bad agent options: standby=yes is for -agentpath at the JVM's start; an attach records\n");
+    return START_BAD_OPTIONS;
+  }
   const char *err = core_init(vm, options, &code);
   if (err) {
     if (code == START_BAD_OPTIONS) fprintf(stderr, "orca: %s\n%s\n", err, options_usage);

@@ -478,7 +478,7 @@ static void pass_to_children(void) {
 static jint standby(JavaVM *vm) {
   jvmtiEnv *env = NULL;
   if ((*vm)->GetEnv(vm, (void **)&env, JVMTI_VERSION_11) != JNI_OK || !env) {
-    orca_fail("standby=yes: this JVM has no JVMTI 11; a later attach deoptimises all compiled code once");
+    orca_fail("option standby: this JVM has no JVMTI 11; a later attach deoptimises all compiled code once");
     return JNI_OK;
   }
   jvmtiCapabilities have, want;
@@ -488,7 +488,7 @@ static jint standby(JavaVM *vm) {
   want.can_retransform_classes = 1;
   jvmtiError e = have.can_retransform_classes ? (*env)->AddCapabilities(env, &want) : JVMTI_ERROR_NOT_AVAILABLE;
   if (e != JVMTI_ERROR_NONE)
-    orca_fail("standby=yes: cannot take can_retransform_classes (JVMTI error %d); a later attach deoptimises all compiled code once",
+    orca_fail("option standby: cannot take can_retransform_classes (JVMTI error %d); a later attach deoptimises all compiled code once",
               (int)e);
   return JNI_OK;
 }

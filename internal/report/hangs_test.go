@@ -47,7 +47,7 @@ func TestHangsCleanStop(t *testing.T) {
 	if want := []string{"stuck"}; !reflect.DeepEqual(hangs, want) {
 		t.Errorf("hangs %q, want %q", hangs, want)
 	}
-	want := map[string][]string{"timed": {"scheduler"}, "short": {"HSQLDB Timer @3a4b5c"}, "shutdown": {"activemq-shutdown-hook", "main"}}
+	want := map[string][]string{"timed": {"scheduler"}, "short": {"HSQLDB Timer @3a4b5c"}, "shutdown": {"activemq-shutdown-hook", "main"}, "jdk": {"Finalizer"}}
 	if !reflect.DeepEqual(not, want) {
 		t.Errorf("not hangs %q, want %q", not, want)
 	}

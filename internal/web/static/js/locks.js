@@ -51,11 +51,13 @@ export class Locks {
     this.note = h('div', { class: 'view-note' });
     // Where the table is wider than its view (a narrow window), a fade at
     // the right edge and a button say that more columns are to the right.
+    // The button sits in the note's row above the table: over the table it
+    // covered a column's header (issue 31, item 9).
     this.wrap = h('div', { class: 'table-wrap', onscroll: () => this.cue() }, this.table);
     this.cueEl = h('button', { class: 'scroll-cue', hidden: true, title: 'More columns to the right',
       onclick: () => this.wrap.scrollBy({ left: this.wrap.clientWidth * 0.8, behavior: 'smooth' }) }, 'more columns →');
     root.append(h('div', { class: 'locks-view' },
-      h('div', { class: 'locks-main' }, this.note, h('div', { class: 'table-box' }, this.wrap, this.cueEl)),
+      h('div', { class: 'locks-main' }, h('div', { class: 'note-row' }, this.note, this.cueEl), h('div', { class: 'table-box' }, this.wrap)),
       this.detail));
     new ResizeObserver(() => this.cue()).observe(this.wrap);
   }

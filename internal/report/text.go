@@ -598,7 +598,7 @@ func (r *Report) contentionSection(t *textWriter) {
 				if open {
 					row = append(row, strconv.Itoa(o.Open))
 				}
-				rows = append(rows, append(row, dur(o.BlamedS), fmt.Sprintf("%.1f%%", o.Pct)))
+				rows = append(rows, append(row, dur(o.BlamedS), Percent(o.Pct)))
 			}
 			t.table("       ", right, rows)
 		}
@@ -613,6 +613,11 @@ func (r *Report) contentionSection(t *textWriter) {
 		}
 	}
 }
+
+// Percent prints a share (Owner.Pct) as the report does, "99.7%"; the
+// viewer shows this string (JavaScript's toFixed rounds 19.25 up where Go
+// rounds it to even: two roundings of one figure).
+func Percent(pct float64) string { return fmt.Sprintf("%.1f%%", pct) }
 
 // stillBlocked says how many threads were still blocked on a lock at end
 // and for how long: one thread's time, or several threads' time added up,

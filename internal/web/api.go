@@ -11,6 +11,7 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/report"
 )
 
 // ---- parameters ----------------------------------------------------------
@@ -711,9 +712,11 @@ type ownerJSON struct {
 	Contentions int    `json:"contentions"`
 	Open        int    `json:"open"` // contentions still going on at the end it held up last
 	Blamed      int64  `json:"blamed"`
-	// Pct is its share of the lock's blame (model.Share), the figure
-	// orca report prints.
-	Pct float64 `json:"pct"`
+	// Pct is its share of the lock's blame (model.Share), and Share that
+	// figure as orca report prints it (report.Percent), which the page
+	// shows as it is.
+	Pct   float64 `json:"pct"`
+	Share string  `json:"share"`
 }
 
 type siteJSON struct {
@@ -771,7 +774,7 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	total := l.BlamedTotal()
 	for _, o := range l.Owners {
 		out.Owners = append(out.Owners, ownerJSON{s.d.threadIndex(o.Thread), o.Thread.String(), s.d.threadName(o.Thread), o.Contentions, o.Open,
-			int64(o.Blamed), model.Share(o.Blamed, total)})
+			int64(o.Blamed), model.Share(o.Blamed, total), report.Percent(model.Share(o.Blamed, total))})
 	}
 	for _, w := range l.Waiters {
 		out.Waiters = append(out.Waiters, s.d.threadIndex(w))

@@ -21,6 +21,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/report"
 	"orca/internal/synth"
 )
 
@@ -1184,6 +1185,47 @@ func TestBrowser1280(t *testing.T) {
 		}
 	})
 
+	t.Run("locks as the report ranks them", func(t *testing.T) {
+		// The Locks table's default order is the report's CONTENTION
+		// order (the deadlock's locks sorted last: their still-blocked
+		// time was left out), still-blocked time says how many threads
+		// (it said "2× 8.682 s"), and an owner's share is the report's
+		// figure (the viewer rounded 99.7 % to 100 %).
+		rep := report.New(r.rec, r.res, report.Options{})
+		var want []string
+		for _, l := range rep.Locks {
+			want = append(want, l.Kind+":"+l.Object)
+		}
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		got := eval[[]string](t, ctx, fmt.Sprintf(`(() => { const want = new Set(%s); return [...document.querySelectorAll('table.locks tbody tr')].map((tr) => tr.dataset.lock).filter((id) => want.has(id)); })()`, jsStrings(want)))
+		if !slices.Equal(got, want) {
+			t.Errorf("the Locks table's order %q, the report's %q", got, want)
+		}
+		for _, l := range rep.Locks {
+			if l.Open < 2 {
+				continue
+			}
+			cell := eval[string](t, ctx, fmt.Sprintf(`[...document.querySelector('table.locks tbody tr[data-lock="%s:%s"]').children][5].textContent`, l.Kind, l.Object))
+			if !strings.HasSuffix(cell, fmt.Sprintf(", %d threads", l.Open)) {
+				t.Errorf("lock %s still blocked: %q, want its time and %d threads", l.Object, cell, l.Open)
+			}
+		}
+		for _, l := range rep.Locks {
+			if len(l.Owners) < 2 {
+				continue
+			}
+			within(t, ctx, 10*time.Second, "a lock", chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.locks tbody tr[data-lock="%s:%s"]`, l.Kind, l.Object))))
+			waitJS(t, ctx, "its owners", fmt.Sprintf(`document.querySelector('.lock-detail .panel-head') && document.querySelector('.lock-detail .panel-head').textContent.includes(%q) && document.querySelector('.lock-detail table.owners')`, l.Object))
+			shares := eval[[]string](t, ctx, `[...document.querySelectorAll('.lock-detail table.owners td.barcell')].map((td) => td.textContent.split(' · ')[1])`)
+			for i, o := range l.Owners[:min(len(l.Owners), len(shares))] {
+				if w := report.Percent(o.Pct); shares[i] != w {
+					t.Errorf("lock %s, owner %s: the viewer's share %q, the report's %q", l.Object, o.Thread, shares[i], w)
+				}
+			}
+			break
+		}
+	})
+
 	t.Run("the axis's last label inside", func(t *testing.T) {
 		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
 		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
@@ -1209,4 +1251,10 @@ func TestBrowser1280(t *testing.T) {
 			}
 		}
 	})
+}
+
+// jsStrings writes ss as a JavaScript array literal.
+func jsStrings(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
 }

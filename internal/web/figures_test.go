@@ -141,7 +141,7 @@ func oneFigure(t *testing.T, r *recording) {
 		}
 		for i, o := range l.Owners {
 			vo := d.Owners[i]
-			if vo.ID != o.Thread || vo.Blamed != ns(o.BlamedS) || vo.Pct != o.Pct || vo.Contentions != o.Contentions || vo.Open != o.Open {
+			if vo.ID != o.Thread || vo.Blamed != ns(o.BlamedS) || vo.Pct != o.Pct || vo.Share != report.Percent(o.Pct) || vo.Contentions != o.Contentions || vo.Open != o.Open {
 				t.Errorf("%s %s: owner %d is %s, %d ns, %v %%, %d contentions (+%d open) in the viewer; %s, %v s, %v %%, %d (+%d) in the report",
 					l.Kind, l.Object, i, vo.ID, vo.Blamed, vo.Pct, vo.Contentions, vo.Open, o.Thread, o.BlamedS, o.Pct, o.Contentions, o.Open)
 			}

@@ -231,8 +231,8 @@ export class Locks {
         h('table', { class: 'grid compact owners' }, h('tbody', null, d.owners.slice(0, 25).map((o) => h('tr', null,
           h('td', { class: 'name' }, link(o.thread, o.id)),
           h('td', { class: 'num' }, contentions(o)),
-          // The share is the API's (model.Share), printed as orca report does.
-          h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${o.pct.toFixed(1)}%`))))));
+          // The share as orca report prints it (the API's share).
+          h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${o.share}`))))));
       if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.owners.length - 25)} more owners`));
     }
     if (d.waiters.length) {

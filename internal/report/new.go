@@ -133,7 +133,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			not = append(not, h)
 		}
 	}
-	r.Hangs, r.NotHangs = b.jdkIdle(b.hangs(hangs, r.Deadlocks), b.hangs(not, r.Deadlocks))
+	r.Hangs, r.NotHangs = b.splitJDK(b.hangs(hangs, r.Deadlocks), b.hangs(not, r.Deadlocks))
 	hung := map[string]bool{}
 	for _, h := range r.Hangs {
 		hung[h.Thread] = true
@@ -439,10 +439,11 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 // end: it idles there by design (Finalizer in Object.wait), and is no hang.
 const jdkIdle = "jdk"
 
-// jdkIdle moves the JDK service threads out of hangs into not (why "jdk"),
-// longest first among them: the JSON's hangs are the headline's "HANGS: N",
-// as the viewer counts them.
-func (b *builder) jdkIdle(hangs, not []Hang) ([]Hang, []Hang) {
+// splitJDK moves the JDK service threads out of hangs into not (why
+// jdkIdle), keeping not longest first: the JSON's hangs are then the
+// headline's "HANGS: N", as the viewer counts them (it said 6 with
+// Finalizer where the text said 5).
+func (b *builder) splitJDK(hangs, not []Hang) ([]Hang, []Hang) {
 	app := []Hang{}
 	for _, h := range hangs {
 		if h.JDK {

@@ -39,12 +39,15 @@ Writes the recording PREFIX in the format of another tool:
              does not apply.
 
 --kind picks the states exported, a comma-separated list of
-  monitor    blocked entering a contended synchronized block or method
+  monitor    blocked: entering a contended synchronized block or method,
+             or acquiring a java.util.concurrent lock (ReentrantLock, a
+             read-write lock: a park in its acquire), as orca report's
+             CONTENTION counts them
   wait       in Object.wait
   sleep      in Thread.sleep
   join       in Thread.join
   semaphore  in Semaphore.acquire
-  park       parked (LockSupport.park: java.util.concurrent locks,
+  park       parked other than to acquire a lock (LockSupport.park:
              conditions, latches, futures, queues)
   idle       parked waiting for work: a thread pool's idle worker, a
              consumer in a queue's take or poll

@@ -8,6 +8,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/report"
 )
 
 // printSummary writes what one JVM recorded and what to do next.
@@ -194,8 +195,11 @@ func printSummary(w io.Writer, r recording) {
 	}
 	if n := in.Count(format.InfoOwnerUnknown); n != 0 {
 		// owner_unknown counts every recorded enter, written or dropped.
-		fmt.Fprintf(w, "  owner unknown: %d of %d MonitorContendedEnter events have owner 00000000\n",
-			n, in.Count(format.InfoKindKey(format.InfoEvents, format.MonitorContendedEnter))+in.Count(format.InfoKindKey(format.InfoDropped, format.MonitorContendedEnter)))
+		// In words a user knows, as orca report says it ("owner 00000000"
+		// is the file's).
+		fmt.Fprintf(w, "  owner unknown: %d of %d monitor contentions (a thread blocked entering synchronized) have no known owner%s\n",
+			n, in.Count(format.InfoKindKey(format.InfoEvents, format.MonitorContendedEnter))+in.Count(format.InfoKindKey(format.InfoDropped, format.MonitorContendedEnter)),
+			report.OwnerUnknownWhy(in.Counters(format.InfoOwnerUnknown+".")))
 	}
 	if in.Incomplete() {
 		fmt.Fprintln(w, "  INCOMPLETE (complete=false): the JVM did not exit normally; the recording holds events up to the last flush")

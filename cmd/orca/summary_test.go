@@ -50,7 +50,8 @@ func TestSummary(t *testing.T) {
 		"    MonitorContendedEnter  2\n",
 		// Issue 12, item 15: it said "default 16"; the agent's default is 32 (agent/core/options.c).
 		"    2 because the agent's buffer was full: record again with a larger --buffer (MB, default 32) or a shorter --flush (ms, default 200)\n",
-		"  owner unknown: 1 of 9 MonitorContendedEnter events",
+		// Issue 31, item 7: it said "1 of 9 MonitorContendedEnter events have owner 00000000".
+		"  owner unknown: 1 of 9 monitor contentions (a thread blocked entering synchronized) have no known owner: the owner had left before the agent could name it\n",
 		"  agent warning: Semaphore capture disabled\n  agent warning: second warning\n",
 		"  next: orca report " + pre + "\n",
 	} {

@@ -23,7 +23,9 @@ var foldSafe = strings.NewReplacer(";", ":", "\n", " ")
 // named as in the pprof export ("java.lang.Object.wait", without line
 // numbers, so one method is one box), VALUE the nanoseconds threads spent
 // in the chosen kinds of states at that stack. A state on an object of
-// known class ends with that class as a frame ("java.lang.Object_[i]").
+// known class ends with that class as a frame ("java.lang.Object_[i]"; the
+// JVM's lock of a class being initialised "class initialisation of
+// com.example.Foo_[i]", as the report names it: Model.ClassName).
 // Lines are sorted by stack.
 func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
 	k := kinds(opt, Monitor)
@@ -50,7 +52,7 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 		if sc.Class != "" {
 			// The lock's class as the leaf, as async-profiler's lock
 			// profiles name it ("_[i]": flamegraph.pl colours it apart).
-			names = append(names, foldSafe.Replace(format.JavaName(sc.Class))+"_[i]")
+			names = append(names, foldSafe.Replace(sc.Class)+"_[i]")
 		}
 		byLine[strings.Join(names, ";")] += d
 	}

@@ -11,28 +11,39 @@ import (
 	"orca/internal/reader"
 )
 
-// pprofKey is what tells two samples apart: one sample per stack, thread,
-// object, state and owner (a contention whose owner changed is split
-// between the owners, as the model splits it), and whether the state was
-// still open at the end.
+// pprofKey is what tells two samples apart, with the owner: one sample per
+// stack, thread, object, state, whether the state was still open at the
+// end, and owner (a contention whose owner changed is split between the
+// owners, Model.BlameSpans, as the report's blame splits it).
 type pprofKey struct {
 	stack  model.StackID
 	thread format.ThreadID
 	object format.ObjectID
 	state  model.State
-	other  format.ThreadID
 	open   bool
 }
+
+// maxOwners bounds the owners one thread's time at one stack and lock is
+// split between; the owners past them are one sample, otherOwners.
+const maxOwners = 16
+
+// otherOwners keys, and otherOwnersLabel labels, the sample of the owners
+// past maxOwners (no thread has this id: identity hashes are 32 bits).
+const (
+	otherOwners      = format.ThreadID(1<<64 - 1)
+	otherOwnersLabel = "(other owners of a convoy)"
+)
 
 // PProf writes a gzipped profile.proto with the sample types of Go's block
 // and mutex profiles, contentions/count and delay/nanoseconds: for each
 // interval of the chosen kinds, its duration is delay, and the first
 // segment of each state counts one contention. Samples carry the labels
-// thread, thread_id, state, lock (the object, when there is one), owner
-// (a blocked thread's owner, "name (ID)") and open ("true" for a state the
+// thread, thread_id, state, lock (the object, when there is one), class
+// (Model.ClassName), owner (for a blocked thread, the owner it waited
+// behind during the sample's time, "name (ID)") and open ("true" for a state the
 // recording ended in, its time counted up to the end).
 func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
-	k := kinds(opt, Monitor)
+	kind := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
 	tn := threadNames{m}
 	cs := newCalls(rec, m)
@@ -44,7 +55,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		PeriodType:    &profile.ValueType{Type: "contentions", Unit: "count"},
 		Period:        1,
 		DurationNanos: int64(m.End - m.Start),
-		Comments:      []string{"orca export " + rec.Prefix + ", kind " + k.String()},
+		Comments:      []string{"orca export " + rec.Prefix + ", kind " + kind.String()},
 	}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		p.TimeNanos = o + int64(m.Start) - mono
@@ -93,55 +104,100 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		return l
 	}
 
-	samples := map[pprofKey]*profile.Sample{}
+	// A sample per base (stack, thread, object, state, open) and owner:
+	// a contention in a convoy waits behind hundreds of owners, so the
+	// owner is looked up in its base's own small map.
+	type base struct {
+		labels map[string][]string
+		locs   []*profile.Location
+		owners map[format.ThreadID]*profile.Sample
+	}
+	bases := map[pprofKey]*base{}
+	baseOf := func(t *model.Thread, iv *model.Interval) *base {
+		key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), iv.Open}
+		if b := bases[key]; b != nil {
+			return b
+		}
+		b := &base{labels: map[string][]string{
+			"thread":    {t.Name},
+			"thread_id": {t.ID.String()},
+			"state":     {iv.Shown().String()},
+		}, owners: map[format.ThreadID]*profile.Sample{}}
+		if iv.Object != 0 {
+			b.labels["lock"] = []string{iv.Object.String()}
+			if c := m.ClassName(iv.Object); c != "" {
+				b.labels["class"] = []string{c}
+			}
+		}
+		if c := cs.call(iv.Stack); c != "" {
+			b.labels["call"] = []string{c}
+		}
+		if iv.Open {
+			b.labels["open"] = []string{"true"}
+		}
+		for _, f := range fs.stack(iv.Stack) {
+			b.locs = append(b.locs, location(f))
+		}
+		bases[key] = b
+		return b
+	}
+	sample := func(b *base, owner format.ThreadID) *profile.Sample {
+		if s := b.owners[owner]; s != nil {
+			return s
+		}
+		if len(b.owners) >= maxOwners {
+			// A convoy: this thread waited here behind more owners than
+			// a profile can split its time between (threads × owners
+			// samples: 1 000 threads queued on one monitor made a
+			// million, 1.7 GB). The rest goes to one sample.
+			owner = otherOwners
+			if s := b.owners[owner]; s != nil {
+				return s
+			}
+		}
+		s := &profile.Sample{Value: []int64{0, 0}, Location: b.locs, Label: make(map[string][]string, len(b.labels)+1)}
+		for k, v := range b.labels {
+			s.Label[k] = v
+		}
+		switch owner {
+		case 0:
+		case otherOwners:
+			s.Label["owner"] = []string{otherOwnersLabel}
+		default:
+			s.Label["owner"] = []string{tn.full(owner)}
+		}
+		b.owners[owner] = s
+		p.Sample = append(p.Sample, s)
+		return s
+	}
 	for _, t := range m.Threads {
-		for _, iv := range t.Intervals {
-			if !k.Has(iv.Shown()) {
+		for k := range t.Intervals {
+			iv := &t.Intervals[k]
+			if !kind.Has(iv.Shown()) {
 				continue
 			}
-			key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), 0, iv.Open}
-			switch {
-			case iv.Acquire:
-				// A java.util.concurrent lock: its owner when the thread parked.
-				key.other = iv.First
-			case iv.State == model.Blocked:
-				// The owner whose release let the thread in: one sample
-				// per contention at most, where a sample per owner it
-				// waited behind would grow as contentions × waiters.
-				key.other = iv.Other
+			b := baseOf(t, iv)
+			if iv.Shown() != model.Blocked {
+				s := sample(b, 0)
+				if first(*iv) {
+					s.Value[0]++
+				}
+				s.Value[1] += int64(iv.Duration())
+				continue
 			}
-			s := samples[key]
-			if s == nil {
-				s = &profile.Sample{Value: []int64{0, 0}, Label: map[string][]string{
-					"thread":    {t.Name},
-					"thread_id": {t.ID.String()},
-					"state":     {iv.Shown().String()},
-				}}
-				if iv.Object != 0 {
-					s.Label["lock"] = []string{iv.Object.String()}
-					if c := m.Class(iv.Object); c != "" {
-						s.Label["class"] = []string{format.JavaName(c)}
-					}
-				}
-				if c := cs.call(iv.Stack); c != "" {
-					s.Label["call"] = []string{c}
-				}
-				if key.other != 0 {
-					s.Label["owner"] = []string{tn.full(key.other)}
-				}
-				if iv.Open {
-					s.Label["open"] = []string{"true"}
-				}
-				for _, f := range fs.stack(iv.Stack) {
-					s.Location = append(s.Location, location(f))
-				}
-				samples[key] = s
-				p.Sample = append(p.Sample, s)
+			// A contention's time goes to the owners it waited behind,
+			// each for its stretch (Model.BlameSpans, the report's
+			// blame), so -tagfocus=owner=X sums to X's blame; the
+			// contention counts once, on the owner whose release let the
+			// thread in (the last).
+			var last *profile.Sample
+			for sp := range m.BlameSpans(t.ID, iv) {
+				last = sample(b, sp.Owner)
+				last.Value[1] += int64(sp.End - sp.Start)
 			}
-			if first(iv) {
-				s.Value[0]++
+			if last != nil && first(*iv) {
+				last.Value[0]++
 			}
-			s.Value[1] += int64(iv.Duration())
 		}
 	}
 	if note := cutNote(m); note != "" {

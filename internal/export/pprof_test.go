@@ -128,9 +128,12 @@ func TestPProf(t *testing.T) {
 	want := map[key][2]int64{
 		{"worker-b", "worker-a (0000000A)", "0000F1A6", ""}: {1, int64(sec(0.3))},
 		// worker-c waited 0.2 s behind worker-a, then 0.1 s behind
-		// worker-b, which let it in: one sample, under the last owner (a
-		// sample per owner would grow as contentions × waiters).
-		{"worker-c", "worker-b (0000000B)", "0000F1A6", ""}: {1, int64(sec(0.3))},
+		// worker-b, which let it in: its time split as the report's blame
+		// splits it (issue 31: pprof's owner totals were the last owner's
+		// whole contention, 4.20 s against the report's 4.46 s), its count
+		// on the last owner.
+		{"worker-c", "worker-a (0000000A)", "0000F1A6", ""}: {0, int64(sec(0.2))},
+		{"worker-c", "worker-b (0000000B)", "0000F1A6", ""}: {1, int64(sec(0.1))},
 		{"worker-b", "main (00000001)", "0000F1A6", "true"}: {1, int64(sec(0.5))},
 	}
 	if len(got) != len(want) {

@@ -116,8 +116,8 @@ func sliceArgs(m *model.Model, th format.ThreadID, iv *model.Interval, tn thread
 	var a []arg
 	if iv.Object != 0 {
 		a = append(a, arg{"object", iv.Object.String()})
-		if c := m.Class(iv.Object); c != "" {
-			a = append(a, arg{"class", format.JavaName(c)})
+		if c := m.ClassName(iv.Object); c != "" {
+			a = append(a, arg{"class", c})
 		}
 	}
 	if c := cs.call(iv.Stack); c != "" {

@@ -329,10 +329,7 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 	}
 	from := first.Start
 	for _, p := range ps {
-		owner := p.First
-		if owner == 0 {
-			owner = p.Other
-		}
+		owner := p.ParkOwner()
 		a.blame(owner, 0, p.End-from)
 		if owner == 0 {
 			a.l.OwnerUnknownTime += p.End - from

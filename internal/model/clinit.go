@@ -26,6 +26,33 @@ type ClassInit struct {
 // when it is not the JVM's lock of a class.
 func (m *Model) InitLock(obj format.ObjectID) *ClassInit { return m.initLocks[obj] }
 
+// InitName is what every view calls the JVM's lock of a class being
+// initialised, whose class is class (a signature, "" when no frame named
+// one): "class initialisation of com.example.Foo". To Java it is an int[],
+// which the program never made; the report, the viewer and the exports
+// all name it with these words (ClassName).
+func InitName(class string) string {
+	if class == "" {
+		return "class initialisation (of a class no frame named)"
+	}
+	return "class initialisation of " + format.JavaName(class)
+}
+
+// ClassName is the name every view gives obj's class: InitName for the
+// JVM's lock of a class being initialised, else the Java name of its class
+// (Model.Class: "java.util.HashMap", "int[]"); "" when unknown. The
+// report's lock names, the viewer's and the exports' class labels and
+// folded leaves are this one string.
+func (m *Model) ClassName(obj format.ObjectID) string {
+	if ci := m.InitLock(obj); ci != nil {
+		return InitName(ci.Class)
+	}
+	if c := m.Class(obj); c != "" {
+		return format.JavaName(c)
+	}
+	return ""
+}
+
 // classInit folds a ClassInitLock or ClassInitWaited line.
 func (b *Builder) classInit(ev *reader.Event, stack StackID) {
 	ci := b.m.initLocks[ev.Object]

@@ -82,15 +82,16 @@ type StackClass struct {
 	Class string
 }
 
-// StackClassTime is StackTime by stack and class of the interval's object
-// (Model.Class): the collapsed-stack export's fold, whose stacks end with
-// the lock's class, as async-profiler's lock profiles do.
+// StackClassTime is StackTime by stack and class name of the interval's
+// object (Model.ClassName, a Java name): the collapsed-stack export's fold,
+// whose stacks end with the lock's class, as async-profiler's lock
+// profiles do.
 func (v *View) StackClassTime(q StackQuery) map[StackClass]*StackTimes {
 	classes := map[format.ObjectID]string{}
 	by, _, _ := stackTime(v, q, func(iv *Interval) StackClass {
 		c, ok := classes[iv.Object]
 		if !ok {
-			c = v.Model.Class(iv.Object)
+			c = v.Model.ClassName(iv.Object)
 			classes[iv.Object] = c
 		}
 		return StackClass{iv.Stack, c}

@@ -8,6 +8,7 @@ package model
 import (
 	"iter"
 	"maps"
+	"math"
 
 	"orca/internal/format"
 )
@@ -257,6 +258,25 @@ type Blame struct {
 	Open int
 }
 
+// Share is an owner's share of a lock's blame, in percent rounded to the
+// hundredth: part of whole (the sum of Blamed over Lock.Owners). The report
+// and the viewer print this one figure, not each its own rounding.
+func Share(part, whole format.Time) float64 {
+	if whole <= 0 {
+		return 0
+	}
+	return math.Round(float64(part)/float64(whole)*1e4) / 100
+}
+
+// BlamedTotal is the sum of Blamed over l's owners: the whole a Share is of.
+func (l *Lock) BlamedTotal() format.Time {
+	var total format.Time
+	for _, bl := range l.Owners {
+		total += bl.Blamed
+	}
+	return total
+}
+
 // Site is a stack where threads blocked on a lock: one source line per
 // frame (Model.SiteStack), so stacks that differ only in bytecode index
 // are one site.
@@ -411,6 +431,39 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, yield func(
 		cur, start = c.Owner, t
 	}
 	yield(OwnerSpan{start, max(iv.End, start), cur})
+}
+
+// ParkOwner is the thread a park in a java.util.concurrent lock's acquire
+// (Interval.Acquire) is blamed on: the lock's owner when the thread parked,
+// or, unknown, the thread whose unpark ended the park; 0 when neither is
+// known.
+func (iv *Interval) ParkOwner() format.ThreadID {
+	if iv.First != 0 {
+		return iv.First
+	}
+	return iv.Other
+}
+
+// BlameSpans returns whom thread th's interval iv is blamed on, and for
+// which stretch of it: a monitor contention's OwnerSpans, or a park in a
+// java.util.concurrent lock's acquire as one span on its ParkOwner; nothing
+// for another state. Lock.Owners' Blamed is the sum of these spans (and,
+// for a lock acquired in several parks, of the gaps of at most ReparkGap
+// between them), so an export that sums them per owner gives the report's
+// blame.
+func (m *Model) BlameSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan] {
+	return func(yield func(OwnerSpan) bool) {
+		switch {
+		case iv.State == Blocked:
+			for sp := range m.OwnerSpans(th, iv) {
+				if !yield(sp) {
+					return
+				}
+			}
+		case iv.Acquire:
+			yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
+		}
+	}
 }
 
 // OwnerChangesIn returns how many times the owner thread th waited for

@@ -45,7 +45,7 @@ func TestCompact(t *testing.T) {
 }
 
 func TestDur(t *testing.T) {
-	for s, want := range map[float64]string{0: "0", 2.125: "2.12 s", 0.0604: "60.4 ms", 0.000085: "85 us", 1: "1.00 s"} {
+	for s, want := range map[float64]string{0: "0 s", 2.125: "2.12 s", 0.0604: "60.4 ms", 0.000085: "85 us", 1: "1.00 s"} {
 		if got := dur(s); got != want {
 			t.Errorf("dur(%v) = %q, want %q", s, got, want)
 		}

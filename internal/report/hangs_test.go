@@ -57,7 +57,7 @@ func TestHangsCleanStop(t *testing.T) {
 	if len(hangs) != 0 {
 		t.Errorf("hangs %q, want none", hangs)
 	}
-	want := map[string][]string{"timed": {"scheduler"}, "short": {"HSQLDB Timer @3a4b5c"}, "shutdown": {"activemq-shutdown-hook", "main"}, "alone": {"stuck"}}
+	want := map[string][]string{"timed": {"scheduler"}, "short": {"HSQLDB Timer @3a4b5c"}, "shutdown": {"activemq-shutdown-hook", "main"}, "jdk": {"Finalizer"}, "alone": {"stuck"}}
 	if !reflect.DeepEqual(not, want) {
 		t.Errorf("not hangs %q, want %q", not, want)
 	}

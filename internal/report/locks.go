@@ -57,10 +57,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 
 // owners lists the blamed owners of a lock; pct is of all blamed time.
 func (b *builder) owners(l *model.Lock) []Owner {
-	var total format.Time
-	for _, bl := range l.Owners {
-		total += bl.Blamed
-	}
+	total := l.BlamedTotal()
 	out := []Owner{}
 	for _, bl := range l.Owners {
 		out = append(out, Owner{Thread: bl.Thread.String(), Name: b.name(bl.Thread),

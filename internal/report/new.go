@@ -126,7 +126,30 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		}
 	}
 
-	all := b.threads()
+	r.Deadlocks = b.deadlocks()
+	// One decision (analysis.OpenAtEnd), four lists; the JDK's service
+	// threads, idle, among the not hangs (splitJDK).
+	var hangs, not, atCut, alone []analysis.Hang
+	for _, h := range analysis.OpenAtEnd(b.m) {
+		switch h.Why {
+		case analysis.IsHang:
+			hangs = append(hangs, h)
+		case analysis.AtCut:
+			atCut = append(atCut, h)
+		case analysis.Alone:
+			alone = append(alone, h)
+		default:
+			not = append(not, h)
+		}
+	}
+	r.Hangs, r.NotHangs = b.splitJDK(b.hangs(hangs, r.Deadlocks), b.hangs(not, r.Deadlocks))
+	r.WaitingAlone, r.NotHangs = b.splitJDK(b.hangs(alone, r.Deadlocks), r.NotHangs)
+	hung := map[string]bool{}
+	for _, h := range r.Hangs {
+		hung[h.Thread] = true
+	}
+
+	all := b.threads(hung)
 	r.Threads, r.ThreadsTotal = top(all, opt.Top)
 	var rows []Thread
 	rows, r.VirtualGroups = virtualGroups(all)
@@ -153,24 +176,6 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
 	r.ClassInits = b.classInits()
-	r.Deadlocks = b.deadlocks()
-	// One decision (analysis.OpenAtEnd), three lists.
-	var hangs, not, atCut, alone []analysis.Hang
-	for _, h := range analysis.OpenAtEnd(b.m) {
-		switch h.Why {
-		case analysis.IsHang:
-			hangs = append(hangs, h)
-		case analysis.AtCut:
-			atCut = append(atCut, h)
-		case analysis.Alone:
-			alone = append(alone, h)
-		default:
-			not = append(not, h)
-		}
-	}
-	r.Hangs = b.hangs(hangs, r.Deadlocks)
-	r.NotHangs = b.hangs(not, r.Deadlocks)
-	r.WaitingAlone = b.hangs(alone, r.Deadlocks)
 	if m.Shutdown != 0 {
 		v := b.rel(m.Shutdown)
 		r.ShutdownS = &v
@@ -222,12 +227,9 @@ func sec(t format.Time) float64 { return math.Round(t.Seconds()*1e9) / 1e9 }
 // rel is a time as seconds since the recording's start.
 func (b *builder) rel(t format.Time) float64 { return sec(t - b.m.Start) }
 
-func pct(part, whole format.Time) float64 {
-	if whole <= 0 {
-		return 0
-	}
-	return math.Round(float64(part)/float64(whole)*1e4) / 100
-}
+// pct is part's share of whole in percent, rounded to the hundredth
+// (model.Share: an owner's share in the viewer is the same figure).
+func pct(part, whole format.Time) float64 { return model.Share(part, whole) }
 
 // stack resolves a stack to "Class.method(File.java:line)" frames,
 // innermost first.
@@ -273,9 +275,15 @@ func idPtr(s string, ok bool) *string {
 // matches reports whether the thread id passes --thread.
 func (b *builder) matches(id format.ThreadID) bool { return b.v.Has(id) }
 
-func (b *builder) threads() []Thread {
+// threads ranks the matching threads: the program's before the JDK's;
+// then the hung (hung, by id: HANGS lists them, so the THREADS table's top
+// rows have them too); then lock contention first: it is what a
+// concurrency profile is for; then time in any recorded state, then order
+// of start.
+func (b *builder) threads(hung map[string]bool) []Thread {
 	type ranked struct {
 		th                Thread
+		hung              bool
 		contended, offCPU format.Time
 		start             format.Time
 	}
@@ -304,15 +312,15 @@ func (b *builder) threads() []Thread {
 		}
 		// Blocked counts java.util.concurrent locks' contentions too (Interval.Shown).
 		contended := t.Time[model.Blocked] + t.Time[model.Acquiring]
-		rs = append(rs, ranked{th, contended, t.Life() - t.Time[model.Runnable], t.Start})
+		rs = append(rs, ranked{th, hung[th.ID], contended, t.Life() - t.Time[model.Runnable], t.Start})
 	}
-	// The program's threads before the JDK's; lock contention first: it
-	// is what a concurrency profile is for; then time in any recorded
-	// state, then order of start.
 	sort.SliceStable(rs, func(i, j int) bool {
 		a, c := rs[i], rs[j]
 		if a.th.JDK != c.th.JDK {
 			return !a.th.JDK
+		}
+		if a.hung != c.hung {
+			return a.hung
 		}
 		if a.contended != c.contended {
 			return a.contended > c.contended
@@ -440,6 +448,28 @@ func (b *builder) hangs(hs []analysis.Hang, dls []Deadlock) []Hang {
 		out = append(out, r)
 	}
 	return out
+}
+
+// jdkIdle is the why of a JDK service thread in a blocking state at the
+// end: it idles there by design (Finalizer in Object.wait), and is no hang.
+const jdkIdle = "jdk"
+
+// splitJDK moves the JDK service threads out of hangs into not (why
+// jdkIdle), keeping not longest first: the JSON's hangs are then the
+// headline's "HANGS: N", as the viewer counts them (it said 6 with
+// Finalizer where the text said 5).
+func (b *builder) splitJDK(hangs, not []Hang) ([]Hang, []Hang) {
+	app := []Hang{}
+	for _, h := range hangs {
+		if h.JDK {
+			h.Why = jdkIdle
+			not = append(not, h)
+		} else {
+			app = append(app, h)
+		}
+	}
+	sort.SliceStable(not, func(i, j int) bool { return not[i].ForS > not[j].ForS })
+	return app, not
 }
 
 // jdkThreads finds the JDK's service threads (Finalizer, Reference

@@ -99,7 +99,7 @@ func (t *textWriter) table(indent string, right []bool, rows [][]string) {
 func dur(s float64) string {
 	switch {
 	case s == 0:
-		return "0"
+		return "0 s"
 	case s >= 1:
 		return fmt.Sprintf("%.2f s", s)
 	case s >= 1e-3:
@@ -407,9 +407,9 @@ func (r *Report) deadlockSection(t *textWriter) {
 		case d.BeforeAttach:
 			t.printf("  #%d already deadlocked when orca attached, broke at %s (after ≥ %s)\n", i+1, at(*d.ResolvedS), dur(d.LastedS))
 		case d.AtEnd && r.Cut != nil:
-			t.printf("  #%d formed at %s and was still there at the cut (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
+			t.printf("  #%d formed at %s and was still there at the cut, %s later\n", i+1, at(d.AtS), dur(d.LastedS))
 		case d.AtEnd:
-			t.printf("  #%d formed at %s and was still there at the end (%s)\n", i+1, at(d.AtS), dur(d.LastedS))
+			t.printf("  #%d formed at %s and was still there at the end, %s later\n", i+1, at(d.AtS), dur(d.LastedS))
 		default:
 			t.printf("  #%d formed at %s, broke at %s after %s\n", i+1, at(d.AtS), at(*d.ResolvedS), dur(d.LastedS))
 		}
@@ -421,36 +421,21 @@ func (r *Report) deadlockSection(t *textWriter) {
 	}
 }
 
-// splitHangs separates the hangs of the program's threads from those of
-// the JDK's service threads, which idle in Object.wait by design: jdk has
-// those waiting alone too.
+// splitHangs returns the hangs and the JDK's service threads that idle at
+// the end (in NotHangs, why "jdk"), which they do by design, whether stuck
+// as a hang or waiting alone.
 func (r *Report) splitHangs() (app, jdk []Hang) {
-	for _, h := range r.Hangs {
-		if h.JDK {
-			jdk = append(jdk, h)
-		} else {
-			app = append(app, h)
-		}
-	}
-	for _, h := range r.WaitingAlone {
-		if h.JDK {
+	for _, h := range r.NotHangs {
+		if h.Why == jdkIdle {
 			jdk = append(jdk, h)
 		}
 	}
-	return app, jdk
+	return r.Hangs, jdk
 }
 
 // appAlone returns the program's threads waiting alone (a JDK service
-// thread's is its idle).
-func (r *Report) appAlone() []Hang {
-	var out []Hang
-	for _, h := range r.WaitingAlone {
-		if !h.JDK {
-			out = append(out, h)
-		}
-	}
-	return out
-}
+// thread's is its idle: in NotHangs).
+func (r *Report) appAlone() []Hang { return r.WaitingAlone }
 
 // aloneSection lists the program's threads waiting alone
 // (analysis.Alone): stuck as a hang is, for no thread in particular, with
@@ -632,10 +617,7 @@ func (r *Report) contentionSection(t *textWriter) {
 	}
 	t.section("CONTENTION: %s by time threads were blocked on them%s", what, shown(len(r.Locks), r.LocksTotal))
 	for i, l := range r.Locks {
-		what := kindWord(l.Kind) + " " + named(l.Object, l.Class, l.Call)
-		if l.Kind == "monitor" && l.InitOf != nil {
-			what = initNamed(l.Object, *l.InitOf)
-		}
+		what := lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
 		var more []string
 		if l.Contentions > 0 && l.BeforeEvents == l.Contentions && l.Open == 0 {
 			// All begun before the events: their length is not known.
@@ -646,10 +628,10 @@ func (r *Report) contentionSection(t *textWriter) {
 				count(l.Contentions, "contention", "contentions"), count(len(l.Waiters), "thread", "threads"))
 			more = append(more, fmt.Sprintf("mean %s, max %s", dur(l.MeanBlockedS), dur(l.MaxBlockedS)))
 			if l.Open > 0 {
-				more = append(more, fmt.Sprintf("%s STILL BLOCKED at %s, for %s so far", count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS)))
+				more = append(more, stillBlocked(l.Open, l.OpenS, r.end()))
 			}
 		} else {
-			t.printf("  #%d %s: %s STILL BLOCKED at %s, for %s so far\n", i+1, what, count(l.Open, "thread", "threads"), r.end(), dur(l.OpenS))
+			t.printf("  #%d %s: %s\n", i+1, what, stillBlocked(l.Open, l.OpenS, r.end()))
 		}
 		if l.OwnerUnknown > 0 && l.BeforeEvents == l.Contentions+l.Open {
 			more = append(more, "owner unknown") // and how long, as their lengths
@@ -671,22 +653,32 @@ func (r *Report) contentionSection(t *textWriter) {
 			} else {
 				t.printf("     blamed owners (held it while others were blocked):\n")
 			}
-			rows := [][]string{{"owner", "contentions", "blamed", "share"}}
+			// Contentions that ended and those still going on at the
+			// end are two columns: "608 +2 still blocked" read as one
+			// number. The second is there only when some owner has any.
+			open := false
+			for _, o := range l.Owners[:min(5, len(l.Owners))] {
+				open = open || o.Open > 0
+			}
+			head := []string{"owner", "contentions", "blamed", "share"}
+			right := []bool{false, true, true, true}
+			if open {
+				head = []string{"owner", "contentions", "still blocked", "blamed", "share"}
+				right = []bool{false, true, true, true, true}
+			}
+			rows := [][]string{head}
 			for j, o := range l.Owners {
 				if j == 5 {
 					rows = append(rows, []string{fmt.Sprintf("... %d more", len(l.Owners)-j)})
 					break
 				}
-				n := strconv.Itoa(o.Contentions)
-				switch {
-				case o.Open > 0 && o.Contentions == 0:
-					n = fmt.Sprintf("%d still blocked", o.Open)
-				case o.Open > 0:
-					n += fmt.Sprintf(" +%d still blocked", o.Open)
+				row := []string{t.label(o.Thread, o.Name), strconv.Itoa(o.Contentions)}
+				if open {
+					row = append(row, strconv.Itoa(o.Open))
 				}
-				rows = append(rows, []string{t.label(o.Thread, o.Name), n, dur(o.BlamedS), fmt.Sprintf("%.1f%%", o.Pct)})
+				rows = append(rows, append(row, dur(o.BlamedS), Percent(o.Pct)))
 			}
-			t.table("       ", []bool{false, true, true, true}, rows)
+			t.table("       ", right, rows)
 		}
 		t.printf("     blocked at:\n")
 		for j, s := range l.Sites {
@@ -700,6 +692,22 @@ func (r *Report) contentionSection(t *textWriter) {
 	}
 }
 
+// Percent prints a share (Owner.Pct) as the report does, "99.7%"; the
+// viewer shows this string (JavaScript's toFixed rounds 19.25 up where Go
+// rounds it to even: two roundings of one figure).
+func Percent(pct float64) string { return fmt.Sprintf("%.1f%%", pct) }
+
+// stillBlocked says how many threads were still blocked on a lock at end
+// and for how long: one thread's time, or several threads' time added up,
+// said so ("2 threads STILL BLOCKED at the end, 8.68 s in all so far", not
+// "for 8.68 s", which reads as each thread's).
+func stillBlocked(n int, s float64, end string) string {
+	if n == 1 {
+		return fmt.Sprintf("1 thread STILL BLOCKED at %s, for %s so far", end, dur(s))
+	}
+	return fmt.Sprintf("%d threads STILL BLOCKED at %s, %s in all so far", n, end, dur(s))
+}
+
 // blockedSummary says how many contentions, how long, and how many
 // still open: "4 contentions, 700.0 ms; 1 still blocked, 2.50 s so far".
 func blockedSummary(n int, s float64, open int, openS float64) string {
@@ -707,8 +715,11 @@ func blockedSummary(n int, s float64, open int, openS float64) string {
 	if n > 0 {
 		parts = append(parts, fmt.Sprintf("%s, %s", count(n, "contention", "contentions"), dur(s)))
 	}
-	if open > 0 {
-		parts = append(parts, fmt.Sprintf("%d still blocked, %s so far", open, dur(openS)))
+	switch {
+	case open == 1:
+		parts = append(parts, fmt.Sprintf("1 still blocked, %s so far", dur(openS)))
+	case open > 1:
+		parts = append(parts, fmt.Sprintf("%d still blocked, %s in all so far", open, dur(openS)))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -778,13 +789,16 @@ func named(object string, class *string, call string) string {
 	return s
 }
 
-// siteObject names a call site's lock: its class (monitors and
-// java.util.concurrent locks) and hash.
-func siteObject(s Site) string {
-	if s.InitOf != nil {
-		return initNamed(s.Object, *s.InitOf)
+// lockNamed names a lock the same way in every section (CONTENTION, CALL
+// SITES): its kind's word, its class and hash ("monitor java.util.HashMap
+// 2C629B6E"), or the JVM's lock of a class being initialised in its own
+// words, which say what it is ("class initialisation of com.example.Foo
+// (the JVM's init lock, int[] 0BDD0C10)").
+func lockNamed(kind, object string, class, initOf *string, call string) string {
+	if kind == "monitor" && initOf != nil {
+		return initNamed(object, *initOf)
 	}
-	return named(s.Object, s.Class, s.Call)
+	return kindWord(kind) + " " + named(object, class, call)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -794,7 +808,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s %s: %s\n", i+1, kindWord(s.Kind), siteObject(s), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
+		t.printf("  #%d %s: %s\n", i+1, lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 		t.frames("       ", s.Frames)
 	}
 }
@@ -1060,12 +1074,17 @@ func (r *Report) threadSection(t *textWriter) {
 		t.section("No threads.")
 		return
 	}
+	// The hung rank first (Report.Threads), said when there are any.
+	order := " by time blocked on locks, then time not runnable"
+	if len(r.Hangs) > 0 {
+		order = ", those in HANGS first, then by time blocked on locks, then time not runnable"
+	}
 	if len(r.VirtualGroups) > 0 && len(r.textThreads) > 0 && r.textThreadsTotal != r.ThreadsTotal {
-		t.section("THREADS: %s (virtual threads grouped by name, digits as N; --virtual lists each) by time blocked on locks, then time not runnable%s",
-			count(r.ThreadsTotal, "thread", "threads"), shown(len(r.textThreads), r.textThreadsTotal))
+		t.section("THREADS: %s (virtual threads grouped by name, digits as N; --virtual lists each)%s%s",
+			count(r.ThreadsTotal, "thread", "threads"), order, shown(len(r.textThreads), r.textThreadsTotal))
 	} else {
-		t.section("THREADS: %s by time blocked on locks, then time not runnable%s",
-			count(r.ThreadsTotal, "thread", "threads"), shown(len(r.textThreads), r.textThreadsTotal))
+		t.section("THREADS: %s%s%s",
+			count(r.ThreadsTotal, "thread", "threads"), order, shown(len(r.textThreads), r.textThreadsTotal))
 	}
 	// A state no listed thread was in gets no column.
 	var cols []int
@@ -1125,6 +1144,12 @@ func share(part, whole float64) string {
 	return fmt.Sprintf("%.1f %%", 100*part/whole)
 }
 
+// OwnerUnknownWhy says, in the report's words, why the agent named no
+// owner of some contended monitor enters, from .info's owner_unknown.REASON
+// counts: ": the owner had released the monitor when the thread blocked
+// (3)". The record summary says it as the report does.
+func OwnerUnknownWhy(why map[string]int64) string { return unknownWhy(why, nil, false) }
+
 // unknownWhy says why the agent, or the source of an import, named no
 // owner, from .info's owner_unknown.REASON counts (monitor enters; a
 // j.u.c. park names none when the lock was released just as it parked).
@@ -1162,11 +1187,7 @@ func unknownWhy(why map[string]int64, s *Sight, juc bool) string {
 // then the object as the JVM made it ("class initialisation of
 // com.example.Foo (the JVM's init lock, int[] 0BDD0C10)").
 func initNamed(object, class string) string {
-	what := "class initialisation (of a class no frame named)"
-	if class != "" {
-		what = "class initialisation of " + format.JavaName(class)
-	}
-	return what + " (the JVM's init lock, int[] " + object + ")"
+	return model.InitName(class) + " (the JVM's init lock, int[] " + object + ")"
 }
 
 // classInitSection lists the waits for other threads' class

@@ -11,6 +11,7 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/report"
 )
 
 // ---- parameters ----------------------------------------------------------
@@ -588,6 +589,10 @@ type lockJSON struct {
 	WokeNobody   int    `json:"wokeNobody"`
 	Acquires     int    `json:"acquires"`
 	Releases     int    `json:"releases"`
+	// Rank is the lock's place in the model's ranking, the report's
+	// CONTENTION order (most blocked time first, the time of contentions
+	// still going on at the end included): the Locks table's default sort.
+	Rank int `json:"rank"`
 	// Group is the index in /api/groups of the group of short-lived
 	// objects this one is in (model.Group); absent when none.
 	Group *int `json:"group,omitempty"`
@@ -644,6 +649,7 @@ func (s *Server) locks(r *http.Request) (any, error) {
 	out := make([]lockJSON, len(v.Locks))
 	for i, l := range v.Locks {
 		out[i] = s.lockJSON(l)
+		out[i].Rank = i
 		if g := v.GroupOf(l); g != nil {
 			gi := index[g]
 			out[i].Group = &gi
@@ -731,7 +737,13 @@ type ownerJSON struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
 	Contentions int    `json:"contentions"`
+	Open        int    `json:"open"` // contentions still going on at the end it held up last
 	Blamed      int64  `json:"blamed"`
+	// Pct is its share of the lock's blame (model.Share), and Share that
+	// figure as orca report prints it (report.Percent), which the page
+	// shows as it is.
+	Pct   float64 `json:"pct"`
+	Share string  `json:"share"`
 }
 
 type siteJSON struct {
@@ -786,8 +798,10 @@ func (s *Server) lock(r *http.Request) (any, error) {
 		return nil, notFound("no %s %s in this recording", kind, obj)
 	}
 	out := lockDetailJSON{lockJSON: s.lockJSON(l), Owners: []ownerJSON{}, Waiters: []int{}, Sites: []siteJSON{}, HeldAt: []siteJSON{}, Threads: []int{}}
+	total := l.BlamedTotal()
 	for _, o := range l.Owners {
-		out.Owners = append(out.Owners, ownerJSON{s.d.threadIndex(o.Thread), o.Thread.String(), s.d.threadName(o.Thread), o.Contentions, int64(o.Blamed)})
+		out.Owners = append(out.Owners, ownerJSON{s.d.threadIndex(o.Thread), o.Thread.String(), s.d.threadName(o.Thread), o.Contentions, o.Open,
+			int64(o.Blamed), model.Share(o.Blamed, total), report.Percent(model.Share(o.Blamed, total))})
 	}
 	for _, w := range l.Waiters {
 		out.Waiters = append(out.Waiters, s.d.threadIndex(w))

@@ -21,6 +21,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/report"
 	"orca/internal/synth"
 )
 
@@ -1131,4 +1132,168 @@ func TestBrowserSaysWhatItKnows(t *testing.T) {
 	if s := eval[string](t, ctx, `document.querySelector('table.locks tbody tr[data-lock="juc:0000510C"] td.lock-name').textContent`); !strings.Contains(s, "in ArrayBlockingQueue.take") {
 		t.Errorf("the queue's lock reads %q, want it 'in ArrayBlockingQueue.take'", s)
 	}
+}
+
+// TestBrowser1280: issue 31, item 9 — at 1280 × 800, on Bank.java (a
+// lock-order deadlock with an auditor behind it, main parked on a latch),
+// the wait-for graph shows every node of the deadlock inside its view (half
+// of the cycle was cut at the right edge), each lock's label whole inside
+// its box and clear of the arrowheads (they were cut and began under
+// them); the Locks table's "more columns" button covers no header; the
+// time axis's last label is inside the axis (it was cut in half).
+func TestBrowser1280(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r, why := recordJava(t, "bank", "internal/web/testdata/Bank.java")
+	if r == nil {
+		t.Skipf("cannot record Bank.java: %s", why)
+	}
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1280, 800)
+	open(t, ctx, ts.URL+"/#v=deadlocks&dl=0")
+	waitJS(t, ctx, "the cycle", `document.querySelectorAll('.g-node.cycle').length >= 4`)
+	screenshot(t, ctx, "1280-deadlock-graph.png")
+
+	t.Run("graph in view", func(t *testing.T) {
+		out := eval[[]string](t, ctx, `(() => {
+			const wrap = document.querySelector('.graph-wrap');
+			const v = wrap.getBoundingClientRect();
+			const right = Math.min(v.left + wrap.clientWidth, window.innerWidth), bottom = Math.min(v.top + wrap.clientHeight, window.innerHeight);
+			return [...document.querySelectorAll('.g-node')].filter((g) => {
+				const r = g.getBoundingClientRect();
+				return r.left < v.left - 0.5 || r.right > right + 0.5 || r.top < v.top - 0.5 || r.bottom > bottom + 0.5;
+			}).map((g) => g.dataset.id + ' ' + g.textContent);
+		})()`)
+		if len(out) > 0 {
+			t.Errorf("wait-for graph nodes outside the view at 1280 px: %q", out)
+		}
+	})
+
+	t.Run("lock labels whole and clear of arrowheads", func(t *testing.T) {
+		bad := eval[[]string](t, ctx, `(() => {
+			const bad = [];
+			const texts = [...document.querySelectorAll('.g-node.lock')].map((g) => {
+				const box = g.querySelector('rect').getBoundingClientRect();
+				for (const tx of g.querySelectorAll('text')) {
+					const r = tx.getBoundingClientRect();
+					if (tx.textContent.includes('…')) bad.push('cut: ' + tx.textContent);
+					if (r.left < box.left + 3 || r.right > box.right - 3) bad.push('outside its box: ' + tx.textContent);
+				}
+				return [...g.querySelectorAll('text')].map((tx) => [tx.textContent, tx.getBoundingClientRect()]);
+			}).flat();
+			const svg = document.querySelector('svg.graph');
+			const ctm = svg.getScreenCTM();
+			for (const p of document.querySelectorAll('path.g-edge')) {
+				const q = p.getPointAtLength(p.getTotalLength());
+				const pt = new DOMPoint(q.x, q.y).matrixTransform(ctm);
+				// The arrowhead lies behind its tip, outside the box it
+				// points at: the tip itself must be clear of every label.
+				const head = 2;
+				for (const [text, r] of texts) {
+					if (pt.x + head > r.left && pt.x - head < r.right && pt.y + head > r.top && pt.y - head < r.bottom) {
+						bad.push('an arrowhead at ' + Math.round(pt.x) + ',' + Math.round(pt.y) + ' on ' + text);
+					}
+				}
+			}
+			return bad;
+		})()`)
+		if len(bad) > 0 {
+			t.Errorf("lock labels: %q", bad)
+		}
+	})
+
+	t.Run("the scroll cue covers no header", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		waitJS(t, ctx, "the locks table", `document.querySelectorAll('table.locks tbody tr').length > 0`)
+		screenshot(t, ctx, "1280-locks.png")
+		over := eval[[]string](t, ctx, `(() => {
+			const cue = document.querySelector('.locks-main .scroll-cue');
+			if (!cue || cue.hidden) return [];
+			const c = cue.getBoundingClientRect();
+			return [...document.querySelectorAll('table.locks thead th')].filter((th) => {
+				const r = th.getBoundingClientRect();
+				return r.right > c.left && r.left < c.right && r.bottom > c.top && r.top < c.bottom;
+			}).map((th) => th.textContent);
+		})()`)
+		if len(over) > 0 {
+			t.Errorf("the 'more columns' button covers the headers %q", over)
+		}
+		if cued := eval[bool](t, ctx, `!document.querySelector('.locks-main .scroll-cue').hidden`); !cued {
+			t.Log("no scroll cue at 1280 px: every column fits")
+		}
+	})
+
+	t.Run("locks as the report ranks them", func(t *testing.T) {
+		// The Locks table's default order is the report's CONTENTION
+		// order (the deadlock's locks sorted last: their still-blocked
+		// time was left out), still-blocked time says how many threads
+		// (it said "2× 8.682 s"), and an owner's share is the report's
+		// figure (the viewer rounded 99.7 % to 100 %).
+		rep := report.New(r.rec, r.res, report.Options{})
+		var want []string
+		for _, l := range rep.Locks {
+			want = append(want, l.Kind+":"+l.Object)
+		}
+		within(t, ctx, 10*time.Second, "locks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=locks]`)))
+		got := eval[[]string](t, ctx, fmt.Sprintf(`(() => { const want = new Set(%s); return [...document.querySelectorAll('table.locks tbody tr')].map((tr) => tr.dataset.lock).filter((id) => want.has(id)); })()`, jsStrings(want)))
+		if !slices.Equal(got, want) {
+			t.Errorf("the Locks table's order %q, the report's %q", got, want)
+		}
+		for _, l := range rep.Locks {
+			if l.Open < 2 {
+				continue
+			}
+			cell := eval[string](t, ctx, fmt.Sprintf(`[...document.querySelector('table.locks tbody tr[data-lock="%s:%s"]').children][5].textContent`, l.Kind, l.Object))
+			if !strings.HasSuffix(cell, fmt.Sprintf(", %d threads", l.Open)) {
+				t.Errorf("lock %s still blocked: %q, want its time and %d threads", l.Object, cell, l.Open)
+			}
+		}
+		for _, l := range rep.Locks {
+			if len(l.Owners) < 2 {
+				continue
+			}
+			within(t, ctx, 10*time.Second, "a lock", chromedp.Click(chromedp.CSS(fmt.Sprintf(`table.locks tbody tr[data-lock="%s:%s"]`, l.Kind, l.Object))))
+			waitJS(t, ctx, "its owners", fmt.Sprintf(`document.querySelector('.lock-detail .panel-head') && document.querySelector('.lock-detail .panel-head').textContent.includes(%q) && document.querySelector('.lock-detail table.owners')`, l.Object))
+			shares := eval[[]string](t, ctx, `[...document.querySelectorAll('.lock-detail table.owners td.barcell')].map((td) => td.textContent.split(' · ')[1])`)
+			for i, o := range l.Owners[:min(len(l.Owners), len(shares))] {
+				if w := report.Percent(o.Pct); shares[i] != w {
+					t.Errorf("lock %s, owner %s: the viewer's share %q, the report's %q", l.Object, o.Thread, shares[i], w)
+				}
+			}
+			break
+		}
+	})
+
+	t.Run("the axis's last label inside", func(t *testing.T) {
+		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
+		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+		eval[bool](t, ctx, `(orca.timeline.fit(), orca.timeline.idle().then(() => true))`)
+		screenshot(t, ctx, "1280-timeline.png")
+		type rect struct {
+			Label       string
+			Left, Right float64
+		}
+		rects := eval[[]rect](t, ctx, `orca.timeline.tickRects || []`)
+		w := eval[float64](t, ctx, `orca.timeline.w`)
+		if len(rects) < 2 {
+			t.Fatalf("axis labels drawn: %+v, want 2 or more (ticks %q)", rects, eval[[]string](t, ctx, `orca.timeline.ticks`))
+		}
+		for _, r := range rects {
+			if r.Right > w-1 {
+				t.Errorf("axis label %q ends at %.1f px, past the axis's %v px", r.Label, r.Right, w)
+			}
+		}
+		for i := 1; i < len(rects); i++ {
+			if rects[i].Left < rects[i-1].Right {
+				t.Errorf("axis labels %q and %q overlap", rects[i-1].Label, rects[i].Label)
+			}
+		}
+	})
+}
+
+// jsStrings writes ss as a JavaScript array literal.
+func jsStrings(ss []string) string {
+	b, _ := json.Marshal(ss)
+	return string(b)
 }

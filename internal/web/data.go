@@ -17,7 +17,8 @@ type data struct {
 	all *model.View // the model unfiltered, for its groups
 
 	thread map[format.ThreadID]int // index in m.Threads
-	// lockClass is Model.Class per lock's object, as a Java name: the
+	// lockClass is Model.ClassName per lock's object (a Java name, or the
+	// words for the JVM's lock of a class being initialised): the
 	// model decides which of an object's locks names its class; this only
 	// keeps the answer, which every interval of the object shows.
 	lockClass map[format.ObjectID]string
@@ -63,8 +64,8 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	}
 	for _, l := range m.Locks {
 		if _, done := d.lockClass[l.Object]; !done {
-			if c := m.Class(l.Object); c != "" {
-				d.lockClass[l.Object] = format.JavaName(c)
+			if c := m.ClassName(l.Object); c != "" {
+				d.lockClass[l.Object] = c
 			}
 		}
 	}
@@ -145,7 +146,7 @@ func (d *data) stackFrames(id model.StackID) []frameJSON {
 // distinct frame many times; the caller caches).
 func (d *data) resolveFrame(f format.Frame) string { return d.rec.Resolve(f) }
 
-// objectClass is the Java name of an object's class (Model.Class), "" when
+// objectClass is the name of an object's class (Model.ClassName), "" when
 // unknown.
 func (d *data) objectClass(o format.ObjectID) string { return d.lockClass[o] }
 

@@ -9,8 +9,13 @@ const COL_W = 250;
 const ROW_H = 76;
 const NODE_W = 196;
 const NODE_H = 42;
-const LOCK_W = 160;
+const LOCK_W = 160; // the least: a lock's box widens to its label
+const LOCK_MAX_W = COL_W - 16;
 const LOCK_H = 30;
+const LOCK_CHAR_W = 6.8; // 11 px monospace, a little over its advance
+// MIN_SCALE: a graph wider than its view is drawn smaller to fit, down to
+// this; wider still, it scrolls.
+const MIN_SCALE = 0.6;
 const MAX_NODES = 400;
 
 function s(tag, attrs, ...kids) {
@@ -27,6 +32,21 @@ export class Deadlocks {
     this.graphHead = h('div', { class: 'graph-head' });
     this.graph = h('div', { class: 'graph-wrap' });
     root.append(h('div', { class: 'dl-view' }, this.list, h('div', { class: 'dl-main' }, this.graphHead, this.graph)));
+    new ResizeObserver(() => this.fit()).observe(this.graph);
+  }
+
+  // fit draws the graph as large as its view allows: whole, at its size or
+  // smaller (down to MIN_SCALE), so that a deadlock's cycle is never cut at
+  // the right edge (at 1280 px half of it was, issue 31 item 9).
+  fit() {
+    const svg = this.svg;
+    if (!svg || !svg.isConnected) return;
+    const W = +svg.dataset.w, H = +svg.dataset.h;
+    const room = this.graph.clientWidth;
+    const scale = room > 0 ? Math.max(MIN_SCALE, Math.min(1, room / W)) : 1;
+    svg.setAttribute('width', Math.floor(W * scale));
+    svg.setAttribute('height', Math.ceil(H * scale));
+    svg.dataset.scale = scale.toFixed(3);
   }
 
   setData(d) {
@@ -54,8 +74,8 @@ export class Deadlocks {
         // Already there at the attach: when it formed is not known, its length a lower bound (as the report says it).
         h('div', { class: 'muted small' }, dl.beforeAttach
           ? `already deadlocked when orca attached; ${dl.atEnd ? `still intact at the end (≥ ${fmtDur(dl.lasted)})` : `broke at ${fmtTime(dl.resolved)} (after ≥ ${fmtDur(dl.lasted)})`}`
-          : `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? 'still intact at the end' : `broke after ${fmtDur(dl.lasted)}`}`),
-        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? shortClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
+          : `formed at ${fmtTime(dl.at)}; ${dl.atEnd ? `still intact at the end, ${fmtDur(dl.lasted)} later` : `broke after ${fmtDur(dl.lasted)}`}`),
+        h('ol', { class: 'cycle' }, dl.threads.map((t, i) => h('li', null, h('b', null, name(t)), dl.objects[i] ? ` waits on ${dl.classes && dl.classes[i] ? lockClass(dl.classes[i]) + ' ' : ''}${dl.objects[i]} held by ` : ' joins ', name(dl.threads[(i + 1) % dl.threads.length]))))));
     });
     const appHangs = d.hangs.filter((hg) => !hg.jdk && !hg.alone), jdkHangs = d.hangs.filter((hg) => hg.jdk);
     const alone = d.hangs.filter((hg) => !hg.jdk && hg.alone);
@@ -134,8 +154,8 @@ export class Deadlocks {
     const { nodes, edges, hidden, jdkHidden } = layout(g, this.showJDK);
     const byId = new Map(nodes.map((n) => [n.id, n]));
     let W = 0, H = 0;
-    for (const n of nodes) { W = Math.max(W, n.x + n.w + 40); H = Math.max(H, n.y + n.h + 60); }
-    const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'graph' });
+    for (const n of nodes) { W = Math.max(W, n.x + n.w + 16); H = Math.max(H, n.y + n.h + 24); }
+    const svg = s('svg', { width: W, height: H, viewBox: `0 0 ${W} ${H}`, class: 'graph', 'data-w': W, 'data-h': H });
     const defs = s('defs');
     for (const [id, c] of [['a-norm', '#8b949e'], ['a-cycle', '#f0565c']]) {
       defs.append(s('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
@@ -176,8 +196,8 @@ export class Deadlocks {
           s('text', { x: 14, y: 17, class: 'g-name' }, clip(n.name, 26)),
           s('text', { x: 14, y: 33, class: 'g-sub', fill: c }, n.state + (n.since != null && n.state !== 'runnable' && n.state !== 'not alive' ? ` · ${n.beforeAttach ? '≥ ' : ''}${fmtDur(g.t - n.since)}` : '')));
       } else {
-        grp.append(s('rect', { width: n.w, height: n.h, rx: n.h / 2, class: 'g-lockbox' }),
-          s('text', { x: n.w / 2, y: 19, class: 'g-lock', 'text-anchor': 'middle' }, clip(`${kindWord(n.kind)} ${n.object}${n.class ? ' · ' + shortClass(n.class) : ''}`, 25)));
+        grp.append(s('rect', { width: n.w, height: n.h, rx: 12, class: 'g-lockbox' }),
+          ...n.label.map((line, i) => s('text', { x: n.w / 2, y: n.label.length === 1 ? 19 : 16 + 14 * i, class: 'g-lock' + (i ? ' g-cls' : ''), 'text-anchor': 'middle' }, line)));
       }
       grp.append(s('title', null, n.kind === 'thread' ? `${n.name} — ${n.state}` : `${kindWord(n.kind)} ${n.object} ${n.class || ''}`));
       grp.addEventListener('click', () => {
@@ -196,6 +216,7 @@ export class Deadlocks {
     }
     this.graph.replaceChildren(...kids);
     this.svg = svg;
+    this.fit();
     if (this.pendingNode != null) { this.selectThread(this.pendingNode); this.pendingNode = null; }
   }
 
@@ -226,11 +247,28 @@ function cycleBadges(g) {
 function clip(t, n) { return t.length > n ? t.slice(0, n - 1) + '…' : t; }
 function shortClass(c) { const i = c.lastIndexOf('.'); return i >= 0 ? c.slice(i + 1) : c; }
 
+// lockClass is a lock's class as the graph names it: without its package,
+// and the JVM's lock of a class being initialised in its words (the API's
+// "class initialisation of com.example.Foo", Model.ClassName).
+const INIT = 'class initialisation of ';
+function lockClass(c) { return c.startsWith(INIT) ? INIT + shortClass(c.slice(INIT.length)) : shortClass(c); }
+
 // layout places each weakly connected component in layers by longest path
 // from its waiters (cycles broken by a depth-first search), components
 // with cycles first, then the largest.
 export function layout(g, showJDK) {
-  const nodes = g.nodes.map((n) => ({ ...n, w: n.kind === 'thread' ? NODE_W : LOCK_W, h: n.kind === 'thread' ? NODE_H : LOCK_H }));
+  const nodes = g.nodes.map((n) => {
+    if (n.kind === 'thread') return { ...n, w: NODE_W, h: NODE_H };
+    // A lock's box is as wide as its label, which is cut only past the
+    // column's width: a label wider than its box spilled under the
+    // arrowheads at both ends.
+    // Two lines: what and which, then its class.
+    const most = Math.floor((LOCK_MAX_W - 24) / LOCK_CHAR_W);
+    const label = [`${kindWord(n.kind)} ${n.object}`];
+    if (n.class) label.push(clip(lockClass(n.class), most));
+    const w = Math.max(LOCK_W, Math.ceil(Math.max(...label.map((l) => l.length)) * LOCK_CHAR_W) + 24);
+    return { ...n, label, w, h: label.length === 1 ? LOCK_H : LOCK_H + 12 };
+  });
   const idx = new Map(nodes.map((n, i) => [n.id, i]));
   const out = nodes.map(() => []), und = nodes.map(() => []);
   for (const e of g.edges) {
@@ -296,7 +334,7 @@ export function layout(g, showJDK) {
     for (const [, p] of pos) { minCol = Math.min(minCol, p.col); rows = Math.max(rows, p.row + 1); }
     for (const [v, p] of pos) {
       const n = nodes[v];
-      n.x = 30 + (p.col - minCol) * COL_W + (NODE_W - n.w) / 2;
+      n.x = 16 + (LOCK_MAX_W - NODE_W) / 2 + (p.col - minCol) * COL_W + (NODE_W - n.w) / 2;
       n.y = y0 + p.row * ROW_H + (NODE_H - n.h) / 2;
       placed.push(n);
     }

@@ -3,7 +3,7 @@
 // them) are one row, their objects listed in its detail.
 
 import { getJSON } from './api.js';
-import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, pct, stackEl, fill } from './format.js';
+import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, stackEl, fill } from './format.js';
 
 // The columns. Every figure of /api/locks has one, so that no row is blank
 // whatever its only activity (a park, a notify, an uncontended acquire).
@@ -14,9 +14,11 @@ const COLUMNS = [
   { key: 'object', label: 'Lock', cmp: (a, b) => a.object.localeCompare(b.object) },
   { key: 'kind', label: 'Kind', cmp: (a, b) => a.kind.localeCompare(b.kind) },
   { key: 'contentions', label: 'Conten\u00adtions', num: true, title: 'Contended enters (monitors, j.u.c. locks) or acquires a release let through (semaphores)' },
-  { key: 'blocked', label: 'Blocked', num: true, dur: true, title: 'Time threads were blocked on it' },
+  // Sorted by the model's rank, orca report's CONTENTION order: the time
+  // of contentions still going on at the end (a deadlock's) counts too.
+  { key: 'blocked', label: 'Blocked', num: true, dur: true, title: 'Time threads were blocked on it (sorted as orca report ranks locks: with the time of those still blocked at the end)', cmp: (a, b) => b.rank - a.rank },
   { key: 'maxBlocked', label: 'Longest', num: true, dur: true, title: 'The longest contention' },
-  { key: 'openBlocked', label: 'Still blocked', num: true, dur: true, title: 'Contentions still going on at the end (a deadlock, a hang), and their time' },
+  { key: 'openBlocked', label: 'Still blocked', num: true, dur: true, title: 'Contentions still going on at the end (a deadlock, a hang): their time added up, and how many threads' },
   { key: 'waiters', label: 'Threads blocked', num: true },
   { key: 'topOwner', label: 'Most blamed owner', cmp: null, title: 'The owner that held it longest while others were blocked' },
   { key: 'waits', label: 'Waits\u00a0/ parks', num: true, title: 'Object.wait calls on a monitor; LockSupport.park calls on a park object' },
@@ -24,6 +26,11 @@ const COLUMNS = [
   { key: 'notifies', label: 'Notifies', num: true, title: 'notify and notifyAll calls' },
   { key: 'acquires', label: 'Acquires', num: true, title: 'Semaphore acquires, contended or not' },
 ];
+
+// stillBlocked says the time of the contentions still going on at the end,
+// added up, and by how many threads ("8.682 s, 2 threads": "2× 8.682 s"
+// read as two contentions of that length each).
+const stillBlocked = (open, ns) => `${fmtDur(ns)}, ${fmtCount(open)} ${open === 1 ? 'thread' : 'threads'}`;
 
 // isPark tells a row whose waits are parks (a blocker, or a group of them).
 const isPark = (l) => l.kind.startsWith('blocker');
@@ -44,11 +51,13 @@ export class Locks {
     this.note = h('div', { class: 'view-note' });
     // Where the table is wider than its view (a narrow window), a fade at
     // the right edge and a button say that more columns are to the right.
+    // The button sits in the note's row above the table: over the table it
+    // covered a column's header (issue 31, item 9).
     this.wrap = h('div', { class: 'table-wrap', onscroll: () => this.cue() }, this.table);
     this.cueEl = h('button', { class: 'scroll-cue', hidden: true, title: 'More columns to the right',
       onclick: () => this.wrap.scrollBy({ left: this.wrap.clientWidth * 0.8, behavior: 'smooth' }) }, 'more columns →');
     root.append(h('div', { class: 'locks-view' },
-      h('div', { class: 'locks-main' }, this.note, h('div', { class: 'table-box' }, this.wrap, this.cueEl)),
+      h('div', { class: 'locks-main' }, h('div', { class: 'note-row' }, this.note, this.cueEl), h('div', { class: 'table-box' }, this.wrap)),
       this.detail));
     new ResizeObserver(() => this.cue()).observe(this.wrap);
   }
@@ -66,7 +75,7 @@ export class Locks {
     const rows = locks.filter((l) => l.group == null);
     this.groups.forEach((g, i) => rows.push({
       object: `${fmtCount(g.objects)} objects`, kind: `${g.kind} group`, class: g.class, group: i,
-      contentions: 0, blocked: 0, maxBlocked: 0, open: 0, openBlocked: 0, waiters: 0, topOwner: -1,
+      contentions: 0, blocked: 0, maxBlocked: 0, open: 0, openBlocked: 0, waiters: 0, topOwner: -1, rank: locks.length + i,
       waits: g.waits, waitTime: g.waitTime, notifies: g.notifies, notifyAlls: g.notifyAlls, acquires: 0,
     }));
     this.locks = rows;
@@ -107,7 +116,7 @@ export class Locks {
         h('td', { class: 'num' }, l.contentions ? fmtCount(l.contentions) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.blocked) / this.maxBlocked}%`, background: STATE_COLORS[1] } }), l.blocked ? fmtDur(l.blocked) : ''),
         h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
-        h('td', { class: 'num' }, l.open ? `${fmtCount(l.open)}× ${fmtDur(l.openBlocked)}` : ''),
+        h('td', { class: 'num' }, l.open ? stillBlocked(l.open, l.openBlocked) : ''),
         h('td', { class: 'num' }, l.waiters ? fmtCount(l.waiters) : ''),
         h('td', { class: 'owner' }, l.topOwner >= 0 ? breakable(threads[l.topOwner].name) : ''),
         h('td', { class: 'num', title: l.waits ? `${fmtCount(l.waits)} ${isPark(l) ? 'parks' : 'waits'}` : null }, l.waits ? fmtCount(l.waits) : ''),
@@ -202,7 +211,7 @@ export class Locks {
     const park = isPark(d);
     const stats = [];
     if (d.contentions || d.blocked) stats.push(['contentions', n(d.contentions)], ['blocked in all', fmtDur(d.blocked)], ['longest', fmtDur(d.maxBlocked)]);
-    if (d.open) stats.push(['still blocked at the end', `${n(d.open)}, ${fmtDur(d.openBlocked)}`]);
+    if (d.open) stats.push(['still blocked at the end', stillBlocked(d.open, d.openBlocked)]);
     if (d.ownerUnknown) stats.push(['owner unknown', n(d.ownerUnknown)]);
     // As the report says them: begun before the events (an attach's gap), their length not recorded.
     if (d.beforeEvents) stats.push(['begun before the events (length not recorded)', n(d.beforeEvents)]);
@@ -213,6 +222,8 @@ export class Locks {
     if (d.wokeNobody) stats.push(['notifies that woke nobody', n(d.wokeNobody)]);
     if (d.acquires || d.releases) stats.push(['acquires / releases', `${n(d.acquires)} / ${n(d.releases)}`]);
     const blamed = Math.max(1, d.owners.reduce((s, o) => s + o.blamed, 0));
+    // Contentions that ended, and those still going on at the end, apart.
+    const contentions = (o) => o.open ? `${n(o.contentions)}×, ${n(o.open)} still blocked` : `${n(o.contentions)}×`;
     const out = [
       h('div', { class: 'panel-head' }, h('span', { class: 'big' }, `${kindWord(d.kind)} `, h('code', null, d.object)), d.class ? h('span', { class: 'muted' }, breakable(d.class)) : null,
         d.callLabel ? h('span', { class: 'muted', title: d.call }, ' ' + d.callLabel) : null),
@@ -225,8 +236,9 @@ export class Locks {
       out.push(h('h4', null, 'Owners blamed ', h('span', { class: 'muted' }, 'time others spent blocked while each held it')),
         h('table', { class: 'grid compact owners' }, h('tbody', null, d.owners.slice(0, 25).map((o) => h('tr', null,
           h('td', { class: 'name' }, link(o.thread, o.id)),
-          h('td', { class: 'num' }, `${n(o.contentions)}×`),
-          h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${pct(o.blamed, blamed)}`))))));
+          h('td', { class: 'num' }, contentions(o)),
+          // The share as orca report prints it (the API's share).
+          h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${o.share}`))))));
       if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.owners.length - 25)} more owners`));
     }
     if (d.waiters.length) {

@@ -610,14 +610,26 @@ export class Timeline {
     ctx.rect(LABEL_W, 0, W - LABEL_W, AXIS_H);
     ctx.clip();
     this.ticks = [];
+    // tickRects: where each label was drawn (for the browser tests). A
+    // label is drawn right of its tick; one that would pass the right edge
+    // (the last, at the recording's end) goes left of its tick instead, or,
+    // with no room there, is left out: a label cut in half reads wrong.
+    this.tickRects = [];
+    let prevRight = LABEL_W;
     for (let t = Math.ceil(st.t0 / step) * step; t <= st.t1; t += step) {
       const x = Math.round(this.x(t)) + 0.5;
       ctx.fillStyle = '#30363d';
       ctx.fillRect(x - 0.5, AXIS_H - 7, 1, 6);
       ctx.fillStyle = MUTED;
       const label = fmtTick(t, step, max);
+      const tw = ctx.measureText(label).width;
+      let left = x + 4;
+      if (left + tw > W - 2) left = x - 4 - tw;
+      if (left < prevRight + 4 || left + tw > W - 2) continue;
       this.ticks.push(label);
-      ctx.fillText(label, x + 4, AXIS_H / 2);
+      this.tickRects.push({ label, left, right: left + tw });
+      ctx.fillText(label, left, AXIS_H / 2);
+      prevRight = left + tw;
     }
     // Minor ticks.
     ctx.fillStyle = '#30363d';

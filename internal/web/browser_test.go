@@ -1265,6 +1265,28 @@ func TestBrowser1280(t *testing.T) {
 		}
 	})
 
+	t.Run("waiting alone as the report", func(t *testing.T) {
+		// main on the forgotten latch waits alone (issue 31, item 3): the
+		// header and the deadlocks tab say so, apart from the hangs.
+		rep := report.New(r.rec, r.res, report.Options{})
+		var want []string
+		for _, h := range rep.WaitingAlone {
+			want = append(want, *h.Name)
+		}
+		if !slices.Contains(want, "main") {
+			t.Fatalf("the report's waiting alone %q, want main (on the latch) among them", want)
+		}
+		within(t, ctx, 10*time.Second, "deadlocks tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=deadlocks]`)))
+		waitJS(t, ctx, "the list", `document.querySelector('table.alone')`)
+		got := eval[[]string](t, ctx, `[...document.querySelectorAll('table.alone tr.hang td:first-child')].map((td) => td.textContent)`)
+		if !slices.Equal(got, want) {
+			t.Errorf("the viewer's waiting alone %q, the report's %q", got, want)
+		}
+		if head := eval[string](t, ctx, `document.getElementById('rec').textContent`); !strings.Contains(head, fmt.Sprintf("%d waiting alone", len(want))) {
+			t.Errorf("the header %q does not say %d waiting alone", head, len(want))
+		}
+	})
+
 	t.Run("the axis's last label inside", func(t *testing.T) {
 		within(t, ctx, 10*time.Second, "timeline tab", chromedp.Click(chromedp.CSS(`#tabs .tab[data-view=timeline]`)))
 		waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)

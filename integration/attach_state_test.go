@@ -332,7 +332,9 @@ func TestAttachBlockInGap(t *testing.T) {
 				t.Errorf("report: the lock m %+v, want 1 contention begun before the events at BlockInAttachGap's lambda", l)
 			}
 		}
-		if s := txt.String(); !found || strings.Contains(s, "1 contention, 0 us:") || strings.Contains(s, "0 us blocked, 1 contention") || strings.Contains(s, "(no stack)") ||
+		// (Not "(no stack)" anywhere: blocker's contention for its own Thread object at its exit,
+		// when it happens, has no Java frame; m's stack is checked above.)
+		if s := txt.String(); !found || strings.Contains(s, "1 contention, 0 us:") || strings.Contains(s, "0 us blocked, 1 contention") ||
 			!strings.Contains(s, "1 contention by 1 thread, begun before the events were on") {
 			t.Errorf("report: m's contention is not said as begun before the events:\n%s", s)
 		}

@@ -48,8 +48,10 @@ static jint JNICALL no_env(JavaVM *vm, void **env, jint version) {
   return JNI_EDETACHED;
 }
 
-// taken counts the records of kind in the rings (and empties them).
-static int taken(int kind, int64_t *ts) {
+// taken_frames counts the records of kind in the rings (and empties them),
+// giving the last one's time in *ts and frame count in *nf (each when not
+// NULL).
+static int taken_frames(int kind, int64_t *ts, int *nf) {
   int n = 0;
   for (int i = 0; i < RING_SHARDS; i++) {
     size_t len;
@@ -60,29 +62,16 @@ static int taken(int kind, int64_t *ts) {
       if (r->kind == kind) {
         n++;
         if (ts) *ts = r->ts;
+        if (nf) *nf = r->nframes;
       }
     }
   }
   return n;
 }
 
-// taken_frames is taken, also giving the last record's frame count in *nf.
-static int taken_frames(int kind, int *nf) {
-  int n = 0;
-  for (int i = 0; i < RING_SHARDS; i++) {
-    size_t len;
-    const char *buf = ring_take(i, &len);
-    for (size_t off = 0; off < len;) {
-      const orca_rec *r = (const orca_rec *)(buf + off);
-      off += r->size;
-      if (r->kind == kind) {
-        n++;
-        *nf = r->nframes;
-      }
-    }
-  }
-  return n;
-}
+// taken counts the records of kind in the rings (and empties them), the
+// last one's time in *ts when not NULL.
+static int taken(int kind, int64_t *ts) { return taken_frames(kind, ts, NULL); }
 
 // taken_any counts the records of every kind in the rings (and empties them).
 static int taken_any(void) {
@@ -343,7 +332,7 @@ void test_pending(void) {
   pending_entered(s, NULL, clock_ticks(), obj);
   int64_t enter_ts = s->enter_ns - 1, entered_ts = 0;
   int nf = -1;
-  CHECK(taken_frames(ORCA_EV_MONITOR_CONTENDED_ENTER, &nf) == 1 && nf == 1,
+  CHECK(taken_frames(ORCA_EV_MONITOR_CONTENDED_ENTER, NULL, &nf) == 1 && nf == 1,
         "an Entered that had no Enter: want its Enter written before it, with its stack (%d frames, want 1)", nf);
   CHECK(counter_get(CNT_OWNER_UNKNOWN) == unknown0 + 1 && counter_get(CNT_OWNER_BEFORE_EVENTS) == before0 + 1,
         "owner_unknown %ld (want %ld), owner_unknown.before_events %ld (want %ld)", counter_get(CNT_OWNER_UNKNOWN),

@@ -230,7 +230,32 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
       return s->carrier ? carrier_owner(s, vt0, e) : s->hash;
     }
   }
-  // On no thread's lock stack: a virtual thread's that blocked holding it.
+  // On no thread's lock stack: a thread inside a fast unlock, between its
+  // pop and its CAS of the header (which fails: the contender put the
+  // monitor there, so it pushes the object back and exits through the
+  // runtime), or inside a fast lock, between its CAS and its push. Either
+  // runs Java code, and the entry just above its top is the object (a pop
+  // leaves the entry; a lock's entry is the last object pushed there).
+  // Only one such thread names the owner: another whose stale entry is
+  // the object too (it held it last at that depth) leaves it unknown.
+  uint32_t found = 0;
+  int hits = 0;
+  for (int i = 0; i < n && hits < 2; i++) {
+    slot_t *s = slot(i);
+    unsigned q = atomic_load(&s->seq);
+    if ((q & 1) || !atomic_load(&s->used) || vm_null(s->jt)) continue;
+    unsigned long e = s->carrier ? objhash_epoch() : 0;
+    intptr_t vt0 = s->carrier ? hs_mounted_virtual(s->jt) : 0;
+    uintptr_t o = 0;
+    if (!hs_lock_stack_popped(s->jt, &o) || o != obj || atomic_load(&s->seq) != q) continue;
+    hits++;
+    found = s->carrier ? carrier_owner(s, vt0, e) : s->hash;
+  }
+  if (hits == 1 && found) {
+    counter_add(CNT_OWNER_UNLOCKING, 1);
+    return found;
+  }
+  // Else a virtual thread's that blocked holding it.
   return vheld_owner(obj, e0);
 }
 

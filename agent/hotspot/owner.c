@@ -233,9 +233,11 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
   // On no thread's lock stack: a thread inside a fast unlock, between its
   // pop and its CAS of the header (which fails: the contender put the
   // monitor there, so it pushes the object back and exits through the
-  // runtime), or inside a fast lock, between its CAS and its push. Either
-  // runs Java code, and the entry just above its top is the object (a pop
-  // leaves the entry; a lock's entry is the last object pushed there).
+  // runtime), or inside a fast lock, between its CAS and its push (compiled
+  // code, the interpreter's, or the runtime's after a contended attempt).
+  // It runs Java code or the VM's, and the entry just above its top is the
+  // object (a pop leaves the entry; a lock's entry is the last object
+  // pushed there).
   // Only one such thread names the owner: another whose stale entry is
   // the object too (it held it last at that depth) leaves it unknown.
   uint32_t found = 0;

@@ -223,6 +223,7 @@ void hs_init(void) {
   hs.lockstack_size = vms_size("LockStack");
   hs.thread_state = vms_offset("JavaThread", "_thread_state");
   hs.state_in_java = vms_constant("_thread_in_Java");
+  hs.state_in_vm = vms_constant("_thread_in_vm");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
   hs.monitor_object = vms_offset("ObjectMonitor", "_object");
   hs.check_jni = vms_flag("CheckJNICalls") == 1;
@@ -472,12 +473,12 @@ int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {
   enum { BUF = 256 };
   uint32_t state = 0;
   if (!hs_can_lock_stack() || hs.lockstack_size <= hs.lockstack_base || hs.lockstack_size > BUF ||
-      hs.thread_state < 0 || hs.state_in_java < 0)
+      hs.thread_state < 0 || hs.state_in_java < 0 || hs.state_in_vm < 0)
     return 0;
   unsigned char buf[BUF];
   // Another thread's memory, gone if the thread has just exited.
   if (!safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state) ||
-      (long)state != hs.state_in_java ||
+      ((long)state != hs.state_in_java && (long)state != hs.state_in_vm) ||
       !safe_read(buf, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack)), (size_t)hs.lockstack_size))
     return 0;
   uint32_t top;   // a byte offset from the JavaThread

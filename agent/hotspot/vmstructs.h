@@ -54,7 +54,7 @@ typedef struct {
   long thread_vthread, thread_threadobj;           // OopHandles: the thread it runs (19+), its own
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
   long lockstack_top, lockstack_base, lockstack_size;   // LockStack (lightweight locking)
-  long thread_state, state_in_java;                // JavaThread::_thread_state, _thread_in_Java
+  long thread_state, state_in_java, state_in_vm;   // JavaThread::_thread_state, _thread_in_Java, _thread_in_vm
   long monitor_owner, monitor_header;              // ObjectMonitor
   long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
   int check_jni;                                   // -Xcheck:jni
@@ -184,8 +184,10 @@ int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi);
 int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max);
 // hs_lock_stack_popped: the entry of jt's lock stack just above its top
 // (_base[_top]: the object a fast unlock pops before its CAS of the header,
-// or a fast lock pushes after its CAS), when jt runs Java code
-// (_thread_in_Java) and the entry is inside the LockStack; 0 otherwise.
+// or a fast lock pushes after its CAS), when jt runs Java code or the VM's
+// (_thread_in_Java, _thread_in_vm: the fast paths are compiled code, the
+// interpreter's, and the runtime's LightweightSynchronizer::enter) and the
+// entry is inside the LockStack; 0 otherwise.
 // HotSpot clears a popped entry in debug builds only (docs/agent.md, "The
 // owner of a contended monitor").
 int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj);

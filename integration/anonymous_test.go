@@ -22,8 +22,8 @@ import (
 // that the OS preempts a worker anywhere in its loop, inside those few instructions too. Every
 // contended enter must name the other worker, or be `released` (it had let go just before the
 // read); no anonymous owner may stay unknown. With lightweight locking, rounds are recorded until
-// one names an owner from that entry (.info owner_unlocking: 1 of 30 to 180 contentions in most
-// rounds), 8 at most. Before the fix (agent of d7db5d3), in each of 3 runs the first or the second
+// one names such an owner (.info owner_unlocking: 1 of 30 to 180 contentions in most rounds), 8 at
+// most. Before the fix (agent of d7db5d3), in each of 3 runs the first or the second
 // round failed: owner_unknown.anonymous=1, an enter with owner 00000000 not released.
 func TestAnonymousOwner(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
@@ -65,7 +65,7 @@ func TestAnonymousOwner(t *testing.T) {
 			}
 			released, _ := strconv.Atoi(r.info[format.InfoOwnerReleased])
 			named, _ := strconv.Atoi(r.info[format.InfoOwnerUnlocking])
-			t.Logf("round %d: %d contended enters, %d named from the entry above the top, %d released, .info owner_unknown=%s anonymous=%q",
+			t.Logf("round %d: %d contended enters, %d anonymous owners named (owner_unlocking), %d released, .info owner_unknown=%s anonymous=%q",
 				round, len(enters), named, released, r.info[format.InfoOwnerUnknown], r.info[format.InfoOwnerAnonymous])
 			if a := r.info[format.InfoOwnerAnonymous]; a != "" {
 				t.Errorf("round %d: .info %s=%s, want none: an anonymous owner left unknown", round, format.InfoOwnerAnonymous, a)
@@ -77,7 +77,7 @@ func TestAnonymousOwner(t *testing.T) {
 				return
 			}
 		}
-		t.Errorf("8 rounds and no owner named from the entry above a lock stack's top: the case was not exercised")
+		t.Errorf("8 rounds and no anonymous owner on no lock stack named (owner_unlocking): the case was not exercised")
 	})
 }
 

@@ -469,6 +469,14 @@ int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
   return (int)count;
 }
 
+int hs_thread_running(vm_ptr jt) {
+  uint32_t state = 0;
+  if (hs.thread_state < 0 || hs.state_in_java < 0 || hs.state_in_vm < 0 ||
+      !safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state))
+    return 0;
+  return (long)state == hs.state_in_java || (long)state == hs.state_in_vm;
+}
+
 int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {
   enum { BUF = 256 };
   uint32_t state = 0;

@@ -191,6 +191,9 @@ int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max);
 // HotSpot clears a popped entry in debug builds only (docs/agent.md, "The
 // owner of a contended monitor").
 int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj);
+// hs_thread_running: jt runs Java code or the VM's (_thread_in_Java,
+// _thread_in_vm), not native code, and is not blocked; 0 also when unknown.
+int hs_thread_running(vm_ptr jt);
 // hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
 // JavaThread jt: its top, then only the entries in use (one guarded read
 // when it holds no fast lock).

@@ -10,6 +10,7 @@
 #   ORCA_OFF=1 bench/servers.sh …   the server without orca (e.g. JFR alone in EXTRA_JVM_ARGS)
 #   NICE=-10 bench/servers.sh …     nice value for the server and the load client [0]
 #   NOREPORT=1 bench/servers.sh …   no orca report afterwards
+#   MVCC=1 bench/servers.sh hsqldb …  HsqlLoad sets SET DATABASE TRANSACTION CONTROL MVCC first
 # $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C", C the
 # server JVM's CPU (user + system, /proc) over the load window; bench/amq-jfr.sh reads it.
 # $W/threads.txt: each JVM thread's CPU seconds since its start, at the end of the load window.
@@ -48,7 +49,7 @@ case $srv in
 hsqldb)
   rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp /usr/share/java/hsqldb.jar org.hsqldb.server.Server --database.0 mem:test --dbname.0 test --address 127.0.0.1 --port 19001 --silent true >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19001) 2>/dev/null; }
-  load() { $JDK/bin/java -cp $CLS:/usr/share/java/hsqldb.jar -Dport=19001 HsqlLoad 12 $LOADSECS; } ;;
+  load() { $JDK/bin/java -cp $CLS:/usr/share/java/hsqldb.jar -Dport=19001 ${MVCC:+-Dmvcc=1} HsqlLoad 12 $LOADSECS; } ;;
 activemq)
   mkdir -p conf data; sed 's#tcp://127.0.0.1:61616#tcp://127.0.0.1:19616#' /etc/activemq/instances-available/main/activemq.xml >conf/activemq.xml
   cp /etc/activemq/instances-available/main/log4j2.properties conf/

@@ -26,6 +26,7 @@ enum orca_counter {
   CNT_CLASSES,              // .classtable lines
   CNT_VIRTUAL_THREADS,      // virtual threads started (shown once VirtualThreadStart is on)
   CNT_OWNER_TABLE_FULL,     // threads that found no place in the owner table
+  CNT_OWNER_UNLOCKING,      // anonymous owners named by the entry just above a lock stack's top
   CNT_THREAD_KEYS_FULL,     // threads named by their hash alone: the table of thread keys was full
   CNT_OWN_STACKS_BY_JVMTI,  // own-thread stacks that fell back to GetStackTrace
   CNT_HOTSPOT_FAULTS,       // faults recovered in reads of VM memory

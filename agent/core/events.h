@@ -141,6 +141,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_OWNER_UNKNOWN "owner_unknown"
 #define ORCA_INFO_OWNER_TABLE_FULL "owner_table_full"
 #define ORCA_INFO_THREAD_KEYS_FULL "thread_keys_full"
+#define ORCA_INFO_OWNER_UNLOCKING "owner_unlocking"
 #define ORCA_INFO_OWNER_UNKNOWN_RELEASED "owner_unknown.released"
 #define ORCA_INFO_OWNER_UNKNOWN_ANONYMOUS "owner_unknown.anonymous"
 #define ORCA_INFO_OWNER_UNKNOWN_NOT_IN_TABLE "owner_unknown.not_in_table"

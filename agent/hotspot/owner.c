@@ -212,8 +212,9 @@ static uint32_t carrier_owner(const slot_t *s, intptr_t vt0, unsigned long e) {
 // obj: with lightweight locking (default on 23+) a contender that inflates
 // a fast-locked object leaves the owner "anonymous" until the owner exits.
 // A carrier's lock stack holds the locks of the virtual thread it runs.
-// e0: the object epoch when obj was read.
-static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
+// e0: the object epoch when obj was read; mon: its monitor, whose owner
+// was read anonymous.
+static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0, vm_ptr mon) {
   if (!hs_can_lock_stack() || !obj) return 0;
   enum { MAXE = 16 };
   int n = atomic_load(&high);
@@ -231,7 +232,48 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0) {
     }
   }
   // On no thread's lock stack: a virtual thread's that blocked holding it.
-  return vheld_owner(obj, e0);
+  uint32_t vh = vheld_owner(obj, e0);
+  if (vh) return vh;
+  // Else the holder is inside a fast unlock, between its pop and its CAS of
+  // the header (which fails: the contender put the monitor there, so it
+  // pushes the object back and exits through the runtime), or inside a
+  // fast lock, between its CAS and its push (compiled code, the
+  // interpreter's, or the runtime's after a contended attempt). So it runs
+  // Java code or the VM's, and the entry just above its top is the object
+  // after a pop (HotSpot clears it in debug builds only), or the last
+  // object it pushed at that depth. One running thread with the object
+  // there is the holder; two (another held it last at that depth) leave it
+  // unknown. None: the only thread running but the caller (the contender is
+  // in native code, in its callback; so is the writer) is the holder,
+  // provided the owner is still anonymous after the look (the holder has
+  // not left its window meanwhile). A carrier's entries may be a virtual
+  // thread's that unmounted since: it names no one, and makes a second
+  // running thread.
+  uint32_t found = 0, alone = 0;
+  int hits = 0, running = 0;
+  for (int i = 0; i < n; i++) {
+    slot_t *s = slot(i);
+    unsigned q = atomic_load(&s->seq);
+    if ((q & 1) || !atomic_load(&s->used) || vm_null(s->jt) || !hs_thread_running(s->jt)) continue;
+    running++;
+    alone = 0;
+    uintptr_t o = 0;
+    if (s->carrier) continue;
+    int hit = hs_lock_stack_popped(s->jt, &o) && o == obj;
+    if (atomic_load(&s->seq) != q) continue;
+    alone = s->hash;
+    if (hit) hits++, found = s->hash;
+  }
+  uintptr_t own = 0;
+  if (hits == 1) {
+    counter_add(CNT_OWNER_UNLOCKING, 1);
+    return found;
+  }
+  if (!hits && running == 1 && alone && !vm_null(mon) && hs_monitor_owner(mon, &own) && own == 1) {
+    counter_add(CNT_OWNER_UNLOCKING, 1);
+    return alone;
+  }
+  return 0;
 }
 
 // hash_of_held returns the identity hash of the object at oop, a monitor
@@ -328,7 +370,7 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj) {
     uintptr_t oop = 0;
     unsigned long e0 = objhash_epoch();
     if (!hs_handle_oop(obj, &oop)) return unknown(CNT_OWNER_UNREADABLE);
-    uint32_t h = on_lock_stack(oop, e0);
+    uint32_t h = on_lock_stack(oop, e0, mon);
     return h ? h : unknown(CNT_OWNER_ANONYMOUS);
   }
   return owner_of_word(own);
@@ -351,7 +393,7 @@ int owner_blocked_on(JNIEnv *env, jobject thread, int waiting, uint32_t *obj, ui
   if (waiting || !hs_monitor_owner(mon, &own)) return 1;
   if (own == 1) {   // anonymous (lightweight locking): on its owner's lock stack
     unsigned long e0 = objhash_epoch();
-    uint32_t h = *ref && hs_handle_oop(*ref, &oop) ? on_lock_stack(oop, e0) : 0;
+    uint32_t h = *ref && hs_handle_oop(*ref, &oop) ? on_lock_stack(oop, e0, mon) : 0;
     *owner = h ? h : unknown(CNT_OWNER_ANONYMOUS);
   } else {
     *owner = owner_of_word(own);

@@ -220,6 +220,10 @@ void hs_init(void) {
   hs.anchor_pc = vms_offset("JavaFrameAnchor", "_last_Java_pc");
   hs.lockstack_top = vms_offset("LockStack", "_top");
   hs.lockstack_base = vms_offset("LockStack", "_base[0]");
+  hs.lockstack_size = vms_size("LockStack");
+  hs.thread_state = vms_offset("JavaThread", "_thread_state");
+  hs.state_in_java = vms_constant("_thread_in_Java");
+  hs.state_in_vm = vms_constant("_thread_in_vm");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
   hs.monitor_object = vms_offset("ObjectMonitor", "_object");
   hs.check_jni = vms_flag("CheckJNICalls") == 1;
@@ -463,6 +467,36 @@ int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
   if (count < 0 || count > max) return -1;
   memcpy(out, buf + hs.lockstack_base, (size_t)count * sizeof(uintptr_t));
   return (int)count;
+}
+
+int hs_thread_running(vm_ptr jt) {
+  uint32_t state = 0;
+  if (hs.thread_state < 0 || hs.state_in_java < 0 || hs.state_in_vm < 0 ||
+      !safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state))
+    return 0;
+  return (long)state == hs.state_in_java || (long)state == hs.state_in_vm;
+}
+
+int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {
+  enum { BUF = 256 };
+  uint32_t state = 0;
+  if (!hs_can_lock_stack() || hs.lockstack_size <= hs.lockstack_base || hs.lockstack_size > BUF ||
+      hs.thread_state < 0 || hs.state_in_java < 0 || hs.state_in_vm < 0)
+    return 0;
+  unsigned char buf[BUF];
+  // Another thread's memory, gone if the thread has just exited.
+  if (!safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state) ||
+      ((long)state != hs.state_in_java && (long)state != hs.state_in_vm) ||
+      !safe_read(buf, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack)), (size_t)hs.lockstack_size))
+    return 0;
+  uint32_t top;   // a byte offset from the JavaThread
+  memcpy(&top, buf + hs.lockstack_top, sizeof top);
+  long at = (long)top - hs.thread_lock_stack;   // the entry just above the top, in buf
+  if (at < hs.lockstack_base || at + (long)sizeof(uintptr_t) > hs.lockstack_size ||
+      (at - hs.lockstack_base) % (long)sizeof(uintptr_t))
+    return 0;
+  memcpy(obj, buf + at, sizeof *obj);
+  return *obj != 0;
 }
 
 int hs_own_lock_stack(vm_ptr jt, uintptr_t *out, int max) {

@@ -53,7 +53,8 @@ typedef struct {
       thread_cont_entry, thread_size;
   long thread_vthread, thread_threadobj;           // OopHandles: the thread it runs (19+), its own
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
-  long lockstack_top, lockstack_base;              // LockStack (lightweight locking)
+  long lockstack_top, lockstack_base, lockstack_size;   // LockStack (lightweight locking)
+  long thread_state, state_in_java, state_in_vm;   // JavaThread::_thread_state, _thread_in_Java, _thread_in_vm
   long monitor_owner, monitor_header;              // ObjectMonitor
   long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
   int check_jni;                                   // -Xcheck:jni
@@ -181,6 +182,18 @@ int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi);
 // returns how many, or -1 (unreadable, or more than max): another thread's,
 // in one copy with its top.
 int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max);
+// hs_lock_stack_popped: the entry of jt's lock stack just above its top
+// (_base[_top]: the object a fast unlock pops before its CAS of the header,
+// or a fast lock pushes after its CAS), when jt runs Java code or the VM's
+// (_thread_in_Java, _thread_in_vm: the fast paths are compiled code, the
+// interpreter's, and the runtime's LightweightSynchronizer::enter) and the
+// entry is inside the LockStack; 0 otherwise.
+// HotSpot clears a popped entry in debug builds only (docs/agent.md, "The
+// owner of a contended monitor").
+int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj);
+// hs_thread_running: jt runs Java code or the VM's (_thread_in_Java,
+// _thread_in_vm), not native code, and is not blocked; 0 also when unknown.
+int hs_thread_running(vm_ptr jt);
 // hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
 // JavaThread jt: its top, then only the entries in use (one guarded read
 // when it holds no fast lock).

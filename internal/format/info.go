@@ -69,6 +69,7 @@ const (
 	InfoOwnerUnknown    = "owner_unknown"
 	InfoOwnerTableFull  = "owner_table_full"
 	InfoThreadKeysFull  = "thread_keys_full" // threads named by their identity hash alone: the agent's table of threads was full
+	InfoOwnerUnlocking  = "owner_unlocking"  // anonymous owners named by the lock stack's entry just above its top: a thread inside a fast unlock or lock (docs/agent.md)
 	// Of owner_unknown, why the agent named no owner (docs/format.md).
 	InfoOwnerReleased   = "owner_unknown.released"      // _owner was empty: the owner had just released the monitor
 	InfoOwnerAnonymous  = "owner_unknown.anonymous"     // an anonymous owner (lightweight locking) found on no thread's lock stack
@@ -164,7 +165,7 @@ var InfoKeys = []string{
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoStopped, InfoStoppedBy,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
-	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull,
+	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull, InfoOwnerUnlocking,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,

@@ -249,6 +249,11 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0, vm_ptr mon) {
   // not left its window meanwhile). A carrier's entries may be a virtual
   // thread's that unmounted since: it names no one, and makes a second
   // running thread.
+  // Only while the table has every thread: a holder left out of it (the
+  // table full, owner_table_full) would leave another thread the only one
+  // running, or the one with a stale entry, and a wrong owner is worse
+  // than none (TestManyOwners "full" on JDK 25 named one).
+  if (atomic_load(&orca_counters[CNT_OWNER_TABLE_FULL]) != 0) return 0;
   uint32_t found = 0, alone = 0;
   int hits = 0, running = 0;
   for (int i = 0; i < n; i++) {

@@ -28,7 +28,7 @@ import (
 func TestAnonymousOwner(t *testing.T) {
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
-		t.Skip("no taskset (util-linux): the test pins the JVM to one CPU")
+		skipf(t, "no taskset (util-linux): the test pins the JVM to one CPU")
 	}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		const iters = 30_000_000

@@ -54,9 +54,9 @@ static const inplace_hook thread_hook = {HOOKS_CLASS, "thread", NULL}, semaphore
 // wrapped_at_load: the start-up wrappers are in (the JVM started with the
 // agent): the live form is never needed.
 static atomic_int live, wrapped_at_load;
-// attaching: an attach (or its test switch) came: the start-up form is
-// never applied from then on (its natives are not found by name in an
-// attached agent's library). dependencies_recorded: this JVM's agent took
+// attaching: an attach came: in a JVM that did not start with the agent
+// the start-up form is never applied from then on (its natives are not
+// found by name in an attached agent's library). dependencies_recorded: this JVM's agent took
 // can_retransform_classes while the JVM loaded (standby=yes, or the test
 // switch): HotSpot 17-22 then deoptimises only the dependents of a
 // rewritten class (docs/attach.md, "What an attach costs").
@@ -138,7 +138,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   }
   // The start-up form, at the first load; ORCA_VERIFY_LIVE_HOOKS leaves it
   // to the live form at VMInit.
-  if (redefined || inject_live_test() == 1 || atomic_load(&attaching)) return;
+  if (redefined || inject_live_test() == 1 || (atomic_load(&attaching) && !atomic_load(&wrapped_at_load))) return;
   const char *err = classfile_wrap(data, (size_t)len, specs, n, &out, &out_len, &wrapped);
   if (err || !out) {
     cannot(name, err);

@@ -50,9 +50,9 @@ const char *inject_live(JNIEnv *env);
 // inject_live at VMInit all the same (as an attach to a JVM that started
 // with the agent: it must do nothing); 0 (or unset), neither.
 int inject_live_test(void);
-// inject_attaching: an attach starts (before its events are on): a class
-// that loads from now on gets the live form or nothing, never the start-up
-// form. inject_dependencies_recorded: the JVM's agent took
+// inject_attaching: an attach starts (before its events are on): in a JVM
+// that did not start with the agent a class that loads from now on gets the
+// live form or nothing, never the start-up form. inject_dependencies_recorded: the JVM's agent took
 // can_retransform_classes while the JVM loaded (standby=yes, the test
 // switch): HotSpot 17-22 then deoptimises only a rewritten class's
 // dependents, and inject_live rewrites Semaphore and VirtualThread there

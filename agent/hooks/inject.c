@@ -56,17 +56,19 @@ static const inplace_hook thread_hook = {HOOKS_CLASS, "thread", NULL}, semaphore
 static atomic_int live, wrapped_at_load;
 // attaching: an attach came: in a JVM that did not start with the agent
 // the start-up form is never applied from then on (its natives are not
-// found by name in an attached agent's library). dependencies_recorded: this JVM's agent took
-// can_retransform_classes while the JVM loaded (standby=yes, or the test
-// switch): HotSpot 17-22 then deoptimises only the dependents of a
-// rewritten class (docs/attach.md, "What an attach costs").
+// found by name in an attached agent's library). dependencies_recorded:
+// this JVM's agent took can_retransform_classes while the JVM loaded
+// (standby=yes, or the test switch): HotSpot 17-22 then deoptimises only
+// the dependents of a rewritten class (docs/attach.md, "What an attach
+// costs").
 static atomic_int attaching, dependencies_recorded;
 
 void inject_attaching(void) { atomic_store(&attaching, 1); }
 void inject_dependencies_recorded(void) { atomic_store(&dependencies_recorded, 1); }
 
-// Thread.join from its wait (join_from_wait): the compact ids (methods.h)
-// of Thread's join methods, found once a JVM, published by join_by_wait.
+// Thread.join seen in its wait (inject_join_wait): the compact ids
+// (methods.h) of Thread's join methods, found once a JVM, published by
+// join_by_wait.
 static uint32_t join_ids[8];
 static int njoin_ids;
 static jclass thread_class;   // global reference
@@ -382,9 +384,10 @@ static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
 // object called from Thread.join is the join: ThreadJoin (its target: the
 // thread's key), and ThreadJoined when the wait returns, the events the
 // rewritten Thread gives, with the stack from the outermost join frame (the
-// one the caller called, at its entry). Under the joined thread's monitor, which its end
-// takes to notify the joiners: the check is IsInstanceOf, then one walk of
-// the joiner's stack (a wait on a Thread object is almost always a join).
+// one the caller called, at its entry). Under the joined thread's monitor,
+// which its end takes to notify the joiners: the check is IsInstanceOf,
+// then one walk of the joiner's stack (a wait on a Thread object is almost
+// always a join).
 int inject_join_wait(JNIEnv *env, tstate *s, jobject o) {
   if (!atomic_load(&join_by_wait) || !o || !(*env)->IsInstanceOf(env, o, thread_class)) return 0;
   orca_frame fr[ORCA_MAX_DEPTH];

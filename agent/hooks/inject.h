@@ -52,11 +52,12 @@ const char *inject_live(JNIEnv *env);
 int inject_live_test(void);
 // inject_attaching: an attach starts (before its events are on): in a JVM
 // that did not start with the agent a class that loads from now on gets the
-// live form or nothing, never the start-up form. inject_dependencies_recorded: the JVM's agent took
-// can_retransform_classes while the JVM loaded (standby=yes, the test
-// switch): HotSpot 17-22 then deoptimises only a rewritten class's
-// dependents, and inject_live rewrites Semaphore and VirtualThread there
-// too (on 23+ always; never Thread: inject_join_wait).
+// live form or nothing, never the start-up form.
+// inject_dependencies_recorded: the JVM's agent took can_retransform_classes
+// while the JVM loaded (standby=yes, the test switch): HotSpot 17-22 then
+// deoptimises only a rewritten class's dependents, and inject_live rewrites
+// Semaphore and VirtualThread there too (on 23+ always; never Thread:
+// inject_join_wait).
 void inject_attaching(void);
 void inject_dependencies_recorded(void);
 

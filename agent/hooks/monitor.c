@@ -15,6 +15,16 @@
 #include "hotspot/vmstructs.h"
 #include "threads/waitobj.h"
 
+// Where Thread.join is seen in its wait (monitor.h): set once at the
+// agent's load, before any wait is wrapped.
+static int (*join_wait)(JNIEnv *env, tstate *s, jobject o);
+static void (*join_waited)(tstate *s, jobject o);
+
+void monitor_join_hooks(int (*begin)(JNIEnv *, tstate *, jobject), void (*end)(tstate *, jobject)) {
+  join_waited = end;
+  join_wait = begin;
+}
+
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
 // wait releases the monitor: anything slow here blocks the thread that will
 // notify, so only the time is noted (pending.c). JVMTI's MonitorWait event
@@ -28,14 +38,6 @@
 // with waitobj.c from the wrapper's own argument o. Without a walker, or
 // where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
 // taken here.
-static int (*join_wait)(JNIEnv *env, tstate *s, jobject o);
-static void (*join_waited)(tstate *s, jobject o);
-
-void monitor_join_hooks(int (*begin)(JNIEnv *, tstate *, jobject), void (*end)(tstate *, jobject)) {
-  join_waited = end;
-  join_wait = begin;
-}
-
 static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   if (!orca_recording()) return NULL;
   tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);

@@ -366,7 +366,8 @@ func attachedWindow(t *testing.T, j jdk, class string) (expect, *recording, stri
 }
 
 // TestAttachOwnEvent: three threads parked when the agent attaches leave their park after it, and
-// their first event is a Semaphore acquire, a Thread.join and an unpark (OwnEventAfterAttach).
+// their first event is a Semaphore acquire (its end where Semaphore is not rewritten), a Thread.join
+// (seen in its wait) and an unpark (OwnEventAfterAttach).
 // The park the snapshot saw ends at the thread's first event of its own, so each ThreadUnparked
 // precedes that event and every event is placed. Before, those three hooks did not end it: it
 // ended at the walker's next poll or the thread's end, after the event ("SemaphoreAcquire:
@@ -374,7 +375,11 @@ func attachedWindow(t *testing.T, j jdk, class string) (expect, *recording, stri
 func TestAttachOwnEvent(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, r, prefix := attachedWindow(t, j, "OwnEventAfterAttach")
-		for key, first := range map[string]format.Kind{"sem": format.SemaphoreAcquire, "joiner": format.ThreadJoin, "unparker": format.ThreadUnpark} {
+		firsts := map[string]format.Kind{"sem": format.SemaphoreAcquire, "joiner": format.ThreadJoin, "unparker": format.ThreadUnpark}
+		if strings.HasPrefix(r.info[format.InfoClassHooks], "live: 0 classes") {
+			firsts["sem"] = format.ThreadEnded // JDK 17-22 without standby: Semaphore not rewritten (docs/attach.md)
+		}
+		for key, first := range firsts {
 			th := format.ThreadID(e.hash(t, key))
 			mine := func(_ int, ev reader.Event) bool { return ev.Thread == th }
 			parks, ends, own := r.sel(format.ThreadPark, mine), r.sel(format.ThreadUnparked, mine), r.sel(first, mine)

@@ -11,6 +11,7 @@
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
+#include "hotspot/vmstructs.h"
 #include "threads/threads.h"
 
 static const wrap_spec thread_specs[] = {
@@ -53,6 +54,25 @@ static const inplace_hook thread_hook = {HOOKS_CLASS, "thread", NULL}, semaphore
 // wrapped_at_load: the start-up wrappers are in (the JVM started with the
 // agent): the live form is never needed.
 static atomic_int live, wrapped_at_load;
+// attaching: an attach came: in a JVM that did not start with the agent
+// the start-up form is never applied from then on (its natives are not
+// found by name in an attached agent's library). dependencies_recorded:
+// this JVM's agent took can_retransform_classes while the JVM loaded
+// (standby=yes, or the test switch): HotSpot 17-22 then deoptimises only
+// the dependents of a rewritten class (docs/attach.md, "What an attach
+// costs").
+static atomic_int attaching, dependencies_recorded;
+
+void inject_attaching(void) { atomic_store(&attaching, 1); }
+void inject_dependencies_recorded(void) { atomic_store(&dependencies_recorded, 1); }
+
+// Thread.join seen in its wait (inject_join_wait): the compact ids
+// (methods.h) of Thread's join methods, found once a JVM, published by
+// join_by_wait.
+static uint32_t join_ids[8];
+static int njoin_ids;
+static jclass thread_class;   // global reference
+static atomic_int join_by_wait;
 
 int inject_live_test(void) {
   static int v = -1;
@@ -102,6 +122,9 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   size_t out_len = 0;
   int wrapped = 0;
   if (atomic_load(&live)) {
+    // Thread is not rewritten live: its joins are seen in their wait
+    // (inject_join_wait).
+    if (hook == &thread_hook) return;
     // The live form, at a retransformation (ours, or another agent's: the
     // JVM hands a retransformation-capable agent the bytes before its own
     // change, which must be made again) and at a first load.
@@ -117,7 +140,7 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   }
   // The start-up form, at the first load; ORCA_VERIFY_LIVE_HOOKS leaves it
   // to the live form at VMInit.
-  if (redefined || inject_live_test() == 1) return;
+  if (redefined || inject_live_test() == 1 || (atomic_load(&attaching) && !atomic_load(&wrapped_at_load))) return;
   const char *err = classfile_wrap(data, (size_t)len, specs, n, &out, &out_len, &wrapped);
   if (err || !out) {
     cannot(name, err);
@@ -177,11 +200,48 @@ static jclass hooks_class(JNIEnv *env, jclass found, const char **why) {
   return c;
 }
 
+// join_init makes Thread.join seen in its wait (inject_join_wait): the ids
+// of Thread's join methods (every overload this JDK has) and a global
+// reference to Thread. 0 when it cannot (joins are then not recorded).
+static int join_init(JNIEnv *env, jclass thread) {
+  if (atomic_load(&join_by_wait)) return 1;
+  jint n = 0;
+  jmethodID *ms = NULL;
+  if (!thread || (*jvmti)->GetClassMethods(jvmti, thread, &n, &ms) != JVMTI_ERROR_NONE) return 0;
+  njoin_ids = 0;
+  for (jint i = 0; i < n && njoin_ids < (int)(sizeof join_ids / sizeof join_ids[0]); i++) {
+    char *mn = NULL;
+    if ((*jvmti)->GetMethodName(jvmti, ms[i], &mn, NULL, NULL) == JVMTI_ERROR_NONE && mn) {
+      uint32_t id = !strcmp(mn, "join") ? methods_id_of(ms[i]) : 0;
+      if (id) join_ids[njoin_ids++] = id;
+      (*jvmti)->Deallocate(jvmti, (unsigned char *)mn);
+    }
+  }
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)ms);
+  if (!njoin_ids || !(thread_class = (*env)->NewGlobalRef(env, thread))) return 0;
+  atomic_store(&join_by_wait, 1);
+  return 1;
+}
+
+// rewrite_cheap: a redefinition deoptimises only the code that depends on
+// the rewritten class. HotSpot 23+ records those dependencies from the
+// JVM's start (-XX:+AlwaysRecordEvolDependencies, the default since
+// JDK-8324241); 17-22 only while an agent holds can_retransform_classes,
+// and trust them only if it was taken while the JVM loaded: otherwise the
+// first redefinition deoptimises every compiled method
+// (VM_RedefineClasses::flush_dependent_code), and a loaded server runs at a
+// third of its speed for seconds (docs/attach.md, "What an attach costs").
+static int rewrite_cheap(void) {
+  if (atomic_load(&dependencies_recorded)) return 1;
+  return orca_feature >= 23 && vms_flag("AlwaysRecordEvolDependencies") != 0;
+}
+
 const char *inject_live(JNIEnv *env) {
   static char why[300];
-  if (atomic_load(&live) || atomic_load(&wrapped_at_load)) return NULL;
+  static int done;
+  if (done || atomic_load(&wrapped_at_load)) return NULL;
   jint n = 0;
-  jclass *all = NULL, want[3], hooks = NULL;
+  jclass *all = NULL, want[2], hooks = NULL;
   int nwant = 0;
   if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return "cannot list the loaded classes: Thread.join and Semaphore are not recorded";
   jclass thread = NULL;
@@ -195,8 +255,8 @@ const char *inject_live(JNIEnv *env) {
     if ((*jvmti)->GetClassSignature(jvmti, all[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
         (*jvmti)->GetClassLoader(jvmti, all[i], &loader) == JVMTI_ERROR_NONE && !loader) {
       keep = 1;
-      if (!strcmp(sig, "Ljava/lang/Thread;") && !thread && nwant < 3) thread = want[nwant++] = all[i];
-      else if ((!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) && nwant < 3)
+      if (!strcmp(sig, "Ljava/lang/Thread;") && !thread) thread = all[i];
+      else if ((!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) && nwant < 2)
         want[nwant++] = all[i];
       else if (!strcmp(sig, "L" HOOKS_CLASS ";") && !hooks) hooks = all[i];
       else keep = 0;
@@ -206,10 +266,32 @@ const char *inject_live(JNIEnv *env) {
     if (!keep) (*env)->DeleteLocalRef(env, all[i]);
   }
   const char *err = NULL;
-  char buf[200];
+  char buf[200], fact[200];
   // A JVM that started with an agent of Orca's has the start-up wrappers.
   if (thread && has_method(thread, "orca$hook")) {
     atomic_store(&wrapped_at_load, 1);
+    goto out;
+  }
+  done = 1;
+  // Thread is not rewritten: its every redefinition deoptimises the
+  // compiled code that inlined one of its methods (getContextClassLoader,
+  // isInterrupted, currentThread's callers: 210 of a loaded Tomcat's), and
+  // a platform thread's join is a wait on the Thread object, seen in
+  // Object.wait's wrapper (monitor.c).
+  if (!join_init(env, thread)) {
+    err = "cannot find Thread's join methods";
+    goto out;
+  }
+  if (!rewrite_cheap()) {
+    // JDK 17-22 without standby=yes: any redefinition would deoptimise all
+    // compiled code. Semaphore and VirtualThread stay as they are, now and
+    // at a later first load: an acquire that blocks is a park on the
+    // semaphore's Sync, a virtual thread's park is its carrier's.
+    snprintf(fact, sizeof fact,
+             "live: 0 classes retransformed (JDK %d without standby=yes: a redefinition deoptimises all compiled code); "
+             "Thread.join seen in its wait",
+             orca_feature);
+    counters_prop(ORCA_INFO_CLASS_HOOKS, fact);
     goto out;
   }
   jclass c = hooks_class(env, hooks, &err);
@@ -225,21 +307,28 @@ const char *inject_live(JNIEnv *env) {
   atomic_store(&live, 1);   // the class-file hook rewrites them from now on
   int64_t t0 = clock_now();
   if (nwant && (e = (*jvmti)->RetransformClasses(jvmti, nwant, want)) != JVMTI_ERROR_NONE) {
-    snprintf(buf, sizeof buf, "cannot retransform Thread, Semaphore%s (JVMTI error %d)", more_class ? ", VirtualThread" : "",
-             (int)e);
+    snprintf(buf, sizeof buf, "cannot retransform Semaphore%s (JVMTI error %d)", more_class ? ", VirtualThread" : "", (int)e);
     err = buf;
   } else {
-    char fact[120];
-    snprintf(fact, sizeof fact, "live: %d classes retransformed in %.1f ms", nwant, (double)(clock_now() - t0) / 1e6);
+    snprintf(fact, sizeof fact, "live: %d classes retransformed in %.1f ms; Thread.join seen in its wait", nwant,
+             (double)(clock_now() - t0) / 1e6);
     counters_prop(ORCA_INFO_CLASS_HOOKS, fact);
   }
 out:
   for (int i = 0; i < nwant; i++) (*env)->DeleteLocalRef(env, want[i]);
+  if (thread) (*env)->DeleteLocalRef(env, thread);
   if (hooks) (*env)->DeleteLocalRef(env, hooks);
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
   if (!err) return NULL;
-  snprintf(why, sizeof why, "%s: Thread.join, Semaphore and virtual threads' parks are not recorded", err);
+  snprintf(why, sizeof why, "%s: %s are not recorded", err,
+           atomic_load(&join_by_wait) ? "Semaphore and virtual threads' parks" : "Thread.join, Semaphore and virtual threads' parks");
   return why;
+}
+
+static int is_join(uint32_t id) {
+  for (int i = 0; i < njoin_ids; i++)
+    if (join_ids[i] == id) return 1;
+  return 0;
 }
 
 // pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
@@ -287,6 +376,48 @@ static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
   tstate *s = thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
   if (s) OWN_EVENT(s, 0);
   return s;
+}
+
+// inject_join_wait: a platform thread's Thread.join is `synchronized (this)
+// { while (isAlive()) wait(0); }` (wait(delay) for a timed one) on JDK
+// 17-25, so where Thread is not rewritten (an attach) a wait on a Thread
+// object called from Thread.join is the join: ThreadJoin (its target: the
+// thread's key), and ThreadJoined when the wait returns, the events the
+// rewritten Thread gives, with the stack from the outermost join frame (the
+// one the caller called, at its entry). Under the joined thread's monitor,
+// which its end takes to notify the joiners: the check is IsInstanceOf,
+// then one walk of the joiner's stack (a wait on a Thread object is almost
+// always a join).
+int inject_join_wait(JNIEnv *env, tstate *s, jobject o) {
+  if (!atomic_load(&join_by_wait) || !o || !(*env)->IsInstanceOf(env, o, thread_class)) return 0;
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int max = opt.depth + 3 < ORCA_MAX_DEPTH ? opt.depth + 3 : ORCA_MAX_DEPTH;
+  int n = stack_capture_own(env, 0, fr, max);
+  // Object.wait's frames (wait0 and wait on 19+, the native wait on 17),
+  // then Thread.join's.
+  int k = 0;
+  while (k < n && k < 3 && !is_join(fr[k].method)) k++;
+  if (k >= n || !is_join(fr[k].method)) return 0;
+  while (k + 1 < n && is_join(fr[k + 1].method)) k++;
+  inject_tstate *p = part(s);
+  if (!p) return 0;
+  s->join_depth = 1;
+  p->join_rec = orca_recording() ? threads_recording() : 0;
+  if (!p->join_rec) return 1;
+  p->join_n = n - k < opt.depth ? n - k : opt.depth;
+  memcpy(p->join_frames, fr + k, (size_t)p->join_n * sizeof fr[0]);
+  // At its entry, as the hook of a rewritten Thread gives it: one join
+  // site has one stack in a recording from the JVM's start and an attached one.
+  if (p->join_n) p->join_frames[0].location = 0;
+  ring_put(s->shard, ORCA_EV_THREAD_JOIN, clock_now(), s->hash, pair_object(ORCA_EV_THREAD_JOIN, o), 0, p->join_frames,
+           p->join_n, NULL, 0);
+  return 1;
+}
+
+void inject_join_waited(tstate *s, jobject o) {
+  inject_tstate *p = s->inject;
+  if (p) pair(s, &s->join_depth, &p->join_rec, p->join_frames, &p->join_n, ORCA_EV_THREAD_JOIN, ORCA_EV_THREAD_JOINED, HOOK_EXIT, o);
+  else s->join_depth = 0;
 }
 
 // The natives of the injected `orca$hook` methods; the JVM finds them by

@@ -50,6 +50,25 @@ const char *inject_live(JNIEnv *env);
 // inject_live at VMInit all the same (as an attach to a JVM that started
 // with the agent: it must do nothing); 0 (or unset), neither.
 int inject_live_test(void);
+// inject_attaching: an attach starts (before its events are on): in a JVM
+// that did not start with the agent a class that loads from now on gets the
+// live form or nothing, never the start-up form.
+// inject_dependencies_recorded: the JVM's agent took can_retransform_classes
+// while the JVM loaded (standby=yes, the test switch): HotSpot 17-22 then
+// deoptimises only a rewritten class's dependents, and inject_live rewrites
+// Semaphore and VirtualThread there too (on 23+ always; never Thread:
+// inject_join_wait).
+void inject_attaching(void);
+void inject_dependencies_recorded(void);
+
+// inject_join_wait: in Object.wait's wrapper (monitor.c), before the wait,
+// on a platform thread s: 1 when Thread is not rewritten (an attach) and
+// this wait on o is Thread.join's (o a Thread, the caller Thread.join):
+// its ThreadJoin is written (a recording running) and s->join_depth is 1
+// until inject_join_waited, after the wait, writes its ThreadJoined.
+struct tstate;
+int inject_join_wait(JNIEnv *env, struct tstate *s, jobject o);
+void inject_join_waited(struct tstate *s, jobject o);
 
 // The natives of the injected methods (start-up form: `orca$hook`, found by
 // name; live form: bound to the hooks' class).

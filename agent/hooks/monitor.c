@@ -15,6 +15,16 @@
 #include "hotspot/vmstructs.h"
 #include "threads/waitobj.h"
 
+// Where Thread.join is seen in its wait (monitor.h): set once at the
+// agent's load, before any wait is wrapped.
+static int (*join_wait)(JNIEnv *env, tstate *s, jobject o);
+static void (*join_waited)(tstate *s, jobject o);
+
+void monitor_join_hooks(int (*begin)(JNIEnv *, tstate *, jobject), void (*end)(tstate *, jobject)) {
+  join_waited = end;
+  join_wait = begin;
+}
+
 // monitor_wait_begin runs in the wrapper of the native Object.wait, before
 // wait releases the monitor: anything slow here blocks the thread that will
 // notify, so only the time is noted (pending.c). JVMTI's MonitorWait event
@@ -35,6 +45,13 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
   OWN_EVENT(s, 0);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
+    return s;
+  }
+  // After an attach Thread is not rewritten: the join is this wait
+  // (inject.h), written as the join (s->join_depth 1 until it returns).
+  if (!s->is_virtual && join_wait && join_wait(env, s, o)) {
+    counter_add(CNT_SUPPRESSED_WAITS, 1);
+    s->join_wait = 1;
     return s;
   }
   int64_t ts = clock_now();
@@ -59,6 +76,11 @@ static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
 static void monitor_wait_end(tstate *s, jobject o) {
   // First, recording or not: a walker's round may still be naming from it.
   if (s) pending_wait_returned(&s->pending);
+  if (s && s->join_wait) {   // Thread.join's wait (monitor_wait_begin)
+    s->join_wait = 0;
+    join_waited(s, o);
+    return;
+  }
   if (!orca_recording()) {
     if (s && !s->is_virtual) pending_wait_name(&s->pending, o);   // stopped while it waited
     return;

@@ -9,6 +9,12 @@ int monitor_bind(const char *csig, const char *name, const char *sig, void *addr
 void monitor_report(void);
 // monitor_init: Agent_OnLoad.
 void monitor_init(void);
+// monitor_join_hooks: where Thread.join is seen in its wait (inject.h:
+// inject_join_wait, set by the jvm module), begin runs in Object.wait's
+// wrapper before the wait of a platform thread s and returns 1 when the wait
+// is a join (then no ObjectWait: the join's events), and end after it.
+struct tstate;
+void monitor_join_hooks(int (*begin)(JNIEnv *, struct tstate *, jobject), void (*end)(struct tstate *, jobject));
 // monitor_restart: a recording starts with MonitorContendedEntered enabled.
 void monitor_restart(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);

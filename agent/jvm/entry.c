@@ -199,6 +199,7 @@ static const char *core_once(JavaVM *vm) {
   fact(ORCA_INFO_ENTERED_CLOCK, clock_init());
   hsstat_init();
   monitor_init();
+  monitor_join_hooks(inject_join_wait, inject_join_waited);
   pending_on_round(on_round);
   threads_on_ending(attached_ended);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
@@ -355,6 +356,9 @@ static const char *hooks(int at_load) {
     snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
     return why;
   }
+  // Taken while the JVM loads (the live form's test switch): HotSpot
+  // records the dependencies a cheap redefinition needs (inject.h).
+  if (at_load && want.can_retransform_classes) inject_dependencies_recorded();
   if (at_load && !want.can_generate_early_class_hook_events)
     counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
 
@@ -490,6 +494,8 @@ static jint standby(JavaVM *vm) {
   if (e != JVMTI_ERROR_NONE)
     orca_fail("option standby: cannot take can_retransform_classes (JVMTI error %d); a later attach deoptimises all compiled code once",
               (int)e);
+  else
+    inject_dependencies_recorded();   // a later attach (this library) may rewrite Semaphore (inject.h)
   return JNI_OK;
 }
 
@@ -597,6 +603,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return code;
   }
   counters_prop(ORCA_INFO_ATTACHED, "true");
+  inject_attaching();
   if (opt.lease && (err = lease_open())) {
     orca_fail("%s; the recording does not start", err);
     writer_stop();

@@ -452,6 +452,8 @@ static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
   return n;
 }
 
+uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }
+
 int stack_capture(jthread t, int skip, orca_frame *out, int max) { return capture(NULL, t, skip, out, max); }
 
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max) { return capture(env, NULL, skip, out, max); }

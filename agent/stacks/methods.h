@@ -35,6 +35,9 @@ void methods_detach(void);
 // AsyncGetCallTrace would go on into the carrier's frames).
 extern __thread int stack_virtual;
 int stack_capture(jthread t, int skip, orca_frame *out, int max);
+// methods_id_of returns m's compact id (the orca_frame.method its frames
+// get), 0 when the table is full.
+uint32_t methods_id_of(jmethodID m);
 // stack_capture_own: stack_capture(NULL, ...) for a caller that has the
 // calling thread's JNIEnv at hand (a wrapped native): one GetEnv less.
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max);

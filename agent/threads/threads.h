@@ -31,6 +31,7 @@ typedef struct tstate {
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
   int join_depth;       // >0 inside Thread.join (inject.c): its waits are the join's, not recorded (monitor.c)
+  int join_wait;        // 1 while the wait native runs Thread.join's wait, seen as the join (inject_join_wait)
   struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
   uint32_t owned[4];    // a virtual thread's MonitorOwned lines of its last resume (thread_resumed)
   int owned_n;

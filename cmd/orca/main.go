@@ -273,9 +273,10 @@ key=value pairs separated by commas (docs/agent.md):
                     another running JVM writes is never overwritten)
   standby=yes       record nothing now: only make the JVM ready for a later
                     'orca record --pid' (alone, at the JVM's start). On JDK
-                    17-22 the attach then deoptimises only the code that
-                    inlined the classes it rewrites, not all compiled code
-                    (docs/attach.md, "What an attach costs")
+                    17-22 the attach then rewrites Semaphore (and records
+                    it), deoptimising only the code that inlined it; without,
+                    it rewrites nothing (docs/attach.md, "What an attach
+                    rewrites")
 
 orca record sets these from its own options (--depth, --flush, --buffer,
 --kinds, --format, --max-size, --max-age; 'orca help record') and adds

@@ -102,8 +102,10 @@ const (
 	// ObjectWaitTimeout line, so a wait without one is untimed.
 	InfoWaitTimeouts = "wait_timeouts"
 	// InfoClassHooks: how Thread.join, Semaphore and VirtualThread's methods
-	// are wrapped: "load" (new methods, at class load) or "live ..." (the
-	// bodies rewritten in place: an attach, or ORCA_VERIFY_LIVE_HOOKS=1).
+	// are wrapped: "load" (new methods, at class load) or "live ..." (an
+	// attach, or ORCA_VERIFY_LIVE_HOOKS=1: Semaphore's and VirtualThread's
+	// bodies rewritten in place where that is cheap, none on JDK 17-22
+	// without standby=yes; Thread.join seen in its wait).
 	InfoClassHooks = "class_hooks"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).

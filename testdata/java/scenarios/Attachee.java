@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
 
 public class Attachee {
@@ -192,8 +193,16 @@ public class Attachee {
         await(done);
     }
 
+    // LOADED is never acquired: Semaphore is loaded before any attach, which rewrites it where
+    // that is cheap (TestAttachDeoptimizes reads what HotSpot deoptimised).
+    static final Semaphore LOADED = new Semaphore(1);
+
+    // join: the joined thread ends once main waits in join (an attach sees a join in its wait).
     static Thread join() {
-        Thread t = new Thread(() -> {}, JOINED);
+        Thread main = Thread.currentThread();
+        Thread t = new Thread(() -> {
+            while (main.getState() != Thread.State.WAITING) Thread.onSpinWait();
+        }, JOINED);
         t.start();
         try {
             t.join();

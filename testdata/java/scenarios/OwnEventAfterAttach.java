@@ -2,22 +2,29 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 // OwnEventAfterAttach: three threads are parked in go.await() when an agent attaches (READY);
 // on GO each leaves its park and its first event is not a park, a wait or an enter: "sem"
-// acquires and releases a free Semaphore, "joiner" joins a thread that has ended, "unparker"
-// unparks main. Each event of a thread's own ends the park the attach saw (its end passes no
-// wrapper: the thread was inside the native when the agent came). Then ENDED; on STOPPED:
+// acquires and releases a free Semaphore (no event where the attach did not rewrite Semaphore:
+// its first is then its end), "joiner" joins a thread ("joined", parked too) that ends once
+// joiner waits in the join, "unparker" unparks main. Each event of a thread's own ends the park
+// the attach saw (its end passes no wrapper: the thread was inside the native when the agent came). Then ENDED; on STOPPED:
 // EXPECT sem=HASH joiner=HASH unparker=HASH, DONE, exit 0.
 public class OwnEventAfterAttach {
   public static void main(String[] args) throws Exception {
     CountDownLatch go = new CountDownLatch(1);
     Semaphore permits = new Semaphore(1);
-    Thread ended = new Thread(() -> { }, "ended");
-    ended.start();
-    while (ended.isAlive()) Thread.onSpinWait(); // join would be recorded: nothing of main's is checked, but keep it quiet
     Thread main = Thread.currentThread();
+    // joined ends once joiner waits in its join (an attach sees a join in its wait: a join of an
+    // ended thread would not be recorded).
+    Thread[] joinerOf = new Thread[1];
+    AtomicBoolean joining = new AtomicBoolean();
+    Thread joined = new Thread(() -> {
+      await(go);
+      while (!joining.get() || joinerOf[0].getState() != Thread.State.WAITING) Thread.onSpinWait();
+    }, "joined");
     Thread sem = new Thread(() -> {
       await(go);
       permits.acquireUninterruptibly();
@@ -25,13 +32,15 @@ public class OwnEventAfterAttach {
     }, "sem");
     Thread joiner = new Thread(() -> {
       await(go);
-      try { ended.join(); } catch (InterruptedException e) { throw new AssertionError(e); }
+      joining.set(true);
+      try { joined.join(); } catch (InterruptedException e) { throw new AssertionError(e); }
     }, "joiner");
+    joinerOf[0] = joiner;
     Thread unparker = new Thread(() -> {
       await(go);
       LockSupport.unpark(main);
     }, "unparker");
-    Thread[] all = {sem, joiner, unparker};
+    Thread[] all = {sem, joiner, unparker, joined};
     for (Thread t : all) t.start();
     for (Thread t : all) while (t.getState() != Thread.State.WAITING) Thread.sleep(10);
     System.out.println("READY");

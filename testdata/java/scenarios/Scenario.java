@@ -123,6 +123,7 @@ public class Scenario {
         out.append(" sleeps=").append(sleeps);
         out.append(" joins=").append(joins);
         out.append(" joinTargets=").append(joinTargets);
+        out.append(" joinTargets.waited=").append(joinTargetsWaited);
         out.append(" sem=").append(hex(sem));
         out.append(" acquires=").append(acquires);
         out.append(" releases=").append(releases);
@@ -242,11 +243,14 @@ public class Scenario {
 
     // ---- Thread.sleep and Thread.join ----
 
-    static String joinTargets = "";
+    static String joinTargets = "", joinTargetsWaited = "";
 
-    static void addJoin(Thread t) {
+    // addJoin: t is joined; waits: the join waits (t alive). Where Thread is not rewritten (an
+    // attach) a join is seen in its wait: a join of an ended thread is then not recorded.
+    static void addJoin(Thread t, boolean waits) {
         joins++;
         joinTargets += (joinTargets.isEmpty() ? "" : ",") + hex(t);
+        if (waits) joinTargetsWaited += (joinTargetsWaited.isEmpty() ? "" : ",") + hex(t);
     }
 
     static void sleepsAndJoins() throws InterruptedException {
@@ -261,13 +265,13 @@ public class Scenario {
 
         // join() on a live thread: it ends only once main is inside join (WAITING).
         Thread t1 = thread(() -> awaitState(mainThread, Thread.State.WAITING), "orca-join-live");
-        addJoin(t1);
+        addJoin(t1, true);
         start(t1);
         t1.join();
 
         // join(ms) on a live thread: it ends once main is inside join (TIMED_WAITING).
         Thread t2 = thread(() -> awaitState(mainThread, Thread.State.TIMED_WAITING), "orca-join-timed");
-        addJoin(t2);
+        addJoin(t2, true);
         start(t2);
         t2.join(60_000);
         if (t2.isAlive()) throw new AssertionError("join(ms) timed out");
@@ -275,12 +279,12 @@ public class Scenario {
         // join() on a thread that has already ended.
         Thread t3 = start(() -> {}, "orca-join-dead");
         awaitState(t3, Thread.State.TERMINATED);
-        addJoin(t3);
+        addJoin(t3, false);
         t3.join();
 
         // join(ms, ns) on a live thread.
         Thread t4 = thread(() -> awaitState(mainThread, Thread.State.TIMED_WAITING), "orca-join-nanos");
-        addJoin(t4);
+        addJoin(t4, true);
         start(t4);
         t4.join(60_000, 500);
         if (t4.isAlive()) throw new AssertionError("join(ms, ns) timed out");

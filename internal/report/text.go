@@ -204,7 +204,7 @@ func (r *Report) headline(t *textWriter) {
 	} else if r.hangsHidden() {
 		hg = "hangs: not visible"
 	}
-	if n := len(r.appAlone()); n > 0 {
+	if n := len(r.WaitingAlone); n > 0 {
 		hg += fmt.Sprintf(", waiting alone: %d", n)
 	}
 	if len(jdk) > 0 {
@@ -433,15 +433,11 @@ func (r *Report) splitHangs() (app, jdk []Hang) {
 	return r.Hangs, jdk
 }
 
-// appAlone returns the program's threads waiting alone (a JDK service
-// thread's is its idle: in NotHangs).
-func (r *Report) appAlone() []Hang { return r.WaitingAlone }
-
 // aloneSection lists the program's threads waiting alone
 // (analysis.Alone): stuck as a hang is, for no thread in particular, with
 // none behind them, while the program went on. Nothing when there are none.
 func (r *Report) aloneSection(t *textWriter) {
-	alone := r.appAlone()
+	alone := r.WaitingAlone
 	if len(alone) == 0 {
 		return
 	}
@@ -450,25 +446,34 @@ func (r *Report) aloneSection(t *textWriter) {
 		count(len(alone), "thread", "threads"), dur(analysis.MinHang.Seconds()))
 	for _, h := range alone {
 		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, "", nil))
-		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
-		if h.BeforeAttach {
-			s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
-		}
-		switch h.State {
-		case "waiting":
-			s += ", never notified"
-			if h.Timeout == "unknown" {
-				s += " (whether it has a timeout is not recorded)"
-			}
-		case "parked":
-			s += ", never unparked"
-		}
+		s := stuckFor(h)
 		if h.OthersRanUntilS != nil {
 			s += fmt.Sprintf("; other threads ran until %s", at(*h.OthersRanUntilS))
 		}
 		t.printf("%s\n", s)
 		t.frames("      ", h.Frames)
 	}
+}
+
+// stuckFor says how long a stuck thread (a hang, one waiting alone) had
+// been in its state at the end: "    for 2.50 s (since 0.500 s), never
+// notified"; "for at least" when it was in it at the attach, when it began
+// not recorded.
+func stuckFor(h Hang) string {
+	s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
+	if h.BeforeAttach {
+		s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
+	}
+	switch h.State {
+	case "waiting":
+		s += ", never notified"
+		if h.Timeout == "unknown" {
+			s += " (whether it has a timeout is not recorded)"
+		}
+	case "parked":
+		s += ", never unparked"
+	}
+	return s
 }
 
 func (r *Report) hangSection(t *textWriter) {
@@ -480,7 +485,7 @@ func (r *Report) hangSection(t *textWriter) {
 	} else if len(app) == 0 && r.hangsHidden() {
 		t.section("Hangs: not visible in a %s recording: it writes a wait, monitor enter, park or sleep\n"+
 			"when it ends, and a thread stuck at the end is still in it.", r.Sight.sourceName())
-	} else if n := len(r.appAlone()); len(app) == 0 && n > 0 {
+	} else if n := len(r.WaitingAlone); len(app) == 0 && n > 0 {
 		t.section("No hangs: the %s of the program stuck for %s or more at the end %s alone (below).",
 			plural(n, "thread", "threads"), least, plural(n, "waits", "wait"))
 	} else if len(app) == 0 {
@@ -520,20 +525,7 @@ func (r *Report) hangSection(t *textWriter) {
 			other = *h.Other
 		}
 		t.printf("  %s %s\n", t.label(h.Thread, h.Name), t.waitsFor(h.State, h.Lock, h.Object, h.Class, h.Call, other, h.OtherName))
-		s := fmt.Sprintf("    for %s (since %s)", dur(h.ForS), at(h.SinceS))
-		if h.BeforeAttach {
-			// In it at the attach: it began before, when is not recorded.
-			s = fmt.Sprintf("    for at least %s (since before the attach)", dur(h.ForS))
-		}
-		if h.State == "waiting" {
-			s += ", never notified"
-			if h.Timeout == "unknown" {
-				s += " (whether it has a timeout is not recorded)"
-			}
-		}
-		if h.State == "parked" {
-			s += ", never unparked"
-		}
+		s := stuckFor(h)
 		if h.Deadlock != nil {
 			s += fmt.Sprintf(", in deadlock #%d", *h.Deadlock+1)
 		}

@@ -1,6 +1,6 @@
 #!/bin/bash
 # check-includes.sh [DIR] [MAX]: the agent's structure (docs/agent.md).
-# A unit is a .c with its .h (core/ring's ring.c and ring.h); a module is a
+# A unit is a .c with its .h (record/ring's ring.c and ring.h); a module is a
 # directory of units. Unit X depends on unit Y when X.c or X.h includes
 # Y.h. Three rules, checked here, run by `make agent-test`:
 #   1. Layers: a module uses only itself and the modules below it, in the

@@ -70,3 +70,43 @@ func TestFuzzersListed(t *testing.T) {
 		}
 	}
 }
+
+var getenvRE = regexp.MustCompile(`getenv\("(ORCA_\w+)"\)`)
+
+// TestAgentSwitches checks that the agent reads its environment in one
+// place, core/options.c, and that docs/agent.md's table names every switch
+// read there: a switch found only by reading the C is one nobody uses.
+func TestAgentSwitches(t *testing.T) {
+	files, err := filepath.Glob("../agent/*/*.[ch]")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no agent sources: %v", err)
+	}
+	doc, err := os.ReadFile("agent.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for _, f := range files {
+		if strings.HasPrefix(f, "../agent/test/") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range getenvRE.FindAllSubmatch(b, -1) {
+			name := string(m[1])
+			if f != "../agent/core/options.c" {
+				t.Errorf("%s: getenv(%q): the agent's environment is read in core/options.c (options_switches) only", f, name)
+				continue
+			}
+			read++
+			if !strings.Contains(string(doc), "| `"+name+"` |") && !strings.Contains(string(doc), "`"+name+"` is no switch") {
+				t.Errorf("docs/agent.md: %s, read by core/options.c, is not in the table of environment switches", name)
+			}
+		}
+	}
+	if read == 0 {
+		t.Error("core/options.c reads no environment switch: the table of docs/agent.md describes nothing")
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"unicode"
 
 	"orca/internal/analysis"
 )
@@ -17,6 +16,8 @@ import (
 type headEntry struct {
 	kind  headKind
 	lines []string
+	// seps[i] joins lines[i+1] to the text before it, as one sentence.
+	seps []string
 }
 
 type headKind uint8
@@ -36,10 +37,13 @@ func add(es []headEntry, k headKind, f string, args ...any) []headEntry {
 	return append(es, headEntry{kind: k, lines: []string{fmt.Sprintf(f, args...)}})
 }
 
-// more appends a line to the last entry.
-func more(es []headEntry, f string, args ...any) {
+// more appends a line to the last entry, which sep joins to the line
+// before it in the entry's text (caveats): " " within a sentence, "; " for
+// a clause of its own.
+func more(es []headEntry, sep, f string, args ...any) {
 	e := &es[len(es)-1]
 	e.lines = append(e.lines, fmt.Sprintf(f, args...))
+	e.seps = append(e.seps, sep)
 }
 
 // entries prints es: a flagged one after "  !! " with its further
@@ -60,39 +64,20 @@ func (t *textWriter) entries(es []headEntry) {
 }
 
 // caveats returns the texts of the caveats of es, each one's lines joined
-// into a sentence (joined).
+// into a sentence.
 func caveats(es ...[]headEntry) []string {
 	out := []string{}
 	for _, e := range slices.Concat(es...) {
-		if e.kind != note {
-			out = append(out, joined(e.lines))
+		if e.kind == note {
+			continue
 		}
+		text := e.lines[0]
+		for i, l := range e.lines[1:] {
+			text += e.seps[i] + l
+		}
+		out = append(out, text)
 	}
 	return out
-}
-
-// joined joins the lines of an entry as one text: a line goes on the one
-// before it, a list after a parenthesis as what it details ("(not
-// recorded): ObjectWait 2"), a clause after one with "; ".
-func joined(lines []string) string {
-	var b strings.Builder
-	for i, l := range lines {
-		prev := ""
-		if i > 0 {
-			prev = lines[i-1]
-		}
-		switch {
-		case i == 0:
-		case strings.HasSuffix(prev, ")") && !strings.HasPrefix(l, "(") && l != "" && unicode.IsUpper(rune(l[0])):
-			b.WriteString(": ")
-		case strings.HasSuffix(prev, ")") && !strings.HasPrefix(l, "("):
-			b.WriteString("; ")
-		default:
-			b.WriteString(" ")
-		}
-		b.WriteString(l)
-	}
-	return b.String()
 }
 
 // headEntries are what the headline says about the recording before its
@@ -110,9 +95,9 @@ func (r *Report) headEntries() []headEntry {
 		if b.ChunksDeleted > 0 {
 			es = add(es, caveat, "bounded recording (%s): kept the last %s of %s recorded (chunk files %s);", strings.Join(bounds, ", "),
 				dur(r.DurationS), dur(b.RecordedS), b.ChunksKept)
-			more(es, "the first %s (%s) were deleted: what threads were doing then", dur(b.DeletedS),
+			more(es, " ", "the first %s (%s) were deleted: what threads were doing then", dur(b.DeletedS),
 				count(int(b.ChunksDeleted), "chunk file", "chunk files"))
-			more(es, "is known only as their state at the kept span's start")
+			more(es, " ", "is known only as their state at the kept span's start")
 		} else {
 			es = add(es, note, "bounded recording (%s): nothing deleted, all %s kept", strings.Join(bounds, ", "), dur(b.RecordedS))
 		}
@@ -129,7 +114,7 @@ func (r *Report) headEntries() []headEntry {
 		}
 		es = add(es, caveat, "attached to the running JVM (orca record --pid): %s alive at the attach begin there",
 			count(int(a.AliveAtAttach), "thread", "threads"))
-		more(es, "(what happened before it is not recorded); %s", end)
+		more(es, " ", "(what happened before it is not recorded); %s", end)
 	}
 	return es
 }
@@ -142,20 +127,20 @@ func (r *Report) tailEntries() []headEntry {
 	if c := r.Cut; c != nil {
 		es = add(es, flagged, "recording CUT at %s: %s; the events after it are lost", at(c.AtS), c.Reason)
 		if c.WriteErrors != nil && *c.WriteErrors > 0 {
-			more(es, "(%s)", count(int(*c.WriteErrors), "failed write", "failed writes"))
+			more(es, " ", "(%s)", count(int(*c.WriteErrors), "failed write", "failed writes"))
 		}
-		more(es, "it ends there: %s blocked, waiting, joining or acquiring at the cut,", count(len(c.UnknownAfter), "thread", "threads"))
-		more(es, "not hangs: what they did after it is unknown (a wait-for cycle that had stood")
-		more(es, "%s by then is a deadlock all the same: monitor cycles do not break)", dur(analysis.MinCycle.Seconds()))
+		more(es, "; ", "it ends there: %s blocked, waiting, joining or acquiring at the cut,", count(len(c.UnknownAfter), "thread", "threads"))
+		more(es, " ", "not hangs: what they did after it is unknown (a wait-for cycle that had stood")
+		more(es, " ", "%s by then is a deadlock all the same: monitor cycles do not break)", dur(analysis.MinCycle.Seconds()))
 		if c.EventsAfter > 0 {
-			more(es, "(%s after the cut, from a later write, skipped)", count(c.EventsAfter, "event", "events"))
+			more(es, " ", "(%s after the cut, from a later write, skipped)", count(c.EventsAfter, "event", "events"))
 		}
 	}
 	if r.DroppedEvents != nil && *r.DroppedEvents > 0 {
 		es = add(es, flagged, "%d events DROPPED by the agent (buffer full): counts and times are lower bounds;", *r.DroppedEvents)
-		more(es, "record again with a larger --buffer or a shorter --flush")
+		more(es, " ", "record again with a larger --buffer or a shorter --flush")
 		if r.DroppedAtExit != nil && *r.DroppedAtExit > 0 {
-			more(es, "(%d of them at exit: the final flush had to be bounded)", *r.DroppedAtExit)
+			more(es, " ", "(%d of them at exit: the final flush had to be bounded)", *r.DroppedAtExit)
 		}
 	}
 	if n := r.UnattributedEvents; n != nil && *n > 0 {
@@ -167,7 +152,7 @@ func (r *Report) tailEntries() []headEntry {
 		}
 		es = add(es, flagged, "%s of virtual threads not attributed (not recorded)", count(int(*n), "event", "events"))
 		if len(kinds) > 0 {
-			more(es, "%s", strings.Join(kinds, ", "))
+			more(es, ": ", "%s", strings.Join(kinds, ", "))
 		}
 	}
 	if n := r.VirtualThreads; n != nil && *n > 0 {
@@ -175,7 +160,7 @@ func (r *Report) tailEntries() []headEntry {
 	}
 	if r.ParseErrors > 0 {
 		es = add(es, flagged, "%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
-		more(es, "%s", first(r.ParseErrorSamples))
+		more(es, " ", "%s", first(r.ParseErrorSamples))
 	}
 	if r.Truncated {
 		es = add(es, flagged, "the last record of %s.orca is cut short (%s) and was skipped", r.Prefix, r.TruncatedWhy)
@@ -193,7 +178,7 @@ func (r *Report) tailEntries() []headEntry {
 	es = r.sightEntries(es)
 	if r.Problems > 0 {
 		es = add(es, flagged, "%s could not be placed in a thread's timeline; the first:", count(r.Problems, "event", "events"))
-		more(es, "%s", first(r.ProblemSamples))
+		more(es, " ", "%s", first(r.ProblemSamples))
 	}
 	for _, w := range r.Warnings {
 		es = add(es, flagged, "%s", w)

@@ -43,7 +43,7 @@ func (r *Report) sightEntries(es []headEntry) []headEntry {
 	name := s.sourceName()
 	if !s.HangsVisible || !s.DeadlocksVisible {
 		es = add(es, flagged, "%s writes a wait, monitor enter, park or sleep when it ends: a deadlock, a hang, any such", name)
-		more(es, "state still going on at the end is not in the recording")
+		more(es, " ", "state still going on at the end is not in the recording")
 	}
 	byThreshold := map[float64][]string{}
 	for _, k := range sightKinds {
@@ -53,7 +53,7 @@ func (r *Report) sightEntries(es []headEntry) []headEntry {
 	}
 	for _, th := range slices.Sorted(maps.Keys(byThreshold)) {
 		es = add(es, flagged, "%s recorded only states that lasted %s or more: shorter ones are not in the recording", name, dur(th))
-		more(es, "(%s)", and(byThreshold[th]))
+		more(es, " ", "(%s)", and(byThreshold[th]))
 	}
 	for _, k := range sightKinds {
 		if why, ok := s.NotRecorded[k.kind]; ok {
@@ -66,7 +66,7 @@ func (r *Report) sightEntries(es []headEntry) []headEntry {
 		}
 	}
 	if len(byThreshold)+len(s.NotRecorded)+len(s.NoStacks) > 0 && s.Source == "jfr" {
-		more(es, "(record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)")
+		more(es, " ", "(record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)")
 	}
 	return es
 }

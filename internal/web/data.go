@@ -77,14 +77,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	d.all = m.Filter(nil)
 	d.jdkThread = analysis.JDKThreads(d.m, d.rec.FrameName)
 	d.deadlocks = analysis.Deadlocks(m)
-	d.reported = make([]int, len(m.Deadlocks))
-	n := 0
-	for k, dl := range m.Deadlocks {
-		d.reported[k] = -1
-		if analysis.IsDeadlock(m, dl) {
-			d.reported[k], n = n, n+1
-		}
-	}
+	d.reported = analysis.Reported(m)
 	for _, h := range analysis.OpenAtEnd(m) {
 		if h.Why == analysis.IsHang || h.Why == analysis.Alone {
 			d.hangs = append(d.hangs, h)

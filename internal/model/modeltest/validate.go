@@ -849,9 +849,16 @@ func (v *validator) waitGraphs(m *model.Model) {
 				standing[cycleKey(d.Threads)] = true
 			}
 		}
+		shown := map[string]bool{}
 		for _, c := range g.Cycles {
+			shown[cycleKey(c.Threads)] = true
 			if d := m.Deadlocks[c.Deadlock]; cycleKey(c.Threads) != cycleKey(d.Threads) || !standing[cycleKey(d.Threads)] {
 				v.bad("wait-for graph at %s: its cycle %v is not the deadlock %d standing then (%v)", sec(T), c.Threads, c.Deadlock, d.Threads)
+			}
+		}
+		for key := range standing {
+			if !shown[key] {
+				v.bad("wait-for graph at %s: no cycle of the deadlock of %s standing then", sec(T), key)
 			}
 		}
 		// The graph's edges close exactly these cycles: the instant's

@@ -110,3 +110,38 @@ func TestAgentSwitches(t *testing.T) {
 		t.Error("core/options.c reads no environment switch: the table of docs/agent.md describes nothing")
 	}
 }
+
+var (
+	// Spelt in two parts, so that this file does not match them.
+	jdkPathRE     = regexp.MustCompile(`"/usr/lib/` + `jvm/`)
+	requireJDKsRE = regexp.MustCompile(`Getenv\("ORCA_` + `REQUIRE_JDKS"\)`)
+)
+
+// TestOneJDKFinder checks that the tests find JDKs in one place,
+// internal/testjvm: no other test names a JDK's home or reads
+// ORCA_REQUIRE_JDKS (the JDKs were once found five ways, each skipping
+// with its own message).
+func TestOneJDKFinder(t *testing.T) {
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "build" || d.Name() == "testjvm" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if jdkPathRE.Match(b) || requireJDKsRE.Match(b) {
+			t.Errorf("%s: names a JDK's home or reads ORCA_REQUIRE_JDKS: find JDKs with internal/testjvm", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

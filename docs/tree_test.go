@@ -33,29 +33,15 @@ func TestFuzzersListed(t *testing.T) {
 		listed[pkg+":"+name] = true
 	}
 	found := map[string]bool{}
-	err = filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "build" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
+	goFiles(t, "", func(p string, b []byte) {
+		if !strings.HasSuffix(p, "_test.go") {
+			return
 		}
 		for _, f := range fuzzFuncRE.FindAllSubmatch(b, -1) {
 			rel, _ := filepath.Rel("..", filepath.Dir(p))
 			found[filepath.ToSlash(rel)+":"+string(f[1])] = true
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(found) == 0 {
 		t.Fatal("no func Fuzz found in the tree")
 	}
@@ -122,11 +108,22 @@ var (
 // ORCA_REQUIRE_JDKS (the JDKs were once found five ways, each skipping
 // with its own message).
 func TestOneJDKFinder(t *testing.T) {
+	goFiles(t, "testjvm", func(p string, b []byte) {
+		if jdkPathRE.Match(b) || requireJDKsRE.Match(b) {
+			t.Errorf("%s: names a JDK's home or reads ORCA_REQUIRE_JDKS: find JDKs with internal/testjvm", p)
+		}
+	})
+}
+
+// goFiles calls f with each Go file of the repository and its content,
+// but those of build/, hidden folders and the folder named skip.
+func goFiles(t *testing.T, skip string, f func(path string, b []byte)) {
+	t.Helper()
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && (d.Name() == "build" || d.Name() == "testjvm" || strings.HasPrefix(d.Name(), ".")) && p != ".." {
+		if d.IsDir() && (d.Name() == "build" || d.Name() == skip || strings.HasPrefix(d.Name(), ".")) && p != ".." {
 			return filepath.SkipDir
 		}
 		if d.IsDir() || !strings.HasSuffix(p, ".go") {
@@ -136,9 +133,7 @@ func TestOneJDKFinder(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if jdkPathRE.Match(b) || requireJDKsRE.Match(b) {
-			t.Errorf("%s: names a JDK's home or reads ORCA_REQUIRE_JDKS: find JDKs with internal/testjvm", p)
-		}
+		f(p, b)
 		return nil
 	})
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -914,10 +913,5 @@ func waitCycles(waits []model.Wait) [][]format.ThreadID {
 
 // cycleKey names a cycle by its threads, whatever the one it starts at.
 func cycleKey(ids []format.ThreadID) string {
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = id.String()
-	}
-	slices.Sort(s)
-	return strings.Join(s, ",")
+	return fmt.Sprint(slices.Sorted(slices.Values(ids)))
 }

@@ -3,7 +3,7 @@
 //
 // Each program prints a last line "EXPECT key=value ...": the counts it performed and the
 // identity hashes of its objects and threads, so nothing here hard-codes a hash. The tests run
-// once per JDK found (jdkCandidates); an absent JDK is skipped with a message naming its path,
+// once per JDK found (internal/testjvm's candidates); an absent JDK is skipped with a message naming its path,
 // unless ORCA_REQUIRE_JDKS names its feature release (ORCA_REQUIRE_JDKS=17,25: .ci/run sets it), in
 // which case its tests fail. At the end TestMain prints which JDKs ran how many tests (and why
 // each skipped one was: every skip goes through skipf), and writes
@@ -43,22 +43,11 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
-// jdk17 compiles the programs (--release 17, so every newer JDK runs the classes too).
-const jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64"
-
-// jdkCandidates are the JDK homes the tests run on, with the feature release each stands for; a
-// glob that matches nothing stands for an absent JDK and is skipped under its pattern (or fails
-// its tests when ORCA_REQUIRE_JDKS names its release).
-var jdkCandidates = []struct {
-	feature int
-	path    string
-}{
-	{17, jdk17},
-	{21, "/usr/lib/jvm/*21*"},
-	{25, "/usr/lib/jvm/temurin-25-jdk-amd64"},
-}
+// The JDKs the tests run on and the javac that compiles the programs are
+// internal/testjvm's (its Candidates, ORCA_REQUIRE_JDKS).
 
 // javaTimeout bounds one JVM run: a hang is a failure, not a stuck suite.
 const javaTimeout = 90 * time.Second
@@ -72,7 +61,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	workDir = d
-	required, err = requiredJDKs(os.Getenv("ORCA_REQUIRE_JDKS"))
+	required, err = testjvm.Required()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "integration:", err)
 		os.Exit(2)
@@ -103,54 +92,23 @@ type jdk struct {
 
 func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
 
-// jdks lists the candidates, resolving symlinks so one JDK reached by two names runs once.
+// jdks lists testjvm's JDKs (one reached by two names once; an absent one with home "").
 func jdks() []jdk {
 	var out []jdk
-	seen := map[string]bool{}
-	for _, cand := range jdkCandidates {
-		c := cand.path
-		matches := []string{c}
-		if strings.ContainsAny(c, "*?[") {
-			matches, _ = filepath.Glob(c)
-			sort.Strings(matches)
-		}
-		found := false
-		for _, m := range matches {
-			real, err := filepath.EvalSymlinks(m)
-			if err != nil {
-				continue
-			}
-			if _, err := os.Stat(filepath.Join(real, "bin", "java")); err != nil {
-				continue
-			}
-			found = true
-			if !seen[real] {
-				seen[real] = true
-				out = append(out, jdk{name: filepath.Base(real), home: real, want: m, feature: cand.feature})
-			}
-		}
-		if !found {
-			name := strings.NewReplacer("*", "", "/usr/lib/jvm/", "").Replace(c)
-			out = append(out, jdk{name: "absent-" + name, want: c, feature: cand.feature})
-		}
+	for _, j := range testjvm.All() {
+		out = append(out, jdk{name: j.Name, home: j.Home, want: j.Want, feature: j.Feature})
 	}
 	return out
 }
 
-// forEachJDK runs f as a subtest per JDK, skipping absent ones, or failing when
-// ORCA_REQUIRE_JDKS names an absent one's release.
+// forEachJDK runs f as a subtest per JDK, skipping absent ones (through skipf), or failing when
+// ORCA_REQUIRE_JDKS names an absent one's release (testjvm.JDK.Check).
 func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
 	t.Helper()
 	for _, j := range jdks() {
 		t.Run(j.name, func(t *testing.T) {
 			countJDKTest(t, j)
-			if j.home == "" {
-				if required[j.feature] {
-					t.Fatalf("no JDK at %s, and ORCA_REQUIRE_JDKS=%s requires JDK %d: install it, or leave %d out of ORCA_REQUIRE_JDKS",
-						j.want, os.Getenv("ORCA_REQUIRE_JDKS"), j.feature, j.feature)
-				}
-				skipf(t, "no JDK at %s", j.want)
-			}
+			testjvm.JDK{Name: j.name, Home: j.home, Want: j.want, Feature: j.feature}.Check(t, skipf)
 			f(t, j)
 		})
 	}
@@ -158,30 +116,6 @@ func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
 
 // required holds the feature releases ORCA_REQUIRE_JDKS names: an absent one fails its tests.
 var required map[int]bool
-
-// requiredJDKs parses ORCA_REQUIRE_JDKS, comma-separated feature releases ("17,25"); each must be
-// one jdkCandidates stands for, or no test could ever run on it.
-func requiredJDKs(v string) (map[int]bool, error) {
-	out := map[int]bool{}
-	known := map[int]bool{}
-	var names []string
-	for _, c := range jdkCandidates {
-		known[c.feature] = true
-		names = append(names, strconv.Itoa(c.feature))
-	}
-	for _, f := range strings.Split(v, ",") {
-		if f = strings.TrimSpace(f); f == "" {
-			continue
-		}
-		n, err := strconv.Atoi(f)
-		if err != nil || !known[n] {
-			return nil, fmt.Errorf("ORCA_REQUIRE_JDKS=%s: %q is not a JDK the tests look for (%s: jdkCandidates in integration/harness_test.go)",
-				v, f, strings.Join(names, ", "))
-		}
-		out[n] = true
-	}
-	return out, nil
-}
 
 // jdkCount is what became of one JDK's subtests.
 type jdkCount struct {
@@ -305,20 +239,13 @@ type javacOnce struct {
 func (c *javacOnce) get(t *testing.T, name string, srcs func() ([]string, error)) string {
 	t.Helper()
 	c.once.Do(func() {
-		javac := filepath.Join(jdk17, "bin", "javac")
-		if _, err := os.Stat(javac); err != nil {
-			c.err = fmt.Errorf("no javac at %s (JDK 17 compiles the test programs): %v", javac, err)
-			return
-		}
 		files, err := srcs()
 		if err != nil {
 			c.err = err
 			return
 		}
 		c.dir = filepath.Join(workDir, name)
-		args := append([]string{"-J" + crash.ErrorFile(c.dir), "--release", "17", "-encoding", "UTF-8", "-g", "-d", c.dir}, files...)
-		if out, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
-			c.err = fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, out)
+		if c.err = testjvm.Compile(c.dir, c.dir, files...); c.err != nil {
 			crash.Check(t, c.dir)
 		}
 	})

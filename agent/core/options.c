@@ -177,3 +177,40 @@ const char *options_parse(const char *text, orca_options *o) {
   }
   return err;
 }
+
+orca_switches switches;
+
+// on: a switch set to 1; on_any: to anything but "" and "0"; positive: its
+// number, 0 when not a positive one.
+static int on(const char *v) { return v && *v == '1'; }
+static int on_any(const char *v) { return v && *v && strcmp(v, "0"); }
+static int positive(const char *v) { return v && atoi(v) > 0 ? atoi(v) : 0; }
+
+// options_switches reads them once a library: the environment does not
+// change them later, and a second attach must not rewrite what hooks read.
+void options_switches(void) {
+  static atomic_int read;
+  if (atomic_exchange(&read, 1)) return;
+  orca_switches s = {0};
+  const char *v = getenv("ORCA_VERIFY_STACKS");
+  s.verify_stacks = v && (*v == '1' || *v == '2') ? *v - '0' : 0;
+  s.verify_entered = on_any(getenv("ORCA_VERIFY_ENTERED"));
+  v = getenv("ORCA_VERIFY_LIVE_HOOKS");
+  s.verify_live_hooks = !on_any(v) ? 0 : !strcmp(v, "2") ? 2 : 1;
+  s.verify_compact = on(getenv("ORCA_VERIFY_COMPACT"));
+  s.time_stacks = on(getenv("ORCA_TIME_STACKS"));
+  s.time_writer = on(getenv("ORCA_TIME_WRITER"));
+  v = getenv("ORCA_WALK_CACHE");
+  s.walk_cache_off = v && *v == '0';
+  s.test_walk_fault = positive(getenv("ORCA_TEST_WALK_FAULT"));
+  v = getenv("ORCA_TEST_FAULTS");
+  s.test_faults = v && *v ? v : NULL;
+  s.test_owner_slots = positive(getenv("ORCA_TEST_OWNER_SLOTS"));
+  int gap = positive(getenv("ORCA_TEST_ATTACH_GAP_MS"));
+  s.test_attach_gap_ms = gap <= 10000 ? gap : 0;
+  v = getenv("ORCA_JAVA_TOOL_OPTIONS");
+  s.java_tool_options = v && *v ? v : NULL;
+  switches = s;
+}
+
+const char *options_mark(void) { return getenv("ORCA_AGENT_LOADED"); }

@@ -30,6 +30,29 @@ typedef struct {
 } orca_options;
 
 extern orca_options opt;
+
+// The environment switches (options.c; docs/agent.md, "Environment
+// switches"): test aids and measurements, read from the process's
+// environment once, by options_switches at Agent_OnLoad or Agent_OnAttach,
+// and nowhere else. Absent, each is 0 (or NULL): the agent as users run it.
+typedef struct {
+  int verify_stacks;       // ORCA_VERIFY_STACKS: 1 repeats every fast walk with GetStackTrace; 2 also prints differences
+  int verify_entered;      // ORCA_VERIFY_ENTERED: the Entered callback kept on and compared with the timer
+  int verify_live_hooks;   // ORCA_VERIFY_LIVE_HOOKS: 1 rewrites in place at VMInit; 2 wraps at load, then applies
+  int verify_compact;      // ORCA_VERIFY_COMPACT=1: the compact encoder also writes PREFIX.verify
+  int time_stacks;         // ORCA_TIME_STACKS=1: walk times (and the frame cache's hits) at exit
+  int time_writer;         // ORCA_TIME_WRITER=1: the writer thread's CPU at exit
+  int walk_cache_off;      // ORCA_WALK_CACHE=0: no frame cache
+  int test_walk_fault;     // ORCA_TEST_WALK_FAULT=N: every Nth walk reads an inaccessible page
+  const char *test_faults; // ORCA_TEST_FAULTS=SITE:N[,SITE:N]: one in N fault-safe reads of a site faults
+  int test_owner_slots;    // ORCA_TEST_OWNER_SLOTS=N: the owner table capped at N slots
+  int test_attach_gap_ms;  // ORCA_TEST_ATTACH_GAP_MS=MS: sleep between the attach's snapshot and the events' start
+  // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the
+  // JVMs the program starts (jvm/entry.c's pass_to_children).
+  const char *java_tool_options;
+} orca_switches;
+
+extern orca_switches switches;
 extern jvmtiEnv *jvmti;
 extern JavaVM *orca_vm;
 // orca_feature: the JVM's feature release (17 for 17.0.x), 0 if unknown.
@@ -67,5 +90,10 @@ void orca_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 // options.c: returns NULL or an error message (static storage).
 const char *options_parse(const char *text, orca_options *o);
 extern const char *options_usage;
+// options_switches reads the environment switches into switches.
+void options_switches(void);
+// options_mark is ORCA_AGENT_LOADED, read now: the mark a recording agent of
+// this process leaves for every other copy (jvm/entry.c's mark); NULL if none.
+const char *options_mark(void);
 
 #endif

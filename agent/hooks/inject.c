@@ -74,14 +74,7 @@ static int njoin_ids;
 static jclass thread_class;   // global reference
 static atomic_int join_by_wait;
 
-int inject_live_test(void) {
-  static int v = -1;
-  if (v < 0) {
-    const char *e = getenv("ORCA_VERIFY_LIVE_HOOKS");
-    v = !e || !*e || !strcmp(e, "0") ? 0 : !strcmp(e, "2") ? 2 : 1;
-  }
-  return v;
-}
+int inject_live_test(void) { return switches.verify_live_hooks; }
 
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
   want->can_retransform_classes = have->can_retransform_classes;

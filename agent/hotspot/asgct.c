@@ -24,8 +24,7 @@ int asgct_verify;
 
 const char *asgct_init(void) {
   asgct = (asgct_fn)dlsym(RTLD_DEFAULT, "AsyncGetCallTrace");
-  const char *v = getenv("ORCA_VERIFY_STACKS");
-  asgct_verify = v && (*v == '1' || *v == '2') ? *v - '0' : 0;   // 2: also print the stacks that differ
+  asgct_verify = switches.verify_stacks;   // 2: also print the stacks that differ
   return asgct ? NULL : "AsyncGetCallTrace not found: stacks are walked with GetStackTrace only";
 }
 

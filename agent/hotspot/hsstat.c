@@ -58,8 +58,7 @@ void hsstat_new_recording(void) { give_up("not used: a second recording in this 
 static void faulted(void) { give_up("stopped: a read of the timer faulted"); }
 
 void hsstat_enable(JNIEnv *env) {
-  const char *v = getenv("ORCA_VERIFY_ENTERED");
-  verify = v && *v && strcmp(v, "0");
+  verify = switches.verify_entered;
   if (verify)
     for (int c = CNT_VERIFIED_ENTERED; c <= CNT_VERIFIED_ENTERED_SLOW; c++) counters_show(c);
   if (!hs_has(HS_RELEASE_11)) {

@@ -60,8 +60,7 @@ const char *owner_init(void) {
   can_hash = hs_can_monitor_hash();
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (vms_learn_env).
-  const char *cap = getenv("ORCA_TEST_OWNER_SLOTS");
-  if (cap && atoi(cap) > 0 && atoi(cap) < max_slots) max_slots = atoi(cap);
+  if (switches.test_owner_slots && switches.test_owner_slots < max_slots) max_slots = switches.test_owner_slots;
   if (!can_owner)
     return "this JVM does not export the monitor structures; contended-monitor owners will be 00000000";
   return NULL;

@@ -349,8 +349,8 @@ static atomic_long fault_reads[SITES];
 static uintptr_t fault_page;
 
 static void test_faults(void) {
-  const char *v = getenv("ORCA_TEST_FAULTS");
-  if (!v || !*v) return;
+  const char *v = switches.test_faults;
+  if (!v) return;
   void *pg = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (pg == MAP_FAILED) return;
   fault_page = (uintptr_t)pg;

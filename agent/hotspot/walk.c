@@ -62,12 +62,11 @@ static char *fault_page;
 static atomic_long fault_count;
 
 static void test_knob(void) {
-  const char *v = getenv("ORCA_TEST_WALK_FAULT");
-  if (!v || atoi(v) <= 0) return;
+  if (!switches.test_walk_fault) return;
   void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return;
   fault_page = p;
-  fault_every = atoi(v);
+  fault_every = switches.test_walk_fault;
 }
 
 const char *walk_status(void) { return why_not; }
@@ -175,9 +174,8 @@ static void fc_print(void) {
 }
 
 static void fc_init(void) {
-  const char *c = getenv("ORCA_WALK_CACHE"), *t = getenv("ORCA_TIME_STACKS");
-  fc_on = hs_can_frame_cache() && !(c && *c == '0');
-  if (fc_on && t && *t == '1' && !atexit(fc_print)) fc_count = 1;
+  fc_on = hs_can_frame_cache() && !switches.walk_cache_off;
+  if (fc_on && switches.time_stacks && !atexit(fc_print)) fc_count = 1;
 }
 
 #define FC_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)

@@ -248,7 +248,7 @@ static void mark(const char *prefix) {
 static const char *marked(void) {
   char m[64];
   int ml = snprintf(m, sizeof m, "%d:", (int)getpid());
-  const char *loaded = getenv("ORCA_AGENT_LOADED");
+  const char *loaded = options_mark();
   return loaded && !strncmp(loaded, m, (size_t)ml) && loaded[ml] ? loaded + ml : NULL;
 }
 
@@ -457,8 +457,7 @@ static const char *start_recording(int at_load) {
 // thread of its own or Java code (ProcessBuilder copies the environment when
 // first used), so the JVMs the program starts inherit it as before.
 static void pass_to_children(void) {
-  const char *v = getenv("ORCA_JAVA_TOOL_OPTIONS");
-  if (v && *v) setenv("JAVA_TOOL_OPTIONS", v, 1);
+  if (switches.java_tool_options) setenv("JAVA_TOOL_OPTIONS", switches.java_tool_options, 1);
 }
 
 // standby (standby=yes at load): no recording, no callbacks, no files; the
@@ -501,6 +500,7 @@ static jint standby(JavaVM *vm) {
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   (void)reserved;
+  options_switches();
   pass_to_children();
   int code;
   if (!options_parse(options, &opt) && opt.standby) return standby(vm);
@@ -649,8 +649,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   }
   // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
   // and the events' start, widened so a test can block a thread in it.
-  const char *gap = getenv("ORCA_TEST_ATTACH_GAP_MS");
-  if (gap && atoi(gap) > 0 && atoi(gap) <= 10000) usleep((useconds_t)atoi(gap) * 1000);
+  if (switches.test_attach_gap_ms) usleep((useconds_t)switches.test_attach_gap_ms * 1000);
   if ((err = start_recording(0))) {
     orca_fail("%s", err);
     attached_forget(env);
@@ -675,6 +674,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   JNIEnv *env = NULL;
   if ((*vm)->GetEnv(vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK || !env) return START_NO_JVMTI;
   const char *o = options ? options : "";
+  options_switches();
   pthread_mutex_lock(&rec_lock);
   jint code;
   if (!strcmp(o, "stop") || !strncmp(o, "stop,", 5)) code = attach_stop(env, o);

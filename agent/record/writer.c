@@ -403,8 +403,7 @@ const char *writer_open(void) {
     fd_ev = fd_orca;
     off_ev = off_orca;
   }
-  const char *vc = getenv("ORCA_VERIFY_COMPACT");
-  if (opt.compact && vc && *vc == '1') fd_verify = create_out(".verify", why, sizeof why);
+  if (opt.compact && switches.verify_compact) fd_verify = create_out(".verify", why, sizeof why);
   return NULL;
 }
 
@@ -1029,8 +1028,7 @@ static void *run(void *arg) {
   (void)arg;
   int64_t last_info = 0;
   orca_agent_thread = 1;
-  const char *tw = getenv("ORCA_TIME_WRITER");
-  time_writer = tw && *tw == '1';
+  time_writer = switches.time_writer;
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();

@@ -417,8 +417,7 @@ static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
   if (max <= 0) return 0;
   if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
   if (time_walks < 0) {
-    const char *v = getenv("ORCA_TIME_STACKS");
-    if ((time_walks = v && *v == '1')) atexit(print_walk_times);
+    if ((time_walks = switches.time_stacks)) atexit(print_walk_times);
   }
   int64_t t0 = time_walks ? clock_now() : 0;
   if (t || stack_virtual || (n = fast_walk(env, skip, fr, max)) < 0) {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -53,9 +54,9 @@ func recordPID(u ui, o recordOptions) error {
 			return err
 		}
 	}
-	j, err := readJVMProc("/proc", o.pid)
+	j, err := attach.ReadProc("/proc", o.pid)
 	if err == nil {
-		err = j.checkUser(os.Geteuid())
+		err = j.CheckUser(os.Geteuid())
 	}
 	if err != nil {
 		return exitError{1, "record --pid: " + err.Error()}
@@ -67,11 +68,11 @@ func recordPID(u ui, o recordOptions) error {
 	if err := checkAttachPrefix(j, o.prefix, prefix); err != nil {
 		return err
 	}
-	if err := j.checkWritableBy(prefix); err != nil {
+	if err := j.CheckWritableBy(prefix); err != nil {
 		return exitError{2, "record --pid: " + err.Error()}
 	}
-	hostPrefix := j.host(prefix)
-	if err := checkRecordingNames(hostPrefix, j.uid, "nothing was attached"); err != nil {
+	hostPrefix := j.Host(prefix)
+	if err := checkRecordingNames(hostPrefix, j.UID, "nothing was attached"); err != nil {
 		return err
 	}
 	if _, err := os.Stat(hostPrefix + format.SuffixEvents); err == nil && !o.force {
@@ -79,7 +80,7 @@ func recordPID(u ui, o recordOptions) error {
 			"or pass --force to delete it and the other files of earlier recordings (%s.*, %s-N.*)", hostPrefix, hostPrefix, hostPrefix)}
 	}
 	if o.force {
-		removed, err := removeRecordings(hostPrefix, j.uid, j.gid)
+		removed, err := removeRecordings(hostPrefix, j.UID, j.GID)
 		if err != nil {
 			return removeError(err)
 		}
@@ -90,7 +91,10 @@ func recordPID(u ui, o recordOptions) error {
 
 	// Everything that can fail is done before the attach starts the JVM's
 	// attach listener (a thread it keeps for good).
-	lib, err := j.placeAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
+	lib, err := j.PlaceAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
+	if ue := (*attach.UncheckedAgentError)(nil); errors.As(err, &ue) {
+		return exitError{2, ue.Error()}
+	}
 	if err != nil {
 		return err
 	}
@@ -128,7 +132,7 @@ func recordPID(u ui, o recordOptions) error {
 	if !o.detach {
 		lease, err := takeLease(j, prefix)
 		if err != nil {
-			if p := j.runningPrefix(); p != "" && p != prefix {
+			if p := j.RunningPrefix(); p != "" && p != prefix {
 				lease, err = takeLease(j, p)
 			}
 		}
@@ -141,7 +145,7 @@ func recordPID(u ui, o recordOptions) error {
 	}
 
 	where := prefix
-	if j.contained {
+	if j.Contained {
 		where += fmt.Sprintf(" (in its container; here %s)", hostPrefix)
 	}
 	switch {
@@ -183,7 +187,7 @@ func recordPID(u ui, o recordOptions) error {
 			case <-timer:
 				break wait
 			case <-tick.C:
-				if !j.alive() {
+				if !j.Alive() {
 					fmt.Fprintf(u.stderr, "orca: pid %d ended during the recording\n", o.pid)
 					return printAttached(u, o, j, hostPrefix, session)
 				}
@@ -217,7 +221,7 @@ func recordPID(u ui, o recordOptions) error {
 		return err
 	}
 	switch {
-	case st.err != nil && !j.alive():
+	case st.err != nil && !j.Alive():
 		fmt.Fprintf(u.stderr, "orca: pid %d ended while the recording stopped\n", o.pid)
 	case st.err != nil:
 		return exitError{1, fmt.Sprintf("stopping the recording of pid %d: %v; it may still be running: orca stop %d", o.pid, st.err, o.pid)}
@@ -241,16 +245,16 @@ func recordPID(u ui, o recordOptions) error {
 // waits for it at most stoppedWait, and a signal (sigs) then lets go: the
 // error of leave. Any other signal only says that the stop is under way
 // (the JVM is never left recording by a running orca).
-func awaitStop(u ui, j *jvmProc, answered <-chan struct{}, sigs <-chan os.Signal, leave func() error) error {
+func awaitStop(u ui, j *attach.Proc, answered <-chan struct{}, sigs <-chan os.Signal, leave func() error) error {
 	tick := time.NewTicker(stopPollEvery)
 	defer tick.Stop()
 	var since time.Time // when the JVM was first seen stopped
 	check := func() {
-		switch stopped := j.stopped(); {
+		switch stopped := j.Stopped(); {
 		case stopped && since.IsZero():
 			since = time.Now()
 			fmt.Fprintf(u.stderr, "orca: the JVM is stopped (SIGSTOP): pid %d cannot stop its recording until it continues (kill -CONT %d); "+
-				"orca waits %v for it, Ctrl-C lets go at once\n", j.pid, j.pid, stoppedWait)
+				"orca waits %v for it, Ctrl-C lets go at once\n", j.PID, j.PID, stoppedWait)
 		case !stopped:
 			since = time.Time{}
 		}
@@ -264,7 +268,7 @@ func awaitStop(u ui, j *jvmProc, answered <-chan struct{}, sigs <-chan os.Signal
 			if check(); !since.IsZero() {
 				return leave()
 			}
-			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", j.pid)
+			fmt.Fprintf(u.stderr, "orca: stopping the recording of pid %d: the agent writes its last events; it is not left running\n", j.PID)
 		case <-tick.C:
 			if check(); !since.IsZero() && time.Since(since) > stoppedWait {
 				return leave()
@@ -290,7 +294,7 @@ func load(vm *attach.VM, lib, opts string) (code int, err error) {
 
 // printAttached prints the summary of the recording of session at prefix,
 // reading it as the JVM's user (readAsJVMUser).
-func printAttached(u ui, o recordOptions, j *jvmProc, hostPrefix, session string) error {
+func printAttached(u ui, o recordOptions, j *attach.Proc, hostPrefix, session string) error {
 	if o.quiet {
 		return nil
 	}
@@ -301,7 +305,7 @@ func printAttached(u ui, o recordOptions, j *jvmProc, hostPrefix, session string
 // JVM's user's file system ids when orca is root: the recording's names are
 // in a directory that user controls, and a name swapped for a link to a file
 // only root may read must not bring that file to the terminal.
-func readAsJVMUser(j *jvmProc, f func() error) error { return hostfs.As(j.uid, j.gid, f) }
+func readAsJVMUser(j *attach.Proc, f func() error) error { return hostfs.As(j.UID, j.GID, f) }
 
 // printOwn prints the summaries of session's recordings at hostPrefix.
 func printOwn(u ui, hostPrefix, session string) error {
@@ -323,10 +327,10 @@ func printOwn(u ui, hostPrefix, session string) error {
 // it: -o made absolute against orca's working directory, or by default
 // orca-PID-YYYYMMDD-HHMMSS there — in the container's /tmp for a JVM in a
 // container, where orca's working directory is unlikely to exist.
-func attachPrefix(j *jvmProc, o string, now time.Time) (string, error) {
+func attachPrefix(j *attach.Proc, o string, now time.Time) (string, error) {
 	if o == "" {
-		name := fmt.Sprintf("orca-%d-%s", j.pid, now.Format("20060102-150405"))
-		if j.contained {
+		name := fmt.Sprintf("orca-%d-%s", j.PID, now.Format("20060102-150405"))
+		if j.Contained {
 			return "/tmp/" + name, nil
 		}
 		o = name
@@ -337,40 +341,40 @@ func attachPrefix(j *jvmProc, o string, now time.Time) (string, error) {
 // checkAttachPrefix is checkPrefix for a prefix the JVM sees, whose syntax
 // was checked: given is -o as typed ("" for the default), abs the prefix
 // made absolute.
-func checkAttachPrefix(j *jvmProc, given, abs string) error {
+func checkAttachPrefix(j *attach.Proc, given, abs string) error {
 	if strings.Contains(abs, ",") {
 		return usagef("record: the prefix %s may not contain a comma (it separates agent options): give -o a path without one", abs)
 	}
-	if fi, err := os.Stat(j.host(abs)); err == nil && fi.IsDir() {
+	if fi, err := os.Stat(j.Host(abs)); err == nil && fi.IsDir() {
 		return usagef("record: -o %q is a directory: want a file name prefix (e.g. %s)", given, filepath.Join(abs, "run1"))
 	}
 	return nil
 }
 
 // startError explains an Agent_OnAttach's refusal to start recording.
-func startError(code int, j *jvmProc, prefix, opts string) error {
+func startError(code int, j *attach.Proc, prefix, opts string) error {
 	var msg string
 	switch code {
 	case attachBadOption:
 		msg = fmt.Sprintf("the agent in pid %d refused the options %q: the reason is on the JVM's stderr (a prefix too long?); "+
-			"otherwise it is a bug of orca: report it with orca version's output", j.pid, opts)
+			"otherwise it is a bug of orca: report it with orca version's output", j.PID, opts)
 	case attachRunning:
 		what := "another recording"
-		if p := j.runningPrefix(); p != "" {
-			what = "a recording to " + j.host(p)
+		if p := j.RunningPrefix(); p != "" {
+			what = "a recording to " + j.Host(p)
 		}
 		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
-			"stop it with orca stop %d, then attach again", j.pid, what, j.pid)
+			"stop it with orca stop %d, then attach again", j.PID, what, j.PID)
 	case attachCannotOut:
 		msg = fmt.Sprintf("the JVM (pid %d, user %s) cannot create %s.*: choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
 			"or another prefix when a name of it was taken since orca looked (the JVM's stderr says why)",
-			j.pid, idName(j.uid), prefix, filepath.Base(prefix))
+			j.PID, attach.UserName(j.UID), prefix, filepath.Base(prefix))
 	case attachJVMTI:
 		msg = fmt.Sprintf("the JVM (pid %d) lacks a JVMTI capability or event the agent needs (which: on the JVM's stderr): "+
-			"another agent may hold it, or this JVM is not a HotSpot JDK 17+; start it with the agent instead (orca record -- COMMAND)", j.pid)
+			"another agent may hold it, or this JVM is not a HotSpot JDK 17+; start it with the agent instead (orca record -- COMMAND)", j.PID)
 	default:
 		msg = fmt.Sprintf("the agent in pid %d did not start (Agent_OnAttach returned %d; the reason is on the JVM's stderr): "+
-			"an orca built before attaching was supported? rebuild with make", j.pid, code)
+			"an orca built before attaching was supported? rebuild with make", j.PID, code)
 	}
 	return exitError{1, "record --pid: " + msg}
 }
@@ -384,9 +388,9 @@ type jvmFacts struct {
 // readJVMFacts asks the JVM for its system properties: the main class
 // (sun.java.command) and the Java release (JDK 21+ warns of a dynamically
 // loaded agent unless started with -XX:+EnableDynamicAgentLoading).
-func readJVMFacts(vm *attach.VM, j *jvmProc) jvmFacts {
+func readJVMFacts(vm *attach.VM, j *attach.Proc) jvmFacts {
 	f := jvmFacts{command: "?"}
-	if b, err := os.ReadFile(j.path("comm")); err == nil {
+	if b, err := os.ReadFile(j.Path("comm")); err == nil {
 		f.command = strings.TrimSpace(string(b))
 	}
 	code, out, err := vm.Command("properties")
@@ -399,8 +403,8 @@ func readJVMFacts(vm *attach.VM, j *jvmProc) jvmFacts {
 	}
 	feature, _ := strconv.Atoi(strings.TrimPrefix(props["java.specification.version"], "1."))
 	if feature >= 21 {
-		cmdline, _ := os.ReadFile(j.path("cmdline"))
-		environ, _ := os.ReadFile(j.path("environ"))
+		cmdline, _ := os.ReadFile(j.Path("cmdline"))
+		environ, _ := os.ReadFile(j.Path("environ"))
 		f.warned = !strings.Contains(string(cmdline)+string(environ), "EnableDynamicAgentLoading")
 	}
 	return f
@@ -513,9 +517,9 @@ func runStop(u ui, args []string) error {
 	if err != nil || pid <= 0 {
 		return usagef("stop: %q is no pid: want the JVM's process id (example: orca stop 4242)", ops[0])
 	}
-	j, err := readJVMProc("/proc", pid)
+	j, err := attach.ReadProc("/proc", pid)
 	if err == nil {
-		err = j.checkUser(os.Geteuid())
+		err = j.CheckUser(os.Geteuid())
 	}
 	if err != nil {
 		return exitError{1, "stop: " + err.Error()}
@@ -526,17 +530,17 @@ func runStop(u ui, args []string) error {
 			return err
 		}
 	}
-	running := j.runningPrefix()
-	mapped, anyAgent := j.mappedAgents()
+	running := j.RunningPrefix()
+	mapped, anyAgent := j.MappedAgents()
 	if !anyAgent {
 		return exitError{1, fmt.Sprintf("stop: pid %d has no Orca agent loaded: no recording to stop", pid)}
 	}
 	var libs, why []string
 	for _, l := range mapped {
-		if l.err == nil {
-			libs = append(libs, l.path)
+		if l.Err == nil {
+			libs = append(libs, l.Path)
 		} else {
-			why = append(why, l.err.Error())
+			why = append(why, l.Err.Error())
 		}
 	}
 	if len(libs) == 0 {
@@ -587,12 +591,12 @@ func runStop(u ui, args []string) error {
 		return nil
 	}
 	return readAsJVMUser(j, func() error {
-		recs, err := findRecordings(j.host(running))
+		recs, err := findRecordings(j.Host(running))
 		if err != nil {
 			return err
 		}
 		for _, r := range recs {
-			if r.prefix == j.host(running) {
+			if r.prefix == j.Host(running) {
 				printSummary(u.stderr, r)
 			}
 		}
@@ -601,12 +605,12 @@ func runStop(u ui, args []string) error {
 }
 
 // stopError explains a stop's answer other than 0.
-func stopError(code, pid int, prefix, running string, j *jvmProc) error {
+func stopError(code, pid int, prefix, running string, j *attach.Proc) error {
 	switch {
 	case code == attachOK:
 		return nil
 	case code == attachNoneToEnd && prefix != "" && running != "" && running != prefix:
-		return exitError{1, fmt.Sprintf("stop: pid %d records to %s, not to %s: nothing stopped (orca stop %d stops it whatever its prefix)", pid, j.host(running), prefix, pid)}
+		return exitError{1, fmt.Sprintf("stop: pid %d records to %s, not to %s: nothing stopped (orca stop %d stops it whatever its prefix)", pid, j.Host(running), prefix, pid)}
 	case code == attachNoneToEnd && prefix != "":
 		return exitError{1, fmt.Sprintf("stop: pid %d has no recording to %s running: nothing stopped", pid, prefix)}
 	case code == attachNoneToEnd:

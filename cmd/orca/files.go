@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"orca/internal/attach"
 	"orca/internal/format"
 	"orca/internal/hostfs"
 )
@@ -211,7 +212,7 @@ func removeRecordings(prefix string, uid, gid int) ([]string, error) {
 	})
 	if err == nil && len(refused) > 0 {
 		err = exitError{2, fmt.Sprintf("--force deletes only the recording's regular files of its user (%s); not removed, as orca did not create them: %s: "+
-			"remove them yourself or choose another prefix with -o", idName(uid), strings.Join(refused, ", "))}
+			"remove them yourself or choose another prefix with -o", attach.UserName(uid), strings.Join(refused, ", "))}
 	}
 	return removed, err
 }
@@ -227,7 +228,7 @@ func notOwnFile(st *unix.Stat_t, uid int) string {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return "not a regular file"
 	case int(st.Uid) != uid:
-		return "a file of " + idName(int(st.Uid))
+		return "a file of " + attach.UserName(int(st.Uid))
 	}
 	return ""
 }
@@ -257,7 +258,7 @@ func checkRecordingNames(prefix string, uid int, nothing string) error {
 		return nil
 	}
 	return exitError{2, fmt.Sprintf("record: the recording's names are taken by files orca did not create (the recording's user is %s): %s; "+
-		"remove them or choose another prefix with -o; %s", idName(uid), strings.Join(taken, ", "), nothing)}
+		"remove them or choose another prefix with -o; %s", attach.UserName(uid), strings.Join(taken, ", "), nothing)}
 }
 
 // empty reports whether the recording's event and name files are all empty

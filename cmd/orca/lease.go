@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"orca/internal/attach"
 )
 
 // The lease of an attached recording (docs/attach.md, "The lease"): the
@@ -34,14 +36,14 @@ const leaseFirst = 15
 // no FIFO's wait), checked — a regular file of the JVM's user, named
 // PREFIX.lease — and only that file is opened for writing, through orca's
 // own /proc/self/fd.
-func takeLease(j *jvmProc, prefix string) (*os.File, error) {
+func takeLease(j *attach.Proc, prefix string) (*os.File, error) {
 	want := prefix + ".lease"
-	ents, err := os.ReadDir(j.path("fd"))
+	ents, err := os.ReadDir(j.Path("fd"))
 	if err != nil {
 		return nil, fmt.Errorf("listing the JVM's files: %w", err)
 	}
 	for _, e := range ents {
-		fd := filepath.Join(j.path("fd"), e.Name())
+		fd := filepath.Join(j.Path("fd"), e.Name())
 		if p, err := os.Readlink(fd); err != nil || p != want {
 			continue
 		}
@@ -54,7 +56,7 @@ func takeLease(j *jvmProc, prefix string) (*os.File, error) {
 		var st syscall.Stat_t
 		p, _ := os.Readlink(self)
 		if err := syscall.Fstat(pfd, &st); err != nil || filepath.Base(p) != filepath.Base(want) ||
-			st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != j.uid {
+			st.Mode&syscall.S_IFMT != syscall.S_IFREG || int(st.Uid) != j.UID {
 			return nil, fmt.Errorf("%s is not the agent's lease file (%s, owner %d)", fd, p, st.Uid)
 		}
 		f, err := os.OpenFile(self, os.O_RDWR|syscall.O_NONBLOCK, 0)

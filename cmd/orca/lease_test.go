@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"orca/internal/attach"
 )
 
 // TestTakeLease: orca takes the lease through the JVM's descriptor of PREFIX.lease (this test
@@ -17,7 +19,7 @@ import (
 // and left unwritten.
 func TestTakeLease(t *testing.T) {
 	dir := t.TempDir()
-	me := &jvmProc{proc: "/proc", pid: os.Getpid(), uid: os.Geteuid()}
+	me := &attach.Proc{Dir: "/proc", PID: os.Getpid(), UID: os.Geteuid()}
 
 	agent, err := os.OpenFile(filepath.Join(dir, "r.lease"), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {

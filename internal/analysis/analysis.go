@@ -31,9 +31,25 @@ const MinCycle = format.Time(100e6) // 100 ms
 // claimed (its threads are in OpenAtCut).
 func Deadlocks(m *model.Model) []model.Deadlock {
 	var out []model.Deadlock
-	for _, d := range m.Deadlocks {
+	for k, i := range Reported(m) {
+		if i >= 0 {
+			out = append(out, m.Deadlocks[k])
+		}
+	}
+	return out
+}
+
+// Reported returns, for each cycle of m.Deadlocks (the fold's: all the
+// cycles the wait-for graph had), its index in Deadlocks, -1 when it is
+// none (IsDeadlock): how a view of the graph at an instant names the
+// deadlock a cycle of it is.
+func Reported(m *model.Model) []int {
+	out := make([]int, len(m.Deadlocks))
+	n := 0
+	for k, d := range m.Deadlocks {
+		out[k] = -1
 		if IsDeadlock(m, d) {
-			out = append(out, d)
+			out[k], n = n, n+1
 		}
 	}
 	return out

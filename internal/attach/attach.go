@@ -73,7 +73,7 @@ func AttachTimeout(pid int, timeout time.Duration) (*VM, error) {
 	}
 	if e := os.Geteuid(); e != 0 && e != t.euid {
 		return nil, fmt.Errorf("%w: pid %d runs as %s and orca as %s; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#%d' orca ...) or as root",
-			ErrPermission, pid, userName(t.euid), userName(e), t.euid)
+			ErrPermission, pid, UserName(t.euid), UserName(e), t.euid)
 	}
 	jvm, known := t.isJVM()
 	if known && !jvm {
@@ -283,7 +283,7 @@ func createTrigger(t *target) (*hostfs.Created, error) {
 		errs = append(errs, fmt.Sprintf("%s: %v", where, err))
 	}
 	return nil, fmt.Errorf("creating the attach trigger %s in the working directory or /tmp of pid %d as its user (%s): %s",
-		name, t.pid, userName(t.euid), strings.Join(errs, "; "))
+		name, t.pid, UserName(t.euid), strings.Join(errs, "; "))
 }
 
 // triggerDir opens where ("cwd": the JVM's working directory; "tmp": its /tmp).
@@ -327,7 +327,7 @@ func (vm *VM) dialError(err error) error {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("connecting to %s: nobody listens: a file left by an earlier process with pid %d? remove it and attach again: %w", vm.Socket, vm.NSPid, err)
 	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		return fmt.Errorf("%w: connecting to %s (the socket of pid %d, owned by %s): %v: run orca as that user or as root", ErrPermission, vm.Socket, vm.PID, userName(vm.uid), err)
+		return fmt.Errorf("%w: connecting to %s (the socket of pid %d, owned by %s): %v: run orca as that user or as root", ErrPermission, vm.Socket, vm.PID, UserName(vm.uid), err)
 	}
 	return fmt.Errorf("connecting to the attach socket of pid %d: %w", vm.PID, err)
 }
@@ -470,9 +470,9 @@ func command(t *target) string {
 	return strings.TrimSpace(string(b))
 }
 
-// userName returns "name (uid N)", or "uid N" when the user database does not know the uid
+// UserName returns "name (uid N)", or "uid N" when the user database does not know the uid
 // (a container's user).
-func userName(uid int) string {
+func UserName(uid int) string {
 	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
 		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
 	}

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +23,7 @@ import (
 
 	"orca/internal/crash"
 	"orca/internal/hostfs"
+	"orca/internal/testjvm"
 )
 
 func must(t *testing.T, err error) {
@@ -36,16 +36,8 @@ func must(t *testing.T, err error) {
 // The tests start real JVMs running testdata/Sleeper.java on every JDK present, attach to them
 // and run commands, and load testdata/agent.c compiled by gcc.
 
-const jdk17 = "/usr/lib/jvm/java-17-openjdk-amd64" // its javac compiles Sleeper (--release 17)
-
-// jdkHomes are the JDKs the tests run on, with their feature release; an absent one is skipped.
-var jdkHomes = []struct {
-	feature int
-	home    string
-}{
-	{17, jdk17},
-	{25, "/usr/lib/jvm/temurin-25-jdk-amd64"},
-}
+// The JDKs are internal/testjvm's: every one present, an absent one skipped (or failed:
+// ORCA_REQUIRE_JDKS).
 
 // nobody is the user the other-user tests run a JVM as; other is a second user without an
 // entry in /etc/passwd.
@@ -95,21 +87,15 @@ type jdk struct {
 
 func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
 
-// forEachJDK runs f as a subtest per JDK, skipping an absent one.
+// forEachJDK runs f as a subtest per JDK (testjvm.Each).
 func forEachJDK(t *testing.T, f func(t *testing.T, j jdk)) {
-	for _, c := range jdkHomes {
-		t.Run(filepath.Base(c.home), func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join(c.home, "release"))
-			if err != nil {
-				t.Skipf("JDK %d absent at %s: %v", c.feature, c.home, err)
-			}
-			m := regexp.MustCompile(`(?m)^JAVA_VERSION="([^"]+)"`).FindSubmatch(b)
-			if m == nil {
-				t.Fatalf("%s/release: no JAVA_VERSION", c.home)
-			}
-			f(t, jdk{feature: c.feature, home: c.home, version: string(m[1])})
-		})
-	}
+	testjvm.Each(t, func(t *testing.T, tj testjvm.JDK) {
+		v, err := tj.Version()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(t, jdk{feature: tj.Feature, home: tj.Home, version: v})
+	})
 }
 
 var (
@@ -134,20 +120,11 @@ func classes(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(workDir, "classes")
 	err := once("classes", func() error {
-		javac := filepath.Join(jdk17, "bin", "javac")
-		if _, err := os.Stat(javac); err != nil {
-			return fmt.Errorf("no javac: %v", err)
-		}
 		src, err := filepath.Abs("testdata/Sleeper.java")
 		if err != nil {
 			return err
 		}
-		cmd := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "--release", "17", "-d", dir, src)
-		cmd.Dir = workDir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("javac: %v\n%s", err, out)
-		}
-		return nil
+		return testjvm.Compile(dir, workDir, src)
 	})
 	crash.Check(t, workDir)
 	if err != nil {
@@ -597,12 +574,10 @@ func TestOtherUser(t *testing.T) {
 }
 
 func TestOtherUserRefused(t *testing.T) {
-	j := jdkHomes[0]
-	if _, err := os.Stat(filepath.Join(j.home, "bin", "java")); err != nil {
-		t.Skipf("JDK 17 absent: %v", err)
-	}
+	j := testjvm.All()[0] // JDK 17
+	j.Check(t, nil)
 	dir := nobodyDir(t)
-	p := startJVM(t, jdk{feature: j.feature, home: j.home}, dir, asNobody, nil)
+	p := startJVM(t, jdk{feature: j.Feature, home: j.Home}, dir, asNobody, nil)
 
 	// The test binary, run as another user, attaches to nobody's JVM.
 	self, err := os.Executable()

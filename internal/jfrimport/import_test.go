@@ -2,6 +2,7 @@ package jfrimport
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // The tests record testdata/java/jfr/JfrDemo.java under JFR with orca.jfc
@@ -27,11 +29,19 @@ import (
 // program says it did (its EXPECT line).
 
 const (
-	jdk17   = "/usr/lib/jvm/java-17-openjdk-amd64" // its javac compiles the program
+	jdk17   = testjvm.JDK17
 	javaDir = "../../testdata/java/jfr"
 )
 
-var jdkHomes = []string{jdk17, "/usr/lib/jvm/temurin-25-jdk-amd64"}
+// jdkHomes are testjvm's JDKs, an absent one by the path looked for (demo
+// skips it).
+var jdkHomes = func() []string {
+	var out []string
+	for _, j := range testjvm.All() {
+		out = append(out, cmp.Or(j.Home, j.Want))
+	}
+	return out
+}()
 
 var (
 	workDir   string // shared by the tests, removed by TestMain
@@ -130,15 +140,12 @@ func compile() (string, error) {
 	if compiled != "" {
 		return compiled, nil
 	}
-	javac := filepath.Join(jdk17, "bin", "javac")
-	if _, err := os.Stat(javac); err != nil {
-		return "", fmt.Errorf("%w: no javac at %s (JDK 17 compiles the test program): %v", errNoJDK, javac, err)
+	if _, err := testjvm.Javac(); err != nil {
+		return "", fmt.Errorf("%w: %v", errNoJDK, err)
 	}
 	dir := filepath.Join(workDir, "classes")
-	out, err := exec.Command(javac, "-J"+crash.ErrorFile(workDir), "-g", "-d", dir, filepath.Join(javaDir, "JfrDemo.java"),
-		filepath.Join(javaDir, "DeadlockDemo.java")).CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("javac: %v\n%s", err, out)
+	if err := testjvm.Compile(dir, workDir, filepath.Join(javaDir, "JfrDemo.java"), filepath.Join(javaDir, "DeadlockDemo.java")); err != nil {
+		return "", err
 	}
 	compiled = dir
 	return dir, nil
@@ -244,23 +251,21 @@ func (im *imported) userLine(stack []format.Frame) (line int, method string) {
 }
 
 func TestImportJDK(t *testing.T) {
-	for _, home := range jdkHomes {
-		t.Run(filepath.Base(home), func(t *testing.T) {
-			run := demo(t, home)
-			prefix := filepath.Join(t.TempDir(), "imported")
-			res, err := ImportFile(run.jfr, prefix, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Chunks != 1 || len(res.Damage) != 0 {
-				t.Errorf("chunks %d, damage %v", res.Chunks, res.Damage)
-			}
-			im := readBack(t, prefix)
-			checkDemo(t, run, im)
-			checkFrames(t, im)
-			checkWakes(t, run, im, checkModel(t, im.rec))
-		})
-	}
+	testjvm.Each(t, func(t *testing.T, j testjvm.JDK) {
+		run := demo(t, j.Home)
+		prefix := filepath.Join(t.TempDir(), "imported")
+		res, err := ImportFile(run.jfr, prefix, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Chunks != 1 || len(res.Damage) != 0 {
+			t.Errorf("chunks %d, damage %v", res.Chunks, res.Damage)
+		}
+		im := readBack(t, prefix)
+		checkDemo(t, run, im)
+		checkFrames(t, im)
+		checkWakes(t, run, im, checkModel(t, im.rec))
+	})
 }
 
 func checkDemo(t *testing.T, run *demoRun, im *imported) {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"orca/internal/report"
 
 	jt "orca/internal/jfr/jfrtest"
+	"orca/internal/testjvm"
 )
 
 // deadlockDefault is what JFR's default settings record of a program whose
@@ -131,50 +131,46 @@ func checkSightText(t *testing.T, txt string) {
 // with JFR's default settings on every JDK present, imports it and checks
 // that the report says what JFR could not see.
 func TestImportJDKDefault(t *testing.T) {
-	for _, home := range jdkHomes {
-		t.Run(filepath.Base(home), func(t *testing.T) {
-			if _, err := os.Stat(filepath.Join(home, "bin", "java")); err != nil {
-				t.Skipf("no JDK at %s: %v", home, err)
+	testjvm.Each(t, func(t *testing.T, j testjvm.JDK) {
+		home := j.Home
+		classes, err := compile()
+		crash.Check(t, workDir)
+		if errors.Is(err, errNoJDK) {
+			t.Skip(err)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		jfrFile := filepath.Join(dir, "dl.jfr")
+		cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
+			"-XX:StartFlightRecording=filename="+jfrFile, "-Xlog:jfr+startup=warning", "-cp", classes, "DeadlockDemo")
+		cmd.Dir = workDir
+		out, err := cmd.CombinedOutput()
+		crash.Check(t, workDir)
+		if err != nil {
+			t.Fatalf("java DeadlockDemo: %v\n%s", err, out)
+		}
+		if !strings.Contains(string(out), "EXPECT deadlocked=true") {
+			t.Fatalf("DeadlockDemo did not deadlock:\n%s", out)
+		}
+		prefix := filepath.Join(dir, "dl")
+		if _, err := ImportFile(jfrFile, prefix, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		txt, r := importReport(t, prefix)
+		checkSightText(t, txt)
+		for _, want := range []string{
+			"JFR recorded only states that lasted 20.0 ms or more: shorter ones are not in the recording",
+			"ended (JFR records neither who unparked a park nor whether it timed out)",
+		} {
+			if !strings.Contains(txt, want) {
+				t.Errorf("the report lacks %q:\n%s", want, txt)
 			}
-			classes, err := compile()
-			crash.Check(t, workDir)
-			if errors.Is(err, errNoJDK) {
-				t.Skip(err)
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := t.TempDir()
-			jfrFile := filepath.Join(dir, "dl.jfr")
-			cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
-				"-XX:StartFlightRecording=filename="+jfrFile, "-Xlog:jfr+startup=warning", "-cp", classes, "DeadlockDemo")
-			cmd.Dir = workDir
-			out, err := cmd.CombinedOutput()
-			crash.Check(t, workDir)
-			if err != nil {
-				t.Fatalf("java DeadlockDemo: %v\n%s", err, out)
-			}
-			if !strings.Contains(string(out), "EXPECT deadlocked=true") {
-				t.Fatalf("DeadlockDemo did not deadlock:\n%s", out)
-			}
-			prefix := filepath.Join(dir, "dl")
-			if _, err := ImportFile(jfrFile, prefix, Options{}); err != nil {
-				t.Fatal(err)
-			}
-			txt, r := importReport(t, prefix)
-			checkSightText(t, txt)
-			for _, want := range []string{
-				"JFR recorded only states that lasted 20.0 ms or more: shorter ones are not in the recording",
-				"ended (JFR records neither who unparked a park nor whether it timed out)",
-			} {
-				if !strings.Contains(txt, want) {
-					t.Errorf("the report lacks %q:\n%s", want, txt)
-				}
-			}
-			if s := r.Sight; s == nil || s.HangsVisible || s.DeadlocksVisible || s.Unparkers || !s.SettingsKnown ||
-				s.ThresholdsS["MonitorContendedEnter"] != 0.02 || len(r.Hangs)+len(r.Deadlocks) != 0 {
-				t.Errorf("JSON sight %+v, %d hangs, %d deadlocks", s, len(r.Hangs), len(r.Deadlocks))
-			}
-		})
-	}
+		}
+		if s := r.Sight; s == nil || s.HangsVisible || s.DeadlocksVisible || s.Unparkers || !s.SettingsKnown ||
+			s.ThresholdsS["MonitorContendedEnter"] != 0.02 || len(r.Hangs)+len(r.Deadlocks) != 0 {
+			t.Errorf("JSON sight %+v, %d hangs, %d deadlocks", s, len(r.Hangs), len(r.Deadlocks))
+		}
+	})
 }

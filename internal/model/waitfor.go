@@ -8,10 +8,11 @@ import (
 )
 
 // The wait-for graph at an instant. The fold finds deadlocks as the
-// cycles of the graph form (deadlock.go); WaitGraphAt gives the graph at
-// any instant after it, for the views that draw it. Both decide "thread X
-// waits for thread Y" with waitsOn and waitee, so that the cycles of the
-// graph at T are the Deadlocks standing at T: a view never shows a
+// cycles of the graph form (deadlock.go), once; WaitGraphAt gives the graph
+// at any instant after it, for the views that draw it, with the Deadlocks
+// standing then as its cycles. Both decide "thread X waits for thread Y"
+// with waitsOn and waitee, so that the edges of the graph at T close
+// exactly those cycles (modeltest.Validate checks it): a view never shows a
 // different truth beside the report's.
 
 // waitsOn reports whether a thread in state iv waits for another thread,
@@ -104,9 +105,9 @@ type Wait struct {
 // WaitCycle is a cycle of the wait-for graph: a deadlock.
 type WaitCycle struct {
 	Threads []format.ThreadID // each waits for the next, the last for the first
-	// Deadlock is the index in Model.Deadlocks of the cycle standing at
-	// the instant (the same threads, formed at or before it, not yet
-	// broken).
+	// Deadlock is its index in Model.Deadlocks: the cycles of the graph
+	// at an instant are the deadlocks standing then (formed at or before
+	// it, not yet broken).
 	Deadlock int
 }
 
@@ -171,46 +172,41 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 		o, ok := owns[w.Thread]
 		return ok && w.For != 0 && w.Object == o
 	})
-	g.Cycles = m.cycles(g.Waits, at)
+	g.Cycles = m.standing(g.Waits, at)
 	return g
 }
 
-// cycles finds the cycles of waits: each thread waits for at most one, so
-// a walk from each thread ends in a cycle, at a thread that waits for no
-// one, or on a walk already done.
-func (m *Model) cycles(waits []Wait, at format.Time) []WaitCycle {
-	next := make(map[format.ThreadID]format.ThreadID, len(waits))
-	for _, w := range waits {
-		if w.For != 0 {
-			next[w.Thread] = w.For
-		}
-	}
-	walk := make(map[format.ThreadID]int, len(next)) // the walk that reached a thread, from 1
-	var out []WaitCycle
+// standing returns the cycles of the graph of waits at at: the Deadlocks
+// standing then (formed at or before at, not yet broken), which the fold
+// found as they formed (deadlock.go): the model finds deadlocks once. Each
+// starts at its thread first in waits, in the order of those threads.
+// (modeltest.Validate checks that the waits' own cycles are these.)
+func (m *Model) standing(waits []Wait, at format.Time) []WaitCycle {
+	pos := make(map[format.ThreadID]int, len(waits))
 	for i, w := range waits {
-		id := w.Thread
-		for walk[id] == 0 {
-			walk[id] = i + 1
-			n, ok := next[id]
-			if !ok {
-				break
-			}
-			id = n
+		pos[w.Thread] = i
+	}
+	type cycle struct {
+		c     WaitCycle
+		first int // its first thread's place in waits
+	}
+	var cs []cycle
+	for k, d := range m.Deadlocks {
+		if d.At > at || !d.AtEnd && at >= d.Resolved {
+			continue
 		}
-		if walk[id] != i+1 || next[id] == 0 {
-			continue // it ended outside this walk, or at a thread waiting for no one
-		}
-		c := WaitCycle{Threads: []format.ThreadID{id}, Deadlock: -1}
-		for u := next[id]; u != id; u = next[u] {
-			c.Threads = append(c.Threads, u)
-		}
-		key := cycleKey(c.Threads)
-		for k, d := range m.Deadlocks {
-			if d.At <= at && (d.AtEnd || at < d.Resolved) && cycleKey(d.Threads) == key {
-				c.Deadlock = k
+		i, first := 0, len(waits)
+		for j, th := range d.Threads {
+			if p, ok := pos[th]; ok && p < first {
+				i, first = j, p
 			}
 		}
-		out = append(out, c)
+		cs = append(cs, cycle{WaitCycle{Threads: append(slices.Clone(d.Threads[i:]), d.Threads[:i]...), Deadlock: k}, first})
+	}
+	slices.SortStableFunc(cs, func(a, b cycle) int { return a.first - b.first })
+	out := make([]WaitCycle, len(cs))
+	for i, c := range cs {
+		out[i] = c.c
 	}
 	return out
 }

@@ -173,6 +173,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.OwnerUnknownS = math.Round(r.OwnerUnknownS*1e9) / 1e9
 	r.BlockedS, r.OpenS, r.AcquiringS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9, math.Round(r.AcquiringS*1e9)/1e9
+	r.jucOwnerUnknown = jucOwnerUnknown(locks)
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
 	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
 	r.ClassInits = b.classInits()
@@ -196,6 +197,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.Waits, r.WaitsTotal = top(waits, opt.Top)
 	r.Edges = b.edges()
+	r.Caveats = caveats(r.headEntries(), r.tailEntries())
 	return r
 }
 

@@ -79,6 +79,15 @@ type Report struct {
 	Problems       int      `json:"problems"`
 	ProblemSamples []string `json:"problem_samples"`
 	Warnings       []string `json:"warnings"`
+	// Caveats: the sentences of the headline that qualify its figures,
+	// each flagged one (the text's "!!": the figures are incomplete) and
+	// the others (an attach, deleted chunks, a recording still running,
+	// owners not known, no .info), in the text's order. orca view shows
+	// them as its warnings.
+	Caveats []string `json:"caveats"`
+	// jucOwnerUnknown: a java.util.concurrent lock has contentions without
+	// an owner (of all the locks, not only the listed).
+	jucOwnerUnknown bool
 
 	Threads      []Thread `json:"threads"`
 	ThreadsTotal int      `json:"threads_total"`

@@ -32,18 +32,18 @@ func (r *Report) hangsHidden() bool { return r.Sight != nil && !r.Sight.HangsVis
 // deadlocksHidden says whether an empty deadlocks list means "not visible".
 func (r *Report) deadlocksHidden() bool { return r.Sight != nil && !r.Sight.DeadlocksVisible }
 
-// sightFlags flags, in the headline, what the source of an import could
+// sightEntries flags, in the headline, what the source of an import could
 // not see: states still going on at the end, states under a threshold,
 // event types it did not record, stacks it did not take.
-func (r *Report) sightFlags(t *textWriter, flag func(string, ...any)) {
+func (r *Report) sightEntries(es []headEntry) []headEntry {
 	s := r.Sight
 	if s == nil {
-		return
+		return es
 	}
 	name := s.sourceName()
 	if !s.HangsVisible || !s.DeadlocksVisible {
-		flag("%s writes a wait, monitor enter, park or sleep when it ends: a deadlock, a hang, any such", name)
-		t.printf("     state still going on at the end is not in the recording\n")
+		es = add(es, flagged, "%s writes a wait, monitor enter, park or sleep when it ends: a deadlock, a hang, any such", name)
+		more(es, " ", "state still going on at the end is not in the recording")
 	}
 	byThreshold := map[float64][]string{}
 	for _, k := range sightKinds {
@@ -52,22 +52,23 @@ func (r *Report) sightFlags(t *textWriter, flag func(string, ...any)) {
 		}
 	}
 	for _, th := range slices.Sorted(maps.Keys(byThreshold)) {
-		flag("%s recorded only states that lasted %s or more: shorter ones are not in the recording", name, dur(th))
-		t.printf("     (%s)\n", and(byThreshold[th]))
+		es = add(es, flagged, "%s recorded only states that lasted %s or more: shorter ones are not in the recording", name, dur(th))
+		more(es, " ", "(%s)", and(byThreshold[th]))
 	}
 	for _, k := range sightKinds {
 		if why, ok := s.NotRecorded[k.kind]; ok {
-			flag("%s did not record %s (%s)", name, k.what, why)
+			es = add(es, flagged, "%s did not record %s (%s)", name, k.what, why)
 		}
 	}
 	for _, k := range sightKinds {
 		if why, ok := s.NoStacks[k.kind]; ok {
-			flag("%s recorded %s without stacks (%s)", name, k.what, why)
+			es = add(es, flagged, "%s recorded %s without stacks (%s)", name, k.what, why)
 		}
 	}
 	if len(byThreshold)+len(s.NotRecorded)+len(s.NoStacks) > 0 && s.Source == "jfr" {
-		t.printf("     (record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)\n")
+		more(es, " ", "(record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)")
 	}
+	return es
 }
 
 // and joins "a", "b" and "c" as "a, b and c".
@@ -78,10 +79,11 @@ func and(ss []string) string {
 	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
 }
 
-// jucOwnerUnknown says whether a listed java.util.concurrent lock has
-// contentions without an owner.
-func (r *Report) jucOwnerUnknown() bool {
-	for _, l := range r.Locks {
+// jucOwnerUnknown says whether a java.util.concurrent lock of locks has
+// contentions without an owner (all of them, not the --top listed: the
+// headline does not change with --top).
+func jucOwnerUnknown(locks []Lock) bool {
+	for _, l := range locks {
 		if l.Kind == "juc" && l.OwnerUnknown > 0 {
 			return true
 		}

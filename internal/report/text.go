@@ -3,8 +3,6 @@ package report
 import (
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -155,38 +153,7 @@ func (r *Report) headline(t *textWriter) {
 	t.printf("\n")
 	t.printf("  %s recorded, %s, %s\n", dur(r.DurationS), count(r.ThreadsAll, "thread", "threads"), count(r.Events, "event", "events"))
 	t.printf("  times are seconds since the first event (%.9f s in orca dump)\n", r.OriginS)
-	if b := r.Bounded; b != nil {
-		var bounds []string
-		if b.MaxSizeBytes > 0 {
-			bounds = append(bounds, fmt.Sprintf("--max-size %.4g MiB", float64(b.MaxSizeBytes)/(1<<20)))
-		}
-		if b.MaxAgeS > 0 {
-			bounds = append(bounds, "--max-age "+dur(b.MaxAgeS))
-		}
-		if b.ChunksDeleted > 0 {
-			t.printf("  bounded recording (%s): kept the last %s of %s recorded (chunk files %s);\n", strings.Join(bounds, ", "),
-				dur(r.DurationS), dur(b.RecordedS), b.ChunksKept)
-			t.printf("  the first %s (%s) were deleted: what threads were doing then\n", dur(b.DeletedS),
-				count(int(b.ChunksDeleted), "chunk file", "chunk files"))
-			t.printf("  is known only as their state at the kept span's start\n")
-		} else {
-			t.printf("  bounded recording (%s): nothing deleted, all %s kept\n", strings.Join(bounds, ", "), dur(b.RecordedS))
-		}
-	}
-	if a := r.Attached; a != nil {
-		end := "it ended with the JVM"
-		if a.Stopped {
-			end = "stopped while the JVM went on"
-			if a.StoppedBy == "lease" {
-				end += " (by its lease: the orca record --pid that started it was gone)"
-			}
-		} else if r.Complete != nil && !*r.Complete {
-			end = "still recording, or the JVM was killed"
-		}
-		t.printf("  attached to the running JVM (orca record --pid): %s alive at the attach begin there\n",
-			count(int(a.AliveAtAttach), "thread", "threads"))
-		t.printf("  (what happened before it is not recorded); %s\n", end)
-	}
+	t.entries(r.headEntries())
 	if r.Filter != nil {
 		t.printf("  --thread %q: %s of %d match; the sections show only their events\n",
 			r.Filter.Thread, count(r.Filter.Matched, "thread", "threads"), r.ThreadsAll)
@@ -230,82 +197,7 @@ func (r *Report) headline(t *textWriter) {
 	t.printf("  %s\n", cl)
 
 	// Anything that makes the numbers below incomplete is flagged with !!.
-	flags := 0
-	flag := func(f string, args ...any) {
-		flags++
-		t.printf("  !! "+f+"\n", args...)
-	}
-	if c := r.Cut; c != nil {
-		flag("recording CUT at %s: %s; the events after it are lost", at(c.AtS), c.Reason)
-		if c.WriteErrors != nil && *c.WriteErrors > 0 {
-			t.printf("     (%s)\n", count(int(*c.WriteErrors), "failed write", "failed writes"))
-		}
-		t.printf("     it ends there: %s blocked, waiting, joining or acquiring at the cut,\n", count(len(c.UnknownAfter), "thread", "threads"))
-		t.printf("     not hangs: what they did after it is unknown (a wait-for cycle that had stood\n")
-		t.printf("     %s by then is a deadlock all the same: monitor cycles do not break)\n", dur(analysis.MinCycle.Seconds()))
-		if c.EventsAfter > 0 {
-			t.printf("     (%s after the cut, from a later write, skipped)\n", count(c.EventsAfter, "event", "events"))
-		}
-	}
-	if r.DroppedEvents != nil && *r.DroppedEvents > 0 {
-		flag("%d events DROPPED by the agent (buffer full): counts and times are lower bounds;", *r.DroppedEvents)
-		t.printf("     record again with a larger --buffer or a shorter --flush\n")
-		if r.DroppedAtExit != nil && *r.DroppedAtExit > 0 {
-			t.printf("     (%d of them at exit: the final flush had to be bounded)\n", *r.DroppedAtExit)
-		}
-	}
-	if n := r.UnattributedEvents; n != nil && *n > 0 {
-		var kinds []string
-		for _, k := range slices.Sorted(maps.Keys(r.Unattributed)) {
-			if r.Unattributed[k] > 0 {
-				kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Unattributed[k]))
-			}
-		}
-		flag("%s of virtual threads not attributed (not recorded)", count(int(*n), "event", "events"))
-		if len(kinds) > 0 {
-			t.printf("     %s\n", strings.Join(kinds, ", "))
-		}
-	}
-	if n := r.VirtualThreads; n != nil && *n > 0 {
-		t.printf("  %s started while recording\n", count(int(*n), "virtual thread", "virtual threads"))
-	}
-	if r.ParseErrors > 0 {
-		flag("%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
-		t.printf("     %s\n", first(r.ParseErrorSamples))
-	}
-	if r.Truncated {
-		flag("the last record of %s.orca is cut short (%s) and was skipped", r.Prefix, r.TruncatedWhy)
-	}
-	switch {
-	case r.Live:
-		// Not a flag: nothing is wrong, the events go on.
-		t.printf("  live: the JVM is still recording (it holds the lock on %s.orca): the events up to now\n", r.Prefix)
-	case r.Complete == nil || *r.Complete:
-	case r.Sight != nil:
-		flag("incomplete import (complete=false): part of the %s file could not be read", r.Sight.sourceName())
-	default:
-		flag("incomplete recording (complete=false): the JVM did not exit normally (killed or crashed)")
-	}
-	r.sightFlags(t, flag)
-	if r.Problems > 0 {
-		flag("%s could not be placed in a thread's timeline; the first:", count(r.Problems, "event", "events"))
-		t.printf("     %s\n", first(r.ProblemSamples))
-	}
-	for _, w := range r.Warnings {
-		flag("%s", w)
-	}
-	if r.OwnerUnknown > 0 {
-		t.printf("  owner unknown for %s, %s of %s blocked (%s)%s\n", count(r.OwnerUnknown, "contention", "contentions"),
-			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown()))
-	}
-	switch {
-	case r.DroppedEvents == nil && !r.hasInfo:
-		t.printf("  (no %s.info: whether the agent dropped events is unknown)\n", r.Prefix)
-	case r.DroppedEvents == nil:
-		t.printf("  (%s.info does not say whether events were dropped)\n", r.Prefix)
-	case flags == 0:
-		t.printf("  no events dropped, no malformed lines\n")
-	}
+	t.entries(r.tailEntries())
 }
 
 // end names where the recording ended: "the cut" in a cut one, where

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -151,99 +149,30 @@ func (s *Server) view(r *http.Request) *model.View {
 }
 
 // summary answers GET /api/summary; with ?thread= its contended locks,
-// deadlocks and hangs are those orca report --thread lists.
+// deadlocks and hangs are those orca report --thread lists. Its counts and
+// warnings are the report's headline (report.New; its caveats): the viewer
+// and orca report say the same of a recording.
 func (s *Server) summary(r *http.Request) (any, error) {
 	d := s.d
 	m := d.m
-	v := s.view(r)
-	has := func(id format.ThreadID) bool { return v == nil || v.Has(id) }
-	locks := m.Locks
-	if v != nil {
-		locks = v.Locks
-	}
+	rep := d.report(r.URL.Query().Get("thread"))
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
-		Edges:    len(m.Edges),
-		Warnings: []string{}, Info: map[string]string{},
-	}
-	for _, dl := range d.deadlocks {
-		if slices.ContainsFunc(dl.Threads, has) {
-			out.Deadlocks++
-		}
-	}
-	for _, h := range d.hangs {
-		if i := d.threadIndex(h.Thread); (i < 0 || !d.jdkThread[i]) && has(h.Thread) {
-			if h.Why == analysis.Alone {
-				out.WaitingAlone++
-			} else {
-				out.Hangs++
-			}
-		}
+		Edges:     len(m.Edges),
+		Deadlocks: len(rep.Deadlocks), Hangs: len(rep.Hangs), WaitingAlone: len(rep.WaitingAlone), Contended: rep.LocksTotal,
+		NotVisible: rep.Sight != nil && (!rep.Sight.HangsVisible || !rep.Sight.DeadlocksVisible),
+		Warnings:   rep.Caveats, Info: map[string]string{},
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
 		out.States = append(out.States, i.String())
 	}
-	for _, l := range locks {
-		if l.Contended() { // as orca report counts it
-			out.Contended++
-		}
-	}
 	info := d.rec.Info
 	if c := m.Cut; c != nil {
 		out.Cut = &cutJSON{At: d.rel(c.At), Reason: c.Reason}
-		out.Warnings = append(out.Warnings, fmt.Sprintf("the recording is cut at %.3f s (%s): what threads did after it is unknown, so none is shown as hung", float64(d.rel(c.At))/1e9, c.Reason))
 	}
 	if src := info[format.InfoSource]; src != "" {
 		out.Source = (&reader.Sight{Source: src}).Name()
-	}
-	if sight := info.Sight(); sight != nil {
-		// As orca report says it (reader.Sight, docs/jfr.md).
-		name := sight.Name()
-		out.Source = name
-		if sight.EndedOnly {
-			out.NotVisible = true
-			out.Warnings = append(out.Warnings, name+" writes a wait, monitor enter, park or sleep when it ends: deadlocks and hangs still going on at the end are not in this recording (not visible, not 0)")
-		}
-		var ths []string
-		for k := format.Kind(1); k < format.NumKinds; k++ {
-			if th, ok := sight.Threshold[k]; ok {
-				ths = append(ths, fmt.Sprintf("%s %.1f ms", k, float64(th)/1e6))
-			}
-		}
-		if len(ths) > 0 {
-			out.Warnings = append(out.Warnings, name+" recorded only states that lasted at least its threshold: "+strings.Join(ths, ", "))
-		}
-		for k := format.Kind(1); k < format.NumKinds; k++ {
-			if why, ok := sight.NotRecorded[k]; ok {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s did not record %s (%s)", name, k, why))
-			}
-		}
-		if sight.ParkEndsUnknown {
-			out.Warnings = append(out.Warnings, name+" records neither who unparked a park nor whether it timed out")
-		}
-	}
-	if n := info.Count(format.InfoUnattributed); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events of virtual threads were not attributed to a thread (not recorded)")
-	}
-	if b := info.Bounds(); b != nil && b.ChunksDeleted > 0 {
-		// A bounded recording (--max-size, --max-age): only its last chunks are kept.
-		kept := b.ChunksKept
-		if c := d.rec.Chunks; len(c) > 0 {
-			kept = fmt.Sprintf("%d-%d", c[0].Seq, c[len(c)-1].Seq) // those read (.info may lag)
-		}
-		msg := fmt.Sprintf("a bounded recording: only its last %.3g s are kept (chunk files %s); %d older chunk files were deleted, "+
-			"and what threads did before shows as their state at the kept span's start", (m.End - m.Start).Seconds(), kept, b.ChunksDeleted)
-		if start, end, ok := info.Span(); ok {
-			msg += fmt.Sprintf(" (%.3g s recorded in all)", (end - start).Seconds())
-		}
-		out.Warnings = append(out.Warnings, msg)
-	}
-	if info[format.InfoAttached] == "true" {
-		// orca record --pid: the recording began at an attach.
-		alive, _ := info.Int(format.InfoAliveAtAttach)
-		out.Warnings = append(out.Warnings, fmt.Sprintf("attached to the running JVM: the recording begins at the attach, "+
-			"where the lives of the %d threads alive then begin too; what happened before it is not recorded", alive))
 	}
 	for _, k := range []string{format.InfoCommand, format.InfoJavaVersion, format.InfoJavaVM, format.InfoPID, format.InfoComplete,
 		format.InfoDroppedTotal, format.InfoOriginUnixNS, format.InfoOriginMonoNS, format.InfoAgentVersion, format.InfoCut,
@@ -251,24 +180,6 @@ func (s *Server) summary(r *http.Request) (any, error) {
 		if v, ok := info[k]; ok {
 			out.Info[k] = v
 		}
-	}
-	if n, _ := info.Dropped(); n > 0 {
-		out.Warnings = append(out.Warnings, strconv.FormatInt(n, 10)+" events were dropped by the agent (its buffer was full): the timeline has gaps")
-	}
-	if d.res.Malformed > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(d.res.Malformed)+" malformed lines were skipped")
-	}
-	if d.res.Truncated {
-		out.Warnings = append(out.Warnings, "the last record was cut short and skipped: "+d.truncatedWhy)
-	}
-	switch {
-	case d.live:
-		out.Warnings = append(out.Warnings, "live: the JVM was still recording when orca view read the recording: the events up to then (run orca view again for the rest)")
-	case info.Incomplete():
-		out.Warnings = append(out.Warnings, "the JVM did not end normally (killed or crashed): the recording stops at its last flush")
-	}
-	if len(m.Problems) > 0 {
-		out.Warnings = append(out.Warnings, strconv.Itoa(len(m.Problems))+" events could not be placed (orca report lists them)")
 	}
 	return out, nil
 }

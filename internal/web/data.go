@@ -7,6 +7,7 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/report"
 )
 
 // data is the model with the indexes the handlers need, built once.
@@ -30,15 +31,16 @@ type data struct {
 	deadlocks          []model.Deadlock
 	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
 	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
-	// live: a JVM was still writing the recording when it was read
-	// (reader.Recording.Live), so its complete=false is a run, not a kill;
-	// truncatedWhy: why its last record was cut short, "" if it was not.
-	live         bool
-	truncatedWhy string
 
 	mu       sync.Mutex
 	frames   map[model.StackID][]frameJSON
 	overview map[int]*overviewJSON
+
+	// reports: orca report's Report of the recording per thread filter
+	// ("" for none), built on first use (report.New): the summary's
+	// figures and warnings are its.
+	reportMu sync.Mutex
+	reports  map[string]*report.Report
 }
 
 func newData(rec *reader.Recording, res *model.Result) *data {
@@ -51,16 +53,11 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		edgesFrom: make([][]int32, len(m.Threads)),
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
+		reports:   map[string]*report.Report{},
 	}
 	for i, t := range m.Threads {
 		d.thread[t.ID] = i
 		d.intervals += len(t.Intervals)
-	}
-	if rec.Info.Incomplete() {
-		d.live = rec.Live()
-	}
-	if res.Truncated {
-		d.truncatedWhy = rec.TruncatedWhy()
 	}
 	for _, l := range m.Locks {
 		if _, done := d.lockClass[l.Object]; !done {
@@ -80,20 +77,38 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	d.all = m.Filter(nil)
 	d.jdkThread = analysis.JDKThreads(d.m, d.rec.FrameName)
 	d.deadlocks = analysis.Deadlocks(m)
-	d.reported = make([]int, len(m.Deadlocks))
-	n := 0
-	for k, dl := range m.Deadlocks {
-		d.reported[k] = -1
-		if analysis.IsDeadlock(m, dl) {
-			d.reported[k], n = n, n+1
-		}
-	}
+	d.reported = analysis.Reported(m)
 	for _, h := range analysis.OpenAtEnd(m) {
 		if h.Why == analysis.IsHang || h.Why == analysis.Alone {
 			d.hangs = append(d.hangs, h)
 		}
 	}
 	return d
+}
+
+// maxReports bounds the reports kept: one per thread filter asked for.
+const maxReports = 16
+
+// report returns orca report's Report of the recording through the thread
+// filter want ("" for none, as orca report --thread): what the headline of
+// one says, the viewer's summary says, from the same function.
+func (d *data) report(want string) *report.Report {
+	d.reportMu.Lock()
+	defer d.reportMu.Unlock()
+	if r, ok := d.reports[want]; ok {
+		return r
+	}
+	r := report.New(d.rec, d.res, report.Options{Thread: want})
+	if len(d.reports) >= maxReports {
+		for k := range d.reports {
+			if k != "" {
+				delete(d.reports, k)
+				break
+			}
+		}
+	}
+	d.reports[want] = r
+	return r
 }
 
 // rel turns a model time into the API's: nanoseconds since the recording's

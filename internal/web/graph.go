@@ -149,11 +149,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			}
 		}
 		out.Cycles = append(out.Cycles, ids)
-		k := -1
-		if c.Deadlock >= 0 {
-			k = d.reported[c.Deadlock]
-		}
-		out.Deadlocks = append(out.Deadlocks, k)
+		out.Deadlocks = append(out.Deadlocks, d.reported[c.Deadlock])
 	}
 	return out
 }

@@ -16,6 +16,7 @@ import (
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/synth"
+	"orca/internal/testjvm"
 )
 
 // The tests serve real recordings when they can: the integration tests'
@@ -54,27 +55,6 @@ func repoRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
-}
-
-// javaHome finds a JDK with javac: $JAVA_HOME, the Debian JDK 17, or javac on PATH.
-func javaHome() string {
-	cands := []string{os.Getenv("JAVA_HOME")}
-	m, _ := filepath.Glob("/usr/lib/jvm/java-17-openjdk-*")
-	cands = append(cands, m...)
-	if p, err := exec.LookPath("javac"); err == nil {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			cands = append(cands, filepath.Dir(filepath.Dir(r)))
-		}
-	}
-	for _, c := range cands {
-		if c == "" {
-			continue
-		}
-		if _, err := os.Stat(filepath.Join(c, "bin", "javac")); err == nil {
-			return c
-		}
-	}
-	return ""
 }
 
 // recording is a built model with the facts a test checks against.
@@ -121,24 +101,23 @@ func recordJavaOnce(t testing.TB, name, src string) (*recording, string) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Sprintf("no %s (make builds it)", bin)
 	}
-	jh := javaHome()
-	if jh == "" {
-		return nil, "no JDK with javac found"
+	javac, err := testjvm.Javac()
+	if err != nil {
+		return nil, err.Error()
 	}
 	dir := filepath.Join(workDir, name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(filepath.Join(jh, "bin", "javac"), "-J"+crash.ErrorFile(dir), "--release", "17", "-encoding", "UTF-8", "-g", "-d", dir, filepath.Join(root, src)).CombinedOutput()
-	if err != nil {
+	if err := testjvm.Compile(dir, dir, filepath.Join(root, src)); err != nil {
 		crash.Check(t, dir)
-		t.Fatalf("javac %s: %v\n%s", src, err, out)
+		t.Fatal(err)
 	}
 	main := strings.TrimSuffix(filepath.Base(src), ".java")
 	prefix := filepath.Join(dir, "rec")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", filepath.Join(jh, "bin", "java"), crash.ErrorFile(dir), "-cp", dir, main)
+	cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", filepath.Join(filepath.Dir(javac), "java"), crash.ErrorFile(dir), "-cp", dir, main)
 	cmd.Dir = dir
 	stdout, err := cmd.Output()
 	crash.Check(t, dir)

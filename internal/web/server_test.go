@@ -425,7 +425,7 @@ func TestCutSummary(t *testing.T) {
 	if sum.Cut == nil || sum.Cut.At != 2e9 || sum.Cut.Reason != "cut.orca: No space left on device" || sum.Hangs != 0 || sum.Deadlocks != 0 || sum.Duration != 2e9 {
 		t.Errorf("summary = %+v, cut %+v", sum, sum.Cut)
 	}
-	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "the recording is cut at 2.000 s") || !strings.Contains(w, "3 events of virtual threads") {
+	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "recording CUT at 2.000 s") || !strings.Contains(w, "3 events of virtual threads not attributed") {
 		t.Errorf("warnings %q", sum.Warnings)
 	}
 }

@@ -842,18 +842,76 @@ func (v *validator) waitGraphs(m *model.Model) {
 			continue
 		}
 		g := m.WaitGraphAt(T)
-		shown := map[int]bool{}
-		for _, c := range g.Cycles {
-			if c.Deadlock < 0 {
-				v.bad("wait-for graph at %s: cycle %v is no deadlock standing then", sec(T), c.Threads)
-				continue
+		standing := map[string]bool{}
+		for _, d := range m.Deadlocks {
+			if d.At <= T && (d.AtEnd || T < d.Resolved) {
+				standing[cycleKey(d.Threads)] = true
 			}
-			shown[c.Deadlock] = true
+		}
+		shown := map[string]bool{}
+		for _, c := range g.Cycles {
+			shown[cycleKey(c.Threads)] = true
+			if d := m.Deadlocks[c.Deadlock]; cycleKey(c.Threads) != cycleKey(d.Threads) || !standing[cycleKey(d.Threads)] {
+				v.bad("wait-for graph at %s: its cycle %v is not the deadlock %d standing then (%v)", sec(T), c.Threads, c.Deadlock, d.Threads)
+			}
+		}
+		for key := range standing {
+			if !shown[key] {
+				v.bad("wait-for graph at %s: no cycle of the deadlock of %s standing then", sec(T), key)
+			}
+		}
+		// The graph's edges close exactly these cycles: the instant's
+		// graph and the fold decide "waits for" alike.
+		found := map[string]bool{}
+		for _, c := range waitCycles(g.Waits) {
+			found[cycleKey(c)] = true
+			if !standing[cycleKey(c)] {
+				v.bad("wait-for graph at %s: its edges close the cycle %v, no deadlock standing then", sec(T), c)
+			}
 		}
 		for k, d := range m.Deadlocks {
-			if d.At <= T && (d.AtEnd || T < d.Resolved) && !shown[k] {
-				v.bad("wait-for graph at %s: no cycle of the deadlock of %v formed at %s", sec(T), d.Threads, sec(d.At))
+			if d.At <= T && (d.AtEnd || T < d.Resolved) && !found[cycleKey(d.Threads)] {
+				v.bad("wait-for graph at %s: its edges close no cycle of the deadlock %d of %v formed at %s", sec(T), k, d.Threads, sec(d.At))
 			}
 		}
 	}
+}
+
+// waitCycles finds the cycles of waits on their own: each thread waits for
+// at most one, so a walk from each thread ends in a cycle, at a thread
+// that waits for no one, or on a walk already done.
+func waitCycles(waits []model.Wait) [][]format.ThreadID {
+	next := make(map[format.ThreadID]format.ThreadID, len(waits))
+	for _, w := range waits {
+		if w.For != 0 {
+			next[w.Thread] = w.For
+		}
+	}
+	walk := make(map[format.ThreadID]int, len(next)) // the walk that reached a thread, from 1
+	var out [][]format.ThreadID
+	for i, w := range waits {
+		id := w.Thread
+		for walk[id] == 0 {
+			walk[id] = i + 1
+			n, ok := next[id]
+			if !ok {
+				break
+			}
+			id = n
+		}
+		if walk[id] != i+1 || next[id] == 0 {
+			continue // it ended outside this walk, or at a thread waiting for no one
+		}
+		c := []format.ThreadID{id}
+		for u := next[id]; u != id; u = next[u] {
+			c = append(c, u)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// cycleKey names a cycle by its threads, whatever the one it starts at.
+func cycleKey(ids []format.ThreadID) string {
+	return fmt.Sprint(slices.Sorted(slices.Values(ids)))
 }

@@ -1,4 +1,4 @@
-package main
+package attach
 
 import (
 	"bufio"
@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -23,25 +22,25 @@ import (
 	"orca/internal/hostfs"
 )
 
-// jvmProc is a running JVM as orca reaches it through /proc: its user, and
+// Proc is a running JVM as orca reaches it through /proc: its user, and
 // whether its files are in another mount namespace (a container), where
 // orca reaches a path P of the JVM as /proc/PID/root/P.
-type jvmProc struct {
-	proc      string // "/proc"; a directory laid out like it in tests
-	pid       int
-	uid, gid  int       // effective ids, as orca's user namespace sees them
+type Proc struct {
+	Dir       string // "/proc"; a directory laid out like it in tests
+	PID       int
+	UID, GID  int       // effective ids, as orca's user namespace sees them
 	groups    []int     // supplementary groups
 	uidMap    []idRange // its user namespace's uid_map
-	contained bool      // its / is not orca's /
+	Contained bool      // its / is not orca's /
 }
 
-// readJVMProc reads what orca needs to know about process pid below proc.
-func readJVMProc(proc string, pid int) (*jvmProc, error) {
+// ReadProc reads what orca needs to know about process pid below proc.
+func ReadProc(proc string, pid int) (*Proc, error) {
 	if pid <= 0 {
 		return nil, fmt.Errorf("pid %d: a pid is a positive number", pid)
 	}
-	j := &jvmProc{proc: proc, pid: pid, uid: -1, gid: -1}
-	b, err := os.ReadFile(j.path("status"))
+	j := &Proc{Dir: proc, PID: pid, UID: -1, GID: -1}
+	b, err := os.ReadFile(j.Path("status"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("pid %d: no such process (is the JVM still running? jps or ps -C java lists them)", pid)
 	}
@@ -64,9 +63,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 				return nil, fmt.Errorf("/proc/%d/status: %s: %v", pid, key, err)
 			}
 			if key == "Uid" {
-				j.uid = id
+				j.UID = id
 			} else {
-				j.gid = id
+				j.GID = id
 			}
 		case "State":
 			// A zombie has ended: its /proc entry stays until its parent
@@ -82,19 +81,19 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 			}
 		}
 	}
-	if j.uid < 0 || j.gid < 0 {
+	if j.UID < 0 || j.GID < 0 {
 		return nil, fmt.Errorf("/proc/%d/status: no Uid or Gid line", pid)
 	}
-	j.uidMap = readIDMap(j.path("uid_map"))
+	j.uidMap = readIDMap(j.Path("uid_map"))
 	// A JVM in a container has its own mount namespace, whose / may still
 	// be orca's (unshare --mount) but with other mounts on it; or another
 	// / (a chroot, pivot_root).
-	root, err := os.Stat(j.path("root"))
+	root, err := os.Stat(j.Path("root"))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("pid %d has ended: there is no JVM to attach to or stop", pid)
 	}
 	if err != nil {
-		if uerr := j.checkUser(os.Geteuid()); uerr != nil {
+		if uerr := j.CheckUser(os.Geteuid()); uerr != nil {
 			return nil, uerr
 		}
 		return nil, fmt.Errorf("pid %d: reading its root directory: %w (orca must run as the JVM's user or root)", pid, err)
@@ -103,9 +102,9 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 	if err != nil {
 		return nil, err
 	}
-	ns, err1 := os.Readlink(j.path("ns/mnt"))
+	ns, err1 := os.Readlink(j.Path("ns/mnt"))
 	own, err2 := os.Readlink(filepath.Join(selfProc, "ns/mnt"))
-	j.contained = !os.SameFile(root, self) || err1 == nil && err2 == nil && ns != own
+	j.Contained = !os.SameFile(root, self) || err1 == nil && err2 == nil && ns != own
 	return j, nil
 }
 
@@ -113,15 +112,15 @@ func readJVMProc(proc string, pid int) (*jvmProc, error) {
 // namespace.
 var selfProc = "/proc/self"
 
-// checkUser refuses, before anything else, an orca run by euid that is
+// CheckUser refuses, before anything else, an orca run by euid that is
 // neither root nor the JVM's user: HotSpot takes no attach from it, and
 // /proc hides the JVM's files from it.
-func (j *jvmProc) checkUser(euid int) error {
-	if euid == 0 || euid == j.uid {
+func (j *Proc) CheckUser(euid int) error {
+	if euid == 0 || euid == j.UID {
 		return nil
 	}
 	return fmt.Errorf("pid %d runs as %s and orca as %s; HotSpot accepts an attach only from its own user or root: run orca as that user (sudo -u '#%d' orca ...) or as root",
-		j.pid, idName(j.uid), idName(euid), j.uid)
+		j.PID, UserName(j.UID), UserName(euid), j.UID)
 }
 
 // idRange is a line of a uid_map: ids inside..inside+count-1 of a user
@@ -157,36 +156,36 @@ func mapped(m []idRange, uid int) bool {
 // nsRootOver reports whether the JVM's user is root in its own user
 // namespace and the file's owner is of that namespace: root's powers then
 // pass over the permission bits (a container's root, or root itself).
-func (j *jvmProc) nsRootOver(owner int) bool {
-	if j.uid == 0 {
+func (j *Proc) nsRootOver(owner int) bool {
+	if j.UID == 0 {
 		return true
 	}
 	for _, r := range j.uidMap {
-		if r.inside == 0 && r.outside == j.uid {
+		if r.inside == 0 && r.outside == j.UID {
 			return mapped(j.uidMap, owner)
 		}
 	}
 	return false
 }
 
-// path names a file of the process below proc/PID.
-func (j *jvmProc) path(name string) string {
-	return filepath.Join(j.proc, strconv.Itoa(j.pid), name)
+// Path names a file of the process below proc/PID.
+func (j *Proc) Path(name string) string {
+	return filepath.Join(j.Dir, strconv.Itoa(j.PID), name)
 }
 
-// host returns where orca reaches the JVM's absolute path p.
-func (j *jvmProc) host(p string) string {
-	if !j.contained {
+// Host returns where orca reaches the JVM's absolute path p.
+func (j *Proc) Host(p string) string {
+	if !j.Contained {
 		return p
 	}
-	return filepath.Join(j.path("root"), p)
+	return filepath.Join(j.Path("root"), p)
 }
 
-// stopped reports whether the process is stopped (SIGSTOP, SIGTSTP, or by
+// Stopped reports whether the process is stopped (SIGSTOP, SIGTSTP, or by
 // a debugger: /proc/PID/stat's state T or t): it runs no code, answers no
 // attach command, until it continues.
-func (j *jvmProc) stopped() bool {
-	b, err := os.ReadFile(j.path("stat"))
+func (j *Proc) Stopped() bool {
+	b, err := os.ReadFile(j.Path("stat"))
 	if err != nil {
 		return false
 	}
@@ -198,10 +197,10 @@ func (j *jvmProc) stopped() bool {
 	return b[i+2] == 'T' || b[i+2] == 't'
 }
 
-// alive reports whether the process still runs: it exists and is no
+// Alive reports whether the process still runs: it exists and is no
 // zombie (ended, not yet reaped by its parent).
-func (j *jvmProc) alive() bool {
-	b, err := os.ReadFile(j.path("status"))
+func (j *Proc) Alive() bool {
+	b, err := os.ReadFile(j.Path("status"))
 	if err != nil {
 		return false
 	}
@@ -215,8 +214,8 @@ func (j *jvmProc) alive() bool {
 }
 
 // inGroup reports whether the JVM's user is in group gid.
-func (j *jvmProc) inGroup(gid int) bool {
-	if gid == j.gid {
+func (j *Proc) inGroup(gid int) bool {
+	if gid == j.GID {
 		return true
 	}
 	for _, g := range j.groups {
@@ -231,13 +230,13 @@ func (j *jvmProc) inGroup(gid int) bool {
 // combination of 4 read, 2 write, 1 search) on a file with st: the owner's,
 // group's or others' bits, as the kernel picks them. ACLs are not read; the
 // agent's own answer (code 3) is the last word.
-func (j *jvmProc) may(st *syscall.Stat_t, want uint32) bool {
+func (j *Proc) may(st *syscall.Stat_t, want uint32) bool {
 	if j.nsRootOver(int(st.Uid)) {
 		return true
 	}
 	mode := st.Mode
 	switch {
-	case int(st.Uid) == j.uid:
+	case int(st.Uid) == j.UID:
 		mode >>= 6
 	case j.inGroup(int(st.Gid)):
 		mode >>= 3
@@ -245,17 +244,17 @@ func (j *jvmProc) may(st *syscall.Stat_t, want uint32) bool {
 	return mode&want == want
 }
 
-// checkWritableBy makes sure, before attaching, that the JVM's user can
+// CheckWritableBy makes sure, before attaching, that the JVM's user can
 // create the recording's files: prefix's directory exists in the JVM's
 // filesystem, each directory on the way is searchable and the last one
 // writable by that user, and it is no read-only mount.
-func (j *jvmProc) checkWritableBy(prefix string) error {
+func (j *Proc) CheckWritableBy(prefix string) error {
 	dir := filepath.Dir(prefix)
 	where := ""
-	if j.contained {
-		where = fmt.Sprintf(" in the container of pid %d (%s on this host)", j.pid, j.host(dir))
+	if j.Contained {
+		where = fmt.Sprintf(" in the container of pid %d (%s on this host)", j.PID, j.Host(dir))
 	}
-	fi, err := os.Stat(j.host(dir))
+	fi, err := os.Stat(j.Host(dir))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return fmt.Errorf("-o %s: the directory %s does not exist%s: create it or choose another -o; nothing was attached", prefix, dir, where)
@@ -264,10 +263,10 @@ func (j *jvmProc) checkWritableBy(prefix string) error {
 	case !fi.IsDir():
 		return fmt.Errorf("-o %s: %s%s is not a directory; choose another -o; nothing was attached", prefix, dir, where)
 	}
-	who := fmt.Sprintf("the JVM's user (%s)", idName(j.uid))
+	who := fmt.Sprintf("the JVM's user (%s)", UserName(j.UID))
 	for d := dir; ; d = filepath.Dir(d) {
 		var st syscall.Stat_t
-		if err := syscall.Stat(j.host(d), &st); err != nil {
+		if err := syscall.Stat(j.Host(d), &st); err != nil {
 			return fmt.Errorf("-o %s: %s: %v", prefix, d, err)
 		}
 		want, what := uint32(1), "enter"
@@ -276,14 +275,14 @@ func (j *jvmProc) checkWritableBy(prefix string) error {
 		}
 		if !j.may(&st, want) {
 			return fmt.Errorf("-o %s: %s cannot %s %s%s (owner %s, group %d, mode %#o): choose a directory that user can write with -o (e.g. -o /tmp/%s), "+
-				"or run the JVM as another user; nothing was attached", prefix, who, what, d, where, idName(int(st.Uid)), st.Gid, st.Mode&0o7777, filepath.Base(prefix))
+				"or run the JVM as another user; nothing was attached", prefix, who, what, d, where, UserName(int(st.Uid)), st.Gid, st.Mode&0o7777, filepath.Base(prefix))
 		}
 		if d == "/" {
 			break
 		}
 	}
 	var sfs syscall.Statfs_t
-	if err := syscall.Statfs(j.host(dir), &sfs); err == nil && sfs.Flags&stRdonly != 0 {
+	if err := syscall.Statfs(j.Host(dir), &sfs); err == nil && sfs.Flags&stRdonly != 0 {
 		return fmt.Errorf("-o %s: %s%s is on a read-only file system: choose another -o; nothing was attached", prefix, dir, where)
 	}
 	return nil
@@ -292,16 +291,14 @@ func (j *jvmProc) checkWritableBy(prefix string) error {
 // stRdonly is ST_RDONLY of statfs(2)'s f_flags.
 const stRdonly = 1
 
-// idName returns "name (uid N)", or "uid N" when the user database does
-// not know the uid (a container's user).
-func idName(uid int) string {
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return fmt.Sprintf("%s (uid %d)", u.Username, uid)
-	}
-	return fmt.Sprintf("uid %d", uid)
-}
+// UncheckedAgentError is PlaceAgent's refusal of a JVM that maps an Orca
+// agent library orca cannot check: orca exits with status 2 on it, as on a
+// usage error (the user must act first).
+type UncheckedAgentError struct{ msg string }
 
-// placeAgent returns the path, as the JVM sees it, of a file holding the
+func (e *UncheckedAgentError) Error() string { return e.msg }
+
+// PlaceAgent returns the path, as the JVM sees it, of a file holding the
 // agent library data (checksum sum) that the JVM's user can read, and that
 // nobody but root, orca's user and the JVM's user could have put there:
 //   - the library of this build that the JVM maps already (an earlier
@@ -314,35 +311,35 @@ func idName(uid int) string {
 //     the JVM's user with mode 0700, holding liborca.so (0500). Its name
 //     cannot be foreseen, so no other user can take it first or plant
 //     anything in it; a later attach or orca stop finds it in the JVM's maps.
-func (j *jvmProc) placeAgent(data []byte, sum string, cache func() (string, error)) (string, error) {
-	libs, _ := j.mappedAgents()
+func (j *Proc) PlaceAgent(data []byte, sum string, cache func() (string, error)) (string, error) {
+	libs, _ := j.MappedAgents()
 	for _, l := range libs {
-		if l.err == nil && l.sum == sum {
-			return l.path, nil
+		if l.Err == nil && l.Sum == sum {
+			return l.Path, nil
 		}
 	}
 	for _, l := range libs {
-		if l.err != nil {
-			return "", exitError{2, fmt.Sprintf("pid %d maps an Orca agent library at %s that orca cannot check (%v): "+
+		if l.Err != nil {
+			return "", &UncheckedAgentError{fmt.Sprintf("pid %d maps an Orca agent library at %s that orca cannot check (%v): "+
 				"orca loads no second copy beside it; nothing was attached: stop that recording as the JVM's user (orca stop %d), or restart the JVM",
-				j.pid, l.path, l.err, j.pid)}
+				j.PID, l.Path, l.Err, j.PID)}
 		}
 	}
-	if !j.contained && j.uid == os.Geteuid() {
+	if !j.Contained && j.UID == os.Geteuid() {
 		return cache()
 	}
 	p, err := j.writeAgent(data)
 	if err != nil {
 		return "", fmt.Errorf("writing the agent library where pid %d can read it (a new directory in its /tmp, %s): %w; nothing was attached",
-			j.pid, j.host("/tmp"), err)
+			j.PID, j.Host("/tmp"), err)
 	}
 	return p, nil
 }
 
 // writeAgent writes data to a new /tmp/orca-RANDOM/liborca.so of the JVM,
 // as the JVM's user, and returns its path as the JVM sees it.
-func (j *jvmProc) writeAgent(data []byte) (string, error) {
-	root, err := hostfs.OpenRoot(j.path("root"))
+func (j *Proc) writeAgent(data []byte) (string, error) {
+	root, err := hostfs.OpenRoot(j.Path("root"))
 	if err != nil {
 		return "", err
 	}
@@ -352,32 +349,32 @@ func (j *jvmProc) writeAgent(data []byte) (string, error) {
 		return "", err
 	}
 	defer syscall.Close(tmp)
-	name, dir, err := hostfs.MkdirTemp(tmp, "orca-", 0o700, j.uid, j.gid)
+	name, dir, err := hostfs.MkdirTemp(tmp, "orca-", 0o700, j.UID, j.GID)
 	if err != nil {
 		return "", err
 	}
 	defer syscall.Close(dir)
-	if _, err := hostfs.CreateExcl(dir, "liborca.so", 0o500, data, j.uid, j.gid); err != nil {
-		hostfs.As(j.uid, j.gid, func() error { return unix.Unlinkat(tmp, name, unix.AT_REMOVEDIR) })
+	if _, err := hostfs.CreateExcl(dir, "liborca.so", 0o500, data, j.UID, j.GID); err != nil {
+		hostfs.As(j.UID, j.GID, func() error { return unix.Unlinkat(tmp, name, unix.AT_REMOVEDIR) })
 		return "", err
 	}
 	return "/tmp/" + name + "/liborca.so", nil
 }
 
-// agentLib is an Orca agent library that the JVM maps.
-type agentLib struct {
-	path string // as the JVM sees it
-	sum  string // the hex SHA-256 of its content, when err is nil
-	err  error  // why it is not trusted: not the file mapped, or in a place others can change
+// AgentLib is an Orca agent library that the JVM maps.
+type AgentLib struct {
+	Path string // as the JVM sees it
+	Sum  string // the hex SHA-256 of its content, when Err is nil
+	Err  error  // why it is not trusted: not the file mapped, or in a place others can change
 }
 
-// mappedAgents lists the orca agent libraries the JVM has mapped (any
+// MappedAgents lists the orca agent libraries the JVM has mapped (any
 // build's: liborca.so from orca's cache, -agentpath or an earlier attach's
 // /tmp/orca-RANDOM/, or an older orca's /tmp/orca-SUM.so), each checked
 // (checkLib); any says whether it maps one at all (also one deleted since).
 // When the maps cannot be read, any is true.
-func (j *jvmProc) mappedAgents() (libs []agentLib, any bool) {
-	f, err := os.Open(j.path("maps"))
+func (j *Proc) MappedAgents() (libs []AgentLib, any bool) {
+	f, err := os.Open(j.Path("maps"))
 	if err != nil {
 		return nil, true
 	}
@@ -399,8 +396,8 @@ func (j *jvmProc) mappedAgents() (libs []agentLib, any bool) {
 			continue
 		}
 		seen[p] = true
-		l := agentLib{path: p}
-		l.sum, l.err = j.checkLib(p, fields[0], fields[3], fields[4])
+		l := AgentLib{Path: p}
+		l.Sum, l.Err = j.checkLib(p, fields[0], fields[3], fields[4])
 		libs = append(libs, l)
 	}
 	return libs, any
@@ -415,16 +412,16 @@ var agentName = regexp.MustCompile(`^(liborca\.so|orca-[0-9a-f]{16}\.so)$`)
 // be, when sticky: nobody else can rename what is in it), and that the file
 // is the one mapped at addresses span (device dev, inode ino, as
 // /proc/PID/maps gives them). It returns the file's SHA-256.
-func (j *jvmProc) checkLib(p, span, dev, ino string) (string, error) {
-	root, err := hostfs.OpenRoot(j.path("root"))
+func (j *Proc) checkLib(p, span, dev, ino string) (string, error) {
+	root, err := hostfs.OpenRoot(j.Path("root"))
 	if err != nil {
 		return "", err
 	}
 	defer syscall.Close(root)
-	owners := []int{0, os.Geteuid(), j.uid}
+	owners := []int{0, os.Geteuid(), j.UID}
 	fd, err := hostfs.OpenChecked(root, p, func(name string, st *unix.Stat_t, last bool) error {
 		if !slices.Contains(owners, int(st.Uid)) {
-			return fmt.Errorf("%s belongs to %s", name, idName(int(st.Uid)))
+			return fmt.Errorf("%s belongs to %s", name, UserName(int(st.Uid)))
 		}
 		if st.Mode&0o022 != 0 && (last || st.Mode&unix.S_ISVTX == 0) {
 			return fmt.Errorf("%s is writable by others (mode %#o)", name, st.Mode&0o7777)
@@ -456,9 +453,9 @@ func (j *jvmProc) checkLib(p, span, dev, ino string) (string, error) {
 // sameMapped reports whether st is the file mapped at span: as
 // /proc/PID/map_files/SPAN names it (root may read it), or by the device
 // and inode of the maps line.
-func (j *jvmProc) sameMapped(st *unix.Stat_t, span, dev, ino string) bool {
+func (j *Proc) sameMapped(st *unix.Stat_t, span, dev, ino string) bool {
 	var m unix.Stat_t
-	if unix.Stat(j.path(filepath.Join("map_files", span)), &m) == nil && m.Dev == st.Dev && m.Ino == st.Ino {
+	if unix.Stat(j.Path(filepath.Join("map_files", span)), &m) == nil && m.Dev == st.Dev && m.Ino == st.Ino {
 		return true
 	}
 	maj, min, ok := strings.Cut(dev, ":")
@@ -472,16 +469,16 @@ func (j *jvmProc) sameMapped(st *unix.Stat_t, span, dev, ino string) bool {
 // chunkName matches a bounded recording's chunk file's suffix.
 var chunkName = regexp.MustCompile(`\.orca\.[0-9]{6}$`)
 
-// runningPrefix returns the prefix of the recording the JVM is writing (the
+// RunningPrefix returns the prefix of the recording the JVM is writing (the
 // path it sees), from the files it holds open: PREFIX.orca or a chunk file
 // PREFIX.orca.NNNNNN. "" when none is open or the path cannot be told.
-func (j *jvmProc) runningPrefix() string {
-	ents, err := os.ReadDir(j.path("fd"))
+func (j *Proc) RunningPrefix() string {
+	ents, err := os.ReadDir(j.Path("fd"))
 	if err != nil {
 		return ""
 	}
 	for _, e := range ents {
-		fd := filepath.Join(j.path("fd"), e.Name())
+		fd := filepath.Join(j.Path("fd"), e.Name())
 		p, err := os.Readlink(fd)
 		if err != nil || !strings.HasPrefix(p, "/") {
 			continue
@@ -497,7 +494,7 @@ func (j *jvmProc) runningPrefix() string {
 		}
 		// The kernel names a file of another mount namespace as that
 		// namespace sees it; make sure orca finds it there.
-		have, err := os.Stat(j.host(p))
+		have, err := os.Stat(j.Host(p))
 		if err != nil {
 			continue
 		}

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hooks/attached.h"
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/arch.h"
@@ -25,7 +24,9 @@
 #include "core/orca.h"
 #include "hotspot/owner.h"
 #include "hooks/park.h"
+#include "threads/attached.h"
 #include "threads/pending.h"
+#include "jvm/snapshot.h"
 #include "record/ring.h"
 #include "hotspot/safe.h"
 #include "threads/threads.h"
@@ -175,9 +176,6 @@ static void state_facts(void) {
     if (facts[i].value) counters_prop(facts[i].key, facts[i].value);
 }
 
-// attached_ended: a thread ends; what it did at the attach is over.
-static void attached_ended(uint32_t thread) { attached_own(thread, 0); }
-
 static const char *core_once(JavaVM *vm) {
   static int done;
   static char why[200];
@@ -201,7 +199,6 @@ static const char *core_once(JavaVM *vm) {
   monitor_init();
   monitor_join_hooks(inject_join_wait, inject_join_waited);
   pending_on_round(on_round);
-  threads_on_ending(attached_ended);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
@@ -385,7 +382,8 @@ static const char *hooks(int at_load) {
   return NULL;
 }
 
-// blocker_of is park_blocker for attached_snapshot (another thread's park).
+// blocker_of is park_blocker for the attach's snapshot (another thread's
+// park: t, its hash thread, written on shard).
 static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode) {
   tstate *s = calloc(1, sizeof *s);
   if (!s) return 0;
@@ -399,7 +397,7 @@ static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, 
 // The virtual threads at an attach (JVMTI lists only platform threads),
 // found in the JDK's registries (vthread_each): each gets its ThreadStarted
 // and, parked or sleeping (unmounted, or pinned to its carrier), its state
-// as attached_snapshot writes a platform thread's.
+// as snapshot_threads writes a platform thread's.
 typedef struct {
   int64_t ts;
   int alive, blocked, skipped;
@@ -411,7 +409,7 @@ static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
   if (!h) return;
   a->alive++;
-  int r = attached_virtual(env, vt, h, shard, a->ts, blocker_of);
+  int r = snapshot_virtual(env, vt, h, shard, a->ts, blocker_of);
   if (r > 0) a->blocked++;
   else if (r < 0) a->skipped++;
 }
@@ -632,7 +630,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
   char n[24];
-  int alive = threads_existing_at(env, ts), blocked = attached_snapshot(env, ts, blocker_of);
+  int alive = threads_existing_at(env, ts), blocked = snapshot_threads(env, ts, blocker_of);
   at_attach va = {.ts = ts};
   int64_t listed = 0;
   const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);

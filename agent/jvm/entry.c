@@ -302,9 +302,68 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
   return NULL;
 }
 
-// hooks is phase 2: the capabilities and the callbacks. at_load: the JVM
-// is loading (OnLoad), so the hooks that need it are asked for too.
-static const char *hooks(int at_load) {
+// The two ways in: what differs between a JVM that loads the agent and one
+// it attaches to is decided here, in the start-up phases, and nowhere in
+// the event path (docs/agent.md, "One way into the event path").
+// caps: the capabilities that way asks for beyond what both take, trimmed
+// to what the JVM offers (NULL, or why the agent cannot run); added: what
+// follows once they are taken; first_event: the first of `events` a
+// recording enables (VMInit only at load).
+typedef struct {
+  const char *(*caps)(jvmtiCapabilities *want, const jvmtiCapabilities *have);
+  void (*added)(const jvmtiCapabilities *want);
+  int first_event;
+} start_way;
+
+// At load: what only a loading JVM gives. Thread is loaded before any other
+// phase: wrapping Thread.join needs the class hook in the primordial phase.
+static const char *caps_at_load(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  want->can_generate_early_class_hook_events = have->can_generate_early_class_hook_events;
+  want->can_generate_early_vmstart = have->can_generate_early_vmstart;
+  // The live form of the class-load wrappers (its test switch).
+  if (inject_live_test()) inject_live_capabilities(want, have);
+  return NULL;
+}
+
+static void added_at_load(const jvmtiCapabilities *want) {
+  // Taken while the JVM loads (the live form's test switch): HotSpot
+  // records the dependencies a cheap redefinition needs (inject.h).
+  if (want->can_retransform_classes) inject_dependencies_recorded();
+  if (!want->can_generate_early_class_hook_events)
+    counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
+}
+
+// At an attach: the live form of the class-load wrappers. In the live phase
+// HotSpot offers fewer (never the two early ones: they are on-load
+// capabilities): take what it has and name what is missing as a fact, not
+// a warning; the events and owners need only what it always offers, and
+// the rare object left unnamed for want of one is counted
+// (attached_missed) where it happens.
+static const char *caps_at_attach(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  static char why[200];
+  inject_live_capabilities(want, have);
+  jvmtiCapabilities asked = *want;
+  for (size_t i = 0; i < sizeof *want; i++) ((unsigned char *)want)[i] &= ((const unsigned char *)have)[i];
+  char without[120] = "";
+  if (asked.can_get_current_contended_monitor && !want->can_get_current_contended_monitor)
+    strcat(without, ",can_get_current_contended_monitor");
+  if (asked.can_get_owned_monitor_info && !want->can_get_owned_monitor_info) strcat(without, ",can_get_owned_monitor_info");
+  if (without[0]) fact_now(ORCA_INFO_ATTACHED_WITHOUT, without + 1);
+  if (!want->can_generate_monitor_events || !want->can_generate_native_method_bind_events) {
+    snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
+    return why;
+  }
+  return NULL;
+}
+
+static void added_at_attach(const jvmtiCapabilities *want) { (void)want; }
+
+static const start_way way_load = {caps_at_load, added_at_load, 0};
+static const start_way way_attach = {caps_at_attach, added_at_attach, 1};   // no VMInit: the VM runs
+
+// hooks is phase 2: the capabilities and the callbacks, the way's own
+// among them.
+static const char *hooks(const start_way *way) {
   static char why[200];
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);
@@ -320,44 +379,15 @@ static const char *hooks(int at_load) {
   want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
-  if (at_load) {
-    // Thread is loaded before any other phase: wrapping Thread.join needs the
-    // class hook in the primordial phase.
-    want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
-    want.can_generate_early_vmstart = have.can_generate_early_vmstart;
-  }
   vthread_capabilities(&want, &have);
-  // The live form of the class-load wrappers (an attach, or its test switch).
-  if (!at_load || inject_live_test()) inject_live_capabilities(&want, &have);
-  if (!at_load) {
-    // In the live phase HotSpot offers fewer (never these two: they are
-    // on-load capabilities): take what it has and name what is missing as
-    // a fact, not a warning; the events and owners need only what it always
-    // offers, and the rare object left unnamed for want of one is counted
-    // (attached_missed) where it happens.
-    jvmtiCapabilities asked = want;
-    for (size_t i = 0; i < sizeof want; i++) ((unsigned char *)&want)[i] &= ((unsigned char *)&have)[i];
-    char without[120] = "";
-    if (asked.can_get_current_contended_monitor && !want.can_get_current_contended_monitor)
-      strcat(without, ",can_get_current_contended_monitor");
-    if (asked.can_get_owned_monitor_info && !want.can_get_owned_monitor_info)
-      strcat(without, ",can_get_owned_monitor_info");
-    if (without[0]) fact_now(ORCA_INFO_ATTACHED_WITHOUT, without + 1);
-    if (!want.can_generate_monitor_events || !want.can_generate_native_method_bind_events) {
-      snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
-      return why;
-    }
-  }
+  const char *err = way->caps(&want, &have);
+  if (err) return err;
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
     snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
     return why;
   }
-  // Taken while the JVM loads (the live form's test switch): HotSpot
-  // records the dependencies a cheap redefinition needs (inject.h).
-  if (at_load && want.can_retransform_classes) inject_dependencies_recorded();
-  if (at_load && !want.can_generate_early_class_hook_events)
-    counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
+  way->added(&want);
 
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
@@ -436,12 +466,12 @@ static const struct {
 #define NEVENTS (int)(sizeof events / sizeof events[0])
 
 // start_recording is phase 4: the writer runs and the events are enabled.
-static const char *start_recording(int at_load) {
+static const char *start_recording(const start_way *way) {
   const char *err = writer_start();
   if (err) return err;
   monitor_restart();
   atomic_store(&orca_state, 1);
-  for (int i = at_load ? 0 : 1; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
+  for (int i = way->first_event; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
   vthread_enable();
   return NULL;
 }
@@ -510,7 +540,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     return JNI_ERR;
   }
   // Phase 3 comes with VMInit (on_vm_init).
-  if (!err && !(err = hooks(1)) && !(err = start_recording(1))) return JNI_OK;
+  if (!err && !(err = hooks(&way_load)) && !(err = start_recording(&way_load))) return JNI_OK;
   if (*err) orca_fail("%s%s", err, strstr(err, "disabled") ? "" : "; the agent is disabled");
   return JNI_OK;
 }
@@ -608,7 +638,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     mark("");
     return START_CANNOT_WRITE;
   }
-  if (!hooked && (err = hooks(0))) {
+  if (!hooked && (err = hooks(&way_attach))) {
     orca_fail("%s", err);
     lease_close();
     writer_stop();
@@ -649,7 +679,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   // and the events' start, widened so a test can block a thread in it.
   const char *gap = getenv("ORCA_TEST_ATTACH_GAP_MS");
   if (gap && atoi(gap) > 0 && atoi(gap) <= 10000) usleep((useconds_t)atoi(gap) * 1000);
-  if ((err = start_recording(0))) {
+  if ((err = start_recording(&way_attach))) {
     orca_fail("%s", err);
     attached_forget(env);
     lease_close();

@@ -20,6 +20,14 @@ expect() {
     fail=1
   fi
 }
+# pass NAME: check-includes.sh on $tmp/NAME passes.
+pass() {
+  local out
+  if ! out=$(bash agent/check-includes.sh "$tmp/$1" 2>&1); then
+    printf 'check_includes_test: %s: want a pass, got:\n%s\n' "$1" "$out" >&2
+    fail=1
+  fi
+}
 # A lower unit that names an upper one's function (a callback parameter
 # named after it) while the upper one includes it: a loop, though no
 # include goes up.
@@ -46,18 +54,12 @@ expect loop 'threads/state names hooks/park.h.s park_blocker'
 mkdir -p "$tmp/noloop"
 cp -r "$tmp/loop/threads" "$tmp/loop/hooks" "$tmp/noloop/"
 sed -i 's/park_blocker/blocker/g' "$tmp/noloop/threads/state.c"
-if ! out=$(bash agent/check-includes.sh "$tmp/noloop" 2>&1); then
-  printf 'check_includes_test: noloop: want a pass, got:\n%s\n' "$out" >&2
-  fail=1
-fi
+pass noloop
 # A comment or a string naming it is no call.
 mkdir -p "$tmp/comment"
 cp -r "$tmp/noloop/threads" "$tmp/noloop/hooks" "$tmp/comment/"
 printf '// see park_blocker\nconst char *why = "park_blocker";\n' >>"$tmp/comment/threads/state.c"
-if ! out=$(bash agent/check-includes.sh "$tmp/comment" 2>&1); then
-  printf 'check_includes_test: comment: want a pass, got:\n%s\n' "$out" >&2
-  fail=1
-fi
+pass comment
 # A hook that settles an attach's state itself.
 mkdir -p "$tmp/own"
 cp -r "$tmp/noloop/threads" "$tmp/noloop/hooks" "$tmp/own/"

@@ -139,8 +139,9 @@ gen:
 # The agent's C unit tests (agent/test): class-file rewriting, the clock's
 # conversion, the writer's ordering, the counters, the bounded waits of the
 # rings and the deferred records; built with the sanitizers, against the
-# agent's own sources. check-includes.sh first: no include cycle among the
-# agent's modules. The last line says "agent unit tests: N passed, N failed".
+# agent's own sources. check-includes.sh first: no cycle of includes or
+# calls among the agent's modules (and check_includes_test.sh: it fails on
+# one). The last line says "agent unit tests: N passed, N failed".
 UNIT_DIR := build/agent-test
 UNIT_SRC := $(wildcard agent/test/*.c agent/test/*.h)
 UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
@@ -163,6 +164,7 @@ $(UNIT_DIR)/patch/jdk/internal/misc/OrcaTestHooks.class: agent/test/patch/jdk/in
 # its crash, an hs_err file or a core there, fails them (bench/crash.sh).
 agent-test: $(UNIT_DIR)/unit $(UNIT_DIR)/classes/Check.class $(UNIT_DIR)/patch/jdk/internal/misc/OrcaTestHooks.class
 	bash agent/check-includes.sh agent
+	bash agent/test/check_includes_test.sh
 	(cd $(UNIT_DIR) && exec ./unit . $(abspath $(JAVA_HOME))); \
 	rc=$$?; source bench/crash.sh && crash_check agent-test $(UNIT_DIR) || rc=1; exit $$rc
 

@@ -22,14 +22,6 @@ size_t fmt_hex8(char *out, unsigned v) {
   return 8;
 }
 
-size_t fmt_uint(char *out, unsigned long long v) {
-  char tmp[24];
-  size_t n = 0;
-  do { tmp[n++] = (char)('0' + v % 10); v /= 10; } while (v);
-  for (size_t i = 0; i < n; i++) out[i] = tmp[n - 1 - i];
-  return n;
-}
-
 // fmt_ts writes seconds with 10 decimals; the writer's hot path, so no printf.
 size_t fmt_ts(char *out, long long ns) {
   if (ns < 0) ns = 0;

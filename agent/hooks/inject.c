@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/counters.h"
-#include "hooks/attached.h"
 #include "hooks/classfile.h"
 #include "core/clock.h"
 #include "hooks/inject.h"
@@ -366,9 +365,9 @@ static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_
 // An event of the thread's own ends what it was doing at an attach (a park
 // the snapshot saw: its acquire or join may have begun before the attach).
 static tstate *hook_thread(JNIEnv *env, int op, int ev_in, int ev_out) {
-  tstate *s = thread_of(env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out);
-  if (s) OWN_EVENT(s, 0);
-  return s;
+  event e;
+  return event_begin(&e, env, NULL, op == HOOK_ENTER ? ev_in : op == HOOK_ONCE ? ORCA_EV_SEMAPHORE_RELEASE : ev_out,
+                     EV_ALWAYS | EV_OWN);
 }
 
 // inject_join_wait: a platform thread's Thread.join is `synchronized (this)

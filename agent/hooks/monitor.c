@@ -1,6 +1,5 @@
 #include <pthread.h>
 #include <string.h>
-#include "hooks/attached.h"
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/clock.h"
@@ -39,10 +38,9 @@ void monitor_join_hooks(int (*begin)(JNIEnv *, tstate *, jobject), void (*end)(t
 // where waitobj.c cannot name it later (ZGC, Shenandoah on JDK 19+), it is
 // taken here.
 static tstate *monitor_wait_begin(JNIEnv *env, jobject o, jlong ms) {
-  if (!orca_recording()) return NULL;
-  tstate *s = thread_of(env, NULL, ORCA_EV_OBJECT_WAIT);
+  event e;
+  tstate *s = event_begin(&e, env, NULL, ORCA_EV_OBJECT_WAIT, EV_OWN);
   if (!s) return NULL;
-  OWN_EVENT(s, 0);
   if (s->join_depth > 0) {   // the wait inside Thread.join is the join itself
     counter_add(CNT_SUPPRESSED_WAITS, 1);
     return s;
@@ -125,19 +123,16 @@ void monitor_report(void) {
 // the pair happens here.
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
   (void)j; (void)timed_out;
-  if (!orca_recording()) return;
-  int64_t ts = clock_now();
-  tstate *s = thread_of(env, t, ORCA_EV_OBJECT_WAITED);
-  // A wait the thread was in at the attach (attached.h).
-  if (s && attached_open() && !pending_wait_open(&s->pending) && attached_end(s->hash, s->shard, ORCA_EV_OBJECT_WAIT, ts)) {
-    thread_resumed(env, s);
-    return;
-  }
+  event e;
+  // A wait the thread was in at an attach ends here, and is all (EV_ENDS).
+  tstate *s = event_begin(&e, env, t, ORCA_EV_OBJECT_WAITED, EV_FIRST | EV_ENDS);
+  if (!s) return;
+  int64_t ts = e.ts;
   // HotSpot posts MonitorWaited, but not MonitorWait, for the VM's own
   // waits (class initialisation locks: clinit.c), and a wait may have begun
   // before the agent started: pending_waited writes a Waited only after a Wait.
-  if (s && !pending_wait_open(&s->pending)) clinit_waited(env, s->shard, s->hash, ts, o);
-  if (s) pending_waited(&s->pending, env, o, ts);
+  if (!pending_wait_open(&s->pending)) clinit_waited(env, s->shard, s->hash, ts, o);
+  pending_waited(&s->pending, env, o, ts);
   thread_resumed(env, s);
 }
 
@@ -205,12 +200,13 @@ static void entered_switch(tstate *s, int timed) {
 
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j;
-  if (!orca_recording()) return;
-  int64_t ts, ticks;
-  clock_pair(&ts, &ticks);   // one instant: Entered's ticks convert from it
-  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTER);
+  event e;
+  // One instant: Entered's ticks convert from it. The pending Entered of
+  // the thread's last enter is settled below (pending_settle), not as an
+  // own event's.
+  tstate *s = event_begin(&e, env, t, ORCA_EV_MONITOR_CONTENDED_ENTER, EV_PAIR | EV_RUNS);
   if (!s) return;
-  ATTACHED_RUNS(s, ts);
+  int64_t ts = e.ts, ticks = e.ticks;
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
@@ -253,15 +249,14 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
 // HotSpot's timer is trusted the callback is off altogether.
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j;
-  if (!orca_recording()) return;
-  int64_t ticks = clock_ticks();
-  tstate *s = thread_of(env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED);
+  event e;
+  // An enter the thread was blocked in at an attach ends here, and is all
+  // (EV_ENDS); else what it did at the attach is over (EV_RUNS: a thread
+  // that blocked before the events were on has no Enter: pending_entered
+  // writes it, after the state an attach's snapshot saw ends).
+  tstate *s = event_begin(&e, env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED, EV_TICKS | EV_ENDS | EV_RUNS);
   if (!s) return;
-  // An enter the thread was blocked in at the attach (attached.h).
-  if (attached_open() && attached_end(s->hash, s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, clock_now())) {
-    thread_resumed(env, s);
-    return;
-  }
+  int64_t ticks = e.ticks;
   // 24+: HotSpot posts MonitorContendedEntered, with no MonitorContendedEnter
   // before it, when a virtual thread takes the monitor back after
   // Object.wait (a platform thread's re-entry posts neither): not a
@@ -271,10 +266,6 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
     thread_resumed(env, s);
     return;
   }
-  // A thread that blocked before the events were on has no Enter:
-  // pending_entered writes it, after the state an attach's snapshot saw
-  // ends here (nothing is open when its Enter callback came).
-  ATTACHED_RUNS(s, clock_now() - 1);
   pending_entered(&s->pending, env, ticks, o);
   if (s->pending.needs_entered) pending_entered_done(&s->pending);
   thread_resumed(env, s);

@@ -7,7 +7,6 @@
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
 #include "hotspot/vmstructs.h"
-#include "hooks/attached.h"
 #include "hooks/natives.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
@@ -31,9 +30,9 @@ void natives_add(natives_binder bind, void (*report)(void)) {
 }
 
 static void record(JNIEnv *env, int kind, jobject o) {
-  tstate *s = thread_of(env, NULL, kind);
+  event e;
+  tstate *s = event_begin(&e, env, NULL, kind, EV_OWN);
   if (!s) return;
-  OWN_EVENT(s, 0);
   orca_frame fr[ORCA_MAX_DEPTH];
   int64_t ts = clock_now();
   int n = stack_capture_own(env, 0, fr, opt.depth);
@@ -49,44 +48,39 @@ static void record(JNIEnv *env, int kind, jobject o) {
 }
 
 static void JNICALL my_notify(JNIEnv *env, jobject o) {
-  if (orca_recording()) record(env, ORCA_EV_OBJECT_NOTIFY, o);
+  record(env, ORCA_EV_OBJECT_NOTIFY, o);
   orig_notify(env, o);
 }
 
 static void JNICALL my_notify_all(JNIEnv *env, jobject o) {
-  if (orca_recording()) record(env, ORCA_EV_OBJECT_NOTIFY_ALL, o);
+  record(env, ORCA_EV_OBJECT_NOTIFY_ALL, o);
   orig_notify_all(env, o);
 }
 
 static void JNICALL my_start0(JNIEnv *env, jobject thread) {
-  if (orca_recording()) record(env, ORCA_EV_THREAD_START, thread);
+  record(env, ORCA_EV_THREAD_START, thread);
   orig_start0(env, thread);
 }
 
 static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
   // A virtual thread's sleep parks and does not come here (JDK 21+); if one
   // does, both ends are counted as unattributed.
-  tstate *s = orca_recording() ? thread_self(NULL) : NULL;
-  int virt = s && thread_virtual(env, s, NULL);
-  if (virt) {
-    s = NULL;
-    vthread_unattributed(ORCA_EV_THREAD_SLEEP);
-  }
+  event e;
+  tstate *s = event_begin(&e, env, NULL, ORCA_EV_THREAD_SLEEP, EV_PLATFORM | EV_OWN | EV_PAIRED);
+  if (e.virt) vthread_unattributed(ORCA_EV_THREAD_SLEEP);
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = 0;
-  if (s) OWN_EVENT(s, 0);
   if (s) {
     // Timed after the walk: the interval is the sleep, not the agent's work
     // before it (JFR times the same span).
     n = stack_capture(NULL, 0, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_THREAD_SLEEP, clock_now(), s->hash, 0, 0, fr, n, NULL, 0);
   }
-  int rec = threads_recording();
   orig_sleep(env, c, t);
   // Interrupted or not, the sleep is over: close the pair (begun in this
-  // recording; one begun before an attach is ended by hooks/attached.c).
-  if (s && orca_recording() && threads_recording() == rec) emit(s, ORCA_EV_THREAD_SLEPT, 0, 0, fr, n);
-  if (virt) vthread_unattributed(ORCA_EV_THREAD_SLEPT);
+  // recording; one begun before an attach is ended by threads/attached.c).
+  if (s && event_end(&e)) ring_put(s->shard, ORCA_EV_THREAD_SLEPT, e.ts, s->hash, 0, 0, fr, n, NULL, 0);
+  if (e.virt) vthread_unattributed(ORCA_EV_THREAD_SLEPT);
 }
 
 typedef struct {

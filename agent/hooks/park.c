@@ -8,7 +8,6 @@
 #include "stacks/objclass.h"
 #include "hotspot/objhash.h"
 #include "hotspot/jclass.h"
-#include "hooks/attached.h"
 #include "hooks/park.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
@@ -264,16 +263,17 @@ static void pinned(JNIEnv *env, tstate *carrier) {
 }
 
 static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlong time) {
-  tstate *s = orca_recording() && atomic_load_explicit(&ready, memory_order_acquire) ? thread_self(NULL) : NULL;
-  int virt = s && thread_virtual(env, s, NULL);
-  if (!s || virt) {
+  event e = {0};
+  tstate *s = atomic_load_explicit(&ready, memory_order_acquire)
+                  ? event_begin(&e, env, NULL, ORCA_EV_THREAD_PARK, EV_PLATFORM | EV_OWN | EV_PAIRED)
+                  : NULL;
+  if (!s) {
     // The agent's own threads, the VM's start-up, and a virtual thread
     // pinned to its carrier.
-    if (virt) pinned(env, s);
+    if (e.virt) pinned(env, e.s);
     orig_park(env, unsafe, absolute, time);
     return;
   }
-  OWN_EVENT(s, 0);
   // The thread's own reference, kept for its life (one JVMTI call and a
   // local reference less a park), or a local one after its ThreadEnd.
   jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
@@ -300,12 +300,11 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
   ring_put_mode(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl, mode);
-  int rec = threads_recording();
   orig_park(env, unsafe, absolute, time);
   // Not when the park began in an earlier recording (an attach since: its
-  // state at the attach ends there, hooks/attached.c).
-  if (orca_recording() && threads_recording() == rec) {
-    int64_t end = clock_now();
+  // state at the attach ends there, threads/attached.c).
+  if (event_end(&e)) {
+    int64_t end = e.ts;
     const char *how = "unparked";
     if (park_interrupted(env, self)) how = "interrupted";
     else if (absolute ? clock_unix_now() >= deadline : timeout > 0 && end - t0 >= timeout) how = "timeout";
@@ -317,18 +316,18 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
 }
 
 static void JNICALL my_unpark(JNIEnv *env, jobject unsafe, jobject thread) {
-  tstate *s = thread && orca_recording() && atomic_load_explicit(&ready, memory_order_acquire)
-                  ? thread_of(env, NULL, ORCA_EV_THREAD_UNPARK)
+  // The time before the unpark, so it precedes the ThreadUnparked it
+  // causes (EV_NOW). No stack (docs/format.md): the waker and the time make
+  // the edge; its walk and text were two thirds of a park-heavy
+  // recording's cost. It runs: a park of the attach is over (EV_OWN).
+  event e;
+  tstate *s = thread && atomic_load_explicit(&ready, memory_order_acquire)
+                  ? event_begin(&e, env, NULL, ORCA_EV_THREAD_UNPARK, EV_NOW | EV_OWN)
                   : NULL;
   if (!s) {
     orig_unpark(env, unsafe, thread);
     return;
   }
-  // The time before the unpark, so it precedes the ThreadUnparked it
-  // causes. No stack (docs/format.md): the waker and the time make the edge;
-  // its walk and text were two thirds of a park-heavy recording's cost.
-  int64_t ts = clock_now();
-  OWN_EVENT(s, ts);   // it runs: a park of the attach is over
   orig_unpark(env, unsafe, thread);
-  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, thread_key(env, thread, objhash_of(thread)), 0, NULL, 0, NULL, 0);
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, e.ts, s->hash, thread_key(env, thread, objhash_of(thread)), 0, NULL, 0, NULL, 0);
 }

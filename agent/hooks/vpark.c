@@ -5,7 +5,6 @@
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "hotspot/objhash.h"
-#include "hooks/attached.h"
 #include "hooks/park.h"
 #include "threads/threads.h"
 #include "hooks/vpark.h"
@@ -35,10 +34,10 @@ static vpark_tstate *part(tstate *v) {
 // VirtualThread.unpark (LockSupport.unpark of a virtual thread).
 static void unparked(JNIEnv *env, jobject o) {
   if (opt.seed_only || !park_ready()) return;
-  tstate *s = thread_of(env, NULL, ORCA_EV_THREAD_UNPARK);
+  event e;
+  tstate *s = event_begin(&e, env, NULL, ORCA_EV_THREAD_UNPARK, EV_NOW);
   if (!s) return;
-  int64_t ts = clock_now();
-  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, ts, s->hash, thread_key(env, o, objhash_of(o)), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
+  ring_put(s->shard, ORCA_EV_THREAD_UNPARK, e.ts, s->hash, thread_key(env, o, objhash_of(o)), 0, NULL, 0, NULL, 0);   // no stack, as park.c's
 }
 
 // hook is the natives of the injected VirtualThread.orca$hook and
@@ -48,15 +47,16 @@ static void unparked(JNIEnv *env, jobject o) {
 // (orca$hookJ), else -1.
 static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   int tag = HOOK_TAG_OF(op), what = HOOK_OP(op);
-  if (!o || !orca_recording()) return;
+  if (!o) return;
   if (tag == T_UNPARK) {
     unparked(env, o);
     return;
   }
+  event e;
   if (tag == T_START) {   // on the starting thread, o the new virtual thread: before it runs
-    tstate *s = thread_of(env, NULL, ORCA_EV_THREAD_START);
+    tstate *s = event_begin(&e, env, NULL, ORCA_EV_THREAD_START, EV_NOW);
     if (!s) return;
-    int64_t ts = clock_now();
+    int64_t ts = e.ts;
     orca_frame fr[ORCA_MAX_DEPTH];
     int n = stack_capture(NULL, 1, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_THREAD_START, ts, s->hash, thread_key_new(env, o, objhash_of(o)), 0, fr, n, NULL, 0);
@@ -65,15 +65,17 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
   int park = tag != T_SLEEP;
   if (park && (opt.seed_only || !park_ready())) return;
   int kind = park ? ORCA_EV_THREAD_PARK : ORCA_EV_THREAD_SLEEP;
-  tstate *v = thread_of_virtual(env, o, thread_carrier(), what == HOOK_ENTER ? kind : kind + 1);
+  // Its begin is its own event: a park or sleep of the attach is over (its
+  // carrier's too), so is a sleep's inner park (one load when nothing is).
+  tstate *v = what == HOOK_ENTER ? event_begin(&e, env, o, kind, EV_VIRTUAL | EV_OWN | EV_PAIRED)
+                                 : event_begin(&e, env, o, kind + 1, EV_VIRTUAL);
   vpark_tstate *p = v ? part(v) : NULL;
   if (!p) return;
   if (what == HOOK_ENTER) {
     if (p->depth++ > 0) return;   // sleepNanos calls parkNanos: one sleep
-    OWN_EVENT(v, 0);   // a park or sleep of the attach is over (its carrier's too)
     int64_t ts = clock_now();
     p->kind = kind;
-    p->rec = threads_recording();
+    p->rec = e.rec;
     p->n = stack_capture(NULL, 1, p->frames, opt.depth);
     if (park) {
       uint32_t owner = 0;
@@ -92,8 +94,9 @@ static void hook(JNIEnv *env, jint op, jobject o, int64_t arg) {
     return;
   }
   if (p->depth <= 0 || --p->depth > 0) return;   // entered before the agent started, or nested
-  if (p->rec != threads_recording()) return;      // begun in an earlier recording (an attach since)
-  int64_t ts = clock_now();
+  e.rec = p->rec;
+  if (!event_end(&e)) return;   // begun in an earlier recording (an attach since)
+  int64_t ts = e.ts;
   if (p->kind == ORCA_EV_THREAD_PARK) {
     // As park.c: a timed park that lasted its timeout timed out.
     const char *how = park_interrupted(env, o)                       ? "interrupted"

@@ -19,7 +19,7 @@ typedef struct {
 
 typedef void (*asgct_fn)(call_trace *, jint, void *);
 static asgct_fn asgct;
-static atomic_int ready;
+atomic_int asgct_ready_flag;   // asgct.h
 int asgct_verify;
 
 const char *asgct_init(void) {
@@ -62,10 +62,8 @@ void asgct_ready(JNIEnv *env) {
     (*env)->DeleteLocalRef(env, cs[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
-  atomic_store(&ready, 1);
+  atomic_store(&asgct_ready_flag, 1);
 }
-
-int asgct_ready_now(void) { return atomic_load_explicit(&ready, memory_order_relaxed); }
 
 int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   int n;

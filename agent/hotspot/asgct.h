@@ -9,6 +9,7 @@
 #ifndef ORCA_ASGCT_H
 #define ORCA_ASGCT_H
 #include <jvmti.h>
+#include <stdatomic.h>
 
 // asgct_verify: ORCA_VERIFY_STACKS=1, for tests: every fast walk is checked
 // against GetStackTrace (counted in .info).
@@ -21,8 +22,10 @@ void asgct_ready(JNIEnv *env);
 void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 // asgct_ready_now: the jmethodIDs are made (asgct_ready ran): the fast
-// walks may run (stacks/methods.c: the own walker, then this one).
-int asgct_ready_now(void);
+// walks may run (stacks/methods.c: the own walker, then this one). Inline:
+// every stack taken asks.
+extern atomic_int asgct_ready_flag;
+static inline int asgct_ready_now(void) { return atomic_load_explicit(&asgct_ready_flag, memory_order_relaxed); }
 // asgct_walk fills fr with up to max frames of the calling thread (env's)
 // after skipping `skip`, with AsyncGetCallTrace where it is exact; returns
 // the count, or -1 when the caller must use GetStackTrace.

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hooks/attached.h"
 #include "hooks/clinit.h"
 #include "core/counters.h"
 #include "core/arch.h"
@@ -25,7 +24,9 @@
 #include "core/orca.h"
 #include "hotspot/owner.h"
 #include "hooks/park.h"
+#include "threads/attached.h"
 #include "threads/pending.h"
+#include "jvm/snapshot.h"
 #include "record/ring.h"
 #include "hotspot/safe.h"
 #include "threads/threads.h"
@@ -175,9 +176,6 @@ static void state_facts(void) {
     if (facts[i].value) counters_prop(facts[i].key, facts[i].value);
 }
 
-// attached_ended: a thread ends; what it did at the attach is over.
-static void attached_ended(uint32_t thread) { attached_own(thread, 0); }
-
 static const char *core_once(JavaVM *vm) {
   static int done;
   static char why[200];
@@ -201,7 +199,6 @@ static const char *core_once(JavaVM *vm) {
   monitor_init();
   monitor_join_hooks(inject_join_wait, inject_join_waited);
   pending_on_round(on_round);
-  threads_on_ending(attached_ended);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
   natives_add(monitor_bind, monitor_report);
@@ -305,9 +302,68 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
   return NULL;
 }
 
-// hooks is phase 2: the capabilities and the callbacks. at_load: the JVM
-// is loading (OnLoad), so the hooks that need it are asked for too.
-static const char *hooks(int at_load) {
+// The two ways in: what differs between a JVM that loads the agent and one
+// it attaches to is decided here, in the start-up phases, and nowhere in
+// the event path (docs/agent.md, "One way into the event path").
+// caps: the capabilities that way asks for beyond what both take, trimmed
+// to what the JVM offers (NULL, or why the agent cannot run); added: what
+// follows once they are taken; first_event: the first of `events` a
+// recording enables (VMInit only at load).
+typedef struct {
+  const char *(*caps)(jvmtiCapabilities *want, const jvmtiCapabilities *have);
+  void (*added)(const jvmtiCapabilities *want);
+  int first_event;
+} start_way;
+
+// At load: what only a loading JVM gives. Thread is loaded before any other
+// phase: wrapping Thread.join needs the class hook in the primordial phase.
+static const char *caps_at_load(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  want->can_generate_early_class_hook_events = have->can_generate_early_class_hook_events;
+  want->can_generate_early_vmstart = have->can_generate_early_vmstart;
+  // The live form of the class-load wrappers (its test switch).
+  if (inject_live_test()) inject_live_capabilities(want, have);
+  return NULL;
+}
+
+static void added_at_load(const jvmtiCapabilities *want) {
+  // Taken while the JVM loads (the live form's test switch): HotSpot
+  // records the dependencies a cheap redefinition needs (inject.h).
+  if (want->can_retransform_classes) inject_dependencies_recorded();
+  if (!want->can_generate_early_class_hook_events)
+    counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
+}
+
+// At an attach: the live form of the class-load wrappers. In the live phase
+// HotSpot offers fewer (never the two early ones: they are on-load
+// capabilities): take what it has and name what is missing as a fact, not
+// a warning; the events and owners need only what it always offers, and
+// the rare object left unnamed for want of one is counted
+// (attached_missed) where it happens.
+static const char *caps_at_attach(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  static char why[200];
+  inject_live_capabilities(want, have);
+  jvmtiCapabilities asked = *want;
+  for (size_t i = 0; i < sizeof *want; i++) ((unsigned char *)want)[i] &= ((const unsigned char *)have)[i];
+  char without[120] = "";
+  if (asked.can_get_current_contended_monitor && !want->can_get_current_contended_monitor)
+    strcat(without, ",can_get_current_contended_monitor");
+  if (asked.can_get_owned_monitor_info && !want->can_get_owned_monitor_info) strcat(without, ",can_get_owned_monitor_info");
+  if (without[0]) fact_now(ORCA_INFO_ATTACHED_WITHOUT, without + 1);
+  if (!want->can_generate_monitor_events || !want->can_generate_native_method_bind_events) {
+    snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
+    return why;
+  }
+  return NULL;
+}
+
+static void added_at_attach(const jvmtiCapabilities *want) { (void)want; }
+
+static const start_way way_load = {caps_at_load, added_at_load, 0};
+static const start_way way_attach = {caps_at_attach, added_at_attach, 1};   // no VMInit: the VM runs
+
+// hooks is phase 2: the capabilities and the callbacks, the way's own
+// among them.
+static const char *hooks(const start_way *way) {
   static char why[200];
   jvmtiCapabilities want, have;
   memset(&want, 0, sizeof want);
@@ -323,44 +379,15 @@ static const char *hooks(int at_load) {
   want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
-  if (at_load) {
-    // Thread is loaded before any other phase: wrapping Thread.join needs the
-    // class hook in the primordial phase.
-    want.can_generate_early_class_hook_events = have.can_generate_early_class_hook_events;
-    want.can_generate_early_vmstart = have.can_generate_early_vmstart;
-  }
   vthread_capabilities(&want, &have);
-  // The live form of the class-load wrappers (an attach, or its test switch).
-  if (!at_load || inject_live_test()) inject_live_capabilities(&want, &have);
-  if (!at_load) {
-    // In the live phase HotSpot offers fewer (never these two: they are
-    // on-load capabilities): take what it has and name what is missing as
-    // a fact, not a warning; the events and owners need only what it always
-    // offers, and the rare object left unnamed for want of one is counted
-    // (attached_missed) where it happens.
-    jvmtiCapabilities asked = want;
-    for (size_t i = 0; i < sizeof want; i++) ((unsigned char *)&want)[i] &= ((unsigned char *)&have)[i];
-    char without[120] = "";
-    if (asked.can_get_current_contended_monitor && !want.can_get_current_contended_monitor)
-      strcat(without, ",can_get_current_contended_monitor");
-    if (asked.can_get_owned_monitor_info && !want.can_get_owned_monitor_info)
-      strcat(without, ",can_get_owned_monitor_info");
-    if (without[0]) fact_now(ORCA_INFO_ATTACHED_WITHOUT, without + 1);
-    if (!want.can_generate_monitor_events || !want.can_generate_native_method_bind_events) {
-      snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
-      return why;
-    }
-  }
+  const char *err = way->caps(&want, &have);
+  if (err) return err;
   jvmtiError e = (*jvmti)->AddCapabilities(jvmti, &want);
   if (e != JVMTI_ERROR_NONE) {
     snprintf(why, sizeof why, "cannot get the JVMTI capabilities it needs (error %d); the agent is disabled", (int)e);
     return why;
   }
-  // Taken while the JVM loads (the live form's test switch): HotSpot
-  // records the dependencies a cheap redefinition needs (inject.h).
-  if (at_load && want.can_retransform_classes) inject_dependencies_recorded();
-  if (at_load && !want.can_generate_early_class_hook_events)
-    counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
+  way->added(&want);
 
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
@@ -385,7 +412,8 @@ static const char *hooks(int at_load) {
   return NULL;
 }
 
-// blocker_of is park_blocker for attached_snapshot (another thread's park).
+// blocker_of is park_blocker for the attach's snapshot (another thread's
+// park: t, its hash thread, written on shard).
 static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode) {
   tstate *s = calloc(1, sizeof *s);
   if (!s) return 0;
@@ -399,7 +427,7 @@ static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, 
 // The virtual threads at an attach (JVMTI lists only platform threads),
 // found in the JDK's registries (vthread_each): each gets its ThreadStarted
 // and, parked or sleeping (unmounted, or pinned to its carrier), its state
-// as attached_snapshot writes a platform thread's.
+// as snapshot_threads writes a platform thread's.
 typedef struct {
   int64_t ts;
   int alive, blocked, skipped;
@@ -411,7 +439,7 @@ static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
   if (!h) return;
   a->alive++;
-  int r = attached_virtual(env, vt, h, shard, a->ts, blocker_of);
+  int r = snapshot_virtual(env, vt, h, shard, a->ts, blocker_of);
   if (r > 0) a->blocked++;
   else if (r < 0) a->skipped++;
 }
@@ -438,12 +466,12 @@ static const struct {
 #define NEVENTS (int)(sizeof events / sizeof events[0])
 
 // start_recording is phase 4: the writer runs and the events are enabled.
-static const char *start_recording(int at_load) {
+static const char *start_recording(const start_way *way) {
   const char *err = writer_start();
   if (err) return err;
   monitor_restart();
   atomic_store(&orca_state, 1);
-  for (int i = at_load ? 0 : 1; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
+  for (int i = way->first_event; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
   vthread_enable();
   return NULL;
 }
@@ -512,7 +540,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     return JNI_ERR;
   }
   // Phase 3 comes with VMInit (on_vm_init).
-  if (!err && !(err = hooks(1)) && !(err = start_recording(1))) return JNI_OK;
+  if (!err && !(err = hooks(&way_load)) && !(err = start_recording(&way_load))) return JNI_OK;
   if (*err) orca_fail("%s%s", err, strstr(err, "disabled") ? "" : "; the agent is disabled");
   return JNI_OK;
 }
@@ -610,7 +638,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     mark("");
     return START_CANNOT_WRITE;
   }
-  if (!hooked && (err = hooks(0))) {
+  if (!hooked && (err = hooks(&way_attach))) {
     orca_fail("%s", err);
     lease_close();
     writer_stop();
@@ -632,7 +660,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
   char n[24];
-  int alive = threads_existing_at(env, ts), blocked = attached_snapshot(env, ts, blocker_of);
+  int alive = threads_existing_at(env, ts), blocked = snapshot_threads(env, ts, blocker_of);
   at_attach va = {.ts = ts};
   int64_t listed = 0;
   const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
@@ -650,7 +678,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
   // and the events' start, widened so a test can block a thread in it.
   if (switches.test_attach_gap_ms) usleep((useconds_t)switches.test_attach_gap_ms * 1000);
-  if ((err = start_recording(0))) {
+  if ((err = start_recording(&way_attach))) {
     orca_fail("%s", err);
     attached_forget(env);
     lease_close();

@@ -327,7 +327,7 @@ void pending_wait_name(pending_tstate *s, jobject o) {
   __atomic_store_n(&s->wait_obj, objhash_of(o), __ATOMIC_RELEASE);
 }
 
-jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {
+jthread pending_thread_ref_new(pending_tstate *s, JNIEnv *env) {
   if (!s->ref && env) {
     jthread t = NULL;
     if ((*jvmti)->GetCurrentThread(jvmti, &t) == JVMTI_ERROR_NONE && t) {

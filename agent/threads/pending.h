@@ -155,7 +155,11 @@ void pending_walk(int64_t old_before);
 // whose state s is, made at its first call (or its first wait): it lives
 // until the thread's end (pending_detach). Not for a state made after the
 // thread's end (tstate.ended): nothing would delete it.
-jthread pending_thread_ref(pending_tstate *s, JNIEnv *env);
+// Inline: every park asks (one load once it is made).
+jthread pending_thread_ref_new(pending_tstate *s, JNIEnv *env);
+static inline jthread pending_thread_ref(pending_tstate *s, JNIEnv *env) {
+  return s->ref ? s->ref : pending_thread_ref_new(s, env);
+}
 
 // pending_start_walker starts the walker thread (at VMInit); NULL or an
 // error. pending_is_walker tells whether t is it (ThreadStart filters it).

@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "hotspot/owner.h"
+#include "threads/attached.h"
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
@@ -175,8 +176,6 @@ static void JNICALL on_vstart(JNIEnv *env, jthread vt, uint32_t hash, int64_t ti
   vthread_put(vt, VTAG(c ? c->hash : 0));
 }
 
-static void (*end_fn)(uint32_t thread);
-
 static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid) {
   (void)hash; (void)tid;
   void *p = vthread_get(vt);
@@ -184,7 +183,7 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   vthread_put(vt, ENDED_MARK);
   if (p && !IS_VTAG(p)) {
     tstate *v = p;
-    if (end_fn && v->gen == atomic_load(&gen)) end_fn(v->hash);
+    if (v->gen == atomic_load(&gen)) attached_own(v->hash, 0);   // what it did at an attach is over
     pending_settle(&v->pending);
     if (orca_recording() && v->gen == atomic_load(&gen)) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
     forget(v, env);
@@ -193,7 +192,7 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, vt, &h);
     uint32_t k = thread_key(env, vt, (uint32_t)h);
-    if (end_fn) end_fn(k);
+    attached_own(k, 0);
     tstate *c = self_state;
     ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), k, 0, 0, NULL, 0, NULL, 0);
   }
@@ -278,16 +277,14 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   started(s->hash, s->shard, t);
 }
 
-void threads_on_ending(void (*fn)(uint32_t thread)) { end_fn = fn; }
-
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (orca_agent_thread) return;
   tstate *s = self_state;
   // A thread with no event of its own since the attach (still in the park
   // or sleep the attach saw) has no state yet: its end ends that one too.
-  if (end_fn && !s && orca_recording()) s = thread_self(t);
-  if (end_fn && s) end_fn(s->hash);
+  if (!s && orca_recording()) s = thread_self(t);
+  if (s) attached_own(s->hash, 0);   // what it did at an attach is over
   owner_unregister_self(env);
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
@@ -365,4 +362,26 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
   return wrote;
+}
+
+int event_settle_attached(event *e, JNIEnv *env, int kind, int flags) {
+  tstate *s = e->s;
+  uint32_t carrier = s->is_virtual ? s->carrier : 0;
+  if (!(flags & EV_ENDS)) {
+    attached_runs(s->hash, carrier, flags & (EV_NOW | EV_FIRST | EV_PAIR) ? e->ts : 0);
+    return 0;
+  }
+  // The state this event ends, if the attach saw the thread in it: a wait
+  // recorded since began after the attach (its own event ended that one).
+  int began = kind == ORCA_EV_OBJECT_WAITED ? ORCA_EV_OBJECT_WAIT : ORCA_EV_MONITOR_CONTENDED_ENTER;
+  if (!(began == ORCA_EV_OBJECT_WAIT && pending_wait_open(&s->pending)) &&
+      attached_end(s->hash, began, flags & EV_FIRST ? e->ts : clock_now())) {
+    thread_resumed(env, s);
+    return 1;
+  }
+  // A thread that blocked before the events were on has no Enter
+  // (pending_entered writes it): after the state an attach's snapshot saw
+  // ends, here.
+  if (flags & EV_RUNS) attached_runs(s->hash, carrier, clock_now() - 1);
+  return 0;
 }

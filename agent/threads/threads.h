@@ -3,7 +3,10 @@
 #ifndef ORCA_THREADS_H
 #define ORCA_THREADS_H
 #include <jvmti.h>
+#include <stdatomic.h>
+#include "core/clock.h"
 #include "core/orca.h"
+#include "threads/attached.h"
 #include "threads/pending.h"
 #include "hotspot/vheld.h"
 #include "record/ring.h"
@@ -75,11 +78,6 @@ tstate *thread_carrier(void);
 void threads_new_recording(void);
 // threads_recording: the number of the current recording in this JVM (1, 2, ...).
 int threads_recording(void);
-// threads_on_ending: fn runs at a thread's end (a platform thread's
-// ThreadEnd, a virtual thread's VirtualThreadEnd when it has its
-// ThreadStarted in this recording), before its ThreadEnded (the jvm
-// module's wiring: what it was doing is over).
-void threads_on_ending(void (*fn)(uint32_t thread));
 // threads_virtual_init has virtual threads' start and end recorded (vthread.h).
 void threads_virtual_init(void);
 
@@ -113,4 +111,109 @@ int threads_existing_at(JNIEnv *env, int64_t ts);
 // recording; returns its hash and sets *shard, or 0 when vt is not alive,
 // or had it.
 uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard);
+
+// The one way into the agent's event path (docs/agent.md, "One way into the
+// event path"). Every event source — the JVMTI callbacks (monitor.c), the
+// wrappers of natives (natives.c, park.c), the hooks injected into classes
+// (vpark.c, inject.c) — begins with event_begin, which does, in this order
+// and only what the flags ask:
+//   1. the recording check (no event while none records);
+//   2. the clock, when the event's instant is the callback's own (read
+//      before anything else: EV_FIRST, EV_PAIR, EV_TICKS);
+//   3. the thread: its state (thread_of), the calling OS thread's own
+//      (EV_PLATFORM) or a virtual thread's given (EV_VIRTUAL);
+//   4. the clock read after it (EV_NOW), and the recording the event
+//      begins in, for its end (EV_PAIRED);
+//   5. what an attach saw the thread doing (threads/attached.h), over now:
+//      EV_RUNS, EV_OWN, EV_ENDS;
+//   6. its last contended enter's deferred Entered, written before any
+//      other event of its own (EV_OWN: pending_own_event).
+// An event with an end (a park, a sleep) closes with event_end, which
+// checks that the end belongs to the recording the begin was in.
+// Inline: a contended enter and a park pay the loads they paid before (the
+// recording, the thread's state, one load of attached_any); its part for
+// an attach's open state (threads.c) runs only while one is open.
+//
+// The signal handler's samples (issue 33) will not come this way: a
+// handler may not lock, allocate or call JNI or JVMTI, and thread_of does
+// all three at a thread's first event. Their path is designed beside this
+// one in docs/agent.md ("The sample path").
+enum {
+  EV_NOW = 1,         // e.ts: the clock, read once the thread is found
+  EV_FIRST = 2,       // e.ts: the clock, read first (the callback's instant)
+  EV_PAIR = 4,        // e.ts and e.ticks: one instant in both clocks (clock_pair), read first
+  EV_TICKS = 8,       // e.ticks alone (clock_ticks), read first
+  EV_OWN = 16,        // an event of the thread's own (not a contended enter's): what it
+                      // did at an attach is over (its carrier's too), and its last enter's
+                      // deferred Entered is written before it
+  EV_RUNS = 32,       // the thread runs (a contended enter, an Entered): what it and its
+                      // carrier did at an attach is over; the Entered is not touched
+  EV_ENDS = 64,       // the event ends the state the attach may have seen the thread in (an
+                      // Entered its enter, a MonitorWaited its wait): when it ends that one,
+                      // it is all (the thread resumes, event_begin returns NULL); else EV_RUNS
+                      // applies, 1 ns before now
+  EV_PLATFORM = 128,  // the calling OS thread's own state, never a virtual thread's: on a
+                      // virtual thread event_begin returns NULL, e.virt 1, e.s the carrier's
+  EV_VIRTUAL = 256,   // t is the virtual thread mounted on the caller: its state
+  EV_PAIRED = 512,    // the event has an end (event_end): e.rec, the recording it begins in
+  EV_ALWAYS = 1024,   // found whether a recording is on or not (a hook that counts its
+                      // depth across recordings: inject.c)
+};
+
+typedef struct event {
+  tstate *s;        // the thread the event is of (NULL: no event)
+  int64_t ts;       // EV_NOW, EV_FIRST, EV_PAIR: its time; event_end: the end's
+  int64_t ticks;    // EV_PAIR, EV_TICKS
+  int rec;          // EV_PAIRED: the recording it began in (a pair whose two ends are two
+                    // calls keeps it between them: vpark.c)
+  int virt;         // EV_PLATFORM: it ran on a virtual thread
+} event;
+
+// event_settle_attached is event_begin's part for a state of an attach
+// still open (threads.c).
+int event_settle_attached(event *e, JNIEnv *env, int kind, int flags);
+
+// event_begin begins an event of kind on the calling thread (t: the current
+// thread or NULL; with EV_VIRTUAL the virtual thread mounted on it) and
+// returns the thread's state, NULL when there is no event to write (no
+// recording, an agent thread, an unattributed virtual thread, EV_PLATFORM on
+// a virtual thread, EV_ENDS that ended the attach's state).
+static inline tstate *event_begin(event *e, JNIEnv *env, jthread t, int kind, int flags) {
+  *e = (event){0};
+  if (!(flags & EV_ALWAYS) && !orca_recording()) return NULL;
+  if (flags & EV_PAIR) clock_pair(&e->ts, &e->ticks);
+  else if (flags & EV_FIRST) e->ts = clock_now();
+  else if (flags & EV_TICKS) e->ticks = clock_ticks();
+  tstate *s;
+  if (flags & EV_VIRTUAL) {
+    s = thread_of_virtual(env, t, thread_carrier(), kind);
+  } else if (flags & EV_PLATFORM) {
+    s = thread_self(t);
+    if (s && thread_virtual(env, s, t)) {
+      e->s = s;
+      e->virt = 1;
+      return NULL;
+    }
+  } else {
+    s = thread_of(env, t, kind);
+  }
+  if (!s) return NULL;
+  e->s = s;
+  if (flags & EV_NOW) e->ts = clock_now();
+  if (flags & EV_PAIRED) e->rec = threads_recording();
+  if ((flags & (EV_OWN | EV_RUNS | EV_ENDS)) && atomic_load_explicit(&attached_any, memory_order_acquire) &&
+      event_settle_attached(e, env, kind, flags))
+    return NULL;
+  if (flags & EV_OWN) pending_own_event(&s->pending);
+  return s;
+}
+
+// event_end: the end of an event begun with EV_PAIRED belongs to the same
+// recording (none began since: an attach after a stop ends what was open
+// at it itself, threads/attached.h); then e.ts is its time, now.
+static inline int event_end(event *e) {
+  if (!orca_recording() || threads_recording() != e->rec) return 0;
+  e->ts = clock_now();
+  return 1;
+}
 #endif

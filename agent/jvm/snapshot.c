@@ -1,0 +1,146 @@
+// The attach's snapshot (its start-up phase: jvm/entry.c's attach_start):
+// what every thread alive is doing at the attach, written at its time
+// before any event is on, each state kept open in threads/attached.h until
+// the thread leaves it. An object whose identity hash was not computed yet
+// is named by its monitor: 0x80000000 | (address >> 3), an id no identity
+// hash takes (they have 31 bits); the same object hashed later has its
+// hash.
+#include "core/events.h"
+#include "core/orca.h"
+#include "hotspot/objhash.h"
+#include "hotspot/owner.h"
+#include "hotspot/vthread.h"
+#include "jvm/snapshot.h"
+#include "record/ring.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+#include "threads/attached.h"
+#include "threads/pending.h"
+
+// monitor_id names the object of a monitor: its identity hash (computed
+// now when the object is at hand, with its class written), else by the
+// monitor's address (above).
+static uint32_t monitor_id(JNIEnv *env, int shard, uint32_t thread, int64_t ts, uint32_t hash, uintptr_t monitor,
+                           jobject ref) {
+  if (ref) {
+    uint32_t h = objhash_of(ref);
+    if (h) {
+      objclass_write(env, shard, thread, ts, ref, h);
+      hash = h;
+    }
+    (*env)->DeleteLocalRef(env, ref);
+  }
+  if (hash) return hash;
+  uint32_t id = (uint32_t)(monitor >> 3) | 0x80000000u;
+  return monitor ? id : 0;
+}
+
+// parked_or_sleeping writes the park or sleep that thread t (its hash th,
+// its state st) is in at ts, its stack in fr (nf frames) and its blocker in
+// *obj; returns its kind, 0 when it is in neither.
+static int parked_or_sleeping(JNIEnv *env, jthread t, jint st, uint32_t th, int shard, int64_t ts,
+                              snapshot_blocker_fn blocker, orca_frame *fr, int *nf, uint32_t *obj) {
+  int timed = (st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) != 0;
+  uint32_t owner = 0;
+  *obj = 0;
+  if ((st & JVMTI_THREAD_STATE_PARKED) && !opt.seed_only) {
+    int mode = 0;
+    *obj = blocker(env, th, shard, ts, t, &owner, &mode);
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put_mode(shard, ORCA_EV_THREAD_PARK, ts, th, *obj, owner, fr, *nf, timed ? "1" : NULL, timed, mode);
+    return ORCA_EV_THREAD_PARK;
+  }
+  if (st & JVMTI_THREAD_STATE_SLEEPING) {
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put(shard, ORCA_EV_THREAD_SLEEP, ts, th, 0, 0, fr, *nf, NULL, 0);
+    return ORCA_EV_THREAD_SLEEP;
+  }
+  return 0;
+}
+
+// on_monitor writes the contended enter or the wait that thread t (its hash
+// th, its state st) is in at ts, its monitor read from the JavaThread of
+// jt (t's own, or a virtual thread's carrier), its stack in fr (nf frames)
+// and its object in *obj; returns its kind, 0 when it is in neither or its
+// monitor could not be read.
+static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, int shard, int64_t ts, orca_frame *fr,
+                      int *nf, uint32_t *obj) {
+  uint32_t owner = 0;
+  uintptr_t mon = 0;
+  jobject ref = NULL;
+  if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
+    if (!owner_blocked_on(env, jt, 0, obj, &owner, &mon, &ref)) return 0;
+    *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
+    *nf = stack_capture(t, 0, fr, opt.depth);
+    ring_put(shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, th, *obj, owner, fr, *nf, NULL, 0);
+    return ORCA_EV_MONITOR_CONTENDED_ENTER;
+  }
+  if (!(st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return 0;
+  owner_blocked_on(env, jt, 1, obj, &owner, &mon, &ref);
+  *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
+  *nf = stack_capture(t, 0, fr, opt.depth);
+  // Timed (its timeout is not known: 1 ns says only that it has one).
+  if ((st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) && !opt.seed_only)
+    ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
+  ring_put(shard, ORCA_EV_OBJECT_WAIT, ts, th, *obj, 0, fr, *nf, NULL, 0);
+  return ORCA_EV_OBJECT_WAIT;
+}
+
+// state_at writes the state thread t (its hash th, its JVMTI state st) is
+// in at ts, a monitor's read from the JavaThread of jt, and keeps it open
+// until it is over (threads/attached.h, under attached_lock; in: as
+// attached_keep's); returns 1 when it kept one, 0 when it is in none of
+// them.
+static int state_at(JNIEnv *env, jthread t, jthread jt, jint st, jint in, uint32_t th, int shard, int64_t ts,
+                    snapshot_blocker_fn blocker) {
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int nf = 0, kind = 0;
+  uint32_t obj = 0;
+  if (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT))
+    kind = on_monitor(env, t, jt, st, th, shard, ts, fr, &nf, &obj);
+  else
+    kind = parked_or_sleeping(env, t, st, th, shard, ts, blocker, fr, &nf, &obj);
+  return kind && attached_keep(env, th, shard, kind, obj, t, in, fr, nf);
+}
+
+int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker) {
+  jint st = 0;
+  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
+  // A monitor's is read from the JavaThread it runs on: its carrier's when
+  // it is pinned to it (21-23: every such enter or wait; 24+: in a native
+  // frame or a class initializer); unmounted (24+) it has none: skipped.
+  int on_mon = (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
+  jthread c = on_mon ? vthread_carrier(env, vt) : NULL;
+  if (on_mon && !c) return -1;
+  // Its sleep parks it: JVMTI says "parked" (21-25).
+  int sleeping = !on_mon && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
+  if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
+  attached_lock();
+  // A sleeping one is in its sleep while JVMTI says "parked" of it.
+  int o = state_at(env, vt, c, st, sleeping ? JVMTI_THREAD_STATE_PARKED : 0, th, shard, ts, blocker);
+  attached_unlock();
+  if (c) (*env)->DeleteLocalRef(env, c);
+  return o ? 1 : on_mon ? -1 : 0;
+}
+
+int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
+  jint n = 0;
+  jthread *all = NULL;
+  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
+  (*env)->EnsureLocalCapacity(env, n + 8);
+  int found = 0;
+  attached_lock();
+  for (int i = 0; i < n; i++) {
+    jint st = 0, h = 0;
+    if ((*jvmti)->GetThreadState(jvmti, all[i], &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE) ||
+        pending_is_walker(env, all[i]))   // the agent's own
+      continue;
+    (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
+    h = (jint)vthread_key_new(env, all[i], (uint32_t)h);   // registered by threads_existing_at: its key
+    if (state_at(env, all[i], all[i], st, 0, (uint32_t)h, i, ts, blocker)) found++;
+  }
+  attached_unlock();
+  for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i]);
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+  return found;
+}

@@ -1,4 +1,4 @@
-// The agent's C unit tests: class-file rewriting (classfile.c, inplace.c), the
+// The agent's C unit tests: class-file rewriting (inplace.c) and its fuzzing, the
 // counter-to-nanosecond conversion (clock.c), the writer's ordering
 // (writer.c), its refusal of names another user planted, and its two encodings (compact.c), the counters of .info (counters.c), and the bounded waits of
 // the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the

@@ -258,7 +258,10 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
         w2(&a, u2(&b));
         w2(&a, u2(&b));
       }
-      if (b.bad) goto out;
+      // The entries fill the attribute, whose length is written as it was:
+      // a table with bytes after its entries (another attribute's under its
+      // name) would come out with a length that disagrees with them.
+      if (b.bad || b.p != b.end) goto out;
       kept++;
     } else if (utf8_eq(cp, cpn, an, "StackMapTable")) {
       unsigned m = u2(&b);
@@ -310,7 +313,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
           w2(&a, s->c_thr);
         }
       }
-      if (b.bad) goto out;
+      if (b.bad || b.p != b.end) goto out;   // frames that do not fill it are not a table we know
       if (!m && s->pair) goto out;   // an empty table: not written by javac
       set4(&a, at + 2, (uint32_t)(a.n - at - 6));
       had_smt = 1;

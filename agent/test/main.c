@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   }
   test_classfile(argv[1], argv[2]);
   test_inplace(argv[1], argv[2]);
+  test_cffuzz(argv[1], argv[2]);
   test_clock();
   test_writer(argv[1]);
   test_writer_formats(argv[1]);

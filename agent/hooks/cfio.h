@@ -1,6 +1,5 @@
-// Readers and writers of big-endian class-file data, shared by the class
-// rewriters (classfile.c: wrappers added at load; inplace.c: bodies
-// rewritten in place). A read past the end or a failed allocation sets
+// Readers and writers of big-endian class-file data, for the class
+// rewriter (inplace.c) and its tests. A read past the end or a failed allocation sets
 // `bad` and reads 0 / writes nothing from then on.
 #ifndef ORCA_CFIO_H
 #define ORCA_CFIO_H

@@ -1,11 +1,10 @@
-// A minimal class-file rewriter: renames chosen methods to orca$NAME
-// (private) and adds in their place a wrapper with the original name that
-// calls a static native hook `orca$hook(int op, Object this)` before and
-// after delegating (or, before, `orca$hookJ(int op, Object this, long
-// arg)` with the method's first argument: wrap_spec.arg). Only whole new methods are generated, so no existing
-// bytecode, branch offset or stack map is touched. The renamed methods and
-// the hook carry @jdk.internal.vm.annotation.Hidden, so Throwable,
-// StackWalker and JFR stacks leave them out (docs/agent.md).
+// What the class rewriter (inplace.h) hooks: the methods of a class, by name
+// and descriptor, whose body calls a static native hook `(int op, Object
+// this)` at its entry and exits (or, at the entry, `(int op, Object this,
+// long arg)` with the method's first argument: wrap_spec.arg). Until issue
+// 32 a second rewriter lived here, which wrapped the methods at load (renamed
+// each to orca$NAME and added a wrapper); the one in place does both now
+// (docs/agent.md, "One class rewriter").
 #ifndef ORCA_CLASSFILE_H
 #define ORCA_CLASSFILE_H
 #include <stddef.h>
@@ -24,8 +23,4 @@ typedef struct {
   int arg;     // 1: the method's first argument is a long, which the ENTER
                // hook gets too: `orca$hookJ(int op, Object this, long arg)`
 } wrap_spec;
-
-// classfile_wrap returns NULL and a malloc'd new class in *out, or an error.
-const char *classfile_wrap(const unsigned char *in, size_t len, const wrap_spec *specs, int nspecs,
-                           unsigned char **out, size_t *out_len, int *wrapped);
 #endif

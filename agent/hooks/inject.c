@@ -48,6 +48,12 @@ void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void 
 #define HOOKS_CLASS "orca/agent/Hooks"
 static const inplace_hook thread_hook = {HOOKS_CLASS, "thread", NULL}, semaphore_hook = {HOOKS_CLASS, "semaphore", NULL},
                           more_inplace = {HOOKS_CLASS, "vthread", "vthreadJ"};
+// The start-up form, at a class's first load: the same rewrite, its hooks
+// the class's own natives, which it declares (classes may get methods at
+// their first load) and the JVM binds by name to Java_..._orca_00024hook:
+// a rewritten method may run before VMInit, when the agent cannot define a
+// class yet.
+static const inplace_hook own_hook = {NULL, "orca$hook", "orca$hookJ"};
 // live: 1 once inject_live has run: the classes are rewritten in place at
 // every retransformation and at their first load from then on.
 // wrapped_at_load: the start-up wrappers are in (the JVM started with the
@@ -110,9 +116,6 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   else if (!strcmp(name, "java/util/concurrent/Semaphore")) { specs = semaphore_specs; n = 6; hook = &semaphore_hook; }
   else if (more_class && !strcmp(name, more_class)) { specs = more_specs(&n); hook = &more_inplace; }
   else return;
-  unsigned char *out = NULL;
-  size_t out_len = 0;
-  int wrapped = 0;
   if (atomic_load(&live)) {
     // Thread is not rewritten live: its joins are seen in their wait
     // (inject_join_wait).
@@ -120,25 +123,22 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
     // The live form, at a retransformation (ours, or another agent's: the
     // JVM hands a retransformation-capable agent the bytes before its own
     // change, which must be made again) and at a first load.
-    int skipped = 0;
-    const char *err = classfile_inplace(data, (size_t)len, specs, n, hook, &out, &out_len, &wrapped, &skipped);
-    if (skipped) cannot(name, "a method that cannot be rewritten in place");
-    if (err || !out) {
-      if (!err || strcmp(err, "class is already rewritten")) cannot(name, err);
-      return;
-    }
-    give(j, out, out_len, new_len, new_data);
-    return;
+  } else {
+    // The start-up form, at the first load; ORCA_VERIFY_LIVE_HOOKS leaves it
+    // to the live form at VMInit.
+    if (redefined || inject_live_test() == 1 || (atomic_load(&attaching) && !atomic_load(&wrapped_at_load))) return;
+    hook = &own_hook;
   }
-  // The start-up form, at the first load; ORCA_VERIFY_LIVE_HOOKS leaves it
-  // to the live form at VMInit.
-  if (redefined || inject_live_test() == 1 || (atomic_load(&attaching) && !atomic_load(&wrapped_at_load))) return;
-  const char *err = classfile_wrap(data, (size_t)len, specs, n, &out, &out_len, &wrapped);
+  unsigned char *out = NULL;
+  size_t out_len = 0;
+  int wrapped = 0, skipped = 0;
+  const char *err = classfile_inplace(data, (size_t)len, specs, n, hook, &out, &out_len, &wrapped, &skipped);
+  if (skipped) cannot(name, "a method that cannot be rewritten in place");
   if (err || !out) {
-    cannot(name, err);
+    if (!err || strcmp(err, "class is already rewritten")) cannot(name, err);
     return;
   }
-  if (!atomic_exchange(&wrapped_at_load, 1)) counters_prop(ORCA_INFO_CLASS_HOOKS, "load");
+  if (hook == &own_hook && !atomic_exchange(&wrapped_at_load, 1)) counters_prop(ORCA_INFO_CLASS_HOOKS, "load");
   give(j, out, out_len, new_len, new_data);
 }
 

@@ -1,7 +1,7 @@
-// Thread.join and Semaphore.acquire/release are plain Java methods: we wrap
-// them when their class is loaded (ClassFileLoadHook, classfile.c), or
-// rewrite them in place when the agent attaches (inplace.c), so each call
-// reports its entry and exit through a native hook. No breakpoints, no
+// Thread.join and Semaphore.acquire/release are plain Java methods: we
+// rewrite them in place (inplace.c) when their class is loaded
+// (ClassFileLoadHook) or when the agent attaches (RetransformClasses), so
+// each call reports its entry and exit through a native hook. No breakpoints, no
 // MethodEntry: the wrapped methods stay JIT-compiled.
 #ifndef ORCA_INJECT_H
 #define ORCA_INJECT_H

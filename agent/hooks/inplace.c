@@ -23,6 +23,19 @@ static unsigned add_ref(wr_t *w, unsigned *next, unsigned tag, unsigned a, unsig
   return (*next)++;
 }
 
+// hidden_attr writes a RuntimeVisibleAnnotations attribute holding
+// @jdk.internal.vm.annotation.Hidden alone. HotSpot honours it in the boot
+// and platform loaders' classes: Throwable stack traces, StackWalker and JFR
+// leave the frame out (unless -XX:+ShowHiddenFrames), while JVMTI, and so
+// Orca's own stacks, still see it.
+static void hidden_attr(wr_t *w, unsigned u_rva, unsigned u_hidden) {
+  w2(w, u_rva);
+  w4(w, 6);
+  w2(w, 1);          // num_annotations
+  w2(w, u_hidden);   // type_index
+  w2(w, 0);          // num_element_value_pairs
+}
+
 // op_len is the length of the instruction at code[at] (len bytes of code),
 // 0 if it is not one; jsr and ret count as not one (never in class files
 // of version 51+; a method with them is left alone).
@@ -245,7 +258,10 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
         w2(&a, u2(&b));
         w2(&a, u2(&b));
       }
-      if (b.bad) goto out;
+      // The entries fill the attribute, whose length is written as it was:
+      // a table with bytes after its entries (another attribute's under its
+      // name) would come out with a length that disagrees with them.
+      if (b.bad || b.p != b.end) goto out;
       kept++;
     } else if (utf8_eq(cp, cpn, an, "StackMapTable")) {
       unsigned m = u2(&b);
@@ -297,7 +313,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
           w2(&a, s->c_thr);
         }
       }
-      if (b.bad) goto out;
+      if (b.bad || b.p != b.end) goto out;   // frames that do not fill it are not a table we know
       if (!m && s->pair) goto out;   // an empty table: not written by javac
       set4(&a, at + 2, (uint32_t)(a.n - at - 6));
       had_smt = 1;
@@ -359,8 +375,10 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
     }
   }
   if (r.bad) { err = "truncated class file"; goto done; }
+  // Rewritten already: the pool names the hooks' class, or the class's own
+  // hook (whose name no class of the JDK uses).
   for (unsigned i = 1; i < count; i++)
-    if (utf8_eq(cp, count, i, hook->cls)) { err = "class is already rewritten"; goto done; }
+    if (utf8_eq(cp, count, i, hook->cls ? hook->cls : hook->name)) { err = "class is already rewritten"; goto done; }
   size_t cp_end = (size_t)(r.p - in);
   unsigned this_class = skip_fields(&r);
   if (r.bad) { err = "truncated class file"; goto done; }
@@ -369,15 +387,22 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
   int with_arg = 0;
   for (int k = 0; k < nspecs; k++) with_arg |= specs[k].arg;
   if (with_arg && !hook->nameJ) { err = "no hook for a long argument"; goto done; }
-  unsigned c_hook = add_ref(&nc, &next, 7, add_utf8(&nc, &next, hook->cls), 0);
+  unsigned c_hook = hook->cls ? add_ref(&nc, &next, 7, add_utf8(&nc, &next, hook->cls), 0) : this_class;
   site_t site = {0};
-  site.hook_ref = add_ref(&nc, &next, 10, c_hook,
-                          add_ref(&nc, &next, 12, add_utf8(&nc, &next, hook->name),
-                                  add_utf8(&nc, &next, "(ILjava/lang/Object;)V")));
-  if (with_arg)
-    site.hookj_ref = add_ref(&nc, &next, 10, c_hook,
-                             add_ref(&nc, &next, 12, add_utf8(&nc, &next, hook->nameJ),
-                                     add_utf8(&nc, &next, "(ILjava/lang/Object;J)V")));
+  unsigned u_name = add_utf8(&nc, &next, hook->name), u_desc = add_utf8(&nc, &next, "(ILjava/lang/Object;)V");
+  site.hook_ref = add_ref(&nc, &next, 10, c_hook, add_ref(&nc, &next, 12, u_name, u_desc));
+  unsigned u_nameJ = 0, u_descJ = 0;
+  if (with_arg) {
+    u_nameJ = add_utf8(&nc, &next, hook->nameJ);
+    u_descJ = add_utf8(&nc, &next, "(ILjava/lang/Object;J)V");
+    site.hookj_ref = add_ref(&nc, &next, 10, c_hook, add_ref(&nc, &next, 12, u_nameJ, u_descJ));
+  }
+  // The class's own hooks (hook->cls NULL) are declared at its end, hidden.
+  unsigned u_rva = 0, u_hidden = 0, own = hook->cls ? 0 : with_arg ? 2 : 1;
+  if (own) {
+    u_rva = add_utf8(&nc, &next, "RuntimeVisibleAnnotations");
+    u_hidden = add_utf8(&nc, &next, "Ljdk/internal/vm/annotation/Hidden;");
+  }
   site.c_this = this_class;
   site.c_thr = add_ref(&nc, &next, 7, add_utf8(&nc, &next, "java/lang/Throwable"), 0);
   site.u_smt = add_utf8(&nc, &next, "StackMapTable");
@@ -390,7 +415,8 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
   put(&w, nc.b, nc.n);
   put(&w, in + cp_end, (size_t)(r.p - in) - cp_end);
   unsigned nmethods = u2(&r);
-  w2(&w, nmethods);
+  if (nmethods + own > 65535) { err = "too many methods"; goto done; }
+  w2(&w, nmethods + own);
   for (unsigned i = 0; i < nmethods && !r.bad; i++) {
     unsigned acc = u2(&r), name = u2(&r), desc = u2(&r), na = u2(&r);
     int spec = -1;
@@ -433,6 +459,13 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
     }
   }
   if (r.bad) { err = "truncated class file"; goto done; }
+  for (unsigned k = 0; k < own; k++) {   // private static native synthetic, @Hidden
+    w2(&w, 0x0002 | 0x0008 | 0x0100 | 0x1000);
+    w2(&w, k ? u_nameJ : u_name);
+    w2(&w, k ? u_descJ : u_desc);
+    w2(&w, 1);
+    hidden_attr(&w, u_rva, u_hidden);
+  }
   put(&w, r.p, (size_t)(r.end - r.p));
   if (w.bad) { err = "out of memory"; goto done; }
   if (*wrapped) {
@@ -475,11 +508,7 @@ const char *classfile_hook_class(const char *name, const char *const *methods, u
     w2(&w, first + 2 * i);
     w2(&w, first + 2 * i + 1);
     w2(&w, 1);
-    w2(&w, u_rva);
-    w4(&w, 6);
-    w2(&w, 1);
-    w2(&w, u_hidden);
-    w2(&w, 0);
+    hidden_attr(&w, u_rva, u_hidden);
   }
   w2(&w, 0);   // attributes
   free(c.b);

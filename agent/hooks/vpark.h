@@ -1,7 +1,7 @@
 // A virtual thread (JDK 21+) parks and sleeps by yielding its carrier in
 // java.lang.VirtualThread.park(), parkNanos(long) and sleepNanos(long), not
 // in Unsafe.park: those methods, unpark() and start(ThreadContainer) are
-// wrapped at class load (inject.c, classfile.c) and their hook writes the
+// rewritten at class load (inject.c, inplace.c) and their hook writes the
 // virtual thread's ThreadPark/ThreadUnparked, ThreadSleep/ThreadSlept, the
 // unparker's ThreadUnpark and the starter's ThreadStart. A park that cannot yield (pinned) then parks the carrier in
 // Unsafe.park, where park.c writes VirtualThreadPinned.

@@ -29,6 +29,7 @@ int run_java_checks(const char *cmd, int *oks, int *lines);
 // The suites, one per file.
 void test_classfile(const char *dir, const char *java_home);
 void test_inplace(const char *dir, const char *java_home);
+void test_cffuzz(const char *dir, const char *java_home);
 void test_clock(void);
 void test_writer(const char *dir);
 void test_writer_formats(const char *dir);

@@ -1,10 +1,11 @@
-// classfile.c: wrap a known class (Target.java) and check the result by
-// parsing it here (the methods and their flags) and by loading it in a JVM
-// (Check.java: the verifier, reflection, the wrappers calling the hook).
+// inplace.c's start-up form: rewrite a known class (Target.java) with its
+// own hooks and check the result by parsing it here (the methods and their
+// flags) and by loading it in a JVM (Check.java: the verifier, reflection,
+// the methods calling the hooks).
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "../hooks/classfile.h"
+#include "../hooks/inplace.h"
 #include "check.h"
 
 static unsigned char *slurp(const char *path, size_t *len) {
@@ -163,32 +164,27 @@ void test_classfile(const char *dir, const char *java_home) {
                                      {"park", "(J)V", 1, 1, 1},
                                      {"absent", "()V", 1, 0, 0}};
   enum { NSPECS = 5, NWRAP = 4 };
+  // The start-up form (inject.c): the class's own hooks.
+  static const inplace_hook own = {NULL, "orca$hook", "orca$hookJ"};
   unsigned char *out = NULL;
   size_t out_len = 0;
-  int wrapped = 0;
-  const char *err = classfile_wrap(in, len, specs, NSPECS, &out, &out_len, &wrapped);
-  CHECK(err == NULL && out != NULL, "classfile_wrap: %s", err ? err : "no output");
+  int wrapped = 0, skipped = 0;
+  const char *err = classfile_inplace(in, len, specs, NSPECS, &own, &out, &out_len, &wrapped, &skipped);
+  CHECK(err == NULL && out != NULL, "classfile_inplace: %s", err ? err : "no output");
   if (!out) { free(in); return; }
-  CHECK(wrapped == NWRAP, "wrapped %d methods, want %d (absent() is not in the class)", wrapped, NWRAP);
+  CHECK(wrapped == NWRAP && skipped == 0, "rewrote %d methods (%d left), want %d (absent() is not in the class)", wrapped,
+        skipped, NWRAP);
 
+  // The methods stay as they were, with their flags and annotations; the
+  // two hooks are added.
   meth_t before[64], after[64];
   int nb = methods(in, len, before, 64), na = methods(out, out_len, after, 64);
-  CHECK(nb > 0 && na == nb + NWRAP + 2, "%d methods before, %d after, want %d wrappers and the two hooks more", nb, na, NWRAP);
-  for (int i = 0; i < NWRAP; i++) {
-    const char *n = specs[i].name, *d = specs[i].desc;
-    char renamed[80];
-    snprintf(renamed, sizeof renamed, "orca$%s", n);
-    const meth_t *o = find(before, nb, n, d), *w = find(after, na, n, d), *r = find(after, na, renamed, d);
-    CHECK(o && w && w->access == o->access, "%s%s: wrapper keeps the access flags (%04x, was %04x)", n, d,
-          w ? w->access : 0, o ? o->access : 0);
-    CHECK(r && r->access == (((o ? o->access : 0) & ~0x0005u) | 0x1002u), "%s: private synthetic (%04x)", renamed,
-          r ? r->access : 0);
-    // Hidden from Throwable, StackWalker and JFR stacks; the annotations
-    // it had are kept (Target's acquire(int) has one).
-    CHECK(r && r->hidden && o && r->annotations == o->annotations + 1, "%s%s: @Hidden added to its %d annotations (%d now)",
-          renamed, d, o ? o->annotations : -1, r ? r->annotations : -1);
-    CHECK(w && !w->hidden && o && w->annotations == 0, "%s%s: the wrapper is not hidden", n, d);
-  }
+  CHECK(nb > 0 && na == nb + 2, "%d methods before, %d after, want the two hooks more", nb, na);
+  for (int i = 0; i < nb && i < na; i++)
+    CHECK(!strcmp(before[i].name, after[i].name) && !strcmp(before[i].desc, after[i].desc) &&
+              before[i].access == after[i].access && before[i].annotations == after[i].annotations && !after[i].hidden,
+          "%s%s kept its place, flags and annotations (%04x, was %04x)", before[i].name, before[i].desc, after[i].access,
+          before[i].access);
   CHECK(find(before, nb, "acquire", "(I)V") && find(before, nb, "acquire", "(I)V")->annotations == 1,
         "Target.acquire(int) should carry one runtime annotation (Target.java)");
   const meth_t *hook = find(after, na, "orca$hook", "(ILjava/lang/Object;)V");
@@ -201,39 +197,39 @@ void test_classfile(const char *dir, const char *java_home) {
   // Without a spec that wants the argument, no orca$hookJ.
   unsigned char *plain = NULL;
   size_t plain_len = 0;
-  int wp = 0;
-  err = classfile_wrap(in, len, specs, 3, &plain, &plain_len, &wp);
+  int wp = 0, sp = 0;
+  err = classfile_inplace(in, len, specs, 3, &own, &plain, &plain_len, &wp, &sp);
   meth_t pm[64];
   int np = plain ? methods(plain, plain_len, pm, 64) : -1;
-  CHECK(!err && wp == 3 && np == nb + 4 && !find(pm, np, "orca$hookJ", "(ILjava/lang/Object;J)V"),
-        "three specs without an argument: %d methods (want %d), no orca$hookJ", np, nb + 4);
+  CHECK(!err && wp == 3 && np == nb + 1 && !find(pm, np, "orca$hookJ", "(ILjava/lang/Object;J)V"),
+        "three specs without an argument: %d methods (want %d), no orca$hookJ", np, nb + 1);
   free(plain);
-  // An argument asked of a method whose first parameter is not a long: refused.
+  // An argument asked of a method whose first parameter is not a long: the
+  // method is not rewritten.
   static const wrap_spec bad[] = {{"acquire", "(I)V", 1, 0, 1}};
   plain = NULL;
-  err = classfile_wrap(in, len, bad, 1, &plain, &plain_len, &wp);
-  CHECK(err != NULL && plain == NULL, "a hook argument on acquire(int): %s", err ? err : "accepted");
+  err = classfile_inplace(in, len, bad, 1, &own, &plain, &plain_len, &wp, &sp);
+  CHECK(err == NULL && plain == NULL && wp == 0, "a hook argument on acquire(int): %s, %d rewritten", err ? err : "accepted",
+        wp);
   free(plain);
-  CHECK(find(after, na, "name", "()Ljava/lang/String;") && !find(after, na, "orca$name", "()Ljava/lang/String;"),
-        "name() left alone");
 
-  // A wrapped class is not wrapped again; a broken one is refused.
+  // A rewritten class is not rewritten again; a broken one is refused.
   unsigned char *again = NULL;
   size_t again_len = 0;
-  int w2 = 0;
-  err = classfile_wrap(out, out_len, specs, NSPECS, &again, &again_len, &w2);
-  CHECK(err != NULL && again == NULL, "wrapping twice: %s", err ? err : "accepted");
+  int w2 = 0, s2 = 0;
+  err = classfile_inplace(out, out_len, specs, NSPECS, &own, &again, &again_len, &w2, &s2);
+  CHECK(err != NULL && again == NULL, "rewriting twice: %s", err ? err : "accepted");
   free(again);
   for (size_t cut = 10; cut < len; cut += len / 7) {
     again = NULL;
-    err = classfile_wrap(in, cut, specs, NSPECS, &again, &again_len, &w2);
+    err = classfile_inplace(in, cut, specs, NSPECS, &own, &again, &again_len, &w2, &s2);
     CHECK(err != NULL && again == NULL, "a class cut at %zu of %zu bytes: %s", cut, len, err ? err : "accepted");
     free(again);
   }
-  CHECK(classfile_wrap((const unsigned char *)"not a class", 11, specs, NSPECS, &again, &again_len, &w2) != NULL,
+  CHECK(classfile_inplace((const unsigned char *)"not a class", 11, specs, NSPECS, &own, &again, &again_len, &w2, &s2) != NULL,
         "not a class file");
 
-  // The JVM's verdict: Check.java loads the wrapped class.
+  // The JVM's verdict: Check.java loads the rewritten class.
   char wdir[4200], cmd[17000];
   snprintf(wdir, sizeof wdir, "%s/wrapped", dir);
   mkdir(wdir, 0755);

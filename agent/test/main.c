@@ -1,4 +1,4 @@
-// The agent's C unit tests: class-file rewriting (classfile.c, inplace.c), the
+// The agent's C unit tests: class-file rewriting (inplace.c) and its fuzzing, the
 // counter-to-nanosecond conversion (clock.c), the writer's ordering
 // (writer.c), its refusal of names another user planted, and its two encodings (compact.c), the counters of .info (counters.c), and the bounded waits of
 // the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   }
   test_classfile(argv[1], argv[2]);
   test_inplace(argv[1], argv[2]);
+  test_cffuzz(argv[1], argv[2]);
   test_clock();
   test_writer(argv[1]);
   test_writer_formats(argv[1]);

@@ -1,21 +1,20 @@
-// The writer thread: drains the event rings every flush period, sorts each
-// batch by time, formats the .orca lines (or encodes them: compact.h, format=compact)
-// and writes them with write(2) so a
-// kill -9 loses at most one period. Also owns .methods, .classtable and formats .info
-// (from counters.h).
+// The writer thread: drains the event rings every flush period, merges
+// each batch in time order, formats the .orca lines (text.h) or encodes
+// them (compact.h, format=compact) and hands them to the file sink
+// (sink.h: the files, their rotation and retention, .info, the exit
+// deadline), which writes them with write(2) so a kill -9 loses at most
+// one period. The sink's functions for the recording's files
+// (writer_prefix, writer_create_file, ...) come with this header.
 #ifndef ORCA_WRITER_H
 #define ORCA_WRITER_H
 #include <stddef.h>
 #include <stdint.h>
 #include <stdatomic.h>
+#include "record/sink.h"
 
 // writer_open creates the output files (choosing PREFIX-N when clobber is
 // off and PREFIX exists); NULL or an error message.
 const char *writer_open(void);
-const char *writer_prefix(void);
-// writer_refused writes PREFIX.info saying why this agent does not record
-// (refused=WHY), when no recording with that prefix exists; nothing else.
-void writer_refused(const char *why);
 // writer_start starts the thread; writer_stop drains, writes the final
 // .info with complete=true and closes the files.
 const char *writer_start(void);
@@ -23,19 +22,10 @@ void writer_stop(void);
 // writer_stopped_now: the recording stops while the JVM goes on; its end
 // (.info end_s) is the stop's time, not its last event's.
 void writer_stopped_now(void);
-// writer_create_file creates PREFIX+ext as the recording's own files are
-// made (in its directory opened once, exclusively, no symbolic link
-// followed, mode 0600; an earlier one of this user replaced, anything else
-// refused): the descriptor, or -1 and why. Between writer_open and
-// writer_stop.
-int writer_create_file(const char *ext, char *why, size_t cap);
-// writer_remove_file deletes PREFIX+ext while it is still the file fd.
-void writer_remove_file(const char *ext, int fd);
 
 // What the writer drains besides the rings, from the modules above it (the
 // record layer never calls up; the jvm module registers them before
 // writer_start). Any may be NULL.
-enum { META_METHODS = 0, META_CLASSES = 1 };
 typedef struct {
   // deferred writes the records held back (threads/pending.h: deferred
   // Entered, waits) that are older than cutoff or stale, and returns the time

@@ -1,9 +1,11 @@
 // writer.c: a batch is written in time order across the ring's shards, lines
 // at or after the cutoff of a deferred record are held back for the next
 // flush, and the held-back lines beyond their budget are written early and
-// counted. writer.c is included to drive its flushes directly; the rest of
-// the agent is stubbed below.
+// counted. writer.c and its file sink, sink.c, are included to drive the
+// flushes directly; the rest of the agent is stubbed below.
 #include "../record/writer.c"
+#include "../record/sink.c"
+#include "record/tkeys.h"
 #include <stdlib.h>
 #include <sys/stat.h>
 #include "check.h"
@@ -303,13 +305,13 @@ void test_writer_formats(const char *dir) {
         counter_kind_get(KC_EVENTS, ORCA_EV_THREAD_PARK) - before);
 
   // .info says so.
-  write_info(0);
+  sink_info(0, enc.unrestated);
   n = read_file(".info", buf, sizeof buf - 1);
   buf[n] = 0;
   CHECK(strstr(buf, "\nencoding=compact\n") && strstr(buf, ",format=compact\n"), ".info lacks encoding=compact:\n%s", buf);
   err = reopen(dir, "seed2", 0);
   CHECK(!err, "writer_open: %s", err);
-  write_info(0);
+  sink_info(0, enc.unrestated);
   n = read_file(".info", buf, sizeof buf - 1);
   buf[n] = 0;
   CHECK(!strstr(buf, "encoding="), "a text recording's .info says an encoding:\n%s", buf);
@@ -380,9 +382,9 @@ void test_writer_planted(const char *dir) {
   const char *err = writer_open();
   CHECK(!err, "writer_open: %s", err);
   if (err) return;
-  CHECK(next_file(1) == 1 && !cut, "the first chunk file was not created");
+  CHECK(next_file(1, enc.chunk_max) == 1 && !cut, "the first chunk file was not created");
   plant(victim, dir, "planted.orca.000002");
-  CHECK(next_file(2) == 0 && cut, "a chunk file planted as a link: next_file wrote on (cut %d)", cut);
+  CHECK(next_file(2, enc.chunk_max) == 0 && cut, "a chunk file planted as a link: next_file wrote on (cut %d)", cut);
   CHECK(holds(victim, "precious"), "a chunk file planted as a link to %s was written through", victim);
   snprintf(p, sizeof p, "%s/planted.orca.000002", dir);
   CHECK(is_link(p), "the planted link %s was removed or replaced", p);

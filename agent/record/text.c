@@ -1,0 +1,52 @@
+// The seed's text lines (text.h).
+#include <string.h>
+#include "core/events.h"
+#include "core/fmt.h"
+#include "record/text.h"
+#include "record/tkeys.h"
+
+static inline uint32_t thread_hash(uint32_t k) {
+  uint32_t rank;
+  return k & TKEY_ALIAS ? tkey_hash(k, &rank) : k;
+}
+
+size_t text_rec(char *o, const orca_rec *r) {
+  const orca_event_spec *spec = &orca_events[r->kind];
+  const orca_frame *fr = (const orca_frame *)(r + 1);
+  size_t n = fmt_ts(o, r->ts);
+  o[n++] = ',';
+  size_t l = strlen(spec->name);
+  memcpy(o + n, spec->name, l);
+  n += l;
+  // A thread is written as its identity hash (tkeys.h: an alias is the
+  // compact encoding's), as the manual says.
+  if (spec->fields & ORCA_F_THREAD) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->thread)); }
+  if (spec->fields & ORCA_F_OBJECT) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
+  if (spec->fields & ORCA_F_TARGET) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->object)); }
+  if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->owner)); }
+  if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
+    o[n++] = ',';
+    n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);
+  }
+  if (spec->fields & ORCA_F_MODE) {
+    static const char *const modes[] = ORCA_MODE_NAMES;
+    o[n++] = ',';
+    if (r->mode < sizeof modes / sizeof modes[0]) {
+      size_t ml = strlen(modes[r->mode]);
+      memcpy(o + n, modes[r->mode], ml);
+      n += ml;
+    }
+  }
+  if (spec->fields & ORCA_F_STACK) {
+    o[n++] = ',';
+    n += fmt_uint(o + n, r->nframes);
+    for (int i = 0; i < r->nframes; i++) {
+      o[n++] = ';';
+      n += fmt_hex8(o + n, fr[i].method);
+      o[n++] = ';';
+      n += fmt_hex8(o + n, fr[i].location);
+    }
+  }
+  o[n++] = '\n';
+  return n;
+}

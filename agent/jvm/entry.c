@@ -113,6 +113,7 @@ static void on_round(JNIEnv *env);
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
   asgct_on_class_prepare(j, env, t, c);
   vthread_class_prepared(env, c);
+  inject_class_prepared(env, c);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {

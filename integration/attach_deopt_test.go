@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"orca/internal/crash"
 	"orca/internal/format"
+	"orca/internal/reader"
 )
 
 // TestAttachDeoptimizes: an attach deoptimises no more compiled code than it must. Read from
@@ -88,5 +90,71 @@ func TestAttachDeoptimizes(t *testing.T) {
 				}
 			})
 		}
+	})
+}
+
+// TestAttachLinksNoClass: an attach links no class the JVM has loaded but not linked, read from
+// HotSpot's own class states (jcmd VM.classes). java.lang.VirtualThread is loaded with the VM
+// (from the CDS archive) and linked at the program's first virtual thread; linking it
+// deoptimises the compiled code that inlined the Thread methods it overrides (isInterrupted,
+// getAndClearInterrupt, blockedOn, interrupt: every interruptible wait's), and a
+// retransformation links the class. The first attach to a loaded Tomcat on JDK 25 so had 57 hot
+// methods deoptimised and compiled again while it recorded (issue 31 item 5,
+// docs/perf/2026-11-28-issue-31-attach.md). So VirtualThread is rewritten when the JVM links
+// it: the program's first virtual threads, started during the recording, have every sleep.
+func TestAttachLinksNoClass(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		if j.feature < 23 {
+			skipf(t, "%s: an attach rewrites VirtualThread on JDK 23+ only", j.name)
+		}
+		dir := newDir(t)
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		// state is VirtualThread's state in jcmd VM.classes ("loaded", "linked",
+		// "fully_initialized"), "" when it is not listed.
+		state := func() string {
+			jc := exec.Command(filepath.Join(j.home, "bin", "jcmd"), "-J"+crash.ErrorFile(dir), pid, "VM.classes")
+			jc.Dir = dir
+			out, err := jc.CombinedOutput()
+			if err != nil {
+				t.Fatalf("jcmd %s VM.classes: %v\n%s", pid, err, out)
+			}
+			for _, l := range strings.Split(string(out), "\n") {
+				if f := strings.Fields(l); len(f) >= 4 && f[len(f)-1] == "java.lang.VirtualThread" {
+					return f[2]
+				}
+			}
+			return ""
+		}
+		if s := state(); s != "loaded" {
+			skipf(t, "%s: java.lang.VirtualThread is %q before the attach, not loaded and unlinked", j.name, s)
+		}
+		a.round(t)
+		w := filepath.Join(dir, "w")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to ", "record", "--pid", pid, "-o", w, "--duration", "6s")
+		e := o.roundIn(t, a)
+		if s := state(); s != "loaded" {
+			t.Errorf("java.lang.VirtualThread is %q after the attach, want loaded: the attach linked it", s)
+		}
+		io.WriteString(a.stdin, "virtual\n")
+		want, err := strconv.Atoi(strings.TrimPrefix(a.expectLine(t, "EXPECT virtualSleeps="), "EXPECT virtualSleeps="))
+		if err != nil || want <= 0 {
+			t.Fatalf("Attachee's virtual threads: %d sleeps, %v", want, err)
+		}
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("orca record --pid: exit %d:\n%s", code, o.stderr)
+		}
+		checkRound(t, w, e)
+		r := load(t, w)
+		if hooks := r.info[format.InfoClassHooks]; !strings.Contains(hooks, "VirtualThread when linked") {
+			t.Errorf(".info class_hooks=%q, want VirtualThread rewritten when linked", hooks)
+		}
+		virtual := r.virtualThreads()
+		for _, k := range []format.Kind{format.ThreadSleep, format.ThreadSlept} {
+			if n := len(r.sel(k, func(_ int, ev reader.Event) bool { return virtual[ev.Thread] })); n != want {
+				t.Errorf("%d %v by virtual threads, want %d (Attachee's first virtual threads, started in the recording)", n, k, want)
+			}
+		}
+		a.exit(t, 2)
 	})
 }

@@ -129,6 +129,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_INFO_VIRTUAL_UNSEEN_AT_ATTACH "virtual_unseen_at_attach"
 #define ORCA_INFO_ATTACHED_WITHOUT "attached_without"
 #define ORCA_INFO_ATTACHED_MISSED "attached_missed"
+#define ORCA_INFO_ATTACH_MS "attach_ms"
 #define ORCA_INFO_STOPPED "stopped"
 #define ORCA_INFO_STOPPED_BY "stopped_by"
 #define ORCA_INFO_DROPPED_TOTAL "dropped_total"

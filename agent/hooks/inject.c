@@ -79,6 +79,21 @@ static int njoin_ids;
 static jclass thread_class;   // global reference
 static atomic_int join_by_wait;
 
+// unlinked: Semaphore or VirtualThread loaded but not linked when
+// inject_live ran (global references): VirtualThread in a JVM that never
+// ran a virtual thread, which the JDK's CDS archive loads with the VM. A
+// retransformation links the class, and linking a class that overrides
+// methods compiled code inlined as the only implementation deoptimises that
+// code (HotSpot's CHA dependencies, checked at link time since JDK 17):
+// VirtualThread overrides Thread's isInterrupted, getAndClearInterrupt,
+// blockedOn and interrupt, inlined in every interruptible wait, so the
+// first attach to a loaded Tomcat on 25 had 57 of its hot methods
+// deoptimised and compiled again while the recording ran (issue 31 item 5,
+// docs/perf/2026-11-28-issue-31-attach.md). Such a class is rewritten when
+// the JVM links it (inject_class_prepared: before its first instance can
+// exist), or at the next attach if it was linked between two recordings.
+static _Atomic(jclass) unlinked[2];
+
 int inject_live_test(void) { return switches.verify_live_hooks; }
 
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
@@ -228,16 +243,52 @@ static int rewrite_cheap(void) {
   return orca_feature >= 23 && vms_flag("AlwaysRecordEvolDependencies") != 0;
 }
 
+// retransform rewrites the class c (live form) now; a warning when it
+// cannot (its events are then missing).
+static void retransform(jclass c) {
+  jvmtiError e = (*jvmti)->RetransformClasses(jvmti, 1, &c);
+  if (e == JVMTI_ERROR_NONE) return;
+  char *sig = NULL, msg[256];
+  (*jvmti)->GetClassSignature(jvmti, c, &sig, NULL);
+  snprintf(msg, sizeof msg, "cannot retransform %s when linked (JVMTI error %d): its events are missing", sig ? sig : "a class", (int)e);
+  if (sig) (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+  counters_prop(ORCA_INFO_WARNING, msg);
+  orca_log("%s", msg);
+}
+
+// take_unlinked claims slot i's class (c, or any when c is NULL and it is
+// linked now) for one caller, which rewrites it.
+static void take_unlinked(JNIEnv *env, int i, jclass c) {
+  jclass u = atomic_load(&unlinked[i]);
+  if (!u || (c && !(*env)->IsSameObject(env, u, c))) return;
+  jint st = 0;
+  if (!c && ((*jvmti)->GetClassStatus(jvmti, u, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_CLASS_STATUS_PREPARED))) return;
+  if (!atomic_compare_exchange_strong(&unlinked[i], &u, NULL)) return;
+  retransform(u);
+  (*env)->DeleteGlobalRef(env, u);
+}
+
+void inject_class_prepared(JNIEnv *env, jclass c) {
+  if (!atomic_load_explicit(&unlinked[0], memory_order_relaxed) && !atomic_load_explicit(&unlinked[1], memory_order_relaxed)) return;
+  if (!atomic_load(&live)) return;
+  for (int i = 0; i < 2; i++) take_unlinked(env, i, c);
+}
+
 const char *inject_live(JNIEnv *env) {
   static char why[300];
   static int done;
-  if (done || atomic_load(&wrapped_at_load)) return NULL;
+  if (atomic_load(&wrapped_at_load)) return NULL;
+  if (done) {
+    // An unlinked class linked since the last recording (ClassPrepare was off).
+    for (int i = 0; atomic_load(&live) && i < 2; i++) take_unlinked(env, i, NULL);
+    return NULL;
+  }
   jint n = 0;
-  jclass *all = NULL, want[2], hooks = NULL;
-  int nwant = 0;
+  jclass *all = NULL, want[2], later[2], hooks = NULL;
+  int nwant = 0, nlater = 0;
   if ((*jvmti)->GetLoadedClasses(jvmti, &n, &all) != JVMTI_ERROR_NONE) return "cannot list the loaded classes: Thread.join and Semaphore are not recorded";
   jclass thread = NULL;
-  char more_sig[200] = "";
+  char more_sig[200] = "", later_names[80] = "";
   if (more_class) snprintf(more_sig, sizeof more_sig, "L%s;", more_class);
   (*env)->EnsureLocalCapacity(env, n + 16);   // -Xcheck:jni: all live at once (vthread.c)
   for (jint i = 0; i < n; i++) {
@@ -248,8 +299,16 @@ const char *inject_live(JNIEnv *env) {
         (*jvmti)->GetClassLoader(jvmti, all[i], &loader) == JVMTI_ERROR_NONE && !loader) {
       keep = 1;
       if (!strcmp(sig, "Ljava/lang/Thread;") && !thread) thread = all[i];
-      else if ((!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) && nwant < 2)
-        want[nwant++] = all[i];
+      else if ((!strcmp(sig, "Ljava/util/concurrent/Semaphore;") || (more_sig[0] && !strcmp(sig, more_sig))) && nwant + nlater < 2) {
+        jint st = 0;
+        if ((*jvmti)->GetClassStatus(jvmti, all[i], &st) == JVMTI_ERROR_NONE && !(st & JVMTI_CLASS_STATUS_PREPARED)) {
+          const char *b = strrchr(sig, '/');
+          snprintf(later_names + strlen(later_names), sizeof later_names - strlen(later_names), ", %.*s when linked",
+                   b ? (int)strlen(b + 1) - 1 : 0, b ? b + 1 : "");
+          later[nlater++] = all[i];
+        } else
+          want[nwant++] = all[i];
+      }
       else if (!strcmp(sig, "L" HOOKS_CLASS ";") && !hooks) hooks = all[i];
       else keep = 0;
     }
@@ -296,18 +355,23 @@ const char *inject_live(JNIEnv *env) {
     err = buf;
     goto out;
   }
+  // The unlinked ones wait for their ClassPrepare (from when live is set),
+  // or for the check after the retransformation (linked in between).
+  for (int i = 0; i < nlater; i++) atomic_store(&unlinked[i], (*env)->NewGlobalRef(env, later[i]));
   atomic_store(&live, 1);   // the class-file hook rewrites them from now on
   int64_t t0 = clock_now();
   if (nwant && (e = (*jvmti)->RetransformClasses(jvmti, nwant, want)) != JVMTI_ERROR_NONE) {
     snprintf(buf, sizeof buf, "cannot retransform Semaphore%s (JVMTI error %d)", more_class ? ", VirtualThread" : "", (int)e);
     err = buf;
   } else {
-    snprintf(fact, sizeof fact, "live: %d classes retransformed in %.1f ms; Thread.join seen in its wait", nwant,
-             (double)(clock_now() - t0) / 1e6);
+    snprintf(fact, sizeof fact, "live: %d classes retransformed in %.1f ms%s; Thread.join seen in its wait", nwant,
+             (double)(clock_now() - t0) / 1e6, later_names);
     counters_prop(ORCA_INFO_CLASS_HOOKS, fact);
   }
+  for (int i = 0; i < nlater; i++) take_unlinked(env, i, NULL);
 out:
   for (int i = 0; i < nwant; i++) (*env)->DeleteLocalRef(env, want[i]);
+  for (int i = 0; i < nlater; i++) (*env)->DeleteLocalRef(env, later[i]);
   if (thread) (*env)->DeleteLocalRef(env, thread);
   if (hooks) (*env)->DeleteLocalRef(env, hooks);
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);

@@ -43,6 +43,13 @@ void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void 
 // wrappers are in), do nothing.
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 const char *inject_live(JNIEnv *env);
+// inject_class_prepared (ClassPrepare, while a recording runs): a class
+// inject_live found loaded but not linked (VirtualThread before the first
+// virtual thread) is linked: it is rewritten now, before its first instance
+// (inject_live leaves it: a retransformation links it, which deoptimises
+// the compiled code that assumed it unlinked). A second inject_live
+// rewrites one linked between two recordings.
+void inject_class_prepared(JNIEnv *env, jclass c);
 // inject_live_test: ORCA_VERIFY_LIVE_HOOKS in the environment (a test
 // aid): 1, the agent started with the JVM leaves the classes alone at load
 // and applies the live form at VMInit instead (twice: the second, as a

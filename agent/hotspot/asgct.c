@@ -46,11 +46,11 @@ void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) 
   (void)j; (void)env; (void)t; (void)c;
 }
 
-void asgct_ready(JNIEnv *env) {
-  if (!asgct) return;
-  jint n = 0;
+int asgct_ready(JNIEnv *env) {
+  if (!asgct) return 0;
+  jint n = 0, made = 0;
   jclass *cs = NULL;
-  if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return;
+  if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return 0;
   // GetLoadedClasses returns a local reference per class (~450 at VMInit),
   // all live in this frame at once: say so, or -Xcheck:jni warns that they
   // exceed the frame's capacity.
@@ -58,11 +58,12 @@ void asgct_ready(JNIEnv *env) {
   for (jint i = 0; i < n; i++) {
     jint st = 0;
     if ((*jvmti)->GetClassStatus(jvmti, cs[i], &st) == JVMTI_ERROR_NONE && (st & JVMTI_CLASS_STATUS_PREPARED))
-      make_ids(cs[i]);
+      make_ids(cs[i]), made++;
     (*env)->DeleteLocalRef(env, cs[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)cs);
   atomic_store(&asgct_ready_flag, 1);
+  return made;
 }
 
 int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {

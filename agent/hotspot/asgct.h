@@ -17,8 +17,9 @@ extern int asgct_verify;
 
 // asgct_init finds AsyncGetCallTrace; NULL or a warning (then unused).
 const char *asgct_init(void);
-// asgct_ready makes the jmethodIDs of the classes loaded so far (VMInit).
-void asgct_ready(JNIEnv *env);
+// asgct_ready makes the jmethodIDs of the classes loaded so far (VMInit,
+// an attach); the number of classes whose methods it asked for.
+int asgct_ready(JNIEnv *env);
 void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 // asgct_ready_now: the jmethodIDs are made (asgct_ready ran): the fast

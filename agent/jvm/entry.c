@@ -73,15 +73,30 @@ static void java_version(void) {
 // threads alive now, the fields parks read, the jmethodIDs of the classes
 // loaded so far, the walker of long waits. At load, from VMInit; an attach
 // calls it at once. Returns the threads alive (their ThreadStarted written).
+// live_times: how long live_init's parts took (ms), and how many classes'
+// methods got their jmethodIDs, for an attach's .info attach_ms.
+static struct {
+  double threads, ids, all;
+  int classes;
+} live_times;
+
+static double ms_since(int64_t t0) { return (double)(clock_now() - t0) / 1e6; }
+
 static int live_init(JNIEnv *env, jthread t) {
+  int64_t t0 = clock_now();
   methods_live();
   objhash_ready();
   hsstat_enable(env);
   vthread_init(env, t);
+  int64_t t1 = clock_now();
   int alive = threads_existing(env);
+  live_times.threads = ms_since(t1);
   park_init(env, t);
   clinit_init(env);
-  asgct_ready(env);
+  t1 = clock_now();
+  live_times.classes = asgct_ready(env);
+  live_times.ids = ms_since(t1);
+  live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
   if (err) {
     counters_prop(ORCA_INFO_WARNING, err);
@@ -114,6 +129,7 @@ static void on_round(JNIEnv *env);
 static void JNICALL on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) {
   asgct_on_class_prepare(j, env, t, c);
   vthread_class_prepared(env, c);
+  inject_class_prepared(env, c);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
@@ -656,6 +672,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   // event after has a later time.
   jthread self = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &self);
+  int64_t t0 = clock_now();
   park_init(env, self);
   vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
@@ -678,6 +695,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
   // and the events' start, widened so a test can block a thread in it.
   if (switches.test_attach_gap_ms) usleep((useconds_t)switches.test_attach_gap_ms * 1000);
+  double snapshot = ms_since(t0);
   if ((err = start_recording(&way_attach))) {
     orca_fail("%s", err);
     attached_forget(env);
@@ -687,12 +705,24 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return START_NO_JVMTI;
   }
   live_init(env, self);
+  int64_t t1 = clock_now();
   natives_live(env);
+  double natives = ms_since(t1);
+  t1 = clock_now();
   // Thread.join, Semaphore, VirtualThread: rewritten in place (once a JVM).
   if ((err = inject_live(env))) {
     counters_prop(ORCA_INFO_WARNING, err);
     fact(ORCA_INFO_WARNING, err);
   }
+  // What the attach's start cost the Attach Listener thread, by phase
+  // (issue 31 item 5: the first attach's cost to a loaded server).
+  char times[300];
+  snprintf(times, sizeof times,
+           "%.1f: snapshot %.1f (threads, states), start %.1f (threads %.1f, jmethodIDs of %d classes %.1f), "
+           "natives %.1f, class hooks %.1f",
+           ms_since(t0), snapshot, live_times.all, live_times.threads, live_times.classes, live_times.ids, natives,
+           ms_since(t1));
+  counters_prop(ORCA_INFO_ATTACH_MS, times);
   return START_OK;
 }
 

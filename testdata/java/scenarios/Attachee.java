@@ -4,6 +4,9 @@
 //   go    one round: an exactly known number of operations of several kinds, on objects of its
 //         own, by the threads it started before any attach; then "EXPECT key=value ..." with the
 //         counts and the identity hashes of the objects and threads (the same counts every round)
+//   virtual  (JDK 21+) starts VTHREADS virtual threads, each sleeping SLEEPS times, joins them,
+//         then "EXPECT virtualSleeps=N" (N their sleeps; -1 without virtual threads): the first
+//         virtual threads of the JVM, so java.lang.VirtualThread is linked only then
 //   exit  ends the workers and exits with status 0
 //
 // Between rounds every thread of the program is idle: main reads stdin, the workers wait in
@@ -28,7 +31,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.LockSupport;
 
 public class Attachee {
-    static final int CONTENTIONS = 3, WAITS = 2, NOTIFY_ALLS = 1, SLEEPS = 3, PARKS = 2;
+    static final int CONTENTIONS = 3, WAITS = 2, NOTIFY_ALLS = 1, SLEEPS = 3, PARKS = 2, VTHREADS = 3;
     static final String JOINED = "orca-attach-joined";
 
     static final Object lock = new Object[0];
@@ -212,6 +215,30 @@ public class Attachee {
         return t;
     }
 
+    /** VTHREADS virtual threads sleep SLEEPS times each (by reflection: compiled for 17). */
+    static int virtualSleeps() throws Exception {
+        Object builder;
+        try {
+            builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        } catch (NoSuchMethodException e) {
+            return -1;
+        }
+        java.lang.reflect.Method unstarted = Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class);
+        Thread[] ts = new Thread[VTHREADS];
+        for (int i = 0; i < VTHREADS; i++) {
+            ts[i] = (Thread) unstarted.invoke(builder, (Runnable) () -> {
+                try {
+                    for (int k = 0; k < SLEEPS; k++) Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+        }
+        for (Thread t : ts) t.start();
+        for (Thread t : ts) t.join();
+        return VTHREADS * SLEEPS;
+    }
+
     public static void main(String[] args) throws Exception {
         StringBuilder names = new StringBuilder();
         for (Worker w : workers) {
@@ -223,6 +250,11 @@ public class Attachee {
         int rounds = 0;
         for (String cmd; (cmd = in.readLine()) != null; ) {
             if (cmd.equals("exit")) break;
+            if (cmd.equals("virtual")) {
+                System.out.println("EXPECT virtualSleeps=" + virtualSleeps());
+                System.out.flush();
+                continue;
+            }
             if (!cmd.equals("go")) {
                 System.out.println("unknown command " + cmd);
                 continue;

@@ -63,3 +63,21 @@ func BenchmarkViewer(b *testing.B) {
 	b.ReportMetric(0, "ns/op") // the metrics above are what matters
 	screenshot(b, ctx, "bench-timeline.png")
 }
+
+// BenchmarkSummary measures GET /api/summary on a fresh server (its first
+// answer builds orca report's Report, report.New: the headline's figures
+// and caveats) on BenchmarkViewer's recording of over a million intervals.
+// Run it with
+//
+//	go test -run '^$' -bench Summary -benchtime 3x ./internal/web
+func BenchmarkSummary(b *testing.B) {
+	r := synthetic(b, "bench", synth.Options{Threads: 1000, Size: 256 << 20})
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		ts := serve(b, r)
+		b.StartTimer()
+		var sum summaryJSON
+		getJSON(b, ts, "/api/summary", &sum)
+	}
+}

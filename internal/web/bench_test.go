@@ -64,10 +64,10 @@ func BenchmarkViewer(b *testing.B) {
 	screenshot(b, ctx, "bench-timeline.png")
 }
 
-// BenchmarkSummary measures GET /api/summary on a fresh server (its first
-// answer builds orca report's Report, report.New: the headline's figures
-// and caveats) on BenchmarkViewer's recording of over a million intervals.
-// Run it with
+// BenchmarkSummary measures the first GET /api/summary of a fresh server
+// when asked at once (its answer waits for orca report's Report, report.New:
+// the headline's figures and caveats, which New starts building) on
+// BenchmarkViewer's recording of over a million intervals. Run it with
 //
 //	go test -run '^$' -bench Summary -benchtime 3x ./internal/web
 func BenchmarkSummary(b *testing.B) {

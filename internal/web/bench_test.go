@@ -67,7 +67,8 @@ func BenchmarkViewer(b *testing.B) {
 // BenchmarkSummary measures the first GET /api/summary of a fresh server
 // when asked at once (its answer waits for orca report's Report, report.New:
 // the headline's figures and caveats, which New starts building) on
-// BenchmarkViewer's recording of over a million intervals. Run it with
+// BenchmarkViewer's synthetic recording (5 486 threads, 408 009 intervals
+// today: 0.56-0.79 s). Run it with
 //
 //	go test -run '^$' -bench Summary -benchtime 3x ./internal/web
 func BenchmarkSummary(b *testing.B) {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"sort"
 	"strings"
 
@@ -15,6 +16,18 @@ type waitFor struct {
 	n      int            // threads that wait for one
 	active map[string]int // cycle key -> index in Model.Deadlocks
 	path   []*tstate      // reused by set
+	// late: per thread held to have entered late (set), its span's index
+	// in Model.lateEntries, open until the thread's wait changes.
+	late map[*tstate]int
+}
+
+// lateEntry is a span in which the fold held Thread, blocked on Object
+// in the recording, to have entered it: from From (another thread named
+// it the owner) to To (its wait changed; the end of time when it did not).
+type lateEntry struct {
+	Thread   format.ThreadID
+	Object   format.ObjectID
+	From, To format.Time
 }
 
 // wfEdge is what a thread waits for.
@@ -22,10 +35,11 @@ type wfEdge struct {
 	to    *tstate // nil: it waits for no one
 	obj   format.ObjectID
 	stack StackID
+	since format.Time // when it began to wait for to
 }
 
 func newWaitFor() waitFor {
-	return waitFor{active: map[string]int{}}
+	return waitFor{active: map[string]int{}, late: map[*tstate]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
@@ -39,17 +53,20 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 	if e := th.wf; e.to == to && e.obj == obj {
 		return // the same wait: a cycle through it still stands
 	}
+	w.endLate(th, at, m)
 	w.breakCycles(th, at, m)
 	if th.wf.to == nil {
 		w.n++
 	}
-	th.wf = wfEdge{to, obj, stack}
+	th.wf = wfEdge{to, obj, stack, at}
 	if e := to.wf; e.to != nil && obj != 0 && e.obj == obj {
 		// The VM names as owner a thread we still see blocked on the same
 		// monitor: it has acquired it, and its MonitorContendedEntered is
 		// late (it is posted after the acquisition; a safepoint or a busy
 		// CPU can delay it by milliseconds). It no longer waits.
 		w.clear(to, at, m)
+		w.late[to] = len(m.lateEntries)
+		m.lateEntries = append(m.lateEntries, lateEntry{Thread: to.t.ID, Object: obj, From: at, To: math.MaxInt64})
 	}
 	path := append(w.path[:0], th)
 	defer func() { w.path = path[:0] }()
@@ -68,6 +85,7 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 
 // clear ends th's wait.
 func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
+	w.endLate(th, at, m)
 	if th.wf.to == nil {
 		return
 	}
@@ -94,7 +112,16 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	if _, ok := w.active[key]; ok {
 		return
 	}
+	// It formed when its last wait began: at, the line that closed it,
+	// unless a line out of order put a wait of it later (a thread's line
+	// before another's earlier one is folded at the later time).
 	d := Deadlock{At: at, Threads: ids}
+	for _, ts := range path {
+		d.At = max(d.At, ts.wf.since)
+		if n := len(ts.open); n > 0 {
+			d.At = max(d.At, ts.open[n-1].iv.Start)
+		}
+	}
 	for _, ts := range path {
 		d.Objects = append(d.Objects, ts.wf.obj)
 		d.Stacks = append(d.Stacks, ts.wf.stack)
@@ -106,6 +133,15 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	}
 	w.active[key] = len(m.Deadlocks)
 	m.Deadlocks = append(m.Deadlocks, d)
+}
+
+// endLate ends th's span of a late entry, if it is in one: its wait
+// changes at at.
+func (w *waitFor) endLate(th *tstate, at format.Time, m *Model) {
+	if i, ok := w.late[th]; ok {
+		m.lateEntries[i].To = at
+		delete(w.late, th)
+	}
 }
 
 // breakCycles forgets the active cycles through th (its wait changes).

@@ -599,6 +599,11 @@ type Model struct {
 	Groups    []*Group
 	Edges     []Edge // sorted by ToTime
 	Deadlocks []Deadlock
+	// lateEntries are the spans in which the fold held a thread, still
+	// blocked in the recording, to have entered its monitor (or lock):
+	// another thread named it the owner (waitFor.set). WaitGraphAt leaves
+	// its wait out then, as the fold's deadlock detection did.
+	lateEntries []lateEntry
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int

@@ -124,9 +124,10 @@ type WaitGraph struct {
 // its cycles, which are the Deadlocks standing at at, no more and no
 // fewer.
 //
-// As the fold, a thread blocked on (or parked to acquire) the object a
-// thread waiting on it names as owner waits no more: it has acquired it,
-// and the event that says so is late (see waitFor.set).
+// As in the fold, a thread blocked on (or parked to acquire) the object
+// a thread waiting on it named as owner waits no more: it has acquired it,
+// and the event that says so is late (see waitFor.set); the fold's spans
+// of these (Model.lateEntries) say when.
 func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 	g := &WaitGraph{At: at}
 	for _, t := range m.Threads {
@@ -161,15 +162,18 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 		}
 		g.Waits = append(g.Waits, w)
 	}
-	// The late entries: a thread named owner of the object it waits on.
-	owns := map[format.ThreadID]format.ObjectID{}
-	for _, w := range g.Waits {
-		if w.For != 0 && w.Object != 0 {
-			owns[w.For] = w.Object
+	// The late entries: a thread the fold held to have entered the
+	// object it waits on (another thread named it the owner), from then
+	// until its wait changed. The fold's own spans, not a rule applied
+	// again here: the graph at an instant and the deadlocks agree.
+	late := map[format.ThreadID]format.ObjectID{}
+	for _, e := range m.lateEntries {
+		if e.From <= at && at < e.To {
+			late[e.Thread] = e.Object
 		}
 	}
 	g.Waits = slices.DeleteFunc(g.Waits, func(w Wait) bool {
-		o, ok := owns[w.Thread]
+		o, ok := late[w.Thread]
 		return ok && w.For != 0 && w.Object == o
 	})
 	g.Cycles = m.standing(g.Waits, at)

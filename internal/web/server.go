@@ -44,6 +44,9 @@ type Server struct {
 func New(rec *reader.Recording, res *model.Result, opt Options) *Server {
 	s := &Server{d: newData(rec, res), opt: opt, mux: http.NewServeMux()}
 	s.routes()
+	// The page asks for the summary first; its report (report.New, most of
+	// a second on 400 000 intervals) is built while the browser starts.
+	go s.d.report("")
 	return s
 }
 

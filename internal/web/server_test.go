@@ -47,7 +47,7 @@ func handMade(t *testing.T, name, events, methods, classes string) *recording {
 	return build(t, prefix)
 }
 
-func get(t *testing.T, ts *httptest.Server, path string) (int, string, http.Header) {
+func get(t testing.TB, ts *httptest.Server, path string) (int, string, http.Header) {
 	t.Helper()
 	res, err := ts.Client().Get(ts.URL + path)
 	if err != nil {
@@ -58,7 +58,7 @@ func get(t *testing.T, ts *httptest.Server, path string) (int, string, http.Head
 	return res.StatusCode, string(b), res.Header
 }
 
-func getJSON(t *testing.T, ts *httptest.Server, path string, v any) {
+func getJSON(t testing.TB, ts *httptest.Server, path string, v any) {
 	t.Helper()
 	code, body, _ := get(t, ts, path)
 	if code != 200 {

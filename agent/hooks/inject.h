@@ -30,7 +30,7 @@ typedef struct inject_tstate {
 void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void *hook, void *hookJ);
 
 // The live form (issue 24: the classes are loaded already when the agent
-// attaches; docs/agent.md, "Wrapping Java methods of classes already
+// attaches; docs/agent.md, "Rewriting Java methods of classes already
 // loaded"). inject_live_capabilities adds what it needs to the
 // capabilities an attach asks for (to retransform classes). inject_live,
 // once the capabilities, the callbacks (inject_on_class_file_load among

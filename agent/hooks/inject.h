@@ -2,7 +2,7 @@
 // rewrite them in place (inplace.c) when their class is loaded
 // (ClassFileLoadHook) or when the agent attaches (RetransformClasses), so
 // each call reports its entry and exit through a native hook. No breakpoints, no
-// MethodEntry: the wrapped methods stay JIT-compiled.
+// MethodEntry: the rewritten methods stay JIT-compiled.
 #ifndef ORCA_INJECT_H
 #define ORCA_INJECT_H
 #include <jvmti.h>
@@ -23,7 +23,7 @@ typedef struct inject_tstate {
 
 // The depth of Thread.join calls is the thread's own (threads.h:
 // join_depth), read by the monitor module.
-// inject_add wraps the methods specs gives of the boot class class_name
+// inject_add hooks the methods specs gives of the boot class class_name
 // too (one class: java/lang/VirtualThread's, the park module's), registered
 // by the jvm module before the class loads; hook and hookJ are its natives
 // (the start-up form's orca$hook and orca$hookJ), which the live form binds.
@@ -39,8 +39,8 @@ void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void 
 // and retransforms Thread, Semaphore and VirtualThread so that their
 // methods call it; classes loaded later are rewritten as they load. NULL,
 // or a warning (those events are then missing). It runs once per JVM: a
-// second call, and a JVM that started with the agent (the start-up
-// wrappers are in), do nothing.
+// second call, and a JVM that started with the agent (the start-up form
+// is in), do nothing.
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 const char *inject_live(JNIEnv *env);
 // inject_live_test: ORCA_VERIFY_LIVE_HOOKS in the environment (a test

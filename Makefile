@@ -136,9 +136,10 @@ gen:
 
 # ---- test ------------------------------------------------------------------
 
-# The agent's C unit tests (agent/test): class-file rewriting, the clock's
-# conversion, the writer's ordering, the counters, the bounded waits of the
-# rings and the deferred records; built with the sanitizers, against the
+# The agent's C unit tests (agent/test): class-file rewriting (and a few
+# seconds of fuzzing it: cffuzz_test.c), the clock's conversion, the writer's
+# ordering, the counters, the bounded waits of the rings and the deferred
+# records; built with the sanitizers, against the
 # agent's own sources. check-includes.sh first: no include cycle among the
 # agent's modules. The last line says "agent unit tests: N passed, N failed".
 UNIT_DIR := build/agent-test

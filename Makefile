@@ -136,12 +136,13 @@ gen:
 
 # ---- test ------------------------------------------------------------------
 
-# The agent's C unit tests (agent/test): class-file rewriting, the clock's
-# conversion, the writer's ordering, the counters, the bounded waits of the
-# rings and the deferred records; built with the sanitizers, against the
-# agent's own sources. check-includes.sh first: no cycle of includes or
-# calls among the agent's modules (and check_includes_test.sh: it fails on
-# one). The last line says "agent unit tests: N passed, N failed".
+# The agent's C unit tests (agent/test): class-file rewriting (and a few
+# seconds of fuzzing it: cffuzz_test.c), the clock's conversion, the writer's
+# ordering, the counters, the bounded waits of the rings and the deferred
+# records; built with the sanitizers, against the agent's own sources.
+# check-includes.sh first: no cycle of includes or calls among the agent's
+# modules (and check_includes_test.sh: it fails on one). The last line says
+# "agent unit tests: N passed, N failed".
 UNIT_DIR := build/agent-test
 UNIT_SRC := $(wildcard agent/test/*.c agent/test/*.h)
 UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all

@@ -10,7 +10,7 @@ import (
 	"orca/internal/format"
 )
 
-// The live form of the class-load wrappers (issue 24, docs/agent.md "Wrapping Java methods of
+// The live form of the class rewrite (issue 24, docs/agent.md "Rewriting Java methods of
 // classes already loaded"): with ORCA_VERIFY_LIVE_HOOKS=1 the agent leaves Thread, Semaphore and
 // VirtualThread alone at load and rewrites their methods in place at VMInit, as an attach does.
 // The same programs must give the same exact counts, lines and stacks as with the start-up form.

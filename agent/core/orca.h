@@ -38,7 +38,7 @@ extern orca_options opt;
 typedef struct {
   int verify_stacks;       // ORCA_VERIFY_STACKS: 1 repeats every fast walk with GetStackTrace; 2 also prints differences
   int verify_entered;      // ORCA_VERIFY_ENTERED: the Entered callback kept on and compared with the timer
-  int verify_live_hooks;   // ORCA_VERIFY_LIVE_HOOKS: 1 rewrites in place at VMInit; 2 wraps at load, then applies
+  int verify_live_hooks;   // ORCA_VERIFY_LIVE_HOOKS: 1 rewrites at VMInit, not at load; 2 rewrites at load, then applies
   int verify_compact;      // ORCA_VERIFY_COMPACT=1: the compact encoder also writes PREFIX.verify
   int time_stacks;         // ORCA_TIME_STACKS=1: walk times (and the frame cache's hits) at exit
   int time_writer;         // ORCA_TIME_WRITER=1: the writer thread's CPU at exit

@@ -56,7 +56,7 @@ static const inplace_hook thread_hook = {HOOKS_CLASS, "thread", NULL}, semaphore
 static const inplace_hook own_hook = {NULL, "orca$hook", "orca$hookJ"};
 // live: 1 once inject_live has run: the classes are rewritten in place at
 // every retransformation and at their first load from then on.
-// wrapped_at_load: the start-up wrappers are in (the JVM started with the
+// wrapped_at_load: the start-up form is in (the JVM started with the
 // agent): the live form is never needed.
 static atomic_int live, wrapped_at_load;
 // attaching: an attach came: in a JVM that did not start with the agent
@@ -318,7 +318,7 @@ const char *inject_live(JNIEnv *env) {
   }
   const char *err = NULL;
   char buf[200], fact[200];
-  // A JVM that started with an agent of Orca's has the start-up wrappers.
+  // A JVM that started with an agent of Orca's has the start-up form.
   if (thread && has_method(thread, "orca$hook")) {
     atomic_store(&wrapped_at_load, 1);
     goto out;
@@ -387,7 +387,7 @@ static int is_join(uint32_t id) {
   return 0;
 }
 
-// pair handles ENTER/EXIT/THROW of a wrapped method; depth suppresses the
+// pair handles ENTER/EXIT/THROW of a hooked method; depth suppresses the
 // nested overloads (join() calls join(0)).
 // part returns the thread's join and semaphore part, made at its first
 // call (most threads never join nor acquire: no memory for them).
@@ -413,7 +413,7 @@ static void pair(tstate *s, int *depth, int *rec, orca_frame *saved, int *saved_
     *rec = orca_recording() ? threads_recording() : 0;
     if (!*rec) return;
     int64_t ts = clock_now();
-    // Skip the orca$hook frame: the wrapper is the top frame users know.
+    // Skip the hook's frame: the hooked method is the top frame users know.
     *saved_n = stack_capture(NULL, 1, saved, opt.depth);
     ring_put(s->shard, ev_in, ts, s->hash, pair_object(ev_in, o), 0, saved, *saved_n, NULL, 0);
     return;

@@ -2,7 +2,7 @@
 // rewrite them in place (inplace.c) when their class is loaded
 // (ClassFileLoadHook) or when the agent attaches (RetransformClasses), so
 // each call reports its entry and exit through a native hook. No breakpoints, no
-// MethodEntry: the wrapped methods stay JIT-compiled.
+// MethodEntry: the rewritten methods stay JIT-compiled.
 #ifndef ORCA_INJECT_H
 #define ORCA_INJECT_H
 #include <jvmti.h>
@@ -23,14 +23,14 @@ typedef struct inject_tstate {
 
 // The depth of Thread.join calls is the thread's own (threads.h:
 // join_depth), read by the monitor module.
-// inject_add wraps the methods specs gives of the boot class class_name
+// inject_add hooks the methods specs gives of the boot class class_name
 // too (one class: java/lang/VirtualThread's, the park module's), registered
 // by the jvm module before the class loads; hook and hookJ are its natives
 // (the start-up form's orca$hook and orca$hookJ), which the live form binds.
 void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void *hook, void *hookJ);
 
 // The live form (issue 24: the classes are loaded already when the agent
-// attaches; docs/agent.md, "Wrapping Java methods of classes already
+// attaches; docs/agent.md, "Rewriting Java methods of classes already
 // loaded"). inject_live_capabilities adds what it needs to the
 // capabilities an attach asks for (to retransform classes). inject_live,
 // once the capabilities, the callbacks (inject_on_class_file_load among
@@ -39,8 +39,8 @@ void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void 
 // and retransforms Thread, Semaphore and VirtualThread so that their
 // methods call it; classes loaded later are rewritten as they load. NULL,
 // or a warning (those events are then missing). It runs once per JVM: a
-// second call, and a JVM that started with the agent (the start-up
-// wrappers are in), do nothing.
+// second call, and a JVM that started with the agent (the start-up form
+// is in), do nothing.
 void inject_live_capabilities(jvmtiCapabilities *want, const jvmtiCapabilities *have);
 const char *inject_live(JNIEnv *env);
 // inject_class_prepared (ClassPrepare, while a recording runs): a class

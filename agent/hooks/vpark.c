@@ -41,7 +41,7 @@ static void unparked(JNIEnv *env, jobject o) {
 }
 
 // hook is the natives of the injected VirtualThread.orca$hook and
-// orca$hookJ; o is the virtual thread (the wrapped methods are its own,
+// orca$hookJ; o is the virtual thread (the hooked methods are its own,
 // called on it, mounted), except for unpark (called by the unparker) and
 // start (by the starting thread); arg is parkNanos' argument at its ENTER
 // (orca$hookJ), else -1.

@@ -31,19 +31,6 @@ static uint64_t next_rand(void) {
 }
 static size_t below(size_t n) { return n ? (size_t)(next_rand() % n) : 0; }
 
-static unsigned char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  unsigned char *b = n > 0 ? malloc((size_t)n) : NULL;
-  *len = b && fread(b, 1, (size_t)n, f) == (size_t)n ? (size_t)n : 0;
-  fclose(f);
-  if (!*len) { free(b); return NULL; }
-  return b;
-}
-
 // walk_attrs reads an attributes table; a Code attribute's own parts (its
 // code, exception table and attributes) must fill it exactly.
 static void walk_attrs(rd_t *r, const unsigned char *const *cp, unsigned count, int depth) {
@@ -305,7 +292,7 @@ void test_cffuzz(const char *dir, const char *java_home) {
   for (int f = 0; f < (int)(sizeof files / sizeof files[0]); f++) {
     snprintf(path, sizeof path, "%s/%s", dir, files[f]);
     size_t len = 0;
-    unsigned char *in = read_all(path, &len);
+    unsigned char *in = slurp_file(path, &len);
     CHECK(in != NULL && whole(in, len), "cannot read %s, or it is not a whole class file", path);
     if (!in) continue;
     size_t meth = methods_at(in, len);

@@ -26,6 +26,10 @@ extern const char *test_name;
 // exit status (-1: not run).
 int run_java_checks(const char *cmd, int *oks, int *lines);
 
+// slurp_file returns a file's bytes in a buffer of their exact size (NULL
+// if it cannot be read or is empty), *len of them.
+unsigned char *slurp_file(const char *path, size_t *len);
+
 // The suites, one per file.
 void test_classfile(const char *dir, const char *java_home);
 void test_inplace(const char *dir, const char *java_home);

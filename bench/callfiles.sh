@@ -3,7 +3,7 @@
 # park run functions of (issue 32: at most 8 each; docs/agent.md, "One way
 # into the event path"). Builds the agent with -finstrument-functions and
 # bench/c/calltrace.c, runs a program whose every monitor enter is
-# contended (4 threads, one monitor held 200 us at a time, 4 s) and ParkBench
+# contended (4 threads, one monitor held 200 us at a time, 5 s) and ParkBench
 # briefly with it, and
 # prints, for each event's entry points (the JVMTI callbacks and the
 # wrappers of the natives), the functions reached from them on the calling
@@ -47,8 +47,8 @@ EOF
 run() {   # run NAME CLASS
   ORCA_CALLTRACE=$TMP/$1.edges "$JDK/bin/java" -agentpath:"$TMP/lib.so=prefix=$TMP/$1" -cp "$TMP/classes" "$2" ${ARGS:-4 2 1} >/dev/null
 }
-ARGS="4 4" run lock Contend
-run park ParkBench
+ARGS="4 5" run lock Contend
+ARGS="4 3 2" run park ParkBench
 # Names and files of every function seen (offsets in hex).
 cat "$TMP"/*.edges | awk '{ print $1; print $2 }' | sort -u | grep -v '^0$' >"$TMP/offs"
 sed 's/^/0x/' "$TMP/offs" | addr2line -f -e "$TMP/lib.so" | paste - - |

@@ -224,9 +224,11 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   p->enter_obj = owner_pending_hash(env);
   if (!p->enter_obj) p->enter_obj = objhash_of(o);
   // The thread owns nothing here (it is about to block): naming the
-  // monitor's class costs only its own time, once per monitor.
-  objclass_write(env, s->shard, s->hash, ts, o, p->enter_obj);
-  clinit_enter(env, s->shard, s->hash, ts, o, p->enter_obj);   // the JVM's lock of a class: named
+  // monitor's class costs only its own time, once per monitor. The JVM's
+  // lock of a class is named then too (clinit.c names each once): not a
+  // JNI call at every enter to ask.
+  if (objclass_write(env, s->shard, s->hash, ts, o, p->enter_obj))
+    clinit_enter(env, s->shard, s->hash, ts, o, p->enter_obj);
   // After its ThreadEnd (HotSpot's ensure_join) the thread's timer cannot
   // be read when the enter is settled, at its native end: its JavaThread
   // is gone by then. The callback times it.

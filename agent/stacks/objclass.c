@@ -41,13 +41,13 @@ int objclass_known(uint32_t h) {
   return opt.seed_only || (h && atomic_load_explicit(seen_slot(h), memory_order_relaxed) == h);
 }
 
-void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
-  if (opt.seed_only || !env || !o || !h) return;
+int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+  if (opt.seed_only || !env || !o || !h) return 0;
   _Atomic uint32_t *slot = seen_slot(h);
-  if (atomic_load_explicit(slot, memory_order_relaxed) == h) return;
+  if (atomic_load_explicit(slot, memory_order_relaxed) == h) return 0;
   atomic_store_explicit(slot, h, memory_order_relaxed);
   jclass c = (*env)->GetObjectClass(env, o);
-  if (!c) return;
+  if (!c) return 1;
   if (ts < 0) ts = clock_now();
   uint32_t ch = objhash_of(c);
   _Atomic(sig_t *) *ss = &sigs[(ch * 2654435761u) >> 23 & (SIG_SLOTS - 1)];
@@ -55,7 +55,7 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
   if (known && known->cls == ch && (*env)->IsSameObject(env, known->ref, c)) {
     ring_put(shard, ORCA_EV_OBJECT_CLASS, ts, thread, h, 0, NULL, 0, known->text, known->len);
     (*env)->DeleteLocalRef(env, c);
-    return;
+    return 1;
   }
   char *sig = NULL;
   if ((*jvmti)->GetClassSignature(jvmti, c, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
@@ -80,4 +80,5 @@ void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject
     }
   }
   (*env)->DeleteLocalRef(env, c);
+  return 1;
 }

@@ -15,8 +15,9 @@
 // the class, and GetClassSignature once per class. o must be a local
 // reference of the calling thread, which must not hold a monitor the
 // application uses (the calls take a few hundred ns). Nothing with
-// kinds=seed.
-void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h);
+// kinds=seed. Returns 1 at o's first sight (its line written, or tried),
+// 0 when it was written already (or kinds=seed).
+int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h);
 // objclass_known: the class of the object of hash h was written (and is
 // still in the table), or kinds=seed writes none.
 int objclass_known(uint32_t h);

@@ -24,8 +24,9 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   return 1;
 }
 uint32_t objhash_of(jobject o) { return o ? 0xAB : 0; }
-void objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
+int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
   (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
+  return 0;
 }
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
 int waitobj_class_safe(void) { return 0; }

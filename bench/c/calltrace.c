@@ -4,7 +4,7 @@
 // was called from (0: called by the JVM), in a table written at exit to
 // $ORCA_CALLTRACE as "caller callee calls" lines of offsets in the library.
 // Only the calls made from $ORCA_CALLTRACE_AFTER seconds after the library
-// is loaded (default 1.5) are noted: the steady state, without what runs
+// is loaded (default 2.5) are noted: the steady state, without what runs
 // once (a thread's state made, a class resolved, the JVM calling back into
 // the agent from inside a JNI call of its first use). Counting only; no
 // timing means anything in such a build.
@@ -35,7 +35,7 @@ NOTRACE static int64_t now_ns(void) {
 
 NOTRACE __attribute__((constructor)) static void init(void) {
   const char *a = getenv("ORCA_CALLTRACE_AFTER");
-  start_at = now_ns() + (int64_t)((a ? atof(a) : 1.5) * 1e9);
+  start_at = now_ns() + (int64_t)((a ? atof(a) : 2.5) * 1e9);
 }
 
 // recording: the steady state has begun (a clock read until it has).

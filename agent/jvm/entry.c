@@ -113,7 +113,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
   if (orca_recording()) live_init(env, t);
-  // ORCA_VERIFY_LIVE_HOOKS: the class-load wrappers' live form, as an
+  // ORCA_VERIFY_LIVE_HOOKS: the hooked classes' rewrite by retransformation, as an
   // attach applies it, then as a second attach does (inject.h).
   for (int i = 0; i < 2 && orca_recording() && inject_live_test(); i++) {
     const char *err = inject_live(env);
@@ -336,7 +336,7 @@ typedef struct {
 static const char *caps_at_load(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
   want->can_generate_early_class_hook_events = have->can_generate_early_class_hook_events;
   want->can_generate_early_vmstart = have->can_generate_early_vmstart;
-  // The live form of the class-load wrappers (its test switch).
+  // The hooked classes' rewrite by retransformation (its test switch).
   if (inject_live_test()) inject_live_capabilities(want, have);
   return NULL;
 }
@@ -349,7 +349,7 @@ static void added_at_load(const jvmtiCapabilities *want) {
     counters_prop(ORCA_INFO_WARNING, "no early class hook: Thread.join is not recorded");
 }
 
-// At an attach: the live form of the class-load wrappers. In the live phase
+// At an attach: the hooked classes rewritten by retransformation. In the live phase
 // HotSpot offers fewer (never the two early ones: they are on-load
 // capabilities): take what it has and name what is missing as a fact, not
 // a warning; the events and owners need only what it always offers, and
@@ -581,7 +581,7 @@ static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 // its round returns.
 static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   // Nothing of the agent's stays in the application's path: events off,
-  // natives bound back to the JVM's functions; the wrappers of classes
+  // natives bound back to the JVM's functions; the rewritten methods of classes
   // (Thread.join, Semaphore) check orca_recording() and pass through.
   for (int i = 0; i < NEVENTS; i++) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, events[i].ev, NULL);
   vthread_disable();

@@ -148,7 +148,7 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
-		agent/hooks/classfile.c agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/record/compact.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
+		agent/hooks/classfile.c agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/record/compact.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes
@@ -188,8 +188,9 @@ fuzz-smoke:
 	@# A count (Nx), not a duration: with -fuzztime 20s Go 1.26's coordinator
 	@# can report its own deadline as a failure ("context deadline exceeded",
 	@# no input: go.dev/issue/75804; a fresh-clone CI run on a busy machine).
-	@# About 15-20 s each here. FuzzCompact: the compact encoding's decoder.
-	@for f in FuzzEvents:60000x FuzzCompact:60000x; do \
+	@# About 15-20 s each here. FuzzCompact: the compact encoding's decoder;
+	@# FuzzFraming: its chunks damaged (each run reads a recording twice).
+	@for f in FuzzEvents:60000x FuzzCompact:60000x FuzzFraming:20000x; do \
 		name=$${f%%:*}; n=$${f##*:}; \
 		if grep -qs "^func $$name" internal/reader/*_test.go; then \
 			echo "go test -run '^$$' -fuzz '^'$$name'$$' -fuzztime $$n -fuzzminimizetime 1s ./internal/reader"; \

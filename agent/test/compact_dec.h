@@ -27,6 +27,7 @@ typedef struct {
   int chunks;
   int thread_defs, stack_defs;   // definitions, over all chunks
   int carried;                   // carried records
+  int trailers;                  // chunks closed by their trailer (each checked: bytes, records, times, CRC-32C)
   int alias_defs;                // alias records (thread keys, record/tkeys.h), over all chunks
   uint32_t alias_hash, alias_rank;   // the last one's
   char err[200];                 // the first malformed record, with its offset; "" when none

@@ -322,7 +322,7 @@ func (r *compactRecords) eofChunk() error {
 }
 
 // readHeader checks the file's first line, format.CompactHeader or
-// format.CompactHeaderV1 (of the same length).
+// format.CompactHeaderV2 or format.CompactHeaderV1 (of the same length).
 func (r *compactRecords) readHeader() error {
 	const h = format.CompactHeader
 	for r.end-r.pos < len(h) && r.fill() {

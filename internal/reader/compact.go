@@ -56,18 +56,21 @@ type compactRecords struct {
 	stacks  []compactStack
 	sc      *stackCache // nil: frames are allocated per definition
 
-	// Version 3 (format.CompactHeader): the chunk's number, its bytes and
-	// event records so far, their times' span and CRC-32C, checked against
-	// its trailer; the layouts its descriptors gave (by kind; nil: the
-	// reader's own), the records it skipped (kinds or tags this reader does
-	// not know), and a notice to return after the record just read.
+	// Version 3 (format.CompactHeader): the chunk's number, its offset,
+	// its event records so far, their times' span and the CRC-32C of its
+	// bytes before buf[sumFrom] (summed a buffer at a time: fill, the
+	// trailer), checked against its trailer; the layouts its descriptors
+	// gave (by kind; nil: the reader's own), the records it skipped (kinds
+	// or tags this reader does not know), and a notice to return after the
+	// record just read.
 	version  int
 	seq      uint64
-	cbytes   int64
+	chunkAt  int64
+	sumFrom  int
 	records  uint64
 	lo, hi   format.Time
 	crc      uint32
-	layouts  map[uint64]*kindLayout
+	layouts  []*kindLayout // 256, by kind (nil before the first descriptor)
 	skipped  map[string]int
 	pending  *ParseError
 	lastAt   int64 // the offset of the last record read
@@ -81,9 +84,12 @@ type kindLayout struct {
 	fields []fieldWire
 }
 
+// fieldWire is a field and its wire type; known: the field is this
+// reader's, of the wire type it knows (else its value is skipped).
 type fieldWire struct {
-	f format.Field
-	w format.Wire
+	f     format.Field
+	w     format.Wire
+	known bool
 }
 
 // ownLayouts are the layouts of the kinds this reader knows (format.Specs
@@ -92,7 +98,7 @@ var ownLayouts, ownDescriptors = func() (l [format.NumKinds]kindLayout, d [forma
 	for k := format.Kind(1); k < format.NumKinds; k++ {
 		l[k].name = k.String()
 		for _, f := range format.Specs[k].Fields {
-			l[k].fields = append(l[k].fields, fieldWire{f, format.FieldWire[f]})
+			l[k].fields = append(l[k].fields, fieldWire{f, format.FieldWire[f], true})
 		}
 		d[k] = format.KindDescriptor(k)
 	}
@@ -161,6 +167,10 @@ func (r *compactRecords) fill() bool {
 		return false
 	}
 	if r.pos > 0 {
+		if r.inChunk && r.version >= 3 {
+			r.crc = crc32.Update(r.crc, format.Castagnoli, r.buf[r.sumFrom:r.pos])
+		}
+		r.sumFrom = 0
 		n := copy(r.buf, r.buf[r.pos:r.end])
 		r.base += int64(r.pos)
 		r.pos, r.end = 0, n
@@ -247,10 +257,6 @@ func (r *compactRecords) next(ev *Event) error {
 		n, isEvent, msg := r.decode(ev, r.buf[r.pos:r.end])
 		switch {
 		case n > 0:
-			if r.inChunk {
-				r.crc = crc32.Update(r.crc, format.Castagnoli, r.buf[r.pos:r.pos+n])
-				r.cbytes += int64(n)
-			}
 			r.pos += n
 			r.lastAt = off
 			if r.pending != nil {
@@ -524,7 +530,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		r.inChunk, r.prev = true, format.Time(t)
 		r.threads, r.stacks = r.threads[:0], r.stacks[:0]
 		clear(r.aliases)
-		r.seq, r.cbytes, r.records, r.crc = seq, 0, 0, 0
+		r.seq, r.chunkAt, r.sumFrom, r.records, r.crc = seq, r.offset(), r.pos, 0, 0
 		r.lo, r.hi = math.MaxInt64, -1
 		clear(r.layouts)
 		clear(r.skipped) // of a chunk cut short by a malformed record, which was told
@@ -698,7 +704,8 @@ func (r *compactRecords) decodeDescriptor(d *dec) (int, bool, string) {
 		if w == 0 || w >= byte(format.NumWires) {
 			return 0, false, fmt.Sprintf("descriptor of kind %d (%s): field %d of wire type %d, unknown", k, name, f, w)
 		}
-		l.fields = append(l.fields, fieldWire{format.Field(f), format.Wire(w)})
+		known := k < uint64(format.NumKinds) && int(f) < len(format.FieldWire) && format.FieldWire[f] == format.Wire(w)
+		l.fields = append(l.fields, fieldWire{format.Field(f), format.Wire(w), known})
 	}
 	if !r.inChunk {
 		return 0, false, "descriptor before any chunk"
@@ -707,7 +714,7 @@ func (r *compactRecords) decodeDescriptor(d *dec) (int, bool, string) {
 		l = nil // the reader's own
 	}
 	if r.layouts == nil {
-		r.layouts = map[uint64]*kindLayout{}
+		r.layouts = make([]*kindLayout, 256)
 	}
 	r.layouts[k] = l
 	return d.i, false, ""
@@ -725,10 +732,10 @@ func (r *compactRecords) decodeTrailer(d *dec) (int, bool, string) {
 	if !r.inChunk {
 		return 0, false, "chunk trailer outside a chunk"
 	}
-	crc := crc32.Update(r.crc, format.Castagnoli, d.b[:at])
+	crc := crc32.Update(crc32.Update(r.crc, format.Castagnoli, r.buf[r.sumFrom:r.pos]), format.Castagnoli, d.b[:at])
 	var bad []string
-	if size != uint64(r.cbytes) {
-		bad = append(bad, fmt.Sprintf("%d bytes read, the trailer says %d", r.cbytes, size))
+	if cbytes := r.offset() - r.chunkAt; size != uint64(cbytes) {
+		bad = append(bad, fmt.Sprintf("%d bytes read, the trailer says %d", cbytes, size))
 	}
 	if records != r.records {
 		bad = append(bad, fmt.Sprintf("%d records read, the trailer says %d", r.records, records))
@@ -759,7 +766,10 @@ func (r *compactRecords) decodeTrailer(d *dec) (int, bool, string) {
 // its fields as the chunk's descriptor of k lays them out, or the reader's
 // table; a kind this reader does not know is skipped by its descriptor.
 func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool, string) {
-	l := r.layouts[kind]
+	var l *kindLayout
+	if r.layouts != nil {
+		l = r.layouts[kind]
+	}
 	known := kind < uint64(format.NumKinds)
 	if l == nil {
 		if !known {
@@ -778,11 +788,22 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 	delta := d.sv()
 	var th, stack uint64
 	for _, fw := range l.fields {
-		v, text := d.wire(fw.w)
+		var v uint64
+		var text string
+		switch fw.w { // d.wire, inlined: this runs for every field of every event
+		case format.WireUV:
+			v = d.uv()
+		case format.WireU32:
+			v = uint64(d.u32())
+		case format.WireByte:
+			v = uint64(d.byte1())
+		default:
+			v, text = d.wire(fw.w)
+		}
 		if d.short {
 			return 0, false, ""
 		}
-		if !known || int(fw.f) >= len(format.FieldWire) || format.FieldWire[fw.f] != fw.w {
+		if !fw.known {
 			continue // a field this reader does not know
 		}
 		switch fw.f {

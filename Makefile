@@ -150,7 +150,7 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
-		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/record/compact.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
+		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/record/compact.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes
@@ -192,9 +192,10 @@ fuzz-smoke:
 	@# A count (Nx), not a duration: with -fuzztime 20s Go 1.26's coordinator
 	@# can report its own deadline as a failure ("context deadline exceeded",
 	@# no input: go.dev/issue/75804; a fresh-clone CI run on a busy machine).
-	@# The readers' two (FuzzEvents, FuzzCompact: the compact encoding's
-	@# decoder) about 15-20 s each here; the others 3-15 s each (with the build). A
-	@# fuzzer missing from its package fails the smoke: the list is every
+	@# The readers' FuzzEvents, FuzzCompact (the compact encoding's decoder)
+	@# and FuzzFraming (its chunks damaged, each run reading a recording
+	@# twice) about 15-20 s each here; the others 3-15 s each (with the build).
+	@# A fuzzer missing from its package fails the smoke: the list is every
 	@# func Fuzz of the tree (docs/tree_test.go, TestFuzzersListed).
 	@for f in $(FUZZERS); do \
 		pkg=$${f%%:*}; rest=$${f#*:}; name=$${rest%%:*}; n=$${rest##*:}; \
@@ -204,7 +205,7 @@ fuzz-smoke:
 
 # FUZZERS: package:Fuzzer:executions, every Go fuzzer of the tree but those
 # held in FUZZERS_HELD.
-FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x \
+FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x internal/reader:FuzzFraming:20000x \
 	internal/reader:FuzzPlain:30000x internal/reader:FuzzMethods:40000x internal/format:FuzzText:30000x \
 	internal/model:FuzzModel:10000x internal/jfrimport:FuzzImport:20000x
 

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "core/crc32c.h"
 #include "core/events.h"
 #include "record/compact.h"
 #include "record/tkeys.h"
@@ -210,6 +211,10 @@ static size_t begin_chunk(compact_enc *e, char *o, int64_t ts) {
   e->arena_len = 0;
   e->bytes = 0;
   e->prev = ts < 0 ? 0 : ts;
+  e->records = 0;
+  e->lo = INT64_MAX;
+  e->hi = INT64_MIN;
+  e->crc = 0;
   size_t n = sizeof COMPACT_MARK - 1;
   memcpy(o, COMPACT_MARK, n);
   o[n++] = COMPACT_CHUNK;
@@ -290,9 +295,59 @@ static uint32_t stack_id(compact_enc *e, const orca_frame *fr, int nf, char *o, 
   return e->st_n;
 }
 
+// put_fields writes r's fields at o by its kind's layout l (core/events.h,
+// orca_layouts: the format's table): each field's value, written as its
+// wire type; th and st: its thread index and stack id. Inlined a kind at a
+// time (event), where l is a constant: no table is read per event.
+static inline __attribute__((always_inline)) size_t put_fields(const orca_layout *l, char *o, const orca_rec *r,
+                                                                const char *text, uint32_t th, uint32_t st) {
+  size_t n = 0;
+#pragma GCC unroll 8
+  for (int f = 0; f < l->n; f++) {
+    uint64_t v = 0;
+    switch (l->f[f][0]) {
+    case ORCA_FIELD_THREAD: v = th; break;
+    case ORCA_FIELD_OBJECT:
+    case ORCA_FIELD_TARGET: v = r->object; break;
+    case ORCA_FIELD_OWNER: v = r->owner; break;
+    case ORCA_FIELD_STACK: v = st; break;
+    case ORCA_FIELD_NAME:
+    case ORCA_FIELD_CLASS: v = r->namelen; break;   // the text's length, then its bytes
+    case ORCA_FIELD_TIMEOUT:   // decimal nanoseconds in the record, empty for none: + 1, 0 for none
+      for (int i = 0; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
+      v = r->namelen ? v + 1 : 0;
+      break;
+    case ORCA_FIELD_HOW: {
+      static const char *const hows[] = ORCA_HOW_NAMES;
+      for (int i = 1; i < (int)(sizeof hows / sizeof hows[0]); i++)
+        if (strlen(hows[i]) == r->namelen && !memcmp(hows[i], text, r->namelen)) v = (uint64_t)i;
+      break;
+    }
+    case ORCA_FIELD_MODE: {
+      static const char *const modes[] = ORCA_MODE_NAMES;
+      v = r->mode < sizeof modes / sizeof modes[0] ? r->mode : 0;
+      break;
+    }
+    }
+    switch (l->f[f][1]) {
+    case ORCA_W_UV: n += put_uv(o + n, v); break;
+    case ORCA_W_SV: n += put_sv(o + n, (int64_t)v); break;
+    case ORCA_W_U32: n += put_u32(o + n, (uint32_t)v); break;
+    case ORCA_W_BYTE: o[n++] = (char)v; break;
+    case ORCA_W_TEXT:
+      n += put_uv(o + n, v);
+      memcpy(o + n, text, v);
+      n += v;
+      break;
+    }
+  }
+  return n;
+}
+
 // event writes r's event record at o with time ts (its thread and stack
-// defined first when the chunk has not), preceded by the carried tag when
-// carried.
+// defined first when the chunk has not, its kind's descriptor before its
+// first record in the chunk), preceded by the carried tag when carried,
+// its fields by its kind's layout (put_fields).
 static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int carried) {
   const orca_event_spec *spec = &orca_events[r->kind];
   const orca_frame *fr = (const orca_frame *)(r + 1);
@@ -305,33 +360,24 @@ static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int 
   if (spec->fields & ORCA_F_OWNER) n += alias(e, r->owner, o + n);
   uint32_t th = spec->fields & ORCA_F_THREAD ? thread_index(e, r->thread, o, &n) : 0;
   uint32_t st = stack_id(e, fr, nf, o, &n);
+  if (e->described[r->kind] != e->seq) {
+    e->described[r->kind] = e->seq;
+    memcpy(o + n, orca_descriptors[r->kind].bytes, orca_descriptors[r->kind].len);
+    n += orca_descriptors[r->kind].len;
+  }
   if (carried) o[n++] = COMPACT_CARRIED;
   o[n++] = (char)(COMPACT_EVENT + r->kind);
   n += put_sv(o + n, ts - e->prev);
   e->prev = ts;
-  if (spec->fields & ORCA_F_THREAD) n += put_uv(o + n, th);
-  if (spec->fields & (ORCA_F_OBJECT | ORCA_F_TARGET)) n += put_u32(o + n, r->object);
-  if (spec->fields & ORCA_F_OWNER) n += put_u32(o + n, r->owner);
-  if (spec->fields & (ORCA_F_NAME | ORCA_F_CLASS)) {
-    n += put_uv(o + n, r->namelen);
-    memcpy(o + n, text, r->namelen);
-    n += r->namelen;
-  } else if (spec->fields & ORCA_F_TIMEOUT) {   // decimal nanoseconds in the record, empty for none
-    uint64_t v = 0;
-    for (int i = 0; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
-    n += put_uv(o + n, r->namelen ? v + 1 : 0);
-  } else if (spec->fields & ORCA_F_HOW) {
-    static const char *const hows[] = ORCA_HOW_NAMES;
-    int how = 0;
-    for (int i = 1; i < (int)(sizeof hows / sizeof hows[0]); i++)
-      if (strlen(hows[i]) == r->namelen && !memcmp(hows[i], text, r->namelen)) how = i;
-    o[n++] = (char)how;
+  switch (r->kind) {   // a case a kind: its layout a constant, the loop unrolled
+#define PUT_KIND(k) \
+  case k: n += put_fields(&orca_layouts[k], o + n, r, text, th, st); break;
+    ORCA_EV_EACH(PUT_KIND)
+#undef PUT_KIND
   }
-  if (spec->fields & ORCA_F_MODE) {
-    static const char *const modes[] = ORCA_MODE_NAMES;
-    o[n++] = (char)(r->mode < sizeof modes / sizeof modes[0] ? r->mode : 0);
-  }
-  if (spec->fields & ORCA_F_STACK) n += put_uv(o + n, st);
+  e->records++;
+  if (ts < e->lo) e->lo = ts;
+  if (ts > e->hi) e->hi = ts;
   return n;
 }
 
@@ -560,7 +606,7 @@ int compact_due(compact_enc *e, const orca_rec *r) {
   size_t max = e->chunk_max > 4 * e->state_bytes ? e->chunk_max : 4 * e->state_bytes;
   // Room for one more thread and stack, else (out of memory) a new chunk,
   // whose empty tables have it.
-  return !e->seq || e->bytes >= max || (e->span_max && r->ts - e->base >= e->span_max) || !grow_threads(e) ||
+  return !e->seq || !e->bytes || e->bytes >= max || (e->span_max && r->ts - e->base >= e->span_max) || !grow_threads(e) ||
          !grow_stacks(e, nf + 1);
 }
 
@@ -609,7 +655,25 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len) {
     }
   }
   e->state_bytes = e->bytes = *len;
+  e->crc = crc32c(0, e->snap, *len);
   return e->snap;
+}
+
+void compact_sum(compact_enc *e, const char *p, size_t n) { e->crc = crc32c(e->crc, p, n); }
+
+const char *compact_end(compact_enc *e, size_t *len) {
+  if (!e->seq || !e->bytes) return NULL;
+  char *o = e->trailer;
+  size_t n = 0;
+  o[n++] = ORCA_TAG_TRAILER;
+  n += put_uv(o + n, e->bytes);
+  n += put_uv(o + n, e->records);
+  n += put_uv(o + n, e->records ? (uint64_t)e->lo : 0);
+  n += put_uv(o + n, e->records ? (uint64_t)e->hi : 0);
+  n += put_u32(o + n, crc32c(e->crc, o, n));
+  e->bytes = 0;   // closed
+  *len = n;
+  return o;
 }
 
 size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {

@@ -13,15 +13,18 @@
 #define ORCA_COMPACT_H
 #include <stddef.h>
 #include <stdint.h>
+#include "core/events.h"
 #include "record/rec.h"
 
 // The first bytes of the file (the encoding and its version: 2 has alias
-// records).
-#define COMPACT_HEADER "orca-compact 2\n"
+// records, 3 kinds' descriptors and chunks' trailers).
+#define COMPACT_HEADER "orca-compact 3\n"
 #define COMPACT_HEADER_LEN (sizeof COMPACT_HEADER - 1)
 // Every chunk record is preceded by these 8 bytes (a reader resynchronises there).
 #define COMPACT_MARK "ORCACHNK"
-// The record tags.
+// The record tags (and ORCA_TAG_DESCRIPTOR, ORCA_TAG_TRAILER of
+// core/events.h, generated from the format's table, as each kind's fields
+// and their wire types: orca_layouts, orca_descriptors).
 // COMPACT_CARRIED precedes an event record that restates a fact of an
 // earlier chunk (a live thread's name, an interval it is in, an object's
 // class): not an event of its own.
@@ -99,6 +102,14 @@ typedef struct {
   uint64_t unrestated; // states that could not be restated (no memory, deeper than COMPACT_OPEN_MAX)
   uint64_t *alias_seq; // by alias number: the chunk that last defined it
   uint32_t alias_cap;
+  // The chunk's trailer (docs/format.md): its event records, the span of
+  // their times, the CRC-32C of its bytes; described: the chunk that last
+  // wrote each kind's descriptor.
+  uint64_t records;
+  int64_t lo, hi;
+  uint32_t crc;
+  uint64_t described[ORCA_EV_COUNT];
+  char trailer[64];
 } compact_enc;
 
 // compact_init allocates the tables (NULL or an error); compact_free frees them.
@@ -109,7 +120,7 @@ void compact_free(compact_enc *e);
 // its thread, its threads' aliases and its stack, its object's class
 // restated, the event).
 static inline size_t compact_max(const orca_rec *r) {
-  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT);
+  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT) + 3 * 256;
 }
 
 // compact_due: a chunk must begin before r (none begun yet, the chunk full
@@ -125,6 +136,15 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len);
 // class when an earlier chunk wrote it, then the event. Returns the bytes
 // written (at most compact_max(r)). It keeps what r says of its thread.
 size_t compact_rec(compact_enc *e, char *out, const orca_rec *r);
+// compact_sum adds the n bytes at p, compact_rec's output as written, to
+// the chunk's checksum (its trailer's): the caller passes every byte
+// compact_rec wrote, in order, once per write rather than per record
+// (CRC-32C runs 8 bytes a step). compact_begin's bytes are summed already.
+void compact_sum(compact_enc *e, const char *p, size_t n);
+// compact_end closes the chunk begun: its trailer's bytes (*len of them,
+// valid until the next call), or NULL when no chunk is open. The writer
+// writes it before the next chunk begins and at the recording's end.
+const char *compact_end(compact_enc *e, size_t *len);
 // compact_settle copies the records the encoder still refers to (see
 // compact_keep): every record given to compact_rec must stay as it is
 // until the next compact_settle (the writer calls it at the end of each

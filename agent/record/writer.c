@@ -224,6 +224,7 @@ static void write_chunk(size_t a, size_t b, size_t n) {
     return;
   }
   int err = 0;
+  if (opt.compact) compact_sum(&enc, out, n);
   size_t done = sink_events(out, n, &err);
   size_t k = 0;
   while (k < b - a && ends[k] <= done) k++;
@@ -246,9 +247,19 @@ static void write_chunk(size_t a, size_t b, size_t n) {
   }
 }
 
-// start_chunk begins a chunk at time ts (in a new file when bounded) and
-// writes its state records; 0 when out of memory.
+// end_chunk writes the trailer of the chunk open, if one is (compact.h);
+// start_chunk closes it and begins a chunk at time ts (in a new file when
+// bounded) and writes its state records; 0 when out of memory.
+static void end_chunk(void) {
+  size_t len;
+  const char *t = compact_end(&enc, &len);
+  if (!t || sink_cut()) return;
+  int err = 0;
+  if (sink_events(t, len, &err) < len) sink_events_cut(0, err);
+}
+
 static int start_chunk(int64_t ts) {
+  end_chunk();
   size_t len;
   const char *b = compact_begin(&enc, ts, &len);
   if (!b) return 0;
@@ -457,6 +468,9 @@ void writer_stop(void) {
   // The waits still open get their stacks from here (a Java thread).
   if (src.walk_all) src.walk_all(INT64_MAX);
   flush_all(1);
+  // The last chunk closed: a reader knows it whole (a chunk without its
+  // trailer reads as cut).
+  if (opt.compact) end_chunk();
   if (stopped_now) {
     int64_t now = clock_now();
     sink_times(0, now);

@@ -1,8 +1,10 @@
 // A decoder of the compact encoding for the tests (compact_test.c), written
 // from docs/format.md apart from the encoder: it checks the structure
 // (header, ORCACHNK before each chunk, chunks numbered 1, 2, …, threads and
-// stacks defined in order once per chunk before their use) and gives the
-// events back as records.
+// stacks defined in order once per chunk before their use, each kind's
+// descriptor, as the format's table has it, before its first record, each
+// chunk's trailer: its bytes, records, times and CRC-32C) and gives the
+// events back as records, their fields read by the descriptors.
 #ifndef ORCA_TEST_COMPACT_DEC_H
 #define ORCA_TEST_COMPACT_DEC_H
 #include <stddef.h>
@@ -27,6 +29,7 @@ typedef struct {
   int chunks;
   int thread_defs, stack_defs;   // definitions, over all chunks
   int carried;                   // carried records
+  int trailers;                  // chunks closed by their trailer (each checked: bytes, records, times, CRC-32C)
   int alias_defs;                // alias records (thread keys, record/tkeys.h), over all chunks
   uint32_t alias_hash, alias_rank;   // the last one's
   char err[200];                 // the first malformed record, with its offset; "" when none

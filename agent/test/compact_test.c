@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "core/crc32c.h"
 #include "record/tkeys.h"
 #include "compact_dec.h"
 #include "core/events.h"
@@ -37,6 +38,14 @@ static int defined(const uint32_t *keys, uint32_t n, uint32_t k) {
   return 0;
 }
 
+// put_end appends the open chunk's trailer (compact_end) at o: its length.
+static size_t put_end(compact_enc *e, char *o) {
+  size_t l = 0;
+  const char *t = compact_end(e, &l);
+  if (t) memcpy(o, t, l);
+  return t ? l : 0;
+}
+
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st) {
   const unsigned char *p = (const unsigned char *)buf;
   static uint32_t threads[DEC_MAX + 1];
@@ -47,6 +56,12 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
   int64_t t = 0;
   int n = 0;
   size_t i = 0, at = 0;
+  // Version 3: the chunk's start, its event records and times, whether
+  // it has each kind's descriptor; a chunk ends with its trailer.
+  size_t chunk_at = 0;
+  uint64_t records = 0;
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  int described[ORCA_EV_COUNT], open = 0;
   memset(st, 0, sizeof *st);
 #define BAD(...)                                                                        \
   do {                                                                                  \
@@ -54,12 +69,18 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
     snprintf(st->err + l_, sizeof st->err - (size_t)l_, __VA_ARGS__);                  \
     return n;                                                                           \
   } while (0)
-  if (len < COMPACT_HEADER_LEN || memcmp(buf, "orca-compact 2\n", 15)) BAD("no header line");
+  if (len < COMPACT_HEADER_LEN || memcmp(buf, "orca-compact 3\n", 15)) BAD("no header line");
   i = 15;
   while (i < len) {
     at = i;
     uint64_t v, w;
     if (len - i >= 8 && !memcmp(p + i, "ORCACHNK", 8)) {
+      if (open) BAD("chunk %llu without its trailer", (unsigned long long)seq);
+      open = 1;
+      chunk_at = i;
+      records = 0;
+      lo = INT64_MAX, hi = INT64_MIN;
+      memset(described, 0, sizeof described);
       i += 8;
       if (i >= len || p[i++] != 0x01) BAD("ORCACHNK not followed by a chunk record");
       if (!get_uv(p, len, &i, &v) || !get_uv(p, len, &i, &w)) BAD("cut chunk record");
@@ -71,8 +92,32 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       st->chunks++;
       continue;
     }
-    if (!seq) BAD("a record before the first chunk");
+    if (!seq || !open) BAD("a record outside a chunk");
     unsigned tag = p[i++];
+    if (tag == ORCA_TAG_TRAILER) {
+      uint64_t bytes, recs, l, h;
+      uint32_t sum;
+      if (!get_uv(p, len, &i, &bytes) || !get_uv(p, len, &i, &recs) || !get_uv(p, len, &i, &l) || !get_uv(p, len, &i, &h) ||
+          !get_u32(p, len, &i, &sum))
+        BAD("cut trailer");
+      if (bytes != at - chunk_at || recs != records || (recs && ((int64_t)l != lo || (int64_t)h != hi)))
+        BAD("trailer: %llu bytes, %llu records, %llu-%llu ns; read %zu, %llu, %lld-%lld", (unsigned long long)bytes,
+            (unsigned long long)recs, (unsigned long long)l, (unsigned long long)h, at - chunk_at, (unsigned long long)records,
+            (long long)lo, (long long)hi);
+      if (crc32c(0, p + chunk_at, i - 4 - chunk_at) != sum) BAD("trailer: checksum %08X differs", sum);
+      open = 0;
+      st->trailers++;
+      continue;
+    }
+    if (tag == ORCA_TAG_DESCRIPTOR) {
+      if (!get_uv(p, len, &i, &v) || !v || v >= ORCA_EV_COUNT) BAD("descriptor of kind %llu", (unsigned long long)v);
+      const orca_descriptor *d = &orca_descriptors[v];
+      if (len - at < d->len || memcmp(p + at, d->bytes, d->len)) BAD("descriptor of kind %llu differs from the table", (unsigned long long)v);
+      if (described[v]) BAD("kind %llu described twice in a chunk", (unsigned long long)v);
+      described[v] = 1;
+      i = at + d->len;
+      continue;
+    }
     int carried = 0;
     if (tag == 0x04) {
       if (i >= len || p[i] <= 0x10 || p[i] >= 0x10 + ORCA_EV_COUNT) BAD("carried tag not followed by an event");
@@ -121,41 +166,73 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       memset(e, 0, sizeof *e);
       e->kind = (int)(tag - 0x10);
       e->carried = carried;
-      unsigned f = orca_events[e->kind].fields;
+      if (!described[e->kind]) BAD("kind %d without its descriptor in the chunk", e->kind);
       if (!get_uv(p, len, &i, &v)) BAD("cut event");
       t += (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
       e->ts = t;
-      if (f & ORCA_F_THREAD) {
-        if (!get_uv(p, len, &i, &v)) BAD("cut event");
-        if (!v || v > nth) BAD("thread index %llu not defined (%u)", (unsigned long long)v, nth);
-        e->thread = threads[v];
-      }
-      if ((f & (ORCA_F_OBJECT | ORCA_F_TARGET)) && !get_u32(p, len, &i, &e->object)) BAD("cut event");
-      if ((f & ORCA_F_OWNER) && !get_u32(p, len, &i, &e->owner)) BAD("cut event");
-      if ((f & ORCA_F_TARGET && UNDEFINED(e->object)) || (f & ORCA_F_OWNER && UNDEFINED(e->owner)))
-        BAD("a target or owner alias not defined in the chunk");
-      if (f & (ORCA_F_NAME | ORCA_F_CLASS)) {
-        if (!get_uv(p, len, &i, &v) || v >= sizeof e->text || i + v > len) BAD("cut or long text");
-        memcpy(e->text, p + i, v);
-        i += v;
-      } else if (f & ORCA_F_TIMEOUT) {
-        if (!get_uv(p, len, &i, &v)) BAD("cut event");
-        if (v) snprintf(e->text, sizeof e->text, "%llu", (unsigned long long)(v - 1));
-      } else if (f & ORCA_F_HOW) {
-        static const char *const hows[] = ORCA_HOW_NAMES;
-        if (i >= len || p[i] >= sizeof hows / sizeof hows[0]) BAD("cut event or bad how");
-        snprintf(e->text, sizeof e->text, "%s", hows[p[i++]]);
-      }
-      if (f & ORCA_F_MODE) {
-        if (i >= len) BAD("cut event");
-        e->mode = p[i++];
-      }
-      if (f & ORCA_F_STACK) {
-        if (!get_uv(p, len, &i, &v)) BAD("cut event");
-        if (v > nst) BAD("stack id %llu not defined (%u)", (unsigned long long)v, nst);
-        if (v) {
-          e->nf = stacks[v].nf;
-          memcpy(e->fr, stacks[v].fr, sizeof e->fr);
+      records++;
+      if (t < lo) lo = t;
+      if (t > hi) hi = t;
+      // The fields as the kind's descriptor lays them out (the same as
+      // orca_layouts: checked above), by their codes and wire types.
+      const unsigned char *d = (const unsigned char *)orca_descriptors[e->kind].bytes;
+      size_t di = 1;
+      uint64_t nfields;
+      (void)get_uv(d, orca_descriptors[e->kind].len, &di, &v);   // the kind
+      (void)get_uv(d, orca_descriptors[e->kind].len, &di, &v);   // its name
+      di += v;
+      (void)get_uv(d, orca_descriptors[e->kind].len, &di, &nfields);
+      for (uint64_t k = 0; k < nfields; k++, di += 2) {
+        unsigned field = d[di], wire = d[di + 1];
+        uint32_t u = 0;
+        v = 0;
+        if (wire == ORCA_W_UV || wire == ORCA_W_TEXT) {
+          if (!get_uv(p, len, &i, &v)) BAD("cut event");
+        } else if (wire == ORCA_W_U32) {
+          if (!get_u32(p, len, &i, &u)) BAD("cut event");
+          v = u;
+        } else if (wire == ORCA_W_BYTE) {
+          if (i >= len) BAD("cut event");
+          v = p[i++];
+        } else {
+          BAD("wire type %u", wire);
+        }
+        if (wire == ORCA_W_TEXT) {
+          if (v >= sizeof e->text || i + v > len) BAD("cut or long text");
+          memcpy(e->text, p + i, v);
+          i += v;
+        }
+        switch (field) {
+        case ORCA_FIELD_THREAD:
+          if (!v || v > nth) BAD("thread index %llu not defined (%u)", (unsigned long long)v, nth);
+          e->thread = threads[v];
+          break;
+        case ORCA_FIELD_OBJECT: e->object = (uint32_t)v; break;
+        case ORCA_FIELD_TARGET:
+          e->object = (uint32_t)v;
+          if (UNDEFINED(e->object)) BAD("a target alias not defined in the chunk");
+          break;
+        case ORCA_FIELD_OWNER:
+          e->owner = (uint32_t)v;
+          if (UNDEFINED(e->owner)) BAD("an owner alias not defined in the chunk");
+          break;
+        case ORCA_FIELD_TIMEOUT:
+          if (v) snprintf(e->text, sizeof e->text, "%llu", (unsigned long long)(v - 1));
+          break;
+        case ORCA_FIELD_HOW: {
+          static const char *const hows[] = ORCA_HOW_NAMES;
+          if (v >= sizeof hows / sizeof hows[0]) BAD("bad how");
+          snprintf(e->text, sizeof e->text, "%s", hows[v]);
+          break;
+        }
+        case ORCA_FIELD_MODE: e->mode = (int)v; break;
+        case ORCA_FIELD_STACK:
+          if (v > nst) BAD("stack id %llu not defined (%u)", (unsigned long long)v, nst);
+          if (v) {
+            e->nf = stacks[v].nf;
+            memcpy(e->fr, stacks[v].fr, sizeof e->fr);
+          }
+          break;
         }
       }
       n++;
@@ -221,6 +298,7 @@ static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *go
     }
     const orca_rec *r = make_rec(recs[i % BATCH], &in[i]);
     if (compact_due(enc, r)) {
+      len += put_end(enc, buf + len);
       size_t l;
       const char *b = compact_begin(enc, r->ts, &l);
       CHECK(b && len + l < cap, "record %d: compact_begin: %s, %zu bytes", i, b ? "ok" : "NULL", l);
@@ -229,11 +307,14 @@ static int encode_decode(compact_enc *enc, const test_ev *in, int n, test_ev *go
       len += l;
     }
     size_t w = compact_rec(enc, buf + len, r);
+    compact_sum(enc, buf + len, w);
     CHECK(w <= compact_max(r), "record %d: %zu bytes, more than compact_max %zu", i, w, compact_max(r));
     len += w;
   }
   compact_settle(enc);
+  len += put_end(enc, buf + len);
   int m = compact_decode(buf, len, got, 2 * n + 1, st);
+  CHECK(st->err[0] || st->trailers == st->chunks, "%d chunks, %d closed by their trailer", st->chunks, st->trailers);
   free(buf);
   return m;
 }
@@ -321,12 +402,15 @@ static void test_compact_state(void) {
     int due = compact_due(&enc, r);
     CHECK(due == (i == 0), "record %d: due %d", i, due);
     if (due || i == first || i == third) {
+      len += put_end(&enc, buf + len);
       size_t l;
       const char *b = compact_begin(&enc, r->ts, &l);
       memcpy(buf + len, b, l);
       len += l;
     }
-    len += compact_rec(&enc, buf + len, r);
+    size_t w = compact_rec(&enc, buf + len, r);
+    compact_sum(&enc, buf + len, w);
+    len += w;
     compact_settle(&enc);
   }
   int m = compact_decode(buf, len, got, 256, &st);
@@ -405,6 +489,7 @@ static void test_compact_state(void) {
     const orca_rec *r = make_rec(rec, &in[0]);
     // compact_due grows the chunk's tables (as the writer asks before each record).
     if (compact_due(&enc, r) || i == MANY) {
+      len += put_end(&enc, big + len);
       size_t l;
       const char *b = compact_begin(&enc, r->ts, &l);
       CHECK(b && len + l < sizeof big, "many threads: compact_begin: %zu bytes", l);
@@ -412,7 +497,9 @@ static void test_compact_state(void) {
       memcpy(big + len, b, l);
       len += l;
     }
-    len += compact_rec(&enc, big + len, r);
+    size_t w = compact_rec(&enc, big + len, r);
+    compact_sum(&enc, big + len, w);
+    len += w;
     compact_settle(&enc);
   }
   static char whole[sizeof big + 32];
@@ -467,6 +554,10 @@ static void test_compact_aliases(void) {
 
 void test_compact(void) {
   test_name = "compact";
+  // The trailers' checksum is CRC-32C, Go's crc32.Castagnoli: its check
+  // value, and the same in two steps (8 bytes a step, then bytes).
+  CHECK(crc32c(0, "123456789", 9) == 0xE3069283u, "crc32c(123456789) = %08X, want E3069283", crc32c(0, "123456789", 9));
+  CHECK(crc32c(crc32c(0, "12345678", 8), "9", 1) == 0xE3069283u, "crc32c in two steps differs");
   enum { N = 6000, THREADS = 1500, STACKS = 900 };
   static test_ev in[N], got[2 * N + 1];
   compact_enc enc;

@@ -72,6 +72,7 @@ func CHeader() []byte {
 		fmt.Fprintf(&b, "  {%q, %s, %s, %s},\n", Specs[k].Name, strings.Join(flags, " | "), ev(k.End()), ev(k.Begin()))
 	}
 	b.WriteString("};\n\n")
+	cWire(&b)
 	b.WriteString("// The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.\n")
 	for _, k := range InfoKeys {
 		fmt.Fprintf(&b, "#define ORCA_INFO_%s %q\n", infoMacro(k), k)
@@ -97,4 +98,61 @@ func upperSnake(s string) string {
 		b.WriteString(strings.ToUpper(string(r)))
 	}
 	return b.String()
+}
+
+// fieldName names each field in the C macros of its code (ORCA_FIELD_THREAD).
+var fieldName = map[Field]string{
+	FThread: "THREAD", FObject: "OBJECT", FTarget: "TARGET", FOwner: "OWNER", FName: "NAME", FStack: "STACK",
+	FTimeout: "TIMEOUT", FHow: "HOW", FClass: "CLASS", FMode: "MODE",
+}
+
+// wireName names each wire type in C (ORCA_W_UV).
+var wireName = [NumWires]string{WireUV: "UV", WireSV: "SV", WireU32: "U32", WireByte: "BYTE", WireText: "TEXT"}
+
+// cWire writes the compact encoding's table (wire.go) for the agent: the
+// field codes and wire types, each kind's layout (its fields and their
+// wire types, in order) and its descriptor record's bytes. The agent's
+// encoder writes a record by its kind's layout, and its descriptor before
+// the kind's first record in a chunk.
+func cWire(b *bytes.Buffer) {
+	b.WriteString("// The compact encoding (docs/format.md): the fields' codes (in descriptors) and wire types.\n")
+	for f := FThread; f <= FMode; f++ {
+		fmt.Fprintf(b, "#define ORCA_FIELD_%s %d\n", fieldName[f], f)
+	}
+	for w := Wire(1); w < NumWires; w++ {
+		fmt.Fprintf(b, "#define ORCA_W_%s %d\n", wireName[w], w)
+	}
+	fmt.Fprintf(b, "// A kind's descriptor record's tag, a chunk's trailer's.\n#define ORCA_TAG_DESCRIPTOR 0x%02x\n#define ORCA_TAG_TRAILER 0x%02x\n", TagDescriptor, TagTrailer)
+	most := 0
+	for k := Kind(1); k < NumKinds; k++ {
+		most = max(most, len(Specs[k].Fields))
+	}
+	fmt.Fprintf(b, "// Each kind's fields in the order written: {field code, wire type}, n of them.\n#define ORCA_LAYOUT_MAX %d\n", most)
+	b.WriteString("typedef struct {\n  unsigned char n;\n  unsigned char f[ORCA_LAYOUT_MAX][2];\n} orca_layout;\n\n")
+	b.WriteString("static const orca_layout orca_layouts[ORCA_EV_COUNT] = {\n  {0, {{0, 0}}},\n")
+	for k := Kind(1); k < NumKinds; k++ {
+		var fs []string
+		for _, f := range Specs[k].Fields {
+			fs = append(fs, fmt.Sprintf("{ORCA_FIELD_%s, ORCA_W_%s}", fieldName[f], wireName[FieldWire[f]]))
+		}
+		fmt.Fprintf(b, "  {%d, {%s}},   // %s\n", len(fs), strings.Join(fs, ", "), Specs[k].Name)
+	}
+	b.WriteString("};\n")
+	b.WriteString("// ORCA_EV_EACH(X) is X(kind) for every kind: a switch of a case a kind, in which the kind's layout is a constant.\n#define ORCA_EV_EACH(X)")
+	for k := Kind(1); k < NumKinds; k++ {
+		fmt.Fprintf(b, " X(ORCA_EV_%s)", upperSnake(Specs[k].Name))
+	}
+	b.WriteString("\n\n")
+	b.WriteString("// Each kind's descriptor record (format.KindDescriptor), len bytes.\n")
+	b.WriteString("typedef struct {\n  unsigned char len;\n  const char *bytes;\n} orca_descriptor;\n\n")
+	b.WriteString("static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {\n  {0, \"\"},\n")
+	for k := Kind(1); k < NumKinds; k++ {
+		d := KindDescriptor(k)
+		var lit strings.Builder
+		for _, c := range d {
+			fmt.Fprintf(&lit, "\\%03o", c)
+		}
+		fmt.Fprintf(b, "  {%d, \"%s\"},\n", len(d), lit.String())
+	}
+	b.WriteString("};\n\n")
 }

@@ -3,6 +3,8 @@ package format
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"strings"
 	"unicode/utf8"
 )
@@ -44,9 +46,12 @@ func ParseEncoding(s string) (Encoding, bool) {
 // The bytes of the compact encoding.
 const (
 	// CompactHeader begins a compact .orca (a text one begins with a digit):
-	// version 2, which has alias records (TagAlias). Readers read version 1
-	// too (CompactHeaderV1): the same records but aliases.
-	CompactHeader   = "orca-compact 2\n"
+	// version 3, whose chunks describe their kinds (TagDescriptor) and end
+	// with a trailer (TagTrailer). Readers read versions 2 (CompactHeaderV2:
+	// the same records but those two) and 1 (CompactHeaderV1: nor aliases)
+	// too.
+	CompactHeader   = "orca-compact 3\n"
+	CompactHeaderV2 = "orca-compact 2\n"
 	CompactHeaderV1 = "orca-compact 1\n"
 	// ChunkMarker precedes every chunk record: a reader resynchronises at
 	// the next one after a malformed record.
@@ -56,7 +61,19 @@ const (
 	TagStack    = 0x03 // uv id, uv depth, per frame uv method, uv location+1 (0: native)
 	TagCarried  = 0x04 // before an event record: it restates an earlier chunk's fact (not an event)
 	TagAlias    = 0x05 // u32 key (AliasBit set), u32 hash, uv rank: a thread's key in thread fields (version 2)
-	TagEvent    = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
+	// TagDescriptor describes a kind before its first record in the chunk
+	// (version 3): uv kind, text name, uv fields, per field its code
+	// (Field) and its wire type (Wire) a byte each (KindDescriptor).
+	TagDescriptor = 0x06
+	// TagTrailer closes a chunk (version 3): uv bytes of the chunk (from its
+	// marker to this tag), uv event records (carried ones too), uv the
+	// earliest and uv the latest of their times (ns), u32 the CRC-32C of
+	// the chunk's bytes and of the trailer's before it.
+	TagTrailer = 0x07
+	// Tags TagSkippable to TagEvent-1 are records a reader that does not
+	// know them skips: a uv length and that many bytes (version 3).
+	TagSkippable = 0x08
+	TagEvent     = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
 )
 
 // AliasBit is set in a thread field of a compact .orca (a thread record's,
@@ -90,6 +107,14 @@ type compact struct {
 	stacks     map[string]*compactStack // by the stack's text (EncodeStack)
 	nstacks    uint64                   // stacks defined in the chunk
 	key        []byte
+	// The chunk's trailer (TagTrailer): its event records, their times'
+	// span and the CRC-32C of its bytes so far; described: the chunk that
+	// last described each kind.
+	records   uint64
+	lo, hi    Time
+	crc       uint32
+	described [NumKinds]uint64
+	v2        bool // version 2: no descriptors, no trailers (Options.CompactVersion)
 }
 
 // compactAlias is the key of a thread that a thread field cannot name by
@@ -126,12 +151,21 @@ func AppendSvarint(b []byte, v int64) []byte { return binary.AppendVarint(b, v) 
 func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 	start := len(b)
 	if c.seq == 0 {
-		b = append(b, CompactHeader...)
+		if c.v2 {
+			b = append(b, CompactHeaderV2...)
+		} else {
+			b = append(b, CompactHeader...)
+		}
 		start = len(b)
 	}
 	if c.seq == 0 || c.inChunk >= c.chunkBytes {
+		if c.seq > 0 && !c.v2 {
+			b = c.appendTrailer(b)
+			start = len(b)
+		}
 		c.seq++
 		c.inChunk, c.prev, c.nstacks = 0, e.Time, 0
+		c.records, c.lo, c.hi, c.crc = 0, e.Time, e.Time, 0
 		clear(c.threads)
 		if len(c.stacks) > maxStacksKept {
 			clear(c.stacks)
@@ -169,44 +203,99 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 			return b[:start], err
 		}
 	}
+	if c.described[e.Kind] != c.seq && !c.v2 {
+		c.described[e.Kind] = c.seq
+		b = append(b, descriptors[e.Kind]...)
+	}
 	b = append(b, TagEvent+byte(e.Kind))
 	b = AppendSvarint(b, int64(e.Time-c.prev))
 	c.prev = e.Time
-	b = AppendUvarint(b, thread)
+	// Each field as its wire type says (FieldWire).
 	for _, f := range spec.Fields {
+		var v uint64
+		var text string
 		switch f {
+		case FThread:
+			v = thread
 		case FObject:
-			b = binary.LittleEndian.AppendUint32(b, uint32(e.Object))
+			v = uint64(e.Object)
 		case FTarget:
-			b = binary.LittleEndian.AppendUint32(b, target)
+			v = uint64(target)
 		case FOwner:
-			b = binary.LittleEndian.AppendUint32(b, owner)
+			v = uint64(owner)
 		case FStack:
-			b = AppendUvarint(b, stack)
+			v = stack
 		case FName:
-			b = appendCompactText(b, e.Name)
+			text = e.Name
 		case FClass:
-			b = appendCompactText(b, e.Class)
+			text = e.Class
 		case FTimeout:
-			var t uint64 // none
-			if e.Timeout >= 0 {
-				t = uint64(e.Timeout) + 1
+			if e.Timeout >= 0 { // else 0: none
+				v = uint64(e.Timeout) + 1
 			}
-			b = AppendUvarint(b, t)
 		case FHow:
-			b = append(b, byte(ParkEndUnknown))
 			if e.How < NumParkEnds {
-				b[len(b)-1] = byte(e.How)
+				v = uint64(e.How)
 			}
 		case FMode:
-			b = append(b, byte(ModeNone))
 			if e.Mode < NumModes {
-				b[len(b)-1] = byte(e.Mode)
+				v = uint64(e.Mode)
 			}
 		}
+		b = appendWire(b, FieldWire[f], v, text)
 	}
+	c.records++
+	c.lo, c.hi = min(c.lo, e.Time), max(c.hi, e.Time)
+	c.crc = crc32.Update(c.crc, Castagnoli, b[start:])
 	c.inChunk += int64(len(b) - start)
 	return b, nil
+}
+
+// descriptors are the kinds' descriptor records (KindDescriptor).
+var descriptors = func() (d [NumKinds][]byte) {
+	for k := Kind(1); k < NumKinds; k++ {
+		d[k] = KindDescriptor(k)
+	}
+	return d
+}()
+
+// appendWire appends a field's value as wire type w: v, or text for
+// WireText.
+func appendWire(b []byte, w Wire, v uint64, text string) []byte {
+	switch w {
+	case WireUV:
+		return AppendUvarint(b, v)
+	case WireSV:
+		return AppendSvarint(b, int64(v))
+	case WireU32:
+		return binary.LittleEndian.AppendUint32(b, uint32(v))
+	case WireByte:
+		return append(b, byte(v))
+	case WireText:
+		return appendCompactText(b, text)
+	}
+	panic(fmt.Sprintf("format: wire type %d", w))
+}
+
+// appendTrailer appends the current chunk's trailer (TagTrailer).
+func (c *compact) appendTrailer(b []byte) []byte {
+	start := len(b)
+	b = append(b, TagTrailer)
+	b = AppendUvarint(b, uint64(c.inChunk))
+	b = AppendUvarint(b, c.records)
+	b = AppendUvarint(b, uint64(c.lo))
+	b = AppendUvarint(b, uint64(c.hi))
+	return binary.LittleEndian.AppendUint32(b, crc32.Update(c.crc, Castagnoli, b[start:]))
+}
+
+// close writes the last chunk's trailer to w, if a chunk was begun.
+func (c *compact) close(w io.Writer) (int, error) {
+	if c.seq == 0 || c.inChunk == 0 || c.v2 {
+		return 0, nil
+	}
+	b := c.appendTrailer(nil)
+	c.inChunk = 0
+	return w.Write(b)
 }
 
 // alias returns what a thread field writes for t: its hash, or its alias

@@ -58,6 +58,10 @@ type Options struct {
 	// many bytes, and the next event starts a new one; 0 means
 	// DefaultChunkBytes.
 	ChunkBytes int
+	// CompactVersion: 0 writes the current version (CompactHeader); 2
+	// writes version 2 (no descriptors, no trailers), as tests need to
+	// check that a recording of version 2 still reads.
+	CompactVersion int
 }
 
 // NewWriterOptions returns a Writer to f that encodes .orca as opt says.
@@ -67,6 +71,7 @@ func NewWriterOptions(f Files, opt Options) *Writer {
 	w := &Writer{f: f}
 	if opt.Encoding == EncodingCompact {
 		w.compact = newCompact(opt.ChunkBytes)
+		w.compact.v2 = opt.CompactVersion == 2
 	}
 	return w
 }
@@ -120,6 +125,23 @@ func (w *Writer) Event(e *Event) error {
 	w.Written.Events[e.Kind]++
 	w.Written.EventBytes += int64(len(w.b))
 	return nil
+}
+
+// Close ends .orca: in the compact encoding, the last chunk's trailer
+// (docs/format.md: a chunk without one reads as cut). It closes no file.
+func (w *Writer) Close() error {
+	if w.err != nil || w.compact == nil {
+		return w.err
+	}
+	if w.f.Events == nil {
+		return nil
+	}
+	n, err := w.compact.close(w.f.Events)
+	if err != nil {
+		w.err = fmt.Errorf("writing %s%s: %w", w.f.Prefix, SuffixEvents, err)
+	}
+	w.Written.EventBytes += int64(n)
+	return w.err
 }
 
 // Ext writes e to .ext.

@@ -97,6 +97,9 @@ func (fs *files) abort() {
 // commit flushes, closes and renames the files into place.
 func (fs *files) commit() error {
 	var errs []error
+	if err := fs.out.Close(); err != nil { // the last chunk's trailer
+		errs = append(errs, err)
+	}
 	for _, ext := range Exts {
 		if err := fs.w[ext].Flush(); err != nil {
 			errs = append(errs, err)

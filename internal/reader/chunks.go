@@ -122,6 +122,13 @@ func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *c
 		chunk = DefaultChunkSize / 16
 	}
 	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
+	if compact {
+		// The pieces after the first do not read the header: its version.
+		h := make([]byte, len(format.CompactHeader))
+		if n, _ := ra.ReadAt(h, 0); n == len(h) && h[len(h)-1] == '\n' {
+			e.version = int(h[len(h)-2] - '0')
+		}
+	}
 	if size <= chunk {
 		b := batchPool.Get().(*batch)
 		defer putBatch(b)
@@ -134,6 +141,7 @@ func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *c
 
 // each is one EachEventAt call.
 type each struct {
+	version   int // a compact file's (its header's)
 	ra        io.ReaderAt
 	size      int64
 	chunk     int64
@@ -271,6 +279,9 @@ func (e *each) parse(d *decoder, b *batch, start, end int64) {
 // after end, so that the state of the file's chunks never spans two.
 func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start, end int64) {
 	cp.reset(io.NewSectionReader(e.ra, start, e.size-start), start, end, sc)
+	if start > 0 {
+		cp.setVersion(e.version)
+	}
 	for {
 		b.events = append(b.events, Event{})
 		err := cp.next(&b.events[len(b.events)-1])

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
+	"sort"
 	"strings"
 
 	"orca/internal/format"
@@ -53,7 +55,55 @@ type compactRecords struct {
 	aliases map[uint32]format.ThreadID
 	stacks  []compactStack
 	sc      *stackCache // nil: frames are allocated per definition
+
+	// Version 3 (format.CompactHeader): the chunk's number, its offset,
+	// its event records so far, their times' span and the CRC-32C of its
+	// bytes before buf[sumFrom] (summed a buffer at a time: fill, the
+	// trailer), checked against its trailer; the layouts its descriptors
+	// gave (by kind; nil: the reader's own), the records it skipped (kinds
+	// or tags this reader does not know), and a notice to return after the
+	// record just read.
+	version  int
+	seq      uint64
+	chunkAt  int64
+	sumFrom  int
+	records  uint64
+	lo, hi   format.Time
+	crc      uint32
+	layouts  []*kindLayout // 256, by kind (nil before the first descriptor)
+	skipped  map[string]int
+	pending  *ParseError
+	lastAt   int64 // the offset of the last record read
+	unclosed bool  // the file ended in a chunk without its trailer
 }
+
+// kindLayout is a kind's fields and their wire types, as a descriptor
+// (format.TagDescriptor) gives them.
+type kindLayout struct {
+	name   string
+	fields []fieldWire
+}
+
+// fieldWire is a field and its wire type; known: the field is this
+// reader's, of the wire type it knows (else its value is skipped).
+type fieldWire struct {
+	f     format.Field
+	w     format.Wire
+	known bool
+}
+
+// ownLayouts are the layouts of the kinds this reader knows (format.Specs
+// and format.FieldWire), and their descriptors as a writer writes them.
+var ownLayouts, ownDescriptors = func() (l [format.NumKinds]kindLayout, d [format.NumKinds][]byte) {
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		l[k].name = k.String()
+		for _, f := range format.Specs[k].Fields {
+			l[k].fields = append(l[k].fields, fieldWire{f, format.FieldWire[f], true})
+		}
+		d[k] = format.KindDescriptor(k)
+	}
+	return l, d
+}()
 
 type compactStack struct {
 	frames []format.Frame
@@ -68,8 +118,42 @@ func newCompactRecords(name string, size int) *compactRecords {
 // (0: the file's start, with its header), stopping before a chunk at or
 // after limit (-1: at the end).
 func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache) {
+	version := r.version
+	if base == 0 {
+		version = 0
+	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc}
+		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version}
+}
+
+// setVersion sets the version of the file a piece of which r decodes
+// (EachEvent's pieces after the first do not read the header).
+func (r *compactRecords) setVersion(v int) { r.version = v }
+
+// endChunk ends the current chunk without its trailer (version 3: a
+// marker or the end of the piece came first) and returns the notice.
+func (r *compactRecords) endChunk(off int64, why string) *ParseError {
+	r.inChunk = false
+	pe := &ParseError{File: r.name, Offset: off, Msg: fmt.Sprintf("chunk %d %s, without its trailer: cut or corrupt (%d records read of it)", r.seq, why, r.records)}
+	if s := r.skippedMsg(); s != "" {
+		pe.Msg += "; " + s
+	}
+	return pe
+}
+
+// skippedMsg says what the chunk's records of kinds this reader does not
+// know were, and forgets them.
+func (r *compactRecords) skippedMsg() string {
+	if len(r.skipped) == 0 {
+		return ""
+	}
+	var kinds []string
+	for k, n := range r.skipped {
+		kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+	}
+	sort.Strings(kinds)
+	clear(r.skipped)
+	return fmt.Sprintf("chunk %d: skipped records unknown to this reader (a newer writer's): %s", r.seq, strings.Join(kinds, ", "))
 }
 
 // offset returns the file offset of the next byte to decode.
@@ -83,6 +167,10 @@ func (r *compactRecords) fill() bool {
 		return false
 	}
 	if r.pos > 0 {
+		if r.inChunk && r.version >= 3 {
+			r.crc = crc32.Update(r.crc, format.Castagnoli, r.buf[r.sumFrom:r.pos])
+		}
+		r.sumFrom = 0
 		n := copy(r.buf, r.buf[r.pos:r.end])
 		r.base += int64(r.pos)
 		r.pos, r.end = 0, n
@@ -149,7 +237,7 @@ func (r *compactRecords) next(ev *Event) error {
 			if r.err != nil {
 				return r.err
 			}
-			return io.EOF
+			return r.eofChunk()
 		}
 		if r.limit >= 0 && r.offset() >= r.limit && r.buf[r.pos] == format.ChunkMarker[0] {
 			// Only a chunk starts a batch of EachEvent: the state of the
@@ -157,13 +245,26 @@ func (r *compactRecords) next(ev *Event) error {
 			for r.end-r.pos < len(format.ChunkMarker) && r.fill() {
 			}
 			if bytes.HasPrefix(r.buf[r.pos:r.end], []byte(format.ChunkMarker)) {
+				if r.version >= 3 && r.inChunk && r.wholeChunkRecord() {
+					// As next would tell it reading on (the next piece
+					// reads the chunk record, and tells it if malformed).
+					return r.endChunk(r.offset(), "ends at the next chunk")
+				}
 				return errLimit
 			}
 		}
+		off := r.offset()
 		n, isEvent, msg := r.decode(ev, r.buf[r.pos:r.end])
 		switch {
 		case n > 0:
 			r.pos += n
+			r.lastAt = off
+			if r.pending != nil {
+				pe := r.pending
+				r.pending = nil
+				pe.Offset = off
+				return pe
+			}
 			if isEvent && ev.Carried {
 				return nil
 			}
@@ -192,14 +293,42 @@ func (r *compactRecords) next(ev *Event) error {
 				// flushes): the recording ends here.
 				r.truncated = true
 				r.pos = r.end
-				return io.EOF
+				return r.eofChunk()
 			}
 		}
 	}
 }
 
+// wholeChunkRecord reports whether a whole, well-formed chunk record
+// (its marker, tag, sequence number and base time) is at r.pos.
+func (r *compactRecords) wholeChunkRecord() bool {
+	for r.end-r.pos < len(format.ChunkMarker)+1+2*binary.MaxVarintLen64 && r.fill() {
+	}
+	b := r.buf[r.pos:r.end]
+	if len(b) <= len(format.ChunkMarker) || b[len(format.ChunkMarker)] != format.TagChunk {
+		return false
+	}
+	d := dec{b: b, i: len(format.ChunkMarker) + 1}
+	d.uv()
+	t := d.uv()
+	return !d.short && d.bad == "" && t <= math.MaxInt64
+}
+
+// eofChunk ends the file: a chunk of version 3 without its trailer is
+// unclosed (being written, or cut by a kill; the file's end may be any
+// record's), and what it skipped is told; then io.EOF.
+func (r *compactRecords) eofChunk() error {
+	if r.version >= 3 && r.inChunk {
+		r.inChunk, r.unclosed = false, true
+		if s := r.skippedMsg(); s != "" {
+			return &ParseError{File: r.name, Offset: r.lastAt, Msg: s}
+		}
+	}
+	return io.EOF
+}
+
 // readHeader checks the file's first line, format.CompactHeader or
-// format.CompactHeaderV1 (of the same length).
+// format.CompactHeaderV2 or format.CompactHeaderV1 (of the same length).
 func (r *compactRecords) readHeader() error {
 	const h = format.CompactHeader
 	for r.end-r.pos < len(h) && r.fill() {
@@ -212,7 +341,8 @@ func (r *compactRecords) readHeader() error {
 		b = b[:len(h)]
 	}
 	switch {
-	case string(b) == h || string(b) == format.CompactHeaderV1:
+	case string(b) == h || string(b) == format.CompactHeaderV2 || string(b) == format.CompactHeaderV1:
+		r.version = int(b[len(h)-2] - '0')
 		r.pos += len(h)
 		r.header = false
 		return nil
@@ -224,7 +354,8 @@ func (r *compactRecords) readHeader() error {
 	if i := bytes.IndexByte(b, '\n'); i >= 0 {
 		b = b[:i]
 	}
-	r.err = fmt.Errorf("reading %s: header %s: this reader knows %q and %q", r.name, show(b), h[:len(h)-1], format.CompactHeaderV1[:len(h)-1])
+	r.err = fmt.Errorf("reading %s: header %s: this reader knows %q, %q and %q", r.name, show(b), h[:len(h)-1],
+		format.CompactHeaderV2[:len(h)-1], format.CompactHeaderV1[:len(h)-1])
 	return r.err
 }
 
@@ -337,19 +468,39 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 	d := dec{b: b}
 	tag := d.byte1()
 	switch {
-	case tag > format.TagEvent && tag < format.TagEvent+byte(format.NumKinds): // kinds 1…: 0 is no kind
-		return r.decodeEvent(ev, &d, format.Kind(tag-format.TagEvent))
+	case tag > format.TagEvent && tag != format.ChunkMarker[0]: // kinds 1…: 0 is no kind, 0x4F the marker
+		return r.decodeEvent(ev, &d, uint64(tag-format.TagEvent))
 	case tag == format.TagCarried:
 		t := d.byte1()
 		if d.short {
 			return 0, false, ""
 		}
-		if t <= format.TagEvent || t >= format.TagEvent+byte(format.NumKinds) {
+		if t <= format.TagEvent {
 			return 0, false, fmt.Sprintf("carried tag followed by tag 0x%02X, not an event", t)
 		}
-		n, ok, msg := r.decodeEvent(ev, &d, format.Kind(t-format.TagEvent))
+		n, ok, msg := r.decodeEvent(ev, &d, uint64(t-format.TagEvent))
 		ev.Carried = ok
 		return n, ok, msg
+	case tag == format.TagDescriptor && r.version >= 3:
+		return r.decodeDescriptor(&d)
+	case tag == format.TagTrailer && r.version >= 3:
+		return r.decodeTrailer(&d)
+	case tag >= format.TagSkippable && tag < format.TagEvent && r.version >= 3:
+		n := d.uv()
+		if d.short || d.bad != "" {
+			return 0, false, d.msg()
+		}
+		if n > maxRecord || uint64(len(d.b)-d.i) < n {
+			if n > maxRecord {
+				return 0, false, fmt.Sprintf("record tag 0x%02X of %d bytes", tag, n)
+			}
+			return 0, false, ""
+		}
+		if !r.inChunk {
+			return 0, false, fmt.Sprintf("record tag 0x%02X before any chunk", tag)
+		}
+		r.skip(fmt.Sprintf("record tag 0x%02X", tag))
+		return d.i + int(n), false, ""
 	case tag == format.ChunkMarker[0]:
 		if len(b) < len(format.ChunkMarker)+1 {
 			if !bytes.HasPrefix([]byte(format.ChunkMarker), b) {
@@ -364,7 +515,7 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 			return 0, false, fmt.Sprintf("chunk marker followed by tag 0x%02X, want 0x01", b[len(format.ChunkMarker)])
 		}
 		d.i = len(format.ChunkMarker) + 1
-		d.uv() // the sequence number: a chunk reads on its own, whatever it is
+		seq := d.uv() // the sequence number: a chunk reads on its own, whatever it is
 		t := d.uv()
 		if d.short || d.bad != "" {
 			return 0, false, d.msg()
@@ -372,9 +523,17 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		if t > math.MaxInt64 {
 			return 0, false, fmt.Sprintf("chunk base time %d ns: past the largest time", t)
 		}
+		if r.version >= 3 && r.inChunk {
+			// Noticed once this record is read: the chunk goes on.
+			r.pending = r.endChunk(0, "ends at the next chunk")
+		}
 		r.inChunk, r.prev = true, format.Time(t)
 		r.threads, r.stacks = r.threads[:0], r.stacks[:0]
 		clear(r.aliases)
+		r.seq, r.chunkAt, r.sumFrom, r.records, r.crc = seq, r.offset(), r.pos, 0, 0
+		r.lo, r.hi = math.MaxInt64, -1
+		clear(r.layouts)
+		clear(r.skipped) // of a chunk cut short by a malformed record, which was told
 		return d.i, false, ""
 	case tag == format.TagChunk:
 		return 0, false, "chunk record without its ORCACHNK marker"
@@ -498,54 +657,207 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 	return d.i, false, ""
 }
 
-// decodeEvent decodes an event record of kind k (after its tag) into *ev.
-func (r *compactRecords) decodeEvent(ev *Event, d *dec, k format.Kind) (int, bool, string) {
+// skip counts a record skipped as unknown to this reader (what: its kind).
+func (r *compactRecords) skip(what string) {
+	if r.skipped == nil {
+		r.skipped = map[string]int{}
+	}
+	r.skipped[what]++
+}
+
+// wire decodes a value of wire type w: a number, or a text.
+func (d *dec) wire(w format.Wire) (uint64, string) {
+	switch w {
+	case format.WireUV:
+		return d.uv(), ""
+	case format.WireSV:
+		return uint64(d.sv()), ""
+	case format.WireU32:
+		return uint64(d.u32()), ""
+	case format.WireByte:
+		return uint64(d.byte1()), ""
+	case format.WireText:
+		return 0, d.text()
+	}
+	d.fail("wire type %d", w)
+	return 0, ""
+}
+
+// decodeDescriptor decodes a kind's descriptor (format.TagDescriptor, after
+// its tag): the layout of its records in the chunk.
+func (r *compactRecords) decodeDescriptor(d *dec) (int, bool, string) {
+	k := d.uv()
+	name := d.text()
+	n := d.uv()
+	if d.short || d.bad != "" {
+		return 0, false, d.msg()
+	}
+	if k == 0 || k > 0xFF-format.TagEvent || n > 64 {
+		return 0, false, fmt.Sprintf("descriptor of kind %d with %d fields", k, n)
+	}
+	l := &kindLayout{name: name}
+	for range n {
+		f, w := d.byte1(), d.byte1()
+		if d.short {
+			return 0, false, ""
+		}
+		if w == 0 || w >= byte(format.NumWires) {
+			return 0, false, fmt.Sprintf("descriptor of kind %d (%s): field %d of wire type %d, unknown", k, name, f, w)
+		}
+		known := k < uint64(format.NumKinds) && int(f) < len(format.FieldWire) && format.FieldWire[f] == format.Wire(w)
+		l.fields = append(l.fields, fieldWire{format.Field(f), format.Wire(w), known})
+	}
+	if !r.inChunk {
+		return 0, false, "descriptor before any chunk"
+	}
+	if k < uint64(format.NumKinds) && bytes.Equal(d.b[:d.i], ownDescriptors[k]) {
+		l = nil // the reader's own
+	}
+	if r.layouts == nil {
+		r.layouts = make([]*kindLayout, 256)
+	}
+	r.layouts[k] = l
+	return d.i, false, ""
+}
+
+// decodeTrailer decodes a chunk's trailer (format.TagTrailer, after its
+// tag) and checks it against what was read of the chunk.
+func (r *compactRecords) decodeTrailer(d *dec) (int, bool, string) {
+	size, records, lo, hi := d.uv(), d.uv(), d.uv(), d.uv()
+	at := d.i
+	sum := d.u32()
+	if d.short || d.bad != "" {
+		return 0, false, d.msg()
+	}
+	if !r.inChunk {
+		return 0, false, "chunk trailer outside a chunk"
+	}
+	crc := crc32.Update(crc32.Update(r.crc, format.Castagnoli, r.buf[r.sumFrom:r.pos]), format.Castagnoli, d.b[:at])
+	var bad []string
+	if cbytes := r.offset() - r.chunkAt; size != uint64(cbytes) {
+		bad = append(bad, fmt.Sprintf("%d bytes read, the trailer says %d", cbytes, size))
+	}
+	if records != r.records {
+		bad = append(bad, fmt.Sprintf("%d records read, the trailer says %d", r.records, records))
+	}
+	if r.records > 0 && (lo != uint64(r.lo) || hi != uint64(r.hi)) {
+		bad = append(bad, fmt.Sprintf("times %d-%d ns read, the trailer says %d-%d", r.lo, r.hi, lo, hi))
+	}
+	if crc != sum {
+		bad = append(bad, fmt.Sprintf("checksum %08X, the trailer says %08X", crc, sum))
+	}
+	seq := r.seq
+	skipped := r.skippedMsg()
+	r.inChunk = false
+	if bad != nil {
+		msg := fmt.Sprintf("chunk %d is torn or corrupt: %s", seq, strings.Join(bad, "; "))
+		if skipped != "" {
+			msg += "; " + skipped
+		}
+		return 0, false, msg
+	}
+	if skipped != "" {
+		r.pending = &ParseError{File: r.name, Msg: skipped}
+	}
+	return d.i, false, ""
+}
+
+// decodeEvent decodes an event record of kind k (after its tag) into *ev:
+// its fields as the chunk's descriptor of k lays them out, or the reader's
+// table; a kind this reader does not know is skipped by its descriptor.
+func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool, string) {
+	var l *kindLayout
+	if r.layouts != nil {
+		l = r.layouts[kind]
+	}
+	known := kind < uint64(format.NumKinds)
+	if l == nil {
+		if !known {
+			if d.short {
+				return 0, false, ""
+			}
+			return 0, false, fmt.Sprintf("unknown record tag 0x%02X", kind+format.TagEvent)
+		}
+		l = &ownLayouts[kind]
+	}
+	k := format.Kind(kind)
 	*ev = Event{Kind: k}
+	if !known {
+		ev.Kind = format.KindNone
+	}
 	delta := d.sv()
-	th := d.uv()
-	var stack uint64
-	for _, f := range format.Specs[k].Fields {
-		switch f {
+	var th, stack uint64
+	for _, fw := range l.fields {
+		var v uint64
+		var text string
+		switch fw.w { // d.wire, inlined: this runs for every field of every event
+		case format.WireUV:
+			v = d.uv()
+		case format.WireU32:
+			v = uint64(d.u32())
+		case format.WireByte:
+			v = uint64(d.byte1())
+		default:
+			v, text = d.wire(fw.w)
+		}
+		if d.short {
+			return 0, false, ""
+		}
+		if !fw.known {
+			continue // a field this reader does not know
+		}
+		switch fw.f {
+		case format.FThread:
+			th = v
 		case format.FObject:
-			ev.Object = format.ObjectID(d.u32())
+			ev.Object = format.ObjectID(v)
 		case format.FTarget:
-			ev.Target = r.thread(d.u32())
+			ev.Target = r.thread(uint32(v))
 		case format.FOwner:
-			ev.Owner = r.thread(d.u32())
+			ev.Owner = r.thread(uint32(v))
 		case format.FStack:
-			stack = d.uv()
+			stack = v
 		case format.FName:
-			ev.Name = d.text()
+			ev.Name = text
 		case format.FClass:
-			ev.Class = d.text()
+			ev.Class = text
 		case format.FTimeout:
-			ev.Timeout = int64(d.uv()) - 1
+			ev.Timeout = int64(v) - 1
 			if ev.Timeout < -1 {
 				d.fail("timeout past the largest")
 			}
 		case format.FHow:
-			ev.How = format.ParkEnd(d.byte1())
+			ev.How = format.ParkEnd(v)
 			if ev.How >= format.NumParkEnds {
 				d.fail("how %d: want 0-%d", ev.How, format.NumParkEnds-1)
 			}
 		case format.FMode:
-			ev.Mode = format.AcquireMode(d.byte1())
+			ev.Mode = format.AcquireMode(v)
 			if ev.Mode >= format.NumModes {
 				d.fail("mode %d: want 0-%d", ev.Mode, format.NumModes-1)
 			}
-		}
-		if d.short {
-			return 0, false, ""
 		}
 	}
 	if d.short {
 		return 0, false, ""
 	}
 	if d.bad != "" {
-		return 0, false, k.String() + ": " + d.bad
+		return 0, false, l.name + ": " + d.bad
 	}
 	if !r.inChunk {
-		return 0, false, k.String() + " before any chunk"
+		return 0, false, l.name + " before any chunk"
+	}
+	if !known {
+		// Its time still moves the chunk's clock (the deltas chain).
+		t := int64(r.prev) + delta
+		if (delta > 0 && t < int64(r.prev)) || t < 0 {
+			return 0, false, fmt.Sprintf("%s: time %d ns %+d: out of range", l.name, r.prev, delta)
+		}
+		r.prev = format.Time(t)
+		r.records++
+		r.lo, r.hi = min(r.lo, r.prev), max(r.hi, r.prev)
+		r.skip(fmt.Sprintf("%s (kind %d)", l.name, kind))
+		return d.i, false, ""
 	}
 	if th == 0 || th > uint64(len(r.threads)) {
 		return 0, false, fmt.Sprintf("%s: thread index %d not defined in the chunk (%d are)", k, th, len(r.threads))
@@ -568,5 +880,7 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, k format.Kind) (int, boo
 		}
 	}
 	r.prev = ev.Time
+	r.records++
+	r.lo, r.hi = min(r.lo, ev.Time), max(r.hi, ev.Time)
 	return d.i, true, ""
 }

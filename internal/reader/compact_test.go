@@ -18,8 +18,14 @@ import (
 // compactOf writes the events of a text .orca in the compact encoding,
 // with a chunk every chunk bytes (0: the writer's default).
 func compactOf(t testing.TB, text []byte, chunk int) []byte {
+	return compactOfVersion(t, text, chunk, 0)
+}
+
+// compactOfVersion is compactOf in the encoding's version (0: the current);
+// the last chunk closed (format.Writer.Close).
+func compactOfVersion(t testing.TB, text []byte, chunk, version int) []byte {
 	var b bytes.Buffer
-	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk})
+	w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact, ChunkBytes: chunk, CompactVersion: version})
 	evs := NewEvents(bytes.NewReader(text), "seed.orca")
 	for {
 		ev, err := evs.Next()
@@ -33,6 +39,9 @@ func compactOf(t testing.TB, text []byte, chunk int) []byte {
 		if err := w.Event(&fe); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
 	}
 	return b.Bytes()
 }
@@ -176,7 +185,8 @@ func TestCompactErrors(t *testing.T) {
 	// Break the second chunk's event: an unknown kind.
 	bad := bytes.Clone(one)
 	at := bytes.Index(bad, append(marker, chunks[1]...))
-	ev := at + len(marker) + len(chunks[1]) - 4 // the event record ends the chunk: tag, delta, thread, stack id
+	desc := format.KindDescriptor(format.ThreadSleep) // the event record follows its kind's descriptor
+	ev := at + bytes.Index(chunks[1], desc) + len(marker) + len(desc)
 	if bad[ev] != format.TagEvent+byte(format.ThreadSleep) {
 		t.Fatalf("byte %d is %#x", ev, bad[ev])
 	}
@@ -198,6 +208,12 @@ func TestCompactErrors(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("got  %q\nwant %q", got, want)
 	}
+	// Cut in the last event (ThreadEnded, +0, thread 1), before the last chunk's trailer.
+	end := bytes.LastIndex(one, []byte{format.TagEvent + byte(format.ThreadEnded), 0, 1}) + 3
+	if one[end] != format.TagTrailer {
+		t.Fatalf("the last chunk: % X", one[end-3:])
+	}
+	one = one[:end]
 	for cut := len(one) - 1; cut > len(one)-3; cut-- {
 		evs := NewEvents(bytes.NewReader(one[:cut]), "c.orca")
 		n := 0
@@ -227,8 +243,8 @@ func TestCompactVersion1(t *testing.T) {
 	text := []byte("1.0000000000,ThreadStarted,0000000A,main\n" +
 		"2.0000000000,ThreadStart,0000000A,8000000B,0\n" +
 		"3.0000000000,ThreadSleep,0000000A,0\n")
-	v2 := compactOf(t, text, 0)
-	if !bytes.HasPrefix(v2, []byte(format.CompactHeader)) {
+	v2 := compactOfVersion(t, text, 0, 2)
+	if !bytes.HasPrefix(v2, []byte(format.CompactHeaderV2)) {
 		t.Fatalf("the writer's header: %q", v2[:15])
 	}
 	read := func(b []byte) []Event {
@@ -252,7 +268,7 @@ func TestCompactVersion1(t *testing.T) {
 	// Version 2 named 8000000B, a hash with the top bit, by an alias record; version 1 wrote it
 	// as it is. The same events either way.
 	var v1 bytes.Buffer
-	w := format.NewWriterOptions(format.Files{Events: &v1}, format.Options{Encoding: format.EncodingCompact})
+	w := format.NewWriterOptions(format.Files{Events: &v1}, format.Options{Encoding: format.EncodingCompact, CompactVersion: 2})
 	for _, ev := range want {
 		ev := ev
 		e := format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Name: ev.Name}
@@ -261,7 +277,7 @@ func TestCompactVersion1(t *testing.T) {
 		}
 		w.Event(&e)
 	}
-	b := bytes.Replace(v1.Bytes(), []byte(format.CompactHeader), []byte(format.CompactHeaderV1), 1)
+	b := bytes.Replace(v1.Bytes(), []byte(format.CompactHeaderV2), []byte(format.CompactHeaderV1), 1)
 	b = bytes.Replace(b, []byte{0x0C, 0, 0, 0}, []byte{0x0B, 0, 0, 0x80}, 1)
 	got := read(b)
 	for i := range got {

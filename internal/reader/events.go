@@ -132,6 +132,11 @@ func (e *Events) Next() (Event, error) {
 	}
 }
 
+// Unclosed reports whether a compact .orca of version 3 ended in a chunk
+// without its trailer: being written, or cut (by a kill, or a copy) at a
+// record's end. Its records read are delivered.
+func (e *Events) Unclosed() bool { return e.cp != nil && e.cp.unclosed }
+
 // Truncated reports whether the file's last line was cut short (no
 // trailing newline), as when the JVM was killed mid-write; in a compact
 // .orca, its last record.

@@ -499,6 +499,9 @@ func (g *Generator) WriteEvents(w io.Writer) (Stats, error) {
 		}
 	}
 	g.stats.End = s.now
+	if err := s.out.Close(); err != nil { // the last chunk's trailer
+		return g.stats, err
+	}
 	return g.stats, bw.Flush()
 }
 
@@ -825,7 +828,7 @@ func (g *Generator) WriteConvoy(w io.Writer, c Convoy) (Stats, error) {
 		s.emit(format.ThreadEnded, th, -1)
 	}
 	g.stats.End = s.now
-	if err := s.out.Err(); err != nil {
+	if err := s.out.Close(); err != nil { // the last chunk's trailer
 		return g.stats, err
 	}
 	return g.stats, bw.Flush()

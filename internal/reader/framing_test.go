@@ -1,0 +1,322 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// The framing of the compact encoding's version 3 (docs/format.md, "The
+// format as a contract"): each chunk closed by a trailer (its bytes, event
+// records, time span, CRC-32C), each kind described in the chunk before its
+// first record, so that a torn or corrupt chunk is told, with counts, and a
+// record of a kind the reader does not know is skipped and told.
+
+// framed is a compact recording of every kind (testdata/kinds.txtar), in
+// chunks of about size bytes, the last one closed.
+func framed(t testing.TB, size int) []byte {
+	ar, err := os.ReadFile("testdata/kinds.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, orca, _ := bytes.Cut(ar, []byte("\n-- orca --\n"))
+	orca, _, ok := bytes.Cut(orca, []byte("\n-- "))
+	if !ok {
+		t.Fatal("kinds.txtar: no orca section")
+	}
+	return compactOf(t, unescape(append(orca, '\n')), size)
+}
+
+// readFramed reads b with Next, and with EachEventAt in small pieces on 3
+// workers: the events (each as a line, without Line, which counts the
+// events read) and what was told (malformed records, a cut last record, an
+// unclosed last chunk, a read error).
+func readFramed(t *testing.T, b []byte) (events, told []string) {
+	t.Helper()
+	evs := NewEvents(bytes.NewReader(b), "f.orca")
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if pe, ok := err.(*ParseError); ok {
+			told = append(told, pe.Error())
+			continue
+		}
+		if err != nil {
+			told = append(told, err.Error())
+			break
+		}
+		events = append(events, eventLine(&ev))
+	}
+	if evs.Truncated() {
+		told = append(told, "truncated")
+	}
+	if evs.Unclosed() {
+		told = append(told, "unclosed")
+	}
+	// EachEvent cuts the file at chunk markers: the same events and, when
+	// Next told something, something told too.
+	var each, eachTold []string
+	truncated, err := EachEventAt(bytes.NewReader(b), int64(len(b)), "f.orca",
+		EachOptions{Workers: 3, ChunkSize: 64, Malformed: func(pe *ParseError) { eachTold = append(eachTold, pe.Error()) }},
+		func(ev *Event) error { each = append(each, eventLine(ev)); return nil })
+	if err != nil {
+		eachTold = append(eachTold, err.Error())
+	}
+	if truncated {
+		eachTold = append(eachTold, "truncated")
+	}
+	if len(told) == 0 && (strings.Join(each, "\n") != strings.Join(events, "\n") || len(eachTold) > 0) {
+		t.Errorf("Next read %d events, told nothing; EachEvent %d, told %q", len(events), len(each), eachTold)
+	}
+	return events, told
+}
+
+func eventLine(e *Event) string {
+	return fmt.Sprintf("%d %s %v %08X %v %v %q %d %d %q %d %v %v", e.Time, e.Kind, e.Thread, uint32(e.Object), e.Target, e.Owner,
+		e.Name, e.Timeout, e.How, e.Class, e.Mode, e.Carried, e.Stack)
+}
+
+// chunkSpans returns each chunk's [start, end) in b: from its marker to
+// the end of its trailer.
+func chunkSpans(b []byte) [][2]int {
+	var spans [][2]int
+	marker := []byte(format.ChunkMarker)
+	for i := bytes.Index(b, marker); i >= 0; {
+		j := bytes.Index(b[i+1:], marker)
+		end := len(b)
+		if j >= 0 {
+			end = i + 1 + j
+		}
+		spans = append(spans, [2]int{i, end})
+		if j < 0 {
+			break
+		}
+		i = end
+	}
+	return spans
+}
+
+// TestChunkDamage: every byte of a recording flipped (one bit, all bits)
+// or zeroed, every run of 1-8 bytes zeroed, the file cut at every byte: the
+// reader reads what it read before, or tells (a malformed record, a torn or
+// corrupt chunk with its counts, a cut last record, an unclosed chunk);
+// never a different recording silently. A cut between two chunks leaves
+// whole chunks: .info's counts tell it (TestChunkCutWhole).
+func TestChunkDamage(t *testing.T) {
+	orig := framed(t, 128)
+	spans := chunkSpans(orig)
+	if len(spans) < 4 {
+		t.Fatalf("%d chunks, want several", len(spans))
+	}
+	want, told := readFramed(t, orig)
+	if len(told) > 0 || len(want) < 15 {
+		t.Fatalf("the recording: %d events, told %q", len(want), told)
+	}
+	boundary := map[int]bool{0: true, len(format.CompactHeader): true} // an empty file, a header alone: no chunk
+	for _, s := range spans {
+		boundary[s[1]] = true
+	}
+	check := func(what string, b []byte, cutWhole bool) {
+		got, told := readFramed(t, b)
+		if strings.Join(got, "\n") == strings.Join(want, "\n") || len(told) > 0 {
+			return
+		}
+		if cutWhole && len(got) <= len(want) && strings.Join(got, "\n") == strings.Join(want[:len(got)], "\n") {
+			return // whole chunks, the rest gone: .info tells it
+		}
+		t.Errorf("%s: %d events read (of %d), nothing told", what, len(got), len(want))
+	}
+	for i := range orig {
+		for _, x := range []byte{0x01, 0x80, 0xFF} {
+			b := bytes.Clone(orig)
+			b[i] ^= x
+			check(fmt.Sprintf("byte %d ^ %02X", i, x), b, false)
+		}
+		for n := 1; n <= 8 && i+n <= len(orig); n++ {
+			b := bytes.Clone(orig)
+			clear(b[i : i+n])
+			check(fmt.Sprintf("bytes %d-%d zeroed", i, i+n-1), b, false)
+		}
+		check(fmt.Sprintf("cut at %d", i), orig[:i], boundary[i])
+	}
+}
+
+// TestChunkCutWhole: a file cut between two chunks reads its whole chunks,
+// and a recording whose .info says the JVM ended normally says the file is
+// cut, with the counts.
+func TestChunkCutWhole(t *testing.T) {
+	orig := framed(t, 128)
+	spans := chunkSpans(orig)
+	dir := t.TempDir()
+	prefix := dir + "/cut"
+	var info strings.Builder
+	fmt.Fprintf(&info, "%s=%s\n%s=true\n", format.InfoFormat, format.Version, format.InfoComplete)
+	counts := map[format.Kind]int{}
+	evs, _ := readFramed(t, orig)
+	for _, line := range evs {
+		k := format.KindByName[strings.Fields(line)[1]]
+		counts[k]++
+	}
+	for k := format.Kind(1); k < format.NumKinds; k++ {
+		fmt.Fprintf(&info, "events.%s=%d\n", k, counts[k])
+	}
+	if err := os.WriteFile(prefix+format.SuffixInfo, []byte(info.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(prefix+format.SuffixEvents, orig[:spans[1][1]], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var read int64
+	if _, err := rec.EachEvent(EachOptions{}, func(*Event) error { read++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.CheckRead(read, 0); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("read %d of %d events: the file is cut", read, len(evs))) {
+		t.Errorf("two chunks of %d, %d events of %d: %v", len(spans), read, len(evs), err)
+	}
+}
+
+// retrail replaces the trailer of chunk c (from its marker to the end of
+// its trailer) with the one a writer of its bytes wrote: extra more
+// records, its bytes and checksum.
+func retrail(t *testing.T, c []byte, extra uint64) []byte {
+	t.Helper()
+	// The trailer is the chunk's last record: find it from its fields'
+	// end (a u32 checksum after four varints).
+	for at := len(c) - 9; at > 0; at-- {
+		if c[at] != format.TagTrailer {
+			continue
+		}
+		d := dec{b: c[:len(c)-4], i: at + 1}
+		size, records, lo, hi := d.uv(), d.uv(), d.uv(), d.uv()
+		if d.short || d.bad != "" || d.i != len(c)-4 || size == 0 {
+			continue
+		}
+		body := c[:at]
+		tr := []byte{format.TagTrailer}
+		for _, v := range []uint64{uint64(len(body)), records + extra, lo, hi} {
+			tr = binary.AppendUvarint(tr, v)
+		}
+		sum := crc32.Update(crc32.Checksum(body, format.Castagnoli), format.Castagnoli, tr)
+		return append(append(bytes.Clone(body), tr...), binary.LittleEndian.AppendUint32(nil, sum)...)
+	}
+	t.Fatalf("no trailer in % X", c)
+	return nil
+}
+
+// TestUnknownKind (forward compatibility): a recording of a newer writer
+// holds records of a kind this reader does not know, described in their
+// chunk, and a known kind with a field this reader does not know; it reads
+// the rest exactly, and says what it skipped.
+func TestUnknownKind(t *testing.T) {
+	orig := framed(t, 1<<20) // one chunk
+	want, told := readFramed(t, orig)
+	if len(told) > 0 {
+		t.Fatal(told)
+	}
+	spans := chunkSpans(orig)
+	if len(spans) != 1 {
+		t.Fatalf("%d chunks", len(spans))
+	}
+	c := orig[spans[0][0]:spans[0][1]]
+	// Kind 100, "FutureSample": its thread, a text, an object; before the
+	// chunk's first ThreadEnded, twice.
+	desc := []byte{format.TagDescriptor, 100, 12}
+	desc = append(desc, "FutureSample"...)
+	desc = append(desc, 3, byte(format.FThread), byte(format.WireUV), 40, byte(format.WireText), byte(format.FObject), byte(format.WireU32))
+	rec := []byte{format.TagEvent + 100, 0, 1, 3, 'a', 'b', 'c', 0xEF, 0xBE, 0, 0}
+	at := bytes.Index(c, format.KindDescriptor(format.ThreadEnded))
+	if at < 0 {
+		t.Fatal("no ThreadEnded")
+	}
+	// And ThreadEnded as a newer writer lays it out: a field more.
+	ended := format.KindDescriptor(format.ThreadEnded)
+	newer := bytes.Clone(ended[:len(ended)-3])
+	newer = append(newer, 2, byte(format.FThread), byte(format.WireUV), 41, byte(format.WireU32))
+	// Walk the chunk's records (the reader's decoder gives each one's
+	// length): the unknown kind's before ThreadEnded's descriptor, which
+	// becomes the newer one, and each ThreadEnded record gains the field.
+	var nc []byte
+	r := &compactRecords{version: 3}
+	for pos := 0; pos < len(c); {
+		if c[pos] == format.TagTrailer { // retrail makes it anew
+			nc = append(nc, c[pos:]...)
+			break
+		}
+		var ev Event
+		n, _, msg := r.decode(&ev, c[pos:])
+		if n == 0 {
+			t.Fatalf("byte %d of the chunk: %q", pos, msg)
+		}
+		switch {
+		case pos == at:
+			nc = append(nc, desc...)
+			nc = append(nc, rec...)
+			nc = append(nc, rec...)
+			nc = append(nc, newer...)
+		case c[pos] == format.TagEvent+byte(format.ThreadEnded):
+			nc = append(nc, c[pos:pos+n]...)
+			nc = append(nc, 1, 2, 3, 4)
+		default:
+			nc = append(nc, c[pos:pos+n]...)
+		}
+		pos += n
+	}
+	b := append(bytes.Clone(orig[:spans[0][0]]), retrail(t, nc, 2)...)
+	got, told := readFramed(t, b)
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	wantTold := "chunk 1: skipped records unknown to this reader (a newer writer's): 2 FutureSample (kind 100)"
+	if len(told) != 1 || !strings.HasPrefix(told[0], "f.orca: byte ") || !strings.HasSuffix(told[0], wantTold) {
+		t.Errorf("told %q, want one %q", told, wantTold)
+	}
+}
+
+// FuzzFraming: a recording damaged where the fuzzer says (op 0: cut, 1:
+// flip bits x, 2: zero n bytes) reads as it was or tells (TestChunkDamage's
+// property, on any damage).
+func FuzzFraming(f *testing.F) {
+	f.Add(uint16(40), uint8(0), uint8(1))
+	f.Add(uint16(100), uint8(1), uint8(0x80))
+	f.Add(uint16(7), uint8(2), uint8(3))
+	orig := framed(f, 96)
+	f.Fuzz(func(t *testing.T, at uint16, op, x uint8) {
+		want, _ := readFramed(t, orig)
+		i := int(at) % len(orig)
+		b := bytes.Clone(orig)
+		cutWhole := false
+		switch op % 3 {
+		case 0:
+			b = b[:i]
+			for _, s := range chunkSpans(orig) {
+				cutWhole = cutWhole || s[1] == i
+			}
+			cutWhole = cutWhole || i == 0 || i == len(format.CompactHeader)
+		case 1:
+			b[i] ^= x | 1
+		case 2:
+			clear(b[i:min(len(b), i+1+int(x%16))])
+		}
+		got, told := readFramed(t, b)
+		if strings.Join(got, "\n") == strings.Join(want, "\n") || len(told) > 0 {
+			return
+		}
+		if cutWhole && strings.Join(got, "\n") == strings.Join(want[:len(got)], "\n") {
+			return
+		}
+		t.Errorf("op %d at %d x %02X: %d events read (of %d), nothing told", op%3, i, x, len(got), len(want))
+	})
+}

@@ -219,20 +219,10 @@ func TestAgentSize(t *testing.T) {
 	saidLines, _ := strconv.Atoi(strings.ReplaceAll(string(m[1]), " ", ""))
 	saidFiles, _ := strconv.Atoi(string(m[2]))
 	files, lines := 0, 0
-	for _, g := range []string{"../agent/*/*.c", "../agent/*/*.h"} {
-		paths, _ := filepath.Glob(g)
-		for _, p := range paths {
-			if strings.HasPrefix(p, "../agent/test/") {
-				continue
-			}
-			src, err := os.ReadFile(p)
-			if err != nil {
-				t.Fatal(err)
-			}
-			files++
-			lines += strings.Count(string(src), "\n")
-		}
-	}
+	agentSources(t, func(_ string, src []byte) {
+		files++
+		lines += strings.Count(string(src), "\n")
+	})
 	if files != saidFiles || lines*10 < saidLines*9 || lines*10 > saidLines*11 {
 		t.Errorf("docs/agent.md says the agent is ~%d lines in %d files; it is %d lines in %d files (its unit tests aside)",
 			saidLines, saidFiles, lines, files)

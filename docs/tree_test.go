@@ -72,23 +72,12 @@ var getenvRE = regexp.MustCompile(`getenv\("(ORCA_\w+)"\)`)
 // place, core/options.c, and that docs/agent.md's table names every switch
 // read there: a switch found only by reading the C is one nobody uses.
 func TestAgentSwitches(t *testing.T) {
-	files, err := filepath.Glob("../agent/*/*.[ch]")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no agent sources: %v", err)
-	}
 	doc, err := os.ReadFile("agent.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	read := 0
-	for _, f := range files {
-		if strings.HasPrefix(f, "../agent/test/") {
-			continue
-		}
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
+	agentSources(t, func(f string, b []byte) {
 		for _, m := range getenvRE.FindAllSubmatch(b, -1) {
 			name := string(m[1])
 			if f != "../agent/core/options.c" {
@@ -100,7 +89,7 @@ func TestAgentSwitches(t *testing.T) {
 				t.Errorf("docs/agent.md: %s, read by core/options.c, is not in the table of environment switches", name)
 			}
 		}
-	}
+	})
 	if read == 0 {
 		t.Error("core/options.c reads no environment switch: the table of docs/agent.md describes nothing")
 	}
@@ -147,5 +136,25 @@ func goFiles(t *testing.T, skip string, f func(path string, b []byte)) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// agentSources calls f with each .c and .h file of the agent and its content, its unit tests
+// (agent/test) aside.
+func agentSources(t *testing.T, f func(path string, b []byte)) {
+	t.Helper()
+	files, err := filepath.Glob("../agent/*/*.[ch]")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no agent sources: %v", err)
+	}
+	for _, p := range files {
+		if strings.HasPrefix(p, "../agent/test/") {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(p, b)
 	}
 }

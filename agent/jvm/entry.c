@@ -81,7 +81,7 @@ static struct {
 
 static double ms_since(int64_t t0) { return (double)(clock_now() - t0) / 1e6; }
 
-static int live_init(JNIEnv *env, jthread t) {
+static int live_init(JNIEnv *env, jthread t, int attach) {
   int64_t t0 = clock_now();
   methods_live();
   objhash_ready();
@@ -93,7 +93,7 @@ static int live_init(JNIEnv *env, jthread t) {
   park_init(env, t);
   clinit_init(env);
   t1 = clock_now();
-  live_times.classes = asgct_ready(env);
+  live_times.classes = asgct_ready(env, !attach);
   live_times.ids = ms_since(t1);
   live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
@@ -111,7 +111,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
-  if (orca_recording()) live_init(env, t);
+  if (orca_recording()) live_init(env, t, 0);
   // ORCA_VERIFY_LIVE_HOOKS: the class-load wrappers' live form, as an
   // attach applies it, then as a second attach does (inject.h).
   for (int i = 0; i < 2 && orca_recording() && inject_live_test(); i++) {
@@ -677,7 +677,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     mark("");
     return START_NO_JVMTI;
   }
-  live_init(env, self);
+  live_init(env, self, 1);
   int64_t t1 = clock_now();
   natives_live(env);
   double natives = ms_since(t1);

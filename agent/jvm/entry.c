@@ -67,11 +67,6 @@ static void java_version(void) {
   if (v[0]) counters_prop(ORCA_INFO_JAVA_VERSION, v);
 }
 
-// Phase 3, in the live phase: what needs a running VM and a Java thread
-// (env, t) — the identity-hash and collector facts, HotSpot's timer, the
-// threads alive now, the fields parks read, the jmethodIDs of the classes
-// loaded so far, the walker of long waits. At load, from VMInit; an attach
-// calls it at once. Returns the threads alive (their ThreadStarted written).
 // live_times: how long live_init's parts took (ms), and how many classes'
 // methods got their jmethodIDs, for an attach's .info attach_ms.
 static struct {
@@ -81,6 +76,13 @@ static struct {
 
 static double ms_since(int64_t t0) { return (double)(clock_now() - t0) / 1e6; }
 
+// Phase 3, in the live phase: what needs a running VM and a Java thread
+// (env, t) — the identity-hash and collector facts, HotSpot's timer, the
+// threads alive now, the fields parks read, the jmethodIDs of the classes
+// loaded so far (at load only: an attach makes them as walks meet their
+// methods, asgct.h), the walker of long waits. At load, from VMInit; an
+// attach calls it at once. Returns the threads alive (their ThreadStarted
+// written).
 static int live_init(JNIEnv *env, jthread t, int attach) {
   int64_t t0 = clock_now();
   methods_live();

@@ -268,6 +268,10 @@ const attachOwnerAlwaysNamed = false
 // checkRound checks that the recording at prefix, attached and stopped, holds exactly the
 // operations of Attachee's round e: the counts on its own objects, by its own threads, and the
 // names of the threads it started before the attach; and the invariants of every recording.
+// attachTimes matches .info attach_ms; its group is the number of classes whose methods the
+// attach asked for.
+var attachTimes = regexp.MustCompile(`^[0-9.]+: snapshot [0-9.]+ \(threads, states\), start [0-9.]+ \(threads [0-9.]+, jmethodIDs of ([0-9]+) classes [0-9.]+\), natives [0-9.]+, class hooks [0-9.]+$`)
+
 func checkRound(t *testing.T, prefix string, e expect) {
 	t.Helper()
 	r := load(t, prefix)
@@ -290,6 +294,11 @@ func checkRound(t *testing.T, prefix string, e expect) {
 	// natives a JVM started with the agent had wrapped read as "not intercepted" after a stop.
 	if w, want := r.info[format.InfoAttachedWithout], "can_get_current_contended_monitor,can_get_owned_monitor_info"; w != want && w != "" || r.info[format.InfoWarning] != "" {
 		t.Errorf(".info: %s=%q %s=%q, want %q (or none) and no warning", format.InfoAttachedWithout, w, format.InfoWarning, r.info[format.InfoWarning], want)
+	}
+	// What the attach's start took, by phase. It asks for no class's methods (a loaded server has
+	// thousands): a walk that meets a method without a jmethodID makes its stack's by GetStackTrace.
+	if m := attachTimes.FindStringSubmatch(r.info[format.InfoAttachTimes]); m == nil || m[1] != "0" {
+		t.Errorf(".info: %s=%q, want its phases, with the jmethodIDs of 0 classes", format.InfoAttachTimes, r.info[format.InfoAttachTimes])
 	}
 	c := counter{t, r}
 	on := func(key string) func(int, reader.Event) bool {

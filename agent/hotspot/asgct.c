@@ -46,10 +46,14 @@ void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c) 
   (void)j; (void)env; (void)t; (void)c;
 }
 
-int asgct_ready(JNIEnv *env) {
+int asgct_ready(JNIEnv *env, int loaded) {
   if (!asgct) return 0;
   jint n = 0, made = 0;
   jclass *cs = NULL;
+  if (!loaded) {
+    atomic_store(&asgct_ready_flag, 1);
+    return 0;
+  }
   if ((*jvmti)->GetLoadedClasses(jvmti, &n, &cs) != JVMTI_ERROR_NONE) return 0;
   // GetLoadedClasses returns a local reference per class (~450 at VMInit),
   // all live in this frame at once: say so, or -Xcheck:jni warns that they

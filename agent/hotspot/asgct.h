@@ -3,9 +3,10 @@
 // from signal handlers), and the caller falls back to JVMTI GetStackTrace,
 // which builds a vframe object per frame. It matters where the walk runs
 // while other threads wait: under a monitor (Object.notify) and at a
-// contended enter. AsyncGetCallTrace needs a jmethodID for every method on
-// the stack, so each class gets its IDs when it is prepared; any failure
-// falls back, so stacks stay exact.
+// contended enter. AsyncGetCallTrace and the own walker need a jmethodID
+// for every method on the stack, so each class gets its IDs when it is
+// prepared (an attach: at the first GetStackTrace of a stack it is on, below);
+// any failure falls back, so stacks stay exact.
 #ifndef ORCA_ASGCT_H
 #define ORCA_ASGCT_H
 #include <jvmti.h>
@@ -17,14 +18,20 @@ extern int asgct_verify;
 
 // asgct_init finds AsyncGetCallTrace; NULL or a warning (then unused).
 const char *asgct_init(void);
-// asgct_ready makes the jmethodIDs of the classes loaded so far (VMInit,
-// an attach); the number of classes whose methods it asked for.
-int asgct_ready(JNIEnv *env);
+// asgct_ready lets the fast walks run; with loaded (VMInit) it first makes
+// the jmethodIDs of the classes loaded so far, and gives the number of
+// classes whose methods it asked for. An attach passes 0: a loaded server
+// has thousands of classes (2 900 in Tomcat: 6-48 ms of the Attach
+// Listener's time on two busy cores, at every attach), and few of their
+// methods are ever on a recorded stack. A walk that meets a method without
+// a jmethodID falls back to GetStackTrace, which makes the IDs of that
+// stack's methods: one slow walk per new stack (own_stacks_by_jvmti).
+int asgct_ready(JNIEnv *env, int loaded);
 void JNICALL asgct_on_class_prepare(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
 void JNICALL asgct_on_class_load(jvmtiEnv *j, JNIEnv *env, jthread t, jclass c);
-// asgct_ready_now: the jmethodIDs are made (asgct_ready ran): the fast
-// walks may run (stacks/methods.c: the own walker, then this one). Inline:
-// every stack taken asks.
+// asgct_ready_now: asgct_ready ran (the jmethodIDs it makes are made): the
+// fast walks may run (stacks/methods.c: the own walker, then this one).
+// Inline: every stack taken asks.
 extern atomic_int asgct_ready_flag;
 static inline int asgct_ready_now(void) { return atomic_load_explicit(&asgct_ready_flag, memory_order_relaxed); }
 // asgct_walk fills fr with up to max frames of the calling thread (env's)

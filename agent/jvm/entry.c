@@ -68,11 +68,6 @@ static void java_version(void) {
   if (v[0]) counters_prop(ORCA_INFO_JAVA_VERSION, v);
 }
 
-// Phase 3, in the live phase: what needs a running VM and a Java thread
-// (env, t) — the identity-hash and collector facts, HotSpot's timer, the
-// threads alive now, the fields parks read, the jmethodIDs of the classes
-// loaded so far, the walker of long waits. At load, from VMInit; an attach
-// calls it at once. Returns the threads alive (their ThreadStarted written).
 // live_times: how long live_init's parts took (ms), and how many classes'
 // methods got their jmethodIDs, for an attach's .info attach_ms.
 static struct {
@@ -82,7 +77,14 @@ static struct {
 
 static double ms_since(int64_t t0) { return (double)(clock_now() - t0) / 1e6; }
 
-static int live_init(JNIEnv *env, jthread t) {
+// Phase 3, in the live phase: what needs a running VM and a Java thread
+// (env, t) — the identity-hash and collector facts, HotSpot's timer, the
+// threads alive now, the fields parks read, the jmethodIDs of the classes
+// loaded so far (at load only: an attach makes them as walks meet their
+// methods, asgct.h), the walker of long waits. At load, from VMInit; an
+// attach calls it at once. Returns the threads alive (their ThreadStarted
+// written).
+static int live_init(JNIEnv *env, jthread t, int attach) {
   int64_t t0 = clock_now();
   methods_live();
   objhash_ready();
@@ -94,7 +96,7 @@ static int live_init(JNIEnv *env, jthread t) {
   park_init(env, t);
   clinit_init(env);
   t1 = clock_now();
-  live_times.classes = asgct_ready(env);
+  live_times.classes = asgct_ready(env, !attach);
   live_times.ids = ms_since(t1);
   live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
@@ -112,7 +114,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
-  if (orca_recording()) live_init(env, t);
+  if (orca_recording()) live_init(env, t, 0);
   // ORCA_VERIFY_LIVE_HOOKS: the hooked classes' rewrite by retransformation, as an
   // attach applies it, then as a second attach does (inject.h).
   for (int i = 0; i < 2 && orca_recording() && inject_live_test(); i++) {
@@ -704,7 +706,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     mark("");
     return START_NO_JVMTI;
   }
-  live_init(env, self);
+  live_init(env, self, 1);
   int64_t t1 = clock_now();
   natives_live(env);
   double natives = ms_since(t1);

@@ -67,7 +67,7 @@ while read -r target; do
   bad=1
 done < <(printf '%s\n' "$dis" | sed -n 's/.*\(call\|jmp\)[a-z]* *[0-9a-f]* <\([^>+]*\)\(+0x[0-9a-f]*\)\?>.*/\2/p' | sort -u)
 # Hot/cold splitting would move parts of a function out of the section.
-if objdump -t "$lib" | grep -E '(walk|compiled|interpreted|method_id|kind_of|copy)\.cold' >&2; then
+if objdump -t "$lib" | grep -E '(walk|compiled|interpreted|method_id|kind_of|safe_copy_)\.cold' >&2; then
   echo "check-safe: a function of orca_safe was split (.cold part outside the section)" >&2
   bad=1
 fi

@@ -54,28 +54,28 @@ cat "$TMP"/*.edges | awk '{ print $1; print $2 }' | sort -u | grep -v '^0$' >"$T
 sed 's/^/0x/' "$TMP/offs" | addr2line -f -e "$TMP/lib.so" | paste - - |
   awk '{ f = $2; sub(/:.*/, "", f); sub(/.*\/agent\//, "", f); print $1, f }' | paste -d' ' "$TMP/offs" - >"$TMP/names"
 # show TITLE EDGES ROOT...: the functions reached from the roots on their
-# thread, by file. A function entered less than once per 100 entries of the
-# roots, or less than 32 times (a thread's first event, a new monitor's
-# class, a state of an attach), is listed apart, as rare, and not followed.
+# thread, by file. A function entered from the functions reached less than
+# once per 100 entries of the roots, or less than 32 times (a thread's first
+# event, a new monitor's class, a state of an attach), is listed apart, as
+# rare, and not followed. Only the calls from the event's own functions
+# count: a function the writer's thread runs often (mutf8_to_utf8, naming
+# methods) is not thereby frequent on the event's path.
 show() {
   local t=$1 e=$2
   shift 2
   awk -v roots="$*" 'FNR == NR { name[$1] = $2; file[$1] = $3; byname[$2] = $1; next }
-    { kids[$1] = kids[$1] " " $2; total[$2] += $3 }
+    { ne++; from[ne] = $1; to[ne] = $2; cnt[ne] = $3; total[$2] += $3 }
     END {
-      n = split(roots, r, " "); q = ""; rt = 0
-      for (i = 1; i <= n; i++) if (r[i] in byname) { o = byname[r[i]]; seen[o] = 1; q = q " " o; rt += total[o] }
-      while (q != "") {
-        m = split(q, a, " "); q = ""
-        for (i = 1; i <= m; i++) {
-          k = split(kids[a[i]], c, " ")
-          for (j = 1; j <= k; j++) {
-            if (c[j] in seen || c[j] in rare) continue
-            if (total[c[j]] * 100 < rt || total[c[j]] < 32) { rare[c[j]] = 1; continue }
-            seen[c[j]] = 1; q = q " " c[j]
-          }
-        }
-      }
+      n = split(roots, r, " "); rt = 0
+      for (i = 1; i <= n; i++) if (r[i] in byname) { o = byname[r[i]]; seen[o] = 1; rt += total[o] }
+      # Until nothing more is reached: each callee counted from the callers reached so far.
+      do {
+        grew = 0
+        delete got
+        for (i = 1; i <= ne; i++) if (from[i] in seen && !(to[i] in seen)) got[to[i]] += cnt[i]
+        for (c in got) if (got[c] * 100 >= rt && got[c] >= 32) { seen[c] = 1; grew = 1 }
+      } while (grew)
+      for (c in got) rare[c] = 1
       for (o in seen) print "F", file[o], name[o]
       for (o in rare) print "R", file[o], name[o]
       print "N", rt

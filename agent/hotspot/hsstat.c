@@ -13,14 +13,13 @@
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
 
-// States of the timer's use.
-enum { HS_OFF = -1, HS_WAIT, HS_CALIBRATING, HS_TRUSTED };
-static atomic_int state = HS_WAIT;
+// The states of the timer's use (hsstat.h).
+atomic_int hsstat_state = HSSTAT_WAIT;
 static atomic_int ever_trusted;
 // Where the ThreadStatistics pointer sits in a JavaThread, found by the
 // calibration (the timer's place in ThreadStatistics is the layer's:
 // vmstructs.h, hs_stats_*).
-static atomic_long stat_at = -1;
+atomic_long hsstat_at = -1;
 // HotSpot's elapsed nanoseconds are CLOCK_MONOTONIC minus an origin taken
 // at VM start (os::elapsed_counter on Linux). The origin is estimated as
 // the least difference seen between our clock and a timer start read just
@@ -29,22 +28,15 @@ static atomic_long stat_at = -1;
 // MonitorContendedEnter. A single early sample is as late as the callback
 // was slow to run (microseconds when its thread was preempted), and every
 // enter timed until a better one came would end that much too late.
-static _Atomic int64_t origin = INT64_MAX;
+_Atomic int64_t hsstat_origin = INT64_MAX;
 enum { ORIGIN_ROUNDS = 24 };
 // ORCA_VERIFY_ENTERED=1: the callback stays on and every timed enter is
 // compared with it (counts in .info; the integration tests use it).
 static int verify;
 
-static void note_origin(int64_t o) {
-  int64_t cur = atomic_load_explicit(&origin, memory_order_relaxed);
-  while (o < cur && !atomic_compare_exchange_weak_explicit(&origin, &cur, o, memory_order_relaxed,
-                                                           memory_order_relaxed)) {
-  }
-}
-
 static void give_up(const char *why) {
-  int was = atomic_exchange(&state, HS_OFF);
-  if (was == HS_OFF) return;
+  int was = atomic_exchange(&hsstat_state, HSSTAT_OFF);
+  if (was == HSSTAT_OFF) return;
   counters_prop(ORCA_INFO_ENTERED_TIMER, why);
 }
 
@@ -52,10 +44,10 @@ void hsstat_init(void) {}
 
 void hsstat_new_recording(void) { give_up("not used: a second recording in this JVM"); }
 
-// faulted: a read of the timer faulted (recovered, hotspot.faults): the
+// hsstat_faulted: a read of the timer faulted (recovered, hotspot.faults): the
 // calibration's place is wrong for some thread, so the timer is not used
 // any more (the Entered callback is back on at the next enter: monitor.c).
-static void faulted(void) { give_up("stopped: a read of the timer faulted"); }
+void hsstat_faulted(void) { give_up("stopped: a read of the timer faulted"); }
 
 void hsstat_enable(JNIEnv *env) {
   verify = switches.verify_entered;
@@ -79,8 +71,8 @@ void hsstat_enable(JNIEnv *env) {
     give_up(err);
     return;
   }
-  int expect = HS_WAIT;
-  atomic_compare_exchange_strong(&state, &expect, HS_CALIBRATING);
+  int expect = HSSTAT_WAIT;
+  atomic_compare_exchange_strong(&hsstat_state, &expect, HSSTAT_CALIBRATING);
 }
 
 // ---- calibration ----
@@ -198,7 +190,7 @@ static const char *measure_origin(JNIEnv *env, vm_ptr thr, long at) {
   if (why) return why;
   if (hi == INT64_MAX) return "no timer start seen";
   if (lo > hi) return "the timer's clock is not CLOCK_MONOTONIC";
-  note_origin(hi);
+  hsstat_note_origin(hi);
   char spread[48];
   snprintf(spread, sizeof spread, "%lld", (long long)(hi - lo));
   counters_prop(ORCA_INFO_ENTERED_TIMER_ORIGIN_NS, spread);
@@ -279,10 +271,10 @@ static const char *calibrate(JNIEnv *env, jthread contender) {
     goto done;
   }
   if ((why = measure_origin(env, thr, found * 8))) goto done;
-  atomic_store(&stat_at, found * 8);
+  atomic_store(&hsstat_at, found * 8);
   atomic_store(&ever_trusted, 1);
-  int expect = HS_CALIBRATING;
-  if (atomic_compare_exchange_strong(&state, &expect, HS_TRUSTED)) counters_prop(ORCA_INFO_ENTERED_TIMER, "hotspot");
+  int expect = HSSTAT_CALIBRATING;
+  if (atomic_compare_exchange_strong(&hsstat_state, &expect, HSSTAT_TRUSTED)) counters_prop(ORCA_INFO_ENTERED_TIMER, "hotspot");
 done:
   if (held) (*env)->MonitorExit(env, calib_obj);
   if (why) {   // a contender still waiting for go, or for a round, ends
@@ -296,7 +288,7 @@ done:
 }
 
 void hsstat_calibrate(JNIEnv *env, jthread contender) {
-  if (atomic_load(&state) != HS_CALIBRATING) return;
+  if (atomic_load(&hsstat_state) != HSSTAT_CALIBRATING) return;
   const char *why = contender ? calibrate(env, contender) : "no contender";
   if (why) {
     char msg[200];
@@ -305,70 +297,24 @@ void hsstat_calibrate(JNIEnv *env, jthread contender) {
   }
 }
 
-int hsstat_begin(JNIEnv *env, jthread t, int64_t enter_ns, hs_enter *e) {
-  if (atomic_load_explicit(&state, memory_order_acquire) != HS_TRUSTED) return 0;
-  // Virtual threads' enters (timed on their carrier, which they leave
-  // while blocked on JDK 24+) are not asked here (monitor.c): their
-  // Entered comes from the callback.
-  (void)t;
-  vm_ptr thr = vms_thread(env), stat;
-  if (vm_null(thr)) return 0;
-  long at = atomic_load_explicit(&stat_at, memory_order_relaxed);
-  hs_stats_now now;
-  // Its own JavaThread, alive; but at is the calibration's finding, and a
-  // pointer read there is the VM's: both reads fault-safe.
-  if (!hs_thread_stats(thr, at, &stat) || !hs_stats_read(stat, &now)) {
-    faulted();
-    return 0;
-  }
-  if (!now.active) return 0;
-  e->start = now.start;
-  e->base = now.total;
-  e->stats = stat;
-  e->at = at;
-  e->enter_ns = enter_ns;
-  note_origin(enter_ns - e->start);
-  return 1;
-}
-
-int hsstat_end(const hs_enter *e, int64_t *ns) {
-  if (vm_null(e->stats) || e->at != atomic_load_explicit(&stat_at, memory_order_relaxed)) return -1;
-  hs_stats_now now;
-  if (!hs_stats_read(e->stats, &now)) {
-    faulted();   // the time of this enter is lost (entered_late), as after a reset
-    return -1;
-  }
-  int64_t total = now.total;
-  if (total == e->base) return 0;
-  if (total < e->base) return -1;
-  *ns = e->start + (total - e->base) + atomic_load_explicit(&origin, memory_order_relaxed);
-  return 1;
-}
-
 void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   hs_stats_now now;
-  if (!verify || atomic_load_explicit(&state, memory_order_relaxed) != HS_TRUSTED || vm_null(e->stats)) return;
+  if (!verify || atomic_load_explicit(&hsstat_state, memory_order_relaxed) != HSSTAT_TRUSTED || vm_null(e->stats)) return;
   if (!hs_stats_read(e->stats, &now)) {
-    faulted();
+    hsstat_faulted();
     return;
   }
   // HotSpot's origin as seen at the Entered callback (after the timer
   // stopped): a little later than the true one, by the callback's latency.
   int64_t d = now.total - e->base, y = entered_ns - (e->start + d);
   // The timer stops before HotSpot posts Entered: never after the callback.
-  int64_t late = y - atomic_load(&origin);
+  int64_t late = y - atomic_load(&hsstat_origin);
   counter_add(CNT_VERIFIED_ENTERED, 1);
   if (d <= 0 || late <= -5000) counter_add(CNT_VERIFIED_ENTERED_AFTER, 1);
   else if (late >= 100000) counter_add(CNT_VERIFIED_ENTERED_SLOW, 1);
 }
 
 int hsstat_verifying(void) { return verify; }
-
-int hsstat_trusted(void) { return atomic_load_explicit(&state, memory_order_relaxed) == HS_TRUSTED; }
-
-int hsstat_reliable(const hs_enter *e) {
-  return hsstat_trusted() && !vm_null(e->stats) && e->at == atomic_load_explicit(&stat_at, memory_order_relaxed);
-}
 
 int hsstat_trusted_ever(void) { return atomic_load_explicit(&ever_trusted, memory_order_relaxed); }
 

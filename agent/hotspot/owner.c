@@ -20,8 +20,9 @@
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
 
-// What this JVM exports (vmstructs.h), known at owner_init.
-static int can_owner, can_hash;
+// What this JVM exports (vmstructs.h), known at owner_init; by_tid:
+// HS_OWNER_TID, asked once rather than at every enter.
+static int can_owner, can_hash, by_tid;
 static jfieldID fid_eetop, fid_tid;
 
 typedef struct {
@@ -58,6 +59,7 @@ static inline slot_t *slot(int i) {
 const char *owner_init(void) {
   can_owner = hs_can_owner();
   can_hash = hs_can_monitor_hash();
+  by_tid = hs_has(HS_OWNER_TID);
   // JavaThread::_jni_environment is not exported by every JDK; then the
   // offset is learned from the first registered thread (vms_learn_env).
   if (switches.test_owner_slots && switches.test_owner_slots < max_slots) max_slots = switches.test_owner_slots;
@@ -337,7 +339,7 @@ static uint32_t owner_of_word(uintptr_t own) {
   if (own == 0) return unknown(CNT_OWNER_RELEASED);
   if (own <= 2) return unknown(CNT_OWNER_UNREADABLE);   // anonymous without the object, or the deflater's marker
   // 24+: a virtual thread's id (vthread.h keeps the live ones).
-  uint32_t vh = hs_has(HS_OWNER_TID) ? vthread_by_tid((int64_t)own) : 0;
+  uint32_t vh = by_tid ? vthread_by_tid((int64_t)own) : 0;
   if (vh) return vh;
   int n = atomic_load(&high);
   for (int pass = 0; pass < 3; pass++) {

@@ -11,13 +11,13 @@
 #include "hotspot/safe.h"
 
 __thread safe_guard *safe_cur;
-static int installed;
+int safe_installed;
 static struct sigaction old_segv, old_bus;
 
 // The linker's bounds of the section SAFE_CODE.
 extern char __start_orca_safe[], __stop_orca_safe[];
 
-int safe_guarded(void) { return installed; }
+int safe_guarded(void) { return safe_installed; }
 
 #if ARCH_CONTEXT
 // resume runs on the faulting thread after the handler returned (so the
@@ -84,18 +84,8 @@ const char *safe_init(int check_jni) {
     sigaction(SIGSEGV, &old_segv, NULL);
     return "process_vm_readv (the JVM's SIGBUS handler not found)";
   }
-  installed = 1;
+  safe_installed = 1;
   return "fault handler";
-}
-
-// copy reads n bytes at p, guarded (volatile: not turned into a memcpy
-// call, which would run outside the section).
-SAFE_CODE __attribute__((noinline)) static void copy(void *out, const void *p, size_t n) {
-  if (!(((uintptr_t)p | (uintptr_t)out | n) & 7)) {
-    for (size_t i = 0; i < n / 8; i++) ((uint64_t *)out)[i] = ((const volatile uint64_t *)p)[i];
-    return;
-  }
-  for (size_t i = 0; i < n; i++) ((char *)out)[i] = ((const volatile char *)p)[i];
 }
 
 // by_kernel has the kernel copy: process_vm_readv (our own process seen
@@ -123,15 +113,3 @@ static int by_kernel(void *out, const void *p, size_t n) {
 }
 
 int safe_probe(void *out, vm_ptr p, size_t n) { return by_kernel(out, (const void *)p.vm_bits_, n); }
-
-int safe_read(void *out, vm_ptr p, size_t n) {
-  if (!installed) return by_kernel(out, (const void *)p.vm_bits_, n);
-  safe_guard g;
-  if (!safe_try(&g)) {
-    safe_leave(&g);
-    return 0;
-  }
-  copy(out, (const void *)p.vm_bits_, n);
-  safe_leave(&g);
-  return 1;
-}

@@ -64,13 +64,40 @@ int safe_guarded(void);
 #define safe_try(g) ((g)->prev = safe_cur, safe_cur = (g), _setjmp((g)->jb) == 0)
 static inline void safe_leave(safe_guard *g) { safe_cur = g->prev; }
 
-// safe_read copies n bytes at p to out; 0 when some are not readable.
-int safe_read(void *out, vm_ptr p, size_t n);
 // safe_probe is safe_read by the kernel's copy (a system call, ~0.6 us),
 // never a fault: for reads expected to hit unmapped memory, such as the
 // timer's calibration, which reads every word of a JavaThread as if it
 // were a pointer, so that a normal run recovers no fault at all.
 int safe_probe(void *out, vm_ptr p, size_t n);
+
+// safe_read and its copy are here, not in safe.c, so that a contended
+// enter's reads (vmstructs.h's accessors) run no function of safe.c
+// (docs/agent.md, "The files an event runs"). safe_installed: the handler
+// is installed (safe_init; safe_guarded says it).
+extern int safe_installed;
+// safe_copy_ reads n bytes at p, guarded: in the section, each unit that
+// reads its own copy of it (noinline: its loads stay in the section;
+// volatile: not turned into a memcpy call, which would run outside it).
+SAFE_CODE __attribute__((noinline, unused)) static void safe_copy_(void *out, const void *p, size_t n) {
+  if (!(((uintptr_t)p | (uintptr_t)out | n) & 7)) {
+    for (size_t i = 0; i < n / 8; i++) ((uint64_t *)out)[i] = ((const volatile uint64_t *)p)[i];
+    return;
+  }
+  for (size_t i = 0; i < n; i++) ((char *)out)[i] = ((const volatile char *)p)[i];
+}
+// safe_read copies n bytes at p to out; 0 when some are not readable.
+// (A function that calls _setjmp is never inlined: a copy of it per unit.)
+static inline int safe_read(void *out, vm_ptr p, size_t n) {
+  if (!safe_installed) return safe_probe(out, p, n);
+  safe_guard g;
+  if (!safe_try(&g)) {
+    safe_leave(&g);
+    return 0;
+  }
+  safe_copy_(out, (const void *)p.vm_bits_, n);
+  safe_leave(&g);
+  return 1;
+}
 // safe_word reads the word at p into *out; 0 when not readable.
 static inline int safe_word(vm_ptr p, uintptr_t *out) { return safe_read(out, p, sizeof *out); }
 #endif

@@ -8,7 +8,7 @@
 #include "core/orca.h"
 #include "hotspot/vmstructs.h"
 
-static atomic_long off_env = -2;   // -2: not looked up yet
+atomic_long hs_env_at = -2;   // -2: not looked up yet (vmstructs.h)
 
 // The look-ups below read the VM's exported tables (gHotSpotVMStructs and
 // the others, JVMFlag::flags) directly: static data of libjvm.so that the
@@ -114,11 +114,11 @@ int vms_flag(const char *name) {
 }
 
 static long env_offset(void) {
-  long o = atomic_load_explicit(&off_env, memory_order_relaxed);
+  long o = atomic_load_explicit(&hs_env_at, memory_order_relaxed);
   if (o == -2) {
     long expect = -2;
-    atomic_compare_exchange_strong(&off_env, &expect, vms_offset("JavaThread", "_jni_environment"));
-    o = atomic_load(&off_env);
+    atomic_compare_exchange_strong(&hs_env_at, &expect, vms_offset("JavaThread", "_jni_environment"));
+    o = atomic_load(&hs_env_at);
   }
   return o;
 }
@@ -127,12 +127,7 @@ void vms_learn_env(JNIEnv *env, uintptr_t eetop) {
   if (env_offset() >= 0) return;
   // The JNIEnv is embedded in the JavaThread at a fixed offset.
   if (eetop && (uintptr_t)env > eetop && (uintptr_t)env - eetop < 65536)
-    atomic_store(&off_env, (long)((uintptr_t)env - eetop));
-}
-
-vm_ptr vms_thread(JNIEnv *env) {
-  long o = env_offset();
-  return vm_at(o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0);
+    atomic_store(&hs_env_at, (long)((uintptr_t)env - eetop));
 }
 
 // Each fact: from and to (feature releases, inclusive; 0: open), and why.
@@ -195,6 +190,7 @@ static void test_faults(void);
 
 void hs_init(void) {
   hs.walk25 = hs_has(HS_WALK_LAYOUT_25);
+  env_offset();   // vms_thread's (vmstructs.h) offset, looked up before any event
   // ThreadStatistics: jlong _contended_enter_count, then the elapsedTimer
   // (jlong _counter, jlong _start_counter, bool _active). The table names
   // _counter and _active, not _start_counter; without elapsedTimer in it,
@@ -337,15 +333,12 @@ int hs_stw_collector(void) { return vms_flag("UseG1GC") == 1 || vms_flag("UsePar
 
 // ---- Fault-safe accessors ----
 
-// at_off: the VM address off bytes past p.
-static inline vm_ptr at_off(vm_ptr p, long off) { return vm_at(p.vm_bits_ + (uintptr_t)off); }
-
 // Fault injection (tests): ORCA_TEST_FAULTS=SITE:N[,SITE:N], one in N
-// fault-safe reads of a site reads an inaccessible page instead.
-enum { SITE_OWNER, SITE_LOCK_STACK, SITE_TIMER, SITES };
-static const char *const site_names[SITES] = {"owner", "lock_stack", "timer"};
-static int fault_every[SITES];
-static atomic_long fault_reads[SITES];
+// fault-safe reads of a site reads an inaccessible page instead (hs_aim,
+// vmstructs.h).
+static const char *const site_names[HS_SITES] = {"owner", "lock_stack", "timer"};
+int hs_fault_every[HS_SITES];
+static atomic_long fault_reads[HS_SITES];
 static uintptr_t fault_page;
 
 static void test_faults(void) {
@@ -354,47 +347,28 @@ static void test_faults(void) {
   void *pg = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (pg == MAP_FAILED) return;
   fault_page = (uintptr_t)pg;
-  for (int k = 0; k < SITES; k++) {
+  for (int k = 0; k < HS_SITES; k++) {
     const char *at = strstr(v, site_names[k]);
     size_t n = strlen(site_names[k]);
-    if (at && at[n] == ':' && atoi(at + n + 1) > 0) fault_every[k] = atoi(at + n + 1);
+    if (at && at[n] == ':' && atoi(at + n + 1) > 0) hs_fault_every[k] = atoi(at + n + 1);
   }
 }
 
-// aim returns where a read of site should go: p, or one time in N the
-// inaccessible page. Which reads fault is a hash of the site's read count,
-// not every Nth: the reads of one contended enter come in a fixed order, so
-// every Nth would fault the same one each time (always the owner's word,
-// never the monitor's hash).
-static inline vm_ptr aim(int site, vm_ptr p) {
-  if (__builtin_expect(!fault_every[site], 1)) return p;
+// hs_fault_aim: hs_aim's part for a site whose reads are injected faults.
+// Which reads fault is a hash of the site's read count, not every Nth: the
+// reads of one contended enter come in a fixed order, so every Nth would
+// fault the same one each time (always the owner's word, never the
+// monitor's hash).
+vm_ptr hs_fault_aim(int site, vm_ptr p) {
   uint64_t n = (uint64_t)atomic_fetch_add_explicit(&fault_reads[site], 1, memory_order_relaxed);
   n *= 0x9E3779B97F4A7C15ull;
-  return (n >> 40) % (uint64_t)fault_every[site] == 0 ? vm_at(fault_page) : p;
-}
-
-int hs_pending_monitor(vm_ptr jt, vm_ptr *mon) {
-  uintptr_t w = 0;
-  if (!safe_word(aim(SITE_OWNER, at_off(jt, hs.thread_pending_monitor)), &w)) return 0;
-  *mon = vm_at(w);
-  return 1;
+  return (n >> 40) % (uint64_t)hs_fault_every[site] == 0 ? vm_at(fault_page) : p;
 }
 
 int hs_waiting_monitor(vm_ptr jt, vm_ptr *mon) {
   uintptr_t w = 0;
-  if (hs.thread_waiting_monitor < 0 || !safe_word(aim(SITE_OWNER, at_off(jt, hs.thread_waiting_monitor)), &w)) return 0;
+  if (hs.thread_waiting_monitor < 0 || !safe_word(hs_aim(HS_SITE_OWNER, hs_at_off(jt, hs.thread_waiting_monitor)), &w)) return 0;
   *mon = vm_at(w);
-  return 1;
-}
-
-int hs_monitor_owner(vm_ptr mon, uintptr_t *own) {
-  return safe_word(aim(SITE_OWNER, at_off(mon, hs.monitor_owner)), own);
-}
-
-int hs_monitor_hash(vm_ptr mon, uint32_t *hash) {
-  uintptr_t mark = 0;
-  if (!safe_word(aim(SITE_OWNER, at_off(mon, hs.monitor_header)), &mark)) return 0;
-  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
   return 1;
 }
 
@@ -403,7 +377,7 @@ int hs_handle_oop(jobject handle, uintptr_t *oop) { return safe_word(vm_at((uint
 int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi) {
   uintptr_t base = 0, size = 0;
   if (vm_null(jt) || hs.thread_stack_base < 0 || hs.thread_stack_size < 0 ||
-      !safe_word(at_off(jt, hs.thread_stack_base), &base) || !safe_word(at_off(jt, hs.thread_stack_size), &size))
+      !safe_word(hs_at_off(jt, hs.thread_stack_base), &base) || !safe_word(hs_at_off(jt, hs.thread_stack_size), &size))
     return 0;
   *lo = base - size, *hi = base;
   return 1;
@@ -435,7 +409,7 @@ int hs_object_hash(vm_ptr oop, uint32_t *hash) {
   if (lock == (uintptr_t)hs.mark_monitor && !monitor_table()) {
     // The header displaced into the monitor (_header up to 23, _metadata after).
     long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
-    if (at < 0 || !safe_word(at_off(vm_at(mark ^ lock), at), &mark)) return 0;
+    if (at < 0 || !safe_word(hs_at_off(vm_at(mark ^ lock), at), &mark)) return 0;
   } else if (lock != (uintptr_t)hs.mark_unlocked && lock != (uintptr_t)hs.mark_monitor) {
     return 0;   // fast-locked: a stack lock's header is elsewhere
   }
@@ -447,7 +421,7 @@ intptr_t hs_mounted_virtual(vm_ptr jt) {
   uintptr_t hv = 0, ht = 0, v = 0, t = 0;
   if (hs.thread_vthread < 0 || hs.thread_threadobj < 0) return -1;
   // OopHandles: each points at a slot holding the object.
-  if (!safe_word(at_off(jt, hs.thread_vthread), &hv) || !safe_word(at_off(jt, hs.thread_threadobj), &ht) || !hv ||
+  if (!safe_word(hs_at_off(jt, hs.thread_vthread), &hv) || !safe_word(hs_at_off(jt, hs.thread_threadobj), &ht) || !hv ||
       !ht || !safe_word(vm_at(hv), &v) || !safe_word(vm_at(ht), &t) || !v || !t)
     return -1;
   return v == t ? 0 : (intptr_t)v;
@@ -459,7 +433,7 @@ int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
   if (!hs_can_lock_stack() || want > BUF) return -1;
   unsigned char buf[BUF];
   // Another thread's memory, gone if the thread has just exited.
-  if (!safe_read(buf, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack)), want)) return -1;
+  if (!safe_read(buf, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_lock_stack)), want)) return -1;
   uint32_t top;   // a byte offset from the JavaThread
   memcpy(&top, buf + hs.lockstack_top, sizeof top);
   long first = hs.thread_lock_stack + hs.lockstack_base;
@@ -472,7 +446,7 @@ int hs_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
 int hs_thread_running(vm_ptr jt) {
   uint32_t state = 0;
   if (hs.thread_state < 0 || hs.state_in_java < 0 || hs.state_in_vm < 0 ||
-      !safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state))
+      !safe_read(&state, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_state)), sizeof state))
     return 0;
   return (long)state == hs.state_in_java || (long)state == hs.state_in_vm;
 }
@@ -485,9 +459,9 @@ int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {
     return 0;
   unsigned char buf[BUF];
   // Another thread's memory, gone if the thread has just exited.
-  if (!safe_read(&state, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_state)), sizeof state) ||
+  if (!safe_read(&state, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_state)), sizeof state) ||
       ((long)state != hs.state_in_java && (long)state != hs.state_in_vm) ||
-      !safe_read(buf, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack)), (size_t)hs.lockstack_size))
+      !safe_read(buf, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_lock_stack)), (size_t)hs.lockstack_size))
     return 0;
   uint32_t top;   // a byte offset from the JavaThread
   memcpy(&top, buf + hs.lockstack_top, sizeof top);
@@ -502,33 +476,14 @@ int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {
 int hs_own_lock_stack(vm_ptr jt, uintptr_t *out, int max) {
   uint32_t top;   // a byte offset from the JavaThread
   if (!hs_can_lock_stack() ||
-      !safe_read(&top, aim(SITE_LOCK_STACK, at_off(jt, hs.thread_lock_stack + hs.lockstack_top)), sizeof top))
+      !safe_read(&top, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_lock_stack + hs.lockstack_top)), sizeof top))
     return -1;
   long first = hs.thread_lock_stack + hs.lockstack_base;
   long count = ((long)top - first) / (long)sizeof(uintptr_t);
   if (count < 0 || count > max) return -1;
-  if (count && !safe_read(out, aim(SITE_LOCK_STACK, at_off(jt, first)), (size_t)count * sizeof(uintptr_t)))
+  if (count && !safe_read(out, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, first)), (size_t)count * sizeof(uintptr_t)))
     return -1;
   return (int)count;
-}
-
-int hs_thread_stats(vm_ptr jt, long at, vm_ptr *stats) {
-  uintptr_t w = 0;
-  if (at < 0 || !safe_word(aim(SITE_TIMER, at_off(jt, at)), &w) || !w) return 0;
-  *stats = vm_at(w);
-  return 1;
-}
-
-int hs_stats_read(vm_ptr stats, hs_stats_now *out) {
-  // The count, then elapsedTimer's fields (hs_init): one copy.
-  char w[32];
-  if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
-      hs.stats_start + 8 > (long)sizeof w || !safe_read(w, aim(SITE_TIMER, stats), sizeof w))
-    return 0;
-  memcpy(&out->total, w + hs.stats_total, 8);
-  memcpy(&out->start, w + hs.stats_start, 8);
-  out->active = w[hs.stats_active] != 0;
-  return 1;
 }
 
 enum { MAX_WORDS = 1024 };   // JavaThread is 1-2 kB on 17-25
@@ -544,7 +499,7 @@ int hs_probe_stats(vm_ptr jt, long at, hs_stats_copy *out) {
   if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
       hs.stats_start + 8 > (long)sizeof w)
     return 0;
-  if (!safe_probe(&p, at_off(jt, at), sizeof p) || p < 65536 || p % 8 != 0 || p >= (1ULL << 47) ||
+  if (!safe_probe(&p, hs_at_off(jt, at), sizeof p) || p < 65536 || p % 8 != 0 || p >= (1ULL << 47) ||
       !safe_probe(w, vm_at(p), sizeof w))
     return 0;
   memcpy(&out->count, w, 8);
@@ -564,7 +519,7 @@ void *hs_native_function(jmethodID m) {
 
 jobject hs_monitor_object(JNIEnv *env, vm_ptr mon) {
   uintptr_t slot = 0, oop = 0;
-  if (hs.monitor_object < 0 || hs.check_jni || vm_null(mon) || !safe_word(at_off(mon, hs.monitor_object), &slot) || !slot ||
+  if (hs.monitor_object < 0 || hs.check_jni || vm_null(mon) || !safe_word(hs_at_off(mon, hs.monitor_object), &slot) || !slot ||
       (slot & 7) || !safe_word(vm_at(slot), &oop) || !oop)
     return NULL;
   jobject ref = (*env)->NewLocalRef(env, (jobject)(slot | 1));

@@ -9,7 +9,9 @@
 #ifndef ORCA_VMSTRUCTS_H
 #define ORCA_VMSTRUCTS_H
 #include <jni.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include "hotspot/safe.h"
 
 // vms_offset returns the byte offset of type::field, or -1; with ctype
@@ -32,9 +34,8 @@ int vms_flag(const char *name);
 // vms_learn_env learns where the JNIEnv sits in a JavaThread when the table
 // does not say, from a thread's JNIEnv and its JavaThread address (eetop).
 void vms_learn_env(JNIEnv *env, uintptr_t eetop);
-// vms_thread returns the calling thread's JavaThread, or a null vm_ptr
-// when unknown.
-vm_ptr vms_thread(JNIEnv *env);
+// vms_thread (below, inline) returns the calling thread's JavaThread, or
+// a null vm_ptr when unknown.
 // hs_native_function returns the address a native method m is bound to now
 // (Method::_native_function, the word after the Method), or NULL when
 // unknown or unreadable: an attach finds the natives bound already
@@ -153,10 +154,39 @@ int hs_stw_collector(void);
 #define HS_INLINE static inline __attribute__((always_inline))
 #define HS_AT(type, base, off) (*(type *)((uintptr_t)(base) + (uintptr_t)(off)))
 
+// The accessors a contended enter calls are inline here, as
+// async-profiler's vmStructs.h keeps its own: an enter runs no function of
+// the layer's .c (docs/agent.md, "The files an event runs").
+
+// vms_thread: the JNIEnv sits in the JavaThread at hs_env_at (looked up by
+// hs_init, or learned by vms_learn_env; -2 before hs_init, -1 unknown):
+// arithmetic, no read (the walker calls it in SAFE_CODE).
+extern atomic_long hs_env_at;
+HS_INLINE vm_ptr vms_thread(JNIEnv *env) {
+  long o = atomic_load_explicit(&hs_env_at, memory_order_relaxed);
+  return vm_at(o >= 0 && env ? (uintptr_t)env - (uintptr_t)o : 0);
+}
+
+// hs_at_off: the VM address off bytes past p.
+HS_INLINE vm_ptr hs_at_off(vm_ptr p, long off) { return vm_at(p.vm_bits_ + (uintptr_t)off); }
+// hs_aim returns where a fault-safe read of site should go: p, or with
+// ORCA_TEST_FAULTS one time in N the inaccessible page (hs_fault_aim).
+enum { HS_SITE_OWNER, HS_SITE_LOCK_STACK, HS_SITE_TIMER, HS_SITES };
+extern int hs_fault_every[HS_SITES];
+vm_ptr hs_fault_aim(int site, vm_ptr p);
+HS_INLINE vm_ptr hs_aim(int site, vm_ptr p) {
+  return __builtin_expect(!hs_fault_every[site], 1) ? p : hs_fault_aim(site, p);
+}
+
 // Fault-safe.
 // hs_pending_monitor: JavaThread::_current_pending_monitor of jt;
 // hs_waiting_monitor: its _current_waiting_monitor (0 when not exported).
-int hs_pending_monitor(vm_ptr jt, vm_ptr *mon);
+HS_INLINE int hs_pending_monitor(vm_ptr jt, vm_ptr *mon) {
+  uintptr_t w = 0;
+  if (!safe_word(hs_aim(HS_SITE_OWNER, hs_at_off(jt, hs.thread_pending_monitor)), &w)) return 0;
+  *mon = vm_at(w);
+  return 1;
+}
 int hs_waiting_monitor(vm_ptr jt, vm_ptr *mon);
 // hs_monitor_object returns a local reference to the object of a monitor
 // that another thread is blocked on or waits on (so it cannot be deflated
@@ -173,9 +203,16 @@ static inline uintptr_t hs_monitor_address(vm_ptr mon) { return mon.vm_bits_; }
 // hs_monitor_owner: ObjectMonitor::_owner (a JavaThread*, a BasicLock*,
 // or from HS_OWNER_TID a thread id; 1: anonymous, HS_LIGHTWEIGHT_LOCKS): a
 // word to compare, never read through.
-int hs_monitor_owner(vm_ptr mon, uintptr_t *own);
+HS_INLINE int hs_monitor_owner(vm_ptr mon, uintptr_t *own) {
+  return safe_word(hs_aim(HS_SITE_OWNER, hs_at_off(mon, hs.monitor_owner)), own);
+}
 // hs_monitor_hash: the identity hash in the monitor's displaced header (0: none yet).
-int hs_monitor_hash(vm_ptr mon, uint32_t *hash);
+HS_INLINE int hs_monitor_hash(vm_ptr mon, uint32_t *hash) {
+  uintptr_t mark = 0;
+  if (!safe_word(hs_aim(HS_SITE_OWNER, hs_at_off(mon, hs.monitor_header)), &mark)) return 0;
+  *hash = (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+  return 1;
+}
 // hs_thread_stack: the bounds of jt's stack.
 int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi);
 // hs_lock_stack copies up to max objects of jt's lock stack into out and
@@ -217,8 +254,23 @@ typedef struct {
   int64_t total, start;   // the timer's total and its current start
   int active;
 } hs_stats_now;
-int hs_thread_stats(vm_ptr jt, long at, vm_ptr *stats);
-int hs_stats_read(vm_ptr stats, hs_stats_now *out);
+HS_INLINE int hs_thread_stats(vm_ptr jt, long at, vm_ptr *stats) {
+  uintptr_t w = 0;
+  if (at < 0 || !safe_word(hs_aim(HS_SITE_TIMER, hs_at_off(jt, at)), &w) || !w) return 0;
+  *stats = vm_at(w);
+  return 1;
+}
+HS_INLINE int hs_stats_read(vm_ptr stats, hs_stats_now *out) {
+  // The count, then elapsedTimer's fields (hs_init): one copy.
+  char w[32];
+  if (hs.stats_total < 0 || hs.stats_active >= (long)sizeof w || hs.stats_total + 8 > (long)sizeof w ||
+      hs.stats_start + 8 > (long)sizeof w || !safe_read(w, hs_aim(HS_SITE_TIMER, stats), sizeof w))
+    return 0;
+  memcpy(&out->total, w + hs.stats_total, 8);
+  memcpy(&out->start, w + hs.stats_start, 8);
+  out->active = w[hs.stats_active] != 0;
+  return 1;
+}
 // hs_probe_thread_word / hs_probe_stats: the kernel's copy (safe_probe),
 // never a fault: for the calibration, which reads every word of a
 // JavaThread as if it were a pointer to ThreadStatistics.

@@ -102,43 +102,27 @@ uint32_t vthread_key_new(JNIEnv *env, jthread t, uint32_t h) {
   return k;
 }
 
-// Live virtual threads by thread id: direct-mapped (ids are consecutive
-// longs, so live threads rarely share a slot; a later one takes the slot
-// and the earlier one's monitors get owner 00000000). Written by the virtual
-// thread at its start and end, read without a lock by contenders: a reader
-// takes the hash only when the id reads the same before and after it.
-#define TID_SLOTS (1 << 18)
-typedef struct {
-  _Atomic int64_t tid;   // 0: free
-  _Atomic uint32_t hash;
-} tid_slot;
-static _Atomic(void *) tids;
+// Live virtual threads by thread id (vthread.h): the table.
+void *_Atomic vthread_tids;
 
-static tid_slot *tid_table(int make) { return orca_table(&tids, TID_SLOTS * sizeof(tid_slot), make); }
-
-uint32_t vthread_by_tid(int64_t tid) {
-  tid_slot *t = tid_table(0);
-  if (!t || tid <= 0) return 0;
-  tid_slot *e = &t[(uint64_t)tid & (TID_SLOTS - 1)];
-  if (atomic_load(&e->tid) != tid) return 0;
-  uint32_t h = atomic_load(&e->hash);
-  return atomic_load(&e->tid) == tid ? h : 0;
+static vthread_tid_slot *tid_table(int make) {
+  return orca_table(&vthread_tids, VTHREAD_TID_SLOTS * sizeof(vthread_tid_slot), make);
 }
 
 static void tid_add(int64_t tid, uint32_t hash) {
-  tid_slot *t = tid_table(1);
+  vthread_tid_slot *t = tid_table(1);
   if (!t || tid <= 0) return;
-  tid_slot *e = &t[(uint64_t)tid & (TID_SLOTS - 1)];
+  vthread_tid_slot *e = &t[(uint64_t)tid & (VTHREAD_TID_SLOTS - 1)];
   atomic_store(&e->tid, -1);
   atomic_store(&e->hash, hash);
   atomic_store(&e->tid, tid);
 }
 
 static void tid_remove(int64_t tid) {
-  tid_slot *t = tid_table(0);
+  vthread_tid_slot *t = tid_table(0);
   if (!t || tid <= 0) return;
   int64_t want = tid;
-  atomic_compare_exchange_strong(&t[(uint64_t)tid & (TID_SLOTS - 1)].tid, &want, 0);
+  atomic_compare_exchange_strong(&t[(uint64_t)tid & (VTHREAD_TID_SLOTS - 1)].tid, &want, 0);
 }
 
 void vthread_known(JNIEnv *env, jthread vt, uint32_t hash) { tid_add(vthread_tid(env, vt), hash); }

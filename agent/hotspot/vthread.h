@@ -11,6 +11,7 @@
 #ifndef ORCA_VTHREAD_H
 #define ORCA_VTHREAD_H
 #include <jvmti.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -40,10 +41,31 @@ int64_t vthread_tid(JNIEnv *env, jthread vt);
 // identity hash h, registered by its tid (counted in thread_keys_full when
 // the table is full): threads.h's thread_key_new.
 uint32_t vthread_key_new(JNIEnv *env, jthread t, uint32_t h);
+// Live virtual threads by thread id: direct-mapped (ids are consecutive
+// longs, so live threads rarely share a slot; a later one takes the slot
+// and the earlier one's monitors get owner 00000000). Written by the virtual
+// thread at its start and end (vthread.c), read without a lock by
+// contenders: a reader takes the hash only when the id reads the same
+// before and after it. Published at the first virtual thread's start.
+#define VTHREAD_TID_SLOTS (1 << 18)
+typedef struct {
+  _Atomic int64_t tid;   // 0: free
+  _Atomic uint32_t hash;
+} vthread_tid_slot;
+// void *_Atomic: _Atomic(void *), in the form check-includes.sh does not
+// take for a function named _Atomic.
+extern void *_Atomic vthread_tids;
 // vthread_by_tid returns the key (record/tkeys.h: its identity hash, but
 // for a collision) of the live virtual thread with thread id tid, 0 when
-// none is known (owner.c, JDK 24+).
-uint32_t vthread_by_tid(int64_t tid);
+// none is known (owner.c, JDK 24+: every contended enter asks, so inline).
+static inline uint32_t vthread_by_tid(int64_t tid) {
+  vthread_tid_slot *t = atomic_load_explicit(&vthread_tids, memory_order_acquire);
+  if (!t || tid <= 0) return 0;
+  vthread_tid_slot *e = &t[(uint64_t)tid & (VTHREAD_TID_SLOTS - 1)];
+  if (atomic_load(&e->tid) != tid) return 0;
+  uint32_t h = atomic_load(&e->hash);
+  return atomic_load(&e->tid) == tid ? h : 0;
+}
 // vthread_on sets the functions called at VirtualThreadStart and End (on the
 // virtual thread itself, mounted), after the table of ids is updated (start)
 // or before (end). hash is vt's key (record/tkeys.h, registered: its

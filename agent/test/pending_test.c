@@ -4,7 +4,11 @@
 // is dropped and counted (dropped.KIND); a thread that ends while the walker
 // holds its wait leaves the memory to the walker. pending.c is included to
 // drive its states directly; the JVM, the stack walkers and HotSpot's timer
-// are stubbed.
+// are stubbed. HotSpot's timer read (hsstat_end) is inline in hsstat.h, so
+// its stub takes its name in pending.c: hsstat.h first, then the name.
+#include "../hotspot/hsstat.h"
+int stub_hsstat_end(const hs_enter *e, int64_t *ns);
+#define hsstat_end stub_hsstat_end
 #include "../threads/pending.c"
 #include <string.h>
 #include <unistd.h>
@@ -31,7 +35,7 @@ int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject 
 uint32_t waitobj_hash(JNIEnv *env, jthread t, jobject o) { (void)env; (void)t; (void)o; return 0xCD; }
 int waitobj_class_safe(void) { return 0; }
 int objclass_known(uint32_t h) { (void)h; return 1; }
-int hsstat_end(const hs_enter *e, int64_t *ns) {
+int stub_hsstat_end(const hs_enter *e, int64_t *ns) {
   (void)e;
   if (is_writer && atomic_load(&slow)) usleep(200);
   *ns = 0;

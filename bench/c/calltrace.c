@@ -38,10 +38,12 @@ NOTRACE __attribute__((constructor)) static void init(void) {
   start_at = now_ns() + (int64_t)((a ? atof(a) : 2.5) * 1e9);
 }
 
-// recording: the steady state has begun (a clock read until it has).
+// recording: the steady state has begun (a clock read until it has). Not
+// before init has set start_at: the agent's own constructors (tkeys.c's)
+// may run first, and a start_at of 0 would turn the notes on at load.
 NOTRACE static int recording(void) {
   if (atomic_load_explicit(&on, memory_order_relaxed)) return 1;
-  if (now_ns() < start_at) return 0;
+  if (!start_at || now_ns() < start_at) return 0;
   atomic_store(&on, 1);
   return 1;
 }

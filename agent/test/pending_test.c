@@ -4,11 +4,15 @@
 // is dropped and counted (dropped.KIND); a thread that ends while the walker
 // holds its wait leaves the memory to the walker. pending.c is included to
 // drive its states directly; the JVM, the stack walkers and HotSpot's timer
-// are stubbed. HotSpot's timer read (hsstat_end) is inline in hsstat.h, so
-// its stub takes its name in pending.c: hsstat.h first, then the name.
+// are stubbed. HotSpot's timer read (hsstat_end) and the identity hash
+// (objhash_of) are inline in their headers, so their stubs take their names
+// in pending.c: the headers first, then the names.
 #include "../hotspot/hsstat.h"
+#include "../hotspot/objhash.h"
 int stub_hsstat_end(const hs_enter *e, int64_t *ns);
 #define hsstat_end stub_hsstat_end
+uint32_t stub_objhash_of(jobject o);
+#define objhash_of stub_objhash_of
 #include "../threads/pending.c"
 #include <string.h>
 #include <unistd.h>
@@ -27,7 +31,7 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max) {
   out[0].location = 1;
   return 1;
 }
-uint32_t objhash_of(jobject o) { return o ? 0xAB : 0; }
+uint32_t stub_objhash_of(jobject o) { return o ? 0xAB : 0; }
 int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
   (void)env; (void)shard; (void)thread; (void)ts; (void)o; (void)h;
   return 0;

@@ -121,6 +121,17 @@ type tstate struct {
 	lateAt      format.Time
 }
 
+// current returns when the thread's current state began (runnable too):
+// the start of the innermost open state's current segment, or the end of
+// its latest segment.
+func (ts *tstate) current() format.Time {
+	at := ts.floor
+	if n := len(ts.open); n > 0 {
+		at = max(at, ts.open[n-1].iv.Start)
+	}
+	return at
+}
+
 type openIv struct {
 	// iv.Since is when the state began; iv.Start is where its current
 	// segment begins (it moves when the state is split).
@@ -347,6 +358,15 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, ots, ev)
 		ls.block(ts)
+		if ots != nil && ots.current() > ev.Time {
+			// A line behind the owner's (lines of two threads may be out
+			// of order by a little): the owner's state at this line's
+			// time is past for the fold, whose deadlock detection pairs
+			// this wait only with the owner's current state. The wait-for
+			// graph at an instant, from the intervals, leaves the wait
+			// out until then, as the fold did (Model.lateEntries).
+			b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: ev.Object, From: ev.Time, To: ots.current()})
+		}
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.

@@ -24,6 +24,8 @@ type waitFor struct {
 // lateEntry is a span in which the fold held Thread, blocked on Object
 // in the recording, to have entered it: from From (another thread named
 // it the owner) to To (its wait changed; the end of time when it did not).
+// Or one in which the fold did not see Thread's wait on Object: from its
+// line's time to the start of its owner's state when it was read.
 type lateEntry struct {
 	Thread   format.ThreadID
 	Object   format.ObjectID

@@ -356,21 +356,31 @@ func (b *Builder) Event(ev *reader.Event) {
 		} else if ots = b.ownerUnknown(ev.Object, ts); ots != nil {
 			owner = ots.t.ID
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, ots, ev)
-		ls.block(ts)
+		// A line behind the owner's (lines of two threads may be out of
+		// order by a little): the owner's state at this line's time is
+		// past for the fold, which knows only its current one. The fold
+		// makes the thread wait for the owner (and the others blocked here
+		// too) from the start of that state, so that its deadlock
+		// detection pairs the wait with the state it knows; the wait-for
+		// graph at an instant, from the intervals, leaves the wait out
+		// until then (Model.lateEntries). The interval, its owner and its
+		// blame keep the recorded times.
+		from, waitee := ev.Time, ots
 		if ots != nil && ots.current() > ev.Time {
-			// A line behind the owner's (lines of two threads may be out
-			// of order by a little): the owner's state at this line's
-			// time is past for the fold, whose deadlock detection pairs
-			// this wait only with the owner's current state. The wait-for
-			// graph at an instant, from the intervals, leaves the wait
-			// out until then, as the fold did (Model.lateEntries).
-			b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: ev.Object, From: ev.Time, To: ots.current()})
+			from, waitee = ots.current(), nil
+		}
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, waitee, ev)
+		ls.block(ts)
+		if from > ev.Time {
+			b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: ev.Object, From: ev.Time, To: from})
+			o.other = ots
+			ts.floor = max(ts.floor, from) // its later lines fold after it, as after newOwner's span
+			b.rewait(ts, from)
 		}
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.
-			b.newOwner(ls, ots, ev.Time)
+			b.newOwner(ls, ots, from)
 		}
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)

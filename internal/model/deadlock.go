@@ -125,6 +125,10 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		}
 	}
 	for _, ts := range path {
+		// Its threads' later lines fold after it (as after a segment, see
+		// tstate.floor): one behind the line that put a wait of it later
+		// must not end the deadlock before it formed.
+		ts.floor = max(ts.floor, d.At)
 		d.Objects = append(d.Objects, ts.wf.obj)
 		d.Stacks = append(d.Stacks, ts.wf.stack)
 		st := Blocked

@@ -121,17 +121,6 @@ type tstate struct {
 	lateAt      format.Time
 }
 
-// current returns when the thread's current state began (runnable too):
-// the start of the innermost open state's current segment, or the end of
-// its latest segment.
-func (ts *tstate) current() format.Time {
-	at := ts.floor
-	if n := len(ts.open); n > 0 {
-		at = max(at, ts.open[n-1].iv.Start)
-	}
-	return at
-}
-
 type openIv struct {
 	// iv.Since is when the state began; iv.Start is where its current
 	// segment begins (it moves when the state is split).
@@ -331,7 +320,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, tts, ev)
+		from := waitsFrom(tts, ev.Time)
+		o := b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, waitsNow(tts, from, ev.Time), ev)
+		b.waitsLate(ts, o, tts, 0, ev.Time, from)
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
@@ -356,27 +347,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		} else if ots = b.ownerUnknown(ev.Object, ts); ots != nil {
 			owner = ots.t.ID
 		}
-		// A line behind the owner's (lines of two threads may be out of
-		// order by a little): the owner's state at this line's time is
-		// past for the fold, which knows only its current one. The fold
-		// makes the thread wait for the owner (and the others blocked here
-		// too) from the start of that state, so that its deadlock
-		// detection pairs the wait with the state it knows; the wait-for
-		// graph at an instant, from the intervals, leaves the wait out
-		// until then (Model.lateEntries). The interval, its owner and its
-		// blame keep the recorded times.
-		from, waitee := ev.Time, ots
-		if ots != nil && ots.current() > ev.Time {
-			from, waitee = ots.current(), nil
-		}
-		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, waitee, ev)
+		// The owner's state at this line's time may be past for the fold
+		// (waitsFrom); the others blocked here wait for it from then too.
+		from := waitsFrom(ots, ev.Time)
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
 		ls.block(ts)
-		if from > ev.Time {
-			b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: ev.Object, From: ev.Time, To: from})
-			o.other = ots
-			ts.floor = max(ts.floor, from) // its later lines fold after it, as after newOwner's span
-			b.rewait(ts, from)
-		}
+		b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.

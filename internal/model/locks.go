@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -86,6 +87,21 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 		return // nobody blocked on it yet
 	}
 	owner := ts.t.ID
+	// namedSince: since when the other threads blocked on it now that name
+	// an owner all name ts (the latest start of their spans; the end of
+	// time when one names another, the start of time when none names one).
+	// Before then the monitor had another owner, or ts's word is not theirs.
+	namedSince := format.Time(math.MinInt64)
+	for _, bts := range ls.blocked {
+		for i := range bts.open {
+			if o := &bts.open[i]; bts != ts && o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+				if o.iv.Other != owner {
+					namedSince = math.MaxInt64
+				}
+				namedSince = max(namedSince, o.spanStart)
+			}
+		}
+	}
 	for _, bts := range ls.blocked {
 		if bts == ts {
 			continue
@@ -97,6 +113,11 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			}
 			if o.segs > 0 || int(o.iv.ownFrom) != len(ls.l.OwnerChanges) {
 				continue // its owner was known for a while: newOwner below
+			}
+			if namedSince > o.iv.Since {
+				// Another thread blocked on it named another owner
+				// since this one blocked: ts owns it from now on only.
+				continue
 			}
 			o.iv.First, o.iv.Other, o.other = owner, owner, ts
 			if i == len(bts.open)-1 {

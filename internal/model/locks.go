@@ -81,7 +81,7 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 // from their start; later ones without an owner too, until the monitor
 // changes hands.
 func (b *Builder) owned(ts *tstate, ev *reader.Event) {
-	b.heldBy[ev.Object] = ts
+	b.heldBy[ev.Object] = held{ts, ev.Time}
 	ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]
 	if ls == nil {
 		return // nobody blocked on it yet
@@ -128,20 +128,27 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	b.newOwner(ls, ts, ev.Time)
 }
 
+// held is the holder of a monitor that a MonitorOwned line named at at.
+type held struct {
+	ts *tstate
+	at format.Time
+}
+
 // ownerUnknown returns the owner of a contention of ts on obj that names
-// none: the holder of a MonitorOwned line of obj, or nil.
-func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) *tstate {
-	if h := b.heldBy[obj]; h != nil && h != ts && !h.t.Ended {
+// none: the holder of a MonitorOwned line of obj and its line's time, or
+// none.
+func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) held {
+	if h := b.heldBy[obj]; h.ts != nil && h.ts != ts && !h.ts.t.Ended {
 		return h
 	}
-	return nil
+	return held{}
 }
 
 // changedHands says ts owns the monitor obj now (it acquired it, waits on
 // it or notifies): a MonitorOwned line of another thread no longer names
 // its owner.
 func (b *Builder) changedHands(obj format.ObjectID, ts *tstate) {
-	if h, ok := b.heldBy[obj]; ok && h != ts {
+	if h, ok := b.heldBy[obj]; ok && h.ts != ts {
 		delete(b.heldBy, obj)
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,6 +20,8 @@ type waitFor struct {
 	// late: per thread held to have entered late (set), its span's index
 	// in Model.lateEntries, open until the thread's wait changes.
 	late map[*tstate]int
+	// members: the threads of each active cycle, by its index.
+	members map[int][]*tstate
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
@@ -42,7 +45,7 @@ type wfEdge struct {
 }
 
 func newWaitFor() waitFor {
-	return waitFor{active: map[string]int{}, late: map[*tstate]int{}}
+	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
@@ -139,6 +142,7 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		d.States = append(d.States, st)
 	}
 	w.active[key] = len(m.Deadlocks)
+	w.members[len(m.Deadlocks)] = slices.Clone(path)
 	m.Deadlocks = append(m.Deadlocks, d)
 }
 
@@ -211,6 +215,13 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 		if strings.Contains(key, id) {
 			m.Deadlocks[i].Resolved = at
 			delete(w.active, key)
+			// As when it formed (found): its threads' later lines fold
+			// after its end, so that a line behind the one that ended it
+			// cannot take a thread out of it before.
+			for _, ts := range w.members[i] {
+				ts.floor = max(ts.floor, at)
+			}
+			delete(w.members, i)
 		}
 	}
 }

@@ -36,9 +36,9 @@ type Builder struct {
 	// alias: the ID of the thread an identity hash names now, where a
 	// thread started with the hash of one that had ended (Builder.reuse).
 	alias map[format.ThreadID]format.ThreadID
-	// heldBy: the holder of each monitor a MonitorOwned line named, until
-	// the monitor changes hands (Builder.owned).
-	heldBy map[format.ObjectID]*tstate
+	// heldBy: the holder of each monitor a MonitorOwned line named (and
+	// when), until the monitor changes hands (Builder.owned).
+	heldBy map[format.ObjectID]held
 	// classes: the class of each object an ObjectClass line named.
 	classes map[format.ObjectID]string
 	// idle, when set (Build), tells a park of an idle pool worker by its
@@ -155,7 +155,7 @@ func New() *Builder {
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},
 		unparks:   map[format.ThreadID]pendingUnpark{},
-		heldBy:    map[format.ObjectID]*tstate{},
+		heldBy:    map[format.ObjectID]held{},
 		alias:     map[format.ThreadID]format.ThreadID{},
 		classes:   map[format.ObjectID]string{},
 		idleOf:    map[StackID]bool{},
@@ -320,7 +320,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, tts, ev)
+		from := waitsFrom(tts, ev.Time)
+		o := b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, waitsNow(tts, from, ev.Time), ev)
+		b.waitsLate(ts, o, tts, 0, ev.Time, from)
 	case format.SemaphoreAcquire:
 		ls := b.lock(ev.Object, Semaphore)
 		ls.l.Acquires++
@@ -342,15 +344,29 @@ func (b *Builder) Event(ev *reader.Event) {
 		var ots *tstate
 		if owner != 0 {
 			ots = b.thread(owner, ev.Time)
-		} else if ots = b.ownerUnknown(ev.Object, ts); ots != nil {
-			owner = ots.t.ID
+		} else if h := b.ownerUnknown(ev.Object, ts); h.ts != nil {
+			if h.at > ev.Time {
+				// A line behind the MonitorOwned line, whose word holds
+				// from its time: the owner is unknown until then, when
+				// newOwner names it (another thread blocked here may
+				// name another owner before).
+				b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Stack: stack, Timeout: TimeoutNone}, ls, nil, ev)
+				ls.block(ts)
+				b.newOwner(ls, h.ts, h.at)
+				break
+			}
+			ots, owner = h.ts, h.ts.t.ID
 		}
-		b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, ots, ev)
+		// The owner's state at this line's time may be past for the fold
+		// (waitsFrom); the others blocked here wait for it from then too.
+		from := waitsFrom(ots, ev.Time)
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
 		ls.block(ts)
+		b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.
-			b.newOwner(ls, ots, ev.Time)
+			b.newOwner(ls, ots, from)
 		}
 	case format.ObjectWait:
 		ls := b.lock(ev.Object, Monitor)

@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -19,11 +20,16 @@ type waitFor struct {
 	// late: per thread held to have entered late (set), its span's index
 	// in Model.lateEntries, open until the thread's wait changes.
 	late map[*tstate]int
+	// members: the threads of each active cycle, by its index.
+	members map[int][]*tstate
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
 // in the recording, to have entered it: from From (another thread named
 // it the owner) to To (its wait changed; the end of time when it did not).
+// Or one in which the fold did not see Thread's wait on Object (0: a
+// join): from its line's time to the start of the state of the thread it
+// waits for when it was read (Builder.waitsLate).
 type lateEntry struct {
 	Thread   format.ThreadID
 	Object   format.ObjectID
@@ -39,7 +45,7 @@ type wfEdge struct {
 }
 
 func newWaitFor() waitFor {
-	return waitFor{active: map[string]int{}, late: map[*tstate]int{}}
+	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
@@ -123,6 +129,10 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		}
 	}
 	for _, ts := range path {
+		// Its threads' later lines fold after it (as after a segment, see
+		// tstate.floor): one behind the line that put a wait of it later
+		// must not end the deadlock before it formed.
+		ts.floor = max(ts.floor, d.At)
 		d.Objects = append(d.Objects, ts.wf.obj)
 		d.Stacks = append(d.Stacks, ts.wf.stack)
 		st := Blocked
@@ -132,7 +142,58 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		d.States = append(d.States, st)
 	}
 	w.active[key] = len(m.Deadlocks)
+	w.members[len(m.Deadlocks)] = slices.Clone(path)
 	m.Deadlocks = append(m.Deadlocks, d)
+}
+
+// current returns when the thread's current state began (runnable too):
+// the start of the innermost open state's current segment, or the end of
+// its latest segment.
+func (ts *tstate) current() format.Time {
+	at := ts.floor
+	if n := len(ts.open); n > 0 {
+		at = max(at, ts.open[n-1].iv.Start)
+	}
+	return at
+}
+
+// waitsFrom returns when the fold makes a thread whose line at at says it
+// waits for other (a contention's owner, a j.u.c. lock's, a joined
+// thread) wait for it: at, or, when the line is behind other's (lines of
+// two threads may be out of order by a little), the start of other's
+// current state. The fold knows only that state of other, and its
+// deadlock detection must not pair the wait with an earlier one it never
+// saw.
+func waitsFrom(other *tstate, at format.Time) format.Time {
+	if other == nil {
+		return at
+	}
+	return max(at, other.current())
+}
+
+// waitsNow is whom the fold makes the thread wait for as its state opens
+// at at (other, or nobody until from: waitsLate).
+func waitsNow(other *tstate, from, at format.Time) *tstate {
+	if from > at {
+		return nil
+	}
+	return other
+}
+
+// waitsLate makes the state o of ts, opened at at, wait for other from
+// from when its line was behind other's (waitsFrom). The interval keeps
+// its recorded times, its owner and blame; the wait-for graph at an
+// instant, from the intervals, leaves the wait out until from, as the fold
+// did (Model.lateEntries). The thread's later lines fold after from, as
+// after a segment.
+func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.ObjectID, at, from format.Time) {
+	if from <= at {
+		return
+	}
+	b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: obj, From: at, To: from})
+	o.other = other
+	ts.floor = max(ts.floor, from)
+	b.rewait(ts, from)
 }
 
 // endLate ends th's span of a late entry, if it is in one: its wait
@@ -154,6 +215,13 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 		if strings.Contains(key, id) {
 			m.Deadlocks[i].Resolved = at
 			delete(w.active, key)
+			// As when it formed (found): its threads' later lines fold
+			// after its end, so that a line behind the one that ended it
+			// cannot take a thread out of it before.
+			for _, ts := range w.members[i] {
+				ts.floor = max(ts.floor, at)
+			}
+			delete(w.members, i)
 		}
 	}
 }

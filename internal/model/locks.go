@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -80,12 +81,27 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 // from their start; later ones without an owner too, until the monitor
 // changes hands.
 func (b *Builder) owned(ts *tstate, ev *reader.Event) {
-	b.heldBy[ev.Object] = ts
+	b.heldBy[ev.Object] = held{ts, ev.Time}
 	ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]
 	if ls == nil {
 		return // nobody blocked on it yet
 	}
 	owner := ts.t.ID
+	// namedSince: since when the other threads blocked on it now that name
+	// an owner all name ts (the latest start of their spans; the end of
+	// time when one names another, the start of time when none names one).
+	// Before then the monitor had another owner, or ts's word is not theirs.
+	namedSince := format.Time(math.MinInt64)
+	for _, bts := range ls.blocked {
+		for i := range bts.open {
+			if o := &bts.open[i]; bts != ts && o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+				if o.iv.Other != owner {
+					namedSince = math.MaxInt64
+				}
+				namedSince = max(namedSince, o.spanStart)
+			}
+		}
+	}
 	for _, bts := range ls.blocked {
 		if bts == ts {
 			continue
@@ -98,6 +114,11 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			if o.segs > 0 || int(o.iv.ownFrom) != len(ls.l.OwnerChanges) {
 				continue // its owner was known for a while: newOwner below
 			}
+			if namedSince > o.iv.Since {
+				// Another thread blocked on it named another owner
+				// since this one blocked: ts owns it from now on only.
+				continue
+			}
 			o.iv.First, o.iv.Other, o.other = owner, owner, ts
 			if i == len(bts.open)-1 {
 				b.rewait(bts, ev.Time)
@@ -107,20 +128,27 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	b.newOwner(ls, ts, ev.Time)
 }
 
+// held is the holder of a monitor that a MonitorOwned line named at at.
+type held struct {
+	ts *tstate
+	at format.Time
+}
+
 // ownerUnknown returns the owner of a contention of ts on obj that names
-// none: the holder of a MonitorOwned line of obj, or nil.
-func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) *tstate {
-	if h := b.heldBy[obj]; h != nil && h != ts && !h.t.Ended {
+// none: the holder of a MonitorOwned line of obj and its line's time, or
+// none.
+func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) held {
+	if h := b.heldBy[obj]; h.ts != nil && h.ts != ts && !h.ts.t.Ended {
 		return h
 	}
-	return nil
+	return held{}
 }
 
 // changedHands says ts owns the monitor obj now (it acquired it, waits on
 // it or notifies): a MonitorOwned line of another thread no longer names
 // its owner.
 func (b *Builder) changedHands(obj format.ObjectID, ts *tstate) {
-	if h, ok := b.heldBy[obj]; ok && h != ts {
+	if h, ok := b.heldBy[obj]; ok && h.ts != ts {
 		delete(b.heldBy, obj)
 	}
 }

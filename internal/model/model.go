@@ -601,8 +601,11 @@ type Model struct {
 	Deadlocks []Deadlock
 	// lateEntries are the spans in which the fold held a thread, still
 	// blocked in the recording, to have entered its monitor (or lock):
-	// another thread named it the owner (waitFor.set). WaitGraphAt leaves
-	// its wait out then, as the fold's deadlock detection did.
+	// another thread named it the owner (waitFor.set); and those in which
+	// a thread's line came behind that of the thread it waits for (the
+	// fold paired the wait only with that thread's later state:
+	// Builder.waitsLate). WaitGraphAt leaves its wait out then, as the
+	// fold's deadlock detection did.
 	lateEntries []lateEntry
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame

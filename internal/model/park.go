@@ -52,7 +52,9 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if ev.Timeout >= 0 {
 		timeout = TimeoutSet
 	}
-	b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), ots, ev)
+	from := waitsFrom(ots, ev.Time)
+	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
+	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 }
 
 // isAcquire decides whether a park on a synchronizer is a lock's contended

@@ -8,8 +8,11 @@ import (
 // push starts an interval, splitting the enclosing one so intervals never
 // overlap. Only a contention nests in another state (Thread.join and
 // Object.wait take a monitor back before they return; Semaphore.acquire can
-// block on a class initialisation); any other state opening in one means
-// the open one's closing event was lost: it ends here, with a problem.
+// block on a class initialisation), and not in a sleep or a park: a thread
+// blocks on a monitor only once it runs again. Any other state opening in
+// one means the open one's closing event was lost: it ends here, with a
+// problem (a park cut so is one interval, never segments around the
+// contention, and ended by no unpark).
 func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *reader.Event) *openIv {
 	if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Blocked && (iv.State == Blocked || iv.State == Waiting && iv.Object == ts.open[n-1].iv.Object) {
 		// A thread blocked on a monitor that blocks on another, or waits on
@@ -21,7 +24,7 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		b.end(ts, iv.Start, endNormal)
 	}
 	for n := len(ts.open); n > 0; n-- {
-		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping {
+		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping && top != Parked && top != Idle {
 			break
 		}
 		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[n-1].iv.State)

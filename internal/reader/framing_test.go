@@ -68,8 +68,10 @@ func readFramed(t *testing.T, b []byte) (events, told []string) {
 	// EachEvent cuts the file at chunk markers: the same events and, when
 	// Next told something, something told too.
 	var each, eachTold []string
+	eachUnclosed := false
 	truncated, err := EachEventAt(bytes.NewReader(b), int64(len(b)), "f.orca",
-		EachOptions{Workers: 3, ChunkSize: 64, Malformed: func(pe *ParseError) { eachTold = append(eachTold, pe.Error()) }},
+		EachOptions{Workers: 3, ChunkSize: 64, Malformed: func(pe *ParseError) { eachTold = append(eachTold, pe.Error()) },
+			Unclosed: func() { eachUnclosed = true }},
 		func(ev *Event) error { each = append(each, eventLine(ev)); return nil })
 	if err != nil {
 		eachTold = append(eachTold, err.Error())
@@ -79,6 +81,11 @@ func readFramed(t *testing.T, b []byte) (events, told []string) {
 	}
 	if len(told) == 0 && (strings.Join(each, "\n") != strings.Join(events, "\n") || len(eachTold) > 0) {
 		t.Errorf("Next read %d events, told nothing; EachEvent %d, told %q", len(events), len(each), eachTold)
+	}
+	// A file that ends in a chunk without its trailer, and is whole else,
+	// is told unclosed by both (EachOptions.Unclosed).
+	if (len(told) == 0 || len(told) == 1 && told[0] == "unclosed") && eachUnclosed != evs.Unclosed() {
+		t.Errorf("Next: unclosed %v; EachEvent: unclosed %v", evs.Unclosed(), eachUnclosed)
 	}
 	return events, told
 }

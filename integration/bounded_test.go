@@ -153,6 +153,56 @@ func TestBoundedRecording(t *testing.T) {
 			t.Errorf("the report does not say the span kept (%+v):\n%s", rep.Bounded, txt.String()[:min(600, txt.Len())])
 		}
 
+		// Each chunk file copied alone into a directory of its own, without .methods and
+		// .classtable, names every frame as it does beside them: the chunk defines the methods
+		// its stacks name, and their classes (docs/format.md, "Chunks that name their frames").
+		framed := 0
+		for i, c := range rec.Chunks {
+			b, err := os.ReadFile(c.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			with, alone := filepath.Join(dir, "with", strconv.Itoa(i), "c"), filepath.Join(dir, "alone", strconv.Itoa(i), "c")
+			for _, p := range []string{with, alone} {
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p+format.SuffixEvents, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, suffix := range []string{format.SuffixMethods, format.SuffixClasses} {
+				m, err := os.ReadFile(prefix + suffix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(with+suffix, m, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w, a := run(t, dir, bin, "dump", with), run(t, dir, bin, "dump", alone)
+			// Alone, the dump warns of the missing files, and says what names the frames.
+			var kept []string
+			for _, l := range strings.SplitAfter(a.stdout, "\n") {
+				if !strings.Contains(l, ".methods: missing;") && !strings.Contains(l, ".classtable: missing;") {
+					kept = append(kept, l)
+				}
+			}
+			if w.code != 0 || a.code != 0 || strings.Join(kept, "") != w.stdout || strings.Contains(a.stdout, "<unknown") {
+				wl, al := strings.Split(w.stdout, "\n"), strings.Split(strings.Join(kept, ""), "\n")
+				for k := range min(len(wl), len(al)) {
+					if wl[k] != al[k] {
+						t.Fatalf("orca dump of chunk file %s alone (exit %d), line %d:\n %s\nbeside .methods (exit %d):\n %s", c.Path, a.code, k+1, al[k], w.code, wl[k])
+					}
+				}
+				t.Fatalf("orca dump of chunk file %s alone: %d lines (exit %d), beside .methods %d (exit %d)", c.Path, len(al), a.code, len(wl), w.code)
+			}
+			framed += strings.Count(a.stdout, ".java:")
+		}
+		if framed == 0 {
+			t.Errorf("no frame named with its line in %d chunk files", len(rec.Chunks))
+		}
+
 		// The seed export holds the same events: the two dumps differ only by the marks of the
 		// carried records (there events of the export).
 		seed := filepath.Join(dir, "seed")

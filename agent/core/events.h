@@ -116,6 +116,9 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 // A kind's descriptor record's tag, a chunk's trailer's.
 #define ORCA_TAG_DESCRIPTOR 0x06
 #define ORCA_TAG_TRAILER 0x07
+// A method's and a class's definition records' tags (a uv length and its line).
+#define ORCA_TAG_METHOD 0x08
+#define ORCA_TAG_CLASS 0x09
 // Each kind's fields in the order written: {field code, wire type}, n of them.
 #define ORCA_LAYOUT_MAX 6
 typedef struct {

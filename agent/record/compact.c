@@ -92,6 +92,8 @@ void compact_free(compact_enc *e) {
   free(e->pend);
   free(e->snap);
   free(e->alias_seq);
+  free(e->defs);
+  free(e->def_text);
   memset(e, 0, sizeof *e);
 }
 
@@ -223,6 +225,124 @@ static size_t begin_chunk(compact_enc *e, char *o, int64_t ts) {
   return n;
 }
 
+// def_slot returns the slot of key in e->defs: its entry, or the empty
+// slot where it goes (the table has one: defs_cap is 0 or more than twice
+// defs_n).
+static struct compact_def *def_slot(compact_enc *e, uint64_t key) {
+  if (!e->defs_cap) return NULL;
+  uint32_t s = (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 32) & (e->defs_cap - 1);
+  while (e->defs[s].key && e->defs[s].key != key) s = (s + 1) & (e->defs_cap - 1);
+  return &e->defs[s];
+}
+
+static inline uint64_t def_key(uint32_t id, int cls) { return ((uint64_t)id << 1 | (uint64_t)(cls != 0)) + 1; }
+
+// hex reads the hex digits at p (up to end) until a comma; 0 when none.
+static int hex(const char *p, const char *end, uint32_t *v, const char **after) {
+  uint32_t x = 0;
+  int n = 0;
+  for (; p < end && *p != ','; p++, n++) {
+    int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'A' && *p <= 'F' ? *p - 'A' + 10 : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
+    if (d < 0 || n == 8) return 0;
+    x = x << 4 | (uint32_t)d;
+  }
+  if (!n || p == end) return 0;
+  *v = x;
+  *after = p + 1;
+  return 1;
+}
+
+// field skips the CSV field at p (fmt_text: quoted when it holds a comma),
+// returning the byte after its comma, NULL when the line ends first.
+static const char *field(const char *p, const char *end) {
+  if (p < end && *p == '"') {
+    for (p++; p < end; p++)
+      if (*p == '"') {
+        if (p + 1 < end && p[1] == '"') p++;
+        else break;
+      }
+    if (p < end) p++;
+  }
+  while (p < end && *p != ',') p++;
+  return p < end ? p + 1 : NULL;
+}
+
+// add_def keeps one line (no line break): its id is its second field, a
+// method's class its fifth.
+static void add_def(compact_enc *e, int cls, const char *p, const char *end) {
+  uint32_t id = 0, cid = 0;
+  const char *q = field(p, end);
+  if (!q || !hex(q, end, &id, &q) || (size_t)(end - p) > COMPACT_DEFS_MAX - 16) return;
+  if (!cls && (!(q = field(q, end)) || !(q = field(q, end)) || !hex(q, end, &cid, &q))) return;
+  if (2 * (e->defs_n + 1) > e->defs_cap) {
+    uint32_t cap = e->defs_cap ? 2 * e->defs_cap : 1024;
+    struct compact_def *t = calloc(cap, sizeof *t), *old = e->defs;
+    if (!t) return;
+    uint32_t n = e->defs_cap;
+    e->defs = t;
+    e->defs_cap = cap;
+    for (uint32_t i = 0; i < n; i++)
+      if (old[i].key) *def_slot(e, old[i].key) = old[i];
+    free(old);
+  }
+  size_t len = (size_t)(end - p);
+  if (e->def_len + len > e->def_cap) {
+    size_t cap = e->def_cap ? 2 * e->def_cap : 1 << 16;
+    while (cap < e->def_len + len) cap *= 2;
+    char *t = realloc(e->def_text, cap);
+    if (!t) return;
+    e->def_text = t;
+    e->def_cap = cap;
+  }
+  if (e->def_len + len > UINT32_MAX) return;
+  struct compact_def *d = def_slot(e, def_key(id, cls));
+  if (!d->key) e->defs_n++;
+  // A later line of an id replaces it (a class reloaded), as readers do.
+  *d = (struct compact_def){def_key(id, cls), 0, (uint32_t)e->def_len, (uint32_t)len, cid};
+  memcpy(e->def_text + e->def_len, p, len);
+  e->def_len += len;
+}
+
+void compact_meta(compact_enc *e, int which, const char *buf, size_t len) {
+  const char *p = buf, *end = buf + len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    if (!nl) nl = end;
+    add_def(e, which, p, nl);
+    p = nl + 1;
+  }
+}
+
+// put_def writes definition d (tag: ORCA_TAG_METHOD or ORCA_TAG_CLASS) at
+// o, marked as the chunk's.
+static size_t put_def(compact_enc *e, struct compact_def *d, int tag, char *o) {
+  size_t n = 0;
+  d->seq = e->seq;
+  o[n++] = (char)tag;
+  n += put_uv(o + n, d->len);
+  memcpy(o + n, e->def_text + d->off, d->len);
+  return n + d->len;
+}
+
+// define writes at o the definitions of the methods of frames fr the chunk
+// has not defined, each after its class's (at most COMPACT_DEFS_MAX bytes);
+// returns the bytes written. Only for a stack new in the chunk: the frames
+// of a stack defined already are.
+static size_t define(compact_enc *e, const orca_frame *fr, int nf, char *o) {
+  size_t n = 0;
+  if (!e->defs_n) return 0;
+  for (int i = 0; i < nf; i++) {
+    struct compact_def *m = def_slot(e, def_key(fr[i].method, 0));
+    if (!m->key || m->seq == e->seq) continue;
+    struct compact_def *c = def_slot(e, def_key(m->cls, 1));
+    size_t need = m->len + 6 + (c->key && c->seq != e->seq ? c->len + 6 : 0);
+    if (n + need > COMPACT_DEFS_MAX) break;   // defined before a later stack
+    if (c->key && c->seq != e->seq) n += put_def(e, c, ORCA_TAG_CLASS, o + n);
+    n += put_def(e, m, ORCA_TAG_METHOD, o + n);
+  }
+  return n;
+}
+
 // thread_index returns the chunk's index of thread hash h, writing its
 // definition at o (*n advanced) the first time.
 static uint32_t thread_index(compact_enc *e, uint32_t h, char *o, size_t *n) {
@@ -285,6 +405,7 @@ static uint32_t stack_id(compact_enc *e, const orca_frame *fr, int nf, char *o, 
   e->arena[e->arena_len++] = (orca_frame){(uint32_t)nf, 0};
   memcpy(e->arena + e->arena_len, fr, (size_t)nf * sizeof *fr);
   e->arena_len += (size_t)nf;
+  *n += define(e, fr, nf, o + *n);
   o[(*n)++] = COMPACT_STACK;
   *n += put_uv(o + *n, e->st_n);
   *n += put_uv(o + *n, (uint64_t)nf);

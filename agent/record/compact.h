@@ -47,6 +47,14 @@ enum { COMPACT_CHUNK = 0x01, COMPACT_THREAD = 0x02, COMPACT_STACK = 0x03, COMPAC
 // A class text longer than this is not remembered (names are cut at 2 048).
 #define COMPACT_FACT_TEXT 4096
 
+// The definitions of the methods a new stack of the chunk names, and of
+// their classes (ORCA_TAG_METHOD, ORCA_TAG_CLASS: their .methods and
+// .classtable lines, given by compact_meta), written before the stack when
+// the chunk has not: at most this many bytes of them before one record (a
+// method past it is defined before a later stack of the chunk, or named
+// only by .methods).
+#define COMPACT_DEFS_MAX (1 << 16)
+
 // A record the encoder keeps: until compact_settle, the caller's record
 // itself (ref: most intervals end in the batch that began them, and are
 // never copied), then a copy it owns (r, cap bytes; kind 0: none).
@@ -110,6 +118,13 @@ typedef struct {
   uint32_t crc;
   uint64_t described[ORCA_EV_COUNT];
   char trailer[64];
+  // The lines of .methods and .classtable (compact_meta), by key (the id
+  // << 1 | 1 for a class, + 1; 0: an empty slot; open addressing), in
+  // def_text; seq: the chunk that last defined it.
+  struct compact_def { uint64_t key, seq; uint32_t off, len, cls; } *defs;
+  uint32_t defs_n, defs_cap;
+  char *def_text;
+  size_t def_len, def_cap;
 } compact_enc;
 
 // compact_init allocates the tables (NULL or an error); compact_free frees them.
@@ -120,8 +135,15 @@ void compact_free(compact_enc *e);
 // its thread, its threads' aliases and its stack, its object's class
 // restated, the event).
 static inline size_t compact_max(const orca_rec *r) {
-  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT) + 3 * 256;
+  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT) + 3 * 256 +
+         COMPACT_DEFS_MAX;
 }
+
+// compact_meta gives the encoder len bytes of lines of .methods (which 0,
+// META_METHODS) or .classtable (1), as the writer writes them: a chunk
+// defines each method its stacks name, and its class, by these lines.
+// Out of memory, a line is left out (its method named by .methods alone).
+void compact_meta(compact_enc *e, int which, const char *buf, size_t len);
 
 // compact_due: a chunk must begin before r (none begun yet, the chunk full
 // or old, or its tables could not grow).

@@ -83,6 +83,8 @@ static void flush_meta(int which) {
   size_t len = 0;
   char *buf = src.meta ? src.meta(which, &len) : NULL;
   sink_meta(which, buf, len);
+  // The compact encoding defines them in each chunk whose stacks name them.
+  if (opt.compact && buf) compact_meta(&enc, which, buf, len);
   free(buf);
 }
 

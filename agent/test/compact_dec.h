@@ -32,8 +32,15 @@ typedef struct {
   int trailers;                  // chunks closed by their trailer (each checked: bytes, records, times, CRC-32C)
   int alias_defs;                // alias records (thread keys, record/tkeys.h), over all chunks
   uint32_t alias_hash, alias_rank;   // the last one's
+  int method_defs, class_defs;   // method and class definitions (ORCA_TAG_METHOD, ORCA_TAG_CLASS), over all chunks
   char err[200];                 // the first malformed record, with its offset; "" when none
 } dec_stats;
+
+// compact_decode_defs_below: when not 0, every frame of a stack whose
+// method id is below it must be defined in the chunk before the stack, and
+// every method definition's class before the method (the tests give the
+// encoder a line for each).
+extern uint32_t compact_decode_defs_below;
 
 // compact_decode decodes buf into at most cap events; returns how many.
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st);

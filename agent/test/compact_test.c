@@ -46,11 +46,40 @@ static size_t put_end(compact_enc *e, char *o) {
   return t ? l : 0;
 }
 
+uint32_t compact_decode_defs_below;
+
+// def_field returns the start of field k (0, 1, …) of a definition's line
+// (CSV: a quoted field may hold commas), NULL past its end.
+static const unsigned char *def_field(const unsigned char *p, const unsigned char *end, int k) {
+  for (; k > 0; k--) {
+    if (p < end && *p == '"')
+      for (p++; p < end && !(*p == '"' && (p + 1 == end || p[1] != '"')); p += *p == '"' ? 2 : 1) {
+      }
+    while (p < end && *p != ',') p++;
+    if (p == end) return NULL;
+    p++;
+  }
+  return p;
+}
+
+// def_hex reads 8 hex digits followed by a comma; 0 when not.
+static int def_hex(const unsigned char *p, const unsigned char *end, uint32_t *v) {
+  *v = 0;
+  for (int k = 0; k < 8; k++) {
+    if (!p || p + k >= end) return 0;
+    int c = p[k], d = c >= '0' && c <= '9' ? c - '0' : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return 0;
+    *v = *v << 4 | (uint32_t)d;
+  }
+  return p + 8 < end && p[8] == ',';
+}
+
 int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats *st) {
   const unsigned char *p = (const unsigned char *)buf;
   static uint32_t threads[DEC_MAX + 1];
   static struct { int nf; orca_frame fr[64]; } stacks[DEC_MAX + 1];
-  uint32_t nth = 0, nst = 0, naliases = 0;
+  uint32_t nth = 0, nst = 0, naliases = 0, nmeth = 0, ncls = 0;
+  static uint32_t meths[DEC_MAX + 1], clss[DEC_MAX + 1];   // the chunk's method and class definitions
   static uint32_t aliases[DEC_MAX + 1];   // the chunk's alias keys
   uint64_t seq = 0;
   int64_t t = 0;
@@ -88,7 +117,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
       seq = v;
       t = (int64_t)w;
       nth = nst = 0;
-      naliases = 0;
+      naliases = nmeth = ncls = 0;
       st->chunks++;
       continue;
     }
@@ -127,6 +156,25 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
     }
 // undefined: k is an alias key the chunk has not defined.
 #define UNDEFINED(k) ((k) & TKEY_ALIAS && !defined(aliases, naliases, (k)))
+    if (tag == ORCA_TAG_METHOD || tag == ORCA_TAG_CLASS) {
+      if (!get_uv(p, len, &i, &v) || v > len - i) BAD("cut definition");
+      const unsigned char *l = p + i, *end = p + i + v;
+      uint32_t id, cls;
+      i += v;
+      if (!def_hex(def_field(l, end, 1), end, &id)) BAD("definition without its id");
+      if (tag == ORCA_TAG_CLASS) {
+        if (defined(clss, ncls, id) || ncls == DEC_MAX) BAD("class %08X defined twice in a chunk", id);
+        clss[ncls++] = id;
+        st->class_defs++;
+        continue;
+      }
+      if (!def_hex(def_field(l, end, 4), end, &cls)) BAD("method %08X: no class id", id);
+      if (defined(meths, nmeth, id) || nmeth == DEC_MAX) BAD("method %08X defined twice in a chunk", id);
+      if (compact_decode_defs_below && !defined(clss, ncls, cls)) BAD("method %08X before its class %08X", id, cls);
+      meths[nmeth++] = id;
+      st->method_defs++;
+      continue;
+    }
     if (tag == 0x05) {
       uint32_t k, h;
       if (!get_u32(p, len, &i, &k) || !get_u32(p, len, &i, &h) || !get_uv(p, len, &i, &v)) BAD("cut alias record");
@@ -155,6 +203,8 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
         uint64_t m, l;
         if (!get_uv(p, len, &i, &m) || !get_uv(p, len, &i, &l)) BAD("cut stack record");
         stacks[nst].fr[k] = (orca_frame){(uint32_t)m, (uint32_t)(l - 1)};
+        if (m < compact_decode_defs_below && !defined(meths, nmeth, (uint32_t)m))
+          BAD("stack %u: method %08llX not defined in the chunk before it", nst, (unsigned long long)m);
       }
       for (uint32_t k = 1; k < nst; k++)
         if (stacks[k].nf == stacks[nst].nf && !memcmp(stacks[k].fr, stacks[nst].fr, (size_t)w * sizeof(orca_frame)))
@@ -552,6 +602,57 @@ static void test_compact_aliases(void) {
   tkeys_reset();
 }
 
+// Each chunk defines the methods its stacks name, each after its class
+// (docs/format.md, "Chunks that name their frames"), from the lines of
+// .methods and .classtable given by compact_meta: a name with a comma is
+// quoted; a line longer than COMPACT_DEFS_MAX is never defined (its method
+// named by .methods alone); a method with no line neither.
+static void test_compact_defs(void) {
+  test_name = "compact definitions";
+  compact_enc enc;
+  dec_stats st;
+  if (compact_init(&enc)) return;
+  static char lines[1 << 17];
+  const char *classes = "1.0000000000,0000000A,Lp/A;,A.java\n1.0000000000,8000000B,Lp/B;,\"B,x.java\"\n";
+  compact_meta(&enc, 1, classes, strlen(classes));
+  size_t n = 0;
+  for (int id = 1; id <= 30; id++)
+    n += (size_t)sprintf(lines + n, "1.0000000000,%08X,%s,()V,%08X,1;00000000;00000007\n", id, id == 3 ? "\"a,b\"" : "run",
+                         id % 2 ? 0xAu : 0x8000000Bu);
+  // Method 31: its line table makes its line longer than COMPACT_DEFS_MAX.
+  n += (size_t)sprintf(lines + n, "1.0000000000,0000001F,big,()V,0000000A,4000");
+  for (int k = 0; k < 4000; k++) n += (size_t)sprintf(lines + n, ";%08X;%08X", k, k + 1);
+  lines[n++] = '\n';
+  compact_meta(&enc, 0, lines, n);
+  static test_ev in[60], got[200];
+  int64_t t = 1000;
+  for (int i = 0; i < 60; i++) {
+    ev(&in[i], ORCA_EV_OBJECT_NOTIFY, t += 10, 0x100u + (uint32_t)(i % 3), 0x77, "", 4);
+    for (int k = 0; k < 4; k++) in[i].fr[k] = (orca_frame){(uint32_t)((i % 6) * 5 + k) % 30 + 1, (uint32_t)k};
+  }
+  in[59].fr[3].method = 31;   // too long to define
+  in[58].fr[3].method = 32;   // no line
+  // 24 methods named (4 frames of 6 stacks), all with a line.
+  compact_decode_defs_below = 31;
+  enc.chunk_max = (size_t)1 << 40;
+  int m = encode_decode(&enc, in, 60, got, &st);
+  check_same("one chunk", in, got, 60, m, &st);
+  CHECK(st.chunks == 1 && st.method_defs == 24 && st.class_defs == 2, "one chunk: %d chunks, %d method and %d class definitions, want 1, 24, 2",
+        st.chunks, st.method_defs, st.class_defs);
+  compact_free(&enc);
+  // Chunks of 10 events: each defines again what its stacks name.
+  compact_init(&enc);
+  compact_meta(&enc, 1, classes, strlen(classes));
+  compact_meta(&enc, 0, lines, n);
+  enc.span_max = 100;
+  m = without_carried(got, encode_decode(&enc, in, 60, got, &st));
+  check_same("6 chunks", in, got, 60, m, &st);
+  CHECK(st.chunks == 6 && st.method_defs == 6 * 24 && st.class_defs == 12, "6 chunks: %d chunks, %d method and %d class definitions, want 6, 144, 12",
+        st.chunks, st.method_defs, st.class_defs);
+  compact_decode_defs_below = 0;
+  compact_free(&enc);
+}
+
 void test_compact(void) {
   test_name = "compact";
   // The trailers' checksum is CRC-32C, Go's crc32.Castagnoli: its check
@@ -602,4 +703,5 @@ void test_compact(void) {
   compact_free(&enc);
   test_compact_state();
   test_compact_aliases();
+  test_compact_defs();
 }

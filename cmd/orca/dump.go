@@ -28,7 +28,10 @@ writing it. A file cut after a JVM that ended normally wrote it whole (fewer
 events than its .info counts) ends the dump with an error and exit status 1,
 as a file that is not a recording does at once. A recording in the compact
 encoding prints the same; its malformed records are named by byte offset
-(file: byte N).
+(file: byte N), and a file that ends in a chunk without its trailer (killed
+between two writes, or copied while written) says so. A chunk file copied
+alone, without .methods and .classtable, names its frames by the methods
+and classes the chunk defines.
 
 Examples:
   orca dump /tmp/run1 | less
@@ -97,6 +100,9 @@ func runDump(u ui, args []string) error {
 	fmt.Fprintf(w, "\n# %d events", n)
 	if evs.Truncated() {
 		fmt.Fprintf(w, "; the last record of %s.orca is cut short (%s) and was skipped", prefix, rec.TruncatedWhy())
+	}
+	if evs.Unclosed() {
+		fmt.Fprintf(w, "; the last chunk of %s.orca has no trailer (the file ends where its writing stopped)", prefix)
 	}
 	fmt.Fprintln(w)
 	for _, s := range rec.Warnings {

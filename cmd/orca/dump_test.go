@@ -53,3 +53,43 @@ func TestSeconds(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclosedChunk: a compact .orca whose last chunk has no trailer (a kill -9 between two
+// flushes, at a record's end) was read without a word in the report and the dump; both now say
+// so, and the JSON has "unclosed": true. The same file with its trailer says nothing of it.
+func TestUnclosedChunk(t *testing.T) {
+	dir := t.TempDir()
+	for _, closed := range []bool{false, true} {
+		pre := filepath.Join(dir, "open")
+		if closed {
+			pre = filepath.Join(dir, "closed")
+		}
+		var b bytes.Buffer
+		w := format.NewWriterOptions(format.Files{Events: &b}, format.Options{Encoding: format.EncodingCompact})
+		for i, e := range []format.Event{{Kind: format.ThreadStarted, Thread: 0x11, Name: "main"},
+			{Kind: format.ThreadSleep, Thread: 0x11, Timeout: -1}, {Kind: format.ThreadSlept, Thread: 0x11}} {
+			e.Time = format.Time(i+1) * 1000
+			if err := w.Event(&e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if closed {
+			w.Close()
+		}
+		os.WriteFile(pre+".orca", b.Bytes(), 0o644)
+		os.WriteFile(pre+".info", []byte("format=orca-1\nencoding=compact\ncomplete=false\n"), 0o644)
+		say := "the last chunk of " + pre + ".orca has no trailer"
+		for _, args := range [][]string{{"report", pre}, {"dump", pre}, {"report", "--json", pre}} {
+			var out, errb bytes.Buffer
+			code := run(ui{nil, &out, &errb}, args)
+			want := say
+			if args[1] == "--json" {
+				want = `"unclosed": true`
+			}
+			if code != 0 || strings.Contains(out.String(), want) == closed {
+				t.Errorf("orca %s: exit %d; want %q in its output only when the chunk is unclosed (closed: %v):\n%s%s",
+					strings.Join(args, " "), code, want, closed, out.String(), errb.String())
+			}
+		}
+	}
+}

@@ -123,6 +123,7 @@ func cWire(b *bytes.Buffer) {
 		fmt.Fprintf(b, "#define ORCA_W_%s %d\n", wireName[w], w)
 	}
 	fmt.Fprintf(b, "// A kind's descriptor record's tag, a chunk's trailer's.\n#define ORCA_TAG_DESCRIPTOR 0x%02x\n#define ORCA_TAG_TRAILER 0x%02x\n", TagDescriptor, TagTrailer)
+	fmt.Fprintf(b, "// A method's and a class's definition records' tags (a uv length and its line).\n#define ORCA_TAG_METHOD 0x%02x\n#define ORCA_TAG_CLASS 0x%02x\n", TagMethod, TagClass)
 	most := 0
 	for k := Kind(1); k < NumKinds; k++ {
 		most = max(most, len(Specs[k].Fields))

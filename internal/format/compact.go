@@ -73,7 +73,14 @@ const (
 	// Tags TagSkippable to TagEvent-1 are records a reader that does not
 	// know them skips: a uv length and that many bytes (version 3).
 	TagSkippable = 0x08
-	TagEvent     = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
+	// TagMethod and TagClass define in the chunk a method and a class its
+	// stacks name (version 3, skippable: a uv length, then the method's
+	// .methods line or the class's .classtable line without its line
+	// break), before the first stack of the chunk with the method, the
+	// class before its method: a chunk file copied alone names its frames.
+	TagMethod = 0x08
+	TagClass  = 0x09
+	TagEvent  = 0x10 // + Kind: sv time delta, uv thread index, the kind's other fields
 )
 
 // AliasBit is set in a thread field of a compact .orca (a thread record's,
@@ -115,6 +122,19 @@ type compact struct {
 	crc       uint32
 	described [NumKinds]uint64
 	v2        bool // version 2: no descriptors, no trailers (Options.CompactVersion)
+	// The lines of .methods and .classtable written (Writer.Method,
+	// Writer.Class), by id, without their line breaks, and the chunk that
+	// last defined each (TagMethod, TagClass).
+	methods map[MethodID]*compactDef
+	classes map[ClassID]*compactDef
+}
+
+// compactDef is a method's or a class's line and the chunk that last
+// defined it (0: none).
+type compactDef struct {
+	line  []byte
+	class ClassID // a method's
+	chunk uint64
 }
 
 // compactAlias is the key of a thread that a thread field cannot name by
@@ -136,7 +156,35 @@ func newCompact(chunkBytes int) *compact {
 		chunkBytes = DefaultChunkBytes
 	}
 	return &compact{chunkBytes: int64(chunkBytes), threads: map[ThreadID]uint64{}, aliases: map[ThreadID]*compactAlias{},
-		stacks: map[string]*compactStack{}}
+		stacks: map[string]*compactStack{}, methods: map[MethodID]*compactDef{}, classes: map[ClassID]*compactDef{}}
+}
+
+// define appends the definitions of the methods of frames, and of their
+// classes, that the chunk has not defined and a line of .methods
+// describes (version 3).
+func (c *compact) define(b []byte, frames []Frame) []byte {
+	if c.v2 {
+		return b
+	}
+	for _, f := range frames {
+		m := c.methods[f.Method]
+		if m == nil || m.chunk == c.seq {
+			continue
+		}
+		m.chunk = c.seq
+		if cl := c.classes[m.class]; cl != nil && cl.chunk != c.seq {
+			cl.chunk = c.seq
+			b = appendDef(b, TagClass, cl.line)
+		}
+		b = appendDef(b, TagMethod, m.line)
+	}
+	return b
+}
+
+func appendDef(b []byte, tag byte, line []byte) []byte {
+	b = append(b, tag)
+	b = AppendUvarint(b, uint64(len(line)))
+	return append(b, line...)
 }
 
 // AppendUvarint appends v as an unsigned LEB128 varint (uv).
@@ -356,6 +404,7 @@ func (c *compact) stack(b []byte, e *Event) ([]byte, uint64, error) {
 	if s.chunk != c.seq {
 		c.nstacks++
 		s.chunk, s.id = c.seq, c.nstacks
+		b = c.define(b, s.frames)
 		b = append(b, TagStack)
 		b = AppendUvarint(b, s.id)
 		b = AppendUvarint(b, uint64(len(s.frames)))

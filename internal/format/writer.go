@@ -175,6 +175,9 @@ func (w *Writer) Method(t Time, m *Method) error {
 	if err := w.put(w.f.Methods, SuffixMethods); err != nil {
 		return err
 	}
+	if w.compact != nil {
+		w.compact.methods[m.ID] = &compactDef{line: append([]byte(nil), w.b[:len(w.b)-1]...), class: m.Class}
+	}
 	w.Written.Methods++
 	return nil
 }
@@ -190,6 +193,9 @@ func (w *Writer) Class(t Time, c *Class) error {
 	w.b = AppendClass(w.b[:0], t, c)
 	if err := w.put(w.f.Classes, SuffixClasses); err != nil {
 		return err
+	}
+	if w.compact != nil {
+		w.compact.classes[c.ID] = &compactDef{line: append([]byte(nil), w.b[:len(w.b)-1]...)}
 	}
 	w.Written.Classes++
 	return nil

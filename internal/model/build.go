@@ -21,6 +21,7 @@ type Result struct {
 	ParseErrors []error // malformed .orca lines (file:line), at most 1000 kept
 	Malformed   int     // all malformed lines
 	Truncated   bool    // the last line was cut short (kill -9)
+	Unclosed    bool    // a compact file ended in a chunk without its trailer (reader.EachOptions.Unclosed)
 }
 
 // Build reads rec's events in one streaming pass and folds them. Chunks
@@ -72,6 +73,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 				res.ParseErrors = append(res.ParseErrors, pe)
 			}
 		},
+		Unclosed: func() { res.Unclosed = true },
 	}
 	if opt.Progress != nil {
 		eo.Progress = func(done int64) { opt.Progress(n, done) }

@@ -183,6 +183,9 @@ func (e *Events) nextFile() error {
 		}
 		e.file = f
 		n := NewEvents(f, c.Path)
+		if e.cp != nil && n.cp != nil {
+			n.cp.defs = e.cp.defs // the definitions of the chunks read before
+		}
 		e.rr, e.cp, e.cr = n.rr, n.cp, n.cr
 		return nil
 	}

@@ -50,6 +50,10 @@ type EachOptions struct {
 	// Malformed, if set, receives each malformed line, in file order
 	// among the events. Malformed lines are skipped either way.
 	Malformed func(*ParseError)
+	// Unclosed, if set, is called when a compact file of version 3 ends
+	// in a chunk without its trailer (Events.Unclosed): being written,
+	// or cut by a kill or a copy at a record's end.
+	Unclosed func()
 	// Progress, if set, is called in the caller's goroutine after each
 	// chunk with the number of bytes of the file done.
 	Progress func(done int64)
@@ -174,6 +178,7 @@ type batch struct {
 	events     []Event
 	errs       []batchErr
 	truncated  bool
+	unclosed   bool  // the file ended in the batch's chunk, without its trailer
 	err        error // a read error; the events before it are valid
 	stacks     chunkStacks
 	done       chan struct{}
@@ -204,7 +209,7 @@ func (b *batch) reset(start, end int64) {
 	// they point to stay alive only until then, and clearing costs.
 	b.events, b.errs = b.events[:0], b.errs[:0]
 	b.start, b.end, b.stop, b.lines = start, end, start, 0
-	b.truncated, b.err = false, nil
+	b.truncated, b.unclosed, b.err = false, false, nil
 }
 
 // decoder is what one goroutine decodes chunks with.
@@ -299,7 +304,7 @@ func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start,
 		break
 	}
 	b.stop, b.lines = cp.offset(), cp.events
-	b.truncated = cp.truncated
+	b.truncated, b.unclosed = cp.truncated, cp.unclosed
 }
 
 // deliver hands b's events and errors to fn and Malformed, with file line
@@ -375,6 +380,9 @@ func (e *each) deliver(b *batch) error {
 	}
 	if b.truncated {
 		e.truncated = true
+	}
+	if b.unclosed && e.opt.Unclosed != nil {
+		e.opt.Unclosed()
 	}
 	e.line += b.lines
 	e.next = b.stop

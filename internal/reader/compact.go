@@ -75,6 +75,36 @@ type compactRecords struct {
 	pending  *ParseError
 	lastAt   int64 // the offset of the last record read
 	unclosed bool  // the file ended in a chunk without its trailer
+	// defs: the definitions of methods and classes the chunks read held
+	// (format.TagMethod, format.TagClass; nil before the first), kept
+	// across reset and the files of a bounded recording.
+	defs *chunkDefs
+}
+
+// chunkDefs are the lines of .methods and .classtable that chunks define,
+// by id (the last one of an id kept: they are the same line), parsed only
+// when asked (Events.Definitions): a reader with .methods beside the file
+// needs none of them.
+type chunkDefs struct {
+	methods, classes map[uint32][]byte
+}
+
+// add keeps a definition's line (the payload of a TagMethod or TagClass
+// record): its id is its second field, as in .methods and .classtable.
+// It returns why the line is malformed, or "".
+func (c *chunkDefs) add(tag byte, line []byte) string {
+	_, rest, ok := bytes.Cut(line, []byte{','})
+	id, _, ok2 := bytes.Cut(rest, []byte{','})
+	v, ok3 := parseHex(id)
+	if !ok || !ok2 || !ok3 {
+		return fmt.Sprintf("definition (tag 0x%02X) without an id: %s", tag, show(line))
+	}
+	m := c.methods
+	if tag == format.TagClass {
+		m = c.classes
+	}
+	m[v] = append(m[v][:0], line...)
+	return ""
 }
 
 // kindLayout is a kind's fields and their wire types, as a descriptor
@@ -123,7 +153,7 @@ func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache)
 		version = 0
 	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version}
+		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs}
 }
 
 // setVersion sets the version of the file a piece of which r decodes
@@ -486,6 +516,8 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 	case tag == format.TagTrailer && r.version >= 3:
 		return r.decodeTrailer(&d)
 	case tag >= format.TagSkippable && tag < format.TagEvent && r.version >= 3:
+		// Method and class definitions (format.TagMethod, TagClass) are
+		// kept; the other tags of the range are skipped, and told.
 		n := d.uv()
 		if d.short || d.bad != "" {
 			return 0, false, d.msg()
@@ -498,6 +530,15 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 		}
 		if !r.inChunk {
 			return 0, false, fmt.Sprintf("record tag 0x%02X before any chunk", tag)
+		}
+		if tag == format.TagMethod || tag == format.TagClass {
+			if r.defs == nil {
+				r.defs = &chunkDefs{methods: map[uint32][]byte{}, classes: map[uint32][]byte{}}
+			}
+			if msg := r.defs.add(tag, d.b[d.i:d.i+int(n)]); msg != "" {
+				return 0, false, msg
+			}
+			return d.i + int(n), false, ""
 		}
 		r.skip(fmt.Sprintf("record tag 0x%02X", tag))
 		return d.i + int(n), false, ""

@@ -132,6 +132,28 @@ func (e *Events) Next() (Event, error) {
 	}
 }
 
+// Definitions returns the methods and classes that the chunks read so far
+// define (docs/format.md, "Chunks that name their frames"): what a chunk
+// file copied alone names its frames by. Malformed lines are returned as
+// errors (*ParseError). Nil maps when no chunk defined any.
+func (e *Events) Definitions() (map[format.MethodID]*Method, map[format.ClassID]*Class, []error) {
+	if e.cp == nil || e.cp.defs == nil {
+		return nil, nil, nil
+	}
+	join := func(m map[uint32][]byte) io.Reader {
+		var b bytes.Buffer
+		for _, line := range m {
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+		return &b
+	}
+	name := e.cp.name + " (its chunks' definitions)"
+	ms, errs := ReadMethods(join(e.cp.defs.methods), name)
+	cs, errs2 := ReadClasses(join(e.cp.defs.classes), name)
+	return ms, cs, append(errs, errs2...)
+}
+
 // Unclosed reports whether a compact .orca of version 3 ended in a chunk
 // without its trailer: being written, or cut (by a kill, or a copy) at a
 // record's end. Its records read are delivered.

@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -65,8 +68,10 @@ func readFramed(t *testing.T, b []byte) (events, told []string) {
 	// EachEvent cuts the file at chunk markers: the same events and, when
 	// Next told something, something told too.
 	var each, eachTold []string
+	eachUnclosed := false
 	truncated, err := EachEventAt(bytes.NewReader(b), int64(len(b)), "f.orca",
-		EachOptions{Workers: 3, ChunkSize: 64, Malformed: func(pe *ParseError) { eachTold = append(eachTold, pe.Error()) }},
+		EachOptions{Workers: 3, ChunkSize: 64, Malformed: func(pe *ParseError) { eachTold = append(eachTold, pe.Error()) },
+			Unclosed: func() { eachUnclosed = true }},
 		func(ev *Event) error { each = append(each, eventLine(ev)); return nil })
 	if err != nil {
 		eachTold = append(eachTold, err.Error())
@@ -76,6 +81,11 @@ func readFramed(t *testing.T, b []byte) (events, told []string) {
 	}
 	if len(told) == 0 && (strings.Join(each, "\n") != strings.Join(events, "\n") || len(eachTold) > 0) {
 		t.Errorf("Next read %d events, told nothing; EachEvent %d, told %q", len(events), len(each), eachTold)
+	}
+	// A file that ends in a chunk without its trailer, and is whole else,
+	// is told unclosed by both (EachOptions.Unclosed).
+	if (len(told) == 0 || len(told) == 1 && told[0] == "unclosed") && eachUnclosed != evs.Unclosed() {
+		t.Errorf("Next: unclosed %v; EachEvent: unclosed %v", evs.Unclosed(), eachUnclosed)
 	}
 	return events, told
 }
@@ -319,4 +329,100 @@ func FuzzFraming(f *testing.F) {
 		}
 		t.Errorf("op %d at %d x %02X: %d events read (of %d), nothing told", op%3, i, x, len(got), len(want))
 	})
+}
+
+// namedEvents reads the recording at prefix: each event as a line with its
+// frames named (Resolve), without Line.
+func namedEvents(t *testing.T, prefix string) []string {
+	t.Helper()
+	r, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	bad := func(pe *ParseError) { t.Errorf("%s: %v", prefix, pe) }
+	if _, err := r.EachEvent(EachOptions{Malformed: bad}, func(ev *Event) error {
+		line := eventLine(ev)
+		for _, f := range ev.Stack {
+			line += " | " + r.Resolve(f)
+		}
+		out = append(out, line)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestChunkAloneNamesFrames: a recording written by format.Writer in small
+// chunks, each chunk copied alone into a directory of its own (its header
+// line and its bytes, no .methods nor .classtable): its events read with
+// every frame named as in the whole recording, by the chunk's own
+// definitions of methods and classes (docs/format.md, "Chunks that name
+// their frames").
+func TestChunkAloneNamesFrames(t *testing.T) {
+	src, err := Open("testdata/v2/parking")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole")
+	var ev, meth, cls strings.Builder
+	w := format.NewWriterOptions(format.Files{Events: &ev, Methods: &meth, Classes: &cls},
+		format.Options{Encoding: format.EncodingCompact, ChunkBytes: 1500})
+	for _, id := range slices.Sorted(maps.Keys(src.Classes)) {
+		c := src.Classes[id]
+		if err := w.Class(0, &format.Class{ID: c.ID, Signature: c.Signature, Source: c.Source}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(src.Methods)) {
+		m := src.Methods[id]
+		if err := w.Method(0, &format.Method{ID: m.ID, Name: m.Name, Signature: m.Signature, Class: m.Class, Lines: m.Lines}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := src.EachEvent(EachOptions{}, func(e *Event) error { fe := toFormat(*e); return w.Event(&fe) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for suffix, b := range map[string]string{format.SuffixEvents: ev.String(), format.SuffixMethods: meth.String(), format.SuffixClasses: cls.String()} {
+		if err := os.WriteFile(whole+suffix, []byte(b), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	all := namedEvents(t, whole)
+	if !strings.Contains(strings.Join(all, "\n"), "java.util.concurrent.locks.LockSupport.park(") {
+		t.Fatalf("the whole recording names no park frame:\n%s", strings.Join(all[:min(5, len(all))], "\n"))
+	}
+	spans := chunkSpans([]byte(ev.String()))
+	if len(spans) < 3 {
+		t.Fatalf("%d chunks, want several", len(spans))
+	}
+	read, framed := 0, 0
+	for i, sp := range spans {
+		alone := filepath.Join(dir, "alone", string(rune('a'+i%26))+strings.Repeat("x", i/26), "c")
+		if err := os.MkdirAll(filepath.Dir(alone), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		b := append([]byte(format.CompactHeader), ev.String()[sp[0]:sp[1]]...)
+		if err := os.WriteFile(alone+format.SuffixEvents, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got := namedEvents(t, alone)
+		for j, g := range got {
+			if read+j >= len(all) || g != all[read+j] {
+				t.Fatalf("chunk %d alone, event %d:\n got %s\nwant %s", i+1, j, g, all[min(read+j, len(all)-1)])
+			}
+			if strings.Contains(g, " | ") {
+				framed++
+			}
+		}
+		read += len(got)
+	}
+	if read != len(all) || framed == 0 {
+		t.Errorf("the chunks alone read %d events (%d with frames), the whole %d", read, framed, len(all))
+	}
 }

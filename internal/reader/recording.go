@@ -113,14 +113,30 @@ func Open(prefix string) (*Recording, error) {
 		r.Warnings = append(r.Warnings, e.Error())
 	}
 	// Without metadata the events still tell who waited for whom, so a
-	// missing file is a warning; frames then resolve as unknown methods.
+	// missing file is a warning; frames then resolve as unknown methods,
+	// unless the chunks define them (a chunk file copied alone).
+	var defMethods map[format.MethodID]*Method
+	var defClasses map[format.ClassID]*Class
+	if !foundMethods || !foundClasses {
+		defMethods, defClasses = r.chunkDefinitions()
+	}
 	if !foundMethods {
 		r.Methods = map[format.MethodID]*Method{}
-		r.Warnings = append(r.Warnings, prefix+".methods: missing; stack frames cannot be named")
+		if len(defMethods) > 0 {
+			r.Methods = defMethods
+			r.Warnings = append(r.Warnings, prefix+".methods: missing; stack frames named by the chunks' own definitions")
+		} else {
+			r.Warnings = append(r.Warnings, prefix+".methods: missing; stack frames cannot be named")
+		}
 	}
 	if !foundClasses {
 		r.Classes = map[format.ClassID]*Class{}
-		r.Warnings = append(r.Warnings, prefix+".classtable: missing; classes cannot be named")
+		if len(defClasses) > 0 {
+			r.Classes = defClasses
+			r.Warnings = append(r.Warnings, prefix+".classtable: missing; classes named by the chunks' own definitions")
+		} else {
+			r.Warnings = append(r.Warnings, prefix+".classtable: missing; classes cannot be named")
+		}
 	}
 	if f, ok := r.Info[format.InfoFormat]; ok && f != format.Version {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows %s", prefix, f, format.Version))
@@ -130,6 +146,35 @@ func Open(prefix string) (*Recording, error) {
 		r.dotted[id] = format.JavaName(c.Signature)
 	}
 	return r, nil
+}
+
+// chunkDefinitions reads the events once for the methods and classes their
+// chunks define (format.TagMethod, TagClass: docs/format.md), for a
+// recording without .methods or .classtable beside it: a chunk file copied
+// alone. Nil when the events are not compact or define none.
+func (r *Recording) chunkDefinitions() (map[format.MethodID]*Method, map[format.ClassID]*Class) {
+	ev, c, err := r.Events()
+	if err != nil {
+		return nil, nil
+	}
+	defer c.Close()
+	if ev.cp == nil {
+		return nil, nil
+	}
+	for {
+		_, err := ev.Next()
+		if err == io.EOF {
+			break
+		}
+		if _, ok := err.(*ParseError); err != nil && !ok {
+			break // a read error: Events tells it again
+		}
+	}
+	ms, cs, errs := ev.Definitions()
+	for _, e := range errs {
+		r.Warnings = append(r.Warnings, e.Error())
+	}
+	return ms, cs
 }
 
 // errNotRegular is load's answer for a file it will not read.

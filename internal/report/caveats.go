@@ -165,6 +165,10 @@ func (r *Report) tailEntries() []headEntry {
 	if r.Truncated {
 		es = add(es, flagged, "the last record of %s.orca is cut short (%s) and was skipped", r.Prefix, r.TruncatedWhy)
 	}
+	if r.Unclosed && !r.Live {
+		// A recording still written ends so: the live caveat says it.
+		es = add(es, caveat, "the last chunk of %s.orca has no trailer: the file ends where its writing stopped (a kill, or a copy of a file being written); what was read of it is the recording", r.Prefix)
+	}
 	switch {
 	case r.Live:
 		// Not flagged: nothing is wrong, the events go on.

@@ -52,6 +52,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		ParseErrors:       res.Malformed,
 		ParseErrorSamples: []string{},
 		Truncated:         res.Truncated,
+		Unclosed:          res.Unclosed,
 		Problems:          len(m.Problems),
 		ProblemSamples:    []string{},
 		Warnings:          append([]string{}, rec.Warnings...),

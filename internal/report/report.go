@@ -46,7 +46,10 @@ type Report struct {
 	// TruncatedWhy: why the last record is cut short (reader.TruncatedWhy),
 	// "" when it is not.
 	TruncatedWhy string `json:"truncated_why,omitempty"`
-	Complete     *bool  `json:"complete"`
+	// Unclosed: a compact .orca ends in a chunk without its trailer
+	// (docs/format.md, "The format as a contract"): written up to there.
+	Unclosed bool  `json:"unclosed,omitempty"`
+	Complete *bool `json:"complete"`
 	// Live: a JVM still writes the recording (it holds the lock on
 	// PREFIX.orca): complete is false because it runs, not because it was
 	// killed.

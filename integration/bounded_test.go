@@ -162,12 +162,14 @@ func TestBoundedRecording(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			with, alone := filepath.Join(dir, "with", strconv.Itoa(i), "c"), filepath.Join(dir, "alone", strconv.Itoa(i), "c")
-			for _, p := range []string{with, alone} {
+			// Alone, it keeps its name (PREFIX.orca.000003) and is named so to orca.
+			with := filepath.Join(dir, "with", strconv.Itoa(i), "c")
+			alone := filepath.Join(dir, "alone", strconv.Itoa(i), filepath.Base(c.Path))
+			for _, p := range []string{with + format.SuffixEvents, alone} {
 				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				if err := os.WriteFile(p+format.SuffixEvents, b, 0o644); err != nil {
+				if err := os.WriteFile(p, b, 0o644); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -31,6 +31,9 @@ func openRecording(command, arg string) (*reader.Recording, error) {
 	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
 		return nil, exitError{2, fmt.Sprintf("%s: %s is a directory: want a recording's PREFIX%s", command, arg, listRecordings(command, arg))}
 	}
+	if fi, err := os.Stat(arg); err == nil && fi.Mode().IsRegular() && reader.IsChunkPath(arg) {
+		return reader.Open(arg) // one chunk file of a bounded recording, read alone
+	}
 	prefix := arg
 	for _, s := range recordingExts {
 		if p, ok := strings.CutSuffix(arg, s); ok {

@@ -408,10 +408,20 @@ func TestChunkAloneNamesFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := append([]byte(format.CompactHeader), ev.String()[sp[0]:sp[1]]...)
-		if err := os.WriteFile(alone+format.SuffixEvents, b, 0o644); err != nil {
+		// Copied as a recording of its own (c.orca), or under its chunk
+		// file's name (c.orca.000007), which orca reads alone too.
+		name := alone
+		if i%2 == 1 {
+			name = fmt.Sprintf("%s%s.%06d", alone, format.SuffixEvents, i+1)
+		}
+		path := name
+		if i%2 == 0 {
+			path += format.SuffixEvents
+		}
+		if err := os.WriteFile(path, b, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got := namedEvents(t, alone)
+		got := namedEvents(t, name)
 		for j, g := range got {
 			if read+j >= len(all) || g != all[read+j] {
 				t.Fatalf("chunk %d alone, event %d:\n got %s\nwant %s", i+1, j, g, all[min(read+j, len(all)-1)])

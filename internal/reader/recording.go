@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"strconv"
 	"strings"
 
 	"orca/internal/format"
@@ -31,6 +32,28 @@ type Recording struct {
 	dotted map[format.ClassID]string
 }
 
+// IsChunkPath reports whether path is named as one chunk file of a bounded
+// recording (PREFIX.orca.N), which Open reads alone.
+func IsChunkPath(path string) bool {
+	ok, _ := chunkPath(path)
+	return ok
+}
+
+// chunkPath reports whether path names one chunk file of a bounded recording
+// (PREFIX.orca.N, N a positive decimal number), and N.
+func chunkPath(path string) (bool, uint64) {
+	i := strings.LastIndex(path, format.SuffixEvents+".")
+	if i < 0 {
+		return false, 0
+	}
+	d := path[i+len(format.SuffixEvents)+1:]
+	if d == "" || strings.Trim(d, "0123456789") != "" {
+		return false, 0
+	}
+	n, err := strconv.ParseUint(d, 10, 64)
+	return err == nil && n > 0, n
+}
+
 // suffixes are the files of a recording; Open accepts a prefix given with any.
 var suffixes = []string{format.SuffixEvents, format.SuffixInfo, format.SuffixMethods, format.SuffixClasses}
 
@@ -39,29 +62,43 @@ var suffixes = []string{format.SuffixEvents, format.SuffixInfo, format.SuffixMet
 // not a recording (a *NotRecordingError: its first record is not an event)
 // or a file cannot be read; malformed metadata become Warnings.
 func Open(prefix string) (*Recording, error) {
+	// One chunk file of a bounded recording named on its own
+	// (PREFIX.orca.000012: copied elsewhere, or picked from the rest) is
+	// read alone; its chunks name their frames when the metadata files are
+	// not beside it (docs/format.md, "Chunks that name their frames").
+	alone, seq := chunkPath(prefix)
+	chunk := prefix
+	if alone {
+		prefix = prefix[:strings.LastIndex(prefix, format.SuffixEvents+".")]
+	}
 	for _, s := range suffixes {
-		if p, ok := strings.CutSuffix(prefix, s); ok {
+		if p, ok := strings.CutSuffix(prefix, s); ok && !alone {
 			prefix = p
 			break
 		}
 	}
-	st, err := os.Stat(prefix + format.SuffixEvents)
+	events := prefix + format.SuffixEvents
+	if alone {
+		events = chunk
+	}
+	st, err := os.Stat(events)
 	if err != nil {
 		return nil, fmt.Errorf("opening recording: %w", err)
 	}
 	if st.IsDir() {
-		return nil, fmt.Errorf("opening recording: %s.orca is a directory", prefix)
+		return nil, fmt.Errorf("opening recording: %s is a directory", events)
 	}
 	if !st.Mode().IsRegular() {
 		// A device or a pipe has no end to read to (a link to /dev/full
 		// reads as endless NULs), and its size says nothing.
-		return nil, fmt.Errorf("opening recording: %s.orca is not a regular file", prefix)
+		return nil, fmt.Errorf("opening recording: %s is not a regular file", events)
 	}
 	r := &Recording{Prefix: prefix}
-	if r.Chunks, err = chunkFiles(prefix); err != nil {
+	if alone {
+		r.Chunks = []ChunkFile{{Path: events, Seq: seq}}
+	} else if r.Chunks, err = chunkFiles(prefix); err != nil {
 		return nil, err
 	}
-	events := prefix + format.SuffixEvents
 	if len(r.Chunks) > 0 {
 		events = r.Chunks[0].Path
 	}

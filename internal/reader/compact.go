@@ -7,6 +7,7 @@ import (
 	"hash/crc32"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -112,6 +113,9 @@ func (c *chunkDefs) add(tag byte, line []byte) string {
 type kindLayout struct {
 	name   string
 	fields []fieldWire
+	// unknown names the fields this reader skips in each record of the
+	// kind ("field 21 of ThreadEnded"), told with the skipped records.
+	unknown []string
 }
 
 // fieldWire is a field and its wire type; known: the field is this
@@ -183,7 +187,7 @@ func (r *compactRecords) skippedMsg() string {
 	}
 	sort.Strings(kinds)
 	clear(r.skipped)
-	return fmt.Sprintf("chunk %d: skipped records unknown to this reader (a newer writer's): %s", r.seq, strings.Join(kinds, ", "))
+	return fmt.Sprintf("chunk %d: skipped records and fields unknown to this reader (a newer writer's): %s", r.seq, strings.Join(kinds, ", "))
 }
 
 // offset returns the file offset of the next byte to decode.
@@ -745,8 +749,15 @@ func (r *compactRecords) decodeDescriptor(d *dec) (int, bool, string) {
 		if w == 0 || w >= byte(format.NumWires) {
 			return 0, false, fmt.Sprintf("descriptor of kind %d (%s): field %d of wire type %d, unknown", k, name, f, w)
 		}
-		known := k < uint64(format.NumKinds) && int(f) < len(format.FieldWire) && format.FieldWire[f] == format.Wire(w)
+		// Known: a field of this kind in the reader's table, of its wire
+		// type. Another field (a newer writer's) is skipped, even one the
+		// table gives other kinds.
+		known := k < uint64(format.NumKinds) && int(f) < len(format.FieldWire) && format.FieldWire[f] == format.Wire(w) &&
+			slices.Contains(format.Specs[k].Fields, format.Field(f))
 		l.fields = append(l.fields, fieldWire{format.Field(f), format.Wire(w), known})
+		if !known && k < uint64(format.NumKinds) {
+			l.unknown = append(l.unknown, fmt.Sprintf("field %d of %s", f, name))
+		}
 	}
 	if !r.inChunk {
 		return 0, false, "descriptor before any chunk"
@@ -899,6 +910,9 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 		r.lo, r.hi = min(r.lo, r.prev), max(r.hi, r.prev)
 		r.skip(fmt.Sprintf("%s (kind %d)", l.name, kind))
 		return d.i, false, ""
+	}
+	for _, u := range l.unknown {
+		r.skip(u)
 	}
 	if th == 0 || th > uint64(len(r.threads)) {
 		return 0, false, fmt.Sprintf("%s: thread index %d not defined in the chunk (%d are)", k, th, len(r.threads))

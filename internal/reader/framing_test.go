@@ -289,7 +289,7 @@ func TestUnknownKind(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	wantTold := "chunk 1: skipped records unknown to this reader (a newer writer's): 2 FutureSample (kind 100)"
+	wantTold := "chunk 1: skipped records and fields unknown to this reader (a newer writer's): 2 FutureSample (kind 100), 2 field 41 of ThreadEnded"
 	if len(told) != 1 || !strings.HasPrefix(told[0], "f.orca: byte ") || !strings.HasSuffix(told[0], wantTold) {
 		t.Errorf("told %q, want one %q", told, wantTold)
 	}

@@ -558,7 +558,7 @@ func TestContainer(t *testing.T) {
 		if out, err := cp.CombinedOutput(); err != nil {
 			t.Fatalf("copying the classes: %v\n%s", err, out)
 		}
-		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" -XX:ErrorFile=/mnt/hs_err_pid%p.log -cp /mnt Sleeper`
+		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" ` + testjvm.Options("/mnt", "-cp", "/mnt", "Sleeper")
 		cmd := testjvm.Command(t, dir, append(slices.Clone(asNobody), "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
 			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
 		p := startCmd(t, cmd)

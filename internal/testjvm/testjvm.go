@@ -227,6 +227,13 @@ func Argv(java, dir string, args ...string) []string {
 	return append([]string{java, crash.ErrorFile(dir)}, args...)
 }
 
+// Options is Argv's JVM options in one string, for a launcher script that
+// takes them from the environment (JAVA_OPTS): the option that puts the
+// crash file into dir, then opts, separated by spaces.
+func Options(dir string, opts ...string) string {
+	return strings.Join(append([]string{crash.ErrorFile(dir)}, opts...), " ")
+}
+
 // ToolArgv is Argv for the launcher of a JDK tool (javac, jcmd, jfr), which
 // hands a JVM option to its JVM as "-J" + option.
 func ToolArgv(tool, dir string, args ...string) []string {

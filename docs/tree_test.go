@@ -113,6 +113,27 @@ func TestOneJDKFinder(t *testing.T) {
 	})
 }
 
+// errorFileRE matches a JVM's crash-file option written out rather than
+// taken from internal/testjvm (spelt in two parts, so that this file does
+// not match it).
+var errorFileRE = regexp.MustCompile(`crash\.ErrorFile\(|-XX:` + `ErrorFile=`)
+
+// TestOneJVMStarter checks that the tests start their JVMs in one way,
+// internal/testjvm's (Argv, Command, Start): no other Go file puts a JVM's
+// crash file somewhere itself (it was once written in each package's tests,
+// with or without the working directory and the crash check beside it).
+// internal/crash, which defines the option, is the other exception.
+func TestOneJVMStarter(t *testing.T) {
+	goFiles(t, "testjvm", func(p string, b []byte) {
+		if strings.HasPrefix(filepath.ToSlash(p), "../internal/crash/") {
+			return
+		}
+		if errorFileRE.Match(b) {
+			t.Errorf("%s: writes the JVM's crash-file option itself: build the command with internal/testjvm (Argv, ToolArgv, Options, Command)", p)
+		}
+	})
+}
+
 // goFiles calls f with each Go file of the repository and its content,
 // but those of build/, hidden folders and the folder named skip.
 func goFiles(t *testing.T, skip string, f func(path string, b []byte)) {

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -87,8 +86,8 @@ func recordPinned(t *testing.T, taskset string, j jdk, main string, args ...stri
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := []string{"-c", "0", bin, "record", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", cls, main}
-	res := run(t, dir, taskset, append(argv, args...)...)
+	argv := append([]string{"-c", "0", bin, "record", "-o", prefix, "--"}, j.argv(dir, append([]string{"-cp", cls, main}, args...)...)...)
+	res := run(t, dir, taskset, argv...)
 	checkNoCrashLog(t, res)
 	if res.code != 0 {
 		t.Fatalf("orca record failed:\n%s", res)

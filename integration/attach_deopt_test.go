@@ -4,15 +4,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // TestAttachDeoptimizes: an attach deoptimises no more compiled code than it must. Read from
@@ -55,7 +54,7 @@ func TestAttachDeoptimizes(t *testing.T) {
 				}
 				if standby {
 					// An option of the JVM's start: an attach with it is refused (1), and says why.
-					jc := exec.Command(filepath.Join(j.home, "bin", "jcmd"), "-J"+crash.ErrorFile(dir), pid, "JVMTI.agent_load", agentLib(t), `"standby=yes"`)
+					jc := testjvm.Command(t, dir, j.tool(dir, "jcmd", pid, "JVMTI.agent_load", agentLib(t), `"standby=yes"`)...)
 					jc.Dir = dir
 					out, _ := jc.CombinedOutput()
 					if !strings.Contains(string(out), "return code: 1") || !strings.Contains(a.stderr.String(), "standby=yes is for -agentpath at the JVM's start") {
@@ -113,7 +112,7 @@ func TestAttachLinksNoClass(t *testing.T) {
 		// state is VirtualThread's state in jcmd VM.classes ("loaded", "linked",
 		// "fully_initialized"), "" when it is not listed.
 		state := func() string {
-			jc := exec.Command(filepath.Join(j.home, "bin", "jcmd"), "-J"+crash.ErrorFile(dir), pid, "VM.classes")
+			jc := testjvm.Command(t, dir, j.tool(dir, "jcmd", pid, "VM.classes")...)
 			jc.Dir = dir
 			out, err := jc.CombinedOutput()
 			if err != nil {

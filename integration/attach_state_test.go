@@ -4,18 +4,17 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"orca/internal/attach"
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
+	"orca/internal/testjvm"
 )
 
 // TestAttachStuck attaches to StuckBeforeAttach, started without any agent and stuck before the
@@ -29,7 +28,7 @@ import (
 func TestAttachStuck(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "StuckBeforeAttach"), dir)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...), dir)
 		prefix := dir + "/rec"
 		load := agentLoader(t, a)
 		load("prefix=" + prefix + ",format=compact")
@@ -172,7 +171,7 @@ func TestAttachStuck(t *testing.T) {
 func TestAttachHotNotify(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "HotNotify"), dir)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "HotNotify")...), dir)
 		e := parseExpectLine(a.expectLine(t, "EXPECT "))
 		prefix := dir + "/rec"
 		loadAgent := agentLoader(t, a)
@@ -264,7 +263,7 @@ func checkEnded(t *testing.T, a *attachee, name string) {
 func TestAttachBlockInGap(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		cmd := exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "BlockInAttachGap")
+		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "BlockInAttachGap")...)
 		cmd.Env = append(os.Environ(), "ORCA_TEST_ATTACH_GAP_MS=3000")
 		a := startAttacheeCmd(t, cmd, dir)
 		prefix := dir + "/rec"
@@ -347,7 +346,7 @@ func TestAttachBlockInGap(t *testing.T) {
 func attachedWindow(t *testing.T, j jdk, class string) (expect, *recording, string) {
 	t.Helper()
 	dir := newDir(t)
-	a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), class), dir)
+	a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), class)...), dir)
 	prefix := dir + "/rec"
 	agentLoad := agentLoader(t, a)
 	agentLoad("prefix=" + prefix + ",format=compact")
@@ -461,7 +460,7 @@ func TestAttachVirtualPinned(t *testing.T) {
 			skipf(t, "%s has no virtual threads", j.name)
 		}
 		dir := newDir(t)
-		a := startAttacheeCmd(t, exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "VirtualPinnedAtAttach"), dir)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "VirtualPinnedAtAttach")...), dir)
 		prefix := dir + "/rec"
 		if r := run(t, dir, orcaBin(t), "record", "--pid", strconv.Itoa(a.jvm), "-o", prefix, "--duration", "1500ms"); r.code != 0 {
 			t.Fatalf("orca record --pid: %s", r)
@@ -537,11 +536,11 @@ func TestAttachVirtualStuck(t *testing.T) {
 
 func attachVirtualStuck(t *testing.T, j jdk, tracked bool) {
 	dir := newDir(t)
-	args := []string{crash.ErrorFile(dir), "-cp", classes(t), "VirtualStuckBeforeAttach", "50"}
+	args := []string{"-cp", classes(t), "VirtualStuckBeforeAttach", "50"}
 	if !tracked {
 		args = append([]string{"-Djdk.trackAllThreads=false"}, args...)
 	}
-	a := startAttacheeCmd(t, exec.Command(j.java(), args...), dir)
+	a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, args...)...), dir)
 	prefix := dir + "/rec"
 	pid := strconv.Itoa(a.jvm)
 	if r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", prefix, "--duration", "2s"); r.code != 0 {

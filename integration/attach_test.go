@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -10,62 +9,44 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // attachee is a running Attachee (testdata/java/scenarios), a JVM started without the agent.
 type attachee struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	lines  chan string   // its stdout, line by line; closed at its end
-	stdout *lockedBuffer // all of it
-	stderr *lockedBuffer
+	lines  chan string     // its stdout, line by line; closed at its end
+	stdout *testjvm.Buffer // all of it
+	stderr *testjvm.Buffer
 	dir    string
 	jvm    int           // the JVM's pid: cmd's, or its child's when cmd starts it (setJVM)
 	done   chan struct{} // closed when it has ended
 	err    error         // Wait's, once done
 }
 
-// lockedBuffer is a bytes.Buffer written by one goroutine and read by another.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startAttachee starts Attachee with jvmArgs in dir and waits for its READY line; the test kills
 // it when it ends, however it ends.
 func startAttachee(t *testing.T, j jdk, dir string, jvmArgs ...string) *attachee {
 	t.Helper()
-	args := append(append([]string{crash.ErrorFile(dir)}, jvmArgs...), "-cp", classes(t), "Attachee")
-	return startAttacheeCmd(t, exec.Command(j.java(), args...), dir)
+	args := append(slices.Clone(jvmArgs), "-cp", classes(t), "Attachee")
+	return startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, args...)...), dir)
 }
 
 // startAttacheeCmd is startAttachee with the command that starts it (as another user, in a
 // container).
 func startAttacheeCmd(t *testing.T, cmd *exec.Cmd, dir string) *attachee {
 	t.Helper()
-	a := &attachee{cmd: cmd, lines: make(chan string, 64), stdout: &lockedBuffer{}, stderr: &lockedBuffer{}, dir: dir, done: make(chan struct{})}
+	a := &attachee{cmd: cmd, lines: make(chan string, 64), stdout: &testjvm.Buffer{}, stderr: &testjvm.Buffer{}, dir: dir, done: make(chan struct{})}
 	a.cmd.Dir = dir
 	a.cmd.Stderr = a.stderr
 	var err error
@@ -175,7 +156,7 @@ func (a *attachee) exit(t *testing.T, rounds int) {
 // orcaBackground is an orca command running while the test goes on.
 type orcaBackground struct {
 	cmd    *exec.Cmd
-	stderr *lockedBuffer
+	stderr *testjvm.Buffer
 	done   chan struct{}
 	code   int
 }
@@ -184,7 +165,7 @@ type orcaBackground struct {
 // want; it fails the test if orca ends first.
 func startOrca(t *testing.T, dir, want string, args ...string) *orcaBackground {
 	t.Helper()
-	o := &orcaBackground{cmd: exec.Command(orcaBin(t), args...), stderr: &lockedBuffer{}, done: make(chan struct{})}
+	o := &orcaBackground{cmd: exec.Command(orcaBin(t), args...), stderr: &testjvm.Buffer{}, done: make(chan struct{})}
 	o.cmd.Dir = dir
 	pr, pw := io.Pipe()
 	o.cmd.Stderr = pw
@@ -526,8 +507,8 @@ var asNobody = []string{"setpriv", "--reuid=" + strconv.Itoa(nobody), "--regid="
 func TestAttachOtherUser(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := nobodyDir(t)
-		args := append(append([]string{}, asNobody[1:]...), j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Attachee")
-		a := startAttacheeCmd(t, exec.Command(asNobody[0], args...), dir)
+		argv := append(slices.Clone(asNobody), j.argv(dir, "-cp", classes(t), "Attachee")...)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, argv...), dir)
 		pid := strconv.Itoa(a.cmd.Process.Pid)
 		rootOnly := newDir(t) // 0700, root's
 		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(rootOnly, "r"), "--duration", "1s")
@@ -621,7 +602,7 @@ func TestAttachContainer(t *testing.T) {
 		if out, err := cp.CombinedOutput(); err != nil {
 			t.Fatalf("copying the classes: %v\n%s", err, out)
 		}
-		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" -XX:ErrorFile=/mnt/hs_err_pid%p.log -cp /mnt Attachee`
+		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" ` + testjvm.Options("/mnt", "-cp", "/mnt", "Attachee")
 		cmd := exec.Command(asNobody[0], append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
 			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
 		a := startAttacheeCmd(t, cmd, dir)
@@ -659,7 +640,7 @@ func TestAttachAfterAgent(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
 		started := filepath.Join(dir, "started")
-		cmd := exec.Command(orcaBin(t), "record", "-o", started, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Attachee")
+		cmd := testjvm.Command(t, dir, append([]string{orcaBin(t), "record", "-o", started, "--"}, j.argv(dir, "-cp", classes(t), "Attachee")...)...)
 		a := startAttacheeCmd(t, cmd, dir)
 		pid := a.childJVM(t)
 		r := run(t, dir, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(dir, "refused"), "--duration", "1s")

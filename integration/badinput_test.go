@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/reader"
 )
 
@@ -28,7 +27,7 @@ func TestCutRecording(t *testing.T) {
 			t.Run(enc, func(t *testing.T) {
 				dir := newDir(t)
 				prefix := filepath.Join(dir, "x")
-				r := run(t, dir, bin, "record", "--quiet", "--format", enc, "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
+				r := run(t, dir, bin, append([]string{"record", "--quiet", "--format", enc, "-o", prefix, "--"}, j.argv(dir, "-cp", classes(t), "Scenario")...)...)
 				if r.code != 0 {
 					t.Fatalf("orca record:\n%s", r)
 				}

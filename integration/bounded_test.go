@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/report"
+	"orca/internal/testjvm"
 )
 
 // boundedMax is the --max-size of the bounded tests: the smallest the agent takes, 1 MiB
@@ -230,9 +230,8 @@ func TestBoundedKill9(t *testing.T) {
 		prefix := filepath.Join(dir, "k")
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "record", "-o", prefix, "--max-size", "1MB", "--quiet", "--",
-			j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Bounded", "-1", "0")
-		cmd.Dir = dir
+		cmd := testjvm.CommandContext(ctx, t, dir, append([]string{bin, "record", "-o", prefix, "--max-size", "1MB", "--quiet", "--"},
+			j.argv(dir, "-cp", classes(t), "Bounded", "-1", "0")...)...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr

@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"strings"
 	"testing"
-
-	"orca/internal/crash"
 )
 
 // TestCheckJNI runs Scenario with -Xcheck:jni, with and without the agent: every line the
@@ -19,7 +17,7 @@ import (
 func TestCheckJNI(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		pd := newDir(t)
-		plain := run(t, pd, j.java(), crash.ErrorFile(pd), "-Xcheck:jni", "-cp", classes(t), "Scenario")
+		plain := runJVM(t, pd, j.argv(pd, "-Xcheck:jni", "-cp", classes(t), "Scenario"))
 		if plain.code != 0 {
 			t.Fatalf("Scenario without the agent failed:\n%s", plain)
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/report"
 )
@@ -123,7 +122,7 @@ func TestScenarioClasses(t *testing.T) {
 		// (so no class), as text lines.
 		dir := newDir(t)
 		seed := dir + "/seed"
-		res := run(t, dir, orcaBin(t), "record", "-o", seed, "--kinds", "seed", "--format", "seed", "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
+		res := run(t, dir, orcaBin(t), append([]string{"record", "-o", seed, "--kinds", "seed", "--format", "seed", "--"}, j.argv(dir, "-cp", classes(t), "Scenario")...)...)
 		if res.code != 0 {
 			t.Fatalf("orca record --kinds seed --format seed failed:\n%s", res)
 		}

@@ -3,15 +3,14 @@ package integration
 import (
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // TestAttachClassHashes is issue 30's item 4a: on JDK 17 the CDS archive's class mirrors carry
@@ -25,7 +24,7 @@ import (
 func TestAttachClassHashes(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		cmd := exec.Command(j.java(), crash.ErrorFile(dir), "-cp", classes(t), "ClassHashes")
+		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "ClassHashes")...)
 		a := startAttacheeCmd(t, cmd, dir)
 		collisions := a.expectLine(t, "COLLISIONS")
 		if j.feature == 17 && !strings.Contains(collisions, "java.lang.Thread") {

@@ -34,8 +34,9 @@ func TestCrashIsReported(t *testing.T) {
 		dir := t.TempDir() // not newDir: its end-of-test check would fail this test
 		kept := t.TempDir()
 		t.Setenv("ORCA_CRASH_DIR", kept)
-		cmd := exec.Command(j.java(), crash.ErrorFile(dir), "-XX:+UnlockDiagnosticVMOptions",
+		argv := j.argv(dir, "-XX:+UnlockDiagnosticVMOptions",
 			"-XX:AbortVMOnException=java.lang.ClassNotFoundException", "-cp", dir, "NoSuchMain")
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = t.TempDir() // the hs_err file must follow ErrorFile, not the working directory
 		out, err := cmd.CombinedOutput()
 		if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() == 0 {

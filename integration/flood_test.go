@@ -7,15 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"orca/internal/crash"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // floodRun is one run of NotifyFlood.
@@ -48,9 +47,8 @@ func flood(t *testing.T, j jdk, opts string, args ...string) floodRun {
 	prefix := filepath.Join(dir, "x")
 	ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 	defer cancel()
-	argv := append([]string{crash.ErrorFile(dir), "-agentpath:" + agentLib(t) + "=prefix=" + prefix + "," + opts, "-cp", classes(t), "NotifyFlood"}, args...)
-	cmd := exec.CommandContext(ctx, j.java(), argv...)
-	cmd.Dir = dir
+	argv := j.argv(dir, append([]string{"-agentpath:" + agentLib(t) + "=prefix=" + prefix + "," + opts, "-cp", classes(t), "NotifyFlood"}, args...)...)
+	cmd := testjvm.CommandContext(ctx, t, dir, argv...)
 	// Without verifying each walk with GetStackTrace (TestMain turns it on), which slows the
 	// flood tenfold and hides what these tests are about.
 	cmd.Env = append(os.Environ(), "ORCA_VERIFY_STACKS=0")

@@ -12,10 +12,11 @@
 // bin/orca must be built first (make test does that); ORCA_BIN=path runs another build instead, and
 // ORCA_KEEP=1 keeps the recordings of a failed run.
 //
-// A crash of any JVM a test starts fails that test (internal/crash): each JVM gets
-// crash.ErrorFile(its directory), and run, checkNoCrashLog and the end of every test that made a
-// directory with newDir look there for hs_err files and cores, show the crash and move the file
-// to build/crash (or $ORCA_CRASH_DIR).
+// A crash of any JVM a test starts fails that test (internal/crash): each JVM's command line
+// (jdk.argv, jdk.tool: internal/testjvm's) puts its crash file into its directory, and run,
+// checkNoCrashLog, testjvm.Command and the end of every test that made a directory with newDir
+// look there for hs_err files and cores, show the crash and move the file to build/crash (or
+// $ORCA_CRASH_DIR).
 package integration
 
 import (
@@ -91,6 +92,16 @@ type jdk struct {
 }
 
 func (j jdk) java() string { return filepath.Join(j.home, "bin", "java") }
+
+// argv is the command line of a JVM under test on j (testjvm.Argv): java, the option that puts
+// its crash file into dir, then args.
+func (j jdk) argv(dir string, args ...string) []string { return testjvm.Argv(j.java(), dir, args...) }
+
+// tool is the command line of j's tool name (jcmd, jfr) with its JVM's crash file in dir
+// (testjvm.ToolArgv), then args.
+func (j jdk) tool(dir, name string, args ...string) []string {
+	return testjvm.ToolArgv(filepath.Join(j.home, "bin", name), dir, args...)
+}
 
 // jdks lists testjvm's JDKs (one reached by two names once; an absent one with home "").
 func jdks() []jdk {
@@ -336,10 +347,16 @@ func tail(s string, n int) string {
 
 // run starts a command in dir and waits for it (at most javaTimeout), then fails the test if a
 // JVM left a crash file in dir (the command may be a JVM expected to fail: a crash is not that).
-// A JVM that run starts gets crash.ErrorFile(dir) from its caller.
+// A JVM that run starts gets its command line from jdk.argv (its crash file in dir).
 func run(t *testing.T, dir string, name string, args ...string) *result {
 	t.Helper()
 	return runFor(t, javaTimeout, dir, name, args...)
+}
+
+// runJVM is run of argv: a JVM's command line (jdk.argv, jdk.tool).
+func runJVM(t *testing.T, dir string, argv []string) *result {
+	t.Helper()
+	return run(t, dir, argv[0], argv[1:]...)
 }
 
 // runFor is run with its own bound (the stress pass's -Xint runs take longer than javaTimeout).
@@ -386,8 +403,7 @@ func recordJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...strin
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := append([]string{"record", "-o", prefix, "--", j.java(), crash.ErrorFile(dir)}, jvmArgs...)
-	argv = append(append(argv, "-cp", cls, main), args...)
+	argv := append([]string{"record", "-o", prefix, "--"}, j.argv(dir, append(append(slices.Clone(jvmArgs), "-cp", cls, main), args...)...)...)
 	r := run(t, dir, bin, argv...)
 	checkNoCrashLog(t, r)
 	return r, prefix

@@ -5,8 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"orca/internal/crash"
 )
 
 // TestHiddenFrames is issue 13's item 8: other tools' stacks look as they do
@@ -62,7 +60,7 @@ func TestHiddenFrames(t *testing.T) {
 		if _, err := os.Stat(jfrFile); err != nil {
 			t.Fatalf("no JFR recording: %v\n%s", err, res)
 		}
-		p := run(t, dir, filepath.Join(j.home, "bin", "jfr"), "-J"+crash.ErrorFile(dir), "print", "--events", "jdk.ThreadPark", jfrFile)
+		p := runJVM(t, dir, j.tool(dir, "jfr", "print", "--events", "jdk.ThreadPark", jfrFile))
 		if p.code != 0 {
 			t.Fatalf("jfr print failed:\n%s", p)
 		}

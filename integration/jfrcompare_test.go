@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -156,8 +155,8 @@ func TestOrcaVsJFR(t *testing.T) {
 		}
 		jfrFile := filepath.Join(dir, "run.jfr")
 		start = time.Now()
-		jres := run(t, dir, j.java(), crash.ErrorFile(dir), "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
-			"-Xlog:jfr+startup=warning", "-cp", cls, "Scenario")
+		jres := runJVM(t, dir, j.argv(dir, "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
+			"-Xlog:jfr+startup=warning", "-cp", cls, "Scenario"))
 		jwall := time.Since(start)
 		checkNoCrashLog(t, jres)
 		if jres.code != 0 {
@@ -175,7 +174,7 @@ func TestOrcaVsJFR(t *testing.T) {
 		// A plain run, for the start-up cost of each capture (logged, never asserted).
 		start = time.Now()
 		pd := newDir(t)
-		pres := run(t, pd, j.java(), crash.ErrorFile(pd), "-cp", cls, "Scenario")
+		pres := runJVM(t, pd, j.argv(pd, "-cp", cls, "Scenario"))
 		pwall := time.Since(start)
 		if pres.code != 0 {
 			t.Fatalf("plain java failed:\n%s", pres)

@@ -16,6 +16,7 @@ import (
 	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // TestKill9 kills a JVM mid-recording: what the agent flushed before must still read, with at
@@ -28,8 +29,7 @@ func TestKill9(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
 		// java directly (not through orca record) so the kill reaches the JVM itself.
-		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")
-		cmd.Dir = dir
+		cmd := testjvm.CommandContext(ctx, t, dir, j.argv(dir, "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		never := startUntilReady(t, cmd, &stderr)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -12,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"orca/internal/crash"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // TestReportWhileRecording is issue 23's "they also work on a recording that is still being
@@ -28,8 +27,7 @@ func TestReportWhileRecording(t *testing.T) {
 		prefix := filepath.Join(dir, "x")
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Hang")
-		cmd.Dir = dir
+		cmd := testjvm.CommandContext(ctx, t, dir, append([]string{bin, "record", "--quiet", "-o", prefix, "--"}, j.argv(dir, "-cp", classes(t), "Hang")...)...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		defer func() {

@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"orca/internal/crash"
 )
 
 // TestBadOptions: a malformed option stops the JVM, and the message lists the valid options.
@@ -16,7 +14,7 @@ func TestBadOptions(t *testing.T) {
 		for _, opt := range []string{"depth=abc", "bogus=1"} {
 			t.Run(opt, func(t *testing.T) {
 				d := newDir(t)
-				r := run(t, d, j.java(), crash.ErrorFile(d), "-agentpath:"+lib+"="+opt, "-cp", cls, "ManyThreads")
+				r := runJVM(t, d, j.argv(d, "-agentpath:"+lib+"="+opt, "-cp", cls, "ManyThreads"))
 				if r.code == 0 {
 					t.Errorf("option %q: JVM exited 0, want a failure:\n%s", opt, r)
 				}
@@ -40,7 +38,7 @@ func TestUnwritablePrefix(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		prefix := "/nonexistent-dir/x"
 		dir := newDir(t)
-		r := run(t, dir, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib+"="+prefix, "-cp", classes(t), "ManyThreads")
+		r := runJVM(t, dir, j.argv(dir, "-agentpath:"+lib+"="+prefix, "-cp", classes(t), "ManyThreads"))
 		checkNoCrashLog(t, r)
 		if r.code != 0 {
 			t.Errorf("JVM exited %d, want 0 (the program must run without a recording):\n%s", r.code, r)

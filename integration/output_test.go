@@ -14,8 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"orca/internal/crash"
 	"orca/internal/format"
+	"orca/internal/testjvm"
 )
 
 // TestDiskFull (issue 12, item 4): with the output on a full 2 MB filesystem, orca record said
@@ -41,12 +41,11 @@ func TestDiskFull(t *testing.T) {
 			errText = "File too large"
 		}
 		prefix := filepath.Join(mnt, "rec")
-		argv := append(wrap, orcaBin(t), "record", "-o", prefix, "--depth", "64", "--",
-			j.java(), crash.ErrorFile(dir), "-cp", classes(t), "NotifyFlood", "4", "50", "1500")
+		argv := append(append(wrap, orcaBin(t), "record", "-o", prefix, "--depth", "64", "--"),
+			j.argv(dir, "-cp", classes(t), "NotifyFlood", "4", "50", "1500")...)
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir = dir
+		cmd := testjvm.CommandContext(ctx, t, dir, argv...)
 		cmd.Env = append(os.Environ(), "ORCA_VERIFY_STACKS=0") // flood fast
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
@@ -106,7 +105,7 @@ func TestTwoJVMsOnePrefix(t *testing.T) {
 		prefix := filepath.Join(dir, "x")
 		// Each runs 1.5 s (NotifyFlood with one quiet flooder), so the two overlap.
 		res := twice(func() *result {
-			return run(t, dir, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+			return runJVM(t, dir, j.argv(dir, "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "NotifyFlood", "0", "0", "1500"))
 		})
 		said := 0
 		for _, r := range res {
@@ -143,7 +142,7 @@ func TestTwoOrcaRecords(t *testing.T) {
 		dir := newDir(t)
 		prefix := filepath.Join(dir, "rec")
 		res := twice(func() *result {
-			return run(t, dir, bin, "record", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "NotifyFlood", "0", "0", "1500")
+			return run(t, dir, bin, append([]string{"record", "-o", prefix, "--"}, j.argv(dir, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")...)...)
 		})
 		seen := map[string]bool{}
 		for _, r := range res {
@@ -180,7 +179,7 @@ func TestAgentLoadedTwice(t *testing.T) {
 		t.Run("nested-record", func(t *testing.T) {
 			dir := newDir(t)
 			outer, inner := filepath.Join(dir, "outer"), filepath.Join(dir, "inner")
-			r := run(t, dir, bin, "record", "-o", outer, "--", bin, "record", "-o", inner, "--", j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Scenario")
+			r := run(t, dir, bin, append([]string{"record", "-o", outer, "--", bin, "record", "-o", inner, "--"}, j.argv(dir, "-cp", classes(t), "Scenario")...)...)
 			checkNoCrashLog(t, r)
 			if r.code != 0 {
 				t.Fatalf("orca record failed:\n%s", r)
@@ -208,8 +207,7 @@ func TestAgentLoadedTwice(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-agentpath:"+lib2+"=prefix="+second, "-cp", classes(t), "Scenario")
-			cmd.Dir = dir
+			cmd := testjvm.CommandContext(ctx, t, dir, j.argv(dir, "-agentpath:"+lib2+"=prefix="+second, "-cp", classes(t), "Scenario")...)
 			cmd.Env = append(os.Environ(), "JAVA_TOOL_OPTIONS=-agentpath:"+lib+"=prefix="+first)
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
@@ -291,8 +289,7 @@ func TestAttachByJcmd(t *testing.T) {
 		dir := newDir(t)
 		ctx, cancel := context.WithTimeout(context.Background(), javaTimeout)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, j.java(), crash.ErrorFile(dir), "-cp", classes(t), "Hang")
-		cmd.Dir = dir
+		cmd := testjvm.CommandContext(ctx, t, dir, j.argv(dir, "-cp", classes(t), "Hang")...)
 		errPath := filepath.Join(dir, "stderr")
 		ef, err := os.Create(errPath)
 		if err != nil {
@@ -320,9 +317,7 @@ func TestAttachByJcmd(t *testing.T) {
 		}
 		jcmd := func(args ...string) string {
 			t.Helper()
-			jc := exec.CommandContext(ctx, filepath.Join(j.home, "bin", "jcmd"),
-				append([]string{"-J" + crash.ErrorFile(dir), strconv.Itoa(cmd.Process.Pid), "JVMTI.agent_load", lib}, args...)...)
-			jc.Dir = dir
+			jc := testjvm.CommandContext(ctx, t, dir, j.tool(dir, "jcmd", append([]string{strconv.Itoa(cmd.Process.Pid), "JVMTI.agent_load", lib}, args...)...)...)
 			got, _ := jc.CombinedOutput()
 			return string(got)
 		}

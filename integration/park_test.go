@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -62,7 +61,7 @@ func TestParkingSeedKinds(t *testing.T) {
 		bin, cls := orcaBin(t), classes(t)
 		dir := newDir(t)
 		prefix := dir + "/x"
-		res := run(t, dir, bin, "record", "-o", prefix, "--kinds", "seed", "--", j.java(), crash.ErrorFile(dir), "-cp", cls, "Parking")
+		res := run(t, dir, bin, append([]string{"record", "-o", prefix, "--kinds", "seed", "--"}, j.argv(dir, "-cp", cls, "Parking")...)...)
 		if res.code != 0 {
 			t.Fatalf("orca record failed:\n%s", res)
 		}
@@ -396,8 +395,8 @@ func TestParkingJFR(t *testing.T) {
 			t.Fatal(err)
 		}
 		jfrFile := dir + "/run.jfr"
-		res := run(t, dir, j.java(), crash.ErrorFile(dir), "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
-			"-Xlog:jfr+startup=warning", "-cp", cls, "Parking")
+		res := runJVM(t, dir, j.argv(dir, "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc,
+			"-Xlog:jfr+startup=warning", "-cp", cls, "Parking"))
 		checkNoCrashLog(t, res)
 		if res.code != 0 {
 			t.Fatalf("java with JFR failed:\n%s", res)

@@ -7,13 +7,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
-	"orca/internal/crash"
+	"orca/internal/testjvm"
 )
 
 // planter is the third user of TestPlantedNames: neither the JVM's (nobody) nor root.
@@ -77,9 +78,7 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 
 	// Root attaching to nobody's JVM: refused before the attach, with --force too (nobody's own
 	// earlier .info is not deleted either: nothing is).
-	args := append(append([]string{}, asNobody[1:]...), j.java(), crash.ErrorFile(dir), "-cp", classes(t), "NotifyFlood", "2", "8", "8000")
-	jvm := exec.Command(asNobody[0], args...)
-	jvm.Dir = dir
+	jvm := testjvm.Command(t, dir, append(slices.Clone(asNobody), j.argv(dir, "-cp", classes(t), "NotifyFlood", "2", "8", "8000")...)...)
 	var jout, jerr bytes.Buffer
 	jvm.Stdout, jvm.Stderr = &jout, &jerr
 	if err := jvm.Start(); err != nil {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"orca/internal/crash"
 	"orca/internal/reader"
 )
 
@@ -24,7 +23,7 @@ func TestRecordJavaCommandLine(t *testing.T) {
 
 		// java alone: not a line of orca's on the program's stderr.
 		prefix := filepath.Join(dir, "alone")
-		r := run(t, dir, bin, "record", "--quiet", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", cls, "Spawn", "child")
+		r := run(t, dir, bin, append([]string{"record", "--quiet", "-o", prefix, "--"}, j.argv(dir, "-cp", cls, "Spawn", "child")...)...)
 		if r.code != 0 || r.stdout != "child done\n" || strings.Contains(r.stderr, "Picked up") {
 			t.Errorf("orca record -- java ... Spawn child: want exit 0, child done, and no 'Picked up' line:\n%s", r)
 		}
@@ -32,7 +31,7 @@ func TestRecordJavaCommandLine(t *testing.T) {
 
 		// java starting java: the child records as PREFIX-2, and only the child prints the line.
 		prefix = filepath.Join(dir, "spawn")
-		r = run(t, dir, bin, "record", "--quiet", "-o", prefix, "--", j.java(), crash.ErrorFile(dir), "-cp", cls, "Spawn")
+		r = run(t, dir, bin, append([]string{"record", "--quiet", "-o", prefix, "--"}, j.argv(dir, "-cp", cls, "Spawn")...)...)
 		if r.code != 0 || !strings.Contains(r.stdout, "EXPECT children=1 child_exit=0") || strings.Count(r.stderr, picked) != 1 ||
 			!strings.Contains(r.stderr, "prefix="+prefix+",") {
 			t.Errorf("orca record -- java ... Spawn: want exit 0, the child's exit 0, and the child's one 'Picked up' line:\n%s", r)

@@ -19,6 +19,7 @@ import (
 	"orca/internal/crash"
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testjvm"
 )
 
 // The Debian-packaged server and load generator of TestServerVsJFR (make test installs them when
@@ -80,7 +81,7 @@ func serverVsJFR(t *testing.T, j jdk, cls, wrk string, virtual bool) {
 		cmd := exec.Command(orcaBin(t), "record", "-o", prefix, "--", filepath.Join(catalinaHome, "bin", "catalina.sh"), "run")
 		cmd.Dir = base
 		cmd.Env = append(os.Environ(), "JAVA_HOME="+j.home, "CATALINA_HOME="+catalinaHome, "CATALINA_BASE="+base,
-			"CATALINA_PID=", "JAVA_OPTS="+crash.ErrorFile(base)+" -XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc+" -Xlog:jfr+startup=warning")
+			"CATALINA_PID=", "JAVA_OPTS="+testjvm.Options(base, "-XX:StartFlightRecording=filename="+jfrFile+",settings="+jfc, "-Xlog:jfr+startup=warning"))
 		logf, err := os.Create(filepath.Join(base, "tomcat.log"))
 		if err != nil {
 			t.Fatal(err)

@@ -2,11 +2,10 @@ package integration
 
 import (
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
-
-	"orca/internal/crash"
 )
 
 // stackModes are the JIT configurations whose stacks TestStackModes verifies: each gives the
@@ -99,8 +98,7 @@ func recordJVMcp(t *testing.T, j jdk, jvmArgs []string, main string, args ...str
 	t.Helper()
 	bin := orcaBin(t)
 	prefix := filepath.Join(newDir(t), "x")
-	argv := append([]string{"record", "-o", prefix, "--", j.java(), crash.ErrorFile(filepath.Dir(prefix))}, jvmArgs...)
-	argv = append(append(argv, main), args...)
+	argv := append([]string{"record", "-o", prefix, "--"}, j.argv(filepath.Dir(prefix), append(append(slices.Clone(jvmArgs), main), args...)...)...)
 	r := run(t, filepath.Dir(prefix), bin, argv...)
 	checkNoCrashLog(t, r)
 	if strings.Contains(r.stderr, "Could not find or load main class") {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -123,9 +124,7 @@ func stressRun(t *testing.T, j jdk, c stressConfig, n int, row *stressRow) {
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := []string{"record", "-o", prefix, "--", j.java()}
-	argv = append(argv, c.args...)
-	argv = append(argv, "-Xmx512m", "-XX:ErrorFile="+filepath.Join(dir, "hs_err_pid%p.log"), "-cp", cls, "VirtualStress")
+	argv := append([]string{"record", "-o", prefix, "--"}, j.argv(dir, append(slices.Clone(c.args), "-Xmx512m", "-cp", cls, "VirtualStress")...)...)
 	res := runFor(t, stressTimeout, dir, bin, argv...)
 	logs, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log"))
 	if len(logs) > 0 || res.code < 0 || res.code >= 128 {

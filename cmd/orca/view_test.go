@@ -8,28 +8,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"orca/internal/testjvm"
 )
-
-// lockedBuffer lets the test read what orca view prints while it runs.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 func TestView(t *testing.T) {
 	pre := reportRecording(t)
@@ -49,7 +32,7 @@ func viewGet(t *testing.T, pre string, paths ...string) map[string][]byte {
 	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
 	defer func() { viewContext = orig }()
 	pr, pw := io.Pipe()
-	var errb lockedBuffer
+	var errb testjvm.Buffer // what orca view prints, read while it runs
 	done := make(chan int)
 	go func() {
 		done <- run(ui{nil, pw, &errb}, []string{"view", pre, "--no-browser"})

@@ -1,12 +1,9 @@
 package attach
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -158,31 +155,8 @@ func agent(t *testing.T, j jdk, out string, result int) string {
 	return lib
 }
 
-// javaProc is a JVM a test started.
-type javaProc struct {
-	cmd            *exec.Cmd
-	jvm            int // the JVM's pid: cmd's, or its child's when cmd forks (unshare --fork)
-	stdout, stderr *syncBuffer
-	dir            string
-}
-
-// syncBuffer is a bytes.Buffer the JVM's output goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// javaProc is a JVM a test started (testjvm.Start).
+type javaProc struct{ *testjvm.Proc }
 
 // startJVM starts Sleeper on j in dir (its working directory and the place of its crash
 // files) and waits until main runs. prefix runs the JVM under another command (setpriv);
@@ -190,73 +164,26 @@ func (s *syncBuffer) String() string {
 // when it crashed.
 func startJVM(t *testing.T, j jdk, dir string, prefix, env []string, opts ...string) *javaProc {
 	t.Helper()
-	args := append(slices.Clone(prefix), j.java(), crash.ErrorFile(dir))
-	args = append(args, opts...)
-	args = append(args, "-cp", classes(t), "Sleeper")
-	cmd := exec.Command(args[0], args[1:]...)
+	args := append(slices.Clone(opts), "-cp", classes(t), "Sleeper")
+	cmd := testjvm.Command(t, dir, append(slices.Clone(prefix), testjvm.Argv(j.java(), dir, args...)...)...)
 	cmd.Env = append(os.Environ(), env...)
-	return startCmd(t, cmd, dir)
+	return startCmd(t, cmd)
 }
 
-// startCmd starts cmd, a JVM running Sleeper (or a command that runs one), in dir; see startJVM.
-func startCmd(t *testing.T, cmd *exec.Cmd, dir string) *javaProc {
+// startCmd starts cmd (testjvm.Command's), a JVM running Sleeper or a command that runs one;
+// see startJVM.
+func startCmd(t *testing.T, cmd *exec.Cmd) *javaProc {
 	t.Helper()
-	cmd.Dir = dir
-	p := &javaProc{cmd: cmd, stderr: &syncBuffer{}, stdout: &syncBuffer{}, dir: dir}
-	cmd.Stderr = p.stderr
-	pr, pw := io.Pipe()
-	cmd.Stdout = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("starting %s: %v", cmd.Path, err)
-	}
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			if sc.Text() == "ready" {
-				ready <- true
-			}
-			p.stdout.Write([]byte(sc.Text() + "\n"))
-		}
-		io.Copy(io.Discard, pr)
-	}()
-	exited := make(chan struct{}) // closed when the command ended, with waitErr set
-	var waitErr error
-	go func() {
-		waitErr = cmd.Wait()
-		pw.Close()
-		close(exited)
-	}()
-	p.jvm = cmd.Process.Pid
-	t.Cleanup(func() {
-		// SIGTERM: the JVM exits normally and removes its attach socket.
-		syscall.Kill(p.jvm, syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("the JVM (pid %d) did not end within 20 s of SIGTERM", cmd.Process.Pid)
-		}
-		crash.Check(t, dir)
-	})
-	select {
-	case <-ready:
-	case <-exited:
-		t.Fatalf("the JVM ended before it was ready: %v\nstdout:\n%s\nstderr:\n%s", waitErr, p.stdout, p.stderr)
-	case <-time.After(60 * time.Second):
-		t.Fatalf("the JVM was not ready within 60 s\nstderr:\n%s", p.stderr)
-	}
-	return p
+	return &javaProc{testjvm.Start(t, cmd, "ready")}
 }
 
-func (p *javaProc) pid() int { return p.jvm }
+func (p *javaProc) pid() int { return p.JVM }
 
 // noThreadDump fails t when the JVM printed a thread dump: SIGQUIT reached a JVM that did not
 // take it as the attach trigger (or reached one after its listener started).
 func (p *javaProc) noThreadDump(t *testing.T) {
 	t.Helper()
-	if out := p.stdout.String(); strings.Contains(out, "Full thread dump") {
+	if out := p.Stdout.String(); strings.Contains(out, "Full thread dump") {
 		t.Errorf("the JVM printed a thread dump: a SIGQUIT went astray:\n%.2000s", out)
 	}
 }
@@ -325,9 +252,9 @@ func TestAttach(t *testing.T) {
 		}
 
 		// JDK 21+ (JEP 451) warns on the JVM's stderr about a dynamically loaded JVMTI agent.
-		warned := strings.Contains(p.stderr.String(), "A JVM TI agent has been loaded dynamically")
+		warned := strings.Contains(p.Stderr.String(), "A JVM TI agent has been loaded dynamically")
 		if warned != (j.feature >= 21) {
-			t.Errorf("JDK %d: dynamic-agent warning printed: %v, want %v; stderr:\n%s", j.feature, warned, j.feature >= 21, p.stderr)
+			t.Errorf("JDK %d: dynamic-agent warning printed: %v, want %v; stderr:\n%s", j.feature, warned, j.feature >= 21, p.Stderr)
 		}
 
 		// A second attach to the same JVM (its listener runs now) works as well.
@@ -339,7 +266,7 @@ func TestAttach(t *testing.T) {
 		if err != nil || code != 0 || !strings.Contains(out, "Sleeper.main") {
 			t.Errorf("threaddump: code %d, %v; want Sleeper.main in\n%.3000s", code, err, out)
 		}
-		if strings.Contains(p.stdout.String(), "Sleeper.main") {
+		if strings.Contains(p.Stdout.String(), "Sleeper.main") {
 			t.Errorf("the thread dump went to the JVM's stdout, not to the attach connection")
 		}
 		p.noThreadDump(t)
@@ -631,16 +558,16 @@ func TestContainer(t *testing.T) {
 		if out, err := cp.CombinedOutput(); err != nil {
 			t.Fatalf("copying the classes: %v\n%s", err, out)
 		}
-		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" -XX:ErrorFile=/mnt/hs_err_pid%p.log -cp /mnt Sleeper`
-		cmd := exec.Command("setpriv", append(asNobody[1:], "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
+		script := `mount --bind "$0" /mnt && mount -t tmpfs tmpfs /tmp && cd /mnt && exec "$1" ` + testjvm.Options("/mnt", "-cp", "/mnt", "Sleeper")
+		cmd := testjvm.Command(t, dir, append(slices.Clone(asNobody), "unshare", "--user", "--map-root-user", "--mount", "--pid", "--fork",
 			"--mount-proc", "--kill-child=SIGTERM", "sh", "-c", script, dir, j.java())...)
-		p := startCmd(t, cmd, dir)
-		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", p.jvm, p.jvm))
+		p := startCmd(t, cmd)
+		kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", p.JVM, p.JVM))
 		f := strings.Fields(string(kids))
 		if err != nil || len(f) != 1 {
-			t.Fatalf("the JVM, child of unshare %d: %q, %v", p.jvm, kids, err)
+			t.Fatalf("the JVM, child of unshare %d: %q, %v", p.JVM, kids, err)
 		}
-		p.jvm, _ = strconv.Atoi(f[0])
+		p.JVM, _ = strconv.Atoi(f[0])
 
 		vm, err := Attach(p.pid())
 		if err != nil {

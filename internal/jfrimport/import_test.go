@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -108,10 +107,10 @@ func recordDemo(home string) (*demoRun, error) {
 
 func (r *demoRun) record(home, classes string) error {
 	jfc, _ := filepath.Abs("orca.jfc") // the settings built into orca (JFC)
-	cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
+	// No test at hand (one recording per process): demo checks workDir after it.
+	cmd := testjvm.Command(nil, workDir, testjvm.Argv(filepath.Join(home, "bin", "java"), workDir,
 		"-XX:StartFlightRecording=filename="+r.jfr+",settings="+jfc,
-		"-Xlog:jfr+startup=warning", "-cp", classes, "JfrDemo")
-	cmd.Dir = workDir // where a core would go
+		"-Xlog:jfr+startup=warning", "-cp", classes, "JfrDemo")...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,7 +131,6 @@ func checkSightText(t *testing.T, txt string) {
 // that the report says what JFR could not see.
 func TestImportJDKDefault(t *testing.T) {
 	testjvm.Each(t, func(t *testing.T, j testjvm.JDK) {
-		home := j.Home
 		classes, err := compile()
 		crash.Check(t, workDir)
 		if errors.Is(err, errNoJDK) {
@@ -143,9 +141,8 @@ func TestImportJDKDefault(t *testing.T) {
 		}
 		dir := t.TempDir()
 		jfrFile := filepath.Join(dir, "dl.jfr")
-		cmd := exec.Command(filepath.Join(home, "bin", "java"), crash.ErrorFile(workDir),
-			"-XX:StartFlightRecording=filename="+jfrFile, "-Xlog:jfr+startup=warning", "-cp", classes, "DeadlockDemo")
-		cmd.Dir = workDir
+		cmd := testjvm.Command(t, workDir, testjvm.Argv(j.Java(), workDir,
+			"-XX:StartFlightRecording=filename="+jfrFile, "-Xlog:jfr+startup=warning", "-cp", classes, "DeadlockDemo")...)
 		out, err := cmd.CombinedOutput()
 		crash.Check(t, workDir)
 		if err != nil {

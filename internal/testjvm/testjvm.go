@@ -1,14 +1,20 @@
 // Package testjvm finds the JDKs the tests run Java programs on and the
-// javac that compiles them, in one place for every package's tests: the
-// candidates (JDK 17, 21 and 25 where this project's machines have them),
-// ORCA_REQUIRE_JDKS (which absent JDK fails its tests rather than skipping
-// them), and the skip message that says where a JDK was looked for.
+// javac that compiles them, and starts the test JVMs, in one place for
+// every package's tests: the candidates (JDK 17, 21 and 25 where this
+// project's machines have them), ORCA_REQUIRE_JDKS (which absent JDK fails
+// its tests rather than skipping them), the skip message that says where a
+// JDK was looked for, and the command line of a test JVM (Argv, Command,
+// Start), whose crash file goes into the test's directory (internal/crash).
 //
 // Only tests import it (it calls testing.T's Skip and Fatal).
 package testjvm
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,7 +23,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"orca/internal/crash"
 )
@@ -203,9 +211,132 @@ func Compile(out, crashDir string, srcs ...string) error {
 	if err != nil {
 		return err
 	}
-	args := append([]string{"-J" + crash.ErrorFile(crashDir), "--release", "17", "-encoding", "UTF-8", "-g", "-d", out}, srcs...)
-	if b, err := exec.Command(javac, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("javac %s: %v\n%s", strings.Join(args, " "), err, b)
+	argv := ToolArgv(javac, crashDir, append([]string{"--release", "17", "-encoding", "UTF-8", "-g", "-d", out}, srcs...)...)
+	if b, err := exec.Command(argv[0], argv[1:]...).CombinedOutput(); err != nil {
+		return fmt.Errorf("javac %s: %v\n%s", strings.Join(argv[1:], " "), err, b)
 	}
 	return nil
+}
+
+// Argv is the command line of a test JVM: java (a JDK's Java()), the
+// option that puts the hs_err file of a crash into dir (crash.ErrorFile),
+// then args (JVM options, -cp, the main class and its arguments). The test
+// runs it in dir (Command), where a core would land too, and checks dir
+// (crash.Check), so that no JVM a test starts crashes unseen.
+func Argv(java, dir string, args ...string) []string {
+	return append([]string{java, crash.ErrorFile(dir)}, args...)
+}
+
+// Options is Argv's JVM options in one string, for a launcher script that
+// takes them from the environment (JAVA_OPTS): the option that puts the
+// crash file into dir, then opts, separated by spaces.
+func Options(dir string, opts ...string) string {
+	return strings.Join(append([]string{crash.ErrorFile(dir)}, opts...), " ")
+}
+
+// ToolArgv is Argv for the launcher of a JDK tool (javac, jcmd, jfr), which
+// hands a JVM option to its JVM as "-J" + option.
+func ToolArgv(tool, dir string, args ...string) []string {
+	return append([]string{tool, "-J" + crash.ErrorFile(dir)}, args...)
+}
+
+// Command returns the command that runs argv (Argv, after the command that
+// runs the JVM when there is one: setpriv, orca record --) with its working
+// directory dir, and, when t is not nil, checks dir for crash files when t
+// ends (crash.Check). The caller sets its environment, input and output.
+func Command(t testing.TB, dir string, argv ...string) *exec.Cmd {
+	return CommandContext(context.Background(), t, dir, argv...)
+}
+
+// CommandContext is Command with a context that kills the command when
+// done (a deadline: a hang is a failure, not a stuck test).
+func CommandContext(ctx context.Context, t testing.TB, dir string, argv ...string) *exec.Cmd {
+	if t != nil {
+		t.Helper()
+		t.Cleanup(func() { crash.Check(t, dir) })
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	return cmd
+}
+
+// Proc is a test JVM that Start started.
+type Proc struct {
+	Cmd            *exec.Cmd
+	JVM            int // the JVM's pid: Cmd's, or its child's when Cmd runs it (unshare --fork): the caller sets it
+	Stdout, Stderr *Buffer
+	Dir            string
+}
+
+// Buffer is a bytes.Buffer the JVM's output goroutine and the test share.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Start starts cmd (Command's: a JVM, or a command that runs one) and
+// waits until it prints the line ready on its standard output; it fails t
+// when the command ends first or is not ready within 60 s. When t ends the
+// JVM gets SIGTERM (it exits normally and removes its attach socket), is
+// killed when it has not ended 20 s later (a failure), and its directory is
+// checked for crash files.
+func Start(t *testing.T, cmd *exec.Cmd, ready string) *Proc {
+	t.Helper()
+	p := &Proc{Cmd: cmd, Stderr: &Buffer{}, Stdout: &Buffer{}, Dir: cmd.Dir}
+	cmd.Stderr = p.Stderr
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting %s: %v", cmd.Path, err)
+	}
+	isReady := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			if sc.Text() == ready {
+				isReady <- true
+			}
+			p.Stdout.Write([]byte(sc.Text() + "\n"))
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	exited := make(chan struct{}) // closed when the command ended, with waitErr set
+	var waitErr error
+	go func() {
+		waitErr = cmd.Wait()
+		pw.Close()
+		close(exited)
+	}()
+	p.JVM = cmd.Process.Pid
+	t.Cleanup(func() {
+		syscall.Kill(p.JVM, syscall.SIGTERM)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Errorf("the JVM (pid %d) did not end within 20 s of SIGTERM", cmd.Process.Pid)
+		}
+		crash.Check(t, p.Dir)
+	})
+	select {
+	case <-isReady:
+	case <-exited:
+		t.Fatalf("the JVM ended before it was ready: %v\nstdout:\n%s\nstderr:\n%s", waitErr, p.Stdout, p.Stderr)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the JVM was not ready within 60 s\nstderr:\n%s", p.Stderr)
+	}
+	return p
 }

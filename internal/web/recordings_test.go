@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -117,8 +116,8 @@ func recordJavaOnce(t testing.TB, name, src string) (*recording, string) {
 	prefix := filepath.Join(dir, "rec")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "record", "--quiet", "-o", prefix, "--", filepath.Join(filepath.Dir(javac), "java"), crash.ErrorFile(dir), "-cp", dir, main)
-	cmd.Dir = dir
+	cmd := testjvm.CommandContext(ctx, t, dir, append([]string{bin, "record", "--quiet", "-o", prefix, "--"},
+		testjvm.Argv(filepath.Join(filepath.Dir(javac), "java"), dir, "-cp", dir, main)...)...)
 	stdout, err := cmd.Output()
 	crash.Check(t, dir)
 	if err != nil {

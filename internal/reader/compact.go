@@ -284,7 +284,12 @@ func (r *compactRecords) next(ev *Event) error {
 					// reads the chunk record, and tells it if malformed).
 					return r.endChunk(r.offset(), "ends at the next chunk")
 				}
-				return errLimit
+				// A chunk record cut by the file's end: read on, as next
+				// does, to the cut (this chunk unclosed, what it skipped
+				// told); the next piece finds the cut record alone.
+				if !(r.version >= 3 && r.inChunk && r.end-r.pos < len(format.ChunkMarker)+1+2*binary.MaxVarintLen64) {
+					return errLimit
+				}
 			}
 		}
 		off := r.offset()
@@ -311,6 +316,7 @@ func (r *compactRecords) next(ev *Event) error {
 			off := r.offset()
 			r.pos++ // the search for the next marker starts after this record's first byte
 			r.skipping, r.inChunk = true, false
+			clear(r.skipped) // the rest of the chunk is lost with what it skipped (EachEvent's pieces agree)
 			return &ParseError{File: r.name, Offset: off, Msg: msg}
 		default: // the record goes on past the bytes read
 			if !r.fill() {

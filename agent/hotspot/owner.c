@@ -255,6 +255,12 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0, vm_ptr mon) {
   // running, or the one with a stale entry, and a wrong owner is worse
   // than none (TestManyOwners "full" on JDK 25 named one).
   if (atomic_load(&orca_counters[CNT_OWNER_TABLE_FULL]) != 0) return 0;
+  // Nor once a virtual thread ran: on 24+ one that holds the monitor may be
+  // unmounted (blocked, waiting, parked with its monitors in its frames),
+  // running nowhere, and vheld knows only those that blocked in a hook it
+  // sees; the only thread running (main, in VirtualStress) is then not the
+  // holder (make stress, TestVirtualStress on 25, named main).
+  if (atomic_load_explicit(&vthread_tids, memory_order_acquire)) return 0;
   uint32_t found = 0, alone = 0;
   int hits = 0, running = 0;
   for (int i = 0; i < n; i++) {

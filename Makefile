@@ -12,7 +12,7 @@
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh, then the reader and orca report on 1 GB recordings
 #                 (bench/report/run.sh; bench/report/encodings.sh: text and compact)
-#   make stress   the long tests (not in make test; 8-10 min on 2 cores, README): issue 19's virtual-thread
+#   make stress   the long tests (not in make test; ~6 min on 2 cores, README): issue 19's virtual-thread
 #                 stress pass (100 000 virtual threads under every collector, -Xcomp, -Xint, on
 #                 every JDK 21+ found; summary in build/stress/summary.txt) and TestVirtualLongWait
 #                 30 times per collector

@@ -2,6 +2,7 @@ package web
 
 import (
 	"math"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -73,6 +74,20 @@ func filters(r *recording) []string {
 	return out
 }
 
+// viewerLocks returns the viewer's Locks view (/api/locks with the query q)
+// and the same by kind and object ("monitor 0000ABCD"), as the report's
+// locks are named.
+func viewerLocks(t *testing.T, ts *httptest.Server, q string) ([]lockJSON, map[string]lockJSON) {
+	t.Helper()
+	var locks []lockJSON
+	getJSON(t, ts, "/api/locks"+q, &locks)
+	byKey := map[string]lockJSON{}
+	for _, l := range locks {
+		byKey[l.Kind+" "+l.Object] = l
+	}
+	return locks, byKey
+}
+
 func agree(t *testing.T, r *recording, thread string) {
 	ts := serve(t, r)
 	rep := report.New(r.rec, r.res, report.Options{Top: 0, Thread: thread})
@@ -82,17 +97,12 @@ func agree(t *testing.T, r *recording, thread string) {
 	}
 	var sum summaryJSON
 	getJSON(t, ts, "/api/summary"+q, &sum)
-	var locks []lockJSON
-	getJSON(t, ts, "/api/locks"+q, &locks)
+	locks, byKey := viewerLocks(t, ts, q)
 
 	if sum.Contended != rep.LocksTotal {
 		t.Errorf("contended locks: viewer %d, report %d", sum.Contended, rep.LocksTotal)
 	}
 	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
-	byKey := map[string]lockJSON{}
-	for _, l := range locks {
-		byKey[l.Kind+" "+l.Object] = l
-	}
 	for _, l := range rep.Locks {
 		v, ok := byKey[l.Kind+" "+l.Object]
 		if !ok {

@@ -121,12 +121,7 @@ func oneFigure(t *testing.T, r *recording) {
 		}
 	}
 	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
-	var locks []lockJSON
-	getJSON(t, ts, "/api/locks", &locks)
-	viewer := map[string]lockJSON{}
-	for _, l := range locks {
-		viewer[l.Kind+" "+l.Object] = l
-	}
+	_, viewer := viewerLocks(t, ts, "")
 	for _, l := range all.Locks {
 		v, ok := viewer[l.Kind+" "+l.Object]
 		if !ok {

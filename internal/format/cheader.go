@@ -11,6 +11,7 @@ var fieldFlag = map[Field]string{
 	FThread: "ORCA_F_THREAD", FObject: "ORCA_F_OBJECT", FTarget: "ORCA_F_TARGET",
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
 	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS", FMode: "ORCA_F_MODE",
+	FSampled: "ORCA_F_SAMPLED", FWeight: "ORCA_F_WEIGHT", FCPU: "ORCA_F_CPU", FReady: "ORCA_F_READY",
 }
 
 // CHeader returns agent/core/events.h: the format as the C agent sees it — the
@@ -24,7 +25,7 @@ func CHeader() []byte {
 	b.WriteString("// The format of the files (.info \"format\") and the agent's version (\"agent_version\").\n")
 	fmt.Fprintf(&b, "#define ORCA_FORMAT %q\n#define ORCA_VERSION %q\n\n", Version, AgentVersion)
 	b.WriteString("// Fields of an event line after the timestamp and the name, in this order.\n")
-	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass, FMode} {
+	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass, FMode, FSampled, FWeight, FCPU, FReady} {
 		fmt.Fprintf(&b, "#define %s 0x%02x\n", fieldFlag[f], 1<<i)
 	}
 	b.WriteString("// ORCA_F_MODE: the record's mode byte, written as these words (a park's acquire mode).\n")
@@ -42,6 +43,16 @@ func CHeader() []byte {
 		hows = append(hows, fmt.Sprintf("%q", p.String()))
 	}
 	fmt.Fprintf(&b, "#define ORCA_HOW_NAMES {%s}\n", strings.Join(hows, ", "))
+	b.WriteString("// ORCA_F_SAMPLED: what a Sample is, the words of the text encoding; the compact encoding writes the index.\n")
+	var sampled []string
+	for s := SampleKind(0); s < NumSampleKinds; s++ {
+		sampled = append(sampled, fmt.Sprintf("%q", s.String()))
+		if s > 0 {
+			fmt.Fprintf(&b, "#define ORCA_SAMPLED_%s %d\n", strings.ToUpper(s.String()), s)
+		}
+	}
+	fmt.Fprintf(&b, "#define ORCA_SAMPLED_NAMES {%s}\n", strings.Join(sampled, ", "))
+	fmt.Fprintf(&b, "// The pseudo-class of native and VM frames in a sample's stack: \"%slibjvm.so>\".\n#define ORCA_NATIVE_CLASS_PREFIX %q\n", NativeClassPrefix, NativeClassPrefix)
 	b.WriteString("// The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).\n")
 	var text []string
 	for _, f := range TextFields {
@@ -104,6 +115,7 @@ func upperSnake(s string) string {
 var fieldName = map[Field]string{
 	FThread: "THREAD", FObject: "OBJECT", FTarget: "TARGET", FOwner: "OWNER", FName: "NAME", FStack: "STACK",
 	FTimeout: "TIMEOUT", FHow: "HOW", FClass: "CLASS", FMode: "MODE",
+	FSampled: "SAMPLED", FWeight: "WEIGHT", FCPU: "CPU", FReady: "READY",
 }
 
 // wireName names each wire type in C (ORCA_W_UV).
@@ -116,7 +128,7 @@ var wireName = [NumWires]string{WireUV: "UV", WireSV: "SV", WireU32: "U32", Wire
 // the kind's first record in a chunk.
 func cWire(b *bytes.Buffer) {
 	b.WriteString("// The compact encoding (docs/format.md): the fields' codes (in descriptors) and wire types.\n")
-	for f := FThread; f <= FMode; f++ {
+	for f := FThread; f <= FReady; f++ {
 		fmt.Fprintf(b, "#define ORCA_FIELD_%s %d\n", fieldName[f], f)
 	}
 	for w := Wire(1); w < NumWires; w++ {

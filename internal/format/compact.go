@@ -289,6 +289,16 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 			if e.Mode < NumModes {
 				v = uint64(e.Mode)
 			}
+		case FSampled:
+			if e.Sampled < NumSampleKinds {
+				v = uint64(e.Sampled)
+			}
+		case FWeight:
+			v = uint64(max(e.Weight, 0))
+		case FCPU:
+			v = uint64(max(e.CPU, 0))
+		case FReady:
+			v = uint64(max(e.Ready, 0))
 		}
 		b = appendWire(b, FieldWire[f], v, text)
 	}

@@ -112,6 +112,14 @@ func AppendEvent(b []byte, e *Event) []byte {
 			b = AppendText(b, e.Class)
 		case FMode:
 			b = append(b, e.Mode.String()...)
+		case FSampled:
+			b = append(b, e.Sampled.String()...)
+		case FWeight:
+			b = strconv.AppendInt(b, e.Weight, 10)
+		case FCPU:
+			b = strconv.AppendInt(b, e.CPU, 10)
+		case FReady:
+			b = strconv.AppendInt(b, e.Ready, 10)
 		case FStack:
 			b = appendStackOf(b, e.EncodedStack, e.Stack)
 		}

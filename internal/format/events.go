@@ -60,6 +60,20 @@ const (
 	// untimed wait (wait(), wait(0)) has none when the recording's .info
 	// says wait_timeouts=yes.
 	ObjectWaitTimeout
+	// Sample: the thread was interrupted by the agent's sampler (issue 33,
+	// docs/format.md "Samples"): its stack at that instant (innermost first;
+	// native and VM frames as methods of a native pseudo-class,
+	// NativeClassPrefix), what kind of sample (FSampled) and how many
+	// nanoseconds of the thread's time it stands for (FWeight). A mounted
+	// virtual thread's sample is the virtual thread's. Begins no interval.
+	Sample
+	// ThreadCPU: the thread's scheduler times so far (Linux schedstat):
+	// nanoseconds on a CPU (FCPU) and runnable waiting for one (FReady),
+	// cumulative since the OS thread began. Written for every thread at the
+	// recording's start or the thread's first event (its baseline), then
+	// periodically when they changed, and last by the thread itself at its
+	// end (before its ThreadEnded). The model takes differences.
+	ThreadCPU
 	NumKinds
 )
 
@@ -88,7 +102,63 @@ const (
 	// such an acquire or the agent could not tell. Lines written before it
 	// existed have one field fewer; readers take both.
 	FMode
+	// FSampled: what a Sample is (SampleKind): cpu (a CPU-time timer of the
+	// thread fired: it was running) or wall (the wall-clock sampler signalled
+	// a thread that was in no recorded state and not on a CPU: "other").
+	FSampled
+	// FWeight: the nanoseconds of the thread's time a Sample stands for (the
+	// CPU interval; a wall sample: the wall interval times the threads that
+	// were eligible per thread signalled). Decimal in the text.
+	FWeight
+	// FCPU, FReady: a ThreadCPU's cumulative nanoseconds on a CPU and
+	// runnable but waiting for one. Decimal in the text.
+	FCPU
+	FReady
 )
+
+// SampleKind is what a Sample is (FSampled).
+type SampleKind uint8
+
+// Sample kinds.
+const (
+	SampleNone SampleKind = iota // not known (written empty)
+	SampleCPU                    // the thread was on a CPU (its CPU-time timer fired)
+	SampleWall                   // the thread was runnable in no recorded state and not on a CPU ("other": I/O, native, the VM)
+	NumSampleKinds
+)
+
+var sampleKindNames = [NumSampleKinds]string{"", "cpu", "wall"}
+
+// String returns the word written in the FSampled field ("" for none).
+func (s SampleKind) String() string {
+	if s >= NumSampleKinds {
+		return ""
+	}
+	return sampleKindNames[s]
+}
+
+// ParseSampleKind returns the SampleKind written as s.
+func ParseSampleKind(s string) (SampleKind, bool) {
+	for i, n := range sampleKindNames {
+		if n == s {
+			return SampleKind(i), true
+		}
+	}
+	return 0, false
+}
+
+// NativeClassPrefix begins the signature of the pseudo-class of a native
+// (C, C++) or VM frame in a Sample's stack: "<native:libjvm.so>" is the
+// class of the functions of libjvm.so ("<native:?>" when the library is
+// not known). The method's name is the symbol ("" when none), its
+// signature empty, the frame's location NoLocation. No Java type
+// descriptor begins with '<'.
+const NativeClassPrefix = "<native:"
+
+// IsNativeClass reports whether sig is a native pseudo-class's signature.
+func IsNativeClass(sig string) bool {
+	return len(sig) > len(NativeClassPrefix) && sig[:len(NativeClassPrefix)] == NativeClassPrefix
+}
 
 // AcquireMode is how a park acquires its synchronizer (FMode).
 type AcquireMode uint8
@@ -204,6 +274,8 @@ var Specs = [NumKinds]Spec{
 	ClassInitLock:           {ClassInitLock, "ClassInitLock", []Field{FThread, FObject, FClass}, KindNone},
 	ClassInitWaited:         {ClassInitWaited, "ClassInitWaited", thrObjStack, KindNone},
 	ObjectWaitTimeout:       {ObjectWaitTimeout, "ObjectWaitTimeout", []Field{FThread, FTimeout}, KindNone},
+	Sample:                  {Sample, "Sample", []Field{FThread, FSampled, FWeight, FStack}, KindNone},
+	ThreadCPU:               {ThreadCPU, "ThreadCPU", []Field{FThread, FCPU, FReady}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

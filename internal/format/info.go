@@ -108,6 +108,14 @@ const (
 	// bodies rewritten in place where that is cheap, none on JDK 17-22
 	// without standby=yes; Thread.join seen in its wait).
 	InfoClassHooks = "class_hooks"
+	// Sampling (issue 33, docs/format.md "Samples"): the intervals in
+	// nanoseconds (0: off), the wall sampler's cap of threads signalled per
+	// tick, the period of the ThreadCPU lines. Lost samples are counted by
+	// reason under InfoSamplesLost, samples written by kind under InfoSamples.
+	InfoSampleCPU         = "sample_cpu_ns"
+	InfoSampleWall        = "sample_wall_ns"
+	InfoSampleWallThreads = "sample_wall_threads"
+	InfoThreadCPUPeriod   = "thread_cpu_period_ms"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker      = "hotspot.walker"
@@ -158,6 +166,13 @@ const (
 	InfoNotRecorded    = "not_recorded." // per kind: the source did not record it, and why (orca import)
 	InfoNoStacks       = "no_stacks."    // per kind: the source recorded it without stacks (orca import)
 	InfoJFRSettings    = "jfr_settings." // per JFR type: its settings in the recording (orca import)
+	// InfoSamples: samples written, per SampleKind ("samples.cpu"); InfoSamplesLost:
+	// samples not taken or not written, per reason ("samples_lost.full": the
+	// thread's sample buffer was full; "walk": the stack walk failed; "state":
+	// the thread was in a state the walker cannot read; "no_thread": the thread
+	// had no sample buffer yet; "timer": a thread's timer could not be made).
+	InfoSamples     = "samples."
+	InfoSamplesLost = "samples_lost."
 )
 
 // InfoKeys lists every key above, for the generated C header and the tests
@@ -174,6 +189,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
@@ -184,7 +200,7 @@ var InfoKeys = []string{
 
 // InfoPrefixes lists the prefix keys above.
 var InfoPrefixes = []string{InfoEvents, InfoDropped, InfoUnattributedOf, InfoExtLines, InfoJFREvents, InfoHotSpot,
-	InfoThresholdNS, InfoNotRecorded, InfoNoStacks, InfoJFRSettings}
+	InfoThresholdNS, InfoNotRecorded, InfoNoStacks, InfoJFRSettings, InfoSamples, InfoSamplesLost}
 
 // InfoKindKey returns the key of a per-kind count: InfoKindKey(InfoEvents,
 // ObjectWait) is "events.ObjectWait".

@@ -8,8 +8,12 @@ import "strings"
 // "java.lang.String[][]". Hidden classes come with a '.' before their
 // suffix ("LFoo$$Lambda.0x1234;"), which Class.getName shows as '/'
 // ("Foo$$Lambda/0x1234"), so the two are swapped rather than only
-// '/' → '.'. Text that is not a signature is returned with '/' → '.'.
+// '/' → '.'. Text that is not a signature is returned with '/' → '.'; a
+// native pseudo-class (NativeClassPrefix) as it is.
 func JavaName(sig string) string {
+	if IsNativeClass(sig) {
+		return sig // "<native:libjvm.so>": a library, not a class
+	}
 	dims := 0
 	for dims < len(sig) && sig[dims] == '[' {
 		dims++

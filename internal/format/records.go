@@ -19,6 +19,10 @@ type Event struct {
 	How     ParkEnd     // FHow: how a park ended
 	Class   string      // FClass: a class signature
 	Mode    AcquireMode // FMode: how a park acquires its synchronizer
+	Sampled SampleKind  // FSampled: what a Sample is
+	Weight  int64       // FWeight: the nanoseconds a Sample stands for
+	CPU     int64       // FCPU: a ThreadCPU's cumulative nanoseconds on a CPU
+	Ready   int64       // FReady: … runnable, waiting for a CPU
 	// EncodedStack, when not empty, is written as the stack instead of
 	// Stack: the field as EncodeStack makes it. Writers that write a few
 	// stacks many times (imports, generators) encode each once.

@@ -43,6 +43,10 @@ var FieldWire = [...]Wire{
 	FHow:     WireByte,
 	FClass:   WireText,
 	FMode:    WireByte,
+	FSampled: WireByte,
+	FWeight:  WireUV,
+	FCPU:     WireUV,
+	FReady:   WireUV,
 }
 
 // KindDescriptor returns the descriptor record of kind k (TagDescriptor):

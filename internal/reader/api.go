@@ -25,7 +25,11 @@ type Event struct {
 	Class   string         // FClass: a class signature (ObjectClass)
 	// FMode: how a park acquires its synchronizer (ModeNone in recordings
 	// made before the field existed).
-	Mode format.AcquireMode
+	Mode    format.AcquireMode
+	Sampled format.SampleKind // FSampled: what a Sample is
+	Weight  int64             // FWeight: the nanoseconds a Sample stands for
+	CPU     int64             // FCPU: a ThreadCPU's cumulative nanoseconds on a CPU
+	Ready   int64             // FReady: … runnable, waiting for a CPU
 	// Line is the 1-based line number in the .orca file; in a compact
 	// .orca, the event's number (its line in the text when no name
 	// holds a line break).

@@ -894,6 +894,23 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 			if ev.Mode >= format.NumModes {
 				d.fail("mode %d: want 0-%d", ev.Mode, format.NumModes-1)
 			}
+		case format.FSampled:
+			ev.Sampled = format.SampleKind(v)
+			if ev.Sampled >= format.NumSampleKinds {
+				d.fail("sampled %d: want 0-%d", ev.Sampled, format.NumSampleKinds-1)
+			}
+		case format.FWeight, format.FCPU, format.FReady:
+			if v > math.MaxInt64 {
+				d.fail("%s %d: past the largest", fieldNames[fw.f], v)
+			}
+			switch fw.f {
+			case format.FWeight:
+				ev.Weight = int64(v)
+			case format.FCPU:
+				ev.CPU = int64(v)
+			default:
+				ev.Ready = int64(v)
+			}
 		}
 	}
 	if d.short {

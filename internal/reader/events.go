@@ -245,7 +245,7 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 			ev.Name = string(f)
 		case format.FStack:
 			stack, hasStack = f, true
-		case format.FTimeout, format.FHow, format.FClass, format.FMode:
+		case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady:
 			if parseOther(ev, fld, f) != "" {
 				return false
 			}
@@ -272,6 +272,15 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 		}
 	}
 	return true
+}
+
+// isOther tells the fields parseOther decodes.
+func isOther(f format.Field) bool {
+	switch f {
+	case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady:
+		return true
+	}
+	return false
 }
 
 // isID tells the fields of 8 hex digits.
@@ -310,6 +319,31 @@ func parseOther(ev *Event, fld format.Field, b []byte) string {
 			return fmt.Sprintf("mode %s: want exclusive, shared or nothing", show(b))
 		}
 		ev.Mode = m
+	case format.FSampled:
+		s, ok := format.ParseSampleKind(string(b))
+		if !ok {
+			return fmt.Sprintf("sampled %s: want cpu, wall or nothing", show(b))
+		}
+		ev.Sampled = s
+	case format.FWeight, format.FCPU, format.FReady:
+		var v int64
+		if len(b) == 0 {
+			return fmt.Sprintf("%s: want decimal nanoseconds", fieldNames[fld])
+		}
+		for _, c := range b {
+			if c < '0' || c > '9' || v > (math.MaxInt64-int64(c-'0'))/10 {
+				return fmt.Sprintf("%s %s: want decimal nanoseconds", fieldNames[fld], show(b))
+			}
+			v = v*10 + int64(c-'0')
+		}
+		switch fld {
+		case format.FWeight:
+			ev.Weight = v
+		case format.FCPU:
+			ev.CPU = v
+		default:
+			ev.Ready = v
+		}
 	}
 	return ""
 }
@@ -357,7 +391,7 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 			ev.Name = string(b)
 			continue
 		}
-		if fld == format.FTimeout || fld == format.FHow || fld == format.FClass || fld == format.FMode {
+		if isOther(fld) {
 			if msg := parseOther(&ev, fld, b); msg != "" {
 				return Event{}, spec.Name + ": " + msg
 			}
@@ -424,4 +458,5 @@ var fieldNames = map[format.Field]string{
 	format.FThread: "thread", format.FObject: "object", format.FTarget: "target thread",
 	format.FOwner: "owner thread", format.FName: "name", format.FStack: "stack",
 	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class", format.FMode: "mode",
+	format.FSampled: "sampled", format.FWeight: "weight", format.FCPU: "cpu", format.FReady: "ready",
 }

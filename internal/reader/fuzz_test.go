@@ -257,5 +257,6 @@ func FuzzMethods(f *testing.F) {
 // encodeEvent writes ev with the format's writer (the agent's encoding).
 func encodeEvent(ev Event) []byte {
 	return format.AppendEvent(nil, &format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object,
-		Target: ev.Target, Owner: ev.Owner, Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode})
+		Target: ev.Target, Owner: ev.Owner, Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode,
+		Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready})
 }

@@ -170,6 +170,14 @@ func eventText(ev Event) string {
 			fmt.Fprintf(&b, " mode=%q", ev.Mode.String())
 		case format.FClass:
 			fmt.Fprintf(&b, " class=%q", ev.Class)
+		case format.FSampled:
+			fmt.Fprintf(&b, " sampled=%q", ev.Sampled.String())
+		case format.FWeight:
+			fmt.Fprintf(&b, " weight=%d", ev.Weight)
+		case format.FCPU:
+			fmt.Fprintf(&b, " cpu=%d", ev.CPU)
+		case format.FReady:
+			fmt.Fprintf(&b, " ready=%d", ev.Ready)
 		case format.FStack:
 			fmt.Fprintf(&b, " depth=%d", len(ev.Stack))
 		}

@@ -12,13 +12,22 @@ import (
 // text they know: "java.lang.Object.wait(Object.java:338)",
 // "java.lang.Thread.sleep(Native Method)", "Foo.bar(Unknown Source)" without
 // a source file, "Foo.bar(Foo.java)" without a line, and
-// "<unknown method 0000002A>" for an id missing from .methods.
+// "<unknown method 0000002A>" for an id missing from .methods. A native or
+// VM frame of a sample (format.NativeClassPrefix) is its symbol and library:
+// "read [libc.so.6]".
 func (r *Recording) Resolve(f format.Frame) string {
 	m := r.Methods[f.Method]
 	if m == nil {
 		return "<unknown method " + f.Method.String() + ">"
 	}
 	cls := r.ClassName(f.Method)
+	if lib, ok := strings.CutPrefix(cls, format.NativeClassPrefix); ok {
+		name := m.Name
+		if name == "" {
+			name = "<unknown symbol>"
+		}
+		return name + " [" + strings.TrimSuffix(lib, ">") + "]"
+	}
 	if cls == "" {
 		cls = "<unknown class " + m.Class.String() + ">"
 	}

@@ -56,13 +56,21 @@ void counters_show(int c) {
 
 int counters_shown(int c) { return c >= 0 && c < CNT_COUNT && atomic_load(&shown[c]); }
 
-#define MAX_PROPS 64
+#define MAX_PROPS 96
 static struct { char *key, *value; } props[MAX_PROPS];
 static int nprops;
 static pthread_mutex_t props_mu = PTHREAD_MUTEX_INITIALIZER;
 
-void counters_prop(const char *key, const char *value) {
+static void put_prop(const char *key, const char *value, int replace) {
   pthread_mutex_lock(&props_mu);
+  for (int i = 0; replace && i < nprops; i++) {
+    char *v;
+    if (strcmp(props[i].key, key) || !(v = strdup(value ? value : ""))) continue;
+    free(props[i].value);
+    props[i].value = v;
+    pthread_mutex_unlock(&props_mu);
+    return;
+  }
   if (nprops < MAX_PROPS) {
     char *k = strdup(key), *v = strdup(value ? value : "");
     if (k && v) {
@@ -79,6 +87,10 @@ void counters_prop(const char *key, const char *value) {
   }
   pthread_mutex_unlock(&props_mu);
 }
+
+void counters_prop(const char *key, const char *value) { put_prop(key, value, 0); }
+
+void counters_prop_set(const char *key, const char *value) { put_prop(key, value, 1); }
 
 void counters_props(void (*fn)(const char *key, const char *value, void *arg), void *arg) {
   pthread_mutex_lock(&props_mu);

@@ -94,6 +94,9 @@ int counters_shown(int c);
 // line); repeated keys are kept (ORCA_INFO_WARNING). Not for hot paths: it
 // takes a mutex and allocates.
 void counters_prop(const char *key, const char *value);
+// counters_prop_set records a fact, replacing the value of key if it has
+// one (a count restated at each flush: samples.cpu).
+void counters_prop_set(const char *key, const char *value);
 // counters_props calls fn on each fact in order, holding the mutex.
 void counters_props(void (*fn)(const char *key, const char *value, void *arg), void *arg);
 // counters_reset forgets every count and fact (unit tests).

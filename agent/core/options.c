@@ -30,6 +30,11 @@ const char *options_usage =
     "  maxsize=SIZE       keep the recording within SIZE bytes (suffix k, M or G; at least 1M): events go to\n"
     "                     chunk files PREFIX.orca.N, the oldest deleted (implies format=compact)\n"
     "  maxage=DURATION    keep about DURATION of history (s, m, h or d, e.g. 30s, 10m; at least 1s), likewise\n"
+    "  cpu=DURATION|off   sample each thread's stack every DURATION of its CPU time (us, ms or s; 100us-10s;\n"
+    "                     default 10ms; off: no CPU samples; kinds=seed: none)\n"
+    "  wall=DURATION|off  sample threads off a CPU in no recorded state (I/O, native code) every DURATION\n"
+    "                     of wall-clock time (1ms-10s; default 50ms; off: none)\n"
+    "  wall_threads=N     the most threads the wall sampler signals a tick, 1-1024 (default 8)\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -121,6 +126,21 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     return parse_scaled(val, u, f, 1000000000LL, &o->max_age_ns) ? NULL
                                                                    : "maxage= wants a duration of at least 1s (e.g. 30s, 10m, 2h)";
   }
+  if (!strcmp(key, "cpu") || !strcmp(key, "wall")) {
+    static const char *const u[] = {"us", "ms", "s", NULL};
+    static const long long f[] = {1000LL, 1000000LL, 1000000000LL};
+    int cpu = key[0] == 'c';
+    long long *out = cpu ? &o->cpu_ns : &o->wall_ns, v = 0;
+    if (!strcmp(val, "off")) {
+      *out = 0;
+      return NULL;
+    }
+    if (!parse_scaled(val, u, f, cpu ? 100000LL : 1000000LL, &v) || v > 10000000000LL || !strpbrk(val, "us"))
+      return cpu ? "cpu= wants a duration 100us-10s (e.g. 10ms) or off" : "wall= wants a duration 1ms-10s (e.g. 50ms) or off";
+    *out = v;
+    return NULL;
+  }
+  if (!strcmp(key, "wall_threads")) return parse_int(val, 1, 1024, &o->wall_threads) ? NULL : "wall_threads= wants a number 1-1024";
   if (!strcmp(key, "format")) {
     o->format_set = 1;
     if (!strcmp(val, "seed")) o->compact = 0;
@@ -144,6 +164,9 @@ const char *options_parse(const char *text, orca_options *o) {
   memset(o, 0, sizeof *o);
   o->depth = 16;
   o->flush_ms = 200;
+  o->cpu_ns = 10000000LL;
+  o->wall_ns = 50000000LL;
+  o->wall_threads = 8;
   o->buffer_mb = 32;
   o->clobber = 1;
   expand("orca-%p", o->prefix, sizeof o->prefix);

@@ -27,6 +27,9 @@ typedef struct {
   char text[4200];     // the options as given, for .info
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
   int standby;         // standby=yes: no recording at load; the JVM made ready for a cheap attach (entry.c)
+  long long cpu_ns;    // cpu=: CPU sampling, every so many ns of each thread's CPU (0: off; threads/samples.h)
+  long long wall_ns;   // wall=: wall-clock sampling of the threads off a CPU in no recorded state (0: off)
+  int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
 } orca_options;
 
 extern orca_options opt;

@@ -94,3 +94,20 @@ int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   }
   return n;
 }
+
+int asgct_sample(JNIEnv *env, void *ucontext, jvmtiFrameInfo *fr, int max) {
+  if (!asgct || !atomic_load_explicit(&asgct_ready_flag, memory_order_relaxed)) return ASGCT_SAMPLE_OFF;
+  call_frame cf[ASGCT_SAMPLE_MAX];
+  if (max > ASGCT_SAMPLE_MAX) max = ASGCT_SAMPLE_MAX;
+  call_trace tr = {env, 0, cf};
+  asgct(&tr, max, ucontext);
+  if (tr.num_frames < 0) return tr.num_frames;
+  int n = 0;
+  for (int i = 0; i < tr.num_frames; i++) {
+    if (!cf[i].method) return ASGCT_SAMPLE_NO_ID;   // a method without a jmethodID
+    fr[n].method = cf[i].method;
+    fr[n].location = cf[i].bci < 0 ? -1 : cf[i].bci;
+    n++;
+  }
+  return n;
+}

@@ -38,4 +38,13 @@ static inline int asgct_ready_now(void) { return atomic_load_explicit(&asgct_rea
 // after skipping `skip`, with AsyncGetCallTrace where it is exact; returns
 // the count, or -1 when the caller must use GetStackTrace.
 int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
+// asgct_sample: AsyncGetCallTrace of the calling thread (env) from a
+// signal handler's ucontext, up to max frames (at most ASGCT_SAMPLE_MAX):
+// the count, or why not: AsyncGetCallTrace's own negative codes (-2 a
+// collection runs, -7 an unknown state, -8 the thread exits, -10 at a
+// safepoint: the thread's state; the others: the walk), ASGCT_SAMPLE_OFF
+// (not found, or not ready) or ASGCT_SAMPLE_NO_ID (a frame's method has no
+// jmethodID). The samplers' way into Java code that has no frame anchor.
+enum { ASGCT_SAMPLE_MAX = 128, ASGCT_SAMPLE_OFF = -100, ASGCT_SAMPLE_NO_ID = -101 };
+int asgct_sample(JNIEnv *env, void *ucontext, jvmtiFrameInfo *fr, int max);
 #endif

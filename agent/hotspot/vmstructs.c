@@ -220,6 +220,10 @@ void hs_init(void) {
   hs.thread_state = vms_offset("JavaThread", "_thread_state");
   hs.state_in_java = vms_constant("_thread_in_Java");
   hs.state_in_vm = vms_constant("_thread_in_vm");
+  hs.state_in_native = vms_constant("_thread_in_native");
+  hs.state_blocked = vms_constant("_thread_blocked");
+  hs.thread_osthread = vms_thread_offset("_osthread");
+  hs.osthread_tid = vms_offset("OSThread", "_thread_id");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
   hs.monitor_object = vms_offset("ObjectMonitor", "_object");
   hs.check_jni = vms_flag("CheckJNICalls") == 1;
@@ -373,6 +377,31 @@ int hs_waiting_monitor(vm_ptr jt, vm_ptr *mon) {
 }
 
 int hs_handle_oop(jobject handle, uintptr_t *oop) { return safe_word(vm_at((uintptr_t)handle), oop); }
+
+int hs_thread_tid(vm_ptr jt) {
+  uintptr_t os = 0;
+  int32_t tid = 0;
+  if (vm_null(jt) || hs.thread_osthread < 0 || hs.osthread_tid < 0 || !safe_word(hs_at_off(jt, hs.thread_osthread), &os) || !os ||
+      !safe_read(&tid, hs_at_off(vm_at(os), hs.osthread_tid), sizeof tid))
+    return 0;
+  return tid > 0 ? tid : 0;
+}
+
+JNIEnv *hs_env_of(vm_ptr jt) {
+  long o = atomic_load_explicit(&hs_env_at, memory_order_relaxed);
+  return o >= 0 && !vm_null(jt) ? (JNIEnv *)(jt.vm_bits_ + (uintptr_t)o) : NULL;
+}
+
+int hs_thread_state_of(vm_ptr jt) {
+  uint32_t st = 0;
+  if (hs.thread_state < 0 || !safe_read(&st, hs_at_off(jt, hs.thread_state), sizeof st)) return HS_TS_OTHER;
+  long v = (long)st;
+  return v == hs.state_in_java     ? HS_TS_JAVA
+         : v == hs.state_in_vm     ? HS_TS_VM
+         : v == hs.state_in_native ? HS_TS_NATIVE
+         : v == hs.state_blocked   ? HS_TS_BLOCKED
+                                   : HS_TS_OTHER;
+}
 
 int hs_thread_stack(vm_ptr jt, uintptr_t *lo, uintptr_t *hi) {
   uintptr_t base = 0, size = 0;

@@ -56,6 +56,8 @@ typedef struct {
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
   long lockstack_top, lockstack_base, lockstack_size;   // LockStack (lightweight locking)
   long thread_state, state_in_java, state_in_vm;   // JavaThread::_thread_state, _thread_in_Java, _thread_in_vm
+  long state_in_native, state_blocked;             // _thread_in_native, _thread_blocked (the samplers)
+  long thread_osthread, osthread_tid;              // Thread::_osthread, OSThread::_thread_id (the samplers)
   long monitor_owner, monitor_header;              // ObjectMonitor
   long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
   int check_jni;                                   // -Xcheck:jni
@@ -245,6 +247,15 @@ int hs_object_inflated(vm_ptr oop);
 // hs_mounted_virtual: the java.lang.Thread object jt runs now when that is a
 // virtual thread (19+), else 0; -1 when it cannot be read.
 intptr_t hs_mounted_virtual(vm_ptr jt);
+// hs_thread_tid: the OS thread id (gettid) of JavaThread jt, 0 when unknown
+// (the samplers: a thread alive at an attach gets its CPU timer by it).
+int hs_thread_tid(vm_ptr jt);
+// hs_env_of: jt's JNIEnv (embedded in it: arithmetic, no read), NULL when unknown.
+JNIEnv *hs_env_of(vm_ptr jt);
+// hs_thread_state_of: what jt does by its _thread_state: HS_TS_JAVA,
+// HS_TS_VM, HS_TS_NATIVE, HS_TS_BLOCKED, HS_TS_OTHER (a transition, or unknown).
+enum { HS_TS_OTHER, HS_TS_JAVA, HS_TS_VM, HS_TS_NATIVE, HS_TS_BLOCKED };
+int hs_thread_state_of(vm_ptr jt);
 // hs_handle_oop: the object a JNI handle points at (its slot's content).
 int hs_handle_oop(jobject handle, uintptr_t *oop);
 // hs_thread_stats: jt's ThreadStatistics (at: where its pointer sits in

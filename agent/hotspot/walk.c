@@ -296,29 +296,19 @@ SAFE_CODE static int kind_of(const char *name) {
   return k;
 }
 
-SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
-  vm_ptr jt = vms_thread(env);
-  if (vm_null(jt)) return -1;
-  // A thread in a continuation (a virtual thread, JDK 19+): JVMTI ends its
-  // stack at the continuation's entry; not walked.
-  if (hs_thread_in_continuation(jt)) return -1;
-  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
-  hs_anchor an;
-  hs_thread_last_frame(jt, &an);
+// walk_java adds the Java frames from the anchor an of the calling thread,
+// whose stack is [lo, hi), to o; -1 when it met a frame it does not know.
+SAFE_CODE static int walk_java(out_t *o, uintptr_t lo, uintptr_t hi, hs_anchor an, int max) {
   uintptr_t sp = an.sp, fp = an.fp, pc = an.pc;
-  // No last Java frame: the thread has none (a thread starting or ending, a
-  // VM-internal lock); every Java caller of the VM or a native sets one.
-  if (!sp) return 0;
   if (sp < lo + 8 || sp >= hi) return -1;
   if (!pc) pc = hs_stack_word(sp, -1);   // as JavaFrameAnchor::make_walkable
-  out_t o = {fr, skip, max, 0, 0};
   int at_anchor = 1;   // this frame is the one an anchor describes
   int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
   int cache = fc_on && !inject;
-  for (int frames = 0; o.n < max; frames++) {
+  for (int frames = 0; o->n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
     int size;
-    if (cache && (size = fc_get(&o, pc)) > 0) {   // a compiled frame known (the frame cache)
+    if (cache && (size = fc_get(o, pc)) > 0) {   // a compiled frame known (the frame cache)
       uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
       if (next > hi) return -1;
       pc = hs_stack_word(next, -1);
@@ -347,7 +337,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
     int kind = kind_of(name);
     if (kind == N_INTERPRETER) {
       if (fp <= sp || fp + 16 > hi) return -1;
-      if (interpreted(&o, fp)) return -1;
+      if (interpreted(o, fp)) return -1;
       sp = hs_stack_word(fp, I_SENDER_SP);   // the caller's sp before the interpreter extended it
       pc = hs_stack_word(fp, 1);
       fp = hs_stack_word(fp, 0);
@@ -355,7 +345,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
       continue;
     }
     if (hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
-      if (compiled(&o, cb, &heap, pc)) return -1;
+      if (compiled(o, cb, &heap, pc)) return -1;
     } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
@@ -367,7 +357,81 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
     sp = next;
     at_anchor = 0;
   }
-  return o.n;
+  return 0;
+}
+
+SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
+  vm_ptr jt = vms_thread(env);
+  if (vm_null(jt)) return -1;
+  // A thread in a continuation (a virtual thread, JDK 19+): JVMTI ends its
+  // stack at the continuation's entry; not walked.
+  if (hs_thread_in_continuation(jt)) return -1;
+  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
+  hs_anchor an;
+  hs_thread_last_frame(jt, &an);
+  // No last Java frame: the thread has none (a thread starting or ending, a
+  // VM-internal lock); every Java caller of the VM or a native sets one.
+  if (!an.sp) return 0;
+  out_t o = {fr, skip, max, 0, 0};
+  return walk_java(&o, lo, hi, an, max) ? -1 : o.n;
+}
+
+// The sample's walk (walk_sample): the native and VM frames from the
+// interrupted context up the frame-pointer chain, each checked against the
+// thread's stack (a frame compiled without a frame pointer ends the chain
+// or, at worst, names a caller wrongly: never a read outside the stack),
+// until the chain reaches code of the code cache (Java code, or a stub) or
+// the thread's Java frames; then the Java frames from the thread's anchor.
+SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t *ctx, uintptr_t *pcs, int *npcs, int maxpcs,
+                                                           jvmtiFrameInfo *fr, int max) {
+  uintptr_t pc = ctx[0], sp = ctx[1], fp = ctx[2];
+  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
+  if (hi <= lo || sp < lo || sp >= hi) return WALK_CANNOT;   // not on its Java stack (a signal stack?)
+  hs_anchor an;
+  hs_thread_last_frame(jt, &an);
+  int k = 0, in_code = 0;
+  hs_heap heap;
+  while (k < maxpcs) {
+    if (hs_blob_of(pc, &heap)) {
+      in_code = 1;
+      break;
+    }
+    pcs[k++] = pc;
+    if (fp < sp || fp < lo || fp + 16 > hi || (fp & 7) || (an.sp && fp >= an.sp)) break;
+    uintptr_t next = hs_stack_word(fp, 0);
+    pc = hs_stack_word(fp, 1);
+    sp = fp + 16;
+    if (next <= fp) {   // the chain ends, or goes down: the caller's frame is the last
+      fp = next;
+      if (!hs_blob_of(pc, &heap)) break;
+      in_code = 1;
+      break;
+    }
+    fp = next;
+  }
+  *npcs = k;
+  // A thread in a continuation (a virtual thread): AsyncGetCallTrace walks it.
+  if (hs_thread_in_continuation(jt) || (!an.sp && in_code)) {
+    ctx[0] = pc, ctx[1] = sp, ctx[2] = fp;   // where its Java code was reached
+    return WALK_IN_JAVA;
+  }
+  if (!an.sp) return 0;   // no Java frame: native or VM code alone
+  out_t o = {fr, 0, max, 0, 0};
+  return walk_java(&o, lo, hi, an, max) ? WALK_CANNOT : o.n;
+}
+
+int walk_sample(vm_ptr jt, uintptr_t *ctx, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr, int max) {
+  *npcs = 0;
+  if (!usable || vm_null(jt)) return WALK_UNUSED;
+  safe_guard g;
+  if (!safe_try(&g)) {   // a fault in the walk
+    safe_leave(&g);
+    counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
+    return WALK_CANNOT;
+  }
+  int n = sample_walk(jt, ctx, pcs, npcs, maxpcs, fr, max);
+  safe_leave(&g);
+  return n;
 }
 
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {

@@ -26,6 +26,7 @@
 #include "hooks/park.h"
 #include "threads/attached.h"
 #include "threads/pending.h"
+#include "threads/samples.h"
 #include "jvm/snapshot.h"
 #include "record/ring.h"
 #include "hotspot/safe.h"
@@ -96,7 +97,9 @@ static int live_init(JNIEnv *env, jthread t, int attach) {
   park_init(env, t);
   clinit_init(env);
   t1 = clock_now();
-  live_times.classes = asgct_ready(env, !attach);
+  // Samples walk any method on any stack, which needs its jmethodID: an
+  // attach that samples makes them for the classes loaded so far too.
+  live_times.classes = asgct_ready(env, !attach || samples_on());
   live_times.ids = ms_since(t1);
   live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
@@ -140,6 +143,7 @@ static void JNICALL on_vm_death(jvmtiEnv *j, JNIEnv *env) {
   pending_stop_walker();
   natives_report();
   lease_close();
+  samples_stop();
   writer_stop();
 }
 
@@ -225,7 +229,8 @@ static const char *core_once(JavaVM *vm) {
              (void *)Java_java_lang_VirtualThread_orca_00024hookJ);
   writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
                                         .walk_all = pending_walk, .meta = methods_take,
-                                        .describe = methods_describe, .thread_exit = methods_detach});
+                                        .describe = methods_describe, .thread_exit = methods_detach,
+                                        .samples = samples_drain});
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
@@ -483,8 +488,20 @@ static const struct {
 };
 #define NEVENTS (int)(sizeof events / sizeof events[0])
 
+// sampling starts the samplers (threads/samples.h) before the threads
+// are listed (an attach lists them before start_recording); once a recording.
+static void sampling(void) {
+  if (samples_on()) return;
+  const char *w = samples_start();
+  if (w) {
+    counters_prop(ORCA_INFO_WARNING, w);
+    orca_log("%s", w);
+  }
+}
+
 // start_recording is phase 4: the writer runs and the events are enabled.
 static const char *start_recording(const start_way *way) {
+  sampling();
   const char *err = writer_start();
   if (err) return err;
   monitor_restart();
@@ -596,6 +613,7 @@ static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   counters_prop(ORCA_INFO_STOPPED, "true");
   counters_prop(ORCA_INFO_STOPPED_BY, by);
   lease_close();
+  samples_stop();
   writer_stopped_now();
   writer_stop();
   mark("");
@@ -675,6 +693,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   jthread self = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &self);
   int64_t t0 = clock_now();
+  sampling();
   park_init(env, self);
   vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
@@ -700,6 +719,7 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
   double snapshot = ms_since(t0);
   if ((err = start_recording(&way_attach))) {
     orca_fail("%s", err);
+    samples_stop();
     attached_forget(env);
     lease_close();
     writer_stop();

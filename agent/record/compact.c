@@ -449,6 +449,12 @@ static inline __attribute__((always_inline)) size_t put_fields(const orca_layout
       v = r->mode < sizeof modes / sizeof modes[0] ? r->mode : 0;
       break;
     }
+    case ORCA_FIELD_SAMPLED: {
+      static const char *const kinds[] = ORCA_SAMPLED_NAMES;
+      v = r->mode < sizeof kinds / sizeof kinds[0] ? r->mode : 0;
+      break;
+    }
+    case ORCA_FIELD_WEIGHT: v = rec_weight(r); break;
     }
     switch (l->f[f][1]) {
     case ORCA_W_UV: n += put_uv(o + n, v); break;

@@ -20,7 +20,12 @@ typedef struct {
   uint16_t nframes;
   uint16_t namelen;
   uint8_t kind;
-  uint8_t mode;        // ORCA_F_MODE: a park's acquire mode (ORCA_MODE_*), else 0
+  uint8_t mode;        // ORCA_F_MODE: a park's acquire mode (ORCA_MODE_*); ORCA_F_SAMPLED: a
+                       // Sample's kind (ORCA_SAMPLED_*); else 0
 } orca_rec;
+
+// A Sample's weight (ORCA_F_WEIGHT, nanoseconds) is kept in the two words
+// its kind does not use: object (low) and owner (high).
+static inline uint64_t rec_weight(const orca_rec *r) { return (uint64_t)r->owner << 32 | r->object; }
 
 #endif

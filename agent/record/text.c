@@ -37,6 +37,16 @@ size_t text_rec(char *o, const orca_rec *r) {
       n += ml;
     }
   }
+  if (spec->fields & ORCA_F_SAMPLED) {
+    static const char *const kinds[] = ORCA_SAMPLED_NAMES;
+    o[n++] = ',';
+    if (r->mode < sizeof kinds / sizeof kinds[0]) {
+      size_t kl = strlen(kinds[r->mode]);
+      memcpy(o + n, kinds[r->mode], kl);
+      n += kl;
+    }
+  }
+  if (spec->fields & ORCA_F_WEIGHT) { o[n++] = ','; n += fmt_uint(o + n, rec_weight(r)); }
   if (spec->fields & ORCA_F_STACK) {
     o[n++] = ',';
     n += fmt_uint(o + n, r->nframes);

@@ -284,6 +284,9 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
     bytes += lens[i];
   }
   for (size_t i = 0; i < nseg; i++) bytes += segs[i].len;
+  size_t slen = 0;
+  const char *sbuf = src.samples ? src.samples(&slen) : NULL;
+  bytes += slen;
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
   // to was queued before the line was put.
@@ -301,6 +304,7 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
       lose_buf(carry[from], carry_len[from], LOST_NONE);
       for (int i = 0; i < RING_SHARDS; i++) lose_buf(bufs[i], lens[i], LOST_NONE);
       for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_NONE);
+      lose_buf(sbuf, slen, LOST_NONE);
       carry_len[from] = 0;
       return;
     }
@@ -310,9 +314,9 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   // the batch as one run (sort_run falls back to qsort).
   static size_t *start, start_cap, whole[2];
   size_t k = 0, *st = start;
-  if (RING_SHARDS + 2 + nseg > start_cap) {
-    size_t *n = realloc(start, (RING_SHARDS + 2 + nseg) * 2 * sizeof *n);
-    if (n) start = n, start_cap = (RING_SHARDS + 2 + nseg) * 2;
+  if (RING_SHARDS + 3 + nseg > start_cap) {
+    size_t *n = realloc(start, (RING_SHARDS + 3 + nseg) * 2 * sizeof *n);
+    if (n) start = n, start_cap = (RING_SHARDS + 3 + nseg) * 2;
     st = n;
   }
   int runs = 0, one = !st;
@@ -327,6 +331,8 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
     if (!one && k > st[runs - 1]) st[runs++] = k;
     add_items(segs[i].buf, segs[i].len, &k);
   }
+  if (!one && k > st[runs - 1]) st[runs++] = k;
+  add_items(sbuf, slen, &k);   // the samples, thread after thread
   st[runs] = k;
   size_t count = k;
   sort_batch(st, runs, count);

@@ -45,6 +45,10 @@ typedef struct {
   // meta is asked; thread_exit: the writer's thread ends.
   void (*describe)(void);
   void (*thread_exit)(void);
+  // samples hands over the samples taken since its last call (threads/
+  // samples.h) as records in one buffer, valid until its next call; their
+  // methods are queued for describe before it returns.
+  const char *(*samples)(size_t *len);
 } writer_sources;
 void writer_set_sources(const writer_sources *s);
 

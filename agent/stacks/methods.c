@@ -1,4 +1,6 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 #include "record/writer.h"
 #include "core/orca.h"
 #include "core/fmt.h"
+#include "core/events.h"
 
 // Open-addressing tables, insert-only, lock-free: a slot's key is claimed
 // with a CAS; IDs are assigned in order of first sight.
@@ -274,6 +277,7 @@ void methods_reset(void) {
     size_t len;
     free(methods_take(w, &len));
   }
+  methods_native_reset();
   // The writer's first flush scans the whole table (as after a full queue).
   atomic_store_explicit(&dq_full, 1, memory_order_release);
 }
@@ -456,3 +460,111 @@ uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }
 int stack_capture(jthread t, int skip, orca_frame *out, int max) { return capture(NULL, t, skip, out, max); }
 
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max) { return capture(env, NULL, skip, out, max); }
+
+// Native and VM frames of samples (issue 33): each distinct function is a
+// pseudo-method of the pseudo-class of its library, "<native:libc.so.6>"
+// (core/events.h, ORCA_NATIVE_CLASS_PREFIX), named by its symbol (empty
+// when the library exports none that holds the address: a hidden
+// function of libjvm.so is not named after the exported one before it),
+// with no signature and no lines. The writer's thread alone asks, before
+// it takes the metadata lines; the tables are forgotten at methods_reset
+// (a new recording gives new ids). Libraries get class ids
+// NATIVE_CLASS | n, which no identity hash (31 bits) and no alias of
+// classids.h (CLASSIDS_ALIAS | a small n) is.
+#define NATIVE_CLASS 0xC0000000u
+#define NATIVE_SLOTS 8192u
+#define NATIVE_LIBS 256
+#define PC_CACHE 4096u
+typedef struct {
+  char *name;   // "LIB\0SYMBOL"
+  size_t len;
+  uint32_t id;
+} native_fn;
+static native_fn ntab[NATIVE_SLOTS];
+static uint32_t nfns;
+static char *nlibs[NATIVE_LIBS];
+static int nnlibs;
+static struct {
+  uintptr_t pc;
+  uint32_t id;
+} pc_cache[PC_CACHE];
+
+static uint32_t native_lib(const char *lib) {
+  for (int i = 0; i < nnlibs; i++)
+    if (!strcmp(nlibs[i], lib)) return NATIVE_CLASS | (uint32_t)(i + 1);
+  if (nnlibs == NATIVE_LIBS || !(nlibs[nnlibs] = strdup(lib))) return 0;
+  uint32_t id = NATIVE_CLASS | (uint32_t)(++nnlibs);
+  char line[1200];
+  size_t n = fmt_ts(line, clock_now());
+  line[n++] = ',';
+  n += fmt_hex8(line + n, id);
+  line[n++] = ',';
+  char sig[600];
+  int k = snprintf(sig, sizeof sig, ORCA_NATIVE_CLASS_PREFIX "%s>", lib);
+  n += fmt_text(line + n, sig, k < (int)sizeof sig ? (size_t)k : sizeof sig - 1);
+  line[n++] = ',';
+  line[n++] = '\n';
+  meta_add(META_CLASSES, line, n);
+  counter_add(CNT_CLASSES, 1);
+  return id;
+}
+
+uint32_t methods_native_id(uintptr_t pc) {
+  uint32_t c = (uint32_t)((pc * 0x9E3779B97F4A7C15ull) >> 52) & (PC_CACHE - 1);
+  if (pc_cache[c].pc == pc && pc_cache[c].id) return pc_cache[c].id;
+  Dl_info info;
+  const ElfW(Sym) *sym = NULL;
+  memset(&info, 0, sizeof info);
+  const char *lib = "?", *name = "";
+  if (dladdr1((void *)pc, &info, (void **)&sym, RTLD_DL_SYMENT)) {
+    if (info.dli_fname && *info.dli_fname) {
+      const char *slash = strrchr(info.dli_fname, '/');
+      lib = slash ? slash + 1 : info.dli_fname;
+    }
+    // The nearest exported symbol holds pc only within its size.
+    if (info.dli_sname && sym && (sym->st_size == 0 || pc < (uintptr_t)info.dli_saddr + sym->st_size)) name = info.dli_sname;
+  }
+  char key[1024];
+  int kl = snprintf(key, sizeof key, "%s%c%s", lib, 0, name);
+  size_t len = kl < (int)sizeof key ? (size_t)kl : sizeof key - 1;
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < len; i++) h = (h ^ (unsigned char)key[i]) * 1099511628211ull;
+  uint32_t s = (uint32_t)h & (NATIVE_SLOTS - 1);
+  for (; ntab[s].name; s = (s + 1) & (NATIVE_SLOTS - 1))
+    if (ntab[s].len == len && !memcmp(ntab[s].name, key, len)) goto found;
+  if (nfns >= NATIVE_SLOTS * 3 / 4 || !(ntab[s].name = malloc(len + 1))) return 0;
+  memcpy(ntab[s].name, key, len);
+  ntab[s].name[len] = 0;
+  ntab[s].len = len;
+  ntab[s].id = atomic_fetch_add(&next_id, 1) + 1;
+  nfns++;
+  {
+    uint32_t cid = native_lib(lib);
+    char line[1200];
+    size_t n = fmt_ts(line, clock_now());
+    line[n++] = ',';
+    n += fmt_hex8(line + n, ntab[s].id);
+    line[n++] = ',';
+    size_t nl = strlen(name);
+    n += fmt_text(line + n, name, nl < 500 ? nl : 500);
+    line[n++] = ',';
+    line[n++] = ',';
+    n += fmt_hex8(line + n, cid);
+    n += (size_t)sprintf(line + n, ",-1\n");
+    meta_add(META_METHODS, line, n);
+    counter_add(CNT_METHODS, 1);
+  }
+found:
+  pc_cache[c].pc = pc;
+  pc_cache[c].id = ntab[s].id;
+  return ntab[s].id;
+}
+
+void methods_native_reset(void) {
+  for (uint32_t i = 0; i < NATIVE_SLOTS; i++) free(ntab[i].name);
+  memset(ntab, 0, sizeof ntab);
+  nfns = 0;
+  for (int i = 0; i < nnlibs; i++) free(nlibs[i]);
+  nnlibs = 0;
+  memset(pc_cache, 0, sizeof pc_cache);
+}

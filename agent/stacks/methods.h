@@ -41,4 +41,10 @@ uint32_t methods_id_of(jmethodID m);
 // stack_capture_own: stack_capture(NULL, ...) for a caller that has the
 // calling thread's JNIEnv at hand (a wrapped native): one GetEnv less.
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max);
+// methods_native_id returns the id of the pseudo-method of the native or
+// VM function at pc (a sample's frame: its class "<native:LIB>", its name
+// the symbol), its .methods and .classtable lines queued when new; 0 when
+// the table is full. The writer's thread only (dladdr).
+uint32_t methods_native_id(uintptr_t pc);
+void methods_native_reset(void);
 #endif

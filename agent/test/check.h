@@ -46,4 +46,5 @@ void test_ring_threads(void);
 void test_pending(void);
 void test_classids(void);
 void test_tkeys(void);
+void test_sring(void);
 #endif

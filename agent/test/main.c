@@ -47,6 +47,7 @@ int main(int argc, char **argv) {
   test_pending();
   test_classids();
   test_tkeys();
+  test_sring();
   printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
   return test_failed ? 1 : 0;
 }

@@ -13,6 +13,7 @@
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
 #include "record/tkeys.h"
+#include "threads/samples.h"
 
 static __thread tstate *self_state;
 static atomic_int next_shard;
@@ -36,6 +37,7 @@ static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
   s->pending.enter_hs.stats = vm_at(0);   // its JavaThread is gone
+  samples_end();
   pending_settle(&s->pending);
   self_state = NULL;
   forget(s, NULL);
@@ -91,6 +93,7 @@ tstate *thread_self(jthread t) {
   pthread_once(&exit_once, make_exit_key);
   pthread_setspecific(exit_key, s);
   pending_attach(&s->pending, s->hash, s->shard);
+  if (env) samples_self(env, s->hash, s->may_host_virtual);   // its sample slot and CPU timer
   return s;
 }
 
@@ -295,6 +298,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
     if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
   }
   (*jvmti)->SetThreadLocalStorage(jvmti, t, ENDED_MARK);
+  samples_end();
   if (s) {
     pthread_setspecific(exit_key, NULL);
     self_state = NULL;
@@ -353,8 +357,11 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     if (me && (*env)->IsSameObject(env, me, all[i])) {
       tstate *s = thread_self(me);
       owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
+      if (s) samples_self(env, s->hash, s->may_host_virtual);
     } else {
-      owner_register_other(env, all[i], (uint32_t)h, vthread_may_host(env, all[i]));   // a carrier at an attach
+      int carrier = vthread_may_host(env, all[i]);
+      owner_register_other(env, all[i], (uint32_t)h, carrier);   // a carrier at an attach
+      samples_other(env, all[i], (uint32_t)h, carrier);
     }
     started_at((uint32_t)h, i, all[i], ts);
     wrote++;

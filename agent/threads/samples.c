@@ -1,0 +1,545 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "core/clock.h"
+#include "core/counters.h"
+#include "core/events.h"
+#include "core/orca.h"
+#include "hotspot/asgct.h"
+#include "hotspot/vmstructs.h"
+#include "hotspot/walk.h"
+#include "record/rec.h"
+#include "record/sring.h"
+#include "record/tkeys.h"
+#include "stacks/methods.h"
+#include "threads/samples.h"
+
+// The slots: a fixed open-addressed table by OS thread id, which the
+// handler reads without a lock. Entries are written under slots_mu by the
+// registrations (a thread's own, or the VMInit's and attach's list of the
+// threads alive) and by the writer, which frees a dead slot's ring once
+// drained. A slot's fields are written before its state turns LIVE
+// (release) and its tid is stored after: a handler that finds its tid
+// reads a complete slot. A tid of -1 is a slot given back (the probe goes
+// on past it).
+enum { SLOTS = 8192, RING_BYTES = 64 << 10, NATIVE_MAX = 32, JAVA_MAX = 128 };
+enum { S_FREE, S_LIVE, S_DEAD };
+typedef struct {
+  atomic_int tid;
+  atomic_int state;
+  atomic_int tls_ok;        // the thread touched this library's thread-locals (samples_self): walked by the
+                            // own walker under its guard; else by AsyncGetCallTrace alone (below)
+  atomic_int timer_on;
+  uint32_t key;             // its thread key (threads.h)
+  int may_host_virtual;
+  vm_ptr jt;
+  JNIEnv *env;
+  sring *ring;
+  timer_t timer;
+  atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
+  int stat_fd;              // the wall sampler's /proc/self/task/TID/stat, -1 before it opens it
+} slot_t;
+static slot_t slots[SLOTS];
+static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+
+// What a sample is in its slot's ring: this header, then the native pcs,
+// then the Java frames (method, bci; -1 a native method's).
+typedef struct {
+  int64_t ticks;
+  uint64_t weight;
+  uint32_t vhash;   // the mounted virtual thread's identity hash; 0: the thread's own
+  uint8_t sampled;  // ORCA_SAMPLED_*
+  uint8_t pad;
+  uint16_t nnative, njava, pad2;
+} sample_hdr;
+
+// Why samples are lost (.info samples_lost.REASON).
+enum { L_FULL, L_WALK, L_STATE, L_NO_THREAD, L_TIMER, L_N };
+static const char *const lost_names[L_N] = {"full", "walk", "state", "no_thread", "timer"};
+static atomic_long lost[L_N];
+static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
+
+static atomic_int on;            // a recording takes samples
+static int installed;            // the handler is installed (once a JVM: never taken back)
+static long long cpu_ns, wall_ns;
+static int wall_threads;
+static pthread_t wall_thread;
+static atomic_int wall_stop;
+static int wall_running;
+
+static uint32_t slot_hash(int tid) { return ((uint32_t)tid * 2654435761u) & (SLOTS - 1); }
+
+// find returns the live slot of tid, or NULL. Async-signal-safe.
+static slot_t *find(int tid) {
+  for (uint32_t i = slot_hash(tid), n = 0; n < SLOTS; i = (i + 1) & (SLOTS - 1), n++) {
+    int t = atomic_load_explicit(&slots[i].tid, memory_order_acquire);
+    if (t == 0) return NULL;
+    if (t == tid && atomic_load_explicit(&slots[i].state, memory_order_acquire) == S_LIVE) return &slots[i];
+  }
+  return NULL;
+}
+
+static void count_lost(int why) { atomic_fetch_add_explicit(&lost[why], 1, memory_order_relaxed); }
+
+// ---- The handler ----
+
+// asgct_reason: AsyncGetCallTrace's failures that say the thread was in a
+// state no walker reads (a collection, a safepoint, its exit, a
+// deoptimisation, a state not known) count as state; the others as walk.
+static int asgct_reason(int code) {
+  return code == -2 || code == -7 || code == -8 || code == -9 || code == -10 || code == ASGCT_SAMPLE_OFF ? L_STATE : L_WALK;
+}
+
+static void context(const ucontext_t *uc, uintptr_t *ctx) {
+#if defined(__x86_64__)
+  ctx[0] = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
+  ctx[1] = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+  ctx[2] = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+#elif defined(__aarch64__)
+  ctx[0] = (uintptr_t)uc->uc_mcontext.pc;
+  ctx[1] = (uintptr_t)uc->uc_mcontext.sp;
+  ctx[2] = (uintptr_t)uc->uc_mcontext.regs[29];
+#else
+  ctx[0] = ctx[1] = ctx[2] = 0;
+#endif
+}
+
+static void set_context(ucontext_t *uc, const uintptr_t *ctx) {
+#if defined(__x86_64__)
+  uc->uc_mcontext.gregs[REG_RIP] = (greg_t)ctx[0];
+  uc->uc_mcontext.gregs[REG_RSP] = (greg_t)ctx[1];
+  uc->uc_mcontext.gregs[REG_RBP] = (greg_t)ctx[2];
+#elif defined(__aarch64__)
+  uc->uc_mcontext.pc = ctx[0];
+  uc->uc_mcontext.sp = ctx[1];
+  uc->uc_mcontext.regs[29] = ctx[2];
+#else
+  (void)uc, (void)ctx;
+#endif
+}
+
+static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
+  struct {
+    sample_hdr h;
+    uintptr_t pcs[NATIVE_MAX];
+    jvmtiFrameInfo fr[JAVA_MAX];
+  } s;
+  s.h.ticks = clock_ticks();
+  s.h.weight = weight;
+  s.h.sampled = (uint8_t)sampled;
+  s.h.vhash = 0;
+  s.h.pad = 0;
+  s.h.pad2 = 0;
+  int tls = atomic_load_explicit(&e->tls_ok, memory_order_acquire);
+  // A mounted virtual thread's sample is the virtual thread's (its identity
+  // hash: the writer turns it into its key).
+  if (tls && e->may_host_virtual) {
+    intptr_t v = hs_mounted_virtual(e->jt);
+    uint32_t h = 0;
+    if (v > 0 && hs_object_hash(vm_at((uintptr_t)v), &h) && h) s.h.vhash = h;
+    else if (v != 0) {
+      count_lost(L_STATE);   // a virtual thread not told
+      return;
+    }
+  }
+  uintptr_t ctx[3];
+  context(uc, ctx);
+  int nn = 0, nj = WALK_UNUSED;
+  if (tls) nj = walk_sample(e->jt, ctx, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
+  if (nj == WALK_IN_JAVA && nn > 0) {
+    // Native code called from Java code without a frame anchor (a leaf
+    // call): AsyncGetCallTrace from where the chain reached Java code.
+    ucontext_t moved = *uc;
+    set_context(&moved, ctx);
+    nj = asgct_sample(e->env, &moved, s.fr, JAVA_MAX);
+  } else if (nj < 0) {
+    nn = nj == WALK_IN_JAVA ? 0 : nn;
+    if (nj != WALK_IN_JAVA) nn = 0;   // the walk failed: its native part is not trusted either
+    nj = asgct_sample(e->env, uc, s.fr, JAVA_MAX);
+  }
+  if (nj < 0) {
+    count_lost(asgct_reason(nj));
+    return;
+  }
+  s.h.nnative = (uint16_t)nn;
+  s.h.njava = (uint16_t)nj;
+  // Packed: the Java frames right after the pcs taken.
+  if (nn < NATIVE_MAX && nj) memmove((char *)s.pcs + (size_t)nn * sizeof s.pcs[0], s.fr, (size_t)nj * sizeof s.fr[0]);
+  uint32_t len = (uint32_t)(sizeof s.h + (size_t)nn * sizeof s.pcs[0] + (size_t)nj * sizeof s.fr[0]);
+  if (!sring_put(e->ring, &s, len)) count_lost(L_FULL);
+}
+
+static void on_signal(int sig, siginfo_t *si, void *ucv) {
+  (void)sig;
+  int saved = errno;
+  if (atomic_load_explicit(&on, memory_order_acquire)) {
+    int tid = (int)syscall(SYS_gettid);
+    slot_t *e = find(tid);
+    if (!e) {
+      count_lost(L_NO_THREAD);
+    } else if (si->si_code == SI_TIMER) {
+      take(e, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
+    } else {   // the wall sampler's tgkill
+      uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
+      if (w) take(e, ORCA_SAMPLED_WALL, w, ucv);
+    }
+  }
+  errno = saved;
+}
+
+// ---- Timers ----
+
+// The thread's CPU-time clock by its id (the kernel's
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)): a thread's timer is made by
+// the thread itself or by the thread that lists it.
+static clockid_t thread_clock(int tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
+
+static void arm(slot_t *e, int tid) {
+  if (!cpu_ns || atomic_load(&e->timer_on)) return;
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_THREAD_ID;
+  ev.sigev_signo = SIGPROF;
+  ev._sigev_un._tid = tid;
+  if (timer_create(thread_clock(tid), &ev, &e->timer) != 0) {
+    count_lost(L_TIMER);
+    return;
+  }
+  struct itimerspec it;
+  it.it_interval.tv_sec = it.it_value.tv_sec = (time_t)(cpu_ns / 1000000000LL);
+  it.it_interval.tv_nsec = it.it_value.tv_nsec = (long)(cpu_ns % 1000000000LL);
+  if (timer_settime(e->timer, 0, &it, NULL) != 0) {
+    timer_delete(e->timer);
+    count_lost(L_TIMER);
+    return;
+  }
+  atomic_store(&e->timer_on, 1);
+}
+
+static void disarm(slot_t *e) {
+  if (atomic_exchange(&e->timer_on, 0)) timer_delete(e->timer);
+}
+
+// ---- Registration ----
+
+// reg makes or refreshes tid's slot (under slots_mu) and arms its timer.
+static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virtual, int own) {
+  if (tid <= 0 || !atomic_load(&on)) return;
+  pthread_mutex_lock(&slots_mu);
+  slot_t *e = find(tid), *free_slot = NULL;
+  if (!e) {
+    for (uint32_t i = slot_hash(tid), n = 0; n < SLOTS * 3 / 4; i = (i + 1) & (SLOTS - 1), n++) {
+      int t = atomic_load(&slots[i].tid);
+      if ((t == 0 || t == -1) && atomic_load(&slots[i].state) == S_FREE) {
+        free_slot = &slots[i];
+        break;
+      }
+      if (t == 0) break;
+    }
+    if (!free_slot || !(free_slot->ring = sring_new(RING_BYTES))) {
+      pthread_mutex_unlock(&slots_mu);
+      count_lost(L_TIMER);   // no slot: the thread is not sampled
+      return;
+    }
+    e = free_slot;
+    e->key = key;
+    e->may_host_virtual = may_host_virtual;
+    e->jt = jt;
+    e->env = env;
+    e->stat_fd = -1;
+    atomic_store(&e->tls_ok, own);
+    atomic_store(&e->wall_weight, 0);
+    atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
+    atomic_store_explicit(&e->tid, tid, memory_order_release);
+  } else {
+    // Known already (listed by another thread, or in an earlier recording,
+    // or a thread id used again): what is true now.
+    e->key = key;
+    e->may_host_virtual = may_host_virtual;
+    e->jt = jt;
+    e->env = env;
+    if (own) atomic_store_explicit(&e->tls_ok, 1, memory_order_release);
+  }
+  arm(e, tid);
+  pthread_mutex_unlock(&slots_mu);
+}
+
+// The guard of the own walker is a thread-local of this library
+// (safe.h): touched here, on the thread itself, outside any handler.
+static __thread int touched;
+
+void samples_self(JNIEnv *env, uint32_t key, int may_host_virtual) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  touched = 1;
+  reg((int)syscall(SYS_gettid), vms_thread(env), env, key, may_host_virtual, touched);
+}
+
+void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  static jfieldID eetop;
+  if (!eetop) {
+    jclass c = (*env)->FindClass(env, "java/lang/Thread");
+    if (c) eetop = (*env)->GetFieldID(env, c, "eetop", "J");
+    if (!eetop) {
+      (*env)->ExceptionClear(env);
+      return;
+    }
+  }
+  vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, t, eetop));
+  if (vm_null(jt)) return;   // not started, or ended
+  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key, may_host_virtual, 0);
+}
+
+void samples_end(void) {
+  int tid = (int)syscall(SYS_gettid);
+  pthread_mutex_lock(&slots_mu);
+  slot_t *e = find(tid);
+  if (e) {
+    disarm(e);
+    atomic_store_explicit(&e->state, S_DEAD, memory_order_release);
+  }
+  pthread_mutex_unlock(&slots_mu);
+}
+
+// ---- The wall sampler ----
+
+// eligible: the thread is off a CPU (its /proc state is not R) and in no
+// state the recording tells (HotSpot's _thread_blocked: a monitor enter,
+// a wait, a park or a sleep — and a few internal waits of the VM's).
+static int eligible(slot_t *e, int tid) {
+  int st = hs_thread_state_of(e->jt);
+  if (st == HS_TS_BLOCKED) return 0;
+  if (e->stat_fd < 0) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    e->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (e->stat_fd < 0) return 0;
+  }
+  char buf[256];
+  ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');   // the name may hold spaces and parentheses
+  return p && p[1] == ' ' && p[2] && p[2] != 'R';
+}
+
+static void *wall_run(void *arg) {
+  (void)arg;
+  orca_agent_thread = 1;
+  static int cand[SLOTS];
+  long cursor = 0;
+  struct timespec next;
+  clock_gettime(CLOCK_MONOTONIC, &next);
+  pid_t pid = getpid();
+  while (!atomic_load(&wall_stop)) {
+    long long ns = next.tv_nsec + wall_ns;
+    next.tv_sec += (time_t)(ns / 1000000000LL);
+    next.tv_nsec = (long)(ns % 1000000000LL);
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    if (atomic_load(&wall_stop)) break;
+    int n = 0;
+    pthread_mutex_lock(&slots_mu);
+    for (int i = 0; i < SLOTS; i++) {
+      int tid = atomic_load(&slots[i].tid);
+      if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && eligible(&slots[i], tid)) cand[n++] = i;
+    }
+    int k = n < wall_threads ? n : wall_threads;
+    uint64_t w = k ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)k : 0;
+    for (int j = 0; j < k; j++) {
+      slot_t *e = &slots[cand[(cursor + j) % n]];
+      atomic_store_explicit(&e->wall_weight, w, memory_order_release);
+      syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
+    }
+    pthread_mutex_unlock(&slots_mu);
+    if (n) cursor = (cursor + k) % n;
+  }
+  return NULL;
+}
+
+// ---- Start and stop ----
+
+int samples_on(void) { return atomic_load(&on); }
+
+static void fact_ll(const char *key, long long v) {
+  char b[32];
+  snprintf(b, sizeof b, "%lld", v);
+  counters_prop_set(key, b);
+}
+
+// ref_ns, ref_ticks: the instant of the writer's last drain, the reference
+// of the ticks of the samples it drains next.
+static int64_t ref_ns, ref_ticks;
+
+const char *samples_start(void) {
+  cpu_ns = opt.seed_only ? 0 : opt.cpu_ns;
+  wall_ns = opt.seed_only ? 0 : opt.wall_ns;
+  wall_threads = opt.wall_threads;
+  for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
+  for (int i = 0; i < 3; i++) atomic_store(&taken[i], 0);
+  fact_ll(ORCA_INFO_SAMPLE_CPU_NS, cpu_ns);
+  fact_ll(ORCA_INFO_SAMPLE_WALL_NS, wall_ns);
+  if (wall_ns) fact_ll(ORCA_INFO_SAMPLE_WALL_THREADS, wall_threads);
+  if (!cpu_ns && !wall_ns) return NULL;
+  if (!installed) {
+    struct sigaction sa, old;
+    if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
+                                                                             : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+      cpu_ns = wall_ns = 0;
+      fact_ll(ORCA_INFO_SAMPLE_CPU_NS, 0);
+      fact_ll(ORCA_INFO_SAMPLE_WALL_NS, 0);
+      return "SIGPROF has a handler already (another profiler: async-profiler, JFR's jdk.CPUTimeSample): no samples";
+    }
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGPROF, &sa, NULL) != 0) {
+      cpu_ns = wall_ns = 0;
+      fact_ll(ORCA_INFO_SAMPLE_CPU_NS, 0);
+      fact_ll(ORCA_INFO_SAMPLE_WALL_NS, 0);
+      return "cannot install the SIGPROF handler: no samples";
+    }
+    installed = 1;
+  }
+  clock_pair(&ref_ns, &ref_ticks);
+  atomic_store_explicit(&on, 1, memory_order_release);
+  if (wall_ns) {
+    atomic_store(&wall_stop, 0);
+    wall_running = pthread_create(&wall_thread, NULL, wall_run, NULL) == 0;
+    if (!wall_running) return "cannot start the wall-clock sampler thread: no wall samples";
+  }
+  return NULL;
+}
+
+void samples_stop(void) {
+  if (!atomic_load(&on)) return;
+  if (wall_running) {
+    atomic_store(&wall_stop, 1);
+    pthread_join(wall_thread, NULL);
+    wall_running = 0;
+  }
+  pthread_mutex_lock(&slots_mu);
+  for (int i = 0; i < SLOTS; i++)
+    if (atomic_load(&slots[i].state) != S_FREE) disarm(&slots[i]);
+  pthread_mutex_unlock(&slots_mu);
+  // A signal sent before may still be delivered: the handler stays
+  // installed (the default action of SIGPROF ends the process), and takes
+  // no sample once this is off.
+  atomic_store_explicit(&on, 0, memory_order_release);
+}
+
+// ---- The writer's drain ----
+
+static char *out;
+static size_t out_cap;
+
+static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
+                   int64_t now_ns, int64_t now_ticks) {
+  int nf = h->nnative + h->njava;
+  size_t size = (sizeof(orca_rec) + (size_t)nf * sizeof(orca_frame) + 7) & ~(size_t)7;
+  if (*n + size > out_cap) {
+    size_t cap = out_cap ? out_cap * 2 : 1 << 16;
+    while (cap < *n + size) cap *= 2;
+    char *nb = realloc(out, cap);
+    if (!nb) return 0;
+    out = nb;
+    out_cap = cap;
+  }
+  orca_rec *r = (orca_rec *)(out + *n);
+  memset(r, 0, sizeof *r);
+  int64_t ts = clock_ticks_ns(h->ticks, ref_ns, ref_ticks);
+  if (ts > now_ns) ts = now_ns;
+  (void)now_ticks;
+  r->ts = ts;
+  uint32_t key = e->key;
+  if (h->vhash) {
+    key = tkey_named(h->vhash);
+    if (!key) key = h->vhash;
+  }
+  r->thread = key;
+  r->object = (uint32_t)h->weight;
+  r->owner = (uint32_t)(h->weight >> 32);
+  r->kind = ORCA_EV_SAMPLE;
+  r->mode = h->sampled;
+  r->size = (uint16_t)size;
+  orca_frame *f = (orca_frame *)(r + 1);
+  int k = 0;
+  for (int i = 0; i < h->nnative; i++) {
+    uint32_t id = methods_native_id(pcs[i]);
+    if (id) f[k++] = (orca_frame){id, 0xFFFFFFFFu};
+  }
+  for (int i = 0; i < h->njava; i++) {
+    uint32_t id = methods_id_of(fr[i].method);
+    if (id) f[k++] = (orca_frame){id, fr[i].location < 0 ? 0xFFFFFFFFu : (uint32_t)fr[i].location};
+  }
+  r->nframes = (uint16_t)k;
+  r->size = (uint16_t)((sizeof(orca_rec) + (size_t)k * sizeof(orca_frame) + 7) & ~(size_t)7);
+  *n += r->size;
+  if (h->sampled < 3) atomic_fetch_add_explicit(&taken[h->sampled], 1, memory_order_relaxed);
+  return 1;
+}
+
+static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) {
+  const void *p;
+  uint32_t len;
+  while ((p = sring_peek(e->ring, &len))) {
+    sample_hdr h;
+    memcpy(&h, p, sizeof h);
+    const uintptr_t *pcs = (const uintptr_t *)((const char *)p + sizeof h);
+    const jvmtiFrameInfo *fr = (const jvmtiFrameInfo *)(pcs + h.nnative);
+    if (!put_rec(n, e, &h, pcs, fr, now_ns, now_ticks)) count_lost(L_FULL);
+    sring_pop(e->ring);
+  }
+}
+
+const char *samples_drain(size_t *len) {
+  *len = 0;
+  if (!installed) return NULL;
+  int64_t now_ns, now_ticks;
+  clock_pair(&now_ns, &now_ticks);
+  size_t n = 0;
+  for (int i = 0; i < SLOTS; i++) {
+    slot_t *e = &slots[i];
+    int st = atomic_load_explicit(&e->state, memory_order_acquire);
+    if (st == S_FREE || !e->ring) continue;
+    drain_slot(e, &n, now_ns, now_ticks);
+    if (st == S_DEAD) {   // its thread ended: drained, given back
+      pthread_mutex_lock(&slots_mu);
+      drain_slot(e, &n, now_ns, now_ticks);
+      sring_free(e->ring);
+      e->ring = NULL;
+      if (e->stat_fd >= 0) close(e->stat_fd);
+      e->stat_fd = -1;
+      atomic_store(&e->state, S_FREE);
+      atomic_store_explicit(&e->tid, -1, memory_order_release);
+      pthread_mutex_unlock(&slots_mu);
+    }
+  }
+  ref_ns = now_ns, ref_ticks = now_ticks;
+  if (cpu_ns || wall_ns) {
+    char key[64];
+    static const char *const kinds[] = ORCA_SAMPLED_NAMES;
+    for (int k = 1; k < 3; k++) {
+      if (!(k == ORCA_SAMPLED_CPU ? cpu_ns : wall_ns)) continue;
+      snprintf(key, sizeof key, "%s%s", ORCA_INFO_SAMPLES_PREFIX, kinds[k]);
+      fact_ll(key, atomic_load(&taken[k]));
+    }
+    for (int i = 0; i < L_N; i++) {
+      long v = atomic_load(&lost[i]);
+      if (!v) continue;
+      snprintf(key, sizeof key, "%s%s", ORCA_INFO_SAMPLES_LOST_PREFIX, lost_names[i]);
+      fact_ll(key, v);
+    }
+  }
+  *len = n;
+  return n ? out : NULL;
+}

@@ -43,7 +43,35 @@ func (r *RunSplit) Add(o RunSplit) {
 // over the runnable time in proportion (RunIn).
 type runWin struct {
 	start, end format.Time
-	split      RunSplit // of the runnable time in [start, end]; Unsplit 0
+	split      RunSplit // of the runnable time in [start, end]
+	// cpu, wall: the weights of the thread's samples of each kind in its
+	// runnable time in the window, which place running and other inside
+	// it (RunIn).
+	cpu, wall format.Time
+}
+
+// inState reports whether t is in a recorded state at at: in one of its
+// intervals, [Start, End).
+func (t *Thread) inState(at format.Time) bool {
+	ivs := t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	return i < len(ivs) && ivs[i].Start <= at
+}
+
+// sampled returns the weights of t's cpu and wall samples in [a, b) taken
+// in its runnable time.
+func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
+	for _, s := range t.SamplesIn(a, b) {
+		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At) {
+			continue
+		}
+		if s.Kind == format.SampleCPU {
+			cpu += s.Weight
+		} else {
+			wall += s.Weight
+		}
+	}
+	return cpu, wall
 }
 
 // runnableIn returns t's runnable time in [a, b]: the time in none of its
@@ -98,7 +126,9 @@ func (t *Thread) splitRun(lent []lent) {
 		sp.Running = cut(cpu, run)
 		sp.Other = cut(wall, run-sp.Running)
 		sp.Unsplit = run - sp.Running - sp.Other
-		t.wins = []runWin{{t.Start, t.End, sp}}
+		w := runWin{start: t.Start, end: t.End, split: sp}
+		w.cpu, w.wall = t.sampled(t.Start, t.End+1)
+		t.wins = []runWin{w}
 		t.Run = sp
 		return
 	}
@@ -120,17 +150,23 @@ func (t *Thread) splitRun(lent []lent) {
 		sp.Running = cut(cpu-sp.Virtual, r-sp.Virtual)
 		sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
 		sp.Other = r - sp.Virtual - sp.Running - sp.Ready
-		t.wins = append(t.wins, runWin{p.At, q.At, sp})
+		w := runWin{start: p.At, end: q.At, split: sp}
+		w.cpu, w.wall = t.sampled(p.At, q.At)
+		t.wins = append(t.wins, w)
 		t.Run.Add(sp)
 		split += r
 	}
 	t.Run.Unsplit = run - split
 }
 
-// RunIn returns the split of t's runnable time in [from, to]: each
-// window's parts spread over its runnable time in proportion (a window's
-// whole runnable time gets its parts exactly), the runnable time in no
-// window Unsplit. RunIn(t, t.Start, t.End) is t.Run.
+// RunIn returns the split of t's runnable time in [from, to]. A window
+// inside it gives its parts whole; a part of a window gets a share of
+// them: of running, the share of the window's cpu samples (their weight,
+// in its runnable time) that fall in the part, of other the share of its
+// wall samples, and without such samples, as ready and the rest, the
+// share of the window's runnable time in the part. Each is cut to the
+// part's runnable time, and what they leave of it is other. The runnable
+// time in no window is Unsplit. RunIn(t, t.Start, t.End) is t.Run.
 func (t *Thread) RunIn(from, to format.Time) RunSplit {
 	from, to = max(from, t.Start), min(to, t.End)
 	var out RunSplit
@@ -154,13 +190,36 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 		if whole <= 0 || part <= 0 {
 			continue
 		}
-		f := float64(part) / float64(whole)
-		scale := func(d format.Time) format.Time { return format.Time(math.Round(float64(d) * f)) }
-		out.Running += scale(w.split.Running)
-		out.Ready += scale(w.split.Ready)
-		out.Virtual += scale(w.split.Virtual)
-		out.Unsplit += scale(w.split.Unsplit)
-		out.Other += part - scale(w.split.Running) - scale(w.split.Ready) - scale(w.split.Virtual) - scale(w.split.Unsplit)
+		// place gives the part its share of a window's d: the samples
+		// (weight smp in the window's runnable time, smpPart of it in the
+		// part's) place as much of d as they stand for, the rest is spread
+		// in proportion to runnable time; never more than the part holds
+		// nor less than the rest of the window cannot.
+		cpu, wall := t.sampled(a, b)
+		place := func(d, smp, smpPart format.Time) format.Time {
+			est := 0.0
+			if smp > 0 {
+				est = float64(min(smp, d)) * float64(smpPart) / float64(smp)
+			}
+			est += float64(d-min(smp, d)) * float64(part) / float64(whole)
+			return max(d-(whole-part), 0, min(format.Time(math.Round(est)), d, part))
+		}
+		sp := RunSplit{
+			Running: place(w.split.Running, w.cpu, cpu),
+			Other:   place(w.split.Other, w.wall, wall),
+			Ready:   place(w.split.Ready, 0, 0),
+			Virtual: place(w.split.Virtual, 0, 0),
+			Unsplit: place(w.split.Unsplit, 0, 0),
+		}
+		// Cut to the part: running (measured and placed by samples)
+		// first, other (what is left) last; what they leave is other.
+		left := part
+		for _, d := range []*format.Time{&sp.Running, &sp.Virtual, &sp.Ready, &sp.Unsplit, &sp.Other} {
+			*d = max(0, min(*d, left))
+			left -= *d
+		}
+		sp.Other += left
+		out.Add(sp)
 	}
 	// What no window covers stays runnable, unsplit; rounding never
 	// makes the parts more than the whole.

@@ -41,10 +41,19 @@ func TestSamplesByStack(t *testing.T) {
 	}
 }
 
-// TestRunIn: a part of a window gets its share of the window's split in
-// proportion to the runnable time in it (samples.txtar: W's window 0..1
-// has 0.5 s runnable, 0.3 running, 0.1 ready, 0.1 other; 1..2 has 1 s,
-// all running).
+// TestRunIn: a part of a window gets its share of the window's split
+// (samples.txtar: W's window 0..1 has 0.5 s runnable, 0.3 running, 0.1
+// ready, 0.1 other, cpu samples of 0.02 s at 0.1 and 0.2, a wall sample of
+// 0.05 s at 0.3; 1..2 has 1 s, all running, a cpu sample at 1.5).
+//   - 0..0.25 (0.25 s runnable, half the window's): running 0.02 placed
+//     by the samples, both in it, and half the other 0.28: 0.16; ready
+//     half: 0.05; other: half of the 0.05 the wall sample does not
+//     place, 0.025, and the 0.015 left: 0.04.
+//   - 0.25..1.5: in 0..1, running 0.14 (the other half of 0.28), ready
+//     0.05, other 0.05 placed by the wall sample and half of 0.05 is
+//     0.075, cut to the 0.06 left; in 1..1.5, running at least the 0.5
+//     the rest of its window cannot hold (its sample at 1.5 is not in
+//     it).
 func TestRunIn(t *testing.T) {
 	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/samples.txtar"), "samples")
 	m := res.Model
@@ -54,8 +63,8 @@ func TestRunIn(t *testing.T) {
 		from, to float64
 		want     RunSplit
 	}{
-		{0, 0.25, RunSplit{Running: 150e6, Ready: 50e6, Other: 50e6}},
-		{0.25, 1.5, RunSplit{Running: 650e6, Ready: 50e6, Other: 50e6}},
+		{0, 0.25, RunSplit{Running: 160e6, Ready: 50e6, Other: 40e6}},
+		{0.25, 1.5, RunSplit{Running: 640e6, Ready: 50e6, Other: 60e6}},
 		{0.5, 1, RunSplit{}}, // asleep
 		{0, 2, w.Run},
 	} {
@@ -105,8 +114,11 @@ func TestHoldersDoing(t *testing.T) {
 	}
 	// Through a filter of the waiters B3 alone: its contention 0.2..1.2, H 0.2..1.
 	d = m.Filter(func(th *Thread) bool { return th.ID == 0xD }).HoldersDoing()[LockRef{0xAAAA, Monitor}]
-	// H's runnable time in 0.2..1 is 0.75 of the window's 0.95: its running is round(0.6 s × 0.75 ÷ 0.95).
-	if d.Blocked != 1000e6 || d.Run.Running != 473684211 {
+	// H's runnable time in 0.2..1 is 0.75 of the window's 0.95: its cpu
+	// samples in it are 0.4 s of the window's 0.6 s (running 0.4), its wall
+	// sample all of the window's (other 0.3), ready round(0.05 × 0.75 ÷
+	// 0.95), and other the 0.0105… s left.
+	if r := (RunSplit{Running: 400e6, Ready: 39473684, Other: 310526316, Unsplit: 200e6}); d.Blocked != 1000e6 || d.Run != r {
 		t.Errorf("B3 only: blocked %v, run %+v", d.Blocked, d.Run)
 	}
 }

@@ -254,6 +254,7 @@ func (v *validator) threads() {
 		if busy <= t.Life() && t.Time[model.Runnable] != t.Life()-busy {
 			v.bad("thread %v: Time[runnable] is %v, life %v less busy %v", t.ID, t.Time[model.Runnable], t.Life(), busy)
 		}
+		v.samples(t)
 	}
 	for id, t := range v.byID {
 		if !seen[id] || t.ID != id {
@@ -914,4 +915,27 @@ func waitCycles(waits []model.Wait) [][]format.ThreadID {
 // cycleKey names a cycle by its threads, whatever the one it starts at.
 func cycleKey(ids []format.ThreadID) string {
 	return fmt.Sprint(slices.Sorted(slices.Values(ids)))
+}
+
+// samples checks a thread's samples and scheduler times: in time order,
+// inside its life, of a known kind and a stack the model has; the
+// scheduler times cumulative (never going back).
+func (v *validator) samples(t *model.Thread) {
+	for i := range t.Samples {
+		s := &t.Samples[i]
+		switch {
+		case i > 0 && s.At < t.Samples[i-1].At:
+			v.bad("thread %v sample %d at %s: before the previous one", t.ID, i, sec(s.At))
+		case s.At < t.Start || s.At > t.End:
+			v.bad("thread %v sample %d at %s: outside its life %s..%s", t.ID, i, sec(s.At), sec(t.Start), sec(t.End))
+		case s.Kind >= format.NumSampleKinds || s.Weight < 0 || int(s.Stack) >= len(v.m.Stacks):
+			v.bad("thread %v sample %d: kind %d, weight %d, stack %d", t.ID, i, s.Kind, s.Weight, s.Stack)
+		}
+	}
+	for i := 1; i < len(t.Sched); i++ {
+		a, b := t.Sched[i-1], t.Sched[i]
+		if b.At < a.At || b.CPU < a.CPU || b.Ready < a.Ready {
+			v.bad("thread %v: scheduler times go back: %+v then %+v", t.ID, a, b)
+		}
+	}
 }

@@ -9,8 +9,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"orca/internal/crash"
+	"orca/internal/export"
 	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/testjvm"
 )
 
@@ -122,6 +127,7 @@ func TestImportSamples(t *testing.T) {
 				if wantWall > 0 && under["io/accept"] == 0 {
 					t.Errorf("%d native samples, none of thread io in BurnDemo.accept", wantWall)
 				}
+				checkCPUProfile(t, im.rec, wantCPU)
 				if under["hot/hot"] <= under["warm/warm"] || under["hot/warm"]+under["warm/hot"] != 0 {
 					t.Errorf("samples under hot() %d, warm() %d (by thread: %v): want hot() first", under["hot/hot"], under["warm/warm"], under)
 				}
@@ -148,4 +154,46 @@ func jfrSummary(t *testing.T, j testjvm.JDK, dir, file string) map[string]int {
 		t.Fatalf("jfr summary printed no counts:\n%s", out)
 	}
 	return counts
+}
+
+// checkCPUProfile exports the imported recording's CPU profile (orca
+// export --format pprof --profile cpu), decodes it and checks it holds
+// every CPU sample with its 10 ms, BurnDemo.spin the hottest function and
+// more under hot() than under warm().
+func checkCPUProfile(t *testing.T, rec *reader.Recording, samples int) {
+	t.Helper()
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := export.PProf(&b, rec, res.Model, export.Options{Profile: export.ProfileCPU}); err != nil {
+		t.Fatal(err)
+	}
+	p, err := profile.Parse(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n, ns int64
+	flat, cum := map[string]int64{}, map[string]int64{}
+	for _, s := range p.Sample {
+		n += s.Value[0]
+		ns += s.Value[1]
+		flat[s.Location[0].Line[0].Function.Name] += s.Value[1]
+		for _, l := range s.Location {
+			cum[l.Line[0].Function.Name] += s.Value[1]
+		}
+	}
+	if n != int64(samples) || ns != int64(samples)*10_000_000 {
+		t.Errorf("pprof cpu: %d samples, %d ns; want %d, %d", n, ns, samples, samples*10_000_000)
+	}
+	top := ""
+	for f, v := range flat {
+		if top == "" || v > flat[top] {
+			top = f
+		}
+	}
+	if top != "BurnDemo.spin" || cum["BurnDemo.hot"] <= cum["BurnDemo.warm"] {
+		t.Errorf("pprof cpu: top function %q (flat %v), hot() %d ns, warm() %d ns: want BurnDemo.spin, hot() first", top, flat, cum["BurnDemo.hot"], cum["BurnDemo.warm"])
+	}
 }

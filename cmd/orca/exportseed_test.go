@@ -155,24 +155,8 @@ func TestExportSeedSamples(t *testing.T) {
 				t.Errorf("stderr %q, want %q", stderr.String(), want)
 			}
 			kinds := func(p string) map[format.Kind]int {
-				rec, err := reader.Open(p)
-				if err != nil {
-					t.Fatal(err)
-				}
-				evs, c, err := rec.Events()
-				if err != nil {
-					t.Fatal(err)
-				}
-				defer c.Close()
 				n := map[format.Kind]int{}
-				for {
-					ev, err := evs.Next()
-					if err == io.EOF {
-						break
-					}
-					if err != nil {
-						t.Fatal(err)
-					}
+				for _, ev := range testrec.Events(t, p) {
 					n[ev.Kind]++
 				}
 				return n

@@ -62,9 +62,10 @@ type importer struct {
 	// the weight of their samples (flush).
 	period      map[string]int64
 	chunkPeriod map[string]int64
-	// cpuTime: this chunk records jdk.CPUTimeSample (enabled in its
-	// settings, or one was seen), whose samples stand for the same CPU time
-	// as its jdk.ExecutionSample: those are left out (flush).
+	// cpuTime: this chunk has jdk.CPUTimeSample events, whose samples stand
+	// for the same CPU time as its jdk.ExecutionSample: those are left out
+	// (flush). Not the setting: enabled where the sampler does not exist
+	// (not Linux), it samples nothing.
 	cpuTime bool
 }
 

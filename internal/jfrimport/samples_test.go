@@ -15,6 +15,7 @@ import (
 	"orca/internal/export"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/testjvm"
 )
@@ -165,6 +166,9 @@ func checkCPUProfile(t *testing.T, rec *reader.Recording, samples int) {
 	res, err := model.Build(rec, model.Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, e := range modeltest.Validate(res.Model) {
+		t.Errorf("model: %v", e) // every sample in its thread's life, in order
 	}
 	var b bytes.Buffer
 	if err := export.PProf(&b, rec, res.Model, export.Options{Profile: export.ProfileCPU}); err != nil {

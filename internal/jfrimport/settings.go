@@ -55,9 +55,6 @@ func (im *importer) setting(o jfr.Obj) {
 	switch o.Field("name").Str() {
 	case "enabled":
 		s.Enabled, s.Disabled = s.Enabled || v == "true", s.Disabled || v != "true"
-		if t.Name == evCPUTime && v == "true" {
-			im.cpuTime = true
-		}
 	case "period", "throttle":
 		// The sampler runs at the shortest period any recording asks
 		// for: that is what a sample of this chunk stands for.

@@ -233,6 +233,9 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 		}
 		b.WriteString("\n")
+		if r := t.Run; r.Unsplit != t.Time[Runnable] {
+			fmt.Fprintf(b, "  run running=%s ready=%s other=%s virtual=%s unsplit=%s\n", secs(r.Running), secs(r.Ready), secs(r.Other), secs(r.Virtual), secs(r.Unsplit))
+		}
 		for _, st := range t.Sched {
 			fmt.Fprintf(b, "  sched %s cpu=%s ready=%s\n", rel(m, st.At), secs(st.CPU), secs(st.Ready))
 		}

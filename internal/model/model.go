@@ -217,6 +217,10 @@ type Thread struct {
 	// in recordings without them: older ones, imports).
 	Samples []Sample
 	Sched   []SchedTime
+	// Run splits Time[Runnable] into running, ready, other (RunSplit,
+	// splitRun); RunIn splits a part of it.
+	Run  RunSplit
+	wins []runWin
 }
 
 // Life returns End-Start.

@@ -68,7 +68,7 @@ takes them: --cpu, --wall; orca import converts JFR's) instead of states:
 Native frames are named by their symbol, their library as the file.
 
 Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
-PREFIX.folded; -o - writes to stdout. docs/export.md in the source tree
+PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, …); -o - writes to stdout. docs/export.md in the source tree
 describes each format.
 
 Examples:
@@ -186,6 +186,10 @@ func runExport(u ui, args []string) error {
 	path := *out
 	if path == "" {
 		path = rec.Prefix + f.Ext
+		if opt.Profile != export.ProfileStates {
+			// Beside the blocking profile, not over it: run1.cpu.pb.gz.
+			path = rec.Prefix + "." + opt.Profile.String() + f.Ext
+		}
 	}
 	if path == "-" {
 		bw := bufio.NewWriter(u.stdout)

@@ -123,6 +123,10 @@ func TestExportProfile(t *testing.T) {
 			t.Errorf("%s --profile %s: exit %d, stdout %q, stderr %q; want %q", c.format, c.profile, code, out, errs, c.want)
 		}
 	}
+	// Without -o, beside the blocking profile: PREFIX.cpu.pb.gz.
+	if code, out, _ := exportRun("--format", "pprof", "--profile", "cpu", pre); code != 0 || !strings.HasPrefix(out, "wrote "+pre+".cpu.pb.gz: ") {
+		t.Errorf("default name: exit %d, stdout %q, want %s.cpu.pb.gz", code, out, pre)
+	}
 	// A recording without samples: an empty profile, and a warning.
 	code, _, errs := exportRun("--format", "pprof", "--profile", "cpu", "-o", filepath.Join(dir, "none"), exportRecording(t))
 	if code != 0 || !strings.Contains(errs, "has no cpu samples: the export is empty") {

@@ -68,8 +68,9 @@ takes them: --cpu, --wall; orca import converts JFR's) instead of states:
 Native frames are named by their symbol, their library as the file.
 
 Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
-PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, …); -o - writes to stdout. docs/export.md in the source tree
-describes each format.
+PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, ...);
+-o - writes to stdout. docs/export.md in the source tree describes each
+format.
 
 Examples:
   orca export --format pprof /tmp/run1 && go tool pprof -http=: /tmp/run1.pb.gz

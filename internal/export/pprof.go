@@ -178,7 +178,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 // (issue 33) with the sample types of Go's CPU profile: samples/count and
 // cpu/nanoseconds (ProfileWall: wall/nanoseconds), the period the
 // sampling interval (.info sample_cpu_ns). Each sample is one stack of
-// one thread and kind, as the model sums them (Model.SamplesByStack), with
+// one thread and kind, as the model sums them (Thread.SamplesByStack), with
 // the labels thread, thread_id and sampled (cpu or wall).
 func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profile) error {
 	unit := "cpu"
@@ -206,8 +206,7 @@ func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profi
 			continue
 		}
 		for _, k := range prof.sampleKinds() {
-			q := model.SampleQuery{Threads: func(x *model.Thread) bool { return x == t }, Kind: k}
-			for _, ss := range m.SamplesByStack(q) {
+			for _, ss := range t.SamplesByStack(k) {
 				s := &profile.Sample{Value: []int64{int64(ss.Samples), int64(ss.Weight)}, Label: map[string][]string{
 					"thread": {t.Name}, "thread_id": {t.ID.String()}, "sampled": {k.String()},
 				}}

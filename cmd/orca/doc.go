@@ -241,7 +241,10 @@ tree describes the JSON API the page uses.
 	orca report /tmp/run2
 
 converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWait,
-ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events; what
+ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events, JFR's
+samples (jdk.ExecutionSample, jdk.CPUTimeSample on JDK 25,
+jdk.NativeMethodSample) Orca's samples, when the recording has them
+(settings=orca.jfc,settings=profile); what
 the Orca format has no field for (who notified a wait, timeouts, thread ids)
 goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
 threshold: orca import --jfc prints the settings file that does (orca.jfc,
@@ -272,6 +275,14 @@ format and how to open it; every viewer named reads the file on your machine.
 
 	orca export --format perfetto /tmp/run1        then open /tmp/run1.pftrace in ui.perfetto.dev
 	orca export --format collapsed --kind wait -o - /tmp/run1 | flamegraph.pl > waits.svg
+
+--profile cpu or --profile wall makes pprof and collapsed weigh the threads'
+samples instead of states: cpu, where threads ran (sample types samples and
+cpu nanoseconds, as Go's CPU profile); wall, where they were in no recorded
+state, on a CPU or not (I/O, native code). The seed export leaves samples
+and scheduler times out (its format has no kind for them) and says how many.
+
+	orca export --format pprof --profile cpu -o cpu.pb.gz /tmp/run1 && go tool pprof -top cpu.pb.gz
 
 --format seed writes the recording itself in the seed's text encoding, one
 line an event with its stack inline, for tools that read the manual's format:

@@ -14,7 +14,7 @@ import (
 	"orca/internal/reader"
 )
 
-const exportHelp = `Usage: orca export --format FORMAT [--kind KINDS] [-o FILE] PREFIX
+const exportHelp = `Usage: orca export --format FORMAT [--kind KINDS | --profile cpu|wall] [-o FILE] PREFIX
 
 Writes the recording PREFIX in the format of another tool:
 
@@ -22,6 +22,7 @@ Writes the recording PREFIX in the format of another tool:
              contentions (count) and delay (nanoseconds), as in Go's block
              and mutex profiles; labels thread, thread_id, state, lock,
              owner, open. Open it with go tool pprof or speedscope.
+             With --profile cpu or wall, of the threads' samples instead.
   perfetto   a Perfetto trace: a track per thread, a slice per state with
              its stack, flows for notify -> wake, owner -> blocked thread,
              release -> acquire, start and join. Open it in ui.perfetto.dev.
@@ -55,13 +56,27 @@ Writes the recording PREFIX in the format of another tool:
 The default is monitor for pprof and collapsed, all for perfetto and
 chrome. A state still open when the recording ended counts up to the end.
 
+--profile makes pprof and collapsed weigh the threads' samples (orca record
+takes them: --cpu, --wall; orca import converts JFR's) instead of states:
+  cpu        the CPU samples: where threads ran on a CPU. pprof: sample
+             types samples (count) and cpu (nanoseconds), as Go's CPU
+             profile; labels thread, thread_id, sampled.
+  wall       every sample, CPU and wall: where threads were when in no
+             recorded state, running or not (I/O, native code, the VM);
+             wall (nanoseconds). -tagfocus=sampled=wall keeps the time off
+             a CPU.
+Native frames are named by their symbol, their library as the file.
+
 Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
-PREFIX.folded; -o - writes to stdout. docs/export.md in the source tree
-describes each format.
+PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, ...);
+-o - writes to stdout. docs/export.md in the source tree describes each
+format.
 
 Examples:
   orca export --format pprof /tmp/run1 && go tool pprof -http=: /tmp/run1.pb.gz
   orca export --format pprof --kind all -o all.pb.gz /tmp/run1
+  orca export --format pprof --profile cpu -o cpu.pb.gz /tmp/run1 && go tool pprof -top cpu.pb.gz
+  orca export --format collapsed --profile wall -o - /tmp/run1 | flamegraph.pl > wall.svg
   orca export --format perfetto /tmp/run1      then open /tmp/run1.pftrace in ui.perfetto.dev
   orca export --format collapsed --kind wait,sleep -o - /tmp/run1 | flamegraph.pl > waits.svg
   orca export --format seed -o /tmp/run1-text /tmp/run1
@@ -84,6 +99,7 @@ func runExport(u ui, args []string) error {
 	names = append(names, "seed")
 	formatName := fs.String("format", "", "the output format: `FORMAT` is "+strings.Join(names, ", "))
 	kindList := fs.String("kind", "", "the states exported: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (default monitor for pprof and collapsed, all for the others)")
+	profileName := fs.String("profile", "", "pprof and collapsed: weigh the threads' samples, `PROFILE` cpu or wall, instead of the time in states")
 	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout; seed: the output's prefix, required)")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
@@ -96,6 +112,9 @@ func runExport(u ui, args []string) error {
 		return usagef("export: --format is required: %s", strings.Join(names, ", "))
 	}
 	if *formatName == "seed" {
+		if *profileName != "" {
+			return usagef("export: --profile does not apply to --format seed (the whole recording is written)")
+		}
 		if *kindList != "" {
 			return usagef("export: --kind does not apply to --format seed (the whole recording is written)")
 		}
@@ -110,6 +129,19 @@ func runExport(u ui, args []string) error {
 		return usagef("export: unknown format %q: want %s", *formatName, strings.Join(names, ", "))
 	}
 	opt := export.Options{Kinds: f.Kinds}
+	if *profileName != "" {
+		p, err := export.ParseProfile(*profileName)
+		if err != nil {
+			return usagef("export: --profile: %v", err)
+		}
+		switch {
+		case !f.Profiles:
+			return usagef("export: --profile applies to the profiles, pprof and collapsed, not to %s", f.Name)
+		case *kindList != "" && p != export.ProfileStates:
+			return usagef("export: --kind does not apply to --profile %s (samples are taken outside the states --kind picks)", p)
+		}
+		opt.Profile = p
+	}
 	if *kindList != "" {
 		k, err := export.ParseKinds(*kindList)
 		if err != nil {
@@ -137,14 +169,28 @@ func runExport(u ui, args []string) error {
 	if w := incomplete(rec, res); w != "" {
 		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
 	}
-	states, total := export.Totals(m, opt.Kinds)
-	if states == 0 {
-		fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
+	what, count, noun := opt.Kinds.String(), 0, "state"
+	var total format.Time
+	if opt.Profile != export.ProfileStates {
+		what, noun = opt.Profile.String(), "sample"
+		count, total = export.SampleTotals(m, opt.Profile)
+		if count == 0 {
+			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s samples: the export is empty (orca record samples by default, --cpu and --wall; a JFR recording needs its samplers: docs/jfr.md)\n", rec.Prefix, opt.Profile)
+		}
+	} else {
+		count, total = export.Totals(m, opt.Kinds)
+		if count == 0 {
+			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
+		}
 	}
 
 	path := *out
 	if path == "" {
 		path = rec.Prefix + f.Ext
+		if opt.Profile != export.ProfileStates {
+			// Beside the blocking profile, not over it: run1.cpu.pb.gz.
+			path = rec.Prefix + "." + opt.Profile.String() + f.Ext
+		}
 	}
 	if path == "-" {
 		bw := bufio.NewWriter(u.stdout)
@@ -156,8 +202,8 @@ func runExport(u ui, args []string) error {
 	if err := writeAtomically(path, func(file *os.File) error { return f.Write(file, rec, m, opt) }); err != nil {
 		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
 	}
-	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, opt.Kinds,
-		states, plural(states, "state", "states"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
+	fmt.Fprintf(u.stdout, "wrote %s: %s, %s: %d %s, %s s\n", path, f.Name, what,
+		count, plural(count, noun, noun+"s"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
 	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/pprof/profile"
 
+	"orca/internal/format"
 	"orca/internal/testrec"
 )
 
@@ -96,5 +97,49 @@ func TestExport(t *testing.T) {
 	code, _, errs = exportRun("--format", "pprof", filepath.Join(dir, "missing"))
 	if code != 2 || !strings.Contains(errs, "missing.orca does not exist") {
 		t.Errorf("a missing recording: exit %d, %q", code, errs)
+	}
+}
+
+// TestExportProfile: --profile cpu and wall write the samples' profiles
+// (internal/export checks their content) and say how many samples and
+// how long; --profile with a timeline, --kind or seed is a usage error.
+func TestExportProfile(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "samples")
+	testrec.Samples(t, pre, format.EncodingCompact)
+	exportRun := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, append([]string{"export"}, args...))
+		return code, out.String(), errb.String()
+	}
+	for _, c := range []struct{ format, profile, want string }{
+		{"pprof", "cpu", "pprof, cpu: 9 samples, 0.090 s"},
+		{"pprof", "wall", "pprof, wall: 12 samples, 0.240 s"},
+		{"collapsed", "cpu", "collapsed, cpu: 9 samples, 0.090 s"},
+	} {
+		file := filepath.Join(dir, c.format+"-"+c.profile)
+		code, out, errs := exportRun("--format", c.format, "--profile", c.profile, "-o", file, pre)
+		if code != 0 || errs != "" || !strings.HasPrefix(out, "wrote "+file+": "+c.want+"\n") {
+			t.Errorf("%s --profile %s: exit %d, stdout %q, stderr %q; want %q", c.format, c.profile, code, out, errs, c.want)
+		}
+	}
+	// Without -o, beside the blocking profile: PREFIX.cpu.pb.gz.
+	if code, out, _ := exportRun("--format", "pprof", "--profile", "cpu", pre); code != 0 || !strings.HasPrefix(out, "wrote "+pre+".cpu.pb.gz: ") {
+		t.Errorf("default name: exit %d, stdout %q, want %s.cpu.pb.gz", code, out, pre)
+	}
+	// A recording without samples: an empty profile, and a warning.
+	code, _, errs := exportRun("--format", "pprof", "--profile", "cpu", "-o", filepath.Join(dir, "none"), exportRecording(t))
+	if code != 0 || !strings.Contains(errs, "has no cpu samples: the export is empty") {
+		t.Errorf("no samples: exit %d, stderr %q", code, errs)
+	}
+	for _, args := range [][]string{
+		{"--format", "perfetto", "--profile", "cpu", pre},
+		{"--format", "pprof", "--profile", "cpu", "--kind", "wait", pre},
+		{"--format", "pprof", "--profile", "gpu", pre},
+		{"--format", "seed", "--profile", "cpu", "-o", filepath.Join(dir, "s"), pre},
+	} {
+		if code, _, _ := exportRun(args...); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
 	}
 }

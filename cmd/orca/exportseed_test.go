@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/reader"
+	"orca/internal/testrec"
 )
 
 // compactCopy writes the recording at pre to dst in the compact encoding
@@ -130,5 +133,46 @@ func TestDumpCompactMalformed(t *testing.T) {
 	run(ui{nil, &out, &errb}, []string{"dump", pre})
 	if want := "# malformed: " + pre + ".orca: byte 26: unknown record tag 0x7F\n"; !strings.Contains(out.String(), want) {
 		t.Errorf("dump:\n%s\nwant %q", out.String(), want)
+	}
+}
+
+// TestExportSeedSamples: the seed export of a recording with samples and
+// scheduler times (testrec.Samples), text and compact, leaves those lines
+// out, says how many on stderr, and keeps every other line.
+func TestExportSeedSamples(t *testing.T) {
+	for _, enc := range []format.Encoding{format.EncodingSeed, format.EncodingCompact} {
+		t.Run(enc.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			pre, out := filepath.Join(dir, "samples"), filepath.Join(dir, "seed")
+			testrec.Samples(t, pre, enc)
+			var stdout, stderr bytes.Buffer
+			if code := run(ui{nil, &stdout, &stderr}, []string{"export", "--format", "seed", "-o", out, pre}); code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr.String())
+			}
+			want := fmt.Sprintf("orca: %d Sample and 4 ThreadCPU lines left out: the seed's format has no kind for them (docs/export.md)\n",
+				testrec.SamplesCPU+testrec.SamplesWall)
+			if stderr.String() != want {
+				t.Errorf("stderr %q, want %q", stderr.String(), want)
+			}
+			kinds := func(p string) map[format.Kind]int {
+				n := map[format.Kind]int{}
+				for _, ev := range testrec.Events(t, p) {
+					n[ev.Kind]++
+				}
+				return n
+			}
+			got, all := kinds(out), kinds(pre)
+			if all[format.Sample] != testrec.SamplesCPU+testrec.SamplesWall || all[format.ThreadCPU] != 4 {
+				t.Fatalf("the recording's kinds %v: want its samples and ThreadCPU lines", all)
+			}
+			delete(all, format.Sample)
+			delete(all, format.ThreadCPU)
+			if !maps.Equal(got, all) {
+				t.Errorf("the export's kinds %v, want %v", got, all)
+			}
+			if b, _ := os.ReadFile(out + format.SuffixEvents); bytes.HasPrefix(b, []byte("orca-compact")) {
+				t.Errorf("the export is not text")
+			}
+		})
 	}
 }

@@ -35,6 +35,13 @@ orca import --jfc prints it, to save it and pass it to java or jcmd):
   jdk.ThreadSleep       ThreadSleep/Slept
   jdk.ThreadStart/End   ThreadStart, ThreadStarted, ThreadEnded
   jdk.ThreadPark        ThreadPark/Unparked (no owner, no unparker: JFR has none)
+  jdk.ExecutionSample   Sample, cpu, weighing the sampling period
+  jdk.CPUTimeSample     Sample, cpu (JDK 25, experimental; when present, the
+                        ExecutionSample events are left out: the same CPU)
+  jdk.NativeMethodSample  Sample, wall (a thread in native code)
+
+orca.jfc leaves the samplers off; for samples add settings=profile:
+  java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc,settings=profile ...
 
 Other events are skipped. JFR records no notify, join or semaphore events;
 joins show as waits on the Thread object. Line numbers resolve; source file

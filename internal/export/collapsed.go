@@ -27,9 +27,22 @@ var foldSafe = strings.NewReplacer(";", ":", "\n", " ")
 // JVM's lock of a class being initialised "class initialisation of
 // com.example.Foo_[i]", as the report names it: Model.ClassName).
 // Lines are sorted by stack.
+//
+// With opt.Profile cpu or wall, VALUE is the nanoseconds the threads'
+// samples of those kinds stand for at that stack (Model.SamplesByStack),
+// with no class leaf.
 func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
 	k := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
+	if opt.Profile != ProfileStates {
+		byLine := map[string]format.Time{}
+		for _, kind := range opt.Profile.sampleKinds() {
+			for _, ss := range m.SamplesByStack(model.SampleQuery{Kind: kind}) {
+				byLine[foldLine(fs.stack(ss.Stack), "")] += ss.Weight
+			}
+		}
+		return writeFolded(w, byLine)
+	}
 	// The model's fold of time by stack, as the viewer's flame graph.
 	q := model.StackQuery{From: math.MinInt64, To: math.MaxInt64}
 	for st := range q.States {
@@ -44,18 +57,29 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 		for _, v := range acc {
 			d += format.Time(v)
 		}
-		stack := fs.stack(sc.Stack)
-		names := make([]string, len(stack), len(stack)+1)
-		for i, f := range stack {
-			names[len(stack)-1-i] = foldSafe.Replace(f.name)
-		}
-		if sc.Class != "" {
-			// The lock's class as the leaf, as async-profiler's lock
-			// profiles name it ("_[i]": flamegraph.pl colours it apart).
-			names = append(names, foldSafe.Replace(sc.Class)+"_[i]")
-		}
-		byLine[strings.Join(names, ";")] += d
+		byLine[foldLine(fs.stack(sc.Stack), sc.Class)] += d
 	}
+	return writeFolded(w, byLine)
+}
+
+// foldLine is a stack's folded line, root first, with the class of the
+// lock, when there is one, as the leaf.
+func foldLine(stack []*frame, class string) string {
+	names := make([]string, len(stack), len(stack)+1)
+	for i, f := range stack {
+		names[len(stack)-1-i] = foldSafe.Replace(f.name)
+	}
+	if class != "" {
+		// The lock's class as the leaf, as async-profiler's lock
+		// profiles name it ("_[i]": flamegraph.pl colours it apart).
+		names = append(names, foldSafe.Replace(class)+"_[i]")
+	}
+	return strings.Join(names, ";")
+}
+
+// writeFolded writes the folded lines sorted by stack, each with its
+// nanoseconds.
+func writeFolded(w io.Writer, byLine map[string]format.Time) error {
 	lines := make([]string, 0, len(byLine))
 	for l := range byLine {
 		lines = append(lines, l)

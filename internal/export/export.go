@@ -6,6 +6,7 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strconv"
@@ -112,22 +113,87 @@ type Options struct {
 	// Kinds are the states exported; 0 means the format's default
 	// (Format.Kinds).
 	Kinds Kinds
+	// Profile is what a profile (Format.Profiles: pprof, collapsed)
+	// weighs: the time in the states of Kinds (ProfileStates, the zero
+	// value) or the threads' samples.
+	Profile Profile
+}
+
+// Profile is what a profile export weighs (orca export --profile).
+type Profile uint8
+
+// The profiles.
+const (
+	// ProfileStates: the time threads spent in the states of Kinds.
+	ProfileStates Profile = iota
+	// ProfileCPU: the CPU samples (sampled=cpu), each weighing the CPU
+	// time it stands for: where the threads ran.
+	ProfileCPU
+	// ProfileWall: every sample, CPU and wall, each weighing the time it
+	// stands for: where the threads were when in no recorded state,
+	// running or not (I/O, native code, the VM). Label sampled tells which.
+	ProfileWall
+)
+
+var profileNames = []string{"states", "cpu", "wall"}
+
+// ParseProfile reads a --profile: cpu, wall (or states, the default).
+func ParseProfile(s string) (Profile, error) {
+	for i, n := range profileNames {
+		if n == s {
+			return Profile(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown profile %q (want cpu or wall)", s)
+}
+
+// String returns the profile as ParseProfile reads it.
+func (p Profile) String() string {
+	if int(p) < len(profileNames) {
+		return profileNames[p]
+	}
+	return "?"
+}
+
+// sampleKinds are the kinds of samples a profile weighs, nil for
+// ProfileStates.
+func (p Profile) sampleKinds() []format.SampleKind {
+	switch p {
+	case ProfileCPU:
+		return []format.SampleKind{format.SampleCPU}
+	case ProfileWall:
+		return []format.SampleKind{format.SampleCPU, format.SampleWall}
+	}
+	return nil
+}
+
+// SampleTotals counts what an export of profile p holds: samples and the
+// time they stand for (0, 0 for ProfileStates).
+func SampleTotals(m *model.Model, p Profile) (samples int, total format.Time) {
+	for _, k := range p.sampleKinds() {
+		m.EachSample(model.SampleQuery{Kind: k}, func(_ *model.Thread, s *model.Sample) {
+			samples++
+			total += s.Weight
+		})
+	}
+	return samples, total
 }
 
 // Format is one export format.
 type Format struct {
-	Name  string
-	Ext   string // the file name suffix written by default, with its dot
-	Kinds Kinds  // the states exported when Options.Kinds is 0
-	Write func(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error
+	Name     string
+	Ext      string // the file name suffix written by default, with its dot
+	Kinds    Kinds  // the states exported when Options.Kinds is 0
+	Write    func(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error
+	Profiles bool // it writes sample profiles too (Options.Profile)
 }
 
 // Formats lists the export formats.
 var Formats = []Format{
-	{"pprof", ".pb.gz", Monitor, PProf},
-	{"perfetto", ".pftrace", All, Perfetto},
-	{"chrome", ".trace.json", All, Chrome},
-	{"collapsed", ".folded", Monitor, Collapsed},
+	{"pprof", ".pb.gz", Monitor, PProf, true},
+	{"perfetto", ".pftrace", All, Perfetto, false},
+	{"chrome", ".trace.json", All, Chrome, false},
+	{"collapsed", ".folded", Monitor, Collapsed, true},
 }
 
 // Lookup returns the format called name.
@@ -217,8 +283,12 @@ func (fs *frames) frame(f format.Frame) *frame {
 	r := &frame{text: fs.rec.Resolve(f)}
 	if meth := fs.rec.Methods[f.Method]; meth == nil {
 		r.name = "<unknown method " + f.Method.String() + ">"
+	} else if cls := fs.rec.ClassName(f.Method); format.IsNativeClass(cls) {
+		// A native or VM frame of a sample: its symbol, and its library
+		// as the file ("read" in "libc.so.6"), as pprof names C frames.
+		r.name = cmp.Or(meth.Name, "<unknown symbol>")
+		r.file = strings.TrimSuffix(strings.TrimPrefix(cls, format.NativeClassPrefix), ">")
 	} else {
-		cls := fs.rec.ClassName(f.Method)
 		if cls == "" {
 			cls = "<unknown class " + meth.Class.String() + ">"
 		}

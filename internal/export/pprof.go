@@ -42,7 +42,13 @@ const (
 // (Model.ClassName), owner (for a blocked thread, the owner it waited
 // behind during the sample's time, "name (ID)") and open ("true" for a state the
 // recording ended in, its time counted up to the end).
+//
+// With opt.Profile cpu or wall it writes the threads' samples instead
+// (PProfSamples).
 func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
+	if opt.Profile != ProfileStates {
+		return PProfSamples(w, rec, m, opt.Profile)
+	}
 	kind := kinds(opt, Monitor)
 	fs := newFrames(rec, m)
 	tn := threadNames{m}
@@ -60,49 +66,8 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	if o, mono, ok := rec.Info.Origin(); ok {
 		p.TimeNanos = o + int64(m.Start) - mono
 	}
-	// Every location gets the one mapping, which says the functions are
-	// already known, so pprof does not look for a binary to symbolize.
-	mapping := &profile.Mapping{ID: 1, File: "java", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
-	p.Mapping = []*profile.Mapping{mapping}
-
-	// Frames of one method share their function: pprof aggregates by
-	// function and lists the lines within it.
-	type funcKey struct{ name, sig, file string }
-	funcs := map[funcKey]*profile.Function{}
-	// One location per line of a function: bytecode indexes mean nothing
-	// to pprof's users.
-	type locKey struct {
-		fn   funcKey
-		line int
-	}
-	locs := map[locKey]*profile.Location{}
-	location := func(f *frame) *profile.Location {
-		fk := funcKey{f.name, f.sig, f.file}
-		lk := locKey{fk, f.line}
-		if l := locs[lk]; l != nil {
-			return l
-		}
-		fn := funcs[fk]
-		if fn == nil {
-			fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: f.name, Filename: f.file}
-			// A SystemName that differs from Name tells pprof the name is
-			// demangled already: its C++ heuristics would strip the <…>
-			// of "<unknown method 0000002A>".
-			if f.sig != "" {
-				fn.SystemName = f.name + f.sig
-			}
-			p.Function = append(p.Function, fn)
-			funcs[fk] = fn
-		}
-		if f.line > 0 && (fn.StartLine == 0 || int64(f.line) < fn.StartLine) {
-			fn.StartLine = int64(f.line)
-		}
-		l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: mapping,
-			Line: []profile.Line{{Function: fn, Line: int64(f.line)}}}
-		p.Location = append(p.Location, l)
-		locs[lk] = l
-		return l
-	}
+	tab := newPProfTables(p)
+	location := tab.location
 
 	// A sample per base (stack, thread, object, state, open) and owner:
 	// a contention in a convoy waits behind hundreds of owners, so the
@@ -207,4 +172,115 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		return fmt.Errorf("building the pprof profile: %w", err)
 	}
 	return p.Write(w)
+}
+
+// PProfSamples writes a gzipped profile.proto of the threads' samples
+// (issue 33) with the sample types of Go's CPU profile: samples/count and
+// cpu/nanoseconds (ProfileWall: wall/nanoseconds), the period the
+// sampling interval (.info sample_cpu_ns). Each sample is one stack of
+// one thread and kind, as the model sums them (Thread.SamplesByStack), with
+// the labels thread, thread_id and sampled (cpu or wall).
+func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profile) error {
+	unit := "cpu"
+	if prof == ProfileWall {
+		unit = "wall"
+	}
+	period, _ := rec.Info.Int(format.InfoSampleCPU)
+	p := &profile.Profile{
+		SampleType: []*profile.ValueType{
+			{Type: "samples", Unit: "count"},
+			{Type: unit, Unit: "nanoseconds"},
+		},
+		PeriodType:    &profile.ValueType{Type: unit, Unit: "nanoseconds"},
+		Period:        period,
+		DurationNanos: int64(m.End - m.Start),
+		Comments:      []string{"orca export " + rec.Prefix + ", profile " + prof.String()},
+	}
+	if o, mono, ok := rec.Info.Origin(); ok {
+		p.TimeNanos = o + int64(m.Start) - mono
+	}
+	tab := newPProfTables(p)
+	fs := newFrames(rec, m)
+	for _, t := range m.Threads {
+		if len(t.Samples) == 0 {
+			continue
+		}
+		for _, k := range prof.sampleKinds() {
+			for _, ss := range t.SamplesByStack(k) {
+				s := &profile.Sample{Value: []int64{int64(ss.Samples), int64(ss.Weight)}, Label: map[string][]string{
+					"thread": {t.Name}, "thread_id": {t.ID.String()}, "sampled": {k.String()},
+				}}
+				for _, f := range fs.stack(ss.Stack) {
+					s.Location = append(s.Location, tab.location(f))
+				}
+				p.Sample = append(p.Sample, s)
+			}
+		}
+	}
+	if note := cutNote(m); note != "" {
+		p.Comments = append(p.Comments, note)
+	}
+	if err := p.CheckValid(); err != nil {
+		return fmt.Errorf("building the pprof profile: %w", err)
+	}
+	return p.Write(w)
+}
+
+// pprofTables hold a profile's mapping, functions and locations, shared by
+// its samples: the blocking profiles and the sample profiles name frames
+// alike.
+type pprofTables struct {
+	p       *profile.Profile
+	mapping *profile.Mapping
+	funcs   map[pprofFunc]*profile.Function
+	locs    map[pprofLoc]*profile.Location
+}
+
+// Frames of one method share their function: pprof aggregates by function
+// and lists the lines within it. One location per line of a function:
+// bytecode indexes mean nothing to pprof's users.
+type pprofFunc struct{ name, sig, file string }
+
+type pprofLoc struct {
+	fn   pprofFunc
+	line int
+}
+
+func newPProfTables(p *profile.Profile) *pprofTables {
+	// Every location gets the one mapping, which says the functions are
+	// already known, so pprof does not look for a binary to symbolize.
+	mapping := &profile.Mapping{ID: 1, File: "java", HasFunctions: true, HasFilenames: true, HasLineNumbers: true}
+	p.Mapping = []*profile.Mapping{mapping}
+	return &pprofTables{p: p, mapping: mapping, funcs: map[pprofFunc]*profile.Function{}, locs: map[pprofLoc]*profile.Location{}}
+}
+
+// location returns the location of f's line, adding it and its function
+// at first sight.
+func (tab *pprofTables) location(f *frame) *profile.Location {
+	p := tab.p
+	fk := pprofFunc{f.name, f.sig, f.file}
+	lk := pprofLoc{fk, f.line}
+	if l := tab.locs[lk]; l != nil {
+		return l
+	}
+	fn := tab.funcs[fk]
+	if fn == nil {
+		fn = &profile.Function{ID: uint64(len(p.Function) + 1), Name: f.name, Filename: f.file}
+		// A SystemName that differs from Name tells pprof the name is
+		// demangled already: its C++ heuristics would strip the <…>
+		// of "<unknown method 0000002A>".
+		if f.sig != "" {
+			fn.SystemName = f.name + f.sig
+		}
+		p.Function = append(p.Function, fn)
+		tab.funcs[fk] = fn
+	}
+	if f.line > 0 && (fn.StartLine == 0 || int64(f.line) < fn.StartLine) {
+		fn.StartLine = int64(f.line)
+	}
+	l := &profile.Location{ID: uint64(len(p.Location) + 1), Mapping: tab.mapping,
+		Line: []profile.Line{{Function: fn, Line: int64(f.line)}}}
+	p.Location = append(p.Location, l)
+	tab.locs[lk] = l
+	return l
 }

@@ -22,10 +22,15 @@ const (
 	evJVM     = "jdk.JVMInformation" // facts for .info, when the recording has them
 	evLoss    = "jdk.DataLoss"       // JFR's own count of what it dropped
 	evSetting = "jdk.ActiveSetting"  // the recording's settings: what JFR could see (settings.go)
+	// Samples (issue 33, docs/jfr.md "Samples").
+	evExec    = "jdk.ExecutionSample"    // a thread running Java code, every period
+	evCPUTime = "jdk.CPUTimeSample"      // JDK 25, experimental, Linux: a thread's CPU-time timer fired
+	evNative  = "jdk.NativeMethodSample" // a thread in native code, every period
+	evCPULost = "jdk.CPUTimeSamplesLost" // JFR's count of jdk.CPUTimeSample it dropped
 )
 
 // EventTypes lists the JFR event types that become Orca events.
-var EventTypes = []string{evEnter, evWait, evPark, evSleep, evStart, evEnd, evVStart, evVEnd, evVPinned}
+var EventTypes = []string{evEnter, evWait, evPark, evSleep, evStart, evEnd, evVStart, evVEnd, evVPinned, evExec, evCPUTime, evNative}
 
 // importer holds the identities and tables that live across chunks, and
 // the lines of the chunk being converted.
@@ -51,6 +56,17 @@ type importer struct {
 	recs       []rec
 	seq        int
 	wrote      bool // a line has been written (res.Start is set)
+	// period is the sampling period of jdk.ExecutionSample and
+	// jdk.NativeMethodSample (their "period" setting, ns), the least of the
+	// settings seen in this chunk or, when it has none, the last chunk's:
+	// the weight of their samples (flush).
+	period      map[string]int64
+	chunkPeriod map[string]int64
+	// cpuTime: this chunk has jdk.CPUTimeSample events, whose samples stand
+	// for the same CPU time as its jdk.ExecutionSample: those are left out
+	// (flush). Not the setting: enabled where the sampler does not exist
+	// (not Linux), it samples nothing.
+	cpuTime bool
 }
 
 func newImporter(res *Result) *importer {
@@ -64,6 +80,7 @@ func newImporter(res *Result) *importer {
 		classes:   map[string]*class{},
 		classIDs:  newIDSpace[string](),
 		methods:   map[methodKey]*method{},
+		period:    map[string]int64{},
 	}
 }
 
@@ -75,6 +92,8 @@ func (im *importer) startChunk(c *jfr.Chunk) {
 	im.stacks = map[stackKey]string{}
 	im.chMethods = map[int64]*method{}
 	im.recs = im.recs[:0]
+	im.cpuTime = false
+	im.chunkPeriod = map[string]int64{}
 }
 
 // add queues a line of the current chunk.
@@ -98,6 +117,10 @@ func (im *importer) event(e jfr.Event) {
 	case evSetting: // JDK 25 writes it without a thread
 		im.setting(o)
 		return
+	case evCPULost:
+		// JFR dropped these CPU-time samples (its queue of them was full).
+		im.res.SamplesLost += max(0, o.Field("lostSamples").Int())
+		return
 	}
 	start, ok := im.time(o.Field("startTime"))
 	if !ok {
@@ -116,6 +139,8 @@ func (im *importer) event(e jfr.Event) {
 		if t := im.thread(o.Field("thread")); t != nil {
 			th = t
 		}
+	case evExec, evNative: // written by JFR's sampler thread, about another
+		th = im.thread(o.Field("sampledThread"))
 	}
 	if th == nil {
 		if name != evStart { // JDK 17 writes a ThreadStart without a thread at shutdown
@@ -222,6 +247,31 @@ func (im *importer) event(e jfr.Event) {
 	case evVEnd:
 		th.virtual = true
 		im.add(rec{t: start, kind: format.ThreadEnded, thread: th})
+	case evExec:
+		// A thread JFR found running Java code: a CPU sample standing for
+		// one period, known at the chunk's end (flush).
+		im.add(rec{t: start, kind: format.Sample, thread: th, sampled: format.SampleCPU, weight: -1, jfrType: name, stack: im.stack(o.Field("stackTrace"))})
+	case evNative:
+		// A thread JFR found in native code (I/O, a JNI call): a wall
+		// sample, "other" time, standing for one period.
+		im.add(rec{t: start, kind: format.Sample, thread: th, sampled: format.SampleWall, weight: -1, jfrType: name, stack: im.stack(o.Field("stackTrace"))})
+	case evCPUTime:
+		// The thread's own CPU-time timer fired: a CPU sample standing for
+		// the sampling period the event carries. A sample whose stack JFR
+		// failed to take still says where the thread's CPU went: it is
+		// written without a stack (samples_failed in .info).
+		im.cpuTime = true
+		weight, ok := o.Field("samplingPeriod").Nanos()
+		if !ok || weight < 0 {
+			weight = -1 // from the settings, as an ExecutionSample
+		}
+		st := "0"
+		if o.Field("failed").Bool() {
+			im.res.SamplesFailed++
+		} else {
+			st = im.stack(o.Field("stackTrace"))
+		}
+		im.add(rec{t: start, kind: format.Sample, thread: th, sampled: format.SampleCPU, weight: weight, jfrType: name, stack: st})
 	case evVPinned:
 		// JFR names no carrier: the line's target is 00000000. The pinned
 		// park or sleep is JFR's jdk.ThreadPark or jdk.ThreadSleep of the

@@ -1,6 +1,7 @@
 // Package jfrimport converts a JDK Flight Recorder recording into an Orca
 // recording: jdk.JavaMonitorEnter, JavaMonitorWait, ThreadSleep,
-// ThreadStart and ThreadEnd become .orca events; what the Orca format has no
+// ThreadStart and ThreadEnd become .orca events, JFR's samples
+// (ExecutionSample, CPUTimeSample, NativeMethodSample) Sample lines; what the Orca format has no
 // field for (parks, a wait's notifier and timeout, a monitor's class) goes to
 // PREFIX.ext. docs/jfr.md describes the mapping and its limits.
 package jfrimport
@@ -35,30 +36,35 @@ type Options struct {
 
 // Result tells what an import read and wrote.
 type Result struct {
-	Chunks          int                     // JFR chunks imported
-	JFREvents       map[string]int          // JFR events converted, by type
-	Skipped         map[string]int          // JFR events not converted, by "type: reason"
-	Events          [format.NumKinds]int    // .orca lines written, by kind
-	Ext             [format.NumExtKinds]int // .ext lines written, by kind
-	Threads         int                     // distinct threads
-	Objects         int                     // distinct monitors and park blockers
-	Methods         int                     // .methods lines
-	Classes         int                     // .classtable lines
-	OwnerUnknown    int                     // MonitorContendedEnter written without an owner, of which
-	OwnerNone       int                     // … JFR named no previousOwner
-	OwnerSelf       int                     // … JFR's previousOwner was the blocked thread
-	OwnerEnded      int                     // … JFR's previousOwner had ended
-	Settings        map[string]*Setting     // JFR's settings of the event types the import reads (jdk.ActiveSetting), by type
-	TruncatedStacks int                     // distinct stacks JFR cut at its stackdepth
-	JoinsFromWaits  int                     // JavaMonitorWait in Thread.join, written as ThreadJoin/Joined
-	Notifies        int                     // ObjectNotify lines made from the notifiers of waits
-	NotifiesDropped int                     // … not written: the notifier had ended
-	DataLoss        int64                   // bytes of events JFR says it dropped (jdk.DataLoss)
-	Start, End      format.Time             // first and last timestamp written
-	Info            map[string]string       // facts from jdk.JVMInformation, if recorded
-	Damage          []*jfr.Error            // parts of the file that could not be read
-	LostBytes       int64                   // bytes not imported; -1 when unknown (input of unknown size)
-	Size            int64                   // of the input, -1 if unknown
+	Chunks          int                          // JFR chunks imported
+	JFREvents       map[string]int               // JFR events converted, by type
+	Skipped         map[string]int               // JFR events not converted, by "type: reason"
+	Events          [format.NumKinds]int         // .orca lines written, by kind
+	Ext             [format.NumExtKinds]int      // .ext lines written, by kind
+	Threads         int                          // distinct threads
+	Objects         int                          // distinct monitors and park blockers
+	Methods         int                          // .methods lines
+	Classes         int                          // .classtable lines
+	OwnerUnknown    int                          // MonitorContendedEnter written without an owner, of which
+	OwnerNone       int                          // … JFR named no previousOwner
+	OwnerSelf       int                          // … JFR's previousOwner was the blocked thread
+	OwnerEnded      int                          // … JFR's previousOwner had ended
+	Settings        map[string]*Setting          // JFR's settings of the event types the import reads (jdk.ActiveSetting), by type
+	TruncatedStacks int                          // distinct stacks JFR cut at its stackdepth
+	JoinsFromWaits  int                          // JavaMonitorWait in Thread.join, written as ThreadJoin/Joined
+	Notifies        int                          // ObjectNotify lines made from the notifiers of waits
+	NotifiesDropped int                          // … not written: the notifier had ended
+	DataLoss        int64                        // bytes of events JFR says it dropped (jdk.DataLoss)
+	Samples         [format.NumSampleKinds]int   // Sample lines written, by kind
+	SampleNS        [format.NumSampleKinds]int64 // the weight of the first sample of each kind (its period)
+	SamplesFailed   int                          // jdk.CPUTimeSample without a stack (JFR failed to take it), written without frames
+	SamplesLost     int64                        // CPU-time samples JFR dropped (jdk.CPUTimeSamplesLost)
+	PeriodUnknown   map[string]int               // samples weighed JFR's default period: their type's period is not in the settings, by type
+	Start, End      format.Time                  // first and last timestamp written
+	Info            map[string]string            // facts from jdk.JVMInformation, if recorded
+	Damage          []*jfr.Error                 // parts of the file that could not be read
+	LostBytes       int64                        // bytes not imported; -1 when unknown (input of unknown size)
+	Size            int64                        // of the input, -1 if unknown
 }
 
 func (r *Result) skip(typ, reason string) { r.Skipped[typ+": "+reason]++ }
@@ -127,7 +133,8 @@ func Import(r io.Reader, size int64, prefix string, opt Options) (*Result, error
 
 // convert reads the recording and writes fs; it aborts fs on failure.
 func convert(r io.Reader, size int64, fs *files, opt Options) (*Result, error) {
-	res := &Result{JFREvents: map[string]int{}, Skipped: map[string]int{}, Info: map[string]string{}, Settings: map[string]*Setting{}, Size: size}
+	res := &Result{JFREvents: map[string]int{}, Skipped: map[string]int{}, Info: map[string]string{}, Settings: map[string]*Setting{},
+		PeriodUnknown: map[string]int{}, Size: size}
 	im := newImporter(res)
 	prog := newProgress(opt.Progress, size)
 	rd := jfr.NewReader(r, size, append(slices.Clone(EventTypes), evJVM, evLoss, evSetting)...)
@@ -226,9 +233,15 @@ func lost(ds []*jfr.Error, size int64) int64 {
 // ThreadStarted and ObjectClass lines that introduce threads and objects
 // the first time a line names them.
 func (im *importer) flush(fs *files) error {
+	for t, ns := range im.chunkPeriod {
+		im.period[t] = ns
+	}
 	sortRecs(im.recs)
 	for i := range im.recs {
 		r := &im.recs[i]
+		if r.kind == format.Sample && !im.sample(r) {
+			continue
+		}
 		if r.kind == format.ThreadStarted {
 			if r.thread.announced {
 				continue // introduced already, by a line that named it
@@ -280,6 +293,33 @@ func (im *importer) flush(fs *files) error {
 	return nil
 }
 
+// defaultPeriod is the period of jdk.ExecutionSample and
+// jdk.NativeMethodSample in JFR's default.jfc: the weight of their samples
+// when the recording's settings do not say it.
+const defaultPeriod = 20 * time.Millisecond
+
+// sample completes a Sample line at the chunk's end, when the chunk's
+// settings are known: its weight, the sampling period, for the event
+// types that do not carry it. It reports false for a jdk.ExecutionSample
+// of a chunk that records jdk.CPUTimeSample too: both stand for the
+// threads' CPU time, which would count twice, and the CPU-time sampler's
+// are exact per thread and see native code as well.
+func (im *importer) sample(r *rec) bool {
+	if r.jfrType == evExec && im.cpuTime {
+		im.res.JFREvents[evExec]--
+		im.res.skip(evExec, "the recording has jdk.CPUTimeSample, which samples the same CPU time")
+		return false
+	}
+	if r.weight < 0 {
+		r.weight = im.period[r.jfrType]
+		if r.weight <= 0 {
+			r.weight = int64(defaultPeriod)
+			im.res.PeriodUnknown[r.jfrType]++
+		}
+	}
+	return true
+}
+
 // announce writes a thread's ThreadStarted (and its JVM ids to .ext) the
 // first time it appears: JFR has no event for threads that started before
 // the recording.
@@ -309,6 +349,12 @@ func (im *importer) write(fs *files, r *rec) error {
 		fallthrough
 	default:
 		im.res.Events[r.kind]++
+		if r.kind == format.Sample {
+			if im.res.Samples[r.sampled] == 0 {
+				im.res.SampleNS[r.sampled] = r.weight
+			}
+			im.res.Samples[r.sampled]++
+		}
 		if r.synthetic {
 			im.res.Notifies++
 		}
@@ -374,6 +420,7 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 		kv(format.InfoJFRDataLoss, res.DataLoss)
 		kv(format.InfoWarning, fmt.Sprintf("JFR dropped %d bytes of events (jdk.DataLoss): events are missing", res.DataLoss))
 	}
+	writeSamples(kv, res)
 	kv(format.InfoOwnerUnknown, res.OwnerUnknown)
 	for _, c := range []struct {
 		key string
@@ -403,6 +450,31 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 		}
 	}
 	return out.Err()
+}
+
+// writeSamples writes to .info what the samples are: their periods and
+// counts by kind, JFR's lost samples, and what the import had to guess.
+func writeSamples(kv func(string, any), res *Result) {
+	if res.Samples[format.SampleCPU] > 0 {
+		kv(format.InfoSampleCPU, res.SampleNS[format.SampleCPU])
+	}
+	if res.Samples[format.SampleWall] > 0 {
+		kv(format.InfoSampleWall, res.SampleNS[format.SampleWall])
+	}
+	for k := format.SampleKind(1); k < format.NumSampleKinds; k++ {
+		if res.Samples[k] > 0 {
+			kv(format.InfoSamples+k.String(), res.Samples[k])
+		}
+	}
+	if res.SamplesLost > 0 {
+		kv(format.InfoSamplesLost+"full", res.SamplesLost)
+	}
+	if res.SamplesFailed > 0 {
+		kv(format.InfoWarning, fmt.Sprintf("%d jdk.CPUTimeSample events have no stack (JFR failed to take it): written as samples without frames", res.SamplesFailed))
+	}
+	for _, t := range slices.Sorted(maps.Keys(res.PeriodUnknown)) {
+		kv(format.InfoWarning, fmt.Sprintf("the recording's settings give no period for %s: its %d samples weigh JFR's default, %v", t, res.PeriodUnknown[t], defaultPeriod))
+	}
 }
 
 // progress prints a line about once a second once an import has run for a second.

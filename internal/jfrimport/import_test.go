@@ -132,7 +132,7 @@ func (r *demoRun) record(home, classes string) error {
 	return nil
 }
 
-// compile compiles JfrDemo and DeadlockDemo once per process.
+// compile compiles JfrDemo, DeadlockDemo and BurnDemo once per process.
 func compile() (string, error) {
 	compileMu.Lock()
 	defer compileMu.Unlock()
@@ -143,7 +143,7 @@ func compile() (string, error) {
 		return "", fmt.Errorf("%w: %v", errNoJDK, err)
 	}
 	dir := filepath.Join(workDir, "classes")
-	if err := testjvm.Compile(dir, workDir, filepath.Join(javaDir, "JfrDemo.java"), filepath.Join(javaDir, "DeadlockDemo.java")); err != nil {
+	if err := testjvm.Compile(dir, workDir, filepath.Join(javaDir, "JfrDemo.java"), filepath.Join(javaDir, "DeadlockDemo.java"), filepath.Join(javaDir, "BurnDemo.java")); err != nil {
 		return "", err
 	}
 	compiled = dir
@@ -236,12 +236,17 @@ func readBack(t *testing.T, prefix string) *imported {
 // userLine returns the source line of the innermost frame in class JfrDemo
 // (or one of its nested classes), and the method's name; 0 if none.
 func (im *imported) userLine(stack []format.Frame) (line int, method string) {
+	return im.lineIn(stack, "LJfrDemo")
+}
+
+// lineIn is userLine for the class whose signature begins with prefix.
+func (im *imported) lineIn(stack []format.Frame, prefix string) (line int, method string) {
 	for _, f := range stack {
 		m := im.rec.Methods[f.Method]
 		if m == nil {
 			continue
 		}
-		if c := im.rec.Classes[m.Class]; c != nil && strings.HasPrefix(c.Signature, "LJfrDemo") {
+		if c := im.rec.Classes[m.Class]; c != nil && strings.HasPrefix(c.Signature, prefix) {
 			_, l := im.rec.Line(f)
 			return l, m.Name
 		}

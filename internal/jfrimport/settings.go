@@ -19,6 +19,10 @@ type Setting struct {
 	Enabled, Disabled bool  // "enabled" was true, false, somewhere
 	Threshold         int64 // the largest "threshold", ns; -1 when none was given
 	Stacks, NoStacks  bool  // "stackTrace" was true, false, somewhere
+	// Period is a sampled type's largest "period" (jdk.ExecutionSample,
+	// jdk.NativeMethodSample) or "throttle" given as a time
+	// (jdk.CPUTimeSample: "10ms"; not a rate, "500/s"), ns; -1 when none.
+	Period int64
 }
 
 // kindOf is the Orca kind (the start of a state, or the line) each JFR
@@ -44,13 +48,22 @@ func (im *importer) setting(o jfr.Obj) {
 	}
 	s := im.res.Settings[t.Name]
 	if s == nil {
-		s = &Setting{Threshold: -1}
+		s = &Setting{Threshold: -1, Period: -1}
 		im.res.Settings[t.Name] = s
 	}
 	v := strings.TrimSpace(o.Field("value").Str())
 	switch o.Field("name").Str() {
 	case "enabled":
 		s.Enabled, s.Disabled = s.Enabled || v == "true", s.Disabled || v != "true"
+	case "period", "throttle":
+		// The sampler runs at the shortest period any recording asks
+		// for: that is what a sample of this chunk stands for.
+		if ns, ok := parseSpan(v); ok && ns > 0 && ns < math.MaxInt64 {
+			s.Period = max(s.Period, ns)
+			if p, seen := im.chunkPeriod[t.Name]; !seen || ns < p {
+				im.chunkPeriod[t.Name] = ns
+			}
+		}
 	case "threshold":
 		if ns, ok := parseSpan(v); ok {
 			s.Threshold = max(s.Threshold, ns)
@@ -124,6 +137,9 @@ func writeSight(kv func(string, any), settings map[string]*Setting) {
 		}
 		if s.Stacks || s.NoStacks {
 			b.WriteString(" stackTrace=" + both(s.Stacks, s.NoStacks))
+		}
+		if s.Period > 0 {
+			b.WriteString(" period=" + time.Duration(s.Period).String())
 		}
 		if b.Len() > 0 {
 			kv(format.InfoJFRSettings+typ, b.String()[1:])

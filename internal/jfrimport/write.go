@@ -28,6 +28,9 @@ type rec struct {
 	how      format.ParkEnd
 	until    int64 // XUntil, -1 for none
 	timedOut bool
+	sampled  format.SampleKind // a Sample's kind, and
+	weight   int64             // … its nanoseconds, -1 until flush gives the period
+	jfrType  string            // … the JFR event type it came from
 	// synthetic: an ObjectNotify made from a wait's notifier; dropped if
 	// its thread has ended by then (a thread's events end with ThreadEnded).
 	synthetic bool
@@ -142,7 +145,7 @@ func sortRecs(rs []rec) {
 func (fs *files) writeRec(r *rec) error {
 	if r.kind != format.KindNone {
 		e := format.Event{Time: r.t, Kind: r.kind, Thread: r.thread.idOrZero(), Object: r.object, Name: r.name, EncodedStack: r.stack,
-			Timeout: r.timeout, How: r.how}
+			Timeout: r.timeout, How: r.how, Sampled: r.sampled, Weight: r.weight}
 		if r.kind == format.ObjectClass {
 			e.Name, e.Class = "", r.name
 		}

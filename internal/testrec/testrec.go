@@ -10,6 +10,7 @@ package testrec
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -92,4 +93,30 @@ func Build(t testing.TB, ar *txtar.Archive, name string) (*reader.Recording, *mo
 func Load(t testing.TB, path string) (*reader.Recording, *model.Result) {
 	t.Helper()
 	return Open(t, Files(t, path))
+}
+
+// Events reads every event of the recording at prefix, failing t on a
+// malformed one.
+func Events(t testing.TB, prefix string) []reader.Event {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs, c, err := rec.Events()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var out []reader.Event
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
 }

@@ -30,6 +30,8 @@ const char *options_usage =
     "  maxsize=SIZE       keep the recording within SIZE bytes (suffix k, M or G; at least 1M): events go to\n"
     "                     chunk files PREFIX.orca.N, the oldest deleted (implies format=compact)\n"
     "  maxage=DURATION    keep about DURATION of history (s, m, h or d, e.g. 30s, 10m; at least 1s), likewise\n"
+    "  thread_cpu=MS|off  read the threads' CPU and ready times (ThreadCPU) every MS ms, 100-60000, at most\n"
+    "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -135,6 +137,11 @@ static const char *set(orca_options *o, const char *key, const char *val) {
   }
   if (!strcmp(key, "lease")) return parse_bool(val, &o->lease) ? NULL : "lease= wants yes or no";
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
+  if (!strcmp(key, "thread_cpu")) {
+    if (!strcmp(val, "off") || !strcmp(val, "0")) o->thread_cpu_ms = 0;
+    else if (!parse_int(val, 100, 60000, &o->thread_cpu_ms)) return "thread_cpu= wants milliseconds 100-60000 or off";
+    return NULL;
+  }
   if (!strcmp(key, "standby")) return parse_bool(val, &o->standby) ? NULL : "standby= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;
@@ -145,6 +152,7 @@ const char *options_parse(const char *text, orca_options *o) {
   o->depth = 16;
   o->flush_ms = 200;
   o->buffer_mb = 32;
+  o->thread_cpu_ms = 1000;
   o->clobber = 1;
   expand("orca-%p", o->prefix, sizeof o->prefix);
   if (!text || !*text) return NULL;

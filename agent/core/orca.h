@@ -27,6 +27,7 @@ typedef struct {
   char text[4200];     // the options as given, for .info
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
   int standby;         // standby=yes: no recording at load; the JVM made ready for a cheap attach (entry.c)
+  int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
 } orca_options;
 
 extern orca_options opt;

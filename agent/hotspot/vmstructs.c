@@ -218,6 +218,8 @@ void hs_init(void) {
   hs.lockstack_base = vms_offset("LockStack", "_base[0]");
   hs.lockstack_size = vms_size("LockStack");
   hs.thread_state = vms_offset("JavaThread", "_thread_state");
+  hs.thread_osthread = vms_thread_offset("_osthread");
+  hs.osthread_tid = vms_offset("OSThread", "_thread_id");
   hs.state_in_java = vms_constant("_thread_in_Java");
   hs.state_in_vm = vms_constant("_thread_in_vm");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
@@ -449,6 +451,15 @@ int hs_thread_running(vm_ptr jt) {
       !safe_read(&state, hs_aim(HS_SITE_LOCK_STACK, hs_at_off(jt, hs.thread_state)), sizeof state))
     return 0;
   return (long)state == hs.state_in_java || (long)state == hs.state_in_vm;
+}
+
+int hs_thread_tid(vm_ptr jt) {
+  uintptr_t os = 0;
+  int32_t tid = 0;   // pid_t
+  if (vm_null(jt) || hs.thread_osthread < 0 || hs.osthread_tid < 0 || !safe_word(hs_at_off(jt, hs.thread_osthread), &os) ||
+      !os || !safe_read(&tid, hs_at_off(vm_at(os), hs.osthread_tid), sizeof tid))
+    return 0;
+  return tid > 0 ? tid : 0;
 }
 
 int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj) {

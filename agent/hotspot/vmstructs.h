@@ -56,6 +56,7 @@ typedef struct {
   long anchor_sp, anchor_fp, anchor_pc;           // JavaFrameAnchor::_last_Java_*
   long lockstack_top, lockstack_base, lockstack_size;   // LockStack (lightweight locking)
   long thread_state, state_in_java, state_in_vm;   // JavaThread::_thread_state, _thread_in_Java, _thread_in_vm
+  long thread_osthread, osthread_tid;             // Thread::_osthread, OSThread::_thread_id (its OS thread id)
   long monitor_owner, monitor_header;              // ObjectMonitor
   long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
   int check_jni;                                   // -Xcheck:jni
@@ -231,6 +232,9 @@ int hs_lock_stack_popped(vm_ptr jt, uintptr_t *obj);
 // hs_thread_running: jt runs Java code or the VM's (_thread_in_Java,
 // _thread_in_vm), not native code, and is not blocked; 0 also when unknown.
 int hs_thread_running(vm_ptr jt);
+// hs_thread_tid: the OS thread id of jt, another thread (Thread::_osthread's
+// OSThread::_thread_id: Linux's tid); 0 when unknown.
+int hs_thread_tid(vm_ptr jt);
 // hs_own_lock_stack: as hs_lock_stack, of the calling thread's own
 // JavaThread jt: its top, then only the entries in use (one guarded read
 // when it holds no fast lock).

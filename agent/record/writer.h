@@ -45,6 +45,11 @@ typedef struct {
   // meta is asked; thread_exit: the writer's thread ends.
   void (*describe)(void);
   void (*thread_exit)(void);
+  // poll reads what is read once a period rather than recorded as it
+  // happens (the threads' scheduler times: tcpu.h), before each flush, and
+  // at the end (final); polled: the reads it made (ORCA_TIME_WRITER).
+  void (*poll)(int64_t now, int final);
+  long (*polled)(void);
 } writer_sources;
 void writer_set_sources(const writer_sources *s);
 

@@ -145,6 +145,22 @@ func TestThreadCPU(t *testing.T) {
 			}
 			checkThreadCPU(t, prefix, parseTimes(t, res.stdout), false)
 		})
+		// thread_cpu=off: no ThreadCPU, and .info says 0; a period out of range stops the JVM.
+		t.Run("off", func(t *testing.T) {
+			dir := newDir(t)
+			res := runJVM(t, dir, j.argv(dir, "-agentpath:"+agentLib(t)+"=prefix="+dir+"/o,thread_cpu=off", "-cp", classes(t), "ManyThreads"))
+			if res.code != 0 {
+				t.Fatalf("thread_cpu=off:\n%s", res)
+			}
+			r := load(t, dir+"/o")
+			if n := len(r.sel(format.ThreadCPU, nil)); n != 0 || r.info["thread_cpu_period_ms"] != "0" {
+				t.Errorf("thread_cpu=off: %d ThreadCPU lines, .info thread_cpu_period_ms=%q; want none and 0", n, r.info["thread_cpu_period_ms"])
+			}
+			res = runJVM(t, dir, j.argv(dir, "-agentpath:"+agentLib(t)+"=prefix="+dir+"/p,thread_cpu=50", "-cp", classes(t), "ManyThreads"))
+			if res.code == 0 || !strings.Contains(res.stderr, "thread_cpu= wants milliseconds 100-60000 or off") {
+				t.Errorf("thread_cpu=50: want the JVM stopped and why:\n%s", res)
+			}
+		})
 		t.Run("attach", func(t *testing.T) {
 			dir := newDir(t)
 			a := startAttacheeCmd(t, testjvm.Command(t, dir, append([]string{"taskset", "-c", "0"}, j.argv(dir, "-cp", classes(t), "ThreadTimes")...)...), dir)

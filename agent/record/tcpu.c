@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static slot *slots;
 static int cap, high;   // slots allocated; slots [0, high) may be in use
 static uint32_t gens;
-static int period_ms;
+static atomic_int period_ms;   // read by any thread at its start and end
 static int64_t last_poll;
 static long polled;
 
@@ -65,16 +66,16 @@ const char *tcpu_start(int ms) {
   if (slots) memset(slots, 0, (size_t)cap * sizeof *slots);
   last_poll = 0;
   polled = 0;
-  period_ms = 0;
+  atomic_store(&period_ms, 0);
   pthread_mutex_unlock(&mu);
   if (ms <= 0) return NULL;
   uint64_t c, r;
   if (!tcpu_read((int)syscall(SYS_gettid), &c, &r)) return "thread CPU: /proc/self/task/TID/schedstat cannot be read: no ThreadCPU";
-  period_ms = ms;
+  atomic_store(&period_ms, ms);
   return NULL;
 }
 
-int tcpu_period_ms(void) { return period_ms; }
+int tcpu_period_ms(void) { return atomic_load(&period_ms); }
 
 long tcpu_polled(void) { return polled; }
 
@@ -95,7 +96,7 @@ static int find(int tid) {
 }
 
 void tcpu_add(uint32_t key, int tid, int shard) {
-  if (!period_ms || tid <= 0) return;
+  if (!atomic_load(&period_ms) || tid <= 0) return;
   uint64_t cpu, ready;
   if (!tcpu_read(tid, &cpu, &ready)) return;
   int64_t ts = clock_now();
@@ -121,7 +122,7 @@ void tcpu_add(uint32_t key, int tid, int shard) {
 }
 
 void tcpu_end(int tid, int write) {
-  if (!period_ms || tid <= 0) return;
+  if (!atomic_load(&period_ms) || tid <= 0) return;
   pthread_mutex_lock(&mu);
   int i = find(tid);
   if (i >= 0) {
@@ -138,7 +139,8 @@ void tcpu_end(int tid, int write) {
 void tcpu_poll(int64_t now, int final) {
   // A flush a little early (the writer is woken by full buffers too) does
   // not put the poll off by a whole flush period.
-  if (!period_ms || (!final && now - last_poll < (int64_t)period_ms * 1000000 - 1000000)) return;
+  int ms = atomic_load(&period_ms);
+  if (!ms || (!final && now - last_poll < (int64_t)ms * 1000000 - 1000000)) return;
   last_poll = now;
   for (int i = 0;; i++) {
     pthread_mutex_lock(&mu);

@@ -56,6 +56,9 @@ func checkThreadCPU(t *testing.T, prefix string, times map[string]threadTimes, a
 	if got := r.info["thread_cpu_period_ms"]; got != "1000" {
 		t.Errorf(".info: thread_cpu_period_ms=%q, want 1000", got)
 	}
+	if w := r.info["warning"]; strings.Contains(w, "thread CPU") {
+		t.Errorf(".info: warning=%q", w)
+	}
 	for _, name := range []string{"pre", "sleeper", "short", "busy-1", "busy-2"} {
 		tt := times["TIMES "+name]
 		th := format.ThreadID(tt.hash)

@@ -7,8 +7,9 @@
 // at most once a period when they changed (tcpu_poll), last by the thread
 // itself at its end, before its ThreadEnded (tcpu_end), so a thread shorter
 // than a period still has its whole times. Virtual threads have none: their
-// carrier's time is the carrier's. A leaf of the record layer: the threads
-// module registers the threads, the writer polls.
+// carrier's time is the carrier's. The threads module registers the
+// threads; the writer polls through writer_sources.poll (jvm/entry.c hands
+// it tcpu_poll: the writer does not include this header).
 #ifndef ORCA_TCPU_H
 #define ORCA_TCPU_H
 #include <stdint.h>

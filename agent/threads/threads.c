@@ -8,6 +8,7 @@
 #include "core/events.h"
 #include "core/fmt.h"
 #include "core/clock.h"
+#include "core/counters.h"
 #include "stacks/methods.h"
 #include "hotspot/owner.h"
 #include "threads/attached.h"
@@ -349,6 +350,12 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
   (*env)->EnsureLocalCapacity(env, n + 8);   // n local refs at once (-Xcheck:jni)
   jthread me = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &me);
+  // The OS thread ids HotSpot keeps (tcpu's baselines of the threads
+  // listed) are trusted when it keeps this thread's own right.
+  int tids = me && owner_thread_tid(env, me) == os_tid();
+  if (!tids && tcpu_period_ms())
+    counters_prop(ORCA_INFO_WARNING, "thread CPU: HotSpot's OSThread::_thread_id not found or not this thread's tid: "
+                                     "the threads alive at the recording's start have no ThreadCPU");
   for (int i = 0; i < n; i++) {
     void *mark = NULL;
     (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);
@@ -369,7 +376,7 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
       tid = os_tid();
     } else {
       owner_register_other(env, all[i], (uint32_t)h, vthread_may_host(env, all[i]));   // a carrier at an attach
-      tid = owner_thread_tid(env, all[i]);
+      tid = tids ? owner_thread_tid(env, all[i]) : 0;
     }
     started_at((uint32_t)h, i, all[i], ts);
     tcpu_add((uint32_t)h, tid, i);   // its baseline: the times it had before the recording

@@ -35,6 +35,8 @@ const char *options_usage =
     "  wall=DURATION|off  sample threads off a CPU in no recorded state (I/O, native code) every DURATION\n"
     "                     of wall-clock time (1ms-10s; default 50ms; off: none)\n"
     "  wall_threads=N     the most threads the wall sampler signals a tick, 1-1024 (default 8)\n"
+    "  thread_cpu=MS|off  read the threads' CPU and ready times (ThreadCPU) every MS ms, 100-60000, at most\n"
+    "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -155,6 +157,11 @@ static const char *set(orca_options *o, const char *key, const char *val) {
   }
   if (!strcmp(key, "lease")) return parse_bool(val, &o->lease) ? NULL : "lease= wants yes or no";
   if (!strcmp(key, "clobber")) return parse_bool(val, &o->clobber) ? NULL : "clobber= wants yes or no";
+  if (!strcmp(key, "thread_cpu")) {
+    if (!strcmp(val, "off") || !strcmp(val, "0")) o->thread_cpu_ms = 0;
+    else if (!parse_int(val, 100, 60000, &o->thread_cpu_ms)) return "thread_cpu= wants milliseconds 100-60000 or off";
+    return NULL;
+  }
   if (!strcmp(key, "standby")) return parse_bool(val, &o->standby) ? NULL : "standby= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;
@@ -168,6 +175,7 @@ const char *options_parse(const char *text, orca_options *o) {
   o->wall_ns = 50000000LL;
   o->wall_threads = 8;
   o->buffer_mb = 32;
+  o->thread_cpu_ms = 1000;
   o->clobber = 1;
   expand("orca-%p", o->prefix, sizeof o->prefix);
   if (!text || !*text) return NULL;

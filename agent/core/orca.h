@@ -30,6 +30,7 @@ typedef struct {
   long long cpu_ns;    // cpu=: CPU sampling, every so many ns of each thread's CPU (0: off; threads/samples.h)
   long long wall_ns;   // wall=: wall-clock sampling of the threads off a CPU in no recorded state (0: off)
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
+  int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
 } orca_options;
 
 extern orca_options opt;

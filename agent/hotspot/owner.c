@@ -173,6 +173,12 @@ void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash, int carrie
   add(jt, lo, hi, jtid, hash, carrier);
 }
 
+int owner_thread_tid(JNIEnv *env, jobject thread) {
+  fields(env, thread);
+  if (!fid_eetop) return 0;
+  return hs_thread_tid(vm_at((uintptr_t)(*env)->GetLongField(env, thread, fid_eetop)));
+}
+
 void owner_unregister_self(JNIEnv *env) {
   vm_ptr jt = vms_thread(env);
   if (my_slot < 0 && !vm_null(jt)) {

@@ -18,6 +18,10 @@ const char *owner_hash_caps(void);
 // thread's it runs then (read from JavaThread::_vthread), or its own.
 void owner_register_self(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
 void owner_register_other(JNIEnv *env, jobject thread, uint32_t hash, int carrier);
+// owner_thread_tid: the OS thread id of thread, a started platform thread
+// alive now (its JavaThread from Thread.eetop: hs_thread_tid); 0 when
+// unknown.
+int owner_thread_tid(JNIEnv *env, jobject thread);
 void owner_unregister_self(JNIEnv *env);
 // owner_of_pending returns the hash of the thread owning the monitor the
 // calling thread is about to block on, or 0 when unknown (counted by

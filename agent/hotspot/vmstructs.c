@@ -218,12 +218,12 @@ void hs_init(void) {
   hs.lockstack_base = vms_offset("LockStack", "_base[0]");
   hs.lockstack_size = vms_size("LockStack");
   hs.thread_state = vms_offset("JavaThread", "_thread_state");
+  hs.thread_osthread = vms_thread_offset("_osthread");
+  hs.osthread_tid = vms_offset("OSThread", "_thread_id");
   hs.state_in_java = vms_constant("_thread_in_Java");
   hs.state_in_vm = vms_constant("_thread_in_vm");
   hs.state_in_native = vms_constant("_thread_in_native");
   hs.state_blocked = vms_constant("_thread_blocked");
-  hs.thread_osthread = vms_thread_offset("_osthread");
-  hs.osthread_tid = vms_offset("OSThread", "_thread_id");
   hs.monitor_owner = vms_offset("ObjectMonitor", "_owner");
   hs.monitor_object = vms_offset("ObjectMonitor", "_object");
   hs.check_jni = vms_flag("CheckJNICalls") == 1;

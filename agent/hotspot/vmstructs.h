@@ -57,7 +57,7 @@ typedef struct {
   long lockstack_top, lockstack_base, lockstack_size;   // LockStack (lightweight locking)
   long thread_state, state_in_java, state_in_vm;   // JavaThread::_thread_state, _thread_in_Java, _thread_in_vm
   long state_in_native, state_blocked;             // _thread_in_native, _thread_blocked (the samplers)
-  long thread_osthread, osthread_tid;              // Thread::_osthread, OSThread::_thread_id (the samplers)
+  long thread_osthread, osthread_tid;              // Thread::_osthread, OSThread::_thread_id (its OS thread id)
   long monitor_owner, monitor_header;              // ObjectMonitor
   long monitor_object;                             // ObjectMonitor::_object, a WeakHandle: its OopStorage slot
   int check_jni;                                   // -Xcheck:jni
@@ -247,8 +247,9 @@ int hs_object_inflated(vm_ptr oop);
 // hs_mounted_virtual: the java.lang.Thread object jt runs now when that is a
 // virtual thread (19+), else 0; -1 when it cannot be read.
 intptr_t hs_mounted_virtual(vm_ptr jt);
-// hs_thread_tid: the OS thread id (gettid) of JavaThread jt, 0 when unknown
-// (the samplers: a thread alive at an attach gets its CPU timer by it).
+// hs_thread_tid: the OS thread id (gettid) of JavaThread jt (Thread::_osthread's
+// OSThread::_thread_id), 0 when unknown: a thread alive at an attach gets its
+// CPU timer (the samplers) and its scheduler times' baseline (tcpu.h) by it.
 int hs_thread_tid(vm_ptr jt);
 // hs_env_of: jt's JNIEnv (embedded in it: arithmetic, no read), NULL when unknown.
 JNIEnv *hs_env_of(vm_ptr jt);

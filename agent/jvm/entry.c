@@ -29,6 +29,7 @@
 #include "threads/samples.h"
 #include "jvm/snapshot.h"
 #include "record/ring.h"
+#include "record/tcpu.h"
 #include "hotspot/safe.h"
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
@@ -230,7 +231,8 @@ static const char *core_once(JavaVM *vm) {
   writer_set_sources(&(writer_sources){.deferred = pending_flush, .walker_alive = pending_walker_alive,
                                         .walk_all = pending_walk, .meta = methods_take,
                                         .describe = methods_describe, .thread_exit = methods_detach,
-                                        .samples = samples_drain});
+                                        .samples = samples_drain,
+                                        .poll = tcpu_poll, .polled = tcpu_polled});
   hs_init();
   // Before anything reads VM memory. -Xcheck:jni reports a SIGSEGV handler
   // other than the JVM's (signals_posix.cpp, check_signal_handler).
@@ -322,6 +324,15 @@ static const char *core_init(JavaVM *vm, const char *options, int *code) {
   state_facts();
   // Every timed Object.wait gets its ObjectWaitTimeout line (pending.c).
   if (!opt.seed_only) counters_prop(ORCA_INFO_WAIT_TIMEOUTS, "yes");
+  // Threads' scheduler times (ThreadCPU: record/tcpu.h), not a kind of the
+  // manual's.
+  const char *no_cpu = tcpu_start(opt.seed_only ? 0 : opt.thread_cpu_ms);
+  if (no_cpu) counters_prop(ORCA_INFO_WARNING, no_cpu);
+  if (!opt.seed_only) {
+    char ms[16];
+    snprintf(ms, sizeof ms, "%d", tcpu_period_ms());
+    counters_prop(ORCA_INFO_THREAD_CPU_PERIOD_MS, ms);
+  }
   return NULL;
 }
 

@@ -438,6 +438,15 @@ static inline __attribute__((always_inline)) size_t put_fields(const orca_layout
       for (int i = 0; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
       v = r->namelen ? v + 1 : 0;
       break;
+    case ORCA_FIELD_CPU:     // ThreadCPU: the record's text is "CPU,READY" in decimal (record/tcpu.h)
+    case ORCA_FIELD_READY: {
+      int i = 0;
+      if (l->f[f][0] == ORCA_FIELD_READY)
+        while (i < r->namelen && text[i++] != ',') {
+        }
+      for (; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
+      break;
+    }
     case ORCA_FIELD_HOW: {
       static const char *const hows[] = ORCA_HOW_NAMES;
       for (int i = 1; i < (int)(sizeof hows / sizeof hows[0]); i++)

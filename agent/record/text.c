@@ -47,6 +47,11 @@ size_t text_rec(char *o, const orca_rec *r) {
     }
   }
   if (spec->fields & ORCA_F_WEIGHT) { o[n++] = ','; n += fmt_uint(o + n, rec_weight(r)); }
+  if (spec->fields & ORCA_F_CPU) {   // ThreadCPU: the record's text is "CPU,READY" (record/tcpu.h)
+    o[n++] = ',';
+    memcpy(o + n, (const char *)(fr + r->nframes), r->namelen);
+    n += r->namelen;
+  }
   if (spec->fields & ORCA_F_STACK) {
     o[n++] = ',';
     n += fmt_uint(o + n, r->nframes);

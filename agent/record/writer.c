@@ -34,7 +34,7 @@ static compact_enc enc;
 // the part of it in flush_events (take, sort, encode, write; the methods'
 // naming apart) and the bytes of .orca an event.
 static int time_writer;
-static int64_t cpu_flush, cpu_thread;
+static int64_t cpu_flush, cpu_thread, cpu_tcpu;   // cpu_tcpu: in tcpu_poll
 static long flushes, carried;   // flushes with records, records carried to the next (shown with time_writer)
 
 static int64_t thread_cpu(void) {
@@ -54,7 +54,7 @@ const char *writer_open(void) {
   // From the start: a JVM may make more than one recording (an attach
   // after an earlier one); the last one's files are closed.
   fd_verify = -1;
-  cpu_flush = cpu_thread = 0;
+  cpu_flush = cpu_thread = cpu_tcpu = 0;
   carry_len[0] = carry_len[1] = 0;
   carry_cur = 0;
   memset(&enc, 0, sizeof enc);
@@ -439,6 +439,12 @@ static void *run(void *arg) {
   while (!atomic_load(&stopping)) {
     ring_wait(opt.flush_ms);
     clock_calibrate();
+    // The threads' scheduler times, once a thread_cpu period (tcpu.h).
+    if (src.poll) {
+      int64_t c0 = time_writer ? thread_cpu() : 0;
+      src.poll(clock_now(), 0);
+      if (time_writer) cpu_tcpu += thread_cpu() - c0;
+    }
     flush_all(0);
     int64_t now = clock_now();
     sink_prune(now, enc.chunk_max);
@@ -475,6 +481,8 @@ void writer_stop(void) {
   running = 0;
   // The waits still open get their stacks from here (a Java thread).
   if (src.walk_all) src.walk_all(INT64_MAX);
+  // The times of the threads alive at the end, as they are at it.
+  if (src.poll) src.poll(clock_now(), 1);
   flush_all(1);
   // The last chunk closed: a reader knows it whole (a chunk without its
   // trailer reads as cut).
@@ -502,6 +510,9 @@ void writer_stop(void) {
     orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld flushes, %ld records carried to the next; %ld events, %lld bytes of .orca (%.1f an event)",
              opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0, flushes, carried,
              events, sink_ev_bytes(), events ? (double)sink_ev_bytes() / (double)events : 0.0);
+    long reads = src.polled ? src.polled() : 0;
+    orca_log("writer: %.3f s in thread CPU polls, %ld threads' times read (%.2f us a read)", cpu_tcpu / 1e9, reads,
+             reads ? (double)cpu_tcpu / 1e3 / (double)reads : 0.0);
   }
   compact_free(&enc);
   if (fd_verify >= 0) close(fd_verify);

@@ -49,6 +49,11 @@ typedef struct {
   // samples.h) as records in one buffer, valid until its next call; their
   // methods are queued for describe before it returns.
   const char *(*samples)(size_t *len);
+  // poll reads what is read once a period rather than recorded as it
+  // happens (the threads' scheduler times: tcpu.h), before each flush, and
+  // at the end (final); polled: the reads it made (ORCA_TIME_WRITER).
+  void (*poll)(int64_t now, int final);
+  long (*polled)(void);
 } writer_sources;
 void writer_set_sources(const writer_sources *s);
 

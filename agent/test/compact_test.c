@@ -276,6 +276,12 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
           break;
         }
         case ORCA_FIELD_MODE: e->mode = (int)v; break;
+        case ORCA_FIELD_CPU: snprintf(e->text, sizeof e->text, "%llu", (unsigned long long)v); break;
+        case ORCA_FIELD_READY: {   // after the cpu: the record's text is "CPU,READY"
+          size_t l = strlen(e->text);
+          snprintf(e->text + l, sizeof e->text - l, ",%llu", (unsigned long long)v);
+          break;
+        }
         case ORCA_FIELD_STACK:
           if (v > nst) BAD("stack id %llu not defined (%u)", (unsigned long long)v, nst);
           if (v) {

@@ -44,6 +44,7 @@ int main(int argc, char **argv) {
   test_counters();
   test_ring();
   test_ring_threads();
+  test_tcpu();
   test_pending();
   test_classids();
   test_tkeys();

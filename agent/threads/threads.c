@@ -3,15 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "core/events.h"
 #include "core/fmt.h"
 #include "core/clock.h"
+#include "core/counters.h"
 #include "stacks/methods.h"
 #include "hotspot/owner.h"
 #include "threads/attached.h"
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
 #include "hotspot/vthread.h"
+#include "record/tcpu.h"
 #include "record/tkeys.h"
 #include "threads/samples.h"
 
@@ -33,9 +37,13 @@ static void forget(tstate *s, JNIEnv *env) {
   if (pending_detach(&s->pending, env, s)) free(s);
 }
 
+// os_tid: the calling thread's OS thread id (record/tcpu.h).
+static int os_tid(void) { return (int)syscall(SYS_gettid); }
+
 static void on_native_exit(void *p) {
   tstate *s = p;
   if (!s || s != self_state) return;
+  tcpu_end(os_tid(), 0);
   s->pending.enter_hs.stats = vm_at(0);   // its JavaThread is gone
   samples_end();
   pending_settle(&s->pending);
@@ -278,6 +286,7 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   if (mark == STARTED_MARK) return;
   (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
   started(s->hash, s->shard, t);
+  tcpu_add(s->hash, os_tid(), s->shard);   // its baseline, after its first line
 }
 
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
@@ -292,8 +301,12 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
   if (s) pending_settle(&s->pending);
-  // Only threads that have a ThreadStarted get a ThreadEnded.
-  if (orca_recording() && mark == STARTED_MARK) {
+  // Only threads that have a ThreadStarted get a ThreadEnded, and their
+  // last scheduler times before it, read by the thread itself: a thread
+  // shorter than tcpu's period has them whole.
+  int ends = orca_recording() && mark == STARTED_MARK;
+  tcpu_end(os_tid(), ends);
+  if (ends) {
     if (!s) s = thread_self(t);
     if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
   }
@@ -341,6 +354,12 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
   (*env)->EnsureLocalCapacity(env, n + 8);   // n local refs at once (-Xcheck:jni)
   jthread me = NULL;
   (*jvmti)->GetCurrentThread(jvmti, &me);
+  // The OS thread ids HotSpot keeps (tcpu's baselines of the threads
+  // listed) are trusted when it keeps this thread's own right.
+  int tids = me && owner_thread_tid(env, me) == os_tid();
+  if (!tids && tcpu_period_ms())
+    counters_prop(ORCA_INFO_WARNING, "thread CPU: HotSpot's OSThread::_thread_id not found or not this thread's tid: "
+                                     "the threads alive at the recording's start have no ThreadCPU");
   for (int i = 0; i < n; i++) {
     void *mark = NULL;
     (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);
@@ -354,16 +373,20 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     h = (jint)thread_key_new(env, all[i], (uint32_t)h);
+    int tid;
     if (me && (*env)->IsSameObject(env, me, all[i])) {
       tstate *s = thread_self(me);
       owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
       if (s) samples_self(env, s->hash, s->may_host_virtual);
+      tid = os_tid();
     } else {
       int carrier = vthread_may_host(env, all[i]);
       owner_register_other(env, all[i], (uint32_t)h, carrier);   // a carrier at an attach
       samples_other(env, all[i], (uint32_t)h, carrier);
+      tid = tids ? owner_thread_tid(env, all[i]) : 0;
     }
     started_at((uint32_t)h, i, all[i], ts);
+    tcpu_add((uint32_t)h, tid, i);   // its baseline: the times it had before the recording
     wrote++;
     (*env)->DeleteLocalRef(env, all[i]);
   }

@@ -83,6 +83,8 @@ separated by commas:
 	clobber=yes|no  yes: overwrite PREFIX.*; no: use PREFIX-2, PREFIX-3, ... (default yes);
 	                a prefix another running JVM records to is never overwritten
 	session=HEX     a token written to PREFIX.info (orca record sets it)
+	thread_cpu=MS   read each thread's CPU and ready time every MS ms, 100-60000,
+	                when changed, and at its start and end (default 1000; off: none)
 
 An invalid option stops the JVM at startup with the list of valid ones. A
 second agent in one JVM does not record and says so.

@@ -271,6 +271,10 @@ key=value pairs separated by commas (docs/agent.md):
   clobber=yes|no    yes (default): overwrite an earlier recording with this
                     PREFIX; no: write PREFIX-2, PREFIX-3, ... (a recording
                     another running JVM writes is never overwritten)
+  thread_cpu=MS|off read each thread's CPU and ready time from the kernel
+                    (ThreadCPU lines) every MS ms, 100-60000, when they
+                    changed, and at each thread's start and end (default
+                    1000); off: none
   standby=yes       record nothing now: only make the JVM ready for a later
                     'orca record --pid' (alone, at the JVM's start). On JDK
                     17-22 the attach then rewrites Semaphore (and records

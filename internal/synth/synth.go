@@ -391,6 +391,7 @@ type thread struct {
 	steps  int    // operations left before ThreadEnded; -1: forever
 	woken  bool   // waiting, and a notify already picked it
 	gen    uint32 // bumped at each schedule: an older step of the thread is stale
+	born   format.Time
 }
 
 type step struct {
@@ -559,10 +560,16 @@ func (s *sim) step(th int) {
 	switch t.state {
 	case tNew:
 		s.write(&format.Event{Time: s.now, Kind: format.ThreadStarted, Thread: format.ThreadID(t.id), Name: t.name})
-		t.state = tRunning
+		// Its scheduler times' baseline (ThreadCPU), as the agent writes it.
+		s.write(&format.Event{Time: s.now, Kind: format.ThreadCPU, Thread: format.ThreadID(t.id)})
+		t.state, t.born = tRunning, s.now
 		s.schedule(th, s.now+s.dur(200_000))
 	case tRunning:
 		if t.steps == 0 {
+			// Its last scheduler times, at its end: a quarter of its life
+			// on a CPU, a twentieth ready (a share of its runnable time).
+			life := int64(s.now - t.born)
+			s.write(&format.Event{Time: s.now, Kind: format.ThreadCPU, Thread: format.ThreadID(t.id), CPU: life / 4, Ready: life / 20})
 			s.emit(format.ThreadEnded, th, -1)
 			t.state = tEnded
 			for i, l := range s.live {
@@ -626,8 +633,18 @@ func (s *sim) step(th int) {
 	}
 }
 
-// running puts th back to running for a while.
+// running puts th back to running for a while. Some threads are sampled
+// as they run again (chosen by their id, not the generator: its draws stay
+// the same): a CPU sample, or a wall sample (off a CPU).
 func (s *sim) running(th int) {
+	if t := &s.threads[th]; t.stack >= 0 && t.id%4 < 2 {
+		e := format.Event{Time: s.now, Kind: format.Sample, Thread: format.ThreadID(t.id), Sampled: format.SampleCPU,
+			Weight: 10_000_000, EncodedStack: s.g.stacks[t.stack], Timeout: -1}
+		if t.id%4 == 1 {
+			e.Sampled, e.Weight = format.SampleWall, 50_000_000
+		}
+		s.write(&e)
+	}
 	s.threads[th].state = tRunning
 	s.schedule(th, s.now+s.dur(400_000))
 }

@@ -259,7 +259,11 @@ func holdersText(t *textWriter, l *Lock) {
 	}
 	t.printf("     while others were blocked (%s), %s:\n", dur(whole), who)
 	for _, p := range parts {
-		share := Percent(model.Share(format.Time(p.s*1e9), format.Time(whole*1e9)))
+		pc := model.Share(format.Time(p.s*1e9), format.Time(whole*1e9))
+		if pc < 0.05 {
+			continue // "0.0%": the JSON has it
+		}
+		share := Percent(pc)
 		word := p.name
 		switch p.name {
 		case "other":

@@ -557,6 +557,15 @@ func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
 		for st := model.State(0); st < model.NumStates; st++ {
 			*field(&g.StatesS, st) += *field(&th.StatesS, st)
 		}
+		if th.CPUS != nil {
+			r := &rows[row[p]]
+			if r.CPUS == nil {
+				r.CPUS, r.ReadyS, r.OtherS = new(float64), new(float64), new(float64)
+			}
+			*r.CPUS += *th.CPUS
+			*r.ReadyS += *th.ReadyS
+			*r.OtherS += *th.OtherS
+		}
 	}
 	for i := range groups {
 		g := &groups[i]

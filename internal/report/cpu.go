@@ -169,15 +169,19 @@ func (b *builder) cpu(n int) *CPU {
 	return c
 }
 
-// runSplit sets a thread's cpu_s, ready_s, other_s (and a carrier's
-// virtual_cpu_s) when its runnable time is split.
+// runSplit sets a thread's cpu_s, other_s, ready_s (with scheduler times
+// only: samples do not tell it) and a carrier's virtual_cpu_s when its
+// runnable time is split.
 func runSplit(th *Thread, t *model.Thread) {
 	r := t.Run
 	if len(t.Sched) < 2 && r.Unsplit == t.Time[model.Runnable] {
 		return
 	}
 	f := func(d format.Time) *float64 { v := sec(d); return &v }
-	th.CPUS, th.ReadyS, th.OtherS = f(r.Running), f(r.Ready), f(r.Other)
+	th.CPUS, th.OtherS = f(r.Running), f(r.Other)
+	if len(t.Sched) >= 2 {
+		th.ReadyS = f(r.Ready)
+	}
 	if r.Virtual > 0 {
 		th.VirtualCPUS = f(r.Virtual)
 	}

@@ -557,14 +557,14 @@ func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
 		for st := model.State(0); st < model.NumStates; st++ {
 			*field(&g.StatesS, st) += *field(&th.StatesS, st)
 		}
-		if th.CPUS != nil {
-			r := &rows[row[p]]
-			if r.CPUS == nil {
-				r.CPUS, r.ReadyS, r.OtherS = new(float64), new(float64), new(float64)
+		r := &rows[row[p]]
+		for _, f := range []struct{ sum, v **float64 }{{&r.CPUS, &th.CPUS}, {&r.ReadyS, &th.ReadyS}, {&r.OtherS, &th.OtherS}} {
+			if *f.v != nil {
+				if *f.sum == nil {
+					*f.sum = new(float64)
+				}
+				**f.sum += **f.v
 			}
-			*r.CPUS += *th.CPUS
-			*r.ReadyS += *th.ReadyS
-			*r.OtherS += *th.OtherS
 		}
 	}
 	for i := range groups {

@@ -119,6 +119,8 @@ type tstate struct {
 	// is then expected a little later.
 	lateEntered format.ObjectID
 	lateAt      format.Time
+	// lent: the CPU samples of the virtual threads it carried (sample).
+	lent []lent
 }
 
 type openIv struct {
@@ -433,6 +435,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		// Outside a park or sleep (an import: JFR's jdk.VirtualThreadPinned
 		// of a park below its threshold) it is only counted.
+	case format.Sample:
+		b.sample(ts, ev.Time, ev.Sampled, ev.Weight, stack)
+	case format.ThreadCPU:
+		if !b.schedTime(ts, ev.Time, ev.CPU, ev.Ready) {
+			b.problem(ev, "cpu %d, ready %d: less than the thread's previous line's", ev.CPU, ev.Ready)
+		}
 	case format.ThreadPark:
 		b.park(ts, ev, stack)
 	case format.ThreadUnparked:

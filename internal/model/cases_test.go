@@ -233,6 +233,15 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 		}
 		b.WriteString("\n")
+		if r := t.Run; r.Unsplit != t.Time[Runnable] {
+			fmt.Fprintf(b, "  run running=%s ready=%s other=%s virtual=%s unsplit=%s\n", secs(r.Running), secs(r.Ready), secs(r.Other), secs(r.Virtual), secs(r.Unsplit))
+		}
+		for _, st := range t.Sched {
+			fmt.Fprintf(b, "  sched %s cpu=%s ready=%s\n", rel(m, st.At), secs(st.CPU), secs(st.Ready))
+		}
+		for _, s := range t.Samples {
+			fmt.Fprintf(b, "  sample %s %s weight=%s s%d\n", s.Kind, rel(m, s.At), secs(s.Weight), s.Stack)
+		}
 		// Contentions as segments per owner: the golden files were written
 		// when the model stored them so, and must not change.
 		for iv := range m.Segments(t) {

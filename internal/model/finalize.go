@@ -64,6 +64,10 @@ func (b *Builder) Finalize() *Model {
 		if r := t.Life() - busy; r > 0 {
 			t.Time[Runnable] = r
 		}
+		if len(ts.lent) > 1 && !slices.IsSortedFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) }) {
+			slices.SortStableFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) })
+		}
+		t.splitRun(ts.lent)
 	}
 	// The Threads move out of the tstates, which the Model would otherwise
 	// keep, and with them what they point to of the fold's state.

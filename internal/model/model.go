@@ -212,6 +212,15 @@ type Thread struct {
 	Carrier  format.ThreadID
 	Carriers int
 	Pinned   int
+	// Samples are the thread's samples (issue 33), in time order; Sched
+	// its ThreadCPU lines, in time order (none for a virtual thread and
+	// in recordings without them: older ones, imports).
+	Samples []Sample
+	Sched   []SchedTime
+	// Run splits Time[Runnable] into running, ready, other (RunSplit,
+	// splitRun); RunIn splits a part of it.
+	Run  RunSplit
+	wins []runWin
 }
 
 // Life returns End-Start.
@@ -610,6 +619,10 @@ type Model struct {
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int
+	// Samples counts the threads' samples; SchedTimes is set when the
+	// recording has ThreadCPU lines (the threads' scheduler times).
+	Samples    int
+	SchedTimes bool
 	// Cut is set when the agent could not write the recording whole (a
 	// full disk): the recording ends at Cut.At, and the states threads
 	// were in then are unknown after it, not hangs (their intervals are

@@ -95,6 +95,13 @@ func TestValidateCatches(t *testing.T) {
 		{"deadlock resolved before it formed", "transient-cycle", func(m *Model) { m.Deadlocks[0].Resolved = m.Deadlocks[0].At - 1 }, `resolved`},
 		{"deadlock malformed", "deadlock-two-locks", func(m *Model) { m.Deadlocks[0].Objects = nil }, `malformed`},
 		{"thread index", "kinds", func(m *Model) { IndexThread(m, 0x55, m.Threads[0]) }, `not in Threads`},
+		{"runnable split", "samples", func(m *Model) { m.Thread(1).Run.Other++ }, `runnable .* split into`},
+		{"runnable split not RunIn's", "samples", func(m *Model) {
+			r := &m.Thread(1).Run
+			r.Other, r.Running = r.Other+1, r.Running-1
+		}, `RunIn over its life`},
+		{"sample outside the life", "samples", func(m *Model) { m.Thread(1).Samples[3].At = m.Thread(1).End + 1 }, `outside its life`},
+		{"scheduler times go back", "samples", func(m *Model) { m.Thread(1).Sched[2].CPU = 0 }, `scheduler times go back`},
 		{"threads unsorted", "kinds", func(m *Model) { m.Threads[0], m.Threads[1] = m.Threads[1], m.Threads[0] }, `not sorted`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

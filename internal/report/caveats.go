@@ -187,6 +187,7 @@ func (r *Report) tailEntries() []headEntry {
 	for _, w := range r.Warnings {
 		es = add(es, flagged, "%s", w)
 	}
+	es = r.lostEntry(es)
 	if r.OwnerUnknown > 0 {
 		es = add(es, caveat, "owner unknown for %s, %s of %s blocked (%s)%s", count(r.OwnerUnknown, "contention", "contentions"),
 			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown))

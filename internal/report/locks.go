@@ -16,9 +16,13 @@ import (
 // first, in the model's order.
 func (b *builder) locks(ls []*model.Lock) []Lock {
 	out := []Lock{}
+	var doing map[model.LockRef]*model.Doing
 	for _, ml := range ls {
 		if !ml.Contended() {
 			continue
+		}
+		if doing == nil {
+			doing = b.v.HoldersDoing()
 		}
 		l := Lock{
 			Object: ml.Object.String(), Kind: ml.Kind.String(),
@@ -49,6 +53,9 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 		}
 		for _, s := range ml.HeldAt {
 			l.HeldAt = append(l.HeldAt, b.stack(s))
+		}
+		if ml.Kind == model.Monitor || ml.Kind == model.JUCLock {
+			b.holders(&l, doing[model.LockRef{Object: ml.Object, Kind: ml.Kind}])
 		}
 		out = append(out, l)
 	}

@@ -22,6 +22,7 @@ type builder struct {
 	opt    Options
 	v      *model.View // the model through --thread: threads kept, their locks aggregated once
 	frames map[model.StackID][]string
+	leaves map[model.StackID]string // leaf
 	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
 	parks  bool                     // a thread parked
 }
@@ -38,7 +39,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Thread != "" {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
-	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}}
+	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]string{}}
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
@@ -198,6 +199,11 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.Waits, r.WaitsTotal = top(waits, opt.Top)
 	r.Edges = b.edges()
+	cpuN := opt.Top
+	if cpuN == 0 {
+		cpuN = cpuTop
+	}
+	r.CPU = b.cpu(cpuN)
 	r.Caveats = caveats(r.headEntries(), r.tailEntries())
 	return r
 }
@@ -305,6 +311,7 @@ func (b *builder) threads(hung map[string]bool) []Thread {
 		if t.Parent != 0 {
 			th.ParentName = b.name(t.Parent)
 		}
+		runSplit(&th, t)
 		s, p := &th.StatesS, &th.StatesPct
 		for st, d := range t.Time {
 			*field(s, model.State(st)) = sec(d)

@@ -135,6 +135,9 @@ type Report struct {
 	// groups, and the groups, for the text's title.
 	waitObjects, groupedObjects, waitGroups int
 	Edges                                   Edges `json:"edges"`
+	// CPU: the CPU profile of the threads shown (issue 33); null when the
+	// recording has no samples (nor lost any).
+	CPU *CPU `json:"cpu"`
 
 	width int // Options.Width, for WriteText
 }
@@ -210,7 +213,16 @@ type Thread struct {
 	// its life and its time in each state are at least life_s and
 	// states_s. Absent otherwise.
 	BeforeAttach bool `json:"before_attach,omitempty"`
-	group        int  // a text row of group virtual threads (VirtualGroup)
+	// CPUS, ReadyS, OtherS: its runnable time (states_s.runnable) split by
+	// its scheduler times and samples (model.RunSplit): on a CPU, waiting
+	// for one, and neither (I/O, native code, the VM); VirtualCPUS: a
+	// carrier's time running virtual threads. The rest of runnable is not
+	// split. Absent when none of it is (no ThreadCPU lines nor samples).
+	CPUS        *float64 `json:"cpu_s,omitempty"`
+	ReadyS      *float64 `json:"ready_s,omitempty"`
+	OtherS      *float64 `json:"other_s,omitempty"`
+	VirtualCPUS *float64 `json:"virtual_cpu_s,omitempty"`
+	group       int      // a text row of group virtual threads (VirtualGroup)
 }
 
 // VirtualGroup is the virtual threads whose names have one pattern (each
@@ -289,6 +301,16 @@ type Lock struct {
 	// in when orca attached (model.Model.BeforeStart): counted from the
 	// attach, they lasted at least that long. Absent when none.
 	BeforeAttach int `json:"before_attach,omitempty"`
+	// What the holders did while at least one thread was blocked on the
+	// lock (model.View.HoldersDoing; monitors and java.util.concurrent
+	// locks): HoldersWhileS is that time, HoldersDoing splits it by state,
+	// HoldersBlockedOn names the locks the holders were blocked on in it,
+	// HoldersFrames their samples in it by leaf-most Java frame. Absent for
+	// a semaphore and a lock whose contentions all began before the events.
+	HoldersWhileS    float64            `json:"holders_while_s,omitempty"`
+	HoldersDoing     map[string]float64 `json:"holders_doing,omitempty"`
+	HoldersBlockedOn []HolderBlockedOn  `json:"holders_blocked_on,omitempty"`
+	HoldersFrames    []HolderFrame      `json:"holders_frames,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.

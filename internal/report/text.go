@@ -13,7 +13,7 @@ import (
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
-// HANGS, WAITING ALONE (only when a thread is), CONTENTION, CALL SITES, WAIT/NOTIFY and THREADS, each ranked.
+// HANGS, WAITING ALONE (only when a thread is), CONTENTION, CALL SITES, WAIT/NOTIFY, CPU and THREADS, each ranked.
 // An empty section is one line ("No deadlocks."). Stacks are shortened as
 // compact describes; thread names are quoted and followed by their id.
 func (r *Report) WriteText(w io.Writer) error {
@@ -29,6 +29,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.siteSection(t)
 	r.waitSection(t)
 	r.classInitSection(t)
+	r.cpuSection(t)
 	r.threadSection(t)
 	return t.err
 }
@@ -564,6 +565,7 @@ func (r *Report) contentionSection(t *textWriter) {
 			}
 			t.table("       ", right, rows)
 		}
+		holdersText(t, &l)
 		t.printf("     blocked at:\n")
 		for j, s := range l.Sites {
 			if j == 3 {
@@ -925,6 +927,15 @@ func (r *Report) threadRows(cols []int) [][]string {
 	for _, c := range cols {
 		header = append(header, stateNames[c])
 	}
+	// The split of runnable (cpu_s, ready_s, other_s) when a thread shown
+	// has one.
+	split := false
+	for _, th := range r.textThreads {
+		split = split || th.CPUS != nil
+	}
+	if split {
+		header = append(header, "cpu", "ready", "other")
+	}
 	rows := [][]string{header}
 	for _, th := range r.textThreads {
 		name := th.Name
@@ -944,6 +955,15 @@ func (r *Report) threadRows(cols []int) [][]string {
 				continue
 			}
 			row = append(row, fmt.Sprintf("%.3f %3.0f%%", s, p))
+		}
+		if split {
+			for _, v := range []*float64{th.CPUS, th.ReadyS, th.OtherS} {
+				if v == nil || *v == 0 {
+					row = append(row, "-")
+					continue
+				}
+				row = append(row, fmt.Sprintf("%.3f %3.0f%%", *v, pct(format.Time(*v*1e9), format.Time(th.LifeS*1e9))))
+			}
 		}
 		rows = append(rows, row)
 	}
@@ -990,6 +1010,13 @@ func (r *Report) threadSection(t *textWriter) {
 	}
 	if len(r.VirtualGroups) > 0 {
 		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
+	}
+	for _, th := range r.textThreads {
+		if th.CPUS != nil {
+			t.printf("  (cpu, ready, other: the runnable time split by the thread's scheduler times and samples:\n" +
+				"  on a CPU, waiting for one, neither (I/O, native code, the VM); - where not split)\n")
+			break
+		}
 	}
 	if s := r.Sight; s != nil {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n"+

@@ -47,6 +47,7 @@ func Validate(m *model.Model) []error {
 	v.locks()
 	v.groups()
 	v.holders()
+	v.doing()
 	v.edges()
 	v.deadlocks()
 	v.waitGraphs(m)
@@ -254,6 +255,7 @@ func (v *validator) threads() {
 		if busy <= t.Life() && t.Time[model.Runnable] != t.Life()-busy {
 			v.bad("thread %v: Time[runnable] is %v, life %v less busy %v", t.ID, t.Time[model.Runnable], t.Life(), busy)
 		}
+		v.samples(t)
 	}
 	for id, t := range v.byID {
 		if !seen[id] || t.ID != id {
@@ -914,4 +916,61 @@ func waitCycles(waits []model.Wait) [][]format.ThreadID {
 // cycleKey names a cycle by its threads, whatever the one it starts at.
 func cycleKey(ids []format.ThreadID) string {
 	return fmt.Sprint(slices.Sorted(slices.Values(ids)))
+}
+
+// samples checks a thread's samples and scheduler times: in time order,
+// inside its life, of a known kind and a stack the model has; the
+// scheduler times cumulative (never going back); its runnable time's
+// split (Thread.Run) adds up to it, no part negative, and RunIn of its
+// whole life is that split (so the states and the parts of runnable add
+// up to its life).
+func (v *validator) samples(t *model.Thread) {
+	for i := range t.Samples {
+		s := &t.Samples[i]
+		switch {
+		case i > 0 && s.At < t.Samples[i-1].At:
+			v.bad("thread %v sample %d at %s: before the previous one", t.ID, i, sec(s.At))
+		case s.At < t.Start || s.At > t.End:
+			v.bad("thread %v sample %d at %s: outside its life %s..%s", t.ID, i, sec(s.At), sec(t.Start), sec(t.End))
+		case s.Kind >= format.NumSampleKinds || s.Weight < 0 || int(s.Stack) >= len(v.m.Stacks):
+			v.bad("thread %v sample %d: kind %d, weight %d, stack %d", t.ID, i, s.Kind, s.Weight, s.Stack)
+		}
+	}
+	r := t.Run
+	if r.Total() != t.Time[model.Runnable] || r.Running < 0 || r.Ready < 0 || r.Other < 0 || r.Virtual < 0 || r.Unsplit < 0 {
+		v.bad("thread %v: runnable %v split into %+v", t.ID, t.Time[model.Runnable], r)
+	}
+	if in := t.RunIn(t.Start, t.End); in != r {
+		v.bad("thread %v: RunIn over its life %+v, its Run %+v", t.ID, in, r)
+	}
+	for i := 1; i < len(t.Sched); i++ {
+		a, b := t.Sched[i-1], t.Sched[i]
+		if b.At < a.At || b.CPU < a.CPU || b.Ready < a.Ready {
+			v.bad("thread %v: scheduler times go back: %+v then %+v", t.ID, a, b)
+		}
+	}
+}
+
+// doing checks what the holders of each lock did while threads were
+// blocked on it (View.HoldersDoing): the holders' time by state and the
+// unknown add up to the blocked time, the runnable part to its split, and
+// the spans are disjoint, in order, inside the recording.
+func (v *validator) doing() {
+	for ref, d := range v.m.Filter(nil).HoldersDoing() {
+		sum := d.Unknown
+		for _, t := range d.Time {
+			sum += t
+		}
+		if sum != d.Blocked {
+			v.bad("lock %v %s: its holders' states add up to %v, blocked %v", ref.Object, ref.Kind, sum, d.Blocked)
+		}
+		if d.Run.Total() != d.Time[model.Runnable] {
+			v.bad("lock %v %s: its holders' runnable %v split into %+v", ref.Object, ref.Kind, d.Time[model.Runnable], d.Run)
+		}
+		for i, sp := range d.Spans {
+			if sp.End <= sp.Start || sp.Start < v.m.Start || sp.End > v.m.End || i > 0 && sp.Start < d.Spans[i-1].End {
+				v.bad("lock %v %s: holder span %d %s..%s", ref.Object, ref.Kind, i, sec(sp.Start), sec(sp.End))
+			}
+		}
+	}
 }

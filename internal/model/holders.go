@@ -1,0 +1,189 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	"orca/internal/format"
+)
+
+// LockRef names a lock: Model.Lock(r.Object, r.Kind).
+type LockRef struct {
+	Object format.ObjectID
+	Kind   LockKind
+}
+
+// Doing is what the holders of a lock did while threads were blocked on
+// it (issue 33): the time at least one thread was blocked, split by the
+// holder then (the contentions' blame spans, Model.BlameSpans) and by
+// what that holder was doing. Time and Unknown add up to Blocked;
+// Time[Runnable] is split in Run.
+type Doing struct {
+	Blocked format.Time // the union of the lock's contentions (of the View's threads)
+	Unknown format.Time // of it, the time no holder was named, or the holder's life did not cover
+	Time    [NumStates]format.Time
+	Run     RunSplit
+	// On: the holders' time blocked on another lock (a monitor or a
+	// java.util.concurrent lock) by that lock and its holder then, most
+	// first.
+	On []HeldOn
+	// Samples: the holders' samples in that time by stack and kind, most
+	// Weight first.
+	Samples []DoingSamples
+	// Spans: the time by holder (0: unknown), in time order, disjoint: the
+	// viewer shows a holder's lane and its samples for one.
+	Spans []OwnerSpan
+}
+
+// HeldOn is time a lock's holder spent blocked on another lock.
+type HeldOn struct {
+	Lock  LockRef
+	Owner format.ThreadID // that lock's holder, 0 when unknown
+	Time  format.Time
+}
+
+// DoingSamples is a holder's samples of one stack and kind.
+type DoingSamples struct {
+	Stack   StackID
+	Kind    format.SampleKind
+	Samples int
+	Weight  format.Time
+}
+
+// HoldersDoing returns, for every contended monitor and java.util.concurrent
+// lock of the View (a semaphore has no holder), what its holders did
+// while the View's threads were blocked on it. One pass over the threads'
+// intervals collects every lock's blame spans.
+func (v *View) HoldersDoing() map[LockRef]*Doing {
+	m := v.Model
+	spans := map[LockRef][]OwnerSpan{}
+	for _, t := range v.Threads {
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			var ref LockRef
+			switch {
+			case iv.State == Blocked:
+				ref = LockRef{iv.Object, Monitor}
+			case iv.Acquire:
+				ref = LockRef{iv.Object, JUCLock}
+			default:
+				continue
+			}
+			for sp := range m.BlameSpans(t.ID, iv) {
+				if sp.End > sp.Start {
+					spans[ref] = append(spans[ref], sp)
+				}
+			}
+		}
+	}
+	out := make(map[LockRef]*Doing, len(spans))
+	for ref, ss := range spans {
+		out[ref] = m.doing(ss)
+	}
+	return out
+}
+
+// doing folds one lock's blame spans: their union, each instant the
+// holder of the span that began first.
+func (m *Model) doing(ss []OwnerSpan) *Doing {
+	slices.SortStableFunc(ss, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
+	d := &Doing{}
+	for _, s := range ss {
+		n := len(d.Spans)
+		if n > 0 {
+			s.Start = max(s.Start, d.Spans[n-1].End)
+		}
+		if s.End <= s.Start {
+			continue
+		}
+		if n > 0 && d.Spans[n-1].Owner == s.Owner && d.Spans[n-1].End == s.Start {
+			d.Spans[n-1].End = s.End
+		} else {
+			d.Spans = append(d.Spans, s)
+		}
+	}
+	on := map[HeldOn]format.Time{}
+	type stackKind struct {
+		stack StackID
+		kind  format.SampleKind
+	}
+	samples := map[stackKind]*DoingSamples{}
+	for _, s := range d.Spans {
+		d.Blocked += s.End - s.Start
+		t := m.Thread(s.Owner)
+		if t == nil {
+			d.Unknown += s.End - s.Start
+			continue
+		}
+		a, b := max(s.Start, t.Start), min(s.End, t.End)
+		if b <= a {
+			d.Unknown += s.End - s.Start
+			continue
+		}
+		d.Unknown += s.End - s.Start - (b - a)
+		run := t.runnableIn(a, b)
+		d.Time[Runnable] += run
+		d.Run.Add(t.RunIn(a, b))
+		ivs := t.Intervals
+		i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
+		for ; i < len(ivs) && ivs[i].Start < b; i++ {
+			iv := &ivs[i]
+			d.Time[iv.Shown()] += min(iv.End, b) - max(iv.Start, a)
+			if iv.Shown() != Blocked {
+				continue
+			}
+			ref := LockRef{iv.Object, Monitor}
+			if iv.Acquire {
+				ref.Kind = JUCLock
+			}
+			for sp := range m.BlameSpans(t.ID, iv) {
+				if x, y := max(sp.Start, a), min(sp.End, b); y > x {
+					on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
+				}
+			}
+		}
+		for _, smp := range t.SamplesIn(a, b) {
+			k := stackKind{smp.Stack, smp.Kind}
+			ds := samples[k]
+			if ds == nil {
+				ds = &DoingSamples{Stack: smp.Stack, Kind: smp.Kind}
+				samples[k] = ds
+			}
+			ds.Samples++
+			ds.Weight += smp.Weight
+		}
+	}
+	for h, tm := range on {
+		h.Time = tm
+		d.On = append(d.On, h)
+	}
+	slices.SortFunc(d.On, func(x, y HeldOn) int {
+		if c := cmp.Compare(y.Time, x.Time); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Lock.Object, y.Lock.Object); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Lock.Kind, y.Lock.Kind); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Owner, y.Owner)
+	})
+	for _, ds := range samples {
+		d.Samples = append(d.Samples, *ds)
+	}
+	slices.SortFunc(d.Samples, func(x, y DoingSamples) int {
+		if c := cmp.Compare(y.Weight, x.Weight); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Stack, y.Stack); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.Kind, y.Kind)
+	})
+	return d
+}

@@ -1,0 +1,232 @@
+package model
+
+import (
+	"math"
+	"sort"
+
+	"orca/internal/format"
+)
+
+// RunSplit divides runnable time (a thread in no recorded state: Runnable)
+// by what the thread did (issue 33; docs/design.md, "Running, ready,
+// other"). Its parts add up to the runnable time it splits.
+type RunSplit struct {
+	Running format.Time // on a CPU, for itself
+	Ready   format.Time // runnable, waiting for a CPU
+	// Other: neither on a CPU nor waiting for one, nor in a recorded state:
+	// I/O, a native call, the VM.
+	Other format.Time
+	// Virtual: a carrier's time on a CPU running virtual threads (their
+	// cpu samples' weight): theirs, not the carrier's own Running.
+	Virtual format.Time
+	// Unsplit: runnable time no scheduler times or samples cover (before
+	// a thread's first ThreadCPU line or after its last, a recording
+	// without them): runnable, as before issue 33.
+	Unsplit format.Time
+}
+
+// Total returns the runnable time r splits.
+func (r RunSplit) Total() format.Time { return r.Running + r.Ready + r.Other + r.Virtual + r.Unsplit }
+
+// Add adds o's parts to r's.
+func (r *RunSplit) Add(o RunSplit) {
+	r.Running += o.Running
+	r.Ready += o.Ready
+	r.Other += o.Other
+	r.Virtual += o.Virtual
+	r.Unsplit += o.Unsplit
+}
+
+// runWin is a window of a thread's life over which its runnable time is
+// split by one rule: between two ThreadCPU lines (a poll window), or the
+// whole life of a thread without them. Within it, each part is spread
+// over the runnable time in proportion (RunIn).
+type runWin struct {
+	start, end format.Time
+	split      RunSplit // of the runnable time in [start, end]
+	// cpu, wall: the weights of the thread's samples of each kind in its
+	// runnable time in the window, which place running and other inside
+	// it (RunIn).
+	cpu, wall format.Time
+}
+
+// inState reports whether t is in a recorded state at at: in one of its
+// intervals, [Start, End).
+func (t *Thread) inState(at format.Time) bool {
+	ivs := t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	return i < len(ivs) && ivs[i].Start <= at
+}
+
+// sampled returns the weights of t's cpu and wall samples in [a, b) taken
+// in its runnable time.
+func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
+	for _, s := range t.SamplesIn(a, b) {
+		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At) {
+			continue
+		}
+		if s.Kind == format.SampleCPU {
+			cpu += s.Weight
+		} else {
+			wall += s.Weight
+		}
+	}
+	return cpu, wall
+}
+
+// runnableIn returns t's runnable time in [a, b]: the time in none of its
+// intervals.
+func (t *Thread) runnableIn(a, b format.Time) format.Time {
+	a, b = max(a, t.Start), min(b, t.End)
+	if b <= a {
+		return 0
+	}
+	ivs := t.Intervals
+	// Intervals never overlap and are sorted: their ends are sorted too.
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
+	busy := format.Time(0)
+	for ; i < len(ivs) && ivs[i].Start < b; i++ {
+		busy += min(ivs[i].End, b) - max(ivs[i].Start, a)
+	}
+	return b - a - busy
+}
+
+// splitRun sets t.Run and the windows behind RunIn, from the thread's
+// ThreadCPU lines (Sched) or, without them, its samples; lent are the cpu
+// samples of the virtual threads it carried. The rule (docs/design.md,
+// "Running, ready, other"):
+//   - a window between two ThreadCPU lines: the differences of cpu and
+//     ready are its running and ready time, each cut to the runnable time
+//     left in the window (a thread also runs inside recorded states: a
+//     monitor's spin, the park's own code); the rest of its runnable time
+//     is other. A carrier's running is less the weight of the cpu samples
+//     of the virtual threads it carried in the window (Virtual);
+//   - a thread without them (a virtual thread, an import): one window, its
+//     life: running is the weight of its cpu samples, other that of its
+//     wall samples, each cut as above; the rest stays Unsplit;
+//   - runnable time in no window is Unsplit.
+func (t *Thread) splitRun(lent []lent) {
+	run := t.Time[Runnable]
+	t.Run, t.wins = RunSplit{Unsplit: run}, nil
+	cut := func(want, left format.Time) format.Time { return max(0, min(want, left)) }
+	if len(t.Sched) < 2 {
+		var cpu, wall format.Time
+		for i := range t.Samples {
+			switch s := &t.Samples[i]; s.Kind {
+			case format.SampleCPU:
+				cpu += s.Weight
+			case format.SampleWall:
+				wall += s.Weight
+			}
+		}
+		if cpu+wall == 0 || run == 0 {
+			return
+		}
+		var sp RunSplit
+		sp.Running = cut(cpu, run)
+		sp.Other = cut(wall, run-sp.Running)
+		sp.Unsplit = run - sp.Running - sp.Other
+		w := runWin{start: t.Start, end: t.End, split: sp}
+		w.cpu, w.wall = t.sampled(t.Start, t.End+1)
+		t.wins = []runWin{w}
+		t.Run = sp
+		return
+	}
+	t.wins = make([]runWin, 0, len(t.Sched)-1)
+	var split format.Time
+	li := 0
+	for i := 1; i < len(t.Sched); i++ {
+		p, q := t.Sched[i-1], t.Sched[i]
+		r := t.runnableIn(p.At, q.At)
+		var v format.Time
+		for ; li < len(lent) && lent[li].at < q.At; li++ {
+			if lent[li].at >= p.At {
+				v += lent[li].weight
+			}
+		}
+		var sp RunSplit
+		cpu := q.CPU - p.CPU
+		sp.Virtual = cut(v, min(cpu, r))
+		sp.Running = cut(cpu-sp.Virtual, r-sp.Virtual)
+		sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
+		sp.Other = r - sp.Virtual - sp.Running - sp.Ready
+		w := runWin{start: p.At, end: q.At, split: sp}
+		w.cpu, w.wall = t.sampled(p.At, q.At)
+		t.wins = append(t.wins, w)
+		t.Run.Add(sp)
+		split += r
+	}
+	t.Run.Unsplit = run - split
+}
+
+// RunIn returns the split of t's runnable time in [from, to]. A window
+// inside it gives its parts whole; a part of a window gets a share of
+// them: of running, the share of the window's cpu samples (their weight,
+// in its runnable time) that fall in the part, of other the share of its
+// wall samples, and without such samples, as ready and the rest, the
+// share of the window's runnable time in the part. Each is cut to the
+// part's runnable time, and what they leave of it is other. The runnable
+// time in no window is Unsplit. RunIn(t, t.Start, t.End) is t.Run.
+func (t *Thread) RunIn(from, to format.Time) RunSplit {
+	from, to = max(from, t.Start), min(to, t.End)
+	var out RunSplit
+	if to <= from {
+		return out
+	}
+	all := t.runnableIn(from, to)
+	i := sort.Search(len(t.wins), func(i int) bool { return t.wins[i].end > from })
+	for ; i < len(t.wins) && t.wins[i].start < to; i++ {
+		w := &t.wins[i]
+		a, b := max(from, w.start), min(to, w.end)
+		if a >= b {
+			continue
+		}
+		if a == w.start && b == w.end {
+			out.Add(w.split)
+			continue
+		}
+		whole := w.split.Total()
+		part := t.runnableIn(a, b)
+		if whole <= 0 || part <= 0 {
+			continue
+		}
+		// place gives the part its share of a window's d: the samples
+		// (weight smp in the window's runnable time, smpPart of it in the
+		// part's) place as much of d as they stand for, the rest is spread
+		// in proportion to runnable time; never more than the part holds
+		// nor less than the rest of the window cannot.
+		cpu, wall := t.sampled(a, b)
+		place := func(d, smp, smpPart format.Time) format.Time {
+			est := 0.0
+			if smp > 0 {
+				est = float64(min(smp, d)) * float64(smpPart) / float64(smp)
+			}
+			est += float64(d-min(smp, d)) * float64(part) / float64(whole)
+			return max(d-(whole-part), 0, min(format.Time(math.Round(est)), d, part))
+		}
+		sp := RunSplit{
+			Running: place(w.split.Running, w.cpu, cpu),
+			Other:   place(w.split.Other, w.wall, wall),
+			Ready:   place(w.split.Ready, 0, 0),
+			Virtual: place(w.split.Virtual, 0, 0),
+			Unsplit: place(w.split.Unsplit, 0, 0),
+		}
+		// Cut to the part: running (measured and placed by samples)
+		// first, other (what is left) last; what they leave is other.
+		left := part
+		for _, d := range []*format.Time{&sp.Running, &sp.Virtual, &sp.Ready, &sp.Unsplit, &sp.Other} {
+			*d = max(0, min(*d, left))
+			left -= *d
+		}
+		sp.Other += left
+		out.Add(sp)
+	}
+	// What no window covers stays runnable, unsplit; rounding never
+	// makes the parts more than the whole.
+	if rest := all - out.Total(); rest >= 0 {
+		out.Unsplit += rest
+	} else {
+		out.Other = max(0, out.Other+rest)
+	}
+	return out
+}

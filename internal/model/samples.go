@@ -1,0 +1,136 @@
+package model
+
+import (
+	"cmp"
+	"slices"
+	"sort"
+
+	"orca/internal/format"
+)
+
+// Sample is one sample of a thread (a Sample line, issue 33): when, what
+// the thread was doing (format.SampleCPU: on a CPU; format.SampleWall: in
+// no recorded state and not on a CPU), the nanoseconds of the thread's
+// time it stands for, and where it was. The stack is an id: a recording
+// has millions of samples and a few thousand stacks. 24 bytes.
+type Sample struct {
+	At     format.Time
+	Weight format.Time
+	Stack  StackID
+	Kind   format.SampleKind
+}
+
+// SchedTime is a ThreadCPU line: the thread's scheduler times so far,
+// cumulative since the OS thread began (its first one is the baseline).
+type SchedTime struct {
+	At    format.Time
+	CPU   format.Time // on a CPU
+	Ready format.Time // runnable, waiting for a CPU
+}
+
+// SamplesIn returns t's samples with from <= At < to (to <= 0: to the
+// end), a part of t.Samples.
+func (t *Thread) SamplesIn(from, to format.Time) []Sample {
+	s := t.Samples
+	i := sort.Search(len(s), func(i int) bool { return s[i].At >= from })
+	j := len(s)
+	if to > 0 {
+		j = i + sort.Search(len(s)-i, func(k int) bool { return s[i+k].At >= to })
+	}
+	return s[i:j]
+}
+
+// SampleQuery selects samples (Model.EachSample, Model.SamplesByStack).
+type SampleQuery struct {
+	Threads  func(*Thread) bool // nil: every thread
+	From, To format.Time        // To 0: to the end
+	Kind     format.SampleKind  // format.SampleNone: both kinds
+}
+
+// EachSample calls f for each sample q selects, thread by thread (in
+// Model.Threads' order), each thread's in time order.
+func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
+	for _, t := range m.Threads {
+		if len(t.Samples) == 0 || q.Threads != nil && !q.Threads(t) {
+			continue
+		}
+		s := t.SamplesIn(q.From, q.To)
+		for i := range s {
+			if q.Kind == format.SampleNone || s[i].Kind == q.Kind {
+				f(t, &s[i])
+			}
+		}
+	}
+}
+
+// StackSamples is the samples of one stack, summed.
+type StackSamples struct {
+	Stack   StackID
+	Samples int
+	Weight  format.Time // the nanoseconds they stand for
+}
+
+// SamplesByStack sums the samples q selects by stack: most Weight first,
+// then most samples, then by StackID. The flame graphs, the CPU profile
+// and the exports aggregate here, once.
+func (m *Model) SamplesByStack(q SampleQuery) []StackSamples {
+	idx := map[StackID]int{}
+	var out []StackSamples
+	m.EachSample(q, func(_ *Thread, s *Sample) {
+		i, ok := idx[s.Stack]
+		if !ok {
+			i = len(out)
+			idx[s.Stack] = i
+			out = append(out, StackSamples{Stack: s.Stack})
+		}
+		out[i].Samples++
+		out[i].Weight += s.Weight
+	})
+	SortStackSamples(out)
+	return out
+}
+
+// SortStackSamples sorts as SamplesByStack returns them.
+func SortStackSamples(s []StackSamples) {
+	slices.SortFunc(s, func(a, b StackSamples) int {
+		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.Samples, a.Samples); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Stack, b.Stack)
+	})
+}
+
+// sample folds a Sample line of ts.
+func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, weight int64, stack StackID) {
+	b.m.Samples++
+	ts.t.Samples = append(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind})
+	if t := &ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
+		// The CPU a virtual thread used is its carrier's too (the carrier's
+		// scheduler times count it): the split of the carrier's time takes
+		// it out of the carrier's own running.
+		if c := b.threads[t.Carrier]; c != nil {
+			c.lent = append(c.lent, lent{at, format.Time(weight)})
+		}
+	}
+}
+
+// schedTime folds a ThreadCPU line of ts. A line that goes back (a
+// counter that is not cumulative) is a problem and not kept.
+func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
+	st := &ts.t.Sched
+	if n := len(*st); n > 0 && (format.Time(cpu) < (*st)[n-1].CPU || format.Time(ready) < (*st)[n-1].Ready) {
+		return false
+	}
+	b.m.SchedTimes = true
+	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
+	return true
+}
+
+// lent is CPU time a virtual thread's sample took on its carrier.
+type lent struct {
+	at     format.Time
+	weight format.Time
+}

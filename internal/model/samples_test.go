@@ -1,0 +1,124 @@
+package model_test
+
+import (
+	"testing"
+
+	"orca/internal/format"
+	. "orca/internal/model"
+	"orca/internal/testrec"
+)
+
+// TestSamplesByStack: the case samples.txtar's samples summed by stack,
+// for every thread, for one thread and a time range, and by kind.
+func TestSamplesByStack(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/samples.txtar"), "samples")
+	m := res.Model
+	if m.Samples != 5 || !m.SchedTimes {
+		t.Fatalf("Samples %d, SchedTimes %v; want 5, true", m.Samples, m.SchedTimes)
+	}
+	s1, s2 := StackID(1), StackID(2)
+	check := func(name string, q SampleQuery, want []StackSamples) {
+		t.Helper()
+		got := m.SamplesByStack(q)
+		if len(got) != len(want) {
+			t.Fatalf("%s: got %v, want %v", name, got, want)
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Errorf("%s: got %v, want %v", name, got, want)
+			}
+		}
+	}
+	at := func(s float64) format.Time { return m.Start + format.Time(s*1e9) }
+	check("all", SampleQuery{}, []StackSamples{{s2, 1, 50e6}, {s1, 4, 40e6}})
+	check("cpu", SampleQuery{Kind: format.SampleCPU}, []StackSamples{{s1, 4, 40e6}})
+	worker := func(th *Thread) bool { return th.ID == 1 }
+	// [0.2, 1.5): the sample at 0.2 and the wall one; not the one at 1.5.
+	check("worker 0.2-1.5", SampleQuery{Threads: worker, From: at(0.2), To: at(1.5)}, []StackSamples{{s2, 1, 50e6}, {s1, 1, 10e6}})
+	check("worker from 1", SampleQuery{Threads: worker, From: at(1)}, []StackSamples{{s1, 1, 10e6}})
+	if n := len(m.Thread(1).SamplesIn(at(0.1), at(0.3))); n != 2 {
+		t.Errorf("SamplesIn(0.1, 0.3): %d samples, want 2", n)
+	}
+}
+
+// TestRunIn: a part of a window gets its share of the window's split
+// (samples.txtar: W's window 0..1 has 0.5 s runnable, 0.3 running, 0.1
+// ready, 0.1 other, cpu samples of 0.02 s at 0.1 and 0.2, a wall sample of
+// 0.05 s at 0.3; 1..2 has 1 s, all running, a cpu sample at 1.5).
+//   - 0..0.25 (0.25 s runnable, half the window's): running 0.02 placed
+//     by the samples, both in it, and half the other 0.28: 0.16; ready
+//     half: 0.05; other: half of the 0.05 the wall sample does not
+//     place, 0.025, and the 0.015 left: 0.04.
+//   - 0.25..1.5: in 0..1, running 0.14 (the other half of 0.28), ready
+//     0.05, other 0.05 placed by the wall sample and half of 0.05 is
+//     0.075, cut to the 0.06 left; in 1..1.5, running at least the 0.5
+//     the rest of its window cannot hold (its sample at 1.5 is not in
+//     it).
+func TestRunIn(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/samples.txtar"), "samples")
+	m := res.Model
+	at := func(s float64) format.Time { return m.Start + format.Time(s*1e9) }
+	w := m.Thread(1)
+	for _, c := range []struct {
+		from, to float64
+		want     RunSplit
+	}{
+		{0, 0.25, RunSplit{Running: 160e6, Ready: 50e6, Other: 40e6}},
+		{0.25, 1.5, RunSplit{Running: 640e6, Ready: 50e6, Other: 60e6}},
+		{0.5, 1, RunSplit{}}, // asleep
+		{0, 2, w.Run},
+	} {
+		if got := w.RunIn(at(c.from), at(c.to)); got != c.want {
+			t.Errorf("RunIn(%g, %g) = %+v, want %+v", c.from, c.to, got, c.want)
+		}
+	}
+}
+
+// TestHoldersDoing: holder-doing.txtar's monitor M, blocked on 0..1.2:
+// its holder H (0..1) running 0.6, ready 0.05, other 0.3, blocked 0.05 on
+// N held by X; B1 and B2 (1..1.2) runnable, unsplit 0.2; H's samples in
+// 0..1 only.
+func TestHoldersDoing(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/holder-doing.txtar"), "holder")
+	m := res.Model
+	all := m.Filter(nil).HoldersDoing()
+	d := all[LockRef{0xAAAA, Monitor}]
+	if d == nil {
+		t.Fatalf("no Doing for monitor AAAA: %v", all)
+	}
+	if d.Blocked != 1200e6 || d.Unknown != 0 {
+		t.Errorf("blocked %v, unknown %v; want 1.2s, 0", d.Blocked, d.Unknown)
+	}
+	var want [NumStates]format.Time
+	want[Runnable], want[Blocked] = 1150e6, 50e6
+	if d.Time != want {
+		t.Errorf("time by state %v, want %v", d.Time, want)
+	}
+	if r := (RunSplit{Running: 600e6, Ready: 50e6, Other: 300e6, Unsplit: 200e6}); d.Run != r {
+		t.Errorf("run %+v, want %+v", d.Run, r)
+	}
+	if len(d.On) != 1 || d.On[0] != (HeldOn{LockRef{0xBBBB, Monitor}, 9, 50e6}) {
+		t.Errorf("on %+v, want N held by X 0.05 s", d.On)
+	}
+	wantS := []DoingSamples{{2, format.SampleCPU, 3, 600e6}, {3, format.SampleWall, 1, 300e6}}
+	if len(d.Samples) != 2 || d.Samples[0] != wantS[0] || d.Samples[1] != wantS[1] {
+		t.Errorf("samples %+v, want %+v", d.Samples, wantS)
+	}
+	wantSp := []OwnerSpan{{m.Start, m.Start + 1e9, 1}, {m.Start + 1e9, m.Start + 1100e6, 0xB}, {m.Start + 1100e6, m.Start + 1200e6, 0xC}}
+	if len(d.Spans) != 3 || d.Spans[0] != wantSp[0] || d.Spans[1] != wantSp[1] || d.Spans[2] != wantSp[2] {
+		t.Errorf("spans %+v, want %+v", d.Spans, wantSp)
+	}
+	// N: X holds it, X has no scheduler times: 0.05 s runnable, unsplit.
+	if n := all[LockRef{0xBBBB, Monitor}]; n == nil || n.Blocked != 50e6 || n.Run.Unsplit != 50e6 {
+		t.Errorf("N: %+v", n)
+	}
+	// Through a filter of the waiters B3 alone: its contention 0.2..1.2, H 0.2..1.
+	d = m.Filter(func(th *Thread) bool { return th.ID == 0xD }).HoldersDoing()[LockRef{0xAAAA, Monitor}]
+	// H's runnable time in 0.2..1 is 0.75 of the window's 0.95: its cpu
+	// samples in it are 0.4 s of the window's 0.6 s (running 0.4), its wall
+	// sample all of the window's (other 0.3), ready round(0.05 × 0.75 ÷
+	// 0.95), and other the 0.0105… s left.
+	if r := (RunSplit{Running: 400e6, Ready: 39473684, Other: 310526316, Unsplit: 200e6}); d.Blocked != 1000e6 || d.Run != r {
+		t.Errorf("B3 only: blocked %v, run %+v", d.Blocked, d.Run)
+	}
+}

@@ -1,0 +1,378 @@
+package report
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// What the report says of samples and scheduler times (issue 33): a CPU
+// profile in the spirit of HPROF's cpu=samples, each thread's running,
+// ready and other time (model.RunSplit), and under each contended lock
+// what its holders did while others were blocked on it
+// (model.View.HoldersDoing).
+
+// cpuTop is how many methods the CPU profile lists without --top.
+const cpuTop = 20
+
+// CPU is the CPU profile of the threads shown: their cpu samples by the
+// leaf-most Java frame (a native leaf folded into the Java frame that
+// called it), most first, as HPROF's cpu=samples ranks its traces.
+type CPU struct {
+	Samples     int     `json:"samples"`      // cpu samples
+	S           float64 `json:"s"`            // the CPU time they stand for (their weights)
+	WallSamples int     `json:"wall_samples"` // wall samples: threads in no recorded state, off CPU
+	WallS       float64 `json:"wall_s"`       // the time they stand for
+	// Lost: .info's samples_lost.REASON, samples not taken or not written.
+	Lost         map[string]int64 `json:"lost"`
+	Methods      []CPUMethod      `json:"methods"`
+	MethodsTotal int              `json:"methods_total"`
+}
+
+// CPUMethod is one rank of the CPU profile.
+type CPUMethod struct {
+	Rank     int     `json:"rank"`
+	Frame    string  `json:"frame"`     // "package.Class.method(File.java:line)"
+	SelfPct  float64 `json:"self_pct"`  // its samples, % of all cpu samples
+	AccumPct float64 `json:"accum_pct"` // self_pct summed down to this rank
+	Samples  int     `json:"samples"`
+	S        float64 `json:"s"`
+}
+
+// HolderFrame is the holders' samples at one leaf-most Java frame while
+// others were blocked on their lock.
+type HolderFrame struct {
+	Frame   string  `json:"frame"`
+	State   string  `json:"state"` // "running" (cpu samples) or "other" (wall samples)
+	Samples int     `json:"samples"`
+	S       float64 `json:"s"`
+}
+
+// HolderBlockedOn is time a lock's holders were blocked on another lock.
+type HolderBlockedOn struct {
+	Object     string  `json:"object"`
+	Kind       string  `json:"kind"` // "monitor" or "juc"
+	Class      *string `json:"class"`
+	Holder     *string `json:"holder"` // that lock's holder then, null when unknown
+	HolderName *string `json:"holder_name"`
+	S          float64 `json:"s"`
+}
+
+// leaf returns the leaf-most Java frame of a stack, resolved: native and
+// VM frames (format.IsNativeClass) above it are folded into it; a stack of
+// native frames only is its innermost frame.
+func (b *builder) leaf(id model.StackID) string {
+	if f, ok := b.leaves[id]; ok {
+		return f
+	}
+	var out string
+	if int(id) < len(b.m.Stacks) && len(b.m.Stacks[id]) > 0 {
+		st := b.m.Stacks[id]
+		out = b.rec.Resolve(st[0])
+		for _, fr := range st {
+			if !strings.HasPrefix(b.rec.ClassName(fr.Method), format.NativeClassPrefix) {
+				out = b.rec.Resolve(fr)
+				break
+			}
+		}
+	} else {
+		out = "(no stack)"
+	}
+	b.leaves[id] = out
+	return out
+}
+
+// cpu builds the CPU profile of the View's threads; nil when the recording
+// has no samples and lost none.
+func (b *builder) cpu(n int) *CPU {
+	lost := b.rec.Info.Counters(format.InfoSamplesLost)
+	for k, n := range lost {
+		if n <= 0 {
+			delete(lost, k)
+		}
+	}
+	if b.m.Samples == 0 && len(lost) == 0 {
+		return nil
+	}
+	c := &CPU{Lost: lost, Methods: []CPUMethod{}}
+	type acc struct {
+		samples int
+		w       format.Time
+	}
+	by := map[string]*acc{}
+	var cpuW, wallW format.Time
+	b.m.EachSample(model.SampleQuery{Threads: func(t *model.Thread) bool { return b.v.Has(t.ID) }}, func(_ *model.Thread, s *model.Sample) {
+		switch s.Kind {
+		case format.SampleCPU:
+			c.Samples++
+			cpuW += s.Weight
+			f := b.leaf(s.Stack)
+			a := by[f]
+			if a == nil {
+				a = &acc{}
+				by[f] = a
+			}
+			a.samples++
+			a.w += s.Weight
+		case format.SampleWall:
+			c.WallSamples++
+			wallW += s.Weight
+		}
+	})
+	c.S, c.WallS = sec(cpuW), sec(wallW)
+	for f, a := range by {
+		c.Methods = append(c.Methods, CPUMethod{Frame: f, Samples: a.samples, S: sec(a.w)})
+	}
+	slices.SortFunc(c.Methods, func(x, y CPUMethod) int {
+		if d := cmp.Compare(y.Samples, x.Samples); d != 0 {
+			return d
+		}
+		if d := cmp.Compare(y.S, x.S); d != 0 {
+			return d
+		}
+		return cmp.Compare(x.Frame, y.Frame)
+	})
+	accum := 0
+	for i := range c.Methods {
+		m := &c.Methods[i]
+		accum += m.Samples
+		m.Rank = i + 1
+		m.SelfPct = pct(format.Time(m.Samples), format.Time(c.Samples))
+		m.AccumPct = pct(format.Time(accum), format.Time(c.Samples))
+	}
+	c.Methods, c.MethodsTotal = top(c.Methods, n)
+	return c
+}
+
+// runSplit sets a thread's cpu_s, ready_s, other_s (and a carrier's
+// virtual_cpu_s) when its runnable time is split.
+func runSplit(th *Thread, t *model.Thread) {
+	r := t.Run
+	if len(t.Sched) < 2 && r.Unsplit == t.Time[model.Runnable] {
+		return
+	}
+	f := func(d format.Time) *float64 { v := sec(d); return &v }
+	th.CPUS, th.ReadyS, th.OtherS = f(r.Running), f(r.Ready), f(r.Other)
+	if r.Virtual > 0 {
+		th.VirtualCPUS = f(r.Virtual)
+	}
+}
+
+// holders fills a lock's holders_doing, holders_blocked_on and
+// holders_frames from what its holders did (d; nil for a semaphore).
+func (b *builder) holders(l *Lock, d *model.Doing) {
+	if d == nil || d.Blocked == 0 {
+		return
+	}
+	l.HoldersDoing = map[string]float64{}
+	put := func(name string, t format.Time) {
+		if t > 0 {
+			l.HoldersDoing[name] = sec(t)
+		}
+	}
+	put("running", d.Run.Running)
+	put("ready", d.Run.Ready)
+	put("other", d.Run.Other)
+	put("running_virtual", d.Run.Virtual)
+	put("runnable", d.Run.Unsplit)
+	for st := model.State(1); st < model.NumStates; st++ {
+		put(st.String(), d.Time[st])
+	}
+	put("unknown", d.Unknown)
+	l.HoldersWhileS = sec(d.Blocked)
+	l.HoldersBlockedOn = []HolderBlockedOn{}
+	for _, on := range d.On {
+		h := HolderBlockedOn{Object: on.Lock.Object.String(), Kind: on.Lock.Kind.String(), Class: b.class(on.Lock.Object), S: sec(on.Time)}
+		if on.Owner != 0 {
+			h.Holder, h.HolderName = idPtr(on.Owner.String(), true), b.name(on.Owner)
+		}
+		l.HoldersBlockedOn = append(l.HoldersBlockedOn, h)
+	}
+	type key struct {
+		frame string
+		kind  format.SampleKind
+	}
+	by := map[key]*HolderFrame{}
+	var w = map[key]format.Time{}
+	for _, s := range d.Samples {
+		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall {
+			continue
+		}
+		k := key{b.leaf(s.Stack), s.Kind}
+		hf := by[k]
+		if hf == nil {
+			state := "running"
+			if s.Kind == format.SampleWall {
+				state = "other"
+			}
+			hf = &HolderFrame{Frame: k.frame, State: state}
+			by[k] = hf
+		}
+		hf.Samples += s.Samples
+		w[k] += s.Weight
+	}
+	l.HoldersFrames = []HolderFrame{}
+	for k, hf := range by {
+		hf.S = sec(w[k])
+		l.HoldersFrames = append(l.HoldersFrames, *hf)
+	}
+	slices.SortFunc(l.HoldersFrames, func(x, y HolderFrame) int {
+		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(y.S, x.S); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.Frame, y.Frame); c != 0 {
+			return c
+		}
+		return cmp.Compare(x.State, y.State)
+	})
+}
+
+// holdersText prints under a contended lock what its holders did while
+// others were blocked on it, each part's share of that time, most first:
+// running and other with the frame most of their samples were in, a lock
+// the holders blocked on with its holder. Nothing when all of it is
+// runnable time the recording cannot split and no sample says more (an
+// older recording): "runnable 100 %" would say nothing.
+func holdersText(t *textWriter, l *Lock) {
+	d := l.HoldersDoing
+	says := len(l.HoldersFrames) > 0
+	for name := range d {
+		says = says || name != "runnable" && name != "unknown"
+	}
+	if !says {
+		return
+	}
+	whole := l.HoldersWhileS
+	type part struct {
+		name string
+		s    float64
+	}
+	var parts []part
+	for name, s := range d {
+		parts = append(parts, part{name, s})
+	}
+	slices.SortFunc(parts, func(a, b part) int {
+		if c := cmp.Compare(b.s, a.s); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.name, b.name)
+	})
+	who := "its holders were"
+	if len(l.Owners) == 1 {
+		who = "its holder was"
+	}
+	t.printf("     while others were blocked (%s), %s:\n", dur(whole), who)
+	for _, p := range parts {
+		share := Percent(model.Share(format.Time(p.s*1e9), format.Time(whole*1e9)))
+		word := p.name
+		switch p.name {
+		case "other":
+			word = "other (I/O, native, VM)"
+		case "running_virtual":
+			word = "running virtual threads"
+		case "runnable":
+			word = "runnable (not split: no scheduler times)"
+		case "unknown":
+			word = "holder unknown"
+		}
+		line := fmt.Sprintf("%s %s (%s)", word, share, dur(p.s))
+		switch p.name {
+		case "running", "other":
+			if top, n, all := topFrame(l.HoldersFrames, p.name); n > 0 {
+				line += fmt.Sprintf(", most in %s (%d of %s)", top, n, count(all, "sample", "samples"))
+			}
+		case "blocked":
+			for i, on := range l.HoldersBlockedOn {
+				if i == 2 {
+					line += fmt.Sprintf(", and %d more", len(l.HoldersBlockedOn)-i)
+					break
+				}
+				if i > 0 {
+					line += ","
+				}
+				line += " on " + lockNamed(on.Kind, on.Object, on.Class, nil, "")
+				if on.Holder != nil {
+					line += " held by " + label(*on.Holder, on.HolderName)
+				}
+				if len(l.HoldersBlockedOn) > 1 {
+					line += " (" + dur(on.S) + ")"
+				}
+			}
+		}
+		t.printf("       %s\n", line)
+	}
+}
+
+// topFrame returns the frame of state with most samples, its samples, and
+// the samples of the state.
+func topFrame(fs []HolderFrame, state string) (string, int, int) {
+	top, n, all := "", 0, 0
+	for _, f := range fs {
+		if f.State != state {
+			continue
+		}
+		all += f.Samples
+		if f.Samples > n {
+			top, n = f.Frame, f.Samples
+		}
+	}
+	return top, n, all
+}
+
+// cpuSection prints the CPU profile as HPROF's cpu=samples does: rank,
+// self and accumulated share of the samples, samples, the time they stand
+// for, the method with its line. A recording without samples says so once.
+func (r *Report) cpuSection(t *textWriter) {
+	c := r.CPU
+	if c == nil {
+		t.section("No samples: the recording has none (sampling off, an agent or an import without it).")
+		return
+	}
+	if c.Samples == 0 {
+		t.section("CPU: no cpu samples.")
+		if c.WallSamples > 0 {
+			t.printf("  (%s, %s of threads off a CPU in no recorded state: I/O, native code, the VM)\n", count(c.WallSamples, "wall sample", "wall samples"), dur(c.WallS))
+		}
+		return
+	}
+	t.section("CPU: %s (%s on a CPU) by the Java method they ran in%s",
+		count(c.Samples, "sample", "samples"), dur(c.S), shown(len(c.Methods), c.MethodsTotal))
+	rows := [][]string{{"rank", "self", "accum", "samples", "cpu", "method"}}
+	for _, m := range c.Methods {
+		rows = append(rows, []string{strconv.Itoa(m.Rank), Percent(m.SelfPct), Percent(m.AccumPct), strconv.Itoa(m.Samples), dur(m.S), m.Frame})
+	}
+	t.table("  ", []bool{true, true, true, true, true, false}, rows)
+	t.printf("  (self: the samples in the method itself, a native frame counted for the Java method that\n"+
+		"  called it; accum: self summed down the ranks%s)\n", wallSummary(c))
+}
+
+// wallSummary tells the wall samples beside the cpu ones, "" without.
+func wallSummary(c *CPU) string {
+	if c.WallSamples == 0 {
+		return ""
+	}
+	return fmt.Sprintf(";\n  and %s, %s of threads off a CPU in no recorded state: I/O, native code, the VM", count(c.WallSamples, "wall sample", "wall samples"), dur(c.WallS))
+}
+
+// lostEntry is the caveat of samples lost (samples_lost.REASON).
+func (r *Report) lostEntry(es []headEntry) []headEntry {
+	if r.CPU == nil || len(r.CPU.Lost) == 0 {
+		return es
+	}
+	var n int64
+	var why []string
+	for _, k := range slices.Sorted(maps.Keys(r.CPU.Lost)) {
+		n += r.CPU.Lost[k]
+		why = append(why, fmt.Sprintf("%s %d", k, r.CPU.Lost[k]))
+	}
+	return add(es, caveat, "%s lost (%s): the CPU profile and the holders' frames miss them", count(int(n), "sample", "samples"), strings.Join(why, ", "))
+}

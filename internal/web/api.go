@@ -756,20 +756,7 @@ func (s *Server) doingOf(dg *model.Doing) *doingJSON {
 		return nil
 	}
 	out := &doingJSON{While: int64(dg.Blocked), Doing: map[string]int64{}, BlockedOn: []heldOnJSON{}}
-	put := func(name string, t format.Time) {
-		if t > 0 {
-			out.Doing[name] = int64(t)
-		}
-	}
-	put("running", dg.Run.Running)
-	put("ready", dg.Run.Ready)
-	put("other", dg.Run.Other)
-	put("running_virtual", dg.Run.Virtual)
-	put("runnable", dg.Run.Unsplit)
-	for st := model.State(1); st < model.NumStates; st++ {
-		put(st.String(), dg.Time[st])
-	}
-	put("unknown", dg.Unknown)
+	report.DoingParts(dg, func(name string, t format.Time) { out.Doing[name] = int64(t) })
 	for _, on := range dg.On {
 		h := heldOnJSON{Object: on.Lock.Object.String(), Kind: on.Lock.Kind.String(), Class: s.d.objectClass(on.Lock.Object), Holder: -1, Time: int64(on.Time)}
 		if on.Owner != 0 {

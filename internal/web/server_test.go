@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -429,5 +430,30 @@ func TestCutSummary(t *testing.T) {
 	}
 	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "recording CUT at 2.000 s") || !strings.Contains(w, "3 events of virtual threads not attributed") {
 		t.Errorf("warnings %q", sum.Warnings)
+	}
+}
+
+// TestAPIListed: every API route the server registers has its row in
+// docs/web.md's API table (a call added without its documentation fails).
+func TestAPIListed(t *testing.T) {
+	src, err := os.ReadFile("server.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/web.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := regexp.MustCompile(`"GET (/api/[^"]*)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 10 {
+		t.Fatalf("found %d routes in server.go", len(routes))
+	}
+	for _, m := range routes {
+		// The path up to its first parameter: the table names parameters
+		// by what they are ({monitor|semaphore} for {kind}).
+		p, _, _ := strings.Cut(m[1], "{")
+		if !strings.Contains(string(doc), "\n| `"+p) {
+			t.Errorf("GET %s: no row of docs/web.md's API table begins with `%s", m[1], p)
+		}
 	}
 }

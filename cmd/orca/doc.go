@@ -159,7 +159,10 @@ single line such as "No deadlocks.":
 	             (ReentrantLock, read-write locks) by the time threads spent
 	             blocked on them: contentions, total, mean and max; the owners
 	             blamed for it (the thread holding the lock, or releasing the
-	             permit, while others waited) with their share; where threads
+	             permit, while others waited) with their share; what the
+	             holders did while others were blocked (running, ready,
+	             other: I/O, native, the VM; blocked on which lock, held by
+	             whom; the methods their samples were in); where threads
 	             blocked
 	CALL SITES   the blocking call sites across all locks, one per source
 	             line (class, method, file and line of each frame; the
@@ -171,8 +174,15 @@ single line such as "No deadlocks.":
 	             threads whose unpark ended them; short-lived objects (20 or
 	             more of one class waited on at one call site, at most 5
 	             times each: a future per request) are one entry, their sums
+	CPU          the methods threads ran in, by their CPU samples, as HPROF's
+	             cpu=samples: rank, self %, accumulated %, samples, time,
+	             method with line (a native frame counts for the Java method
+	             that called it); the first 20, or --top; "No samples" once
+	             for a recording without
 	THREADS      time each thread spent in each state, in seconds and % of
-	             its life; "runnable" is time in none of the recorded states;
+	             its life; "runnable" is time in none of the recorded states,
+	             split into cpu, ready and other when the recording has
+	             scheduler times or samples;
 	             virtual threads (JDK 21+) one row per name pattern, digits
 	             as N ("10154 virtual "virtual-N""), unless --virtual
 

@@ -26,13 +26,19 @@ malformed or cut lines), then, each ranked:
                with why they are not hangs (a timeout, too short, entered
                during the shutdown, at a kill)
   CONTENTION   locks by time threads spent blocked on them, with the owners
-               blamed for it and the sites where threads blocked
+               blamed for it, what the holders did meanwhile (running,
+               ready, other, blocked on which lock; in which methods) and
+               the sites where threads blocked
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms, parks and
                who unparked them; short-lived objects (a future per request)
                are grouped by class and call site
-  THREADS      time each thread spent in each state, in seconds and %
+  CPU          the methods threads ran in, by samples (as HPROF's
+               cpu=samples: rank, self, accumulated, samples, method with
+               line; the first 20, or --top)
+  THREADS      time each thread spent in each state, in seconds and %,
+               runnable split into cpu, ready and other when recorded
                (virtual threads: one row per name pattern, digits as N,
                unless --virtual)
 

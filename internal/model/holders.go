@@ -70,11 +70,14 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 			default:
 				continue
 			}
-			for sp := range m.BlameSpans(t.ID, iv) {
+			ss := spans[ref]
+			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
-					spans[ref] = append(spans[ref], sp)
+					ss = append(ss, sp)
 				}
-			}
+				return true
+			})
+			spans[ref] = ss
 		}
 	}
 	out := make(map[LockRef]*Doing, len(spans))
@@ -94,7 +97,8 @@ func (m *Model) DoingIn(ss []OwnerSpan) *Doing { return m.doing(slices.Clone(ss)
 // holder of the span that began first.
 func (m *Model) doing(ss []OwnerSpan) *Doing {
 	slices.SortStableFunc(ss, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
-	d := &Doing{}
+	// The union is written over ss as it is read: it never gets ahead.
+	d := &Doing{Spans: ss[:0]}
 	for _, s := range ss {
 		n := len(d.Spans)
 		if n > 0 {
@@ -143,11 +147,12 @@ func (m *Model) doing(ss []OwnerSpan) *Doing {
 			if iv.Acquire {
 				ref.Kind = JUCLock
 			}
-			for sp := range m.BlameSpans(t.ID, iv) {
+			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
 				if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 					on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
 				}
-			}
+				return true
+			})
 		}
 		for _, smp := range t.SamplesIn(a, b) {
 			k := stackKind{smp.Stack, smp.Kind}
@@ -160,36 +165,36 @@ func (m *Model) doing(ss []OwnerSpan) *Doing {
 			ds.Weight += smp.Weight
 		}
 	}
+	d.On = make([]HeldOn, 0, len(on))
 	for h, tm := range on {
 		h.Time = tm
 		d.On = append(d.On, h)
 	}
 	slices.SortFunc(d.On, func(x, y HeldOn) int {
-		if c := cmp.Compare(y.Time, x.Time); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Lock.Object, y.Lock.Object); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Lock.Kind, y.Lock.Kind); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Owner, y.Owner)
+		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Lock.Object, y.Lock.Object),
+			cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
 	})
 	for _, ds := range samples {
 		d.Samples = append(d.Samples, *ds)
 	}
 	slices.SortFunc(d.Samples, func(x, y DoingSamples) int {
-		if c := cmp.Compare(y.Weight, x.Weight); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Stack, y.Stack); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.Kind, y.Kind)
+		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.Samples, x.Samples),
+			cmp.Compare(x.Stack, y.Stack), cmp.Compare(x.Kind, y.Kind))
 	})
 	return d
+}
+
+// blameSpans is BlameSpans without the iterator's allocation: HoldersDoing
+// calls it for every contention.
+func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpan) bool) {
+	switch {
+	case iv.State == Blocked:
+		var changes []OwnerChange
+		if l := m.Lock(iv.Object, Monitor); l != nil {
+			changes = l.OwnerChanges
+		}
+		ownerSpans(th, iv, changes, yield)
+	case iv.Acquire:
+		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
+	}
 }

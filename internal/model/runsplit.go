@@ -8,7 +8,7 @@ import (
 )
 
 // RunSplit divides runnable time (a thread in no recorded state: Runnable)
-// by what the thread did (issue 33; docs/design.md, "Running, ready,
+// by what the thread did (issue 33; docs/report-json.md, "Running, ready,
 // other"). Its parts add up to the runnable time it splits.
 type RunSplit struct {
 	Running format.Time // on a CPU, for itself
@@ -93,7 +93,7 @@ func (t *Thread) runnableIn(a, b format.Time) format.Time {
 
 // splitRun sets t.Run and the windows behind RunIn, from the thread's
 // ThreadCPU lines (Sched) or, without them, its samples; lent are the cpu
-// samples of the virtual threads it carried. The rule (docs/design.md,
+// samples of the virtual threads it carried. The rule (docs/report-json.md,
 // "Running, ready, other"):
 //   - a window between two ThreadCPU lines: the differences of cpu and
 //     ready are its running and ready time, each cut to the runnable time

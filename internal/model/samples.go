@@ -93,13 +93,7 @@ func (m *Model) SamplesByStack(q SampleQuery) []StackSamples {
 // SortStackSamples sorts as SamplesByStack returns them.
 func SortStackSamples(s []StackSamples) {
 	slices.SortFunc(s, func(a, b StackSamples) int {
-		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.Samples, a.Samples); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Stack, b.Stack)
+		return cmp.Or(cmp.Compare(b.Weight, a.Weight), cmp.Compare(b.Samples, a.Samples), cmp.Compare(a.Stack, b.Stack))
 	})
 }
 

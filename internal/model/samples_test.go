@@ -122,3 +122,38 @@ func TestHoldersDoing(t *testing.T) {
 		t.Errorf("B3 only: blocked %v, run %+v", d.Blocked, d.Run)
 	}
 }
+
+// TestHoldersDoingJUC: juc-lock.txtar's java.util.concurrent locks and the
+// deadlock through a monitor. Sync BEEF is blocked on 1..2 (holder A) and
+// 2.00001..2.5 (C), both runnable then; sync F00D on 1.5..3 (A, runnable)
+// and 4..5 (B, blocked on monitor 0B0B held by A); monitor 0B0B on 3.5..5
+// (A: runnable to 4, then blocked on F00D held by B). No scheduler times:
+// runnable is unsplit.
+func TestHoldersDoingJUC(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/juc-lock.txtar"), "juc")
+	all := res.Model.Filter(nil).HoldersDoing()
+	for _, c := range []struct {
+		ref                LockRef
+		blocked, run, held format.Time
+		on                 []HeldOn
+	}{
+		{LockRef{0xBEEF, JUCLock}, 1_499_990_000, 1_499_990_000, 0, nil},
+		{LockRef{0xF00D, JUCLock}, 2500e6, 1500e6, 1000e6, []HeldOn{{LockRef{0xB0B, Monitor}, 0xA, 1000e6}}},
+		{LockRef{0xB0B, Monitor}, 1500e6, 500e6, 1000e6, []HeldOn{{LockRef{0xF00D, JUCLock}, 0xB, 1000e6}}},
+	} {
+		d := all[c.ref]
+		if d == nil {
+			t.Errorf("%v: no Doing", c.ref)
+			continue
+		}
+		if d.Blocked != c.blocked || d.Time[Runnable] != c.run || d.Run.Unsplit != c.run || d.Time[Blocked] != c.held || d.Unknown != 0 {
+			t.Errorf("%v: blocked %v, runnable %v (%+v), blocked on others %v, unknown %v; want %v, %v, %v", c.ref, d.Blocked, d.Time[Runnable], d.Run, d.Time[Blocked], d.Unknown, c.blocked, c.run, c.held)
+		}
+		if len(d.On) != len(c.on) || len(c.on) > 0 && d.On[0] != c.on[0] {
+			t.Errorf("%v: on %+v, want %+v", c.ref, d.On, c.on)
+		}
+	}
+	if len(all) != 3 {
+		t.Errorf("%d locks with holders, want 3", len(all))
+	}
+}

@@ -18,8 +18,14 @@ import (
 // what its holders did while others were blocked on it
 // (model.View.HoldersDoing).
 
-// cpuTop is how many methods the CPU profile lists without --top.
-const cpuTop = 20
+// cpuTop is how many methods the CPU profile lists without --top;
+// holdersTop how many locks and frames a lock's holders_blocked_on and
+// holders_frames list (most first: a lock's holders may have blocked on
+// hundreds of others for moments).
+const (
+	cpuTop     = 20
+	holdersTop = 10
+)
 
 // CPU is the CPU profile of the threads shown: their cpu samples by the
 // leaf-most Java frame (a native leaf folded into the Java frame that
@@ -130,13 +136,7 @@ func (b *builder) cpu(n int) *CPU {
 		c.Methods = append(c.Methods, CPUMethod{Frame: f, Samples: a.samples, S: sec(a.w)})
 	}
 	slices.SortFunc(c.Methods, func(x, y CPUMethod) int {
-		if d := cmp.Compare(y.Samples, x.Samples); d != 0 {
-			return d
-		}
-		if d := cmp.Compare(y.S, x.S); d != 0 {
-			return d
-		}
-		return cmp.Compare(x.Frame, y.Frame)
+		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(y.S, x.S), cmp.Compare(x.Frame, y.Frame))
 	})
 	accum := 0
 	for i := range c.Methods {
@@ -195,7 +195,7 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 	DoingParts(d, func(name string, t format.Time) { l.HoldersDoing[name] = sec(t) })
 	l.HoldersWhileS = sec(d.Blocked)
 	l.HoldersBlockedOn = []HolderBlockedOn{}
-	for _, on := range d.On {
+	for _, on := range d.On[:min(len(d.On), holdersTop)] {
 		h := HolderBlockedOn{Object: on.Lock.Object.String(), Kind: on.Lock.Kind.String(), Class: b.class(on.Lock.Object), S: sec(on.Time)}
 		if on.Owner != 0 {
 			h.Holder, h.HolderName = idPtr(on.Owner.String(), true), b.name(on.Owner)
@@ -231,17 +231,9 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		l.HoldersFrames = append(l.HoldersFrames, *hf)
 	}
 	slices.SortFunc(l.HoldersFrames, func(x, y HolderFrame) int {
-		if c := cmp.Compare(y.Samples, x.Samples); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(y.S, x.S); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(x.Frame, y.Frame); c != 0 {
-			return c
-		}
-		return cmp.Compare(x.State, y.State)
+		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(y.S, x.S), cmp.Compare(x.Frame, y.Frame), cmp.Compare(x.State, y.State))
 	})
+	l.HoldersFrames = l.HoldersFrames[:min(len(l.HoldersFrames), holdersTop)]
 }
 
 // holdersText prints under a contended lock what its holders did while
@@ -268,12 +260,7 @@ func holdersText(t *textWriter, l *Lock) {
 	for name, s := range d {
 		parts = append(parts, part{name, s})
 	}
-	slices.SortFunc(parts, func(a, b part) int {
-		if c := cmp.Compare(b.s, a.s); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.name, b.name)
-	})
+	slices.SortFunc(parts, func(a, b part) int { return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.name, b.name)) })
 	who := "its holders were"
 	if len(l.Owners) == 1 {
 		who = "its holder was"
@@ -301,7 +288,7 @@ func holdersText(t *textWriter, l *Lock) {
 		case "blocked":
 			for i, on := range l.HoldersBlockedOn {
 				if i == 2 {
-					line += fmt.Sprintf(", and %d more", len(l.HoldersBlockedOn)-i)
+					line += ", and others"
 					break
 				}
 				if i > 0 {

@@ -71,9 +71,56 @@ func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
 		if th.StartS < 0 || th.StartS > th.EndS || th.EndS > r.DurationS+1e-9 || !near(th.EndS-th.StartS, th.LifeS, 2) {
 			t.Errorf("thread %s: life %v..%v (%v s) outside the recording (%v s)", th.ID, th.StartS, th.EndS, th.LifeS, r.DurationS)
 		}
+		// The split of runnable: all three or none, never more than runnable.
+		if (th.CPUS == nil) != (th.ReadyS == nil) || (th.CPUS == nil) != (th.OtherS == nil) {
+			t.Errorf("thread %s: cpu_s, ready_s, other_s not all there or all absent", th.ID)
+		} else if th.CPUS != nil {
+			split := *th.CPUS + *th.ReadyS + *th.OtherS
+			if th.VirtualCPUS != nil {
+				split += *th.VirtualCPUS
+			}
+			if split > s.Runnable+4e-9 {
+				t.Errorf("thread %s: cpu, ready, other, virtual %v s, runnable %v s", th.ID, split, s.Runnable)
+			}
+		}
 	}
 
+	if c := r.CPU; c != nil {
+		// Ranks in order, accum the running sum of self, all the samples
+		// when no method is cut.
+		n := 0
+		for i, me := range c.Methods {
+			n += me.Samples
+			if me.Rank != i+1 || math.Abs(me.AccumPct-pct(format.Time(n), format.Time(c.Samples))) > 0.005 || i > 0 && me.Samples > c.Methods[i-1].Samples {
+				t.Errorf("cpu method %d: %+v", i, me)
+			}
+		}
+		if n > c.Samples || len(c.Methods) == c.MethodsTotal && n != c.Samples {
+			t.Errorf("cpu: methods have %d samples of %d", n, c.Samples)
+		}
+	} else if m.Samples > 0 {
+		t.Errorf("cpu is null, the model has %d samples", m.Samples)
+	}
 	for _, l := range r.Locks {
+		// What the holders did adds up to the time threads were blocked
+		// on it, at most its blocked time; a semaphore has none.
+		if l.Kind == "semaphore" && l.HoldersDoing != nil {
+			t.Errorf("semaphore %s has holders_doing", l.Object)
+		}
+		if l.HoldersDoing != nil {
+			var sum float64
+			for _, s := range l.HoldersDoing {
+				sum += s
+			}
+			if !near(sum, l.HoldersWhileS, len(l.HoldersDoing)) || l.HoldersWhileS > l.BlockedS+l.OpenS+1e-9 {
+				t.Errorf("lock %s: holders_doing adds up to %v s, holders_while_s %v s, blocked %v s", l.Object, sum, l.HoldersWhileS, l.BlockedS+l.OpenS)
+			}
+			for _, f := range l.HoldersFrames {
+				if f.State != "running" && f.State != "other" {
+					t.Errorf("lock %s: holders frame %q in state %q", l.Object, f.Frame, f.State)
+				}
+			}
+		}
 		ids("lock", l.Object)
 		ids("lock waiters", l.Waiters...)
 		for _, w := range l.Waiters {

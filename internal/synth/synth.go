@@ -39,6 +39,10 @@ type Options struct {
 	Size int64
 	// Encoding is the .orca's encoding [format.EncodingSeed, the text].
 	Encoding format.Encoding
+	// NoSamples leaves out the Sample and ThreadCPU lines (issue 33): the
+	// recording is then the one written before they existed, line for
+	// line (they draw from a random source of their own).
+	NoSamples bool
 }
 
 func (o Options) withDefaults() Options {
@@ -87,6 +91,11 @@ type Generator struct {
 	sites  [numSites][]int
 	ids    map[uint32]bool
 	stats  Stats
+	// The samples' own random source, native frames and stacks (a native
+	// leaf over application frames, or an application stack).
+	srng         *rand.Rand
+	natives      []int
+	sampleStacks []string
 }
 
 type class struct {
@@ -122,7 +131,46 @@ func New(opt Options) *Generator {
 	g := &Generator{opt: opt, rng: rand.New(rand.NewPCG(opt.Seed, 0x0DCA)), ids: map[uint32]bool{}}
 	g.makeMethods()
 	g.makeStacks()
+	if !opt.NoSamples {
+		g.makeSampleStacks()
+	}
 	return g
+}
+
+// makeSampleStacks adds a native pseudo-class (format.NativeClassPrefix)
+// with a few functions, and the stacks of samples: an application stack,
+// or one under a native leaf. It draws from srng only, so the rest of the
+// recording is the same with and without samples.
+func (g *Generator) makeSampleStacks() {
+	g.srng = rand.New(rand.NewPCG(g.opt.Seed, 0x5A3B))
+	r := g.srng
+	var id uint32
+	for id == 0 || g.ids[id] {
+		id = r.Uint32() & 0x7FFFFFFF
+	}
+	g.ids[id] = true
+	g.classes = append(g.classes, class{id: id, sig: format.NativeClassPrefix + "libc.so.6>"})
+	for _, name := range []string{"read", "write", "epoll_wait", "fsync"} {
+		g.methods = append(g.methods, method{id: uint32(len(g.methods) + 1), class: len(g.classes) - 1, name: name, native: true})
+		g.natives = append(g.natives, len(g.methods)-1)
+	}
+	var buf []byte
+	for i := range g.opt.Stacks / 4 {
+		// The stacks of contentions without their blocking frame: where
+		// threads run between their states.
+		base := g.stacks[g.sites[siteMonitor][r.IntN(len(g.sites[siteMonitor]))]]
+		fr, ok := format.ParseStack(base)
+		if !ok || len(fr) < 2 {
+			continue
+		}
+		fr = fr[1:]
+		if i%3 == 0 {
+			m := &g.methods[g.natives[r.IntN(len(g.natives))]]
+			fr = append([]format.Frame{{Method: format.MethodID(m.id), Location: format.NoLocation}}, fr...)
+		}
+		buf = format.AppendStack(buf[:0], fr)
+		g.sampleStacks = append(g.sampleStacks, string(buf))
+	}
 }
 
 // id returns a new identity hash: 31 bits, non-zero, unique in the recording.
@@ -391,6 +439,9 @@ type thread struct {
 	steps  int    // operations left before ThreadEnded; -1: forever
 	woken  bool   // waiting, and a notify already picked it
 	gen    uint32 // bumped at each schedule: an older step of the thread is stale
+	// Scheduler times so far (ThreadCPU), and runs since the last line.
+	cpu, ready format.Time
+	runs       int
 }
 
 type step struct {
@@ -559,10 +610,12 @@ func (s *sim) step(th int) {
 	switch t.state {
 	case tNew:
 		s.write(&format.Event{Time: s.now, Kind: format.ThreadStarted, Thread: format.ThreadID(t.id), Name: t.name})
+		s.threadCPU(th)
 		t.state = tRunning
 		s.schedule(th, s.now+s.dur(200_000))
 	case tRunning:
 		if t.steps == 0 {
+			s.threadCPU(th)
 			s.emit(format.ThreadEnded, th, -1)
 			t.state = tEnded
 			for i, l := range s.live {
@@ -629,7 +682,46 @@ func (s *sim) step(th int) {
 // running puts th back to running for a while.
 func (s *sim) running(th int) {
 	s.threads[th].state = tRunning
-	s.schedule(th, s.now+s.dur(400_000))
+	d := s.dur(400_000)
+	s.schedule(th, s.now+d)
+	s.sample(th, d)
+}
+
+// sample writes, when the recording has samples, a sample of th now,
+// about one run in three (cpu mostly, wall some: the stack under a
+// native leaf), and th's ThreadCPU line every 32 runs: of a run of d, 60 %
+// on a CPU and 10 % ready.
+func (s *sim) sample(th int, d format.Time) {
+	g := s.g
+	if g.srng == nil || len(g.sampleStacks) == 0 {
+		return
+	}
+	t := &s.threads[th]
+	t.cpu += d * 6 / 10
+	t.ready += d / 10
+	r := g.srng
+	if r.IntN(3) == 0 {
+		kind, weight := format.SampleCPU, int64(10_000_000)
+		if r.IntN(5) == 0 {
+			kind, weight = format.SampleWall, 50_000_000
+		}
+		st := g.sampleStacks[int(math.Pow(r.Float64(), 2)*float64(len(g.sampleStacks)))]
+		s.write(&format.Event{Time: s.now, Kind: format.Sample, Thread: format.ThreadID(t.id), Timeout: -1,
+			Sampled: kind, Weight: weight, EncodedStack: st})
+	}
+	if t.runs++; t.runs%32 == 0 {
+		s.threadCPU(th)
+	}
+}
+
+// threadCPU writes th's scheduler times so far, when the recording has
+// samples.
+func (s *sim) threadCPU(th int) {
+	if s.g.srng == nil {
+		return
+	}
+	t := &s.threads[th]
+	s.write(&format.Event{Time: s.now, Kind: format.ThreadCPU, Thread: format.ThreadID(t.id), Timeout: -1, CPU: int64(t.cpu), Ready: int64(t.ready)})
 }
 
 // operation starts th's next blocking operation (or a notify, or a start).

@@ -228,3 +228,34 @@ func TestTilesRunSplit(t *testing.T) {
 		t.Errorf("the holder's 1..2 s: %+v", got[2])
 	}
 }
+
+// TestHoldersDoingJUC: a park in a java.util.concurrent lock's acquire is
+// a contention, and its panel says what the lock's holder did too. On the
+// model's case juc-lock: a parks on F00D at 4 s, held by b, which is
+// blocked on monitor 0B0B held by a to the end (5 s): a deadlock; d parks
+// on F00D from 1.5 to 3 s, held by a, runnable then (no scheduler times).
+func TestHoldersDoingJUC(t *testing.T) {
+	r := fromTxtar(t, "../model/testdata/cases/juc-lock.txtar")
+	ts := serve(t, r)
+	a, b, d := threadIndex(t, r, "a"), threadIndex(t, r, "b"), threadIndex(t, r, "d")
+	var iv intervalJSON
+	getJSON(t, ts, fmt.Sprintf("/api/intervals/%d/0", a), &iv)
+	h := iv.Holders
+	if !iv.Acquire || h == nil || h.While != 1000*ms || fmt.Sprint(h.Doing) != fmt.Sprint(map[string]int64{"blocked": 1000 * ms}) ||
+		len(h.BlockedOn) != 1 || h.BlockedOn[0] != (heldOnJSON{Object: "00000B0B", Kind: "monitor", Holder: a, ID: "0000000A", Name: "a", Time: 1000 * ms}) ||
+		len(h.Spans) != 1 || h.Spans[0] != (ownerSpanJSON{Start: 4000 * ms, End: 5000 * ms, Thread: b, ID: "0000000B", Name: "b"}) {
+		t.Errorf("a's park on F00D: holders %+v", h)
+	}
+	iv = intervalJSON{}
+	getJSON(t, ts, fmt.Sprintf("/api/intervals/%d/0", d), &iv)
+	if h = iv.Holders; h == nil || fmt.Sprint(h.Doing) != fmt.Sprint(map[string]int64{"runnable": 1500 * ms}) || len(h.Spans) != 1 || h.Spans[0].Thread != a {
+		t.Errorf("d's park on F00D: holders %+v", h)
+	}
+	// A latch's park is no contention: no holders.
+	e := threadIndex(t, r, "e")
+	iv = intervalJSON{}
+	getJSON(t, ts, fmt.Sprintf("/api/intervals/%d/0", e), &iv)
+	if iv.Holders != nil {
+		t.Errorf("e's park on a latch: holders %+v", iv.Holders)
+	}
+}

@@ -108,23 +108,29 @@ func hasSplit(t *model.Thread) bool {
 	return len(t.Sched) >= 2 || t.Run.Unsplit != t.Time[model.Runnable]
 }
 
+// runMinPx is the narrowest, in pixels, a piece of runnable time is cut
+// to at a scheduler time: windows narrower than that are drawn together.
+const runMinPx = 2
+
 // runPieces returns t's runnable time in [a0, a1) that its segments segs
 // (tileSegments) leave uncovered, cut at its scheduler times (the model's
-// windows), each piece with the model's split of it (RunIn). A piece is
-// no finer than that: the model places a sample's weight within the
-// window it fell in, and a piece of a pixel would hold a sample standing
-// for more time than the pixel's. The runnable time under a mixed
-// segment is not drawn, as before.
-func runPieces(t *model.Thread, a0, a1 format.Time, segs []segment, out []runPiece) []runPiece {
+// windows) at r ns a pixel, each piece with the model's split of it
+// (RunIn). A piece is no finer than a window: the model places a sample's
+// weight within the window it fell in, and a piece of a pixel would hold a
+// sample standing for more time than the pixel's. Nor narrower than
+// runMinPx pixels where windows are (a long recording's whole, zoomed
+// out): RunIn of whole windows is their sum, so a piece of several is
+// exact, and a lane's pieces stay about as many as its pixels. The
+// runnable time under a mixed segment is not drawn, as before.
+func runPieces(t *model.Thread, a0, a1, r format.Time, segs []segment, out []runPiece) []runPiece {
 	lo, hi := max(a0, t.Start), min(a1, t.End)
 	sc := t.Sched
 	add := func(a, b format.Time) {
-		i := sort.Search(len(sc), func(i int) bool { return sc[i].At > a })
 		for a < b {
 			e := b
-			if i < len(sc) && sc[i].At < b {
+			// The first scheduler time at least runMinPx pixels on.
+			if i := sort.Search(len(sc), func(i int) bool { return sc[i].At >= a+runMinPx*r }); i < len(sc) && sc[i].At < b {
 				e = sc[i].At
-				i++
 			}
 			if sp := t.RunIn(a, e); sp.Total() > 0 {
 				out = append(out, runPiece{a, e, sp})
@@ -190,7 +196,7 @@ func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
 		counts[j] = uint32(len(segs) - n)
 		if hasSplit(t) {
 			n := len(runs)
-			runs = runPieces(t, a0, a1, segs[len(segs)-int(counts[j]):], runs)
+			runs = runPieces(t, a0, a1, rpx, segs[len(segs)-int(counts[j]):], runs)
 			runCounts[j] = uint32(len(runs) - n)
 		}
 	}

@@ -54,7 +54,7 @@ func TestBrowserSamples(t *testing.T) {
 		color := func(at float64) string {
 			return eval[string](t, ctx, fmt.Sprintf(`(() => { const tl = orca.timeline; const p = tl.ctx.getImageData(Math.round(tl.x(%f)), Math.round(tl.laneMid(%d)), 1, 1).data; return '#' + [p[0], p[1], p[2]].map((v) => v.toString(16).padStart(2, '0')).join(''); })()`, at, holder))
 		}
-		for at, want := range map[float64]string{0.05e9: "#3fb96f", 1.2e9: "#3fb96f", 1.9e9: "#c9d1d9"} {
+		for at, want := range map[float64]string{0.05e9: "#3fb96f", 1.2e9: "#3fb96f", 1.9e9: "#8e99a6"} {
 			if c := color(at); c != want {
 				t.Errorf("the holder's lane at %.2f s is %s, want %s", at/1e9, c, want)
 			}

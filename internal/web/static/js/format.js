@@ -18,7 +18,7 @@ export const EDGE_COLORS = {
 // runnable time. unsplit is runnable time no scheduler times nor samples
 // cover, drawn as runnable was.
 export const RUN_PARTS = ['running', 'ready', 'other', 'virtual', 'unsplit'];
-export const RUN_COLORS = ['#3fb96f', '#f778ba', '#c9d1d9', '#a5e6b8', 'rgba(63,185,111,0.55)'];
+export const RUN_COLORS = ['#3fb96f', '#f778ba', '#8e99a6', '#a5e6b8', 'rgba(63,185,111,0.55)'];
 export const RUN_TITLES = {
   running: 'on a CPU (the scheduler\'s figure; placed by the cpu samples)',
   ready: 'runnable, waiting for a CPU (the scheduler\'s figure)',

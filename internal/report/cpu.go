@@ -54,7 +54,11 @@ type CPUMethod struct {
 // HolderFrame is the holders' samples at one leaf-most Java frame while
 // others were blocked on their lock.
 type HolderFrame struct {
-	Frame   string  `json:"frame"`
+	Frame string `json:"frame"`
+	// Caller: when Frame is the JDK's (ThreadImpl.getThreadTotalCpuTime0,
+	// FileChannelImpl.force), the first frame of the program's code that
+	// led to it; absent otherwise.
+	Caller  string  `json:"caller,omitempty"`
 	State   string  `json:"state"` // "running" (cpu samples) or "other" (wall samples)
 	Samples int     `json:"samples"`
 	S       float64 `json:"s"`
@@ -70,25 +74,40 @@ type HolderBlockedOn struct {
 	S          float64 `json:"s"`
 }
 
+// leafFrame is a sample stack's leaf-most Java frame and, when that is the
+// JDK's, the first frame of the program's code below it ("" when none).
+type leafFrame struct{ frame, caller string }
+
 // leaf returns the leaf-most Java frame of a stack, resolved: native and
 // VM frames (format.IsNativeClass) above it are folded into it; a stack of
 // native frames only is its innermost frame.
-func (b *builder) leaf(id model.StackID) string {
+func (b *builder) leaf(id model.StackID) leafFrame {
 	if f, ok := b.leaves[id]; ok {
 		return f
 	}
-	var out string
+	out := leafFrame{frame: "(no stack)"}
 	if int(id) < len(b.m.Stacks) && len(b.m.Stacks[id]) > 0 {
 		st := b.m.Stacks[id]
-		out = b.rec.Resolve(st[0])
-		for _, fr := range st {
-			if !strings.HasPrefix(b.rec.ClassName(fr.Method), format.NativeClassPrefix) {
-				out = b.rec.Resolve(fr)
+		out.frame = b.rec.Resolve(st[0])
+		native := func(fr format.Frame) bool {
+			return strings.HasPrefix(b.rec.ClassName(fr.Method), format.NativeClassPrefix)
+		}
+		for i, fr := range st {
+			if native(fr) {
+				continue
+			}
+			out.frame = b.rec.Resolve(fr)
+			if !isJDK(out.frame) {
 				break
 			}
+			for _, c := range st[i+1:] {
+				if f := b.rec.Resolve(c); !native(c) && !isJDK(f) {
+					out.caller = f
+					break
+				}
+			}
+			break
 		}
-	} else {
-		out = "(no stack)"
 	}
 	b.leaves[id] = out
 	return out
@@ -118,7 +137,7 @@ func (b *builder) cpu(n int) *CPU {
 		case format.SampleCPU:
 			c.Samples++
 			cpuW += s.Weight
-			f := b.leaf(s.Stack)
+			f := b.leaf(s.Stack).frame
 			a := by[f]
 			if a == nil {
 				a = &acc{}
@@ -150,15 +169,19 @@ func (b *builder) cpu(n int) *CPU {
 	return c
 }
 
-// runSplit sets a thread's cpu_s, ready_s, other_s (and a carrier's
-// virtual_cpu_s) when its runnable time is split.
+// runSplit sets a thread's cpu_s, other_s, ready_s (with scheduler times
+// only: samples do not tell it) and a carrier's virtual_cpu_s when its
+// runnable time is split.
 func runSplit(th *Thread, t *model.Thread) {
 	r := t.Run
 	if len(t.Sched) < 2 && r.Unsplit == t.Time[model.Runnable] {
 		return
 	}
 	f := func(d format.Time) *float64 { v := sec(d); return &v }
-	th.CPUS, th.ReadyS, th.OtherS = f(r.Running), f(r.Ready), f(r.Other)
+	th.CPUS, th.OtherS = f(r.Running), f(r.Other)
+	if len(t.Sched) >= 2 {
+		th.ReadyS = f(r.Ready)
+	}
 	if r.Virtual > 0 {
 		th.VirtualCPUS = f(r.Virtual)
 	}
@@ -203,8 +226,8 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		l.HoldersBlockedOn = append(l.HoldersBlockedOn, h)
 	}
 	type key struct {
-		frame string
-		kind  format.SampleKind
+		leafFrame
+		kind format.SampleKind
 	}
 	by := map[key]*HolderFrame{}
 	var w = map[key]format.Time{}
@@ -219,7 +242,7 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 			if s.Kind == format.SampleWall {
 				state = "other"
 			}
-			hf = &HolderFrame{Frame: k.frame, State: state}
+			hf = &HolderFrame{Frame: k.frame, Caller: k.caller, State: state}
 			by[k] = hf
 		}
 		hf.Samples += s.Samples
@@ -231,7 +254,8 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		l.HoldersFrames = append(l.HoldersFrames, *hf)
 	}
 	slices.SortFunc(l.HoldersFrames, func(x, y HolderFrame) int {
-		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(y.S, x.S), cmp.Compare(x.Frame, y.Frame), cmp.Compare(x.State, y.State))
+		return cmp.Or(cmp.Compare(y.Samples, x.Samples), cmp.Compare(y.S, x.S), cmp.Compare(x.Frame, y.Frame),
+			cmp.Compare(x.Caller, y.Caller), cmp.Compare(x.State, y.State))
 	})
 	l.HoldersFrames = l.HoldersFrames[:min(len(l.HoldersFrames), holdersTop)]
 }
@@ -267,7 +291,11 @@ func holdersText(t *textWriter, l *Lock) {
 	}
 	t.printf("     while others were blocked (%s), %s:\n", dur(whole), who)
 	for _, p := range parts {
-		share := Percent(model.Share(format.Time(p.s*1e9), format.Time(whole*1e9)))
+		pc := model.Share(format.Time(p.s*1e9), format.Time(whole*1e9))
+		if pc < 0.05 {
+			continue // "0.0%": the JSON has it
+		}
+		share := Percent(pc)
 		word := p.name
 		switch p.name {
 		case "other":
@@ -283,7 +311,11 @@ func holdersText(t *textWriter, l *Lock) {
 		switch p.name {
 		case "running", "other":
 			if top, n, all := topFrame(l.HoldersFrames, p.name); n > 0 {
-				line += fmt.Sprintf(", most in %s (%d of %s)", top, n, count(all, "sample", "samples"))
+				in := top.Frame
+				if top.Caller != "" {
+					in = top.Caller + " → " + top.Frame
+				}
+				line += fmt.Sprintf(", most in %s (%d of %s)", in, n, count(all, "sample", "samples"))
 			}
 		case "blocked":
 			for i, on := range l.HoldersBlockedOn {
@@ -309,15 +341,16 @@ func holdersText(t *textWriter, l *Lock) {
 
 // topFrame returns the frame of state with most samples, its samples, and
 // the samples of the state.
-func topFrame(fs []HolderFrame, state string) (string, int, int) {
-	top, n, all := "", 0, 0
+func topFrame(fs []HolderFrame, state string) (HolderFrame, int, int) {
+	var top HolderFrame
+	n, all := 0, 0
 	for _, f := range fs {
 		if f.State != state {
 			continue
 		}
 		all += f.Samples
 		if f.Samples > n {
-			top, n = f.Frame, f.Samples
+			top, n = f, f.Samples
 		}
 	}
 	return top, n, all

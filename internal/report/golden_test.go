@@ -25,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite testdata/report.*.txt and .json
 // methods, classtable and info become CASE.orca, … (a section left out is a
 // missing file; "<EOF>" as the last line means no final newline); the
 // optional args section lists option sets, one per line ("" is the
-// default, "--top=1", "--thread=NAME"). Each set produces
+// default, "--top=1", "--thread=NAME", "--virtual"). Each set produces
 // testdata/report.CASE[.OPTIONS].txt and .json.
 
 func TestGolden(t *testing.T) {
@@ -94,6 +94,8 @@ func parseArgs(t *testing.T, args string) Options {
 			opt.Top = n
 		case "thread":
 			opt.Thread = v
+		case "virtual":
+			opt.Virtual = true
 		default:
 			t.Fatalf("args %q: unknown option %s", args, k)
 		}

@@ -71,11 +71,15 @@ func checkMeaning(t *testing.T, r *Report, m *model.Model, opt Options) {
 		if th.StartS < 0 || th.StartS > th.EndS || th.EndS > r.DurationS+1e-9 || !near(th.EndS-th.StartS, th.LifeS, 2) {
 			t.Errorf("thread %s: life %v..%v (%v s) outside the recording (%v s)", th.ID, th.StartS, th.EndS, th.LifeS, r.DurationS)
 		}
-		// The split of runnable: all three or none, never more than runnable.
-		if (th.CPUS == nil) != (th.ReadyS == nil) || (th.CPUS == nil) != (th.OtherS == nil) {
+		// The split of runnable: cpu_s and other_s together, ready_s only
+		// with them, never more than runnable.
+		if (th.CPUS == nil) != (th.OtherS == nil) || th.ReadyS != nil && th.CPUS == nil {
 			t.Errorf("thread %s: cpu_s, ready_s, other_s not all there or all absent", th.ID)
 		} else if th.CPUS != nil {
-			split := *th.CPUS + *th.ReadyS + *th.OtherS
+			split := *th.CPUS + *th.OtherS
+			if th.ReadyS != nil {
+				split += *th.ReadyS
+			}
 			if th.VirtualCPUS != nil {
 				split += *th.VirtualCPUS
 			}

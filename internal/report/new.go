@@ -22,9 +22,9 @@ type builder struct {
 	opt    Options
 	v      *model.View // the model through --thread: threads kept, their locks aggregated once
 	frames map[model.StackID][]string
-	leaves map[model.StackID]string // leaf
-	jdk    map[format.ThreadID]bool // JDK service threads (see jdkThreads)
-	parks  bool                     // a thread parked
+	leaves map[model.StackID]leafFrame // leaf
+	jdk    map[format.ThreadID]bool    // JDK service threads (see jdkThreads)
+	parks  bool                        // a thread parked
 }
 
 // New builds the report of a recording from its model and the analyses.
@@ -39,7 +39,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Thread != "" {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
-	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]string{}}
+	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]leafFrame{}}
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
@@ -556,6 +556,15 @@ func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
 		g.Pinned += th.Pinned
 		for st := model.State(0); st < model.NumStates; st++ {
 			*field(&g.StatesS, st) += *field(&th.StatesS, st)
+		}
+		r := &rows[row[p]]
+		for _, f := range []struct{ sum, v **float64 }{{&r.CPUS, &th.CPUS}, {&r.ReadyS, &th.ReadyS}, {&r.OtherS, &th.OtherS}} {
+			if *f.v != nil {
+				if *f.sum == nil {
+					*f.sum = new(float64)
+				}
+				**f.sum += **f.v
+			}
 		}
 	}
 	for i := range groups {

@@ -215,9 +215,10 @@ type Thread struct {
 	BeforeAttach bool `json:"before_attach,omitempty"`
 	// CPUS, ReadyS, OtherS: its runnable time (states_s.runnable) split by
 	// its scheduler times and samples (model.RunSplit): on a CPU, waiting
-	// for one, and neither (I/O, native code, the VM); VirtualCPUS: a
-	// carrier's time running virtual threads. The rest of runnable is not
-	// split. Absent when none of it is (no ThreadCPU lines nor samples).
+	// for one (known from scheduler times only), and neither (I/O, native
+	// code, the VM); VirtualCPUS: a carrier's time running virtual threads.
+	// The rest of runnable is not split. Absent when none of it is (no
+	// ThreadCPU lines nor samples).
 	CPUS        *float64 `json:"cpu_s,omitempty"`
 	ReadyS      *float64 `json:"ready_s,omitempty"`
 	OtherS      *float64 `json:"other_s,omitempty"`

@@ -249,7 +249,8 @@ export class Locks {
         h('h4', null, `While others were blocked (${fmtDur(hd.while)}), ${d.owners.length > 1 ? 'its holders were' : 'its holder was'}`),
         doingEl(hd, link),
         hd.frames && hd.frames.length ? h('table', { class: 'grid compact holder-frames' }, h('tbody', null, hd.frames.slice(0, 10).map((f) => h('tr', null,
-          h('td', { class: 'mono' }, breakable(f.frame)), h('td', null, f.state), h('td', { class: 'num' }, `${n(f.samples)}`), h('td', { class: 'num' }, fmtDur(f.s * 1e9)))))) : null,
+          // A JDK leaf with the program's frame that led to it, as the report says it.
+          h('td', { class: 'mono' }, f.caller ? [breakable(f.caller), ' → '] : null, breakable(f.frame)), h('td', null, f.state), h('td', { class: 'num' }, `${n(f.samples)}`), h('td', { class: 'num' }, fmtDur(f.s * 1e9)))))) : null,
         hd.frames && hd.frames.length ? h('div', { class: 'actions' },
           h('button', { class: 'holders-flame', onclick: () => app.flameFor({ lock: d.object, kind: 'all' }) }, "Flame graph of the holders' samples")) : null));
     }

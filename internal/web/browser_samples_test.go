@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 )
 
@@ -59,6 +60,23 @@ func TestBrowserSamples(t *testing.T) {
 				t.Errorf("the holder's lane at %.2f s is %s, want %s", at/1e9, c, want)
 			}
 		}
+		// The tooltip over a stretch of runnable time gives its split: the
+		// holder's 1..2 s, 0.5 s running and 0.5 s other.
+		type pt struct{ X, Y float64 }
+		p := eval[pt](t, ctx, fmt.Sprintf(`(() => { const tl = orca.timeline, r = tl.canvas.getBoundingClientRect(); return { X: r.left + tl.x(1.9e9), Y: r.top + tl.laneMid(%d) }; })()`, holder))
+		within(t, ctx, 10*time.Second, "hover", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+		waitJS(t, ctx, "the tooltip", `!document.querySelector('.tl-wrap .tooltip').hidden`)
+		tip := eval[string](t, ctx, `document.querySelector('.tl-wrap .tooltip').innerText`)
+		if !strings.Contains(tip, "1.000 s runnable here") || !strings.Contains(tip, "running 500.0 ms (50%)") || !strings.Contains(tip, "other 500.0 ms (50%)") {
+			t.Errorf("the tooltip over the holder's runnable time at 1.9 s: %q", tip)
+		}
+		within(t, ctx, 10*time.Second, "leave", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1))
+		// The thread's panel: its whole split, the report's cpu_s, other_s.
+		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoThread(%d), true)`, holder))
+		waitJS(t, ctx, "the holder's panel", `document.querySelector('#panel .run-split')`)
+		if txt := eval[string](t, ctx, `document.querySelector('#panel .run-split').innerText`); !strings.Contains(txt, "running 1.100 s") || !strings.Contains(txt, "ready 50.00 ms") || !strings.Contains(txt, "other 800.0 ms") {
+			t.Errorf("the holder's panel says of its runnable time %q", txt)
+		}
 		screenshot(t, ctx, "samples-timeline.png")
 	})
 
@@ -91,9 +109,17 @@ func TestBrowserSamples(t *testing.T) {
 			t.Errorf("the holder's span on the timeline: %+v, want thread %d, 0..1 s, its lane in view", l, holder)
 		}
 		screenshot(t, ctx, "samples-holder.png")
+		// And the same samples in the Flame graph view.
+		within(t, ctx, 10*time.Second, "open in the flame graph", chromedp.Click(chromedp.CSS(`#panel .holder-flame .actions button`)))
+		waitJS(t, ctx, "the holder's samples in the flame graph view", `document.querySelector('.flame-info').textContent.includes('900.0 ms in 4 cpu and wall samples')`)
+		if info := eval[string](t, ctx, `document.querySelector('.flame-info').textContent`); !strings.Contains(info, "threads matching “00000001”, timeline range only") {
+			t.Errorf("the holder's flame graph view says %q", info)
+		}
 	})
 
 	t.Run("CPU and wall flame graphs", func(t *testing.T) {
+		// Every thread, the whole recording: a fresh page.
+		open(t, ctx, ts.URL+"/#v=flame&fj=1")
 		for _, c := range []struct{ kind, top, info string }{
 			{"cpu", "Burner.burn(Burner.java:12)", "800.0 ms in 4 cpu samples"},
 			{"wall", "app.Store.force(Store.java:22)", "300.0 ms in 1 wall samples"},
@@ -112,6 +138,11 @@ func TestBrowserSamples(t *testing.T) {
 	})
 
 	t.Run("the lock's holders", func(t *testing.T) {
+		// From a flame graph of one thread's cpu samples in a range: the
+		// lock's button shows its holders' samples, never the old graph
+		// under the new words (a resize painted it while loading).
+		open(t, ctx, ts.URL+"/#v=flame&fk=cpu&ft=00000001&fr=1&r=0,1000000000")
+		waitJS(t, ctx, "the holder's cpu samples", `document.querySelector('.flame-info').textContent.includes('600.0 ms in 3 cpu samples')`)
 		eval[bool](t, ctx, `(orca.app.showLock('monitor', '0000AAAA'), true)`)
 		waitJS(t, ctx, "the lock's holders", `document.querySelector('.lock-detail .holders .holder-frames')`)
 		frames := eval[[]string](t, ctx, `[...document.querySelectorAll('.lock-detail .holder-frames tr')].map((tr) => [...tr.children].map((td) => td.textContent).join(' '))`)
@@ -124,6 +155,7 @@ func TestBrowserSamples(t *testing.T) {
 		}
 		within(t, ctx, 10*time.Second, "the holders' flame graph", chromedp.Click(chromedp.CSS(`.lock-detail button.holders-flame`)))
 		waitJS(t, ctx, "the holders' flame graph", `document.querySelector('.flame-info').textContent.includes('of the holders of lock 0000AAAA')`)
+		// The first words said must be the answer's.
 		if info := eval[string](t, ctx, `document.querySelector('.flame-info').textContent`); !strings.Contains(info, "900.0 ms in 4 cpu and wall samples") {
 			t.Errorf("the holders' flame graph says %q", info)
 		}

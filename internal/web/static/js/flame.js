@@ -121,6 +121,10 @@ export class Flame {
     if (this.key === key) { this.paint(); return; }
     this.key = key;
     this.info.textContent = 'loading…';
+    // Until the answer is in, nothing paints the old data under the new
+    // filters' words (a resize as the view shows would).
+    this.data = null;
+    this.boxes = null;
     try {
       const d = await getJSON(path, params);
       if (this.key !== key) return;

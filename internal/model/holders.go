@@ -87,6 +87,12 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 	return out
 }
 
+// DoingIn returns what the holders did in the spans ss (one
+// contention's BlameSpans: the viewer's "what the holder was doing" of a
+// blocked interval), folded as HoldersDoing folds a lock's; ss is not
+// changed.
+func (m *Model) DoingIn(ss []OwnerSpan) *Doing { return m.doing(slices.Clone(ss)) }
+
 // doing folds one lock's blame spans: their union, each instant the
 // holder of the span that began first.
 func (m *Model) doing(ss []OwnerSpan) *Doing {

@@ -187,6 +187,27 @@ func runSplit(th *Thread, t *model.Thread) {
 	}
 }
 
+// DoingParts calls put with each part of what holders did (d) that is
+// not 0, by its name in holders_doing: running, ready, other,
+// running_virtual, runnable (not split), the recorded states, unknown.
+// The viewer names them so too.
+func DoingParts(d *model.Doing, put func(name string, t format.Time)) {
+	p := func(name string, t format.Time) {
+		if t > 0 {
+			put(name, t)
+		}
+	}
+	p("running", d.Run.Running)
+	p("ready", d.Run.Ready)
+	p("other", d.Run.Other)
+	p("running_virtual", d.Run.Virtual)
+	p("runnable", d.Run.Unsplit)
+	for st := model.State(1); st < model.NumStates; st++ {
+		p(st.String(), d.Time[st])
+	}
+	p("unknown", d.Unknown)
+}
+
 // holders fills a lock's holders_doing, holders_blocked_on and
 // holders_frames from what its holders did (d; nil for a semaphore).
 func (b *builder) holders(l *Lock, d *model.Doing) {
@@ -194,20 +215,7 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 		return
 	}
 	l.HoldersDoing = map[string]float64{}
-	put := func(name string, t format.Time) {
-		if t > 0 {
-			l.HoldersDoing[name] = sec(t)
-		}
-	}
-	put("running", d.Run.Running)
-	put("ready", d.Run.Ready)
-	put("other", d.Run.Other)
-	put("running_virtual", d.Run.Virtual)
-	put("runnable", d.Run.Unsplit)
-	for st := model.State(1); st < model.NumStates; st++ {
-		put(st.String(), d.Time[st])
-	}
-	put("unknown", d.Unknown)
+	DoingParts(d, func(name string, t format.Time) { l.HoldersDoing[name] = sec(t) })
 	l.HoldersWhileS = sec(d.Blocked)
 	l.HoldersBlockedOn = []HolderBlockedOn{}
 	for _, on := range d.On[:min(len(d.On), holdersTop)] {

@@ -5,6 +5,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -199,6 +200,7 @@ func agree(t *testing.T, r *recording, thread string) {
 	if sum.Deadlocks != len(rep.Deadlocks) || sum.Hangs != hangs || sum.WaitingAlone != alone {
 		t.Errorf("viewer %d deadlocks, %d hangs, %d waiting alone; report %d, %d, %d", sum.Deadlocks, sum.Hangs, sum.WaitingAlone, len(rep.Deadlocks), hangs, alone)
 	}
+	holdersAgree(t, r, ts, rep, thread)
 	// What began before an attach is said alike (issue 31, item 5): a
 	// deadlock already there, a hang's state already entered.
 	if thread == "" {
@@ -230,4 +232,94 @@ func agree(t *testing.T, r *recording, thread string) {
 func fromTxtar(t *testing.T, path string) *recording {
 	t.Helper()
 	return build(t, testrec.Files(t, path))
+}
+
+// holdersAgree checks the figures of samples and scheduler times (issue
+// 33): each thread's split of its runnable time (the report's cpu_s,
+// ready_s, other_s), the CPU flame graph's samples and time (the CPU
+// section's), and, unfiltered, what each contended lock's holders did
+// while others were blocked on it (holders_while_s, holders_doing,
+// holders_blocked_on, holders_frames).
+func holdersAgree(t *testing.T, r *recording, ts *httptest.Server, rep *report.Report, thread string) {
+	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+	var threads []threadJSON
+	getJSON(t, ts, "/api/threads", &threads)
+	byID := map[string]threadJSON{}
+	for _, th := range threads {
+		byID[th.ID] = th
+	}
+	for _, th := range rep.Threads {
+		v, ok := byID[th.ID]
+		if !ok {
+			continue
+		}
+		if (th.CPUS != nil) != (v.Run != nil) {
+			t.Errorf("thread %s: report cpu_s %v, viewer run %+v", th.ID, th.CPUS, v.Run)
+			continue
+		}
+		// Without scheduler times ready is not measured: the report says
+		// nothing (null), the viewer 0, which it never shows.
+		ready := 0.0
+		if th.ReadyS != nil {
+			ready = *th.ReadyS
+		}
+		if v.Run != nil && (v.Run.Running != ns(*th.CPUS) || v.Run.Ready != ns(ready) || v.Run.Other != ns(*th.OtherS)) {
+			t.Errorf("thread %s: viewer running %d, ready %d, other %d ns; report %v, %v, %v s", th.ID, v.Run.Running, v.Run.Ready, v.Run.Other, *th.CPUS, th.ReadyS, *th.OtherS)
+		}
+	}
+	q := "&jdk=1"
+	if thread != "" {
+		q = "&thread=" + url.QueryEscape(thread)
+	}
+	var cpu, wall samplesFlameJSON
+	getJSON(t, ts, "/api/flame/samples?kind=cpu"+q, &cpu)
+	getJSON(t, ts, "/api/flame/samples?kind=wall"+q, &wall)
+	if c := rep.CPU; c != nil && (cpu.Samples != c.Samples || cpu.Total != ns(c.S) || wall.Samples != c.WallSamples || wall.Total != ns(c.WallS)) ||
+		c == nil && cpu.Samples+wall.Samples > 0 {
+		t.Errorf("CPU flame graph: %d cpu samples for %d ns, %d wall for %d ns; report cpu %+v", cpu.Samples, cpu.Total, wall.Samples, wall.Total, rep.CPU)
+	}
+	if thread != "" {
+		return // a lock's detail is the whole recording's
+	}
+	for _, l := range rep.Locks {
+		if l.Kind != "monitor" && l.Kind != "juc" {
+			continue
+		}
+		var v lockDetailJSON
+		getJSON(t, ts, "/api/locks/"+l.Kind+"/"+l.Object, &v)
+		h := v.Holders
+		if (h != nil) != (l.HoldersDoing != nil) {
+			t.Errorf("%s %s: viewer holders %+v, report holders_doing %v", l.Kind, l.Object, h, l.HoldersDoing)
+			continue
+		}
+		if h == nil {
+			continue
+		}
+		want := map[string]int64{}
+		for k, s := range l.HoldersDoing {
+			want[k] = ns(s)
+		}
+		if h.While != ns(l.HoldersWhileS) || !reflect.DeepEqual(h.Doing, want) || len(h.Frames)+len(l.HoldersFrames) > 0 && !reflect.DeepEqual(h.Frames, l.HoldersFrames) || len(h.BlockedOn) != len(l.HoldersBlockedOn) {
+			t.Errorf("%s %s: viewer holders while %d ns doing %v, frames %+v, blocked on %d locks; report %v s, %v, %+v, %d",
+				l.Kind, l.Object, h.While, h.Doing, h.Frames, len(h.BlockedOn), l.HoldersWhileS, l.HoldersDoing, l.HoldersFrames, len(l.HoldersBlockedOn))
+			continue
+		}
+		for i, b := range l.HoldersBlockedOn {
+			o := h.BlockedOn[i]
+			if o.Object != b.Object || o.Kind != b.Kind || o.Time != ns(b.S) || (b.Holder == nil) != (o.ID == "") || b.Holder != nil && *b.Holder != o.ID {
+				t.Errorf("%s %s: holders blocked on %+v in the viewer, %+v in the report", l.Kind, l.Object, o, b)
+			}
+		}
+		// The holders' flame graph holds the samples of their frames.
+		var f samplesFlameJSON
+		getJSON(t, ts, "/api/flame/samples?kind=all&lock="+l.Object+"&lockKind="+l.Kind, &f)
+		n, w := 0, int64(0)
+		for _, hf := range l.HoldersFrames {
+			n += hf.Samples
+			w += ns(hf.S)
+		}
+		if f.Samples != n || math.Abs(float64(f.Total-w)) > float64(len(l.HoldersFrames)) {
+			t.Errorf("%s %s: the holders' flame graph has %d samples for %d ns, their frames %d for %d ns", l.Kind, l.Object, f.Samples, f.Total, n, w)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -201,6 +202,19 @@ type threadJSON struct {
 	Virtual bool `json:"virtual,omitempty"`
 	Carrier *int `json:"carrier,omitempty"`
 	Pinned  int  `json:"pinned,omitempty"`
+	// Run: its runnable time (time[0]) split (model.Thread.Run: the
+	// report's cpu_s, ready_s, other_s); absent when the recording has
+	// neither scheduler times nor samples of it.
+	Run *runJSON `json:"run,omitempty"`
+}
+
+// runJSON is a split of runnable time (model.RunSplit), ns.
+type runJSON struct {
+	Running int64 `json:"running"`
+	Ready   int64 `json:"ready"`
+	Other   int64 `json:"other"`
+	Virtual int64 `json:"virtual"` // a carrier's CPU running virtual threads
+	Unsplit int64 `json:"unsplit"` // runnable time no scheduler times nor samples cover
 }
 
 func (s *Server) threadJSON(i int) threadJSON {
@@ -222,6 +236,10 @@ func (s *Server) threadJSON(i int) threadJSON {
 	}
 	for k := range tj.Time {
 		tj.Time[k] = int64(t.Time[k])
+	}
+	if hasSplit(t) {
+		r := t.Run
+		tj.Run = &runJSON{int64(r.Running), int64(r.Ready), int64(r.Other), int64(r.Virtual), int64(r.Unsplit)}
 	}
 	return tj
 }
@@ -287,6 +305,10 @@ type intervalJSON struct {
 	// order (the first maxOwnerSpans; OwnersTotal counts them all).
 	Owners      []ownerSpanJSON `json:"owners,omitempty"`
 	OwnersTotal int             `json:"ownersTotal,omitempty"`
+	// Holders: for a contention (blocked), what the threads it waited for
+	// did meanwhile, with Spans, whom it waited for when (the first
+	// maxOwnerSpans of model.Doing.Spans).
+	Holders *doingJSON `json:"holders,omitempty"`
 }
 
 // threadRefJSON names a thread: its index (-1 when the recording never
@@ -344,6 +366,17 @@ func (s *Server) interval(r *http.Request) (any, error) {
 		out.Other = s.d.threadIndex(iv.Other)
 		out.OtherID = iv.Other.String()
 		out.OtherName = s.d.threadName(iv.Other)
+	}
+	if iv.State == model.Blocked || iv.Acquire {
+		// What the holders did while this thread waited for them: the
+		// lock's fold (model.Doing) over this contention's blame spans.
+		dg := s.d.m.DoingIn(slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
+		if out.Holders = s.doingOf(dg); out.Holders != nil {
+			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
+				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
+					Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})
+			}
+		}
 	}
 	if iv.State == model.Blocked {
 		for sp := range s.d.m.OwnerSpans(t.ID, &t.Intervals[k]) {
@@ -685,6 +718,53 @@ type lockDetailJSON struct {
 	// First and Last bound the intervals on this object (0 when none).
 	First int64 `json:"first"`
 	Last  int64 `json:"last"`
+	// Holders: what its holders did while threads were blocked on it
+	// (model.View.HoldersDoing, the report's holders_*); absent for a
+	// lock without contentions of known length or without holders.
+	Holders *doingJSON `json:"holders,omitempty"`
+}
+
+// doingJSON is what a lock's holders did while threads were blocked on it
+// (model.Doing): of a lock, or of one contention (an interval's).
+type doingJSON struct {
+	While int64 `json:"while"` // ns: the time at least one thread was blocked
+	// Doing: ns of it by what the holder did, named as the report's JSON
+	// names them (holders_doing): running, ready, other, running_virtual,
+	// runnable (not split), the recorded states, unknown; no zeros.
+	Doing     map[string]int64 `json:"doing"`
+	BlockedOn []heldOnJSON     `json:"blockedOn"` // the locks the holders were blocked on, most first
+	// Frames: the report's holders_frames (the samples by leaf-most Java
+	// frame), of a lock only: most samples first.
+	Frames []report.HolderFrame `json:"frames,omitempty"`
+	// Spans: of an interval only, its holders in time order.
+	Spans []ownerSpanJSON `json:"spans,omitempty"`
+}
+
+type heldOnJSON struct {
+	Object string `json:"object"`
+	Kind   string `json:"kind"` // monitor or juc
+	Class  string `json:"class,omitempty"`
+	Holder int    `json:"holder"` // that lock's holder's index, -1 if unknown or never seen
+	ID     string `json:"id,omitempty"`
+	Name   string `json:"name,omitempty"`
+	Time   int64  `json:"time"`
+}
+
+// doingOf renders what holders did (nil when no one was blocked).
+func (s *Server) doingOf(dg *model.Doing) *doingJSON {
+	if dg == nil || dg.Blocked == 0 {
+		return nil
+	}
+	out := &doingJSON{While: int64(dg.Blocked), Doing: map[string]int64{}, BlockedOn: []heldOnJSON{}}
+	report.DoingParts(dg, func(name string, t format.Time) { out.Doing[name] = int64(t) })
+	for _, on := range dg.On {
+		h := heldOnJSON{Object: on.Lock.Object.String(), Kind: on.Lock.Kind.String(), Class: s.d.objectClass(on.Lock.Object), Holder: -1, Time: int64(on.Time)}
+		if on.Owner != 0 {
+			h.Holder, h.ID, h.Name = s.d.threadIndex(on.Owner), on.Owner.String(), s.d.threadName(on.Owner)
+		}
+		out.BlockedOn = append(out.BlockedOn, h)
+	}
+	return out
 }
 
 func (s *Server) lock(r *http.Request) (any, error) {
@@ -746,6 +826,15 @@ func (s *Server) lock(r *http.Request) (any, error) {
 	}
 	if first <= last {
 		out.First, out.Last = s.d.rel(first), s.d.rel(last)
+	}
+	if kind == model.Monitor || kind == model.JUCLock {
+		if out.Holders = s.doingOf(s.d.holdersDoing()[model.LockRef{Object: obj, Kind: kind}]); out.Holders != nil {
+			for _, rl := range s.d.report("").Locks {
+				if rl.Kind == kind.String() && rl.Object == obj.String() {
+					out.Holders.Frames = rl.HoldersFrames
+				}
+			}
+		}
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package web
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,18 +20,31 @@ import (
 //	go test -run '^$' -bench Viewer -benchtime 1x ./internal/web
 //
 // (make bench does). The goal: first paint under 2 s, panning at 30 fps or more.
+// The recording has no samples nor scheduler times (synth's NoSamples), as
+// before issue 33; BenchmarkViewer/samples is one of the same size with
+// them, its runnable time drawn as running, ready and other.
 func BenchmarkViewer(b *testing.B) {
+	b.Run("intervals", func(b *testing.B) {
+		benchViewer(b, synth.Options{Threads: 1000, Size: 256 << 20, NoSamples: true}, 1e6)
+	})
+	b.Run("samples", func(b *testing.B) { benchViewer(b, synth.Options{Threads: 1000, Size: 256 << 20}, 0) })
+}
+
+func benchViewer(b *testing.B, opt synth.Options, want int) {
 	t0 := time.Now()
-	r := synthetic(b, "bench", synth.Options{Threads: 1000, Size: 256 << 20})
+	r := synthetic(b, fmt.Sprintf("bench%v", !opt.NoSamples), opt)
 	m := r.res.Model
-	intervals := 0
+	intervals, split := 0, 0
 	for _, th := range m.Threads {
 		intervals += len(th.Intervals)
+		if hasSplit(th) {
+			split++
+		}
 	}
-	b.Logf("recording: %d threads (1000 long-lived), %d intervals, %.2f s long; generated and built in %.1f s",
-		len(m.Threads), intervals, (m.End - m.Start).Seconds(), time.Since(t0).Seconds())
-	if intervals < 1e6 {
-		b.Fatalf("only %d intervals: the benchmark wants a million", intervals)
+	b.Logf("recording: %d threads (1000 long-lived, %d with runnable time split), %d intervals, %d samples, %.2f s long; generated and built in %.1f s",
+		len(m.Threads), split, intervals, m.Samples, (m.End - m.Start).Seconds(), time.Since(t0).Seconds())
+	if intervals < want {
+		b.Fatalf("only %d intervals: the benchmark wants %d", intervals, want)
 	}
 	ts := serve(b, r)
 	ctx := newBrowser(b, 1600, 1000)
@@ -61,7 +75,7 @@ func BenchmarkViewer(b *testing.B) {
 		}
 	}
 	b.ReportMetric(0, "ns/op") // the metrics above are what matters
-	screenshot(b, ctx, "bench-timeline.png")
+	screenshot(b, ctx, fmt.Sprintf("bench-timeline-%s.png", b.Name()[strings.LastIndex(b.Name(), "/")+1:]))
 }
 
 // BenchmarkSummary measures the first GET /api/summary of a fresh server

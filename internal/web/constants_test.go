@@ -2,6 +2,7 @@ package web
 
 import (
 	"os"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -109,4 +110,32 @@ func TestViewerConstants(t *testing.T) {
 		apiEdges = append(apiEdges, k)
 	}
 	same("api.go edgeKinds", apiEdges, edges, false)
+	// The parts of runnable time (issue 33): in the order the tiles and
+	// /api/threads' run send them (runJSON, the model's RunSplit), one
+	// colour each; the flame graph's kinds of samples, the API's.
+	var parts []string
+	rt := reflect.TypeFor[runJSON]()
+	for i := range rt.NumField() {
+		parts = append(parts, strings.Split(rt.Field(i).Tag.Get("json"), ",")[0])
+	}
+	same("format.js RUN_PARTS", list(format, "export const RUN_PARTS = [", false), parts, true)
+	if n := len(regexp.MustCompile(`'(#[0-9a-f]{6}|rgba\([^)]*\))'`).FindAllString(format[strings.Index(format, "export const RUN_COLORS"):strings.Index(format, "export const RUN_TITLES")], -1)); n != len(parts) {
+		t.Errorf("format.js RUN_COLORS: %d colours, want one per part (%d)", n, len(parts))
+	}
+	same("format.js RUN_TITLES", list(format, "export const RUN_TITLES = {", true), parts, false)
+	if rt.NumField() != reflect.TypeFor[model.RunSplit]().NumField() {
+		t.Errorf("runJSON has %d fields, model.RunSplit %d", rt.NumField(), reflect.TypeFor[model.RunSplit]().NumField())
+	}
+	var kinds []string
+	for k := range sampleKinds {
+		kinds = append(kinds, k)
+	}
+	flameKinds := regexp.MustCompile(`\['(\w*)',`).FindAllStringSubmatch(read("flame.js")[strings.Index(read("flame.js"), "const KINDS = ["):], 4)
+	var got []string
+	for _, m := range flameKinds {
+		if m[1] != "" {
+			got = append(got, m[1])
+		}
+	}
+	same("flame.js KINDS", got, kinds, false)
 }

@@ -36,6 +36,12 @@ type data struct {
 	frames   map[model.StackID][]frameJSON
 	overview map[int]*overviewJSON
 
+	// holders is what every contended lock's holders did while others
+	// were blocked on it (model.View.HoldersDoing of the whole
+	// recording), folded on first use.
+	holdersOnce sync.Once
+	holders     map[model.LockRef]*model.Doing
+
 	// reports: orca report's Report of the recording per thread filter
 	// ("" for none), built on first use (report.New): the summary's
 	// figures and warnings are its.
@@ -109,6 +115,13 @@ func (d *data) report(want string) *report.Report {
 	}
 	d.reports[want] = r
 	return r
+}
+
+// holdersDoing returns what the holders of each lock did while others
+// were blocked on it, of the whole recording.
+func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
+	d.holdersOnce.Do(func() { d.holders = d.all.HoldersDoing() })
+	return d.holders
 }
 
 // rel turns a model time into the API's: nanoseconds since the recording's

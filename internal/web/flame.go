@@ -15,7 +15,8 @@ import (
 type flameNode struct {
 	N int          `json:"n"`           // index in names
 	V int64        `json:"v"`           // ns
-	S []int64      `json:"s,omitempty"` // ns per state (summary.states order), trailing zeros cut
+	S []int64      `json:"s,omitempty"` // ns per state (summary.states order), trailing zeros cut; of samples, per kind
+	K int          `json:"k,omitempty"` // samples (/api/flame/samples)
 	C []*flameNode `json:"c,omitempty"`
 
 	kids  map[int]*flameNode
@@ -81,49 +82,171 @@ func (s *Server) flame(r *http.Request) (any, error) {
 		Skip: func(t *model.Thread) bool { return !withJDK && jdkOf[t] }})
 	out.Intervals, out.Threads = intervals, threads
 
-	nameOf := map[format.Frame]int{}
-	index := map[string]int{}
-	name := func(s string) int {
-		if i, ok := index[s]; ok {
-			return i
-		}
-		index[s] = len(out.Names)
-		out.Names = append(out.Names, s)
-		out.JDK = append(out.JDK, isJDK(s))
-		return index[s]
+	ft := newFlameTree(d, &out.Names, &out.JDK)
+	for id, acc := range byStack {
+		ft.addStack(id, func(n *flameNode) {
+			for st, v := range acc {
+				n.state[st] += v
+				n.V += v
+			}
+		})
 	}
-	frameName := func(f format.Frame) int {
-		if i, ok := nameOf[f]; ok {
-			return i
-		}
-		i := name(d.resolveFrame(f))
-		nameOf[f] = i
+	finish(ft.root)
+	out.Total = ft.root.V
+	out.Root = ft.root
+	return out, nil
+}
+
+// flameTree builds a flame graph's tree of frames from sums per stack:
+// the model aggregates, this only arranges.
+type flameTree struct {
+	d      *data
+	names  *[]string
+	jdk    *[]bool
+	nameOf map[format.Frame]int
+	index  map[string]int
+	root   *flameNode
+}
+
+func newFlameTree(d *data, names *[]string, jdk *[]bool) *flameTree {
+	return &flameTree{d: d, names: names, jdk: jdk, nameOf: map[format.Frame]int{}, index: map[string]int{}, root: &flameNode{N: 0}}
+}
+
+func (ft *flameTree) name(s string) int {
+	if i, ok := ft.index[s]; ok {
 		return i
 	}
-	root := &flameNode{N: 0}
-	add := func(n *flameNode, acc *model.StackTimes) {
-		for st, v := range acc {
-			n.state[st] += v
-			n.V += v
+	ft.index[s] = len(*ft.names)
+	*ft.names = append(*ft.names, s)
+	*ft.jdk = append(*ft.jdk, isJDK(s))
+	return ft.index[s]
+}
+
+func (ft *flameTree) frameName(f format.Frame) int {
+	if i, ok := ft.nameOf[f]; ok {
+		return i
+	}
+	i := ft.name(ft.d.resolveFrame(f))
+	ft.nameOf[f] = i
+	return i
+}
+
+// addStack calls add on the root and on each node of stack id's path,
+// outermost frame first.
+func (ft *flameTree) addStack(id model.StackID, add func(*flameNode)) {
+	add(ft.root)
+	node := ft.root
+	var frames []format.Frame
+	if int(id) < len(ft.d.m.Stacks) {
+		frames = ft.d.m.Stacks[id]
+	}
+	if len(frames) == 0 {
+		add(child(node, ft.name("(no stack)")))
+		return
+	}
+	for k := len(frames) - 1; k >= 0; k-- {
+		node = child(node, ft.frameName(frames[k]))
+		add(node)
+	}
+}
+
+// samplesFlameJSON is the flame graph of samples: a node's v is the time
+// its samples stand for (their weights, ns), k their number, s the time
+// by kind (index: 1 cpu, 2 wall).
+type samplesFlameJSON struct {
+	Kind    string     `json:"kind"`
+	Total   int64      `json:"total"`
+	Samples int        `json:"samples"`
+	Names   []string   `json:"names"`
+	JDK     []bool     `json:"jdk"`
+	Root    *flameNode `json:"root"`
+}
+
+// sampleKinds are the kind parameter's values of /api/flame/samples.
+var sampleKinds = map[string]format.SampleKind{"cpu": format.SampleCPU, "wall": format.SampleWall, "all": format.SampleNone}
+
+// samplesFlame answers GET /api/flame/samples: the samples (cpu, wall or
+// all) by stack, of some threads in a time range (model.SamplesByStack),
+// or of a lock's holders while others were blocked on it
+// (model.View.HoldersDoing: lock and lockKind).
+func (s *Server) samplesFlame(r *http.Request) (any, error) {
+	d := s.d
+	q := r.URL.Query()
+	kindName := q.Get("kind")
+	if kindName == "" {
+		kindName = "cpu"
+	}
+	kind, ok := sampleKinds[kindName]
+	if !ok {
+		return nil, badRequest("kind=%q: want cpu, wall or all", kindName)
+	}
+	out := &samplesFlameJSON{Kind: kindName, Names: []string{"all"}, JDK: []bool{false}}
+	ft := newFlameTree(d, &out.Names, &out.JDK)
+	add := func(id model.StackID, k format.SampleKind, samples int, w format.Time) {
+		ft.addStack(id, func(n *flameNode) {
+			n.V += int64(w)
+			n.K += samples
+			n.state[k] += int64(w)
+		})
+	}
+	if v := q.Get("lock"); v != "" {
+		obj, err := objectParam("lock", v)
+		if err != nil {
+			return nil, err
+		}
+		lk := model.Monitor
+		switch k := q.Get("lockKind"); k {
+		case "", "monitor":
+		case "juc":
+			lk = model.JUCLock
+		default:
+			return nil, badRequest("lockKind=%q: want monitor or juc (a lock with holders)", k)
+		}
+		for _, p := range []string{"thread", "t0", "t1"} {
+			if q.Has(p) {
+				return nil, badRequest("%s with lock: the holders' samples are those of the time others were blocked on it", p)
+			}
+		}
+		if dg := d.holdersDoing()[model.LockRef{Object: obj, Kind: lk}]; dg != nil {
+			for _, ds := range dg.Samples {
+				if kind == format.SampleNone || ds.Kind == kind {
+					add(ds.Stack, ds.Kind, ds.Samples, ds.Weight)
+				}
+			}
+		} else if d.m.Lock(obj, lk) == nil {
+			return nil, notFound("no %s %s in this recording", lk, obj)
+		}
+	} else {
+		keep := analysis.ThreadFilter(d.m, q.Get("thread"))
+		withJDK := q.Get("jdk") == "1" || q.Get("thread") != ""
+		t0, t1, err := s.timeRange(r)
+		if err != nil {
+			return nil, err
+		}
+		sq := model.SampleQuery{From: d.abs(t0), Kind: kind}
+		if q.Has("t1") {
+			sq.To = d.abs(t1)
+		}
+		jdkOf := make(map[*model.Thread]bool, len(d.jdkThread))
+		for ti, t := range d.m.Threads {
+			jdkOf[t] = d.jdkThread[ti]
+		}
+		sq.Threads = func(t *model.Thread) bool { return keep(t) && (withJDK || !jdkOf[t]) }
+		// SamplesByStack sums both kinds of a stack together; the tree
+		// keeps each kind's share, so "all" asks for each kind apart.
+		kinds := []format.SampleKind{kind}
+		if kind == format.SampleNone {
+			kinds = []format.SampleKind{format.SampleCPU, format.SampleWall}
+		}
+		for _, k := range kinds {
+			sq.Kind = k
+			for _, ss := range d.m.SamplesByStack(sq) {
+				add(ss.Stack, k, ss.Samples, ss.Weight)
+			}
 		}
 	}
-	for id, acc := range byStack {
-		add(root, acc)
-		node := root
-		frames := d.m.Stacks[id]
-		if len(frames) == 0 {
-			node = child(node, name("(no stack)"))
-			add(node, acc)
-			continue
-		}
-		for k := len(frames) - 1; k >= 0; k-- {
-			node = child(node, frameName(frames[k]))
-			add(node, acc)
-		}
-	}
-	finish(root)
-	out.Total = root.V
-	out.Root = root
+	finish(ft.root)
+	out.Total, out.Samples, out.Root = ft.root.V, ft.root.K, ft.root
 	return out, nil
 }
 

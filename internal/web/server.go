@@ -94,6 +94,7 @@ func (s *Server) routes() {
 		"GET /api/deadlocks":              s.deadlocks,
 		"GET /api/waitfor":                s.waitFor,
 		"GET /api/flame":                  s.flame,
+		"GET /api/flame/samples":          s.samplesFlame,
 	}
 	for pattern, h := range api {
 		s.mux.HandleFunc(pattern, jsonHandler(h))

@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -292,13 +293,23 @@ func TestTiles(t *testing.T) {
 	}
 	b := []byte(body)
 	le := func(p int) uint32 { return uint32(b[p]) | uint32(b[p+1])<<8 | uint32(b[p+2])<<16 | uint32(b[p+3])<<24 }
-	if le(0) != tileMagic || le(4) != 1 || le(8) != 5 {
+	if le(0) != tileMagic || le(4) != 2 || le(8) != 5 {
 		t.Fatalf("tile header % x", b[:16])
 	}
-	n := int(le(12))
-	head := (16 + 8*5 + 7) &^ 7
-	if len(b) != head+n*25 {
-		t.Errorf("tile is %d bytes, want %d for %d segments", len(b), head+n*25, n)
+	// Its pieces of runnable time (decodeRuns checks the length): each
+	// a stretch no interval covers, so its split is all of it.
+	runs := decodeRuns(t, b)
+	pieces := 0
+	for th, rs := range runs {
+		for _, p := range rs {
+			pieces++
+			if p.running+p.ready+p.other+p.virtual+p.unsplit != p.end-p.start || p.end <= p.start {
+				t.Errorf("thread %d: piece %+v: its parts do not add up to its length", th, p)
+			}
+		}
+	}
+	if pieces == 0 {
+		t.Error("no pieces of runnable time in a synthetic recording with scheduler times and samples")
 	}
 	if le(16+4*4) != 7 {
 		t.Errorf("fifth lane is thread %d, want 7", le(16+4*4))
@@ -427,5 +438,30 @@ func TestCutSummary(t *testing.T) {
 	}
 	if w := strings.Join(sum.Warnings, "\n"); !strings.Contains(w, "recording CUT at 2.000 s") || !strings.Contains(w, "3 events of virtual threads not attributed") {
 		t.Errorf("warnings %q", sum.Warnings)
+	}
+}
+
+// TestAPIListed: every API route the server registers has its row in
+// docs/web.md's API table (a call added without its documentation fails).
+func TestAPIListed(t *testing.T) {
+	src, err := os.ReadFile("server.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile("../../docs/web.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes := regexp.MustCompile(`"GET (/api/[^"]*)"`).FindAllStringSubmatch(string(src), -1)
+	if len(routes) < 10 {
+		t.Fatalf("found %d routes in server.go", len(routes))
+	}
+	for _, m := range routes {
+		// The path up to its first parameter: the table names parameters
+		// by what they are ({monitor|semaphore} for {kind}).
+		p, _, _ := strings.Cut(m[1], "{")
+		if !strings.Contains(string(doc), "\n| `"+p) {
+			t.Errorf("GET %s: no row of docs/web.md's API table begins with `%s", m[1], p)
+		}
 	}
 }

@@ -94,6 +94,61 @@ func tileSegments(t *model.Thread, a0, a1, r format.Time, hl format.ObjectID, ou
 	return out
 }
 
+// runPiece is a stretch of a thread's runnable time with its split into
+// running, ready and other (model.Thread.RunIn).
+type runPiece struct {
+	start, end format.Time
+	split      model.RunSplit
+}
+
+// hasSplit reports whether t's runnable time is split at all (scheduler
+// times or samples): a thread without is drawn as before, one runnable
+// bar, and sends no pieces.
+func hasSplit(t *model.Thread) bool {
+	return len(t.Sched) >= 2 || t.Run.Unsplit != t.Time[model.Runnable]
+}
+
+// runMinPx is the narrowest, in pixels, a piece of runnable time is cut
+// to at a scheduler time: windows narrower than that are drawn together.
+const runMinPx = 2
+
+// runPieces returns t's runnable time in [a0, a1) that its segments segs
+// (tileSegments) leave uncovered, cut at its scheduler times (the model's
+// windows) at r ns a pixel, each piece with the model's split of it
+// (RunIn). A piece is no finer than a window: the model places a sample's
+// weight within the window it fell in, and a piece of a pixel would hold a
+// sample standing for more time than the pixel's. Nor narrower than
+// runMinPx pixels where windows are (a long recording's whole, zoomed
+// out): RunIn of whole windows is their sum, so a piece of several is
+// exact, and a lane's pieces stay about as many as its pixels. The
+// runnable time under a mixed segment is not drawn, as before.
+func runPieces(t *model.Thread, a0, a1, r format.Time, segs []segment, out []runPiece) []runPiece {
+	lo, hi := max(a0, t.Start), min(a1, t.End)
+	sc := t.Sched
+	add := func(a, b format.Time) {
+		for a < b {
+			e := b
+			// The first scheduler time at least runMinPx pixels on.
+			if i := sort.Search(len(sc), func(i int) bool { return sc[i].At >= a+runMinPx*r }); i < len(sc) && sc[i].At < b {
+				e = sc[i].At
+			}
+			if sp := t.RunIn(a, e); sp.Total() > 0 {
+				out = append(out, runPiece{a, e, sp})
+			}
+			a = e
+		}
+	}
+	at := lo
+	for _, sg := range segs {
+		if sg.start > at {
+			add(at, min(sg.start, hi))
+		}
+		at = max(at, sg.end)
+	}
+	add(at, hi)
+	return out
+}
+
 // tiles answers GET /api/tiles?level=L&tile=K&threads=LIST[&lock=HEX] with
 // the binary tile described in docs/web.md.
 func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
@@ -131,16 +186,23 @@ func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
 	}
 	a0 := s.d.m.Start + format.Time(k)*span
 	a1 := a0 + span
-	counts := make([]uint32, len(threads))
+	counts, runCounts := make([]uint32, len(threads)), make([]uint32, len(threads))
 	var segs []segment
+	var runs []runPiece
 	for j, ti := range threads {
+		t := s.d.m.Threads[ti]
 		n := len(segs)
-		segs = tileSegments(s.d.m.Threads[ti], a0, a1, rpx, hl, segs)
+		segs = tileSegments(t, a0, a1, rpx, hl, segs)
 		counts[j] = uint32(len(segs) - n)
+		if hasSplit(t) {
+			n := len(runs)
+			runs = runPieces(t, a0, a1, rpx, segs[len(segs)-int(counts[j]):], runs)
+			runCounts[j] = uint32(len(runs) - n)
+		}
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(encodeTile(s.d.m.Start, threads, counts, segs))
+	w.Write(encodeTile(s.d.m.Start, threads, counts, segs, runCounts, runs))
 }
 
 // encodeTile lays a tile out in columns, little-endian:
@@ -150,16 +212,21 @@ func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
 //	f64 start[segments], f64 end[segments]   ns since the recording's start
 //	u32 first[segments], u32 n[segments]
 //	u8 state[segments]
+//	padding to 8 bytes, u32 runs[lanes], padding to 8 bytes
+//	f64 runStart[R], f64 runEnd[R]           the pieces of runnable time (runPieces)
+//	f64 running[R], ready[R], other[R], virtual[R], unsplit[R]   ns of each piece
 //
 // Float64Array and friends read the columns without copying.
-func encodeTile(origin format.Time, threads []int, counts []uint32, segs []segment) []byte {
+func encodeTile(origin format.Time, threads []int, counts []uint32, segs []segment, runCounts []uint32, runs []runPiece) []byte {
 	lanes, n := len(threads), len(segs)
 	head := 16 + 8*lanes
 	head = (head + 7) &^ 7
-	b := make([]byte, head+n*(8+8+4+4+1))
+	mid := (head + n*(8+8+4+4+1) + 7) &^ 7
+	rhead := (mid + 4*lanes + 7) &^ 7
+	b := make([]byte, rhead+len(runs)*7*8)
 	le := binary.LittleEndian
 	le.PutUint32(b[0:], tileMagic)
-	le.PutUint32(b[4:], 1)
+	le.PutUint32(b[4:], 2)
 	le.PutUint32(b[8:], uint32(lanes))
 	le.PutUint32(b[12:], uint32(n))
 	for j, t := range threads {
@@ -187,6 +254,23 @@ func encodeTile(origin format.Time, threads []int, counts []uint32, segs []segme
 		b[p] = sg.state
 		p++
 	}
+	for j, c := range runCounts {
+		le.PutUint32(b[mid+4*j:], c)
+	}
+	p = rhead
+	col := func(f func(r *runPiece) float64) {
+		for i := range runs {
+			le.PutUint64(b[p:], math.Float64bits(f(&runs[i])))
+			p += 8
+		}
+	}
+	col(func(r *runPiece) float64 { return float64(r.start - origin) })
+	col(func(r *runPiece) float64 { return float64(r.end - origin) })
+	col(func(r *runPiece) float64 { return float64(r.split.Running) })
+	col(func(r *runPiece) float64 { return float64(r.split.Ready) })
+	col(func(r *runPiece) float64 { return float64(r.split.Other) })
+	col(func(r *runPiece) float64 { return float64(r.split.Virtual) })
+	col(func(r *runPiece) float64 { return float64(r.split.Unsplit) })
 	return b
 }
 

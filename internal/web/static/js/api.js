@@ -40,7 +40,11 @@ const TILE_MAGIC = 0x5443524f;
 
 // getTile fetches one tile and returns Map(thread → lane), where a lane is
 // columns over the same segments: s, e (Float64Array, ns), f, n (Uint32Array:
-// first interval index and intervals merged), st (Uint8Array: state | flags).
+// first interval index and intervals merged), st (Uint8Array: state | flags);
+// and over its pieces of runnable time (version 2; none for a thread whose
+// runnable time is not split): rs, re (ns), and the split of each, ns:
+// run[part] for part in RUN_PARTS' order (running, ready, other, virtual,
+// unsplit).
 export async function getTile(level, tile, threads, lock) {
   const params = { level, tile, threads: threadRanges(threads) };
   if (lock) params.lock = lock;
@@ -61,15 +65,36 @@ export function decodeTile(buf) {
   const e = new Float64Array(buf, p, nseg); p += 8 * nseg;
   const f = new Uint32Array(buf, p, nseg); p += 4 * nseg;
   const n = new Uint32Array(buf, p, nseg); p += 4 * nseg;
-  const st = new Uint8Array(buf, p, nseg);
+  const st = new Uint8Array(buf, p, nseg); p += nseg;
+  const version = dv.getUint32(4, true);
+  const empty = new Float64Array(0);
+  let runCounts = null, rcols = null;
+  if (version >= 2) {
+    p = (p + 7) & ~7;
+    runCounts = new Uint32Array(buf, p, lanes);
+    p = (p + 4 * lanes + 7) & ~7;
+    let nrun = 0;
+    for (let i = 0; i < lanes; i++) nrun += runCounts[i];
+    rcols = [];
+    for (let c = 0; c < 7; c++) { rcols.push(new Float64Array(buf, p, nrun)); p += 8 * nrun; }
+  }
   const out = new Map();
-  let off = 0;
+  let off = 0, roff = 0;
   for (let i = 0; i < lanes; i++) {
     const c = counts[i];
-    out.set(threads[i], {
+    const lane = {
       s: s.subarray(off, off + c), e: e.subarray(off, off + c),
       f: f.subarray(off, off + c), n: n.subarray(off, off + c), st: st.subarray(off, off + c),
-    });
+      rs: empty, re: empty, run: [],
+    };
+    const rc = runCounts ? runCounts[i] : 0;
+    if (rc) {
+      lane.rs = rcols[0].subarray(roff, roff + rc);
+      lane.re = rcols[1].subarray(roff, roff + rc);
+      lane.run = rcols.slice(2).map((col) => col.subarray(roff, roff + rc));
+      roff += rc;
+    }
+    out.set(threads[i], lane);
     off += c;
   }
   return out;

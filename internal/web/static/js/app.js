@@ -17,7 +17,7 @@ const DEFAULTS = {
   instant: null, sort: 'start', group: true, laneH: 18, filter: '',
   edges: { wake: false, owner: false, start: false, join: false, release: false, unpark: false },
   lockSel: '', lockSort: 'blocked:desc', dl: -1,
-  fstates: 'blocked,waiting', fthread: '', flock: '', frange: false, fjdk: false, fcolor: 'state', fzoom: '',
+  fstates: 'blocked,waiting', fthread: '', flock: '', frange: false, fjdk: false, fcolor: 'state', fzoom: '', fkind: '',
 };
 
 // The URL's keys: short, stable, documented in docs/web.md.
@@ -48,6 +48,7 @@ function encode(st) {
   if (st.fjdk) p.set('fj', '1');
   if (st.fcolor !== d.fcolor) p.set('fc', st.fcolor);
   if (st.fzoom) p.set('fz', st.fzoom);
+  if (st.fkind) p.set('fk', st.fkind);
   return p.toString();
 }
 
@@ -80,6 +81,7 @@ function decode(hash) {
   st.fjdk = p.get('fj') === '1';
   if (p.get('fc') === 'package') st.fcolor = 'package';
   st.fzoom = p.get('fz') || '';
+  st.fkind = ['cpu', 'wall', 'all'].includes(p.get('fk')) ? p.get('fk') : '';
   return st;
 }
 
@@ -273,10 +275,15 @@ class App {
     this.timeline.setRange(t - w / 2, t + w / 2);
   }
 
+  // flameFor opens the flame graph of a thread (thread: its name or id)
+  // or a lock; kind: samples of that kind ('cpu', 'wall', 'all'), else
+  // blocking time; range: only the timeline's range.
   flameFor(f) {
     const st = this.state;
     st.fthread = f.thread || '';
     st.flock = f.lock || '';
+    st.fkind = f.kind || '';
+    if (f.range != null) st.frange = f.range;
     st.fzoom = '';
     this.show('flame');
   }

@@ -12,6 +12,21 @@ export const EDGE_COLORS = {
   wake: '#f2b63d', owner: '#f0565c', start: '#9aa5b1', join: '#b48cf2', release: '#2cc7b4', unpark: '#f0883e',
 };
 
+// RUN_PARTS split runnable time (the model's RunSplit, issue 33), in the
+// order the tiles and /api/threads' run send them; the timeline draws
+// them in place of one runnable bar, side by side in each stretch of
+// runnable time. unsplit is runnable time no scheduler times nor samples
+// cover, drawn as runnable was.
+export const RUN_PARTS = ['running', 'ready', 'other', 'virtual', 'unsplit'];
+export const RUN_COLORS = ['#3fb96f', '#f778ba', '#8e99a6', '#a5e6b8', 'rgba(63,185,111,0.55)'];
+export const RUN_TITLES = {
+  running: 'on a CPU (the scheduler\'s figure; placed by the cpu samples)',
+  ready: 'runnable, waiting for a CPU (the scheduler\'s figure)',
+  other: 'in no recorded state and neither on a CPU nor waiting for one: I/O, native code, the VM',
+  virtual: 'a carrier on a CPU running virtual threads (their time, not its own)',
+  unsplit: 'runnable time no scheduler times nor samples cover (not split)',
+};
+
 // STATE_TITLES say what each state is, in orca report's words (its
 // THREADS legend): a park in a java.util.concurrent lock's acquire is
 // blocked, as a contended monitor enter; parked is any other park.
@@ -197,4 +212,42 @@ export const natural = (a, b) => collator.compare(a, b);
 export function fill(el, ...children) {
   el.replaceChildren(...children.flat(Infinity).filter((c) => c != null && c !== false));
   return el;
+}
+
+// runParts lists a split of runnable time (ns by RUN_PARTS), its shares.
+export function runParts(parts) {
+  const total = parts.reduce((a, b) => a + b, 0);
+  return h('div', { class: 'tip-states' }, RUN_PARTS.map((name, i) => parts[i] > 0 ?
+    h('div', null, h('span', { class: 'chip', title: RUN_TITLES[name], style: { '--c': RUN_COLORS[i] } }, name === 'unsplit' ? 'runnable' : name), ` ${fmtDur(parts[i])} (${pct(parts[i], total)})`) : null));
+}
+
+// DOING_COLORS colour what a lock's holder did (the report's
+// holders_doing names): the parts of runnable time as the timeline draws
+// them, the recorded states as theirs.
+function doingColor(name) {
+  const run = { running: 0, ready: 1, other: 2, running_virtual: 3, runnable: 4 }[name];
+  if (run != null) return RUN_COLORS[run];
+  const st = STATES.indexOf(name);
+  return st >= 0 ? STATE_COLORS[st] : '#6e7681';
+}
+
+const DOING_WORDS = {
+  other: 'other (I/O, native, VM)', running_virtual: 'running virtual threads',
+  runnable: 'runnable (not split)', unknown: 'holder unknown',
+};
+
+// doingEl shows what holders did while others were blocked (a lock's or
+// a contention's holders: /api/locks/… and /api/intervals/… holders): a
+// bar of the parts, then each with its time and share, most first, and
+// the locks they were blocked on.
+export function doingEl(d, threadLink) {
+  const parts = Object.entries(d.doing).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
+  const bar = h('div', { class: 'doing-bar' }, parts.map(([name, v]) =>
+    h('span', { title: `${DOING_WORDS[name] || name} ${fmtDur(v)}`, 'data-part': name, style: { width: `${(100 * v) / Math.max(d.while, 1)}%`, background: doingColor(name) } })));
+  const rows = parts.map(([name, v]) => h('div', { class: 'state-bar doing-part', 'data-part': name },
+    h('span', { class: 'chip', title: RUN_TITLES[name] || STATE_TITLES[name] || '', style: { '--c': doingColor(name) } }, DOING_WORDS[name] || name),
+    h('span', { class: 'num' }, `${fmtDur(v)} · ${pct(v, d.while)}`)));
+  const on = (d.blockedOn || []).map((b) => h('div', { class: 'muted small' }, `blocked on ${kindWord(b.kind)} ${b.object}${b.class ? ' ' + b.class : ''}`,
+    b.id ? [' held by ', threadLink ? threadLink(b.holder, b.name) : b.name] : null, ` (${fmtDur(b.time)})`));
+  return h('div', { class: 'doing' }, bar, rows, on);
 }

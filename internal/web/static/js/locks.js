@@ -3,7 +3,7 @@
 // them) are one row, their objects listed in its detail.
 
 import { getJSON } from './api.js';
-import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, stackEl, fill } from './format.js';
+import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, stackEl, fill, doingEl } from './format.js';
 
 // The columns. Every figure of /api/locks has one, so that no row is blank
 // whatever its only activity (a park, a notify, an uncontended acquire).
@@ -240,6 +240,19 @@ export class Locks {
           // The share as orca report prints it (the API's share).
           h('td', { class: 'num barcell wide' }, h('span', { class: 'cellbar', style: { width: `${(100 * o.blamed) / blamed}%`, background: STATE_COLORS[1] } }), `${fmtDur(o.blamed)} · ${o.share}`))))));
       if (d.owners.length > 25) out.push(h('div', { class: 'muted small' }, `… and ${n(d.owners.length - 25)} more owners`));
+    }
+    // What the holders did while others were blocked (the report's
+    // holders_doing and holders_frames).
+    if (d.holders) {
+      const hd = d.holders;
+      out.push(h('div', { class: 'holders' },
+        h('h4', null, `While others were blocked (${fmtDur(hd.while)}), ${d.owners.length > 1 ? 'its holders were' : 'its holder was'}`),
+        doingEl(hd, link),
+        hd.frames && hd.frames.length ? h('table', { class: 'grid compact holder-frames' }, h('tbody', null, hd.frames.slice(0, 10).map((f) => h('tr', null,
+          // A JDK leaf with the program's frame that led to it, as the report says it.
+          h('td', { class: 'mono' }, f.caller ? [breakable(f.caller), ' → '] : null, breakable(f.frame)), h('td', null, f.state), h('td', { class: 'num' }, `${n(f.samples)}`), h('td', { class: 'num' }, fmtDur(f.s * 1e9)))))) : null,
+        hd.frames && hd.frames.length ? h('div', { class: 'actions' },
+          h('button', { class: 'holders-flame', onclick: () => app.flameFor({ lock: d.object, kind: 'all' }) }, "Flame graph of the holders' samples")) : null));
     }
     if (d.waiters.length) {
       out.push(h('h4', null, 'Threads that blocked ', h('span', { class: 'muted' }, `${n(d.waiters.length)}, in order of first block`)),

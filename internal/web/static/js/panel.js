@@ -2,7 +2,8 @@
 // wait-for graph) with its stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, pct } from './format.js';
+import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, pct, doingEl, runParts, fill } from './format.js';
+import { smallFlame } from './flame.js';
 
 export class Panel {
   constructor(app, el) {
@@ -64,12 +65,59 @@ export class Panel {
     this.set(
       h('div', { class: 'panel-head' }, stateChip(d.state), h('span', { class: 'big' }, fmtDur(d.end - d.start)), d.open ? h('span', { class: 'badge warn' }, 'still at the end') : null),
       h('table', { class: 'facts' }, rows.map(([k, ...v]) => h('tr', null, h('th', null, k), h('td', null, ...v)))),
+      d.holders ? this.holdersEl(d) : null,
       edges ? h('h4', null, 'Edges') : null, edges,
       h('h4', null, 'Stack ', h('span', { class: 'muted' }, `${d.frames.length} frames, innermost first`)),
       stackEl(d.frames),
       h('div', { class: 'actions' },
         h('button', { onclick: () => this.app.setInstant(d.start + Math.min((d.end - d.start) / 2, 1e6), true) }, 'Wait-for graph here'),
         h('button', { onclick: () => this.app.flameFor({ thread: t.name }) }, 'Flame graph of this thread')));
+  }
+
+  // holdersEl says what the threads this contention waited for did
+  // meanwhile (the interval's holders: the lock's fold over its spans),
+  // and offers, per holder, its lane on the timeline over its span with
+  // the flame graph of its samples in that span, in one click.
+  holdersEl(d) {
+    const hd = d.holders;
+    const spans = hd.spans || [];
+    const longest = spans.reduce((a, b) => (!a || b.end - b.start > a.end - a.start ? b : a), null);
+    this.holderFlame = h('div', { class: 'holder-flame' });
+    const spanRow = (sp) => h('div', { class: 'small' }, sp.thread >= 0 ? this.threadLink(sp.thread, sp.name) : h('span', { class: 'muted' }, sp.name || 'unknown holder'),
+      ` ${fmtTime(sp.start)} → ${fmtTime(sp.end)} (${fmtDur(sp.end - sp.start)}) `,
+      sp.thread >= 0 ? h('a', { href: '#', class: 'small-link', onclick: (e) => { e.preventDefault(); this.showHolder(sp); } }, 'what it did') : null);
+    return h('div', { class: 'holders' },
+      h('h4', null, `While it waited (${fmtDur(hd.while)}), ${spans.length > 1 ? 'its holders were' : 'the holder was'}`),
+      doingEl(hd, (i, name) => this.threadLink(i, name)),
+      spans.length > 1 ? h('div', { class: 'holder-spans' }, spans.slice(0, 8).map(spanRow), spans.length > 8 ? h('div', { class: 'muted small' }, `and ${spans.length - 8} more`) : null) : null,
+      longest && longest.thread >= 0 ? h('div', { class: 'actions' }, h('button', { class: 'holder-button', title: "The holder's lane over this span on the timeline, and the flame graph of its samples in it", onclick: () => this.showHolder(longest) },
+        `What ${longest.name || 'the holder'} did`)) : null,
+      this.holderFlame);
+  }
+
+  // showHolder reveals a holder's lane over its span, marks the span, and
+  // draws the flame graph of its samples (cpu and wall) in the span, with
+  // its runnable time's split there.
+  async showHolder(sp) {
+    const tl = this.app.timeline;
+    tl.holderSpan = { thread: sp.thread, s: sp.start, e: sp.end };
+    tl.reveal(sp.thread, sp.start, sp.end);
+    tl.redraw();
+    const el = this.holderFlame;
+    fill(el, h('div', { class: 'muted' }, 'loading…'));
+    const params = { kind: 'all', thread: sp.id, t0: sp.start, t1: sp.end };
+    try {
+      const f = await getJSON('/api/flame/samples', params);
+      const w = Math.max(200, (el.clientWidth || this.el.clientWidth || 300) - 4);
+      el.dataset.holder = String(sp.thread);
+      fill(el, h('h4', null, `${sp.name}'s samples, ${fmtTime(sp.start)} → ${fmtTime(sp.end)}`),
+        f.samples ? [h('div', { class: 'muted small' }, `${fmtCount(f.samples)} samples for ${fmtDur(f.total)}; hottest stack in the tooltip`), smallFlame(f, w)]
+          : h('div', { class: 'muted' }, 'no samples of it in this span (sampling off, or it was in recorded states)'),
+        h('div', { class: 'actions' }, h('button', { onclick: () => { tl.setRange(sp.start, sp.end); this.app.flameFor({ thread: sp.id, kind: 'all', range: true }); } }, 'Open in the flame graph')));
+    } catch (e) {
+      fill(el, null);
+      this.app.error(`loading the holder's samples: ${e.message}`);
+    }
   }
 
   edgeEl(e, self) {
@@ -94,7 +142,8 @@ export class Panel {
     const bars = h('div', { class: 'state-bars' }, STATES.map((s, k) => t.time[k] > 0 ? h('div', { class: 'state-bar' },
       h('span', { class: 'chip', title: STATE_TITLES[s], style: { '--c': STATE_COLORS[k] } }, s),
       h('span', { class: 'bar' }, h('span', { style: { width: `${(100 * t.time[k]) / life}%`, background: STATE_COLORS[k] } })),
-      h('span', { class: 'num' }, `${fmtDur(t.time[k])} · ${pct(t.time[k], life)}`)) : null));
+      h('span', { class: 'num' }, `${fmtDur(t.time[k])} · ${pct(t.time[k], life)}`)) : null),
+      t.run ? h('div', { class: 'run-split' }, h('div', { class: 'muted small' }, 'runnable, split:'), runParts([t.run.running, t.run.ready, t.run.other, t.run.virtual, t.run.unsplit])) : null);
     const head = [h('div', { class: 'panel-head' }, h('span', { class: 'big' }, t.name)),
       h('table', { class: 'facts' },
         h('tr', null, h('th', null, 'id'), h('td', null, h('code', null, t.id))),

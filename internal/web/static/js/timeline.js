@@ -4,7 +4,7 @@
 // cost of a frame depends on the screen, not on the recording.
 
 import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable, ownerFacts } from './format.js';
+import { STATES, STATE_COLORS, STATE_TITLES, RUN_PARTS, RUN_COLORS, RUN_TITLES, runParts, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable, ownerFacts } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -75,8 +75,12 @@ export class Timeline {
       return h('label', { class: 'edge-toggle', title: EDGE_TITLES[k], style: { '--c': EDGE_COLORS[k] } }, b, k);
     });
     this.lockChip = h('span', { class: 'lock-chip', hidden: true });
+    // The parts of runnable time (issue 33) follow runnable, shown once
+    // the recording has a thread whose runnable time is split (setData).
+    this.runLegend = h('span', { class: 'run-legend', hidden: true }, '(', RUN_PARTS.slice(0, 3).map((s, i) =>
+      h('span', { class: 'legend-item run-part', title: RUN_TITLES[s], style: { '--c': RUN_COLORS[i] } }, s)), ')');
     const legend = h('div', { class: 'legend' }, STATES.map((s, i) =>
-      h('span', { class: 'legend-item' + (i === 0 ? ' runnable' : ''), title: STATE_TITLES[s], style: { '--c': STATE_COLORS[i] } }, s)));
+      [h('span', { class: 'legend-item' + (i === 0 ? ' runnable' : ''), title: STATE_TITLES[s], style: { '--c': STATE_COLORS[i] } }, s), i === 0 ? this.runLegend : null]));
     this.toolbar = h('div', { class: 'toolbar' },
       h('label', null, 'Sort ', this.sortSel),
       h('label', { title: 'Group threads whose names differ only by a trailing number' }, this.groupBox, ' group'),
@@ -135,6 +139,7 @@ export class Timeline {
     this.threads = threads;
     this.dur = Math.max(summary.duration, 1);
     this.rowOf = new Int32Array(threads.length).fill(-1);
+    this.runLegend.hidden = !threads.some((t) => t.run);
     this.loadOverview();
   }
 
@@ -425,11 +430,15 @@ export class Timeline {
     const toX = (t) => LABEL_W + (t - st.t0) / nspp;
 
     // Buckets of rectangles per colour: the states × (plain, mixed, dimmed).
+    // After them: the runnable bar, then one per part of runnable time.
     const nb = STATES.length * 3;
-    if (!this.buckets) this.buckets = Array.from({ length: nb + 1 }, () => []);
+    if (!this.buckets) this.buckets = Array.from({ length: nb + 1 + RUN_PARTS.length }, () => []);
     const B = this.buckets;
     for (const b of B) b.length = 0;
     const dimming = !!st.lock;
+    // runW: per lane, the pixels drawn of each part of runnable time (the
+    // browser test reads them: their widths are the model's figures).
+    const runW = {};
     const labels = [];
     let missing = 0;
     const need = (lv, k, th) => { missing++; this.request(lv, k, th); };
@@ -451,16 +460,18 @@ export class Timeline {
       const th = this.threads[r.thread];
       const pad = r.h >= 12 ? 2 : r.h >= 6 ? 1 : 0;
       const bh = r.h - 2 * pad;
-      // Runnable: a thin bar over the thread's life.
+      // Runnable: a thin bar over the thread's life; or, where the model
+      // splits it (th.run), its stretches in the tiles, each drawn as its
+      // parts side by side, running first, as wide as their time.
       const xa = Math.max(toX(th.start), LABEL_W), xb = Math.min(toX(th.end), W);
-      if (xb > xa) {
-        const rh = Math.max(1, Math.round(bh * 0.3));
-        B[nb].push(xa, y + pad + (bh - rh) / 2, Math.max(1, xb - xa), rh);
-      }
+      const rh = Math.max(1, Math.round(bh * (th.run ? 0.45 : 0.3)));
+      const ry = y + pad + (bh - rh) / 2;
+      if (xb > xa && !th.run) B[nb].push(xa, ry, Math.max(1, xb - xa), rh);
       for (let k = k0; k <= k1; k++) {
         const l = this.lane(level, k, r.thread, need);
         if (!l) continue;
         const ta = Math.max(k * span, st.t0), tb = Math.min((k + 1) * span, st.t1);
+        if (th.run) runRects(l, ta, tb, toX, ry, rh, B, nb + 1, runW[r.thread] || (runW[r.thread] = RUN_PARTS.map(() => 0)));
         const s = l.s, e = l.e, n = l.n, sts = l.st;
         // First segment ending after ta.
         let lo = 0, hi = s.length;
@@ -486,6 +497,12 @@ export class Timeline {
     ctx.fillStyle = alpha(STATE_COLORS[0], 0.55);
     const rb = B[nb];
     for (let i = 0; i < rb.length; i += 4) ctx.fillRect(rb[i], rb[i + 1], rb[i + 2], rb[i + 3]);
+    for (let p = 0; p < RUN_PARTS.length; p++) {
+      const b = B[nb + 1 + p];
+      ctx.fillStyle = RUN_COLORS[p];
+      for (let i = 0; i < b.length; i += 4) ctx.fillRect(b[i], b[i + 1], b[i + 2], b[i + 3]);
+    }
+    this.runWidths = runW;
     for (let s = 1; s < STATES.length; s++) {
       for (let v = 0; v < 3; v++) {
         const b = B[s * 3 + v];
@@ -751,6 +768,22 @@ export class Timeline {
 
   drawSelection(ctx, toX) {
     const st = this.app.state;
+    // The holder's span of the selected contention (Panel.showHolder):
+    // dashed, on the holder's lane.
+    const hs = this.holderSpan;
+    if (hs && st.sel) {
+      const mid = this.laneMid(hs.thread);
+      if (mid != null) {
+        const r = this.rows[this.rowOf[hs.thread]];
+        const x0 = toX(hs.s), x1 = toX(hs.e);
+        ctx.strokeStyle = '#39c5cf';
+        ctx.setLineDash([5, 3]);
+        ctx.lineWidth = 2;
+        ctx.strokeRect(Math.round(x0) - 1, mid - r.h / 2 + 1, Math.max(2, Math.round(x1 - x0) + 2), r.h - 2);
+        ctx.setLineDash([]);
+        ctx.lineWidth = 1;
+      }
+    }
     const d = this.selDetail;
     if (!st.sel || !d || d.thread !== st.sel.thread || d.index !== st.sel.index) return;
     const mid = this.laneMid(d.thread);
@@ -960,6 +993,18 @@ export class Timeline {
     };
   }
 
+  // runAt returns the stretch of runnable time of thread at t drawn now
+  // (its start, end and parts), null when none.
+  runAt(thread, t) {
+    const level = this.level();
+    const l = this.lane(level, Math.floor(t / (TILE_W * 2 ** level)), thread, null);
+    if (!l) return null;
+    for (let i = 0; i < l.rs.length; i++) {
+      if (l.rs[i] <= t && t < l.re[i]) return { s: l.rs[i], e: l.re[i], parts: l.run.map((c) => c[i]) };
+    }
+    return null;
+  }
+
   detail(thread, index) {
     const key = `${thread}.${index}`;
     let d = this.details.get(key);
@@ -978,6 +1023,7 @@ export class Timeline {
     const st = this.app.state;
     st.sel = { thread, index };
     st.selThread = null;
+    this.holderSpan = null;
     this.app.changed();
     this.redraw();
     try {
@@ -1184,8 +1230,10 @@ export class Timeline {
     const th = this.threads[seg.thread];
     if (seg.s == null) {
       const alive = seg.t >= th.start && seg.t <= th.end;
+      const run = alive ? this.runAt(seg.thread, seg.t) : null;
       this.showTip(p, [h('div', { class: 'tip-title' }, th.name),
-        alive ? h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[0] } }, 'runnable')) : h('div', { class: 'muted' }, seg.t < th.start ? 'not started yet' : 'ended')]);
+        alive ? h('div', null, h('span', { class: 'chip', style: { '--c': STATE_COLORS[0] } }, 'runnable')) : h('div', { class: 'muted' }, seg.t < th.start ? 'not started yet' : 'ended'),
+        run ? [h('div', { class: 'muted' }, `${fmtDur(run.e - run.s)} runnable here, from ${fmtTime(run.s)}:`), runParts(run.parts)] : null]);
       return;
     }
     if (seg.n > 1) {
@@ -1385,6 +1433,31 @@ function roundRect(ctx, x, y, w, hh, r) {
   ctx.arcTo(x, y + hh, x, y, r);
   ctx.arcTo(x, y, x + w, y, r);
   ctx.closePath();
+}
+
+// runRects puts a lane's pieces of runnable time within [ta, tb) into
+// the buckets from B[b0] on, one per part (RUN_PARTS): each piece's parts
+// side by side in its span, running first, each as wide as its time.
+function runRects(l, ta, tb, toX, y, rh, B, b0, widths) {
+  const rs = l.rs, re = l.re;
+  for (let i = 0; i < rs.length; i++) {
+    if (re[i] <= ta || rs[i] >= tb) continue;
+    let total = 0;
+    for (const c of l.run) total += c[i];
+    if (total <= 0) continue;
+    let at = rs[i];
+    const scale = (re[i] - rs[i]) / total;
+    for (let p = 0; p < l.run.length; p++) {
+      const v = l.run[p][i];
+      if (v <= 0) continue;
+      const a = Math.max(at, ta), b = Math.min(at + v * scale, tb);
+      at += v * scale;
+      if (b <= a) continue;
+      const x0 = toX(a), x1 = toX(b);
+      B[b0 + p].push(x0, y, Math.max(0.5, x1 - x0), rh);
+      widths[p] += x1 - x0;
+    }
+  }
 }
 
 function tipStates(t) {

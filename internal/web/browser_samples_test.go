@@ -1,0 +1,167 @@
+package web
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+)
+
+// TestBrowserSamples drives the views of samples and scheduler times
+// (issue 33) on the model's case holder-doing (samples_test.go says its
+// figures): the holder's runnable time drawn as running, ready and other,
+// as wide as the model's split and in its colours; b1's contention's
+// panel says what the holder did, and one click shows the holder's lane
+// and the flame graph of its samples in that span; the flame graph's CPU
+// and wall modes; the lock's entry with its holders' figures and their
+// flame graph.
+func TestBrowserSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	r := fromTxtar(t, holderCase)
+	holder, b1 := threadIndex(t, r, "holder"), threadIndex(t, r, "b1")
+	ts := serve(t, r)
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/")
+	waitJS(t, ctx, "the first paint", `document.querySelector('canvas.timeline').dataset.painted`)
+
+	t.Run("running ready other", func(t *testing.T) {
+		eval[bool](t, ctx, `(orca.timeline.fit(), orca.timeline.idle().then(() => true))`)
+		legend := eval[string](t, ctx, `(() => { const l = document.querySelector('.run-legend'); return l && !l.hidden ? l.textContent : 'hidden'; })()`)
+		if legend != "(runningreadyother)" {
+			t.Errorf("the legend's parts of runnable: %q", legend)
+		}
+		// The holder: running 1.1 s, ready 0.05 s, other 0.8 s of 1.95 s
+		// runnable (the model's Run); the other threads' runnable time is
+		// not split.
+		w := eval[map[string][]float64](t, ctx, `orca.timeline.runWidths`)
+		got := w[fmt.Sprint(holder)]
+		if len(w) != 1 || len(got) != 5 {
+			t.Fatalf("lanes with runnable time split: %v, want only the holder's (%d)", w, holder)
+		}
+		nsPerPx := eval[float64](t, ctx, `orca.timeline.nsPerPx`)
+		for i, want := range []float64{1.1e9, 0.05e9, 0.8e9, 0, 0} {
+			if px := want / nsPerPx; math.Abs(got[i]-px) > 1.5 {
+				t.Errorf("the holder's %s drawn %.1f px wide, want %.1f (%.0f ns at %.0f ns a pixel)", []string{"running", "ready", "other", "virtual", "unsplit"}[i], got[i], px, want, nsPerPx)
+			}
+		}
+		// Its colours where the model puts them: 0..0.9 s begins with
+		// running; 1..2 s is 0.5 s running then 0.5 s other.
+		color := func(at float64) string {
+			return eval[string](t, ctx, fmt.Sprintf(`(() => { const tl = orca.timeline; const p = tl.ctx.getImageData(Math.round(tl.x(%f)), Math.round(tl.laneMid(%d)), 1, 1).data; return '#' + [p[0], p[1], p[2]].map((v) => v.toString(16).padStart(2, '0')).join(''); })()`, at, holder))
+		}
+		for at, want := range map[float64]string{0.05e9: "#3fb96f", 1.2e9: "#3fb96f", 1.9e9: "#8e99a6"} {
+			if c := color(at); c != want {
+				t.Errorf("the holder's lane at %.2f s is %s, want %s", at/1e9, c, want)
+			}
+		}
+		// The tooltip over a stretch of runnable time gives its split: the
+		// holder's 1..2 s, 0.5 s running and 0.5 s other.
+		type pt struct{ X, Y float64 }
+		p := eval[pt](t, ctx, fmt.Sprintf(`(() => { const tl = orca.timeline, r = tl.canvas.getBoundingClientRect(); return { X: r.left + tl.x(1.9e9), Y: r.top + tl.laneMid(%d) }; })()`, holder))
+		within(t, ctx, 10*time.Second, "hover", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, p.X, p.Y))
+		waitJS(t, ctx, "the tooltip", `!document.querySelector('.tl-wrap .tooltip').hidden`)
+		tip := eval[string](t, ctx, `document.querySelector('.tl-wrap .tooltip').innerText`)
+		if !strings.Contains(tip, "1.000 s runnable here") || !strings.Contains(tip, "running 500.0 ms (50%)") || !strings.Contains(tip, "other 500.0 ms (50%)") {
+			t.Errorf("the tooltip over the holder's runnable time at 1.9 s: %q", tip)
+		}
+		within(t, ctx, 10*time.Second, "leave", chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, 1, 1))
+		// The thread's panel: its whole split, the report's cpu_s, other_s.
+		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoThread(%d), true)`, holder))
+		waitJS(t, ctx, "the holder's panel", `document.querySelector('#panel .run-split')`)
+		if txt := eval[string](t, ctx, `document.querySelector('#panel .run-split').innerText`); !strings.Contains(txt, "running 1.100 s") || !strings.Contains(txt, "ready 50.00 ms") || !strings.Contains(txt, "other 800.0 ms") {
+			t.Errorf("the holder's panel says of its runnable time %q", txt)
+		}
+		screenshot(t, ctx, "samples-timeline.png")
+	})
+
+	t.Run("what the holder did", func(t *testing.T) {
+		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoInterval(%d, 0), true)`, b1))
+		waitJS(t, ctx, "b1's panel", fmt.Sprintf(`document.querySelector('#panel').dataset.shown === '%d.0' && document.querySelector('#panel .holders')`, b1))
+		parts := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .holders .doing-part')].map((e) => e.dataset.part + ' ' + e.querySelector('.num').textContent)`)
+		want := []string{"running 600.0 ms · 60%", "other 300.0 ms · 30%", "blocked 50.00 ms · 5.0%", "ready 50.00 ms · 5.0%"}
+		if strings.Join(parts, "|") != strings.Join(want, "|") {
+			t.Errorf("b1's panel says the holder did %q, want %q", parts, want)
+		}
+		// One click: the holder's lane over its span, and its samples.
+		within(t, ctx, 10*time.Second, "the holder button", chromedp.Click(chromedp.CSS(`#panel .holder-button`)))
+		waitJS(t, ctx, "the holder's flame graph", `document.querySelector('#panel .holder-flame canvas.small-flame')`)
+		type flame struct{ Top, Leaf, Holder string }
+		f := eval[flame](t, ctx, `(() => { const c = document.querySelector('#panel .holder-flame canvas.small-flame'); return { Top: c.dataset.top, Leaf: c.dataset.leaf, Holder: c.closest('.holder-flame').dataset.holder }; })()`)
+		if f.Top != "Burner.burn(Burner.java:12)" || f.Holder != fmt.Sprint(holder) {
+			t.Errorf("the holder's flame graph: %+v, want Burner.burn(Burner.java:12) on top, of thread %d", f, holder)
+		}
+		if txt := eval[string](t, ctx, `document.querySelector('#panel .holder-flame').textContent`); !strings.Contains(txt, "4 samples for 900.0 ms") {
+			t.Errorf("the holder's flame graph says %q, want 4 samples for 900.0 ms", txt)
+		}
+		type lane struct {
+			Thread     int
+			S, E       float64
+			Top, Lanes float64
+		}
+		l := eval[lane](t, ctx, fmt.Sprintf(`(() => { const tl = orca.timeline, hs = tl.holderSpan; return { Thread: hs.thread, S: hs.s, E: hs.e, Top: tl.laneMid(%d), Lanes: tl.h }; })()`, holder))
+		if l.Thread != holder || l.S != 0 || l.E != 1e9 || l.Top < 26 || l.Top > l.Lanes {
+			t.Errorf("the holder's span on the timeline: %+v, want thread %d, 0..1 s, its lane in view", l, holder)
+		}
+		screenshot(t, ctx, "samples-holder.png")
+		// And the same samples in the Flame graph view.
+		within(t, ctx, 10*time.Second, "open in the flame graph", chromedp.Click(chromedp.CSS(`#panel .holder-flame .actions button`)))
+		waitJS(t, ctx, "the holder's samples in the flame graph view", `document.querySelector('.flame-info').textContent.includes('900.0 ms in 4 cpu and wall samples')`)
+		if info := eval[string](t, ctx, `document.querySelector('.flame-info').textContent`); !strings.Contains(info, "threads matching “00000001”, timeline range only") {
+			t.Errorf("the holder's flame graph view says %q", info)
+		}
+	})
+
+	t.Run("CPU and wall flame graphs", func(t *testing.T) {
+		// Every thread, the whole recording: a fresh page.
+		open(t, ctx, ts.URL+"/#v=flame&fj=1")
+		for _, c := range []struct{ kind, top, info string }{
+			{"cpu", "Burner.burn(Burner.java:12)", "800.0 ms in 4 cpu samples"},
+			{"wall", "app.Store.force(Store.java:22)", "300.0 ms in 1 wall samples"},
+			{"", "", "blocked and waiting"},
+		} {
+			eval[bool](t, ctx, `(orca.app.show('flame'), true)`)
+			eval[bool](t, ctx, fmt.Sprintf(`(() => { const s = document.querySelector('select[data-role=flame-kind]'); s.value = %q; s.dispatchEvent(new Event('change')); return true; })()`, c.kind))
+			waitJS(t, ctx, "the "+c.kind+" flame graph", fmt.Sprintf(`document.querySelector('.flame-info').textContent.includes(%q)`, c.info))
+			if c.top == "" {
+				continue
+			}
+			if top := eval[string](t, ctx, `document.querySelector('canvas.flame').dataset.top`); top != c.top {
+				t.Errorf("%s flame graph: top frame %q, want %q", c.kind, top, c.top)
+			}
+		}
+	})
+
+	t.Run("the lock's holders", func(t *testing.T) {
+		// From a flame graph of one thread's cpu samples in a range: the
+		// lock's button shows its holders' samples, never the old graph
+		// under the new words (a resize painted it while loading).
+		open(t, ctx, ts.URL+"/#v=flame&fk=cpu&ft=00000001&fr=1&r=0,1000000000")
+		waitJS(t, ctx, "the holder's cpu samples", `document.querySelector('.flame-info').textContent.includes('600.0 ms in 3 cpu samples')`)
+		eval[bool](t, ctx, `(orca.app.showLock('monitor', '0000AAAA'), true)`)
+		waitJS(t, ctx, "the lock's holders", `document.querySelector('.lock-detail .holders .holder-frames')`)
+		frames := eval[[]string](t, ctx, `[...document.querySelectorAll('.lock-detail .holder-frames tr')].map((tr) => [...tr.children].map((td) => td.textContent).join(' '))`)
+		if len(frames) != 2 || frames[0] != "Burner.burn(Burner.java:12) running 3 600.0 ms" || frames[1] != "app.Store.force(Store.java:22) other 1 300.0 ms" {
+			t.Errorf("the lock's holders' frames: %q", frames)
+		}
+		parts := eval[[]string](t, ctx, `[...document.querySelectorAll('.lock-detail .holders .doing-part')].map((e) => e.dataset.part)`)
+		if strings.Join(parts, ",") != "running,other,runnable,blocked,ready" {
+			t.Errorf("the lock's holders' parts: %q", parts)
+		}
+		within(t, ctx, 10*time.Second, "the holders' flame graph", chromedp.Click(chromedp.CSS(`.lock-detail button.holders-flame`)))
+		waitJS(t, ctx, "the holders' flame graph", `document.querySelector('.flame-info').textContent.includes('of the holders of lock 0000AAAA')`)
+		// The first words said must be the answer's.
+		if info := eval[string](t, ctx, `document.querySelector('.flame-info').textContent`); !strings.Contains(info, "900.0 ms in 4 cpu and wall samples") {
+			t.Errorf("the holders' flame graph says %q", info)
+		}
+		if top := eval[string](t, ctx, `document.querySelector('canvas.flame').dataset.top`); top != "Burner.burn(Burner.java:12)" {
+			t.Errorf("the holders' flame graph: top frame %q", top)
+		}
+		screenshot(t, ctx, "samples-lock.png")
+	})
+}

@@ -101,6 +101,7 @@ static int live_init(JNIEnv *env, jthread t, int attach) {
   // attach that samples makes them for the classes loaded so far too.
   live_times.classes = asgct_ready(env, !attach || samples_on());
   live_times.ids = ms_since(t1);
+  samples_live();
   live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
   if (err) {

@@ -36,8 +36,6 @@ enum { S_FREE, S_LIVE, S_DEAD };
 typedef struct {
   atomic_int tid;
   atomic_int state;
-  atomic_int tls_ok;        // the thread touched this library's thread-locals (samples_self): walked by the
-                            // own walker under its guard; else by AsyncGetCallTrace alone (below)
   atomic_int timer_on;
   uint32_t key;             // its thread key (threads.h)
   int may_host_virtual;
@@ -69,6 +67,7 @@ static atomic_long lost[L_N];
 static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
 
 static atomic_int on;            // a recording takes samples
+static atomic_int live;          // the stacks can be walked (samples_live): the timers run
 static int installed;            // the handler is installed (once a JVM: never taken back)
 static long long cpu_ns, wall_ns;
 static int wall_threads;
@@ -127,7 +126,7 @@ static void set_context(ucontext_t *uc, const uintptr_t *ctx) {
 #endif
 }
 
-static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
+static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc) {
   struct {
     sample_hdr h;
     uintptr_t pcs[NATIVE_MAX];
@@ -136,25 +135,18 @@ static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
   s.h.ticks = clock_ticks();
   s.h.weight = weight;
   s.h.sampled = (uint8_t)sampled;
-  s.h.vhash = 0;
   s.h.pad = 0;
   s.h.pad2 = 0;
-  int tls = atomic_load_explicit(&e->tls_ok, memory_order_acquire);
-  // A mounted virtual thread's sample is the virtual thread's (its identity
-  // hash: the writer turns it into its key).
-  if (tls && e->may_host_virtual) {
-    intptr_t v = hs_mounted_virtual(e->jt);
-    uint32_t h = 0;
-    if (v > 0 && hs_object_hash(vm_at((uintptr_t)v), &h) && h) s.h.vhash = h;
-    else if (v != 0) {
-      count_lost(L_STATE);   // a virtual thread not told
-      return;
-    }
-  }
   uintptr_t ctx[3];
   context(uc, ctx);
-  int nn = 0, nj = WALK_UNUSED;
-  if (tls) nj = walk_sample(e->jt, ctx, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
+  int nn = 0;
+  // A mounted virtual thread's sample is the virtual thread's: the walk
+  // reads its identity hash (the writer turns it into its key).
+  int nj = walk_sample(e->jt, tid, ctx, &s.h.vhash, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
+  if (nj == WALK_VIRTUAL) {
+    count_lost(L_STATE);   // a virtual thread that cannot be told
+    return;
+  }
   if (nj == WALK_IN_JAVA && nn > 0) {
     // Native code called from Java code without a frame anchor (a leaf
     // call): AsyncGetCallTrace from where the chain reached Java code.
@@ -162,8 +154,10 @@ static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
     set_context(&moved, ctx);
     nj = asgct_sample(e->env, &moved, s.fr, JAVA_MAX);
   } else if (nj < 0) {
-    nn = nj == WALK_IN_JAVA ? 0 : nn;
-    if (nj != WALK_IN_JAVA) nn = 0;   // the walk failed: its native part is not trusted either
+    // In Java code, or the own walker could not (a frame it does not
+    // know, or not on this JDK): AsyncGetCallTrace from the context, and
+    // the native part of a failed walk is not trusted either.
+    if (nj != WALK_IN_JAVA) nn = 0;
     nj = asgct_sample(e->env, uc, s.fr, JAVA_MAX);
   }
   if (nj < 0) {
@@ -187,10 +181,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
     if (!e) {
       count_lost(L_NO_THREAD);
     } else if (si->si_code == SI_TIMER) {
-      take(e, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
+      take(e, tid, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
     } else {   // the wall sampler's tgkill
       uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
-      if (w) take(e, ORCA_SAMPLED_WALL, w, ucv);
+      if (w) take(e, tid, ORCA_SAMPLED_WALL, w, ucv);
     }
   }
   errno = saved;
@@ -204,7 +198,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
 static clockid_t thread_clock(int tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
 
 static void arm(slot_t *e, int tid) {
-  if (!cpu_ns || atomic_load(&e->timer_on)) return;
+  if (!cpu_ns || !atomic_load(&live) || atomic_load(&e->timer_on)) return;
   struct sigevent ev;
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
@@ -232,7 +226,7 @@ static void disarm(slot_t *e) {
 // ---- Registration ----
 
 // reg makes or refreshes tid's slot (under slots_mu) and arms its timer.
-static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virtual, int own) {
+static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virtual) {
   if (tid <= 0 || !atomic_load(&on)) return;
   pthread_mutex_lock(&slots_mu);
   slot_t *e = find(tid), *free_slot = NULL;
@@ -256,7 +250,6 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     e->jt = jt;
     e->env = env;
     e->stat_fd = -1;
-    atomic_store(&e->tls_ok, own);
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -267,20 +260,14 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     e->may_host_virtual = may_host_virtual;
     e->jt = jt;
     e->env = env;
-    if (own) atomic_store_explicit(&e->tls_ok, 1, memory_order_release);
   }
   arm(e, tid);
   pthread_mutex_unlock(&slots_mu);
 }
 
-// The guard of the own walker is a thread-local of this library
-// (safe.h): touched here, on the thread itself, outside any handler.
-static __thread int touched;
-
 void samples_self(JNIEnv *env, uint32_t key, int may_host_virtual) {
   if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
-  touched = 1;
-  reg((int)syscall(SYS_gettid), vms_thread(env), env, key, may_host_virtual, touched);
+  reg((int)syscall(SYS_gettid), vms_thread(env), env, key, may_host_virtual);
 }
 
 void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual) {
@@ -296,7 +283,7 @@ void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual) {
   }
   vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, t, eetop));
   if (vm_null(jt)) return;   // not started, or ended
-  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key, may_host_virtual, 0);
+  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key, may_host_virtual);
 }
 
 void samples_end(void) {
@@ -346,6 +333,7 @@ static void *wall_run(void *arg) {
     next.tv_nsec = (long)(ns % 1000000000LL);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
     if (atomic_load(&wall_stop)) break;
+    if (!atomic_load(&live)) continue;
     int n = 0;
     pthread_mutex_lock(&slots_mu);
     for (int i = 0; i < SLOTS; i++) {
@@ -420,8 +408,19 @@ const char *samples_start(void) {
   return NULL;
 }
 
+void samples_live(void) {
+  if (!atomic_load(&on) || atomic_exchange(&live, 1)) return;
+  pthread_mutex_lock(&slots_mu);
+  for (int i = 0; i < SLOTS; i++) {
+    int tid = atomic_load(&slots[i].tid);
+    if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE) arm(&slots[i], tid);
+  }
+  pthread_mutex_unlock(&slots_mu);
+}
+
 void samples_stop(void) {
   if (!atomic_load(&on)) return;
+  atomic_store(&live, 0);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_join(wall_thread, NULL);

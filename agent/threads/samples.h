@@ -16,6 +16,11 @@
 // handler installed (once a JVM), the wall sampler started, the .info
 // facts stated. NULL, or why there are no samples (a warning).
 const char *samples_start(void);
+// samples_live: the stacks can be walked now (the live phase, the
+// jmethodIDs of the classes loaded made: asgct.h): the timers of the
+// threads registered so far are armed, and every later one's at once.
+// Before, a sample could only be lost.
+void samples_live(void);
 // samples_on: samples are taken in this recording.
 int samples_on(void);
 // samples_stop: the recording stops, before the writer's last flush: the

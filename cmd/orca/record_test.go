@@ -528,6 +528,38 @@ func TestAgentOption(t *testing.T) {
 	}
 }
 
+// TestSampleOptions: --cpu and --wall reach the agent as cpu= and wall= in
+// microseconds, or off; left out when not given (the agent's defaults);
+// outside their ranges, a usage error naming the flag.
+func TestSampleOptions(t *testing.T) {
+	o := recordOptions{depth: 16, cpu: "1ms", wall: "off"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=16,cpu=1000us,wall=off"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	o = recordOptions{depth: 16, cpu: "off", wall: "1.5s"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=16,cpu=off,wall=1500000us"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	for _, c := range []struct {
+		cpu, wall string
+		want      string // in the usage error, "" for none
+	}{
+		{"10ms", "50ms", ""},
+		{"100us", "1ms", ""},
+		{"99us", "", "--cpu"},
+		{"", "999us", "--wall"},
+		{"11s", "", "--cpu"},
+		{"ten", "", "--cpu"},
+		{"", "5", "--wall"},
+		{"1500ns", "", "--cpu"},
+	} {
+		err := recordOptions{depth: 16, cpu: c.cpu, wall: c.wall}.check()
+		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("--cpu %q --wall %q: %v, want %q", c.cpu, c.wall, err, c.want)
+		}
+	}
+}
+
 func TestSetEnv(t *testing.T) {
 	got := setEnv([]string{"A=1", "JAVA_TOOL_OPTIONS=x", "JAVA_TOOL_OPTIONS_X=y", "JAVA_TOOL_OPTIONS=z"}, "JAVA_TOOL_OPTIONS", "new")
 	want := []string{"A=1", "JAVA_TOOL_OPTIONS_X=y", "JAVA_TOOL_OPTIONS=new"}

@@ -5,7 +5,8 @@
 // time, in no state Orca records. Then "EXPECT ..." with the threads' hashes and the burners'
 // CPU in nanoseconds as the JVM measured it.
 // Usage: Sampled [CPU_MS] [wait]: with wait, it prints READY and starts when a line comes on
-// stdin (an attach in between); it ends with its EXPECT line.
+// stdin (an attach in between), and after its EXPECT line waits for another line (the recording
+// stopped in between) before it exits.
 import java.io.*;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -74,10 +75,11 @@ public class Sampled {
         sleeper.start();
         writer.start();
         reader.start();
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
         if (wait) {
             // The threads wait (and the socket reads) before the attach; the burners start after it.
             System.out.println("READY");
-            new BufferedReader(new InputStreamReader(System.in)).readLine();
+            stdin.readLine();
         }
         a.start();
         b.start();
@@ -91,5 +93,6 @@ public class Sampled {
         server.close();
         System.out.println("EXPECT burnA=" + hex(a) + " burnB=" + hex(b) + " sleeper=" + hex(sleeper) + " reader=" + hex(reader)
                 + " cpuA=" + cpu[0] + " cpuB=" + cpu[1] + " bytes=" + bytes[0]);
+        if (wait) stdin.readLine();
     }
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/format"
 	"orca/internal/testjvm"
@@ -35,6 +36,9 @@ func TestSamples(t *testing.T) {
 			pid := strconv.Itoa(a.cmd.Process.Pid)
 			w := filepath.Join(dir, "w")
 			o := startOrca(t, dir, "orca: recording pid "+pid+" (Sampled) to ", "record", "--pid", pid, "-o", w)
+			// An attach's samples begin at the writer's first flush (200 ms: docs/agent.md, "The
+			// sample path"), which makes the jmethodIDs: the burners start after it.
+			time.Sleep(time.Second)
 			if _, err := io.WriteString(a.stdin, "go\n"); err != nil {
 				t.Fatal(err)
 			}

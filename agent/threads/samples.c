@@ -18,6 +18,7 @@
 #include "hotspot/vmstructs.h"
 #include "hotspot/walk.h"
 #include "record/rec.h"
+#include "record/ring.h"
 #include "record/sring.h"
 #include "record/tkeys.h"
 #include "stacks/methods.h"
@@ -38,7 +39,6 @@ typedef struct {
   atomic_int state;
   atomic_int timer_on;
   uint32_t key;             // its thread key (threads.h)
-  int may_host_virtual;
   vm_ptr jt;
   JNIEnv *env;
   sring *ring;
@@ -226,7 +226,7 @@ static void disarm(slot_t *e) {
 // ---- Registration ----
 
 // reg makes or refreshes tid's slot (under slots_mu) and arms its timer.
-static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virtual) {
+static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
   if (tid <= 0 || !atomic_load(&on)) return;
   pthread_mutex_lock(&slots_mu);
   slot_t *e = find(tid), *free_slot = NULL;
@@ -246,7 +246,6 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     }
     e = free_slot;
     e->key = key;
-    e->may_host_virtual = may_host_virtual;
     e->jt = jt;
     e->env = env;
     e->stat_fd = -1;
@@ -257,7 +256,6 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     // Known already (listed by another thread, or in an earlier recording,
     // or a thread id used again): what is true now.
     e->key = key;
-    e->may_host_virtual = may_host_virtual;
     e->jt = jt;
     e->env = env;
   }
@@ -265,25 +263,45 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
   pthread_mutex_unlock(&slots_mu);
 }
 
-void samples_self(JNIEnv *env, uint32_t key, int may_host_virtual) {
-  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
-  reg((int)syscall(SYS_gettid), vms_thread(env), env, key, may_host_virtual);
-}
-
-void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual) {
-  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+// eetop: java.lang.Thread.eetop, its JavaThread's address (0 before its
+// start and after its end).
+static jfieldID eetop_field(JNIEnv *env) {
   static jfieldID eetop;
   if (!eetop) {
     jclass c = (*env)->FindClass(env, "java/lang/Thread");
     if (c) eetop = (*env)->GetFieldID(env, c, "eetop", "J");
-    if (!eetop) {
-      (*env)->ExceptionClear(env);
-      return;
-    }
+    if (!eetop) (*env)->ExceptionClear(env);
+    if (c) (*env)->DeleteLocalRef(env, c);
   }
+  return eetop;
+}
+
+// learn_env: where the JNIEnv sits in a JavaThread, from the calling
+// thread's two (JDK 17's table does not say: vmstructs.h, vms_learn_env),
+// for the JavaThread of a thread's own env and the env of another's.
+static void learn_env(JNIEnv *env) {
+  jfieldID eetop;
+  jthread me = NULL;
+  if (!vm_null(vms_thread(env)) || !(eetop = eetop_field(env)) || (*jvmti)->GetCurrentThread(jvmti, &me) != JVMTI_ERROR_NONE || !me)
+    return;
+  vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, me, eetop));
+  (*env)->DeleteLocalRef(env, me);
+}
+
+void samples_self(JNIEnv *env, uint32_t key) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  learn_env(env);
+  reg((int)syscall(SYS_gettid), vms_thread(env), env, key);
+}
+
+void samples_other(JNIEnv *env, jthread t, uint32_t key) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  learn_env(env);
+  jfieldID eetop = eetop_field(env);
+  if (!eetop) return;
   vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, t, eetop));
   if (vm_null(jt)) return;   // not started, or ended
-  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key, may_host_virtual);
+  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key);
 }
 
 void samples_end(void) {
@@ -408,7 +426,9 @@ const char *samples_start(void) {
   return NULL;
 }
 
-void samples_live(void) {
+static atomic_int ids_later;   // an attach: the writer makes the jmethodIDs, then arms (samples_drain)
+
+static void arm_all(void) {
   if (!atomic_load(&on) || atomic_exchange(&live, 1)) return;
   pthread_mutex_lock(&slots_mu);
   for (int i = 0; i < SLOTS; i++) {
@@ -418,8 +438,14 @@ void samples_live(void) {
   pthread_mutex_unlock(&slots_mu);
 }
 
+void samples_live(JNIEnv *env) {
+  if (env) atomic_store(&ids_later, 1);
+  else arm_all();
+}
+
 void samples_stop(void) {
   if (!atomic_load(&on)) return;
+  atomic_store(&ids_later, 0);
   atomic_store(&live, 0);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
@@ -441,6 +467,90 @@ void samples_stop(void) {
 static char *out;
 static size_t out_cap;
 
+// ---- Virtual threads' spans ----
+//
+// A sample of a mounted virtual thread is the virtual thread's only between
+// its ThreadStarted and its ThreadEnded (its carrier mounts it before the
+// one and unmounts it after the other): the threads that write them queue
+// their times (samples_virtual, under a mutex), and the writer, after it
+// has drained the slots (so that every start or end before a sample is in
+// the queue), moves them into its table by hash and gives each sample its
+// thread.
+typedef struct {
+  uint32_t hash;
+  int begin;
+  int64_t ts;
+} vlife;
+static pthread_mutex_t vq_mu = PTHREAD_MUTEX_INITIALIZER;
+static vlife *vq;
+static size_t vq_len, vq_cap;
+
+typedef struct {
+  uint32_t hash;   // 0: free
+  int64_t start, end;
+} vspan;
+static vspan *spans;
+static uint32_t spans_cap, spans_n;
+
+void samples_virtual(uint32_t hash, int64_t ts, int begin) {
+  if (!hash || !atomic_load_explicit(&on, memory_order_relaxed)) return;
+  pthread_mutex_lock(&vq_mu);
+  if (vq_len == vq_cap) {
+    size_t cap = vq_cap ? vq_cap * 2 : 1024;
+    vlife *n = realloc(vq, cap * sizeof *n);
+    if (n) vq = n, vq_cap = cap;
+  }
+  if (vq_len < vq_cap) vq[vq_len++] = (vlife){hash, begin, ts};
+  pthread_mutex_unlock(&vq_mu);
+}
+
+static vspan *span_of(uint32_t hash, int add) {
+  if (!spans) return NULL;
+  for (uint32_t i = (hash * 2654435761u) & (spans_cap - 1);; i = (i + 1) & (spans_cap - 1)) {
+    if (spans[i].hash == hash) return &spans[i];
+    if (!spans[i].hash) {
+      if (!add) return NULL;
+      spans[i] = (vspan){hash, INT64_MAX, INT64_MAX};
+      spans_n++;
+      return &spans[i];
+    }
+  }
+}
+
+// spans_room makes room for n more spans: the ones ended before old are
+// forgotten, and the table grows when it is still over half full.
+static int spans_room(size_t n, int64_t old) {
+  if (spans && spans_n + n <= spans_cap / 2) return 1;
+  uint32_t cap = spans_cap ? spans_cap : 4096;
+  size_t keep = 0;
+  for (uint32_t i = 0; i < spans_cap; i++) keep += spans[i].hash && spans[i].end >= old;
+  while (keep + n > cap / 2) cap *= 2;
+  vspan *fresh = calloc(cap, sizeof *fresh), *prev = spans;
+  if (!fresh) return 0;
+  uint32_t prev_cap = spans_cap;
+  spans = fresh, spans_cap = cap, spans_n = 0;
+  for (uint32_t i = 0; i < prev_cap; i++)
+    if (prev[i].hash && prev[i].end >= old) *span_of(prev[i].hash, 1) = prev[i];
+  free(prev);
+  return 1;
+}
+
+static void take_spans(int64_t now) {
+  pthread_mutex_lock(&vq_mu);
+  if (vq_len && spans_room(vq_len, now - 10000000000LL))
+    for (size_t i = 0; i < vq_len; i++) {
+      vspan *v = span_of(vq[i].hash, 1);
+      if (vq[i].begin) v->start = vq[i].ts, v->end = INT64_MAX;
+      else v->end = vq[i].ts;
+    }
+  vq_len = 0;
+  pthread_mutex_unlock(&vq_mu);
+}
+
+// The drained samples' virtual threads (0: none), by record.
+static uint32_t *vhashes;
+static size_t vhashes_cap, nrecs;
+
 static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
                    int64_t now_ns, int64_t now_ticks) {
   int nf = h->nnative + h->njava;
@@ -459,12 +569,14 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   if (ts > now_ns) ts = now_ns;
   (void)now_ticks;
   r->ts = ts;
-  uint32_t key = e->key;
-  if (h->vhash) {
-    key = tkey_named(h->vhash);
-    if (!key) key = h->vhash;
+  if (nrecs == vhashes_cap) {
+    size_t cap = vhashes_cap ? vhashes_cap * 2 : 4096;
+    uint32_t *nv = realloc(vhashes, cap * sizeof *nv);
+    if (!nv) return 0;
+    vhashes = nv, vhashes_cap = cap;
   }
-  r->thread = key;
+  vhashes[nrecs++] = h->vhash;
+  r->thread = e->key;   // its carrier's, until the virtual thread's span is known (samples_drain)
   r->object = (uint32_t)h->weight;
   r->owner = (uint32_t)(h->weight >> 32);
   r->kind = ORCA_EV_SAMPLE;
@@ -502,7 +614,17 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) 
 
 const char *samples_drain(size_t *len) {
   *len = 0;
+  nrecs = 0;
   if (!installed) return NULL;
+  JNIEnv *env = NULL;
+  // The writer's thread attaches itself to the JVM to name methods: at its
+  // first flush, so here first.
+  if (atomic_load(&ids_later)) methods_describe();
+  if (atomic_load(&ids_later) && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
+    atomic_store(&ids_later, 0);
+    (void)asgct_ready(env, 1);
+    arm_all();
+  }
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;
@@ -524,6 +646,17 @@ const char *samples_drain(size_t *len) {
     }
   }
   ref_ns = now_ns, ref_ticks = now_ticks;
+  // The samples of virtual threads inside their spans are theirs.
+  take_spans(now_ns);
+  size_t off = 0, k = 0;
+  for (const orca_rec *r; (r = ring_next(out, n, &off)); k++) {
+    if (k >= nrecs || !vhashes[k]) continue;
+    vspan *v = span_of(vhashes[k], 0);
+    if (!v || r->ts < v->start || r->ts >= v->end) continue;
+    uint32_t key = tkey_named(vhashes[k]);
+    ((orca_rec *)r)->thread = key ? key : vhashes[k];
+  }
+  nrecs = 0;
   if (cpu_ns || wall_ns) {
     char key[64];
     static const char *const kinds[] = ORCA_SAMPLED_NAMES;

@@ -20,6 +20,8 @@ import (
 //     count is 50-102 % of that CPU ÷ 10 ms (the test logs it: overruns come with load);
 //   - the burner's hot method (Sampled.burnA, burnB) is the innermost frame of 90 % of its samples;
 //   - the thread that sleeps all along has no CPU sample;
+//   - on JDK 25 the virtual thread's samples (burning in Sampled.burnV on a carrier) are the
+//     virtual thread's, and no carrier has a sample in burnV;
 //   - the thread that reads a slow socket has wall samples, most of them in the C library's read
 //     or recv (a native frame, class <native:libc...>), with its Java frames below;
 //   - no sample is lost but for at most 1 % of walks AsyncGetCallTrace refuses (.info
@@ -165,6 +167,26 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		}
 		if hot*10 < tl.cpu*9 {
 			t.Errorf("burn%s: Sampled.%s is the innermost frame of %d of its %d CPU samples, want 90 %%: %v", b.name, b.hot, hot, tl.cpu, tl.innermost)
+		}
+	}
+	if e.str(t, "burnV") != "none" && r.info[format.InfoHotSpotWalker] == "yes" {
+		// The own walker reads a mounted virtual thread (JDK 25; not 19-24).
+		v := format.ThreadID(e.hash(t, "burnV"))
+		in := func(tl *tally) (n int) {
+			for top, c := range tl.innermost {
+				if strings.HasPrefix(top, "Sampled.burnV(") {
+					n += c
+				}
+			}
+			return n
+		}
+		if tl := by[v]; tl == nil || in(tl) < 3 || in(tl)*10 < tl.cpu*8 {
+			t.Errorf("the virtual thread %v: want CPU samples, 80 %% of them in Sampled.burnV: %+v", v, tl)
+		}
+		for id, tl := range by {
+			if id != v && in(tl) > 0 {
+				t.Errorf("thread %v (not the virtual thread) has %d samples in Sampled.burnV: %v", id, in(tl), tl.innermost)
+			}
 		}
 	}
 	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && tl.cpu > 0 {

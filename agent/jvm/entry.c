@@ -493,7 +493,9 @@ static const struct {
 // sampling starts the samplers (threads/samples.h) before the threads
 // are listed (an attach lists them before start_recording); once a recording.
 static void sampling(void) {
-  if (samples_on()) return;
+  static int tried;   // the recording (threads_recording) it was tried for
+  if (samples_on() || tried == threads_recording()) return;
+  tried = threads_recording();
   const char *w = samples_start();
   if (w) {
     counters_prop(ORCA_INFO_WARNING, w);

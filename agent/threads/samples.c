@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -248,7 +249,12 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->key = key;
     e->jt = jt;
     e->env = env;
-    e->stat_fd = -1;
+    // The wall sampler's view of the thread, opened while it surely runs:
+    // the descriptor stays the thread's (after its end it reads nothing,
+    // whoever gets its id next), so no signal goes to another thread.
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    e->stat_fd = wall_ns ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -323,12 +329,8 @@ void samples_end(void) {
 static int eligible(slot_t *e, int tid) {
   int st = hs_thread_state_of(e->jt);
   if (st == HS_TS_BLOCKED) return 0;
-  if (e->stat_fd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    e->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (e->stat_fd < 0) return 0;
-  }
+  (void)tid;
+  if (e->stat_fd < 0) return 0;
   char buf[256];
   ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return 0;
@@ -385,6 +387,17 @@ static void fact_ll(const char *key, long long v) {
 // of the ticks of the samples it drains next.
 static int64_t ref_ns, ref_ticks;
 
+// another_copy: the handler is this agent's, of another copy of the
+// library (a JVM started with one orca's agent, attached to by another
+// orca's: its recording stopped, its timers deleted): taken over.
+static int another_copy(const struct sigaction *old) {
+  Dl_info theirs, ours;
+  void *h = old->sa_flags & SA_SIGINFO ? (void *)old->sa_sigaction : (void *)old->sa_handler;
+  if (!h || !dladdr(h, &theirs) || !dladdr((void *)on_signal, &ours) || !theirs.dli_fname || !ours.dli_fname) return 0;
+  const char *a = strrchr(theirs.dli_fname, '/'), *b = strrchr(ours.dli_fname, '/');
+  return !strcmp(a ? a + 1 : theirs.dli_fname, b ? b + 1 : ours.dli_fname);
+}
+
 const char *samples_start(void) {
   cpu_ns = opt.seed_only ? 0 : opt.cpu_ns;
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
@@ -397,8 +410,8 @@ const char *samples_start(void) {
   if (!cpu_ns && !wall_ns) return NULL;
   if (!installed) {
     struct sigaction sa, old;
-    if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
-                                                                             : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+    if (sigaction(SIGPROF, NULL, &old) == 0 && !another_copy(&old) &&
+        (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
       cpu_ns = wall_ns = 0;
       fact_ll(ORCA_INFO_SAMPLE_CPU_NS, 0);
       fact_ll(ORCA_INFO_SAMPLE_WALL_NS, 0);
@@ -447,19 +460,25 @@ void samples_stop(void) {
   if (!atomic_load(&on)) return;
   atomic_store(&ids_later, 0);
   atomic_store(&live, 0);
+  // No sample from here: a signal still in flight is ignored, not lost.
+  atomic_store_explicit(&on, 0, memory_order_release);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
   }
+  // Every slot is given back after the writer's last drain: a later
+  // recording registers the threads alive then anew (a thread that ends
+  // between two recordings has no ThreadEnd to give its slot back).
   pthread_mutex_lock(&slots_mu);
   for (int i = 0; i < SLOTS; i++)
-    if (atomic_load(&slots[i].state) != S_FREE) disarm(&slots[i]);
+    if (atomic_load(&slots[i].state) == S_LIVE) {
+      disarm(&slots[i]);
+      atomic_store_explicit(&slots[i].state, S_DEAD, memory_order_release);
+    }
   pthread_mutex_unlock(&slots_mu);
   // A signal sent before may still be delivered: the handler stays
-  // installed (the default action of SIGPROF ends the process), and takes
-  // no sample once this is off.
-  atomic_store_explicit(&on, 0, memory_order_release);
+  // installed (the default action of SIGPROF ends the process).
 }
 
 // ---- The writer's drain ----

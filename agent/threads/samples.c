@@ -571,7 +571,7 @@ static uint32_t *vhashes;
 static size_t vhashes_cap, nrecs;
 
 static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
-                   int64_t now_ns, int64_t now_ticks) {
+                   int64_t now_ns) {
   int nf = h->nnative + h->njava;
   size_t size = (sizeof(orca_rec) + (size_t)nf * sizeof(orca_frame) + 7) & ~(size_t)7;
   if (*n + size > out_cap) {
@@ -586,7 +586,6 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   memset(r, 0, sizeof *r);
   int64_t ts = clock_ticks_ns(h->ticks, ref_ns, ref_ticks);
   if (ts > now_ns) ts = now_ns;
-  (void)now_ticks;
   r->ts = ts;
   if (nrecs == vhashes_cap) {
     size_t cap = vhashes_cap ? vhashes_cap * 2 : 4096;
@@ -618,7 +617,7 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   return 1;
 }
 
-static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) {
+static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
   const void *p;
   uint32_t len;
   while ((p = sring_peek(e->ring, &len))) {
@@ -626,7 +625,7 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) 
     memcpy(&h, p, sizeof h);
     const uintptr_t *pcs = (const uintptr_t *)((const char *)p + sizeof h);
     const jvmtiFrameInfo *fr = (const jvmtiFrameInfo *)(pcs + h.nnative);
-    if (!put_rec(n, e, &h, pcs, fr, now_ns, now_ticks)) count_lost(L_FULL);
+    if (!put_rec(n, e, &h, pcs, fr, now_ns)) count_lost(L_FULL);
     sring_pop(e->ring);
   }
 }
@@ -651,10 +650,10 @@ const char *samples_drain(size_t *len) {
     slot_t *e = &slots[i];
     int st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == S_FREE || !e->ring) continue;
-    drain_slot(e, &n, now_ns, now_ticks);
+    drain_slot(e, &n, now_ns);
     if (st == S_DEAD) {   // its thread ended: drained, given back
       pthread_mutex_lock(&slots_mu);
-      drain_slot(e, &n, now_ns, now_ticks);
+      drain_slot(e, &n, now_ns);
       sring_free(e->ring);
       e->ring = NULL;
       if (e->stat_fd >= 0) close(e->stat_fd);

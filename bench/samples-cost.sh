@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The CPU the CPU sampler adds (issue 33): CpuBurn (a fixed amount of work in 2 threads)
 # recorded with `cpu=INTERVAL,wall=off` against `cpu=off,wall=off` (the same agent, the same
-# events), rounds interleaved. Prints per round the process's CPU (user + sys, from
-# /usr/bin/time) of each, the CPU samples taken (.info samples.cpu), and the added CPU per 1 000
+# events), rounds interleaved. Prints per round the process's CPU (user + sys, the shell's
+# getrusage of the JVM, in ms) of each, the CPU samples taken (.info samples.cpu), and the added CPU per 1 000
 # samples; then the medians. Not part of make bench. Run it alone:
 #   flock /work/notes/bench.lock ./bench/samples-cost.sh [ROUNDS] [INTERVAL] [ITERS]
 #   flock /work/notes/bench.lock ./bench/samples-cost.sh 5 10ms 400
@@ -15,8 +15,9 @@ R=${1:-5} IV=${2:-10ms} ITERS=${3:-400}
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-samples.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 "$JDK/bin/javac" --release 17 -d "$TMP/classes" bench/java/CpuBurn.java
-cpu() { # cpu OPTS: the run's CPU seconds
-  /usr/bin/time -f "%U %S" -o "$TMP/t" "$JDK/bin/java" "-agentpath:$LIB=prefix=$TMP/r,$1" -cp "$TMP/classes" CpuBurn 2 "$ITERS"
+cpu() { # cpu OPTS: the run's CPU seconds (getrusage of the child: microseconds, not /usr/bin/time's 10 ms)
+  local TIMEFORMAT="%3U %3S"
+  { time "$JDK/bin/java" "-agentpath:$LIB=prefix=$TMP/r,$1" -cp "$TMP/classes" CpuBurn 2 "$ITERS" 2>/dev/null; } 2>"$TMP/t"
   awk '{printf "%.3f", $1 + $2}' "$TMP/t"
 }
 echo "round  off_s  on_s  samples  added_ms_per_1000"

@@ -18,19 +18,28 @@ import (
 // the default collector.
 type stressConfig struct {
 	name string
-	args []string
+	args []string // the JVM's options
+	orca []string // orca record's (the samplers' intervals)
 }
 
 // stressConfigs are issue 19's item 4: every collector, -Xcomp and -Xint.
 var stressConfigs = []stressConfig{
-	{"G1", []string{"-XX:+UseG1GC"}},
-	{"Serial", []string{"-XX:+UseSerialGC"}},
-	{"Parallel", []string{"-XX:+UseParallelGC"}},
-	{"ZGC", []string{"-XX:+UseZGC"}},
-	{"Shenandoah", []string{"-XX:+UseShenandoahGC"}},
-	{"Xcomp", []string{"-Xcomp"}},
-	{"Xint", []string{"-Xint"}},
+	{"G1", []string{"-XX:+UseG1GC"}, nil},
+	{"Serial", []string{"-XX:+UseSerialGC"}, nil},
+	{"Parallel", []string{"-XX:+UseParallelGC"}, nil},
+	{"ZGC", []string{"-XX:+UseZGC"}, nil},
+	{"Shenandoah", []string{"-XX:+UseShenandoahGC"}, nil},
+	{"Xcomp", []string{"-Xcomp"}, nil},
+	{"Xint", []string{"-Xint"}, nil},
+	// The samplers (on in every configuration above, at 10 ms of CPU and 50 ms of wall-clock
+	// time) at 1 ms each: a signal in every state a thread of the stress can be in (issue 33).
+	{"G1-samples-1ms", []string{"-XX:+UseG1GC"}, samples1ms},
+	{"ZGC-samples-1ms", []string{"-XX:+UseZGC"}, samples1ms},
+	{"Xcomp-samples-1ms", []string{"-Xcomp"}, samples1ms},
+	{"Xint-samples-1ms", []string{"-Xint"}, samples1ms},
 }
+
+var samples1ms = []string{"--cpu", "1ms", "--wall", "1ms"}
 
 // stressTimeout bounds one stress run: about 20 s under -Xint on 2 cores; a hang is a failure.
 const stressTimeout = 10 * time.Minute
@@ -124,7 +133,8 @@ func stressRun(t *testing.T, j jdk, c stressConfig, n int, row *stressRow) {
 	bin, cls := orcaBin(t), classes(t)
 	dir := newDir(t)
 	prefix := filepath.Join(dir, "x")
-	argv := append([]string{"record", "-o", prefix, "--"}, j.argv(dir, append(slices.Clone(c.args), "-Xmx512m", "-cp", cls, "VirtualStress")...)...)
+	argv := append(append([]string{"record", "-o", prefix}, c.orca...), "--")
+	argv = append(argv, j.argv(dir, append(slices.Clone(c.args), "-Xmx512m", "-cp", cls, "VirtualStress")...)...)
 	res := runFor(t, stressTimeout, dir, bin, argv...)
 	logs, _ := filepath.Glob(filepath.Join(dir, "hs_err_pid*.log"))
 	if len(logs) > 0 || res.code < 0 || res.code >= 128 {

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 #include "core/arch.h"
@@ -18,6 +19,46 @@ static struct sigaction old_segv, old_bus;
 extern char __start_orca_safe[], __stop_orca_safe[];
 
 int safe_guarded(void) { return safe_installed; }
+
+// The guards of signal handlers, by thread id (safe_try_tid): open
+// addressing; a slot is claimed (CAS of its id from 0, or -1: given back)
+// while its handler walks, and given back after, so that the table holds
+// at most the handlers running at once.
+enum { TID_GUARDS = 4096 };
+static atomic_int tid_of[TID_GUARDS];
+static _Atomic(safe_guard *) tid_guard[TID_GUARDS];
+
+static unsigned tid_home(int tid) { return ((unsigned)tid * 2654435761u) % TID_GUARDS; }
+
+int safe_tid_put(safe_guard *g, int tid) {
+  if (tid <= 0) return 0;
+  for (unsigned i = tid_home(tid), n = 0; n < TID_GUARDS; i = (i + 1) % TID_GUARDS, n++) {
+    int t = atomic_load_explicit(&tid_of[i], memory_order_relaxed);
+    if ((t == 0 || t == -1) && atomic_compare_exchange_strong(&tid_of[i], &t, -2)) {
+      atomic_store_explicit(&tid_guard[i], g, memory_order_relaxed);
+      atomic_store_explicit(&tid_of[i], tid, memory_order_release);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// tid_find returns tid's slot, -1 when it has none.
+static int tid_find(int tid) {
+  for (unsigned i = tid_home(tid), n = 0; n < TID_GUARDS; i = (i + 1) % TID_GUARDS, n++) {
+    int t = atomic_load_explicit(&tid_of[i], memory_order_acquire);
+    if (t == tid) return (int)i;
+    if (t == 0) return -1;
+  }
+  return -1;
+}
+
+void safe_leave_tid(int tid) {
+  int i = tid > 0 ? tid_find(tid) : -1;
+  if (i < 0) return;
+  atomic_store_explicit(&tid_guard[i], NULL, memory_order_relaxed);
+  atomic_store_explicit(&tid_of[i], -1, memory_order_release);
+}
 
 #if ARCH_CONTEXT
 // resume runs on the faulting thread after the handler returned (so the
@@ -50,7 +91,11 @@ static void handler(int sig, siginfo_t *si, void *ucv) {
   // any code of the section, so its guard is set (and its thread-local
   // storage allocated).
   if (pc >= (uintptr_t)__start_orca_safe && pc < (uintptr_t)__stop_orca_safe) {
-    safe_guard *g = safe_cur;
+    // A sampler's handler walking (safe_try_tid) first: it may have
+    // interrupted guarded code of the thread's own, whose guard is safe_cur.
+    int i = tid_find((int)syscall(SYS_gettid));
+    safe_guard *g = i >= 0 ? atomic_load_explicit(&tid_guard[i], memory_order_acquire) : NULL;
+    if (!g) g = safe_cur;
     if (g) {
       atomic_fetch_add_explicit(&faults, 1, memory_order_relaxed);
       arch_uc_call(uc, resume, g);

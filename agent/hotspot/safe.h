@@ -64,6 +64,17 @@ int safe_guarded(void);
 #define safe_try(g) ((g)->prev = safe_cur, safe_cur = (g), _setjmp((g)->jb) == 0)
 static inline void safe_leave(safe_guard *g) { safe_cur = g->prev; }
 
+// safe_try_tid(g, tid) is safe_try for a signal handler (the samplers,
+// issue 33) on thread tid (gettid), which may not have touched this
+// library's thread-locals yet: glibc allocates a dlopened library's
+// thread-local storage at a thread's first use, with malloc, which a
+// handler must not call. The guard is kept in a table by thread id
+// instead, which the fault handler reads first; 0 at once when the table
+// is full (then no guarded code may run). Leave it with safe_leave_tid.
+#define safe_try_tid(g, tid) (safe_tid_put((g), (tid)) && _setjmp((g)->jb) == 0)
+int safe_tid_put(safe_guard *g, int tid);
+void safe_leave_tid(int tid);
+
 // safe_probe is safe_read by the kernel's copy (a system call, ~0.6 us),
 // never a fault: for reads expected to hit unmapped memory, such as the
 // timer's calibration, which reads every word of a JavaThread as if it

@@ -388,7 +388,7 @@ int hs_thread_tid(vm_ptr jt) {
 }
 
 JNIEnv *hs_env_of(vm_ptr jt) {
-  long o = atomic_load_explicit(&hs_env_at, memory_order_relaxed);
+  long o = env_offset();
   return o >= 0 && !vm_null(jt) ? (JNIEnv *)(jt.vm_bits_ + (uintptr_t)o) : NULL;
 }
 

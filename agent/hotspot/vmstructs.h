@@ -315,6 +315,25 @@ HS_INLINE size_t hs_thread_stack_size(vm_ptr jt) { return HS_AT(size_t, jt.vm_bi
 HS_INLINE int hs_thread_in_continuation(vm_ptr jt) {
   return hs.walk25 && HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_cont_entry) != 0;
 }
+// hs_mounted_virtual_hash: when jt runs a virtual thread (its _vthread is
+// not its _threadObj: both OopHandles, slots holding the objects), sets
+// *mounted and returns that thread's identity hash from its header, 0 when
+// it has none yet or the header is not the unlocked one (the samplers).
+HS_INLINE uint32_t hs_mounted_virtual_hash(vm_ptr jt, int *mounted) {
+  *mounted = 0;
+  if (hs.thread_vthread < 0 || hs.thread_threadobj < 0 || hs.mark_hash_shift < 0 || hs.mark_hash_shift > 63 ||
+      hs.mark_hash_mask <= 0 || hs.mark_lock_mask <= 0 || hs.mark_unlocked < 0)
+    return 0;
+  uintptr_t hv = HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_vthread);
+  uintptr_t ht = HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_threadobj);
+  if (!hv || !ht) return 0;
+  uintptr_t v = *(volatile uintptr_t *)hv, t = *(volatile uintptr_t *)ht;
+  if (!v || v == t) return 0;
+  *mounted = 1;
+  uintptr_t mark = *(volatile uintptr_t *)v;
+  if ((mark & (uintptr_t)hs.mark_lock_mask) != (uintptr_t)hs.mark_unlocked) return 0;
+  return (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
+}
 // hs_stack_word: the word i words from sp on the calling thread's stack
 // (the walker checks sp against the stack's bounds first).
 HS_INLINE uintptr_t hs_stack_word(uintptr_t sp, long i) { return ((const uintptr_t *)sp)[i]; }

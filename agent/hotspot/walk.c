@@ -382,9 +382,12 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
 // or, at worst, names a caller wrongly: never a read outside the stack),
 // until the chain reaches code of the code cache (Java code, or a stub) or
 // the thread's Java frames; then the Java frames from the thread's anchor.
-SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t *ctx, uintptr_t *pcs, int *npcs, int maxpcs,
-                                                           jvmtiFrameInfo *fr, int max) {
+SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t *ctx, uint32_t *vhash, uintptr_t *pcs, int *npcs,
+                                                           int maxpcs, jvmtiFrameInfo *fr, int max) {
   uintptr_t pc = ctx[0], sp = ctx[1], fp = ctx[2];
+  int mounted = 0;
+  *vhash = hs_mounted_virtual_hash(jt, &mounted);
+  if (mounted && !*vhash) return WALK_VIRTUAL;
   uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
   if (hi <= lo || sp < lo || sp >= hi) return WALK_CANNOT;   // not on its Java stack (a signal stack?)
   hs_anchor an;
@@ -420,17 +423,20 @@ SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t 
   return walk_java(&o, lo, hi, an, max) ? WALK_CANNOT : o.n;
 }
 
-int walk_sample(vm_ptr jt, uintptr_t *ctx, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr, int max) {
+int walk_sample(vm_ptr jt, int tid, uintptr_t *ctx, uint32_t *vhash, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr,
+                int max) {
   *npcs = 0;
+  *vhash = 0;
   if (!usable || vm_null(jt)) return WALK_UNUSED;
   safe_guard g;
-  if (!safe_try(&g)) {   // a fault in the walk
-    safe_leave(&g);
+  if (!safe_try_tid(&g, tid)) {   // a fault in the walk, or no room for the guard
+    safe_leave_tid(tid);
     counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
+    *npcs = 0;
     return WALK_CANNOT;
   }
-  int n = sample_walk(jt, ctx, pcs, npcs, maxpcs, fr, max);
-  safe_leave(&g);
+  int n = sample_walk(jt, ctx, vhash, pcs, npcs, maxpcs, fr, max);
+  safe_leave_tid(tid);
   return n;
 }
 

@@ -29,16 +29,19 @@ void walk_init(void);
 enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 // walk_sample walks the calling thread's stack in a signal handler (the
-// samplers, issue 33): jt its JavaThread, ctx its interrupted pc, sp and fp.
-// Fills pcs with up to maxpcs native and VM frames (the interrupted pc
-// first) and fr with up to max Java frames; returns the Java frames' count,
-// WALK_IN_JAVA when the thread runs Java code with no frame anchor (or a
-// virtual thread: the caller asks AsyncGetCallTrace, from ctx, which is
-// moved to where the Java code was reached), WALK_CANNOT or WALK_UNUSED.
-// Reads only, under one guard; the caller has touched this library's
-// thread-local storage on that thread before (safe.h's guard is one).
-enum { WALK_IN_JAVA = -3 };
-int walk_sample(vm_ptr jt, uintptr_t *ctx, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr, int max);
+// samplers, issue 33): jt its JavaThread, tid its OS thread id, ctx its
+// interrupted pc, sp and fp. Sets *vhash to the identity hash of the
+// virtual thread it runs (0: none). Fills pcs with up to maxpcs native and
+// VM frames (the interrupted pc first) and fr with up to max Java frames;
+// returns the Java frames' count, WALK_IN_JAVA when the thread runs Java
+// code with no frame anchor, or a virtual thread (the caller asks
+// AsyncGetCallTrace, from ctx, which is moved to where the Java code was
+// reached), WALK_VIRTUAL (it runs a virtual thread whose hash it cannot
+// read), WALK_CANNOT or WALK_UNUSED. Reads only, under one guard kept by
+// thread id (safe_try_tid): it touches no thread-local of this library.
+enum { WALK_IN_JAVA = -3, WALK_VIRTUAL = -4 };
+int walk_sample(vm_ptr jt, int tid, uintptr_t *ctx, uint32_t *vhash, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr,
+                int max);
 // walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
 // (.info hotspot.walker).
 const char *walk_status(void);

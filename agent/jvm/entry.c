@@ -98,10 +98,12 @@ static int live_init(JNIEnv *env, jthread t, int attach) {
   park_init(env, t);
   clinit_init(env);
   t1 = clock_now();
-  // Samples walk any method on any stack, which needs its jmethodID: an
-  // attach that samples makes them for the classes loaded so far too.
-  live_times.classes = asgct_ready(env, !attach || samples_on());
+  live_times.classes = asgct_ready(env, !attach);
   live_times.ids = ms_since(t1);
+  // Samples walk any method on any stack, which needs its jmethodID: an
+  // attach leaves them to the writer's thread (samples.h), not to the
+  // Attach Listener's time.
+  samples_live(attach ? env : NULL);
   live_times.all = ms_since(t0);
   const char *err = pending_start_walker(env, t);
   if (err) {
@@ -502,7 +504,9 @@ static const struct {
 // sampling starts the samplers (threads/samples.h) before the threads
 // are listed (an attach lists them before start_recording); once a recording.
 static void sampling(void) {
-  if (samples_on()) return;
+  static int tried;   // the recording (threads_recording) it was tried for
+  if (samples_on() || tried == threads_recording()) return;
+  tried = threads_recording();
   const char *w = samples_start();
   if (w) {
     counters_prop(ORCA_INFO_WARNING, w);
@@ -610,6 +614,9 @@ static pthread_mutex_t rec_lock = PTHREAD_MUTEX_INITIALIZER;
 // lease's end: on_walker) it does not wait for the walker, which ends when
 // its round returns.
 static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
+  // The samplers first: AsyncGetCallTrace walks only while ClassLoad
+  // events are on (a sample after would be lost).
+  samples_stop();
   // Nothing of the agent's stays in the application's path: events off,
   // natives bound back to the JVM's functions; the rewritten methods of classes
   // (Thread.join, Semaphore) check orca_recording() and pass through.
@@ -624,7 +631,6 @@ static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   counters_prop(ORCA_INFO_STOPPED, "true");
   counters_prop(ORCA_INFO_STOPPED_BY, by);
   lease_close();
-  samples_stop();
   writer_stopped_now();
   writer_stop();
   mark("");

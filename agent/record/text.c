@@ -10,6 +10,16 @@ static inline uint32_t thread_hash(uint32_t k) {
   return k & TKEY_ALIAS ? tkey_hash(k, &rank) : k;
 }
 
+// field_word writes ",WORD", the word of index i of words (n of them;
+// nothing after the comma for an index beyond).
+static size_t field_word(char *o, const char *const *words, size_t n, unsigned i) {
+  o[0] = ',';
+  if (i >= n) return 1;
+  size_t l = strlen(words[i]);
+  memcpy(o + 1, words[i], l);
+  return 1 + l;
+}
+
 size_t text_rec(char *o, const orca_rec *r) {
   const orca_event_spec *spec = &orca_events[r->kind];
   const orca_frame *fr = (const orca_frame *)(r + 1);
@@ -30,21 +40,11 @@ size_t text_rec(char *o, const orca_rec *r) {
   }
   if (spec->fields & ORCA_F_MODE) {
     static const char *const modes[] = ORCA_MODE_NAMES;
-    o[n++] = ',';
-    if (r->mode < sizeof modes / sizeof modes[0]) {
-      size_t ml = strlen(modes[r->mode]);
-      memcpy(o + n, modes[r->mode], ml);
-      n += ml;
-    }
+    n += field_word(o + n, modes, sizeof modes / sizeof modes[0], r->mode);
   }
   if (spec->fields & ORCA_F_SAMPLED) {
     static const char *const kinds[] = ORCA_SAMPLED_NAMES;
-    o[n++] = ',';
-    if (r->mode < sizeof kinds / sizeof kinds[0]) {
-      size_t kl = strlen(kinds[r->mode]);
-      memcpy(o + n, kinds[r->mode], kl);
-      n += kl;
-    }
+    n += field_word(o + n, kinds, sizeof kinds / sizeof kinds[0], r->mode);
   }
   if (spec->fields & ORCA_F_WEIGHT) { o[n++] = ','; n += fmt_uint(o + n, rec_weight(r)); }
   if (spec->fields & ORCA_F_CPU) {   // ThreadCPU: the record's text is "CPU,READY" (record/tcpu.h)

@@ -1,4 +1,5 @@
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -18,6 +19,7 @@
 #include "hotspot/vmstructs.h"
 #include "hotspot/walk.h"
 #include "record/rec.h"
+#include "record/ring.h"
 #include "record/sring.h"
 #include "record/tkeys.h"
 #include "stacks/methods.h"
@@ -36,11 +38,8 @@ enum { S_FREE, S_LIVE, S_DEAD };
 typedef struct {
   atomic_int tid;
   atomic_int state;
-  atomic_int tls_ok;        // the thread touched this library's thread-locals (samples_self): walked by the
-                            // own walker under its guard; else by AsyncGetCallTrace alone (below)
   atomic_int timer_on;
   uint32_t key;             // its thread key (threads.h)
-  int may_host_virtual;
   vm_ptr jt;
   JNIEnv *env;
   sring *ring;
@@ -69,6 +68,7 @@ static atomic_long lost[L_N];
 static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
 
 static atomic_int on;            // a recording takes samples
+static atomic_int live;          // the stacks can be walked (samples_live): the timers run
 static int installed;            // the handler is installed (once a JVM: never taken back)
 static long long cpu_ns, wall_ns;
 static int wall_threads;
@@ -127,7 +127,7 @@ static void set_context(ucontext_t *uc, const uintptr_t *ctx) {
 #endif
 }
 
-static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
+static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc) {
   struct {
     sample_hdr h;
     uintptr_t pcs[NATIVE_MAX];
@@ -136,25 +136,18 @@ static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
   s.h.ticks = clock_ticks();
   s.h.weight = weight;
   s.h.sampled = (uint8_t)sampled;
-  s.h.vhash = 0;
   s.h.pad = 0;
   s.h.pad2 = 0;
-  int tls = atomic_load_explicit(&e->tls_ok, memory_order_acquire);
-  // A mounted virtual thread's sample is the virtual thread's (its identity
-  // hash: the writer turns it into its key).
-  if (tls && e->may_host_virtual) {
-    intptr_t v = hs_mounted_virtual(e->jt);
-    uint32_t h = 0;
-    if (v > 0 && hs_object_hash(vm_at((uintptr_t)v), &h) && h) s.h.vhash = h;
-    else if (v != 0) {
-      count_lost(L_STATE);   // a virtual thread not told
-      return;
-    }
-  }
   uintptr_t ctx[3];
   context(uc, ctx);
-  int nn = 0, nj = WALK_UNUSED;
-  if (tls) nj = walk_sample(e->jt, ctx, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
+  int nn = 0;
+  // A mounted virtual thread's sample is the virtual thread's: the walk
+  // reads its identity hash (the writer turns it into its key).
+  int nj = walk_sample(e->jt, tid, ctx, &s.h.vhash, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
+  if (nj == WALK_VIRTUAL) {
+    count_lost(L_STATE);   // a virtual thread that cannot be told
+    return;
+  }
   if (nj == WALK_IN_JAVA && nn > 0) {
     // Native code called from Java code without a frame anchor (a leaf
     // call): AsyncGetCallTrace from where the chain reached Java code.
@@ -162,8 +155,10 @@ static void take(slot_t *e, int sampled, uint64_t weight, ucontext_t *uc) {
     set_context(&moved, ctx);
     nj = asgct_sample(e->env, &moved, s.fr, JAVA_MAX);
   } else if (nj < 0) {
-    nn = nj == WALK_IN_JAVA ? 0 : nn;
-    if (nj != WALK_IN_JAVA) nn = 0;   // the walk failed: its native part is not trusted either
+    // In Java code, or the own walker could not (a frame it does not
+    // know, or not on this JDK): AsyncGetCallTrace from the context, and
+    // the native part of a failed walk is not trusted either.
+    if (nj != WALK_IN_JAVA) nn = 0;
     nj = asgct_sample(e->env, uc, s.fr, JAVA_MAX);
   }
   if (nj < 0) {
@@ -187,10 +182,10 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
     if (!e) {
       count_lost(L_NO_THREAD);
     } else if (si->si_code == SI_TIMER) {
-      take(e, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
+      take(e, tid, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
     } else {   // the wall sampler's tgkill
       uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
-      if (w) take(e, ORCA_SAMPLED_WALL, w, ucv);
+      if (w) take(e, tid, ORCA_SAMPLED_WALL, w, ucv);
     }
   }
   errno = saved;
@@ -204,7 +199,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
 static clockid_t thread_clock(int tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
 
 static void arm(slot_t *e, int tid) {
-  if (!cpu_ns || atomic_load(&e->timer_on)) return;
+  if (!cpu_ns || !atomic_load(&live) || atomic_load(&e->timer_on)) return;
   struct sigevent ev;
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
@@ -232,7 +227,7 @@ static void disarm(slot_t *e) {
 // ---- Registration ----
 
 // reg makes or refreshes tid's slot (under slots_mu) and arms its timer.
-static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virtual, int own) {
+static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
   if (tid <= 0 || !atomic_load(&on)) return;
   pthread_mutex_lock(&slots_mu);
   slot_t *e = find(tid), *free_slot = NULL;
@@ -252,11 +247,14 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     }
     e = free_slot;
     e->key = key;
-    e->may_host_virtual = may_host_virtual;
     e->jt = jt;
     e->env = env;
-    e->stat_fd = -1;
-    atomic_store(&e->tls_ok, own);
+    // The wall sampler's view of the thread, opened while it surely runs:
+    // the descriptor stays the thread's (after its end it reads nothing,
+    // whoever gets its id next), so no signal goes to another thread.
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    e->stat_fd = wall_ns ? open(path, O_RDONLY | O_CLOEXEC) : -1;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -264,39 +262,52 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key, int may_host_virt
     // Known already (listed by another thread, or in an earlier recording,
     // or a thread id used again): what is true now.
     e->key = key;
-    e->may_host_virtual = may_host_virtual;
     e->jt = jt;
     e->env = env;
-    if (own) atomic_store_explicit(&e->tls_ok, 1, memory_order_release);
   }
   arm(e, tid);
   pthread_mutex_unlock(&slots_mu);
 }
 
-// The guard of the own walker is a thread-local of this library
-// (safe.h): touched here, on the thread itself, outside any handler.
-static __thread int touched;
-
-void samples_self(JNIEnv *env, uint32_t key, int may_host_virtual) {
-  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
-  touched = 1;
-  reg((int)syscall(SYS_gettid), vms_thread(env), env, key, may_host_virtual, touched);
-}
-
-void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual) {
-  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+// eetop: java.lang.Thread.eetop, its JavaThread's address (0 before its
+// start and after its end).
+static jfieldID eetop_field(JNIEnv *env) {
   static jfieldID eetop;
   if (!eetop) {
     jclass c = (*env)->FindClass(env, "java/lang/Thread");
     if (c) eetop = (*env)->GetFieldID(env, c, "eetop", "J");
-    if (!eetop) {
-      (*env)->ExceptionClear(env);
-      return;
-    }
+    if (!eetop) (*env)->ExceptionClear(env);
+    if (c) (*env)->DeleteLocalRef(env, c);
   }
+  return eetop;
+}
+
+// learn_env: where the JNIEnv sits in a JavaThread, from the calling
+// thread's two (JDK 17's table does not say: vmstructs.h, vms_learn_env),
+// for the JavaThread of a thread's own env and the env of another's.
+static void learn_env(JNIEnv *env) {
+  jfieldID eetop;
+  jthread me = NULL;
+  if (!vm_null(vms_thread(env)) || !(eetop = eetop_field(env)) || (*jvmti)->GetCurrentThread(jvmti, &me) != JVMTI_ERROR_NONE || !me)
+    return;
+  vms_learn_env(env, (uintptr_t)(*env)->GetLongField(env, me, eetop));
+  (*env)->DeleteLocalRef(env, me);
+}
+
+void samples_self(JNIEnv *env, uint32_t key) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  learn_env(env);
+  reg((int)syscall(SYS_gettid), vms_thread(env), env, key);
+}
+
+void samples_other(JNIEnv *env, jthread t, uint32_t key) {
+  if (!atomic_load_explicit(&on, memory_order_relaxed)) return;
+  learn_env(env);
+  jfieldID eetop = eetop_field(env);
+  if (!eetop) return;
   vm_ptr jt = vm_at((uintptr_t)(*env)->GetLongField(env, t, eetop));
   if (vm_null(jt)) return;   // not started, or ended
-  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key, may_host_virtual, 0);
+  reg(hs_thread_tid(jt), jt, hs_env_of(jt), key);
 }
 
 void samples_end(void) {
@@ -318,12 +329,8 @@ void samples_end(void) {
 static int eligible(slot_t *e, int tid) {
   int st = hs_thread_state_of(e->jt);
   if (st == HS_TS_BLOCKED) return 0;
-  if (e->stat_fd < 0) {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    e->stat_fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (e->stat_fd < 0) return 0;
-  }
+  (void)tid;
+  if (e->stat_fd < 0) return 0;
   char buf[256];
   ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return 0;
@@ -346,6 +353,7 @@ static void *wall_run(void *arg) {
     next.tv_nsec = (long)(ns % 1000000000LL);
     while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
     if (atomic_load(&wall_stop)) break;
+    if (!atomic_load(&live)) continue;
     int n = 0;
     pthread_mutex_lock(&slots_mu);
     for (int i = 0; i < SLOTS; i++) {
@@ -379,6 +387,17 @@ static void fact_ll(const char *key, long long v) {
 // of the ticks of the samples it drains next.
 static int64_t ref_ns, ref_ticks;
 
+// another_copy: the handler is this agent's, of another copy of the
+// library (a JVM started with one orca's agent, attached to by another
+// orca's: its recording stopped, its timers deleted): taken over.
+static int another_copy(const struct sigaction *old) {
+  Dl_info theirs, ours;
+  void *h = old->sa_flags & SA_SIGINFO ? (void *)old->sa_sigaction : (void *)old->sa_handler;
+  if (!h || !dladdr(h, &theirs) || !dladdr((void *)on_signal, &ours) || !theirs.dli_fname || !ours.dli_fname) return 0;
+  const char *a = strrchr(theirs.dli_fname, '/'), *b = strrchr(ours.dli_fname, '/');
+  return !strcmp(a ? a + 1 : theirs.dli_fname, b ? b + 1 : ours.dli_fname);
+}
+
 const char *samples_start(void) {
   cpu_ns = opt.seed_only ? 0 : opt.cpu_ns;
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
@@ -391,8 +410,8 @@ const char *samples_start(void) {
   if (!cpu_ns && !wall_ns) return NULL;
   if (!installed) {
     struct sigaction sa, old;
-    if (sigaction(SIGPROF, NULL, &old) == 0 && (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL
-                                                                             : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
+    if (sigaction(SIGPROF, NULL, &old) == 0 && !another_copy(&old) &&
+        (old.sa_flags & SA_SIGINFO ? old.sa_sigaction != NULL : old.sa_handler != SIG_DFL && old.sa_handler != SIG_IGN)) {
       cpu_ns = wall_ns = 0;
       fact_ll(ORCA_INFO_SAMPLE_CPU_NS, 0);
       fact_ll(ORCA_INFO_SAMPLE_WALL_NS, 0);
@@ -420,21 +439,46 @@ const char *samples_start(void) {
   return NULL;
 }
 
+static atomic_int ids_later;   // an attach: the writer makes the jmethodIDs, then arms (samples_drain)
+
+static void arm_all(void) {
+  if (!atomic_load(&on) || atomic_exchange(&live, 1)) return;
+  pthread_mutex_lock(&slots_mu);
+  for (int i = 0; i < SLOTS; i++) {
+    int tid = atomic_load(&slots[i].tid);
+    if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE) arm(&slots[i], tid);
+  }
+  pthread_mutex_unlock(&slots_mu);
+}
+
+void samples_live(JNIEnv *env) {
+  if (env) atomic_store(&ids_later, 1);
+  else arm_all();
+}
+
 void samples_stop(void) {
   if (!atomic_load(&on)) return;
+  atomic_store(&ids_later, 0);
+  atomic_store(&live, 0);
+  // No sample from here: a signal still in flight is ignored, not lost.
+  atomic_store_explicit(&on, 0, memory_order_release);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
   }
+  // Every slot is given back after the writer's last drain: a later
+  // recording registers the threads alive then anew (a thread that ends
+  // between two recordings has no ThreadEnd to give its slot back).
   pthread_mutex_lock(&slots_mu);
   for (int i = 0; i < SLOTS; i++)
-    if (atomic_load(&slots[i].state) != S_FREE) disarm(&slots[i]);
+    if (atomic_load(&slots[i].state) == S_LIVE) {
+      disarm(&slots[i]);
+      atomic_store_explicit(&slots[i].state, S_DEAD, memory_order_release);
+    }
   pthread_mutex_unlock(&slots_mu);
   // A signal sent before may still be delivered: the handler stays
-  // installed (the default action of SIGPROF ends the process), and takes
-  // no sample once this is off.
-  atomic_store_explicit(&on, 0, memory_order_release);
+  // installed (the default action of SIGPROF ends the process).
 }
 
 // ---- The writer's drain ----
@@ -442,8 +486,92 @@ void samples_stop(void) {
 static char *out;
 static size_t out_cap;
 
+// ---- Virtual threads' spans ----
+//
+// A sample of a mounted virtual thread is the virtual thread's only between
+// its ThreadStarted and its ThreadEnded (its carrier mounts it before the
+// one and unmounts it after the other): the threads that write them queue
+// their times (samples_virtual, under a mutex), and the writer, after it
+// has drained the slots (so that every start or end before a sample is in
+// the queue), moves them into its table by hash and gives each sample its
+// thread.
+typedef struct {
+  uint32_t hash;
+  int begin;
+  int64_t ts;
+} vlife;
+static pthread_mutex_t vq_mu = PTHREAD_MUTEX_INITIALIZER;
+static vlife *vq;
+static size_t vq_len, vq_cap;
+
+typedef struct {
+  uint32_t hash;   // 0: free
+  int64_t start, end;
+} vspan;
+static vspan *spans;
+static uint32_t spans_cap, spans_n;
+
+void samples_virtual(uint32_t hash, int64_t ts, int begin) {
+  if (!hash || !atomic_load_explicit(&on, memory_order_relaxed)) return;
+  pthread_mutex_lock(&vq_mu);
+  if (vq_len == vq_cap) {
+    size_t cap = vq_cap ? vq_cap * 2 : 1024;
+    vlife *n = realloc(vq, cap * sizeof *n);
+    if (n) vq = n, vq_cap = cap;
+  }
+  if (vq_len < vq_cap) vq[vq_len++] = (vlife){hash, begin, ts};
+  pthread_mutex_unlock(&vq_mu);
+}
+
+static vspan *span_of(uint32_t hash, int add) {
+  if (!spans) return NULL;
+  for (uint32_t i = (hash * 2654435761u) & (spans_cap - 1);; i = (i + 1) & (spans_cap - 1)) {
+    if (spans[i].hash == hash) return &spans[i];
+    if (!spans[i].hash) {
+      if (!add) return NULL;
+      spans[i] = (vspan){hash, INT64_MAX, INT64_MAX};
+      spans_n++;
+      return &spans[i];
+    }
+  }
+}
+
+// spans_room makes room for n more spans: the ones ended before old are
+// forgotten, and the table grows when it is still over half full.
+static int spans_room(size_t n, int64_t old) {
+  if (spans && spans_n + n <= spans_cap / 2) return 1;
+  uint32_t cap = spans_cap ? spans_cap : 4096;
+  size_t keep = 0;
+  for (uint32_t i = 0; i < spans_cap; i++) keep += spans[i].hash && spans[i].end >= old;
+  while (keep + n > cap / 2) cap *= 2;
+  vspan *fresh = calloc(cap, sizeof *fresh), *prev = spans;
+  if (!fresh) return 0;
+  uint32_t prev_cap = spans_cap;
+  spans = fresh, spans_cap = cap, spans_n = 0;
+  for (uint32_t i = 0; i < prev_cap; i++)
+    if (prev[i].hash && prev[i].end >= old) *span_of(prev[i].hash, 1) = prev[i];
+  free(prev);
+  return 1;
+}
+
+static void take_spans(int64_t now) {
+  pthread_mutex_lock(&vq_mu);
+  if (vq_len && spans_room(vq_len, now - 10000000000LL))
+    for (size_t i = 0; i < vq_len; i++) {
+      vspan *v = span_of(vq[i].hash, 1);
+      if (vq[i].begin) v->start = vq[i].ts, v->end = INT64_MAX;
+      else v->end = vq[i].ts;
+    }
+  vq_len = 0;
+  pthread_mutex_unlock(&vq_mu);
+}
+
+// The drained samples' virtual threads (0: none), by record.
+static uint32_t *vhashes;
+static size_t vhashes_cap, nrecs;
+
 static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
-                   int64_t now_ns, int64_t now_ticks) {
+                   int64_t now_ns) {
   int nf = h->nnative + h->njava;
   size_t size = (sizeof(orca_rec) + (size_t)nf * sizeof(orca_frame) + 7) & ~(size_t)7;
   if (*n + size > out_cap) {
@@ -458,14 +586,15 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   memset(r, 0, sizeof *r);
   int64_t ts = clock_ticks_ns(h->ticks, ref_ns, ref_ticks);
   if (ts > now_ns) ts = now_ns;
-  (void)now_ticks;
   r->ts = ts;
-  uint32_t key = e->key;
-  if (h->vhash) {
-    key = tkey_named(h->vhash);
-    if (!key) key = h->vhash;
+  if (nrecs == vhashes_cap) {
+    size_t cap = vhashes_cap ? vhashes_cap * 2 : 4096;
+    uint32_t *nv = realloc(vhashes, cap * sizeof *nv);
+    if (!nv) return 0;
+    vhashes = nv, vhashes_cap = cap;
   }
-  r->thread = key;
+  vhashes[nrecs++] = h->vhash;
+  r->thread = e->key;   // its carrier's, until the virtual thread's span is known (samples_drain)
   r->object = (uint32_t)h->weight;
   r->owner = (uint32_t)(h->weight >> 32);
   r->kind = ORCA_EV_SAMPLE;
@@ -488,7 +617,7 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   return 1;
 }
 
-static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) {
+static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
   const void *p;
   uint32_t len;
   while ((p = sring_peek(e->ring, &len))) {
@@ -496,14 +625,24 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t now_ticks) 
     memcpy(&h, p, sizeof h);
     const uintptr_t *pcs = (const uintptr_t *)((const char *)p + sizeof h);
     const jvmtiFrameInfo *fr = (const jvmtiFrameInfo *)(pcs + h.nnative);
-    if (!put_rec(n, e, &h, pcs, fr, now_ns, now_ticks)) count_lost(L_FULL);
+    if (!put_rec(n, e, &h, pcs, fr, now_ns)) count_lost(L_FULL);
     sring_pop(e->ring);
   }
 }
 
 const char *samples_drain(size_t *len) {
   *len = 0;
+  nrecs = 0;
   if (!installed) return NULL;
+  JNIEnv *env = NULL;
+  // The writer's thread attaches itself to the JVM to name methods: at its
+  // first flush, so here first.
+  if (atomic_load(&ids_later)) methods_describe();
+  if (atomic_load(&ids_later) && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
+    atomic_store(&ids_later, 0);
+    (void)asgct_ready(env, 1);
+    arm_all();
+  }
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;
@@ -511,10 +650,10 @@ const char *samples_drain(size_t *len) {
     slot_t *e = &slots[i];
     int st = atomic_load_explicit(&e->state, memory_order_acquire);
     if (st == S_FREE || !e->ring) continue;
-    drain_slot(e, &n, now_ns, now_ticks);
+    drain_slot(e, &n, now_ns);
     if (st == S_DEAD) {   // its thread ended: drained, given back
       pthread_mutex_lock(&slots_mu);
-      drain_slot(e, &n, now_ns, now_ticks);
+      drain_slot(e, &n, now_ns);
       sring_free(e->ring);
       e->ring = NULL;
       if (e->stat_fd >= 0) close(e->stat_fd);
@@ -525,6 +664,17 @@ const char *samples_drain(size_t *len) {
     }
   }
   ref_ns = now_ns, ref_ticks = now_ticks;
+  // The samples of virtual threads inside their spans are theirs.
+  take_spans(now_ns);
+  size_t off = 0, k = 0;
+  for (const orca_rec *r; (r = ring_next(out, n, &off)); k++) {
+    if (k >= nrecs || !vhashes[k]) continue;
+    vspan *v = span_of(vhashes[k], 0);
+    if (!v || r->ts < v->start || r->ts >= v->end) continue;
+    uint32_t key = tkey_named(vhashes[k]);
+    ((orca_rec *)r)->thread = key ? key : vhashes[k];
+  }
+  nrecs = 0;
   if (cpu_ns || wall_ns) {
     char key[64];
     static const char *const kinds[] = ORCA_SAMPLED_NAMES;

@@ -16,18 +16,31 @@
 // handler installed (once a JVM), the wall sampler started, the .info
 // facts stated. NULL, or why there are no samples (a warning).
 const char *samples_start(void);
+// samples_live: the live phase: once the jmethodIDs of the classes loaded
+// are made (asgct.h), the stacks can be walked, the timers of the threads
+// registered so far are armed, and every later one's at once (before, a
+// sample could only be lost). At load (env NULL) VMInit made them; at an
+// attach (env: the Attach Listener's) the writer's thread makes them at
+// its first flush (200 ms after), so that an attach costs the application
+// no more (2 900 classes of a server: 6-48 ms of the Attach Listener's).
+void samples_live(JNIEnv *env);
 // samples_on: samples are taken in this recording.
 int samples_on(void);
 // samples_stop: the recording stops, before the writer's last flush: the
 // timers deleted, the wall sampler ended.
 void samples_stop(void);
 // samples_self: the calling thread (env) gets its slot and CPU timer, as
-// thread key `key` (threads.h's thread_self, when it makes the state, and
-// at a new recording). may_host_virtual: it may carry virtual threads.
-void samples_self(JNIEnv *env, uint32_t key, int may_host_virtual);
+// thread key `key` (threads.c: at its ThreadStart, after its ThreadStarted;
+// the thread listing the threads alive, itself).
+void samples_self(JNIEnv *env, uint32_t key);
 // samples_other: the thread t (alive, not the caller: a thread listed at
 // VMInit or at an attach) gets its slot and CPU timer.
-void samples_other(JNIEnv *env, jthread t, uint32_t key, int may_host_virtual);
+void samples_other(JNIEnv *env, jthread t, uint32_t key);
+// samples_virtual: the thread of identity hash `hash` (a virtual thread's
+// matter) has its ThreadStarted (begin) or its ThreadEnded at ts: a sample
+// of a mounted virtual thread outside that span is its carrier's (the
+// carrier mounts it before its start, and unmounts it after its end).
+void samples_virtual(uint32_t hash, int64_t ts, int begin);
 // samples_end: the calling thread ends: its timer deleted, its slot given
 // to the writer to drain and free.
 void samples_end(void);

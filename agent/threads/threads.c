@@ -101,7 +101,6 @@ tstate *thread_self(jthread t) {
   pthread_once(&exit_once, make_exit_key);
   pthread_setspecific(exit_key, s);
   pending_attach(&s->pending, s->hash, s->shard);
-  if (env) samples_self(env, s->hash, s->may_host_virtual);   // its sample slot and CPU timer
   return s;
 }
 
@@ -196,7 +195,11 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
     tstate *v = p;
     if (v->gen == atomic_load(&gen)) attached_own(v->hash, 0);   // what it did at an attach is over
     pending_settle(&v->pending);
-    if (orca_recording() && v->gen == atomic_load(&gen)) emit(v, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
+    if (orca_recording() && v->gen == atomic_load(&gen)) {
+      int64_t ts = clock_now();
+      samples_virtual(v->hash, ts, 0);   // its samples after this are its carrier's
+      ring_put(v->shard, ORCA_EV_THREAD_ENDED, ts, v->hash, 0, 0, NULL, 0, NULL, 0);
+    }
     forget(v, env);
     atomic_fetch_sub(&vstates, 1);
   } else if (p && orca_recording() && VTAG_CURRENT(p)) {
@@ -205,7 +208,9 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
     uint32_t k = thread_key(env, vt, (uint32_t)h);
     attached_own(k, 0);
     tstate *c = self_state;
-    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, clock_now(), k, 0, 0, NULL, 0, NULL, 0);
+    int64_t ts = clock_now();
+    samples_virtual((uint32_t)h, ts, 0);
+    ring_put(c ? c->shard : (int)(h & 7), ORCA_EV_THREAD_ENDED, ts, k, 0, 0, NULL, 0, NULL, 0);
   }
 }
 
@@ -261,7 +266,9 @@ static int thread_name(jthread t, char *buf, int cap) {
 static void started_at(uint32_t hash, int shard, jthread t, int64_t ts) {
   char name[1024];
   int n = thread_name(t, name, sizeof name);
-  ring_put(shard, ORCA_EV_THREAD_STARTED, ts ? ts : clock_now(), hash, 0, 0, NULL, 0, name, n);
+  if (!ts) ts = clock_now();
+  samples_virtual(hash, ts, 1);   // a virtual thread's samples before this are its carrier's
+  ring_put(shard, ORCA_EV_THREAD_STARTED, ts, hash, 0, 0, NULL, 0, name, n);
 }
 
 static void started(uint32_t hash, int shard, jthread t) { started_at(hash, shard, t, 0); }
@@ -280,18 +287,22 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   // function): threads_existing reports them at VMInit.
   jvmtiPhase ph = JVMTI_PHASE_LIVE;
   (*jvmti)->GetPhase(jvmti, &ph);
-  if (ph != JVMTI_PHASE_LIVE) return;
   void *mark = NULL;
-  (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
-  if (mark == STARTED_MARK) return;
-  (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
-  started(s->hash, s->shard, t);
-  tcpu_add(s->hash, os_tid(), s->shard);   // its baseline, after its first line
+  if (ph == JVMTI_PHASE_LIVE) (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  if (ph == JVMTI_PHASE_LIVE && mark != STARTED_MARK) {
+    (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
+    started(s->hash, s->shard, t);
+    tcpu_add(s->hash, os_tid(), s->shard);   // its baseline, after its first line
+  }
+  // Its sample slot and CPU timer, after its ThreadStarted (threads_existing
+  // arms them at VMInit for a thread that starts before).
+  if (ph == JVMTI_PHASE_LIVE) samples_self(env, s->hash);
 }
 
 void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   if (orca_agent_thread) return;
+  samples_end();   // no sample after its ThreadEnded
   tstate *s = self_state;
   // A thread with no event of its own since the attach (still in the park
   // or sleep the attach saw) has no state yet: its end ends that one too.
@@ -311,7 +322,6 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
     if (s) emit(s, ORCA_EV_THREAD_ENDED, 0, 0, NULL, 0);
   }
   (*jvmti)->SetThreadLocalStorage(jvmti, t, ENDED_MARK);
-  samples_end();
   if (s) {
     pthread_setspecific(exit_key, NULL);
     self_state = NULL;
@@ -377,16 +387,17 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     if (me && (*env)->IsSameObject(env, me, all[i])) {
       tstate *s = thread_self(me);
       owner_register_self(env, me, s ? s->hash : (uint32_t)h, 0);
-      if (s) samples_self(env, s->hash, s->may_host_virtual);
       tid = os_tid();
     } else {
       int carrier = vthread_may_host(env, all[i]);
       owner_register_other(env, all[i], (uint32_t)h, carrier);   // a carrier at an attach
-      samples_other(env, all[i], (uint32_t)h, carrier);
       tid = tids ? owner_thread_tid(env, all[i]) : 0;
     }
     started_at((uint32_t)h, i, all[i], ts);
     tcpu_add((uint32_t)h, tid, i);   // its baseline: the times it had before the recording
+    // Its sample slot and CPU timer, after its ThreadStarted.
+    if (me && (*env)->IsSameObject(env, me, all[i])) samples_self(env, (uint32_t)h);
+    else samples_other(env, all[i], (uint32_t)h);
     wrote++;
     (*env)->DeleteLocalRef(env, all[i]);
   }

@@ -134,10 +134,10 @@ uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *s
 // recording, the thread's state, one load of attached_any); its part for
 // an attach's open state (threads.c) runs only while one is open.
 //
-// The signal handler's samples (issue 33) will not come this way: a
+// The signal handler's samples (issue 33) do not come this way: a
 // handler may not lock, allocate or call JNI or JVMTI, and thread_of does
-// all three at a thread's first event. Their path is designed beside this
-// one in docs/agent.md ("The sample path").
+// all three at a thread's first event. Their path is beside this one
+// (threads/samples.h; docs/agent.md, "The sample path").
 enum {
   EV_NOW = 1,         // e.ts: the clock, read once the thread is found
   EV_FIRST = 2,       // e.ts: the clock, read first (the callback's instant)

@@ -268,6 +268,11 @@ key=value pairs separated by commas (docs/agent.md):
   maxsize=SIZE      keep the files within SIZE (k, M or G; at least 1M): chunk
                     files PREFIX.orca.N, the oldest deleted (implies compact)
   maxage=DURATION   keep about DURATION of history (s, m, h or d; at least 1s)
+  cpu=D|off         sample each thread's stack every D of its CPU time (us, ms
+                    or s; 100us-10s; default 10ms)
+  wall=D|off        every D of wall-clock time (1ms-10s; default 50ms), sample
+                    threads off a CPU in no recorded state (I/O, native code)
+  wall_threads=N    at most N threads a wall sample tick, 1-1024 (default 8)
   clobber=yes|no    yes (default): overwrite an earlier recording with this
                     PREFIX; no: write PREFIX-2, PREFIX-3, ... (a recording
                     another running JVM writes is never overwritten)
@@ -283,7 +288,7 @@ key=value pairs separated by commas (docs/agent.md):
                     rewrites")
 
 orca record sets these from its own options (--depth, --flush, --buffer,
---kinds, --format, --max-size, --max-age; 'orca help record') and adds
+--kinds, --format, --cpu, --wall, --max-size, --max-age; 'orca help record') and adds
 session=, errors= and lease=, which tell its recordings apart, collect why a
 JVM could not be recorded and end an attached recording when orca is gone.
 A wrong option stops the JVM at its start with this list.

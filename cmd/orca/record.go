@@ -22,7 +22,7 @@ import (
 	"orca/internal/reader"
 )
 
-const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
@@ -57,6 +57,16 @@ own (the state of every thread at its start), and the oldest are deleted so
 that all PREFIX.* files stay within SIZE and about DURATION of history is
 kept. orca report, view and export read what is kept and say which span it
 covers (docs/format.md, "Bounded recordings").
+
+Every thread's stack is also sampled (docs/agent.md, "The sample path"): by
+its CPU time, every 10 ms of the CPU each thread uses (--cpu; a thread that
+does not run is not sampled), and, every 50 ms of wall-clock time, up to 8
+threads that are off a CPU in no state Orca records (I/O, a socket read,
+native code: --wall). The samples are Sample events with their stacks, Java,
+native and the VM's frames; --cpu off and --wall off turn them off, --kinds
+seed too. The agent uses SIGPROF: with another profiler in the JVM that uses
+it (async-profiler, JFR's jdk.CPUTimeSample) the agent takes no samples and
+says so in PREFIX.info (warning).
 
 SIGTERM and SIGHUP sent to orca are passed on to COMMAND. Ctrl-C and Ctrl-\ on
 a terminal reach COMMAND directly; when orca does not run in the terminal's
@@ -99,6 +109,7 @@ Examples:
   orca record -o /tmp/tomcat --depth 32 -- catalina.sh run
   orca record -o build/run --force --quiet -- mvn -q exec:java
   orca record -o /var/tmp/srv --max-size 64MB --max-age 10m -- catalina.sh run
+  orca record -o /tmp/cpu --cpu 1ms --wall off -- java -jar app.jar
   orca dump /tmp/run1 | less
   orca record --pid 4242 --duration 30s -o /tmp/srv
   orca record --pid 4242 -o /tmp/srv --force         (Ctrl-C stops)
@@ -138,6 +149,8 @@ type recordOptions struct {
 	format  string        // .orca's encoding: "seed" (text) or "compact"
 	maxSize string        // --max-size as given ("" none)
 	maxAge  time.Duration // --max-age (0 none)
+	cpu     string        // --cpu: a duration or "off" ("": the agent's default, 10ms)
+	wall    string        // --wall: likewise (the agent's default, 50ms)
 	force   bool
 	quiet   bool
 
@@ -167,6 +180,8 @@ func runRecord(u ui, args []string) (err error) {
 		"orca export --format seed converts a compact recording to it), docs/format.md")
 	flags.StringVar(&o.maxSize, "max-size", "", "keep all PREFIX.* files within `SIZE` (e.g. 16MB, 1G; at least 1MB; k, M, G are powers of 1024): chunk files, the oldest deleted")
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
+	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
+	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
@@ -469,6 +484,12 @@ func (o recordOptions) check() error {
 	if o.format != "" && o.format != "seed" && o.format != "compact" {
 		return usagef("record: --format %q: want seed or compact", o.format)
 	}
+	if _, err := sampleOption("cpu", o.cpu, 100*time.Microsecond); err != nil {
+		return err
+	}
+	if _, err := sampleOption("wall", o.wall, time.Millisecond); err != nil {
+		return err
+	}
 	if o.maxSize != "" {
 		if _, err := parseSize(o.maxSize); err != nil {
 			return usagef("record: --max-size %q: %v", o.maxSize, err)
@@ -584,6 +605,11 @@ func agentOptions(prefix string, o recordOptions) string {
 	if o.format == "compact" {
 		s += ",format=compact"
 	}
+	for _, f := range []struct{ name, v string }{{"cpu", o.cpu}, {"wall", o.wall}} {
+		if v, _ := sampleOption(f.name, f.v, 0); v != "" { // checked
+			s += "," + f.name + "=" + v
+		}
+	}
 	if o.maxSize != "" {
 		n, _ := parseSize(o.maxSize) // checked
 		s += ",maxsize=" + strconv.FormatInt(n, 10)
@@ -592,6 +618,25 @@ func agentOptions(prefix string, o recordOptions) string {
 		s += fmt.Sprintf(",maxage=%ds", int64((o.maxAge+time.Second-1)/time.Second))
 	}
 	return s
+}
+
+// sampleOption turns --cpu or --wall (flag name) as given into the agent's
+// option value: "off", or the interval in microseconds ("10000us"); "" when
+// not given (the agent's default). An interval below least or above 10 s, or
+// not a duration, is a usage error.
+func sampleOption(name, v string, least time.Duration) (string, error) {
+	if v == "" || v == "off" {
+		return v, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < least || d > 10*time.Second || d%time.Microsecond != 0 {
+		lo := "100us"
+		if name == "wall" {
+			lo = "1ms"
+		}
+		return "", usagef("record: --%s %q: want a duration %s-10s (e.g. 10ms) or off", name, v, lo)
+	}
+	return strconv.FormatInt(d.Microseconds(), 10) + "us", nil
 }
 
 // escapePrefix keeps every % of a prefix literal: the agent expands %p

@@ -520,12 +520,36 @@ func TestAgentOption(t *testing.T) {
 		{recordOptions{depth: 16, format: "compact", maxSize: "8000000000GB"}, ""},
 		{recordOptions{depth: 16, format: "compact", maxAge: time.Millisecond}, "at least 1s"},
 		{recordOptions{depth: 16, format: "seed", maxAge: time.Minute}, "compact"},
+		// The samplers' intervals (TestSampleOptions).
+		{recordOptions{depth: 16, cpu: "10ms", wall: "50ms"}, ""},
+		{recordOptions{depth: 16, cpu: "100us", wall: "1ms"}, ""},
+		{recordOptions{depth: 16, cpu: "99us"}, "--cpu"},
+		{recordOptions{depth: 16, wall: "999us"}, "--wall"},
+		{recordOptions{depth: 16, cpu: "11s"}, "--cpu"},
+		{recordOptions{depth: 16, cpu: "ten"}, "--cpu"},
+		{recordOptions{depth: 16, wall: "5"}, "--wall"},
+		{recordOptions{depth: 16, cpu: "1500ns"}, "--cpu"},
 	} {
 		err := c.o.check()
 		if c.want == "" && err != nil || c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
-			t.Errorf("--max-size %q --max-age %v --format %s: %v, want %q", c.o.maxSize, c.o.maxAge, c.o.format, err, c.want)
+			t.Errorf("--max-size %q --max-age %v --format %s --cpu %q --wall %q: %v, want %q", c.o.maxSize, c.o.maxAge, c.o.format, c.o.cpu, c.o.wall, err, c.want)
 		}
 	}
+}
+
+// TestSampleOptions: --cpu and --wall reach the agent as cpu= and wall= in
+// microseconds, or off; left out when not given (the agent's defaults);
+// outside their ranges, a usage error naming the flag (TestAgentOption's table).
+func TestSampleOptions(t *testing.T) {
+	o := recordOptions{depth: 16, cpu: "1ms", wall: "off"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=16,cpu=1000us,wall=off"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	o = recordOptions{depth: 16, cpu: "off", wall: "1.5s"}
+	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so=prefix=/p,clobber=no,depth=16,cpu=off,wall=1500000us"; got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	// Their ranges: TestAgentOption's table.
 }
 
 func TestSetEnv(t *testing.T) {

@@ -2,10 +2,12 @@
 // its own method (Sampled.burnA, Sampled.burnB), until each has used CPU_MS of CPU
 // (ThreadMXBean's figure); one sleeps all along; one reads a socket to which another thread of
 // this program writes one byte every 20 ms, so it waits in the kernel's socket read most of the
-// time, in no state Orca records. Then "EXPECT ..." with the threads' hashes and the burners'
-// CPU in nanoseconds as the JVM measured it.
+// time, in no state Orca records; on JDK 21+ a virtual thread burns in Sampled.burnV for CPU_MS / 2
+// of wall-clock time. Then "EXPECT ..." with the threads' hashes (burnV=none without virtual
+// threads) and the burners' CPU in nanoseconds as the JVM measured it.
 // Usage: Sampled [CPU_MS] [wait]: with wait, it prints READY and starts when a line comes on
-// stdin (an attach in between); it ends with its EXPECT line.
+// stdin (an attach in between), and after its EXPECT line waits for another line (the recording
+// stopped in between) before it exits.
 import java.io.*;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -31,6 +33,12 @@ public class Sampled {
     static long burnB(long n) {
         long x = n;
         for (int i = 0; i < 2_000_000; i++) x = (x ^ (x >>> 13)) * 0x9E3779B97F4A7C15L + i;
+        return x;
+    }
+
+    static long burnV(long n) {
+        long x = n;
+        for (int i = 0; i < 2_000_000; i++) x = Long.rotateLeft(x, 7) * 31 + i;
         return x;
     }
 
@@ -74,22 +82,42 @@ public class Sampled {
         sleeper.start();
         writer.start();
         reader.start();
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
         if (wait) {
             // The threads wait (and the socket reads) before the attach; the burners start after it.
             System.out.println("READY");
-            new BufferedReader(new InputStreamReader(System.in)).readLine();
+            stdin.readLine();
         }
-        a.start();
-        b.start();
-        a.join();
-        b.join();
-        // The reader ends at the writer's end of the stream.
-        done.set(true);
+        Thread v = null;
+        try {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            Runnable r = () -> {
+                long x = 1, end = System.nanoTime() + cpuMs * 500_000L;
+                while (System.nanoTime() < end) x += burnV(x);
+                sink += x;
+            };
+            v = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class).invoke(builder, r);
+        } catch (NoSuchMethodException e) {
+            // JDK 17: no virtual threads
+        }
+        try {
+            a.start();
+            b.start();
+            if (v != null) v.start();
+            a.join();
+            b.join();
+            if (v != null) v.join();
+        } finally {
+            // The reader ends at the writer's end of the stream (also when this failed: the
+            // program ends).
+            done.set(true);
+        }
         writer.join();
         reader.join();
         sleeper.join();
         server.close();
-        System.out.println("EXPECT burnA=" + hex(a) + " burnB=" + hex(b) + " sleeper=" + hex(sleeper) + " reader=" + hex(reader)
+        System.out.println("EXPECT burnA=" + hex(a) + " burnB=" + hex(b) + " sleeper=" + hex(sleeper) + " reader=" + hex(reader) + " burnV=" + (v == null ? "none" : hex(v))
                 + " cpuA=" + cpu[0] + " cpuB=" + cpu[1] + " bytes=" + bytes[0]);
+        if (wait) stdin.readLine();
     }
 }

@@ -31,6 +31,8 @@ enum orca_counter {
   CNT_OWN_STACKS_BY_JVMTI,  // own-thread stacks that fell back to GetStackTrace
   CNT_HOTSPOT_FAULTS,       // faults recovered in reads of VM memory
   CNT_HOTSPOT_WALK_FAULTS,  // of those, stack walks ended by a fault
+  CNT_SAMPLES_UNWOUND,      // samples AsyncGetCallTrace walked from the caller of a prolog, epilog or stub
+  CNT_SAMPLES_NATIVE_ONLY,  // samples written with their native frames alone
   CNT_VERIFIED_STACKS,      // ORCA_VERIFY_STACKS: walks compared
   CNT_VERIFIED_STACKS_DIFFER,
   CNT_ENTERED_BY_TIMER,     // Entered times read from HotSpot's timer

@@ -45,6 +45,7 @@ int asgct_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 // safepoint: the thread's state; the others: the walk), ASGCT_SAMPLE_OFF
 // (not found, or not ready) or ASGCT_SAMPLE_NO_ID (a frame's method has no
 // jmethodID). The samplers' way into Java code that has no frame anchor.
+enum { ASGCT_UNKNOWN_JAVA = -5, ASGCT_NOT_WALKABLE_JAVA = -6 };   // two of its failures
 enum { ASGCT_SAMPLE_MAX = 128, ASGCT_SAMPLE_OFF = -100, ASGCT_SAMPLE_NO_ID = -101 };
 int asgct_sample(JNIEnv *env, void *ucontext, jvmtiFrameInfo *fr, int max);
 #endif

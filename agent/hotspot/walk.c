@@ -440,6 +440,79 @@ int walk_sample(vm_ptr jt, int tid, uintptr_t *ctx, uint32_t *vhash, uintptr_t *
   return n;
 }
 
+// unwind_step: candidate `which` for the caller of the code at ctx (a
+// thread in Java code that AsyncGetCallTrace could not walk from there):
+// 0, the return address at sp (a compiled method's prolog before it
+// pushed anything, or its epilog after it popped its frame); 1, the one
+// word above (after the push of rbp); 2, the frame-pointer chain (a stub
+// that built an rbp frame). Taken only when that word is an address in
+// the interpreter or a compiled method. *top: the method of the compiled
+// method holding the pc (its frame is the one stepped over), or NULL.
+SAFE_CODE __attribute__((noinline)) static int unwind_step(vm_ptr jt, uintptr_t *ctx, int which, jmethodID *top) {
+  uintptr_t pc = ctx[0], sp = ctx[1], fp = ctx[2];
+  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
+  if (hi <= lo || sp < lo || sp + 16 > hi || (sp & 7)) return 0;
+  hs_heap heap;
+  struct hs_blob *cb = hs_blob_of(pc, &heap);
+  if (!cb) return 0;
+  const char *name = hs_blob_name(cb);
+  if (!name) return 0;
+  int kind = kind_of(name);
+  *top = NULL;
+  int nm = hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD);
+  if (kind == N_INTERPRETER) return 0;   // its frames are the interpreter's to read
+  // A compiled method keeps no frame pointer (C2 uses rbp as any
+  // register); a stub has no frame of its own before it pushes rbp.
+  if ((nm && which == 2) || (!nm && (which == 1 || which == 3))) return 0;
+  if (nm) {
+    struct hs_method *m = hs_nmethod_method(cb);
+    if (!m) return 0;
+    *top = method_id(m);
+    if (!*top) return 0;
+  }
+  uintptr_t npc, nsp, nfp = fp;
+  if (which == 3) {   // a compiled method's frame built, not yet complete (an entry barrier)
+    if (!nm) return 0;
+    int size = hs_blob_frame_size(cb);
+    nsp = sp + (uintptr_t)size * sizeof(uintptr_t);
+    if (size <= 0 || nsp > hi) return 0;
+    npc = hs_stack_word(nsp, -1);
+    nfp = hs_stack_word(nsp, -2);
+  } else if (which == 0 || which == 1) {
+    nsp = sp + 8 * (uintptr_t)(which + 1);
+    npc = hs_stack_word(nsp, -1);
+    if (which == 1) nfp = hs_stack_word(sp, 0);
+  } else {
+    if (fp < sp || fp + 16 > hi || (fp & 7)) return 0;
+    npc = hs_stack_word(fp, 1);
+    nfp = hs_stack_word(fp, 0);
+    nsp = fp + 16;
+  }
+  if (npc == pc) return 0;
+  struct hs_blob *caller = hs_blob_of(npc, &heap);
+  if (!caller) return 0;
+  const char *cname = hs_blob_name(caller);
+  if (!cname) return 0;
+  int ck = kind_of(cname);
+  if (ck != N_INTERPRETER && !hs_blob_is_nmethod(caller, ck == N_NMETHOD || ck == N_NATIVE_NMETHOD)) return 0;
+  ctx[0] = npc, ctx[1] = nsp, ctx[2] = nfp;
+  return 1;
+}
+
+int walk_unwind(vm_ptr jt, int tid, uintptr_t *ctx, int which, jmethodID *top) {
+  *top = NULL;
+  if (!usable || vm_null(jt)) return 0;
+  safe_guard g;
+  if (!safe_try_tid(&g, tid)) {
+    safe_leave_tid(tid);
+    counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
+    return 0;
+  }
+  int r = unwind_step(jt, ctx, which, top);
+  safe_leave_tid(tid);
+  return r;
+}
+
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   if (!usable) return WALK_UNUSED;
   safe_guard g;

@@ -42,6 +42,14 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 enum { WALK_IN_JAVA = -3, WALK_VIRTUAL = -4 };
 int walk_sample(vm_ptr jt, int tid, uintptr_t *ctx, uint32_t *vhash, uintptr_t *pcs, int *npcs, int maxpcs, jvmtiFrameInfo *fr,
                 int max);
+// walk_unwind moves ctx (pc, sp, fp) of a thread in Java code to the
+// caller of the code at pc, by candidate `which` (0-3, walk.c
+// unwind_step), for another try of AsyncGetCallTrace where its first
+// failed (a compiled method's prolog or epilog, a stub); 1 when moved, and
+// *top is the method whose frame was stepped over (NULL: a stub's).
+// Under the same guard as walk_sample.
+enum { WALK_UNWIND_TRIES = 4 };
+int walk_unwind(vm_ptr jt, int tid, uintptr_t *ctx, int which, jmethodID *top);
 // walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
 // (.info hotspot.walker).
 const char *walk_status(void);

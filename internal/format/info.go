@@ -118,14 +118,20 @@ const (
 	InfoThreadCPUPeriod   = "thread_cpu_period_ms"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
-	InfoHotSpotWalker      = "hotspot.walker"
-	InfoHotSpotSafeRead    = "hotspot.safe_read"
-	InfoHotSpotFaults      = "hotspot.faults"
-	InfoHotSpotWalkFaults  = "hotspot.walk_faults"
-	InfoHotSpotOwner       = "hotspot.owner"
-	InfoHotSpotMonitorHash = "hotspot.monitor_hash"
-	InfoHotSpotFacts       = "hotspot.facts"
-	InfoHotSpotArch        = "hotspot.arch"
+	InfoHotSpotWalker     = "hotspot.walker"
+	InfoHotSpotSafeRead   = "hotspot.safe_read"
+	InfoHotSpotFaults     = "hotspot.faults"
+	InfoHotSpotWalkFaults = "hotspot.walk_faults"
+	// Samples (issue 33) whose Java frames AsyncGetCallTrace gave only
+	// from the caller of a compiled method's prolog or epilog or of a stub
+	// (unwound); samples written with their native frames alone, their
+	// Java part unreadable (native_only: not in samples_lost).
+	InfoHotSpotSamplesUnwound    = "hotspot.samples_unwound"
+	InfoHotSpotSamplesNativeOnly = "hotspot.samples_native_only"
+	InfoHotSpotOwner             = "hotspot.owner"
+	InfoHotSpotMonitorHash       = "hotspot.monitor_hash"
+	InfoHotSpotFacts             = "hotspot.facts"
+	InfoHotSpotArch              = "hotspot.arch"
 
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
@@ -191,6 +197,7 @@ var InfoKeys = []string{
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
+	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,

@@ -460,7 +460,9 @@ SAFE_CODE __attribute__((noinline)) static int unwind_step(vm_ptr jt, uintptr_t 
   int kind = kind_of(name);
   *top = NULL;
   int nm = hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD);
-  if (kind == N_INTERPRETER) return 0;   // its frames are the interpreter's to read
+  // The interpreter: only the return address at the sp (a method's entry,
+  // before it built its frame).
+  if (kind == N_INTERPRETER && which != 0) return 0;
   // A compiled method keeps no frame pointer (C2 uses rbp as any
   // register); a stub has no frame of its own before it pushes rbp.
   if ((nm && which == 2) || (!nm && (which == 1 || which == 3))) return 0;

@@ -44,7 +44,10 @@
 # median and the range over the rounds; the ratios Orca ÷ async-profiler and
 # Orca ÷ JFR are taken per round (paired) and their median and range said.
 # Orca's sampling is charged over orca-off (the goal's base), the others over
-# none; the idle bases (ap-idle, jfr-idle) are printed too.
+# none; the idle bases (ap-idle, jfr-idle) are printed too. A run of fewer
+# than 100 samples gives no figure (noise). The pooled figures: the sum of
+# the rounds' added CPU over the sum of their samples. bench/sampling_summary.py
+# prints the summary again from a kept OUT/runs.tsv.
 #
 # Environment: JDK (Temurin 25), ROUNDS (5), ARMS, CPU_INT (10ms), WALL_INT
 # (50ms), THREADS, OPS, SECS, ORCA_LIB (the agent: $(bin/orca agent-path)),
@@ -226,64 +229,4 @@ done
 echo "load at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # ---- the summary ---------------------------------------------------------------
-python3 - "$TMP/runs.tsv" <<'EOF'
-import statistics, sys
-from collections import defaultdict
-
-ALL = "none orca-off orca-cpu orca-wall ap-idle ap-cpu ap-ctimer ap-wall jfr-idle jfr-cpu jfr-exec".split()
-runs = defaultdict(dict)  # (workload, round) -> arm -> (R, W, N, S, lost)
-for line in open(sys.argv[1]):
-    wl, arm, r, R, W, N, S, lost = line.split()
-    runs[(wl, int(r))][arm] = (float(R), float(W), float(N), float(S), float(lost))
-
-def added(a, b):
-    """CPU (s) that configuration a adds over b, for a's work."""
-    Ra, Wa, Na, _, _ = a
-    Rb, Wb, Nb, _, _ = b
-    return (Ra - Wa) - (Rb - Wb) + (Wa / Na - Wb / Nb) * Na
-
-def per1000(rnd, arm, base):
-    if arm not in rnd or base not in rnd or rnd[arm][3] <= 0:
-        return None
-    return added(rnd[arm], rnd[base]) / rnd[arm][3] * 1e6  # ms per 1 000 samples
-
-def spread(xs, fmt):
-    xs = [x for x in xs if x is not None]
-    if not xs:
-        return "—"
-    return (fmt % statistics.median(xs)) + "  [" + (fmt % min(xs)) + " … " + (fmt % max(xs)) + f"]  n={len(xs)}"
-
-PAIRS = [("orca-cpu", "orca-off"), ("orca-cpu", "none"), ("orca-wall", "orca-off"), ("orca-wall", "none"),
-         ("ap-cpu", "none"), ("ap-cpu", "ap-idle"), ("ap-ctimer", "none"), ("ap-ctimer", "ap-idle"),
-         ("ap-wall", "none"), ("ap-wall", "ap-idle"),
-         ("jfr-cpu", "none"), ("jfr-cpu", "jfr-idle"), ("jfr-exec", "none"), ("jfr-exec", "jfr-idle")]
-RATIOS = [(("orca-cpu", "orca-off"), ("ap-cpu", "none")), (("orca-cpu", "orca-off"), ("ap-ctimer", "none")),
-          (("orca-cpu", "orca-off"), ("jfr-cpu", "none")), (("orca-cpu", "orca-off"), ("jfr-cpu", "jfr-idle")),
-          (("orca-cpu", "orca-off"), ("jfr-exec", "none")),
-          (("orca-wall", "orca-off"), ("ap-wall", "none"))]
-
-for wl in dict.fromkeys(k[0] for k in runs):
-    rounds = [runs[k] for k in sorted(runs) if k[0] == wl]
-    arms = list(dict.fromkeys(a for rnd in rounds for a in rnd))
-    print(f"\n{wl}: per configuration, median [min … max] over {len(rounds)} rounds")
-    print(f"  {'config':10} {'CPU R (s)':>10} {'ops/CPU-s':>10} {'samples':>9} {'samples/CPU-s':>14} {'lost':>6}")
-    for a in sorted(arms, key=lambda a: ALL.index(a) if a in ALL else len(ALL)):
-        v = [rnd[a] for rnd in rounds if a in rnd]
-        med = lambda i: statistics.median(x[i] for x in v)
-        opc = statistics.median(x[2] / x[1] for x in v if x[1] > 0) if any(x[1] > 0 for x in v) else 0
-        spc = statistics.median(x[3] / x[0] for x in v if x[0] > 0)
-        print(f"  {a:10} {med(0):10.2f} {opc:10.1f} {med(3):9.0f} {spc:14.1f} {med(4):6.0f}")
-    print(f"\n{wl}: added CPU per 1 000 samples, ms (= µs a sample), paired per round: median [min … max]")
-    for a, b in PAIRS:
-        xs = [per1000(rnd, a, b) for rnd in rounds]
-        if any(x is not None for x in xs):
-            print(f"  {a + ' over ' + b:24} {spread(xs, '%8.1f')}")
-    print(f"\n{wl}: ratios of the added CPU per sample, paired per round: median [min … max]")
-    for (a, b), (c, d) in RATIOS:
-        xs = []
-        for rnd in rounds:
-            x, y = per1000(rnd, a, b), per1000(rnd, c, d)
-            xs.append(x / y if x is not None and y not in (None, 0) else None)
-        if any(x is not None for x in xs):
-            print(f"  {a}/{b} ÷ {c}/{d}: {spread(xs, '%6.2f')}")
-EOF
+python3 bench/sampling_summary.py "$TMP/runs.tsv"

@@ -23,11 +23,14 @@
 # Orca's arms run with an agent that has the cpu= and wall= options; async-
 # profiler is built by bench/asprof.sh (ASPROF_LIB: a library built elsewhere).
 #
-# Workloads: cpu, bench/java/CpuBurn.java: THREADS (4) threads, OPS (2000)
-# operations each, a fixed amount of work (about 8 s of CPU); h2,
-# bench/java/H2Bench.java: THREADS (8) threads for SECS (10) seconds, no
-# warm-up (needs /usr/share/java/h2.jar, H2JAR: Debian libh2-java); tomcat,
-# bench/tomcat.sh: Tomcat 10 under wrk for SECS after 2 s of warm-up.
+# Workloads: cpu, bench/java/CpuBurn.java: CPU_THREADS (4) threads, CPU_OPS
+# (2000) operations each, a fixed amount of work (about 8 s of CPU); h2,
+# bench/java/H2Bench.java with -Dh2bench.ops: H2_THREADS (8) threads, H2_OPS
+# (200000) operations each, fixed too (about 10 s of CPU; needs
+# /usr/share/java/h2.jar, H2JAR: Debian libh2-java); tomcat, bench/tomcat.sh:
+# Tomcat 10 under wrk for SECS (10) after 2 s of warm-up, a fixed time.
+# Fixed work makes the comparison robust to a loaded machine: a run's CPU is
+# its own, however long it waited for one.
 #
 # Measured per run: the JVM's CPU over its whole life R (user + sys, from
 # wait4(2) by bench/cpu_of.py: its exit and the profiler's last write
@@ -50,14 +53,21 @@
 # prints the summary again from a kept OUT/runs.tsv.
 #
 # Environment: JDK (Temurin 25), ROUNDS (5), ARMS, CPU_INT (10ms), WALL_INT
-# (50ms), THREADS, OPS, SECS, ORCA_LIB (the agent: $(bin/orca agent-path)),
+# (50ms), CPU_THREADS, CPU_OPS, H2_THREADS, H2_OPS, SECS, ORCA_LIB (the
+# agent: $(bin/orca agent-path)),
 # FORMAT (Orca's encoding, compact as orca record writes), ASPROF_LIB, OUT (a
 # directory kept with every run's output and runs.tsv; default: a temporary
 # one, removed), LOCK (a file each round holds with flock(1), so that other
 # benchmarks on the machine run between rounds, never inside one).
-# Duration: about ROUNDS × 11 configurations × (8 s for cpu on 2 idle cores,
-# SECS + 3 s for h2, SECS + 6 s for tomcat): with the defaults, ~8 min for
-# cpu and ~12 min for h2, twice that on a loaded machine.
+# Duration: about ROUNDS × 11 configurations × (5 s for cpu on 2 idle cores,
+# 8 s for h2, SECS + 8 s for tomcat): with the defaults, ~5 min for cpu,
+# ~8 min for h2 and ~16 min for tomcat; more on a loaded machine.
+#
+# At 10 ms a run of cpu takes ~800 samples, whose cost is well inside the
+# run-to-run spread of a shared machine; CPU_INT=1ms takes more (perf_events
+# 1 000 a CPU-second; per-thread CPU timers, Orca's, ctimer's and JFR's
+# CPUTimeSample's, fire at the scheduler's tick: 250 a CPU-second with
+# CONFIG_HZ=250) and makes the cost measurable.
 #
 # The load average is printed at the start of each round and at the end; a
 # JVM that crashes stops the run (bench/crash.sh).
@@ -184,8 +194,8 @@ run() {
   read -r -a pa <<<"$(profiler_args "$arm" "$dir")"
   case $wl in
     cpu | h2)
-      local -a cmd=(-cp "$CLASSES" CpuBurn "${THREADS:-4}" "${OPS:-2000}")
-      [ "$wl" = h2 ] && cmd=(-cp "$CLASSES:$H2JAR" H2Bench "${THREADS:-8}" "${SECS:-10}" 0)
+      local -a cmd=(-cp "$CLASSES" CpuBurn "${CPU_THREADS:-4}" "${CPU_OPS:-2000}")
+      [ "$wl" = h2 ] && cmd=(-Dh2bench.ops="${H2_OPS:-200000}" -cp "$CLASSES:$H2JAR" H2Bench "${H2_THREADS:-8}")
       out=$(cd "$dir" && "$ROOT/bench/cpu_of.py" "$dir/time" \
         "$JDK/bin/java" -XX:ErrorFile="$dir/hs_err_pid%p.log" "${pa[@]}" "${cmd[@]}" 2>"$dir/err") || rc=$?
       R=$(awk 'END { print $1 + $2 }' "$dir/time" 2>/dev/null || echo 0) ;;

@@ -42,7 +42,7 @@
 #     added = (R_A - W_A) - (R_B - W_B) + (W_A / N_A - W_B / N_B) * N_A
 # (outside the window: as is, same length; inside: per operation, since on a
 # saturated machine a cost shows as fewer operations, not more CPU; for the
-# fixed work of cpu, N_A = N_B and this is R_A - R_B), and per 1 000 samples
+# fixed work of cpu and h2, N_A = N_B and this is R_A - R_B), and per 1 000 samples
 # added / S_A * 1000, printed in ms (= µs a sample). Per round, then the
 # median and the range over the rounds; the ratios Orca ÷ async-profiler and
 # Orca ÷ JFR are taken per round (paired) and their median and range said.
@@ -54,8 +54,8 @@
 #
 # Environment: JDK (Temurin 25), ROUNDS (5), ARMS, CPU_INT (10ms), WALL_INT
 # (50ms), CPU_THREADS, CPU_OPS, H2_THREADS, H2_OPS, SECS, ORCA_LIB (the
-# agent: $(bin/orca agent-path)),
-# FORMAT (Orca's encoding, compact as orca record writes), ASPROF_LIB, OUT (a
+# agent: $(bin/orca agent-path), after make), FORMAT (Orca's encoding,
+# compact as orca record writes), ASPROF_LIB, OUT (a
 # directory kept with every run's output and runs.tsv; default: a temporary
 # one, removed), LOCK (a file each round holds with flock(1), so that other
 # benchmarks on the machine run between rounds, never inside one).

@@ -253,10 +253,11 @@ bench: bin/orca
 
 # stress: TestVirtualStress (integration/virtual_stress_test.go: VirtualStress.java recorded
 # ORCA_STRESS_RUNS times per configuration, each run checked against the program's counts),
-# TestSampleStress (integration/sample_stress_test.go: SampleStorm.java with the samplers at 1 ms,
+# TestSampleStress (the same file: SampleStorm.java with the samplers at 1 ms,
 # ORCA_STRESS_RUNS times per configuration, ~6 s a run; a crash, a hang or a count off fails it) and
 # TestVirtualLongWait ORCA_LONG_WAIT_RUNS times per collector (enough to catch a one-in-ten
-# defect). A crash's hs_err file is kept in build/stress/crash-*; recordings of failed runs stay
+# defect). A crash's hs_err file is kept in build/stress/crash-* (TestSampleStress's in build/crash,
+# as every integration test's: internal/crash); recordings of failed runs stay
 # (ORCA_KEEP). The go test log is build/stress/go-test.log.
 STRESS_RUNS ?= 3
 LONG_WAIT_RUNS ?= 30

@@ -165,6 +165,15 @@ func (d *dumper) event(ev reader.Event) {
 	if k.Has(format.FHow) && ev.How != format.ParkEndUnknown {
 		fmt.Fprintf(&b, " how=%s", ev.How)
 	}
+	if k.Has(format.FSampled) && ev.Sampled != format.SampleNone {
+		fmt.Fprintf(&b, " sampled=%s", ev.Sampled)
+	}
+	if k.Has(format.FWeight) {
+		fmt.Fprintf(&b, " weight=%dns", ev.Weight)
+	}
+	if k.Has(format.FCPU) {
+		fmt.Fprintf(&b, " cpu=%dns ready=%dns", ev.CPU, ev.Ready)
+	}
 	if k.Has(format.FMode) && ev.Mode != format.ModeNone {
 		fmt.Fprintf(&b, " mode=%s", ev.Mode)
 	}

@@ -12,10 +12,13 @@
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh, then the reader and orca report on 1 GB recordings
 #                 (bench/report/run.sh; bench/report/encodings.sh: text and compact)
-#   make stress   the long tests (not in make test; ~6 min on 2 cores, README): issue 19's virtual-thread
+#   make stress   the long tests (not in make test; ~13 min on 2 cores, README): issue 19's virtual-thread
 #                 stress pass (100 000 virtual threads under every collector, -Xcomp, -Xint, on
-#                 every JDK 21+ found; summary in build/stress/summary.txt) and TestVirtualLongWait
-#                 30 times per collector
+#                 every JDK 21+ found; summary in build/stress/summary.txt), issue 33's sampling
+#                 stress pass (SampleStorm at --cpu 1ms --wall 1ms under every collector, -Xcomp,
+#                 -Xint and attached, with class redefinition and deoptimisation storms, on every
+#                 JDK found; build/stress/sample-summary.txt) and TestVirtualLongWait 30 times per
+#                 collector
 #   make clean
 
 SHELL := /bin/bash
@@ -250,9 +253,12 @@ bench: bin/orca
 # ---- long tests -------------------------------------------------------------
 
 # stress: TestVirtualStress (integration/virtual_stress_test.go: VirtualStress.java recorded
-# ORCA_STRESS_RUNS times per configuration, each run checked against the program's counts) and
+# ORCA_STRESS_RUNS times per configuration, each run checked against the program's counts),
+# TestSampleStress (the same file: SampleStorm.java with the samplers at 1 ms,
+# ORCA_STRESS_RUNS times per configuration, ~6 s a run; a crash, a hang or a count off fails it) and
 # TestVirtualLongWait ORCA_LONG_WAIT_RUNS times per collector (enough to catch a one-in-ten
-# defect). A crash's hs_err file is kept in build/stress/crash-*; recordings of failed runs stay
+# defect). A crash's hs_err file is kept in build/stress/crash-* (TestSampleStress's in build/crash,
+# as every integration test's: internal/crash); recordings of failed runs stay
 # (ORCA_KEEP). The go test log is build/stress/go-test.log.
 STRESS_RUNS ?= 3
 LONG_WAIT_RUNS ?= 30
@@ -262,9 +268,10 @@ stress: bin/orca
 	@set -o pipefail; rc=0; \
 	ORCA_STRESS=1 ORCA_STRESS_RUNS=$(STRESS_RUNS) ORCA_LONG_WAIT_RUNS=$(LONG_WAIT_RUNS) ORCA_KEEP=1 \
 	ORCA_STRESS_DIR=$(CURDIR)/build/stress \
-		go test -count=1 -v -run 'TestVirtualStress|TestVirtualLongWait' -timeout 90m ./integration \
+		go test -count=1 -v -run 'TestVirtualStress|TestSampleStress|TestVirtualLongWait' -timeout 90m ./integration \
 		2>&1 | tee build/stress/go-test.log | grep -E '^(=== RUN|\s*--- FAIL|FAIL|ok)|runs failed|crashed' || rc=$$?; \
 	echo; echo "TestVirtualStress (build/stress/summary.txt):"; cat build/stress/summary.txt 2>/dev/null; \
+	echo; echo "TestSampleStress (build/stress/sample-summary.txt):"; cat build/stress/sample-summary.txt 2>/dev/null; \
 	echo; echo "TestVirtualLongWait:"; grep -E 'runs failed' build/stress/go-test.log; \
 	exit $$rc
 

@@ -13,7 +13,9 @@
 # on the same machine (1 thread, 16 connections): its CPU is not counted.
 # Tomcat's JVM runs in WORKDIR with -XX:ErrorFile=WORKDIR/hs_err_pid%p.log
 # (before JVM_ARGS, which may name another file): its crash, an hs_err file or
-# a core there, fails the run (bench/crash.sh).
+# a core there, fails the run (bench/crash.sh). With TOTAL_CPU=1 the JVM is then
+# stopped and CPU_TOTAL printed too: its CPU seconds over its whole life, the
+# exit included (an agent's last write; bench/cpu_of.py).
 set -euo pipefail
 source "$(dirname "$0")/crash.sh"
 mkdir -p "$1"
@@ -48,9 +50,12 @@ EOF
 cp -r "$CLASSES" "$base/webapps/ROOT/WEB-INF/classes"
 
 url=http://127.0.0.1:$port/block
+launch=()
+[ -n "${TOTAL_CPU:-}" ] && launch=("$(cd "$(dirname "$0")" && pwd)/cpu_of.py" "$work/cpu_total")
 (cd "$work" && JAVA_HOME=$JDK CATALINA_HOME=$home CATALINA_BASE=$base CATALINA_PID= \
-  JAVA_OPTS="-XX:ErrorFile=$work/hs_err_pid%p.log $JVM_ARGS" exec "$home/bin/catalina.sh" run) >"$work/tomcat.log" 2>&1 &
+  JAVA_OPTS="-XX:ErrorFile=$work/hs_err_pid%p.log $JVM_ARGS" exec "${launch[@]}" "$home/bin/catalina.sh" run) >"$work/tomcat.log" 2>&1 &
 pid=$!
+jvm=$pid # catalina.sh run execs java; under cpu_of.py, its child
 stop() { kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; }
 finish() {
   local rc=$?
@@ -65,8 +70,9 @@ for ((i = 0; i < 120; i++)); do
   sleep 0.5
 done
 curl -fs -o /dev/null "$url" || { echo "tomcat.sh: no answer from $url; log: $work/tomcat.log" >&2; exit 1; }
+[ -n "${TOTAL_CPU:-}" ] && jvm=$(pgrep -P "$pid" | head -n1)
 
-cpu() { awk '{ print $14 + $15 }' "/proc/$pid/stat"; }
+cpu() { awk '{ print $14 + $15 }' "/proc/$jvm/stat"; }
 wrk -t1 -c16 -d"${WARMUP}s" "$url" >/dev/null
 c0=$(cpu)
 out=$(wrk -t1 -c16 -d"${SECS}s" "$url")
@@ -79,3 +85,7 @@ echo "OPS $reqs"
 echo "SECONDS $secs"
 awk -v r="$reqs" -v s="$secs" 'BEGIN { printf "OPS_PER_S %.0f\n", r / s }'
 awk -v a="$c0" -v b="$c1" -v hz="$hz" 'BEGIN { printf "CPU %.3f\n", (b - a) / hz }'
+if [ -n "${TOTAL_CPU:-}" ]; then
+  stop
+  awk '{ printf "CPU_TOTAL %.3f\n", $1 + $2 }' "$work/cpu_total"
+fi

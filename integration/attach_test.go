@@ -111,7 +111,13 @@ func (a *attachee) childJVM(t *testing.T) string {
 // expectLine waits for a line of the program that starts with prefix and returns it.
 func (a *attachee) expectLine(t *testing.T, prefix string) string {
 	t.Helper()
-	timeout := time.After(javaTimeout / 2)
+	return a.expectLineWithin(t, prefix, javaTimeout/2)
+}
+
+// expectLineWithin is expectLine with its own bound (a stress run outlasts javaTimeout / 2).
+func (a *attachee) expectLineWithin(t *testing.T, prefix string, d time.Duration) string {
+	t.Helper()
+	timeout := time.After(d)
 	for {
 		select {
 		case l, ok := <-a.lines:
@@ -123,7 +129,7 @@ func (a *attachee) expectLine(t *testing.T, prefix string) string {
 				return l
 			}
 		case <-timeout:
-			t.Fatalf("no line %q from Attachee within %v; stderr:\n%s", prefix, javaTimeout/2, a.stderr)
+			t.Fatalf("no line %q from Attachee within %v; stderr:\n%s", prefix, d, a.stderr)
 		}
 	}
 }

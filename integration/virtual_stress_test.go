@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"archive/zip"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,11 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/crash"
 	"orca/internal/format"
+	"orca/internal/testjvm"
 )
 
-// stressConfig is one way TestVirtualStress runs the JVM: a collector, or a compilation mode with
-// the default collector.
+// stressConfig is one way a stress pass (TestVirtualStress, TestSampleStress) runs the JVM: a
+// collector, or a compilation mode with the default collector.
 type stressConfig struct {
 	name string
 	args []string // the JVM's options
@@ -77,43 +81,69 @@ func envCount(t *testing.T, key string, def int) int {
 // configuration: runs, crashes, failed runs, events, dropped, wall time) is logged and, with
 // ORCA_STRESS_DIR, written to summary.txt there, beside the hs_err file of any crash.
 func TestVirtualStress(t *testing.T) {
-	if os.Getenv("ORCA_STRESS") != "1" {
-		skipf(t, "the virtual-thread stress pass runs with ORCA_STRESS=1 (make stress)")
-	}
-	userPath(t) // as users record: no verification of each stack walk
-	runs := envCount(t, "ORCA_STRESS_RUNS", 3)
 	var rows []*stressRow
+	runs := stressPass(t, "the virtual-thread stress pass", func(name, note string) { rows = append(rows, &stressRow{config: name, note: note}) })
 	defer func() { writeStressSummary(t, rows) }()
-	for _, j := range jdks() {
-		if j.home == "" {
-			rows = append(rows, &stressRow{config: j.name, note: "skipped: no JDK at " + j.want})
-		}
-	}
-	for _, j := range jdks() {
-		if j.home == "" {
-			rows = append(rows, &stressRow{config: j.name, note: "skipped: no JDK at " + j.want})
-		}
-	}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		if f := jdkFeature(t, j); f < 21 {
 			rows = append(rows, &stressRow{config: j.name, note: fmt.Sprintf("skipped: JDK %d has no virtual threads", f)})
 			skipf(t, "%s: JDK %d has no virtual threads", j.name, f)
 		}
-		for _, c := range stressConfigs {
+		runConfigs(t, j, stressConfigs, runs, func(c stressConfig) configRun {
 			row := &stressRow{config: j.name + " " + c.name}
 			rows = append(rows, row)
-			t.Run(c.name, func(t *testing.T) {
-				if out, err := exec.Command(j.java(), append(c.args, "-version")...).CombinedOutput(); err != nil {
-					row.note = "skipped: " + strings.Join(c.args, " ") + " not supported"
-					skipf(t, "%s does not run with %s: %v\n%s", j.name, strings.Join(c.args, " "), err, out)
-				}
-				for i := 1; i <= runs; i++ {
-					t.Run(fmt.Sprintf("run-%d", i), func(t *testing.T) { stressRun(t, j, c, i, row) })
-				}
-				t.Logf("%s %s: %d runs, %d crashed, %d failed", j.name, c.name, row.runs, row.crashes, row.failed)
-			})
-		}
+			n := 0
+			return configRun{
+				skip: func(note string) { row.note = note },
+				run:  func(t *testing.T) { n++; stressRun(t, j, c, n, row) },
+				done: func() string { return fmt.Sprintf("%d runs, %d crashed, %d failed", row.runs, row.crashes, row.failed) },
+			}
+		})
 	})
+}
+
+// stressPass begins a stress pass (what names it): skipped without ORCA_STRESS=1 (make stress),
+// it records as users do (no verification of each stack walk). It returns the runs of each
+// configuration (ORCA_STRESS_RUNS, 3 by default) and gives absent, for the summary, each absent
+// JDK's name and why it did not run.
+func stressPass(t *testing.T, what string, absent func(name, note string)) (runs int) {
+	t.Helper()
+	if os.Getenv("ORCA_STRESS") != "1" {
+		skipf(t, "%s runs with ORCA_STRESS=1 (make stress)", what)
+	}
+	userPath(t)
+	for _, j := range jdks() {
+		if j.home == "" {
+			absent(j.name, "skipped: no JDK at "+j.want)
+		}
+	}
+	return envCount(t, "ORCA_STRESS_RUNS", 3)
+}
+
+// configRun is what a stress pass does with one configuration on one JDK.
+type configRun struct {
+	skip func(note string)  // the JVM does not start with the configuration's options
+	run  func(t *testing.T) // one run
+	done func() string      // the outcome, logged after the runs
+}
+
+// runConfigs runs each of configs on j as a subtest of its name, once j's JVM has started with the
+// configuration's options (else it is skipped, saying so), with runs runs (run-1, run-2, ...).
+func runConfigs(t *testing.T, j jdk, configs []stressConfig, runs int, each func(c stressConfig) configRun) {
+	t.Helper()
+	for _, c := range configs {
+		cr := each(c)
+		t.Run(c.name, func(t *testing.T) {
+			if out, err := exec.Command(j.java(), append(slices.Clone(c.args), "-version")...).CombinedOutput(); err != nil {
+				cr.skip("skipped: " + strings.Join(c.args, " ") + " not supported")
+				skipf(t, "%s does not run with %s: %v\n%s", j.name, strings.Join(c.args, " "), err, out)
+			}
+			for i := 1; i <= runs; i++ {
+				t.Run(fmt.Sprintf("run-%d", i), cr.run)
+			}
+			t.Logf("%s %s: %s", j.name, c.name, cr.done())
+		})
+	}
 }
 
 // stressRun records VirtualStress once under c, checks it and adds the outcome to row.
@@ -397,22 +427,405 @@ func writeStressSummary(t *testing.T, rows []*stressRow) {
 	fmt.Fprintf(&b, "%-36s %5s %8s %7s %10s %8s %9s %11s %14s\n", "configuration", "runs", "crashes", "failed", "events/run", "dropped", "wall/run", "cycles", "owner unknown")
 	for _, r := range rows {
 		if r.runs == 0 {
-			note := r.note
-			if note == "" {
-				note = "not run"
-			}
-			fmt.Fprintf(&b, "%-36s %s\n", r.config, note)
+			notRun(&b, r.config, r.note)
 			continue
 		}
 		fmt.Fprintf(&b, "%-36s %5d %8d %7d %10d %8d %8.1fs %11d %14d\n", r.config, r.runs, r.crashes, r.failed,
 			r.events/int64(r.runs), r.dropped, (r.wall / time.Duration(r.runs)).Seconds(), r.cycles, r.unknownOwns)
 	}
-	t.Logf("virtual-thread stress pass:\n%s", b.String())
+	writeSummary(t, "virtual-thread stress pass", "summary.txt", b.String())
+}
+
+// notRun is a summary's line of a configuration that did not run, and why.
+func notRun(b *strings.Builder, config, note string) {
+	if note == "" {
+		note = "not run"
+	}
+	fmt.Fprintf(b, "%-36s %s\n", config, note)
+}
+
+// writeSummary logs a stress pass's table (what names the pass) and writes it to
+// $ORCA_STRESS_DIR/file.
+func writeSummary(t *testing.T, what, file, table string) {
+	t.Logf("%s:\n%s", what, table)
 	if dir := os.Getenv("ORCA_STRESS_DIR"); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Errorf("writing the summary: %v", err)
-		} else if err := os.WriteFile(filepath.Join(dir, "summary.txt"), []byte(b.String()), 0o644); err != nil {
+		} else if err := os.WriteFile(filepath.Join(dir, file), []byte(table), 0o644); err != nil {
 			t.Errorf("writing the summary: %v", err)
 		}
 	}
+}
+
+// sampleStressConfigs: TestVirtualStress's collectors, -Xcomp and -Xint (stressConfigs), each with
+// the samplers at 1 ms; and one recording attached to the running program (orca record --pid, G1).
+var sampleStressConfigs = func() []stressConfig {
+	var cs []stressConfig
+	for _, c := range stressConfigs {
+		if c.orca == nil {
+			cs = append(cs, stressConfig{c.name, c.args, samples1ms})
+		}
+	}
+	return append(cs, stressConfig{"attach", []string{"-XX:+UseG1GC"}, samples1ms})
+}()
+
+// sampleStormSeconds is how long SampleStorm storms a run: the whole run (the JVM's start, -Xcomp's
+// compilations, the recording's read and checks) is 6-25 s on 2 cores.
+const sampleStormSeconds = "4"
+
+// sampleStressTimeout bounds one run: a hang is a failure.
+const sampleStressTimeout = 3 * time.Minute
+
+// sampleRow is one line of the summary TestSampleStress prints.
+type sampleRow struct {
+	config                     string
+	note                       string // why it did not run
+	runs, crashes, hangs, fail int
+	cpu, wall                  int64            // samples in the recordings
+	lost                       map[string]int64 // samples_lost by reason
+	redefinitions, generations int64            // SampleStorm's storms
+	dur                        time.Duration
+}
+
+var stormHot2 javacOnce
+
+// stormFiles makes what SampleStorm needs beside the scenarios' classes, in dir: the test's
+// -javaagent jar (a manifest naming SampleStorm as its Premain-Class and Agent-Class, able to
+// redefine) and, once, the class file of SampleStormHot's second version.
+func stormFiles(t *testing.T, dir string) (jar, hot2 string) {
+	t.Helper()
+	v2 := stormHot2.get(t, "samplestorm", func() ([]string, error) {
+		return []string{filepath.Join("..", "testdata", "java", "samplestorm", "SampleStormHot.java")}, nil
+	})
+	jar = filepath.Join(dir, "storm.jar")
+	if err := writeAgentJar(jar, filepath.Join(classes(t), "SampleStorm.class")); err != nil {
+		t.Fatal(err)
+	}
+	return jar, filepath.Join(v2, "SampleStormHot.class")
+}
+
+// writeAgentJar writes a java.lang.instrument agent's jar: its manifest and the class file.
+func writeAgentJar(path, class string) error {
+	b, err := os.ReadFile(class)
+	if err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	z := zip.NewWriter(f)
+	for _, e := range []struct {
+		name string
+		data []byte
+	}{
+		{"META-INF/MANIFEST.MF", []byte("Manifest-Version: 1.0\r\nPremain-Class: SampleStorm\r\nAgent-Class: SampleStorm\r\n" +
+			"Can-Redefine-Classes: true\r\nCan-Retransform-Classes: true\r\n\r\n")},
+		{filepath.Base(class), b},
+	} {
+		w, err := z.Create(e.name)
+		if err == nil {
+			_, err = w.Write(e.data)
+		}
+		if err != nil {
+			f.Close()
+			return err
+		}
+	}
+	if err := z.Close(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// TestSampleStress is issue 33's signal-safety pass: SampleStorm (testdata/java/scenarios) keeps
+// threads in every state a SIGPROF can find them in — the interpreter, compiled and inlined code,
+// stubs, natives (file I/O, arraycopy, identity hashes), the VM (exceptions, allocation, class
+// loading and unloading), monitors and ReentrantLocks, safepoints — while a storm redefines a hot
+// class every ~2 ms with Instrumentation (obsolete methods on stacks, deoptimisation) and another
+// loads classes that break class hierarchy analysis's assumptions in compiled code that runs; on
+// 21+ also virtual threads. Recorded with --cpu 1ms --wall 1ms under every collector the JDK has,
+// -Xcomp, -Xint, and once attached to (orca record --pid), ORCA_STRESS_RUNS times each (3 by
+// default), on every JDK found. Each run must end with status 0, no hs_err file, no hang (a run
+// over sampleStressTimeout is one), a complete recording that parses, whose frames all resolve,
+// with exactly the program's blocking events (checkSampleStorm) and CPU samples (.info's count
+// that of the file); samples lost (.info samples_lost.REASON) are logged, and fail the run past
+// half of those taken. Long: it runs only with ORCA_STRESS=1 (make stress); the summary is
+// logged and, with ORCA_STRESS_DIR, written to sample-summary.txt there.
+func TestSampleStress(t *testing.T) {
+	var rows []*sampleRow
+	runs := stressPass(t, "the sampling stress pass", func(name, note string) { rows = append(rows, &sampleRow{config: name, note: note}) })
+	defer func() { writeSampleSummary(t, rows) }()
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		jar, hot2 := stormFiles(t, newDir(t))
+		runConfigs(t, j, sampleStressConfigs, runs, func(c stressConfig) configRun {
+			row := &sampleRow{config: j.name + " " + c.name, lost: map[string]int64{}}
+			rows = append(rows, row)
+			return configRun{
+				skip: func(note string) { row.note = note },
+				run:  func(t *testing.T) { sampleStressRun(t, j, c, jar, hot2, row) },
+				done: func() string {
+					return fmt.Sprintf("%d runs, %d crashed, %d hung, %d failed", row.runs, row.crashes, row.hangs, row.fail)
+				},
+			}
+		})
+	})
+}
+
+// sampleStressRun records SampleStorm once under c, checks it and adds the outcome to row.
+func sampleStressRun(t *testing.T, j jdk, c stressConfig, jar, hot2 string, row *sampleRow) {
+	start := time.Now()
+	crashed, hung := false, false
+	dir := newDir(t)
+	defer func() { // also after a Fatal
+		row.runs++
+		row.dur += time.Since(start)
+		if files, _ := crash.Find(dir); len(files) > 0 {
+			crashed = true // a crash file not yet moved (newDir's check does it when the test ends)
+		}
+		if c.name == "attach" {
+			hung = hung && time.Since(start) >= sampleStressTimeout
+		}
+		switch {
+		case crashed:
+			row.crashes++
+		case hung:
+			row.hangs++
+		case t.Failed():
+			row.fail++
+		}
+	}()
+	prefix := filepath.Join(dir, "x")
+	jvm := append(slices.Clone(c.args), "-Xmx512m", "-javaagent:"+jar, "-cp", classes(t), "SampleStorm", sampleStormSeconds, hot2)
+	var res *result
+	if c.name == "attach" {
+		hung = true
+		res = sampleStormAttached(t, j, dir, prefix, c, jvm)
+		hung = false
+	} else {
+		argv := append(append([]string{"record", "-o", prefix}, c.orca...), "--")
+		argv = append(argv, j.argv(dir, jvm...)...)
+		hung = true // runFor fails the test when the run outlasts its bound
+		res = runFor(t, sampleStressTimeout, dir, orcaBin(t), argv...)
+		hung = false
+	}
+	// runFor's crash.Check has shown and moved a crash file (build/crash): the run's test failed.
+	if t.Failed() || res.code < 0 || res.code >= 128 {
+		crashed = true
+		t.Fatalf("exit status %d (crash files, if any, in build/crash or $ORCA_CRASH_DIR):\n%s", res.code, res)
+	}
+	if res.code != 0 {
+		t.Fatalf("exit status %d:\n%s", res.code, res)
+	}
+	if strings.Contains(res.stdout, "BROKEN") {
+		t.Errorf("SampleStorm failed:\n%s", res)
+	}
+	e := parseExpect(t, res)
+	checkSampleStorm(t, e, prefix, c.name == "attach", row)
+	if !t.Failed() {
+		os.RemoveAll(dir)
+	} else {
+		t.Logf("%s\nrecording: %s (ORCA_KEEP=1 keeps it)", e.line, prefix)
+	}
+}
+
+// sampleStormAttached runs SampleStorm without Orca's agent, attaches orca record --pid to it,
+// lets it storm, stops the recording and lets it end: the run as a result (its stdout the
+// program's, its exit status the JVM's).
+func sampleStormAttached(t *testing.T, j jdk, dir, prefix string, c stressConfig, jvm []string) *result {
+	t.Helper()
+	cmd := testjvm.Command(t, dir, j.argv(dir, append(jvm, "wait")...)...)
+	a := startAttacheeCmd(t, cmd, dir)
+	pid := fmt.Sprint(a.cmd.Process.Pid)
+	o := startOrca(t, dir, "orca: recording pid "+pid+" (SampleStorm) to ", append([]string{"record", "--pid", pid, "-o", prefix}, c.orca...)...)
+	// An attach's samples begin at the writer's first flush (docs/agent.md, "The sample path").
+	time.Sleep(time.Second)
+	if _, err := io.WriteString(a.stdin, "go\n"); err != nil {
+		t.Fatal(err)
+	}
+	a.expectLineWithin(t, "EXPECT ", sampleStressTimeout)
+	code := o.stop(t)
+	io.WriteString(a.stdin, "exit\n")
+	select {
+	case <-a.done:
+	case <-time.After(sampleStressTimeout):
+		t.Fatalf("SampleStorm did not exit after its recording stopped; stderr:\n%s", a.stderr)
+	}
+	res := &result{cmd: strings.Join(cmd.Args, " "), dir: dir, stdout: a.stdout.String(), stderr: a.stderr.String()}
+	crash.Check(t, dir)
+	res.code = a.cmd.ProcessState.ExitCode()
+	if code != 0 {
+		t.Errorf("orca record --pid: exit %d:\n%s", code, o.stderr)
+	}
+	return res
+}
+
+// checkSampleStorm checks a SampleStorm recording against its EXPECT line: it parses, is complete,
+// nothing dropped, every frame resolves; each of the program's platform threads started and ended
+// once, main started its virtual threads, which started and ended; exactly one contended enter
+// (and its entered) a round on its StormMon objects, one park (and its unpark) a round on its
+// ReentrantLocks' Sync objects, each wait and notify on its StormWaitMon objects, each sleep; the
+// per-thread invariants. Samples were taken, .info's count is the file's, and samples lost are
+// at most half of those taken.
+func checkSampleStorm(t *testing.T, e expect, prefix string, attached bool, row *sampleRow) {
+	t.Helper()
+	r := load(t, prefix)
+	r.logOnFailure(t)
+	r.checkParse(t)
+	r.checkInfo(t, true, true)
+	if attached && r.info[format.InfoAttached] != "true" {
+		t.Errorf(".info: %s=%q, want true", format.InfoAttached, r.info[format.InfoAttached])
+	}
+	sets := map[string]string{"mons": "mons", "waitMons": "waitMons", "syncs": "syncs"}
+	setOf := map[format.ObjectID]string{}
+	for key := range sets {
+		for _, h := range e.hashes(t, key) {
+			setOf[format.ObjectID(h)] = key
+		}
+	}
+	mine := map[format.ThreadID]bool{}
+	for _, h := range e.hashes(t, "threads") {
+		mine[format.ThreadID(h)] = true
+	}
+	main, virtual := format.ThreadID(e.hash(t, "main")), r.virtualThreads()
+	type kk struct {
+		kind format.Kind
+		set  string
+	}
+	n := map[kk]int{}
+	started, ended := map[format.ThreadID]int{}, map[format.ThreadID]int{}
+	vstarts, vstarted, vended, unresolved := 0, 0, 0, 0
+	var cpu, wall int64
+	for i, ev := range r.events {
+		set := ""
+		if ev.Kind.Has(format.FObject) {
+			set = setOf[ev.Object]
+		}
+		n[kk{ev.Kind, set}]++
+		for _, f := range r.stacks[i] {
+			if f.Method == "" && !isNative(f) {
+				if unresolved++; unresolved <= 5 {
+					t.Errorf("a frame that does not resolve:\n%s", r.describe(i))
+				}
+			}
+		}
+		switch ev.Kind {
+		case format.Sample:
+			switch ev.Sampled {
+			case format.SampleCPU:
+				cpu++
+			case format.SampleWall:
+				wall++
+			}
+		case format.ThreadStart:
+			if ev.Thread == main && virtual[ev.Target] {
+				vstarts++
+			}
+		case format.ThreadStarted:
+			started[ev.Thread]++
+			if virtual[ev.Thread] {
+				vstarted++
+			}
+		case format.ThreadEnded:
+			ended[ev.Thread]++
+			if virtual[ev.Thread] {
+				vended++
+			}
+		}
+	}
+	if unresolved > 5 {
+		t.Errorf("… %d frames that do not resolve", unresolved)
+	}
+	want := func(what string, got, want int) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: %d, want %d", what, got, want)
+		}
+	}
+	for th := range mine {
+		if started[th] != 1 || ended[th] != 1 {
+			t.Errorf("SampleStorm's thread %v: %d ThreadStarted, %d ThreadEnded, want 1 each", th, started[th], ended[th])
+		}
+	}
+	mons, locks := e.int(t, "monRounds"), e.int(t, "lockRounds")
+	want("MonitorContendedEnter on StormMon", n[kk{format.MonitorContendedEnter, "mons"}], mons)
+	want("MonitorContendedEntered on StormMon", n[kk{format.MonitorContendedEntered, "mons"}], mons)
+	want("ThreadPark on the locks' Sync", n[kk{format.ThreadPark, "syncs"}], locks)
+	want("ThreadUnparked on the locks' Sync", n[kk{format.ThreadUnparked, "syncs"}], locks)
+	want("ObjectWait on StormWaitMon", n[kk{format.ObjectWait, "waitMons"}], e.int(t, "waits"))
+	want("ObjectWaited on StormWaitMon", n[kk{format.ObjectWaited, "waitMons"}], e.int(t, "waits"))
+	want("ObjectNotify on StormWaitMon", n[kk{format.ObjectNotify, "waitMons"}], e.int(t, "notifies"))
+	want("ThreadSleep", n[kk{format.ThreadSleep, ""}], e.int(t, "sleeps"))
+	want("ThreadSlept", n[kk{format.ThreadSlept, ""}], e.int(t, "sleeps"))
+	if e.str(t, "virtual") == "yes" {
+		v := e.int(t, "vstarted")
+		want("ThreadStart of virtual threads by main", vstarts, v)
+		want("ThreadStarted of virtual threads", vstarted, v)
+		want("ThreadEnded of virtual threads", vended, v)
+	}
+	if mons == 0 || locks == 0 || e.int(t, "redefinitions") == 0 || e.int(t, "chaGenerations") == 0 {
+		t.Errorf("SampleStorm did too little: %s", e.line)
+	}
+	r.checkInvariants(t)
+
+	// The samples.
+	row.cpu += cpu
+	row.wall += wall
+	row.redefinitions += int64(e.int(t, "redefinitions"))
+	row.generations += int64(e.int(t, "chaGenerations"))
+	if r.info[format.InfoSampleCPU] != "1000000" || r.info[format.InfoSampleWall] != "1000000" {
+		t.Errorf(".info: %s=%q %s=%q, want 1000000 each", format.InfoSampleCPU, r.info[format.InfoSampleCPU], format.InfoSampleWall, r.info[format.InfoSampleWall])
+	}
+	if got := r.info[format.InfoSamples+"cpu"]; cpu == 0 || got != fmt.Sprint(cpu) {
+		t.Errorf(".info %scpu=%q, the recording has %d CPU samples; want as many, more than 0", format.InfoSamples, got, cpu)
+	}
+	if got := r.info[format.InfoSamples+"wall"]; got != fmt.Sprint(wall) {
+		t.Errorf(".info %swall=%q, the recording has %d wall samples", format.InfoSamples, got, wall)
+	}
+	var lost int64
+	var why []string
+	for k, v := range r.info {
+		if reason, ok := strings.CutPrefix(k, format.InfoSamplesLost); ok {
+			var l int64
+			if _, err := fmt.Sscan(v, &l); err != nil {
+				t.Errorf(".info %s=%q: not a count", k, v)
+			}
+			lost += l
+			row.lost[reason] += l
+			why = append(why, reason+"="+v)
+		}
+	}
+	slices.Sort(why)
+	t.Logf("samples: %d cpu, %d wall; lost %d (%s); %d redefinitions, %d CHA generations, %d+%d rounds",
+		cpu, wall, lost, strings.Join(why, " "), e.int(t, "redefinitions"), e.int(t, "chaGenerations"), mons, locks)
+	if lost*2 > cpu+wall {
+		t.Errorf("%d samples lost (%s) against %d taken: more than half", lost, strings.Join(why, " "), cpu+wall)
+	}
+}
+
+// writeSampleSummary logs the table of the sampling stress pass and writes it to
+// $ORCA_STRESS_DIR/sample-summary.txt.
+func writeSampleSummary(t *testing.T, rows []*sampleRow) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-36s %5s %8s %6s %7s %9s %9s %-40s %8s %9s\n", "configuration", "runs", "crashes", "hangs", "failed",
+		"cpu/run", "wall/run", "lost (by reason, all runs)", "redefs/run", "time/run")
+	for _, r := range rows {
+		if r.runs == 0 {
+			notRun(&b, r.config, r.note)
+			continue
+		}
+		var lost []string
+		for k, n := range r.lost {
+			lost = append(lost, fmt.Sprintf("%s=%d", k, n))
+		}
+		slices.Sort(lost)
+		if len(lost) == 0 {
+			lost = []string{"none"}
+		}
+		fmt.Fprintf(&b, "%-36s %5d %8d %6d %7d %9d %9d %-40s %8d %8.1fs\n", r.config, r.runs, r.crashes, r.hangs, r.fail,
+			r.cpu/int64(r.runs), r.wall/int64(r.runs), strings.Join(lost, " "), r.redefinitions/int64(r.runs),
+			(r.dur / time.Duration(r.runs)).Seconds())
+	}
+	writeSummary(t, "sampling stress pass (SampleStorm, --cpu 1ms --wall 1ms)", "sample-summary.txt", b.String())
 }

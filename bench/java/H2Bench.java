@@ -16,6 +16,9 @@
 //
 // Only the operations done in the measured window (after warmup seconds) count.
 // Prints OPS, SECONDS, OPS_PER_S, CPU, CPU_TOTAL like LockBench, plus RETRIES.
+// With -Dh2bench.ops=N each thread does N operations instead and stops (a fixed
+// amount of work, for bench/sampling.sh): seconds and warmup are ignored, the
+// window runs from the threads' start to the last one's end.
 import java.lang.management.ManagementFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -36,6 +39,7 @@ public final class H2Bench {
     int rows = args.length > 3 ? Integer.parseInt(args[3]) : 16;
     String url = args.length > 4 ? args[4] : "jdbc:h2:mem:bench";
     url += ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=" + System.getProperty("lockTimeout", "10000");
+    long limit = Long.getLong("h2bench.ops", 0);
 
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
@@ -55,17 +59,27 @@ public final class H2Bench {
     }
 
     Worker[] ws = new Worker[threads];
+    long cpu0 = 0, t0 = 0;
+    if (limit > 0) {
+      cpu0 = os.getProcessCpuTime();
+      t0 = System.nanoTime();
+      measuring = true;
+    }
     for (int i = 0; i < threads; i++) {
-      ws[i] = new Worker(i, url, rows);
+      ws[i] = new Worker(i, url, rows, limit);
       ws[i].setName("h2bench-" + i);
       ws[i].start();
     }
-    Thread.sleep((long) (warmup * 1000));
-    long cpu0 = os.getProcessCpuTime();
-    long t0 = System.nanoTime();
-    measuring = true;
-    Thread.sleep((long) (seconds * 1000));
-    stop = true;
+    if (limit > 0) {
+      for (Worker w : ws) w.join();
+    } else {
+      Thread.sleep((long) (warmup * 1000));
+      cpu0 = os.getProcessCpuTime();
+      t0 = System.nanoTime();
+      measuring = true;
+      Thread.sleep((long) (seconds * 1000));
+      stop = true;
+    }
     long t1 = System.nanoTime();
     long cpu1 = os.getProcessCpuTime();
     long ops = 0, retries = 0;
@@ -97,13 +111,15 @@ public final class H2Bench {
   static final class Worker extends Thread {
     final int id, rows;
     final String url;
+    final long limit; // operations to do, or 0: until stop
     long measured, retries;
     Throwable failure;
 
-    Worker(int id, String url, int rows) {
+    Worker(int id, String url, int rows, long limit) {
       this.id = id;
       this.url = url;
       this.rows = rows;
+      this.limit = limit;
     }
 
     @Override
@@ -114,8 +130,8 @@ public final class H2Bench {
           PreparedStatement ins = c.prepareStatement("INSERT INTO hist(acct, amt) VALUES(?, ?)");
           PreparedStatement sum = c.prepareStatement("SELECT COUNT(*), SUM(bal) FROM acct")) {
         int seed = 0x9E3779B9 * (id + 1);
-        long ops = 0, base = -1, acc = 0;
-        while (!stop) {
+        long ops = 0, base = limit > 0 ? 0 : -1, acc = 0;
+        while (!stop && (limit == 0 || ops < limit)) {
           seed ^= seed << 13;
           seed ^= seed >>> 17;
           seed ^= seed << 5;

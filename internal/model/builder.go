@@ -252,6 +252,22 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		t.End = max(t.End, ev.Time, ts.last)
 	}
+	if ev.Kind == format.Sample && ts.seen {
+		// A sample is an instant of the thread, not a change of its state,
+		// and does not move the thread's clock: one the agent wrote ahead
+		// of a line of its thread that it held back (a wait's deferred
+		// record, when its writer's carry was full: .info written_early)
+		// keeps its own time, and the line held back is not out of order.
+		// The thread's samples are put in order at the end (finalize.go).
+		var stack StackID
+		if b.ext != nil {
+			stack = StackID(ev.StackID)
+		} else {
+			stack = b.stacks.intern(ev.Stack, &m.Stacks)
+		}
+		b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, stack)
+		return
+	}
 	if ts.seen && ev.Time < ts.last {
 		// Lines of one thread are always in order; fold this one at the
 		// thread's latest time so its intervals cannot overlap.

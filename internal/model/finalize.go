@@ -64,6 +64,10 @@ func (b *Builder) Finalize() *Model {
 		if r := t.Life() - busy; r > 0 {
 			t.Time[Runnable] = r
 		}
+		bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
+		if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
+			slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
+		}
 		if len(ts.lent) > 1 && !slices.IsSortedFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) }) {
 			slices.SortStableFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) })
 		}

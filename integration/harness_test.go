@@ -884,3 +884,28 @@ func (r *recording) checkInvariants(t *testing.T) {
 		t.Errorf("… %d invariant violations in all", errs)
 	}
 }
+
+// withoutSamples returns orca dump's output without its Sample and ThreadCPU lines (each with the
+// stack lines under it): what the dump of a seed export of the same recording prints, since the
+// seed's format has no kind for them.
+func withoutSamples(dump string) string {
+	var b strings.Builder
+	skip, left := false, 0
+	for _, l := range strings.SplitAfter(dump, "\n") {
+		var n int
+		if _, err := fmt.Sscanf(l, "# %d events\n", &n); err == nil {
+			fmt.Fprintf(&b, "# %d events\n", n-left) // the count at its end
+			continue
+		}
+		if f := strings.Fields(l); len(f) == 0 || !strings.HasPrefix(l, " ") { // a blank line, an event's line
+			skip = len(f) >= 2 && (f[1] == format.Sample.String() || f[1] == format.ThreadCPU.String())
+			if skip {
+				left++
+			}
+		}
+		if !skip {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
+}

@@ -105,8 +105,8 @@ func exportSeed(u ui, prefix, out string) error {
 			continue
 		}
 		err := writeAtomically(out+s, func(f *os.File) error {
-			if s == format.SuffixInfo && compact {
-				return copyInfo(f, prefix+s)
+			if s == format.SuffixInfo {
+				return copyInfo(f, prefix+s, compact)
 			}
 			return copyFile(f, prefix+s)
 		})
@@ -217,16 +217,25 @@ func copyFile(w io.Writer, path string) error {
 	return err
 }
 
-// copyInfo copies the .info at path to w without its encoding line.
-func copyInfo(w io.Writer, path string) error {
+// copyInfo copies the .info at path to w with the counts of the kinds left
+// out 0 (events.Sample, events.ThreadCPU: a reader compares the lines it
+// reads with the counts) and, from a compact recording, without its
+// encoding line.
+func copyInfo(w io.Writer, path string, compact bool) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
 	var out []byte
 	for line := range bytes.Lines(b) {
-		if bytes.HasPrefix(line, []byte(format.InfoEncoding+"=")) {
+		if compact && bytes.HasPrefix(line, []byte(format.InfoEncoding+"=")) {
 			continue
+		}
+		if k, _, ok := bytes.Cut(line, []byte("=")); ok && bytes.HasPrefix(k, []byte(format.InfoEvents)) {
+			if kind, known := format.KindByName[string(k[len(format.InfoEvents):])]; known && notSeed(kind) {
+				out = append(append(out, k...), "=0\n"...)
+				continue
+			}
 		}
 		out = append(out, line...)
 	}

@@ -286,8 +286,8 @@ func (fs *frames) frame(f format.Frame) *frame {
 	} else if cls := fs.rec.ClassName(f.Method); format.IsNativeClass(cls) {
 		// A native or VM frame of a sample: its symbol, and its library
 		// as the file ("read" in "libc.so.6"), as pprof names C frames.
-		r.name = cmp.Or(meth.Name, "<unknown symbol>")
 		r.file = strings.TrimSuffix(strings.TrimPrefix(cls, format.NativeClassPrefix), ">")
+		r.name = cmp.Or(meth.Name, "["+r.file+"]") // unnamed: the library, as Resolve says
 	} else {
 		if cls == "" {
 			cls = "<unknown class " + meth.Class.String() + ">"

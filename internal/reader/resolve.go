@@ -22,11 +22,11 @@ func (r *Recording) Resolve(f format.Frame) string {
 	}
 	cls := r.ClassName(f.Method)
 	if lib, ok := strings.CutPrefix(cls, format.NativeClassPrefix); ok {
-		name := m.Name
-		if name == "" {
-			name = "<unknown symbol>"
+		lib = "[" + strings.TrimSuffix(lib, ">") + "]"
+		if m.Name == "" {
+			return lib // a function of the library without a symbol the agent could read (libjvm.so's hidden ones)
 		}
-		return name + " [" + strings.TrimSuffix(lib, ">") + "]"
+		return m.Name + " " + lib
 	}
 	if cls == "" {
 		cls = "<unknown class " + m.Class.String() + ">"

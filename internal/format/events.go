@@ -130,21 +130,11 @@ const (
 var sampleKindNames = [NumSampleKinds]string{"", "cpu", "wall"}
 
 // String returns the word written in the FSampled field ("" for none).
-func (s SampleKind) String() string {
-	if s >= NumSampleKinds {
-		return ""
-	}
-	return sampleKindNames[s]
-}
+func (s SampleKind) String() string { return word(sampleKindNames[:], s) }
 
 // ParseSampleKind returns the SampleKind written as s.
 func ParseSampleKind(s string) (SampleKind, bool) {
-	for i, n := range sampleKindNames {
-		if n == s {
-			return SampleKind(i), true
-		}
-	}
-	return 0, false
+	return parseWord[SampleKind](sampleKindNames[:], s)
 }
 
 // NativeClassPrefix begins the signature of the pseudo-class of a native
@@ -174,22 +164,10 @@ const (
 var modeNames = [NumModes]string{"", "exclusive", "shared"}
 
 // String returns the word written in the FMode field ("" for none).
-func (m AcquireMode) String() string {
-	if m >= NumModes {
-		return ""
-	}
-	return modeNames[m]
-}
+func (m AcquireMode) String() string { return word(modeNames[:], m) }
 
 // ParseAcquireMode returns the AcquireMode written as s.
-func ParseAcquireMode(s string) (AcquireMode, bool) {
-	for i, n := range modeNames {
-		if n == s {
-			return AcquireMode(i), true
-		}
-	}
-	return 0, false
-}
+func ParseAcquireMode(s string) (AcquireMode, bool) { return parseWord[AcquireMode](modeNames[:], s) }
 
 // TextFields are the fields the agent writes from a record's text bytes
 // (a thread name, a class, a timeout, how a park ended): a kind has at most
@@ -211,18 +189,25 @@ const (
 var parkEndNames = [NumParkEnds]string{"", "unparked", "timeout", "interrupted"}
 
 // String returns the word written in the FHow field ("" for unknown).
-func (p ParkEnd) String() string {
-	if p >= NumParkEnds {
-		return ""
-	}
-	return parkEndNames[p]
-}
+func (p ParkEnd) String() string { return word(parkEndNames[:], p) }
 
 // ParseParkEnd returns the ParkEnd written as s.
-func ParseParkEnd(s string) (ParkEnd, bool) {
-	for i, n := range parkEndNames {
+func ParseParkEnd(s string) (ParkEnd, bool) { return parseWord[ParkEnd](parkEndNames[:], s) }
+
+// word returns the word of v among names, the words of a byte field (how,
+// mode, sampled) by value; "" for a value past them.
+func word[T ~uint8](names []string, v T) string {
+	if int(v) >= len(names) {
+		return ""
+	}
+	return names[v]
+}
+
+// parseWord returns the value whose word among names is s.
+func parseWord[T ~uint8](names []string, s string) (T, bool) {
+	for i, n := range names {
 		if n == s {
-			return ParkEnd(i), true
+			return T(i), true
 		}
 	}
 	return 0, false

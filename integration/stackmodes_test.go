@@ -96,9 +96,15 @@ func benchClasses(t *testing.T) string {
 // it wins over the scenario classes).
 func recordJVMcp(t *testing.T, j jdk, jvmArgs []string, main string, args ...string) (*result, string) {
 	t.Helper()
+	return recordJVMcpWith(t, j, nil, jvmArgs, main, args...)
+}
+
+// recordJVMcpWith is recordJVMcp with orca record's flags before the command.
+func recordJVMcpWith(t *testing.T, j jdk, flags, jvmArgs []string, main string, args ...string) (*result, string) {
+	t.Helper()
 	bin := orcaBin(t)
 	prefix := filepath.Join(newDir(t), "x")
-	argv := append([]string{"record", "-o", prefix, "--"}, j.argv(filepath.Dir(prefix), append(append(slices.Clone(jvmArgs), main), args...)...)...)
+	argv := append(append(append([]string{"record", "-o", prefix}, flags...), "--"), j.argv(filepath.Dir(prefix), append(append(slices.Clone(jvmArgs), main), args...)...)...)
 	r := run(t, filepath.Dir(prefix), bin, argv...)
 	checkNoCrashLog(t, r)
 	if strings.Contains(r.stderr, "Could not find or load main class") {

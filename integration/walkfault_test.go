@@ -19,7 +19,9 @@ func TestWalkFault(t *testing.T) {
 	t.Setenv("ORCA_TEST_WALK_FAULT", "2")
 	bench := benchClasses(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		res, prefix := recordJVMcp(t, j, []string{"-cp", bench}, "LockBench", "4", "1", "0")
+		// The samplers' walks fault too under the injection and fall back to AsyncGetCallTrace
+		// (TestSamples, TestSampleStress): off here, so that every fault counted is an event's.
+		res, prefix := recordJVMcpWith(t, j, []string{"--cpu", "off", "--wall", "off"}, []string{"-cp", bench}, "LockBench", "4", "1", "0")
 		if res.code != 0 {
 			t.Fatalf("orca record failed (the JVM died?):\n%s", res)
 		}

@@ -259,13 +259,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		// record, when its writer's carry was full: .info written_early)
 		// keeps its own time, and the line held back is not out of order.
 		// The thread's samples are put in order at the end (finalize.go).
-		var stack StackID
-		if b.ext != nil {
-			stack = StackID(ev.StackID)
-		} else {
-			stack = b.stacks.intern(ev.Stack, &m.Stacks)
-		}
-		b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, stack)
+		b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, b.stackOf(ev))
 		return
 	}
 	if ts.seen && ev.Time < ts.last {
@@ -285,12 +279,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		t.Start = ev.Time
 	}
 	ts.seen, ts.last = true, ev.Time
-	var stack StackID
-	if b.ext != nil {
-		stack = StackID(ev.StackID)
-	} else {
-		stack = b.stacks.intern(ev.Stack, &m.Stacks)
-	}
+	stack := b.stackOf(ev)
 
 	switch ev.Kind {
 	case format.ThreadStarted:
@@ -536,4 +525,13 @@ var beganState = [format.NumKinds]State{
 	format.MonitorContendedEnter: Blocked,
 	format.ObjectWait:            Waiting,
 	format.ThreadPark:            Parked, // or Idle (Builder.unparked)
+}
+
+// stackOf returns the id of ev's stack: the reader's own (an external
+// stack table) or interned here.
+func (b *Builder) stackOf(ev *reader.Event) StackID {
+	if b.ext != nil {
+		return StackID(ev.StackID)
+	}
+	return b.stacks.intern(ev.Stack, &b.m.Stacks)
 }

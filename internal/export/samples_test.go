@@ -3,6 +3,7 @@ package export
 import (
 	"bytes"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
+	"orca/internal/report"
 	"orca/internal/testrec"
 )
 
@@ -195,5 +197,28 @@ func TestPProfSamplesTool(t *testing.T) {
 	out = pprof(ProfileWall, "-top", "-tagfocus=sampled=wall")
 	if !strings.Contains(out, "accounting for 150ms") {
 		t.Errorf("wall, sampled=wall: want 150ms:\n%s", out)
+	}
+}
+
+// TestSamplesAgreeWithReport: the pprof profiles and the report's CPU section
+// say the same numbers of one recording (one figure, one place): the cpu
+// profile's samples and nanoseconds are the section's cpu samples and
+// seconds, the wall profile's those plus its wall samples.
+func TestSamplesAgreeWithReport(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "samples")
+	testrec.Samples(t, prefix, format.EncodingCompact)
+	rec, res := testrec.Open(t, prefix)
+	c := report.New(rec, res, report.Options{}).CPU
+	if c == nil {
+		t.Fatal("the report has no CPU section")
+	}
+	cpu := decodeSamples(t, exportProfile(t, "pprof", rec, res.Model, ProfileCPU), "cpu")
+	wall := decodeSamples(t, exportProfile(t, "pprof", rec, res.Model, ProfileWall), "wall")
+	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+	if cpu.samples != int64(c.Samples) || cpu.ns != ns(c.S) {
+		t.Errorf("pprof cpu: %d samples, %d ns; the report: %d samples, %.9f s", cpu.samples, cpu.ns, c.Samples, c.S)
+	}
+	if wall.samples != int64(c.Samples+c.WallSamples) || wall.ns != ns(c.S+c.WallS) {
+		t.Errorf("pprof wall: %d samples, %d ns; the report: %d + %d samples, %.9f + %.9f s", wall.samples, wall.ns, c.Samples, c.WallSamples, c.S, c.WallS)
 	}
 }

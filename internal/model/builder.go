@@ -294,6 +294,14 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.end(ts, ev.Time, endForced)
 		}
 		t.End, t.Ended = ev.Time, true
+		for i := range t.Samples {
+			// A sample is taken while its thread runs, before its end: one
+			// later than the end is a clock gone wrong, kept at the end.
+			if s := &t.Samples[i]; s.At > ev.Time {
+				b.problem(ev, "thread %v has a sample at %.9fs, after its end", ev.Thread, s.At.Seconds())
+				s.At = ev.Time
+			}
+		}
 		b.wf.clear(ts, ev.Time, m)
 		for _, j := range b.joins[ev.Thread] {
 			if j.at >= ev.Time {

@@ -13,10 +13,13 @@
 #     threads[].cpu_s and ready_s (the model's totals from the agent's ThreadCPU lines) against it.
 #   Sampled: two threads burn CPU_MS of CPU each in a method of their own; the sample count of
 #     each (orca dump's Sample lines, sampled=cpu) against its CPU (ThreadMXBean) / CPU_INT.
-# Prints one line per thread and round with the ratios, then the worst of each. Run it on a quiet
-# machine: the samples' count needs the thread's CPU timer to fire on time (at a tick of the
-# kernel, CONFIG_HZ: an interval below 1/HZ samples at the tick; a loaded machine folds expiries
-# into one signal, whose weight carries them: the CPU the samples stand for stays right).
+#   On JDK 25 Sampled runs a third burner (a virtual thread): three on two CPUs, each ready at times.
+# Prints one line per thread and round with the ratios (and the CPU clock, .info
+# sample_cpu_clock, with the expiries folded, sample_cpu_folded), then the worst of each. With
+# perf_events' task clock the count holds at any load; with POSIX CPU timers (cpu_clock=timer,
+# or perf_event_open refused) the kernel checks them at its tick (CONFIG_HZ: an interval below
+# 1/HZ samples at the tick), and where threads wait for a CPU it folds expiries into one signal,
+# whose weight carries them: the CPU the samples stand for stays right, their count falls short.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-3}
@@ -66,7 +69,9 @@ for who, cpu_key in (("burnA", "cpuA"), ("burnB", "cpuB")):
     cpu = int(kv[cpu_key])
     n = counts.get(kv[who], 0)
     want = cpu / int_ns
-    print(f"RESULT {jdk} round {rnd} samples {who} cpu {cpu/1e9:7.3f} s samples {n:5d} cpu/interval {want:7.1f} ({n/want:6.3f})")
+    info = dict(l.rstrip("\n").split("=", 1) for l in open(s + ".info") if "=" in l)
+    print(f"RESULT {jdk} round {rnd} samples {who} cpu {cpu/1e9:7.3f} s samples {n:5d} cpu/interval {want:7.1f} ({n/want:6.3f})"
+          f" clock {info.get('sample_cpu_clock', '-').split(':')[0]} folded {info.get('sample_cpu_folded', 0)}")
 EOF
   done
 done | tee "$TMP/results"

@@ -2,6 +2,7 @@ package integration
 
 import (
 	"io"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -139,6 +140,11 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		t.Errorf("%d samples lost to walks that failed, of %d: more than 1 %%", walkLost, total)
 	}
 	const interval = 10_000_000
+	clock := r.info[format.InfoSampleCPUClock]
+	if clock == "" {
+		t.Errorf(".info has no %s", format.InfoSampleCPUClock)
+	}
+	checkFolded(t, r, interval)
 	for _, b := range []struct{ name, hot string }{{"A", "burnA"}, {"B", "burnB"}} {
 		h, cpu := e.hash(t, "burn"+b.name), e.nanos(t, "cpu"+b.name)[0]
 		tl := by[format.ThreadID(h)]
@@ -150,12 +156,19 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 			t.Errorf("burn%s: its CPU samples stand for %.3f s, the JVM measured %.3f s of CPU: more than 5 %% apart",
 				b.name, float64(tl.cpuNs)/1e9, float64(cpu)/1e9)
 		}
-		// A signal still pending at the timer's next expiry stands for both (its overrun, in
-		// its weight): the kernel checks CPU timers at its ticks (4 ms at HZ=250), and a thread
-		// that ran between them on a loaded machine is seen late (66 % seen at a load of 9 on
-		// 2 cores; 98-100 % when quiet). Half at least, or the timer is wrong; never more.
-		if want := float64(cpu) / interval; float64(tl.cpu) < want*0.5 || float64(tl.cpu) > want*1.02 {
-			t.Errorf("burn%s: %d CPU samples for %.3f s of CPU, want 50-102 %% of CPU ÷ 10 ms (%.0f)", b.name, tl.cpu, float64(cpu)/1e9, want)
+		// perf_events' task clock (sample_cpu_clock perf) signals every 10 ms of the thread's
+		// CPU at any load: issue 33's goal, within 5 %. With the POSIX timer a signal still
+		// pending at the timer's next expiry stands for both (its overrun, in its weight): the
+		// kernel checks CPU timers at its ticks (4 ms at HZ=250), and a thread that ran between
+		// them on a loaded machine is seen late (66 % seen at a load of 9 on 2 cores; 98-100 %
+		// when quiet): half at least, or the timer is wrong; never more.
+		least := 0.5
+		if clock == "perf" {
+			least = 0.95
+		}
+		if want := float64(cpu) / interval; float64(tl.cpu) < want*least || float64(tl.cpu) > want*1.02 {
+			t.Errorf("burn%s: %d CPU samples for %.3f s of CPU, want %.0f-102 %% of CPU ÷ 10 ms (%.0f; clock %s)", b.name, tl.cpu,
+				float64(cpu)/1e9, 100*least, want, clock)
 		}
 		t.Logf("burn%s: %d CPU samples for %.3f s of CPU (%.1f %% of CPU ÷ 10 ms), standing for %.3f s", b.name, tl.cpu,
 			float64(cpu)/1e9, 100*float64(tl.cpu)/(float64(cpu)/interval), float64(tl.cpuNs)/1e9)
@@ -199,6 +212,112 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 	if tl.wallRead*10 < tl.wall*8 {
 		t.Errorf("the socket reader: %d of its %d wall samples are in the C library's read or recv with Java frames below, want 80 %%: %v",
 			tl.wallRead, tl.wall, tl.wallInnermost)
+	}
+}
+
+// TestSamplesContended is issue 33's goal "the sample count within 5 % of CPU ÷ interval" where
+// threads wait for a CPU: Sampled under `taskset -c 0`, its two burners (on 25 its virtual thread
+// too) on one CPU, each ready while another runs. On each JDK:
+//   - with the default clock, perf_events' task clock (.info sample_cpu_clock perf: kernel and
+//     user time; perf_user: user time alone, where perf_event_paranoid is 2), each burner's CPU
+//     samples number 95-102 % of its CPU (ThreadMXBean) ÷ 10 ms (the POSIX timers took 86-93 %
+//     here: the kernel checks them at its tick and folds the expiries it finds late), and stand
+//     for that CPU within 5 %; a machine that refuses perf_event_open skips this, saying why;
+//   - with cpu_clock=timer, .info says so, the weights still stand for the CPU within 5 % and
+//     the count is 50-102 %;
+//   - on both, .info sample_cpu_folded is the expiries the samples' weights carry beyond their
+//     own interval (checkFolded).
+func TestSamplesContended(t *testing.T) {
+	if _, err := exec.LookPath("taskset"); err != nil {
+		t.Skip("no taskset: the burners cannot be put on one CPU")
+	}
+	const interval = 10_000_000
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		for _, opt := range []string{"", "cpu_clock=timer"} {
+			name := "default"
+			if opt != "" {
+				name = "timer"
+			}
+			t.Run(name, func(t *testing.T) {
+				dir := newDir(t)
+				prefix := filepath.Join(dir, "x")
+				agent := "-agentpath:" + agentLib(t) + "=prefix=" + prefix
+				if opt != "" {
+					agent += "," + opt
+				}
+				r := run(t, dir, "taskset", append([]string{"-c", "0"}, j.argv(dir, agent, "-cp", classes(t), "Sampled", "1500")...)...)
+				checkNoCrashLog(t, r)
+				if r.code != 0 {
+					t.Fatalf("Sampled failed:\n%s", r)
+				}
+				e := parseExpect(t, r)
+				rec := load(t, prefix)
+				clock := rec.info[format.InfoSampleCPUClock]
+				if opt != "" && clock != "timer: cpu_clock=timer" {
+					t.Errorf(".info %s=%q, want \"timer: cpu_clock=timer\"", format.InfoSampleCPUClock, clock)
+				}
+				if opt == "" && strings.HasPrefix(clock, "timer") {
+					t.Skipf("no perf_events task clock here (%s): the POSIX timer folds expiries where threads wait for a CPU", clock)
+				}
+				checkFolded(t, rec, interval)
+				count, weight := map[format.ThreadID]int{}, map[format.ThreadID]int64{}
+				for _, ev := range rec.events {
+					if ev.Kind == format.Sample && ev.Sampled == format.SampleCPU {
+						count[ev.Thread]++
+						weight[ev.Thread] += ev.Weight
+					}
+				}
+				for _, b := range []string{"A", "B"} {
+					id, cpu := format.ThreadID(e.hash(t, "burn"+b)), e.nanos(t, "cpu"+b)[0]
+					want := float64(cpu) / interval
+					least := 0.95
+					if opt != "" {
+						least = 0.5
+					}
+					t.Logf("burn%s: %d CPU samples for %.3f s of CPU (%.1f %% of CPU ÷ 10 ms), standing for %.3f s; clock %s, %s %s",
+						b, count[id], float64(cpu)/1e9, 100*float64(count[id])/want, float64(weight[id])/1e9, clock,
+						format.InfoSampleCPUFolded, rec.info[format.InfoSampleCPUFolded])
+					if n := float64(count[id]); n < want*least || n > want*1.02 {
+						t.Errorf("burn%s: %d CPU samples for %.3f s of CPU, want %.0f-102 %% of CPU ÷ 10 ms (%.0f; clock %q)", b, count[id],
+							float64(cpu)/1e9, 100*least, want, clock)
+					}
+					if d := weight[id] - cpu; d < -cpu/20 || d > cpu/20 {
+						t.Errorf("burn%s: its CPU samples stand for %.3f s, the JVM measured %.3f s of CPU: more than 5 %% apart",
+							b, float64(weight[id])/1e9, float64(cpu)/1e9)
+					}
+				}
+			})
+		}
+	})
+}
+
+// checkFolded: .info sample_cpu_folded (absent: 0) is the expiries of the CPU clock the
+// samples' weights carry beyond their own interval, each weight rounded to intervals; the
+// handler counts them before the walk, so a lost sample's count in it too (at least then).
+func checkFolded(t *testing.T, r *recording, interval int64) {
+	t.Helper()
+	var carried int64
+	for _, ev := range r.events {
+		if ev.Kind == format.Sample && ev.Sampled == format.SampleCPU {
+			if k := (ev.Weight + interval/2) / interval; k > 1 {
+				carried += k - 1
+			}
+		}
+	}
+	folded, lost := int64(0), false
+	if v, ok := r.info[format.InfoSampleCPUFolded]; ok {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n <= 0 {
+			t.Errorf(".info %s=%q: want a count above 0, or no key", format.InfoSampleCPUFolded, v)
+		}
+		folded = n
+	}
+	for k := range r.info {
+		lost = lost || strings.HasPrefix(k, format.InfoSamplesLost)
+	}
+	if folded < carried || (!lost && folded != carried) {
+		t.Errorf(".info %s=%d, the CPU samples' weights carry %d expiries beyond their own (samples lost: %v)",
+			format.InfoSampleCPUFolded, folded, carried, lost)
 	}
 }
 

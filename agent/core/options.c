@@ -32,6 +32,10 @@ const char *options_usage =
     "  maxage=DURATION    keep about DURATION of history (s, m, h or d, e.g. 30s, 10m; at least 1s), likewise\n"
     "  cpu=DURATION|off   sample each thread's stack every DURATION of its CPU time (us, ms or s; 100us-10s;\n"
     "                     default 10ms; off: no CPU samples; kinds=seed: none)\n"
+    "  cpu_clock=perf|timer\n"
+    "                     the CPU sampler's clock: perf (default), each thread's perf_events task clock, exact at\n"
+    "                     any load (the POSIX timer when perf_event_open is refused); timer: POSIX CPU timers,\n"
+    "                     checked at the kernel's tick (a loaded machine folds expiries into one sample)\n"
     "  wall=DURATION|off  sample threads off a CPU in no recorded state (I/O, native code) every DURATION\n"
     "                     of wall-clock time (1ms-10s; default 50ms; off: none)\n"
     "  wall_threads=N     the most threads the wall sampler signals a tick, 1-1024 (default 8)\n"
@@ -140,6 +144,12 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     if (!parse_scaled(val, u, f, cpu ? 100000LL : 1000000LL, &v) || v > 10000000000LL || !strpbrk(val, "us"))
       return cpu ? "cpu= wants a duration 100us-10s (e.g. 10ms) or off" : "wall= wants a duration 1ms-10s (e.g. 50ms) or off";
     *out = v;
+    return NULL;
+  }
+  if (!strcmp(key, "cpu_clock")) {
+    if (!strcmp(val, "perf")) o->cpu_timer = 0;
+    else if (!strcmp(val, "timer")) o->cpu_timer = 1;
+    else return "cpu_clock= wants perf or timer";
     return NULL;
   }
   if (!strcmp(key, "wall_threads")) return parse_int(val, 1, 1024, &o->wall_threads) ? NULL : "wall_threads= wants a number 1-1024";

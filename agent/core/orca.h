@@ -28,6 +28,7 @@ typedef struct {
   char errors[4096];   // errors=PATH: a file the agent appends its fatal messages to (orca record reports them)
   int standby;         // standby=yes: no recording at load; the JVM made ready for a cheap attach (entry.c)
   long long cpu_ns;    // cpu=: CPU sampling, every so many ns of each thread's CPU (0: off; threads/samples.h)
+  int cpu_timer;       // cpu_clock=timer: POSIX CPU timers, not perf_events' task clock (threads/samples.c)
   long long wall_ns;   // wall=: wall-clock sampling of the threads off a CPU in no recorded state (0: off)
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
   int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)

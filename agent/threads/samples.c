@@ -2,11 +2,13 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -44,6 +46,8 @@ typedef struct {
   JNIEnv *env;
   sring *ring;
   timer_t timer;
+  atomic_int perf_fd;       // the thread's perf_events task-clock descriptor + 1 (0: none, its timer instead)
+  int64_t cpu_last, cpu_due;   // perf: the thread's CPU at its last CPU sample, and when the next is due
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat, -1 before it opens it
 } slot_t;
@@ -66,15 +70,36 @@ enum { L_FULL, L_WALK, L_STATE, L_NO_THREAD, L_TIMER, L_N };
 static const char *const lost_names[L_N] = {"full", "walk", "state", "no_thread", "timer"};
 static atomic_long lost[L_N];
 static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
+static atomic_long folded;     // expiries of the CPU clock carried by another sample's weight
+static atomic_long on_timer;   // threads on the POSIX timer though the clock is perf_events (cpu_clock)
+
+// The CPU clock (docs/agent.md, "The clocks"): perf_events' task clock
+// (PERF_COUNT_SW_TASK_CLOCK), a high-resolution timer of the thread's own
+// CPU time, exact at any load; with exclude_kernel where
+// perf_event_paranoid allows no more (an interval that ends in the
+// kernel gives no signal: the next sample's weight carries it); or the
+// POSIX CPU timer, checked at the kernel's tick.
+enum { CLOCK_TIMER, CLOCK_PERF, CLOCK_PERF_USER };
+static int cpu_clock;
 
 static atomic_int on;            // a recording takes samples
-static atomic_int live;          // the stacks can be walked (samples_live): the timers run
+static atomic_int live;          // the stacks can be walked (samples_live): the clocks run
 static int installed;            // the handler is installed (once a JVM: never taken back)
 static long long cpu_ns, wall_ns;
 static int wall_threads;
 static pthread_t wall_thread;
 static atomic_int wall_stop;
 static int wall_running;
+
+// ring_bytes: a slot's ring holds the samples of a writer's period (200 ms)
+// at 10 ms with room; below, the task clock samples as often as asked (the
+// POSIX timer at most once a tick, 4 ms): up to 4 x the room at 2.5 ms and
+// less (WalkHard's 65-frame stacks at 1 ms: ~220 kB a period, 15 lost a run
+// in 64 kB).
+static size_t ring_bytes(void) {
+  long long f = cpu_ns && cpu_ns < 10000000LL ? (10000000LL + cpu_ns - 1) / cpu_ns : 1;
+  return (size_t)RING_BYTES * (size_t)(f > 4 ? 4 : f);
+}
 
 static uint32_t slot_hash(int tid) { return ((uint32_t)tid * 2654435761u) & (SLOTS - 1); }
 
@@ -197,6 +222,45 @@ static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *u
   if (!sring_put(e->ring, &s, len)) count_lost(L_FULL);
 }
 
+// The thread's CPU-time clock by its id (the kernel's
+// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)): a thread's timer is made by
+// the thread itself or by the thread that lists it.
+static clockid_t thread_clock(int tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
+
+// thread_cpu: the CPU time of thread tid (its CPU-time clock, the
+// kernel's figure: schedstat's, ThreadMXBean's); -1 when unreadable.
+static int64_t thread_cpu(int tid) {
+  struct timespec ts;
+  if (clock_gettime(thread_clock(tid), &ts) != 0) return -1;
+  return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+// perf_weight: the weight of a task-clock signal's sample, 0 for none.
+// The task clock counts the time the thread is on a CPU as the scheduler
+// sees it, which in a virtual machine includes the time the host took
+// the virtual CPU away (steal; IRQ time too): its signals would come
+// faster than the thread's CPU grows (a thread that sleeps and wakes 30
+// times in 1.5 s reached 10 ms of it with ~5 ms of CPU). So the signal is
+// only the moment, and the thread's own CPU clock decides: a sample when
+// the next interval of it is reached (an eighth early allowed: the two
+// clocks differ by microseconds when nothing is stolen, and the signal
+// comes at the interval's end), weighing the CPU since the last; the
+// intervals passed beyond one (a signal lost under exclude_kernel, an
+// interval that ended in the kernel) are folded: the weight's intervals
+// beyond one, rounded.
+static uint64_t perf_weight(slot_t *e, int tid) {
+  if (!atomic_load_explicit(&e->perf_fd, memory_order_acquire)) return 0;   // disarmed, the signal in flight
+  int64_t now = thread_cpu(tid), early = cpu_ns / 8, half = cpu_ns / 2;
+  if (now < 0) return (uint64_t)cpu_ns;
+  if (now + early < e->cpu_due) return 0;
+  e->cpu_due += ((now + early - e->cpu_due) / cpu_ns + 1) * cpu_ns;
+  uint64_t w = now > e->cpu_last ? (uint64_t)(now - e->cpu_last) : 1;
+  e->cpu_last = now;
+  uint64_t k = (w + (uint64_t)half) / (uint64_t)cpu_ns;
+  if (k > 1) atomic_fetch_add_explicit(&folded, (long)(k - 1), memory_order_relaxed);
+  return w;
+}
+
 static void on_signal(int sig, siginfo_t *si, void *ucv) {
   (void)sig;
   int saved = errno;
@@ -206,7 +270,14 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
     if (!e) {
       count_lost(L_NO_THREAD);
     } else if (si->si_code == SI_TIMER) {
-      take(e, tid, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + (si->si_overrun > 0 ? si->si_overrun : 0)), ucv);
+      // Expiries the kernel found while this signal was pending (it
+      // checks CPU timers at its ticks): the sample stands for them too.
+      int over = si->si_overrun > 0 ? si->si_overrun : 0;
+      if (over) atomic_fetch_add_explicit(&folded, over, memory_order_relaxed);
+      take(e, tid, ORCA_SAMPLED_CPU, (uint64_t)cpu_ns * (uint64_t)(1 + over), ucv);
+    } else if (si->si_code > 0) {   // the task clock's overflow (POLL_IN), by F_SETSIG
+      uint64_t w = perf_weight(e, tid);
+      if (w) take(e, tid, ORCA_SAMPLED_CPU, w, ucv);
     } else {   // the wall sampler's tgkill
       uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
       if (w) take(e, tid, ORCA_SAMPLED_WALL, w, ucv);
@@ -215,15 +286,57 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
   errno = saved;
 }
 
-// ---- Timers ----
+// ---- Clocks ----
 
-// The thread's CPU-time clock by its id (the kernel's
-// MAKE_THREAD_CPUCLOCK(tid, CPUCLOCK_SCHED)): a thread's timer is made by
-// the thread itself or by the thread that lists it.
-static clockid_t thread_clock(int tid) { return (clockid_t)((~(unsigned)tid << 3) | 6); }
+// perf_open: a task-clock counter of thread tid that overflows every
+// cpu_ns of its CPU (exclude_kernel as the probe found, samples_start),
+// disabled; -1 and errno when refused.
+static int perf_open(int tid, int user_only) {
+  struct perf_event_attr a;
+  memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK;
+  a.sample_period = (uint64_t)cpu_ns;
+  a.disabled = 1;
+  a.exclude_kernel = (unsigned)user_only;
+  a.wakeup_events = 1;
+  return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+// arm_perf: tid's task clock, its overflow a SIGPROF to that thread
+// (F_SETSIG, F_SETOWN_EX F_OWNER_TID), enabled last. 0 when refused (its
+// timer then).
+static int arm_perf(slot_t *e, int tid) {
+  int fd = perf_open(tid, cpu_clock == CLOCK_PERF_USER);
+  if (fd < 0) return 0;
+  struct f_owner_ex owner = {F_OWNER_TID, tid};
+  if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, SIGPROF) != 0 || fcntl(fd, F_SETOWN_EX, &owner) != 0) {
+    close(fd);
+    return 0;
+  }
+  // Written before the counter runs: the handler reads them after its
+  // signal, which the enable below orders after.
+  e->cpu_last = thread_cpu(tid);
+  e->cpu_due = e->cpu_last + cpu_ns;
+  atomic_store_explicit(&e->perf_fd, fd + 1, memory_order_release);
+  if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
+    atomic_store(&e->perf_fd, 0);
+    close(fd);
+    return 0;
+  }
+  return 1;
+}
 
 static void arm(slot_t *e, int tid) {
   if (!cpu_ns || !atomic_load(&live) || atomic_load(&e->timer_on)) return;
+  if (cpu_clock != CLOCK_TIMER) {
+    if (arm_perf(e, tid)) {
+      atomic_store(&e->timer_on, 1);
+      return;
+    }
+    atomic_fetch_add(&on_timer, 1);   // a descriptor refused (its limit): the POSIX timer
+  }
   struct sigevent ev;
   memset(&ev, 0, sizeof ev);
   ev.sigev_notify = SIGEV_THREAD_ID;
@@ -245,7 +358,16 @@ static void arm(slot_t *e, int tid) {
 }
 
 static void disarm(slot_t *e) {
-  if (atomic_exchange(&e->timer_on, 0)) timer_delete(e->timer);
+  if (!atomic_exchange(&e->timer_on, 0)) return;
+  int fd = atomic_exchange(&e->perf_fd, 0) - 1;
+  if (fd < 0) {
+    timer_delete(e->timer);
+    return;
+  }
+  // The handler never uses the descriptor: a signal still in flight finds
+  // perf_fd 0 and takes nothing.
+  ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+  close(fd);
 }
 
 // ---- Registration ----
@@ -264,7 +386,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
       }
       if (t == 0) break;
     }
-    if (!free_slot || !(free_slot->ring = sring_new(RING_BYTES))) {
+    if (!free_slot || !(free_slot->ring = sring_new(ring_bytes()))) {
       pthread_mutex_unlock(&slots_mu);
       count_lost(L_TIMER);   // no slot: the thread is not sampled
       return;
@@ -273,6 +395,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->key = key;
     e->jt = jt;
     e->env = env;
+    atomic_store(&e->perf_fd, 0);
     // The wall sampler's view of the thread, opened while it surely runs:
     // the descriptor stays the thread's (after its end it reads nothing,
     // whoever gets its id next), so no signal goes to another thread.
@@ -422,12 +545,48 @@ static int another_copy(const struct sigaction *old) {
   return !strcmp(a ? a + 1 : theirs.dli_fname, b ? b + 1 : ours.dli_fname);
 }
 
+// choose_clock: perf_events' task clock when this process may open one
+// for its own threads (kernel and user time: CAP_PERFMON, or
+// perf_event_paranoid <= 1; user time alone: paranoid 2), tried on the
+// calling thread; else (paranoid 3 or more, a seccomp profile that refuses
+// perf_event_open, no perf_events, cpu_clock=timer) the POSIX CPU timer.
+// .info sample_cpu_clock says which, and why not perf.
+static void choose_clock(void) {
+  char why[160];
+  cpu_clock = CLOCK_TIMER;
+  if (opt.cpu_timer) {
+    counters_prop_set(ORCA_INFO_SAMPLE_CPU_CLOCK, "timer: cpu_clock=timer");
+    return;
+  }
+  int tid = (int)syscall(SYS_gettid), user_only = 0;
+  int fd = perf_open(tid, 0);
+  if (fd < 0 && (errno == EACCES || errno == EPERM)) fd = perf_open(tid, user_only = 1);
+  if (fd < 0) {
+    int err = errno;
+    char paranoid[16] = "?";
+    FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+    if (f) {
+      if (!fgets(paranoid, sizeof paranoid, f)) snprintf(paranoid, sizeof paranoid, "?");
+      paranoid[strcspn(paranoid, "\n")] = 0;
+      fclose(f);
+    }
+    snprintf(why, sizeof why, "timer: perf_event_open: %s (perf_event_paranoid %s)", strerror(err), paranoid);
+    counters_prop_set(ORCA_INFO_SAMPLE_CPU_CLOCK, why);
+    return;
+  }
+  close(fd);
+  cpu_clock = user_only ? CLOCK_PERF_USER : CLOCK_PERF;
+  counters_prop_set(ORCA_INFO_SAMPLE_CPU_CLOCK, user_only ? "perf_user" : "perf");
+}
+
 const char *samples_start(void) {
   cpu_ns = opt.seed_only ? 0 : opt.cpu_ns;
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
   wall_threads = opt.wall_threads;
   for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
   for (int i = 0; i < 3; i++) atomic_store(&taken[i], 0);
+  atomic_store(&folded, 0);
+  atomic_store(&on_timer, 0);
   fact_ll(ORCA_INFO_SAMPLE_CPU_NS, cpu_ns);
   fact_ll(ORCA_INFO_SAMPLE_WALL_NS, wall_ns);
   if (wall_ns) fact_ll(ORCA_INFO_SAMPLE_WALL_THREADS, wall_threads);
@@ -453,6 +612,7 @@ const char *samples_start(void) {
     }
     installed = 1;
   }
+  if (cpu_ns) choose_clock();
   clock_pair(&ref_ns, &ref_ticks);
   atomic_store_explicit(&on, 1, memory_order_release);
   if (wall_ns) {
@@ -707,6 +867,8 @@ const char *samples_drain(size_t *len) {
       snprintf(key, sizeof key, "%s%s", ORCA_INFO_SAMPLES_PREFIX, kinds[k]);
       fact_ll(key, atomic_load(&taken[k]));
     }
+    if (cpu_ns && atomic_load(&folded)) fact_ll(ORCA_INFO_SAMPLE_CPU_FOLDED, atomic_load(&folded));
+    if (cpu_ns && atomic_load(&on_timer)) fact_ll(ORCA_INFO_SAMPLE_CPU_TIMER_THREADS, atomic_load(&on_timer));
     for (int i = 0; i < L_N; i++) {
       long v = atomic_load(&lost[i]);
       if (!v) continue;

@@ -1,5 +1,6 @@
 // CPU and wall-clock sampling (issue 33; docs/agent.md, "The sample path"):
-// each thread's own CPU-time timer sends it SIGPROF every cpu= of its CPU,
+// each thread's own CPU clock (perf_events' task clock, else a POSIX CPU
+// timer: cpu_clock=) sends it SIGPROF every cpu= of its CPU,
 // and a sampler thread signals, every wall=, up to wall_threads= threads
 // that are off a CPU in no recorded state; the handler walks the
 // interrupted stack into the thread's sample slot (record/sring.h), which
@@ -29,12 +30,12 @@ int samples_on(void);
 // samples_stop: the recording stops, before the writer's last flush: the
 // timers deleted, the wall sampler ended.
 void samples_stop(void);
-// samples_self: the calling thread (env) gets its slot and CPU timer, as
+// samples_self: the calling thread (env) gets its slot and CPU clock, as
 // thread key `key` (threads.c: at its ThreadStart, after its ThreadStarted;
 // the thread listing the threads alive, itself).
 void samples_self(JNIEnv *env, uint32_t key);
 // samples_other: the thread t (alive, not the caller: a thread listed at
-// VMInit or at an attach) gets its slot and CPU timer.
+// VMInit or at an attach) gets its slot and CPU clock.
 void samples_other(JNIEnv *env, jthread t, uint32_t key);
 // samples_virtual: the thread of identity hash `hash` (a virtual thread's
 // matter) has its ThreadStarted (begin) or its ThreadEnded at ts: a sample

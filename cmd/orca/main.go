@@ -270,6 +270,10 @@ key=value pairs separated by commas (docs/agent.md):
   maxage=DURATION   keep about DURATION of history (s, m, h or d; at least 1s)
   cpu=D|off         sample each thread's stack every D of its CPU time (us, ms
                     or s; 100us-10s; default 10ms)
+  cpu_clock=perf|timer
+                    the CPU sampler's clock: perf (default), each thread's
+                    perf_events task clock (the POSIX timer when refused);
+                    timer: POSIX CPU timers, checked at the kernel's tick
   wall=D|off        every D of wall-clock time (1ms-10s; default 50ms), sample
                     threads off a CPU in no recorded state (I/O, native code)
   wall_threads=N    at most N threads a wall sample tick, 1-1024 (default 8)

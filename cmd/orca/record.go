@@ -60,7 +60,9 @@ covers (docs/format.md, "Bounded recordings").
 
 Every thread's stack is also sampled (docs/agent.md, "The sample path"): by
 its CPU time, every 10 ms of the CPU each thread uses (--cpu; a thread that
-does not run is not sampled), and, every 50 ms of wall-clock time, up to 8
+does not run is not sampled; by each thread's perf_events task clock where
+the kernel allows it, else by a POSIX CPU timer, which a loaded machine makes
+take fewer, heavier samples: PREFIX.info sample_cpu_clock), and, every 50 ms of wall-clock time, up to 8
 threads that are off a CPU in no state Orca records (I/O, a socket read,
 native code: --wall). The samples are Sample events with their stacks, Java,
 native and the VM's frames; --cpu off and --wall off turn them off, --kinds

@@ -116,6 +116,16 @@ const (
 	InfoSampleWall        = "sample_wall_ns"
 	InfoSampleWallThreads = "sample_wall_threads"
 	InfoThreadCPUPeriod   = "thread_cpu_period_ms"
+	// The CPU sampler's clock: "perf" (perf_events' task clock, kernel and
+	// user time), "perf_user" (user time alone: perf_event_paranoid 2), or
+	// "timer" / "timer: REASON" (POSIX CPU timers, checked at the kernel's
+	// tick); the threads on the timer though the clock is perf (a
+	// descriptor refused); the clock's expiries carried by the weight of
+	// another CPU sample (a timer's overrun, a task clock's interval that
+	// gave no signal of its own), absent when 0.
+	InfoSampleCPUClock        = "sample_cpu_clock"
+	InfoSampleCPUTimerThreads = "sample_cpu_timer_threads"
+	InfoSampleCPUFolded       = "sample_cpu_folded"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker     = "hotspot.walker"
@@ -195,7 +205,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -67,6 +67,10 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		t.Errorf(".info: %s=%q %s=%q %s=%q, want the defaults 10000000, 50000000, 8", format.InfoSampleCPU, r.info[format.InfoSampleCPU],
 			format.InfoSampleWall, r.info[format.InfoSampleWall], format.InfoSampleWallThreads, r.info[format.InfoSampleWallThreads])
 	}
+	// The wall sampler's own CPU (its scans and signals), told when it stopped.
+	if v, err := strconv.ParseInt(r.info[format.InfoSampleWallSamplerCPU], 10, 64); err != nil || v <= 0 {
+		t.Errorf(".info %s=%q, want the wall sampler's CPU in ns", format.InfoSampleWallSamplerCPU, r.info[format.InfoSampleWallSamplerCPU])
+	}
 	// A walk AsyncGetCallTrace refuses (a thread between two frames it can read, at a
 	// safepoint, in a collection) is lost, counted: a few; nothing else.
 	walkLost := 0
@@ -189,8 +193,16 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 			}
 		}
 	}
-	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && tl.cpu > 0 {
-		t.Errorf("the sleeper has %d CPU samples, want none: %v", tl.cpu, tl.innermost)
+	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && (tl.cpu > 0 || tl.wall > 0) {
+		t.Errorf("the sleeper has %d CPU and %d wall samples, want none (a sleep is a recorded state): %v %v", tl.cpu, tl.wall, tl.innermost, tl.wallInnermost)
+	}
+	// A burner runs Java code: on a CPU or ready for one, never "other" — but
+	// for a moment in the VM (an allocation's slow path) on a machine so
+	// loaded that it got less than half a tick's CPU.
+	for _, b := range []string{"burnA", "burnB"} {
+		if tl := by[format.ThreadID(e.hash(t, b))]; tl != nil && tl.wall > 1+tl.cpu/50 {
+			t.Errorf("%s has %d wall samples beside %d CPU samples, want at most 1 + 2 %%: %v", b, tl.wall, tl.cpu, tl.wallInnermost)
+		}
 	}
 	tl := by[format.ThreadID(e.hash(t, "reader"))]
 	if tl == nil || tl.wall < 5 {

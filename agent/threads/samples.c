@@ -45,7 +45,7 @@ typedef struct {
   sring *ring;
   timer_t timer;
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
-  int stat_fd;              // the wall sampler's /proc/self/task/TID/stat, -1 before it opens it
+  int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU time (its thread alone)
 } slot_t;
 static slot_t slots[SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -273,12 +273,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->key = key;
     e->jt = jt;
     e->env = env;
-    // The wall sampler's view of the thread, opened while it surely runs:
-    // the descriptor stays the thread's (after its end it reads nothing,
-    // whoever gets its id next), so no signal goes to another thread.
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    e->stat_fd = wall_ns ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    e->wall_cpu = 0;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -347,21 +342,31 @@ void samples_end(void) {
 
 // ---- The wall sampler ----
 
-// eligible: the thread is off a CPU (its /proc state is not R) and in no
-// state the recording tells (HotSpot's _thread_blocked: a monitor enter,
-// a wait, a park or a sleep — and a few internal waits of the VM's).
+// eligible: the thread is in no state the recording tells and spent most
+// of the last tick off a CPU. HotSpot's state is read first, from memory:
+// _thread_blocked is a recorded state (a monitor enter, a wait, a park, a
+// sleep — or one of the VM's internal waits), and _thread_in_Java is on a
+// CPU or ready for one, both told by the CPU samples and the scheduler
+// times. Only a thread in native code, in the VM or between two states is
+// asked the kernel: its CPU clock (a fraction of a microsecond, where
+// /proc's stat line took 5.5, docs/PERFORMANCE.md), which must have moved
+// by less than half the tick since the last look. The thread must still be
+// the slot's (its JavaThread's id is tid): a thread that ended unseen has
+// no CPU clock, and its id, taken again, no JavaThread of that id.
 static int eligible(slot_t *e, int tid) {
   int st = hs_thread_state_of(e->jt);
-  if (st == HS_TS_BLOCKED) return 0;
-  (void)tid;
-  if (e->stat_fd < 0) return 0;
-  char buf[256];
-  ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
-  if (n <= 0) return 0;
-  buf[n] = 0;
-  const char *p = strrchr(buf, ')');   // the name may hold spaces and parentheses
-  return p && p[1] == ' ' && p[2] && p[2] != 'R';
+  if (st == HS_TS_BLOCKED || st == HS_TS_JAVA) return 0;
+  struct timespec ts;
+  if (clock_gettime(thread_clock(tid), &ts) != 0) return 0;
+  int64_t cpu = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, used = cpu - e->wall_cpu;
+  e->wall_cpu = cpu;
+  return used < wall_ns / 2 && hs_thread_tid(e->jt) == tid;
 }
+
+// wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info
+// sample_wall_sampler_cpu_ns: its scans and signals; the handlers' time is
+// their threads').
+static int64_t wall_cpu_ns;
 
 static void *wall_run(void *arg) {
   (void)arg;
@@ -394,6 +399,8 @@ static void *wall_run(void *arg) {
     pthread_mutex_unlock(&slots_mu);
     if (n) cursor = (cursor + k) % n;
   }
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) wall_cpu_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
   return NULL;
 }
 
@@ -490,6 +497,7 @@ void samples_stop(void) {
     atomic_store(&wall_stop, 1);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
+    fact_ll(ORCA_INFO_SAMPLE_WALL_SAMPLER_CPU_NS, wall_cpu_ns);
   }
   // Every slot is given back after the writer's last drain: a later
   // recording registers the threads alive then anew (a thread that ends
@@ -680,8 +688,6 @@ const char *samples_drain(size_t *len) {
       drain_slot(e, &n, now_ns);
       sring_free(e->ring);
       e->ring = NULL;
-      if (e->stat_fd >= 0) close(e->stat_fd);
-      e->stat_fd = -1;
       atomic_store(&e->state, S_FREE);
       atomic_store_explicit(&e->tid, -1, memory_order_release);
       pthread_mutex_unlock(&slots_mu);

@@ -193,8 +193,10 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 			}
 		}
 	}
-	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && (tl.cpu > 0 || tl.wall > 0) {
-		t.Errorf("the sleeper has %d CPU and %d wall samples, want none (a sleep is a recorded state): %v %v", tl.cpu, tl.wall, tl.innermost, tl.wallInnermost)
+	// The sleeper sleeps all along (a recorded state: ~30 wall ticks): a
+	// sample or two of its start or end in the VM at most.
+	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && (tl.cpu > 2 || tl.wall > 2) {
+		t.Errorf("the sleeper has %d CPU and %d wall samples, want at most 2 of each (a sleep is a recorded state): %v %v", tl.cpu, tl.wall, tl.innermost, tl.wallInnermost)
 	}
 	// A burner runs Java code: on a CPU or ready for one, never "other" — but
 	// for a moment in the VM (an allocation's slow path) on a machine so

@@ -46,6 +46,7 @@ typedef struct {
   timer_t timer;
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
+  int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
 } slot_t;
 static slot_t slots[SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -283,6 +284,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->jt = jt;
     e->env = env;
     e->stat_fd = -1;
+    e->wall_cpu = -1;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -353,21 +355,34 @@ void samples_end(void) {
 
 // ---- The wall sampler ----
 
-// eligible: the thread is in no state the recording tells and neither on
-// a CPU nor waiting for one. HotSpot's state is read first, from memory:
-// _thread_blocked is a recorded state (a monitor enter, a wait, a park, a
-// sleep — or one of the VM's internal waits), and _thread_in_Java is on a
-// CPU or ready for one, both told by the CPU samples and the scheduler
-// times. Only a thread in native code, in the VM or between two states is
-// asked the kernel: the state letter of its /proc/self/task/TID/stat line,
-// not R (running or on a run queue). A thread's file is opened the first
-// time it is asked, once its JavaThread is seen to have its id, and kept:
-// it is that thread's whatever its id becomes (after its end it reads
-// nothing), so no signal goes to another thread. (Its schedstat cannot
-// tell: a thread's wait on a run queue is added only once it runs.)
-static int eligible(slot_t *e, int tid) {
+// candidate: the thread is in no state the recording tells and not in
+// Java code, by HotSpot's state, read from memory. _thread_blocked is a
+// recorded state (a monitor enter, a wait, a park, a sleep — or one of the
+// VM's internal waits), and _thread_in_Java is on a CPU or ready for one,
+// both told by the CPU samples and the scheduler times. What is left is a
+// thread in native code, in the VM or between two states.
+static int candidate(slot_t *e) {
   int st = hs_thread_state_of(e->jt);
-  if (st == HS_TS_BLOCKED || st == HS_TS_JAVA) return 0;
+  return st != HS_TS_BLOCKED && st != HS_TS_JAVA;
+}
+
+// off_cpu asks the kernel whether a candidate is neither on a CPU nor
+// waiting for one. First its CPU clock (0.6 µs): a thread that has not run
+// since the sampler's last look has been blocked all along — the common
+// case, a thread in a socket read or epoll_wait. Else the state letter of
+// its /proc/self/task/TID/stat line (5.5 µs), not R (running or on a run
+// queue); its schedstat cannot tell (a wait on a run queue is added to it
+// only once the thread runs). A thread's file is opened the first time it
+// is asked, once its JavaThread is seen to have its id, and kept: it is
+// that thread's whatever its id becomes (after its end it reads nothing),
+// so no signal goes to another thread; the clock is trusted only once the
+// file is open.
+static int off_cpu(slot_t *e, int tid) {
+  struct timespec ts;
+  int64_t cpu = clock_gettime(thread_clock(tid), &ts) == 0 ? (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec : -1;
+  int still = cpu >= 0 && cpu == e->wall_cpu && e->stat_fd >= 0;
+  e->wall_cpu = cpu;
+  if (still) return 1;
   if (e->stat_fd < 0) {
     if (hs_thread_tid(e->jt) != tid) return 0;
     char path[64];
@@ -390,8 +405,8 @@ static int64_t wall_cpu_ns;
 static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
-  static int cand[SLOTS];
-  long cursor = 0;
+  static int cand[SLOTS], pick[SLOTS];
+  int cursor = 0;   // the slot the next tick asks first
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   pid_t pid = getpid();
@@ -408,17 +423,29 @@ static void *wall_run(void *arg) {
       for (uint64_t b = live_bits[w]; b; b &= b - 1) {
         int i = w * 64 + __builtin_ctzll(b);
         int tid = atomic_load(&slots[i].tid);
-        if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && eligible(&slots[i], tid)) cand[n++] = i;
+        if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i])) cand[n++] = i;
       }
-    int k = n < wall_threads ? n : wall_threads;
-    uint64_t w = k ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)k : 0;
+    // The candidates are asked, from the cursor on, until wall_threads of
+    // them are off a CPU or every one was asked; the next tick goes on
+    // from there. Each sample stands for the candidates asked per sample:
+    // interval × candidates ÷ asked (all asked: each eligible thread its
+    // interval; else an estimate of the eligible among all, by those
+    // asked — a server's hundreds of threads in socket reads are not all
+    // asked each tick).
+    int first = 0, asked = 0, k = 0;
+    while (first < n && cand[first] < cursor) first++;
+    for (; asked < n && k < wall_threads; asked++) {
+      int i = cand[(first + asked) % n];
+      if (off_cpu(&slots[i], atomic_load(&slots[i].tid))) pick[k++] = i;
+    }
+    uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
     for (int j = 0; j < k; j++) {
-      slot_t *e = &slots[cand[(cursor + j) % n]];
+      slot_t *e = &slots[pick[j]];
       atomic_store_explicit(&e->wall_weight, w, memory_order_release);
       syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
     }
     pthread_mutex_unlock(&slots_mu);
-    if (n) cursor = (cursor + k) % n;
+    if (n) cursor = cand[(first + asked) % n];
   }
   struct timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) wall_cpu_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;

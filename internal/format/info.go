@@ -116,6 +116,9 @@ const (
 	InfoSampleWall        = "sample_wall_ns"
 	InfoSampleWallThreads = "sample_wall_threads"
 	InfoThreadCPUPeriod   = "thread_cpu_period_ms"
+	// InfoSampleWallSamplerCPU: the wall sampler thread's own CPU time in
+	// nanoseconds (its scans and signals), written when it stops.
+	InfoSampleWallSamplerCPU = "sample_wall_sampler_cpu_ns"
 
 	// What the agent's HotSpot layer found (docs/format.md, also under InfoHotSpot).
 	InfoHotSpotWalker     = "hotspot.walker"
@@ -195,7 +198,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoThreadCPUPeriod,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

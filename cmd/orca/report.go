@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -145,19 +146,23 @@ func runReport(u ui, args []string) error {
 }
 
 // newProgress returns a model.Options.Progress that reports reading name
-// on w, one line rewritten in place, when w is a terminal; else nil: a
-// log file or a pipe gets no progress lines. A call with events < 0 ends
-// the report.
+// (size bytes of events) on w, one line rewritten in place, when w is a
+// terminal; else nil: a log file or a pipe gets no progress lines. A call
+// with events < 0 ends the report.
 func newProgress(w io.Writer, name string, size int64) func(events int, bytes int64) {
 	if !isTerminal(w) {
 		return nil
 	}
-	return progressLine(w, name, size)
+	start := time.Now()
+	return progressLine(w, name, size, func() time.Duration { return time.Since(start) })
 }
 
-// progressLine is newProgress's line on a terminal.
-func progressLine(w io.Writer, name string, size int64) func(events int, bytes int64) {
-	last := -1
+// progressLine is newProgress's line on a terminal: the bytes read of all,
+// the events folded and their rate since the start (elapsed says the time
+// since it). It is rewritten when the percentage changes or half a second
+// passed, not at each chunk.
+func progressLine(w io.Writer, name string, size int64, elapsed func() time.Duration) func(events int, bytes int64) {
+	last, shown := -1, time.Duration(0)
 	return func(events int, bytes int64) {
 		if events < 0 {
 			if last >= 0 {
@@ -165,11 +170,45 @@ func progressLine(w io.Writer, name string, size int64) func(events int, bytes i
 			}
 			return
 		}
-		if pct := int(bytes * 100 / size); pct != last {
-			fmt.Fprintf(w, "\rreading %s: %d%% (%d events)", name, pct, events)
-			last = pct
+		pct := 100
+		if size > 0 {
+			pct = int(min(bytes*100/size, 100))
 		}
+		now := elapsed()
+		if pct == last && now-shown < time.Second/2 {
+			return
+		}
+		last, shown = pct, now
+		rate := ""
+		if s := now.Seconds(); s > 0 {
+			rate = ", " + countText(float64(events)/s) + " events/s"
+		}
+		fmt.Fprintf(w, "\rreading %s: %s of %s (%d%%), %s events%s\033[K", name, sizeText(bytes), sizeText(size), pct, countText(float64(events)), rate)
 	}
+}
+
+// sizeText is n bytes in kB, MB or GB (powers of 1000).
+func sizeText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// countText is n, with k or M past ten thousand.
+func countText(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f M", n/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.0f k", n/1e3)
+	}
+	return fmt.Sprintf("%.0f", n)
 }
 
 // isTerminal reports whether w is a terminal (not a file, a pipe or

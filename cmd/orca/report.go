@@ -183,21 +183,8 @@ func progressLine(w io.Writer, name string, size int64, elapsed func() time.Dura
 		if s := now.Seconds(); s > 0 {
 			rate = ", " + countText(float64(events)/s) + " events/s"
 		}
-		fmt.Fprintf(w, "\rreading %s: %s of %s (%d%%), %s events%s\033[K", name, sizeText(bytes), sizeText(size), pct, countText(float64(events)), rate)
+		fmt.Fprintf(w, "\rreading %s: %s of %s (%d%%), %s events%s\033[K", name, report.BytesText(bytes), report.BytesText(size), pct, countText(float64(events)), rate)
 	}
-}
-
-// sizeText is n bytes in kB, MB or GB (powers of 1000).
-func sizeText(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // countText is n, with k or M past ten thousand.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"orca/internal/format"
+	"orca/internal/report"
 	"orca/internal/synth"
 )
 
@@ -25,17 +26,10 @@ func rangeRecording(t *testing.T) string {
 }
 
 type rangeJSON struct {
-	DurationS float64 `json:"duration_s"`
-	OriginS   float64 `json:"origin_s"`
-	Range     *struct {
-		FromS      float64 `json:"from_s"`
-		ToS        float64 `json:"to_s"`
-		RecordingS float64 `json:"recording_s"`
-		Chunks     int     `json:"chunks_read"`
-		BytesRead  int64   `json:"bytes_read"`
-		BytesTotal int64   `json:"bytes_total"`
-	} `json:"range"`
-	Problems int `json:"problems"`
+	DurationS float64       `json:"duration_s"`
+	OriginS   float64       `json:"origin_s"`
+	Range     *report.Range `json:"range"`
+	Problems  int           `json:"problems"`
 }
 
 func reportJSON(t *testing.T, args ...string) rangeJSON {

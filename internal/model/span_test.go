@@ -49,17 +49,7 @@ func TestSpanIsTheWholeClipped(t *testing.T) {
 			if enc == format.EncodingCompact && (sp.Chunks == 0 || sp.Bytes >= sp.Total*3/4) {
 				t.Errorf("the range reads %d chunks, %d of %d bytes: want a part", sp.Chunks, sp.Bytes, sp.Total)
 			}
-			res, err := model.Build(rec, model.Options{Span: sp})
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := res.Model
-			for _, e := range modeltest.Validate(m) {
-				t.Error(e)
-			}
-			if len(m.Problems) > 0 {
-				t.Errorf("%d problems, first: %s", len(m.Problems), m.Problems[0])
-			}
+			m := buildChecked(t, rec, model.Options{Span: sp})
 			if m.Start != a || m.End != b {
 				t.Errorf("the range's model spans %v to %v, want %v to %v", m.Start, m.End, a, b)
 			}
@@ -121,4 +111,25 @@ func TestSpanIsTheWholeClipped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// buildChecked builds rec's model as opt says: it must pass Validate, with
+// no Problems and no malformed or cut record.
+func buildChecked(t *testing.T, rec *reader.Recording, opt model.Options) *model.Model {
+	t.Helper()
+	res, err := model.Build(rec, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Model
+	for _, e := range modeltest.Validate(m) {
+		t.Error(e)
+	}
+	if len(m.Problems) > 0 {
+		t.Errorf("%d problems, first: %s", len(m.Problems), m.Problems[0])
+	}
+	if res.Malformed > 0 || res.Truncated {
+		t.Errorf("malformed %d, truncated %v", res.Malformed, res.Truncated)
+	}
+	return m
 }

@@ -427,6 +427,12 @@ func (f *rangeFilter) event(ev *Event) error {
 	if ev.Time > f.to {
 		return nil
 	}
+	if ev.Time < f.from {
+		// A line behind another thread's (lines of two threads may be out
+		// of order by a little: the flush's sort): it came after the
+		// state was restated, so it is clipped to the range's start.
+		ev.Time = f.from
+	}
 	if ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock {
 		f.given[factKey{ev.Object, ev.Kind}] = struct{}{}
 	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {

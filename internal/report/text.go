@@ -157,9 +157,9 @@ func (r *Report) headline(t *textWriter) {
 		t.printf("  the range %.3f s to %.3f s of %.3f s recorded (--from, --to, --last): a state begun before it counts from %.3f s\n",
 			g.FromS, g.ToS, g.RecordingS, g.FromS)
 		if g.Whole {
-			t.printf("    read all %s of the text .orca and kept the range\n", bytesText(g.BytesTotal))
+			t.printf("    read all %s of the text .orca and kept the range\n", BytesText(g.BytesTotal))
 		} else {
-			t.printf("    read %s of %s in %d %s\n", bytesText(g.BytesRead), bytesText(g.BytesTotal), g.Chunks, plural(g.Chunks, "chunk", "chunks"))
+			t.printf("    read %s of %s in %d %s\n", BytesText(g.BytesRead), BytesText(g.BytesTotal), g.Chunks, plural(g.Chunks, "chunk", "chunks"))
 		}
 		t.printf("  times are seconds since the recording's first event (%.9f s in orca dump)\n", r.OriginS)
 	} else {
@@ -1135,15 +1135,16 @@ func (r *Report) classInitSection(t *textWriter) {
 		"  and shows none of it.\n")
 }
 
-// bytesText is n bytes in kB, MB or GB (powers of 1000), for a reader.
-func bytesText(n int64) string {
+// BytesText is n bytes in kB, MB or GB (powers of 1000), for a reader
+// (the report's range, the commands' progress).
+func BytesText(n int64) string {
 	switch {
 	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
 	case n >= 1e6:
 		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
 	case n >= 1e3:
 		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%d B", n)
 }

@@ -1,8 +1,11 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -144,6 +147,82 @@ func TestRangeOfRecording(t *testing.T) {
 				}
 			}
 		}
+		// The Go rule of what a chunk restates (format.LiveState, which the range's start and the Go
+		// writer use) is the agent's: tracking the events before each chunk gives the records the
+		// agent restated at its start.
+		raw, err := os.ReadFile(prefix + format.SuffixEvents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var starts []int
+		for i := bytes.Index(raw, []byte(format.ChunkMarker)); i >= 0; {
+			starts = append(starts, i)
+			k := bytes.Index(raw[i+1:], []byte(format.ChunkMarker))
+			if k < 0 {
+				break
+			}
+			i += 1 + k
+		}
+		if len(starts) < 3 {
+			t.Fatalf("%d chunks, want 3 or more", len(starts))
+		}
+		key := func(ev *reader.Event) string {
+			return fmt.Sprintf("%v %v %v %v %v %d %v %q %q %d", ev.Kind, ev.Thread, ev.Object, ev.Target, ev.Owner, ev.Timeout, ev.Mode, ev.Name, ev.Class, len(ev.Stack))
+		}
+		restated := 0
+		for c := 1; c < len(starts); c++ {
+			live := format.NewLiveState(func(ev *reader.Event) (format.Kind, format.ThreadID, format.ObjectID) {
+				return ev.Kind, ev.Thread, ev.Object
+			})
+			before := raw[:starts[c]]
+			if _, err := reader.EachEventAt(bytes.NewReader(before), int64(len(before)), "before", reader.EachOptions{}, func(ev *reader.Event) error {
+				k := *ev
+				k.Stack = slices.Clone(ev.Stack)
+				live.Track(&k)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			var want, got []string
+			live.Restate(func(ev *reader.Event) { want = append(want, key(ev)) })
+			alone := append([]byte(format.CompactHeader), raw[starts[c]:]...)
+			events := 0
+			var facts []reader.Event // carried classes just before the first event
+			if _, err := reader.EachEventAt(bytes.NewReader(alone), int64(len(alone)), "alone", reader.EachOptions{}, func(ev *reader.Event) error {
+				switch {
+				case ev.Carried && events == 0 && (ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock):
+					facts = append(facts, *ev)
+				case ev.Carried && events == 0:
+					for _, f := range facts {
+						got = append(got, key(&f))
+					}
+					facts = facts[:0]
+					got = append(got, key(ev))
+				case !ev.Carried && events == 0:
+					// The classes right before the first event that are of its object
+					// restate that event's object (docs/format.md), not the state.
+					for _, f := range facts {
+						if f.Object != ev.Object || f.Thread != ev.Thread {
+							got = append(got, key(&f))
+						}
+					}
+					events++
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(want)
+			slices.Sort(got)
+			if !slices.Equal(want, got) {
+				t.Errorf("chunk %d: LiveState restates\n%s\nthe agent restated\n%s", c+1, strings.Join(want, "\n"), strings.Join(got, "\n"))
+			}
+			restated += len(got)
+		}
+		if restated == 0 {
+			t.Errorf("no chunk restated anything")
+		}
+
 		// The command says the range; T in seconds since the first event.
 		from := (notifies[len(notifies)/2] - w.Start).Seconds()
 		out := run(t, dir, bin, "report", prefix, "--from", fmt.Sprintf("%.9f", from))

@@ -45,10 +45,19 @@ typedef struct {
   sring *ring;
   timer_t timer;
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
-  int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU time (its thread alone)
+  int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
 } slot_t;
 static slot_t slots[SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+// live_bits: the S_LIVE slots, a bit each, kept and read under slots_mu:
+// the wall sampler's tick reads 128 words, not 8 192 slots (which was most
+// of its CPU: 60 µs a tick on Tomcat).
+static uint64_t live_bits[SLOTS / 64];
+static void set_live(slot_t *e, int live_now) {
+  size_t i = (size_t)(e - slots);
+  if (live_now) live_bits[i / 64] |= 1ULL << (i % 64);
+  else live_bits[i / 64] &= ~(1ULL << (i % 64));
+}
 
 // What a sample is in its slot's ring: this header, then the native pcs,
 // then the Java frames (method, bci; -1 a native method's).
@@ -273,10 +282,11 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->key = key;
     e->jt = jt;
     e->env = env;
-    e->wall_cpu = 0;
+    e->stat_fd = -1;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
+    set_live(e, 1);
   } else {
     // Known already (listed by another thread, or in an earlier recording,
     // or a thread id used again): what is true now.
@@ -336,31 +346,40 @@ void samples_end(void) {
   if (e) {
     disarm(e);
     atomic_store_explicit(&e->state, S_DEAD, memory_order_release);
+    set_live(e, 0);
   }
   pthread_mutex_unlock(&slots_mu);
 }
 
 // ---- The wall sampler ----
 
-// eligible: the thread is in no state the recording tells and spent most
-// of the last tick off a CPU. HotSpot's state is read first, from memory:
+// eligible: the thread is in no state the recording tells and neither on
+// a CPU nor waiting for one. HotSpot's state is read first, from memory:
 // _thread_blocked is a recorded state (a monitor enter, a wait, a park, a
 // sleep — or one of the VM's internal waits), and _thread_in_Java is on a
 // CPU or ready for one, both told by the CPU samples and the scheduler
 // times. Only a thread in native code, in the VM or between two states is
-// asked the kernel: its CPU clock (a fraction of a microsecond, where
-// /proc's stat line took 5.5, docs/PERFORMANCE.md), which must have moved
-// by less than half the tick since the last look. The thread must still be
-// the slot's (its JavaThread's id is tid): a thread that ended unseen has
-// no CPU clock, and its id, taken again, no JavaThread of that id.
+// asked the kernel: the state letter of its /proc/self/task/TID/stat line,
+// not R (running or on a run queue). A thread's file is opened the first
+// time it is asked, once its JavaThread is seen to have its id, and kept:
+// it is that thread's whatever its id becomes (after its end it reads
+// nothing), so no signal goes to another thread. (Its schedstat cannot
+// tell: a thread's wait on a run queue is added only once it runs.)
 static int eligible(slot_t *e, int tid) {
   int st = hs_thread_state_of(e->jt);
   if (st == HS_TS_BLOCKED || st == HS_TS_JAVA) return 0;
-  struct timespec ts;
-  if (clock_gettime(thread_clock(tid), &ts) != 0) return 0;
-  int64_t cpu = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec, used = cpu - e->wall_cpu;
-  e->wall_cpu = cpu;
-  return used < wall_ns / 2 && hs_thread_tid(e->jt) == tid;
+  if (e->stat_fd < 0) {
+    if (hs_thread_tid(e->jt) != tid) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    if ((e->stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  }
+  char buf[256];
+  ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')');   // the name may hold spaces and parentheses
+  return p && p[1] == ' ' && p[2] && p[2] != 'R';
 }
 
 // wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info
@@ -385,10 +404,12 @@ static void *wall_run(void *arg) {
     if (!atomic_load(&live)) continue;
     int n = 0;
     pthread_mutex_lock(&slots_mu);
-    for (int i = 0; i < SLOTS; i++) {
-      int tid = atomic_load(&slots[i].tid);
-      if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && eligible(&slots[i], tid)) cand[n++] = i;
-    }
+    for (int w = 0; w < SLOTS / 64; w++)
+      for (uint64_t b = live_bits[w]; b; b &= b - 1) {
+        int i = w * 64 + __builtin_ctzll(b);
+        int tid = atomic_load(&slots[i].tid);
+        if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && eligible(&slots[i], tid)) cand[n++] = i;
+      }
     int k = n < wall_threads ? n : wall_threads;
     uint64_t w = k ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)k : 0;
     for (int j = 0; j < k; j++) {
@@ -507,6 +528,7 @@ void samples_stop(void) {
     if (atomic_load(&slots[i].state) == S_LIVE) {
       disarm(&slots[i]);
       atomic_store_explicit(&slots[i].state, S_DEAD, memory_order_release);
+      set_live(&slots[i], 0);
     }
   pthread_mutex_unlock(&slots_mu);
   // A signal sent before may still be delivered: the handler stays
@@ -688,6 +710,8 @@ const char *samples_drain(size_t *len) {
       drain_slot(e, &n, now_ns);
       sring_free(e->ring);
       e->ring = NULL;
+      if (e->stat_fd >= 0) close(e->stat_fd);
+      e->stat_fd = -1;
       atomic_store(&e->state, S_FREE);
       atomic_store_explicit(&e->tid, -1, memory_order_release);
       pthread_mutex_unlock(&slots_mu);

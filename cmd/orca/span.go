@@ -17,8 +17,9 @@ import (
 
 // rangeHelp is the help's paragraph on the range flags, for report, view
 // and export.
-const rangeHelp = `--from T and --to T keep the time range [T, T] only; --last D the last D of
-the recording (an always-on one: orca record --max-size/--max-age). T is
+const rangeHelp = `--from T and --to T keep the events between the two times (either may be
+left out); --last D the last D of the recording (an always-on one: orca
+record --max-size/--max-age). T is
 seconds since the recording's first event, as the report prints them (90,
 90.5), a duration since it (1m30s), or an RFC 3339 time
 (2026-11-28T21:00:00Z, from the .info's clock origin). A compact recording

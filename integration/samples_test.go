@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"debug/elf"
 	"io"
 	"os/exec"
 	"path/filepath"
@@ -67,6 +68,10 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 	if r.info[format.InfoSampleCPU] != "10000000" || r.info[format.InfoSampleWall] != "50000000" || r.info[format.InfoSampleWallThreads] != "8" {
 		t.Errorf(".info: %s=%q %s=%q %s=%q, want the defaults 10000000, 50000000, 8", format.InfoSampleCPU, r.info[format.InfoSampleCPU],
 			format.InfoSampleWall, r.info[format.InfoSampleWall], format.InfoSampleWallThreads, r.info[format.InfoSampleWallThreads])
+	}
+	// The wall sampler's own CPU (its scans and signals), told when it stopped.
+	if v, err := strconv.ParseInt(r.info[format.InfoSampleWallSamplerCPU], 10, 64); err != nil || v <= 0 {
+		t.Errorf(".info %s=%q, want the wall sampler's CPU in ns", format.InfoSampleWallSamplerCPU, r.info[format.InfoSampleWallSamplerCPU])
 	}
 	// A walk AsyncGetCallTrace refuses (a thread between two frames it can read, at a
 	// safepoint, in a collection) is lost, counted: a few; nothing else.
@@ -202,8 +207,18 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 			}
 		}
 	}
-	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && tl.cpu > 0 {
-		t.Errorf("the sleeper has %d CPU samples, want none: %v", tl.cpu, tl.innermost)
+	// The sleeper sleeps all along (a recorded state: ~30 wall ticks): a
+	// sample or two of its start or end in the VM at most.
+	if tl := by[format.ThreadID(e.hash(t, "sleeper"))]; tl != nil && (tl.cpu > 2 || tl.wall > 2) {
+		t.Errorf("the sleeper has %d CPU and %d wall samples, want at most 2 of each (a sleep is a recorded state): %v %v", tl.cpu, tl.wall, tl.innermost, tl.wallInnermost)
+	}
+	// A burner runs Java code: on a CPU or ready for one, never "other" — but
+	// for a moment in the VM (an allocation's slow path) on a machine so
+	// loaded that it got less than half a tick's CPU.
+	for _, b := range []string{"burnA", "burnB"} {
+		if tl := by[format.ThreadID(e.hash(t, b))]; tl != nil && tl.wall > 1+tl.cpu/50 {
+			t.Errorf("%s has %d wall samples beside %d CPU samples, want at most 1 + 2 %%: %v", b, tl.wall, tl.cpu, tl.wallInnermost)
+		}
 	}
 	tl := by[format.ThreadID(e.hash(t, "reader"))]
 	if tl == nil || tl.wall < 5 {
@@ -354,6 +369,7 @@ func TestSamplesWalkHard(t *testing.T) {
 			}
 		}
 		cpu, worker, stepTop := 0, 0, 0
+		vmFrames, vmNamed, vmCxx := 0, 0, 0 // the VM's frames (libjvm.so), those with a name, a C++ one
 		for i, ev := range r.events {
 			if ev.Kind != format.Sample || ev.Sampled != format.SampleCPU {
 				continue
@@ -363,6 +379,14 @@ func TestSamplesWalkHard(t *testing.T) {
 			for _, f := range r.stacks[i] {
 				if !isNative(f) {
 					java = append(java, f)
+				} else if f.Class == "<native:libjvm.so>" {
+					vmFrames++
+					if f.Method != "" {
+						vmNamed++
+					}
+					if strings.Contains(f.Method, "::") {
+						vmCxx++
+					}
 				}
 			}
 			run, steps := false, 0
@@ -401,6 +425,16 @@ func TestSamplesWalkHard(t *testing.T) {
 		}
 		if stepTop*10 < worker*9 {
 			t.Errorf("%d of WalkHard's %d CPU samples have WalkHard.step innermost: fewer than 90 %%", stepTop, worker)
+		}
+		// The VM's frames (class loading at the start, allocations' slow paths) are named
+		// from libjvm.so's .symtab (stacks/elfsym.c), demangled by the reader.
+		t.Logf("%d libjvm.so frames, %d named, %d C++ names", vmFrames, vmNamed, vmCxx)
+		if f, err := elf.Open(filepath.Join(j.home, "lib", "server", "libjvm.so")); err != nil || f.Section(".symtab") == nil {
+			t.Logf("%s's libjvm.so has no .symtab (%v): its frames' names not checked", j.name, err)
+		} else if f.Close(); vmFrames < 10 {
+			t.Logf("%d libjvm.so frames: too few to check their names", vmFrames)
+		} else if vmNamed*10 < vmFrames*9 || vmCxx*2 < vmFrames {
+			t.Errorf("%d libjvm.so frames, %d named, %d with a C++ name (Class::method): want 90 %% named, half C++", vmFrames, vmNamed, vmCxx)
 		}
 	})
 }

@@ -62,3 +62,11 @@ int64_t clock_ticks_ns(int64_t ticks, int64_t ref_ns, int64_t ref_ticks) {
   int64_t ns = ref_ns + (int64_t)((double)(ticks - ref_ticks) * atomic_load(&rate)), now = clock_now();
   return ns < now ? ns : now;
 }
+
+int64_t clock_ticks_between(int64_t ticks, int64_t a_ns, int64_t a_ticks, int64_t b_ns, int64_t b_ticks) {
+  if (b_ns <= a_ns) return a_ns;
+  if (!clock_tsc) return ticks < a_ns ? a_ns : ticks > b_ns ? b_ns : ticks;
+  if (ticks <= a_ticks) return a_ns;
+  if (ticks >= b_ticks) return b_ns;
+  return a_ns + (int64_t)((double)(ticks - a_ticks) * (double)(b_ns - a_ns) / (double)(b_ticks - a_ticks));
+}

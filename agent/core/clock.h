@@ -54,4 +54,11 @@ void clock_calibrate(void);
 // (ref_ns, ref_ticks: both read then), into nanoseconds: not before the
 // reference, not after now.
 int64_t clock_ticks_ns(int64_t ticks, int64_t ref_ns, int64_t ref_ticks);
+// clock_ticks_between converts ticks read between two instants of both
+// clocks (a_ns, a_ticks before; b_ns, b_ticks after: clock_pair's) by
+// interpolating between them: never before a_ns nor after b_ns, and no
+// rate's error grows with the distance from a reference. The Entered of
+// a contention seconds long is converted so: over 3.3 s the rate's error
+// put one after its thread's next event (issue 33, TestVirtualStress).
+int64_t clock_ticks_between(int64_t ticks, int64_t a_ns, int64_t a_ticks, int64_t b_ns, int64_t b_ticks);
 #endif

@@ -88,7 +88,7 @@ static void monitor_wait_end(tstate *s, jobject o) {
   // On 24+ a virtual thread's wait native returns when it unmounts, before
   // its wait ends (its MonitorWaited comes later, when it is resumed): the
   // wait stays open. One that threw is forgotten at its next event.
-  if (s && !s->is_virtual && pending_wait_open(&s->pending)) pending_settle(&s->pending);
+  if (s && !s->is_virtual && pending_wait_open(&s->pending)) pending_settle(&s->pending, 0);
 }
 
 typedef void(JNICALL *wait_fn)(JNIEnv *, jobject, jlong);
@@ -214,7 +214,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // The previous Entered still uses enter_frames. Still held by the writer
   // past the bound (pending.h): this pair is dropped and counted, not waited
   // for.
-  if (!pending_settle(p)) {
+  if (!pending_settle(p, ts)) {
     pending_drop_enter(p);
     return;
   }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "core/counters.h"
 #include "core/arch.h"
+#include "stacks/elfsym.h"
 #include "hotspot/asgct.h"
 #include "hotspot/walk.h"
 #include "core/clock.h"
@@ -516,6 +517,7 @@ uint32_t methods_native_id(uintptr_t pc) {
   const ElfW(Sym) *sym = NULL;
   memset(&info, 0, sizeof info);
   const char *lib = "?", *name = "";
+  static char symbuf[512];   // the writer's alone
   if (dladdr1((void *)pc, &info, (void **)&sym, RTLD_DL_SYMENT)) {
     if (info.dli_fname && *info.dli_fname) {
       const char *slash = strrchr(info.dli_fname, '/');
@@ -523,6 +525,8 @@ uint32_t methods_native_id(uintptr_t pc) {
     }
     // The nearest exported symbol holds pc only within its size.
     if (info.dli_sname && sym && (sym->st_size == 0 || pc < (uintptr_t)info.dli_saddr + sym->st_size)) name = info.dli_sname;
+    // Not exported (most of libjvm's functions): the library file's .symtab.
+    else if (elfsym_name(info.dli_fname, (uintptr_t)info.dli_fbase, pc, symbuf, sizeof symbuf)) name = symbuf;
   }
   char key[1024];
   int kl = snprintf(key, sizeof key, "%s%c%s", lib, 0, name);
@@ -567,4 +571,5 @@ void methods_native_reset(void) {
   for (int i = 0; i < nnlibs; i++) free(nlibs[i]);
   nnlibs = 0;
   memset(pc_cache, 0, sizeof pc_cache);
+  elfsym_reset();
 }

@@ -35,6 +35,7 @@ void test_classfile(const char *dir, const char *java_home);
 void test_inplace(const char *dir, const char *java_home);
 void test_cffuzz(const char *dir, const char *java_home);
 void test_clock(void);
+void clock_test_rate(double r);
 void test_tcpu(void);
 void test_writer(const char *dir);
 void test_writer_formats(const char *dir);

@@ -5,6 +5,8 @@
 #include "check.h"
 
 static void set_rate(double r) { atomic_store(&rate, r); }
+// clock_test_rate sets the counter's rate from another suite (pending_test.c: a rate off).
+void clock_test_rate(double r) { set_rate(r); }
 
 void test_clock(void) {
   test_name = "clock";
@@ -34,6 +36,19 @@ void test_clock(void) {
         (long long)(clock_ticks_ns(10, ref, 1000) - ref));
   int64_t far = clock_ticks_ns(1000 + (int64_t)4e12, ref, 1000), now = clock_now();
   CHECK(far <= now && far > now - 1000000000, "2000 s in the future: %lld ns after now", (long long)(far - now));
+
+  // Between two instants: interpolated, whatever the rate (0.5 here), and
+  // clamped to them; none after the second even when it is now and the
+  // rate says later (issue 33).
+  CHECK(clock_ticks_between(1500, ref, 1000, ref + 4000, 2000) == ref + 2000,
+        "halfway between two instants 4000 ns apart: %lld", (long long)(clock_ticks_between(1500, ref, 1000, ref + 4000, 2000) - ref));
+  CHECK(clock_ticks_between(10, ref, 1000, ref + 4000, 2000) == ref && clock_ticks_between(9000, ref, 1000, ref + 4000, 2000) == ref + 4000,
+        "outside the two instants: not clamped to them");
+  CHECK(clock_ticks_between(1500, ref, 1000, ref, 2000) == ref, "two instants at one time");
+  clock_tsc = 0;
+  CHECK(clock_ticks_between(ref + 100, ref, 5, ref + 50, 9) == ref + 50 && clock_ticks_between(ref + 20, ref, 5, ref + 50, 9) == ref + 20,
+        "monotonic ticks between two instants: not the nanoseconds, clamped");
+  clock_tsc = 1;
 
   // Calibration: a window shorter than 10 ms changes nothing; a longer one
   // sets the rate, and one of 1 s or more starts a new window.

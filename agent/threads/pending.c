@@ -106,8 +106,25 @@ static void put_entered_at(pending_tstate *s, int64_t ts) {
   s->enter_obj = 0;
 }
 
-static int64_t ticks_ns(pending_tstate *s) {
-  return clock_ticks_ns(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks);
+// entered_ns returns the time of the Entered noted in ticks: interpolated
+// between its Enter's instant and one read now, in both clocks, not
+// extrapolated from the Enter at the counter's rate: over a contention of
+// seconds the rate's error (10⁻⁷ is 330 ns over 3.3 s) exceeded the
+// microsecond between an Entered and its thread's next event, and three
+// virtual threads' Entered came after their next Enter (issue 33,
+// TestVirtualStress on 25, -Xcomp).
+static int64_t entered_ns(pending_tstate *s) {
+  int64_t ns, ticks;
+  clock_pair(&ns, &ticks);
+  return clock_ticks_between(atomic_load_explicit(&s->entered_ticks, RLX), s->enter_ns, s->enter_ticks, ns, ticks);
+}
+
+// before_event: an Entered the thread writes at its event of time at (0:
+// its time is read after this) comes before that event, whatever the
+// conversion or HotSpot's timer said, and not before its Enter.
+static int64_t before_event(pending_tstate *s, int64_t ns, int64_t at) {
+  if (at && ns >= at) ns = at - 1;
+  return ns < s->enter_ns ? s->enter_ns : ns;
 }
 
 // timed_ns returns the Entered time of an Enter HotSpot timed, once it has
@@ -209,9 +226,10 @@ void pending_entered(pending_tstate *s, JNIEnv *env, int64_t ticks, jobject o) {
 }
 
 // settle_entered: the thread writes its own deferred Entered (it runs, so
-// the enter has ended). 1 when the slot is free after it, 0 when the writer
-// still holds it past the bound (the writer then writes it).
-static int settle_entered(pending_tstate *s) {
+// the enter has ended), before its event of time at (before_event). 1 when
+// the slot is free after it, 0 when the writer still holds it past the
+// bound (the writer then writes it).
+static int settle_entered(pending_tstate *s, int64_t at) {
   if (s->needs_entered) {
     // The enter needed its Entered callback and none came: never silent,
     // and the pair stays a pair.
@@ -219,7 +237,7 @@ static int settle_entered(pending_tstate *s) {
     if (atomic_load_explicit(&s->entered_state, ACQ) == SLOT_EMPTY &&
         !atomic_load_explicit(&s->entered_by_timer, ACQ) && !s->enter_dropped) {
       counter_add(CNT_ENTERED_LOST, 1);
-      put_entered_at(s, clock_now());
+      put_entered_at(s, before_event(s, clock_now(), at));
       return 1;
     }
   }
@@ -235,8 +253,9 @@ static int settle_entered(pending_tstate *s) {
       int r = hsstat_end(&s->enter_hs, &ns);
       ns = timed_ns(s, r, ns);
     } else {
-      ns = ticks_ns(s);
+      ns = entered_ns(s);
     }
+    ns = before_event(s, ns, at);
     atomic_store_explicit(&s->entered_lb, ns, RLX);   // for the writer, before BUSY
     if (claim(&s->entered_state, st, SLOT_BUSY)) {
       put_entered_at(s, ns);
@@ -250,7 +269,7 @@ static int settle_entered(pending_tstate *s) {
   }
 }
 
-void pending_own_entered(pending_tstate *s) { settle_entered(s); }
+void pending_own_entered(pending_tstate *s, int64_t at) { settle_entered(s, at); }
 
 // forget_wait: a wait still open at settle never waited (wait() threw: not
 // the owner, a negative timeout, after JVMTI posted MonitorWait). Forgotten
@@ -270,8 +289,8 @@ static int forget_wait(pending_tstate *s) {
   return 1;
 }
 
-int pending_settle(pending_tstate *s) {
-  int free_slot = settle_entered(s);
+int pending_settle(pending_tstate *s, int64_t at) {
+  int free_slot = settle_entered(s, at);
   s->wait_dropped = 0;
   forget_wait(s);
   return free_slot;
@@ -291,7 +310,7 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
   s->wait_dropped = 0;
   // Under the monitor: only when a wait is still open (rare).
   if (atomic_load_explicit(&s->wait_state, RLX) != SLOT_EMPTY) {
-    settle_entered(s);   // held by the writer past the bound: it writes it
+    settle_entered(s, ts);   // held by the writer past the bound: it writes it
     if (!forget_wait(s)) {
       // The walker still holds the thread's last wait: this one is dropped
       // (counted with its Waited), not waited for under the monitor.
@@ -342,7 +361,7 @@ void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts) {
   // Before the monitor is re-entered: HotSpot's timer (hsstat.h) times the
   // re-entry too, so an Entered still deferred is written first, also on
   // the VM's own waits.
-  settle_entered(s);
+  settle_entered(s, ts);
   if (s->wait_dropped) {
     s->wait_dropped = 0;
     return;
@@ -386,7 +405,7 @@ int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
   pthread_mutex_lock(&registry_mu);
   // The writer holds a record only inside a flush, under this mutex: what
   // is deferred now is the thread's to write.
-  settle_entered(s);
+  settle_entered(s, 0);
   jthread ref = NULL;
   int st = atomic_load_explicit(&s->wait_state, ACQ);
   int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED || s->pinned;
@@ -413,7 +432,7 @@ static void flush_one(pending_tstate *s, void *arg) {
   flush_t *f = arg;
   int st = atomic_load_explicit(&s->entered_state, ACQ);
   if (st == SLOT_PENDING && claim(&s->entered_state, SLOT_PENDING, SLOT_BUSY)) {
-    put_entered_at(s, ticks_ns(s));
+    put_entered_at(s, entered_ns(s));
     atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
   } else if (st == SLOT_TIMED && claim(&s->entered_state, SLOT_TIMED, SLOT_BUSY)) {
     // Claimed first: the thread cannot begin another enter meanwhile.

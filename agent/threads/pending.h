@@ -92,11 +92,15 @@ void pending_enter(pending_tstate *s, int timed);
 // next event whatever HotSpot's timer says (on Tomcat, JDK 25, a timed
 // Entered was once 1.2 ms late, after the thread's next park: its enter
 // followed a timed-out wait's on the same monitor).
+// at is the event's time, 0 when it is read after this: the Entered is
+// written before it, also when HotSpot's timer or the counter's conversion
+// says later (issue 33: three virtual threads' Entered, converted after a
+// 3.3 s contention, came 165 ns after their next Enter).
 // Inline: every park and unpark asks (one load when nothing is deferred).
-void pending_own_entered(pending_tstate *s);
-static inline void pending_own_event(pending_tstate *s) {
+void pending_own_entered(pending_tstate *s, int64_t at);
+static inline void pending_own_event(pending_tstate *s, int64_t at) {
   int st = atomic_load_explicit(&s->entered_state, memory_order_acquire);
-  if (st == SLOT_TIMED || st == SLOT_PENDING) pending_own_entered(s);
+  if (st == SLOT_TIMED || st == SLOT_PENDING) pending_own_entered(s, at);
 }
 // pending_entered: MonitorContendedEntered at ticks (clock_ticks), o its
 // monitor. An Entered with no Enter (the thread blocked before the events
@@ -122,11 +126,13 @@ void pending_wait_name(pending_tstate *s, jobject o);
 // (the VM's own waits). It writes o's class too (objclass.h): at the
 // Wait's time when it writes the Wait, else with the Waited.
 void pending_waited(pending_tstate *s, JNIEnv *env, jobject o, int64_t ts);
-// pending_settle writes the thread's deferred Entered and forgets a wait
-// that never waited (wait() threw before waiting). It returns 1 when the
-// Entered's slot is free for a new Enter, 0 when the writer still holds it
-// after the bound (then the new Enter is dropped and counted: monitor.c).
-int pending_settle(pending_tstate *s);
+// pending_settle writes the thread's deferred Entered, before the time at
+// of the thread's event that settles it (0: the event's time is read
+// after; as pending_own_event), and forgets a wait that never waited
+// (wait() threw before waiting). It returns 1 when the Entered's slot is
+// free for a new Enter, 0 when the writer still holds it after the bound
+// (then the new Enter is dropped and counted: monitor.c).
+int pending_settle(pending_tstate *s, int64_t at);
 // pending_drop_enter: the Enter that follows a pending_settle that returned
 // 0 is dropped, and counted with its Entered (whose callback is ignored).
 void pending_drop_enter(pending_tstate *s);

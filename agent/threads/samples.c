@@ -49,10 +49,20 @@ typedef struct {
   atomic_int perf_fd;       // the thread's perf_events task-clock descriptor + 1 (0: none, its timer instead)
   int64_t cpu_last, cpu_due;   // perf: the thread's CPU at its last CPU sample, and when the next is due
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
-  int stat_fd;              // the wall sampler's /proc/self/task/TID/stat, -1 before it opens it
+  int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
+  int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
 } slot_t;
 static slot_t slots[SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
+// live_bits: the S_LIVE slots, a bit each, kept and read under slots_mu:
+// the wall sampler's tick reads 128 words, not 8 192 slots (which was most
+// of its CPU: 60 µs a tick on Tomcat).
+static uint64_t live_bits[SLOTS / 64];
+static void set_live(slot_t *e, int live_now) {
+  size_t i = (size_t)(e - slots);
+  if (live_now) live_bits[i / 64] |= 1ULL << (i % 64);
+  else live_bits[i / 64] &= ~(1ULL << (i % 64));
+}
 
 // What a sample is in its slot's ring: this header, then the native pcs,
 // then the Java frames (method, bci; -1 a native method's).
@@ -396,15 +406,12 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->jt = jt;
     e->env = env;
     atomic_store(&e->perf_fd, 0);
-    // The wall sampler's view of the thread, opened while it surely runs:
-    // the descriptor stays the thread's (after its end it reads nothing,
-    // whoever gets its id next), so no signal goes to another thread.
-    char path[64];
-    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
-    e->stat_fd = wall_ns ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    e->stat_fd = -1;
+    e->wall_cpu = -1;
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
+    set_live(e, 1);
   } else {
     // Known already (listed by another thread, or in an earlier recording,
     // or a thread id used again): what is true now.
@@ -464,20 +471,46 @@ void samples_end(void) {
   if (e) {
     disarm(e);
     atomic_store_explicit(&e->state, S_DEAD, memory_order_release);
+    set_live(e, 0);
   }
   pthread_mutex_unlock(&slots_mu);
 }
 
 // ---- The wall sampler ----
 
-// eligible: the thread is off a CPU (its /proc state is not R) and in no
-// state the recording tells (HotSpot's _thread_blocked: a monitor enter,
-// a wait, a park or a sleep — and a few internal waits of the VM's).
-static int eligible(slot_t *e, int tid) {
+// candidate: the thread is in no state the recording tells and not in
+// Java code, by HotSpot's state, read from memory. _thread_blocked is a
+// recorded state (a monitor enter, a wait, a park, a sleep — or one of the
+// VM's internal waits), and _thread_in_Java is on a CPU or ready for one,
+// both told by the CPU samples and the scheduler times. What is left is a
+// thread in native code, in the VM or between two states.
+static int candidate(slot_t *e) {
   int st = hs_thread_state_of(e->jt);
-  if (st == HS_TS_BLOCKED) return 0;
-  (void)tid;
-  if (e->stat_fd < 0) return 0;
+  return st != HS_TS_BLOCKED && st != HS_TS_JAVA;
+}
+
+// off_cpu asks the kernel whether a candidate is neither on a CPU nor
+// waiting for one. First its CPU clock (0.6 µs): a thread that has not run
+// since the sampler's last look has been blocked all along — the common
+// case, a thread in a socket read or epoll_wait. Else the state letter of
+// its /proc/self/task/TID/stat line (5.5 µs), not R (running or on a run
+// queue); its schedstat cannot tell (a wait on a run queue is added to it
+// only once the thread runs). A thread's file is opened the first time it
+// is asked, once its JavaThread is seen to have its id, and kept: it is
+// that thread's whatever its id becomes (after its end it reads nothing),
+// so no signal goes to another thread; the clock is trusted only once the
+// file is open.
+static int off_cpu(slot_t *e, int tid) {
+  int64_t cpu = thread_cpu(tid);
+  int still = cpu >= 0 && cpu == e->wall_cpu && e->stat_fd >= 0;
+  e->wall_cpu = cpu;
+  if (still) return 1;
+  if (e->stat_fd < 0) {
+    if (hs_thread_tid(e->jt) != tid) return 0;
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/task/%d/stat", tid);
+    if ((e->stat_fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  }
   char buf[256];
   ssize_t n = pread(e->stat_fd, buf, sizeof buf - 1, 0);
   if (n <= 0) return 0;
@@ -486,11 +519,16 @@ static int eligible(slot_t *e, int tid) {
   return p && p[1] == ' ' && p[2] && p[2] != 'R';
 }
 
+// wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info
+// sample_wall_sampler_cpu_ns: its scans and signals; the handlers' time is
+// their threads').
+static int64_t wall_cpu_ns;
+
 static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
-  static int cand[SLOTS];
-  long cursor = 0;
+  static int cand[SLOTS], pick[SLOTS];
+  int cursor = 0;   // the slot the next tick asks first
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   pid_t pid = getpid();
@@ -503,20 +541,36 @@ static void *wall_run(void *arg) {
     if (!atomic_load(&live)) continue;
     int n = 0;
     pthread_mutex_lock(&slots_mu);
-    for (int i = 0; i < SLOTS; i++) {
-      int tid = atomic_load(&slots[i].tid);
-      if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && eligible(&slots[i], tid)) cand[n++] = i;
+    for (int w = 0; w < SLOTS / 64; w++)
+      for (uint64_t b = live_bits[w]; b; b &= b - 1) {
+        int i = w * 64 + __builtin_ctzll(b);
+        int tid = atomic_load(&slots[i].tid);
+        if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i])) cand[n++] = i;
+      }
+    // The candidates are asked, from the cursor on, until wall_threads of
+    // them are off a CPU or every one was asked; the next tick goes on
+    // from there. Each sample stands for the candidates asked per sample:
+    // interval × candidates ÷ asked (all asked: each eligible thread its
+    // interval; else an estimate of the eligible among all, by those
+    // asked — a server's hundreds of threads in socket reads are not all
+    // asked each tick).
+    int first = 0, asked = 0, k = 0;
+    while (first < n && cand[first] < cursor) first++;
+    for (; asked < n && k < wall_threads; asked++) {
+      int i = cand[(first + asked) % n];
+      if (off_cpu(&slots[i], atomic_load(&slots[i].tid))) pick[k++] = i;
     }
-    int k = n < wall_threads ? n : wall_threads;
-    uint64_t w = k ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)k : 0;
+    uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
     for (int j = 0; j < k; j++) {
-      slot_t *e = &slots[cand[(cursor + j) % n]];
+      slot_t *e = &slots[pick[j]];
       atomic_store_explicit(&e->wall_weight, w, memory_order_release);
       syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
     }
     pthread_mutex_unlock(&slots_mu);
-    if (n) cursor = (cursor + k) % n;
+    if (n) cursor = cand[(first + asked) % n];
   }
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) wall_cpu_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
   return NULL;
 }
 
@@ -650,6 +704,7 @@ void samples_stop(void) {
     atomic_store(&wall_stop, 1);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
+    fact_ll(ORCA_INFO_SAMPLE_WALL_SAMPLER_CPU_NS, wall_cpu_ns);
   }
   // Every slot is given back after the writer's last drain: a later
   // recording registers the threads alive then anew (a thread that ends
@@ -659,6 +714,7 @@ void samples_stop(void) {
     if (atomic_load(&slots[i].state) == S_LIVE) {
       disarm(&slots[i]);
       atomic_store_explicit(&slots[i].state, S_DEAD, memory_order_release);
+      set_live(&slots[i], 0);
     }
   pthread_mutex_unlock(&slots_mu);
   // A signal sent before may still be delivered: the handler stays

@@ -46,7 +46,7 @@ static void on_native_exit(void *p) {
   tcpu_end(os_tid(), 0);
   s->pending.enter_hs.stats = vm_at(0);   // its JavaThread is gone
   samples_end();
-  pending_settle(&s->pending);
+  pending_settle(&s->pending, 0);
   self_state = NULL;
   forget(s, NULL);
 }
@@ -194,7 +194,7 @@ static void JNICALL on_vend(JNIEnv *env, jthread vt, uint32_t hash, int64_t tid)
   if (p && !IS_VTAG(p)) {
     tstate *v = p;
     if (v->gen == atomic_load(&gen)) attached_own(v->hash, 0);   // what it did at an attach is over
-    pending_settle(&v->pending);
+    pending_settle(&v->pending, 0);
     if (orca_recording() && v->gen == atomic_load(&gen)) {
       int64_t ts = clock_now();
       samples_virtual(v->hash, ts, 0);   // its samples after this are its carrier's
@@ -311,7 +311,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   owner_unregister_self(env);
   void *mark = NULL;
   (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
-  if (s) pending_settle(&s->pending);
+  if (s) pending_settle(&s->pending, 0);
   // Only threads that have a ThreadStarted get a ThreadEnded, and their
   // last scheduler times before it, read by the thread itself: a thread
   // shorter than tcpu's period has them whole.

@@ -127,7 +127,8 @@ uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *s
 //   5. what an attach saw the thread doing (threads/attached.h), over now:
 //      EV_RUNS, EV_OWN, EV_ENDS;
 //   6. its last contended enter's deferred Entered, written before any
-//      other event of its own (EV_OWN: pending_own_event).
+//      other event of its own, with a time before e.ts when read (EV_OWN:
+//      pending_own_event).
 // An event with an end (a park, a sleep) closes with event_end, which
 // checks that the end belongs to the recording the begin was in.
 // Inline: a contended enter and a park pay the loads they paid before (the
@@ -204,7 +205,7 @@ static inline tstate *event_begin(event *e, JNIEnv *env, jthread t, int kind, in
   if ((flags & (EV_OWN | EV_RUNS | EV_ENDS)) && atomic_load_explicit(&attached_any, memory_order_acquire) &&
       event_settle_attached(e, env, kind, flags))
     return NULL;
-  if (flags & EV_OWN) pending_own_event(&s->pending);
+  if (flags & EV_OWN) pending_own_event(&s->pending, e->ts);
   return s;
 }
 

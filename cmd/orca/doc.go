@@ -201,6 +201,15 @@ the first frame of your code, then the next frames: 5 frames at most.
 	                                         is, whose name contains it), or with that id
 	orca report --virtual /tmp/run1          each virtual thread on its own row
 	orca report --json -o run1.json /tmp/run1
+	orca report --last 5m /tmp/server        the last 5 minutes (an always-on recording)
+	orca report /tmp/run1 --from 120 --to 180  seconds 120 to 180 (as the report prints them)
+
+--from T, --to T and --last D (orca report, view and export) keep a time range:
+T in seconds since the recording's first event, a duration since it (1m30s) or
+an RFC 3339 time. A compact recording is read from the chunk that holds T, so a
+range costs what it holds, not what the file does; the seed's text .orca is read
+whole and filtered. The state every thread was in at the range's start is
+restated there: a state begun before it counts from it.
 
 Virtual threads (JDK 21+) are threads of their own in the recording: their
 sleeps, parks, waits and contention carry their identity (an unnamed one is
@@ -209,9 +218,9 @@ or sleep that could not unmount parks its carrier and is marked pinned.
 
 --json writes the same report as JSON, every stack whole; docs/report-json.md
 in the source tree describes each field. For a recording over 64 MB, orca
-report shows its progress on stderr when stderr is a terminal (orca view from
-8 MB, orca export from 64 MB, orca import after a second: none of them writes
-progress to a file or a pipe).
+report shows its progress on stderr when stderr is a terminal — bytes read of
+all, events and events a second (orca view from 8 MB, orca export from 64 MB,
+orca import after a second: none of them writes progress to a file or a pipe).
 
 	orca dump /tmp/run1 | less
 

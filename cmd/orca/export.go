@@ -14,7 +14,7 @@ import (
 	"orca/internal/reader"
 )
 
-const exportHelp = `Usage: orca export --format FORMAT [--kind KINDS | --profile cpu|wall] [-o FILE] PREFIX
+const exportHelp = `Usage: orca export --format FORMAT [--kind KINDS | --profile cpu|wall] [--from T] [--to T] [--last D] [-o FILE] PREFIX
 
 Writes the recording PREFIX in the format of another tool:
 
@@ -72,6 +72,8 @@ PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, ...);
 -o - writes to stdout. docs/export.md in the source tree describes each
 format.
 
+` + rangeHelp + `--format seed writes the whole recording (no range).
+
 Examples:
   orca export --format pprof /tmp/run1 && go tool pprof -http=: /tmp/run1.pb.gz
   orca export --format pprof --kind all -o all.pb.gz /tmp/run1
@@ -80,6 +82,8 @@ Examples:
   orca export --format perfetto /tmp/run1      then open /tmp/run1.pftrace in ui.perfetto.dev
   orca export --format collapsed --kind wait,sleep -o - /tmp/run1 | flamegraph.pl > waits.svg
   orca export --format seed -o /tmp/run1-text /tmp/run1
+  orca export --format pprof --last 5m -o last5m.pb.gz /tmp/server
+  orca export --format perfetto /tmp/run1 --from 120 --to 180
 `
 
 // openHints say how to look at an export, by format.
@@ -101,6 +105,7 @@ func runExport(u ui, args []string) error {
 	kindList := fs.String("kind", "", "the states exported: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (default monitor for pprof and collapsed, all for the others)")
 	profileName := fs.String("profile", "", "pprof and collapsed: weigh the threads' samples, `PROFILE` cpu or wall, instead of the time in states")
 	out := fs.String("o", "", "write to `FILE` (default PREFIX and the format's suffix; - for stdout; seed: the output's prefix, required)")
+	rf := addRangeFlags(fs, "export")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
 		return err
@@ -117,6 +122,9 @@ func runExport(u ui, args []string) error {
 		}
 		if *kindList != "" {
 			return usagef("export: --kind does not apply to --format seed (the whole recording is written)")
+		}
+		if rf.set() {
+			return usagef("export: --from, --to and --last do not apply to --format seed (the whole recording is written)")
 		}
 		rec, err := openRecording("export", ops[0])
 		if err != nil {
@@ -150,12 +158,21 @@ func runExport(u ui, args []string) error {
 		opt.Kinds = k
 	}
 
+	if err := rf.check(); err != nil {
+		return err
+	}
 	rec, err := openRecording("export", ops[0])
 	if err != nil {
 		return err
 	}
 	var mo model.Options
-	if size := rec.EventBytes(); size > progressMin {
+	if mo.Span, err = rf.span(rec); err != nil {
+		return err
+	}
+	if mo.Span != nil {
+		fmt.Fprintf(u.stderr, "orca: %s\n", rangeNote(mo.Span))
+	}
+	if size := readBytes(rec, mo.Span); size > progressMin {
 		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	res, err := model.Build(rec, mo)

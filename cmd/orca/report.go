@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/report"
 )
 
-const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [-o FILE] PREFIX
+const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [--from T] [--to T] [--last D] [-o FILE] PREFIX
 
 Reads the recording PREFIX and prints what its threads did to each other:
 a headline (duration, threads, events, contended locks, deadlocks, hangs,
@@ -52,11 +54,18 @@ frame, then the first frame of your code (JDK frames in between are folded
 into "... N JDK frames"), 5 frames at most; --json has every frame.
 --json prints the same report as JSON (docs/report-json.md).
 
+` + rangeHelp + `
+On a terminal, reading a large recording shows its progress on stderr (bytes
+read of all, events a second); nothing when stderr is a file or a pipe.
+
 Examples:
   orca report /tmp/run1
   orca report --top 0 /tmp/run1 | less
   orca report --thread worker-3 /tmp/run1
   orca report --json -o run1.json /tmp/run1
+  orca report --last 5m /tmp/server                (an always-on recording's last 5 minutes)
+  orca report /tmp/run1 --from 120 --to 180
+  orca report --from 2026-11-28T21:00:00Z --to 2026-11-28T21:05:00Z /tmp/server
 `
 
 // progressMin is the .orca size from which report shows its progress.
@@ -69,6 +78,7 @@ func runReport(u ui, args []string) error {
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
 	virtual := fs.Bool("virtual", false, "list virtual threads one by one in the THREADS table (by default one row per name pattern)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
+	rf := addRangeFlags(fs, "report")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
 		return err
@@ -79,12 +89,18 @@ func runReport(u ui, args []string) error {
 	if *top < 0 {
 		return usagef("report: --top %d: want 0 or more", *top)
 	}
+	if err := rf.check(); err != nil {
+		return err
+	}
 	rec, err := openRecording("report", ops[0])
 	if err != nil {
 		return err
 	}
 	var opt model.Options
-	if size := rec.EventBytes(); size > progressMin {
+	if opt.Span, err = rf.span(rec); err != nil {
+		return err
+	}
+	if size := readBytes(rec, opt.Span); size > progressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	res, err := model.Build(rec, opt)
@@ -94,7 +110,7 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual})
+	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span})
 	if *thread != "" && r.Filter.Matched == 0 {
 		return fmt.Errorf("report: no thread named %q or with %q in its name in %s", *thread, *thread, rec.Prefix)
 	}
@@ -130,19 +146,23 @@ func runReport(u ui, args []string) error {
 }
 
 // newProgress returns a model.Options.Progress that reports reading name
-// on w, one line rewritten in place, when w is a terminal; else nil: a
-// log file or a pipe gets no progress lines. A call with events < 0 ends
-// the report.
+// (size bytes of events) on w, one line rewritten in place, when w is a
+// terminal; else nil: a log file or a pipe gets no progress lines. A call
+// with events < 0 ends the report.
 func newProgress(w io.Writer, name string, size int64) func(events int, bytes int64) {
 	if !isTerminal(w) {
 		return nil
 	}
-	return progressLine(w, name, size)
+	start := time.Now()
+	return progressLine(w, name, size, func() time.Duration { return time.Since(start) })
 }
 
-// progressLine is newProgress's line on a terminal.
-func progressLine(w io.Writer, name string, size int64) func(events int, bytes int64) {
-	last := -1
+// progressLine is newProgress's line on a terminal: the bytes read of all,
+// the events folded and their rate since the start (elapsed says the time
+// since it). It is rewritten when the percentage changes or half a second
+// passed, not at each chunk.
+func progressLine(w io.Writer, name string, size int64, elapsed func() time.Duration) func(events int, bytes int64) {
+	last, shown := -1, time.Duration(0)
 	return func(events int, bytes int64) {
 		if events < 0 {
 			if last >= 0 {
@@ -150,11 +170,32 @@ func progressLine(w io.Writer, name string, size int64) func(events int, bytes i
 			}
 			return
 		}
-		if pct := int(bytes * 100 / size); pct != last {
-			fmt.Fprintf(w, "\rreading %s: %d%% (%d events)", name, pct, events)
-			last = pct
+		pct := 100
+		if size > 0 {
+			pct = int(min(bytes*100/size, 100))
 		}
+		now := elapsed()
+		if pct == last && now-shown < time.Second/2 {
+			return
+		}
+		last, shown = pct, now
+		rate := ""
+		if s := now.Seconds(); s > 0 {
+			rate = ", " + countText(float64(events)/s) + " events/s"
+		}
+		fmt.Fprintf(w, "\rreading %s: %s of %s (%d%%), %s events%s\033[K", name, report.BytesText(bytes), report.BytesText(size), pct, countText(float64(events)), rate)
 	}
+}
+
+// countText is n, with k or M past ten thousand.
+func countText(n float64) string {
+	switch {
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f M", n/1e6)
+	case n >= 1e4:
+		return fmt.Sprintf("%.0f k", n/1e3)
+	}
+	return fmt.Sprintf("%.0f", n)
 }
 
 // isTerminal reports whether w is a terminal (not a file, a pipe or
@@ -162,4 +203,12 @@ func progressLine(w io.Writer, name string, size int64) func(events int, bytes i
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && isTTY(f)
+}
+
+// readBytes is what reading the recording's events (or its span) reads.
+func readBytes(rec *reader.Recording, sp *reader.Span) int64 {
+	if sp != nil {
+		return sp.Bytes
+	}
+	return rec.EventBytes()
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/testrec"
 )
@@ -121,14 +122,27 @@ func TestProgress(t *testing.T) {
 			t.Errorf("progress to %s (a character device, not a terminal)", os.DevNull)
 		}
 	}
-	p := progressLine(&b, "big.orca", 1000)
+	// On a terminal: a fake clock, a second a tenth of the file.
+	var now time.Duration
+	p := progressLine(&b, "big.orca", 200e6, func() time.Duration { return now })
 	for i := 0; i <= 10; i++ {
-		p(i*100, int64(i*95))
+		now = time.Duration(i) * time.Second
+		p(i*3_000_000, int64(i*19e6))
+		p(i*3_000_000, int64(i*19e6)) // the same percentage, at once: not shown again
 	}
 	p(-1, 0)
-	if s := b.String(); strings.Count(s, "\r") != 12 || strings.Contains(s, "\n") ||
-		!strings.Contains(s, "\rreading big.orca: 95% (1000 events)\r\033[K") {
-		t.Errorf("progress line: %q", s)
+	s := b.String()
+	if strings.Count(s, "\r") != 12 || strings.Contains(s, "\n") {
+		t.Errorf("progress: want 11 lines rewritten in place and the last erased: %q", s)
+	}
+	for _, want := range []string{
+		"\rreading big.orca: 0 B of 200.0 MB (0%), 0 events\033[K",
+		"\rreading big.orca: 95.0 MB of 200.0 MB (47%), 15.0 M events, 3.0 M events/s\033[K",
+		"\rreading big.orca: 190.0 MB of 200.0 MB (95%), 30.0 M events, 3.0 M events/s\033[K\r\033[K",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("progress %q lacks %q", s, want)
+		}
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 	"orca/internal/web"
 )
 
-const viewHelp = `Usage: orca view [--addr HOST:PORT] [--no-browser] PREFIX
+const viewHelp = `Usage: orca view [--addr HOST:PORT] [--no-browser] [--from T] [--to T] [--last D] PREFIX
 
 Reads the recording PREFIX and serves it to a web browser: a timeline of
 every thread's states (runnable, blocked, waiting, sleeping, joining,
@@ -30,9 +30,15 @@ Ctrl-C. It listens on 127.0.0.1 (this machine only) on a free port unless
 the internet. The URL keeps the view, time range and selection, so a view
 can be shared with someone who opens the same recording.
 
+` + rangeHelp + `The viewer's times are then seconds since the range's start.
+
+On a terminal, reading a large recording shows its progress on stderr.
+
 Examples:
   orca view /tmp/run1
   orca view --addr 127.0.0.1:8080 --no-browser /tmp/run1
+  orca view --last 5m /tmp/server
+  orca view /tmp/run1 --from 120 --to 180
 `
 
 // viewContext is when orca view stops: at Ctrl-C (tests replace it).
@@ -47,6 +53,7 @@ func runView(u ui, args []string) error {
 	fs := newFlagSet("view", viewHelp)
 	addr := fs.String("addr", web.DefaultAddr, "listen on `HOST:PORT` (port 0: a free one)")
 	noBrowser := fs.Bool("no-browser", false, "print the URL only; do not open a browser")
+	rf := addRangeFlags(fs, "view")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
 		return err
@@ -57,12 +64,18 @@ func runView(u ui, args []string) error {
 	if _, _, err := net.SplitHostPort(*addr); err != nil {
 		return usagef("view: --addr %q: want HOST:PORT, like 127.0.0.1:8080", *addr)
 	}
+	if err := rf.check(); err != nil {
+		return err
+	}
 	rec, err := openRecording("view", ops[0])
 	if err != nil {
 		return err
 	}
 	var opt model.Options
-	if size := rec.EventBytes(); size > viewProgressMin {
+	if opt.Span, err = rf.span(rec); err != nil {
+		return err
+	}
+	if size := readBytes(rec, opt.Span); size > viewProgressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
 	t0 := time.Now()
@@ -86,6 +99,9 @@ func runView(u ui, args []string) error {
 		fmt.Fprintf(u.stderr, "orca: warning: listening on %s: anyone who can reach this machine can read the recording\n", ln.Addr())
 	}
 	url := "http://" + ln.Addr().String() + "/"
+	if opt.Span != nil {
+		fmt.Fprintf(u.stdout, "orca: %s\n", rangeNote(opt.Span))
+	}
 	fmt.Fprintf(u.stdout, "orca: serving %s at %s (Ctrl-C to stop)\n", rec.Prefix, url)
 	if !*noBrowser {
 		if err := openBrowser(url); err != nil {

@@ -127,6 +127,11 @@ type compact struct {
 	// last defined each (TagMethod, TagClass).
 	methods map[MethodID]*compactDef
 	classes map[ClassID]*compactDef
+	// live, when the chunks restate the state at their start
+	// (Options.Restate): what to restate; factIn, the chunk that last gave
+	// each object's class.
+	live   *LiveState[Event]
+	factIn map[ObjectID]uint64
 }
 
 // compactDef is a method's or a class's line and the chunk that last
@@ -222,7 +227,74 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 		b = append(b, TagChunk)
 		b = AppendUvarint(b, c.seq)
 		b = AppendUvarint(b, uint64(e.Time))
+		c.crc = crc32.Update(c.crc, Castagnoli, b[start:])
+		c.inChunk += int64(len(b) - start)
+		start = len(b)
+		if c.live != nil && c.seq > 1 {
+			// The state of every live thread at the chunk's start, as the
+			// agent writes it, so that a reader may start here (a time
+			// range: reader.Span).
+			var err error
+			c.live.Restate(func(x *Event) {
+				if err == nil {
+					x.Time = e.Time
+					b, err = c.appendRecord(b, x, true)
+				}
+			})
+			if err != nil {
+				return b[:start], err
+			}
+			start = len(b)
+		}
+		if c.factIn == nil || len(c.factIn) > maxLiveFacts {
+			c.factIn = map[ObjectID]uint64{}
+		}
 	}
+	if c.live != nil && e.Kind.Has(FObject) && e.Object != 0 && c.seq > 1 && e.Kind != ObjectClass && e.Kind != ClassInitLock {
+		// The object's class, when an earlier chunk wrote it and this one
+		// has not, restated before the event (as the agent does).
+		if in := c.factIn[e.Object]; in != c.seq {
+			c.factIn[e.Object] = c.seq
+			if cls, clinit := c.live.Facts(e.Object); cls != nil || clinit != nil {
+				var err error
+				for _, x := range []*Event{cls, clinit} {
+					if x != nil && err == nil {
+						y := *x
+						y.Thread, y.Time = e.Thread, e.Time
+						b, err = c.appendRecord(b, &y, true)
+					}
+				}
+				if err != nil {
+					return b[:start], err
+				}
+				start = len(b)
+			}
+		}
+	}
+	b, err := c.appendRecord(b, e, false)
+	if err != nil {
+		return b[:start], err
+	}
+	if c.live != nil {
+		if e.Kind == ObjectClass || e.Kind == ClassInitLock {
+			c.factIn[e.Object] = c.seq
+		}
+		if e.Kind.End() != KindNone || e.Kind.Begin() != KindNone || e.Kind == ThreadStarted || e.Kind == ThreadEnded ||
+			e.Kind == VirtualThreadMounted || e.Kind == ObjectWaitTimeout || e.Kind == VirtualThreadPinned ||
+			e.Kind == ObjectClass || e.Kind == ClassInitLock {
+			k := *e
+			k.Stack = append([]Frame(nil), e.Stack...) // the caller's to reuse
+			c.live.Track(&k)
+		}
+	}
+	return b, nil
+}
+
+// appendRecord appends e's records: the thread's and the stack's
+// definitions when due, the kind's descriptor, and the event, carried
+// (TagCarried) or not.
+func (c *compact) appendRecord(b []byte, e *Event, carried bool) ([]byte, error) {
+	start := len(b)
 	spec := &Specs[e.Kind]
 	// The aliases of the event's threads, defined before the records that
 	// use them.
@@ -254,6 +326,9 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 	if c.described[e.Kind] != c.seq && !c.v2 {
 		c.described[e.Kind] = c.seq
 		b = append(b, descriptors[e.Kind]...)
+	}
+	if carried {
+		b = append(b, TagCarried)
 	}
 	b = append(b, TagEvent+byte(e.Kind))
 	b = AppendSvarint(b, int64(e.Time-c.prev))

@@ -116,6 +116,9 @@ const (
 	InfoSampleWall        = "sample_wall_ns"
 	InfoSampleWallThreads = "sample_wall_threads"
 	InfoThreadCPUPeriod   = "thread_cpu_period_ms"
+	// InfoSampleWallSamplerCPU: the wall sampler thread's own CPU time in
+	// nanoseconds (its scans and signals), written when it stops.
+	InfoSampleWallSamplerCPU = "sample_wall_sampler_cpu_ns"
 	// The CPU sampler's clock: "perf" (perf_events' task clock, kernel and
 	// user time), "perf_user" (user time alone: perf_event_paranoid 2), or
 	// "timer" / "timer: REASON" (POSIX CPU timers, checked at the kernel's
@@ -205,7 +208,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

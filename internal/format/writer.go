@@ -72,6 +72,9 @@ func NewWriterOptions(f Files, opt Options) *Writer {
 	if opt.Encoding == EncodingCompact {
 		w.compact = newCompact(opt.ChunkBytes)
 		w.compact.v2 = opt.CompactVersion == 2
+		if !w.compact.v2 {
+			w.compact.live = NewLiveState(func(e *Event) (Kind, ThreadID, ObjectID) { return e.Kind, e.Thread, e.Object })
+		}
 	}
 	return w
 }

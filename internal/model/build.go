@@ -1,6 +1,8 @@
 package model
 
 import (
+	"math"
+
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -13,6 +15,11 @@ type Options struct {
 	// Workers is the number of goroutines decoding the .orca file while
 	// the fold runs; 0 means GOMAXPROCS (see reader.EachOptions).
 	Workers int
+	// Span, if set, folds only the events of a time range
+	// (reader.Recording.Span): the state at its start is restated there,
+	// as a bounded recording's at its oldest chunk kept, and a state
+	// still on at its end lasts to it, as in a recording stopped then.
+	Span *reader.Span
 }
 
 // Result is a built model with what reading the files reported.
@@ -62,6 +69,9 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	if _, end, ok := rec.Info.Span(); ok && rec.Info[format.InfoStopped] == "true" {
 		b.StoppedAt(end)
 	}
+	if sp := opt.Span; sp != nil && sp.To < sp.End {
+		b.StoppedAt(sp.To)
+	}
 	res := &Result{}
 	n := 0
 	eo := reader.EachOptions{
@@ -74,6 +84,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 			}
 		},
 		Unclosed: func() { res.Unclosed = true },
+		Span:     opt.Span,
 	}
 	if opt.Progress != nil {
 		eo.Progress = func(done int64) { opt.Progress(n, done) }
@@ -89,6 +100,9 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	})
 	if err != nil {
 		return nil, err // names the file already
+	}
+	if opt.Span != nil {
+		read = math.MaxInt64 // a part of the file: .info's counts are of all of it
 	}
 	if err := rec.CheckRead(read, res.Malformed); err != nil {
 		return nil, err // a file cut after it was written whole: its report would claim what its lost half may contradict

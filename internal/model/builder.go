@@ -246,6 +246,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		// The ObjectClass line of that enter names the Thread object's class.
 		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered ||
 			ev.Kind == format.ObjectClass) && uint32(ev.Object) == uint32(ev.Thread)
+		if ev.Kind == format.Sample && ev.Time <= t.End {
+			// A sample taken before the end and written after its line
+			// (docs/format.md, "Order"): an instant of the thread's life.
+			b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, b.stackOf(ev))
+			return
+		}
 		if !exit {
 			b.problem(ev, "event after ThreadEnded of %v", ev.Thread)
 			return

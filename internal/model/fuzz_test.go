@@ -239,20 +239,7 @@ func TestSynth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Build(rec, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := res.Model
-	for _, e := range modeltest.Validate(m) {
-		t.Error(e)
-	}
-	if len(m.Problems) > 0 {
-		t.Errorf("%d problems, first: %s", len(m.Problems), m.Problems[0])
-	}
-	if res.Malformed > 0 || res.Truncated {
-		t.Errorf("malformed %d, truncated %v", res.Malformed, res.Truncated)
-	}
+	m := buildChecked(t, rec, Options{})
 	var contentions, waits int
 	for _, l := range m.Locks {
 		contentions += l.Contentions

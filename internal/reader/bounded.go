@@ -126,7 +126,7 @@ func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (trunc
 			o.Progress = func(d int64) { opt.Progress(done + d) }
 		}
 		last := 0
-		t, err := eachEventAt(f, st.Size(), c.Path, o, cf, func(ev *Event) error {
+		t, err := eachEventAt(f, 0, st.Size(), c.Path, o, cf, func(ev *Event) error {
 			if ev.Line > 0 {
 				last = ev.Line
 				ev.Line += line

@@ -60,6 +60,9 @@ type EachOptions struct {
 	// Stacks, if set, numbers the stacks (see StackTable): each event's
 	// StackID is set, and its Stack is the table's copy, which stays valid.
 	Stacks *StackTable
+	// Span, if set, reads only the events of a time range
+	// (Recording.Span): Progress then counts the span's bytes.
+	Span *Span
 }
 
 // DefaultChunkSize is the chunk size of EachEvent: large enough that the
@@ -84,6 +87,9 @@ var maxCachedStacks = 1 << 16 // a variable for tests
 // events with the same stack may share one Stack slice, which fn must not
 // modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	if opt.Span != nil {
+		return r.eachSpan(opt, fn)
+	}
 	if len(r.Chunks) > 0 {
 		return r.eachChunkFile(opt, fn)
 	}
@@ -103,12 +109,13 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 // EachEventAt is EachEvent on the first size bytes of ra, named name in
 // errors. ra is read with ReadAt from several goroutines at once.
 func EachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
-	return eachEventAt(ra, size, name, opt, &carryFilter{}, fn)
+	return eachEventAt(ra, 0, size, name, opt, &carryFilter{}, fn)
 }
 
-// eachEventAt is EachEventAt with the filter of carried records to use (a
-// bounded recording's files share one).
-func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *carryFilter, fn func(*Event) error) (truncated bool, err error) {
+// eachEventAt is EachEventAt on the bytes [lo, size) of the file (lo: 0,
+// or where a chunk of a compact file begins: Span), with the filter of
+// carried records to use (a bounded recording's files share one).
+func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, cf *carryFilter, fn func(*Event) error) (truncated bool, err error) {
 	chunk := int64(opt.ChunkSize)
 	if chunk <= 0 {
 		chunk = DefaultChunkSize
@@ -125,7 +132,7 @@ func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *c
 		// size does: chunks of as many events are that much smaller.
 		chunk = DefaultChunkSize / 16
 	}
-	e := &each{ra: ra, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
+	e := &each{ra: ra, lo: lo, next: lo, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
 	if compact {
 		// The pieces after the first do not read the header: its version.
 		h := make([]byte, len(format.CompactHeader))
@@ -133,10 +140,10 @@ func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *c
 			e.version = int(h[len(h)-2] - '0')
 		}
 	}
-	if size <= chunk {
+	if size-lo <= chunk {
 		b := batchPool.Get().(*batch)
 		defer putBatch(b)
-		e.parse(e.newDecoder(size), b, 0, size)
+		e.parse(e.newDecoder(size-lo), b, lo, size)
 		err := e.deliver(b)
 		return e.truncated, err
 	}
@@ -147,6 +154,7 @@ func eachEventAt(ra io.ReaderAt, size int64, name string, opt EachOptions, cf *c
 type each struct {
 	version   int // a compact file's (its header's)
 	ra        io.ReaderAt
+	lo        int64 // where reading begins
 	size      int64
 	chunk     int64
 	name      string
@@ -387,7 +395,7 @@ func (e *each) deliver(b *batch) error {
 	e.line += b.lines
 	e.next = b.stop
 	if e.opt.Progress != nil {
-		e.opt.Progress(b.stop)
+		e.opt.Progress(b.stop - e.lo)
 	}
 	return nil
 }
@@ -437,7 +445,7 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 		defer close(order)
 		defer close(jobs)
 		buf := make([]byte, 4<<10)
-		for start := int64(0); start < e.size; {
+		for start := e.lo; start < e.size; {
 			end := e.size
 			if start+chunk < e.size {
 				var err error

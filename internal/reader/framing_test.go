@@ -342,6 +342,11 @@ func namedEvents(t *testing.T, prefix string) []string {
 	var out []string
 	bad := func(pe *ParseError) { t.Errorf("%s: %v", prefix, pe) }
 	if _, err := r.EachEvent(EachOptions{Malformed: bad}, func(ev *Event) error {
+		if ev.Carried {
+			// A chunk read alone restates the state at its start (the Go
+			// writer's chunks too): facts the whole recording gave before.
+			return nil
+		}
 		line := eventLine(ev)
 		for _, f := range ev.Stack {
 			line += " | " + r.Resolve(f)

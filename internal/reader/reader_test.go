@@ -371,3 +371,28 @@ func TestNotRegular(t *testing.T) {
 		t.Errorf("info %v, warnings %q", r.Info, r.Warnings)
 	}
 }
+
+// TestDemangleNatives: the C++ symbols of native frames (libjvm's, from its
+// .symtab) read demangled and without parameters; a C symbol, an unnamed
+// frame and a Java method whose name looks mangled stay as they are.
+func TestDemangleNatives(t *testing.T) {
+	r := &Recording{
+		Methods: map[format.MethodID]*Method{
+			1: {ID: 1, Name: "_ZN13ObjectMonitor5enterEP10JavaThread", Class: 9},
+			2: {ID: 2, Name: "read", Class: 9},
+			3: {ID: 3, Name: "", Class: 9},
+			4: {ID: 4, Name: "_ZN3FooE", Class: 7},
+			5: {ID: 5, Name: "_ZN15G1CollectedHeap23attempt_allocation_slowEm.cold", Class: 9},
+		},
+		Classes: map[format.ClassID]*Class{7: {ID: 7, Signature: "Lp/Odd;"}, 9: {ID: 9, Signature: "<native:libjvm.so>"}},
+	}
+	r.demangleNatives()
+	for id, want := range map[format.MethodID]string{1: "ObjectMonitor::enter", 2: "read", 3: "", 4: "_ZN3FooE", 5: "G1CollectedHeap::attempt_allocation_slow"} {
+		if got := r.Methods[id].Name; got != want {
+			t.Errorf("method %d: %q, want %q", id, got, want)
+		}
+	}
+	if got := r.Resolve(format.Frame{Method: 1, Location: format.NoLocation}); got != "ObjectMonitor::enter [libjvm.so]" {
+		t.Errorf("Resolve: %q", got)
+	}
+}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ianlancetaylor/demangle"
+
 	"orca/internal/format"
 )
 
@@ -178,6 +180,7 @@ func Open(prefix string) (*Recording, error) {
 	if f, ok := r.Info[format.InfoFormat]; ok && f != format.Version {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows %s", prefix, f, format.Version))
 	}
+	r.demangleNatives()
 	r.dotted = make(map[format.ClassID]string, len(r.Classes))
 	for id, c := range r.Classes {
 		r.dotted[id] = format.JavaName(c.Signature)
@@ -247,4 +250,21 @@ func (r *Recording) Events() (*Events, io.Closer, error) {
 		return nil, nil, fmt.Errorf("opening events: %w", err)
 	}
 	return NewEvents(f, name), f, nil
+}
+
+// demangleNatives gives the C++ functions of native and VM frames (the
+// agent names them by their symbols, mangled: libjvm's from its .symtab)
+// the names their programmers read, without their parameters, as pprof
+// and async-profiler print them: "_ZN13ObjectMonitor5enterEP10JavaThread"
+// is "ObjectMonitor::enter". A Java method is never touched (its class is
+// not native), nor a symbol that does not demangle (C's: "read").
+func (r *Recording) demangleNatives() {
+	for _, m := range r.Methods {
+		if !strings.HasPrefix(m.Name, "_Z") {
+			continue
+		}
+		if c := r.Classes[m.Class]; c != nil && format.IsNativeClass(c.Signature) {
+			m.Name = demangle.Filter(m.Name, demangle.NoParams, demangle.NoClones)
+		}
+	}
 }

@@ -25,6 +25,7 @@ type builder struct {
 	leaves map[model.StackID]leafFrame // leaf
 	jdk    map[format.ThreadID]bool    // JDK service threads (see jdkThreads)
 	parks  bool                        // a thread parked
+	origin format.Time                 // what times are counted from: the model's start, or the recording's (Options.Span)
 }
 
 // New builds the report of a recording from its model and the analyses.
@@ -40,13 +41,17 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
 	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]leafFrame{}}
+	b.origin = m.Start
+	if sp := opt.Span; sp != nil {
+		b.origin = sp.Origin
+	}
 	b.jdk = b.jdkThreads()
 	r := &Report{
 		Prefix:            rec.Prefix,
 		Command:           nonEmpty(rec.Info.Command()),
 		PID:               nonEmpty(rec.Info.PID()),
 		Java:              nonEmpty(rec.Info.JavaVersion()),
-		OriginS:           m.Start.Seconds(),
+		OriginS:           b.origin.Seconds(),
 		DurationS:         sec(m.End - m.Start),
 		Events:            m.Events,
 		ThreadsAll:        len(m.Threads),
@@ -89,6 +94,10 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 				r.Bounded.DeletedS = sec(bd.KeptFrom - start)
 			}
 		}
+	}
+	if sp := opt.Span; sp != nil {
+		r.Range = &Range{FromS: sec(max(sp.From, sp.Origin) - sp.Origin), ToS: sec(min(sp.To, sp.End) - sp.Origin), RecordingS: sec(sp.End - sp.Origin),
+			Chunks: sp.Chunks, BytesRead: sp.Bytes, BytesTotal: sp.Total, Whole: sp.Whole}
 	}
 	if rec.Info[format.InfoAttached] == "true" {
 		r.Attached = &Attached{Stopped: rec.Info[format.InfoStopped] == "true", StoppedBy: rec.Info[format.InfoStoppedBy]}
@@ -234,7 +243,7 @@ func nonEmpty(s string) *string {
 func sec(t format.Time) float64 { return math.Round(t.Seconds()*1e9) / 1e9 }
 
 // rel is a time as seconds since the recording's start.
-func (b *builder) rel(t format.Time) float64 { return sec(t - b.m.Start) }
+func (b *builder) rel(t format.Time) float64 { return sec(t - b.origin) }
 
 // pct is part's share of whole in percent, rounded to the hundredth
 // (model.Share: an owner's share in the viewer is the same figure).

@@ -9,6 +9,8 @@
 // first event); ids are the recording's 8-hex-digit identity hashes.
 package report
 
+import "orca/internal/reader"
+
 // Options select what a Report shows.
 type Options struct {
 	// Top limits the locks, sites, threads and waits lists to their first
@@ -25,6 +27,10 @@ type Options struct {
 	// THREADS table; by default they are one row per name pattern
 	// (VirtualGroup). JSON always lists them one by one.
 	Virtual bool
+	// Span, when the model was built of a time range (model.Options.Span):
+	// the report says the range, and its times stay seconds since the
+	// recording's first event, as --from and --to take them.
+	Span *reader.Span
 }
 
 // Report is everything a report shows, ready to print or encode as JSON.
@@ -57,6 +63,9 @@ type Report struct {
 	// Bounded: a recording kept within --max-size/--max-age (nil for
 	// another): which span is kept, how much was deleted.
 	Bounded *Bounded `json:"bounded,omitempty"`
+	// Range: the report is of a time range of the recording (--from,
+	// --to, --last); nil for the whole.
+	Range *Range `json:"range,omitempty"`
 	// Attached: the agent was loaded into the running JVM (orca record
 	// --pid); nil for a recording that began with the JVM.
 	Attached      *Attached `json:"attached,omitempty"`
@@ -528,6 +537,22 @@ type Attached struct {
 	// orca stop) or "lease" (the orca record --pid that started it was
 	// gone: docs/attach.md, "The lease").
 	StoppedBy string `json:"stopped_by,omitempty"`
+}
+
+// Range is the time range a report covers (orca report --from, --to,
+// --last: docs/report-json.md, "Time ranges"). Times are seconds since
+// the recording's first event (origin_s), as every time of the report.
+type Range struct {
+	FromS float64 `json:"from_s"`
+	ToS   float64 `json:"to_s"`
+	// RecordingS: the whole recording's span, first to last event.
+	RecordingS float64 `json:"recording_s"`
+	// What was read for it: chunks (0 for a text .orca, read whole and
+	// filtered) and bytes, of the bytes of the whole recording's events.
+	Chunks     int   `json:"chunks_read"`
+	BytesRead  int64 `json:"bytes_read"`
+	BytesTotal int64 `json:"bytes_total"`
+	Whole      bool  `json:"read_whole,omitempty"`
 }
 
 // Bounded is what a bounded recording kept (docs/format.md, "Bounded

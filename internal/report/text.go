@@ -153,7 +153,18 @@ func (r *Report) headline(t *textWriter) {
 	}
 	t.printf("\n")
 	t.printf("  %s recorded, %s, %s\n", dur(r.DurationS), count(r.ThreadsAll, "thread", "threads"), count(r.Events, "event", "events"))
-	t.printf("  times are seconds since the first event (%.9f s in orca dump)\n", r.OriginS)
+	if g := r.Range; g != nil {
+		t.printf("  the range %.3f s to %.3f s of %.3f s recorded (--from, --to, --last): a state begun before it counts from %.3f s\n",
+			g.FromS, g.ToS, g.RecordingS, g.FromS)
+		if g.Whole {
+			t.printf("    read all %s of the text .orca and kept the range\n", BytesText(g.BytesTotal))
+		} else {
+			t.printf("    read %s of %s in %d %s\n", BytesText(g.BytesRead), BytesText(g.BytesTotal), g.Chunks, plural(g.Chunks, "chunk", "chunks"))
+		}
+		t.printf("  times are seconds since the recording's first event (%.9f s in orca dump)\n", r.OriginS)
+	} else {
+		t.printf("  times are seconds since the first event (%.9f s in orca dump)\n", r.OriginS)
+	}
 	t.entries(r.headEntries())
 	if r.Filter != nil {
 		t.printf("  --thread %q: %s of %d match; the sections show only their events\n",
@@ -1122,4 +1133,18 @@ func (r *Report) classInitSection(t *textWriter) {
 		"  initialiser before it wakes the waiters, so how long they waited and for which thread is not\n" +
 		"  known (until then the threads show as running). JDK 21 waits on a native monitor (JDK-8288064)\n" +
 		"  and shows none of it.\n")
+}
+
+// BytesText is n bytes in kB, MB or GB (powers of 1000), for a reader
+// (the report's range, the commands' progress).
+func BytesText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.2f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%.1f kB", float64(n)/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
 }

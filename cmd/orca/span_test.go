@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/report"
+	"orca/internal/synth"
+)
+
+// rangeRecording writes a synthetic compact recording of a few chunks
+// (format.Writer's, 1 MiB each, about 0.7 s): times are 1000 s on.
+func rangeRecording(t *testing.T) string {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 2, Threads: 30, Monitors: 10, Semaphores: 4, Size: 5 << 20, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	return prefix
+}
+
+type rangeJSON struct {
+	DurationS float64       `json:"duration_s"`
+	OriginS   float64       `json:"origin_s"`
+	Range     *report.Range `json:"range"`
+	Problems  int           `json:"problems"`
+}
+
+func reportJSON(t *testing.T, args ...string) rangeJSON {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, append([]string{"report", "--json"}, args...)); code != 0 {
+		t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+	}
+	var r rangeJSON
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestReportRange: --last and --from/--to (before or after the prefix)
+// report the range, say it, and read a part of the file; times stay
+// seconds since the recording's first event.
+func TestReportRange(t *testing.T) {
+	pre := rangeRecording(t)
+	whole := reportJSON(t, pre)
+	if whole.Range != nil {
+		t.Errorf("a report of the whole has a range: %+v", whole.Range)
+	}
+	last := reportJSON(t, "--last", "100ms", pre)
+	g := last.Range
+	switch {
+	case g == nil:
+		t.Fatal("--last: no range in the report")
+	case g.ToS != g.RecordingS || math.Abs(g.FromS-(g.RecordingS-0.1)) > 1e-9 || g.RecordingS != whole.DurationS:
+		t.Errorf("--last 100ms of %.9f s: range %+v", whole.DurationS, *g)
+	case g.Chunks < 1 || g.Chunks > 2 || g.BytesRead*2 > g.BytesTotal:
+		t.Errorf("--last 100ms read %d chunks, %d of %d bytes: want the last one or two", g.Chunks, g.BytesRead, g.BytesTotal)
+	case last.OriginS != whole.OriginS || last.Problems != 0:
+		t.Errorf("--last: origin %v (the whole's %v), %d problems", last.OriginS, whole.OriginS, last.Problems)
+	}
+	mid := reportJSON(t, pre, "--from", "0.2", "--to", "300ms")
+	if g := mid.Range; g == nil || g.FromS != 0.2 || g.ToS != 0.3 || mid.DurationS != 0.1 || mid.Problems != 0 {
+		t.Errorf("--from 0.2 --to 300ms: %+v", mid)
+	}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"report", pre, "--from", "0.2", "--to", "0.3"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "  the range 0.200 s to 0.300 s of ") || !strings.Contains(out.String(), "times are seconds since the recording's first event") {
+		t.Errorf("the text report does not say its range:\n%s", out.String()[:min(600, out.Len())])
+	}
+	// A wall-clock time, by .info's clock origin: the recording's clock
+	// reads 1000 s at the Unix epoch's 1 700 000 000 s.
+	info, err := os.ReadFile(pre + format.SuffixInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info = append(info, "origin_unix_ns=1700000000000000000\norigin_mono_ns=1000000000000\n"...)
+	if err := os.WriteFile(pre+format.SuffixInfo, info, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wall := reportJSON(t, "--from", "2023-11-14T22:13:20.2Z", "--to", "2023-11-14T22:13:20.3Z", pre)
+	if g := wall.Range; g == nil || g.FromS != 0.2 || g.ToS != 0.3 {
+		t.Errorf("RFC 3339 times: %+v", wall.Range)
+	}
+}
+
+// TestRangeErrors: a T, a D or a range that cannot be read is one clear
+// line naming the forms accepted.
+func TestRangeErrors(t *testing.T) {
+	pre := rangeRecording(t)
+	forms := "want seconds since the recording's first event (90, 90.5), a duration since it (1m30s) or an RFC 3339 time (2026-11-28T21:00:00Z)"
+	for _, c := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"report", "--from", "abc", pre}, 2, `report: --from "abc": ` + forms},
+		{[]string{"view", pre, "--to", "-3"}, 2, `view: --to "-3": ` + forms},
+		{[]string{"export", "--format", "pprof", "--from", "yesterday", pre}, 2, `export: --from "yesterday": ` + forms},
+		{[]string{"report", "--last", "5", pre}, 2, `report: --last "5": want a duration above 0, like 30s, 5m or 1h`},
+		{[]string{"report", "--last", "5m", "--from", "1", pre}, 2, "report: --last goes without --from and --to"},
+		{[]string{"report", "--from", "0.3", "--to", "0.2", pre}, 1, "report: --to is before --from (0.200 s < 0.300 s)"},
+		{[]string{"report", "--from", "1h", pre}, 1, "report: --from 3600.000 s is after the last event: the recording spans 0 to "},
+		{[]string{"report", "--from", "2026-11-28T21:00:00Z", pre}, 1, "report: --from 2026-11-28T21:00:00Z: " + pre + ".info has no clock origin"},
+		{[]string{"export", "--format", "seed", "--last", "1m", "-o", filepath.Join(t.TempDir(), "x"), pre}, 2, "export: --from, --to and --last do not apply to --format seed"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, c.args)
+		if code != c.code || !strings.Contains(errb.String(), c.msg) || strings.Count(errb.String(), "\n") > 1 {
+			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package model_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/model/modeltest"
+	"orca/internal/reader"
+	"orca/internal/synth"
+)
+
+// TestSpanIsTheWholeClipped: a model built of a time range [a, b] of a
+// recording (reader.Span: only the chunks that hold it are read, the
+// state at a restated there) is the whole recording's model clipped to
+// [a, b]: every thread in a state during the range is in it, with the
+// same intervals cut at a and b (state, owner named when it blocked), so
+// the blocked time, the contentions and the blame within the range are
+// the same. In both encodings: the compact one read from the chunk that
+// holds a, the text read whole and filtered.
+func TestSpanIsTheWholeClipped(t *testing.T) {
+	for _, enc := range []format.Encoding{format.EncodingCompact, format.EncodingSeed} {
+		t.Run(enc.String(), func(t *testing.T) {
+			prefix := filepath.Join(t.TempDir(), "synth")
+			if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 3, Threads: 40, Monitors: 12, Semaphores: 4, Size: 6 << 20, Encoding: enc}); err != nil {
+				t.Fatal(err)
+			}
+			rec, err := reader.Open(prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole, err := model.Build(rec, model.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := whole.Model
+			span := w.End - w.Start
+			a, b := w.Start+span*2/5, w.Start+span*3/5
+			sp, err := rec.Span(a, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sp.Origin != w.Start || sp.End != w.End {
+				t.Errorf("span's bounds %v to %v, the model's %v to %v", sp.Origin, sp.End, w.Start, w.End)
+			}
+			if enc == format.EncodingCompact && (sp.Chunks == 0 || sp.Bytes >= sp.Total*3/4) {
+				t.Errorf("the range reads %d chunks, %d of %d bytes: want a part", sp.Chunks, sp.Bytes, sp.Total)
+			}
+			m := buildChecked(t, rec, model.Options{Span: sp})
+			if m.Start != a || m.End != b {
+				t.Errorf("the range's model spans %v to %v, want %v to %v", m.Start, m.End, a, b)
+			}
+			clip := func(m *model.Model, lo, hi format.Time) map[format.ThreadID][]string {
+				out := map[format.ThreadID][]string{}
+				for _, th := range m.Threads {
+					for _, iv := range th.Intervals {
+						s, e := max(iv.Start, lo), min(iv.End, hi)
+						if e <= s {
+							continue
+						}
+						out[th.ID] = append(out[th.ID], fmt.Sprintf("%v %v-%v on %v owner %v", iv.Shown(), s, e, iv.Object, iv.First))
+					}
+				}
+				for _, v := range out {
+					slices.Sort(v)
+				}
+				return out
+			}
+			want, got := clip(w, a, b), clip(m, a, b)
+			n, bad := 0, 0
+			for id, ws := range want {
+				n += len(ws)
+				if !slices.Equal(ws, got[id]) {
+					if bad++; bad <= 3 {
+						t.Errorf("thread %v:\n got %q\nwant %q", id, got[id], ws)
+					}
+				}
+			}
+			for id := range got {
+				if _, ok := want[id]; !ok {
+					t.Errorf("thread %v in a state in the range's model only: %q", id, got[id])
+				}
+			}
+			if n < 100 {
+				t.Errorf("only %d intervals in the range: a weak test", n)
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d threads differ", bad, len(want))
+			}
+			// The blocked time and contentions of each lock, within the
+			// range: the whole's intervals clipped count the same.
+			blocked := func(m *model.Model) map[format.ObjectID]format.Time {
+				out := map[format.ObjectID]format.Time{}
+				for _, th := range m.Threads {
+					for _, iv := range th.Intervals {
+						if iv.State == model.Blocked {
+							out[iv.Object] += max(0, min(iv.End, b)-max(iv.Start, a))
+						}
+					}
+				}
+				return out
+			}
+			wb, gb := blocked(w), blocked(m)
+			for obj, d := range wb {
+				if gb[obj] != d {
+					t.Errorf("lock %v: blocked %v in the range's model, %v in the whole's clipped", obj, gb[obj], d)
+				}
+			}
+		})
+	}
+}
+
+// buildChecked builds rec's model as opt says: it must pass Validate, with
+// no Problems and no malformed or cut record.
+func buildChecked(t *testing.T, rec *reader.Recording, opt model.Options) *model.Model {
+	t.Helper()
+	res, err := model.Build(rec, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Model
+	for _, e := range modeltest.Validate(m) {
+		t.Error(e)
+	}
+	if len(m.Problems) > 0 {
+		t.Errorf("%d problems, first: %s", len(m.Problems), m.Problems[0])
+	}
+	if res.Malformed > 0 || res.Truncated {
+		t.Errorf("malformed %d, truncated %v", res.Malformed, res.Truncated)
+	}
+	return m
+}

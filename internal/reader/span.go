@@ -1,0 +1,491 @@
+package reader
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// Time ranges (orca report|view|export --from, --to, --last): a Span is
+// the part of a recording's events that a range [From, To] needs, found by
+// the chunks' own times, so that reading it costs what the range holds,
+// not what the file does (docs/format.md, "Reading a time range").
+//
+// A compact chunk begins with a chunk record that gives its base time, the
+// time of its first event, and, after the first chunk, with the state of
+// every live thread at that time (carried records). So the range is read
+// from the last chunk that begins at or before From, as a bounded
+// recording is read from its oldest chunk kept: its carried records and
+// its events before From go into a LiveState, which is restated, as
+// carried records at From, before the first event of the range; the events
+// after To are left out, and the chunks that begin after it are not read.
+// A text .orca (the seed's format) has no chunks: it is read whole and
+// filtered the same way.
+//
+// Where the chunks are: a bounded recording's chunk files each begin with
+// their chunk record (one small read a file); in one compact file, a chunk
+// is found by its marker, ORCACHNK, and the chunk holding a time by a
+// binary search over the file's offsets — each probe reads from an offset
+// to the next marker, at most a chunk (1 MB) — so no index is built or
+// kept, and a range costs a few tens of probes besides its own chunks.
+
+// Span is the part of a recording to read for a time range (Recording.Span).
+type Span struct {
+	// From and To are the range, in the recording's times (nanoseconds
+	// of the clock of the events), both included.
+	From, To format.Time
+	// Origin and End are the times of the recording's first and last
+	// events (Recording.TimeBounds).
+	Origin, End format.Time
+	// Bytes are the bytes of events the span reads, of Total in the
+	// recording; Chunks the chunks it reads (0 for a text .orca, read
+	// whole).
+	Bytes, Total int64
+	Chunks       int
+	// Whole: the .orca is text, read whole and filtered.
+	Whole  bool
+	pieces []spanPiece
+}
+
+// spanPiece is a part of one file of events: [lo, hi).
+type spanPiece struct {
+	path   string
+	lo, hi int64
+}
+
+// chunkHead is where a chunk begins and its base time.
+type chunkHead struct {
+	off  int64
+	base format.Time
+}
+
+// TimeBounds returns the times of the recording's first and last events,
+// reading its first and last chunks (a text .orca: all of it). ok is false
+// when the recording has no events.
+func (r *Recording) TimeBounds() (first, last format.Time, ok bool, err error) {
+	lo, hi := format.Time(math.MaxInt64), format.Time(math.MinInt64)
+	see := func(ev *Event) error {
+		lo, hi = min(lo, ev.Time), max(hi, ev.Time)
+		return nil
+	}
+	files, err := r.eventFiles()
+	if err != nil {
+		return 0, 0, false, err
+	}
+	for i, f := range files {
+		if i > 0 && i < len(files)-1 {
+			continue // the first and the last only
+		}
+		err := withFile(f, func(fl *os.File, size int64) error {
+			if !compactFile(fl, size) {
+				_, err := eachEventAt(fl, 0, size, f, EachOptions{}, &carryFilter{}, see)
+				return err
+			}
+			first, ok, err := chunkAt(fl, 0, size)
+			if err != nil || !ok {
+				return err
+			}
+			// The first chunk's events, and the last's.
+			second, ok2, err := chunkAt(fl, first.off+1, size)
+			if err != nil {
+				return err
+			}
+			end := size
+			if ok2 {
+				end = second.off
+			}
+			if _, err := eachEventAt(fl, first.off, end, f, EachOptions{}, &carryFilter{}, see); err != nil {
+				return err
+			}
+			if ok2 {
+				lastc, err := lastChunk(fl, size)
+				if err != nil {
+					return err
+				}
+				if _, err := eachEventAt(fl, lastc.off, size, f, EachOptions{}, &carryFilter{}, see); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return 0, 0, false, err
+		}
+	}
+	if lo > hi {
+		return 0, 0, false, nil
+	}
+	return lo, hi, true, nil
+}
+
+// eventFiles are the files of the recording's events, in order.
+func (r *Recording) eventFiles() ([]string, error) {
+	if len(r.Chunks) == 0 {
+		return []string{r.Prefix + format.SuffixEvents}, nil
+	}
+	var out []string
+	for _, c := range r.Chunks {
+		out = append(out, c.Path)
+	}
+	return out, nil
+}
+
+// withFile opens path and calls fn with it and its size; a bounded
+// recording's chunk file deleted meanwhile is no error (fn is not called).
+func withFile(path string, fn func(*os.File, int64) error) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("opening events: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("opening events: %w", err)
+	}
+	return fn(f, st.Size())
+}
+
+func compactFile(ra io.ReaderAt, size int64) bool {
+	head := make([]byte, len(compactMagic))
+	n, _ := ra.ReadAt(head, 0)
+	return isCompact(head[:min(int64(n), size)])
+}
+
+// Span returns the part of the recording to read for the events of
+// [from, to] (its times; to may be math.MaxInt64: to the end).
+func (r *Recording) Span(from, to format.Time) (*Span, error) {
+	sp := &Span{From: from, To: to}
+	first, last, ok, err := r.TimeBounds()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		sp.Origin, sp.End = first, last
+	}
+	files, err := r.eventFiles()
+	if err != nil {
+		return nil, err
+	}
+	// The chunks of the recording by their base times: one a chunk file,
+	// or those of one compact file around from and to.
+	type found struct {
+		path   string
+		lo, hi int64
+	}
+	var start, stop int = -1, -1
+	var heads []found
+	for _, path := range files {
+		err := withFile(path, func(f *os.File, size int64) error {
+			sp.Total += size
+			if !compactFile(f, size) {
+				sp.Whole = true
+				sp.pieces = append(sp.pieces, spanPiece{path, 0, size})
+				sp.Bytes += size
+				return nil
+			}
+			if len(files) > 1 {
+				// A chunk file: one chunk.
+				c, ok, err := chunkAt(f, 0, size)
+				if err != nil || !ok {
+					return err
+				}
+				heads = append(heads, found{path, c.off, size})
+				if c.base <= from || start < 0 {
+					start = len(heads) - 1
+				}
+				if c.base <= to {
+					stop = len(heads) - 1
+				}
+				return nil
+			}
+			lo, err := chunkFor(f, size, from)
+			if err != nil {
+				return err
+			}
+			end, err := chunkFor(f, size, to)
+			if err != nil {
+				return err
+			}
+			hi := size
+			if next, ok, err := chunkAt(f, end.off+1, size); err != nil {
+				return err
+			} else if ok {
+				hi = next.off
+			}
+			sp.pieces = append(sp.pieces, spanPiece{path, lo.off, hi})
+			sp.Bytes += hi - lo.off
+			sp.Chunks = chunksIn(f, lo.off, hi)
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	if start >= 0 && stop >= start {
+		for _, h := range heads[start : stop+1] {
+			sp.pieces = append(sp.pieces, spanPiece{h.path, 0, h.hi})
+			sp.Bytes += h.hi
+		}
+		sp.Chunks = stop + 1 - start
+	}
+	return sp, nil
+}
+
+// chunksIn counts the chunk markers in [lo, hi) of ra (for Span.Chunks).
+func chunksIn(ra io.ReaderAt, lo, hi int64) int {
+	n := 0
+	for off := lo; off < hi; {
+		c, ok, err := chunkAtBelow(ra, off, hi, hi)
+		if err != nil || !ok {
+			break
+		}
+		n++
+		off = c.off + 1
+	}
+	return n
+}
+
+// chunkAt returns the first chunk of a compact file that begins at or
+// after off: its marker followed by a chunk record; ok is false when there
+// is none.
+func chunkAt(ra io.ReaderAt, off, size int64) (chunkHead, bool, error) {
+	return chunkAtBelow(ra, off, size, size)
+}
+
+// chunkAtBelow is chunkAt, looking for markers that begin before limit only.
+func chunkAtBelow(ra io.ReaderAt, off, limit, size int64) (chunkHead, bool, error) {
+	buf := make([]byte, 64<<10)
+	marker := []byte(format.ChunkMarker)
+	for off < limit {
+		p, err := cutCompact(ra, off, min(size, limit+int64(len(marker))), buf)
+		if err != nil {
+			return chunkHead{}, false, err
+		}
+		if p >= limit {
+			return chunkHead{}, false, nil
+		}
+		var h [len(format.ChunkMarker) + 1 + 2*binary.MaxVarintLen64]byte
+		n, _ := ra.ReadAt(h[:], p)
+		b := h[:n]
+		if len(b) > len(marker) && b[len(marker)] == format.TagChunk {
+			b = b[len(marker)+1:]
+			if _, k := binary.Uvarint(b); k > 0 {
+				if base, j := binary.Uvarint(b[k:]); j > 0 && base <= math.MaxInt64 {
+					return chunkHead{off: p, base: format.Time(base)}, true, nil
+				}
+			}
+		}
+		off = p + 1 // a marker inside a record: not a chunk
+	}
+	return chunkHead{}, false, nil
+}
+
+// lastChunk returns the last chunk of a compact file, looking back from its
+// end a chunk's size and more at a time.
+func lastChunk(ra io.ReaderAt, size int64) (chunkHead, error) {
+	for back := int64(format.DefaultChunkBytes); ; back *= 2 {
+		from := max(size-back, 0)
+		c, ok, err := chunkAt(ra, from, size)
+		if err != nil {
+			return chunkHead{}, err
+		}
+		if ok {
+			for {
+				n, ok, err := chunkAt(ra, c.off+1, size)
+				if err != nil {
+					return chunkHead{}, err
+				}
+				if !ok {
+					return c, nil
+				}
+				c = n
+			}
+		}
+		if from == 0 {
+			return chunkHead{}, nil
+		}
+	}
+}
+
+// chunkFor returns the last chunk of a compact file whose base time is at
+// or before t (the first chunk when none is), by a binary search over the
+// file's offsets: chunks follow each other in time.
+func chunkFor(ra io.ReaderAt, size int64, t format.Time) (chunkHead, error) {
+	first, ok, err := chunkAt(ra, 0, size)
+	if err != nil || !ok {
+		return chunkHead{}, err
+	}
+	lo, hi := first, size // the chunk at lo begins at or before t (or is the first)
+	for hi-lo.off > 1 {
+		mid := lo.off + (hi-lo.off)/2
+		c, ok, err := chunkAtBelow(ra, mid, hi, size)
+		if err != nil {
+			return chunkHead{}, err
+		}
+		switch {
+		case !ok:
+			hi = mid // no chunk begins in [mid, hi)
+		case c.base <= t:
+			lo = c
+		default:
+			hi = c.off
+		}
+	}
+	return lo, nil
+}
+
+// spanHook, when set (by tests), is told each piece of a file a Span reads.
+var spanHook func(path string, lo, hi int64)
+
+// eachSpan is EachEvent on sp: its pieces in order, as one recording whose
+// events before sp.From make the state restated at From, and whose events
+// after sp.To are left out.
+func (r *Recording) eachSpan(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	sp := opt.Span
+	rf := newRangeFilter(sp.From, sp.To, opt.Stacks == nil, fn)
+	cf := &carryFilter{}
+	var done int64
+	line := 0
+	for i, pc := range sp.pieces {
+		if spanHook != nil {
+			spanHook(pc.path, pc.lo, pc.hi)
+		}
+		o := opt
+		if opt.Progress != nil {
+			o.Progress = func(d int64) { opt.Progress(done + d) }
+		}
+		last := 0
+		var t bool
+		err := withFile(pc.path, func(f *os.File, size int64) error {
+			var err error
+			t, err = eachEventAt(f, pc.lo, min(pc.hi, size), pc.path, o, cf, func(ev *Event) error {
+				if ev.Line > 0 {
+					last = ev.Line
+					ev.Line += line
+				}
+				return rf.event(ev)
+			})
+			return err
+		})
+		if err != nil {
+			return false, err
+		}
+		line += last
+		done += pc.hi - pc.lo
+		truncated = t && i == len(sp.pieces)-1
+	}
+	return truncated, rf.end()
+}
+
+// rangeFilter hands on the events of [from, to]: those before from go into
+// a LiveState, restated as carried records at from before the first event
+// of the range; an object's class given before from is restated before the
+// first event of the range that names the object.
+type rangeFilter struct {
+	from, to  format.Time
+	copyStack bool // the events' stacks are reused (no StackTable)
+	fn        func(*Event) error
+	live      *format.LiveState[Event]
+	started   bool
+	given     map[factKey]struct{} // facts handed on in the range
+}
+
+func newRangeFilter(from, to format.Time, copyStack bool, fn func(*Event) error) *rangeFilter {
+	return &rangeFilter{from: from, to: to, copyStack: copyStack, fn: fn,
+		live: format.NewLiveState(func(e *Event) (format.Kind, format.ThreadID, format.ObjectID) {
+			return e.Kind, e.Thread, e.Object
+		}),
+		given: map[factKey]struct{}{}}
+}
+
+func (f *rangeFilter) event(ev *Event) error {
+	if !f.started {
+		if ev.Time < f.from || ev.Carried && ev.Time <= f.from {
+			// Before the range (or the state at its very start).
+			if f.copyStack && len(ev.Stack) > 0 {
+				c := *ev
+				c.Stack = slices.Clone(ev.Stack)
+				ev = &c
+			}
+			f.live.Track(ev)
+			return nil
+		}
+		if err := f.start(); err != nil {
+			return err
+		}
+	}
+	if ev.Time > f.to {
+		return nil
+	}
+	if ev.Time < f.from {
+		// A line behind another thread's (lines of two threads may be out
+		// of order by a little: the flush's sort): it came after the
+		// state was restated, so it is clipped to the range's start.
+		ev.Time = f.from
+	}
+	if ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock {
+		f.given[factKey{ev.Object, ev.Kind}] = struct{}{}
+	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {
+		if err := f.facts(ev); err != nil {
+			return err
+		}
+	}
+	return f.fn(ev)
+}
+
+// facts hands on, before ev, the classes of its object that were given
+// before the range only.
+func (f *rangeFilter) facts(ev *Event) error {
+	cls, clinit := f.live.Facts(ev.Object)
+	for _, x := range []*Event{cls, clinit} {
+		if x == nil {
+			continue
+		}
+		k := factKey{x.Object, x.Kind}
+		if _, ok := f.given[k]; ok {
+			continue
+		}
+		f.given[k] = struct{}{}
+		c := *x
+		c.Time, c.Thread, c.Carried, c.Line = ev.Time, ev.Thread, true, 0
+		if err := f.fn(&c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start restates the state at from.
+func (f *rangeFilter) start() error {
+	f.started = true
+	var err error
+	f.live.Restate(func(x *Event) {
+		if err != nil {
+			return
+		}
+		x.Time, x.Carried, x.Line = f.from, true, 0
+		if x.Kind == format.ObjectClass || x.Kind == format.ClassInitLock {
+			f.given[factKey{x.Object, x.Kind}] = struct{}{}
+		}
+		err = f.fn(x)
+	})
+	return err
+}
+
+// end restates the state at from when no event of the range came.
+func (f *rangeFilter) end() error {
+	if !f.started {
+		return f.start()
+	}
+	return nil
+}

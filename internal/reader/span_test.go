@@ -1,0 +1,195 @@
+package reader
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/synth"
+)
+
+// spanChunk is a chunk of a compact file, found by its marker: its bytes
+// and base time.
+type spanChunk struct {
+	lo, hi int
+	base   format.Time
+}
+
+func spanChunks(t *testing.T, b []byte) []spanChunk {
+	t.Helper()
+	var out []spanChunk
+	for _, sp := range chunkSpans(b) {
+		r := b[sp[0]+len(format.ChunkMarker)+1:]
+		_, n := binary.Uvarint(r)
+		base, m := binary.Uvarint(r[n:])
+		if n <= 0 || m <= 0 {
+			t.Fatalf("chunk at %d: no chunk record", sp[0])
+		}
+		out = append(out, spanChunk{sp[0], sp[1], format.Time(base)})
+	}
+	return out
+}
+
+// synthCompact writes a synthetic compact recording of size bytes (chunks
+// of 1 MiB, format.Writer's) and returns its prefix and its events' bytes.
+func synthCompact(t *testing.T, size int64) (string, []byte) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 5, Threads: 40, Monitors: 12, Semaphores: 4, Size: size, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(prefix + format.SuffixEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return prefix, b
+}
+
+// TestSpanReadsItsChunks: a time range of a compact file reads exactly the
+// chunks from the last one that begins at or before its start to the last
+// that begins at or before its end (the test hook sees what is decoded,
+// no more), and hands on exactly the events of the range, after the state
+// at its start restated (carried, at the start).
+func TestSpanReadsItsChunks(t *testing.T) {
+	prefix, b := synthCompact(t, 8<<20)
+	chunks := spanChunks(t, b)
+	if len(chunks) < 6 {
+		t.Fatalf("%d chunks, want 6 or more", len(chunks))
+	}
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []format.Time
+	if _, err := rec.EachEvent(EachOptions{}, func(ev *Event) error {
+		all = append(all, ev.Time)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	type read struct{ lo, hi int64 }
+	var got []read
+	spanHook = func(path string, lo, hi int64) { got = append(got, read{lo, hi}) }
+	defer func() { spanHook = nil }()
+	for _, c := range []struct{ i, j int }{{2, 3}, {0, 1}, {len(chunks) - 2, len(chunks) - 1}, {3, 3}} {
+		// From a third into chunk i to a third into chunk j.
+		at := func(k int) format.Time {
+			end := chunks[len(chunks)-1].base + 1
+			if k+1 < len(chunks) {
+				end = chunks[k+1].base
+			}
+			return chunks[k].base + (end-chunks[k].base)/3
+		}
+		from, to := at(c.i), at(c.j)
+		sp, err := rec.Span(from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = nil
+		var inRange, carried int
+		var first format.Time = -1
+		if _, err := rec.EachEvent(EachOptions{Span: sp}, func(ev *Event) error {
+			if ev.Time < from || ev.Time > to {
+				t.Fatalf("range %d-%d: an event at %d", from, to, ev.Time)
+			}
+			if ev.Carried {
+				carried++
+				if first >= 0 && ev.Kind == format.ThreadStarted {
+					t.Errorf("a restated ThreadStarted after the range's first event")
+				}
+				return nil
+			}
+			if first < 0 {
+				first = ev.Time
+			}
+			inRange++
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := read{int64(chunks[c.i].lo), int64(chunks[c.j].hi)}
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("chunks %d to %d: read %v, want %v", c.i+1, c.j+1, got, want)
+		}
+		if sp.Chunks != c.j-c.i+1 || sp.Bytes != want.hi-want.lo || sp.Total != int64(len(b)) {
+			t.Errorf("chunks %d to %d: Span says %d chunks, %d of %d bytes", c.i+1, c.j+1, sp.Chunks, sp.Bytes, sp.Total)
+		}
+		n := 0
+		for _, tm := range all {
+			if tm >= from && tm <= to {
+				n++
+			}
+		}
+		if inRange != n || carried == 0 {
+			t.Errorf("chunks %d to %d: %d events handed on (and %d restated), the whole file has %d in the range", c.i+1, c.j+1, inRange, carried, n)
+		}
+	}
+	// To the end: the last chunk's events.
+	sp, err := rec.Span(chunks[len(chunks)-1].base, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Chunks != 1 || sp.End != all[len(all)-1] || sp.Origin != all[0] {
+		t.Errorf("the last chunk: Span %+v", sp)
+	}
+}
+
+// TestSpanChunkFiles: a bounded recording's chunk files (here the Go
+// writer's chunks, each in a file of its own: each restates the state at
+// its start) are read from the file that holds the range's start; a range
+// at the end reads the last files only.
+func TestSpanChunkFiles(t *testing.T) {
+	src, b := synthCompact(t, 6<<20)
+	chunks := spanChunks(t, b)
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "b")
+	if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{format.SuffixMethods, format.SuffixClasses} {
+		m, err := os.ReadFile(src + s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(prefix+s, m, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range chunks {
+		f := append([]byte(format.CompactHeader), b[c.lo:c.hi]...)
+		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), f, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Chunks) != len(chunks) {
+		t.Fatalf("%d chunk files, want %d", len(rec.Chunks), len(chunks))
+	}
+	var got []string
+	spanHook = func(path string, lo, hi int64) { got = append(got, filepath.Base(path)) }
+	defer func() { spanHook = nil }()
+	last := len(chunks) - 1
+	sp, err := rec.Span(chunks[last-1].base+1, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var events int
+	if _, err := rec.EachEvent(EachOptions{Span: sp}, func(ev *Event) error { events++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint([]string{filepath.Base(format.ChunkFileName(prefix, uint64(last))), filepath.Base(format.ChunkFileName(prefix, uint64(last+1)))})
+	if fmt.Sprint(got) != want || sp.Chunks != 2 || events == 0 {
+		t.Errorf("read %v (%d chunks, %d events), want %v", got, sp.Chunks, events, want)
+	}
+	if !bytes.HasPrefix(b, []byte(format.CompactHeader)) {
+		t.Fatal("not compact")
+	}
+}

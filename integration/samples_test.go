@@ -19,7 +19,9 @@ import (
 // reader and the sleeper are blocked before the attach, the burners start after it), on each JDK:
 //   - each burner's CPU samples stand for its CPU as the JVM measured it (ThreadMXBean), within
 //     5 % (their weights: a sample whose timer overran stands for more than 10 ms), and their
-//     count is 50-102 % of that CPU ÷ 10 ms (the test logs it: overruns come with load);
+//     count is 95-102 % of that CPU ÷ 10 ms with perf_events' task clock (.info
+//     sample_cpu_clock perf), 50-102 % with another clock (the test logs it: a timer's overruns
+//     come with load); .info sample_cpu_folded agrees with the weights (checkFolded);
 //   - the burner's hot method (Sampled.burnA, burnB) is the innermost frame of 90 % of its samples;
 //   - the thread that sleeps all along has no CPU sample;
 //   - on JDK 25 the virtual thread's samples (burning in Sampled.burnV on a carrier) are the

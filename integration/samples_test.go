@@ -93,6 +93,7 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		innermost     map[string]int // cpu samples by innermost frame
 		wallNative    int            // wall samples whose innermost frame is native
 		wallRead      int            // ... the C library's read or recv, with Java frames below
+		wallAccept    int            // ... the C library's accept, with Java frames below
 		wallInnermost map[string]int
 	}
 	by := map[format.ThreadID]*tally{}
@@ -130,6 +131,9 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 				if strings.HasPrefix(st[0].Class, "<native:libc") && java &&
 					(strings.Contains(st[0].Method, "read") || strings.Contains(st[0].Method, "recv")) {
 					tl.wallRead++
+				}
+				if strings.HasPrefix(st[0].Class, "<native:libc") && java && strings.Contains(st[0].Method, "accept") {
+					tl.wallAccept++
 				}
 			}
 		default:
@@ -220,6 +224,20 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 	for _, b := range []string{"burnA", "burnB"} {
 		if tl := by[format.ThreadID(e.hash(t, b))]; tl != nil && tl.wall > 1+tl.cpu/50 {
 			t.Errorf("%s has %d wall samples beside %d CPU samples, want at most 1 + 2 %%: %v", b, tl.wall, tl.cpu, tl.wallInnermost)
+		}
+	}
+	// The acceptor never runs: after its first wall sample the sampler repeats it, with no
+	// signal (.info sample_wall_repeated), the same stack: accept in the C library, Java below.
+	acc := by[format.ThreadID(e.hash(t, "acceptor"))]
+	repeated, _ := strconv.Atoi(r.info[format.InfoSampleWallRepeated])
+	if acc == nil || acc.wall < 10 || acc.cpu > 2 {
+		t.Errorf("the acceptor: want 10 wall samples and at most 2 CPU samples: %+v", acc)
+	} else {
+		if acc.wallRead != 0 || acc.wallNative != acc.wall || acc.wallAccept != acc.wall {
+			t.Errorf("the acceptor: %d of its %d wall samples in the C library's accept with Java frames below: %v", acc.wallAccept, acc.wall, acc.wallInnermost)
+		}
+		if repeated*10 < acc.wall*7 {
+			t.Errorf(".info %s=%d, the acceptor alone has %d wall samples: want 70 %% of them repeated", format.InfoSampleWallRepeated, repeated, acc.wall)
 		}
 	}
 	tl := by[format.ThreadID(e.hash(t, "reader"))]

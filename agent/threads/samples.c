@@ -51,7 +51,27 @@ typedef struct {
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
   int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
+  atomic_llong wall_done;   // the thread's CPU clock as its last wall sample was taken (its handler), -1 none
+  // Repeats of the thread's last wall sample (the wall sampler's, read by
+  // the writer): its ticks and weight each; and the writer's copy of that
+  // sample (last_wall, last_len bytes: a sample_hdr, its pcs and frames).
+  struct wall_rep {
+    int64_t ticks;
+    uint64_t weight;
+  } *reps;
+  unsigned nreps;
+  atomic_uint rep_head, rep_tail;
+  void *last_wall;
+  uint32_t last_len;
 } slot_t;
+// reps_n: the repeats a slot holds, four writer's periods (200 ms) of
+// wall ticks, 16 at least (the writer drains them each period).
+static unsigned reps_n;
+// WALL_STILL_NS: the CPU a thread may have used since its last wall sample
+// and still be where the sample saw it — the signal's return to the
+// system call it interrupted, which restarts, or a poll loop's turn back
+// into its wait (measured: a few µs).
+enum { WALL_STILL_NS = 30000 };
 static slot_t slots[SLOTS];
 static pthread_mutex_t slots_mu = PTHREAD_MUTEX_INITIALIZER;
 // live_bits: the S_LIVE slots, a bit each, kept and read under slots_mu:
@@ -80,6 +100,7 @@ enum { L_FULL, L_WALK, L_STATE, L_NO_THREAD, L_TIMER, L_N };
 static const char *const lost_names[L_N] = {"full", "walk", "state", "no_thread", "timer"};
 static atomic_long lost[L_N];
 static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
+static atomic_long repeated;   // of the wall samples, repeats (.info sample_wall_repeated)
 static atomic_long folded;     // expiries of the CPU clock carried by another sample's weight
 static atomic_long on_timer;   // threads on the POSIX timer though the clock is perf_events (cpu_clock)
 
@@ -162,7 +183,7 @@ static void set_context(ucontext_t *uc, const uintptr_t *ctx) {
 #endif
 }
 
-static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc) {
+static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc) {
   struct {
     sample_hdr h;
     uintptr_t pcs[NATIVE_MAX];
@@ -181,7 +202,7 @@ static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *u
   int nj = walk_sample(e->jt, tid, ctx, &s.h.vhash, s.pcs, &nn, NATIVE_MAX, s.fr, JAVA_MAX);
   if (nj == WALK_VIRTUAL) {
     count_lost(L_STATE);   // a virtual thread that cannot be told
-    return;
+    return 0;
   }
   if (nj == WALK_IN_JAVA && nn > 0) {
     // Native code called from Java code without a frame anchor (a leaf
@@ -222,14 +243,18 @@ static void take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *u
   }
   if (nj < 0) {
     count_lost(asgct_reason(nj));
-    return;
+    return 0;
   }
   s.h.nnative = (uint16_t)nn;
   s.h.njava = (uint16_t)nj;
   // Packed: the Java frames right after the pcs taken.
   if (nn < NATIVE_MAX && nj) memmove((char *)s.pcs + (size_t)nn * sizeof s.pcs[0], s.fr, (size_t)nj * sizeof s.fr[0]);
   uint32_t len = (uint32_t)(sizeof s.h + (size_t)nn * sizeof s.pcs[0] + (size_t)nj * sizeof s.fr[0]);
-  if (!sring_put(e->ring, &s, len)) count_lost(L_FULL);
+  if (!sring_put(e->ring, &s, len)) {
+    count_lost(L_FULL);
+    return 0;
+  }
+  return 1;
 }
 
 // The thread's CPU-time clock by its id (the kernel's
@@ -290,7 +315,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
       if (w) take(e, tid, ORCA_SAMPLED_CPU, w, ucv);
     } else {   // the wall sampler's tgkill
       uint64_t w = atomic_exchange_explicit(&e->wall_weight, 0, memory_order_acq_rel);
-      if (w) take(e, tid, ORCA_SAMPLED_WALL, w, ucv);
+      // Its CPU clock once the sample is in its ring: while it does not
+      // move, the sampler repeats the sample rather than signal again.
+      if (w) atomic_store_explicit(&e->wall_done, take(e, tid, ORCA_SAMPLED_WALL, w, ucv) ? thread_cpu(tid) : -1, memory_order_release);
     }
   }
   errno = saved;
@@ -408,6 +435,15 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     atomic_store(&e->perf_fd, 0);
     e->stat_fd = -1;
     e->wall_cpu = -1;
+    atomic_store(&e->wall_done, -1);
+    atomic_store(&e->rep_head, 0);
+    atomic_store(&e->rep_tail, 0);
+    e->last_len = 0;
+    if (wall_ns && e->nreps != reps_n) {   // kept with the slot, for the same interval
+      free(e->reps);
+      e->reps = malloc(reps_n * sizeof *e->reps);
+      e->nreps = e->reps ? reps_n : 0;
+    }
     atomic_store(&e->wall_weight, 0);
     atomic_store_explicit(&e->state, S_LIVE, memory_order_release);
     atomic_store_explicit(&e->tid, tid, memory_order_release);
@@ -499,11 +535,14 @@ static int candidate(slot_t *e) {
 // is asked, once its JavaThread is seen to have its id, and kept: it is
 // that thread's whatever its id becomes (after its end it reads nothing),
 // so no signal goes to another thread; the clock is trusted only once the
-// file is open.
+// file is open. 2: it has not run since its last wall sample was taken
+// (but for the signal's own return, WALL_STILL_NS): it is where that sample
+// saw it, and the sample is repeated, with no signal.
 static int off_cpu(slot_t *e, int tid) {
-  int64_t cpu = thread_cpu(tid);
+  int64_t cpu = thread_cpu(tid), done = atomic_load_explicit(&e->wall_done, memory_order_acquire);
   int still = cpu >= 0 && cpu == e->wall_cpu && e->stat_fd >= 0;
   e->wall_cpu = cpu;
+  if (cpu >= 0 && done >= 0 && cpu - done < WALL_STILL_NS && e->stat_fd >= 0) return 2;
   if (still) return 1;
   if (e->stat_fd < 0) {
     if (hs_thread_tid(e->jt) != tid) return 0;
@@ -527,7 +566,7 @@ static int64_t wall_cpu_ns;
 static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
-  static int cand[SLOTS], pick[SLOTS];
+  static int cand[SLOTS], pick[SLOTS], again[SLOTS];
   int cursor = 0;   // the slot the next tick asks first
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
@@ -554,13 +593,28 @@ static void *wall_run(void *arg) {
     // interval; else an estimate of the eligible among all, by those
     // asked — a server's hundreds of threads in socket reads are not all
     // asked each tick).
-    int first = 0, asked = 0, k = 0;
+    // A thread that has not run since its last wall sample gets that
+    // sample again (off_cpu 2: no signal, no walk), counted like one.
+    int first = 0, asked = 0, k = 0, r = 0;
     while (first < n && cand[first] < cursor) first++;
-    for (; asked < n && k < wall_threads; asked++) {
+    for (; asked < n && k + r < wall_threads; asked++) {
       int i = cand[(first + asked) % n];
-      if (off_cpu(&slots[i], atomic_load(&slots[i].tid))) pick[k++] = i;
+      int off = off_cpu(&slots[i], atomic_load(&slots[i].tid));
+      if (off == 2) again[r++] = i;
+      else if (off) pick[k++] = i;
     }
     uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
+    int64_t now = clock_ticks();
+    for (int j = 0; j < r; j++) {
+      slot_t *e = &slots[again[j]];
+      unsigned h = atomic_load_explicit(&e->rep_head, memory_order_relaxed);
+      if (!e->nreps || h - atomic_load_explicit(&e->rep_tail, memory_order_acquire) >= e->nreps) {
+        count_lost(L_FULL);
+        continue;
+      }
+      e->reps[h % e->nreps] = (struct wall_rep){now, w};
+      atomic_store_explicit(&e->rep_head, h + 1, memory_order_release);
+    }
     for (int j = 0; j < k; j++) {
       slot_t *e = &slots[pick[j]];
       atomic_store_explicit(&e->wall_weight, w, memory_order_release);
@@ -637,8 +691,13 @@ const char *samples_start(void) {
   cpu_ns = opt.seed_only ? 0 : opt.cpu_ns;
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
   wall_threads = opt.wall_threads;
+  if (wall_ns) {
+    long long n = 4 * 200000000LL / wall_ns;
+    reps_n = (unsigned)(n < 16 ? 16 : n > 4096 ? 4096 : n);
+  }
   for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
   for (int i = 0; i < 3; i++) atomic_store(&taken[i], 0);
+  atomic_store(&repeated, 0);
   atomic_store(&folded, 0);
   atomic_store(&on_timer, 0);
   fact_ll(ORCA_INFO_SAMPLE_CPU_NS, cpu_ns);
@@ -857,14 +916,41 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   return 1;
 }
 
+// drain_slot drains e's samples and the repeats of its wall samples, in
+// the order of their ticks; a repeat is its thread's last wall sample
+// before it (kept in e->last_wall across drains), at the repeat's time and
+// weight.
 static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
   const void *p;
   uint32_t len;
-  while ((p = sring_peek(e->ring, &len))) {
+  for (;;) {
+    p = sring_peek(e->ring, &len);
+    unsigned t = atomic_load_explicit(&e->rep_tail, memory_order_relaxed);
+    int rep = e->nreps && t != atomic_load_explicit(&e->rep_head, memory_order_acquire);
     sample_hdr h;
-    memcpy(&h, p, sizeof h);
+    if (p) memcpy(&h, p, sizeof h);
+    if (rep && (!p || e->reps[t % e->nreps].ticks < h.ticks)) {
+      struct wall_rep x = e->reps[t % e->nreps];
+      atomic_store_explicit(&e->rep_tail, t + 1, memory_order_release);
+      if (!e->last_len) {
+        count_lost(L_FULL);   // its sample was lost: nothing to repeat
+        continue;
+      }
+      sample_hdr *lh = e->last_wall;
+      lh->ticks = x.ticks;
+      lh->weight = x.weight;
+      const uintptr_t *pcs = (const uintptr_t *)(lh + 1);
+      if (!put_rec(n, e, lh, pcs, (const jvmtiFrameInfo *)(pcs + lh->nnative), now_ns)) count_lost(L_FULL);
+      else atomic_fetch_add_explicit(&repeated, 1, memory_order_relaxed);
+      continue;
+    }
+    if (!p) break;
     const uintptr_t *pcs = (const uintptr_t *)((const char *)p + sizeof h);
     const jvmtiFrameInfo *fr = (const jvmtiFrameInfo *)(pcs + h.nnative);
+    if (h.sampled == ORCA_SAMPLED_WALL && (e->last_wall || (e->last_wall = malloc(sizeof(sample_hdr) + NATIVE_MAX * sizeof(uintptr_t) + JAVA_MAX * sizeof(jvmtiFrameInfo))))) {
+      memcpy(e->last_wall, p, len);
+      e->last_len = len;
+    }
     if (!put_rec(n, e, &h, pcs, fr, now_ns)) count_lost(L_FULL);
     sring_pop(e->ring);
   }
@@ -896,6 +982,9 @@ const char *samples_drain(size_t *len) {
       drain_slot(e, &n, now_ns);
       sring_free(e->ring);
       e->ring = NULL;
+      free(e->last_wall);
+      e->last_wall = NULL;
+      e->last_len = 0;
       if (e->stat_fd >= 0) close(e->stat_fd);
       e->stat_fd = -1;
       atomic_store(&e->state, S_FREE);
@@ -923,6 +1012,7 @@ const char *samples_drain(size_t *len) {
       snprintf(key, sizeof key, "%s%s", ORCA_INFO_SAMPLES_PREFIX, kinds[k]);
       fact_ll(key, atomic_load(&taken[k]));
     }
+    if (wall_ns) fact_ll(ORCA_INFO_SAMPLE_WALL_REPEATED, atomic_load(&repeated));
     if (cpu_ns && atomic_load(&folded)) fact_ll(ORCA_INFO_SAMPLE_CPU_FOLDED, atomic_load(&folded));
     if (cpu_ns && atomic_load(&on_timer)) fact_ll(ORCA_INFO_SAMPLE_CPU_TIMER_THREADS, atomic_load(&on_timer));
     for (int i = 0; i < L_N; i++) {

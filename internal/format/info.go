@@ -119,6 +119,9 @@ const (
 	// InfoSampleWallSamplerCPU: the wall sampler thread's own CPU time in
 	// nanoseconds (its scans and signals), written when it stops.
 	InfoSampleWallSamplerCPU = "sample_wall_sampler_cpu_ns"
+	// InfoSampleWallRepeated: of the wall samples (samples.wall), those
+	// that repeat their thread's last one, which had not run since.
+	InfoSampleWallRepeated = "sample_wall_repeated"
 	// The CPU sampler's clock: "perf" (perf_events' task clock, kernel and
 	// user time), "perf_user" (user time alone: perf_event_paranoid 2), or
 	// "timer" / "timer: REASON" (POSIX CPU timers, checked at the kernel's
@@ -208,7 +211,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

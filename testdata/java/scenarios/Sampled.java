@@ -2,7 +2,8 @@
 // its own method (Sampled.burnA, Sampled.burnB), until each has used CPU_MS of CPU
 // (ThreadMXBean's figure); one sleeps all along; one reads a socket to which another thread of
 // this program writes one byte every 20 ms, so it waits in the kernel's socket read most of the
-// time, in no state Orca records; on JDK 21+ a virtual thread burns in Sampled.burnV for CPU_MS / 2
+// time, in no state Orca records; one waits in ServerSocket.accept all along (native code, not
+// running at all); on JDK 21+ a virtual thread burns in Sampled.burnV for CPU_MS / 2
 // of wall-clock time. Then "EXPECT ..." with the threads' hashes (burnV=none without virtual
 // threads) and the burners' CPU in nanoseconds as the JVM measured it.
 // Usage: Sampled [CPU_MS] [wait]: with wait, it prints READY and starts when a line comes on
@@ -72,6 +73,15 @@ public class Sampled {
             } catch (Exception e) {
             }
         }, "writer");
+        // The acceptor waits in accept all along (native code, off a CPU, not running: its wall
+        // samples repeat its first, with no signal).
+        ServerSocket idle = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(() -> {
+            try {
+                idle.accept();
+            } catch (IOException e) {
+            }
+        }, "acceptor");
         long[] bytes = new long[1];
         Thread reader = new Thread(() -> {
             try (Socket s = new Socket(server.getInetAddress(), server.getLocalPort()); InputStream in = s.getInputStream()) {
@@ -80,6 +90,7 @@ public class Sampled {
             }
         }, "reader");
         sleeper.start();
+        acceptor.start();
         writer.start();
         reader.start();
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in));
@@ -116,7 +127,9 @@ public class Sampled {
         reader.join();
         sleeper.join();
         server.close();
-        System.out.println("EXPECT burnA=" + hex(a) + " burnB=" + hex(b) + " sleeper=" + hex(sleeper) + " reader=" + hex(reader) + " burnV=" + (v == null ? "none" : hex(v))
+        idle.close();
+        acceptor.join();
+        System.out.println("EXPECT burnA=" + hex(a) + " burnB=" + hex(b) + " sleeper=" + hex(sleeper) + " reader=" + hex(reader) + " acceptor=" + hex(acceptor) + " burnV=" + (v == null ? "none" : hex(v))
                 + " cpuA=" + cpu[0] + " cpuB=" + cpu[1] + " bytes=" + bytes[0]);
         if (wait) stdin.readLine();
     }

@@ -4,7 +4,7 @@
 # rounds of one workload under every profiler configuration. Not part of make
 # bench (async-profiler is built from source for it, and it takes a while).
 #
-#   bench/sampling.sh [WORKLOAD...]        # cpu h2 tomcat; default: cpu h2
+#   bench/sampling.sh [WORKLOAD...]        # cpu h2 tomcat idle; default: cpu h2
 #   LOCK=/work/notes/bench.lock ROUNDS=5 bench/sampling.sh cpu
 #
 # Configurations (ARMS, default all; those this JDK or agent cannot run are
@@ -28,7 +28,11 @@
 # bench/java/H2Bench.java with -Dh2bench.ops: H2_THREADS (8) threads, H2_OPS
 # (200000) operations each, fixed too (about 10 s of CPU; needs
 # /usr/share/java/h2.jar, H2JAR: Debian libh2-java); tomcat, bench/tomcat.sh:
-# Tomcat 10 under wrk for SECS (10) after 2 s of warm-up, a fixed time.
+# Tomcat 10 under wrk for SECS (10) after 2 s of warm-up, a fixed time; idle,
+# bench/java/WallIdle.java: IDLE_PARKED (50) threads parked and IDLE_NATIVE
+# (3) blocked in accept for IDLE_MS (20000) ms, the wall samplers' case with no
+# work at all (every CPU the profiler adds is its own; ARMS="none orca-off
+# orca-wall ap-idle ap-wall" for it).
 # Fixed work makes the comparison robust to a loaded machine: a run's CPU is
 # its own, however long it waited for one.
 #
@@ -140,7 +144,7 @@ jfc exec "  <event name=\"jdk.ExecutionSample\"><setting name=\"enabled\">true</
 
 CLASSES=$TMP/classes
 mkdir -p "$CLASSES"
-"$JDK/bin/javac" --release 17 -d "$CLASSES" bench/java/{CpuBurn,H2Bench}.java
+"$JDK/bin/javac" --release 17 -d "$CLASSES" bench/java/{CpuBurn,H2Bench,WallIdle}.java
 if [[ " ${WORKLOADS[*]} " == *" tomcat "* ]]; then
   mkdir -p "$TMP/server"
   "$JDK/bin/javac" --release 17 -cp /usr/share/java/tomcat10-servlet-api.jar -d "$TMP/server" testdata/java/server/orca/test/*.java
@@ -193,8 +197,9 @@ run() {
   local -a pa
   read -r -a pa <<<"$(profiler_args "$arm" "$dir")"
   case $wl in
-    cpu | h2)
+    cpu | h2 | idle)
       local -a cmd=(-cp "$CLASSES" CpuBurn "${CPU_THREADS:-4}" "${CPU_OPS:-2000}")
+      [ "$wl" = idle ] && cmd=(-cp "$CLASSES" WallIdle "${IDLE_PARKED:-50}" "${IDLE_NATIVE:-3}" "${IDLE_MS:-20000}")
       [ "$wl" = h2 ] && cmd=(-Dh2bench.ops="${H2_OPS:-200000}" -cp "$CLASSES:$H2JAR" H2Bench "${H2_THREADS:-8}")
       out=$(cd "$dir" && "$ROOT/bench/cpu_of.py" "$dir/time" \
         "$JDK/bin/java" -XX:ErrorFile="$dir/hs_err_pid%p.log" "${pa[@]}" "${cmd[@]}" 2>"$dir/err") || rc=$?

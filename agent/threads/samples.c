@@ -924,9 +924,12 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
   const void *p;
   uint32_t len;
   for (;;) {
-    p = sring_peek(e->ring, &len);
+    // The repeats first: a repeat seen makes the sample it repeats seen in
+    // the ring (the handler put it before it noted wall_done, which the
+    // sampler read before it wrote the repeat).
     unsigned t = atomic_load_explicit(&e->rep_tail, memory_order_relaxed);
     int rep = e->nreps && t != atomic_load_explicit(&e->rep_head, memory_order_acquire);
+    p = sring_peek(e->ring, &len);
     sample_hdr h;
     if (p) memcpy(&h, p, sizeof h);
     if (rep && (!p || e->reps[t % e->nreps].ticks < h.ticks)) {

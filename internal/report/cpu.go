@@ -39,6 +39,9 @@ type CPU struct {
 	Lost         map[string]int64 `json:"lost"`
 	Methods      []CPUMethod      `json:"methods"`
 	MethodsTotal int              `json:"methods_total"`
+	// Clock: .info's sample_cpu_clock, how the CPU samples were timed
+	// ("perf", "perf_user", "timer: REASON"); empty in older recordings.
+	Clock string `json:"clock,omitempty"`
 }
 
 // CPUMethod is one rank of the CPU profile.
@@ -125,7 +128,7 @@ func (b *builder) cpu(n int) *CPU {
 	if b.m.Samples == 0 && len(lost) == 0 {
 		return nil
 	}
-	c := &CPU{Lost: lost, Methods: []CPUMethod{}}
+	c := &CPU{Lost: lost, Methods: []CPUMethod{}, Clock: b.rec.Info[format.InfoSampleCPUClock]}
 	type acc struct {
 		samples int
 		w       format.Time
@@ -391,8 +394,14 @@ func wallSummary(c *CPU) string {
 	return fmt.Sprintf(";\n  and %s, %s of threads off a CPU in no recorded state: I/O, native code, the VM", count(c.WallSamples, "wall sample", "wall samples"), dur(c.WallS))
 }
 
-// lostEntry is the caveat of samples lost (samples_lost.REASON).
+// lostEntry is the caveat of samples lost (samples_lost.REASON), and of
+// CPU samples timed by POSIX timers because the task clock was refused.
 func (r *Report) lostEntry(es []headEntry) []headEntry {
+	if c := r.CPU; c != nil && c.Samples > 0 {
+		if why, ok := strings.CutPrefix(c.Clock, "timer: "); ok && why != "cpu_clock=timer" {
+			es = add(es, caveat, "CPU samples timed by POSIX timers (%s): where threads waited for a CPU their count falls short, their weights still add up to the CPU", why)
+		}
+	}
 	if r.CPU == nil || len(r.CPU.Lost) == 0 {
 		return es
 	}

@@ -2,7 +2,9 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "stacks/elfsym.h"
 
@@ -42,16 +44,37 @@ static int full_pread(int fd, void *buf, size_t n, uint64_t off) {
   return 1;
 }
 
+// mapped: the device and inode of the file mapped at base (its first
+// mapping, /proc/self/maps), 0 when none.
+static int mapped(uintptr_t base, unsigned *maj, unsigned *min, unsigned long *ino) {
+  FILE *f = fopen("/proc/self/maps", "re");
+  if (!f) return 0;
+  char line[512];
+  int found = 0;
+  while (!found && fgets(line, sizeof line, f)) {
+    unsigned long lo, off;
+    if (sscanf(line, "%lx-%*x %*4s %lx %x:%x %lu", &lo, &off, maj, min, ino) == 5 && lo == base && off == 0 && *ino) found = 1;
+  }
+  fclose(f);
+  return found;
+}
+
 // load reads the functions of l's file: its .symtab's STT_FUNC symbols of
-// a size, defined in a section. A file that is not a 64-bit ELF of this
-// machine, or has no .symtab, gives none.
+// a size, defined in a section. The file opened must be the very file
+// mapped at the library's base (its device and inode), whatever its path
+// leads to now: a path of the loader's may have been replaced or be a link
+// another user controls. A file that is not a 64-bit ELF of this machine,
+// or has no .symtab, gives none.
 static void load(lib *l) {
-  int fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0) fd = open(l->path, O_RDONLY | O_CLOEXEC);   // a library reached by a link (the loader followed it)
+  unsigned maj, min;
+  unsigned long ino;
+  if (!mapped(l->base, &maj, &min, &ino)) return;
+  int fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);   // not blocked by a FIFO put there
   if (fd < 0) return;
   Elf64_Ehdr eh;
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > UINT32_MAX || !full_pread(fd, &eh, sizeof eh, 0) ||
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_ino != ino || major(st.st_dev) != maj || minor(st.st_dev) != min ||
+      (uint64_t)st.st_size > UINT32_MAX || !full_pread(fd, &eh, sizeof eh, 0) ||
       memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 || eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr) ||
       eh.e_shnum == 0 || eh.e_shnum > 4096 || eh.e_shoff + (uint64_t)eh.e_shnum * sizeof(Elf64_Shdr) > (uint64_t)st.st_size) {
     close(fd);

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -248,6 +249,80 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 		t.Errorf("the socket reader: %d of its %d wall samples are in the C library's read or recv with Java frames below, want 80 %%: %v",
 			tl.wallRead, tl.wall, tl.wallInnermost)
 	}
+}
+
+// TestSamplesWallQuiet is the wall sampler's sleep over its ticks (docs/agent.md, "The sample
+// path"): on WallQuiet (testdata/java/scenarios: an acceptor blocked in accept for 3 s, 5 threads
+// parked, nothing else), every candidate of a tick is a repeat, so the sampler sleeps up to 200 ms
+// (4 ticks at the default 50 ms) and writes the ticks slept over at its wake-up. On each JDK:
+//   - .info sample_wall_wakeups is at most half of sample_wall_ticks (every tick woke it before);
+//   - the acceptor's wall samples still number its time in accept ÷ 50 ms: at least that less
+//     300 ms (the sampler may see it first at a wake-up 200 ms after it entered, and sends it a
+//     signal then, whose sample is its first) and at most 2 more; each stands for 50 ms; all in
+//     the C library's accept with Java frames below, 70 % of them repeats;
+//   - the ticks slept over are timed at their ticks: no two of the acceptor's samples less than
+//     1 ms apart, the median gap 40-60 ms.
+func TestSamplesWallQuiet(t *testing.T) {
+	const interval = 50_000_000
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "WallQuiet", "3000", "5")
+		r := load(t, prefix)
+		if len(r.parseErrs) > 0 {
+			t.Errorf("%d lines not read, the first: %v", len(r.parseErrs), r.parseErrs[0])
+		}
+		ticks, err1 := strconv.Atoi(r.info[format.InfoSampleWallTicks])
+		wakes, err2 := strconv.Atoi(r.info[format.InfoSampleWallWakeups])
+		if err1 != nil || err2 != nil || ticks < 40 || wakes < 1 || wakes*2 > ticks {
+			t.Errorf(".info %s=%q %s=%q: want ≥ 40 ticks (3 s at 50 ms) and at most half as many wake-ups", format.InfoSampleWallTicks,
+				r.info[format.InfoSampleWallTicks], format.InfoSampleWallWakeups, r.info[format.InfoSampleWallWakeups])
+		}
+		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
+			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"])
+		acc, in := format.ThreadID(e.hash(t, "acceptor")), e.nanos(t, "accept_ns")[0]
+		var at []int64
+		accept := 0
+		for i, ev := range r.events {
+			if ev.Kind != format.Sample || ev.Sampled != format.SampleWall || ev.Thread != acc {
+				continue
+			}
+			at = append(at, int64(ev.Time))
+			if ev.Weight != interval {
+				t.Errorf("the acceptor's wall sample at %d stands for %d ns, want %d", ev.Time, ev.Weight, interval)
+			}
+			st := r.stacks[i]
+			java := false
+			for _, f := range st {
+				java = java || !isNative(f)
+			}
+			if len(st) > 0 && strings.HasPrefix(st[0].Class, "<native:libc") && strings.Contains(st[0].Method, "accept") && java {
+				accept++
+			}
+		}
+		least, most := (in-300_000_000)/interval, in/interval+2
+		if n := int64(len(at)); n < least || n > most {
+			t.Errorf("the acceptor has %d wall samples for %.3f s in accept, want %d-%d", n, float64(in)/1e9, least, most)
+		}
+		if accept != len(at) {
+			t.Errorf("the acceptor: %d of its %d wall samples in the C library's accept with Java frames below", accept, len(at))
+		}
+		if repeated, _ := strconv.Atoi(r.info[format.InfoSampleWallRepeated]); repeated*10 < len(at)*7 {
+			t.Errorf(".info %s=%d, the acceptor alone has %d wall samples: want 70 %% of them repeated", format.InfoSampleWallRepeated, repeated, len(at))
+		}
+		slices.Sort(at)
+		var gaps []int64
+		for i := 1; i < len(at); i++ {
+			gaps = append(gaps, at[i]-at[i-1])
+			if at[i]-at[i-1] < 1_000_000 {
+				t.Errorf("the acceptor's wall samples %d and %d are %d ns apart: a tick slept over not at its time", i-1, i, at[i]-at[i-1])
+			}
+		}
+		if len(gaps) > 0 {
+			slices.Sort(gaps)
+			if g := gaps[len(gaps)/2]; g < 40_000_000 || g > 60_000_000 {
+				t.Errorf("the median gap between the acceptor's wall samples is %.1f ms, want 40-60", float64(g)/1e6)
+			}
+		}
+	})
 }
 
 // TestSamplesContended is issue 33's goal "the sample count within 5 % of CPU ÷ interval" where

@@ -51,6 +51,7 @@ typedef struct {
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
   int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
+  uint64_t wall_look;       // the wall sampler's wake-up of that read (wall_wakes), 0 none
   atomic_llong wall_done;   // the thread's CPU clock as its last wall sample was taken (its handler), -1 none
   // Repeats of the thread's last wall sample (the wall sampler's, read by
   // the writer): its ticks and weight each; and the writer's copy of that
@@ -58,6 +59,7 @@ typedef struct {
   struct wall_rep {
     int64_t ticks;
     uint64_t weight;
+    int64_t at_ns;   // its time (CLOCK_MONOTONIC) when it is a tick slept over, else 0: at its ticks
   } *reps;
   unsigned nreps;
   atomic_uint rep_head, rep_tail;
@@ -435,6 +437,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     atomic_store(&e->perf_fd, 0);
     e->stat_fd = -1;
     e->wall_cpu = -1;
+    e->wall_look = 0;
     atomic_store(&e->wall_done, -1);
     atomic_store(&e->rep_head, 0);
     atomic_store(&e->rep_tail, 0);
@@ -537,11 +540,16 @@ static int candidate(slot_t *e) {
 // so no signal goes to another thread; the clock is trusted only once the
 // file is open. 2: it has not run since its last wall sample was taken
 // (but for the signal's own return, WALL_STILL_NS): it is where that sample
-// saw it, and the sample is repeated, with no signal.
-static int off_cpu(slot_t *e, int tid) {
+// saw it, and the sample is repeated, with no signal. *unmoved: its clock
+// has not moved at all since the sampler's last wake-up (wake - 1) read it:
+// the thread did not run in between, so it was where it is now all along
+// (a thread changes its HotSpot state only by running).
+static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
   int64_t cpu = thread_cpu(tid), done = atomic_load_explicit(&e->wall_done, memory_order_acquire);
   int still = cpu >= 0 && cpu == e->wall_cpu && e->stat_fd >= 0;
+  *unmoved = still && e->wall_look + 1 == wake;
   e->wall_cpu = cpu;
+  e->wall_look = wake;
   if (cpu >= 0 && done >= 0 && cpu - done < WALL_STILL_NS && e->stat_fd >= 0) return 2;
   if (still) return 1;
   if (e->stat_fd < 0) {
@@ -560,24 +568,73 @@ static int off_cpu(slot_t *e, int tid) {
 
 // wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info
 // sample_wall_sampler_cpu_ns: its scans and signals; the handlers' time is
-// their threads').
-static int64_t wall_cpu_ns;
+// their threads'); wall_ticks_n, wall_wakes_n: the wall intervals it
+// covered and the times it woke for them (.info sample_wall_ticks,
+// sample_wall_wakeups).
+static int64_t wall_cpu_ns, wall_ticks_n, wall_wakes_n;
+// WALL_SLEEP_NS: the longest the wall sampler sleeps over its ticks while
+// nothing changes (below). A thread that turns a candidate meanwhile (it
+// enters native code) is seen that much late at most.
+enum { WALL_SLEEP_NS = 200000000 };
+// The sampler sleeps on wall_cv (CLOCK_MONOTONIC), which samples_stop
+// signals: a stop does not wait out a long sleep.
+static pthread_mutex_t wall_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wall_cv;
+static int wall_cv_made;
+
+// wall_rep_put puts a repeat of e's last wall sample; 0 when its ring is full.
+static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns) {
+  unsigned h = atomic_load_explicit(&e->rep_head, memory_order_relaxed);
+  if (!e->nreps || h - atomic_load_explicit(&e->rep_tail, memory_order_acquire) >= e->nreps) {
+    count_lost(L_FULL);
+    return 0;
+  }
+  e->reps[h % e->nreps] = (struct wall_rep){ticks, weight, at_ns};
+  atomic_store_explicit(&e->rep_head, h + 1, memory_order_release);
+  return 1;
+}
 
 static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
   static int cand[SLOTS], pick[SLOTS], again[SLOTS];
+  static unsigned char whole[SLOTS];
   int cursor = 0;   // the slot the next tick asks first
+  // span: the ticks the next sleep spans. A wake-up is most of the
+  // sampler's cost (the context switch: 41 % of its CPU on a virtual
+  // machine, perf), and a server at rest has every candidate a repeat
+  // (an acceptor, a selector: blocked in the kernel, not running) tick
+  // after tick: then the sampler sleeps twice as many ticks each time, up
+  // to WALL_SLEEP_NS (and a quarter of a slot's repeats), and at its
+  // wake-up writes the ticks slept over for each thread whose CPU clock
+  // has not moved at all since it last looked (it did not run, so it was
+  // at that sample's place, in that state, at every tick in between),
+  // timed at those ticks. Any other tick (a candidate not a repeat, one
+  // not asked) brings it back to every tick.
+  int span = 1, max_span = (int)(WALL_SLEEP_NS / wall_ns);
+  if (max_span > (int)reps_n / 4) max_span = (int)reps_n / 4;
+  if (max_span < 1) max_span = 1;
+  uint64_t wake = 0;
   struct timespec next;
   clock_gettime(CLOCK_MONOTONIC, &next);
   pid_t pid = getpid();
   while (!atomic_load(&wall_stop)) {
-    long long ns = next.tv_nsec + wall_ns;
+    int64_t last_ns = (int64_t)next.tv_sec * 1000000000LL + next.tv_nsec;   // the last tick
+    int m = span;
+    long long ns = next.tv_nsec + (long long)m * wall_ns;
     next.tv_sec += (time_t)(ns / 1000000000LL);
     next.tv_nsec = (long)(ns % 1000000000LL);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR) {}
+    pthread_mutex_lock(&wall_mu);
+    while (!atomic_load(&wall_stop) && pthread_cond_timedwait(&wall_cv, &wall_mu, &next) == 0) {}
+    pthread_mutex_unlock(&wall_mu);
     if (atomic_load(&wall_stop)) break;
-    if (!atomic_load(&live)) continue;
+    wall_wakes_n++;
+    wall_ticks_n += m;
+    wake++;
+    if (!atomic_load(&live)) {
+      span = 1;
+      continue;
+    }
     int n = 0;
     pthread_mutex_lock(&slots_mu);
     for (int w = 0; w < SLOTS / 64; w++)
@@ -598,22 +655,21 @@ static void *wall_run(void *arg) {
     int first = 0, asked = 0, k = 0, r = 0;
     while (first < n && cand[first] < cursor) first++;
     for (; asked < n && k + r < wall_threads; asked++) {
-      int i = cand[(first + asked) % n];
-      int off = off_cpu(&slots[i], atomic_load(&slots[i].tid));
-      if (off == 2) again[r++] = i;
-      else if (off) pick[k++] = i;
+      int i = cand[(first + asked) % n], unmoved;
+      int off = off_cpu(&slots[i], atomic_load(&slots[i].tid), wake, &unmoved);
+      if (off == 2) {
+        whole[r] = (unsigned char)(unmoved && m > 1);
+        again[r++] = i;
+      } else if (off) pick[k++] = i;
     }
     uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
     int64_t now = clock_ticks();
     for (int j = 0; j < r; j++) {
       slot_t *e = &slots[again[j]];
-      unsigned h = atomic_load_explicit(&e->rep_head, memory_order_relaxed);
-      if (!e->nreps || h - atomic_load_explicit(&e->rep_tail, memory_order_acquire) >= e->nreps) {
-        count_lost(L_FULL);
-        continue;
-      }
-      e->reps[h % e->nreps] = (struct wall_rep){now, w};
-      atomic_store_explicit(&e->rep_head, h + 1, memory_order_release);
+      // The ticks slept over, each its own interval (the thread's exact
+      // time there), before this tick's.
+      for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
+      wall_rep_put(e, now, w, 0);
     }
     for (int j = 0; j < k; j++) {
       slot_t *e = &slots[pick[j]];
@@ -622,6 +678,7 @@ static void *wall_run(void *arg) {
     }
     pthread_mutex_unlock(&slots_mu);
     if (n) cursor = cand[(first + asked) % n];
+    span = asked == n && k == 0 && r == n ? (2 * m < max_span ? 2 * m : max_span) : 1;
   }
   struct timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) wall_cpu_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
@@ -730,6 +787,15 @@ const char *samples_start(void) {
   atomic_store_explicit(&on, 1, memory_order_release);
   if (wall_ns) {
     atomic_store(&wall_stop, 0);
+    wall_ticks_n = wall_wakes_n = 0;
+    if (!wall_cv_made) {
+      pthread_condattr_t ca;
+      pthread_condattr_init(&ca);
+      pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+      wall_cv_made = pthread_cond_init(&wall_cv, &ca) == 0;
+      pthread_condattr_destroy(&ca);
+      if (!wall_cv_made) return "cannot start the wall-clock sampler thread: no wall samples";
+    }
     wall_running = pthread_create(&wall_thread, NULL, wall_run, NULL) == 0;
     if (!wall_running) return "cannot start the wall-clock sampler thread: no wall samples";
   }
@@ -761,9 +827,14 @@ void samples_stop(void) {
   atomic_store_explicit(&on, 0, memory_order_release);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
+    pthread_mutex_lock(&wall_mu);
+    pthread_cond_signal(&wall_cv);
+    pthread_mutex_unlock(&wall_mu);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
     fact_ll(ORCA_INFO_SAMPLE_WALL_SAMPLER_CPU_NS, wall_cpu_ns);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_TICKS, wall_ticks_n);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_WAKEUPS, wall_wakes_n);
   }
   // Every slot is given back after the writer's last drain: a later
   // recording registers the threads alive then anew (a thread that ends
@@ -943,8 +1014,14 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
       lh->ticks = x.ticks;
       lh->weight = x.weight;
       const uintptr_t *pcs = (const uintptr_t *)(lh + 1);
+      size_t at = *n;
       if (!put_rec(n, e, lh, pcs, (const jvmtiFrameInfo *)(pcs + lh->nnative), now_ns)) count_lost(L_FULL);
-      else atomic_fetch_add_explicit(&repeated, 1, memory_order_relaxed);
+      else {
+        // A tick the sampler slept over, written at its wake-up: at its
+        // own time, which may be before this drain's reference.
+        if (x.at_ns) ((orca_rec *)(out + at))->ts = x.at_ns < now_ns ? x.at_ns : now_ns;
+        atomic_fetch_add_explicit(&repeated, 1, memory_order_relaxed);
+      }
       continue;
     }
     if (!p) break;

@@ -122,6 +122,11 @@ const (
 	// InfoSampleWallRepeated: of the wall samples (samples.wall), those
 	// that repeat their thread's last one, which had not run since.
 	InfoSampleWallRepeated = "sample_wall_repeated"
+	// InfoSampleWallTicks, InfoSampleWallWakeups: the wall intervals the
+	// wall sampler covered and the times it woke for them (fewer: it sleeps
+	// over ticks while every candidate is a repeat), written when it stops.
+	InfoSampleWallTicks   = "sample_wall_ticks"
+	InfoSampleWallWakeups = "sample_wall_wakeups"
 	// The CPU sampler's clock: "perf" (perf_events' task clock, kernel and
 	// user time), "perf_user" (user time alone: perf_event_paranoid 2), or
 	// "timer" / "timer: REASON" (POSIX CPU timers, checked at the kernel's
@@ -211,7 +216,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -66,8 +66,9 @@ typedef struct {
   void *last_wall;
   uint32_t last_len;
 } slot_t;
-// reps_n: the repeats a slot holds, four writer's periods (200 ms) of
-// wall ticks, 16 at least (the writer drains them each period).
+// reps_n: the repeats a slot holds, 2 s of wall ticks, 16 at least: twice
+// a quiet sampler's longest sleep (wall_run), ten writer's periods (the
+// writer drains them each period).
 static unsigned reps_n;
 // WALL_STILL_NS: the CPU a thread may have used since its last wall sample
 // and still be where the sample saw it — the signal's return to the
@@ -580,19 +581,39 @@ static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
 
 // wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info
 // sample_wall_sampler_cpu_ns: its scans and signals; the handlers' time is
-// their threads'); wall_ticks_n, wall_wakes_n: the wall intervals it
-// covered and the times it woke for them (.info sample_wall_ticks,
+// their threads'); wall_ticks_n, wall_wakes_n: the wall intervals covered
+// and the times the sampler thread woke for them (.info sample_wall_ticks,
 // sample_wall_wakeups).
 static int64_t wall_cpu_ns, wall_ticks_n, wall_wakes_n;
-// WALL_SLEEP_NS: the longest the wall sampler sleeps over its ticks while
-// nothing changes (below). A thread that turns a candidate meanwhile (it
-// enters native code) is seen that much late at most.
+// A wake-up is most of the wall sampler's cost where it samples few
+// threads (the context switch: 41 % of its CPU on a virtual machine,
+// perf), and a server at rest has every candidate a repeat (an acceptor, a
+// selector: blocked in the kernel, not running) tick after tick. Then the
+// sampler sleeps twice as many ticks each time, up to WALL_SLEEP_NS (and a
+// quarter of a slot's repeats): it is quiet, and the writer, which wakes
+// every flush period anyway, runs the ticks due at each of its drains
+// (samples_drain) while the sampler sleeps on, WALL_QUIET_NS at most (a
+// writer that falls behind). The ticks run late are written at their run
+// for each thread whose CPU clock has not moved at all since it was last
+// asked (it did not run, so it was at that sample's place, in that state,
+// at every tick in between), timed at those ticks. Any other tick (a
+// candidate not a repeat, one not asked) brings the sampler back to every
+// tick. A thread that turns a candidate meanwhile (it enters native code)
+// is seen a flush period late, WALL_SLEEP_NS or WALL_QUIET_NS at most.
 enum { WALL_SLEEP_NS = 200000000 };
-// The sampler sleeps on wall_cv (CLOCK_MONOTONIC), which samples_stop
-// signals: a stop does not wait out a long sleep.
+#define WALL_QUIET_NS 1000000000LL
+// The tick state, under wall_mu (the sampler's, or the writer's when the
+// sampler is quiet): the last tick run (on the grid of wall_ns from the
+// sampler's start, CLOCK_MONOTONIC), the ticks the sampler sleeps next,
+// quiet, the slot asked first next, the runs of ticks (for wall_look).
+// The sampler sleeps on wall_cv, which samples_stop signals (a stop does
+// not wait out a sleep) and the writer when the sampler is needed again.
 static pthread_mutex_t wall_mu = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wall_cv;
 static int wall_cv_made;
+static int64_t wall_last_ns;
+static int wall_span, wall_max_span, wall_quiet, wall_cursor;
+static uint64_t wall_runs;
 
 // wall_rep_put puts a repeat of e's last wall sample; 0 when its ring is full.
 static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns) {
@@ -606,95 +627,110 @@ static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns
   return 1;
 }
 
+// wall_ticks runs the ticks due at now_ns (under wall_mu): m of them since
+// the last run, the last one now, the others (slept over) written for the
+// threads that did not run.
+static void wall_ticks(int64_t now_ns) {
+  static int cand[SLOTS], pick[SLOTS], again[SLOTS];
+  static unsigned char whole[SLOTS];
+  int64_t m64 = (now_ns - wall_last_ns) / wall_ns;
+  if (m64 < 1) return;
+  // More than a slot's repeats hold only if the writer fell far behind:
+  // those beyond are counted lost (wall_rep_put).
+  int m = m64 > (int64_t)reps_n ? (int)reps_n : (int)m64;
+  int64_t last_ns = wall_last_ns + (m64 - m) * wall_ns;
+  wall_last_ns += m64 * wall_ns;
+  wall_ticks_n += m64;
+  uint64_t wake = ++wall_runs;
+  if (!atomic_load(&live)) {
+    wall_span = 1, wall_quiet = 0;
+    return;
+  }
+  int n = 0;
+  pthread_mutex_lock(&slots_mu);
+  for (int w = 0; w < SLOTS / 64; w++)
+    for (uint64_t b = live_bits[w]; b; b &= b - 1) {
+      int i = w * 64 + __builtin_ctzll(b);
+      int tid = atomic_load(&slots[i].tid);
+      if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i])) cand[n++] = i;
+    }
+  // The candidates are asked, from the cursor on, until wall_threads of
+  // them are off a CPU or every one was asked; the next tick goes on
+  // from there. Each sample stands for the candidates asked per sample:
+  // interval × candidates ÷ asked (all asked: each eligible thread its
+  // interval; else an estimate of the eligible among all, by those
+  // asked — a server's hundreds of threads in socket reads are not all
+  // asked each tick).
+  // A thread that has not run since its last wall sample gets that
+  // sample again (off_cpu 2: no signal, no walk), counted like one.
+  int first = 0, asked = 0, k = 0, r = 0;
+  while (first < n && cand[first] < wall_cursor) first++;
+  for (; asked < n && k + r < wall_threads; asked++) {
+    int i = cand[(first + asked) % n], unmoved;
+    int off = off_cpu(&slots[i], atomic_load(&slots[i].tid), wake, &unmoved);
+    if (off == 2) {
+      whole[r] = (unsigned char)(unmoved && m > 1);
+      again[r++] = i;
+    } else if (off) pick[k++] = i;
+  }
+  uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
+  int64_t now = clock_ticks();
+  for (int j = 0; j < r; j++) {
+    slot_t *e = &slots[again[j]];
+    // The ticks slept over, each its own interval (the thread's exact
+    // time there), before this tick's.
+    for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
+    wall_rep_put(e, now, w, 0);
+  }
+  pid_t pid = getpid();
+  for (int j = 0; j < k; j++) {
+    slot_t *e = &slots[pick[j]];
+    atomic_store_explicit(&e->wall_weight, w, memory_order_release);
+    syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
+  }
+  pthread_mutex_unlock(&slots_mu);
+  if (n) wall_cursor = cand[(first + asked) % n];
+  if (asked == n && k == 0 && r == n) {
+    wall_span = 2 * m < wall_max_span ? 2 * m : wall_max_span;
+    wall_quiet = wall_quiet || 2 * m >= wall_max_span;
+  } else {
+    wall_span = 1, wall_quiet = 0;
+  }
+}
+
 static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
-  static int cand[SLOTS], pick[SLOTS], again[SLOTS];
-  static unsigned char whole[SLOTS];
-  int cursor = 0;   // the slot the next tick asks first
-  // span: the ticks the next sleep spans. A wake-up is most of the
-  // sampler's cost (the context switch: 41 % of its CPU on a virtual
-  // machine, perf), and a server at rest has every candidate a repeat
-  // (an acceptor, a selector: blocked in the kernel, not running) tick
-  // after tick: then the sampler sleeps twice as many ticks each time, up
-  // to WALL_SLEEP_NS (and a quarter of a slot's repeats), and at its
-  // wake-up writes the ticks slept over for each thread whose CPU clock
-  // has not moved at all since it last looked (it did not run, so it was
-  // at that sample's place, in that state, at every tick in between),
-  // timed at those ticks. Any other tick (a candidate not a repeat, one
-  // not asked) brings it back to every tick.
-  int span = 1, max_span = (int)(WALL_SLEEP_NS / wall_ns);
-  if (max_span > (int)reps_n / 4) max_span = (int)reps_n / 4;
-  if (max_span < 1) max_span = 1;
-  uint64_t wake = 0;
-  struct timespec next;
-  clock_gettime(CLOCK_MONOTONIC, &next);
-  pid_t pid = getpid();
+  pthread_mutex_lock(&wall_mu);
+  // Quiet, it sleeps WALL_QUIET_NS, or half a slot's repeats if fewer.
+  int64_t quiet_ns = (int64_t)(reps_n / 2) * wall_ns;
+  if (quiet_ns > WALL_QUIET_NS) quiet_ns = WALL_QUIET_NS;
   while (!atomic_load(&wall_stop)) {
-    int64_t last_ns = (int64_t)next.tv_sec * 1000000000LL + next.tv_nsec;   // the last tick
-    int m = span;
-    long long ns = next.tv_nsec + (long long)m * wall_ns;
-    next.tv_sec += (time_t)(ns / 1000000000LL);
-    next.tv_nsec = (long)(ns % 1000000000LL);
-    pthread_mutex_lock(&wall_mu);
-    while (!atomic_load(&wall_stop) && pthread_cond_timedwait(&wall_cv, &wall_mu, &next) == 0) {}
-    pthread_mutex_unlock(&wall_mu);
+    int64_t due = wall_last_ns + (wall_quiet ? quiet_ns : (int64_t)wall_span * wall_ns);
+    struct timespec ts = {(time_t)(due / 1000000000LL), (long)(due % 1000000000LL)};
+    int timed_out = pthread_cond_timedwait(&wall_cv, &wall_mu, &ts) != 0;
     if (atomic_load(&wall_stop)) break;
     wall_wakes_n++;
-    wall_ticks_n += m;
-    wake++;
-    if (!atomic_load(&live)) {
-      span = 1;
-      continue;
-    }
-    int n = 0;
-    pthread_mutex_lock(&slots_mu);
-    for (int w = 0; w < SLOTS / 64; w++)
-      for (uint64_t b = live_bits[w]; b; b &= b - 1) {
-        int i = w * 64 + __builtin_ctzll(b);
-        int tid = atomic_load(&slots[i].tid);
-        if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i])) cand[n++] = i;
-      }
-    // The candidates are asked, from the cursor on, until wall_threads of
-    // them are off a CPU or every one was asked; the next tick goes on
-    // from there. Each sample stands for the candidates asked per sample:
-    // interval × candidates ÷ asked (all asked: each eligible thread its
-    // interval; else an estimate of the eligible among all, by those
-    // asked — a server's hundreds of threads in socket reads are not all
-    // asked each tick).
-    // A thread that has not run since its last wall sample gets that
-    // sample again (off_cpu 2: no signal, no walk), counted like one.
-    int first = 0, asked = 0, k = 0, r = 0;
-    while (first < n && cand[first] < cursor) first++;
-    for (; asked < n && k + r < wall_threads; asked++) {
-      int i = cand[(first + asked) % n], unmoved;
-      int off = off_cpu(&slots[i], atomic_load(&slots[i].tid), wake, &unmoved);
-      if (off == 2) {
-        whole[r] = (unsigned char)(unmoved && m > 1);
-        again[r++] = i;
-      } else if (off) pick[k++] = i;
-    }
-    uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
-    int64_t now = clock_ticks();
-    for (int j = 0; j < r; j++) {
-      slot_t *e = &slots[again[j]];
-      // The ticks slept over, each its own interval (the thread's exact
-      // time there), before this tick's.
-      for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
-      wall_rep_put(e, now, w, 0);
-    }
-    for (int j = 0; j < k; j++) {
-      slot_t *e = &slots[pick[j]];
-      atomic_store_explicit(&e->wall_weight, w, memory_order_release);
-      syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
-    }
-    pthread_mutex_unlock(&slots_mu);
-    if (n) cursor = cand[(first + asked) % n];
-    span = asked == n && k == 0 && r == n ? (2 * m < max_span ? 2 * m : max_span) : 1;
+    // Woken before its time (the writer needs it again, or spuriously):
+    // the next due time, from the state now.
+    if (timed_out) wall_ticks(clock_now());
   }
+  pthread_mutex_unlock(&wall_mu);
   struct timespec ts;
   if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) == 0) wall_cpu_ns = (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
   return NULL;
+}
+
+// wall_writer_ticks: the writer's drain runs the ticks due while the
+// sampler is quiet (and wakes it when a tick needs it again); it never
+// waits for the sampler.
+static void wall_writer_ticks(void) {
+  if (!wall_running || pthread_mutex_trylock(&wall_mu) != 0) return;
+  if (wall_quiet && !atomic_load(&wall_stop)) {
+    wall_ticks(clock_now());
+    if (!wall_quiet) pthread_cond_signal(&wall_cv);
+  }
+  pthread_mutex_unlock(&wall_mu);
 }
 
 // ---- Start and stop ----
@@ -761,7 +797,8 @@ const char *samples_start(void) {
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
   wall_threads = opt.wall_threads;
   if (wall_ns) {
-    long long n = 4 * 200000000LL / wall_ns;
+    // Twice the ticks of a quiet sampler's sleep (wall_run), 16 at least.
+    long long n = 2 * WALL_QUIET_NS / wall_ns;
     reps_n = (unsigned)(n < 16 ? 16 : n > 4096 ? 4096 : n);
   }
   for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
@@ -800,6 +837,13 @@ const char *samples_start(void) {
   if (wall_ns) {
     atomic_store(&wall_stop, 0);
     wall_ticks_n = wall_wakes_n = 0;
+    pthread_mutex_lock(&wall_mu);
+    wall_last_ns = clock_now();
+    wall_span = 1, wall_quiet = 0, wall_cursor = 0, wall_runs = 0;
+    wall_max_span = (int)(WALL_SLEEP_NS / wall_ns);
+    if (wall_max_span > (int)reps_n / 4) wall_max_span = (int)reps_n / 4;
+    if (wall_max_span < 1) wall_max_span = 1;
+    pthread_mutex_unlock(&wall_mu);
     if (!wall_cv_made) {
       pthread_condattr_t ca;
       pthread_condattr_init(&ca);
@@ -844,6 +888,9 @@ void samples_stop(void) {
     pthread_mutex_unlock(&wall_mu);
     pthread_join(wall_thread, NULL);
     wall_running = 0;
+    pthread_mutex_lock(&wall_mu);
+    wall_quiet = 0;   // the writer's drains run no tick now
+    pthread_mutex_unlock(&wall_mu);
     fact_ll(ORCA_INFO_SAMPLE_WALL_SAMPLER_CPU_NS, wall_cpu_ns);
     fact_ll(ORCA_INFO_SAMPLE_WALL_TICKS, wall_ticks_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_WAKEUPS, wall_wakes_n);
@@ -1061,6 +1108,7 @@ const char *samples_drain(size_t *len) {
     (void)asgct_ready(env, 1);
     arm_all();
   }
+  wall_writer_ticks();
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;

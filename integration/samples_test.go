@@ -253,13 +253,14 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 
 // TestSamplesWallQuiet is the wall sampler's sleep over its ticks (docs/agent.md, "The sample
 // path"): on WallQuiet (testdata/java/scenarios: an acceptor blocked in accept for 3 s, 5 threads
-// parked, nothing else), every candidate of a tick is a repeat, so the sampler sleeps up to 200 ms
-// (4 ticks at the default 50 ms) and writes the ticks slept over at its wake-up. On each JDK:
+// parked, nothing else), every candidate of a tick is a repeat, so the sampler sleeps longer and
+// longer, then up to 1 s while the writer runs the ticks due at its drains; the ticks run late are
+// written for the threads that did not run. On each JDK:
 //   - .info sample_wall_wakeups is at most half of sample_wall_ticks (every tick woke it before);
 //   - the acceptor's wall samples still number its time in accept ÷ 50 ms: at least that less
-//     300 ms (the sampler may see it first at a wake-up 200 ms after it entered, and sends it a
-//     signal then, whose sample is its first) and at most 2 more; each stands for 50 ms; all in
-//     the C library's accept with Java frames below, 70 % of them repeats;
+//     300 ms (it may be seen first at a run of the ticks a flush period, 200 ms, after it entered,
+//     and is sent a signal then, whose sample is its first) and at most 2 more; each stands for
+//     50 ms; all in the C library's accept with Java frames below, 70 % of them repeats;
 //   - the ticks slept over are timed at their ticks: no two of the acceptor's samples less than
 //     1 ms apart, the median gap 40-60 ms.
 func TestSamplesWallQuiet(t *testing.T) {

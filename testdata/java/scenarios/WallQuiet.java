@@ -1,13 +1,14 @@
 // WallQuiet: a server at rest for the wall sampler (issue 33): one thread blocked in
 // ServerSocket.accept for MS milliseconds (native code, off a CPU, not running at all) and
-// PARKED threads parked all along (a state Orca records), nothing else. Then "EXPECT
-// acceptor=HASH accept_ns=N": the acceptor's identity hash and the nanoseconds from just
-// before its accept to the moment main closed the socket (its time in accept, less the
+// PARKED threads parked all along (a pool's idle workers: a state Orca records), nothing else.
+// Then "EXPECT acceptor=HASH accept_ns=N": the acceptor's identity hash and the nanoseconds from
+// just before its accept to the moment main closed the socket (its time in accept, less the
 // microseconds to enter it).
 // Usage: WallQuiet [MS] [PARKED]
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadPoolExecutor;
 
 public class WallQuiet {
     static volatile long acceptFrom;
@@ -15,13 +16,9 @@ public class WallQuiet {
     public static void main(String[] args) throws Exception {
         long ms = args.length > 0 ? Long.parseLong(args[0]) : 3000;
         int parked = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        for (int i = 0; i < parked; i++) {
-            Thread t = new Thread(() -> {
-                for (;;) LockSupport.park();
-            }, "parked-" + i);
-            t.setDaemon(true);
-            t.start();
-        }
+        // A pool's idle workers: parked in their queue's take.
+        ThreadPoolExecutor pool = (ThreadPoolExecutor) Executors.newFixedThreadPool(parked);
+        pool.prestartAllCoreThreads();
         ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(() -> {
             try {
@@ -36,6 +33,7 @@ public class WallQuiet {
         long to = System.nanoTime();
         server.close();
         acceptor.join();
+        pool.shutdown();
         System.out.printf("EXPECT acceptor=%08X accept_ns=%d%n", System.identityHashCode(acceptor), to - acceptFrom);
     }
 }

@@ -52,17 +52,56 @@ type runWin struct {
 
 // inState reports whether t is in a recorded state at at: in one of its
 // intervals, [Start, End).
-func (t *Thread) inState(at format.Time) bool {
+func (t *Thread) inState(at format.Time, c *Cursor) bool {
 	ivs := t.Intervals
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > at })
+	c.iv = i
 	return i < len(ivs) && ivs[i].Start <= at
+}
+
+// Cursor keeps where a thread's last search of its intervals, samples and
+// windows ended: a caller that asks about one thread's time in order (the
+// holders' spans, a timeline's tiles) finds each next place a step or two
+// on (searchFrom) instead of by a search of the whole. Its zero value
+// starts at the beginning; any order of questions gives the same answers.
+type Cursor struct {
+	iv, smp, win int
+}
+
+// searchFrom is sort.Search(n, f) started at from, where the answer
+// usually is or is near: it gallops from there (1, 2, 4, … steps) forward,
+// or back when the answer is before it, and searches the last step.
+// O(log d) for an answer d places away.
+func searchFrom(n, from int, f func(int) bool) int {
+	from = min(max(from, 0), n)
+	if from > 0 && f(from-1) {
+		// f(hi) holds; every index below lo is false.
+		lo, hi, step := from-1, from-1, 1
+		for lo > 0 {
+			lo = max(hi-step, 0)
+			if !f(lo) {
+				lo++
+				break
+			}
+			hi, step = lo, step*2
+		}
+		return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
+	}
+	lo, hi, step := from, from, 1
+	for hi < n && !f(hi) {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, n)
+	return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
 }
 
 // sampled returns the weights of t's cpu and wall samples in [a, b) taken
 // in its runnable time.
-func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
-	for _, s := range t.SamplesIn(a, b) {
-		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At) {
+func (t *Thread) sampled(a, b format.Time, c *Cursor) (cpu, wall format.Time) {
+	for _, s := range t.samplesIn(a, b, c) {
+		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At, c) {
 			continue
 		}
 		if s.Kind == format.SampleCPU {
@@ -76,14 +115,15 @@ func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
 
 // runnableIn returns t's runnable time in [a, b]: the time in none of its
 // intervals.
-func (t *Thread) runnableIn(a, b format.Time) format.Time {
+func (t *Thread) runnableIn(a, b format.Time, c *Cursor) format.Time {
 	a, b = max(a, t.Start), min(b, t.End)
 	if b <= a {
 		return 0
 	}
 	ivs := t.Intervals
 	// Intervals never overlap and are sorted: their ends are sorted too.
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
+	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
+	c.iv = i
 	busy := format.Time(0)
 	for ; i < len(ivs) && ivs[i].Start < b; i++ {
 		busy += min(ivs[i].End, b) - max(ivs[i].Start, a)
@@ -127,7 +167,7 @@ func (t *Thread) splitRun(lent []lent) {
 		sp.Other = cut(wall, run-sp.Running)
 		sp.Unsplit = run - sp.Running - sp.Other
 		w := runWin{start: t.Start, end: t.End, split: sp}
-		w.cpu, w.wall = t.sampled(t.Start, t.End+1)
+		w.cpu, w.wall = t.sampled(t.Start, t.End+1, &Cursor{})
 		t.wins = []runWin{w}
 		t.Run = sp
 		return
@@ -135,9 +175,10 @@ func (t *Thread) splitRun(lent []lent) {
 	t.wins = make([]runWin, 0, len(t.Sched)-1)
 	var split format.Time
 	li := 0
+	var c Cursor
 	for i := 1; i < len(t.Sched); i++ {
 		p, q := t.Sched[i-1], t.Sched[i]
-		r := t.runnableIn(p.At, q.At)
+		r := t.runnableIn(p.At, q.At, &c)
 		var v format.Time
 		for ; li < len(lent) && lent[li].at < q.At; li++ {
 			if lent[li].at >= p.At {
@@ -151,7 +192,7 @@ func (t *Thread) splitRun(lent []lent) {
 		sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
 		sp.Other = r - sp.Virtual - sp.Running - sp.Ready
 		w := runWin{start: p.At, end: q.At, split: sp}
-		w.cpu, w.wall = t.sampled(p.At, q.At)
+		w.cpu, w.wall = t.sampled(p.At, q.At, &c)
 		t.wins = append(t.wins, w)
 		t.Run.Add(sp)
 		split += r
@@ -167,14 +208,19 @@ func (t *Thread) splitRun(lent []lent) {
 // share of the window's runnable time in the part. Each is cut to the
 // part's runnable time, and what they leave of it is other. The runnable
 // time in no window is Unsplit. RunIn(t, t.Start, t.End) is t.Run.
-func (t *Thread) RunIn(from, to format.Time) RunSplit {
+func (t *Thread) RunIn(from, to format.Time) RunSplit { return t.RunInFrom(from, to, &Cursor{}) }
+
+// RunInFrom is RunIn with its searches started where c says, and c moved
+// to where they ended.
+func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 	from, to = max(from, t.Start), min(to, t.End)
 	var out RunSplit
 	if to <= from {
 		return out
 	}
-	all := t.runnableIn(from, to)
-	i := sort.Search(len(t.wins), func(i int) bool { return t.wins[i].end > from })
+	all := t.runnableIn(from, to, c)
+	i := searchFrom(len(t.wins), c.win, func(i int) bool { return t.wins[i].end > from })
+	c.win = i
 	for ; i < len(t.wins) && t.wins[i].start < to; i++ {
 		w := &t.wins[i]
 		a, b := max(from, w.start), min(to, w.end)
@@ -186,7 +232,7 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 			continue
 		}
 		whole := w.split.Total()
-		part := t.runnableIn(a, b)
+		part := t.runnableIn(a, b, c)
 		if whole <= 0 || part <= 0 {
 			continue
 		}
@@ -195,7 +241,7 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 		// part's) place as much of d as they stand for, the rest is spread
 		// in proportion to runnable time; never more than the part holds
 		// nor less than the rest of the window cannot.
-		cpu, wall := t.sampled(a, b)
+		cpu, wall := t.sampled(a, b, c)
 		place := func(d, smp, smpPart format.Time) format.Time {
 			est := 0.0
 			if smp > 0 {

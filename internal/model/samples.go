@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"slices"
-	"sort"
 
 	"orca/internal/format"
 )
@@ -30,12 +29,16 @@ type SchedTime struct {
 
 // SamplesIn returns t's samples with from <= At < to (to <= 0: to the
 // end), a part of t.Samples.
-func (t *Thread) SamplesIn(from, to format.Time) []Sample {
+func (t *Thread) SamplesIn(from, to format.Time) []Sample { return t.samplesIn(from, to, &Cursor{}) }
+
+// samplesIn is SamplesIn with its search started where c says.
+func (t *Thread) samplesIn(from, to format.Time, c *Cursor) []Sample {
 	s := t.Samples
-	i := sort.Search(len(s), func(i int) bool { return s[i].At >= from })
+	i := searchFrom(len(s), c.smp, func(i int) bool { return s[i].At >= from })
+	c.smp = i
 	j := len(s)
 	if to > 0 {
-		j = i + sort.Search(len(s)-i, func(k int) bool { return s[i+k].At >= to })
+		j = searchFrom(len(s), i, func(k int) bool { return s[k].At >= to })
 	}
 	return s[i:j]
 }

@@ -56,7 +56,9 @@ type DoingSamples struct {
 // intervals collects every lock's blame spans.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
 	m := v.Model
-	spans := map[LockRef][]OwnerSpan{}
+	spans := map[LockRef]*[]OwnerSpan{}
+	var lastRef LockRef
+	var last *[]OwnerSpan
 	for _, t := range v.Threads {
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
@@ -69,14 +71,20 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 			default:
 				continue
 			}
-			ss := spans[ref]
+			if ref != lastRef || last == nil {
+				// A thread's intervals mostly repeat one lock.
+				if last = spans[ref]; last == nil {
+					last = &[]OwnerSpan{}
+					spans[ref] = last
+				}
+				lastRef = ref
+			}
 			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
-					ss = append(ss, sp)
+					*last = append(*last, sp)
 				}
 				return true
 			})
-			spans[ref] = ss
 		}
 	}
 	// Each lock's spans become their union; then all locks' spans are
@@ -84,32 +92,37 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 	// holder walks its intervals and samples forward (a holder's spans of
 	// two locks may overlap: the cursor steps back a little) instead of
 	// a search of the whole per span.
+	// The sort's keys are in the entries: a compare reads no span.
 	type ref struct {
-		f    *doingFold
-		span int
+		start format.Time
+		owner format.ThreadID
+		span  int32
+		f     *doingFold
 	}
-	var all []ref
+	n := 0
+	for _, ss := range spans {
+		n += len(*ss)
+	}
+	all := make([]ref, 0, n)
 	out := make(map[LockRef]*Doing, len(spans))
 	folds := make([]*doingFold, 0, len(spans))
 	for r, ss := range spans {
-		f := newDoingFold(ss)
+		f := newDoingFold(*ss)
 		out[r] = f.d
 		folds = append(folds, f)
-		for i := range f.d.Spans {
-			all = append(all, ref{f, i})
+		for i, s := range f.d.Spans {
+			all = append(all, ref{s.Start, s.Owner, int32(i), f})
 		}
 	}
 	slices.SortFunc(all, func(x, y ref) int {
-		a, b := &x.f.d.Spans[x.span], &y.f.d.Spans[y.span]
-		return cmp.Or(cmp.Compare(a.Owner, b.Owner), cmp.Compare(a.Start, b.Start))
+		return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.start, y.start))
 	})
 	var c Cursor
 	for i, r := range all {
-		s := &r.f.d.Spans[r.span]
-		if i == 0 || all[i-1].f.d.Spans[all[i-1].span].Owner != s.Owner {
+		if i == 0 || all[i-1].owner != r.owner {
 			c = Cursor{}
 		}
-		m.foldSpan(r.f, s, &c)
+		m.foldSpan(r.f, &r.f.d.Spans[r.span], &c)
 	}
 	for _, f := range folds {
 		f.finish()

@@ -25,6 +25,9 @@ func (b *Builder) Finalize() *Model {
 		m.End = b.stoppedAt
 	}
 	m.Edges = b.edges.all()
+	for _, ci := range m.ClassInits {
+		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
+	}
 	for th, u := range b.unparks {
 		if m.Unparked == nil {
 			m.Unparked = map[format.ThreadID]format.Time{}

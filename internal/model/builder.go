@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -76,7 +77,23 @@ type Builder struct {
 	// line, when set (Build), names a frame by its source line ("" when
 	// unknown), so that Finalize groups call sites by line.
 	line func(format.Frame) string
+	// The locks' figures are summed as the events come (seal,
+	// docs/streaming.md): ag sums the sealed intervals of the threads in
+	// feeding, every sealEvery events; sites groups the stacks seen so far
+	// by call site for it.
+	ag        *aggregator
+	sites     *siteGrouper
+	feeding   []*tstate
+	sealEvery int
+	untilSeal int
 }
+
+// sealEvery is how many events the fold takes between two seals: a
+// variable, as the model's own tests seal after every event
+// (export_test.go), so that every case and fuzz input checks that summing
+// as the fold goes gives the figures of summing at the end
+// (modeltest.Validate).
+var sealEvery = 1 << 16
 
 type pendingUnpark struct {
 	by format.ThreadID
@@ -121,6 +138,11 @@ type tstate struct {
 	lateAt      format.Time
 	// lent: the CPU samples of the virtual threads it carried (sample).
 	lent []lent
+	// agg and fed: the aggregation of its intervals (Builder.seal), the
+	// first fed ones; feeding: it is in Builder.feeding.
+	agg     threadAgg
+	fed     int
+	feeding bool
 }
 
 type openIv struct {
@@ -145,7 +167,7 @@ type openIv struct {
 
 // New returns an empty Builder.
 func New() *Builder {
-	return &Builder{
+	b := &Builder{
 		m: &Model{
 			byThread: map[format.ThreadID]*Thread{},
 			byObject: map[lockKey]*Lock{},
@@ -166,7 +188,11 @@ func New() *Builder {
 		untimedOf: map[StackID]bool{},
 		first:     true,
 		wf:        newWaitFor(),
+		sealEvery: sealEvery,
+		untilSeal: sealEvery,
 	}
+	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
+	return b
 }
 
 func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
@@ -185,6 +211,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	if ts == nil {
 		ts = &tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads)), timedAt: -1}
 		ts.open = ts.openBuf[:0]
+		ts.agg.id = id
 		b.threads[id] = ts
 		b.m.byThread[id] = &ts.t
 		b.m.Threads = append(b.m.Threads, &ts.t)
@@ -213,6 +240,10 @@ func (b *Builder) Event(ev *reader.Event) {
 		return
 	}
 	m.Events++
+	if b.untilSeal--; b.untilSeal <= 0 {
+		b.untilSeal = b.sealEvery
+		b.seal()
+	}
 	if b.first || ev.Time < m.Start {
 		m.Start = ev.Time
 	}
@@ -548,4 +579,52 @@ func (b *Builder) stackOf(ev *reader.Event) StackID {
 		return StackID(ev.StackID)
 	}
 	return b.stacks.intern(ev.Stack, &b.m.Stacks)
+}
+
+// frames returns the stacks folded so far, by StackID.
+func (b *Builder) frames() [][]format.Frame {
+	if b.ext != nil {
+		return b.ext.Frames
+	}
+	return b.m.Stacks
+}
+
+// seal sums the intervals no later event can change into the locks'
+// figures (docs/streaming.md): a thread's interval is final once added,
+// except the segments of a state still open (its end tells the earlier
+// ones how it ended), and the fold reads nothing of other threads when it
+// sums one (a lock's owner changes are only added to; the attach's
+// instant, which can still move earlier, is settled at the end:
+// aggregator.settle).
+func (b *Builder) seal() {
+	if len(b.feeding) == 0 {
+		return
+	}
+	if b.line != nil {
+		if b.sites == nil {
+			b.sites = newSiteGrouper(b.line)
+		}
+		b.sites.extend(b.m, b.frames())
+	}
+	keep := b.feeding[:0]
+	for _, ts := range b.feeding {
+		limit := format.Time(math.MaxInt64)
+		if len(ts.open) > 0 {
+			limit = ts.open[0].iv.Since
+		}
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			n := 0
+			for n < len(blk) && blk[n].Start < limit {
+				n++
+			}
+			b.ag.feed(&ts.agg, blk[:n])
+			ts.fed += n
+			return n == len(blk)
+		})
+		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.ivs.len(); ts.feeding {
+			keep = append(keep, ts)
+		}
+	}
+	clear(b.feeding[len(keep):])
+	b.feeding = keep
 }

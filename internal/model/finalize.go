@@ -45,16 +45,6 @@ func (b *Builder) Finalize() *Model {
 			b.end(ts, t.End, endOpen)
 		}
 		t.Intervals = ts.ivs.all()
-		if b.beforeEvents {
-			// The agent's Enter of a thread blocked before the events were
-			// on, 1 ns before its Entered (pending.c): no real contention is
-			// that short.
-			for i := range t.Intervals {
-				if iv := &t.Intervals[i]; iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= 1 {
-					iv.BeforeEvents = true
-				}
-			}
-		}
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
@@ -94,7 +84,10 @@ func (b *Builder) Finalize() *Model {
 	b.findShutdown()
 	b.wf.finish(m)
 	if b.line != nil {
-		m.groupSites(b.line)
+		if b.sites == nil {
+			b.sites = newSiteGrouper(b.line)
+		}
+		b.sites.extend(m, m.Stacks)
 	}
 	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
@@ -102,7 +95,15 @@ func (b *Builder) Finalize() *Model {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	m.aggregate()
+	// The intervals the seals did not sum, then what every thread's
+	// aggregation still held.
+	for _, t := range m.Threads {
+		ts := b.threads[t.ID]
+		b.ag.feed(&ts.agg, t.Intervals[ts.fed:])
+		b.ag.endThread(&ts.agg)
+	}
+	b.feeding = nil
+	m.setLocks(b.ag)
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
 	return m
 }

@@ -143,6 +143,7 @@ type tstate struct {
 	agg     threadAgg
 	fed     int
 	feeding bool
+	busy    format.Time // the length of the intervals fed
 }
 
 type openIv struct {
@@ -617,8 +618,7 @@ func (b *Builder) seal() {
 			for n < len(blk) && blk[n].Start < limit {
 				n++
 			}
-			b.ag.feed(&ts.agg, blk[:n])
-			ts.fed += n
+			b.feed(ts, blk[:n])
 			return n == len(blk)
 		})
 		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.ivs.len(); ts.feeding {
@@ -627,4 +627,17 @@ func (b *Builder) seal() {
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
+}
+
+// feed sums the next final intervals of ts, ivs: its time per state, the
+// locks' figures.
+func (b *Builder) feed(ts *tstate, ivs []Interval) {
+	t := &ts.t
+	for i := range ivs {
+		d := ivs[i].Duration()
+		t.Time[ivs[i].Shown()] += d
+		ts.busy += d
+	}
+	b.ag.feed(&ts.agg, ivs)
+	ts.fed += len(ivs)
 }

@@ -34,6 +34,12 @@ func (b *Builder) Finalize() *Model {
 		}
 		m.Unparked[th] = u.at
 	}
+	if b.line != nil {
+		if b.sites == nil {
+			b.sites = newSiteGrouper(b.line)
+		}
+		b.sites.extend(m, b.frames())
+	}
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked
@@ -44,17 +50,19 @@ func (b *Builder) Finalize() *Model {
 		for len(ts.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
+		// The intervals the seals did not take, then what the thread's
+		// aggregation still held.
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			b.feed(ts, blk)
+			return true
+		})
+		b.ag.endThread(&ts.agg)
 		t.Intervals = ts.ivs.all()
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
-		var busy format.Time
-		for _, iv := range t.Intervals {
-			t.Time[iv.Shown()] += iv.Duration()
-			busy += iv.Duration()
-		}
-		if r := t.Life() - busy; r > 0 {
+		if r := t.Life() - ts.busy; r > 0 {
 			t.Time[Runnable] = r
 		}
 		bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
@@ -83,25 +91,13 @@ func (b *Builder) Finalize() *Model {
 	}
 	b.findShutdown()
 	b.wf.finish(m)
-	if b.line != nil {
-		if b.sites == nil {
-			b.sites = newSiteGrouper(b.line)
-		}
-		b.sites.extend(m, m.Stacks)
-	}
+
 	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	// The intervals the seals did not sum, then what every thread's
-	// aggregation still held.
-	for _, t := range m.Threads {
-		ts := b.threads[t.ID]
-		b.ag.feed(&ts.agg, t.Intervals[ts.fed:])
-		b.ag.endThread(&ts.agg)
-	}
 	b.feeding = nil
 	m.setLocks(b.ag)
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })

@@ -7,7 +7,7 @@ import "orca/internal/format"
 // which imports it.
 
 // The model's tests seal after every event (Builder.seal).
-func init() { sealEvery = 1 }
+func init() { sealEvery, sealMargin = 1, 0 }
 
 // GroupSites groups the model's stacks into call sites by line, as Build
 // does with the recording's line table, and aggregates the locks again.

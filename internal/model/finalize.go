@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -57,6 +58,7 @@ func (b *Builder) Finalize() *Model {
 			return true
 		})
 		b.ag.endThread(&ts.agg)
+		b.splitTo(ts, math.MaxInt64, t.End)
 		t.Intervals = ts.ivs.all()
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
@@ -69,10 +71,7 @@ func (b *Builder) Finalize() *Model {
 		if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
 			slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
 		}
-		if len(ts.lent) > 1 && !slices.IsSortedFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) }) {
-			slices.SortStableFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) })
-		}
-		t.splitRun(ts.lent)
+		t.splitRun(&ts.win)
 	}
 	// The Threads move out of the tstates, which the Model would otherwise
 	// keep, and with them what they point to of the fold's state.

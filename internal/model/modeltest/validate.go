@@ -945,6 +945,9 @@ func (v *validator) samples(t *model.Thread) {
 	if in := t.RunIn(t.Start, t.End); in != r {
 		v.bad("thread %v: RunIn over its life %+v, its Run %+v", t.ID, in, r)
 	}
+	if err := t.CheckSplit(); err != nil {
+		v.bad("thread %v: %v", t.ID, err)
+	}
 	for i := 1; i < len(t.Sched); i++ {
 		a, b := t.Sched[i-1], t.Sched[i]
 		if b.At < a.At || b.CPU < a.CPU || b.Ready < a.Ready {

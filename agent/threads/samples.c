@@ -51,7 +51,7 @@ typedef struct {
   atomic_ullong wall_weight;   // the nanoseconds the wall sampler's next signal stands for
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
   int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
-  uint64_t wall_look;       // the wall sampler's wake-up of that read (wall_wakes), 0 none
+  uint64_t wall_look;       // the wall sampler's run of ticks of that read (wall_runs), 0 none
   atomic_llong wall_done;   // the thread's CPU clock as its last wall sample was taken (its handler), -1 none
   // Repeats of the thread's last wall sample (the wall sampler's, read by
   // the writer): its ticks and weight each; and the writer's copy of that
@@ -629,8 +629,12 @@ static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns
 
 // wall_ticks runs the ticks due at now_ns (under wall_mu): m of them since
 // the last run, the last one now, the others (slept over) written for the
-// threads that did not run.
-static void wall_ticks(int64_t now_ns) {
+// threads that did not run. planned: the ticks the sampler meant to sleep
+// over and this one (0: all of them); those beyond (it woke late, on a
+// loaded machine) add their intervals to the weight of this tick's
+// samples of the other threads, as a tick run late for each would have
+// sampled them there.
+static void wall_ticks(int64_t now_ns, int64_t planned) {
   static int cand[SLOTS], pick[SLOTS], again[SLOTS];
   static unsigned char whole[SLOTS];
   int64_t m64 = (now_ns - wall_last_ns) / wall_ns;
@@ -674,18 +678,19 @@ static void wall_ticks(int64_t now_ns) {
     } else if (off) pick[k++] = i;
   }
   uint64_t w = asked ? (uint64_t)wall_ns * (uint64_t)n / (uint64_t)asked : 0;
+  uint64_t late = planned > 0 && m64 > planned ? (uint64_t)(m64 - planned) : 0, wl = w * (1 + late);
   int64_t now = clock_ticks();
   for (int j = 0; j < r; j++) {
     slot_t *e = &slots[again[j]];
     // The ticks slept over, each its own interval (the thread's exact
     // time there), before this tick's.
     for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
-    wall_rep_put(e, now, w, 0);
+    wall_rep_put(e, now, whole[j] ? w : wl, 0);
   }
   pid_t pid = getpid();
   for (int j = 0; j < k; j++) {
     slot_t *e = &slots[pick[j]];
-    atomic_store_explicit(&e->wall_weight, w, memory_order_release);
+    atomic_store_explicit(&e->wall_weight, wl, memory_order_release);
     syscall(SYS_tgkill, pid, atomic_load(&e->tid), SIGPROF);
   }
   pthread_mutex_unlock(&slots_mu);
@@ -706,14 +711,14 @@ static void *wall_run(void *arg) {
   int64_t quiet_ns = (int64_t)(reps_n / 2) * wall_ns;
   if (quiet_ns > WALL_QUIET_NS) quiet_ns = WALL_QUIET_NS;
   while (!atomic_load(&wall_stop)) {
-    int64_t due = wall_last_ns + (wall_quiet ? quiet_ns : (int64_t)wall_span * wall_ns);
+    int64_t planned = wall_quiet ? 0 : wall_span, due = wall_last_ns + (planned ? planned * wall_ns : quiet_ns);
     struct timespec ts = {(time_t)(due / 1000000000LL), (long)(due % 1000000000LL)};
     int timed_out = pthread_cond_timedwait(&wall_cv, &wall_mu, &ts) != 0;
     if (atomic_load(&wall_stop)) break;
     wall_wakes_n++;
     // Woken before its time (the writer needs it again, or spuriously):
     // the next due time, from the state now.
-    if (timed_out) wall_ticks(clock_now());
+    if (timed_out) wall_ticks(clock_now(), planned);
   }
   pthread_mutex_unlock(&wall_mu);
   struct timespec ts;
@@ -727,7 +732,7 @@ static void *wall_run(void *arg) {
 static void wall_writer_ticks(void) {
   if (!wall_running || pthread_mutex_trylock(&wall_mu) != 0) return;
   if (wall_quiet && !atomic_load(&wall_stop)) {
-    wall_ticks(clock_now());
+    wall_ticks(clock_now(), 0);
     if (!wall_quiet) pthread_cond_signal(&wall_cv);
   }
   pthread_mutex_unlock(&wall_mu);

@@ -563,10 +563,19 @@ SAFE_CODE static int walk_context(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_
     // caller's frame (the method not yet entered, or left).
     if (ret || fp < sp || fp + 16 > hi || (fp & 7)) return -1;
     struct hs_method *m = (struct hs_method *)hs_stack_word(fp, I_METHOD);
-    if (!m) return -1;
-    long bci = hs_method_is_native(m) ? -1 : hs_method_bci(m, r13);
-    if (bci < 0 && !hs_method_is_native(m)) bci = hs_method_bci(m, hs_stack_word(fp, I_BCP));
-    if (bci < 0 && !hs_method_is_native(m)) return -1;
+    long bci = !m || hs_method_is_native(m) ? -1 : hs_method_bci(m, r13);
+    if (m && bci < 0 && !hs_method_is_native(m)) bci = hs_method_bci(m, hs_stack_word(fp, I_BCP));
+    if (!m || (bci < 0 && !hs_method_is_native(m))) {
+      // A frame being built (the method's entry, after `enter`, before
+      // its Method* and bytecode pointer are stored: the slots hold an
+      // older frame's): the method not yet entered, its caller the
+      // innermost, when the interpreter's (its frame pointer is the one
+      // saved at fp, its bytecode pointer saved at the call).
+      struct hs_blob *caller = hs_blob_of(hs_stack_word(fp, 1), &heap);
+      const char *cname = caller ? hs_blob_name(caller) : NULL;
+      if (!cname || kind_of(cname) != N_INTERPRETER) return -1;
+      return walk_from(o, lo, hi, fp + 16, hs_stack_word(fp, 0), hs_stack_word(fp, 1), 0, max);
+    }
     if (put(o, method_id(m), (jlocation)bci)) return -1;
     return walk_from(o, lo, hi, hs_stack_word(fp, I_SENDER_SP), hs_stack_word(fp, 0), hs_stack_word(fp, 1), 0, max);
   }

@@ -5,7 +5,11 @@
 // sampling profiler's does: the frame anchor, then per frame its code blob
 // (interpreter: Method and bcp in the frame; compiled: the debug record at
 // the return address, with inlined methods; stub: its frame size) and the
-// next one, through calls from native code back into Java.
+// next one, through calls from native code back into Java. The samplers'
+// walk (walk_sample) also starts inside Java code, at a signal's pc: there
+// the innermost compiled frame may be in its prolog or epilog (decoded
+// from its instructions) and its debug record is the one at or after the
+// pc (walk.c, walk_context; docs/agent.md, "The sample path").
 // Why: JDK 17's AsyncGetCallTrace cannot start at the monitor-enter stubs
 // of compiled code (GetStackTrace then: 2-12 us with other threads
 // waiting) and costs ~0.7 us for two frames in Object.notifyAll, under the

@@ -144,10 +144,15 @@ const (
 	// Java part unreadable (native_only: not in samples_lost).
 	InfoHotSpotSamplesUnwound    = "hotspot.samples_unwound"
 	InfoHotSpotSamplesNativeOnly = "hotspot.samples_native_only"
-	InfoHotSpotOwner             = "hotspot.owner"
-	InfoHotSpotMonitorHash       = "hotspot.monitor_hash"
-	InfoHotSpotFacts             = "hotspot.facts"
-	InfoHotSpotArch              = "hotspot.arch"
+	// Samples (issue 33) of a thread in Java code whose Java frames the
+	// own walker could not take from the signal's context (a stub, code it
+	// does not decode): AsyncGetCallTrace's (docs/agent.md, "The sample
+	// path").
+	InfoHotSpotSamplesASGCT = "hotspot.samples_asgct"
+	InfoHotSpotOwner        = "hotspot.owner"
+	InfoHotSpotMonitorHash  = "hotspot.monitor_hash"
+	InfoHotSpotFacts        = "hotspot.facts"
+	InfoHotSpotArch         = "hotspot.arch"
 
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
@@ -213,7 +218,7 @@ var InfoKeys = []string{
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
-	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
+	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,

@@ -84,9 +84,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			return b
 		}
 		b := &base{labels: map[string][]string{
-			"thread":        {t.Name},
-			"thread_id":     {t.ID.String()},
-			"state":         {iv.Shown().String()},
+			"thread":       {t.Name},
+			"thread_id":    {t.ID.String()},
+			"state":        {iv.Shown().String()},
 			AttrThreadName: {t.Name},
 			AttrThreadID:   {t.ID.String()},
 		}, owners: map[format.ThreadID]*profile.Sample{}}

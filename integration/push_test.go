@@ -1,0 +1,196 @@
+package integration
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	profpb "go.opentelemetry.io/proto/slim/otlp/profiles/v1development"
+
+	"orca/internal/format"
+	"orca/internal/otlptest"
+)
+
+// pushed runs bin/orca push of prefix to collector c and returns the
+// samples the collector wrote, waiting for want messages in all.
+func pushed(t *testing.T, c *otlptest.Collector, prefix string, want int, args ...string) []otlptest.Sample {
+	t.Helper()
+	r := run(t, "", orcaBin(t), append(append([]string{"push", "--otlp", c.URL}, args...), prefix)...)
+	if r.code != 0 {
+		t.Fatalf("orca push failed:\n%s", r)
+	}
+	return otlptest.Samples(c.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= want }))
+}
+
+// checkPushedBlame checks that the contentions and delay per lock and per
+// owner in what a collector wrote are bin/orca report --json's, to the
+// nanosecond; it returns how many owners it compared.
+func checkPushedBlame(t *testing.T, prefix string, ss []otlptest.Sample) int {
+	t.Helper()
+	r := run(t, "", orcaBin(t), "report", "--json", "--top", "100000", prefix)
+	if r.code != 0 {
+		t.Fatalf("orca report --json failed:\n%s", r)
+	}
+	var rep struct {
+		Locks []struct {
+			Object, Kind      string
+			Contentions, Open int
+			BlockedS          float64 `json:"blocked_s"`
+			OpenS             float64 `json:"open_s"`
+			Owners            []struct {
+				Thread            string
+				Contentions, Open int
+				BlamedS           float64 `json:"blamed_s"`
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, s := range ss {
+		if s.Kind != "monitor" && s.Kind != "juc" {
+			continue
+		}
+		lock := s.Attrs["lock.kind"] + "/" + s.Attrs["lock.id"]
+		got[lock+" "+s.Type] += s.Sum()
+		if o := s.Attrs["lock.owner.thread.id"]; o != "" {
+			got[lock+"/"+o+" "+s.Type] += s.Sum()
+		}
+	}
+	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+	owners := 0
+	for _, l := range rep.Locks {
+		if l.Kind != "monitor" && l.Kind != "juc" {
+			continue
+		}
+		lock := l.Kind + "/" + l.Object
+		if g, w := got[lock+" contentions"], int64(l.Contentions+l.Open); g != w {
+			t.Errorf("%s: %d contentions pushed, report: %d + %d open", lock, g, l.Contentions, l.Open)
+		}
+		if g, w := got[lock+" delay"], ns(l.BlockedS)+ns(l.OpenS); math.Abs(float64(g-w)) > 2 {
+			t.Errorf("%s: %d ns pushed, report: %d ns", lock, g, w)
+		}
+		for _, o := range l.Owners {
+			if o.Thread == format.ThreadID(0).String() {
+				continue
+			}
+			owners++
+			k := lock + "/" + o.Thread
+			if g, w := got[k+" contentions"], int64(o.Contentions+o.Open); g != w {
+				t.Errorf("%s owner %s: %d contentions pushed, report: %d + %d open", lock, o.Thread, g, o.Contentions, o.Open)
+			}
+			if g, w := got[k+" delay"], ns(o.BlamedS); math.Abs(float64(g-w)) > 1 {
+				t.Errorf("%s owner %s: %d ns pushed, report blames %d ns", lock, o.Thread, g, w)
+			}
+		}
+	}
+	return owners
+}
+
+// TestPushScenario records Scenario and Parking, pushes each to a real
+// OpenTelemetry Collector (built from its modules, profiles feature gate)
+// and decodes what the collector wrote: the totals per lock and per owner
+// are orca report --json's; Scenario's contentions on lock are the
+// contender's, blamed on the owner, with their names (quotes, commas, a
+// whale), at the contender's line, each with a timestamp within the run;
+// Parking's ReentrantLock contentions are rl-waiter-I's, one each, blamed
+// on rl-holder-I for at least HOLD_MS; the resource names the JVM.
+func TestPushScenario(t *testing.T) {
+	c := otlptest.Start(t)
+	messages := 0
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "Scenario")
+		messages++
+		ss := pushed(t, c, prefix, messages)
+		ss = ss[len(ss)-countLast(t, c):]
+		if n := checkPushedBlame(t, prefix, ss); n == 0 {
+			t.Errorf("Scenario: no owner compared")
+		}
+		lock, owner, contender := format.Hex(e.hash(t, "lock")), format.Hex(e.hash(t, "owner")), format.Hex(e.hash(t, "contender"))
+		rec, _ := buildModel(t, prefix)
+		unix, mono, _ := rec.Info.Origin()
+		start, end, _ := rec.Info.Span()
+		var count int64
+		for _, s := range ss {
+			if s.Resource["service.name"] != "Scenario" || s.Resource["process.pid"] != rec.Info.PID() ||
+				s.Resource["process.runtime.version"] != rec.Info.JavaVersion() {
+				t.Fatalf("resource %v", s.Resource)
+			}
+			for _, ts := range s.Timestamps {
+				if at := format.Time(int64(ts) - unix + mono); at < start || at > end {
+					t.Errorf("a %s timestamp at %v, outside the recording's %v..%v", s.Kind, at, start, end)
+				}
+			}
+			if s.Kind != "monitor" || s.Attrs["lock.id"] != lock {
+				continue
+			}
+			if len(s.Timestamps) != len(s.Values) {
+				t.Errorf("%d values, %d timestamps", len(s.Values), len(s.Timestamps))
+			}
+			if s.Attrs["thread.id"] != contender || s.Attrs["lock.owner.thread.id"] != owner ||
+				s.Attrs["thread.name"] != Scenario.contender || s.Attrs["lock.owner.thread.name"] != Scenario.owner ||
+				s.Attrs["lock.class"] != "Scenario$Lock" || s.Attrs["lock.kind"] != "monitor" {
+				t.Errorf("a contention on lock with attributes %q", s.Attrs)
+			}
+			if want := int64(e.int(t, "line.contend")); s.Lines[0] != want || !strings.HasPrefix(s.Frames[0], "Scenario") {
+				t.Errorf("a contention on lock at %s:%d, want line %d", s.Frames[0], s.Lines[0], want)
+			}
+			if s.Type == "contentions" {
+				count += s.Sum()
+			}
+		}
+		if want := int64(e.int(t, "contentions")); count != want {
+			t.Errorf("%d contentions on lock pushed, want %d", count, want)
+		}
+
+		// Parking: a ReentrantLock's contentions, each blamed on its holder.
+		pe, pprefix := recordExpect(t, j, "Parking")
+		messages++
+		ps := pushed(t, c, pprefix, messages)
+		ps = ps[len(ps)-countLast(t, c):]
+		checkPushedBlame(t, pprefix, ps)
+		holders, waiters := pe.hashes(t, "rl_holders"), pe.hashes(t, "rl_waiters")
+		hold := int64(pe.int(t, "hold_ms")) * 1e6
+		byWaiter := map[string][2]int64{}
+		for _, s := range ps {
+			// The waiters park on the lock's sync, not on the lock.
+			if s.Kind != "juc" || s.Attrs["lock.class"] != "java.util.concurrent.locks.ReentrantLock$NonfairSync" {
+				continue
+			}
+			for i, w := range waiters {
+				if s.Attrs["thread.id"] != format.Hex(w) {
+					continue
+				}
+				if o := s.Attrs["lock.owner.thread.id"]; o != format.Hex(holders[i]) || s.Attrs["lock.owner.thread.name"] != "rl-holder-"+strconv.Itoa(i) {
+					t.Errorf("rl-waiter-%d blocked on %s, want rl-holder-%d (%08X): %v", i, o, i, holders[i], s.Attrs)
+				}
+				v := byWaiter[s.Attrs["thread.name"]]
+				if s.Type == "contentions" {
+					v[0] += s.Sum()
+				} else {
+					v[1] += s.Sum()
+				}
+				byWaiter[s.Attrs["thread.name"]] = v
+			}
+		}
+		for i := range waiters {
+			if v := byWaiter["rl-waiter-"+strconv.Itoa(i)]; v[0] != 1 || v[1] < hold {
+				t.Errorf("rl-waiter-%d: %d contentions, %d ns pushed; want 1, at least %d ns", i, v[0], v[1], hold)
+			}
+		}
+	})
+}
+
+// countLast returns how many samples the collector's last message holds.
+func countLast(t *testing.T, c *otlptest.Collector) int {
+	t.Helper()
+	pds, err := c.Received()
+	if err != nil || len(pds) == 0 {
+		t.Fatalf("the collector's file: %v, %d messages", err, len(pds))
+	}
+	return len(otlptest.Samples(pds[len(pds)-1:]))
+}

@@ -1,8 +1,12 @@
 package integration
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,4 +197,115 @@ func countLast(t *testing.T, c *otlptest.Collector) int {
 		t.Fatalf("the collector's file: %v, %d messages", err, len(pds))
 	}
 	return len(otlptest.Samples(pds[len(pds)-1:]))
+}
+
+// recordPushing starts bin/orca record --otlp of Bounded (FLOOD notifies:
+// a few seconds of 1 s chunks, --max-age 60s keeping them all) and returns
+// the running command, its output buffers and the recording's prefix.
+func recordPushing(t *testing.T, j jdk, c *otlptest.Collector, flood string, env ...string) (*exec.Cmd, *bytes.Buffer, string) {
+	t.Helper()
+	dir := newDir(t)
+	prefix := filepath.Join(dir, "p")
+	cmd := exec.Command(orcaBin(t), append([]string{"record", "-o", prefix, "--max-age", "60s", "--otlp", c.URL, "--push-every", "200ms", "--"},
+		j.argv(dir, "-cp", classes(t), "Bounded", flood, "100")...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+		}
+	})
+	return cmd, &out, prefix
+}
+
+// pushSummary reads orca record's "pushed N chunk files ... in M requests".
+func pushSummary(t *testing.T, out string) (chunks, requests int) {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "orca: pushed ") {
+			f := strings.Fields(l)
+			chunks, _ = strconv.Atoi(f[2])
+			for i := range f {
+				if f[i] == "in" && i+1 < len(f) {
+					requests, _ = strconv.Atoi(f[i+1])
+				}
+			}
+			return chunks, requests
+		}
+	}
+	t.Fatalf("orca record said nothing of its pushes:\n%s", out)
+	return 0, 0
+}
+
+// TestRecordPush records Bounded with orca record --otlp: the chunks are
+// pushed as they close, in several requests while the JVM runs, every
+// chunk file once (the collector's messages are the requests orca counts,
+// and their sums per lock and owner are the whole local recording's
+// report); then again with the collector stopped mid-recording and
+// started again: orca retries and says so, drops nothing, exits 0, and
+// the recording is intact; then with the collector gone for good before
+// the end: orca says how many pushes it dropped and still exits 0 with
+// the recording whole.
+func TestRecordPush(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		c := otlptest.Start(t)
+		cmd, out, prefix := recordPushing(t, j, c, "3000000")
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("orca record --otlp: %v\n%s", err, out)
+		}
+		chunks, requests := pushSummary(t, out.String())
+		files, _ := filepath.Glob(prefix + ".orca.*")
+		if chunks != len(files) || requests < 2 {
+			t.Errorf("pushed %d chunk files in %d requests; the recording has %d, and more than one request was due:\n%s", chunks, requests, len(files), out)
+		}
+		pds := c.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= requests })
+		if len(pds) != requests {
+			t.Errorf("the collector wrote %d messages, orca sent %d requests", len(pds), requests)
+		}
+		if checkPushedBlame(t, prefix, otlptest.Samples(pds)) == 0 {
+			t.Errorf("no owner compared")
+		}
+
+		// The collector away for a while in the middle.
+		c2 := otlptest.Start(t)
+		cmd, out, prefix = recordPushing(t, j, c2, "6000000")
+		c2.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= 1 })
+		c2.Stop()
+		time.Sleep(1500 * time.Millisecond)
+		c2.Restart()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("orca record --otlp: %v\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "tries retried") || strings.Contains(out.String(), "warning: dropped") {
+			t.Errorf("want failed tries retried and nothing dropped:\n%s", out)
+		}
+		chunks, requests = pushSummary(t, out.String())
+		files, _ = filepath.Glob(prefix + ".orca.*")
+		if chunks != len(files) {
+			t.Errorf("pushed %d chunk files of %d:\n%s", chunks, len(files), out)
+		}
+		pds = c2.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= requests })
+		checkPushedBlame(t, prefix, otlptest.Samples(pds))
+
+		// The collector gone for good: drops, said at the end.
+		c3 := otlptest.Start(t)
+		cmd, out, prefix = recordPushing(t, j, c3, "3000000", "ORCA_TEST_PUSH_DRAIN=1s")
+		c3.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= 1 })
+		c3.Stop()
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("orca record --otlp: %v\n%s", err, out)
+		}
+		if !strings.Contains(out.String(), "orca: warning: dropped ") || !strings.Contains(out.String(), "is whole: push it again with orca push") {
+			t.Errorf("want the drops said:\n%s", out)
+		}
+		if r := run(t, "", orcaBin(t), "report", prefix); r.code != 0 {
+			t.Errorf("the recording is not readable after the drops:\n%s", r)
+		}
+	})
 }

@@ -173,16 +173,13 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 	if err != nil {
 		return sendResult{}, fmt.Errorf("encoding the profiles: %w", err)
 	}
-	var body bytes.Buffer
-	zw := gzip.NewWriter(&body)
-	zw.Write(raw)
-	zw.Close()
-	res := sendResult{bytes: body.Len()}
+	body := gzipped(raw)
+	res := sendResult{bytes: len(body)}
 	deadline := time.Now().Add(t.retryFor)
 	wait := time.Second
 	for {
 		res.tries++
-		err := t.post(ctx, body.Bytes())
+		err := t.post(ctx, body)
 		var re errRetry
 		if err == nil || !errors.As(err, &re) {
 			return res, err
@@ -201,7 +198,17 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 	}
 }
 
-// post makes one try.
+// gzipped returns raw gzipped: the body orca sends (Content-Encoding gzip,
+// which the collector's OTLP receiver takes).
+func gzipped(raw []byte) []byte {
+	var body bytes.Buffer
+	zw := gzip.NewWriter(&body)
+	zw.Write(raw)
+	zw.Close()
+	return body.Bytes()
+}
+
+// post makes one try of a gzipped body.
 func (t *otlpTarget) post(ctx context.Context, body []byte) error {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
@@ -239,12 +246,20 @@ func (t *otlpTarget) post(ctx context.Context, body []byte) error {
 		}
 		return errRetry{err: fmt.Errorf("%s: %s%s", t.url, resp.Status, bodyNote(data)), after: after}
 	case resp.StatusCode == http.StatusNotFound:
-		return fmt.Errorf("%s: %s: the server has no OTLP profiles endpoint there (a collector takes profiles with --feature-gates=service.profilesSupport and an otlp receiver with protocols: http)%s",
-			t.url, resp.Status, bodyNote(data))
+		return statusError{resp.StatusCode, fmt.Sprintf("%s: %s: the server has no OTLP profiles endpoint there (a collector takes profiles with --feature-gates=service.profilesSupport and an otlp receiver with protocols: http)%s",
+			t.url, resp.Status, bodyNote(data))}
 	default:
-		return fmt.Errorf("%s: %s%s", t.url, resp.Status, bodyNote(data))
+		return statusError{resp.StatusCode, fmt.Sprintf("%s: %s%s", t.url, resp.Status, bodyNote(data))}
 	}
 }
+
+// statusError is an answer that refuses a request for good.
+type statusError struct {
+	code int
+	msg  string
+}
+
+func (e statusError) Error() string { return e.msg }
 
 // bodyNote quotes the start of an error response's text, "" when it has
 // none readable.

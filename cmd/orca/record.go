@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"orca/internal/agentlib"
+	"orca/internal/export"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
@@ -161,6 +162,13 @@ type recordOptions struct {
 	detach   bool          // --detach: leave an attached recording running
 
 	sizeByDefault bool // maxSize is detachMaxSize, given by default
+
+	// --otlp: push the closed chunks to an OpenTelemetry Collector as the
+	// recording goes (pushloop.go).
+	otlp      string
+	headers   headerFlags
+	service   string
+	pushEvery time.Duration
 }
 
 // detachMaxSize bounds a --detach recording given no --max-size or
@@ -189,6 +197,10 @@ func runRecord(u ui, args []string) (err error) {
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
 	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
 	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
+	flags.StringVar(&o.otlp, "otlp", "", "push the recording as it goes, its closed chunks every --push-every, as OTLP profiles to the collector at `URL` (its OTLP/HTTP base endpoint; needs --max-size or --max-age; orca push --help)")
+	flags.Var(&o.headers, "otlp-header", "with --otlp: send the HTTP header `K=V` (repeat for more)")
+	flags.StringVar(&o.service, "service", "", "with --otlp: the resource's service.name `NAME` (default the JVM's main class or jar)")
+	flags.DurationVar(&o.pushEvery, "push-every", 10*time.Second, "with --otlp: push the chunks closed every `D`")
 	if err := parseFlags(u, flags, args); err != nil {
 		if attachArgs(args) {
 			return err
@@ -199,6 +211,10 @@ func runRecord(u ui, args []string) (err error) {
 	pidGiven := false
 	flags.Visit(func(f *flag.Flag) { pidGiven = pidGiven || f.Name == "pid" })
 	if pidGiven {
+		if o.detach && o.otlp != "" {
+			return usagef("record: --otlp goes without --detach: a detached recording has no orca left to push it; " +
+				"record with --otlp and without --detach (Ctrl-C or --duration ends it), or push the detached recording's chunks later with orca push --last D")
+		}
 		if o.detach && o.maxSize == "" && o.maxAge == 0 {
 			if o.format == "seed" {
 				return usagef("record: --detach without --max-size or --max-age is bounded to the last %s, which needs the compact encoding: leave out --format seed, "+
@@ -268,6 +284,12 @@ func runRecord(u ui, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	var push *pusher
+	if o.otlp != "" {
+		if push, err = o.newPusher(u, abs); err != nil {
+			return err
+		}
+	}
 	session, err := newSession()
 	if err != nil {
 		return err
@@ -301,7 +323,14 @@ func runRecord(u ui, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if push != nil {
+		push.start()
+	}
 	code, err := runChild(u, argv, env)
+	if push != nil {
+		// After the JVM's end: its last chunk is closed.
+		defer push.finish()
+	}
 	if err != nil {
 		return err
 	}
@@ -468,6 +497,24 @@ func ownRecordings(recs []recording, session string) []recording {
 		}
 	}
 	return out
+}
+
+// newPusher checks --otlp and its options and the collector (before
+// anything is recorded) and returns the pusher of prefix.
+func (o recordOptions) newPusher(u ui, prefix string) (*pusher, error) {
+	if o.maxSize == "" && o.maxAge == 0 {
+		return nil, usagef("record: --otlp pushes the chunks of a bounded recording as they close: add --max-size or --max-age " +
+			"(e.g. --max-age 10m: chunks of 75 s; --max-size 256MB), or push a whole recording afterwards with orca push")
+	}
+	if o.pushEvery < 100*time.Millisecond {
+		return nil, usagef("record: --push-every %v: want at least 100ms (e.g. 10s)", o.pushEvery)
+	}
+	target, err := newOTLPTarget(o.otlp, o.headers)
+	if err != nil {
+		return nil, usagef("record: %v", err)
+	}
+	host, _ := os.Hostname()
+	return newPusher(u, prefix, target, export.OTLPOptions{Samples: true, Service: o.service, Host: host, Version: version}, o.pushEvery)
 }
 
 func (o recordOptions) check() error {

@@ -73,8 +73,13 @@ type OTLPOptions struct {
 	Samples bool   // push the threads' CPU and wall samples too (when the recording has them)
 	Service string // service.name; "" for the JVM's main class or jar
 	Host    string // host.name; "" for none
-	// Scope is the instrumentation scope's version (orca's).
+	// Version is the instrumentation scope's version (orca's).
 	Version string
+	// From, when not 0, is the start of the model's range (model.Options
+	// Span) in a series of pushes of consecutive ranges: a state that
+	// began before it (restated at From) was counted by the push before,
+	// so only its delay from From on is pushed, no contention.
+	From format.Time
 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
@@ -92,6 +97,7 @@ type OTLPOptions struct {
 // stretch's start) when the recording has a clock origin.
 func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.ExportProfilesServiceRequest, error) {
 	b := newOTLPBuilder(rec, m)
+	b.from = opt.From
 	kinds := opt.Kinds
 	if kinds == 0 {
 		kinds = All
@@ -161,6 +167,10 @@ type otlpBuilder struct {
 	locs   map[pprofLoc]int32
 	stacks map[model.StackID]int32
 	attrs  map[otlpAttr]int32
+
+	// from: states that began at or before it are not counted
+	// (OTLPOptions.From); 0 counts every state.
+	from format.Time
 
 	// origin converts the model's times to Unix ns; ok false when the
 	// recording has no clock origin (then no timestamps).
@@ -374,7 +384,9 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 				for _, sp := range c.spans {
 					b.add(get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
 				}
-				b.add(get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+				if b.counts(c.first) {
+					b.add(get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+				}
 			})
 			continue
 		}
@@ -384,7 +396,7 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 				continue
 			}
 			p := get(t, iv, iv.Open, iv.Other, false)
-			if first(*iv) {
+			if first(*iv) && b.counts(iv) {
 				b.add(p.count, 1, iv.Start)
 			}
 			b.add(p.delay, int64(iv.Duration()), iv.Start)
@@ -401,6 +413,10 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	delay.Samples = slices.DeleteFunc(delay.Samples, empty)
 	return []*profpb.Profile{count, delay}
 }
+
+// counts reports whether iv's state counts as a contention here: not when
+// it was on at From, counted by the push before.
+func (b *otlpBuilder) counts(iv *model.Interval) bool { return b.from == 0 || iv.Start > b.from }
 
 // ivLockKind names the kind of lock an interval is on (model.LockKind), ""
 // for a state on none (sleep, join, a park without a blocker).
@@ -437,6 +453,9 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 	pairs := map[key]*pair{}
 	for _, sk := range prof.sampleKinds() {
 		b.m.EachSample(model.SampleQuery{Kind: sk}, func(t *model.Thread, s *model.Sample) {
+			if b.from != 0 && s.At <= b.from {
+				return // in the push before (a range includes both its ends)
+			}
 			kk := key{s.Stack, t.ID, s.Kind}
 			p := pairs[kk]
 			if p == nil {

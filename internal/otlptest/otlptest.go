@@ -131,6 +131,7 @@ exporters:
   file:
     path: %s
     format: proto
+    append: true
     flush_interval: 100ms
 service:
   telemetry:
@@ -202,7 +203,7 @@ func (c *Collector) Stop() {
 }
 
 // Restart starts a stopped collector again on the same port and file (the
-// file exporter appends).
+// file exporter appends: append: true).
 func (c *Collector) Restart() {
 	c.t.Helper()
 	c.Stop()

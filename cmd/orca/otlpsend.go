@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -55,9 +56,7 @@ type otlpTarget struct {
 func otlpURL(base string) (string, error) {
 	u, err := url.Parse(base)
 	switch {
-	case err != nil:
-		return "", fmt.Errorf("%q is not a URL: %v", base, err)
-	case u.Scheme != "http" && u.Scheme != "https":
+	case err != nil || u.Scheme != "http" && u.Scheme != "https":
 		return "", fmt.Errorf("%q: want an http:// or https:// URL, the OTLP/HTTP base endpoint (like http://127.0.0.1:4318)", base)
 	case u.Host == "" || u.Hostname() == "":
 		return "", fmt.Errorf("%q has no host: want the OTLP/HTTP base endpoint, like http://127.0.0.1:4318", base)
@@ -92,13 +91,15 @@ func parseHeaders(env string, flags []string) (http.Header, error) {
 			h.Set(strings.TrimSpace(k), v)
 		}
 	}
-	for i, kv := range flags {
+	given := map[string]bool{} // the keys the flags set, replacing the variable's
+	for _, kv := range flags {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("--otlp-header %q: want KEY=VALUE (like Authorization=Bearer TOKEN)", kv)
 		}
-		if i == 0 || h.Get(k) == "" {
+		if k = http.CanonicalHeaderKey(k); !given[k] {
 			h.Del(k)
+			given[k] = true
 		}
 		h.Add(k, v)
 	}
@@ -222,10 +223,18 @@ func (t *otlpTarget) post(ctx context.Context, body []byte) error {
 	hreq.Header.Set("User-Agent", "orca/"+version)
 	resp, err := t.client.Do(hreq)
 	if err != nil {
+		// Worth another try: the collector not listening, gone, slow. A
+		// certificate that does not verify is not (url.Error is itself a
+		// net.Error: what it wraps decides).
 		var ne net.Error
 		var ue *url.Error
-		if errors.As(err, &ue) && ctx.Err() == nil && (errors.As(err, &ne) || errors.Is(err, io.EOF) || isConnRefused(err)) {
+		var cv *tls.CertificateVerificationError
+		if errors.As(err, &ue) && ctx.Err() == nil && !errors.As(err, &cv) &&
+			(errors.As(ue.Err, &ne) || errors.Is(err, io.EOF) || isConnRefused(err)) {
 			return errRetry{err: fmt.Errorf("sending to %s: %v", t.url, ue.Err)}
+		}
+		if errors.As(err, &ue) {
+			err = ue.Err
 		}
 		return fmt.Errorf("sending to %s: %w", t.url, err)
 	}

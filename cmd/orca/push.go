@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"orca/internal/export"
 	"orca/internal/format"
@@ -48,7 +49,7 @@ docs/otlp.md in the source tree lists them and the proto version.
 
 A collector that is away or busy (connection refused, 429, 502, 503, 504)
 is tried again with back-off (1 s, 2 s, 4 s ... or its Retry-After) for up
-to a minute. Exit status 0 when the collector accepted everything, 1 with
+to a minute (--retry-for). Exit status 0 when the collector accepted everything, 1 with
 the reason otherwise (2: a usage error, a wrong URL).
 
 ` + rangeHelp + `
@@ -81,6 +82,7 @@ func runPush(u ui, args []string) error {
 	pf.service = fs.String("service", "", "the resource's service.name `NAME` (default the JVM's main class or jar)")
 	kindList := fs.String("kind", "all", "the states pushed: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (monitor covers monitor and juc)")
 	noSamples := fs.Bool("no-samples", false, "push no cpu and wall profiles of the threads' samples")
+	retryFor := fs.Duration("retry-for", time.Minute, "try again for at most `D` while the collector is away or busy (0: one try)")
 	rf := addRangeFlags(fs, "push")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
@@ -97,6 +99,7 @@ func runPush(u ui, args []string) error {
 	if err != nil {
 		return usagef("push: %v", err)
 	}
+	target.retryFor = *retryFor
 	if err := rf.check(); err != nil {
 		return err
 	}

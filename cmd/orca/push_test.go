@@ -2,9 +2,19 @@ package main
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"math"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -194,4 +204,123 @@ func regexpLine(out, kind, typ, value string) bool {
 		}
 	}
 	return false
+}
+
+// selfSigned writes a self-signed certificate for 127.0.0.1 and its key
+// to dir.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "orca test collector"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// TestPushTLS pushes to a real collector that takes HTTPS with a
+// self-signed certificate: orca verifies it against the system's roots,
+// so the push fails at once with a one-line reason (not retried), and
+// succeeds once the certificate is among the roots (SSL_CERT_FILE, read by
+// Go as the system's). orca runs in a process of its own for each (the
+// roots are read once per process).
+func TestPushTLS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an OpenTelemetry Collector")
+	}
+	dir := t.TempDir()
+	cert, key := selfSigned(t, dir)
+	c := otlptest.StartWith(t, otlptest.Options{CertFile: cert, KeyFile: key})
+	pre := reportRecording(t)
+	orca := func(env ...string) (int, string) {
+		cmd := exec.Command(os.Args[0], "push", "--otlp", c.URL, "--retry-for", "10s", pre)
+		cmd.Env = append(os.Environ(), append(env, "ORCA_TEST_AS_ORCA=1")...)
+		out, _ := cmd.CombinedOutput()
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	start := time.Now()
+	code, out := orca("SSL_CERT_FILE=" + filepath.Join(dir, "none.pem"))
+	if code != 1 || !strings.Contains(out, "certificate") || strings.Contains(out, "tries") || strings.Count(strings.TrimSpace(out), "\n") != 0 || time.Since(start) > 8*time.Second {
+		t.Errorf("an untrusted certificate: exit %d after %v, want 1 at once with one line on it:\n%s", code, time.Since(start), out)
+	}
+	if code, out := orca("SSL_CERT_FILE=" + cert); code != 0 {
+		t.Fatalf("with the certificate among the roots: exit %d:\n%s", code, out)
+	}
+	ss := otlptest.Samples(c.WaitReceived(30*time.Second, messagesWith(1)))
+	if len(ss) == 0 || ss[0].Resource["service.name"] != "Scenario" {
+		t.Errorf("received %d samples, resource %v", len(ss), ss)
+	}
+}
+
+// TestOTLPURL checks --otlp's URLs and --otlp-header's values: a wrong one
+// is a usage error with its reason, before anything is read.
+func TestOTLPURL(t *testing.T) {
+	for _, c := range []struct{ in, want, err string }{
+		{"http://127.0.0.1:4318", "http://127.0.0.1:4318/v1development/profiles", ""},
+		{"https://otlp.example.com/", "https://otlp.example.com/v1development/profiles", ""},
+		{"http://gw:8080/otlp", "http://gw:8080/otlp/v1development/profiles", ""},
+		{"127.0.0.1:4318", "", "want an http:// or https:// URL"},
+		{"ftp://x", "", "want an http:// or https:// URL"},
+		{"http://", "", "has no host"},
+		{"http://h:99999", "", "out of range"},
+		{"http://h:4318/v1development/profiles", "", "without /v1development/profiles"},
+		{"http://h:4318/?a=b", "", "no query"},
+	} {
+		got, err := otlpURL(c.in)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && !strings.Contains(err.Error(), c.err) {
+			t.Errorf("otlpURL(%q) = %q, %v; want %q, %q", c.in, got, err, c.want, c.err)
+		}
+	}
+	h, err := parseHeaders("api-key=a%20b, X-Tenant=t1", []string{"Authorization=Bearer x=y", "X-Tenant=t2"})
+	if err != nil || h.Get("Api-Key") != "a b" || h.Get("Authorization") != "Bearer x=y" || strings.Join(h.Values("X-Tenant"), ",") != "t2" {
+		t.Errorf("parseHeaders: %v, %v", h, err)
+	}
+	if _, err := parseHeaders("", []string{"novalue"}); err == nil || !strings.Contains(err.Error(), "KEY=VALUE") {
+		t.Errorf("--otlp-header novalue: %v", err)
+	}
+
+	// Before anything runs: orca push reads no recording, orca record
+	// starts no command.
+	dir := t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"push", "--otlp", "ftp://x", filepath.Join(dir, "none")}); code != 2 || !strings.Contains(errb.String(), "http:// or https://") {
+		t.Errorf("push --otlp ftp://x: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	marker := filepath.Join(dir, "ran")
+	if code := run(ui{strings.NewReader(""), &out, &errb}, []string{"record", "-o", filepath.Join(dir, "r"), "--otlp", "ftp://x", "--max-age", "1m", "--", "touch", marker}); code != exitFailed || !strings.Contains(errb.String(), "http:// or https://") {
+		t.Errorf("record --otlp ftp://x: exit %d: %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run(ui{strings.NewReader(""), &out, &errb}, []string{"record", "-o", filepath.Join(dir, "r"), "--otlp", "http://127.0.0.1:4318", "--", "touch", marker}); code != exitFailed || !strings.Contains(errb.String(), "--max-size or --max-age") {
+		t.Errorf("record --otlp without bounds: exit %d: %s", code, errb.String())
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("orca record ran its command though --otlp was refused")
+	}
+	t.Setenv(otlpEndpointEnv, "")
+	errb.Reset()
+	if code := run(ui{nil, &out, &errb}, []string{"push", filepath.Join(dir, "none")}); code != 2 || !strings.Contains(errb.String(), otlpEndpointEnv) {
+		t.Errorf("push without --otlp or %s: exit %d: %s", otlpEndpointEnv, code, errb.String())
+	}
 }

@@ -502,16 +502,16 @@ func ownRecordings(recs []recording, session string) []recording {
 // newPusher checks --otlp and its options and the collector (before
 // anything is recorded) and returns the pusher of prefix.
 func (o recordOptions) newPusher(u ui, prefix string) (*pusher, error) {
+	target, err := newOTLPTarget(o.otlp, o.headers)
+	if err != nil {
+		return nil, usagef("record: %v", err)
+	}
 	if o.maxSize == "" && o.maxAge == 0 {
 		return nil, usagef("record: --otlp pushes the chunks of a bounded recording as they close: add --max-size or --max-age " +
 			"(e.g. --max-age 10m: chunks of 75 s; --max-size 256MB), or push a whole recording afterwards with orca push")
 	}
 	if o.pushEvery < 100*time.Millisecond {
 		return nil, usagef("record: --push-every %v: want at least 100ms (e.g. 10s)", o.pushEvery)
-	}
-	target, err := newOTLPTarget(o.otlp, o.headers)
-	if err != nil {
-		return nil, usagef("record: %v", err)
 	}
 	host, _ := os.Hostname()
 	return newPusher(u, prefix, target, export.OTLPOptions{Samples: true, Service: o.service, Host: host, Version: version}, o.pushEvery)

@@ -109,9 +109,22 @@ type Collector struct {
 	done chan error
 }
 
+// Options change how a collector is started.
+type Options struct {
+	// CertFile and KeyFile, when set, make its receiver take HTTPS with
+	// that certificate (URL https://).
+	CertFile, KeyFile string
+}
+
 // Start builds (or finds) the collector and starts it on a free port of
 // 127.0.0.1; the test's cleanup stops it.
 func Start(t testing.TB) *Collector {
+	t.Helper()
+	return StartWith(t, Options{})
+}
+
+// StartWith is Start with options.
+func StartWith(t testing.TB, opt Options) *Collector {
 	t.Helper()
 	c := &Collector{t: t, bin: Binary(t), dir: t.TempDir()}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -122,11 +135,16 @@ func Start(t testing.TB) *Collector {
 	l.Close()
 	c.URL = "http://127.0.0.1:" + strconv.Itoa(c.port)
 	c.Out = filepath.Join(c.dir, "profiles.pb")
+	tls := ""
+	if opt.CertFile != "" {
+		c.URL = "https://127.0.0.1:" + strconv.Itoa(c.port)
+		tls = fmt.Sprintf("\n        tls:\n          cert_file: %s\n          key_file: %s", opt.CertFile, opt.KeyFile)
+	}
 	cfg := fmt.Sprintf(`receivers:
   otlp:
     protocols:
       http:
-        endpoint: 127.0.0.1:%d
+        endpoint: 127.0.0.1:%d%s
 exporters:
   file:
     path: %s
@@ -143,7 +161,7 @@ service:
     profiles:
       receivers: [otlp]
       exporters: [file]
-`, c.port, c.Out)
+`, c.port, tls, c.Out)
 	if err := os.WriteFile(filepath.Join(c.dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
+       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
 it, and prints what was recorded. COMMAND may be java itself or any script
@@ -106,6 +107,18 @@ PREFIX.lease the agent creates): when orca ends without stopping it (kill -9,
 or a second Ctrl-C while a stopped JVM does not answer), the agent stops the
 recording itself, its files complete, and says so on the JVM's stderr.
 
+With --otlp URL, orca pushes the recording as it goes to an OpenTelemetry
+Collector (its OTLP/HTTP base endpoint, as orca push takes it): every
+--push-every (10s) the chunk files closed since the last push, as OTLP
+profiles, and the rest at the end. It needs --max-size or --max-age (only
+chunk files close while the JVM runs) and refuses --detach (no orca would be
+left to push). The URL is checked, and the collector asked, before anything
+starts. A collector that is away is retried with back-off; at most 32 pushes
+wait for it, the oldest dropped past that; at the end orca says what it
+pushed and what it dropped. The local recording is never touched, and its
+exit status is COMMAND's whatever the collector did. 'orca help push' lists
+what is sent.
+
 Examples:
   orca record -- java -cp build/demo Demo
   orca record -o /tmp/run1 -- java -jar app.jar --port 8080
@@ -118,6 +131,8 @@ Examples:
   orca record --pid 4242 -o /tmp/srv --force         (Ctrl-C stops)
   orca record --pid 4242 -o /var/tmp/srv --max-size 256MB --max-age 1h --detach
   orca stop 4242
+  orca record --otlp http://127.0.0.1:4318 --max-age 10m -o /var/tmp/srv -- java -jar app.jar
+  orca record --pid 4242 --otlp http://127.0.0.1:4318 --push-every 30s --max-size 256MB -o /var/tmp/srv
 `
 
 // The agent's defaults (agent/core/options.c), for help and summary texts.

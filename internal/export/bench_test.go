@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"google.golang.org/protobuf/proto"
+
 	"orca/internal/model"
 	"orca/internal/reader"
 	"orca/internal/synth"
@@ -44,6 +46,37 @@ func BenchmarkExport(b *testing.B) {
 			b.ReportMetric(float64(size)/(1<<20), "MiB")
 		})
 	}
+}
+
+// BenchmarkOTLP builds and marshals the OTLP request of orca push for the
+// same synthetic recording (every kind, the samples) and reports its size
+// before gzip.
+func BenchmarkOTLP(b *testing.B) {
+	prefix := filepath.Join(b.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{}); err != nil {
+		b.Fatal(err)
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var size int
+	for b.Loop() {
+		req, err := OTLP(rec, res.Model, OTLPOptions{Samples: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		raw, err := proto.Marshal(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(raw)
+	}
+	b.ReportMetric(float64(size)/(1<<20), "MiB")
 }
 
 var _ io.Writer = (*countingWriter)(nil)

@@ -21,7 +21,10 @@ Writes the recording PREFIX in the format of another tool:
   pprof      a gzipped pprof profile of where threads waited: sample types
              contentions (count) and delay (nanoseconds), as in Go's block
              and mutex profiles; labels thread, thread_id, state, lock,
-             owner, open. Open it with go tool pprof or speedscope.
+             owner, open, and the same under orca push's OTLP attribute
+             names (thread.name, lock.class, lock.kind,
+             lock.owner.thread.name, ...). Open it with go tool pprof or
+             speedscope.
              With --profile cpu or wall, of the threads' samples instead.
   perfetto   a Perfetto trace: a track per thread, a slice per state with
              its stack, flows for notify -> wake, owner -> blocked thread,

@@ -2,8 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"encoding/json"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,69 +27,15 @@ func pushed(t *testing.T, c *otlptest.Collector, prefix string, want int, args .
 	return otlptest.Samples(c.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= want }))
 }
 
-// checkPushedBlame checks that the contentions and delay per lock and per
-// owner in what a collector wrote are bin/orca report --json's, to the
-// nanosecond; it returns how many owners it compared.
+// checkPushedBlame checks ss against bin/orca report --json of prefix
+// (otlptest.CheckBlame) and returns how many owners it compared.
 func checkPushedBlame(t *testing.T, prefix string, ss []otlptest.Sample) int {
 	t.Helper()
 	r := run(t, "", orcaBin(t), "report", "--json", "--top", "100000", prefix)
 	if r.code != 0 {
 		t.Fatalf("orca report --json failed:\n%s", r)
 	}
-	var rep struct {
-		Locks []struct {
-			Object, Kind      string
-			Contentions, Open int
-			BlockedS          float64 `json:"blocked_s"`
-			OpenS             float64 `json:"open_s"`
-			Owners            []struct {
-				Thread            string
-				Contentions, Open int
-				BlamedS           float64 `json:"blamed_s"`
-			}
-		}
-	}
-	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]int64{}
-	for _, s := range ss {
-		if s.Kind != "monitor" && s.Kind != "juc" {
-			continue
-		}
-		lock := s.Attrs["lock.kind"] + "/" + s.Attrs["lock.id"]
-		got[lock+" "+s.Type] += s.Sum()
-		if o := s.Attrs["lock.owner.thread.id"]; o != "" {
-			got[lock+"/"+o+" "+s.Type] += s.Sum()
-		}
-	}
-	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
-	owners := 0
-	for _, l := range rep.Locks {
-		if l.Kind != "monitor" && l.Kind != "juc" {
-			continue
-		}
-		lock := l.Kind + "/" + l.Object
-		if g, w := got[lock+" contentions"], int64(l.Contentions+l.Open); g != w {
-			t.Errorf("%s: %d contentions pushed, report: %d + %d open", lock, g, l.Contentions, l.Open)
-		}
-		if g, w := got[lock+" delay"], ns(l.BlockedS)+ns(l.OpenS); math.Abs(float64(g-w)) > 2 {
-			t.Errorf("%s: %d ns pushed, report: %d ns", lock, g, w)
-		}
-		for _, o := range l.Owners {
-			if o.Thread == format.ThreadID(0).String() {
-				continue
-			}
-			owners++
-			k := lock + "/" + o.Thread
-			if g, w := got[k+" contentions"], int64(o.Contentions+o.Open); g != w {
-				t.Errorf("%s owner %s: %d contentions pushed, report: %d + %d open", lock, o.Thread, g, o.Contentions, o.Open)
-			}
-			if g, w := got[k+" delay"], ns(o.BlamedS); math.Abs(float64(g-w)) > 1 {
-				t.Errorf("%s owner %s: %d ns pushed, report blames %d ns", lock, o.Thread, g, w)
-			}
-		}
-	}
+	_, owners := otlptest.CheckBlame(t, []byte(r.stdout), ss)
 	return owners
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"orca/internal/export"
 	"orca/internal/format"
-	"orca/internal/model"
 )
 
 const pushHelp = `Usage: orca push [--otlp URL] [--otlp-header K=V]... [--service NAME] [--kind KINDS] [--no-samples] [--from T] [--to T] [--last D] PREFIX
@@ -100,26 +99,9 @@ func runPush(u ui, args []string) error {
 		return usagef("push: %v", err)
 	}
 	target.retryFor = *retryFor
-	if err := rf.check(); err != nil {
-		return err
-	}
-	rec, err := openRecording("push", ops[0])
+	rec, res, err := buildRange(u, "push", ops[0], rf)
 	if err != nil {
 		return err
-	}
-	var mo model.Options
-	if mo.Span, err = rf.span(rec); err != nil {
-		return err
-	}
-	if mo.Span != nil {
-		fmt.Fprintf(u.stderr, "orca: %s\n", rangeNote(mo.Span))
-	}
-	res, err := model.Build(rec, mo)
-	if err != nil {
-		return err
-	}
-	if w := incomplete(rec, res); w != "" {
-		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
 	}
 	host, _ := os.Hostname()
 	req, err := export.OTLP(rec, res.Model, export.OTLPOptions{Kinds: kinds, Samples: !*noSamples,

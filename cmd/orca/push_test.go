@@ -7,10 +7,8 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/json"
 	"encoding/pem"
 	"fmt"
-	"math"
 	"math/big"
 	"net"
 	"os"
@@ -27,111 +25,14 @@ import (
 	"orca/internal/synth"
 )
 
-// reportLocks is what the checks read of orca report --json: per lock, its
-// contentions and blame per owner.
-type reportLocks struct {
-	Locks []struct {
-		Object      string  `json:"object"`
-		Kind        string  `json:"kind"`
-		Class       *string `json:"class"`
-		Contentions int     `json:"contentions"`
-		Open        int     `json:"open"`
-		BlockedS    float64 `json:"blocked_s"`
-		OpenS       float64 `json:"open_s"`
-		Owners      []struct {
-			Thread      string  `json:"thread"`
-			Contentions int     `json:"contentions"`
-			Open        int     `json:"open"`
-			BlamedS     float64 `json:"blamed_s"`
-		} `json:"owners"`
-	} `json:"locks"`
-}
-
-func reportLockJSON(t *testing.T, args ...string) reportLocks {
+// reportLockJSON returns orca report --json of args.
+func reportLockJSON(t *testing.T, args ...string) []byte {
 	t.Helper()
 	var out, errb bytes.Buffer
 	if code := run(ui{nil, &out, &errb}, append([]string{"report", "--json", "--top", "100000"}, args...)); code != 0 {
 		t.Fatalf("orca report --json: exit %d: %s", code, errb.String())
 	}
-	var r reportLocks
-	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-// pushTotals sums what a collector received: per lock (kind/object) the
-// contentions and delay, and per lock and owner thread the same.
-type pushTotals struct {
-	count, delay map[string]int64 // by "kind/object" and "kind/object/owner"
-	kinds        map[string]int64 // delay (or cpu, wall) by profile kind and type
-}
-
-func sumPushed(ss []otlptest.Sample) pushTotals {
-	p := pushTotals{count: map[string]int64{}, delay: map[string]int64{}, kinds: map[string]int64{}}
-	for _, s := range ss {
-		p.kinds[s.Kind+"/"+s.Type] += s.Sum()
-		if s.Kind != "monitor" && s.Kind != "juc" {
-			continue
-		}
-		lock := s.Attrs["lock.kind"] + "/" + s.Attrs["lock.id"]
-		keys := []string{lock}
-		if o := s.Attrs["lock.owner.thread.id"]; o != "" {
-			keys = append(keys, lock+"/"+o)
-		}
-		for _, k := range keys {
-			switch s.Type {
-			case "contentions":
-				p.count[k] += s.Sum()
-			case "delay":
-				p.delay[k] += s.Sum()
-			}
-		}
-	}
-	return p
-}
-
-// checkAgainstReport checks that the contentions and the delay per lock
-// and per owner that a collector received are orca report --json's:
-// the lock's contentions (ended and open) and blocked time, each owner's
-// contentions and blame, to the nanosecond.
-func checkAgainstReport(t *testing.T, r reportLocks, p pushTotals) (locks, owners int) {
-	t.Helper()
-	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
-	for _, l := range r.Locks {
-		if l.Kind != "monitor" && l.Kind != "juc" {
-			continue
-		}
-		key := l.Kind + "/" + l.Object
-		if got, want := p.count[key], int64(l.Contentions+l.Open); got != want {
-			t.Errorf("%s: %d contentions pushed, the report has %d (+%d open)", key, got, l.Contentions, l.Open)
-		}
-		if got, want := p.delay[key], ns(l.BlockedS)+ns(l.OpenS); abs64(got-want) > 1 {
-			t.Errorf("%s: %d ns delay pushed, the report has %d blocked", key, got, want)
-		}
-		locks++
-		for _, o := range l.Owners {
-			if o.Thread == format.ThreadID(0).String() {
-				continue
-			}
-			ok := key + "/" + o.Thread
-			if got, want := p.count[ok], int64(o.Contentions+o.Open); got != want {
-				t.Errorf("%s owner %s: %d contentions pushed, the report blames it for %d (+%d open)", key, o.Thread, got, o.Contentions, o.Open)
-			}
-			if got, want := p.delay[ok], ns(o.BlamedS); abs64(got-want) > 1 {
-				t.Errorf("%s owner %s: %d ns pushed, the report blames it for %d ns", key, o.Thread, got, want)
-			}
-			owners++
-		}
-	}
-	return locks, owners
-}
-
-func abs64(n int64) int64 {
-	if n < 0 {
-		return -n
-	}
-	return n
+	return out.Bytes()
 }
 
 // messagesWith waits for what a push printed to have arrived: the
@@ -162,18 +63,21 @@ func TestPushSynthetic(t *testing.T) {
 	}
 	t.Logf("orca push:\n%s", out.String())
 	ss := otlptest.Samples(c.WaitReceived(30*time.Second, messagesWith(1)))
-	p := sumPushed(ss)
-	locks, owners := checkAgainstReport(t, reportLockJSON(t, prefix), p)
+	locks, owners := otlptest.CheckBlame(t, reportLockJSON(t, prefix), ss)
 	if locks < 5 || owners < 10 {
 		t.Errorf("compared %d locks and %d owners: the recording should have more", locks, owners)
 	}
 	// Every kind the recording has, with what push printed.
+	kinds := map[string]int64{}
+	for _, s := range ss {
+		kinds[s.Kind+"/"+s.Type] += s.Sum()
+	}
 	for _, k := range []string{"monitor/delay", "juc/delay", "wait/delay", "sleep/delay", "join/delay", "semaphore/delay", "park/delay", "cpu/cpu", "wall/wall"} {
-		if p.kinds[k] <= 0 {
-			t.Errorf("no %s pushed (%v)", k, p.kinds)
+		if kinds[k] <= 0 {
+			t.Errorf("no %s pushed (%v)", k, kinds)
 		}
 		kind, typ, _ := strings.Cut(k, "/")
-		secs := fmt.Sprintf("%.3f s", float64(p.kinds[k])/1e9)
+		secs := fmt.Sprintf("%.3f s", float64(kinds[k])/1e9)
 		if !regexpLine(out.String(), kind, typ, secs) {
 			t.Errorf("orca push printed no line %s %s %s:\n%s", kind, typ, secs, out.String())
 		}

@@ -213,25 +213,21 @@ func (b *otlpBuilder) str(s string) int32 {
 }
 
 func (b *otlpBuilder) attr(key, val string) int32 {
-	k := otlpAttr{key: key, str: val}
-	if i, ok := b.attrs[k]; ok {
-		return i
-	}
-	i := int32(len(b.dict.AttributeTable))
-	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(key),
-		Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: val}}})
-	b.attrs[k] = i
-	return i
+	return b.attrOf(otlpAttr{key: key, str: val}, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: val}})
 }
 
 func (b *otlpBuilder) boolAttr(key string, val bool) int32 {
-	k := otlpAttr{key: key, b: val, str: "\x00bool"}
+	return b.attrOf(otlpAttr{key: key, b: val, str: "\x00bool"}, &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: val}})
+}
+
+// attrOf returns the attribute table's index of k, adding it, of value v,
+// at first sight.
+func (b *otlpBuilder) attrOf(k otlpAttr, v *commonpb.AnyValue) int32 {
 	if i, ok := b.attrs[k]; ok {
 		return i
 	}
 	i := int32(len(b.dict.AttributeTable))
-	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(key),
-		Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: val}}})
+	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(k.key), Value: v})
 	b.attrs[k] = i
 	return i
 }

@@ -12,9 +12,11 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
 	"os/exec"
@@ -364,4 +366,64 @@ func Samples(pds []*profpb.ProfilesData) []Sample {
 		}
 	}
 	return out
+}
+
+// CheckBlame checks that the contentions and the delay per lock and per
+// owner in ss (the monitor and juc profiles) are those of reportJSON,
+// orca report --json's output: a lock's contentions ended and open and its
+// blocked time, each owner's contentions (and open ones) and its blame, to
+// the nanosecond (the JSON's seconds have nine decimals). It returns how
+// many locks and owners it compared.
+func CheckBlame(t testing.TB, reportJSON []byte, ss []Sample) (locks, owners int) {
+	t.Helper()
+	var r struct {
+		Locks []struct {
+			Object, Kind      string
+			Contentions, Open int
+			BlockedS          float64 `json:"blocked_s"`
+			OpenS             float64 `json:"open_s"`
+			Owners            []struct {
+				Thread            string
+				Contentions, Open int
+				BlamedS           float64 `json:"blamed_s"`
+			}
+		}
+	}
+	if err := json.Unmarshal(reportJSON, &r); err != nil {
+		t.Fatalf("orca report --json: %v", err)
+	}
+	got := map[string]int64{} // by "kind/object[/owner] type"
+	for _, s := range ss {
+		if s.Kind != "monitor" && s.Kind != "juc" {
+			continue
+		}
+		lock := s.Attrs["lock.kind"] + "/" + s.Attrs["lock.id"]
+		got[lock+" "+s.Type] += s.Sum()
+		if o := s.Attrs["lock.owner.thread.id"]; o != "" {
+			got[lock+"/"+o+" "+s.Type] += s.Sum()
+		}
+	}
+	ns := func(s float64) int64 { return int64(math.Round(s * 1e9)) }
+	check := func(what string, count, want int64, delay, wantDelay int64) {
+		if count != want || delay-wantDelay > 2 || wantDelay-delay > 2 {
+			t.Errorf("%s: %d contentions and %d ns pushed, the report has %d and %d ns", what, count, delay, want, wantDelay)
+		}
+	}
+	for _, l := range r.Locks {
+		if l.Kind != "monitor" && l.Kind != "juc" {
+			continue
+		}
+		lock := l.Kind + "/" + l.Object
+		check(lock, got[lock+" contentions"], int64(l.Contentions+l.Open), got[lock+" delay"], ns(l.BlockedS)+ns(l.OpenS))
+		locks++
+		for _, o := range l.Owners {
+			if o.Thread == "00000000" {
+				continue // unknown: no owner attribute
+			}
+			k := lock + "/" + o.Thread
+			check(lock+" owner "+o.Thread, got[k+" contentions"], int64(o.Contentions+o.Open), got[k+" delay"], ns(o.BlamedS))
+			owners++
+		}
+	}
+	return locks, owners
 }

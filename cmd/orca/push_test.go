@@ -228,3 +228,36 @@ func TestOTLPURL(t *testing.T) {
 		t.Errorf("push without --otlp or %s: exit %d: %s", otlpEndpointEnv, code, errb.String())
 	}
 }
+
+// TestPushHeaders pushes to a real collector that takes only requests
+// with a bearer token (its bearertokenauth extension): without the header
+// the push fails at once, 401 in its one-line reason; with --otlp-header
+// Authorization=Bearer TOKEN, or the same in OTEL_EXPORTER_OTLP_HEADERS,
+// it is accepted.
+func TestPushHeaders(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an OpenTelemetry Collector")
+	}
+	c := otlptest.StartWith(t, otlptest.Options{Token: "s3cret"})
+	pre := reportRecording(t)
+	push := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, append(append([]string{"push", "--otlp", c.URL}, args...), pre))
+		return code, errb.String()
+	}
+	t.Setenv(otlpHeadersEnv, "")
+	if code, msg := push(); code != 1 || !strings.Contains(msg, "401") || strings.Contains(msg, "tries") {
+		t.Errorf("no token: exit %d, want 1 at once with 401: %s", code, msg)
+	}
+	if code, msg := push("--otlp-header", "Authorization=Bearer wrong"); code != 1 || !strings.Contains(msg, "401") {
+		t.Errorf("a wrong token: exit %d, want 1 with 401: %s", code, msg)
+	}
+	if code, msg := push("--otlp-header", "Authorization=Bearer s3cret"); code != 0 {
+		t.Errorf("--otlp-header with the token: exit %d: %s", code, msg)
+	}
+	t.Setenv(otlpHeadersEnv, "Authorization=Bearer%20s3cret")
+	if code, msg := push(); code != 0 {
+		t.Errorf("%s with the token: exit %d: %s", otlpHeadersEnv, code, msg)
+	}
+	c.WaitReceived(30*time.Second, messagesWith(2))
+}

@@ -85,9 +85,9 @@ func Binary(t testing.TB) string {
 	}
 	t.Logf("building the OpenTelemetry Collector from its Go modules (testdata/otelcol) into %s: about 2 minutes, once", bin)
 	start := time.Now()
-	cmd := exec.Command(gobin, "build", "-trimpath", "-o", bin+".tmp", ".")
+	cmd := exec.Command(gobin, "build", "-trimpath", "-buildvcs=false", "-mod=readonly", "-o", bin+".tmp", ".")
 	cmd.Dir = src
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=readonly")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("building the collector: %v\n%s", err, out)
 	}
@@ -116,6 +116,9 @@ type Options struct {
 	// CertFile and KeyFile, when set, make its receiver take HTTPS with
 	// that certificate (URL https://).
 	CertFile, KeyFile string
+	// Token, when set, makes its receiver take only requests with the
+	// header "Authorization: Bearer TOKEN" (bearertokenauth).
+	Token string
 }
 
 // Start builds (or finds) the collector and starts it on a free port of
@@ -142,7 +145,13 @@ func StartWith(t testing.TB, opt Options) *Collector {
 		c.URL = "https://127.0.0.1:" + strconv.Itoa(c.port)
 		tls = fmt.Sprintf("\n        tls:\n          cert_file: %s\n          key_file: %s", opt.CertFile, opt.KeyFile)
 	}
-	cfg := fmt.Sprintf(`receivers:
+	ext, exts := "", ""
+	if opt.Token != "" {
+		tls += "\n        auth:\n          authenticator: bearertokenauth"
+		ext = fmt.Sprintf("extensions:\n  bearertokenauth:\n    token: %q\n", opt.Token)
+		exts = "\n  extensions: [bearertokenauth]"
+	}
+	cfg := fmt.Sprintf(`%sreceivers:
   otlp:
     protocols:
       http:
@@ -153,7 +162,7 @@ exporters:
     format: proto
     append: true
     flush_interval: 100ms
-service:
+service:%s
   telemetry:
     metrics:
       level: none
@@ -163,7 +172,7 @@ service:
     profiles:
       receivers: [otlp]
       exporters: [file]
-`, c.port, tls, c.Out)
+`, ext, c.port, tls, c.Out, exts)
 	if err := os.WriteFile(filepath.Join(c.dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -43,8 +43,16 @@ func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
 			ag.thread(t)
 		}
 	}
+	return ag.locks()
+}
+
+// locks ends the aggregation: the locks with their figures, sorted as
+// Model.Locks, and the groups of their transient wait objects.
+func (ag *aggregator) locks() ([]*Lock, []*Group) {
+	ag.settle()
 	out := make([]*Lock, 0, len(ag.by))
 	for _, a := range ag.by {
+		a.facts()
 		out = append(out, a.finish())
 	}
 	groups := ag.groupWaits()
@@ -52,10 +60,13 @@ func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
 	return out, groups
 }
 
-// aggregate sets the figures of m.Locks and m.Groups from all threads and
-// sorts them.
-func (m *Model) aggregate() {
-	locks, groups := m.aggregateGroups(nil)
+// setLocks sets the figures of m.Locks and m.Groups from ag, which summed
+// every thread, and sorts them.
+func (m *Model) setLocks(ag *aggregator) {
+	for _, l := range m.Locks {
+		ag.get(l.Object, l.Kind) // every lock, the ones no thread waited on too
+	}
+	locks, groups := ag.locks()
 	for _, a := range locks {
 		*m.byObject[lockKey{a.Object, a.Kind}] = *a
 	}
@@ -95,11 +106,39 @@ type aggregator struct {
 	// last is the lock of the latest get: a thread's intervals mostly
 	// repeat one lock.
 	last *lockAgg
-	// acq is the current thread's acquires, reused.
+	// early: the aggregator is fed as the fold goes (Builder.feed), before
+	// the Model's Start is final; befores are the counts it made of states
+	// begun at or before Start then, undone at the end for those that the
+	// final Start is before (BeforeStart only turns false).
+	early   bool
+	befores []before
+}
+
+// before is a count of a state in progress at the attach (Model.BeforeStart),
+// made before the Model's Start was final: a contention's at its site, or
+// a wait's at its wait site.
+type before struct {
+	a     *lockAgg
+	since format.Time
+	site  StackID   // a contention's
+	ws    *WaitSite // a wait's
+}
+
+// threadAgg is what the aggregation of one thread's intervals carries from
+// one to the next: it is fed them in order, in one call or many (feed),
+// then ended (endThread).
+type threadAgg struct {
+	id format.ThreadID
+	// acq is the thread's Semaphore.acquire calls not yet added: the
+	// segments of one share its Since, and the last says how it ended.
 	acq []acquire
-	// juc is the current thread's parks of one j.u.c. lock acquire (its
-	// consecutive re-parks), not yet added.
-	juc []*Interval
+	// juc is the thread's parks of one j.u.c. lock acquire (its
+	// consecutive re-parks), not yet added; jucPrev: the interval fed
+	// last is juc's last.
+	juc     []Interval
+	jucPrev bool
+	waitEnd format.Time // end of the thread's latest wait segment
+	waitLen format.Time // length of the thread's latest wait, its segments so far
 }
 
 // ReparkGap is the longest gap between two parks of one thread on one
@@ -113,6 +152,7 @@ const ReparkGap = format.Time(50_000) // 50 µs
 // lockAgg accumulates one lock.
 type lockAgg struct {
 	l        Lock
+	src      *Lock                           // the Model's lock: its owner changes, as the fold adds them
 	waiters  map[format.ThreadID]format.Time // first block
 	waitedBy map[format.ThreadID]format.Time // first wait
 	owners   map[format.ThreadID]Blame       // values, not pointers: one allocation less each
@@ -134,12 +174,9 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		if kind == Semaphore {
 			a.l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
-		if src := ag.m.byObject[lockKey{obj, kind}]; src != nil {
-			// The fold's own facts, of every thread.
-			a.l.Class, a.l.OwnerChanges = src.Class, src.OwnerChanges
-			a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
-			a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
-		}
+		// The fold's own facts, of every thread, are copied when the
+		// aggregation ends (facts): the fold may still be adding to them.
+		a.src = ag.m.byObject[lockKey{obj, kind}]
 		ag.by[k] = a
 	}
 	ag.last = a
@@ -157,25 +194,38 @@ type acquire struct {
 
 // thread adds the contentions and waits of t.
 func (ag *aggregator) thread(t *Thread) {
+	st := threadAgg{id: t.ID}
+	ag.feed(&st, t.Intervals)
+	ag.endThread(&st)
+}
+
+// changes returns the owner changes of a lock as the fold has them now.
+func (a *lockAgg) changes() []OwnerChange {
+	if a.src != nil {
+		return a.src.OwnerChanges
+	}
+	return nil
+}
+
+// feed adds the contentions and waits of the intervals ivs of thread st,
+// the ones after those fed before, in order.
+func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 	m := ag.m
-	ag.acq = ag.acq[:0]
-	ag.juc = ag.juc[:0]
-	var waitEnd format.Time // end of t's latest wait segment
-	var waitLen format.Time // length of t's latest wait, its segments so far
-	for i := range t.Intervals {
-		iv := &t.Intervals[i]
-		if len(ag.juc) > 0 {
-			if last := ag.juc[len(ag.juc)-1]; !(iv.State == Parked && iv.Acquire && iv.Object == last.Object &&
-				last == &t.Intervals[i-1] && iv.Start-last.End <= ReparkGap) {
-				ag.jucContention(t.ID)
+	for i := range ivs {
+		iv := &ivs[i]
+		if len(st.juc) > 0 {
+			if last := &st.juc[len(st.juc)-1]; !(iv.State == Parked && iv.Acquire && iv.Object == last.Object &&
+				st.jucPrev && iv.Start-last.End <= ReparkGap) {
+				ag.jucContention(st)
 			}
 		}
+		st.jucPrev = false
 		switch iv.State {
 		case Blocked:
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
-			ownerSpans(t.ID, iv, a.l.OwnerChanges, func(sp OwnerSpan) bool {
+			ownerSpans(st.id, iv, a.changes(), func(sp OwnerSpan) bool {
 				a.blame(sp.Owner, 0, sp.End-sp.Start)
 				if sp.Owner == 0 {
 					a.l.OwnerUnknownTime += sp.End - sp.Start
@@ -186,8 +236,8 @@ func (ag *aggregator) thread(t *Thread) {
 				a.l.OwnerUnknown++
 			}
 			site := m.SiteStack(iv.Stack)
-			a.contention(t.ID, iv.Since, site, d, iv.Open)
-			a.before(site, m.BeforeStart(iv.Since), iv.BeforeEvents)
+			a.contention(st.id, iv.Since, site, d, iv.Open)
+			ag.before(a, site, iv.Since, iv.BeforeEvents)
 			if iv.Open {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {
@@ -203,43 +253,43 @@ func (ag *aggregator) thread(t *Thread) {
 			// The segments of one acquire share Since; the last one says
 			// how it ended (Other, on every segment).
 			if iv.Cont {
-				for j := len(ag.acq) - 1; j >= 0; j-- {
-					if c := &ag.acq[j]; c.since == iv.Since && c.object == iv.Object {
+				for j := len(st.acq) - 1; j >= 0; j-- {
+					if c := &st.acq[j]; c.since == iv.Since && c.object == iv.Object {
 						c.end, c.other = iv.End, iv.Other
 						break
 					}
 				}
 				continue
 			}
-			ag.acq = append(ag.acq, acquire{object: iv.Object, stack: iv.Stack, since: iv.Since, end: iv.End, other: iv.Other})
+			// The acquires before this one have had their last segment:
+			// a state's segments come before the next state of its kind.
+			ag.acquires(st, len(st.acq))
+			st.acq = append(st.acq, acquire{object: iv.Object, stack: iv.Stack, since: iv.Since, end: iv.End, other: iv.Other})
 		case Waiting:
 			a := ag.get(iv.Object, Monitor)
 			ws := a.waitSite(m.SiteStack(iv.Stack))
 			if iv.Cont {
 				// A later segment of a wait split around the contention
 				// that took the monitor back: only its time counts.
-				d := iv.End - waitEnd
+				d := iv.End - st.waitEnd
 				a.l.WaitTime += d
 				ws.Time += d
-				waitEnd = iv.End
-				waitLen += d
-				a.l.MaxWait = max(a.l.MaxWait, waitLen)
+				st.waitEnd = iv.End
+				st.waitLen += d
+				a.l.MaxWait = max(a.l.MaxWait, st.waitLen)
 				continue
 			}
-			waitEnd = iv.End
-			waitLen = iv.Duration()
-			a.l.MaxWait = max(a.l.MaxWait, waitLen)
-			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
-				a.waitedBy[t.ID] = iv.Since
+			st.waitEnd = iv.End
+			st.waitLen = iv.Duration()
+			a.l.MaxWait = max(a.l.MaxWait, st.waitLen)
+			if first, ok := a.waitedBy[st.id]; !ok || iv.Since < first {
+				a.waitedBy[st.id] = iv.Since
 			}
 			a.l.Waits++
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
 			ws.Time += iv.Duration()
-			if m.BeforeStart(iv.Since) {
-				a.l.WaitsBeforeAttach++
-				ws.BeforeAttach++
-			}
+			ag.waitBefore(a, ws, iv.Since)
 			switch iv.Wake {
 			case WakeNotify, WakeNotifyAll:
 				a.l.Notified++
@@ -255,14 +305,15 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 		case Parked, Idle:
 			if iv.Acquire {
-				ag.juc = append(ag.juc, iv)
+				st.juc = append(st.juc, *iv)
+				st.jucPrev = true
 				continue
 			}
 			// A park is one segment: nothing nests in it.
 			a := ag.get(iv.Object, Blocker)
 			ws := a.waitSite(m.SiteStack(iv.Stack))
-			if first, ok := a.waitedBy[t.ID]; !ok || iv.Since < first {
-				a.waitedBy[t.ID] = iv.Since
+			if first, ok := a.waitedBy[st.id]; !ok || iv.Since < first {
+				a.waitedBy[st.id] = iv.Since
 			}
 			a.l.Waits++
 			ws.Waits++
@@ -272,10 +323,7 @@ func (ag *aggregator) thread(t *Thread) {
 			if iv.State == Idle {
 				a.l.IdleWaits++
 			}
-			if m.BeforeStart(iv.Since) {
-				a.l.WaitsBeforeAttach++
-				ws.BeforeAttach++
-			}
+			ag.waitBefore(a, ws, iv.Since)
 			switch iv.Wake {
 			case WakeUnpark:
 				a.l.Notified++
@@ -294,10 +342,21 @@ func (ag *aggregator) thread(t *Thread) {
 			}
 		}
 	}
-	if len(ag.juc) > 0 {
-		ag.jucContention(t.ID)
+}
+
+// endThread adds what st still holds: the thread has no more intervals.
+func (ag *aggregator) endThread(st *threadAgg) {
+	if len(st.juc) > 0 {
+		ag.jucContention(st)
 	}
-	for _, c := range ag.acq {
+	ag.acquires(st, len(st.acq))
+}
+
+// acquires adds the first n of st's Semaphore.acquire calls and forgets
+// them.
+func (ag *aggregator) acquires(st *threadAgg, n int) {
+	m := ag.m
+	for _, c := range st.acq[:n] {
 		// An acquire is a contention only when a release by another thread
 		// let it through; one still open at the end has no releaser yet
 		// and shows as a hang.
@@ -306,8 +365,62 @@ func (ag *aggregator) thread(t *Thread) {
 		}
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
-		a.contention(t.ID, c.since, m.SiteStack(c.stack), c.end-c.since, false)
-		a.before(m.SiteStack(c.stack), m.BeforeStart(c.since), false)
+		a.contention(st.id, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+		ag.before(a, m.SiteStack(c.stack), c.since, false)
+	}
+	st.acq = append(st.acq[:0], st.acq[n:]...)
+}
+
+// before counts a contention of a, just added at site, that began at
+// since, if it began before the attach (Model.BeforeStart) or before the
+// events were on (events: Interval.BeforeEvents).
+func (ag *aggregator) before(a *lockAgg, site StackID, since format.Time, events bool) {
+	attach := ag.m.BeforeStart(since)
+	if attach && ag.early {
+		ag.befores = append(ag.befores, before{a: a, since: since, site: site})
+	}
+	a.before(site, attach, events)
+}
+
+// waitBefore counts a wait of a at ws that began at since, if it began
+// before the attach (Model.BeforeStart).
+func (ag *aggregator) waitBefore(a *lockAgg, ws *WaitSite, since format.Time) {
+	if !ag.m.BeforeStart(since) {
+		return
+	}
+	if ag.early {
+		ag.befores = append(ag.befores, before{a: a, since: since, ws: ws})
+	}
+	a.l.WaitsBeforeAttach++
+	ws.BeforeAttach++
+}
+
+// settle undoes the counts of states begun before the attach that were
+// made early against a Start that has since moved before them.
+func (ag *aggregator) settle() {
+	for _, bf := range ag.befores {
+		if ag.m.BeforeStart(bf.since) {
+			continue
+		}
+		if bf.ws != nil {
+			bf.a.l.WaitsBeforeAttach--
+			bf.ws.BeforeAttach--
+			continue
+		}
+		bf.a.l.BeforeAttach--
+		s := bf.a.sites[bf.site]
+		s.BeforeAttach--
+		bf.a.sites[bf.site] = s
+	}
+	ag.befores = nil
+}
+
+// facts copies each lock's facts the fold keeps of every thread.
+func (a *lockAgg) facts() {
+	if src := a.src; src != nil {
+		a.l.Class, a.l.OwnerChanges = src.Class, src.OwnerChanges
+		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
+		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
 	}
 }
 
@@ -317,10 +430,11 @@ func (ag *aggregator) thread(t *Thread) {
 // on the lock's owner when the thread parked, or, unknown, on the thread
 // whose unpark ended it; the contention is counted to the owner at its end
 // (the last unparker: the thread that released the lock).
-func (ag *aggregator) jucContention(th format.ThreadID) {
-	ps := ag.juc
-	ag.juc = ag.juc[:0]
-	first, last := ps[0], ps[len(ps)-1]
+func (ag *aggregator) jucContention(st *threadAgg) {
+	th := st.id
+	ps := st.juc
+	st.juc = st.juc[:0]
+	first, last := &ps[0], &ps[len(ps)-1]
 	a := ag.get(first.Object, JUCLock)
 	if first.First == 0 && first.Other == 0 {
 		// Neither the owner when it parked (it had just released the lock)
@@ -328,7 +442,8 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 		a.l.OwnerUnknown++
 	}
 	from := first.Start
-	for _, p := range ps {
+	for i := range ps {
+		p := &ps[i]
 		owner := p.ParkOwner()
 		a.blame(owner, 0, p.End-from)
 		if owner == 0 {
@@ -337,7 +452,7 @@ func (ag *aggregator) jucContention(th format.ThreadID) {
 		from = p.End
 	}
 	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
-	a.before(ag.m.SiteStack(first.Stack), ag.m.BeforeStart(first.Start), false)
+	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
 	end := last.Other
 	if end == 0 {
 		end = last.First
@@ -533,42 +648,54 @@ func (m *Model) SiteStack(id StackID) StackID {
 	return id
 }
 
-// groupSites fills siteOf. line names a frame by its source line and
-// returns "" when the line is unknown.
-func (m *Model) groupSites(line func(format.Frame) string) {
-	m.siteOf = make([]StackID, len(m.Stacks))
+// siteGrouper fills siteOf as stacks come (extend): each stack's site is
+// the first stack, by id, with the same source line in every frame, and
+// ids are given in order, so a stack's site is known when it comes. line
+// names a frame by its source line and returns "" when the line is
+// unknown.
+type siteGrouper struct {
+	line func(format.Frame) string
 	// A number per distinct source line (or frame, when its line is
 	// unknown), so that each frame is resolved once, not once per stack.
-	lineNum := map[string]uint32{}
-	frameNum := map[format.Frame]uint32{}
-	num := func(f format.Frame) uint32 {
-		if n, ok := frameNum[f]; ok {
-			return n
-		}
-		k := line(f)
-		if k == "" {
-			k = f.Method.String() + "@" + strconv.FormatUint(uint64(f.Location), 10)
-		}
-		n, ok := lineNum[k]
-		if !ok {
-			n = uint32(len(lineNum))
-			lineNum[k] = n
-		}
-		frameNum[f] = n
+	lineNum  map[string]uint32
+	frameNum map[format.Frame]uint32
+	first    map[string]StackID
+	key      []byte
+}
+
+func newSiteGrouper(line func(format.Frame) string) *siteGrouper {
+	return &siteGrouper{line: line, lineNum: map[string]uint32{}, frameNum: map[format.Frame]uint32{}, first: map[string]StackID{}}
+}
+
+func (g *siteGrouper) num(f format.Frame) uint32 {
+	if n, ok := g.frameNum[f]; ok {
 		return n
 	}
-	first := make(map[string]StackID, len(m.Stacks))
-	var key []byte
-	for id, st := range m.Stacks {
-		key = key[:0]
-		for _, f := range st {
-			key = binary.LittleEndian.AppendUint32(key, num(f))
+	k := g.line(f)
+	if k == "" {
+		k = f.Method.String() + "@" + strconv.FormatUint(uint64(f.Location), 10)
+	}
+	n, ok := g.lineNum[k]
+	if !ok {
+		n = uint32(len(g.lineNum))
+		g.lineNum[k] = n
+	}
+	g.frameNum[f] = n
+	return n
+}
+
+// extend sets m.siteOf for the stacks after those it has.
+func (g *siteGrouper) extend(m *Model, stacks [][]format.Frame) {
+	for id := len(m.siteOf); id < len(stacks); id++ {
+		g.key = g.key[:0]
+		for _, f := range stacks[id] {
+			g.key = binary.LittleEndian.AppendUint32(g.key, g.num(f))
 		}
-		if f, ok := first[string(key)]; ok {
-			m.siteOf[id] = f
-			continue
+		site, ok := g.first[string(g.key)]
+		if !ok {
+			site = StackID(id)
+			g.first[string(g.key)] = site
 		}
-		first[string(key)] = StackID(id)
-		m.siteOf[id] = StackID(id)
+		m.siteOf = append(m.siteOf, site)
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"math"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -76,7 +77,34 @@ type Builder struct {
 	// line, when set (Build), names a frame by its source line ("" when
 	// unknown), so that Finalize groups call sites by line.
 	line func(format.Frame) string
+	// The locks' figures are summed as the events come (seal,
+	// docs/streaming.md): ag sums the sealed intervals of the threads in
+	// feeding, every sealEvery events; sites groups the stacks seen so far
+	// by call site for it.
+	ag        *aggregator
+	sites     *siteGrouper
+	feeding   []*tstate
+	sealEvery int
+	untilSeal int
+	// splitting: the threads with ThreadCPU windows to split
+	// (splitWindows).
+	splitting []*tstate
 }
+
+// sealMargin is how far behind the fold's latest time the windows between
+// ThreadCPU lines are split: a sample is written up to a flush period
+// after lines of later times (docs/format.md, "Order"). One that comes
+// later still has its window split again (winState.late): the margin
+// saves that work, it does not decide the figures. A variable: the
+// model's tests split at once (export_test.go).
+var sealMargin = format.Time(2e9)
+
+// sealEvery is how many events the fold takes between two seals: a
+// variable, as the model's own tests seal after every event
+// (export_test.go), so that every case and fuzz input checks that summing
+// as the fold goes gives the figures of summing at the end
+// (modeltest.Validate).
+var sealEvery = 1 << 16
 
 type pendingUnpark struct {
 	by format.ThreadID
@@ -119,8 +147,14 @@ type tstate struct {
 	// is then expected a little later.
 	lateEntered format.ObjectID
 	lateAt      format.Time
-	// lent: the CPU samples of the virtual threads it carried (sample).
-	lent []lent
+	// win: how far its windows between ThreadCPU lines are split.
+	win winState
+	// agg and fed: the aggregation of its intervals (Builder.seal), the
+	// first fed ones; feeding: it is in Builder.feeding.
+	agg     threadAgg
+	fed     int
+	feeding bool
+	busy    format.Time // the length of the intervals fed
 }
 
 type openIv struct {
@@ -145,7 +179,7 @@ type openIv struct {
 
 // New returns an empty Builder.
 func New() *Builder {
-	return &Builder{
+	b := &Builder{
 		m: &Model{
 			byThread: map[format.ThreadID]*Thread{},
 			byObject: map[lockKey]*Lock{},
@@ -166,7 +200,11 @@ func New() *Builder {
 		untimedOf: map[StackID]bool{},
 		first:     true,
 		wf:        newWaitFor(),
+		sealEvery: sealEvery,
+		untilSeal: sealEvery,
 	}
+	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
+	return b
 }
 
 func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
@@ -185,6 +223,8 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	if ts == nil {
 		ts = &tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads)), timedAt: -1}
 		ts.open = ts.openBuf[:0]
+		ts.agg.id = id
+		ts.win.late = math.MaxInt64
 		b.threads[id] = ts
 		b.m.byThread[id] = &ts.t
 		b.m.Threads = append(b.m.Threads, &ts.t)
@@ -213,6 +253,10 @@ func (b *Builder) Event(ev *reader.Event) {
 		return
 	}
 	m.Events++
+	if b.untilSeal--; b.untilSeal <= 0 {
+		b.untilSeal = b.sealEvery
+		b.seal()
+	}
 	if b.first || ev.Time < m.Start {
 		m.Start = ev.Time
 	}
@@ -381,7 +425,20 @@ func (b *Builder) Event(ev *reader.Event) {
 		// The owner's state at this line's time may be past for the fold
 		// (waitsFrom); the others blocked here wait for it from then too.
 		from := waitsFrom(ots, ev.Time)
-		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: owner, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
+		first := owner
+		if from > ev.Time {
+			// The word on the owner holds from then, for this thread as
+			// for the others blocked here (newOwner below): until then it
+			// waits for the owner they wait for.
+			switch cur := ls.namedOwner(); cur {
+			case 0:
+			case ev.Thread:
+				first = 0 // their word on the owner is stale: unknown
+			default:
+				first = cur
+			}
+		}
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
 		ls.block(ts)
 		b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 		if ots != nil {
@@ -548,4 +605,118 @@ func (b *Builder) stackOf(ev *reader.Event) StackID {
 		return StackID(ev.StackID)
 	}
 	return b.stacks.intern(ev.Stack, &b.m.Stacks)
+}
+
+// frames returns the stacks folded so far, by StackID.
+func (b *Builder) frames() [][]format.Frame {
+	if b.ext != nil {
+		return b.ext.Frames
+	}
+	return b.m.Stacks
+}
+
+// seal sums the intervals no later event can change into the locks'
+// figures (docs/streaming.md): a thread's interval is final once added,
+// except the segments of a state still open (its end tells the earlier
+// ones how it ended), and the fold reads nothing of other threads when it
+// sums one (a lock's owner changes are only added to; the attach's
+// instant, which can still move earlier, is settled at the end:
+// aggregator.settle).
+func (b *Builder) seal() {
+	defer b.splitWindows(b.m.End - sealMargin)
+	if len(b.feeding) == 0 {
+		return
+	}
+	if b.line != nil {
+		if b.sites == nil {
+			b.sites = newSiteGrouper(b.line)
+		}
+		b.sites.extend(b.m, b.frames())
+	}
+	keep := b.feeding[:0]
+	for _, ts := range b.feeding {
+		limit := format.Time(math.MaxInt64)
+		if len(ts.open) > 0 {
+			limit = ts.open[0].iv.Since
+		}
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			n := 0
+			for n < len(blk) && blk[n].Start < limit {
+				n++
+			}
+			b.feed(ts, blk[:n])
+			return n == len(blk)
+		})
+		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.ivs.len(); ts.feeding {
+			keep = append(keep, ts)
+		}
+	}
+	clear(b.feeding[len(keep):])
+	b.feeding = keep
+}
+
+// splitWindows splits the windows between ThreadCPU lines of the threads
+// in splitting that end by w, and by the time up to which the thread's
+// intervals are final (seal); a window a late sample fell in is split
+// again, with the ones after it.
+func (b *Builder) splitWindows(w format.Time) {
+	keep := b.splitting[:0]
+	for _, ts := range b.splitting {
+		h := min(w, ts.last)
+		if len(ts.open) > 0 {
+			h = min(h, ts.open[0].iv.Since)
+		}
+		if ts.t.Ended {
+			h = min(h, ts.t.End)
+		}
+		b.splitTo(ts, h, math.MaxInt64)
+		if ts.win.splitting = !ts.t.Ended || len(ts.t.wins)+1 < len(ts.t.Sched); ts.win.splitting {
+			keep = append(keep, ts)
+		}
+	}
+	clear(b.splitting[len(keep):])
+	b.splitting = keep
+}
+
+// splitTo splits ts's windows between ThreadCPU lines that end by h (end:
+// the thread's end, or later when it is not known yet), after undoing
+// those a late sample fell in.
+func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
+	t, ws := &ts.t, &ts.win
+	if ws.late != math.MaxInt64 {
+		k := len(t.wins)
+		for k > 0 && t.wins[k-1].end > ws.late {
+			k--
+			sp := t.wins[k].split
+			t.Run.Sub(sp)
+			ws.split -= sp.Total()
+		}
+		if k < len(t.wins) {
+			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp
+			t.wins, ws.marks = t.wins[:k], ws.marks[:k]
+		}
+		ws.late = math.MaxInt64
+	}
+	c := Cursor{iv: ws.iv, smp: ws.smp}
+	for n := len(t.wins) + 1; n < len(t.Sched) && t.Sched[n].At <= h; n++ {
+		ws.marks = append(ws.marks, mark{iv: c.iv, smp: c.smp})
+		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), ts.ivs.each, &c, t.lent)
+		t.wins = append(t.wins, w)
+		t.Run.Add(w.split)
+		ws.split += w.split.Total()
+	}
+	ws.iv, ws.smp = c.iv, c.smp
+}
+
+// feed sums the next final intervals of ts, ivs: its time per state, the
+// locks' figures.
+func (b *Builder) feed(ts *tstate, ivs []Interval) {
+	t := &ts.t
+	for i := range ivs {
+		d := ivs[i].Duration()
+		t.Time[ivs[i].Shown()] += d
+		ts.busy += d
+	}
+	b.ag.feed(&ts.agg, ivs)
+	ts.fed += len(ivs)
 }

@@ -20,6 +20,10 @@ type ClassInit struct {
 	Waits   int               // ClassInitWaited: waits that ended
 	Waiters []format.ThreadID // distinct threads that waited, in order
 	Sites   []StackID         // where each distinct wait ended, in order
+	// seen: Waiters and Sites as sets, for the fold (a class many threads
+	// wait on would cost a scan of them all at each wait).
+	seenWaiter map[format.ThreadID]struct{}
+	seenSite   map[StackID]struct{}
 }
 
 // InitLock returns the class initialisation obj is the lock of, or nil
@@ -71,18 +75,15 @@ func (b *Builder) classInit(ev *reader.Event, stack StackID) {
 		return
 	}
 	ci.Waits++
-	seen := false
-	for _, t := range ci.Waiters {
-		seen = seen || t == ev.Thread
+	if ci.seenWaiter == nil {
+		ci.seenWaiter, ci.seenSite = map[format.ThreadID]struct{}{}, map[StackID]struct{}{}
 	}
-	if !seen {
+	if _, ok := ci.seenWaiter[ev.Thread]; !ok {
+		ci.seenWaiter[ev.Thread] = struct{}{}
 		ci.Waiters = append(ci.Waiters, ev.Thread)
 	}
-	seen = false
-	for _, s := range ci.Sites {
-		seen = seen || s == stack
-	}
-	if !seen {
+	if _, ok := ci.seenSite[stack]; !ok {
+		ci.seenSite[stack] = struct{}{}
 		ci.Sites = append(ci.Sites, stack)
 	}
 }

@@ -6,11 +6,19 @@ import "orca/internal/format"
 // are not part of this package because they import internal/testrec,
 // which imports it.
 
+// The model's tests seal after every event (Builder.seal).
+func init() { sealEvery, sealMargin = 1, 0 }
+
 // GroupSites groups the model's stacks into call sites by line, as Build
 // does with the recording's line table, and aggregates the locks again.
 func (m *Model) GroupSites(line func(format.Frame) string) {
-	m.groupSites(line)
-	m.aggregate()
+	m.siteOf = nil
+	newSiteGrouper(line).extend(m, m.Stacks)
+	ag := &aggregator{m: m, by: map[uint64]*lockAgg{}, all: true}
+	for _, t := range m.Threads {
+		ag.thread(t)
+	}
+	m.setLocks(ag)
 }
 
 // MoveOwnFrom moves the start of iv's range of owner changes one on: the

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -25,11 +26,20 @@ func (b *Builder) Finalize() *Model {
 		m.End = b.stoppedAt
 	}
 	m.Edges = b.edges.all()
+	for _, ci := range m.ClassInits {
+		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
+	}
 	for th, u := range b.unparks {
 		if m.Unparked == nil {
 			m.Unparked = map[format.ThreadID]format.Time{}
 		}
 		m.Unparked[th] = u.at
+	}
+	if b.line != nil {
+		if b.sites == nil {
+			b.sites = newSiteGrouper(b.line)
+		}
+		b.sites.extend(m, b.frames())
 	}
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
@@ -41,37 +51,27 @@ func (b *Builder) Finalize() *Model {
 		for len(ts.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
+		// The intervals the seals did not take, then what the thread's
+		// aggregation still held.
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			b.feed(ts, blk)
+			return true
+		})
+		b.ag.endThread(&ts.agg)
+		b.splitTo(ts, math.MaxInt64, t.End)
 		t.Intervals = ts.ivs.all()
-		if b.beforeEvents {
-			// The agent's Enter of a thread blocked before the events were
-			// on, 1 ns before its Entered (pending.c): no real contention is
-			// that short.
-			for i := range t.Intervals {
-				if iv := &t.Intervals[i]; iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= 1 {
-					iv.BeforeEvents = true
-				}
-			}
-		}
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
-		var busy format.Time
-		for _, iv := range t.Intervals {
-			t.Time[iv.Shown()] += iv.Duration()
-			busy += iv.Duration()
-		}
-		if r := t.Life() - busy; r > 0 {
+		if r := t.Life() - ts.busy; r > 0 {
 			t.Time[Runnable] = r
 		}
 		bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
 		if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
 			slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
 		}
-		if len(ts.lent) > 1 && !slices.IsSortedFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) }) {
-			slices.SortStableFunc(ts.lent, func(a, b lent) int { return cmp.Compare(a.at, b.at) })
-		}
-		t.splitRun(ts.lent)
+		t.splitRun(&ts.win)
 	}
 	// The Threads move out of the tstates, which the Model would otherwise
 	// keep, and with them what they point to of the fold's state.
@@ -90,16 +90,15 @@ func (b *Builder) Finalize() *Model {
 	}
 	b.findShutdown()
 	b.wf.finish(m)
-	if b.line != nil {
-		m.groupSites(b.line)
-	}
+
 	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	m.aggregate()
+	b.feeding = nil
+	m.setLocks(b.ag)
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
 	return m
 }

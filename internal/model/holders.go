@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"slices"
-	"sort"
 
 	"orca/internal/format"
 )
@@ -57,7 +56,9 @@ type DoingSamples struct {
 // intervals collects every lock's blame spans.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
 	m := v.Model
-	spans := map[LockRef][]OwnerSpan{}
+	spans := map[LockRef]*[]OwnerSpan{}
+	var lastRef LockRef
+	var last *[]OwnerSpan
 	for _, t := range v.Threads {
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
@@ -70,19 +71,61 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 			default:
 				continue
 			}
-			ss := spans[ref]
+			if ref != lastRef || last == nil {
+				// A thread's intervals mostly repeat one lock.
+				if last = spans[ref]; last == nil {
+					last = &[]OwnerSpan{}
+					spans[ref] = last
+				}
+				lastRef = ref
+			}
 			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
-					ss = append(ss, sp)
+					*last = append(*last, sp)
 				}
 				return true
 			})
-			spans[ref] = ss
 		}
 	}
+	// Each lock's spans become their union; then all locks' spans are
+	// folded holder by holder in time order, so that one cursor per
+	// holder walks its intervals and samples forward (a holder's spans of
+	// two locks may overlap: the cursor steps back a little) instead of
+	// a search of the whole per span.
+	// The sort's keys are in the entries: a compare reads no span.
+	type ref struct {
+		start format.Time
+		owner format.ThreadID
+		span  int32
+		f     *doingFold
+	}
+	n := 0
+	for _, ss := range spans {
+		n += len(*ss)
+	}
+	all := make([]ref, 0, n)
 	out := make(map[LockRef]*Doing, len(spans))
-	for ref, ss := range spans {
-		out[ref] = m.doing(ss)
+	folds := make([]*doingFold, 0, len(spans))
+	for r, ss := range spans {
+		f := newDoingFold(*ss)
+		out[r] = f.d
+		folds = append(folds, f)
+		for i, s := range f.d.Spans {
+			all = append(all, ref{s.Start, s.Owner, int32(i), f})
+		}
+	}
+	slices.SortFunc(all, func(x, y ref) int {
+		return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.start, y.start))
+	})
+	var c Cursor
+	for i, r := range all {
+		if i == 0 || all[i-1].owner != r.owner {
+			c = Cursor{}
+		}
+		m.foldSpan(r.f, &r.f.d.Spans[r.span], &c)
+	}
+	for _, f := range folds {
+		f.finish()
 	}
 	return out
 }
@@ -91,11 +134,40 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 // contention's BlameSpans: the viewer's "what the holder was doing" of a
 // blocked interval), folded as HoldersDoing folds a lock's; ss is not
 // changed.
-func (m *Model) DoingIn(ss []OwnerSpan) *Doing { return m.doing(slices.Clone(ss)) }
+func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
+	f := newDoingFold(slices.Clone(ss))
+	cursors := map[format.ThreadID]*Cursor{}
+	for i := range f.d.Spans {
+		s := &f.d.Spans[i]
+		c := cursors[s.Owner]
+		if c == nil {
+			c = &Cursor{}
+			cursors[s.Owner] = c
+		}
+		m.foldSpan(f, s, c)
+	}
+	f.finish()
+	return f.d
+}
 
-// doing folds one lock's blame spans: their union, each instant the
-// holder of the span that began first.
-func (m *Model) doing(ss []OwnerSpan) *Doing {
+// doingFold is one lock's Doing being folded: its spans' union is set,
+// their holders' states and samples are added span by span (foldSpan),
+// in any order, then sorted (finish).
+type doingFold struct {
+	d       *Doing
+	on      map[HeldOn]format.Time
+	samples map[stackKind]*DoingSamples
+}
+
+type stackKind struct {
+	stack StackID
+	kind  format.SampleKind
+}
+
+// newDoingFold begins the fold of one lock's blame spans ss (reordered
+// and overwritten): their union, each instant the holder of the span that
+// began first.
+func newDoingFold(ss []OwnerSpan) *doingFold {
 	slices.SortStableFunc(ss, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
 	// The union is written over ss as it is read: it never gets ahead.
 	d := &Doing{Spans: ss[:0]}
@@ -113,60 +185,66 @@ func (m *Model) doing(ss []OwnerSpan) *Doing {
 			d.Spans = append(d.Spans, s)
 		}
 	}
-	on := map[HeldOn]format.Time{}
-	type stackKind struct {
-		stack StackID
-		kind  format.SampleKind
+	return &doingFold{d: d, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+}
+
+// foldSpan adds what the holder of s did in it; c is the holder's cursor.
+func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, c *Cursor) {
+	d := f.d
+	d.Blocked += s.End - s.Start
+	t := m.Thread(s.Owner)
+	if t == nil {
+		d.Unknown += s.End - s.Start
+		return
 	}
-	samples := map[stackKind]*DoingSamples{}
-	for _, s := range d.Spans {
-		d.Blocked += s.End - s.Start
-		t := m.Thread(s.Owner)
-		if t == nil {
-			d.Unknown += s.End - s.Start
+	a, b := max(s.Start, t.Start), min(s.End, t.End)
+	if b <= a {
+		d.Unknown += s.End - s.Start
+		return
+	}
+	d.Unknown += s.End - s.Start - (b - a)
+	d.Run.Add(t.RunInFrom(a, b, c))
+	ivs := t.Intervals
+	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
+	c.iv = i
+	busy := format.Time(0)
+	for ; i < len(ivs) && ivs[i].Start < b; i++ {
+		iv := &ivs[i]
+		in := min(iv.End, b) - max(iv.Start, a)
+		busy += in
+		d.Time[iv.Shown()] += in
+		if iv.Shown() != Blocked {
 			continue
 		}
-		a, b := max(s.Start, t.Start), min(s.End, t.End)
-		if b <= a {
-			d.Unknown += s.End - s.Start
-			continue
+		ref := LockRef{iv.Object, Monitor}
+		if iv.Acquire {
+			ref.Kind = JUCLock
 		}
-		d.Unknown += s.End - s.Start - (b - a)
-		run := t.runnableIn(a, b)
-		d.Time[Runnable] += run
-		d.Run.Add(t.RunIn(a, b))
-		ivs := t.Intervals
-		i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
-		for ; i < len(ivs) && ivs[i].Start < b; i++ {
-			iv := &ivs[i]
-			d.Time[iv.Shown()] += min(iv.End, b) - max(iv.Start, a)
-			if iv.Shown() != Blocked {
-				continue
+		m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
+				f.on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
 			}
-			ref := LockRef{iv.Object, Monitor}
-			if iv.Acquire {
-				ref.Kind = JUCLock
-			}
-			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
-				if x, y := max(sp.Start, a), min(sp.End, b); y > x {
-					on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
-				}
-				return true
-			})
-		}
-		for _, smp := range t.SamplesIn(a, b) {
-			k := stackKind{smp.Stack, smp.Kind}
-			ds := samples[k]
-			if ds == nil {
-				ds = &DoingSamples{Stack: smp.Stack, Kind: smp.Kind}
-				samples[k] = ds
-			}
-			ds.Samples++
-			ds.Weight += smp.Weight
-		}
+			return true
+		})
 	}
-	d.On = make([]HeldOn, 0, len(on))
-	for h, tm := range on {
+	d.Time[Runnable] += b - a - busy
+	for _, smp := range t.samplesIn(a, b, c) {
+		k := stackKind{smp.Stack, smp.Kind}
+		ds := f.samples[k]
+		if ds == nil {
+			ds = &DoingSamples{Stack: smp.Stack, Kind: smp.Kind}
+			f.samples[k] = ds
+		}
+		ds.Samples++
+		ds.Weight += smp.Weight
+	}
+}
+
+// finish orders the fold's lock holdings and samples, most first.
+func (f *doingFold) finish() {
+	d := f.d
+	d.On = make([]HeldOn, 0, len(f.on))
+	for h, tm := range f.on {
 		h.Time = tm
 		d.On = append(d.On, h)
 	}
@@ -174,14 +252,13 @@ func (m *Model) doing(ss []OwnerSpan) *Doing {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Lock.Object, y.Lock.Object),
 			cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
 	})
-	for _, ds := range samples {
+	for _, ds := range f.samples {
 		d.Samples = append(d.Samples, *ds)
 	}
 	slices.SortFunc(d.Samples, func(x, y DoingSamples) int {
 		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.Samples, x.Samples),
 			cmp.Compare(x.Stack, y.Stack), cmp.Compare(x.Kind, y.Kind))
 	})
-	return d
 }
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing

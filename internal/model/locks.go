@@ -192,6 +192,19 @@ func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID
 
 // newOwner makes the threads still blocked on ls wait for owner from at
 // on: their owner spans (Model.OwnerSpans) change there.
+// namedOwner is the owner the threads blocked on the monitor now wait
+// for (the first of them that names one), 0 for none.
+func (ls *lstate) namedOwner() format.ThreadID {
+	for _, ts := range ls.blocked {
+		for i := range ts.open {
+			if o := &ts.open[i]; o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+				return o.iv.Other
+			}
+		}
+	}
+	return 0
+}
+
 func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	owner := ots.t.ID
 	if len(ls.blocked) == 0 || len(ls.blocked) == 1 && ls.blocked[0] == ots {

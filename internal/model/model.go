@@ -221,6 +221,9 @@ type Thread struct {
 	// splitRun); RunIn splits a part of it.
 	Run  RunSplit
 	wins []runWin
+	// lent: the cpu samples of the virtual threads it carried, in time
+	// order: their CPU is the carrier's too (splitRun).
+	lent []lent
 }
 
 // Life returns End-Start.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"sort"
 
@@ -28,6 +29,15 @@ type RunSplit struct {
 // Total returns the runnable time r splits.
 func (r RunSplit) Total() format.Time { return r.Running + r.Ready + r.Other + r.Virtual + r.Unsplit }
 
+// Sub takes o's parts from r's.
+func (r *RunSplit) Sub(o RunSplit) {
+	r.Running -= o.Running
+	r.Ready -= o.Ready
+	r.Other -= o.Other
+	r.Virtual -= o.Virtual
+	r.Unsplit -= o.Unsplit
+}
+
 // Add adds o's parts to r's.
 func (r *RunSplit) Add(o RunSplit) {
 	r.Running += o.Running
@@ -52,17 +62,56 @@ type runWin struct {
 
 // inState reports whether t is in a recorded state at at: in one of its
 // intervals, [Start, End).
-func (t *Thread) inState(at format.Time) bool {
+func (t *Thread) inState(at format.Time, c *Cursor) bool {
 	ivs := t.Intervals
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > at })
+	c.iv = i
 	return i < len(ivs) && ivs[i].Start <= at
+}
+
+// Cursor keeps where a thread's last search of its intervals, samples and
+// windows ended: a caller that asks about one thread's time in order (the
+// holders' spans, a timeline's tiles) finds each next place a step or two
+// on (searchFrom) instead of by a search of the whole. Its zero value
+// starts at the beginning; any order of questions gives the same answers.
+type Cursor struct {
+	iv, smp, win int
+}
+
+// searchFrom is sort.Search(n, f) started at from, where the answer
+// usually is or is near: it gallops from there (1, 2, 4, … steps) forward,
+// or back when the answer is before it, and searches the last step.
+// O(log d) for an answer d places away.
+func searchFrom(n, from int, f func(int) bool) int {
+	from = min(max(from, 0), n)
+	if from > 0 && f(from-1) {
+		// f(hi) holds; every index below lo is false.
+		lo, hi, step := from-1, from-1, 1
+		for lo > 0 {
+			lo = max(hi-step, 0)
+			if !f(lo) {
+				lo++
+				break
+			}
+			hi, step = lo, step*2
+		}
+		return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
+	}
+	lo, hi, step := from, from, 1
+	for hi < n && !f(hi) {
+		lo = hi + 1
+		hi += step
+		step *= 2
+	}
+	hi = min(hi, n)
+	return lo + sort.Search(hi-lo, func(i int) bool { return f(lo + i) })
 }
 
 // sampled returns the weights of t's cpu and wall samples in [a, b) taken
 // in its runnable time.
-func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
-	for _, s := range t.SamplesIn(a, b) {
-		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At) {
+func (t *Thread) sampled(a, b format.Time, c *Cursor) (cpu, wall format.Time) {
+	for _, s := range t.samplesIn(a, b, c) {
+		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At, c) {
 			continue
 		}
 		if s.Kind == format.SampleCPU {
@@ -76,14 +125,15 @@ func (t *Thread) sampled(a, b format.Time) (cpu, wall format.Time) {
 
 // runnableIn returns t's runnable time in [a, b]: the time in none of its
 // intervals.
-func (t *Thread) runnableIn(a, b format.Time) format.Time {
+func (t *Thread) runnableIn(a, b format.Time, c *Cursor) format.Time {
 	a, b = max(a, t.Start), min(b, t.End)
 	if b <= a {
 		return 0
 	}
 	ivs := t.Intervals
 	// Intervals never overlap and are sorted: their ends are sorted too.
-	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
+	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
+	c.iv = i
 	busy := format.Time(0)
 	for ; i < len(ivs) && ivs[i].Start < b; i++ {
 		busy += min(ivs[i].End, b) - max(ivs[i].Start, a)
@@ -92,9 +142,8 @@ func (t *Thread) runnableIn(a, b format.Time) format.Time {
 }
 
 // splitRun sets t.Run and the windows behind RunIn, from the thread's
-// ThreadCPU lines (Sched) or, without them, its samples; lent are the cpu
-// samples of the virtual threads it carried. The rule (docs/report-json.md,
-// "Running, ready, other"):
+// ThreadCPU lines (Sched) or, without them, its samples. The rule
+// (docs/report-json.md, "Running, ready, other"):
 //   - a window between two ThreadCPU lines: the differences of cpu and
 //     ready are its running and ready time, each cut to the runnable time
 //     left in the window (a thread also runs inside recorded states: a
@@ -105,11 +154,14 @@ func (t *Thread) runnableIn(a, b format.Time) format.Time {
 //     life: running is the weight of its cpu samples, other that of its
 //     wall samples, each cut as above; the rest stays Unsplit;
 //   - runnable time in no window is Unsplit.
-func (t *Thread) splitRun(lent []lent) {
+//
+// The windows between ThreadCPU lines are split as the fold goes
+// (Builder.splitWindows), each once its inputs are final; splitRun ends
+// it: the windows left, then what no window covers.
+func (t *Thread) splitRun(ws *winState) {
 	run := t.Time[Runnable]
-	t.Run, t.wins = RunSplit{Unsplit: run}, nil
-	cut := func(want, left format.Time) format.Time { return max(0, min(want, left)) }
 	if len(t.Sched) < 2 {
+		t.Run, t.wins = RunSplit{Unsplit: run}, nil
 		var cpu, wall format.Time
 		for i := range t.Samples {
 			switch s := &t.Samples[i]; s.Kind {
@@ -127,36 +179,95 @@ func (t *Thread) splitRun(lent []lent) {
 		sp.Other = cut(wall, run-sp.Running)
 		sp.Unsplit = run - sp.Running - sp.Other
 		w := runWin{start: t.Start, end: t.End, split: sp}
-		w.cpu, w.wall = t.sampled(t.Start, t.End+1)
+		w.cpu, w.wall = t.sampled(t.Start, t.End+1, &Cursor{})
 		t.wins = []runWin{w}
 		t.Run = sp
 		return
 	}
-	t.wins = make([]runWin, 0, len(t.Sched)-1)
-	var split format.Time
-	li := 0
-	for i := 1; i < len(t.Sched); i++ {
-		p, q := t.Sched[i-1], t.Sched[i]
-		r := t.runnableIn(p.At, q.At)
-		var v format.Time
-		for ; li < len(lent) && lent[li].at < q.At; li++ {
-			if lent[li].at >= p.At {
-				v += lent[li].weight
+	t.Run.Unsplit = run - ws.split
+}
+
+// cut is want, at most left and at least 0.
+func cut(want, left format.Time) format.Time { return max(0, min(want, left)) }
+
+// winState is where a thread's windows between ThreadCPU lines are split
+// to (Builder.splitWindows): t.wins holds the first done of them, split is
+// their runnable time; iv and smp are where their intervals and samples
+// were read to; late is the earliest time of a sample or a virtual
+// thread's cpu sample that came after the window it falls in was split
+// (that window and the later ones are split again), MaxInt64 for none.
+type winState struct {
+	split     format.Time
+	iv, smp   int
+	late      format.Time
+	splitting bool   // in Builder.splitting
+	marks     []mark // iv and smp before each window split
+}
+
+type mark struct{ iv, smp int }
+
+// window splits t's window from its ThreadCPU line p to the next one, q,
+// within its life to end: ivs are t's intervals (c.iv: the first that may
+// end after p.At), lent the cpu samples of the virtual threads it carried,
+// in time order.
+func (t *Thread) window(p, q SchedTime, end format.Time, ivs func(from int, fn func([]Interval) bool), c *Cursor, lent []lent) runWin {
+	// The runnable time in [p, q] and the samples in [p, q) taken in it:
+	// one walk over the intervals there, the samples met as it goes.
+	a, b := max(p.At, t.Start), min(q.At, end)
+	busy := format.Time(0)
+	smp := t.Samples
+	i := searchFrom(len(smp), c.smp, func(i int) bool { return smp[i].At >= p.At })
+	var cpu, wall format.Time
+	add := func(s *Sample) {
+		switch s.Kind {
+		case format.SampleCPU:
+			cpu += s.Weight
+		case format.SampleWall:
+			wall += s.Weight
+		}
+	}
+	ivs(c.iv, func(blk []Interval) bool {
+		for k := range blk {
+			iv := &blk[k]
+			if iv.End <= a && iv.End <= p.At {
+				c.iv++
+				continue
+			}
+			if iv.Start >= q.At && iv.Start >= b {
+				return false
+			}
+			if b > a {
+				if x, y := max(iv.Start, a), min(iv.End, b); y > x {
+					busy += y - x
+				}
+			}
+			// The samples before this interval are in runnable time; the
+			// ones in it ([Start, End)) are not.
+			for ; i < len(smp) && smp[i].At < min(iv.Start, q.At); i++ {
+				add(&smp[i])
+			}
+			for ; i < len(smp) && smp[i].At < min(iv.End, q.At); i++ {
 			}
 		}
-		var sp RunSplit
-		cpu := q.CPU - p.CPU
-		sp.Virtual = cut(v, min(cpu, r))
-		sp.Running = cut(cpu-sp.Virtual, r-sp.Virtual)
-		sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
-		sp.Other = r - sp.Virtual - sp.Running - sp.Ready
-		w := runWin{start: p.At, end: q.At, split: sp}
-		w.cpu, w.wall = t.sampled(p.At, q.At)
-		t.wins = append(t.wins, w)
-		t.Run.Add(sp)
-		split += r
+		return true
+	})
+	for ; i < len(smp) && smp[i].At < q.At; i++ {
+		add(&smp[i])
 	}
-	t.Run.Unsplit = run - split
+	c.smp = i
+	r := max(b-a, 0) - busy
+	var v format.Time
+	j := sort.Search(len(lent), func(j int) bool { return lent[j].at >= p.At })
+	for ; j < len(lent) && lent[j].at < q.At; j++ {
+		v += lent[j].weight
+	}
+	var sp RunSplit
+	d := q.CPU - p.CPU
+	sp.Virtual = cut(v, min(d, r))
+	sp.Running = cut(d-sp.Virtual, r-sp.Virtual)
+	sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
+	sp.Other = r - sp.Virtual - sp.Running - sp.Ready
+	return runWin{start: p.At, end: q.At, split: sp, cpu: cpu, wall: wall}
 }
 
 // RunIn returns the split of t's runnable time in [from, to]. A window
@@ -167,14 +278,19 @@ func (t *Thread) splitRun(lent []lent) {
 // share of the window's runnable time in the part. Each is cut to the
 // part's runnable time, and what they leave of it is other. The runnable
 // time in no window is Unsplit. RunIn(t, t.Start, t.End) is t.Run.
-func (t *Thread) RunIn(from, to format.Time) RunSplit {
+func (t *Thread) RunIn(from, to format.Time) RunSplit { return t.RunInFrom(from, to, &Cursor{}) }
+
+// RunInFrom is RunIn with its searches started where c says, and c moved
+// to where they ended.
+func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 	from, to = max(from, t.Start), min(to, t.End)
 	var out RunSplit
 	if to <= from {
 		return out
 	}
-	all := t.runnableIn(from, to)
-	i := sort.Search(len(t.wins), func(i int) bool { return t.wins[i].end > from })
+	all := t.runnableIn(from, to, c)
+	i := searchFrom(len(t.wins), c.win, func(i int) bool { return t.wins[i].end > from })
+	c.win = i
 	for ; i < len(t.wins) && t.wins[i].start < to; i++ {
 		w := &t.wins[i]
 		a, b := max(from, w.start), min(to, w.end)
@@ -186,7 +302,7 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 			continue
 		}
 		whole := w.split.Total()
-		part := t.runnableIn(a, b)
+		part := t.runnableIn(a, b, c)
 		if whole <= 0 || part <= 0 {
 			continue
 		}
@@ -195,7 +311,7 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 		// part's) place as much of d as they stand for, the rest is spread
 		// in proportion to runnable time; never more than the part holds
 		// nor less than the rest of the window cannot.
-		cpu, wall := t.sampled(a, b)
+		cpu, wall := t.sampled(a, b, c)
 		place := func(d, smp, smpPart format.Time) format.Time {
 			est := 0.0
 			if smp > 0 {
@@ -229,4 +345,36 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit {
 		out.Other = max(0, out.Other+rest)
 	}
 	return out
+}
+
+// CheckSplit splits t's runnable time again, at once, from its whole
+// intervals, samples and ThreadCPU lines, by the rule of splitRun, and
+// says where that differs from the split the fold made as it went: the
+// validator's check (modeltest.Validate). nil when they agree.
+func (t *Thread) CheckSplit() error {
+	if len(t.Sched) < 2 {
+		return nil // made at the end, at once
+	}
+	var out RunSplit
+	var c Cursor
+	each := func(from int, fn func([]Interval) bool) {
+		if from < len(t.Intervals) {
+			fn(t.Intervals[from:])
+		}
+	}
+	if len(t.wins) != len(t.Sched)-1 {
+		return fmt.Errorf("%d windows between %d ThreadCPU lines", len(t.wins), len(t.Sched))
+	}
+	for n := 1; n < len(t.Sched); n++ {
+		w := t.window(t.Sched[n-1], t.Sched[n], t.End, each, &c, t.lent)
+		if w != t.wins[n-1] {
+			return fmt.Errorf("window %d split as the fold went %+v, at once %+v", n, t.wins[n-1], w)
+		}
+		out.Add(w.split)
+	}
+	out.Unsplit = t.Time[Runnable] - out.Total()
+	if out != t.Run {
+		return fmt.Errorf("runnable time split as the fold went %+v, at once %+v", t.Run, out)
+	}
+	return nil
 }

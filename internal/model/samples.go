@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"slices"
-	"sort"
 
 	"orca/internal/format"
 )
@@ -30,12 +29,16 @@ type SchedTime struct {
 
 // SamplesIn returns t's samples with from <= At < to (to <= 0: to the
 // end), a part of t.Samples.
-func (t *Thread) SamplesIn(from, to format.Time) []Sample {
+func (t *Thread) SamplesIn(from, to format.Time) []Sample { return t.samplesIn(from, to, &Cursor{}) }
+
+// samplesIn is SamplesIn with its search started where c says.
+func (t *Thread) samplesIn(from, to format.Time, c *Cursor) []Sample {
 	s := t.Samples
-	i := sort.Search(len(s), func(i int) bool { return s[i].At >= from })
+	i := searchFrom(len(s), c.smp, func(i int) bool { return s[i].At >= from })
+	c.smp = i
 	j := len(s)
 	if to > 0 {
-		j = i + sort.Search(len(s)-i, func(k int) bool { return s[i+k].At >= to })
+		j = searchFrom(len(s), i, func(k int) bool { return s[k].At >= to })
 	}
 	return s[i:j]
 }
@@ -100,14 +103,37 @@ func SortStackSamples(s []StackSamples) {
 // sample folds a Sample line of ts.
 func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, weight int64, stack StackID) {
 	b.m.Samples++
-	ts.t.Samples = append(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind})
+	// In time order as they come: one written ahead of a line held back
+	// (builder.go) goes in its place, and a window of ThreadCPU lines
+	// already split that it falls in is split again.
+	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, func(s *Sample) format.Time { return s.At })
+	ts.lateSample(at)
 	if t := &ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
 		// The CPU a virtual thread used is its carrier's too (the carrier's
 		// scheduler times count it): the split of the carrier's time takes
 		// it out of the carrier's own running.
 		if c := b.threads[t.Carrier]; c != nil {
-			c.lent = append(c.lent, lent{at, format.Time(weight)})
+			c.t.lent = insertAt(c.t.lent, lent{at, format.Time(weight)}, func(l *lent) format.Time { return l.at })
+			c.lateSample(at)
 		}
+	}
+}
+
+// insertAt adds x to s, which is in the order of at, after the elements
+// with at no later than its: at the end, but for one that comes late.
+func insertAt[E any](s []E, x E, at func(*E) format.Time) []E {
+	i := len(s)
+	for i > 0 && at(&s[i-1]) > at(&x) {
+		i--
+	}
+	return slices.Insert(s, i, x)
+}
+
+// lateSample notes a sample at at of ts that falls in a window already
+// split (splitTo splits it again).
+func (ts *tstate) lateSample(at format.Time) {
+	if n := len(ts.t.wins); n > 0 && at < ts.t.wins[n-1].end {
+		ts.win.late = min(ts.win.late, at)
 	}
 }
 
@@ -120,6 +146,10 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	}
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
+	if len(*st) >= 2 && !ts.win.splitting {
+		ts.win.splitting = true
+		b.splitting = append(b.splitting, ts)
+	}
 	return true
 }
 

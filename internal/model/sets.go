@@ -124,6 +124,34 @@ func (l *ivList) back(fn func(*Interval) bool) {
 	}
 }
 
+// len returns the number of intervals in the list.
+func (l *ivList) len() int {
+	n := len(l.cur)
+	for _, b := range l.full {
+		n += len(b)
+	}
+	return n
+}
+
+// each calls fn with the intervals from index from on, a block at a time,
+// until fn returns false.
+func (l *ivList) each(from int, fn func([]Interval) bool) {
+	for k := 0; k <= len(l.full); k++ {
+		blk := l.cur
+		if k < len(l.full) {
+			blk = l.full[k]
+		}
+		if from >= len(blk) {
+			from -= len(blk)
+			continue
+		}
+		if !fn(blk[from:]) {
+			return
+		}
+		from = 0
+	}
+}
+
 // all returns the intervals in one slice and empties the list.
 func (l *ivList) all() []Interval {
 	all := l.cur

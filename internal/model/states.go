@@ -56,7 +56,17 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	}
 	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
 	o.segs++
+	if b.beforeEvents && iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= 1 {
+		// The agent's Enter of a thread blocked before the events were
+		// on, 1 ns before its Entered (pending.c): no real contention is
+		// that short.
+		iv.BeforeEvents = true
+	}
 	ts.ivs.add(iv)
+	if !ts.feeding {
+		ts.feeding = true
+		b.feeding = append(b.feeding, ts)
+	}
 	ts.floor = max(ts.floor, end)
 }
 

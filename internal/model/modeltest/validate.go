@@ -7,6 +7,7 @@ package modeltest
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"sort"
 
@@ -45,6 +46,7 @@ func Validate(m *model.Model) []error {
 	v.segment()
 	v.threads()
 	v.locks()
+	v.aggregate()
 	v.groups()
 	v.holders()
 	v.doing()
@@ -943,6 +945,9 @@ func (v *validator) samples(t *model.Thread) {
 	if in := t.RunIn(t.Start, t.End); in != r {
 		v.bad("thread %v: RunIn over its life %+v, its Run %+v", t.ID, in, r)
 	}
+	if err := t.CheckSplit(); err != nil {
+		v.bad("thread %v: %v", t.ID, err)
+	}
 	for i := 1; i < len(t.Sched); i++ {
 		a, b := t.Sched[i-1], t.Sched[i]
 		if b.At < a.At || b.CPU < a.CPU || b.Ready < a.Ready {
@@ -971,6 +976,21 @@ func (v *validator) doing() {
 			if sp.End <= sp.Start || sp.Start < v.m.Start || sp.End > v.m.End || i > 0 && sp.Start < d.Spans[i-1].End {
 				v.bad("lock %v %s: holder span %d %s..%s", ref.Object, ref.Kind, i, sec(sp.Start), sec(sp.End))
 			}
+		}
+	}
+}
+
+// aggregate checks that the locks' figures, summed as the fold went
+// (docs/streaming.md), are those of summing every thread's intervals now.
+func (v *validator) aggregate() {
+	again := v.m.Aggregate(nil)
+	if len(again) != len(v.m.Locks) {
+		v.bad("the fold summed %d locks, the intervals give %d", len(v.m.Locks), len(again))
+		return
+	}
+	for i, l := range v.m.Locks {
+		if !reflect.DeepEqual(*l, *again[i]) {
+			v.bad("lock %v (%v): the fold's figures %+v, the intervals' %+v", l.Object, l.Kind, *l, *again[i])
 		}
 	}
 }

@@ -199,7 +199,7 @@ func pushSummary(t *testing.T, out string) (chunks, requests int) {
 func TestRecordPush(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		c := otlptest.Start(t)
-		cmd, out, prefix := recordPushing(t, j, c, "3000000")
+		cmd, out, prefix := recordPushing(t, j, c, "2000000")
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("orca record --otlp: %v\n%s", err, out)
 		}
@@ -218,7 +218,7 @@ func TestRecordPush(t *testing.T) {
 
 		// The collector away for a while in the middle.
 		c2 := otlptest.Start(t)
-		cmd, out, prefix = recordPushing(t, j, c2, "6000000")
+		cmd, out, prefix = recordPushing(t, j, c2, "4000000")
 		c2.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= 1 })
 		c2.Stop()
 		time.Sleep(1500 * time.Millisecond)
@@ -239,7 +239,7 @@ func TestRecordPush(t *testing.T) {
 
 		// The collector gone for good: drops, said at the end.
 		c3 := otlptest.Start(t)
-		cmd, out, prefix = recordPushing(t, j, c3, "3000000", "ORCA_TEST_PUSH_DRAIN=1s")
+		cmd, out, prefix = recordPushing(t, j, c3, "2000000", "ORCA_TEST_PUSH_DRAIN=1s")
 		c3.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= 1 })
 		c3.Stop()
 		if err := cmd.Wait(); err != nil {

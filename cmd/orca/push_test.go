@@ -99,6 +99,31 @@ func TestPushSynthetic(t *testing.T) {
 	}
 }
 
+// TestPushRange pushes a range of a synthetic recording (--from, --to):
+// what the collector received is orca report --json's of the same range.
+func TestPushRange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an OpenTelemetry Collector")
+	}
+	c := otlptest.Start(t)
+	prefix := filepath.Join(t.TempDir(), "syn")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 400_000, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	rng := []string{"--from", "0.1", "--to", "0.25"}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, append(append([]string{"push", "--otlp", c.URL}, rng...), prefix)); code != 0 {
+		t.Fatalf("orca push: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(errb.String(), "the range 0.100 s to 0.250 s") {
+		t.Errorf("push did not say the range it read: %s", errb.String())
+	}
+	ss := otlptest.Samples(c.WaitReceived(30*time.Second, messagesWith(1)))
+	if locks, owners := otlptest.CheckBlame(t, reportLockJSON(t, append(rng, prefix)...), ss); locks < 3 || owners < 5 {
+		t.Errorf("compared %d locks and %d owners", locks, owners)
+	}
+}
+
 // regexpLine reports whether out has the line push prints for a profile.
 func regexpLine(out, kind, typ, value string) bool {
 	for _, l := range strings.Split(out, "\n") {

@@ -226,7 +226,7 @@ func TestRecordPush(t *testing.T) {
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("orca record --otlp: %v\n%s", err, out)
 		}
-		if !strings.Contains(out.String(), "tries retried") || strings.Contains(out.String(), "warning: dropped") {
+		if !strings.Contains(out.String(), " retried)") || strings.Contains(out.String(), "warning: dropped") {
 			t.Errorf("want failed tries retried and nothing dropped:\n%s", out)
 		}
 		chunks, requests = pushSummary(t, out.String())
@@ -251,5 +251,44 @@ func TestRecordPush(t *testing.T) {
 		if r := run(t, "", orcaBin(t), "report", prefix); r.code != 0 {
 			t.Errorf("the recording is not readable after the drops:\n%s", r)
 		}
+	})
+}
+
+// TestRecordPushAttach attaches to Attachee with orca record --pid --otlp
+// for a window holding one of its rounds: the chunks are pushed, every
+// one, and what the collector received is the report's per lock and
+// owner, the round's contentions on its lock among it.
+func TestRecordPushAttach(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		c := otlptest.Start(t)
+		dir := newDir(t)
+		a := startAttachee(t, j, dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		a.round(t) // loads the round's classes: the one recorded is quick
+		w := filepath.Join(dir, "w")
+		o := startOrca(t, dir, "orca: recording pid "+pid+" (Attachee) to ", "record", "--pid", pid, "-o", w, "--duration", "3s",
+			"--max-age", "60s", "--otlp", c.URL, "--push-every", "200ms")
+		e := o.roundIn(t, a)
+		if code := o.wait(t); code != 0 {
+			t.Fatalf("orca record --pid --otlp: exit %d:\n%s", code, o.stderr)
+		}
+		chunks, requests := pushSummary(t, o.stderr.String())
+		files, _ := filepath.Glob(w + ".orca.*")
+		if chunks != len(files) || chunks == 0 {
+			t.Errorf("pushed %d chunk files; the recording has %d:\n%s", chunks, len(files), o.stderr)
+		}
+		ss := otlptest.Samples(c.WaitReceived(30*time.Second, func(pds []*profpb.ProfilesData) bool { return len(pds) >= requests }))
+		checkPushedBlame(t, w, ss)
+		lock := format.Hex(e.hash(t, "lock"))
+		var count int64
+		for _, s := range ss {
+			if s.Kind == "monitor" && s.Type == "contentions" && s.Attrs["lock.id"] == lock {
+				count += s.Sum()
+			}
+		}
+		if want := int64(e.int(t, "contentions")); count != want {
+			t.Errorf("%d contentions on the round's lock pushed, want %d", count, want)
+		}
+		a.exit(t, 2)
 	})
 }

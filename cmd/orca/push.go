@@ -46,6 +46,9 @@ value has its stack and its time. Attributes:
 orca export --format pprof writes the same attributes as labels.
 docs/otlp.md in the source tree lists them and the proto version.
 
+To push a recording as it goes, every few seconds, from a bounded recording's
+chunks: orca record --otlp URL --max-age D (orca help record).
+
 A collector that is away or busy (connection refused, 429, 502, 503, 504)
 is tried again with back-off (1 s, 2 s, 4 s ... or its Retry-After) for up
 to a minute (--retry-for). Exit status 0 when the collector accepted everything, 1 with
@@ -77,7 +80,7 @@ func runPush(u ui, args []string) error {
 	fs := newFlagSet("push", pushHelp)
 	var pf pushFlags
 	pf.url = fs.String("otlp", "", "the OTLP/HTTP base endpoint `URL` (default $"+otlpEndpointEnv+"), like http://127.0.0.1:4318")
-	fs.Var(&pf.headers, "otlp-header", "send the HTTP header `K=V` (repeat for more; added to $"+otlpHeadersEnv+")")
+	fs.Var(&pf.headers, "otlp-header", "send the HTTP header `K=V` (repeat for more; beside $"+otlpHeadersEnv+", whose value of K it replaces)")
 	pf.service = fs.String("service", "", "the resource's service.name `NAME` (default the JVM's main class or jar)")
 	kindList := fs.String("kind", "all", "the states pushed: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (monitor covers monitor and juc)")
 	noSamples := fs.Bool("no-samples", false, "push no cpu and wall profiles of the threads' samples")

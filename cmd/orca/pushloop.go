@@ -221,21 +221,24 @@ func (p *pusher) build(final bool) error {
 	if err != nil {
 		return err
 	}
-	first, end, ok, err := rec.TimeBounds()
-	if err != nil || !ok {
-		return err
+	// The range: from the last push's end (the recording's first event
+	// for the first) to the last event of the newest closed chunk (of
+	// the recording, at the end). Reading the whole recording's bounds
+	// reads its newest chunk, which the agent still writes: only the
+	// first push and the last do.
+	from, to := p.from, format.Time(0)
+	if from == 0 || final {
+		first, end, ok, err := rec.TimeBounds()
+		if err != nil || !ok {
+			return err
+		}
+		from, to = max(from, first), end
 	}
-	to := end
 	if !final {
-		c, err := reader.Open(format.ChunkFileName(p.prefix, last))
-		if err != nil {
-			return err
-		}
-		if _, to, ok, err = c.TimeBounds(); err != nil || !ok {
+		if to, err = lastEvent(format.ChunkFileName(p.prefix, last)); err != nil {
 			return err
 		}
 	}
-	from := max(p.from, first)
 	if to < from {
 		return nil
 	}
@@ -273,6 +276,25 @@ func (p *pusher) build(final bool) error {
 		p.backlog = p.backlog[1:]
 	}
 	return nil
+}
+
+// lastEvent returns the time of the last event in the chunk file path.
+func lastEvent(path string) (format.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	var last format.Time
+	_, err = reader.EachEventAt(f, st.Size(), path, reader.EachOptions{}, func(ev *reader.Event) error {
+		last = max(last, ev.Time)
+		return nil
+	})
+	return last, err
 }
 
 // send sends the backlog in order until it is empty or a try fails; a

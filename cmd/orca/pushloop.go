@@ -255,6 +255,8 @@ func (p *pusher) build(final bool) error {
 		// States on at from were counted by the push before.
 		opt.From = from
 	}
+	// Contentions on at to are counted by the push they end in.
+	opt.Partial = !final
 	req, err := export.OTLP(rec, res.Model, opt)
 	if err != nil {
 		return err

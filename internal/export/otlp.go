@@ -78,8 +78,13 @@ type OTLPOptions struct {
 	// From, when not 0, is the start of the model's range (model.Options
 	// Span) in a series of pushes of consecutive ranges: a state that
 	// began before it (restated at From) was counted by the push before,
-	// so only its delay from From on is pushed, no contention.
-	From format.Time
+	// so only its delay from From on is pushed, no contention. Partial
+	// says the range is not the series' last: a contention (monitor, juc)
+	// still on at its end is counted by the push it ends in, on the owner
+	// that let it in, as the whole recording counts it (and so, one
+	// restated at From is counted there).
+	From    format.Time
+	Partial bool
 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
@@ -97,7 +102,7 @@ type OTLPOptions struct {
 // stretch's start) when the recording has a clock origin.
 func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.ExportProfilesServiceRequest, error) {
 	b := newOTLPBuilder(rec, m)
-	b.from = opt.From
+	b.from, b.partial = opt.From, opt.Partial
 	kinds := opt.Kinds
 	if kinds == 0 {
 		kinds = All
@@ -169,8 +174,10 @@ type otlpBuilder struct {
 	attrs  map[otlpAttr]int32
 
 	// from: states that began at or before it are not counted
-	// (OTLPOptions.From); 0 counts every state.
-	from format.Time
+	// (OTLPOptions.From); 0 counts every state. partial: contentions
+	// still on at the end are not (OTLPOptions.Partial).
+	from    format.Time
+	partial bool
 
 	// origin converts the model's times to Unix ns; ok false when the
 	// recording has no clock origin (then no timestamps).
@@ -380,7 +387,7 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 				for _, sp := range c.spans {
 					b.add(get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
 				}
-				if b.counts(c.first) {
+				if !c.open || !b.partial {
 					b.add(get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
 				}
 			})
@@ -410,8 +417,9 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	return []*profpb.Profile{count, delay}
 }
 
-// counts reports whether iv's state counts as a contention here: not when
-// it was on at From, counted by the push before.
+// counts reports whether iv's state (not a contention: eachContention's
+// are counted where they end) counts here: not when it was on at From,
+// counted by the push before.
 func (b *otlpBuilder) counts(iv *model.Interval) bool { return b.from == 0 || iv.Start > b.from }
 
 // ivLockKind names the kind of lock an interval is on (model.LockKind), ""

@@ -244,6 +244,10 @@ func TestOTLPURL(t *testing.T) {
 	if code := run(ui{strings.NewReader(""), &out, &errb}, []string{"record", "-o", filepath.Join(dir, "r"), "--otlp", "http://127.0.0.1:4318", "--", "touch", marker}); code != exitFailed || !strings.Contains(errb.String(), "--max-size or --max-age") {
 		t.Errorf("record --otlp without bounds: exit %d: %s", code, errb.String())
 	}
+	errb.Reset()
+	if code := run(ui{strings.NewReader(""), &out, &errb}, []string{"record", "-o", filepath.Join(dir, "r"), "--push-every", "1s", "--max-age", "1m", "--", "touch", marker}); code != exitFailed || !strings.Contains(errb.String(), "--push-every goes with --otlp") {
+		t.Errorf("record --push-every without --otlp: exit %d: %s", code, errb.String())
+	}
 	if _, err := os.Stat(marker); err == nil {
 		t.Errorf("orca record ran its command though --otlp was refused")
 	}

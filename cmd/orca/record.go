@@ -223,8 +223,20 @@ func runRecord(u ui, args []string) (err error) {
 		return ownFailure(err)
 	}
 	argv := flags.Args()
-	pidGiven := false
-	flags.Visit(func(f *flag.Flag) { pidGiven = pidGiven || f.Name == "pid" })
+	pidGiven, pushFlag := false, ""
+	flags.Visit(func(f *flag.Flag) {
+		pidGiven = pidGiven || f.Name == "pid"
+		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "service" {
+			pushFlag = f.Name
+		}
+	})
+	if pushFlag != "" && o.otlp == "" {
+		err := usagef("record: --%s goes with --otlp URL (orca help push)", pushFlag)
+		if pidGiven {
+			return err
+		}
+		return ownFailure(err)
+	}
 	if pidGiven {
 		if o.detach && o.otlp != "" {
 			return usagef("record: --otlp goes without --detach: a detached recording has no orca left to push it; " +

@@ -49,14 +49,7 @@ func messagesWith(n int) func([]*profpb.ProfilesData) bool {
 // the resource says the service, and the owner attribute is on the
 // contentions only.
 func TestPushSynthetic(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs an OpenTelemetry Collector")
-	}
-	c := otlptest.Start(t)
-	prefix := filepath.Join(t.TempDir(), "syn")
-	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 400_000, Encoding: format.EncodingCompact}); err != nil {
-		t.Fatal(err)
-	}
+	c, prefix := synthCollector(t)
 	var out, errb bytes.Buffer
 	if code := run(ui{nil, &out, &errb}, []string{"push", "--otlp", c.URL + "/", "--service", "syn-server", prefix}); code != 0 {
 		t.Fatalf("orca push: exit %d: %s%s", code, out.String(), errb.String())
@@ -102,14 +95,7 @@ func TestPushSynthetic(t *testing.T) {
 // TestPushRange pushes a range of a synthetic recording (--from, --to):
 // what the collector received is orca report --json's of the same range.
 func TestPushRange(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs an OpenTelemetry Collector")
-	}
-	c := otlptest.Start(t)
-	prefix := filepath.Join(t.TempDir(), "syn")
-	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 400_000, Encoding: format.EncodingCompact}); err != nil {
-		t.Fatal(err)
-	}
+	c, prefix := synthCollector(t)
 	rng := []string{"--from", "0.1", "--to", "0.25"}
 	var out, errb bytes.Buffer
 	if code := run(ui{nil, &out, &errb}, append(append([]string{"push", "--otlp", c.URL}, rng...), prefix)); code != 0 {
@@ -122,6 +108,22 @@ func TestPushRange(t *testing.T) {
 	if locks, owners := otlptest.CheckBlame(t, reportLockJSON(t, append(rng, prefix)...), ss); locks < 3 || owners < 5 {
 		t.Errorf("compared %d locks and %d owners", locks, owners)
 	}
+}
+
+// synthCollector starts a collector and writes a synthetic busy server's
+// recording (internal/synth: monitors, java.util.concurrent locks, waits,
+// parks, samples) for it.
+func synthCollector(t *testing.T) (*otlptest.Collector, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs an OpenTelemetry Collector")
+	}
+	c := otlptest.Start(t)
+	prefix := filepath.Join(t.TempDir(), "syn")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 400_000, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	return c, prefix
 }
 
 // regexpLine reports whether out has the line push prints for a profile.

@@ -149,10 +149,17 @@ const (
 	// does not decode): AsyncGetCallTrace's (docs/agent.md, "The sample
 	// path").
 	InfoHotSpotSamplesASGCT = "hotspot.samples_asgct"
-	InfoHotSpotOwner        = "hotspot.owner"
-	InfoHotSpotMonitorHash  = "hotspot.monitor_hash"
-	InfoHotSpotFacts        = "hotspot.facts"
-	InfoHotSpotArch         = "hotspot.arch"
+	// Whether the JIT records the debug records of compiled code at every
+	// instruction it can, not only at safepoints ("yes": the agent enabled
+	// JVMTI's CompiledMethodLoad, which turns HotSpot's DebugNonSafepoints
+	// on where the command line left it at its default; "no: WHY"): a
+	// sample in compiled code names its method and line from the record
+	// nearest its pc (docs/agent.md, "The sample path").
+	InfoHotSpotDebugNonSafepoints = "hotspot.debug_non_safepoints"
+	InfoHotSpotOwner              = "hotspot.owner"
+	InfoHotSpotMonitorHash        = "hotspot.monitor_hash"
+	InfoHotSpotFacts              = "hotspot.facts"
+	InfoHotSpotArch               = "hotspot.arch"
 
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
@@ -218,7 +225,7 @@ var InfoKeys = []string{
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
-	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT,
+	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,

@@ -247,6 +247,7 @@ bench: bin/orca
 	else echo "orca: no bench/run.sh yet"; fi
 	bash bench/report/run.sh
 	bash bench/report/encodings.sh
+	bash bench/report/long.sh
 	bash bench/accuracy.sh
 	go test -run '^$$' -bench Viewer -benchtime 1x ./internal/web
 

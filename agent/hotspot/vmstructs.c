@@ -268,6 +268,12 @@ void hs_init(void) {
   if (hs.nm_method < 0) hs.nm_method = vms_offset_typed("nmethod", "_method", "Method*");
   hs.nm_pcs_offset = vms_offset_typed("nmethod", "_scopes_pcs_offset", "int");
   hs.nm_compile_id = vms_offset_typed("nmethod", "_compile_id", "int");
+  hs.blob_frame_complete = vms_offset_typed("CodeBlob", "_frame_complete_offset", "int");
+  if (hs.blob_frame_complete < 0) {   // JDK 23 made it an int16_t
+    hs.blob_frame_complete = vms_offset_typed("CodeBlob", "_frame_complete_offset", "int16_t");
+    hs.frame_complete16 = hs.blob_frame_complete >= 0;
+  }
+  hs.nm_stub_offset = vms_offset_typed("nmethod", "_stub_offset", "int");
   hs.nm_scopes_data_begin = vms_offset("CompiledMethod", "_scopes_data_begin");
   hs.nm_metadata_offset = vms_offset_typed("nmethod", "_metadata_offset", "int");
   hs.nm_dependencies_offset = vms_offset_typed("nmethod", "_dependencies_offset", "int");

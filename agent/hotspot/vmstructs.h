@@ -81,6 +81,8 @@ typedef struct {
       blob_relocation_size, kind_nmethod;          // 25: offsets from the blob, CodeBlobKind
   long nm_method, nm_pcs_offset;                   // CompiledMethod (11-18) / nmethod
   long nm_compile_id;                              // nmethod::_compile_id (the walker's cache; -1: no cache)
+  long blob_frame_complete, nm_stub_offset;        // the walk from a signal's context (-1: not walked)
+  int frame_complete16;                            // _frame_complete_offset is an int16_t (23 on)
   long nm_scopes_data_begin, nm_metadata_offset, nm_dependencies_offset;   // 11-18
   long nm_immutable_data, nm_scopes_data_offset;   // 25
   long pcdesc_size, pcdesc_pc_offset, pcdesc_scope_offset;
@@ -337,6 +339,9 @@ HS_INLINE uint32_t hs_mounted_virtual_hash(vm_ptr jt, int *mounted) {
 // hs_stack_word: the word i words from sp on the calling thread's stack
 // (the walker checks sp against the stack's bounds first).
 HS_INLINE uintptr_t hs_stack_word(uintptr_t sp, long i) { return ((const uintptr_t *)sp)[i]; }
+// hs_code_byte: byte i of the code at pc (a compiled method's
+// instructions, which the walker decodes: walk.c).
+HS_INLINE unsigned hs_code_byte(uintptr_t pc, long i) { return ((const volatile unsigned char *)pc)[i]; }
 HS_INLINE void hs_anchor_read(uintptr_t a, hs_anchor *out) {
   out->sp = HS_AT(volatile uintptr_t, a, hs.anchor_sp);
   out->fp = HS_AT(volatile uintptr_t, a, hs.anchor_fp);
@@ -417,6 +422,26 @@ HS_INLINE void hs_name_copy(char *buf, const char *p, size_t n) {
 }
 // hs_blob_frame_size: in words, with the return address.
 HS_INLINE int hs_blob_frame_size(const struct hs_blob *cb) { return HS_AT(int, cb, hs.blob_frame_size); }
+// hs_blob_code_begin: the first instruction of a blob (a compiled method's
+// unverified entry).
+HS_INLINE uintptr_t hs_blob_code_begin(const struct hs_blob *cb) {
+  return hs.walk25 ? (uintptr_t)cb + (uintptr_t)HS_AT(int, cb, hs.blob_code_offset) : HS_AT(uintptr_t, cb, hs.blob_code_begin);
+}
+// hs_can_walk_context: the walker may start at a pc inside a compiled
+// method (walk.c, walk_context): it knows where its frame is complete and
+// where its stubs begin.
+HS_INLINE int hs_can_walk_context(void) { return hs.blob_frame_complete >= 0 && hs.nm_stub_offset >= 0; }
+// hs_blob_frame_complete: the offset from the code's begin from which the
+// blob's frame is built (CodeBlob::is_frame_complete_at); -1 never.
+HS_INLINE int hs_blob_frame_complete(const struct hs_blob *cb) {
+  return hs.frame_complete16 ? HS_AT(int16_t, cb, hs.blob_frame_complete) : HS_AT(int, cb, hs.blob_frame_complete);
+}
+// hs_nmethod_stub_begin: where a compiled method's stubs (its exception and
+// deopt handlers) begin, after its body: nmethod::stub_begin, from the
+// nmethod's header.
+HS_INLINE uintptr_t hs_nmethod_stub_begin(const struct hs_blob *nm) {
+  return (uintptr_t)nm + (uintptr_t)HS_AT(int, nm, hs.nm_stub_offset);
+}
 // hs_blob_is_nmethod: on 25 by its CodeBlobKind; before, by its name
 // ("nmethod", "native nmethod": named, from the caller's cache of names).
 HS_INLINE int hs_blob_is_nmethod(const struct hs_blob *cb, int named) {
@@ -462,8 +487,9 @@ typedef struct {
 // record at return address pc (then s describes the nmethod's scopes),
 // 0 for DebugInformationRecorder::serialized_null, -1 for no record at pc
 // (not a call's return address: a deoptimized frame's pc points at the
-// deopt handler).
-HS_INLINE int hs_nmethod_scope(const struct hs_blob *nmb, uintptr_t pc, hs_scopes *s) {
+// deopt handler). near: the record at pc or the first after it (a pc
+// inside the code, not at a call's return: walk.c, walk_context).
+HS_INLINE int hs_nmethod_scope(const struct hs_blob *nmb, uintptr_t pc, hs_scopes *s, int near) {
   const char *nm = (const char *)nmb, *lo, *hi;
   int t;
   if (hs.walk25) {
@@ -486,7 +512,7 @@ HS_INLINE int hs_nmethod_scope(const struct hs_blob *nmb, uintptr_t pc, hs_scope
     long mid = (l + h) / 2;
     if (HS_AT(int, lo + mid * size, hs.pcdesc_pc_offset) < t) l = mid + 1; else h = mid;
   }
-  if (l >= (hi - lo) / size || HS_AT(int, lo + l * size, hs.pcdesc_pc_offset) != t) return -1;
+  if (l >= (hi - lo) / size || (!near && HS_AT(int, lo + l * size, hs.pcdesc_pc_offset) != t)) return -1;
   return HS_AT(int, lo + l * size, hs.pcdesc_scope_offset);
 }
 // hs_debug_int reads one int of the debug stream: UNSIGNED5 on 25 (each

@@ -232,8 +232,10 @@ SAFE_CODE static void fc_put(struct hs_blob *nm, const hs_heap *heap, uintptr_t 
 
 // compiled adds the frames of compiled method nm (in heap) at return
 // address pc: the scopes of the debug record at pc, inlined callees first;
-// and puts them in the frame cache.
-SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap, uintptr_t pc) {
+// and puts them in the frame cache. near: pc is where the thread was
+// interrupted, not a return address: the record at pc or the first after
+// it (walk_context), never cached.
+SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap, uintptr_t pc, int near) {
   struct hs_method *m = hs_nmethod_method(nm);
   if (!m) return -1;
   jmethodID ids[FC_FRAMES];
@@ -241,11 +243,11 @@ SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap,
   if (hs_method_is_native(m)) {   // native wrapper
     jmethodID id = method_id(m);
     if (put(o, id, -1)) return -1;
-    if (fc_on) ids[0] = id, bcis[0] = -1, fc_put(nm, heap, pc, ids, bcis, 1);
+    if (fc_on && !near) ids[0] = id, bcis[0] = -1, fc_put(nm, heap, pc, ids, bcis, 1);
     return 0;
   }
   hs_scopes sc;
-  int d = hs_nmethod_scope(nm, pc, &sc);
+  int d = hs_nmethod_scope(nm, pc, &sc, near);
   if (d <= 0) return -1;   // no record at pc, or serialized_null
   for (; d != 0; k++) {
     int sender, bci;
@@ -257,7 +259,7 @@ SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap,
     if (k < FC_FRAMES) ids[k] = id, bcis[k] = bci < 0 ? 0 : bci;
     d = sender;
   }
-  if (fc_on) fc_put(nm, heap, pc, ids, bcis, k);   // k > FC_FRAMES: not cached
+  if (fc_on && !near) fc_put(nm, heap, pc, ids, bcis, k);   // k > FC_FRAMES: not cached
   return 0;
 }
 
@@ -296,13 +298,13 @@ SAFE_CODE static int kind_of(const char *name) {
   return k;
 }
 
-// walk_java adds the Java frames from the anchor an of the calling thread,
-// whose stack is [lo, hi), to o; -1 when it met a frame it does not know.
-SAFE_CODE static int walk_java(out_t *o, uintptr_t lo, uintptr_t hi, hs_anchor an, int max) {
-  uintptr_t sp = an.sp, fp = an.fp, pc = an.pc;
-  if (sp < lo + 8 || sp >= hi) return -1;
-  if (!pc) pc = hs_stack_word(sp, -1);   // as JavaFrameAnchor::make_walkable
-  int at_anchor = 1;   // this frame is the one an anchor describes
+// walk_from adds the Java frames of the calling thread, whose stack is
+// [lo, hi), from the frame at sp, fp with return address pc, to o; -1 when
+// it met a frame it does not know. at_anchor: that frame is the one an
+// anchor describes (a runtime stub's may be stepped over).
+SAFE_CODE static int walk_from(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t sp, uintptr_t fp, uintptr_t pc, int at_anchor,
+                               int max) {
+  hs_anchor an;
   int inject = fault_every && atomic_fetch_add_explicit(&fault_count, 1, memory_order_relaxed) % fault_every == 0;
   int cache = fc_on && !inject;
   for (int frames = 0; o->n < max; frames++) {
@@ -345,7 +347,7 @@ SAFE_CODE static int walk_java(out_t *o, uintptr_t lo, uintptr_t hi, hs_anchor a
       continue;
     }
     if (hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
-      if (compiled(o, cb, &heap, pc)) return -1;
+      if (compiled(o, cb, &heap, pc, 0)) return -1;
     } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
@@ -358,6 +360,244 @@ SAFE_CODE static int walk_java(out_t *o, uintptr_t lo, uintptr_t hi, hs_anchor a
     at_anchor = 0;
   }
   return 0;
+}
+
+// walk_java adds the Java frames from the anchor an of the calling thread,
+// whose stack is [lo, hi), to o; -1 when it met a frame it does not know.
+SAFE_CODE static int walk_java(out_t *o, uintptr_t lo, uintptr_t hi, hs_anchor an, int max) {
+  if (an.sp < lo + 8 || an.sp >= hi) return -1;
+  if (!an.pc) an.pc = hs_stack_word(an.sp, -1);   // as JavaFrameAnchor::make_walkable
+  return walk_from(o, lo, hi, an.sp, an.fp, an.pc, 1, max);
+}
+
+// ---- The walk from a signal's context (a thread in Java code) ----
+//
+// A thread in Java code has no anchor: its frames start at the pc, sp and
+// fp the signal interrupted. In a compiled method the frame at that pc
+// may be partly built (the prolog, before the frame is complete) or
+// already popped (the epilog, before its `ret`): the instructions from
+// the pc on say which, decoded below. They are HotSpot's own, a handful of
+// patterns (x86-64): C2's prolog (MacroAssembler::verified_entry: the
+// stack bangs, `push rbp` or a store of rbp, `sub rsp`), C1's
+// (build_frame), the nmethod entry barrier (a compare with the thread's
+// disarmed value, a jump, C1's call of the barrier's stub), the epilog
+// (MachEpilogNode, C1's remove_frame: `add rsp`, `pop rbp`, the return's
+// safepoint poll, a compare of rsp with the thread's polling word and a
+// jump), the poll's stub (the pc stored in the thread, a jump to the
+// handler), and alignment nops.
+enum { X_UNKNOWN, X_NOP, X_PUSH_RBP, X_SAVE_RBP, X_SUB_RSP, X_ADD_RSP, X_POP_RBP, X_LEAVE, X_POLL, X_POLL_STUB, X_JCC, X_CALL,
+       X_JMP, X_RET };
+typedef struct {
+  int kind, len;
+  long imm;   // the bytes added to or taken from rsp
+} insn_t;
+
+SAFE_CODE static int32_t code_i32(uintptr_t pc, long i) {
+  return (int32_t)(hs_code_byte(pc, i) | hs_code_byte(pc, i + 1) << 8 | hs_code_byte(pc, i + 2) << 16 |
+                   hs_code_byte(pc, i + 3) << 24);
+}
+
+SAFE_CODE static insn_t decode(uintptr_t pc) {
+  insn_t x = {X_UNKNOWN, 0, 0};
+  unsigned b0 = hs_code_byte(pc, 0), b1 = hs_code_byte(pc, 1), b2 = hs_code_byte(pc, 2), b3 = hs_code_byte(pc, 3);
+  int p = 0;   // operand-size prefixes of a long nop
+  while (p < 8 && hs_code_byte(pc, p) == 0x66) p++;
+  if (p && hs_code_byte(pc, p) == 0x90) return (insn_t){X_NOP, p + 1, 0};
+  if (hs_code_byte(pc, p) == 0x0f && hs_code_byte(pc, p + 1) == 0x1f) {   // nop r/m: by its ModRM
+    unsigned m = hs_code_byte(pc, p + 2), mod = m >> 6, rm = m & 7;
+    int n = p + 3 + (mod != 3 && rm == 4) + (mod == 1 ? 1 : mod == 2 ? 4 : 0);
+    if (mod == 0 && rm == 5) n += 4;
+    return (insn_t){X_NOP, n, 0};
+  }
+  switch (b0) {
+  case 0x90: return (insn_t){X_NOP, 1, 0};
+  case 0x55: return (insn_t){X_PUSH_RBP, 1, 8};
+  case 0x5d: return (insn_t){X_POP_RBP, 1, 8};
+  case 0xc9: return (insn_t){X_LEAVE, 1, 0};
+  case 0xc3: return (insn_t){X_RET, 1, 0};
+  case 0xe8: return (insn_t){X_CALL, 5, 0};
+  case 0xe9: return (insn_t){X_JMP, 5, 0};
+  case 0xeb: return (insn_t){X_JMP, 2, 0};
+  case 0x89:   // mov [rsp+disp32], eax: a stack bang
+    if (b1 == 0x84 && b2 == 0x24) return (insn_t){X_NOP, 7, 0};
+    return x;
+  case 0xc5:   // vzeroupper
+    if (b1 == 0xf8 && b2 == 0x77) return (insn_t){X_NOP, 3, 0};
+    return x;
+  case 0x0f:   // jcc rel32
+    if (b1 >= 0x80 && b1 <= 0x8f) return (insn_t){X_JCC, 6, 0};
+    return x;
+  case 0x41:   // cmp dword [r15+disp], imm32: the entry barrier
+    if (b1 == 0x81 && b2 == 0x7f) return (insn_t){X_NOP, 8, 0};
+    if (b1 == 0x81 && b2 == 0xbf) return (insn_t){X_NOP, 11, 0};
+    return x;
+  case 0x48:
+    if (b1 == 0x83 && b2 == 0xec) return (insn_t){X_SUB_RSP, 4, (int8_t)b3};
+    if (b1 == 0x81 && b2 == 0xec) return (insn_t){X_SUB_RSP, 7, code_i32(pc, 3)};
+    if (b1 == 0x83 && b2 == 0xc4) return (insn_t){X_ADD_RSP, 4, (int8_t)b3};
+    if (b1 == 0x81 && b2 == 0xc4) return (insn_t){X_ADD_RSP, 7, code_i32(pc, 3)};
+    if (b1 == 0x89 && b2 == 0xe5) return (insn_t){X_NOP, 3, 0};   // mov rbp, rsp
+    if (b1 == 0x89 && b2 == 0x6c && b3 == 0x24) return (insn_t){X_SAVE_RBP, 5, 0};   // mov [rsp+disp8], rbp
+    if (b1 == 0x89 && b2 == 0xac && b3 == 0x24) return (insn_t){X_SAVE_RBP, 8, 0};
+    return x;
+  case 0x49:   // cmp rsp, [r15+disp]: the return's poll
+    if (b1 == 0x3b && b2 == 0x67) return (insn_t){X_POLL, 4, 0};
+    if (b1 == 0x3b && b2 == 0xa7) return (insn_t){X_POLL, 7, 0};
+    // cmp qword [r15+disp8], imm: a native wrapper's check for an
+    // exception, after its `leave`
+    if (b1 == 0x81 && b2 == 0x7f) return (insn_t){X_NOP, 8, 0};
+    if (b1 == 0x83 && b2 == 0x7f) return (insn_t){X_NOP, 5, 0};
+    return x;
+  case 0x4c:   // lea r10, [rip+disp32]: the poll stub's pc
+    if (b1 == 0x8d && b2 == 0x15) return (insn_t){X_POLL_STUB, 7, 0};
+    return x;
+  case 0x4d:   // mov [r15+disp], r10: stored in the thread
+    if (b1 == 0x89 && b2 == 0x57) return (insn_t){X_POLL_STUB, 4, 0};
+    if (b1 == 0x89 && b2 == 0x97) return (insn_t){X_POLL_STUB, 7, 0};
+    return x;
+  }
+  if (b0 >= 0x70 && b0 <= 0x7f) return (insn_t){X_JCC, 2, 0};
+  return x;
+}
+
+// A compiled frame at a pc, by the code from there on.
+enum { F_CANNOT = -1, F_COMPLETE, F_PROLOG, F_EPILOG };
+
+// frame_at tells the state of the frame of compiled method nm at pc, and
+// for a prolog or an epilog the caller's sp and whether rbp still holds
+// the caller's (*fp_live: not yet saved, or restored).
+SAFE_CODE static int frame_at(struct hs_blob *nm, uintptr_t pc, uintptr_t sp, uintptr_t fp, uintptr_t *caller_sp,
+                              int *fp_live) {
+  uintptr_t begin = hs_blob_code_begin(nm);
+  int fc = hs_blob_frame_complete(nm), size = hs_blob_frame_size(nm);
+  if (size <= 0) return F_CANNOT;
+  if (fc >= 0 && pc < begin + (uintptr_t)fc) {
+    // The prolog: what the instructions up to the frame's completion will
+    // still add to rsp.
+    uintptr_t end = begin + (uintptr_t)fc, at = pc;
+    long more = 0;
+    int saves = 0;
+    for (int i = 0; at < end; i++) {
+      insn_t x = decode(at);
+      if (i > 64 || x.kind == X_UNKNOWN || x.kind == X_POP_RBP || x.kind == X_ADD_RSP || x.kind == X_LEAVE ||
+          x.kind == X_RET || x.kind == X_JMP || x.kind == X_POLL || x.kind == X_POLL_STUB)
+        return F_CANNOT;   // the inline cache's check before the verified entry, or code not known
+      if (x.kind == X_PUSH_RBP || x.kind == X_SUB_RSP) more += x.imm;
+      if (x.kind == X_PUSH_RBP || x.kind == X_SAVE_RBP) saves = 1;
+      at += (uintptr_t)x.len;
+    }
+    if (at != end || more < 0) return F_CANNOT;
+    *caller_sp = sp - (uintptr_t)more + (uintptr_t)size * sizeof(uintptr_t);
+    *fp_live = saves;
+    return F_PROLOG;
+  }
+  // The epilog: a run of its instructions from the pc to its `ret` (or the
+  // poll stub's jump to its handler, the frame popped before the poll).
+  // A first instruction not of an epilog: the body, the frame complete.
+  uintptr_t at = pc, s = sp;
+  int pop_ahead = 0, started = 0, stub = 0;
+  for (int i = 0; i <= 16; i++) {
+    insn_t x = decode(at);
+    switch (x.kind) {
+    case X_NOP:   // vzeroupper, alignment
+      break;
+    case X_ADD_RSP:
+      if (started) return F_CANNOT;
+      s += (uintptr_t)x.imm, started = 1;
+      break;
+    case X_POP_RBP:
+      if (pop_ahead) return F_CANNOT;
+      s += 8, pop_ahead = started = 1;
+      break;
+    case X_LEAVE:   // a native wrapper's: its frame is rbp's
+      if (started || fp < sp || (fp & 7)) return F_CANNOT;
+      s = fp + 8, pop_ahead = started = 1;
+      break;
+    case X_POLL:
+      started = 1;
+      break;
+    case X_JCC:   // the poll's jump to its stub: only a `ret` follows it
+      if (!started && decode(at + (uintptr_t)x.len).kind != X_RET) return F_COMPLETE;
+      break;
+    case X_POLL_STUB:
+      stub = 1;
+      break;
+    case X_RET:
+      *caller_sp = s + 8;
+      *fp_live = !pop_ahead;
+      return F_EPILOG;
+    case X_JMP:
+      if (stub && !started) {
+        *caller_sp = s + 8;
+        *fp_live = 1;
+        return F_EPILOG;
+      }
+      return started ? F_CANNOT : F_COMPLETE;
+    default:
+      return started ? F_CANNOT : F_COMPLETE;
+    }
+    at += (uintptr_t)x.len;
+  }
+  return started ? F_CANNOT : F_COMPLETE;
+}
+
+// walk_context adds the Java frames of the calling thread, in Java code at
+// pc, sp, fp (a signal's context; ret: pc is a return address, that of a
+// native leaf called without an anchor) with stack [lo, hi), to o; -1
+// when it cannot (a stub, code it does not know): AsyncGetCallTrace then.
+// r13: the interpreter's bytecode pointer, from the same context.
+SAFE_CODE static int walk_context(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t pc, uintptr_t sp, uintptr_t fp,
+                                  uintptr_t r13, int ret, int max) {
+  if (!hs_can_walk_context() || sp < lo || sp + 16 > hi || (sp & 7)) return -1;
+  hs_heap heap;
+  struct hs_blob *cb = hs_blob_of(pc, &heap);
+  const char *name = cb ? hs_blob_name(cb) : NULL;
+  if (!name) return -1;
+  int kind = kind_of(name);
+  if (kind == N_INTERPRETER) {
+    // An interpreted frame by its frame pointer (the interpreter keeps
+    // rbp), its method from the frame and its bytecode from r13, the
+    // interpreter's bcp register (the frame's copy is saved only at calls
+    // and safepoints), else the frame's; a method's entry before its frame
+    // is built or its return after it was taken down describe the
+    // caller's frame (the method not yet entered, or left).
+    if (ret || fp < sp || fp + 16 > hi || (fp & 7)) return -1;
+    struct hs_method *m = (struct hs_method *)hs_stack_word(fp, I_METHOD);
+    long bci = !m || hs_method_is_native(m) ? -1 : hs_method_bci(m, r13);
+    if (m && bci < 0 && !hs_method_is_native(m)) bci = hs_method_bci(m, hs_stack_word(fp, I_BCP));
+    if (!m || (bci < 0 && !hs_method_is_native(m))) {
+      // A frame being built (the method's entry, after `enter`, before
+      // its Method* and bytecode pointer are stored: the slots hold an
+      // older frame's): the method not yet entered, its caller the
+      // innermost, when the interpreter's (its frame pointer is the one
+      // saved at fp, its bytecode pointer saved at the call).
+      struct hs_blob *caller = hs_blob_of(hs_stack_word(fp, 1), &heap);
+      const char *cname = caller ? hs_blob_name(caller) : NULL;
+      if (!cname || kind_of(cname) != N_INTERPRETER) return -1;
+      return walk_from(o, lo, hi, fp + 16, hs_stack_word(fp, 0), hs_stack_word(fp, 1), 0, max);
+    }
+    if (put(o, method_id(m), (jlocation)bci)) return -1;
+    return walk_from(o, lo, hi, hs_stack_word(fp, I_SENDER_SP), hs_stack_word(fp, 0), hs_stack_word(fp, 1), 0, max);
+  }
+  if (!hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) return -1;   // a stub
+  if (pc >= hs_nmethod_stub_begin(cb)) return -1;   // its exception or deopt handler
+  uintptr_t csp;
+  int fp_live = 0, state = ret ? F_COMPLETE : frame_at(cb, pc, sp, fp, &csp, &fp_live);
+  if (state == F_CANNOT) return -1;
+  if (state == F_COMPLETE) {
+    // The frame built: its scopes by the debug record at the pc or the
+    // first after it (HotSpot's pc_desc_near, from the pc itself), its
+    // caller's frame by its size.
+    if (compiled(o, cb, &heap, pc, 1)) return -1;
+    csp = sp + (uintptr_t)hs_blob_frame_size(cb) * sizeof(uintptr_t);
+  } else {
+    // Entered or leaving: its method alone, before its first bytecode
+    // (0) or at a return, which has no debug record (no line).
+    struct hs_method *m = hs_nmethod_method(cb);
+    if (!m || put(o, method_id(m), hs_method_is_native(m) || state == F_EPILOG ? -1 : 0)) return -1;
+  }
+  if (csp < sp + 8 || csp > hi) return -1;
+  return walk_from(o, lo, hi, csp, fp_live ? fp : hs_stack_word(csp, -2), hs_stack_word(csp, -1), 0, max);
 }
 
 SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
@@ -414,7 +654,15 @@ SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t 
   }
   *npcs = k;
   // A thread in a continuation (a virtual thread): AsyncGetCallTrace walks it.
-  if (hs_thread_in_continuation(jt) || (!an.sp && in_code)) {
+  int cont = hs_thread_in_continuation(jt);
+  if (!cont && !an.sp && in_code && hs_can_walk_context()) {
+    // In Java code: from the pc the signal interrupted, or the return
+    // address of the native leaf it called without an anchor.
+    out_t o = {fr, 0, max, 0, 0};
+    if (!walk_context(&o, lo, hi, pc, sp, fp, ctx[3], k > 0, max)) return o.n;
+    counter_add(CNT_SAMPLES_ASGCT, 1);   // AsyncGetCallTrace then
+  }
+  if (cont || (!an.sp && in_code)) {
     ctx[0] = pc, ctx[1] = sp, ctx[2] = fp;   // where its Java code was reached
     return WALK_IN_JAVA;
   }

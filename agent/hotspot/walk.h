@@ -5,7 +5,11 @@
 // sampling profiler's does: the frame anchor, then per frame its code blob
 // (interpreter: Method and bcp in the frame; compiled: the debug record at
 // the return address, with inlined methods; stub: its frame size) and the
-// next one, through calls from native code back into Java.
+// next one, through calls from native code back into Java. The samplers'
+// walk (walk_sample) also starts inside Java code, at a signal's pc: there
+// the innermost compiled frame may be in its prolog or epilog (decoded
+// from its instructions) and its debug record is the one at or after the
+// pc (walk.c, walk_context; docs/agent.md, "The sample path").
 // Why: JDK 17's AsyncGetCallTrace cannot start at the monitor-enter stubs
 // of compiled code (GetStackTrace then: 2-12 us with other threads
 // waiting) and costs ~0.7 us for two frames in Object.notifyAll, under the
@@ -30,11 +34,13 @@ enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 // walk_sample walks the calling thread's stack in a signal handler (the
 // samplers, issue 33): jt its JavaThread, tid its OS thread id, ctx its
-// interrupted pc, sp and fp. Sets *vhash to the identity hash of the
+// interrupted pc, sp, fp and r13 (the interpreter's bytecode pointer). Sets *vhash to the identity hash of the
 // virtual thread it runs (0: none). Fills pcs with up to maxpcs native and
 // VM frames (the interrupted pc first) and fr with up to max Java frames;
 // returns the Java frames' count, WALK_IN_JAVA when the thread runs Java
-// code with no frame anchor, or a virtual thread (the caller asks
+// code with no frame anchor where the walk from the context cannot go
+// (walk.c, walk_context: a stub, code it does not decode), or a virtual
+// thread (the caller asks
 // AsyncGetCallTrace, from ctx, which is moved to where the Java code was
 // reached), WALK_VIRTUAL (it runs a virtual thread whose hash it cannot
 // read), WALK_CANNOT or WALK_UNUSED. Reads only, under one guard kept by

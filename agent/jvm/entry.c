@@ -397,6 +397,40 @@ static void added_at_attach(const jvmtiCapabilities *want) { (void)want; }
 static const start_way way_load = {caps_at_load, added_at_load, 0};
 static const start_way way_attach = {caps_at_attach, added_at_attach, 1};   // no VMInit: the VM runs
 
+// have_compiled_load: the JVM gave the capability of CompiledMethodLoad
+// events (precise_jit).
+static int have_compiled_load;
+
+// on_compiled_method_load is the callback of CompiledMethodLoad, enabled
+// only for what enabling it does (precise_jit): nothing.
+static void JNICALL on_compiled_method_load(jvmtiEnv *j, jmethodID m, jint size, const void *addr, jint map_length,
+                                            const jvmtiAddrLocationMap *map, const void *info) {
+  (void)j; (void)m; (void)size; (void)addr; (void)map_length; (void)map; (void)info;
+}
+
+// precise_jit makes the JIT record the debug records of the code it
+// compiles from now on at every instruction it can, not only at
+// safepoints, while the CPU sampler runs: HotSpot turns DebugNonSafepoints
+// on (where the command line left it at its default) for as long as a
+// JVMTI agent wants CompiledMethodLoad events. A sample in compiled code
+// names its frames from the record nearest its pc: without them, the next
+// safepoint's, which can be an inlined callee's that has not begun (one
+// frame too deep) or a later line (docs/agent.md, "The sample path").
+// async-profiler does the same. The cost is the JIT's: larger debug
+// records (in the code cache) and the event's posting, once a method
+// compiled; no application thread is involved.
+static void precise_jit(int on) {
+  if (!on) {
+    if (have_compiled_load) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL);
+    return;
+  }
+  const char *why = !samples_on() || !opt.cpu_ns ? "no: the CPU sampler is off"
+                    : !have_compiled_load ? "no: the JVM refused the CompiledMethodLoad capability"
+                    : enable(JVMTI_EVENT_COMPILED_METHOD_LOAD, "CompiledMethodLoad") ? "yes"
+                                                                                      : "no: the event could not be enabled";
+  counters_prop(ORCA_INFO_HOTSPOT_DEBUG_NON_SAFEPOINTS, why);
+}
+
 // hooks is phase 2: the capabilities and the callbacks, the way's own
 // among them.
 static const char *hooks(const start_way *way) {
@@ -415,6 +449,7 @@ static const char *hooks(const start_way *way) {
   want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
   want.can_get_source_file_name = 1;
   want.can_generate_all_class_hook_events = have.can_generate_all_class_hook_events;
+  want.can_generate_compiled_method_load_events = have.can_generate_compiled_method_load_events;   // precise_jit
   vthread_capabilities(&want, &have);
   const char *err = way->caps(&want, &have);
   if (err) return err;
@@ -424,6 +459,7 @@ static const char *hooks(const start_way *way) {
     return why;
   }
   way->added(&want);
+  have_compiled_load = want.can_generate_compiled_method_load_events;
 
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
@@ -440,6 +476,7 @@ static const char *hooks(const start_way *way) {
   cb.ClassFileLoadHook = inject_on_class_file_load;
   cb.ClassPrepare = on_class_prepare;
   cb.ClassLoad = asgct_on_class_load;
+  cb.CompiledMethodLoad = on_compiled_method_load;
   threads_virtual_init();
   if ((e = vthread_set_callbacks(&cb)) != JVMTI_ERROR_NONE) {
     snprintf(why, sizeof why, "cannot set JVMTI callbacks (error %d); the agent is disabled", (int)e);
@@ -523,6 +560,7 @@ static const char *start_recording(const start_way *way) {
   atomic_store(&orca_state, 1);
   for (int i = way->first_event; i < NEVENTS; i++) enable(events[i].ev, events[i].name);
   vthread_enable();
+  precise_jit(1);
   return NULL;
 }
 
@@ -621,6 +659,7 @@ static void stop_recording(JNIEnv *env, const char *by, int on_walker) {
   // natives bound back to the JVM's functions; the rewritten methods of classes
   // (Thread.join, Semaphore) check orca_recording() and pass through.
   for (int i = 0; i < NEVENTS; i++) (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, events[i].ev, NULL);
+  precise_jit(0);
   vthread_disable();
   natives_report();
   natives_restore(env);

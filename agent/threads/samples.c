@@ -174,12 +174,14 @@ static void context(const ucontext_t *uc, uintptr_t *ctx) {
   ctx[0] = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP];
   ctx[1] = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
   ctx[2] = (uintptr_t)uc->uc_mcontext.gregs[REG_RBP];
+  ctx[3] = (uintptr_t)uc->uc_mcontext.gregs[REG_R13];   // the interpreter's bcp
 #elif defined(__aarch64__)
   ctx[0] = (uintptr_t)uc->uc_mcontext.pc;
   ctx[1] = (uintptr_t)uc->uc_mcontext.sp;
   ctx[2] = (uintptr_t)uc->uc_mcontext.regs[29];
+  ctx[3] = 0;
 #else
-  ctx[0] = ctx[1] = ctx[2] = 0;
+  ctx[0] = ctx[1] = ctx[2] = ctx[3] = 0;
 #endif
 }
 
@@ -208,7 +210,7 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
   s.h.sampled = (uint8_t)sampled;
   s.h.pad = 0;
   s.h.pad2 = 0;
-  uintptr_t ctx[3];
+  uintptr_t ctx[4];
   context(uc, ctx);
   int nn = 0;
   // A mounted virtual thread's sample is the virtual thread's: the walk

@@ -89,6 +89,13 @@ func recordPID(u ui, o recordOptions) error {
 		}
 	}
 
+	var push *pusher
+	if o.otlp != "" {
+		if push, err = o.newPusher(u, hostPrefix); err != nil {
+			return err
+		}
+	}
+
 	// Everything that can fail is done before the attach starts the JVM's
 	// attach listener (a thread it keeps for good).
 	lib, err := j.PlaceAgent(agentlib.Bytes(), agentlib.Checksum(), agentlib.Path)
@@ -155,6 +162,12 @@ func recordPID(u ui, o recordOptions) error {
 		fmt.Fprintf(u.stderr, "orca: recording pid %d (%s) to %s for %v; Ctrl-C stops it sooner\n", o.pid, facts.command, where, o.duration)
 	default:
 		fmt.Fprintf(u.stderr, "orca: recording pid %d (%s) to %s; Ctrl-C stops\n", o.pid, facts.command, where)
+	}
+	if push != nil && !o.detach {
+		// Finished after the recording's stop and summary: its last
+		// chunk closed.
+		push.start()
+		defer push.finish()
 	}
 	if facts.warned && !o.quiet {
 		fmt.Fprintf(u.stderr, "orca: (the JVM prints a WARNING about a dynamically loaded agent on its own stderr, as JDK 21+ does for every attach; starting it with -XX:+EnableDynamicAgentLoading hides it)\n")

@@ -286,7 +286,8 @@ ui.perfetto.dev), chrome (Trace Event Format JSON, for chrome://tracing or
 ui.perfetto.dev) or collapsed (folded stacks, for flamegraph.pl or speedscope).
 The profiles give the time threads spent in each stack: delay in nanoseconds
 and contentions, as Go's block and mutex profiles do, with labels thread,
-thread_id, state, lock, owner and open; the traces show a track per thread, a
+thread_id, state, lock, owner and open (and orca push's attribute names:
+thread.name, lock.class, lock.owner.thread.name, ...); the traces show a track per thread, a
 slice per state with its stack, and arrows for notify -> wake, owner ->
 blocked thread, release -> acquire, start and join. --kind picks the states:
 monitor, wait, sleep, join, semaphore or all, or a comma-separated list
@@ -312,6 +313,26 @@ and .ext copied beside it). A recording in the compact encoding is converted
 event for event; one already in text is copied byte for byte.
 
 	orca export --format seed -o /tmp/run1-text /tmp/run1
+
+# Pushing to an OpenTelemetry Collector
+
+	orca push --otlp http://127.0.0.1:4318 /tmp/run1
+	orca record --otlp http://127.0.0.1:4318 --max-age 10m -o /var/tmp/srv -- java -jar app.jar
+
+sends a recording (orca push: whole, or --from/--to/--last) or a bounded
+recording's chunks as they close (orca record --otlp, every --push-every) to
+an OpenTelemetry Collector or Grafana Pyroscope, as OTLP profiles over
+HTTP/protobuf (URL + /v1development/profiles; OTEL_EXPORTER_OTLP_ENDPOINT is
+the default URL). Each kind of blocking is a pair of profiles, contentions
+(count) and delay (nanoseconds), beside the cpu and wall samples; each
+contention carries lock.owner.thread.name, the thread the report blames for
+it, split per owner when the owner changed while the thread waited. The
+attributes are orca export --format pprof's labels too. A collector that is
+away is retried with back-off, a bounded backlog waits for it, and what was
+dropped is said at the end; --otlp-header K=V adds headers (authentication),
+https:// is verified against the system's roots. orca record refuses --otlp
+with --detach: no orca would be left to push. docs/otlp.md in the source tree
+lists the attribute names and the decisions.
 
 # Options and operands
 

@@ -21,7 +21,10 @@ Writes the recording PREFIX in the format of another tool:
   pprof      a gzipped pprof profile of where threads waited: sample types
              contentions (count) and delay (nanoseconds), as in Go's block
              and mutex profiles; labels thread, thread_id, state, lock,
-             owner, open. Open it with go tool pprof or speedscope.
+             owner, open, and the same under orca push's OTLP attribute
+             names (thread.name, lock.class, lock.kind,
+             lock.owner.thread.name, ...). Open it with go tool pprof or
+             speedscope.
              With --profile cpu or wall, of the threads' samples instead.
   perfetto   a Perfetto trace: a track per thread, a slice per state with
              its stack, flows for notify -> wake, owner -> blocked thread,
@@ -158,34 +161,11 @@ func runExport(u ui, args []string) error {
 		opt.Kinds = k
 	}
 
-	if err := rf.check(); err != nil {
-		return err
-	}
-	rec, err := openRecording("export", ops[0])
-	if err != nil {
-		return err
-	}
-	var mo model.Options
-	if mo.Span, err = rf.span(rec); err != nil {
-		return err
-	}
-	if mo.Span != nil {
-		fmt.Fprintf(u.stderr, "orca: %s\n", rangeNote(mo.Span))
-	}
-	if size := readBytes(rec, mo.Span); size > progressMin {
-		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
-	}
-	res, err := model.Build(rec, mo)
-	if mo.Progress != nil {
-		mo.Progress(-1, 0)
-	}
+	rec, res, err := buildRange(u, "export", ops[0], rf)
 	if err != nil {
 		return err
 	}
 	m := res.Model
-	if w := incomplete(rec, res); w != "" {
-		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
-	}
 	what, count, noun := opt.Kinds.String(), 0, "state"
 	var total format.Time
 	if opt.Profile != export.ProfileStates {
@@ -223,6 +203,41 @@ func runExport(u ui, args []string) error {
 		count, plural(count, noun, noun+"s"), strconv.FormatFloat(total.Seconds(), 'f', 3, 64))
 	fmt.Fprintf(u.stdout, openHints[f.Name]+"\n", shellQuote(path))
 	return nil
+}
+
+// buildRange opens the recording arg names for cmd (export, push), builds
+// the model of the range rf asks for (the whole recording without one),
+// and says on u.stderr which range it read, its progress when large, and
+// what makes the model miss events.
+func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *model.Result, error) {
+	if err := rf.check(); err != nil {
+		return nil, nil, err
+	}
+	rec, err := openRecording(cmd, arg)
+	if err != nil {
+		return nil, nil, err
+	}
+	var mo model.Options
+	if mo.Span, err = rf.span(rec); err != nil {
+		return nil, nil, err
+	}
+	if mo.Span != nil {
+		fmt.Fprintf(u.stderr, "orca: %s\n", rangeNote(mo.Span))
+	}
+	if size := readBytes(rec, mo.Span); size > progressMin {
+		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
+	}
+	res, err := model.Build(rec, mo)
+	if mo.Progress != nil {
+		mo.Progress(-1, 0)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if w := incomplete(rec, res); w != "" {
+		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
+	}
+	return rec, res, nil
 }
 
 // writeAtomically writes path through a temporary file in its directory,

@@ -60,6 +60,7 @@ func commands() []command {
 		{"import", "convert a JDK Flight Recorder (.jfr) file into an Orca recording", runImport},
 		{"view", "browse a recording in a web browser: timeline, locks, deadlocks, flame graph", runView},
 		{"export", "write a recording as a pprof profile, Perfetto or Chrome trace, or folded stacks", runExport},
+		{"push", "send a recording to an OpenTelemetry Collector as OTLP profiles, with the owner of every contention", runPush},
 		{"agent-path", "print the path of the agent library, for -agentpath", runAgentPath},
 		{"version", "print orca's version", runVersion},
 		{"help", "show help for a command", runHelp},

@@ -18,12 +18,14 @@ import (
 	"unsafe"
 
 	"orca/internal/agentlib"
+	"orca/internal/export"
 	"orca/internal/format"
 	"orca/internal/reader"
 )
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
+       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
 it, and prints what was recorded. COMMAND may be java itself or any script
@@ -105,6 +107,18 @@ PREFIX.lease the agent creates): when orca ends without stopping it (kill -9,
 or a second Ctrl-C while a stopped JVM does not answer), the agent stops the
 recording itself, its files complete, and says so on the JVM's stderr.
 
+With --otlp URL, orca pushes the recording as it goes to an OpenTelemetry
+Collector (its OTLP/HTTP base endpoint, as orca push takes it): every
+--push-every (10s) the chunk files closed since the last push, as OTLP
+profiles, and the rest at the end. It needs --max-size or --max-age (only
+chunk files close while the JVM runs) and refuses --detach (no orca would be
+left to push). The URL is checked, and the collector asked, before anything
+starts. A collector that is away is retried with back-off; at most 32 pushes
+wait for it, the oldest dropped past that; at the end orca says what it
+pushed and what it dropped. The local recording is never touched, and its
+exit status is COMMAND's whatever the collector did. 'orca help push' lists
+what is sent.
+
 Examples:
   orca record -- java -cp build/demo Demo
   orca record -o /tmp/run1 -- java -jar app.jar --port 8080
@@ -117,6 +131,8 @@ Examples:
   orca record --pid 4242 -o /tmp/srv --force         (Ctrl-C stops)
   orca record --pid 4242 -o /var/tmp/srv --max-size 256MB --max-age 1h --detach
   orca stop 4242
+  orca record --otlp http://127.0.0.1:4318 --max-age 10m -o /var/tmp/srv -- java -jar app.jar
+  orca record --pid 4242 --otlp http://127.0.0.1:4318 --push-every 30s --max-size 256MB -o /var/tmp/srv
 `
 
 // The agent's defaults (agent/core/options.c), for help and summary texts.
@@ -161,6 +177,13 @@ type recordOptions struct {
 	detach   bool          // --detach: leave an attached recording running
 
 	sizeByDefault bool // maxSize is detachMaxSize, given by default
+
+	// --otlp: push the closed chunks to an OpenTelemetry Collector as the
+	// recording goes (pushloop.go).
+	otlp      string
+	headers   headerFlags
+	service   string
+	pushEvery time.Duration
 }
 
 // detachMaxSize bounds a --detach recording given no --max-size or
@@ -189,6 +212,10 @@ func runRecord(u ui, args []string) (err error) {
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
 	flags.DurationVar(&o.duration, "duration", 0, "with --pid: stop recording after `D` (e.g. 30s, 5m; default: at Ctrl-C)")
 	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
+	flags.StringVar(&o.otlp, "otlp", "", "push the recording as it goes, its closed chunks every --push-every, as OTLP profiles to the collector at `URL` (its OTLP/HTTP base endpoint; needs --max-size or --max-age; orca push --help)")
+	flags.Var(&o.headers, "otlp-header", "with --otlp: send the HTTP header `K=V` (repeat for more)")
+	flags.StringVar(&o.service, "service", "", "with --otlp: the resource's service.name `NAME` (default the JVM's main class or jar)")
+	flags.DurationVar(&o.pushEvery, "push-every", 10*time.Second, "with --otlp: push the chunks closed every `D`")
 	if err := parseFlags(u, flags, args); err != nil {
 		if attachArgs(args) {
 			return err
@@ -196,9 +223,25 @@ func runRecord(u ui, args []string) (err error) {
 		return ownFailure(err)
 	}
 	argv := flags.Args()
-	pidGiven := false
-	flags.Visit(func(f *flag.Flag) { pidGiven = pidGiven || f.Name == "pid" })
+	pidGiven, pushFlag := false, ""
+	flags.Visit(func(f *flag.Flag) {
+		pidGiven = pidGiven || f.Name == "pid"
+		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "service" {
+			pushFlag = f.Name
+		}
+	})
+	if pushFlag != "" && o.otlp == "" {
+		err := usagef("record: --%s goes with --otlp URL (orca help push)", pushFlag)
+		if pidGiven {
+			return err
+		}
+		return ownFailure(err)
+	}
 	if pidGiven {
+		if o.detach && o.otlp != "" {
+			return usagef("record: --otlp goes without --detach: a detached recording has no orca left to push it; " +
+				"record with --otlp and without --detach (Ctrl-C or --duration ends it), or push the detached recording's chunks later with orca push --last D")
+		}
 		if o.detach && o.maxSize == "" && o.maxAge == 0 {
 			if o.format == "seed" {
 				return usagef("record: --detach without --max-size or --max-age is bounded to the last %s, which needs the compact encoding: leave out --format seed, "+
@@ -268,6 +311,12 @@ func runRecord(u ui, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	var push *pusher
+	if o.otlp != "" {
+		if push, err = o.newPusher(u, abs); err != nil {
+			return err
+		}
+	}
 	session, err := newSession()
 	if err != nil {
 		return err
@@ -301,7 +350,14 @@ func runRecord(u ui, args []string) (err error) {
 	if err != nil {
 		return err
 	}
+	if push != nil {
+		push.start()
+	}
 	code, err := runChild(u, argv, env)
+	if push != nil {
+		// After the JVM's end: its last chunk is closed.
+		defer push.finish()
+	}
 	if err != nil {
 		return err
 	}
@@ -468,6 +524,24 @@ func ownRecordings(recs []recording, session string) []recording {
 		}
 	}
 	return out
+}
+
+// newPusher checks --otlp and its options and the collector (before
+// anything is recorded) and returns the pusher of prefix.
+func (o recordOptions) newPusher(u ui, prefix string) (*pusher, error) {
+	target, err := newOTLPTarget(o.otlp, o.headers)
+	if err != nil {
+		return nil, usagef("record: %v", err)
+	}
+	if o.maxSize == "" && o.maxAge == 0 {
+		return nil, usagef("record: --otlp pushes the chunks of a bounded recording as they close: add --max-size or --max-age " +
+			"(e.g. --max-age 10m: chunks of 75 s; --max-size 256MB), or push a whole recording afterwards with orca push")
+	}
+	if o.pushEvery < 100*time.Millisecond {
+		return nil, usagef("record: --push-every %v: want at least 100ms (e.g. 10s)", o.pushEvery)
+	}
+	host, _ := os.Hostname()
+	return newPusher(u, prefix, target, export.OTLPOptions{Samples: true, Service: o.service, Host: host, Version: version}, o.pushEvery)
 }
 
 func (o recordOptions) check() error {

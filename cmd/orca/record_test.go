@@ -22,6 +22,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv("ORCA_TEST_FAKE_JVM") != "" {
 		os.Exit(fakeJVM())
 	}
+	if os.Getenv("ORCA_TEST_AS_ORCA") != "" {
+		// orca itself, in a process of its own (TestPushTLS: the
+		// system's roots are read once per process).
+		os.Exit(run(ui{os.Stdin, os.Stdout, os.Stderr}, os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 

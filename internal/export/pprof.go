@@ -78,27 +78,38 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		owners map[format.ThreadID]*profile.Sample
 	}
 	bases := map[pprofKey]*base{}
-	baseOf := func(t *model.Thread, iv *model.Interval) *base {
-		key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), iv.Open}
+	baseOf := func(t *model.Thread, iv *model.Interval, open bool) *base {
+		key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), open}
 		if b := bases[key]; b != nil {
 			return b
 		}
 		b := &base{labels: map[string][]string{
-			"thread":    {t.Name},
-			"thread_id": {t.ID.String()},
-			"state":     {iv.Shown().String()},
+			"thread":       {t.Name},
+			"thread_id":    {t.ID.String()},
+			"state":        {iv.Shown().String()},
+			AttrThreadName: {t.Name},
+			AttrThreadID:   {t.ID.String()},
 		}, owners: map[format.ThreadID]*profile.Sample{}}
 		if iv.Object != 0 {
 			b.labels["lock"] = []string{iv.Object.String()}
+			b.labels[AttrLockID] = []string{iv.Object.String()}
 			if c := m.ClassName(iv.Object); c != "" {
 				b.labels["class"] = []string{c}
+				b.labels[AttrLockClass] = []string{c}
 			}
+		}
+		if lk := ivLockKind(iv); lk != "" {
+			b.labels[AttrLockKind] = []string{lk}
 		}
 		if c := cs.call(iv.Stack); c != "" {
 			b.labels["call"] = []string{c}
 		}
-		if iv.Open {
+		if open {
 			b.labels["open"] = []string{"true"}
+			b.labels[AttrStateOpen] = []string{"true"}
+		}
+		if a := otherAttr(iv.State); a != "" && iv.Other != 0 && iv.Shown() != model.Blocked {
+			b.labels[a] = []string{tn.name(iv.Other)}
 		}
 		for _, f := range fs.stack(iv.Stack) {
 			b.locs = append(b.locs, location(f))
@@ -128,8 +139,13 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		case 0:
 		case otherOwners:
 			s.Label["owner"] = []string{otherOwnersLabel}
+			s.Label[AttrLockOwnerName] = []string{otherOwnersLabel}
 		default:
 			s.Label["owner"] = []string{tn.full(owner)}
+			if n := tn.name(owner); n != "" {
+				s.Label[AttrLockOwnerName] = []string{n}
+			}
+			s.Label[AttrLockOwnerID] = []string{owner.String()}
 		}
 		b.owners[owner] = s
 		p.Sample = append(p.Sample, s)
@@ -141,7 +157,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			if !kind.Has(iv.Shown()) {
 				continue
 			}
-			b := baseOf(t, iv)
+			b := baseOf(t, iv, iv.Open)
 			if iv.Shown() != model.Blocked {
 				s := sample(b, 0)
 				if first(*iv) {
@@ -154,7 +170,10 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			// each for its stretch (Model.BlameSpans, the report's
 			// blame), so -tagfocus=owner=X sums to X's blame; the
 			// contention counts once, on the owner whose release let the
-			// thread in (the last).
+			// thread in (the last). (A java.util.concurrent acquire
+			// parked more than once counts per park here, its re-park
+			// gaps uncounted; the report and orca push count it once,
+			// gaps included: eachContention.)
 			var last *profile.Sample
 			for sp := range m.BlameSpans(t.ID, iv) {
 				last = sample(b, sp.Owner)

@@ -149,10 +149,22 @@ const (
 	// Java part unreadable (native_only: not in samples_lost).
 	InfoHotSpotSamplesUnwound    = "hotspot.samples_unwound"
 	InfoHotSpotSamplesNativeOnly = "hotspot.samples_native_only"
-	InfoHotSpotOwner             = "hotspot.owner"
-	InfoHotSpotMonitorHash       = "hotspot.monitor_hash"
-	InfoHotSpotFacts             = "hotspot.facts"
-	InfoHotSpotArch              = "hotspot.arch"
+	// Samples (issue 33) of a thread in Java code whose Java frames the
+	// own walker could not take from the signal's context (a stub, code it
+	// does not decode): AsyncGetCallTrace's (docs/agent.md, "The sample
+	// path").
+	InfoHotSpotSamplesASGCT = "hotspot.samples_asgct"
+	// Whether the JIT records the debug records of compiled code at every
+	// instruction it can, not only at safepoints ("yes": the agent enabled
+	// JVMTI's CompiledMethodLoad, which turns HotSpot's DebugNonSafepoints
+	// on where the command line left it at its default; "no: WHY"): a
+	// sample in compiled code names its method and line from the record
+	// nearest its pc (docs/agent.md, "The sample path").
+	InfoHotSpotDebugNonSafepoints = "hotspot.debug_non_safepoints"
+	InfoHotSpotOwner              = "hotspot.owner"
+	InfoHotSpotMonitorHash        = "hotspot.monitor_hash"
+	InfoHotSpotFacts              = "hotspot.facts"
+	InfoHotSpotArch               = "hotspot.arch"
 
 	// Written by orca import (docs/jfr.md).
 	InfoSource            = "source" // "jfr"
@@ -218,7 +230,7 @@ var InfoKeys = []string{
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
-	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly,
+	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,

@@ -155,8 +155,13 @@ type lockAgg struct {
 	src      *Lock                           // the Model's lock: its owner changes, as the fold adds them
 	waiters  map[format.ThreadID]format.Time // first block
 	waitedBy map[format.ThreadID]format.Time // first wait
-	owners   map[format.ThreadID]Blame       // values, not pointers: one allocation less each
-	sites    map[StackID]Site
+	// owners and sites by pointer: each contention finds its site and
+	// owners once (the last of each kept: a thread's contentions on one
+	// lock mostly repeat them), not a lookup and a store.
+	owners    map[format.ThreadID]*Blame
+	sites     map[StackID]*Site
+	lastOwner *Blame
+	lastSite  *Site
 	held     map[StackID]bool
 	wsites   map[StackID]*WaitSite
 	unparked map[format.ThreadID]Blame // parks ended by each unparker
@@ -408,9 +413,7 @@ func (ag *aggregator) settle() {
 			continue
 		}
 		bf.a.l.BeforeAttach--
-		s := bf.a.sites[bf.site]
-		s.BeforeAttach--
-		bf.a.sites[bf.site] = s
+		bf.a.sites[bf.site].BeforeAttach--
 	}
 	ag.befores = nil
 }
@@ -470,15 +473,12 @@ func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID
 	if a.waiters == nil {
 		// Made when first needed: most locks are only contended or only
 		// waited on.
-		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]Site{}
+		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]*Site{}
 	}
 	if first, ok := a.waiters[th]; !ok || since < first {
 		a.waiters[th] = since
 	}
-	s, ok := a.sites[site]
-	if !ok {
-		s.Stack = site
-	}
+	s := a.site(site)
 	l := &a.l
 	if open {
 		l.Open++
@@ -492,7 +492,20 @@ func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID
 		s.Contentions++
 		s.Blocked += d
 	}
-	a.sites[site] = s
+}
+
+// site returns the figures of the contentions at site.
+func (a *lockAgg) site(site StackID) *Site {
+	if s := a.lastSite; s != nil && s.Stack == site {
+		return s
+	}
+	s := a.sites[site]
+	if s == nil {
+		s = &Site{Stack: site}
+		a.sites[site] = s
+	}
+	a.lastSite = s
+	return s
 }
 
 // before counts a contention just added at site that began before the
@@ -502,7 +515,7 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 	if !attach && !events {
 		return
 	}
-	s := a.sites[site]
+	s := a.site(site)
 	if attach {
 		a.l.BeforeAttach++
 		s.BeforeAttach++
@@ -511,7 +524,6 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 		a.l.BeforeEvents++
 		s.BeforeEvents++
 	}
-	a.sites[site] = s
 }
 
 // blame adds n contentions and d blocked time to owner's blame (none for
@@ -520,14 +532,26 @@ func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	if owner == 0 {
 		return
 	}
-	if a.owners == nil {
-		a.owners = map[format.ThreadID]Blame{}
-	}
-	bl := a.owners[owner]
-	bl.Thread = owner
+	bl := a.owner(owner)
 	bl.Contentions += n
 	bl.Blamed += d
-	a.owners[owner] = bl
+}
+
+// owner returns owner's blame on the lock.
+func (a *lockAgg) owner(owner format.ThreadID) *Blame {
+	if bl := a.lastOwner; bl != nil && bl.Thread == owner {
+		return bl
+	}
+	if a.owners == nil {
+		a.owners = map[format.ThreadID]*Blame{}
+	}
+	bl := a.owners[owner]
+	if bl == nil {
+		bl = &Blame{Thread: owner}
+		a.owners[owner] = bl
+	}
+	a.lastOwner = bl
+	return bl
 }
 
 // blameOpen counts a contention still going on at the end on owner.
@@ -535,10 +559,7 @@ func (a *lockAgg) blameOpen(owner format.ThreadID) {
 	if owner == 0 {
 		return
 	}
-	a.blame(owner, 0, 0)
-	bl := a.owners[owner]
-	bl.Open++
-	a.owners[owner] = bl
+	a.owner(owner).Open++
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
@@ -559,7 +580,7 @@ func (a *lockAgg) finish() *Lock {
 	l.Waiters = byFirst(a.waiters)
 	l.WaitedBy = byFirst(a.waitedBy)
 	for _, bl := range a.owners {
-		l.Owners = append(l.Owners, bl)
+		l.Owners = append(l.Owners, *bl)
 	}
 	slices.SortFunc(l.Owners, func(a, b Blame) int {
 		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
@@ -568,7 +589,7 @@ func (a *lockAgg) finish() *Lock {
 		return cmp.Compare(a.Thread, b.Thread)
 	})
 	for _, s := range a.sites {
-		l.Sites = append(l.Sites, s)
+		l.Sites = append(l.Sites, *s)
 	}
 	slices.SortFunc(l.Sites, func(a, b Site) int {
 		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {

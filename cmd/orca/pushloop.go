@@ -1,0 +1,346 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+	"google.golang.org/protobuf/proto"
+
+	"orca/internal/export"
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// Continuous push (orca record --otlp, docs/otlp.md): while the JVM runs,
+// every --push-every orca reads the chunk files of the bounded recording
+// that are closed (every one but the newest, which the agent still
+// writes), builds the model of the time they cover, and sends it. Each
+// push covers [from, to]: from is where the last push ended, to the last
+// event of the newest closed chunk; the model of such a range restates
+// the states on at from (reader.Span), so a state that spans pushes has
+// its delay split between them and is counted (contentions) in the push
+// it began in (export.OTLPOptions.From). The sum of the pushes is the
+// whole recording. orca, not the JVM, does all of it: push costs the
+// application nothing but the disk reads of a process beside it.
+//
+// A collector that is away: the requests wait in a backlog of at most
+// pushBacklog, the oldest dropped (and counted) past it; each try after
+// a failure waits twice as long as the one before (up to a minute). At
+// the end orca tries for at most pushDrain to send what is left, then
+// says what was dropped. The local recording is never touched.
+
+const (
+	pushBacklog      = 32               // requests kept while the collector is away
+	pushBacklogBytes = 64 << 20         // and their bytes, at most
+	pushDrain        = 30 * time.Second // the end's last tries
+	pushMaxBackoff   = time.Minute
+)
+
+// pusher pushes a bounded recording's closed chunks as they close.
+type pusher struct {
+	prefix  string
+	target  *otlpTarget
+	opt     export.OTLPOptions
+	every   time.Duration
+	log     io.Writer
+	stop    chan struct{}
+	stopped chan struct{}
+
+	mu       sync.Mutex
+	lastSeq  uint64      // the newest chunk file pushed (built into a request)
+	from     format.Time // the next push's start; 0 before the first
+	backlog  []pushReq
+	bytes    int
+	retryAt  time.Time
+	backoff  time.Duration
+	sent     int // requests accepted
+	chunks   int // chunk files covered by them
+	dropped  int // requests dropped
+	dropWhy  string
+	lost     int // chunk files deleted (by the bounds) before they were pushed
+	failures int // tries that failed
+}
+
+// pushReq is one request waiting to be sent.
+type pushReq struct {
+	body   []byte // the marshalled request
+	chunks int    // chunk files it covers
+	to     format.Time
+}
+
+// newPusher checks the target before anything is recorded, with a request
+// of no profiles (which the collector answers 400, its profiles path
+// being there): a URL the server does not serve (404: no profiles
+// endpoint, the feature gate off), a refused authentication (401, 403), a
+// TLS failure are errors; a collector not listening yet is only a
+// warning (the backlog waits for it).
+func newPusher(u ui, prefix string, target *otlpTarget, opt export.OTLPOptions, every time.Duration) (*pusher, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	body, _ := proto.Marshal(&collpb.ExportProfilesServiceRequest{})
+	if err := target.post(ctx, gzipped(body)); err != nil {
+		var re errRetry
+		var se statusError
+		switch {
+		case errors.As(err, &re):
+			fmt.Fprintf(u.stderr, "orca: warning: %v: the collector does not answer yet; orca keeps what it records for it (at most %d pushes) and tries again\n", re.err, pushBacklog)
+		case errors.As(err, &se) && se.code == http.StatusBadRequest:
+			// The path is served: an empty request is refused as such.
+		default:
+			return nil, exitError{2, fmt.Sprintf("record --otlp: %v: nothing was started", err)}
+		}
+	}
+	return &pusher{prefix: prefix, target: target, opt: opt, every: every, log: u.stderr,
+		stop: make(chan struct{}), stopped: make(chan struct{})}, nil
+}
+
+// start runs the push loop until finish.
+func (p *pusher) start() {
+	go func() {
+		defer close(p.stopped)
+		t := time.NewTicker(p.every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.tick(false)
+			}
+		}
+	}()
+}
+
+// finish stops the loop, pushes the rest of the recording (now complete:
+// every chunk closed), tries for at most pushDrain to send the backlog,
+// and says what was pushed and what was dropped.
+func (p *pusher) finish() {
+	close(p.stop)
+	<-p.stopped
+	p.tick(true)
+	drain := pushDrain
+	if d, err := time.ParseDuration(os.Getenv("ORCA_TEST_PUSH_DRAIN")); err == nil {
+		drain = d // the tests' collector that never comes back
+	}
+	deadline := time.Now().Add(drain)
+	for {
+		p.mu.Lock()
+		left, wait := len(p.backlog), time.Until(p.retryAt)
+		p.mu.Unlock()
+		if left == 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(max(min(wait, time.Until(deadline)), 10*time.Millisecond))
+		p.send()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.backlog); n > 0 {
+		p.dropped += n
+		for _, r := range p.backlog {
+			p.lost += r.chunks
+		}
+		p.dropWhy = fmt.Sprintf("the collector did not take them in the last %s (%s)", drain, p.dropWhy)
+		p.backlog = nil
+	}
+	msg := fmt.Sprintf("orca: pushed %d chunk %s of %s to %s in %d %s", p.chunks, plural(p.chunks, "file", "files"),
+		p.prefix, p.target.url, p.sent, plural(p.sent, "request", "requests"))
+	if p.failures > 0 {
+		msg += fmt.Sprintf(" (%d failed %s retried)", p.failures, plural(p.failures, "try", "tries"))
+	}
+	fmt.Fprintln(p.log, msg)
+	if p.dropped > 0 || p.lost > 0 {
+		fmt.Fprintf(p.log, "orca: warning: dropped %d %s (%d chunk %s not pushed): %s; the local recording %s is whole: push it again with orca push\n",
+			p.dropped, plural(p.dropped, "push", "pushes"), p.lost, plural(p.lost, "file", "files"), p.dropWhy, p.prefix)
+	}
+}
+
+// chunkSeqs lists the numbers of prefix's chunk files, in order.
+func chunkSeqs(prefix string) []uint64 {
+	names, _ := filepath.Glob(prefix + format.SuffixEvents + ".*")
+	var seqs []uint64
+	for _, n := range names {
+		if !reader.IsChunkPath(n) {
+			continue
+		}
+		s, err := strconv.ParseUint(n[strings.LastIndexByte(n, '.')+1:], 10, 64)
+		if err == nil && s > 0 {
+			seqs = append(seqs, s)
+		}
+	}
+	sort.Slice(seqs, func(i, j int) bool { return seqs[i] < seqs[j] })
+	return seqs
+}
+
+// tick builds a request of the chunks closed since the last one (all of
+// them when final) and sends what waits.
+func (p *pusher) tick(final bool) {
+	if err := p.build(final); err != nil {
+		fmt.Fprintf(p.log, "orca: warning: push: %v\n", err)
+	}
+	p.send()
+}
+
+func (p *pusher) build(final bool) error {
+	seqs := chunkSeqs(p.prefix)
+	closed := seqs
+	if !final && len(closed) > 0 {
+		closed = closed[:len(closed)-1] // the agent still writes the newest
+	}
+	var fresh []uint64
+	for _, s := range closed {
+		if s > p.lastSeq {
+			fresh = append(fresh, s)
+		}
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	// Chunk files deleted by the bounds before orca pushed them.
+	if p.lastSeq > 0 || fresh[0] > 1 {
+		if gone := int(fresh[0] - p.lastSeq - 1); gone > 0 {
+			p.mu.Lock()
+			p.lost += gone
+			p.mu.Unlock()
+		}
+	}
+	last := fresh[len(fresh)-1]
+	rec, err := reader.Open(p.prefix)
+	if err != nil {
+		return err
+	}
+	// The range: from the last push's end (the recording's first event
+	// for the first) to the last event of the newest closed chunk (of
+	// the recording, at the end). Reading the whole recording's bounds
+	// reads its newest chunk, which the agent still writes: only the
+	// first push and the last do.
+	from, to := p.from, format.Time(0)
+	if from == 0 || final {
+		first, end, ok, err := rec.TimeBounds()
+		if err != nil || !ok {
+			return err
+		}
+		from, to = max(from, first), end
+	}
+	if !final {
+		if to, err = lastEvent(format.ChunkFileName(p.prefix, last)); err != nil {
+			return err
+		}
+	}
+	if to < from {
+		return nil
+	}
+	span, err := rec.Span(from, to)
+	if err != nil {
+		return err
+	}
+	res, err := model.Build(rec, model.Options{Span: span})
+	if err != nil {
+		return err
+	}
+	opt := p.opt
+	if p.from != 0 {
+		// States on at from were counted by the push before.
+		opt.From = from
+	}
+	// Contentions on at to are counted by the push they end in.
+	opt.Partial = !final
+	req, err := export.OTLP(rec, res.Model, opt)
+	if err != nil {
+		return err
+	}
+	body, err := proto.Marshal(req)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.lastSeq, p.from = last, to
+	p.backlog = append(p.backlog, pushReq{body: body, chunks: len(fresh), to: to})
+	p.bytes += len(body)
+	for len(p.backlog) > pushBacklog || p.bytes > pushBacklogBytes && len(p.backlog) > 1 {
+		p.dropped++
+		p.lost += p.backlog[0].chunks
+		p.bytes -= len(p.backlog[0].body)
+		p.dropWhy = "the backlog was full while the collector was away"
+		p.backlog = p.backlog[1:]
+	}
+	return nil
+}
+
+// lastEvent returns the time of the last event in the chunk file path.
+func lastEvent(path string) (format.Time, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	var last format.Time
+	_, err = reader.EachEventAt(f, st.Size(), path, reader.EachOptions{}, func(ev *reader.Event) error {
+		last = max(last, ev.Time)
+		return nil
+	})
+	return last, err
+}
+
+// send sends the backlog in order until it is empty or a try fails; a
+// failure worth retrying waits (back-off), another drops its request.
+func (p *pusher) send() {
+	for {
+		p.mu.Lock()
+		if len(p.backlog) == 0 || time.Now().Before(p.retryAt) {
+			p.mu.Unlock()
+			return
+		}
+		r := p.backlog[0]
+		p.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		err := p.target.post(ctx, gzipped(r.body))
+		cancel()
+		p.mu.Lock()
+		var re errRetry
+		switch {
+		case err == nil:
+			p.sent++
+			p.chunks += r.chunks
+			p.backoff = 0
+		case errors.As(err, &re):
+			p.failures++
+			p.backoff = min(max(2*p.backoff, time.Second), pushMaxBackoff)
+			if re.after > 0 {
+				p.backoff = re.after
+			}
+			p.retryAt = time.Now().Add(p.backoff)
+			p.dropWhy = re.err.Error()
+			p.mu.Unlock()
+			return
+		default:
+			// Refused for good (a 400, a rejected profile): retrying sends
+			// the same bytes to the same answer.
+			p.failures++
+			p.dropped++
+			p.lost += r.chunks
+			p.dropWhy = err.Error()
+			fmt.Fprintf(p.log, "orca: warning: push: %v\n", err)
+		}
+		p.backlog = p.backlog[1:]
+		p.bytes -= len(r.body)
+		p.mu.Unlock()
+	}
+}

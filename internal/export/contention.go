@@ -1,0 +1,60 @@
+package export
+
+import (
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// contention is one contention of a thread, as the report counts and
+// blames it (model's aggregator): a contended monitor enter (one Blocked
+// interval), or an acquire of a java.util.concurrent lock (its consecutive
+// parks, Interval.Acquire, at most model.ReparkGap apart: one contention).
+type contention struct {
+	first *model.Interval // its first interval: where it blocked, and on what
+	open  bool            // the recording ended in it
+	// count is the owner the contention counts on: the one whose release
+	// let the thread in, the last one for an open contention (Blame
+	// Contentions, Open); 0 when unknown.
+	count format.ThreadID
+	// spans are its stretches and the owner blamed for each (0: unknown);
+	// they add up to its length, each to the owner's Blamed.
+	spans []model.OwnerSpan
+}
+
+// eachContention calls f for each of t's contentions, in time order. A
+// monitor's is its Model.BlameSpans; a java.util.concurrent acquire's are
+// its parks, each with the gap before it, on the park's owner
+// (Interval.ParkOwner), and it counts on the last park's unparker (or its
+// owner), as the report's blame (model's jucContention): Lock.Owners'
+// figures are the sums of these. The spans slice is reused between calls.
+func eachContention(m *model.Model, t *model.Thread, f func(c *contention)) {
+	var c contention
+	for i := 0; i < len(t.Intervals); i++ {
+		iv := &t.Intervals[i]
+		switch {
+		case iv.State == model.Blocked:
+			c = contention{first: iv, open: iv.Open, count: iv.Other, spans: c.spans[:0]}
+			for sp := range m.BlameSpans(t.ID, iv) {
+				c.spans = append(c.spans, sp)
+			}
+			f(&c)
+		case iv.Acquire:
+			c = contention{first: iv, spans: c.spans[:0]}
+			from, last := iv.Start, iv
+			for j := i; j < len(t.Intervals); j++ {
+				p := &t.Intervals[j]
+				if j > i && !(p.State == model.Parked && p.Acquire && p.Object == iv.Object && p.Start-last.End <= model.ReparkGap) {
+					break
+				}
+				c.spans = append(c.spans, model.OwnerSpan{Start: from, End: p.End, Owner: p.ParkOwner()})
+				from, last, i = p.End, p, j
+			}
+			c.open = last.Open
+			c.count = last.Other
+			if c.count == 0 {
+				c.count = last.First
+			}
+			f(&c)
+		}
+	}
+}

@@ -1,0 +1,519 @@
+package export
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+
+	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
+	profpb "go.opentelemetry.io/proto/slim/otlp/profiles/v1development"
+	respb "go.opentelemetry.io/proto/slim/otlp/resource/v1"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/reader"
+)
+
+// OTLP profiles (orca push, docs/otlp.md): the messages are the
+// go.opentelemetry.io/proto/slim/otlp modules' (profiles/v1development
+// v0.4.1, the OTLP proto 1.10 that the collector's pdata v1.71.0 reads),
+// never a hand-written encoder.
+
+// The attribute names orca sets (docs/otlp.md). Where OpenTelemetry's
+// semantic conventions name the thing (thread.name, thread.id,
+// service.name, host.name, process.*) their name is used; where they have
+// none (locks) the names follow OTel's naming rules: lowercase, dotted
+// namespaces, the thread of a lock's owner as the thread.* attributes
+// under lock.owner.
+const (
+	AttrThreadName      = "thread.name"
+	AttrThreadID        = "thread.id" // the identity hash orca names threads by, as a string
+	AttrLockClass       = "lock.class"
+	AttrLockKind        = "lock.kind" // monitor, juc, semaphore, blocker (model.LockKind)
+	AttrLockID          = "lock.id"   // the lock's identity hash, as orca report prints it
+	AttrLockOwnerName   = "lock.owner.thread.name"
+	AttrLockOwnerID     = "lock.owner.thread.id"
+	AttrWaitNotifier    = "wait.notifier.thread.name"      // the thread whose notify ended a wait
+	AttrJoinTarget      = "join.target.thread.name"        // the thread a join waited for
+	AttrParkUnparker    = "park.unparker.thread.name"      // the thread whose unpark ended a park
+	AttrSemReleaser     = "semaphore.releaser.thread.name" // the thread whose release let an acquire through
+	AttrStateOpen       = "orca.state.open"                // true: the recording (or range) ended in this state
+	AttrSampled         = "orca.sampled"                   // cpu or wall: how a sample was taken
+	AttrProfileKind     = "orca.profile.kind"              // a Profile's kind of blocking (OTLPKinds) or cpu, wall
+	AttrRecordingPrefix = "orca.recording"                 // the recording's prefix, where it was pushed from
+)
+
+// otlpKind is one kind of blocking pushed as a pair of Profiles
+// (contentions/count and delay/nanoseconds).
+type otlpKind struct {
+	name  string
+	kinds Kinds // the export kind it belongs to, for OTLPOptions.Kinds
+	has   func(iv *model.Interval) bool
+}
+
+// otlpKinds are the kinds of blocking, in the order pushed: a contended
+// monitor and a contended java.util.concurrent lock are both the report's
+// contentions (Interval.Shown Blocked) but two profiles, as Pyroscope's
+// mutex and block are two.
+var otlpKinds = []otlpKind{
+	{"monitor", Monitor, func(iv *model.Interval) bool { return iv.Shown() == model.Blocked && !iv.Acquire }},
+	{"juc", Monitor, func(iv *model.Interval) bool { return iv.Acquire }},
+	{"wait", Wait, func(iv *model.Interval) bool { return iv.State == model.Waiting }},
+	{"sleep", Sleep, func(iv *model.Interval) bool { return iv.State == model.Sleeping }},
+	{"join", Join, func(iv *model.Interval) bool { return iv.State == model.Joining }},
+	{"semaphore", Semaphore, func(iv *model.Interval) bool { return iv.State == model.Acquiring }},
+	{"park", Park, func(iv *model.Interval) bool { return iv.State == model.Parked && !iv.Acquire }},
+	{"idle", Idle, func(iv *model.Interval) bool { return iv.State == model.Idle && !iv.Acquire }},
+}
+
+// OTLPOptions control an OTLP request.
+type OTLPOptions struct {
+	Kinds   Kinds  // the states pushed; 0: All
+	Samples bool   // push the threads' CPU and wall samples too (when the recording has them)
+	Service string // service.name; "" for the JVM's main class or jar
+	Host    string // host.name; "" for none
+	// Version is the instrumentation scope's version (orca's).
+	Version string
+	// From, when not 0, is the start of the model's range (model.Options
+	// Span) in a series of pushes of consecutive ranges: a state that
+	// began before it (restated at From) was counted by the push before,
+	// so only its delay from From on is pushed, no contention. Partial
+	// says the range is not the series' last: a contention (monitor, juc)
+	// still on at its end is counted by the push it ends in, on the owner
+	// that let it in, as the whole recording counts it (and so, one
+	// restated at From is counted there).
+	From    format.Time
+	Partial bool
+}
+
+// OTLP builds one OTLP profiles export request of the model: per kind of
+// blocking with states in it, a Profile of contentions/count and one of
+// delay/nanoseconds; with opt.Samples, the CPU samples (samples/count,
+// cpu/nanoseconds) and all samples (samples/count, wall/nanoseconds) as
+// PProfSamples weighs them. A sample is a stack, a thread, a lock and, for
+// a contention, the owner it waited behind: a contention whose owner
+// changed is split between its owners (Model.BlameSpans), so that the delay
+// of the samples of lock.owner.thread.name X is X's blame in orca report,
+// as in orca export --format pprof, but without pprof's limit of
+// maxOwners owners per thread, stack and lock: each owner's stretch is a
+// value of its own here anyway, so a convoy's samples are no more than its
+// values. Each value has its timestamp (the state's or the owner's
+// stretch's start) when the recording has a clock origin.
+func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.ExportProfilesServiceRequest, error) {
+	b := newOTLPBuilder(rec, m)
+	b.from, b.partial = opt.From, opt.Partial
+	kinds := opt.Kinds
+	if kinds == 0 {
+		kinds = All
+	}
+	var profiles []*profpb.Profile
+	for _, k := range otlpKinds {
+		if kinds&k.kinds == 0 {
+			continue
+		}
+		profiles = append(profiles, b.states(k)...)
+	}
+	if opt.Samples {
+		for _, p := range []Profile{ProfileCPU, ProfileWall} {
+			profiles = append(profiles, b.samples(p)...)
+		}
+	}
+	service := opt.Service
+	if service == "" {
+		service = processName(rec)
+	}
+	res := &respb.Resource{Attributes: []*commonpb.KeyValue{
+		strKV("service.name", service),
+		intKV("process.pid", pid(rec)),
+		strKV("process.runtime.name", rec.Info[format.InfoJavaVM]),
+		strKV("process.runtime.version", rec.Info.JavaVersion()),
+		strKV("process.command_line", rec.Info.Command()),
+		strKV(AttrRecordingPrefix, rec.Prefix),
+	}}
+	if opt.Host != "" {
+		res.Attributes = append(res.Attributes, strKV("host.name", opt.Host))
+	}
+	res.Attributes = slices.DeleteFunc(res.Attributes, func(kv *commonpb.KeyValue) bool {
+		s, ok := kv.Value.Value.(*commonpb.AnyValue_StringValue)
+		return ok && s.StringValue == ""
+	})
+	return &collpb.ExportProfilesServiceRequest{
+		ResourceProfiles: []*profpb.ResourceProfiles{{
+			Resource: res,
+			ScopeProfiles: []*profpb.ScopeProfiles{{
+				Scope:    &commonpb.InstrumentationScope{Name: "orca", Version: opt.Version},
+				Profiles: profiles,
+			}},
+		}},
+		Dictionary: b.dict,
+	}, nil
+}
+
+func strKV(k, v string) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+}
+
+func intKV(k string, v int64) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+}
+
+// otlpBuilder fills the request's one dictionary: every table's entry 0 is
+// its zero value, as the proto requires.
+type otlpBuilder struct {
+	rec  *reader.Recording
+	m    *model.Model
+	dict *profpb.ProfilesDictionary
+	fs   *frames
+	tn   threadNames
+
+	strs   map[string]int32
+	funcs  map[pprofFunc]int32
+	locs   map[pprofLoc]int32
+	stacks map[model.StackID]int32
+	attrs  map[otlpAttr]int32
+
+	// from: states that began at or before it are not counted
+	// (OTLPOptions.From); 0 counts every state. partial: contentions
+	// still on at the end are not (OTLPOptions.Partial).
+	from    format.Time
+	partial bool
+
+	// origin converts the model's times to Unix ns; ok false when the
+	// recording has no clock origin (then no timestamps).
+	origin int64
+	timed  bool
+}
+
+type otlpAttr struct {
+	key, str string
+	b        bool
+}
+
+func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
+	b := &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m},
+		dict: &profpb.ProfilesDictionary{
+			MappingTable:   []*profpb.Mapping{{}},
+			LocationTable:  []*profpb.Location{{}},
+			FunctionTable:  []*profpb.Function{{}},
+			LinkTable:      []*profpb.Link{{TraceId: make([]byte, 16), SpanId: make([]byte, 8)}},
+			StringTable:    []string{""},
+			AttributeTable: []*profpb.KeyValueAndUnit{{}},
+			StackTable:     []*profpb.Stack{{}},
+		},
+		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
+		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{}}
+	if o, mono, ok := rec.Info.Origin(); ok {
+		b.origin, b.timed = o-mono, true
+	}
+	return b
+}
+
+func (b *otlpBuilder) str(s string) int32 {
+	if i, ok := b.strs[s]; ok {
+		return i
+	}
+	i := int32(len(b.dict.StringTable))
+	b.dict.StringTable = append(b.dict.StringTable, s)
+	b.strs[s] = i
+	return i
+}
+
+func (b *otlpBuilder) attr(key, val string) int32 {
+	return b.attrOf(otlpAttr{key: key, str: val}, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: val}})
+}
+
+func (b *otlpBuilder) boolAttr(key string, val bool) int32 {
+	return b.attrOf(otlpAttr{key: key, b: val, str: "\x00bool"}, &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: val}})
+}
+
+// attrOf returns the attribute table's index of k, adding it, of value v,
+// at first sight.
+func (b *otlpBuilder) attrOf(k otlpAttr, v *commonpb.AnyValue) int32 {
+	if i, ok := b.attrs[k]; ok {
+		return i
+	}
+	i := int32(len(b.dict.AttributeTable))
+	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(k.key), Value: v})
+	b.attrs[k] = i
+	return i
+}
+
+// stack returns the stack table's index of id: its frames, innermost
+// first, one location per source line of a function, as in pprof.
+func (b *otlpBuilder) stack(id model.StackID) int32 {
+	if i, ok := b.stacks[id]; ok {
+		return i
+	}
+	st := &profpb.Stack{}
+	for _, f := range b.fs.stack(id) {
+		st.LocationIndices = append(st.LocationIndices, b.location(f))
+	}
+	i := int32(len(b.dict.StackTable))
+	b.dict.StackTable = append(b.dict.StackTable, st)
+	b.stacks[id] = i
+	return i
+}
+
+func (b *otlpBuilder) location(f *frame) int32 {
+	fk := pprofFunc{f.name, f.sig, f.file}
+	lk := pprofLoc{fk, f.line}
+	if i, ok := b.locs[lk]; ok {
+		return i
+	}
+	fi, ok := b.funcs[fk]
+	if !ok {
+		fn := &profpb.Function{NameStrindex: b.str(f.name), FilenameStrindex: b.str(f.file)}
+		if f.sig != "" {
+			fn.SystemNameStrindex = b.str(f.name + f.sig)
+		}
+		fi = int32(len(b.dict.FunctionTable))
+		b.dict.FunctionTable = append(b.dict.FunctionTable, fn)
+		b.funcs[fk] = fi
+	}
+	if fn := b.dict.FunctionTable[fi]; f.line > 0 && (fn.StartLine == 0 || int64(f.line) < fn.StartLine) {
+		fn.StartLine = int64(f.line)
+	}
+	i := int32(len(b.dict.LocationTable))
+	b.dict.LocationTable = append(b.dict.LocationTable, &profpb.Location{
+		Lines: []*profpb.Line{{FunctionIndex: fi, Line: int64(f.line)}}})
+	b.locs[lk] = i
+	return i
+}
+
+// at returns t as Unix ns.
+func (b *otlpBuilder) at(t format.Time) uint64 { return uint64(b.origin + int64(t)) }
+
+// profile returns an empty Profile of the kind and sample type.
+func (b *otlpBuilder) profile(kind, typ, unit, periodType, periodUnit string, period int64) *profpb.Profile {
+	p := &profpb.Profile{
+		SampleType:       &profpb.ValueType{TypeStrindex: b.str(typ), UnitStrindex: b.str(unit)},
+		PeriodType:       &profpb.ValueType{TypeStrindex: b.str(periodType), UnitStrindex: b.str(periodUnit)},
+		Period:           period,
+		DurationNano:     uint64(b.m.End - b.m.Start),
+		AttributeIndices: []int32{b.attr(AttrProfileKind, kind)},
+	}
+	if b.timed {
+		p.TimeUnixNano = b.at(b.m.Start)
+	}
+	return p
+}
+
+// add appends a value and its timestamp to s.
+func (b *otlpBuilder) add(s *profpb.Sample, v int64, at format.Time) {
+	s.Values = append(s.Values, v)
+	if b.timed {
+		s.TimestampsUnixNano = append(s.TimestampsUnixNano, b.at(at))
+	}
+}
+
+// otherAttr names Interval.Other's attribute for the states that are not
+// contentions (a contention's is lock.owner.*, split by BlameSpans).
+func otherAttr(s model.State) string {
+	switch s {
+	case model.Waiting:
+		return AttrWaitNotifier
+	case model.Joining:
+		return AttrJoinTarget
+	case model.Acquiring:
+		return AttrSemReleaser
+	case model.Parked, model.Idle:
+		return AttrParkUnparker
+	}
+	return ""
+}
+
+// states returns kind k's two Profiles, none when no interval is of it.
+func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
+	count := b.profile(k.name, "contentions", "count", "contentions", "count", 1)
+	delay := b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)
+	// A pair of samples per (stack, thread, object, open, other thread):
+	// the attributes follow from these.
+	type key struct {
+		stack  model.StackID
+		thread format.ThreadID
+		object format.ObjectID
+		open   bool
+		other  format.ThreadID
+	}
+	type pair struct{ count, delay *profpb.Sample }
+	pairs := map[key]*pair{}
+	get := func(t *model.Thread, iv *model.Interval, open bool, other format.ThreadID, blocked bool) *pair {
+		kk := key{iv.Stack, t.ID, iv.Object, open, other}
+		if p := pairs[kk]; p != nil {
+			return p
+		}
+		attrs := []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String())}
+		if iv.Object != 0 {
+			attrs = append(attrs, b.attr(AttrLockID, iv.Object.String()))
+			if c := b.m.ClassName(iv.Object); c != "" {
+				attrs = append(attrs, b.attr(AttrLockClass, c))
+			}
+		}
+		if lk := ivLockKind(iv); lk != "" {
+			attrs = append(attrs, b.attr(AttrLockKind, lk))
+		}
+		if open {
+			attrs = append(attrs, b.boolAttr(AttrStateOpen, true))
+		}
+		switch {
+		case other != 0 && blocked:
+			if n := b.tn.name(other); n != "" {
+				attrs = append(attrs, b.attr(AttrLockOwnerName, n))
+			}
+			attrs = append(attrs, b.attr(AttrLockOwnerID, other.String()))
+		case other != 0:
+			if a := otherAttr(iv.State); a != "" {
+				attrs = append(attrs, b.attr(a, b.tn.name(other)))
+			}
+		}
+		st := b.stack(iv.Stack)
+		p := &pair{&profpb.Sample{StackIndex: st, AttributeIndices: attrs}, &profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+		count.Samples = append(count.Samples, p.count)
+		delay.Samples = append(delay.Samples, p.delay)
+		pairs[kk] = p
+		return p
+	}
+	for _, t := range b.m.Threads {
+		if k.name == "monitor" || k.name == "juc" {
+			// A contention's delay goes to the owners it waited behind,
+			// each for its stretch, and it counts on the owner whose
+			// release let the thread in: the report's blame
+			// (eachContention).
+			eachContention(b.m, t, func(c *contention) {
+				if !k.has(c.first) {
+					return
+				}
+				for _, sp := range c.spans {
+					b.add(get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
+				}
+				if !c.open || !b.partial {
+					b.add(get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+				}
+			})
+			continue
+		}
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			if !k.has(iv) {
+				continue
+			}
+			p := get(t, iv, iv.Open, iv.Other, false)
+			if first(*iv) && b.counts(iv) {
+				b.add(p.count, 1, iv.Start)
+			}
+			b.add(p.delay, int64(iv.Duration()), iv.Start)
+		}
+	}
+	if len(count.Samples) == 0 {
+		return nil
+	}
+	// An owner's stretch that was not the last of its contention has a
+	// delay and no count, the owner a contention counts on may have no
+	// stretch: a sample holds at least one value.
+	empty := func(s *profpb.Sample) bool { return len(s.Values) == 0 }
+	count.Samples = slices.DeleteFunc(count.Samples, empty)
+	delay.Samples = slices.DeleteFunc(delay.Samples, empty)
+	return []*profpb.Profile{count, delay}
+}
+
+// counts reports whether iv's state (not a contention: eachContention's
+// are counted where they end) counts here: not when it was on at From,
+// counted by the push before.
+func (b *otlpBuilder) counts(iv *model.Interval) bool { return b.from == 0 || iv.Start > b.from }
+
+// ivLockKind names the kind of lock an interval is on (model.LockKind), ""
+// for a state on none (sleep, join, a park without a blocker).
+func ivLockKind(iv *model.Interval) string {
+	switch {
+	case iv.Acquire:
+		return model.JUCLock.String()
+	case iv.State == model.Blocked, iv.State == model.Waiting:
+		return model.Monitor.String()
+	case iv.State == model.Acquiring:
+		return model.Semaphore.String()
+	case (iv.State == model.Parked || iv.State == model.Idle) && iv.Object != 0:
+		return model.Blocker.String()
+	}
+	return ""
+}
+
+// samples returns profile p's two Profiles (samples/count and
+// cpu/nanoseconds or wall/nanoseconds), none without samples.
+func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
+	unit := "cpu"
+	if prof == ProfileWall {
+		unit = "wall"
+	}
+	period, _ := b.rec.Info.Int(format.InfoSampleCPU)
+	count := b.profile(unit, "samples", "count", unit, "nanoseconds", period)
+	weight := b.profile(unit, unit, "nanoseconds", unit, "nanoseconds", period)
+	type key struct {
+		stack  model.StackID
+		thread format.ThreadID
+		kind   format.SampleKind
+	}
+	type pair struct{ count, weight *profpb.Sample }
+	pairs := map[key]*pair{}
+	for _, sk := range prof.sampleKinds() {
+		b.m.EachSample(model.SampleQuery{Kind: sk}, func(t *model.Thread, s *model.Sample) {
+			if b.from != 0 && s.At <= b.from {
+				return // in the push before (a range includes both its ends)
+			}
+			kk := key{s.Stack, t.ID, s.Kind}
+			p := pairs[kk]
+			if p == nil {
+				attrs := []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String()), b.attr(AttrSampled, s.Kind.String())}
+				st := b.stack(s.Stack)
+				p = &pair{&profpb.Sample{StackIndex: st, AttributeIndices: attrs}, &profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+				count.Samples = append(count.Samples, p.count)
+				weight.Samples = append(weight.Samples, p.weight)
+				pairs[kk] = p
+			}
+			b.add(p.count, 1, s.At)
+			b.add(p.weight, int64(s.Weight), s.At)
+		})
+	}
+	if len(count.Samples) == 0 {
+		return nil
+	}
+	return []*profpb.Profile{count, weight}
+}
+
+// OTLPTotals counts a request's profiles: per profile kind and sample
+// type, the sum of the values, for orca push's summary.
+func OTLPTotals(req *collpb.ExportProfilesServiceRequest) []OTLPTotal {
+	var out []OTLPTotal
+	d := req.Dictionary
+	for _, rp := range req.ResourceProfiles {
+		for _, sp := range rp.ScopeProfiles {
+			for _, p := range sp.Profiles {
+				t := OTLPTotal{Type: d.StringTable[p.SampleType.TypeStrindex], Unit: d.StringTable[p.SampleType.UnitStrindex]}
+				for _, ai := range p.AttributeIndices {
+					if a := d.AttributeTable[ai]; d.StringTable[a.KeyStrindex] == AttrProfileKind {
+						t.Kind = a.Value.GetStringValue()
+					}
+				}
+				for _, s := range p.Samples {
+					t.Samples++
+					for _, v := range s.Values {
+						t.Sum += v
+					}
+				}
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}
+
+// OTLPTotal is one Profile's sum (OTLPTotals).
+type OTLPTotal struct {
+	Kind, Type, Unit string
+	Samples          int
+	Sum              int64
+}
+
+func (t OTLPTotal) String() string {
+	return fmt.Sprintf("%s %s/%s: %s in %d samples", t.Kind, t.Type, t.Unit, strconv.FormatInt(t.Sum, 10), t.Samples)
+}

@@ -287,8 +287,14 @@ func TestSamplesWallQuiet(t *testing.T) {
 			t.Errorf(".info %s=%q %s=%q: want ≥ 40 ticks (3 s at 50 ms) and at most half as many wake-ups", format.InfoSampleWallTicks,
 				r.info[format.InfoSampleWallTicks], format.InfoSampleWallWakeups, r.info[format.InfoSampleWallWakeups])
 		}
-		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
-			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"])
+		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
+			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"], format.InfoWrites, r.info[format.InfoWrites])
+		// The writer: samples alone wait up to a second for a flush with an
+		// event (docs/agent.md, "Buffers and the writer"): 18 writes in
+		// 3 s at one a flush period before, 6-8 since.
+		if w, err := strconv.Atoi(r.info[format.InfoWrites]); err != nil || w < 1 || w > 12 {
+			t.Errorf(".info %s=%q: want 1-12 (3 s with wall samples, nearly no events)", format.InfoWrites, r.info[format.InfoWrites])
+		}
 		acc, in := format.ThreadID(e.hash(t, "acceptor")), e.nanos(t, "accept_ns")[0]
 		var at []int64
 		accept := 0

@@ -272,6 +272,17 @@ static int start_chunk(int64_t ts) {
   return 1;
 }
 
+// SAMPLES_HOLD_NS: how long samples alone may wait in carry for a flush
+// with something else to write (flush_batch).
+#define SAMPLES_HOLD_NS 1000000000LL
+
+// samples_only says whether the first n items of the batch are all samples.
+static int samples_only(size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (items[i].r->kind != ORCA_EV_SAMPLE) return 0;
+  return 1;
+}
+
 // flush_batch writes the records of the carry, the shards and the threads'
 // buffers' parts (segs, nseg) up to cutoff, and carries the rest.
 static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
@@ -339,8 +350,15 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
 
   // The lines at or after the cutoff wait in carry, within its budget; when
   // they exceed it the earliest of them are written now (written_early).
+  // A batch of samples alone, none older than SAMPLES_HOLD_NS, waits whole:
+  // a write costs tens of µs, and a server whose threads sit in native
+  // code has nothing but the wall sampler's repeats to write every period
+  // (its cost per sample was the writer's: docs/agent.md, "Buffers and the
+  // writer"). Events are never held so: a batch with one is written.
+  int64_t hold = cutoff;
+  if (cutoff != INT64_MAX && count && cutoff - items[0].ts < SAMPLES_HOLD_NS && samples_only(count)) hold = items[0].ts;
   size_t s = count, held = 0;
-  while (s > 0 && items[s - 1].ts >= cutoff && held + items[s - 1].r->size <= carry_budget) {
+  while (s > 0 && items[s - 1].ts >= hold && held + items[s - 1].r->size <= carry_budget) {
     held += items[s - 1].r->size;
     s--;
   }
@@ -361,6 +379,7 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
     carry_len[to] += items[i].r->size;
   }
   flushes++;
+  if (s) counter_add(CNT_WRITES, 1);
   carried += (long)(count - s);
   for (size_t i = s; i-- > 0 && items[i].ts >= cutoff;) counter_add(CNT_WRITTEN_EARLY, 1);
 

@@ -64,6 +64,7 @@ const (
 	InfoDroppedAtExit   = "dropped_at_exit"
 	InfoDroppedAfter    = "dropped_after_cut"
 	InfoWrittenEarly    = "written_early"
+	InfoWrites          = "writes"       // the writer's flushes that wrote records (a batch of samples alone waits up to 1 s: docs/agent.md, "Buffers and the writer")
 	InfoWriteErrors     = "write_errors" // failed writes
 	InfoWriteError      = "write_error"  // the first failed write: "FILE: error"
 	InfoCut             = "cut_s"        // with write_error: the last event line written completely
@@ -221,7 +222,7 @@ var InfoKeys = []string{
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
 	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoAttachTimes, InfoStopped, InfoStoppedBy,
-	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly,
+	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly, InfoWrites,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull, InfoOwnerUnlocking,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,

@@ -162,9 +162,9 @@ type lockAgg struct {
 	sites     map[StackID]*Site
 	lastOwner *Blame
 	lastSite  *Site
-	held     map[StackID]bool
-	wsites   map[StackID]*WaitSite
-	unparked map[format.ThreadID]Blame // parks ended by each unparker
+	held      map[StackID]bool
+	wsites    map[StackID]*WaitSite
+	unparked  map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {

@@ -31,6 +31,7 @@ typedef struct {
   _Atomic(jmethodID) key;
   atomic_uint id;
   atomic_uchar described;   // its .methods line is made (the writer's thread only sets it)
+  atomic_uchar own;         // methods_sample_id: 0 not asked yet, 1 the application's, 2 a hook of the agent's
 } mslot_t;
 
 // The .methods and .classtable lines not yet written, appended under a
@@ -242,16 +243,19 @@ static atomic_int live;
 
 void methods_live(void) { atomic_store(&live, 1); }
 
-void methods_describe(void) {
-  if (!mtab) return;
+int methods_attach(void) {
   JNIEnv *env = NULL;
-  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) {
-    JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
-    if (!atomic_load(&live) || atomic_load(&orca_state) != 1 ||
-        (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK)
-      return;
-    attached = 1;
-  }
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) return 1;
+  JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
+  if (!atomic_load(&live) || atomic_load(&orca_state) != 1 ||
+      (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK)
+    return 0;
+  attached = 1;
+  return 1;
+}
+
+void methods_describe(void) {
+  if (!mtab || !methods_attach()) return;
   unsigned long t = atomic_load_explicit(&dq_tail, memory_order_relaxed);
   unsigned long h = atomic_load_explicit(&dq_head, memory_order_acquire);
   for (; t != h; t++) {
@@ -304,7 +308,7 @@ typedef struct {
 } capture_tls;
 static __thread capture_tls ctls;
 
-static uint32_t method_id(capture_tls *c, jmethodID m) {
+static uint32_t method_id_at(capture_tls *c, jmethodID m, uint32_t *slot) {
   uintptr_t k = (uintptr_t)m;
   uint32_t i = (uint32_t)((k >> 3) * 0x9E3779B97F4A7C15ull >> (64 - METHOD_BITS));
   for (uint32_t probes = 0; probes < METHOD_SLOTS / 2; probes++, i = (i + 1) & (METHOD_SLOTS - 1)) {
@@ -317,6 +321,7 @@ static uint32_t method_id(capture_tls *c, jmethodID m) {
         atomic_store_explicit(&s->id, id, memory_order_release);
         c->saw_new = 1;
         describe_later(i);
+        if (slot) *slot = i;
         return id;
       }
       cur = expect;
@@ -336,12 +341,15 @@ static uint32_t method_id(capture_tls *c, jmethodID m) {
           break;
         }
       }
+      if (slot) *slot = i;
       return id;
     }
   }
   counter_add(CNT_METADATA_DROPPED, 1);
   return 0;
 }
+
+static uint32_t method_id(capture_tls *c, jmethodID m) { return method_id_at(c, m, NULL); }
 
 // verify walks again with GetStackTrace and counts differences (tests set
 // ORCA_VERIFY_STACKS=1: the two walkers must agree frame for frame).
@@ -457,6 +465,30 @@ static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
 }
 
 uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }
+
+// A sample's stack is walked from the signal's context and so sees every
+// frame, the agent's own hooks too (orca$hook, a native the JVM may even
+// be resolving by name, in Java code of ClassLoader's, when the signal
+// comes). Events are captured above their hook; a sample leaves the hook's
+// frame out, as HotSpot leaves out its @Hidden frames, so no stack of a
+// recording shows one. The name is asked once per method, by the writer.
+uint32_t methods_sample_id(jmethodID m, int jvmti_ok) {
+  if (!m) return 0;
+  uint32_t slot = 0;
+  uint32_t id = method_id_at(&ctls, m, &slot);
+  if (!id) return 0;
+  mslot_t *s = &mtab[slot];
+  unsigned char own = atomic_load_explicit(&s->own, memory_order_relaxed);
+  if (!own) {
+    char *name = NULL;
+    // Not attached (before VMInit), or its class unloaded: asked again next time.
+    if (!jvmti_ok || (*jvmti)->GetMethodName(jvmti, m, &name, NULL, NULL) != JVMTI_ERROR_NONE) return id;
+    own = strncmp(name, "orca$", 5) ? 1 : 2;
+    dealloc(name);
+    atomic_store_explicit(&s->own, own, memory_order_relaxed);
+  }
+  return own == 2 ? 0 : id;
+}
 
 int stack_capture(jthread t, int skip, orca_frame *out, int max) { return capture(NULL, t, skip, out, max); }
 

@@ -38,6 +38,14 @@ int stack_capture(jthread t, int skip, orca_frame *out, int max);
 // methods_id_of returns m's compact id (the orca_frame.method its frames
 // get), 0 when the table is full.
 uint32_t methods_id_of(jmethodID m);
+// methods_sample_id is methods_id_of for a sample's frame, 0 (the frame
+// left out) for the agent's own hook methods (orca$…). The writer's only;
+// jvmti_ok: methods_attach said yes (else a method not asked before keeps
+// its frame).
+uint32_t methods_sample_id(jmethodID m, int jvmti_ok);
+// methods_attach attaches the calling thread (the writer's) to the JVM once
+// it is live, so that it may name methods; 0: not yet.
+int methods_attach(void);
 // stack_capture_own: stack_capture(NULL, ...) for a caller that has the
 // calling thread's JNIEnv at hand (a wrapped native): one GetEnv less.
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max);

@@ -1006,6 +1006,9 @@ static void take_spans(int64_t now) {
 static uint32_t *vhashes;
 static size_t vhashes_cap, nrecs;
 
+// jvmti_ok: the writer may call JVMTI in this drain (methods_attach).
+static int jvmti_ok;
+
 static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
                    int64_t now_ns) {
   int nf = h->nnative + h->njava;
@@ -1043,7 +1046,7 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
     if (id) f[k++] = (orca_frame){id, 0xFFFFFFFFu};
   }
   for (int i = 0; i < h->njava; i++) {
-    uint32_t id = methods_id_of(fr[i].method);
+    uint32_t id = methods_sample_id(fr[i].method, jvmti_ok);
     if (id) f[k++] = (orca_frame){id, fr[i].location < 0 ? 0xFFFFFFFFu : (uint32_t)fr[i].location};
   }
   r->nframes = (uint16_t)k;
@@ -1110,6 +1113,7 @@ const char *samples_drain(size_t *len) {
   // The writer's thread attaches itself to the JVM to name methods: at its
   // first flush, so here first.
   if (atomic_load(&ids_later)) methods_describe();
+  jvmti_ok = methods_attach();
   if (atomic_load(&ids_later) && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
     atomic_store(&ids_later, 0);
     (void)asgct_ready(env, 1);

@@ -29,6 +29,11 @@ void sring_free(sring *r);
 // 0 when it has no room (the record is lost: the caller counts it).
 // Async-signal-safe; the producer's only.
 int sring_put(sring *r, const void *rec, uint32_t len);
+// sring_held: the bytes the ring holds (records and padding not taken
+// back); the producer's, after a put. Async-signal-safe.
+static inline uint64_t sring_held(sring *r) {
+  return atomic_load_explicit(&r->head, memory_order_relaxed) - atomic_load_explicit(&r->tail, memory_order_relaxed);
+}
 // sring_peek returns the oldest record not taken (its length in *len),
 // NULL when none; sring_pop takes it (the consumer's only).
 const void *sring_peek(sring *r, uint32_t *len);

@@ -49,6 +49,11 @@ static int64_t thread_cpu(void) {
 static char *carry[2];
 static size_t carry_len[2], carry_cap[2];
 static int carry_cur;
+// Of each carry: its records not samples, and its earliest sample's time
+// (INT64_MAX: none); samples_since: when the writer last drained the
+// samples' slots (flush_batch: the samples still in them are later).
+static size_t carry_events[2];
+static int64_t carry_first[2], samples_since;
 
 const char *writer_open(void) {
   // From the start: a JVM may make more than one recording (an attach
@@ -56,6 +61,9 @@ const char *writer_open(void) {
   fd_verify = -1;
   cpu_flush = cpu_thread = cpu_tcpu = 0;
   carry_len[0] = carry_len[1] = 0;
+  carry_events[0] = carry_events[1] = 0;
+  carry_first[0] = carry_first[1] = INT64_MAX;
+  samples_since = clock_now();
   carry_cur = 0;
   memset(&enc, 0, sizeof enc);
   atomic_store(&stopping, 0);
@@ -272,8 +280,8 @@ static int start_chunk(int64_t ts) {
   return 1;
 }
 
-// SAMPLES_HOLD_NS: how long samples alone may wait in carry for a flush
-// with something else to write (flush_batch).
+// SAMPLES_HOLD_NS: how long samples alone may wait, in their slots or in
+// carry, for a flush with something else to write (flush_batch).
 #define SAMPLES_HOLD_NS 1000000000LL
 
 // samples_only says whether the first n items of the batch are all samples.
@@ -289,14 +297,26 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   const char *bufs[RING_SHARDS];
   size_t lens[RING_SHARDS];
   int from = carry_cur, to = carry_cur ^ 1;
-  size_t bytes = carry_len[from];
+  size_t bytes = carry_len[from], events = carry_events[from];
   for (int i = 0; i < RING_SHARDS; i++) {
     bufs[i] = ring_take(i, &lens[i]);
-    bytes += lens[i];
+    events += lens[i];
   }
-  for (size_t i = 0; i < nseg; i++) bytes += segs[i].len;
+  for (size_t i = 0; i < nseg; i++) events += segs[i].len;
+  bytes += events;
+  // Samples alone wait in their slots (not drained, indexed and sorted
+  // again every period: most of the writer's cost of a wall sample on a
+  // JVM at rest), until events come to be written with them or the oldest
+  // would pass SAMPLES_HOLD_NS by the next flush (aged: all written now);
+  // the slots also ask for a drain when one is half full or a thread
+  // ended (samples_drain), and then a batch of samples alone waits in
+  // carry. The drain runs the wall ticks due either way.
+  int64_t now = clock_now(), oldest = carry_first[from] < samples_since ? carry_first[from] : samples_since;
+  int aged = now + (int64_t)opt.flush_ms * 1000000LL - oldest >= SAMPLES_HOLD_NS;
+  int must = events || aged || cutoff == INT64_MAX;
   size_t slen = 0;
-  const char *sbuf = src.samples ? src.samples(&slen) : NULL;
+  const char *sbuf = src.samples ? src.samples(&slen, must) : NULL;
+  if (must || slen) samples_since = now;
   bytes += slen;
   // Metadata first, so a method referenced by an event is described by the
   // time the event reaches the disk: every method a line just taken refers
@@ -304,7 +324,11 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   if (src.describe) src.describe();
   flush_meta(META_CLASSES);
   flush_meta(META_METHODS);
+  // Nothing new and nothing due: the carry (samples alone) waits as it is.
+  if (!must && !slen) return;
   carry_len[to] = 0;
+  carry_events[to] = 0;
+  carry_first[to] = INT64_MAX;
   if (!bytes) return;
   // The index is sized for records of a park's size (add_items grows it).
   (void)grow_items(bytes / 64);
@@ -317,6 +341,8 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
       for (size_t i = 0; i < nseg; i++) lose_buf(segs[i].buf, segs[i].len, LOST_NONE);
       lose_buf(sbuf, slen, LOST_NONE);
       carry_len[from] = 0;
+      carry_events[from] = 0;
+      carry_first[from] = INT64_MAX;
       return;
     }
   }
@@ -350,13 +376,14 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
 
   // The lines at or after the cutoff wait in carry, within its budget; when
   // they exceed it the earliest of them are written now (written_early).
-  // A batch of samples alone, none older than SAMPLES_HOLD_NS, waits whole:
-  // a write costs tens of µs, and a server whose threads sit in native
-  // code has nothing but the wall sampler's repeats to write every period
-  // (its cost per sample was the writer's: docs/agent.md, "Buffers and the
-  // writer"). Events are never held so: a batch with one is written.
+  // A batch of samples alone (drained for a full slot), none older than
+  // SAMPLES_HOLD_NS, waits whole: a write costs tens of µs, and a server
+  // whose threads sit in native code has nothing but the wall sampler's
+  // repeats to write every period (its cost per sample was the writer's:
+  // docs/agent.md, "Buffers and the writer"). Events are never held so: a
+  // batch with one is written.
   int64_t hold = cutoff;
-  if (cutoff != INT64_MAX && count && cutoff - items[0].ts < SAMPLES_HOLD_NS && samples_only(count)) hold = items[0].ts;
+  if (!aged && cutoff != INT64_MAX && count && cutoff - items[0].ts < SAMPLES_HOLD_NS && samples_only(count)) hold = items[0].ts;
   size_t s = count, held = 0;
   while (s > 0 && items[s - 1].ts >= hold && held + items[s - 1].r->size <= carry_budget) {
     held += items[s - 1].r->size;
@@ -377,6 +404,8 @@ static void flush_batch(int64_t cutoff, const ring_seg *segs, size_t nseg) {
   for (size_t i = s; i < count; i++) {
     memcpy(carry[to] + carry_len[to], items[i].r, items[i].r->size);
     carry_len[to] += items[i].r->size;
+    if (items[i].r->kind != ORCA_EV_SAMPLE) carry_events[to]++;
+    else if (carry_first[to] == INT64_MAX) carry_first[to] = items[i].ts;
   }
   flushes++;
   if (s) counter_add(CNT_WRITES, 1);

@@ -45,10 +45,11 @@ typedef struct {
   // meta is asked; thread_exit: the writer's thread ends.
   void (*describe)(void);
   void (*thread_exit)(void);
-  // samples hands over the samples taken since its last call (threads/
+  // samples hands over the samples taken since its last drain (threads/
   // samples.h) as records in one buffer, valid until its next call; their
-  // methods are queued for describe before it returns.
-  const char *(*samples)(size_t *len);
+  // methods are queued for describe before it returns. It drains when must
+  // is set or when its slots need it, else it gives none (NULL).
+  const char *(*samples)(size_t *len, int must);
   // poll reads what is read once a period rather than recorded as it
   // happens (the threads' scheduler times: tcpu.h), before each flush, and
   // at the end (final); polled: the reads it made (ORCA_TIME_WRITER).

@@ -65,6 +65,11 @@ typedef struct {
   atomic_uint rep_head, rep_tail;
   void *last_wall;
   uint32_t last_len;
+  // The writer's record of that sample (rec.h), its frames named, which
+  // its repeats copy (last_rec_len bytes; 0: none yet): a repeat names no
+  // frame again (that was a third of the writer's drain on WallIdle).
+  void *last_rec;
+  uint32_t last_rec_len;
 } slot_t;
 // reps_n: the repeats a slot holds, 2 s of wall ticks, 16 at least: twice
 // a quiet sampler's longest sleep (wall_run), ten writer's periods (the
@@ -117,6 +122,12 @@ static atomic_long taken[3];   // samples drained by kind (ORCA_SAMPLED_*)
 static atomic_long repeated;   // of the wall samples, repeats (.info sample_wall_repeated)
 static atomic_long folded;     // expiries of the CPU clock carried by another sample's weight
 static atomic_long on_timer;   // threads on the POSIX timer though the clock is perf_events (cpu_clock)
+// drain_due: the writer's next flush must drain the slots though it has no
+// event to write (samples_drain): a slot's ring or repeats half full, or a
+// thread ended (its slot is given back only once drained). Set by the
+// handler (which also wakes the writer: the other half is the room left
+// until it comes), the wall ticks and samples_end; cleared by the drain.
+static atomic_int drain_due;
 
 // The CPU clock (docs/agent.md, "The clocks"): perf_events' task clock
 // (PERF_COUNT_SW_TASK_CLOCK), a high-resolution timer of the thread's own
@@ -270,6 +281,7 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
     count_lost(L_FULL);
     return 0;
   }
+  if (sring_held(e->ring) * 2 >= e->ring->cap && !atomic_exchange_explicit(&drain_due, 1, memory_order_relaxed)) ring_wake();
   return 1;
 }
 
@@ -456,6 +468,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     atomic_store(&e->rep_head, 0);
     atomic_store(&e->rep_tail, 0);
     e->last_len = 0;
+    e->last_rec_len = 0;
     if (wall_ns && e->nreps != reps_n) {   // kept with the slot, for the same interval
       free(e->reps);
       e->reps = malloc(reps_n * sizeof *e->reps);
@@ -526,6 +539,7 @@ void samples_end(void) {
     disarm(e);
     atomic_store_explicit(&e->state, S_DEAD, memory_order_release);
     set_live(e, 0);
+    atomic_store(&drain_due, 1);
   }
   pthread_mutex_unlock(&slots_mu);
 }
@@ -626,6 +640,7 @@ static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns
   }
   e->reps[h % e->nreps] = (struct wall_rep){ticks, weight, at_ns};
   atomic_store_explicit(&e->rep_head, h + 1, memory_order_release);
+  if (2 * (h + 1 - atomic_load_explicit(&e->rep_tail, memory_order_relaxed)) >= e->nreps) atomic_store(&drain_due, 1);
   return 1;
 }
 
@@ -1009,29 +1024,36 @@ static size_t vhashes_cap, nrecs;
 // jvmti_ok: the writer may call JVMTI in this drain (methods_attach).
 static int jvmti_ok;
 
-static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
-                   int64_t now_ns) {
-  int nf = h->nnative + h->njava;
-  size_t size = (sizeof(orca_rec) + (size_t)nf * sizeof(orca_frame) + 7) & ~(size_t)7;
-  if (*n + size > out_cap) {
+// out_room makes room in out for a record of size bytes after n, and for
+// its entry in vhashes; 0 when out of memory.
+static int out_room(size_t n, size_t size) {
+  if (n + size > out_cap) {
     size_t cap = out_cap ? out_cap * 2 : 1 << 16;
-    while (cap < *n + size) cap *= 2;
+    while (cap < n + size) cap *= 2;
     char *nb = realloc(out, cap);
     if (!nb) return 0;
     out = nb;
     out_cap = cap;
   }
-  orca_rec *r = (orca_rec *)(out + *n);
-  memset(r, 0, sizeof *r);
-  int64_t ts = clock_ticks_ns(h->ticks, ref_ns, ref_ticks);
-  if (ts > now_ns) ts = now_ns;
-  r->ts = ts;
   if (nrecs == vhashes_cap) {
     size_t cap = vhashes_cap ? vhashes_cap * 2 : 4096;
     uint32_t *nv = realloc(vhashes, cap * sizeof *nv);
     if (!nv) return 0;
     vhashes = nv, vhashes_cap = cap;
   }
+  return 1;
+}
+
+static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
+                   int64_t now_ns) {
+  int nf = h->nnative + h->njava;
+  size_t size = (sizeof(orca_rec) + (size_t)nf * sizeof(orca_frame) + 7) & ~(size_t)7;
+  if (!out_room(*n, size)) return 0;
+  orca_rec *r = (orca_rec *)(out + *n);
+  memset(r, 0, sizeof *r);
+  int64_t ts = clock_ticks_ns(h->ticks, ref_ns, ref_ticks);
+  if (ts > now_ns) ts = now_ns;
+  r->ts = ts;
   vhashes[nrecs++] = h->vhash;
   r->thread = e->key;   // its carrier's, until the virtual thread's span is known (samples_drain)
   r->object = (uint32_t)h->weight;
@@ -1053,6 +1075,33 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
   r->size = (uint16_t)((sizeof(orca_rec) + (size_t)k * sizeof(orca_frame) + 7) & ~(size_t)7);
   *n += r->size;
   if (h->sampled < 3) atomic_fetch_add_explicit(&taken[h->sampled], 1, memory_order_relaxed);
+  return 1;
+}
+
+// keep_rec keeps the record of e's last wall sample just put at out + at
+// for its repeats (put_again), once its frames are named for good: with
+// JVMTI (methods_sample_id leaves out the agent's own methods only then).
+static void keep_rec(slot_t *e, size_t at) {
+  const orca_rec *r = (const orca_rec *)(out + at);
+  if (!jvmti_ok) return;
+  if (!e->last_rec && !(e->last_rec = malloc(sizeof(orca_rec) + (NATIVE_MAX + JAVA_MAX) * sizeof(orca_frame) + 8))) return;
+  memcpy(e->last_rec, r, r->size);
+  e->last_rec_len = r->size;
+}
+
+// put_again puts a repeat x of e's last wall sample from its kept record.
+static int put_again(size_t *n, slot_t *e, const struct wall_rep *x, uint32_t vhash, int64_t now_ns) {
+  if (!out_room(*n, e->last_rec_len)) return 0;
+  orca_rec *r = (orca_rec *)(out + *n);
+  memcpy(r, e->last_rec, e->last_rec_len);
+  int64_t ts = clock_ticks_ns(x->ticks, ref_ns, ref_ticks);
+  r->ts = ts > now_ns ? now_ns : ts;
+  r->thread = e->key;
+  r->object = (uint32_t)x->weight;
+  r->owner = (uint32_t)(x->weight >> 32);
+  vhashes[nrecs++] = vhash;
+  *n += e->last_rec_len;
+  atomic_fetch_add_explicit(&taken[ORCA_SAMPLED_WALL], 1, memory_order_relaxed);
   return 1;
 }
 
@@ -1084,8 +1133,11 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
       lh->weight = x.weight;
       const uintptr_t *pcs = (const uintptr_t *)(lh + 1);
       size_t at = *n;
-      if (!put_rec(n, e, lh, pcs, (const jvmtiFrameInfo *)(pcs + lh->nnative), now_ns)) count_lost(L_FULL);
+      int put = e->last_rec_len ? put_again(n, e, &x, lh->vhash, now_ns)
+                                : put_rec(n, e, lh, pcs, (const jvmtiFrameInfo *)(pcs + lh->nnative), now_ns);
+      if (!put) count_lost(L_FULL);
       else {
+        if (!e->last_rec_len) keep_rec(e, at);
         // A tick the sampler slept over, written at its wake-up: at its
         // own time, which may be before this drain's reference.
         if (x.at_ns) ((orca_rec *)(out + at))->ts = x.at_ns < now_ns ? x.at_ns : now_ns;
@@ -1099,13 +1151,16 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
     if (h.sampled == ORCA_SAMPLED_WALL && (e->last_wall || (e->last_wall = malloc(sizeof(sample_hdr) + NATIVE_MAX * sizeof(uintptr_t) + JAVA_MAX * sizeof(jvmtiFrameInfo))))) {
       memcpy(e->last_wall, p, len);
       e->last_len = len;
+      e->last_rec_len = 0;
     }
+    size_t at = *n;
     if (!put_rec(n, e, &h, pcs, fr, now_ns)) count_lost(L_FULL);
+    else if (h.sampled == ORCA_SAMPLED_WALL && e->last_len && !e->last_rec_len) keep_rec(e, at);
     sring_pop(e->ring);
   }
 }
 
-const char *samples_drain(size_t *len) {
+const char *samples_drain(size_t *len, int must) {
   *len = 0;
   nrecs = 0;
   if (!installed) return NULL;
@@ -1119,7 +1174,10 @@ const char *samples_drain(size_t *len) {
     (void)asgct_ready(env, 1);
     arm_all();
   }
+  // The ticks due run at every flush, drained or not: their timing is the
+  // writer's period.
   wall_writer_ticks();
+  if (!atomic_exchange(&drain_due, 0) && !must) return NULL;
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;
@@ -1138,6 +1196,9 @@ const char *samples_drain(size_t *len) {
         free(e->last_wall);
         e->last_wall = NULL;
         e->last_len = 0;
+        free(e->last_rec);
+        e->last_rec = NULL;
+        e->last_rec_len = 0;
         if (e->stat_fd >= 0) close(e->stat_fd);
         e->stat_fd = -1;
         atomic_store(&e->state, S_FREE);

@@ -46,7 +46,9 @@ void samples_virtual(uint32_t hash, int64_t ts, int begin);
 // to the writer to drain and free.
 void samples_end(void);
 // samples_drain (the writer's source, writer.h): the samples taken since
-// the last call, as event records (rec.h) in one buffer valid until the
-// next call; their methods queued for description first.
-const char *samples_drain(size_t *len);
+// the last drain, as event records (rec.h) in one buffer valid until the
+// next call; their methods queued for description first. It runs the wall
+// ticks due at each call, and drains only when must is set or a slot needs
+// it (a ring or its repeats half full, a thread ended); else NULL.
+const char *samples_drain(size_t *len, int must);
 #endif

@@ -123,10 +123,13 @@ static atomic_long repeated;   // of the wall samples, repeats (.info sample_wal
 static atomic_long folded;     // expiries of the CPU clock carried by another sample's weight
 static atomic_long on_timer;   // threads on the POSIX timer though the clock is perf_events (cpu_clock)
 // drain_due: the writer's next flush must drain the slots though it has no
-// event to write (samples_drain): a slot's ring or repeats half full, or a
-// thread ended (its slot is given back only once drained). Set by the
-// handler (which also wakes the writer: the other half is the room left
-// until it comes), the wall ticks and samples_end; cleared by the drain.
+// event to write (samples_drain): a sample in a slot's ring (its
+// jmethodIDs are resolved within a flush period, as before), a slot's
+// repeats half full, or a thread ended (its slot is given back only once
+// drained). Set by the handler (which also wakes the writer when the ring
+// is half full: the other half is the room left until it comes), the wall
+// ticks and samples_end; cleared by the drain. Repeats alone (a JVM at
+// rest) wait for events or the hold (writer.c, SAMPLES_HOLD_NS).
 static atomic_int drain_due;
 
 // The CPU clock (docs/agent.md, "The clocks"): perf_events' task clock
@@ -281,7 +284,13 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
     count_lost(L_FULL);
     return 0;
   }
-  if (sring_held(e->ring) * 2 >= e->ring->cap && !atomic_exchange_explicit(&drain_due, 1, memory_order_relaxed)) ring_wake();
+  // A sample names methods by jmethodID, which the writer must resolve
+  // while their classes are alive: drained at the next flush, as before
+  // (repeats name none). Half full, the writer is woken too.
+  if (sring_held(e->ring) * 2 >= e->ring->cap) {
+    if (!atomic_exchange_explicit(&drain_due, 1, memory_order_relaxed)) ring_wake();
+  } else
+    atomic_store_explicit(&drain_due, 1, memory_order_relaxed);
   return 1;
 }
 

@@ -10,6 +10,9 @@
 #include <stddef.h>
 
 enum { HOOK_ENTER = 0, HOOK_EXIT = 1, HOOK_THROW = 2, HOOK_ONCE = 3 };
+// HOOK_BIND: no call of a hooked method: the agent's own call of a hook, so
+// that the JVM binds its native then (inject_bind_own); the hook returns.
+enum { HOOK_BIND = -1 };
 // The hook's op is HOOK_* + HOOK_TAG * the spec's tag (so one hook tells
 // the wrapped methods of its class apart): HOOK_OP(op) and HOOK_TAG_OF(op).
 #define HOOK_TAG 4

@@ -50,6 +50,11 @@ const char *inject_live(JNIEnv *env);
 // the compiled code that assumed it unlinked). A second inject_live
 // rewrites one linked between two recordings.
 void inject_class_prepared(JNIEnv *env, jclass c);
+// inject_bind_own (VMInit): the start-up form's orca$hook natives of Thread
+// and Semaphore bound now, by a call of each that does nothing (HOOK_BIND),
+// so that the JVM does not look them up by name, running Java code, inside
+// the application's first join or acquire.
+void inject_bind_own(JNIEnv *env);
 // inject_live_test: ORCA_VERIFY_LIVE_HOOKS in the environment (a test
 // aid): 1, the agent started with the JVM leaves the classes alone at load
 // and applies the live form at VMInit instead (twice: the second, as a

@@ -120,6 +120,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
+  inject_bind_own(env);
   if (orca_recording()) live_init(env, t, 0);
   // ORCA_VERIFY_LIVE_HOOKS: the hooked classes' rewrite by retransformation, as an
   // attach applies it, then as a second attach does (inject.h).

@@ -555,7 +555,7 @@ void writer_stop(void) {
   if (time_writer) {
     long events = 0;
     for (int k = 1; k < ORCA_EV_COUNT; k++) events += counter_kind_get(KC_EVENTS, k);
-    orca_log("writer (%s): CPU %.3f s, of it %.3f s in flushes (%.0f ns an event); %ld flushes, %ld records carried to the next; %ld events, %lld bytes of .orca (%.1f an event)",
+    orca_log("writer (%s): CPU %.6f s, of it %.6f s in flushes (%.0f ns an event); %ld flushes, %ld records carried to the next; %ld events, %lld bytes of .orca (%.1f an event)",
              opt.compact ? "compact" : "seed", cpu_thread / 1e9, cpu_flush / 1e9, events ? (double)cpu_flush / (double)events : 0.0, flushes, carried,
              events, sink_ev_bytes(), events ? (double)sink_ev_bytes() / (double)events : 0.0);
     long reads = src.polled ? src.polled() : 0;

@@ -1175,18 +1175,22 @@ const char *samples_drain(size_t *len, int must) {
   if (!installed) return NULL;
   JNIEnv *env = NULL;
   // The writer's thread attaches itself to the JVM to name methods: at its
-  // first flush, so here first.
-  if (atomic_load(&ids_later)) methods_describe();
-  jvmti_ok = methods_attach();
-  if (atomic_load(&ids_later) && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
-    atomic_store(&ids_later, 0);
-    (void)asgct_ready(env, 1);
-    arm_all();
+  // first flush (an attach's, which makes the jmethodIDs first), else at
+  // its first drain, so here first.
+  if (atomic_load(&ids_later)) {
+    methods_describe();
+    (void)methods_attach();
+    if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && env) {
+      atomic_store(&ids_later, 0);
+      (void)asgct_ready(env, 1);
+      arm_all();
+    }
   }
   // The ticks due run at every flush, drained or not: their timing is the
   // writer's period.
   wall_writer_ticks();
   if (!atomic_exchange(&drain_due, 0) && !must) return NULL;
+  jvmti_ok = methods_attach();
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;

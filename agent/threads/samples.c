@@ -713,7 +713,7 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
     for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
     wall_rep_put(e, now, whole[j] ? w : wl, 0);
   }
-  pid_t pid = getpid();
+  pid_t pid = k ? getpid() : 0;   // a system call: none on a tick of repeats alone
   for (int j = 0; j < k; j++) {
     slot_t *e = &slots[pick[j]];
     atomic_store_explicit(&e->wall_weight, wl, memory_order_release);

@@ -54,6 +54,9 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	}
 	from := waitsFrom(ots, ev.Time)
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
+	if acquire {
+		b.parkedOn(o.ls, ts, ev)
+	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 }
 
@@ -114,6 +117,9 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 // endParked ends a park at at: how, and which unpark ended it. An unpark
 // is a permit: it ends the park in progress, or the next one.
 func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
+	if o.iv.Acquire {
+		defer b.unparkedFrom(ts, o, at, how) // once its unparker is known
+	}
 	switch how {
 	case endOpen:
 		o.iv.Wake = WakeNever

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strings"
 
 	"orca/internal/model"
 )
@@ -99,8 +100,12 @@ func holdSite(frames []string) string {
 			break
 		}
 	}
-	if i+1 < len(frames) {
-		return frames[i+1] + " → " + frames[i]
+	// The caller: the next frame with a source (a lambda's generated
+	// class has none, and says nothing to the user).
+	for _, f := range frames[i+1:] {
+		if !strings.HasSuffix(f, "(Unknown Source)") {
+			return f + " → " + frames[i]
+		}
 	}
 	return frames[i]
 }

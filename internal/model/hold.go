@@ -75,9 +75,9 @@ func (f HoldFigures) Mean() format.Time {
 //
 // Why a sketch: an hour of a busy server (~100 000 events/s) can make tens
 // of millions of contended acquisitions, 8 bytes each if kept to sort; a
-// DDSketch keeps one counter per 2 % wide bucket of values (ns to hours:
-// at most ~2 200, typically a few hundred), whatever the count, and two
-// merge exactly (the sites of one lock into the lock). DataDog's
+// DDSketch keeps one counter per 2 % wide bucket of values (from a
+// nanosecond to an hour at most about 1 450, typically a few hundred),
+// whatever the count, and two merge exactly (the sites of one lock into the lock). DataDog's
 // sketches-go is its reference implementation, maintained and fuzzed; a
 // hand-written quantile sketch would be code to prove.
 const ExactHolds = 1024

@@ -96,7 +96,8 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	var opt model.Options
+	// Without --thread the report prints the edges' counts alone.
+	opt := model.Options{NoEdges: *thread == ""}
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

@@ -551,6 +551,7 @@ const (
 	EdgeRelease                 // From's release let To's acquire finish
 	EdgeOwner                   // To blocked on a monitor From owned
 	EdgeUnpark                  // From's unpark ended To's park
+	NumEdgeKinds
 )
 
 var edgeNames = []string{"wake", "start", "join", "release", "owner", "unpark"}
@@ -612,9 +613,11 @@ type Model struct {
 	ClassInits []*ClassInit
 	// Groups are the transient objects of Locks waited or parked on, one
 	// per class and call site (groups.go), most WaitTime first.
-	Groups    []*Group
-	Edges     []Edge // sorted by ToTime
-	Deadlocks []Deadlock
+	Groups []*Group
+	Edges  []Edge // sorted by ToTime; none when built with Options.NoEdges
+	// EdgeCounts counts the edges by kind, kept or not.
+	EdgeCounts [NumEdgeKinds]int
+	Deadlocks  []Deadlock
 	// lateEntries are the spans in which the fold held a thread, still
 	// blocked in the recording, to have entered its monitor (or lock):
 	// another thread named it the owner (waitFor.set); and those in which

@@ -664,6 +664,16 @@ func (v *validator) edges() {
 			contended += l.Contentions
 		}
 	}
+	// The counts by kind are of every edge, kept (here) or not.
+	var counts [model.NumEdgeKinds]int
+	for _, e := range m.Edges {
+		if int(e.Kind) < len(counts) {
+			counts[e.Kind]++
+		}
+	}
+	if counts != m.EdgeCounts {
+		v.bad("edges by kind %v, counted as the fold went %v", counts, m.EdgeCounts)
+	}
 	for i, e := range m.Edges {
 		name := fmt.Sprintf("%s edge %v -> %v (%s..%s)", e.Kind, e.From, e.To, sec(e.FromTime), sec(e.ToTime))
 		from, to := v.byID[e.From], v.byID[e.To]

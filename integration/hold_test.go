@@ -29,20 +29,7 @@ func TestHoldTimes(t *testing.T) {
 		}
 		rep := report.New(rec, built, report.Options{})
 		holdMS := e.int(t, "hold_ms")
-		monitor := format.ObjectID(e.hash(t, "monitor")).String()
-		var mon, juc *report.Lock
-		for i := range rep.Locks {
-			l := &rep.Locks[i]
-			switch {
-			case l.Object == monitor && l.Kind == "monitor":
-				mon = l
-			case l.Kind == "juc" && l.Class != nil && strings.HasSuffix(*l.Class, "ReentrantLock$FairSync;"):
-				juc = l
-			}
-		}
-		if mon == nil || juc == nil {
-			t.Fatalf("monitor %s: %v, the fair ReentrantLock: %v; want both among the report's locks", monitor, mon != nil, juc != nil)
-		}
+		mon, juc := holdLocks(t, rep, format.ObjectID(e.hash(t, "monitor")).String())
 		check := func(name string, l *report.Lock, key, siteA, siteB string) {
 			h := l.Hold
 			if h == nil {
@@ -102,4 +89,21 @@ func TestHoldTimes(t *testing.T) {
 			t.Errorf("the text report has no %q:\n%s", want, txt.String())
 		}
 	})
+}
+
+// holdLocks returns HoldTimes' monitor and fair ReentrantLock among the report's locks.
+func holdLocks(t *testing.T, rep *report.Report, monitor string) (mon, juc *report.Lock) {
+	t.Helper()
+	for i := range rep.Locks {
+		switch l := &rep.Locks[i]; {
+		case l.Object == monitor && l.Kind == "monitor":
+			mon = l
+		case l.Kind == "juc" && l.Class != nil && strings.HasSuffix(*l.Class, "ReentrantLock$FairSync;"):
+			juc = l
+		}
+	}
+	if mon == nil || juc == nil {
+		t.Fatalf("monitor %s: %v, the fair ReentrantLock: %v; want both among the report's locks", monitor, mon != nil, juc != nil)
+	}
+	return mon, juc
 }

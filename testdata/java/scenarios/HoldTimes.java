@@ -48,17 +48,18 @@ public class HoldTimes {
 
     static void jucA() throws InterruptedException {
         lock.lock();
-        try {
-            note('a');
-        } finally {
-            lock.unlock();
-        }
+        holdLocked('a');
     }
 
     static void jucB() throws InterruptedException {
         lock.lock();
+        holdLocked('b');
+    }
+
+    // holdLocked holds the ReentrantLock that its caller took, then releases it.
+    static void holdLocked(char where) throws InterruptedException {
         try {
-            note('b');
+            note(where);
         } finally {
             lock.unlock();
         }

@@ -256,7 +256,7 @@ func (b *Builder) parkedOn(ls *lstate, ts *tstate, ev *reader.Event) {
 }
 
 // unparkedFrom ends a park of ts in an acquire of a j.u.c. lock at at
-// (Builder.endParked): unless it timed out, was interrupted or did not
+// (after Builder.endParked): unless it timed out, was interrupted or did not
 // end by itself, ts got the lock then (a re-park, the lock lost to a
 // barging thread, undoes that: blocks), let in by the thread whose unpark
 // ended the park, or else by its owner when it parked.

@@ -117,9 +117,6 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 // endParked ends a park at at: how, and which unpark ended it. An unpark
 // is a permit: it ends the park in progress, or the next one.
 func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
-	if o.iv.Acquire {
-		defer b.unparkedFrom(ts, o, at, how) // once its unparker is known
-	}
 	switch how {
 	case endOpen:
 		o.iv.Wake = WakeNever

@@ -134,21 +134,28 @@ var followEvery = 2 * time.Second
 
 // followRecording builds the model again whenever the recording's event
 // files changed (recordingSig) and has srv answer from it, until ctx ends.
-// A build that fails is told, and the last model stays.
+// A build that fails is told, and the last model stays. After a build
+// that took d, it looks again d later at the soonest: a recording whose
+// reading takes longer than followEvery is read at most half the time.
 func followRecording(ctx context.Context, u ui, prefix string, rf *rangeFlags, srv *web.Server, sig string) {
 	t := time.NewTicker(followEvery)
 	defer t.Stop()
+	var next time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
+		if time.Now().Before(next) {
+			continue
+		}
 		now := recordingSig(prefix)
 		if now == sig {
 			continue
 		}
 		sig = now
+		t0 := time.Now()
 		rec, err := reader.Open(prefix)
 		var res *model.Result
 		if err == nil {
@@ -164,6 +171,7 @@ func followRecording(ctx context.Context, u ui, prefix string, rf *rangeFlags, s
 		if ctx.Err() == nil {
 			srv.Update(rec, res)
 		}
+		next = time.Now().Add(time.Since(t0))
 	}
 }
 

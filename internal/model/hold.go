@@ -256,10 +256,11 @@ func (b *Builder) parkedOn(ls *lstate, ts *tstate, ev *reader.Event) {
 }
 
 // unparkedFrom ends a park of ts in an acquire of a j.u.c. lock at at
-// (after Builder.endParked): unless it timed out, was interrupted or did not
-// end by itself, ts got the lock then (a re-park, the lock lost to a
-// barging thread, undoes that: blocks), let in by the thread whose unpark
-// ended the park, or else by its owner when it parked.
+// (after Builder.endParked). Unless it timed out or was interrupted, or
+// its end is missing (forced) or still to come (open), ts got the lock
+// then (a re-park, the lock lost to a barging thread, undoes that:
+// blocks), let in by the thread whose unpark ended the park, or else by
+// its owner when it parked.
 func (b *Builder) unparkedFrom(ts *tstate, o *openIv, at format.Time, how ending) {
 	h := &o.ls.hold
 	h.parked = max(h.parked-1, 0)

@@ -662,7 +662,7 @@ static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns
 // sampled them there.
 static void wall_ticks(int64_t now_ns, int64_t planned) {
   static int cand[SLOTS], pick[SLOTS], again[SLOTS];
-  static unsigned char whole[SLOTS];
+  static unsigned char whole[SLOTS], still[SLOTS];
   int64_t m64 = (now_ns - wall_last_ns) / wall_ns;
   if (m64 < 1) return;
   // More than a slot's repeats hold only if the writer fell far behind:
@@ -700,6 +700,7 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
     int off = off_cpu(&slots[i], atomic_load(&slots[i].tid), wake, &unmoved);
     if (off == 2) {
       whole[r] = (unsigned char)(unmoved && m > 1);
+      still[r] = (unsigned char)unmoved;
       again[r++] = i;
     } else if (off) pick[k++] = i;
   }
@@ -711,7 +712,11 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
     // The ticks slept over, each its own interval (the thread's exact
     // time there), before this tick's.
     for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
-    wall_rep_put(e, now, whole[j] ? w : wl, 0);
+    // This tick at its own time too when the thread has not run since the
+    // last look (it was there then): a tick run late (the writer's, up to
+    // an interval after it) would otherwise come up to an interval after
+    // its time, as close as a few µs to the next run's first tick.
+    wall_rep_put(e, now, whole[j] ? w : wl, still[j] ? wall_last_ns : 0);
   }
   pid_t pid = k ? getpid() : 0;   // a system call: none on a tick of repeats alone
   for (int j = 0; j < k; j++) {

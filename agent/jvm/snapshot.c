@@ -16,6 +16,7 @@
 #include "stacks/objclass.h"
 #include "threads/attached.h"
 #include "threads/pending.h"
+#include "threads/threads.h"
 
 // monitor_id names the object of a monitor: its identity hash (computed
 // now when the object is at hand, with its class written), else by the
@@ -103,6 +104,35 @@ static int state_at(JNIEnv *env, jthread t, jthread jt, jint st, jint in, uint32
   return kind && attached_keep(env, th, shard, kind, obj, t, in, fr, nf);
 }
 
+// What a recording learns from later events, an `orca threads` snapshot
+// (opt.snapshot) writes at once: the stack of a thread in none of the
+// states above (running, in native code or I/O) as a Sample of 1 ns — cpu
+// when it is in Java, wall when in native code. (The monitors a thread
+// holds would want GetOwnedMonitorInfo, whose capability HotSpot 17-25
+// offers no attached agent: a monitor's holder is known from the threads
+// blocked on it.)
+static void stack_now(jthread t, jint st, uint32_t th, int shard, int64_t ts) {
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int nf = stack_capture(t, 0, fr, opt.depth);
+  int sampled = (st & JVMTI_THREAD_STATE_IN_NATIVE) ? ORCA_SAMPLED_WALL : ORCA_SAMPLED_CPU;
+  ring_put_mode(shard, ORCA_EV_SAMPLE, ts, th, 1, 0, fr, nf, NULL, 0, sampled);
+}
+
+// mounted_now marks vt (its hash th) as a virtual thread in a snapshot: a
+// VirtualThreadMounted line, its target the carrier it is mounted on now,
+// 0 when it is unmounted (no event of a recording follows to tell).
+static void mounted_now(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts) {
+  jthread c = vthread_carrier(env, vt);
+  uint32_t carrier = 0;
+  if (c) {
+    jint h = 0;
+    (*jvmti)->GetObjectHashCode(jvmti, c, &h);
+    carrier = thread_key(env, c, (uint32_t)h);
+    (*env)->DeleteLocalRef(env, c);
+  }
+  ring_put(shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, ts, th, carrier, 0, NULL, 0, NULL, 0);
+}
+
 int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker) {
   jint st = 0;
   if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
@@ -118,6 +148,10 @@ int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
   attached_lock();
   // A sleeping one is in its sleep while JVMTI says "parked" of it.
   int o = state_at(env, vt, c, st, sleeping ? JVMTI_THREAD_STATE_PARKED : 0, th, shard, ts, blocker);
+  if (opt.snapshot) {
+    mounted_now(env, vt, th, shard, ts);
+    if (!o && !on_mon) stack_now(vt, st, th, shard, ts);
+  }
   attached_unlock();
   if (c) (*env)->DeleteLocalRef(env, c);
   return o ? 1 : on_mon ? -1 : 0;
@@ -137,7 +171,9 @@ int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
       continue;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     h = (jint)vthread_key_new(env, all[i], (uint32_t)h);   // registered by threads_existing_at: its key
-    if (state_at(env, all[i], all[i], st, 0, (uint32_t)h, i, ts, blocker)) found++;
+    int in = state_at(env, all[i], all[i], st, 0, (uint32_t)h, i, ts, blocker);
+    found += in;
+    if (opt.snapshot && !in) stack_now(all[i], st, (uint32_t)h, i, ts);
   }
   attached_unlock();
   for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i]);

@@ -379,7 +379,9 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
       (*env)->DeleteLocalRef(env, all[i]);
       continue;
     }
-    (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
+    // A snapshot (orca threads) has no event after it to tell apart: one
+    // look-up of the thread less each (HotSpot's is a linear search).
+    if (!opt.snapshot) (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     h = (jint)thread_key_new(env, all[i], (uint32_t)h);

@@ -82,16 +82,12 @@ func runThreads(u ui, args []string) error {
 }
 
 // snapshot is what an orca threads attach read: the recording of one
-// instant, folded, and what the fold keeps no trace of.
+// instant, folded.
 type snapshot struct {
 	pid     int
 	command string
 	rec     *reader.Recording
 	m       *model.Model
-	// held: the monitors each thread holds (MonitorOwned lines); classes:
-	// every object's class (ObjectClass lines).
-	held    map[format.ThreadID][]format.ObjectID
-	classes map[format.ObjectID]string
 	took    time.Duration // the whole command, attach to model
 	agentMS string        // the agent's own time (.info attach_ms)
 }
@@ -156,8 +152,7 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	return s, nil
 }
 
-// read reads the snapshot's recording at prefix: the model, and the held
-// monitors and objects' classes the model keeps no list of.
+// read reads the snapshot's recording at prefix and folds it.
 func (s *snapshot) read(prefix string) error {
 	rec, err := reader.Open(prefix)
 	if err != nil {
@@ -169,18 +164,7 @@ func (s *snapshot) read(prefix string) error {
 	}
 	s.rec, s.m = rec, res.Model
 	s.agentMS = rec.Info[format.InfoAttachTimes]
-	s.held = map[format.ThreadID][]format.ObjectID{}
-	s.classes = map[format.ObjectID]string{}
-	_, err = rec.EachEvent(reader.EachOptions{}, func(ev *reader.Event) error {
-		switch ev.Kind {
-		case format.MonitorOwned:
-			s.held[ev.Thread] = append(s.held[ev.Thread], ev.Object)
-		case format.ObjectClass:
-			s.classes[ev.Object] = ev.Class
-		}
-		return nil
-	})
-	return err
+	return nil
 }
 
 // snapDir is the directory of one snapshot, made by orca in the JVM's

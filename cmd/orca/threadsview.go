@@ -138,9 +138,6 @@ func newThreadsView(s *snapshot) *threadsView {
 	}
 	object := func(o format.ObjectID, kind model.LockKind) nowObject {
 		c := m.ClassName(o)
-		if c == "" && s.classes[o] != "" {
-			c = format.JavaName(s.classes[o])
-		}
 		k := map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}[kind]
 		return nowObject{Object: o.String(), Class: c, Kind: k}
 	}
@@ -171,9 +168,6 @@ func newThreadsView(s *snapshot) *threadsView {
 			}
 			nt.forID = w.For
 		}
-		for _, o := range s.held[t.ID] {
-			nt.Holds = append(nt.Holds, object(o, model.Monitor))
-		}
 		nt.Stack = resolve(nt.stack)
 		byID[t.ID] = nt
 		all = append(all, nt)
@@ -190,9 +184,9 @@ func newThreadsView(s *snapshot) *threadsView {
 		}
 		r := ref(nt.forID)
 		nt.WaitsFor = &r
-		// What a thread waits for on a lock, its owner holds: a j.u.c.
-		// lock's owner is known only so (the agent reads the owner of the
-		// locks threads wait on), a monitor's is listed already.
+		// What a thread waits for on a lock, its owner holds: known only
+		// so (HotSpot offers an attached agent no can_get_owned_monitor_info;
+		// the agent reads the owner of the locks threads wait on).
 		if h := byID[nt.forID]; h != nil && nt.WaitsOn != nil && !slices.ContainsFunc(h.Holds, func(o nowObject) bool { return o.Object == nt.WaitsOn.Object }) {
 			h.Holds = append(h.Holds, *nt.WaitsOn)
 		}
@@ -312,9 +306,9 @@ func newThreadsView(s *snapshot) *threadsView {
 }
 
 func (v *threadsView) writeJSON(w io.Writer) error {
-	e := json.NewEncoder(w)
-	e.SetIndent("", "  ")
-	return e.Encode(v)
+	// Not indented: 100 000 virtual threads' ids make megabytes (jq
+	// indents).
+	return json.NewEncoder(w).Encode(v)
 }
 
 // describe says what a thread does, in one line: its state, what it

@@ -18,11 +18,11 @@
 #include "threads/pending.h"
 #include "threads/threads.h"
 
-// now: the stack of the platform thread being written, read with every
-// other's at one safepoint (GetAllStackTraces: each GetStackTrace of
-// another thread would look it up in HotSpot's list of threads, a linear
-// search: 10 000 threads took seconds); NULL: a virtual thread's, asked
-// of JVMTI.
+// now: the stack of the thread being written, read already: a platform
+// thread's with every other's at one safepoint (GetAllStackTraces: each
+// GetStackTrace of another thread would look it up in HotSpot's list of
+// threads, a linear search: 10 000 threads took seconds), a virtual
+// thread's once for its state and its sleep; NULL: asked of JVMTI.
 static const jvmtiStackInfo *now;
 
 static int stack_of(jthread t, orca_frame *fr) {
@@ -154,8 +154,13 @@ int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
   int on_mon = (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
   jthread c = on_mon ? vthread_carrier(env, vt) : NULL;
   if (on_mon && !c) return -1;
-  // Its sleep parks it: JVMTI says "parked" (21-25).
-  int sleeping = !on_mon && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
+  // Its stack, read once: for its state, and whether it sleeps — its sleep
+  // parks it: JVMTI says "parked" (21-25).
+  jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
+  jvmtiStackInfo si = {.frame_buffer = fr};
+  if (!on_mon && (*jvmti)->GetStackTrace(jvmti, vt, 0, opt.depth > 6 ? opt.depth : 6, fr, &si.frame_count) == JVMTI_ERROR_NONE)
+    now = &si;
+  int sleeping = now && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt, fr, si.frame_count);
   if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
   attached_lock();
   // A sleeping one is in its sleep while JVMTI says "parked" of it.
@@ -164,6 +169,7 @@ int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
     mounted_now(env, vt, th, shard, ts);
     if (!o && !on_mon) stack_now(vt, st, th, shard, ts);
   }
+  now = NULL;
   attached_unlock();
   if (c) (*env)->DeleteLocalRef(env, c);
   return o ? 1 : on_mon ? -1 : 0;

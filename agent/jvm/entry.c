@@ -516,6 +516,9 @@ typedef struct {
 
 static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   at_attach *a = arg;
+  // A snapshot has no writer thread: the rings are drained on this one as
+  // they fill (100 000 virtual threads write more than they hold).
+  if (opt.snapshot && a->alive % 2048 == 2047) writer_drain();
   int shard = 0;
   uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
   if (!h) return;
@@ -732,7 +735,9 @@ static void snapshot_now(JNIEnv *env, jthread self) {
   vthread_init(env, self);   // virtual threads' names (their ids)
   int64_t ts = clock_now();
   char n[24];
-  int alive = threads_existing_at(env, ts), blocked = snapshot_threads(env, ts, blocker_of);
+  int alive = threads_existing_at(env, ts);
+  if (opt.snapshot) writer_drain();
+  int blocked = snapshot_threads(env, ts, blocker_of);
   at_attach va = {.ts = ts};
   int64_t listed = 0;
   const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
@@ -751,11 +756,11 @@ static void snapshot_now(JNIEnv *env, jthread self) {
 
 // attach_snapshot is `orca threads` (snapshot=yes): phases 1 and 2 of an
 // attach (no class rewritten: way_snapshot), the snapshot, and the files
-// finished before it returns. No event is enabled, and of the agent's
-// threads only the writer runs, during the snapshot (no walker, sampler or
-// lease): the caller reads the files once the load returns, and nothing of
-// the agent's runs in the JVM after it; the library stays mapped, as after
-// any attach.
+// finished before it returns, written on this thread (writer_drain, then
+// writer_stop). No event is enabled and no thread of the agent's is
+// started (no writer, walker, sampler or lease): the caller reads the
+// files once the load returns, and nothing of the agent's runs in the JVM
+// after it; the library stays mapped, as after any attach.
 static jint attach_snapshot(JavaVM *vm, JNIEnv *env, const char *options) {
   static int hooked;
   int code;
@@ -768,15 +773,6 @@ static jint attach_snapshot(JavaVM *vm, JNIEnv *env, const char *options) {
     return START_NO_JVMTI;
   }
   hooked = 1;
-  // The writer drains the rings while the snapshot fills them (100 000
-  // virtual threads write more than they hold), and ends before the load
-  // returns.
-  if ((err = writer_start())) {
-    orca_fail("%s", err);
-    writer_stop();
-    mark("");
-    return START_NO_JVMTI;
-  }
   counters_prop(ORCA_INFO_ATTACHED, "true");
   java_version();
   prop(ORCA_INFO_JAVA_VM, "java.vm.name");

@@ -12,6 +12,7 @@
 #include "hotspot/vthread.h"
 #include "jvm/snapshot.h"
 #include "record/ring.h"
+#include "record/writer.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "threads/attached.h"
@@ -189,6 +190,7 @@ int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
       continue;
     (*jvmti)->GetObjectHashCode(jvmti, t, &h);
     h = (jint)vthread_key_new(env, t, (uint32_t)h);   // registered by threads_existing_at: its key
+    if (opt.snapshot && i % 2048 == 2047) writer_drain();   // no writer thread (jvm/entry.c)
     now = &all[i];
     int in = state_at(env, t, t, st, 0, (uint32_t)h, i, ts, blocker);
     found += in;

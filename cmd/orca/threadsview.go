@@ -105,7 +105,10 @@ type threadsView struct {
 	List      []*nowThread  `json:"platform_threads"`
 	Groups    []*nowGroup   `json:"virtual_threads"`
 	// Unseen: virtual threads the agent could not look at, and why (.info).
-	Skipped int64  `json:"virtual_skipped,omitempty"`
+	Skipped int64 `json:"virtual_skipped,omitempty"`
+	// Dropped: records the agent could not write (.info dropped_total):
+	// the snapshot misses threads or states.
+	Dropped int64  `json:"dropped,omitempty"`
 	Unseen  string `json:"virtual_unseen,omitempty"`
 }
 
@@ -116,6 +119,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		Deadlocks: []nowDeadlock{}, Chains: []nowChain{}, List: []*nowThread{}, Groups: []*nowGroup{}}
 	v.Skipped, _ = s.rec.Info.Int(format.InfoVirtualSkipped)
 	v.Unseen = s.rec.Info[format.InfoVirtualUnseen]
+	v.Dropped, _ = s.rec.Info.Int(format.InfoDroppedTotal)
 	at := m.End
 	g := m.WaitGraphAt(at)
 	waits := map[format.ThreadID]model.Wait{}
@@ -360,6 +364,9 @@ func (v *threadsView) writeText(w io.Writer) error {
 		v.PID, v.Command, java, v.Threads, v.Platform, v.Virtual, v.TookS*1000)
 	if v.Skipped > 0 {
 		p("(%d virtual threads blocked on a monitor or in Object.wait, unmounted, are counted but their state is not known)\n", v.Skipped)
+	}
+	if v.Dropped > 0 {
+		p("(INCOMPLETE: the agent could not write %d records of the snapshot: some threads or states are missing)\n", v.Dropped)
 	}
 	if v.Unseen != "" {
 		p("(not every virtual thread could be looked at: %s)\n", v.Unseen)

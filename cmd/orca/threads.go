@@ -128,7 +128,7 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 		return nil, exitError{1, "threads: " + err.Error()}
 	}
 	prefix := "/tmp/" + dir.name + "/threads"
-	opts := fmt.Sprintf("prefix=%s,clobber=no,snapshot=yes,format=compact,flush=10,depth=%d,cpu=off,wall=off,thread_cpu=off", prefix, depth)
+	opts := fmt.Sprintf("prefix=%s,clobber=no,snapshot=yes,format=compact,depth=%d,cpu=off,wall=off,thread_cpu=off", prefix, depth)
 	code, err := load(vm, lib, opts)
 	if err != nil {
 		return nil, exitError{1, "threads: " + err.Error()}

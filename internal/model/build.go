@@ -20,6 +20,10 @@ type Options struct {
 	// as a bounded recording's at its oldest chunk kept, and a state
 	// still on at its end lasts to it, as in a recording stopped then.
 	Span *reader.Span
+	// NoEdges keeps only the count of the edges by kind (Model.EdgeCounts),
+	// not the edges themselves (a fifth of the model's memory): for orca
+	// report without --thread, which prints the counts alone.
+	NoEdges bool
 }
 
 // Result is a built model with what reading the files reported.
@@ -37,6 +41,7 @@ type Result struct {
 func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
+	b.edges.drop = opt.NoEdges
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }

@@ -334,7 +334,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	switch ev.Kind {
 	case format.ThreadStarted:
 		t.Name = ev.Name
-		if i, ok := b.starts[ev.Thread]; ok {
+		if i, ok := b.starts[ev.Thread]; ok && i >= 0 {
 			e := b.edges.at(i)
 			e.ToTime = max(t.Start, e.FromTime)
 		}

@@ -26,6 +26,7 @@ func (b *Builder) Finalize() *Model {
 		m.End = b.stoppedAt
 	}
 	m.Edges = b.edges.all()
+	m.EdgeCounts = b.edges.counts
 	for _, ci := range m.ClassInits {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}

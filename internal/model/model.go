@@ -381,6 +381,10 @@ type Lock struct {
 
 	// Semaphore calls, by every thread.
 	Acquires, Releases int
+
+	// Hold: how long its holders held it while others waited (hold.go),
+	// by every thread; nil when no hold was measured.
+	Hold *Hold
 }
 
 // Contended reports whether threads waited to take the lock: a contention
@@ -547,6 +551,7 @@ const (
 	EdgeRelease                 // From's release let To's acquire finish
 	EdgeOwner                   // To blocked on a monitor From owned
 	EdgeUnpark                  // From's unpark ended To's park
+	NumEdgeKinds
 )
 
 var edgeNames = []string{"wake", "start", "join", "release", "owner", "unpark"}
@@ -608,9 +613,11 @@ type Model struct {
 	ClassInits []*ClassInit
 	// Groups are the transient objects of Locks waited or parked on, one
 	// per class and call site (groups.go), most WaitTime first.
-	Groups    []*Group
-	Edges     []Edge // sorted by ToTime
-	Deadlocks []Deadlock
+	Groups []*Group
+	Edges  []Edge // sorted by ToTime; none when built with Options.NoEdges
+	// EdgeCounts counts the edges by kind, kept or not.
+	EdgeCounts [NumEdgeKinds]int
+	Deadlocks  []Deadlock
 	// lateEntries are the spans in which the fold held a thread, still
 	// blocked in the recording, to have entered its monitor (or lock):
 	// another thread named it the owner (waitFor.set); and those in which
@@ -667,6 +674,8 @@ type Model struct {
 	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
+	// holds: the locks' hold times as the fold made them (Lock.Hold).
+	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
 	initLocks map[format.ObjectID]*ClassInit
 }

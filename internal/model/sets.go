@@ -58,10 +58,18 @@ const edgeBlock = 4096
 type edgeList struct {
 	blocks [][]Edge
 	n      int
+	// counts are the edges added by kind; with drop set (Options.NoEdges)
+	// they are all that is kept.
+	counts [NumEdgeKinds]int
+	drop   bool
 }
 
-// add appends e and returns its index.
+// add appends e and returns its index, -1 when the list drops its edges.
 func (l *edgeList) add(e Edge) int {
+	l.counts[e.Kind]++
+	if l.drop {
+		return -1
+	}
 	if l.n%edgeBlock == 0 {
 		l.blocks = append(l.blocks, make([]Edge, 0, edgeBlock))
 	}
@@ -83,7 +91,7 @@ func (l *edgeList) all() []Edge {
 	for _, b := range l.blocks {
 		all = append(all, b...)
 	}
-	*l = edgeList{}
+	*l = edgeList{counts: l.counts, drop: l.drop}
 	return all
 }
 

@@ -66,6 +66,23 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("decoding the JSON: %v", err)
 				}
 				checkMeaning(t, &back, res.Model, opt)
+				if opt.Thread == "" {
+					// orca report builds without the edges then
+					// (model.Options.NoEdges): the same report.
+					lean, err := model.Build(rec, model.Options{NoEdges: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					lr := New(rec, lean, opt)
+					lr.Prefix = name
+					var ljs bytes.Buffer
+					if err := lr.WriteJSON(&ljs); err != nil {
+						t.Fatal(err)
+					}
+					if ljs.String() != js.String() {
+						t.Errorf("the report of the model built without its edges differs:\n%s", ljs.String())
+					}
+				}
 			})
 		}
 	}

@@ -508,8 +508,15 @@ func (b *builder) jdkThreads() map[format.ThreadID]bool {
 	return out
 }
 
-// edges counts the edges that touch a matching thread.
+// edges counts the edges that touch a matching thread: without a filter,
+// every edge (each ends at a thread of the model), which the model counts
+// whether it keeps them or not (model.Options.NoEdges).
 func (b *builder) edges() Edges {
+	if !b.v.Filtered {
+		c := &b.m.EdgeCounts
+		return Edges{Wake: c[model.EdgeWake], Start: c[model.EdgeStart], Join: c[model.EdgeJoin],
+			Release: c[model.EdgeRelease], Owner: c[model.EdgeOwner], Unpark: c[model.EdgeUnpark]}
+	}
 	var e Edges
 	for _, ed := range b.m.Edges {
 		if !b.matches(ed.From) && !b.matches(ed.To) {

@@ -29,6 +29,8 @@ import (
 //     excepted), and no thread blocks on a monitor it owns;
 //   - each lock's contentions, blocked and max time, sites, per-owner
 //     blame and waits equal what its threads' intervals say;
+//   - each lock's hold times add up over its holding sites, and are
+//     ended by no more acquisitions than it had (holds);
 //   - each group's members are transient locks of its kind, class and
 //     site, in no other group, and its figures are their sums; no set of
 //     transient locks that would make a group is left out;
@@ -47,6 +49,7 @@ func Validate(m *model.Model) []error {
 	v.threads()
 	v.locks()
 	v.aggregate()
+	v.holds()
 	v.groups()
 	v.holders()
 	v.doing()
@@ -660,6 +663,16 @@ func (v *validator) edges() {
 		if l.Kind == model.Semaphore {
 			contended += l.Contentions
 		}
+	}
+	// The counts by kind are of every edge, kept (here) or not.
+	var counts [model.NumEdgeKinds]int
+	for _, e := range m.Edges {
+		if int(e.Kind) < len(counts) {
+			counts[e.Kind]++
+		}
+	}
+	if counts != m.EdgeCounts {
+		v.bad("edges by kind %v, counted as the fold went %v", counts, m.EdgeCounts)
 	}
 	for i, e := range m.Edges {
 		name := fmt.Sprintf("%s edge %v -> %v (%s..%s)", e.Kind, e.From, e.To, sec(e.FromTime), sec(e.ToTime))

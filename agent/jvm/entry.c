@@ -728,6 +728,19 @@ static int attach_core(JavaVM *vm, const char *options, int *code) {
   return 0;
 }
 
+// attach_facts writes the JVM's facts to .info and returns the calling
+// thread (the Attach Listener).
+static jthread attach_facts(void) {
+  java_version();
+  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
+  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
+  prop(ORCA_INFO_JAVA_HOME, "java.home");
+  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  jthread self = NULL;
+  (*jvmti)->GetCurrentThread(jvmti, &self);
+  return self;
+}
+
 // snapshot_now writes what every thread alive is doing now, at one time
 // (jvm/snapshot.h), and its counts for .info.
 static void snapshot_now(JNIEnv *env, jthread self) {
@@ -774,12 +787,7 @@ static jint attach_snapshot(JavaVM *vm, JNIEnv *env, const char *options) {
   }
   hooked = 1;
   counters_prop(ORCA_INFO_ATTACHED, "true");
-  java_version();
-  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
-  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
-  prop(ORCA_INFO_COMMAND, "sun.java.command");
-  jthread self = NULL;
-  (*jvmti)->GetCurrentThread(jvmti, &self);
+  jthread self = attach_facts();
   int64_t t0 = clock_now();
   snapshot_now(env, self);
   attached_forget(env);   // no event will end its states: the walker is not started
@@ -823,16 +831,10 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return START_NO_JVMTI;
   }
   hooked = 1;
-  java_version();
-  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
-  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
-  prop(ORCA_INFO_JAVA_HOME, "java.home");
-  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  jthread self = attach_facts();
   // The threads alive now and what they are doing, at one time before
   // any event: the ring takes them before the writer runs, and every
   // event after has a later time.
-  jthread self = NULL;
-  (*jvmti)->GetCurrentThread(jvmti, &self);
   int64_t t0 = clock_now();
   sampling();
   snapshot_now(env, self);

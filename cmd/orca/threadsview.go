@@ -82,12 +82,13 @@ type nowLink struct {
 // nowGroup is virtual threads doing the same: same state, same object
 // and holder, same stack.
 type nowGroup struct {
-	Count    int        `json:"count"`
-	State    string     `json:"state"`
+	Count int    `json:"count"`
+	State string `json:"state"`
+	// What they wait on and the thread that holds it, as nowThread's.
 	WaitsOn  *nowObject `json:"waits_on,omitempty"`
 	WaitsFor *nowRef    `json:"waits_for,omitempty"`
 	Stack    []string   `json:"stack"`
-	Threads  []nowRef   `json:"threads"`
+	Threads  []nowRef   `json:"threads"` // each one's id and name
 }
 
 // threadsView is the whole answer.

@@ -229,6 +229,21 @@ func TestThreadsErrors(t *testing.T) {
 	if r := run(t, dir, bin, "threads", "--help"); r.code != 0 || !strings.Contains(r.stdout, "orca threads 4242 --json") {
 		t.Errorf("orca threads --help: %s", r)
 	}
+	// A JVM that refuses every attach: said, and nothing left in its /tmp.
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-XX:+DisableAttachMechanism", "-cp", classes(t), "ThreadsNow")...), dir)
+		before, _ := filepath.Glob("/tmp/orca-threads-*")
+		r := run(t, dir, bin, "threads", fmt.Sprint(a.jvm))
+		if r.code != 1 || !strings.Contains(r.stderr, "-XX:+DisableAttachMechanism") || r.stdout != "" {
+			t.Errorf("orca threads on a JVM with -XX:+DisableAttachMechanism: %s", r)
+		}
+		if after, _ := filepath.Glob("/tmp/orca-threads-*"); len(after) != len(before) {
+			t.Errorf("/tmp/orca-threads-*: %v after, %v before", after, before)
+		}
+		io.WriteString(a.stdin, "EXIT\n")
+		checkEnded(t, a, "ThreadsNow")
+	})
 }
 
 // javaThreads asks ThreadsNow for its live threads' names, sorted.

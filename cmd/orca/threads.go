@@ -25,11 +25,13 @@ Attaches to the running JVM with process id PID and prints what every thread
 does now: platform threads one by one, jstack-like, and virtual threads grouped
 by what they do and where; each thread's state and stack, what it waits on and
 the thread that holds it (so the monitors and java.util.concurrent locks each
-thread holds that others wait for). Deadlocks come first —
-cycles of threads blocked on monitors, parked on java.util.concurrent locks, or
-both — each line with the word "deadlock" and the threads' names; then the
-wait chains: each thread that others wait behind (directly or through other
-waiting threads), with the threads behind it.
+thread holds that others wait for). Deadlocks come first — cycles of threads
+blocked on monitors, parked on java.util.concurrent locks, or both — each line
+with the word "deadlock" and the threads' names; then the wait chains: each
+thread that others wait behind (directly or through other waiting threads),
+with the threads behind it. --json prints one object: "deadlocks" (each
+cycle's kind and threads, their ids and names), "chains", "platform_threads",
+"virtual_threads" (groups).
 
 The JVM runs on. The agent takes one snapshot and returns: it enables no event,
 rewrites no class and starts no thread, and the files it wrote (in a new

@@ -30,6 +30,15 @@ type threadsJSON struct {
 		Threads   []struct {
 			Name string `json:"name"`
 		} `json:"threads"`
+		Links []struct {
+			On struct {
+				Kind string `json:"kind"`
+			} `json:"on"`
+			For struct {
+				Name string `json:"name"`
+			} `json:"for"`
+			Threads int `json:"threads"`
+		} `json:"links"`
 	} `json:"chains"`
 	List   []threadsJSON1 `json:"platform_threads"`
 	Groups []struct {
@@ -129,6 +138,10 @@ func TestThreadsNow(t *testing.T) {
 			}
 			slices.Sort(names)
 			key := c.RootName + " (" + c.RootState + ")"
+			// One step each: all wait on one lock its root holds.
+			if l := c.Links; len(l) != 1 || l[0].For.Name != c.RootName || l[0].Threads != len(c.Threads) || l[0].On.Kind == "" {
+				t.Errorf("chain %s: links %+v, want one, of its %d threads, on a lock %s holds", key, l, len(c.Threads), c.RootName)
+			}
 			if c.RootName == "vholder" {
 				names = []string{fmt.Sprint(len(names), " threads")}
 			}

@@ -69,14 +69,23 @@ type nowChain struct {
 	RootName  string   `json:"root_name"`
 	RootState string   `json:"root_state"`
 	Threads   []nowRef `json:"threads"` // behind it, nearest first
-	// Links: each thread behind it, what it waits on and for whom.
+	// Links: the chain's steps, each a lock (or a join: no object) and
+	// its holder with how many threads wait on it for that holder, in the
+	// order first met.
 	Links []nowLink `json:"links"`
+
+	links map[nowLinkKey]int
 }
 
 type nowLink struct {
-	Thread nowRef    `json:"thread"`
-	On     nowObject `json:"on"`
-	For    nowRef    `json:"for"`
+	On      nowObject `json:"on"`
+	For     nowRef    `json:"for"`
+	Threads int       `json:"threads"`
+}
+
+type nowLinkKey struct {
+	on     string
+	holder format.ThreadID
 }
 
 // nowGroup is virtual threads doing the same: same state, same object
@@ -239,14 +248,14 @@ func newThreadsView(s *snapshot) *threadsView {
 		if nt.forID == 0 || inCycle[nt.tid] > 0 {
 			continue
 		}
-		seen := map[format.ThreadID]bool{nt.tid: true}
+		// At most one step a thread: a cycle not reported (none stands
+		// at a snapshot: analysis.IsDeadlock) ends the walk anywhere.
 		u := nt.forID
-		for {
+		for steps := 0; steps < len(all); steps++ {
 			next := byID[u]
-			if next == nil || next.forID == 0 || inCycle[u] > 0 || seen[u] {
+			if next == nil || next.forID == 0 || inCycle[u] > 0 || u == nt.tid {
 				break
 			}
-			seen[u] = true
 			u = next.forID
 		}
 		if k := inCycle[u]; k > 0 {
@@ -256,7 +265,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		c := roots[u]
 		if c == nil {
 			r := byID[u]
-			c = &nowChain{Root: ref(u).ID, RootName: ref(u).Name, Threads: []nowRef{}, Links: []nowLink{}}
+			c = &nowChain{Root: ref(u).ID, RootName: ref(u).Name, Threads: []nowRef{}, Links: []nowLink{}, links: map[nowLinkKey]int{}}
 			if r != nil {
 				c.RootState = r.State
 			}
@@ -264,11 +273,18 @@ func newThreadsView(s *snapshot) *threadsView {
 			order = append(order, u)
 		}
 		c.Threads = append(c.Threads, ref(nt.tid))
-		l := nowLink{Thread: ref(nt.tid), For: ref(nt.forID)}
+		var on nowObject
 		if nt.WaitsOn != nil {
-			l.On = *nt.WaitsOn
+			on = *nt.WaitsOn
 		}
-		c.Links = append(c.Links, l)
+		k := nowLinkKey{on.Object, nt.forID}
+		i, ok := c.links[k]
+		if !ok {
+			i = len(c.Links)
+			c.links[k] = i
+			c.Links = append(c.Links, nowLink{On: on, For: ref(nt.forID)})
+		}
+		c.Links[i].Threads++
 	}
 	for _, u := range order {
 		v.Chains = append(v.Chains, *roots[u])
@@ -398,12 +414,12 @@ func (v *threadsView) writeText(w io.Writer) error {
 		p("WAIT CHAINS (threads others wait behind)\n")
 		for _, c := range v.Chains {
 			p("  %q (%s): %d threads behind it: %s\n", c.RootName, c.RootState, len(c.Threads), refNames(c.Threads, 10))
-			for i, l := range c.Links {
-				if i == 10 {
-					p("    … %d more\n", len(c.Links)-i)
-					break
+			for _, l := range c.Links {
+				if l.On.Object == "" {
+					p("    %d waiting for %q to end\n", l.Threads, l.For.Name)
+					continue
 				}
-				p("    %q waits on %s for %q\n", l.Thread.Name, objectText(l.On), l.For.Name)
+				p("    %d waiting on %s held by %q\n", l.Threads, objectText(l.On), l.For.Name)
 			}
 		}
 		p("\n")

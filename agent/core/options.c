@@ -43,6 +43,8 @@ const char *options_usage =
     "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
+    "  snapshot=yes       (an attach, orca threads) write every thread's state, stack and monitors now, and stop:\n"
+    "                     no events, no thread of the agent's; the files are complete when the load returns\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -173,6 +175,7 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     return NULL;
   }
   if (!strcmp(key, "standby")) return parse_bool(val, &o->standby) ? NULL : "standby= wants yes or no";
+  if (!strcmp(key, "snapshot")) return parse_bool(val, &o->snapshot) ? NULL : "snapshot= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;
 }

@@ -32,6 +32,7 @@ typedef struct {
   long long wall_ns;   // wall=: wall-clock sampling of the threads off a CPU in no recorded state (0: off)
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
   int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
+  int snapshot;        // snapshot=yes (orca threads): an attach writes what every thread does now, then stops (entry.c)
 } orca_options;
 
 extern orca_options opt;

@@ -274,7 +274,9 @@ func (p *pusher) build(final bool) error {
 	if err != nil {
 		return err
 	}
-	res, err := model.Build(rec, model.Options{Span: span})
+	// export.OTLP reads the threads' intervals, the locks' owner changes
+	// and the samples, none of the locks' figures or the edges.
+	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true})
 	if err != nil {
 		return err
 	}

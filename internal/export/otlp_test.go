@@ -198,8 +198,33 @@ func TestOTLPEveryCase(t *testing.T) {
 			if !equalMaps(got, want) {
 				t.Errorf("pushed %v\nthe model's locks %v", got, want)
 			}
+			// A model built without the locks' figures and the edges,
+			// as a push builds it (cmd/orca's pushloop), pushes the same.
+			lean, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []OTLPOptions{{Samples: true}, {Samples: true, From: m.Start + (m.End-m.Start)/3, Partial: true}} {
+				if a, b := otlpBytes(t, rec, m, o), otlpBytes(t, rec, lean.Model, o); !bytes.Equal(a, b) {
+					t.Errorf("%+v: the request of the model without lock figures differs (%d bytes, %d with)", o, len(b), len(a))
+				}
+			}
 		})
 	}
+}
+
+// otlpBytes is OTLP's request, marshalled.
+func otlpBytes(t *testing.T, rec *reader.Recording, m *model.Model, opt OTLPOptions) []byte {
+	t.Helper()
+	req, err := OTLP(rec, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestOTLPSamples pushes the samples recording of internal/testrec: the cpu

@@ -165,7 +165,9 @@ single line such as "No deadlocks.":
 	             holders did while others were blocked (running, ready,
 	             other: I/O, native, the VM; blocked on which lock, held by
 	             whom; the methods their samples were in); where threads
-	             blocked
+	             blocked; how long the holders held it while others waited
+	             (count, mean, p50, p99, max, and per site where they took
+	             it)
 	CALL SITES   the blocking call sites across all locks, one per source
 	             line (class, method, file and line of each frame; the
 	             bytecode index only where the line is unknown)

@@ -29,8 +29,9 @@ malformed or cut lines), then, each ranked:
                during the shutdown, at a kill)
   CONTENTION   locks by time threads spent blocked on them, with the owners
                blamed for it, what the holders did meanwhile (running,
-               ready, other, blocked on which lock; in which methods) and
-               the sites where threads blocked
+               ready, other, blocked on which lock; in which methods), the
+               sites where threads blocked, and how long the holders held
+               it while others waited (p50, p99, max, per site)
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms, parks and

@@ -7,16 +7,19 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 	"orca/internal/web"
 )
 
-const viewHelp = `Usage: orca view [--addr HOST:PORT] [--no-browser] [--from T] [--to T] [--last D] PREFIX
+const viewHelp = `Usage: orca view [--addr HOST:PORT] [--no-browser] [--follow] [--from T] [--to T] [--last D] PREFIX
 
 Reads the recording PREFIX and serves it to a web browser: a timeline of
 every thread's states (runnable, blocked, waiting, sleeping, joining,
@@ -32,6 +35,12 @@ can be shared with someone who opens the same recording.
 
 ` + rangeHelp + `The viewer's times are then seconds since the range's start.
 
+--follow reads the recording again whenever it grew (every 2 s it looks),
+for a recording still being written: started with the JVM, attached with
+orca record --pid, or always-on. The page reloads itself with the new data,
+keeping its view (not while you are using it: it waits until you pause);
+with --last, the range moves with the recording's end.
+
 On a terminal, reading a large recording shows its progress on stderr.
 
 Examples:
@@ -39,6 +48,7 @@ Examples:
   orca view --addr 127.0.0.1:8080 --no-browser /tmp/run1
   orca view --last 5m /tmp/server
   orca view /tmp/run1 --from 120 --to 180
+  orca view --follow --last 10m /tmp/server       (a recording being written)
 `
 
 // viewContext is when orca view stops: at Ctrl-C (tests replace it).
@@ -53,6 +63,7 @@ func runView(u ui, args []string) error {
 	fs := newFlagSet("view", viewHelp)
 	addr := fs.String("addr", web.DefaultAddr, "listen on `HOST:PORT` (port 0: a free one)")
 	noBrowser := fs.Bool("no-browser", false, "print the URL only; do not open a browser")
+	follow := fs.Bool("follow", false, "read the recording again as it grows; the page reloads with it")
 	rf := addRangeFlags(fs, "view")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
@@ -72,6 +83,7 @@ func runView(u ui, args []string) error {
 		return err
 	}
 	var opt model.Options
+	sig := recordingSig(rec.Prefix)
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func runView(u ui, args []string) error {
 		fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
 	}
 	loopback := web.IsLoopback(*addr)
-	srv := web.New(rec, res, web.Options{AllowAnyHost: !loopback})
+	srv := web.New(rec, res, web.Options{AllowAnyHost: !loopback, Follow: *follow})
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
@@ -110,7 +122,75 @@ func runView(u ui, args []string) error {
 	}
 	ctx, stop := viewContext()
 	defer stop()
+	if *follow {
+		go followRecording(ctx, u, rec.Prefix, rf, srv, sig)
+	}
 	return web.Serve(ctx, ln, srv)
+}
+
+// followEvery is how often orca view --follow looks whether the recording
+// grew (a variable for tests).
+var followEvery = 2 * time.Second
+
+// followRecording builds the model again whenever the recording's event
+// files changed (recordingSig) and has srv answer from it, until ctx ends.
+// A build that fails is told, and the last model stays. After a build
+// that took d, it looks again d later at the soonest: a recording whose
+// reading takes longer than followEvery is read at most half the time.
+func followRecording(ctx context.Context, u ui, prefix string, rf *rangeFlags, srv *web.Server, sig string) {
+	t := time.NewTicker(followEvery)
+	defer t.Stop()
+	var next time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if time.Now().Before(next) {
+			continue
+		}
+		now := recordingSig(prefix)
+		if now == sig {
+			continue
+		}
+		sig = now
+		t0 := time.Now()
+		rec, err := reader.Open(prefix)
+		var res *model.Result
+		if err == nil {
+			var opt model.Options
+			if opt.Span, err = rf.span(rec); err == nil {
+				res, err = model.Build(rec, opt)
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(u.stderr, "orca: warning: view --follow: %v (the page shows the recording as it was)\n", err)
+			continue
+		}
+		if ctx.Err() == nil {
+			srv.Update(rec, res)
+		}
+		next = time.Now().Add(time.Since(t0))
+	}
+}
+
+// recordingSig says what the event files of the recording PREFIX are now
+// (each one's name, size and modification time): it changes when the
+// recording grows, a chunk is added or one is deleted by its bounds.
+func recordingSig(prefix string) string {
+	names, _ := filepath.Glob(prefix + format.SuffixEvents + ".*")
+	names = append(names, prefix+format.SuffixEvents)
+	var b strings.Builder
+	for _, n := range names {
+		if n != prefix+format.SuffixEvents && !reader.IsChunkPath(n) {
+			continue
+		}
+		if fi, err := os.Stat(n); err == nil {
+			fmt.Fprintf(&b, "%s %d %d\n", n, fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
 }
 
 // openBrowser starts the user's browser on url without waiting for it.

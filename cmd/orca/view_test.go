@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -27,15 +29,27 @@ func TestView(t *testing.T) {
 // stops it and returns the bodies by path.
 func viewGet(t *testing.T, pre string, paths ...string) map[string][]byte {
 	t.Helper()
+	url, stop := viewStart(t, pre)
+	bodies := map[string][]byte{}
+	for _, p := range paths {
+		bodies[p] = httpGet(t, url+p)
+	}
+	stop()
+	return bodies
+}
+
+// viewStart runs orca view with args (and --no-browser) and returns its
+// URL and a function that stops it and checks that it exited 0.
+func viewStart(t *testing.T, args ...string) (string, func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	orig := viewContext
 	viewContext = func() (context.Context, context.CancelFunc) { return ctx, cancel }
-	defer func() { viewContext = orig }()
 	pr, pw := io.Pipe()
 	var errb testjvm.Buffer // what orca view prints, read while it runs
 	done := make(chan int)
 	go func() {
-		done <- run(ui{nil, pw, &errb}, []string{"view", pre, "--no-browser"})
+		done <- run(ui{nil, pw, &errb}, append(append([]string{"view"}, args...), "--no-browser"))
 		pw.Close()
 	}()
 	line, err := bufio.NewReader(pr).ReadString('\n')
@@ -45,33 +59,87 @@ func viewGet(t *testing.T, pre string, paths ...string) map[string][]byte {
 	go io.Copy(io.Discard, pr)
 	// "orca: serving PREFIX at http://127.0.0.1:PORT/ (Ctrl-C to stop)"
 	i := strings.Index(line, "http://127.0.0.1:")
-	if i < 0 || !strings.Contains(line, pre) {
+	if i < 0 || !strings.Contains(line, args[0]) {
 		t.Fatalf("first line %q: want the prefix and a loopback URL", line)
 	}
 	url := strings.Fields(line[i:])[0]
-	bodies := map[string][]byte{}
-	for _, p := range paths {
-		res, err := http.Get(url + p)
+	return url, func() {
+		t.Helper()
+		defer func() { viewContext = orig }()
+		cancel()
+		select {
+		case code := <-done:
+			if code != 0 {
+				t.Errorf("exit %d: %s", code, errb.String())
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("orca view did not stop when its context ended")
+		}
+	}
+}
+
+func httpGet(t *testing.T, url string) []byte {
+	t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET %s: %v %v", url, err, res.Status)
+	}
+	return b
+}
+
+// TestViewFollow: orca view --follow serves a recording that grows: once
+// lines are added to its .orca file, /api/version's generation moves on
+// and the API answers from the new model (a thread that started in them);
+// without --follow the server keeps the first model.
+func TestViewFollow(t *testing.T) {
+	orig := followEvery
+	followEvery = 50 * time.Millisecond
+	defer func() { followEvery = orig }()
+	for _, follow := range []bool{true, false} {
+		pre := reportRecording(t)
+		args := []string{pre}
+		if follow {
+			args = append(args, "--follow")
+		}
+		url, stop := viewStart(t, args...)
+		type version struct {
+			Generation int
+			Follow     bool
+			Events     int
+		}
+		var v0 version
+		if err := json.Unmarshal(httpGet(t, url+"api/version"), &v0); err != nil || v0.Generation != 1 || v0.Follow != follow || v0.Events == 0 {
+			t.Fatalf("GET api/version: %v, %+v", err, v0)
+		}
+		f, err := os.OpenFile(pre+".orca", os.O_APPEND|os.O_WRONLY, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := io.ReadAll(res.Body)
-		res.Body.Close()
-		if err != nil || res.StatusCode != 200 {
-			t.Fatalf("GET %s: %v %v", url+p, err, res.Status)
+		fmt.Fprintf(f, "9.0000000000,ThreadStarted,0000ABCD,late-thread\n9.5000000000,ThreadEnded,0000ABCD\n")
+		f.Close()
+		var v version
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			if err := json.Unmarshal(httpGet(t, url+"api/version"), &v); err != nil {
+				t.Fatal(err)
+			}
+			if v.Generation != 1 || !follow && time.Now().After(deadline.Add(-9500*time.Millisecond)) {
+				break
+			}
 		}
-		bodies[p] = b
-	}
-	cancel()
-	select {
-	case code := <-done:
-		if code != 0 {
-			t.Errorf("exit %d: %s", code, errb.String())
+		threads := string(httpGet(t, url+"api/threads"))
+		switch {
+		case follow && (v.Generation != 2 || v.Events != v0.Events+2 || !strings.Contains(threads, "late-thread")):
+			t.Errorf("--follow: after 2 lines were added, version %+v (was %+v), late-thread in /api/threads: %v", v, v0, strings.Contains(threads, "late-thread"))
+		case !follow && (v.Generation != 1 || strings.Contains(threads, "late-thread")):
+			t.Errorf("without --follow the model changed: version %+v", v)
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("orca view did not stop when its context ended")
+		stop()
 	}
-	return bodies
 }
 
 func TestViewUsage(t *testing.T) {

@@ -53,6 +53,7 @@ func (ag *aggregator) locks() ([]*Lock, []*Group) {
 	out := make([]*Lock, 0, len(ag.by))
 	for _, a := range ag.by {
 		a.facts()
+		a.l.Hold = ag.m.holdFigures(a.l.Object, a.l.Kind)
 		out = append(out, a.finish())
 	}
 	groups := ag.groupWaits()

@@ -316,6 +316,12 @@ func dumpModel(b *strings.Builder, m *Model) {
 			}
 			b.WriteString("\n")
 		}
+		if h := l.Hold; h != nil {
+			fmt.Fprintf(b, "  hold %s\n", holdDump(h.HoldFigures))
+			for _, s := range h.Sites {
+				fmt.Fprintf(b, "  hold site s%d %s\n", s.Stack, holdDump(s.HoldFigures))
+			}
+		}
 		if len(l.HeldAt) > 0 {
 			hs := make([]string, len(l.HeldAt))
 			for i, h := range l.HeldAt {
@@ -411,4 +417,9 @@ func lineDiff(want, got string) string {
 		}
 	}
 	return out.String()
+}
+
+// holdDump is a line of hold figures (Lock.Hold) in the dump.
+func holdDump(f HoldFigures) string {
+	return fmt.Sprintf("count=%d total=%s p50=%s p99=%s max=%s", f.Count, secs(f.Total), secs(f.P50), secs(f.P99), secs(f.Max))
 }

@@ -24,6 +24,7 @@ type lstate struct {
 	// Semaphore: the releases not yet matched to an acquire, oldest
 	// first, at most maxReleases.
 	rels []release
+	hold holdState // its hold times (hold.go)
 }
 
 // release is a semaphore's release by thread by at at.
@@ -72,6 +73,7 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 	// wait for it from here on.
 	b.changedHands(o.iv.Object, ts)
 	b.newOwner(ls, ts, at)
+	b.tookMonitor(ts, o, at)
 	return at
 }
 
@@ -173,6 +175,7 @@ func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 
 // block adds ts to the threads blocked on the monitor.
 func (ls *lstate) block(ts *tstate) {
+	ls.hold.blocks(ts.t.ID)
 	i, found := slices.BinarySearchFunc(ls.blocked, ts.t.ID, byThreadID)
 	if found {
 		ls.blocked[i] = ts

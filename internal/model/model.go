@@ -381,6 +381,10 @@ type Lock struct {
 
 	// Semaphore calls, by every thread.
 	Acquires, Releases int
+
+	// Hold: how long its holders held it while others waited (hold.go),
+	// by every thread; nil when no hold was measured.
+	Hold *Hold
 }
 
 // Contended reports whether threads waited to take the lock: a contention
@@ -670,6 +674,8 @@ type Model struct {
 	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
+	// holds: the locks' hold times as the fold made them (Lock.Hold).
+	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
 	initLocks map[format.ObjectID]*ClassInit
 }

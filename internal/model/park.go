@@ -54,6 +54,9 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	}
 	from := waitsFrom(ots, ev.Time)
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
+	if acquire {
+		b.parkedOn(o.ls, ts, ev)
+	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 }
 

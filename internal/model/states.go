@@ -129,6 +129,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		}
 	case Parked, Idle:
 		b.endParked(ts, &o, at, how)
+		if o.iv.Acquire {
+			b.unparkedFrom(ts, &o, at, how) // its unparker known
+		}
 	}
 	o.iv.Forced = how == endForced
 	// At the end of the recording, the innermost state's open segment

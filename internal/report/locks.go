@@ -57,6 +57,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 		if ml.Kind == model.Monitor || ml.Kind == model.JUCLock {
 			b.holders(&l, doing[model.LockRef{Object: ml.Object, Kind: ml.Kind}])
 		}
+		l.Hold = b.hold(ml)
 		out = append(out, l)
 	}
 	return out

@@ -280,6 +280,18 @@ func sameAsModel(t *testing.T, r *Report, m *model.Model) {
 				t.Errorf("lock %s owner %d: %+v, model %+v", l.Object, i, o, mo)
 			}
 		}
+		if h, mh := l.Hold, ml.Hold; (h == nil) != (mh == nil) || h != nil && (h.Count != mh.Count || len(h.Sites) != len(mh.Sites) ||
+			!near(h.P50S, mh.P50.Seconds(), 1) || !near(h.P99S, mh.P99.Seconds(), 1) || !near(h.MaxS, mh.Max.Seconds(), 1) || !near(h.MeanS, mh.Mean().Seconds(), 1)) {
+			t.Errorf("lock %s: hold %+v, model %+v", l.Object, h, mh)
+		} else if h != nil {
+			n := 0
+			for _, s := range h.Sites {
+				n += s.Count
+			}
+			if n != h.Count {
+				t.Errorf("lock %s: hold sites add up to %d holds, the lock has %d", l.Object, n, h.Count)
+			}
+		}
 		var got, want []string
 		for _, s := range l.Sites {
 			got = append(got, strconv.Itoa(s.Contentions)+"+"+strconv.Itoa(s.Open)+"/"+strconv.FormatFloat(s.BlockedS, 'f', 9, 64))

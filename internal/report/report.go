@@ -321,6 +321,10 @@ type Lock struct {
 	HoldersDoing     map[string]float64 `json:"holders_doing,omitempty"`
 	HoldersBlockedOn []HolderBlockedOn  `json:"holders_blocked_on,omitempty"`
 	HoldersFrames    []HolderFrame      `json:"holders_frames,omitempty"`
+	// Hold: how long its holders held it while others waited (hold.go);
+	// absent when none was measured (a semaphore, a read-write lock, a
+	// lock no holder took while others waited).
+	Hold *LockHold `json:"hold,omitempty"`
 }
 
 // Site is a blocking call site ranked across all locks.

@@ -586,6 +586,7 @@ func (r *Report) contentionSection(t *textWriter) {
 			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 			t.frames("         ", s.Frames)
 		}
+		holdText(t, &l)
 	}
 }
 

@@ -33,7 +33,7 @@ func intParam(r *http.Request, name string, def, lo, hi int64) (int64, error) {
 
 // timeRange reads t0 and t1 (ns since the recording's start); absent, they
 // are the whole recording.
-func (s *Server) timeRange(r *http.Request) (t0, t1 int64, err error) {
+func (s *site) timeRange(r *http.Request) (t0, t1 int64, err error) {
 	dur := s.d.rel(s.d.m.End)
 	if t0, err = intParam(r, "t0", 0, -1<<53, 1<<53); err != nil {
 		return
@@ -48,7 +48,7 @@ func (s *Server) timeRange(r *http.Request) (t0, t1 int64, err error) {
 }
 
 // threadParam resolves a thread index given in the path.
-func (s *Server) threadParam(r *http.Request, name string) (int, *model.Thread, error) {
+func (s *site) threadParam(r *http.Request, name string) (int, *model.Thread, error) {
 	v := r.PathValue(name)
 	i, err := strconv.Atoi(v)
 	if err != nil {
@@ -61,7 +61,7 @@ func (s *Server) threadParam(r *http.Request, name string) (int, *model.Thread, 
 }
 
 // threadList parses "0,3,7-12" into thread indexes (at most max).
-func (s *Server) threadList(v string, max int) ([]int, error) {
+func (s *site) threadList(v string, max int) ([]int, error) {
 	var out []int
 	n := len(s.d.m.Threads)
 	for part := range strings.SplitSeq(v, ",") {
@@ -103,17 +103,21 @@ func objectParam(name, v string) (format.ObjectID, error) {
 // ---- summary and threads ---------------------------------------------------
 
 type summaryJSON struct {
-	Prefix    string  `json:"prefix"`
-	Duration  int64   `json:"duration"` // ns
-	Origin    float64 `json:"origin"`   // the first event's time, in the files' seconds
-	Threads   int     `json:"threads"`
-	Intervals int     `json:"intervals"`
-	Events    int     `json:"events"`
-	Locks     int     `json:"locks"`
-	Contended int     `json:"contended"`
-	Edges     int     `json:"edges"`
-	Deadlocks int     `json:"deadlocks"`
-	Hangs     int     `json:"hangs"` // JDK service threads idling at the end are not hangs
+	Prefix string `json:"prefix"`
+	// Follow: orca view --follow reads the recording again as it grows;
+	// Generation numbers the model answered from (as /api/version).
+	Follow     bool    `json:"follow"`
+	Generation int     `json:"generation"`
+	Duration   int64   `json:"duration"` // ns
+	Origin     float64 `json:"origin"`   // the first event's time, in the files' seconds
+	Threads    int     `json:"threads"`
+	Intervals  int     `json:"intervals"`
+	Events     int     `json:"events"`
+	Locks      int     `json:"locks"`
+	Contended  int     `json:"contended"`
+	Edges      int     `json:"edges"`
+	Deadlocks  int     `json:"deadlocks"`
+	Hangs      int     `json:"hangs"` // JDK service threads idling at the end are not hangs
 	// WaitingAlone: the program's threads waiting alone at the end
 	// (analysis.Alone: stuck, for no thread, none behind them), not hangs.
 	WaitingAlone int `json:"waitingAlone"`
@@ -141,7 +145,7 @@ type cutJSON struct {
 
 // view is the model through the request's thread filter (?thread=NAME,
 // matched as orca report --thread matches it), nil when there is none.
-func (s *Server) view(r *http.Request) *model.View {
+func (s *site) view(r *http.Request) *model.View {
 	want := r.URL.Query().Get("thread")
 	if want == "" {
 		return nil
@@ -153,12 +157,12 @@ func (s *Server) view(r *http.Request) *model.View {
 // deadlocks and hangs are those orca report --thread lists. Its counts and
 // warnings are the report's headline (report.New; its caveats): the viewer
 // and orca report say the same of a recording.
-func (s *Server) summary(r *http.Request) (any, error) {
+func (s *site) summary(r *http.Request) (any, error) {
 	d := s.d
 	m := d.m
 	rep := d.report(r.URL.Query().Get("thread"))
 	out := summaryJSON{
-		Prefix: d.rec.Prefix, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
+		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
 		Edges:     len(m.Edges),
 		Deadlocks: len(rep.Deadlocks), Hangs: len(rep.Hangs), WaitingAlone: len(rep.WaitingAlone), Contended: rep.LocksTotal,
@@ -217,7 +221,7 @@ type runJSON struct {
 	Unsplit int64 `json:"unsplit"` // runnable time no scheduler times nor samples cover
 }
 
-func (s *Server) threadJSON(i int) threadJSON {
+func (s *site) threadJSON(i int) threadJSON {
 	t := s.d.m.Threads[i]
 	tj := threadJSON{
 		I: i, ID: t.ID.String(), Name: t.Name, Start: s.d.rel(t.Start), End: s.d.rel(t.End), Ended: t.Ended,
@@ -244,7 +248,7 @@ func (s *Server) threadJSON(i int) threadJSON {
 	return tj
 }
 
-func (s *Server) threads(r *http.Request) (any, error) {
+func (s *site) threads(r *http.Request) (any, error) {
 	out := make([]threadJSON, len(s.d.m.Threads))
 	for i := range out {
 		out[i] = s.threadJSON(i)
@@ -258,7 +262,7 @@ type threadDetailJSON struct {
 	Edges     []edgeJSON  `json:"edges"`     // start edges to and from this thread
 }
 
-func (s *Server) thread(r *http.Request) (any, error) {
+func (s *site) thread(r *http.Request) (any, error) {
 	i, t, err := s.threadParam(r, "thread")
 	if err != nil {
 		return nil, err
@@ -331,7 +335,7 @@ type ownerSpanJSON struct {
 // queued behind thousands of others would otherwise make it megabytes.
 const maxOwnerSpans = 1000
 
-func (s *Server) interval(r *http.Request) (any, error) {
+func (s *site) interval(r *http.Request) (any, error) {
 	ti, t, err := s.threadParam(r, "thread")
 	if err != nil {
 		return nil, err
@@ -421,7 +425,7 @@ type stackJSON struct {
 	Frames []frameJSON `json:"frames"`
 }
 
-func (s *Server) stack(r *http.Request) (any, error) {
+func (s *site) stack(r *http.Request) (any, error) {
 	v := r.PathValue("id")
 	id, err := strconv.Atoi(v)
 	if err != nil {
@@ -445,7 +449,7 @@ type edgeJSON struct {
 	Ambiguous bool   `json:"ambiguous,omitempty"`
 }
 
-func (s *Server) edgeJSON(e model.Edge) edgeJSON {
+func (s *site) edgeJSON(e model.Edge) edgeJSON {
 	out := edgeJSON{Kind: e.Kind.String(), From: s.d.threadIndex(e.From), To: s.d.threadIndex(e.To),
 		FromTime: s.d.rel(e.FromTime), ToTime: s.d.rel(e.ToTime), Ambiguous: e.Ambiguous}
 	if e.Object != 0 {
@@ -461,7 +465,7 @@ type edgesJSON struct {
 
 var edgeKinds = map[string]model.EdgeKind{"wake": model.EdgeWake, "start": model.EdgeStart, "join": model.EdgeJoin, "release": model.EdgeRelease, "owner": model.EdgeOwner, "unpark": model.EdgeUnpark}
 
-func (s *Server) edges(r *http.Request) (any, error) {
+func (s *site) edges(r *http.Request) (any, error) {
 	t0, t1, err := s.timeRange(r)
 	if err != nil {
 		return nil, err
@@ -556,7 +560,7 @@ type lockJSON struct {
 	WaitsBeforeAttach int `json:"waitsBeforeAttach,omitempty"`
 }
 
-func (s *Server) lockJSON(l *model.Lock) lockJSON {
+func (s *site) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
 		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.objectClass(l.Object), Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
@@ -574,7 +578,7 @@ func (s *Server) lockJSON(l *model.Lock) lockJSON {
 }
 
 // viewOrAll is the request's View (?thread=), or the unfiltered one.
-func (s *Server) viewOrAll(r *http.Request) *model.View {
+func (s *site) viewOrAll(r *http.Request) *model.View {
 	if v := s.view(r); v != nil {
 		return v
 	}
@@ -584,7 +588,7 @@ func (s *Server) viewOrAll(r *http.Request) *model.View {
 // locks answers GET /api/locks: every lock's figures, or with ?thread=
 // those of the matching threads (the model's View, as orca report --thread);
 // a lock in a group of short-lived objects names it.
-func (s *Server) locks(r *http.Request) (any, error) {
+func (s *site) locks(r *http.Request) (any, error) {
 	v := s.viewOrAll(r)
 	index := make(map[*model.Group]int, len(v.Groups))
 	for i, g := range v.Groups {
@@ -651,7 +655,7 @@ type memberJSON struct {
 // groups answers GET /api/groups: the groups of short-lived objects waited
 // or parked on (model.Group), of the matching threads with ?thread=, in
 // the model's order (most time first).
-func (s *Server) groups(r *http.Request) (any, error) {
+func (s *site) groups(r *http.Request) (any, error) {
 	v := s.viewOrAll(r)
 	out := make([]groupJSON, 0, len(v.Groups))
 	for _, g := range v.Groups {
@@ -751,7 +755,7 @@ type heldOnJSON struct {
 }
 
 // doingOf renders what holders did (nil when no one was blocked).
-func (s *Server) doingOf(dg *model.Doing) *doingJSON {
+func (s *site) doingOf(dg *model.Doing) *doingJSON {
 	if dg == nil || dg.Blocked == 0 {
 		return nil
 	}
@@ -767,7 +771,7 @@ func (s *Server) doingOf(dg *model.Doing) *doingJSON {
 	return out
 }
 
-func (s *Server) lock(r *http.Request) (any, error) {
+func (s *site) lock(r *http.Request) (any, error) {
 	kind := model.Monitor
 	switch k := r.PathValue("kind"); k {
 	case "monitor":
@@ -881,7 +885,7 @@ type deadlocksJSON struct {
 	Hangs     []hangJSON     `json:"hangs"`
 }
 
-func (s *Server) deadlocks(r *http.Request) (any, error) {
+func (s *site) deadlocks(r *http.Request) (any, error) {
 	d := s.d
 	out := deadlocksJSON{Deadlocks: []deadlockJSON{}, Hangs: []hangJSON{}}
 	for _, dl := range d.deadlocks {

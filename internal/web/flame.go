@@ -35,7 +35,7 @@ type flameJSON struct {
 // flame answers GET /api/flame: blocked and waiting time (or the states
 // asked for) by stack, root (outermost frame) first, optionally only one
 // lock's, some threads', or a time range's.
-func (s *Server) flame(r *http.Request) (any, error) {
+func (s *site) flame(r *http.Request) (any, error) {
 	d := s.d
 	q := r.URL.Query()
 	var want [model.NumStates]bool
@@ -169,7 +169,7 @@ var sampleKinds = map[string]format.SampleKind{"cpu": format.SampleCPU, "wall": 
 // all) by stack, of some threads in a time range (model.SamplesByStack),
 // or of a lock's holders while others were blocked on it
 // (model.View.HoldersDoing: lock and lockKind).
-func (s *Server) samplesFlame(r *http.Request) (any, error) {
+func (s *site) samplesFlame(r *http.Request) (any, error) {
 	d := s.d
 	q := r.URL.Query()
 	kindName := q.Get("kind")

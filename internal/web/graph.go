@@ -54,7 +54,7 @@ type waitForJSON struct {
 	Deadlocks []int `json:"deadlocks"`
 }
 
-func (s *Server) waitFor(r *http.Request) (any, error) {
+func (s *site) waitFor(r *http.Request) (any, error) {
 	d := s.d
 	t, err := intParam(r, "t", -1, 0, d.rel(d.m.End))
 	if err == nil && t < 0 {

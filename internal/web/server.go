@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -31,23 +32,60 @@ type Options struct {
 	// cannot read the recording through DNS rebinding; a server bound to a
 	// non-loopback address on purpose needs it off.
 	AllowAnyHost bool
+	// Follow: the recording is read again as it grows (orca view
+	// --follow, Server.Update); the page asks /api/version now and then
+	// and reloads when it changed.
+	Follow bool
 }
 
-// Server answers the viewer's requests for one recording.
+// Server answers the viewer's requests for one recording, the model of
+// it built last (Update): each request is answered from one model.
 type Server struct {
-	d   *data
 	opt Options
 	mux *http.ServeMux
+	cur atomic.Pointer[site]
+}
+
+// site is what a Server answers from: one built model, indexed.
+type site struct {
+	d   *data
+	opt Options
+	gen int // 1 for the first model, +1 at each Update
 }
 
 // New indexes the built model for the viewer.
 func New(rec *reader.Recording, res *model.Result, opt Options) *Server {
-	s := &Server{d: newData(rec, res), opt: opt, mux: http.NewServeMux()}
+	s := &Server{opt: opt, mux: http.NewServeMux()}
+	s.install(rec, res, 1)
 	s.routes()
+	return s
+}
+
+// Update makes the server answer from a new model of the recording (orca
+// view --follow, after it grew); requests in flight finish with the old.
+func (s *Server) Update(rec *reader.Recording, res *model.Result) {
+	s.install(rec, res, s.cur.Load().gen+1)
+}
+
+func (s *Server) install(rec *reader.Recording, res *model.Result, gen int) {
+	st := &site{d: newData(rec, res), opt: s.opt, gen: gen}
 	// The page asks for the summary first; its report (report.New, most of
 	// a second on 400 000 intervals) is built while the browser starts.
-	go s.d.report("")
-	return s
+	go st.d.report("")
+	s.cur.Store(st)
+}
+
+// versionJSON answers GET /api/version: which model the server answers
+// from, for a page that follows a growing recording.
+type versionJSON struct {
+	Generation int   `json:"generation"`
+	Follow     bool  `json:"follow"`
+	Events     int   `json:"events"`
+	Duration   int64 `json:"duration"` // ns
+}
+
+func (s *site) version(r *http.Request) (any, error) {
+	return versionJSON{Generation: s.gen, Follow: s.opt.Follow, Events: s.d.m.Events, Duration: s.d.rel(s.d.m.End)}, nil
 }
 
 // apiError is an answer other than 200: its status and a message for the
@@ -80,26 +118,27 @@ func (s *Server) routes() {
 	})
 	s.mux.Handle("GET /static/", http.StripPrefix("/static/", noDirs(files)))
 
-	api := map[string]func(r *http.Request) (any, error){
-		"GET /api/summary":                s.summary,
-		"GET /api/threads":                s.threads,
-		"GET /api/threads/{thread}":       s.thread,
-		"GET /api/intervals/{thread}/{i}": s.interval,
-		"GET /api/stacks/{id}":            s.stack,
-		"GET /api/edges":                  s.edges,
-		"GET /api/overview":               s.overview,
-		"GET /api/locks":                  s.locks,
-		"GET /api/locks/{kind}/{object}":  s.lock,
-		"GET /api/groups":                 s.groups,
-		"GET /api/deadlocks":              s.deadlocks,
-		"GET /api/waitfor":                s.waitFor,
-		"GET /api/flame":                  s.flame,
-		"GET /api/flame/samples":          s.samplesFlame,
+	api := map[string]func(s *site, r *http.Request) (any, error){
+		"GET /api/summary":                (*site).summary,
+		"GET /api/version":                (*site).version,
+		"GET /api/threads":                (*site).threads,
+		"GET /api/threads/{thread}":       (*site).thread,
+		"GET /api/intervals/{thread}/{i}": (*site).interval,
+		"GET /api/stacks/{id}":            (*site).stack,
+		"GET /api/edges":                  (*site).edges,
+		"GET /api/overview":               (*site).overview,
+		"GET /api/locks":                  (*site).locks,
+		"GET /api/locks/{kind}/{object}":  (*site).lock,
+		"GET /api/groups":                 (*site).groups,
+		"GET /api/deadlocks":              (*site).deadlocks,
+		"GET /api/waitfor":                (*site).waitFor,
+		"GET /api/flame":                  (*site).flame,
+		"GET /api/flame/samples":          (*site).samplesFlame,
 	}
 	for pattern, h := range api {
-		s.mux.HandleFunc(pattern, jsonHandler(h))
+		s.mux.HandleFunc(pattern, jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) }))
 	}
-	s.mux.HandleFunc("GET /api/tiles", s.tiles)
+	s.mux.HandleFunc("GET /api/tiles", func(w http.ResponseWriter, r *http.Request) { s.cur.Load().tiles(w, r) })
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

@@ -151,7 +151,7 @@ func runPieces(t *model.Thread, a0, a1, r format.Time, segs []segment, out []run
 
 // tiles answers GET /api/tiles?level=L&tile=K&threads=LIST[&lock=HEX] with
 // the binary tile described in docs/web.md.
-func (s *Server) tiles(w http.ResponseWriter, r *http.Request) {
+func (s *site) tiles(w http.ResponseWriter, r *http.Request) {
 	level, err := intParam(r, "level", -1, 0, MaxLevel)
 	if err == nil && level < 0 {
 		err = badRequest("level: missing (0 to %d)", MaxLevel)
@@ -284,7 +284,7 @@ type overviewJSON struct {
 	// (runnable: alive and in no other state).
 }
 
-func (s *Server) overview(r *http.Request) (any, error) {
+func (s *site) overview(r *http.Request) (any, error) {
 	nb, err := intParam(r, "buckets", 800, 1, 4000)
 	if err != nil {
 		return nil, err

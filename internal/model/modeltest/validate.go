@@ -29,6 +29,8 @@ import (
 //     excepted), and no thread blocks on a monitor it owns;
 //   - each lock's contentions, blocked and max time, sites, per-owner
 //     blame and waits equal what its threads' intervals say;
+//   - each lock's hold times add up over its holding sites, and are
+//     ended by no more acquisitions than it had (holds);
 //   - each group's members are transient locks of its kind, class and
 //     site, in no other group, and its figures are their sums; no set of
 //     transient locks that would make a group is left out;
@@ -47,6 +49,7 @@ func Validate(m *model.Model) []error {
 	v.threads()
 	v.locks()
 	v.aggregate()
+	v.holds()
 	v.groups()
 	v.holders()
 	v.doing()

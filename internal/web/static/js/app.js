@@ -131,6 +131,37 @@ class App {
       if (k) { this.show(k); ev.preventDefault(); }
       if (ev.key === '?') { this.help(); ev.preventDefault(); }
     });
+    if (this.summary.follow) this.follow();
+  }
+
+  // follow asks /api/version every 2 s while orca view --follow reads a
+  // recording that grows, and reloads the page when the server has a new
+  // model of it: the view is in the URL, so the page comes back as it was,
+  // with the new data. Not while the user is at it: after 3 s without
+  // input (until then the header says new data waits).
+  follow() {
+    let last = 0;
+    for (const ev of ['pointerdown', 'pointermove', 'keydown', 'wheel']) {
+      window.addEventListener(ev, () => { last = Date.now(); }, { passive: true });
+    }
+    const gen = this.summary.generation;
+    const tick = async () => {
+      try {
+        const v = await getJSON('/api/version');
+        if (v.generation !== gen) {
+          if (Date.now() - last >= 3000) {
+            clearTimeout(this.hashTimer);
+            history.replaceState(null, '', '#' + encode(this.state));
+            location.reload();
+            return;
+          }
+          const f = document.querySelector('#rec .follow');
+          if (f) { f.textContent = '● new data'; f.classList.add('waiting'); }
+        }
+      } catch (e) { /* the server stopped, or is busy: ask again */ }
+      setTimeout(tick, 2000);
+    };
+    setTimeout(tick, 2000);
   }
 
   // apply makes the page show a state (from a link or the back button).
@@ -161,7 +192,8 @@ class App {
       // An import from JFR cannot show a deadlock or a hang still going on at the end: "?", not 0.
       stat(s.deadlocks || !s.notVisible ? fmtCount(s.deadlocks) : '?', s.deadlocks === 1 ? 'deadlock' : 'deadlocks', s.deadlocks ? 'bad' : ''),
       stat(s.hangs || !s.notVisible ? fmtCount(s.hangs) : '?', s.hangs === 1 ? 'hang' : 'hangs', s.hangs ? 'warn' : ''),
-      s.waitingAlone ? stat(fmtCount(s.waitingAlone), 'waiting alone') : null, warn);
+      s.waitingAlone ? stat(fmtCount(s.waitingAlone), 'waiting alone') : null, warn,
+      s.follow ? h('span', { class: 'follow', title: 'orca view --follow: the page reloads as the recording grows' }, '● following') : null);
     document.title = `${s.prefix} — orca`;
     const tabs = document.getElementById('tabs');
     const tab = (v, label, badge, cls) => h('button', { class: 'tab', dataset: { view: v }, onclick: () => this.show(v) }, label,

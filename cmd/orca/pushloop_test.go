@@ -3,11 +3,8 @@ package main
 import (
 	"bytes"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
 
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
@@ -16,10 +13,9 @@ import (
 
 	"orca/internal/export"
 	"orca/internal/format"
-	"orca/internal/model"
 	"orca/internal/otlptest"
-	"orca/internal/reader"
 	"orca/internal/synth"
+	"orca/internal/testrec"
 )
 
 // splitChunks cuts a compact .orca into its chunks (each from its marker
@@ -154,23 +150,16 @@ func requestSamples(tb testing.TB, bodies ...[]byte) []otlptest.Sample {
 
 // TestPushLoopAddsUp: the continuous pusher's requests, built as a
 // bounded recording's chunk files close (two at a time), add up to the
-// whole recording's: every sum per profile, lock and thread, and per
-// owner but for the few delays that move between owners at a push's
-// start (docs/otlp.md, TestOTLPRangesAddUp).
+// whole recording's (otlptest.CheckAddsUp, as TestOTLPRangesAddUp's
+// ranges): each push reads its own chunks only (reader.ChunkFileEnd,
+// SpanWithin) and builds without the locks' figures.
 func TestPushLoopAddsUp(t *testing.T) {
 	src := synthPushSource(t, 6<<20)
 	bodies, prefix := src.replay(t, 2)
 	if len(bodies) < 2 {
 		t.Fatalf("%d requests, want 2 or more", len(bodies))
 	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rec, res := testrec.Open(t, prefix)
 	req, err := export.OTLP(rec, res.Model, export.OTLPOptions{Samples: true})
 	if err != nil {
 		t.Fatal(err)
@@ -179,47 +168,8 @@ func TestPushLoopAddsUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums := func(ss []otlptest.Sample) map[string]int64 {
-		m := map[string]int64{}
-		for _, s := range ss {
-			k := s.Kind + "/" + s.Type + " " + s.Attrs[export.AttrLockID] + " " + s.Attrs[export.AttrThreadID]
-			m[k] += s.Sum()
-			if o := s.Attrs[export.AttrLockOwnerID]; o != "" {
-				m[k+" owner "+o] += s.Sum()
-			}
-		}
-		for k, v := range m {
-			if v == 0 {
-				delete(m, k)
-			}
-		}
-		return m
-	}
-	whole, pushed := sums(requestSamples(t, wb)), sums(requestSamples(t, bodies...))
-	bad, moved := 0, 0
-	for _, k := range slices.Sorted(maps.Keys(whole)) {
-		if pushed[k] == whole[k] {
-			continue
-		}
-		if strings.Contains(k, "/delay ") && strings.Contains(k, " owner ") {
-			moved++
-			continue
-		}
-		if bad++; bad <= 10 {
-			t.Errorf("%s: %d in %d pushes, %d in the whole recording", k, pushed[k], len(bodies), whole[k])
-		}
-	}
-	for k, v := range pushed {
-		if _, ok := whole[k]; !ok && !(strings.Contains(k, "/delay ") && strings.Contains(k, " owner ")) {
-			if bad++; bad <= 10 {
-				t.Errorf("%s: %d in %d pushes, none in the whole recording", k, v, len(bodies))
-			}
-		}
-	}
-	if bad > 0 || moved > len(whole)/100 {
-		t.Errorf("%d of %d sums differ, %d delays moved between owners", bad, len(whole), moved)
-	}
-	t.Logf("%d chunk files in %d pushes: %d sums, %d delays moved between owners", len(src.chunks), len(bodies), len(whole), moved)
+	sums, moved := otlptest.CheckAddsUp(t, requestSamples(t, wb), requestSamples(t, bodies...), len(bodies))
+	t.Logf("%d chunk files in %d pushes: %d sums, %d delays moved between owners", len(src.chunks), len(bodies), sums, moved)
 }
 
 // BenchmarkPushLoop: the continuous pusher's CPU per chunk file pushed

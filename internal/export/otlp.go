@@ -172,11 +172,13 @@ type otlpBuilder struct {
 	locs   map[pprofLoc]int32
 	stacks map[model.StackID]int32
 	attrs  map[otlpAttr]int32
-	// A thread's attributes (name, id) and a lock's (id, class), by their
-	// ids: a push has many samples of each, and their strings cost more
-	// to make and look up than the samples (BenchmarkPushLoop).
+	// A thread's attributes (name, id), a lock's (id, class) and an
+	// owner's (name, id), by their ids: a push has many samples of each,
+	// and their strings cost more to make and look up than the samples
+	// (BenchmarkPushLoop).
 	threads map[format.ThreadID][]int32
 	objects map[format.ObjectID][]int32
+	owners  map[format.ThreadID][]int32
 
 	// from: states that began at or before it are not counted
 	// (OTLPOptions.From); 0 counts every state. partial: contentions
@@ -208,7 +210,8 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
 		},
 		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
 		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
-		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{}}
+		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
+		owners: map[format.ThreadID][]int32{}}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
 	}
@@ -239,6 +242,20 @@ func (b *otlpBuilder) threadAttrs(t *model.Thread) []int32 {
 	if !ok {
 		a = []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String())}
 		b.threads[t.ID] = a
+	}
+	return a
+}
+
+// ownerAttrs returns the indexes of the attributes of a contention's
+// owner, the thread th: its name (when known) and id.
+func (b *otlpBuilder) ownerAttrs(th format.ThreadID) []int32 {
+	a, ok := b.owners[th]
+	if !ok {
+		if n := b.tn.name(th); n != "" {
+			a = append(a, b.attr(AttrLockOwnerName, n))
+		}
+		a = append(a, b.attr(AttrLockOwnerID, th.String()))
+		b.owners[th] = a
 	}
 	return a
 }
@@ -386,10 +403,7 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 		}
 		switch {
 		case other != 0 && blocked:
-			if n := b.tn.name(other); n != "" {
-				attrs = append(attrs, b.attr(AttrLockOwnerName, n))
-			}
-			attrs = append(attrs, b.attr(AttrLockOwnerID, other.String()))
+			attrs = append(attrs, b.ownerAttrs(other)...)
 		case other != 0:
 			if a := otherAttr(iv.State); a != "" {
 				attrs = append(attrs, b.attr(a, b.tn.name(other)))

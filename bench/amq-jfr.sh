@@ -63,7 +63,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
     s1=$(busy); t1=$EPOCHREALTIME
     if ls "$W"/hs_err* "$W"/core* >/dev/null 2>&1; then echo "amq: $tag: a JVM CRASHED: $(ls "$W"/hs_err* "$W"/core* 2>/dev/null)" >&2; FAILED=1; fi
     if ! grep -q '^sent [1-9]' "$W/result.txt" 2>/dev/null; then echo "amq: $tag FAILED (no load result); log $OUT/$tag.log" >&2; tail -5 "$OUT/$tag.log" >&2; FAILED=1; continue; fi
-    read -r _ sent _ recv _ ls _ cpu <"$W/result.txt"
+    read -r _ sent _ recv _ ls _ cpu _ <"$W/result.txt"
     oev=- obytes=- obpe=- jev=- jeq=- jbytes=- jbpe=- jbpq=- obps=- jbps=-
     # bytes a second over the JVM's life: orca's start_s to end_s (.info) when orca ran, else the
     # run's wall time (servers.sh's start to its end: a little longer)

@@ -11,8 +11,10 @@
 #   NICE=-10 bench/servers.sh …     nice value for the server and the load client [0]
 #   NOREPORT=1 bench/servers.sh …   no orca report afterwards
 #   MVCC=1 bench/servers.sh hsqldb …  HsqlLoad sets SET DATABASE TRANSACTION CONTROL MVCC first
-# $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C", C the
-# server JVM's CPU (user + system, /proc) over the load window; bench/amq-jfr.sh reads it.
+# $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C orca_cpu_s O
+# window_s T rec_bytes B", C the server JVM's CPU (user + system, /proc) over the load window of
+# T s, O the orca record process's own (--otlp's pushes: bench/otlp-push.sh), B the bytes the
+# recording grew by in it; bench/amq-jfr.sh reads it.
 # $W/threads.txt: each JVM thread's CPU seconds since its start, at the end of the load window.
 #
 # Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
@@ -89,14 +91,18 @@ for i in $(seq 240); do ready && break; sleep 0.25; done
 # catalina.sh run also ends in exec java)
 if [ "${ORCA_OFF:-0}" = 1 ]; then jpid=$opid; else jpid=$(pgrep -P $opid | head -1); fi
 jcpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' /proc/$jpid/stat; }
+# orca's own CPU (the orca record process, not the JVM: e.g. --otlp's pushes); 0 without orca
+ocpu() { if [ "${ORCA_OFF:-0}" = 1 ]; then echo 0; else awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' /proc/$opid/stat; fi; }
 echo "orca $opid jvm $jpid"; ps -o pid,args -p $jpid | cut -c1-150
 t0=$(date +%s.%N)
-c0=$(jcpu)
+# the recording's bytes so far (its chunk files, none deleted within a bounded recording's age)
+rbytes() { cat $P.orca* 2>/dev/null | wc -c; }
+c0=$(jcpu) o0=$(ocpu) b0=$(rbytes)
 if [ $mode = load ]; then load >load.log 2>&1; tail -3 load.log; else sleep 10; fi
-c1=$(jcpu)
+c1=$(jcpu) o1=$(ocpu) tw=$(date +%s.%N) b1=$(rbytes)
 # the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
 for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
-awk -v c0="$c0" -v c1="$c1" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f\n", s, r, l, c1 - c0 }' load.log >result.txt
+awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d\n", s, r, l, c1 - c0, o1 - o0, w, rb }' load.log >result.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"
 t1=$(date +%s.%N)

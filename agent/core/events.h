@@ -299,6 +299,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_SAMPLE_WALL_REPEATED "sample_wall_repeated"
 #define ORCA_INFO_SAMPLE_WALL_TICKS "sample_wall_ticks"
 #define ORCA_INFO_SAMPLE_WALL_WAKEUPS "sample_wall_wakeups"
+#define ORCA_INFO_SAMPLE_RINGS_KEPT "sample_rings_kept"
 #define ORCA_INFO_THREAD_CPU_PERIOD_MS "thread_cpu_period_ms"
 #define ORCA_INFO_SAMPLE_CPU_CLOCK "sample_cpu_clock"
 #define ORCA_INFO_SAMPLE_CPU_TIMER_THREADS "sample_cpu_timer_threads"

@@ -43,6 +43,8 @@ const char *options_usage =
     "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
+    "  snapshot=yes       (an attach, orca threads) write every thread's state, stack and monitors now, and stop:\n"
+    "                     no events, no thread of the agent's; the files are complete when the load returns\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
 
 static char errbuf[512];
@@ -173,6 +175,7 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     return NULL;
   }
   if (!strcmp(key, "standby")) return parse_bool(val, &o->standby) ? NULL : "standby= wants yes or no";
+  if (!strcmp(key, "snapshot")) return parse_bool(val, &o->snapshot) ? NULL : "snapshot= wants yes or no";
   snprintf(errbuf, sizeof errbuf, "unknown option '%s'", key);
   return errbuf;
 }
@@ -247,6 +250,8 @@ void options_switches(void) {
   v = getenv("ORCA_TEST_FAULTS");
   s.test_faults = v && *v ? v : NULL;
   s.test_owner_slots = positive(getenv("ORCA_TEST_OWNER_SLOTS"));
+  s.test_slow_sample_us = positive(getenv("ORCA_TEST_SLOW_SAMPLE_US"));
+  if (s.test_slow_sample_us > 1000000) s.test_slow_sample_us = 1000000;
   int gap = positive(getenv("ORCA_TEST_ATTACH_GAP_MS"));
   s.test_attach_gap_ms = gap <= 10000 ? gap : 0;
   v = getenv("ORCA_JAVA_TOOL_OPTIONS");

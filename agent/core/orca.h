@@ -32,6 +32,7 @@ typedef struct {
   long long wall_ns;   // wall=: wall-clock sampling of the threads off a CPU in no recorded state (0: off)
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
   int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
+  int snapshot;        // snapshot=yes (orca threads): an attach writes what every thread does now, then stops (entry.c)
 } orca_options;
 
 extern orca_options opt;
@@ -52,6 +53,7 @@ typedef struct {
   const char *test_faults; // ORCA_TEST_FAULTS=SITE:N[,SITE:N]: one in N fault-safe reads of a site faults
   int test_owner_slots;    // ORCA_TEST_OWNER_SLOTS=N: the owner table capped at N slots
   int test_attach_gap_ms;  // ORCA_TEST_ATTACH_GAP_MS=MS: sleep between the attach's snapshot and the events' start
+  int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US after their walk
   // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the
   // JVMs the program starts (jvm/entry.c's pass_to_children).
   const char *java_tool_options;

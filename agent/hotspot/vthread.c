@@ -414,7 +414,7 @@ jthread vthread_carrier(JNIEnv *env, jthread t) {
   return f ? (*env)->GetObjectField(env, t, f) : NULL;
 }
 
-int vthread_sleeping(JNIEnv *env, jthread vt) {
+int vthread_sleeping(JNIEnv *env, jthread vt, const jvmtiFrameInfo *fr, int n) {
   static jmethodID sleep_nanos;   // VirtualThread.sleepNanos(long) (attach only: one thread)
   if (!sleep_nanos) {
     jclass c = jclass_of(env, vt, "Ljava/lang/VirtualThread;");
@@ -424,10 +424,7 @@ int vthread_sleeping(JNIEnv *env, jthread vt) {
     if (!sleep_nanos) return 0;
   }
   // Its top: yieldContinuation (21-25), parkNanos, sleepNanos.
-  jvmtiFrameInfo fr[6];
-  jint n = 0;
-  if ((*jvmti)->GetStackTrace(jvmti, vt, 0, 6, fr, &n) != JVMTI_ERROR_NONE) return 0;
-  for (jint i = 0; i < n; i++)
+  for (int i = 0; i < n && i < 6; i++)
     if (fr[i].method == sleep_nanos) return 1;
   return 0;
 }

@@ -92,10 +92,11 @@ const char *vthread_each(JNIEnv *env, vthread_each_fn fn, void *arg, int64_t *se
 // vthread_carrier: when t is a virtual thread, the carrier it runs on (a
 // new local reference; NULL when it runs on none), else NULL.
 jthread vthread_carrier(JNIEnv *env, jthread t);
-// vthread_sleeping: the virtual thread vt, unmounted, is in Thread.sleep
-// (VirtualThread.sleepNanos near the top of its stack): JVMTI says
-// "parked" of it, as of any park, sleepNanos parking it.
-int vthread_sleeping(JNIEnv *env, jthread vt);
+// vthread_sleeping: the virtual thread vt, unmounted, whose stack is fr (n
+// frames, innermost first), is in Thread.sleep (VirtualThread.sleepNanos
+// near the top of it): JVMTI says "parked" of it, as of any park,
+// sleepNanos parking it.
+int vthread_sleeping(JNIEnv *env, jthread vt, const jvmtiFrameInfo *fr, int n);
 // vthread_known: vt, alive, was found otherwise than by its
 // VirtualThreadStart (vthread_each): it joins the table of ids, under its
 // key hash.

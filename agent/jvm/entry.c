@@ -376,9 +376,8 @@ static void added_at_load(const jvmtiCapabilities *want) {
 // a warning; the events and owners need only what it always offers, and
 // the rare object left unnamed for want of one is counted
 // (attached_missed) where it happens.
-static const char *caps_at_attach(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+static const char *caps_live(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
   static char why[200];
-  inject_live_capabilities(want, have);
   jvmtiCapabilities asked = *want;
   for (size_t i = 0; i < sizeof *want; i++) ((unsigned char *)want)[i] &= ((const unsigned char *)have)[i];
   char without[120] = "";
@@ -393,10 +392,19 @@ static const char *caps_at_attach(jvmtiCapabilities *want, const jvmtiCapabiliti
   return NULL;
 }
 
+static const char *caps_at_attach(jvmtiCapabilities *want, const jvmtiCapabilities *have) {
+  inject_live_capabilities(want, have);
+  return caps_live(want, have);
+}
+
 static void added_at_attach(const jvmtiCapabilities *want) { (void)want; }
 
+// An `orca threads` snapshot rewrites no class: it takes no
+// can_retransform_classes, which on JDK 17-22 would make HotSpot record
+// the dependencies of every method compiled from then on (standby, below).
 static const start_way way_load = {caps_at_load, added_at_load, 0};
 static const start_way way_attach = {caps_at_attach, added_at_attach, 1};   // no VMInit: the VM runs
+static const start_way way_snapshot = {caps_live, added_at_attach, 1};
 
 // have_compiled_load: the JVM gave the capability of CompiledMethodLoad
 // events (precise_jit).
@@ -509,6 +517,9 @@ typedef struct {
 
 static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   at_attach *a = arg;
+  // A snapshot has no writer thread: the rings are drained on this one as
+  // they fill (100 000 virtual threads write more than they hold).
+  if (opt.snapshot && a->alive % 2048 == 2047) writer_drain();
   int shard = 0;
   uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
   if (!h) return;
@@ -621,6 +632,10 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
   pass_to_children();
   int code;
   if (!options_parse(options, &opt) && opt.standby) return standby(vm);
+  if (opt.snapshot) {
+    orca_fail("bad agent options: snapshot=yes is for an attach (orca threads PID); the agent is disabled");
+    return JNI_OK;
+  }
   const char *err = core_init(vm, options, &code);
   if (err && code == START_BAD_OPTIONS) {
     // The JVM stops (JNI_ERR): the reason, then what is valid.
@@ -704,6 +719,88 @@ static void on_round(JNIEnv *env) {
   pthread_mutex_unlock(&rec_lock);
 }
 
+// attach_core is core_init for an attach: 1, or 0 with why told on the
+// JVM's stderr and its code in *code.
+static int attach_core(JavaVM *vm, const char *options, int *code) {
+  const char *err = core_init(vm, options, code);
+  if (!err) return 1;
+  if (*code == START_BAD_OPTIONS) fprintf(stderr, "orca: %s\n%s\n", err, options_usage);
+  else if (*err) orca_fail("%s", err);
+  return 0;
+}
+
+// attach_facts writes the JVM's facts to .info and returns the calling
+// thread (the Attach Listener).
+static jthread attach_facts(void) {
+  java_version();
+  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
+  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
+  prop(ORCA_INFO_JAVA_HOME, "java.home");
+  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  jthread self = NULL;
+  (*jvmti)->GetCurrentThread(jvmti, &self);
+  return self;
+}
+
+// snapshot_now writes what every thread alive is doing now, at one time
+// (jvm/snapshot.h), and its counts for .info.
+static void snapshot_now(JNIEnv *env, jthread self) {
+  park_init(env, self);
+  vthread_init(env, self);   // virtual threads' names (their ids)
+  int64_t ts = clock_now();
+  char n[24];
+  int alive = threads_existing_at(env, ts);
+  if (opt.snapshot) writer_drain();
+  int blocked = snapshot_threads(env, ts, blocker_of);
+  at_attach va = {.ts = ts};
+  int64_t listed = 0;
+  const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
+  snprintf(n, sizeof n, "%d", alive + va.alive);
+  counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
+  snprintf(n, sizeof n, "%d", blocked + va.blocked);
+  counters_prop(ORCA_INFO_BLOCKED_AT_ATTACH, n);
+  if (hs_has(HS_VIRTUAL_THREADS)) {
+    snprintf(n, sizeof n, "%d", va.alive);
+    counters_prop(ORCA_INFO_VIRTUAL_AT_ATTACH, n);
+    snprintf(n, sizeof n, "%d", va.skipped);
+    if (va.skipped) counters_prop(ORCA_INFO_VIRTUAL_SKIPPED_AT_ATTACH, n);
+    if (unseen) counters_prop(ORCA_INFO_VIRTUAL_UNSEEN_AT_ATTACH, unseen);
+  }
+}
+
+// attach_snapshot is `orca threads` (snapshot=yes): phases 1 and 2 of an
+// attach (no class rewritten: way_snapshot), the snapshot, and the files
+// finished before it returns, written on this thread (writer_drain, then
+// writer_stop). No event is enabled and no thread of the agent's is
+// started (no writer, walker, sampler or lease): the caller reads the
+// files once the load returns, and nothing of the agent's runs in the JVM
+// after it; the library stays mapped, as after any attach.
+static jint attach_snapshot(JavaVM *vm, JNIEnv *env, const char *options) {
+  static int hooked;
+  int code;
+  const char *err;
+  if (!attach_core(vm, options, &code)) return code;
+  if (!hooked && (err = hooks(&way_snapshot))) {
+    orca_fail("%s", err);
+    writer_stop();
+    mark("");
+    return START_NO_JVMTI;
+  }
+  hooked = 1;
+  counters_prop(ORCA_INFO_ATTACHED, "true");
+  jthread self = attach_facts();
+  int64_t t0 = clock_now();
+  snapshot_now(env, self);
+  attached_forget(env);   // no event will end its states: the walker is not started
+  char ms[24];
+  snprintf(ms, sizeof ms, "%.1f", ms_since(t0));
+  counters_prop(ORCA_INFO_ATTACH_MS, ms);
+  writer_stopped_now();
+  writer_stop();
+  mark("");
+  return START_OK;
+}
+
 // attach_start makes a new recording: phases 1-4 of the start-up, the hooks
 // that need the JVM's load left out and their live forms used instead.
 static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
@@ -717,12 +814,8 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     fprintf(stderr, "orca: bad agent options: standby=yes is for -agentpath at the JVM's start; an attach records\n");
     return START_BAD_OPTIONS;
   }
-  const char *err = core_init(vm, options, &code);
-  if (err) {
-    if (code == START_BAD_OPTIONS) fprintf(stderr, "orca: %s\n%s\n", err, options_usage);
-    else if (*err) orca_fail("%s", err);
-    return code;
-  }
+  if (!attach_core(vm, options, &code)) return code;
+  const char *err;
   counters_prop(ORCA_INFO_ATTACHED, "true");
   inject_attaching();
   if (opt.lease && (err = lease_open())) {
@@ -739,37 +832,13 @@ static jint attach_start(JavaVM *vm, JNIEnv *env, const char *options) {
     return START_NO_JVMTI;
   }
   hooked = 1;
-  java_version();
-  prop(ORCA_INFO_JAVA_VM, "java.vm.name");
-  prop(ORCA_INFO_JAVA_VM_VERSION, "java.vm.version");
-  prop(ORCA_INFO_JAVA_HOME, "java.home");
-  prop(ORCA_INFO_COMMAND, "sun.java.command");
+  jthread self = attach_facts();
   // The threads alive now and what they are doing, at one time before
   // any event: the ring takes them before the writer runs, and every
   // event after has a later time.
-  jthread self = NULL;
-  (*jvmti)->GetCurrentThread(jvmti, &self);
   int64_t t0 = clock_now();
   sampling();
-  park_init(env, self);
-  vthread_init(env, self);   // virtual threads' names (their ids)
-  int64_t ts = clock_now();
-  char n[24];
-  int alive = threads_existing_at(env, ts), blocked = snapshot_threads(env, ts, blocker_of);
-  at_attach va = {.ts = ts};
-  int64_t listed = 0;
-  const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
-  snprintf(n, sizeof n, "%d", alive + va.alive);
-  counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
-  snprintf(n, sizeof n, "%d", blocked + va.blocked);
-  counters_prop(ORCA_INFO_BLOCKED_AT_ATTACH, n);
-  if (hs_has(HS_VIRTUAL_THREADS)) {
-    snprintf(n, sizeof n, "%d", va.alive);
-    counters_prop(ORCA_INFO_VIRTUAL_AT_ATTACH, n);
-    snprintf(n, sizeof n, "%d", va.skipped);
-    if (va.skipped) counters_prop(ORCA_INFO_VIRTUAL_SKIPPED_AT_ATTACH, n);
-    if (unseen) counters_prop(ORCA_INFO_VIRTUAL_UNSEEN_AT_ATTACH, unseen);
-  }
+  snapshot_now(env, self);
   // ORCA_TEST_ATTACH_GAP_MS (a test aid): the time between the snapshot
   // and the events' start, widened so a test can block a thread in it.
   if (switches.test_attach_gap_ms) usleep((useconds_t)switches.test_attach_gap_ms * 1000);
@@ -818,7 +887,8 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
   else if (orca_recording()) {
     orca_log("a recording is running already (to %s): stop it first (orca stop %d)", writer_prefix(), (int)getpid());
     code = START_BUSY;
-  } else code = attach_start(vm, env, o);
+  } else if (!options_parse(o, &opt) && opt.snapshot) code = attach_snapshot(vm, env, o);
+  else code = attach_start(vm, env, o);
   pthread_mutex_unlock(&rec_lock);
   return code;
 }

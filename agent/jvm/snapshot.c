@@ -12,10 +12,24 @@
 #include "hotspot/vthread.h"
 #include "jvm/snapshot.h"
 #include "record/ring.h"
+#include "record/writer.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "threads/attached.h"
 #include "threads/pending.h"
+#include "threads/threads.h"
+
+// now: the stack of the thread being written, read already: a platform
+// thread's with every other's at one safepoint (GetAllStackTraces: each
+// GetStackTrace of another thread would look it up in HotSpot's list of
+// threads, a linear search: 10 000 threads took seconds), a virtual
+// thread's once for its state and its sleep; NULL: asked of JVMTI.
+static const jvmtiStackInfo *now;
+
+static int stack_of(jthread t, orca_frame *fr) {
+  if (now) return stack_of_frames(now->frame_buffer, now->frame_count, fr, opt.depth);
+  return stack_capture(t, 0, fr, opt.depth);
+}
 
 // monitor_id names the object of a monitor: its identity hash (computed
 // now when the object is at hand, with its class written), else by the
@@ -46,12 +60,12 @@ static int parked_or_sleeping(JNIEnv *env, jthread t, jint st, uint32_t th, int 
   if ((st & JVMTI_THREAD_STATE_PARKED) && !opt.seed_only) {
     int mode = 0;
     *obj = blocker(env, th, shard, ts, t, &owner, &mode);
-    *nf = stack_capture(t, 0, fr, opt.depth);
+    *nf = stack_of(t, fr);
     ring_put_mode(shard, ORCA_EV_THREAD_PARK, ts, th, *obj, owner, fr, *nf, timed ? "1" : NULL, timed, mode);
     return ORCA_EV_THREAD_PARK;
   }
   if (st & JVMTI_THREAD_STATE_SLEEPING) {
-    *nf = stack_capture(t, 0, fr, opt.depth);
+    *nf = stack_of(t, fr);
     ring_put(shard, ORCA_EV_THREAD_SLEEP, ts, th, 0, 0, fr, *nf, NULL, 0);
     return ORCA_EV_THREAD_SLEEP;
   }
@@ -71,14 +85,14 @@ static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, 
   if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
     if (!owner_blocked_on(env, jt, 0, obj, &owner, &mon, &ref)) return 0;
     *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
-    *nf = stack_capture(t, 0, fr, opt.depth);
+    *nf = stack_of(t, fr);
     ring_put(shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, th, *obj, owner, fr, *nf, NULL, 0);
     return ORCA_EV_MONITOR_CONTENDED_ENTER;
   }
   if (!(st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return 0;
   owner_blocked_on(env, jt, 1, obj, &owner, &mon, &ref);
   *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
-  *nf = stack_capture(t, 0, fr, opt.depth);
+  *nf = stack_of(t, fr);
   // Timed (its timeout is not known: 1 ns says only that it has one).
   if ((st & JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT) && !opt.seed_only)
     ring_put(shard, ORCA_EV_OBJECT_WAIT_TIMEOUT, ts, th, 0, 0, NULL, 0, "1", 1);
@@ -103,6 +117,35 @@ static int state_at(JNIEnv *env, jthread t, jthread jt, jint st, jint in, uint32
   return kind && attached_keep(env, th, shard, kind, obj, t, in, fr, nf);
 }
 
+// What a recording learns from later events, an `orca threads` snapshot
+// (opt.snapshot) writes at once: the stack of a thread in none of the
+// states above (running, in native code or I/O) as a Sample of 1 ns — cpu
+// when it is in Java, wall when in native code. (The monitors a thread
+// holds would want GetOwnedMonitorInfo, whose capability HotSpot 17-25
+// offers no attached agent: a monitor's holder is known from the threads
+// blocked on it.)
+static void stack_now(jthread t, jint st, uint32_t th, int shard, int64_t ts) {
+  orca_frame fr[ORCA_MAX_DEPTH];
+  int nf = stack_of(t, fr);
+  int sampled = (st & JVMTI_THREAD_STATE_IN_NATIVE) ? ORCA_SAMPLED_WALL : ORCA_SAMPLED_CPU;
+  ring_put_mode(shard, ORCA_EV_SAMPLE, ts, th, 1, 0, fr, nf, NULL, 0, sampled);
+}
+
+// mounted_now marks vt (its hash th) as a virtual thread in a snapshot: a
+// VirtualThreadMounted line, its target the carrier it is mounted on now,
+// 0 when it is unmounted (no event of a recording follows to tell).
+static void mounted_now(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts) {
+  jthread c = vthread_carrier(env, vt);
+  uint32_t carrier = 0;
+  if (c) {
+    jint h = 0;
+    (*jvmti)->GetObjectHashCode(jvmti, c, &h);
+    carrier = thread_key(env, c, (uint32_t)h);
+    (*env)->DeleteLocalRef(env, c);
+  }
+  ring_put(shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, ts, th, carrier, 0, NULL, 0, NULL, 0);
+}
+
 int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker) {
   jint st = 0;
   if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
@@ -112,12 +155,22 @@ int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
   int on_mon = (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
   jthread c = on_mon ? vthread_carrier(env, vt) : NULL;
   if (on_mon && !c) return -1;
-  // Its sleep parks it: JVMTI says "parked" (21-25).
-  int sleeping = !on_mon && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt);
+  // Its stack, read once: for its state, and whether it sleeps — its sleep
+  // parks it: JVMTI says "parked" (21-25).
+  jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
+  jvmtiStackInfo si = {.frame_buffer = fr};
+  if (!on_mon && (*jvmti)->GetStackTrace(jvmti, vt, 0, opt.depth > 6 ? opt.depth : 6, fr, &si.frame_count) == JVMTI_ERROR_NONE)
+    now = &si;
+  int sleeping = now && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt, fr, si.frame_count);
   if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
   attached_lock();
   // A sleeping one is in its sleep while JVMTI says "parked" of it.
   int o = state_at(env, vt, c, st, sleeping ? JVMTI_THREAD_STATE_PARKED : 0, th, shard, ts, blocker);
+  if (opt.snapshot) {
+    mounted_now(env, vt, th, shard, ts);
+    if (!o && !on_mon) stack_now(vt, st, th, shard, ts);
+  }
+  now = NULL;
   attached_unlock();
   if (c) (*env)->DeleteLocalRef(env, c);
   return o ? 1 : on_mon ? -1 : 0;
@@ -125,22 +178,27 @@ int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts
 
 int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
   jint n = 0;
-  jthread *all = NULL;
-  if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
+  jvmtiStackInfo *all = NULL;
+  if ((*jvmti)->GetAllStackTraces(jvmti, opt.depth, &all, &n) != JVMTI_ERROR_NONE) return 0;
   (*env)->EnsureLocalCapacity(env, n + 8);
   int found = 0;
   attached_lock();
   for (int i = 0; i < n; i++) {
-    jint st = 0, h = 0;
-    if ((*jvmti)->GetThreadState(jvmti, all[i], &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE) ||
-        pending_is_walker(env, all[i]))   // the agent's own
+    jthread t = all[i].thread;
+    jint st = all[i].state, h = 0;
+    if (!(st & JVMTI_THREAD_STATE_ALIVE) || pending_is_walker(env, t))   // the agent's own
       continue;
-    (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
-    h = (jint)vthread_key_new(env, all[i], (uint32_t)h);   // registered by threads_existing_at: its key
-    if (state_at(env, all[i], all[i], st, 0, (uint32_t)h, i, ts, blocker)) found++;
+    (*jvmti)->GetObjectHashCode(jvmti, t, &h);
+    h = (jint)vthread_key_new(env, t, (uint32_t)h);   // registered by threads_existing_at: its key
+    if (opt.snapshot && i % 2048 == 2047) writer_drain();   // no writer thread (jvm/entry.c)
+    now = &all[i];
+    int in = state_at(env, t, t, st, 0, (uint32_t)h, i, ts, blocker);
+    found += in;
+    if (opt.snapshot && !in) stack_now(t, st, (uint32_t)h, i, ts);
+    now = NULL;
   }
   attached_unlock();
-  for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i]);
+  for (int i = 0; i < n; i++) (*env)->DeleteLocalRef(env, all[i].thread);
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
   return found;
 }

@@ -515,6 +515,10 @@ const char *writer_start(void) {
   return NULL;
 }
 
+void writer_drain(void) {
+  if (!running) flush_events(INT64_MAX);
+}
+
 static int stopped_now;
 
 void writer_stopped_now(void) { stopped_now = 1; }

@@ -19,6 +19,10 @@ const char *writer_open(void);
 // .info with complete=true and closes the files.
 const char *writer_start(void);
 void writer_stop(void);
+// writer_drain writes what the rings hold now on the calling thread, when
+// no writer thread runs (a snapshot writes more than the rings hold, with
+// no thread of its own: jvm/entry.c's attach_snapshot).
+void writer_drain(void);
 // writer_stopped_now: the recording stops while the JVM goes on; its end
 // (.info end_s) is the stop's time, not its last event's.
 void writer_stopped_now(void);

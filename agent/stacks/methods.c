@@ -424,6 +424,8 @@ static int fast_walk(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
   return n >= 0 ? n : asgct_walk(env, skip, fr, max);
 }
 
+static int frames_to(const jvmtiFrameInfo *fr, int n, orca_frame *out);
+
 static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jint n = 0;
@@ -442,6 +444,17 @@ static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
     if (time_walks) timed(0, t0);
     if (asgct_verify) verify(skip, fr, n, max);
   }
+  n = frames_to(fr, n, out);
+  capture_tls *c = &ctls;
+  __asm__("" : "+r"(c));
+  if (time_walks && !t) timed(2, t0);
+  if (time_walks && !t && c->saw_new) timed(3, t0);
+  c->saw_new = 0;
+  return n;
+}
+
+// frames_to writes n frames' compact ids and locations to out.
+static int frames_to(const jvmtiFrameInfo *fr, int n, orca_frame *out) {
   capture_tls *c = &ctls;
   __asm__("" : "+r"(c));   // keep it: GCC would call __tls_get_addr again per use
   for (int i = 0; i < n; i++) {
@@ -458,10 +471,14 @@ static int capture(JNIEnv *env, jthread t, int skip, orca_frame *out, int max) {
     out[i].method = id;
     out[i].location = (uint32_t)fr[i].location;
   }
-  if (time_walks && !t) timed(2, t0);
-  if (time_walks && !t && c->saw_new) timed(3, t0);
-  c->saw_new = 0;
   return n;
+}
+
+int stack_of_frames(const jvmtiFrameInfo *fr, int n, orca_frame *out, int max) {
+  if (max > ORCA_MAX_DEPTH) max = ORCA_MAX_DEPTH;
+  int k = frames_to(fr, n < max ? n : max, out);
+  ctls.saw_new = 0;
+  return k;
 }
 
 uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }

@@ -35,6 +35,9 @@ void methods_detach(void);
 // AsyncGetCallTrace would go on into the carrier's frames).
 extern __thread int stack_virtual;
 int stack_capture(jthread t, int skip, orca_frame *out, int max);
+// stack_of_frames is stack_capture of frames read already (n of them,
+// innermost first: GetAllStackTraces' of another thread), at most max.
+int stack_of_frames(const jvmtiFrameInfo *fr, int n, orca_frame *out, int max);
 // methods_id_of returns m's compact id (the orca_frame.method its frames
 // get), 0 when the table is full.
 uint32_t methods_id_of(jmethodID m);

@@ -142,6 +142,18 @@ enum { CLOCK_TIMER, CLOCK_PERF, CLOCK_PERF_USER };
 static int cpu_clock;
 
 static atomic_int on;            // a recording takes samples
+// handlers: the handlers running past their look at on. samples_stop,
+// once on is 0, waits for them to end before the writer's last drain
+// gives the rings back: a handler that saw on set just before, then was
+// descheduled in its walk (a loaded machine), wrote to a ring freed under
+// it (TestPlantedNames on 25, both flood threads at the JVM's exit).
+static atomic_int handlers;
+// rings_kept: samples_stop waited out and a handler had still not ended:
+// the rings of the dead slots are not freed (kept until the process ends).
+static atomic_int rings_kept;
+// test_stopping: ORCA_TEST_SLOW_SAMPLE_US's stop has begun (samples_stop):
+// the handlers that see it sleep after their walk.
+static atomic_int test_stopping;
 static atomic_int live;          // the stacks can be walked (samples_live): the clocks run
 static int installed;            // the handler is installed (once a JVM: never taken back)
 static long long cpu_ns, wall_ns;
@@ -280,7 +292,16 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
   // Packed: the Java frames right after the pcs taken.
   if (nn < NATIVE_MAX && nj) memmove((char *)s.pcs + (size_t)nn * sizeof s.pcs[0], s.fr, (size_t)nj * sizeof s.fr[0]);
   uint32_t len = (uint32_t)(sizeof s.h + (size_t)nn * sizeof s.pcs[0] + (size_t)nj * sizeof s.fr[0]);
-  if (!sring_put(e->ring, &s, len)) {
+  if (switches.test_slow_sample_us && atomic_load(&test_stopping)) {   // nanosleep is async-signal-safe
+    struct timespec d = {switches.test_slow_sample_us / 1000000, (long)(switches.test_slow_sample_us % 1000000) * 1000};
+    nanosleep(&d, NULL);
+  }
+  sring *ring = e->ring;
+  if (!ring) {   // never for a live slot; a slot given back under a handler would be
+    count_lost(L_STATE);
+    return 0;
+  }
+  if (!sring_put(ring, &s, len)) {
     count_lost(L_FULL);
     return 0;
   }
@@ -336,7 +357,11 @@ static uint64_t perf_weight(slot_t *e, int tid) {
 static void on_signal(int sig, siginfo_t *si, void *ucv) {
   (void)sig;
   int saved = errno;
-  if (atomic_load_explicit(&on, memory_order_acquire)) {
+  // Counted before on is read, both sequentially consistent, as
+  // samples_stop stores on then reads handlers: either it sees this
+  // handler, or this handler sees on 0.
+  atomic_fetch_add_explicit(&handlers, 1, memory_order_seq_cst);
+  if (atomic_load_explicit(&on, memory_order_seq_cst)) {
     int tid = (int)syscall(SYS_gettid);
     slot_t *e = find(tid);
     if (!e) {
@@ -357,6 +382,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv) {
       if (w) atomic_store_explicit(&e->wall_done, take(e, tid, ORCA_SAMPLED_WALL, w, ucv) ? thread_cpu(tid) : -1, memory_order_release);
     }
   }
+  atomic_fetch_sub_explicit(&handlers, 1, memory_order_release);
   errno = saved;
 }
 
@@ -913,10 +939,16 @@ void samples_live(JNIEnv *env) {
 
 void samples_stop(void) {
   if (!atomic_load(&on)) return;
+  if (switches.test_slow_sample_us) {
+    // A test's stop in flight: the handlers from here sleep after their
+    // walk, and the stop goes on once one is inside (or after a second).
+    atomic_store(&test_stopping, 1);
+    for (int i = 0; i < 2000 && !atomic_load(&handlers); i++) usleep(500);
+  }
   atomic_store(&ids_later, 0);
   atomic_store(&live, 0);
   // No sample from here: a signal still in flight is ignored, not lost.
-  atomic_store_explicit(&on, 0, memory_order_release);
+  atomic_store_explicit(&on, 0, memory_order_seq_cst);
   if (wall_running) {
     atomic_store(&wall_stop, 1);
     pthread_mutex_lock(&wall_mu);
@@ -942,6 +974,17 @@ void samples_stop(void) {
       set_live(&slots[i], 0);
     }
   pthread_mutex_unlock(&slots_mu);
+  // The handlers that saw on set end before the writer's last drain frees
+  // their rings: a walk takes microseconds, a descheduled one longer; past
+  // a second the rings are kept instead (a leak, told in .info).
+  for (int i = 0; atomic_load_explicit(&handlers, memory_order_seq_cst) > 0; i++) {
+    if (i == 2000) {
+      atomic_store(&rings_kept, 1);
+      fact_ll(ORCA_INFO_SAMPLE_RINGS_KEPT, 1);
+      break;
+    }
+    usleep(500);
+  }
   // A signal sent before may still be delivered: the handler stays
   // installed (the default action of SIGPROF ends the process).
 }
@@ -1208,7 +1251,7 @@ const char *samples_drain(size_t *len, int must) {
       if (st == S_DEAD) {   // its thread ended: drained, given back
         pthread_mutex_lock(&slots_mu);
         drain_slot(e, &n, now_ns);
-        sring_free(e->ring);
+        if (!atomic_load(&rings_kept)) sring_free(e->ring);
         e->ring = NULL;
         set_used(e, 0);
         free(e->last_wall);

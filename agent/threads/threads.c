@@ -246,17 +246,53 @@ void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_fr
 // thread_name returns the thread's name as UTF-8 in buf; an unnamed
 // virtual thread's is virtual-ID (its Thread.tid; Thread.toString says
 // VirtualThread[#ID]).
-static int thread_name(jthread t, char *buf, int cap) {
-  jvmtiThreadInfo ti;
-  memset(&ti, 0, sizeof ti);
-  int n = 0;
-  if ((*jvmti)->GetThreadInfo(jvmti, t, &ti) == JVMTI_ERROR_NONE && ti.name) {
-    n = (int)mutf8_to_utf8(ti.name, strlen(ti.name), buf, (size_t)cap);
-    (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+// name_field reads the name of t from its field java.lang.Thread.name (17-25)
+// with JNI, into buf; -1 when it cannot. A snapshot (orca threads) names
+// each thread so: GetThreadInfo of another thread costs a search of
+// HotSpot's thread list and, on 21+, a stop of every virtual thread's
+// mounting (JvmtiVTMSTransitionDisabler): 10 000 threads took seconds.
+static int name_field(JNIEnv *env, jthread t, char *buf, int cap) {
+  static jfieldID f;
+  static int tried;
+  if (!tried) {
+    tried = 1;
+    jclass c = (*env)->FindClass(env, "java/lang/Thread");
+    if (c) f = (*env)->GetFieldID(env, c, "name", "Ljava/lang/String;");
+    if ((*env)->ExceptionCheck(env)) {
+      (*env)->ExceptionClear(env);
+      f = NULL;
+    }
+    if (c) (*env)->DeleteLocalRef(env, c);
   }
-  // The local references in ti are released when the callback returns.
+  if (!f) return -1;
+  jstring s = (jstring)(*env)->GetObjectField(env, t, f);
+  if (!s) return 0;
+  int n = 0;
+  const char *u = (*env)->GetStringUTFChars(env, s, NULL);
+  if (u) {
+    n = (int)mutf8_to_utf8(u, strlen(u), buf, (size_t)cap);
+    (*env)->ReleaseStringUTFChars(env, s, u);
+  }
+  (*env)->DeleteLocalRef(env, s);
+  return n;
+}
+
+static int thread_name(jthread t, char *buf, int cap) {
+  int n = -1;
   JNIEnv *env = NULL;
-  if (n == 0 && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK && vthread_current(env, t, &(jthread){0})) {
+  if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
+  if (opt.snapshot && env) n = name_field(env, t, buf, cap);
+  if (n < 0) {
+    jvmtiThreadInfo ti;
+    memset(&ti, 0, sizeof ti);
+    n = 0;
+    if ((*jvmti)->GetThreadInfo(jvmti, t, &ti) == JVMTI_ERROR_NONE && ti.name) {
+      n = (int)mutf8_to_utf8(ti.name, strlen(ti.name), buf, (size_t)cap);
+      (*jvmti)->Deallocate(jvmti, (unsigned char *)ti.name);
+    }
+    // The local references in ti are released when the callback returns.
+  }
+  if (n == 0 && env && vthread_current(env, t, &(jthread){0})) {
     int64_t tid = vthread_tid(env, t);
     if (tid >= 0) n = snprintf(buf, (size_t)cap, "virtual-%lld", (long long)tid);
   }
@@ -372,14 +408,16 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
                                      "the threads alive at the recording's start have no ThreadCPU");
   for (int i = 0; i < n; i++) {
     void *mark = NULL;
-    (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);
+    if (!opt.snapshot) (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);   // (a snapshot: name_field)
     // The agent's own threads are not the application's (an attach to a
     // JVM recorded before finds the calibration's still there).
     if (mark == STARTED_MARK || pending_is_walker(env, all[i])) {
       (*env)->DeleteLocalRef(env, all[i]);
       continue;
     }
-    (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
+    // A snapshot (orca threads) has no event after it to tell apart: two
+    // look-ups of the thread less each (as name_field's).
+    if (!opt.snapshot) (*jvmti)->SetThreadLocalStorage(jvmti, all[i], STARTED_MARK);
     jint h = 0;
     (*jvmti)->GetObjectHashCode(jvmti, all[i], &h);
     h = (jint)thread_key_new(env, all[i], (uint32_t)h);

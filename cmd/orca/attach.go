@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -492,6 +493,24 @@ func unescapeProperty(s string) string {
 	return b.String()
 }
 
+// parsePID parses the arguments of a command whose one operand is a JVM's
+// pid (orca stop, orca threads), flags before or after it.
+func parsePID(u ui, fs *flag.FlagSet, args []string) (int, error) {
+	name := fs.Name()
+	ops, err := parseArgs(u, fs, args)
+	if err != nil {
+		return 0, err
+	}
+	if len(ops) != 1 {
+		return 0, usagef("%s: want one PID (example: orca %s 4242)", name, name)
+	}
+	pid, err := strconv.Atoi(ops[0])
+	if err != nil || pid <= 0 {
+		return 0, usagef("%s: %q is no pid: want the JVM's process id (example: orca %s 4242)", name, ops[0], name)
+	}
+	return pid, nil
+}
+
 const stopHelp = `Usage: orca stop [-o PREFIX] [--quiet] PID
 
 Stops the recording running in the JVM with process id PID — one that
@@ -519,16 +538,9 @@ func runStop(u ui, args []string) error {
 	flags := newFlagSet("stop", stopHelp)
 	prefixFlag := flags.String("o", "", "stop only the recording to `PREFIX`")
 	quiet := flags.Bool("quiet", false, "print no summary")
-	ops, err := parseArgs(u, flags, args)
+	pid, err := parsePID(u, flags, args)
 	if err != nil {
 		return err
-	}
-	if len(ops) != 1 {
-		return usagef("stop: want one PID (example: orca stop 4242)")
-	}
-	pid, err := strconv.Atoi(ops[0])
-	if err != nil || pid <= 0 {
-		return usagef("stop: %q is no pid: want the JVM's process id (example: orca stop 4242)", ops[0])
 	}
 	j, err := attach.ReadProc("/proc", pid)
 	if err == nil {

@@ -218,6 +218,8 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *mode
 		return nil, nil, err
 	}
 	var mo model.Options
+	// export.OTLP reads neither the locks' figures nor the edges.
+	mo.NoEdges, mo.NoLockFigures = cmd == "push", cmd == "push"
 	if mo.Span, err = rf.span(rec); err != nil {
 		return nil, nil, err
 	}

@@ -54,6 +54,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"record", "run a command with the agent in every JVM it starts, or attach to a running JVM (--pid)", runRecord},
+		{"threads", "print what every thread of a running JVM does now: deadlocks, wait chains, stacks, held locks", runThreads},
 		{"stop", "stop a recording that orca record --pid --detach left running", runStop},
 		{"report", "show deadlocks, hangs, contended locks and thread states of a recording", runReport},
 		{"dump", "print a recording's events, decoded, with stacks", runDump},
@@ -291,6 +292,9 @@ key=value pairs separated by commas (docs/agent.md):
                     it), deoptimising only the code that inlined it; without,
                     it rewrites nothing (docs/attach.md, "What an attach
                     rewrites")
+  snapshot=yes      (an attach: orca threads) write what every thread does now,
+                    its stack and monitors, and stop at once: no event, no
+                    class rewritten, no thread left
 
 orca record sets these from its own options (--depth, --flush, --buffer,
 --kinds, --format, --cpu, --wall, --max-size, --max-age; 'orca help record') and adds

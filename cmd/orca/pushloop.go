@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strconv"
 	"strings"
@@ -57,10 +59,12 @@ type pusher struct {
 	log     io.Writer
 	stop    chan struct{}
 	stopped chan struct{}
+	profile *os.File // ORCA_PUSH_CPUPROFILE's
 
 	mu       sync.Mutex
 	lastSeq  uint64      // the newest chunk file pushed (built into a request)
 	from     format.Time // the next push's start; 0 before the first
+	origin   format.Time // the recording's first event, once the first push read it
 	backlog  []pushReq
 	bytes    int
 	retryAt  time.Time
@@ -108,6 +112,14 @@ func newPusher(u ui, prefix string, target *otlpTarget, opt export.OTLPOptions, 
 
 // start runs the push loop until finish.
 func (p *pusher) start() {
+	// ORCA_PUSH_CPUPROFILE=FILE (hidden, for bench/otlp-push.sh and
+	// docs/otlp.md "Cost"): a CPU profile of orca while it pushes, up to
+	// finish's last push.
+	if path := os.Getenv("ORCA_PUSH_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+			p.profile = f
+		}
+	}
 	go func() {
 		defer close(p.stopped)
 		t := time.NewTicker(p.every)
@@ -129,6 +141,10 @@ func (p *pusher) start() {
 func (p *pusher) finish() {
 	close(p.stop)
 	<-p.stopped
+	if p.profile != nil {
+		pprof.StopCPUProfile()
+		p.profile.Close()
+	}
 	p.tick(true)
 	drain := pushDrain
 	if d, err := time.ParseDuration(os.Getenv("ORCA_TEST_PUSH_DRAIN")); err == nil {
@@ -226,27 +242,41 @@ func (p *pusher) build(final bool) error {
 	// the recording, at the end). Reading the whole recording's bounds
 	// reads its newest chunk, which the agent still writes: only the
 	// first push and the last do.
-	from, to := p.from, format.Time(0)
+	from, to, end := p.from, format.Time(0), format.Time(math.MaxInt64)
 	if from == 0 || final {
-		first, end, ok, err := rec.TimeBounds()
+		first, last, ok, err := rec.TimeBounds()
 		if err != nil || !ok {
 			return err
 		}
-		from, to = max(from, first), end
+		if p.origin == 0 {
+			p.origin = first
+		}
+		from, to, end = max(from, first), last, last
 	}
 	if !final {
-		if to, err = lastEvent(format.ChunkFileName(p.prefix, last)); err != nil {
+		// The newest closed chunk's last event, from its trailer.
+		path := format.ChunkFileName(p.prefix, last)
+		var ok bool
+		if to, ok, err = reader.ChunkFileEnd(path); err == nil && !ok {
+			to, err = lastEvent(path)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if to < from {
 		return nil
 	}
-	span, err := rec.Span(from, to)
+	// The recording's bounds are known (its first event, from the first
+	// push; its end is after to until the last): the span reads the
+	// range's chunks only.
+	span, err := rec.SpanWithin(from, to, p.origin, end)
 	if err != nil {
 		return err
 	}
-	res, err := model.Build(rec, model.Options{Span: span})
+	// export.OTLP reads the threads' intervals, the locks' owner changes
+	// and the samples, none of the locks' figures or the edges.
+	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true})
 	if err != nil {
 		return err
 	}

@@ -172,6 +172,13 @@ type otlpBuilder struct {
 	locs   map[pprofLoc]int32
 	stacks map[model.StackID]int32
 	attrs  map[otlpAttr]int32
+	// A thread's attributes (name, id), a lock's (id, class) and an
+	// owner's (name, id), by their ids: a push has many samples of each,
+	// and their strings cost more to make and look up than the samples
+	// (BenchmarkPushLoop).
+	threads map[format.ThreadID][]int32
+	objects map[format.ObjectID][]int32
+	owners  map[format.ThreadID][]int32
 
 	// from: states that began at or before it are not counted
 	// (OTLPOptions.From); 0 counts every state. partial: contentions
@@ -202,7 +209,9 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
 			StackTable:     []*profpb.Stack{{}},
 		},
 		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
-		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{}}
+		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
+		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
+		owners: map[format.ThreadID][]int32{}}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
 	}
@@ -225,6 +234,47 @@ func (b *otlpBuilder) attr(key, val string) int32 {
 
 func (b *otlpBuilder) boolAttr(key string, val bool) int32 {
 	return b.attrOf(otlpAttr{key: key, b: val, str: "\x00bool"}, &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: val}})
+}
+
+// threadAttrs returns the indexes of t's attributes: its name and id.
+func (b *otlpBuilder) threadAttrs(t *model.Thread) []int32 {
+	a, ok := b.threads[t.ID]
+	if !ok {
+		a = []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String())}
+		b.threads[t.ID] = a
+	}
+	return a
+}
+
+// ownerAttrs returns the indexes of the attributes of a contention's
+// owner, the thread th: its name (when known) and id.
+func (b *otlpBuilder) ownerAttrs(th format.ThreadID) []int32 {
+	a, ok := b.owners[th]
+	if !ok {
+		if n := b.tn.name(th); n != "" {
+			a = append(a, b.attr(AttrLockOwnerName, n))
+		}
+		a = append(a, b.attr(AttrLockOwnerID, th.String()))
+		b.owners[th] = a
+	}
+	return a
+}
+
+// objectAttrs returns the indexes of the lock obj's attributes: its id and
+// class; none for 0.
+func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
+	if obj == 0 {
+		return nil
+	}
+	a, ok := b.objects[obj]
+	if !ok {
+		a = []int32{b.attr(AttrLockID, obj.String())}
+		if c := b.m.ClassName(obj); c != "" {
+			a = append(a, b.attr(AttrLockClass, c))
+		}
+		b.objects[obj] = a
+	}
+	return a
 }
 
 // attrOf returns the attribute table's index of k, adding it, of value v,
@@ -343,13 +393,8 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 		if p := pairs[kk]; p != nil {
 			return p
 		}
-		attrs := []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String())}
-		if iv.Object != 0 {
-			attrs = append(attrs, b.attr(AttrLockID, iv.Object.String()))
-			if c := b.m.ClassName(iv.Object); c != "" {
-				attrs = append(attrs, b.attr(AttrLockClass, c))
-			}
-		}
+		attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
+		attrs = append(attrs, b.objectAttrs(iv.Object)...)
 		if lk := ivLockKind(iv); lk != "" {
 			attrs = append(attrs, b.attr(AttrLockKind, lk))
 		}
@@ -358,10 +403,7 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 		}
 		switch {
 		case other != 0 && blocked:
-			if n := b.tn.name(other); n != "" {
-				attrs = append(attrs, b.attr(AttrLockOwnerName, n))
-			}
-			attrs = append(attrs, b.attr(AttrLockOwnerID, other.String()))
+			attrs = append(attrs, b.ownerAttrs(other)...)
 		case other != 0:
 			if a := otherAttr(iv.State); a != "" {
 				attrs = append(attrs, b.attr(a, b.tn.name(other)))
@@ -463,7 +505,7 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 			kk := key{s.Stack, t.ID, s.Kind}
 			p := pairs[kk]
 			if p == nil {
-				attrs := []int32{b.attr(AttrThreadName, t.Name), b.attr(AttrThreadID, t.ID.String()), b.attr(AttrSampled, s.Kind.String())}
+				attrs := append(slices.Clip(b.threadAttrs(t)), b.attr(AttrSampled, s.Kind.String()))
 				st := b.stack(s.Stack)
 				p = &pair{&profpb.Sample{StackIndex: st, AttributeIndices: attrs}, &profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
 				count.Samples = append(count.Samples, p.count)

@@ -2,9 +2,7 @@ package export
 
 import (
 	"bytes"
-	"maps"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -198,8 +196,33 @@ func TestOTLPEveryCase(t *testing.T) {
 			if !equalMaps(got, want) {
 				t.Errorf("pushed %v\nthe model's locks %v", got, want)
 			}
+			// A model built without the locks' figures and the edges,
+			// as a push builds it (cmd/orca's pushloop), pushes the same.
+			lean, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, o := range []OTLPOptions{{Samples: true}, {Samples: true, From: m.Start + (m.End-m.Start)/3, Partial: true}} {
+				if a, b := otlpBytes(t, rec, m, o), otlpBytes(t, rec, lean.Model, o); !bytes.Equal(a, b) {
+					t.Errorf("%+v: the request of the model without lock figures differs (%d bytes, %d with)", o, len(b), len(a))
+				}
+			}
 		})
 	}
+}
+
+// otlpBytes is OTLP's request, marshalled.
+func otlpBytes(t *testing.T, rec *reader.Recording, m *model.Model, opt OTLPOptions) []byte {
+	t.Helper()
+	req, err := OTLP(rec, m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
 
 // TestOTLPSamples pushes the samples recording of internal/testrec: the cpu
@@ -238,27 +261,17 @@ func TestOTLPRangesAddUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Keyed by profile, lock and thread, and by profile, lock, owner and
-	// thread.
-	sums := func(ss []otlptest.Sample, into map[string]int64) {
-		for _, s := range ss {
-			k := s.Kind + "/" + s.Type + " " + s.Attrs[AttrLockID] + " " + s.Attrs[AttrThreadID]
-			into[k] += s.Sum()
-			into[k+" owner "+s.Attrs[AttrLockOwnerID]] += s.Sum()
-		}
-	}
-	whole := map[string]int64{}
 	res, err := model.Build(rec, model.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	sums(otlpSamples(t, rec, res.Model, OTLPOptions{}), whole)
+	whole := otlpSamples(t, rec, res.Model, OTLPOptions{})
 
 	first, last, _, err := rec.TimeBounds()
 	if err != nil {
 		t.Fatal(err)
 	}
-	pushed := map[string]int64{}
+	var pushed []otlptest.Sample
 	const n = 7
 	from := first
 	for i := 1; i <= n; i++ {
@@ -275,42 +288,8 @@ func TestOTLPRangesAddUp(t *testing.T) {
 		if i > 1 {
 			opt.From = from
 		}
-		sums(otlpSamples(t, rec, res.Model, opt), pushed)
+		pushed = append(pushed, otlpSamples(t, rec, res.Model, opt)...)
 		from = to
 	}
-	for k, v := range pushed {
-		if v == 0 {
-			delete(pushed, k)
-		}
-	}
-	// Exact, but for one thing: a contention on at a range's start is
-	// restated there with the owner it blocked on, not the owner then
-	// (reader.Span's restatement), so the first stretch of a contention
-	// whose owner changed before the range can move from its owner to
-	// the unknown owner (or another); its thread's delay on the lock stays
-	// exact. Those moves are logged, and must be few.
-	bad, moved := 0, 0
-	for _, k := range slices.Sorted(maps.Keys(whole)) {
-		if pushed[k] == whole[k] {
-			continue
-		}
-		if strings.Contains(k, "/delay ") && strings.Contains(k, " owner ") {
-			moved++
-			t.Logf("%s: %d ns in %d pushes, %d ns in the whole recording", k, pushed[k], n, whole[k])
-			continue
-		}
-		if bad++; bad <= 10 {
-			t.Errorf("%s: %d in %d pushes, %d in the whole recording", k, pushed[k], n, whole[k])
-		}
-	}
-	for k, v := range pushed {
-		if _, ok := whole[k]; !ok && !(strings.Contains(k, "/delay ") && strings.Contains(k, " owner ")) {
-			if bad++; bad <= 10 {
-				t.Errorf("%s: %d in %d pushes, none in the whole recording", k, v, n)
-			}
-		}
-	}
-	if bad > 0 || moved > len(whole)/100 {
-		t.Errorf("%d of %d sums differ, %d delays moved between owners", bad, len(whole), moved)
-	}
+	otlptest.CheckAddsUp(t, whole, pushed, n)
 }

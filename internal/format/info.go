@@ -128,6 +128,10 @@ const (
 	// over ticks while every candidate is a repeat), written when it stops.
 	InfoSampleWallTicks   = "sample_wall_ticks"
 	InfoSampleWallWakeups = "sample_wall_wakeups"
+	// InfoSampleRingsKept: when the samplers stopped, a signal handler was
+	// still running after a second, so the threads' sample rings were
+	// kept (not freed) rather than freed under it; 1 when so, absent else.
+	InfoSampleRingsKept = "sample_rings_kept"
 	// The CPU sampler's clock: "perf" (perf_events' task clock, kernel and
 	// user time), "perf_user" (user time alone: perf_event_paranoid 2), or
 	// "timer" / "timer: REASON" (POSIX CPU timers, checked at the kernel's
@@ -229,7 +233,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

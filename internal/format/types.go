@@ -37,7 +37,17 @@ type Time int64
 func (t Time) Seconds() float64 { return float64(t) / 1e9 }
 
 // Hex formats an identity the way the files do: 8 uppercase hex digits.
-func Hex(v uint32) string { return fmt.Sprintf("%08X", v) }
+func Hex(v uint32) string {
+	// fmt.Sprintf("%08X", v), without fmt: an OTLP push formats the id of
+	// every lock and thread in it (BenchmarkPushLoop).
+	const digits = "0123456789ABCDEF"
+	var b [8]byte
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = digits[v&0xF]
+		v >>= 4
+	}
+	return string(b[:])
+}
 
 // String returns the hash as the files write it, followed for a thread
 // that is not the first of its hash by "#" and its number among them

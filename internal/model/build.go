@@ -24,6 +24,12 @@ type Options struct {
 	// not the edges themselves (a fifth of the model's memory): for orca
 	// report without --thread, which prints the counts alone.
 	NoEdges bool
+	// NoLockFigures leaves the locks' figures (Lock's counts and times,
+	// Owners, Groups: the aggregation, a fifth of a build) unset, for a
+	// reader of the threads' intervals, the locks' owner changes
+	// (BlameSpans) and samples alone: export.OTLP of a push (cmd/orca's
+	// pushloop).
+	NoLockFigures bool
 }
 
 // Result is a built model with what reading the files reported.
@@ -42,6 +48,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b := New()
 	b.ext = reader.NewStackTable()
 	b.edges.drop = opt.NoEdges
+	b.noLockFigures = opt.NoLockFigures
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }

@@ -89,6 +89,9 @@ type Builder struct {
 	// splitting: the threads with ThreadCPU windows to split
 	// (splitWindows).
 	splitting []*tstate
+
+	// noLockFigures: ag sums nothing (Options.NoLockFigures).
+	noLockFigures bool
 }
 
 // sealMargin is how far behind the fold's latest time the windows between
@@ -717,6 +720,8 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 		t.Time[ivs[i].Shown()] += d
 		ts.busy += d
 	}
-	b.ag.feed(&ts.agg, ivs)
+	if !b.noLockFigures {
+		b.ag.feed(&ts.agg, ivs)
+	}
 	ts.fed += len(ivs)
 }

@@ -58,7 +58,9 @@ func (b *Builder) Finalize() *Model {
 			b.feed(ts, blk)
 			return true
 		})
-		b.ag.endThread(&ts.agg)
+		if !b.noLockFigures {
+			b.ag.endThread(&ts.agg)
+		}
 		b.splitTo(ts, math.MaxInt64, t.End)
 		t.Intervals = ts.ivs.all()
 		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
@@ -99,7 +101,9 @@ func (b *Builder) Finalize() *Model {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	b.feeding = nil
-	m.setLocks(b.ag)
+	if !b.noLockFigures {
+		m.setLocks(b.ag)
+	}
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
 	return m
 }

@@ -16,13 +16,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -435,4 +438,62 @@ func CheckBlame(t testing.TB, reportJSON []byte, ss []Sample) (locks, owners int
 		}
 	}
 	return locks, owners
+}
+
+// CheckAddsUp checks that the samples of a series of pushes of
+// consecutive ranges (pushed, in pushes requests) add up to those of the
+// whole recording's one request: every sum per profile, lock (lock.id) and
+// thread (thread.id), and per profile, lock, owner
+// (lock.owner.thread.id) and thread. Exact, but for one thing: a
+// contention on at a range's start is restated there with the owner it
+// blocked on, not the owner then (reader.Span's restatement), so the first
+// stretch of a contention whose owner changed before the range can move
+// from its owner to the unknown owner (or another); its thread's delay on
+// the lock stays exact. Those moves are logged, and must be few (1 %). It
+// returns how many sums it compared and how many delays moved.
+func CheckAddsUp(t testing.TB, whole, pushed []Sample, pushes int) (sums, moved int) {
+	t.Helper()
+	// Keyed by profile, lock and thread, and by profile, lock, owner and
+	// thread.
+	sum := func(ss []Sample) map[string]int64 {
+		m := map[string]int64{}
+		for _, s := range ss {
+			k := s.Kind + "/" + s.Type + " " + s.Attrs["lock.id"] + " " + s.Attrs["thread.id"]
+			m[k] += s.Sum()
+			m[k+" owner "+s.Attrs["lock.owner.thread.id"]] += s.Sum()
+		}
+		for k, v := range m {
+			if v == 0 {
+				delete(m, k)
+			}
+		}
+		return m
+	}
+	w, p := sum(whole), sum(pushed)
+	ownerDelay := func(k string) bool { return strings.Contains(k, "/delay ") && strings.Contains(k, " owner ") }
+	bad := 0
+	for _, k := range slices.Sorted(maps.Keys(w)) {
+		if p[k] == w[k] {
+			continue
+		}
+		if ownerDelay(k) {
+			moved++
+			t.Logf("%s: %d ns in %d pushes, %d ns in the whole recording", k, p[k], pushes, w[k])
+			continue
+		}
+		if bad++; bad <= 10 {
+			t.Errorf("%s: %d in %d pushes, %d in the whole recording", k, p[k], pushes, w[k])
+		}
+	}
+	for k, v := range p {
+		if _, ok := w[k]; !ok && !ownerDelay(k) {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %d in %d pushes, none in the whole recording", k, v, pushes)
+			}
+		}
+	}
+	if bad > 0 || moved > len(w)/100 {
+		t.Errorf("%d of %d sums differ, %d delays moved between owners", bad, len(w), moved)
+	}
+	return len(w), moved
 }

@@ -164,14 +164,24 @@ func compactFile(ra io.ReaderAt, size int64) bool {
 // Span returns the part of the recording to read for the events of
 // [from, to] (its times; to may be math.MaxInt64: to the end).
 func (r *Recording) Span(from, to format.Time) (*Span, error) {
-	sp := &Span{From: from, To: to}
 	first, last, ok, err := r.TimeBounds()
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		sp.Origin, sp.End = first, last
+	if !ok {
+		first, last = 0, 0
 	}
+	return r.SpanWithin(from, to, first, last)
+}
+
+// SpanWithin is Span for a caller that knows the recording's first and
+// last event times (Span.Origin, End; math.MaxInt64 for an end still to
+// come): it reads no more than the range's chunks, where Span reads the
+// recording's first and last chunks for them (TimeBounds). A bounded
+// recording's pusher knows its origin from its first push, and its end
+// is after every range it reads until the last (cmd/orca's pushloop).
+func (r *Recording) SpanWithin(from, to, origin, end format.Time) (*Span, error) {
+	sp := &Span{From: from, To: to, Origin: origin, End: end}
 	files, err := r.eventFiles()
 	if err != nil {
 		return nil, err
@@ -488,4 +498,43 @@ func (f *rangeFilter) end() error {
 		return f.start()
 	}
 	return nil
+}
+
+// ChunkFileEnd returns the latest event time of a bounded recording's
+// closed chunk file, from its chunk's trailer (format.TagTrailer: the
+// chunk's bytes, records, earliest and latest times, checksum), reading
+// its head and its last bytes only: a pusher's "how far does this chunk
+// go" without decoding it (cmd/orca's pushloop). ok is false when the
+// file ends without a trailer that closes its chunk (still being written,
+// cut, or of format version 2): then decode it.
+func ChunkFileEnd(path string) (last format.Time, ok bool, err error) {
+	err = withFile(path, func(f *os.File, size int64) error {
+		c, found, err := chunkAt(f, 0, size)
+		if err != nil || !found {
+			return err
+		}
+		// The trailer: its tag, four varints and a u32, at the end.
+		const most = 1 + 4*binary.MaxVarintLen64 + 4
+		from := max(size-most, c.off)
+		tail := make([]byte, size-from)
+		if _, err := f.ReadAt(tail, from); err != nil {
+			return err
+		}
+		for i := range tail {
+			if tail[i] != format.TagTrailer {
+				continue
+			}
+			d := dec{b: tail[i+1:]}
+			n, records, _, hi := d.uv(), d.uv(), d.uv(), d.uv()
+			d.u32()
+			// A trailer is where its chunk's byte count says, and ends
+			// the file.
+			if !d.short && d.bad == "" && d.i == len(d.b) && int64(n) == from+int64(i)-c.off && records > 0 && hi <= math.MaxInt64 {
+				last, ok = format.Time(hi), true
+				return nil
+			}
+		}
+		return nil
+	})
+	return last, ok, err
 }

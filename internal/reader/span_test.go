@@ -193,3 +193,38 @@ func TestSpanChunkFiles(t *testing.T) {
 		t.Fatal("not compact")
 	}
 }
+
+// TestChunkFileEnd: a closed chunk file's last event time, read from its
+// trailer, is the latest time of the events it decodes to; a chunk file
+// cut anywhere before its trailer's end (being written) has none.
+func TestChunkFileEnd(t *testing.T) {
+	_, b := synthCompact(t, 3<<20)
+	chunks := spanChunks(t, b)
+	dir := t.TempDir()
+	for i, c := range chunks {
+		path := filepath.Join(dir, fmt.Sprintf("c.orca.%06d", i+1))
+		f := append([]byte(format.CompactHeader), b[c.lo:c.hi]...)
+		if err := os.WriteFile(path, f, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var want format.Time
+		if _, err := EachEventAt(bytes.NewReader(f), int64(len(f)), path, EachOptions{}, func(ev *Event) error {
+			want = max(want, ev.Time)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := ChunkFileEnd(path)
+		if err != nil || !ok || got != want {
+			t.Errorf("chunk %d: ChunkFileEnd %d, %v, %v; its events end at %d", i+1, got, ok, err, want)
+		}
+		for _, cut := range []int{1, 2, 4, 5, 9, 30} {
+			if err := os.WriteFile(path, f[:len(f)-cut], 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if got, ok, err := ChunkFileEnd(path); err != nil || ok {
+				t.Errorf("chunk %d cut by %d bytes: ChunkFileEnd %d, %v, %v; want none", i+1, cut, got, ok, err)
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+#!/bin/bash
+# bench/threads.sh: how long `orca threads PID` takes on a JVM with many threads (issue 36,
+# item 4), from the command's start to its exit, its output written to /dev/null. The JVM
+# runs testdata/java/scenarios/ThreadsNow.java (its three deadlocks, chains and spinner) with
+# N more platform threads parked (KIND=platform) or N virtual threads parked on one
+# ReentrantLock (KIND=virtual, JDK 21+). The first round is the JVM's first attach (its attach
+# listener starts); each round prints the command's wall time, orca's own `took` and the
+# agent's time in the JVM (.info attach_ms), and the thread count it found.
+#
+#   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 KIND=virtual N=100000 ROUNDS=3 bench/threads.sh
+#
+# Needs bin/orca (make). Run under flock /work/notes/bench.lock on a shared machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+JDK=${JDK:-/usr/lib/jvm/java-17-openjdk-amd64}
+KIND=${KIND:-platform}
+N=${N:-10000}
+ROUNDS=${ROUNDS:-3}
+ORCA=${ORCA:-bin/orca}
+[ -x "$ORCA" ] || { echo "threads.sh: $ORCA missing: run make" >&2; exit 1; }
+TMP=$(mktemp -d /tmp/orca-threads-bench.XXXXXX)
+"$JDK/bin/javac" --release 17 -d "$TMP/classes" testdata/java/scenarios/ThreadsNow.java
+mkfifo "$TMP/in"
+"$JDK/bin/java" -Xss256k -cp "$TMP/classes" ThreadsNow "$KIND" "$N" <"$TMP/in" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+exec 3>"$TMP/in"
+trap 'echo EXIT >&3 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "$TMP"' EXIT
+for i in $(seq 600); do grep -q READY "$TMP/out" && break; sleep 0.5; done
+grep -q READY "$TMP/out" || { echo "threads.sh: the JVM did not get ready:" >&2; cat "$TMP/err" >&2; exit 1; }
+echo "$("$JDK/bin/java" -version 2>&1 | head -1), KIND=$KIND N=$N"
+for r in $(seq "$ROUNDS"); do
+  t0=$(date +%s%N)
+  "$ORCA" threads --json "$pid" >"$TMP/json"
+  t1=$(date +%s%N)
+  python3 - "$TMP/json" "$r" $(( (t1 - t0) / 1000000 )) <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+print(f"round {sys.argv[2]}: {sys.argv[3]} ms wall, took {v['took_s']*1000:.0f} ms, agent {v['agent_ms']} ms, "
+      f"{v['threads']} threads ({v['platform']} platform, {v['virtual']} virtual), {len(v['deadlocks'])} deadlocks")
+PY
+done

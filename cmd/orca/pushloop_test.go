@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+	profpb "go.opentelemetry.io/proto/slim/otlp/profiles/v1development"
+	"google.golang.org/protobuf/proto"
+
+	"orca/internal/export"
+	"orca/internal/format"
+	"orca/internal/otlptest"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// splitChunks cuts a compact .orca into its chunks (each from its marker
+// to the next), as a bounded recording's chunk files hold them.
+func splitChunks(tb testing.TB, orca []byte) [][]byte {
+	tb.Helper()
+	marker := []byte("ORCACHNK")
+	var offs []int
+	for off := 0; ; {
+		i := bytes.Index(orca[off:], marker)
+		if i < 0 {
+			break
+		}
+		offs = append(offs, off+i)
+		off += i + len(marker)
+	}
+	var out [][]byte
+	for i, o := range offs {
+		end := len(orca)
+		if i+1 < len(offs) {
+			end = offs[i+1]
+		}
+		out = append(out, append([]byte(format.CompactHeader), orca[o:end]...))
+	}
+	if len(out) < 3 {
+		tb.Fatalf("%d chunks, want 3 or more", len(out))
+	}
+	return out
+}
+
+// pushSource is a bounded recording to replay: its .info, .methods and
+// .classtable, and its chunk files' bytes in order.
+type pushSource struct {
+	side   map[string][]byte // by suffix
+	chunks [][]byte
+}
+
+// synthPushSource is a synthetic busy server's recording (internal/synth)
+// of size bytes, cut into chunk files.
+func synthPushSource(tb testing.TB, size int64) pushSource {
+	tb.Helper()
+	prefix := filepath.Join(tb.TempDir(), "syn")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: size, Encoding: format.EncodingCompact}); err != nil {
+		tb.Fatal(err)
+	}
+	b, err := os.ReadFile(prefix + format.SuffixEvents)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return pushSource{side: sideFiles(tb, prefix), chunks: splitChunks(tb, b)}
+}
+
+// recordedPushSource is the bounded recording prefix's chunk files.
+func recordedPushSource(tb testing.TB, prefix string) pushSource {
+	tb.Helper()
+	src := pushSource{side: sideFiles(tb, prefix)}
+	for _, s := range chunkSeqs(prefix) {
+		b, err := os.ReadFile(format.ChunkFileName(prefix, s))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		src.chunks = append(src.chunks, b)
+	}
+	if len(src.chunks) < 3 {
+		tb.Fatalf("%s: %d chunk files, want 3 or more", prefix, len(src.chunks))
+	}
+	return src
+}
+
+func sideFiles(tb testing.TB, prefix string) map[string][]byte {
+	tb.Helper()
+	side := map[string][]byte{}
+	for _, s := range []string{format.SuffixInfo, format.SuffixMethods, format.SuffixClasses} {
+		b, err := os.ReadFile(prefix + s)
+		if err != nil && !os.IsNotExist(err) {
+			tb.Fatal(err)
+		}
+		side[s] = b
+	}
+	return side
+}
+
+// replay writes src's chunk files into a new bounded recording one by one,
+// as the agent closes them, and runs the pusher's build after every
+// `every` of them, with the newest written still open (not pushed), then
+// the last build; it returns the requests built and the recording.
+func (src pushSource) replay(tb testing.TB, every int) ([][]byte, string) {
+	tb.Helper()
+	prefix := filepath.Join(tb.TempDir(), "rec")
+	for s, b := range src.side {
+		if err := os.WriteFile(prefix+s, b, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
+	for i, c := range src.chunks {
+		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), c, 0o644); err != nil {
+			tb.Fatal(err)
+		}
+		if (i+1)%every == 0 && i+1 < len(src.chunks) {
+			if err := p.build(false); err != nil {
+				tb.Fatal(err)
+			}
+		}
+	}
+	if err := p.build(true); err != nil {
+		tb.Fatal(err)
+	}
+	var bodies [][]byte
+	for _, r := range p.backlog {
+		bodies = append(bodies, r.body)
+	}
+	return bodies, prefix
+}
+
+// requestSamples decodes requests.
+func requestSamples(tb testing.TB, bodies ...[]byte) []otlptest.Sample {
+	tb.Helper()
+	var pds []*profpb.ProfilesData
+	for _, b := range bodies {
+		req := &collpb.ExportProfilesServiceRequest{}
+		if err := proto.Unmarshal(b, req); err != nil {
+			tb.Fatal(err)
+		}
+		pds = append(pds, &profpb.ProfilesData{ResourceProfiles: req.ResourceProfiles, Dictionary: req.Dictionary})
+	}
+	return otlptest.Samples(pds)
+}
+
+// TestPushLoopAddsUp: the continuous pusher's requests, built as a
+// bounded recording's chunk files close (two at a time), add up to the
+// whole recording's (otlptest.CheckAddsUp, as TestOTLPRangesAddUp's
+// ranges): each push reads its own chunks only (reader.ChunkFileEnd,
+// SpanWithin) and builds without the locks' figures.
+func TestPushLoopAddsUp(t *testing.T) {
+	src := synthPushSource(t, 6<<20)
+	bodies, prefix := src.replay(t, 2)
+	if len(bodies) < 2 {
+		t.Fatalf("%d requests, want 2 or more", len(bodies))
+	}
+	rec, res := testrec.Open(t, prefix)
+	req, err := export.OTLP(rec, res.Model, export.OTLPOptions{Samples: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wb, err := proto.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sums, moved := otlptest.CheckAddsUp(t, requestSamples(t, wb), requestSamples(t, bodies...), len(bodies))
+	t.Logf("%d chunk files in %d pushes: %d sums, %d delays moved between owners", len(src.chunks), len(bodies), sums, moved)
+}
+
+// BenchmarkPushLoop: the continuous pusher's CPU per chunk file pushed
+// (docs/otlp.md "Cost"), four chunk files a push as a busy server's
+// recording closes them in 10 s: a synthetic recording's, or with
+// ORCA_BENCH_PUSH=PREFIX a real bounded recording's (bench/otlp-push.sh
+// keeps them).
+func BenchmarkPushLoop(b *testing.B) {
+	var src pushSource
+	if prefix := os.Getenv("ORCA_BENCH_PUSH"); prefix != "" {
+		src = recordedPushSource(b, prefix)
+	} else {
+		src = synthPushSource(b, 12<<20)
+	}
+	var bytes int64
+	for _, c := range src.chunks {
+		bytes += int64(len(c))
+	}
+	b.SetBytes(bytes)
+	b.ResetTimer()
+	var sent int
+	for range b.N {
+		bodies, _ := src.replay(b, 4)
+		sent = 0
+		for _, body := range bodies {
+			sent += len(gzipped(body)) // as send does
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(src.chunks)), "ns/chunk")
+	b.ReportMetric(float64(sent)/float64(bytes), "sent/byte")
+}

@@ -1,0 +1,462 @@
+package main
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// What orca threads prints: the snapshot's threads, its deadlocks and wait
+// chains, decided from the model's wait-for graph at the snapshot's
+// instant (model.WaitGraphAt: the edges and the standing cycles, the
+// deadlocks the report would name), once, for the text and the JSON.
+
+// nowObject is an object a thread waits on or holds.
+type nowObject struct {
+	Object string `json:"object"`
+	Class  string `json:"class,omitempty"`
+	// Kind: monitor, juc_lock (a java.util.concurrent lock's synchronizer),
+	// blocker (another park blocker), semaphore.
+	Kind string `json:"kind"`
+}
+
+// nowThread is one thread at the snapshot.
+type nowThread struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Virtual bool   `json:"virtual,omitempty"`
+	// State: runnable, in_native, blocked (entering a monitor), waiting
+	// (Object.wait), parked, idle (a pool's worker parked for work),
+	// sleeping, joining, acquiring (Semaphore.acquire).
+	State    string      `json:"state"`
+	WaitsOn  *nowObject  `json:"waits_on,omitempty"`
+	WaitsFor *nowRef     `json:"waits_for,omitempty"` // the thread holding it, when known
+	Holds    []nowObject `json:"holds,omitempty"`
+	Stack    []string    `json:"stack"`
+
+	stack model.StackID
+	tid   format.ThreadID
+	waits model.Wait // State 0 (Runnable): not in the graph
+	forID format.ThreadID
+}
+
+// nowRef names a thread.
+type nowRef struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// nowDeadlock is a cycle of the wait-for graph.
+type nowDeadlock struct {
+	// Kind: monitor (every thread blocked on a monitor), juc (every one
+	// parked on a j.u.c. lock), mixed.
+	Kind    string       `json:"kind"`
+	Threads []*nowThread `json:"threads"` // each waits for the next, the last for the first
+	Behind  []nowRef     `json:"behind"`  // the other threads that wait, directly or not, for one of them
+}
+
+// nowChain is a thread others wait behind, directly or through other
+// waiting threads, that waits for no thread itself (issue 36's chains).
+type nowChain struct {
+	Root      string   `json:"root"`
+	RootName  string   `json:"root_name"`
+	RootState string   `json:"root_state"`
+	Threads   []nowRef `json:"threads"` // behind it, nearest first
+	// Links: the chain's steps, each a lock (or a join: no object) and
+	// its holder with how many threads wait on it for that holder, in the
+	// order first met.
+	Links []nowLink `json:"links"`
+
+	links map[nowLinkKey]int
+}
+
+type nowLink struct {
+	On      nowObject `json:"on"`
+	For     nowRef    `json:"for"`
+	Threads int       `json:"threads"`
+}
+
+type nowLinkKey struct {
+	on     string
+	holder format.ThreadID
+}
+
+// nowGroup is virtual threads doing the same: same state, same object
+// and holder, same stack.
+type nowGroup struct {
+	Count int    `json:"count"`
+	State string `json:"state"`
+	// What they wait on and the thread that holds it, as nowThread's.
+	WaitsOn  *nowObject `json:"waits_on,omitempty"`
+	WaitsFor *nowRef    `json:"waits_for,omitempty"`
+	Stack    []string   `json:"stack"`
+	Threads  []nowRef   `json:"threads"` // each one's id and name
+}
+
+// threadsView is the whole answer.
+type threadsView struct {
+	PID       int           `json:"pid"`
+	Command   string        `json:"command"`
+	Java      string        `json:"java_version,omitempty"`
+	Threads   int           `json:"threads"`
+	Platform  int           `json:"platform"`
+	Virtual   int           `json:"virtual"`
+	TookS     float64       `json:"took_s"`   // the command's time, attach to model
+	AgentMS   string        `json:"agent_ms"` // the agent's in the JVM (its Attach Listener thread), ms
+	Deadlocks []nowDeadlock `json:"deadlocks"`
+	Chains    []nowChain    `json:"chains"`
+	List      []*nowThread  `json:"platform_threads"`
+	Groups    []*nowGroup   `json:"virtual_threads"`
+	// Unseen: virtual threads the agent could not look at, and why (.info).
+	Skipped int64 `json:"virtual_skipped,omitempty"`
+	// Dropped: records the agent could not write (.info dropped_total):
+	// the snapshot misses threads or states.
+	Dropped int64  `json:"dropped,omitempty"`
+	Unseen  string `json:"virtual_unseen,omitempty"`
+}
+
+func newThreadsView(s *snapshot) *threadsView {
+	m := s.m
+	v := &threadsView{PID: s.pid, Command: s.command, Java: s.rec.Info[format.InfoJavaVersion], TookS: s.took.Seconds(),
+		AgentMS:   s.agentMS,
+		Deadlocks: []nowDeadlock{}, Chains: []nowChain{}, List: []*nowThread{}, Groups: []*nowGroup{}}
+	v.Skipped, _ = s.rec.Info.Int(format.InfoVirtualSkipped)
+	v.Unseen = s.rec.Info[format.InfoVirtualUnseen]
+	v.Dropped, _ = s.rec.Info.Int(format.InfoDroppedTotal)
+	at := m.End
+	g := m.WaitGraphAt(at)
+	waits := map[format.ThreadID]model.Wait{}
+	for _, w := range g.Waits {
+		waits[w.Thread] = w
+	}
+	stacks := map[model.StackID][]string{}
+	resolve := func(id model.StackID) []string {
+		if f, ok := stacks[id]; ok {
+			return f
+		}
+		out := []string{}
+		if int(id) < len(m.Stacks) {
+			for _, fr := range m.Stacks[id] {
+				out = append(out, s.rec.Resolve(fr))
+			}
+		}
+		stacks[id] = out
+		return out
+	}
+	object := func(o format.ObjectID, kind model.LockKind) nowObject {
+		c := m.ClassName(o)
+		k := map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}[kind]
+		return nowObject{Object: o.String(), Class: c, Kind: k}
+	}
+	byID := map[format.ThreadID]*nowThread{}
+	var all []*nowThread
+	for _, t := range m.Threads {
+		if t.Ended {
+			continue
+		}
+		nt := &nowThread{ID: t.ID.String(), Name: t.Name, Virtual: t.Virtual, tid: t.ID}
+		if k := t.IntervalAt(at); k >= 0 {
+			iv := &t.Intervals[k]
+			nt.State, nt.stack = iv.State.String(), iv.Stack
+		} else {
+			nt.State = "runnable"
+			if n := len(t.Samples); n > 0 {
+				nt.stack = t.Samples[n-1].Stack
+				if t.Samples[n-1].Kind == format.SampleWall {
+					nt.State = "in_native"
+				}
+			}
+		}
+		if w, ok := waits[t.ID]; ok {
+			nt.waits = w
+			if w.Object != 0 {
+				o := object(w.Object, w.Kind)
+				nt.WaitsOn = &o
+			}
+			nt.forID = w.For
+		}
+		nt.Stack = resolve(nt.stack)
+		byID[t.ID] = nt
+		all = append(all, nt)
+	}
+	ref := func(id format.ThreadID) nowRef {
+		if t := byID[id]; t != nil {
+			return nowRef{t.ID, t.Name}
+		}
+		return nowRef{ID: id.String()}
+	}
+	for _, nt := range all {
+		if nt.forID == 0 {
+			continue
+		}
+		r := ref(nt.forID)
+		nt.WaitsFor = &r
+		// What a thread waits for on a lock, its owner holds: known only
+		// so (HotSpot offers an attached agent no can_get_owned_monitor_info;
+		// the agent reads the owner of the locks threads wait on).
+		if h := byID[nt.forID]; h != nil && nt.WaitsOn != nil && !slices.ContainsFunc(h.Holds, func(o nowObject) bool { return o.Object == nt.WaitsOn.Object }) {
+			h.Holds = append(h.Holds, *nt.WaitsOn)
+		}
+	}
+
+	// Deadlocks: the cycles standing at the snapshot.
+	reported := analysis.Reported(m)
+	inCycle := map[format.ThreadID]int{}
+	for _, c := range g.Cycles {
+		if reported[c.Deadlock] < 0 {
+			continue
+		}
+		d := nowDeadlock{Behind: []nowRef{}}
+		blocked, parked := 0, 0
+		for _, id := range c.Threads {
+			nt := byID[id]
+			if nt == nil {
+				nt = &nowThread{ID: id.String(), tid: id}
+			}
+			d.Threads = append(d.Threads, nt)
+			inCycle[id] = len(v.Deadlocks) + 1
+			switch nt.waits.Kind {
+			case model.Monitor:
+				blocked++
+			case model.JUCLock:
+				parked++
+			}
+		}
+		switch {
+		case blocked == len(c.Threads):
+			d.Kind = "monitor"
+		case parked == len(c.Threads):
+			d.Kind = "juc"
+		default:
+			d.Kind = "mixed"
+		}
+		v.Deadlocks = append(v.Deadlocks, d)
+	}
+
+	// Chains: follow each waiting thread's waits-for to a thread that waits
+	// for nobody (its root) or into a cycle (behind that deadlock).
+	roots := map[format.ThreadID]*nowChain{}
+	var order []format.ThreadID
+	for _, nt := range all {
+		if nt.forID == 0 || inCycle[nt.tid] > 0 {
+			continue
+		}
+		// At most one step a thread: a cycle not reported (none stands
+		// at a snapshot: analysis.IsDeadlock) ends the walk anywhere.
+		u := nt.forID
+		for steps := 0; steps < len(all); steps++ {
+			next := byID[u]
+			if next == nil || next.forID == 0 || inCycle[u] > 0 || u == nt.tid {
+				break
+			}
+			u = next.forID
+		}
+		if k := inCycle[u]; k > 0 {
+			v.Deadlocks[k-1].Behind = append(v.Deadlocks[k-1].Behind, ref(nt.tid))
+			continue
+		}
+		c := roots[u]
+		if c == nil {
+			r := byID[u]
+			c = &nowChain{Root: ref(u).ID, RootName: ref(u).Name, Threads: []nowRef{}, Links: []nowLink{}, links: map[nowLinkKey]int{}}
+			if r != nil {
+				c.RootState = r.State
+			}
+			roots[u] = c
+			order = append(order, u)
+		}
+		c.Threads = append(c.Threads, ref(nt.tid))
+		var on nowObject
+		if nt.WaitsOn != nil {
+			on = *nt.WaitsOn
+		}
+		k := nowLinkKey{on.Object, nt.forID}
+		i, ok := c.links[k]
+		if !ok {
+			i = len(c.Links)
+			c.links[k] = i
+			c.Links = append(c.Links, nowLink{On: on, For: ref(nt.forID)})
+		}
+		c.Links[i].Threads++
+	}
+	for _, u := range order {
+		v.Chains = append(v.Chains, *roots[u])
+	}
+	slices.SortStableFunc(v.Chains, func(a, b nowChain) int { return cmp.Compare(len(b.Threads), len(a.Threads)) })
+
+	// Platform threads one by one; virtual ones grouped.
+	type key struct {
+		state, on, forID string
+		stack            model.StackID
+	}
+	groups := map[key]*nowGroup{}
+	for _, nt := range all {
+		v.Threads++
+		if !nt.Virtual {
+			v.Platform++
+			v.List = append(v.List, nt)
+			continue
+		}
+		v.Virtual++
+		k := key{state: nt.State, stack: nt.stack}
+		if nt.WaitsOn != nil {
+			k.on = nt.WaitsOn.Object
+		}
+		if nt.WaitsFor != nil {
+			k.forID = nt.WaitsFor.ID
+		}
+		gr := groups[k]
+		if gr == nil {
+			gr = &nowGroup{State: nt.State, WaitsOn: nt.WaitsOn, WaitsFor: nt.WaitsFor, Stack: nt.Stack}
+			groups[k] = gr
+			v.Groups = append(v.Groups, gr)
+		}
+		gr.Count++
+		gr.Threads = append(gr.Threads, nowRef{nt.ID, nt.Name})
+	}
+	slices.SortStableFunc(v.List, func(a, b *nowThread) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
+	slices.SortStableFunc(v.Groups, func(a, b *nowGroup) int { return cmp.Compare(b.Count, a.Count) })
+	return v
+}
+
+func (v *threadsView) writeJSON(w io.Writer) error {
+	// Not indented: 100 000 virtual threads' ids make megabytes (jq
+	// indents).
+	return json.NewEncoder(w).Encode(v)
+}
+
+// describe says what a thread does, in one line: its state, what it
+// waits on and who holds that.
+func describe(state string, on *nowObject, holder *nowRef) string {
+	s := state
+	switch state {
+	case "blocked":
+		s = "blocked entering"
+	case "waiting":
+		s = "waiting (Object.wait) on"
+	case "parked", "idle":
+		s = state + " on"
+	case "acquiring":
+		s = "acquiring"
+	}
+	if on == nil {
+		if state == "parked" || state == "idle" {
+			return state
+		}
+		return s
+	}
+	s += " " + objectText(*on)
+	if holder != nil {
+		s += fmt.Sprintf(" held by %q", holder.Name)
+	}
+	return s
+}
+
+func objectText(o nowObject) string {
+	kind := map[string]string{"monitor": "monitor", "juc_lock": "lock", "blocker": "", "semaphore": "semaphore"}[o.Kind]
+	c := o.Class
+	if c == "" {
+		c = "?"
+	}
+	if kind == "" {
+		return c + "@" + o.Object
+	}
+	return kind + " " + c + "@" + o.Object
+}
+
+func (v *threadsView) writeText(w io.Writer) error {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	java := ""
+	if v.Java != "" {
+		java = ", Java " + v.Java
+	}
+	p("orca threads: pid %d (%s%s): %d threads (%d platform, %d virtual), snapshot in %.0f ms\n",
+		v.PID, v.Command, java, v.Threads, v.Platform, v.Virtual, v.TookS*1000)
+	if v.Skipped > 0 {
+		p("(%d virtual threads blocked on a monitor or in Object.wait, unmounted, are counted but their state is not known)\n", v.Skipped)
+	}
+	if v.Dropped > 0 {
+		p("(INCOMPLETE: the agent could not write %d records of the snapshot: some threads or states are missing)\n", v.Dropped)
+	}
+	if v.Unseen != "" {
+		p("(not every virtual thread could be looked at: %s)\n", v.Unseen)
+	}
+	p("\n")
+	if len(v.Deadlocks) == 0 {
+		p("No deadlock.\n\n")
+	}
+	for i, d := range v.Deadlocks {
+		names := make([]string, len(d.Threads))
+		for k, t := range d.Threads {
+			names[k] = fmt.Sprintf("%q", t.Name)
+		}
+		p("DEADLOCK #%d (%s): %s\n", i+1, map[string]string{"monitor": "monitors", "juc": "j.u.c. locks", "mixed": "monitors and j.u.c. locks"}[d.Kind],
+			strings.Join(names, ", "))
+		for _, t := range d.Threads {
+			p("  deadlock #%d: %q %s\n", i+1, t.Name, describe(t.State, t.WaitsOn, t.WaitsFor))
+			for _, f := range t.Stack {
+				p("      at %s\n", f)
+			}
+		}
+		if len(d.Behind) > 0 {
+			p("  behind deadlock #%d: %d threads: %s\n", i+1, len(d.Behind), refNames(d.Behind, 10))
+		}
+		p("\n")
+	}
+	if len(v.Chains) > 0 {
+		p("WAIT CHAINS (threads others wait behind)\n")
+		for _, c := range v.Chains {
+			p("  %q (%s): %d threads behind it: %s\n", c.RootName, c.RootState, len(c.Threads), refNames(c.Threads, 10))
+			for _, l := range c.Links {
+				if l.On.Object == "" {
+					p("    %d waiting for %q to end\n", l.Threads, l.For.Name)
+					continue
+				}
+				p("    %d waiting on %s held by %q\n", l.Threads, objectText(l.On), l.For.Name)
+			}
+		}
+		p("\n")
+	}
+	p("THREADS\n")
+	for _, t := range v.List {
+		p("%q %s %s\n", t.Name, t.ID, describe(t.State, t.WaitsOn, t.WaitsFor))
+		for _, f := range t.Stack {
+			p("    at %s\n", f)
+		}
+		for _, o := range t.Holds {
+			p("    - holds %s\n", objectText(o))
+		}
+		p("\n")
+	}
+	if len(v.Groups) > 0 {
+		p("VIRTUAL THREADS (%d, in %d groups by state and stack)\n", v.Virtual, len(v.Groups))
+		for _, g := range v.Groups {
+			p("%d virtual threads %s: %s\n", g.Count, describe(g.State, g.WaitsOn, g.WaitsFor), refNames(g.Threads, 5))
+			for _, f := range g.Stack {
+				p("    at %s\n", f)
+			}
+			p("\n")
+		}
+	}
+	return nil
+}
+
+// refNames lists at most n threads' names, and how many more.
+func refNames(rs []nowRef, n int) string {
+	var out []string
+	for i, r := range rs {
+		if i == n {
+			out = append(out, fmt.Sprintf("… %d more", len(rs)-n))
+			break
+		}
+		out = append(out, fmt.Sprintf("%q", r.Name))
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,36 @@
+package integration
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// TestSamplesStopInFlight: the samplers stop at the JVM's end while signal handlers are inside a
+// walk. Before, the writer's last drain freed the threads' sample rings while a handler that had
+// seen sampling on, then been descheduled (a loaded machine), still had to write its sample: the
+// JVM crashed in sring_put (TestPlantedNames on 25, both of NotifyFlood's flood threads at once).
+// Here four threads spin, sampled every 100 µs of CPU, and the JVM ends with them spinning;
+// ORCA_TEST_SLOW_SAMPLE_US=5000 makes the stop wait until a handler is inside and the handlers
+// from then on sleep 5 ms after their walk: the stop's own wait for the handlers inside
+// (agent/threads/samples.c, handlers) is what keeps the rings. Three runs a JDK.
+func TestSamplesStopInFlight(t *testing.T) {
+	t.Setenv("ORCA_TEST_SLOW_SAMPLE_US", "5000")
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		for run := 0; run < 3; run++ {
+			res, prefix := recordJVMcpWith(t, j, []string{"--cpu", "100us"}, []string{"-cp", classes(t)}, "StopInFlight", "4", "300")
+			if res.code != 0 || !strings.Contains(res.stdout, "EXPECT spinners=4") {
+				t.Fatalf("run %d: orca record exit %d, want 0 and the program's EXPECT line:\n%s", run, res.code, res)
+			}
+			r := load(t, prefix)
+			if n, _ := strconv.Atoi(r.info[format.InfoSamples+"cpu"]); n == 0 {
+				t.Errorf("run %d: no cpu samples (.info %s%s): the test took none in flight", run, format.InfoSamples, "cpu")
+			}
+			if v := r.info[format.InfoSampleRingsKept]; v != "" {
+				t.Errorf("run %d: .info %s=%s: a handler was still inside a second after the stop", run, format.InfoSampleRingsKept, v)
+			}
+		}
+	})
+}

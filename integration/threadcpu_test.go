@@ -43,7 +43,7 @@ func parseTimes(t *testing.T, out string) map[string]threadTimes {
 // checkThreadCPU checks the ThreadCPU lines of the recording at prefix against ThreadTimes' own
 // figures (times): every thread's last ThreadCPU is its end's, right before its ThreadEnded, and
 // not less than what the thread read of itself just before; its CPU within 5 % of the JVM's
-// figure (the threads of 1 s of CPU or more), a sleeping thread's about none, and the busy
+// figure (the threads of 1 s of CPU or more; 6 ms for the others), a sleeping thread's about none, and the busy
 // threads' ready time within 10 % of the kernel's and about the other busy thread's CPU (they
 // share one CPU). attached: the recording began after "pre" had burned its first PRE_MS, and its
 // baseline holds them.
@@ -91,11 +91,13 @@ func checkThreadCPU(t *testing.T, prefix string, times map[string]threadTimes, a
 				t.Errorf("%s: ThreadCPU line %d (cpu=%d ready=%d) less than the one before (cpu=%d ready=%d)", name, b.Line, b.CPU, b.Ready, a.CPU, a.Ready)
 			}
 		}
-		// Within 5 %, or 3 ms for the short and the sleeping thread (what they ran between their
-		// own figure and their end: queueing a line, the thread's exit).
+		// Within 5 %, or 6 ms for the short and the sleeping thread (what they ran between their
+		// own figure and their end: queueing a line, the thread's exit; pinned to one CPU with the
+		// rest of make test running, "short" once took 3.4 ms there). A figure not read at the
+		// thread's end is off by its whole run: the check above catches it first.
 		slack := tt.jvmCPU / 20
 		if tt.jvmCPU < 1_000_000_000 {
-			slack = 3_000_000
+			slack = 6_000_000
 		}
 		if d := last.CPU - tt.jvmCPU; d < -slack || d > slack {
 			t.Errorf("%s: cpu %d ns in its last ThreadCPU, the JVM's figure %d: %+.1f %%, want within %d ns", name, last.CPU, tt.jvmCPU, 100*float64(d)/float64(tt.jvmCPU), slack)

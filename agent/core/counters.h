@@ -35,6 +35,7 @@ enum orca_counter {
   CNT_SAMPLES_UNWOUND,      // samples AsyncGetCallTrace walked from the caller of a prolog, epilog or stub
   CNT_SAMPLES_NATIVE_ONLY,  // samples written with their native frames alone
   CNT_SAMPLES_ASGCT,        // samples in Java code the own walker left to AsyncGetCallTrace
+  CNT_SAMPLE_FRAMES_INVALID,   // sample frames whose walked jmethodID the JVM did not make
   CNT_VERIFIED_STACKS,      // ORCA_VERIFY_STACKS: walks compared
   CNT_VERIFIED_STACKS_DIFFER,
   CNT_ENTERED_BY_TIMER,     // Entered times read from HotSpot's timer

@@ -311,6 +311,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_HOTSPOT_SAMPLES_UNWOUND "hotspot.samples_unwound"
 #define ORCA_INFO_HOTSPOT_SAMPLES_NATIVE_ONLY "hotspot.samples_native_only"
 #define ORCA_INFO_HOTSPOT_SAMPLES_ASGCT "hotspot.samples_asgct"
+#define ORCA_INFO_HOTSPOT_SAMPLE_FRAMES_INVALID "hotspot.sample_frames_invalid"
 #define ORCA_INFO_HOTSPOT_DEBUG_NON_SAFEPOINTS "hotspot.debug_non_safepoints"
 #define ORCA_INFO_HOTSPOT_OWNER "hotspot.owner"
 #define ORCA_INFO_HOTSPOT_MONITOR_HASH "hotspot.monitor_hash"

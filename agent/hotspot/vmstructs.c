@@ -291,10 +291,49 @@ void hs_init(void) {
   hs.const_size = vms_size("ConstMethod");
   hs.pool_holder = vms_offset("ConstantPool", "_pool_holder");
   hs.klass_jmethod_ids = vms_offset("InstanceKlass", "_methods_jmethod_ids");
+  hs.klass_methods = vms_offset("InstanceKlass", "_methods");
+  hs.methods_len = vms_offset("Array<Method*>", "_length");
+  hs.methods_data = vms_offset("Array<Method*>", "_data");
   hs.jcw_anchor = vms_offset("JavaCallWrapper", "_anchor");
   hs.entry_frame_wrapper = vms_constant("frame::entry_frame_call_wrapper_offset");
   hs.call_stub_return = vms_static("StubRoutines", "_call_stub_return_address");
   test_faults();
+}
+
+int hs_method_id_valid(jmethodID mid) {
+  uintptr_t m, cm, cp, ik, ids, n, w;
+  uint16_t idnum;
+  if (!mid) return 0;
+  // Not checkable: then the own walker, which needs the same structures,
+  // does not run, and a sample's ids are AsyncGetCallTrace's, the JVM's own.
+  if (hs.method_const < 0 || hs.const_constants < 0 || hs.pool_holder < 0 || hs.klass_jmethod_ids < 0 || hs.const_idnum < 0)
+    return 1;
+  // The slot: a Method*, or NULL / the JVM's free marker (JNIMethodBlock::_free_method, 55) for an unloaded class.
+  if (!safe_word(vm_at((uintptr_t)mid), &m) || m < 4096 || (m & 7)) return 0;
+  if (!safe_word(hs_at_off(vm_at(m), hs.method_const), &cm) || cm < 4096 ||
+      !safe_word(hs_at_off(vm_at(cm), hs.const_constants), &cp) || cp < 4096 ||
+      !safe_word(hs_at_off(vm_at(cp), hs.pool_holder), &ik) || ik < 4096 ||
+      !safe_word(hs_at_off(vm_at(ik), hs.klass_jmethod_ids), &ids) || ids < 4096 ||
+      !safe_read(&idnum, hs_at_off(vm_at(cm), hs.const_idnum), sizeof idnum) || !safe_word(vm_at(ids), &n) ||
+      (uintptr_t)idnum + 1 > n || !safe_word(vm_at(ids + ((uintptr_t)idnum + 1) * sizeof(uintptr_t)), &w) ||
+      w != (uintptr_t)mid)
+    return 0;
+  if (hs.klass_methods < 0 || hs.methods_len < 0 || hs.methods_data < 0) return 1;
+  // And the method is its class's (not a word that happens to chain to a class).
+  uintptr_t arr;
+  int len;
+  if (!safe_word(hs_at_off(vm_at(ik), hs.klass_methods), &arr) || arr < 4096 ||
+      !safe_read(&len, hs_at_off(vm_at(arr), hs.methods_len), sizeof len) || len <= 0 || len > 65535)
+    return 0;
+  uintptr_t buf[64];
+  for (int i = 0; i < len; i += 64) {
+    int k = len - i < 64 ? len - i : 64;
+    if (!safe_read(buf, hs_at_off(vm_at(arr), hs.methods_data + (long)i * (long)sizeof(uintptr_t)), (size_t)k * sizeof buf[0]))
+      return 0;
+    for (int j = 0; j < k; j++)
+      if (buf[j] == m) return 1;
+  }
+  return 0;
 }
 
 // ---- Capabilities ----

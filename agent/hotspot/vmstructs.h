@@ -89,6 +89,7 @@ typedef struct {
   long method_const, method_flags, method_size;    // Method (its native function follows it)
   long const_constants, const_code_size, const_idnum, const_size;   // ConstMethod
   long pool_holder, klass_jmethod_ids;             // ConstantPool, InstanceKlass
+  long klass_methods, methods_len, methods_data;   // InstanceKlass::_methods, Array<Method*> (-1: not checked)
   long jcw_anchor, entry_frame_wrapper;            // JavaCallWrapper, frame constant
   uintptr_t *call_stub_return;                     // StubRoutines::_call_stub_return_address
   int walk25;                                      // HS_WALK_LAYOUT_25: the accessors' layout
@@ -305,6 +306,16 @@ int hs_probe_stats(vm_ptr jt, long at, hs_stats_copy *out);
 HS_INLINE uintptr_t hs_handle_oop_now(jobject handle) {
   return ((uintptr_t)handle & 3) ? 0 : __atomic_load_n((const uintptr_t *)handle, __ATOMIC_SEQ_CST);
 }
+// hs_method_id_valid: mid, a jmethodID a walk from a signal's context read
+// (hs_method_id), is one the JVM made: its slot names a method its class
+// holds, and that class's cache of ids holds mid at the method's idnum. A
+// walk that meets a frame half built can read a word that is no jmethodID;
+// JVMTI would follow it (Method::checked_resolve_jmethod_id) and crash the
+// JVM. Fault-safe reads, from any thread (the writer's, before it asks
+// JVMTI about a sample's method). A jmethodID of a class unloaded since is
+// no longer valid (its slot is the JVM's free marker).
+int hs_method_id_valid(jmethodID mid);
+
 #ifdef HS_GUARDED
 // Guarded: direct loads, for SAFE_CODE under a guard only (walk.c).
 struct hs_blob;     // CodeBlob (an nmethod when hs_blob_is_nmethod)

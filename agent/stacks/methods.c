@@ -12,6 +12,7 @@
 #include "stacks/elfsym.h"
 #include "hotspot/asgct.h"
 #include "hotspot/walk.h"
+#include "hotspot/vmstructs.h"
 #include "core/clock.h"
 #include "stacks/methods.h"
 #include "stacks/classids.h"
@@ -351,6 +352,19 @@ static uint32_t method_id_at(capture_tls *c, jmethodID m, uint32_t *slot) {
 
 static uint32_t method_id(capture_tls *c, jmethodID m) { return method_id_at(c, m, NULL); }
 
+// method_known: m is in the table (then it was a method the JVM made when
+// it went in): its slot, else -1. No insertion.
+static long method_known(jmethodID m) {
+  uintptr_t k = (uintptr_t)m;
+  uint32_t i = (uint32_t)((k >> 3) * 0x9E3779B97F4A7C15ull >> (64 - METHOD_BITS));
+  for (uint32_t probes = 0; probes < METHOD_SLOTS / 2; probes++, i = (i + 1) & (METHOD_SLOTS - 1)) {
+    jmethodID cur = atomic_load_explicit(&mtab[i].key, memory_order_acquire);
+    if (cur == NULL) return -1;
+    if (cur == m) return i;
+  }
+  return -1;
+}
+
 // verify walks again with GetStackTrace and counts differences (tests set
 // ORCA_VERIFY_STACKS=1: the two walkers must agree frame for frame).
 static void verify(int skip, const jvmtiFrameInfo *fr, int n, int max) {
@@ -489,8 +503,15 @@ uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }
 // comes). Events are captured above their hook; a sample leaves the hook's
 // frame out, as HotSpot leaves out its @Hidden frames, so no stack of a
 // recording shows one. The name is asked once per method, by the writer.
+// A method not seen before is checked first (hs_method_id_valid): a walk
+// from a signal's context may have read a word that is no jmethodID, which
+// no JVMTI function may be given (the frame is left out, counted).
 uint32_t methods_sample_id(jmethodID m, int jvmti_ok) {
   if (!m) return 0;
+  if (method_known(m) < 0 && !hs_method_id_valid(m)) {
+    counter_add(CNT_SAMPLE_FRAMES_INVALID, 1);
+    return 0;
+  }
   uint32_t slot = 0;
   uint32_t id = method_id_at(&ctls, m, &slot);
   if (!id) return 0;

@@ -1101,6 +1101,18 @@ static int out_room(size_t n, size_t size) {
   return 1;
 }
 
+// bogus_top (ORCA_TEST_BOGUS_METHOD=N, tests): every Nth sample's top Java
+// frame names what a walk that read a frame half built may: a word that
+// is no jmethodID, here one whose "Method" has no ConstMethod, where JVMTI
+// (Method::checked_resolve_jmethod_id) would read address 8.
+static jmethodID bogus_top(jmethodID m) {
+  static uintptr_t method[8];
+  static uintptr_t slot;
+  static long n;
+  slot = (uintptr_t)method;
+  return ++n % switches.test_bogus_method ? m : (jmethodID)&slot;
+}
+
 static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *pcs, const jvmtiFrameInfo *fr,
                    int64_t now_ns) {
   int nf = h->nnative + h->njava;
@@ -1125,7 +1137,7 @@ static int put_rec(size_t *n, slot_t *e, const sample_hdr *h, const uintptr_t *p
     if (id) f[k++] = (orca_frame){id, 0xFFFFFFFFu};
   }
   for (int i = 0; i < h->njava; i++) {
-    uint32_t id = methods_sample_id(fr[i].method, jvmti_ok);
+    uint32_t id = methods_sample_id(i == 0 && switches.test_bogus_method ? bogus_top(fr[i].method) : fr[i].method, jvmti_ok);
     if (id) f[k++] = (orca_frame){id, fr[i].location < 0 ? 0xFFFFFFFFu : (uint32_t)fr[i].location};
   }
   r->nframes = (uint16_t)k;

@@ -159,6 +159,12 @@ const (
 	// does not decode): AsyncGetCallTrace's (docs/agent.md, "The sample
 	// path").
 	InfoHotSpotSamplesASGCT = "hotspot.samples_asgct"
+	// Java frames of samples (issue 33) left out because the method the
+	// walk read from the signal's context was not one the JVM names (a
+	// frame half built, a word that is no jmethodID): the writer checks a
+	// walked jmethodID against its class before it asks JVMTI about it
+	// (docs/agent.md, "The sample path").
+	InfoHotSpotSampleFramesInvalid = "hotspot.sample_frames_invalid"
 	// Whether the JIT records the debug records of compiled code at every
 	// instruction it can, not only at safepoints ("yes": the agent enabled
 	// JVMTI's CompiledMethodLoad, which turns HotSpot's DebugNonSafepoints
@@ -235,7 +241,7 @@ var InfoKeys = []string{
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
-	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotDebugNonSafepoints,
+	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,
 	InfoJFRDataLoss, InfoJFRLostBytes, InfoTruncatedStacks, InfoJoinsFromWaits,

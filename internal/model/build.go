@@ -30,6 +30,14 @@ type Options struct {
 	// (BlameSpans) and samples alone: export.OTLP of a push (cmd/orca's
 	// pushloop).
 	NoLockFigures bool
+	// Spill writes the threads' intervals, as the fold seals them, and
+	// their samples to a private temporary file (in SpillDir, "" for
+	// os.TempDir()), unlinked at once, from which View.HoldersDoing reads
+	// each holder's back (docs/streaming.md): orca report's. A spill that
+	// cannot be created or written is given up, the Model read from
+	// memory.
+	Spill    bool
+	SpillDir string
 }
 
 // Result is a built model with what reading the files reported.
@@ -49,6 +57,9 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b.ext = reader.NewStackTable()
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
+	if opt.Spill {
+		b.spill, _ = openSpill(opt.SpillDir)
+	}
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }

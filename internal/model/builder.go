@@ -92,6 +92,9 @@ type Builder struct {
 
 	// noLockFigures: ag sums nothing (Options.NoLockFigures).
 	noLockFigures bool
+	// spill, when set (Options.Spill), takes the intervals as they are
+	// sealed, and the samples at Finalize (spill.go).
+	spill *spillFile
 }
 
 // sealMargin is how far behind the fold's latest time the windows between
@@ -722,6 +725,11 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 	}
 	if !b.noLockFigures {
 		b.ag.feed(&ts.agg, ivs)
+	}
+	if b.spill != nil {
+		// Fed, an interval is final: the fold changes only the segments
+		// of a state still open, which seal does not feed.
+		b.spill.add(&t.spill.ivs, bytesOf(ivs))
 	}
 	ts.fed += len(ivs)
 }

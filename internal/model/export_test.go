@@ -1,6 +1,10 @@
 package model
 
-import "orca/internal/format"
+import (
+	"os"
+
+	"orca/internal/format"
+)
 
 // What the tests of package model_test reach inside the model for. They
 // are not part of this package because they import internal/testrec,
@@ -27,3 +31,19 @@ func MoveOwnFrom(iv *Interval) { iv.ownFrom++ }
 
 // IndexThread adds t to the index behind Model.Thread under id.
 func IndexThread(m *Model, id format.ThreadID, t *Thread) { m.byThread[id] = t }
+
+// SpillNoTmpfile makes the spill take the way of a file system without
+// O_TMPFILE (a directory of its own) while f runs.
+func SpillNoTmpfile(f func()) {
+	spillNoTmpfile = true
+	defer func() { spillNoTmpfile = false }()
+	f()
+}
+
+// SpillFile returns the model's spill file, nil without one.
+func SpillFile(m *Model) *os.File {
+	if m.spill == nil {
+		return nil
+	}
+	return m.spill.f
+}

@@ -63,7 +63,6 @@ func (b *Builder) Finalize() *Model {
 		}
 		b.splitTo(ts, math.MaxInt64, t.End)
 		t.Intervals = ts.ivs.all()
-		byStart := func(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
@@ -73,6 +72,9 @@ func (b *Builder) Finalize() *Model {
 		bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
 		if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
 			slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
+		}
+		if b.spill != nil {
+			b.spill.add(&t.spill.smp, bytesOf(t.Samples))
 		}
 		t.splitRun(&ts.win)
 	}
@@ -105,6 +107,17 @@ func (b *Builder) Finalize() *Model {
 		m.setLocks(b.ag)
 	}
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
+	if b.spill != nil {
+		// A spill that could not be written is given up: the intervals
+		// and samples are still in memory, and the holders' fold reads
+		// them there.
+		if b.spill.done() == nil {
+			m.spill = b.spill
+		} else {
+			b.spill.f.Close()
+		}
+		b.spill = nil
+	}
 	return m
 }
 

@@ -53,13 +53,36 @@ type DoingSamples struct {
 // HoldersDoing returns, for every contended monitor and java.util.concurrent
 // lock of the View (a semaphore has no holder), what its holders did
 // while the View's threads were blocked on it. One pass over the threads'
-// intervals collects every lock's blame spans.
+// intervals collects every lock's blame spans. A Model built with
+// Options.Spill reads each thread's intervals and samples from its spill,
+// one thread at a time.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
+	return v.holdersDoing(v.Model.spill != nil)
+}
+
+// HoldersDoingInMemory is HoldersDoing from the intervals and samples in
+// memory, whether the Model has a spill or not: the validator's check that
+// the spill gives the same (modeltest.Validate).
+func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(false) }
+
+// Spilled reports whether the Model was built with a spill that was
+// written whole (Options.Spill).
+func (m *Model) Spilled() bool { return m.spill != nil }
+
+func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 	m := v.Model
+	load := func(t *Thread, sp *spilled, samples bool) *Thread {
+		if !spill {
+			return t
+		}
+		return m.spilledThread(t, sp, samples)
+	}
+	var sp spilled
 	spans := map[LockRef]*[]OwnerSpan{}
 	var lastRef LockRef
 	var last *[]OwnerSpan
 	for _, t := range v.Threads {
+		t := load(t, &sp, false)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
 			var ref LockRef
@@ -118,11 +141,13 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 		return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.start, y.start))
 	})
 	var c Cursor
+	var h *Thread
 	for i, r := range all {
 		if i == 0 || all[i-1].owner != r.owner {
 			c = Cursor{}
+			h = load(m.Thread(r.owner), &sp, true)
 		}
-		m.foldSpan(r.f, &r.f.d.Spans[r.span], &c)
+		m.foldSpan(r.f, &r.f.d.Spans[r.span], h, &c)
 	}
 	for _, f := range folds {
 		f.finish()
@@ -144,7 +169,7 @@ func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
 			c = &Cursor{}
 			cursors[s.Owner] = c
 		}
-		m.foldSpan(f, s, c)
+		m.foldSpan(f, s, m.Thread(s.Owner), c)
 	}
 	f.finish()
 	return f.d
@@ -188,11 +213,11 @@ func newDoingFold(ss []OwnerSpan) *doingFold {
 	return &doingFold{d: d, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
 }
 
-// foldSpan adds what the holder of s did in it; c is the holder's cursor.
-func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, c *Cursor) {
+// foldSpan adds what the holder of s, t (nil when unknown), did in it; c
+// is the holder's cursor.
+func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 	d := f.d
 	d.Blocked += s.End - s.Start
-	t := m.Thread(s.Owner)
 	if t == nil {
 		d.Unknown += s.End - s.Start
 		return

@@ -224,6 +224,8 @@ type Thread struct {
 	// lent: the cpu samples of the virtual threads it carried, in time
 	// order: their CPU is the carrier's too (splitRun).
 	lent []lent
+	// spill: where its intervals and samples are in Model's spill, if any.
+	spill spillRef
 }
 
 // Life returns End-Start.
@@ -678,6 +680,9 @@ type Model struct {
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
 	initLocks map[format.ObjectID]*ClassInit
+	// spill: the threads' intervals and samples in a temporary file
+	// (Options.Spill, spill.go), nil when built without.
+	spill *spillFile
 }
 
 type lockKey struct {

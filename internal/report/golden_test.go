@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,10 +69,18 @@ func TestGolden(t *testing.T) {
 				checkMeaning(t, &back, res.Model, opt)
 				if opt.Thread == "" {
 					// orca report builds without the edges then
-					// (model.Options.NoEdges): the same report.
-					lean, err := model.Build(rec, model.Options{NoEdges: true})
+					// (model.Options.NoEdges), with the spill the
+					// holders' fold reads (model.Options.Spill): the
+					// same report.
+					lean, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir()})
 					if err != nil {
 						t.Fatal(err)
+					}
+					if !lean.Model.Spilled() {
+						t.Fatal("built with model.Options.Spill, the model has no spill")
+					}
+					if v := lean.Model.Filter(nil); !reflect.DeepEqual(v.HoldersDoing(), v.HoldersDoingInMemory()) {
+						t.Error("what the holders did, from the spill, differs from the fold in memory")
 					}
 					lr := New(rec, lean, opt)
 					lr.Prefix = name
@@ -80,7 +89,7 @@ func TestGolden(t *testing.T) {
 						t.Fatal(err)
 					}
 					if ljs.String() != js.String() {
-						t.Errorf("the report of the model built without its edges differs:\n%s", ljs.String())
+						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
 				}
 			})

@@ -69,11 +69,17 @@ func Files(t testing.TB, path string) string {
 // Open opens the recording at prefix and builds its model.
 func Open(t testing.TB, prefix string) (*reader.Recording, *model.Result) {
 	t.Helper()
+	return OpenWith(t, prefix, model.Options{})
+}
+
+// OpenWith opens the recording at prefix and builds its model with opt.
+func OpenWith(t testing.TB, prefix string, opt model.Options) (*reader.Recording, *model.Result) {
+	t.Helper()
 	rec, err := reader.Open(prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := model.Build(rec, model.Options{})
+	res, err := model.Build(rec, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -974,7 +974,21 @@ func (v *validator) samples(t *model.Thread) {
 // unknown add up to the blocked time, the runnable part to its split, and
 // the spans are disjoint, in order, inside the recording.
 func (v *validator) doing() {
-	for ref, d := range v.m.Filter(nil).HoldersDoing() {
+	all := v.m.Filter(nil)
+	holders := all.HoldersDoing()
+	if v.m.Spilled() {
+		// Read back from the spill, the holders' intervals and samples
+		// give what they give in memory.
+		if mem := all.HoldersDoingInMemory(); !reflect.DeepEqual(holders, mem) {
+			v.bad("what the holders did, from the spill, differs from the fold in memory")
+			for ref, d := range mem {
+				if !reflect.DeepEqual(d, holders[ref]) {
+					v.bad("lock %v %s: in memory %+v, from the spill %+v", ref.Object, ref.Kind, *d, holders[ref])
+				}
+			}
+		}
+	}
+	for ref, d := range holders {
 		sum := d.Unknown
 		for _, t := range d.Time {
 			sum += t

@@ -1,0 +1,216 @@
+package model
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"orca/internal/hostfs"
+)
+
+// The spill (issue 34, docs/streaming.md): the threads' intervals are
+// written, as the fold seals them, to a temporary file of the model's own,
+// and their samples at Finalize; what the holders of a lock did
+// (View.HoldersDoing) reads each holder's back from it. Memory is then not
+// needed for them, once the other readers of the intervals read them from
+// the file too (the next step).
+//
+// The file is private: created with O_TMPFILE (never named), or, where the
+// file system has none, exclusively and without following a symlink inside
+// a directory of mode 0700 made for it, and unlinked at once with its
+// directory; after that it is only a descriptor, and nothing another user
+// controls is resolved again. It is read by the process that wrote it, so
+// intervals and samples are written as they are in memory: no encoding to
+// get wrong, and a copy each way (TestSpillPlain checks that neither type
+// holds a pointer).
+
+// spillBufSize is the write buffer: the fold seals a few intervals of a
+// thread at a time, and a write per seal would be a system call per few
+// hundred bytes.
+const spillBufSize = 1 << 20
+
+// spillFile is the model's spill: written while building (add, behind a
+// buffer), read only after Finalize (flush), then by any number of
+// goroutines (ReadAt).
+type spillFile struct {
+	f   *os.File
+	buf []byte
+	off int64 // bytes written, the buffer's included
+	err error // the first write's error: the spill is then given up
+}
+
+// spillBlock is a run of bytes of the file: a thread's intervals, or
+// samples, written at once or one after the other.
+type spillBlock struct {
+	off, len int64
+}
+
+// spillRef is where a thread's intervals (in the order the fold added
+// them) and its samples (in time order) are in the spill.
+type spillRef struct {
+	ivs, smp []spillBlock
+}
+
+// spillNoTmpfile makes openSpill take the way of a file system without
+// O_TMPFILE: the tests take both.
+var spillNoTmpfile = false
+
+// openSpill creates the spill in dir ("": os.TempDir()).
+func openSpill(dir string) (*spillFile, error) {
+	if dir == "" {
+		dir = os.TempDir()
+	}
+	fd, err := -1, error(unix.EOPNOTSUPP)
+	if !spillNoTmpfile {
+		fd, err = unix.Open(dir, unix.O_TMPFILE|unix.O_RDWR|unix.O_CLOEXEC, 0o600)
+	}
+	if errors.Is(err, unix.EOPNOTSUPP) || errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EINVAL) {
+		// No O_TMPFILE here (a file system without it; EISDIR or EINVAL:
+		// a kernel before 3.11).
+		fd, err = spillInDir(dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the model's temporary file in %s: %w", dir, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return nil, fmt.Errorf("the model's temporary file in %s: %w", dir, err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Nlink != 0 || st.Mode&0o077 != 0 || int(st.Uid) != os.Geteuid() {
+		unix.Close(fd)
+		return nil, fmt.Errorf("the model's temporary file in %s: not a private unlinked file (mode %o, links %d, owner %d)", dir, st.Mode, st.Nlink, st.Uid)
+	}
+	return &spillFile{f: os.NewFile(uintptr(fd), "the model's temporary file"), buf: make([]byte, 0, spillBufSize)}, nil
+}
+
+// spillInDir creates the spill as a file in a new directory of mode 0700
+// below dir, both by descriptor, and unlinks both.
+func spillInDir(dir string) (int, error) {
+	dfd, err := hostfs.OpenRoot(dir)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(dfd)
+	name, sub, err := hostfs.MkdirTemp(dfd, "orca-model-", 0o700, -1, -1)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Unlinkat(dfd, name, unix.AT_REMOVEDIR)
+	defer unix.Close(sub)
+	fd, err := unix.Openat(sub, "spill", unix.O_RDWR|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return -1, err
+	}
+	if err := unix.Unlinkat(sub, "spill", 0); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// add appends p to the file, at the end of the blocks bs: a block that
+// ends where p begins grows.
+func (s *spillFile) add(bs *[]spillBlock, p []byte) {
+	if s.err != nil || len(p) == 0 {
+		return
+	}
+	if n := len(*bs); n > 0 && (*bs)[n-1].off+(*bs)[n-1].len == s.off {
+		(*bs)[n-1].len += int64(len(p))
+	} else {
+		*bs = append(*bs, spillBlock{s.off, int64(len(p))})
+	}
+	s.off += int64(len(p))
+	for len(p) > 0 {
+		if len(s.buf) == cap(s.buf) && s.flush() != nil {
+			return
+		}
+		k := copy(s.buf[len(s.buf):cap(s.buf)], p)
+		s.buf, p = s.buf[:len(s.buf)+k], p[k:]
+	}
+}
+
+// flush writes the buffer out.
+func (s *spillFile) flush() error {
+	if s.err == nil && len(s.buf) > 0 {
+		_, s.err = s.f.Write(s.buf)
+		s.buf = s.buf[:0]
+	}
+	return s.err
+}
+
+// done flushes the file after the last add, and frees the buffer: from
+// then on it is only read. It returns the first write's error.
+func (s *spillFile) done() error {
+	err := s.flush()
+	s.buf = nil
+	return err
+}
+
+// read reads the blocks bs into dst's room (grown as needed) and returns
+// the elements.
+func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
+	size := int64(unsafe.Sizeof(*new(T)))
+	var n int64
+	for _, b := range bs {
+		n += b.len
+	}
+	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
+	p := bytesOf(dst)
+	for _, b := range bs {
+		if _, err := s.f.ReadAt(p[:b.len], b.off); err != nil {
+			return dst[:0], err
+		}
+		p = p[b.len:]
+	}
+	return dst, nil
+}
+
+// bytesOf is the memory of s, for a type without pointers.
+func bytesOf[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), uintptr(len(s))*unsafe.Sizeof(s[0]))
+}
+
+// spilled is a thread's intervals and samples read back from the spill:
+// the holders' fold reads one thread's at a time into the same room.
+type spilled struct {
+	ivs []Interval
+	smp []Sample
+}
+
+// spilledThread returns a copy of t with its intervals, sorted as Finalize
+// sorted t's, and its samples when asked (else none) as the spill has
+// them, in sp's room: valid until sp is used again. It returns t itself
+// when the model has no spill, or it could not be read (the intervals and
+// samples are still in memory too).
+func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
+	if m.spill == nil || t == nil {
+		return t
+	}
+	var err error
+	if sp.ivs, err = spillRead(m.spill, t.spill.ivs, sp.ivs); err != nil {
+		return t
+	}
+	sp.smp = sp.smp[:0]
+	if samples {
+		if sp.smp, err = spillRead(m.spill, t.spill.smp, sp.smp); err != nil {
+			return t
+		}
+	}
+	if !slices.IsSortedFunc(sp.ivs, byStart) {
+		slices.SortStableFunc(sp.ivs, byStart)
+	}
+	h := *t
+	h.Intervals, h.Samples = sp.ivs, sp.smp
+	return &h
+}
+
+func byStart(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }

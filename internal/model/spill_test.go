@@ -1,0 +1,138 @@
+package model_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	. "orca/internal/model"
+	"orca/internal/testrec"
+)
+
+// TestSpill builds every case with the spill (Options.Spill), in a
+// temporary directory of its own, both ways the spill is created (O_TMPFILE,
+// and a file in a directory of its own where there is none), and checks
+// that what the holders did, read back from the spill, is what the model
+// without a spill gives; and that the spill is a private file no name
+// leads to, which leaves nothing behind.
+func TestSpill(t *testing.T) {
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	spans := 0
+	for _, way := range []string{"tmpfile", "dir"} {
+		for _, path := range paths {
+			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+			t.Run(way+"/"+name, func(t *testing.T) {
+				prefix := filepath.Join(t.TempDir(), name)
+				testrec.Write(t, testrec.Parse(t, path), prefix)
+				_, mem := testrec.Open(t, prefix)
+				tmp := t.TempDir()
+				var res *Result
+				build := func() {
+					_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: tmp})
+				}
+				if way == "dir" {
+					SpillNoTmpfile(build)
+				} else {
+					build()
+				}
+				m := res.Model
+				if !m.Spilled() {
+					t.Fatal("built with Options.Spill, the model has no spill")
+				}
+				checkPrivate(t, SpillFile(m), tmp)
+				want := mem.Model.Filter(nil).HoldersDoing()
+				got := m.Filter(nil).HoldersDoing()
+				if !reflect.DeepEqual(got, want) {
+					for ref, d := range want {
+						if !reflect.DeepEqual(got[ref], d) {
+							t.Errorf("lock %v %s: from the spill %+v, in memory %+v", ref.Object, ref.Kind, got[ref], *d)
+						}
+					}
+					t.Fatalf("from the spill, %d locks' holders; in memory, %d", len(got), len(want))
+				}
+				if mem := m.Filter(nil).HoldersDoingInMemory(); !reflect.DeepEqual(got, mem) {
+					t.Errorf("the spilled model's holders in memory differ from the spill's")
+				}
+				for _, d := range got {
+					spans += len(d.Spans)
+				}
+			})
+		}
+	}
+	if spans == 0 {
+		t.Error("no case has a lock whose holders did something: the test compares nothing")
+	}
+}
+
+// checkPrivate checks that f is a regular file of this user's alone, with
+// no name, and that dir, where it was made, is empty again.
+func checkPrivate(t *testing.T, f *os.File, dir string) {
+	t.Helper()
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || st.Mode&0o077 != 0 || int(st.Uid) != os.Geteuid() || st.Nlink != 0 {
+		t.Errorf("the spill: mode %o, owner %d, links %d; want a regular file, mode 0600 or less, owner %d, no link",
+			st.Mode, st.Uid, st.Nlink, os.Geteuid())
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		t.Errorf("the spill left %s in its directory", e.Name())
+	}
+}
+
+// TestSpillPlain checks that the types the spill writes as they are in
+// memory hold no pointer: a pointer written out would be read back into
+// memory the garbage collector does not know holds it.
+func TestSpillPlain(t *testing.T) {
+	var plain func(reflect.Type) bool
+	plain = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if !plain(ty.Field(i).Type) {
+					t.Errorf("%s.%s is a %s", ty.Name(), ty.Field(i).Name, ty.Field(i).Type)
+					return false
+				}
+			}
+			return true
+		case reflect.Array:
+			return plain(ty.Elem())
+		case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
+			return true
+		}
+		return false
+	}
+	for _, v := range []any{Interval{}, Sample{}} {
+		if !plain(reflect.TypeOf(v)) {
+			t.Errorf("%T holds a pointer, a slice, a map or a string: the spill (spill.go) cannot write it as it is", v)
+		}
+	}
+}
+
+// TestSpillGivenUp builds with a spill that cannot be created: the model
+// is built all the same, without one, and gives the same holders.
+func TestSpillGivenUp(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "holder-doing")
+	testrec.Write(t, testrec.Parse(t, "testdata/cases/holder-doing.txtar"), prefix)
+	_, mem := testrec.Open(t, prefix)
+	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: filepath.Join(t.TempDir(), "absent")})
+	if res.Model.Spilled() {
+		t.Fatal("a spill in a directory that does not exist")
+	}
+	if got, want := res.Model.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) || len(want) == 0 {
+		t.Errorf("without the spill it could not make, %d locks' holders; built without one, %d", len(got), len(want))
+	}
+}

@@ -148,7 +148,8 @@ func gaveUp(m *model.Model, d model.Deadlock) bool {
 		if t == nil {
 			continue
 		}
-		for _, iv := range t.Intervals {
+		var buf []model.Interval
+		for _, iv := range m.IntervalsOf(t, &buf) {
 			if iv.Open || iv.End != d.Resolved || iv.Since > d.At || i < len(d.Objects) && iv.Object != d.Objects[i] && d.Objects[i] != 0 {
 				continue
 			}
@@ -294,21 +295,23 @@ func OpenAtEnd(m *model.Model) []Hang {
 			}
 		}
 	}
+	var buf []model.Interval
 	for _, t := range m.Threads {
 		// The open segments are the last ones: the innermost state's
 		// first, then empty ones of the states around it (a join around
 		// a contention).
-		i := len(t.Intervals) - 1
-		for i > 0 && t.Intervals[i-1].Open {
+		ivs := m.IntervalsOf(t, &buf)
+		i := len(ivs) - 1
+		for i > 0 && ivs[i-1].Open {
 			i--
 		}
 		// Nor is an idle pool worker waiting for work, parked or, as
 		// java.util.Timer's thread, in Object.wait.
-		if i < 0 || !t.Intervals[i].Open || t.Intervals[i].State == model.Sleeping || t.Intervals[i].State == model.Idle ||
-			t.Intervals[i].State == model.Waiting && m.IdleWaits[t.Intervals[i].Stack] {
+		if i < 0 || !ivs[i].Open || ivs[i].State == model.Sleeping || ivs[i].State == model.Idle ||
+			ivs[i].State == model.Waiting && m.IdleWaits[ivs[i].Stack] {
 			continue
 		}
-		iv := t.Intervals[i]
+		iv := ivs[i]
 		// Since: the start of the whole wait, before any owner change split it.
 		h := Hang{Thread: t.ID, State: iv.State, Object: iv.Object, Other: iv.Other, Since: iv.Since, Stack: iv.Stack, Timeout: iv.Timeout, Acquire: iv.Acquire}
 		if iv.State == model.Parked {
@@ -400,8 +403,9 @@ func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.
 		until = m.Shutdown
 	}
 	var first, second lastSeen // the two threads seen last, so that each hang finds another
+	var buf []model.Interval
 	for _, t := range m.Threads {
-		at := lastEvent(t, until)
+		at := lastEvent(t, m.IntervalsOf(t, &buf), until)
 		switch {
 		case at > first.at:
 			first, second = lastSeen{t.ID, at}, first
@@ -430,8 +434,8 @@ type lastSeen struct {
 }
 
 // lastEvent returns the time of t's last event before until: its start or
-// end, a state's start or end; 0 when none.
-func lastEvent(t *model.Thread, until format.Time) format.Time {
+// end, a state's start or end (of ivs, its intervals); 0 when none.
+func lastEvent(t *model.Thread, ivs []model.Interval, until format.Time) format.Time {
 	var last format.Time
 	see := func(at format.Time) {
 		if at < until && at > last {
@@ -442,8 +446,8 @@ func lastEvent(t *model.Thread, until format.Time) format.Time {
 	if t.Ended {
 		see(t.End)
 	}
-	for i := len(t.Intervals) - 1; i >= 0; i-- {
-		iv := &t.Intervals[i]
+	for i := len(ivs) - 1; i >= 0; i-- {
+		iv := &ivs[i]
 		if !iv.Open {
 			see(iv.End)
 		}

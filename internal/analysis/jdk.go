@@ -84,11 +84,13 @@ func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) 
 			}
 		}
 	}
+	var buf []model.Interval
 	for i, t := range m.Threads {
 		isApp, isNamed := app[t.StartedAt], named[t.StartedAt]
 		isWorker := startedByPool(m.Stacks[t.StartedAt], name)
-		for k := range t.Intervals {
-			st := t.Intervals[k].Stack
+		ivs := m.IntervalsOf(t, &buf)
+		for k := range ivs {
+			st := ivs[k].Stack
 			isApp, isNamed, isWorker = isApp || app[st], isNamed || named[st], isWorker || worker[st]
 		}
 		switch {

@@ -38,6 +38,12 @@ type Options struct {
 	// memory.
 	Spill    bool
 	SpillDir string
+	// DropIntervals, with Spill, keeps no Thread.Intervals once the spill
+	// is written whole, at the end of the build: Model.IntervalsOf reads a
+	// thread's back (orca report's analyses: what the holders did, the
+	// hangs, the graph at the end, the JDK's threads). Only for readers
+	// that go through IntervalsOf; without a spill the intervals are kept.
+	DropIntervals bool
 }
 
 // Result is a built model with what reading the files reported.
@@ -59,6 +65,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b.noLockFigures = opt.NoLockFigures
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
+		b.dropIntervals = opt.DropIntervals && b.spill != nil
 	}
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }

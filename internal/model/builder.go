@@ -95,6 +95,9 @@ type Builder struct {
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile
+	// dropIntervals: Finalize sets Thread.Intervals nil once the spill is
+	// written whole (Options.DropIntervals).
+	dropIntervals bool
 }
 
 // sealMargin is how far behind the fold's latest time the windows between

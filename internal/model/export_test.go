@@ -47,3 +47,11 @@ func SpillFile(m *Model) *os.File {
 	}
 	return m.spill.f
 }
+
+// Bare returns a copy of t without its intervals and where the spill has
+// them: what a model built with Options.DropIntervals keeps of a thread.
+func Bare(t *Thread) Thread {
+	c := *t
+	c.Intervals, c.spill = nil, spillRef{}
+	return c
+}

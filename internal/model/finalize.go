@@ -110,13 +110,20 @@ func (b *Builder) Finalize() *Model {
 	if b.spill != nil {
 		// A spill that could not be written is given up: the intervals
 		// and samples are still in memory, and the holders' fold reads
-		// them there.
+		// them there. One written whole takes the intervals' place when
+		// asked: the readers after Finalize read them back
+		// (Model.IntervalsOf).
 		if b.spill.done() == nil {
-			m.spill = b.spill
+			m.spill, m.dropped = b.spill, b.dropIntervals
 		} else {
 			b.spill.f.Close()
 		}
 		b.spill = nil
+		if m.dropped {
+			for _, t := range m.Threads {
+				t.Intervals = nil
+			}
+		}
 	}
 	return m
 }

@@ -62,8 +62,9 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 
 // HoldersDoingInMemory is HoldersDoing from the intervals and samples in
 // memory, whether the Model has a spill or not: the validator's check that
-// the spill gives the same (modeltest.Validate).
-func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(false) }
+// the spill gives the same (modeltest.Validate). With the intervals
+// dropped (Options.DropIntervals), it is HoldersDoing.
+func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(v.Model.dropped) }
 
 // Spilled reports whether the Model was built with a spill that was
 // written whole (Options.Spill).

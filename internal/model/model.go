@@ -683,6 +683,9 @@ type Model struct {
 	// spill: the threads' intervals and samples in a temporary file
 	// (Options.Spill, spill.go), nil when built without.
 	spill *spillFile
+	// dropped: the threads' intervals are in the spill alone
+	// (Options.DropIntervals).
+	dropped bool
 }
 
 type lockKey struct {

@@ -16,9 +16,9 @@ import (
 // The spill (issue 34, docs/streaming.md): the threads' intervals are
 // written, as the fold seals them, to a temporary file of the model's own,
 // and their samples at Finalize; what the holders of a lock did
-// (View.HoldersDoing) reads each holder's back from it. Memory is then not
-// needed for them, once the other readers of the intervals read them from
-// the file too (the next step).
+// (View.HoldersDoing) reads each holder's back from it, and with
+// Options.DropIntervals every reader does (Model.IntervalsOf): the Model
+// then keeps none once the fold is done.
 //
 // The file is private: created with O_TMPFILE (never named), or, where the
 // file system has none, exclusively and without following a symlink inside
@@ -189,28 +189,61 @@ type spilled struct {
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
 // sorted t's, and its samples when asked (else none) as the spill has
 // them, in sp's room: valid until sp is used again. It returns t itself
-// when the model has no spill, or it could not be read (the intervals and
-// samples are still in memory too).
+// when the model has no spill, or, when the intervals are still in memory
+// too, it could not be read.
 func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if m.spill == nil || t == nil {
 		return t
 	}
-	var err error
-	if sp.ivs, err = spillRead(m.spill, t.spill.ivs, sp.ivs); err != nil {
-		return t
+	ivs, err := m.readIntervals(t, sp.ivs)
+	if err == nil && samples {
+		sp.smp, err = spillRead(m.spill, t.spill.smp, sp.smp)
 	}
-	sp.smp = sp.smp[:0]
-	if samples {
-		if sp.smp, err = spillRead(m.spill, t.spill.smp, sp.smp); err != nil {
+	if err != nil {
+		if !m.dropped {
 			return t
 		}
+		// The intervals are nowhere else: a report without them would
+		// claim what they may contradict.
+		panic(fmt.Sprintf("reading the model's temporary file back: %v", err))
 	}
-	if !slices.IsSortedFunc(sp.ivs, byStart) {
-		slices.SortStableFunc(sp.ivs, byStart)
+	sp.ivs = ivs
+	if !samples {
+		sp.smp = sp.smp[:0]
 	}
 	h := *t
 	h.Intervals, h.Samples = sp.ivs, sp.smp
 	return &h
 }
+
+// readIntervals reads t's intervals back from the spill into dst's room,
+// sorted as Finalize sorts them.
+func (m *Model) readIntervals(t *Thread, dst []Interval) ([]Interval, error) {
+	ivs, err := spillRead(m.spill, t.spill.ivs, dst)
+	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
+		slices.SortStableFunc(ivs, byStart)
+	}
+	return ivs, err
+}
+
+// IntervalsOf returns t's intervals: t.Intervals, or, when the Model was
+// built with Options.DropIntervals, read back from the spill into *buf's
+// room (which it keeps for the next call): valid until then.
+func (m *Model) IntervalsOf(t *Thread, buf *[]Interval) []Interval {
+	if !m.dropped {
+		return t.Intervals
+	}
+	ivs, err := m.readIntervals(t, *buf)
+	if err != nil {
+		panic(fmt.Sprintf("reading the model's temporary file back: %v", err)) // as spilledThread
+	}
+	*buf = ivs
+	return ivs
+}
+
+// IntervalsDropped reports whether the threads' intervals are in the spill
+// alone (Options.DropIntervals): Thread.Intervals is then nil, and
+// Model.IntervalsOf reads them.
+func (m *Model) IntervalsDropped() bool { return m.dropped }
 
 func byStart(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }

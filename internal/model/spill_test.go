@@ -25,7 +25,7 @@ func TestSpill(t *testing.T) {
 		t.Fatalf("no cases: %v", err)
 	}
 	spans := 0
-	for _, way := range []string{"tmpfile", "dir"} {
+	for _, way := range []string{"tmpfile", "dir", "drop"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 			t.Run(way+"/"+name, func(t *testing.T) {
@@ -35,7 +35,7 @@ func TestSpill(t *testing.T) {
 				tmp := t.TempDir()
 				var res *Result
 				build := func() {
-					_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: tmp})
+					_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: tmp, DropIntervals: way == "drop"})
 				}
 				if way == "dir" {
 					SpillNoTmpfile(build)
@@ -60,6 +60,9 @@ func TestSpill(t *testing.T) {
 				if mem := m.Filter(nil).HoldersDoingInMemory(); !reflect.DeepEqual(got, mem) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
 				}
+				if way == "drop" {
+					checkDropped(t, mem.Model, m)
+				}
 				for _, d := range got {
 					spans += len(d.Spans)
 				}
@@ -68,6 +71,34 @@ func TestSpill(t *testing.T) {
 	}
 	if spans == 0 {
 		t.Error("no case has a lock whose holders did something: the test compares nothing")
+	}
+}
+
+// checkDropped checks that m, built with Options.DropIntervals, keeps no
+// intervals, that each thread's read back are mem's, and that what the
+// build and the graph at the end made of them is mem's.
+func checkDropped(t *testing.T, mem, m *Model) {
+	t.Helper()
+	if !m.IntervalsDropped() {
+		t.Fatal("built with Options.DropIntervals, the model kept its intervals")
+	}
+	if m.Shutdown != mem.Shutdown {
+		t.Errorf("the shutdown at %v, in memory at %v", m.Shutdown, mem.Shutdown)
+	}
+	var buf []Interval
+	for i, th := range m.Threads {
+		if th.Intervals != nil {
+			t.Errorf("thread %v kept its intervals", th.ID)
+		}
+		if got, want := Bare(th), Bare(mem.Threads[i]); !reflect.DeepEqual(got, want) {
+			t.Errorf("thread %v: %+v, built keeping its intervals %+v", th.ID, got, want)
+		}
+		if got, want := m.IntervalsOf(th, &buf), mem.Threads[i].Intervals; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("thread %v: read back %+v, in memory %+v", th.ID, got, want)
+		}
+	}
+	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
+		t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
 	}
 }
 

@@ -52,11 +52,13 @@ func waitee(iv *Interval, owner format.ThreadID) format.ThreadID {
 // the thread is in the innermost of the states it ended in (the first of
 // its open segments, even one that began then); the empty segments of the
 // states around it are skipped.
-func (t *Thread) IntervalAt(at format.Time) int {
+func (t *Thread) IntervalAt(at format.Time) int { return t.intervalAt(t.Intervals, at) }
+
+// intervalAt is IntervalAt in ivs, t's intervals (Model.IntervalsOf).
+func (t *Thread) intervalAt(ivs []Interval, at format.Time) int {
 	if at < t.Start || at > t.End {
 		return -1
 	}
-	ivs := t.Intervals
 	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
 	if i < len(ivs) && ivs[i].Start <= at {
 		return i
@@ -130,12 +132,14 @@ type WaitGraph struct {
 // of these (Model.lateEntries) say when.
 func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 	g := &WaitGraph{At: at}
+	var buf []Interval
 	for _, t := range m.Threads {
-		k := t.IntervalAt(at)
+		ivs := m.IntervalsOf(t, &buf)
+		k := t.intervalAt(ivs, at)
 		if k < 0 {
 			continue
 		}
-		iv := &t.Intervals[k]
+		iv := &ivs[k]
 		if !iv.State.Waits() {
 			continue
 		}

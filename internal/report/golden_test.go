@@ -71,7 +71,9 @@ func TestGolden(t *testing.T) {
 					// orca report builds without the edges then
 					// (model.Options.NoEdges), with the spill the
 					// holders' fold reads (model.Options.Spill): the
-					// same report.
+					// same report. With ORCA_REPORT_SPILL=1 it keeps
+					// no intervals in memory either
+					// (DropIntervals): the same report again.
 					lean, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir()})
 					if err != nil {
 						t.Fatal(err)
@@ -81,6 +83,30 @@ func TestGolden(t *testing.T) {
 					}
 					if v := lean.Model.Filter(nil); !reflect.DeepEqual(v.HoldersDoing(), v.HoldersDoingInMemory()) {
 						t.Error("what the holders did, from the spill, differs from the fold in memory")
+					}
+					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !dropped.Model.IntervalsDropped() {
+						t.Fatal("built with model.Options.DropIntervals, the model kept its intervals")
+					}
+					for _, th := range dropped.Model.Threads {
+						if th.Intervals != nil {
+							t.Fatalf("thread %v kept its intervals", th.ID)
+						}
+					}
+					dr := New(rec, dropped, opt)
+					dr.Prefix = name
+					var dtxt, djs bytes.Buffer
+					if err := dr.WriteText(&dtxt); err != nil {
+						t.Fatal(err)
+					}
+					if err := dr.WriteJSON(&djs); err != nil {
+						t.Fatal(err)
+					}
+					if djs.String() != js.String() || dtxt.String() != txt.String() {
+						t.Errorf("the report of the model built without its intervals in memory differs:\n%s", dtxt.String())
 					}
 					lr := New(rec, lean, opt)
 					lr.Prefix = name

@@ -38,9 +38,10 @@ type Options struct {
 	// memory.
 	Spill    bool
 	SpillDir string
-	// DropIntervals, with Spill, keeps no Thread.Intervals once the spill
-	// is written whole, at the end of the build: Model.IntervalsOf reads a
-	// thread's back (orca report's analyses: what the holders did, the
+	// DropIntervals, with Spill, keeps no Thread.Intervals once they are
+	// in the spill (Finalize drops them thread by thread; a spill that
+	// fails after that fails Build): Model.IntervalsOf reads a thread's
+	// back (orca report's analyses: what the holders did, the
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
@@ -139,5 +140,8 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	}
 	res.Truncated = truncated
 	res.Model = b.Finalize()
+	if b.lost != nil {
+		return nil, b.lost // the intervals dropped are nowhere
+	}
 	return res, nil
 }

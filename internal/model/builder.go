@@ -95,9 +95,14 @@ type Builder struct {
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile
-	// dropIntervals: Finalize sets Thread.Intervals nil once the spill is
-	// written whole (Options.DropIntervals).
+	// dropIntervals: Finalize sets Thread.Intervals nil, thread by
+	// thread, once they are in the spill (Options.DropIntervals); lost:
+	// the spill failed after that, and Build with it.
 	dropIntervals bool
+	lost          error
+	// shutAt: the start of the first state of a thread at a stack of the
+	// JVM's shutdown (findShutdown).
+	shutAt map[format.ThreadID]format.Time
 }
 
 // sealMargin is how far behind the fold's latest time the windows between
@@ -208,6 +213,7 @@ func New() *Builder {
 		acquireOf: map[StackID]bool{},
 		untimedOf: map[StackID]bool{},
 		first:     true,
+		shutAt:    map[format.ThreadID]format.Time{},
 		wf:        newWaitFor(),
 		sealEvery: sealEvery,
 		untilSeal: sealEvery,

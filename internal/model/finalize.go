@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 
@@ -42,6 +43,8 @@ func (b *Builder) Finalize() *Model {
 		}
 		b.sites.extend(m, b.frames())
 	}
+	shut := b.shutdownStacks()
+	dropped := false // a thread's intervals are in the spill alone
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked
@@ -77,6 +80,17 @@ func (b *Builder) Finalize() *Model {
 			b.spill.add(&t.spill.smp, bytesOf(t.Samples))
 		}
 		t.splitRun(&ts.win)
+		for i := range t.Intervals {
+			if iv := &t.Intervals[i]; shut.in(iv.Stack) {
+				b.shutAt[t.ID] = iv.Since
+				break // intervals are sorted: the first is the earliest
+			}
+		}
+		if b.dropIntervals && b.spill.err == nil {
+			// Thread by thread, so that the intervals of all are never
+			// both in the fold's lists and in the Threads.
+			t.Intervals, dropped = nil, true
+		}
 	}
 	// The Threads move out of the tstates, which the Model would otherwise
 	// keep, and with them what they point to of the fold's state.
@@ -93,7 +107,7 @@ func (b *Builder) Finalize() *Model {
 			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
 		}
 	}
-	b.findShutdown()
+	b.findShutdown(shut)
 	b.wf.finish(m)
 
 	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
@@ -113,52 +127,55 @@ func (b *Builder) Finalize() *Model {
 		// them there. One written whole takes the intervals' place when
 		// asked: the readers after Finalize read them back
 		// (Model.IntervalsOf).
-		if b.spill.done() == nil {
-			m.spill, m.dropped = b.spill, b.dropIntervals
+		if err := b.spill.done(); err == nil {
+			m.spill, m.dropped = b.spill, dropped
 		} else {
 			b.spill.f.Close()
-		}
-		b.spill = nil
-		if m.dropped {
-			for _, t := range m.Threads {
-				t.Intervals = nil
+			if dropped {
+				// Some threads' intervals are in neither: Build fails.
+				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
 			}
 		}
+		b.spill = nil
 	}
 	return m
 }
 
+// shutdownStacks tells the stacks of the JVM's shutdown (ShutdownStack),
+// for findShutdown.
+type shutdownStacks []bool
+
+func (s shutdownStacks) in(id StackID) bool { return int(id) < len(s) && s[id] }
+
+func (b *Builder) shutdownStacks() shutdownStacks {
+	if b.shutdown == nil {
+		return nil
+	}
+	shut := make(shutdownStacks, len(b.m.Stacks))
+	for id, st := range b.m.Stacks {
+		shut[id] = len(st) > 0 && b.shutdown(st)
+	}
+	return shut
+}
+
 // findShutdown sets Model.Shutdown: the earliest start of a thread that
 // runs a SIGTERM or SIGINT handler (ShutdownThread), of a thread started
-// from a stack of the shutdown (a shutdown hook), or of a state entered in
-// one (ShutdownStack).
-func (b *Builder) findShutdown() {
+// from a stack of the shutdown (a shutdown hook, shut), or of a state
+// entered in one (ShutdownStack: b.shutAt, found by Finalize while it had
+// the thread's intervals).
+func (b *Builder) findShutdown(shut shutdownStacks) {
 	m := b.m
-	var shut []bool
-	if b.shutdown != nil {
-		shut = make([]bool, len(m.Stacks))
-		for id, st := range m.Stacks {
-			shut[id] = len(st) > 0 && b.shutdown(st)
-		}
-	}
-	in := func(id StackID) bool { return int(id) < len(shut) && shut[id] }
 	at := func(t format.Time) {
 		if m.Shutdown == 0 || t < m.Shutdown {
 			m.Shutdown = t
 		}
 	}
 	for _, t := range m.Threads {
-		if ShutdownThread(t.Name) || in(t.StartedAt) {
+		if ShutdownThread(t.Name) || shut.in(t.StartedAt) {
 			at(t.Start)
 		}
-		if shut == nil {
-			continue
-		}
-		for i := range t.Intervals {
-			if iv := &t.Intervals[i]; in(iv.Stack) {
-				at(iv.Since)
-				break // intervals are sorted: the first is the earliest
-			}
+		if since, ok := b.shutAt[t.ID]; ok {
+			at(since)
 		}
 	}
 }

@@ -199,7 +199,9 @@ type Thread struct {
 	// contention.
 	End   format.Time
 	Ended bool
-	// Intervals are sorted and never overlap; the gaps are Runnable.
+	// Intervals are sorted and never overlap; the gaps are Runnable. nil
+	// in a Model built with Options.DropIntervals: Model.IntervalsOf
+	// reads them.
 	Intervals []Interval
 	// Time per state over [Start, End], Runnable included.
 	Time   [NumStates]format.Time

@@ -92,7 +92,7 @@ func (s State) Waits() bool {
 // waits for.
 type Wait struct {
 	Thread   format.ThreadID
-	Interval int   // the thread's interval (index in Thread.Intervals)
+	Interval int   // the thread's interval (index in Thread.Intervals, or Model.IntervalsOf's)
 	State    State // Blocked, Waiting, Joining, Acquiring or Parked
 	// Object is the monitor blocked on or waited on, the semaphore, the
 	// j.u.c. lock or park blocker; 0 for a join (and a park without one).

@@ -10,6 +10,7 @@
 #include "hooks/monitor.h"
 #include "hotspot/owner.h"
 #include "threads/pending.h"
+#include "threads/samples.h"
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
 #include "threads/waitobj.h"
@@ -100,7 +101,11 @@ static int wait_bound;
 // virtual thread, which may return on another carrier).
 static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
   tstate *s = monitor_wait_begin(env, o, ms);
+  // Waiting (or joining): the wall sampler's ticks skip it. A virtual
+  // thread's wait (24+) returns at its unmount, which unmarks its carrier.
+  void *mark = samples_blocking();
   orig_wait(env, o, ms);
+  samples_unblocked(mark);
   monitor_wait_end(s, o);
 }
 

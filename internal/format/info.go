@@ -128,6 +128,13 @@ const (
 	// over ticks while every candidate is a repeat), written when it stops.
 	InfoSampleWallTicks   = "sample_wall_ticks"
 	InfoSampleWallWakeups = "sample_wall_wakeups"
+	// InfoSampleWallRuns, InfoSampleWallStatesRead: the runs of those ticks
+	// (one look at the threads each: several ticks when it slept over
+	// them) and the HotSpot thread states they read: one a live thread a
+	// run, but for the threads a hook had in a park, sleep or wait then
+	// (docs/agent.md, "The sample path"), written when it stops.
+	InfoSampleWallRuns       = "sample_wall_runs"
+	InfoSampleWallStatesRead = "sample_wall_states_read"
 	// InfoSampleRingsKept: when the samplers stopped, a signal handler was
 	// still running after a second, so the threads' sample rings were
 	// kept (not freed) rather than freed under it; 1 when so, absent else.
@@ -239,7 +246,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -40,6 +40,10 @@ enum { S_FREE, S_LIVE, S_DEAD };
 typedef struct {
   atomic_int tid;
   atomic_int state;
+  // Its tid while a hook has it in a recorded state (samples_blocking),
+  // else 0: beside tid and state, so that a tick's look at a marked thread
+  // reads one cache line of its slot.
+  atomic_int blocked;
   atomic_int timer_on;
   uint32_t key;             // its thread key (threads.h)
   vm_ptr jt;
@@ -53,7 +57,6 @@ typedef struct {
   int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
   uint64_t wall_look;       // the wall sampler's run of ticks of that read (wall_runs), 0 none
   atomic_llong wall_done;   // the thread's CPU clock as its last wall sample was taken (its handler), -1 none
-  atomic_int blocked;       // its tid while a hook has it in a recorded state (samples_blocking), else 0
   // Repeats of the thread's last wall sample (the wall sampler's, read by
   // the writer): its ticks and weight each; and the writer's copy of that
   // sample (last_wall, last_len bytes: a sample_hdr, its pcs and frames).

@@ -150,6 +150,13 @@ type tstate struct {
 	// is then expected a little later.
 	lateEntered format.ObjectID
 	lateAt      format.Time
+	// enterAt, enterObj, enterStack: its latest contended enter, which the
+	// MonitorHeld lines at its time complete; order: its LockOrder in
+	// Model.LockOrders, -1 before the first of them (lockorder.go).
+	enterAt    format.Time
+	enterObj   format.ObjectID
+	enterStack StackID
+	order      int
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg and fed: the aggregation of its intervals (Builder.seal), the
@@ -403,6 +410,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		ls.rels = append(ls.rels, release{ts, ev.Time})
 	case format.MonitorContendedEnter:
+		b.enterHeld(ts, ev, stack)
 		ls := b.lock(ev.Object, Monitor)
 		owner := ev.Owner
 		if owner == ev.Thread {
@@ -491,6 +499,8 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.notify(b.lock(ev.Object, Monitor), ev)
 	case format.MonitorOwned:
 		b.owned(ts, ev)
+	case format.MonitorHeld:
+		b.monitorHeld(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
 	case format.ClassInitLock, format.ClassInitWaited:

@@ -69,6 +69,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	r.heldMonitors = heldMonitorsFact(rec.Info)
 	// The agent records parks unless told kinds=seed (an import from JFR
 	// has them too).
 	r.parks = rec.Info.ParksRecorded()
@@ -138,6 +139,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 
 	r.Deadlocks = b.deadlocks()
+	r.PotentialDeadlocks = b.potentialDeadlocks()
 	// One decision (analysis.OpenAtEnd), four lists; the JDK's service
 	// threads, idle, among the not hangs (splitJDK).
 	var hangs, not, atCut, alone []analysis.Hang

@@ -79,6 +79,7 @@ type Report struct {
 	Unattributed       map[string]int64 `json:"unattributed"`
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
 	hasInfo            bool             // PREFIX.info was found
+	heldMonitors       string           // .info held_monitors: "yes", "no: WHY", "" when absent
 	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
 	OwnerUnknown       int              `json:"owner_unknown"`
 	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
@@ -126,7 +127,11 @@ type Report struct {
 	Sites           []Site     `json:"sites"`
 	SitesTotal      int        `json:"sites_total"`
 	Deadlocks       []Deadlock `json:"deadlocks"`
-	Hangs           []Hang     `json:"hangs"`
+	// PotentialDeadlocks: the lock-order graph's cycles (potentialDeadlocks);
+	// empty too when the recording does not say what threads held at their
+	// contended enters (.info held_monitors not "yes").
+	PotentialDeadlocks []PotentialDeadlock `json:"potential_deadlocks"`
+	Hangs              []Hang              `json:"hangs"`
 	// NotHangs: the threads in a blocking state at the end that are not
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.

@@ -23,6 +23,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.headline(t)
 	r.deadlockSection(t)
+	r.potentialSection(t)
 	r.hangSection(t)
 	r.aloneSection(t)
 	r.contentionSection(t)

@@ -247,10 +247,11 @@ void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_fr
 // virtual thread's is virtual-ID (its Thread.tid; Thread.toString says
 // VirtualThread[#ID]).
 // name_field reads the name of t from its field java.lang.Thread.name (17-25)
-// with JNI, into buf; -1 when it cannot. A snapshot (orca threads) names
-// each thread so: GetThreadInfo of another thread costs a search of
-// HotSpot's thread list and, on 21+, a stop of every virtual thread's
-// mounting (JvmtiVTMSTransitionDisabler): 10 000 threads took seconds.
+// with JNI, into buf; -1 when it cannot. Every thread is named so (an
+// attach names every thread alive, a snapshot too): GetThreadInfo of
+// another thread costs a search of HotSpot's thread list and, on 21+, a
+// stop of every virtual thread's mounting (JvmtiVTMSTransitionDisabler):
+// 10 000 threads took seconds.
 static int name_field(JNIEnv *env, jthread t, char *buf, int cap) {
   static jfieldID f;
   static int tried;
@@ -281,7 +282,7 @@ static int thread_name(jthread t, char *buf, int cap) {
   int n = -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
-  if (opt.snapshot && env) n = name_field(env, t, buf, cap);
+  if (env) n = name_field(env, t, buf, cap);
   if (n < 0) {
     jvmtiThreadInfo ti;
     memset(&ti, 0, sizeof ti);

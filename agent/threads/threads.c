@@ -325,7 +325,11 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   jvmtiPhase ph = JVMTI_PHASE_LIVE;
   (*jvmti)->GetPhase(jvmti, &ph);
   void *mark = NULL;
-  if (ph == JVMTI_PHASE_LIVE) (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  // NULL: the current thread, t (JVMTI posts ThreadStart on the new
+  // thread, and no virtual thread is mounted on it yet). Named by t, the
+  // JVM would look it up in its thread list (and on 21+ stop virtual
+  // threads' mounting meanwhile): O(threads) a call.
+  if (ph == JVMTI_PHASE_LIVE) (*jvmti)->GetThreadLocalStorage(jvmti, NULL, &mark);
   if (ph == JVMTI_PHASE_LIVE && mark != STARTED_MARK) {
     (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
     started(s->hash, s->shard, t);
@@ -347,7 +351,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   if (s) attached_own(s->hash, 0);   // what it did at an attach is over
   owner_unregister_self(env);
   void *mark = NULL;
-  (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  (*jvmti)->GetThreadLocalStorage(jvmti, NULL, &mark);   // t, the current thread (threads_on_start)
   if (s) pending_settle(&s->pending, 0);
   // Only threads that have a ThreadStarted get a ThreadEnded, and their
   // last scheduler times before it, read by the thread itself: a thread

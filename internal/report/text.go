@@ -27,6 +27,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	r.hangSection(t)
 	r.aloneSection(t)
 	r.contentionSection(t)
+	r.chainSection(t)
 	r.siteSection(t)
 	r.waitSection(t)
 	r.classInitSection(t)

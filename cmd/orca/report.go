@@ -22,6 +22,10 @@ malformed or cut lines), then, each ranked:
 
   DEADLOCKS    cycles of threads each waiting for the next: what each waits
                on, who holds it, and where
+  POTENTIAL DEADLOCKS
+               lock-order inversions that did not deadlock but could: threads
+               that nested monitors in opposite orders (at contended enters),
+               each with where it held the first and wanted the second
   HANGS        threads stuck at the end: blocked, waiting, joining, acquiring
                or parked with no timeout, for 1 s or more (before the JVM's
                shutdown, if it exited); the others in a state then are named

@@ -154,13 +154,13 @@ func PotentialDeadlocks(m *model.Model) []PotentialDeadlock {
 			dup := false
 			for _, u := range us {
 				if u.thread == o.Thread && slices.Equal(u.gates, gates) {
-					u.count++
+					u.count += o.Count
 					dup = true
 					break
 				}
 			}
 			if !dup {
-				uses[k] = append(us, &orderUse{thread: o.Thread, order: o, held: j, gates: gates, count: 1, from: from, to: to})
+				uses[k] = append(us, &orderUse{thread: o.Thread, order: o, held: j, gates: gates, count: o.Count, from: from, to: to})
 			}
 		}
 	}

@@ -22,9 +22,12 @@ type Builder struct {
 	m          *Model
 	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
-	locks      map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
-	stacks     stackTable
-	first      bool
+	// orders: the index in Model.LockOrders of each distinct one
+	// (orderKey), so that a nesting made a million times is one.
+	orders map[string]int
+	locks  map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
+	stacks stackTable
+	first  bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
@@ -151,12 +154,12 @@ type tstate struct {
 	lateEntered format.ObjectID
 	lateAt      format.Time
 	// enterAt, enterObj, enterStack: its latest contended enter, which the
-	// MonitorHeld lines at its time complete; order: its LockOrder in
-	// Model.LockOrders, -1 before the first of them (lockorder.go).
+	// MonitorHeld lines at its time complete into order (lockorder.go),
+	// kept until its next enter or the end.
 	enterAt    format.Time
 	enterObj   format.ObjectID
 	enterStack StackID
-	order      int
+	order      *LockOrder
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg and fed: the aggregation of its intervals (Builder.seal), the

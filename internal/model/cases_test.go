@@ -377,7 +377,7 @@ func dumpModel(b *strings.Builder, m *Model) {
 				hs[i] += "(" + h.Class + ")"
 			}
 		}
-		fmt.Fprintf(b, "lockorder at=%s %v wanted=%v(%s) s%d held=%s\n", rel(m, o.At), o.Thread, o.Wanted, o.Class, o.Stack, strings.Join(hs, ","))
+		fmt.Fprintf(b, "lockorder at=%s %v count=%d wanted=%v(%s) s%d held=%s\n", rel(m, o.At), o.Thread, o.Count, o.Wanted, o.Class, o.Stack, strings.Join(hs, ","))
 	}
 	for i, st := range m.Stacks {
 		if i == 0 {

@@ -619,7 +619,8 @@ type Model struct {
 	EdgeCounts [NumEdgeKinds]int
 	Deadlocks  []Deadlock
 	// LockOrders: the contended monitor enters of threads that held other
-	// monitors then, in file order (MonitorHeld lines; lockorder.go).
+	// monitors then, the same ones once with their count, in the order of
+	// their first (MonitorHeld lines; lockorder.go).
 	LockOrders []LockOrder
 	// lateEntries are the spans in which the fold held a thread, still
 	// blocked in the recording, to have entered its monitor (or lock):

@@ -46,17 +46,18 @@ const char *compact_init(compact_enc *e) {
   e->st = calloc(ST_CAP0, sizeof *e->st);
   e->arena = malloc(ARENA_CAP0 * sizeof *e->arena);
   e->ts = calloc(TS_CAP0, sizeof *e->ts);
+  e->ts_idx = calloc(TS_CAP0, sizeof *e->ts_idx);
   e->fact_obj = calloc(COMPACT_FACTS, sizeof *e->fact_obj);
   e->facts = calloc(COMPACT_FACTS, sizeof *e->facts);
   e->texts = calloc(TEXTS_CAP0, sizeof *e->texts);
-  if (!e->th_hash || !e->th_idx || !e->st || !e->arena || !e->ts || !e->fact_obj || !e->facts || !e->texts) {
+  if (!e->th_hash || !e->th_idx || !e->st || !e->arena || !e->ts || !e->ts_idx || !e->fact_obj || !e->facts || !e->texts) {
     compact_free(e);
     return "out of memory for the compact encoding's tables";
   }
   e->th_cap = TH_CAP0;
   e->st_cap = ST_CAP0;
   e->arena_cap = ARENA_CAP0;
-  e->ts_cap = TS_CAP0;
+  e->ts_cap = e->ts_room = TS_CAP0;
   e->texts_cap = TEXTS_CAP0;
   return NULL;
 }
@@ -83,8 +84,9 @@ void compact_free(compact_enc *e) {
   free(e->th_idx);
   free(e->st);
   free(e->arena);
-  for (uint32_t i = 0; e->ts && i < e->ts_cap; i++) drop_thread(&e->ts[i]);
+  for (uint32_t i = 0; e->ts && i < e->ts_n; i++) drop_thread(&e->ts[i]);
   free(e->ts);
+  free(e->ts_idx);
   free(e->fact_obj);
   free(e->facts);
   for (uint32_t i = 0; e->texts && i < e->texts_cap; i++) free(e->texts[i]);
@@ -434,6 +436,7 @@ static inline __attribute__((always_inline)) size_t put_fields(const orca_layout
     case ORCA_FIELD_STACK: v = st; break;
     case ORCA_FIELD_NAME:
     case ORCA_FIELD_CLASS: v = r->namelen; break;   // the text's length, then its bytes
+    case ORCA_FIELD_DEPTH:     // a held monitor's frame depth, decimal, empty when unknown: + 1, 0 for unknown
     case ORCA_FIELD_TIMEOUT:   // decimal nanoseconds in the record, empty for none: + 1, 0 for none
       for (int i = 0; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
       v = r->namelen ? v + 1 : 0;
@@ -517,63 +520,70 @@ static size_t event(compact_enc *e, char *o, const orca_rec *r, int64_t ts, int 
   return n;
 }
 
-// The state of live threads, kept across chunks: a table by hash (open
-// addressing; a thread that ended stays until the next chunk rebuilds it).
+// The state of live threads, kept across chunks: a dense array (a
+// thread's state is 248 bytes: a table of them by hash, at most a quarter
+// full after a chunk's rebuild, zeroed 130 MB at each chunk's start for
+// 100 000 virtual threads), found by a table of indexes by hash (open
+// addressing; a thread that ended stays until the next chunk's rebuild).
 static inline uint32_t ts_slot(uint32_t hash, uint32_t cap) { return th_slot(hash, cap); }
 
-// rehash_states moves the thread states to a table of cap slots, without
-// the threads that ended unless keep_ended; 0 when out of memory (the table
-// stays as it was).
-static int rehash_states(compact_enc *e, uint32_t cap, int keep_ended) {
-  compact_thread *t = calloc(cap, sizeof *t);
-  if (!t) return 0;
-  uint32_t n = 0;
-  for (uint32_t i = 0; i < e->ts_cap; i++) {
-    compact_thread *x = &e->ts[i];
-    if (!x->used) continue;
-    if (!x->alive && !keep_ended) {
-      drop_thread(x);
-      continue;
-    }
-    uint32_t s = ts_slot(x->hash, cap);
-    while (t[s].used) s = (s + 1) & (cap - 1);
-    t[s] = *x;
-    n++;
+// index_states makes x, zeroed, of cap slots, the table of indexes of ts.
+static void index_states(compact_enc *e, uint32_t *x, uint32_t cap) {
+  for (uint32_t i = 0; i < e->ts_n; i++) {
+    uint32_t s = ts_slot(e->ts[i].hash, cap);
+    while (x[s]) s = (s + 1) & (cap - 1);
+    x[s] = i + 1;
   }
-  free(e->ts);
-  e->ts = t;
+  free(e->ts_idx);
+  e->ts_idx = x;
   e->ts_cap = cap;
-  e->ts_n = n;
-  return 1;
 }
 
 static compact_thread *thread_state(compact_enc *e, uint32_t h, int create) {
   uint32_t s = ts_slot(h, e->ts_cap);
-  for (; e->ts[s].used; s = (s + 1) & (e->ts_cap - 1))
-    if (e->ts[s].hash == h) return &e->ts[s];
-  if (!create) return NULL;
+  for (; e->ts_idx[s]; s = (s + 1) & (e->ts_cap - 1))
+    if (e->ts[e->ts_idx[s] - 1].hash == h) return &e->ts[e->ts_idx[s] - 1];
+  if (!create) return NULL;   // out of memory below: counted as unrestated
+  if (e->ts_n == e->ts_room) {
+    compact_thread *t = realloc(e->ts, 2 * (size_t)e->ts_room * sizeof *t);
+    if (!t) return NULL;
+    e->ts = t;
+    e->ts_room *= 2;
+  }
   if (2 * (e->ts_n + 1) > e->ts_cap) {
-    if (!rehash_states(e, 2 * e->ts_cap, 1)) return NULL;   // out of memory: counted as unrestated
-    for (s = ts_slot(h, e->ts_cap); e->ts[s].used; s = (s + 1) & (e->ts_cap - 1)) {
+    uint32_t *x = calloc(2 * (size_t)e->ts_cap, sizeof *x);
+    if (!x) return NULL;
+    index_states(e, x, 2 * e->ts_cap);
+    for (s = ts_slot(h, e->ts_cap); e->ts_idx[s]; s = (s + 1) & (e->ts_cap - 1)) {
     }
   }
-  e->ts_n++;
-  e->ts[s].used = 1;
-  e->ts[s].hash = h;
-  return &e->ts[s];
+  compact_thread *t = &e->ts[e->ts_n];
+  memset(t, 0, sizeof *t);
+  t->hash = h;
+  e->ts_idx[s] = ++e->ts_n;
+  return t;
 }
 
-// rebuild_states drops the threads that ended and makes room for as many
-// again as are alive (at a chunk's start). Out of memory, the table stays
-// and the ended threads keep their slots, emptied.
+// rebuild_states drops the threads that ended, keeping the order of the
+// others, and makes room for as many again as are alive (at a chunk's
+// start). Out of memory, the ended threads keep their places, emptied.
 static void rebuild_states(compact_enc *e) {
   uint32_t alive = 0;
-  for (uint32_t i = 0; i < e->ts_cap; i++) alive += e->ts[i].used && e->ts[i].alive;
+  for (uint32_t i = 0; i < e->ts_n; i++) alive += e->ts[i].alive;
   uint32_t cap = TS_CAP0;
   while (cap < 4 * (alive + 1)) cap *= 2;
-  if (rehash_states(e, cap, 0)) return;
-  for (uint32_t i = 0; i < e->ts_cap; i++)
-    if (e->ts[i].used && !e->ts[i].alive) drop_thread(&e->ts[i]);
+  uint32_t *x = calloc(cap, sizeof *x);
+  uint32_t n = 0;
+  for (uint32_t i = 0; i < e->ts_n; i++) {
+    if (!e->ts[i].alive) {
+      drop_thread(&e->ts[i]);
+      if (x) continue;
+    }
+    if (n != i) e->ts[n] = e->ts[i];
+    n++;
+  }
+  e->ts_n = n;
+  if (x) index_states(e, x, cap);
 }
 
 static inline uint32_t fact_slot(uint32_t obj) {
@@ -774,9 +784,9 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len) {
   rebuild_states(e);
   *len = begin_chunk(e, e->snap, ts);
   e->base = e->prev;
-  for (uint32_t i = 0; i < e->ts_cap; i++) {
+  for (uint32_t i = 0; i < e->ts_n; i++) {
     compact_thread *t = &e->ts[i];
-    if (!t->used || !t->alive) continue;
+    if (!t->alive) continue;
     restate(e, len, kept(&t->name));
     restate(e, len, kept(&t->mount));
     for (int k = 0; k < t->nopen; k++) {

@@ -65,7 +65,7 @@ typedef struct { orca_rec *r; const orca_rec *ref; uint32_t cap; } compact_keep;
 // their ObjectWaitTimeout or VirtualThreadPinned.
 typedef struct {
   uint32_t hash;
-  uint8_t used, alive, nopen, refs;   // refs: some keep holds a ref (the thread is in e->pend)
+  uint8_t alive, nopen, refs;   // refs: some keep holds a ref (the thread is in e->pend)
   compact_keep name, mount, open[COMPACT_OPEN_MAX], extra[COMPACT_OPEN_MAX];
 } compact_thread;
 
@@ -96,8 +96,10 @@ typedef struct {
   uint32_t st_n, st_cap;
   orca_frame *arena;   // the frames of the chunk's stacks
   size_t arena_len, arena_cap;
-  compact_thread *ts;  // the live threads, by hash (across chunks)
-  uint32_t ts_n, ts_cap;
+  compact_thread *ts;  // the live threads (across chunks), dense: ts_n of ts_room
+  uint32_t ts_n, ts_room;
+  uint32_t *ts_idx;    // thread hash -> index in ts + 1 (0: empty slot), ts_cap slots
+  uint32_t ts_cap;
   uint32_t *fact_obj;  // COMPACT_FACTS slots, by object hash: the object (probed for every event)
   compact_fact *facts; // and its class lines
   compact_text **texts;   // the class texts, by their hash (open addressing)

@@ -247,10 +247,11 @@ void emit(tstate *self, int kind, uint32_t object, uint32_t owner, const orca_fr
 // virtual thread's is virtual-ID (its Thread.tid; Thread.toString says
 // VirtualThread[#ID]).
 // name_field reads the name of t from its field java.lang.Thread.name (17-25)
-// with JNI, into buf; -1 when it cannot. A snapshot (orca threads) names
-// each thread so: GetThreadInfo of another thread costs a search of
-// HotSpot's thread list and, on 21+, a stop of every virtual thread's
-// mounting (JvmtiVTMSTransitionDisabler): 10 000 threads took seconds.
+// with JNI, into buf; -1 when it cannot. Every thread is named so (an
+// attach names every thread alive, a snapshot too): GetThreadInfo of
+// another thread costs a search of HotSpot's thread list and, on 21+, a
+// stop of every virtual thread's mounting (JvmtiVTMSTransitionDisabler):
+// 10 000 threads took seconds.
 static int name_field(JNIEnv *env, jthread t, char *buf, int cap) {
   static jfieldID f;
   static int tried;
@@ -281,7 +282,7 @@ static int thread_name(jthread t, char *buf, int cap) {
   int n = -1;
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) != JNI_OK) env = NULL;
-  if (opt.snapshot && env) n = name_field(env, t, buf, cap);
+  if (env) n = name_field(env, t, buf, cap);
   if (n < 0) {
     jvmtiThreadInfo ti;
     memset(&ti, 0, sizeof ti);
@@ -324,7 +325,11 @@ void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   jvmtiPhase ph = JVMTI_PHASE_LIVE;
   (*jvmti)->GetPhase(jvmti, &ph);
   void *mark = NULL;
-  if (ph == JVMTI_PHASE_LIVE) (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  // NULL: the current thread, t (JVMTI posts ThreadStart on the new
+  // thread, and no virtual thread is mounted on it yet). Named by t, the
+  // JVM would look it up in its thread list (and on 21+ stop virtual
+  // threads' mounting meanwhile): O(threads) a call.
+  if (ph == JVMTI_PHASE_LIVE) (*jvmti)->GetThreadLocalStorage(jvmti, NULL, &mark);
   if (ph == JVMTI_PHASE_LIVE && mark != STARTED_MARK) {
     (*jvmti)->SetThreadLocalStorage(jvmti, t, STARTED_MARK);
     started(s->hash, s->shard, t);
@@ -346,7 +351,7 @@ void JNICALL threads_on_end(jvmtiEnv *j, JNIEnv *env, jthread t) {
   if (s) attached_own(s->hash, 0);   // what it did at an attach is over
   owner_unregister_self(env);
   void *mark = NULL;
-  (*jvmti)->GetThreadLocalStorage(jvmti, t, &mark);
+  (*jvmti)->GetThreadLocalStorage(jvmti, NULL, &mark);   // t, the current thread (threads_on_start)
   if (s) pending_settle(&s->pending, 0);
   // Only threads that have a ThreadStarted get a ThreadEnded, and their
   // last scheduler times before it, read by the thread itself: a thread

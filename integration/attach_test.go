@@ -279,7 +279,7 @@ func checkRound(t *testing.T, prefix string, e expect) {
 	// HotSpot keeps these two for agents loaded at start-up: a fact of every attach (none when
 	// the agent was loaded at start-up and has them), not a warning in every summary; nor do the
 	// natives a JVM started with the agent had wrapped read as "not intercepted" after a stop.
-	if w, want := r.info[format.InfoAttachedWithout], "can_get_current_contended_monitor,can_get_owned_monitor_info"; w != want && w != "" || r.info[format.InfoWarning] != "" {
+	if w, want := r.info[format.InfoAttachedWithout], "can_get_current_contended_monitor,can_get_owned_monitor_info,can_get_owned_monitor_stack_depth_info"; w != want && w != "" || r.info[format.InfoWarning] != "" {
 		t.Errorf(".info: %s=%q %s=%q, want %q (or none) and no warning", format.InfoAttachedWithout, w, format.InfoWarning, r.info[format.InfoWarning], want)
 	}
 	// What the attach's start took, by phase. It asks for no class's methods (a loaded server has

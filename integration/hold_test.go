@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -106,4 +107,99 @@ func holdLocks(t *testing.T, rep *report.Report, monitor string) (mon, juc *repo
 		t.Fatalf("monitor %s: %v, the fair ReentrantLock: %v; want both among the report's locks", monitor, mon != nil, juc != nil)
 	}
 	return mon, juc
+}
+
+// TestPotentialDeadlocks is issue 36's item 2 on a real JVM (LockOrder.java): threads nest
+// monitors one after the other, never at once, with the second acquisition of each nesting
+// contended. The agent writes what each thread held at its contended enter (.info
+// held_monitors=yes): inv-1 a (taken in outerA), inv-2 b (in outerB), gate-1 and gate-2 one lock
+// and the gate g, fixed-1 and fixed-2 e, alone p and then q, fresh-1 and fresh-2 a new Object.
+// The report has exactly one potential deadlock: inv-1 held a in outerA and wanted b in innerB,
+// inv-2 held b in outerB and wanted a in innerA. The gated inversion, the fixed order, the one
+// thread in both orders and the short-lived Objects make none.
+func TestPotentialDeadlocks(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "LockOrder")
+		rec, built := buildModel(t, prefix)
+		if got := rec.Info[format.InfoHeldMonitors]; got != "yes" {
+			t.Fatalf(".info held_monitors=%q, want yes", got)
+		}
+		for _, err := range modeltest.Validate(built.Model) {
+			t.Errorf("model: %v", err)
+		}
+		m := built.Model
+		obj := func(key string) format.ObjectID { return format.ObjectID(e.hash(t, key)) }
+		// What the agent saw each nesting thread hold: per thread, per
+		// contended enter, "wanted<held@depth,…" (the locks by their
+		// EXPECT names, short-lived ones as "new").
+		names := map[format.ObjectID]string{}
+		for _, k := range []string{"a", "b", "c", "d", "g", "e", "f", "p", "q"} {
+			names[obj(k)] = k
+		}
+		name := func(o format.ObjectID) string {
+			if n, ok := names[o]; ok {
+				return n
+			}
+			return "new"
+		}
+		got := map[string][]string{}
+		for _, o := range m.LockOrders {
+			th := m.Thread(o.Thread)
+			if th == nil || strings.HasPrefix(th.Name, "holder-") {
+				continue
+			}
+			var hs []string
+			for _, h := range o.Held {
+				hs = append(hs, fmt.Sprintf("%s@%d", name(h.Object), h.Depth))
+			}
+			slices.Sort(hs)
+			got[th.Name] = append(got[th.Name], name(o.Wanted)+"<"+strings.Join(hs, ","))
+		}
+		want := map[string][]string{
+			"inv-1": {"b<a@1"}, "inv-2": {"a<b@1"},
+			"gate-1": {"d<c@0,g@1"}, "gate-2": {"c<d@0,g@1"},
+			"fixed-1": {"f<e@0"}, "fixed-2": {"f<e@0"},
+			"alone":   {"q<p@0", "p<q@0"},
+			"fresh-1": {"new<new@0"}, "fresh-2": {"new<new@0"},
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("held at contended enters %v, want %v", got, want)
+		}
+
+		rep := report.New(rec, built, report.Options{})
+		if n := len(rep.PotentialDeadlocks); n != 1 {
+			t.Fatalf("%d potential deadlocks, want 1: %+v", n, rep.PotentialDeadlocks)
+		}
+		if len(rep.Deadlocks) != 0 {
+			t.Errorf("deadlocks %+v, want none", rep.Deadlocks)
+		}
+		var edges []string
+		for _, ed := range rep.PotentialDeadlocks[0].Edges {
+			top := func(st []string) string {
+				if len(st) == 0 {
+					return "?"
+				}
+				s, _, _ := strings.Cut(st[0], "(")
+				return s
+			}
+			edges = append(edges, fmt.Sprintf("%s %s:%s in %s, %s at %s", ed.Thread, *ed.Name, name(format.ObjectID(parseHash(t, "held", ed.Held))),
+				top(ed.HeldStack), name(format.ObjectID(parseHash(t, "wanted", ed.Wanted))), top(ed.WantedStack)))
+		}
+		var ids [2]string
+		for _, th := range m.Threads {
+			switch th.Name {
+			case "inv-1":
+				ids[0] = th.ID.String()
+			case "inv-2":
+				ids[1] = th.ID.String()
+			}
+		}
+		wantEdges := []string{
+			ids[0] + " inv-1:a in LockOrder.outerA, b at LockOrder.innerB",
+			ids[1] + " inv-2:b in LockOrder.outerB, a at LockOrder.innerA",
+		}
+		if !reflect.DeepEqual(edges, wantEdges) {
+			t.Errorf("potential deadlock %q, want %q", edges, wantEdges)
+		}
+	})
 }

@@ -20,7 +20,7 @@ func TestCompactMatchesSeed(t *testing.T) {
 	t.Setenv("ORCA_VERIFY_COMPACT", "1")
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		seen := map[format.Kind]int{}
-		for _, main := range []string{"Scenario", "Parking", "WaitTimeouts", "ClassInit", "VirtualMix", "Bounded"} {
+		for _, main := range []string{"Scenario", "Parking", "WaitTimeouts", "ClassInit", "VirtualMix", "Bounded", "LockOrder"} {
 			var args []string
 			if main == "Bounded" {
 				args = []string{"2000", "20"}

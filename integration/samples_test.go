@@ -342,6 +342,46 @@ func TestSamplesWallQuiet(t *testing.T) {
 	})
 }
 
+// TestSamplesWallMarked is the wall sampler's skip of the threads its hooks have in a recorded
+// state (docs/agent.md, "The sample path"): on WallQuiet with 20 parked workers (an acceptor in
+// accept for 1.5 s, main asleep), a run of ticks reads the HotSpot state of the threads no park,
+// sleep or wait has marked, not of every live thread. On each JDK:
+//   - .info sample_wall_states_read is at most 10 a run (sample_wall_runs): the acceptor and the
+//     JVM's own threads that wait in the VM (every live thread, 22 or more, before);
+//   - the acceptor still has its wall samples (its time in accept ÷ 50 ms, less 300 ms at most),
+//     and no worker has one (a park is a recorded state).
+func TestSamplesWallMarked(t *testing.T) {
+	const interval, parked = 50_000_000, 20
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "WallQuiet", "1500", strconv.Itoa(parked))
+		r := load(t, prefix)
+		runs, err1 := strconv.Atoi(r.info[format.InfoSampleWallRuns])
+		read, err2 := strconv.Atoi(r.info[format.InfoSampleWallStatesRead])
+		t.Logf(".info %s=%s %s=%s %s=%s", format.InfoSampleWallTicks, r.info[format.InfoSampleWallTicks],
+			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead])
+		if err1 != nil || err2 != nil || runs < 5 || read > 10*runs {
+			t.Errorf(".info %s=%q %s=%q: want ≥ 5 runs, at most 10 states read a run (%d threads parked)", format.InfoSampleWallRuns,
+				r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead], parked)
+		}
+		acc, in := format.ThreadID(e.hash(t, "acceptor")), e.nanos(t, "accept_ns")[0]
+		wall := map[format.ThreadID]int{}
+		for _, ev := range r.events {
+			if ev.Kind == format.Sample && ev.Sampled == format.SampleWall {
+				wall[ev.Thread]++
+			}
+		}
+		if least := (in - 300_000_000) / interval; int64(wall[acc]) < least {
+			t.Errorf("the acceptor has %d wall samples for %.3f s in accept, want at least %d", wall[acc], float64(in)/1e9, least)
+		}
+		for _, ev := range r.events {
+			if ev.Kind == format.ThreadStarted && strings.HasPrefix(ev.Name, "pool-") && wall[ev.Thread] > 0 {
+				t.Errorf("the parked worker %q has %d wall samples, want none (a park is a recorded state)", ev.Name, wall[ev.Thread])
+				wall[ev.Thread] = 0
+			}
+		}
+	})
+}
+
 // TestSamplesContended is issue 33's goal "the sample count within 5 % of CPU ÷ interval" where
 // threads wait for a CPU: Sampled under `taskset -c 0`, its two burners (on 25 its virtual thread
 // too) on one CPU, each ready while another runs. On each JDK:

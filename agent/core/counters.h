@@ -50,6 +50,7 @@ enum orca_counter {
   CNT_METHODS_UNLOADED,     // .methods lines "(unloaded)": the class unloaded before the writer named the method
   CNT_WRITE_ERRORS,         // failed writes
   CNT_ATTACHED_MISSED,      // objects unnamed for a capability HotSpot offers only at start-up
+  CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_COUNT
 };
 

@@ -21,6 +21,7 @@
 #define ORCA_F_WEIGHT 0x800
 #define ORCA_F_CPU 0x1000
 #define ORCA_F_READY 0x2000
+#define ORCA_F_DEPTH 0x4000
 // ORCA_F_MODE: the record's mode byte, written as these words (a park's acquire mode).
 #define ORCA_MODE_EXCLUSIVE 1
 #define ORCA_MODE_SHARED 2
@@ -34,7 +35,7 @@
 // The pseudo-class of native and VM frames in a sample's stack: "<native:libjvm.so>".
 #define ORCA_NATIVE_CLASS_PREFIX "<native:"
 // The fields written from a record's text bytes (at most one a kind, after the owner, before the stack).
-#define ORCA_F_TEXT (ORCA_F_NAME | ORCA_F_TIMEOUT | ORCA_F_HOW | ORCA_F_CLASS)
+#define ORCA_F_TEXT (ORCA_F_NAME | ORCA_F_TIMEOUT | ORCA_F_HOW | ORCA_F_CLASS | ORCA_F_DEPTH)
 // The manual's kinds are 1..ORCA_EV_SEED (the agent's kinds=seed records only those).
 #define ORCA_EV_SEED 16
 
@@ -68,7 +69,8 @@ enum orca_event {
   ORCA_EV_OBJECT_WAIT_TIMEOUT = 26,
   ORCA_EV_SAMPLE = 27,
   ORCA_EV_THREAD_C_P_U = 28,
-  ORCA_EV_COUNT = 29
+  ORCA_EV_MONITOR_HELD = 29,
+  ORCA_EV_COUNT = 30
 };
 
 // end: the event that ends the interval this one begins (ObjectWait: ObjectWaited);
@@ -109,6 +111,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
   {"ObjectWaitTimeout", ORCA_F_THREAD | ORCA_F_TIMEOUT, ORCA_EV_NONE, ORCA_EV_NONE},
   {"Sample", ORCA_F_THREAD | ORCA_F_SAMPLED | ORCA_F_WEIGHT | ORCA_F_STACK, ORCA_EV_NONE, ORCA_EV_NONE},
   {"ThreadCPU", ORCA_F_THREAD | ORCA_F_CPU | ORCA_F_READY, ORCA_EV_NONE, ORCA_EV_NONE},
+  {"MonitorHeld", ORCA_F_THREAD | ORCA_F_OBJECT | ORCA_F_DEPTH, ORCA_EV_NONE, ORCA_EV_NONE},
 };
 
 // The compact encoding (docs/format.md): the fields' codes (in descriptors) and wire types.
@@ -126,6 +129,7 @@ static const orca_event_spec orca_events[ORCA_EV_COUNT] = {
 #define ORCA_FIELD_WEIGHT 12
 #define ORCA_FIELD_CPU 13
 #define ORCA_FIELD_READY 14
+#define ORCA_FIELD_DEPTH 15
 #define ORCA_W_UV 1
 #define ORCA_W_SV 2
 #define ORCA_W_U32 3
@@ -174,9 +178,10 @@ static const orca_layout orca_layouts[ORCA_EV_COUNT] = {
   {2, {{ORCA_FIELD_THREAD, ORCA_W_UV}, {ORCA_FIELD_TIMEOUT, ORCA_W_UV}}},   // ObjectWaitTimeout
   {4, {{ORCA_FIELD_THREAD, ORCA_W_UV}, {ORCA_FIELD_SAMPLED, ORCA_W_BYTE}, {ORCA_FIELD_WEIGHT, ORCA_W_UV}, {ORCA_FIELD_STACK, ORCA_W_UV}}},   // Sample
   {3, {{ORCA_FIELD_THREAD, ORCA_W_UV}, {ORCA_FIELD_CPU, ORCA_W_UV}, {ORCA_FIELD_READY, ORCA_W_UV}}},   // ThreadCPU
+  {3, {{ORCA_FIELD_THREAD, ORCA_W_UV}, {ORCA_FIELD_OBJECT, ORCA_W_U32}, {ORCA_FIELD_DEPTH, ORCA_W_UV}}},   // MonitorHeld
 };
 // ORCA_EV_EACH(X) is X(kind) for every kind: a switch of a case a kind, in which the kind's layout is a constant.
-#define ORCA_EV_EACH(X) X(ORCA_EV_OBJECT_WAIT) X(ORCA_EV_OBJECT_WAITED) X(ORCA_EV_OBJECT_NOTIFY) X(ORCA_EV_OBJECT_NOTIFY_ALL) X(ORCA_EV_THREAD_START) X(ORCA_EV_THREAD_JOIN) X(ORCA_EV_THREAD_JOINED) X(ORCA_EV_THREAD_SLEEP) X(ORCA_EV_THREAD_SLEPT) X(ORCA_EV_SEMAPHORE_ACQUIRE) X(ORCA_EV_SEMAPHORE_ACQUIRED) X(ORCA_EV_SEMAPHORE_RELEASE) X(ORCA_EV_MONITOR_CONTENDED_ENTER) X(ORCA_EV_MONITOR_CONTENDED_ENTERED) X(ORCA_EV_THREAD_STARTED) X(ORCA_EV_THREAD_ENDED) X(ORCA_EV_THREAD_PARK) X(ORCA_EV_THREAD_UNPARKED) X(ORCA_EV_THREAD_UNPARK) X(ORCA_EV_OBJECT_CLASS) X(ORCA_EV_VIRTUAL_THREAD_MOUNTED) X(ORCA_EV_VIRTUAL_THREAD_PINNED) X(ORCA_EV_MONITOR_OWNED) X(ORCA_EV_CLASS_INIT_LOCK) X(ORCA_EV_CLASS_INIT_WAITED) X(ORCA_EV_OBJECT_WAIT_TIMEOUT) X(ORCA_EV_SAMPLE) X(ORCA_EV_THREAD_C_P_U)
+#define ORCA_EV_EACH(X) X(ORCA_EV_OBJECT_WAIT) X(ORCA_EV_OBJECT_WAITED) X(ORCA_EV_OBJECT_NOTIFY) X(ORCA_EV_OBJECT_NOTIFY_ALL) X(ORCA_EV_THREAD_START) X(ORCA_EV_THREAD_JOIN) X(ORCA_EV_THREAD_JOINED) X(ORCA_EV_THREAD_SLEEP) X(ORCA_EV_THREAD_SLEPT) X(ORCA_EV_SEMAPHORE_ACQUIRE) X(ORCA_EV_SEMAPHORE_ACQUIRED) X(ORCA_EV_SEMAPHORE_RELEASE) X(ORCA_EV_MONITOR_CONTENDED_ENTER) X(ORCA_EV_MONITOR_CONTENDED_ENTERED) X(ORCA_EV_THREAD_STARTED) X(ORCA_EV_THREAD_ENDED) X(ORCA_EV_THREAD_PARK) X(ORCA_EV_THREAD_UNPARKED) X(ORCA_EV_THREAD_UNPARK) X(ORCA_EV_OBJECT_CLASS) X(ORCA_EV_VIRTUAL_THREAD_MOUNTED) X(ORCA_EV_VIRTUAL_THREAD_PINNED) X(ORCA_EV_MONITOR_OWNED) X(ORCA_EV_CLASS_INIT_LOCK) X(ORCA_EV_CLASS_INIT_WAITED) X(ORCA_EV_OBJECT_WAIT_TIMEOUT) X(ORCA_EV_SAMPLE) X(ORCA_EV_THREAD_C_P_U) X(ORCA_EV_MONITOR_HELD)
 
 // Each kind's descriptor record (format.KindDescriptor), len bytes.
 typedef struct {
@@ -214,6 +219,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
   {25, "\006\032\021\117\142\152\145\143\164\127\141\151\164\124\151\155\145\157\165\164\002\001\001\007\001"},
   {18, "\006\033\006\123\141\155\160\154\145\004\001\001\013\004\014\001\006\001"},
   {19, "\006\034\011\124\150\162\145\141\144\103\120\125\003\001\001\015\001\016\001"},
+  {21, "\006\035\013\115\157\156\151\164\157\162\110\145\154\144\003\001\001\002\003\017\001"},
 };
 
 // The keys of PREFIX.info (docs/format.md); the _PREFIX ones are followed by a kind's name.
@@ -291,6 +297,8 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_WAITS_WITHOUT_STACK "waits_without_stack"
 #define ORCA_INFO_WARNING "warning"
 #define ORCA_INFO_WAIT_TIMEOUTS "wait_timeouts"
+#define ORCA_INFO_HELD_MONITORS "held_monitors"
+#define ORCA_INFO_HELD_MONITORS_UNREAD "held_monitors_unread"
 #define ORCA_INFO_CLASS_HOOKS "class_hooks"
 #define ORCA_INFO_SAMPLE_CPU_NS "sample_cpu_ns"
 #define ORCA_INFO_SAMPLE_WALL_NS "sample_wall_ns"
@@ -299,6 +307,8 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_SAMPLE_WALL_REPEATED "sample_wall_repeated"
 #define ORCA_INFO_SAMPLE_WALL_TICKS "sample_wall_ticks"
 #define ORCA_INFO_SAMPLE_WALL_WAKEUPS "sample_wall_wakeups"
+#define ORCA_INFO_SAMPLE_WALL_RUNS "sample_wall_runs"
+#define ORCA_INFO_SAMPLE_WALL_STATES_READ "sample_wall_states_read"
 #define ORCA_INFO_SAMPLE_RINGS_KEPT "sample_rings_kept"
 #define ORCA_INFO_THREAD_CPU_PERIOD_MS "thread_cpu_period_ms"
 #define ORCA_INFO_SAMPLE_CPU_CLOCK "sample_cpu_clock"

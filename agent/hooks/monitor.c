@@ -10,6 +10,7 @@
 #include "hooks/monitor.h"
 #include "hotspot/owner.h"
 #include "threads/pending.h"
+#include "threads/samples.h"
 #include "threads/threads.h"
 #include "hotspot/vmstructs.h"
 #include "threads/waitobj.h"
@@ -100,7 +101,11 @@ static int wait_bound;
 // virtual thread, which may return on another carrier).
 static void JNICALL my_wait(JNIEnv *env, jobject o, jlong ms) {
   tstate *s = monitor_wait_begin(env, o, ms);
+  // Waiting (or joining): the wall sampler's ticks skip it. A virtual
+  // thread's wait (24+) returns at its unmount, which unmarks its carrier.
+  void *mark = samples_blocking();
   orig_wait(env, o, ms);
+  samples_unblocked(mark);
   monitor_wait_end(s, o);
 }
 
@@ -198,6 +203,47 @@ static void entered_switch(tstate *s, int timed) {
   need_callback(s);
 }
 
+// held_on: JVMTI gave can_get_owned_monitor_stack_depth_info (at the
+// JVM's start only: HotSpot 17-25 offers it to no attached agent).
+static int held_on;
+
+void monitor_held_capability(int on) { held_on = on; }
+
+const char *monitor_held_fact(void) {
+  if (opt.seed_only) return "no: kinds=seed";
+  if (!held_on) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
+  return "yes";
+}
+
+// write_held writes a MonitorHeld line, after the thread's Enter at ts, for
+// each monitor it holds as it is about to block: the potential deadlocks'
+// lock order (docs/agent.md, "Held monitors"). JVMTI's
+// GetOwnedMonitorStackDepthInfo on the current thread walks its frames
+// directly (no handshake, no safepoint) and lists the monitors each frame
+// locked, taken with or without contention, and those taken through JNI
+// (depth -1), without the one being entered. The thread blocks next: the
+// time here delays only it, and the holders of what it holds wait a little
+// longer for it only if the monitor it wants is free meanwhile.
+static void write_held(JNIEnv *env, tstate *s, int64_t ts) {
+  jint n = 0;
+  jvmtiMonitorStackDepthInfo *info = NULL;
+  if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, NULL, &n, &info) != JVMTI_ERROR_NONE) {
+    counter_add(CNT_HELD_UNREAD, 1);
+    return;
+  }
+  for (jint i = 0; i < n; i++) {
+    uint32_t h = objhash_of(info[i].monitor);
+    // Its class, once per object (the report's lock-order nodes of
+    // short-lived locks are their class and site).
+    objclass_write(env, s->shard, s->hash, ts, info[i].monitor, h);
+    char d[12];
+    int dl = info[i].stack_depth >= 0 ? snprintf(d, sizeof d, "%d", (int)info[i].stack_depth) : 0;
+    ring_put(s->shard, ORCA_EV_MONITOR_HELD, ts, s->hash, h, 0, NULL, 0, d, dl);
+    (*env)->DeleteLocalRef(env, info[i].monitor);
+  }
+  if (info) (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+}
+
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
   (void)j;
   event e;
@@ -237,6 +283,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
+  if (held_on && !opt.seed_only) write_held(env, s, ts);
   pending_enter(p, timed);
   entered_switch(s, timed);
   thread_blocking(env, s);   // a virtual thread's; after its own owner lookup

@@ -17,6 +17,12 @@ struct tstate;
 void monitor_join_hooks(int (*begin)(JNIEnv *, struct tstate *, jobject), void (*end)(struct tstate *, jobject));
 // monitor_restart: a recording starts with MonitorContendedEntered enabled.
 void monitor_restart(void);
+// monitor_held_capability: whether the agent has JVMTI's
+// can_get_owned_monitor_stack_depth_info (then each contended enter is
+// followed by the MonitorHeld lines of what its thread holds);
+// monitor_held_fact is .info held_monitors ("yes", or "no: WHY").
+void monitor_held_capability(int on);
+const char *monitor_held_fact(void);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

@@ -8,6 +8,7 @@
 #include "hotspot/objhash.h"
 #include "hotspot/vmstructs.h"
 #include "hooks/natives.h"
+#include "threads/samples.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
 
@@ -76,7 +77,9 @@ static void JNICALL my_sleep(JNIEnv *env, jclass c, jlong t) {
     n = stack_capture(NULL, 0, fr, opt.depth);
     ring_put(s->shard, ORCA_EV_THREAD_SLEEP, clock_now(), s->hash, 0, 0, fr, n, NULL, 0);
   }
+  void *mark = samples_blocking();   // asleep: the wall sampler's ticks skip it
   orig_sleep(env, c, t);
+  samples_unblocked(mark);
   // Interrupted or not, the sleep is over: close the pair (begun in this
   // recording; one begun before an attach is ended by threads/attached.c).
   if (s && event_end(&e)) ring_put(s->shard, ORCA_EV_THREAD_SLEPT, e.ts, s->hash, 0, 0, fr, n, NULL, 0);

@@ -9,6 +9,7 @@
 #include "hotspot/objhash.h"
 #include "hotspot/jclass.h"
 #include "hooks/park.h"
+#include "threads/samples.h"
 #include "threads/threads.h"
 #include "hotspot/vthread.h"
 #include "record/writer.h"
@@ -271,7 +272,9 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
     // The agent's own threads, the VM's start-up, and a virtual thread
     // pinned to its carrier.
     if (e.virt) pinned(env, e.s);
+    void *mark = samples_blocking();
     orig_park(env, unsafe, absolute, time);
+    samples_unblocked(mark);
     return;
   }
   // The thread's own reference, kept for its life (one JVMTI call and a
@@ -300,7 +303,10 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
   ring_put_mode(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl, mode);
+  // Parked: the wall sampler's ticks skip it (a recorded state).
+  void *mark = samples_blocking();
   orig_park(env, unsafe, absolute, time);
+  samples_unblocked(mark);
   // Not when the park began in an earlier recording (an attach since: its
   // state at the attach ends there, threads/attached.c).
   if (event_end(&e)) {

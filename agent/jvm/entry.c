@@ -384,6 +384,8 @@ static const char *caps_live(jvmtiCapabilities *want, const jvmtiCapabilities *h
   if (asked.can_get_current_contended_monitor && !want->can_get_current_contended_monitor)
     strcat(without, ",can_get_current_contended_monitor");
   if (asked.can_get_owned_monitor_info && !want->can_get_owned_monitor_info) strcat(without, ",can_get_owned_monitor_info");
+  if (asked.can_get_owned_monitor_stack_depth_info && !want->can_get_owned_monitor_stack_depth_info)
+    strcat(without, ",can_get_owned_monitor_stack_depth_info");
   if (without[0]) fact_now(ORCA_INFO_ATTACHED_WITHOUT, without + 1);
   if (!want->can_generate_monitor_events || !want->can_generate_native_method_bind_events) {
     snprintf(why, sizeof why, "this JVM offers no monitor or native-bind events to an attached agent; the agent is disabled");
@@ -453,6 +455,7 @@ static const char *hooks(const start_way *way) {
   want.can_generate_garbage_collection_events = 1;
   want.can_get_current_contended_monitor = 1;
   want.can_get_owned_monitor_info = 1;   // owner.c: a held monitor not hashed yet
+  want.can_get_owned_monitor_stack_depth_info = 1;   // monitor.c: what a contending thread holds
   want.can_get_line_numbers = 1;
   want.can_get_bytecodes = 1;       // clinit.c: the frame at an int[] monitor
   want.can_get_constant_pool = 1;   // clinit.c: the class it initialises
@@ -468,6 +471,7 @@ static const char *hooks(const start_way *way) {
     return why;
   }
   way->added(&want);
+  monitor_held_capability(want.can_get_owned_monitor_stack_depth_info);
   have_compiled_load = want.can_generate_compiled_method_load_events;
 
   jvmtiEventCallbacks cb;
@@ -565,6 +569,9 @@ static void sampling(void) {
 
 // start_recording is phase 4: the writer runs and the events are enabled.
 static const char *start_recording(const start_way *way) {
+  // The monitors a thread holds at each contended enter (monitor.c): known
+  // once the capabilities are (hooks).
+  counters_prop(ORCA_INFO_HELD_MONITORS, monitor_held_fact());
   sampling();
   const char *err = writer_start();
   if (err) return err;

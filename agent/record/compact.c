@@ -436,6 +436,7 @@ static inline __attribute__((always_inline)) size_t put_fields(const orca_layout
     case ORCA_FIELD_STACK: v = st; break;
     case ORCA_FIELD_NAME:
     case ORCA_FIELD_CLASS: v = r->namelen; break;   // the text's length, then its bytes
+    case ORCA_FIELD_DEPTH:     // a held monitor's frame depth, decimal, empty when unknown: + 1, 0 for unknown
     case ORCA_FIELD_TIMEOUT:   // decimal nanoseconds in the record, empty for none: + 1, 0 for none
       for (int i = 0; i < r->namelen && text[i] >= '0' && text[i] <= '9'; i++) v = v * 10 + (uint64_t)(text[i] - '0');
       v = r->namelen ? v + 1 : 0;

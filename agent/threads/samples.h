@@ -45,6 +45,15 @@ void samples_virtual(uint32_t hash, int64_t ts, int begin);
 // samples_end: the calling thread ends: its timer deleted, its slot given
 // to the writer to drain and free.
 void samples_end(void);
+// samples_blocking: the calling thread is about to block in a state the
+// recording tells, in the JVM's native of a park, a sleep or a wait (the
+// hooks' wrappers, just around it): the wall sampler's ticks skip it
+// without reading its HotSpot state (which says blocked there anyway).
+// Returns its mark, for samples_unblocked as the native returns; NULL
+// when no wall sampler runs or the thread has no slot. A thread-local
+// variable and a few loads; the first call of a thread one system call.
+void *samples_blocking(void);
+void samples_unblocked(void *mark);
 // samples_drain (the writer's source, writer.h): the samples taken since
 // the last drain, as event records (rec.h) in one buffer valid until the
 // next call; their methods queued for description first. It runs the wall

@@ -141,6 +141,12 @@ single line such as "No deadlocks.":
 	DEADLOCKS    cycles of threads each waiting for the next (a monitor's or
 	             a java.util.concurrent lock's owner, or a joined thread): each
 	             thread, what it waits on, who holds it, and its stack
+	POTENTIAL DEADLOCKS
+	             lock-order inversions that did not deadlock in this run but
+	             could: cycles of monitors that threads took in opposite orders
+	             (seen at their contended enters, with the monitors they held,
+	             uncontended ones too), less those guarded by a common lock;
+	             per thread, where it held the first and wanted the second
 	HANGS        threads that cannot proceed: still blocked, waiting, joining,
 	             acquiring or parked without a timeout when the recording
 	             ended, for 1 s or more by then (by the start of the JVM's

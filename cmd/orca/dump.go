@@ -174,6 +174,9 @@ func (d *dumper) event(ev reader.Event) {
 	if k.Has(format.FCPU) {
 		fmt.Fprintf(&b, " cpu=%dns ready=%dns", ev.CPU, ev.Ready)
 	}
+	if k.Has(format.FDepth) && ev.Depth >= 0 {
+		fmt.Fprintf(&b, " taken_at_frame=%d", ev.Depth)
+	}
 	if k.Has(format.FMode) && ev.Mode != format.ModeNone {
 		fmt.Fprintf(&b, " mode=%s", ev.Mode)
 	}

@@ -75,6 +75,54 @@ func TestReport(t *testing.T) {
 	}
 }
 
+// TestReportChains: the wait chains only with --chains (issue 36 item
+// 1; the golden case chains has their figures): the text's WAIT CHAINS
+// section and JSON chains, null without the option.
+func TestReportChains(t *testing.T) {
+	pre := testrec.Files(t, "../../internal/report/testdata/chains.txtar")
+	const section = "WAIT CHAINS"
+	for _, chains := range []bool{false, true} {
+		args := []string{"report"}
+		if chains {
+			args = append(args, "--chains")
+		}
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, append(args, pre)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		if got := strings.Contains(out.String(), section+":"); got != chains {
+			t.Errorf("%v: %s section %v, want %v:\n%s", args, section, got, chains, out.String())
+		}
+		if chains && !strings.Contains(out.String(), `#1 "sleeper" (0000000A), sleeping: 2 threads, 1.80 s behind it`) {
+			t.Errorf("%v: no root sleeper:\n%s", args, out.String())
+		}
+		out.Reset()
+		if code := run(ui{nil, &out, &errb}, append(append(args, "--json"), pre)); code != 0 {
+			t.Fatalf("%v --json: exit %d: %s", args, code, errb.String())
+		}
+		var r struct {
+			Chains []struct {
+				Root      string  `json:"root"`
+				RootState string  `json:"root_state"`
+				S         float64 `json:"s"`
+			} `json:"chains"`
+			Total *int `json:"chains_total"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !chains {
+			if r.Chains != nil || r.Total != nil {
+				t.Errorf("without --chains: chains %+v, chains_total %v; want null", r.Chains, r.Total)
+			}
+			continue
+		}
+		if r.Total == nil || *r.Total != 3 || len(r.Chains) != 3 || r.Chains[0].Root != "0000000A" || r.Chains[0].RootState != "sleeping" || r.Chains[0].S != 1.8 {
+			t.Errorf("--chains: %+v, total %v", r.Chains, r.Total)
+		}
+	}
+}
+
 func TestReportErrors(t *testing.T) {
 	pre := reportRecording(t)
 	jfr := jfrFile(t)

@@ -374,6 +374,10 @@ func (c *compact) appendRecord(b []byte, e *Event, carried bool) ([]byte, error)
 			v = uint64(max(e.CPU, 0))
 		case FReady:
 			v = uint64(max(e.Ready, 0))
+		case FDepth:
+			if e.Depth >= 0 { // else 0: not known
+				v = uint64(e.Depth) + 1
+			}
 		}
 		b = appendWire(b, FieldWire[f], v, text)
 	}

@@ -120,6 +120,8 @@ func AppendEvent(b []byte, e *Event) []byte {
 			b = strconv.AppendInt(b, e.CPU, 10)
 		case FReady:
 			b = strconv.AppendInt(b, e.Ready, 10)
+		case FDepth:
+			b = appendOptional(b, e.Depth)
 		case FStack:
 			b = appendStackOf(b, e.EncodedStack, e.Stack)
 		}

@@ -74,6 +74,15 @@ const (
 	// periodically when they changed, and last by the thread itself at its
 	// end (before its ThreadEnded). The model takes differences.
 	ThreadCPU
+	// MonitorHeld: a monitor the thread held when its contended enter of
+	// another began (the MonitorContendedEnter of the same thread at the
+	// same time, which it follows), taken in the frame at FDepth of that
+	// enter's stack (0: the innermost; empty when not known: a JNI
+	// MonitorEnter, or a frame past the stack's depth). One line a monitor
+	// held, outermost first; none when it held none. The potential
+	// deadlocks' lock-order graph is made of them (docs/report-json.md,
+	// "Potential deadlocks").
+	MonitorHeld
 	NumKinds
 )
 
@@ -114,6 +123,9 @@ const (
 	// runnable but waiting for one. Decimal in the text.
 	FCPU
 	FReady
+	// FDepth: a MonitorHeld's frame depth in its enter's stack, decimal;
+	// empty when not known.
+	FDepth
 )
 
 // SampleKind is what a Sample is (FSampled).
@@ -172,7 +184,7 @@ func ParseAcquireMode(s string) (AcquireMode, bool) { return parseWord[AcquireMo
 // TextFields are the fields the agent writes from a record's text bytes
 // (a thread name, a class, a timeout, how a park ended): a kind has at most
 // one, after its thread, object and owner and before its stack.
-var TextFields = []Field{FName, FTimeout, FHow, FClass}
+var TextFields = []Field{FName, FTimeout, FHow, FClass, FDepth}
 
 // ParkEnd says how a park ended (FHow).
 type ParkEnd uint8
@@ -261,6 +273,7 @@ var Specs = [NumKinds]Spec{
 	ObjectWaitTimeout:       {ObjectWaitTimeout, "ObjectWaitTimeout", []Field{FThread, FTimeout}, KindNone},
 	Sample:                  {Sample, "Sample", []Field{FThread, FSampled, FWeight, FStack}, KindNone},
 	ThreadCPU:               {ThreadCPU, "ThreadCPU", []Field{FThread, FCPU, FReady}, KindNone},
+	MonitorHeld:             {MonitorHeld, "MonitorHeld", []Field{FThread, FObject, FDepth}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

@@ -103,6 +103,15 @@ const (
 	// InfoWaitTimeouts: "yes" when every timed Object.wait has its
 	// ObjectWaitTimeout line, so a wait without one is untimed.
 	InfoWaitTimeouts = "wait_timeouts"
+	// InfoHeldMonitors: "yes" when every MonitorContendedEnter is followed
+	// by the MonitorHeld lines of the monitors its thread held then (none
+	// when it held none); "no: WHY" when the agent could not ask (an
+	// attached agent: HotSpot offers JVMTI's owned-monitor capabilities
+	// only at the JVM's start; kinds=seed). Absent in older recordings.
+	InfoHeldMonitors = "held_monitors"
+	// InfoHeldUnread counts the contended enters whose held monitors JVMTI
+	// did not give (their MonitorHeld lines are missing); listed when not 0.
+	InfoHeldUnread = "held_monitors_unread"
 	// InfoClassHooks: how Thread.join, Semaphore and VirtualThread's methods
 	// are wrapped: "load" (new methods, at class load) or "live ..." (an
 	// attach, or ORCA_VERIFY_LIVE_HOOKS=1: Semaphore's and VirtualThread's
@@ -128,6 +137,13 @@ const (
 	// over ticks while every candidate is a repeat), written when it stops.
 	InfoSampleWallTicks   = "sample_wall_ticks"
 	InfoSampleWallWakeups = "sample_wall_wakeups"
+	// InfoSampleWallRuns, InfoSampleWallStatesRead: the runs of those ticks
+	// (one look at the threads each: several ticks when it slept over
+	// them) and the HotSpot thread states they read: one a live thread a
+	// run, but for the threads a hook had in a park, sleep or wait then
+	// (docs/agent.md, "The sample path"), written when it stops.
+	InfoSampleWallRuns       = "sample_wall_runs"
+	InfoSampleWallStatesRead = "sample_wall_states_read"
 	// InfoSampleRingsKept: when the samplers stopped, a signal handler was
 	// still running after a second, so the threads' sample rings were
 	// kept (not freed) rather than freed under it; 1 when so, absent else.
@@ -238,8 +254,8 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoClassHooks,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -23,6 +23,7 @@ type Event struct {
 	Weight  int64       // FWeight: the nanoseconds a Sample stands for
 	CPU     int64       // FCPU: a ThreadCPU's cumulative nanoseconds on a CPU
 	Ready   int64       // FReady: … runnable, waiting for a CPU
+	Depth   int64       // FDepth: a MonitorHeld's frame depth, -1 when not known (written empty)
 	// EncodedStack, when not empty, is written as the stack instead of
 	// Stack: the field as EncodeStack makes it. Writers that write a few
 	// stacks many times (imports, generators) encode each once.

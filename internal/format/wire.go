@@ -47,6 +47,7 @@ var FieldWire = [...]Wire{
 	FWeight:  WireUV,
 	FCPU:     WireUV,
 	FReady:   WireUV,
+	FDepth:   WireUV, // depth + 1, 0: not known
 }
 
 // KindDescriptor returns the descriptor record of kind k (TagDescriptor):

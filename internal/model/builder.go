@@ -22,9 +22,12 @@ type Builder struct {
 	m          *Model
 	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
-	locks      map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
-	stacks     stackTable
-	first      bool
+	// orders: the index in Model.LockOrders of each distinct one
+	// (orderKey), so that a nesting made a million times is one.
+	orders map[string]int
+	locks  map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
+	stacks stackTable
+	first  bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
@@ -161,6 +164,13 @@ type tstate struct {
 	// is then expected a little later.
 	lateEntered format.ObjectID
 	lateAt      format.Time
+	// enterAt, enterObj, enterStack: its latest contended enter, which the
+	// MonitorHeld lines at its time complete into order (lockorder.go),
+	// kept until its next enter or the end.
+	enterAt    format.Time
+	enterObj   format.ObjectID
+	enterStack StackID
+	order      *LockOrder
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg and fed: the aggregation of its intervals (Builder.seal), the
@@ -415,6 +425,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		}
 		ls.rels = append(ls.rels, release{ts, ev.Time})
 	case format.MonitorContendedEnter:
+		b.enterHeld(ts, ev, stack)
 		ls := b.lock(ev.Object, Monitor)
 		owner := ev.Owner
 		if owner == ev.Thread {
@@ -503,6 +514,8 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.notify(b.lock(ev.Object, Monitor), ev)
 	case format.MonitorOwned:
 		b.owned(ts, ev)
+	case format.MonitorHeld:
+		b.monitorHeld(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
 	case format.ClassInitLock, format.ClassInitWaited:

@@ -369,6 +369,16 @@ func dumpModel(b *strings.Builder, m *Model) {
 		}
 		b.WriteString("\n")
 	}
+	for _, o := range m.LockOrders {
+		hs := make([]string, len(o.Held))
+		for i, h := range o.Held {
+			hs[i] = fmt.Sprintf("%v@%d", h.Object, h.Depth)
+			if h.Class != "" {
+				hs[i] += "(" + h.Class + ")"
+			}
+		}
+		fmt.Fprintf(b, "lockorder at=%s %v count=%d wanted=%v(%s) s%d held=%s\n", rel(m, o.At), o.Thread, o.Count, o.Wanted, o.Class, o.Stack, strings.Join(hs, ","))
+	}
 	for i, st := range m.Stacks {
 		if i == 0 {
 			continue

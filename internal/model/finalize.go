@@ -16,6 +16,7 @@ func (b *Builder) Finalize() *Model {
 	if b.ext != nil {
 		m.Stacks = b.ext.Frames
 	}
+	b.lockOrderClasses()
 	if c := m.Cut; c != nil && !b.first {
 		// The recording lasted to the cut, whatever its last event.
 		if c.At == 0 {

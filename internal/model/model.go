@@ -622,6 +622,10 @@ type Model struct {
 	// EdgeCounts counts the edges by kind, kept or not.
 	EdgeCounts [NumEdgeKinds]int
 	Deadlocks  []Deadlock
+	// LockOrders: the contended monitor enters of threads that held other
+	// monitors then, the same ones once with their count, in the order of
+	// their first (MonitorHeld lines; lockorder.go).
+	LockOrders []LockOrder
 	// lateEntries are the spans in which the fold held a thread, still
 	// blocked in the recording, to have entered its monitor (or lock):
 	// another thread named it the owner (waitFor.set); and those in which

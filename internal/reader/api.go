@@ -30,6 +30,9 @@ type Event struct {
 	Weight  int64             // FWeight: the nanoseconds a Sample stands for
 	CPU     int64             // FCPU: a ThreadCPU's cumulative nanoseconds on a CPU
 	Ready   int64             // FReady: … runnable, waiting for a CPU
+	// FDepth: a MonitorHeld's frame depth in its enter's stack, -1 when
+	// not known.
+	Depth int64
 	// Line is the 1-based line number in the .orca file; in a compact
 	// .orca, the event's number (its line in the text when no name
 	// holds a line break).

@@ -879,6 +879,11 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 			ev.Name = text
 		case format.FClass:
 			ev.Class = text
+		case format.FDepth:
+			ev.Depth = int64(v) - 1
+			if v > math.MaxInt32 {
+				d.fail("depth %d: past the largest", v)
+			}
 		case format.FTimeout:
 			ev.Timeout = int64(v) - 1
 			if ev.Timeout < -1 {

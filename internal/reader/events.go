@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strconv"
 
 	"orca/internal/format"
 )
@@ -245,7 +246,7 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 			ev.Name = string(f)
 		case format.FStack:
 			stack, hasStack = f, true
-		case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady:
+		case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady, format.FDepth:
 			if parseOther(ev, fld, f) != "" {
 				return false
 			}
@@ -277,7 +278,7 @@ func parsePlain(ev *Event, b []byte, sc *stackCache) bool {
 // isOther tells the fields parseOther decodes.
 func isOther(f format.Field) bool {
 	switch f {
-	case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady:
+	case format.FTimeout, format.FHow, format.FClass, format.FMode, format.FSampled, format.FWeight, format.FCPU, format.FReady, format.FDepth:
 		return true
 	}
 	return false
@@ -292,6 +293,16 @@ func isID(f format.Field) bool {
 // says why it cannot.
 func parseOther(ev *Event, fld format.Field, b []byte) string {
 	switch fld {
+	case format.FDepth:
+		ev.Depth = -1
+		if len(b) == 0 {
+			return ""
+		}
+		v, err := strconv.ParseInt(string(b), 10, 32)
+		if err != nil || v < 0 || b[0] == '+' {
+			return fmt.Sprintf("depth %s: want a decimal frame depth or nothing", show(b))
+		}
+		ev.Depth = v
 	case format.FTimeout:
 		ev.Timeout = -1
 		if len(b) == 0 {
@@ -459,4 +470,5 @@ var fieldNames = map[format.Field]string{
 	format.FOwner: "owner thread", format.FName: "name", format.FStack: "stack",
 	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class", format.FMode: "mode",
 	format.FSampled: "sampled", format.FWeight: "weight", format.FCPU: "cpu", format.FReady: "ready",
+	format.FDepth: "depth",
 }

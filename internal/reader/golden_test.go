@@ -178,6 +178,8 @@ func eventText(ev Event) string {
 			fmt.Fprintf(&b, " cpu=%d", ev.CPU)
 		case format.FReady:
 			fmt.Fprintf(&b, " ready=%d", ev.Ready)
+		case format.FDepth:
+			fmt.Fprintf(&b, " held_at=%d", ev.Depth)
 		case format.FStack:
 			fmt.Fprintf(&b, " depth=%d", len(ev.Stack))
 		}

@@ -148,6 +148,8 @@ func parseArgs(t *testing.T, args string) Options {
 			opt.Thread = v
 		case "virtual":
 			opt.Virtual = true
+		case "chains":
+			opt.Chains = true
 		default:
 			t.Fatalf("args %q: unknown option %s", args, k)
 		}

@@ -22,7 +22,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			continue
 		}
 		if doing == nil {
-			doing = b.v.HoldersDoing()
+			doing = b.holdersDoing()
 		}
 		l := Lock{
 			Object: ml.Object.String(), Kind: ml.Kind.String(),

@@ -26,6 +26,18 @@ type builder struct {
 	jdk    map[format.ThreadID]bool    // JDK service threads (see jdkThreads)
 	parks  bool                        // a thread parked
 	origin format.Time                 // what times are counted from: the model's start, or the recording's (Options.Span)
+	// doing: what the holders of each lock did while the View's threads
+	// were blocked on it (View.HoldersDoing), once: the locks' holders
+	// and the wait chains both use it.
+	doing map[model.LockRef]*model.Doing
+}
+
+// holdersDoing returns b.v.HoldersDoing(), computed once.
+func (b *builder) holdersDoing() map[model.LockRef]*model.Doing {
+	if b.doing == nil {
+		b.doing = b.v.HoldersDoing()
+	}
+	return b.doing
 }
 
 // New builds the report of a recording from its model and the analyses.
@@ -69,6 +81,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.ProblemSamples = append(r.ProblemSamples, m.Problems[:min(maxSamples, len(m.Problems))]...)
 	r.hasInfo = rec.Info != nil
+	r.heldMonitors = heldMonitorsFact(rec.Info)
 	// The agent records parks unless told kinds=seed (an import from JFR
 	// has them too).
 	r.parks = rec.Info.ParksRecorded()
@@ -138,6 +151,13 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 
 	r.Deadlocks = b.deadlocks()
+	r.PotentialDeadlocks = b.potentialDeadlocks()
+	if opt.Chains {
+		var total int
+		r.Chains, total = b.chains(opt.Top)
+		r.ChainsTotal = &total
+	}
+	r.top = opt.Top
 	// One decision (analysis.OpenAtEnd), four lists; the JDK's service
 	// threads, idle, among the not hangs (splitJDK).
 	var hangs, not, atCut, alone []analysis.Hang

@@ -31,6 +31,9 @@ type Options struct {
 	// the report says the range, and its times stay seconds since the
 	// recording's first event, as --from and --to take them.
 	Span *reader.Span
+	// Chains follows the waits to their roots (Report.Chains, issue 36):
+	// opt-in for its cost.
+	Chains bool
 }
 
 // Report is everything a report shows, ready to print or encode as JSON.
@@ -79,6 +82,7 @@ type Report struct {
 	Unattributed       map[string]int64 `json:"unattributed"`
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
 	hasInfo            bool             // PREFIX.info was found
+	heldMonitors       string           // .info held_monitors: "yes", "no: WHY", "" when absent
 	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
 	OwnerUnknown       int              `json:"owner_unknown"`
 	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
@@ -126,7 +130,18 @@ type Report struct {
 	Sites           []Site     `json:"sites"`
 	SitesTotal      int        `json:"sites_total"`
 	Deadlocks       []Deadlock `json:"deadlocks"`
-	Hangs           []Hang     `json:"hangs"`
+	// PotentialDeadlocks: the lock-order graph's cycles (potentialDeadlocks);
+	// empty too when the recording does not say what threads held at their
+	// contended enters (.info held_monitors not "yes").
+	PotentialDeadlocks []PotentialDeadlock `json:"potential_deadlocks"`
+	Hangs              []Hang              `json:"hangs"`
+	// Chains: the roots of the threads' waits (analysis.Chains), most
+	// time first, the first Top of ChainsTotal; the text shows those with
+	// a chain of two steps or more. Both are null unless Options.Chains
+	// (orca report --chains): the walk costs as much as the rest of the
+	// report on a big recording (docs/PERFORMANCE.md).
+	Chains      []Chain `json:"chains"`
+	ChainsTotal *int    `json:"chains_total"`
 	// NotHangs: the threads in a blocking state at the end that are not
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.
@@ -149,6 +164,7 @@ type Report struct {
 	CPU *CPU `json:"cpu"`
 
 	width int // Options.Width, for WriteText
+	top   int // Options.Top, for WriteText's wait chains
 }
 
 // Sight is what the source of an imported recording (orca import of a JFR

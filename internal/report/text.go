@@ -23,9 +23,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	r.headline(t)
 	r.deadlockSection(t)
+	r.potentialSection(t)
 	r.hangSection(t)
 	r.aloneSection(t)
 	r.contentionSection(t)
+	r.chainSection(t)
 	r.siteSection(t)
 	r.waitSection(t)
 	r.classInitSection(t)

@@ -1,0 +1,665 @@
+package analysis
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"sort"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// Chain is one root of the wait chains (issue 36, item 1): a thread that
+// other threads waited behind, directly or through threads that waited
+// themselves. A chain starts at a thread blocked on a lock (behind its
+// holder) or joining a thread (behind that thread); when that thread was
+// blocked or joining too, or waiting, parked or acquiring a semaphore
+// (behind the thread that notified, unparked or released it), the chain
+// goes on through it. It is followed, at each instant, to the thread that
+// was not behind anyone then: running, ready, in I/O or native code, sleeping, idle, or in
+// a wait or park that no thread ended (ownerless). A cycle (a deadlock,
+// for as long as it lasts) is its own root: the thread of the cycle with
+// the smallest id.
+type Chain struct {
+	Root format.ThreadID
+	// RootState is what the root was doing for most of the time others
+	// were behind it: a model.State's name ("runnable": on a CPU, ready or
+	// in native code; "sleeping", "waiting", "parked", "idle", …), or
+	// "cycle" (a deadlock), "ended" (the root had ended, the waiter still
+	// waited), "unknown" (a thread with no events of its own).
+	RootState string
+	// Threads are the threads behind the root, by id; a cycle's root has
+	// its cycle's threads among them.
+	Threads []format.ThreadID
+	// Time is the sum of the time those threads spent behind the root.
+	Time format.Time
+	// Depth is the longest chain to the root: 1 when every thread behind
+	// it waited for the root itself; a cycle counts as one step, so that
+	// a deadlock's threads are at depth 1 and a thread waiting for one of
+	// them at 2.
+	Depth int
+	// Links are the steps of the chains to the root, the time of the
+	// threads behind it that went through each, most first.
+	Links []Link
+}
+
+// Link is one step of a wait chain: From waited for To.
+type Link struct {
+	From, To format.ThreadID
+	// How From waited: "monitor" (blocked on a synchronized), "lock" (a
+	// java.util.concurrent lock's acquire), "join", "wait" (Object.wait,
+	// To notified it), "park" (To unparked it), "semaphore" (To released
+	// it).
+	How    string
+	Object format.ObjectID // the monitor, lock, waited object or semaphore; 0 for a join
+	Time   format.Time
+}
+
+// hop is one step being followed: from waited for to, how (an index in
+// hows), on obj.
+type hop struct {
+	from, to format.ThreadID
+	obj      format.ObjectID
+	how      uint8
+}
+
+var hows = []string{"monitor", "lock", "join", "wait", "park", "semaphore"}
+
+const (
+	howMonitor uint8 = iota
+	howLock
+	howJoin
+	howWait
+	howPark
+	howSemaphore
+)
+
+// The root states past the model's: rootCycle, rootEnded, rootUnknown.
+const (
+	rootCycle = int(model.NumStates) + iota
+	rootEnded
+	rootUnknown
+	numRootStates
+)
+
+var rootStateNames = [numRootStates - int(model.NumStates)]string{"cycle", "ended", "unknown"}
+
+func rootStateName(i int) string {
+	if i < int(model.NumStates) {
+		return model.State(i).String()
+	}
+	return rootStateNames[i-int(model.NumStates)]
+}
+
+// maxChainDepth bounds a chain's length: a longer one is cut there, its
+// last thread taken as the root (never seen: chains are a few steps).
+const maxChainDepth = 64
+
+// Chains follows the wait chain of every blocked interval of the View's
+// threads (a monitor's contention or a java.util.concurrent lock's
+// acquire, each stretch behind its blamed holder) to its roots, and
+// returns the first n roots (0: all), most Time first, and how many there
+// are. doing is v.HoldersDoing() when the caller has it (nil: computed
+// here): its spans, the union of each lock's contentions by holder, are
+// where the walk goes.
+//
+// The walk is done once per span of that union (the holder's cursor
+// moves forward through its intervals as the spans go, as in
+// HoldersDoing), not once per waiter: what the holder did then, and whom
+// it waited for in turn, is the same for every thread blocked behind it,
+// so each waiter only adds its own time to the pieces of its holder's
+// walk. A waiter met in its own chain (a cycle through it) and a stretch
+// whose holder is not the union's are walked for the waiter alone. The
+// threads and links of a root are gathered in a second pass, for the
+// first n roots only.
+func Chains(v *model.View, doing map[model.LockRef]*model.Doing, n int) ([]Chain, int) {
+	return chains(v, doing, n, false)
+}
+
+// chains is Chains; everyAlone walks every waiter's stretch for it alone,
+// as a check of the walk per union span (TestChainsAlone).
+func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlone bool) ([]Chain, int) {
+	m := v.Model
+	if doing == nil {
+		doing = v.HoldersDoing()
+	}
+	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),
+		ends: make([][]format.Time, len(m.Threads)), everyAlone: everyAlone,
+		accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}}, child: map[pathKey]int32{}}
+	for i, t := range m.Threads {
+		w.idx[t.ID] = int32(i)
+	}
+	// The locks in a fixed order, and each one's blocked intervals of the
+	// View's threads, thread by thread in time order.
+	w.refs = make([]model.LockRef, 0, len(doing))
+	for r := range doing {
+		w.refs = append(w.refs, r)
+	}
+	slices.SortFunc(w.refs, func(x, y model.LockRef) int {
+		return cmp.Or(cmp.Compare(x.Object, y.Object), cmp.Compare(x.Kind, y.Kind))
+	})
+	lockOf := make(map[model.LockRef]int32, len(w.refs))
+	for i, r := range w.refs {
+		lockOf[r] = int32(i)
+	}
+	w.waits = make([][]lockWait, len(w.refs))
+	var lastRef model.LockRef
+	last := int32(-1)
+	for _, t := range v.Threads {
+		ti := w.idx[t.ID]
+		for i := range t.Intervals {
+			iv := &t.Intervals[i]
+			ref := model.LockRef{Object: iv.Object, Kind: model.Monitor}
+			switch {
+			case iv.State == model.Blocked:
+			case iv.Acquire:
+				ref.Kind = model.JUCLock
+			default:
+				continue
+			}
+			if ref != lastRef || last < 0 {
+				li, ok := lockOf[ref]
+				if !ok {
+					continue // no span of it: none ended, none with time
+				}
+				lastRef, last = ref, li
+			}
+			w.waits[last] = append(w.waits[last], lockWait{t: ti, iv: int32(i)})
+		}
+	}
+	w.spanRoot = make([][]int32, len(w.refs))
+	for li := range w.refs {
+		w.spanRoot[li] = make([]int32, len(doing[w.refs[li]].Spans))
+	}
+
+	// Pass 1: every root's time, state and depth.
+	for li, r := range w.refs {
+		w.lock(int32(li), doing[r].Spans)
+	}
+	order := make([]int32, 0, len(w.accs))
+	for i := range w.accs {
+		if w.accs[i].time > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(w.accs[y].time, w.accs[x].time), cmp.Compare(w.accs[x].root, w.accs[y].root))
+	})
+	total := len(order)
+	if n > 0 && len(order) > n {
+		order = order[:n]
+	}
+	if len(order) == 0 {
+		return []Chain{}, total
+	}
+
+	// Pass 2: the threads and links of the roots kept.
+	for _, ai := range order {
+		a := &w.accs[ai]
+		a.sel, a.lastTop, a.first, a.tail = true, -1, map[hop]format.Time{}, map[int32]format.Time{}
+	}
+	w.pass2 = true
+	for li, r := range w.refs {
+		// A contention pass 2 needs is one with a stretch walked alone, or
+		// on a span that ends at a root kept or at more than one: need
+		// counts those spans.
+		roots := w.spanRoot[li]
+		w.need = append(w.need[:0], 0)
+		for _, ai := range roots {
+			n := w.need[len(w.need)-1]
+			if ai < 0 || w.accs[ai].sel {
+				n++
+			}
+			w.need = append(w.need, n)
+		}
+		for _, lw := range w.waits[li] {
+			if w.needs(lw) {
+				w.lock(int32(li), doing[r].Spans)
+				break
+			}
+		}
+	}
+	out := make([]Chain, 0, len(order))
+	for _, ai := range order {
+		acc := &w.accs[ai]
+		c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
+		var best format.Time
+		for st, d := range acc.states {
+			if d > best {
+				c.RootState, best = rootStateName(st), d
+			}
+		}
+		slices.Sort(acc.threads)
+		c.Threads = slices.Compact(acc.threads)
+		links := acc.first
+		for p, d := range acc.tail {
+			for n := p; n != 0; n = w.nodes[n].parent {
+				links[w.nodes[n].h] += d
+			}
+		}
+		c.Links = make([]Link, 0, len(links))
+		for k, d := range links {
+			c.Links = append(c.Links, Link{From: k.from, To: k.to, How: hows[k.how], Object: k.obj, Time: d})
+		}
+		slices.SortFunc(c.Links, func(x, y Link) int {
+			return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
+				cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
+		})
+		out = append(out, c)
+	}
+	return out, total
+}
+
+// lockWait is a blocked interval: thread index, interval index; pass 1
+// sets the union spans it was credited through, g0 to g1, g0 -1 when a
+// stretch of it was walked alone.
+type lockWait struct{ t, iv, g0, g1 int32 }
+
+// needs reports whether pass 2 needs the contention lw (chainWalk.need
+// counting the lock's spans that it needs).
+func (w *chainWalk) needs(lw lockWait) bool {
+	return lw.g0 < 0 || lw.g1 >= lw.g0 && w.need[lw.g1+1] > w.need[lw.g0]
+}
+
+type chainAcc struct {
+	root   format.ThreadID
+	time   format.Time
+	depth  int
+	states [numRootStates]format.Time
+	// Pass 2, for a root kept (sel): the threads behind it (repeated, to
+	// be sorted and made unique), the time of each first step (a waiter's
+	// step to its holder), and of each path after it (a node of
+	// chainWalk.nodes), made into the links at the end.
+	sel     bool
+	lastTop int32
+	threads []format.ThreadID
+	first   map[hop]format.Time
+	tail    map[int32]format.Time
+}
+
+// pathNode is a path of the walk after its first step: its last step and
+// the path before it.
+type pathNode struct {
+	parent int32
+	h      hop
+}
+
+type pathKey struct {
+	parent int32
+	h      hop
+}
+
+// piece is a stretch of a union span's walk ending at one root: from the
+// previous piece's end (the span's start for the first) to end.
+type piece struct {
+	end   format.Time
+	acc   int32 // the root, an index in chainWalk.accs
+	node  int32 // the path from the holder to the root
+	depth int32 // the chain's depth for a waiter behind the holder
+	state uint8
+	// seen has a bit for each thread the path reaches (seenBit): a waiter
+	// whose bit is set may be in it, a cycle through the waiter that the
+	// piece does not know.
+	seen uint64
+}
+
+func seenBit(xi int32) uint64 { return 1 << (uint32(xi) * 0x9E3779B1 >> 26) }
+
+type chainWalk struct {
+	m     *model.Model
+	idx   map[format.ThreadID]int32 // Model.Threads' index of each thread
+	refs  []model.LockRef
+	waits [][]lockWait // by lock (refs' index)
+	// spanRoot: by lock and union span, the root of its walk when it has
+	// one only and reaches no other thread (pass 2 skips those of roots
+	// not kept), else -1; set by pass 1.
+	spanRoot [][]int32
+	pass2    bool
+	need     []int32 // pass 2: of the lock's first g spans, how many it needs
+	lw       *lockWait
+	// everyAlone: no union span is walked, every waiter alone (chains).
+	everyAlone bool
+
+	accs  []chainAcc
+	accOf map[format.ThreadID]int32
+
+	// The walk: path is the steps from the waiter (path[0]; its from is
+	// 0 in a union span's walk, whose waiter is any) to the thread being
+	// resolved; node is path[1:] as a node of nodes; on[i] is 1 + the
+	// index in path of the step from thread i, 0 when it is on none.
+	path  []hop
+	node  int32
+	on    []int32
+	nodes []pathNode // node 0 is the empty path
+	child map[pathKey]int32
+	// top: the waiter (its index) whose wait is credited; -1 while a
+	// union span is walked, its pieces gathered in pieces.
+	top    int32
+	pieces []piece
+	tails  []int32 // by union span of the lock walked, the end of its pieces
+	// ends: by thread, the end of each block of its intervals (find).
+	ends [][]format.Time
+}
+
+// lock walks lock li's union spans ss (its spans' tails, as its waiters
+// need them) and credits its waiters.
+func (w *chainWalk) lock(li int32, ss []model.OwnerSpan) {
+	if len(ss) == 0 {
+		return
+	}
+	roots := w.spanRoot[li]
+	// The spans are walked in time order first, so that each holder's
+	// cursor moves forward; tails[g] ends span g's pieces in w.pieces.
+	w.pieces = w.pieces[:0]
+	tails := w.tails[:0]
+	w.top = -1
+	for g, s := range ss {
+		from := int32(len(w.pieces))
+		if _, ok := w.idx[s.Owner]; ok && s.Owner != 0 && !w.everyAlone && !(w.pass2 && roots[g] >= 0 && !w.accs[roots[g]].sel) {
+			w.path = append(w.path[:0], hop{to: s.Owner})
+			w.node = 0
+			w.resolve(s.Owner, s.Start, s.End)
+		}
+		tails = append(tails, int32(len(w.pieces)))
+		if !w.pass2 {
+			roots[g] = -1
+			if p := w.pieces[from:]; len(p) > 0 && p[0].seen == 0 {
+				roots[g] = p[0].acc
+				for _, q := range p[1:] {
+					if q.acc != p[0].acc || q.seen != 0 {
+						roots[g] = -1
+						break
+					}
+				}
+			}
+		}
+	}
+	w.tails = tails
+	waits := w.waits[li]
+	var how uint8
+	pos := 0
+	for k := range waits {
+		lw := &waits[k]
+		if k == 0 || waits[k-1].t != lw.t {
+			pos = 0
+		}
+		if w.pass2 && !w.needs(*lw) {
+			continue
+		}
+		if !w.pass2 {
+			lw.g0, lw.g1 = math.MaxInt32, -1
+		}
+		w.lw = lw
+		t := w.m.Threads[lw.t]
+		iv := &t.Intervals[lw.iv]
+		lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
+		if iv.Acquire {
+			how = howLock
+		} else {
+			how = howMonitor
+		}
+		for sp := range w.m.BlameSpans(t.ID, iv) {
+			a, b := max(sp.Start, lo), min(sp.End, hi)
+			if b <= a || sp.Owner == 0 || sp.Owner == t.ID {
+				continue
+			}
+			h := hop{from: t.ID, to: sp.Owner, obj: iv.Object, how: how}
+			bit := seenBit(lw.t)
+			// The union spans from the one a falls in: after those of
+			// the waiter's stretches before.
+			pos += sort.Search(len(ss)-pos, func(i int) bool { return ss[pos+i].End > a })
+			for at := a; at < b; {
+				if pos >= len(ss) || ss[pos].Start > at {
+					e := b
+					if pos < len(ss) {
+						e = min(b, ss[pos].Start)
+					}
+					w.alone(lw.t, h, at, e)
+					at = e
+					continue
+				}
+				s := ss[pos]
+				e := min(b, s.End)
+				if !w.pass2 && lw.g0 >= 0 {
+					lw.g0, lw.g1 = min(lw.g0, int32(pos)), int32(pos)
+				}
+				switch {
+				case s.Owner != sp.Owner || w.everyAlone:
+					w.alone(lw.t, h, at, e)
+				case w.pass2 && roots[pos] >= 0 && !w.accs[roots[pos]].sel:
+				default:
+					from := int32(0)
+					if pos > 0 {
+						from = tails[pos-1]
+					}
+					ps := w.pieces[from:tails[pos]]
+					i := sort.Search(len(ps), func(i int) bool { return ps[i].end > at })
+					for p := at; p < e && i < len(ps); i++ {
+						q := min(e, ps[i].end)
+						if ps[i].seen&bit != 0 {
+							w.alone(lw.t, h, p, q)
+						} else {
+							w.credit(lw.t, h, &ps[i], q-p)
+						}
+						p = q
+					}
+				}
+				at = e
+				if e == s.End {
+					pos++
+				}
+			}
+		}
+	}
+}
+
+// alone walks waiter ti's step h over [a, b) for it alone.
+func (w *chainWalk) alone(ti int32, h hop, a, b format.Time) {
+	if b <= a {
+		return
+	}
+	if !w.pass2 {
+		w.lw.g0 = -1
+	}
+	w.top = ti
+	w.path = append(w.path[:0], h)
+	w.node = 0
+	w.on[ti] = 1
+	w.resolve(h.to, a, b)
+	w.on[ti] = 0
+}
+
+// credit adds d of waiter ti's wait, its first step h, to piece p's root.
+func (w *chainWalk) credit(ti int32, h hop, p *piece, d format.Time) {
+	if d <= 0 {
+		return
+	}
+	acc := &w.accs[p.acc]
+	if !w.pass2 {
+		acc.time += d
+		acc.depth = max(acc.depth, int(p.depth))
+		acc.states[p.state] += d
+		return
+	}
+	if !acc.sel {
+		return
+	}
+	if acc.lastTop != ti {
+		acc.threads = append(acc.threads, w.m.Threads[ti].ID)
+		acc.lastTop = ti
+	}
+	acc.first[h] += d
+	if p.node != 0 {
+		acc.tail[p.node] += d
+	}
+}
+
+// descend returns the node of the path parent then h.
+func (w *chainWalk) descend(parent int32, h hop) int32 {
+	k := pathKey{parent, h}
+	n, ok := w.child[k]
+	if !ok {
+		n = int32(len(w.nodes))
+		w.nodes = append(w.nodes, pathNode{parent, h})
+		w.child[k] = n
+	}
+	return n
+}
+
+// links calls fn for each part [a, b) of t's interval iv, within [lo, hi),
+// in which t waited for another thread, with the step to it.
+func (w *chainWalk) links(t *model.Thread, iv *model.Interval, lo, hi format.Time, fn func(a, b format.Time, h hop)) {
+	emit := func(a, b format.Time, to format.ThreadID, how uint8, obj format.ObjectID) {
+		a, b = max(a, lo), min(b, hi)
+		if b > a && to != 0 && to != t.ID {
+			fn(a, b, hop{from: t.ID, to: to, obj: obj, how: how})
+		}
+	}
+	switch {
+	case iv.State == model.Blocked || iv.Acquire:
+		how := howMonitor
+		if iv.Acquire {
+			how = howLock
+		}
+		for sp := range w.m.BlameSpans(t.ID, iv) {
+			emit(sp.Start, sp.End, sp.Owner, how, iv.Object)
+		}
+	case iv.State == model.Joining && !iv.SelfJoin:
+		emit(iv.Start, iv.End, iv.Other, howJoin, 0)
+	case iv.State == model.Waiting && !iv.SelfJoin && !w.m.IdleWaits[iv.Stack]:
+		emit(iv.Start, iv.End, iv.Other, howWait, iv.Object)
+	case iv.State == model.Parked:
+		emit(iv.Start, iv.End, iv.Other, howPark, iv.Object)
+	case iv.State == model.Acquiring:
+		emit(iv.Start, iv.End, iv.Other, howSemaphore, iv.Object)
+	}
+}
+
+// findBlock is how many intervals of a thread an entry of
+// chainWalk.ends stands for.
+const findBlock = 16
+
+// find returns the first of ivs, thread xi's intervals, that ends after
+// a: a search of the ends of its blocks of findBlock intervals (dense,
+// made at the thread's first search), then of the block. A search of
+// the intervals themselves missed the cache at each step.
+func (w *chainWalk) find(xi int32, ivs []model.Interval, a format.Time) int {
+	if len(ivs) <= findBlock {
+		return sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a })
+	}
+	ends := w.ends[xi]
+	if ends == nil {
+		ends = make([]format.Time, 0, (len(ivs)+findBlock-1)/findBlock)
+		for j := findBlock; j < len(ivs)+findBlock; j += findBlock {
+			ends = append(ends, ivs[min(j, len(ivs))-1].End)
+		}
+		w.ends[xi] = ends
+	}
+	j := sort.Search(len(ends), func(j int) bool { return ends[j] > a })
+	if j == len(ends) {
+		return len(ivs)
+	}
+	lo := j * findBlock
+	hi := min(lo+findBlock, len(ivs))
+	return lo + sort.Search(hi-lo, func(i int) bool { return ivs[lo+i].End > a })
+}
+
+// resolve follows the chain through thread x over [a, b): w.path leads
+// to x; each part of [a, b) is credited to the root it ends at.
+func (w *chainWalk) resolve(x format.ThreadID, a, b format.Time) {
+	xi, ok := w.idx[x]
+	if !ok {
+		w.emit(x, rootUnknown, a, b, len(w.path))
+		return
+	}
+	if i := int(w.on[xi]) - 1; i >= 0 { // a cycle: path[i:] and back to x
+		root := x
+		for _, c := range w.path[i:] {
+			root = min(root, c.from)
+		}
+		w.emit(root, rootCycle, a, b, i+1)
+		return
+	}
+	t := w.m.Threads[xi]
+	if len(w.path) >= maxChainDepth {
+		w.emit(x, int(model.Runnable), a, b, len(w.path))
+		return
+	}
+	// Before its start or after its end, the waiter waited on a thread
+	// that was not there: the root is that thread all the same.
+	if a < t.Start {
+		w.emit(x, rootUnknown, a, min(b, t.Start), len(w.path))
+		a = min(b, t.Start)
+	}
+	var tail format.Time = -1
+	if b > t.End {
+		tail, b = b, max(a, t.End)
+	}
+	ivs := t.Intervals
+	i := w.find(xi, ivs, a)
+	at := a
+	for ; i < len(ivs) && ivs[i].Start < b; i++ {
+		iv := &ivs[i]
+		p, q := max(iv.Start, a), min(iv.End, b)
+		if q <= p {
+			continue
+		}
+		if p > at {
+			w.emit(x, int(model.Runnable), at, p, len(w.path))
+		}
+		state := int(iv.Shown())
+		c0 := p
+		depth, node := len(w.path), w.node
+		w.links(t, iv, p, q, func(c, d format.Time, h hop) {
+			if c > c0 {
+				w.emit(x, state, c0, c, depth)
+			}
+			w.path = append(w.path[:depth], h)
+			w.on[xi] = int32(depth) + 1
+			if w.pass2 {
+				// The path's node is for the links, of pass 2 only.
+				w.node = w.descend(node, h)
+			}
+			w.resolve(h.to, c, d)
+			w.path, w.node = w.path[:depth], node
+			w.on[xi] = 0
+			c0 = max(c0, d)
+		})
+		if q > c0 {
+			w.emit(x, state, c0, q, depth)
+		}
+		at = max(at, q)
+	}
+	if b > at {
+		w.emit(x, int(model.Runnable), at, b, len(w.path))
+	}
+	if tail > b {
+		w.emit(x, rootEnded, b, tail, len(w.path))
+	}
+}
+
+// emit ends [a, b) of the walk at root, in state, with the chain's depth
+// (for a cycle, the steps to it and one: a deadlock's own threads wait
+// for it at depth 1): a piece of the union span being walked, or the
+// waiter's own time.
+func (w *chainWalk) emit(root format.ThreadID, state int, a, b format.Time, depth int) {
+	if b <= a {
+		return
+	}
+	ai, ok := w.accOf[root]
+	if !ok {
+		ai = int32(len(w.accs))
+		w.accs = append(w.accs, chainAcc{root: root})
+		w.accOf[root] = ai
+	}
+	p := piece{end: b, acc: ai, node: w.node, depth: int32(depth), state: uint8(state)}
+	if w.top < 0 {
+		for _, h := range w.path[1:] {
+			p.seen |= seenBit(w.idx[h.to])
+		}
+		w.pieces = append(w.pieces, p)
+		return
+	}
+	w.credit(w.top, w.path[0], &p, b-a)
+}

@@ -1,0 +1,127 @@
+package analysis
+
+import (
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	"orca/internal/model"
+	"orca/internal/testrec"
+)
+
+// TestChainsConserve follows the wait chains of every golden case of the
+// report and of the model and checks that each instant of each wait
+// reaches exactly one root: the roots' times add up to the time the
+// threads waited for another thread, and each root's links into it carry
+// at least the time of the threads waiting for it directly. The exact
+// figures of a case made for them are in internal/report's golden
+// report.chains.json.
+func TestChainsConserve(t *testing.T) {
+	paths := chainCases(t)
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar := testrec.Parse(t, path)
+		_, res := testrec.Build(t, ar, name)
+		m := res.Model
+		w := &chainWalk{m: m}
+		var waited format.Time
+		for _, th := range m.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				if !iv.Acquire && iv.State != model.Blocked {
+					continue
+				}
+				w.links(th, iv, max(iv.Start, th.Start), min(iv.End, th.End), func(a, b format.Time, h hop) { waited += b - a })
+			}
+		}
+		var sum format.Time
+		chains, _ := Chains(m.Filter(nil), nil, 0)
+		for _, c := range chains {
+			sum += c.Time
+			var direct format.Time
+			for _, l := range c.Links {
+				if l.To == c.Root {
+					direct += l.Time
+				}
+				if l.Time <= 0 || l.Time > c.Time {
+					t.Errorf("%s: root %v: link %v -> %v carries %v of %v", name, c.Root, l.From, l.To, l.Time, c.Time)
+				}
+			}
+			if c.RootState != "cycle" && direct == 0 {
+				t.Errorf("%s: root %v (%s): no thread waits for it directly", name, c.Root, c.RootState)
+			}
+			if len(c.Threads) == 0 || c.Depth < 1 {
+				t.Errorf("%s: root %v: %d threads, depth %d", name, c.Root, len(c.Threads), c.Depth)
+			}
+		}
+		if sum != waited {
+			t.Errorf("%s: the roots hold %v of the %v the threads waited for another", name, sum, waited)
+		}
+	}
+}
+
+// TestChainsAlone checks the walk per union span of a lock against the
+// walk of every waiter for itself (the chain of each stretch of each wait
+// followed on its own, as the walk was first written): the same roots,
+// times, states, depths, threads and links in every golden case, all of
+// them (n 0) and the first 2 (the second pass keeps the threads and links
+// of those only).
+func TestChainsAlone(t *testing.T) {
+	paths := chainCases(t)
+	some := 0
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar := testrec.Parse(t, path)
+		_, res := testrec.Build(t, ar, name)
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 2} {
+			got, gotTotal := chains(v, nil, n, false)
+			want, wantTotal := chains(v, nil, n, true)
+			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, n %d: per union span %d roots:\n%+v\nper waiter %d:\n%+v", name, n, gotTotal, got, wantTotal, want)
+			}
+			some += len(got)
+		}
+	}
+	if some < 20 {
+		t.Errorf("only %d roots in all the cases", some)
+	}
+}
+
+// TestChainsFind checks the search of a thread's intervals by their
+// blocks' ends against a search of all: for every instant around every
+// interval's end, of threads of 0 to 3 blocks and some.
+func TestChainsFind(t *testing.T) {
+	for n := range 3*findBlock + 2 {
+		ivs := make([]model.Interval, n)
+		for i := range ivs {
+			ivs[i] = model.Interval{Start: format.Time(10*i + 2), End: format.Time(10*i + 7)}
+		}
+		w := &chainWalk{ends: make([][]format.Time, 1)}
+		for a := format.Time(-1); a <= format.Time(10*n+1); a++ {
+			want := sort.Search(n, func(i int) bool { return ivs[i].End > a })
+			if got := w.find(0, ivs, a); got != want {
+				t.Fatalf("%d intervals, at %d: %d, want %d", n, a, got, want)
+			}
+		}
+	}
+}
+
+// chainCases returns the golden cases of the report and of the model.
+func chainCases(t *testing.T) []string {
+	var paths []string
+	for _, g := range []string{"../report/testdata/*.txtar", "../model/testdata/cases/*.txtar"} {
+		p, err := filepath.Glob(g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p...)
+	}
+	if len(paths) < 20 {
+		t.Fatalf("only %d cases", len(paths))
+	}
+	return paths
+}

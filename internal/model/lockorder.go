@@ -1,0 +1,130 @@
+package model
+
+import (
+	"encoding/binary"
+	"sort"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// LockOrder is a contended monitor enter of a thread that held other
+// monitors as it blocked (the MonitorHeld lines after its
+// MonitorContendedEnter): the raw material of the lock-order graph
+// (analysis.PotentialDeadlocks, docs/report-json.md "potential_deadlocks").
+// The enters of one thread on one monitor with one stack, holding the same
+// monitors at the same depths, are one LockOrder: Count of them, the first
+// At.
+type LockOrder struct {
+	Thread format.ThreadID
+	At     format.Time
+	Count  int
+	Wanted format.ObjectID // the monitor it blocked on
+	Class  string          // Wanted's class signature, "" when not known
+	Stack  StackID         // where it wanted it: its enter's stack
+	Held   []Held          // the monitors it held then, as the agent listed them
+}
+
+// Held is a monitor a thread held at a LockOrder.
+type Held struct {
+	Object format.ObjectID
+	Class  string // its class signature, "" when not known
+	// Depth is the frame of the enter's stack that took it (0: the
+	// innermost, the one entering the wanted monitor); -1 when not known
+	// (a JNI MonitorEnter, or a frame the recorded stack does not reach).
+	Depth int
+}
+
+// HeldStack returns the frames of the stack where o held h: the enter's
+// stack from h's frame outwards (that frame at the line it had reached,
+// not the line that took h); nil when not known.
+func (m *Model) HeldStack(o *LockOrder, h Held) []format.Frame {
+	st := m.Stacks[o.Stack]
+	if h.Depth < 0 || h.Depth >= len(st) {
+		return nil
+	}
+	return st[h.Depth:]
+}
+
+// enterHeld notes a thread's contended enter, which MonitorHeld lines at its
+// time complete; its previous one is complete.
+func (b *Builder) enterHeld(ts *tstate, ev *reader.Event, stack StackID) {
+	b.sealOrder(ts)
+	ts.enterAt, ts.enterObj, ts.enterStack = ev.Time, ev.Object, stack
+}
+
+// monitorHeld folds a MonitorHeld line: a monitor the thread held as its
+// enter at the same time began. One of another time (an enter not
+// recorded) is a problem.
+func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
+	if ts.enterObj == 0 || ts.enterAt != ev.Time {
+		b.problem(ev, "MonitorHeld without its thread's MonitorContendedEnter at the same time")
+		return
+	}
+	if ev.Object == ts.enterObj {
+		return // the monitor it enters (a JVM that listed it): not held
+	}
+	if ts.order == nil {
+		ts.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.enterObj, Class: b.classes[ts.enterObj], Stack: ts.enterStack}
+	}
+	ts.order.Held = append(ts.order.Held, Held{Object: ev.Object, Class: b.classes[ev.Object], Depth: int(ev.Depth)})
+}
+
+// sealOrder puts the thread's LockOrder in progress into Model.LockOrders,
+// or counts it in the same one already there.
+func (b *Builder) sealOrder(ts *tstate) {
+	o := ts.order
+	if o == nil {
+		return
+	}
+	ts.order = nil
+	k := make([]byte, 0, 16+8*len(o.Held))
+	k = binary.LittleEndian.AppendUint32(k, uint32(o.Thread))
+	k = binary.LittleEndian.AppendUint32(k, uint32(o.Wanted))
+	k = binary.LittleEndian.AppendUint32(k, uint32(o.Stack))
+	for _, h := range o.Held {
+		k = binary.LittleEndian.AppendUint32(k, uint32(h.Object))
+		k = binary.LittleEndian.AppendUint32(k, uint32(h.Depth))
+	}
+	if b.orders == nil {
+		b.orders = map[string]int{}
+	}
+	m := b.m
+	if i, ok := b.orders[string(k)]; ok {
+		m.LockOrders[i].Count++
+		return
+	}
+	b.orders[string(k)] = len(m.LockOrders)
+	m.LockOrders = append(m.LockOrders, *o)
+}
+
+// sealOrders seals every thread's LockOrder in progress, and puts them all
+// in the order of their first enter.
+func (b *Builder) sealOrders() {
+	for _, ts := range b.threads {
+		b.sealOrder(ts)
+	}
+	sort.SliceStable(b.m.LockOrders, func(i, j int) bool {
+		x, y := &b.m.LockOrders[i], &b.m.LockOrders[j]
+		return x.At < y.At || x.At == y.At && x.Thread < y.Thread
+	})
+	b.orders = nil
+}
+
+// lockOrderClasses names the classes of the locks of LockOrders that were
+// not known at their line: an object's ObjectClass line comes with its
+// first contention or its first MonitorHeld, which may be later.
+func (b *Builder) lockOrderClasses() {
+	b.sealOrders()
+	for i := range b.m.LockOrders {
+		o := &b.m.LockOrders[i]
+		if o.Class == "" {
+			o.Class = b.classes[o.Wanted]
+		}
+		for j := range o.Held {
+			if h := &o.Held[j]; h.Class == "" {
+				h.Class = b.classes[h.Object]
+			}
+		}
+	}
+}

@@ -1,0 +1,150 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"orca/internal/analysis"
+)
+
+// Chain is one root of the wait chains (analysis.Chain): a thread others
+// waited behind, directly or through threads that waited themselves, and
+// the time they spent behind it.
+type Chain struct {
+	Root     string  `json:"root"`
+	RootName *string `json:"root_name"`
+	// RootState: what the root did for most of that time ("runnable",
+	// "sleeping", "waiting", "parked", "idle", "blocked" with no owner
+	// known; "cycle" for a deadlock's root; "ended", "unknown").
+	RootState string `json:"root_state"`
+	// Depth: the longest chain to the root (1: all waited for it
+	// directly).
+	Depth int `json:"depth"`
+	// Links: the steps with most time, at most 10; LinksTotal: how many.
+	Links      []ChainLink   `json:"links"`
+	LinksTotal int           `json:"links_total"`
+	Threads    []ChainThread `json:"threads"`
+	// S: the sum of the seconds the threads spent behind the root.
+	S float64 `json:"s"`
+}
+
+// ChainLink is a step of the chains to a root: from waited for to.
+type ChainLink struct {
+	From ChainThread `json:"from"`
+	To   ChainThread `json:"to"`
+	// How: "monitor", "lock" (a java.util.concurrent lock), "join",
+	// "wait", "park" or "semaphore".
+	How    string  `json:"how"`
+	Object *string `json:"object"` // null for a join
+	Class  *string `json:"class,omitempty"`
+	// S: the seconds of the threads behind the root that went through
+	// this step.
+	S float64 `json:"s"`
+}
+
+// ChainThread is a thread: one behind a root, or an end of a link.
+type ChainThread struct {
+	ID   string  `json:"id"`
+	Name *string `json:"name"`
+}
+
+// chainLinks is how many links a chain lists, most time first (a root
+// behind which thousands of threads waited has as many).
+const chainLinks = 10
+
+// chains lists the roots of the matching threads' waits (--thread: the
+// chains of the threads it keeps), most time first, the first n of them
+// (0: all), and their number.
+func (b *builder) chains(n int) ([]Chain, int) {
+	out := []Chain{}
+	cs, total := analysis.Chains(b.v, b.holdersDoing(), n)
+	for _, c := range cs {
+		r := Chain{Root: c.Root.String(), RootName: b.name(c.Root), RootState: c.RootState, Depth: c.Depth, S: sec(c.Time),
+			Links: []ChainLink{}, LinksTotal: len(c.Links), Threads: []ChainThread{}}
+		if len(c.Links) > chainLinks {
+			c.Links = c.Links[:chainLinks]
+		}
+		for _, l := range c.Links {
+			cl := ChainLink{From: ChainThread{l.From.String(), b.name(l.From)}, To: ChainThread{l.To.String(), b.name(l.To)}, How: l.How, S: sec(l.Time)}
+			if l.Object != 0 {
+				cl.Object = idPtr(l.Object.String(), true)
+				cl.Class = b.class(l.Object)
+			}
+			r.Links = append(r.Links, cl)
+		}
+		for _, th := range c.Threads {
+			r.Threads = append(r.Threads, ChainThread{ID: th.String(), Name: b.name(th)})
+		}
+		out = append(out, r)
+	}
+	return out, total
+}
+
+// chainSection shows the roots that threads waited behind through other
+// waiting threads (depth 2 or more): a root that was only waited for
+// directly is its lock's owner to blame in CONTENTION already.
+func (r *Report) chainSection(t *textWriter) {
+	var deep []Chain
+	for _, c := range r.Chains {
+		if c.Depth >= 2 {
+			deep = append(deep, c)
+		}
+	}
+	if len(deep) == 0 {
+		return
+	}
+	t.section("WAIT CHAINS: threads waiting behind threads that waited themselves, by their root")
+	for i, c := range deep {
+		t.printf("  #%d %s, %s: %s, %s behind it\n", i+1, t.label(c.Root, c.RootName), rootDoing(c.RootState),
+			count(len(c.Threads), "thread", "threads"), dur(c.S))
+		for _, l := range c.Links {
+			t.printf("      %s %s %s  %s\n", t.label(l.From.ID, l.From.Name), linkWord(l), t.label(l.To.ID, l.To.Name), dur(l.S))
+		}
+	}
+}
+
+// rootDoing says a root's state in words.
+func rootDoing(state string) string {
+	switch state {
+	case "runnable":
+		return "running, ready or in native code"
+	case "cycle":
+		return "in a deadlock"
+	case "ended":
+		return "ended"
+	case "unknown":
+		return "not recorded"
+	case "blocked":
+		return "blocked, owner unknown"
+	case "waiting":
+		return "waiting, no thread notified it"
+	case "parked":
+		return "parked, no thread unparked it"
+	case "acquiring":
+		return "acquiring a semaphore, no thread released it"
+	}
+	return state
+}
+
+// linkWord says how a step waited: "blocked on monitor X behind".
+func linkWord(l ChainLink) string {
+	obj := ""
+	if l.Object != nil {
+		obj = " " + named(*l.Object, l.Class, "")
+	}
+	switch l.How {
+	case "monitor":
+		return "blocked on monitor" + obj + " held by"
+	case "lock":
+		return "blocked on lock" + obj + " held by"
+	case "join":
+		return "joining"
+	case "wait":
+		return fmt.Sprintf("waiting on%s, notified by", obj)
+	case "park":
+		return strings.TrimSpace("parked"+obj) + ", unparked by"
+	case "semaphore":
+		return "acquiring semaphore" + obj + ", released by"
+	}
+	return l.How
+}

@@ -1,0 +1,115 @@
+package report
+
+import (
+	"orca/internal/analysis"
+	"orca/internal/format"
+)
+
+// PotentialDeadlock is a cycle of the lock-order graph
+// (analysis.PotentialDeadlocks): no deadlock happened, but the threads of
+// its edges, each holding one lock and wanting the next, would deadlock if
+// their nestings ran at once. Edges[i] wants the lock Edges[i+1] holds
+// (the last, the first's).
+type PotentialDeadlock struct {
+	Edges []OrderEdge `json:"edges"`
+}
+
+// OrderEdge is one thread's nesting in a potential deadlock: it held Held
+// (taken in HeldStack's first frame) when it blocked on Wanted (at
+// WantedStack).
+type OrderEdge struct {
+	Thread string  `json:"thread"`
+	Name   *string `json:"name"`
+	AtS    float64 `json:"at_s"`  // its first contended enter that made this nesting
+	Count  int     `json:"count"` // how many of its contended enters made it
+	Held   string  `json:"held"`
+	// HeldClass, WantedClass: the locks' class signatures; null when unknown.
+	HeldClass *string `json:"held_class"`
+	Wanted    string  `json:"wanted"`
+	// WantedClass: see HeldClass.
+	WantedClass *string `json:"wanted_class"`
+	// HeldBySite, WantedBySite: the graph's node is the lock's class and
+	// site, not the instance (a lock seen in one contended nesting only:
+	// Held or Wanted is the one instance seen there).
+	HeldBySite   bool `json:"held_by_site,omitempty"`
+	WantedBySite bool `json:"wanted_by_site,omitempty"`
+	// HeldStack: where it held Held, from the frame that took it outwards
+	// (that frame at the line it had reached); empty when not known.
+	HeldStack   []string `json:"held_stack"`
+	WantedStack []string `json:"wanted_stack"`
+}
+
+// potentialDeadlocks lists analysis.PotentialDeadlocks, those with a
+// matching thread.
+func (b *builder) potentialDeadlocks() []PotentialDeadlock {
+	out := []PotentialDeadlock{}
+	for _, d := range analysis.PotentialDeadlocks(b.m) {
+		keep := false
+		for _, e := range d.Edges {
+			keep = keep || b.matches(e.Thread)
+		}
+		if !keep {
+			continue
+		}
+		var r PotentialDeadlock
+		for _, e := range d.Edges {
+			held := []string{}
+			for _, fr := range e.HeldStack {
+				held = append(held, b.rec.Resolve(fr))
+			}
+			r.Edges = append(r.Edges, OrderEdge{Thread: e.Thread.String(), Name: b.name(e.Thread), AtS: b.rel(e.At), Count: e.Count,
+				Held: e.Held.String(), HeldClass: nonEmptyClass(e.HeldClass), Wanted: e.Wanted.String(),
+				WantedClass: nonEmptyClass(e.WantedClass), HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite,
+				HeldStack: held, WantedStack: b.stack(e.WantedStack)})
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func nonEmptyClass(c string) *string {
+	if c == "" {
+		return nil
+	}
+	return &c
+}
+
+// potentialSection prints the potential deadlocks, when the recording
+// lists what threads held at their contended enters (.info held_monitors):
+// else nothing, or why they were not looked for.
+func (r *Report) potentialSection(t *textWriter) {
+	switch {
+	case len(r.PotentialDeadlocks) > 0:
+	case r.heldMonitors == "yes":
+		t.section("No potential deadlocks: no two threads nested contended monitors in opposite orders.")
+		return
+	case r.heldMonitors != "":
+		t.section("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)
+		return
+	default:
+		return
+	}
+	t.section("POTENTIAL DEADLOCKS: %d (lock-order inversions: none deadlocked, but these nestings would if they ran at once)",
+		len(r.PotentialDeadlocks))
+	for i, d := range r.PotentialDeadlocks {
+		t.printf("  #%d\n", i+1)
+		for _, e := range d.Edges {
+			times := ""
+			if e.Count > 1 {
+				times = " (" + count(e.Count, "time", "times") + ")"
+			}
+			t.printf("    %s held %s and wanted %s at %s%s\n", t.label(e.Thread, e.Name), named(e.Held, e.HeldClass, ""),
+				named(e.Wanted, e.WantedClass, ""), at(e.AtS), times)
+			t.printf("      held it in:\n")
+			if len(e.HeldStack) == 0 {
+				t.printf("        (not known)\n")
+			}
+			t.frames("        ", e.HeldStack)
+			t.printf("      wanted at:\n")
+			t.frames("        ", e.WantedStack)
+		}
+	}
+}
+
+// heldMonitorsFact is .info held_monitors ("" when absent).
+func heldMonitorsFact(info map[string]string) string { return info[format.InfoHeldMonitors] }

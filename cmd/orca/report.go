@@ -113,10 +113,11 @@ func runReport(u ui, args []string) error {
 	// ORCA_REPORT_SPILL=1 (hidden, for docs/PERFORMANCE.md until it is
 	// the default) writes the intervals and samples to a temporary file
 	// as the fold goes, and, without --thread (whose View sums every
-	// interval again), keeps no intervals once the fold is done: the
-	// analyses read them back (docs/streaming.md).
+	// interval again) and --chains (which reads them in memory), keeps no
+	// intervals once the fold is done: the analyses read them back
+	// (docs/streaming.md).
 	spill := os.Getenv("ORCA_REPORT_SPILL") == "1"
-	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == ""}
+	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == "" && !*chains}
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

@@ -84,6 +84,18 @@ func TestGolden(t *testing.T) {
 					if v := lean.Model.Filter(nil); !reflect.DeepEqual(v.HoldersDoing(), v.HoldersDoingInMemory()) {
 						t.Error("what the holders did, from the spill, differs from the fold in memory")
 					}
+					lr := New(rec, lean, opt)
+					lr.Prefix = name
+					var ljs bytes.Buffer
+					if err := lr.WriteJSON(&ljs); err != nil {
+						t.Fatal(err)
+					}
+					if ljs.String() != js.String() {
+						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
+					}
+					if opt.Chains {
+						return // the wait chains read the intervals in memory: orca report keeps them
+					}
 					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
 					if err != nil {
 						t.Fatal(err)
@@ -107,15 +119,6 @@ func TestGolden(t *testing.T) {
 					}
 					if djs.String() != js.String() || dtxt.String() != txt.String() {
 						t.Errorf("the report of the model built without its intervals in memory differs:\n%s", dtxt.String())
-					}
-					lr := New(rec, lean, opt)
-					lr.Prefix = name
-					var ljs bytes.Buffer
-					if err := lr.WriteJSON(&ljs); err != nil {
-						t.Fatal(err)
-					}
-					if ljs.String() != js.String() {
-						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
 				}
 			})

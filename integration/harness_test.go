@@ -433,6 +433,23 @@ func recordExpectJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ..
 	return e, prefix
 }
 
+// recordExpectFlags is recordExpect with orca record flags (e.g.
+// --lock-order) before the command.
+func recordExpectFlags(t *testing.T, j jdk, flags []string, main string, args ...string) (expect, string) {
+	t.Helper()
+	res, prefix := recordJVMcpWith(t, j, flags, []string{"-cp", classes(t)}, main, args...)
+	if res.code != 0 {
+		t.Fatalf("orca record failed:\n%s", res)
+	}
+	e := parseExpect(t, res)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("%s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, prefix)
+		}
+	})
+	return e, prefix
+}
+
 // buildModel opens the recording and folds it into the model.
 func buildModel(t *testing.T, prefix string) (*reader.Recording, *model.Result) {
 	t.Helper()

@@ -119,7 +119,7 @@ func holdLocks(t *testing.T, rep *report.Report, monitor string) (mon, juc *repo
 // thread in both orders and the short-lived Objects make none.
 func TestPotentialDeadlocks(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpect(t, j, "LockOrder")
+		e, prefix := recordExpectFlags(t, j, []string{"--lock-order"}, "LockOrder")
 		rec, built := buildModel(t, prefix)
 		if got := rec.Info[format.InfoHeldMonitors]; got != "yes" {
 			t.Fatalf(".info held_monitors=%q, want yes", got)

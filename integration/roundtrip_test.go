@@ -25,7 +25,11 @@ func TestCompactMatchesSeed(t *testing.T) {
 			if main == "Bounded" {
 				args = []string{"2000", "20"}
 			}
-			_, prefix := recordExpect(t, j, main, args...)
+			var flags []string
+			if main == "LockOrder" {
+				flags = []string{"--lock-order"} // MonitorHeld
+			}
+			_, prefix := recordExpectFlags(t, j, flags, main, args...)
 			rec, err := reader.Open(prefix)
 			if err != nil {
 				t.Fatal(err)

@@ -43,6 +43,9 @@ const char *options_usage =
     "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
+    "  lockorder=yes|no   yes: at each contended monitor enter, the monitors the thread holds (MonitorHeld), for\n"
+    "                     the report's potential deadlocks; 7-70 us a contended enter, which its blocked\n"
+    "                     time includes (default no; started with the JVM only: an attach cannot read them)\n"
     "  snapshot=yes       (an attach, orca threads) write every thread's state, stack and monitors now, and stop:\n"
     "                     no events, no thread of the agent's; the files are complete when the load returns\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -115,6 +118,12 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     if (!n || n >= sizeof o->session || strspn(val, "0123456789abcdefABCDEF") != n)
       return "session= wants 1-64 hex digits";
     memcpy(o->session, val, n + 1);
+    return NULL;
+  }
+  if (!strcmp(key, "lockorder")) {
+    if (!strcmp(val, "yes")) o->lock_order = 1;
+    else if (!strcmp(val, "no")) o->lock_order = 0;
+    else return "lockorder= wants yes or no";
     return NULL;
   }
   if (!strcmp(key, "kinds")) {

@@ -33,6 +33,7 @@ typedef struct {
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
   int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
   int snapshot;        // snapshot=yes (orca threads): an attach writes what every thread does now, then stops (entry.c)
+  int lock_order;      // lockorder=yes: the monitors held at each contended enter (MonitorHeld; hooks/monitor.c)
 } orca_options;
 
 extern orca_options opt;

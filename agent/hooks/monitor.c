@@ -211,6 +211,7 @@ void monitor_held_capability(int on) { held_on = on; }
 
 const char *monitor_held_fact(void) {
   if (opt.seed_only) return "no: kinds=seed";
+  if (!opt.lock_order) return "no: off (orca record --lock-order turns it on)";
   if (!held_on) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
   return "yes";
 }
@@ -283,7 +284,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
-  if (held_on && !opt.seed_only) write_held(env, s, ts);
+  if (held_on && opt.lock_order && !opt.seed_only) write_held(env, s, ts);
   pending_enter(p, timed);
   entered_switch(s, timed);
   thread_blocking(env, s);   // a virtual thread's; after its own owner lookup

@@ -292,12 +292,16 @@ key=value pairs separated by commas (docs/agent.md):
                     it), deoptimising only the code that inlined it; without,
                     it rewrites nothing (docs/attach.md, "What an attach
                     rewrites")
+  lockorder=yes|no  yes: at each contended monitor enter, also the monitors the
+                    thread holds (MonitorHeld lines), for the report's
+                    potential deadlocks; 7-70 us a contended enter, inside
+                    its blocked time (default no; at the JVM's start only)
   snapshot=yes      (an attach: orca threads) write what every thread does now,
                     its stack and monitors, and stop at once: no event, no
                     class rewritten, no thread left
 
 orca record sets these from its own options (--depth, --flush, --buffer,
---kinds, --format, --cpu, --wall, --max-size, --max-age; 'orca help record') and adds
+--kinds, --format, --cpu, --wall, --lock-order, --max-size, --max-age; 'orca help record') and adds
 session=, errors= and lease=, which tell its recordings apart, collect why a
 JVM could not be recorded and end an attached recording when orca is gone.
 A wrong option stops the JVM at its start with this list.

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"strings"
+
 	"orca/internal/analysis"
 	"orca/internal/format"
 )
@@ -82,6 +84,9 @@ func (r *Report) potentialSection(t *textWriter) {
 	case len(r.PotentialDeadlocks) > 0:
 	case r.heldMonitors == "yes":
 		t.section("No potential deadlocks: no two threads nested contended monitors in opposite orders.")
+		return
+	case strings.HasPrefix(r.heldMonitors, "no: off"):
+		t.section("Potential deadlocks: not looked for (orca record --lock-order looks for them).")
 		return
 	case r.heldMonitors != "":
 		t.section("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)

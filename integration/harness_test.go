@@ -421,6 +421,13 @@ func recordExpect(t *testing.T, j jdk, main string, args ...string) (expect, str
 func recordExpectJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ...string) (expect, string) {
 	t.Helper()
 	res, prefix := recordJVM(t, j, jvmArgs, main, args...)
+	return expectOf(t, res, prefix)
+}
+
+// expectOf fails the test unless orca record exited 0, and returns the
+// program's EXPECT line and the recording prefix; a failed test logs both.
+func expectOf(t *testing.T, res *result, prefix string) (expect, string) {
+	t.Helper()
 	if res.code != 0 {
 		t.Fatalf("orca record failed:\n%s", res)
 	}
@@ -438,16 +445,7 @@ func recordExpectJVM(t *testing.T, j jdk, jvmArgs []string, main string, args ..
 func recordExpectFlags(t *testing.T, j jdk, flags []string, main string, args ...string) (expect, string) {
 	t.Helper()
 	res, prefix := recordJVMcpWith(t, j, flags, []string{"-cp", classes(t)}, main, args...)
-	if res.code != 0 {
-		t.Fatalf("orca record failed:\n%s", res)
-	}
-	e := parseExpect(t, res)
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("%s\nrecording: %s (set ORCA_KEEP=1 to keep it)", e.line, prefix)
-		}
-	})
-	return e, prefix
+	return expectOf(t, res, prefix)
 }
 
 // buildModel opens the recording and folds it into the model.

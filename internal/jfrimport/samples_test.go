@@ -118,9 +118,14 @@ func TestImportSamples(t *testing.T) {
 					if name != "hot" && name != "warm" {
 						continue
 					}
+					// In spin's body, or in its caller's one line (its
+					// arguments, System.nanoTime an intrinsic with no frame
+					// of its own, or the += after spin returned: JFR took one
+					// at hot:25 on a loaded machine).
 					line, meth := im.lineIn(ev.Stack, "LBurnDemo")
-					if meth != "spin" || line < 15 || line > 18 {
-						t.Errorf("line %d: %s's sample at BurnDemo.%s:%d, want spin's body (lines 15-18)", ev.Line, name, meth, line)
+					callerLine := map[string]int{"hot": 25, "warm": 29}[name]
+					if (meth != "spin" || line < 15 || line > 18) && (meth != name || line != callerLine) {
+						t.Errorf("line %d: %s's sample at BurnDemo.%s:%d, want spin's body (lines 15-18) or %s:%d", ev.Line, name, meth, line, name, callerLine)
 					}
 					for _, f := range ev.Stack {
 						if m := im.rec.Methods[f.Method]; m != nil && (m.Name == "hot" || m.Name == "warm") {

@@ -43,6 +43,11 @@ type Options struct {
 	// recording is then the one written before they existed, line for
 	// line (they draw from a random source of their own).
 	NoSamples bool
+	// LockOrder adds the MonitorHeld lines of a recording made with orca
+	// record --lock-order (issue 36, item 2): after some contended enters,
+	// the hottest monitor, held two frames out. Off, as by default, the
+	// recording is the one written before they existed, line for line.
+	LockOrder bool
 }
 
 func (o Options) withDefaults() Options {
@@ -745,6 +750,12 @@ func (s *sim) operation(th int) {
 			s.write(&format.Event{Time: s.now, Kind: format.ClassInitWaited, Thread: id, Object: format.ObjectID(t.obj)})
 		}
 		s.emit(format.MonitorContendedEnter, th, t.stack, t.obj, owner)
+		if held := s.monitors[0]; s.g.opt.LockOrder && t.obj%5 == 0 && held != t.obj {
+			// What the thread held as it blocked (orca record --lock-order):
+			// the hottest monitor, taken two frames out (chosen by the
+			// object: the generator's draws stay the same).
+			s.write(&format.Event{Time: s.now, Kind: format.MonitorHeld, Thread: format.ThreadID(s.threads[th].id), Object: format.ObjectID(held), Depth: 2, Timeout: -1})
+		}
 		if o >= 0 && owner == 0 && t.obj%2 == 0 {
 			// The unknown owner says it holds the monitor (an unmounted
 			// virtual thread's fast lock, JDK 24+), mostly at once.

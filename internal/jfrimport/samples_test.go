@@ -88,7 +88,7 @@ func TestImportSamples(t *testing.T) {
 				// native one's 20 ms), its innermost BurnDemo frame spin().
 				// Thread io's are native samples in accept().
 				under := map[string]int{}
-				lines := 0
+				lines, outside := 0, 0
 				var cpuNS int64
 				for _, ev := range im.events {
 					if ev.Kind != format.Sample {
@@ -118,20 +118,26 @@ func TestImportSamples(t *testing.T) {
 					if name != "hot" && name != "warm" {
 						continue
 					}
-					// In spin's body, or in its caller's one line (its
-					// arguments, System.nanoTime an intrinsic with no frame
-					// of its own, or the += after spin returned: JFR took one
-					// at hot:25 on a loaded machine).
+					// A sample in spin is in its body. A few are outside it:
+					// in its caller's line (its arguments, or the += after
+					// spin returned: hot:25) or before the thread reached
+					// BurnDemo's code (no frame of it), as JFR took them on a
+					// loaded machine; at most a tenth.
 					line, meth := im.lineIn(ev.Stack, "LBurnDemo")
-					callerLine := map[string]int{"hot": 25, "warm": 29}[name]
-					if (meth != "spin" || line < 15 || line > 18) && (meth != name || line != callerLine) {
-						t.Errorf("line %d: %s's sample at BurnDemo.%s:%d, want spin's body (lines 15-18) or %s:%d", ev.Line, name, meth, line, name, callerLine)
+					switch {
+					case meth == "spin" && (line < 15 || line > 18):
+						t.Errorf("line %d: %s's sample at BurnDemo.spin:%d, want spin's body (lines 15-18)", ev.Line, name, line)
+					case meth != "spin":
+						outside++
 					}
 					for _, f := range ev.Stack {
 						if m := im.rec.Methods[f.Method]; m != nil && (m.Name == "hot" || m.Name == "warm") {
 							under[name+"/"+m.Name]++
 						}
 					}
+				}
+				if hw := under["hot/hot"] + under["warm/warm"]; outside > max(2, hw/10) {
+					t.Errorf("%d of hot's and warm's samples outside spin, of %d under hot() and warm(): want at most a tenth", outside, hw)
 				}
 				if lines != wantCPU+wantWall {
 					t.Errorf("%d Sample lines, want %d", lines, wantCPU+wantWall)

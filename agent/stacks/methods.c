@@ -508,12 +508,17 @@ uint32_t methods_id_of(jmethodID m) { return m ? method_id(&ctls, m) : 0; }
 // no JVMTI function may be given (the frame is left out, counted).
 uint32_t methods_sample_id(jmethodID m, int jvmti_ok) {
   if (!m) return 0;
-  if (method_known(m) < 0 && !hs_method_id_valid(m)) {
+  long known = method_known(m);
+  if (known < 0 && !hs_method_id_valid(m)) {
     counter_add(CNT_SAMPLE_FRAMES_INVALID, 1);
     return 0;
   }
-  uint32_t slot = 0;
-  uint32_t id = method_id_at(&ctls, m, &slot);
+  // A method in the table is used from its slot (one probe a frame); its
+  // id not stored yet (a claimer between its CAS and its store), or a new
+  // one, through method_id_at.
+  uint32_t slot = known < 0 ? 0 : (uint32_t)known;
+  uint32_t id = known < 0 ? 0 : atomic_load_explicit(&mtab[slot].id, memory_order_acquire);
+  if (!id) id = method_id_at(&ctls, m, &slot);
   if (!id) return 0;
   mslot_t *s = &mtab[slot];
   unsigned char own = atomic_load_explicit(&s->own, memory_order_relaxed);

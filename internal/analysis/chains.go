@@ -100,22 +100,25 @@ const maxChainDepth = 64
 // threads (a monitor's contention or a java.util.concurrent lock's
 // acquire, each stretch behind its blamed holder) to its roots, and
 // returns the first n roots (0: all), most Time first, and how many there
-// are. doing is v.HoldersDoing() when the caller has it (nil: computed
-// here): its spans, the union of each lock's contentions by holder, are
-// where the walk goes.
-//
-// The walk is done once per span of that union (the holder's cursor
-// moves forward through its intervals as the spans go, as in
-// HoldersDoing), not once per waiter: what the holder did then, and whom
-// it waited for in turn, is the same for every thread blocked behind it,
-// so each waiter only adds its own time to the pieces of its holder's
-// walk. A waiter met in its own chain (a cycle through it) and a stretch
-// whose holder is not the union's are walked for the waiter alone. The
-// threads and links of a root are gathered in a second pass, for the
-// first n roots only.
+// are. It sweeps the edges of the chains once in time order (chainSweep,
+// chainsweep.go); doing is no longer used (it was the walk's, below).
 func Chains(v *model.View, doing map[model.LockRef]*model.Doing, n int) ([]Chain, int) {
-	return chains(v, doing, n, false)
+	return sweepChains(v, n)
 }
+
+// The walk below follows each chain from its waiter, as Chains did before
+// the sweep: the reference the sweep is checked against (TestChainsSweep),
+// and the chain of one wait followed alone.
+//
+// It is done once per span of each lock's union (View.HoldersDoing's
+// spans: the holder's cursor moves forward through its intervals as the
+// spans go), not once per waiter: what the holder did then, and whom it
+// waited for in turn, is the same for every thread blocked behind it, so
+// each waiter only adds its own time to the pieces of its holder's walk.
+// A waiter met in its own chain (a cycle through it) and a stretch whose
+// holder is not the union's are walked for the waiter alone. The threads
+// and links of a root are gathered in a second pass, for the first n
+// roots only.
 
 // chains is Chains; everyAlone walks every waiter's stretch for it alone,
 // as a check of the walk per union span (TestChainsAlone).

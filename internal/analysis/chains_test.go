@@ -9,6 +9,8 @@ import (
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -124,4 +126,79 @@ func chainCases(t *testing.T) []string {
 		t.Fatalf("only %d cases", len(paths))
 	}
 	return paths
+}
+
+// TestChainsSweep checks the sweep (Chains) against the walk of every
+// waiter's chain for itself (chains with everyAlone, the walk as it was
+// first written): the same roots, times, states, depths, threads and
+// links in every golden case, all of them (n 0) and the first 2 (the
+// second pass keeps the threads and links of those only), of all the
+// threads and of every other one (orca report --thread's View).
+func TestChainsSweep(t *testing.T) {
+	paths := chainCases(t)
+	some := 0
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar := testrec.Parse(t, path)
+		_, res := testrec.Build(t, ar, name)
+		odd := 0
+		for _, v := range []*model.View{res.Model.Filter(nil), res.Model.Filter(func(*model.Thread) bool { odd++; return odd%2 == 1 })} {
+			for _, n := range []int{0, 2} {
+				got, gotTotal := Chains(v, nil, n)
+				want, wantTotal := chains(v, nil, n, true)
+				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d threads, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
+				}
+				some += len(got)
+			}
+		}
+	}
+	if some < 20 {
+		t.Errorf("only %d roots in all the cases", some)
+	}
+}
+
+// TestChainsSweepSynth checks the sweep against the walk per waiter on
+// synthetic recordings (internal/synth) of a few seeds and shapes: chains
+// several steps deep, cycles, owners that end, which the golden cases
+// have few of. The 128 MB synthetic of docs/perf/2026-11-29-issue-36-chains.md
+// gave the same too.
+func TestChainsSweepSynth(t *testing.T) {
+	for _, o := range []synth.Options{
+		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
+		{Seed: 11, Threads: 12, Monitors: 3, Semaphores: 2, Size: 1 << 20},
+		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
+	} {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, o); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Build(rec, model.Options{NoEdges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 10} {
+			got, gotTotal := Chains(v, nil, n)
+			want, wantTotal := chains(v, nil, n, true)
+			if gotTotal != wantTotal || len(got) != len(want) {
+				t.Fatalf("seed %d, n %d: by the sweep %d roots (%d kept), per waiter %d (%d)", o.Seed, n, gotTotal, len(got), wantTotal, len(want))
+			}
+			deep, cycles := 0, 0
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("seed %d, n %d, root %d: by the sweep\n%+v\nper waiter\n%+v", o.Seed, n, i, got[i], want[i])
+				}
+				deep = max(deep, got[i].Depth)
+				if got[i].RootState == "cycle" {
+					cycles++
+				}
+			}
+			t.Logf("seed %d, n %d: %d roots, depth up to %d, %d cycles", o.Seed, n, gotTotal, deep, cycles)
+		}
+	}
 }

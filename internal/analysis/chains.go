@@ -180,19 +180,7 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	for li, r := range w.refs {
 		w.lock(int32(li), doing[r].Spans)
 	}
-	order := make([]int32, 0, len(w.accs))
-	for i := range w.accs {
-		if w.accs[i].time > 0 {
-			order = append(order, int32(i))
-		}
-	}
-	slices.SortFunc(order, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(w.accs[y].time, w.accs[x].time), cmp.Compare(w.accs[x].root, w.accs[y].root))
-	})
-	total := len(order)
-	if n > 0 && len(order) > n {
-		order = order[:n]
-	}
+	order, total := rankRoots(w.accs, n)
 	if len(order) == 0 {
 		return []Chain{}, total
 	}
@@ -226,32 +214,56 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	out := make([]Chain, 0, len(order))
 	for _, ai := range order {
 		acc := &w.accs[ai]
-		c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
-		var best format.Time
-		for st, d := range acc.states {
-			if d > best {
-				c.RootState, best = rootStateName(st), d
-			}
-		}
-		slices.Sort(acc.threads)
-		c.Threads = slices.Compact(acc.threads)
 		links := acc.first
 		for p, d := range acc.tail {
 			for n := p; n != 0; n = w.nodes[n].parent {
 				links[w.nodes[n].h] += d
 			}
 		}
-		c.Links = make([]Link, 0, len(links))
-		for k, d := range links {
-			c.Links = append(c.Links, Link{From: k.from, To: k.to, How: hows[k.how], Object: k.obj, Time: d})
-		}
-		slices.SortFunc(c.Links, func(x, y Link) int {
-			return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
-				cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
-		})
-		out = append(out, c)
+		out = append(out, acc.chain(links))
 	}
 	return out, total
+}
+
+// rankRoots returns the roots with time, by index in accs, most time
+// first, the first n (0: all), and how many there are.
+func rankRoots(accs []chainAcc, n int) ([]int32, int) {
+	order := make([]int32, 0, len(accs))
+	for i := range accs {
+		if accs[i].time > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(accs[y].time, accs[x].time), cmp.Compare(accs[x].root, accs[y].root))
+	})
+	total := len(order)
+	if n > 0 && len(order) > n {
+		order = order[:n]
+	}
+	return order, total
+}
+
+// chain makes the root's Chain, with the time of each step of its chains.
+func (acc *chainAcc) chain(links map[hop]format.Time) Chain {
+	c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
+	var best format.Time
+	for st, d := range acc.states {
+		if d > best {
+			c.RootState, best = rootStateName(st), d
+		}
+	}
+	slices.Sort(acc.threads)
+	c.Threads = slices.Compact(acc.threads)
+	c.Links = make([]Link, 0, len(links))
+	for k, d := range links {
+		c.Links = append(c.Links, Link{From: k.from, To: k.to, How: hows[k.how], Object: k.obj, Time: d})
+	}
+	slices.SortFunc(c.Links, func(x, y Link) int {
+		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
+			cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
+	})
+	return c
 }
 
 // lockWait is a blocked interval: thread index, interval index; pass 1

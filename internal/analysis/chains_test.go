@@ -65,12 +65,13 @@ func TestChainsConserve(t *testing.T) {
 	}
 }
 
-// TestChainsAlone checks the walk per union span of a lock against the
-// walk of every waiter for itself (the chain of each stretch of each wait
-// followed on its own, as the walk was first written): the same roots,
-// times, states, depths, threads and links in every golden case, all of
-// them (n 0) and the first 2 (the second pass keeps the threads and links
-// of those only).
+// TestChainsAlone checks the sweep (Chains) and the walk per union span
+// of a lock against the walk of every waiter for itself (the chain of
+// each stretch of each wait followed on its own, as the walk was first
+// written): the same roots, times, states, depths, threads and links in
+// every golden case, all of them (n 0) and the first 2 (the second pass
+// keeps the threads and links of those only), of all the threads and of
+// every other one (orca report --thread's View).
 func TestChainsAlone(t *testing.T) {
 	paths := chainCases(t)
 	some := 0
@@ -78,14 +79,20 @@ func TestChainsAlone(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		ar := testrec.Parse(t, path)
 		_, res := testrec.Build(t, ar, name)
-		v := res.Model.Filter(nil)
-		for _, n := range []int{0, 2} {
-			got, gotTotal := chains(v, nil, n, false)
-			want, wantTotal := chains(v, nil, n, true)
-			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, n %d: per union span %d roots:\n%+v\nper waiter %d:\n%+v", name, n, gotTotal, got, wantTotal, want)
+		odd := 0
+		for _, v := range []*model.View{res.Model.Filter(nil), res.Model.Filter(func(*model.Thread) bool { odd++; return odd%2 == 1 })} {
+			for _, n := range []int{0, 2} {
+				want, wantTotal := chains(v, nil, n, true)
+				got, gotTotal := chains(v, nil, n, false)
+				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d threads, n %d: per union span %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
+				}
+				got, gotTotal = Chains(v, nil, n)
+				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d threads, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
+				}
+				some += len(got)
 			}
-			some += len(got)
 		}
 	}
 	if some < 20 {
@@ -126,36 +133,6 @@ func chainCases(t *testing.T) []string {
 		t.Fatalf("only %d cases", len(paths))
 	}
 	return paths
-}
-
-// TestChainsSweep checks the sweep (Chains) against the walk of every
-// waiter's chain for itself (chains with everyAlone, the walk as it was
-// first written): the same roots, times, states, depths, threads and
-// links in every golden case, all of them (n 0) and the first 2 (the
-// second pass keeps the threads and links of those only), of all the
-// threads and of every other one (orca report --thread's View).
-func TestChainsSweep(t *testing.T) {
-	paths := chainCases(t)
-	some := 0
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		ar := testrec.Parse(t, path)
-		_, res := testrec.Build(t, ar, name)
-		odd := 0
-		for _, v := range []*model.View{res.Model.Filter(nil), res.Model.Filter(func(*model.Thread) bool { odd++; return odd%2 == 1 })} {
-			for _, n := range []int{0, 2} {
-				got, gotTotal := Chains(v, nil, n)
-				want, wantTotal := chains(v, nil, n, true)
-				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
-					t.Errorf("%s, %d threads, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
-				}
-				some += len(got)
-			}
-		}
-	}
-	if some < 20 {
-		t.Errorf("only %d roots in all the cases", some)
-	}
 }
 
 // TestChainsSweepSynth checks the sweep against the walk per waiter on

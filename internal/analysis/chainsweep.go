@@ -105,19 +105,7 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 	}
 	s.reset()
 	s.run()
-	order := make([]int32, 0, len(s.accs))
-	for i := range s.accs {
-		if s.accs[i].time > 0 {
-			order = append(order, int32(i))
-		}
-	}
-	slices.SortFunc(order, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(s.accs[y].time, s.accs[x].time), cmp.Compare(s.accs[x].root, s.accs[y].root))
-	})
-	total := len(order)
-	if n > 0 && len(order) > n {
-		order = order[:n]
-	}
+	order, total := rankRoots(s.accs, n)
 	if len(order) == 0 {
 		return []Chain{}, total
 	}
@@ -137,25 +125,7 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 
 	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
-		acc := &s.accs[ai]
-		c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
-		var best format.Time
-		for st, d := range acc.states {
-			if d > best {
-				c.RootState, best = rootStateName(st), d
-			}
-		}
-		slices.Sort(acc.threads)
-		c.Threads = slices.Compact(acc.threads)
-		c.Links = make([]Link, 0, len(s.links[k]))
-		for h, d := range s.links[k] {
-			c.Links = append(c.Links, Link{From: h.from, To: h.to, How: hows[h.how], Object: h.obj, Time: d})
-		}
-		slices.SortFunc(c.Links, func(x, y Link) int {
-			return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
-				cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
-		})
-		out = append(out, c)
+		out = append(out, s.accs[ai].chain(s.links[k]))
 	}
 	return out, total
 }

@@ -93,9 +93,6 @@ func TestGolden(t *testing.T) {
 					if ljs.String() != js.String() {
 						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
-					if opt.Chains {
-						return // the wait chains read the intervals in memory: orca report keeps them
-					}
 					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
 					if err != nil {
 						t.Fatal(err)
@@ -137,7 +134,7 @@ func load(t *testing.T, name string, ar *txtar.Archive) (*reader.Recording, *mod
 }
 
 func parseArgs(t *testing.T, args string) Options {
-	opt := Options{Width: 100}
+	opt := Options{Width: 100, Chains: true}
 	for _, a := range strings.Fields(args) {
 		k, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		switch k {
@@ -151,8 +148,8 @@ func parseArgs(t *testing.T, args string) Options {
 			opt.Thread = v
 		case "virtual":
 			opt.Virtual = true
-		case "chains":
-			opt.Chains = true
+		case "no-chains":
+			opt.Chains = false
 		default:
 			t.Fatalf("args %q: unknown option %s", args, k)
 		}

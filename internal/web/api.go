@@ -883,6 +883,11 @@ type hangJSON struct {
 type deadlocksJSON struct {
 	Deadlocks []deadlockJSON `json:"deadlocks"`
 	Hangs     []hangJSON     `json:"hangs"`
+	// Potential: orca report's potential deadlocks (potential.go);
+	// PotentialNote its line when it lists none: none found, or not
+	// looked for and why ("" when it says nothing).
+	Potential     []potentialJSON `json:"potential"`
+	PotentialNote string          `json:"potentialNote,omitempty"`
 }
 
 func (s *site) deadlocks(r *http.Request) (any, error) {
@@ -927,5 +932,6 @@ func (s *site) deadlocks(r *http.Request) (any, error) {
 		j.CallLabel = model.CallLabel(j.Class, j.Call)
 		out.Hangs = append(out.Hangs, j)
 	}
+	s.potential(&out)
 	return out, nil
 }

@@ -68,7 +68,7 @@ func TestBrowserChain(t *testing.T) {
 		// The instant clicked, within the interval, is the chain's.
 		at := eval[float64](t, ctx, `orca.app.state.selAt`)
 		iv := m.Threads[wi].Intervals[k]
-		if a := m.Start + formatTime(at); a < iv.Start || a >= iv.End {
+		if a := m.Start + format.Time(at); a < iv.Start || a >= iv.End {
 			t.Errorf("the instant clicked %.0f is not in the interval", at)
 		}
 		names := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .chain-link')].map((li) => li.querySelector('.chain-thread').textContent).concat([...document.querySelectorAll('#panel .chain-root .chain-thread')].map((a) => a.textContent))`)
@@ -160,6 +160,3 @@ func TestBrowserChain(t *testing.T) {
 		}
 	})
 }
-
-// formatTime turns the page's ns (a float) into a model duration.
-func formatTime(ns float64) format.Time { return format.Time(ns) }

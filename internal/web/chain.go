@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 	"sort"
-	"strconv"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
@@ -87,17 +86,9 @@ func intervalAt(t *model.Thread, at format.Time) int {
 
 func (s *site) chain(r *http.Request) (any, error) {
 	d := s.d
-	ti, t, err := s.threadParam(r, "thread")
+	ti, t, k, err := s.intervalParam(r)
 	if err != nil {
 		return nil, err
-	}
-	v := r.PathValue("i")
-	k, err := strconv.Atoi(v)
-	if err != nil {
-		return nil, badRequest("interval %q: want an index", v)
-	}
-	if k < 0 || k >= len(t.Intervals) {
-		return nil, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, len(t.Intervals))
 	}
 	iv := &t.Intervals[k]
 	// The instant, within the interval and the thread's life (an open

@@ -104,6 +104,29 @@ func TestBrowserChain(t *testing.T) {
 		screenshot(t, ctx, "chain-root.png")
 	})
 
+	t.Run("cycle", func(t *testing.T) {
+		// The report's case deadlock: main joins left, left and right
+		// deadlocked on two monitors. main's chain at 2 s goes into the
+		// cycle and back to left, the cycle's root.
+		dr := fromTxtar(t, "../report/testdata/deadlock.txtar")
+		ts := serve(t, dr)
+		mi, mk := intervalIndexAt(t, dr, "main", 2_000_000_000)
+		open(t, ctx, ts.URL+"/")
+		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoInterval(%d, %d, 2e9), true)`, mi, mk))
+		waitJS(t, ctx, "the chain", fmt.Sprintf(`document.querySelector('#panel').dataset.shown === '%d.%d' && document.querySelector('#panel .chain[data-state=done]')`, mi, mk))
+		names := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .chain-link')].map((li) => [...li.querySelectorAll('.chain-thread')].map((a) => a.textContent).join('>'))`)
+		if got := strings.Join(names, " "); got != "main>left left>right right>left" {
+			t.Errorf("the chain's links %q", got)
+		}
+		if st := eval[string](t, ctx, `document.querySelector('#panel .chain-root').dataset.state + ' ' + document.querySelector('#panel .chain-root .chain-thread').textContent`); st != "cycle left" {
+			t.Errorf("the root %q, want the cycle's, left", st)
+		}
+		if txt := eval[string](t, ctx, `document.querySelector('#panel .chain-link:last-child').textContent`); !strings.Contains(txt, "a cycle") {
+			t.Errorf("the last link says %q: want it to close a cycle", txt)
+		}
+		screenshot(t, ctx, "chain-cycle.png")
+	})
+
 	t.Run("potential deadlocks", func(t *testing.T) {
 		if potentialThreads == nil {
 			pr := fromTxtar(t, "../model/testdata/cases/lock-order.txtar")
@@ -111,7 +134,7 @@ func TestBrowserChain(t *testing.T) {
 			ts := serve(t, pr)
 			open(t, ctx, ts.URL+"/#v=deadlocks")
 		} else {
-			eval[bool](t, ctx, `(orca.app.show('deadlocks'), true)`)
+			open(t, ctx, ts.URL+"/#v=deadlocks")
 		}
 		waitJS(t, ctx, "the potential deadlocks", `document.querySelector('.pd-card')`)
 		if n := eval[int](t, ctx, `document.querySelectorAll('.pd-card').length`); n != 1 {

@@ -1,8 +1,10 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -111,7 +113,7 @@ func TestBrowserChain(t *testing.T) {
 		dr := fromTxtar(t, "../report/testdata/deadlock.txtar")
 		ts := serve(t, dr)
 		mi, mk := intervalIndexAt(t, dr, "main", 2_000_000_000)
-		open(t, ctx, ts.URL+"/")
+		reopen(t, ctx, ts.URL+"/")
 		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoInterval(%d, %d, 2e9), true)`, mi, mk))
 		waitJS(t, ctx, "the chain", fmt.Sprintf(`document.querySelector('#panel').dataset.shown === '%d.%d' && document.querySelector('#panel .chain[data-state=done]')`, mi, mk))
 		names := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .chain-link')].map((li) => [...li.querySelectorAll('.chain-thread')].map((a) => a.textContent).join('>'))`)
@@ -132,9 +134,9 @@ func TestBrowserChain(t *testing.T) {
 			pr := fromTxtar(t, "../model/testdata/cases/lock-order.txtar")
 			potentialThreads, potentialHeld, heldFrame = []string{"a", "b"}, "00001111", ""
 			ts := serve(t, pr)
-			open(t, ctx, ts.URL+"/#v=deadlocks")
+			reopen(t, ctx, ts.URL+"/#v=deadlocks")
 		} else {
-			open(t, ctx, ts.URL+"/#v=deadlocks")
+			reopen(t, ctx, ts.URL+"/#v=deadlocks")
 		}
 		waitJS(t, ctx, "the potential deadlocks", `document.querySelector('.pd-card')`)
 		if n := eval[int](t, ctx, `document.querySelectorAll('.pd-card').length`); n != 1 {
@@ -173,7 +175,7 @@ func TestBrowserChain(t *testing.T) {
 		f.WriteString("held_monitors=no: off (orca record --lock-order turns it on)\n")
 		f.Close()
 		ts := serve(t, build(t, prefix))
-		open(t, ctx, ts.URL+"/#v=deadlocks")
+		reopen(t, ctx, ts.URL+"/#v=deadlocks")
 		waitJS(t, ctx, "the note", `document.querySelector('.potential-note')`)
 		if txt := eval[string](t, ctx, `document.querySelector('.potential-note').textContent`); txt != "Potential deadlocks: not looked for (orca record --lock-order looks for them)." {
 			t.Errorf("the note says %q", txt)
@@ -182,4 +184,17 @@ func TestBrowserChain(t *testing.T) {
 			t.Errorf("%d potential deadlocks listed, want none", n)
 		}
 	})
+}
+
+// reopen is open for a page after another in the same tab: the old page's
+// window can still answer the first evaluation after the navigation
+// (window.orca undefined), so it waits for the new one's.
+func reopen(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	within(t, ctx, 30*time.Second, "navigate", chromedp.Navigate(url))
+	// The new page's: its server's port (the hash the app may rewrite).
+	waitJS(t, ctx, "the page's script", `window.orca && window.orca.ready && location.origin === new URL(`+strconv.Quote(url)+`).origin`)
+	if ok := eval[bool](t, ctx, `window.orca.ready`); !ok {
+		t.Fatal("orca did not start")
+	}
 }

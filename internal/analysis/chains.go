@@ -704,12 +704,12 @@ type Path struct {
 }
 
 // ChainAt follows thread th's wait chain at instant at to its root: the
-// walk per waiter (the sweep of Chains gives the same) of each stretch of a blocked interval, made for the
-// one instant [at, at+1 ns), so that each step is one Chains counts (a
-// contention to its blamed holder, a join, a wait to its notifier, a park
-// to its unparker, a semaphore's acquire to its releaser) and the root the
-// one Chains blames then. It costs a search of each chain thread's
-// intervals: a viewer asks it per click.
+// walk per waiter (Chains' sweep gives the same) of each stretch of a
+// blocked interval, made for the one instant [at, at+1 ns), so that each
+// step is one Chains counts (a contention to its blamed holder, a join, a
+// wait to its notifier, a park to its unparker, a semaphore's acquire to
+// its releaser) and the root the one Chains blames then. It costs a
+// search of each chain thread's intervals: a viewer asks it per click.
 func ChainAt(m *model.Model, th format.ThreadID, at format.Time) Path {
 	var p Path
 	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),

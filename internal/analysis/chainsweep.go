@@ -78,6 +78,10 @@ type chainSweep struct {
 	accOf map[format.ThreadID]int32
 	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	nodeAcc []int32
+	// accEnd: by entry of accs, the last instant it gained time (pass
+	// 1); stop: the last of the roots kept's, where pass 2 is done.
+	accEnd []format.Time
+	stop   format.Time
 
 	// Pass 2, for the roots kept: by node, whether it is on a cycle,
 	// its children (kids) and its index among its parent's (kidAt), and
@@ -117,6 +121,7 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 		a := &s.accs[ai]
 		a.sel, a.lastTop = true, int32(k)
 		s.links[k] = map[hop]format.Time{}
+		s.stop = max(s.stop, s.accEnd[ai])
 	}
 	s.pass2 = true
 	s.onCyc, s.kids, s.kidAt, s.edgeAt = make([]bool, nn), make([][]int32, nn), make([]int32, nn), make([]format.Time, nn)
@@ -314,6 +319,12 @@ func (s *chainSweep) run() {
 			}
 		}
 		s.dirty = s.dirty[:0]
+		if s.pass2 && now >= s.stop {
+			// The roots kept gain no time after: each one's last stretch
+			// ended at an event in its tree, which added up the time of
+			// the edges it changed, and of every waiter's way that ended.
+			return
+		}
 	}
 }
 
@@ -331,6 +342,7 @@ func (s *chainSweep) acc(root format.ThreadID) int32 {
 	if !ok {
 		ai = int32(len(s.accs))
 		s.accs = append(s.accs, chainAcc{root: root})
+		s.accEnd = append(s.accEnd, 0)
 		s.accOf[root] = ai
 	}
 	return ai
@@ -577,11 +589,13 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	}
 	if s.cur[r] >= 0 {
 		acc := &s.accs[s.cycAcc[r]]
+		s.accEnd[s.cycAcc[r]] = now
 		acc.time += n * (now - a)
 		acc.states[rootCycle] += n * (now - a)
 		return
 	}
 	acc := &s.accs[s.nodeAccOf(r)]
+	s.accEnd[s.nodeAccOf(r)] = now
 	acc.time += n * (now - a)
 	add := func(st int, p, q format.Time) {
 		if q > p {

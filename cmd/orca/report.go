@@ -13,7 +13,7 @@ import (
 	"orca/internal/report"
 )
 
-const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [--no-chains] [--from T] [--to T] [--last D] [-o FILE] PREFIX
+const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [--chains] [--from T] [--to T] [--last D] [-o FILE] PREFIX
 
 Reads the recording PREFIX and prints what its threads did to each other:
 a headline (duration, threads, events, contended locks, deadlocks, hangs,
@@ -36,12 +36,12 @@ malformed or cut lines), then, each ranked:
                ready, other, blocked on which lock; in which methods), the
                sites where threads blocked, and how long the holders held
                it while others waited (p50, p99, max, per site)
-  WAIT CHAINS  threads blocked behind a holder that waited itself (on
-               another lock, a join, a wait or a park), followed to the
-               root thread that waited for no one, per root: the threads
-               and time behind it, each step of the chain with its time; a
-               deadlock is its own root. --no-chains leaves them out
-               (--chains, which turned them on before, is accepted)
+  WAIT CHAINS  with --chains: threads blocked behind a holder that waited
+               itself (on another lock, a join, a wait or a park), followed
+               to the root thread that waited for no one, per root: the
+               threads and time behind it, each step of the chain with its
+               time; a deadlock is its own root. Opt-in: on a big recording
+               it adds a seventh or so to the report's CPU time
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms, parks and
@@ -73,7 +73,7 @@ Examples:
   orca report /tmp/run1
   orca report --top 0 /tmp/run1 | less
   orca report --thread worker-3 /tmp/run1
-  orca report --no-chains /tmp/run1                 (without the wait chains)
+  orca report --chains /tmp/run1                    (and the wait chains to their roots)
   orca report --json -o run1.json /tmp/run1
   orca report --last 5m /tmp/server                (an always-on recording's last 5 minutes)
   orca report /tmp/run1 --from 120 --to 180
@@ -88,8 +88,7 @@ func runReport(u ui, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
-	noChains := fs.Bool("no-chains", false, "leave out the wait chains to their roots (WAIT CHAINS, JSON chains null)")
-	chains := fs.Bool("chains", true, "the wait chains, on by default (accepted: they were opt-in)")
+	chains := fs.Bool("chains", false, "follow the waits to their roots (WAIT CHAINS, JSON chains): adds a seventh or so to the report's CPU on a big recording")
 	virtual := fs.Bool("virtual", false, "list virtual threads one by one in the THREADS table (by default one row per name pattern)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	rf := addRangeFlags(fs, "report")
@@ -115,8 +114,8 @@ func runReport(u ui, args []string) error {
 	// the default) writes the intervals and samples to a temporary file
 	// as the fold goes, and, without --thread (whose View sums every
 	// interval again), keeps no intervals once the fold is done: the
-	// analyses read them back (docs/streaming.md; the wait chains read
-	// every thread's at once).
+	// analyses read them back (docs/streaming.md; --chains reads every
+	// thread's at once).
 	spill := os.Getenv("ORCA_REPORT_SPILL") == "1"
 	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == ""}
 	if opt.Span, err = rf.span(rec); err != nil {
@@ -132,7 +131,7 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains && !*noChains})
+	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains})
 	if *thread != "" && r.Filter.Matched == 0 {
 		return fmt.Errorf("report: no thread named %q or with %q in its name in %s", *thread, *thread, rec.Prefix)
 	}

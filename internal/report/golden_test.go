@@ -134,7 +134,7 @@ func load(t *testing.T, name string, ar *txtar.Archive) (*reader.Recording, *mod
 }
 
 func parseArgs(t *testing.T, args string) Options {
-	opt := Options{Width: 100, Chains: true}
+	opt := Options{Width: 100}
 	for _, a := range strings.Fields(args) {
 		k, v, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
 		switch k {
@@ -148,8 +148,8 @@ func parseArgs(t *testing.T, args string) Options {
 			opt.Thread = v
 		case "virtual":
 			opt.Virtual = true
-		case "no-chains":
-			opt.Chains = false
+		case "chains":
+			opt.Chains = true
 		default:
 			t.Fatalf("args %q: unknown option %s", args, k)
 		}

@@ -32,7 +32,7 @@ type Options struct {
 	// recording's first event, as --from and --to take them.
 	Span *reader.Span
 	// Chains follows the waits to their roots (Report.Chains, issue 36):
-	// orca report does unless --no-chains.
+	// opt-in for its cost.
 	Chains bool
 }
 
@@ -137,8 +137,9 @@ type Report struct {
 	Hangs              []Hang              `json:"hangs"`
 	// Chains: the roots of the threads' waits (analysis.Chains), most
 	// time first, the first Top of ChainsTotal; the text shows those with
-	// a chain of two steps or more. Both are null without Options.Chains
-	// (orca report --no-chains).
+	// a chain of two steps or more. Both are null unless Options.Chains
+	// (orca report --chains): they add a seventh or so to the report's
+	// CPU on a big recording (docs/PERFORMANCE.md).
 	Chains      []Chain `json:"chains"`
 	ChainsTotal *int    `json:"chains_total"`
 	// NotHangs: the threads in a blocking state at the end that are not

@@ -168,7 +168,9 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 				}
 				lastRef, last = ref, li
 			}
-			w.waits[last] = append(w.waits[last], lockWait{t: ti, iv: int32(i)})
+			// Credited through no span yet: a lock whose spans all
+			// lack time is not walked at all, and pass 2 must skip it.
+			w.waits[last] = append(w.waits[last], lockWait{t: ti, iv: int32(i), g0: math.MaxInt32, g1: -1})
 		}
 	}
 	w.spanRoot = make([][]int32, len(w.refs))

@@ -2,10 +2,12 @@ package analysis
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,6 +16,8 @@ import (
 	"orca/internal/reader"
 	"orca/internal/synth"
 	"orca/internal/testrec"
+
+	"golang.org/x/tools/txtar"
 )
 
 // TestChainsConserve follows the wait chains of every golden case of the
@@ -296,5 +300,35 @@ func TestChainAtLinks(t *testing.T) {
 	}
 	if some < 20 {
 		t.Errorf("only %d chains in all the cases", some)
+	}
+}
+
+// TestChainsFuzzCorpus checks the sweep against the walk per waiter on the
+// model's fuzz corpus of arbitrary .orca text (FuzzModelText's): broken
+// recordings, events out of order, owners that are not threads.
+func TestChainsFuzzCorpus(t *testing.T) {
+	paths, err := filepath.Glob("../model/testdata/fuzz/FuzzModelText/*")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lit, _ := strings.Cut(string(b), "[]byte(")
+		data, err := strconv.Unquote(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lit), ")")))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		_, res := testrec.Build(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(data)}}}, "fuzz")
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 2} {
+			got, gotTotal := Chains(v, nil, n)
+			want, wantTotal := chains(v, nil, n, true)
+			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", filepath.Base(p), n, gotTotal, got, wantTotal, want)
+			}
+		}
 	}
 }

@@ -13,10 +13,30 @@
 //   fresh-1, fresh-2   a new Object x then a new Object y, each thread its own (two plain
 //                      Objects nested in a fixed order): none, and no self-loop of Object
 //
-// main prints the locks' identity hashes:
+// The same over java.util.concurrent locks (with orca record --lock-order the agent keeps the
+// locks each thread owns; the second acquisition of a nesting parks):
 //
-//   EXPECT a=HASH b=HASH c=HASH d=HASH g=HASH e=HASH f=HASH p=HASH q=HASH
+//   jinv-1, jinv-2     ReentrantLocks: jinv-1 takes ja in outerJA (lock), then jb in innerJB;
+//                      jinv-2 takes jb in outerJB (tryLock), then ja in innerJA: one potential
+//                      deadlock, j.u.c. -> j.u.c.
+//   mix-1, mix-2       mix-1 holds the monitor ma (outerMA) and wants the ReentrantLock jm
+//                      (innerJM); mix-2 holds jm (outerJM, lockInterruptibly) and wants ma
+//                      (innerMA): one potential deadlock, monitor -> j.u.c. -> monitor
+//   jgate-1, jgate-2   jc then jd, and jd then jc, each inside the ReentrantLock jg: none
+//   jalone             jp then jq, later jq then jp, one thread: none
+//   rr-1, rr-2         rr-1 holds rw's read lock and wants the monitor mr; rr-2 holds mr and
+//                      wants rw's read lock (a holder has its write lock meanwhile): two readers
+//                      never wait for each other, none
+//
+// main prints the locks' identity hashes (a j.u.c. lock's: its synchronizer's, the object a
+// park names; read through reflection: --add-opens java.base/java.util.concurrent.locks):
+//
+//   EXPECT a=HASH b=HASH c=HASH d=HASH g=HASH e=HASH f=HASH p=HASH q=HASH ja=HASH jb=HASH
+//          ma=HASH jm=HASH jc=HASH jd=HASH jg=HASH jp=HASH jq=HASH mr=HASH rw=HASH (one line)
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class LockOrder {
     static final int HOLD_MS = 100;
@@ -39,6 +59,135 @@ public class LockOrder {
         t.start();
         t.join();
         holder.join();
+    }
+
+    static final ReentrantLock ja = new ReentrantLock(), jb = new ReentrantLock(), jm = new ReentrantLock(),
+            jc = new ReentrantLock(), jd = new ReentrantLock(), jg = new ReentrantLock(), jp = new ReentrantLock(),
+            jq = new ReentrantLock();
+    static final Object ma = new Object(), mr = new Object();
+    static final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
+
+    // contendedLock is contended for a j.u.c. lock: the holder holds second for HOLD_MS.
+    static void contendedLock(String name, Lock second, Runnable body) throws InterruptedException {
+        CountDownLatch taken = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            second.lock();
+            try {
+                taken.countDown();
+                sleep(HOLD_MS);
+            } finally {
+                second.unlock();
+            }
+        }, "holder-" + name);
+        holder.start();
+        taken.await();
+        Thread t = new Thread(body, name);
+        t.start();
+        t.join();
+        holder.join();
+    }
+
+    static void innerJB() {
+        jb.lock();
+        jb.unlock();
+    }
+
+    static void outerJA() {
+        ja.lock();
+        try {
+            innerJB();
+        } finally {
+            ja.unlock();
+        }
+    }
+
+    static void innerJA() {
+        ja.lock();
+        ja.unlock();
+    }
+
+    static void outerJB() {
+        if (!jb.tryLock()) throw new IllegalStateException("jb is free");
+        try {
+            innerJA();
+        } finally {
+            jb.unlock();
+        }
+    }
+
+    static void innerJM() {
+        jm.lock();
+        jm.unlock();
+    }
+
+    static void outerMA() {
+        synchronized (ma) {
+            innerJM();
+        }
+    }
+
+    static void innerMA() {
+        synchronized (ma) {
+        }
+    }
+
+    static void outerJM() {
+        try {
+            jm.lockInterruptibly();
+        } catch (InterruptedException x) {
+            return;
+        }
+        try {
+            innerMA();
+        } finally {
+            jm.unlock();
+        }
+    }
+
+    static void nestJ(Lock first, Lock second) {
+        first.lock();
+        try {
+            second.lock();
+            second.unlock();
+        } finally {
+            first.unlock();
+        }
+    }
+
+    static void gatedJ(Lock first, Lock second) {
+        jg.lock();
+        try {
+            nestJ(first, second);
+        } finally {
+            jg.unlock();
+        }
+    }
+
+    static void readThenMonitor() {
+        rw.readLock().lock();
+        try {
+            synchronized (mr) {
+            }
+        } finally {
+            rw.readLock().unlock();
+        }
+    }
+
+    static void monitorThenRead() {
+        synchronized (mr) {
+            rw.readLock().lock();
+            rw.readLock().unlock();
+        }
+    }
+
+    static int syncHash(Object lock) {
+        try {
+            java.lang.reflect.Field f = lock.getClass().getDeclaredField("sync");
+            f.setAccessible(true);
+            return System.identityHashCode(f.get(lock));
+        } catch (ReflectiveOperationException x) {
+            throw new IllegalStateException(x);
+        }
     }
 
     static void sleep(long ms) {
@@ -122,9 +271,57 @@ public class LockOrder {
             Object x = new Object(), y = new Object();
             contended(name, y, () -> nest(x, y));
         }
-        System.out.printf("EXPECT a=%08X b=%08X c=%08X d=%08X g=%08X e=%08X f=%08X p=%08X q=%08X%n",
-                System.identityHashCode(a), System.identityHashCode(b), System.identityHashCode(c),
-                System.identityHashCode(d), System.identityHashCode(g), System.identityHashCode(e),
-                System.identityHashCode(f), System.identityHashCode(p), System.identityHashCode(q));
+        contendedLock("jinv-1", jb, LockOrder::outerJA);
+        contendedLock("jinv-2", ja, LockOrder::outerJB);
+        contendedLock("mix-1", jm, LockOrder::outerMA);
+        contended("mix-2", ma, LockOrder::outerJM);
+        contendedLock("jgate-1", jd, () -> gatedJ(jc, jd));
+        contendedLock("jgate-2", jc, () -> gatedJ(jd, jc));
+        contended("rr-1", mr, LockOrder::readThenMonitor);
+        contendedLock("rr-2", rw.writeLock(), LockOrder::monitorThenRead);
+        // One thread, both orders, as alone.
+        CountDownLatch jfirst = new CountDownLatch(1), jheld = new CountDownLatch(1), qTaken = new CountDownLatch(1);
+        Thread jalone = new Thread(() -> {
+            nestJ(jp, jq);
+            jfirst.countDown();
+            try {
+                jheld.await();
+            } catch (InterruptedException x) {
+                return;
+            }
+            nestJ(jq, jp);
+        }, "jalone");
+        Thread jholdQ = new Thread(() -> {
+            jq.lock();
+            try {
+                qTaken.countDown();
+                sleep(HOLD_MS);
+            } finally {
+                jq.unlock();
+            }
+        }, "holder-jalone-q");
+        Thread jholdP = new Thread(() -> {
+            jp.lock();
+            try {
+                jheld.countDown();
+                sleep(HOLD_MS);
+            } finally {
+                jp.unlock();
+            }
+        }, "holder-jalone-p");
+        jholdQ.start();
+        qTaken.await();
+        jalone.start();
+        jfirst.await();
+        jholdQ.join();
+        jholdP.start();
+        jalone.join();
+        jholdP.join();
+        System.out.printf("EXPECT a=%08X b=%08X c=%08X d=%08X g=%08X e=%08X f=%08X p=%08X q=%08X", System.identityHashCode(a),
+                System.identityHashCode(b), System.identityHashCode(c), System.identityHashCode(d), System.identityHashCode(g),
+                System.identityHashCode(e), System.identityHashCode(f), System.identityHashCode(p), System.identityHashCode(q));
+        System.out.printf(" ja=%08X jb=%08X ma=%08X jm=%08X jc=%08X jd=%08X jg=%08X jp=%08X jq=%08X mr=%08X rw=%08X%n",
+                syncHash(ja), syncHash(jb), System.identityHashCode(ma), syncHash(jm), syncHash(jc), syncHash(jd),
+                syncHash(jg), syncHash(jp), syncHash(jq), System.identityHashCode(mr), syncHash(rw));
     }
 }

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/report"
 )
@@ -258,6 +260,44 @@ func TestPotentialDeadlocks(t *testing.T) {
 		}
 		if !reflect.DeepEqual(cycles, wantCycles) {
 			t.Errorf("potential deadlocks:\n%q\nwant\n%q", cycles, wantCycles)
+		}
+	})
+}
+
+// TestHeldNotBlocked: with --lock-order the agent lists a contender's held locks (a JVMTI call,
+// 7-70 us, ~4 ms at the 99th percentile) before it blocks, and the enter's (park's) time is taken
+// after that call, so the recorded blocked time is the thread's wait for the lock alone, not the
+// agent's. ORCA_TEST_SLOW_HELD_MS makes the call last 300 ms: LockOrder's holders keep each lock
+// for HOLD_MS (100 ms) from before their contender arrives, so by the end of the call the lock is
+// free and every contention of a nesting thread (monitors and j.u.c. locks, 20 of them) is
+// recorded at well under 100 ms; with the time taken before the call, each was 300 ms or more.
+func TestHeldNotBlocked(t *testing.T) {
+	t.Setenv("ORCA_TEST_SLOW_HELD_MS", "300")
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		_, prefix := recordLockOrder(t, j)
+		_, built := buildModel(t, prefix)
+		m := built.Model
+		n := 0
+		for _, th := range m.Threads {
+			if strings.HasPrefix(th.Name, "holder-") || th.Name == "main" || !strings.Contains("inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 jinv-1 jinv-2 mix-1 mix-2 jgate-1 jgate-2 jalone rr-1 rr-2", th.Name) {
+				continue
+			}
+			ends := map[format.Time]format.Time{} // a contention's start -> its end
+			for _, iv := range th.Intervals {
+				if iv.Shown() == model.Blocked {
+					ends[iv.Since] = max(ends[iv.Since], iv.End)
+				}
+			}
+			for since, end := range ends {
+				n++
+				if d := end - since; d >= format.Time(100*time.Millisecond) {
+					t.Errorf("%s: blocked %v at %v, want under 100 ms: the held-locks call (300 ms) is not the thread's wait", th.Name,
+						time.Duration(d), since)
+				}
+			}
+		}
+		if n != 20 {
+			t.Errorf("%d contentions of the nesting threads, want 20", n)
 		}
 	})
 }

@@ -1,7 +1,9 @@
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "core/counters.h"
 #include "hooks/held.h"
 #include "hotspot/objhash.h"
@@ -103,6 +105,13 @@ void held_read(void) {
     counter_add(CNT_HELD_UNREAD, 1);
     read_n = 0;
     read_info = NULL;
+  }
+  // A test aid: a call as slow as a loaded JVM's 99th percentile and more,
+  // whose time must not be recorded as blocked (TestHeldNotBlocked).
+  if (switches.test_slow_held_ms) {
+    struct timespec d = {switches.test_slow_held_ms / 1000, (long)(switches.test_slow_held_ms % 1000) * 1000000};
+    while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
+    }
   }
 }
 

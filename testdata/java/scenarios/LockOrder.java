@@ -34,6 +34,7 @@
 //   EXPECT a=HASH b=HASH c=HASH d=HASH g=HASH e=HASH f=HASH p=HASH q=HASH ja=HASH jb=HASH
 //          ma=HASH jm=HASH jc=HASH jd=HASH jg=HASH jp=HASH jq=HASH mr=HASH rw=HASH (one line)
 import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -43,22 +44,68 @@ public class LockOrder {
     static final Object a = new Object(), b = new Object(), c = new Object(), d = new Object(), g = new Object(),
             e = new Object(), f = new Object(), p = new Object(), q = new Object();
 
-    // contended runs body in a thread named name while a holder thread holds second for HOLD_MS
-    // (taken before body starts), and waits for both.
-    static void contended(String name, Object second, Runnable body) throws InterruptedException {
+    // contended runs body in a thread named name while a holder thread holds the second lock for
+    // HOLD_MS (hold takes it, runs its argument and sleeps; taken before body starts), and waits
+    // for both.
+    static void contended(String name, Consumer<Runnable> hold, Runnable body) throws InterruptedException {
         CountDownLatch taken = new CountDownLatch(1);
-        Thread holder = new Thread(() -> {
-            synchronized (second) {
-                taken.countDown();
-                sleep(HOLD_MS);
-            }
-        }, "holder-" + name);
+        Thread holder = new Thread(() -> hold.accept(taken::countDown), "holder-" + name);
         holder.start();
         taken.await();
         Thread t = new Thread(body, name);
         t.start();
         t.join();
         holder.join();
+    }
+
+    // monitor and locked hold a monitor or a j.u.c. lock for contended and bothOrders.
+    static Consumer<Runnable> monitor(Object o) {
+        return r -> {
+            synchronized (o) {
+                r.run();
+                sleep(HOLD_MS);
+            }
+        };
+    }
+
+    static Consumer<Runnable> locked(Lock l) {
+        return r -> {
+            l.lock();
+            try {
+                r.run();
+                sleep(HOLD_MS);
+            } finally {
+                l.unlock();
+            }
+        };
+    }
+
+    // bothOrders runs, in one thread named name, first (p then q) and later second (q then p),
+    // each one's second lock contended: holdQ holds q from before the thread starts, holdP holds p
+    // once first is done.
+    static void bothOrders(String name, Runnable first, Runnable second, Consumer<Runnable> holdQ, Consumer<Runnable> holdP)
+            throws InterruptedException {
+        CountDownLatch done = new CountDownLatch(1), held = new CountDownLatch(1), qTaken = new CountDownLatch(1);
+        Thread alone = new Thread(() -> {
+            first.run();
+            done.countDown();
+            try {
+                held.await();
+            } catch (InterruptedException x) {
+                return;
+            }
+            second.run();
+        }, name);
+        Thread hq = new Thread(() -> holdQ.accept(qTaken::countDown), "holder-" + name + "-q");
+        Thread hp = new Thread(() -> holdP.accept(held::countDown), "holder-" + name + "-p");
+        hq.start();
+        qTaken.await();
+        alone.start();
+        done.await();
+        hq.join();
+        hp.start();
+        alone.join();
+        hp.join();
     }
 
     static final ReentrantLock ja = new ReentrantLock(), jb = new ReentrantLock(), jm = new ReentrantLock(),
@@ -66,26 +113,6 @@ public class LockOrder {
             jq = new ReentrantLock();
     static final Object ma = new Object(), mr = new Object();
     static final ReentrantReadWriteLock rw = new ReentrantReadWriteLock();
-
-    // contendedLock is contended for a j.u.c. lock: the holder holds second for HOLD_MS.
-    static void contendedLock(String name, Lock second, Runnable body) throws InterruptedException {
-        CountDownLatch taken = new CountDownLatch(1);
-        Thread holder = new Thread(() -> {
-            second.lock();
-            try {
-                taken.countDown();
-                sleep(HOLD_MS);
-            } finally {
-                second.unlock();
-            }
-        }, "holder-" + name);
-        holder.start();
-        taken.await();
-        Thread t = new Thread(body, name);
-        t.start();
-        t.join();
-        holder.join();
-    }
 
     static void innerJB() {
         jb.lock();
@@ -230,93 +257,26 @@ public class LockOrder {
     }
 
     public static void main(String[] args) throws InterruptedException {
-        contended("inv-1", b, LockOrder::outerA);
-        contended("inv-2", a, LockOrder::outerB);
-        contended("gate-1", d, () -> gated(c, d));
-        contended("gate-2", c, () -> gated(d, c));
-        contended("fixed-1", f, () -> nest(e, f));
-        contended("fixed-2", f, () -> nest(e, f));
-        // One thread, both orders: its second nesting waits for a holder started meanwhile.
-        CountDownLatch first = new CountDownLatch(1), held = new CountDownLatch(1);
-        Thread alone = new Thread(() -> {
-            nest(p, q);
-            first.countDown();
-            try {
-                held.await();
-            } catch (InterruptedException x) {
-                return;
-            }
-            nest(q, p);
-        }, "alone");
-        Thread holdQ = new Thread(() -> {
-            synchronized (q) {
-                sleep(HOLD_MS);
-            }
-        }, "holder-alone-q");
-        Thread holdP = new Thread(() -> {
-            synchronized (p) {
-                held.countDown();
-                sleep(HOLD_MS);
-            }
-        }, "holder-alone-p");
-        holdQ.start();
-        while (holdQ.getState() != Thread.State.TIMED_WAITING) Thread.sleep(1);
-        alone.start();
-        first.await();
-        holdQ.join();
-        holdP.start();
-        alone.join();
-        holdP.join();
+        contended("inv-1", monitor(b), LockOrder::outerA);
+        contended("inv-2", monitor(a), LockOrder::outerB);
+        contended("gate-1", monitor(d), () -> gated(c, d));
+        contended("gate-2", monitor(c), () -> gated(d, c));
+        contended("fixed-1", monitor(f), () -> nest(e, f));
+        contended("fixed-2", monitor(f), () -> nest(e, f));
+        bothOrders("alone", () -> nest(p, q), () -> nest(q, p), monitor(q), monitor(p));
         for (String name : new String[] {"fresh-1", "fresh-2"}) {
             Object x = new Object(), y = new Object();
-            contended(name, y, () -> nest(x, y));
+            contended(name, monitor(y), () -> nest(x, y));
         }
-        contendedLock("jinv-1", jb, LockOrder::outerJA);
-        contendedLock("jinv-2", ja, LockOrder::outerJB);
-        contendedLock("mix-1", jm, LockOrder::outerMA);
-        contended("mix-2", ma, LockOrder::outerJM);
-        contendedLock("jgate-1", jd, () -> gatedJ(jc, jd));
-        contendedLock("jgate-2", jc, () -> gatedJ(jd, jc));
-        contended("rr-1", mr, LockOrder::readThenMonitor);
-        contendedLock("rr-2", rw.writeLock(), LockOrder::monitorThenRead);
-        // One thread, both orders, as alone.
-        CountDownLatch jfirst = new CountDownLatch(1), jheld = new CountDownLatch(1), qTaken = new CountDownLatch(1);
-        Thread jalone = new Thread(() -> {
-            nestJ(jp, jq);
-            jfirst.countDown();
-            try {
-                jheld.await();
-            } catch (InterruptedException x) {
-                return;
-            }
-            nestJ(jq, jp);
-        }, "jalone");
-        Thread jholdQ = new Thread(() -> {
-            jq.lock();
-            try {
-                qTaken.countDown();
-                sleep(HOLD_MS);
-            } finally {
-                jq.unlock();
-            }
-        }, "holder-jalone-q");
-        Thread jholdP = new Thread(() -> {
-            jp.lock();
-            try {
-                jheld.countDown();
-                sleep(HOLD_MS);
-            } finally {
-                jp.unlock();
-            }
-        }, "holder-jalone-p");
-        jholdQ.start();
-        qTaken.await();
-        jalone.start();
-        jfirst.await();
-        jholdQ.join();
-        jholdP.start();
-        jalone.join();
-        jholdP.join();
+        contended("jinv-1", locked(jb), LockOrder::outerJA);
+        contended("jinv-2", locked(ja), LockOrder::outerJB);
+        contended("mix-1", locked(jm), LockOrder::outerMA);
+        contended("mix-2", monitor(ma), LockOrder::outerJM);
+        contended("jgate-1", locked(jd), () -> gatedJ(jc, jd));
+        contended("jgate-2", locked(jc), () -> gatedJ(jd, jc));
+        contended("rr-1", monitor(mr), LockOrder::readThenMonitor);
+        contended("rr-2", locked(rw.writeLock()), LockOrder::monitorThenRead);
+        bothOrders("jalone", () -> nestJ(jp, jq), () -> nestJ(jq, jp), locked(jq), locked(jp));
         System.out.printf("EXPECT a=%08X b=%08X c=%08X d=%08X g=%08X e=%08X f=%08X p=%08X q=%08X", System.identityHashCode(a),
                 System.identityHashCode(b), System.identityHashCode(c), System.identityHashCode(d), System.identityHashCode(g),
                 System.identityHashCode(e), System.identityHashCode(f), System.identityHashCode(p), System.identityHashCode(q));

@@ -229,7 +229,10 @@ static void hook(JNIEnv *env, int cls, jint op, jobject o, jlong ret) {
   p->e[p->n].count = 1;
   p->e[p->n].mode = mode;
   p->n++;
-  // Its class once, named while the thread holds only this lock.
+  // Its class, once per object: a table read after the first; the first
+  // (JNI's GetObjectClass, a signature once per class) runs holding this
+  // lock, the one place the object is at hand. A lock made per call pays it
+  // at every acquire: with --lock-order only.
   if (orca_recording()) objclass_write(env, s->shard, s->hash, -1, sync, h);
 out:
   if (sync) (*env)->DeleteLocalRef(env, sync);

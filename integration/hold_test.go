@@ -111,12 +111,13 @@ func holdLocks(t *testing.T, rep *report.Report, monitor string) (mon, juc *repo
 	return mon, juc
 }
 
-// recordLockOrder records LockOrder.java with --lock-order; the JVM opens
-// java.util.concurrent.locks to it, which reads the locks' synchronizers for their hashes.
+// recordLockOrder records LockOrder.java with --lock-order and its j.u.c. part (juc); the
+// JVM opens java.util.concurrent.locks to it, which reads the locks' synchronizers for their
+// hashes.
 func recordLockOrder(t *testing.T, j jdk) (expect, string) {
 	t.Helper()
 	res, prefix := recordJVMcpWith(t, j, []string{"--lock-order"},
-		[]string{"--add-opens", "java.base/java.util.concurrent.locks=ALL-UNNAMED", "-cp", classes(t)}, "LockOrder")
+		[]string{"--add-opens", "java.base/java.util.concurrent.locks=ALL-UNNAMED", "-cp", classes(t)}, "LockOrder", "juc")
 	return expectOf(t, res, prefix)
 }
 

@@ -13,8 +13,8 @@
 //   fresh-1, fresh-2   a new Object x then a new Object y, each thread its own (two plain
 //                      Objects nested in a fixed order): none, and no self-loop of Object
 //
-// The same over java.util.concurrent locks (with orca record --lock-order the agent keeps the
-// locks each thread owns; the second acquisition of a nesting parks):
+// With the argument juc, the same over java.util.concurrent locks (with orca record --lock-order
+// the agent keeps the locks each thread owns; the second acquisition of a nesting parks):
 //
 //   jinv-1, jinv-2     ReentrantLocks: jinv-1 takes ja in outerJA (lock), then jb in innerJB;
 //                      jinv-2 takes jb in outerJB (tryLock), then ja in innerJA: one potential
@@ -28,11 +28,13 @@
 //                      wants rw's read lock (a holder has its write lock meanwhile): two readers
 //                      never wait for each other, none
 //
-// main prints the locks' identity hashes (a j.u.c. lock's: its synchronizer's, the object a
-// park names; read through reflection: --add-opens java.base/java.util.concurrent.locks):
+// main prints the locks' identity hashes (with juc also the j.u.c. locks': their synchronizers',
+// the objects a park names, read through reflection, which needs --add-opens
+// java.base/java.util.concurrent.locks=ALL-UNNAMED):
 //
-//   EXPECT a=HASH b=HASH c=HASH d=HASH g=HASH e=HASH f=HASH p=HASH q=HASH ja=HASH jb=HASH
-//          ma=HASH jm=HASH jc=HASH jd=HASH jg=HASH jp=HASH jq=HASH mr=HASH rw=HASH (one line)
+//   EXPECT a=HASH b=HASH c=HASH d=HASH g=HASH e=HASH f=HASH p=HASH q=HASH
+//   EXPECT a=HASH ... q=HASH ja=HASH jb=HASH ma=HASH jm=HASH jc=HASH jd=HASH jg=HASH jp=HASH jq=HASH
+//          mr=HASH rw=HASH (juc, one line)
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
@@ -268,6 +270,20 @@ public class LockOrder {
             Object x = new Object(), y = new Object();
             contended(name, monitor(y), () -> nest(x, y));
         }
+        boolean juc = args.length > 0 && args[0].equals("juc");
+        if (juc) juc();
+        System.out.printf("EXPECT a=%08X b=%08X c=%08X d=%08X g=%08X e=%08X f=%08X p=%08X q=%08X", System.identityHashCode(a),
+                System.identityHashCode(b), System.identityHashCode(c), System.identityHashCode(d), System.identityHashCode(g),
+                System.identityHashCode(e), System.identityHashCode(f), System.identityHashCode(p), System.identityHashCode(q));
+        if (juc) {
+            System.out.printf(" ja=%08X jb=%08X ma=%08X jm=%08X jc=%08X jd=%08X jg=%08X jp=%08X jq=%08X mr=%08X rw=%08X",
+                    syncHash(ja), syncHash(jb), System.identityHashCode(ma), syncHash(jm), syncHash(jc), syncHash(jd),
+                    syncHash(jg), syncHash(jp), syncHash(jq), System.identityHashCode(mr), syncHash(rw));
+        }
+        System.out.println();
+    }
+
+    static void juc() throws InterruptedException {
         contended("jinv-1", locked(jb), LockOrder::outerJA);
         contended("jinv-2", locked(ja), LockOrder::outerJB);
         contended("mix-1", locked(jm), LockOrder::outerMA);
@@ -277,11 +293,5 @@ public class LockOrder {
         contended("rr-1", monitor(mr), LockOrder::readThenMonitor);
         contended("rr-2", locked(rw.writeLock()), LockOrder::monitorThenRead);
         bothOrders("jalone", () -> nestJ(jp, jq), () -> nestJ(jq, jp), locked(jq), locked(jp));
-        System.out.printf("EXPECT a=%08X b=%08X c=%08X d=%08X g=%08X e=%08X f=%08X p=%08X q=%08X", System.identityHashCode(a),
-                System.identityHashCode(b), System.identityHashCode(c), System.identityHashCode(d), System.identityHashCode(g),
-                System.identityHashCode(e), System.identityHashCode(f), System.identityHashCode(p), System.identityHashCode(q));
-        System.out.printf(" ja=%08X jb=%08X ma=%08X jm=%08X jc=%08X jd=%08X jg=%08X jp=%08X jq=%08X mr=%08X rw=%08X%n",
-                syncHash(ja), syncHash(jb), System.identityHashCode(ma), syncHash(jm), syncHash(jc), syncHash(jd),
-                syncHash(jg), syncHash(jp), syncHash(jq), System.identityHashCode(mr), syncHash(rw));
     }
 }

@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "hotspot/hsstat.h"
 #include "hooks/inject.h"
+#include "hooks/held.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 #include "hooks/monitor.h"
@@ -121,6 +122,7 @@ static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   prop(ORCA_INFO_JAVA_HOME, "java.home");
   prop(ORCA_INFO_COMMAND, "sun.java.command");
   inject_bind_own(env);
+  held_bind(env);
   if (orca_recording()) live_init(env, t, 0);
   // ORCA_VERIFY_LIVE_HOOKS: the hooked classes' rewrite by retransformation, as an
   // attach applies it, then as a second attach does (inject.h).
@@ -224,6 +226,10 @@ static const char *core_once(JavaVM *vm) {
   hsstat_init();
   monitor_init();
   monitor_join_hooks(inject_join_wait, inject_join_waited);
+  // lockorder=yes: the locks held at each contended acquisition (held.h).
+  monitor_lock_order(held_on, held_read, held_write);
+  park_lock_order(held_on, held_read, held_write, held_lock);
+  inject_add_at_load(held_specs);
   pending_on_round(on_round);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,
   // "Module structure").
@@ -471,7 +477,7 @@ static const char *hooks(const start_way *way) {
     return why;
   }
   way->added(&want);
-  monitor_held_capability(want.can_get_owned_monitor_stack_depth_info);
+  held_capability(want.can_get_owned_monitor_stack_depth_info);
   have_compiled_load = want.can_generate_compiled_method_load_events;
 
   jvmtiEventCallbacks cb;
@@ -571,7 +577,8 @@ static void sampling(void) {
 static const char *start_recording(const start_way *way) {
   // The monitors a thread holds at each contended enter (monitor.c): known
   // once the capabilities are (hooks).
-  counters_prop(ORCA_INFO_HELD_MONITORS, monitor_held_fact());
+  counters_prop(ORCA_INFO_HELD_MONITORS, held_monitors_fact());
+  counters_prop(ORCA_INFO_HELD_LOCKS, held_locks_fact());
   sampling();
   const char *err = writer_start();
   if (err) return err;

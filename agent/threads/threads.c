@@ -32,6 +32,8 @@ static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 static void forget(tstate *s, JNIEnv *env) {
   free(s->inject);
   s->inject = NULL;
+  free(s->juc);
+  s->juc = NULL;
   free(s->vpark);
   s->vpark = NULL;
   if (pending_detach(&s->pending, env, s)) free(s);

@@ -19,6 +19,7 @@
 // header needs nothing of inject's). threads.c only creates, registers and
 // frees it.
 struct inject_tstate;
+struct juc_tstate;
 struct vpark_tstate;
 typedef struct tstate {
   uint32_t hash;        // the thread's key (thread_key): the identity hash of its
@@ -33,6 +34,7 @@ typedef struct tstate {
   int gen;              // a virtual thread's: the recording (threads_new_recording) its ThreadStarted is in
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
+  struct juc_tstate *juc;         // the j.u.c. locks held (hooks/juc.c, lockorder=yes), NULL before the first
   int join_depth;       // >0 inside Thread.join (inject.c): its waits are the join's, not recorded (monitor.c)
   int join_wait;        // 1 while the wait native runs Thread.join's wait, seen as the join (inject_join_wait)
   struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first

@@ -525,10 +525,11 @@ static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   // they fill (100 000 virtual threads write more than they hold).
   if (opt.snapshot && a->alive % 2048 == 2047) writer_drain();
   int shard = 0;
-  uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
+  jint st = 0;
+  uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard, &st);
   if (!h) return;
   a->alive++;
-  int r = snapshot_virtual(env, vt, h, shard, a->ts, blocker_of);
+  int r = snapshot_virtual(env, vt, st, h, shard, a->ts, blocker_of);
   if (r > 0) a->blocked++;
   else if (r < 0) a->skipped++;
 }
@@ -762,6 +763,7 @@ static void snapshot_now(JNIEnv *env, jthread self) {
   at_attach va = {.ts = ts};
   int64_t listed = 0;
   const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
+  threads_virtual_listed_free();
   snprintf(n, sizeof n, "%d", alive + va.alive);
   counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
   snprintf(n, sizeof n, "%d", blocked + va.blocked);

@@ -499,15 +499,15 @@ static const char *hooks(const start_way *way) {
 }
 
 // blocker_of is park_blocker for the attach's snapshot (another thread's
-// park: t, its hash thread, written on shard).
+// park: t, its hash thread, written on shard). park_blocker reads of the
+// state only its hash and shard: one state serves every call (an attach
+// runs one at a time, under rec_lock), not a calloc and free of a state
+// (4.3 kB) for each of 100 000 parked virtual threads.
 static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode) {
-  tstate *s = calloc(1, sizeof *s);
-  if (!s) return 0;
-  s->hash = thread;
-  s->shard = shard;
-  uint32_t b = park_blocker(env, s, ts, t, owner, mode);
-  free(s);
-  return b;
+  static tstate s;
+  s.hash = thread;
+  s.shard = shard;
+  return park_blocker(env, &s, ts, t, owner, mode);
 }
 
 // The virtual threads at an attach (JVMTI lists only platform threads),

@@ -505,15 +505,15 @@ static const char *hooks(const start_way *way) {
 }
 
 // blocker_of is park_blocker for the attach's snapshot (another thread's
-// park: t, its hash thread, written on shard).
+// park: t, its hash thread, written on shard). park_blocker reads of the
+// state only its hash and shard: one state serves every call (an attach
+// runs one at a time, under rec_lock), not a calloc and free of a state
+// (4.3 kB) for each of 100 000 parked virtual threads.
 static uint32_t blocker_of(JNIEnv *env, uint32_t thread, int shard, int64_t ts, jthread t, uint32_t *owner, int *mode) {
-  tstate *s = calloc(1, sizeof *s);
-  if (!s) return 0;
-  s->hash = thread;
-  s->shard = shard;
-  uint32_t b = park_blocker(env, s, ts, t, owner, mode);
-  free(s);
-  return b;
+  static tstate s;
+  s.hash = thread;
+  s.shard = shard;
+  return park_blocker(env, &s, ts, t, owner, mode);
 }
 
 // The virtual threads at an attach (JVMTI lists only platform threads),
@@ -531,10 +531,11 @@ static void virtual_at_attach(JNIEnv *env, jthread vt, void *arg) {
   // they fill (100 000 virtual threads write more than they hold).
   if (opt.snapshot && a->alive % 2048 == 2047) writer_drain();
   int shard = 0;
-  uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard);
+  jint st = 0;
+  uint32_t h = threads_virtual_existing_at(env, vt, a->ts, &shard, &st);
   if (!h) return;
   a->alive++;
-  int r = snapshot_virtual(env, vt, h, shard, a->ts, blocker_of);
+  int r = snapshot_virtual(env, vt, st, h, shard, a->ts, blocker_of);
   if (r > 0) a->blocked++;
   else if (r < 0) a->skipped++;
 }
@@ -769,6 +770,7 @@ static void snapshot_now(JNIEnv *env, jthread self) {
   at_attach va = {.ts = ts};
   int64_t listed = 0;
   const char *unseen = vthread_each(env, virtual_at_attach, &va, &listed);
+  threads_virtual_listed_free();
   snprintf(n, sizeof n, "%d", alive + va.alive);
   counters_prop(ORCA_INFO_ALIVE_AT_ATTACH, n);
   snprintf(n, sizeof n, "%d", blocked + va.blocked);

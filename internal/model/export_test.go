@@ -55,3 +55,7 @@ func Bare(t *Thread) Thread {
 	c.Intervals, c.spill = nil, spillRef{}
 	return c
 }
+
+// MaxIvBlock is the size of the largest block of a thread's
+// intervals in the fold (ivList).
+const MaxIvBlock = maxIvBlock

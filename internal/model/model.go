@@ -637,6 +637,11 @@ type Model struct {
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int
+	// PeakIntervals is the most intervals the fold held in memory at once:
+	// all of them, but with Options.DropIntervals, which gives up those
+	// fed to the spill and behind the split of the threads' windows
+	// (docs/streaming.md).
+	PeakIntervals int
 	// Samples counts the threads' samples; SchedTimes is set when the
 	// recording has ThreadCPU lines (the threads' scheduler times).
 	Samples    int

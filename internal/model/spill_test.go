@@ -1,15 +1,19 @@
 package model_test
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -165,5 +169,51 @@ func TestSpillGivenUp(t *testing.T) {
 	}
 	if got, want := res.Model.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) || len(want) == 0 {
 		t.Errorf("without the spill it could not make, %d locks' holders; built without one, %d", len(got), len(want))
+	}
+}
+
+// TestSpillBounded folds a synthetic recording shaped like a busy server's
+// (internal/synth: long-lived threads, every event paired) with the spill
+// and Options.DropIntervals: the fold must give up each thread's intervals
+// once they are in the spill and behind the split of its windows, so that
+// it never holds more than a few blocks a thread alive (Model.PeakIntervals),
+// and the model must be the one built keeping them.
+func TestSpillBounded(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 7, Threads: 8, Monitors: 12, Semaphores: 4, Size: 8 << 20, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	_, mem := testrec.Open(t, prefix)
+	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+	m := res.Model
+	checkDropped(t, mem.Model, m)
+	if got, want := m.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
+		t.Errorf("what the holders did, from the spill, differs from the model's in memory")
+	}
+	// The most threads alive at once: each holds its own blocks.
+	total, alive := 0, 0
+	type change struct {
+		at format.Time
+		d  int // +1: a thread starts, -1: one ends
+	}
+	var lives []change
+	for _, th := range mem.Model.Threads {
+		total += len(th.Intervals)
+		lives = append(lives, change{th.Start, 1}, change{th.End + 1, -1})
+	}
+	slices.SortStableFunc(lives, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	for n, i := 0, 0; i < len(lives); i++ {
+		n += lives[i].d
+		alive = max(alive, n)
+	}
+	if mem.Model.PeakIntervals != total {
+		t.Errorf("kept, the fold held at most %d intervals of %d", mem.Model.PeakIntervals, total)
+	}
+	t.Logf("%d intervals, %d threads (at most %d alive at once): at most %d held with the spill", total, len(m.Threads), alive, m.PeakIntervals)
+	// A thread alive holds at most its last blocks: the one being filled
+	// and the one before it, behind the split of its windows (a ThreadCPU
+	// line's period) or its open states'.
+	if bound := 2 * MaxIvBlock * alive; m.PeakIntervals > bound || m.PeakIntervals*10 > total {
+		t.Errorf("with the spill, the fold held up to %d of the %d intervals at once; want at most %d, and a tenth", m.PeakIntervals, total, bound)
 	}
 }

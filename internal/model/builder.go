@@ -113,11 +113,20 @@ type Builder struct {
 	// into (ivsFrom).
 	spillBuf []Interval
 	// shutAt: the start of the first state of a thread at a stack of the
-	// JVM's shutdown (findShutdown), noted as its intervals are fed;
-	// shutOf caches whether a stack is one (0: not yet known, 1: no, 2:
-	// yes).
+	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time
-	shutOf []uint8
+	// stackMark, when set (Options.StackMark), marks the stacks of the
+	// intervals fed into their thread's StackMarks; bits caches, per
+	// stack, whether it is one of the shutdown and its mark (stackBits).
+	stackMark func([]format.Frame) uint8
+	bits      []stackBits
+}
+
+// stackBits is what the fold notes of a stack: its mark
+// (Options.StackMark), and whether it is one of the shutdown.
+type stackBits struct {
+	known, shut bool
+	mark        uint8
 }
 
 // sealMargin is how far behind the fold's latest time the windows between
@@ -767,12 +776,15 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 		// of a state still open, which seal does not feed.
 		b.spill.add(&t.spill.ivs, bytesOf(ivs))
 	}
-	if b.shutdown != nil {
+	if b.shutdown != nil || b.stackMark != nil {
 		// The first state at a stack of the shutdown: the earliest Since
 		// of those intervals (a state's first segment begins at its
 		// Since, so none begins before the one first by its start).
 		for i := range ivs {
-			if iv := &ivs[i]; b.shutStack(iv.Stack) {
+			iv := &ivs[i]
+			sb := b.stackBits(iv.Stack)
+			t.StackMarks |= sb.mark
+			if sb.shut {
 				if at, ok := b.shutAt[t.ID]; !ok || iv.Since < at {
 					b.shutAt[t.ID] = iv.Since
 				}
@@ -782,19 +794,22 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 	ts.fed += len(ivs)
 }
 
-// shutStack reports whether id is a stack of the JVM's shutdown
-// (ShutdownStack), cached.
-func (b *Builder) shutStack(id StackID) bool {
-	if int(id) >= len(b.shutOf) {
-		b.shutOf = append(b.shutOf, make([]uint8, int(id)+1-len(b.shutOf))...)
+// stackBits returns what the fold notes of stack id, cached.
+func (b *Builder) stackBits(id StackID) stackBits {
+	if int(id) >= len(b.bits) {
+		b.bits = append(b.bits, make([]stackBits, int(id)+1-len(b.bits))...)
 	}
-	if b.shutOf[id] == 0 {
-		b.shutOf[id] = 1
-		if fr := b.frames(); int(id) < len(fr) && len(fr[id]) > 0 && b.shutdown(fr[id]) {
-			b.shutOf[id] = 2
+	sb := &b.bits[id]
+	if !sb.known {
+		sb.known = true
+		if fr := b.frames(); int(id) < len(fr) && len(fr[id]) > 0 {
+			sb.shut = b.shutdown != nil && b.shutdown(fr[id])
+			if b.stackMark != nil {
+				sb.mark = b.stackMark(fr[id])
+			}
 		}
 	}
-	return b.shutOf[id] == 2
+	return *sb
 }
 
 // release gives up the blocks of ts's intervals that no part of the fold

@@ -48,11 +48,13 @@ func SpillFile(m *Model) *os.File {
 	return m.spill.f
 }
 
-// Bare returns a copy of t without its intervals and where the spill has
-// them: what a model built with Options.DropIntervals keeps of a thread.
+// Bare returns a copy of t without its intervals, where the spill has
+// them, its tail and its stacks' marks: what a model built with
+// Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
 	c.Intervals, c.spill = nil, spillRef{}
+	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	return c
 }
 

@@ -77,6 +77,7 @@ func (b *Builder) Finalize() *Model {
 					slices.SortStableFunc(t.Intervals, byStart)
 				}
 			}
+			b.tail(ts)
 			b.held -= ts.ivs.held()
 			ts.ivs = ivList{}
 		} else {
@@ -163,11 +164,45 @@ func (b *Builder) findShutdown() {
 		}
 	}
 	for _, t := range m.Threads {
-		if ShutdownThread(t.Name) || b.shutdown != nil && b.shutStack(t.StartedAt) {
+		if ShutdownThread(t.Name) || b.shutdown != nil && b.stackBits(t.StartedAt).shut {
 			at(t.Start)
 		}
 		if since, ok := b.shutAt[t.ID]; ok {
 			at(since)
 		}
 	}
+}
+
+// tail keeps, with Options.DropIntervals, the last of ts's intervals that
+// the readers at the end want (Model.TailOf): its open segments at the
+// end, and from the last that began before the thread's end. From what
+// the fold still holds of them, and the copies of the last given up
+// (ivList.last); where that is not enough, or the intervals were not
+// added in order (Finalize would sort them), none: the readers read the
+// thread's back.
+func (b *Builder) tail(ts *tstate) {
+	l, t := &ts.ivs, &ts.t
+	if l.unsorted {
+		return
+	}
+	mem := make([]Interval, 0, len(l.last)+l.held())
+	mem = append(mem, l.last...)
+	l.each(l.base, func(blk []Interval) bool {
+		mem = append(mem, blk...)
+		return true
+	})
+	lo := l.len() - len(mem) // the index of mem[0] among the thread's intervals
+	j := len(mem)
+	for j > 0 && mem[j-1].Open {
+		j--
+	}
+	k := len(mem) - 1
+	for k >= 0 && mem[k].Start >= t.End {
+		k--
+	}
+	if lo > 0 && (j == 0 || k < 0) {
+		return // the open segments, or the ones at the end, may go on before
+	}
+	j = min(j, max(k, 0))
+	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), lo+j, true
 }

@@ -109,7 +109,19 @@ type ivList struct {
 	cur  []Interval
 	base int
 	grow int // the capacity of the block before cur, when cur was given up
+	// last: copies of the last intervals given up with cur (at most
+	// tailKeep), for the thread's tail at the end (Builder.tail).
+	last []Interval
+	// unsorted: an interval was added before the one added before it
+	// (Finalize sorts them then); prev is the start of the last added.
+	unsorted bool
+	prev     format.Time
 }
+
+// tailKeep is how many of the last intervals given up an ivList keeps
+// copies of: a thread's tail is its open segments at the end (a few
+// states nested) and the one before.
+const tailKeep = 8
 
 func (l *ivList) add(iv Interval) {
 	if len(l.cur) == cap(l.cur) {
@@ -118,6 +130,10 @@ func (l *ivList) add(iv Interval) {
 		}
 		l.cur = make([]Interval, 0, min(max(2*cap(l.cur), 2*l.grow, 4), maxIvBlock))
 	}
+	if iv.Start < l.prev {
+		l.unsorted = true
+	}
+	l.prev = iv.Start
 	l.cur = append(l.cur, iv)
 }
 
@@ -177,6 +193,7 @@ func (l *ivList) dropFront(upto int) int {
 	for len(l.full) > 0 && l.base+len(l.full[0]) <= upto {
 		l.base += len(l.full[0])
 		n += len(l.full[0])
+		l.keepLast(l.full[0])
 		l.full[0] = nil
 		l.full = l.full[1:]
 	}
@@ -184,12 +201,23 @@ func (l *ivList) dropFront(upto int) int {
 		// The last block too: the next one grows as if it were kept.
 		l.base += len(l.cur)
 		n += len(l.cur)
+		l.keepLast(l.cur)
 		l.grow, l.cur = cap(l.cur), nil
 	}
 	if len(l.full) == 0 {
 		l.full = nil // its array held the blocks given up
 	}
 	return n
+}
+
+// keepLast keeps copies of the last intervals of blk, a block given up,
+// in last: with those kept before, the last tailKeep given up.
+func (l *ivList) keepLast(blk []Interval) {
+	blk = blk[max(len(blk)-tailKeep, 0):]
+	if k := len(l.last) + len(blk) - tailKeep; k > 0 {
+		l.last = append(l.last[:0], l.last[min(k, len(l.last)):]...)
+	}
+	l.last = append(l.last, blk...)
 }
 
 // all returns the intervals in one slice and empties the list; none may

@@ -38,8 +38,12 @@ func TestSpill(t *testing.T) {
 				_, mem := testrec.Open(t, prefix)
 				tmp := t.TempDir()
 				var res *Result
+				opt := Options{Spill: true, SpillDir: tmp}
+				if way == "drop" {
+					opt.DropIntervals, opt.StackMark = true, testMark
+				}
 				build := func() {
-					_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: tmp, DropIntervals: way == "drop"})
+					_, res = testrec.OpenWith(t, prefix, opt)
 				}
 				if way == "dir" {
 					SpillNoTmpfile(build)
@@ -89,10 +93,28 @@ func checkDropped(t *testing.T, mem, m *Model) {
 	if m.Shutdown != mem.Shutdown {
 		t.Errorf("the shutdown at %v, in memory at %v", m.Shutdown, mem.Shutdown)
 	}
-	var buf []Interval
+	var buf, tbuf []Interval
 	for i, th := range m.Threads {
 		if th.Intervals != nil {
 			t.Errorf("thread %v kept its intervals", th.ID)
+		}
+		// Its tail: the intervals from at on, with every open segment at
+		// the end and the last that began before its end.
+		all := mem.Threads[i].Intervals
+		tail, at := m.TailOf(th, &tbuf)
+		if at < 0 || at > len(all) || !reflect.DeepEqual(tail, all[at:]) && len(tail)+len(all[at:]) > 0 {
+			t.Errorf("thread %v: its tail from %d %+v; its intervals %+v", th.ID, at, tail, all)
+		} else if at > 0 && (all[at-1].Open || !slices.ContainsFunc(tail, func(iv Interval) bool { return iv.Start < th.End })) {
+			t.Errorf("thread %v: its tail from %d misses an open segment or the last that began before its end %v: %+v", th.ID, at, th.End, all)
+		}
+		if m.StackMarked {
+			var mark uint8
+			for _, iv := range all {
+				mark |= testMark(m.Stacks[iv.Stack])
+			}
+			if th.StackMarks != mark {
+				t.Errorf("thread %v: its stacks marked %b, its intervals' %b", th.ID, th.StackMarks, mark)
+			}
 		}
 		if got, want := Bare(th), Bare(mem.Threads[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("thread %v: %+v, built keeping its intervals %+v", th.ID, got, want)
@@ -184,9 +206,19 @@ func TestSpillBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, mem := testrec.Open(t, prefix)
-	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
 	m := res.Model
 	checkDropped(t, mem.Model, m)
+	tails := 0 // threads whose tail the model kept, short of all their intervals
+	var buf []Interval
+	for _, th := range m.Threads {
+		if _, at := m.TailOf(th, &buf); at > 0 {
+			tails++
+		}
+	}
+	if tails < len(m.Threads)/2 {
+		t.Errorf("the tails of %d threads of %d kept: the readers at the end read the others back", tails, len(m.Threads))
+	}
 	if got, want := m.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
 		t.Errorf("what the holders did, from the spill, differs from the model's in memory")
 	}
@@ -216,4 +248,13 @@ func TestSpillBounded(t *testing.T) {
 	if bound := 2 * MaxIvBlock * alive; m.PeakIntervals > bound || m.PeakIntervals*10 > total {
 		t.Errorf("with the spill, the fold held up to %d of the %d intervals at once; want at most %d, and a tenth", m.PeakIntervals, total, bound)
 	}
+}
+
+// testMark marks a stack (Options.StackMark) by its depth; the empty
+// stack, which is never asked, with nothing.
+func testMark(fr []format.Frame) uint8 {
+	if len(fr) == 0 {
+		return 0
+	}
+	return 1 << (len(fr) % 8)
 }

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"orca/internal/analysis"
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
@@ -93,7 +94,8 @@ func TestGolden(t *testing.T) {
 					if ljs.String() != js.String() {
 						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
-					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true,
+						StackMark: analysis.JDKStackMark(rec.FrameName)})
 					if err != nil {
 						t.Fatal(err)
 					}

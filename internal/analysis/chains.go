@@ -346,6 +346,9 @@ type chainWalk struct {
 	tails  []int32 // by union span of the lock walked, the end of its pieces
 	// ends: by thread, the end of each block of its intervals (find).
 	ends [][]format.Time
+	// at: ChainAt's answer, taken at the walk's one emit instead of a
+	// credit.
+	at *Path
 }
 
 // lock walks lock li's union spans ss (its spans' tails, as its waiters
@@ -671,6 +674,13 @@ func (w *chainWalk) emit(root format.ThreadID, state int, a, b format.Time, dept
 	if b <= a {
 		return
 	}
+	if w.at != nil {
+		w.at.Root, w.at.RootState = root, rootStateName(state)
+		for _, h := range w.path {
+			w.at.Links = append(w.at.Links, Link{From: h.from, To: h.to, How: hows[h.how], Object: h.obj})
+		}
+		return
+	}
 	ai, ok := w.accOf[root]
 	if !ok {
 		ai = int32(len(w.accs))
@@ -686,4 +696,37 @@ func (w *chainWalk) emit(root format.ThreadID, state int, a, b format.Time, dept
 		return
 	}
 	w.credit(w.top, w.path[0], &p, b-a)
+}
+
+// Path is the wait chain of one thread at one instant (ChainAt).
+type Path struct {
+	// Links are the steps from the thread to the root, in order: Links[0]
+	// is the thread's own (its From the thread), each next one's From the
+	// one before's To; their Time is 0. None when the thread waited for no
+	// one then: it is its own root.
+	Links []Link
+	// Root is the thread the chain ends at; RootState what it was doing
+	// then, as Chain.RootState says it ("cycle": the last link's To is a
+	// thread of the chain, which waited for the next as the links say).
+	Root      format.ThreadID
+	RootState string
+}
+
+// ChainAt follows thread th's wait chain at instant at to its root: the
+// walk Chains makes for each stretch of a blocked interval, made for the
+// one instant [at, at+1 ns), so that each step is one Chains counts (a
+// contention to its blamed holder, a join, a wait to its notifier, a park
+// to its unparker, a semaphore's acquire to its releaser) and the root the
+// one Chains blames then. It costs a search of each chain thread's
+// intervals: a viewer asks it per click.
+func ChainAt(m *model.Model, th format.ThreadID, at format.Time) Path {
+	var p Path
+	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),
+		ends: make([][]format.Time, len(m.Threads)), accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}},
+		child: map[pathKey]int32{}, at: &p}
+	for i, t := range m.Threads {
+		w.idx[t.ID] = int32(i)
+	}
+	w.resolve(th, at, at+1)
+	return p
 }

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"fmt"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -124,4 +126,121 @@ func chainCases(t *testing.T) []string {
 		t.Fatalf("only %d cases", len(paths))
 	}
 	return paths
+}
+
+// TestChainAt follows the chains of report's case chains at instants of
+// known answers (the case's text gives them), and of its case deadlock (a
+// cycle, and a join behind it).
+func TestChainAt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		at   float64 // seconds since the first event
+		th   format.ThreadID
+		want string
+	}{
+		// leaf behind mid on B1, mid behind sleeper on A1, sleeper sleeping.
+		{"chains", 1.5, 0xC, "0000000C monitor 000000B1 0000000B, 0000000B monitor 000000A1 0000000A: 0000000A sleeping"},
+		{"chains", 1.5, 0xB, "0000000B monitor 000000A1 0000000A: 0000000A sleeping"},
+		// sleeper runs from 1.8.
+		{"chains", 1.9, 0xC, "0000000C monitor 000000B1 0000000B, 0000000B monitor 000000A1 0000000A: 0000000A runnable"},
+		// mid got A1 at 2.0 and runs.
+		{"chains", 2.05, 0xC, "0000000C monitor 000000B1 0000000B: 0000000B runnable"},
+		// leaf got B1 at 2.1.
+		{"chains", 2.2, 0xC, ": 0000000C runnable"},
+		// joiner behind behind-waiter (a join), behind-waiter behind waiter
+		// on E1; waiter's wait ended by no notify: its own root.
+		{"chains", 3.2, 0xF, "0000000F join 00000000 0000000E, 0000000E monitor 000000E1 0000000D: 0000000D waiting"},
+		// The cycle: left behind right on B00B, right behind left on A00A.
+		{"deadlock", 2, 0xA, "0000000A monitor 0000B00B 0000000B, 0000000B monitor 0000A00A 0000000A: 0000000A cycle"},
+		{"deadlock", 2, 0xB, "0000000B monitor 0000A00A 0000000A, 0000000A monitor 0000B00B 0000000B: 0000000A cycle"},
+		// main joins left, in the cycle.
+		{"deadlock", 2, 0x1, "00000001 join 00000000 0000000A, 0000000A monitor 0000B00B 0000000B, 0000000B monitor 0000A00A 0000000A: 0000000A cycle"},
+		// Before right blocked, right is left's root.
+		{"deadlock", 0.5005, 0xA, "0000000A monitor 0000B00B 0000000B: 0000000B runnable"},
+	} {
+		ar := testrec.Parse(t, "../report/testdata/"+c.name+".txtar")
+		_, res := testrec.Build(t, ar, c.name)
+		m := res.Model
+		p := ChainAt(m, c.th, m.Start+format.Time(c.at*1e9))
+		var links []string
+		for _, l := range p.Links {
+			links = append(links, fmt.Sprintf("%v %s %v %v", l.From, l.How, l.Object, l.To))
+		}
+		if got := strings.Join(links, ", ") + ": " + p.Root.String() + " " + p.RootState; got != c.want {
+			t.Errorf("%s at %v, thread %v: %q, want %q", c.name, c.at, c.th, got, c.want)
+		}
+	}
+}
+
+// TestChainAtLinks follows the chain at the middle of every blocked
+// interval of every golden case: its first step is to the holder the
+// contention blames then (none: the thread is its own root, blocked), the
+// steps follow one another, and the root is the last step's thread, or,
+// in a cycle, the smallest id of the cycle's threads.
+func TestChainAtLinks(t *testing.T) {
+	some := 0
+	for _, path := range chainCases(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar := testrec.Parse(t, path)
+		_, res := testrec.Build(t, ar, name)
+		m := res.Model
+		for _, th := range m.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				if !iv.Acquire && iv.State != model.Blocked || iv.End <= iv.Start {
+					continue
+				}
+				at := iv.Start + (iv.End-iv.Start)/2
+				if at < th.Start || at >= th.End {
+					continue
+				}
+				var owner format.ThreadID
+				for sp := range m.BlameSpans(th.ID, iv) {
+					if sp.Start <= at && at < sp.End && sp.Owner != th.ID {
+						owner = sp.Owner
+					}
+				}
+				p := ChainAt(m, th.ID, at)
+				where := fmt.Sprintf("%s: thread %v at %v: %+v", name, th.ID, at-m.Start, p)
+				if owner == 0 {
+					if len(p.Links) != 0 || p.Root != th.ID || p.RootState != "blocked" {
+						t.Errorf("%s: want its own root, blocked", where)
+					}
+					continue
+				}
+				some++
+				if len(p.Links) == 0 || p.Links[0].From != th.ID || p.Links[0].To != owner || p.Links[0].Object != iv.Object {
+					t.Errorf("%s: want a first step to %v on %v", where, owner, iv.Object)
+					continue
+				}
+				for k := 1; k < len(p.Links); k++ {
+					if p.Links[k].From != p.Links[k-1].To {
+						t.Errorf("%s: step %d does not follow", where, k)
+					}
+				}
+				last := p.Links[len(p.Links)-1].To
+				if p.RootState != "cycle" {
+					if p.Root != last {
+						t.Errorf("%s: root is not the last step's thread", where)
+					}
+					continue
+				}
+				k := slices.IndexFunc(p.Links, func(l Link) bool { return l.From == last })
+				if k < 0 {
+					t.Errorf("%s: a cycle that does not close", where)
+					continue
+				}
+				root := last
+				for _, l := range p.Links[k:] {
+					root = min(root, l.From)
+				}
+				if p.Root != root {
+					t.Errorf("%s: cycle root %v, want %v", where, p.Root, root)
+				}
+			}
+		}
+	}
+	if some < 20 {
+		t.Errorf("only %d chains in all the cases", some)
+	}
 }

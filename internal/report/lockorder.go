@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"orca/internal/analysis"
@@ -76,22 +77,34 @@ func nonEmptyClass(c string) *string {
 	return &c
 }
 
-// potentialSection prints the potential deadlocks, when the recording
-// lists what threads held at their contended enters (.info held_monitors):
-// else nothing, or why they were not looked for.
-func (r *Report) potentialSection(t *textWriter) {
+// PotentialNote is what the report says in place of a list of potential
+// deadlocks when it has none: that none were found, or that they were
+// not looked for and why (the recording does not say what threads held
+// at their contended enters: .info held_monitors not "yes"); "" when it
+// has some, or says nothing (a recording without .info held_monitors).
+// orca view shows the same line.
+func (r *Report) PotentialNote() string {
 	switch {
 	case len(r.PotentialDeadlocks) > 0:
+		return ""
 	case r.heldMonitors == "yes":
-		t.section("No potential deadlocks: no two threads nested contended monitors in opposite orders.")
-		return
+		return "No potential deadlocks: no two threads nested contended monitors in opposite orders."
 	case strings.HasPrefix(r.heldMonitors, "no: off"):
-		t.section("Potential deadlocks: not looked for (orca record --lock-order looks for them).")
-		return
+		return "Potential deadlocks: not looked for (orca record --lock-order looks for them)."
 	case r.heldMonitors != "":
-		t.section("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)
-		return
-	default:
+		return fmt.Sprintf("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)
+	}
+	return ""
+}
+
+// potentialSection prints the potential deadlocks, when the recording
+// lists what threads held at their contended enters (.info held_monitors):
+// else nothing, or why they were not looked for (PotentialNote).
+func (r *Report) potentialSection(t *textWriter) {
+	if len(r.PotentialDeadlocks) == 0 {
+		if note := r.PotentialNote(); note != "" {
+			t.section("%s", note)
+		}
 		return
 	}
 	t.section("POTENTIAL DEADLOCKS: %d (lock-order inversions: none deadlocked, but these nestings would if they ran at once)",

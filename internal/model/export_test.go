@@ -61,3 +61,6 @@ func Bare(t *Thread) Thread {
 // MaxIvBlock is the size of the largest block of a thread's
 // intervals in the fold (ivList).
 const MaxIvBlock = maxIvBlock
+
+// SortByStart is the holders' fold's stable sort of a lock's blame spans.
+var SortByStart = sortByStart

@@ -194,7 +194,7 @@ type stackKind struct {
 // and overwritten): their union, each instant the holder of the span that
 // began first.
 func newDoingFold(ss []OwnerSpan) *doingFold {
-	slices.SortStableFunc(ss, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
+	sortByStart(ss)
 	// The union is written over ss as it is read: it never gets ahead.
 	d := &Doing{Spans: ss[:0]}
 	for _, s := range ss {
@@ -300,4 +300,60 @@ func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpa
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}
+}
+
+// sortByStart sorts ss by Start, stably, as slices.SortStableFunc would:
+// by merging its runs already in order, with a buffer. A lock's blame
+// spans come thread by thread, each thread's in time order, so there are
+// about as many runs as threads blocked on it: O(n log runs) and plain
+// copies, where the sort in place (insertion sorts and rotations) took
+// 3-4 % of orca report's CPU on the 128 MB synthetic recording.
+func sortByStart(ss []OwnerSpan) {
+	// The runs' bounds: run k is ss[bounds[k]:bounds[k+1]].
+	bounds := []int{0}
+	for i := 1; i < len(ss); i++ {
+		if ss[i].Start < ss[i-1].Start {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return // in order already
+	}
+	bounds = append(bounds, len(ss))
+	src, dst := ss, make([]OwnerSpan, len(ss))
+	for len(bounds) > 2 {
+		next := bounds[:1]
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo, mid := bounds[k], bounds[k+1]
+			hi := mid
+			if k+2 < len(bounds) {
+				hi = bounds[k+2]
+			}
+			mergeByStart(dst[lo:hi], src[lo:mid], src[mid:hi])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	if &src[0] != &ss[0] {
+		copy(ss, src)
+	}
+}
+
+// mergeByStart merges a and b, each in order of Start, into dst, a's
+// first at equal starts (stable).
+func mergeByStart(dst, a, b []OwnerSpan) {
+	i, j, k := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j].Start < a[i].Start {
+			dst[k] = b[j]
+			j++
+		} else {
+			dst[k] = a[i]
+			i++
+		}
+		k++
+	}
+	k += copy(dst[k:], a[i:])
+	copy(dst[k:], b[j:])
 }

@@ -63,4 +63,4 @@ func Bare(t *Thread) Thread {
 const MaxIvBlock = maxIvBlock
 
 // SortByStart is the holders' fold's stable sort of a lock's blame spans.
-var SortByStart = sortByStart
+func SortByStart(ss []OwnerSpan) { sortByStart(ss, new([]OwnerSpan)) }

@@ -123,17 +123,22 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 		span  int32
 		f     *doingFold
 	}
-	n := 0
-	for _, ss := range spans {
-		n += len(*ss)
-	}
-	all := make([]ref, 0, n)
+	// The unions first, then the index of theirs: the sorts' buffer is
+	// free by then, and the index is as long as the unions, not the
+	// spans.
 	out := make(map[LockRef]*Doing, len(spans))
 	folds := make([]*doingFold, 0, len(spans))
+	var buf []OwnerSpan
+	n := 0
 	for r, ss := range spans {
-		f := newDoingFold(*ss)
+		f := newDoingFold(*ss, &buf)
 		out[r] = f.d
 		folds = append(folds, f)
+		n += len(f.d.Spans)
+	}
+	buf = nil
+	all := make([]ref, 0, n)
+	for _, f := range folds {
 		for i, s := range f.d.Spans {
 			all = append(all, ref{s.Start, s.Owner, int32(i), f})
 		}
@@ -161,7 +166,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 // blocked interval), folded as HoldersDoing folds a lock's; ss is not
 // changed.
 func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
-	f := newDoingFold(slices.Clone(ss))
+	f := newDoingFold(slices.Clone(ss), nil)
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -192,9 +197,12 @@ type stackKind struct {
 
 // newDoingFold begins the fold of one lock's blame spans ss (reordered
 // and overwritten): their union, each instant the holder of the span that
-// began first.
-func newDoingFold(ss []OwnerSpan) *doingFold {
-	sortByStart(ss)
+// began first. buf, if not nil, is room for the sort, kept for the next.
+func newDoingFold(ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
+	if buf == nil {
+		buf = new([]OwnerSpan)
+	}
+	sortByStart(ss, buf)
 	// The union is written over ss as it is read: it never gets ahead.
 	d := &Doing{Spans: ss[:0]}
 	for _, s := range ss {
@@ -307,8 +315,9 @@ func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpa
 // spans come thread by thread, each thread's in time order, so there are
 // about as many runs as threads blocked on it: O(n log runs) and plain
 // copies, where the sort in place (insertion sorts and rotations) took
-// 3-4 % of orca report's CPU on the 128 MB synthetic recording.
-func sortByStart(ss []OwnerSpan) {
+// 3-4 % of orca report's CPU on the 128 MB synthetic recording. buf is
+// the room it merges into (grown to len(ss) when needed, and kept).
+func sortByStart(ss []OwnerSpan, buf *[]OwnerSpan) {
 	// The runs' bounds: run k is ss[bounds[k]:bounds[k+1]].
 	bounds := []int{0}
 	for i := 1; i < len(ss); i++ {
@@ -320,7 +329,10 @@ func sortByStart(ss []OwnerSpan) {
 		return // in order already
 	}
 	bounds = append(bounds, len(ss))
-	src, dst := ss, make([]OwnerSpan, len(ss))
+	if cap(*buf) < len(ss) {
+		*buf = make([]OwnerSpan, len(ss))
+	}
+	src, dst := ss, (*buf)[:len(ss)]
 	for len(bounds) > 2 {
 		next := bounds[:1]
 		for k := 0; k+1 < len(bounds); k += 2 {

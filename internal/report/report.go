@@ -425,8 +425,8 @@ type Hang struct {
 	// a recording without wait_timeouts, a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
-	// "shutdown", "kill", "cut", "self_join", "released", "alone" (in
-	// WaitingAlone); absent on a hang.
+	// "shutdown", "kill", "cut", "self_join", "released", "joins_working",
+	// "alone" (in WaitingAlone); absent on a hang.
 	Why string `json:"why,omitempty"`
 	// Behind: the thread it waits for (the owner of its monitor or lock,
 	// the thread it joins) when that thread cannot proceed either: in a

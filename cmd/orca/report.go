@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -69,6 +70,13 @@ into "... N JDK frames"), 5 frames at most; --json has every frame.
 On a terminal, reading a large recording shows its progress on stderr (bytes
 read of all, events a second); nothing when stderr is a file or a pipe.
 
+The threads' states and samples are kept, while the report is made, in a
+private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
+twice the size of a compact PREFIX.orca), so that memory stays bounded by
+what is live, not by the length of the recording. ORCA_REPORT_SPILL=0 keeps
+them in memory instead (the same report), for a temporary directory too
+small or slow.
+
 Examples:
   orca report /tmp/run1
   orca report --top 0 /tmp/run1 | less
@@ -109,15 +117,17 @@ func runReport(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Without --thread the report prints the edges' counts alone.
-	// ORCA_REPORT_SPILL=1 (hidden, for docs/PERFORMANCE.md until it is
-	// the default) writes the intervals and samples to a temporary file
-	// as the fold goes, and, without --thread (whose View sums every
-	// interval again), keeps no intervals once the fold is done: the
-	// analyses read them back (docs/streaming.md; --chains reads every
-	// thread's at once).
-	spill := os.Getenv("ORCA_REPORT_SPILL") == "1"
-	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == ""}
+	// Without --thread the report prints the edges' counts alone. The
+	// intervals and samples go to a temporary file as the fold goes, and,
+	// without --thread (whose View sums every interval again), the fold
+	// keeps none it is done with: the analyses read them back
+	// (docs/streaming.md). ORCA_REPORT_SPILL=0 keeps them in memory (the
+	// same report).
+	spill := os.Getenv("ORCA_REPORT_SPILL") != "0"
+	// The JDK threads' test reads each thread's intervals' stacks alone:
+	// marked as the fold goes (analysis.JDKStackMark).
+	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == "",
+		StackMark: analysis.JDKStackMark(rec.FrameName)}
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

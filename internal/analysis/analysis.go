@@ -311,8 +311,8 @@ func OpenAtEnd(m *model.Model) []Hang {
 	for _, t := range m.Threads {
 		// The open segments are the last ones: the innermost state's
 		// first, then empty ones of the states around it (a join around
-		// a contention).
-		ivs := m.IntervalsOf(t, &buf)
+		// a contention). The thread's tail has them all.
+		ivs, _ := m.TailOf(t, &buf)
 		i := len(ivs) - 1
 		for i > 0 && ivs[i-1].Open {
 			i--
@@ -418,7 +418,13 @@ func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.
 	var first, second lastSeen // the two threads seen last, so that each hang finds another
 	var buf []model.Interval
 	for _, t := range m.Threads {
-		at := lastEvent(t, m.IntervalsOf(t, &buf), until)
+		ivs, from := m.TailOf(t, &buf)
+		at, whole := lastEvent(t, ivs, until)
+		if !whole && from > 0 {
+			// Its events before until are before its tail (a shutdown
+			// that began earlier): all of them.
+			at, _ = lastEvent(t, m.IntervalsOf(t, &buf), until)
+		}
 		switch {
 		case at > first.at:
 			first, second = lastSeen{t.ID, at}, first
@@ -471,9 +477,10 @@ type lastSeen struct {
 }
 
 // lastEvent returns the time of t's last event before until: its start or
-// end, a state's start or end (of ivs, its intervals); 0 when none.
-func lastEvent(t *model.Thread, ivs []model.Interval, until format.Time) format.Time {
-	var last format.Time
+// end, a state's start or end (of ivs, its intervals, or its last ones:
+// Model.TailOf); 0 when none. whole: ivs reach back to one that began
+// before until, so no interval before them changes the answer.
+func lastEvent(t *model.Thread, ivs []model.Interval, until format.Time) (last format.Time, whole bool) {
 	see := func(at format.Time) {
 		if at < until && at > last {
 			last = at
@@ -490,10 +497,10 @@ func lastEvent(t *model.Thread, ivs []model.Interval, until format.Time) format.
 		}
 		see(iv.Start)
 		if iv.Start < until {
-			break // the ones before ended before it began
+			return last, true // the ones before ended before it began
 		}
 	}
-	return last
+	return last, false
 }
 
 // why applies the rule (above) to a thread open at the end.

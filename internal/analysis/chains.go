@@ -151,8 +151,9 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	last := int32(-1)
 	for _, t := range v.Threads {
 		ti := w.idx[t.ID]
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
+		ivs := w.intervals(ti)
+		for i := range ivs {
+			iv := &ivs[i]
 			ref := model.LockRef{Object: iv.Object, Kind: model.Monitor}
 			switch {
 			case iv.State == model.Blocked:
@@ -324,7 +325,12 @@ type piece struct {
 func seenBit(xi int32) uint64 { return 1 << (uint32(xi) * 0x9E3779B1 >> 26) }
 
 type chainWalk struct {
-	m     *model.Model
+	m *model.Model
+	// ivs: the intervals of the threads the walk has read (by Model.Threads'
+	// index), when the Model keeps them in its spill alone
+	// (Model.IntervalsOf): read once each, when first needed.
+	ivs   [][]model.Interval
+	read  []bool
 	idx   map[format.ThreadID]int32 // Model.Threads' index of each thread
 	refs  []model.LockRef
 	waits [][]lockWait // by lock (refs' index)
@@ -412,7 +418,7 @@ func (w *chainWalk) lock(li int32, ss []model.OwnerSpan) {
 		}
 		w.lw = lw
 		t := w.m.Threads[lw.t]
-		iv := &t.Intervals[lw.iv]
+		iv := &w.intervals(lw.t)[lw.iv]
 		lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
 		if iv.Acquire {
 			how = howLock
@@ -560,6 +566,24 @@ func (w *chainWalk) links(t *model.Thread, iv *model.Interval, lo, hi format.Tim
 // chainWalk.ends stands for.
 const findBlock = 16
 
+// intervals returns thread xi's intervals: Thread.Intervals, or, when the
+// Model keeps them in its spill alone, read back once and kept for the
+// walk (the waiters' and the threads they wait for: Model.IntervalsOf).
+func (w *chainWalk) intervals(xi int32) []model.Interval {
+	t := w.m.Threads[xi]
+	if !w.m.IntervalsDropped() {
+		return t.Intervals
+	}
+	if w.read == nil {
+		w.ivs, w.read = make([][]model.Interval, len(w.m.Threads)), make([]bool, len(w.m.Threads))
+	}
+	if !w.read[xi] {
+		var buf []model.Interval
+		w.ivs[xi], w.read[xi] = w.m.IntervalsOf(t, &buf), true
+	}
+	return w.ivs[xi]
+}
+
 // find returns the first of ivs, thread xi's intervals, that ends after
 // a: a search of the ends of its blocks of findBlock intervals (dense,
 // made at the thread's first search), then of the block. A search of
@@ -616,7 +640,7 @@ func (w *chainWalk) resolve(x format.ThreadID, a, b format.Time) {
 	if b > t.End {
 		tail, b = b, max(a, t.End)
 	}
-	ivs := t.Intervals
+	ivs := w.intervals(xi)
 	i := w.find(xi, ivs, a)
 	at := a
 	for ; i < len(ivs) && ivs[i].Start < b; i++ {

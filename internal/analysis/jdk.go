@@ -66,42 +66,71 @@ var (
 // indexed like m.Threads.
 func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) []bool {
 	out := make([]bool, len(m.Threads))
-	app := make([]bool, len(m.Stacks))
-	named := make([]bool, len(m.Stacks))  // a frame's class is known
-	worker := make([]bool, len(m.Stacks)) // a pool worker's run loop
+	marks := make([]uint8, len(m.Stacks))
 	found := false
 	for id, fr := range m.Stacks {
-		for _, f := range fr {
-			c, meth := name(f)
-			if c == "" {
-				continue
-			}
-			named[id] = true
-			worker[id] = worker[id] || matchFrame(workerFrames, c, meth)
-			if !IsJDK(c + ".") {
-				app[id] = true
-				found = true
-			}
-		}
+		marks[id] = stackMark(fr, name)
+		found = found || marks[id]&markApp != 0
 	}
 	var buf []model.Interval
 	for i, t := range m.Threads {
-		isApp, isNamed := app[t.StartedAt], named[t.StartedAt]
-		isWorker := startedByPool(m.Stacks[t.StartedAt], name)
-		ivs := m.IntervalsOf(t, &buf)
-		for k := range ivs {
-			st := ivs[k].Stack
-			isApp, isNamed, isWorker = isApp || app[st], isNamed || named[st], isWorker || worker[st]
+		mark := marks[t.StartedAt]
+		if startedByPool(m.Stacks[t.StartedAt], name) {
+			mark |= markWorker
+		}
+		if m.StackMarked {
+			// The fold or-ed its intervals' stacks' marks (JDKStackMark).
+			mark |= t.StackMarks
+		} else {
+			ivs := m.IntervalsOf(t, &buf)
+			for k := range ivs {
+				mark |= marks[ivs[k].Stack]
+			}
 		}
 		switch {
-		case t.Name == "main" || isApp || isWorker:
-		case !isNamed:
+		case t.Name == "main" || mark&(markApp|markWorker) != 0:
+		case mark&markNamed == 0:
 			out[i] = jdkName(t.Name)
 		default:
 			out[i] = found
 		}
 	}
 	return out
+}
+
+// What JDKThreads notes of a stack: a frame of the application's, a frame
+// whose class is known, a pool worker's run loop.
+const (
+	markApp uint8 = 1 << iota
+	markNamed
+	markWorker
+)
+
+// stackMark is what JDKThreads notes of the stack fr.
+func stackMark(fr []format.Frame, name func(format.Frame) (class, method string)) uint8 {
+	var mark uint8
+	for _, f := range fr {
+		c, meth := name(f)
+		if c == "" {
+			continue
+		}
+		mark |= markNamed
+		if matchFrame(workerFrames, c, meth) {
+			mark |= markWorker
+		}
+		if !IsJDK(c + ".") {
+			mark |= markApp
+		}
+	}
+	return mark
+}
+
+// JDKStackMark is the mark of a stack that JDKThreads reads of a thread's
+// intervals (model.Options.StackMark): a model built with it keeps, per
+// thread, the marks of its intervals' stacks, and JDKThreads reads those
+// instead of the intervals.
+func JDKStackMark(name func(format.Frame) (class, method string)) func([]format.Frame) uint8 {
+	return func(fr []format.Frame) uint8 { return stackMark(fr, name) }
 }
 
 // startedByPool reports whether a thread's StartedAt shows a pool creating

@@ -45,6 +45,12 @@ type Options struct {
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
+	// StackMark, if set, marks a stack with frames (a few bits; the empty
+	// stack has none); each thread's
+	// StackMarks or-es the marks of its intervals' stacks, as the fold
+	// goes: a reader of those alone (analysis.JDKThreads) need not read
+	// the intervals back.
+	StackMark func([]format.Frame) uint8
 }
 
 // Result is a built model with what reading the files reported.
@@ -82,6 +88,8 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 		})
 	}
 	b.shutdown = func(st []format.Frame) bool { return ShutdownStack(st, name) }
+	b.stackMark = opt.StackMark
+	b.m.StackMarked = opt.StackMark != nil
 	b.m.Unfinished = rec.Info.Incomplete()
 	b.m.Attached = rec.Info[format.InfoAttached] == "true"
 	if n, _ := rec.Info.Int(format.InfoOwnerBefore); n > 0 {

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"orca/internal/format"
 	"orca/internal/reader"
@@ -103,9 +104,29 @@ type Builder struct {
 	// the spill failed after that, and Build with it.
 	dropIntervals bool
 	lost          error
+	// gaveUp: some thread's intervals were given up during the fold
+	// (release): the spill alone has them. held counts the intervals the
+	// threads' lists hold, Model.PeakIntervals its most.
+	gaveUp bool
+	held   int
+	// spillBuf: the room a window split again reads its intervals back
+	// into (ivsFrom).
+	spillBuf []Interval
 	// shutAt: the start of the first state of a thread at a stack of the
-	// JVM's shutdown (findShutdown).
+	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time
+	// stackMark, when set (Options.StackMark), marks the stacks of the
+	// intervals fed into their thread's StackMarks; bits caches, per
+	// stack, whether it is one of the shutdown and its mark (stackBits).
+	stackMark func([]format.Frame) uint8
+	bits      []stackBits
+}
+
+// stackBits is what the fold notes of a stack: its mark
+// (Options.StackMark), and whether it is one of the shutdown.
+type stackBits struct {
+	known, shut bool
+	mark        uint8
 }
 
 // sealMargin is how far behind the fold's latest time the windows between
@@ -683,6 +704,7 @@ func (b *Builder) seal() {
 		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.ivs.len(); ts.feeding {
 			keep = append(keep, ts)
 		}
+		b.release(ts)
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
@@ -706,6 +728,7 @@ func (b *Builder) splitWindows(w format.Time) {
 		if ts.win.splitting = !ts.t.Ended || len(ts.t.wins)+1 < len(ts.t.Sched); ts.win.splitting {
 			keep = append(keep, ts)
 		}
+		b.release(ts)
 	}
 	clear(b.splitting[len(keep):])
 	b.splitting = keep
@@ -733,7 +756,7 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 	c := Cursor{iv: ws.iv, smp: ws.smp}
 	for n := len(t.wins) + 1; n < len(t.Sched) && t.Sched[n].At <= h; n++ {
 		ws.marks = append(ws.marks, mark{iv: c.iv, smp: c.smp})
-		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), ts.ivs.each, &c, t.lent)
+		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), b.ivsFrom(ts), &c, t.lent)
 		t.wins = append(t.wins, w)
 		t.Run.Add(w.split)
 		ws.split += w.split.Total()
@@ -758,5 +781,101 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 		// of a state still open, which seal does not feed.
 		b.spill.add(&t.spill.ivs, bytesOf(ivs))
 	}
+	if b.shutdown != nil || b.stackMark != nil {
+		// The first state at a stack of the shutdown: the earliest Since
+		// of those intervals (a state's first segment begins at its
+		// Since, so none begins before the one first by its start).
+		for i := range ivs {
+			iv := &ivs[i]
+			sb := b.stackBits(iv.Stack)
+			t.StackMarks |= sb.mark
+			if sb.shut {
+				if at, ok := b.shutAt[t.ID]; !ok || iv.Since < at {
+					b.shutAt[t.ID] = iv.Since
+				}
+			}
+		}
+	}
 	ts.fed += len(ivs)
+}
+
+// stackBits returns what the fold notes of stack id, cached.
+func (b *Builder) stackBits(id StackID) stackBits {
+	if int(id) >= len(b.bits) {
+		b.bits = append(b.bits, make([]stackBits, int(id)+1-len(b.bits))...)
+	}
+	sb := &b.bits[id]
+	if !sb.known {
+		sb.known = true
+		if fr := b.frames(); int(id) < len(fr) && len(fr[id]) > 0 {
+			sb.shut = b.shutdown != nil && b.shutdown(fr[id])
+			if b.stackMark != nil {
+				sb.mark = b.stackMark(fr[id])
+			}
+		}
+	}
+	return *sb
+}
+
+// release gives up the blocks of ts's intervals that no part of the fold
+// reads again (Options.DropIntervals, with the spill): fed, so in the
+// spill, and behind the split of its windows between ThreadCPU lines. A
+// window split again for a late sample reads them back (ivsFrom), and so
+// do the readers after Finalize (Model.IntervalsOf).
+func (b *Builder) release(ts *tstate) {
+	if !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	upto := ts.fed
+	if ts.win.splitting {
+		upto = min(upto, ts.win.iv)
+	}
+	if n := ts.ivs.dropFront(upto); n > 0 {
+		b.held -= n
+		b.gaveUp = true
+	}
+}
+
+// ivsFrom is ts's intervals for Thread.window: from index from on, a block
+// at a time; those given up (release) read back from the spill.
+func (b *Builder) ivsFrom(ts *tstate) func(int, func([]Interval) bool) {
+	return func(from int, fn func([]Interval) bool) {
+		if base := ts.ivs.base; from < base {
+			b.spillBuf = b.readSpilled(&ts.t, from, base, b.spillBuf)
+			if !fn(b.spillBuf) {
+				return
+			}
+			from = base
+		}
+		ts.ivs.each(from, fn)
+	}
+}
+
+// readSpilled reads t's intervals [from, to), in the order the fold added
+// them, back from the spill while it is being written, into dst's room.
+// Only a thread whose intervals were given up asks, and they are nowhere
+// else: a read that fails panics, as Model.IntervalsOf's.
+func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interval {
+	size := int64(unsafe.Sizeof(Interval{}))
+	lo, hi := int64(from)*size, int64(to)*size
+	var bs []spillBlock
+	var at int64 // where each block begins among t's intervals
+	for _, blk := range t.spill.ivs {
+		a, z := max(lo, at), min(hi, at+blk.len)
+		if a < z {
+			bs = append(bs, spillBlock{blk.off + a - at, z - a})
+		}
+		at += blk.len
+	}
+	err := b.spill.flush()
+	if err == nil {
+		dst, err = spillRead(b.spill, bs, dst)
+	}
+	if err == nil && len(dst) != to-from {
+		err = fmt.Errorf("%d intervals of thread %v read back, %d asked", len(dst), t.ID, to-from)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("reading the model's temporary file back: %v", err))
+	}
+	return dst
 }

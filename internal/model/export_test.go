@@ -48,10 +48,19 @@ func SpillFile(m *Model) *os.File {
 	return m.spill.f
 }
 
-// Bare returns a copy of t without its intervals and where the spill has
-// them: what a model built with Options.DropIntervals keeps of a thread.
+// Bare returns a copy of t without its intervals, where the spill has
+// them, its tail and its stacks' marks: what a model built with
+// Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
 	c.Intervals, c.spill = nil, spillRef{}
+	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	return c
 }
+
+// MaxIvBlock is the size of the largest block of a thread's
+// intervals in the fold (ivList).
+const MaxIvBlock = maxIvBlock
+
+// SortByStart is the holders' fold's stable sort of a lock's blame spans.
+func SortByStart(ss []OwnerSpan) { sortByStart(ss, new([]OwnerSpan)) }

@@ -44,8 +44,7 @@ func (b *Builder) Finalize() *Model {
 		}
 		b.sites.extend(m, b.frames())
 	}
-	shut := b.shutdownStacks()
-	dropped := false // a thread's intervals are in the spill alone
+	dropped := b.gaveUp // a thread's intervals are in the spill alone
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		// A thread that ended can be in a state only when its exit blocked
@@ -66,9 +65,26 @@ func (b *Builder) Finalize() *Model {
 			b.ag.endThread(&ts.agg)
 		}
 		b.splitTo(ts, math.MaxInt64, t.End)
-		t.Intervals = ts.ivs.all()
-		if !slices.IsSortedFunc(t.Intervals, byStart) {
-			slices.SortStableFunc(t.Intervals, byStart)
+		drop := b.dropIntervals && b.spill.err == nil
+		if drop {
+			// In the spill: only a thread with no windows between ThreadCPU
+			// lines and samples reads its back, for the samples taken in
+			// none of its states (splitRun).
+			if len(t.Sched) < 2 && len(t.Samples) > 0 {
+				b.spillBuf = b.readSpilled(t, 0, ts.ivs.len(), b.spillBuf)
+				t.Intervals = b.spillBuf
+				if !slices.IsSortedFunc(t.Intervals, byStart) {
+					slices.SortStableFunc(t.Intervals, byStart)
+				}
+			}
+			b.tail(ts)
+			b.held -= ts.ivs.held()
+			ts.ivs = ivList{}
+		} else {
+			t.Intervals = ts.ivs.all()
+			if !slices.IsSortedFunc(t.Intervals, byStart) {
+				slices.SortStableFunc(t.Intervals, byStart)
+			}
 		}
 		if r := t.Life() - ts.busy; r > 0 {
 			t.Time[Runnable] = r
@@ -81,13 +97,7 @@ func (b *Builder) Finalize() *Model {
 			b.spill.add(&t.spill.smp, bytesOf(t.Samples))
 		}
 		t.splitRun(&ts.win)
-		for i := range t.Intervals {
-			if iv := &t.Intervals[i]; shut.in(iv.Stack) {
-				b.shutAt[t.ID] = iv.Since
-				break // intervals are sorted: the first is the earliest
-			}
-		}
-		if b.dropIntervals && b.spill.err == nil {
+		if drop {
 			// Thread by thread, so that the intervals of all are never
 			// both in the fold's lists and in the Threads.
 			t.Intervals, dropped = nil, true
@@ -108,7 +118,7 @@ func (b *Builder) Finalize() *Model {
 			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
 		}
 	}
-	b.findShutdown(shut)
+	b.findShutdown()
 	b.wf.finish(m)
 
 	// Each thread once (by ID): no two compare equal, and an unstable sort
@@ -145,29 +155,11 @@ func (b *Builder) Finalize() *Model {
 	return m
 }
 
-// shutdownStacks tells the stacks of the JVM's shutdown (ShutdownStack),
-// for findShutdown.
-type shutdownStacks []bool
-
-func (s shutdownStacks) in(id StackID) bool { return int(id) < len(s) && s[id] }
-
-func (b *Builder) shutdownStacks() shutdownStacks {
-	if b.shutdown == nil {
-		return nil
-	}
-	shut := make(shutdownStacks, len(b.m.Stacks))
-	for id, st := range b.m.Stacks {
-		shut[id] = len(st) > 0 && b.shutdown(st)
-	}
-	return shut
-}
-
 // findShutdown sets Model.Shutdown: the earliest start of a thread that
 // runs a SIGTERM or SIGINT handler (ShutdownThread), of a thread started
-// from a stack of the shutdown (a shutdown hook, shut), or of a state
-// entered in one (ShutdownStack: b.shutAt, found by Finalize while it had
-// the thread's intervals).
-func (b *Builder) findShutdown(shut shutdownStacks) {
+// from a stack of the shutdown (a shutdown hook), or of a state entered in
+// one (ShutdownStack: b.shutAt, noted as the fold fed its intervals).
+func (b *Builder) findShutdown() {
 	m := b.m
 	at := func(t format.Time) {
 		if m.Shutdown == 0 || t < m.Shutdown {
@@ -175,11 +167,45 @@ func (b *Builder) findShutdown(shut shutdownStacks) {
 		}
 	}
 	for _, t := range m.Threads {
-		if ShutdownThread(t.Name) || shut.in(t.StartedAt) {
+		if ShutdownThread(t.Name) || b.shutdown != nil && b.stackBits(t.StartedAt).shut {
 			at(t.Start)
 		}
 		if since, ok := b.shutAt[t.ID]; ok {
 			at(since)
 		}
 	}
+}
+
+// tail keeps, with Options.DropIntervals, the last of ts's intervals that
+// the readers at the end want (Model.TailOf): its open segments at the
+// end, and from the last that began before the thread's end. From what
+// the fold still holds of them, and the copies of the last given up
+// (ivList.last); where that is not enough, or the intervals were not
+// added in order (Finalize would sort them), none: the readers read the
+// thread's back.
+func (b *Builder) tail(ts *tstate) {
+	l, t := &ts.ivs, &ts.t
+	if l.unsorted {
+		return
+	}
+	mem := make([]Interval, 0, len(l.last)+l.held())
+	mem = append(mem, l.last...)
+	l.each(l.base, func(blk []Interval) bool {
+		mem = append(mem, blk...)
+		return true
+	})
+	lo := l.len() - len(mem) // the index of mem[0] among the thread's intervals
+	j := len(mem)
+	for j > 0 && mem[j-1].Open {
+		j--
+	}
+	k := len(mem) - 1
+	for k >= 0 && mem[k].Start >= t.End {
+		k--
+	}
+	if lo > 0 && (j == 0 || k < 0) {
+		return // the open segments, or the ones at the end, may go on before
+	}
+	j = min(j, max(k, 0))
+	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), lo+j, true
 }

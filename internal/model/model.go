@@ -233,6 +233,17 @@ type Thread struct {
 	lent []lent
 	// spill: where its intervals and samples are in Model's spill, if any.
 	spill spillRef
+	// StackMarks: the marks (Options.StackMark) of the stacks of its
+	// intervals, or-ed: what a reader of their stacks alone needs
+	// (analysis.JDKThreads), kept as the fold goes.
+	StackMarks uint8
+	// tail: with Options.DropIntervals, its last intervals (from
+	// Intervals' index tailAt on): the open segments at the end and the
+	// last one that began before its end, as the readers at the end want
+	// them (Model.TailOf); tailOK says they are kept.
+	tail   []Interval
+	tailAt int
+	tailOK bool
 }
 
 // Life returns End-Start.
@@ -642,6 +653,13 @@ type Model struct {
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int
+	// PeakIntervals is the most intervals the fold held in memory at once:
+	// all of them, but with Options.DropIntervals, which gives up those
+	// fed to the spill and behind the split of the threads' windows
+	// (docs/streaming.md).
+	PeakIntervals int
+	// StackMarked: the threads' StackMarks are set (Options.StackMark).
+	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the
 	// recording has ThreadCPU lines (the threads' scheduler times).
 	Samples    int

@@ -95,24 +95,48 @@ func (l *edgeList) all() []Edge {
 	return all
 }
 
-// maxIvBlock bounds the blocks of an ivList.
-const maxIvBlock = 1024
+// maxIvBlock bounds the blocks of an ivList: with the spill, a thread
+// alive holds its last block or two (release gives up whole blocks): at
+// 256 (18 kB), the 200 threads of the 128 MB synthetic recording that live
+// all along hold ~100 000 intervals, not the ~500 000 of blocks of 1024.
+const maxIvBlock = 256
 
 // ivList is a thread's intervals while folding: the full blocks and the
 // one being filled, joined once by Finalize. A busy thread has thousands
-// of intervals; one slice would be copied again at each growth.
+// of intervals; one slice would be copied again at each growth. With the
+// spill and Options.DropIntervals, the blocks fed to the spill and behind
+// every reader of the fold are given up (dropFront): base counts the
+// intervals so given up, which the spill alone has (Builder.ivsFrom).
 type ivList struct {
 	full [][]Interval
 	cur  []Interval
+	base int
+	grow int // the capacity of the block before cur, when cur was given up
+	// last: copies of the last intervals given up with cur (at most
+	// tailKeep), for the thread's tail at the end (Builder.tail).
+	last []Interval
+	// unsorted: an interval was added before the one added before it
+	// (Finalize sorts them then); prev is the start of the last added.
+	unsorted bool
+	prev     format.Time
 }
+
+// tailKeep is how many of the last intervals given up an ivList keeps
+// copies of: a thread's tail is its open segments at the end (a few
+// states nested) and the one before.
+const tailKeep = 8
 
 func (l *ivList) add(iv Interval) {
 	if len(l.cur) == cap(l.cur) {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
 		}
-		l.cur = make([]Interval, 0, min(max(2*cap(l.cur), 4), maxIvBlock))
+		l.cur = make([]Interval, 0, min(max(2*cap(l.cur), 2*l.grow, 4), maxIvBlock))
 	}
+	if iv.Start < l.prev {
+		l.unsorted = true
+	}
+	l.prev = iv.Start
 	l.cur = append(l.cur, iv)
 }
 
@@ -132,9 +156,10 @@ func (l *ivList) back(fn func(*Interval) bool) {
 	}
 }
 
-// len returns the number of intervals in the list.
+// len returns the number of intervals in the list, those given up
+// included.
 func (l *ivList) len() int {
-	n := len(l.cur)
+	n := l.base + len(l.cur)
 	for _, b := range l.full {
 		n += len(b)
 	}
@@ -142,8 +167,9 @@ func (l *ivList) len() int {
 }
 
 // each calls fn with the intervals from index from on, a block at a time,
-// until fn returns false.
+// until fn returns false. from is at least base: those before are given up.
 func (l *ivList) each(from int, fn func([]Interval) bool) {
+	from -= l.base
 	for k := 0; k <= len(l.full); k++ {
 		blk := l.cur
 		if k < len(l.full) {
@@ -160,7 +186,45 @@ func (l *ivList) each(from int, fn func([]Interval) bool) {
 	}
 }
 
-// all returns the intervals in one slice and empties the list.
+// held returns the number of intervals in memory.
+func (l *ivList) held() int { return l.len() - l.base }
+
+// dropFront gives up the blocks whose intervals are all before index upto,
+// and returns how many intervals it gave up.
+func (l *ivList) dropFront(upto int) int {
+	n := 0
+	for len(l.full) > 0 && l.base+len(l.full[0]) <= upto {
+		l.base += len(l.full[0])
+		n += len(l.full[0])
+		l.keepLast(l.full[0])
+		l.full[0] = nil
+		l.full = l.full[1:]
+	}
+	if len(l.full) == 0 && len(l.cur) > 0 && l.base+len(l.cur) <= upto {
+		// The last block too: the next one grows as if it were kept.
+		l.base += len(l.cur)
+		n += len(l.cur)
+		l.keepLast(l.cur)
+		l.grow, l.cur = cap(l.cur), nil
+	}
+	if len(l.full) == 0 {
+		l.full = nil // its array held the blocks given up
+	}
+	return n
+}
+
+// keepLast keeps copies of the last intervals of blk, a block given up,
+// in last: with those kept before, the last tailKeep given up.
+func (l *ivList) keepLast(blk []Interval) {
+	blk = blk[max(len(blk)-tailKeep, 0):]
+	if k := len(l.last) + len(blk) - tailKeep; k > 0 {
+		l.last = append(l.last[:0], l.last[min(k, len(l.last)):]...)
+	}
+	l.last = append(l.last, blk...)
+}
+
+// all returns the intervals in one slice and empties the list; none may
+// have been given up.
 func (l *ivList) all() []Interval {
 	all := l.cur
 	if len(l.full) > 0 {

@@ -241,6 +241,19 @@ func (m *Model) IntervalsOf(t *Thread, buf *[]Interval) []Interval {
 	return ivs
 }
 
+// TailOf returns t's last intervals, from index at of its intervals on: at
+// least its open segments at the end and those from the last that began
+// before its end (what the hangs, the graph at the end and the last events
+// before a hang read). All of them (IntervalsOf, at 0) but in a Model
+// built with Options.DropIntervals, which keeps the tail of each thread
+// as the fold ends and reads the spill for none.
+func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
+	if m.dropped && t.tailOK {
+		return t.tail, t.tailAt
+	}
+	return m.IntervalsOf(t, buf), 0
+}
+
 // IntervalsDropped reports whether the threads' intervals are in the spill
 // alone (Options.DropIntervals): Thread.Intervals is then nil, and
 // Model.IntervalsOf reads them.

@@ -1,15 +1,19 @@
 package model_test
 
 import (
+	"cmp"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"golang.org/x/sys/unix"
 
+	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -34,8 +38,12 @@ func TestSpill(t *testing.T) {
 				_, mem := testrec.Open(t, prefix)
 				tmp := t.TempDir()
 				var res *Result
+				opt := Options{Spill: true, SpillDir: tmp}
+				if way == "drop" {
+					opt.DropIntervals, opt.StackMark = true, testMark
+				}
 				build := func() {
-					_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: tmp, DropIntervals: way == "drop"})
+					_, res = testrec.OpenWith(t, prefix, opt)
 				}
 				if way == "dir" {
 					SpillNoTmpfile(build)
@@ -85,10 +93,28 @@ func checkDropped(t *testing.T, mem, m *Model) {
 	if m.Shutdown != mem.Shutdown {
 		t.Errorf("the shutdown at %v, in memory at %v", m.Shutdown, mem.Shutdown)
 	}
-	var buf []Interval
+	var buf, tbuf []Interval
 	for i, th := range m.Threads {
 		if th.Intervals != nil {
 			t.Errorf("thread %v kept its intervals", th.ID)
+		}
+		// Its tail: the intervals from at on, with every open segment at
+		// the end and the last that began before its end.
+		all := mem.Threads[i].Intervals
+		tail, at := m.TailOf(th, &tbuf)
+		if at < 0 || at > len(all) || !reflect.DeepEqual(tail, all[at:]) && len(tail)+len(all[at:]) > 0 {
+			t.Errorf("thread %v: its tail from %d %+v; its intervals %+v", th.ID, at, tail, all)
+		} else if at > 0 && (all[at-1].Open || !slices.ContainsFunc(tail, func(iv Interval) bool { return iv.Start < th.End })) {
+			t.Errorf("thread %v: its tail from %d misses an open segment or the last that began before its end %v: %+v", th.ID, at, th.End, all)
+		}
+		if m.StackMarked {
+			var mark uint8
+			for _, iv := range all {
+				mark |= testMark(m.Stacks[iv.Stack])
+			}
+			if th.StackMarks != mark {
+				t.Errorf("thread %v: its stacks marked %b, its intervals' %b", th.ID, th.StackMarks, mark)
+			}
 		}
 		if got, want := Bare(th), Bare(mem.Threads[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("thread %v: %+v, built keeping its intervals %+v", th.ID, got, want)
@@ -166,4 +192,69 @@ func TestSpillGivenUp(t *testing.T) {
 	if got, want := res.Model.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) || len(want) == 0 {
 		t.Errorf("without the spill it could not make, %d locks' holders; built without one, %d", len(got), len(want))
 	}
+}
+
+// TestSpillBounded folds a synthetic recording shaped like a busy server's
+// (internal/synth: long-lived threads, every event paired) with the spill
+// and Options.DropIntervals: the fold must give up each thread's intervals
+// once they are in the spill and behind the split of its windows, so that
+// it never holds more than a few blocks a thread alive (Model.PeakIntervals),
+// and the model must be the one built keeping them.
+func TestSpillBounded(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 7, Threads: 8, Monitors: 12, Semaphores: 4, Size: 8 << 20, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	_, mem := testrec.Open(t, prefix)
+	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
+	m := res.Model
+	checkDropped(t, mem.Model, m)
+	tails := 0 // threads whose tail the model kept, short of all their intervals
+	var buf []Interval
+	for _, th := range m.Threads {
+		if _, at := m.TailOf(th, &buf); at > 0 {
+			tails++
+		}
+	}
+	if tails < len(m.Threads)/2 {
+		t.Errorf("the tails of %d threads of %d kept: the readers at the end read the others back", tails, len(m.Threads))
+	}
+	if got, want := m.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
+		t.Errorf("what the holders did, from the spill, differs from the model's in memory")
+	}
+	// The most threads alive at once: each holds its own blocks.
+	total, alive := 0, 0
+	type change struct {
+		at format.Time
+		d  int // +1: a thread starts, -1: one ends
+	}
+	var lives []change
+	for _, th := range mem.Model.Threads {
+		total += len(th.Intervals)
+		lives = append(lives, change{th.Start, 1}, change{th.End + 1, -1})
+	}
+	slices.SortStableFunc(lives, func(a, b change) int { return cmp.Compare(a.at, b.at) })
+	for n, i := 0, 0; i < len(lives); i++ {
+		n += lives[i].d
+		alive = max(alive, n)
+	}
+	if mem.Model.PeakIntervals != total {
+		t.Errorf("kept, the fold held at most %d intervals of %d", mem.Model.PeakIntervals, total)
+	}
+	t.Logf("%d intervals, %d threads (at most %d alive at once): at most %d held with the spill", total, len(m.Threads), alive, m.PeakIntervals)
+	// A thread alive holds at most its last blocks: the one being filled
+	// and the one before it, behind the split of its windows (a ThreadCPU
+	// line's period) or its open states'.
+	if bound := 2 * MaxIvBlock * alive; m.PeakIntervals > bound || m.PeakIntervals*10 > total {
+		t.Errorf("with the spill, the fold held up to %d of the %d intervals at once; want at most %d, and a tenth", m.PeakIntervals, total, bound)
+	}
+}
+
+// testMark marks a stack (Options.StackMark) by its depth; the empty
+// stack, which is never asked, with nothing.
+func testMark(fr []format.Frame) uint8 {
+	if len(fr) == 0 {
+		return 0
+	}
+	return 1 << (len(fr) % 8)
 }

@@ -63,6 +63,9 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		iv.BeforeEvents = true
 	}
 	ts.ivs.add(iv)
+	if b.held++; b.held > b.m.PeakIntervals {
+		b.m.PeakIntervals = b.held
+	}
 	if !ts.feeding {
 		ts.feeding = true
 		b.feeding = append(b.feeding, ts)

@@ -134,7 +134,15 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 	g := &WaitGraph{At: at}
 	var buf []Interval
 	for _, t := range m.Threads {
-		ivs := m.IntervalsOf(t, &buf)
+		var ivs []Interval
+		off := 0
+		if at >= t.End {
+			// At or past its end: in its open segments at the end, which
+			// its tail has (TailOf: no read of the spill).
+			ivs, off = m.TailOf(t, &buf)
+		} else {
+			ivs = m.IntervalsOf(t, &buf)
+		}
 		k := t.intervalAt(ivs, at)
 		if k < 0 {
 			continue
@@ -143,7 +151,7 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 		if !iv.State.Waits() {
 			continue
 		}
-		w := Wait{Thread: t.ID, Interval: k, State: iv.State, Object: iv.Object}
+		w := Wait{Thread: t.ID, Interval: off + k, State: iv.State, Object: iv.Object}
 		switch iv.State {
 		case Blocked, Waiting:
 			w.Kind = Monitor

@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/tools/txtar"
 
+	"orca/internal/analysis"
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
@@ -71,9 +72,9 @@ func TestGolden(t *testing.T) {
 					// orca report builds without the edges then
 					// (model.Options.NoEdges), with the spill the
 					// holders' fold reads (model.Options.Spill): the
-					// same report. With ORCA_REPORT_SPILL=1 it keeps
-					// no intervals in memory either
-					// (DropIntervals): the same report again.
+					// same report. It keeps no intervals in memory
+					// either (DropIntervals; the wait chains too read
+					// them back): the same report again.
 					lean, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir()})
 					if err != nil {
 						t.Fatal(err)
@@ -93,7 +94,8 @@ func TestGolden(t *testing.T) {
 					if ljs.String() != js.String() {
 						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
-					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true,
+						StackMark: analysis.JDKStackMark(rec.FrameName)})
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Issue 20's "How to check" on Debian-packaged servers: records SERVER (hsqldb, activemq,
-# lucene, tomcat) with bin/orca on JDK 17 or 25, loads it for LOADSECS (18) s with a client of
+# lucene, derby, tomcat) with bin/orca on JDK 17 or 25, loads it for LOADSECS (18) s with a client of
 # bench/java (HsqlLoad: 12 JDBC threads; JmsLoad: 6 producers + 6 consumers; LuceneLoad: 4
-# indexers + 4 searchers in the recorded JVM; Tomcat: wrk on testdata/java/server's servlet), or
+# indexers + 4 searchers in the recorded JVM; DerbyLoad: 8 transactions on 20 rows of embedded
+# Derby, in the recorded JVM; Tomcat: wrk on testdata/java/server's servlet), or
 # waits 10 s (idle), stops the JVM with kill -TERM and writes report.txt and report.json.
 #
 #   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
@@ -30,12 +31,14 @@ CLS=${OUT:-/tmp/h20/runs}/cls
 AMQCP0=/usr/share/activemq/lib/activemq-client.jar:/usr/share/activemq/lib/geronimo-jms_1.1_spec.jar:/usr/share/activemq/lib/hawtbuf.jar:/usr/share/activemq/lib/slf4j-api.jar:/usr/share/activemq/lib/geronimo-j2ee-management-1.1-spec.jar
 # LuceneLoad only where liblucene8-java is installed (the other servers do not need it).
 LUCENE=/usr/share/java/lucene-core-8.7.0.jar
-if [ ! -e $CLS/JmsLoad.class ] || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; }; then
+DERBY=/usr/share/java/derby.jar
+if [ ! -e $CLS/JmsLoad.class ] || { [ -e $LUCENE ] && [ ! -e $CLS/LuceneLoad.class ]; } || { [ -e $DERBY ] && [ ! -e $CLS/DerbyLoad.class ]; }; then
   mkdir -p $CLS/servlet
   srcs="$repo/bench/java/HsqlLoad.java $repo/bench/java/JmsLoad.java"
   [ -e $LUCENE ] && srcs="$srcs $repo/bench/java/LuceneLoad.java"
+  [ -e $DERBY ] && srcs="$srcs $repo/bench/java/DerbyLoad.java"
   [ "$srv" = lucene ] && [ ! -e $LUCENE ] && { echo "bench/servers.sh: lucene needs $LUCENE (apt-get install liblucene8-java)" >&2; exit 1; }
-  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:$LUCENE $srcs || exit 1
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS -cp $AMQCP0:$LUCENE:$DERBY $srcs || exit 1
   /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 17 -d $CLS/servlet -cp /usr/share/java/tomcat10-servlet-api.jar \
     $repo/testdata/java/server/orca/test/*.java || exit 1
 fi
@@ -58,6 +61,12 @@ activemq)
   rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Xms512M -Xmx512M -Dactivemq.home=/usr/share/activemq -Dactivemq.base=$W -Dactivemq.conf=$W/conf -Dactivemq.data=$W/data -Dlog4j2.configurationFile=$W/conf/log4j2.properties -jar /usr/share/activemq/bin/activemq.jar start xbean:file:$W/conf/activemq.xml >server.log 2>&1 &
   ready() { (exec 3<>/dev/tcp/127.0.0.1/19616) 2>/dev/null; }
   load() { $JDK/bin/java -cp $CLS:$AMQCP:/usr/share/java/slf4j-nop.jar JmsLoad tcp://127.0.0.1:19616 6 6 $LOADSECS; } ;;
+derby)
+  # embedded: the load runs in the recorded JVM (bench/java/DerbyLoad.java), until the TERM
+  rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Dderby.locks.deadlockTimeout=1 -Dderby.locks.waitTimeout=3 \
+    -Dderby.stream.error.file=$W/derby.log -cp $CLS:/usr/share/java/derby.jar DerbyLoad 8 20 >server.log 2>&1 &
+  ready() { [ -e $P.info ]; }
+  load() { sleep $LOADSECS; } ;;
 lucene)
   if [ $mode = idle ]; then lm=idle; else lm=run; fi
   rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -cp $CLS:/usr/share/java/lucene-core-8.7.0.jar LuceneLoad $W/index 4 4 $lm >server.log 2>&1 &

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/report"
 )
@@ -109,20 +111,38 @@ func holdLocks(t *testing.T, rep *report.Report, monitor string) (mon, juc *repo
 	return mon, juc
 }
 
+// recordLockOrder records LockOrder.java with --lock-order and its j.u.c. part (juc); the
+// JVM opens java.util.concurrent.locks to it, which reads the locks' synchronizers for their
+// hashes.
+func recordLockOrder(t *testing.T, j jdk) (expect, string) {
+	t.Helper()
+	res, prefix := recordJVMcpWith(t, j, []string{"--lock-order"},
+		[]string{"--add-opens", "java.base/java.util.concurrent.locks=ALL-UNNAMED", "-cp", classes(t)}, "LockOrder", "juc")
+	return expectOf(t, res, prefix)
+}
+
 // TestPotentialDeadlocks is issue 36's item 2 on a real JVM (LockOrder.java): threads nest
-// monitors one after the other, never at once, with the second acquisition of each nesting
-// contended. The agent writes what each thread held at its contended enter (.info
-// held_monitors=yes): inv-1 a (taken in outerA), inv-2 b (in outerB), gate-1 and gate-2 one lock
-// and the gate g, fixed-1 and fixed-2 e, alone p and then q, fresh-1 and fresh-2 a new Object.
-// The report has exactly one potential deadlock: inv-1 held a in outerA and wanted b in innerB,
-// inv-2 held b in outerB and wanted a in innerA. The gated inversion, the fixed order, the one
-// thread in both orders and the short-lived Objects make none.
+// monitors and java.util.concurrent locks one after the other, never at once, with the second
+// acquisition of each nesting contended. The agent writes what each thread held at its contended
+// enter or park (.info held_monitors=yes, held_locks=yes): inv-1 a (taken in outerA), inv-2 b
+// (in outerB), gate-1 and gate-2 one lock and the gate g, fixed-1 and fixed-2 e, alone p and then
+// q, fresh-1 and fresh-2 a new Object; jinv-1 ja (outerJA), jinv-2 jb (outerJB, tryLock), mix-1
+// the monitor ma (outerMA), mix-2 jm (outerJM), jgate-1 and jgate-2 one lock and the gate jg,
+// jalone jp and then jq, rr-1 rw's read lock, rr-2 the monitor mr. The report has exactly three
+// potential deadlocks, in this order: inv-1 held a in outerA and wanted b in innerB, inv-2 held b
+// in outerB and wanted a in innerA; the same over ja and jb; mix-1 held ma in outerMA and wanted
+// jm in innerJM, mix-2 held jm in outerJM and wanted ma in innerMA. The gated inversions, the
+// fixed order, the one thread in both orders, the short-lived Objects and the two readers make
+// none.
 func TestPotentialDeadlocks(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordExpectFlags(t, j, []string{"--lock-order"}, "LockOrder")
+		e, prefix := recordLockOrder(t, j)
 		rec, built := buildModel(t, prefix)
 		if got := rec.Info[format.InfoHeldMonitors]; got != "yes" {
 			t.Fatalf(".info held_monitors=%q, want yes", got)
+		}
+		if got := rec.Info[format.InfoHeldLocks]; got != "yes" {
+			t.Fatalf(".info held_locks=%q, want yes", got)
 		}
 		for _, err := range modeltest.Validate(built.Model) {
 			t.Errorf("model: %v", err)
@@ -130,30 +150,56 @@ func TestPotentialDeadlocks(t *testing.T) {
 		m := built.Model
 		obj := func(key string) format.ObjectID { return format.ObjectID(e.hash(t, key)) }
 		// What the agent saw each nesting thread hold: per thread, per
-		// contended enter, "wanted<held@depth,…" (the locks by their
-		// EXPECT names, short-lived ones as "new").
+		// contended acquisition, "wanted<held@where,…" (the locks by their
+		// EXPECT names, short-lived ones as "new"; a j.u.c. lock with its
+		// mode, :x or :s). Where: the frame's depth among monitors; the
+		// method of that frame when a j.u.c. lock is in the nesting (the
+		// depth in a park's stack depends on the JDK's j.u.c. code).
 		names := map[format.ObjectID]string{}
-		for _, k := range []string{"a", "b", "c", "d", "g", "e", "f", "p", "q"} {
+		for _, k := range []string{"a", "b", "c", "d", "g", "e", "f", "p", "q", "ja", "jb", "ma", "jm", "jc", "jd", "jg", "jp", "jq", "mr", "rw"} {
 			names[obj(k)] = k
 		}
-		name := func(o format.ObjectID) string {
-			if n, ok := names[o]; ok {
-				return n
+		name := func(o format.ObjectID, mode format.AcquireMode) string {
+			n, ok := names[o]
+			if !ok {
+				n = "new"
 			}
-			return "new"
+			switch mode {
+			case format.ModeExclusive:
+				n += ":x"
+			case format.ModeShared:
+				n += ":s"
+			}
+			return n
+		}
+		method := func(st []format.Frame) string {
+			if len(st) == 0 {
+				return "?"
+			}
+			s, _, _ := strings.Cut(rec.Resolve(st[0]), "(")
+			return strings.TrimPrefix(s, "LockOrder.")
 		}
 		got := map[string][]string{}
-		for _, o := range m.LockOrders {
+		for i := range m.LockOrders {
+			o := &m.LockOrders[i]
 			th := m.Thread(o.Thread)
 			if th == nil || strings.HasPrefix(th.Name, "holder-") {
 				continue
 			}
+			juc := o.Mode != format.ModeNone
+			for _, h := range o.Held {
+				juc = juc || h.Mode != format.ModeNone
+			}
 			var hs []string
 			for _, h := range o.Held {
-				hs = append(hs, fmt.Sprintf("%s@%d", name(h.Object), h.Depth))
+				if juc {
+					hs = append(hs, name(h.Object, h.Mode)+"@"+method(m.HeldStack(o, h)))
+				} else {
+					hs = append(hs, fmt.Sprintf("%s@%d", name(h.Object, h.Mode), h.Depth))
+				}
 			}
 			slices.Sort(hs)
-			got[th.Name] = append(got[th.Name], name(o.Wanted)+"<"+strings.Join(hs, ","))
+			got[th.Name] = append(got[th.Name], name(o.Wanted, o.Mode)+"<"+strings.Join(hs, ","))
 		}
 		want := map[string][]string{
 			"inv-1": {"b<a@1"}, "inv-2": {"a<b@1"},
@@ -161,45 +207,98 @@ func TestPotentialDeadlocks(t *testing.T) {
 			"fixed-1": {"f<e@0"}, "fixed-2": {"f<e@0"},
 			"alone":   {"q<p@0", "p<q@0"},
 			"fresh-1": {"new<new@0"}, "fresh-2": {"new<new@0"},
+			"jinv-1": {"jb:x<ja:x@outerJA"}, "jinv-2": {"ja:x<jb:x@outerJB"},
+			"mix-1": {"jm:x<ma@outerMA"}, "mix-2": {"ma<jm:x@outerJM"},
+			"jgate-1": {"jd:x<jc:x@nestJ,jg:x@gatedJ"}, "jgate-2": {"jc:x<jd:x@nestJ,jg:x@gatedJ"},
+			"jalone": {"jq:x<jp:x@nestJ", "jp:x<jq:x@nestJ"},
+			"rr-1":   {"mr<rw:s@readThenMonitor"}, "rr-2": {"rw:s<mr@monitorThenRead"},
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Errorf("held at contended enters %v, want %v", got, want)
+			t.Errorf("held at contended acquisitions %v, want %v", got, want)
 		}
 
 		rep := report.New(rec, built, report.Options{})
-		if n := len(rep.PotentialDeadlocks); n != 1 {
-			t.Fatalf("%d potential deadlocks, want 1: %+v", n, rep.PotentialDeadlocks)
-		}
 		if len(rep.Deadlocks) != 0 {
 			t.Errorf("deadlocks %+v, want none", rep.Deadlocks)
 		}
-		var edges []string
-		for _, ed := range rep.PotentialDeadlocks[0].Edges {
-			top := func(st []string) string {
-				if len(st) == 0 {
-					return "?"
-				}
-				s, _, _ := strings.Cut(st[0], "(")
-				return s
-			}
-			edges = append(edges, fmt.Sprintf("%s %s:%s in %s, %s at %s", ed.Thread, *ed.Name, name(format.ObjectID(parseHash(t, "held", ed.Held))),
-				top(ed.HeldStack), name(format.ObjectID(parseHash(t, "wanted", ed.Wanted))), top(ed.WantedStack)))
-		}
-		var ids [2]string
+		ids := map[string]string{}
 		for _, th := range m.Threads {
-			switch th.Name {
-			case "inv-1":
-				ids[0] = th.ID.String()
-			case "inv-2":
-				ids[1] = th.ID.String()
+			ids[th.Name] = th.ID.String()
+		}
+		// The first frame of LockOrder's in a stack: a park's has the
+		// JDK's j.u.c. frames above it.
+		top := func(st []string) string {
+			for _, f := range st {
+				if s, _, _ := strings.Cut(f, "("); strings.HasPrefix(s, "LockOrder.") {
+					return s
+				}
+			}
+			return "?"
+		}
+		var cycles [][]string
+		for _, d := range rep.PotentialDeadlocks {
+			var edges []string
+			for _, ed := range d.Edges {
+				mode := func(m string) string {
+					if m == "" {
+						return ""
+					}
+					return ":" + m[:1]
+				}
+				edges = append(edges, fmt.Sprintf("%s %s:%s%s in %s, %s%s at %s", ed.Thread, *ed.Name,
+					name(format.ObjectID(parseHash(t, "held", ed.Held)), 0), mode(ed.HeldMode), top(ed.HeldStack),
+					name(format.ObjectID(parseHash(t, "wanted", ed.Wanted)), 0), mode(ed.WantedMode), top(ed.WantedStack)))
+			}
+			cycles = append(cycles, edges)
+		}
+		wantCycles := [][]string{
+			{ids["inv-1"] + " inv-1:a in LockOrder.outerA, b at LockOrder.innerB",
+				ids["inv-2"] + " inv-2:b in LockOrder.outerB, a at LockOrder.innerA"},
+			{ids["jinv-1"] + " jinv-1:ja:e in LockOrder.outerJA, jb:e at LockOrder.innerJB",
+				ids["jinv-2"] + " jinv-2:jb:e in LockOrder.outerJB, ja:e at LockOrder.innerJA"},
+			{ids["mix-1"] + " mix-1:ma in LockOrder.outerMA, jm:e at LockOrder.innerJM",
+				ids["mix-2"] + " mix-2:jm:e in LockOrder.outerJM, ma at LockOrder.innerMA"},
+		}
+		if !reflect.DeepEqual(cycles, wantCycles) {
+			t.Errorf("potential deadlocks:\n%q\nwant\n%q", cycles, wantCycles)
+		}
+	})
+}
+
+// TestHeldNotBlocked: with --lock-order the agent lists a contender's held locks (a JVMTI call,
+// 7-70 us, ~4 ms at the 99th percentile) before it blocks, and the enter's (park's) time is taken
+// after that call, so the recorded blocked time is the thread's wait for the lock alone, not the
+// agent's. ORCA_TEST_SLOW_HELD_MS makes the call last 300 ms: LockOrder's holders keep each lock
+// for HOLD_MS (100 ms) from before their contender arrives, so by the end of the call the lock is
+// free and every contention of a nesting thread (monitors and j.u.c. locks, 20 of them) is
+// recorded at well under 100 ms; with the time taken before the call, each was 300 ms or more.
+func TestHeldNotBlocked(t *testing.T) {
+	t.Setenv("ORCA_TEST_SLOW_HELD_MS", "300")
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		_, prefix := recordLockOrder(t, j)
+		_, built := buildModel(t, prefix)
+		m := built.Model
+		n := 0
+		for _, th := range m.Threads {
+			if strings.HasPrefix(th.Name, "holder-") || th.Name == "main" || !strings.Contains("inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 jinv-1 jinv-2 mix-1 mix-2 jgate-1 jgate-2 jalone rr-1 rr-2", th.Name) {
+				continue
+			}
+			ends := map[format.Time]format.Time{} // a contention's start -> its end
+			for _, iv := range th.Intervals {
+				if iv.Shown() == model.Blocked {
+					ends[iv.Since] = max(ends[iv.Since], iv.End)
+				}
+			}
+			for since, end := range ends {
+				n++
+				if d := end - since; d >= format.Time(100*time.Millisecond) {
+					t.Errorf("%s: blocked %v at %v, want under 100 ms: the held-locks call (300 ms) is not the thread's wait", th.Name,
+						time.Duration(d), since)
+				}
 			}
 		}
-		wantEdges := []string{
-			ids[0] + " inv-1:a in LockOrder.outerA, b at LockOrder.innerB",
-			ids[1] + " inv-2:b in LockOrder.outerB, a at LockOrder.innerA",
-		}
-		if !reflect.DeepEqual(edges, wantEdges) {
-			t.Errorf("potential deadlock %q, want %q", edges, wantEdges)
+		if n != 20 {
+			t.Errorf("%d contentions of the nesting threads, want 20", n)
 		}
 	})
 }

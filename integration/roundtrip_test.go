@@ -29,7 +29,12 @@ func TestCompactMatchesSeed(t *testing.T) {
 			if main == "LockOrder" {
 				flags = []string{"--lock-order"} // MonitorHeld
 			}
-			_, prefix := recordExpectFlags(t, j, flags, main, args...)
+			var prefix string
+			if main == "LockOrder" {
+				_, prefix = recordLockOrder(t, j) // MonitorHeld, LockHeld
+			} else {
+				_, prefix = recordExpectFlags(t, j, flags, main, args...)
+			}
 			rec, err := reader.Open(prefix)
 			if err != nil {
 				t.Fatal(err)

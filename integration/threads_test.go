@@ -47,7 +47,11 @@ type threadsJSON struct {
 		WaitsFor *struct {
 			Name string `json:"name"`
 		} `json:"waits_for"`
-		Stack []string `json:"stack"`
+		Stack   []string `json:"stack"`
+		Threads []struct {
+			ID   string `json:"id"`
+			Name string `json:"name"`
+		} `json:"threads"`
 	} `json:"virtual_threads"`
 }
 
@@ -169,6 +173,7 @@ func TestThreadsNow(t *testing.T) {
 		} else if v.Virtual != 0 || len(v.Groups) != 0 {
 			t.Errorf("virtual threads on %d: %d, want none", j.feature, v.Virtual)
 		}
+		vids := virtualIDs(t, v)
 		if v.Platform != len(v.List) || v.Threads != v.Platform+v.Virtual || byName["main"].Name == "" {
 			t.Errorf("counts: %d threads, %d platform (%d listed), %d virtual", v.Threads, v.Platform, len(v.List), v.Virtual)
 		}
@@ -199,6 +204,20 @@ func TestThreadsNow(t *testing.T) {
 			t.Errorf("the deadlocks do not come first:\n%s", tail(out, 3000))
 		}
 
+		// A third attach lists every virtual thread again, each once, by the
+		// same id (the agent tells them apart by Thread.tid in a set of each
+		// snapshot's own, not by a mark left in the thread).
+		if j.feature >= 21 {
+			r = run(t, dir, bin, "threads", fmt.Sprint(a.jvm), "--json")
+			var v3 threadsJSON
+			if err := json.Unmarshal([]byte(r.stdout), &v3); r.code != 0 || err != nil {
+				t.Fatalf("orca threads --json (again): %v: %s", err, r)
+			}
+			if again := virtualIDs(t, v3); !slices.Equal(again, vids) {
+				t.Errorf("virtual threads at the third attach: %v, want those of the first: %v", again, vids)
+			}
+		}
+
 		// The JVM runs on, with no thread of orca's and no file left.
 		after := javaThreads(t, a)
 		if !slices.Contains(before, "Attach Listener") {
@@ -217,6 +236,30 @@ func TestThreadsNow(t *testing.T) {
 		io.WriteString(a.stdin, "EXIT\n")
 		checkEnded(t, a, "ThreadsNow")
 	})
+}
+
+// virtualIDs returns the ids and names of the virtual threads in v's
+// groups, sorted, each checked to be listed once, named virtual-TID (they
+// are unnamed) and in a group of its count.
+func virtualIDs(t *testing.T, v threadsJSON) []string {
+	t.Helper()
+	var ids []string
+	for _, g := range v.Groups {
+		if len(g.Threads) != g.Count {
+			t.Errorf("a group of %d virtual threads lists %d", g.Count, len(g.Threads))
+		}
+		for _, th := range g.Threads {
+			if !strings.HasPrefix(th.Name, "virtual-") {
+				t.Errorf("virtual thread %s named %q, want virtual-TID", th.ID, th.Name)
+			}
+			ids = append(ids, th.ID+" "+th.Name)
+		}
+	}
+	slices.Sort(ids)
+	if d := slices.Compact(slices.Clone(ids)); len(d) != len(ids) || len(ids) != v.Virtual {
+		t.Errorf("virtual threads: %d listed, %d distinct, want %d", len(ids), len(d), v.Virtual)
+	}
+	return ids
 }
 
 // TestThreadsErrors: orca threads on what it cannot attach to says so, exit 1; a bad pid

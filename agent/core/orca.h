@@ -56,6 +56,7 @@ typedef struct {
   int test_attach_gap_ms;  // ORCA_TEST_ATTACH_GAP_MS=MS: sleep between the attach's snapshot and the events' start
   int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US after their walk
   int test_bogus_method;   // ORCA_TEST_BOGUS_METHOD=N: every Nth sample's top Java frame names a word that is no jmethodID
+  int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (lockorder=yes) takes MS longer
   // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the
   // JVMs the program starts (jvm/entry.c's pass_to_children).
   const char *java_tool_options;

@@ -21,9 +21,12 @@ enum { HOOK_BIND = -1 };
 
 typedef struct {
   const char *name, *desc;
-  int pair;    // 1: ENTER then EXIT/THROW around the call; 0: ONCE before it
+  int pair;    // 1: ENTER then EXIT/THROW around the call; 0: ONCE before it;
+               // 2: EXIT alone, before each return (no entry call, no handler)
   int tag;     // 0..30, added to the hook's op as HOOK_TAG * tag
   int arg;     // 1: the method's first argument is a long, which the ENTER
                // hook gets too: `orca$hookJ(int op, Object this, long arg)`
+  int ret;     // 1: the method returns an int or a boolean, which each EXIT
+               // hook gets as its long: `orca$hookJ(op, this, (long)ret)`
 } wrap_spec;
 #endif

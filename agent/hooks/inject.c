@@ -14,19 +14,26 @@
 #include "threads/threads.h"
 
 static const wrap_spec thread_specs[] = {
-    {"join", "()V", 1, 0, 0},
-    {"join", "(J)V", 1, 0, 0},
-    {"join", "(JI)V", 1, 0, 0},
-    {"join", "(Ljava/time/Duration;)Z", 1, 0, 0},   // 19+
+    {"join", "()V", 1, 0, 0, 0},
+    {"join", "(J)V", 1, 0, 0, 0},
+    {"join", "(JI)V", 1, 0, 0, 0},
+    {"join", "(Ljava/time/Duration;)Z", 1, 0, 0, 0},   // 19+
 };
 static const wrap_spec semaphore_specs[] = {
-    {"acquire", "()V", 1, 0, 0},
-    {"acquire", "(I)V", 1, 0, 0},
-    {"acquireUninterruptibly", "()V", 1, 0, 0},
-    {"acquireUninterruptibly", "(I)V", 1, 0, 0},
-    {"release", "()V", 0, 0, 0},
-    {"release", "(I)V", 0, 0, 0},
+    {"acquire", "()V", 1, 0, 0, 0},
+    {"acquire", "(I)V", 1, 0, 0, 0},
+    {"acquireUninterruptibly", "()V", 1, 0, 0, 0},
+    {"acquireUninterruptibly", "(I)V", 1, 0, 0, 0},
+    {"release", "()V", 0, 0, 0, 0},
+    {"release", "(I)V", 0, 0, 0, 0},
 };
+
+// more_load: the boot classes rewritten at their first load only (the
+// start-up form), with their own natives: the locks of lockorder=yes
+// (hooks/held.h), set by the jvm module.
+static int (*more_load)(const char *name, const wrap_spec **specs, int *n);
+
+void inject_add_at_load(int (*specs)(const char *name, const wrap_spec **specs, int *n)) { more_load = specs; }
 
 static const char *more_class;
 static const wrap_spec *(*more_specs)(int *n);
@@ -130,8 +137,12 @@ void JNICALL inject_on_class_file_load(jvmtiEnv *j, JNIEnv *env, jclass redefine
   if (!strcmp(name, "java/lang/Thread")) { specs = thread_specs; n = 4; hook = &thread_hook; }
   else if (!strcmp(name, "java/util/concurrent/Semaphore")) { specs = semaphore_specs; n = 6; hook = &semaphore_hook; }
   else if (more_class && !strcmp(name, more_class)) { specs = more_specs(&n); hook = &more_inplace; }
+  else if (!atomic_load(&live) && more_load && more_load(name, &specs, &n)) hook = NULL;   // the start-up form only
   else return;
-  if (atomic_load(&live)) {
+  if (!hook) {
+    if (redefined || atomic_load(&attaching)) return;
+    hook = &own_hook;
+  } else if (atomic_load(&live)) {
     // Thread is not rewritten live: its joins are seen in their wait
     // (inject_join_wait).
     if (hook == &thread_hook) return;

@@ -28,6 +28,11 @@ typedef struct inject_tstate {
 // by the jvm module before the class loads; hook and hookJ are its natives
 // (the start-up form's orca$hook and orca$hookJ), which the live form binds.
 void inject_add(const char *class_name, const wrap_spec *(*specs)(int *n), void *hook, void *hookJ);
+// inject_add_at_load hooks, at their first load only (never in the live
+// form: an attach leaves them), the boot classes for which specs returns 1
+// (and their methods' specs), with their own orca$hook and orca$hookJ
+// natives, bound by name (hooks/held.h: the locks of lockorder=yes).
+void inject_add_at_load(int (*specs)(const char *name, const wrap_spec **specs, int *n));
 
 // The live form (issue 24: the classes are loaded already when the agent
 // attaches; docs/agent.md, "Rewriting Java methods of classes already

@@ -81,7 +81,7 @@ static int32_t s4at(const unsigned char *p) {
 // What a rewrite needs of the class: constant-pool references.
 typedef struct {
   unsigned hook_ref, hookj_ref, c_this, c_thr, u_smt;
-  int pair, tag, arg, is_static;
+  int pair, tag, arg, ret, is_static;
 } site_t;
 
 // hook_call writes the call of the hook with op: op, the object (this, or
@@ -96,6 +96,27 @@ static void hook_call(wr_t *c, const site_t *s, unsigned op, int hookj) {
 }
 
 static size_t hook_call_len(unsigned op, int hookj) { return (op <= 5 ? 1u : 2u) + 1 + (hookj ? 2u : 0u) + 3; }
+
+// ret_call writes the EXIT call of a method that returns an int (a
+// boolean): the value on the stack, kept, goes to hookJ as its long
+// through local slot `tmp` (a slot past the method's own: no frame of the
+// StackMapTable declares it, and the store and load are one straight
+// run): dup, istore tmp, <op>, this, iload tmp, i2l, invokestatic hookJ.
+static void ret_call(wr_t *c, const site_t *s, unsigned op, unsigned tmp) {
+  w1(c, 0x59);
+  w1(c, 0x36);
+  w1(c, tmp);
+  if (op <= 5) w1(c, 0x03 + op);
+  else { w1(c, 0x10); w1(c, op); }
+  w1(c, s->is_static ? 0x01 : 0x2a);
+  w1(c, 0x15);
+  w1(c, tmp);
+  w1(c, 0x85);
+  w1(c, 0xb8);
+  w2(c, s->hookj_ref);
+}
+
+static size_t ret_call_len(unsigned op) { return 3 + (op <= 5 ? 1u : 2u) + 1 + 2 + 1 + 3; }
 
 // vtypes copies n verification types, remapping Uninitialized(offset) (tag 8:
 // the offset of its `new`) through newinst; 0 on a bad one.
@@ -132,7 +153,12 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
   for (uint32_t i = 0; i <= len; i++) idx_of[i] = -1;
   unsigned enter = (s->pair ? HOOK_ENTER : HOOK_ONCE) + HOOK_TAG * (unsigned)s->tag;
   unsigned exit_op = HOOK_EXIT + HOOK_TAG * (unsigned)s->tag, throw_op = HOOK_THROW + HOOK_TAG * (unsigned)s->tag;
-  size_t pro = hook_call_len(enter, s->arg), epi = hook_call_len(exit_op, 0);
+  // around: ENTER, EXITs and the catch-all's THROW; exits: the EXIT calls
+  // (pair 2: those alone). A ret method's ireturn passes its value.
+  int around = s->pair == 1, exits = s->pair != 0;
+  if (s->ret && max_locals > 254) goto out;
+  size_t pro = s->pair == 2 ? 0 : hook_call_len(enter, s->arg), epi = hook_call_len(exit_op, 0);
+  size_t epi_ret = s->ret ? ret_call_len(exit_op) : epi;
   // Pass 1: each instruction's new place (switch padding follows it).
   int n = 0;
   size_t pos = pro;
@@ -143,7 +169,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
     idx_of[at] = n;
     oldat[n] = at;
     tgt[n] = pos;   // where a branch to it goes: the exit call before a return
-    if (s->pair && op >= 0xac && op <= 0xb1) pos += epi;
+    if (exits && op >= 0xac && op <= 0xb1) pos += op == 0xac ? epi_ret : epi;
     newinst[n] = pos;
     if (op == 0xaa || op == 0xab)   // its operands are aligned to 4 bytes: the padding changes
       pos += (((pos + 4) & ~(size_t)3) - pos) + (l - (((at + 4) & ~(size_t)3) - at));
@@ -154,14 +180,15 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
   idx_of[len] = n;
   tgt[n] = newinst[n] = pos;   // the end of the original code
   size_t end = pos;
-  if (end + (s->pair ? hook_call_len(throw_op, 0) + 1 : 0) > 65535) goto out;
+  if (end + (around ? hook_call_len(throw_op, 0) + 1 : 0) > 65535) goto out;
 #define MAP(o) ((o) > len || idx_of[(o)] < 0 ? (size_t)-1 : tgt[idx_of[(o)]])
   // Pass 2: the code.
-  hook_call(&c, s, enter, s->arg);
+  if (s->pair != 2) hook_call(&c, s, enter, s->arg);
   for (int i = 0; i < n; i++) {
     size_t at = oldat[i], l = op_len(code, at, len);
     unsigned op = code[at];
-    if (s->pair && op >= 0xac && op <= 0xb1) hook_call(&c, s, exit_op, 0);
+    if (exits && op == 0xac && s->ret) ret_call(&c, s, exit_op, max_locals);
+    else if (exits && op >= 0xac && op <= 0xb1) hook_call(&c, s, exit_op, 0);
     if (c.n != newinst[i]) goto out;
     if ((op >= 0x99 && op <= 0xa7) || op == 0xc6 || op == 0xc7) {
       int32_t d = (int16_t)((unsigned)code[at + 1] << 8 | code[at + 2]);
@@ -196,20 +223,20 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
     }
   }
   if (c.bad || c.n != end) goto out;
-  if (s->pair) {
+  if (around) {
     hook_call(&c, s, throw_op, 0);
     w1(&c, 0xbf);   // athrow what was thrown
   }
   // The Code attribute.
-  unsigned ms = max_stack + (s->pair ? 2 : 0);
+  unsigned ms = max_stack + (s->ret ? 4 : exits ? 2 : 0);
   if (ms < (s->arg ? 4u : 2u)) ms = s->arg ? 4 : 2;
-  if (s->pair && ms < 3) ms = 3;
+  if (around && ms < 3) ms = 3;
   w2(&a, ms);
-  w2(&a, max_locals);
+  w2(&a, max_locals + (s->ret ? 1u : 0u));
   w4(&a, (uint32_t)c.n);
   put(&a, c.b, c.n);
   unsigned ne = u2(&r);
-  w2(&a, ne + (s->pair ? 1u : 0u));
+  w2(&a, ne + (around ? 1u : 0u));
   for (unsigned k = 0; k < ne; k++) {
     unsigned sp = u2(&r), ep = u2(&r), hp = u2(&r), ct = u2(&r);
     size_t ns = MAP(sp), nend = MAP(ep), nh = MAP(hp);
@@ -219,7 +246,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
     w2(&a, (unsigned)nh);
     w2(&a, ct);
   }
-  if (s->pair) {   // the catch-all: after the entry call, to the end of the original code
+  if (around) {   // the catch-all: after the entry call, to the end of the original code
     w2(&a, (unsigned)pro);
     w2(&a, (unsigned)end);
     w2(&a, (unsigned)end);
@@ -267,7 +294,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
       unsigned m = u2(&b);
       w2(&a, an);
       w4(&a, 0);
-      w2(&a, m + (s->pair ? 1u : 0u));
+      w2(&a, m + (around ? 1u : 0u));
       size_t prev = 0, pnew = 0;
       for (unsigned e = 0; e < m; e++) {
         unsigned t = u1(&b), d;
@@ -302,7 +329,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
             if (!vtypes(&b, &a, nsk, idx_of, len, newinst)) goto out;
           }
         }
-        if (e + 1 == m && s->pair) {   // the handler's frame, after the last
+        if (e + 1 == m && around) {   // the handler's frame, after the last
           size_t hd = end - now - 1;
           w1(&a, 255);
           w2(&a, (unsigned)hd);
@@ -314,7 +341,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
         }
       }
       if (b.bad || b.p != b.end) goto out;   // frames that do not fill it are not a table we know
-      if (!m && s->pair) goto out;   // an empty table: not written by javac
+      if (!m && around) goto out;   // an empty table: not written by javac
       set4(&a, at + 2, (uint32_t)(a.n - at - 6));
       had_smt = 1;
       kept++;
@@ -322,7 +349,7 @@ static int rewrite_code(wr_t *out, const unsigned char *const *cp, unsigned cpn,
     // Any other attribute of the code (type annotations on instructions) is dropped.
   }
   if (r.bad) goto out;
-  if (s->pair && !had_smt) {   // the handler's frame alone
+  if (around && !had_smt) {   // the handler's frame alone
     w2(&a, s->u_smt);
     w4(&a, s->is_static ? 12 : 15);   // count, full_frame, delta, locals, stack
     w2(&a, 1);
@@ -385,7 +412,7 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
   // The new constant-pool entries, appended.
   unsigned next = count;
   int with_arg = 0;
-  for (int k = 0; k < nspecs; k++) with_arg |= specs[k].arg;
+  for (int k = 0; k < nspecs; k++) with_arg |= specs[k].arg | specs[k].ret;
   if (with_arg && !hook->nameJ) { err = "no hook for a long argument"; goto done; }
   unsigned c_hook = hook->cls ? add_ref(&nc, &next, 7, add_utf8(&nc, &next, hook->cls), 0) : this_class;
   site_t site = {0};
@@ -427,6 +454,10 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
         spec = k;
       }
     }
+    if (spec >= 0 && specs[spec].ret) {   // it must return an int or a boolean
+      unsigned dl = cp[desc] && cp[desc][0] == 1 ? ((unsigned)cp[desc][1] << 8 | cp[desc][2]) : 0;
+      if (dl < 3 || cp[desc][3 + dl - 2] != ')' || (cp[desc][3 + dl - 1] != 'Z' && cp[desc][3 + dl - 1] != 'I')) spec = -1;
+    }
     if (spec >= 0 && specs[spec].arg) {   // the first argument must be a long in slot 1
       if (!(cp[desc] && cp[desc][0] == 1 && ((unsigned)cp[desc][1] << 8 | cp[desc][2]) > 2 && cp[desc][3] == '(' &&
             cp[desc][4] == 'J') || (acc & 0x0008))
@@ -446,6 +477,7 @@ const char *classfile_inplace(const unsigned char *in, size_t len, const wrap_sp
         site.pair = specs[spec].pair;
         site.tag = specs[spec].tag;
         site.arg = specs[spec].arg;
+        site.ret = specs[spec].ret;
         site.is_static = (acc & 0x0008) != 0;
         if (rewrite_code(&w, cp, count, a, al, u_code, &site)) {
           (*wrapped)++;

@@ -203,46 +203,17 @@ static void entered_switch(tstate *s, int timed) {
   need_callback(s);
 }
 
-// held_on: JVMTI gave can_get_owned_monitor_stack_depth_info (at the
-// JVM's start only: HotSpot 17-25 offers it to no attached agent).
-static int held_on;
+// The locks held at a contended enter (hooks/held.h, set by the jvm
+// module: monitor_lock_order): NULL while none is set.
+static int (*held_on)(void);
+static void (*held_read)(void);
+static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
 
-void monitor_held_capability(int on) { held_on = on; }
-
-const char *monitor_held_fact(void) {
-  if (opt.seed_only) return "no: kinds=seed";
-  if (!opt.lock_order) return "no: off (orca record --lock-order turns it on)";
-  if (!held_on) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
-  return "yes";
-}
-
-// write_held writes a MonitorHeld line, after the thread's Enter at ts, for
-// each monitor it holds as it is about to block: the potential deadlocks'
-// lock order (docs/agent.md, "Held monitors"). JVMTI's
-// GetOwnedMonitorStackDepthInfo on the current thread walks its frames
-// directly (no handshake, no safepoint) and lists the monitors each frame
-// locked, taken with or without contention, and those taken through JNI
-// (depth -1), without the one being entered. The thread blocks next: the
-// time here delays only it, and the holders of what it holds wait a little
-// longer for it only if the monitor it wants is free meanwhile.
-static void write_held(JNIEnv *env, tstate *s, int64_t ts) {
-  jint n = 0;
-  jvmtiMonitorStackDepthInfo *info = NULL;
-  if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, NULL, &n, &info) != JVMTI_ERROR_NONE) {
-    counter_add(CNT_HELD_UNREAD, 1);
-    return;
-  }
-  for (jint i = 0; i < n; i++) {
-    uint32_t h = objhash_of(info[i].monitor);
-    // Its class, once per object (the report's lock-order nodes of
-    // short-lived locks are their class and site).
-    objclass_write(env, s->shard, s->hash, ts, info[i].monitor, h);
-    char d[12];
-    int dl = info[i].stack_depth >= 0 ? snprintf(d, sizeof d, "%d", (int)info[i].stack_depth) : 0;
-    ring_put(s->shard, ORCA_EV_MONITOR_HELD, ts, s->hash, h, 0, NULL, 0, d, dl);
-    (*env)->DeleteLocalRef(env, info[i].monitor);
-  }
-  if (info) (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+void monitor_lock_order(int (*on)(void), void (*read)(void),
+                        void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t)) {
+  held_write = write;
+  held_read = read;
+  held_on = on;
 }
 
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
@@ -257,12 +228,22 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
+  // With --lock-order, the locks the thread holds; the enter is timed after
+  // that call (tens of microseconds), which HotSpot's timer and the Entered
+  // callback count as blocked: from the enter's time on, the thread blocks
+  // for the monitor alone (docs/agent.md, "Held monitors").
+  int lock_order = held_on && held_on();
+  if (lock_order) {
+    held_read();
+    clock_pair(&ts, &ticks);
+  }
   pending_tstate *p = &s->pending;
   // The previous Entered still uses enter_frames. Still held by the writer
   // past the bound (pending.h): this pair is dropped and counted, not waited
   // for.
   if (!pending_settle(p, ts)) {
     pending_drop_enter(p);
+    if (lock_order) held_write(env, NULL, ts, NULL, 0, 0);   // forgets them
     return;
   }
   p->enter_ns = ts;
@@ -284,7 +265,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
-  if (held_on && opt.lock_order && !opt.seed_only) write_held(env, s, ts);
+  if (lock_order) held_write(env, s, ts, p->enter_frames, p->enter_n, 0);
   pending_enter(p, timed);
   entered_switch(s, timed);
   thread_blocking(env, s);   // a virtual thread's; after its own owner lookup

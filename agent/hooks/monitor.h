@@ -3,6 +3,8 @@
 #ifndef ORCA_MONITOR_H
 #define ORCA_MONITOR_H
 #include <jvmti.h>
+#include <stdint.h>
+#include "record/rec.h"
 // monitor_bind wraps Object.wait's native (wait on 17-18, wait0 on 19+; a
 // natives_binder, hooks/natives.h); monitor_report warns when it was not.
 int monitor_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr);
@@ -17,12 +19,12 @@ struct tstate;
 void monitor_join_hooks(int (*begin)(JNIEnv *, struct tstate *, jobject), void (*end)(struct tstate *, jobject));
 // monitor_restart: a recording starts with MonitorContendedEntered enabled.
 void monitor_restart(void);
-// monitor_held_capability: whether the agent has JVMTI's
-// can_get_owned_monitor_stack_depth_info (then each contended enter is
-// followed by the MonitorHeld lines of what its thread holds);
-// monitor_held_fact is .info held_monitors ("yes", or "no: WHY").
-void monitor_held_capability(int on);
-const char *monitor_held_fact(void);
+// monitor_lock_order: with lockorder=yes, the locks a thread holds at its
+// contended enter (hooks/held.h: the jvm module passes held_on, held_read
+// and held_write). read runs before the enter's time is taken, write after
+// its line (with s NULL: the enter was dropped, forget them).
+void monitor_lock_order(int (*on)(void), void (*read)(void),
+                        void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t));
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

@@ -222,7 +222,28 @@ static int acquire_mode(JNIEnv *env, jobject b, jthread t) {
   return mode;
 }
 
-uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode) {
+// The locks held at a park in a lock's acquire (hooks/held.h, set by the
+// jvm module: park_lock_order): NULL while none is set.
+static int (*held_on)(void);
+static void (*held_read)(void);
+static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
+static int (*held_lock)(JNIEnv *, jobject);
+
+void park_lock_order(int (*on)(void), void (*read)(void),
+                     void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t),
+                     int (*is_lock)(JNIEnv *, jobject)) {
+  held_lock = is_lock;
+  held_write = write;
+  held_read = read;
+  held_on = on;
+}
+
+// blocker_of is park_blocker; lock (NULL: not asked) is set to 1 when the
+// blocker is the synchronizer of a ReentrantLock or a
+// ReentrantReadWriteLock and the locks held are written (lockorder=yes):
+// the park is in that lock's acquire (its mode found, owner or not: the
+// lock order tells a read from a write), or in a Condition's re-acquire.
+static uint32_t blocker_of(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode, int *lock) {
   jobject blocker = NULL;
   uint32_t bh = 0;
   int aos = 1;
@@ -239,12 +260,17 @@ uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *o
       // (a write lock's, or a read lock's blocked by the writer); without
       // an owner the mode tells a lock released just now from a latch.
       // Most parks of a contended lock name its owner: they skip the queue.
-      if (!*owner && aos) *mode = acquire_mode(env, blocker, t);
+      if (lock && aos && held_lock(env, blocker)) *lock = 1;
+      if ((!*owner || (lock && *lock)) && aos) *mode = acquire_mode(env, blocker, t);
     }
     // The blocker's local reference is left to the native's return, as
     // the owner's: Thread.parkBlocker holds it meanwhile anyway.
   }
   return bh;
+}
+
+uint32_t park_blocker(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32_t *owner, int *mode) {
+  return blocker_of(env, s, ts, t, owner, mode, NULL);
 }
 
 int park_interrupted(JNIEnv *env, jthread t) {
@@ -282,9 +308,9 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   jthread self = s->ended ? NULL : pending_thread_ref(&s->pending, env), local = NULL;
   if (!self && (*jvmti)->GetCurrentThread(jvmti, &local) == JVMTI_ERROR_NONE) self = local;
   uint32_t owner = 0;
-  int mode = 0;
+  int mode = 0, lock = 0;
   // The class line's time is read only if one is written (-1).
-  uint32_t bh = park_blocker(env, s, -1, self, &owner, &mode);
+  uint32_t bh = blocker_of(env, s, -1, self, &owner, &mode, held_on && held_on() ? &lock : NULL);
   // The timeout in nanoseconds; a deadline (parkUntil: milliseconds since
   // the epoch) as the time left to it, 0 when past.
   int64_t timeout = -1, deadline = 0;
@@ -299,10 +325,15 @@ static void JNICALL my_park(JNIEnv *env, jobject unsafe, jboolean absolute, jlon
   int tl = timeout >= 0 ? (int)fmt_uint(tbuf, (unsigned long long)timeout) : 0;
   orca_frame fr[ORCA_MAX_DEPTH];
   int n = stack_capture_own(env, 0, fr, opt.depth);
+  // A lock's acquire (lockorder=yes; not a Condition's re-acquire, whose
+  // thread holds nothing of it): the locks the thread holds, monitors and
+  // j.u.c. locks, read before the park's time as the enter's (monitor.c).
+  if (lock && mode) held_read();
   // The park is timed after the agent's work (blocker, class, owner, stack):
   // the interval is the time in Unsafe.park, as JFR's jdk.ThreadPark.
   int64_t t0 = clock_now();
   ring_put_mode(s->shard, ORCA_EV_THREAD_PARK, t0, s->hash, bh, owner, fr, n, tbuf, tl, mode);
+  if (lock && mode) held_write(env, s, t0, fr, n, bh);
   // Parked: the wall sampler's ticks skip it (a recorded state).
   void *mark = samples_blocking();
   orig_park(env, unsafe, absolute, time);

@@ -10,10 +10,21 @@
 #include <jvmti.h>
 #include <stdint.h>
 #include "hooks/classfile.h"
+#include "record/rec.h"
 
 // park_bind substitutes the wrappers when the VM binds Unsafe.park or
 // unpark (csig, name, sig: the method's); returns 1 when it was one of them.
 int park_bind(const char *csig, const char *name, const char *sig, void *addr, void **new_addr);
+// park_lock_order: with lockorder=yes, the locks a thread holds at a park
+// in the acquire of a ReentrantLock or a ReentrantReadWriteLock, which
+// is_lock tells by its blocker (hooks/held.h: the jvm module passes
+// held_on, held_read, held_write and held_lock); read runs before the
+// park's time is taken, write after its line. The park's mode is then found
+// whether it names an owner or not.
+struct tstate;
+void park_lock_order(int (*on)(void), void (*read)(void),
+                     void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t),
+                     int (*is_lock)(JNIEnv *, jobject));
 // park_init caches the JNI field IDs (VMInit). Until then parks are not
 // recorded (the VM's own start-up parks).
 void park_init(JNIEnv *env, jthread cur);

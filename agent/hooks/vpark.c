@@ -12,12 +12,12 @@
 enum { T_PARK = 1, T_PARK_NANOS, T_SLEEP, T_UNPARK, T_START };
 
 static const wrap_spec specs[] = {
-    {"park", "()V", 1, T_PARK, 0},
-    {"parkNanos", "(J)V", 1, T_PARK_NANOS, 1},   // ENTER: orca$hookJ, with the timeout
-    {"sleepNanos", "(J)V", 1, T_SLEEP, 0},
-    {"unpark", "()V", 0, T_UNPARK, 0},
+    {"park", "()V", 1, T_PARK, 0, 0},
+    {"parkNanos", "(J)V", 1, T_PARK_NANOS, 1, 0},   // ENTER: orca$hookJ, with the timeout
+    {"sleepNanos", "(J)V", 1, T_SLEEP, 0, 0},
+    {"unpark", "()V", 0, T_UNPARK, 0, 0},
     // Thread.start of a virtual thread (start() calls it too): not start0.
-    {"start", "(Ljdk/internal/vm/ThreadContainer;)V", 0, T_START, 0},
+    {"start", "(Ljdk/internal/vm/ThreadContainer;)V", 0, T_START, 0, 0},
 };
 
 const wrap_spec *vpark_specs(int *n) {

@@ -17,10 +17,11 @@ typedef uint32_t (*snapshot_blocker_fn)(JNIEnv *env, uint32_t thread, int shard,
 // sleeping.
 int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker);
 // snapshot_virtual is snapshot_threads for vt, a virtual thread at the
-// attach (its hash th, its ThreadStarted written on shard: JVMTI lists no
-// virtual thread, the caller finds them): 1 when it wrote its park or
+// attach (its hash th, its JVMTI state st, its ThreadStarted written on
+// shard: JVMTI lists no virtual thread, the caller finds them): 1 when it
+// wrote its park or
 // sleep, 0 when it is in neither, -1 when it is blocked entering a monitor
 // or waiting in Object.wait (JDK 24+, unmounted: its monitor is not read;
 // skipped).
-int snapshot_virtual(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker);
+int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker);
 #endif

@@ -636,6 +636,7 @@ static const compact_text *intern(compact_enc *e, const char *p, uint32_t n) {
 static void track(compact_enc *e, const orca_rec *r) {
   const orca_event_spec *spec = &orca_events[r->kind];
   compact_thread *t;
+  if (e->one_chunk && r->kind != ORCA_EV_OBJECT_CLASS && r->kind != ORCA_EV_CLASS_INIT_LOCK) return;
   switch (r->kind) {
   case ORCA_EV_THREAD_STARTED:
     if (!(t = thread_state(e, r->thread, 1))) {

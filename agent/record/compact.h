@@ -89,6 +89,10 @@ typedef struct {
   size_t bytes;        // bytes written in the chunk
   size_t chunk_max;    // COMPACT_CHUNK_BYTES (tests set less)
   size_t state_bytes;  // of bytes, the state at the chunk's start
+  // one_chunk: the encoding is read only whole (an orca threads snapshot):
+  // a chunk after the first is not restated into, and the threads' states
+  // are not kept for it (a copy of each thread's name, mount and open state).
+  int one_chunk;
   int64_t span_max;    // ns a chunk may span (0: no bound)
   uint32_t *th_hash, *th_idx;   // thread hash -> index (0: empty slot)
   uint32_t th_n, th_cap;

@@ -77,6 +77,11 @@ const char *writer_open(void) {
     const char *e = compact_init(&enc);
     if (e) return e;
     sink_chunk_bounds(&enc.chunk_max, &enc.span_max);
+    // A snapshot (orca threads) is one chunk: read only once it is whole,
+    // it gains nothing from more, and each new chunk would restate every
+    // thread alive (100 000 parked virtual threads: half its bytes), from
+    // a copy of each thread's state kept meanwhile.
+    if (opt.snapshot) enc.chunk_max = (size_t)1 << 40, enc.one_chunk = 1;
   }
   char why[4600];
   if (opt.compact && switches.verify_compact) fd_verify = writer_create_file(".verify", why, sizeof why);

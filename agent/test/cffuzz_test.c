@@ -148,7 +148,7 @@ static unsigned char *mutate(const unsigned char *in, size_t len, size_t meth, s
 
 // The specs: inject.c's (join with its argument, release once) and every
 // other method in pairs, so that every method's code is read.
-static const wrap_spec specs[] = {{"join", "(J)V", 1, 1, 1}, {"release", "()V", 0, 2, 0}, {NULL, NULL, 1, 3, 0}};
+static const wrap_spec specs[] = {{"join", "(J)V", 1, 1, 1, 0}, {"release", "()V", 0, 2, 0, 0}, {NULL, NULL, 1, 3, 0, 0}};
 static const inplace_hook hooks[] = {{NULL, "orca$hook", "orca$hookJ"}, {"orca/agent/Hooks", "thread", "threadJ"}};
 
 // one rewrites b (n bytes) with hook and checks the rules above; returns 1

@@ -158,11 +158,11 @@ void test_classfile(const char *dir, const char *java_home) {
   CHECK(in != NULL, "cannot read %s (make agent-test compiles it)", path);
   if (!in) return;
 
-  static const wrap_spec specs[] = {{"acquire", "()V", 1, 0, 0},
-                                     {"acquire", "(I)V", 1, 0, 0},
-                                     {"release", "(I)J", 0, 0, 0},
-                                     {"park", "(J)V", 1, 1, 1},
-                                     {"absent", "()V", 1, 0, 0}};
+  static const wrap_spec specs[] = {{"acquire", "()V", 1, 0, 0, 0},
+                                     {"acquire", "(I)V", 1, 0, 0, 0},
+                                     {"release", "(I)J", 0, 0, 0, 0},
+                                     {"park", "(J)V", 1, 1, 1, 0},
+                                     {"absent", "()V", 1, 0, 0, 0}};
   enum { NSPECS = 5, NWRAP = 4 };
   // The start-up form (inject.c): the class's own hooks.
   static const inplace_hook own = {NULL, "orca$hook", "orca$hookJ"};
@@ -206,7 +206,7 @@ void test_classfile(const char *dir, const char *java_home) {
   free(plain);
   // An argument asked of a method whose first parameter is not a long: the
   // method is not rewritten.
-  static const wrap_spec bad[] = {{"acquire", "(I)V", 1, 0, 1}};
+  static const wrap_spec bad[] = {{"acquire", "(I)V", 1, 0, 1, 0}};
   plain = NULL;
   err = classfile_inplace(in, len, bad, 1, &own, &plain, &plain_len, &wp, &sp);
   CHECK(err == NULL && plain == NULL && wp == 0, "a hook argument on acquire(int): %s, %d rewritten", err ? err : "accepted",

@@ -405,6 +405,40 @@ static void ev(test_ev *e, int kind, int64_t ts, uint32_t t, uint32_t obj, const
   snprintf(e->text, sizeof e->text, "%s", text);
 }
 
+// many_threads encodes MANY threads' ThreadStarted in e's first chunk and
+// a sleep of the last in its second, and decodes them: the records decoded.
+enum { MANY = 3000 };
+static int many_threads(compact_enc *enc, dec_stats *st) {
+  static test_ev in[1], many[2 * MANY + 8];
+  static uint64_t rec[256];
+  static char big[MANY * 64 + 4096];
+  size_t len = 0;
+  for (int i = 0; i <= MANY; i++) {
+    char name[32];
+    snprintf(name, sizeof name, "t-%d", i);
+    ev(&in[0], i < MANY ? ORCA_EV_THREAD_STARTED : ORCA_EV_THREAD_SLEEP, 9000 + i, 0x100000u + (uint32_t)i, 0, name, 1);
+    const orca_rec *r = make_rec(rec, &in[0]);
+    // compact_due grows the chunk's tables (as the writer asks before each record).
+    if (compact_due(enc, r) || i == MANY) {
+      len += put_end(enc, big + len);
+      size_t l;
+      const char *b = compact_begin(enc, r->ts, &l);
+      CHECK(b && len + l < sizeof big, "many threads: compact_begin: %zu bytes", l);
+      if (!b || len + l >= sizeof big) break;
+      memcpy(big + len, b, l);
+      len += l;
+    }
+    size_t w = compact_rec(enc, big + len, r);
+    compact_sum(enc, big + len, w);
+    len += w;
+    compact_settle(enc);
+  }
+  static char whole[sizeof big + 32];
+  memcpy(whole, COMPACT_HEADER, COMPACT_HEADER_LEN);
+  memcpy(whole + COMPACT_HEADER_LEN, big, len);
+  return compact_decode(whole, len + COMPACT_HEADER_LEN, many, 2 * MANY + 8, st);
+}
+
 // A chunk begins with the state of every live thread (docs/format.md):
 // its name, the intervals it is in with their timeout or pinning, the
 // classes of their objects, all at the chunk's base time; not threads that
@@ -535,36 +569,19 @@ static void test_compact_state(void) {
   // Thousands of threads started within one chunk: every one restated at
   // the next (the table of states grows as they start, not at a chunk).
   compact_init(&enc);
-  enum { MANY = 3000 };
-  static char big[MANY * 64 + 4096];
-  len = 0;
-  for (int i = 0; i <= MANY; i++) {
-    char name[32];
-    snprintf(name, sizeof name, "t-%d", i);
-    ev(&in[0], i < MANY ? ORCA_EV_THREAD_STARTED : ORCA_EV_THREAD_SLEEP, 9000 + i, 0x100000u + (uint32_t)i, 0, name, 1);
-    const orca_rec *r = make_rec(rec, &in[0]);
-    // compact_due grows the chunk's tables (as the writer asks before each record).
-    if (compact_due(&enc, r) || i == MANY) {
-      len += put_end(&enc, big + len);
-      size_t l;
-      const char *b = compact_begin(&enc, r->ts, &l);
-      CHECK(b && len + l < sizeof big, "many threads: compact_begin: %zu bytes", l);
-      if (!b || len + l >= sizeof big) break;
-      memcpy(big + len, b, l);
-      len += l;
-    }
-    size_t w = compact_rec(&enc, big + len, r);
-    compact_sum(&enc, big + len, w);
-    len += w;
-    compact_settle(&enc);
-  }
-  static char whole[sizeof big + 32];
-  memcpy(whole, COMPACT_HEADER, COMPACT_HEADER_LEN);
-  memcpy(whole + COMPACT_HEADER_LEN, big, len);
-  static test_ev many[2 * MANY + 8];
-  m = compact_decode(whole, len + COMPACT_HEADER_LEN, many, 2 * MANY + 8, &st);
+  many_threads(&enc, &st);
   CHECK(!st.err[0] && st.carried == MANY && enc.unrestated == 0, "many threads: %d carried (want %d), unrestated %llu: %s",
         st.carried, MANY, (unsigned long long)enc.unrestated, st.err);
+  compact_free(&enc);
+  // The same as one chunk (an orca threads snapshot, read only whole):
+  // nothing kept for a next chunk, nothing restated there; every record
+  // still decodes.
+  compact_init(&enc);
+  enc.one_chunk = 1;
+  int got1 = many_threads(&enc, &st);
+  CHECK(!st.err[0] && st.carried == 0 && got1 == MANY + 1 && enc.ts_n == 0,
+        "one chunk: %d carried (want 0), %d records (want %d), %u threads' states kept (want 0): %s", st.carried, got1, MANY + 1,
+        enc.ts_n, st.err);
   compact_free(&enc);
 }
 

@@ -51,7 +51,7 @@ void test_inplace(const char *dir, const char *java_home) {
   CHECK(system(cmd) == 0, "%s", cmd);
   // The specs: join(long) with its argument (orca$hookJ), release() once,
   // and every other method in pairs.
-  static const wrap_spec specs[] = {{"join", "(J)V", 1, 1, 1}, {"release", "()V", 0, 2, 0}, {NULL, NULL, 1, 3, 0}};
+  static const wrap_spec specs[] = {{"join", "(J)V", 1, 1, 1, 0}, {"release", "()V", 0, 2, 0, 0}, {NULL, NULL, 1, 3, 0, 0}};
   static const inplace_hook hook = {"jdk/internal/misc/OrcaTestHooks", "hook", "hookJ"};
   char list[4000] = "";
   int total = 0;

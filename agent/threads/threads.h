@@ -19,6 +19,7 @@
 // header needs nothing of inject's). threads.c only creates, registers and
 // frees it.
 struct inject_tstate;
+struct juc_tstate;
 struct vpark_tstate;
 typedef struct tstate {
   uint32_t hash;        // the thread's key (thread_key): the identity hash of its
@@ -33,6 +34,7 @@ typedef struct tstate {
   int gen;              // a virtual thread's: the recording (threads_new_recording) its ThreadStarted is in
   pending_tstate pending;         // deferred records (pending.h)
   struct inject_tstate *inject;   // joins and semaphores (inject.h), NULL before the first
+  struct juc_tstate *juc;         // the j.u.c. locks held (hooks/juc.c, lockorder=yes), NULL before the first
   int join_depth;       // >0 inside Thread.join (inject.c): its waits are the join's, not recorded (monitor.c)
   int join_wait;        // 1 while the wait native runs Thread.join's wait, seen as the join (inject_join_wait)
   struct vpark_tstate *vpark;     // a virtual thread's open park or sleep (vpark.h), NULL before the first
@@ -108,9 +110,12 @@ int threads_existing_at(JNIEnv *env, int64_t ts);
 // threads_virtual_existing_at writes, at ts (an attach), the ThreadStarted
 // of vt, a virtual thread alive, mounted or not (JVMTI lists only platform
 // threads: the jvm module finds virtual threads with vthread_each), once a
-// recording; returns its hash and sets *shard, or 0 when vt is not alive,
-// or had it.
-uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard);
+// recording; returns its hash and sets *shard and *state (its JVMTI
+// state), or 0 when vt is not alive, or had it.
+uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard, jint *state);
+// threads_virtual_listed_free forgets the virtual threads a snapshot
+// listed (opt.snapshot: kept in a set, not in their thread-local storage).
+void threads_virtual_listed_free(void);
 
 // The one way into the agent's event path (docs/agent.md, "One way into the
 // event path"). Every event source — the JVMTI callbacks (monitor.c), the

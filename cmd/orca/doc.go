@@ -143,9 +143,12 @@ single line such as "No deadlocks.":
 	             thread, what it waits on, who holds it, and its stack
 	POTENTIAL DEADLOCKS
 	             lock-order inversions that did not deadlock in this run but
-	             could: cycles of monitors that threads took in opposite orders
-	             (seen at their contended enters, with the monitors they held,
-	             uncontended ones too), less those guarded by a common lock;
+	             could: cycles of monitors and java.util.concurrent locks that
+	             threads took in opposite orders (seen at their contended
+	             enters and parks, with the locks they held, uncontended ones
+	             too; orca record --lock-order), less those guarded by a common
+	             lock and those whose link is a read lock wanted where a read
+	             lock is held;
 	             per thread, where it held the first and wanted the second
 	HANGS        threads that cannot proceed: still blocked, waiting, joining,
 	             acquiring or parked without a timeout when the recording

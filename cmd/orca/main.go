@@ -292,10 +292,14 @@ key=value pairs separated by commas (docs/agent.md):
                     it), deoptimising only the code that inlined it; without,
                     it rewrites nothing (docs/attach.md, "What an attach
                     rewrites")
-  lockorder=yes|no  yes: at each contended monitor enter, also the monitors the
-                    thread holds (MonitorHeld lines), for the report's
-                    potential deadlocks; 7-70 us a contended enter, inside
-                    its blocked time (default no; at the JVM's start only)
+  lockorder=yes|no  yes: at each contended monitor enter and each park in a
+                    ReentrantLock's or ReentrantReadWriteLock's acquire, also
+                    the monitors and those locks the thread holds (MonitorHeld,
+                    LockHeld lines), for the report's potential deadlocks;
+                    7-70 us a contended acquisition (before its recorded
+                    blocked time), and a native call on every acquire and
+                    release of those locks (default no; at the JVM's start
+                    only)
   snapshot=yes      (an attach: orca threads) write what every thread does now,
                     its stack and monitors, and stop at once: no event, no
                     class rewritten, no thread left

@@ -30,10 +30,12 @@ import (
 // that are closed (every one but the newest, which the agent still
 // writes), builds the model of the time they cover, and sends it. Each
 // push covers [from, to]: from is where the last push ended, to the last
-// event of the newest closed chunk; the model of such a range restates
-// the states on at from (reader.Span), so a state that spans pushes has
-// its delay split between them and is counted (contentions) in the push
-// it began in (export.OTLPOptions.From). The sum of the pushes is the
+// event of the newest closed chunk; it reads the chunk files after the
+// last push's and no other, the first one's carried records restating
+// the states on at from (reader.Recording.SpanChunks), so each event is
+// folded by one push, a state that spans pushes has its delay split
+// between them and is counted (contentions) in the push it began in
+// (export.OTLPOptions.From, Chained). The sum of the pushes is the
 // whole recording. orca, not the JVM, does all of it: push costs the
 // application nothing but the disk reads of a process beside it.
 //
@@ -267,10 +269,11 @@ func (p *pusher) build(final bool) error {
 	if to < from {
 		return nil
 	}
-	// The recording's bounds are known (its first event, from the first
-	// push; its end is after to until the last): the span reads the
-	// range's chunks only.
-	span, err := rec.SpanWithin(from, to, p.origin, end)
+	// The range's chunk files only, those after the last push's: the
+	// state at from is the first one's carried records, the state after
+	// the chunk file the last push ended with, so no chunk is read twice
+	// and each event is in one push (reader.Recording.SpanChunks).
+	span, err := rec.SpanChunks(p.lastSeq, last, from, to, p.origin, end)
 	if err != nil {
 		return err
 	}
@@ -283,7 +286,7 @@ func (p *pusher) build(final bool) error {
 	opt := p.opt
 	if p.from != 0 {
 		// States on at from were counted by the push before.
-		opt.From = from
+		opt.From, opt.Chained = from, true
 	}
 	// Contentions on at to are counted by the push they end in.
 	opt.Partial = !final

@@ -54,11 +54,15 @@ type pushSource struct {
 }
 
 // synthPushSource is a synthetic busy server's recording (internal/synth)
-// of size bytes, cut into chunk files.
+// of size bytes, cut into chunk files. It has the MonitorHeld lines of
+// orca record --lock-order: so cut, one of its chunk files ends with a
+// contention's Entered, which two time ranges [a, b] and [b, c] both
+// hold (the pushes counted that contention twice, 1009 against 1008,
+// before they read chunk files rather than time ranges: SpanChunks).
 func synthPushSource(tb testing.TB, size int64) pushSource {
 	tb.Helper()
 	prefix := filepath.Join(tb.TempDir(), "syn")
-	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: size, Encoding: format.EncodingCompact}); err != nil {
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: size, Encoding: format.EncodingCompact, LockOrder: true}); err != nil {
 		tb.Fatal(err)
 	}
 	b, err := os.ReadFile(prefix + format.SuffixEvents)
@@ -152,7 +156,7 @@ func requestSamples(tb testing.TB, bodies ...[]byte) []otlptest.Sample {
 // bounded recording's chunk files close (two at a time), add up to the
 // whole recording's (otlptest.CheckAddsUp, as TestOTLPRangesAddUp's
 // ranges): each push reads its own chunks only (reader.ChunkFileEnd,
-// SpanWithin) and builds without the locks' figures.
+// SpanChunks) and builds without the locks' figures.
 func TestPushLoopAddsUp(t *testing.T) {
 	src := synthPushSource(t, 6<<20)
 	bodies, prefix := src.replay(t, 2)

@@ -208,9 +208,10 @@ func runRecord(u ui, args []string) (err error) {
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
 	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
-	flags.BoolVar(&o.lockOrder, "lock-order", false, "at each contended monitor enter, also record the monitors the thread holds, for the report's potential deadlocks "+
-		"(lock-order inversions of a run that did not deadlock); it costs 7-70 µs a contended enter, which the enter's blocked time includes; "+
-		"started with the JVM only (an attached agent cannot read them)")
+	flags.BoolVar(&o.lockOrder, "lock-order", false, "at each contended monitor enter and each park in a ReentrantLock's or ReentrantReadWriteLock's acquire, "+
+		"also record the monitors and those locks the thread holds, for the report's potential deadlocks "+
+		"(lock-order inversions of a run that did not deadlock); it costs 7-70 µs a contended acquisition, before its recorded blocked time, "+
+		"and a native call on every acquire and release of those locks; started with the JVM only (an attached agent cannot read them)")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")

@@ -41,7 +41,7 @@ malformed or cut lines), then, each ranked:
                to the root thread that waited for no one, per root: the
                threads and time behind it, each step of the chain with its
                time; a deadlock is its own root. Opt-in: on a big recording
-               it costs as much again as the rest of the report
+               it adds a seventh or so to the report's CPU time
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms, parks and
@@ -88,7 +88,7 @@ func runReport(u ui, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
-	chains := fs.Bool("chains", false, "follow the waits to their roots (WAIT CHAINS, JSON chains): costs as much again as the report on a big recording")
+	chains := fs.Bool("chains", false, "follow the waits to their roots (WAIT CHAINS, JSON chains): adds a seventh or so to the report's CPU on a big recording")
 	virtual := fs.Bool("virtual", false, "list virtual threads one by one in the THREADS table (by default one row per name pattern)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	rf := addRangeFlags(fs, "report")
@@ -113,11 +113,11 @@ func runReport(u ui, args []string) error {
 	// ORCA_REPORT_SPILL=1 (hidden, for docs/PERFORMANCE.md until it is
 	// the default) writes the intervals and samples to a temporary file
 	// as the fold goes, and, without --thread (whose View sums every
-	// interval again) and --chains (which reads them in memory), keeps no
-	// intervals once the fold is done: the analyses read them back
-	// (docs/streaming.md).
+	// interval again), keeps no intervals once the fold is done: the
+	// analyses read them back (docs/streaming.md; --chains reads every
+	// thread's at once).
 	spill := os.Getenv("ORCA_REPORT_SPILL") == "1"
-	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == "" && !*chains}
+	opt := model.Options{NoEdges: *thread == "", Spill: spill, DropIntervals: spill && *thread == ""}
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}

@@ -132,7 +132,10 @@ func newThreadsView(s *snapshot) *threadsView {
 	v.Dropped, _ = s.rec.Info.Int(format.InfoDroppedTotal)
 	at := m.End
 	g := m.WaitGraphAt(at)
-	waits := map[format.ThreadID]model.Wait{}
+	// Sized at once, and what many threads share made once and pointed to
+	// by all (100 000 virtual threads parked on one lock: one object, one
+	// holder).
+	waits := make(map[format.ThreadID]model.Wait, len(g.Waits))
 	for _, w := range g.Waits {
 		waits[w.Thread] = w
 	}
@@ -150,13 +153,22 @@ func newThreadsView(s *snapshot) *threadsView {
 		stacks[id] = out
 		return out
 	}
-	object := func(o format.ObjectID, kind model.LockKind) nowObject {
-		c := m.ClassName(o)
-		k := map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}[kind]
-		return nowObject{Object: o.String(), Class: c, Kind: k}
+	type objectKey struct {
+		o    format.ObjectID
+		kind model.LockKind
 	}
-	byID := map[format.ThreadID]*nowThread{}
-	var all []*nowThread
+	objects := map[objectKey]*nowObject{}
+	object := func(o format.ObjectID, kind model.LockKind) *nowObject {
+		k := objectKey{o, kind}
+		if no := objects[k]; no != nil {
+			return no
+		}
+		no := &nowObject{Object: o.String(), Class: m.ClassName(o), Kind: lockKinds[kind]}
+		objects[k] = no
+		return no
+	}
+	byID := make(map[format.ThreadID]*nowThread, len(m.Threads))
+	all := make([]*nowThread, 0, len(m.Threads))
 	for _, t := range m.Threads {
 		if t.Ended {
 			continue
@@ -177,8 +189,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		if w, ok := waits[t.ID]; ok {
 			nt.waits = w
 			if w.Object != 0 {
-				o := object(w.Object, w.Kind)
-				nt.WaitsOn = &o
+				nt.WaitsOn = object(w.Object, w.Kind)
 			}
 			nt.forID = w.For
 		}
@@ -192,12 +203,16 @@ func newThreadsView(s *snapshot) *threadsView {
 		}
 		return nowRef{ID: id.String()}
 	}
+	holders := map[format.ThreadID]*nowRef{}
 	for _, nt := range all {
 		if nt.forID == 0 {
 			continue
 		}
-		r := ref(nt.forID)
-		nt.WaitsFor = &r
+		if holders[nt.forID] == nil {
+			r := ref(nt.forID)
+			holders[nt.forID] = &r
+		}
+		nt.WaitsFor = holders[nt.forID]
 		// What a thread waits for on a lock, its owner holds: known only
 		// so (HotSpot offers an attached agent no can_get_owned_monitor_info;
 		// the agent reads the owner of the locks threads wait on).
@@ -325,6 +340,9 @@ func newThreadsView(s *snapshot) *threadsView {
 	slices.SortStableFunc(v.Groups, func(a, b *nowGroup) int { return cmp.Compare(b.Count, a.Count) })
 	return v
 }
+
+// lockKinds names model.LockKinds as nowObject.Kind does.
+var lockKinds = map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}
 
 func (v *threadsView) writeJSON(w io.Writer) error {
 	// Not indented: 100 000 virtual threads' ids make megabytes (jq

@@ -102,9 +102,16 @@ const (
 	// after it began to wait (Hang.Progress): a server's main parked until
 	// the shutdown, a forgotten latch. The program went on without it.
 	Alone
+	// JoinsWorking: joining a thread that was still at work at the end:
+	// alive, in no deadlock and no hang itself (running, or in a state that
+	// ends by itself). The join returns when that thread's work is done, as
+	// joins are for: a program's main joining its workers when a SIGTERM
+	// ended it (DerbyLoad). A thread joining one that is stuck is behind it,
+	// a hang.
+	JoinsWorking
 )
 
-var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "released", "alone"}
+var notHangNames = [...]string{"", "timed", "short", "shutdown", "kill", "cut", "self_join", "released", "alone", "joins_working"}
 
 // String returns the word of Hang.Why in the report's JSON ("" for a hang).
 func (n NotHang) String() string {
@@ -254,6 +261,11 @@ type Hang struct {
 //     Jetty's server.join(), and a forgotten latch too: the report lists
 //     them apart (waiting alone), not among the hangs. A thread others
 //     wait behind stays a hang: it holds them up.
+//   - Nor is a thread joining one still at work at the end (JoinsWorking):
+//     alive, in no deadlock, no hang itself. The join returns when that
+//     thread is done, which is what a join waits for (a program's main
+//     joining its workers when a SIGTERM stopped it). Joining a stuck
+//     thread is being behind it: a hang.
 
 // Hangs lists the threads that cannot proceed at the end of the recording,
 // longest first (the rule above). A cut recording has none: it ended
@@ -330,6 +342,7 @@ func OpenAtEnd(m *model.Model) []Hang {
 		g := m.WaitGraphAt(m.End)
 		behind(out, g, deadlocked)
 		alone(m, out, g, deadlocked)
+		joinsWorking(m, out, deadlocked)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Since != out[j].Since {
@@ -425,6 +438,30 @@ func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.
 		if other.at > h.Since {
 			h.Why, h.Progress = Alone, other.at
 		}
+	}
+}
+
+// joinsWorking applies the rule's clause on joins to hs, after behind and
+// alone: a hang joining a thread that is alive at the end, in no deadlock
+// and no hang itself, and behind no stuck thread (behind would have named
+// it), joins a thread still at work (JoinsWorking).
+func joinsWorking(m *model.Model, hs []Hang, deadlocked map[format.ThreadID]bool) {
+	stuck := map[format.ThreadID]bool{}
+	for _, h := range hs {
+		if h.Why == IsHang {
+			stuck[h.Thread] = true
+		}
+	}
+	for i := range hs {
+		h := &hs[i]
+		if h.Why != IsHang || h.State != model.Joining || h.Behind != 0 || deadlocked[h.Thread] {
+			continue
+		}
+		j := m.Thread(h.Other)
+		if j == nil || j.Ended || deadlocked[j.ID] || stuck[j.ID] {
+			continue
+		}
+		h.Why = JoinsWorking
 	}
 }
 

@@ -100,22 +100,25 @@ const maxChainDepth = 64
 // threads (a monitor's contention or a java.util.concurrent lock's
 // acquire, each stretch behind its blamed holder) to its roots, and
 // returns the first n roots (0: all), most Time first, and how many there
-// are. doing is v.HoldersDoing() when the caller has it (nil: computed
-// here): its spans, the union of each lock's contentions by holder, are
-// where the walk goes.
-//
-// The walk is done once per span of that union (the holder's cursor
-// moves forward through its intervals as the spans go, as in
-// HoldersDoing), not once per waiter: what the holder did then, and whom
-// it waited for in turn, is the same for every thread blocked behind it,
-// so each waiter only adds its own time to the pieces of its holder's
-// walk. A waiter met in its own chain (a cycle through it) and a stretch
-// whose holder is not the union's are walked for the waiter alone. The
-// threads and links of a root are gathered in a second pass, for the
-// first n roots only.
+// are. It sweeps the edges of the chains once in time order (chainSweep,
+// chainsweep.go); doing is no longer used (it was the walk's, below).
 func Chains(v *model.View, doing map[model.LockRef]*model.Doing, n int) ([]Chain, int) {
-	return chains(v, doing, n, false)
+	return sweepChains(v, n)
 }
+
+// The walk below follows each chain from its waiter, as Chains did before
+// the sweep: the reference the sweep is checked against (TestChainsSweep),
+// and the chain of one wait followed alone.
+//
+// It is done once per span of each lock's union (View.HoldersDoing's
+// spans: the holder's cursor moves forward through its intervals as the
+// spans go), not once per waiter: what the holder did then, and whom it
+// waited for in turn, is the same for every thread blocked behind it, so
+// each waiter only adds its own time to the pieces of its holder's walk.
+// A waiter met in its own chain (a cycle through it) and a stretch whose
+// holder is not the union's are walked for the waiter alone. The threads
+// and links of a root are gathered in a second pass, for the first n
+// roots only.
 
 // chains is Chains; everyAlone walks every waiter's stretch for it alone,
 // as a check of the walk per union span (TestChainsAlone).
@@ -165,7 +168,9 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 				}
 				lastRef, last = ref, li
 			}
-			w.waits[last] = append(w.waits[last], lockWait{t: ti, iv: int32(i)})
+			// Credited through no span yet: a lock whose spans all
+			// lack time is not walked at all, and pass 2 must skip it.
+			w.waits[last] = append(w.waits[last], lockWait{t: ti, iv: int32(i), g0: math.MaxInt32, g1: -1})
 		}
 	}
 	w.spanRoot = make([][]int32, len(w.refs))
@@ -177,19 +182,7 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	for li, r := range w.refs {
 		w.lock(int32(li), doing[r].Spans)
 	}
-	order := make([]int32, 0, len(w.accs))
-	for i := range w.accs {
-		if w.accs[i].time > 0 {
-			order = append(order, int32(i))
-		}
-	}
-	slices.SortFunc(order, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(w.accs[y].time, w.accs[x].time), cmp.Compare(w.accs[x].root, w.accs[y].root))
-	})
-	total := len(order)
-	if n > 0 && len(order) > n {
-		order = order[:n]
-	}
+	order, total := rankRoots(w.accs, n)
 	if len(order) == 0 {
 		return []Chain{}, total
 	}
@@ -223,32 +216,56 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	out := make([]Chain, 0, len(order))
 	for _, ai := range order {
 		acc := &w.accs[ai]
-		c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
-		var best format.Time
-		for st, d := range acc.states {
-			if d > best {
-				c.RootState, best = rootStateName(st), d
-			}
-		}
-		slices.Sort(acc.threads)
-		c.Threads = slices.Compact(acc.threads)
 		links := acc.first
 		for p, d := range acc.tail {
 			for n := p; n != 0; n = w.nodes[n].parent {
 				links[w.nodes[n].h] += d
 			}
 		}
-		c.Links = make([]Link, 0, len(links))
-		for k, d := range links {
-			c.Links = append(c.Links, Link{From: k.from, To: k.to, How: hows[k.how], Object: k.obj, Time: d})
-		}
-		slices.SortFunc(c.Links, func(x, y Link) int {
-			return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
-				cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
-		})
-		out = append(out, c)
+		out = append(out, acc.chain(links))
 	}
 	return out, total
+}
+
+// rankRoots returns the roots with time, by index in accs, most time
+// first, the first n (0: all), and how many there are.
+func rankRoots(accs []chainAcc, n int) ([]int32, int) {
+	order := make([]int32, 0, len(accs))
+	for i := range accs {
+		if accs[i].time > 0 {
+			order = append(order, int32(i))
+		}
+	}
+	slices.SortFunc(order, func(x, y int32) int {
+		return cmp.Or(cmp.Compare(accs[y].time, accs[x].time), cmp.Compare(accs[x].root, accs[y].root))
+	})
+	total := len(order)
+	if n > 0 && len(order) > n {
+		order = order[:n]
+	}
+	return order, total
+}
+
+// chain makes the root's Chain, with the time of each step of its chains.
+func (acc *chainAcc) chain(links map[hop]format.Time) Chain {
+	c := Chain{Root: acc.root, Time: acc.time, Depth: acc.depth}
+	var best format.Time
+	for st, d := range acc.states {
+		if d > best {
+			c.RootState, best = rootStateName(st), d
+		}
+	}
+	slices.Sort(acc.threads)
+	c.Threads = slices.Compact(acc.threads)
+	c.Links = make([]Link, 0, len(links))
+	for k, d := range links {
+		c.Links = append(c.Links, Link{From: k.from, To: k.to, How: hows[k.how], Object: k.obj, Time: d})
+	}
+	slices.SortFunc(c.Links, func(x, y Link) int {
+		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
+			cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
+	})
+	return c
 }
 
 // lockWait is a blocked interval: thread index, interval index; pass 1
@@ -340,6 +357,9 @@ type chainWalk struct {
 	tails  []int32 // by union span of the lock walked, the end of its pieces
 	// ends: by thread, the end of each block of its intervals (find).
 	ends [][]format.Time
+	// at: ChainAt's answer, taken at the walk's one emit instead of a
+	// credit.
+	at *Path
 }
 
 // lock walks lock li's union spans ss (its spans' tails, as its waiters
@@ -647,6 +667,13 @@ func (w *chainWalk) emit(root format.ThreadID, state int, a, b format.Time, dept
 	if b <= a {
 		return
 	}
+	if w.at != nil {
+		w.at.Root, w.at.RootState = root, rootStateName(state)
+		for _, h := range w.path {
+			w.at.Links = append(w.at.Links, Link{From: h.from, To: h.to, How: hows[h.how], Object: h.obj})
+		}
+		return
+	}
 	ai, ok := w.accOf[root]
 	if !ok {
 		ai = int32(len(w.accs))
@@ -662,4 +689,37 @@ func (w *chainWalk) emit(root format.ThreadID, state int, a, b format.Time, dept
 		return
 	}
 	w.credit(w.top, w.path[0], &p, b-a)
+}
+
+// Path is the wait chain of one thread at one instant (ChainAt).
+type Path struct {
+	// Links are the steps from the thread to the root, in order: Links[0]
+	// is the thread's own (its From the thread), each next one's From the
+	// one before's To; their Time is 0. None when the thread waited for no
+	// one then: it is its own root.
+	Links []Link
+	// Root is the thread the chain ends at; RootState what it was doing
+	// then, as Chain.RootState says it ("cycle": the last link's To is a
+	// thread of the chain, which waited for the next as the links say).
+	Root      format.ThreadID
+	RootState string
+}
+
+// ChainAt follows thread th's wait chain at instant at to its root: the
+// walk per waiter (Chains' sweep gives the same) of each stretch of a
+// blocked interval, made for the one instant [at, at+1 ns), so that each
+// step is one Chains counts (a contention to its blamed holder, a join, a
+// wait to its notifier, a park to its unparker, a semaphore's acquire to
+// its releaser) and the root the one Chains blames then. It costs a
+// search of each chain thread's intervals: a viewer asks it per click.
+func ChainAt(m *model.Model, th format.ThreadID, at format.Time) Path {
+	var p Path
+	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),
+		ends: make([][]format.Time, len(m.Threads)), accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}},
+		child: map[pathKey]int32{}, at: &p}
+	for i, t := range m.Threads {
+		w.idx[t.ID] = int32(i)
+	}
+	w.resolve(th, at, at+1)
+	return p
 }

@@ -1,15 +1,23 @@
 package analysis
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/synth"
 	"orca/internal/testrec"
+
+	"golang.org/x/tools/txtar"
 )
 
 // TestChainsConserve follows the wait chains of every golden case of the
@@ -63,12 +71,13 @@ func TestChainsConserve(t *testing.T) {
 	}
 }
 
-// TestChainsAlone checks the walk per union span of a lock against the
-// walk of every waiter for itself (the chain of each stretch of each wait
-// followed on its own, as the walk was first written): the same roots,
-// times, states, depths, threads and links in every golden case, all of
-// them (n 0) and the first 2 (the second pass keeps the threads and links
-// of those only).
+// TestChainsAlone checks the sweep (Chains) and the walk per union span
+// of a lock against the walk of every waiter for itself (the chain of
+// each stretch of each wait followed on its own, as the walk was first
+// written): the same roots, times, states, depths, threads and links in
+// every golden case, all of them (n 0) and the first 2 (the second pass
+// keeps the threads and links of those only), of all the threads and of
+// every other one (orca report --thread's View).
 func TestChainsAlone(t *testing.T) {
 	paths := chainCases(t)
 	some := 0
@@ -76,14 +85,20 @@ func TestChainsAlone(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		ar := testrec.Parse(t, path)
 		_, res := testrec.Build(t, ar, name)
-		v := res.Model.Filter(nil)
-		for _, n := range []int{0, 2} {
-			got, gotTotal := chains(v, nil, n, false)
-			want, wantTotal := chains(v, nil, n, true)
-			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
-				t.Errorf("%s, n %d: per union span %d roots:\n%+v\nper waiter %d:\n%+v", name, n, gotTotal, got, wantTotal, want)
+		odd := 0
+		for _, v := range []*model.View{res.Model.Filter(nil), res.Model.Filter(func(*model.Thread) bool { odd++; return odd%2 == 1 })} {
+			for _, n := range []int{0, 2} {
+				want, wantTotal := chains(v, nil, n, true)
+				got, gotTotal := chains(v, nil, n, false)
+				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d threads, n %d: per union span %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
+				}
+				got, gotTotal = Chains(v, nil, n)
+				if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+					t.Errorf("%s, %d threads, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", name, len(v.Threads), n, gotTotal, got, wantTotal, want)
+				}
+				some += len(got)
 			}
-			some += len(got)
 		}
 	}
 	if some < 20 {
@@ -124,4 +139,196 @@ func chainCases(t *testing.T) []string {
 		t.Fatalf("only %d cases", len(paths))
 	}
 	return paths
+}
+
+// TestChainsSweepSynth checks the sweep against the walk per waiter on
+// synthetic recordings (internal/synth) of a few seeds and shapes: chains
+// several steps deep, cycles, owners that end, which the golden cases
+// have few of. The 128 MB synthetic of docs/perf/2026-11-29-issue-36-chains.md
+// gave the same too.
+func TestChainsSweepSynth(t *testing.T) {
+	for _, o := range []synth.Options{
+		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
+		{Seed: 11, Threads: 12, Monitors: 3, Semaphores: 2, Size: 1 << 20},
+		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
+	} {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, o); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Build(rec, model.Options{NoEdges: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 10} {
+			got, gotTotal := Chains(v, nil, n)
+			want, wantTotal := chains(v, nil, n, true)
+			if gotTotal != wantTotal || len(got) != len(want) {
+				t.Fatalf("seed %d, n %d: by the sweep %d roots (%d kept), per waiter %d (%d)", o.Seed, n, gotTotal, len(got), wantTotal, len(want))
+			}
+			deep, cycles := 0, 0
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("seed %d, n %d, root %d: by the sweep\n%+v\nper waiter\n%+v", o.Seed, n, i, got[i], want[i])
+				}
+				deep = max(deep, got[i].Depth)
+				if got[i].RootState == "cycle" {
+					cycles++
+				}
+			}
+			t.Logf("seed %d, n %d: %d roots, depth up to %d, %d cycles", o.Seed, n, gotTotal, deep, cycles)
+		}
+	}
+}
+
+// TestChainAt follows the chains of report's case chains at instants of
+// known answers (the case's text gives them), and of its case deadlock (a
+// cycle, and a join behind it).
+func TestChainAt(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		at   float64 // seconds since the first event
+		th   format.ThreadID
+		want string
+	}{
+		// leaf behind mid on B1, mid behind sleeper on A1, sleeper sleeping.
+		{"chains", 1.5, 0xC, "0000000C monitor 000000B1 0000000B, 0000000B monitor 000000A1 0000000A: 0000000A sleeping"},
+		{"chains", 1.5, 0xB, "0000000B monitor 000000A1 0000000A: 0000000A sleeping"},
+		// sleeper runs from 1.8.
+		{"chains", 1.9, 0xC, "0000000C monitor 000000B1 0000000B, 0000000B monitor 000000A1 0000000A: 0000000A runnable"},
+		// mid got A1 at 2.0 and runs.
+		{"chains", 2.05, 0xC, "0000000C monitor 000000B1 0000000B: 0000000B runnable"},
+		// leaf got B1 at 2.1.
+		{"chains", 2.2, 0xC, ": 0000000C runnable"},
+		// joiner behind behind-waiter (a join), behind-waiter behind waiter
+		// on E1; waiter's wait ended by no notify: its own root.
+		{"chains", 3.2, 0xF, "0000000F join 00000000 0000000E, 0000000E monitor 000000E1 0000000D: 0000000D waiting"},
+		// The cycle: left behind right on B00B, right behind left on A00A.
+		{"deadlock", 2, 0xA, "0000000A monitor 0000B00B 0000000B, 0000000B monitor 0000A00A 0000000A: 0000000A cycle"},
+		{"deadlock", 2, 0xB, "0000000B monitor 0000A00A 0000000A, 0000000A monitor 0000B00B 0000000B: 0000000A cycle"},
+		// main joins left, in the cycle.
+		{"deadlock", 2, 0x1, "00000001 join 00000000 0000000A, 0000000A monitor 0000B00B 0000000B, 0000000B monitor 0000A00A 0000000A: 0000000A cycle"},
+		// Before right blocked, right is left's root.
+		{"deadlock", 0.5005, 0xA, "0000000A monitor 0000B00B 0000000B: 0000000B runnable"},
+	} {
+		ar := testrec.Parse(t, "../report/testdata/"+c.name+".txtar")
+		_, res := testrec.Build(t, ar, c.name)
+		m := res.Model
+		p := ChainAt(m, c.th, m.Start+format.Time(c.at*1e9))
+		var links []string
+		for _, l := range p.Links {
+			links = append(links, fmt.Sprintf("%v %s %v %v", l.From, l.How, l.Object, l.To))
+		}
+		if got := strings.Join(links, ", ") + ": " + p.Root.String() + " " + p.RootState; got != c.want {
+			t.Errorf("%s at %v, thread %v: %q, want %q", c.name, c.at, c.th, got, c.want)
+		}
+	}
+}
+
+// TestChainAtLinks follows the chain at the middle of every blocked
+// interval of every golden case: its first step is to the holder the
+// contention blames then (none: the thread is its own root, blocked), the
+// steps follow one another, and the root is the last step's thread, or,
+// in a cycle, the smallest id of the cycle's threads.
+func TestChainAtLinks(t *testing.T) {
+	some := 0
+	for _, path := range chainCases(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		ar := testrec.Parse(t, path)
+		_, res := testrec.Build(t, ar, name)
+		m := res.Model
+		for _, th := range m.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				if !iv.Acquire && iv.State != model.Blocked || iv.End <= iv.Start {
+					continue
+				}
+				at := iv.Start + (iv.End-iv.Start)/2
+				if at < th.Start || at >= th.End {
+					continue
+				}
+				var owner format.ThreadID
+				for sp := range m.BlameSpans(th.ID, iv) {
+					if sp.Start <= at && at < sp.End && sp.Owner != th.ID {
+						owner = sp.Owner
+					}
+				}
+				p := ChainAt(m, th.ID, at)
+				where := fmt.Sprintf("%s: thread %v at %v: %+v", name, th.ID, at-m.Start, p)
+				if owner == 0 {
+					if len(p.Links) != 0 || p.Root != th.ID || p.RootState != "blocked" {
+						t.Errorf("%s: want its own root, blocked", where)
+					}
+					continue
+				}
+				some++
+				if len(p.Links) == 0 || p.Links[0].From != th.ID || p.Links[0].To != owner || p.Links[0].Object != iv.Object {
+					t.Errorf("%s: want a first step to %v on %v", where, owner, iv.Object)
+					continue
+				}
+				for k := 1; k < len(p.Links); k++ {
+					if p.Links[k].From != p.Links[k-1].To {
+						t.Errorf("%s: step %d does not follow", where, k)
+					}
+				}
+				last := p.Links[len(p.Links)-1].To
+				if p.RootState != "cycle" {
+					if p.Root != last {
+						t.Errorf("%s: root is not the last step's thread", where)
+					}
+					continue
+				}
+				k := slices.IndexFunc(p.Links, func(l Link) bool { return l.From == last })
+				if k < 0 {
+					t.Errorf("%s: a cycle that does not close", where)
+					continue
+				}
+				root := last
+				for _, l := range p.Links[k:] {
+					root = min(root, l.From)
+				}
+				if p.Root != root {
+					t.Errorf("%s: cycle root %v, want %v", where, p.Root, root)
+				}
+			}
+		}
+	}
+	if some < 20 {
+		t.Errorf("only %d chains in all the cases", some)
+	}
+}
+
+// TestChainsFuzzCorpus checks the sweep against the walk per waiter on the
+// model's fuzz corpus of arbitrary .orca text (FuzzModelText's): broken
+// recordings, events out of order, owners that are not threads.
+func TestChainsFuzzCorpus(t *testing.T) {
+	paths, err := filepath.Glob("../model/testdata/fuzz/FuzzModelText/*")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus: %v", err)
+	}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, lit, _ := strings.Cut(string(b), "[]byte(")
+		data, err := strconv.Unquote(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lit), ")")))
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		_, res := testrec.Build(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(data)}}}, "fuzz")
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 2} {
+			got, gotTotal := Chains(v, nil, n)
+			want, wantTotal := chains(v, nil, n, true)
+			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, n %d: by the sweep %d roots:\n%+v\nper waiter %d:\n%+v", filepath.Base(p), n, gotTotal, got, wantTotal, want)
+			}
+		}
+	}
 }

@@ -147,7 +147,10 @@ func TestHangDeadlockShort(t *testing.T) {
 // (Thread.currentThread().join(), how a server's main waits for the JVM's
 // end: seen in a Lucene load program stopped with SIGTERM) waits for no
 // thread by design: not a hang, not a model problem, no wait-for edge. A
-// join on another thread that never ends is still a hang. The same join
+// join on another thread that is stuck (parked for good) is still a hang,
+// behind it; one on a thread still at work (asleep here) is not
+// (joins_working: a program's main joining its workers, DerbyLoad stopped
+// with SIGTERM). The same join
 // seen by an attach (it began before the events) is only its Object.wait on
 // the thread's own Thread object (Thread.join waits on the joined thread),
 // no ThreadJoin (the Lucene load program's main, attached to, was reported
@@ -159,7 +162,7 @@ func TestHangSelfJoin(t *testing.T) {
 0,ThreadStarted,C,worker
 1,ThreadJoin,A,A,0
 1,ThreadJoin,B,C,0
-1,ThreadSleep,C,0
+1,ThreadPark,C,CCCC,0,,shared,0
 9,ThreadStarted,D,late
 `, "attached": `
 0,ThreadStarted,A,main
@@ -172,12 +175,15 @@ func TestHangSelfJoin(t *testing.T) {
 		if len(m.Problems) != 0 {
 			t.Errorf("%s: problems: %v", name, m.Problems)
 		}
-		want := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}
+		want, hangs := map[format.ThreadID]NotHang{0xA: JoinsItself, 0xB: IsHang}, []format.ThreadID{0xB}
+		if name == "join" {
+			want[0xC], hangs = IsHang, []format.ThreadID{0xB, 0xC}
+		}
 		if got := whys(m); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s: open at the end: got %v, want %v", name, got, want)
 		}
-		if got, want := hangIDs(m), []format.ThreadID{0xB}; !reflect.DeepEqual(got, want) {
-			t.Errorf("%s: Hangs: got %v, want %v", name, got, want)
+		if got := hangIDs(m); !reflect.DeepEqual(got, hangs) {
+			t.Errorf("%s: Hangs: got %v, want %v", name, got, hangs)
 		}
 		if len(m.Deadlocks) != 0 {
 			t.Errorf("%s: a self-join made a wait-for cycle: %+v", name, m.Deadlocks)
@@ -301,5 +307,45 @@ func TestWaitingAlone(t *testing.T) {
 `)
 	if got, want := whys(m), (map[format.ThreadID]NotHang{1: IsHang}); !reflect.DeepEqual(got, want) {
 		t.Errorf("nothing ran before the shutdown: got %v, want %v", got, want)
+	}
+}
+
+// TestHangJoinsWorking: a thread joining one still at work at the end —
+// running, asleep, or parked with a timeout — is not a hang (joins_working:
+// DerbyLoad's main joining its workers when SIGTERM stopped it was its
+// report's one hang); joining one that is stuck (a wait nobody ends, here
+// with a thread blocked behind it too) is, behind it, and so is joining
+// one in a deadlock.
+func TestHangJoinsWorking(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,1,main
+0,ThreadStarted,2,running
+0,ThreadStarted,3,sleeper
+0,ThreadStarted,4,timed
+0,ThreadStarted,5,stuck
+0,ThreadStarted,6,j-running
+0,ThreadStarted,7,j-sleeper
+0,ThreadStarted,8,j-timed
+0,ThreadStarted,9,j-stuck
+0,ThreadStarted,A,left
+0,ThreadStarted,B,right
+0,ThreadStarted,C,j-deadlock
+1,ThreadSleep,3,0
+1,ThreadPark,4,4444,0,5000000000,,0
+1,ObjectWait,5,5555,0
+1,ThreadJoin,6,2,0
+1,ThreadJoin,7,3,0
+1,ThreadJoin,8,4,0
+1,ThreadJoin,9,5,0
+1,ThreadJoin,C,A,0
+1.1,MonitorContendedEnter,A,BBBB,B,0
+1.1,MonitorContendedEnter,B,AAAA,A,0
+9,ThreadStarted,D,late
+`)
+	got := whys(m)
+	for th, want := range map[format.ThreadID]NotHang{6: JoinsWorking, 7: JoinsWorking, 8: JoinsWorking, 9: IsHang, 5: IsHang, 0xC: IsHang} {
+		if got[th] != want {
+			t.Errorf("thread %v: %q, want %q (all: %v)", th, got[th], want, got)
+		}
 	}
 }

@@ -9,8 +9,12 @@ import (
 )
 
 // The lock-order graph (issue 36, item 2; docs/report-json.md "potential_deadlocks"):
-// a thread that blocked on monitor W while it held monitor H took them in
-// the order H then W, an edge H -> W. A cycle in the graph is a lock-order
+// a thread that blocked on lock W while it held lock H took them in the
+// order H then W, an edge H -> W. Locks are monitors and, with orca record
+// --lock-order, java.util.concurrent locks (a ReentrantLock, a
+// ReentrantReadWriteLock: its synchronizer, one node for its read and
+// write locks), so edges go monitor -> j.u.c., j.u.c. -> monitor and
+// j.u.c. -> j.u.c. as well. A cycle in the graph is a lock-order
 // inversion: threads that each hold one lock of the cycle and want the next
 // would deadlock, if their nestings ran at the same time. The run did not
 // have to deadlock for the cycle to be seen.
@@ -31,10 +35,15 @@ import (
 //     time, so each edge must be another thread's;
 //   - a cycle guarded by a gate lock (JCarder 2.0's rule): a lock, not in
 //     the cycle, that each edge's thread held as it made the edge; two of
-//     them cannot be inside it at once;
-//   - read-read of a read-write lock: the graph holds monitors only (the
-//     agent lists the monitors a thread holds, not the java.util.concurrent
-//     locks it owns), so no edge is shared.
+//     them cannot be inside it at once — so not a read lock that two of
+//     them held shared (a gate held shared by at most one of them counts);
+//   - read-read of a read-write lock: a cycle in which a thread wanted,
+//     shared, a read-write lock the next edge's thread held shared (a read
+//     lock wanted where a read lock is held): that thread would get it, so
+//     that link cannot block and the cycle cannot close. (Not said: the
+//     JDK's ReentrantReadWriteLock makes a new reader wait behind a writer
+//     queued first, so a third thread wanting the write lock at that
+//     moment can still close it; the rule is the issue's.)
 
 // PotentialDeadlock is a cycle of the lock-order graph: Edges[i] goes from
 // the lock Edges[i-1] wanted (the last's for the first) to the one it wanted.
@@ -59,6 +68,9 @@ type OrderEdge struct {
 	// WantedStack: where it wanted the second.
 	HeldStack   []format.Frame
 	WantedStack model.StackID
+	// HeldMode, WantedMode: ModeNone for a monitor; how the thread held
+	// or wanted a j.u.c. lock (ModeShared: a read lock).
+	HeldMode, WantedMode format.AcquireMode
 }
 
 // orderNode is a node of the graph: an instance, or a class and site.
@@ -79,6 +91,7 @@ type orderUse struct {
 	order  *model.LockOrder
 	held   int // index in order.Held
 	gates  []format.ObjectID
+	shared []format.ObjectID // of gates, those held shared (read locks)
 	count  int
 	from   orderNode
 	to     orderNode
@@ -138,14 +151,19 @@ func PotentialDeadlocks(m *model.Model) []PotentialDeadlock {
 			if from == to {
 				continue
 			}
-			var gates []format.ObjectID
+			var gates, shared []format.ObjectID
 			for k, g := range o.Held {
 				if k != j && g.Object != h.Object {
 					gates = append(gates, g.Object)
+					if g.Mode == format.ModeShared {
+						shared = append(shared, g.Object)
+					}
 				}
 			}
 			slices.Sort(gates)
 			gates = slices.Compact(gates)
+			slices.Sort(shared)
+			shared = slices.Compact(shared)
 			k := orderKey{from, to}
 			us, found := uses[k]
 			if !found {
@@ -153,14 +171,15 @@ func PotentialDeadlocks(m *model.Model) []PotentialDeadlock {
 			}
 			dup := false
 			for _, u := range us {
-				if u.thread == o.Thread && slices.Equal(u.gates, gates) {
+				if u.thread == o.Thread && slices.Equal(u.gates, gates) && slices.Equal(u.shared, shared) &&
+					u.order.Held[u.held].Mode == h.Mode && u.order.Mode == o.Mode {
 					u.count += o.Count
 					dup = true
 					break
 				}
 			}
 			if !dup {
-				uses[k] = append(us, &orderUse{thread: o.Thread, order: o, held: j, gates: gates, count: o.Count, from: from, to: to})
+				uses[k] = append(us, &orderUse{thread: o.Thread, order: o, held: j, gates: gates, shared: shared, count: o.Count, from: from, to: to})
 			}
 		}
 	}
@@ -198,7 +217,7 @@ func PotentialDeadlocks(m *model.Model) []PotentialDeadlock {
 			h := o.Held[u.held]
 			d.Edges = append(d.Edges, OrderEdge{Thread: u.thread, At: o.At, Count: u.count, Held: h.Object, Wanted: o.Wanted,
 				HeldClass: h.Class, WantedClass: o.Class, HeldBySite: u.from.obj == 0, WantedBySite: u.to.obj == 0,
-				HeldStack: m.HeldStack(o, h), WantedStack: o.Stack})
+				HeldStack: m.HeldStack(o, h), WantedStack: o.Stack, HeldMode: h.Mode, WantedMode: o.Mode})
 		}
 		// The edge first made first, the cycle's order kept.
 		first := 0
@@ -249,15 +268,15 @@ func cycles(adj [][]int) [][]int {
 }
 
 // choose picks one use for each edge of a cycle such that the threads
-// differ and no gate lock is common to all; nil when there is none (within
-// maxChoices tries).
+// differ, no gate lock is common to all and no link is read-read; nil when
+// there is none (within maxChoices tries).
 func choose(ks []orderKey, uses map[orderKey][]*orderUse) []*orderUse {
 	pick := make([]*orderUse, len(ks))
 	tries := 0
 	var try func(i int) bool
 	try = func(i int) bool {
 		if i == len(ks) {
-			return !gated(pick)
+			return !gated(pick) && !readRead(pick)
 		}
 		for _, u := range uses[ks[i]] {
 			if tries++; tries > maxChoices {
@@ -279,7 +298,9 @@ func choose(ks []orderKey, uses map[orderKey][]*orderUse) []*orderUse {
 	return pick
 }
 
-// gated reports whether a lock was held by every use as it made its edge.
+// gated reports whether a lock was held by every use as it made its edge,
+// by at most one of them shared: two threads inside a gate each holding it
+// as a read lock are in it at once.
 func gated(us []*orderUse) bool {
 	common := us[0].gates
 	for _, u := range us[1:] {
@@ -291,5 +312,29 @@ func gated(us []*orderUse) bool {
 		}
 		common = both
 	}
-	return len(common) > 0
+	for _, g := range common {
+		shared := 0
+		for _, u := range us {
+			if _, ok := slices.BinarySearch(u.shared, g); ok {
+				shared++
+			}
+		}
+		if shared <= 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// readRead reports whether a use of a cycle wanted shared the lock the
+// next use held shared (a read lock where a read lock is held): it would
+// not wait, so the cycle cannot close.
+func readRead(us []*orderUse) bool {
+	for i, u := range us {
+		next := us[(i+1)%len(us)]
+		if u.order.Mode == format.ModeShared && next.order.Held[next.held].Mode == format.ModeShared {
+			return true
+		}
+	}
+	return false
 }

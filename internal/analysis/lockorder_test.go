@@ -18,11 +18,37 @@ func nesting(at float64, th, wanted string, frames []int, held ...string) string
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%g,MonitorContendedEnter,%s,%s,E,%s\n", at, th, wanted, st)
+	heldLines(&b, at, th, held)
+	fmt.Fprintf(&b, "%g,MonitorContendedEntered,%s,%s,%s\n", at+0.1, th, wanted, st)
+	return b.String()
+}
+
+// heldLines writes a MonitorHeld line for each "OBJ@DEPTH" of held, a
+// LockHeld line for each "OBJ@DEPTH:x" (exclusive) or ":s" (shared): a
+// java.util.concurrent lock.
+func heldLines(b *strings.Builder, at float64, th string, held []string) {
 	for _, h := range held {
 		o, d, _ := strings.Cut(h, "@")
-		fmt.Fprintf(&b, "%g,MonitorHeld,%s,%s,%s\n", at, th, o, d)
+		d, mode, juc := strings.Cut(d, ":")
+		if !juc {
+			fmt.Fprintf(b, "%g,MonitorHeld,%s,%s,%s\n", at, th, o, d)
+			continue
+		}
+		fmt.Fprintf(b, "%g,LockHeld,%s,%s,%s,%s\n", at, th, o, d, map[string]string{"x": "exclusive", "s": "shared"}[mode])
 	}
-	fmt.Fprintf(&b, "%g,MonitorContendedEntered,%s,%s,%s\n", at+0.1, th, wanted, st)
+}
+
+// parking is nesting's park in a j.u.c. lock's acquire: on wanted, in
+// mode ("exclusive", "shared"), owned by thread 0E.
+func parking(at float64, th, wanted, mode string, frames []int, held ...string) string {
+	st := fmt.Sprint(len(frames))
+	for _, f := range frames {
+		st += fmt.Sprintf(";%08X;%08X", f, f)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%g,ThreadPark,%s,%s,E,,%s,%s\n", at, th, wanted, mode, st)
+	heldLines(&b, at, th, held)
+	fmt.Fprintf(&b, "%g,ThreadUnparked,%s,%s,unparked,0\n", at+0.1, th, wanted)
 	return b.String()
 }
 
@@ -62,6 +88,28 @@ func TestPotentialDeadlocks(t *testing.T) {
 		// round): the sites' nodes make the cycle.
 		{"fresh-inverted", nesting(1, "A", "2001", []int{6, 5}, "1001@1") + nesting(2, "B", "1002", []int{5, 6}, "2002@1"),
 			[]string{"A:1001->2001 B:2002->1002"}},
+		// java.util.concurrent locks: A holds 1111 and parks for 2222,
+		// B the other way round.
+		{"juc", parking(1, "A", "2222", "exclusive", []int{2, 1}, "1111@1:x") + parking(2, "B", "1111", "exclusive", []int{4, 3}, "2222@1:x"),
+			[]string{"A:1111->2222 B:2222->1111"}},
+		// A holds the monitor 1111 and parks for the lock 2222; B holds
+		// 2222 and blocks on 1111.
+		{"mixed", parking(1, "A", "2222", "exclusive", []int{2, 1}, "1111@1") + nesting(2, "B", "1111", []int{4, 3}, "2222@1:x"),
+			[]string{"A:1111->2222 B:2222->1111"}},
+		// A holds 1111's read lock and blocks on 2222; B holds 2222 and
+		// parks for 1111's read lock: B would get it, none.
+		{"read-read", nesting(1, "A", "2222", []int{2, 1}, "1111@1:s") + parking(2, "B", "1111", "shared", []int{4, 3}, "2222@1"),
+			nil},
+		// The same with B wanting the write lock: it waits for A's read.
+		{"read-write", nesting(1, "A", "2222", []int{2, 1}, "1111@1:s") + parking(2, "B", "1111", "exclusive", []int{4, 3}, "2222@1"),
+			[]string{"A:1111->2222 B:2222->1111"}},
+		// A gate both held as a read lock: both are inside it at once.
+		{"gate-shared", nesting(1, "A", "2222", []int{2, 1}, "3333@2:s", "1111@1") + nesting(2, "B", "1111", []int{4, 3}, "3333@2:s", "2222@1"),
+			[]string{"A:1111->2222 B:2222->1111"}},
+		// A gate one held as the write lock, the other as the read lock:
+		// never inside at once, none.
+		{"gate-write", nesting(1, "A", "2222", []int{2, 1}, "3333@2:x", "1111@1") + nesting(2, "B", "1111", []int{4, 3}, "3333@2:s", "2222@1"),
+			nil},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := build(t, threads+c.lines+"5,ThreadEnded,A\n5,ThreadEnded,B\n5,ThreadEnded,C\n5,ThreadEnded,E\n")

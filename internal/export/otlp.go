@@ -85,6 +85,12 @@ type OTLPOptions struct {
 	// restated at From is counted there).
 	From    format.Time
 	Partial bool
+	// Chained, with From: the model is of the chunk files after those
+	// of the push before (reader.Recording.SpanChunks), which folded each
+	// event once: the states restated at From (Interval.Restated) were
+	// counted by the push before, every other state and every sample is
+	// this one's, whatever its time (a state may begin at From exactly).
+	Chained bool
 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
@@ -102,7 +108,7 @@ type OTLPOptions struct {
 // stretch's start) when the recording has a clock origin.
 func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.ExportProfilesServiceRequest, error) {
 	b := newOTLPBuilder(rec, m)
-	b.from, b.partial = opt.From, opt.Partial
+	b.from, b.partial, b.chained = opt.From, opt.Partial, opt.Chained
 	kinds := opt.Kinds
 	if kinds == 0 {
 		kinds = All
@@ -185,6 +191,7 @@ type otlpBuilder struct {
 	// still on at the end are not (OTLPOptions.Partial).
 	from    format.Time
 	partial bool
+	chained bool // OTLPOptions.Chained
 
 	// origin converts the model's times to Unix ns; ok false when the
 	// recording has no clock origin (then no timestamps).
@@ -462,7 +469,12 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 // counts reports whether iv's state (not a contention: eachContention's
 // are counted where they end) counts here: not when it was on at From,
 // counted by the push before.
-func (b *otlpBuilder) counts(iv *model.Interval) bool { return b.from == 0 || iv.Start > b.from }
+func (b *otlpBuilder) counts(iv *model.Interval) bool {
+	if b.chained {
+		return !iv.Restated
+	}
+	return b.from == 0 || iv.Start > b.from
+}
 
 // ivLockKind names the kind of lock an interval is on (model.LockKind), ""
 // for a state on none (sleep, join, a park without a blocker).
@@ -499,7 +511,7 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 	pairs := map[key]*pair{}
 	for _, sk := range prof.sampleKinds() {
 		b.m.EachSample(model.SampleQuery{Kind: sk}, func(t *model.Thread, s *model.Sample) {
-			if b.from != 0 && s.At <= b.from {
+			if b.from != 0 && !b.chained && s.At <= b.from {
 				return // in the push before (a range includes both its ends)
 			}
 			kk := key{s.Stack, t.ID, s.Kind}

@@ -83,6 +83,18 @@ const (
 	// deadlocks' lock-order graph is made of them (docs/report-json.md,
 	// "Potential deadlocks").
 	MonitorHeld
+	// LockHeld: a java.util.concurrent lock (a ReentrantLock, either lock of
+	// a ReentrantReadWriteLock: FObject their synchronizer, the object a park
+	// on it names) the thread held when a contended acquisition of another
+	// lock began: its MonitorContendedEnter, or its ThreadPark in the acquire
+	// of such a lock, of the same thread at the same time, which it follows
+	// (after that acquisition's MonitorHeld lines). FMode: exclusive (a
+	// ReentrantLock, a write lock) or shared (a read lock); FDepth: the
+	// frame of that acquisition's stack that took it (the innermost frame of
+	// the method that called lock), empty when not known. One line a lock
+	// held (a lock held twice, reentered, once); none when it held none.
+	// Written with orca record --lock-order only (.info held_locks).
+	LockHeld
 	NumKinds
 )
 
@@ -274,6 +286,7 @@ var Specs = [NumKinds]Spec{
 	Sample:                  {Sample, "Sample", []Field{FThread, FSampled, FWeight, FStack}, KindNone},
 	ThreadCPU:               {ThreadCPU, "ThreadCPU", []Field{FThread, FCPU, FReady}, KindNone},
 	MonitorHeld:             {MonitorHeld, "MonitorHeld", []Field{FThread, FObject, FDepth}, KindNone},
+	LockHeld:                {LockHeld, "LockHeld", []Field{FThread, FObject, FDepth, FMode}, KindNone},
 }
 
 // String returns the event's name as written in the .orca file.

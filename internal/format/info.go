@@ -112,6 +112,16 @@ const (
 	// InfoHeldUnread counts the contended enters whose held monitors JVMTI
 	// did not give (their MonitorHeld lines are missing); listed when not 0.
 	InfoHeldUnread = "held_monitors_unread"
+	// InfoHeldLocks: "yes" when every contended acquisition (a
+	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
+	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
+	// the java.util.concurrent locks its thread held then; "no: WHY" else
+	// (off by default: orca record --lock-order). Absent in older recordings.
+	InfoHeldLocks = "held_locks"
+	// InfoHeldLocksLost counts the acquires of a thread that held 16 j.u.c.
+	// locks already (not kept: their LockHeld lines are missing); listed
+	// when not 0.
+	InfoHeldLocksLost = "held_locks_lost"
 	// InfoClassHooks: how Thread.join, Semaphore and VirtualThread's methods
 	// are wrapped: "load" (new methods, at class load) or "live ..." (an
 	// attach, or ORCA_VERIFY_LIVE_HOOKS=1: Semaphore's and VirtualThread's
@@ -254,7 +264,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
-	"strconv"
 
 	"orca/internal/format"
 )
@@ -661,7 +660,7 @@ func byFirst(first map[format.ThreadID]format.Time) []format.ThreadID {
 
 // SiteStack returns the call site of stack id: the first stack of the
 // recording whose frames are at the same source lines (class, method,
-// file and line; the bytecode index where the line is unknown). Two
+// file and line; the method alone where the line is unknown). Two
 // bytecodes of one line are one call site to the user.
 func (m *Model) SiteStack(id StackID) StackID {
 	if int(id) < len(m.siteOf) {
@@ -693,9 +692,15 @@ func (g *siteGrouper) num(f format.Frame) uint32 {
 	if n, ok := g.frameNum[f]; ok {
 		return n
 	}
+	// A frame whose line is unknown (code compiled without line numbers,
+	// a native method) is its method: its bytecode index is never
+	// printed, and a synchronized method's entry is recorded at one index
+	// interpreted and another compiled, so keeping indexes apart made two
+	// sites print the same frames (HSQLDB: ValuePool.getInt, 128 and 4
+	// contentions).
 	k := g.line(f)
 	if k == "" {
-		k = f.Method.String() + "@" + strconv.FormatUint(uint64(f.Location), 10)
+		k = f.Method.String()
 	}
 	n, ok := g.lineNum[k]
 	if !ok {

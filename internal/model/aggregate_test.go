@@ -193,7 +193,9 @@ func TestAggregateWaits(t *testing.T) {
 }
 
 // TestSiteStack checks that stacks at the same source lines are one call
-// site, and that a frame without a line keeps its bytecode index apart.
+// site, that a frame without a line is its method whatever its bytecode
+// index (the index is never printed: two sites would print alike), and
+// that a different line is a different site.
 func TestSiteStack(t *testing.T) {
 	m := foldLines(t, `
 0,ThreadStarted,A,a
@@ -206,20 +208,26 @@ func TestSiteStack(t *testing.T) {
 3,MonitorContendedEntered,C,AAAA,2;1;11;2;5
 3,MonitorContendedEnter,D,AAAA,A,2;1;10;2;6
 4,MonitorContendedEntered,D,AAAA,2;1;10;2;6
+4,MonitorContendedEnter,A,AAAA,B,2;1;12;2;6
+5,MonitorContendedEntered,A,AAAA,2;1;12;2;6
 `)
-	// Method 1: bytecodes 10 and 11 are line 7; method 2 has no line table.
+	// Method 1: bytecodes 0x10 and 0x11 are line 7, 0x12 line 8; method 2 has
+	// no line table.
 	m.GroupSites(func(f format.Frame) string {
 		if f.Method == 1 {
+			if f.Location == 0x12 {
+				return "M.one(M.java:8)"
+			}
 			return "M.one(M.java:7)"
 		}
 		return ""
 	})
 	l := m.Lock(0xAAAA, Monitor)
-	want := []Site{{Stack: 1, Contentions: 2, Blocked: s2t(2)}, {Stack: 3, Contentions: 1, Blocked: s2t(1)}}
+	want := []Site{{Stack: 1, Contentions: 3, Blocked: s2t(3)}, {Stack: 4, Contentions: 1, Blocked: s2t(1)}}
 	if !reflect.DeepEqual(l.Sites, want) {
-		t.Errorf("sites %+v, want %+v (stacks 1 and 2 differ only in a bytecode of one line)", l.Sites, want)
+		t.Errorf("sites %+v, want %+v (stacks 1 to 3 differ only in a bytecode of one line or of a method without lines)", l.Sites, want)
 	}
-	if got := []StackID{m.SiteStack(1), m.SiteStack(2), m.SiteStack(3)}; !reflect.DeepEqual(got, []StackID{1, 1, 3}) {
-		t.Errorf("SiteStack(1, 2, 3) = %v, want [1 1 3]", got)
+	if got := []StackID{m.SiteStack(1), m.SiteStack(2), m.SiteStack(3), m.SiteStack(4)}; !reflect.DeepEqual(got, []StackID{1, 1, 1, 4}) {
+		t.Errorf("SiteStack(1, 2, 3, 4) = %v, want [1 1 1 4]", got)
 	}
 }

@@ -164,12 +164,14 @@ type tstate struct {
 	// is then expected a little later.
 	lateEntered format.ObjectID
 	lateAt      format.Time
-	// enterAt, enterObj, enterStack: its latest contended enter, which the
-	// MonitorHeld lines at its time complete into order (lockorder.go),
-	// kept until its next enter or the end.
+	// enterAt, enterObj, enterStack, enterMode: its latest contended enter
+	// (or park in a synchronizer's acquire: enterMode its mode), which the
+	// MonitorHeld and LockHeld lines at its time complete into order
+	// (lockorder.go), kept until its next one or the end.
 	enterAt    format.Time
 	enterObj   format.ObjectID
 	enterStack StackID
+	enterMode  format.AcquireMode
 	order      *LockOrder
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
@@ -514,7 +516,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.notify(b.lock(ev.Object, Monitor), ev)
 	case format.MonitorOwned:
 		b.owned(ts, ev)
-	case format.MonitorHeld:
+	case format.MonitorHeld, format.LockHeld:
 		b.monitorHeld(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
@@ -546,6 +548,9 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "cpu %d, ready %d: less than the thread's previous line's", ev.CPU, ev.Ready)
 		}
 	case format.ThreadPark:
+		if ev.Mode != format.ModeNone {
+			b.enterHeld(ts, ev, stack) // a lock's acquire: LockHeld lines may follow
+		}
 		b.park(ts, ev, stack)
 	case format.ThreadUnparked:
 		b.unparked(ts, ev)

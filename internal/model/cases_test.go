@@ -376,8 +376,15 @@ func dumpModel(b *strings.Builder, m *Model) {
 			if h.Class != "" {
 				hs[i] += "(" + h.Class + ")"
 			}
+			if h.Mode != format.ModeNone {
+				hs[i] += ":" + h.Mode.String()
+			}
 		}
-		fmt.Fprintf(b, "lockorder at=%s %v count=%d wanted=%v(%s) s%d held=%s\n", rel(m, o.At), o.Thread, o.Count, o.Wanted, o.Class, o.Stack, strings.Join(hs, ","))
+		mode := ""
+		if o.Mode != format.ModeNone {
+			mode = ":" + o.Mode.String()
+		}
+		fmt.Fprintf(b, "lockorder at=%s %v count=%d wanted=%v(%s)%s s%d held=%s\n", rel(m, o.At), o.Thread, o.Count, o.Wanted, o.Class, mode, o.Stack, strings.Join(hs, ","))
 	}
 	for i, st := range m.Stacks {
 		if i == 0 {

@@ -111,7 +111,10 @@ func (b *Builder) Finalize() *Model {
 	b.findShutdown(shut)
 	b.wf.finish(m)
 
-	slices.SortStableFunc(m.Threads, func(a, b *Thread) int {
+	// Each thread once (by ID): no two compare equal, and an unstable sort
+	// gives the same order as a stable one, in n log n (a stable one's
+	// merges took a third of Finalize with 100 000 threads).
+	slices.SortFunc(m.Threads, func(a, b *Thread) int {
 		if c := cmp.Compare(a.Start, b.Start); c != 0 {
 			return c
 		}

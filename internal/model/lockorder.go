@@ -8,27 +8,35 @@ import (
 	"orca/internal/reader"
 )
 
-// LockOrder is a contended monitor enter of a thread that held other
-// monitors as it blocked (the MonitorHeld lines after its
-// MonitorContendedEnter): the raw material of the lock-order graph
-// (analysis.PotentialDeadlocks, docs/report-json.md "potential_deadlocks").
-// The enters of one thread on one monitor with one stack, holding the same
-// monitors at the same depths, are one LockOrder: Count of them, the first
-// At.
+// LockOrder is a contended acquisition of a thread that held other locks
+// as it blocked — a monitor's enter, or a park in a java.util.concurrent
+// lock's acquire (with orca record --lock-order; the MonitorHeld and
+// LockHeld lines after its MonitorContendedEnter or ThreadPark): the raw
+// material of the lock-order graph (analysis.PotentialDeadlocks,
+// docs/report-json.md "potential_deadlocks"). The acquisitions of one
+// thread on one lock with one stack, holding the same locks at the same
+// depths, are one LockOrder: Count of them, the first At.
 type LockOrder struct {
 	Thread format.ThreadID
 	At     format.Time
 	Count  int
-	Wanted format.ObjectID // the monitor it blocked on
+	Wanted format.ObjectID // the lock it blocked on: a monitor, or a j.u.c. lock's synchronizer
 	Class  string          // Wanted's class signature, "" when not known
-	Stack  StackID         // where it wanted it: its enter's stack
-	Held   []Held          // the monitors it held then, as the agent listed them
+	// Mode: how it wanted it: ModeNone for a monitor, else the park's
+	// acquire mode (ModeShared: a read lock).
+	Mode  format.AcquireMode
+	Stack StackID // where it wanted it: its enter's (park's) stack
+	Held  []Held  // the locks it held then, as the agent listed them: monitors, then j.u.c. locks
 }
 
-// Held is a monitor a thread held at a LockOrder.
+// Held is a lock a thread held at a LockOrder.
 type Held struct {
 	Object format.ObjectID
 	Class  string // its class signature, "" when not known
+	// Mode: ModeNone for a monitor (a MonitorHeld line), else how the
+	// thread holds the j.u.c. lock (a LockHeld line): ModeShared for a
+	// read lock, ModeExclusive for a ReentrantLock or a write lock.
+	Mode format.AcquireMode
 	// Depth is the frame of the enter's stack that took it (0: the
 	// innermost, the one entering the wanted monitor); -1 when not known
 	// (a JNI MonitorEnter, or a frame the recorded stack does not reach).
@@ -46,28 +54,39 @@ func (m *Model) HeldStack(o *LockOrder, h Held) []format.Frame {
 	return st[h.Depth:]
 }
 
-// enterHeld notes a thread's contended enter, which MonitorHeld lines at its
-// time complete; its previous one is complete.
+// enterHeld notes a thread's contended enter (or park in an acquire),
+// which MonitorHeld and LockHeld lines at its time complete; its previous
+// one is complete.
 func (b *Builder) enterHeld(ts *tstate, ev *reader.Event, stack StackID) {
 	b.sealOrder(ts)
-	ts.enterAt, ts.enterObj, ts.enterStack = ev.Time, ev.Object, stack
+	ts.enterAt, ts.enterObj, ts.enterStack, ts.enterMode = ev.Time, ev.Object, stack, format.ModeNone
+	if ev.Kind == format.ThreadPark {
+		ts.enterMode = ev.Mode
+	}
 }
 
-// monitorHeld folds a MonitorHeld line: a monitor the thread held as its
-// enter at the same time began. One of another time (an enter not
-// recorded) is a problem.
+// monitorHeld folds a MonitorHeld or LockHeld line: a lock the thread
+// held as its acquisition at the same time began. One of another time (an
+// acquisition not recorded) is a problem.
 func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 	if ts.enterObj == 0 || ts.enterAt != ev.Time {
-		b.problem(ev, "MonitorHeld without its thread's MonitorContendedEnter at the same time")
+		b.problem(ev, "%s without its thread's MonitorContendedEnter or ThreadPark at the same time", ev.Kind)
 		return
 	}
 	if ev.Object == ts.enterObj {
 		return // the monitor it enters (a JVM that listed it): not held
 	}
 	if ts.order == nil {
-		ts.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.enterObj, Class: b.classes[ts.enterObj], Stack: ts.enterStack}
+		ts.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.enterObj, Class: b.classes[ts.enterObj], Mode: ts.enterMode, Stack: ts.enterStack}
 	}
-	ts.order.Held = append(ts.order.Held, Held{Object: ev.Object, Class: b.classes[ev.Object], Depth: int(ev.Depth)})
+	h := Held{Object: ev.Object, Class: b.classes[ev.Object], Depth: int(ev.Depth)}
+	if ev.Kind == format.LockHeld {
+		h.Mode = ev.Mode
+		if h.Mode == format.ModeNone {
+			h.Mode = format.ModeExclusive // not said: the stricter
+		}
+	}
+	ts.order.Held = append(ts.order.Held, h)
 }
 
 // sealOrder puts the thread's LockOrder in progress into Model.LockOrders,
@@ -82,9 +101,11 @@ func (b *Builder) sealOrder(ts *tstate) {
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Thread))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Wanted))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Stack))
+	k = append(k, byte(o.Mode))
 	for _, h := range o.Held {
 		k = binary.LittleEndian.AppendUint32(k, uint32(h.Object))
 		k = binary.LittleEndian.AppendUint32(k, uint32(h.Depth))
+		k = append(k, byte(h.Mode))
 	}
 	if b.orders == nil {
 		b.orders = map[string]int{}

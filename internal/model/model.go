@@ -165,6 +165,11 @@ type Interval struct {
 	// Entered, owner unknown (.info owner_unknown.before_events), so its
 	// length is not known, only that it ended at End.
 	BeforeEvents bool
+	// Restated: the state's begin was a carried record, the state at the
+	// start of the events read (a bounded recording's oldest chunk kept,
+	// a range's start): it began before them. A continuous push counts
+	// it in the push before (export.OTLPOptions.Chained).
+	Restated bool
 	// Timeout: whether the state can end by itself (the same on every
 	// segment of a state).
 	Timeout Timeout

@@ -30,7 +30,7 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[n-1].iv.State)
 		b.end(ts, iv.Start, endForced)
 	}
-	iv.Since = iv.Start
+	iv.Since, iv.Restated = iv.Start, ev.Carried
 	if n := len(ts.open); n > 0 {
 		outer := &ts.open[n-1]
 		b.segment(ts, outer, iv.Start, false)

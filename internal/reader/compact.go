@@ -142,6 +142,13 @@ var ownLayouts, ownDescriptors = func() (l [format.NumKinds]kindLayout, d [forma
 type compactStack struct {
 	frames []format.Frame
 	ent    int // the index in sc.ents
+	// The cache's numbering of it in the chunk being read (stamp: the
+	// cache's chunk), kept here so that an event reads the stack it names
+	// and not the cache's entry too (a cache miss an event: 15 % of the
+	// reader's time on the 128 MB synthetic recording).
+	stamp int
+	local uint32
+	cfr   []format.Frame
 }
 
 func newCompactRecords(name string, size int) *compactRecords {
@@ -410,9 +417,23 @@ type dec struct {
 
 // uv decodes an unsigned LEB128 varint.
 func (d *dec) uv() uint64 {
-	if d.i < len(d.b) && d.b[d.i] < 0x80 {
+	// Values of up to 3 bytes (most fields, and a time delta below 2 ms)
+	// without the loop's per-byte checks.
+	if b := d.b[d.i:]; len(b) >= 3 {
+		switch {
+		case b[0] < 0x80:
+			d.i++
+			return uint64(b[0])
+		case b[1] < 0x80:
+			d.i += 2
+			return uint64(b[0]&0x7F) | uint64(b[1])<<7
+		case b[2] < 0x80:
+			d.i += 3
+			return uint64(b[0]&0x7F) | uint64(b[1]&0x7F)<<7 | uint64(b[2])<<14
+		}
+	} else if len(b) > 0 && b[0] < 0x80 {
 		d.i++
-		return uint64(d.b[d.i-1])
+		return uint64(b[0])
 	}
 	var v uint64
 	for s := 0; s < 70; s += 7 {
@@ -957,7 +978,11 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 		}
 		s := &r.stacks[stack-1]
 		if r.sc != nil {
-			ev.Stack, ev.StackID = r.sc.number(s.ent)
+			if s.stamp != r.sc.stamp {
+				s.cfr, s.local = r.sc.number(s.ent)
+				s.stamp = r.sc.stamp
+			}
+			ev.Stack, ev.StackID = s.cfr, s.local
 		} else {
 			ev.Stack = s.frames
 		}

@@ -386,8 +386,8 @@ func parseEvent(f [][]byte, n int, sc *stackCache) (Event, string) {
 	}
 	spec := &format.Specs[kind]
 	fields := spec.Fields
-	if want := 2 + len(fields); n == want-1 && kind.Has(format.FMode) {
-		fields = withoutMode(fields) // a line from before the field (format.FMode)
+	if want := 2 + len(fields); n == want-1 && kind == format.ThreadPark {
+		fields = withoutMode(fields) // a line from before the field (format.FMode; LockHeld always had it)
 	} else if n != want {
 		return Event{}, fmt.Sprintf("%s: want %d fields, got %d", spec.Name, want, n)
 	}

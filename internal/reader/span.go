@@ -52,6 +52,10 @@ type Span struct {
 	// Whole: the .orca is text, read whole and filtered.
 	Whole  bool
 	pieces []spanPiece
+	// chained: the span is chunk files after those of the range before
+	// (SpanChunks): the carried records of the first one read are the
+	// state at From, and each other event read is in the range.
+	chained bool
 }
 
 // spanPiece is a part of one file of events: [lo, hi).
@@ -251,6 +255,40 @@ func (r *Recording) SpanWithin(from, to, origin, end format.Time) (*Span, error)
 	return sp, nil
 }
 
+// SpanChunks is SpanWithin for a bounded recording's pusher that reads
+// its chunk files in turns (cmd/orca's pushloop): the span reads the
+// chunk files numbered after, up to and including last, and no other,
+// where a time range reads the chunk it begins in again. The state at
+// from, the end of the turn before (the last event of chunk file
+// after), is the carried records that begin the first of them (the
+// agent's state at its start: after the chunk file before it), restated
+// at from; each other event of them is in the range (one before from,
+// a line behind another thread's, clipped to it), whatever its time. So
+// each event is folded in one turn only, where two time ranges [a, b]
+// and [b, c] both hold the events at b.
+func (r *Recording) SpanChunks(after, last uint64, from, to, origin, end format.Time) (*Span, error) {
+	sp := &Span{From: from, To: to, Origin: origin, End: end, chained: true}
+	for _, c := range r.Chunks {
+		if c.Seq <= after || c.Seq > last {
+			continue
+		}
+		err := withFile(c.Path, func(f *os.File, size int64) error {
+			if !compactFile(f, size) {
+				return fmt.Errorf("%s: not a compact chunk file", c.Path)
+			}
+			sp.pieces = append(sp.pieces, spanPiece{c.Path, 0, size})
+			sp.Bytes += size
+			sp.Total += size
+			sp.Chunks++
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return sp, nil
+}
+
 // chunksIn counts the chunk markers in [lo, hi) of ra (for Span.Chunks).
 func chunksIn(ra io.ReaderAt, lo, hi int64) int {
 	n := 0
@@ -363,6 +401,7 @@ var spanHook func(path string, lo, hi int64)
 func (r *Recording) eachSpan(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
 	sp := opt.Span
 	rf := newRangeFilter(sp.From, sp.To, opt.Stacks == nil, fn)
+	rf.chained = sp.chained
 	cf := &carryFilter{}
 	var done int64
 	line := 0
@@ -408,6 +447,10 @@ type rangeFilter struct {
 	live      *format.LiveState[Event]
 	started   bool
 	given     map[factKey]struct{} // facts handed on in the range
+	// chained: the carried records read before the first other event are
+	// the state at from whatever their time, and every other event is in
+	// the range (Span.chained).
+	chained bool
 }
 
 func newRangeFilter(from, to format.Time, copyStack bool, fn func(*Event) error) *rangeFilter {
@@ -420,7 +463,7 @@ func newRangeFilter(from, to format.Time, copyStack bool, fn func(*Event) error)
 
 func (f *rangeFilter) event(ev *Event) error {
 	if !f.started {
-		if ev.Time < f.from || ev.Carried && ev.Time <= f.from {
+		if ev.Carried && (ev.Time <= f.from || f.chained) || ev.Time < f.from && !f.chained {
 			// Before the range (or the state at its very start).
 			if f.copyStack && len(ev.Stack) > 0 {
 				c := *ev

@@ -52,7 +52,8 @@ func (b *builder) hold(l *model.Lock) *LockHold {
 
 // holdText prints a lock's hold times: the whole, then the three sites
 // that held it longest, each named by its first frame of the program's
-// code and that frame's caller; one site is said on the same line.
+// code and that frame's caller (more callers where two sites would read
+// alike); one site is said on the same line.
 func holdText(t *textWriter, l *Lock) {
 	h := l.Hold
 	if h == nil {
@@ -60,16 +61,17 @@ func holdText(t *textWriter, l *Lock) {
 	}
 	line := "     held while others waited: " + holdSummary(h.HoldFigures, true)
 	if len(h.Sites) == 1 {
-		t.printf("%s, taken at %s\n", line, holdSite(h.Sites[0].Frames))
+		t.printf("%s, taken at %s\n", line, holdSite(h.Sites[0].Frames, 1))
 		return
 	}
 	t.printf("%s; taken at:\n", line)
-	for i, s := range h.Sites {
-		if i == 3 {
-			t.printf("       ... %s\n", count(len(h.Sites)-i, "more site", "more sites"))
-			break
-		}
-		t.printf("       %s: %s\n", holdSummary(s.HoldFigures, false), holdSite(s.Frames))
+	shown := h.Sites[:min(len(h.Sites), 3)]
+	names := holdSites(shown)
+	for i, s := range shown {
+		t.printf("       %s: %s\n", holdSummary(s.HoldFigures, false), names[i])
+	}
+	if len(h.Sites) > len(shown) {
+		t.printf("       ... %s\n", count(len(h.Sites)-len(shown), "more site", "more sites"))
 	}
 }
 
@@ -86,10 +88,38 @@ func holdSummary(f HoldFigures, p99 bool) string {
 	return s + ", max " + dur(f.MaxS)
 }
 
+// holdSites names each site with holdSite, giving every site more callers
+// while two of them read alike and one of them still has more to say (the
+// sites differ in some frame, else they would be one): HSQLDB's
+// synchronized ValuePool.getInt, called from two places, read as the same
+// "… → ValuePool.getInt" with one caller.
+func holdSites(sites []HoldSite) []string {
+	names := make([]string, len(sites))
+	for callers := 1; ; callers++ {
+		seen := map[string]int{}
+		for i, s := range sites {
+			names[i] = holdSite(s.Frames, callers)
+			seen[names[i]]++
+		}
+		more := false
+		for i, s := range sites {
+			if seen[names[i]] > 1 && holdSite(s.Frames, callers+1) != names[i] {
+				more = true
+			}
+		}
+		if !more {
+			return names
+		}
+	}
+}
+
 // holdSite names a holding site by its first frame of the program's code
-// (the top frame when all are the JDK's), after that frame's caller:
-// "App.run(App.java:12) → App.update(App.java:40)".
-func holdSite(frames []string) string {
+// (the top frame when all are the JDK's), after up to callers of that
+// frame's callers, outermost first: "App.run(App.java:12) →
+// App.update(App.java:40)". A lambda's generated frame says nothing to the
+// user and is passed over; a frame of code compiled without line numbers
+// ("(Unknown Source)") is a caller like any other.
+func holdSite(frames []string, callers int) string {
 	if len(frames) == 0 {
 		return "(no stack)"
 	}
@@ -100,12 +130,16 @@ func holdSite(frames []string) string {
 			break
 		}
 	}
-	// The caller: the next frame with a source (a lambda's generated
-	// class has none, and says nothing to the user).
+	name := frames[i]
 	for _, f := range frames[i+1:] {
-		if !strings.HasSuffix(f, "(Unknown Source)") {
-			return f + " → " + frames[i]
+		if callers == 0 {
+			break
 		}
+		if strings.Contains(f, "$$Lambda") {
+			continue
+		}
+		name = f + " → " + name
+		callers--
 	}
-	return frames[i]
+	return name
 }

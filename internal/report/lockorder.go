@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 
 	"orca/internal/analysis"
@@ -39,6 +40,11 @@ type OrderEdge struct {
 	// (that frame at the line it had reached); empty when not known.
 	HeldStack   []string `json:"held_stack"`
 	WantedStack []string `json:"wanted_stack"`
+	// HeldMode, WantedMode: for a java.util.concurrent lock, how the thread
+	// held or wanted it: "exclusive" (a ReentrantLock, a write lock) or
+	// "shared" (a read lock); absent for a monitor.
+	HeldMode   string `json:"held_mode,omitempty"`
+	WantedMode string `json:"wanted_mode,omitempty"`
 }
 
 // potentialDeadlocks lists analysis.PotentialDeadlocks, those with a
@@ -62,7 +68,7 @@ func (b *builder) potentialDeadlocks() []PotentialDeadlock {
 			r.Edges = append(r.Edges, OrderEdge{Thread: e.Thread.String(), Name: b.name(e.Thread), AtS: b.rel(e.At), Count: e.Count,
 				Held: e.Held.String(), HeldClass: nonEmptyClass(e.HeldClass), Wanted: e.Wanted.String(),
 				WantedClass: nonEmptyClass(e.WantedClass), HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite,
-				HeldStack: held, WantedStack: b.stack(e.WantedStack)})
+				HeldStack: held, WantedStack: b.stack(e.WantedStack), HeldMode: e.HeldMode.String(), WantedMode: e.WantedMode.String()})
 		}
 		out = append(out, r)
 	}
@@ -76,22 +82,34 @@ func nonEmptyClass(c string) *string {
 	return &c
 }
 
-// potentialSection prints the potential deadlocks, when the recording
-// lists what threads held at their contended enters (.info held_monitors):
-// else nothing, or why they were not looked for.
-func (r *Report) potentialSection(t *textWriter) {
+// PotentialNote is what the report says in place of a list of potential
+// deadlocks when it has none: that none were found, or that they were
+// not looked for and why (the recording does not say what threads held
+// at their contended enters: .info held_monitors not "yes"); "" when it
+// has some, or says nothing (a recording without .info held_monitors).
+// orca view shows the same line.
+func (r *Report) PotentialNote() string {
 	switch {
 	case len(r.PotentialDeadlocks) > 0:
+		return ""
 	case r.heldMonitors == "yes":
-		t.section("No potential deadlocks: no two threads nested contended monitors in opposite orders.")
-		return
+		return "No potential deadlocks: no two threads nested contended monitors in opposite orders."
 	case strings.HasPrefix(r.heldMonitors, "no: off"):
-		t.section("Potential deadlocks: not looked for (orca record --lock-order looks for them).")
-		return
+		return "Potential deadlocks: not looked for (orca record --lock-order looks for them)."
 	case r.heldMonitors != "":
-		t.section("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)
-		return
-	default:
+		return fmt.Sprintf("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)
+	}
+	return ""
+}
+
+// potentialSection prints the potential deadlocks, when the recording
+// lists what threads held at their contended enters (.info held_monitors):
+// else nothing, or why they were not looked for (PotentialNote).
+func (r *Report) potentialSection(t *textWriter) {
+	if len(r.PotentialDeadlocks) == 0 {
+		if note := r.PotentialNote(); note != "" {
+			t.section("%s", note)
+		}
 		return
 	}
 	t.section("POTENTIAL DEADLOCKS: %d (lock-order inversions: none deadlocked, but these nestings would if they ran at once)",
@@ -103,8 +121,8 @@ func (r *Report) potentialSection(t *textWriter) {
 			if e.Count > 1 {
 				times = " (" + count(e.Count, "time", "times") + ")"
 			}
-			t.printf("    %s held %s and wanted %s at %s%s\n", t.label(e.Thread, e.Name), named(e.Held, e.HeldClass, ""),
-				named(e.Wanted, e.WantedClass, ""), at(e.AtS), times)
+			t.printf("    %s held %s%s and wanted %s%s at %s%s\n", t.label(e.Thread, e.Name), named(e.Held, e.HeldClass, ""),
+				modeWord(e.HeldMode), named(e.Wanted, e.WantedClass, ""), modeWord(e.WantedMode), at(e.AtS), times)
 			t.printf("      held it in:\n")
 			if len(e.HeldStack) == 0 {
 				t.printf("        (not known)\n")
@@ -114,6 +132,17 @@ func (r *Report) potentialSection(t *textWriter) {
 			t.frames("        ", e.WantedStack)
 		}
 	}
+}
+
+// modeWord says how a j.u.c. lock was held or wanted, "" for a monitor.
+func modeWord(mode string) string {
+	switch mode {
+	case "shared":
+		return " (shared: a read lock)"
+	case "exclusive":
+		return " (exclusive)"
+	}
+	return ""
 }
 
 // heldMonitorsFact is .info held_monitors ("" when absent).

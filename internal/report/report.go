@@ -138,8 +138,8 @@ type Report struct {
 	// Chains: the roots of the threads' waits (analysis.Chains), most
 	// time first, the first Top of ChainsTotal; the text shows those with
 	// a chain of two steps or more. Both are null unless Options.Chains
-	// (orca report --chains): the walk costs as much as the rest of the
-	// report on a big recording (docs/PERFORMANCE.md).
+	// (orca report --chains): they add a seventh or so to the report's
+	// CPU on a big recording (docs/PERFORMANCE.md).
 	Chains      []Chain `json:"chains"`
 	ChainsTotal *int    `json:"chains_total"`
 	// NotHangs: the threads in a blocking state at the end that are not
@@ -425,8 +425,8 @@ type Hang struct {
 	// a recording without wait_timeouts, a join).
 	Timeout string `json:"timeout"`
 	// Why it is not a hang (analysis.NotHang): "timed", "short",
-	// "shutdown", "kill", "cut", "self_join", "released", "alone" (in
-	// WaitingAlone); absent on a hang.
+	// "shutdown", "kill", "cut", "self_join", "released", "joins_working",
+	// "alone" (in WaitingAlone); absent on a hang.
 	Why string `json:"why,omitempty"`
 	// Behind: the thread it waits for (the owner of its monitor or lock,
 	// the thread it joins) when that thread cannot proceed either: in a

@@ -487,6 +487,7 @@ func (r *Report) notHangs(t *textWriter) {
 	line("timed", "in a park or a wait with a timeout (it ends by itself)")
 	line("released", "parked, but unparked by another thread before the end (free to run)")
 	line("self_join", "joining itself (Thread.currentThread().join(): waits for the JVM's end by design)")
+	line("joins_working", "joining a thread still at work at the end (the join returns when it is done)")
 	// As analysis.OpenAtEnd: the shutdown counts unless the JVM did not exit.
 	exited := r.ShutdownS != nil && (r.Complete == nil || *r.Complete)
 	if exited {

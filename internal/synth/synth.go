@@ -43,9 +43,10 @@ type Options struct {
 	// recording is then the one written before they existed, line for
 	// line (they draw from a random source of their own).
 	NoSamples bool
-	// LockOrder adds the MonitorHeld lines of a recording made with orca
-	// record --lock-order (issue 36, item 2): after some contended enters,
-	// the hottest monitor, held two frames out. Off, as by default, the
+	// LockOrder adds the MonitorHeld and LockHeld lines of a recording made
+	// with orca record --lock-order (issue 36, item 2): after some contended
+	// enters, the hottest monitor, held two frames out, and after some of
+	// those a read lock. Off, as by default, the
 	// recording is the one written before they existed, line for line.
 	LockOrder bool
 }
@@ -755,6 +756,11 @@ func (s *sim) operation(th int) {
 			// the hottest monitor, taken two frames out (chosen by the
 			// object: the generator's draws stay the same).
 			s.write(&format.Event{Time: s.now, Kind: format.MonitorHeld, Thread: format.ThreadID(s.threads[th].id), Object: format.ObjectID(held), Depth: 2, Timeout: -1})
+			if t.obj%3 == 0 {
+				// And a j.u.c. lock's read lock, taken where not known
+				// (a LockHeld line; its object is the monitor's plus one).
+				s.write(&format.Event{Time: s.now, Kind: format.LockHeld, Thread: format.ThreadID(s.threads[th].id), Object: format.ObjectID(held + 1), Depth: -1, Mode: format.ModeShared, Timeout: -1})
+			}
 		}
 		if o >= 0 && owner == 0 && t.obj%2 == 0 {
 			// The unknown owner says it holds the monitor (an unmounted

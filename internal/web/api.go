@@ -335,18 +335,28 @@ type ownerSpanJSON struct {
 // queued behind thousands of others would otherwise make it megabytes.
 const maxOwnerSpans = 1000
 
-func (s *site) interval(r *http.Request) (any, error) {
+// intervalParam resolves the thread index and interval index given in
+// the path ({thread}/{i}).
+func (s *site) intervalParam(r *http.Request) (int, *model.Thread, int, error) {
 	ti, t, err := s.threadParam(r, "thread")
 	if err != nil {
-		return nil, err
+		return 0, nil, 0, err
 	}
 	v := r.PathValue("i")
 	k, err := strconv.Atoi(v)
 	if err != nil {
-		return nil, badRequest("interval %q: want an index", v)
+		return 0, nil, 0, badRequest("interval %q: want an index", v)
 	}
 	if k < 0 || k >= len(t.Intervals) {
-		return nil, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, len(t.Intervals))
+		return 0, nil, 0, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, len(t.Intervals))
+	}
+	return ti, t, k, nil
+}
+
+func (s *site) interval(r *http.Request) (any, error) {
+	ti, t, k, err := s.intervalParam(r)
+	if err != nil {
+		return nil, err
 	}
 	iv := t.Intervals[k]
 	out := intervalJSON{
@@ -883,6 +893,11 @@ type hangJSON struct {
 type deadlocksJSON struct {
 	Deadlocks []deadlockJSON `json:"deadlocks"`
 	Hangs     []hangJSON     `json:"hangs"`
+	// Potential: orca report's potential deadlocks (potential.go);
+	// PotentialNote its line when it lists none: none found, or not
+	// looked for and why ("" when it says nothing).
+	Potential     []potentialJSON `json:"potential"`
+	PotentialNote string          `json:"potentialNote,omitempty"`
 }
 
 func (s *site) deadlocks(r *http.Request) (any, error) {
@@ -927,5 +942,6 @@ func (s *site) deadlocks(r *http.Request) (any, error) {
 		j.CallLabel = model.CallLabel(j.Class, j.Call)
 		out.Hangs = append(out.Hangs, j)
 	}
+	s.potential(&out)
 	return out, nil
 }

@@ -96,3 +96,40 @@ func BenchmarkSummary(b *testing.B) {
 		getJSON(b, ts, "/api/summary", &sum)
 	}
 }
+
+// BenchmarkChain measures one /api/chain answer (analysis.ChainAt and the
+// JSON of its links) on the synthetic recording of BenchmarkViewer's
+// samples case (1000 long-lived threads and their workers): a query at
+// the middle of each of 1000 blocked intervals spread over the threads,
+// round robin. The viewer asks one per click on an interval.
+//
+//	go test -run '^$' -bench Chain -benchtime 2000x ./internal/web
+func BenchmarkChain(b *testing.B) {
+	r := synthetic(b, "benchtrue", synth.Options{Threads: 1000, Size: 256 << 20})
+	m := r.res.Model
+	var paths []string
+	for ti, th := range m.Threads {
+		for k := range th.Intervals {
+			if th.Intervals[k].Shown().String() == "blocked" && len(paths) < 1000 {
+				paths = append(paths, fmt.Sprintf("/api/chain/%d/%d", ti, k))
+				break
+			}
+		}
+	}
+	if len(paths) == 0 {
+		b.Fatal("no blocked interval")
+	}
+	ts := serve(b, r)
+	// The summary waits for the report the server builds at its start:
+	// not measured with the chains.
+	var sum summaryJSON
+	getJSON(b, ts, "/api/summary", &sum)
+	links := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		var c chainJSON
+		getJSON(b, ts, paths[i%len(paths)], &c)
+		links += len(c.Links)
+	}
+	b.ReportMetric(float64(links)/float64(b.N), "links/op")
+}

@@ -74,6 +74,11 @@ var (
 // recordJava compiles src (relative to the repo root) and records its main
 // class with bin/orca; it returns "" and why not when it cannot.
 func recordJava(t testing.TB, name, src string) (*recording, string) {
+	return recordJavaWith(t, name, src)
+}
+
+// recordJavaWith is recordJava with flags for orca record (--lock-order).
+func recordJavaWith(t testing.TB, name, src string, flags ...string) (*recording, string) {
 	recMu.Lock()
 	defer recMu.Unlock()
 	if r, ok := recs[name]; ok {
@@ -82,7 +87,7 @@ func recordJava(t testing.TB, name, src string) (*recording, string) {
 	if why, ok := recErrs[name]; ok {
 		return nil, why
 	}
-	r, why := recordJavaOnce(t, name, src)
+	r, why := recordJavaOnce(t, name, src, flags)
 	if r != nil {
 		recs[name] = r
 	} else {
@@ -91,7 +96,7 @@ func recordJava(t testing.TB, name, src string) (*recording, string) {
 	return r, why
 }
 
-func recordJavaOnce(t testing.TB, name, src string) (*recording, string) {
+func recordJavaOnce(t testing.TB, name, src string, flags []string) (*recording, string) {
 	root := repoRoot(t)
 	bin := os.Getenv("ORCA_BIN")
 	if bin == "" {
@@ -116,7 +121,7 @@ func recordJavaOnce(t testing.TB, name, src string) (*recording, string) {
 	prefix := filepath.Join(dir, "rec")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := testjvm.CommandContext(ctx, t, dir, append([]string{bin, "record", "--quiet", "-o", prefix, "--"},
+	cmd := testjvm.CommandContext(ctx, t, dir, append(append(append([]string{bin, "record", "--quiet"}, flags...), "-o", prefix, "--"),
 		testjvm.Argv(filepath.Join(filepath.Dir(javac), "java"), dir, "-cp", dir, main)...)...)
 	stdout, err := cmd.Output()
 	crash.Check(t, dir)

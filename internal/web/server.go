@@ -132,6 +132,7 @@ func (s *Server) routes() {
 		"GET /api/groups":                 (*site).groups,
 		"GET /api/deadlocks":              (*site).deadlocks,
 		"GET /api/waitfor":                (*site).waitFor,
+		"GET /api/chain/{thread}/{i}":     (*site).chain,
 		"GET /api/flame":                  (*site).flame,
 		"GET /api/flame/samples":          (*site).samplesFlame,
 	}

@@ -13,7 +13,7 @@ const VIEWS = ['timeline', 'locks', 'deadlocks', 'flame'];
 
 // DEFAULTS are the state of a fresh page; the URL lists what differs.
 const DEFAULTS = {
-  view: 'timeline', t0: null, t1: null, y: 0, sel: null, selThread: null, lock: '', lockOnly: false,
+  view: 'timeline', t0: null, t1: null, y: 0, sel: null, selAt: null, selThread: null, lock: '', lockOnly: false,
   instant: null, sort: 'start', group: true, laneH: 18, filter: '',
   edges: { wake: false, owner: false, start: false, join: false, release: false, unpark: false },
   lockSel: '', lockSort: 'blocked:desc', dl: -1,
@@ -28,6 +28,7 @@ function encode(st) {
   if (st.t0 != null) p.set('r', `${Math.round(st.t0)},${Math.round(st.t1)}`);
   if (st.y) p.set('y', Math.round(st.y));
   if (st.sel) p.set('sel', `${st.sel.thread}.${st.sel.index}`);
+  if (st.sel && st.selAt != null) p.set('sat', Math.round(st.selAt));
   if (st.selThread != null) p.set('thread', st.selThread);
   if (st.lock) p.set('lock', st.lock);
   if (st.lockOnly) p.set('only', '1');
@@ -62,6 +63,7 @@ function decode(hash) {
   st.y = num('y') || 0;
   const sel = (p.get('sel') || '').split('.').map(Number);
   if (sel.length === 2 && sel.every((x) => Number.isInteger(x) && x >= 0)) st.sel = { thread: sel[0], index: sel[1] };
+  if (st.sel) st.selAt = num('sat');
   if (num('thread') != null) st.selThread = num('thread');
   st.lock = /^[0-9A-Fa-f]{1,8}$/.test(p.get('lock') || '') ? p.get('lock').toUpperCase() : '';
   st.lockOnly = p.get('only') === '1';
@@ -174,7 +176,7 @@ class App {
     tl.relayout();
     if (st.t0 == null) tl.fit(); else tl.setRange(st.t0, st.t1, true);
     tl.clampScroll();
-    if (st.sel) tl.select(st.sel.thread, st.sel.index);
+    if (st.sel) tl.select(st.sel.thread, st.sel.index, { at: st.selAt });
     else if (st.selThread != null && st.selThread < this.threads.length) this.panel.showThread(st.selThread);
     else this.panel.clear();
     if (tl.anyEdges()) tl.loadEdges();
@@ -279,11 +281,13 @@ class App {
     this.panel.showThread(i);
   }
 
-  gotoInterval(thread, index) {
+  // gotoInterval selects an interval (at: the instant its wait chain is
+  // followed from, within it).
+  gotoInterval(thread, index, at) {
     const st = this.state;
     if (this.timeline.rowOf[thread] < 0) { st.filter = ''; st.lockOnly = false; this.timeline.syncControls(); this.timeline.relayout(); }
     this.show('timeline');
-    this.timeline.select(thread, index, { reveal: true });
+    this.timeline.select(thread, index, { reveal: true, at });
   }
 
   gotoNode(thread) { this.dlView.selectThread(thread); }

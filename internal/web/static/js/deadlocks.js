@@ -2,7 +2,7 @@
 // instant or deadlock, laid out left (waiters) to right (owners), cycles in red.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, stateChip } from './format.js';
+import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, stateChip, stackEl } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 const COL_W = 250;
@@ -93,6 +93,7 @@ export class Deadlocks {
       items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service threads idle at the end (not hangs)`),
         h('table', { class: 'grid compact' }, h('tbody', null, jdkHangs.map(hangRow)))));
     }
+    items.push(...this.potentialItems(d));
     items.push(h('h3', null, 'Instant'));
     const input = h('input', { type: 'text', class: 'instant', value: st.instant != null ? (st.instant / 1e9).toFixed(6) : '', title: 'seconds since the recording started' });
     const go = () => {
@@ -105,6 +106,38 @@ export class Deadlocks {
     items.push(h('p', { class: 'muted small' }, 'Click the time axis of the timeline to pick an instant there.'));
     this.list.replaceChildren(...items);
     this.loadGraph(st.instant);
+  }
+
+  // potentialItems lists the potential deadlocks (orca report's: cycles
+  // of the lock-order graph of a recording made with --lock-order), each
+  // edge a thread holding one lock and wanting the next, with both stacks;
+  // or the report's line saying there are none, or that they were not
+  // looked for; nothing when the recording does not say.
+  potentialItems(d) {
+    const list = d.potential || [];
+    if (!list.length && !d.potentialNote) return [];
+    const app = this.app;
+    const items = [h('h3', { class: 'potential-head' }, 'Potential deadlocks ', h('span', { class: 'count' + (list.length ? ' warn' : '') }, fmtCount(list.length)))];
+    if (!list.length) {
+      items.push(h('p', { class: 'muted small potential-note' }, d.potentialNote));
+      return items;
+    }
+    items.push(h('p', { class: 'muted small' }, 'Lock-order inversions: none deadlocked, but these nestings would if they ran at once. Each thread held a lock and wanted the next thread\u2019s.'));
+    const lockEl = (obj, cls, bySite) => [h('code', null, obj), cls ? h('span', { class: 'muted' }, ` ${lockClass(cls)}`) : null,
+      bySite ? h('span', { class: 'muted', title: 'a lock seen in one nesting only: the node is its class and the site that took it' }, ' (or another taken there)') : null];
+    list.forEach((p, k) => {
+      items.push(h('div', { class: 'pd-card' },
+        h('div', { class: 'dl-title' }, `Potential deadlock ${k + 1}: ${p.edges.length} threads`),
+        h('ol', { class: 'pd-edges' }, p.edges.map((e) => h('li', { class: 'pd-edge' },
+          e.thread >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (ev) => { ev.preventDefault(); app.gotoThread(e.thread); } }, h('b', null, e.name)) : h('b', null, e.name || e.id),
+          h('span', { class: 'muted small' }, ` ${e.id}`),
+          ' held ', ...lockEl(e.held, e.heldClass, e.heldBySite), ' and wanted ', ...lockEl(e.wanted, e.wantedClass, e.wantedBySite),
+          h('span', { class: 'muted small' }, ` at ${fmtTime(e.at)}${e.count > 1 ? `, ${fmtCount(e.count)} times` : ''}`),
+          h('details', { class: 'pd-stacks' }, h('summary', { class: 'small' }, 'stacks'),
+            h('div', { class: 'muted small' }, 'held it in:'), e.heldStack.length ? stackEl(e.heldStack) : h('div', { class: 'muted small' }, '(not known)'),
+            h('div', { class: 'muted small' }, 'wanted it at:'), stackEl(e.wantedStack)))))));
+    });
+    return items;
   }
 
   // instantOf picks when to draw a deadlock: the end of the recording if

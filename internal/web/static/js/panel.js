@@ -2,7 +2,7 @@
 // wait-for graph) with its stack.
 
 import { getJSON } from './api.js';
-import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, pct, doingEl, runParts, fill } from './format.js';
+import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, RUN_PARTS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, frameEl, pct, doingEl, runParts, fill } from './format.js';
 import { smallFlame } from './flame.js';
 
 export class Panel {
@@ -65,6 +65,7 @@ export class Panel {
     this.set(
       h('div', { class: 'panel-head' }, stateChip(d.state), h('span', { class: 'big' }, fmtDur(d.end - d.start)), d.open ? h('span', { class: 'badge warn' }, 'still at the end') : null),
       h('table', { class: 'facts' }, rows.map(([k, ...v]) => h('tr', null, h('th', null, k), h('td', null, ...v)))),
+      CHAIN_STATES.has(d.state) ? this.chainEl(d) : null,
       d.holders ? this.holdersEl(d) : null,
       edges ? h('h4', null, 'Edges') : null, edges,
       h('h4', null, 'Stack ', h('span', { class: 'muted' }, `${d.frames.length} frames, innermost first`)),
@@ -72,6 +73,81 @@ export class Panel {
       h('div', { class: 'actions' },
         h('button', { onclick: () => this.app.setInstant(d.start + Math.min((d.end - d.start) / 2, 1e6), true) }, 'Wait-for graph here'),
         h('button', { onclick: () => this.app.flameFor({ thread: t.name }) }, 'Flame graph of this thread')));
+  }
+
+  // chainEl shows the wait chain from interval d at the instant clicked
+  // (the app state's selAt, within d; its middle when none), to its root:
+  // the server's (/api/chain: analysis.ChainAt, what orca report --chains
+  // follows), asked only now. Each thread of it is one click from its lane
+  // at that instant.
+  chainEl(d) {
+    const at = this.app.state.selAt;
+    const params = at != null && at >= d.start && at < d.end ? { t: Math.round(at) } : null;
+    const el = h('div', { class: 'chain', 'data-state': 'loading' }, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, 'following it…'));
+    const key = `${d.thread}.${d.index}`;
+    getJSON(`/api/chain/${d.thread}/${d.index}`, params).then((c) => {
+      if (this.el.dataset.shown !== key) return;
+      fill(el, ...this.chainParts(c));
+      el.dataset.state = 'done';
+    }, (e) => {
+      fill(el, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, `could not follow it: ${e.message}`));
+      el.dataset.state = 'error';
+    });
+    return el;
+  }
+
+  chainParts(c) {
+    const t = c.t;
+    // A thread of the chain: a link that shows its lane at t, its
+    // interval then outlined, the instant marked.
+    const who = (r, s, e, cls) => r.thread < 0 ? h('span', { class: 'muted' }, r.name || r.id)
+      : h('a', { href: '#', class: `thread-link chain-thread ${cls || ''}`, 'data-thread': r.thread, title: `Show ${r.name}'s lane at ${fmtTime(t)}`,
+        onclick: (ev) => { ev.preventDefault(); this.showChainStep(r.thread, s, e, t); } }, r.name);
+    const lock = (l) => l.object ? [' on ', l.how === 'park' ? null : kindWord(l.lockKind) + ' ', h('code', null, l.object), l.class ? h('span', { class: 'muted' }, ` ${l.class}`) : null] : [];
+    const by = { monitor: ', held by ', lock: ', held by ', join: ' ', wait: ', notified later by ', park: ', unparked later by ', semaphore: ', released later by ' };
+    const r = c.root;
+    // A thread's interval at t: its link's, or the root's (its runnable
+    // stretch when it has no interval then).
+    const span = (th) => c.links.find((l) => l.thread === th) || (th === r.thread ? (r.interval >= 0 ? r : r.run) : null) || { start: null, end: null };
+    const items = c.links.map((l, i) => h('li', { class: 'chain-link', 'data-how': l.how },
+      who(l, l.start, l.end), ' ', l.state ? stateChip(l.state) : l.how, ...lock(l), by[l.how] || ' ',
+      who(l.to, span(l.to.thread).start, span(l.to.thread).end),
+      i === c.links.length - 1 && r.state === 'cycle' ? [' ', h('span', { class: 'badge bad' }, 'back in the chain: a cycle')] : null));
+    const top = r.frames.find((f) => !f.jdk) || r.frames[0];
+    let what;
+    if (r.state === 'cycle') what = [h('span', { class: 'badge bad' }, 'deadlock'), ' the chain came back to a thread of it: a cycle is its own root (its thread of smallest id)'];
+    else if (r.state === 'ended') what = [h('span', { class: 'muted' }, 'had ended: the thread before it waited on')];
+    else if (r.state === 'unknown') what = [h('span', { class: 'muted' }, 'a thread the recording never saw')];
+    else {
+      what = [stateChip(r.state)];
+      if (r.interval >= 0 && r.since <= t) what.push(h('span', { class: 'muted small' }, ` for ${fmtDur(t - r.since)}`));
+      if (r.object && ['waiting', 'parked', 'acquiring', 'blocked', 'idle'].includes(r.state)) {
+        what.push(h('span', { class: 'muted small chain-ownerless' }, ' on ', h('code', null, r.object), r.class ? ` ${r.class}` : '',
+          r.state === 'blocked' ? ': its owner then is not known' : ': no thread ended it (an ownerless wait)'));
+      }
+      if (r.run) {
+        const run = r.run, all = run.running + run.ready + run.other + run.virtual + run.unsplit;
+        what.push(h('div', { class: 'muted small chain-run' }, `its runnable stretch ${fmtTime(run.start)} → ${fmtTime(run.end)}: `,
+          RUN_PARTS.filter((k) => run[k] > 0).map((k) => `${k} ${pct(run[k], all)}`).join(', ')));
+      }
+    }
+    const rootS = span(r.thread).start ?? t, rootE = span(r.thread).end ?? t;
+    return [
+      h('h4', null, 'Wait chain at ', fmtTime(t), ' ', h('span', { class: 'muted' }, c.links.length ? `${c.links.length} ${c.links.length === 1 ? 'step' : 'steps'} to the root` : 'it waits for no thread: its own root')),
+      c.links.length ? h('ol', { class: 'chain-links' }, items) : null,
+      h('div', { class: 'chain-root', 'data-state': r.state }, 'root ', who(r, rootS, rootE, 'root'), ' ', ...what,
+        top && r.state !== 'cycle' ? h('div', { class: 'small chain-frame' }, frameEl(top)) : null),
+    ];
+  }
+
+  // showChainStep shows a thread of a wait chain: its lane at t, its
+  // interval then (s to e) outlined dashed, the instant marked.
+  showChainStep(thread, s, e, t) {
+    const tl = this.app.timeline;
+    this.app.state.instant = t;
+    if (s != null) tl.holderSpan = { thread, s, e };
+    tl.reveal(thread, t, t);
+    tl.redraw();
   }
 
   // holdersEl says what the threads this contention waited for did
@@ -189,6 +265,10 @@ export class Panel {
     }
   }
 }
+
+// CHAIN_STATES: the intervals that can wait for another thread, whose
+// panel follows the wait chain (analysis.ChainAt's steps).
+const CHAIN_STATES = new Set(['blocked', 'joining', 'waiting', 'parked', 'acquiring']);
 
 const WAKES = {
   notify: 'notify()',

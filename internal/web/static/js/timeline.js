@@ -1022,6 +1022,7 @@ export class Timeline {
   async select(thread, index, opts = {}) {
     const st = this.app.state;
     st.sel = { thread, index };
+    st.selAt = opts.at ?? null;
     st.selThread = null;
     this.holderSpan = null;
     this.app.changed();
@@ -1295,7 +1296,9 @@ export class Timeline {
       this.setRange(seg.s - pad, seg.e + pad);
       return;
     }
-    this.select(seg.thread, seg.first);
+    // The instant clicked: the wait chain of the interval is followed
+    // from there (Panel.chainEl).
+    this.select(seg.thread, seg.first, { at: Math.round(this.tAt(p.x)) });
   }
 
   // ---- hooks for tests and the benchmark -------------------------------------------

@@ -1,0 +1,268 @@
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "core/counters.h"
+#include "hooks/held.h"
+#include "hotspot/objhash.h"
+#include "stacks/methods.h"
+#include "stacks/objclass.h"
+
+// What is hooked (inplace.c, pair 2: an EXIT call before each return, no
+// entry call; ret: tryLock's result goes to the hook): an acquire is a
+// normal return of lock or lockInterruptibly, or a tryLock that returns
+// true; a release is unlock's entry (one that throws held nothing). The
+// public methods of the three classes, not AbstractQueuedSynchronizer's:
+// ReentrantLock.Sync.lock() takes a free lock by a CAS without calling
+// AQS.acquire, and only the public ones say which lock of a read-write
+// lock a thread takes.
+enum { TAG_ACQUIRE = 0, TAG_TRY = 1, TAG_RELEASE = 2 };
+static const wrap_spec lock_specs[] = {
+    {"lock", "()V", 2, TAG_ACQUIRE, 0, 0},
+    {"lockInterruptibly", "()V", 2, TAG_ACQUIRE, 0, 0},
+    {"tryLock", "()Z", 2, TAG_TRY, 0, 1},
+    {"tryLock", "(JLjava/util/concurrent/TimeUnit;)Z", 2, TAG_TRY, 0, 1},
+    {"unlock", "()V", 0, TAG_RELEASE, 0, 0},
+};
+
+// The classes, their mode and the field holding the synchronizer (the
+// object a park in their acquire names: one node for both locks of a
+// read-write lock, and the same as the park's blocker).
+enum { C_REENTRANT, C_READ, C_WRITE, NCLASSES };
+static const struct {
+  const char *name, *sync_sig;
+  int mode;
+} classes[NCLASSES] = {
+    {"java/util/concurrent/locks/ReentrantLock", "Ljava/util/concurrent/locks/ReentrantLock$Sync;", ORCA_MODE_EXCLUSIVE},
+    {"java/util/concurrent/locks/ReentrantReadWriteLock$ReadLock", "Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync;",
+     ORCA_MODE_SHARED},
+    {"java/util/concurrent/locks/ReentrantReadWriteLock$WriteLock", "Ljava/util/concurrent/locks/ReentrantReadWriteLock$Sync;",
+     ORCA_MODE_EXCLUSIVE},
+};
+static jfieldID f_sync[NCLASSES];
+static jclass syncs[2];   // ReentrantLock$Sync, ReentrantReadWriteLock$Sync (global references)
+static atomic_int bound, rewritten;
+
+// A thread's locks held, in the order taken (a reentry counts on its
+// entry). JUC_HELD of them; more are counted (held_locks_lost) and left out.
+enum { JUC_HELD = 16 };
+typedef struct juc_tstate {
+  int n;
+  struct {
+    uint32_t obj;    // the synchronizer's identity hash
+    uint32_t site;   // the compact id of the method that called lock (0: not known)
+    uint32_t count;  // reentries
+    int mode;        // ORCA_MODE_*
+  } e[JUC_HELD];
+} juc_tstate;
+
+int held_specs(const char *name, const wrap_spec **specs, int *n) {
+  if (!opt.lock_order || opt.seed_only) return 0;
+  for (int i = 0; i < NCLASSES; i++)
+    if (!strcmp(name, classes[i].name)) {
+      *specs = lock_specs;
+      *n = (int)(sizeof lock_specs / sizeof lock_specs[0]);
+      atomic_store(&rewritten, 1);
+      return 1;
+    }
+  return 0;
+}
+
+// The monitors' capability, and what held_read found (one thread reads
+// then writes, with nothing between but its enter's or park's line).
+static int capable;
+static __thread jint read_n;
+static __thread jvmtiMonitorStackDepthInfo *read_info;
+
+void held_capability(int on) { capable = on; }
+
+int held_on(void) { return capable && opt.lock_order && !opt.seed_only; }
+
+const char *held_monitors_fact(void) {
+  if (opt.seed_only) return "no: kinds=seed";
+  if (!opt.lock_order) return "no: off (orca record --lock-order turns it on)";
+  if (!capable) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
+  return "yes";
+}
+
+// The same conditions: the classes are rewritten at the JVM's start (a
+// failure is a warning); an attach neither rewrites them nor has the
+// monitors' capability.
+const char *held_locks_fact(void) { return held_monitors_fact(); }
+
+// JVMTI's GetOwnedMonitorStackDepthInfo on the current thread walks its
+// frames directly (no handshake, no safepoint) and lists the monitors each
+// frame locked, taken with or without contention, and those taken through
+// JNI (depth -1), without the one being entered. The thread blocks next:
+// the time here delays only it, and the holders of what it holds wait a
+// little longer for it only if the lock it wants is free meanwhile.
+void held_read(void) {
+  read_n = 0;
+  read_info = NULL;
+  if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, NULL, &read_n, &read_info) != JVMTI_ERROR_NONE) {
+    counter_add(CNT_HELD_UNREAD, 1);
+    read_n = 0;
+    read_info = NULL;
+  }
+  // A test aid: a call as slow as a loaded JVM's 99th percentile and more,
+  // whose time must not be recorded as blocked (TestHeldNotBlocked).
+  if (switches.test_slow_held_ms) {
+    struct timespec d = {switches.test_slow_held_ms / 1000, (long)(switches.test_slow_held_ms % 1000) * 1000000};
+    while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
+    }
+  }
+}
+
+static void write_monitors(JNIEnv *env, tstate *s, int64_t ts) {
+  for (jint i = 0; i < read_n; i++) {
+    jobject m = read_info[i].monitor;
+    if (s) {
+      uint32_t h = objhash_of(m);
+      // Its class, once per object (the report's lock-order nodes of
+      // short-lived locks are their class and site).
+      objclass_write(env, s->shard, s->hash, ts, m, h);
+      char d[12];
+      int dl = read_info[i].stack_depth >= 0 ? snprintf(d, sizeof d, "%d", (int)read_info[i].stack_depth) : 0;
+      ring_put(s->shard, ORCA_EV_MONITOR_HELD, ts, s->hash, h, 0, NULL, 0, d, dl);
+    }
+    (*env)->DeleteLocalRef(env, m);
+  }
+  if (read_info) (*jvmti)->Deallocate(jvmti, (unsigned char *)read_info);
+  read_info = NULL;
+  read_n = 0;
+}
+
+// The natives are found by name at their first call, which runs Java code
+// (ClassLoader.findNative): inside the application's first lock. So each is
+// called once here, as inject_bind_own does; the classes are loaded (the
+// JDK's start loads ReentrantLock; the two inner ones are small).
+void held_bind(JNIEnv *env) {
+  if (!opt.lock_order || opt.seed_only || !atomic_load(&rewritten)) return;
+  int ok = 1;
+  for (int i = 0; i < NCLASSES; i++) {
+    jclass c = (*env)->FindClass(env, classes[i].name);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+    if (!c) { ok = 0; continue; }
+    jmethodID m = (*env)->GetStaticMethodID(env, c, "orca$hook", "(ILjava/lang/Object;)V");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), m = NULL;
+    jmethodID mj = (*env)->GetStaticMethodID(env, c, "orca$hookJ", "(ILjava/lang/Object;J)V");
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), mj = NULL;
+    if (m) (*env)->CallStaticVoidMethod(env, c, m, (jint)HOOK_BIND, (jobject)NULL);
+    if (mj) (*env)->CallStaticVoidMethod(env, c, mj, (jint)HOOK_BIND, (jobject)NULL, (jlong)0);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), ok = 0;
+    f_sync[i] = (*env)->GetFieldID(env, c, "sync", classes[i].sync_sig);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f_sync[i] = NULL;
+    if (!m || !mj || !f_sync[i]) ok = 0;
+    (*env)->DeleteLocalRef(env, c);
+  }
+  static const char *const sync_names[2] = {"java/util/concurrent/locks/ReentrantLock$Sync",
+                                            "java/util/concurrent/locks/ReentrantReadWriteLock$Sync"};
+  for (int i = 0; i < 2; i++) {
+    jclass c = (*env)->FindClass(env, sync_names[i]);
+    if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), c = NULL;
+    if (c) {
+      syncs[i] = (*env)->NewGlobalRef(env, c);
+      (*env)->DeleteLocalRef(env, c);
+    } else ok = 0;
+  }
+  if (!ok) {
+    counters_prop(ORCA_INFO_WARNING, "cannot hook the java.util.concurrent locks: the locks a thread holds are missing");
+    for (int i = 0; i < NCLASSES; i++) f_sync[i] = NULL;
+    return;
+  }
+  atomic_store(&bound, 1);
+}
+
+int held_lock(JNIEnv *env, jobject o) {
+  if (!o || !atomic_load_explicit(&bound, memory_order_relaxed)) return 0;
+  return (*env)->IsInstanceOf(env, o, syncs[0]) || (*env)->IsInstanceOf(env, o, syncs[1]);
+}
+
+static juc_tstate *part(tstate *s) {
+  if (!s->juc) s->juc = calloc(1, sizeof *s->juc);
+  return s->juc;
+}
+
+// The hooks run on every acquire and release: a thread-local lookup, one
+// JNI field read, the synchronizer's identity hash (a per-thread cache by
+// address after the first), and at an acquire a walk of two frames (the
+// method that called lock). Nothing is written: the list is written when
+// the thread contends (held_write).
+static void hook(JNIEnv *env, int cls, jint op, jobject o, jlong ret) {
+  if (op == HOOK_BIND || !o) return;
+  int tag = HOOK_TAG_OF(op);
+  if ((tag == TAG_TRY && !ret) || !f_sync[cls]) return;
+  event e;
+  tstate *s = event_begin(&e, env, NULL, ORCA_EV_LOCK_HELD, EV_PLATFORM | EV_ALWAYS);
+  if (!s) return;   // an agent thread, a virtual thread (its stack moves: not kept)
+  jobject sync = (*env)->GetObjectField(env, o, f_sync[cls]);
+  uint32_t h = objhash_of(sync);
+  juc_tstate *p = part(s);
+  int mode = classes[cls].mode;
+  if (!h || !p) goto out;
+  if (tag == TAG_RELEASE) {
+    for (int i = p->n - 1; i >= 0; i--)
+      if (p->e[i].obj == h && p->e[i].mode == mode) {
+        if (--p->e[i].count == 0) {
+          memmove(&p->e[i], &p->e[i + 1], (size_t)(p->n - i - 1) * sizeof p->e[0]);
+          p->n--;
+        }
+        break;
+      }
+    goto out;
+  }
+  for (int i = p->n - 1; i >= 0; i--)
+    if (p->e[i].obj == h && p->e[i].mode == mode) {
+      p->e[i].count++;
+      goto out;
+    }
+  if (p->n == JUC_HELD) {
+    counter_add(CNT_HELD_LOCKS_LOST, 1);
+    goto out;
+  }
+  orca_frame fr[2];
+  int k = stack_capture_own(env, 1, fr, 2);   // the hooked method, its caller
+  p->e[p->n].obj = h;
+  p->e[p->n].site = k == 2 ? fr[1].method : 0;
+  p->e[p->n].count = 1;
+  p->e[p->n].mode = mode;
+  p->n++;
+  // Its class, once per object: a table read after the first; the first
+  // (JNI's GetObjectClass, a signature once per class) runs holding this
+  // lock, the one place the object is at hand. A lock made per call pays it
+  // at every acquire: with --lock-order only.
+  if (orca_recording()) objclass_write(env, s->shard, s->hash, -1, sync, h);
+out:
+  if (sync) (*env)->DeleteLocalRef(env, sync);
+}
+
+void held_write(JNIEnv *env, tstate *s, int64_t ts, const orca_frame *fr, int n, uint32_t wanted) {
+  write_monitors(env, s, ts);
+  juc_tstate *p = s ? s->juc : NULL;
+  if (!p) return;
+  for (int i = 0; i < p->n; i++) {
+    if (p->e[i].obj == wanted) continue;   // a reentry, or a read lock's upgrade
+    int d = -1;
+    for (int k = 0; k < n && d < 0 && p->e[i].site; k++)
+      if (fr[k].method == p->e[i].site) d = k;
+    char b[12];
+    int dl = d >= 0 ? snprintf(b, sizeof b, "%d", d) : 0;
+    ring_put_mode(s->shard, ORCA_EV_LOCK_HELD, ts, s->hash, p->e[i].obj, 0, NULL, 0, b, dl, p->e[i].mode);
+  }
+}
+
+#define NATIVES(C, I)                                                                                                  \
+  JNIEXPORT void JNICALL Java_java_util_concurrent_locks_##C##_orca_00024hook(JNIEnv *env, jclass c, jint op, jobject o) { \
+    (void)c;                                                                                                           \
+    hook(env, I, op, o, 0);                                                                                            \
+  }                                                                                                                    \
+  JNIEXPORT void JNICALL Java_java_util_concurrent_locks_##C##_orca_00024hookJ(JNIEnv *env, jclass c, jint op, jobject o, \
+                                                                               jlong arg) {                            \
+    (void)c;                                                                                                           \
+    hook(env, I, op, o, arg);                                                                                          \
+  }
+NATIVES(ReentrantLock, C_REENTRANT)
+NATIVES(ReentrantReadWriteLock_00024ReadLock, C_READ)
+NATIVES(ReentrantReadWriteLock_00024WriteLock, C_WRITE)

@@ -1,0 +1,47 @@
+// The locks a thread holds (issue 36 item 2: the potential deadlocks over
+// monitors and java.util.concurrent locks; docs/agent.md, "Held
+// monitors"), with lockorder=yes only. At a contended acquisition — a
+// monitor's enter (monitor.c), a park in a lock's acquire (park.c), each
+// through the callbacks the jvm module passes them — the thread's monitors
+// (JVMTI GetOwnedMonitorStackDepthInfo) and its j.u.c. locks are written as
+// MonitorHeld and LockHeld lines. The j.u.c. locks are kept as the thread
+// runs: ReentrantLock and both locks of a ReentrantReadWriteLock get their
+// lock, lockInterruptibly, tryLock and unlock rewritten in place at their
+// first load (inject.c's start-up form, inplace.c), so every acquire and
+// release, contended or not, reaches a native hook here.
+#ifndef ORCA_HELD_H
+#define ORCA_HELD_H
+#include <jvmti.h>
+#include "core/orca.h"
+#include "hooks/classfile.h"
+#include "threads/threads.h"
+
+// held_capability: whether JVMTI gave can_get_owned_monitor_stack_depth_info
+// (at the JVM's start only: HotSpot 17-25 offers it to no attached agent).
+// held_monitors_fact is .info held_monitors, held_locks_fact held_locks
+// ("yes", or "no: WHY").
+void held_capability(int on);
+const char *held_monitors_fact(void);
+const char *held_locks_fact(void);
+// held_on: lockorder=yes, the capability given, not kinds=seed.
+int held_on(void);
+// held_read asks for the calling thread's monitors (JVMTI, 7-70 us: the
+// caller reads the time its block begins after it), kept for held_write.
+void held_read(void);
+// held_write writes, at ts, after the acquisition's own line, a
+// MonitorHeld line per monitor held_read found and a LockHeld line per
+// j.u.c. lock the thread holds but `wanted` (the synchronizer it is about
+// to wait for; 0 at a monitor's enter), with the frame of fr[0..n) (the
+// acquisition's stack) that took it. s NULL: writes nothing, forgets what
+// held_read found.
+void held_write(JNIEnv *env, tstate *s, int64_t ts, const orca_frame *fr, int n, uint32_t wanted);
+// held_lock: o (a park's blocker) is the synchronizer of a ReentrantLock or
+// a ReentrantReadWriteLock.
+int held_lock(JNIEnv *env, jobject o);
+// held_specs: the methods to hook of the boot class name, when it is one of
+// the locks and lockorder=yes; 0 otherwise (inject_add_at_load).
+int held_specs(const char *name, const wrap_spec **specs, int *n);
+// held_bind (VMInit): the rewritten classes' natives bound now (a call that
+// does nothing), and the fields the hooks read looked up.
+void held_bind(JNIEnv *env);
+#endif

@@ -13,6 +13,8 @@
 #   orca-off    Orca, cpu=off,wall=off: its blocking record only
 #   orca-cpu    Orca, cpu=$CPU_INT,wall=off
 #   orca-wall   Orca, cpu=off,wall=$WALL_INT
+#   orca-wall-b the same with ORCA_LIB_B, another build of the agent (a
+#               before and after in the same rounds)
 #   ap-idle     async-profiler loaded, not started
 #   ap-cpu      async-profiler event=cpu,interval=$CPU_INT (perf_events)
 #   ap-ctimer   async-profiler event=ctimer,interval=$CPU_INT (timer_create)
@@ -56,9 +58,24 @@
 # the rounds' added CPU over the sum of their samples. bench/sampling_summary.py
 # prints the summary again from a kept OUT/runs.tsv.
 #
+# The steady window (WINDOW="WARM LENGTH", seconds; the idle workload
+# only): R is then the process's CPU clock read at WARM and at WARM + LENGTH
+# after the start (bench/cpu_of.py CPU_OF_AT; the JVM's start, JIT, first
+# drains and exit, a profiler's last write, all outside it), and S the
+# samples at the run's rate (all of them ÷ its seconds) times LENGTH;
+# WallIdle runs a second past the window. The whole-process totals of idle
+# could not decide the wall goal: orca-off alone moved 0.2-0.35 s a run,
+# several times the samplers' cost. Each run's per-thread CPU over the
+# window is kept in its time.threads. PARALLEL=1 starts a round's
+# configurations at once (idle JVMs on 2 cores), so that they share the
+# window and the machine's load, and a round takes one window:
+#   LOCK=/work/notes/bench.lock WINDOW="15 60" PARALLEL=1 ROUNDS=5 \
+#     ARMS="none orca-off orca-wall ap-wall" bench/sampling.sh idle
+#
 # Environment: JDK (Temurin 25), ROUNDS (5), ARMS, CPU_INT (10ms), WALL_INT
-# (50ms), CPU_THREADS, CPU_OPS, H2_THREADS, H2_OPS, SECS, ORCA_LIB (the
-# agent: $(bin/orca agent-path), after make), FORMAT (Orca's encoding,
+# (50ms), CPU_THREADS, CPU_OPS, H2_THREADS, H2_OPS, SECS, IDLE_PARKED,
+# IDLE_NATIVE, IDLE_MS, WINDOW, PARALLEL, ORCA_LIB (the
+# agent: $(bin/orca agent-path), after make), ORCA_LIB_B (orca-wall-b's), FORMAT (Orca's encoding,
 # compact as orca record writes), ASPROF_LIB, OUT (a
 # directory kept with every run's output and runs.tsv; default: a temporary
 # one, removed), LOCK (a file each round holds with flock(1), so that other
@@ -120,6 +137,10 @@ if [[ " ${ARMS[*]} " == *" orca-"* ]]; then
   fi
   rm -f "$TMP"/probe*
 fi
+if have orca-wall-b && [ ! -f "${ORCA_LIB_B:-}" ]; then
+  echo "sampling: orca-wall-b needs ORCA_LIB_B, another build of the agent" >&2
+  exit 1
+fi
 if [[ " ${ARMS[*]} " == *" ap-"* ]]; then
   ASPROF_LIB=$(bench/asprof.sh)
 fi
@@ -159,6 +180,7 @@ profiler_args() {
     orca-off) echo "-agentpath:$o,cpu=off,wall=off" ;;
     orca-cpu) echo "-agentpath:$o,cpu=$CPU_INT,wall=off" ;;
     orca-wall) echo "-agentpath:$o,cpu=off,wall=$WALL_INT" ;;
+    orca-wall-b) echo "-agentpath:$ORCA_LIB_B=prefix=$2/orca,format=$FORMAT,cpu=off,wall=$WALL_INT" ;;
     ap-idle) echo "-agentpath:$ASPROF_LIB" ;;
     ap-cpu) echo "-agentpath:$ASPROF_LIB=start,event=cpu,interval=$CPU_INT,collapsed,file=$2/ap.txt" ;;
     ap-ctimer) echo "-agentpath:$ASPROF_LIB=start,event=ctimer,interval=$CPU_INT,collapsed,file=$2/ap.txt" ;;
@@ -171,9 +193,10 @@ profiler_args() {
 samples() {
   local info=$2/orca.info
   case $1 in
-    orca-cpu | orca-wall)
+    orca-cpu | orca-wall | orca-wall-b)
       [ -f "$info" ] || { echo "sampling: no $info" >&2; return 1; }
-      awk -F= -v k="samples.${1#orca-}" '$1 == k { s = $2 } $1 ~ /^samples_lost\./ { l += $2 }
+      local k=${1#orca-}
+      awk -F= -v k="samples.${k%-b}" '$1 == k { s = $2 } $1 ~ /^samples_lost\./ { l += $2 }
         END { print s + 0, l + 0 }' "$info" ;;
     ap-cpu | ap-ctimer | ap-wall)
       [ -f "$2/ap.txt" ] || { echo "sampling: no $2/ap.txt" >&2; return 1; }
@@ -201,7 +224,7 @@ run() {
       local -a cmd=(-cp "$CLASSES" CpuBurn "${CPU_THREADS:-4}" "${CPU_OPS:-2000}")
       [ "$wl" = idle ] && cmd=(-cp "$CLASSES" WallIdle "${IDLE_PARKED:-50}" "${IDLE_NATIVE:-3}" "${IDLE_MS:-20000}")
       [ "$wl" = h2 ] && cmd=(-Dh2bench.ops="${H2_OPS:-200000}" -cp "$CLASSES:$H2JAR" H2Bench "${H2_THREADS:-8}")
-      out=$(cd "$dir" && "$ROOT/bench/cpu_of.py" "$dir/time" \
+      out=$(cd "$dir" && CPU_OF_AT="$AT" "$ROOT/bench/cpu_of.py" "$dir/time" \
         "$JDK/bin/java" -XX:ErrorFile="$dir/hs_err_pid%p.log" "${pa[@]}" "${cmd[@]}" 2>"$dir/err") || rc=$?
       R=$(awk 'END { print $1 + $2 }' "$dir/time" 2>/dev/null || echo 0) ;;
     tomcat)
@@ -218,18 +241,38 @@ run() {
   n=$(awk '$1 == "OPS" { print $2 }' <<<"$out")
   w=$(awk '$1 == "CPU" { print $2 }' <<<"$out")
   s=$(samples "$arm" "$dir")
+  if [ -n "$AT" ]; then
+    # The steady window: R is the process's CPU between the two reads, S the
+    # samples at the run's rate (all of them ÷ its seconds) times the window.
+    read -r R s < <(awk -v s="$s" -v t0="$WARM" -v t1="$WEND" '$1 == t0 { a = $2 } $1 == t1 { b = $2 } $1 == "elapsed" { e = $2 }
+      END { if (a == "" || b == "" || !e) { print "sampling: no window read" > "/dev/stderr"; exit 1 }
+        split(s, x, " "); printf "%.9f %.0f %.0f\n", (b - a) / 1e9, x[1] * (t1 - t0) / e, x[2] }' "$dir/time.at")
+  fi
   printf '%s\t%s\t%d\t%s\t%s\t%s\t%s\n' "$wl" "$arm" "$r" "$R" "$w" "$n" "${s// /$'\t'}" >>"$TMP/runs.tsv"
   printf '  %-6s %-9s R %7.2f s  W %7.2f s  ops %9d  samples %7d  lost %d\n' "$wl" "$arm" "$R" "$w" "$n" ${s}
-  if [ "$arm" = orca-wall ]; then
+  if [ "$arm" = orca-wall ] || [ "$arm" = orca-wall-b ]; then
     # The wall sampler's own thread, measured by itself (.info): its part of the
     # cost without the run-to-run noise; the handler's part is a CPU sample's.
     awk -F= -v wl="$wl" -v r="$r" '$1 == "sample_wall_sampler_cpu_ns" { c = $2 } $1 == "samples.wall" { s = $2 }
-      END { printf "%s\t%d\t%d\t%d\n", wl, r, c, s }' "$dir/orca.info" >>"$TMP/wall-sampler.tsv"
+      END { printf "%s\t%d\t%d\t%d\n", wl, r, c, s }' "$dir/orca.info" | sed "s/^/$arm /" >>"$TMP/wall-sampler.tsv"
   fi
   # The recordings are large and read: only the counts are kept.
   rm -f "$dir"/orca.orca "$dir"/x.jfr "$dir"/ap.txt
 }
 
+# The steady window (WINDOW="WARM LENGTH", seconds; idle only): each run's
+# CPU is read at WARM and at WARM + LENGTH after its start, and WallIdle runs
+# a second past that.
+AT=""
+if [ -n "${WINDOW:-}" ]; then
+  read -r WARM WLEN <<<"$WINDOW"
+  WEND=$((WARM + WLEN))
+  AT="$WARM $WEND"
+  IDLE_MS=${IDLE_MS:-$(((WEND + 1) * 1000))}
+  for wl in "${WORKLOADS[@]}"; do
+    [ "$wl" = idle ] || { echo "sampling: WINDOW is for the idle workload only" >&2; exit 1; }
+  done
+fi
 echo "sampling: JDK $jv ($JDK), ${ROUNDS} rounds, cpu $CPU_INT, wall $WALL_INT, workloads ${WORKLOADS[*]}"
 echo "  arms: ${ARMS[*]}"
 [ -n "${ORCA_LIB:-}" ] && echo "  orca: $ORCA_LIB"
@@ -243,8 +286,15 @@ for wl in "${WORKLOADS[@]}"; do
     echo "$wl round $r: load $(cut -d' ' -f1-3 /proc/loadavg)"
     # The order rotates by a round, so each configuration runs early and late.
     for k in $(seq 0 $((n - 1))); do
-      run "$wl" "${ARMS[$(((k + r) % n))]}" "$r"
+      if [ -n "${PARALLEL:-}" ]; then
+        run "$wl" "${ARMS[$(((k + r) % n))]}" "$r" &
+      else
+        run "$wl" "${ARMS[$(((k + r) % n))]}" "$r"
+      fi
     done
+    if [ -n "${PARALLEL:-}" ]; then
+      for k in $(jobs -p); do wait "$k" || { echo "sampling: a run of $wl round $r failed" >&2; exit 1; }; done
+    fi
     [ -n "${LOCK:-}" ] && exec {lockfd}>&-
   done
 done
@@ -255,5 +305,5 @@ python3 bench/sampling_summary.py "$TMP/runs.tsv"
 if [ -s "$TMP/wall-sampler.tsv" ]; then
   echo
   echo "orca-wall: the wall sampler thread's own CPU (.info sample_wall_sampler_cpu_ns), per run"
-  awk -F'\t' '{ printf "  %-6s round %d: %8.2f ms for %6d samples = %7.1f µs a sample\n", $1, $2, $3 / 1e6, $4, $4 ? $3 / $4 / 1e3 : 0 }' "$TMP/wall-sampler.tsv"
+  awk -F'\t' '{ printf "  %-18s round %d: %8.2f ms for %6d samples = %7.1f µs a sample\n", $1, $2, $3 / 1e6, $4, $4 ? $3 / $4 / 1e3 : 0 }' "$TMP/wall-sampler.tsv"
 fi

@@ -13,11 +13,11 @@ import statistics
 import sys
 from collections import defaultdict
 
-ALL = "none orca-off orca-cpu orca-wall ap-idle ap-cpu ap-ctimer ap-wall jfr-idle jfr-cpu jfr-exec".split()
+ALL = "none orca-off orca-cpu orca-wall orca-wall-b ap-idle ap-cpu ap-ctimer ap-wall jfr-idle jfr-cpu jfr-exec".split()
 # The added CPU per sample of a run with fewer samples is mostly noise (Orca's
 # wall samples of CpuBurn, whose threads all run or wait for a CPU: none).
 MIN_SAMPLES = 100
-PAIRS = [("orca-cpu", "orca-off"), ("orca-cpu", "none"), ("orca-wall", "orca-off"), ("orca-wall", "none"),
+PAIRS = [("orca-cpu", "orca-off"), ("orca-cpu", "none"), ("orca-wall", "orca-off"), ("orca-wall", "none"), ("orca-wall-b", "orca-off"),
          ("ap-cpu", "none"), ("ap-cpu", "ap-idle"), ("ap-ctimer", "none"), ("ap-ctimer", "ap-idle"),
          ("ap-wall", "none"), ("ap-wall", "ap-idle"),
          ("jfr-cpu", "none"), ("jfr-cpu", "jfr-idle"), ("jfr-exec", "none"), ("jfr-exec", "jfr-idle")]
@@ -26,7 +26,8 @@ PAIRS = [("orca-cpu", "orca-off"), ("orca-cpu", "none"), ("orca-wall", "orca-off
 RATIOS = [(("orca-cpu", "orca-off"), ("ap-cpu", "none")), (("orca-cpu", "orca-off"), ("ap-ctimer", "none")),
           (("orca-cpu", "orca-off"), ("jfr-cpu", "none")), (("orca-cpu", "orca-off"), ("jfr-cpu", "jfr-idle")),
           (("orca-cpu", "orca-off"), ("jfr-exec", "none")),
-          (("orca-wall", "orca-off"), ("ap-wall", "none"))]
+          (("orca-wall", "orca-off"), ("ap-wall", "none")), (("orca-wall-b", "orca-off"), ("ap-wall", "none")),
+          (("orca-wall", "orca-off"), ("orca-wall-b", "orca-off"))]
 
 
 def added(a, b):

@@ -287,8 +287,15 @@ func TestSamplesWallQuiet(t *testing.T) {
 			t.Errorf(".info %s=%q %s=%q: want ≥ 40 ticks (3 s at 50 ms) and at most half as many wake-ups", format.InfoSampleWallTicks,
 				r.info[format.InfoSampleWallTicks], format.InfoSampleWallWakeups, r.info[format.InfoSampleWallWakeups])
 		}
-		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
-			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"], format.InfoWrites, r.info[format.InfoWrites])
+		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s %s=%s %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
+			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"], format.InfoWrites, r.info[format.InfoWrites],
+			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallQuietRuns, r.info[format.InfoSampleWallQuietRuns])
+		// Quiet, the sampler sleeps on while the writer's drains run the
+		// ticks (every flush period): it ran them itself once a second
+		// before, a scan of every live thread (2-3 runs in these 3 s).
+		if q, err := strconv.Atoi(r.info[format.InfoSampleWallQuietRuns]); err != nil || q > 1 {
+			t.Errorf(".info %s=%q: want 0 or 1 (the writer keeps up)", format.InfoSampleWallQuietRuns, r.info[format.InfoSampleWallQuietRuns])
+		}
 		// The writer: samples alone wait up to a second for a flush with an
 		// event (docs/agent.md, "Buffers and the writer"): 18 writes in
 		// 3 s at one a flush period before, 6-8 since.

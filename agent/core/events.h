@@ -315,6 +315,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_SAMPLE_WALL_WAKEUPS "sample_wall_wakeups"
 #define ORCA_INFO_SAMPLE_WALL_RUNS "sample_wall_runs"
 #define ORCA_INFO_SAMPLE_WALL_STATES_READ "sample_wall_states_read"
+#define ORCA_INFO_SAMPLE_WALL_QUIET_RUNS "sample_wall_quiet_runs"
 #define ORCA_INFO_SAMPLE_RINGS_KEPT "sample_rings_kept"
 #define ORCA_INFO_THREAD_CPU_PERIOD_MS "thread_cpu_period_ms"
 #define ORCA_INFO_SAMPLE_CPU_CLOCK "sample_cpu_clock"

@@ -689,6 +689,10 @@ static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
 // and the times the sampler thread woke for them (.info sample_wall_ticks,
 // sample_wall_wakeups).
 static int64_t wall_cpu_ns, wall_ticks_n, wall_wakes_n;
+// wall_quiet_runs: the tick runs a quiet sampler made itself, the writer's
+// drains having fallen behind by its whole sleep (.info
+// sample_wall_quiet_runs).
+static int64_t wall_quiet_runs;
 // A wake-up is most of the wall sampler's cost where it samples few
 // threads (the context switch: 41 % of its CPU on a virtual machine,
 // perf), and a server at rest has every candidate a repeat (an acceptor, a
@@ -828,7 +832,20 @@ static void *wall_run(void *arg) {
     wall_wakes_n++;
     // Woken before its time (the writer needs it again, or spuriously):
     // the next due time, from the state now.
-    if (timed_out) wall_ticks(clock_now(), planned);
+    if (!timed_out) continue;
+    int64_t now = clock_now();
+    // Quiet, and the writer's drains ran the ticks due less than its
+    // sleep ago (wall_last_ns moved on): it keeps up, and the sampler
+    // sleeps on from there. A run here would be the writer's next one,
+    // early: a scan of every live thread a second, most of a quiet wall
+    // sampler's CPU (docs/perf/2026-11-29-issue-33-wall.md). A writer
+    // that falls behind leaves wall_last_ns behind, and the sampler runs
+    // the ticks as before.
+    if (!planned) {
+      if (now - wall_last_ns < quiet_ns) continue;
+      wall_quiet_runs++;
+    }
+    wall_ticks(now, planned);
   }
   pthread_mutex_unlock(&wall_mu);
   struct timespec ts;
@@ -951,7 +968,7 @@ const char *samples_start(void) {
   atomic_store_explicit(&on, 1, memory_order_release);
   if (wall_ns) {
     atomic_store(&wall_stop, 0);
-    wall_ticks_n = wall_wakes_n = wall_states_n = 0;
+    wall_ticks_n = wall_wakes_n = wall_states_n = wall_quiet_runs = 0;
     pthread_mutex_lock(&wall_mu);
     wall_last_ns = clock_now();
     wall_span = 1, wall_quiet = 0, wall_cursor = 0, wall_runs = 0;
@@ -1016,6 +1033,7 @@ void samples_stop(void) {
     fact_ll(ORCA_INFO_SAMPLE_WALL_TICKS, wall_ticks_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_WAKEUPS, wall_wakes_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_RUNS, (long long)wall_runs);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_QUIET_RUNS, (long long)wall_quiet_runs);
     fact_ll(ORCA_INFO_SAMPLE_WALL_STATES_READ, wall_states_n);
   }
   // Every slot is given back after the writer's last drain: a later

@@ -262,3 +262,28 @@ func TestPotentialNote(t *testing.T) {
 		}
 	}
 }
+
+// TestPotentialModes: /api/deadlocks gives a java.util.concurrent lock's
+// mode on each edge of a potential deadlock, as orca report's held_mode and
+// wanted_mode (the model's case lock-held: a held the monitor 1111 and
+// wanted the read-write lock 5555 exclusive; b held 5555 exclusive and
+// wanted 1111).
+func TestPotentialModes(t *testing.T) {
+	r := build(t, testrec.Files(t, "../model/testdata/cases/lock-held.txtar"))
+	var dl deadlocksJSON
+	getJSON(t, serve(t, r), "/api/deadlocks", &dl)
+	rep := report.New(r.rec, r.res, report.Options{})
+	if len(dl.Potential) != 1 || len(rep.PotentialDeadlocks) != 1 {
+		t.Fatalf("potential deadlocks %+v, the report's %+v: want one", dl.Potential, rep.PotentialDeadlocks)
+	}
+	var got, want []string
+	for _, e := range dl.Potential[0].Edges {
+		got = append(got, fmt.Sprintf("%s held %s %q wanted %s %q", e.ID, e.Held, e.HeldMode, e.Wanted, e.WantedMode))
+	}
+	for _, e := range rep.PotentialDeadlocks[0].Edges {
+		want = append(want, fmt.Sprintf("%s held %s %q wanted %s %q", e.Thread, e.Held, e.HeldMode, e.Wanted, e.WantedMode))
+	}
+	if !reflect.DeepEqual(got, want) || !strings.Contains(strings.Join(got, "\n"), `"exclusive"`) {
+		t.Errorf("edges %q, want the report's %q, with a mode", got, want)
+	}
+}

@@ -33,6 +33,11 @@ type orderEdgeJSON struct {
 	// acquiring site, not the instance (a lock seen in one nesting only).
 	HeldBySite   bool `json:"heldBySite,omitempty"`
 	WantedBySite bool `json:"wantedBySite,omitempty"`
+	// HeldMode, WantedMode: for a java.util.concurrent lock, how it was
+	// held or wanted, "shared" (a read lock) or "exclusive", as the
+	// report's held_mode and wanted_mode; "" for a monitor.
+	HeldMode   string `json:"heldMode,omitempty"`
+	WantedMode string `json:"wantedMode,omitempty"`
 	// HeldStack: where it held Held, from the frame that took it
 	// outwards (empty when not known); WantedStack: where it wanted Wanted.
 	HeldStack   []frameJSON `json:"heldStack"`
@@ -70,7 +75,8 @@ func (s *site) potential(out *deadlocksJSON) {
 			}
 			j.Edges = append(j.Edges, orderEdgeJSON{threadRefJSON: ref, At: int64(e.AtS*1e9 + 0.5), Count: e.Count,
 				Held: e.Held, HeldClass: class(e.HeldClass), Wanted: e.Wanted, WantedClass: class(e.WantedClass),
-				HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite, HeldStack: frames(e.HeldStack), WantedStack: frames(e.WantedStack)})
+				HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite, HeldMode: e.HeldMode, WantedMode: e.WantedMode,
+				HeldStack: frames(e.HeldStack), WantedStack: frames(e.WantedStack)})
 		}
 		out.Potential = append(out.Potential, j)
 	}

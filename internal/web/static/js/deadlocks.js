@@ -123,7 +123,10 @@ export class Deadlocks {
       return items;
     }
     items.push(h('p', { class: 'muted small' }, 'Lock-order inversions: none deadlocked, but these nestings would if they ran at once. Each thread held a lock and wanted the next thread\u2019s.'));
-    const lockEl = (obj, cls, bySite) => [h('code', null, obj), cls ? h('span', { class: 'muted' }, ` ${lockClass(cls)}`) : null,
+    // mode: a java.util.concurrent lock's, as orca report words it.
+    const modes = { shared: ' (shared: a read lock)', exclusive: ' (exclusive)' };
+    const lockEl = (obj, cls, bySite, mode) => [h('code', null, obj), cls ? h('span', { class: 'muted' }, ` ${lockClass(cls)}`) : null,
+      modes[mode] ? h('span', { class: 'pd-mode' }, modes[mode]) : null,
       bySite ? h('span', { class: 'muted', title: 'a lock seen in one nesting only: the node is its class and the site that took it' }, ' (or another taken there)') : null];
     list.forEach((p, k) => {
       items.push(h('div', { class: 'pd-card' },
@@ -131,7 +134,7 @@ export class Deadlocks {
         h('ol', { class: 'pd-edges' }, p.edges.map((e) => h('li', { class: 'pd-edge' },
           e.thread >= 0 ? h('a', { href: '#', class: 'thread-link', onclick: (ev) => { ev.preventDefault(); app.gotoThread(e.thread); } }, h('b', null, e.name)) : h('b', null, e.name || e.id),
           h('span', { class: 'muted small' }, ` ${e.id}`),
-          ' held ', ...lockEl(e.held, e.heldClass, e.heldBySite), ' and wanted ', ...lockEl(e.wanted, e.wantedClass, e.wantedBySite),
+          ' held ', ...lockEl(e.held, e.heldClass, e.heldBySite, e.heldMode), ' and wanted ', ...lockEl(e.wanted, e.wantedClass, e.wantedBySite, e.wantedMode),
           h('span', { class: 'muted small' }, ` at ${fmtTime(e.at)}${e.count > 1 ? `, ${fmtCount(e.count)} times` : ''}`),
           h('details', { class: 'pd-stacks' }, h('summary', { class: 'small' }, 'stacks'),
             h('div', { class: 'muted small' }, 'held it in:'), e.heldStack.length ? stackEl(e.heldStack) : h('div', { class: 'muted small' }, '(not known)'),

@@ -154,10 +154,16 @@ const (
 	// (docs/agent.md, "The sample path"), written when it stops.
 	InfoSampleWallRuns       = "sample_wall_runs"
 	InfoSampleWallStatesRead = "sample_wall_states_read"
-	// InfoSampleWallQuietRuns: of those runs, the ones a quiet sampler made
-	// itself because the writer's drains, which run the ticks while it
-	// sleeps, had fallen behind by its whole sleep; written when it stops.
-	InfoSampleWallQuietRuns = "sample_wall_quiet_runs"
+	// InfoSampleWallQuietWakeups: of those wake-ups, the ones of a quiet
+	// sampler (the writer's drains run the ticks while it sleeps) that the
+	// writer did not call for: 0 but for a spurious wake-up (it woke each
+	// second before); written when it stops.
+	InfoSampleWallQuietWakeups = "sample_wall_quiet_wakeups"
+	// InfoSampleDrainSlots: the threads' sample slots the writer's drains
+	// visited: those with a sample, a repeat or their thread's end to
+	// drain, not every slot (docs/agent.md, "The sample path"); written
+	// when the samplers stop.
+	InfoSampleDrainSlots = "sample_drain_slots"
 	// InfoSampleRingsKept: when the samplers stopped, a signal handler was
 	// still running after a second, so the threads' sample rings were
 	// kept (not freed) rather than freed under it; 1 when so, absent else.
@@ -269,7 +275,7 @@ var InfoKeys = []string{
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallQuietRuns, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

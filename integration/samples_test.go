@@ -376,11 +376,20 @@ func TestSamplesWallMarked(t *testing.T) {
 		r := load(t, prefix)
 		runs, err1 := strconv.Atoi(r.info[format.InfoSampleWallRuns])
 		read, err2 := strconv.Atoi(r.info[format.InfoSampleWallStatesRead])
-		t.Logf(".info %s=%s %s=%s %s=%s", format.InfoSampleWallTicks, r.info[format.InfoSampleWallTicks],
-			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead])
+		slots, err3 := strconv.Atoi(r.info[format.InfoSampleWallSlotsRead])
+		t.Logf(".info %s=%s %s=%s %s=%s %s=%s", format.InfoSampleWallTicks, r.info[format.InfoSampleWallTicks],
+			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead],
+			format.InfoSampleWallSlotsRead, r.info[format.InfoSampleWallSlotsRead])
 		if err1 != nil || err2 != nil || runs < 5 || read > 10*runs {
 			t.Errorf(".info %s=%q %s=%q: want ≥ 5 runs, at most 10 states read a run (%d threads parked)", format.InfoSampleWallRuns,
 				r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead], parked)
+		}
+		// Nor are the marked threads' slots looked at again while no mark
+		// is taken away: a run looks at the unmarked ones alone (the
+		// acceptor, the JDK's own waits), not at the 20 parked workers'.
+		if err3 != nil || slots > 12*runs {
+			t.Errorf(".info %s=%q %s=%q: want at most 12 slots looked at a run (%d threads parked)", format.InfoSampleWallSlotsRead,
+				r.info[format.InfoSampleWallSlotsRead], format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], parked)
 		}
 		acc, in := format.ThreadID(e.hash(t, "acceptor")), e.nanos(t, "accept_ns")[0]
 		wall := map[format.ThreadID]int{}

@@ -103,6 +103,11 @@ static atomic_ullong used_bits[SLOTS / 64];
 // a ring, whose cold slot and ring header were most of a drain's CPU on a
 // server at rest (WallIdle: ~60 slots, 3 with repeats, ~30 µs a drain).
 static atomic_ullong due_bits[SLOTS / 64];
+// wall_unmarks: a mark was taken away (samples_unblocked, reg) since the
+// ticks' last look at the marks (wall_ticks): stored by the thread only
+// when not set already, so that at most one store a run of ticks crosses
+// cores, and read first.
+static atomic_int wall_unmarks;
 // drain_visits: the slots the drains visited (.info sample_drain_slots).
 static atomic_long drain_visits;
 static void set_due(slot_t *e) {
@@ -546,6 +551,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->jt = jt;
     e->env = env;
     atomic_store(&e->blocked, 0);
+    atomic_store(&wall_unmarks, 1);
   }
   arm(e, tid);
   pthread_mutex_unlock(&slots_mu);
@@ -636,7 +642,9 @@ void samples_unblocked(void *mark) {
   // meanwhile (a stop and a new recording) keeps that thread's. Sequentially
   // consistent: a tick after this sees the thread unmarked.
   int t = mark_tid;
-  if (mark) atomic_compare_exchange_strong(&((slot_t *)mark)->blocked, &t, 0);
+  if (mark && atomic_compare_exchange_strong(&((slot_t *)mark)->blocked, &t, 0) &&
+      !atomic_load_explicit(&wall_unmarks, memory_order_relaxed))
+    atomic_store(&wall_unmarks, 1);
 }
 
 // ---- The wall sampler ----
@@ -744,6 +752,16 @@ static int wall_cv_made;
 static int64_t wall_last_ns;
 static int wall_span, wall_max_span, wall_quiet, wall_cursor;
 static uint64_t wall_runs;
+// The slots a run looks at. A marked thread stays marked until it takes its
+// mark away (wall_unmarks), and no slot is made without slots_gen moving:
+// while neither happens, a run looks again at the slots the last full look
+// found unmarked alone (wall_others, in slot order), not at every live
+// slot, each cold by then (on WallIdle 53 live slots, 50 of them parked:
+// most of a quiet run's scan). wall_slots_n: the slots looked at (.info
+// sample_wall_slots_read).
+static int wall_others[SLOTS], wall_others_n, wall_others_ok;
+static unsigned wall_others_gen;
+static int64_t wall_slots_n;
 
 // wall_rep_put puts a repeat of e's last wall sample; 0 when its ring is full.
 static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns) {
@@ -784,12 +802,31 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
   }
   int n = 0;
   pthread_mutex_lock(&slots_mu);
-  for (int w = 0; w < SLOTS / 64; w++)
-    for (uint64_t b = live_bits[w]; b; b &= b - 1) {
-      int i = w * 64 + __builtin_ctzll(b);
-      int tid = atomic_load(&slots[i].tid);
+  // The marks are read after wall_unmarks is taken: a mark taken away
+  // later is seen at the next run (as is one taken away just before, whose
+  // flag comes after this exchange: its thread turns a candidate a run
+  // late, as one that enters native code between two runs does).
+  unsigned gen = atomic_load_explicit(&slots_gen, memory_order_acquire);
+  if (atomic_exchange(&wall_unmarks, 0) || !wall_others_ok || gen != wall_others_gen) {
+    wall_others_n = 0;
+    for (int w = 0; w < SLOTS / 64; w++)
+      for (uint64_t b = live_bits[w]; b; b &= b - 1) {
+        int i = w * 64 + __builtin_ctzll(b);
+        int tid = atomic_load(&slots[i].tid);
+        wall_slots_n++;
+        if (tid <= 0 || atomic_load(&slots[i].state) != S_LIVE || atomic_load_explicit(&slots[i].blocked, memory_order_relaxed) == tid)
+          continue;
+        wall_others[wall_others_n++] = i;
+        if (candidate(&slots[i], tid)) cand[n++] = i;
+      }
+    wall_others_ok = 1, wall_others_gen = gen;
+  } else {
+    for (int j = 0; j < wall_others_n; j++) {
+      int i = wall_others[j], tid = atomic_load(&slots[i].tid);
+      wall_slots_n++;
       if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i], tid)) cand[n++] = i;
     }
+  }
   // The candidates are asked, from the cursor on, until wall_threads of
   // them are off a CPU or every one was asked; the next tick goes on
   // from there. Each sample stands for the candidates asked per sample:
@@ -993,6 +1030,7 @@ const char *samples_start(void) {
     pthread_mutex_lock(&wall_mu);
     wall_last_ns = clock_now();
     wall_span = 1, wall_quiet = 0, wall_cursor = 0, wall_runs = 0;
+    wall_others_ok = 0, wall_slots_n = 0;
     wall_max_span = (int)(WALL_SLEEP_NS / wall_ns);
     if (wall_max_span > (int)reps_n / 4) wall_max_span = (int)reps_n / 4;
     if (wall_max_span < 1) wall_max_span = 1;
@@ -1056,6 +1094,7 @@ void samples_stop(void) {
     fact_ll(ORCA_INFO_SAMPLE_WALL_RUNS, (long long)wall_runs);
     fact_ll(ORCA_INFO_SAMPLE_WALL_QUIET_WAKEUPS, (long long)wall_quiet_wakes);
     fact_ll(ORCA_INFO_SAMPLE_WALL_STATES_READ, wall_states_n);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_SLOTS_READ, wall_slots_n);
   }
   fact_ll(ORCA_INFO_SAMPLE_DRAIN_SLOTS, atomic_load(&drain_visits));
   // Every slot is given back after the writer's last drain: a later

@@ -109,6 +109,12 @@ type Builder struct {
 	// threads' lists hold, Model.PeakIntervals its most.
 	gaveUp bool
 	held   int
+	// heldSamples counts the samples the threads hold, Model.PeakSamples
+	// its most.
+	heldSamples int
+	// ending: the threads that ended, to be finished (retire) once the
+	// fold is sealMargin past their end.
+	ending []*tstate
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
@@ -202,6 +208,9 @@ type tstate struct {
 	fed     int
 	feeding bool
 	busy    format.Time // the length of the intervals fed
+	// ending: it is in Builder.ending; retired: it was finished as the
+	// fold went (retire), its intervals and samples in the spill alone.
+	ending, retired bool
 }
 
 type openIv struct {
@@ -338,6 +347,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		// The ObjectClass line of that enter names the Thread object's class.
 		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered ||
 			ev.Kind == format.ObjectClass) && uint32(ev.Object) == uint32(ev.Thread)
+		if ts.retired && (exit || ev.Kind == format.Sample && ev.Time <= t.End) {
+			b.revive(ts)
+		}
 		if ev.Kind == format.Sample && ev.Time <= t.End {
 			// A sample taken before the end and written after its line
 			// (docs/format.md, "Order"): an instant of the thread's life.
@@ -407,6 +419,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			}
 		}
 		delete(b.joins, ev.Thread)
+		if b.dropIntervals && !ts.ending {
+			ts.ending = true
+			b.ending = append(b.ending, ts)
+		}
 	case format.ThreadStart:
 		if ev.Target == 0 || ev.Target == ev.Thread {
 			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
@@ -677,7 +693,15 @@ func (b *Builder) frames() [][]format.Frame {
 // instant, which can still move earlier, is settled at the end:
 // aggregator.settle).
 func (b *Builder) seal() {
-	defer b.splitWindows(b.m.End - sealMargin)
+	w := b.m.End - sealMargin
+	b.feedSealed()
+	b.splitWindows(w)
+	b.retire(w)
+}
+
+// feedSealed feeds the intervals of the threads in feeding that no later
+// event can change (seal).
+func (b *Builder) feedSealed() {
 	if len(b.feeding) == 0 {
 		return
 	}
@@ -708,6 +732,61 @@ func (b *Builder) seal() {
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
+}
+
+// retire finishes, with Options.DropIntervals, the threads that ended by
+// w, in no state, their intervals fed and their windows split
+// (finishThread): their intervals and samples go to the spill, and the
+// fold holds no more of them than of the threads alive. An event of such a
+// thread that can still come (a sample taken before its end and written
+// later, its exit blocked on its Thread object) brings it back (revive).
+func (b *Builder) retire(w format.Time) {
+	keep := b.ending[:0]
+	for _, ts := range b.ending {
+		switch t := &ts.t; {
+		case b.spill.err != nil:
+			// Given up: Finalize keeps them all in memory.
+		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.win.splitting || t.End > w:
+			keep = append(keep, ts)
+			continue
+		default:
+			b.finishThread(ts)
+			ts.retired = true
+		}
+		ts.ending = false
+	}
+	clear(b.ending[len(keep):])
+	b.ending = keep
+}
+
+// revive brings back a thread retire finished, for an event of its that
+// came later: its samples read back, its windows to be split again from
+// the first (the same split: CheckSplit), its tail to be taken again.
+func (b *Builder) revive(ts *tstate) {
+	t := &ts.t
+	ts.retired = false
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	smp, err := spillRead(b.spill, t.spill.smp, []Sample(nil))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
+	b.heldSamples += len(smp)
+	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
+	if t.tailOK {
+		ts.ivs.last = t.tail
+	}
+	t.tail, t.tailAt, t.tailOK = nil, 0, false
+	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
+	ts.win = winState{late: math.MaxInt64}
+	if len(t.Sched) >= 2 {
+		ts.win.splitting = true
+		b.splitting = append(b.splitting, ts)
+	}
+	ts.ending = true
+	b.ending = append(b.ending, ts)
 }
 
 // splitWindows splits the windows between ThreadCPU lines of the threads
@@ -875,7 +954,7 @@ func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interva
 		err = fmt.Errorf("%d intervals of thread %v read back, %d asked", len(dst), t.ID, to-from)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("reading the model's temporary file back: %v", err))
+		panic(&SpillError{err})
 	}
 	return dst
 }

@@ -48,12 +48,12 @@ func SpillFile(m *Model) *os.File {
 	return m.spill.f
 }
 
-// Bare returns a copy of t without its intervals, where the spill has
-// them, its tail and its stacks' marks: what a model built with
+// Bare returns a copy of t without its intervals and samples, where the
+// spill has them, its tail and its stacks' marks: what a model built with
 // Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
-	c.Intervals, c.spill = nil, spillRef{}
+	c.Intervals, c.Samples, c.spill = nil, nil, spillRef{}
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	return c
 }
@@ -64,3 +64,10 @@ const MaxIvBlock = maxIvBlock
 
 // SortByStart is the holders' fold's stable sort of a lock's blame spans.
 func SortByStart(ss []OwnerSpan) { sortByStart(ss, new([]OwnerSpan)) }
+
+// SpillReadFault makes every read of a spill fail with err while f runs.
+func SpillReadFault(err error, f func()) {
+	spillReadFault = err
+	defer func() { spillReadFault = nil }()
+	f()
+}

@@ -658,6 +658,10 @@ type Model struct {
 	// fed to the spill and behind the split of the threads' windows
 	// (docs/streaming.md).
 	PeakIntervals int
+	// PeakSamples is the most samples the fold held in memory at once: all
+	// of them, but with Options.DropIntervals, which gives up a thread's
+	// once it has ended (Builder.retire) and puts them in the spill.
+	PeakSamples int
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the

@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"orca/internal/format"
@@ -115,6 +116,11 @@ type Builder struct {
 	// ending: the threads that ended, to be finished (retire) once the
 	// fold is sealMargin past their end.
 	ending []*tstate
+	// owning: the locks with owner changes in memory, which
+	// releaseChanges gives up to the spill once no contention still to be
+	// folded reads them (Options.DropIntervals).
+	owning      []*lstate
+	heldChanges int // the owner changes in memory, Model.PeakOwnerChanges their most
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
@@ -695,8 +701,76 @@ func (b *Builder) frames() [][]format.Frame {
 func (b *Builder) seal() {
 	w := b.m.End - sealMargin
 	b.feedSealed()
+	b.releaseChanges()
 	b.splitWindows(w)
 	b.retire(w)
+}
+
+// releaseChanges gives up to the spill, with Options.DropIntervals, the
+// owner changes of each lock that no contention still to be folded reads:
+// before the first a contention not fed yet (an open one, or a closed one
+// behind an open state of its thread) reads on that lock. The aggregation
+// reads a contention's when it is fed; the readers after Finalize read
+// them back (Model.ownerChanges).
+func (b *Builder) releaseChanges() {
+	if !b.dropIntervals || b.spill.err != nil || len(b.owning) == 0 {
+		return
+	}
+	// need: per lock, the first change a contention not fed yet reads.
+	need := map[*Lock]int{}
+	note := func(l *Lock, from uint32) {
+		if n, ok := need[l]; !ok || int(from) < n {
+			need[l] = int(from)
+		}
+	}
+	for _, ls := range b.owning {
+		for _, ts := range ls.blocked {
+			for i := range ts.open {
+				if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+					note(o.ls.l, o.iv.ownFrom)
+				}
+			}
+		}
+	}
+	for _, ts := range b.feeding {
+		for i := range ts.open {
+			if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+				note(o.ls.l, o.iv.ownFrom)
+			}
+		}
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			for i := range blk {
+				if iv := &blk[i]; iv.State == Blocked {
+					if ls := b.locks[uint64(iv.Object)<<2|uint64(Monitor)]; ls != nil {
+						note(ls.l, iv.ownFrom)
+					}
+				}
+			}
+			return true
+		})
+	}
+	keep := b.owning[:0]
+	for _, ls := range b.owning {
+		l := ls.l
+		n := len(l.OwnerChanges)
+		if from, ok := need[l]; ok {
+			n = min(n, from-l.ownBase)
+		}
+		if n > 0 {
+			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges[:n]))
+			l.ownBase += n
+			b.heldChanges -= n
+			// A copy: the array would otherwise keep those given up.
+			l.OwnerChanges = slices.Clone(l.OwnerChanges[n:])
+		}
+		if len(l.OwnerChanges) > 0 {
+			keep = append(keep, ls)
+		} else {
+			l.OwnerChanges = nil
+		}
+	}
+	clear(b.owning[len(keep):])
+	b.owning = keep
 }
 
 // feedSealed feeds the intervals of the threads in feeding that no later

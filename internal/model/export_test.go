@@ -65,6 +65,10 @@ const MaxIvBlock = maxIvBlock
 // SortByStart is the holders' fold's stable sort of a lock's blame spans.
 func SortByStart(ss []OwnerSpan) { sortByStart(ss, new([]OwnerSpan)) }
 
+// OwnerChangesOf returns all of l's owner changes, read back from the
+// spill where the model gave them up.
+func OwnerChangesOf(m *Model, l *Lock) []OwnerChange { return m.ownerChanges(l, ownerCache{}) }
+
 // SpillReadFault makes every read of a spill fail with err while f runs.
 func SpillReadFault(err error, f func()) {
 	spillReadFault = err

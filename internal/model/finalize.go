@@ -91,6 +91,17 @@ func (b *Builder) Finalize() *Model {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	b.feeding = nil
+	if b.dropIntervals && b.spill.err == nil {
+		// Every contention is fed: the owner changes go to the spill, and
+		// the readers read a lock's back (Model.ownerChanges).
+		for _, ls := range b.owning {
+			l := ls.l
+			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges))
+			l.ownBase += len(l.OwnerChanges)
+			l.OwnerChanges = nil
+		}
+		b.owning = nil
+	}
 	if !b.noLockFigures {
 		m.setLocks(b.ag)
 	}

@@ -79,6 +79,9 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 		return m.spilledThread(t, sp, samples)
 	}
 	var sp spilled
+	// The locks' owner changes, read back from the spill as the spans
+	// need them (Options.DropIntervals), held while they are folded.
+	oc := ownerCache{}
 	spans := map[LockRef]*[]OwnerSpan{}
 	var lastRef LockRef
 	var last *[]OwnerSpan
@@ -103,7 +106,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 				}
 				lastRef = ref
 			}
-			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
 					*last = append(*last, sp)
 				}
@@ -132,6 +135,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 	n := 0
 	for r, ss := range spans {
 		f := newDoingFold(*ss, &buf)
+		f.oc = oc
 		out[r] = f.d
 		folds = append(folds, f)
 		n += len(f.d.Spans)
@@ -167,6 +171,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 // changed.
 func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
 	f := newDoingFold(slices.Clone(ss), nil)
+	f.oc = m.ownerCache()
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -185,6 +190,7 @@ func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
 // their holders' states and samples are added span by span (foldSpan),
 // in any order, then sorted (finish).
 type doingFold struct {
+	oc      ownerCache // the owner changes read back (blameSpans)
 	d       *Doing
 	on      map[HeldOn]format.Time
 	samples map[stackKind]*DoingSamples
@@ -254,7 +260,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
-		m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+		m.blameSpans(t.ID, iv, f.oc, func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
 			}
@@ -297,14 +303,15 @@ func (f *doingFold) finish() {
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing
 // calls it for every contention.
-func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpan) bool) {
+// oc holds the owner changes read back from the spill, the caller's.
+func (m *Model) blameSpans(th format.ThreadID, iv *Interval, oc ownerCache, yield func(OwnerSpan) bool) {
 	switch {
 	case iv.State == Blocked:
 		var changes []OwnerChange
 		if l := m.Lock(iv.Object, Monitor); l != nil {
-			changes = l.OwnerChanges
+			changes = m.ownerChanges(l, oc)
 		}
-		ownerSpans(th, iv, changes, yield)
+		ownerSpans(th, iv, changes, 0, yield)
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}

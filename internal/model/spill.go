@@ -244,6 +244,43 @@ func (m *Model) IntervalsOf(t *Thread, buf *[]Interval) []Interval {
 	return ivs
 }
 
+// ownerCache holds locks' owner changes read back from the spill: a
+// reader of many contentions (View.HoldersDoing) keeps its own while it
+// runs, the Model one for the others (ownerCache).
+type ownerCache map[*Lock][]OwnerChange
+
+// ownerChanges returns all of l's owner changes: l.OwnerChanges, or, once
+// Finalize gave them up to the spill (Options.DropIntervals), read back
+// into c (once per lock).
+func (m *Model) ownerChanges(l *Lock, c ownerCache) []OwnerChange {
+	if len(l.ownSpill) == 0 {
+		return l.OwnerChanges
+	}
+	if ch, ok := c[l]; ok {
+		return ch
+	}
+	ch, err := spillRead(m.spill, l.ownSpill, []OwnerChange(nil))
+	if err != nil {
+		panic(&SpillError{err}) // as spilledThread
+	}
+	c[l] = ch
+	return ch
+}
+
+// ownerCache returns the Model's cache of owner changes read back, for
+// the readers of a contention at a time (OwnerSpans); nil when they are in
+// memory. A Model with its intervals dropped is orca report's, read by one
+// goroutine.
+func (m *Model) ownerCache() ownerCache {
+	if !m.dropped {
+		return nil
+	}
+	if m.ownCache == nil {
+		m.ownCache = ownerCache{}
+	}
+	return m.ownCache
+}
+
 // SamplesOf returns t's samples: t.Samples, or, when the Model was built
 // with Options.DropIntervals, read back from the spill into *buf's room
 // (which it keeps for the next call): valid until then.

@@ -128,6 +128,19 @@ func checkDropped(t *testing.T, mem, m *Model) {
 			t.Errorf("thread %v: read back %+v, in memory %+v", th.ID, got, want)
 		}
 	}
+	for _, l := range mem.Locks {
+		ml := m.Lock(l.Object, l.Kind)
+		if ml == nil {
+			t.Errorf("lock %v %s: absent", l.Object, l.Kind)
+			continue
+		}
+		if len(l.OwnerChanges) > 0 && ml.OwnerChanges != nil {
+			t.Errorf("lock %v %s: kept its owner changes", l.Object, l.Kind)
+		}
+		if got := OwnerChangesOf(m, ml); len(got)+len(l.OwnerChanges) > 0 && !reflect.DeepEqual(got, l.OwnerChanges) {
+			t.Errorf("lock %v %s: owner changes read back %+v, in memory %+v", l.Object, l.Kind, got, l.OwnerChanges)
+		}
+	}
 	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
 		t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
 	}
@@ -177,7 +190,7 @@ func TestSpillPlain(t *testing.T) {
 		}
 		return false
 	}
-	for _, v := range []any{Interval{}, Sample{}} {
+	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}} {
 		if !plain(reflect.TypeOf(v)) {
 			t.Errorf("%T holds a pointer, a slice, a map or a string: the spill (spill.go) cannot write it as it is", v)
 		}
@@ -259,6 +272,16 @@ func TestSpillBounded(t *testing.T) {
 	// line's period) or its open states'.
 	if bound := 2 * MaxIvBlock * alive; m.PeakIntervals > bound || m.PeakIntervals*10 > total {
 		t.Errorf("with the spill, the fold held up to %d of the %d intervals at once; want at most %d, and a tenth", m.PeakIntervals, total, bound)
+	}
+	// The owner changes no contention still to be folded reads are given
+	// up (Builder.releaseChanges).
+	changes := 0
+	for _, l := range mem.Model.Locks {
+		changes += len(l.OwnerChanges)
+	}
+	t.Logf("%d owner changes: at most %d held with the spill", changes, m.PeakOwnerChanges)
+	if mem.Model.PeakOwnerChanges != changes || changes == 0 || m.PeakOwnerChanges*10 > changes {
+		t.Errorf("the fold held up to %d of the %d owner changes at once, %d keeping them; want at most a tenth", m.PeakOwnerChanges, changes, mem.Model.PeakOwnerChanges)
 	}
 	// A thread that ended gives up its samples (Builder.retire): the fold
 	// holds at most those of the threads alive at once (the model's tests

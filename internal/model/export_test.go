@@ -49,11 +49,12 @@ func SpillFile(m *Model) *os.File {
 }
 
 // Bare returns a copy of t without its intervals and samples, where the
-// spill has them, its tail and its stacks' marks: what a model built with
+// spill has them, the cpu samples of the virtual threads it carried, its
+// tail and its stacks' marks: what a model built with
 // Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
-	c.Intervals, c.Samples, c.spill = nil, nil, spillRef{}
+	c.Intervals, c.Samples, c.lent, c.spill = nil, nil, nil, spillRef{}
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	return c
 }

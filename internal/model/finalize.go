@@ -48,7 +48,8 @@ func (b *Builder) Finalize() *Model {
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
 		if ts.retired {
-			dropped = true // finished as it ended (retire)
+			// Finished as it ended (retire); nothing brings it back now.
+			dropped, t.lent = true, nil
 			continue
 		}
 		// A thread that ended can be in a state only when its exit blocked
@@ -60,7 +61,9 @@ func (b *Builder) Finalize() *Model {
 			b.end(ts, t.End, endOpen)
 		}
 		if b.finishThread(ts) {
-			dropped = true
+			// Its windows split, the virtual threads' cpu samples it
+			// carried are read no more.
+			dropped, t.lent = true, nil
 		}
 	}
 	// The Threads move out of the tstates, which the Model would otherwise

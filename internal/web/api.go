@@ -388,7 +388,11 @@ func (s *site) interval(r *http.Request) (any, error) {
 	if iv.State == model.Blocked || iv.Acquire {
 		// What the holders did while this thread waited for them: the
 		// lock's fold (model.Doing) over this contention's blame spans.
-		dg := s.d.m.DoingIn(slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
+		lock := model.LockRef{Object: iv.Object, Kind: model.Monitor}
+		if iv.Acquire {
+			lock.Kind = model.JUCLock
+		}
+		dg := s.d.m.DoingIn(lock, slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
 			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
 				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),

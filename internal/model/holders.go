@@ -27,8 +27,8 @@ type Doing struct {
 	// fold learns of the next: the hand-off). Not the holder's Waiting:
 	// it did not hold the lock then.
 	Released format.Time
-	Time    [NumStates]format.Time
-	Run     RunSplit
+	Time     [NumStates]format.Time
+	Run      RunSplit
 	// On: the holders' time blocked on another lock (a monitor or a
 	// java.util.concurrent lock) by that lock and its holder then, most
 	// first.

@@ -51,8 +51,10 @@ type Builder struct {
 	idle   func([]format.Frame) bool
 	idleOf map[StackID]bool
 	// idleWait, when set (Build), tells an Object.wait of a thread waiting
-	// for work by its stack (IdleWaitStack), for Model.IdleWaits.
-	idleWait func([]format.Frame) bool
+	// for work by its stack (IdleWaitStack), for Model.IdleWaits;
+	// idleWaitOf caches it per stack.
+	idleWait   func([]format.Frame) bool
+	idleWaitOf map[StackID]bool
 	// acquire, when set (Build), tells a park in a lock's acquire by its
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
@@ -510,7 +512,9 @@ func (b *Builder) Event(ev *reader.Event) {
 			timeout = TimeoutNone
 		}
 		ts.timedAt = -1
-		if _, seen := b.m.IdleWaits[stack]; !seen && b.idleWait != nil && b.idleWait(ev.Stack) {
+		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
+		// stacks that are, and a server's waits are mostly on the others.
+		if b.idleWait != nil && cachedBy(b.idleWaitOf, stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
 			}

@@ -204,14 +204,15 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 // which the collector's OTLP receiver takes). With
 // github.com/klauspost/compress's gzip at its level 2, which sends what
 // compress/gzip's fastest level sends (0.559 against 0.560 bytes per byte
-// of the bodies of a Tomcat recording) in 40 % of its CPU (200 against 500
-// ms for a minute of Tomcat's pushes); its level 1 is 10 % bigger for no
-// less CPU. compress/gzip's default level took as much of orca's CPU as
-// reading and building a push's profiles for bodies 5-15 % smaller;
-// Huffman coding alone costs half as much again but sends more than the
-// recording's own bytes for some (the synthetic busy server's: 18 bytes an
-// event against 13.9 recorded): docs/otlp.md "Cost". The writers are
-// reused: each has a few hundred kB of tables.
+// of the bodies of a Tomcat recording) in under half its CPU (163-166
+// against 346-369 ms for a minute of Tomcat's pushes); its level 1 is 11 %
+// bigger for more CPU (docs/perf/2026-11-29-issue-35-push.md).
+// compress/gzip's default level took as much of orca's CPU as reading and
+// building a push's profiles for bodies 5-15 % smaller; Huffman coding
+// alone costs less still but sends more than the recording's own bytes
+// for some (the synthetic busy server's: 18 bytes an event against 13.9
+// recorded): docs/otlp.md "Cost". The writers are reused, not made anew
+// for every body.
 func gzipped(raw []byte) []byte {
 	var body bytes.Buffer
 	body.Grow(len(raw)/2 + 64)

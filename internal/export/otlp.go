@@ -453,12 +453,21 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	// The pair's samples are in it, one allocation for both.
 	type pair struct{ count, delay profpb.Sample }
 	pairs := map[key]*pair{}
+	// The pair of the last key asked for: a thread's states come in runs
+	// of one key (a pool's worker parked again and again in its queue,
+	// a contention's owners), looked up once a run.
+	var lastKey key
+	var last *pair
 	get := func(t *model.Thread, iv *model.Interval, open bool, other format.ThreadID, blocked bool) *pair {
 		kk := key{thread: t.ID, other: other, stack: iv.Stack, object: iv.Object}
 		if open {
 			kk.open = 1
 		}
+		if last != nil && kk == lastKey {
+			return last
+		}
 		if p := pairs[kk]; p != nil {
+			lastKey, last = kk, p
 			return p
 		}
 		attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
@@ -482,6 +491,7 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 		count.Samples = append(count.Samples, &p.count)
 		delay.Samples = append(delay.Samples, &p.delay)
 		pairs[kk] = p
+		lastKey, last = kk, p
 		return p
 	}
 	for _, t := range b.m.Threads {

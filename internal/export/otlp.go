@@ -534,7 +534,10 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	empty := func(s *profpb.Sample) bool { return len(s.Values) == 0 }
 	count.Samples = slices.DeleteFunc(count.Samples, empty)
 	delay.Samples = slices.DeleteFunc(delay.Samples, empty)
-	return []*profpb.Profile{count, delay}
+	// A later push of a series may have delays and no count (its
+	// contentions still open, counted where they end): a profile
+	// without samples is left out, not sent empty.
+	return slices.DeleteFunc([]*profpb.Profile{count, delay}, func(p *profpb.Profile) bool { return len(p.Samples) == 0 })
 }
 
 // counts reports whether iv's state (not a contention: eachContention's

@@ -328,6 +328,7 @@ func TestOTLPGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			pd := &profpb.ProfilesData{ResourceProfiles: req.ResourceProfiles, Dictionary: req.Dictionary}
+			checkOTLPTables(t, pd) // a later push's too: no empty profile
 			for _, s := range otlptest.Samples([]*profpb.ProfilesData{pd}) {
 				got.WriteString(goldenSample(s))
 			}

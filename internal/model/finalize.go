@@ -45,8 +45,8 @@ func (b *Builder) Finalize() *Model {
 		b.sites.extend(m, b.frames())
 	}
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
-	for _, t := range m.Threads {
-		ts := b.threads[t.ID]
+	for i, t := range m.Threads {
+		ts := b.byNum[i]
 		// A thread that ended can be in a state only when its exit blocked
 		// on its Thread object: it is stuck there to the end.
 		if !t.Ended || len(ts.open) > 0 {

@@ -281,9 +281,11 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		if len(b.slab) == 0 {
 			b.slab = make([]tstate, min(max(len(b.byNum), 1), 256))
 		}
+		// Zero already: its fields set one by one (a whole tstate
+		// assigned was a copy of 1 kB through the write barrier).
 		ts = &b.slab[0]
 		b.slab = b.slab[1:]
-		*ts = tstate{t: Thread{ID: id, Start: at}, num: uint32(len(b.m.Threads)), timedAt: -1}
+		ts.t.ID, ts.t.Start, ts.num, ts.timedAt = id, at, uint32(len(b.m.Threads)), -1
 		ts.open = ts.openBuf[:0]
 		ts.agg.id = id
 		ts.win.late = math.MaxInt64

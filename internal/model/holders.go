@@ -16,11 +16,17 @@ type LockRef struct {
 // Doing is what the holders of a lock did while threads were blocked on
 // it (issue 33): the time at least one thread was blocked, split by the
 // holder then (the contentions' blame spans, Model.BlameSpans) and by
-// what that holder was doing. Time and Unknown add up to Blocked;
-// Time[Runnable] is split in Run.
+// what that holder was doing. Time, Released and Unknown add up to
+// Blocked; Time[Runnable] is split in Run.
 type Doing struct {
 	Blocked format.Time // the union of the lock's contentions (of the View's threads)
 	Unknown format.Time // of it, the time no holder was named, or the holder's life did not cover
+	// Released: of it, the time the holder named was in Object.wait on
+	// this very monitor. It had let the monitor go, and the next owner
+	// was not in yet (the blocked threads name their owner until the
+	// fold learns of the next: the hand-off). Not the holder's Waiting:
+	// it did not hold the lock then.
+	Released format.Time
 	Time    [NumStates]format.Time
 	Run     RunSplit
 	// On: the holders' time blocked on another lock (a monitor or a
@@ -131,7 +137,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 	var buf []OwnerSpan
 	n := 0
 	for r, ss := range spans {
-		f := newDoingFold(*ss, &buf)
+		f := newDoingFold(r, *ss, &buf)
 		out[r] = f.d
 		folds = append(folds, f)
 		n += len(f.d.Spans)
@@ -161,12 +167,12 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 	return out
 }
 
-// DoingIn returns what the holders did in the spans ss (one
+// DoingIn returns what the holders of lock did in the spans ss (one
 // contention's BlameSpans: the viewer's "what the holder was doing" of a
 // blocked interval), folded as HoldersDoing folds a lock's; ss is not
 // changed.
-func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
-	f := newDoingFold(slices.Clone(ss), nil)
+func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
+	f := newDoingFold(lock, slices.Clone(ss), nil)
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -186,6 +192,7 @@ func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
 // in any order, then sorted (finish).
 type doingFold struct {
 	d       *Doing
+	lock    LockRef // the lock whose holders these are
 	on      map[HeldOn]format.Time
 	samples map[stackKind]*DoingSamples
 }
@@ -195,10 +202,10 @@ type stackKind struct {
 	kind  format.SampleKind
 }
 
-// newDoingFold begins the fold of one lock's blame spans ss (reordered
-// and overwritten): their union, each instant the holder of the span that
+// newDoingFold begins the fold of lock's blame spans ss (reordered and
+// overwritten): their union, each instant the holder of the span that
 // began first. buf, if not nil, is room for the sort, kept for the next.
-func newDoingFold(ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
+func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	if buf == nil {
 		buf = new([]OwnerSpan)
 	}
@@ -219,7 +226,7 @@ func newDoingFold(ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 			d.Spans = append(d.Spans, s)
 		}
 	}
-	return &doingFold{d: d, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
 }
 
 // foldSpan adds what the holder of s, t (nil when unknown), did in it; c
@@ -246,6 +253,10 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		iv := &ivs[i]
 		in := min(iv.End, b) - max(iv.Start, a)
 		busy += in
+		if iv.State == Waiting && f.lock.Kind == Monitor && iv.Object == f.lock.Object {
+			d.Released += in
+			continue
+		}
 		d.Time[iv.Shown()] += in
 		if iv.Shown() != Blocked {
 			continue

@@ -27,8 +27,8 @@ type Doing struct {
 	// fold learns of the next: the hand-off). Not the holder's Waiting:
 	// it did not hold the lock then.
 	Released format.Time
-	Time    [NumStates]format.Time
-	Run     RunSplit
+	Time     [NumStates]format.Time
+	Run      RunSplit
 	// On: the holders' time blocked on another lock (a monitor or a
 	// java.util.concurrent lock) by that lock and its holder then, most
 	// first.
@@ -85,6 +85,9 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 		return m.spilledThread(t, sp, samples)
 	}
 	var sp spilled
+	// The locks' owner changes, read back from the spill as the spans
+	// need them (Options.DropIntervals), held while they are folded.
+	oc := ownerCache{}
 	spans := map[LockRef]*[]OwnerSpan{}
 	var lastRef LockRef
 	var last *[]OwnerSpan
@@ -109,7 +112,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 				}
 				lastRef = ref
 			}
-			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
 					*last = append(*last, sp)
 				}
@@ -138,6 +141,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 	n := 0
 	for r, ss := range spans {
 		f := newDoingFold(r, *ss, &buf)
+		f.oc = oc
 		out[r] = f.d
 		folds = append(folds, f)
 		n += len(f.d.Spans)
@@ -173,6 +177,7 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 // changed.
 func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 	f := newDoingFold(lock, slices.Clone(ss), nil)
+	f.oc = m.ownerCache()
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -191,6 +196,7 @@ func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 // their holders' states and samples are added span by span (foldSpan),
 // in any order, then sorted (finish).
 type doingFold struct {
+	oc      ownerCache // the owner changes read back (blameSpans)
 	d       *Doing
 	lock    LockRef // the lock whose holders these are
 	on      map[HeldOn]format.Time
@@ -265,7 +271,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
-		m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+		m.blameSpans(t.ID, iv, f.oc, func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
 			}
@@ -308,14 +314,15 @@ func (f *doingFold) finish() {
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing
 // calls it for every contention.
-func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpan) bool) {
+// oc holds the owner changes read back from the spill, the caller's.
+func (m *Model) blameSpans(th format.ThreadID, iv *Interval, oc ownerCache, yield func(OwnerSpan) bool) {
 	switch {
 	case iv.State == Blocked:
 		var changes []OwnerChange
 		if l := m.Lock(iv.Object, Monitor); l != nil {
-			changes = l.OwnerChanges
+			changes = m.ownerChanges(l, oc)
 		}
-		ownerSpans(th, iv, changes, yield)
+		ownerSpans(th, iv, changes, 0, yield)
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}

@@ -228,7 +228,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
-  // With --lock-order, the locks the thread holds; the enter is timed after
+  // Unless lockorder=no, the locks the thread holds; the enter is timed after
   // that call (tens of microseconds), which HotSpot's timer and the Entered
   // callback count as blocked: from the enter's time on, the thread blocks
   // for the monitor alone (docs/agent.md, "Held monitors").

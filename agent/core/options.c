@@ -46,7 +46,7 @@ const char *options_usage =
     "  lockorder=yes|monitors|no\n"
     "                     the locks a contending thread holds, for the report's potential deadlocks: monitors\n"
     "                     (default): at each contended monitor enter, the monitors it holds (MonitorHeld; a\n"
-    "                     JVMTI call, p50 10-50 us, before the enter's time); yes: also the ReentrantLock and\n"
+    "                     JVMTI call, p50 4-130 us, before the enter's time); yes: also the ReentrantLock and\n"
     "                     ReentrantReadWriteLock locks it holds (LockHeld; their acquires and releases call\n"
     "                     the agent), and both at a park in their acquire; no: none. Started with the JVM\n"
     "                     only: an attach cannot read them\n"

@@ -28,7 +28,7 @@ const char *held_locks_fact(void);
 // lockorder=yes (the j.u.c. locks too, and at a park in their acquire).
 int held_on(void);
 int held_locks_on(void);
-// held_read asks for the calling thread's monitors (JVMTI, p50 10-50 us: the
+// held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);
 // held_write writes, at ts, after the acquisition's own line, a

@@ -296,7 +296,7 @@ key=value pairs separated by commas (docs/agent.md):
                     the locks a contending thread holds, for the report's
                     potential deadlocks. monitors (default): at each contended
                     monitor enter, the monitors it holds (MonitorHeld lines;
-                    a JVMTI call, p50 10-50 us, before the enter's recorded
+                    a JVMTI call, p50 4-130 us, before the enter's recorded
                     blocked time). yes: also at each park in a ReentrantLock's
                     or ReentrantReadWriteLock's acquire, and those locks it
                     holds (LockHeld lines; a native call on every acquire and

@@ -247,7 +247,7 @@ func runRecord(u ui, args []string) (err error) {
 	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
 	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
 	flags.Var(&o.lockOrder, "lock-order", "what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
-		"that did not deadlock). By default (=monitors) the monitors it holds at each contended monitor enter: a JVMTI call of 10-50 µs at the median "+
+		"that did not deadlock). By default (=monitors) the monitors it holds at each contended monitor enter: a JVMTI call of 4-130 µs at the median "+
 		"(tails of milliseconds on a loaded machine), before the enter's recorded blocked time, while the thread holds them. --lock-order also "+
 		"records the ReentrantLock and ReentrantReadWriteLock locks it holds, and both at each park in their acquire: a native call on every acquire "+
 		"and release of those locks. --lock-order=off records none (the report then says potential deadlocks were not looked for). "+

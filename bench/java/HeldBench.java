@@ -4,7 +4,7 @@
 // Inner one keeps the Outer's own waiters behind it; any time the agent spends before it blocks,
 // once the Inner is free, lengthens that Outer's hold.
 //
-//   java HeldBench SECONDS WARMUP [WORK]
+//   java HeldBench SECONDS WARMUP [WORK]      (compiled with NestBench.java, whose window it uses)
 //
 // THREADS threads; each operation recurses DEPTH frames, takes one of OUTERS shared Outer monitors
 // (contended by the other threads of its pair), does a little work, then takes the one Inner
@@ -62,17 +62,6 @@ public class HeldBench {
             }, "held-" + t);
             ts[t].start();
         }
-        Thread.sleep(warm * 1000L);
-        long before = 0;
-        for (long o : ops) before += o;
-        long t0 = System.nanoTime();
-        Thread.sleep(secs * 1000L);
-        long after = 0;
-        for (long o : ops) after += o;
-        long t1 = System.nanoTime();
-        stop = true;
-        for (Thread t : ts) t.join();
-        System.out.println("OPS " + (after - before));
-        System.out.printf("OPS_PER_S %.0f%n", (after - before) * 1e9 / (t1 - t0));
+        NestBench.window(ops, ts, warm, secs, () -> stop = true);
     }
 }

@@ -658,6 +658,10 @@ type Model struct {
 	// fed to the spill and behind the split of the threads' windows
 	// (docs/streaming.md).
 	PeakIntervals int
+	// IntervalsRead counts the intervals read back from the spill (each
+	// read of a thread's counts them all): the fold's, for a window split
+	// again, and the analyses' after it (TestHoldersAndChainsRead).
+	IntervalsRead int
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the

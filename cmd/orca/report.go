@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -132,17 +133,36 @@ func runReport(u ui, args []string) error {
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}
-	if size := readBytes(rec, opt.Span); size > progressMin {
+	size := readBytes(rec, opt.Span)
+	if size > progressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
+	}
+	prof := startReportProfile()
+	defer prof.stop()
+	if prof.heap != "" {
+		show := opt.Progress
+		opt.Progress = func(events int, bytes int64) {
+			if show != nil {
+				show(events, bytes)
+			}
+			if bytes == size {
+				prof.heapAt("fold")
+			}
+		}
 	}
 	res, err := model.Build(rec, opt)
 	if opt.Progress != nil {
 		opt.Progress(-1, 0)
 	}
 	if err != nil {
-		return err
+		return spillAdvice(err)
 	}
-	r := report.New(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains})
+	prof.heapAt("build")
+	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains})
+	if err != nil {
+		return spillAdvice(err)
+	}
+	prof.heapAt("report")
 	if *thread != "" && r.Filter.Matched == 0 {
 		return fmt.Errorf("report: no thread named %q or with %q in its name in %s", *thread, *thread, rec.Prefix)
 	}
@@ -175,6 +195,24 @@ func runReport(u ui, args []string) error {
 		return fmt.Errorf("writing report: %w", err)
 	}
 	return nil
+}
+
+// newReport is report.New, with a failed read of the model's temporary
+// file (model.SpillError: the analyses read the intervals and samples
+// back from it) its error.
+func newReport(rec *reader.Recording, res *model.Result, opt report.Options) (_ *report.Report, err error) {
+	defer model.RecoverSpill(&err)
+	return report.New(rec, res, opt), nil
+}
+
+// spillAdvice adds to a failed read of the model's temporary file what
+// avoids it.
+func spillAdvice(err error) error {
+	var se *model.SpillError
+	if errors.As(err, &se) {
+		return fmt.Errorf("report: %w (ORCA_REPORT_SPILL=0 keeps the threads' states in memory instead of that file)", err)
+	}
+	return err
 }
 
 // newProgress returns a model.Options.Progress that reports reading name

@@ -68,12 +68,12 @@ func (m *Model) setLocks(ag *aggregator) {
 	}
 	locks, groups := ag.locks()
 	for _, a := range locks {
-		*m.byObject[lockKey{a.Object, a.Kind}] = *a
+		*m.byObject[lockOf(a.Object, a.Kind)] = *a
 	}
 	for _, g := range groups {
 		// The members are the Model's own locks, not the aggregate's copies.
 		for i, l := range g.Members {
-			g.Members[i] = m.byObject[lockKey{l.Object, l.Kind}]
+			g.Members[i] = m.byObject[lockOf(l.Object, l.Kind)]
 		}
 	}
 	m.Groups = groups
@@ -181,7 +181,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		}
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
-		a.src = ag.m.byObject[lockKey{obj, kind}]
+		a.src = ag.m.byObject[lockOf(obj, kind)]
 		ag.by[k] = a
 	}
 	ag.last = a
@@ -212,6 +212,15 @@ func (a *lockAgg) changes() []OwnerChange {
 	return nil
 }
 
+// changesBase is the index of the first of changes among the lock's owner
+// changes: those before are given up (Builder.releaseChanges).
+func (a *lockAgg) changesBase() int {
+	if a.src != nil {
+		return a.src.ownBase
+	}
+	return 0
+}
+
 // feed adds the contentions and waits of the intervals ivs of thread st,
 // the ones after those fed before, in order.
 func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
@@ -230,7 +239,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
-			ownerSpans(st.id, iv, a.changes(), func(sp OwnerSpan) bool {
+			ownerSpans(st.id, iv, a.changes(), a.changesBase(), func(sp OwnerSpan) bool {
 				a.blame(sp.Owner, 0, sp.End-sp.Start)
 				if sp.Owner == 0 {
 					a.l.OwnerUnknownTime += sp.End - sp.Start
@@ -421,7 +430,7 @@ func (ag *aggregator) settle() {
 // facts copies each lock's facts the fold keeps of every thread.
 func (a *lockAgg) facts() {
 	if src := a.src; src != nil {
-		a.l.Class, a.l.OwnerChanges = src.Class, src.OwnerChanges
+		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill
 		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
 		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
 	}

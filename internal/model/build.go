@@ -38,9 +38,10 @@ type Options struct {
 	// memory.
 	Spill    bool
 	SpillDir string
-	// DropIntervals, with Spill, keeps no Thread.Intervals once they are
-	// in the spill (Finalize drops them thread by thread; a spill that
-	// fails after that fails Build): Model.IntervalsOf reads a thread's
+	// DropIntervals, with Spill, keeps no Thread.Intervals nor
+	// Thread.Samples once they are in the spill (a thread's as it ends,
+	// the others' at Finalize; a spill that fails after that fails
+	// Build): Model.IntervalsOf and Model.SamplesOf read a thread's
 	// back (orca report's analyses: what the holders did, the
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
@@ -65,7 +66,10 @@ type Result struct {
 // Build reads rec's events in one streaming pass and folds them. Chunks
 // of the file are decoded in parallel; the fold takes the events in file
 // order (reader.Recording.EachEvent).
-func Build(rec *reader.Recording, opt Options) (*Result, error) {
+func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
+	// A read of the spill that fails while folding (a window split again
+	// reads its intervals back) fails the build.
+	defer RecoverSpill(&err)
 	b := New()
 	b.ext = reader.NewStackTable()
 	b.edges.drop = opt.NoEdges
@@ -78,6 +82,7 @@ func Build(rec *reader.Recording, opt Options) (*Result, error) {
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
+	b.idleWaitOf = map[StackID]bool{}
 	b.take = func(st []format.Frame) bool { return TakeStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {
 		return UntimedWait(st, func(f format.Frame) (string, string, string) {

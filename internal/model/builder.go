@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"orca/internal/format"
@@ -51,8 +52,10 @@ type Builder struct {
 	idle   func([]format.Frame) bool
 	idleOf map[StackID]bool
 	// idleWait, when set (Build), tells an Object.wait of a thread waiting
-	// for work by its stack (IdleWaitStack), for Model.IdleWaits.
-	idleWait func([]format.Frame) bool
+	// for work by its stack (IdleWaitStack), for Model.IdleWaits;
+	// idleWaitOf caches it per stack.
+	idleWait   func([]format.Frame) bool
+	idleWaitOf map[StackID]bool
 	// acquire, when set (Build), tells a park in a lock's acquire by its
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
@@ -109,6 +112,17 @@ type Builder struct {
 	// threads' lists hold, Model.PeakIntervals its most.
 	gaveUp bool
 	held   int
+	// heldSamples counts the samples the threads hold, Model.PeakSamples
+	// its most.
+	heldSamples int
+	// ending: the threads that ended, to be finished (retire) once the
+	// fold is sealMargin past their end.
+	ending []*tstate
+	// owning: the locks with owner changes in memory, which
+	// releaseChanges gives up to the spill once no contention still to be
+	// folded reads them (Options.DropIntervals).
+	owning      []*lstate
+	heldChanges int // the owner changes in memory, Model.PeakOwnerChanges their most
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
@@ -202,6 +216,9 @@ type tstate struct {
 	fed     int
 	feeding bool
 	busy    format.Time // the length of the intervals fed
+	// ending: it is in Builder.ending; retired: it was finished as the
+	// fold went (retire), its intervals and samples in the spill alone.
+	ending, retired bool
 }
 
 type openIv struct {
@@ -338,6 +355,9 @@ func (b *Builder) Event(ev *reader.Event) {
 		// The ObjectClass line of that enter names the Thread object's class.
 		exit := (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered ||
 			ev.Kind == format.ObjectClass) && uint32(ev.Object) == uint32(ev.Thread)
+		if ts.retired && (exit || ev.Kind == format.Sample && ev.Time <= t.End) {
+			b.revive(ts)
+		}
 		if ev.Kind == format.Sample && ev.Time <= t.End {
 			// A sample taken before the end and written after its line
 			// (docs/format.md, "Order"): an instant of the thread's life.
@@ -407,6 +427,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			}
 		}
 		delete(b.joins, ev.Thread)
+		if b.dropIntervals && !ts.ending {
+			ts.ending = true
+			b.ending = append(b.ending, ts)
+		}
 	case format.ThreadStart:
 		if ev.Target == 0 || ev.Target == ev.Thread {
 			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
@@ -510,7 +534,9 @@ func (b *Builder) Event(ev *reader.Event) {
 			timeout = TimeoutNone
 		}
 		ts.timedAt = -1
-		if _, seen := b.m.IdleWaits[stack]; !seen && b.idleWait != nil && b.idleWait(ev.Stack) {
+		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
+		// stacks that are, and a server's waits are mostly on the others.
+		if b.idleWait != nil && cachedBy(b.idleWaitOf, stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
 			}
@@ -677,7 +703,83 @@ func (b *Builder) frames() [][]format.Frame {
 // instant, which can still move earlier, is settled at the end:
 // aggregator.settle).
 func (b *Builder) seal() {
-	defer b.splitWindows(b.m.End - sealMargin)
+	w := b.m.End - sealMargin
+	b.feedSealed()
+	b.releaseChanges()
+	b.splitWindows(w)
+	b.retire(w)
+}
+
+// releaseChanges gives up to the spill, with Options.DropIntervals, the
+// owner changes of each lock that no contention still to be folded reads:
+// before the first a contention not fed yet (an open one, or a closed one
+// behind an open state of its thread) reads on that lock. The aggregation
+// reads a contention's when it is fed; the readers after Finalize read
+// them back (Model.ownerChanges).
+func (b *Builder) releaseChanges() {
+	if !b.dropIntervals || b.spill.err != nil || len(b.owning) == 0 {
+		return
+	}
+	// need: per lock, the first change a contention not fed yet reads.
+	need := map[*Lock]int{}
+	note := func(l *Lock, from uint32) {
+		if n, ok := need[l]; !ok || int(from) < n {
+			need[l] = int(from)
+		}
+	}
+	for _, ls := range b.owning {
+		for _, ts := range ls.blocked {
+			for i := range ts.open {
+				if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+					note(o.ls.l, o.iv.ownFrom)
+				}
+			}
+		}
+	}
+	for _, ts := range b.feeding {
+		for i := range ts.open {
+			if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+				note(o.ls.l, o.iv.ownFrom)
+			}
+		}
+		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+			for i := range blk {
+				if iv := &blk[i]; iv.State == Blocked {
+					if ls := b.locks[uint64(iv.Object)<<2|uint64(Monitor)]; ls != nil {
+						note(ls.l, iv.ownFrom)
+					}
+				}
+			}
+			return true
+		})
+	}
+	keep := b.owning[:0]
+	for _, ls := range b.owning {
+		l := ls.l
+		n := len(l.OwnerChanges)
+		if from, ok := need[l]; ok {
+			n = min(n, from-l.ownBase)
+		}
+		if n > 0 {
+			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges[:n]))
+			l.ownBase += n
+			b.heldChanges -= n
+			// A copy: the array would otherwise keep those given up.
+			l.OwnerChanges = slices.Clone(l.OwnerChanges[n:])
+		}
+		if len(l.OwnerChanges) > 0 {
+			keep = append(keep, ls)
+		} else {
+			l.OwnerChanges = nil
+		}
+	}
+	clear(b.owning[len(keep):])
+	b.owning = keep
+}
+
+// feedSealed feeds the intervals of the threads in feeding that no later
+// event can change (seal).
+func (b *Builder) feedSealed() {
 	if len(b.feeding) == 0 {
 		return
 	}
@@ -708,6 +810,61 @@ func (b *Builder) seal() {
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
+}
+
+// retire finishes, with Options.DropIntervals, the threads that ended by
+// w, in no state, their intervals fed and their windows split
+// (finishThread): their intervals and samples go to the spill, and the
+// fold holds no more of them than of the threads alive. An event of such a
+// thread that can still come (a sample taken before its end and written
+// later, its exit blocked on its Thread object) brings it back (revive).
+func (b *Builder) retire(w format.Time) {
+	keep := b.ending[:0]
+	for _, ts := range b.ending {
+		switch t := &ts.t; {
+		case b.spill.err != nil:
+			// Given up: Finalize keeps them all in memory.
+		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.win.splitting || t.End > w:
+			keep = append(keep, ts)
+			continue
+		default:
+			b.finishThread(ts)
+			ts.retired = true
+		}
+		ts.ending = false
+	}
+	clear(b.ending[len(keep):])
+	b.ending = keep
+}
+
+// revive brings back a thread retire finished, for an event of its that
+// came later: its samples read back, its windows to be split again from
+// the first (the same split: CheckSplit), its tail to be taken again.
+func (b *Builder) revive(ts *tstate) {
+	t := &ts.t
+	ts.retired = false
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	smp, err := spillRead(b.spill, t.spill.smp, []Sample(nil))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
+	b.heldSamples += len(smp)
+	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
+	if t.tailOK {
+		ts.ivs.last = t.tail
+	}
+	t.tail, t.tailAt, t.tailOK = nil, 0, false
+	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
+	ts.win = winState{late: math.MaxInt64}
+	if len(t.Sched) >= 2 {
+		ts.win.splitting = true
+		b.splitting = append(b.splitting, ts)
+	}
+	ts.ending = true
+	b.ending = append(b.ending, ts)
 }
 
 // splitWindows splits the windows between ThreadCPU lines of the threads
@@ -875,7 +1032,7 @@ func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interva
 		err = fmt.Errorf("%d intervals of thread %v read back, %d asked", len(dst), t.ID, to-from)
 	}
 	if err != nil {
-		panic(fmt.Sprintf("reading the model's temporary file back: %v", err))
+		panic(&SpillError{err})
 	}
 	return dst
 }

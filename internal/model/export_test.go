@@ -48,12 +48,13 @@ func SpillFile(m *Model) *os.File {
 	return m.spill.f
 }
 
-// Bare returns a copy of t without its intervals, where the spill has
-// them, its tail and its stacks' marks: what a model built with
+// Bare returns a copy of t without its intervals and samples, where the
+// spill has them, the cpu samples of the virtual threads it carried, its
+// tail and its stacks' marks: what a model built with
 // Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
-	c.Intervals, c.spill = nil, spillRef{}
+	c.Intervals, c.Samples, c.lent, c.spill = nil, nil, nil, spillRef{}
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	return c
 }
@@ -64,3 +65,14 @@ const MaxIvBlock = maxIvBlock
 
 // SortByStart is the holders' fold's stable sort of a lock's blame spans.
 func SortByStart(ss []OwnerSpan) { sortByStart(ss, new([]OwnerSpan)) }
+
+// OwnerChangesOf returns all of l's owner changes, read back from the
+// spill where the model gave them up.
+func OwnerChangesOf(m *Model, l *Lock) []OwnerChange { return m.ownerChanges(l, ownerCache{}) }
+
+// SpillReadFault makes every read of a spill fail with err while f runs.
+func SpillReadFault(err error, f func()) {
+	spillReadFault = err
+	defer func() { spillReadFault = nil }()
+	f()
+}

@@ -47,6 +47,11 @@ func (b *Builder) Finalize() *Model {
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
 	for _, t := range m.Threads {
 		ts := b.threads[t.ID]
+		if ts.retired {
+			// Finished as it ended (retire); nothing brings it back now.
+			dropped, t.lent = true, nil
+			continue
+		}
 		// A thread that ended can be in a state only when its exit blocked
 		// on its Thread object: it is stuck there to the end.
 		if !t.Ended || len(ts.open) > 0 {
@@ -55,52 +60,10 @@ func (b *Builder) Finalize() *Model {
 		for len(ts.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
-		// The intervals the seals did not take, then what the thread's
-		// aggregation still held.
-		ts.ivs.each(ts.fed, func(blk []Interval) bool {
-			b.feed(ts, blk)
-			return true
-		})
-		if !b.noLockFigures {
-			b.ag.endThread(&ts.agg)
-		}
-		b.splitTo(ts, math.MaxInt64, t.End)
-		drop := b.dropIntervals && b.spill.err == nil
-		if drop {
-			// In the spill: only a thread with no windows between ThreadCPU
-			// lines and samples reads its back, for the samples taken in
-			// none of its states (splitRun).
-			if len(t.Sched) < 2 && len(t.Samples) > 0 {
-				b.spillBuf = b.readSpilled(t, 0, ts.ivs.len(), b.spillBuf)
-				t.Intervals = b.spillBuf
-				if !slices.IsSortedFunc(t.Intervals, byStart) {
-					slices.SortStableFunc(t.Intervals, byStart)
-				}
-			}
-			b.tail(ts)
-			b.held -= ts.ivs.held()
-			ts.ivs = ivList{}
-		} else {
-			t.Intervals = ts.ivs.all()
-			if !slices.IsSortedFunc(t.Intervals, byStart) {
-				slices.SortStableFunc(t.Intervals, byStart)
-			}
-		}
-		if r := t.Life() - ts.busy; r > 0 {
-			t.Time[Runnable] = r
-		}
-		bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
-		if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
-			slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
-		}
-		if b.spill != nil {
-			b.spill.add(&t.spill.smp, bytesOf(t.Samples))
-		}
-		t.splitRun(&ts.win)
-		if drop {
-			// Thread by thread, so that the intervals of all are never
-			// both in the fold's lists and in the Threads.
-			t.Intervals, dropped = nil, true
+		if b.finishThread(ts) {
+			// Its windows split, the virtual threads' cpu samples it
+			// carried are read no more.
+			dropped, t.lent = true, nil
 		}
 	}
 	// The Threads move out of the tstates, which the Model would otherwise
@@ -131,6 +94,17 @@ func (b *Builder) Finalize() *Model {
 		return cmp.Compare(a.ID, b.ID)
 	})
 	b.feeding = nil
+	if b.dropIntervals && b.spill.err == nil {
+		// Every contention is fed: the owner changes go to the spill, and
+		// the readers read a lock's back (Model.ownerChanges).
+		for _, ls := range b.owning {
+			l := ls.l
+			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges))
+			l.ownBase += len(l.OwnerChanges)
+			l.OwnerChanges = nil
+		}
+		b.owning = nil
+	}
 	if !b.noLockFigures {
 		m.setLocks(b.ag)
 	}
@@ -153,6 +127,68 @@ func (b *Builder) Finalize() *Model {
 		b.spill = nil
 	}
 	return m
+}
+
+// finishThread ends the fold of ts, a thread in no state any more: it
+// feeds the intervals the seals did not take and what its aggregation
+// still held, splits its runnable time, and, with Options.DropIntervals,
+// gives up its intervals and samples, which the spill has (the tail kept):
+// it reports whether it did. Finalize calls it for each thread, and
+// retire for a thread that ended, as the fold goes.
+func (b *Builder) finishThread(ts *tstate) bool {
+	t := &ts.t
+	// The intervals the seals did not take, then what the thread's
+	// aggregation still held.
+	ts.ivs.each(ts.fed, func(blk []Interval) bool {
+		b.feed(ts, blk)
+		return true
+	})
+	if !b.noLockFigures {
+		b.ag.endThread(&ts.agg)
+	}
+	b.splitTo(ts, math.MaxInt64, t.End)
+	drop := b.dropIntervals && b.spill.err == nil
+	if drop {
+		// In the spill: only a thread with no windows between ThreadCPU
+		// lines and samples reads its back, for the samples taken in
+		// none of its states (splitRun).
+		if len(t.Sched) < 2 && len(t.Samples) > 0 {
+			b.spillBuf = b.readSpilled(t, 0, ts.ivs.len(), b.spillBuf)
+			t.Intervals = b.spillBuf
+			if !slices.IsSortedFunc(t.Intervals, byStart) {
+				slices.SortStableFunc(t.Intervals, byStart)
+			}
+		}
+		b.tail(ts)
+		b.held -= ts.ivs.held()
+		// Given up, all: a thread brought back (revive) adds after them.
+		ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
+	} else {
+		t.Intervals = ts.ivs.all()
+		if !slices.IsSortedFunc(t.Intervals, byStart) {
+			slices.SortStableFunc(t.Intervals, byStart)
+		}
+	}
+	if r := t.Life() - ts.busy; r > 0 {
+		t.Time[Runnable] = r
+	}
+	bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
+	if len(t.Samples) > 1 && !slices.IsSortedFunc(t.Samples, bySampleAt) {
+		slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
+	}
+	if b.spill != nil {
+		b.spill.add(&t.spill.smp, bytesOf(t.Samples))
+	}
+	t.splitRun(&ts.win)
+	ts.win.marks = nil // the windows are split to the end
+	if drop {
+		// Thread by thread, so that the intervals of all are never
+		// both in the fold's lists and in the Threads; the samples
+		// are read back from the spill (Model.SamplesOf).
+		b.heldSamples -= len(t.Samples)
+		t.Intervals, t.Samples = nil, nil
+	}
+	return drop
 }
 
 // findShutdown sets Model.Shutdown: the earliest start of a thread that

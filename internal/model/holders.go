@@ -16,13 +16,19 @@ type LockRef struct {
 // Doing is what the holders of a lock did while threads were blocked on
 // it (issue 33): the time at least one thread was blocked, split by the
 // holder then (the contentions' blame spans, Model.BlameSpans) and by
-// what that holder was doing. Time and Unknown add up to Blocked;
-// Time[Runnable] is split in Run.
+// what that holder was doing. Time, Released and Unknown add up to
+// Blocked; Time[Runnable] is split in Run.
 type Doing struct {
 	Blocked format.Time // the union of the lock's contentions (of the View's threads)
 	Unknown format.Time // of it, the time no holder was named, or the holder's life did not cover
-	Time    [NumStates]format.Time
-	Run     RunSplit
+	// Released: of it, the time the holder named was in Object.wait on
+	// this very monitor. It had let the monitor go, and the next owner
+	// was not in yet (the blocked threads name their owner until the
+	// fold learns of the next: the hand-off). Not the holder's Waiting:
+	// it did not hold the lock then.
+	Released format.Time
+	Time     [NumStates]format.Time
+	Run      RunSplit
 	// On: the holders' time blocked on another lock (a monitor or a
 	// java.util.concurrent lock) by that lock and its holder then, most
 	// first.
@@ -90,6 +96,9 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 		return m.spilledThread(t, sp, samples)
 	}
 	var sp spilled
+	// The locks' owner changes, read back from the spill as the spans
+	// need them (Options.DropIntervals), held while they are folded.
+	oc := ownerCache{}
 	spans := map[LockRef]*[]OwnerSpan{}
 	var lastRef LockRef
 	var last *[]OwnerSpan
@@ -118,7 +127,7 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 				lastRef = ref
 			}
 			n0 := len(*last)
-			m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
 					*last = append(*last, sp)
 				}
@@ -149,7 +158,8 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	var buf []OwnerSpan
 	n := 0
 	for r, ss := range spans {
-		f := newDoingFold(*ss, &buf)
+		f := newDoingFold(r, *ss, &buf)
+		f.oc = oc
 		out[r] = f.d
 		folds = append(folds, f)
 		n += len(f.d.Spans)
@@ -179,12 +189,13 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	return out
 }
 
-// DoingIn returns what the holders did in the spans ss (one
+// DoingIn returns what the holders of lock did in the spans ss (one
 // contention's BlameSpans: the viewer's "what the holder was doing" of a
 // blocked interval), folded as HoldersDoing folds a lock's; ss is not
 // changed.
-func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
-	f := newDoingFold(slices.Clone(ss), nil)
+func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
+	f := newDoingFold(lock, slices.Clone(ss), nil)
+	f.oc = m.ownerCache()
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -203,7 +214,9 @@ func (m *Model) DoingIn(ss []OwnerSpan) *Doing {
 // their holders' states and samples are added span by span (foldSpan),
 // in any order, then sorted (finish).
 type doingFold struct {
+	oc      ownerCache // the owner changes read back (blameSpans)
 	d       *Doing
+	lock    LockRef // the lock whose holders these are
 	on      map[HeldOn]format.Time
 	samples map[stackKind]*DoingSamples
 }
@@ -213,10 +226,10 @@ type stackKind struct {
 	kind  format.SampleKind
 }
 
-// newDoingFold begins the fold of one lock's blame spans ss (reordered
-// and overwritten): their union, each instant the holder of the span that
+// newDoingFold begins the fold of lock's blame spans ss (reordered and
+// overwritten): their union, each instant the holder of the span that
 // began first. buf, if not nil, is room for the sort, kept for the next.
-func newDoingFold(ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
+func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	if buf == nil {
 		buf = new([]OwnerSpan)
 	}
@@ -237,7 +250,7 @@ func newDoingFold(ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 			d.Spans = append(d.Spans, s)
 		}
 	}
-	return &doingFold{d: d, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
 }
 
 // foldSpan adds what the holder of s, t (nil when unknown), did in it; c
@@ -264,6 +277,10 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		iv := &ivs[i]
 		in := min(iv.End, b) - max(iv.Start, a)
 		busy += in
+		if iv.State == Waiting && f.lock.Kind == Monitor && iv.Object == f.lock.Object {
+			d.Released += in
+			continue
+		}
 		d.Time[iv.Shown()] += in
 		if iv.Shown() != Blocked {
 			continue
@@ -272,7 +289,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
-		m.blameSpans(t.ID, iv, func(sp OwnerSpan) bool {
+		m.blameSpans(t.ID, iv, f.oc, func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
 			}
@@ -315,14 +332,15 @@ func (f *doingFold) finish() {
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing
 // calls it for every contention.
-func (m *Model) blameSpans(th format.ThreadID, iv *Interval, yield func(OwnerSpan) bool) {
+// oc holds the owner changes read back from the spill, the caller's.
+func (m *Model) blameSpans(th format.ThreadID, iv *Interval, oc ownerCache, yield func(OwnerSpan) bool) {
 	switch {
 	case iv.State == Blocked:
 		var changes []OwnerChange
 		if l := m.Lock(iv.Object, Monitor); l != nil {
-			changes = l.OwnerChanges
+			changes = m.ownerChanges(l, oc)
 		}
-		ownerSpans(th, iv, changes, yield)
+		ownerSpans(th, iv, changes, 0, yield)
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}

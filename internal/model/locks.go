@@ -49,7 +49,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		}
 		ls = &lstate{l: l}
 		b.locks[k] = ls
-		b.m.byObject[lockKey{obj, kind}] = l
+		b.m.byObject[lockOf(obj, kind)] = l
 		b.m.Locks = append(b.m.Locks, l)
 	}
 	return ls
@@ -61,7 +61,7 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 	at = max(at, o.spanStart)
 	ls := o.ls
 	ls.unblock(ts.t.ID)
-	o.iv.ownTo = uint32(len(ls.l.OwnerChanges))
+	o.iv.ownTo = uint32(ls.l.ownLen())
 	if how != endNormal {
 		return at
 	}
@@ -113,7 +113,7 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			if o.iv.State != Blocked || o.ls != ls || o.iv.Other != 0 {
 				continue
 			}
-			if o.segs > 0 || int(o.iv.ownFrom) != len(ls.l.OwnerChanges) {
+			if o.segs > 0 || int(o.iv.ownFrom) != ls.l.ownLen() {
 				continue // its owner was known for a while: newOwner below
 			}
 			if namedSince > o.iv.Since {
@@ -215,7 +215,13 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	}
 	// Once for the lock; the intervals of the threads blocked now refer
 	// to it (Model.OwnerSpans repeats the decisions below).
+	if len(ls.l.OwnerChanges) == 0 && b.dropIntervals {
+		b.owning = append(b.owning, ls) // its changes to give up (releaseChanges)
+	}
 	ls.l.OwnerChanges = append(ls.l.OwnerChanges, OwnerChange{at, owner})
+	if b.heldChanges++; b.heldChanges > b.m.PeakOwnerChanges {
+		b.m.PeakOwnerChanges = b.heldChanges
+	}
 	// In order of thread ID: map order would make the wait-for graph's
 	// cycles come in random order. Nothing here changes ls.blocked.
 	for _, ts := range ls.blocked {

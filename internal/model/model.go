@@ -372,6 +372,14 @@ type Lock struct {
 	// one); Blocked intervals refer into it (Model.OwnerSpans). Once per
 	// lock: a copy per interval would grow as contentions × waiters.
 	OwnerChanges []OwnerChange
+	// With Options.DropIntervals the owner changes no contention still
+	// to be folded can read are given up to the spill as the fold goes
+	// (Builder.releaseChanges), and all of them at Finalize: ownBase
+	// counts those given up (OwnerChanges holds the rest while folding,
+	// nil after), ownSpill is where they are. Model.ownerChanges reads
+	// them back.
+	ownBase  int
+	ownSpill []spillBlock
 
 	// Object.wait on this object, or parks on this blocker: Waits =
 	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the
@@ -425,6 +433,10 @@ type OwnerSpan struct {
 	Owner      format.ThreadID
 }
 
+// ownLen returns the number of l's owner changes, those given up to the
+// spill included.
+func (l *Lock) ownLen() int { return l.ownBase + len(l.OwnerChanges) }
+
 // OwnerSpans returns the owners thread th waited for during its Blocked
 // interval iv, in order: the first from iv.Start, each later one from
 // when the fold learnt of it, the last (iv.Other) until iv.End. Its
@@ -438,19 +450,24 @@ func (m *Model) OwnerSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 		}
 		var changes []OwnerChange
 		if l := m.Lock(iv.Object, Monitor); l != nil {
-			changes = l.OwnerChanges
+			changes = m.ownerChanges(l, m.ownerCache())
 		}
-		ownerSpans(th, iv, changes, yield)
+		ownerSpans(th, iv, changes, 0, yield)
 	}
 }
 
-// ownerSpans is OwnerSpans of a Blocked interval on a lock whose
-// OwnerChanges are all; yield does not escape (the aggregate calls it for
-// every contention).
-func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, yield func(OwnerSpan) bool) {
+// ownerSpans is OwnerSpans of a Blocked interval on a lock whose owner
+// changes from the base-th on are all; yield does not escape (the
+// aggregate calls it for every contention).
+func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, yield func(OwnerSpan) bool) {
 	var changes []OwnerChange
-	if int(iv.ownTo) <= len(all) {
-		changes = all[iv.ownFrom:iv.ownTo]
+	if from, to := int(iv.ownFrom)-base, int(iv.ownTo)-base; to <= len(all) && to > 0 {
+		if from < 0 {
+			// Builder.releaseChanges keeps those a contention still to be
+			// folded reads.
+			panic("model: owner changes given up before a contention that reads them was folded")
+		}
+		changes = all[from:to]
 	}
 	cur, start := iv.First, iv.Start
 	for _, c := range changes {
@@ -662,6 +679,16 @@ type Model struct {
 	// read of a thread's counts them all): the fold's, for a window split
 	// again, and the analyses' after it (TestHoldersAndChainsRead).
 	IntervalsRead int
+	// PeakSamples is the most samples the fold held in memory at once: all
+	// of them, but with Options.DropIntervals, which gives up a thread's
+	// once it has ended (Builder.retire) and puts them in the spill.
+	PeakSamples int
+	// PeakOwnerChanges is the most owner changes (Lock.OwnerChanges) the
+	// fold held in memory at once: all of them, but with
+	// Options.DropIntervals (Builder.releaseChanges).
+	PeakOwnerChanges int
+	// ownCache: the owner changes OwnerSpans read back from the spill.
+	ownCache ownerCache
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the
@@ -721,9 +748,12 @@ type Model struct {
 	dropped bool
 }
 
-type lockKey struct {
-	obj  format.ObjectID
-	kind LockKind
+// lockKey is a lock's object and kind: a word, which a map hashes as
+// plain memory (a struct of the two has padding, hashed field by field).
+type lockKey uint64
+
+func lockOf(obj format.ObjectID, kind LockKind) lockKey {
+	return lockKey(obj)<<8 | lockKey(kind)
 }
 
 // Cut is where and why a recording was cut.
@@ -752,7 +782,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 }
 
 // Lock returns the lock of that kind on obj, or nil.
-func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockKey{obj, kind}] }
+func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockOf(obj, kind)] }
 
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
@@ -762,7 +792,7 @@ func (m *Model) Class(obj format.ObjectID) string {
 		return ""
 	}
 	for _, k := range []LockKind{JUCLock, Blocker, Monitor, Semaphore} {
-		if l := m.byObject[lockKey{obj, k}]; l != nil && l.Class != "" {
+		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
 			return l.Class
 		}
 	}

@@ -51,13 +51,24 @@ type SampleQuery struct {
 }
 
 // EachSample calls f for each sample q selects, thread by thread (in
-// Model.Threads' order), each thread's in time order.
+// Model.Threads' order), each thread's in time order; in a Model built
+// with Options.DropIntervals, read back from the spill (SamplesOf).
 func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
+	var buf []Sample
 	for _, t := range m.Threads {
-		if len(t.Samples) == 0 || q.Threads != nil && !q.Threads(t) {
+		if q.Threads != nil && !q.Threads(t) {
 			continue
 		}
-		s := t.SamplesIn(q.From, q.To)
+		h := t
+		if m.dropped {
+			c := *t
+			c.Samples = m.SamplesOf(t, &buf)
+			h = &c
+		}
+		if len(h.Samples) == 0 {
+			continue
+		}
+		s := h.SamplesIn(q.From, q.To)
 		for i := range s {
 			if q.Kind == format.SampleNone || s[i].Kind == q.Kind {
 				f(t, &s[i])
@@ -103,6 +114,9 @@ func SortStackSamples(s []StackSamples) {
 // sample folds a Sample line of ts.
 func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, weight int64, stack StackID) {
 	b.m.Samples++
+	if b.heldSamples++; b.heldSamples > b.m.PeakSamples {
+		b.m.PeakSamples = b.heldSamples
+	}
 	// In time order as they come: one written ahead of a line held back
 	// (builder.go) goes in its place, and a window of ThreadCPU lines
 	// already split that it falls in is split again.
@@ -113,6 +127,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 		// scheduler times count it): the split of the carrier's time takes
 		// it out of the carrier's own running.
 		if c := b.threads[t.Carrier]; c != nil {
+			if c.retired {
+				b.revive(c) // finished: its windows are split again
+			}
 			c.t.lent = insertAt(c.t.lent, lent{at, format.Time(weight)}, func(l *lent) format.Time { return l.at })
 			c.lateSample(at)
 		}

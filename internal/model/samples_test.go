@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"slices"
 	"testing"
 
 	"orca/internal/format"
@@ -120,6 +121,31 @@ func TestHoldersDoing(t *testing.T) {
 	// 0.95), and other the 0.0105… s left.
 	if r := (RunSplit{Running: 400e6, Ready: 39473684, Other: 310526316, Unsplit: 200e6}); d.Blocked != 1000e6 || d.Run != r {
 		t.Errorf("B3 only: blocked %v, run %+v", d.Blocked, d.Run)
+	}
+}
+
+// TestHoldersReleased: holder-released.txtar's monitor M, blocked on
+// 0..0.7 by B, names H its holder throughout; H waited on another monitor
+// 0.2..0.3 holding M (waiting), then on M itself from 0.5, letting it go:
+// released 0.2, not waiting. The viewer's fold of B's contention
+// (DoingIn) says the same.
+func TestHoldersReleased(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/holder-released.txtar"), "holder")
+	m := res.Model
+	ref := LockRef{0xAAAA, Monitor}
+	d := m.Filter(nil).HoldersDoing()[ref]
+	if d == nil {
+		t.Fatal("no Doing for monitor AAAA")
+	}
+	var want [NumStates]format.Time
+	want[Runnable], want[Waiting] = 400e6, 100e6
+	if d.Blocked != 700e6 || d.Released != 200e6 || d.Unknown != 0 || d.Time != want {
+		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 0.7 s, 0.2 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
+	}
+	b := m.Thread(0xB)
+	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(b.ID, &b.Intervals[0])))
+	if in.Released != d.Released || in.Time != d.Time {
+		t.Errorf("DoingIn: released %v, by state %v; want HoldersDoing's %v, %v", in.Released, in.Time, d.Released, d.Time)
 	}
 }
 

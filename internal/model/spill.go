@@ -155,6 +155,9 @@ func (s *spillFile) done() error {
 // read reads the blocks bs into dst's room (grown as needed) and returns
 // the elements.
 func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
+	if spillReadFault != nil && len(bs) > 0 {
+		return dst[:0], spillReadFault
+	}
 	size := int64(unsafe.Sizeof(*new(T)))
 	var n int64
 	for _, b := range bs {
@@ -205,7 +208,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		}
 		// The intervals are nowhere else: a report without them would
 		// claim what they may contradict.
-		panic(fmt.Sprintf("reading the model's temporary file back: %v", err))
+		panic(&SpillError{err})
 	}
 	sp.ivs = ivs
 	if !samples {
@@ -236,11 +239,94 @@ func (m *Model) IntervalsOf(t *Thread, buf *[]Interval) []Interval {
 	}
 	ivs, err := m.readIntervals(t, *buf)
 	if err != nil {
-		panic(fmt.Sprintf("reading the model's temporary file back: %v", err)) // as spilledThread
+		panic(&SpillError{err}) // as spilledThread
 	}
 	*buf = ivs
 	return ivs
 }
+
+// ownerCache holds locks' owner changes read back from the spill: a
+// reader of many contentions (View.HoldersDoing) keeps its own while it
+// runs, the Model one for the others (ownerCache).
+type ownerCache map[*Lock][]OwnerChange
+
+// ownerChanges returns all of l's owner changes: l.OwnerChanges, or, once
+// Finalize gave them up to the spill (Options.DropIntervals), read back
+// into c (once per lock).
+func (m *Model) ownerChanges(l *Lock, c ownerCache) []OwnerChange {
+	if len(l.ownSpill) == 0 {
+		return l.OwnerChanges
+	}
+	if ch, ok := c[l]; ok {
+		return ch
+	}
+	ch, err := spillRead(m.spill, l.ownSpill, []OwnerChange(nil))
+	if err != nil {
+		panic(&SpillError{err}) // as spilledThread
+	}
+	c[l] = ch
+	return ch
+}
+
+// ownerCache returns the Model's cache of owner changes read back, for
+// the readers of a contention at a time (OwnerSpans); nil when they are in
+// memory. A Model with its intervals dropped is orca report's, read by one
+// goroutine.
+func (m *Model) ownerCache() ownerCache {
+	if !m.dropped {
+		return nil
+	}
+	if m.ownCache == nil {
+		m.ownCache = ownerCache{}
+	}
+	return m.ownCache
+}
+
+// SamplesOf returns t's samples: t.Samples, or, when the Model was built
+// with Options.DropIntervals, read back from the spill into *buf's room
+// (which it keeps for the next call): valid until then.
+func (m *Model) SamplesOf(t *Thread, buf *[]Sample) []Sample {
+	if !m.dropped {
+		return t.Samples
+	}
+	smp, err := spillRead(m.spill, t.spill.smp, *buf)
+	if err != nil {
+		panic(&SpillError{err}) // as spilledThread
+	}
+	*buf = smp
+	return smp
+}
+
+// SpillError is a failed read of the model's temporary file (the spill).
+// A Model built with Options.DropIntervals keeps its threads' intervals
+// and samples there alone, and its readers (IntervalsOf, SamplesOf,
+// HoldersDoing, EachSample) return no error: they panic with a
+// *SpillError, which the caller turns into its error with RecoverSpill
+// (orca report: one line, not a stack trace).
+type SpillError struct{ Err error }
+
+func (e *SpillError) Error() string {
+	return "reading the model's temporary file back: " + e.Err.Error()
+}
+
+// Unwrap returns the read's error.
+func (e *SpillError) Unwrap() error { return e.Err }
+
+// RecoverSpill, deferred, turns a panic with a *SpillError into *err;
+// another panic goes on.
+func RecoverSpill(err *error) {
+	if r := recover(); r != nil {
+		se, ok := r.(*SpillError)
+		if !ok {
+			panic(r)
+		}
+		*err = se
+	}
+}
+
+// spillReadFault, when set (by tests), is the error of every read of the
+// spill: a file that fails.
+var spillReadFault error
 
 // TailOf returns t's last intervals, from index at of its intervals on: at
 // least its open segments at the end and those from the last that began

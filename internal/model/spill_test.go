@@ -2,6 +2,7 @@ package model_test
 
 import (
 	"cmp"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -94,9 +95,13 @@ func checkDropped(t *testing.T, mem, m *Model) {
 		t.Errorf("the shutdown at %v, in memory at %v", m.Shutdown, mem.Shutdown)
 	}
 	var buf, tbuf []Interval
+	var sbuf []Sample
 	for i, th := range m.Threads {
-		if th.Intervals != nil {
-			t.Errorf("thread %v kept its intervals", th.ID)
+		if th.Intervals != nil || th.Samples != nil {
+			t.Errorf("thread %v kept its intervals or its samples", th.ID)
+		}
+		if got, want := m.SamplesOf(th, &sbuf), mem.Threads[i].Samples; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+			t.Errorf("thread %v: samples read back %+v, in memory %+v", th.ID, got, want)
 		}
 		// Its tail: the intervals from at on, with every open segment at
 		// the end and the last that began before its end.
@@ -121,6 +126,19 @@ func checkDropped(t *testing.T, mem, m *Model) {
 		}
 		if got, want := m.IntervalsOf(th, &buf), mem.Threads[i].Intervals; len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 			t.Errorf("thread %v: read back %+v, in memory %+v", th.ID, got, want)
+		}
+	}
+	for _, l := range mem.Locks {
+		ml := m.Lock(l.Object, l.Kind)
+		if ml == nil {
+			t.Errorf("lock %v %s: absent", l.Object, l.Kind)
+			continue
+		}
+		if len(l.OwnerChanges) > 0 && ml.OwnerChanges != nil {
+			t.Errorf("lock %v %s: kept its owner changes", l.Object, l.Kind)
+		}
+		if got := OwnerChangesOf(m, ml); len(got)+len(l.OwnerChanges) > 0 && !reflect.DeepEqual(got, l.OwnerChanges) {
+			t.Errorf("lock %v %s: owner changes read back %+v, in memory %+v", l.Object, l.Kind, got, l.OwnerChanges)
 		}
 	}
 	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
@@ -172,7 +190,7 @@ func TestSpillPlain(t *testing.T) {
 		}
 		return false
 	}
-	for _, v := range []any{Interval{}, Sample{}} {
+	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}} {
 		if !plain(reflect.TypeOf(v)) {
 			t.Errorf("%T holds a pointer, a slice, a map or a string: the spill (spill.go) cannot write it as it is", v)
 		}
@@ -224,19 +242,26 @@ func TestSpillBounded(t *testing.T) {
 	}
 	// The most threads alive at once: each holds its own blocks.
 	total, alive := 0, 0
+	// aliveSamples: the most samples the threads alive at once have in
+	// all.
 	type change struct {
-		at format.Time
-		d  int // +1: a thread starts, -1: one ends
+		at      format.Time
+		d       int // +1: a thread starts, -1: one ends
+		samples int
 	}
 	var lives []change
 	for _, th := range mem.Model.Threads {
 		total += len(th.Intervals)
-		lives = append(lives, change{th.Start, 1}, change{th.End + 1, -1})
+		n := len(th.Samples)
+		lives = append(lives, change{th.Start, 1, n}, change{th.End + 1, -1, -n})
 	}
 	slices.SortStableFunc(lives, func(a, b change) int { return cmp.Compare(a.at, b.at) })
-	for n, i := 0, 0; i < len(lives); i++ {
+	aliveSamples := 0
+	for n, s, i := 0, 0, 0; i < len(lives); i++ {
 		n += lives[i].d
+		s += lives[i].samples
 		alive = max(alive, n)
+		aliveSamples = max(aliveSamples, s)
 	}
 	if mem.Model.PeakIntervals != total {
 		t.Errorf("kept, the fold held at most %d intervals of %d", mem.Model.PeakIntervals, total)
@@ -248,6 +273,26 @@ func TestSpillBounded(t *testing.T) {
 	if bound := 2 * MaxIvBlock * alive; m.PeakIntervals > bound || m.PeakIntervals*10 > total {
 		t.Errorf("with the spill, the fold held up to %d of the %d intervals at once; want at most %d, and a tenth", m.PeakIntervals, total, bound)
 	}
+	// The owner changes no contention still to be folded reads are given
+	// up (Builder.releaseChanges).
+	changes := 0
+	for _, l := range mem.Model.Locks {
+		changes += len(l.OwnerChanges)
+	}
+	t.Logf("%d owner changes: at most %d held with the spill", changes, m.PeakOwnerChanges)
+	if mem.Model.PeakOwnerChanges != changes || changes == 0 || m.PeakOwnerChanges*10 > changes {
+		t.Errorf("the fold held up to %d of the %d owner changes at once, %d keeping them; want at most a tenth", m.PeakOwnerChanges, changes, mem.Model.PeakOwnerChanges)
+	}
+	// A thread that ended gives up its samples (Builder.retire): the fold
+	// holds at most those of the threads alive at once (the model's tests
+	// seal at every event), not those of every thread.
+	if mem.Model.PeakSamples != mem.Model.Samples || mem.Model.Samples == 0 {
+		t.Errorf("kept, the fold held at most %d samples of %d", mem.Model.PeakSamples, mem.Model.Samples)
+	}
+	t.Logf("%d samples, at most %d of the threads alive at once: at most %d held with the spill", m.Samples, aliveSamples, m.PeakSamples)
+	if m.PeakSamples > aliveSamples || aliveSamples >= m.Samples {
+		t.Errorf("with the spill, the fold held up to %d of the %d samples at once; want at most the %d of the threads alive at once", m.PeakSamples, m.Samples, aliveSamples)
+	}
 }
 
 // testMark marks a stack (Options.StackMark) by its depth; the empty
@@ -257,4 +302,47 @@ func testMark(fr []format.Frame) uint8 {
 		return 0
 	}
 	return 1 << (len(fr) % 8)
+}
+
+// TestSpillReadFails makes every read of the spill fail: a build that
+// reads it back while folding fails with a *SpillError, and so does a
+// reader after it (what the holders did) for RecoverSpill, where both
+// panicked with a string that only a stack trace showed.
+func TestSpillReadFails(t *testing.T) {
+	fault := errors.New("input/output error")
+	build := func(name string, faulty bool) (*Result, error) {
+		prefix := filepath.Join(t.TempDir(), name)
+		testrec.Write(t, testrec.Parse(t, "testdata/cases/"+name+".txtar"), prefix)
+		rec, _ := testrec.Open(t, prefix)
+		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true}
+		if !faulty {
+			return Build(rec, opt)
+		}
+		var res *Result
+		var err error
+		defer func() {
+			if r := recover(); r != nil {
+				t.Fatalf("%s: the build panicked: %v", name, r)
+			}
+		}()
+		SpillReadFault(fault, func() { res, err = Build(rec, opt) })
+		return res, err
+	}
+	var se *SpillError
+	// Its late sample brings a finished thread back, which reads its
+	// samples back as the fold goes.
+	if _, err := build("sample-after-end", true); !errors.As(err, &se) || !errors.Is(err, fault) {
+		t.Errorf("sample-after-end: built with a spill that cannot be read: %v; want a *SpillError", err)
+	}
+	res, err := build("holder-doing", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer RecoverSpill(&err)
+		SpillReadFault(fault, func() { res.Model.Filter(nil).HoldersDoing() })
+	}()
+	if !errors.As(err, &se) || !errors.Is(err, fault) || !strings.Contains(err.Error(), "temporary file") {
+		t.Errorf("holder-doing: what the holders did, from a spill that cannot be read: %v; want a *SpillError", err)
+	}
 }

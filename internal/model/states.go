@@ -40,7 +40,7 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 	o := &ts.open[len(ts.open)-1]
 	if iv.State == Blocked {
 		o.iv.First = iv.Other
-		o.iv.ownFrom = uint32(len(ls.l.OwnerChanges))
+		o.iv.ownFrom = uint32(ls.l.ownLen())
 	}
 	b.rewait(ts, iv.Start)
 	return o

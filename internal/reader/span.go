@@ -487,7 +487,7 @@ func (f *rangeFilter) event(ev *Event) error {
 		ev.Time = f.from
 	}
 	if ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock {
-		f.given[factKey{ev.Object, ev.Kind}] = struct{}{}
+		f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
 	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {
 		if err := f.facts(ev); err != nil {
 			return err
@@ -504,7 +504,7 @@ func (f *rangeFilter) facts(ev *Event) error {
 		if x == nil {
 			continue
 		}
-		k := factKey{x.Object, x.Kind}
+		k := factOf(x.Object, x.Kind)
 		if _, ok := f.given[k]; ok {
 			continue
 		}
@@ -528,7 +528,7 @@ func (f *rangeFilter) start() error {
 		}
 		x.Time, x.Carried, x.Line = f.from, true, 0
 		if x.Kind == format.ObjectClass || x.Kind == format.ClassInitLock {
-			f.given[factKey{x.Object, x.Kind}] = struct{}{}
+			f.given[factOf(x.Object, x.Kind)] = struct{}{}
 		}
 		err = f.fn(x)
 	})

@@ -192,7 +192,9 @@ func runSplit(th *Thread, t *model.Thread) {
 
 // DoingParts calls put with each part of what holders did (d) that is
 // not 0, by its name in holders_doing: running, ready, other,
-// running_virtual, runnable (not split), the recorded states, unknown.
+// running_virtual, runnable (not split), the recorded states, released
+// (in Object.wait on the monitor itself: let go, the next owner not yet
+// in), unknown.
 // The viewer names them so too.
 func DoingParts(d *model.Doing, put func(name string, t format.Time)) {
 	p := func(name string, t format.Time) {
@@ -208,6 +210,7 @@ func DoingParts(d *model.Doing, put func(name string, t format.Time)) {
 	for st := model.State(1); st < model.NumStates; st++ {
 		p(st.String(), d.Time[st])
 	}
+	p("released", d.Released)
 	p("unknown", d.Unknown)
 }
 
@@ -309,6 +312,8 @@ func holdersText(t *textWriter, l *Lock) {
 			word = "runnable (not split: no scheduler times)"
 		case "unknown":
 			word = "holder unknown"
+		case "released":
+			word = "released (in Object.wait on it, the next owner not in yet)"
 		}
 		line := fmt.Sprintf("%s %s (%s)", word, share, dur(p.s))
 		switch p.name {

@@ -118,6 +118,10 @@ type summaryJSON struct {
 	Edges      int     `json:"edges"`
 	Deadlocks  int     `json:"deadlocks"`
 	Hangs      int     `json:"hangs"` // JDK service threads idling at the end are not hangs
+	// Potential: the potential deadlocks orca report lists (lock-order
+	// cycles of a run that did not deadlock), counted in the Deadlocks
+	// tab's badge beside the deadlocks and hangs.
+	Potential int `json:"potential"`
 	// WaitingAlone: the program's threads waiting alone at the end
 	// (analysis.Alone: stuck, for no thread, none behind them), not hangs.
 	WaitingAlone int `json:"waitingAlone"`
@@ -165,7 +169,7 @@ func (s *site) summary(r *http.Request) (any, error) {
 		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
 		Edges:     len(m.Edges),
-		Deadlocks: len(rep.Deadlocks), Hangs: len(rep.Hangs), WaitingAlone: len(rep.WaitingAlone), Contended: rep.LocksTotal,
+		Deadlocks: len(rep.Deadlocks), Hangs: len(rep.Hangs), Potential: len(rep.PotentialDeadlocks), WaitingAlone: len(rep.WaitingAlone), Contended: rep.LocksTotal,
 		NotVisible: rep.Sight != nil && (!rep.Sight.HangsVisible || !rep.Sight.DeadlocksVisible),
 		Warnings:   rep.Caveats, Info: map[string]string{},
 	}
@@ -384,7 +388,11 @@ func (s *site) interval(r *http.Request) (any, error) {
 	if iv.State == model.Blocked || iv.Acquire {
 		// What the holders did while this thread waited for them: the
 		// lock's fold (model.Doing) over this contention's blame spans.
-		dg := s.d.m.DoingIn(slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
+		lock := model.LockRef{Object: iv.Object, Kind: model.Monitor}
+		if iv.Acquire {
+			lock.Kind = model.JUCLock
+		}
+		dg := s.d.m.DoingIn(lock, slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
 			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
 				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),

@@ -276,6 +276,12 @@ func TestPotentialModes(t *testing.T) {
 	if len(dl.Potential) != 1 || len(rep.PotentialDeadlocks) != 1 {
 		t.Fatalf("potential deadlocks %+v, the report's %+v: want one", dl.Potential, rep.PotentialDeadlocks)
 	}
+	// The Deadlocks tab's badge counts it (the summary's potential).
+	var sum summaryJSON
+	getJSON(t, serve(t, r), "/api/summary", &sum)
+	if sum.Potential != 1 || sum.Deadlocks != 0 {
+		t.Errorf("summary: %d potential deadlocks, %d deadlocks; want 1 and 0", sum.Potential, sum.Deadlocks)
+	}
 	var got, want []string
 	for _, e := range dl.Potential[0].Edges {
 		got = append(got, fmt.Sprintf("%s held %s %q wanted %s %q", e.ID, e.Held, e.HeldMode, e.Wanted, e.WantedMode))

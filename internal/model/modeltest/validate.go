@@ -989,7 +989,7 @@ func (v *validator) doing() {
 		}
 	}
 	for ref, d := range holders {
-		sum := d.Unknown
+		sum := d.Unknown + d.Released
 		for _, t := range d.Time {
 			sum += t
 		}

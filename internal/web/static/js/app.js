@@ -203,7 +203,7 @@ class App {
     tabs.replaceChildren(
       tab('timeline', 'Timeline', fmtCount(s.threads)),
       tab('locks', 'Locks', s.contended ? fmtCount(s.contended) : null),
-      tab('deadlocks', 'Deadlocks & hangs', s.deadlocks + s.hangs || null, s.deadlocks ? 'bad' : s.hangs ? 'warn' : ''),
+      tab('deadlocks', 'Deadlocks & hangs', s.deadlocks + s.hangs + s.potential || null, s.deadlocks ? 'bad' : s.hangs || s.potential ? 'warn' : ''),
       tab('flame', 'Flame graph'));
   }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -138,6 +139,47 @@ func TestAgentOptions(t *testing.T) {
 	// -agentpath is the same string behind the library.
 	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so="+agentOptions("/p", o); got != want {
 		t.Errorf("agentOption = %s, want %s", got, want)
+	}
+}
+
+// TestLockOrderFlag: --lock-order alone asks the agent for the monitors and
+// the java.util.concurrent locks (lockorder=yes), =off for none
+// (lockorder=no); unset or =monitors leaves the agent's default, the
+// monitors; any other value is refused.
+func TestLockOrderFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the agent's lockorder= ("" none)
+		on   bool
+	}{
+		{nil, "", false},
+		{[]string{"--lock-order"}, "yes", true},
+		{[]string{"--lock-order=monitors"}, "", true},
+		{[]string{"--lock-order=off"}, "no", false},
+		{[]string{"--lock-order=false"}, "no", false},
+	} {
+		var o recordOptions
+		fs := flag.NewFlagSet("record", flag.ContinueOnError)
+		fs.Var(&o.lockOrder, "lock-order", "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		got := ""
+		for _, kv := range strings.Split(agentOptions("/p", o), ",") {
+			if v, ok := strings.CutPrefix(kv, "lockorder="); ok {
+				got = v
+			}
+		}
+		if got != c.want || o.lockOrder.on() != c.on {
+			t.Errorf("%q: lockorder=%q, on %v; want %q, %v", c.args, got, o.lockOrder.on(), c.want, c.on)
+		}
+	}
+	var o recordOptions
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&o.lockOrder, "lock-order", "")
+	if err := fs.Parse([]string{"--lock-order=juc"}); err == nil {
+		t.Errorf("--lock-order=juc accepted")
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -14,9 +13,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 )
@@ -200,20 +201,36 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 }
 
 // gzipped returns raw gzipped: the body orca sends (Content-Encoding gzip,
-// which the collector's OTLP receiver takes). At gzip's fastest level: the
-// default level took as much of orca's CPU as reading and building a
-// push's profiles (BenchmarkPushLoop of a Tomcat recording: 3.1 against 4.0
-// CPU-s, 0.7 at this level), for bodies 5-15 % smaller. Huffman coding
-// alone costs half of this level but sends more than the recording's own
-// bytes for some (the synthetic busy server's: 18 bytes an event against
-// 13.9 recorded; 9.8 at this level): docs/otlp.md "Cost".
+// which the collector's OTLP receiver takes). With
+// github.com/klauspost/compress's gzip at its level 2, which sends what
+// compress/gzip's fastest level sends (0.559 against 0.560 bytes per byte
+// of the bodies of a Tomcat recording) in under half its CPU (163-166
+// against 346-369 ms for a minute of Tomcat's pushes); its level 1 is 11 %
+// bigger for more CPU (docs/perf/2026-11-29-issue-35-push.md).
+// compress/gzip's default level took as much of orca's CPU as reading and
+// building a push's profiles for bodies 5-15 % smaller; Huffman coding
+// alone costs less still but sends more than the recording's own bytes
+// for some (the synthetic busy server's: 18 bytes an event against 13.9
+// recorded): docs/otlp.md "Cost". The writers are reused, not made anew
+// for every body.
 func gzipped(raw []byte) []byte {
 	var body bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&body, gzip.BestSpeed)
+	body.Grow(len(raw)/2 + 64)
+	zw, _ := gzipWriters.Get().(*gzip.Writer)
+	if zw == nil {
+		zw, _ = gzip.NewWriterLevel(&body, gzipLevel)
+	} else {
+		zw.Reset(&body)
+	}
 	zw.Write(raw)
 	zw.Close()
+	gzipWriters.Put(zw)
 	return body.Bytes()
 }
+
+const gzipLevel = 2
+
+var gzipWriters sync.Pool
 
 // post makes one try of a gzipped body.
 func (t *otlpTarget) post(ctx context.Context, body []byte) error {

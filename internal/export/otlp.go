@@ -185,6 +185,13 @@ type otlpBuilder struct {
 	threads map[format.ThreadID][]int32
 	objects map[format.ObjectID][]int32
 	owners  map[format.ThreadID][]int32
+	// The lock.class attribute by the class as the model has it
+	// (Model.Class), and a state's attribute naming its other thread
+	// (otherAttr) by the state and that thread: a push has a lock object
+	// of its own for most of its parks (a FutureTask, a condition), all
+	// of a few classes, and many states naming one other thread.
+	classes map[string]int32
+	others  map[otherThreadKey]int32
 
 	// from: states that began at or before it are not counted
 	// (OTLPOptions.From); 0 counts every state. partial: contentions
@@ -204,6 +211,11 @@ type otlpAttr struct {
 	b        bool
 }
 
+type otherThreadKey struct {
+	th    format.ThreadID
+	state model.State
+}
+
 func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
 	b := &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m},
 		dict: &profpb.ProfilesDictionary{
@@ -218,7 +230,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
 		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
 		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
 		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
-		owners: map[format.ThreadID][]int32{}}
+		owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{}}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
 	}
@@ -275,13 +287,50 @@ func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
 	}
 	a, ok := b.objects[obj]
 	if !ok {
-		a = []int32{b.attr(AttrLockID, obj.String())}
-		if c := b.m.ClassName(obj); c != "" {
-			a = append(a, b.attr(AttrLockClass, c))
+		// The lock.id attribute is obj's alone (ids print distinct), and
+		// objects asks for it once: it is added without looking it up.
+		id := obj.String()
+		a = make([]int32, 1, 2)
+		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id}, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: id}})
+		if c := b.className(obj); c >= 0 {
+			a = append(a, c)
 		}
 		b.objects[obj] = a
 	}
 	return a
+}
+
+// className returns the index of obj's lock.class attribute
+// (Model.ClassName), -1 when its class is unknown.
+func (b *otlpBuilder) className(obj format.ObjectID) int32 {
+	if b.m.InitLock(obj) != nil {
+		return b.attr(AttrLockClass, b.m.ClassName(obj))
+	}
+	c := b.m.Class(obj)
+	if c == "" {
+		return -1
+	}
+	i, ok := b.classes[c]
+	if !ok {
+		i = b.attr(AttrLockClass, format.JavaName(c))
+		b.classes[c] = i
+	}
+	return i
+}
+
+// otherThread returns the index of the attribute naming a state's other
+// thread th (otherAttr(s)'s), -1 for none.
+func (b *otlpBuilder) otherThread(s model.State, th format.ThreadID) int32 {
+	k := otherThreadKey{th, s}
+	i, ok := b.others[k]
+	if !ok {
+		i = -1
+		if a := otherAttr(s); a != "" {
+			i = b.attr(a, b.tn.name(th))
+		}
+		b.others[k] = i
+	}
+	return i
 }
 
 // attrOf returns the attribute table's index of k, adding it, of value v,
@@ -290,9 +339,16 @@ func (b *otlpBuilder) attrOf(k otlpAttr, v *commonpb.AnyValue) int32 {
 	if i, ok := b.attrs[k]; ok {
 		return i
 	}
+	i := b.newAttr(k, v)
+	b.attrs[k] = i
+	return i
+}
+
+// newAttr appends k, of value v, to the attribute table without looking
+// it up: for an attribute attrOf cannot have seen.
+func (b *otlpBuilder) newAttr(k otlpAttr, v *commonpb.AnyValue) int32 {
 	i := int32(len(b.dict.AttributeTable))
 	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(k.key), Value: v})
-	b.attrs[k] = i
 	return i
 }
 
@@ -385,19 +441,33 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	count := b.profile(k.name, "contentions", "count", "contentions", "count", 1)
 	delay := b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)
 	// A pair of samples per (stack, thread, object, open, other thread):
-	// the attributes follow from these.
+	// the attributes follow from these. The key has no padding (open is
+	// a word), so that the map hashes it as plain memory: a push looks
+	// up a key per value.
 	type key struct {
-		stack  model.StackID
-		thread format.ThreadID
-		object format.ObjectID
-		open   bool
-		other  format.ThreadID
+		thread, other format.ThreadID
+		stack         model.StackID
+		object        format.ObjectID
+		open          uint64
 	}
-	type pair struct{ count, delay *profpb.Sample }
+	// The pair's samples are in it, one allocation for both.
+	type pair struct{ count, delay profpb.Sample }
 	pairs := map[key]*pair{}
+	// The pair of the last key asked for: a thread's states come in runs
+	// of one key (a pool's worker parked again and again in its queue,
+	// a contention's owners), looked up once a run.
+	var lastKey key
+	var last *pair
 	get := func(t *model.Thread, iv *model.Interval, open bool, other format.ThreadID, blocked bool) *pair {
-		kk := key{iv.Stack, t.ID, iv.Object, open, other}
+		kk := key{thread: t.ID, other: other, stack: iv.Stack, object: iv.Object}
+		if open {
+			kk.open = 1
+		}
+		if last != nil && kk == lastKey {
+			return last
+		}
 		if p := pairs[kk]; p != nil {
+			lastKey, last = kk, p
 			return p
 		}
 		attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
@@ -412,15 +482,16 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 		case other != 0 && blocked:
 			attrs = append(attrs, b.ownerAttrs(other)...)
 		case other != 0:
-			if a := otherAttr(iv.State); a != "" {
-				attrs = append(attrs, b.attr(a, b.tn.name(other)))
+			if a := b.otherThread(iv.State, other); a >= 0 {
+				attrs = append(attrs, a)
 			}
 		}
 		st := b.stack(iv.Stack)
-		p := &pair{&profpb.Sample{StackIndex: st, AttributeIndices: attrs}, &profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
-		count.Samples = append(count.Samples, p.count)
-		delay.Samples = append(delay.Samples, p.delay)
+		p := &pair{profpb.Sample{StackIndex: st, AttributeIndices: attrs}, profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+		count.Samples = append(count.Samples, &p.count)
+		delay.Samples = append(delay.Samples, &p.delay)
 		pairs[kk] = p
+		lastKey, last = kk, p
 		return p
 	}
 	for _, t := range b.m.Threads {
@@ -434,10 +505,10 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 					return
 				}
 				for _, sp := range c.spans {
-					b.add(get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
+					b.add(&get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
 				}
 				if !c.open || !b.partial {
-					b.add(get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+					b.add(&get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
 				}
 			})
 			continue
@@ -449,9 +520,9 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 			}
 			p := get(t, iv, iv.Open, iv.Other, false)
 			if first(*iv) && b.counts(iv) {
-				b.add(p.count, 1, iv.Start)
+				b.add(&p.count, 1, iv.Start)
 			}
-			b.add(p.delay, int64(iv.Duration()), iv.Start)
+			b.add(&p.delay, int64(iv.Duration()), iv.Start)
 		}
 	}
 	if len(count.Samples) == 0 {
@@ -463,7 +534,10 @@ func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
 	empty := func(s *profpb.Sample) bool { return len(s.Values) == 0 }
 	count.Samples = slices.DeleteFunc(count.Samples, empty)
 	delay.Samples = slices.DeleteFunc(delay.Samples, empty)
-	return []*profpb.Profile{count, delay}
+	// A later push of a series may have delays and no count (its
+	// contentions still open, counted where they end): a profile
+	// without samples is left out, not sent empty.
+	return slices.DeleteFunc([]*profpb.Profile{count, delay}, func(p *profpb.Profile) bool { return len(p.Samples) == 0 })
 }
 
 // counts reports whether iv's state (not a contention: eachContention's

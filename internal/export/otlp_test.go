@@ -2,11 +2,16 @@ package export
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	profpb "go.opentelemetry.io/proto/slim/otlp/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 
@@ -292,4 +297,95 @@ func TestOTLPRangesAddUp(t *testing.T) {
 		from = to
 	}
 	otlptest.CheckAddsUp(t, whole, pushed, n)
+}
+
+var update = flag.Bool("update", false, "rewrite testdata/otlp.*.txt")
+
+// TestOTLPGolden: the OTLP requests of every model and report test case,
+// decoded as a receiver reads them (each sample's profile, type, stack,
+// attributes, values and timestamps, in the request's order), are those of
+// testdata/otlp.every-case.txt: a push built more cheaply (the attribute
+// caches, the sample keys) must push what it pushed before, sample for
+// sample, the whole recording and a range of it as a push of the series
+// after the first sees it (From, Partial).
+func TestOTLPGolden(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
+		p, _ := filepath.Glob(g)
+		paths = append(paths, p...)
+	}
+	var got strings.Builder
+	for _, path := range paths {
+		rec, m := load(t, path)
+		lean, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range []OTLPOptions{{Samples: true}, {Samples: true, From: m.Start + (m.End-m.Start)/3, Partial: true}} {
+			fmt.Fprintf(&got, "== %s/%s from=%d partial=%v\n", filepath.Base(filepath.Dir(path)), filepath.Base(path), o.From, o.Partial)
+			req := &collpb.ExportProfilesServiceRequest{}
+			if err := proto.Unmarshal(otlpBytes(t, rec, lean.Model, o), req); err != nil {
+				t.Fatal(err)
+			}
+			pd := &profpb.ProfilesData{ResourceProfiles: req.ResourceProfiles, Dictionary: req.Dictionary}
+			checkOTLPTables(t, pd) // a later push's too: no empty profile
+			for _, s := range otlptest.Samples([]*profpb.ProfilesData{pd}) {
+				got.WriteString(goldenSample(s))
+			}
+		}
+	}
+	const golden = "testdata/otlp.every-case.txt"
+	if *update {
+		if err := os.WriteFile(golden, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (go test -run TestOTLPGolden -update writes it)", err)
+	}
+	if got.String() != string(want) {
+		// The first line that differs (the two share everything before
+		// it): the case and the sample.
+		g, w := got.String(), string(want)
+		i := 0
+		for i < len(g) && i < len(w) && g[i] == w[i] {
+			i++
+		}
+		start := strings.LastIndexByte(g[:i], '\n') + 1
+		line := strings.Count(g[:start], "\n") + 1
+		t.Fatalf("%s: line %d differs (go test -run TestOTLPGolden -update rewrites it):\ngot  %s\nwant %s", golden, line, firstLine(g[start:]), firstLine(w[start:]))
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+// goldenSample is one line of s: the resource (the recording's path, the
+// pid) left out.
+func goldenSample(s otlptest.Sample) string {
+	var attrs []string
+	for k, v := range s.Attrs {
+		attrs = append(attrs, k+"="+v)
+	}
+	slices.Sort(attrs)
+	var vals []string
+	for i, v := range s.Values {
+		if i < len(s.Timestamps) {
+			vals = append(vals, fmt.Sprintf("%d@%d", v, s.Timestamps[i]))
+		} else {
+			vals = append(vals, fmt.Sprint(v))
+		}
+	}
+	frames := make([]string, len(s.Frames))
+	for i, f := range s.Frames {
+		frames[i] = f
+		if i < len(s.Lines) {
+			frames[i] += fmt.Sprintf(":%d", s.Lines[i])
+		}
+	}
+	return fmt.Sprintf("%s %s/%s [%s] {%s} %s\n", s.Kind, s.Type, s.Unit, strings.Join(frames, ";"), strings.Join(attrs, " "), strings.Join(vals, " "))
 }

@@ -105,18 +105,25 @@ const (
 	InfoWaitTimeouts = "wait_timeouts"
 	// InfoHeldMonitors: "yes" when every MonitorContendedEnter is followed
 	// by the MonitorHeld lines of the monitors its thread held then (none
-	// when it held none); "no: WHY" when the agent could not ask (an
-	// attached agent: HotSpot offers JVMTI's owned-monitor capabilities
-	// only at the JVM's start; kinds=seed). Absent in older recordings.
+	// when it held none), by default; "no: WHY" when the agent did not or
+	// could not ask (orca record --lock-order=off; an attached agent:
+	// HotSpot offers JVMTI's owned-monitor capabilities only at the JVM's
+	// start; kinds=seed). Absent in older recordings.
 	InfoHeldMonitors = "held_monitors"
 	// InfoHeldUnread counts the contended enters whose held monitors JVMTI
 	// did not give (their MonitorHeld lines are missing); listed when not 0.
 	InfoHeldUnread = "held_monitors_unread"
+	// InfoHeldSkipped counts the contended enters whose monitor was free
+	// again when the agent would have asked for the held monitors: not
+	// asked (no MonitorHeld lines), as the call would only have kept the
+	// monitors the thread holds from the others; listed when not 0.
+	InfoHeldSkipped = "held_monitors_skipped"
 	// InfoHeldLocks: "yes" when every contended acquisition (a
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
 	// the java.util.concurrent locks its thread held then; "no: WHY" else
-	// (off by default: orca record --lock-order). Absent in older recordings.
+	// (by default: only orca record --lock-order writes them). Absent in
+	// older recordings.
 	InfoHeldLocks = "held_locks"
 	// InfoHeldLocksLost counts the acquires of a thread that held 16 j.u.c.
 	// locks already (not kept: their LockHeld lines are missing); listed
@@ -279,7 +286,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

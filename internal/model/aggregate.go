@@ -68,12 +68,12 @@ func (m *Model) setLocks(ag *aggregator) {
 	}
 	locks, groups := ag.locks()
 	for _, a := range locks {
-		*m.byObject[lockKey{a.Object, a.Kind}] = *a
+		*m.byObject[lockOf(a.Object, a.Kind)] = *a
 	}
 	for _, g := range groups {
 		// The members are the Model's own locks, not the aggregate's copies.
 		for i, l := range g.Members {
-			g.Members[i] = m.byObject[lockKey{l.Object, l.Kind}]
+			g.Members[i] = m.byObject[lockOf(l.Object, l.Kind)]
 		}
 	}
 	m.Groups = groups
@@ -181,7 +181,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		}
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
-		a.src = ag.m.byObject[lockKey{obj, kind}]
+		a.src = ag.m.byObject[lockOf(obj, kind)]
 		ag.by[k] = a
 	}
 	ag.last = a

@@ -82,6 +82,7 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
+	b.idleWaitOf = map[StackID]bool{}
 	b.take = func(st []format.Frame) bool { return TakeStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {
 		return UntimedWait(st, func(f format.Frame) (string, string, string) {

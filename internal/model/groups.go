@@ -111,7 +111,7 @@ func (ag *aggregator) transient(a *lockAgg) bool {
 				c = &x.l
 			}
 		} else {
-			c = ag.m.byObject[lockKey{l.Object, k}]
+			c = ag.m.byObject[lockOf(l.Object, k)]
 		}
 		if c != nil && c.Contended() {
 			return false

@@ -213,7 +213,7 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 				b.m.holds = map[lockKey]*lockHolds{}
 			}
 			h.acc = &lockHolds{by: map[StackID]*holdDist{}}
-			b.m.holds[lockKey{ls.l.Object, ls.l.Kind}] = h.acc
+			b.m.holds[lockOf(ls.l.Object, ls.l.Kind)] = h.acc
 		}
 		d := h.acc.by[h.stack]
 		if d == nil {
@@ -282,7 +282,7 @@ func (b *Builder) unparkedFrom(ts *tstate, o *openIv, at format.Time, how ending
 // holdFigures returns the hold times of the lock (obj, kind), per call
 // site (SiteStack), or nil when none was measured.
 func (m *Model) holdFigures(obj format.ObjectID, kind LockKind) *Hold {
-	acc := m.holds[lockKey{obj, kind}]
+	acc := m.holds[lockOf(obj, kind)]
 	if acc == nil {
 		return nil
 	}

@@ -49,7 +49,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		}
 		ls = &lstate{l: l}
 		b.locks[k] = ls
-		b.m.byObject[lockKey{obj, kind}] = l
+		b.m.byObject[lockOf(obj, kind)] = l
 		b.m.Locks = append(b.m.Locks, l)
 	}
 	return ls

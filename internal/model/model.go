@@ -675,6 +675,10 @@ type Model struct {
 	// fed to the spill and behind the split of the threads' windows
 	// (docs/streaming.md).
 	PeakIntervals int
+	// IntervalsRead counts the intervals read back from the spill (each
+	// read of a thread's counts them all): the fold's, for a window split
+	// again, and the analyses' after it (TestHoldersAndChainsRead).
+	IntervalsRead int
 	// PeakSamples is the most samples the fold held in memory at once: all
 	// of them, but with Options.DropIntervals, which gives up a thread's
 	// once it has ended (Builder.retire) and puts them in the spill.
@@ -744,9 +748,12 @@ type Model struct {
 	dropped bool
 }
 
-type lockKey struct {
-	obj  format.ObjectID
-	kind LockKind
+// lockKey is a lock's object and kind: a word, which a map hashes as
+// plain memory (a struct of the two has padding, hashed field by field).
+type lockKey uint64
+
+func lockOf(obj format.ObjectID, kind LockKind) lockKey {
+	return lockKey(obj)<<8 | lockKey(kind)
 }
 
 // Cut is where and why a recording was cut.
@@ -775,7 +782,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 }
 
 // Lock returns the lock of that kind on obj, or nil.
-func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockKey{obj, kind}] }
+func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockOf(obj, kind)] }
 
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
@@ -785,7 +792,7 @@ func (m *Model) Class(obj format.ObjectID) string {
 		return ""
 	}
 	for _, k := range []LockKind{JUCLock, Blocker, Monitor, Semaphore} {
-		if l := m.byObject[lockKey{obj, k}]; l != nil && l.Class != "" {
+		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
 			return l.Class
 		}
 	}

@@ -68,9 +68,14 @@ type carryFilter struct {
 	facts  map[factKey]struct{}
 }
 
-type factKey struct {
-	obj  format.ObjectID
-	kind format.Kind
+// factKey is an object and a kind of fact about it (ObjectClass,
+// ClassInitLock): a word, which a map hashes as plain memory (a struct of
+// the two has padding, hashed field by field: a range looks one up for
+// every event on an object).
+type factKey uint64
+
+func factOf(obj format.ObjectID, kind format.Kind) factKey {
+	return factKey(obj)<<8 | factKey(kind)
 }
 
 func (c *carryFilter) pass(ev *Event) bool {
@@ -86,7 +91,7 @@ func (c *carryFilter) pass(ev *Event) bool {
 	if !fact {
 		return !c.events
 	}
-	if _, ok := c.facts[factKey{ev.Object, ev.Kind}]; ok {
+	if _, ok := c.facts[factOf(ev.Object, ev.Kind)]; ok {
 		return false
 	}
 	c.note(ev)
@@ -97,7 +102,7 @@ func (c *carryFilter) note(ev *Event) {
 	if c.facts == nil {
 		c.facts = map[factKey]struct{}{}
 	}
-	c.facts[factKey{ev.Object, ev.Kind}] = struct{}{}
+	c.facts[factOf(ev.Object, ev.Kind)] = struct{}{}
 }
 
 // eachChunkFile is EachEvent on a bounded recording's chunk files, in

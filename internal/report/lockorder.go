@@ -94,7 +94,10 @@ func (r *Report) PotentialNote() string {
 		return ""
 	case r.heldMonitors == "yes":
 		return "No potential deadlocks: no two threads nested contended monitors in opposite orders."
+	case strings.HasPrefix(r.heldMonitors, "no: off (orca record --lock-order=off"):
+		return "Potential deadlocks: not looked for (recorded with orca record --lock-order=off)."
 	case strings.HasPrefix(r.heldMonitors, "no: off"):
+		// A recording of an orca whose default was off.
 		return "Potential deadlocks: not looked for (orca record --lock-order looks for them)."
 	case r.heldMonitors != "":
 		return fmt.Sprintf("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)

@@ -121,7 +121,7 @@ func recordLockOrder(t *testing.T, j jdk) (expect, string) {
 }
 
 // recordLockOrderWith records LockOrder.java as recordLockOrder does, with the orca record
-// flags given (none: the default, the monitors' part alone).
+// flags given (--lock-order=monitors: the monitors' part alone; none: the default, nothing held).
 func recordLockOrderWith(t *testing.T, j jdk, flags ...string) (expect, string) {
 	t.Helper()
 	res, prefix := recordJVMcpWith(t, j, flags,
@@ -155,19 +155,51 @@ func TestPotentialDeadlocks(t *testing.T) {
 	})
 }
 
-// TestPotentialDeadlocksDefault: without --lock-order (the default) the agent still lists, at
-// each contended monitor enter, the monitors the thread holds (.info held_monitors=yes), but not
-// its java.util.concurrent locks, nor anything at a park (held_locks=no: off). On LockOrder.java
-// the monitors' nestings are seen as with --lock-order, the j.u.c. locks' are not: the contended
-// enters of mix-2 (holding jm) and rr-1 (holding rw's read lock) list nothing held, the parks of
-// the j.u.c. threads nothing at all. So the one potential deadlock over monitors alone, inv-1
-// and inv-2's, is found; the j.u.c. and mixed ones are --lock-order's. A default that records no
-// held monitors finds none and says potential deadlocks were not looked for.
-func TestPotentialDeadlocksDefault(t *testing.T) {
+// TestPotentialDeadlocksMonitors: with --lock-order=monitors the agent lists, at each contended
+// monitor enter, the monitors the thread holds (.info held_monitors=yes), but not its
+// java.util.concurrent locks, nor anything at a park (held_locks=no: off, no LockHeld line). On
+// LockOrder.java the monitors' nestings are seen as with --lock-order, the j.u.c. locks' are
+// not: the contended enters of mix-2 (holding jm) and rr-1 (holding rw's read lock) list nothing
+// held, the parks of the j.u.c. threads nothing at all. So the one potential deadlock over
+// monitors alone, inv-1 and inv-2's, is found; the j.u.c. and mixed ones are --lock-order's.
+// Without the flag (the default) nothing held is recorded: the call runs while the thread holds
+// its monitors, keeping their waiters waiting (docs/perf/2026-11-29-issue-36-held-default.md).
+// That recording has held_monitors and held_locks off, no MonitorHeld or LockHeld line, and its
+// report says potential deadlocks were not looked for.
+func TestPotentialDeadlocksMonitors(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		e, prefix := recordLockOrderWith(t, j)
+		e, prefix := recordLockOrderWith(t, j, "--lock-order=monitors")
 		checkPotential(t, e, prefix, "no: off (orca record --lock-order turns it on)", withMonitorsHeld(nil), []string{"inv"})
+		if n := heldLines(t, prefix); n[format.MonitorHeld] == 0 || n[format.LockHeld] != 0 {
+			t.Errorf("--lock-order=monitors: %d MonitorHeld, %d LockHeld lines; want some, none", n[format.MonitorHeld], n[format.LockHeld])
+		}
+
+		_, prefix = recordLockOrderWith(t, j)
+		rec, built := buildModel(t, prefix)
+		off := "no: off (orca record --lock-order turns it on)"
+		if got, gotLocks := rec.Info[format.InfoHeldMonitors], rec.Info[format.InfoHeldLocks]; got != off || gotLocks != off {
+			t.Errorf("default: .info held_monitors=%q, held_locks=%q; want both %q", got, gotLocks, off)
+		}
+		if n := heldLines(t, prefix); n[format.MonitorHeld] != 0 || n[format.LockHeld] != 0 {
+			t.Errorf("default: %d MonitorHeld, %d LockHeld lines; want none", n[format.MonitorHeld], n[format.LockHeld])
+		}
+		rep := report.New(rec, built, report.Options{})
+		if got, want := rep.PotentialNote(), "Potential deadlocks: not looked for (orca record --lock-order looks for them)."; len(rep.PotentialDeadlocks) != 0 || got != want {
+			t.Errorf("default: %d potential deadlocks, note %q; want none, %q", len(rep.PotentialDeadlocks), got, want)
+		}
 	})
+}
+
+// heldLines counts the recording's MonitorHeld and LockHeld lines.
+func heldLines(t *testing.T, prefix string) map[format.Kind]int {
+	t.Helper()
+	n := map[format.Kind]int{}
+	for _, ev := range loadStacks(t, prefix, false).events {
+		if ev.Kind == format.MonitorHeld || ev.Kind == format.LockHeld {
+			n[ev.Kind]++
+		}
+	}
+	return n
 }
 
 // withMonitorsHeld adds to m what LockOrder's threads that nest monitors alone held at their
@@ -318,16 +350,16 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 // for HOLD_MS (100 ms) from before their contender arrives, so by the end of the call the lock is
 // free and every contention of a nesting thread (monitors and j.u.c. locks, 20 of them) is
 // recorded at well under 100 ms; with the time taken before the call, each was 300 ms or more.
-// The same by default, where the call is made at the contended monitor enters only: the 12
-// contentions of the threads that enter a monitor (the parks, which the call does not delay,
-// each wait for the holder's whole 100 ms).
+// The same with --lock-order=monitors, where the call is made at the contended monitor enters
+// only: the 12 contentions of the threads that enter a monitor (the parks, which the call does
+// not delay, each wait for the holder's whole 100 ms).
 func TestHeldNotBlocked(t *testing.T) {
 	t.Setenv("ORCA_TEST_SLOW_HELD_MS", "300")
 	monitors := "inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 mix-2 rr-1"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		_, prefix := recordLockOrder(t, j)
 		checkHeldNotBlocked(t, prefix, monitors+" jinv-1 jinv-2 mix-1 jgate-1 jgate-2 jalone rr-2", 20)
-		_, prefix = recordLockOrderWith(t, j)
+		_, prefix = recordLockOrderWith(t, j, "--lock-order=monitors")
 		checkHeldNotBlocked(t, prefix, monitors, 12)
 	})
 }

@@ -44,12 +44,13 @@ const char *options_usage =
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
     "  lockorder=yes|monitors|no\n"
-    "                     the locks a contending thread holds, for the report's potential deadlocks: monitors\n"
-    "                     (default): at each contended monitor enter, the monitors it holds (MonitorHeld; a\n"
-    "                     JVMTI call, p50 4-130 us, before the enter's time); yes: also the ReentrantLock and\n"
+    "                     the locks a contending thread holds, for the report's potential deadlocks: monitors:\n"
+    "                     at each contended monitor enter, the monitors it holds (MonitorHeld; a JVMTI call,\n"
+    "                     p50 4-130 us, before the enter's time); yes: also the ReentrantLock and\n"
     "                     ReentrantReadWriteLock locks it holds (LockHeld; their acquires and releases call\n"
-    "                     the agent), and both at a park in their acquire; no: none. Started with the JVM\n"
-    "                     only: an attach cannot read them\n"
+    "                     the agent), and both at a park in their acquire; no: none (default: the call runs\n"
+    "                     while the thread holds its monitors, keeping their waiters waiting). Started with\n"
+    "                     the JVM only: an attach cannot read them\n"
     "  snapshot=yes       (an attach, orca threads) write every thread's state, stack and monitors now, and stop:\n"
     "                     no events, no thread of the agent's; the files are complete when the load returns\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -204,7 +205,8 @@ const char *options_parse(const char *text, orca_options *o) {
   o->buffer_mb = 32;
   o->thread_cpu_ms = 1000;
   o->clobber = 1;
-  o->lock_order = ORCA_LOCK_ORDER_MONITORS;
+  // Off by default: the held monitors' JVMTI call runs while the thread holds them (docs/agent.md, "Held monitors").
+  o->lock_order = ORCA_LOCK_ORDER_NO;
   expand("orca-%p", o->prefix, sizeof o->prefix);
   if (!text || !*text) return NULL;
   snprintf(o->text, sizeof o->text, "%s", text);

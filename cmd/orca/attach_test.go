@@ -143,9 +143,11 @@ func TestAgentOptions(t *testing.T) {
 }
 
 // TestLockOrderFlag: --lock-order alone asks the agent for the monitors and
-// the java.util.concurrent locks (lockorder=yes), =off for none
-// (lockorder=no); unset or =monitors leaves the agent's default, the
-// monitors; any other value is refused.
+// the java.util.concurrent locks (lockorder=yes), =monitors for the monitors
+// only (lockorder=monitors); unset or =off leaves the agent's default, none
+// (the held monitors' call runs while the thread holds them). With --pid,
+// any of them but off is refused; any other value is refused, the message
+// listing the valid ones.
 func TestLockOrderFlag(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -154,9 +156,9 @@ func TestLockOrderFlag(t *testing.T) {
 	}{
 		{nil, "", false},
 		{[]string{"--lock-order"}, "yes", true},
-		{[]string{"--lock-order=monitors"}, "", true},
-		{[]string{"--lock-order=off"}, "no", false},
-		{[]string{"--lock-order=false"}, "no", false},
+		{[]string{"--lock-order=monitors"}, "monitors", true},
+		{[]string{"--lock-order=off"}, "", false},
+		{[]string{"--lock-order=false"}, "", false},
 	} {
 		var o recordOptions
 		fs := flag.NewFlagSet("record", flag.ContinueOnError)
@@ -173,13 +175,23 @@ func TestLockOrderFlag(t *testing.T) {
 		if got != c.want || o.lockOrder.on() != c.on {
 			t.Errorf("%q: lockorder=%q, on %v; want %q, %v", c.args, got, o.lockOrder.on(), c.want, c.on)
 		}
+		o.pid = 4242
+		if err := o.check(); (err != nil) != c.on || err != nil && !strings.Contains(err.Error(), "--lock-order with --pid") {
+			t.Errorf("%q --pid: %v, want refused %v", c.args, err, c.on)
+		}
 	}
 	var o recordOptions
 	fs := flag.NewFlagSet("record", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Var(&o.lockOrder, "lock-order", "")
-	if err := fs.Parse([]string{"--lock-order=juc"}); err == nil {
-		t.Errorf("--lock-order=juc accepted")
+	err := fs.Parse([]string{"--lock-order=juc"})
+	if err == nil {
+		t.Fatalf("--lock-order=juc accepted")
+	}
+	for _, v := range []string{"--lock-order ", "--lock-order=monitors", "--lock-order=off"} {
+		if !strings.Contains(err.Error(), v) {
+			t.Errorf("--lock-order=juc: %v, want it to list %s", err, v)
+		}
 	}
 }
 

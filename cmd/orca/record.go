@@ -189,7 +189,8 @@ type recordOptions struct {
 
 // lockOrderFlag is --lock-order: a flag that may stand alone (all: the
 // monitors and the java.util.concurrent locks) or take a value, monitors or
-// off. Unset (""): the agent's default, the monitors.
+// off. Unset (""): the agent's default, off (the held monitors' call runs
+// while the thread holds them).
 type lockOrderFlag string
 
 func (f *lockOrderFlag) String() string { return string(*f) }
@@ -206,7 +207,7 @@ func (f *lockOrderFlag) Set(s string) error {
 	case "off", "false":
 		*f = "off"
 	default:
-		return fmt.Errorf("want --lock-order (the monitors and the java.util.concurrent locks), --lock-order=monitors (the default) or --lock-order=off")
+		return fmt.Errorf("want --lock-order (the monitors and the java.util.concurrent locks), --lock-order=monitors (the monitors only) or --lock-order=off (none, the default)")
 	}
 	return nil
 }
@@ -214,13 +215,14 @@ func (f *lockOrderFlag) Set(s string) error {
 // on: given, and not off (an attached agent cannot read held monitors).
 func (f lockOrderFlag) on() bool { return f == "all" || f == "monitors" }
 
-// agentValue is the agent's lockorder= for it, "" for the agent's default.
+// agentValue is the agent's lockorder= for it, "" for the agent's default
+// (off: unset or --lock-order=off).
 func (f lockOrderFlag) agentValue() string {
 	switch f {
 	case "all":
 		return "yes"
-	case "off":
-		return "no"
+	case "monitors":
+		return "monitors"
 	}
 	return ""
 }
@@ -246,11 +248,11 @@ func runRecord(u ui, args []string) (err error) {
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
 	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
-	flags.Var(&o.lockOrder, "lock-order", "what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
-		"that did not deadlock). By default (=monitors) the monitors it holds at each contended monitor enter: a JVMTI call of 4-130 µs at the median "+
-		"(tails of milliseconds on a loaded machine), before the enter's recorded blocked time, while the thread holds them. --lock-order also "+
-		"records the ReentrantLock and ReentrantReadWriteLock locks it holds, and both at each park in their acquire: a native call on every acquire "+
-		"and release of those locks. --lock-order=off records none (the report then says potential deadlocks were not looked for). "+
+	flags.Var(&o.lockOrder, "lock-order", "record what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
+		"that did not deadlock); off by default (the report then says potential deadlocks were not looked for). --lock-order=monitors: the monitors "+
+		"it holds at each contended monitor enter, a JVMTI call of 4-130 µs at the median (tails of milliseconds on a loaded machine) made while "+
+		"the thread holds them, so their waiters wait that much longer. --lock-order: also the ReentrantLock and ReentrantReadWriteLock locks it holds, "+
+		"and both at each park in their acquire: a native call on every acquire and release of those locks. --lock-order=off: none, the default. "+
 		"Started with the JVM only: an attached agent cannot read them")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")

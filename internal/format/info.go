@@ -105,10 +105,13 @@ const (
 	InfoWaitTimeouts = "wait_timeouts"
 	// InfoHeldMonitors: "yes" when every MonitorContendedEnter is followed
 	// by the MonitorHeld lines of the monitors its thread held then (none
-	// when it held none), by default; "no: WHY" when the agent did not or
-	// could not ask (orca record --lock-order=off; an attached agent:
-	// HotSpot offers JVMTI's owned-monitor capabilities only at the JVM's
-	// start; kinds=seed). Absent in older recordings.
+	// when it held none), with orca record --lock-order or
+	// --lock-order=monitors; "no: WHY" when the agent did not or could not
+	// ask (off by default: "no: off (orca record --lock-order turns it
+	// on)", or "no: off (orca record --lock-order=off)" from the orca whose
+	// default was the monitors; an attached agent: HotSpot offers JVMTI's
+	// owned-monitor capabilities only at the JVM's start; kinds=seed).
+	// Absent in older recordings.
 	InfoHeldMonitors = "held_monitors"
 	// InfoHeldUnread counts the contended enters whose held monitors JVMTI
 	// did not give (their MonitorHeld lines are missing); listed when not 0.
@@ -122,7 +125,7 @@ const (
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
 	// the java.util.concurrent locks its thread held then; "no: WHY" else
-	// (by default: only orca record --lock-order writes them). Absent in
+	// (off by default: only orca record --lock-order writes them). Absent in
 	// older recordings.
 	InfoHeldLocks = "held_locks"
 	// InfoHeldLocksLost counts the acquires of a thread that held 16 j.u.c.

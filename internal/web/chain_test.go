@@ -230,11 +230,11 @@ func TestChainLockOrder(t *testing.T) {
 	}
 }
 
-// TestPotentialNote: a recording made with --lock-order=off, or by an orca
-// whose default was off, says, in /api/deadlocks, that potential deadlocks
-// were not looked for, as orca report says it; one made with the held
-// monitors and none found says none; one whose .info does not tell says
-// nothing.
+// TestPotentialNote: a recording made without --lock-order (the default), or
+// with --lock-order=off by the orca whose default was the monitors, says, in
+// /api/deadlocks, that potential deadlocks were not looked for, as orca
+// report says it; one made with the held monitors and none found says none;
+// one whose .info does not tell says nothing.
 func TestPotentialNote(t *testing.T) {
 	for _, c := range []struct{ info, want string }{
 		{"held_monitors=no: off (orca record --lock-order turns it on)\n", "Potential deadlocks: not looked for (orca record --lock-order looks for them)."},

@@ -98,6 +98,11 @@ func (r *Report) chainSection(t *textWriter) {
 		}
 	}
 	if len(deep) == 0 {
+		if r.ChainsTotal != nil {
+			// Looked for (not --chains=false), and none deeper than
+			// the owners CONTENTION blames.
+			t.section("No wait chains of two steps or more: each thread waited directly for the root it was behind (the owners CONTENTION blames).")
+		}
 		return
 	}
 	t.section("WAIT CHAINS: threads waiting behind threads that waited themselves, by their root")

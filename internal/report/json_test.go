@@ -2,11 +2,9 @@ package report
 
 import (
 	"bytes"
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"orca/internal/testrec"
+	"golang.org/x/tools/txtar"
 )
 
 // TestJSONStreamed: WriteJSON, which writes the long lists element by
@@ -16,21 +14,9 @@ import (
 // (--top=0) and the wait chains on, so that every streamed list is met
 // empty, nil and full.
 func TestJSONStreamed(t *testing.T) {
-	paths, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		ar := testrec.Parse(t, path)
-		argSets := []string{"", "--top=0", "--top=0 --chains", "--top=1 --virtual"}
-		for _, f := range ar.Files {
-			if f.Name == "args" {
-				argSets = append(argSets, strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")...)
-			}
-		}
+	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
 		rec, res := load(t, name, ar)
-		for _, args := range argSets {
+		for _, args := range append([]string{"", "--top=0", "--top=0 --chains", "--top=1 --virtual"}, argSets...) {
 			t.Run(name+"/"+args, func(t *testing.T) {
 				r := New(rec, res, parseArgs(t, args))
 				var streamed, whole bytes.Buffer
@@ -45,5 +31,5 @@ func TestJSONStreamed(t *testing.T) {
 				}
 			})
 		}
-	}
+	})
 }

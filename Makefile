@@ -153,7 +153,7 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
 	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
-		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/record/compact.c agent/record/tcpu.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
+		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/core/idset.c agent/record/compact.c agent/record/tcpu.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes

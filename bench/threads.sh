@@ -5,7 +5,9 @@
 # N more platform threads parked (KIND=platform) or N virtual threads parked on one
 # ReentrantLock (KIND=virtual, JDK 21+). The first round is the JVM's first attach (its attach
 # listener starts); each round prints the command's wall time, orca's own `took` and the
-# agent's time in the JVM (.info attach_ms), and the thread count it found.
+# agent's time in the JVM (.info attach_ms), the CPU each side spent (the JVM's Attach Listener
+# thread, where the agent runs, by /proc/PID/task/TID/stat; orca's user and system time), which
+# the machine's load does not change as it does the times, and the thread count it found.
 #
 #   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 KIND=virtual N=100000 ROUNDS=3 bench/threads.sh
 #
@@ -28,14 +30,26 @@ trap 'echo EXIT >&3 2>/dev/null || true; wait $pid 2>/dev/null || true; rm -rf "
 for i in $(seq 600); do grep -q READY "$TMP/out" && break; sleep 0.5; done
 grep -q READY "$TMP/out" || { echo "threads.sh: the JVM did not get ready:" >&2; cat "$TMP/err" >&2; exit 1; }
 echo "$("$JDK/bin/java" -version 2>&1 | head -1), KIND=$KIND N=$N"
+# listener_cpu: the CPU ticks of the JVM's Attach Listener thread so far (0 before it starts).
+listener_cpu() {
+  for t in /proc/$pid/task/*; do
+    [ "$(cat "$t/comm" 2>/dev/null)" = "Attach Listener" ] && { awk '{print $14 + $15}' "$t/stat"; return; }
+  done
+  echo 0
+}
+hz=$(getconf CLK_TCK)
+TIMEFORMAT='%U %S'
 for r in $(seq "$ROUNDS"); do
+  a0=$(listener_cpu)
   t0=$(date +%s%N)
-  "$ORCA" threads --json "$pid" >"$TMP/json"
+  { time "$ORCA" threads --json "$pid" >"$TMP/json"; } 2>"$TMP/time"
   t1=$(date +%s%N)
-  python3 - "$TMP/json" "$r" $(( (t1 - t0) / 1000000 )) <<'PY'
+  a1=$(listener_cpu)
+  python3 - "$TMP/json" "$r" $(( (t1 - t0) / 1000000 )) $(( (a1 - a0) * 1000 / hz )) $(tail -1 "$TMP/time") <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))
 print(f"round {sys.argv[2]}: {sys.argv[3]} ms wall, took {v['took_s']*1000:.0f} ms, agent {v['agent_ms']} ms, "
+      f"CPU: Attach Listener {sys.argv[4]} ms, orca {float(sys.argv[5]) + float(sys.argv[6]):.2f} s, "
       f"{v['threads']} threads ({v['platform']} platform, {v['virtual']} virtual), {len(v['deadlocks'])} deadlocks")
 PY
 done

@@ -287,14 +287,26 @@ func TestSamplesWallQuiet(t *testing.T) {
 			t.Errorf(".info %s=%q %s=%q: want ≥ 40 ticks (3 s at 50 ms) and at most half as many wake-ups", format.InfoSampleWallTicks,
 				r.info[format.InfoSampleWallTicks], format.InfoSampleWallWakeups, r.info[format.InfoSampleWallWakeups])
 		}
-		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s %s=%s %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
+		t.Logf("wall sampler: %d ticks, %d wake-ups; .info %s=%s %s=%s %s=%s %s=%s %s=%s %s=%s", ticks, wakes, format.InfoSampleWallRepeated,
 			r.info[format.InfoSampleWallRepeated], format.InfoSamples+"wall", r.info[format.InfoSamples+"wall"], format.InfoWrites, r.info[format.InfoWrites],
-			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallQuietRuns, r.info[format.InfoSampleWallQuietRuns])
-		// Quiet, the sampler sleeps on while the writer's drains run the
-		// ticks (every flush period): it ran them itself once a second
-		// before, a scan of every live thread (2-3 runs in these 3 s).
-		if q, err := strconv.Atoi(r.info[format.InfoSampleWallQuietRuns]); err != nil || q > 1 {
-			t.Errorf(".info %s=%q: want 0 or 1 (the writer keeps up)", format.InfoSampleWallQuietRuns, r.info[format.InfoSampleWallQuietRuns])
+			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallQuietWakeups, r.info[format.InfoSampleWallQuietWakeups], format.InfoSampleDrainSlots, r.info[format.InfoSampleDrainSlots])
+		// Quiet, the sampler sleeps until the writer, whose drains run the
+		// ticks (every flush period), calls it back: it woke each second
+		// before (a context switch a second, a quarter of the wall
+		// sampling's cost at rest), and ran the ticks itself once a second
+		// before that.
+		if q, err := strconv.Atoi(r.info[format.InfoSampleWallQuietWakeups]); err != nil || q > 1 {
+			t.Errorf(".info %s=%q: want 0 or 1 (a spurious wake-up)", format.InfoSampleWallQuietWakeups, r.info[format.InfoSampleWallQuietWakeups])
+		}
+		// A drain visits the slots with something to drain: the acceptor's
+		// repeats, at rest (and a thread's first samples, its end), not the
+		// ~15 slots of every thread with one (the 5 parked, main, the
+		// JDK's own), each cold (its slot and its ring's header).
+		drains, err1 := strconv.Atoi(r.info[format.InfoWrites])
+		visits, err2 := strconv.Atoi(r.info[format.InfoSampleDrainSlots])
+		if err1 != nil || err2 != nil || visits > 3*drains+10 {
+			t.Errorf(".info %s=%q %s=%q: want at most 3 slots a drain, and 10 more (3 s with one thread in native code)", format.InfoSampleDrainSlots,
+				r.info[format.InfoSampleDrainSlots], format.InfoWrites, r.info[format.InfoWrites])
 		}
 		// The writer: samples alone wait up to a second for a flush with an
 		// event (docs/agent.md, "Buffers and the writer"): 18 writes in
@@ -364,11 +376,20 @@ func TestSamplesWallMarked(t *testing.T) {
 		r := load(t, prefix)
 		runs, err1 := strconv.Atoi(r.info[format.InfoSampleWallRuns])
 		read, err2 := strconv.Atoi(r.info[format.InfoSampleWallStatesRead])
-		t.Logf(".info %s=%s %s=%s %s=%s", format.InfoSampleWallTicks, r.info[format.InfoSampleWallTicks],
-			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead])
+		slots, err3 := strconv.Atoi(r.info[format.InfoSampleWallSlotsRead])
+		t.Logf(".info %s=%s %s=%s %s=%s %s=%s", format.InfoSampleWallTicks, r.info[format.InfoSampleWallTicks],
+			format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead],
+			format.InfoSampleWallSlotsRead, r.info[format.InfoSampleWallSlotsRead])
 		if err1 != nil || err2 != nil || runs < 5 || read > 10*runs {
 			t.Errorf(".info %s=%q %s=%q: want ≥ 5 runs, at most 10 states read a run (%d threads parked)", format.InfoSampleWallRuns,
 				r.info[format.InfoSampleWallRuns], format.InfoSampleWallStatesRead, r.info[format.InfoSampleWallStatesRead], parked)
+		}
+		// Nor are the marked threads' slots looked at again while no mark
+		// is taken away: a run looks at the unmarked ones alone (the
+		// acceptor, the JDK's own waits), not at the 20 parked workers'.
+		if err3 != nil || slots > 12*runs {
+			t.Errorf(".info %s=%q %s=%q: want at most 12 slots looked at a run (%d threads parked)", format.InfoSampleWallSlotsRead,
+				r.info[format.InfoSampleWallSlotsRead], format.InfoSampleWallRuns, r.info[format.InfoSampleWallRuns], parked)
 		}
 		acc, in := format.ThreadID(e.hash(t, "acceptor")), e.nanos(t, "accept_ns")[0]
 		wall := map[format.ThreadID]int{}

@@ -74,7 +74,9 @@ type threadsJSON1 struct {
 // TestThreadsNow: orca threads on ThreadsNow.java, never attached before, stuck in known
 // ways: exactly its three deadlocks (monitors, j.u.c. locks, mixed) with their threads'
 // names, the chains behind sleeper and gate-holder, the running spinner's stack; on 21+ its
-// 50 virtual threads parked on vholder's lock in one group. Then the text form (a second
+// 50 virtual threads parked on vholder's lock in one group and its 20 parked in it under
+// three frames of nest() in another, each group's stack its own (the same JDK frames down
+// to ReentrantLock.lock, then only the second's nest frames). Then the text form (a second
 // attach), deadlocks first. The JVM runs on after both, with no thread of orca's (the Java
 // threads it lists are those before plus HotSpot's Attach Listener, and one OS thread has
 // that name) and no file of orca's left in /tmp.
@@ -82,9 +84,9 @@ func TestThreadsNow(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
 		args := []string{"-cp", classes(t), "ThreadsNow"}
-		const nvirtual = 50
+		const nvirtual, nnested = 50, 20
 		if j.feature >= 21 {
-			args = append(args, "virtual", fmt.Sprint(nvirtual))
+			args = append(args, "virtual", fmt.Sprint(nvirtual), "vnested", fmt.Sprint(nnested))
 		}
 		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, args...)...), dir)
 		before := javaThreads(t, a)
@@ -153,7 +155,7 @@ func TestThreadsNow(t *testing.T) {
 		}
 		wantChains := map[string]string{"sleeper (sleeping)": "behind-1,behind-2,behind-3", "gate-holder (waiting)": "gate-1,gate-2"}
 		if j.feature >= 21 {
-			wantChains["vholder (sleeping)"] = fmt.Sprint(nvirtual, " threads")
+			wantChains["vholder (sleeping)"] = fmt.Sprint(nvirtual+nnested, " threads")
 		}
 		if !maps.Equal(chains, wantChains) {
 			t.Errorf("chains %v, want %v", chains, wantChains)
@@ -164,11 +166,36 @@ func TestThreadsNow(t *testing.T) {
 		if th := byName["sleeper"]; th.State != "sleeping" || len(th.Holds) != 1 || th.Holds[0].Kind != "monitor" {
 			t.Errorf("sleeper: %+v, want sleeping, holding one monitor", th)
 		}
-		// Virtual threads (21+): all 50 in one group, parked on vholder's lock.
+		// Virtual threads (21+): two groups, 50 and 20, parked on vholder's lock, each
+		// with its stack.
 		if j.feature >= 21 {
-			if v.Virtual != nvirtual || len(v.Groups) != 1 || v.Groups[0].Count != nvirtual || v.Groups[0].State != "parked" ||
-				v.Groups[0].WaitsFor == nil || v.Groups[0].WaitsFor.Name != "vholder" {
-				t.Errorf("virtual threads: %d in groups %+v, want %d in one, parked, waiting for vholder", v.Virtual, v.Groups, nvirtual)
+			if v.Virtual != nvirtual+nnested || len(v.Groups) != 2 {
+				t.Fatalf("virtual threads: %d in groups %+v, want %d in two", v.Virtual, v.Groups, nvirtual+nnested)
+			}
+			var jdkFrames []string
+			for k, want := range []struct{ count, nests int }{{nvirtual, 0}, {nnested, 3}} {
+				g := v.Groups[k]
+				if g.Count != want.count || g.State != "parked" || g.WaitsFor == nil || g.WaitsFor.Name != "vholder" {
+					t.Errorf("virtual threads' group %d: %d, %s, waiting for %+v; want %d, parked, waiting for vholder", k, g.Count, g.State, g.WaitsFor, want.count)
+				}
+				lock := slices.IndexFunc(g.Stack, func(f string) bool { return strings.HasPrefix(f, "java.util.concurrent.locks.ReentrantLock.lock(") })
+				if lock < 0 {
+					t.Errorf("virtual threads' group %d: no ReentrantLock.lock frame in %q", k, g.Stack)
+					continue
+				}
+				// The JDK's frames of the park, the same in both.
+				if jdkFrames == nil {
+					jdkFrames = g.Stack[:lock+1]
+				} else if !slices.Equal(g.Stack[:lock+1], jdkFrames) {
+					t.Errorf("virtual threads' group %d: frames to ReentrantLock.lock %q, want the other group's %q", k, g.Stack[:lock+1], jdkFrames)
+				}
+				nests := 0
+				for i := lock + 1; i < len(g.Stack) && strings.HasPrefix(g.Stack[i], "ThreadsNow.nest("); i++ {
+					nests++
+				}
+				if n := len(slices.DeleteFunc(slices.Clone(g.Stack), func(f string) bool { return !strings.HasPrefix(f, "ThreadsNow.nest(") })); n != want.nests || nests != want.nests {
+					t.Errorf("virtual threads' group %d: %d nest frames (%d right under ReentrantLock.lock), want %d: %q", k, n, nests, want.nests, g.Stack)
+				}
 			}
 		} else if v.Virtual != 0 || len(v.Groups) != 0 {
 			t.Errorf("virtual threads on %d: %d, want none", j.feature, v.Virtual)

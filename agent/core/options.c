@@ -43,9 +43,14 @@ const char *options_usage =
     "                     when changed, and at each thread's start and end (default 1000); off: none\n"
     "  standby=yes        record nothing now: only make a later `orca record --pid` cheap (on JDK 17-22 its\n"
     "                     first class rewrite then deoptimises the code that depends on it, not all code)\n"
-    "  lockorder=yes|no   yes: at each contended monitor enter, the monitors the thread holds (MonitorHeld), for\n"
-    "                     the report's potential deadlocks; 7-70 us a contended enter, which its blocked\n"
-    "                     time includes (default no; started with the JVM only: an attach cannot read them)\n"
+    "  lockorder=yes|monitors|no\n"
+    "                     the locks a contending thread holds, for the report's potential deadlocks: monitors:\n"
+    "                     at each contended monitor enter, the monitors it holds (MonitorHeld; a JVMTI call,\n"
+    "                     p50 4-130 us, before the enter's time); yes: also the ReentrantLock and\n"
+    "                     ReentrantReadWriteLock locks it holds (LockHeld; their acquires and releases call\n"
+    "                     the agent), and both at a park in their acquire; no: none (default: the call runs\n"
+    "                     while the thread holds its monitors, keeping their waiters waiting). Started with\n"
+    "                     the JVM only: an attach cannot read them\n"
     "  snapshot=yes       (an attach, orca threads) write every thread's state, stack and monitors now, and stop:\n"
     "                     no events, no thread of the agent's; the files are complete when the load returns\n"
     "example: -agentpath:liborca.so=prefix=/tmp/run1,depth=32";
@@ -121,9 +126,10 @@ static const char *set(orca_options *o, const char *key, const char *val) {
     return NULL;
   }
   if (!strcmp(key, "lockorder")) {
-    if (!strcmp(val, "yes")) o->lock_order = 1;
-    else if (!strcmp(val, "no")) o->lock_order = 0;
-    else return "lockorder= wants yes or no";
+    if (!strcmp(val, "yes")) o->lock_order = ORCA_LOCK_ORDER_ALL;
+    else if (!strcmp(val, "monitors")) o->lock_order = ORCA_LOCK_ORDER_MONITORS;
+    else if (!strcmp(val, "no")) o->lock_order = ORCA_LOCK_ORDER_NO;
+    else return "lockorder= wants yes, monitors or no";
     return NULL;
   }
   if (!strcmp(key, "kinds")) {
@@ -199,6 +205,8 @@ const char *options_parse(const char *text, orca_options *o) {
   o->buffer_mb = 32;
   o->thread_cpu_ms = 1000;
   o->clobber = 1;
+  // Off by default: the held monitors' JVMTI call runs while the thread holds them (docs/agent.md, "Held monitors").
+  o->lock_order = ORCA_LOCK_ORDER_NO;
   expand("orca-%p", o->prefix, sizeof o->prefix);
   if (!text || !*text) return NULL;
   snprintf(o->text, sizeof o->text, "%s", text);

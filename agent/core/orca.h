@@ -33,8 +33,15 @@ typedef struct {
   int wall_threads;    // wall_threads=: the most threads the wall sampler signals a tick
   int thread_cpu_ms;   // thread_cpu=: how often threads' scheduler times are read (record/tcpu.h; 0: off)
   int snapshot;        // snapshot=yes (orca threads): an attach writes what every thread does now, then stops (entry.c)
-  int lock_order;      // lockorder=yes: the monitors held at each contended enter (MonitorHeld; hooks/monitor.c)
+  int lock_order;      // lockorder=: ORCA_LOCK_ORDER_* (hooks/held.h), what a contending thread holds
 } orca_options;
+
+// lockorder=: at a contended acquisition, the locks the thread holds (hooks/held.h).
+enum {
+  ORCA_LOCK_ORDER_NO,         // no (the default): nothing
+  ORCA_LOCK_ORDER_MONITORS,   // monitors: its monitors, at each contended monitor enter
+  ORCA_LOCK_ORDER_ALL,        // yes: also its j.u.c. locks (their acquires and releases hooked), and at their parks
+};
 
 extern orca_options opt;
 
@@ -56,7 +63,7 @@ typedef struct {
   int test_attach_gap_ms;  // ORCA_TEST_ATTACH_GAP_MS=MS: sleep between the attach's snapshot and the events' start
   int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US after their walk
   int test_bogus_method;   // ORCA_TEST_BOGUS_METHOD=N: every Nth sample's top Java frame names a word that is no jmethodID
-  int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (lockorder=yes) takes MS longer
+  int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (unless lockorder=no) takes MS longer
   // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the
   // JVMs the program starts (jvm/entry.c's pass_to_children).
   const char *java_tool_options;

@@ -59,7 +59,7 @@ typedef struct juc_tstate {
 } juc_tstate;
 
 int held_specs(const char *name, const wrap_spec **specs, int *n) {
-  if (!opt.lock_order || opt.seed_only) return 0;
+  if (opt.lock_order != ORCA_LOCK_ORDER_ALL || opt.seed_only) return 0;
   for (int i = 0; i < NCLASSES; i++)
     if (!strcmp(name, classes[i].name)) {
       *specs = lock_specs;
@@ -78,19 +78,24 @@ static __thread jvmtiMonitorStackDepthInfo *read_info;
 
 void held_capability(int on) { capable = on; }
 
-int held_on(void) { return capable && opt.lock_order && !opt.seed_only; }
+int held_on(void) { return capable && opt.lock_order != ORCA_LOCK_ORDER_NO && !opt.seed_only; }
+
+int held_locks_on(void) { return held_on() && opt.lock_order == ORCA_LOCK_ORDER_ALL; }
 
 const char *held_monitors_fact(void) {
   if (opt.seed_only) return "no: kinds=seed";
-  if (!opt.lock_order) return "no: off (orca record --lock-order turns it on)";
+  if (opt.lock_order == ORCA_LOCK_ORDER_NO) return "no: off (orca record --lock-order turns it on)";
   if (!capable) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
   return "yes";
 }
 
-// The same conditions: the classes are rewritten at the JVM's start (a
-// failure is a warning); an attach neither rewrites them nor has the
-// monitors' capability.
-const char *held_locks_fact(void) { return held_monitors_fact(); }
+// The same conditions, and lockorder=yes: the classes are rewritten at the
+// JVM's start (a failure is a warning); an attach neither rewrites them nor
+// has the monitors' capability.
+const char *held_locks_fact(void) {
+  if (opt.lock_order == ORCA_LOCK_ORDER_MONITORS && !opt.seed_only) return "no: off (orca record --lock-order turns it on)";
+  return held_monitors_fact();
+}
 
 // JVMTI's GetOwnedMonitorStackDepthInfo on the current thread walks its
 // frames directly (no handshake, no safepoint) and lists the monitors each
@@ -139,7 +144,7 @@ static void write_monitors(JNIEnv *env, tstate *s, int64_t ts) {
 // called once here, as inject_bind_own does; the classes are loaded (the
 // JDK's start loads ReentrantLock; the two inner ones are small).
 void held_bind(JNIEnv *env) {
-  if (!opt.lock_order || opt.seed_only || !atomic_load(&rewritten)) return;
+  if (opt.lock_order != ORCA_LOCK_ORDER_ALL || opt.seed_only || !atomic_load(&rewritten)) return;
   int ok = 1;
   for (int i = 0; i < NCLASSES; i++) {
     jclass c = (*env)->FindClass(env, classes[i].name);

@@ -1,10 +1,11 @@
 // The locks a thread holds (issue 36 item 2: the potential deadlocks over
 // monitors and java.util.concurrent locks; docs/agent.md, "Held
-// monitors"), with lockorder=yes only. At a contended acquisition — a
-// monitor's enter (monitor.c), a park in a lock's acquire (park.c), each
-// through the callbacks the jvm module passes them — the thread's monitors
-// (JVMTI GetOwnedMonitorStackDepthInfo) and its j.u.c. locks are written as
-// MonitorHeld and LockHeld lines. The j.u.c. locks are kept as the thread
+// monitors"). With lockorder=monitors, at a contended monitor enter
+// (monitor.c, through the callbacks the jvm module passes it), the thread's
+// monitors (JVMTI GetOwnedMonitorStackDepthInfo) are written as MonitorHeld
+// lines. Off by default: the call runs while the thread holds those
+// monitors. With lockorder=yes also at a park in a lock's acquire (park.c), and
+// its j.u.c. locks as LockHeld lines after them. The j.u.c. locks are kept as the thread
 // runs: ReentrantLock and both locks of a ReentrantReadWriteLock get their
 // lock, lockInterruptibly, tryLock and unlock rewritten in place at their
 // first load (inject.c's start-up form, inplace.c), so every acquire and
@@ -23,9 +24,12 @@
 void held_capability(int on);
 const char *held_monitors_fact(void);
 const char *held_locks_fact(void);
-// held_on: lockorder=yes, the capability given, not kinds=seed.
+// held_on: lockorder=monitors or yes, the capability given, not kinds=seed
+// (the monitors, at a contended enter); held_locks_on: held_on and
+// lockorder=yes (the j.u.c. locks too, and at a park in their acquire).
 int held_on(void);
-// held_read asks for the calling thread's monitors (JVMTI, 7-70 us: the
+int held_locks_on(void);
+// held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);
 // held_write writes, at ts, after the acquisition's own line, a

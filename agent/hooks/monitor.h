@@ -19,7 +19,7 @@ struct tstate;
 void monitor_join_hooks(int (*begin)(JNIEnv *, struct tstate *, jobject), void (*end)(struct tstate *, jobject));
 // monitor_restart: a recording starts with MonitorContendedEntered enabled.
 void monitor_restart(void);
-// monitor_lock_order: with lockorder=yes, the locks a thread holds at its
+// monitor_lock_order: unless lockorder=no, the locks a thread holds at its
 // contended enter (hooks/held.h: the jvm module passes held_on, held_read
 // and held_write). read runs before the enter's time is taken, write after
 // its line (with s NULL: the enter was dropped, forget them).

@@ -426,3 +426,11 @@ uint32_t owner_pending_hash(JNIEnv *env) {
   if (!hs_pending_monitor(self, &mon) || vm_null(mon) || !hs_monitor_hash(mon, &hash)) return 0;
   return hash;
 }
+
+int owner_pending_free(JNIEnv *env) {
+  vm_ptr self = vms_thread(env), mon;
+  uintptr_t own = 1;
+  // The monitor cannot be deflated while we are counted as contending it.
+  return can_owner && !vm_null(self) && hs_pending_monitor(self, &mon) && !vm_null(mon) && hs_monitor_owner(mon, &own) &&
+         own == 0;
+}

@@ -36,6 +36,10 @@ uint32_t owner_of_pending(JNIEnv *env, jobject obj);
 // in neither.
 int owner_blocked_on(JNIEnv *env, jobject thread, int waiting, uint32_t *obj, uint32_t *owner, uintptr_t *monitor,
                      jobject *ref);
+// owner_pending_free: the monitor the calling thread is about to block on
+// has no owner now (its owner word reads 0: released since it contended);
+// 0 also when unknown.
+int owner_pending_free(JNIEnv *env);
 // owner_pending_hash returns the identity hash of the object whose monitor
 // the calling thread is about to block on, read from the monitor (~5 ns
 // instead of GetObjectHashCode's 200-400), or 0 when unknown or not yet

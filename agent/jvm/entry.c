@@ -226,9 +226,10 @@ static const char *core_once(JavaVM *vm) {
   hsstat_init();
   monitor_init();
   monitor_join_hooks(inject_join_wait, inject_join_waited);
-  // lockorder=yes: the locks held at each contended acquisition (held.h).
+  // The locks held at each contended acquisition (held.h): the monitors at
+  // a monitor's enter with lockorder=monitors or yes, a park's with yes.
   monitor_lock_order(held_on, held_read, held_write);
-  park_lock_order(held_on, held_read, held_write, held_lock);
+  park_lock_order(held_locks_on, held_read, held_write, held_lock);
   inject_add_at_load(held_specs);
   pending_on_round(on_round);
   // The wiring: the lower modules take callbacks and tables (docs/agent.md,

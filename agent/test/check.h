@@ -37,6 +37,7 @@ void test_cffuzz(const char *dir, const char *java_home);
 void test_clock(void);
 void clock_test_rate(double r);
 void test_tcpu(void);
+void test_idset(void);
 void test_writer(const char *dir);
 void test_writer_formats(const char *dir);
 void test_writer_planted(const char *dir);

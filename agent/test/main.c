@@ -1,6 +1,6 @@
 // The agent's C unit tests: class-file rewriting (inplace.c) and its fuzzing, the
 // counter-to-nanosecond conversion (clock.c), the writer's ordering
-// (writer.c), its refusal of names another user planted, and its two encodings (compact.c), the counters of .info (counters.c), and the bounded waits of
+// (writer.c), its refusal of names another user planted, and its two encodings (compact.c), the counters of .info (counters.c), the set of ids (idset.c), and the bounded waits of
 // the rings (ring.c) and the deferred records (pending.c). Usage: unit WORKDIR JAVA_HOME (WORKDIR holds classes/, the
 // compiled agent/test/*.java).
 #include <stdlib.h>
@@ -48,6 +48,7 @@ int main(int argc, char **argv) {
   test_pending();
   test_classids();
   test_tkeys();
+  test_idset();
   test_sring();
   printf("agent unit tests: %d passed, %d failed\n", test_passed, test_failed);
   return test_failed ? 1 : 0;

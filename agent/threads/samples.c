@@ -75,9 +75,9 @@ typedef struct {
   void *last_rec;
   uint32_t last_rec_len;
 } slot_t;
-// reps_n: the repeats a slot holds, 2 s of wall ticks, 16 at least: twice
-// a quiet sampler's longest sleep (wall_run), ten writer's periods (the
-// writer drains them each period).
+// reps_n: the repeats a slot holds, WALL_REPS_NS (2 s) of wall ticks, 16
+// at least: ten writer's periods (the writer runs a quiet sampler's ticks
+// each period and drains them within a second).
 static unsigned reps_n;
 // WALL_STILL_NS: the CPU a thread may have used since its last wall sample
 // and still be where the sample saw it — the signal's return to the
@@ -96,6 +96,24 @@ static uint64_t live_bits[SLOTS / 64];
 // (a slot set meanwhile is drained next time): 128 words, not 8 192 slots
 // of ~200 bytes, which cost the writer ~200 µs a drain.
 static atomic_ullong used_bits[SLOTS / 64];
+// due_bits: the slots with something for the writer's drain (a sample in
+// the ring, a repeat, the thread's end), a bit each, set after the thing
+// is put (the handler's, the ticks', samples_end's) and taken by the drain
+// (atomic_exchange): a drain visits those slots alone, not every slot with
+// a ring, whose cold slot and ring header were most of a drain's CPU on a
+// server at rest (WallIdle: ~60 slots, 3 with repeats, ~30 µs a drain).
+static atomic_ullong due_bits[SLOTS / 64];
+// wall_unmarks: a mark was taken away (samples_unblocked, reg) since the
+// ticks' last look at the marks (wall_ticks): stored by the thread only
+// when not set already, so that at most one store a run of ticks crosses
+// cores, and read first.
+static atomic_int wall_unmarks;
+// drain_visits: the slots the drains visited (.info sample_drain_slots).
+static atomic_long drain_visits;
+static void set_due(slot_t *e) {
+  size_t i = (size_t)(e - slots);
+  atomic_fetch_or_explicit(&due_bits[i / 64], 1ULL << (i % 64), memory_order_release);
+}
 // slots_gen: the slots made so far (reg), so that a thread with none
 // (samples_blocking) looks for its own again only once one was made.
 static atomic_uint slots_gen;
@@ -312,6 +330,7 @@ static int take(slot_t *e, int tid, int sampled, uint64_t weight, ucontext_t *uc
     count_lost(L_FULL);
     return 0;
   }
+  set_due(e);
   // A sample names methods by jmethodID, which the writer must resolve
   // while their classes are alive: drained at the next flush, as before
   // (repeats name none). Half full, the writer is woken too.
@@ -532,6 +551,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->jt = jt;
     e->env = env;
     atomic_store(&e->blocked, 0);
+    atomic_store(&wall_unmarks, 1);
   }
   arm(e, tid);
   pthread_mutex_unlock(&slots_mu);
@@ -586,6 +606,7 @@ void samples_end(void) {
     disarm(e);
     atomic_store_explicit(&e->state, S_DEAD, memory_order_release);
     set_live(e, 0);
+    set_due(e);
     atomic_store(&drain_due, 1);
   }
   pthread_mutex_unlock(&slots_mu);
@@ -621,7 +642,9 @@ void samples_unblocked(void *mark) {
   // meanwhile (a stop and a new recording) keeps that thread's. Sequentially
   // consistent: a tick after this sees the thread unmarked.
   int t = mark_tid;
-  if (mark) atomic_compare_exchange_strong(&((slot_t *)mark)->blocked, &t, 0);
+  if (mark && atomic_compare_exchange_strong(&((slot_t *)mark)->blocked, &t, 0) &&
+      !atomic_load_explicit(&wall_unmarks, memory_order_relaxed))
+    atomic_store(&wall_unmarks, 1);
 }
 
 // ---- The wall sampler ----
@@ -689,10 +712,10 @@ static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
 // and the times the sampler thread woke for them (.info sample_wall_ticks,
 // sample_wall_wakeups).
 static int64_t wall_cpu_ns, wall_ticks_n, wall_wakes_n;
-// wall_quiet_runs: the tick runs a quiet sampler made itself, the writer's
-// drains having fallen behind by its whole sleep (.info
-// sample_wall_quiet_runs).
-static int64_t wall_quiet_runs;
+// wall_quiet_wakes: the times the sampler thread woke while quiet, not
+// called back by the writer (.info sample_wall_quiet_wakeups): 0 but for
+// a spurious wake-up.
+static int64_t wall_quiet_wakes;
 // A wake-up is most of the wall sampler's cost where it samples few
 // threads (the context switch: 41 % of its CPU on a virtual machine,
 // perf), and a server at rest has every candidate a repeat (an acceptor, a
@@ -700,16 +723,24 @@ static int64_t wall_quiet_runs;
 // sampler sleeps twice as many ticks each time, up to WALL_SLEEP_NS (and a
 // quarter of a slot's repeats): it is quiet, and the writer, which wakes
 // every flush period anyway, runs the ticks due at each of its drains
-// (samples_drain) while the sampler sleeps on, WALL_QUIET_NS at most (a
-// writer that falls behind). The ticks run late are written at their run
+// (samples_drain) while the sampler sleeps until the writer calls it back.
+// It used to wake each second, in case the writer fell behind, and sleep
+// on: a context switch a second, ~40 µs of its CPU on a virtual machine
+// (WallIdle at 50 ms: 2.5-3.4 ms a minute; the process saves less, as the
+// writer wakes at the same moments and then pays the vCPU's wake-up). A
+// writer that falls behind runs the ticks due late, at its next flush, up
+// to a slot's repeats (WALL_REPS_NS); the ticks before those are counted
+// lost (samples_lost.full) for each thread they would have repeated. The
+// ticks run late are written at their run
 // for each thread whose CPU clock has not moved at all since it was last
 // asked (it did not run, so it was at that sample's place, in that state,
 // at every tick in between), timed at those ticks. Any other tick (a
 // candidate not a repeat, one not asked) brings the sampler back to every
 // tick. A thread that turns a candidate meanwhile (it enters native code)
-// is seen a flush period late, WALL_SLEEP_NS or WALL_QUIET_NS at most.
+// is seen a flush period late (WALL_SLEEP_NS), or at the writer's next
+// flush when the writer falls behind.
 enum { WALL_SLEEP_NS = 200000000 };
-#define WALL_QUIET_NS 1000000000LL
+#define WALL_REPS_NS 2000000000LL
 // The tick state, under wall_mu (the sampler's, or the writer's when the
 // sampler is quiet): the last tick run (on the grid of wall_ns from the
 // sampler's start, CLOCK_MONOTONIC), the ticks the sampler sleeps next,
@@ -722,6 +753,16 @@ static int wall_cv_made;
 static int64_t wall_last_ns;
 static int wall_span, wall_max_span, wall_quiet, wall_cursor;
 static uint64_t wall_runs;
+// The slots a run looks at. A marked thread stays marked until it takes its
+// mark away (wall_unmarks), and no slot is made without slots_gen moving:
+// while neither happens, a run looks again at the slots the last full look
+// found unmarked alone (wall_others, in slot order), not at every live
+// slot, each cold by then (on WallIdle 53 live slots, 50 of them parked:
+// most of a quiet run's scan). wall_slots_n: the slots looked at (.info
+// sample_wall_slots_read).
+static int wall_others[SLOTS], wall_others_n, wall_others_ok;
+static unsigned wall_others_gen;
+static int64_t wall_slots_n;
 
 // wall_rep_put puts a repeat of e's last wall sample; 0 when its ring is full.
 static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns) {
@@ -732,6 +773,7 @@ static int wall_rep_put(slot_t *e, int64_t ticks, uint64_t weight, int64_t at_ns
   }
   e->reps[h % e->nreps] = (struct wall_rep){ticks, weight, at_ns};
   atomic_store_explicit(&e->rep_head, h + 1, memory_order_release);
+  set_due(e);
   if (2 * (h + 1 - atomic_load_explicit(&e->rep_tail, memory_order_relaxed)) >= e->nreps) atomic_store(&drain_due, 1);
   return 1;
 }
@@ -748,10 +790,10 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
   static unsigned char whole[SLOTS], still[SLOTS];
   int64_t m64 = (now_ns - wall_last_ns) / wall_ns;
   if (m64 < 1) return;
-  // More than a slot's repeats hold only if the writer fell far behind:
-  // those beyond are counted lost (wall_rep_put).
+  // More ticks than a slot's repeats are due only if the writer fell far
+  // behind: the earliest, beyond, are counted lost (below).
   int m = m64 > (int64_t)reps_n ? (int)reps_n : (int)m64;
-  int64_t last_ns = wall_last_ns + (m64 - m) * wall_ns;
+  int64_t last_ns = wall_last_ns + (m64 - m) * wall_ns, beyond = m64 - m;
   wall_last_ns += m64 * wall_ns;
   wall_ticks_n += m64;
   uint64_t wake = ++wall_runs;
@@ -761,12 +803,31 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
   }
   int n = 0;
   pthread_mutex_lock(&slots_mu);
-  for (int w = 0; w < SLOTS / 64; w++)
-    for (uint64_t b = live_bits[w]; b; b &= b - 1) {
-      int i = w * 64 + __builtin_ctzll(b);
-      int tid = atomic_load(&slots[i].tid);
+  // The marks are read after wall_unmarks is taken: a mark taken away
+  // later is seen at the next run (as is one taken away just before, whose
+  // flag comes after this exchange: its thread turns a candidate a run
+  // late, as one that enters native code between two runs does).
+  unsigned gen = atomic_load_explicit(&slots_gen, memory_order_acquire);
+  if (atomic_exchange(&wall_unmarks, 0) || !wall_others_ok || gen != wall_others_gen) {
+    wall_others_n = 0;
+    for (int w = 0; w < SLOTS / 64; w++)
+      for (uint64_t b = live_bits[w]; b; b &= b - 1) {
+        int i = w * 64 + __builtin_ctzll(b);
+        int tid = atomic_load(&slots[i].tid);
+        wall_slots_n++;
+        if (tid <= 0 || atomic_load(&slots[i].state) != S_LIVE || atomic_load_explicit(&slots[i].blocked, memory_order_relaxed) == tid)
+          continue;
+        wall_others[wall_others_n++] = i;
+        if (candidate(&slots[i], tid)) cand[n++] = i;
+      }
+    wall_others_ok = 1, wall_others_gen = gen;
+  } else {
+    for (int j = 0; j < wall_others_n; j++) {
+      int i = wall_others[j], tid = atomic_load(&slots[i].tid);
+      wall_slots_n++;
       if (tid > 0 && atomic_load(&slots[i].state) == S_LIVE && candidate(&slots[i], tid)) cand[n++] = i;
     }
+  }
   // The candidates are asked, from the cursor on, until wall_threads of
   // them are off a CPU or every one was asked; the next tick goes on
   // from there. Each sample stands for the candidates asked per sample:
@@ -795,6 +856,9 @@ static void wall_ticks(int64_t now_ns, int64_t planned) {
     // The ticks slept over, each its own interval (the thread's exact
     // time there), before this tick's.
     for (int s = 1; whole[j] && s < m; s++) wall_rep_put(e, now, (uint64_t)wall_ns, last_ns + (int64_t)s * wall_ns);
+    // The ticks before those, beyond a slot's repeats (a writer that fell
+    // that far behind): lost, and said.
+    if (whole[j] && beyond > 0) atomic_fetch_add_explicit(&lost[L_FULL], (long)beyond, memory_order_relaxed);
     // This tick at its own time too when the thread has not run since the
     // last look (it was there then): a tick run late (the writer's, up to
     // an interval after it) would otherwise come up to an interval after
@@ -821,31 +885,25 @@ static void *wall_run(void *arg) {
   (void)arg;
   orca_agent_thread = 1;
   pthread_mutex_lock(&wall_mu);
-  // Quiet, it sleeps WALL_QUIET_NS, or half a slot's repeats if fewer.
-  int64_t quiet_ns = (int64_t)(reps_n / 2) * wall_ns;
-  if (quiet_ns > WALL_QUIET_NS) quiet_ns = WALL_QUIET_NS;
   while (!atomic_load(&wall_stop)) {
-    int64_t planned = wall_quiet ? 0 : wall_span, due = wall_last_ns + (planned ? planned * wall_ns : quiet_ns);
+    // Quiet: the writer runs the ticks, and calls the sampler back when a
+    // tick needs it (wall_writer_ticks) or at the stop; no timed wake-up.
+    if (wall_quiet) {
+      pthread_cond_wait(&wall_cv, &wall_mu);
+      if (atomic_load(&wall_stop)) break;
+      wall_wakes_n++;
+      if (wall_quiet) wall_quiet_wakes++;
+      continue;
+    }
+    int64_t planned = wall_span, due = wall_last_ns + planned * wall_ns;
     struct timespec ts = {(time_t)(due / 1000000000LL), (long)(due % 1000000000LL)};
     int timed_out = pthread_cond_timedwait(&wall_cv, &wall_mu, &ts) != 0;
     if (atomic_load(&wall_stop)) break;
     wall_wakes_n++;
-    // Woken before its time (the writer needs it again, or spuriously):
-    // the next due time, from the state now.
+    // Woken before its time (spuriously): the next due time, from the
+    // state now.
     if (!timed_out) continue;
-    int64_t now = clock_now();
-    // Quiet, and the writer's drains ran the ticks due less than its
-    // sleep ago (wall_last_ns moved on): it keeps up, and the sampler
-    // sleeps on from there. A run here would be the writer's next one,
-    // early: a scan of every live thread a second, most of a quiet wall
-    // sampler's CPU (docs/perf/2026-11-29-issue-33-wall.md). A writer
-    // that falls behind leaves wall_last_ns behind, and the sampler runs
-    // the ticks as before.
-    if (!planned) {
-      if (now - wall_last_ns < quiet_ns) continue;
-      wall_quiet_runs++;
-    }
-    wall_ticks(now, planned);
+    wall_ticks(clock_now(), planned);
   }
   pthread_mutex_unlock(&wall_mu);
   struct timespec ts;
@@ -929,13 +987,14 @@ const char *samples_start(void) {
   wall_ns = opt.seed_only ? 0 : opt.wall_ns;
   wall_threads = opt.wall_threads;
   if (wall_ns) {
-    // Twice the ticks of a quiet sampler's sleep (wall_run), 16 at least.
-    long long n = 2 * WALL_QUIET_NS / wall_ns;
+    // WALL_REPS_NS of ticks, 16 at least.
+    long long n = WALL_REPS_NS / wall_ns;
     reps_n = (unsigned)(n < 16 ? 16 : n > 4096 ? 4096 : n);
   }
   for (int i = 0; i < L_N; i++) atomic_store(&lost[i], 0);
   for (int i = 0; i < 3; i++) atomic_store(&taken[i], 0);
   atomic_store(&repeated, 0);
+  atomic_store(&drain_visits, 0);
   atomic_store(&folded, 0);
   atomic_store(&on_timer, 0);
   fact_ll(ORCA_INFO_SAMPLE_CPU_NS, cpu_ns);
@@ -968,10 +1027,11 @@ const char *samples_start(void) {
   atomic_store_explicit(&on, 1, memory_order_release);
   if (wall_ns) {
     atomic_store(&wall_stop, 0);
-    wall_ticks_n = wall_wakes_n = wall_states_n = wall_quiet_runs = 0;
+    wall_ticks_n = wall_wakes_n = wall_states_n = wall_quiet_wakes = 0;
     pthread_mutex_lock(&wall_mu);
     wall_last_ns = clock_now();
     wall_span = 1, wall_quiet = 0, wall_cursor = 0, wall_runs = 0;
+    wall_others_ok = 0, wall_slots_n = 0;
     wall_max_span = (int)(WALL_SLEEP_NS / wall_ns);
     if (wall_max_span > (int)reps_n / 4) wall_max_span = (int)reps_n / 4;
     if (wall_max_span < 1) wall_max_span = 1;
@@ -1033,9 +1093,11 @@ void samples_stop(void) {
     fact_ll(ORCA_INFO_SAMPLE_WALL_TICKS, wall_ticks_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_WAKEUPS, wall_wakes_n);
     fact_ll(ORCA_INFO_SAMPLE_WALL_RUNS, (long long)wall_runs);
-    fact_ll(ORCA_INFO_SAMPLE_WALL_QUIET_RUNS, (long long)wall_quiet_runs);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_QUIET_WAKEUPS, (long long)wall_quiet_wakes);
     fact_ll(ORCA_INFO_SAMPLE_WALL_STATES_READ, wall_states_n);
+    fact_ll(ORCA_INFO_SAMPLE_WALL_SLOTS_READ, wall_slots_n);
   }
+  fact_ll(ORCA_INFO_SAMPLE_DRAIN_SLOTS, atomic_load(&drain_visits));
   // Every slot is given back after the writer's last drain: a later
   // recording registers the threads alive then anew (a thread that ends
   // between two recordings has no ThreadEnd to give its slot back).
@@ -1045,6 +1107,7 @@ void samples_stop(void) {
       disarm(&slots[i]);
       atomic_store_explicit(&slots[i].state, S_DEAD, memory_order_release);
       set_live(&slots[i], 0);
+      set_due(&slots[i]);
     }
   pthread_mutex_unlock(&slots_mu);
   // The handlers that saw on set end before the writer's last drain frees
@@ -1327,11 +1390,15 @@ const char *samples_drain(size_t *len, int must) {
   int64_t now_ns, now_ticks;
   clock_pair(&now_ns, &now_ticks);
   size_t n = 0;
-  for (int w = 0; w < SLOTS / 64; w++)
-    for (uint64_t b = atomic_load_explicit(&used_bits[w], memory_order_acquire); b; b &= b - 1) {
+  // The slots with something due (due_bits), each with a ring (used_bits).
+  for (int w = 0; w < SLOTS / 64; w++) {
+    if (!atomic_load_explicit(&due_bits[w], memory_order_relaxed)) continue;
+    uint64_t due = atomic_exchange_explicit(&due_bits[w], 0, memory_order_acq_rel);
+    for (uint64_t b = due & atomic_load_explicit(&used_bits[w], memory_order_acquire); b; b &= b - 1) {
       slot_t *e = &slots[w * 64 + __builtin_ctzll(b)];
       int st = atomic_load_explicit(&e->state, memory_order_acquire);
       if (st == S_FREE || !e->ring) continue;
+      atomic_fetch_add_explicit(&drain_visits, 1, memory_order_relaxed);
       drain_slot(e, &n, now_ns);
       if (st == S_DEAD) {   // its thread ended: drained, given back
         pthread_mutex_lock(&slots_mu);
@@ -1352,6 +1419,7 @@ const char *samples_drain(size_t *len, int must) {
         pthread_mutex_unlock(&slots_mu);
       }
     }
+  }
   ref_ns = now_ns, ref_ticks = now_ticks;
   // The samples of virtual threads inside their spans are theirs.
   take_spans(now_ns);

@@ -47,6 +47,13 @@ public class NestBench {
             });
             ts[t].start();
         }
+        window(ops, ts, warm, secs, () -> stop = true);
+    }
+
+    // window counts the operations of the threads ts (ops: each one's count so far) over the secs
+    // seconds after warm seconds, prints them, then ends the threads (stop) and joins them. HeldBench
+    // measures with it too.
+    static void window(long[] ops, Thread[] ts, int warm, int secs, Runnable stop) throws InterruptedException {
         Thread.sleep(warm * 1000L);
         long before = 0;
         for (long o : ops) before += o;
@@ -55,7 +62,7 @@ public class NestBench {
         long after = 0;
         for (long o : ops) after += o;
         long t1 = System.nanoTime();
-        stop = true;
+        stop.run();
         for (Thread t : ts) t.join();
         System.out.println("OPS " + (after - before));
         System.out.printf("OPS_PER_S %.0f%n", (after - before) * 1e9 / (t1 - t0));

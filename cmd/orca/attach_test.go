@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -138,6 +139,59 @@ func TestAgentOptions(t *testing.T) {
 	// -agentpath is the same string behind the library.
 	if got, want := agentOption("/l.so", "/p", o), "-agentpath:/l.so="+agentOptions("/p", o); got != want {
 		t.Errorf("agentOption = %s, want %s", got, want)
+	}
+}
+
+// TestLockOrderFlag: --lock-order alone asks the agent for the monitors and
+// the java.util.concurrent locks (lockorder=yes), =monitors for the monitors
+// only (lockorder=monitors); unset or =off leaves the agent's default, none
+// (the held monitors' call runs while the thread holds them). With --pid,
+// any of them but off is refused; any other value is refused, the message
+// listing the valid ones.
+func TestLockOrderFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string // the agent's lockorder= ("" none)
+		on   bool
+	}{
+		{nil, "", false},
+		{[]string{"--lock-order"}, "yes", true},
+		{[]string{"--lock-order=monitors"}, "monitors", true},
+		{[]string{"--lock-order=off"}, "", false},
+		{[]string{"--lock-order=false"}, "", false},
+	} {
+		var o recordOptions
+		fs := flag.NewFlagSet("record", flag.ContinueOnError)
+		fs.Var(&o.lockOrder, "lock-order", "")
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatalf("%q: %v", c.args, err)
+		}
+		got := ""
+		for _, kv := range strings.Split(agentOptions("/p", o), ",") {
+			if v, ok := strings.CutPrefix(kv, "lockorder="); ok {
+				got = v
+			}
+		}
+		if got != c.want || o.lockOrder.on() != c.on {
+			t.Errorf("%q: lockorder=%q, on %v; want %q, %v", c.args, got, o.lockOrder.on(), c.want, c.on)
+		}
+		o.pid = 4242
+		if err := o.check(); (err != nil) != c.on || err != nil && !strings.Contains(err.Error(), "--lock-order with --pid") {
+			t.Errorf("%q --pid: %v, want refused %v", c.args, err, c.on)
+		}
+	}
+	var o recordOptions
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Var(&o.lockOrder, "lock-order", "")
+	err := fs.Parse([]string{"--lock-order=juc"})
+	if err == nil {
+		t.Fatalf("--lock-order=juc accepted")
+	}
+	for _, v := range []string{"--lock-order ", "--lock-order=monitors", "--lock-order=off"} {
+		if !strings.Contains(err.Error(), v) {
+			t.Errorf("--lock-order=juc: %v, want it to list %s", err, v)
+		}
 	}
 }
 

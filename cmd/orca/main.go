@@ -292,14 +292,17 @@ key=value pairs separated by commas (docs/agent.md):
                     it), deoptimising only the code that inlined it; without,
                     it rewrites nothing (docs/attach.md, "What an attach
                     rewrites")
-  lockorder=yes|no  yes: at each contended monitor enter and each park in a
-                    ReentrantLock's or ReentrantReadWriteLock's acquire, also
-                    the monitors and those locks the thread holds (MonitorHeld,
-                    LockHeld lines), for the report's potential deadlocks;
-                    7-70 us a contended acquisition (before its recorded
-                    blocked time), and a native call on every acquire and
-                    release of those locks (default no; at the JVM's start
-                    only)
+  lockorder=yes|monitors|no
+                    the locks a contending thread holds, for the report's
+                    potential deadlocks. monitors: at each contended monitor
+                    enter, the monitors it holds (MonitorHeld lines; a JVMTI
+                    call, p50 4-130 us, before the enter's recorded blocked
+                    time). yes: also at each park in a ReentrantLock's or
+                    ReentrantReadWriteLock's acquire, and those locks it holds
+                    (LockHeld lines; a native call on every acquire and
+                    release of them). no (default): none, as the call runs
+                    while the thread holds its monitors. At the JVM's start
+                    only
   snapshot=yes      (an attach: orca threads) write what every thread does now,
                     its stack and monitors, and stop at once: no event, no
                     class rewritten, no thread left

@@ -23,7 +23,7 @@ import (
 	"orca/internal/reader"
 )
 
-const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--lock-order] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
+const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--lock-order[=monitors|off]] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
        orca record --otlp URL [--push-every D] [--otlp-header K=V] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
 
@@ -168,7 +168,7 @@ type recordOptions struct {
 	maxSize   string        // --max-size as given ("" none)
 	maxAge    time.Duration // --max-age (0 none)
 	cpu       string        // --cpu: a duration or "off" ("": the agent's default, 10ms)
-	lockOrder bool          // --lock-order: the monitors held at each contended enter (lockorder=yes)
+	lockOrder lockOrderFlag // --lock-order: what a contending thread holds (the agent's lockorder=)
 	wall      string        // --wall: likewise (the agent's default, 50ms)
 	force     bool
 	quiet     bool
@@ -185,6 +185,46 @@ type recordOptions struct {
 	headers   headerFlags
 	service   string
 	pushEvery time.Duration
+}
+
+// lockOrderFlag is --lock-order: a flag that may stand alone (all: the
+// monitors and the java.util.concurrent locks) or take a value, monitors or
+// off. Unset (""): the agent's default, off (the held monitors' call runs
+// while the thread holds them).
+type lockOrderFlag string
+
+func (f *lockOrderFlag) String() string { return string(*f) }
+
+// IsBoolFlag lets --lock-order stand alone (flag sets "true").
+func (f *lockOrderFlag) IsBoolFlag() bool { return true }
+
+func (f *lockOrderFlag) Set(s string) error {
+	switch s {
+	case "true", "all":
+		*f = "all"
+	case "monitors":
+		*f = "monitors"
+	case "off", "false":
+		*f = "off"
+	default:
+		return fmt.Errorf("want --lock-order (the monitors and the java.util.concurrent locks), --lock-order=monitors (the monitors only) or --lock-order=off (none, the default)")
+	}
+	return nil
+}
+
+// on: given, and not off (an attached agent cannot read held monitors).
+func (f lockOrderFlag) on() bool { return f == "all" || f == "monitors" }
+
+// agentValue is the agent's lockorder= for it, "" for the agent's default
+// (off: unset or --lock-order=off).
+func (f lockOrderFlag) agentValue() string {
+	switch f {
+	case "all":
+		return "yes"
+	case "monitors":
+		return "monitors"
+	}
+	return ""
 }
 
 // detachMaxSize bounds a --detach recording given no --max-size or
@@ -208,10 +248,12 @@ func runRecord(u ui, args []string) (err error) {
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
 	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
-	flags.BoolVar(&o.lockOrder, "lock-order", false, "at each contended monitor enter and each park in a ReentrantLock's or ReentrantReadWriteLock's acquire, "+
-		"also record the monitors and those locks the thread holds, for the report's potential deadlocks "+
-		"(lock-order inversions of a run that did not deadlock); it costs 7-70 µs a contended acquisition, before its recorded blocked time, "+
-		"and a native call on every acquire and release of those locks; started with the JVM only (an attached agent cannot read them)")
+	flags.Var(&o.lockOrder, "lock-order", "record what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
+		"that did not deadlock); off by default (the report then says potential deadlocks were not looked for). --lock-order=monitors: the monitors "+
+		"it holds at each contended monitor enter, a JVMTI call of 4-130 µs at the median (tails of milliseconds on a loaded machine) made while "+
+		"the thread holds them, so their waiters wait that much longer. --lock-order: also the ReentrantLock and ReentrantReadWriteLock locks it holds, "+
+		"and both at each park in their acquire: a native call on every acquire and release of those locks. --lock-order=off: none, the default. "+
+		"Started with the JVM only: an attached agent cannot read them")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")
@@ -565,7 +607,7 @@ func (o recordOptions) check() error {
 	if o.format != "" && o.format != "seed" && o.format != "compact" {
 		return usagef("record: --format %q: want seed or compact", o.format)
 	}
-	if o.lockOrder && o.pid != 0 {
+	if o.lockOrder.on() && o.pid != 0 {
 		return usagef("record: --lock-order with --pid: an attached agent cannot read the monitors a thread holds (HotSpot gives that capability only at the JVM's start); start the JVM with orca record --lock-order -- java ...")
 	}
 	if _, err := sampleOption("cpu", o.cpu, 100*time.Microsecond); err != nil {
@@ -689,8 +731,8 @@ func agentOptions(prefix string, o recordOptions) string {
 	if o.format == "compact" {
 		s += ",format=compact"
 	}
-	if o.lockOrder {
-		s += ",lockorder=yes"
+	if v := o.lockOrder.agentValue(); v != "" {
+		s += ",lockorder=" + v
 	}
 	for _, f := range []struct{ name, v string }{{"cpu", o.cpu}, {"wall", o.wall}} {
 		if v, _ := sampleOption(f.name, f.v, 0); v != "" { // checked

@@ -15,7 +15,7 @@ import (
 	"orca/internal/report"
 )
 
-const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [--chains] [--from T] [--to T] [--last D] [-o FILE] PREFIX
+const reportHelp = `Usage: orca report [--json] [--top N] [--thread NAME] [--virtual] [--chains=false] [--from T] [--to T] [--last D] [-o FILE] PREFIX
 
 Reads the recording PREFIX and prints what its threads did to each other:
 a headline (duration, threads, events, contended locks, deadlocks, hangs,
@@ -38,13 +38,13 @@ malformed or cut lines), then, each ranked:
                ready, other, blocked on which lock; in which methods), the
                sites where threads blocked, and how long the holders held
                it while others waited (p50, p99, max, per site)
-  WAIT CHAINS  with --chains: threads blocked behind a holder that waited
-               itself (on another lock, a join, a wait or a park), followed
-               to the root thread that waited for no one, per root: the
-               threads and time behind it, each step of the chain with its
-               time; a deadlock is its own root. Opt-in: on a big recording
-               it adds about a fifth to the report's CPU time and a third
-               to its memory
+  WAIT CHAINS  threads blocked behind a holder that waited itself (on
+               another lock, a join, a wait or a park), followed to the
+               root thread that waited for no one, per root: the threads
+               and time behind it, each step of the chain with its time;
+               a deadlock is its own root. On a big recording they add
+               about a tenth to the report's CPU time and memory:
+               --chains=false leaves them out
   CALL SITES   the blocking call sites across all locks
   WAIT/NOTIFY  per object: waits no notify ended, threads still waiting,
                notifies that found no waiter, notifyAll storms, parks and
@@ -83,7 +83,7 @@ Examples:
   orca report /tmp/run1
   orca report --top 0 /tmp/run1 | less
   orca report --thread worker-3 /tmp/run1
-  orca report --chains /tmp/run1                    (and the wait chains to their roots)
+  orca report --chains=false /tmp/run1              (without the wait chains: a little faster)
   orca report --json -o run1.json /tmp/run1
   orca report --last 5m /tmp/server                (an always-on recording's last 5 minutes)
   orca report /tmp/run1 --from 120 --to 180
@@ -98,7 +98,7 @@ func runReport(u ui, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON instead of text")
 	top := fs.Int("top", 10, "list at most `N` locks, sites, threads and wait objects; 0: all")
 	thread := fs.String("thread", "", "only the events of the threads named `NAME` (or with that id; if none is, those whose name contains it)")
-	chains := fs.Bool("chains", false, "follow the waits to their roots (WAIT CHAINS, JSON chains): adds about a fifth to the report's CPU and a third to its memory on a big recording")
+	chains := fs.Bool("chains", true, "follow the waits to their roots (WAIT CHAINS, JSON chains); --chains=false leaves them out (about a tenth of the report's CPU and memory on a big recording)")
 	virtual := fs.Bool("virtual", false, "list virtual threads one by one in the THREADS table (by default one row per name pattern)")
 	out := fs.String("o", "", "write the report to `FILE` instead of stdout")
 	rf := addRangeFlags(fs, "report")

@@ -75,16 +75,21 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestReportChains: the wait chains only with --chains (issue 36 item
-// 1; the golden case chains has their figures): the text's WAIT CHAINS
-// section and JSON chains, null without the option.
+// TestReportChains: the wait chains by default, and with --chains, not
+// with --chains=false (issue 36 item 1; the golden case chains has their
+// figures): the text's WAIT CHAINS section and JSON chains, null with
+// --chains=false.
 func TestReportChains(t *testing.T) {
 	pre := testrec.Files(t, "../../internal/report/testdata/chains.txtar")
 	const section = "WAIT CHAINS"
-	for _, chains := range []bool{false, true} {
+	for _, c := range []struct {
+		flag   string
+		chains bool
+	}{{"", true}, {"--chains", true}, {"--chains=false", false}} {
+		chains := c.chains
 		args := []string{"report"}
-		if chains {
-			args = append(args, "--chains")
+		if c.flag != "" {
+			args = append(args, c.flag)
 		}
 		var out, errb bytes.Buffer
 		if code := run(ui{nil, &out, &errb}, append(args, pre)); code != 0 {
@@ -113,12 +118,12 @@ func TestReportChains(t *testing.T) {
 		}
 		if !chains {
 			if r.Chains != nil || r.Total != nil {
-				t.Errorf("without --chains: chains %+v, chains_total %v; want null", r.Chains, r.Total)
+				t.Errorf("%v: chains %+v, chains_total %v; want null", args, r.Chains, r.Total)
 			}
 			continue
 		}
 		if r.Total == nil || *r.Total != 3 || len(r.Chains) != 3 || r.Chains[0].Root != "0000000A" || r.Chains[0].RootState != "sleeping" || r.Chains[0].S != 1.8 {
-			t.Errorf("--chains: %+v, total %v", r.Chains, r.Total)
+			t.Errorf("%v: %+v, total %v", args, r.Chains, r.Total)
 		}
 	}
 }

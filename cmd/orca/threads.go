@@ -160,7 +160,7 @@ func (s *snapshot) read(prefix string) error {
 	if err != nil {
 		return err
 	}
-	res, err := model.Build(rec, model.Options{})
+	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
 	if err != nil {
 		return err
 	}

@@ -135,10 +135,6 @@ func newThreadsView(s *snapshot) *threadsView {
 	// Sized at once, and what many threads share made once and pointed to
 	// by all (100 000 virtual threads parked on one lock: one object, one
 	// holder).
-	waits := make(map[format.ThreadID]model.Wait, len(g.Waits))
-	for _, w := range g.Waits {
-		waits[w.Thread] = w
-	}
 	stacks := map[model.StackID][]string{}
 	resolve := func(id model.StackID) []string {
 		if f, ok := stacks[id]; ok {
@@ -167,13 +163,23 @@ func newThreadsView(s *snapshot) *threadsView {
 		objects[k] = no
 		return no
 	}
-	byID := make(map[format.ThreadID]*nowThread, len(m.Threads))
-	all := make([]*nowThread, 0, len(m.Threads))
+	// The live threads' entries in one allocation (100 000 threads: one
+	// slab, not 100 000 objects for the collector to find).
+	live := 0
+	for _, t := range m.Threads {
+		if !t.Ended {
+			live++
+		}
+	}
+	slab := make([]nowThread, live)
+	byID := make(map[format.ThreadID]*nowThread, live)
+	all := make([]*nowThread, 0, live)
 	for _, t := range m.Threads {
 		if t.Ended {
 			continue
 		}
-		nt := &nowThread{ID: t.ID.String(), Name: t.Name, Virtual: t.Virtual, tid: t.ID}
+		nt := &slab[len(all)]
+		*nt = nowThread{ID: t.ID.String(), Name: t.Name, Virtual: t.Virtual, tid: t.ID}
 		if k := t.IntervalAt(at); k >= 0 {
 			iv := &t.Intervals[k]
 			nt.State, nt.stack = iv.State.String(), iv.Stack
@@ -186,16 +192,21 @@ func newThreadsView(s *snapshot) *threadsView {
 				}
 			}
 		}
-		if w, ok := waits[t.ID]; ok {
-			nt.waits = w
-			if w.Object != 0 {
-				nt.WaitsOn = object(w.Object, w.Kind)
-			}
-			nt.forID = w.For
-		}
 		nt.Stack = resolve(nt.stack)
 		byID[t.ID] = nt
 		all = append(all, nt)
+	}
+	// What each waits on and for, from the graph (a thread is in it once).
+	for _, w := range g.Waits {
+		nt := byID[w.Thread]
+		if nt == nil {
+			continue
+		}
+		nt.waits = w
+		if w.Object != 0 {
+			nt.WaitsOn = object(w.Object, w.Kind)
+		}
+		nt.forID = w.For
 	}
 	ref := func(id format.ThreadID) nowRef {
 		if t := byID[id]; t != nil {
@@ -257,9 +268,11 @@ func newThreadsView(s *snapshot) *threadsView {
 
 	// Chains: follow each waiting thread's waits-for to a thread that waits
 	// for nobody (its root) or into a cycle (behind that deadlock).
-	roots := map[format.ThreadID]*nowChain{}
-	var order []format.ThreadID
-	for _, nt := range all {
+	// First each waiting thread's root, counted, so that each chain's list
+	// of threads is made at its size (100 000 behind one root).
+	rootOf := make([]format.ThreadID, len(all))
+	behind := map[format.ThreadID]int{}
+	for i, nt := range all {
 		if nt.forID == 0 || inCycle[nt.tid] > 0 {
 			continue
 		}
@@ -273,21 +286,32 @@ func newThreadsView(s *snapshot) *threadsView {
 			}
 			u = next.forID
 		}
+		rootOf[i] = u
+		behind[u]++
+	}
+	roots := map[format.ThreadID]*nowChain{}
+	var order []format.ThreadID
+	for i, nt := range all {
+		u := rootOf[i]
+		if u == 0 {
+			continue
+		}
 		if k := inCycle[u]; k > 0 {
-			v.Deadlocks[k-1].Behind = append(v.Deadlocks[k-1].Behind, ref(nt.tid))
+			v.Deadlocks[k-1].Behind = append(v.Deadlocks[k-1].Behind, nowRef{nt.ID, nt.Name})
 			continue
 		}
 		c := roots[u]
 		if c == nil {
 			r := byID[u]
-			c = &nowChain{Root: ref(u).ID, RootName: ref(u).Name, Threads: []nowRef{}, Links: []nowLink{}, links: map[nowLinkKey]int{}}
+			c = &nowChain{Root: ref(u).ID, RootName: ref(u).Name, Threads: make([]nowRef, 0, behind[u]), Links: []nowLink{},
+				links: map[nowLinkKey]int{}}
 			if r != nil {
 				c.RootState = r.State
 			}
 			roots[u] = c
 			order = append(order, u)
 		}
-		c.Threads = append(c.Threads, ref(nt.tid))
+		c.Threads = append(c.Threads, nowRef{nt.ID, nt.Name})
 		var on nowObject
 		if nt.WaitsOn != nil {
 			on = *nt.WaitsOn
@@ -311,8 +335,10 @@ func newThreadsView(s *snapshot) *threadsView {
 		state, on, forID string
 		stack            model.StackID
 	}
+	// Counted first, then each group's list made at its size.
 	groups := map[key]*nowGroup{}
-	for _, nt := range all {
+	groupOf := make([]*nowGroup, len(all))
+	for i, nt := range all {
 		v.Threads++
 		if !nt.Virtual {
 			v.Platform++
@@ -334,7 +360,15 @@ func newThreadsView(s *snapshot) *threadsView {
 			v.Groups = append(v.Groups, gr)
 		}
 		gr.Count++
-		gr.Threads = append(gr.Threads, nowRef{nt.ID, nt.Name})
+		groupOf[i] = gr
+	}
+	for i, nt := range all {
+		if gr := groupOf[i]; gr != nil {
+			if gr.Threads == nil {
+				gr.Threads = make([]nowRef, 0, gr.Count)
+			}
+			gr.Threads = append(gr.Threads, nowRef{nt.ID, nt.Name})
+		}
 	}
 	slices.SortStableFunc(v.List, func(a, b *nowThread) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
 	slices.SortStableFunc(v.Groups, func(a, b *nowGroup) int { return cmp.Compare(b.Count, a.Count) })

@@ -332,3 +332,75 @@ func TestChainsFuzzCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldersAndChainsRead builds every golden case and synthetic
+// recordings as orca report does (the intervals in the spill alone) and
+// checks HoldersAndChains against HoldersDoing and the walk per waiter:
+// the same holders and chains, while it reads no thread's intervals back
+// but the holders' fold's and the roots kept's (Model.IntervalsRead): the
+// sweep takes its edges as the holders' fold reads the intervals.
+// Reading every thread's again, as Chains after HoldersDoing did, reads
+// about twice the holders' fold's.
+func TestHoldersAndChainsRead(t *testing.T) {
+	var prefixes []string
+	for _, path := range chainCases(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		prefix := filepath.Join(t.TempDir(), name)
+		testrec.Write(t, testrec.Parse(t, path), prefix)
+		prefixes = append(prefixes, prefix)
+	}
+	for _, o := range []synth.Options{
+		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
+		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
+	} {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, o); err != nil {
+			t.Fatal(err)
+		}
+		prefixes = append(prefixes, prefix)
+	}
+	some, big := 0, 0
+	for _, prefix := range prefixes {
+		name := filepath.Base(prefix)
+		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+		m := res.Model
+		if !m.IntervalsDropped() {
+			t.Fatalf("%s: the intervals are not in the spill alone", name)
+		}
+		v := m.Filter(nil)
+		for _, n := range []int{0, 2, 10} {
+			r0 := m.IntervalsRead
+			wantDoing := v.HoldersDoing()
+			r1 := m.IntervalsRead
+			doing, got, gotTotal := HoldersAndChains(v, n)
+			r2 := m.IntervalsRead
+			want, wantTotal := chains(v, nil, n, true)
+			if !reflect.DeepEqual(doing, wantDoing) {
+				t.Errorf("%s, n %d: what the holders did differs from HoldersDoing's", name, n)
+			}
+			if gotTotal != wantTotal || !reflect.DeepEqual(got, want) {
+				t.Errorf("%s, n %d: %d roots:\n%+v\nper waiter %d:\n%+v", name, n, gotTotal, got, wantTotal, want)
+			}
+			// The roots kept's intervals, read to split their time by
+			// what they did.
+			kept := 0
+			var buf []model.Interval
+			for _, c := range got {
+				if th := m.Thread(c.Root); th != nil {
+					kept += len(m.IntervalsOf(th, &buf))
+				}
+			}
+			m.IntervalsRead -= kept
+			if read, fold := r2-r1, r1-r0; read > fold+kept {
+				t.Errorf("%s, n %d: read %d intervals back, the holders' fold alone %d, the %d roots kept %d", name, n, read, fold, len(got), kept)
+			}
+			if r1-r0 > 1000 {
+				big++
+			}
+			some += len(got)
+		}
+	}
+	if some < 20 || big < 2 {
+		t.Errorf("only %d roots in all the cases, %d with more than 1000 intervals", some, big)
+	}
+}

@@ -1,10 +1,6 @@
 package analysis
 
 import (
-	"cmp"
-	"slices"
-	"sort"
-
 	"orca/internal/format"
 	"orca/internal/model"
 )
@@ -19,51 +15,110 @@ import (
 // and keeps that forest: each thread's parent, and the number of waiters
 // (the View's blocked threads, whose time is blamed) in its subtree. A
 // root's time is that number times the time it stays the same, added when
-// it changes; the root's own intervals, read with a cursor, split it by
-// what the root was doing. An edge that would close a cycle is kept
-// aside: its thread is then the root of a cycle (a deadlock, as long as
-// it lasts). This costs a few steps per edge, where a walk of every
-// waiter's chain (chainWalk) searched each holder's intervals at every
-// step of every chain.
+// it changes; for the roots kept, their intervals, read once the sweep is
+// done, split it by what the root was doing. An edge that would close a
+// cycle is kept aside: its thread is then the root of a cycle (a
+// deadlock, as long as it lasts). This costs a few steps per edge, where
+// a walk of every waiter's chain (chainWalk) searched each holder's
+// intervals at every step of every chain.
+//
+// The edges are kept in time order of their starts as they come (in
+// buckets of time, each sorted before the sweep), and their ends are
+// taken from a heap of the edges under way, so that the sweep reads them
+// in order, once per pass, and keeps what it needs of each thread's edge
+// under way beside the thread: it reads no edge again, and no interval
+// but the roots kept's. Taking the edges as the holders' fold reads the
+// intervals (HoldersAndChains), `orca report` reads each thread's
+// intervals once for both (docs/streaming.md).
 
 // sweepEdge is one stretch [a, b) in which thread from (a node) waited
 // for thread to (to&^srcBit; srcBit set when from is a waiter whose time
-// the chains blame: one of the View's threads blocked on a lock). A
-// recording of millions of contentions has as many: 24 bytes each.
+// the chains blame: one of the View's threads blocked on a lock), on lk
+// (an index in chainSweep.ons: how it waited, on what). A recording of
+// millions of contentions has as many: 32 bytes each.
 type sweepEdge struct {
 	a, b format.Time
 	from int32
 	to   uint32
+	lk   uint32
 }
 
 const srcBit = 1 << 31
 
-// target is the node e waits for.
-func (e *sweepEdge) target() int32 { return int32(e.to &^ srcBit) }
+// onKey is how a thread waited, on what: a step's (hop's) lock.
+type onKey struct {
+	obj format.ObjectID
+	how uint8
+}
 
-// sweepEv is an event of the sweep: an edge's index times two, plus one
-// for its start (so that, at one instant, the ends go first).
-type sweepEv = int32
+// rootSeg is a stretch [a, b) in which a root kept (pass 2) had n waiters
+// behind it and was no cycle's: split by what it was doing at the end
+// (rootStates).
+type rootSeg struct {
+	a, b format.Time
+	n    format.Time
+}
+
+// edgeChunk is how many edges a chunk of a bucket holds: a bucket's last
+// chunk is mostly part full, so the buckets waste half a chunk each.
+const edgeChunk = 128
+
+// edgeBuckets is how many buckets of time the recording's span is cut
+// into: each is sorted alone before the sweep (a few hundred edges each
+// at 128 MB).
+const edgeBuckets = 4096
+
+// endEv is an edge under way in the heap of their ends: the sweep takes
+// them by end, then thread (at one instant, as the edges' starts, in the
+// order of the threads), then the edge's place in the sweep.
+type endEv struct {
+	b    format.Time
+	from int32
+	e    int32
+}
 
 type chainSweep struct {
-	m   *model.Model
-	ids []format.ThreadID  // by node: Model.Threads, then the threads waited for that it has not
-	ivs [][]model.Interval // by node, the thread's intervals (Model.IntervalsOf); nil past Model.Threads
-	es  []sweepEdge
-	ev  []sweepEv
+	m    *model.Model
+	ids  []format.ThreadID // by node: Model.Threads, then the threads waited for that it has not
+	node map[format.ThreadID]int32
+	// The edges, by bucket of time of their starts ([lo, lo+width) the
+	// first; earlier or later ones go to the first or last): each bucket
+	// its chunks, the last one filled to fill.
+	lo, width format.Time
+	buckets   [][]*[edgeChunk]sweepEdge
+	fill      []int32
+	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
+	ons  []onKey
+	onOf map[onKey]uint32
 
-	// The forest: by node, its parent (-1 for a root), its edge now (an
-	// index in es, -1 for none; a root with an edge is a cycle's, the edge
-	// closing it), and the waiters in its subtree, itself included.
-	par []int32
-	cur []int32
-	cnt []int32
+	// The edges' collection (interval): the thread last given, its node
+	// and whether its contentions are the View's (src edges), its last
+	// edge's start and end; the last thread waited for and the last lock,
+	// which mostly repeat.
+	lastT      *model.Thread
+	lastXi     int32
+	lastKept   bool
+	lastTo     format.ThreadID
+	lastTi     int32
+	lastOn     onKey
+	lastOnIdx  uint32
+	haveLastOn bool
+
+	// The ends of the edges under way.
+	ends []endEv
+
+	// The forest: by node, its parent (-1 for a root), its edge now (its
+	// place in the sweep, -1 for none; a root with an edge is a cycle's,
+	// the edge closing it) with that edge's to and lk (curTo, curLk), and
+	// the waiters in its subtree, itself included.
+	par   []int32
+	cur   []int32
+	curTo []uint32
+	curLk []uint32
+	cnt   []int32
 	// last: by root, when its count, its being a root or its cycle last
 	// changed: its time since is not yet added.
 	last []format.Time
-	// pos: by node, the cursor over its intervals that split its time as
-	// a root by state.
-	pos []int32
 	// hist: by node, its subtree's waiters by their distance to it (the
 	// chains' depths).
 	hist [][]int32
@@ -92,17 +147,82 @@ type chainSweep struct {
 	kidAt  []int32
 	edgeAt []format.Time
 	links  []map[hop]format.Time // by acc kept (acc.lastTop's index)
+	// segs: by acc kept, its stretches as a root that was no cycle's, in
+	// time order, split by what the root was doing once pass 2 is done
+	// (rootStates): the roots' intervals are read for those alone.
+	segs [][]rootSeg
 }
 
-// sweepChains is Chains by the sweep.
+// newChainSweep returns a sweep of v's chains with no edge yet.
+func newChainSweep(v *model.View) *chainSweep {
+	m := v.Model
+	s := &chainSweep{m: m, accOf: map[format.ThreadID]int32{}, onOf: map[onKey]uint32{}, lastXi: -1}
+	s.node = make(map[format.ThreadID]int32, len(m.Threads))
+	s.ids = make([]format.ThreadID, len(m.Threads))
+	for i, t := range m.Threads {
+		s.node[t.ID] = int32(i)
+		s.ids[i] = t.ID
+	}
+	s.lo = m.Start
+	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
+	s.buckets, s.fill = make([][]*[edgeChunk]sweepEdge, edgeBuckets), make([]int32, edgeBuckets)
+	return s
+}
+
+// HoldersAndChains returns what the holders did (View.HoldersDoing) and
+// the wait chains (Chains) from one read of the threads' intervals: the
+// sweep's edges are taken as the holders' fold reads each thread's
+// intervals (View.HoldersDoingWith), so that, with the intervals in the
+// Model's spill alone, the chains read none again. A View of some threads
+// (--thread) takes the edges of all (Chains).
+func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []Chain, int) {
+	if v.Filtered {
+		doing := v.HoldersDoing()
+		cs, total := Chains(v, doing, n)
+		return doing, cs, total
+	}
+	s := newChainSweep(v)
+	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
+		s.interval(t, iv, spans, true)
+	})
+	cs, total := s.chains(n)
+	return doing, cs, total
+}
+
+// sweepChains is Chains by the sweep: the edges of every thread, read
+// one at a time (Model.IntervalsOf).
 func sweepChains(v *model.View, n int) ([]Chain, int) {
 	m := v.Model
-	s := &chainSweep{m: m, accOf: map[format.ThreadID]int32{}}
-	s.edges(v)
+	s := newChainSweep(v)
+	kept := make([]bool, len(m.Threads))
+	for _, t := range v.Threads {
+		kept[s.node[t.ID]] = true
+	}
+	var buf []model.Interval
+	var spans []model.OwnerSpan
+	for xi, t := range m.Threads {
+		ivs := m.IntervalsOf(t, &buf)
+		for i := range ivs {
+			iv := &ivs[i]
+			spans = spans[:0]
+			for sp := range m.BlameSpans(t.ID, iv) {
+				if sp.End > sp.Start {
+					spans = append(spans, sp)
+				}
+			}
+			s.interval(t, iv, spans, kept[xi])
+		}
+	}
+	return s.chains(n)
+}
+
+// chains sweeps the edges collected, and returns the first n roots (0:
+// all), most time first, and how many there are.
+func (s *chainSweep) chains(n int) ([]Chain, int) {
 	s.order()
 	nn := len(s.ids)
-	s.par, s.cur, s.cnt = make([]int32, nn), make([]int32, nn), make([]int32, nn)
-	s.last, s.pos, s.hist, s.cycAcc = make([]format.Time, nn), make([]int32, nn), make([][]int32, nn), make([]int32, nn)
+	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
+	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
 	s.nodeAcc = make([]int32, nn)
 	for i := range s.nodeAcc {
 		s.nodeAcc[i] = -1
@@ -114,9 +234,10 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 		return []Chain{}, total
 	}
 
-	// Pass 2: the same sweep again, for the threads and links of the
-	// roots kept.
+	// Pass 2: the same sweep again, for the threads, links and states of
+	// the roots kept.
 	s.links = make([]map[hop]format.Time, len(order))
+	s.segs = make([][]rootSeg, len(order))
 	for k, ai := range order {
 		a := &s.accs[ai]
 		a.sel, a.lastTop = true, int32(k)
@@ -127,6 +248,8 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 	s.onCyc, s.kids, s.kidAt, s.edgeAt = make([]bool, nn), make([][]int32, nn), make([]int32, nn), make([]format.Time, nn)
 	s.reset()
 	s.run()
+	s.buckets = nil
+	s.rootStates(order)
 
 	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
@@ -138,177 +261,251 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 // reset makes every node a root with no edge and no waiter behind it.
 func (s *chainSweep) reset() {
 	for i := range s.par {
-		s.par[i], s.cur[i], s.cnt[i], s.last[i], s.pos[i] = -1, -1, 0, 0, 0
+		s.par[i], s.cur[i], s.cnt[i], s.last[i] = -1, -1, 0, 0
 		s.hist[i] = s.hist[i][:0]
 	}
 }
 
-// edges collects every thread's edges, in time order thread by thread
-// (a thread's intervals do not overlap, nor do a contention's blame
-// spans): each part of an interval in which the thread waited for
-// another (chainWalk.links), within the thread's life.
-func (s *chainSweep) edges(v *model.View) {
-	m := s.m
-	node := make(map[format.ThreadID]int32, len(m.Threads))
-	s.ids = make([]format.ThreadID, len(m.Threads))
-	s.ivs = make([][]model.Interval, len(m.Threads))
-	for i, t := range m.Threads {
-		node[t.ID] = int32(i)
-		s.ids[i] = t.ID
+// interval adds the edges of t's interval iv (spans: its blame spans with
+// time, for a Blocked or Acquire one): each part of it, within t's life,
+// in which t waited for another thread (chainWalk.links). The intervals
+// come thread by thread in Model.Threads' order, each thread's in time
+// order (they do not overlap, nor do a contention's blame spans); kept
+// says t is one of the View's threads (its contentions' time is blamed).
+func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan, kept bool) {
+	if t != s.lastT {
+		s.lastT, s.lastXi, s.lastKept = t, s.node[t.ID], kept
 	}
-	n := 0
-	for _, t := range m.Threads {
-		n += len(t.Intervals) // an edge or none each, mostly (0 when dropped: append grows it)
-	}
-	s.es = make([]sweepEdge, 0, n)
-	kept := make([]bool, len(m.Threads))
-	for _, t := range v.Threads {
-		kept[node[t.ID]] = true
-	}
-	var lastTo format.ThreadID // a thread mostly waits for one other in a row
-	var lastTi int32
-	for xi, t := range m.Threads {
-		var buf []model.Interval // each thread's own: the sweep reads them all at once
-		ivs := m.IntervalsOf(t, &buf)
-		s.ivs[xi] = ivs
-		for i := range ivs {
-			iv := &ivs[i]
-			lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
-			emit := func(a, b format.Time, to format.ThreadID, src bool) {
-				a, b = max(a, lo), min(b, hi)
-				if b <= a || to == 0 || to == t.ID {
-					return
-				}
-				ti := lastTi
-				if to != lastTo {
-					var ok bool
-					if ti, ok = node[to]; !ok {
-						ti = int32(len(s.ids))
-						s.ids = append(s.ids, to)
-						node[to] = ti
-					}
-					lastTo, lastTi = to, ti
-				}
-				e := sweepEdge{a: a, b: b, from: int32(xi), to: uint32(ti)}
-				if src {
-					e.to |= srcBit
-				}
-				s.es = append(s.es, e)
-			}
-			switch {
-			case iv.State == model.Blocked || iv.Acquire:
-				for sp := range m.BlameSpans(t.ID, iv) {
-					emit(sp.Start, sp.End, sp.Owner, kept[xi])
-				}
-			case iv.State == model.Joining && !iv.SelfJoin,
-				iv.State == model.Waiting && !iv.SelfJoin && !m.IdleWaits[iv.Stack],
-				iv.State == model.Parked, iv.State == model.Acquiring:
-				emit(iv.Start, iv.End, iv.Other, false)
-			}
-		}
-	}
-}
-
-// hopOf is edge e's step: how its thread waited, on what (its interval
-// then says).
-func (s *chainSweep) hopOf(e *sweepEdge) hop {
-	ivs := s.ivs[e.from]
-	iv := &ivs[sort.Search(len(ivs), func(i int) bool { return ivs[i].End > e.a })]
-	h := hop{from: s.ids[e.from], to: s.ids[e.target()], obj: iv.Object}
+	var on onKey
 	switch {
 	case iv.State == model.Blocked:
-		h.how = howMonitor
+		on = onKey{iv.Object, howMonitor}
 	case iv.Acquire:
-		h.how = howLock
-	case iv.State == model.Joining:
-		h.how, h.obj = howJoin, 0
-	case iv.State == model.Waiting:
-		h.how = howWait
+		on = onKey{iv.Object, howLock}
+	case iv.State == model.Joining && !iv.SelfJoin:
+		on = onKey{0, howJoin}
+	case iv.State == model.Waiting && !iv.SelfJoin && !s.m.IdleWaits[iv.Stack]:
+		on = onKey{iv.Object, howWait}
 	case iv.State == model.Parked:
-		h.how = howPark
+		on = onKey{iv.Object, howPark}
+	case iv.State == model.Acquiring:
+		on = onKey{iv.Object, howSemaphore}
 	default:
-		h.how = howSemaphore
-	}
-	return h
-}
-
-// at is event k's instant.
-func (s *chainSweep) at(k sweepEv) format.Time {
-	if k&1 != 0 {
-		return s.es[k>>1].a
-	}
-	return s.es[k>>1].b
-}
-
-// order sorts the edges' starts and ends by time, ends first at one
-// instant: a counting sort into buckets of equal length of time, then a
-// sort of each bucket (most hold one or two).
-func (s *chainSweep) order() {
-	if len(s.es) == 0 {
 		return
 	}
-	lo, hi := s.es[0].a, s.es[0].b
-	for i := range s.es {
-		lo, hi = min(lo, s.es[i].a), max(hi, s.es[i].b)
+	lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
+	if on.how == howMonitor || on.how == howLock {
+		for _, sp := range spans {
+			s.emit(t, lo, hi, sp.Start, sp.End, sp.Owner, on, s.lastKept)
+		}
+		return
 	}
-	nb := len(s.es)/2 + 1 // four events a bucket, on average
-	width := (hi-lo)/format.Time(nb) + 1
-	count := make([]int32, nb+1)
-	for i := range s.es {
-		count[(s.es[i].a-lo)/width+1]++
-		count[(s.es[i].b-lo)/width+1]++
+	s.emit(t, lo, hi, iv.Start, iv.End, iv.Other, on, false)
+}
+
+// emit adds the edge from t to thread to over [a, b) within [lo, hi).
+func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.ThreadID, on onKey, src bool) {
+	a, b = max(a, lo), min(b, hi)
+	if b <= a || to == 0 || to == t.ID {
+		return
 	}
-	for i := 1; i <= nb; i++ {
-		count[i] += count[i-1]
+	ti := s.lastTi // a thread mostly waits for one other in a row
+	if to != s.lastTo {
+		var ok bool
+		if ti, ok = s.node[to]; !ok {
+			ti = int32(len(s.ids))
+			s.ids = append(s.ids, to)
+			s.node[to] = ti
+		}
+		s.lastTo, s.lastTi = to, ti
 	}
-	s.ev = make([]sweepEv, 2*len(s.es))
-	for i := range s.es {
-		ka, kb := (s.es[i].a-lo)/width, (s.es[i].b-lo)/width
-		s.ev[count[kb]] = sweepEv(2 * i)
-		count[kb]++
-		s.ev[count[ka]] = sweepEv(2*i + 1)
-		count[ka]++
+	if on != s.lastOn || !s.haveLastOn {
+		k, ok := s.onOf[on]
+		if !ok {
+			k = uint32(len(s.ons))
+			s.ons = append(s.ons, on)
+			s.onOf[on] = k
+		}
+		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
 	}
-	less := func(x, y sweepEv) int {
-		return cmp.Or(cmp.Compare(s.at(x), s.at(y)), cmp.Compare(x&1, y&1), cmp.Compare(x, y))
+	e := sweepEdge{a: a, b: b, from: s.lastXi, to: uint32(ti), lk: s.lastOnIdx}
+	if src {
+		e.to |= srcBit
 	}
-	from := 0
-	for _, to := range count[:nb] {
-		b := s.ev[from:to]
-		from = int(to)
-		if len(b) < 2 {
+	k := int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
+	cs := s.buckets[k]
+	if len(cs) == 0 || s.fill[k] == edgeChunk {
+		cs = append(cs, new([edgeChunk]sweepEdge))
+		s.buckets[k], s.fill[k] = cs, 0
+	}
+	cs[len(cs)-1][s.fill[k]] = e
+	s.fill[k]++
+}
+
+// hopOf is the step of x's edge now: how x waited, on what.
+func (s *chainSweep) hopOf(x int32) hop {
+	on := s.ons[s.curLk[x]]
+	return hop{from: s.ids[x], to: s.ids[s.curTo[x]&^srcBit], obj: on.obj, how: on.how}
+}
+
+// order sorts each bucket's edges by start, stably: at one instant in
+// the order they came, which is the threads' (a thread's edges come in
+// time order, and when they do not the later of two starts at one
+// instant wins, as it came later). A counting sort of the bucket into
+// pieces of time of about two edges each, then an insertion sort of each
+// piece.
+func (s *chainSweep) order() {
+	var buf, tmp []sweepEdge
+	var count []int32
+	for k, cs := range s.buckets {
+		if len(cs) == 0 {
 			continue
 		}
-		if len(b) > 12 {
-			slices.SortFunc(b, less)
-			continue
-		}
-		for i := 1; i < len(b); i++ {
-			for j := i; j > 0 && less(b[j-1], b[j]) > 0; j-- {
-				b[j-1], b[j] = b[j], b[j-1]
+		buf = buf[:0]
+		for i, c := range cs {
+			f := edgeChunk
+			if i == len(cs)-1 {
+				f = int(s.fill[k])
 			}
+			buf = append(buf, c[:f]...)
+		}
+		lo, hi := buf[0].a, buf[0].a
+		for i := range buf {
+			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
+		}
+		np := len(buf)/2 + 1
+		width := (hi-lo)/format.Time(np) + 1
+		count = append(count[:0], make([]int32, np+1)...)
+		for i := range buf {
+			count[(buf[i].a-lo)/width+1]++
+		}
+		for i := 1; i <= np; i++ {
+			count[i] += count[i-1]
+		}
+		tmp = append(tmp[:0], make([]sweepEdge, len(buf))...)
+		for i := range buf {
+			p := (buf[i].a - lo) / width
+			tmp[count[p]] = buf[i]
+			count[p]++
+		}
+		for i := 1; i < len(tmp); i++ {
+			for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
+				tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+			}
+		}
+		rest := tmp
+		for _, c := range cs {
+			rest = rest[copy(c[:], rest):]
 		}
 	}
 }
 
-// run sweeps the events in time order.
+// lessEnd orders the heap of ends: by end, then thread, then place.
+func lessEnd(x, y *endEv) bool {
+	if x.b != y.b {
+		return x.b < y.b
+	}
+	if x.from != y.from {
+		return x.from < y.from
+	}
+	return x.e < y.e
+}
+
+// pushEnd adds an edge under way to the heap of ends.
+func (s *chainSweep) pushEnd(v endEv) {
+	h := append(s.ends, v)
+	i := len(h) - 1
+	for i > 0 {
+		p := (i - 1) / 2
+		if !lessEnd(&h[i], &h[p]) {
+			break
+		}
+		h[i], h[p] = h[p], h[i]
+		i = p
+	}
+	s.ends = h
+}
+
+// popEnd takes the first end off the heap.
+func (s *chainSweep) popEnd() endEv {
+	h := s.ends
+	top := h[0]
+	n := len(h) - 1
+	h[0] = h[n]
+	h = h[:n]
+	for i := 0; ; {
+		l := 2*i + 1
+		if l >= n {
+			break
+		}
+		if r := l + 1; r < n && lessEnd(&h[r], &h[l]) {
+			l = r
+		}
+		if !lessEnd(&h[l], &h[i]) {
+			break
+		}
+		h[i], h[l] = h[l], h[i]
+		i = l
+	}
+	s.ends = h
+	return top
+}
+
+// run sweeps the edges in time order: at each instant the ends of the
+// edges under way, then the starts, each by thread.
 func (s *chainSweep) run() {
-	for i := 0; i < len(s.ev); {
-		now := s.at(s.ev[i])
-		for ; i < len(s.ev) && s.at(s.ev[i]) == now; i++ {
-			k := s.ev[i]
-			e := k >> 1
-			x := s.es[e].from
-			if k&1 == 0 {
-				if s.cur[x] == e {
-					s.detach(x, now)
+	s.ends = s.ends[:0]
+	k, ci, j := 0, 0, 0 // the next start: bucket, chunk, place in it
+	var next *sweepEdge
+	advance := func() {
+		for k < len(s.buckets) {
+			cs := s.buckets[k]
+			if ci < len(cs) {
+				lim := edgeChunk
+				if ci == len(cs)-1 {
+					lim = int(s.fill[k])
 				}
-				continue
+				if j < lim {
+					next = &cs[ci][j]
+					return
+				}
+				if ci < len(cs)-1 {
+					ci, j = ci+1, 0
+					continue
+				}
 			}
+			k, ci, j = k+1, 0, 0
+		}
+		next = nil
+	}
+	advance()
+	e := int32(0) // the next start's place in the sweep
+	for next != nil || len(s.ends) > 0 {
+		var now format.Time
+		switch {
+		case next == nil:
+			now = s.ends[0].b
+		case len(s.ends) == 0:
+			now = next.a
+		default:
+			now = min(next.a, s.ends[0].b)
+		}
+		for len(s.ends) > 0 && s.ends[0].b == now {
+			v := s.popEnd()
+			if s.cur[v.from] == v.e {
+				s.detach(v.from, now)
+			}
+		}
+		for next != nil && next.a == now {
+			x := next.from
 			if s.cur[x] >= 0 { // edges of one thread that overlap: the later wins
 				s.detach(x, now)
 			}
-			s.attach(x, e, now)
+			s.attach(x, e, next.to, next.lk, now)
+			s.pushEnd(endEv{b: next.b, from: x, e: e})
+			e++
+			j++
+			advance()
 		}
 		if !s.pass2 {
 			for _, r := range s.dirty {
@@ -364,12 +561,16 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 	return s.nodeAcc[x]
 }
 
-// isSrc reports whether edge e's time is blamed (a waiter's).
-func (s *chainSweep) isSrc(e int32) bool { return s.es[e].to&srcBit != 0 }
+// isSrc reports whether x's edge now is a waiter's (its time is blamed).
+func (s *chainSweep) isSrc(x int32) bool { return s.curTo[x]&srcBit != 0 }
 
-// attach starts x's edge e (x is a root with no edge) at now.
-func (s *chainSweep) attach(x, e int32, now format.Time) {
-	y := s.es[e].target()
+// target is the thread x waits for now.
+func (s *chainSweep) target(x int32) int32 { return int32(s.curTo[x] &^ srcBit) }
+
+// attach starts x's edge e, to thread to&^srcBit on lk (sweepEdge), at
+// now (x is a root with no edge).
+func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
+	y := int32(to &^ srcBit)
 	s.flush(x, now)
 	r := s.root(y)
 	cyc := int32(-1)
@@ -397,8 +598,8 @@ func (s *chainSweep) attach(x, e int32, now format.Time) {
 		}
 		s.edgeAt[x] = now
 	}
-	s.cur[x] = e
-	if s.isSrc(e) {
+	s.cur[x], s.curTo[x], s.curLk[x] = e, to, lk
+	if s.isSrc(x) {
 		s.addSelf(x, 1)
 	}
 	if cyc >= 0 {
@@ -424,7 +625,7 @@ func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].sel }
 
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
-	e := s.cur[x]
+	src := s.isSrc(x)
 	if s.par[x] < 0 { // the edge that closed a cycle
 		s.flush(x, now)
 		if s.pass2 {
@@ -434,7 +635,7 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 			s.uncycle(x)
 		}
 		s.cur[x] = -1
-		if s.isSrc(e) {
+		if src {
 			s.addSelf(x, -1)
 		}
 		s.dirty = append(s.dirty, x)
@@ -461,21 +662,21 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 	}
 	s.link(x, s.par[x], -1)
 	s.cur[x] = -1
-	if s.isSrc(e) {
+	if src {
 		s.addSelf(x, -1)
 	}
 	s.last[x] = now
 	s.dirty = append(s.dirty, x)
-	if cyc && s.root(s.es[s.cur[r]].target()) != r {
+	if cyc && s.root(s.target(r)) != r {
 		// x was on r's cycle: it is broken, r's edge closes none now
 		// and r is behind x's tree.
-		s.link(r, s.es[s.cur[r]].target(), 1)
+		s.link(r, s.target(r), 1)
 	}
 }
 
 // uncycle clears the marks of cycle root r's cycle (pass 2).
 func (s *chainSweep) uncycle(r int32) {
-	for u := s.es[s.cur[r]].target(); u != r && u >= 0; u = s.par[u] {
+	for u := s.target(r); u != r && u >= 0; u = s.par[u] {
 		s.onCyc[u] = false
 	}
 	s.onCyc[r] = false
@@ -556,7 +757,7 @@ func (s *chainSweep) depth(r int32) int {
 	for u := r; ; {
 		// u's waiters not behind the next thread of the cycle (c).
 		c := int32(-1)
-		if y := s.es[s.cur[r]].target(); y != u {
+		if y := s.target(r); y != u {
 			for c = y; s.par[c] != u; c = s.par[c] {
 			}
 		}
@@ -579,68 +780,99 @@ func (s *chainSweep) depth(r int32) int {
 }
 
 // flush adds root r's time since last, its waiters' count each instant,
-// to its entry, by what it was doing (pass 1).
+// to its entry (pass 1); for a root kept (pass 2), a cycle's to its
+// states, another's as a stretch to split by what it was doing
+// (rootStates).
 func (s *chainSweep) flush(r int32, now format.Time) {
 	a := s.last[r]
 	s.last[r] = now
 	n := format.Time(s.cnt[r])
-	if s.pass2 || n == 0 || now <= a {
+	if n == 0 || now <= a {
 		return
 	}
-	if s.cur[r] >= 0 {
-		acc := &s.accs[s.cycAcc[r]]
-		s.accEnd[s.cycAcc[r]] = now
+	ai := s.cycAcc[r]
+	if s.cur[r] < 0 {
+		ai = s.nodeAccOf(r)
+	}
+	acc := &s.accs[ai]
+	switch {
+	case !s.pass2:
+		s.accEnd[ai] = now
 		acc.time += n * (now - a)
+	case !acc.sel:
+	case s.cur[r] >= 0:
 		acc.states[rootCycle] += n * (now - a)
-		return
-	}
-	acc := &s.accs[s.nodeAccOf(r)]
-	s.accEnd[s.nodeAccOf(r)] = now
-	acc.time += n * (now - a)
-	add := func(st int, p, q format.Time) {
-		if q > p {
-			acc.states[st] += n * (q - p)
+	default:
+		k := acc.lastTop
+		if ss := s.segs[k]; len(ss) > 0 && ss[len(ss)-1].b == a && ss[len(ss)-1].n == n {
+			ss[len(ss)-1].b = now
+		} else {
+			s.segs[k] = append(ss, rootSeg{a, now, n})
 		}
 	}
-	if int(r) >= len(s.m.Threads) {
-		add(rootUnknown, a, now)
-		return
-	}
-	t := s.m.Threads[r]
-	b := now
-	if a < t.Start {
-		add(rootUnknown, a, min(b, t.Start))
-		a = min(b, t.Start)
-	}
-	if b > t.End {
-		add(rootEnded, max(a, t.End), b)
-		b = max(a, t.End)
-	}
-	ivs := s.ivs[r]
-	i := int(s.pos[r])
-	for i < len(ivs) && ivs[i].End <= a {
-		i++
-	}
-	s.pos[r] = int32(i)
-	at := a
-	for ; i < len(ivs) && ivs[i].Start < b; i++ {
-		p, q := max(ivs[i].Start, a), min(ivs[i].End, b)
-		if q <= p {
+}
+
+// rootStates splits the stretches of each root kept (segs) by what the
+// root was doing: its intervals' states, runnable between them, ended
+// after its end, unknown before its start or for a thread with no events
+// of its own. Each root's intervals are read once, one root at a time.
+func (s *chainSweep) rootStates(order []int32) {
+	var buf []model.Interval
+	for k, ai := range order {
+		acc := &s.accs[ai]
+		segs := s.segs[k]
+		if len(segs) == 0 {
 			continue
 		}
-		add(int(model.Runnable), at, p)
-		add(int(ivs[i].Shown()), p, q)
-		at = max(at, q)
+		add := func(st int, n, p, q format.Time) {
+			if q > p {
+				acc.states[st] += n * (q - p)
+			}
+		}
+		r := s.node[acc.root]
+		if int(r) >= len(s.m.Threads) {
+			for _, g := range segs {
+				add(rootUnknown, g.n, g.a, g.b)
+			}
+			continue
+		}
+		t := s.m.Threads[r]
+		ivs := s.m.IntervalsOf(t, &buf)
+		i := 0
+		for _, g := range segs {
+			a, b, n := g.a, g.b, g.n
+			if a < t.Start {
+				add(rootUnknown, n, a, min(b, t.Start))
+				a = min(b, t.Start)
+			}
+			if b > t.End {
+				add(rootEnded, n, max(a, t.End), b)
+				b = max(a, t.End)
+			}
+			for i < len(ivs) && ivs[i].End <= a {
+				i++
+			}
+			at := a
+			for j := i; j < len(ivs) && ivs[j].Start < b; j++ {
+				p, q := max(ivs[j].Start, a), min(ivs[j].End, b)
+				if q <= p {
+					continue
+				}
+				add(int(model.Runnable), n, at, p)
+				add(int(ivs[j].Shown()), n, p, q)
+				at = max(at, q)
+			}
+			add(int(model.Runnable), n, at, b)
+		}
+		s.segs[k] = nil
 	}
-	add(int(model.Runnable), at, b)
 }
 
 // flushEdge adds x's edge's time since edgeAt, at its rate (the waiters
 // that went through it: those of its subtree, or all of its cycle's), to
 // its root's links, and x to its threads if it is a waiter (pass 2).
 func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
-	e := s.cur[x]
-	if e < 0 {
+	if s.cur[x] < 0 {
 		return
 	}
 	a := s.edgeAt[x]
@@ -649,8 +881,8 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 		return
 	}
 	acc := &s.accs[ai]
-	s.links[acc.lastTop][s.hopOf(&s.es[e])] += format.Time(n) * (now - a)
-	if s.isSrc(e) {
+	s.links[acc.lastTop][s.hopOf(x)] += format.Time(n) * (now - a)
+	if s.isSrc(x) {
 		acc.threads = append(acc.threads, s.ids[x])
 	}
 }
@@ -685,7 +917,7 @@ func (s *chainSweep) flushPath(y, r int32, now format.Time) {
 		s.flushEdge(u, ai, s.rate(u, r), now)
 	}
 	if s.cur[r] >= 0 {
-		for u := s.es[s.cur[r]].target(); u != r; u = s.par[u] {
+		for u := s.target(r); u != r; u = s.par[u] {
 			s.flushEdge(u, ai, s.rate(u, r), now)
 		}
 	}

@@ -105,18 +105,28 @@ const (
 	InfoWaitTimeouts = "wait_timeouts"
 	// InfoHeldMonitors: "yes" when every MonitorContendedEnter is followed
 	// by the MonitorHeld lines of the monitors its thread held then (none
-	// when it held none); "no: WHY" when the agent could not ask (an
-	// attached agent: HotSpot offers JVMTI's owned-monitor capabilities
-	// only at the JVM's start; kinds=seed). Absent in older recordings.
+	// when it held none), with orca record --lock-order or
+	// --lock-order=monitors; "no: WHY" when the agent did not or could not
+	// ask (off by default: "no: off (orca record --lock-order turns it
+	// on)", or "no: off (orca record --lock-order=off)" from the orca whose
+	// default was the monitors; an attached agent: HotSpot offers JVMTI's
+	// owned-monitor capabilities only at the JVM's start; kinds=seed).
+	// Absent in older recordings.
 	InfoHeldMonitors = "held_monitors"
 	// InfoHeldUnread counts the contended enters whose held monitors JVMTI
 	// did not give (their MonitorHeld lines are missing); listed when not 0.
 	InfoHeldUnread = "held_monitors_unread"
+	// InfoHeldSkipped counts the contended enters whose monitor was free
+	// again when the agent would have asked for the held monitors: not
+	// asked (no MonitorHeld lines), as the call would only have kept the
+	// monitors the thread holds from the others; listed when not 0.
+	InfoHeldSkipped = "held_monitors_skipped"
 	// InfoHeldLocks: "yes" when every contended acquisition (a
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
 	// the java.util.concurrent locks its thread held then; "no: WHY" else
-	// (off by default: orca record --lock-order). Absent in older recordings.
+	// (off by default: only orca record --lock-order writes them). Absent in
+	// older recordings.
 	InfoHeldLocks = "held_locks"
 	// InfoHeldLocksLost counts the acquires of a thread that held 16 j.u.c.
 	// locks already (not kept: their LockHeld lines are missing); listed
@@ -154,10 +164,21 @@ const (
 	// (docs/agent.md, "The sample path"), written when it stops.
 	InfoSampleWallRuns       = "sample_wall_runs"
 	InfoSampleWallStatesRead = "sample_wall_states_read"
-	// InfoSampleWallQuietRuns: of those runs, the ones a quiet sampler made
-	// itself because the writer's drains, which run the ticks while it
-	// sleeps, had fallen behind by its whole sleep; written when it stops.
-	InfoSampleWallQuietRuns = "sample_wall_quiet_runs"
+	// InfoSampleWallSlotsRead: the threads' slots those runs looked at: every
+	// live thread's at a run after a hook took a mark away (a park, sleep or
+	// wait ended) or a thread was registered, else only those of the threads
+	// not marked at the last such run; written when it stops.
+	InfoSampleWallSlotsRead = "sample_wall_slots_read"
+	// InfoSampleWallQuietWakeups: of those wake-ups, the ones of a quiet
+	// sampler (the writer's drains run the ticks while it sleeps) that the
+	// writer did not call for: 0 but for a spurious wake-up (it woke each
+	// second before); written when it stops.
+	InfoSampleWallQuietWakeups = "sample_wall_quiet_wakeups"
+	// InfoSampleDrainSlots: the threads' sample slots the writer's drains
+	// visited: those with a sample, a repeat or their thread's end to
+	// drain, not every slot (docs/agent.md, "The sample path"); written
+	// when the samplers stop.
+	InfoSampleDrainSlots = "sample_drain_slots"
 	// InfoSampleRingsKept: when the samplers stopped, a signal handler was
 	// still running after a second, so the threads' sample rings were
 	// kept (not freed) rather than freed under it; 1 when so, absent else.
@@ -268,8 +289,8 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
-	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallQuietRuns, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,

@@ -45,8 +45,8 @@ func (b *Builder) Finalize() *Model {
 		b.sites.extend(m, b.frames())
 	}
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
-	for _, t := range m.Threads {
-		ts := b.threads[t.ID]
+	for i, t := range m.Threads {
+		ts := b.byNum[i]
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now.
 			dropped, t.lent = true, nil
@@ -86,13 +86,27 @@ func (b *Builder) Finalize() *Model {
 
 	// Each thread once (by ID): no two compare equal, and an unstable sort
 	// gives the same order as a stable one, in n log n (a stable one's
-	// merges took a third of Finalize with 100 000 threads).
-	slices.SortFunc(m.Threads, func(a, b *Thread) int {
-		if c := cmp.Compare(a.Start, b.Start); c != 0 {
+	// merges took a third of Finalize with 100 000 threads). Sorted by
+	// keys copied beside each pointer: comparing through the pointers
+	// missed the cache at most comparisons (100 000 threads).
+	type byStartKey struct {
+		start format.Time
+		id    format.ThreadID
+		t     *Thread
+	}
+	keys := make([]byStartKey, len(m.Threads))
+	for i, t := range m.Threads {
+		keys[i] = byStartKey{t.Start, t.ID, t}
+	}
+	slices.SortFunc(keys, func(a, b byStartKey) int {
+		if c := cmp.Compare(a.start, b.start); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ID, b.ID)
+		return cmp.Compare(a.id, b.id)
 	})
+	for i := range keys {
+		m.Threads[i] = keys[i].t
+	}
 	b.feeding = nil
 	if b.dropIntervals && b.spill.err == nil {
 		// Every contention is fed: the owner changes go to the spill, and

@@ -63,20 +63,31 @@ type DoingSamples struct {
 // Options.Spill reads each thread's intervals and samples from its spill,
 // one thread at a time.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
-	return v.holdersDoing(v.Model.spill != nil)
+	return v.holdersDoing(v.Model.spill != nil, nil)
+}
+
+// HoldersDoingWith is HoldersDoing, and calls each with every interval of
+// the View's threads as its one pass reads them (thread by thread in the
+// View's order, each thread's in order), with the interval's blame spans
+// that have time (a Blocked or Acquire interval's; none for the others):
+// another fold over all the intervals (the wait chains' edges,
+// analysis.HoldersAndChains) then reads none again. Neither iv nor spans
+// may be kept or changed after the call.
+func (v *View) HoldersDoingWith(each func(t *Thread, iv *Interval, spans []OwnerSpan)) map[LockRef]*Doing {
+	return v.holdersDoing(v.Model.spill != nil, each)
 }
 
 // HoldersDoingInMemory is HoldersDoing from the intervals and samples in
 // memory, whether the Model has a spill or not: the validator's check that
 // the spill gives the same (modeltest.Validate). With the intervals
 // dropped (Options.DropIntervals), it is HoldersDoing.
-func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(v.Model.dropped) }
+func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(v.Model.dropped, nil) }
 
 // Spilled reports whether the Model was built with a spill that was
 // written whole (Options.Spill).
 func (m *Model) Spilled() bool { return m.spill != nil }
 
-func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
+func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpan)) map[LockRef]*Doing {
 	m := v.Model
 	load := func(t *Thread, sp *spilled, samples bool) *Thread {
 		if !spill {
@@ -102,6 +113,9 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 			case iv.Acquire:
 				ref = LockRef{iv.Object, JUCLock}
 			default:
+				if each != nil {
+					each(t, iv, nil)
+				}
 				continue
 			}
 			if ref != lastRef || last == nil {
@@ -112,12 +126,16 @@ func (v *View) holdersDoing(spill bool) map[LockRef]*Doing {
 				}
 				lastRef = ref
 			}
+			n0 := len(*last)
 			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
 					*last = append(*last, sp)
 				}
 				return true
 			})
+			if each != nil {
+				each(t, iv, (*last)[n0:])
+			}
 		}
 	}
 	// Each lock's spans become their union; then all locks' spans are

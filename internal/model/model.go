@@ -675,6 +675,10 @@ type Model struct {
 	// fed to the spill and behind the split of the threads' windows
 	// (docs/streaming.md).
 	PeakIntervals int
+	// IntervalsRead counts the intervals read back from the spill (each
+	// read of a thread's counts them all): the fold's, for a window split
+	// again, and the analyses' after it (TestHoldersAndChainsRead).
+	IntervalsRead int
 	// PeakSamples is the most samples the fold held in memory at once: all
 	// of them, but with Options.DropIntervals, which gives up a thread's
 	// once it has ended (Builder.retire) and puts them in the spill.

@@ -223,6 +223,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 // sorted as Finalize sorts them.
 func (m *Model) readIntervals(t *Thread, dst []Interval) ([]Interval, error) {
 	ivs, err := spillRead(m.spill, t.spill.ivs, dst)
+	m.IntervalsRead += len(ivs)
 	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
 		slices.SortStableFunc(ivs, byStart)
 	}

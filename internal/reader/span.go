@@ -556,28 +556,43 @@ func ChunkFileEnd(path string) (last format.Time, ok bool, err error) {
 		if err != nil || !found {
 			return err
 		}
-		// The trailer: its tag, four varints and a u32, at the end.
-		const most = 1 + 4*binary.MaxVarintLen64 + 4
-		from := max(size-most, c.off)
-		tail := make([]byte, size-from)
-		if _, err := f.ReadAt(tail, from); err != nil {
-			return err
+		t, found, err := trailerAt(f, c.off, size)
+		if err == nil && found && t.records > 0 && t.hi <= math.MaxInt64 {
+			last, ok = format.Time(t.hi), true
 		}
-		for i := range tail {
-			if tail[i] != format.TagTrailer {
-				continue
-			}
-			d := dec{b: tail[i+1:]}
-			n, records, _, hi := d.uv(), d.uv(), d.uv(), d.uv()
-			d.u32()
-			// A trailer is where its chunk's byte count says, and ends
-			// the file.
-			if !d.short && d.bad == "" && d.i == len(d.b) && int64(n) == from+int64(i)-c.off && records > 0 && hi <= math.MaxInt64 {
-				last, ok = format.Time(hi), true
-				return nil
-			}
-		}
-		return nil
+		return err
 	})
 	return last, ok, err
+}
+
+// trailer is what a chunk's trailer says of it (format.TagTrailer).
+type trailer struct {
+	records, hi uint64
+}
+
+// trailerAt reads the trailer that ends at end the chunk that begins at
+// chunk (its marker): found is false when the bytes before end are no
+// trailer where the chunk's byte count says.
+func trailerAt(ra io.ReaderAt, chunk, end int64) (t trailer, found bool, err error) {
+	// The trailer: its tag, four varints and a u32, at the end.
+	const most = 1 + 4*binary.MaxVarintLen64 + 4
+	from := max(end-most, chunk)
+	tail := make([]byte, end-from)
+	if _, err := ra.ReadAt(tail, from); err != nil {
+		return t, false, err
+	}
+	for i := range tail {
+		if tail[i] != format.TagTrailer {
+			continue
+		}
+		d := dec{b: tail[i+1:]}
+		n, records, _, hi := d.uv(), d.uv(), d.uv(), d.uv()
+		d.u32()
+		// A trailer is where its chunk's byte count says, and ends
+		// there.
+		if !d.short && d.bad == "" && d.i == len(d.b) && int64(n) == from+int64(i)-chunk {
+			return trailer{records, hi}, true, nil
+		}
+	}
+	return t, false, nil
 }

@@ -54,10 +54,17 @@ const chainLinks = 10
 
 // chains lists the roots of the matching threads' waits (--thread: the
 // chains of the threads it keeps), most time first, the first n of them
-// (0: all), and their number.
+// (0: all), and their number. Asked before what the holders did, both
+// come from one read of the intervals (analysis.HoldersAndChains).
 func (b *builder) chains(n int) ([]Chain, int) {
 	out := []Chain{}
-	cs, total := analysis.Chains(b.v, b.holdersDoing(), n)
+	var cs []analysis.Chain
+	var total int
+	if b.doing == nil {
+		b.doing, cs, total = analysis.HoldersAndChains(b.v, n)
+	} else {
+		cs, total = analysis.Chains(b.v, b.doing, n)
+	}
 	for _, c := range cs {
 		r := Chain{Root: c.Root.String(), RootName: b.name(c.Root), RootState: c.RootState, Depth: c.Depth, S: sec(c.Time),
 			Links: []ChainLink{}, LinksTotal: len(c.Links), Threads: []ChainThread{}}

@@ -94,7 +94,13 @@ func (r *Report) PotentialNote() string {
 		return ""
 	case r.heldMonitors == "yes":
 		return "No potential deadlocks: no two threads nested contended monitors in opposite orders."
+	case strings.HasPrefix(r.heldMonitors, "no: off (orca record --lock-order=off"):
+		// A recording of the orca whose default was lockorder=monitors,
+		// made with --lock-order=off.
+		return "Potential deadlocks: not looked for (recorded with orca record --lock-order=off)."
 	case strings.HasPrefix(r.heldMonitors, "no: off"):
+		// The default (off: the held monitors' call runs while the
+		// thread holds them).
 		return "Potential deadlocks: not looked for (orca record --lock-order looks for them)."
 	case r.heldMonitors != "":
 		return fmt.Sprintf("Potential deadlocks: not looked for (held_monitors: %s).", r.heldMonitors)

@@ -138,7 +138,7 @@ type Report struct {
 	// Chains: the roots of the threads' waits (analysis.Chains), most
 	// time first, the first Top of ChainsTotal; the text shows those with
 	// a chain of two steps or more. Both are null unless Options.Chains
-	// (orca report --chains): they add a seventh or so to the report's
+	// (orca report --chains): they add a sixth or so to the report's
 	// CPU on a big recording (docs/PERFORMANCE.md).
 	Chains      []Chain `json:"chains"`
 	ChainsTotal *int    `json:"chains_total"`

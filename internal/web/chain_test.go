@@ -230,13 +230,15 @@ func TestChainLockOrder(t *testing.T) {
 	}
 }
 
-// TestPotentialNote: a recording made without --lock-order says, in
+// TestPotentialNote: a recording made without --lock-order (the default), or
+// with --lock-order=off by the orca whose default was the monitors, says, in
 // /api/deadlocks, that potential deadlocks were not looked for, as orca
-// report says it; one made with it and none found says none; one whose
-// .info does not tell says nothing.
+// report says it; one made with the held monitors and none found says none;
+// one whose .info does not tell says nothing.
 func TestPotentialNote(t *testing.T) {
 	for _, c := range []struct{ info, want string }{
 		{"held_monitors=no: off (orca record --lock-order turns it on)\n", "Potential deadlocks: not looked for (orca record --lock-order looks for them)."},
+		{"held_monitors=no: off (orca record --lock-order=off)\n", "Potential deadlocks: not looked for (recorded with orca record --lock-order=off)."},
 		{"held_monitors=no: attached (JVMTI)\n", "Potential deadlocks: not looked for (held_monitors: no: attached (JVMTI))."},
 		{"held_monitors=yes\n", "No potential deadlocks: no two threads nested contended monitors in opposite orders."},
 		{"", ""},

@@ -16,7 +16,8 @@ import java.util.concurrent.locks.ReentrantLock;
 //     behind which gate-1 and gate-2 park in gate.lock();
 //   - spinner runs (on a CPU, holding the monitor spinmon).
 // With args "virtual N" (JDK 21+), N virtual threads more park in vlock.lock(), a
-// ReentrantLock that the platform thread vholder holds while it sleeps; with "platform N",
+// ReentrantLock that the platform thread vholder holds while it sleeps; with "vnested N" as
+// well, N more park in it under three frames of nest() (a stack of their own); with "platform N",
 // N platform threads crowd-0..N-1 more park in a CountDownLatch's await that never opens. It prints READY
 // once every thread is in its state, then, for each line LIST on stdin, the names of the
 // live platform threads (Thread.getAllStackTraces), one "THREAD name" line each and "END";
@@ -77,19 +78,24 @@ public class ThreadsNow {
     spinning.await();
     List<Thread> virtual = new ArrayList<>(), crowd = new ArrayList<>();
     CountDownLatch never = new CountDownLatch(1);
+    boolean vholder = false;
     for (int a = 0; a + 1 < args.length; a += 2) {
       int n = Integer.parseInt(args[a + 1]);
       if (args[a].equals("platform")) {
         for (int i = 0; i < n; i++) crowd.add(start("crowd-" + i, () -> hold(never)));
         continue;
       }
-      if (!args[a].equals("virtual")) continue;
-      CountDownLatch v = new CountDownLatch(1);
-      start("vholder", () -> { vlock.lock(); v.countDown(); pause(1_000_000_000L); });
-      v.await();
+      if (!args[a].equals("virtual") && !args[a].equals("vnested")) continue;
+      if (!vholder) {
+        vholder = true;
+        CountDownLatch v = new CountDownLatch(1);
+        start("vholder", () -> { vlock.lock(); v.countDown(); pause(1_000_000_000L); });
+        v.await();
+      }
+      Runnable r = args[a].equals("virtual") ? vlock::lock : () -> nest(3);
       Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
       java.lang.reflect.Method st = Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class);
-      for (int i = 0; i < n; i++) virtual.add((Thread) st.invoke(builder, (Runnable) vlock::lock));
+      for (int i = 0; i < n; i++) virtual.add((Thread) st.invoke(builder, r));
     }
     for (Thread t : crowd) while (t.getState() != Thread.State.WAITING) Thread.sleep(1);
     for (Thread t : all) while (t.getState() != Thread.State.BLOCKED && t.getState() != Thread.State.WAITING) Thread.sleep(1);
@@ -104,6 +110,12 @@ public class ThreadsNow {
       }
     }
     System.exit(0);
+  }
+
+  // nest parks in vlock.lock() under k frames of its own.
+  static void nest(int k) {
+    if (k > 1) nest(k - 1);
+    else vlock.lock();
   }
 
   static void hold(CountDownLatch l) {

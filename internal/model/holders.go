@@ -143,12 +143,15 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	// holder walks its intervals and samples forward (a holder's spans of
 	// two locks may overlap: the cursor steps back a little) instead of
 	// a search of the whole per span.
-	// The sort's keys are in the entries: a compare reads no span.
+	// The sort's keys are in the entries: a compare reads no span. A
+	// lock's fold is its number in folds, not a pointer: 24 bytes an
+	// entry, not 32 (the entries are as many as the unions' spans: 16 M
+	// in a 1 GB recording's report, at its peak of memory).
 	type ref struct {
 		start format.Time
 		owner format.ThreadID
 		span  int32
-		f     *doingFold
+		fold  int32
 	}
 	// The unions first, then the index of theirs: the sorts' buffer is
 	// free by then, and the index is as long as the unions, not the
@@ -159,6 +162,11 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	n := 0
 	for r, ss := range spans {
 		f := newDoingFold(r, *ss, &buf)
+		// The union is written over the spans, in their array: a copy
+		// of its length frees that array (a fifth more spans than the
+		// union, and the appends' room) before the index below is made,
+		// the peak of a big recording's report (docs/streaming.md).
+		f.d.Spans, *ss = slices.Clone(f.d.Spans), nil
 		f.oc = oc
 		out[r] = f.d
 		folds = append(folds, f)
@@ -166,9 +174,9 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	}
 	buf = nil
 	all := make([]ref, 0, n)
-	for _, f := range folds {
+	for k, f := range folds {
 		for i, s := range f.d.Spans {
-			all = append(all, ref{s.Start, s.Owner, int32(i), f})
+			all = append(all, ref{s.Start, s.Owner, int32(i), int32(k)})
 		}
 	}
 	slices.SortFunc(all, func(x, y ref) int {
@@ -181,7 +189,8 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 			c = Cursor{}
 			h = load(m.Thread(r.owner), &sp, true)
 		}
-		m.foldSpan(r.f, &r.f.d.Spans[r.span], h, &c)
+		f := folds[r.fold]
+		m.foldSpan(f, &f.d.Spans[r.span], h, &c)
 	}
 	for _, f := range folds {
 		f.finish()

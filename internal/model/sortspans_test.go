@@ -3,12 +3,15 @@ package model_test
 import (
 	"cmp"
 	"math/rand/v2"
+	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/testrec"
 )
 
 // spanRuns makes n blame spans as the holders' fold collects a lock's:
@@ -65,4 +68,31 @@ func BenchmarkSortByStart(b *testing.B) {
 			slices.SortStableFunc(ss, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
 		}
 	})
+}
+
+// TestHoldersDoingUnionOwnArray: each lock's union of blame spans
+// (Doing.Spans) is in an array of its own length, not in the array its
+// spans were collected in (longer: spans merged into the union, and the
+// appends' room), which it would keep alive with the index of every
+// union made after it: a big recording's report peaked there
+// (docs/streaming.md). Every model case.
+func TestHoldersDoingUnionOwnArray(t *testing.T) {
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	locks := 0
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		_, res := testrec.Build(t, testrec.Parse(t, path), name)
+		for ref, d := range res.Model.Filter(nil).HoldersDoing() {
+			locks++
+			if cap(d.Spans) != len(d.Spans) {
+				t.Errorf("%s: lock %v: its union of %d spans holds an array of %d", name, ref, len(d.Spans), cap(d.Spans))
+			}
+		}
+	}
+	if locks == 0 {
+		t.Fatal("no lock with holders in the cases")
+	}
 }

@@ -31,18 +31,9 @@ var update = flag.Bool("update", false, "rewrite testdata/report.*.txt and .json
 // testdata/report.CASE[.OPTIONS].txt and .json.
 
 func TestGolden(t *testing.T) {
-	paths, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no golden cases: %v", err)
-	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		ar := testrec.Parse(t, path)
-		argSets := []string{""}
-		for _, f := range ar.Files {
-			if f.Name == "args" {
-				argSets = strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")
-			}
+	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
+		if argSets == nil {
+			argSets = []string{""}
 		}
 		rec, res := load(t, name, ar)
 		for _, args := range argSets {
@@ -122,6 +113,25 @@ func TestGolden(t *testing.T) {
 				}
 			})
 		}
+	})
+}
+
+// eachCase calls fn with each golden case: its name, its archive and the
+// option sets of its args section (nil without one).
+func eachCase(t *testing.T, fn func(name string, ar *txtar.Archive, argSets []string)) {
+	paths, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no golden cases: %v", err)
+	}
+	for _, path := range paths {
+		ar := testrec.Parse(t, path)
+		var argSets []string
+		for _, f := range ar.Files {
+			if f.Name == "args" {
+				argSets = strings.Split(strings.TrimSuffix(string(f.Data), "\n"), "\n")
+			}
+		}
+		fn(strings.TrimSuffix(filepath.Base(path), ".txtar"), ar, argSets)
 	}
 }
 

@@ -1,17 +1,234 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"sort"
+	"strings"
 )
 
 // WriteJSON writes the report as indented JSON (docs/report-json.md).
 // Field order is the struct's and every list is ranked, so equal
 // recordings give equal bytes.
+//
+// The bytes are those of a json.Encoder with SetIndent("", "  ") and
+// SetEscapeHTML(false) encoding the whole Report (encodeWhole, which
+// TestJSONStreamed compares them with on every golden case), but written
+// as they go: the long lists (the locks, their owners, waiters and sites,
+// the threads, the waits) one element at a time, so that the document is
+// never in memory whole. Encoded whole, a 1 GB recording's 165 MB of JSON
+// was built in one buffer and indented into a second, both grown by
+// doubling, at the report's peak of memory (docs/streaming.md).
 func (r *Report) WriteJSON(w io.Writer) error {
+	bw, ok := w.(*bufio.Writer)
+	if !ok {
+		bw = bufio.NewWriterSize(w, 64<<10)
+	}
+	o := newJSONOut(bw)
+	o.report(r)
+	o.raw("\n")
+	if o.err != nil {
+		return o.err
+	}
+	if !ok {
+		return bw.Flush()
+	}
+	return nil
+}
+
+// encodeWhole writes r as WriteJSON did before it streamed: the whole
+// document encoded at once. WriteJSON must write the same bytes.
+func (r *Report) encodeWhole(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	// Frames such as "<unknown method 0000002A>" stay readable.
 	enc.SetEscapeHTML(false)
 	return enc.Encode(r)
+}
+
+// jsonOut writes one JSON document as a json.Encoder with the report's
+// settings would, piece by piece: a value that begins at nesting depth d
+// is encoded alone with the prefix of depth d, which gives the lines of
+// the whole document's indentation.
+type jsonOut struct {
+	w   *bufio.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func newJSONOut(w *bufio.Writer) *jsonOut {
+	o := &jsonOut{w: w}
+	o.enc = json.NewEncoder(&o.buf)
+	o.enc.SetEscapeHTML(false)
+	return o
+}
+
+// indent is the indentation of a line at depth d.
+func indent(d int) string { return strings.Repeat("  ", d) }
+
+func (o *jsonOut) raw(s string) {
+	if o.err == nil {
+		_, o.err = o.w.WriteString(s)
+	}
+}
+
+// value writes v, which begins at depth d, whole.
+func (o *jsonOut) value(v any, d int) {
+	if o.err != nil {
+		return
+	}
+	o.buf.Reset()
+	o.enc.SetIndent(indent(d), "  ")
+	if o.err = o.enc.Encode(v); o.err != nil {
+		return
+	}
+	b := o.buf.Bytes()
+	_, o.err = o.w.Write(b[:len(b)-1]) // Encode's newline
+}
+
+// list writes a list of n elements at depth d, null when it is nil, each
+// element by each(i, d+1) as the encoder lays a list out.
+func list[E any](o *jsonOut, l []E, d int, each func(e *E, d int)) {
+	switch {
+	case l == nil:
+		o.raw("null")
+		return
+	case len(l) == 0:
+		o.raw("[]")
+		return
+	}
+	in := "\n" + indent(d+1)
+	o.raw("[")
+	for i := range l {
+		if i > 0 {
+			o.raw(",")
+		}
+		o.raw(in)
+		each(&l[i], d+1)
+	}
+	o.raw("\n" + indent(d) + "]")
+}
+
+// values writes a list whose elements are written whole.
+func values[E any](o *jsonOut, l []E, d int) {
+	list(o, l, d, func(e *E, d int) { o.value(e, d) })
+}
+
+// streamed is a field of an object that jsonOut.object writes apart: its
+// key, its depth below the object's (1 for the object's own field, 2 for
+// a field of an object in it), and its writer, given the field's depth.
+type streamed struct {
+	key   string
+	below int
+	write func(d int)
+}
+
+// object writes v, an object at depth d whose streamed fields are empty
+// lists in v, encoded whole with each such field's "[]" replaced by what
+// its writer writes. A field's line is found by its key at its depth: a
+// key of depth d+1 is on a line of d+1 indentations, the deeper lines
+// have more and strings no newline, so it is found once.
+func (o *jsonOut) object(v any, d int, fields ...streamed) {
+	if o.err != nil {
+		return
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent(indent(d), "  ")
+	if o.err = enc.Encode(v); o.err != nil {
+		return
+	}
+	doc := b.Bytes()
+	doc = doc[:len(doc)-1]
+	type at struct {
+		pos, end int
+		f        streamed
+	}
+	var ats []at
+	for _, f := range fields {
+		line := []byte("\n" + indent(d+f.below) + `"` + f.key + `": `)
+		i := bytes.Index(doc, line)
+		if i < 0 || bytes.Index(doc[i+1:], line) >= 0 || !bytes.HasPrefix(doc[i+len(line):], []byte("[]")) {
+			o.err = fmt.Errorf("report JSON: field %q not found once as [] at depth %d", f.key, d+f.below)
+			return
+		}
+		ats = append(ats, at{i + len(line), i + len(line) + 2, f})
+	}
+	sort.Slice(ats, func(i, j int) bool { return ats[i].pos < ats[j].pos })
+	from := 0
+	for _, a := range ats {
+		if o.err == nil {
+			_, o.err = o.w.Write(doc[from:a.pos])
+		}
+		a.f.write(d + a.f.below)
+		from = a.end
+	}
+	if o.err == nil {
+		_, o.err = o.w.Write(doc[from:])
+	}
+}
+
+// report writes r: its lists element by element, a lock's long lists
+// too.
+func (o *jsonOut) report(r *Report) {
+	c := *r
+	c.Threads, c.VirtualGroups, c.Locks, c.ClassInits = []Thread{}, []VirtualGroup{}, []Lock{}, []ClassInit{}
+	c.Sites, c.Deadlocks, c.PotentialDeadlocks, c.Hangs = []Site{}, []Deadlock{}, []PotentialDeadlock{}, []Hang{}
+	c.Chains, c.NotHangs, c.WaitingAlone, c.Waits = []Chain{}, []Hang{}, []Hang{}, []Wait{}
+	o.object(&c, 0,
+		streamed{"threads", 1, func(d int) { values(o, r.Threads, d) }},
+		streamed{"virtual_groups", 1, func(d int) { values(o, r.VirtualGroups, d) }},
+		streamed{"locks", 1, func(d int) { list(o, r.Locks, d, o.lock) }},
+		streamed{"class_inits", 1, func(d int) { list(o, r.ClassInits, d, o.classInit) }},
+		streamed{"sites", 1, func(d int) { values(o, r.Sites, d) }},
+		streamed{"deadlocks", 1, func(d int) { values(o, r.Deadlocks, d) }},
+		streamed{"potential_deadlocks", 1, func(d int) { values(o, r.PotentialDeadlocks, d) }},
+		streamed{"hangs", 1, func(d int) { values(o, r.Hangs, d) }},
+		streamed{"chains", 1, func(d int) { values(o, r.Chains, d) }},
+		streamed{"not_hangs", 1, func(d int) { values(o, r.NotHangs, d) }},
+		streamed{"waiting_alone", 1, func(d int) { values(o, r.WaitingAlone, d) }},
+		streamed{"waits", 1, func(d int) { list(o, r.Waits, d, o.wait) }},
+	)
+}
+
+// lock writes l with its waiters, owners, sites, the stacks it was held
+// at and its hold's sites element by element: on a big recording a lock's
+// waiters and owners are every thread that touched it.
+func (o *jsonOut) lock(l *Lock, d int) {
+	c := *l
+	c.Waiters, c.Owners, c.Sites, c.HeldAt = []string{}, []Owner{}, []LockSite{}, [][]string{}
+	fields := []streamed{
+		{"waiters", 1, func(d int) { values(o, l.Waiters, d) }},
+		{"owners", 1, func(d int) { values(o, l.Owners, d) }},
+		{"sites", 1, func(d int) { values(o, l.Sites, d) }},
+		{"held_at", 1, func(d int) { values(o, l.HeldAt, d) }},
+	}
+	if l.Hold != nil {
+		h := *l.Hold
+		h.Sites = []HoldSite{}
+		c.Hold = &h
+		fields = append(fields, streamed{"sites", 2, func(d int) { values(o, l.Hold.Sites, d) }})
+	}
+	o.object(&c, d, fields...)
+}
+
+// classInit writes ci with its waiters and sites element by element.
+func (o *jsonOut) classInit(ci *ClassInit, d int) {
+	c := *ci
+	c.Waiters, c.Sites = []string{}, [][]string{}
+	o.object(&c, d,
+		streamed{"waiters", 1, func(d int) { values(o, ci.Waiters, d) }},
+		streamed{"sites", 1, func(d int) { values(o, ci.Sites, d) }})
+}
+
+// wait writes w with its sites element by element.
+func (o *jsonOut) wait(w *Wait, d int) {
+	c := *w
+	c.Sites = []WaitSite{}
+	o.object(&c, d, streamed{"sites", 1, func(d int) { values(o, w.Sites, d) }})
 }

@@ -1,0 +1,35 @@
+package report
+
+import (
+	"bytes"
+	"testing"
+
+	"golang.org/x/tools/txtar"
+)
+
+// TestJSONStreamed: WriteJSON, which writes the long lists element by
+// element, writes the bytes of the whole Report encoded at once
+// (encodeWhole: a json.Encoder with the report's indentation), on every
+// golden case, with each case's option sets and with every list whole
+// (--top=0) and the wait chains on, so that every streamed list is met
+// empty, nil and full.
+func TestJSONStreamed(t *testing.T) {
+	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
+		rec, res := load(t, name, ar)
+		for _, args := range append([]string{"", "--top=0", "--top=0 --chains", "--top=1 --virtual"}, argSets...) {
+			t.Run(name+"/"+args, func(t *testing.T) {
+				r := New(rec, res, parseArgs(t, args))
+				var streamed, whole bytes.Buffer
+				if err := r.WriteJSON(&streamed); err != nil {
+					t.Fatal(err)
+				}
+				if err := r.encodeWhole(&whole); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(streamed.Bytes(), whole.Bytes()) {
+					t.Errorf("the streamed JSON differs from the whole Report encoded at once:\n%s", lineDiff(whole.String(), streamed.String()))
+				}
+			})
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"syscall"
 )
 
 // reportProfile is orca report's profiling for measuring it (hidden, for
@@ -20,7 +21,7 @@ type reportProfile struct {
 func startReportProfile() *reportProfile {
 	p := &reportProfile{heap: os.Getenv("ORCA_REPORT_HEAPPROFILE")}
 	if path := os.Getenv("ORCA_REPORT_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+		if f, err := createProfile(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.cpu = f
 		}
 	}
@@ -33,10 +34,16 @@ func (p *reportProfile) heapAt(point string) {
 		return
 	}
 	runtime.GC()
-	if f, err := os.Create(p.heap + "." + point); err == nil {
+	if f, err := createProfile(p.heap + "." + point); err == nil {
 		pprof.Lookup("heap").WriteTo(f, 0)
 		f.Close()
 	}
+}
+
+// createProfile creates a profile's file exclusively, never through a
+// symlink (orca may run as root where another user writes).
+func createProfile(path string) (*os.File, error) {
+	return os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
 }
 
 func (p *reportProfile) stop() {

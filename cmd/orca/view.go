@@ -82,7 +82,7 @@ func runView(u ui, args []string) error {
 	if err != nil {
 		return err
 	}
-	var opt model.Options
+	opt := viewModelOptions(rec)
 	sig := recordingSig(rec.Prefix)
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
@@ -128,6 +128,17 @@ func runView(u ui, args []string) error {
 	return web.Serve(ctx, ln, srv)
 }
 
+// viewModelOptions are the model's options for orca view
+// (web.ModelOptions: the intervals in a private temporary file, read back
+// as the page asks); ORCA_VIEW_SPILL=0 keeps them in memory (the same
+// answers).
+func viewModelOptions(rec *reader.Recording) model.Options {
+	if os.Getenv("ORCA_VIEW_SPILL") == "0" {
+		return model.Options{}
+	}
+	return web.ModelOptions(rec)
+}
+
 // followEvery is how often orca view --follow looks whether the recording
 // grew (a variable for tests).
 var followEvery = 2 * time.Second
@@ -159,7 +170,7 @@ func followRecording(ctx context.Context, u ui, prefix string, rf *rangeFlags, s
 		rec, err := reader.Open(prefix)
 		var res *model.Result
 		if err == nil {
-			var opt model.Options
+			opt := viewModelOptions(rec)
 			if opt.Span, err = rf.span(rec); err == nil {
 				res, err = model.Build(rec, opt)
 			}

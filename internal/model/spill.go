@@ -245,6 +245,72 @@ func (m *Model) IntervalsOf(t *Thread, buf *[]Interval) []Interval {
 	return ivs
 }
 
+// ReadIntervals returns t's intervals: t.Intervals (not to be changed),
+// or, when the Model was built with Options.DropIntervals, read back from
+// the spill into dst's room. Unlike IntervalsOf it counts nothing in the
+// Model, so any number of goroutines may call it at once (the viewer's
+// handlers), and a failed read is its error, not a panic.
+func (m *Model) ReadIntervals(t *Thread, dst []Interval) ([]Interval, error) {
+	if !m.dropped {
+		return t.Intervals, nil
+	}
+	ivs, err := spillRead(m.spill, t.spill.ivs, dst)
+	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
+		slices.SortStableFunc(ivs, byStart)
+	}
+	return ivs, err
+}
+
+// WithOwnerChanges runs f while every lock's owner changes are in memory
+// (Lock.OwnerChanges, read back from the spill), as in a Model built
+// without Options.DropIntervals: for a reader that folds the locks again
+// from some threads' intervals, which it sets itself (Filter of a thread
+// filter: orca view's ?thread=, whose aggregation reads them there). No
+// other reader of the Model may run meanwhile; a failed read panics with
+// its *SpillError.
+func (m *Model) WithOwnerChanges(f func()) {
+	if !m.dropped {
+		f()
+		return
+	}
+	type saved struct {
+		l    *Lock
+		base int
+	}
+	var set []saved
+	defer func() {
+		for _, s := range set {
+			s.l.OwnerChanges, s.l.ownBase = nil, s.base
+		}
+	}()
+	for _, l := range m.byObject {
+		if len(l.ownSpill) == 0 || len(l.OwnerChanges) > 0 {
+			continue
+		}
+		ch, err := spillRead(m.spill, l.ownSpill, []OwnerChange(nil))
+		if err != nil {
+			panic(&SpillError{err})
+		}
+		set = append(set, saved{l, l.ownBase})
+		l.OwnerChanges, l.ownBase = ch, 0
+	}
+	f()
+}
+
+// IntervalCount is len(t.Intervals), of a Model built with
+// Options.DropIntervals too (from where they are in the spill, nothing
+// read).
+func (m *Model) IntervalCount(t *Thread) int {
+	if !m.dropped {
+		return len(t.Intervals)
+	}
+	var n int64
+	for _, b := range t.spill.ivs {
+		n += b.len
+	}
+	return int(n / int64(unsafe.Sizeof(Interval{})))
+}
+
 // ownerCache holds locks' owner changes read back from the spill: a
 // reader of many contentions (View.HoldersDoing) keeps its own while it
 // runs, the Model one for the others (ownerCache).

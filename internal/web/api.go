@@ -154,7 +154,10 @@ func (s *site) view(r *http.Request) *model.View {
 	if want == "" {
 		return nil
 	}
-	return s.d.m.Filter(analysis.ThreadFilter(s.d.m, want))
+	keep := analysis.ThreadFilter(s.d.m, want)
+	var v *model.View
+	s.d.withIntervals(keep, true, func() { v = s.d.m.Filter(keep) })
+	return v
 }
 
 // summary answers GET /api/summary; with ?thread= its contended locks,
@@ -229,7 +232,7 @@ func (s *site) threadJSON(i int) threadJSON {
 	t := s.d.m.Threads[i]
 	tj := threadJSON{
 		I: i, ID: t.ID.String(), Name: t.Name, Start: s.d.rel(t.Start), End: s.d.rel(t.End), Ended: t.Ended,
-		Parent: -1, Intervals: len(t.Intervals), Events: t.Events, Time: make([]int64, model.NumStates),
+		Parent: -1, Intervals: s.d.m.IntervalCount(t), Events: t.Events, Time: make([]int64, model.NumStates),
 		JDK: s.d.jdkThread[i],
 	}
 	if t.Parent != 0 {
@@ -351,8 +354,8 @@ func (s *site) intervalParam(r *http.Request) (int, *model.Thread, int, error) {
 	if err != nil {
 		return 0, nil, 0, badRequest("interval %q: want an index", v)
 	}
-	if k < 0 || k >= len(t.Intervals) {
-		return 0, nil, 0, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, len(t.Intervals))
+	if n := s.d.m.IntervalCount(t); k < 0 || k >= n {
+		return 0, nil, 0, notFound("thread %d (%s) has no interval %d: it has %d", ti, t.Name, k, n)
 	}
 	return ti, t, k, nil
 }
@@ -362,7 +365,8 @@ func (s *site) interval(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	iv := t.Intervals[k]
+	ivs := s.d.intervalsOf(ti)
+	iv := ivs[k]
 	out := intervalJSON{
 		Thread: ti, Index: k, State: iv.Shown().String(), Start: s.d.rel(iv.Start), End: s.d.rel(iv.End),
 		Since: s.d.rel(iv.Since), Open: iv.Open, Other: -1, Stack: int(iv.Stack),
@@ -385,6 +389,7 @@ func (s *site) interval(r *http.Request) (any, error) {
 		out.OtherID = iv.Other.String()
 		out.OtherName = s.d.threadName(iv.Other)
 	}
+	var spans []model.OwnerSpan
 	if iv.State == model.Blocked || iv.Acquire {
 		// What the holders did while this thread waited for them: the
 		// lock's fold (model.Doing) over this contention's blame spans.
@@ -392,7 +397,13 @@ func (s *site) interval(r *http.Request) (any, error) {
 		if iv.Acquire {
 			lock.Kind = model.JUCLock
 		}
-		dg := s.d.m.DoingIn(lock, slices.Collect(s.d.m.BlameSpans(t.ID, &t.Intervals[k])))
+		var dg *model.Doing
+		s.d.locked(func() { spans = slices.Collect(s.d.m.BlameSpans(t.ID, &ivs[k])) })
+		holders := map[format.ThreadID]bool{}
+		for _, sp := range spans {
+			holders[sp.Owner] = true
+		}
+		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingIn(lock, spans) })
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
 			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
 				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
@@ -401,12 +412,14 @@ func (s *site) interval(r *http.Request) (any, error) {
 		}
 	}
 	if iv.State == model.Blocked {
-		for sp := range s.d.m.OwnerSpans(t.ID, &t.Intervals[k]) {
-			if out.OwnersTotal++; len(out.Owners) < maxOwnerSpans {
-				out.Owners = append(out.Owners, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
-					Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})
+		s.d.locked(func() {
+			for sp := range s.d.m.OwnerSpans(t.ID, &ivs[k]) {
+				if out.OwnersTotal++; len(out.Owners) < maxOwnerSpans {
+					out.Owners = append(out.Owners, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),
+						Thread: s.d.threadIndex(sp.Owner), ID: sp.Owner.String(), Name: s.d.threadName(sp.Owner)})
+				}
 			}
-		}
+		})
 	}
 	// The edges that explain this segment: for a block, who owned the
 	// monitor from the segment's start (an owner edge begins when its
@@ -828,9 +841,19 @@ func (s *site) lock(r *http.Request) (any, error) {
 	}
 	involved := map[int]bool{}
 	first, last := s.d.m.End, s.d.m.Start
+	// Every thread's intervals, read back one at a time (not kept: the
+	// cache is for the timeline's lanes).
+	var buf []model.Interval
 	for i, t := range s.d.m.Threads {
-		for k := range t.Intervals {
-			if iv := &t.Intervals[k]; iv.Object == obj {
+		ivs, err := s.d.m.ReadIntervals(t, buf)
+		if err != nil {
+			return nil, err
+		}
+		if s.d.m.IntervalsDropped() {
+			buf = ivs
+		}
+		for k := range ivs {
+			if iv := &ivs[k]; iv.Object == obj {
 				involved[i] = true
 				first, last = min(first, iv.Start), max(last, iv.End)
 			}

@@ -76,9 +76,12 @@ var lockKindOf = map[string]string{"monitor": "monitor", "lock": "juc", "wait": 
 
 // intervalAt is the index of t's interval at instant at, -1 when none
 // (runnable, or outside its life).
-func intervalAt(t *model.Thread, at format.Time) int {
-	i := sort.Search(len(t.Intervals), func(i int) bool { return t.Intervals[i].End > at })
-	if i < len(t.Intervals) && t.Intervals[i].Start <= at {
+func intervalAt(t *model.Thread, at format.Time) int { return intervalIn(t.Intervals, at) }
+
+// intervalIn is intervalAt in ivs, a thread's intervals (data.intervalsOf).
+func intervalIn(ivs []model.Interval, at format.Time) int {
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
+	if i < len(ivs) && ivs[i].Start <= at {
 		return i
 	}
 	return -1
@@ -90,7 +93,7 @@ func (s *site) chain(r *http.Request) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	iv := &t.Intervals[k]
+	iv := &d.intervalsOf(ti)[k]
 	// The instant, within the interval and the thread's life (an open
 	// interval's end is the recording's).
 	lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
@@ -109,7 +112,8 @@ func (s *site) chain(r *http.Request) (any, error) {
 			at = a
 		}
 	}
-	p := analysis.ChainAt(d.m, t.ID, at)
+	var p analysis.Path
+	d.locked(func() { p = analysis.ChainAt(d.m, t.ID, at) })
 	out := chainJSON{T: d.rel(at), Links: []chainLinkJSON{}}
 	ref := func(id format.ThreadID) threadRefJSON {
 		return threadRefJSON{Thread: d.threadIndex(id), ID: id.String(), Name: d.threadName(id)}
@@ -120,9 +124,9 @@ func (s *site) chain(r *http.Request) (any, error) {
 			j.Object, j.Class = l.Object.String(), d.objectClass(l.Object)
 		}
 		if j.Thread >= 0 {
-			th := d.m.Threads[j.Thread]
-			if i := intervalAt(th, at); i >= 0 {
-				x := &th.Intervals[i]
+			ivs := d.intervalsOf(j.Thread)
+			if i := intervalIn(ivs, at); i >= 0 {
+				x := &ivs[i]
 				j.Interval, j.State, j.Frames = i, x.Shown().String(), d.stackFrames(x.Stack)
 				j.Start, j.End, j.Since = d.rel(x.Start), d.rel(x.End), d.rel(x.Since)
 			}
@@ -131,9 +135,10 @@ func (s *site) chain(r *http.Request) (any, error) {
 	}
 	out.Root = chainRootJSON{threadRefJSON: ref(p.Root), State: p.RootState, Interval: -1, Frames: []frameJSON{}}
 	if ri := out.Root.Thread; ri >= 0 {
-		th := d.m.Threads[ri]
-		if i := intervalAt(th, at); i >= 0 {
-			x := &th.Intervals[i]
+		th := d.threadWith(ri)
+		ivs := th.Intervals
+		if i := intervalIn(ivs, at); i >= 0 {
+			x := &ivs[i]
 			out.Root.Interval, out.Root.Shown, out.Root.Frames = i, x.Shown().String(), d.stackFrames(x.Stack)
 			out.Root.Start, out.Root.End, out.Root.Since = d.rel(x.Start), d.rel(x.End), d.rel(x.Since)
 			if x.Object != 0 {
@@ -150,13 +155,13 @@ func (s *site) chain(r *http.Request) (any, error) {
 // interval there): between its intervals, cut at its scheduler times as
 // the timeline cuts it (runPieces), with the model's split.
 func runStretch(d *data, t *model.Thread, at format.Time) *chainRunJSON {
-	a, b := t.Start, t.End
-	i := sort.Search(len(t.Intervals), func(i int) bool { return t.Intervals[i].End > at })
+	a, b, ivs := t.Start, t.End, t.Intervals
+	i := sort.Search(len(ivs), func(i int) bool { return ivs[i].End > at })
 	if i > 0 {
-		a = max(a, t.Intervals[i-1].End)
+		a = max(a, ivs[i-1].End)
 	}
-	if i < len(t.Intervals) {
-		b = min(b, t.Intervals[i].Start)
+	if i < len(ivs) {
+		b = min(b, ivs[i].Start)
 	}
 	sc := t.Sched
 	if j := sort.Search(len(sc), func(j int) bool { return sc[j].At > at }); j < len(sc) {

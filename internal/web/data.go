@@ -1,6 +1,7 @@
 package web
 
 import (
+	"container/list"
 	"sync"
 
 	"orca/internal/analysis"
@@ -31,6 +32,15 @@ type data struct {
 	deadlocks          []model.Deadlock
 	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
 	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
+
+	// ivs keeps the intervals of the threads read last (intervalsOf).
+	ivs ivCache
+	// modelMu serialises the readers of the model that keep caches of
+	// their own in it (Model.OwnerSpans' owner changes, IntervalsOf's
+	// count, the filtered Views' intervals: withIntervals): what the
+	// handlers ask of the model beyond its in-memory figures. The tiles,
+	// the overview and the thread lists read without it.
+	modelMu sync.Mutex
 
 	mu       sync.Mutex
 	frames   map[model.StackID][]frameJSON
@@ -63,7 +73,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	}
 	for i, t := range m.Threads {
 		d.thread[t.ID] = i
-		d.intervals += len(t.Intervals)
+		d.intervals += m.IntervalCount(t)
 	}
 	for _, l := range m.Locks {
 		if _, done := d.lockClass[l.Object]; !done {
@@ -92,6 +102,17 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	return d
 }
 
+// ModelOptions are the options orca view builds the model with, as orca
+// report's: the threads' intervals and samples go to a private temporary
+// file as the fold goes and the model keeps none it is done with
+// (docs/streaming.md); the handlers read a thread's back when they draw
+// or detail it (intervalsOf), and the JDK threads' test reads the marks of
+// the stacks made as the fold goes. The answers are those of a model
+// built without (TestSpillAnswers).
+func ModelOptions(rec *reader.Recording) model.Options {
+	return model.Options{Spill: true, DropIntervals: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+}
+
 // maxReports bounds the reports kept: one per thread filter asked for.
 const maxReports = 16
 
@@ -104,7 +125,10 @@ func (d *data) report(want string) *report.Report {
 	if r, ok := d.reports[want]; ok {
 		return r
 	}
-	r := report.New(d.rec, d.res, report.Options{Thread: want})
+	var r *report.Report
+	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
+		r = report.New(d.rec, d.res, report.Options{Thread: want})
+	})
 	if len(d.reports) >= maxReports {
 		for k := range d.reports {
 			if k != "" {
@@ -120,8 +144,131 @@ func (d *data) report(want string) *report.Report {
 // holdersDoing returns what the holders of each lock did while others
 // were blocked on it, of the whole recording.
 func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
-	d.holdersOnce.Do(func() { d.holders = d.all.HoldersDoing() })
+	d.holdersOnce.Do(func() {
+		d.modelMu.Lock()
+		defer d.modelMu.Unlock()
+		d.holders = d.all.HoldersDoing()
+	})
 	return d.holders
+}
+
+// locked runs f with d.modelMu held: a reader of the model's caches
+// (Model.OwnerSpans, BlameSpans, DoingIn, WaitGraphAt, analysis.ChainAt).
+func (d *data) locked(f func()) {
+	d.modelMu.Lock()
+	defer d.modelMu.Unlock()
+	f()
+}
+
+// ivCacheMax bounds the intervals and samples the cache of threads read
+// back holds (about 72 bytes each).
+const ivCacheMax = 1 << 19
+
+// ivCache keeps the threads read back from the model's spill last (a
+// model built with Options.DropIntervals keeps no intervals nor samples in
+// memory): a tile over the same threads, panned or zoomed, reads none
+// again. The least recently used threads go first.
+type ivCache struct {
+	mu  sync.Mutex
+	by  map[int]*list.Element // thread index → its entry in lru
+	lru list.List             // of *ivEntry, most recently used first
+	n   int                   // intervals and samples held
+}
+
+type ivEntry struct {
+	ti int
+	t  *model.Thread
+}
+
+// threadWith returns thread ti with its intervals and samples, not to be
+// changed: what the model's readers of Thread.Intervals and Samples
+// (RunIn, IntervalAt) read. In a model built with Options.DropIntervals
+// it is a copy, from the cache or read back from the spill. Any
+// goroutine may call it; a spill that cannot be read panics with its
+// *model.SpillError, as the model's own readers do.
+func (d *data) threadWith(ti int) *model.Thread {
+	t := d.m.Threads[ti]
+	if !d.m.IntervalsDropped() {
+		return t
+	}
+	c := &d.ivs
+	c.mu.Lock()
+	if e, ok := c.by[ti]; ok {
+		c.lru.MoveToFront(e)
+		h := e.Value.(*ivEntry).t
+		c.mu.Unlock()
+		return h
+	}
+	c.mu.Unlock()
+	h := *t
+	var err error
+	if h.Intervals, err = d.m.ReadIntervals(t, nil); err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	var smp []model.Sample
+	h.Samples = d.m.SamplesOf(t, &smp)
+	n := len(h.Intervals) + len(h.Samples)
+	if n > ivCacheMax/4 {
+		return &h // too large to keep: read each time
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.by == nil {
+		c.by = map[int]*list.Element{}
+	}
+	if _, ok := c.by[ti]; !ok {
+		c.by[ti] = c.lru.PushFront(&ivEntry{ti, &h})
+		c.n += n
+		for c.n > ivCacheMax {
+			e := c.lru.Back().Value.(*ivEntry)
+			c.lru.Remove(c.lru.Back())
+			delete(c.by, e.ti)
+			c.n -= len(e.t.Intervals) + len(e.t.Samples)
+		}
+	}
+	return &h
+}
+
+// intervalsOf returns thread ti's intervals (threadWith), not to be
+// changed.
+func (d *data) intervalsOf(ti int) []model.Interval { return d.threadWith(ti).Intervals }
+
+// withIntervals runs f, with d.modelMu held, while the threads keep
+// accepts have their Thread.Intervals and Samples set (read back from the
+// spill), when filtered: the model's Filter aggregates a View's locks
+// again from its threads' intervals (orca report --thread keeps them in
+// memory for that), and DoingIn folds what the holders it is given did
+// from theirs. An unfiltered View reads none. Nothing else reads
+// Thread.Intervals or Samples of a model built with
+// Options.DropIntervals (the handlers go through threadWith), so setting
+// them under modelMu races with no reader. The locks' owner changes are
+// read back for f too (Model.WithOwnerChanges: the aggregation reads
+// them in memory).
+func (d *data) withIntervals(keep func(*model.Thread) bool, filtered bool, f func()) {
+	d.modelMu.Lock()
+	defer d.modelMu.Unlock()
+	if !filtered || !d.m.IntervalsDropped() {
+		f()
+		return
+	}
+	var set []*model.Thread
+	defer func() {
+		for _, t := range set {
+			t.Intervals, t.Samples = nil, nil
+		}
+	}()
+	for _, t := range d.m.Threads {
+		if keep(t) {
+			ivs, err := d.m.ReadIntervals(t, nil)
+			if err != nil {
+				panic(&model.SpillError{Err: err})
+			}
+			var smp []model.Sample
+			t.Intervals, t.Samples = ivs, d.m.SamplesOf(t, &smp)
+			set = append(set, t)
+		}
+	}
+	d.m.WithOwnerChanges(f)
 }
 
 // rel turns a model time into the API's: nanoseconds since the recording's

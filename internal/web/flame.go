@@ -74,13 +74,36 @@ func (s *site) flame(r *http.Request) (any, error) {
 	// The model sums the time per stack (the one fold, as the collapsed
 	// export's); this builds the tree of frames from the sums.
 	out := &flameJSON{Names: []string{"all"}, JDK: []bool{false}}
-	jdkOf := make(map[*model.Thread]bool, len(d.jdkThread))
+	// The View's fold, a thread at a time (its intervals read back one
+	// at a time from a model that keeps them in its spill alone), summed.
+	q1 := model.StackQuery{States: want, Object: lock, From: a0, To: a1}
+	byStack := map[model.StackID]*model.StackTimes{}
+	var buf []model.Interval
 	for ti, t := range d.m.Threads {
-		jdkOf[t] = d.jdkThread[ti]
+		if !keep(t) || (!withJDK && d.jdkThread[ti]) {
+			continue
+		}
+		if d.m.IntervalsDropped() {
+			ivs, err := d.m.ReadIntervals(t, buf)
+			if err != nil {
+				return nil, err
+			}
+			h := *t
+			h.Intervals, buf, t = ivs, ivs, &h
+		}
+		by, intervals, threads := (&model.View{Model: d.m, Threads: []*model.Thread{t}}).StackTime(q1)
+		out.Intervals += intervals
+		out.Threads += threads
+		for id, acc := range by {
+			if sum := byStack[id]; sum != nil {
+				for st := range acc {
+					sum[st] += acc[st]
+				}
+			} else {
+				byStack[id] = acc
+			}
+		}
 	}
-	byStack, intervals, threads := d.m.Filter(keep).StackTime(model.StackQuery{States: want, Object: lock, From: a0, To: a1,
-		Skip: func(t *model.Thread) bool { return !withJDK && jdkOf[t] }})
-	out.Intervals, out.Threads = intervals, threads
 
 	ft := newFlameTree(d, &out.Names, &out.JDK)
 	for id, acc := range byStack {

@@ -68,7 +68,8 @@ func (s *site) waitFor(r *http.Request) (any, error) {
 
 func (d *data) waitFor(T format.Time) *waitForJSON {
 	out := &waitForJSON{T: d.rel(T), Nodes: []nodeJSON{}, Edges: []graphEdgeJSON{}, Cycles: [][]string{}, Deadlocks: []int{}}
-	g := d.m.WaitGraphAt(T)
+	var g *model.WaitGraph
+	d.locked(func() { g = d.m.WaitGraphAt(T) })
 	index := map[string]int{}
 	threadNode := func(id format.ThreadID) string {
 		i := d.threadIndex(id) // the model has every thread it names
@@ -76,7 +77,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 		if _, ok := index[key]; ok {
 			return key
 		}
-		t := d.m.Threads[i]
+		t := d.threadWith(i) // with its intervals, for IntervalAt
 		n := nodeJSON{ID: key, Kind: "thread", Thread: i, Name: t.Name, State: "not alive", Interval: -1, JDK: d.jdkThread[i]}
 		if T >= t.Start && T <= t.End && !(t.Ended && T == t.End) {
 			n.State = "runnable"
@@ -127,7 +128,7 @@ func (d *data) waitFor(T format.Time) *waitForJSON {
 			p.nodes = append(p.nodes, lk)
 			// Named by the state the thread is shown in: blocked for a
 			// park in a j.u.c. lock's acquire, as on the timeline.
-			p.edges = append(p.edges, edge(from, lk, d.m.Thread(w.Thread).Intervals[w.Interval].Shown().String()))
+			p.edges = append(p.edges, edge(from, lk, d.intervalsOf(d.threadIndex(w.Thread))[w.Interval].Shown().String()))
 			if w.For != 0 {
 				p.edges = append(p.edges, edge(lk, threadNode(w.For), "owner"))
 			}

@@ -190,7 +190,7 @@ func (s *site) tiles(w http.ResponseWriter, r *http.Request) {
 	var segs []segment
 	var runs []runPiece
 	for j, ti := range threads {
-		t := s.d.m.Threads[ti]
+		t := s.d.threadWith(ti)
 		n := len(segs)
 		segs = tileSegments(t, a0, a1, rpx, hl, segs)
 		counts[j] = uint32(len(segs) - n)
@@ -313,10 +313,18 @@ func (s *site) overview(r *http.Request) (any, error) {
 			}
 		}
 	}
+	var buf []model.Interval
 	for _, t := range d.m.Threads {
 		add(model.Runnable, t.Start, t.End)
-		for k := range t.Intervals {
-			iv := &t.Intervals[k]
+		ivs, err := d.m.ReadIntervals(t, buf)
+		if err != nil {
+			return nil, err
+		}
+		if d.m.IntervalsDropped() {
+			buf = ivs
+		}
+		for k := range ivs {
+			iv := &ivs[k]
 			if iv.End > iv.Start {
 				add(iv.State, iv.Start, iv.End)
 			}

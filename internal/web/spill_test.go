@@ -1,0 +1,180 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// TestSpillAnswers checks that the viewer answers the same, byte for byte,
+// from a model built as orca view builds it (ModelOptions: the intervals
+// in the spill alone, read back as asked) as from one that keeps them in
+// memory (the one every other test serves): every API of every thread,
+// interval, lock and tile level, whole and through thread filters, on
+// the hand-written cases of the report and the model and a synthetic
+// recording.
+func TestSpillAnswers(t *testing.T) {
+	var cases []string
+	for _, dir := range []string{"../report/testdata", "../model/testdata/cases"} {
+		m, _ := filepath.Glob(filepath.Join(dir, "*.txtar"))
+		cases = append(cases, m...)
+	}
+	prefixes := map[string]string{}
+	for _, path := range cases {
+		prefixes[path] = testrec.Files(t, path)
+	}
+	prefixes["synthetic small"] = synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	compared, dropped := 0, 0
+	for name, prefix := range prefixes {
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			continue
+		}
+		res, err := model.Build(rec, model.Options{})
+		if err != nil {
+			continue
+		}
+		rec2, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res2, err := model.Build(rec2, ModelOptions(rec2))
+		if err != nil {
+			t.Fatalf("%s: built as orca view builds it: %v", name, err)
+		}
+		if res2.Model.IntervalsDropped() {
+			dropped++
+		}
+		mem := httptest.NewServer(New(rec, res, Options{}))
+		spill := httptest.NewServer(New(rec2, res2, Options{}))
+		for _, u := range spillURLs(res.Model) {
+			a, b := getBody(t, mem.URL+u), getBody(t, spill.URL+u)
+			if strings.HasPrefix(u, "/api/flame") {
+				a, b = flameCanon(t, a), flameCanon(t, b)
+			}
+			if a != b {
+				i := 0
+				for i < min(len(a), len(b)) && a[i] == b[i] {
+					i++
+				}
+				i = max(i-100, 0)
+				t.Errorf("%s: %s differs with the intervals in the spill, at byte %d:\nin memory: %.300q\nspilled:   %.300q", name, u, i, a[i:], b[i:])
+			}
+			compared++
+		}
+		mem.Close()
+		spill.Close()
+	}
+	if dropped < len(prefixes)/2 {
+		t.Errorf("only %d of %d models were built with their intervals dropped: the test compares little", dropped, len(prefixes))
+	}
+	t.Logf("%d answers compared, %d models with their intervals dropped", compared, dropped)
+}
+
+// getBody returns the status and body of a GET.
+func getBody(t *testing.T, u string) string {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("%d %s", resp.StatusCode, b)
+}
+
+// flameCanon is a flame graph's answer with its frames named in place of
+// their index in names, and each node's children in the order of their
+// names: the order of names is that in which the tree was built, which
+// follows a map's.
+func flameCanon(t *testing.T, body string) string {
+	code, js, _ := strings.Cut(body, " ")
+	var f struct {
+		Names []string       `json:"names"`
+		JDK   []bool         `json:"jdk"`
+		Root  map[string]any `json:"root"`
+	}
+	if code != "200" {
+		return body
+	}
+	if err := json.Unmarshal([]byte(js), &f); err != nil {
+		t.Fatalf("flame answer %.200s: %v", js, err)
+	}
+	var walk func(n map[string]any) map[string]any
+	walk = func(n map[string]any) map[string]any {
+		i := int(n["n"].(float64))
+		n["n"] = fmt.Sprintf("%s jdk=%v", f.Names[i], f.JDK[i])
+		if c, ok := n["c"].([]any); ok {
+			for k := range c {
+				c[k] = walk(c[k].(map[string]any))
+			}
+			sort.Slice(c, func(a, b int) bool { return c[a].(map[string]any)["n"].(string) < c[b].(map[string]any)["n"].(string) })
+		}
+		return n
+	}
+	var all map[string]any
+	json.Unmarshal([]byte(js), &all)
+	all["root"] = walk(f.Root)
+	delete(all, "names")
+	delete(all, "jdk")
+	b, _ := json.Marshal(all)
+	return code + " " + string(b)
+}
+
+// spillURLs are the requests TestSpillAnswers compares: every API, on
+// every thread, interval (up to 400 a thread), lock and zoom level.
+func spillURLs(m *model.Model) []string {
+	u := []string{"/api/summary", "/api/threads", "/api/overview", "/api/overview?buckets=37", "/api/locks", "/api/groups",
+		"/api/deadlocks", "/api/edges", "/api/flame", "/api/flame?states=blocked,waiting,parked,sleeping,joining,acquiring,idle",
+		"/api/flame?jdk=1", "/api/flame/samples", "/api/flame/samples?kind=all"}
+	names := map[string]bool{}
+	for i, t := range m.Threads {
+		u = append(u, fmt.Sprintf("/api/threads/%d", i))
+		for k := range t.Intervals[:min(len(t.Intervals), 400)] {
+			u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, k), fmt.Sprintf("/api/chain/%d/%d", i, k))
+		}
+		u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, len(t.Intervals)))
+		if n := strings.Fields(t.Name); len(n) > 0 && !names[n[0]] && len(names) < 4 {
+			names[n[0]] = true
+		}
+	}
+	for n := range names {
+		q := "?thread=" + strings.ReplaceAll(n, " ", "+")
+		u = append(u, "/api/summary"+q, "/api/locks"+q, "/api/groups"+q, "/api/flame"+q, "/api/flame/samples"+q)
+	}
+	for _, l := range m.Locks {
+		u = append(u, fmt.Sprintf("/api/locks/%s/%s", l.Kind, l.Object), fmt.Sprintf("/api/flame?lock=%s", l.Object))
+		if l.Kind == model.Monitor {
+			u = append(u, fmt.Sprintf("/api/flame/samples?lock=%s", l.Object))
+		}
+	}
+	dur := int64(m.End - m.Start)
+	for _, f := range []int64{0, 1, 2, 3, 5, 8} {
+		u = append(u, fmt.Sprintf("/api/waitfor?t=%d", dur*f/8))
+	}
+	all := fmt.Sprintf("0-%d", len(m.Threads)-1)
+	for level := 0; level <= MaxLevel; level += 3 {
+		span := int64(1) << level * TileWidth
+		for k := int64(0); k <= min(dur/span, 3); k++ {
+			u = append(u, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%s", level, k, all))
+		}
+	}
+	if len(m.Locks) > 0 {
+		u = append(u, fmt.Sprintf("/api/tiles?level=20&tile=0&threads=%s&lock=%s", all, m.Locks[0].Object))
+	}
+	return u
+}

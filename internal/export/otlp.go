@@ -91,6 +91,85 @@ type OTLPOptions struct {
 	// counted by the push before, every other state and every sample is
 	// this one's, whatever its time (a state may begin at From exactly).
 	Chained bool
+	// Cache, if set, keeps what a series of requests of one recording
+	// share (OTLPCache): every model given with it must be built with its
+	// Stacks() (model.Options.Stacks).
+	Cache *OTLPCache
+}
+
+// OTLPCache keeps, between the requests of a series (orca record --otlp's
+// pushes of one recording), what one push would otherwise work out anew
+// for each: the stacks' numbers (one reader.StackTable for every model of
+// the series, so a stack is the same StackID in all), each frame resolved
+// to its function, file and line, and each stack's locations. A push then
+// resolves only the frames and stacks it is the first to see, and numbers
+// the entries of its request's dictionary by arrays, not maps. Each
+// request is the same as without the cache: a dictionary of its own
+// samples' entries alone, in the same order (the collector keeps no
+// dictionary between requests). A frame whose method or class the
+// recording's tables do not have yet is resolved again each time
+// (frames.keep). Not safe for concurrent use.
+type OTLPCache struct {
+	stacks *reader.StackTable
+	fs     *frames
+	// The locations and functions seen, numbered in order of first
+	// sight: locs[g] is location g, locFn[g] its function's number;
+	// stackLocs[id] stack id's locations (nil: not worked out, or
+	// partial).
+	locOf     map[pprofLoc]int32
+	locs      []pprofLoc
+	locFn     []int32
+	funcOf    map[pprofFunc]int32
+	stackLocs [][]int32
+	// A request's index of a location, function and stack in its
+	// dictionary's tables: locIdx[g] where locGen[g] is gen, the
+	// request's number.
+	gen                       uint32
+	locGen, funcGen, stackGen []uint32
+	locIdx, funcIdx, stackIdx []int32
+}
+
+// NewOTLPCache returns an empty cache for a series of requests.
+func NewOTLPCache() *OTLPCache {
+	return &OTLPCache{stacks: reader.NewStackTable(), locOf: map[pprofLoc]int32{}, funcOf: map[pprofFunc]int32{},
+		fs: &frames{frames: map[format.Frame]*frame{}, stacks: map[model.StackID][]*frame{}, keep: true}}
+}
+
+// Stacks is the stack table every model of the series is built with
+// (model.Options.Stacks).
+func (c *OTLPCache) Stacks() *reader.StackTable { return c.stacks }
+
+// locations returns stack id's locations, by the cache's numbers.
+func (c *OTLPCache) locations(id model.StackID) []int32 {
+	if int(id) < len(c.stackLocs) && c.stackLocs[id] != nil {
+		return c.stackLocs[id]
+	}
+	fr := c.fs.stack(id)
+	out := make([]int32, len(fr))
+	for i, f := range fr {
+		lk := pprofLoc{pprofFunc{f.name, f.sig, f.file}, f.line}
+		g, ok := c.locOf[lk]
+		if !ok {
+			fn, ok := c.funcOf[lk.fn]
+			if !ok {
+				fn = int32(len(c.funcOf))
+				c.funcOf[lk.fn] = fn
+				c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
+			}
+			g = int32(len(c.locs))
+			c.locOf[lk] = g
+			c.locs, c.locFn = append(c.locs, lk), append(c.locFn, fn)
+			c.locGen, c.locIdx = append(c.locGen, 0), append(c.locIdx, 0)
+		}
+		out[i] = g
+	}
+	if _, kept := c.fs.stacks[id]; kept {
+		for int(id) >= len(c.stackLocs) {
+			c.stackLocs = append(c.stackLocs, nil)
+		}
+		c.stackLocs[id] = out
+	}
+	return out
 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
@@ -107,7 +186,7 @@ type OTLPOptions struct {
 // values. Each value has its timestamp (the state's or the owner's
 // stretch's start) when the recording has a clock origin.
 func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.ExportProfilesServiceRequest, error) {
-	b := newOTLPBuilder(rec, m)
+	b := newOTLPBuilder(rec, m, opt.Cache)
 	b.from, b.partial, b.chained = opt.From, opt.Partial, opt.Chained
 	kinds := opt.Kinds
 	if kinds == 0 {
@@ -172,6 +251,7 @@ type otlpBuilder struct {
 	dict *profpb.ProfilesDictionary
 	fs   *frames
 	tn   threadNames
+	c    *OTLPCache // OTLPOptions.Cache
 
 	strs   map[string]int32
 	funcs  map[pprofFunc]int32
@@ -216,8 +296,8 @@ type otherThreadKey struct {
 	state model.State
 }
 
-func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
-	b := &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m},
+func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBuilder {
+	b := &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m}, c: c,
 		dict: &profpb.ProfilesDictionary{
 			MappingTable:   []*profpb.Mapping{{}},
 			LocationTable:  []*profpb.Location{{}},
@@ -233,6 +313,16 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model) *otlpBuilder {
 		owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{}}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
+	}
+	if c != nil {
+		c.fs.rec, c.fs.m = rec, m
+		c.gen++
+		if c.gen == 0 { // wrapped: every index is stale
+			clear(c.locGen)
+			clear(c.funcGen)
+			clear(c.stackGen)
+			c.gen = 1
+		}
 	}
 	return b
 }
@@ -355,6 +445,9 @@ func (b *otlpBuilder) newAttr(k otlpAttr, v *commonpb.AnyValue) int32 {
 // stack returns the stack table's index of id: its frames, innermost
 // first, one location per source line of a function, as in pprof.
 func (b *otlpBuilder) stack(id model.StackID) int32 {
+	if c := b.c; c != nil {
+		return b.cachedStack(id)
+	}
 	if i, ok := b.stacks[id]; ok {
 		return i
 	}
@@ -392,6 +485,46 @@ func (b *otlpBuilder) location(f *frame) int32 {
 		Lines: []*profpb.Line{{FunctionIndex: fi, Line: int64(f.line)}}})
 	b.locs[lk] = i
 	return i
+}
+
+// cachedStack is stack with the cache (OTLPOptions.Cache): the same
+// entries, in the same order, as stack and location add.
+func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
+	c := b.c
+	for int(id) >= len(c.stackGen) {
+		c.stackGen, c.stackIdx = append(c.stackGen, 0), append(c.stackIdx, 0)
+	}
+	if c.stackGen[id] == c.gen {
+		return c.stackIdx[id]
+	}
+	locs := c.locations(id)
+	st := &profpb.Stack{LocationIndices: make([]int32, len(locs))}
+	for i, g := range locs {
+		if c.locGen[g] == c.gen {
+			st.LocationIndices[i] = c.locIdx[g]
+			continue
+		}
+		lk, fn := c.locs[g], c.locFn[g]
+		if c.funcGen[fn] != c.gen {
+			f := &profpb.Function{NameStrindex: b.str(lk.fn.name), FilenameStrindex: b.str(lk.fn.file)}
+			if lk.fn.sig != "" {
+				f.SystemNameStrindex = b.str(lk.fn.name + lk.fn.sig)
+			}
+			c.funcGen[fn], c.funcIdx[fn] = c.gen, int32(len(b.dict.FunctionTable))
+			b.dict.FunctionTable = append(b.dict.FunctionTable, f)
+		}
+		fi := c.funcIdx[fn]
+		if f := b.dict.FunctionTable[fi]; lk.line > 0 && (f.StartLine == 0 || int64(lk.line) < f.StartLine) {
+			f.StartLine = int64(lk.line)
+		}
+		c.locGen[g], c.locIdx[g] = c.gen, int32(len(b.dict.LocationTable))
+		b.dict.LocationTable = append(b.dict.LocationTable, &profpb.Location{
+			Lines: []*profpb.Line{{FunctionIndex: fi, Line: int64(lk.line)}}})
+		st.LocationIndices[i] = c.locIdx[g]
+	}
+	c.stackGen[id], c.stackIdx[id] = c.gen, int32(len(b.dict.StackTable))
+	b.dict.StackTable = append(b.dict.StackTable, st)
+	return c.stackIdx[id]
 }
 
 // at returns t as Unix ns.

@@ -28,7 +28,8 @@ type Options struct {
 	// Owners, Groups: the aggregation, a fifth of a build) unset, for a
 	// reader of the threads' intervals, the locks' owner changes
 	// (BlameSpans) and samples alone: export.OTLP of a push (cmd/orca's
-	// pushloop).
+	// pushloop). Nor are the stacks grouped by call site (SiteStack: each
+	// stack is its own).
 	NoLockFigures bool
 	// Spill writes the threads' intervals, as the fold seals them, and
 	// their samples to a private temporary file (in SpillDir, "" for
@@ -46,6 +47,11 @@ type Options struct {
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
+	// Stacks, if set, is the table the stacks are numbered in (Model.Stacks
+	// is its Frames): a series of builds of one recording's consecutive
+	// ranges (the pushes of export.OTLPCache) that share one gives each
+	// stack the same StackID in all. Nil: a table of this build's own.
+	Stacks *reader.StackTable
 	// StackMark, if set, marks a stack with frames (a few bits; the empty
 	// stack has none); each thread's
 	// StackMarks or-es the marks of its intervals' stacks, as the fold
@@ -71,7 +77,10 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 	// reads its intervals back) fails the build.
 	defer RecoverSpill(&err)
 	b := New()
-	b.ext = reader.NewStackTable()
+	b.ext = opt.Stacks
+	if b.ext == nil {
+		b.ext = reader.NewStackTable()
+	}
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
 	if opt.Spill {
@@ -101,11 +110,15 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 		b.beforeEvents = true
 	}
 	b.waitTimeouts = rec.Info.WaitTimeouts()
-	b.line = func(f format.Frame) string {
-		if _, line := rec.Line(f); line > 0 {
-			return rec.Resolve(f) // class, method, file and line
+	if !opt.NoLockFigures {
+		// The call sites (Model.SiteStack) are the locks' figures' alone:
+		// grouping them resolves every stack's frames.
+		b.line = func(f format.Frame) string {
+			if _, line := rec.Line(f); line > 0 {
+				return rec.Resolve(f) // class, method, file and line
+			}
+			return ""
 		}
-		return ""
 	}
 	if c := rec.Info.Cut(); c != nil {
 		b.CutAt(c.At, c.Reason)

@@ -192,13 +192,7 @@ func OTLP(rec *reader.Recording, m *model.Model, opt OTLPOptions) (*collpb.Expor
 	if kinds == 0 {
 		kinds = All
 	}
-	var profiles []*profpb.Profile
-	for _, k := range otlpKinds {
-		if kinds&k.kinds == 0 {
-			continue
-		}
-		profiles = append(profiles, b.states(k)...)
-	}
+	profiles := b.states(kinds)
 	if opt.Samples {
 		for _, p := range []Profile{ProfileCPU, ProfileWall} {
 			profiles = append(profiles, b.samples(p)...)
@@ -569,108 +563,155 @@ func otherAttr(s model.State) string {
 	return ""
 }
 
-// states returns kind k's two Profiles, none when no interval is of it.
-func (b *otlpBuilder) states(k otlpKind) []*profpb.Profile {
-	count := b.profile(k.name, "contentions", "count", "contentions", "count", 1)
-	delay := b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)
-	// A pair of samples per (stack, thread, object, open, other thread):
-	// the attributes follow from these. The key has no padding (open is
-	// a word), so that the map hashes it as plain memory: a push looks
-	// up a key per value.
-	type key struct {
-		thread, other format.ThreadID
-		stack         model.StackID
-		object        format.ObjectID
-		open          uint64
-	}
-	// The pair's samples are in it, one allocation for both.
-	type pair struct{ count, delay profpb.Sample }
-	pairs := map[key]*pair{}
+// stateKey is a pair of samples of a kind of blocking: the attributes
+// follow from it. It has no padding (open is a word), so that the map
+// hashes it as plain memory: a push looks up a key per value.
+type stateKey struct {
+	thread, other format.ThreadID
+	stack         model.StackID
+	object        format.ObjectID
+	open          uint64
+}
+
+// statePair is a key's samples, one allocation for both.
+type statePair struct{ count, delay profpb.Sample }
+
+// kindProfiles is what states builds of a kind of blocking: its two
+// Profiles and their samples by key.
+type kindProfiles struct {
+	k            otlpKind
+	count, delay *profpb.Profile
+	pairs        map[stateKey]*statePair
 	// The pair of the last key asked for: a thread's states come in runs
 	// of one key (a pool's worker parked again and again in its queue,
 	// a contention's owners), looked up once a run.
-	var lastKey key
-	var last *pair
-	get := func(t *model.Thread, iv *model.Interval, open bool, other format.ThreadID, blocked bool) *pair {
-		kk := key{thread: t.ID, other: other, stack: iv.Stack, object: iv.Object}
-		if open {
-			kk.open = 1
-		}
-		if last != nil && kk == lastKey {
-			return last
-		}
-		if p := pairs[kk]; p != nil {
-			lastKey, last = kk, p
-			return p
-		}
-		attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
-		attrs = append(attrs, b.objectAttrs(iv.Object)...)
-		if lk := ivLockKind(iv); lk != "" {
-			attrs = append(attrs, b.attr(AttrLockKind, lk))
-		}
-		if open {
-			attrs = append(attrs, b.boolAttr(AttrStateOpen, true))
-		}
-		switch {
-		case other != 0 && blocked:
-			attrs = append(attrs, b.ownerAttrs(other)...)
-		case other != 0:
-			if a := b.otherThread(iv.State, other); a >= 0 {
-				attrs = append(attrs, a)
-			}
-		}
-		st := b.stack(iv.Stack)
-		p := &pair{profpb.Sample{StackIndex: st, AttributeIndices: attrs}, profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
-		count.Samples = append(count.Samples, &p.count)
-		delay.Samples = append(delay.Samples, &p.delay)
-		pairs[kk] = p
-		lastKey, last = kk, p
+	lastKey stateKey
+	last    *statePair
+}
+
+// get returns the pair of samples of thread t's interval iv, open or not,
+// whose other thread is other (a contention's owner when blocked).
+func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval, open bool, other format.ThreadID, blocked bool) *statePair {
+	kk := stateKey{thread: t.ID, other: other, stack: iv.Stack, object: iv.Object}
+	if open {
+		kk.open = 1
+	}
+	if kp.last != nil && kk == kp.lastKey {
+		return kp.last
+	}
+	if p := kp.pairs[kk]; p != nil {
+		kp.lastKey, kp.last = kk, p
 		return p
 	}
+	attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
+	attrs = append(attrs, b.objectAttrs(iv.Object)...)
+	if lk := ivLockKind(iv); lk != "" {
+		attrs = append(attrs, b.attr(AttrLockKind, lk))
+	}
+	if open {
+		attrs = append(attrs, b.boolAttr(AttrStateOpen, true))
+	}
+	switch {
+	case other != 0 && blocked:
+		attrs = append(attrs, b.ownerAttrs(other)...)
+	case other != 0:
+		if a := b.otherThread(iv.State, other); a >= 0 {
+			attrs = append(attrs, a)
+		}
+	}
+	st := b.stack(iv.Stack)
+	p := &statePair{profpb.Sample{StackIndex: st, AttributeIndices: attrs}, profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+	kp.count.Samples = append(kp.count.Samples, &p.count)
+	kp.delay.Samples = append(kp.delay.Samples, &p.delay)
+	kp.pairs[kk] = p
+	kp.lastKey, kp.last = kk, p
+	return p
+}
+
+// states returns the two Profiles of each kind of blocking in kinds, in
+// the order of otlpKinds, none for a kind no interval is of: one walk
+// over the threads' intervals for all of them.
+func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
+	var all []*kindProfiles
+	var monitor, juc *kindProfiles // the contentions' (eachContention)
+	var others []*kindProfiles     // the other kinds, by their intervals
+	for _, k := range otlpKinds {
+		if kinds&k.kinds == 0 {
+			continue
+		}
+		kp := &kindProfiles{k: k, pairs: map[stateKey]*statePair{},
+			count: b.profile(k.name, "contentions", "count", "contentions", "count", 1),
+			delay: b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)}
+		all = append(all, kp)
+		switch k.name {
+		case "monitor":
+			monitor = kp
+		case "juc":
+			juc = kp
+		default:
+			others = append(others, kp)
+		}
+	}
 	for _, t := range b.m.Threads {
-		if k.name == "monitor" || k.name == "juc" {
+		if monitor != nil || juc != nil {
 			// A contention's delay goes to the owners it waited behind,
 			// each for its stretch, and it counts on the owner whose
 			// release let the thread in: the report's blame
 			// (eachContention).
 			eachContention(b.m, t, func(c *contention) {
-				if !k.has(c.first) {
+				kp := monitor
+				if c.first.Acquire {
+					kp = juc
+				}
+				if kp == nil || !kp.k.has(c.first) {
 					return
 				}
 				for _, sp := range c.spans {
-					b.add(&get(t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
+					b.add(&b.get(kp, t, c.first, c.open, sp.Owner, true).delay, int64(sp.End-sp.Start), sp.Start)
 				}
 				if !c.open || !b.partial {
-					b.add(&get(t, c.first, c.open, c.count, true).count, 1, c.first.Start)
+					b.add(&b.get(kp, t, c.first, c.open, c.count, true).count, 1, c.first.Start)
 				}
 			})
+		}
+		if len(others) == 0 {
 			continue
 		}
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
-			if !k.has(iv) {
-				continue
+			for _, kp := range others {
+				if !kp.k.has(iv) {
+					continue
+				}
+				p := b.get(kp, t, iv, iv.Open, iv.Other, false)
+				if first(*iv) && b.counts(iv) {
+					b.add(&p.count, 1, iv.Start)
+				}
+				b.add(&p.delay, int64(iv.Duration()), iv.Start)
 			}
-			p := get(t, iv, iv.Open, iv.Other, false)
-			if first(*iv) && b.counts(iv) {
-				b.add(&p.count, 1, iv.Start)
-			}
-			b.add(&p.delay, int64(iv.Duration()), iv.Start)
 		}
 	}
-	if len(count.Samples) == 0 {
-		return nil
+	var out []*profpb.Profile
+	for _, kp := range all {
+		if len(kp.count.Samples) == 0 {
+			continue
+		}
+		// An owner's stretch that was not the last of its contention has
+		// a delay and no count, the owner a contention counts on may have
+		// no stretch: a sample holds at least one value.
+		empty := func(s *profpb.Sample) bool { return len(s.Values) == 0 }
+		kp.count.Samples = slices.DeleteFunc(kp.count.Samples, empty)
+		kp.delay.Samples = slices.DeleteFunc(kp.delay.Samples, empty)
+		// A later push of a series may have delays and no count (its
+		// contentions still open, counted where they end): a profile
+		// without samples is left out, not sent empty.
+		for _, p := range []*profpb.Profile{kp.count, kp.delay} {
+			if len(p.Samples) > 0 {
+				out = append(out, p)
+			}
+		}
 	}
-	// An owner's stretch that was not the last of its contention has a
-	// delay and no count, the owner a contention counts on may have no
-	// stretch: a sample holds at least one value.
-	empty := func(s *profpb.Sample) bool { return len(s.Values) == 0 }
-	count.Samples = slices.DeleteFunc(count.Samples, empty)
-	delay.Samples = slices.DeleteFunc(delay.Samples, empty)
-	// A later push of a series may have delays and no count (its
-	// contentions still open, counted where they end): a profile
-	// without samples is left out, not sent empty.
-	return slices.DeleteFunc([]*profpb.Profile{count, delay}, func(p *profpb.Profile) bool { return len(p.Samples) == 0 })
+	return out
 }
 
 // counts reports whether iv's state (not a contention: eachContention's

@@ -281,11 +281,13 @@ func (p *pusher) build(final bool) error {
 		return err
 	}
 	// export.OTLP reads the threads' intervals, the locks' owner changes
-	// and the samples, none of the locks' figures or the edges.
+	// and the samples, none of the locks' figures, the edges or the
+	// threads' runnable time's split.
 	if p.cache == nil {
 		p.cache = export.NewOTLPCache()
 	}
-	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, Stacks: p.cache.Stacks()})
+	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
+		Stacks: p.cache.Stacks()})
 	if err != nil {
 		return err
 	}

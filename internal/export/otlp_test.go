@@ -323,9 +323,10 @@ func TestOTLPGolden(t *testing.T) {
 		}
 		// The same requests through an OTLPCache, as a series of pushes
 		// of the recording makes them, the second with what the first
-		// left in it (the models built with its stack table).
+		// left in it (the models built with its stack table), and without
+		// the runnable time's split (NoRunSplit), as a push builds them.
 		cache := NewOTLPCache()
-		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, Stacks: cache.Stacks()})
+		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks()})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,6 +31,11 @@ type Options struct {
 	// pushloop). Nor are the stacks grouped by call site (SiteStack: each
 	// stack is its own).
 	NoLockFigures bool
+	// NoRunSplit leaves each thread's runnable time unsplit between
+	// running and ready (Thread.Run zero: the windows between its
+	// ThreadCPU lines are not split as the fold goes), for a reader of the
+	// intervals and samples alone: export.OTLP of a push.
+	NoRunSplit bool
 	// Spill writes the threads' intervals, as the fold seals them, and
 	// their samples to a private temporary file (in SpillDir, "" for
 	// os.TempDir()), unlinked at once, from which View.HoldersDoing reads
@@ -83,6 +88,7 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 	}
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
+	b.noRunSplit = opt.NoRunSplit
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil

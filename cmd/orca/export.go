@@ -218,8 +218,9 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *mode
 		return nil, nil, err
 	}
 	var mo model.Options
-	// export.OTLP reads neither the locks' figures nor the edges.
-	mo.NoEdges, mo.NoLockFigures = cmd == "push", cmd == "push"
+	// export.OTLP reads neither the locks' figures, the edges nor the
+	// runnable time's split.
+	mo.NoEdges, mo.NoLockFigures, mo.NoRunSplit = cmd == "push", cmd == "push", cmd == "push"
 	if mo.Span, err = rf.span(rec); err != nil {
 		return nil, nil, err
 	}

@@ -62,6 +62,9 @@ type pusher struct {
 	stop    chan struct{}
 	stopped chan struct{}
 	profile *os.File // ORCA_PUSH_CPUPROFILE's
+	// cache: what the pushes share (the stacks' numbers, the frames
+	// resolved): build's alone.
+	cache *export.OTLPCache
 
 	mu       sync.Mutex
 	lastSeq  uint64      // the newest chunk file pushed (built into a request)
@@ -278,12 +281,18 @@ func (p *pusher) build(final bool) error {
 		return err
 	}
 	// export.OTLP reads the threads' intervals, the locks' owner changes
-	// and the samples, none of the locks' figures or the edges.
-	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true})
+	// and the samples, none of the locks' figures, the edges or the
+	// threads' runnable time's split.
+	if p.cache == nil {
+		p.cache = export.NewOTLPCache()
+	}
+	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
+		Stacks: p.cache.Stacks()})
 	if err != nil {
 		return err
 	}
 	opt := p.opt
+	opt.Cache = p.cache
 	if p.from != 0 {
 		// States on at from were counted by the push before.
 		opt.From, opt.Chained = from, true

@@ -52,6 +52,9 @@ func splitChunks(tb testing.TB, orca []byte) [][]byte {
 type pushSource struct {
 	side   map[string][]byte // by suffix
 	chunks [][]byte
+	// fresh: each push with an OTLPCache of its own, as none were shared
+	// before (TestPushLoopCache).
+	fresh bool
 }
 
 // synthPushSource is a synthetic busy server's recording (internal/synth)
@@ -130,10 +133,16 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 			*w += processCPU(tb) - cpu0
 		}
 		if (i+1)%every == 0 && i+1 < len(src.chunks) {
+			if src.fresh {
+				p.cache = nil
+			}
 			if err := p.build(false); err != nil {
 				tb.Fatal(err)
 			}
 		}
+	}
+	if src.fresh {
+		p.cache = nil
 	}
 	if err := p.build(true); err != nil {
 		tb.Fatal(err)
@@ -181,6 +190,43 @@ func TestPushLoopAddsUp(t *testing.T) {
 	}
 	sums, moved := otlptest.CheckAddsUp(t, requestSamples(t, wb), requestSamples(t, bodies...), len(bodies))
 	t.Logf("%d chunk files in %d pushes: %d sums, %d delays moved between owners", len(src.chunks), len(bodies), sums, moved)
+}
+
+// TestPushLoopCache: the pushes of a recording, which share what they
+// resolved and numbered (export.OTLPCache, model.Options.Stacks), send
+// the same bytes as pushes that each start from nothing.
+func TestPushLoopCache(t *testing.T) {
+	src := synthPushSource(t, 3<<20)
+	shared, _ := src.replay(t, 1)
+	src.fresh = true
+	fresh, _ := src.replay(t, 1)
+	if len(shared) != len(fresh) || len(shared) < 2 {
+		t.Fatalf("%d requests with the cache, %d without; want the same, 2 or more", len(shared), len(fresh))
+	}
+	// The two replays' recordings are in two directories: the resource
+	// attribute orca.recording differs.
+	for _, b := range [][][]byte{shared, fresh} {
+		for i, body := range b {
+			req := &collpb.ExportProfilesServiceRequest{}
+			if err := proto.Unmarshal(body, req); err != nil {
+				t.Fatal(err)
+			}
+			for _, kv := range req.ResourceProfiles[0].Resource.Attributes {
+				if kv.Key == export.AttrRecordingPrefix {
+					kv.Value = nil
+				}
+			}
+			var err error
+			if b[i], err = proto.Marshal(req); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for i := range shared {
+		if !bytes.Equal(shared[i], fresh[i]) {
+			t.Errorf("push %d: %d bytes with the cache, %d without, not the same", i+1, len(shared[i]), len(fresh[i]))
+		}
+	}
 }
 
 // BenchmarkPushLoop: the continuous pusher's CPU per chunk file pushed

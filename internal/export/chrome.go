@@ -88,7 +88,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 			}
 			var stack []string
 			for _, f := range fs.stack(ev.iv.Stack) {
-				stack = append(stack, f.text)
+				stack = append(stack, fs.text(f))
 			}
 			args["stack"] = stack
 			emit(chromeEvent{Name: ev.iv.Shown().String(), Cat: chromeCat, Ph: "X", TS: micros(ev.iv.Start),

@@ -257,7 +257,12 @@ type frame struct {
 	sig  string // "(J)V"
 	file string // "java/lang/Object.java", "" when unknown
 	line int    // 0 when unknown
-	text string // as a Java stack trace prints it: "java.lang.Object.wait(Object.java:338)"
+	text string // as a Java stack trace prints it: "java.lang.Object.wait(Object.java:338)"; frames.text makes it
+	at   format.Frame
+	// partial: its method or its class was not in the recording's tables
+	// yet (a push's: the agent writes them as it goes), so it may resolve
+	// better later (frames.keep).
+	partial bool
 }
 
 // frames resolves and caches frames and stacks.
@@ -266,6 +271,10 @@ type frames struct {
 	m      *model.Model
 	frames map[format.Frame]*frame
 	stacks map[model.StackID][]*frame
+	// keep: the cache outlives the recording read now (OTLPCache: a
+	// series of pushes, whose method tables grow), so a frame or stack
+	// that is partial is resolved again each time, not kept.
+	keep bool
 }
 
 func newFrames(rec *reader.Recording, m *model.Model) *frames {
@@ -280,9 +289,10 @@ func (fs *frames) frame(f format.Frame) *frame {
 	if r := fs.frames[f]; r != nil {
 		return r
 	}
-	r := &frame{text: fs.rec.Resolve(f)}
+	r := &frame{at: f}
 	if meth := fs.rec.Methods[f.Method]; meth == nil {
 		r.name = "<unknown method " + f.Method.String() + ">"
+		r.partial = true
 	} else if cls := fs.rec.ClassName(f.Method); format.IsNativeClass(cls) {
 		// A native or VM frame of a sample: its symbol, and its library
 		// as the file ("read" in "libc.so.6"), as pprof names C frames.
@@ -291,6 +301,7 @@ func (fs *frames) frame(f format.Frame) *frame {
 	} else {
 		if cls == "" {
 			cls = "<unknown class " + meth.Class.String() + ">"
+			r.partial = true
 		}
 		r.name = cls + "." + meth.Name
 		r.sig = meth.Signature
@@ -303,8 +314,19 @@ func (fs *frames) frame(f format.Frame) *frame {
 			r.file = src
 		}
 	}
-	fs.frames[f] = r
+	if !r.partial || !fs.keep {
+		fs.frames[f] = r
+	}
 	return r
+}
+
+// text returns r's text (frame.text), made at the first call: only the
+// Chrome trace prints it.
+func (fs *frames) text(r *frame) string {
+	if r.text == "" {
+		r.text = fs.rec.Resolve(r.at)
+	}
+	return r.text
 }
 
 // noStack stands for the frames of an event recorded without a stack
@@ -317,15 +339,20 @@ func (fs *frames) stack(id model.StackID) []*frame {
 		return s
 	}
 	var s []*frame
+	partial := false
 	if int(id) < len(fs.m.Stacks) {
 		for _, f := range fs.m.Stacks[id] {
-			s = append(s, fs.frame(f))
+			r := fs.frame(f)
+			s = append(s, r)
+			partial = partial || r.partial
 		}
 	}
 	if len(s) == 0 {
 		s = []*frame{noStack}
 	}
-	fs.stacks[id] = s
+	if !partial || !fs.keep {
+		fs.stacks[id] = s
+	}
 	return s
 }
 

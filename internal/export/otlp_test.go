@@ -321,11 +321,26 @@ func TestOTLPGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// The same requests through an OTLPCache, as a series of pushes
+		// of the recording makes them, the second with what the first
+		// left in it (the models built with its stack table), and without
+		// the runnable time's split (NoRunSplit), as a push builds them.
+		cache := NewOTLPCache()
+		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks()})
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, o := range []OTLPOptions{{Samples: true}, {Samples: true, From: m.Start + (m.End-m.Start)/3, Partial: true}} {
 			fmt.Fprintf(&got, "== %s/%s from=%d partial=%v\n", filepath.Base(filepath.Dir(path)), filepath.Base(path), o.From, o.Partial)
 			req := &collpb.ExportProfilesServiceRequest{}
-			if err := proto.Unmarshal(otlpBytes(t, rec, lean.Model, o), req); err != nil {
+			body := otlpBytes(t, rec, lean.Model, o)
+			if err := proto.Unmarshal(body, req); err != nil {
 				t.Fatal(err)
+			}
+			oc := o
+			oc.Cache = cache
+			if cb := otlpBytes(t, rec, cached.Model, oc); !bytes.Equal(cb, body) {
+				t.Errorf("%s from=%d: the request through an OTLPCache differs (%d bytes, %d without)", path, o.From, len(cb), len(body))
 			}
 			pd := &profpb.ProfilesData{ResourceProfiles: req.ResourceProfiles, Dictionary: req.Dictionary}
 			checkOTLPTables(t, pd) // a later push's too: no empty profile

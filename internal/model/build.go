@@ -28,8 +28,14 @@ type Options struct {
 	// Owners, Groups: the aggregation, a fifth of a build) unset, for a
 	// reader of the threads' intervals, the locks' owner changes
 	// (BlameSpans) and samples alone: export.OTLP of a push (cmd/orca's
-	// pushloop).
+	// pushloop). Nor are the stacks grouped by call site (SiteStack: each
+	// stack is its own).
 	NoLockFigures bool
+	// NoRunSplit leaves each thread's runnable time unsplit between
+	// running and ready (Thread.Run zero: the windows between its
+	// ThreadCPU lines are not split as the fold goes), for a reader of the
+	// intervals and samples alone: export.OTLP of a push.
+	NoRunSplit bool
 	// Spill writes the threads' intervals, as the fold seals them, and
 	// their samples to a private temporary file (in SpillDir, "" for
 	// os.TempDir()), unlinked at once, from which View.HoldersDoing reads
@@ -46,6 +52,11 @@ type Options struct {
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
+	// Stacks, if set, is the table the stacks are numbered in (Model.Stacks
+	// is its Frames): a series of builds of one recording's consecutive
+	// ranges (the pushes of export.OTLPCache) that share one gives each
+	// stack the same StackID in all. Nil: a table of this build's own.
+	Stacks *reader.StackTable
 	// StackMark, if set, marks a stack with frames (a few bits; the empty
 	// stack has none); each thread's
 	// StackMarks or-es the marks of its intervals' stacks, as the fold
@@ -71,9 +82,13 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 	// reads its intervals back) fails the build.
 	defer RecoverSpill(&err)
 	b := New()
-	b.ext = reader.NewStackTable()
+	b.ext = opt.Stacks
+	if b.ext == nil {
+		b.ext = reader.NewStackTable()
+	}
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
+	b.noRunSplit = opt.NoRunSplit
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil
@@ -101,11 +116,15 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 		b.beforeEvents = true
 	}
 	b.waitTimeouts = rec.Info.WaitTimeouts()
-	b.line = func(f format.Frame) string {
-		if _, line := rec.Line(f); line > 0 {
-			return rec.Resolve(f) // class, method, file and line
+	if !opt.NoLockFigures {
+		// The call sites (Model.SiteStack) are the locks' figures' alone:
+		// grouping them resolves every stack's frames.
+		b.line = func(f format.Frame) string {
+			if _, line := rec.Line(f); line > 0 {
+				return rec.Resolve(f) // class, method, file and line
+			}
+			return ""
 		}
-		return ""
 	}
 	if c := rec.Info.Cut(); c != nil {
 		b.CutAt(c.At, c.Reason)

@@ -108,6 +108,8 @@ type Builder struct {
 
 	// noLockFigures: ag sums nothing (Options.NoLockFigures).
 	noLockFigures bool
+	// noRunSplit: no thread's windows are split (Options.NoRunSplit).
+	noRunSplit bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile

@@ -160,7 +160,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	if !b.noLockFigures {
 		b.ag.endThread(&ts.agg)
 	}
-	b.splitTo(ts, math.MaxInt64, t.End)
+	if !b.noRunSplit {
+		b.splitTo(ts, math.MaxInt64, t.End)
+	}
 	drop := b.dropIntervals && b.spill.err == nil
 	if drop {
 		// In the spill: only a thread with no windows between ThreadCPU
@@ -193,7 +195,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	if b.spill != nil {
 		b.spill.add(&t.spill.smp, bytesOf(t.Samples))
 	}
-	t.splitRun(&ts.win)
+	if !b.noRunSplit {
+		t.splitRun(&ts.win)
+	}
 	ts.win.marks = nil // the windows are split to the end
 	if drop {
 		// Thread by thread, so that the intervals of all are never

@@ -191,11 +191,22 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	default:
 		return nil, exitError{1, fmt.Sprintf("threads: the agent in pid %d did not take the snapshot (Agent_OnAttach returned %d; the reason is on the JVM's stderr)", pid, code)}
 	}
-	s := &snapshot{pid: pid, command: readJVMFacts(vm, j).command, phases: ph}
-	ph.phase("facts")
+	s := &snapshot{pid: pid, phases: ph}
 	err = readAsJVMUser(j, func() error { return s.read(j.Host(prefix)) })
 	if err != nil {
 		return nil, exitError{1, fmt.Sprintf("threads: reading the snapshot of pid %d: %v", pid, err)}
+	}
+	// The program's name from the agent's .info (sun.java.command, read
+	// with JVMTI), not from the attach's `properties` command: that runs
+	// Java code in the JVM (VMSupport's serialisation of the properties),
+	// which on a JVM never attached before loads and interprets it cold:
+	// 1.1 s of a first attach at load 15.
+	s.command = mainName(s.rec.Info[format.InfoCommand])
+	if s.command == "" {
+		s.command = "?"
+		if b, err := os.ReadFile(j.Path("comm")); err == nil {
+			s.command = strings.TrimSpace(string(b))
+		}
 	}
 	return s, nil
 }

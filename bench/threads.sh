@@ -7,7 +7,9 @@
 # listener starts); each round prints the command's wall time, orca's own `took` and the
 # agent's time in the JVM (.info attach_ms), the CPU each side spent (the JVM's Attach Listener
 # thread, where the agent runs, by /proc/PID/task/TID/stat; orca's user and system time), which
-# the machine's load does not change as it does the times, and the thread count it found.
+# the machine's load does not change as it does the times, and the thread count it found; then
+# orca's time by phase (ORCA_THREADS_TIMES=1: checks, attach, load — the agent in the JVM —,
+# facts, open, model, view, write), and at the end the load average.
 #
 #   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 KIND=virtual N=100000 ROUNDS=3 bench/threads.sh
 #
@@ -42,7 +44,7 @@ TIMEFORMAT='%U %S'
 for r in $(seq "$ROUNDS"); do
   a0=$(listener_cpu)
   t0=$(date +%s%N)
-  { time "$ORCA" threads --json "$pid" >"$TMP/json"; } 2>"$TMP/time"
+  { time ORCA_THREADS_TIMES=1 "$ORCA" threads --json "$pid" >"$TMP/json" 2>"$TMP/phases"; } 2>"$TMP/time"
   t1=$(date +%s%N)
   a1=$(listener_cpu)
   python3 - "$TMP/json" "$r" $(( (t1 - t0) / 1000000 )) $(( (a1 - a0) * 1000 / hz )) $(tail -1 "$TMP/time") <<'PY'
@@ -52,4 +54,6 @@ print(f"round {sys.argv[2]}: {sys.argv[3]} ms wall, took {v['took_s']*1000:.0f} 
       f"CPU: Attach Listener {sys.argv[4]} ms, orca {float(sys.argv[5]) + float(sys.argv[6]):.2f} s, "
       f"{v['threads']} threads ({v['platform']} platform, {v['virtual']} virtual), {len(v['deadlocks'])} deadlocks")
 PY
+  grep -h "phases" "$TMP/phases" | sed 's/^/  /' || true   # an orca before ORCA_THREADS_TIMES prints none
 done
+uptime

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -71,6 +72,7 @@ func runThreads(u ui, args []string) error {
 	}
 	snap.took = time.Since(start)
 	v := newThreadsView(snap)
+	snap.phase("view")
 	bw := bufio.NewWriter(u.stdout)
 	if *asJSON {
 		err = v.writeJSON(bw)
@@ -80,7 +82,45 @@ func runThreads(u ui, args []string) error {
 	if err == nil {
 		err = bw.Flush()
 	}
+	snap.phase("write")
+	snap.printPhases()
 	return err
+}
+
+// phases is orca threads' time by phase, for bench/threads.sh (hidden:
+// ORCA_THREADS_TIMES=1 prints them on stderr at the end).
+type phases struct {
+	on    bool
+	last  time.Time
+	names []string
+	ms    []float64
+}
+
+func newPhases() *phases {
+	return &phases{on: os.Getenv("ORCA_THREADS_TIMES") == "1", last: time.Now()}
+}
+
+// phase ends the phase named name.
+func (p *phases) phase(name string) {
+	if p == nil || !p.on {
+		return
+	}
+	now := time.Now()
+	p.names = append(p.names, name)
+	p.ms = append(p.ms, float64(now.Sub(p.last).Microseconds())/1000)
+	p.last = now
+}
+
+func (p *phases) printPhases() {
+	if p == nil || !p.on {
+		return
+	}
+	var b strings.Builder
+	b.WriteString("orca threads phases (ms):")
+	for i, n := range p.names {
+		fmt.Fprintf(&b, " %s %.1f", n, p.ms[i])
+	}
+	fmt.Fprintln(os.Stderr, b.String())
 }
 
 // snapshot is what an orca threads attach read: the recording of one
@@ -92,11 +132,13 @@ type snapshot struct {
 	m       *model.Model
 	took    time.Duration // the whole command, attach to model
 	agentMS string        // the agent's own time (.info attach_ms)
+	*phases
 }
 
 // takeSnapshot attaches to pid, has the agent write the snapshot into a
 // new directory of the JVM's /tmp, reads it and removes it.
 func takeSnapshot(pid, depth int) (*snapshot, error) {
+	ph := newPhases()
 	j, err := attach.ReadProc("/proc", pid)
 	if err == nil {
 		err = j.CheckUser(os.Geteuid())
@@ -125,16 +167,19 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 		return nil, exitError{1, fmt.Sprintf("threads: cannot make a directory for the snapshot in pid %d's /tmp (%s): %v", pid, j.Host("/tmp"), err)}
 	}
 	defer dir.remove()
+	ph.phase("checks")
 	vm, err := attach.Attach(pid)
 	if err != nil {
 		return nil, exitError{1, "threads: " + err.Error()}
 	}
+	ph.phase("attach")
 	prefix := "/tmp/" + dir.name + "/threads"
 	opts := fmt.Sprintf("prefix=%s,clobber=no,snapshot=yes,format=compact,depth=%d,cpu=off,wall=off,thread_cpu=off", prefix, depth)
 	code, err := load(vm, lib, opts)
 	if err != nil {
 		return nil, exitError{1, "threads: " + err.Error()}
 	}
+	ph.phase("load")
 	switch code {
 	case attachOK:
 	case attachRunning:
@@ -146,10 +191,22 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	default:
 		return nil, exitError{1, fmt.Sprintf("threads: the agent in pid %d did not take the snapshot (Agent_OnAttach returned %d; the reason is on the JVM's stderr)", pid, code)}
 	}
-	s := &snapshot{pid: pid, command: readJVMFacts(vm, j).command}
+	s := &snapshot{pid: pid, phases: ph}
 	err = readAsJVMUser(j, func() error { return s.read(j.Host(prefix)) })
 	if err != nil {
 		return nil, exitError{1, fmt.Sprintf("threads: reading the snapshot of pid %d: %v", pid, err)}
+	}
+	// The program's name from the agent's .info (sun.java.command, read
+	// with JVMTI), not from the attach's `properties` command: that runs
+	// Java code in the JVM (VMSupport's serialisation of the properties),
+	// which on a JVM never attached before loads and interprets it cold:
+	// 1.1 s of a first attach at load 15.
+	s.command = mainName(s.rec.Info[format.InfoCommand])
+	if s.command == "" {
+		s.command = "?"
+		if b, err := os.ReadFile(j.Path("comm")); err == nil {
+			s.command = strings.TrimSpace(string(b))
+		}
 	}
 	return s, nil
 }
@@ -160,10 +217,12 @@ func (s *snapshot) read(prefix string) error {
 	if err != nil {
 		return err
 	}
+	s.phase("open")
 	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
 	if err != nil {
 		return err
 	}
+	s.phase("model")
 	s.rec, s.m = rec, res.Model
 	s.agentMS = rec.Info[format.InfoAttachTimes]
 	return nil

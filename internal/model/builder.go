@@ -31,8 +31,10 @@ type Builder struct {
 	byNum []*tstate
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
-	// Finalize, so a slab keeps nothing alive longer.
-	slab []tstate
+	// Finalize, so a slab keeps nothing alive longer. tslab: their
+	// Threads, as many, which the Model keeps.
+	slab  []tstate
+	tslab []Thread
 	// orders: the index in Model.LockOrders of each distinct one
 	// (orderKey), so that a nesting made a million times is one.
 	orders map[string]int
@@ -182,7 +184,9 @@ type pendingJoin struct {
 // tstate is a thread being folded. The Thread is in it, not pointed to:
 // each event touches both.
 type tstate struct {
-	t Thread
+	// t is in a slab of Threads of its own (Builder.tslab), which the
+	// Model keeps after Finalize, not the fold's state around it.
+	t *Thread
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
 	// It starts in openBuf, next to the rest of the thread's state.
@@ -298,19 +302,22 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	ts := b.threads[id]
 	if ts == nil {
 		if len(b.slab) == 0 {
-			b.slab = make([]tstate, min(max(len(b.byNum), 1), 256))
+			n := min(max(len(b.byNum), 1), 256)
+			b.slab, b.tslab = make([]tstate, n), make([]Thread, n)
 		}
 		// Zero already: its fields set one by one (a whole tstate
 		// assigned was a copy of 1 kB through the write barrier).
 		ts = &b.slab[0]
 		b.slab = b.slab[1:]
+		ts.t = &b.tslab[0]
+		b.tslab = b.tslab[1:]
 		ts.t.ID, ts.t.Start, ts.num, ts.timedAt = id, at, uint32(len(b.m.Threads)), -1
 		ts.open = ts.openBuf[:0]
 		ts.agg.id = id
 		ts.win.late = math.MaxInt64
 		b.threads[id] = ts
-		b.m.byThread[id] = &ts.t
-		b.m.Threads = append(b.m.Threads, &ts.t)
+		b.m.byThread[id] = ts.t
+		b.m.Threads = append(b.m.Threads, ts.t)
 		b.byNum = append(b.byNum, ts)
 	}
 	b.lastThread = ts
@@ -363,7 +370,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		ev = b.aliased(ev)
 	}
 	ts := b.thread(ev.Thread, ev.Time)
-	t := &ts.t
+	t := ts.t
 	t.Events++
 	if t.Ended {
 		// After posting ThreadEnd, HotSpot's thread exit (ensure_join) locks
@@ -840,7 +847,7 @@ func (b *Builder) feedSealed() {
 func (b *Builder) retire(w format.Time) {
 	keep := b.ending[:0]
 	for _, ts := range b.ending {
-		switch t := &ts.t; {
+		switch t := ts.t; {
 		case b.spill.err != nil:
 			// Given up: Finalize keeps them all in memory.
 		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.win.splitting || t.End > w:
@@ -860,7 +867,7 @@ func (b *Builder) retire(w format.Time) {
 // came later: its samples read back, its windows to be split again from
 // the first (the same split: CheckSplit), its tail to be taken again.
 func (b *Builder) revive(ts *tstate) {
-	t := &ts.t
+	t := ts.t
 	ts.retired = false
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
@@ -914,7 +921,7 @@ func (b *Builder) splitWindows(w format.Time) {
 // the thread's end, or later when it is not known yet), after undoing
 // those a late sample fell in.
 func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
-	t, ws := &ts.t, &ts.win
+	t, ws := ts.t, &ts.win
 	if ws.late != math.MaxInt64 {
 		k := len(t.wins)
 		for k > 0 && t.wins[k-1].end > ws.late {
@@ -943,7 +950,7 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 // feed sums the next final intervals of ts, ivs: its time per state, the
 // locks' figures.
 func (b *Builder) feed(ts *tstate, ivs []Interval) {
-	t := &ts.t
+	t := ts.t
 	for i := range ivs {
 		d := ivs[i].Duration()
 		t.Time[ivs[i].Shown()] += d
@@ -1017,7 +1024,7 @@ func (b *Builder) release(ts *tstate) {
 func (b *Builder) ivsFrom(ts *tstate) func(int, func([]Interval) bool) {
 	return func(from int, fn func([]Interval) bool) {
 		if base := ts.ivs.base; from < base {
-			b.spillBuf = b.readSpilled(&ts.t, from, base, b.spillBuf)
+			b.spillBuf = b.readSpilled(ts.t, from, base, b.spillBuf)
 			if !fn(b.spillBuf) {
 				return
 			}

@@ -66,14 +66,9 @@ func (b *Builder) Finalize() *Model {
 			dropped, t.lent = true, nil
 		}
 	}
-	// The Threads move out of the tstates, which the Model would otherwise
-	// keep, and with them what they point to of the fold's state.
-	threads := make([]Thread, len(m.Threads))
-	for i, t := range m.Threads {
-		threads[i] = *t
-		m.Threads[i] = &threads[i]
-		m.byThread[t.ID] = &threads[i]
-	}
+	// The Threads are in slabs of their own (Builder.thread), not in the
+	// tstates: the Model keeps none of the fold's state, and they need no
+	// copy (100 000 threads: 42 MB copied and as many pages touched).
 	// A join edge starts when its target ended, its exit included (known
 	// only now when the exit came after the join's line).
 	for i := range m.Edges {
@@ -150,7 +145,7 @@ func (b *Builder) Finalize() *Model {
 // it reports whether it did. Finalize calls it for each thread, and
 // retire for a thread that ended, as the fold goes.
 func (b *Builder) finishThread(ts *tstate) bool {
-	t := &ts.t
+	t := ts.t
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
 	ts.ivs.each(ts.fed, func(blk []Interval) bool {
@@ -238,7 +233,7 @@ func (b *Builder) findShutdown() {
 // added in order (Finalize would sort them), none: the readers read the
 // thread's back.
 func (b *Builder) tail(ts *tstate) {
-	l, t := &ts.ivs, &ts.t
+	l, t := &ts.ivs, ts.t
 	if l.unsorted {
 		return
 	}

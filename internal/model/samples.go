@@ -122,7 +122,7 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 	// already split that it falls in is split again.
 	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, func(s *Sample) format.Time { return s.At })
 	ts.lateSample(at)
-	if t := &ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
+	if t := ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
 		// The CPU a virtual thread used is its carrier's too (the carrier's
 		// scheduler times count it): the split of the carrier's time takes
 		// it out of the carrier's own running.

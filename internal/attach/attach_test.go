@@ -613,11 +613,13 @@ func sleeper(t *testing.T, dir string, uid int) *target {
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	tg, err := readTarget(cmd.Process.Pid)
-	for i := 0; err == nil && tg.euid != uid && i < 100; i++ {
+	// setpriv switches its user first, then its group (it keeps the capability to): wait
+	// for both, or the trigger is made with root's group (seen once in a test run).
+	for i := 0; err == nil && (tg.euid != uid || tg.egid != uid) && i < 100; i++ {
 		time.Sleep(10 * time.Millisecond) // setpriv has not switched yet
 		tg, err = readTarget(cmd.Process.Pid)
 	}
-	if err != nil || tg.euid != uid {
+	if err != nil || tg.euid != uid || tg.egid != uid {
 		t.Fatalf("readTarget(sleep as %d) = %+v, %v", uid, tg, err)
 	}
 	tg.nspid = 1 // a name no JVM of this test uses

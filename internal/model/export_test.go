@@ -76,3 +76,20 @@ func SpillReadFault(err error, f func()) {
 	defer func() { spillReadFault = nil }()
 	f()
 }
+
+// UnionOfRuns is the union HoldersDoing makes of a lock's spans ss, as
+// they came: packed (spanLog), then merged from their runs.
+func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
+	l := &spanLog{}
+	for _, s := range ss {
+		l.add(s)
+	}
+	var mg spanMerge
+	return mg.union(l)
+}
+
+// UnionSorted is the union newDoingFold makes of ss: sorted stably by
+// start (sortByStart), then folded.
+func UnionSorted(ss []OwnerSpan) []OwnerSpan {
+	return newDoingFold(LockRef{}, append([]OwnerSpan(nil), ss...), nil).d.Spans
+}

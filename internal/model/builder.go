@@ -228,6 +228,10 @@ type tstate struct {
 	// ending: it is in Builder.ending; retired: it was finished as the
 	// fold went (retire), its intervals and samples in the spill alone.
 	ending, retired bool
+	// smpGiven: its first samples given up to the spill while it lives
+	// (releaseSamples), the last of them at smpLast.
+	smpGiven int
+	smpLast  format.Time
 }
 
 type openIv struct {
@@ -429,6 +433,9 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.end(ts, ev.Time, endForced)
 		}
 		t.End, t.Ended = ev.Time, true
+		if ts.smpGiven > 0 && ev.Time < ts.smpLast {
+			b.unspillSamples(ts) // clamped below
+		}
 		for i := range t.Samples {
 			// A sample is taken while its thread runs, before its end: one
 			// later than the end is a clock gone wrong, kept at the end.
@@ -868,6 +875,7 @@ func (b *Builder) revive(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
+	ts.smpGiven, ts.smpLast = 0, 0
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
@@ -903,6 +911,7 @@ func (b *Builder) splitWindows(w format.Time) {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		b.releaseSamples(ts)
 	}
 	clear(b.splitting[len(keep):])
 	b.splitting = keep
@@ -920,6 +929,9 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 			sp := t.wins[k].split
 			t.Run.Sub(sp)
 			ws.split -= sp.Total()
+		}
+		if k < len(t.wins) && ws.marks[k].smp < 0 {
+			b.unspillSamples(ts) // the window's samples were given up
 		}
 		if k < len(t.wins) {
 			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp

@@ -11,7 +11,9 @@ import (
 // which imports it.
 
 // The model's tests seal after every event (Builder.seal).
-func init() { sealEvery, sealMargin = 1, 0 }
+// They give up a thread's samples to the spill as soon as its windows are
+// split past them (releaseSamples).
+func init() { sealEvery, sealMargin, sampleBatch = 1, 0, 1 }
 
 // GroupSites groups the model's stacks into call sites by line, as Build
 // does with the recording's line table, and aggregates the locks again.

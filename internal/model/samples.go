@@ -120,6 +120,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 	// In time order as they come: one written ahead of a line held back
 	// (builder.go) goes in its place, and a window of ThreadCPU lines
 	// already split that it falls in is split again.
+	if ts.smpGiven > 0 && at < ts.smpLast {
+		b.unspillSamples(ts) // it goes among those given up
+	}
 	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, func(s *Sample) format.Time { return s.At })
 	ts.lateSample(at)
 	if t := &ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
@@ -174,4 +177,59 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 type lent struct {
 	at     format.Time
 	weight format.Time
+}
+
+// sampleBatch is the fewest samples of a thread alive releaseSamples gives
+// up at once: a write to the spill and a copy of the rest each time (the
+// model's tests give up every one: export_test.go).
+var sampleBatch = 4096
+
+// releaseSamples gives up to the spill the samples of ts, a thread alive,
+// that its windows between ThreadCPU lines are split past (Options.
+// DropIntervals, with the spill): the split reads none of them again. The
+// threads alive the whole run hold most samples (docs/streaming.md). A
+// sample that comes later among them, a window split again that reads
+// them, or an end before them reads them back (unspillSamples); Finalize
+// adds the rest after them (finishThread).
+func (b *Builder) releaseSamples(ts *tstate) {
+	if !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	t, ws := &ts.t, &ts.win
+	p := ws.smp
+	if p < sampleBatch {
+		return
+	}
+	b.spill.add(&t.spill.smp, bytesOf(t.Samples[:p]))
+	ts.smpGiven += p
+	ts.smpLast = t.Samples[p-1].At
+	rest := t.Samples[p:]
+	t.Samples = append(make([]Sample, 0, max(2*len(rest), 64)), rest...)
+	ws.smp -= p
+	for i := range ws.marks {
+		ws.marks[i].smp -= p
+	}
+	b.heldSamples -= p
+}
+
+// unspillSamples reads the samples releaseSamples gave up of ts back
+// before the others: all its samples are in memory again, in order.
+func (b *Builder) unspillSamples(ts *tstate) {
+	t, ws := &ts.t, &ts.win
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	smp, err := spillRead(b.spill, t.spill.smp, make([]Sample, 0, ts.smpGiven+len(t.Samples)))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	p := len(smp)
+	t.Samples, t.spill.smp = append(smp, t.Samples...), nil
+	ws.smp += p
+	for i := range ws.marks {
+		ws.marks[i].smp += p
+	}
+	b.heldSamples += p
+	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
+	ts.smpGiven, ts.smpLast = 0, 0
 }

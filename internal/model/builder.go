@@ -232,6 +232,9 @@ type tstate struct {
 	// (releaseSamples), the last of them at smpLast.
 	smpGiven int
 	smpLast  format.Time
+	// lentGiven: the first of t.lent given up so, the last at lentLast.
+	lentGiven int
+	lentLast  format.Time
 }
 
 type openIv struct {
@@ -853,6 +856,7 @@ func (b *Builder) retire(w format.Time) {
 			continue
 		default:
 			b.finishThread(ts)
+			b.giveLent(ts, len(t.lent)) // read back if it is brought back
 			ts.retired = true
 		}
 		ts.ending = false
@@ -876,6 +880,9 @@ func (b *Builder) revive(ts *tstate) {
 	}
 	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
 	ts.smpGiven, ts.smpLast = 0, 0
+	if ts.lentGiven > 0 {
+		b.unspillLent(ts)
+	}
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
@@ -932,6 +939,9 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 		}
 		if k < len(t.wins) && ws.marks[k].smp < 0 {
 			b.unspillSamples(ts) // the window's samples were given up
+		}
+		if k < len(t.wins) && ts.lentGiven > 0 && ts.lentLast >= t.wins[k].start {
+			b.unspillLent(ts) // and the virtual threads' it carried
 		}
 		if k < len(t.wins) {
 			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp

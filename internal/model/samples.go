@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"orca/internal/format"
 )
@@ -133,6 +134,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 			if c.retired {
 				b.revive(c) // finished: its windows are split again
 			}
+			if c.lentGiven > 0 && at < c.lentLast {
+				b.unspillLent(c) // it goes among those given up
+			}
 			c.t.lent = insertAt(c.t.lent, lent{at, format.Time(weight)}, func(l *lent) format.Time { return l.at })
 			c.lateSample(at)
 		}
@@ -196,6 +200,12 @@ func (b *Builder) releaseSamples(ts *tstate) {
 		return
 	}
 	t, ws := &ts.t, &ts.win
+	if n := len(t.wins); n > 0 {
+		end := t.wins[n-1].end
+		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
+			b.giveLent(ts, q)
+		}
+	}
 	p := ws.smp
 	if p < sampleBatch {
 		return
@@ -210,6 +220,41 @@ func (b *Builder) releaseSamples(ts *tstate) {
 		ws.marks[i].smp -= p
 	}
 	b.heldSamples -= p
+}
+
+// giveLent gives up to the spill the first n of the cpu samples of the
+// virtual threads ts carried (t.lent), those of its windows split: a
+// carrier alive the whole run holds them all (docs/streaming.md). A
+// window split again over them, or a later one among them, reads them
+// back (unspillLent).
+func (b *Builder) giveLent(ts *tstate, n int) {
+	t := &ts.t
+	if n == 0 || !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	b.spill.add(&t.spill.lent, bytesOf(t.lent[:n]))
+	ts.lentGiven += n
+	ts.lentLast = t.lent[n-1].at
+	rest := t.lent[n:]
+	t.lent = nil
+	if len(rest) > 0 {
+		t.lent = append(make([]lent, 0, max(2*len(rest), 64)), rest...)
+	}
+}
+
+// unspillLent reads back the carried samples giveLent gave up of ts,
+// before the others.
+func (b *Builder) unspillLent(ts *tstate) {
+	t := &ts.t
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	l, err := spillRead(b.spill, t.spill.lent, make([]lent, 0, ts.lentGiven+len(t.lent)))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	t.lent, t.spill.lent = append(l, t.lent...), nil
+	ts.lentGiven, ts.lentLast = 0, 0
 }
 
 // unspillSamples reads the samples releaseSamples gave up of ts back

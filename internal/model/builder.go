@@ -234,6 +234,13 @@ type tstate struct {
 	// ending: it is in Builder.ending; retired: it was finished as the
 	// fold went (retire), its intervals and samples in the spill alone.
 	ending, retired bool
+	// smpGiven: its first samples given up to the spill while it lives
+	// (releaseSamples), the last of them at smpLast.
+	smpGiven int
+	smpLast  format.Time
+	// lentGiven: the first of t.lent given up so, the last at lentLast.
+	lentGiven int
+	lentLast  format.Time
 }
 
 type openIv struct {
@@ -438,6 +445,9 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.end(ts, ev.Time, endForced)
 		}
 		t.End, t.Ended = ev.Time, true
+		if ts.smpGiven > 0 && ev.Time < ts.smpLast {
+			b.unspillSamples(ts) // clamped below
+		}
 		for i := range t.Samples {
 			// A sample is taken while its thread runs, before its end: one
 			// later than the end is a clock gone wrong, kept at the end.
@@ -855,6 +865,7 @@ func (b *Builder) retire(w format.Time) {
 			continue
 		default:
 			b.finishThread(ts)
+			b.giveLent(ts, len(t.lent)) // read back if it is brought back
 			ts.retired = true
 		}
 		ts.ending = false
@@ -877,6 +888,10 @@ func (b *Builder) revive(ts *tstate) {
 		panic(&SpillError{err})
 	}
 	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
+	ts.smpGiven, ts.smpLast = 0, 0
+	if ts.lentGiven > 0 {
+		b.unspillLent(ts)
+	}
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
@@ -912,6 +927,7 @@ func (b *Builder) splitWindows(w format.Time) {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		b.releaseSamples(ts)
 	}
 	clear(b.splitting[len(keep):])
 	b.splitting = keep
@@ -929,6 +945,12 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 			sp := t.wins[k].split
 			t.Run.Sub(sp)
 			ws.split -= sp.Total()
+		}
+		if k < len(t.wins) && ws.marks[k].smp < 0 {
+			b.unspillSamples(ts) // the window's samples were given up
+		}
+		if k < len(t.wins) && ts.lentGiven > 0 && ts.lentLast >= t.wins[k].start {
+			b.unspillLent(ts) // and the virtual threads' it carried
 		}
 		if k < len(t.wins) {
 			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp

@@ -11,7 +11,9 @@ import (
 // which imports it.
 
 // The model's tests seal after every event (Builder.seal).
-func init() { sealEvery, sealMargin = 1, 0 }
+// They give up a thread's samples to the spill as soon as its windows are
+// split past them (releaseSamples).
+func init() { sealEvery, sealMargin, sampleBatch = 1, 0, 1 }
 
 // GroupSites groups the model's stacks into call sites by line, as Build
 // does with the recording's line table, and aggregates the locks again.
@@ -75,4 +77,21 @@ func SpillReadFault(err error, f func()) {
 	spillReadFault = err
 	defer func() { spillReadFault = nil }()
 	f()
+}
+
+// UnionOfRuns is the union HoldersDoing makes of a lock's spans ss, as
+// they came: packed (spanLog), then merged from their runs.
+func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
+	l := &spanLog{}
+	for _, s := range ss {
+		l.add(s)
+	}
+	var mg spanMerge
+	return mg.union(l)
+}
+
+// UnionSorted is the union newDoingFold makes of ss: sorted stably by
+// start (sortByStart), then folded.
+func UnionSorted(ss []OwnerSpan) []OwnerSpan {
+	return newDoingFold(LockRef{}, append([]OwnerSpan(nil), ss...), nil).d.Spans
 }

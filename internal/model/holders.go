@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"slices"
 
 	"orca/internal/format"
@@ -99,9 +100,13 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	// The locks' owner changes, read back from the spill as the spans
 	// need them (Options.DropIntervals), held while they are folded.
 	oc := ownerCache{}
-	spans := map[LockRef]*[]OwnerSpan{}
+	// Each lock's blame spans, as they come thread by thread, packed
+	// (spanLog: about 10 bytes a span, not 24) and cut into runs in order
+	// of start: a 1 GB recording has ~20 M of them (docs/streaming.md).
+	logs := map[LockRef]*spanLog{}
 	var lastRef LockRef
-	var last *[]OwnerSpan
+	var last *spanLog
+	var ivSpans []OwnerSpan
 	for _, t := range v.Threads {
 		t := load(t, &sp, false)
 		for i := range t.Intervals {
@@ -120,82 +125,231 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 			}
 			if ref != lastRef || last == nil {
 				// A thread's intervals mostly repeat one lock.
-				if last = spans[ref]; last == nil {
-					last = &[]OwnerSpan{}
-					spans[ref] = last
+				if last = logs[ref]; last == nil {
+					last = &spanLog{}
+					logs[ref] = last
 				}
 				lastRef = ref
 			}
-			n0 := len(*last)
+			ivSpans = ivSpans[:0]
 			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
-					*last = append(*last, sp)
+					ivSpans = append(ivSpans, sp)
 				}
 				return true
 			})
+			for _, s := range ivSpans {
+				last.add(s)
+			}
 			if each != nil {
-				each(t, iv, (*last)[n0:])
+				each(t, iv, ivSpans)
 			}
 		}
 	}
-	// Each lock's spans become their union; then all locks' spans are
-	// folded holder by holder in time order, so that one cursor per
-	// holder walks its intervals and samples forward (a holder's spans of
-	// two locks may overlap: the cursor steps back a little) instead of
-	// a search of the whole per span.
-	// The sort's keys are in the entries: a compare reads no span. A
-	// lock's fold is its number in folds, not a pointer: 24 bytes an
-	// entry, not 32 (the entries are as many as the unions' spans: 16 M
-	// in a 1 GB recording's report, at its peak of memory).
-	type ref struct {
-		start format.Time
-		owner format.ThreadID
-		span  int32
-		fold  int32
-	}
-	// The unions first, then the index of theirs: the sorts' buffer is
-	// free by then, and the index is as long as the unions, not the
-	// spans.
-	out := make(map[LockRef]*Doing, len(spans))
-	folds := make([]*doingFold, 0, len(spans))
-	var buf []OwnerSpan
-	n := 0
-	for r, ss := range spans {
-		f := newDoingFold(r, *ss, &buf)
-		// The union is written over the spans, in their array: a copy
-		// of its length frees that array (a fifth more spans than the
-		// union, and the appends' room) before the index below is made,
-		// the peak of a big recording's report (docs/streaming.md).
-		f.d.Spans, *ss = slices.Clone(f.d.Spans), nil
-		f.oc = oc
-		out[r] = f.d
+	// Each lock's spans become their union, merged from its runs (the
+	// order of a stable sort by start of the spans as they came), and
+	// the packed spans are let go lock by lock. Then all locks' union
+	// spans are folded holder by holder, so that one cursor per holder
+	// walks its intervals and samples forward, lock after lock (a
+	// holder's spans of two locks may overlap: the cursor steps back a
+	// little), instead of a search of the whole per span; the fold adds
+	// integers, in any order. The holders' index is grouped by counting
+	// (8 bytes a union span, no sort).
+	out := make(map[LockRef]*Doing, len(logs))
+	folds := make([]*doingFold, 0, len(logs))
+	owners := map[format.ThreadID]int32{}
+	var counts []int32
+	var mg spanMerge
+	for r, lg := range logs {
+		d := &Doing{Spans: mg.union(lg)}
+		delete(logs, r)
+		f := &doingFold{d: d, lock: r, oc: oc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+		out[r] = d
 		folds = append(folds, f)
-		n += len(f.d.Spans)
+		for _, s := range d.Spans {
+			k, ok := owners[s.Owner]
+			if !ok {
+				k = int32(len(counts))
+				owners[s.Owner] = k
+				counts = append(counts, 0)
+			}
+			counts[k]++
+		}
 	}
-	buf = nil
-	all := make([]ref, 0, n)
+	mg = spanMerge{}
+	// The holders in order of id; each one's spans from at[k] on.
+	ids := make([]format.ThreadID, 0, len(owners))
+	for id := range owners {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	at := make([]int, len(counts)+1)
+	n := 0
+	for _, id := range ids {
+		k := owners[id]
+		at[k] = n
+		n += int(counts[k])
+	}
+	counts = nil
+	type ref struct{ fold, span int32 }
+	all := make([]ref, n)
+	next := at // at[k] moves on as k's spans are placed
 	for k, f := range folds {
 		for i, s := range f.d.Spans {
-			all = append(all, ref{s.Start, s.Owner, int32(i), int32(k)})
+			o := owners[s.Owner]
+			all[next[o]] = ref{int32(k), int32(i)}
+			next[o]++
 		}
 	}
-	slices.SortFunc(all, func(x, y ref) int {
-		return cmp.Or(cmp.Compare(x.owner, y.owner), cmp.Compare(x.start, y.start))
-	})
+	next, at, owners = nil, nil, nil
 	var c Cursor
 	var h *Thread
+	var hid format.ThreadID
 	for i, r := range all {
-		if i == 0 || all[i-1].owner != r.owner {
-			c = Cursor{}
-			h = load(m.Thread(r.owner), &sp, true)
-		}
 		f := folds[r.fold]
-		m.foldSpan(f, &f.d.Spans[r.span], h, &c)
+		s := &f.d.Spans[r.span]
+		if i == 0 || s.Owner != hid {
+			hid, c = s.Owner, Cursor{}
+			h = load(m.Thread(hid), &sp, true)
+		}
+		m.foldSpan(f, s, h, &c)
 	}
 	for _, f := range folds {
 		f.finish()
 	}
 	return out
+}
+
+// spanLog is a lock's blame spans packed as they come (HoldersDoing):
+// each the difference of its start from the one before (zigzag varint),
+// its length and its holder (varints), in blocks that double up to
+// spanBlock bytes (no copy as it grows). runs marks where a run of spans
+// in order of start begins: a thread's spans come in order, so a run
+// ends where the next span begins earlier (mostly where a thread's end).
+type spanLog struct {
+	blocks [][]byte
+	runs   []spanRun
+	prev   format.Time // the last span's start
+}
+
+// spanRun is a run of a spanLog: where it begins (its block, the offset
+// in it), its length, and the start before its first span (what its
+// first's is packed against). Runs are consecutive pieces of the spans as
+// they came, each in order of start: a merge that takes the earlier run
+// first at equal starts gives the order of a stable sort.
+type spanRun struct {
+	block, off int32
+	n          int32 // its spans
+	prev       format.Time
+}
+
+const spanBlock = 64 << 10
+
+func (l *spanLog) add(s OwnerSpan) {
+	nb := len(l.blocks)
+	if nb == 0 || cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < 3*binary.MaxVarintLen64 {
+		size := spanBlock
+		if nb == 0 {
+			size = 128
+		} else if c := cap(l.blocks[nb-1]); c < spanBlock {
+			size = 2 * c
+		}
+		l.blocks = append(l.blocks, make([]byte, 0, size))
+		nb++
+	}
+	b := l.blocks[nb-1]
+	if len(l.runs) == 0 || s.Start < l.prev {
+		l.runs = append(l.runs, spanRun{block: int32(nb - 1), off: int32(len(b)), prev: l.prev})
+	}
+	l.runs[len(l.runs)-1].n++
+	b = binary.AppendVarint(b, int64(s.Start-l.prev))
+	b = binary.AppendUvarint(b, uint64(s.End-s.Start))
+	b = binary.AppendUvarint(b, uint64(s.Owner))
+	l.blocks[nb-1] = b
+	l.prev = s.Start
+}
+
+// spanCursor reads a run of a spanLog.
+type spanCursor struct {
+	s     OwnerSpan // the span read, the next in the merge
+	block int32
+	off   int32
+	run   int32 // its run's number: the order of equal starts
+	left  int32 // the spans of the run after s
+}
+
+// spanMerge merges a lock's runs into the stable order by start and makes
+// their union; its room is kept from lock to lock.
+type spanMerge struct {
+	heap []spanCursor
+	u    []OwnerSpan
+}
+
+// union returns the union of l's spans (each instant the holder of the
+// span that began first, in the order the spans came at equal starts: as
+// newDoingFold's), in an array of its length; l's blocks are let go.
+func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
+	h := mg.heap[:0]
+	for k, r := range l.runs {
+		c := spanCursor{block: r.block, off: r.off, run: int32(k), left: r.n}
+		c.s.Start = r.prev
+		l.read(&c)
+		h = append(h, c)
+	}
+	// A binary heap by (start, run).
+	less := func(a, b *spanCursor) bool {
+		return a.s.Start < b.s.Start || a.s.Start == b.s.Start && a.run < b.run
+	}
+	down := func(i int) {
+		for {
+			j := 2*i + 1
+			if j >= len(h) {
+				return
+			}
+			if j+1 < len(h) && less(&h[j+1], &h[j]) {
+				j++
+			}
+			if !less(&h[j], &h[i]) {
+				return
+			}
+			h[i], h[j] = h[j], h[i]
+			i = j
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	u := mg.u[:0]
+	for len(h) > 0 {
+		u = unionAdd(u, h[0].s)
+		if h[0].left == 0 {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		} else {
+			l.read(&h[0])
+		}
+		down(0)
+	}
+	mg.heap = h[:0]
+	mg.u = u[:0]
+	l.blocks, l.runs = nil, nil
+	return append(make([]OwnerSpan, 0, len(u)), u...)
+}
+
+// read reads c's next span (its start packed against c.s.Start).
+func (l *spanLog) read(c *spanCursor) {
+	b := l.blocks[c.block][c.off:]
+	d, n1 := binary.Varint(b)
+	ln, n2 := binary.Uvarint(b[n1:])
+	o, n3 := binary.Uvarint(b[n1+n2:])
+	c.s.Start += format.Time(d)
+	c.s.End = c.s.Start + format.Time(ln)
+	c.s.Owner = format.ThreadID(o)
+	c.off += int32(n1 + n2 + n3)
+	if int(c.off) == len(l.blocks[c.block]) {
+		c.block, c.off = c.block+1, 0
+	}
+	c.left--
 }
 
 // DoingIn returns what the holders of lock did in the spans ss (one
@@ -246,20 +400,25 @@ func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	// The union is written over ss as it is read: it never gets ahead.
 	d := &Doing{Spans: ss[:0]}
 	for _, s := range ss {
-		n := len(d.Spans)
-		if n > 0 {
-			s.Start = max(s.Start, d.Spans[n-1].End)
-		}
-		if s.End <= s.Start {
-			continue
-		}
-		if n > 0 && d.Spans[n-1].Owner == s.Owner && d.Spans[n-1].End == s.Start {
-			d.Spans[n-1].End = s.End
-		} else {
-			d.Spans = append(d.Spans, s)
-		}
+		d.Spans = unionAdd(d.Spans, s)
 	}
 	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+}
+
+// unionAdd adds s, the next span in order of start, to the union u.
+func unionAdd(u []OwnerSpan, s OwnerSpan) []OwnerSpan {
+	n := len(u)
+	if n > 0 {
+		s.Start = max(s.Start, u[n-1].End)
+	}
+	if s.End <= s.Start {
+		return u
+	}
+	if n > 0 && u[n-1].Owner == s.Owner && u[n-1].End == s.Start {
+		u[n-1].End = s.End
+		return u
+	}
+	return append(u, s)
 }
 
 // foldSpan adds what the holder of s, t (nil when unknown), did in it; c

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"slices"
+	"sort"
 
 	"orca/internal/format"
 )
@@ -120,6 +121,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 	// In time order as they come: one written ahead of a line held back
 	// (builder.go) goes in its place, and a window of ThreadCPU lines
 	// already split that it falls in is split again.
+	if ts.smpGiven > 0 && at < ts.smpLast {
+		b.unspillSamples(ts) // it goes among those given up
+	}
 	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, func(s *Sample) format.Time { return s.At })
 	ts.lateSample(at)
 	if t := ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
@@ -129,6 +133,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 		if c := b.threads[t.Carrier]; c != nil {
 			if c.retired {
 				b.revive(c) // finished: its windows are split again
+			}
+			if c.lentGiven > 0 && at < c.lentLast {
+				b.unspillLent(c) // it goes among those given up
 			}
 			c.t.lent = insertAt(c.t.lent, lent{at, format.Time(weight)}, func(l *lent) format.Time { return l.at })
 			c.lateSample(at)
@@ -174,4 +181,100 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 type lent struct {
 	at     format.Time
 	weight format.Time
+}
+
+// sampleBatch is the fewest samples of a thread alive releaseSamples gives
+// up at once: a write to the spill and a copy of the rest each time (the
+// model's tests give up every one: export_test.go).
+var sampleBatch = 4096
+
+// releaseSamples gives up to the spill the samples of ts, a thread alive,
+// that its windows between ThreadCPU lines are split past (Options.
+// DropIntervals, with the spill): the split reads none of them again. The
+// threads alive the whole run hold most samples (docs/streaming.md). A
+// sample that comes later among them, a window split again that reads
+// them, or an end before them reads them back (unspillSamples); Finalize
+// adds the rest after them (finishThread).
+func (b *Builder) releaseSamples(ts *tstate) {
+	if !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	t, ws := &ts.t, &ts.win
+	if n := len(t.wins); n > 0 {
+		end := t.wins[n-1].end
+		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
+			b.giveLent(ts, q)
+		}
+	}
+	p := ws.smp
+	if p < sampleBatch {
+		return
+	}
+	b.spill.add(&t.spill.smp, bytesOf(t.Samples[:p]))
+	ts.smpGiven += p
+	ts.smpLast = t.Samples[p-1].At
+	rest := t.Samples[p:]
+	t.Samples = append(make([]Sample, 0, max(2*len(rest), 64)), rest...)
+	ws.smp -= p
+	for i := range ws.marks {
+		ws.marks[i].smp -= p
+	}
+	b.heldSamples -= p
+}
+
+// giveLent gives up to the spill the first n of the cpu samples of the
+// virtual threads ts carried (t.lent), those of its windows split: a
+// carrier alive the whole run holds them all (docs/streaming.md). A
+// window split again over them, or a later one among them, reads them
+// back (unspillLent).
+func (b *Builder) giveLent(ts *tstate, n int) {
+	t := &ts.t
+	if n == 0 || !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	b.spill.add(&t.spill.lent, bytesOf(t.lent[:n]))
+	ts.lentGiven += n
+	ts.lentLast = t.lent[n-1].at
+	rest := t.lent[n:]
+	t.lent = nil
+	if len(rest) > 0 {
+		t.lent = append(make([]lent, 0, max(2*len(rest), 64)), rest...)
+	}
+}
+
+// unspillLent reads back the carried samples giveLent gave up of ts,
+// before the others.
+func (b *Builder) unspillLent(ts *tstate) {
+	t := &ts.t
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	l, err := spillRead(b.spill, t.spill.lent, make([]lent, 0, ts.lentGiven+len(t.lent)))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	t.lent, t.spill.lent = append(l, t.lent...), nil
+	ts.lentGiven, ts.lentLast = 0, 0
+}
+
+// unspillSamples reads the samples releaseSamples gave up of ts back
+// before the others: all its samples are in memory again, in order.
+func (b *Builder) unspillSamples(ts *tstate) {
+	t, ws := &ts.t, &ts.win
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	smp, err := spillRead(b.spill, t.spill.smp, make([]Sample, 0, ts.smpGiven+len(t.Samples)))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	p := len(smp)
+	t.Samples, t.spill.smp = append(smp, t.Samples...), nil
+	ws.smp += p
+	for i := range ws.marks {
+		ws.marks[i].smp += p
+	}
+	b.heldSamples += p
+	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
+	ts.smpGiven, ts.smpLast = 0, 0
 }

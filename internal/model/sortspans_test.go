@@ -96,3 +96,86 @@ func TestHoldersDoingUnionOwnArray(t *testing.T) {
 		t.Fatal("no lock with holders in the cases")
 	}
 }
+
+// TestUnionOfRuns checks the union HoldersDoing makes of a lock's spans,
+// merged from their packed runs, against the union of the spans sorted
+// stably by start (as it was made before, and as DoingIn makes it): the
+// same spans, ties included, with holders that differ at equal starts,
+// spans long and short, far apart and overlapping.
+func TestUnionOfRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range []struct{ n, runs int }{{0, 1}, {1, 1}, {10, 1}, {10, 10}, {100, 3}, {1000, 7}, {1000, 1000}, {5000, 64}, {20000, 300}} {
+		for range 5 {
+			ss := make([]OwnerSpan, 0, c.n)
+			for k := 0; k < c.runs; k++ {
+				at := format.Time(r.IntN(1000)) - 500
+				for i := 0; i < c.n/c.runs; i++ {
+					at += format.Time(r.IntN(3))
+					long := format.Time(1 + r.IntN(4))
+					if r.IntN(50) == 0 {
+						long = 1 << (33 + r.IntN(20))
+					}
+					ss = append(ss, OwnerSpan{Start: at, End: at + long, Owner: format.ThreadID(r.IntN(4)) << (r.IntN(2) * 40)})
+				}
+			}
+			if c.runs == 1000 {
+				r.Shuffle(len(ss), func(i, j int) { ss[i], ss[j] = ss[j], ss[i] })
+			}
+			got, want := UnionOfRuns(ss), UnionSorted(ss)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%d spans in %d runs: union %d spans, sorted %d spans", c.n, c.runs, len(got), len(want))
+			}
+			if cap(got) != len(got) {
+				t.Errorf("%d spans: the union of %d holds an array of %d", c.n, len(got), cap(got))
+			}
+		}
+	}
+}
+
+// TestHoldersDoingAsDoingIn: on every model case, each lock's Doing
+// (HoldersDoing: spans packed and merged, folded holder by holder) is
+// DoingIn of the lock's blame spans collected thread by thread (sorted
+// stably, folded span by span): the two ways agree.
+func TestHoldersDoingAsDoingIn(t *testing.T) {
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	locks := 0
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		_, res := testrec.Build(t, testrec.Parse(t, path), name)
+		m := res.Model
+		v := m.Filter(nil)
+		spans := map[LockRef][]OwnerSpan{}
+		for _, th := range v.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				ref := LockRef{Object: iv.Object, Kind: Monitor}
+				if iv.Acquire {
+					ref.Kind = JUCLock
+				} else if iv.State != Blocked {
+					continue
+				}
+				for sp := range m.BlameSpans(th.ID, iv) {
+					if sp.End > sp.Start {
+						spans[ref] = append(spans[ref], sp)
+					}
+				}
+			}
+		}
+		for ref, d := range v.HoldersDoing() {
+			locks++
+			want := m.DoingIn(ref, spans[ref])
+			if len(want.Spans) == 0 && len(d.Spans) == 0 {
+				want.Spans = d.Spans
+			}
+			if !reflect.DeepEqual(d, want) {
+				t.Errorf("%s: lock %v: HoldersDoing %+v, DoingIn %+v", name, ref, d, want)
+			}
+		}
+	}
+	if locks == 0 {
+		t.Fatal("no lock with holders in the cases")
+	}
+}

@@ -51,9 +51,11 @@ type spillBlock struct {
 }
 
 // spillRef is where a thread's intervals (in the order the fold added
-// them) and its samples (in time order) are in the spill.
+// them) and its samples (in time order) are in the spill; lent, the cpu
+// samples of the virtual threads it carried that the fold gave up while
+// it went (Builder.releaseSamples, retire), until read back.
 type spillRef struct {
-	ivs, smp []spillBlock
+	ivs, smp, lent []spillBlock
 }
 
 // spillNoTmpfile makes openSpill take the way of a file system without

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"orca/internal/analysis"
+	"orca/internal/model"
 )
 
 // Chain is one root of the wait chains (analysis.Chain): a thread others
@@ -61,7 +62,9 @@ func (b *builder) chains(n int) ([]Chain, int) {
 	var cs []analysis.Chain
 	var total int
 	if b.doing == nil {
-		b.doing, cs, total = analysis.HoldersAndChains(b.v, n)
+		var doing map[model.LockRef]*model.Doing
+		doing, cs, total = analysis.HoldersAndChains(b.v, n)
+		b.setDoing(doing)
 	} else {
 		cs, total = analysis.Chains(b.v, b.doing, n)
 	}

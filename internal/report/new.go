@@ -35,9 +35,19 @@ type builder struct {
 // holdersDoing returns b.v.HoldersDoing(), computed once.
 func (b *builder) holdersDoing() map[model.LockRef]*model.Doing {
 	if b.doing == nil {
-		b.doing = b.v.HoldersDoing()
+		b.setDoing(b.v.HoldersDoing())
 	}
 	return b.doing
+}
+
+// setDoing keeps what the holders did, without each lock's spans by
+// holder (Doing.Spans: the viewer's; the report reads none, and they are
+// as many as 16 M in a 1 GB recording's report, held to its end).
+func (b *builder) setDoing(doing map[model.LockRef]*model.Doing) {
+	for _, d := range doing {
+		d.Spans = nil
+	}
+	b.doing = doing
 }
 
 // New builds the report of a recording from its model and the analyses.

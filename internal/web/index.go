@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -308,10 +309,10 @@ func (x *Index) tileBytes(level, k int, at [2]int64) ([]byte, error) {
 	return b, nil
 }
 
-// A tile of the index holds every thread's lane, times in ns since the
-// recording's start, little-endian:
+// A tile of the index holds the lanes of the threads it has anything of,
+// in thread order, times in ns since the recording's start, little-endian:
 //
-//	u32 threads N, u32 segStart[N+1], u32 runStart[N+1]
+//	u32 lanes M, u32 thread[M], u32 segStart[M+1], u32 runStart[M+1]
 //	per segment: i64 start, i64 end, u32 first, u32 n, u8 state  (25 bytes)
 //	per piece of runnable time: i64 start, end, running, ready, other,
 //	virtual, unsplit  (56 bytes)
@@ -320,27 +321,34 @@ const (
 	runBytes = 7 * 8
 )
 
-// decodeLanes takes the lanes of threads out of a tile of the index.
+// decodeLanes takes the lanes of threads out of a tile of the index (n
+// threads in the recording).
 func decodeLanes(b []byte, threads []int, n int) (lanes, error) {
 	le := binary.LittleEndian
 	bad := errors.New("damaged")
-	if len(b) < 4 || int(le.Uint32(b)) != n || len(b) < 4+8*(n+1) {
+	if len(b) < 4 {
 		return lanes{}, bad
 	}
-	segAt := func(i int) int { return int(le.Uint32(b[4+4*i:])) }
-	runAt := func(i int) int { return int(le.Uint32(b[4+4*(n+1)+4*i:])) }
-	segBase := 4 + 8*(n+1)
-	runBase := segBase + segAt(n)*segBytes
-	if len(b) != runBase+runAt(n)*runBytes {
+	m := int(le.Uint32(b))
+	if m > n || len(b) < 4+4*m+8*(m+1) {
+		return lanes{}, bad
+	}
+	thread := func(i int) int { return int(le.Uint32(b[4+4*i:])) }
+	segAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*i:])) }
+	runAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*(m+1)+4*i:])) }
+	segBase := 4 + 4*m + 8*(m+1)
+	runBase := segBase + segAt(m)*segBytes
+	if segAt(m) > len(b) || len(b) != runBase+runAt(m)*runBytes {
 		return lanes{}, bad
 	}
 	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
 	for j, ti := range threads {
-		if ti < 0 || ti >= n {
-			return lanes{}, bad
+		i := sort.Search(m, func(i int) bool { return thread(i) >= ti })
+		if i == m || thread(i) != ti {
+			continue // nothing of it in this tile
 		}
-		s0, s1, r0, r1 := segAt(ti), segAt(ti+1), runAt(ti), runAt(ti+1)
-		if s1 < s0 || r1 < r0 || s1 > segAt(n) || r1 > runAt(n) {
+		s0, s1, r0, r1 := segAt(i), segAt(i+1), runAt(i), runAt(i+1)
+		if s1 < s0 || r1 < r0 || s1 > segAt(m) || r1 > runAt(m) {
 			return lanes{}, bad
 		}
 		l.counts[j], l.runCounts[j] = uint32(s1-s0), uint32(r1-r0)
@@ -378,7 +386,7 @@ type IndexStats struct {
 // first, down to the finest that fits, at most indexDepth levels below the
 // one of a single tile.
 const (
-	indexBudget = 4 << 20
+	indexBudget = 1 << 20
 	indexDepth  = 12
 	indexAbove  = 3
 )
@@ -463,7 +471,6 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 		}
 	}
 	le := binary.LittleEndian
-	n := len(d.m.Threads)
 	for _, la := range levels {
 		il := indexLevel{Level: la.level}
 		for _, ta := range la.tiles {
@@ -471,16 +478,17 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 			var w [8]byte
 			put32 := func(v int) { le.PutUint32(w[:4], uint32(v)); buf.Write(w[:4]) }
 			put64 := func(v format.Time) { le.PutUint64(w[:], uint64(v)); buf.Write(w[:]) }
-			put32(n)
+			put32(len(ta.threads))
+			for _, ti := range ta.threads {
+				put32(int(ti))
+			}
 			for _, cs := range []([]uint32){ta.l.counts, ta.l.runCounts} {
-				at, j := 0, 0
-				for ti := 0; ti <= n; ti++ {
+				at := 0
+				for _, c := range cs {
 					put32(at)
-					if j < len(ta.threads) && int(ta.threads[j]) == ti {
-						at += int(cs[j])
-						j++
-					}
+					at += int(c)
 				}
+				put32(at)
 			}
 			for _, sg := range ta.l.segs {
 				put64(sg.start - d.m.Start)

@@ -87,22 +87,84 @@ func runView(u ui, args []string) error {
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}
-	if size := readBytes(rec, opt.Span); size > viewProgressMin {
+	size := readBytes(rec, opt.Span)
+	if size > viewProgressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
-	t0 := time.Now()
-	res, err := model.Build(rec, opt)
-	if opt.Progress != nil {
-		opt.Progress(-1, 0)
-	}
-	if err != nil {
-		return err
-	}
-	if opt.Progress != nil {
-		fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
-	}
 	loopback := web.IsLoopback(*addr)
-	srv := web.New(rec, res, web.Options{AllowAnyHost: !loopback, Follow: *follow})
+	wopt := web.Options{AllowAnyHost: !loopback, Follow: *follow}
+	// The index (docs/web.md): not of a recording that grows.
+	var root, key string
+	var idx *web.Index
+	if !*follow && os.Getenv("ORCA_VIEW_INDEX") != "0" {
+		spanKey := ""
+		if opt.Span != nil {
+			spanKey = fmt.Sprintf("%d %d", opt.Span.From, opt.Span.To)
+		}
+		if root, err = web.IndexRoot(); err == nil {
+			key = web.IndexKey(sig, spanKey)
+			idx, err = web.OpenIndex(root, key)
+		}
+		if err != nil {
+			fmt.Fprintf(u.stderr, "orca: warning: %v (the viewer reads the recording without it)\n", err)
+			root = ""
+		}
+	}
+	var srv *web.Server
+	if idx != nil {
+		// The index answers the first screen now; the model is read
+		// meanwhile for the rest, which waits for it.
+		srv = web.NewFromIndex(idx, wopt)
+		progress := opt.Progress
+		opt.Progress = func(events int, bytes int64) {
+			if progress != nil {
+				progress(events, bytes)
+			}
+			if bytes >= 0 && size > 0 {
+				srv.SetProgress(float64(bytes) / float64(size))
+			}
+		}
+		go func() {
+			t0 := time.Now()
+			res, err := model.Build(rec, opt)
+			if progress != nil {
+				progress(-1, 0)
+			}
+			if err != nil {
+				fmt.Fprintf(u.stderr, "orca: %v (the viewer shows what the index holds)\n", err)
+				return
+			}
+			if progress != nil {
+				fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
+			}
+			srv.Ready(rec, res)
+		}()
+	} else {
+		t0 := time.Now()
+		res, err := model.Build(rec, opt)
+		if opt.Progress != nil {
+			opt.Progress(-1, 0)
+		}
+		if err != nil {
+			return err
+		}
+		if opt.Progress != nil {
+			fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
+		}
+		srv = web.New(rec, res, wopt)
+		if root != "" {
+			go func() {
+				t0 := time.Now()
+				st, err := srv.WriteIndex(root, key)
+				if err != nil {
+					fmt.Fprintf(u.stderr, "orca: warning: %v (the next orca view reads the recording whole again)\n", err)
+				} else if opt.Progress != nil {
+					fmt.Fprintf(u.stderr, "orca: wrote the viewer's index (%.1f MB, zoom levels %d to %d) in %.1f s\n",
+						float64(st.Bytes)/(1<<20), st.Levels[0], st.Levels[len(st.Levels)-1], time.Since(t0).Seconds())
+				}
+			}()
+		}
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return fmt.Errorf("view: %w", err)

@@ -63,7 +63,7 @@ func (s *site) threadParam(r *http.Request, name string) (int, *model.Thread, er
 // threadList parses "0,3,7-12" into thread indexes (at most max).
 func (s *site) threadList(v string, max int) ([]int, error) {
 	var out []int
-	n := len(s.d.m.Threads)
+	n := s.threadCount()
 	for part := range strings.SplitSeq(v, ",") {
 		if part == "" {
 			continue

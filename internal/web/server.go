@@ -44,11 +44,20 @@ type Server struct {
 	opt Options
 	mux *http.ServeMux
 	cur atomic.Pointer[site]
+	// idx is the recording's index, when it has one (NewFromIndex); its
+	// tiles are served while the model is read and after.
+	idx *Index
+	// read is how much of the recording the model being built has read,
+	// in thousandths (SetProgress), while the index alone answers.
+	read atomic.Int64
 }
 
-// site is what a Server answers from: one built model, indexed.
+// site is what a Server answers from: one built model, indexed; or,
+// while it is built, the recording's index alone (d nil).
 type site struct {
 	d   *data
+	idx *Index
+	srv *Server
 	opt Options
 	gen int // 1 for the first model, +1 at each Update
 }
@@ -61,18 +70,70 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Server {
 	return s
 }
 
+// NewFromIndex answers from the recording's index (OpenIndex) until Ready
+// gives it the model: the first screen's answers and the tiles of the
+// levels the index keeps; every other request is answered 503, "still
+// reading the recording: N %" (SetProgress), which the page retries.
+func NewFromIndex(idx *Index, opt Options) *Server {
+	s := &Server{opt: opt, mux: http.NewServeMux(), idx: idx}
+	s.cur.Store(&site{idx: idx, srv: s, opt: opt, gen: 1})
+	s.routes()
+	return s
+}
+
+// SetProgress says how much of the recording the model being built has
+// read (0 to 1), for the answers of a Server that waits for it.
+func (s *Server) SetProgress(f float64) { s.read.Store(int64(f * 1000)) }
+
+// Ready gives a Server made by NewFromIndex its model: it answers
+// everything from it, the index's tiles still (the same bytes).
+func (s *Server) Ready(rec *reader.Recording, res *model.Result) { s.install(rec, res, 1) }
+
 // Update makes the server answer from a new model of the recording (orca
 // view --follow, after it grew); requests in flight finish with the old.
 func (s *Server) Update(rec *reader.Recording, res *model.Result) {
+	s.idx = nil // of the recording as it was
 	s.install(rec, res, s.cur.Load().gen+1)
 }
 
 func (s *Server) install(rec *reader.Recording, res *model.Result, gen int) {
-	st := &site{d: newData(rec, res), opt: s.opt, gen: gen}
+	st := &site{d: newData(rec, res), idx: s.idx, srv: s, opt: s.opt, gen: gen}
 	// The page asks for the summary first; its report (report.New, most of
 	// a second on 400 000 intervals) is built while the browser starts.
 	go st.d.report("")
 	s.cur.Store(st)
+}
+
+// fromIndex answers a request from the index alone, while the model is
+// built: the answers it keeps, or 503 (reading).
+func (s *site) fromIndex(w http.ResponseWriter, r *http.Request) {
+	if b := s.idx.body(r.URL.Path); b != nil && r.URL.RawQuery == "" {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b)
+		return
+	}
+	writeError(w, s.reading())
+}
+
+// reading is the answer to what needs the model while it is built.
+func (s *site) reading() error {
+	return &apiError{http.StatusServiceUnavailable, fmt.Sprintf("still reading the recording: %d %%", s.srv.read.Load()/10)}
+}
+
+// duration is the recording's length in ns, threadCount its threads.
+func (s *site) duration() int64 {
+	if s.d == nil {
+		return s.idx.dir.Duration
+	}
+	return s.d.rel(s.d.m.End)
+}
+
+func (s *site) threadCount() int {
+	if s.d == nil {
+		return s.idx.dir.Threads
+	}
+	return len(s.d.m.Threads)
 }
 
 // versionJSON answers GET /api/version: which model the server answers
@@ -137,7 +198,14 @@ func (s *Server) routes() {
 		"GET /api/flame/samples":          (*site).samplesFlame,
 	}
 	for pattern, h := range api {
-		s.mux.HandleFunc(pattern, jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) }))
+		jh := jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) })
+		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+			if st := s.cur.Load(); st.d == nil {
+				st.fromIndex(w, r)
+				return
+			}
+			jh(w, r)
+		})
 	}
 	s.mux.HandleFunc("GET /api/tiles", func(w http.ResponseWriter, r *http.Request) { s.cur.Load().tiles(w, r) })
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {

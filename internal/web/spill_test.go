@@ -136,7 +136,7 @@ func flameCanon(t *testing.T, body string) string {
 }
 
 // spillURLs are the requests TestSpillAnswers compares: every API, on
-// every thread, interval (up to 400 a thread), lock and zoom level.
+// every thread, interval (up to 60 a thread), lock and zoom level.
 func spillURLs(m *model.Model) []string {
 	u := []string{"/api/summary", "/api/threads", "/api/overview", "/api/overview?buckets=37", "/api/locks", "/api/groups",
 		"/api/deadlocks", "/api/edges", "/api/flame", "/api/flame?states=blocked,waiting,parked,sleeping,joining,acquiring,idle",
@@ -144,7 +144,7 @@ func spillURLs(m *model.Model) []string {
 	names := map[string]bool{}
 	for i, t := range m.Threads {
 		u = append(u, fmt.Sprintf("/api/threads/%d", i))
-		for k := range t.Intervals[:min(len(t.Intervals), 400)] {
+		for k := range t.Intervals[:min(len(t.Intervals), 60)] {
 			u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, k), fmt.Sprintf("/api/chain/%d/%d", i, k))
 		}
 		u = append(u, fmt.Sprintf("/api/intervals/%d/%d", i, len(t.Intervals)))

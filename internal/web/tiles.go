@@ -162,7 +162,7 @@ func (s *site) tiles(w http.ResponseWriter, r *http.Request) {
 	}
 	rpx := format.Time(1) << level
 	span := rpx * TileWidth
-	last := int64(s.d.m.End-s.d.m.Start) / int64(span)
+	last := s.duration() / int64(span)
 	k, err := intParam(r, "tile", -1, 0, last)
 	if err == nil && k < 0 {
 		err = badRequest("tile: missing (0 to %d at level %d)", last, level)
@@ -184,25 +184,56 @@ func (s *site) tiles(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	a0 := s.d.m.Start + format.Time(k)*span
-	a1 := a0 + span
-	counts, runCounts := make([]uint32, len(threads)), make([]uint32, len(threads))
-	var segs []segment
-	var runs []runPiece
-	for j, ti := range threads {
-		t := s.d.threadWith(ti)
-		n := len(segs)
-		segs = tileSegments(t, a0, a1, rpx, hl, segs)
-		counts[j] = uint32(len(segs) - n)
-		if hasSplit(t) {
-			n := len(runs)
-			runs = runPieces(t, a0, a1, rpx, segs[len(segs)-int(counts[j]):], runs)
-			runCounts[j] = uint32(len(runs) - n)
+	var b []byte
+	if s.idx != nil && hl == 0 {
+		b, err = s.idx.tile(int(level), int(k), threads)
+	}
+	if b == nil && err == nil {
+		if s.d == nil {
+			err = s.reading()
+		} else {
+			b = encodeTile(s.d.m.Start, threads, s.d.tileLanes(int(level), k, threads, hl))
 		}
+	}
+	if err != nil {
+		writeError(w, err)
+		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(encodeTile(s.d.m.Start, threads, counts, segs, runCounts, runs))
+	w.Write(b)
+}
+
+// lanes are a tile's threads' segments and pieces of runnable time, each
+// lane's after the one before.
+type lanes struct {
+	counts, runCounts []uint32
+	segs              []segment
+	runs              []runPiece
+}
+
+// tileLanes cuts tile k of level for threads from the model.
+func (d *data) tileLanes(level int, k int64, threads []int, hl format.ObjectID) lanes {
+	rpx := format.Time(1) << level
+	a0 := d.m.Start + format.Time(k)*rpx*TileWidth
+	a1 := a0 + rpx*TileWidth
+	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
+	for j, ti := range threads {
+		l.lane(j, d.threadWith(ti), a0, a1, rpx, hl)
+	}
+	return l
+}
+
+// lane appends lane j's: thread t's in [a0, a1) at rpx ns a pixel.
+func (l *lanes) lane(j int, t *model.Thread, a0, a1, rpx format.Time, hl format.ObjectID) {
+	n := len(l.segs)
+	l.segs = tileSegments(t, a0, a1, rpx, hl, l.segs)
+	l.counts[j] = uint32(len(l.segs) - n)
+	if hasSplit(t) {
+		n := len(l.runs)
+		l.runs = runPieces(t, a0, a1, rpx, l.segs[len(l.segs)-int(l.counts[j]):], l.runs)
+		l.runCounts[j] = uint32(len(l.runs) - n)
+	}
 }
 
 // encodeTile lays a tile out in columns, little-endian:
@@ -217,7 +248,8 @@ func (s *site) tiles(w http.ResponseWriter, r *http.Request) {
 //	f64 running[R], ready[R], other[R], virtual[R], unsplit[R]   ns of each piece
 //
 // Float64Array and friends read the columns without copying.
-func encodeTile(origin format.Time, threads []int, counts []uint32, segs []segment, runCounts []uint32, runs []runPiece) []byte {
+func encodeTile(origin format.Time, threads []int, l lanes) []byte {
+	counts, segs, runCounts, runs := l.counts, l.segs, l.runCounts, l.runs
 	lanes, n := len(threads), len(segs)
 	head := 16 + 8*lanes
 	head = (head + 7) &^ 7

@@ -359,7 +359,7 @@ export class Timeline {
       t = { level, k, lock: this.app.state.lock, lanes: new Map(), pending: new Set(), used: this.frame, segs: 0 };
       this.cache.set(key, t);
     }
-    if (t.pending.has(thread) || t.lanes.has(thread)) return;
+    if (t.pending.has(thread) || t.lanes.has(thread) || (t.retryAt && Date.now() < t.retryAt)) return;
     t.pending.add(thread);
     let q = this.queue.find((e) => e.key === key && e.threads.length < LANES_PER_REQUEST);
     if (!q) { q = { key, t, threads: [] }; this.queue.push(q); }
@@ -377,7 +377,11 @@ export class Timeline {
           this.cachedSegs += l.s.length;
         }
       }).catch((e) => {
-        this.app.error(`loading the timeline: ${e.message}`);
+        if (e.status === 503) {
+          q.t.retryAt = Date.now() + 1000;
+          this.stillReading(e.message);
+        }
+        else this.app.error(`loading the timeline: ${e.message}`);
       }).finally(() => {
         for (const th of q.threads) q.t.pending.delete(th);
         this.inflight--;
@@ -385,6 +389,22 @@ export class Timeline {
         this.redraw();
         this.pump();
       });
+    }
+  }
+
+  // stillReading: the server answers from its index while it reads the
+  // recording (503 for what the index does not keep: finer zoom levels,
+  // a lock's highlight, the overview). The coarser tiles are drawn
+  // meanwhile; the missing ones are asked again every second, and a note
+  // says how far the reading is, now and then.
+  stillReading(msg) {
+    const now = Date.now();
+    if (!this.readingNoted || now - this.readingNoted > 5000) {
+      this.readingNoted = now;
+      this.app.note(`${msg}: the finer detail comes when it is read`);
+    }
+    if (!this.readingRetry) {
+      this.readingRetry = setTimeout(() => { this.readingRetry = null; this.redraw(); }, 1000);
     }
   }
 
@@ -865,7 +885,8 @@ export class Timeline {
       this.ovImage = null;
       this.redraw();
     } catch (e) {
-      this.app.error(`loading the overview: ${e.message}`);
+      if (e.status === 503) setTimeout(() => this.loadOverview(), 1000);
+      else this.app.error(`loading the overview: ${e.message}`);
     }
   }
 
@@ -958,7 +979,8 @@ export class Timeline {
       if (res.truncated) this.app.note('More than 4000 edges in view: zoom in to see them all.');
       this.redraw();
     } catch (e) {
-      this.app.error(`loading edges: ${e.message}`);
+      if (e.status === 503) setTimeout(() => { this.edgeData = null; this.loadEdges(); }, 1000);
+      else this.app.error(`loading edges: ${e.message}`);
     }
   }
 

@@ -1,0 +1,595 @@
+package web
+
+import (
+	"bytes"
+	"container/list"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The viewer's index (docs/web.md, "The index"): what the first screen
+// asks, kept on disk once the model of a recording is built, so that the
+// next orca view of the same recording serves it at once, before (and
+// while) it reads the recording again. It holds the answers of the
+// unfiltered /api/summary, /api/threads, /api/locks, /api/groups,
+// /api/deadlocks and /api/version as the model gave them, and the tiles of
+// the coarsest zoom levels, every thread's lane, as /api/tiles cuts them.
+//
+// It lives in the invoking user's cache directory ($XDG_CACHE_HOME or
+// ~/.cache, then orca/view/KEY/index), never beside the recording, whose
+// directory may be another user's: the directories are made 0700 by
+// descriptor and refused unless the user's own and closed to others; the
+// file is written under a new name created exclusively without following a
+// symlink, then renamed into place. KEY is a hash of what makes the
+// answers: the recording's event files (name, size, modification time),
+// the range asked for, and the orca binary itself; the index repeats it,
+// and one that does not match is not used.
+
+// indexMagic starts an index file, followed by its version.
+const (
+	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
+	indexVersion = 1
+)
+
+// indexBodies are the answers an index keeps, asked without parameters.
+var indexBodies = []string{"/api/summary", "/api/threads", "/api/locks", "/api/groups", "/api/deadlocks", "/api/version"}
+
+// indexDir is an index's directory, the JSON at its end.
+type indexDir struct {
+	Key      string              `json:"key"`
+	Duration int64               `json:"duration"` // ns
+	Threads  int                 `json:"threads"`
+	Bodies   map[string][2]int64 `json:"bodies"` // offset, length
+	// Levels: the zoom levels kept, coarsest first, each its tiles'
+	// offset and length.
+	Levels []indexLevel `json:"levels"`
+}
+
+type indexLevel struct {
+	Level int        `json:"level"`
+	Tiles [][2]int64 `json:"tiles"`
+}
+
+// Index is an opened index: its answers and tiles, read as asked.
+type Index struct {
+	f      *os.File
+	dir    indexDir
+	size   int64
+	levels map[int]*indexLevel
+	bodies map[string][]byte
+
+	mu    sync.Mutex
+	tiles map[[2]int]*list.Element // (level, tile) → its bytes in lru
+	lru   list.List                // of *indexTile
+	held  int                      // bytes of tiles held
+}
+
+type indexTile struct {
+	key [2]int
+	b   []byte
+}
+
+// indexTileCache bounds the bytes of tiles an Index keeps read.
+const indexTileCache = 64 << 20
+
+// IndexKey is the key of the index of a recording: sig says what its
+// event files are, ranges the range asked for (the flags as given).
+func IndexKey(sig, ranges string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "orca view index %d\n%s\n%s\n", indexVersion, exeSig(), ranges)
+	h.Write([]byte(sig))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// exeSig names this orca binary (its path, size and modification time):
+// another build may answer otherwise, and then makes its own index.
+func exeSig() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "?"
+	}
+	fi, err := os.Stat(p)
+	if err != nil {
+		return p
+	}
+	return fmt.Sprintf("%s %d %d", p, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// IndexRoot is where the indexes go: $XDG_CACHE_HOME/orca/view, or
+// ~/.cache/orca/view (os.UserCacheDir).
+func IndexRoot() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "orca", "view"), nil
+}
+
+// openPrivateDir opens (making it, mode 0700, when missing) the directory
+// name below the directory descriptor at, without following a symlink, and
+// refuses it unless the user's own and closed to others.
+func openPrivateDir(at int, name string) (int, error) {
+	if err := unix.Mkdirat(at, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
+		return -1, fmt.Errorf("making %s: %w", name, err)
+	}
+	fd, err := unix.Openat(at, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("opening %s: %w", name, err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	if int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		unix.Close(fd)
+		return -1, fmt.Errorf("%s: not a private directory of this user (owner %d, mode %o)", name, st.Uid, st.Mode&0o7777)
+	}
+	return fd, nil
+}
+
+// openKeyDir opens root/KEY (root as IndexRoot gives it), making the
+// directories below the cache directory as needed: orca, view and KEY.
+func openKeyDir(root, key string) (int, error) {
+	cache := filepath.Dir(filepath.Dir(root))
+	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return -1, err
+	}
+	fd, err := unix.Open(cache, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("opening %s: %w", cache, err)
+	}
+	for _, name := range []string{filepath.Base(filepath.Dir(root)), filepath.Base(root), key[:32]} {
+		next, err := openPrivateDir(fd, name)
+		unix.Close(fd)
+		if err != nil {
+			return -1, fmt.Errorf("the viewer's index in %s: %w", root, err)
+		}
+		fd = next
+	}
+	return fd, nil
+}
+
+// OpenIndex opens the index of key below root, nil when there is none or
+// it is not one of key's (an error then says why it was not used).
+func OpenIndex(root, key string) (*Index, error) {
+	dfd, err := openKeyDir(root, key)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(dfd)
+	fd, err := unix.Openat(dfd, "index", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if errors.Is(err, unix.ENOENT) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the viewer's index: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(root, key[:32], "index"))
+	idx, err := readIndex(f, key)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("the viewer's index %s: %w", f.Name(), err)
+	}
+	return idx, nil
+}
+
+// readIndex checks and reads f's head and directory.
+func readIndex(f *os.File, key string) (*Index, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		return nil, err
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+		return nil, fmt.Errorf("not a private file of this user (owner %d, mode %o)", st.Uid, st.Mode&0o7777)
+	}
+	head := make([]byte, len(indexMagic)+4+16)
+	if _, err := f.ReadAt(head, 0); err != nil {
+		return nil, fmt.Errorf("its head: %w", err)
+	}
+	le := binary.LittleEndian
+	p := len(indexMagic)
+	if string(head[:p]) != indexMagic || le.Uint32(head[p:]) != indexVersion {
+		return nil, errors.New("not an index of this version")
+	}
+	off, n := int64(le.Uint64(head[p+4:])), int64(le.Uint64(head[p+12:]))
+	if off < int64(len(head)) || n <= 0 || n > 1<<30 || off+n != st.Size {
+		return nil, errors.New("cut short or damaged")
+	}
+	b := make([]byte, n)
+	if _, err := f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	idx := &Index{f: f, size: st.Size, levels: map[int]*indexLevel{}, bodies: map[string][]byte{}, tiles: map[[2]int]*list.Element{}}
+	if err := json.Unmarshal(b, &idx.dir); err != nil {
+		return nil, err
+	}
+	if idx.dir.Key != key {
+		return nil, errors.New("of another recording or build")
+	}
+	for path, at := range idx.dir.Bodies {
+		if at[0] < 0 || at[1] < 0 || at[0]+at[1] > off {
+			return nil, errors.New("damaged")
+		}
+		body := make([]byte, at[1])
+		if _, err := f.ReadAt(body, at[0]); err != nil {
+			return nil, err
+		}
+		idx.bodies[path] = body
+	}
+	for i := range idx.dir.Levels {
+		l := &idx.dir.Levels[i]
+		for _, t := range l.Tiles {
+			if t[0] < 0 || t[1] < 0 || t[0]+t[1] > off {
+				return nil, errors.New("damaged")
+			}
+		}
+		idx.levels[l.Level] = l
+	}
+	return idx, nil
+}
+
+// Size is the index file's size in bytes.
+func (x *Index) Size() int64 { return x.size }
+
+// Levels are the zoom levels whose tiles the index keeps.
+func (x *Index) Levels() []int {
+	var out []int
+	for _, l := range x.dir.Levels {
+		out = append(out, l.Level)
+	}
+	return out
+}
+
+// Close closes the index's file.
+func (x *Index) Close() error { return x.f.Close() }
+
+// body returns the kept answer of path, nil when none.
+func (x *Index) body(path string) []byte { return x.bodies[path] }
+
+// tile returns tile k of level for threads as /api/tiles sends it, nil
+// when the index does not keep that level.
+func (x *Index) tile(level, k int, threads []int) ([]byte, error) {
+	l := x.levels[level]
+	if l == nil || k >= len(l.Tiles) {
+		return nil, nil
+	}
+	b, err := x.tileBytes(level, k, l.Tiles[k])
+	if err != nil {
+		return nil, err
+	}
+	ln, err := decodeLanes(b, threads, x.dir.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("the viewer's index, tile %d of level %d: %w", k, level, err)
+	}
+	return encodeTile(0, threads, ln), nil
+}
+
+// tileBytes reads a tile's bytes, or takes them from the cache.
+func (x *Index) tileBytes(level, k int, at [2]int64) ([]byte, error) {
+	key := [2]int{level, k}
+	x.mu.Lock()
+	if e, ok := x.tiles[key]; ok {
+		x.lru.MoveToFront(e)
+		b := e.Value.(*indexTile).b
+		x.mu.Unlock()
+		return b, nil
+	}
+	x.mu.Unlock()
+	b := make([]byte, at[1])
+	if _, err := x.f.ReadAt(b, at[0]); err != nil {
+		return nil, fmt.Errorf("the viewer's index: %w", err)
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, ok := x.tiles[key]; !ok && len(b) < indexTileCache/4 {
+		x.tiles[key] = x.lru.PushFront(&indexTile{key, b})
+		x.held += len(b)
+		for x.held > indexTileCache {
+			e := x.lru.Back().Value.(*indexTile)
+			x.lru.Remove(x.lru.Back())
+			delete(x.tiles, e.key)
+			x.held -= len(e.b)
+		}
+	}
+	return b, nil
+}
+
+// A tile of the index holds the lanes of the threads it has anything of,
+// in thread order, times in ns since the recording's start, little-endian:
+//
+//	u32 lanes M, u32 thread[M], u32 segStart[M+1], u32 runStart[M+1]
+//	per segment: i64 start, i64 end, u32 first, u32 n, u8 state  (25 bytes)
+//	per piece of runnable time: i64 start, end, running, ready, other,
+//	virtual, unsplit  (56 bytes)
+const (
+	segBytes = 8 + 8 + 4 + 4 + 1
+	runBytes = 7 * 8
+)
+
+// decodeLanes takes the lanes of threads out of a tile of the index (n
+// threads in the recording).
+func decodeLanes(b []byte, threads []int, n int) (lanes, error) {
+	le := binary.LittleEndian
+	bad := errors.New("damaged")
+	if len(b) < 4 {
+		return lanes{}, bad
+	}
+	m := int(le.Uint32(b))
+	if m > n || len(b) < 4+4*m+8*(m+1) {
+		return lanes{}, bad
+	}
+	thread := func(i int) int { return int(le.Uint32(b[4+4*i:])) }
+	segAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*i:])) }
+	runAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*(m+1)+4*i:])) }
+	segBase := 4 + 4*m + 8*(m+1)
+	runBase := segBase + segAt(m)*segBytes
+	if segAt(m) > len(b) || len(b) != runBase+runAt(m)*runBytes {
+		return lanes{}, bad
+	}
+	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
+	for j, ti := range threads {
+		i := sort.Search(m, func(i int) bool { return thread(i) >= ti })
+		if i == m || thread(i) != ti {
+			continue // nothing of it in this tile
+		}
+		s0, s1, r0, r1 := segAt(i), segAt(i+1), runAt(i), runAt(i+1)
+		if s1 < s0 || r1 < r0 || s1 > segAt(m) || r1 > runAt(m) {
+			return lanes{}, bad
+		}
+		l.counts[j], l.runCounts[j] = uint32(s1-s0), uint32(r1-r0)
+		for i := s0; i < s1; i++ {
+			p := b[segBase+i*segBytes:]
+			l.segs = append(l.segs, segment{start: format.Time(le.Uint64(p)), end: format.Time(le.Uint64(p[8:])),
+				first: le.Uint32(p[16:]), n: le.Uint32(p[20:]), state: p[24]})
+		}
+		for i := r0; i < r1; i++ {
+			p := b[runBase+i*runBytes:]
+			v := func(k int) format.Time { return format.Time(le.Uint64(p[8*k:])) }
+			l.runs = append(l.runs, runPiece{start: v(0), end: v(1), split: model.RunSplit{Running: v(2), Ready: v(3), Other: v(4), Virtual: v(5), Unsplit: v(6)}})
+		}
+	}
+	return l, nil
+}
+
+// tileAcc gathers one tile's lanes as the index is built, thread by
+// thread (in order, the empty lanes left out).
+type tileAcc struct {
+	threads []int32
+	l       lanes
+}
+
+// IndexStats say what building an index made.
+type IndexStats struct {
+	Levels   []int // kept, coarsest first
+	Segments int   // in all its tiles
+	Runs     int
+	Bytes    int64
+}
+
+// indexBudget bounds the segments and pieces of runnable time an index
+// keeps (and holds while it is built, ~32 bytes each): the coarsest levels
+// first, down to the finest that fits, at most indexDepth levels below the
+// one of a single tile.
+const (
+	indexBudget = 1 << 20
+	indexDepth  = 12
+	indexAbove  = 3
+)
+
+// WriteIndex builds the index of the Server's model and writes it below
+// root under key. It reads each thread's intervals once.
+func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
+	st := s.cur.Load()
+	if st.d == nil {
+		return IndexStats{}, errors.New("no model to index")
+	}
+	d := st.d
+	var stats IndexStats
+	var buf bytes.Buffer
+	buf.WriteString(indexMagic)
+	binary.Write(&buf, binary.LittleEndian, uint32(indexVersion))
+	buf.Write(make([]byte, 16)) // the directory's offset and length
+	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: len(d.m.Threads), Bodies: map[string][2]int64{}}
+	for _, path := range indexBodies {
+		rec := &bodyRecorder{h: http.Header{}}
+		req, err := http.NewRequest("GET", path, nil)
+		if err != nil {
+			return stats, err
+		}
+		s.ServeHTTP(rec, withLoopback(req))
+		if rec.code != 0 && rec.code != http.StatusOK {
+			return stats, fmt.Errorf("%s: %d %s", path, rec.code, rec.b.Bytes())
+		}
+		dir.Bodies[path] = [2]int64{int64(buf.Len()), int64(rec.b.Len())}
+		buf.Write(rec.b.Bytes())
+	}
+
+	// The levels: from the one of a single tile down, each thread's
+	// lanes at once; past the budget, the finest level still gathered is
+	// given up.
+	top := 0
+	for top < MaxLevel && dir.Duration/(int64(TileWidth)<<top) > 0 {
+		top++
+	}
+	type levelAcc struct {
+		level int
+		tiles []tileAcc
+	}
+	var levels []*levelAcc
+	// A few levels coarser than a single tile's too: the page's first
+	// screen asks the level whose pixels fit the whole in its width.
+	for l := min(top+indexAbove, MaxLevel); l >= 0 && l > top-indexDepth; l-- {
+		n := dir.Duration/(int64(TileWidth)<<l) + 1
+		levels = append(levels, &levelAcc{level: l, tiles: make([]tileAcc, n)})
+	}
+	held := 0
+	for ti, t := range d.m.Threads {
+		t = d.readThread(ti)
+		lo, hi := t.Start, t.End
+		if len(t.Intervals) > 0 {
+			lo, hi = min(lo, t.Intervals[0].Start), max(hi, t.Intervals[len(t.Intervals)-1].End)
+		}
+		for _, la := range levels {
+			rpx := format.Time(1) << la.level
+			span := rpx * TileWidth
+			k0, k1 := int64(max(lo-d.m.Start, 0)/span), int64((hi-d.m.Start)/span)
+			for k := k0; k <= k1 && k < int64(len(la.tiles)); k++ {
+				ta := &la.tiles[k]
+				a0 := d.m.Start + format.Time(k)*span
+				n, nr := len(ta.l.segs), len(ta.l.runs)
+				ta.l.counts, ta.l.runCounts = append(ta.l.counts, 0), append(ta.l.runCounts, 0)
+				ta.l.lane(len(ta.l.counts)-1, t, a0, a0+span, rpx, 0)
+				if len(ta.l.segs) == n && len(ta.l.runs) == nr {
+					ta.l.counts, ta.l.runCounts = ta.l.counts[:len(ta.l.counts)-1], ta.l.runCounts[:len(ta.l.runCounts)-1]
+					continue
+				}
+				ta.threads = append(ta.threads, int32(ti))
+				held += len(ta.l.segs) - n + len(ta.l.runs) - nr
+			}
+		}
+		for held > indexBudget && len(levels) > 1 {
+			last := levels[len(levels)-1]
+			for _, ta := range last.tiles {
+				held -= len(ta.l.segs) + len(ta.l.runs)
+			}
+			levels = levels[:len(levels)-1]
+		}
+	}
+	le := binary.LittleEndian
+	for _, la := range levels {
+		il := indexLevel{Level: la.level}
+		for _, ta := range la.tiles {
+			start := buf.Len()
+			var w [8]byte
+			put32 := func(v int) { le.PutUint32(w[:4], uint32(v)); buf.Write(w[:4]) }
+			put64 := func(v format.Time) { le.PutUint64(w[:], uint64(v)); buf.Write(w[:]) }
+			put32(len(ta.threads))
+			for _, ti := range ta.threads {
+				put32(int(ti))
+			}
+			for _, cs := range []([]uint32){ta.l.counts, ta.l.runCounts} {
+				at := 0
+				for _, c := range cs {
+					put32(at)
+					at += int(c)
+				}
+				put32(at)
+			}
+			for _, sg := range ta.l.segs {
+				put64(sg.start - d.m.Start)
+				put64(sg.end - d.m.Start)
+				put32(int(sg.first))
+				put32(int(sg.n))
+				buf.WriteByte(sg.state)
+			}
+			for _, r := range ta.l.runs {
+				for _, v := range []format.Time{r.start - d.m.Start, r.end - d.m.Start, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
+					put64(v)
+				}
+			}
+			stats.Segments += len(ta.l.segs)
+			stats.Runs += len(ta.l.runs)
+			il.Tiles = append(il.Tiles, [2]int64{int64(start), int64(buf.Len() - start)})
+		}
+		dir.Levels = append(dir.Levels, il)
+		stats.Levels = append(stats.Levels, la.level)
+	}
+	js, err := json.Marshal(dir)
+	if err != nil {
+		return stats, err
+	}
+	off := buf.Len()
+	buf.Write(js)
+	b := buf.Bytes()
+	le.PutUint64(b[len(indexMagic)+4:], uint64(off))
+	le.PutUint64(b[len(indexMagic)+12:], uint64(len(js)))
+	stats.Bytes = int64(len(b))
+	return stats, writeIndexFile(root, key, b)
+}
+
+// writeIndexFile writes b as root/KEY/index: under a new name created
+// exclusively, without following a symlink, mode 0600, then renamed in
+// place of any index before.
+func writeIndexFile(root, key string, b []byte) error {
+	dfd, err := openKeyDir(root, key)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(dfd)
+	var rnd [8]byte
+	if _, err := unix.Getrandom(rnd[:], 0); err != nil {
+		return err
+	}
+	tmp := "index.new-" + hex.EncodeToString(rnd[:])
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+	if err != nil {
+		return fmt.Errorf("the viewer's index: %w", err)
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	if _, err = f.Write(b); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = unix.Renameat(dfd, tmp, dfd, "index")
+	}
+	if err != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("the viewer's index: %w", err)
+	}
+	return nil
+}
+
+// readThread is thread ti with its intervals and samples read back (not
+// kept in the cache of threadWith: the index reads every thread once).
+func (d *data) readThread(ti int) *model.Thread {
+	t := d.m.Threads[ti]
+	if !d.m.IntervalsDropped() {
+		return t
+	}
+	h := *t
+	var err error
+	if h.Intervals, err = d.m.ReadIntervals(t, nil); err != nil {
+		panic(&model.SpillError{Err: err})
+	}
+	var smp []model.Sample
+	h.Samples = d.m.SamplesOf(t, &smp)
+	return &h
+}
+
+// bodyRecorder keeps an answer (the index's build asks the handlers).
+type bodyRecorder struct {
+	h    http.Header
+	code int
+	b    bytes.Buffer
+}
+
+func (r *bodyRecorder) Header() http.Header         { return r.h }
+func (r *bodyRecorder) Write(p []byte) (int, error) { return r.b.Write(p) }
+func (r *bodyRecorder) WriteHeader(code int)        { r.code = code }
+
+// withLoopback names this machine as the request's host (the Host check).
+func withLoopback(r *http.Request) *http.Request {
+	r.Host = "127.0.0.1"
+	return r
+}
+
+// closeFd closes a descriptor (tests).
+func closeFd(fd int) { unix.Close(fd) }

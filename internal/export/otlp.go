@@ -274,6 +274,15 @@ type otlpBuilder struct {
 	partial bool
 	chained bool // OTLPOptions.Chained
 
+	// Arenas: the samples' first values and timestamps (add), their
+	// attribute lists (ints), the pairs of samples (states).
+	vals      []int64
+	stamps    []uint64
+	intArena  []int32
+	attrBuf   []int32
+	pairArena []statePair
+	attrArena []attrMsgs
+
 	// origin converts the model's times to Unix ns; ok false when the
 	// recording has no clock origin (then no timestamps).
 	origin int64
@@ -304,7 +313,8 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
 		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
 		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
-		owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{}}
+		owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
+		attrBuf: make([]int32, 0, 16)}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
 	}
@@ -332,11 +342,11 @@ func (b *otlpBuilder) str(s string) int32 {
 }
 
 func (b *otlpBuilder) attr(key, val string) int32 {
-	return b.attrOf(otlpAttr{key: key, str: val}, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: val}})
+	return b.attrOf(otlpAttr{key: key, str: val})
 }
 
 func (b *otlpBuilder) boolAttr(key string, val bool) int32 {
-	return b.attrOf(otlpAttr{key: key, b: val, str: "\x00bool"}, &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{BoolValue: val}})
+	return b.attrOf(otlpAttr{key: key, b: val, str: boolAttr})
 }
 
 // threadAttrs returns the indexes of t's attributes: its name and id.
@@ -375,7 +385,7 @@ func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
 		// objects asks for it once: it is added without looking it up.
 		id := obj.String()
 		a = make([]int32, 1, 2)
-		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id}, &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: id}})
+		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id})
 		if c := b.className(obj); c >= 0 {
 			a = append(a, c)
 		}
@@ -417,23 +427,48 @@ func (b *otlpBuilder) otherThread(s model.State, th format.ThreadID) int32 {
 	return i
 }
 
-// attrOf returns the attribute table's index of k, adding it, of value v,
-// at first sight.
-func (b *otlpBuilder) attrOf(k otlpAttr, v *commonpb.AnyValue) int32 {
+// boolAttr is otlpAttr.str of a bool attribute.
+const boolAttr = "\x00bool"
+
+// attrOf returns the attribute table's index of k, adding it at first
+// sight.
+func (b *otlpBuilder) attrOf(k otlpAttr) int32 {
 	if i, ok := b.attrs[k]; ok {
 		return i
 	}
-	i := b.newAttr(k, v)
+	i := b.newAttr(k)
 	b.attrs[k] = i
 	return i
 }
 
-// newAttr appends k, of value v, to the attribute table without looking
-// it up: for an attribute attrOf cannot have seen.
-func (b *otlpBuilder) newAttr(k otlpAttr, v *commonpb.AnyValue) int32 {
+// newAttr appends k to the attribute table without looking it up: for an
+// attribute attrOf cannot have seen. Its messages come from an arena: a
+// push adds one for each lock object of its states.
+func (b *otlpBuilder) newAttr(k otlpAttr) int32 {
+	if len(b.attrArena) == 0 {
+		b.attrArena = make([]attrMsgs, 256)
+	}
+	m := &b.attrArena[0]
+	b.attrArena = b.attrArena[1:]
+	if k.str == boolAttr {
+		m.b.BoolValue = k.b
+		m.v.Value = &m.b
+	} else {
+		m.s.StringValue = k.str
+		m.v.Value = &m.s
+	}
+	m.kv.KeyStrindex, m.kv.Value = b.str(k.key), &m.v
 	i := int32(len(b.dict.AttributeTable))
-	b.dict.AttributeTable = append(b.dict.AttributeTable, &profpb.KeyValueAndUnit{KeyStrindex: b.str(k.key), Value: v})
+	b.dict.AttributeTable = append(b.dict.AttributeTable, &m.kv)
 	return i
+}
+
+// attrMsgs are the messages of one attribute, allocated together.
+type attrMsgs struct {
+	kv profpb.KeyValueAndUnit
+	v  commonpb.AnyValue
+	s  commonpb.AnyValue_StringValue
+	b  commonpb.AnyValue_BoolValue
 }
 
 // stack returns the stack table's index of id: its frames, innermost
@@ -540,11 +575,45 @@ func (b *otlpBuilder) profile(kind, typ, unit, periodType, periodUnit string, pe
 }
 
 // add appends a value and its timestamp to s.
+//
+// Most samples of a push have one value (a park on an object of its own,
+// a FutureTask's: its key is new), so a sample's first value and
+// timestamp come from arenas, a slice of capacity 1 each: a second one
+// moves them to an array of their own, as append does.
 func (b *otlpBuilder) add(s *profpb.Sample, v int64, at format.Time) {
-	s.Values = append(s.Values, v)
-	if b.timed {
+	if s.Values == nil {
+		if len(b.vals) == 0 {
+			b.vals = make([]int64, 1024)
+		}
+		s.Values, b.vals = b.vals[:1:1], b.vals[1:]
+		s.Values[0] = v
+	} else {
+		s.Values = append(s.Values, v)
+	}
+	if !b.timed {
+		return
+	}
+	if s.TimestampsUnixNano == nil {
+		if len(b.stamps) == 0 {
+			b.stamps = make([]uint64, 1024)
+		}
+		s.TimestampsUnixNano, b.stamps = b.stamps[:1:1], b.stamps[1:]
+		s.TimestampsUnixNano[0] = b.at(at)
+	} else {
 		s.TimestampsUnixNano = append(s.TimestampsUnixNano, b.at(at))
 	}
+}
+
+// ints returns a copy of a, from an arena (a push makes a list of
+// attributes for each of its thousands of sample keys).
+func (b *otlpBuilder) ints(a []int32) []int32 {
+	if len(b.intArena) < len(a) {
+		b.intArena = make([]int32, max(4096, len(a)))
+	}
+	out := b.intArena[:len(a):len(a)]
+	b.intArena = b.intArena[len(a):]
+	copy(out, a)
+	return out
 }
 
 // otherAttr names Interval.Other's attribute for the states that are not
@@ -603,7 +672,7 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 		kp.lastKey, kp.last = kk, p
 		return p
 	}
-	attrs := append(make([]int32, 0, 8), b.threadAttrs(t)...)
+	attrs := append(b.attrBuf[:0], b.threadAttrs(t)...)
 	attrs = append(attrs, b.objectAttrs(iv.Object)...)
 	if lk := ivLockKind(iv); lk != "" {
 		attrs = append(attrs, b.attr(AttrLockKind, lk))
@@ -619,8 +688,16 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 			attrs = append(attrs, a)
 		}
 	}
+	b.attrBuf = attrs
+	attrs = b.ints(attrs)
 	st := b.stack(iv.Stack)
-	p := &statePair{profpb.Sample{StackIndex: st, AttributeIndices: attrs}, profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+	if len(b.pairArena) == 0 {
+		b.pairArena = make([]statePair, 256)
+	}
+	p := &b.pairArena[0]
+	b.pairArena = b.pairArena[1:]
+	p.count.StackIndex, p.count.AttributeIndices = st, attrs
+	p.delay.StackIndex, p.delay.AttributeIndices = st, attrs
 	kp.count.Samples = append(kp.count.Samples, &p.count)
 	kp.delay.Samples = append(kp.delay.Samples, &p.delay)
 	kp.pairs[kk] = p
@@ -756,18 +833,25 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 		kind   format.SampleKind
 	}
 	type pair struct{ count, weight *profpb.Sample }
-	pairs := map[key]*pair{}
+	pairs := map[key]pair{}
 	for _, sk := range prof.sampleKinds() {
 		b.m.EachSample(model.SampleQuery{Kind: sk}, func(t *model.Thread, s *model.Sample) {
 			if b.from != 0 && !b.chained && s.At <= b.from {
 				return // in the push before (a range includes both its ends)
 			}
 			kk := key{s.Stack, t.ID, s.Kind}
-			p := pairs[kk]
-			if p == nil {
-				attrs := append(slices.Clip(b.threadAttrs(t)), b.attr(AttrSampled, s.Kind.String()))
+			p, ok := pairs[kk]
+			if !ok {
+				attrs := b.ints(append(append(b.attrBuf[:0], b.threadAttrs(t)...), b.attr(AttrSampled, s.Kind.String())))
 				st := b.stack(s.Stack)
-				p = &pair{&profpb.Sample{StackIndex: st, AttributeIndices: attrs}, &profpb.Sample{StackIndex: st, AttributeIndices: attrs}}
+				if len(b.pairArena) == 0 {
+					b.pairArena = make([]statePair, 256)
+				}
+				sp := &b.pairArena[0]
+				b.pairArena = b.pairArena[1:]
+				sp.count.StackIndex, sp.count.AttributeIndices = st, attrs
+				sp.delay.StackIndex, sp.delay.AttributeIndices = st, attrs
+				p = pair{&sp.count, &sp.delay}
 				count.Samples = append(count.Samples, p.count)
 				weight.Samples = append(weight.Samples, p.weight)
 				pairs[kk] = p

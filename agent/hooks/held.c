@@ -114,10 +114,12 @@ int held_async(void) { return !switches.held_in_thread; }
 // buckets of nanoseconds), and those during which the thread got the
 // monitor it wanted — the time it may have waited for the call holding
 // what it holds, an upper bound: in the thread, the wanted monitor free at
-// the call's end; on the held thread, the thread still in the enter
-// before the call and not after it. Printed at exit.
+// the call's end; on the held thread, the monitor in the answer (the
+// thread owned it before the handshake's end), and apart those who left the
+// enter between the checks before and after the call without it in the
+// answer (an over-count: most got it after the call). Printed at exit.
 enum { THIST = 40 };
-static _Atomic long t_hist[THIST], t_n, t_ns, t_freed, t_freed_ns, t_enters, t_lag_ns, t_kept;
+static _Atomic long t_hist[THIST], t_n, t_ns, t_freed, t_freed_ns, t_enters, t_lag_ns, t_kept, t_left, t_left_ns;
 static atomic_int t_registered;
 
 static void time_print(void) {
@@ -132,12 +134,13 @@ static void time_print(void) {
   long e = atomic_load(&t_enters);
   fprintf(stderr,
           "orca: held (%s): contended enters %ld, calls %ld, kept %ld, p50 %.1f-%.1f us, p90 %.1f-%.1f us, p99 %.1f-%.1f us, "
-          "mean %.1f us, lag %.1f us; monitor got during the call %ld, %.3f ms, %.2f us a contended enter\n",
+          "mean %.1f us, lag %.1f us; monitor got during the call %ld, %.3f ms, %.2f us a contended enter; "
+          "left between the checks without it %ld, %.3f ms\n",
           held_async() ? "held thread" : "in thread", e, n, atomic_load(&t_kept), p[0] < 0 ? 0 : (1L << p[0]) / 1e3,
           p[0] < 0 ? 0 : (2L << p[0]) / 1e3, p[1] < 0 ? 0 : (1L << p[1]) / 1e3, p[1] < 0 ? 0 : (2L << p[1]) / 1e3,
           p[2] < 0 ? 0 : (1L << p[2]) / 1e3, p[2] < 0 ? 0 : (2L << p[2]) / 1e3, n ? atomic_load(&t_ns) / 1e3 / n : 0.0,
           n ? atomic_load(&t_lag_ns) / 1e3 / n : 0.0, atomic_load(&t_freed), atomic_load(&t_freed_ns) / 1e6,
-          e ? atomic_load(&t_freed_ns) / 1e3 / e : 0.0);
+          e ? atomic_load(&t_freed_ns) / 1e3 / e : 0.0, atomic_load(&t_left), atomic_load(&t_left_ns) / 1e6);
 }
 
 void held_time_enter(void) {
@@ -155,9 +158,12 @@ void held_time_call(int64_t ns, int freed, int kept, int64_t lag) {
   atomic_fetch_add(&t_ns, ns);
   atomic_fetch_add(&t_lag_ns, lag);
   if (kept) atomic_fetch_add(&t_kept, 1);
-  if (freed) {
+  if (freed == 1) {
     atomic_fetch_add(&t_freed, 1);
     atomic_fetch_add(&t_freed_ns, ns);
+  } else if (freed) {
+    atomic_fetch_add(&t_left, 1);
+    atomic_fetch_add(&t_left_ns, ns);
   }
 }
 
@@ -197,12 +203,15 @@ static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, 
     return;
   }
   test_slow();
-  int still = pending_held_still(p, r), keep = still && claim(p), got = !still;
+  // got: 1 when it had its monitor in the answer (it owned it before the
+  // handshake's end, and waited for the call's end), 2 when it left the
+  // enter between the checks without (it may have had it during the call).
+  int still = pending_held_still(p, r), keep = still && claim(p), got = still ? 0 : 2;
   if (!keep) counter_add(CNT_HELD_DROPPED, 1);
   for (jint i = 0; i < n; i++) {
     jobject m = info[i].monitor;
     uint32_t h = keep || switches.time_held ? objhash_of(m) : 0;
-    if (h == r->obj) got = 1;   // it had its monitor, and waited for the call's end
+    if (h == r->obj) got = 1;
     if (keep && h && h != r->obj) {
       objclass_write(env, r->shard, r->hash, r->ts, m, h);
       char d[12];

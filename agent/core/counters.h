@@ -52,6 +52,7 @@ enum orca_counter {
   CNT_ATTACHED_MISSED,      // objects unnamed for a capability HotSpot offers only at start-up
   CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_HELD_SKIPPED,         // contended enters whose monitor was free again: held monitors not asked
+  CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked
   CNT_HELD_LOCKS_LOST,      // j.u.c. acquires of a thread whose list of locks held was full
   CNT_COUNT
 };

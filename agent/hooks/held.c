@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "core/clock.h"
 #include "core/counters.h"
 #include "hooks/held.h"
 #include "hotspot/objhash.h"
@@ -97,6 +98,75 @@ const char *held_locks_fact(void) {
   return held_monitors_fact();
 }
 
+// A test aid: a call as slow as a loaded JVM's 99th percentile and more,
+// whose time must not be recorded as blocked (TestHeldNotBlocked).
+static void test_slow(void) {
+  if (switches.test_slow_held_ms) {
+    struct timespec d = {switches.test_slow_held_ms / 1000, (long)(switches.test_slow_held_ms % 1000) * 1000000};
+    while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
+    }
+  }
+}
+
+int held_async(void) { return !switches.held_in_thread; }
+
+// ORCA_TIME_HELD=1 (a measurement aid): the calls' times (power-of-two
+// buckets of nanoseconds), and those during which the thread got the
+// monitor it wanted — the time it may have waited for the call holding
+// what it holds, an upper bound: in the thread, the wanted monitor free at
+// the call's end; on the held thread, the monitor in the answer (the
+// thread owned it before the handshake's end), and apart those who left the
+// enter between the checks before and after the call without it in the
+// answer (an over-count: most got it after the call). Printed at exit.
+enum { THIST = 40 };
+static _Atomic long t_hist[THIST], t_n, t_ns, t_freed, t_freed_ns, t_enters, t_lag_ns, t_kept, t_left, t_left_ns;
+static atomic_int t_registered;
+
+static void time_print(void) {
+  long n = atomic_load(&t_n), seen = 0;
+  int p[3] = {-1, -1, -1};
+  for (int b = 0; b < THIST; b++) {
+    seen += atomic_load(&t_hist[b]);
+    if (p[0] < 0 && 2 * seen >= n) p[0] = b;
+    if (p[1] < 0 && 10 * seen >= 9 * n) p[1] = b;
+    if (p[2] < 0 && 100 * seen >= 99 * n) p[2] = b;
+  }
+  long e = atomic_load(&t_enters);
+  fprintf(stderr,
+          "orca: held (%s): contended enters %ld, calls %ld, kept %ld, p50 %.1f-%.1f us, p90 %.1f-%.1f us, p99 %.1f-%.1f us, "
+          "mean %.1f us, lag %.1f us; monitor got during the call %ld, %.3f ms, %.2f us a contended enter; "
+          "left between the checks without it %ld, %.3f ms\n",
+          held_async() ? "held thread" : "in thread", e, n, atomic_load(&t_kept), p[0] < 0 ? 0 : (1L << p[0]) / 1e3,
+          p[0] < 0 ? 0 : (2L << p[0]) / 1e3, p[1] < 0 ? 0 : (1L << p[1]) / 1e3, p[1] < 0 ? 0 : (2L << p[1]) / 1e3,
+          p[2] < 0 ? 0 : (1L << p[2]) / 1e3, p[2] < 0 ? 0 : (2L << p[2]) / 1e3, n ? atomic_load(&t_ns) / 1e3 / n : 0.0,
+          n ? atomic_load(&t_lag_ns) / 1e3 / n : 0.0, atomic_load(&t_freed), atomic_load(&t_freed_ns) / 1e6,
+          e ? atomic_load(&t_freed_ns) / 1e3 / e : 0.0, atomic_load(&t_left), atomic_load(&t_left_ns) / 1e6);
+}
+
+void held_time_enter(void) {
+  if (!switches.time_held) return;
+  if (!atomic_exchange(&t_registered, 1)) atexit(time_print);
+  atomic_fetch_add(&t_enters, 1);
+}
+
+void held_time_call(int64_t ns, int freed, int kept, int64_t lag) {
+  if (!switches.time_held) return;
+  int b = 0;
+  while (b < THIST - 1 && (2L << b) <= ns) b++;
+  atomic_fetch_add(&t_hist[b], 1);
+  atomic_fetch_add(&t_n, 1);
+  atomic_fetch_add(&t_ns, ns);
+  atomic_fetch_add(&t_lag_ns, lag);
+  if (kept) atomic_fetch_add(&t_kept, 1);
+  if (freed == 1) {
+    atomic_fetch_add(&t_freed, 1);
+    atomic_fetch_add(&t_freed_ns, ns);
+  } else if (freed) {
+    atomic_fetch_add(&t_left, 1);
+    atomic_fetch_add(&t_left_ns, ns);
+  }
+}
+
 // JVMTI's GetOwnedMonitorStackDepthInfo on the current thread walks its
 // frames directly (no handshake, no safepoint) and lists the monitors each
 // frame locked, taken with or without contention, and those taken through
@@ -111,13 +181,54 @@ void held_read(void) {
     read_n = 0;
     read_info = NULL;
   }
-  // A test aid: a call as slow as a loaded JVM's 99th percentile and more,
-  // whose time must not be recorded as blocked (TestHeldNotBlocked).
-  if (switches.test_slow_held_ms) {
-    struct timespec d = {switches.test_slow_held_ms / 1000, (long)(switches.test_slow_held_ms % 1000) * 1000000};
-    while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
-    }
+  test_slow();
+}
+
+// held_ask runs on the held thread (threads/pending.h), for a thread that
+// blocked in a contended enter and queued its request: JVMTI lists its
+// monitors by a handshake, which HotSpot runs on this side while the
+// thread stays blocked (a thread that gets its monitor meanwhile waits
+// for the handshake's end before it runs on: that is all it can lose).
+// The answer is kept only if the thread was still in that enter after it
+// (pending_held_still): then it is exactly the set held while it blocked,
+// and perhaps the monitor it wanted, once it got it, which is left out.
+static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, int (*claim)(pending_tstate *)) {
+  jint n = 0;
+  jvmtiMonitorStackDepthInfo *info = NULL;
+  int64_t t0 = switches.time_held ? clock_now() : 0;
+  jvmtiError e = (*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, r->ref, &n, &info);
+  int64_t t1 = switches.time_held ? clock_now() : 0;
+  if (e != JVMTI_ERROR_NONE) {
+    counter_add(e == JVMTI_ERROR_THREAD_NOT_ALIVE || e == JVMTI_ERROR_WRONG_PHASE ? CNT_HELD_DROPPED : CNT_HELD_UNREAD, 1);
+    return;
   }
+  test_slow();
+  // got: 1 when it had its monitor in the answer (it owned it before the
+  // handshake's end, and waited for the call's end), 2 when it left the
+  // enter between the checks without (it may have had it during the call).
+  int still = pending_held_still(p, r), keep = still && claim(p), got = still ? 0 : 2;
+  if (!keep) counter_add(CNT_HELD_DROPPED, 1);
+  for (jint i = 0; i < n; i++) {
+    jobject m = info[i].monitor;
+    uint32_t h = keep || switches.time_held ? objhash_of(m) : 0;
+    if (h == r->obj) got = 1;
+    if (keep && h && h != r->obj) {
+      objclass_write(env, r->shard, r->hash, r->ts, m, h);
+      char d[12];
+      int dl = info[i].stack_depth >= 0 ? snprintf(d, sizeof d, "%d", (int)info[i].stack_depth) : 0;
+      ring_put(r->shard, ORCA_EV_MONITOR_HELD, r->ts, r->hash, h, 0, NULL, 0, d, dl);
+    }
+    (*env)->DeleteLocalRef(env, m);
+  }
+  if (info) (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+  held_time_call(t1 - t0, got, keep, t0 - r->ts);
+}
+
+void held_start(JNIEnv *env, jthread cur) {
+  if (!held_on() || !held_async()) return;
+  pending_on_held(held_ask);
+  const char *err = pending_start_held(env, cur);
+  if (err) counters_prop(ORCA_INFO_WARNING, err);
 }
 
 static void write_monitors(JNIEnv *env, tstate *s, int64_t ts) {

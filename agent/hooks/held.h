@@ -29,6 +29,18 @@ const char *held_locks_fact(void);
 // lockorder=yes (the j.u.c. locks too, and at a park in their acquire).
 int held_on(void);
 int held_locks_on(void);
+// held_async: a contended monitor enter's held monitors are asked by the
+// held thread (threads/pending.h), not by the contending thread itself
+// (the default; ORCA_HELD_IN_THREAD=1, a measurement aid: in the thread, as
+// a park's still are). held_start starts that thread (VMInit, when
+// held_on and held_async).
+int held_async(void);
+// held_time_enter / held_time_call: ORCA_TIME_HELD=1's counts (a contended
+// enter with held_on; a call: its time, whether the thread got its monitor
+// during it, whether its answer was kept, its lag after the enter).
+void held_time_enter(void);
+void held_time_call(int64_t ns, int freed, int kept, int64_t lag);
+void held_start(JNIEnv *env, jthread cur);
 // held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);

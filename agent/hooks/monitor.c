@@ -205,15 +205,19 @@ static void entered_switch(tstate *s, int timed) {
 
 // The locks held at a contended enter (hooks/held.h, set by the jvm
 // module: monitor_lock_order): NULL while none is set.
-static int (*held_on)(void);
+static int (*held_on)(void), (*held_async)(void);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
+static void (*held_time_enter)(void);
+static void (*held_time_call)(int64_t, int, int, int64_t);
 
-void monitor_lock_order(int (*on)(void), void (*read)(void),
-                        void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t)) {
-  held_write = write;
-  held_read = read;
-  held_on = on;
+void monitor_lock_order(const monitor_held *h) {
+  held_time_call = h->time_call;
+  held_time_enter = h->time_enter;
+  held_write = h->write;
+  held_read = h->read;
+  held_async = h->async;
+  held_on = h->on;
 }
 
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o) {
@@ -228,23 +232,34 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // Read the owner first: the longer we wait, the likelier it has left.
   uint32_t owner = owner_of_pending(env, o);
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
-  // Unless lockorder=no, the locks the thread holds; the enter is timed after
-  // that call (tens of microseconds), which HotSpot's timer and the Entered
-  // callback count as blocked: from the enter's time on, the thread blocks
-  // for the monitor alone (docs/agent.md, "Held monitors").
+  // Unless lockorder=no, the monitors the thread holds: asked by the held
+  // thread while this one blocks (threads/pending.h: the request is
+  // queued after the Enter's record), so that no JVMTI call runs here,
+  // holding them (docs/agent.md, "Held monitors"). A virtual thread's are
+  // asked here, as all were before: the enter is timed after that call
+  // (tens of microseconds), which HotSpot's timer and the Entered callback
+  // count as blocked: from the enter's time on, the thread blocks for the
+  // monitor alone.
   // Not when the monitor is free again by now (its owner left since the
   // thread contended: 2/3 of H2Bench's enters): the thread takes it as
-  // the callback returns, so the call would only keep the monitors it
-  // holds from their own waiters that much longer, all of it (the
-  // others' waits: docs/agent.md, "Held monitors"). Those enters' held
-  // monitors are left out, counted.
+  // the callback returns, so a call here would only keep the monitors it
+  // holds from their own waiters that much longer, all of it, and the held
+  // thread would come too late. Those enters' held monitors are left out,
+  // counted.
   int lock_order = held_on && held_on();
+  int async = lock_order && !s->is_virtual && !s->ended && held_async();
+  if (lock_order) {
+    pending_held_enter(&s->pending);
+    held_time_enter();
+  }
   if (lock_order && owner_pending_free(env)) {
-    lock_order = 0;
+    lock_order = async = 0;
     counter_add(CNT_HELD_SKIPPED, 1);
   }
-  if (lock_order) {
+  if (lock_order && !async) {
+    int64_t c0 = switches.time_held ? clock_now() : 0;
     held_read();
+    if (switches.time_held) held_time_call(clock_now() - c0, owner_pending_free(env), 1, 0);
     clock_pair(&ts, &ticks);
   }
   pending_tstate *p = &s->pending;
@@ -275,8 +290,9 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   int timed = !s->ended && !s->is_virtual && hsstat_begin(env, t, ts, &p->enter_hs);
   ring_put(s->shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, s->hash, p->enter_obj, owner, p->enter_frames, p->enter_n,
            NULL, 0);
-  if (lock_order) held_write(env, s, ts, p->enter_frames, p->enter_n, 0);
+  if (lock_order) held_write(env, s, ts, p->enter_frames, p->enter_n, 0);   // async: the j.u.c. locks alone
   pending_enter(p, timed);
+  if (async) pending_held_queue(p, env, ts, p->enter_obj, timed);
   entered_switch(s, timed);
   thread_blocking(env, s);   // a virtual thread's; after its own owner lookup
 }
@@ -298,6 +314,7 @@ void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, j
   tstate *s = event_begin(&e, env, t, ORCA_EV_MONITOR_CONTENDED_ENTERED, EV_TICKS | EV_ENDS | EV_RUNS);
   if (!s) return;
   int64_t ticks = e.ticks;
+  pending_held_left(&s->pending);   // a request for its held monitors is stale
   // 24+: HotSpot posts MonitorContendedEntered, with no MonitorContendedEnter
   // before it, when a virtual thread takes the monitor back after
   // Object.wait (a platform thread's re-entry posts neither): not a

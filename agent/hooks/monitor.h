@@ -20,11 +20,21 @@ void monitor_join_hooks(int (*begin)(JNIEnv *, struct tstate *, jobject), void (
 // monitor_restart: a recording starts with MonitorContendedEntered enabled.
 void monitor_restart(void);
 // monitor_lock_order: unless lockorder=no, the locks a thread holds at its
-// contended enter (hooks/held.h: the jvm module passes held_on, held_read
-// and held_write). read runs before the enter's time is taken, write after
-// its line (with s NULL: the enter was dropped, forget them).
-void monitor_lock_order(int (*on)(void), void (*read)(void),
-                        void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t));
+// contended enter (hooks/held.h: the jvm module passes held_on, held_async,
+// held_read, held_write and the timing aid's held_time_*). With async (a
+// platform thread's, by default) the monitors are asked by the held thread
+// (threads/pending.h: pending_held_queue after the enter's line) and write
+// adds the j.u.c. locks alone; else read runs before the enter's time is
+// taken, write after its line (with s NULL: the enter was dropped, forget
+// them).
+typedef struct {
+  int (*on)(void), (*async)(void);
+  void (*read)(void);
+  void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
+  void (*time_enter)(void);
+  void (*time_call)(int64_t ns, int freed, int kept, int64_t lag);
+} monitor_held;
+void monitor_lock_order(const monitor_held *h);
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out);
 void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);
 void JNICALL monitor_on_contended_entered(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o);

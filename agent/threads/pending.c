@@ -59,6 +59,8 @@ static void forget_recording(pending_tstate *s, void *arg) {
   if (st == SLOT_PENDING || st == SLOT_TIMED) atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
   s->enter_obj = 0;
   s->enter_dropped = s->wait_dropped = 0;
+  // A request the last recording's held thread left (it drained its queue).
+  if (atomic_load_explicit(&s->held_state, ACQ) == HELD_CANCELLED) atomic_store_explicit(&s->held_state, HELD_EMPTY, REL);
   // An enter still awaiting its Entered callback when the last one stopped
   // (events off): no "lost" Entered of no object at its next settle.
   if (s->needs_entered) pending_entered_done(s);
@@ -408,7 +410,9 @@ int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
   settle_entered(s, 0);
   jthread ref = NULL;
   int st = atomic_load_explicit(&s->wait_state, ACQ);
-  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED || s->pinned;
+  // Or the held thread has its request (held_done frees it then).
+  int walker_holds = st == SLOT_NAMING || st == SLOT_BUSY || st == SLOT_HANDED || s->pinned ||
+                     atomic_load_explicit(&s->held_state, ACQ) != HELD_EMPTY;
   if (walker_holds) {
     s->block = block;
     s->detached = 1;   // the walker frees it, and its reference, once done (finish)
@@ -427,6 +431,21 @@ int pending_detach(pending_tstate *s, JNIEnv *env, void *block) {
 typedef struct {
   int64_t cutoff, stale_before;
 } flush_t;
+
+// held_flush: a request for held monitors not answered yet holds back the
+// lines from its time (they come at the Enter's time); one queued or asked
+// for longer than a stale wait (the held thread stuck in a long safepoint)
+// is given up (cancelled: counted), so the file goes on.
+static void held_flush(pending_tstate *s, flush_t *f) {
+  int st = atomic_load_explicit(&s->held_state, ACQ);
+  if (st == HELD_EMPTY || st == HELD_CANCELLED) return;
+  int64_t ts = atomic_load_explicit(&s->held_ts, RLX);
+  if (ts < f->stale_before && (st == HELD_QUEUED || st == HELD_ASKING) && claim(&s->held_state, st, HELD_CANCELLED)) {
+    counter_add(CNT_HELD_DROPPED, 1);
+    return;
+  }
+  if (ts < f->cutoff) f->cutoff = ts;
+}
 
 static void flush_one(pending_tstate *s, void *arg) {
   flush_t *f = arg;
@@ -454,6 +473,7 @@ static void flush_one(pending_tstate *s, void *arg) {
     int64_t ts = atomic_load_explicit(&s->entered_lb, RLX);
     if (ts < f->cutoff) f->cutoff = ts;
   }
+  held_flush(s, f);
   st = atomic_load_explicit(&s->wait_state, ACQ);
   if (st == SLOT_EMPTY || st == SLOT_WRITTEN) return;
   int64_t ts = atomic_load_explicit(&s->wait_ts, RLX);
@@ -521,7 +541,7 @@ static void finish(pending_tstate *s, JNIEnv *env, int how) {
   if (how == WRITTEN) wait_done(s);
   else if (how == NOT_NAMED) atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
   s->pinned = 0;
-  int gone = s->detached;
+  int gone = s->detached && atomic_load_explicit(&s->held_state, ACQ) == HELD_EMPTY;
   jthread ref = NULL;
   if (gone) {
     ref = s->ref;
@@ -587,8 +607,11 @@ static jrawMonitorID walker_mon;
 
 int pending_walker_alive(void) { return atomic_load(&walker_alive); }
 
+static jthread held_thread;
+
 int pending_is_walker(JNIEnv *env, jthread t) {
-  return t && ((walker && (*env)->IsSameObject(env, walker, t)) || (calibrator && (*env)->IsSameObject(env, calibrator, t)));
+  return t && ((walker && (*env)->IsSameObject(env, walker, t)) || (calibrator && (*env)->IsSameObject(env, calibrator, t)) ||
+               (held_thread && (*env)->IsSameObject(env, held_thread, t)));
 }
 
 static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
@@ -609,7 +632,10 @@ static void JNICALL walker_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
   atomic_store(&walker_alive, 0);
 }
 
+static void stop_held(void);
+
 void pending_stop_walker(void) {
+  stop_held();
   if (!walker_mon) return;
   (*jvmti)->RawMonitorEnter(jvmti, walker_mon);
   (*jvmti)->RawMonitorNotifyAll(jvmti, walker_mon);
@@ -643,5 +669,214 @@ const char *pending_start_walker(JNIEnv *env, jthread cur) {
   if (!t || !(walker = (*env)->NewGlobalRef(env, t))) return "cannot create the walker thread";
   if ((*jvmti)->RunAgentThread(jvmti, walker, walker_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE)
     return "cannot start the walker thread";
+  return NULL;
+}
+
+// ---- the held monitors, asked by the held thread (pending.h) ----
+
+// The queue of requests: a bounded lock-free queue (many contending
+// threads put, the held thread alone takes), each cell's sequence number
+// saying whether it is free to put (pos) or filled to take (pos + 1).
+enum { HELD_QUEUE = 1024 };
+static struct {
+  _Atomic size_t seq;
+  pending_tstate *s;
+} held_q[HELD_QUEUE];
+static _Atomic size_t held_q_tail;
+static size_t held_q_head;   // the held thread's
+static atomic_int held_q_ready;
+
+static void held_q_init(void) {
+  for (size_t i = 0; i < HELD_QUEUE; i++) atomic_store_explicit(&held_q[i].seq, i, RLX);
+  atomic_store(&held_q_tail, 0);
+  held_q_head = 0;
+}
+
+static int held_q_put(pending_tstate *s) {
+  size_t pos = atomic_load_explicit(&held_q_tail, RLX);
+  for (;;) {
+    size_t seq = atomic_load_explicit(&held_q[pos % HELD_QUEUE].seq, ACQ);
+    intptr_t dif = (intptr_t)seq - (intptr_t)pos;
+    if (dif == 0) {
+      if (atomic_compare_exchange_weak_explicit(&held_q_tail, &pos, pos + 1, RLX, RLX)) break;
+    } else if (dif < 0) {
+      return 0;   // full
+    } else {
+      pos = atomic_load_explicit(&held_q_tail, RLX);
+    }
+  }
+  held_q[pos % HELD_QUEUE].s = s;
+  atomic_store_explicit(&held_q[pos % HELD_QUEUE].seq, pos + 1, REL);
+  return 1;
+}
+
+static pending_tstate *held_q_take(void) {
+  size_t pos = held_q_head;
+  if (atomic_load_explicit(&held_q[pos % HELD_QUEUE].seq, ACQ) != pos + 1) return NULL;
+  pending_tstate *s = held_q[pos % HELD_QUEUE].s;
+  atomic_store_explicit(&held_q[pos % HELD_QUEUE].seq, pos + HELD_QUEUE, REL);
+  held_q_head = pos + 1;
+  return s;
+}
+
+static jrawMonitorID held_mon;
+static atomic_int held_alive, held_sleeping, held_stop;
+static pending_held_fn held_fn;
+
+void pending_on_held(pending_held_fn fn) { held_fn = fn; }
+
+// The thread's side: a few stores and the queue's slot; the raw monitor
+// only when the held thread sleeps (its flag and the queue in a Dekker
+// handshake, seq_cst: it sets the flag then looks at the queue, the thread
+// puts then looks at the flag; the notify runs under the monitor the held
+// thread holds until its wait releases it, so it is never lost).
+int pending_held_queue(pending_tstate *s, JNIEnv *env, int64_t ts, uint32_t obj, int timed) {
+  if (!atomic_load_explicit(&held_alive, RLX) || !atomic_load_explicit(&held_q_ready, RLX) || !pending_thread_ref(s, env)) {
+    counter_add(CNT_HELD_DROPPED, 1);
+    return 0;
+  }
+  int st = atomic_load_explicit(&s->held_state, ACQ), queued = 0;
+  if (st == HELD_QUEUED && claim(&s->held_state, HELD_QUEUED, HELD_FILLING)) {
+    // Its last request, still queued, is stale (that enter is over):
+    // this one takes its place in the queue.
+    counter_add(CNT_HELD_DROPPED, 1);
+    queued = 1;
+  } else if (st != HELD_EMPTY) {   // the held thread asks about the last one now
+    counter_add(CNT_HELD_DROPPED, 1);
+    return 0;
+  }
+  atomic_store_explicit(&s->held_ts, ts, RLX);
+  s->held_obj = obj;
+  s->held_req = atomic_load_explicit(&s->held_seq, RLX);
+  s->held_timed = timed;
+  if (timed) s->held_hs = s->enter_hs;
+  atomic_store_explicit(&s->held_state, HELD_QUEUED, REL);
+  if (queued) return 1;
+  if (!held_q_put(s)) {
+    atomic_store_explicit(&s->held_state, HELD_EMPTY, REL);
+    counter_add(CNT_HELD_DROPPED, 1);
+    return 0;
+  }
+  atomic_thread_fence(memory_order_seq_cst);
+  if (atomic_load(&held_sleeping)) {
+    (*jvmti)->RawMonitorEnter(jvmti, held_mon);
+    (*jvmti)->RawMonitorNotify(jvmti, held_mon);
+    (*jvmti)->RawMonitorExit(jvmti, held_mon);
+  }
+  return 1;
+}
+
+// Still in the enter: no later enter, no Entered callback, and HotSpot's
+// timer of it still running (it stops once the thread owns the monitor and
+// is past the handshakes: an answer given before it stopped is the set the
+// thread held while blocked, with perhaps the monitor it wanted, which the
+// writing leaves out). Under the registry's mutex: a thread that ended
+// (detached) is not read; one alive has its ThreadStatistics.
+int pending_held_still(pending_tstate *s, const pending_held_req *r) {
+  int still = 0;
+  pthread_mutex_lock(&registry_mu);
+  if (!s->detached && atomic_load_explicit(&s->held_seq, ACQ) == r->req &&
+      atomic_load_explicit(&s->held_left, ACQ) != r->req) {
+    int64_t ns;
+    still = !r->timed || hsstat_end(&r->hs, &ns) == 0;
+  }
+  pthread_mutex_unlock(&registry_mu);
+  return still;
+}
+
+static int held_claim(pending_tstate *s) { return claim(&s->held_state, HELD_ASKING, HELD_WRITING); }
+
+// held_done: the request is over (written, dropped or cancelled); a part
+// whose thread ended meanwhile is freed here (pending_detach left it).
+static void held_done(pending_tstate *s, JNIEnv *env) {
+  pthread_mutex_lock(&registry_mu);
+  atomic_store_explicit(&s->held_state, HELD_EMPTY, REL);
+  int gone = s->detached && !s->pinned;
+  jthread ref = NULL;
+  if (gone) {
+    ref = s->ref;
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  if (gone) free(s->block);
+}
+
+static void held_one(JNIEnv *env, pending_tstate *s) {
+  int st;
+  // A thread superseding its request fills it for a few stores: waited for.
+  while ((st = atomic_load_explicit(&s->held_state, ACQ)) == HELD_FILLING) sched_yield();
+  if (st != HELD_QUEUED || !claim(&s->held_state, HELD_QUEUED, HELD_ASKING)) {   // cancelled by the writer
+    held_done(s, env);
+    return;
+  }
+  pending_held_req r = {s->ref, atomic_load_explicit(&s->held_ts, RLX), s->held_obj, s->held_req, s->hash, s->shard,
+                        s->held_timed, s->held_hs};
+  if (!pending_held_still(s, &r)) {
+    counter_add(CNT_HELD_DROPPED, 1);
+  } else if (held_fn) {
+    held_fn(env, s, &r, held_claim);
+  }
+  held_done(s, env);
+}
+
+static void JNICALL held_run(jvmtiEnv *j, JNIEnv *env, void *arg) {
+  (void)j; (void)arg;
+  orca_agent_thread = 1;
+  (*jvmti)->RawMonitorEnter(jvmti, held_mon);
+  while (orca_recording() && !atomic_load(&held_stop)) {
+    atomic_store(&held_sleeping, 1);
+    atomic_thread_fence(memory_order_seq_cst);
+    pending_tstate *s = held_q_take();
+    if (!s) {
+      (*jvmti)->RawMonitorWait(jvmti, held_mon, 1000);
+      atomic_store(&held_sleeping, 0);
+      continue;
+    }
+    atomic_store(&held_sleeping, 0);
+    (*jvmti)->RawMonitorExit(jvmti, held_mon);
+    do held_one(env, s);
+    while ((s = held_q_take()));
+    (*jvmti)->RawMonitorEnter(jvmti, held_mon);
+  }
+  (*jvmti)->RawMonitorExit(jvmti, held_mon);
+  // What is still queued is dropped (the recording stopped).
+  for (pending_tstate *s; (s = held_q_take());) {
+    while (atomic_load_explicit(&s->held_state, ACQ) == HELD_FILLING) sched_yield();
+    if (claim(&s->held_state, HELD_QUEUED, HELD_CANCELLED)) counter_add(CNT_HELD_DROPPED, 1);
+    held_done(s, env);
+  }
+  atomic_store(&held_alive, 0);
+}
+
+static void stop_held(void) {
+  if (!held_mon) return;
+  atomic_store(&held_stop, 1);
+  (*jvmti)->RawMonitorEnter(jvmti, held_mon);
+  (*jvmti)->RawMonitorNotifyAll(jvmti, held_mon);
+  (*jvmti)->RawMonitorExit(jvmti, held_mon);
+}
+
+const char *pending_start_held(JNIEnv *env, jthread cur) {
+  if (atomic_load(&held_alive)) return NULL;
+  if (!held_mon && (*jvmti)->CreateRawMonitor(jvmti, "orca held", &held_mon) != JVMTI_ERROR_NONE) {
+    held_mon = NULL;
+    return "cannot create the held thread's monitor";
+  }
+  if (!atomic_load(&held_q_ready)) {
+    held_q_init();
+    atomic_store(&held_q_ready, 1);
+  }
+  jclass c = jclass_of(env, cur, "Ljava/lang/Thread;");
+  jthread t = new_thread(env, c, "orca held");
+  if (c) (*env)->DeleteLocalRef(env, c);
+  if (held_thread) (*env)->DeleteGlobalRef(env, held_thread);
+  if (!t || !(held_thread = (*env)->NewGlobalRef(env, t))) return "cannot create the held thread";
+  atomic_store(&held_stop, 0);
+  atomic_store(&held_alive, 1);
+  if ((*jvmti)->RunAgentThread(jvmti, held_thread, held_run, NULL, JVMTI_THREAD_NORM_PRIORITY) != JVMTI_ERROR_NONE) {
+    atomic_store(&held_alive, 0);
+    return "cannot start the held thread";
+  }
   return NULL;
 }

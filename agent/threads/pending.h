@@ -66,6 +66,18 @@ typedef struct pending_tstate {
   struct pending_tstate *prev, *next;
   int pinned, detached;
   void *block;
+  // The monitors it held at its last contended enter, asked by the held
+  // thread (below) while it blocks: held_state (HELD_*) says whose the
+  // request is; the thread fills it (held_ts, held_obj, held_hs, held_req)
+  // only when it is HELD_EMPTY or, superseding one still queued, its own
+  // HELD_FILLING. held_seq counts its contended enters, held_left is the
+  // seq of the last whose Entered callback came.
+  _Atomic int held_state;
+  _Atomic uint32_t held_seq, held_left;
+  _Atomic int64_t held_ts;
+  uint32_t held_obj, held_req;
+  int held_timed;
+  hs_enter held_hs;
 } pending_tstate;
 
 // The bounds of a thread's wait for the writer or the walker (docs/agent.md,
@@ -180,4 +192,53 @@ int pending_walker_alive(void);
 // recording stopped).
 void pending_stop_walker(void);
 int pending_is_walker(JNIEnv *env, jthread t);
+
+// ---- The held monitors of a contended enter, asked off the thread ----
+// (docs/agent.md, "Held monitors"). The contending thread only queues its
+// request (pending_held_queue: a few stores, a lock-free queue's slot, a
+// raw monitor's notify when the held thread sleeps); the held thread, an
+// agent thread of its own (JVMTI RunAgentThread), asks JVMTI for the
+// monitors the thread holds while it is still blocked (HotSpot runs the
+// handshake for a blocked thread on the asker's side), and keeps the
+// answer only if the thread was still in that enter when it was given
+// (pending_held_still: HotSpot's timer of the enter still running, no
+// Entered callback since): its held set cannot change while it blocks.
+// Else, and when the queue is full, dropped and counted
+// (held_monitors_dropped). The writer holds back the lines from a
+// request's time until it is answered or dropped (pending_flush).
+enum { HELD_EMPTY, HELD_QUEUED, HELD_FILLING, HELD_ASKING, HELD_WRITING, HELD_CANCELLED };
+// pending_held_enter: the thread begins a contended enter (every one, asked
+// or not): a request for its last one is stale from now on.
+static inline void pending_held_enter(pending_tstate *s) {
+  atomic_store_explicit(&s->held_seq, atomic_load_explicit(&s->held_seq, memory_order_relaxed) + 1,
+                        memory_order_release);
+}
+// pending_held_left: its Entered callback (the enter is over).
+static inline void pending_held_left(pending_tstate *s) {
+  atomic_store_explicit(&s->held_left, atomic_load_explicit(&s->held_seq, memory_order_relaxed), memory_order_release);
+}
+// pending_held_queue, after the Enter's record (its time ts, monitor obj;
+// s->enter_hs filled when timed): 1 when queued.
+int pending_held_queue(pending_tstate *s, JNIEnv *env, int64_t ts, uint32_t obj, int timed);
+// The request as the held thread copies it when it claims it.
+typedef struct {
+  jthread ref;
+  int64_t ts;
+  uint32_t obj, req, hash;
+  int shard, timed;
+  hs_enter hs;
+} pending_held_req;
+// pending_held_still: the thread of s is still in the enter of r (now,
+// after the JVMTI call): its answer is the monitors it held then.
+int pending_held_still(pending_tstate *s, const pending_held_req *r);
+// pending_on_held sets the held thread's work for one request (held.c):
+// ask JVMTI, check pending_held_still, and write the lines through
+// `claim` (1: the writer has not given up on it; write now, at r->ts).
+typedef void (*pending_held_fn)(JNIEnv *env, pending_tstate *s, const pending_held_req *r,
+                                int (*claim)(pending_tstate *s));
+void pending_on_held(pending_held_fn fn);
+// pending_start_held starts the held thread (at VMInit, after
+// pending_start_walker; only when the held monitors are asked): NULL or
+// an error. pending_stop_walker stops it too.
+const char *pending_start_held(JNIEnv *env, jthread cur);
 #endif

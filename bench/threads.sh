@@ -9,7 +9,7 @@
 # thread, where the agent runs, by /proc/PID/task/TID/stat; orca's user and system time), which
 # the machine's load does not change as it does the times, and the thread count it found; then
 # orca's time by phase (ORCA_THREADS_TIMES=1: checks, attach, load — the agent in the JVM —,
-# facts, open, model, view, write), and at the end the load average.
+# open, model, view, write), and at the end the load average.
 #
 #   JDK=/usr/lib/jvm/temurin-25-jdk-amd64 KIND=virtual N=100000 ROUNDS=3 bench/threads.sh
 #

@@ -218,7 +218,8 @@ func (s *snapshot) read(prefix string) error {
 		return err
 	}
 	s.phase("open")
-	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
+	alive, _ := rec.Info.Int(format.InfoAliveAtAttach)
+	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, Threads: int(min(alive, 1<<22))})
 	if err != nil {
 		return err
 	}

@@ -588,6 +588,7 @@ func (a *lockAgg) finish() *Lock {
 	l := &a.l
 	l.Waiters = byFirst(a.waiters)
 	l.WaitedBy = byFirst(a.waitedBy)
+	l.Owners = grown(l.Owners, len(a.owners))
 	for _, bl := range a.owners {
 		l.Owners = append(l.Owners, *bl)
 	}
@@ -597,6 +598,7 @@ func (a *lockAgg) finish() *Lock {
 		}
 		return cmp.Compare(a.Thread, b.Thread)
 	})
+	l.Sites = grown(l.Sites, len(a.sites))
 	for _, s := range a.sites {
 		l.Sites = append(l.Sites, *s)
 	}
@@ -609,14 +611,17 @@ func (a *lockAgg) finish() *Lock {
 		}
 		return cmp.Compare(a.Stack, b.Stack)
 	})
+	l.UnparkedBy = grown(l.UnparkedBy, len(a.unparked))
 	for _, u := range a.unparked {
 		l.UnparkedBy = append(l.UnparkedBy, u)
 	}
 	sortUnparkers(l.UnparkedBy)
+	l.HeldAt = grown(l.HeldAt, len(a.held))
 	for s := range a.held {
 		l.HeldAt = append(l.HeldAt, s)
 	}
 	slices.Sort(l.HeldAt)
+	l.WaitSites = grown(l.WaitSites, len(a.wsites))
 	for _, s := range a.wsites {
 		l.WaitSites = append(l.WaitSites, *s)
 	}
@@ -627,6 +632,15 @@ func (a *lockAgg) finish() *Lock {
 		return cmp.Compare(a.Stack, b.Stack)
 	})
 	return l
+}
+
+// grown returns s with room for n more elements: s itself when n is 0,
+// so that a list with nothing to add stays nil.
+func grown[E any](s []E, n int) []E {
+	if n == 0 {
+		return s
+	}
+	return slices.Grow(s, n)
 }
 
 // sortUnparkers orders the unparkers of a blocker: most parks first, then

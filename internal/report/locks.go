@@ -1,6 +1,8 @@
 package report
 
 import (
+	"cmp"
+	"slices"
 	"sort"
 
 	"orca/internal/analysis"
@@ -29,7 +31,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 			Contentions: ml.Contentions, BlockedS: sec(ml.Blocked), MaxBlockedS: sec(ml.MaxBlocked),
 			Open: ml.Open, OpenS: sec(ml.OpenTime), OwnerUnknown: ml.OwnerUnknown, OwnerUnknownS: sec(ml.OwnerUnknownTime), Waits: ml.Waits,
 			Notifies: ml.Notifies, NotifyAlls: ml.NotifyAlls, Acquires: ml.Acquires, Releases: ml.Releases,
-			Waiters: []string{}, Owners: b.owners(ml), Sites: []LockSite{}, HeldAt: [][]string{},
+			Waiters: make([]string, 0, len(ml.Waiters)), Owners: b.owners(ml), Sites: make([]LockSite, 0, len(ml.Sites)), HeldAt: make([][]string, 0, len(ml.HeldAt)),
 		}
 		if ml.Contentions > 0 {
 			l.MeanBlockedS = sec(ml.Blocked / format.Time(ml.Contentions))
@@ -66,7 +68,7 @@ func (b *builder) locks(ls []*model.Lock) []Lock {
 // owners lists the blamed owners of a lock; pct is of all blamed time.
 func (b *builder) owners(l *model.Lock) []Owner {
 	total := l.BlamedTotal()
-	out := []Owner{}
+	out := make([]Owner, 0, len(l.Owners))
 	for _, bl := range l.Owners {
 		out = append(out, Owner{Thread: bl.Thread.String(), Name: b.name(bl.Thread),
 			Contentions: bl.Contentions, Open: bl.Open, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, total)})
@@ -75,33 +77,46 @@ func (b *builder) owners(l *model.Lock) []Owner {
 }
 
 // sites ranks the blocking call sites of all contended locks by time
-// blocked, open contentions included, then contentions.
-func (b *builder) sites(locks []Lock) []Site {
-	out := []Site{}
-	for _, l := range locks {
-		for _, s := range l.Sites {
-			out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
-				Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
+// blocked, open contentions included, then contentions, and returns the
+// first n of them (all for n ≤ 0) and how many there are. Only those
+// returned are made: the ranking sorts the sites' places (a stable sort,
+// so ties keep the locks' order and each lock's), not Site values.
+func (b *builder) sites(locks []Lock, n int) ([]Site, int) {
+	type place struct {
+		time     float64
+		count    int
+		lock, at int32
+	}
+	total := 0
+	for i := range locks {
+		total += len(locks[i].Sites)
+	}
+	ps := make([]place, 0, total)
+	for i := range locks {
+		for j := range locks[i].Sites {
+			s := &locks[i].Sites[j]
+			ps = append(ps, place{s.BlockedS + s.OpenS, s.Contentions + s.Open, int32(i), int32(j)})
 		}
 	}
-	// Sort indexes, not the (large) Site values: a stable sort of structs
-	// moves them O(n log² n) times.
-	idx := make([]int, len(out))
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.SliceStable(idx, func(a, b int) bool {
-		i, j := idx[a], idx[b]
-		if ti, tj := out[i].BlockedS+out[i].OpenS, out[j].BlockedS+out[j].OpenS; ti != tj {
-			return ti > tj
+	slices.SortStableFunc(ps, func(a, c place) int {
+		if a.time != c.time {
+			if a.time > c.time {
+				return -1
+			}
+			return 1
 		}
-		return out[i].Contentions+out[i].Open > out[j].Contentions+out[j].Open
+		return cmp.Compare(c.count, a.count)
 	})
-	sorted := make([]Site, len(out))
-	for k, i := range idx {
-		sorted[k] = out[i]
+	if n > 0 && len(ps) > n {
+		ps = ps[:n]
 	}
-	return sorted
+	out := make([]Site, 0, len(ps))
+	for _, p := range ps {
+		l, s := &locks[p.lock], &locks[p.lock].Sites[p.at]
+		out = append(out, Site{Frames: s.Frames, Object: l.Object, Kind: l.Kind,
+			Contentions: s.Contentions, BlockedS: s.BlockedS, Open: s.Open, OpenS: s.OpenS, Class: l.Class, InitOf: l.InitOf, Call: callOf(s.Frames), BeforeEvents: s.BeforeEvents, BeforeAttach: s.BeforeAttach})
+	}
+	return out, total
 }
 
 // groupTop is how many objects of a group the report names.

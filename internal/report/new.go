@@ -216,7 +216,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.BlockedS, r.OpenS, r.AcquiringS = math.Round(r.BlockedS*1e9)/1e9, math.Round(r.OpenS*1e9)/1e9, math.Round(r.AcquiringS*1e9)/1e9
 	r.jucOwnerUnknown = jucOwnerUnknown(locks)
 	r.Locks, r.LocksTotal = top(locks, opt.Top)
-	r.Sites, r.SitesTotal = top(b.sites(locks), opt.Top)
+	r.Sites, r.SitesTotal = b.sites(locks, opt.Top)
 	r.ClassInits = b.classInits()
 	if m.Shutdown != 0 {
 		v := b.rel(m.Shutdown)

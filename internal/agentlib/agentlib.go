@@ -86,7 +86,7 @@ func extractTo(data []byte, sum, root string, shared bool) (string, error) {
 	// The library is loaded into JVMs, as root too: nobody else may be able to change it, or
 	// a directory on its way (a $HOME or $XDG_CACHE_HOME of another user's under sudo, a
 	// symlink to somewhere they write).
-	if err := checkWay(dir); err != nil {
+	if err := CheckWay(dir, "the agent library"); err != nil {
 		return "", err
 	}
 	path := filepath.Join(dir, "liborca.so")
@@ -127,11 +127,12 @@ func WriteFileAtomic(path string, data []byte, pattern string, mode os.FileMode)
 	return err
 }
 
-// checkWay refuses a directory that is reached through a symlink, or that another user than
+// CheckWay refuses a directory that is reached through a symlink, or that another user than
 // orca's and root owns or could change, or any directory above it that is: each must be a
 // directory (no symlink), owned by orca's user or root, and writable by no one else unless
-// sticky (then no one else can rename what is in it).
-func checkWay(dir string) error {
+// sticky (then no one else can rename what is in it). what names what orca would write below
+// it, for the error ("the agent library").
+func CheckWay(dir, what string) error {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return err
@@ -144,11 +145,11 @@ func checkWay(dir string) error {
 		st, ok := fi.Sys().(*syscall.Stat_t)
 		switch {
 		case !fi.IsDir():
-			return fmt.Errorf("%s: a symlink or no directory on the way to the agent library's directory %s", d, dir)
+			return fmt.Errorf("%s: a symlink or no directory on the way to %s's directory %s", d, what, dir)
 		case !ok || int(st.Uid) != os.Geteuid() && st.Uid != 0:
-			return fmt.Errorf("%s belongs to uid %d, not to orca's user (uid %d) or root: the agent library is not written below it", d, st.Uid, os.Geteuid())
+			return fmt.Errorf("%s belongs to uid %d, not to orca's user (uid %d) or root: %s is not written below it", d, st.Uid, os.Geteuid(), what)
 		case fi.Mode().Perm()&0o022 != 0 && fi.Mode()&os.ModeSticky == 0:
-			return fmt.Errorf("%s is writable by others (mode %v): the agent library is not written below it", d, fi.Mode())
+			return fmt.Errorf("%s is writable by others (mode %v): %s is not written below it", d, fi.Mode(), what)
 		}
 		if d == "/" || d == filepath.Dir(d) {
 			return nil

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"orca/internal/agentlib"
 	"os"
 	"path/filepath"
 	"sort"
@@ -147,6 +148,11 @@ func openPrivateDir(at int, name string) (int, error) {
 func openKeyDir(root, key string) (int, error) {
 	cache := filepath.Dir(filepath.Dir(root))
 	if err := os.MkdirAll(cache, 0o700); err != nil {
+		return -1, err
+	}
+	// orca may run as root with another user's $HOME or $XDG_CACHE_HOME (sudo -E): no
+	// directory on the way that another user owns or could change, no symlink.
+	if err := agentlib.CheckWay(cache, "the viewer's index"); err != nil {
 		return -1, err
 	}
 	fd, err := unix.Open(cache, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

@@ -137,4 +137,15 @@ func TestIndexPrivate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(other, key[:32])); err == nil {
 		t.Errorf("made a directory through a symlink")
 	}
+	// The cache directory itself reached through a symlink (a $HOME or $XDG_CACHE_HOME of
+	// another user's under sudo -E): nothing made below it.
+	link := filepath.Join(t.TempDir(), "cache")
+	elsewhere := t.TempDir()
+	os.Symlink(elsewhere, link)
+	if _, err := openKeyDir(filepath.Join(link, "orca", "view"), key); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a cache directory that is a symlink: %v, want refused", err)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "orca")); err == nil {
+		t.Errorf("made orca/ through a symlinked cache directory")
+	}
 }

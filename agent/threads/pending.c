@@ -531,6 +531,20 @@ static int claim_wait(pending_tstate *s, int64_t old_before) {
 
 enum { UNCLAIMED, NOT_NAMED, WRITTEN };
 
+// unlock_freeing unlinks s when gone (its thread ended and nothing of the
+// wait or held paths still reads it), unlocks registry_mu (held by the
+// caller) and then frees s and its thread's global reference.
+static void unlock_freeing(pending_tstate *s, int gone, JNIEnv *env) {
+  jthread ref = NULL;
+  if (gone) {
+    ref = s->ref;
+    unlink_locked(s);
+  }
+  pthread_mutex_unlock(&registry_mu);
+  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
+  if (gone) free(s->block);
+}
+
 // finish ends the walker's pin and hold of a part (WRITTEN: its Wait is in
 // the rings; NOT_NAMED: back to its thread; UNCLAIMED: its wait was not
 // taken), under the registry's mutex, so its thread's end (pending_detach)
@@ -542,14 +556,7 @@ static void finish(pending_tstate *s, JNIEnv *env, int how) {
   else if (how == NOT_NAMED) atomic_store_explicit(&s->wait_state, s->detached ? SLOT_EMPTY : SLOT_PENDING, REL);
   s->pinned = 0;
   int gone = s->detached && atomic_load_explicit(&s->held_state, ACQ) == HELD_EMPTY;
-  jthread ref = NULL;
-  if (gone) {
-    ref = s->ref;
-    unlink_locked(s);
-  }
-  pthread_mutex_unlock(&registry_mu);
-  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
-  if (gone) free(s->block);
+  unlock_freeing(s, gone, env);
 }
 
 void pending_walk(int64_t old_before) {
@@ -792,14 +799,7 @@ static void held_done(pending_tstate *s, JNIEnv *env) {
   pthread_mutex_lock(&registry_mu);
   atomic_store_explicit(&s->held_state, HELD_EMPTY, REL);
   int gone = s->detached && !s->pinned;
-  jthread ref = NULL;
-  if (gone) {
-    ref = s->ref;
-    unlink_locked(s);
-  }
-  pthread_mutex_unlock(&registry_mu);
-  if (ref && env) (*env)->DeleteGlobalRef(env, ref);
-  if (gone) free(s->block);
+  unlock_freeing(s, gone, env);
 }
 
 static void held_one(JNIEnv *env, pending_tstate *s) {

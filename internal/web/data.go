@@ -200,16 +200,10 @@ func (d *data) threadWith(ti int) *model.Thread {
 		return h
 	}
 	c.mu.Unlock()
-	h := *t
-	var err error
-	if h.Intervals, err = d.m.ReadIntervals(t, nil); err != nil {
-		panic(&model.SpillError{Err: err})
-	}
-	var smp []model.Sample
-	h.Samples = d.m.SamplesOf(t, &smp)
+	h := d.readBack(t)
 	n := len(h.Intervals) + len(h.Samples)
 	if n > ivCacheMax/4 {
-		return &h // too large to keep: read each time
+		return h // too large to keep: read each time
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -217,7 +211,7 @@ func (d *data) threadWith(ti int) *model.Thread {
 		c.by = map[int]*list.Element{}
 	}
 	if _, ok := c.by[ti]; !ok {
-		c.by[ti] = c.lru.PushFront(&ivEntry{ti, &h})
+		c.by[ti] = c.lru.PushFront(&ivEntry{ti, h})
 		c.n += n
 		for c.n > ivCacheMax {
 			e := c.lru.Back().Value.(*ivEntry)
@@ -226,7 +220,7 @@ func (d *data) threadWith(ti int) *model.Thread {
 			c.n -= len(e.t.Intervals) + len(e.t.Samples)
 		}
 	}
-	return &h
+	return h
 }
 
 // intervalsOf returns thread ti's intervals (threadWith), not to be

@@ -570,6 +570,12 @@ func (d *data) readThread(ti int) *model.Thread {
 	if !d.m.IntervalsDropped() {
 		return t
 	}
+	return d.readBack(t)
+}
+
+// readBack is a copy of t with its intervals and samples read back from
+// the spill; a spill that cannot be read panics with its *model.SpillError.
+func (d *data) readBack(t *model.Thread) *model.Thread {
 	h := *t
 	var err error
 	if h.Intervals, err = d.m.ReadIntervals(t, nil); err != nil {

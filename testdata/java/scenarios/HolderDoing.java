@@ -26,11 +26,14 @@ public class HolderDoing {
     static volatile long sink;
     static long computeNs, ioNs;
 
-    // compute burns COMPUTE_MS of the calling thread's CPU time.
+    // compute burns COMPUTE_MS of the calling thread's CPU time, in its own
+    // loop: the clock is read every ~1 ms of it (a thread CPU clock is a
+    // system call, slow in some virtual machines: read every 20 000 steps,
+    // half the samples were in it, not in compute).
     static void compute() {
         long start = MX.getCurrentThreadCpuTime(), x = sink;
         while (MX.getCurrentThreadCpuTime() - start < COMPUTE_MS * 1_000_000L) {
-            for (int i = 0; i < 20_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
+            for (int i = 0; i < 1_000_000; i++) x = x * 6364136223846793005L + 1442695040888963407L;
         }
         sink = x;
         computeNs += MX.getCurrentThreadCpuTime() - start;

@@ -49,6 +49,10 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 // segment appends a segment of state o ending at end. An empty one is
 // kept too: it says who was waited for at that instant, or how the state
 // ended.
+// beforeEventsMax is the longest a contention the agent's Enter of a
+// thread blocked before the events were on can seem (segment).
+const beforeEventsMax = 100
+
 func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	iv := o.iv
 	if end < iv.Start {
@@ -56,10 +60,12 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	}
 	iv.End, iv.Open, iv.Cont = end, open, o.segs > 0
 	o.segs++
-	if b.beforeEvents && iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= 1 {
+	if b.beforeEvents && iv.State == Blocked && !iv.Open && iv.Start == iv.Since && iv.Duration() <= beforeEventsMax {
 		// The agent's Enter of a thread blocked before the events were
-		// on, 1 ns before its Entered (pending.c): no real contention is
-		// that short.
+		// on, 1 ns before its Entered (pending.c), which HotSpot's timer
+		// puts a few ns off (its ticks turned back into ns: 6-16 ns seen
+		// on one machine): no real contention is that short, the agent's
+		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
 	ts.ivs.add(iv)

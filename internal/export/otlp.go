@@ -645,6 +645,19 @@ type stateKey struct {
 // statePair is a key's samples, one allocation for both.
 type statePair struct{ count, delay profpb.Sample }
 
+// newPair is a count and delay sample of stack st and attributes attrs,
+// taken from the builder's arena (a push makes many of them).
+func (b *otlpBuilder) newPair(st int32, attrs []int32) *statePair {
+	if len(b.pairArena) == 0 {
+		b.pairArena = make([]statePair, 256)
+	}
+	p := &b.pairArena[0]
+	b.pairArena = b.pairArena[1:]
+	p.count.StackIndex, p.count.AttributeIndices = st, attrs
+	p.delay.StackIndex, p.delay.AttributeIndices = st, attrs
+	return p
+}
+
 // kindProfiles is what states builds of a kind of blocking: its two
 // Profiles and their samples by key.
 type kindProfiles struct {
@@ -690,14 +703,7 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	}
 	b.attrBuf = attrs
 	attrs = b.ints(attrs)
-	st := b.stack(iv.Stack)
-	if len(b.pairArena) == 0 {
-		b.pairArena = make([]statePair, 256)
-	}
-	p := &b.pairArena[0]
-	b.pairArena = b.pairArena[1:]
-	p.count.StackIndex, p.count.AttributeIndices = st, attrs
-	p.delay.StackIndex, p.delay.AttributeIndices = st, attrs
+	p := b.newPair(b.stack(iv.Stack), attrs)
 	kp.count.Samples = append(kp.count.Samples, &p.count)
 	kp.delay.Samples = append(kp.delay.Samples, &p.delay)
 	kp.pairs[kk] = p
@@ -843,14 +849,7 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 			p, ok := pairs[kk]
 			if !ok {
 				attrs := b.ints(append(append(b.attrBuf[:0], b.threadAttrs(t)...), b.attr(AttrSampled, s.Kind.String())))
-				st := b.stack(s.Stack)
-				if len(b.pairArena) == 0 {
-					b.pairArena = make([]statePair, 256)
-				}
-				sp := &b.pairArena[0]
-				b.pairArena = b.pairArena[1:]
-				sp.count.StackIndex, sp.count.AttributeIndices = st, attrs
-				sp.delay.StackIndex, sp.delay.AttributeIndices = st, attrs
+				sp := b.newPair(b.stack(s.Stack), attrs)
 				p = pair{&sp.count, &sp.delay}
 				count.Samples = append(count.Samples, p.count)
 				weight.Samples = append(weight.Samples, p.weight)

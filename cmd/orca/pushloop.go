@@ -65,6 +65,9 @@ type pusher struct {
 	// cache: what the pushes share (the stacks' numbers, the frames
 	// resolved): build's alone.
 	cache *export.OTLPCache
+	// bufs: the decoding's batches and decoders, kept from one push to
+	// the next (reader.Buffers): build's alone.
+	bufs reader.Buffers
 
 	mu       sync.Mutex
 	lastSeq  uint64      // the newest chunk file pushed (built into a request)
@@ -287,7 +290,7 @@ func (p *pusher) build(final bool) error {
 		p.cache = export.NewOTLPCache()
 	}
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		Stacks: p.cache.Stacks()})
+		Stacks: p.cache.Stacks(), Buffers: &p.bufs})
 	if err != nil {
 		return err
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// ranges (the pushes of export.OTLPCache) that share one gives each
 	// stack the same StackID in all. Nil: a table of this build's own.
 	Stacks *reader.StackTable
+	// Buffers, if set, are the decoding's batches and decoders, kept for
+	// the next build (reader.Buffers): the pushes of one orca record
+	// --otlp.
+	Buffers *reader.Buffers
 	// StackMark, if set, marks a stack with frames (a few bits; the empty
 	// stack has none); each thread's
 	// StackMarks or-es the marks of its intervals' stacks, as the fold
@@ -157,6 +161,7 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 		},
 		Unclosed: func() { res.Unclosed = true },
 		Span:     opt.Span,
+		Buffers:  opt.Buffers,
 	}
 	if opt.Progress != nil {
 		eo.Progress = func(done int64) { opt.Progress(n, done) }

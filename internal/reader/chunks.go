@@ -64,6 +64,28 @@ type EachOptions struct {
 	// Span, if set, reads only the events of a time range
 	// (Recording.Span): Progress then counts the span's bytes.
 	Span *Span
+	// Buffers, if set, are the batches and decoders to decode with, kept
+	// for the next call (see Buffers).
+	Buffers *Buffers
+}
+
+// Buffers are what EachEvent decodes with, kept by a caller that reads
+// again and again: the batches of decoded events (grown to a chunk's
+// events), each decoding goroutine's read buffer and stack cache (every
+// stack of a recording decoded once, not once per call and goroutine),
+// and the stacks' numbers in EachOptions.Stacks. orca record --otlp's
+// pushes, one every 10 s, each of a few chunk files: the sync.Pool the
+// other readers share is emptied by the collections between two pushes,
+// so each push allocated and cleared its batches again (a tenth of its
+// CPU, and the collections they caused another), and every chunk file
+// made its decoders anew. The zero value is ready to use; one call at a
+// time. What it holds stays allocated while it is kept.
+type Buffers struct {
+	mu       sync.Mutex
+	batches  []*batch
+	decoders []*decoder
+	stacks   *StackTable // the table tables' numbers are of
+	tables   map[*stackCache]*stackIDs
 }
 
 // DefaultChunkSize is the chunk size of EachEvent: large enough that the
@@ -141,14 +163,61 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 			e.version = int(h[len(h)-2] - '0')
 		}
 	}
+	if bf := opt.Buffers; bf != nil {
+		if bf.stacks != opt.Stacks || bf.tables == nil {
+			bf.stacks, bf.tables = opt.Stacks, map[*stackCache]*stackIDs{}
+		}
+		e.tables = bf.tables
+		defer e.keepDecoders()
+	}
 	if size-lo <= chunk {
-		b := batchPool.Get().(*batch)
-		defer putBatch(b)
+		b := e.getBatch()
+		defer e.putBatch(b)
 		e.parse(e.newDecoder(size-lo), b, lo, size)
 		err := e.deliver(b)
 		return e.truncated, err
 	}
 	return e.parallel(workers, chunk)
+}
+
+// getBatch returns a batch from opt.Buffers, or else the shared pool.
+func (e *each) getBatch() *batch {
+	bf := e.opt.Buffers
+	if bf == nil {
+		return batchPool.Get().(*batch)
+	}
+	bf.mu.Lock()
+	defer bf.mu.Unlock()
+	if n := len(bf.batches); n > 0 {
+		b := bf.batches[n-1]
+		bf.batches = bf.batches[:n-1]
+		return b
+	}
+	return newBatch()
+}
+
+// putBatch gives b back to where getBatch took it from.
+func (e *each) putBatch(b *batch) {
+	bf := e.opt.Buffers
+	if bf == nil {
+		putBatch(b)
+		return
+	}
+	b.stacks.cache = nil
+	clear(b.stacks.uniq)
+	bf.mu.Lock()
+	bf.batches = append(bf.batches, b)
+	bf.mu.Unlock()
+}
+
+// keepDecoders gives the decoders e made back to opt.Buffers, once no
+// goroutine decodes with them.
+func (e *each) keepDecoders() {
+	bf := e.opt.Buffers
+	bf.mu.Lock()
+	bf.decoders = append(bf.decoders, e.decoders...)
+	bf.mu.Unlock()
+	e.decoders = nil
 }
 
 // each is one EachEventAt call.
@@ -171,6 +240,8 @@ type each struct {
 	// The opt.Stacks numbers of each stackCache's entries, 0 when not
 	// looked up yet.
 	tables map[*stackCache]*stackIDs
+	// decoders: those taken from opt.Buffers or made, to give back.
+	decoders []*decoder
 }
 
 // stackIDs holds the opt.Stacks numbers of a stackCache's entries.
@@ -232,12 +303,34 @@ type decoder struct {
 // source. Its buffer is no larger than a chunk: it reads that much past the
 // end.
 func (e *each) newDecoder(chunk int64) *decoder {
+	bf := e.opt.Buffers
+	if bf != nil {
+		bf.mu.Lock()
+		defer bf.mu.Unlock()
+		for i := len(bf.decoders) - 1; i >= 0; i-- {
+			d := bf.decoders[i]
+			if (d.cp != nil) != e.compact {
+				continue
+			}
+			bf.decoders = append(bf.decoders[:i], bf.decoders[i+1:]...)
+			if d.cp != nil {
+				d.cp.name, d.cp.defs = e.name, nil
+			} else {
+				d.rr.name = e.name
+			}
+			e.decoders = append(e.decoders, d)
+			return d
+		}
+	}
 	size := int(min(eventsBufSize, max(chunk, 4<<10)))
 	d := &decoder{sc: newStackCache()}
 	if e.compact {
 		d.cp = newCompactRecords(e.name, size)
 	} else {
 		d.rr = newRecords(bytes.NewReader(nil), e.name, size)
+	}
+	if bf != nil {
+		e.decoders = append(e.decoders, d)
 	}
 	return d
 }
@@ -448,7 +541,7 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 	inflight := workers + 2
 	free := make(chan *batch, inflight)
 	for range inflight {
-		free <- batchPool.Get().(*batch)
+		free <- e.getBatch()
 	}
 	jobs := make(chan *batch)
 	order := make(chan *batch, inflight)
@@ -460,7 +553,7 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 		// The batches not delivered are dropped: a worker may have
 		// signalled one that nobody received.
 		for len(free) > 0 {
-			putBatch(<-free)
+			e.putBatch(<-free)
 		}
 	}()
 	for range workers {

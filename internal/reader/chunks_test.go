@@ -177,3 +177,53 @@ func testEachEventStacks(t *testing.T) {
 		}
 	}
 }
+
+// TestEachEventBuffers: calls that decode with one Buffers (its batches,
+// decoders and stack caches kept from call to call) hand on the same
+// events, with the same stack numbers, as calls with none: a compact and a
+// text file in turns, the same StackTable and then a new one, and a stack
+// cache small enough to be emptied between and within calls.
+func TestEachEventBuffers(t *testing.T) {
+	t.Run("cache", testEachEventBuffers)
+	defer func(n int) { maxCachedStacks = n }(maxCachedStacks)
+	maxCachedStacks = 50
+	t.Run("small-cache", testEachEventBuffers)
+}
+
+func testEachEventBuffers(t *testing.T) {
+	_, compact := synthCompact(t, 600<<10)
+	files := map[string][]byte{"compact": compact, "text": synthEvents(t, 300<<10)}
+	render := func(data []byte, opt EachOptions) string {
+		var sb strings.Builder
+		_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", opt, func(ev *Event) error {
+			fmt.Fprintf(&sb, "%+v\n", *ev)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sb.String()
+	}
+	want := map[string]string{}
+	for name, data := range files {
+		want[name] = render(data, EachOptions{Workers: 2, Stacks: NewStackTable()})
+	}
+	var bf Buffers
+	tables := map[string]*StackTable{"compact": NewStackTable(), "text": NewStackTable()}
+	for round, opt := range []EachOptions{
+		{Workers: 2}, {Workers: 1}, {Workers: 2, ChunkSize: 20000}, {Workers: 3, ChunkSize: 100 << 10},
+	} {
+		for _, name := range []string{"compact", "text"} {
+			if round == 2 {
+				tables[name] = NewStackTable() // numbered again
+			}
+			opt.Stacks, opt.Buffers = tables[name], &bf
+			if got := render(files[name], opt); got != want[name] {
+				t.Fatalf("round %d, %s, %+v: the events differ from a call without Buffers", round, name, opt)
+			}
+		}
+	}
+	if len(bf.batches) == 0 || len(bf.decoders) < 2 {
+		t.Errorf("kept %d batches and %d decoders, want some of each", len(bf.batches), len(bf.decoders))
+	}
+}

@@ -9,6 +9,7 @@
 #   OTELCOL=PATH   the collector's binary (default the tests' cached build, ~/.cache/orca/otelcol-*:
 #                  go test ./cmd/orca -run TestPushSynthetic builds it)
 #   ORCA_PUSH_FLAGS="…"   more orca record flags for the pushing runs
+#   ORCA_BIN=PATH  the orca that records (default bin/orca; e.g. bin/orca.old for the build before)
 #
 # Prints per run: orca_cpu_s, its share of one core over the window, MB/s and events/s of the
 # recording in the window (events: the whole recording's events per byte, from orca dump).
@@ -41,9 +42,10 @@ for r in $(seq $rounds); do
     read -r _ _ _ _ _ _ _ jcpu _ ocpu _ win _ rb <$W/result.txt
     ev=$($repo/bin/orca dump --resolve=false $W/rec 2>/dev/null | grep -c '^[0-9]')
     tot=$(cat $W/rec.orca* | wc -c)
+    load=$(cut -d' ' -f1-3 /proc/loadavg)
     pushed=$(grep -o 'pushed [0-9]* chunk.*' $W/server.log $OUT/$tag.log 2>/dev/null | head -1)
-    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" 'BEGIN {
-      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s\n",
-        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p }'
+    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" -v la="$load" 'BEGIN {
+      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s; load %s\n",
+        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p, la }'
   done
 done

@@ -23,7 +23,7 @@ set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 srv=$1 jn=$2 mode=$3 tag=$4 extra=${5:-}
 case $jn in 17) JDK=/usr/lib/jvm/java-17-openjdk-amd64;; 25) JDK=/usr/lib/jvm/temurin-25-jdk-amd64;; esac
-ORCA=$repo/bin/orca
+ORCA=${ORCA_BIN:-$repo/bin/orca}
 W=${OUT:-/tmp/h20/runs}/$tag; rm -rf "$W"; mkdir -p "$W"; cd "$W"
 P=$W/rec
 LOADSECS=${LOADSECS:-18}

@@ -404,7 +404,12 @@ func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start,
 		b.events = slices.Grow(b.events, want)
 	}
 	for {
-		b.events = append(b.events, Event{})
+		// Not zeroed first: next writes the whole Event of each it returns
+		// (decodeEvent), and a batch kept (Buffers) is written over.
+		if len(b.events) == cap(b.events) {
+			b.events = slices.Grow(b.events, 1)
+		}
+		b.events = b.events[:len(b.events)+1]
 		err := cp.next(&b.events[len(b.events)-1])
 		if err == nil {
 			continue

@@ -3,6 +3,7 @@ package reader
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -45,5 +46,14 @@ func TestChunkEventsSized(t *testing.T) {
 		if got < lo || got > hi {
 			t.Errorf("version %d: %d bytes, %d events reserved, want %d-%d", version, size, got, lo, hi)
 		}
+	}
+}
+
+// TestEventSize: an Event's fields are in order of size (api.go), with
+// no padding between them: EachEvent writes and the fold reads a chunk's
+// events, 65 000 a MB of a server's compact recording.
+func TestEventSize(t *testing.T) {
+	if n := unsafe.Sizeof(Event{}); n > 152 {
+		t.Errorf("an Event is %d bytes, want at most 152: a field added where it pads?", n)
 	}
 }

@@ -860,7 +860,7 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 		l = &ownLayouts[kind]
 	}
 	k := format.Kind(kind)
-	*ev = Event{Kind: k}
+	*ev = Event{Kind: k} // the whole of it: parseCompact does not zero it first
 	if !known {
 		ev.Kind = format.KindNone
 	}

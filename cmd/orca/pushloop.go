@@ -289,8 +289,11 @@ func (p *pusher) build(final bool) error {
 	if p.cache == nil {
 		p.cache = export.NewOTLPCache()
 	}
+	// One worker: the chunk files decoded a few thousand events at a
+	// time in this goroutine, through the buffers kept (reader.Buffers):
+	// a push's CPU, not its wall time, is what counts.
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		Stacks: p.cache.Stacks(), Buffers: &p.bufs})
+		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Workers: 1})
 	if err != nil {
 		return err
 	}

@@ -181,12 +181,13 @@ func testEachEventStacks(t *testing.T) {
 // TestEachEventBuffers: calls that decode with one Buffers (its batches,
 // decoders and stack caches kept from call to call) hand on the same
 // events, with the same stack numbers, as calls with none: a compact and a
-// text file in turns, the same StackTable and then a new one, and a stack
-// cache small enough to be emptied between and within calls.
+// text file in turns, the same StackTable and then a new one, one worker
+// (a compact file streamed a few events at a time: stream) or more, and a
+// stack cache small enough to be emptied between and within calls.
 func TestEachEventBuffers(t *testing.T) {
 	t.Run("cache", testEachEventBuffers)
-	defer func(n int) { maxCachedStacks = n }(maxCachedStacks)
-	maxCachedStacks = 50
+	defer func(n, m int) { maxCachedStacks, streamEvents = n, m }(maxCachedStacks, streamEvents)
+	maxCachedStacks, streamEvents = 50, 7
 	t.Run("small-cache", testEachEventBuffers)
 }
 

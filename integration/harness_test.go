@@ -25,10 +25,11 @@
 // values, files and messages, stacks verified against GetStackTrace: nothing whose value depends on
 // when the scheduler runs a thread. A test stays alone (no t.Parallel) when it attaches to a
 // running JVM in a window of time, counts or times samples, bounds a time, a rate, a memory peak or
-// an exit delay, compares with JFR, kills a JVM after a delay, sets the environment (t.Setenv,
-// which Go refuses in a parallel test), or has failed under load before (TestPotentialDeadlocks,
-// TestHeldNotBlocked, TestQueueNames). A test whose subtests are long and independent (the JIT
-// modes of TestStackModes, the variants of TestParking) runs those as parallel subtests too.
+// an exit delay, compares with JFR, kills a JVM after a delay, counts files in /tmp that other
+// tests make (TestThreadsErrors), sets the environment (t.Setenv, which Go refuses in a parallel
+// test), or has failed under load before (TestPotentialDeadlocks, TestHeldNotBlocked,
+// TestQueueNames). A test whose subtests are long and independent (the JIT modes of
+// TestStackModes, the variants of TestParking) runs those as parallel subtests too.
 package integration
 
 import (

@@ -94,8 +94,18 @@ deps:
 
 # ---- build -----------------------------------------------------------------
 
+# cc_par compiles each C file of a list in a process of its own, NPROC at once, then links them:
+# gcc given many files compiles them one after another (the agent: 40 s of CPU on one core of
+# two; docs/perf/2026-11-30-test-time.md). The objects go to OBJDIR, named after their paths.
+#   $(call cc_par,CC,FLAGS,OBJDIR,OUTPUT,SOURCES,LIBS)
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+cc_objs = $(addprefix $(1)/,$(addsuffix .o,$(subst /,_,$(2))))
+cc_par = mkdir -p $(3) && printf '%s\n' $(5) | xargs -P $(NPROC) -I{} sh -c 'exec $(1) $(2) -c -o $(3)/$$(echo {} | tr / _).o {}' && \
+	$(1) $(2) -o $(4) $(call cc_objs,$(3),$(5)) $(6)
+AGENT_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent
+
 $(LIB): $(AGENT_SRC) | check-deps
-	gcc $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ $(AGENT_C) -lpthread -ldl
+	$(call cc_par,gcc,$(CFLAGS) $(AGENT_INC),build/obj/agent,$@,$(AGENT_C),-lpthread -ldl)
 
 # The agent must at least compile for aarch64 (agent/core/arch.h: no own stack
 # walker, no time-stamp counter there). Debian's cross compiler is installed
@@ -125,7 +135,7 @@ agent-aarch64: $(AGENT_SRC) | check-deps
 	fi; \
 	if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
 		mkdir -p build && set -x && \
-		$(AARCH64_CC) $(CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o build/liborca-aarch64.so $(AGENT_C) -lpthread -ldl; \
+		$(call cc_par,$(AARCH64_CC),$(CFLAGS) $(AGENT_INC),build/obj/aarch64,build/liborca-aarch64.so,$(AGENT_C),-lpthread -ldl); \
 	else echo "orca: no $(AARCH64_CC): $$why; the aarch64 build check is skipped"; fi
 
 # go build is incremental: let it decide whether anything changed.
@@ -152,8 +162,8 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
-	gcc $(UNIT_CFLAGS) -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent -o $@ agent/test/*.c \
-		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/core/idset.c agent/record/compact.c agent/record/tcpu.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c -lpthread
+	$(call cc_par,gcc,$(UNIT_CFLAGS) $(AGENT_INC),build/obj/unit,$@,$(wildcard agent/test/*.c) \
+		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/core/idset.c agent/record/compact.c agent/record/tcpu.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c,-lpthread)
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps
 	@mkdir -p $(UNIT_DIR)/classes
@@ -189,9 +199,14 @@ test: bin/orca check-tracked agent-test agent-aarch64
 # fuzz-smoke: a short fuzz of the Go fuzzers (part of make test; 1-2 min in
 # all on 2 cores, as busy as they are).
 fuzz-smoke:
-	@# -fuzzminimizetime: Go minimizes each new input (quadratically many
-	@# candidates, up to 60 s by default) before counting it, which left a
-	@# 20 s smoke at 0 execs/sec; a smoke wants executions, not small inputs.
+	@# -fuzzminimizetime 0: Go minimizes each input that adds coverage
+	@# (quadratically many candidates, up to 60 s by default) before counting
+	@# it, which left a 20 s smoke at 0 execs/sec; a smoke wants executions,
+	@# not small inputs. At 1s each the minimizing still took most of the
+	@# smoke (FuzzCompact: 172 new inputs, 6 106 of 60 000 executions in
+	@# 3m42s from an empty cache; docs/perf/2026-11-30-test-time.md); 0 turns
+	@# it off: each execution counted is a fuzzed input (before, the minimizer's
+	@# calls were counted among them); a crasher is written to testdata/fuzz as found.
 	@# A count (Nx), not a duration: with -fuzztime 20s Go 1.26's coordinator
 	@# can report its own deadline as a failure ("context deadline exceeded",
 	@# no input: go.dev/issue/75804; a fresh-clone CI run on a busy machine).
@@ -202,8 +217,8 @@ fuzz-smoke:
 	@# func Fuzz of the tree (docs/tree_test.go, TestFuzzersListed).
 	@for f in $(FUZZERS); do \
 		pkg=$${f%%:*}; rest=$${f#*:}; name=$${rest%%:*}; n=$${rest##*:}; \
-		echo "go test -run '^$$' -fuzz '^'$$name'$$' -fuzztime $$n -fuzzminimizetime 1s ./$$pkg"; \
-		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$n -fuzzminimizetime 1s ./$$pkg || exit 1; \
+		echo "go test -run '^$$' -fuzz '^'$$name'$$' -fuzztime $$n -fuzzminimizetime 0 ./$$pkg"; \
+		go test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$n -fuzzminimizetime 0 ./$$pkg || exit 1; \
 	done
 
 # FUZZERS: package:Fuzzer:executions, every Go fuzzer of the tree but those

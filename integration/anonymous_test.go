@@ -25,6 +25,7 @@ import (
 // most. Before the fix (agent of d7db5d3), in each of 3 runs the first or the second
 // round failed: owner_unknown.anonymous=1, an enter with owner 00000000 not released.
 func TestAnonymousOwner(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	taskset, err := exec.LookPath("taskset")
 	if err != nil {
 		skipf(t, "no taskset (util-linux): the test pins the JVM to one CPU")

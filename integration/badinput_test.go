@@ -21,6 +21,7 @@ import (
 // sum of .info's events.* and N the events whole in the first half (in the seed's text, its
 // whole event lines).
 func TestCutRecording(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin := orcaBin(t)
 		for _, enc := range []string{"compact", "seed"} {

@@ -15,6 +15,7 @@ import (
 // (agent/safe.c) must not be installed under -Xcheck:jni, which reports a replaced SIGSEGV
 // handler ("Warning: SIGSEGV handler modified!", checked here too).
 func TestCheckJNI(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		pd := newDir(t)
 		plain := runJVM(t, pd, j.argv(pd, "-Xcheck:jni", "-cp", classes(t), "Scenario"))

@@ -54,6 +54,7 @@ func checkScenarioClasses(t *testing.T, r *recording, e expect) {
 // object by their classes, in text (Java names) and JSON (signatures); with
 // --kinds seed no ObjectClass line is written and the report names none.
 func TestScenarioClasses(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "Scenario")
 		r := load(t, prefix)

@@ -17,6 +17,7 @@ import (
 // never an int[] lock, and says what cannot be seen. Before, the recording had nothing of it:
 // the touchers were running while they waited.
 func TestClassInit(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "ClassInit")
 		r := load(t, prefix)

@@ -15,6 +15,7 @@ import (
 // TestScenarioModel), and its seed export holds the same events, stacks and threads: orca dump
 // prints both alike.
 func TestCompactRecording(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls := orcaBin(t), classes(t)
 		dir := newDir(t)

@@ -24,6 +24,7 @@ import (
 // Chrome trace add up to the model, the Perfetto trace is a sequence of
 // packets.
 func TestExportScenario(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "Scenario")
 		_, built := buildModel(t, prefix)

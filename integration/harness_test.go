@@ -17,6 +17,19 @@
 // checkNoCrashLog, testjvm.Command and the end of every test that made a directory with newDir
 // look there for hs_err files and cores, show the crash and move the file to build/crash (or
 // $ORCA_CRASH_DIR).
+//
+// Two at a time (make test's time, docs/perf/2026-11-30-test-time.md): a test whose checks hold
+// however busy the machine is calls t.Parallel() first, and go test runs it beside one other such
+// test (-parallel defaults to GOMAXPROCS: 2 on CI's 2 cores) once every other test of the package
+// has run alone, as all ran before. Such a test checks exact counts, the program's own EXPECT
+// values, files and messages, stacks verified against GetStackTrace: nothing whose value depends on
+// when the scheduler runs a thread. A test stays alone (no t.Parallel) when it attaches to a
+// running JVM in a window of time, counts or times samples, bounds a time, a rate, a memory peak or
+// an exit delay, compares with JFR, kills a JVM after a delay, counts files in /tmp that other
+// tests make (TestThreadsErrors), sets the environment (t.Setenv, which Go refuses in a parallel
+// test), or has failed under load before (TestPotentialDeadlocks, TestHeldNotBlocked,
+// TestQueueNames). A test whose subtests are long and independent (the JIT modes of
+// TestStackModes, the variants of TestParking) runs those as parallel subtests too.
 package integration
 
 import (

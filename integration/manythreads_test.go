@@ -11,6 +11,7 @@ import (
 // TestManyThreads records 300 short-lived threads: each must be seen starting, sleeping once,
 // ending and being joined, exactly once.
 func TestManyThreads(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "ManyThreads")
 		r := load(t, prefix)

@@ -21,6 +21,7 @@ import (
 // monitoring-off it turns ThreadMXBean contention monitoring off before
 // them, and the agent must fall back to its Entered callback in time.
 func TestScenarioModel(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	for _, variant := range []struct{ arg, timer string }{{"", "hotspot"}, {"monitoring-off", "stopped"}} {
 		t.Run("timer="+variant.timer, func(t *testing.T) {
 			forEachJDK(t, func(t *testing.T, j jdk) {

@@ -18,6 +18,7 @@ import (
 // release ended the park (its park names no owner), and the read lock as a lock blamed on the
 // writer.
 func TestAcquireModes(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "AcquireModes")
 		r := loadComplete(t, prefix)

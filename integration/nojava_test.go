@@ -19,6 +19,7 @@ import (
 // a matter of timing. No class of virtual threads may load either (jdk.internal.misc.CarrierThread,
 // ForkJoinWorkerThread: the agent looked them up with FindClass, agent 224faa1).
 func TestNoJavaInTarget(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	const runs = 3
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		for run := 0; run < runs; run++ {

@@ -8,6 +8,7 @@ import (
 
 // TestBadOptions: a malformed option stops the JVM, and the message lists the valid options.
 func TestBadOptions(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	lib := agentLib(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		cls := classes(t)
@@ -34,6 +35,7 @@ func TestBadOptions(t *testing.T) {
 // TestUnwritablePrefix: when the recording cannot be created, the program still runs, and the
 // agent says why, naming the path.
 func TestUnwritablePrefix(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	lib := agentLib(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		prefix := "/nonexistent-dir/x"

@@ -99,6 +99,7 @@ func TestDiskFull(t *testing.T) {
 // warning. Now the first holds a lock on PREFIX.orca and the second records to PREFIX-2 and
 // says so.
 func TestTwoJVMsOnePrefix(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	lib := agentLib(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -137,6 +138,7 @@ func TestTwoJVMsOnePrefix(t *testing.T) {
 // TestTwoOrcaRecords (issue 12, item 8): two orca record -o SAME at the same time wrote rec and
 // rec-2, but each summary listed both as its own. Each now lists only its own (session=).
 func TestTwoOrcaRecords(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	bin := orcaBin(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -173,6 +175,7 @@ func TestTwoOrcaRecords(t *testing.T) {
 // refuses with a message (and a nested orca record adds no agent at all); the first records
 // Scenario exactly.
 func TestAgentLoadedTwice(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	lib := agentLib(t)
 	bin := orcaBin(t)
 	forEachJDK(t, func(t *testing.T, j jdk) {
@@ -247,6 +250,7 @@ func checkTwiceRecording(t *testing.T, prefix string, e expect) {
 // middle of a UTF-8 character. The name is now cut at a character boundary and ends with "…"
 // (docs/format.md).
 func TestLongThreadName(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "LongName")
 		r := load(t, prefix)

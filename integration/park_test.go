@@ -30,6 +30,7 @@ const (
 // parked, how it ended and the unpark that ended it; the model must count every parked
 // nanosecond as parked (none as runnable) and name the unparker of each park.
 func TestParking(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		for _, variant := range [][]string{nil, {"-Xcomp"}, {"-Xcheck:jni"}} {
 			name := "default"
@@ -37,6 +38,7 @@ func TestParking(t *testing.T) {
 				name = variant[0]
 			}
 			t.Run(name, func(t *testing.T) {
+				t.Parallel() // the variants one beside another: harness_test.go, "Two at a time"
 				res, prefix := recordJVM(t, j, variant, "Parking")
 				if res.code != 0 {
 					t.Fatalf("orca record failed:\n%s", res)
@@ -57,6 +59,7 @@ func TestParking(t *testing.T) {
 
 // TestParkingSeedKinds: with --kinds seed the recording has only the manual's 16 kinds.
 func TestParkingSeedKinds(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls := orcaBin(t), classes(t)
 		dir := newDir(t)

@@ -48,6 +48,7 @@ func checkPushedBlame(t *testing.T, prefix string, ss []otlptest.Sample) int {
 // Parking's ReentrantLock contentions are rl-waiter-I's, one each, blamed
 // on rl-holder-I for at least HOLD_MS; the resource names the JVM.
 func TestPushScenario(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	c := otlptest.Start(t)
 	messages := 0
 	forEachJDK(t, func(t *testing.T, j jdk) {

@@ -25,6 +25,7 @@ import (
 // inside the flood ends with them still blocked. Every thread's time in each state is the whole
 // recording's within the range.
 func TestRangeOfRecording(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls := orcaBin(t), classes(t)
 		dir := newDir(t)

@@ -17,6 +17,7 @@ import (
 //     (before: a summary "events: 0 … INCOMPLETE … next: orca report", and the corrected retry
 //     failed with "already exists"); the retry then records.
 func TestRecordFailures(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls, lib := orcaBin(t), classes(t), agentLib(t)
 		dir := newDir(t)

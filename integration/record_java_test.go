@@ -16,6 +16,7 @@ import (
 // one place the JVM allows no other way). A script that starts java gets JAVA_TOOL_OPTIONS as
 // before, and its JVM prints the line.
 func TestRecordJavaCommandLine(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls := orcaBin(t), classes(t)
 		const picked = "Picked up JAVA_TOOL_OPTIONS: -agentpath:"

@@ -15,6 +15,7 @@ import (
 // its EXPECT line: exact counts per object, owners, join and start targets, thread names and the
 // source lines stacks resolve to.
 func TestScenario(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "Scenario")
 		r := load(t, prefix)

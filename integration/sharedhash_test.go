@@ -21,6 +21,7 @@ import (
 // report; the seed export writes the hash of both, as the manual says. Platform threads on every
 // JDK, virtual threads on 21+.
 func TestSharedHash(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		for _, kind := range []string{"platform", "virtual"} {
 			t.Run(kind, func(t *testing.T) {

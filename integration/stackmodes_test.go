@@ -35,6 +35,7 @@ var stackModes = []struct {
 // enter from compiled code (LockBench: 575 of 580 to GetStackTrace); the own walker now
 // runs on 25 too.
 func TestStackModes(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	if testing.Short() {
 		skipf(t, "JIT-mode stack test skipped in -short mode")
 	}
@@ -42,6 +43,7 @@ func TestStackModes(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		for _, m := range stackModes {
 			t.Run(m.name, func(t *testing.T) {
+				t.Parallel() // the modes one beside another: harness_test.go, "Two at a time"
 				for i := 0; i < m.runs; i++ {
 					res, prefix := recordJVM(t, j, m.args, "Scenario")
 					if res.code != 0 {

@@ -292,6 +292,7 @@ func virtualIDs(t *testing.T, v threadsJSON) []string {
 // TestThreadsErrors: orca threads on what it cannot attach to says so, exit 1; a bad pid
 // is a usage error, exit 2.
 func TestThreadsErrors(t *testing.T) {
+	// Alone: it counts /tmp/orca-threads-* before and after, which any orca threads makes.
 	dir := newDir(t)
 	bin := orcaBin(t)
 	for _, c := range []struct {

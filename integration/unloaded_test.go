@@ -13,6 +13,7 @@ import (
 // counted in .info methods_unloaded, and the JVM and the recording are whole. The writer may name
 // it before the unload (a flush can come at any moment): up to three runs.
 func TestUnloadedMethod(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		bin, cls := orcaBin(t), classes(t)
 		var last *result

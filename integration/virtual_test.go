@@ -53,6 +53,7 @@ func checkVirtualBalance(t *testing.T, r *recording) {
 // carrier's timer (their Entered comes from the callback) and do not stop the timer's use for
 // platform threads (before, the first one switched the Entered callback back on for good).
 func TestVirtualContention(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordExpect(t, j, "VirtualContention")
 		if e.str(t, "virtual") == "no" {
@@ -87,6 +88,7 @@ func TestVirtualContention(t *testing.T) {
 // (none unattributed), exact in number, every thread has as many Entered as Enters, and the model
 // places every event.
 func TestVirtualMix(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) { checkVirtualMix(t, j) })
 }
 
@@ -188,6 +190,7 @@ func checkVirtualMix(t *testing.T, j jdk) *recording {
 // placed (seen on Tomcat with virtual threads: 1000+ such lines). Every Enter has its Entered,
 // every thread as many of each, the waits are exact and the model places every event.
 func TestVirtualWaitReenter(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, r := recordVirtual(t, j, "VirtualWaitReenter")
 		c := counter{t, r}
@@ -204,6 +207,7 @@ func TestVirtualWaitReenter(t *testing.T) {
 // its lock stack in its stack chunk, and HotSpot names no owner: the agent noted its fast locks
 // as it blocked (vheld.c) — and the model finds both cycles, open at the end.
 func TestVirtualDeadlock(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, r := loadVirtual(t, j, "VirtualDeadlock")
 		h := func(key string) format.ThreadID { return format.ThreadID(e.hash(t, key)) }
@@ -251,6 +255,7 @@ func TestVirtualDeadlock(t *testing.T) {
 // pinned to their carrier (in a class initializer) marked pinned; a platform thread blocked on a
 // virtual thread's monitor names it.
 func TestVirtualLocks(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, r := recordVirtual(t, j, "VirtualLocks")
 		c := counter{t, r}

@@ -193,6 +193,19 @@ type holdState struct {
 	parked int
 	shared []format.ThreadID
 	acc    *lockHolds
+	// rw: the lock's class, rwOf, is a ReentrantReadWriteLock's (known
+	// once rwOf is set: a class is looked at once, not at every took).
+	rwOf        string
+	rw, rwKnown bool
+}
+
+// readWrite reports whether class, the lock's, is a
+// ReentrantReadWriteLock's.
+func (h *holdState) readWrite(class string) bool {
+	if !h.rwKnown || class != h.rwOf {
+		h.rwOf, h.rw, h.rwKnown = class, strings.Contains(class, "ReentrantReadWriteLock"), true
+	}
+	return h.rw
 }
 
 // took says that thread th got the lock ls at at, after waiting at stack,
@@ -201,7 +214,7 @@ type holdState struct {
 // begins th's if others wait and th holds it alone.
 func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, at format.Time, others, alone bool) {
 	h := &ls.hold
-	if ls.l.Kind == JUCLock && strings.Contains(ls.l.Class, "ReentrantReadWriteLock") {
+	if ls.l.Kind == JUCLock && h.readWrite(ls.l.Class) {
 		// Its readers hold it together, and the recording does not say
 		// which parks were a reader's (a park naming the writer as owner
 		// has no mode): a hold of one reader would end at the next.

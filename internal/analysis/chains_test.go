@@ -404,3 +404,43 @@ func TestHoldersAndChainsRead(t *testing.T) {
 		t.Errorf("only %d roots in all the cases, %d with more than 1000 intervals", some, big)
 	}
 }
+
+// TestEdgeLog: a bucket's edges packed (edgeLog) decode to the same, in
+// order: starts before the bucket's and far after it, from going down,
+// to at its largest with and without srcBit, long edges.
+func TestEdgeLog(t *testing.T) {
+	base := format.Time(1_000_000)
+	var want []sweepEdge
+	r := uint64(1)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	for i := 0; i < 5000; i++ {
+		e := sweepEdge{
+			a:    base + format.Time(next()%4_000_000_000) - 2_000_000,
+			from: int32(next() % (1 << 31)),
+			to:   uint32(next() % (1 << 31)),
+			lk:   uint32(next()),
+		}
+		e.b = e.a + 1 + format.Time(next()%(1<<40))
+		if next()%2 == 0 {
+			e.to |= srcBit
+		}
+		if i%7 != 0 && i > 0 { // a thread's run: the same from
+			e.from = want[i-1].from
+		}
+		want = append(want, e)
+	}
+	want[0].to = srcBit - 1
+	want[1].to = srcBit | (srcBit - 1)
+	want[2].from = 1<<31 - 1
+	var l edgeLog
+	for i := range want {
+		l.add(&want[i], base)
+	}
+	got := l.decode(nil, base)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edgeLog decodes %d edges, not as added", len(got))
+	}
+	if int(l.n) != len(want) {
+		t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+	}
+}

@@ -3,7 +3,9 @@ package main
 import (
 	"os"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
+	"strconv"
 	"syscall"
 )
 
@@ -12,7 +14,9 @@ import (
 // the whole report; ORCA_REPORT_HEAPPROFILE=PREFIX writes the heap in use,
 // after a collection, at three points: PREFIX.fold when the fold has read
 // the last chunk (before Finalize), PREFIX.build once the model is built,
-// PREFIX.report once the report is made.
+// PREFIX.report once the report is made; and PREFIX.peak-N each time the
+// live heap after a collection is 5 % above the most seen so far (the last
+// one written is the heap at the run's peak).
 type reportProfile struct {
 	cpu  *os.File
 	heap string
@@ -20,6 +24,9 @@ type reportProfile struct {
 
 func startReportProfile() *reportProfile {
 	p := &reportProfile{heap: os.Getenv("ORCA_REPORT_HEAPPROFILE")}
+	if p.heap != "" {
+		go p.watchPeak()
+	}
 	if path := os.Getenv("ORCA_REPORT_CPUPROFILE"); path != "" {
 		if f, err := createProfile(path); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.cpu = f
@@ -37,6 +44,38 @@ func (p *reportProfile) heapAt(point string) {
 	if f, err := createProfile(p.heap + "." + point); err == nil {
 		pprof.Lookup("heap").WriteTo(f, 0)
 		f.Close()
+	}
+}
+
+// watchPeak writes the heap profile PREFIX.peak-N when the live heap after
+// a collection is 5 % above the most seen so far.
+func (p *reportProfile) watchPeak() {
+	tick := make(chan struct{}, 1)
+	var arm func()
+	arm = func() {
+		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
+			select {
+			case tick <- struct{}{}:
+			default:
+			}
+			arm()
+		})
+	}
+	arm()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var most uint64
+	n := 0
+	for range tick {
+		metrics.Read(live)
+		if v := live[0].Value.Uint64(); v > most+most/20 {
+			most = v
+			n++
+			runtime.GC()
+			if f, err := createProfile(p.heap + ".peak-" + strconv.Itoa(n)); err == nil {
+				pprof.Lookup("heap").WriteTo(f, 0)
+				f.Close()
+			}
+		}
 	}
 }
 

@@ -336,7 +336,7 @@ func TestChainsFuzzCorpus(t *testing.T) {
 // TestHoldersAndChainsRead builds every golden case and synthetic
 // recordings as orca report does (the intervals in the spill alone) and
 // checks HoldersAndChains against HoldersDoing and the walk per waiter:
-// the same holders and chains, while it reads no thread's intervals back
+// the same holders (but their Spans) and chains, while it reads no thread's intervals back
 // but the holders' fold's and the roots kept's (Model.IntervalsRead): the
 // sweep takes its edges as the holders' fold reads the intervals.
 // Reading every thread's again, as Chains after HoldersDoing did, reads
@@ -375,6 +375,9 @@ func TestHoldersAndChainsRead(t *testing.T) {
 			doing, got, gotTotal := HoldersAndChains(v, n)
 			r2 := m.IntervalsRead
 			want, wantTotal := chains(v, nil, n, true)
+			for _, d := range wantDoing {
+				d.Spans = nil // HoldersDoingWith keeps none (the report reads none)
+			}
 			if !reflect.DeepEqual(doing, wantDoing) {
 				t.Errorf("%s, n %d: what the holders did differs from HoldersDoing's", name, n)
 			}
@@ -402,5 +405,45 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	}
 	if some < 20 || big < 2 {
 		t.Errorf("only %d roots in all the cases, %d with more than 1000 intervals", some, big)
+	}
+}
+
+// TestEdgeLog: a bucket's edges packed (edgeLog) decode to the same, in
+// order: starts before the bucket's and far after it, from going down,
+// to at its largest with and without srcBit, long edges.
+func TestEdgeLog(t *testing.T) {
+	base := format.Time(1_000_000)
+	var want []sweepEdge
+	r := uint64(1)
+	next := func() uint64 { r = r*6364136223846793005 + 1442695040888963407; return r >> 11 }
+	for i := 0; i < 5000; i++ {
+		e := sweepEdge{
+			a:    base + format.Time(next()%4_000_000_000) - 2_000_000,
+			from: int32(next() % (1 << 31)),
+			to:   uint32(next() % (1 << 31)),
+			lk:   uint32(next()),
+		}
+		e.b = e.a + 1 + format.Time(next()%(1<<40))
+		if next()%2 == 0 {
+			e.to |= srcBit
+		}
+		if i%7 != 0 && i > 0 { // a thread's run: the same from
+			e.from = want[i-1].from
+		}
+		want = append(want, e)
+	}
+	want[0].to = srcBit - 1
+	want[1].to = srcBit | (srcBit - 1)
+	want[2].from = 1<<31 - 1
+	var l edgeLog
+	for i := range want {
+		l.add(&want[i], base)
+	}
+	got := l.decode(nil, base)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("edgeLog decodes %d edges, not as added", len(got))
+	}
+	if int(l.n) != len(want) {
+		t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
 	}
 }

@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"encoding/binary"
+
 	"orca/internal/format"
 	"orca/internal/model"
 )
@@ -35,7 +37,9 @@ import (
 // for thread to (to&^srcBit; srcBit set when from is a waiter whose time
 // the chains blame: one of the View's threads blocked on a lock), on lk
 // (an index in chainSweep.ons: how it waited, on what). A recording of
-// millions of contentions has as many: 32 bytes each.
+// millions of contentions has as many: they are kept packed (edgeLog,
+// ~11 bytes each, not 32: 24 M edges at 1 GB), a bucket's decoded into
+// a sweepEdge each when it is sorted or swept.
 type sweepEdge struct {
 	a, b format.Time
 	from int32
@@ -59,9 +63,79 @@ type rootSeg struct {
 	n    format.Time
 }
 
-// edgeChunk is how many edges a chunk of a bucket holds: a bucket's last
-// chunk is mostly part full, so the buckets waste half a chunk each.
-const edgeChunk = 128
+// edgeLog is a bucket's edges packed, in the order they were added: for
+// each, the difference of its a from the edge's before (zigzag varint;
+// the first's from the bucket's start), b-a, the difference of its from
+// from the edge's before (zigzag), to<<1|src and lk (varints): the edges
+// come thread by thread, each thread's in time order, so the differences
+// are small; once sorted by a (chainSweep.order), a's still are. The
+// blocks double up to edgeBlock bytes (no copy as it grows); an edge is
+// never split between two, so a bucket wastes less than a block.
+type edgeLog struct {
+	blocks [][]byte
+	n      int32 // its edges
+	a      format.Time
+	from   int32 // the last edge's a and from
+}
+
+const (
+	edgeBlock   = 4 << 10
+	edgeMaxSize = 2*binary.MaxVarintLen64 + 3*binary.MaxVarintLen32
+)
+
+// add packs e at the end of l; base is the bucket's start.
+func (l *edgeLog) add(e *sweepEdge, base format.Time) {
+	nb := len(l.blocks)
+	if nb == 0 {
+		l.a, l.from = base, 0
+	}
+	if nb == 0 || cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
+		size := edgeBlock
+		if nb == 0 {
+			size = 64
+		} else if c := cap(l.blocks[nb-1]); c < edgeBlock {
+			size = 2 * c
+		}
+		l.blocks = append(l.blocks, make([]byte, 0, size))
+		nb++
+	}
+	b := l.blocks[nb-1]
+	b = binary.AppendVarint(b, int64(e.a-l.a))
+	b = binary.AppendUvarint(b, uint64(e.b-e.a))
+	b = binary.AppendVarint(b, int64(e.from-l.from))
+	to := uint64(e.to&^srcBit) << 1
+	if e.to&srcBit != 0 {
+		to |= 1
+	}
+	b = binary.AppendUvarint(b, to)
+	b = binary.AppendUvarint(b, uint64(e.lk))
+	l.blocks[nb-1] = b
+	l.a, l.from = e.a, e.from
+	l.n++
+}
+
+// decode appends l's edges, in order, to buf; base is the bucket's start.
+func (l *edgeLog) decode(buf []sweepEdge, base format.Time) []sweepEdge {
+	a, from := base, int32(0)
+	for _, b := range l.blocks {
+		for len(b) > 0 {
+			da, n1 := binary.Varint(b)
+			ln, n2 := binary.Uvarint(b[n1:])
+			df, n3 := binary.Varint(b[n1+n2:])
+			to, n4 := binary.Uvarint(b[n1+n2+n3:])
+			lk, n5 := binary.Uvarint(b[n1+n2+n3+n4:])
+			b = b[n1+n2+n3+n4+n5:]
+			a += format.Time(da)
+			from += int32(df)
+			e := sweepEdge{a: a, b: a + format.Time(ln), from: from, to: uint32(to >> 1), lk: uint32(lk)}
+			if to&1 != 0 {
+				e.to |= srcBit
+			}
+			buf = append(buf, e)
+		}
+	}
+	return buf
+}
 
 // edgeBuckets is how many buckets of time the recording's span is cut
 // into: each is sorted alone before the sweep (a few hundred edges each
@@ -82,11 +156,9 @@ type chainSweep struct {
 	ids  []format.ThreadID // by node: Model.Threads, then the threads waited for that it has not
 	node map[format.ThreadID]int32
 	// The edges, by bucket of time of their starts ([lo, lo+width) the
-	// first; earlier or later ones go to the first or last): each bucket
-	// its chunks, the last one filled to fill.
+	// first; earlier or later ones go to the first or last), packed.
 	lo, width format.Time
-	buckets   [][]*[edgeChunk]sweepEdge
-	fill      []int32
+	buckets   []edgeLog
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
 	onOf map[onKey]uint32
@@ -106,6 +178,9 @@ type chainSweep struct {
 
 	// The ends of the edges under way.
 	ends []endEv
+	// cur2: room for a bucket's edges decoded (run), kept from pass to
+	// pass.
+	cur2 []sweepEdge
 
 	// The forest: by node, its parent (-1 for a root), its edge now (its
 	// place in the sweep, -1 for none; a root with an edge is a cycle's,
@@ -165,7 +240,7 @@ func newChainSweep(v *model.View) *chainSweep {
 	}
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
-	s.buckets, s.fill = make([][]*[edgeChunk]sweepEdge, edgeBuckets), make([]int32, edgeBuckets)
+	s.buckets = make([]edgeLog, edgeBuckets)
 	return s
 }
 
@@ -248,7 +323,7 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	s.onCyc, s.kids, s.kidAt, s.edgeAt = make([]bool, nn), make([][]int32, nn), make([]int32, nn), make([]format.Time, nn)
 	s.reset()
 	s.run()
-	s.buckets = nil
+	s.buckets, s.cur2 = nil, nil
 	s.rootStates(order)
 
 	out := make([]Chain, 0, len(order))
@@ -333,14 +408,11 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 		e.to |= srcBit
 	}
 	k := int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
-	cs := s.buckets[k]
-	if len(cs) == 0 || s.fill[k] == edgeChunk {
-		cs = append(cs, new([edgeChunk]sweepEdge))
-		s.buckets[k], s.fill[k] = cs, 0
-	}
-	cs[len(cs)-1][s.fill[k]] = e
-	s.fill[k]++
+	s.buckets[k].add(&e, s.base(k))
 }
+
+// base is bucket k's start, what its first edge's a is packed against.
+func (s *chainSweep) base(k int) format.Time { return s.lo + format.Time(k)*s.width }
 
 // hopOf is the step of x's edge now: how x waited, on what.
 func (s *chainSweep) hopOf(x int32) hop {
@@ -357,18 +429,12 @@ func (s *chainSweep) hopOf(x int32) hop {
 func (s *chainSweep) order() {
 	var buf, tmp []sweepEdge
 	var count []int32
-	for k, cs := range s.buckets {
-		if len(cs) == 0 {
+	for k := range s.buckets {
+		l := &s.buckets[k]
+		if l.n == 0 {
 			continue
 		}
-		buf = buf[:0]
-		for i, c := range cs {
-			f := edgeChunk
-			if i == len(cs)-1 {
-				f = int(s.fill[k])
-			}
-			buf = append(buf, c[:f]...)
-		}
+		buf = l.decode(buf[:0], s.base(k))
 		lo, hi := buf[0].a, buf[0].a
 		for i := range buf {
 			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
@@ -393,9 +459,11 @@ func (s *chainSweep) order() {
 				tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
 			}
 		}
-		rest := tmp
-		for _, c := range cs {
-			rest = rest[copy(c[:], rest):]
+		// Packed again in order (the differences of a sorted a are
+		// smaller), the unsorted blocks let go.
+		*l = edgeLog{}
+		for i := range tmp {
+			l.add(&tmp[i], s.base(k))
 		}
 	}
 }
@@ -455,28 +523,20 @@ func (s *chainSweep) popEnd() endEv {
 // edges under way, then the starts, each by thread.
 func (s *chainSweep) run() {
 	s.ends = s.ends[:0]
-	k, ci, j := 0, 0, 0 // the next start: bucket, chunk, place in it
+	// The next start: bucket k's edges decoded into cur, place j in it.
+	k, j := -1, 0
+	cur := s.cur2[:0]
 	var next *sweepEdge
 	advance := func() {
-		for k < len(s.buckets) {
-			cs := s.buckets[k]
-			if ci < len(cs) {
-				lim := edgeChunk
-				if ci == len(cs)-1 {
-					lim = int(s.fill[k])
-				}
-				if j < lim {
-					next = &cs[ci][j]
-					return
-				}
-				if ci < len(cs)-1 {
-					ci, j = ci+1, 0
-					continue
-				}
+		for j == len(cur) {
+			if k++; k == len(s.buckets) {
+				next = nil
+				s.cur2 = cur[:0]
+				return
 			}
-			k, ci, j = k+1, 0, 0
+			cur, j = s.buckets[k].decode(cur[:0], s.base(k)), 0
 		}
-		next = nil
+		next = &cur[j]
 	}
 	advance()
 	e := int32(0) // the next start's place in the sweep

@@ -87,7 +87,8 @@ func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
 		l.add(s)
 	}
 	var mg spanMerge
-	return mg.union(l)
+	u := mg.union(l) // in mg's room: copied as HoldersDoing keeps it
+	return append(make([]OwnerSpan, 0, len(u)), u...)
 }
 
 // UnionSorted is the union newDoingFold makes of ss: sorted stably by

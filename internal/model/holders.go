@@ -64,7 +64,7 @@ type DoingSamples struct {
 // Options.Spill reads each thread's intervals and samples from its spill,
 // one thread at a time.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
-	return v.holdersDoing(v.Model.spill != nil, nil)
+	return v.holdersDoing(v.Model.spill != nil, true, nil)
 }
 
 // HoldersDoingWith is HoldersDoing, and calls each with every interval of
@@ -73,22 +73,26 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 // that have time (a Blocked or Acquire interval's; none for the others):
 // another fold over all the intervals (the wait chains' edges,
 // analysis.HoldersAndChains) then reads none again. Neither iv nor spans
-// may be kept or changed after the call.
+// may be kept or changed after the call. Its Doings have no Spans (the
+// report reads none: the union of every lock's spans is not held at once).
 func (v *View) HoldersDoingWith(each func(t *Thread, iv *Interval, spans []OwnerSpan)) map[LockRef]*Doing {
-	return v.holdersDoing(v.Model.spill != nil, each)
+	return v.holdersDoing(v.Model.spill != nil, false, each)
 }
 
 // HoldersDoingInMemory is HoldersDoing from the intervals and samples in
 // memory, whether the Model has a spill or not: the validator's check that
 // the spill gives the same (modeltest.Validate). With the intervals
 // dropped (Options.DropIntervals), it is HoldersDoing.
-func (v *View) HoldersDoingInMemory() map[LockRef]*Doing { return v.holdersDoing(v.Model.dropped, nil) }
+func (v *View) HoldersDoingInMemory() map[LockRef]*Doing {
+	return v.holdersDoing(v.Model.dropped, true, nil)
+}
 
 // Spilled reports whether the Model was built with a spill that was
 // written whole (Options.Spill).
 func (m *Model) Spilled() bool { return m.spill != nil }
 
-func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpan)) map[LockRef]*Doing {
+// holdersDoing is HoldersDoing; keep: each Doing keeps its Spans.
+func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []OwnerSpan)) map[LockRef]*Doing {
 	m := v.Model
 	load := func(t *Thread, sp *spilled, samples bool) *Thread {
 		if !spill {
@@ -148,76 +152,86 @@ func (v *View) holdersDoing(spill bool, each func(*Thread, *Interval, []OwnerSpa
 	}
 	// Each lock's spans become their union, merged from its runs (the
 	// order of a stable sort by start of the spans as they came), and
-	// the packed spans are let go lock by lock. Then all locks' union
+	// the packed spans are let go lock by lock. Each union's spans go to
+	// their holder's heldLog as they are made (about 8 bytes a span; the
+	// union is kept in Doing.Spans when asked alone). Then the holders'
 	// spans are folded holder by holder, so that one cursor per holder
 	// walks its intervals and samples forward, lock after lock (a
 	// holder's spans of two locks may overlap: the cursor steps back a
 	// little), instead of a search of the whole per span; the fold adds
-	// integers, in any order. The holders' index is grouped by counting
-	// (8 bytes a union span, no sort).
+	// integers, in any order.
 	out := make(map[LockRef]*Doing, len(logs))
 	folds := make([]*doingFold, 0, len(logs))
-	owners := map[format.ThreadID]int32{}
-	var counts []int32
+	held := map[format.ThreadID]*heldLog{}
 	var mg spanMerge
 	for r, lg := range logs {
-		d := &Doing{Spans: mg.union(lg)}
+		u := mg.union(lg)
 		delete(logs, r)
+		d := &Doing{}
+		if keep {
+			d.Spans = append(make([]OwnerSpan, 0, len(u)), u...)
+		}
 		f := &doingFold{d: d, lock: r, oc: oc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
-		for _, s := range d.Spans {
-			k, ok := owners[s.Owner]
-			if !ok {
-				k = int32(len(counts))
-				owners[s.Owner] = k
-				counts = append(counts, 0)
+		var hl *heldLog
+		for _, s := range u {
+			if hl == nil || s.Owner != hl.id {
+				if hl = held[s.Owner]; hl == nil {
+					hl = &heldLog{id: s.Owner}
+					held[s.Owner] = hl
+				}
 			}
-			counts[k]++
+			hl.add(k, s)
 		}
 	}
 	mg = spanMerge{}
-	// The holders in order of id; each one's spans from at[k] on.
-	ids := make([]format.ThreadID, 0, len(owners))
-	for id := range owners {
+	ids := make([]format.ThreadID, 0, len(held))
+	for id := range held {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	at := make([]int, len(counts)+1)
-	n := 0
-	for _, id := range ids {
-		k := owners[id]
-		at[k] = n
-		n += int(counts[k])
-	}
-	counts = nil
-	type ref struct{ fold, span int32 }
-	all := make([]ref, n)
-	next := at // at[k] moves on as k's spans are placed
-	for k, f := range folds {
-		for i, s := range f.d.Spans {
-			o := owners[s.Owner]
-			all[next[o]] = ref{int32(k), int32(i)}
-			next[o]++
+	for _, hid := range ids {
+		hl := held[hid]
+		delete(held, hid)
+		h := load(m.Thread(hid), &sp, true)
+		var c Cursor
+		var k int32
+		s := OwnerSpan{Owner: hid}
+		for b := hl.b; len(b) > 0; {
+			dk, n1 := binary.Uvarint(b)
+			ds, n2 := binary.Varint(b[n1:])
+			ln, n3 := binary.Uvarint(b[n1+n2:])
+			b = b[n1+n2+n3:]
+			k += int32(dk)
+			s.Start += format.Time(ds)
+			s.End = s.Start + format.Time(ln)
+			m.foldSpan(folds[k], &s, h, &c)
 		}
-	}
-	next, at, owners = nil, nil, nil
-	var c Cursor
-	var h *Thread
-	var hid format.ThreadID
-	for i, r := range all {
-		f := folds[r.fold]
-		s := &f.d.Spans[r.span]
-		if i == 0 || s.Owner != hid {
-			hid, c = s.Owner, Cursor{}
-			h = load(m.Thread(hid), &sp, true)
-		}
-		m.foldSpan(f, s, h, &c)
 	}
 	for _, f := range folds {
 		f.finish()
 	}
 	return out
+}
+
+// heldLog is a holder's union spans (HoldersDoing), packed in the order
+// they come, lock by lock: for each, the difference of its fold's number
+// from the one before, of its start from the one before (zigzag) and its
+// length, as varints.
+type heldLog struct {
+	id    format.ThreadID
+	b     []byte
+	k     int32       // the last span's fold
+	start format.Time // and start
+}
+
+func (hl *heldLog) add(k int32, s OwnerSpan) {
+	hl.b = binary.AppendUvarint(hl.b, uint64(k-hl.k))
+	hl.b = binary.AppendVarint(hl.b, int64(s.Start-hl.start))
+	hl.b = binary.AppendUvarint(hl.b, uint64(s.End-s.Start))
+	hl.k, hl.start = k, s.Start
 }
 
 // spanLog is a lock's blame spans packed as they come (HoldersDoing):
@@ -287,7 +301,8 @@ type spanMerge struct {
 
 // union returns the union of l's spans (each instant the holder of the
 // span that began first, in the order the spans came at equal starts: as
-// newDoingFold's), in an array of its length; l's blocks are let go.
+// newDoingFold's), in mg's room (valid until its next union); l's blocks
+// are let go.
 func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
 	h := mg.heap[:0]
 	for k, r := range l.runs {
@@ -333,7 +348,7 @@ func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
 	mg.heap = h[:0]
 	mg.u = u[:0]
 	l.blocks, l.runs = nil, nil
-	return append(make([]OwnerSpan, 0, len(u)), u...)
+	return u
 }
 
 // read reads c's next span (its start packed against c.s.Start).

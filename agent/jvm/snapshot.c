@@ -149,20 +149,23 @@ static void mounted_now(JNIEnv *env, jthread vt, uint32_t th, int shard, int64_t
   ring_put(shard, ORCA_EV_VIRTUAL_THREAD_MOUNTED, ts, th, carrier, 0, NULL, 0, NULL, 0);
 }
 
-int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker) {
+int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker,
+                     const jvmtiStackInfo *read) {
   // A monitor's is read from the JavaThread it runs on: its carrier's when
   // it is pinned to it (21-23: every such enter or wait; 24+: in a native
   // frame or a class initializer); unmounted (24+) it has none: skipped.
   int on_mon = (st & (JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER | JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) != 0;
   jthread c = on_mon ? vthread_carrier(env, vt) : NULL;
   if (on_mon && !c) return -1;
-  // Its stack, read once: for its state, and whether it sleeps — its sleep
-  // parks it: JVMTI says "parked" (21-25).
+  // Its stack, read once (with its state: read, or asked now): for its
+  // state, and whether it sleeps — its sleep parks it: JVMTI says "parked"
+  // (21-25).
   jvmtiFrameInfo fr[ORCA_MAX_DEPTH];
   jvmtiStackInfo si = {.frame_buffer = fr};
-  if (!on_mon && (*jvmti)->GetStackTrace(jvmti, vt, 0, opt.depth > 6 ? opt.depth : 6, fr, &si.frame_count) == JVMTI_ERROR_NONE)
+  if (read) now = read;
+  else if (!on_mon && (*jvmti)->GetStackTrace(jvmti, vt, 0, SNAPSHOT_VIRTUAL_DEPTH, fr, &si.frame_count) == JVMTI_ERROR_NONE)
     now = &si;
-  int sleeping = now && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt, fr, si.frame_count);
+  int sleeping = now && (st & JVMTI_THREAD_STATE_PARKED) && vthread_sleeping(env, vt, now->frame_buffer, now->frame_count);
   if (sleeping) st = (st & ~(JVMTI_THREAD_STATE_PARKED | JVMTI_THREAD_STATE_WAITING_WITH_TIMEOUT)) | JVMTI_THREAD_STATE_SLEEPING;
   attached_lock();
   // A sleeping one is in its sleep while JVMTI says "parked" of it.

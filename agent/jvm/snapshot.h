@@ -22,6 +22,11 @@ int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker);
 // wrote its park or
 // sleep, 0 when it is in neither, -1 when it is blocked entering a monitor
 // or waiting in Object.wait (JDK 24+, unmounted: its monitor is not read;
-// skipped).
-int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker);
+// skipped). read: its stack read with st (GetThreadListStackTraces, at
+// least SNAPSHOT_VIRTUAL_DEPTH frames), NULL: asked here.
+int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, int64_t ts, snapshot_blocker_fn blocker,
+                     const jvmtiStackInfo *read);
+// SNAPSHOT_VIRTUAL_DEPTH: the frames a virtual thread's stack is read to
+// (opt.depth, and at least the 6 that tell its sleep: vthread_sleeping).
+#define SNAPSHOT_VIRTUAL_DEPTH (opt.depth > 6 ? opt.depth : 6)
 #endif

@@ -390,10 +390,11 @@ static idset listed;
 void threads_virtual_listed_free(void) { idset_free(&listed); }
 
 uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard, jint *state) {
-  jint st = 0, h = 0;
+  jint st = *state, h = 0;
   // Mounted ones too: one pinned to its carrier (a monitor held on 21-23,
   // a native frame or a class initializer) may be stuck there.
-  if ((*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE || !(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
+  if (!st && (*jvmti)->GetThreadState(jvmti, vt, &st) != JVMTI_ERROR_NONE) return 0;
+  if (!(st & JVMTI_THREAD_STATE_ALIVE)) return 0;
   *state = st;
   if (opt.snapshot) {
     int64_t tid = vthread_tid(env, vt);

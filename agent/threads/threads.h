@@ -111,7 +111,8 @@ int threads_existing_at(JNIEnv *env, int64_t ts);
 // of vt, a virtual thread alive, mounted or not (JVMTI lists only platform
 // threads: the jvm module finds virtual threads with vthread_each), once a
 // recording; returns its hash and sets *shard and *state (its JVMTI
-// state), or 0 when vt is not alive, or had it.
+// state: asked when *state is 0 on the call, else the caller read it), or
+// 0 when vt is not alive, or had it.
 uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *shard, jint *state);
 // threads_virtual_listed_free forgets the virtual threads a snapshot
 // listed (opt.snapshot: kept in a set, not in their thread-local storage).

@@ -419,10 +419,12 @@ type IndexStats struct {
 // first, down to the finest that fits, at most indexDepth levels below the
 // one of a single tile.
 const (
-	indexBudget = 1 << 20
-	indexDepth  = 12
-	indexAbove  = 3
+	indexDepth = 12
+	indexAbove = 3
 )
+
+// indexBudget: a variable, that a test makes smaller.
+var indexBudget = 1 << 20
 
 // WriteIndex builds the index of the Server's model and writes it below
 // root under key, then evicts the oldest indexes (evictIndexes). It reads

@@ -60,6 +60,36 @@ type runWin struct {
 	cpu, wall format.Time
 }
 
+// RunWindow is a window of a thread's runnable-time split as RunIn uses
+// it (its runnable time's split, the weights of its cpu and wall samples):
+// what the viewer's index keeps of a thread to split a part of it again
+// without the model (RunWindows, SetRunWindows).
+type RunWindow struct {
+	Start, End format.Time
+	Split      RunSplit
+	CPU, Wall  format.Time
+}
+
+// RunWindows are t's windows, in time order.
+func (t *Thread) RunWindows() []RunWindow {
+	out := make([]RunWindow, len(t.wins))
+	for i, w := range t.wins {
+		out[i] = RunWindow{w.start, w.end, w.split, w.cpu, w.wall}
+	}
+	return out
+}
+
+// SetRunWindows gives t the windows ws (RunWindows of a thread, or the
+// part of them over a span, shifted as its times are): RunIn of a span of
+// a Thread made of the parts of another's intervals, samples and windows
+// over the span is that of the other.
+func (t *Thread) SetRunWindows(ws []RunWindow) {
+	t.wins = make([]runWin, len(ws))
+	for i, w := range ws {
+		t.wins[i] = runWin{w.Start, w.End, w.Split, w.CPU, w.Wall}
+	}
+}
+
 // inState reports whether t is in a recorded state at at: in one of its
 // intervals, [Start, End).
 func (t *Thread) inState(at format.Time, c *Cursor) bool {

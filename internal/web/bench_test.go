@@ -1,7 +1,10 @@
 package web
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -132,4 +135,61 @@ func BenchmarkChain(b *testing.B) {
 		links += len(c.Links)
 	}
 	b.ReportMetric(float64(links)/float64(b.N), "links/op")
+}
+
+// BenchmarkIndexTiles cuts tiles from the lanes of the index file
+// $ORCA_BENCH_INDEX (an orca view's, ~/.cache/orca/view/KEY/index), at each
+// third level finer than those it keeps whole, the middle tile for 60
+// threads (as the page asks the lanes in view) and for 4096 (the most a
+// request asks), spread over the recording's threads, with no
+// model: what a pan or zoom costs on the next orca view.
+//
+//	ORCA_BENCH_INDEX=… go test -run '^$' -bench IndexTiles -benchtime 3x ./internal/web
+func BenchmarkIndexTiles(b *testing.B) {
+	path := os.Getenv("ORCA_BENCH_INDEX")
+	if path == "" {
+		b.Skip("ORCA_BENCH_INDEX: no index named")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, len(indexMagic)+4+16)
+	f.ReadAt(head, 0)
+	off, n := binary.LittleEndian.Uint64(head[len(indexMagic)+4:]), binary.LittleEndian.Uint64(head[len(indexMagic)+12:])
+	js := make([]byte, n)
+	f.ReadAt(js, int64(off))
+	var dir indexDir
+	if err := json.Unmarshal(js, &dir); err != nil {
+		b.Fatal(err)
+	}
+	x, err := readIndex(f, dir.Key)
+	if err != nil {
+		b.Fatal(err)
+	}
+	lv := x.Levels()
+	for l := lv[len(lv)-1] - 1; l >= 0; l -= 3 {
+		mid := int(x.dir.Duration / (int64(TileWidth) << l) / 2)
+		for _, lanes := range []int{60, 4096} {
+			if lanes > 60 && l < lv[len(lv)-1]-7 {
+				continue // the most a request asks: at coarse levels only
+			}
+			threads := make([]int, min(lanes, x.dir.Threads))
+			for i := range threads {
+				threads[i] = (i * 7919) % x.dir.Threads // spread over the threads
+			}
+			b.Run(fmt.Sprintf("level=%d/lanes=%d", l, len(threads)), func(b *testing.B) {
+				var size int
+				for range b.N {
+					t, err := x.laneTile(l, mid, threads)
+					if err != nil {
+						b.Fatal(err)
+					}
+					size = len(t)
+				}
+				b.ReportMetric(float64(size), "bytes/tile")
+			})
+		}
+	}
 }

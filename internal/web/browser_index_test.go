@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"path/filepath"
 	"testing"
@@ -22,7 +23,13 @@ func TestBrowserIndex(t *testing.T) {
 	rec, res := testrec.OpenWith(t, prefix, model.Options{})
 	root := filepath.Join(t.TempDir(), "orca", "view")
 	key := IndexKey("contention", "")
-	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
+	// The coarsest level alone kept whole: the finer ones are cut from
+	// the lanes.
+	budget := indexBudget
+	indexBudget = 1
+	_, err := New(rec, res, Options{}).WriteIndex(root, key)
+	indexBudget = budget
+	if err != nil {
 		t.Fatal(err)
 	}
 	idx, err := OpenIndex(root, key)
@@ -42,6 +49,26 @@ func TestBrowserIndex(t *testing.T) {
 	}
 	if eval[bool](t, ctx, `!!window.orca.timeline.ovData`) {
 		t.Fatal("the overview was answered before the model was ready")
+	}
+	// Zoomed in far below the levels kept whole, on an interval's start:
+	// its lane from the index.
+	kept := idx.Levels()
+	m := res.Model
+	var at float64
+	for _, th := range m.Threads {
+		if ivs, _ := m.ReadIntervals(th, nil); len(ivs) > 0 {
+			at = float64(ivs[0].Start - m.Start)
+			break
+		}
+	}
+	level := eval[float64](t, ctx, fmt.Sprintf(`(orca.timeline.setRange(%f, %f), orca.timeline.idle().then(() => orca.timeline.level()))`, at-5e3, at+5e3))
+	if int(level) >= kept[len(kept)-1] {
+		t.Fatalf("zoomed in to level %v, not below the finest kept whole (%v)", level, kept)
+	}
+	waitJS(t, ctx, "an interval of the finer level from the index", `(() => { const tl = window.orca.timeline, l = tl.level();
+		return [...tl.cache.values()].some((c) => c.level === l && c.segs > 0); })()`)
+	if eval[bool](t, ctx, `!!document.querySelector('.fatal') || !!document.querySelector('.toast.error')`) {
+		t.Fatalf("zoomed in, the page shows an error: %s", eval[string](t, ctx, `document.body.textContent.slice(0, 300)`))
 	}
 	srv.Ready(rec, res)
 	waitJS(t, ctx, "the overview once the model is ready", `!!window.orca.timeline.ovData`)

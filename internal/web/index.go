@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"container/list"
 	"crypto/sha256"
@@ -43,7 +44,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 1
+	indexVersion = 2
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
@@ -58,6 +59,10 @@ type indexDir struct {
 	// Levels: the zoom levels kept, coarsest first, each its tiles'
 	// offset and length.
 	Levels []indexLevel `json:"levels"`
+	// Lanes: the offset of the threads' lane records (lanes.go);
+	// LaneData: the bytes their columns are in.
+	Lanes    int64    `json:"lanes"`
+	LaneData [2]int64 `json:"lane_data"`
 }
 
 type indexLevel struct {
@@ -146,6 +151,21 @@ func openPrivateDir(at int, name string) (int, error) {
 // openKeyDir opens root/KEY (root as IndexRoot gives it), making the
 // directories below the cache directory as needed: orca, view and KEY.
 func openKeyDir(root, key string) (int, error) {
+	fd, err := openViewDir(root)
+	if err != nil {
+		return -1, err
+	}
+	kfd, err := openPrivateDir(fd, key[:32])
+	unix.Close(fd)
+	if err != nil {
+		return -1, fmt.Errorf("the viewer's index in %s: %w", root, err)
+	}
+	return kfd, nil
+}
+
+// openViewDir opens root (IndexRoot), making the directories below the
+// cache directory as needed: orca and view.
+func openViewDir(root string) (int, error) {
 	cache := filepath.Dir(filepath.Dir(root))
 	if err := os.MkdirAll(cache, 0o700); err != nil {
 		return -1, err
@@ -159,7 +179,7 @@ func openKeyDir(root, key string) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("opening %s: %w", cache, err)
 	}
-	for _, name := range []string{filepath.Base(filepath.Dir(root)), filepath.Base(root), key[:32]} {
+	for _, name := range []string{filepath.Base(filepath.Dir(root)), filepath.Base(root)} {
 		next, err := openPrivateDir(fd, name)
 		unix.Close(fd)
 		if err != nil {
@@ -191,6 +211,7 @@ func OpenIndex(root, key string) (*Index, error) {
 		f.Close()
 		return nil, fmt.Errorf("the viewer's index %s: %w", f.Name(), err)
 	}
+	touch(fd) // used now: the last to be evicted (evictIndexes)
 	return idx, nil
 }
 
@@ -246,6 +267,11 @@ func readIndex(f *os.File, key string) (*Index, error) {
 		}
 		idx.levels[l.Level] = l
 	}
+	d := &idx.dir
+	if d.Threads < 0 || d.Lanes < d.LaneData[1] || d.LaneData[0] < 0 || d.LaneData[1] < d.LaneData[0] ||
+		d.Lanes+int64(d.Threads)*laneRecBytes > off {
+		return nil, errors.New("damaged")
+	}
 	return idx, nil
 }
 
@@ -267,12 +293,12 @@ func (x *Index) Close() error { return x.f.Close() }
 // body returns the kept answer of path, nil when none.
 func (x *Index) body(path string) []byte { return x.bodies[path] }
 
-// tile returns tile k of level for threads as /api/tiles sends it, nil
-// when the index does not keep that level.
+// tile returns tile k of level for threads as /api/tiles sends it: from
+// the tiles of the level kept whole, or cut from the threads' lanes.
 func (x *Index) tile(level, k int, threads []int) ([]byte, error) {
 	l := x.levels[level]
 	if l == nil || k >= len(l.Tiles) {
-		return nil, nil
+		return x.laneTile(level, k, threads)
 	}
 	b, err := x.tileBytes(level, k, l.Tiles[k])
 	if err != nil {
@@ -385,6 +411,7 @@ type IndexStats struct {
 	Segments int   // in all its tiles
 	Runs     int
 	Bytes    int64
+	Lanes    int64 // bytes of the threads' lanes
 }
 
 // indexBudget bounds the segments and pieces of runnable time an index
@@ -392,42 +419,58 @@ type IndexStats struct {
 // first, down to the finest that fits, at most indexDepth levels below the
 // one of a single tile.
 const (
-	indexBudget = 1 << 20
-	indexDepth  = 12
-	indexAbove  = 3
+	indexDepth = 12
+	indexAbove = 3
 )
 
+// indexBudget: a variable, that a test makes smaller.
+var indexBudget = 1 << 20
+
 // WriteIndex builds the index of the Server's model and writes it below
-// root under key. It reads each thread's intervals once.
+// root under key, then evicts the oldest indexes (evictIndexes). It reads
+// each thread's intervals once.
 func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 	st := s.cur.Load()
 	if st.d == nil {
 		return IndexStats{}, errors.New("no model to index")
 	}
-	d := st.d
 	var stats IndexStats
-	var buf bytes.Buffer
-	buf.WriteString(indexMagic)
-	binary.Write(&buf, binary.LittleEndian, uint32(indexVersion))
-	buf.Write(make([]byte, 16)) // the directory's offset and length
+	err := writeIndexFile(root, key, func(w *posWriter) (head []byte, err error) {
+		stats, head, err = s.writeIndex(st.d, key, w)
+		return head, err
+	})
+	if err == nil {
+		evictIndexes(root, key, indexKeep, indexMaxBytes)
+	}
+	return stats, err
+}
+
+// writeIndex writes the index of d to w, all but its head's directory
+// offset and length, which it returns.
+func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []byte, error) {
+	var stats IndexStats
+	le := binary.LittleEndian
+	w.Write([]byte(indexMagic))
+	binary.Write(w, le, uint32(indexVersion))
+	w.Write(make([]byte, 16)) // the directory's offset and length
 	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: len(d.m.Threads), Bodies: map[string][2]int64{}}
 	for _, path := range indexBodies {
 		rec := &bodyRecorder{h: http.Header{}}
 		req, err := http.NewRequest("GET", path, nil)
 		if err != nil {
-			return stats, err
+			return stats, nil, err
 		}
 		s.ServeHTTP(rec, withLoopback(req))
 		if rec.code != 0 && rec.code != http.StatusOK {
-			return stats, fmt.Errorf("%s: %d %s", path, rec.code, rec.b.Bytes())
+			return stats, nil, fmt.Errorf("%s: %d %s", path, rec.code, rec.b.Bytes())
 		}
-		dir.Bodies[path] = [2]int64{int64(buf.Len()), int64(rec.b.Len())}
-		buf.Write(rec.b.Bytes())
+		dir.Bodies[path] = [2]int64{w.n, int64(rec.b.Len())}
+		w.Write(rec.b.Bytes())
 	}
 
 	// The levels: from the one of a single tile down, each thread's
 	// lanes at once; past the budget, the finest level still gathered is
-	// given up.
+	// given up. Each thread's lane is written as it is read.
 	top := 0
 	for top < MaxLevel && dir.Duration/(int64(TileWidth)<<top) > 0 {
 		top++
@@ -444,8 +487,11 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 		levels = append(levels, &levelAcc{level: l, tiles: make([]tileAcc, n)})
 	}
 	held := 0
+	laneRecs := make([]byte, 0, len(d.m.Threads)*laneRecBytes)
+	dir.LaneData[0] = w.n
 	for ti, t := range d.m.Threads {
 		t = d.readThread(ti)
+		laneRecs = append(laneRecs, writeLane(w, t, d.m.Start)...)
 		lo, hi := t.Start, t.End
 		if len(t.Intervals) > 0 {
 			lo, hi = min(lo, t.Intervals[0].Start), max(hi, t.Intervals[len(t.Intervals)-1].End)
@@ -476,14 +522,19 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 			levels = levels[:len(levels)-1]
 		}
 	}
-	le := binary.LittleEndian
+	dir.LaneData[1] = w.n
+	dir.Lanes = w.n
+	w.Write(laneRecs)
+	laneRecs = nil
+	var b bytes.Buffer
 	for _, la := range levels {
 		il := indexLevel{Level: la.level}
-		for _, ta := range la.tiles {
-			start := buf.Len()
-			var w [8]byte
-			put32 := func(v int) { le.PutUint32(w[:4], uint32(v)); buf.Write(w[:4]) }
-			put64 := func(v format.Time) { le.PutUint64(w[:], uint64(v)); buf.Write(w[:]) }
+		for i := range la.tiles {
+			ta := &la.tiles[i]
+			b.Reset()
+			var wb [8]byte
+			put32 := func(v int) { le.PutUint32(wb[:4], uint32(v)); b.Write(wb[:4]) }
+			put64 := func(v format.Time) { le.PutUint64(wb[:], uint64(v)); b.Write(wb[:]) }
 			put32(len(ta.threads))
 			for _, ti := range ta.threads {
 				put32(int(ti))
@@ -501,7 +552,7 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 				put64(sg.end - d.m.Start)
 				put32(int(sg.first))
 				put32(int(sg.n))
-				buf.WriteByte(sg.state)
+				b.WriteByte(sg.state)
 			}
 			for _, r := range ta.l.runs {
 				for _, v := range []format.Time{r.start - d.m.Start, r.end - d.m.Start, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
@@ -510,28 +561,32 @@ func (s *Server) WriteIndex(root, key string) (IndexStats, error) {
 			}
 			stats.Segments += len(ta.l.segs)
 			stats.Runs += len(ta.l.runs)
-			il.Tiles = append(il.Tiles, [2]int64{int64(start), int64(buf.Len() - start)})
+			il.Tiles = append(il.Tiles, [2]int64{w.n, int64(b.Len())})
+			w.Write(b.Bytes())
+			*ta = tileAcc{} // written: let it go
 		}
 		dir.Levels = append(dir.Levels, il)
 		stats.Levels = append(stats.Levels, la.level)
 	}
 	js, err := json.Marshal(dir)
 	if err != nil {
-		return stats, err
+		return stats, nil, err
 	}
-	off := buf.Len()
-	buf.Write(js)
-	b := buf.Bytes()
-	le.PutUint64(b[len(indexMagic)+4:], uint64(off))
-	le.PutUint64(b[len(indexMagic)+12:], uint64(len(js)))
-	stats.Bytes = int64(len(b))
-	return stats, writeIndexFile(root, key, b)
+	off := w.n
+	w.Write(js)
+	head := make([]byte, 16)
+	le.PutUint64(head, uint64(off))
+	le.PutUint64(head[8:], uint64(len(js)))
+	stats.Bytes = w.n
+	stats.Lanes = dir.Lanes - dir.LaneData[0]
+	return stats, head, w.err
 }
 
-// writeIndexFile writes b as root/KEY/index: under a new name created
-// exclusively, without following a symlink, mode 0600, then renamed in
-// place of any index before.
-func writeIndexFile(root, key string, b []byte) error {
+// writeIndexFile writes root/KEY/index with write: under a new name
+// created exclusively, without following a symlink, mode 0600, then
+// renamed in place of any index before. write returns the 16 bytes of the
+// head after the magic and version (the directory's offset and length).
+func writeIndexFile(root, key string, write func(w *posWriter) ([]byte, error)) error {
 	dfd, err := openKeyDir(root, key)
 	if err != nil {
 		return err
@@ -547,7 +602,15 @@ func writeIndexFile(root, key string, b []byte) error {
 		return fmt.Errorf("the viewer's index: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	if _, err = f.Write(b); err == nil {
+	w := &posWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	head, err := write(w)
+	if err == nil {
+		err = w.w.Flush()
+	}
+	if err == nil {
+		_, err = f.WriteAt(head, int64(len(indexMagic)+4))
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

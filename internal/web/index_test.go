@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"orca/internal/model"
 	"orca/internal/reader"
@@ -15,13 +17,16 @@ import (
 )
 
 // TestIndexAnswers writes the index of recordings and serves them from it
-// alone (NewFromIndex): the first screen's answers and every tile of the
-// levels it keeps are those of the model, byte for byte, for all threads
-// and some; what needs the model answers 503, still reading; once Ready,
-// the model answers the rest and the tiles are still the same.
+// alone (NewFromIndex): the first screen's answers, every tile of the
+// levels it keeps whole and tiles of every level finer, cut from its
+// lanes, are those of the model, byte for byte, for all threads and some;
+// what needs the model answers 503, still reading; once Ready, the model
+// answers the rest and the tiles are still the same.
 func TestIndexAnswers(t *testing.T) {
 	prefixes := []string{
 		synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix,
+		// Few threads, long: lanes of many blocks (laneBlock intervals each).
+		synthetic(t, "long", synth.Options{Threads: 3, Monitors: 3, Semaphores: 1, Size: 1 << 20}).prefix,
 		testrec.Files(t, "../report/testdata/contention.txtar"),
 		testrec.Files(t, "../report/testdata/deadlock.txtar"),
 		testrec.Files(t, "../report/testdata/split.txtar"),
@@ -48,9 +53,15 @@ func TestIndexAnswers(t *testing.T) {
 		if _, err := OpenIndex(root, IndexKey("sig of another", "")); err != nil {
 			t.Errorf("another recording's index: %v, want none and no error", err)
 		}
+		file := filepath.Join(root, key[:32], "index")
+		old := time.Now().Add(-time.Hour)
+		os.Chtimes(file, old, old)
 		idx, err := OpenIndex(root, key)
 		if err != nil || idx == nil {
 			t.Fatalf("%s: opening the index: %v", prefix, err)
+		}
+		if fi, err := os.Stat(file); err != nil || fi.ModTime().Before(old.Add(time.Minute)) {
+			t.Errorf("%s: opened, the index is not marked used now (%v): evicted first", prefix, err)
 		}
 		if idx.Size() != st.Bytes {
 			t.Errorf("index of %d bytes, written %d", idx.Size(), st.Bytes)
@@ -69,6 +80,22 @@ func TestIndexAnswers(t *testing.T) {
 					fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%d,0", l, k, n-1))
 			}
 		}
+		// The levels finer than those kept whole, to 0: a few tiles of
+		// each, the first ones, some in the middle and the last.
+		for l := st.Levels[len(st.Levels)-1] - 1; l >= 0; l-- {
+			last := int64(m.End-m.Start) / (int64(TileWidth) << l)
+			ks := map[int64]bool{0: true, 1: true, last / 3: true, last / 2: true, last - 1: true, last: true}
+			for k := range ks {
+				if k < 0 || k > last {
+					continue
+				}
+				urls = append(urls, fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=0-%d", l, k, n-1),
+					fmt.Sprintf("/api/tiles?level=%d&tile=%d&threads=%d,%d,0", l, k, n-1, n/2))
+			}
+		}
+		if len(urls) < 100 {
+			t.Errorf("%s: only %d tiles compared", prefix, len(urls))
+		}
 		same := func(phase string, list []string) {
 			for _, u := range list {
 				if a, b := getBody(t, mem.URL+u), getBody(t, fromIdx.URL+u); a != b {
@@ -79,10 +106,7 @@ func TestIndexAnswers(t *testing.T) {
 		same("before the model", append(urls, indexBodies...))
 		finest := st.Levels[len(st.Levels)-1]
 		for _, u := range []string{"/api/overview", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
-			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0", finest-1), fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)} {
-			if finest == 0 && strings.Contains(u, "level=-1") {
-				continue
-			}
+			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)} {
 			if got := getBody(t, fromIdx.URL+u); !strings.HasPrefix(got, `503 {"error":"still reading the recording: 42 %"}`) {
 				t.Errorf("%s: %s from the index alone: %.200s, want 503, still reading", prefix, u, got)
 			}
@@ -147,5 +171,76 @@ func TestIndexPrivate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(elsewhere, "orca")); err == nil {
 		t.Errorf("made orca/ through a symlinked cache directory")
+	}
+}
+
+// TestIndexEvict: after an index is written, the most recently used ones
+// are kept, at most N and X bytes in all, the one written always; the
+// others are removed, but one being written (a recent index.new-…), a
+// directory open to others or a symlink in the view directory are left
+// alone, and nothing is followed out of it.
+func TestIndexEvict(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "cache", "orca", "view")
+	keys := make([]string, 6)
+	base := time.Now().Add(-48 * time.Hour)
+	for i := range keys {
+		keys[i] = IndexKey(fmt.Sprint("sig ", i), "")
+		fd, err := openKeyDir(root, keys[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		closeFd(fd)
+		p := filepath.Join(root, keys[i][:32], "index")
+		if err := os.WriteFile(p, make([]byte, 1000*(i+1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		// keys[i] used i hours after base: keys[5] the newest.
+		at := base.Add(time.Duration(i) * time.Hour)
+		os.Chtimes(p, at, at)
+	}
+	// keys[0], the oldest, is being written by another orca view.
+	busy := filepath.Join(root, keys[0][:32], "index.new-0123")
+	os.WriteFile(busy, nil, 0o600)
+	// A symlink to elsewhere in the view directory, named as a KEY.
+	elsewhere := t.TempDir()
+	os.WriteFile(filepath.Join(elsewhere, "index"), []byte("x"), 0o600)
+	os.Symlink(elsewhere, filepath.Join(root, strings.Repeat("e", 32)))
+	// A directory open to others.
+	open := filepath.Join(root, strings.Repeat("f", 32))
+	os.Mkdir(open, 0o755)
+	os.WriteFile(filepath.Join(open, "index"), nil, 0o600)
+
+	exists := func(k string) bool { _, err := os.Lstat(filepath.Join(root, k[:32])); return err == nil }
+	// Written keys[1]: kept with the 2 most recent others (keys[5], keys[4]).
+	gone := evictIndexes(root, keys[1], 3, 1<<30)
+	sort.Strings(gone)
+	want := []string{keys[2][:32], keys[3][:32]}
+	sort.Strings(want)
+	if fmt.Sprint(gone) != fmt.Sprint(want) {
+		t.Errorf("evicted %v, want %v", gone, want)
+	}
+	for i, keep := range []bool{true, true, false, false, true, true} {
+		if exists(keys[i]) != keep {
+			t.Errorf("index %d: exists %v, want %v", i, !keep, keep)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "index")); err != nil || !exists(strings.Repeat("e", 32)) {
+		t.Errorf("a symlink in the view directory: followed or removed (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(open, "index")); err != nil {
+		t.Errorf("a directory open to others: emptied (%v)", err)
+	}
+	// By size: keys[1] (2000 bytes) and at most 8000 in all: keys[5]
+	// (6000) fits, keys[4] does not, and nothing older is kept.
+	os.Remove(busy)
+	gone = evictIndexes(root, keys[1], 8, 8000)
+	sort.Strings(gone)
+	want = []string{keys[0][:32], keys[4][:32]}
+	sort.Strings(want)
+	if fmt.Sprint(gone) != fmt.Sprint(want) {
+		t.Errorf("by size: evicted %v, want %v", gone, want)
+	}
+	if !exists(keys[5]) || !exists(keys[1]) {
+		t.Errorf("by size: kept the wrong ones")
 	}
 }

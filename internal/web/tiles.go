@@ -226,10 +226,16 @@ func (d *data) tileLanes(level int, k int64, threads []int, hl format.ObjectID) 
 
 // lane appends lane j's: thread t's in [a0, a1) at rpx ns a pixel.
 func (l *lanes) lane(j int, t *model.Thread, a0, a1, rpx format.Time, hl format.ObjectID) {
+	l.laneWith(j, t, hasSplit(t), a0, a1, rpx, hl)
+}
+
+// laneWith is lane with split saying whether t's runnable time is split
+// (hasSplit: of the whole thread, where t is a part of it).
+func (l *lanes) laneWith(j int, t *model.Thread, split bool, a0, a1, rpx format.Time, hl format.ObjectID) {
 	n := len(l.segs)
 	l.segs = tileSegments(t, a0, a1, rpx, hl, l.segs)
 	l.counts[j] = uint32(len(l.segs) - n)
-	if hasSplit(t) {
+	if split {
 		n := len(l.runs)
 		l.runs = runPieces(t, a0, a1, rpx, l.segs[len(l.segs)-int(l.counts[j]):], l.runs)
 		l.runCounts[j] = uint32(len(l.runs) - n)

@@ -393,9 +393,9 @@ export class Timeline {
   }
 
   // stillReading: the server answers from its index while it reads the
-  // recording (503 for what the index does not keep: finer zoom levels,
-  // a lock's highlight, the overview). The coarser tiles are drawn
-  // meanwhile; the missing ones are asked again every second, and a note
+  // recording (503 for what the index does not keep: a lock's highlight,
+  // the overview). The tiles without are drawn meanwhile; the missing
+  // ones are asked again every second, and a note
   // says how far the reading is, now and then.
   stillReading(msg) {
     const now = Date.now();

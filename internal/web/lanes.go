@@ -1,0 +1,315 @@
+package web
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// The index's lanes (docs/web.md, "The index"): each thread's intervals,
+// samples, scheduler times and windows of its runnable-time split, what a
+// tile's lane is cut from (tileSegments, runPieces), in blocks of
+// laneBlock records by time, so that a tile of any level is cut from the
+// index alone by reading, for each of its threads, only the blocks over
+// its span: the tiles of the levels finer than those the index keeps whole,
+// in memory bounded by what the tile covers.
+//
+// A thread's lane record (laneRecBytes, one per thread, in thread order,
+// little-endian): i64 start, i64 end (ns since the recording's start),
+// u32 flags (laneSplit: its runnable time is split, hasSplit), u32 0, then
+// for each of its four columns (intervals, samples, scheduler times,
+// windows) u64 the offset of its block table, u32 blocks, u32 records.
+// A block table is blocks+1 entries of i64 first, i64 last (the block's
+// first and last time), u64 offset (the last entry's: the column's end);
+// block b holds records b*laneBlock on. Within a block, records are
+// zig-zag varints, each time from the one before (0 at the block's start):
+//
+//	interval: start-prev, end-start, u8 state (Shown, flagOpen)
+//	sample (cpu and wall only): at-prev, weight, u8 kind
+//	scheduler time: at-prev
+//	window: start-prev, end-start, running, ready, other, virtual, unsplit, cpu, wall
+const (
+	laneBlock    = 256
+	laneRecBytes = 8 + 8 + 4 + 4 + laneCols*16
+	laneCols     = 4
+	laneSplit    = 1
+)
+
+// posWriter writes through a buffer and counts the bytes written.
+type posWriter struct {
+	w   *bufio.Writer
+	n   int64
+	err error
+}
+
+func (p *posWriter) Write(b []byte) (int, error) {
+	if p.err != nil {
+		return 0, p.err
+	}
+	n, err := p.w.Write(b)
+	p.n += int64(n)
+	p.err = err
+	return n, err
+}
+
+// colRef is where a column is: its block table's offset, its blocks and
+// records.
+type colRef struct {
+	off          int64
+	blocks, recs uint32
+}
+
+// writeColumn writes n records in blocks, then their table. key gives
+// record i's first and last time, enc appends it (prev: the time before).
+func writeColumn(w *posWriter, n int, key func(i int) (lo, hi format.Time), enc func(b []byte, i int, prev *format.Time) []byte) colRef {
+	type entry struct {
+		first, last format.Time
+		off         int64
+	}
+	var tab []entry
+	var b []byte
+	for i0 := 0; i0 < n; i0 += laneBlock {
+		b = b[:0]
+		var prev format.Time
+		i1 := min(i0+laneBlock, n)
+		for i := i0; i < i1; i++ {
+			b = enc(b, i, &prev)
+		}
+		first, _ := key(i0)
+		_, last := key(i1 - 1)
+		tab = append(tab, entry{first, last, w.n})
+		w.Write(b)
+	}
+	ref := colRef{blocks: uint32(len(tab)), recs: uint32(n)}
+	tab = append(tab, entry{off: w.n})
+	ref.off = w.n
+	var e [24]byte
+	le := binary.LittleEndian
+	for _, t := range tab {
+		le.PutUint64(e[0:], uint64(t.first))
+		le.PutUint64(e[8:], uint64(t.last))
+		le.PutUint64(e[16:], uint64(t.off))
+		w.Write(e[:])
+	}
+	return ref
+}
+
+// writeLane writes thread t's columns, times less origin, and returns its
+// lane record.
+func writeLane(w *posWriter, t *model.Thread, origin format.Time) []byte {
+	rel := func(v format.Time) format.Time { return v - origin }
+	put := func(b []byte, v format.Time) []byte { return binary.AppendVarint(b, int64(v)) }
+	ivs := t.Intervals
+	var cols [laneCols]colRef
+	cols[0] = writeColumn(w, len(ivs), func(i int) (format.Time, format.Time) { return rel(ivs[i].Start), rel(ivs[i].End) },
+		func(b []byte, i int, prev *format.Time) []byte {
+			iv := &ivs[i]
+			b = put(b, rel(iv.Start)-*prev)
+			b = put(b, iv.End-iv.Start)
+			st := uint8(iv.Shown())
+			if iv.Open {
+				st |= flagOpen
+			}
+			*prev = rel(iv.Start)
+			return append(b, st)
+		})
+	var smp []model.Sample
+	for _, s := range t.Samples {
+		if s.Kind == format.SampleCPU || s.Kind == format.SampleWall {
+			smp = append(smp, s)
+		}
+	}
+	cols[1] = writeColumn(w, len(smp), func(i int) (format.Time, format.Time) { return rel(smp[i].At), rel(smp[i].At) },
+		func(b []byte, i int, prev *format.Time) []byte {
+			s := &smp[i]
+			b = put(b, rel(s.At)-*prev)
+			b = put(b, s.Weight)
+			*prev = rel(s.At)
+			return append(b, uint8(s.Kind))
+		})
+	sc := t.Sched
+	cols[2] = writeColumn(w, len(sc), func(i int) (format.Time, format.Time) { return rel(sc[i].At), rel(sc[i].At) },
+		func(b []byte, i int, prev *format.Time) []byte {
+			b = put(b, rel(sc[i].At)-*prev)
+			*prev = rel(sc[i].At)
+			return b
+		})
+	ws := t.RunWindows()
+	cols[3] = writeColumn(w, len(ws), func(i int) (format.Time, format.Time) { return rel(ws[i].Start), rel(ws[i].End) },
+		func(b []byte, i int, prev *format.Time) []byte {
+			x := &ws[i]
+			b = put(b, rel(x.Start)-*prev)
+			for _, v := range []format.Time{x.End - x.Start, x.Split.Running, x.Split.Ready, x.Split.Other, x.Split.Virtual, x.Split.Unsplit, x.CPU, x.Wall} {
+				b = put(b, v)
+			}
+			*prev = rel(x.Start)
+			return b
+		})
+	rec := make([]byte, laneRecBytes)
+	le := binary.LittleEndian
+	le.PutUint64(rec[0:], uint64(rel(t.Start)))
+	le.PutUint64(rec[8:], uint64(rel(t.End)))
+	if hasSplit(t) {
+		le.PutUint32(rec[16:], laneSplit)
+	}
+	for c, r := range cols {
+		p := rec[24+16*c:]
+		le.PutUint64(p, uint64(r.off))
+		le.PutUint32(p[8:], r.blocks)
+		le.PutUint32(p[12:], r.recs)
+	}
+	return rec
+}
+
+var errDamaged = errors.New("damaged")
+
+// lanePart reads the part of thread ti's lane over [a0, a1] (ns since
+// the recording's start): a Thread of its intervals, samples, scheduler
+// times and windows there (whole blocks of them), base the index of its
+// first interval in the thread's, and whether its runnable time is split.
+func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int, split bool, err error) {
+	lo, hi := x.dir.LaneData[0], x.dir.LaneData[1]
+	if ti < 0 || ti >= x.dir.Threads {
+		return nil, 0, false, errDamaged
+	}
+	rec := make([]byte, laneRecBytes)
+	if _, err := x.f.ReadAt(rec, x.dir.Lanes+int64(ti)*laneRecBytes); err != nil {
+		return nil, 0, false, err
+	}
+	le := binary.LittleEndian
+	t = &model.Thread{Start: format.Time(le.Uint64(rec)), End: format.Time(le.Uint64(rec[8:]))}
+	split = le.Uint32(rec[16:])&laneSplit != 0
+	// read returns column c's records over [a0, a1]: the bytes of the
+	// blocks that hold them, the blocks' record counts, the first block.
+	read := func(c int) (b []byte, counts []int, first int, err error) {
+		p := rec[24+16*c:]
+		off, blocks, recs := int64(le.Uint64(p)), int(le.Uint32(p[8:])), int(le.Uint32(p[12:]))
+		if blocks == 0 {
+			return nil, nil, 0, nil
+		}
+		if (recs+laneBlock-1)/laneBlock != blocks || off < lo || off+int64(blocks+1)*24 > hi {
+			return nil, nil, 0, errDamaged
+		}
+		tab := make([]byte, (blocks+1)*24)
+		if _, err := x.f.ReadAt(tab, off); err != nil {
+			return nil, nil, 0, err
+		}
+		ent := func(i, f int) int64 { return int64(le.Uint64(tab[24*i+8*f:])) }
+		b0 := sort.Search(blocks, func(i int) bool { return format.Time(ent(i, 1)) >= a0 })
+		b1 := sort.Search(blocks, func(i int) bool { return format.Time(ent(i, 0)) > a1 })
+		if b0 >= b1 {
+			return nil, nil, b0, nil
+		}
+		from, to := ent(b0, 2), ent(b1, 2)
+		if from < lo || to > off || to < from {
+			return nil, nil, 0, errDamaged
+		}
+		b = make([]byte, to-from)
+		if _, err := x.f.ReadAt(b, from); err != nil {
+			return nil, nil, 0, err
+		}
+		for i := b0; i < b1; i++ {
+			counts = append(counts, min(laneBlock, recs-i*laneBlock))
+		}
+		return b, counts, b0, nil
+	}
+	// Each column's blocks, decoded with next (its fields, zig-zag
+	// varints and bytes, each block's times from 0).
+	var bad bool
+	decode := func(c int, rec func(next func() format.Time, byt func() uint8, prev *format.Time)) (first int) {
+		b, counts, first, e := read(c)
+		if e != nil {
+			err = e
+			return 0
+		}
+		next := func() format.Time {
+			v, n := binary.Varint(b)
+			if n <= 0 {
+				bad = true
+				return 0
+			}
+			b = b[n:]
+			return format.Time(v)
+		}
+		byt := func() uint8 {
+			if len(b) == 0 {
+				bad = true
+				return 0
+			}
+			v := b[0]
+			b = b[1:]
+			return v
+		}
+		for _, n := range counts {
+			var prev format.Time
+			for range n {
+				rec(next, byt, &prev)
+			}
+		}
+		if len(b) != 0 {
+			bad = true
+		}
+		return first
+	}
+	b0 := decode(0, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+		s := *prev + next()
+		e := s + next()
+		st := byt()
+		*prev = s
+		t.Intervals = append(t.Intervals, model.Interval{Start: s, End: e, State: model.State(st &^ (flagOpen | flagHighlight)), Open: st&flagOpen != 0})
+	})
+	decode(1, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+		at := *prev + next()
+		w := next()
+		*prev = at
+		t.Samples = append(t.Samples, model.Sample{At: at, Weight: w, Kind: format.SampleKind(byt())})
+	})
+	decode(2, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+		*prev += next()
+		t.Sched = append(t.Sched, model.SchedTime{At: *prev})
+	})
+	var ws []model.RunWindow
+	decode(3, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+		var w model.RunWindow
+		w.Start = *prev + next()
+		w.End = w.Start + next()
+		for _, v := range []*format.Time{&w.Split.Running, &w.Split.Ready, &w.Split.Other, &w.Split.Virtual, &w.Split.Unsplit, &w.CPU, &w.Wall} {
+			*v = next()
+		}
+		*prev = w.Start
+		ws = append(ws, w)
+	})
+	if err == nil && bad {
+		err = errDamaged
+	}
+	if err != nil {
+		return nil, 0, false, err
+	}
+	t.SetRunWindows(ws)
+	return t, b0 * laneBlock, split, nil
+}
+
+// laneTile cuts tile k of level for threads from the index's lanes.
+func (x *Index) laneTile(level, k int, threads []int) ([]byte, error) {
+	rpx := format.Time(1) << level
+	a0 := format.Time(k) * rpx * TileWidth
+	a1 := a0 + rpx*TileWidth
+	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
+	for j, ti := range threads {
+		t, base, split, err := x.lanePart(ti, a0, a1)
+		if err != nil {
+			return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
+		}
+		n := len(l.segs)
+		l.laneWith(j, t, split, a0, a1, rpx, 0)
+		for i := n; i < len(l.segs); i++ {
+			l.segs[i].first += uint32(base)
+		}
+	}
+	return encodeTile(0, threads, l), nil
+}

@@ -85,20 +85,11 @@ const (
 
 // add packs e at the end of l; base is the bucket's start.
 func (l *edgeLog) add(e *sweepEdge, base format.Time) {
-	nb := len(l.blocks)
-	if nb == 0 {
+	if len(l.blocks) == 0 {
 		l.a, l.from = base, 0
 	}
-	if nb == 0 || cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
-		size := edgeBlock
-		if nb == 0 {
-			size = 64
-		} else if c := cap(l.blocks[nb-1]); c < edgeBlock {
-			size = 2 * c
-		}
-		l.blocks = append(l.blocks, make([]byte, 0, size))
-		nb++
-	}
+	l.blocks = model.RoomFor(l.blocks, edgeMaxSize, 64, edgeBlock)
+	nb := len(l.blocks)
 	b := l.blocks[nb-1]
 	b = binary.AppendVarint(b, int64(e.a-l.a))
 	b = binary.AppendUvarint(b, uint64(e.b-e.a))

@@ -259,18 +259,25 @@ type spanRun struct {
 
 const spanBlock = 64 << 10
 
-func (l *spanLog) add(s OwnerSpan) {
-	nb := len(l.blocks)
-	if nb == 0 || cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < 3*binary.MaxVarintLen64 {
-		size := spanBlock
-		if nb == 0 {
-			size = 128
-		} else if c := cap(l.blocks[nb-1]); c < spanBlock {
-			size = 2 * c
-		}
-		l.blocks = append(l.blocks, make([]byte, 0, size))
-		nb++
+// RoomFor returns blocks with room for need more bytes in its last block: a
+// new block is added when the last has less, its capacity first for the first
+// block, then double the last's up to most (a log of packed records grows
+// without copying what it holds).
+func RoomFor(blocks [][]byte, need, first, most int) [][]byte {
+	nb := len(blocks)
+	if nb > 0 && cap(blocks[nb-1])-len(blocks[nb-1]) >= need {
+		return blocks
 	}
+	size := first
+	if nb > 0 {
+		size = min(2*cap(blocks[nb-1]), most)
+	}
+	return append(blocks, make([]byte, 0, max(size, need)))
+}
+
+func (l *spanLog) add(s OwnerSpan) {
+	l.blocks = RoomFor(l.blocks, 3*binary.MaxVarintLen64, 128, spanBlock)
+	nb := len(l.blocks)
 	b := l.blocks[nb-1]
 	if len(l.runs) == 0 || s.Start < l.prev {
 		l.runs = append(l.runs, spanRun{block: int32(nb - 1), off: int32(len(b)), prev: l.prev})

@@ -214,20 +214,9 @@ func (e *each) stream(d *decoder, b *batch, lo, size int64) error {
 				full = true
 				break
 			}
-			b.events = b.events[:len(b.events)+1] // next writes it whole
-			err := cp.next(&b.events[len(b.events)-1])
-			if err == nil {
-				continue
+			if !b.take(cp) {
+				break
 			}
-			b.events = b.events[:len(b.events)-1]
-			if pe, ok := err.(*ParseError); ok {
-				b.errs = append(b.errs, batchErr{len(b.events), pe})
-				continue
-			}
-			if err != errLimit && err != io.EOF {
-				b.err = err
-			}
-			break
 		}
 		// The events' Lines count from lo: the lines before them are
 		// added once, with the last batch.
@@ -448,6 +437,27 @@ func (e *each) parse(d *decoder, b *batch, start, end int64) {
 // parseCompact is parse for a compact file: a chunk starts at a chunk
 // record (or the file's start), and runs to the first chunk record at or
 // after end, so that the state of the file's chunks never spans two.
+// take decodes cp's next event at the end of b.events (next writes the whole
+// Event: the slot is not zeroed first) and says whether to go on: a malformed
+// event is noted in b.errs and skipped; the range's limit, the end of the
+// input or a read error (b.err) stop it.
+func (b *batch) take(cp *compactRecords) bool {
+	b.events = b.events[:len(b.events)+1]
+	err := cp.next(&b.events[len(b.events)-1])
+	if err == nil {
+		return true
+	}
+	b.events = b.events[:len(b.events)-1]
+	if pe, ok := err.(*ParseError); ok {
+		b.errs = append(b.errs, batchErr{len(b.events), pe})
+		return true
+	}
+	if err != errLimit && err != io.EOF {
+		b.err = err
+	}
+	return false
+}
+
 func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start, end int64) {
 	cp.reset(io.NewSectionReader(e.ra, start, e.size-start), start, end, sc)
 	if start > 0 {
@@ -473,20 +483,9 @@ func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start,
 		if len(b.events) == cap(b.events) {
 			b.events = slices.Grow(b.events, 1)
 		}
-		b.events = b.events[:len(b.events)+1]
-		err := cp.next(&b.events[len(b.events)-1])
-		if err == nil {
-			continue
+		if !b.take(cp) {
+			break
 		}
-		b.events = b.events[:len(b.events)-1]
-		if pe, ok := err.(*ParseError); ok {
-			b.errs = append(b.errs, batchErr{len(b.events), pe})
-			continue
-		}
-		if err != errLimit && err != io.EOF {
-			b.err = err
-		}
-		break
 	}
 	b.stop, b.lines = cp.offset(), cp.events
 	b.truncated, b.unclosed = cp.truncated, cp.unclosed

@@ -92,6 +92,12 @@ type indexTile struct {
 // indexTileCache bounds the bytes of tiles an Index keeps read.
 const indexTileCache = 64 << 20
 
+// indexTileKept: the largest tile an Index reads whole and keeps; of a
+// larger one (the coarsest levels of a long recording's many threads: 100
+// MB and more) it reads the table and the asked threads' parts only. A
+// variable, that a test makes 0.
+var indexTileKept int64 = indexTileCache / 4
+
 // IndexKey is the key of the index of a recording: sig says what its
 // event files are, ranges the range asked for (the flags as given).
 func IndexKey(sig, ranges string) string {
@@ -300,11 +306,22 @@ func (x *Index) tile(level, k int, threads []int) ([]byte, error) {
 	if l == nil || k >= len(l.Tiles) {
 		return x.laneTile(level, k, threads)
 	}
-	b, err := x.tileBytes(level, k, l.Tiles[k])
-	if err != nil {
-		return nil, err
+	at := l.Tiles[k]
+	part := func(off, n int) ([]byte, error) { // a tile too large to keep: read the threads' parts
+		b := make([]byte, n)
+		if _, err := x.f.ReadAt(b, at[0]+int64(off)); err != nil {
+			return nil, fmt.Errorf("the viewer's index: %w", err)
+		}
+		return b, nil
 	}
-	ln, err := decodeLanes(b, threads, x.dir.Threads)
+	if at[1] < indexTileKept {
+		b, err := x.tileBytes(level, k, at)
+		if err != nil {
+			return nil, err
+		}
+		part = func(off, n int) ([]byte, error) { return b[off : off+n], nil }
+	}
+	ln, err := decodeLanes(part, int(at[1]), threads, x.dir.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("the viewer's index, tile %d of level %d: %w", k, level, err)
 	}
@@ -328,7 +345,7 @@ func (x *Index) tileBytes(level, k int, at [2]int64) ([]byte, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if _, ok := x.tiles[key]; !ok && len(b) < indexTileCache/4 {
+	if _, ok := x.tiles[key]; !ok && int64(len(b)) < indexTileKept {
 		x.tiles[key] = x.lru.PushFront(&indexTile{key, b})
 		x.held += len(b)
 		for x.held > indexTileCache {
@@ -353,24 +370,32 @@ const (
 	runBytes = 7 * 8
 )
 
-// decodeLanes takes the lanes of threads out of a tile of the index (n
-// threads in the recording).
-func decodeLanes(b []byte, threads []int, n int) (lanes, error) {
+// decodeLanes takes the lanes of threads out of a tile of the index of size
+// bytes (n threads in the recording), reading only its table and the
+// threads' parts: part(off, len) returns the tile's bytes from off.
+func decodeLanes(part func(off, n int) ([]byte, error), size int, threads []int, n int) (lanes, error) {
 	le := binary.LittleEndian
 	bad := errors.New("damaged")
-	if len(b) < 4 {
+	if size < 4 {
 		return lanes{}, bad
 	}
+	b, err := part(0, 4)
+	if err != nil {
+		return lanes{}, err
+	}
 	m := int(le.Uint32(b))
-	if m > n || len(b) < 4+4*m+8*(m+1) {
+	segBase := 4 + 4*m + 8*(m+1)
+	if m > n || size < segBase {
 		return lanes{}, bad
+	}
+	if b, err = part(0, segBase); err != nil {
+		return lanes{}, err
 	}
 	thread := func(i int) int { return int(le.Uint32(b[4+4*i:])) }
 	segAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*i:])) }
 	runAt := func(i int) int { return int(le.Uint32(b[4+4*m+4*(m+1)+4*i:])) }
-	segBase := 4 + 4*m + 8*(m+1)
 	runBase := segBase + segAt(m)*segBytes
-	if segAt(m) > len(b) || len(b) != runBase+runAt(m)*runBytes {
+	if segAt(m) > size || size != runBase+runAt(m)*runBytes {
 		return lanes{}, bad
 	}
 	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
@@ -384,13 +409,19 @@ func decodeLanes(b []byte, threads []int, n int) (lanes, error) {
 			return lanes{}, bad
 		}
 		l.counts[j], l.runCounts[j] = uint32(s1-s0), uint32(r1-r0)
-		for i := s0; i < s1; i++ {
-			p := b[segBase+i*segBytes:]
+		segs, err := part(segBase+s0*segBytes, (s1-s0)*segBytes)
+		if err != nil {
+			return lanes{}, err
+		}
+		for p := segs; len(p) > 0; p = p[segBytes:] {
 			l.segs = append(l.segs, segment{start: format.Time(le.Uint64(p)), end: format.Time(le.Uint64(p[8:])),
 				first: le.Uint32(p[16:]), n: le.Uint32(p[20:]), state: p[24]})
 		}
-		for i := r0; i < r1; i++ {
-			p := b[runBase+i*runBytes:]
+		runs, err := part(runBase+r0*runBytes, (r1-r0)*runBytes)
+		if err != nil {
+			return lanes{}, err
+		}
+		for p := runs; len(p) > 0; p = p[runBytes:] {
 			v := func(k int) format.Time { return format.Time(le.Uint64(p[8*k:])) }
 			l.runs = append(l.runs, runPiece{start: v(0), end: v(1), split: model.RunSplit{Running: v(2), Ready: v(3), Other: v(4), Virtual: v(5), Unsplit: v(6)}})
 		}

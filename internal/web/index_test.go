@@ -104,6 +104,9 @@ func TestIndexAnswers(t *testing.T) {
 			}
 		}
 		same("before the model", append(urls, indexBodies...))
+		indexTileKept = 0 // every tile read in parts
+		same("tiles read in parts", urls)
+		indexTileKept = indexTileCache / 4
 		finest := st.Levels[len(st.Levels)-1]
 		for _, u := range []string{"/api/overview", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
 			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)} {

@@ -125,8 +125,11 @@ func TestImportSamples(t *testing.T) {
 					// loaded machine; at most a tenth.
 					line, meth := im.lineIn(ev.Stack, "LBurnDemo")
 					switch {
-					case meth == "spin" && (line < 15 || line > 18):
-						t.Errorf("line %d: %s's sample at BurnDemo.spin:%d, want spin's body (lines 15-18)", ev.Line, name, line)
+					// spin's body is lines 15-21: its loop, and its
+					// return, where JDK 25's jdk.CPUTimeSample can take
+					// it as the loop ends (a fresh-clone run, 2026-11-29).
+					case meth == "spin" && (line < 15 || line > 21):
+						t.Errorf("line %d: %s's sample at BurnDemo.spin:%d, want spin's body (lines 15-21)", ev.Line, name, line)
 					case meth != "spin":
 						outside++
 					}

@@ -15,8 +15,7 @@ import (
 // Entered callback on and so hides what happens once HotSpot's timer is trusted.
 func userPath(t *testing.T) {
 	t.Helper()
-	t.Setenv("ORCA_VERIFY_STACKS", "0")
-	t.Setenv("ORCA_VERIFY_ENTERED", "0")
+	withEnv(t, "ORCA_VERIFY_STACKS=0", "ORCA_VERIFY_ENTERED=0")
 }
 
 // TestEarlyBlocked is issue 12's item 1, a false deadlock: EarlyBlocked.java blocks four threads

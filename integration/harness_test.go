@@ -26,8 +26,9 @@
 // when the scheduler runs a thread. A test stays alone (no t.Parallel) when it attaches to a
 // running JVM in a window of time, counts or times samples, bounds a time, a rate, a memory peak or
 // an exit delay, compares with JFR, kills a JVM after a delay, counts files in /tmp that other
-// tests make (TestThreadsErrors), sets the environment (t.Setenv, which Go refuses in a parallel
-// test), or has failed under load before (TestPotentialDeadlocks, TestHeldNotBlocked,
+// tests make (TestThreadsErrors), sets the test process's own environment (t.Setenv, which Go
+// refuses in a parallel test; withEnv gives variables to the commands a test starts instead, and
+// allows it), or has failed under load before (TestPotentialDeadlocks, TestHeldNotBlocked,
 // TestQueueNames). A test whose subtests are long and independent (the JIT modes of
 // TestStackModes, the variants of TestParking) runs those as parallel subtests too.
 package integration
@@ -379,6 +380,9 @@ func runFor(t *testing.T, timeout time.Duration, dir string, name string, args .
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Dir = dir
+	if env := envOf(t); len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -389,6 +393,37 @@ func runFor(t *testing.T, timeout time.Duration, dir string, name string, args .
 		t.Fatalf("timed out after %v:\n%s", timeout, r)
 	}
 	return r
+}
+
+// testEnvs holds the variables a test gives the commands it starts (withEnv), by test name.
+var testEnvs sync.Map
+
+// withEnv gives the commands that t and its subtests start through run the variables kv, each
+// "NAME=value", on top of the test process's own. It is t.Setenv for the started JVMs and orca
+// (the agent reads them there), which Go refuses in a parallel test, and leaves the test
+// process's environment alone, so the test may run beside another.
+func withEnv(t *testing.T, kv ...string) {
+	t.Helper()
+	prev, _ := testEnvs.Load(t.Name())
+	env, _ := prev.([]string)
+	testEnvs.Store(t.Name(), append(slices.Clone(env), kv...))
+	t.Cleanup(func() { testEnvs.Delete(t.Name()) })
+}
+
+// envOf is what withEnv gave t and the tests it is a subtest of, the outermost first (a
+// variable given twice: the inner one's value, as exec takes the last).
+func envOf(t *testing.T) []string {
+	var env []string
+	for name := t.Name(); ; {
+		if v, ok := testEnvs.Load(name); ok {
+			env = append(slices.Clone(v.([]string)), env...)
+		}
+		i := strings.LastIndexByte(name, '/')
+		if i < 0 {
+			return env
+		}
+		name = name[:i]
+	}
 }
 
 // newDir makes a fresh directory for one test run; when the test ends, however it ends, a crash

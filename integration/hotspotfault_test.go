@@ -20,9 +20,10 @@ import (
 // thread; the timer is given up and the Entered callback times the enters. Without the guarded
 // reads the first injected fault kills the JVM with SIGSEGV.
 func TestHotSpotFaults(t *testing.T) {
+	t.Parallel()
 	for _, site := range []struct{ name, every string }{{"owner", "3"}, {"lock_stack", "2"}, {"timer", "2"}} {
 		t.Run(site.name, func(t *testing.T) {
-			t.Setenv("ORCA_TEST_FAULTS", site.name+":"+site.every)
+			withEnv(t, "ORCA_TEST_FAULTS="+site.name+":"+site.every)
 			forEachJDK(t, func(t *testing.T, j jdk) {
 				e, prefix := recordExpect(t, j, "FaultContention")
 				r := load(t, prefix)

@@ -17,7 +17,7 @@ import (
 
 // liveHooks sets the switch for the JVMs t starts (on, or explicitly off).
 func liveHooks(t *testing.T, on bool) {
-	t.Setenv("ORCA_VERIFY_LIVE_HOOKS", map[bool]string{true: "1", false: "0"}[on])
+	withEnv(t, "ORCA_VERIFY_LIVE_HOOKS="+map[bool]string{true: "1", false: "0"}[on])
 }
 
 // hiddenName matches the part of a hidden class's name (a lambda's, a LambdaForm's) that changes
@@ -97,6 +97,7 @@ func checkClassHooks(t *testing.T, r *recording, live bool) {
 // live form sees a join in its wait (Thread is not rewritten): the join of an ended thread, which
 // does not wait, is not recorded (checkScenario), and is left out of the start-up form's stacks.
 func TestLiveHooksJoinSemaphore(t *testing.T) {
+	t.Parallel()
 	kinds := []format.Kind{format.ThreadJoin, format.ThreadJoined, format.SemaphoreAcquire, format.SemaphoreAcquired,
 		format.SemaphoreRelease}
 	forEachJDK(t, func(t *testing.T, j jdk) {
@@ -128,8 +129,9 @@ func TestLiveHooksJoinSemaphore(t *testing.T) {
 // the live form does nothing (ORCA_VERIFY_LIVE_HOOKS=2 calls it at VMInit, as an attach would):
 // .info says class_hooks=load, and the counts stay exact.
 func TestLiveHooksAfterStartupJoinSemaphore(t *testing.T) {
+	t.Parallel()
 	forEachJDK(t, func(t *testing.T, j jdk) {
-		t.Setenv("ORCA_VERIFY_LIVE_HOOKS", "2")
+		withEnv(t, "ORCA_VERIFY_LIVE_HOOKS=2")
 		e, prefix := recordExpect(t, j, "Scenario")
 		r := load(t, prefix)
 		r.logOnFailure(t)
@@ -144,6 +146,7 @@ func TestLiveHooksAfterStartupJoinSemaphore(t *testing.T) {
 // hold (virtual threads' sleeps exact, with their own identity), and the virtual threads' sleeps
 // and starts have the same stacks as with the start-up form.
 func TestLiveHooksVirtual(t *testing.T) {
+	t.Parallel()
 	kinds := []format.Kind{format.ThreadSleep, format.ThreadSlept, format.ThreadStart}
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		var stacks [2]map[string]int

@@ -19,13 +19,14 @@ import (
 // left out (owner_table_full) and warns. Before the fix (agent c53b949) "full" failed: no
 // owner_table_full, no warning, the cap ignored.
 func TestManyOwners(t *testing.T) {
+	t.Parallel()
 	for _, variant := range []struct {
 		name string
 		cap  int
 	}{{"grow", 0}, {"full", 300}} {
 		t.Run(variant.name, func(t *testing.T) {
 			if variant.cap > 0 {
-				t.Setenv("ORCA_TEST_OWNER_SLOTS", strconv.Itoa(variant.cap))
+				withEnv(t, "ORCA_TEST_OWNER_SLOTS="+strconv.Itoa(variant.cap))
 			}
 			forEachJDK(t, func(t *testing.T, j jdk) {
 				e, prefix := recordExpect(t, j, "ManyOwners", "400")

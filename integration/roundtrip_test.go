@@ -17,7 +17,8 @@ import (
 // make every kind the JDK can produce; a kind none of them made fails the test (except those the
 // JDK cannot: virtual threads' before 21, MonitorOwned before 24).
 func TestCompactMatchesSeed(t *testing.T) {
-	t.Setenv("ORCA_VERIFY_COMPACT", "1")
+	t.Parallel()
+	withEnv(t, "ORCA_VERIFY_COMPACT=1")
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		seen := map[format.Kind]int{}
 		for _, main := range []string{"Scenario", "Parking", "WaitTimeouts", "ClassInit", "VirtualMix", "Bounded", "LockOrder"} {

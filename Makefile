@@ -100,12 +100,15 @@ deps:
 #   $(call cc_par,CC,FLAGS,OBJDIR,OUTPUT,SOURCES,LIBS)
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 cc_objs = $(addprefix $(1)/,$(addsuffix .o,$(subst /,_,$(2))))
-cc_par = mkdir -p $(3) && printf '%s\n' $(5) | xargs -P $(NPROC) -I{} sh -c 'exec $(1) $(2) -c -o $(3)/$$(echo {} | tr / _).o {}' && \
+# It prints one short line (the whole command is hundreds of paths long; recipes call it after @);
+# make V=1 prints the commands.
+cc_par = echo "$(notdir $(1)) $(4): $(words $(5)) files, $(NPROC) at once (V=1: the commands)"; \
+	$(if $(V),set -x;) mkdir -p $(3) && printf '%s\n' $(5) | xargs $(if $(V),-t) -P $(NPROC) -I{} sh -c 'exec $(1) $(2) -c -o $(3)/$$(echo {} | tr / _).o {}' && \
 	$(1) $(2) -o $(4) $(call cc_objs,$(3),$(5)) $(6)
 AGENT_INC := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -Iagent
 
 $(LIB): $(AGENT_SRC) | check-deps
-	$(call cc_par,gcc,$(CFLAGS) $(AGENT_INC),build/obj/agent,$@,$(AGENT_C),-lpthread -ldl)
+	@$(call cc_par,gcc,$(CFLAGS) $(AGENT_INC),build/obj/agent,$@,$(AGENT_C),-lpthread -ldl)
 
 # The agent must at least compile for aarch64 (agent/core/arch.h: no own stack
 # walker, no time-stamp counter there). Debian's cross compiler is installed
@@ -134,7 +137,7 @@ agent-aarch64: $(AGENT_SRC) | check-deps
 		fi; \
 	fi; \
 	if command -v $(AARCH64_CC) >/dev/null 2>&1; then \
-		mkdir -p build && set -x && \
+		mkdir -p build && \
 		$(call cc_par,$(AARCH64_CC),$(CFLAGS) $(AGENT_INC),build/obj/aarch64,build/liborca-aarch64.so,$(AGENT_C),-lpthread -ldl); \
 	else echo "orca: no $(AARCH64_CC): $$why; the aarch64 build check is skipped"; fi
 
@@ -162,7 +165,7 @@ UNIT_CFLAGS := -O1 -g -std=gnu11 -Wall -Wextra -Werror -fno-omit-frame-pointer -
 
 $(UNIT_DIR)/unit: $(UNIT_SRC) $(AGENT_SRC) | check-deps
 	@mkdir -p $(UNIT_DIR)
-	$(call cc_par,gcc,$(UNIT_CFLAGS) $(AGENT_INC),build/obj/unit,$@,$(wildcard agent/test/*.c) \
+	@$(call cc_par,gcc,$(UNIT_CFLAGS) $(AGENT_INC),build/obj/unit,$@,$(wildcard agent/test/*.c) \
 		agent/hooks/inplace.c agent/core/options.c agent/core/orca.c agent/core/counters.c agent/core/fmt.c agent/core/crc32c.c agent/core/idset.c agent/record/compact.c agent/record/tcpu.c agent/record/text.c agent/record/tkeys.c agent/stacks/classids.c,-lpthread)
 
 $(UNIT_DIR)/classes/Check.class: agent/test/Target.java agent/test/Check.java agent/test/InplaceCheck.java | check-deps

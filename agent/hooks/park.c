@@ -222,6 +222,62 @@ static int acquire_mode(JNIEnv *env, jobject b, jthread t) {
   return mode;
 }
 
+// Conditions: a park blocker that is a ConditionObject of
+// AbstractQueuedSynchronizer or AbstractQueuedLongSynchronizer (an inner
+// class: its this$0 is the synchronizer it belongs to, a ReentrantLock's
+// sync) is written with that synchronizer, a ConditionLock line, at the
+// blocker's first sight: a thread parked in Condition.await has released
+// that lock, which the model tells from a holder parked while it holds it
+// (docs/report-json.md, "What the holders did"). Resolved at the first
+// blocker seen for the first time that is no AbstractOwnableSynchronizer,
+// under node_mu as the queues (boot-loader lookups, no Java code); the
+// field IDs are kept per class. Parks on other blockers pay an
+// IsInstanceOf per class at their blocker's first sight, none after.
+typedef struct {
+  jclass cls;
+  jfieldID outer;
+} cond_t;
+static cond_t conds[2];
+static atomic_int conds_tried;
+
+static void resolve_cond(JNIEnv *env, cond_t *c, const char *name, const char *outer_sig) {
+  jclass k = (*env)->FindClass(env, name);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), k = NULL;
+  if (!k) return;
+  jfieldID f = (*env)->GetFieldID(env, k, "this$0", outer_sig);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), f = NULL;
+  if (f) c->outer = f, c->cls = (*env)->NewGlobalRef(env, k);
+  (*env)->DeleteLocalRef(env, k);
+}
+
+static void conds_ready(JNIEnv *env) {
+  if (atomic_load_explicit(&conds_tried, memory_order_acquire)) return;
+  pthread_mutex_lock(&node_mu);
+  if (!atomic_load_explicit(&conds_tried, memory_order_relaxed)) {
+    resolve_cond(env, &conds[0], "java/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject",
+                 "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;");
+    resolve_cond(env, &conds[1], "java/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject",
+                 "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer;");
+    if (!conds[0].cls) counters_prop(ORCA_INFO_WARNING, "AbstractQueuedSynchronizer$ConditionObject.this$0 not found: conditions are written without their lock");
+    atomic_store_explicit(&conds_tried, 1, memory_order_release);
+  }
+  pthread_mutex_unlock(&node_mu);
+}
+
+// condition_lock writes, when blocker b (hash bh) is a condition, the
+// synchronizer it belongs to (ConditionLock, on s's shard at ts, -1: now).
+static void condition_lock(JNIEnv *env, tstate *s, int64_t ts, jobject b, uint32_t bh) {
+  conds_ready(env);
+  for (int i = 0; i < 2; i++) {
+    if (!conds[i].cls || !(*env)->IsInstanceOf(env, b, conds[i].cls)) continue;
+    jobject l = (*env)->GetObjectField(env, b, conds[i].outer);
+    uint32_t lh = l ? objhash_of(l) : 0;
+    if (l) (*env)->DeleteLocalRef(env, l);
+    if (lh) ring_put(s->shard, ORCA_EV_CONDITION_LOCK, ts >= 0 ? ts : clock_now(), s->hash, bh, lh, NULL, 0, NULL, 0);
+    return;
+  }
+}
+
 // The locks held at a park in a lock's acquire (hooks/held.h, set by the
 // jvm module: park_lock_order): NULL while none is set.
 static int (*held_on)(void);
@@ -253,8 +309,12 @@ static uint32_t blocker_of(JNIEnv *env, tstate *s, int64_t ts, jthread t, uint32
   if (blocker) {
     bh = objhash_of(blocker);
     if (bh) {   // 0: the VM could not say (then no class, no owner)
-      objclass_write(env, s->shard, s->hash, ts, blocker, bh);
+      int first = objclass_write(env, s->shard, s->hash, ts, blocker, bh);
       *owner = owner_of(env, blocker, &aos);
+      // A condition's lock is told once, with its class (a condition has
+      // no owner; aos may not be known yet while another thread resolves
+      // the class).
+      if (first && !*owner) condition_lock(env, s, ts, blocker, bh);
       // Only where it decides something: a park that names an exclusive
       // owner of its synchronizer is a lock's contention whatever its mode
       // (a write lock's, or a read lock's blocked by the writer); without

@@ -432,7 +432,8 @@ static inline __attribute__((always_inline)) size_t put_fields(const orca_layout
     case ORCA_FIELD_THREAD: v = th; break;
     case ORCA_FIELD_OBJECT:
     case ORCA_FIELD_TARGET: v = r->object; break;
-    case ORCA_FIELD_OWNER: v = r->owner; break;
+    case ORCA_FIELD_OWNER:
+    case ORCA_FIELD_LOCK: v = r->owner; break;   // a lock: an object's hash, no thread key
     case ORCA_FIELD_STACK: v = st; break;
     case ORCA_FIELD_NAME:
     case ORCA_FIELD_CLASS: v = r->namelen; break;   // the text's length, then its bytes
@@ -636,7 +637,9 @@ static const compact_text *intern(compact_enc *e, const char *p, uint32_t n) {
 static void track(compact_enc *e, const orca_rec *r) {
   const orca_event_spec *spec = &orca_events[r->kind];
   compact_thread *t;
-  if (e->one_chunk && r->kind != ORCA_EV_OBJECT_CLASS && r->kind != ORCA_EV_CLASS_INIT_LOCK) return;
+  if (e->one_chunk && r->kind != ORCA_EV_OBJECT_CLASS && r->kind != ORCA_EV_CLASS_INIT_LOCK &&
+      r->kind != ORCA_EV_CONDITION_LOCK)
+    return;
   switch (r->kind) {
   case ORCA_EV_THREAD_STARTED:
     if (!(t = thread_state(e, r->thread, 1))) {
@@ -663,6 +666,17 @@ static void track(compact_enc *e, const orca_rec *r) {
     // The wait's timeout; the park or sleep that parks the carrier.
     if ((t = thread_state(e, r->thread, 0)) && t->nopen && !hold(e, t, &t->extra[t->nopen - 1], r)) e->unrestated++;
     return;
+  case ORCA_EV_CONDITION_LOCK: {   // a condition's lock: kept with the object's class lines
+    uint32_t s = fact_slot(r->object);
+    compact_fact *f = &e->facts[s];
+    if (e->fact_obj[s] != r->object) {
+      e->fact_obj[s] = r->object;
+      f->cls = f->clinit = NULL;
+    }
+    f->seq = e->seq;
+    f->lock = r->owner;
+    return;
+  }
   case ORCA_EV_OBJECT_CLASS:
   case ORCA_EV_CLASS_INIT_LOCK: {
     if (r->namelen > COMPACT_FACT_TEXT) return;
@@ -676,6 +690,7 @@ static void track(compact_enc *e, const orca_rec *r) {
     if (e->fact_obj[s] != r->object) {
       e->fact_obj[s] = r->object;
       f->cls = f->clinit = NULL;
+      f->lock = 0;
     }
     f->seq = e->seq;
     if (r->kind == ORCA_EV_OBJECT_CLASS) f->cls = x;
@@ -745,6 +760,16 @@ static size_t restate_facts(compact_enc *e, char *o, const orca_rec *r, int64_t 
     memcpy(x + 1, c->text, c->len);
     n += event(e, o + n, x, ts, 1);
   }
+  if (f->lock) {   // a condition's lock, after its class
+    orca_rec x;
+    memset(&x, 0, sizeof x);
+    x.kind = ORCA_EV_CONDITION_LOCK;
+    x.thread = r->thread;
+    x.object = r->object;
+    x.owner = f->lock;
+    x.size = (uint16_t)((sizeof x + 7) & ~(size_t)7);
+    n += event(e, o + n, &x, ts, 1);
+  }
   return n;
 }
 
@@ -794,7 +819,7 @@ const char *compact_begin(compact_enc *e, int64_t ts, size_t *len) {
       const orca_rec *b = kept(&t->open[k]);
       if (!b) continue;
       if (orca_events[b->kind].fields & ORCA_F_OBJECT && b->object) {
-        if (!snap_room(e, *len, 2 * (64 + COMPACT_FACT_TEXT)) || !grow_threads(e) || !grow_stacks(e, 1)) e->unrestated++;
+        if (!snap_room(e, *len, 2 * (64 + COMPACT_FACT_TEXT) + 64) || !grow_threads(e) || !grow_stacks(e, 1)) e->unrestated++;
         else *len += restate_facts(e, e->snap + *len, b, e->base);
       }
       restate(e, len, b);
@@ -826,7 +851,7 @@ const char *compact_end(compact_enc *e, size_t *len) {
 size_t compact_rec(compact_enc *e, char *o, const orca_rec *r) {
   size_t n = 0;
   if (orca_events[r->kind].fields & ORCA_F_OBJECT && r->object && r->kind != ORCA_EV_OBJECT_CLASS &&
-      r->kind != ORCA_EV_CLASS_INIT_LOCK)
+      r->kind != ORCA_EV_CLASS_INIT_LOCK && r->kind != ORCA_EV_CONDITION_LOCK)
     n = restate_facts(e, o, r, r->ts);
   n += event(e, o + n, r, r->ts, 0);
   e->bytes += n;

@@ -72,11 +72,13 @@ typedef struct {
 // A class text, kept once however many objects have it.
 typedef struct { uint32_t hash, len; char text[]; } compact_text;
 
-// An object's class lines (the object is e->fact_obj's slot); seq: the
+// An object's class lines (the object is e->fact_obj's slot) and, for a
+// condition, the lock it belongs to (its ConditionLock, 0: none); seq: the
 // chunk that last wrote them.
 typedef struct {
   uint64_t seq;
   const compact_text *cls, *clinit;
+  uint32_t lock;
 } compact_fact;
 
 // The encoder's state: the chunk's tables. Open addressing, a power-of-two
@@ -139,9 +141,9 @@ void compact_free(compact_enc *e);
 
 // compact_max: the most bytes compact_rec writes for r (the definitions of
 // its thread, its threads' aliases and its stack, its object's class
-// restated, the event).
+// lines and condition lock restated, the event).
 static inline size_t compact_max(const orca_rec *r) {
-  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT) + 3 * 256 +
+  return 96 + 3 * 14 + (size_t)r->nframes * 10 + (size_t)r->namelen + 2 * (64 + COMPACT_FACT_TEXT) + 64 + 3 * 256 +
          COMPACT_DEFS_MAX;
 }
 

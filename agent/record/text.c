@@ -34,6 +34,7 @@ size_t text_rec(char *o, const orca_rec *r) {
   if (spec->fields & ORCA_F_OBJECT) { o[n++] = ','; n += fmt_hex8(o + n, r->object); }
   if (spec->fields & ORCA_F_TARGET) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->object)); }
   if (spec->fields & ORCA_F_OWNER) { o[n++] = ','; n += fmt_hex8(o + n, thread_hash(r->owner)); }
+  if (spec->fields & ORCA_F_LOCK) { o[n++] = ','; n += fmt_hex8(o + n, r->owner); }   // an object: no thread key
   if (spec->fields & ORCA_F_TEXT) {   // a name, class, timeout or how a park ended
     o[n++] = ',';
     n += fmt_text(o + n, (const char *)(fr + r->nframes), r->namelen);

@@ -266,6 +266,7 @@ int compact_decode(const char *buf, size_t len, test_ev *out, int cap, dec_stats
           e->owner = (uint32_t)v;
           if (UNDEFINED(e->owner)) BAD("an owner alias not defined in the chunk");
           break;
+        case ORCA_FIELD_LOCK: e->owner = (uint32_t)v; break;
         case ORCA_FIELD_TIMEOUT:
           if (v) snprintf(e->text, sizeof e->text, "%llu", (unsigned long long)(v - 1));
           break;

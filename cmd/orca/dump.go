@@ -156,6 +156,12 @@ func (d *dumper) event(ev reader.Event) {
 			fmt.Fprintf(&b, " owner=%s", d.thread(ev.Owner))
 		}
 	}
+	if k.Has(format.FLock) {
+		fmt.Fprintf(&b, " lock=%s", ev.Lock())
+		if c := d.classes[ev.Lock()]; c != "" {
+			fmt.Fprintf(&b, " (%s)", c)
+		}
+	}
 	if k.Has(format.FName) {
 		fmt.Fprintf(&b, " name=%q", ev.Name)
 	}

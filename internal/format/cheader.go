@@ -12,7 +12,7 @@ var fieldFlag = map[Field]string{
 	FOwner: "ORCA_F_OWNER", FName: "ORCA_F_NAME", FStack: "ORCA_F_STACK",
 	FTimeout: "ORCA_F_TIMEOUT", FHow: "ORCA_F_HOW", FClass: "ORCA_F_CLASS", FMode: "ORCA_F_MODE",
 	FSampled: "ORCA_F_SAMPLED", FWeight: "ORCA_F_WEIGHT", FCPU: "ORCA_F_CPU", FReady: "ORCA_F_READY",
-	FDepth: "ORCA_F_DEPTH",
+	FDepth: "ORCA_F_DEPTH", FLock: "ORCA_F_LOCK",
 }
 
 // CHeader returns agent/core/events.h: the format as the C agent sees it — the
@@ -26,7 +26,7 @@ func CHeader() []byte {
 	b.WriteString("// The format of the files (.info \"format\") and the agent's version (\"agent_version\").\n")
 	fmt.Fprintf(&b, "#define ORCA_FORMAT %q\n#define ORCA_VERSION %q\n\n", Version, AgentVersion)
 	b.WriteString("// Fields of an event line after the timestamp and the name, in this order.\n")
-	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass, FMode, FSampled, FWeight, FCPU, FReady, FDepth} {
+	for i, f := range []Field{FThread, FObject, FTarget, FOwner, FName, FStack, FTimeout, FHow, FClass, FMode, FSampled, FWeight, FCPU, FReady, FDepth, FLock} {
 		fmt.Fprintf(&b, "#define %s 0x%02x\n", fieldFlag[f], 1<<i)
 	}
 	b.WriteString("// ORCA_F_MODE: the record's mode byte, written as these words (a park's acquire mode).\n")
@@ -116,7 +116,7 @@ func upperSnake(s string) string {
 var fieldName = map[Field]string{
 	FThread: "THREAD", FObject: "OBJECT", FTarget: "TARGET", FOwner: "OWNER", FName: "NAME", FStack: "STACK",
 	FTimeout: "TIMEOUT", FHow: "HOW", FClass: "CLASS", FMode: "MODE",
-	FSampled: "SAMPLED", FWeight: "WEIGHT", FCPU: "CPU", FReady: "READY", FDepth: "DEPTH",
+	FSampled: "SAMPLED", FWeight: "WEIGHT", FCPU: "CPU", FReady: "READY", FDepth: "DEPTH", FLock: "LOCK",
 }
 
 // wireName names each wire type in C (ORCA_W_UV).

@@ -250,14 +250,14 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 			c.factIn = map[ObjectID]uint64{}
 		}
 	}
-	if c.live != nil && e.Kind.Has(FObject) && e.Object != 0 && c.seq > 1 && e.Kind != ObjectClass && e.Kind != ClassInitLock {
+	if c.live != nil && e.Kind.Has(FObject) && e.Object != 0 && c.seq > 1 && !e.Kind.Fact() {
 		// The object's class, when an earlier chunk wrote it and this one
 		// has not, restated before the event (as the agent does).
 		if in := c.factIn[e.Object]; in != c.seq {
 			c.factIn[e.Object] = c.seq
-			if cls, clinit := c.live.Facts(e.Object); cls != nil || clinit != nil {
+			if cls, clinit, cond := c.live.Facts(e.Object); cls != nil || clinit != nil || cond != nil {
 				var err error
-				for _, x := range []*Event{cls, clinit} {
+				for _, x := range []*Event{cls, clinit, cond} {
 					if x != nil && err == nil {
 						y := *x
 						y.Thread, y.Time = e.Thread, e.Time
@@ -276,12 +276,12 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 		return b[:start], err
 	}
 	if c.live != nil {
-		if e.Kind == ObjectClass || e.Kind == ClassInitLock {
+		if e.Kind.Fact() {
 			c.factIn[e.Object] = c.seq
 		}
 		if e.Kind.End() != KindNone || e.Kind.Begin() != KindNone || e.Kind == ThreadStarted || e.Kind == ThreadEnded ||
 			e.Kind == VirtualThreadMounted || e.Kind == ObjectWaitTimeout || e.Kind == VirtualThreadPinned ||
-			e.Kind == ObjectClass || e.Kind == ClassInitLock {
+			e.Kind.Fact() {
 			k := *e
 			k.Stack = append([]Frame(nil), e.Stack...) // the caller's to reuse
 			c.live.Track(&k)
@@ -346,6 +346,8 @@ func (c *compact) appendRecord(b []byte, e *Event, carried bool) ([]byte, error)
 			v = uint64(target)
 		case FOwner:
 			v = uint64(owner)
+		case FLock:
+			v = uint64(e.Lock)
 		case FStack:
 			v = stack
 		case FName:

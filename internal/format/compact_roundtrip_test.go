@@ -79,7 +79,7 @@ func readEach(t *testing.T, data []byte, opt reader.EachOptions) []string {
 func toFormat(ev reader.Event) format.Event {
 	return format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object, Target: ev.Target, Owner: ev.Owner,
 		Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode,
-		Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready, Depth: ev.Depth}
+		Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready, Depth: ev.Depth, Lock: ev.Lock()}
 }
 
 func TestCompactRoundTrip(t *testing.T) {

@@ -102,6 +102,8 @@ func AppendEvent(b []byte, e *Event) []byte {
 			b = AppendHex(b, uint32(e.Target))
 		case FOwner:
 			b = AppendHex(b, uint32(e.Owner))
+		case FLock:
+			b = AppendHex(b, uint32(e.Lock))
 		case FName:
 			b = AppendText(b, e.Name)
 		case FTimeout:

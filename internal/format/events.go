@@ -95,6 +95,15 @@ const (
 	// held (a lock held twice, reentered, once); none when it held none.
 	// Written with orca record --lock-order only (.info held_locks).
 	LockHeld
+	// ConditionLock: the condition FObject (an AbstractQueuedSynchronizer's
+	// or AbstractQueuedLongSynchronizer's ConditionObject, a park blocker)
+	// belongs to the synchronizer FLock (its this$0: a ReentrantLock's
+	// sync, the object a park in the lock's acquire names). A fact about
+	// the object, as ObjectClass: written once, with its ObjectClass, before
+	// the first line that names the condition (its ThreadPark). A thread
+	// parked on it in Condition.await had released that lock
+	// (docs/report-json.md, "What the holders did").
+	ConditionLock
 	NumKinds
 )
 
@@ -138,6 +147,9 @@ const (
 	// FDepth: a MonitorHeld's frame depth in its enter's stack, decimal;
 	// empty when not known.
 	FDepth
+	// FLock: the identity hash of an object that is a lock (a
+	// ConditionLock's synchronizer), 8 hex digits as FObject.
+	FLock
 )
 
 // SampleKind is what a Sample is (FSampled).
@@ -287,7 +299,15 @@ var Specs = [NumKinds]Spec{
 	ThreadCPU:               {ThreadCPU, "ThreadCPU", []Field{FThread, FCPU, FReady}, KindNone},
 	MonitorHeld:             {MonitorHeld, "MonitorHeld", []Field{FThread, FObject, FDepth}, KindNone},
 	LockHeld:                {LockHeld, "LockHeld", []Field{FThread, FObject, FDepth, FMode}, KindNone},
+	ConditionLock:           {ConditionLock, "ConditionLock", []Field{FThread, FObject, FLock}, KindNone},
 }
+
+// Fact reports whether k states a fact about its object, not an event of
+// its thread (ObjectClass, ClassInitLock, ConditionLock): a chunk restates
+// it, carried, before its first record that names the object when an
+// earlier chunk gave it (docs/format.md, "Chunks and the state at their
+// start").
+func (k Kind) Fact() bool { return k == ObjectClass || k == ClassInitLock || k == ConditionLock }
 
 // String returns the event's name as written in the .orca file.
 func (k Kind) String() string {

@@ -24,6 +24,7 @@ type Event struct {
 	CPU     int64       // FCPU: a ThreadCPU's cumulative nanoseconds on a CPU
 	Ready   int64       // FReady: … runnable, waiting for a CPU
 	Depth   int64       // FDepth: a MonitorHeld's frame depth, -1 when not known (written empty)
+	Lock    ObjectID    // FLock: a ConditionLock's synchronizer
 	// EncodedStack, when not empty, is written as the stack instead of
 	// Stack: the field as EncodeStack makes it. Writers that write a few
 	// stacks many times (imports, generators) encode each once.

@@ -5,8 +5,8 @@ package format
 // start"): for each thread that started and has not ended, its
 // ThreadStarted, its last VirtualThreadMounted and each interval it is in
 // (outermost first), with the ObjectWaitTimeout or VirtualThreadPinned
-// that follows its begin; and the last ObjectClass and ClassInitLock of
-// each object. It is the agent's rule (agent/record/compact.c, track and
+// that follows its begin; and the last ObjectClass, ClassInitLock and
+// ConditionLock of each object. It is the agent's rule (agent/record/compact.c, track and
 // compact_begin) in Go, for the Go writer's chunks and for a reader that
 // starts a time range inside a chunk (reader.Span).
 //
@@ -36,7 +36,7 @@ type liveInterval[E any] struct {
 }
 
 type liveFact[E any] struct {
-	class, clinit *E
+	class, clinit, cond *E
 }
 
 // maxLiveOpen bounds the nested intervals kept a thread (the agent keeps
@@ -98,7 +98,7 @@ func (s *LiveState[E]) Track(e *E) {
 			t.open[len(t.open)-1].extra = ptr(*e)
 		}
 		return
-	case ObjectClass, ClassInitLock:
+	case ObjectClass, ClassInitLock, ConditionLock:
 		f := s.facts[obj]
 		if f == nil {
 			if len(s.facts) >= maxLiveFacts {
@@ -107,10 +107,13 @@ func (s *LiveState[E]) Track(e *E) {
 			f = &liveFact[E]{}
 			s.facts[obj] = f
 		}
-		if kind == ObjectClass {
+		switch kind {
+		case ObjectClass:
 			f.class = ptr(*e)
-		} else {
+		case ClassInitLock:
 			f.clinit = ptr(*e)
+		default:
+			f.cond = ptr(*e)
 		}
 		return
 	}
@@ -139,7 +142,7 @@ func ptr[E any](e E) *E { return &e }
 // Restate calls fn with the state, in the order a chunk restates it: per
 // live thread (in the order first seen) its ThreadStarted, its
 // VirtualThreadMounted, then per interval it is in, outermost first, the
-// ObjectClass and ClassInitLock of the interval's object, its begin and
+// ObjectClass, ClassInitLock and ConditionLock of the interval's object, its begin and
 // what follows the begin. fn gets copies it may change (their time, say).
 func (s *LiveState[E]) Restate(fn func(*E)) {
 	give := func(e *E) {
@@ -165,6 +168,7 @@ func (s *LiveState[E]) Restate(fn func(*E)) {
 					given[obj] = true
 					give(f.class)
 					give(f.clinit)
+					give(f.cond)
 				}
 			}
 			give(&iv.begin)
@@ -173,11 +177,11 @@ func (s *LiveState[E]) Restate(fn func(*E)) {
 	}
 }
 
-// Facts returns the last ObjectClass and ClassInitLock kept of obj (nil
-// when none).
-func (s *LiveState[E]) Facts(obj ObjectID) (class, clinit *E) {
+// Facts returns the last ObjectClass, ClassInitLock and ConditionLock kept
+// of obj (nil when none).
+func (s *LiveState[E]) Facts(obj ObjectID) (class, clinit, cond *E) {
 	if f := s.facts[obj]; f != nil {
-		return f.class, f.clinit
+		return f.class, f.clinit, f.cond
 	}
-	return nil, nil
+	return nil, nil, nil
 }

@@ -48,6 +48,7 @@ var FieldWire = [...]Wire{
 	FCPU:     WireUV,
 	FReady:   WireUV,
 	FDepth:   WireUV, // depth + 1, 0: not known
+	FLock:    WireU32,
 }
 
 // KindDescriptor returns the descriptor record of kind k (TagDescriptor):

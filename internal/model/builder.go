@@ -559,6 +559,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		ls := b.lock(ev.Object, Monitor)
 		b.changedHands(ev.Object, ts)
 		ls.waiting.add(ev.Thread)
+		ls.hold.releases(ts.t.ID, ev.Time) // its hold ends here if the next one comes in
 		// Its ObjectWaitTimeout line says it is timed; without one, the
 		// recording says it is untimed when the agent writes them all, and
 		// otherwise only the frame of Object.wait() (which calls wait(0)) says so.
@@ -603,6 +604,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.monitorHeld(ts, ev)
 	case format.ObjectClass:
 		b.objectClass(ev.Object, ev.Class)
+	case format.ConditionLock:
+		if l := ev.Lock(); l != 0 && ev.Object != 0 {
+			if b.m.Conditions == nil {
+				b.m.Conditions = map[format.ObjectID]format.ObjectID{}
+			}
+			b.m.Conditions[ev.Object] = l
+		}
 	case format.ClassInitLock, format.ClassInitWaited:
 		b.classInit(ev, stack)
 	case format.ThreadUnpark:

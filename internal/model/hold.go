@@ -187,6 +187,12 @@ type holdState struct {
 	holder format.ThreadID
 	since  format.Time
 	stack  StackID
+	// released: the holder let the lock go at releasedAt, waiting on it
+	// (Object.wait on the monitor, Condition.await on a condition of the
+	// j.u.c. lock: Model.Releases), and has not taken it back: the hold
+	// ends there if the next thread it let in takes it.
+	released   bool
+	releasedAt format.Time
 	// parked: the threads parked in an acquire of this j.u.c. lock now;
 	// shared: those of them in a shared acquire (a read lock's: a hold of
 	// many at once, which begins no hold).
@@ -233,11 +239,18 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 			d = &holdDist{}
 			h.acc.by[h.stack] = d
 		}
+		// The release that let the next one in: the holder's wait on the
+		// lock, else (a monitor's exit, an unlock: no event) the next
+		// one's acquisition, its wake-up included.
+		end := at
+		if h.released {
+			end = min(end, h.releasedAt)
+		}
 		// Lines of two threads can be out of order by a little: never
 		// less than nothing.
-		d.add(max(at-h.since, 0))
+		d.add(max(end-h.since, 0))
 	}
-	h.holder = 0
+	h.holder, h.released = 0, false
 	if others && alone {
 		h.holder, h.since, h.stack = th, at, stack
 	}
@@ -248,7 +261,26 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 // the fold saw got it).
 func (h *holdState) blocks(th format.ThreadID) {
 	if h.holder == th {
-		h.holder = 0
+		h.holder, h.released = 0, false
+	}
+}
+
+// releases says thread th began to wait on the lock at at (Model.Releases:
+// it let it go): when th holds it, its hold ends there if the next thread
+// gets it before th has it back.
+func (h *holdState) releases(th format.ThreadID, at format.Time) {
+	if h.holder == th && !h.released {
+		h.released, h.releasedAt = true, at
+	}
+}
+
+// retakes says thread th's wait on the lock ended and th holds it again
+// (an Object.wait returns in the monitor; a condition's park ends and th
+// takes the lock back, or parks in its acquire: blocks): its hold goes
+// on.
+func (h *holdState) retakes(th format.ThreadID) {
+	if h.holder == th {
+		h.released = false
 	}
 }
 

@@ -23,10 +23,11 @@ type Doing struct {
 	Blocked format.Time // the union of the lock's contentions (of the View's threads)
 	Unknown format.Time // of it, the time no holder was named, or the holder's life did not cover
 	// Released: of it, the time the holder named was in Object.wait on
-	// this very monitor. It had let the monitor go, and the next owner
-	// was not in yet (the blocked threads name their owner until the
-	// fold learns of the next: the hand-off). Not the holder's Waiting:
-	// it did not hold the lock then.
+	// this very monitor, or parked in Condition.await on a condition of
+	// this very java.util.concurrent lock (Model.Releases). It had let the
+	// lock go, and the next owner was not in yet (the blocked threads name
+	// their owner until the fold learns of the next: the hand-off). Not
+	// the holder's Waiting, Parked or Idle: it did not hold the lock then.
 	Released format.Time
 	Time     [NumStates]format.Time
 	Run      RunSplit
@@ -467,7 +468,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		iv := &ivs[i]
 		in := min(iv.End, b) - max(iv.Start, a)
 		busy += in
-		if iv.State == Waiting && f.lock.Kind == Monitor && iv.Object == f.lock.Object {
+		if m.Releases(iv, f.lock) {
 			d.Released += in
 			continue
 		}

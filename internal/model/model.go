@@ -486,6 +486,27 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 	yield(OwnerSpan{start, max(iv.End, start), cur})
 }
 
+// Releases reports whether iv, an interval of a holder of lock, is its
+// release of that lock: an Object.wait on the monitor, or a park on a
+// condition of the java.util.concurrent lock (Condition.await fully
+// releases it; Conditions). The holder had let it go, and the next owner
+// was not in yet: the hand-off. A wait or park on another object (a
+// condition of another lock: a nested lockout) is not one: the holder
+// still holds the lock then.
+func (m *Model) Releases(iv *Interval, lock LockRef) bool {
+	switch lock.Kind {
+	case Monitor:
+		return iv.State == Waiting && iv.Object == lock.Object
+	case JUCLock:
+		if iv.State != Parked && iv.State != Idle || iv.Acquire || m.Conditions == nil {
+			return false
+		}
+		l, ok := m.Conditions[iv.Object]
+		return ok && l == lock.Object
+	}
+	return false
+}
+
 // ParkOwner is the thread a park in a java.util.concurrent lock's acquire
 // (Interval.Acquire) is blamed on: the lock's owner when the thread parked,
 // or, unknown, the thread whose unpark ended the park; 0 when neither is
@@ -712,6 +733,11 @@ type Model struct {
 	// none. Such a wait is Waiting, with its notify accounting, but open at
 	// the end it is no hang, as an Idle park is not (analysis.OpenAtEnd).
 	IdleWaits map[StackID]bool
+	// Conditions: the synchronizer each condition belongs to, by the
+	// condition (a ConditionLock line: a ConditionObject park blocker and
+	// its this$0, a ReentrantLock's sync); nil when none. A thread parked
+	// on one in Condition.await has released that lock (Releases).
+	Conditions map[format.ObjectID]format.ObjectID
 	// Unparked: threads unparked by another thread (ThreadUnpark) whose
 	// park did not end by the end of the recording, and when: a park still
 	// open at the end that began before it was released (the JVM exited

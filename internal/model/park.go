@@ -56,8 +56,20 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
 	if acquire {
 		b.parkedOn(o.ls, ts, ev)
+	} else if ls := b.conditionOf(ev.Object); ls != nil {
+		ls.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
 	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
+}
+
+// conditionOf returns the j.u.c. lock that obj is a condition of (a
+// ConditionLock line named it), when threads contended it; else nil.
+func (b *Builder) conditionOf(obj format.ObjectID) *lstate {
+	l, ok := b.m.Conditions[obj]
+	if !ok {
+		return nil
+	}
+	return b.locks[uint64(l)<<2|uint64(JUCLock)]
 }
 
 // isAcquire decides whether a park on a synchronizer is a lock's contended

@@ -149,6 +149,41 @@ func TestHoldersReleased(t *testing.T) {
 	}
 }
 
+// TestHoldersReleasedCondition: condition-release.txtar. While C was
+// blocked on sync BEEF (1.0..1.6) its holder B was runnable 0.2, parked on
+// F0F0 (a condition of another lock, FEED: it held BEEF) 0.2 and parked on
+// C0DE (BEEF's own condition: Condition.await released BEEF) 0.2: released,
+// not parked. While A and B were blocked (0..0.4) holder H ran. Before
+// ConditionLock, the 0.2 s on C0DE were parked.
+func TestHoldersReleasedCondition(t *testing.T) {
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/condition-release.txtar"), "condition")
+	m := res.Model
+	ref := LockRef{0xBEEF, JUCLock}
+	d := m.Filter(nil).HoldersDoing()[ref]
+	if d == nil {
+		t.Fatal("no Doing for sync BEEF")
+	}
+	var want [NumStates]format.Time
+	want[Runnable], want[Parked] = 600e6, 200e6
+	if d.Blocked != 1000e6 || d.Released != 200e6 || d.Unknown != 0 || d.Time != want {
+		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 1 s, 0.2 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
+	}
+	c := m.Thread(0xC)
+	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(c.ID, &c.Intervals[0])))
+	if in.Released != 200e6 || in.Time[Parked] != 200e6 {
+		t.Errorf("DoingIn C's contention: released %v, by state %v; want 0.2 s released, 0.2 s parked", in.Released, in.Time)
+	}
+	// The same park, seen from the lock of its own condition: F0F0 is
+	// FEED's, so it releases FEED, not BEEF.
+	b := m.Thread(0xB)
+	for i := range b.Intervals {
+		iv := &b.Intervals[i]
+		if iv.Object == 0xF0F0 && (m.Releases(iv, ref) || !m.Releases(iv, LockRef{0xFEED, JUCLock})) {
+			t.Errorf("B's park on F0F0: releases BEEF %v, FEED %v; want false, true", m.Releases(iv, ref), m.Releases(iv, LockRef{0xFEED, JUCLock}))
+		}
+	}
+}
+
 // TestHoldersDoingJUC: juc-lock.txtar's java.util.concurrent locks and the
 // deadlock through a monitor. Sync BEEF is blocked on 1..2 (holder A) and
 // 2.00001..2.5 (C), both runnable then; sync F00D on 1.5..3 (A, runnable)

@@ -128,6 +128,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		at = b.endBlocked(ts, &o, at, how)
 	case Waiting:
 		b.endWaiting(ts, &o, at, how)
+		if o.ls != nil {
+			o.ls.hold.retakes(ts.t.ID) // back in the monitor
+		}
 	case Acquiring:
 		if how == endNormal {
 			b.endAcquiring(ts, &o, at)
@@ -140,6 +143,8 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		b.endParked(ts, &o, at, how)
 		if o.iv.Acquire {
 			b.unparkedFrom(ts, &o, at, how) // its unparker known
+		} else if ls := b.conditionOf(o.iv.Object); ls != nil {
+			ls.hold.retakes(ts.t.ID) // it takes the lock back, or parks in its acquire (blocks)
 		}
 	}
 	o.iv.Forced = how == endForced

@@ -16,9 +16,12 @@ type Event struct {
 	Time   format.Time
 	Thread format.ThreadID
 	Target format.ThreadID // FTarget: started or joined thread
-	Owner  format.ThreadID // FOwner: owner of a contended monitor, 0 if unknown
-	Name   string          // FName: thread name
-	Stack  []format.Frame  // FStack: innermost first
+	// FOwner: owner of a contended monitor, 0 if unknown. FLock (a
+	// ConditionLock's synchronizer, an object) is kept here too, in the
+	// low 32 bits (no kind has both; an Event does not grow): Lock.
+	Owner format.ThreadID
+	Name  string         // FName: thread name
+	Stack []format.Frame // FStack: innermost first
 	// FTimeout: a park's timeout in nanoseconds, -1 for none; 0 for
 	// kinds without the field.
 	Timeout int64
@@ -50,6 +53,15 @@ type Event struct {
 	// one on only where the events read so far lack that fact (the first
 	// chunk kept of a bounded recording); its Line is 0.
 	Carried bool
+}
+
+// Lock returns the FLock field: a ConditionLock's synchronizer (0 for
+// kinds without the field).
+func (e *Event) Lock() format.ObjectID {
+	if !e.Kind.Has(format.FLock) {
+		return 0
+	}
+	return format.ObjectID(e.Owner.Hash())
 }
 
 // Method is one line of the .methods file (without its timestamp).

@@ -69,7 +69,7 @@ type carryFilter struct {
 }
 
 // factKey is an object and a kind of fact about it (ObjectClass,
-// ClassInitLock): a word, which a map hashes as plain memory (a struct of
+// ClassInitLock, ConditionLock): a word, which a map hashes as plain memory (a struct of
 // the two has padding, hashed field by field: a range looks one up for
 // every event on an object).
 type factKey uint64
@@ -79,7 +79,7 @@ func factOf(obj format.ObjectID, kind format.Kind) factKey {
 }
 
 func (c *carryFilter) pass(ev *Event) bool {
-	fact := ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock
+	fact := ev.Kind.Fact()
 	if !ev.Carried {
 		c.events = true
 		if fact {

@@ -894,6 +894,8 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 			ev.Target = r.thread(uint32(v))
 		case format.FOwner:
 			ev.Owner = r.thread(uint32(v))
+		case format.FLock:
+			ev.Owner = format.ThreadID(uint32(v)) // an object, no thread key: Event.Lock
 		case format.FStack:
 			stack = v
 		case format.FName:

@@ -49,7 +49,7 @@ func compactOfVersion(t testing.TB, text []byte, chunk, version int) []byte {
 func toFormat(ev Event) format.Event {
 	return format.Event{Time: ev.Time, Kind: ev.Kind, Thread: ev.Thread, Object: ev.Object, Target: ev.Target, Owner: ev.Owner,
 		Name: ev.Name, Stack: ev.Stack, Timeout: ev.Timeout, How: ev.How, Class: ev.Class, Mode: ev.Mode,
-		Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready, Depth: ev.Depth}
+		Sampled: ev.Sampled, Weight: ev.Weight, CPU: ev.CPU, Ready: ev.Ready, Depth: ev.Depth, Lock: ev.Lock()}
 }
 
 // FuzzCompact: no input panics the compact reader; errors name the file

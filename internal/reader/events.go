@@ -286,7 +286,7 @@ func isOther(f format.Field) bool {
 
 // isID tells the fields of 8 hex digits.
 func isID(f format.Field) bool {
-	return f == format.FThread || f == format.FObject || f == format.FTarget || f == format.FOwner
+	return f == format.FThread || f == format.FObject || f == format.FTarget || f == format.FOwner || f == format.FLock
 }
 
 // parseOther decodes a timeout, how a park ended or a class into ev, or
@@ -368,8 +368,8 @@ func (ev *Event) setID(fld format.Field, v uint32) {
 		ev.Object = format.ObjectID(v)
 	case format.FTarget:
 		ev.Target = format.ThreadID(v)
-	case format.FOwner:
-		ev.Owner = format.ThreadID(v)
+	case format.FOwner, format.FLock:
+		ev.Owner = format.ThreadID(v) // FLock: Event.Lock
 	}
 }
 
@@ -467,7 +467,7 @@ func kindOf(b []byte) (format.Kind, bool) {
 // fieldNames names fields in error messages.
 var fieldNames = map[format.Field]string{
 	format.FThread: "thread", format.FObject: "object", format.FTarget: "target thread",
-	format.FOwner: "owner thread", format.FName: "name", format.FStack: "stack",
+	format.FOwner: "owner thread", format.FLock: "lock", format.FName: "name", format.FStack: "stack",
 	format.FTimeout: "timeout", format.FHow: "how", format.FClass: "class", format.FMode: "mode",
 	format.FSampled: "sampled", format.FWeight: "weight", format.FCPU: "cpu", format.FReady: "ready",
 	format.FDepth: "depth",

@@ -160,6 +160,8 @@ func eventText(ev Event) string {
 			fmt.Fprintf(&b, " target=%v", ev.Target)
 		case format.FOwner:
 			fmt.Fprintf(&b, " owner=%v", ev.Owner)
+		case format.FLock:
+			fmt.Fprintf(&b, " lock=%v", ev.Lock())
 		case format.FName:
 			fmt.Fprintf(&b, " name=%q", ev.Name)
 		case format.FTimeout:

@@ -486,7 +486,7 @@ func (f *rangeFilter) event(ev *Event) error {
 		// state was restated, so it is clipped to the range's start.
 		ev.Time = f.from
 	}
-	if ev.Kind == format.ObjectClass || ev.Kind == format.ClassInitLock {
+	if ev.Kind.Fact() {
 		f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
 	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {
 		if err := f.facts(ev); err != nil {
@@ -499,8 +499,8 @@ func (f *rangeFilter) event(ev *Event) error {
 // facts hands on, before ev, the classes of its object that were given
 // before the range only.
 func (f *rangeFilter) facts(ev *Event) error {
-	cls, clinit := f.live.Facts(ev.Object)
-	for _, x := range []*Event{cls, clinit} {
+	cls, clinit, cond := f.live.Facts(ev.Object)
+	for _, x := range []*Event{cls, clinit, cond} {
 		if x == nil {
 			continue
 		}
@@ -527,7 +527,7 @@ func (f *rangeFilter) start() error {
 			return
 		}
 		x.Time, x.Carried, x.Line = f.from, true, 0
-		if x.Kind == format.ObjectClass || x.Kind == format.ClassInitLock {
+		if x.Kind.Fact() {
 			f.given[factOf(x.Object, x.Kind)] = struct{}{}
 		}
 		err = f.fn(x)

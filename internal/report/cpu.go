@@ -193,8 +193,9 @@ func runSplit(th *Thread, t *model.Thread) {
 // DoingParts calls put with each part of what holders did (d) that is
 // not 0, by its name in holders_doing: running, ready, other,
 // running_virtual, runnable (not split), the recorded states, released
-// (in Object.wait on the monitor itself: let go, the next owner not yet
-// in), unknown.
+// (in Object.wait on the monitor itself, or in Condition.await on a
+// condition of the java.util.concurrent lock itself: let go, the next
+// owner not yet in), unknown.
 // The viewer names them so too.
 func DoingParts(d *model.Doing, put func(name string, t format.Time)) {
 	p := func(name string, t format.Time) {
@@ -314,6 +315,9 @@ func holdersText(t *textWriter, l *Lock) {
 			word = "holder unknown"
 		case "released":
 			word = "released (in Object.wait on it, the next owner not in yet)"
+			if l.Kind == "juc" {
+				word = "released (in Condition.await on its condition, the next owner not in yet)"
+			}
 		}
 		line := fmt.Sprintf("%s %s (%s)", word, share, dur(p.s))
 		switch p.name {

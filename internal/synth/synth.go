@@ -49,6 +49,11 @@ type Options struct {
 	// those a read lock. Off, as by default, the
 	// recording is the one written before they existed, line for line.
 	LockOrder bool
+	// Conditions adds ConditionLock lines: some park blockers are named
+	// conditions of a lock (the monitor's object plus two), as the agent
+	// names a ConditionObject's synchronizer. Off, as by default, the
+	// recording is the one written before they existed, line for line.
+	Conditions bool
 }
 
 func (o Options) withDefaults() Options {
@@ -812,6 +817,11 @@ func (s *sim) operation(th int) {
 			s.classed[t.obj] = true
 			s.write(&format.Event{Time: s.now, Kind: format.ObjectClass, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
 				Class: "Ljava/util/concurrent/locks/ReentrantLock$NonfairSync;"})
+			if s.g.opt.Conditions && t.obj%11 == 0 {
+				// Chosen by the object: the generator's draws stay the same.
+				s.write(&format.Event{Time: s.now, Kind: format.ConditionLock, Thread: format.ThreadID(t.id), Object: format.ObjectID(t.obj),
+					Lock: format.ObjectID(t.obj + 2)})
+			}
 		}
 		owner := uint32(0)
 		if o := s.owner(th); o >= 0 {

@@ -17,7 +17,7 @@ import (
 // finds nothing out of place and no broken invariant.
 func TestFolds(t *testing.T) {
 	var buf bytes.Buffer
-	st, err := synth.New(synth.Options{Size: 4 << 20, Seed: 7, LockOrder: true}).WriteEvents(&buf)
+	st, err := synth.New(synth.Options{Size: 4 << 20, Seed: 7, LockOrder: true, Conditions: true}).WriteEvents(&buf)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,8 +130,11 @@ type snapshot struct {
 	command string
 	rec     *reader.Recording
 	m       *model.Model
-	took    time.Duration // the whole command, attach to model
-	agentMS string        // the agent's own time (.info attach_ms)
+	// collapsed: the virtual threads the fold left out, each doing what
+	// another does (model.Options.Collapse).
+	collapsed []model.Collapsed
+	took      time.Duration // the whole command, attach to model
+	agentMS   string        // the agent's own time (.info attach_ms)
 	*phases
 }
 
@@ -219,12 +222,13 @@ func (s *snapshot) read(prefix string) error {
 	}
 	s.phase("open")
 	alive, _ := rec.Info.Int(format.InfoAliveAtAttach)
-	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, Threads: int(min(alive, 1<<22))})
+	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, Threads: int(min(alive, 1<<22)),
+		Collapse: os.Getenv("ORCA_THREADS_COLLAPSE") != "0"})
 	if err != nil {
 		return err
 	}
 	s.phase("model")
-	s.rec, s.m = rec, res.Model
+	s.rec, s.m, s.collapsed = rec, res.Model, res.Collapsed
 	s.agentMS = rec.Info[format.InfoAttachTimes]
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -430,12 +429,6 @@ func newThreadsView(s *snapshot) *threadsView {
 
 // lockKinds names model.LockKinds as nowObject.Kind does.
 var lockKinds = map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}
-
-func (v *threadsView) writeJSON(w io.Writer) error {
-	// Not indented: 100 000 virtual threads' ids make megabytes (jq
-	// indents).
-	return json.NewEncoder(w).Encode(v)
-}
 
 // describe says what a thread does, in one line: its state, what it
 // waits on and who holds that.

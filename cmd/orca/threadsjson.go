@@ -22,19 +22,33 @@ func (v *threadsView) writeJSON(w io.Writer) error {
 		bw = bufio.NewWriter(w)
 	}
 	chains, groups := v.Chains, v.Groups
+	if chains == nil || groups == nil {
+		// (The view makes neither nil.)
+		return json.NewEncoder(w).Encode(v)
+	}
 	short := *v
 	short.Chains, short.Groups = nil, nil
-	top, err := json.Marshal(&short)
+	// An Encoder hands its whole output to one Write, not copied (as
+	// json.Marshal's is: 10 000 platform threads' stacks, megabytes); its
+	// buffer goes back to encoding/json's pool when Encode returns, so the
+	// lists are spliced in during that Write.
+	var err error
+	if e := json.NewEncoder(writeFunc(func(top []byte) { err = spliceLists(bw, top, chains, groups) })).Encode(&short); e != nil {
+		return e
+	}
 	if err != nil {
 		return err
 	}
-	rest := top
-	if chains == nil || groups == nil {
-		// (The view makes neither nil.)
-		_, err := w.Write(append(mustJSON(v), '\n'))
-		return err
+	if !ok {
+		return bw.Flush()
 	}
-	rest = splice(bw, rest, `"chains":null`, `"chains":[`)
+	return nil
+}
+
+// spliceLists writes top, the view's JSON with "chains" and
+// "virtual_threads" null, with chains and groups in their places.
+func spliceLists(bw *bufio.Writer, top []byte, chains []nowChain, groups []*nowGroup) error {
+	rest := splice(bw, top, `"chains":null`, `"chains":[`)
 	for i := range chains {
 		if i > 0 {
 			bw.WriteByte(',')
@@ -63,20 +77,17 @@ func (v *threadsView) writeJSON(w io.Writer) error {
 		writeWithRefs(bw, b, g.Threads)
 	}
 	bw.WriteByte(']')
-	bw.Write(rest)
-	bw.WriteByte('\n')
-	if !ok {
-		return bw.Flush()
-	}
+	bw.Write(rest) // with the Encoder's newline
 	return nil
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
+// writeFunc is an io.Writer that hands each Write's bytes to a function,
+// which must not keep them.
+type writeFunc func([]byte)
+
+func (f writeFunc) Write(b []byte) (int, error) {
+	f(b)
+	return len(b), nil
 }
 
 // splice writes b up to the key and value at, then with, and returns the

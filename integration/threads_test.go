@@ -80,6 +80,28 @@ type threadsJSON1 struct {
 // attach), deadlocks first. The JVM runs on after both, with no thread of orca's (the Java
 // threads it lists are those before plus HotSpot's Attach Listener, and one OS thread has
 // that name) and no file of orca's left in /tmp.
+// threadsSteady is orca threads' JSON out without what changes from one
+// snapshot to the next: its times, the stacks of running threads.
+func threadsSteady(t *testing.T, out string) string {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("orca threads --json: %v\n%s", err, tail(out, 2000))
+	}
+	delete(v, "took_s")
+	delete(v, "agent_ms")
+	for _, th := range v["platform_threads"].([]any) {
+		if th := th.(map[string]any); th["state"] == "runnable" || th["state"] == "in_native" {
+			delete(th, "stack")
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 func TestThreadsNow(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
@@ -100,6 +122,16 @@ func TestThreadsNow(t *testing.T) {
 		var v threadsJSON
 		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
 			t.Fatalf("orca threads --json: %v\n%s", err, tail(r.stdout, 2000))
+		}
+		// The same answer when the fold takes every virtual thread, not one
+		// of each set that does the same (model.Options.Collapse), but for
+		// the times and the stacks of the threads that run.
+		r0 := run(t, dir, "env", "ORCA_THREADS_COLLAPSE=0", bin, "threads", fmt.Sprint(a.jvm), "--json")
+		if r0.code != 0 {
+			t.Fatalf("orca threads --json, ORCA_THREADS_COLLAPSE=0: %s", r0)
+		}
+		if a, b := threadsSteady(t, r.stdout), threadsSteady(t, r0.stdout); a != b {
+			t.Errorf("orca threads --json differs with the collapse of virtual threads:\n%s\nand without:\n%s", tail(a, 3000), tail(b, 3000))
 		}
 		// The deadlocks: exactly these three, each of its two threads.
 		got := map[string][]string{}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -164,22 +163,69 @@ func newThreadsView(s *snapshot) *threadsView {
 		return no
 	}
 	// The live threads' entries in one allocation (100 000 threads: one
-	// slab, not 100 000 objects for the collector to find).
-	live := 0
+	// slab, not 100 000 objects for the collector to find), in the order
+	// of the Model's threads (by start, then id) with the virtual threads
+	// the fold left out (s.collapsed: each in its place by its start,
+	// which is the thread's it repeats, and its id).
+	type entry struct {
+		t  *model.Thread
+		id format.ThreadID
+		c  *model.Collapsed // a thread left out; t is the one it repeats
+	}
+	extra := make([]entry, 0, len(s.collapsed))
+	var rep *model.Thread
+	for i := range s.collapsed {
+		c := &s.collapsed[i]
+		if rep == nil || rep.ID != c.Rep {
+			rep = m.Thread(c.Rep)
+		}
+		if rep != nil && !rep.Ended {
+			extra = append(extra, entry{rep, c.ID, c})
+		}
+	}
+	byStart := func(a, b entry) int { return cmp.Or(cmp.Compare(a.t.Start, b.t.Start), cmp.Compare(a.id, b.id)) }
+	slices.SortFunc(extra, byStart)
+	live := len(extra)
 	for _, t := range m.Threads {
 		if !t.Ended {
 			live++
 		}
 	}
-	slab := make([]nowThread, live)
-	byID := make(map[format.ThreadID]*nowThread, live)
-	all := make([]*nowThread, 0, live)
+	seq := make([]entry, 0, live)
 	for _, t := range m.Threads {
 		if t.Ended {
 			continue
 		}
-		nt := &slab[len(all)]
+		e := entry{t: t, id: t.ID}
+		for len(extra) > 0 && byStart(extra[0], e) < 0 {
+			seq, extra = append(seq, extra[0]), extra[1:]
+		}
+		seq = append(seq, e)
+	}
+	seq = append(seq, extra...)
+	// all: each live thread's entry, in that order; for a thread left out,
+	// the entry of the one it repeats (what it does is that one's: no
+	// thread waits for it, it holds nothing: model.Collapsed). self: each
+	// one's own id and name, tids its id.
+	slab := make([]nowThread, live-len(s.collapsed))
+	byID := make(map[format.ThreadID]*nowThread, len(slab))
+	all := make([]*nowThread, 0, live)
+	self := make([]nowRef, 0, live)
+	tids := make([]format.ThreadID, 0, live)
+	n := 0
+	for _, e := range seq {
+		t := e.t
+		tids = append(tids, e.id)
+		if e.c != nil {
+			all = append(all, nil) // the one it repeats', once made
+			self = append(self, nowRef{e.id.String(), e.c.Name})
+			continue
+		}
+		nt := &slab[n]
+		n++
+		all = append(all, nt)
 		*nt = nowThread{ID: t.ID.String(), Name: t.Name, Virtual: t.Virtual, tid: t.ID}
+		self = append(self, nowRef{nt.ID, nt.Name})
 		if k := t.IntervalAt(at); k >= 0 {
 			iv := &t.Intervals[k]
 			nt.State, nt.stack = iv.State.String(), iv.Stack
@@ -194,7 +240,11 @@ func newThreadsView(s *snapshot) *threadsView {
 		}
 		nt.Stack = resolve(nt.stack)
 		byID[t.ID] = nt
-		all = append(all, nt)
+	}
+	for i, e := range seq {
+		if e.c != nil {
+			all[i] = byID[e.c.Rep]
+		}
 	}
 	// What each waits on and for, from the graph (a thread is in it once).
 	for _, w := range g.Waits {
@@ -216,6 +266,8 @@ func newThreadsView(s *snapshot) *threadsView {
 	}
 	holders := map[format.ThreadID]*nowRef{}
 	for _, nt := range all {
+		// (A thread left out repeats its entry: the same holds, in
+		// the order first met.)
 		if nt.forID == 0 {
 			continue
 		}
@@ -273,7 +325,7 @@ func newThreadsView(s *snapshot) *threadsView {
 	rootOf := make([]format.ThreadID, len(all))
 	behind := map[format.ThreadID]int{}
 	for i, nt := range all {
-		if nt.forID == 0 || inCycle[nt.tid] > 0 {
+		if nt.forID == 0 || inCycle[tids[i]] > 0 {
 			continue
 		}
 		// At most one step a thread: a cycle not reported (none stands
@@ -281,7 +333,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		u := nt.forID
 		for steps := 0; steps < len(all); steps++ {
 			next := byID[u]
-			if next == nil || next.forID == 0 || inCycle[u] > 0 || u == nt.tid {
+			if next == nil || next.forID == 0 || inCycle[u] > 0 || u == tids[i] {
 				break
 			}
 			u = next.forID
@@ -297,7 +349,7 @@ func newThreadsView(s *snapshot) *threadsView {
 			continue
 		}
 		if k := inCycle[u]; k > 0 {
-			v.Deadlocks[k-1].Behind = append(v.Deadlocks[k-1].Behind, nowRef{nt.ID, nt.Name})
+			v.Deadlocks[k-1].Behind = append(v.Deadlocks[k-1].Behind, self[i])
 			continue
 		}
 		c := roots[u]
@@ -311,7 +363,7 @@ func newThreadsView(s *snapshot) *threadsView {
 			roots[u] = c
 			order = append(order, u)
 		}
-		c.Threads = append(c.Threads, nowRef{nt.ID, nt.Name})
+		c.Threads = append(c.Threads, self[i])
 		var on nowObject
 		if nt.WaitsOn != nil {
 			on = *nt.WaitsOn
@@ -362,12 +414,12 @@ func newThreadsView(s *snapshot) *threadsView {
 		gr.Count++
 		groupOf[i] = gr
 	}
-	for i, nt := range all {
+	for i := range all {
 		if gr := groupOf[i]; gr != nil {
 			if gr.Threads == nil {
 				gr.Threads = make([]nowRef, 0, gr.Count)
 			}
-			gr.Threads = append(gr.Threads, nowRef{nt.ID, nt.Name})
+			gr.Threads = append(gr.Threads, self[i])
 		}
 	}
 	slices.SortStableFunc(v.List, func(a, b *nowThread) int { return cmp.Or(cmp.Compare(a.Name, b.Name), cmp.Compare(a.ID, b.ID)) })
@@ -377,12 +429,6 @@ func newThreadsView(s *snapshot) *threadsView {
 
 // lockKinds names model.LockKinds as nowObject.Kind does.
 var lockKinds = map[model.LockKind]string{model.Monitor: "monitor", model.JUCLock: "juc_lock", model.Blocker: "blocker", model.Semaphore: "semaphore"}
-
-func (v *threadsView) writeJSON(w io.Writer) error {
-	// Not indented: 100 000 virtual threads' ids make megabytes (jq
-	// indents).
-	return json.NewEncoder(w).Encode(v)
-}
 
 // describe says what a thread does, in one line: its state, what it
 // waits on and who holds that.

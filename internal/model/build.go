@@ -72,6 +72,11 @@ type Options struct {
 	// the threads are made that large at once, not grown by doubling
 	// (100 000 threads: 17 rehashes of two maps).
 	Threads int
+	// Collapse, for a snapshot (orca threads), folds one virtual thread of
+	// each set whose events are the same but for the thread's id and name
+	// (100 000 virtual threads parked on one lock at one stack: one), and
+	// lists the others in Result.Collapsed (collapse.go).
+	Collapse bool
 }
 
 // Result is a built model with what reading the files reported.
@@ -81,17 +86,33 @@ type Result struct {
 	Malformed   int     // all malformed lines
 	Truncated   bool    // the last line was cut short (kill -9)
 	Unclosed    bool    // a compact file ended in a chunk without its trailer (reader.EachOptions.Unclosed)
+	// Collapsed: the virtual threads Options.Collapse left out of the
+	// Model, in the order of their runs in the file.
+	Collapsed []Collapsed
 }
 
 // Build reads rec's events in one streaming pass and folds them. Chunks
 // of the file are decoded in parallel; the fold takes the events in file
 // order (reader.Recording.EachEvent).
-func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
+func Build(rec *reader.Recording, opt Options) (*Result, error) {
+	if opt.Collapse {
+		res, err := build(rec, opt, true)
+		if err != errCollapse {
+			return res, err
+		}
+		// A thread left out is named by another's event, or its events
+		// are not in one run: the fold of all of them.
+		opt.Collapse = false
+	}
+	return build(rec, opt, false)
+}
+
+func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err error) {
 	// A read of the spill that fails while folding (a window split again
 	// reads its intervals back) fails the build.
 	defer RecoverSpill(&err)
 	b := New()
-	if opt.Threads > 0 {
+	if opt.Threads > 0 && !collapse {
 		b.threads = make(map[format.ThreadID]*tstate, opt.Threads)
 		b.m.byThread = make(map[format.ThreadID]*Thread, opt.Threads)
 	}
@@ -167,16 +188,32 @@ func Build(rec *reader.Recording, opt Options) (_ *Result, err error) {
 		eo.Progress = func(done int64) { opt.Progress(n, done) }
 	}
 	var read int64 // the events of the file, not the restated facts of a chunk (Carried)
+	var c *collapser
+	if collapse {
+		c = newCollapser(opt.Threads)
+	}
 	truncated, err := rec.EachEvent(eo, func(ev *reader.Event) error {
 		n++
 		if !ev.Carried {
 			read++
 		}
+		if c != nil {
+			return c.event(ev, b.Event)
+		}
 		b.Event(ev)
 		return nil
 	})
+	if err == nil && c != nil {
+		err = c.finish(b.Event)
+	}
+	if err == errCollapse {
+		return nil, err
+	}
 	if err != nil {
 		return nil, err // names the file already
+	}
+	if c != nil {
+		res.Collapsed = c.out
 	}
 	if opt.Span != nil {
 		read = math.MaxInt64 // a part of the file: .info's counts are of all of it

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// TestThreadsJSON: writeJSON writes what encoding/json's Encoder does, on
+// a view with every field set and names that need escaping (quotes, HTML,
+// control characters, non-ASCII, invalid UTF-8), nil and empty lists.
+func TestThreadsJSON(t *testing.T) {
+	obj := &nowObject{Object: "00AD538E", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Kind: "juc_lock"}
+	names := []string{"plain", `q"uote\back`, "<html>&amp;", "a<b", "a>b", "tab\tnl\n\x01", "ünïcødé ✓", "bad\xff\xfeutf8", "line\u2028sep", ""}
+	var refs []nowRef
+	for i, n := range names {
+		refs = append(refs, nowRef{ID: "0000000" + string(rune('A'+i)), Name: n})
+	}
+	th := &nowThread{ID: "00000001", Name: "<t>", State: "parked", WaitsOn: obj, WaitsFor: &refs[1], Holds: []nowObject{*obj}, Stack: []string{"a.B.c(B.java:1)"}}
+	for _, v := range []*threadsView{
+		{PID: 42, Command: "Main <&>", Java: "25.0.3", Threads: 3, Platform: 1, Virtual: 2, TookS: 0.125, AgentMS: "12.5",
+			Deadlocks: []nowDeadlock{{Kind: "juc", Threads: []*nowThread{th}, Behind: refs}},
+			Chains: []nowChain{{Root: "00000002", RootName: "r\"oot", RootState: "sleeping", Threads: refs,
+				Links: []nowLink{{On: *obj, For: refs[0], Threads: 8}}}, {Root: "3", Threads: nil, Links: []nowLink{}}, {Root: "4", Threads: []nowRef{}}},
+			List:    []*nowThread{th},
+			Groups:  []*nowGroup{{Count: 8, State: "parked", WaitsOn: obj, WaitsFor: &refs[2], Stack: []string{"x"}, Threads: refs}, {Count: 0, State: "runnable", Stack: []string{}, Threads: nil}},
+			Skipped: 3, Dropped: 4, Unseen: "why <not>"},
+		{PID: 1, Deadlocks: []nowDeadlock{}, Chains: []nowChain{}, List: []*nowThread{}, Groups: []*nowGroup{}},
+		{PID: 1},
+	} {
+		var want, got bytes.Buffer
+		if err := json.NewEncoder(&want).Encode(v); err != nil {
+			t.Fatal(err)
+		}
+		bw := bufio.NewWriter(&got)
+		if err := v.writeJSON(bw); err != nil {
+			t.Fatal(err)
+		}
+		bw.Flush()
+		if got.String() != want.String() {
+			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", got.String(), want.String())
+		}
+		got.Reset()
+		if err := v.writeJSON(&got); err != nil { // not a bufio.Writer
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("writeJSON to a bytes.Buffer:\n%s\nencoding/json:\n%s", got.String(), want.String())
+		}
+	}
+}

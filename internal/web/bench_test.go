@@ -138,12 +138,13 @@ func BenchmarkChain(b *testing.B) {
 	b.ReportMetric(float64(links)/float64(b.N), "links/op")
 }
 
-// BenchmarkIndexTiles cuts tiles from the lanes of the index file
-// $ORCA_BENCH_INDEX (an orca view's, ~/.cache/orca/view/KEY/index), at each
-// third level finer than those it keeps whole, the middle tile for 60
-// threads (as the page asks the lanes in view) and for 4096 (the most a
-// request asks), spread over the recording's threads, with no
-// model: what a pan or zoom costs on the next orca view.
+// BenchmarkIndexTiles answers tiles from the index file $ORCA_BENCH_INDEX
+// (an orca view's, ~/.cache/orca/view/KEY/index) as /api/tiles does
+// (Index.tile), at each third level finer than those it keeps whole, or
+// at the levels $ORCA_BENCH_LEVELS lists (28,27,26), the middle tile for
+// 60 threads (as the page asks the lanes in view) and for 4096 (the most
+// a request asks), the first ones and spread over the recording's
+// threads, with no model: what a pan or zoom costs on the next orca view.
 //
 //	ORCA_BENCH_INDEX=… go test -run '^$' -bench IndexTiles -benchtime 3x ./internal/web
 func BenchmarkIndexTiles(b *testing.B) {

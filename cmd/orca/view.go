@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -96,6 +97,7 @@ func runView(u ui, args []string) error {
 	// The index (docs/web.md): not of a recording that grows.
 	var root, key string
 	var idx *web.Index
+	heapProfiles()
 	if !*follow && os.Getenv("ORCA_VIEW_INDEX") != "0" {
 		spanKey := ""
 		if opt.Span != nil {
@@ -151,11 +153,13 @@ func runView(u ui, args []string) error {
 		if opt.Progress != nil {
 			fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
 		}
+		heapProfile("built")
 		srv = web.New(rec, res, wopt)
 		if root != "" {
 			go func() {
 				t0 := time.Now()
 				st, err := srv.WriteIndex(root, key)
+				heapProfile("index")
 				if err != nil {
 					fmt.Fprintf(u.stderr, "orca: warning: %v (the next orca view reads the recording whole again)\n", err)
 				} else if opt.Progress != nil {
@@ -292,4 +296,34 @@ func openBrowser(url string) error {
 	}
 	go c.Wait() // reap it; xdg-open returns at once
 	return nil
+}
+
+// heapProfiles writes a heap profile to $ORCA_VIEW_HEAPPROFILE.N every
+// 15 s (N: the seconds since the start), when set (hidden: where the
+// viewer's memory goes, docs/web.md).
+func heapProfiles() {
+	if os.Getenv("ORCA_VIEW_HEAPPROFILE") == "" {
+		return
+	}
+	t0 := time.Now()
+	go func() {
+		for range time.Tick(15 * time.Second) {
+			heapProfile(fmt.Sprint(int(time.Since(t0).Seconds())))
+		}
+	}()
+}
+
+// heapProfile writes a heap profile to $ORCA_VIEW_HEAPPROFILE.at, created
+// exclusively, never through a symlink; nothing when unset.
+func heapProfile(at string) {
+	p := os.Getenv("ORCA_VIEW_HEAPPROFILE")
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p+"."+at, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	pprof.WriteHeapProfile(f) // as of the last collection: none forced
 }

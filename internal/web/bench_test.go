@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -137,12 +138,13 @@ func BenchmarkChain(b *testing.B) {
 	b.ReportMetric(float64(links)/float64(b.N), "links/op")
 }
 
-// BenchmarkIndexTiles cuts tiles from the lanes of the index file
-// $ORCA_BENCH_INDEX (an orca view's, ~/.cache/orca/view/KEY/index), at each
-// third level finer than those it keeps whole, the middle tile for 60
-// threads (as the page asks the lanes in view) and for 4096 (the most a
-// request asks), spread over the recording's threads, with no
-// model: what a pan or zoom costs on the next orca view.
+// BenchmarkIndexTiles answers tiles from the index file $ORCA_BENCH_INDEX
+// (an orca view's, ~/.cache/orca/view/KEY/index) as /api/tiles does
+// (Index.tile), at each third level finer than those it keeps whole, or
+// at the levels $ORCA_BENCH_LEVELS lists (28,27,26), the middle tile for
+// 60 threads (as the page asks the lanes in view) and for 4096 (the most
+// a request asks), the first ones and spread over the recording's
+// threads, with no model: what a pan or zoom costs on the next orca view.
 //
 //	ORCA_BENCH_INDEX=… go test -run '^$' -bench IndexTiles -benchtime 3x ./internal/web
 func BenchmarkIndexTiles(b *testing.B) {
@@ -169,20 +171,41 @@ func BenchmarkIndexTiles(b *testing.B) {
 		b.Fatal(err)
 	}
 	lv := x.Levels()
+	levels := []int{}
 	for l := lv[len(lv)-1] - 1; l >= 0; l -= 3 {
+		levels = append(levels, l)
+	}
+	if v := os.Getenv("ORCA_BENCH_LEVELS"); v != "" { // e.g. 28,27,26
+		levels = levels[:0]
+		for _, f := range strings.Split(v, ",") {
+			l, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			levels = append(levels, l)
+		}
+	}
+	for _, l := range levels {
 		mid := int(x.dir.Duration / (int64(TileWidth) << l) / 2)
-		for _, lanes := range []int{60, 4096} {
-			if lanes > 60 && l < lv[len(lv)-1]-7 {
+		// The first 60 and 4096 threads (a recording's first are its
+		// long-lived ones: the page's first screen asks them), 60 and
+		// 4096 spread over them.
+		for _, lanes := range []int{-60, 60, -4096, 4096} {
+			if max(lanes, -lanes) > 60 && l < lv[len(lv)-1]-7 && os.Getenv("ORCA_BENCH_LEVELS") == "" {
 				continue // the most a request asks: at coarse levels only
 			}
-			threads := make([]int, min(lanes, x.dir.Threads))
+			threads := make([]int, min(max(lanes, -lanes), x.dir.Threads))
+			name := fmt.Sprint(len(threads))
 			for i := range threads {
 				threads[i] = (i * 7919) % x.dir.Threads // spread over the threads
+				if lanes < 0 {
+					threads[i], name = i, fmt.Sprintf("0-%d", len(threads)-1)
+				}
 			}
-			b.Run(fmt.Sprintf("level=%d/lanes=%d", l, len(threads)), func(b *testing.B) {
+			b.Run(fmt.Sprintf("level=%d/lanes=%s", l, name), func(b *testing.B) {
 				var size int
 				for range b.N {
-					t, err := x.laneTile(l, mid, threads)
+					t, err := x.tile(l, mid, threads)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -44,7 +44,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 2
+	indexVersion = 3
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
@@ -443,6 +443,7 @@ type IndexStats struct {
 	Runs     int
 	Bytes    int64
 	Lanes    int64 // bytes of the threads' lanes
+	Kept     int   // the lanes' kept tiles (writeKept)
 }
 
 // indexBudget bounds the segments and pieces of runnable time an index
@@ -518,11 +519,18 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		levels = append(levels, &levelAcc{level: l, tiles: make([]tileAcc, n)})
 	}
 	held := 0
+	// A lane's kept tiles (writeKept): from the coarsest level kept whole.
+	var keptLevels []int
+	for l := min(top+indexAbove, MaxLevel); l >= 0; l-- {
+		keptLevels = append(keptLevels, l)
+	}
 	laneRecs := make([]byte, 0, len(d.m.Threads)*laneRecBytes)
 	dir.LaneData[0] = w.n
 	for ti, t := range d.m.Threads {
 		t = d.readThread(ti)
-		laneRecs = append(laneRecs, writeLane(w, t, d.m.Start)...)
+		rec := writeLane(w, t, hasSplit(t), d.m.Start, keptLevels, d.m.End-d.m.Start)
+		stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
+		laneRecs = append(laneRecs, rec...)
 		lo, hi := t.Start, t.End
 		if len(t.Intervals) > 0 {
 			lo, hi = min(lo, t.Intervals[0].Start), max(hi, t.Intervals[len(t.Intervals)-1].End)

@@ -23,15 +23,30 @@ import (
 // what needs the model answers 503, still reading; once Ready, the model
 // answers the rest and the tiles are still the same.
 func TestIndexAnswers(t *testing.T) {
-	prefixes := []string{
-		synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix,
-		// Few threads, long: lanes of many blocks (laneBlock intervals each).
-		synthetic(t, "long", synth.Options{Threads: 3, Monitors: 3, Semaphores: 1, Size: 1 << 20}).prefix,
-		testrec.Files(t, "../report/testdata/contention.txtar"),
-		testrec.Files(t, "../report/testdata/deadlock.txtar"),
-		testrec.Files(t, "../report/testdata/split.txtar"),
+	small := synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
+	// Few threads, long: lanes of many blocks (laneBlock intervals each).
+	long := synthetic(t, "long", synth.Options{Threads: 3, Monitors: 3, Semaphores: 1, Size: 1 << 20}).prefix
+	type indexCase struct {
+		prefix string
+		// lean: only the coarsest level kept whole (indexBudget 1), a
+		// lane's tiles kept whole above 50 intervals and samples
+		// (laneKeepMin): the coarse levels' tiles of the long-lived
+		// threads, of many segments, from their kept tiles, the other
+		// threads' cut from their lanes, in one tile.
+		lean bool
 	}
-	for _, prefix := range prefixes {
+	cases := []indexCase{{small, false}, {long, false}, {small, true}, {long, true}}
+	for _, f := range []string{"contention", "deadlock", "split"} {
+		cases = append(cases, indexCase{testrec.Files(t, "../report/testdata/"+f+".txtar"), false})
+	}
+	defer func(b, k int) { indexBudget, laneKeepMin = b, k }(indexBudget, laneKeepMin)
+	budget, keep := indexBudget, laneKeepMin
+	for _, c := range cases {
+		prefix := c.prefix
+		indexBudget, laneKeepMin = budget, keep
+		if c.lean {
+			indexBudget, laneKeepMin = 1, 50
+		}
 		rec, err := reader.Open(prefix)
 		if err != nil {
 			t.Fatal(err)
@@ -49,6 +64,9 @@ func TestIndexAnswers(t *testing.T) {
 		}
 		if len(st.Levels) == 0 || st.Segments == 0 {
 			t.Fatalf("%s: an index of no tiles: %+v", prefix, st)
+		}
+		if c.lean && (len(st.Levels) != 1 || st.Kept < 10) {
+			t.Fatalf("%s: %+v, want one level kept whole and kept tiles of the lanes", prefix, st)
 		}
 		if _, err := OpenIndex(root, IndexKey("sig of another", "")); err != nil {
 			t.Errorf("another recording's index: %v, want none and no error", err)

@@ -23,7 +23,11 @@ import (
 // little-endian): i64 start, i64 end (ns since the recording's start),
 // u32 flags (laneSplit: its runnable time is split, hasSplit), u32 0, then
 // for each of its four columns (intervals, samples, scheduler times,
-// windows) u64 the offset of its block table, u32 blocks, u32 records.
+// windows) u64 the offset of its block table, u32 blocks, u32 records;
+// then u64 the offset of its kept tiles' table, u32 their number, u32 0,
+// and u64 the offset of the lane's first byte. A lane's bytes are its
+// columns, each its blocks then its table, then its kept tiles and their
+// table, from that first byte to the end of the last table.
 // A block table is blocks+1 entries of i64 first, i64 last (the block's
 // first and last time), u64 offset (the last entry's: the column's end);
 // block b holds records b*laneBlock on. Within a block, records are
@@ -33,12 +37,35 @@ import (
 //	sample (cpu and wall only): at-prev, weight, u8 kind
 //	scheduler time: at-prev
 //	window: start-prev, end-start, running, ready, other, virtual, unsplit, cpu, wall
+//
+// The kept tiles: the thread's lane of a tile of a coarse level cut whole
+// when the index is written (tileSegments, runPieces of the whole thread),
+// for each tile over which the thread has more than laneKeepMin intervals
+// and samples: a long-lived thread's lane at a coarse level, which would
+// otherwise be cut from all its records at every request (a million
+// intervals and samples for a 1 GB recording's whole at level 28: 1 s and
+// 50 MB a thread), while what it is cut to is at most a few segments a
+// pixel. Each is its segments (segBytes each, as in a tile kept whole)
+// then its pieces of runnable time (runBytes each); the table, in the
+// order written (the coarsest level first, tiles in order), has an entry
+// of u32 level, u32 tile, u64 offset, u32 segments, u32 pieces for each.
 const (
 	laneBlock    = 256
-	laneRecBytes = 8 + 8 + 4 + 4 + laneCols*16
+	laneRecBytes = 8 + 8 + 4 + 4 + laneCols*16 + 16 + 8
 	laneCols     = 4
 	laneSplit    = 1
+	keptBytes    = 4 + 4 + 8 + 4 + 4
 )
+
+// laneKeepMin: a thread's lane of a tile is kept whole above this many
+// intervals and samples in the tile's span (cut at a request, they take
+// about 40 ns each, so 60 lanes of them some 50 ms at most). A variable,
+// that a test makes smaller.
+var laneKeepMin = 16384
+
+// laneWhole: a lane of at most this many bytes is read at once, not
+// column by column (a thread's record, then one read).
+const laneWhole = 256 << 10
 
 // posWriter writes through a buffer and counts the bytes written.
 type posWriter struct {
@@ -99,9 +126,12 @@ func writeColumn(w *posWriter, n int, key func(i int) (lo, hi format.Time), enc 
 	return ref
 }
 
-// writeLane writes thread t's columns, times less origin, and returns its
-// lane record.
-func writeLane(w *posWriter, t *model.Thread, origin format.Time) []byte {
+// writeLane writes thread t's columns, times less origin, and its kept
+// tiles of levels (coarsest first; the recording dur ns long), and returns
+// its lane record; split says whether its runnable time is split
+// (hasSplit).
+func writeLane(w *posWriter, t *model.Thread, split bool, origin format.Time, levels []int, dur format.Time) []byte {
+	laneStart := w.n
 	rel := func(v format.Time) format.Time { return v - origin }
 	put := func(b []byte, v format.Time) []byte { return binary.AppendVarint(b, int64(v)) }
 	ivs := t.Intervals
@@ -150,11 +180,15 @@ func writeLane(w *posWriter, t *model.Thread, origin format.Time) []byte {
 			*prev = rel(x.Start)
 			return b
 		})
+	kept, nkept := writeKept(w, t, split, origin, levels, dur)
 	rec := make([]byte, laneRecBytes)
 	le := binary.LittleEndian
+	le.PutUint64(rec[24+16*laneCols:], uint64(kept))
+	le.PutUint32(rec[24+16*laneCols+8:], uint32(nkept))
+	le.PutUint64(rec[24+16*laneCols+16:], uint64(laneStart))
 	le.PutUint64(rec[0:], uint64(rel(t.Start)))
 	le.PutUint64(rec[8:], uint64(rel(t.End)))
-	if hasSplit(t) {
+	if split {
 		le.PutUint32(rec[16:], laneSplit)
 	}
 	for c, r := range cols {
@@ -166,21 +200,164 @@ func writeLane(w *posWriter, t *model.Thread, origin format.Time) []byte {
 	return rec
 }
 
+// writeKept writes thread t's kept tiles of levels (coarsest first) and
+// their table, and returns the table's offset and entries (split: hasSplit).
+func writeKept(w *posWriter, t *model.Thread, split bool, origin format.Time, levels []int, dur format.Time) (int64, int) {
+	ivs, smp := t.Intervals, t.Samples
+	lo, hi := t.Start, t.End
+	if len(ivs) > 0 {
+		lo, hi = min(lo, ivs[0].Start), max(hi, ivs[len(ivs)-1].End)
+	}
+	var tab []byte
+	var b []byte
+	le := binary.LittleEndian
+	for _, level := range levels {
+		rpx := format.Time(1) << level
+		span := rpx * TileWidth
+		any := false
+		for k := max(lo-origin, 0) / span; k <= (hi-origin)/span && k <= dur/span; k++ {
+			a0 := origin + k*span
+			a1 := a0 + span
+			// The intervals over [a0, a1) and the samples in it, as a
+			// tile's cut reads them.
+			n := sort.Search(len(ivs), func(i int) bool { return ivs[i].Start >= a1 }) -
+				sort.Search(len(ivs), func(i int) bool { return ivs[i].End > a0 })
+			n += sort.Search(len(smp), func(i int) bool { return smp[i].At >= a1 }) -
+				sort.Search(len(smp), func(i int) bool { return smp[i].At >= a0 })
+			if n <= laneKeepMin {
+				continue
+			}
+			any = true
+			l := lanes{counts: make([]uint32, 1), runCounts: make([]uint32, 1)}
+			l.laneWith(0, t, split, a0, a1, rpx, 0)
+			b = b[:0]
+			for _, sg := range l.segs {
+				b = le.AppendUint64(b, uint64(sg.start-origin))
+				b = le.AppendUint64(b, uint64(sg.end-origin))
+				b = le.AppendUint32(b, sg.first)
+				b = le.AppendUint32(b, sg.n)
+				b = append(b, sg.state)
+			}
+			for _, r := range l.runs {
+				for _, v := range []format.Time{r.start - origin, r.end - origin, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
+					b = le.AppendUint64(b, uint64(v))
+				}
+			}
+			tab = le.AppendUint32(tab, uint32(level))
+			tab = le.AppendUint32(tab, uint32(k))
+			tab = le.AppendUint64(tab, uint64(w.n))
+			tab = le.AppendUint32(tab, uint32(len(l.segs)))
+			tab = le.AppendUint32(tab, uint32(len(l.runs)))
+			w.Write(b)
+		}
+		if !any {
+			break // a finer level's tiles hold fewer
+		}
+	}
+	off := w.n
+	w.Write(tab)
+	return off, len(tab) / keptBytes
+}
+
 var errDamaged = errors.New("damaged")
 
-// lanePart reads the part of thread ti's lane over [a0, a1] (ns since
-// the recording's start): a Thread of its intervals, samples, scheduler
-// times and windows there (whole blocks of them), base the index of its
-// first interval in the thread's, and whether its runnable time is split.
-func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int, split bool, err error) {
+// laneSrc is where a lane's bytes are read from: the whole lane read at
+// once (b, from base), or the index's file.
+type laneSrc struct {
+	x    *Index
+	b    []byte
+	base int64
+}
+
+// read returns n bytes from off.
+func (s *laneSrc) read(off int64, n int) ([]byte, error) {
+	if s.b != nil && off >= s.base && off+int64(n) <= s.base+int64(len(s.b)) {
+		return s.b[off-s.base : off-s.base+int64(n)], nil
+	}
+	b := make([]byte, n)
+	if _, err := s.x.f.ReadAt(b, off); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// laneOf reads thread ti's lane record and, when the lane is small, the
+// whole lane.
+func (x *Index) laneOf(ti int) (rec []byte, src *laneSrc, err error) {
 	lo, hi := x.dir.LaneData[0], x.dir.LaneData[1]
 	if ti < 0 || ti >= x.dir.Threads {
-		return nil, 0, false, errDamaged
+		return nil, nil, errDamaged
 	}
-	rec := make([]byte, laneRecBytes)
+	rec = make([]byte, laneRecBytes)
 	if _, err := x.f.ReadAt(rec, x.dir.Lanes+int64(ti)*laneRecBytes); err != nil {
-		return nil, 0, false, err
+		return nil, nil, err
 	}
+	le := binary.LittleEndian
+	kept, nkept := int64(le.Uint64(rec[24+16*laneCols:])), int64(le.Uint32(rec[24+16*laneCols+8:]))
+	from, to := int64(le.Uint64(rec[24+16*laneCols+16:])), kept+nkept*keptBytes
+	if from < lo || to > hi || to < from || kept < from {
+		return nil, nil, errDamaged
+	}
+	src = &laneSrc{x: x}
+	if to-from <= laneWhole {
+		src.b = make([]byte, to-from)
+		if _, err := x.f.ReadAt(src.b, from); err != nil {
+			return nil, nil, err
+		}
+		src.base = from
+	}
+	return rec, src, nil
+}
+
+// keptLane returns thread ti's kept lane of tile k of level, if it has
+// one (rec, src: its record and bytes, laneOf).
+func (x *Index) keptLane(rec []byte, src *laneSrc, level, k int) (segs []segment, runs []runPiece, ok bool, err error) {
+	le := binary.LittleEndian
+	kept, nkept := int64(le.Uint64(rec[24+16*laneCols:])), int(le.Uint32(rec[24+16*laneCols+8:]))
+	if nkept == 0 {
+		return nil, nil, false, nil
+	}
+	tab, err := src.read(kept, nkept*keptBytes)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	for e := tab; len(e) > 0; e = e[keptBytes:] {
+		if int(le.Uint32(e)) != level || int(le.Uint32(e[4:])) != k {
+			continue
+		}
+		off, ns, nr := int64(le.Uint64(e[8:])), int(le.Uint32(e[16:])), int(le.Uint32(e[20:]))
+		if off < x.dir.LaneData[0] || off+int64(ns)*segBytes+int64(nr)*runBytes > kept {
+			return nil, nil, false, errDamaged
+		}
+		b, err := src.read(off, ns*segBytes+nr*runBytes)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		segs = make([]segment, ns)
+		for i := range segs {
+			p := b[i*segBytes:]
+			segs[i] = segment{start: format.Time(le.Uint64(p)), end: format.Time(le.Uint64(p[8:])),
+				first: le.Uint32(p[16:]), n: le.Uint32(p[20:]), state: p[24]}
+		}
+		b = b[ns*segBytes:]
+		runs = make([]runPiece, nr)
+		for i := range runs {
+			p := b[i*runBytes:]
+			v := func(k int) format.Time { return format.Time(le.Uint64(p[8*k:])) }
+			runs[i] = runPiece{start: v(0), end: v(1), split: model.RunSplit{Running: v(2), Ready: v(3), Other: v(4), Virtual: v(5), Unsplit: v(6)}}
+		}
+		return segs, runs, true, nil
+	}
+	return nil, nil, false, nil
+}
+
+// lanePart reads the part of a thread's lane over [a0, a1] (ns since
+// the recording's start), rec its record and src its bytes (laneOf): a
+// Thread of its intervals, samples, scheduler times and windows there
+// (whole blocks of them), base the index of its first interval in the
+// thread's, and whether its runnable time is split.
+func (x *Index) lanePart(rec []byte, src *laneSrc, a0, a1 format.Time) (t *model.Thread, base int, split bool, err error) {
+	lo, hi := x.dir.LaneData[0], x.dir.LaneData[1]
 	le := binary.LittleEndian
 	t = &model.Thread{Start: format.Time(le.Uint64(rec)), End: format.Time(le.Uint64(rec[8:]))}
 	split = le.Uint32(rec[16:])&laneSplit != 0
@@ -195,8 +372,8 @@ func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int,
 		if (recs+laneBlock-1)/laneBlock != blocks || off < lo || off+int64(blocks+1)*24 > hi {
 			return nil, nil, 0, errDamaged
 		}
-		tab := make([]byte, (blocks+1)*24)
-		if _, err := x.f.ReadAt(tab, off); err != nil {
+		tab, err := src.read(off, (blocks+1)*24)
+		if err != nil {
 			return nil, nil, 0, err
 		}
 		ent := func(i, f int) int64 { return int64(le.Uint64(tab[24*i+8*f:])) }
@@ -209,8 +386,7 @@ func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int,
 		if from < lo || to > off || to < from {
 			return nil, nil, 0, errDamaged
 		}
-		b = make([]byte, to-from)
-		if _, err := x.f.ReadAt(b, from); err != nil {
+		if b, err = src.read(from, int(to-from)); err != nil {
 			return nil, nil, 0, err
 		}
 		for i := b0; i < b1; i++ {
@@ -221,12 +397,17 @@ func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int,
 	// Each column's blocks, decoded with next (its fields, zig-zag
 	// varints and bytes, each block's times from 0).
 	var bad bool
-	decode := func(c int, rec func(next func() format.Time, byt func() uint8, prev *format.Time)) (first int) {
+	decode := func(c int, pre func(n int), rec func(next func() format.Time, byt func() uint8, prev *format.Time)) (first int) {
 		b, counts, first, e := read(c)
 		if e != nil {
 			err = e
 			return 0
 		}
+		total := 0
+		for _, n := range counts {
+			total += n
+		}
+		pre(total)
 		next := func() format.Time {
 			v, n := binary.Varint(b)
 			if n <= 0 {
@@ -256,25 +437,25 @@ func (x *Index) lanePart(ti int, a0, a1 format.Time) (t *model.Thread, base int,
 		}
 		return first
 	}
-	b0 := decode(0, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+	b0 := decode(0, func(n int) { t.Intervals = make([]model.Interval, 0, n) }, func(next func() format.Time, byt func() uint8, prev *format.Time) {
 		s := *prev + next()
 		e := s + next()
 		st := byt()
 		*prev = s
 		t.Intervals = append(t.Intervals, model.Interval{Start: s, End: e, State: model.State(st &^ (flagOpen | flagHighlight)), Open: st&flagOpen != 0})
 	})
-	decode(1, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+	decode(1, func(n int) { t.Samples = make([]model.Sample, 0, n) }, func(next func() format.Time, byt func() uint8, prev *format.Time) {
 		at := *prev + next()
 		w := next()
 		*prev = at
 		t.Samples = append(t.Samples, model.Sample{At: at, Weight: w, Kind: format.SampleKind(byt())})
 	})
-	decode(2, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+	decode(2, func(n int) { t.Sched = make([]model.SchedTime, 0, n) }, func(next func() format.Time, byt func() uint8, prev *format.Time) {
 		*prev += next()
 		t.Sched = append(t.Sched, model.SchedTime{At: *prev})
 	})
 	var ws []model.RunWindow
-	decode(3, func(next func() format.Time, byt func() uint8, prev *format.Time) {
+	decode(3, func(n int) { ws = make([]model.RunWindow, 0, n) }, func(next func() format.Time, byt func() uint8, prev *format.Time) {
 		var w model.RunWindow
 		w.Start = *prev + next()
 		w.End = w.Start + next()
@@ -301,7 +482,20 @@ func (x *Index) laneTile(level, k int, threads []int) ([]byte, error) {
 	a1 := a0 + rpx*TileWidth
 	l := lanes{counts: make([]uint32, len(threads)), runCounts: make([]uint32, len(threads))}
 	for j, ti := range threads {
-		t, base, split, err := x.lanePart(ti, a0, a1)
+		rec, src, err := x.laneOf(ti)
+		if err != nil {
+			return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
+		}
+		segs, runs, ok, err := x.keptLane(rec, src, level, k)
+		if err != nil {
+			return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
+		}
+		if ok {
+			l.segs, l.runs = append(l.segs, segs...), append(l.runs, runs...)
+			l.counts[j], l.runCounts[j] = uint32(len(segs)), uint32(len(runs))
+			continue
+		}
+		t, base, split, err := x.lanePart(rec, src, a0, a1)
 		if err != nil {
 			return nil, fmt.Errorf("the viewer's index, thread %d's lane: %w", ti, err)
 		}

@@ -163,6 +163,7 @@ type lockAgg struct {
 	lastOwner *Blame
 	lastSite  *Site
 	held      map[StackID]bool
+	lastHeld  StackID // the last site put in held
 	wsites    map[StackID]*WaitSite
 	unparked  map[format.ThreadID]Blame // parks ended by each unparker
 }
@@ -256,11 +257,12 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {
 				a.blame(iv.Other, 1, 0)
-				if !iv.Forced {
+				if !iv.Forced && (a.held == nil || site != a.lastHeld) {
 					if a.held == nil {
 						a.held = map[StackID]bool{}
 					}
 					a.held[site] = true // the thread entered the monitor there
+					a.lastHeld = site
 				}
 			}
 		case Acquiring:

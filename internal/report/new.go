@@ -335,7 +335,7 @@ func (b *builder) threads(hung map[string]bool) []Thread {
 		contended, offCPU format.Time
 		start             format.Time
 	}
-	rs := make([]ranked, 0, len(b.v.Threads)) // ~600 bytes each: grown, a copy of them all at each doubling
+	rs := make([]ranked, 0, len(b.v.Threads)) // ~350 bytes each: grown, a copy of them all at each doubling
 	for _, t := range b.v.Threads {
 		th := Thread{
 			ID: t.ID.String(), Name: t.Name,

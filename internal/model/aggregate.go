@@ -163,8 +163,13 @@ type lockAgg struct {
 	lastOwner *Blame
 	lastSite  *Site
 	held      map[StackID]bool
-	wsites    map[StackID]*WaitSite
-	unparked  map[format.ThreadID]Blame // parks ended by each unparker
+	lastHeld  StackID // the last site put in held
+	// lastWaiter: the thread of the last contention, its first in waiters.
+	lastWaiter format.ThreadID
+	lastFirst  format.Time
+	waiterOK   bool
+	wsites     map[StackID]*WaitSite
+	unparked   map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
@@ -256,11 +261,12 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {
 				a.blame(iv.Other, 1, 0)
-				if !iv.Forced {
+				if !iv.Forced && (a.held == nil || site != a.lastHeld) {
 					if a.held == nil {
 						a.held = map[StackID]bool{}
 					}
 					a.held[site] = true // the thread entered the monitor there
+					a.lastHeld = site
 				}
 			}
 		case Acquiring:
@@ -484,8 +490,16 @@ func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID
 		// waited on.
 		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]*Site{}
 	}
-	if first, ok := a.waiters[th]; !ok || since < first {
-		a.waiters[th] = since
+	// A thread's contentions on the lock come in a row (the fold feeds a
+	// thread's sealed intervals at once), mostly in time order: its first
+	// is then known.
+	if !a.waiterOK || th != a.lastWaiter || since < a.lastFirst {
+		first, ok := a.waiters[th]
+		if !ok || since < first {
+			first = since
+			a.waiters[th] = first
+		}
+		a.lastWaiter, a.lastFirst, a.waiterOK = th, first, true
 	}
 	s := a.site(site)
 	l := &a.l

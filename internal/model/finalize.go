@@ -152,6 +152,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		b.feed(ts, blk)
 		return true
 	})
+	b.spillFed(ts)
 	if !b.noLockFigures {
 		b.ag.endThread(&ts.agg)
 	}

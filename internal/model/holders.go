@@ -104,7 +104,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var sp spilled
 	// The locks' owner changes, read back from the spill as the spans
 	// need them (Options.DropIntervals), held while they are folded.
-	oc := ownerCache{}
+	lc := &lockChanges{oc: ownerCache{}}
 	// Each lock's blame spans, as they come thread by thread, packed
 	// (spanLog: about 10 bytes a span, not 24) and cut into runs in order
 	// of start: a 1 GB recording has ~20 M of them (docs/streaming.md).
@@ -137,7 +137,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				lastRef = ref
 			}
 			ivSpans = ivSpans[:0]
-			m.blameSpans(t.ID, iv, oc, func(sp OwnerSpan) bool {
+			m.blameSpans(t.ID, iv, lc, func(sp OwnerSpan) bool {
 				if sp.End > sp.Start {
 					ivSpans = append(ivSpans, sp)
 				}
@@ -172,7 +172,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		if keep {
 			d.Spans = append(make([]OwnerSpan, 0, len(u)), u...)
 		}
-		f := &doingFold{d: d, lock: r, oc: oc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -381,7 +381,7 @@ func (l *spanLog) read(c *spanCursor) {
 // changed.
 func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 	f := newDoingFold(lock, slices.Clone(ss), nil)
-	f.oc = m.ownerCache()
+	f.lc = &lockChanges{oc: m.ownerCache()}
 	cursors := map[format.ThreadID]*Cursor{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
@@ -400,11 +400,55 @@ func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 // their holders' states and samples are added span by span (foldSpan),
 // in any order, then sorted (finish).
 type doingFold struct {
-	oc      ownerCache // the owner changes read back (blameSpans)
+	lc      *lockChanges // the owner changes read back (blameSpans)
 	d       *Doing
 	lock    LockRef // the lock whose holders these are
 	on      map[HeldOn]format.Time
 	samples map[stackKind]*DoingSamples
+	// onKey's time not yet added to on (addOn): a holder's spans in a
+	// row mostly find it blocked on one lock by one owner.
+	onKey  HeldOn
+	onTime format.Time
+}
+
+// addOn adds d to the holders' time blocked on k.
+func (f *doingFold) addOn(k HeldOn, d format.Time) {
+	if k != f.onKey {
+		f.flushOn()
+		f.onKey = k
+	}
+	f.onTime += d
+}
+
+// flushOn adds the time addOn holds to on.
+func (f *doingFold) flushOn() {
+	if f.onTime != 0 {
+		f.on[f.onKey] += f.onTime
+		f.onTime = 0
+	}
+}
+
+// lockChanges is the owner changes of the monitor blameSpans asked for
+// last, read back into oc (Model.ownerChanges): a thread's contentions
+// mostly repeat one lock.
+type lockChanges struct {
+	oc      ownerCache
+	obj     format.ObjectID
+	known   bool
+	changes []OwnerChange
+}
+
+// monitorChanges returns the owner changes of the monitor obj.
+func (m *Model) monitorChanges(c *lockChanges, obj format.ObjectID) []OwnerChange {
+	if c.known && c.obj == obj {
+		return c.changes
+	}
+	var ch []OwnerChange
+	if l := m.Lock(obj, Monitor); l != nil {
+		ch = m.ownerChanges(l, c.oc)
+	}
+	c.obj, c.known, c.changes = obj, true, ch
+	return ch
 }
 
 type stackKind struct {
@@ -480,9 +524,9 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
-		m.blameSpans(t.ID, iv, f.oc, func(sp OwnerSpan) bool {
+		m.blameSpans(t.ID, iv, f.lc, func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
-				f.on[HeldOn{Lock: ref, Owner: sp.Owner}] += y - x
+				f.addOn(HeldOn{Lock: ref, Owner: sp.Owner}, y-x)
 			}
 			return true
 		})
@@ -502,6 +546,7 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 
 // finish orders the fold's lock holdings and samples, most first.
 func (f *doingFold) finish() {
+	f.flushOn()
 	d := f.d
 	d.On = make([]HeldOn, 0, len(f.on))
 	for h, tm := range f.on {
@@ -523,15 +568,11 @@ func (f *doingFold) finish() {
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing
 // calls it for every contention.
-// oc holds the owner changes read back from the spill, the caller's.
-func (m *Model) blameSpans(th format.ThreadID, iv *Interval, oc ownerCache, yield func(OwnerSpan) bool) {
+// lc holds the owner changes read back from the spill, the caller's.
+func (m *Model) blameSpans(th format.ThreadID, iv *Interval, lc *lockChanges, yield func(OwnerSpan) bool) {
 	switch {
 	case iv.State == Blocked:
-		var changes []OwnerChange
-		if l := m.Lock(iv.Object, Monitor); l != nil {
-			changes = m.ownerChanges(l, oc)
-		}
-		ownerSpans(th, iv, changes, 0, yield)
+		ownerSpans(th, iv, m.monitorChanges(lc, iv.Object), 0, yield)
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}

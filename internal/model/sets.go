@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -188,6 +189,18 @@ func (l *ivList) each(from int, fn func([]Interval) bool) {
 
 // held returns the number of intervals in memory.
 func (l *ivList) held() int { return l.len() - l.base }
+
+// firstEnd returns the index after the first block in memory (dropFront
+// gives up none before upto reaches it).
+func (l *ivList) firstEnd() int {
+	if len(l.full) > 0 {
+		return l.base + len(l.full[0])
+	}
+	if len(l.cur) > 0 {
+		return l.base + len(l.cur)
+	}
+	return math.MaxInt
+}
 
 // dropFront gives up the blocks whose intervals are all before index upto,
 // and returns how many intervals it gave up.

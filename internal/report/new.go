@@ -335,7 +335,7 @@ func (b *builder) threads(hung map[string]bool) []Thread {
 		contended, offCPU format.Time
 		start             format.Time
 	}
-	var rs []ranked
+	rs := make([]ranked, 0, len(b.v.Threads)) // ~350 bytes each: grown, a copy of them all at each doubling
 	for _, t := range b.v.Threads {
 		th := Thread{
 			ID: t.ID.String(), Name: t.Name,
@@ -575,11 +575,18 @@ var digits = regexp.MustCompile(`[0-9]+`)
 
 // virtualGroups merges the virtual threads of ranked (in rank order) into
 // one row per name pattern, placed where its first thread ranked, and
-// returns the rows and the groups.
+// returns the rows and the groups: ranked itself when none is virtual.
 func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
 	groups := []VirtualGroup{}
+	virtual := false
+	for i := range ranked {
+		virtual = virtual || ranked[i].Virtual
+	}
+	if !virtual {
+		return ranked, groups
+	}
 	at := map[string]int{}
-	var rows []Thread
+	rows := make([]Thread, 0, len(ranked))
 	row := map[string]int{}
 	for _, th := range ranked {
 		if !th.Virtual {

@@ -214,13 +214,22 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 // recorded): docs/otlp.md "Cost". The writers are reused, not made anew
 // for every body.
 func gzipped(raw []byte) []byte {
-	var body bytes.Buffer
-	body.Grow(len(raw)/2 + 64)
+	return gzipAppend(nil, raw)
+}
+
+// gzipAppend is gzipped into dst's memory (from its start) when it holds
+// the body, a buffer a pusher reuses from one push to the next: a body's
+// memory made anew for each push, cleared, and grown once by doubling
+// (the bodies are 0.56 bytes per byte: over an estimate of a half) was a
+// tenth of the push's CPU (docs/perf/2026-11-30-issue-35-push.md).
+func gzipAppend(dst, raw []byte) []byte {
+	body := bytes.NewBuffer(dst[:0])
+	body.Grow(len(raw)*5/8 + 64)
 	zw, _ := gzipWriters.Get().(*gzip.Writer)
 	if zw == nil {
-		zw, _ = gzip.NewWriterLevel(&body, gzipLevel)
+		zw, _ = gzip.NewWriterLevel(body, gzipLevel)
 	} else {
-		zw.Reset(&body)
+		zw.Reset(body)
 	}
 	zw.Write(raw)
 	zw.Close()

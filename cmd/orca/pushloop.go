@@ -47,7 +47,7 @@ import (
 
 const (
 	pushBacklog      = 32               // requests kept while the collector is away
-	pushBacklogBytes = 64 << 20         // and their bytes, at most
+	pushBacklogBytes = 64 << 20         // and their gzipped bytes, at most
 	pushDrain        = 30 * time.Second // the end's last tries
 	pushMaxBackoff   = time.Minute
 )
@@ -68,8 +68,15 @@ type pusher struct {
 	// bufs: the decoding's batches and decoders, kept from one push to
 	// the next (reader.Buffers): build's alone.
 	bufs reader.Buffers
+	// rec: the recording as the last push opened it (reader.Reopen):
+	// build's alone.
+	rec *reader.Recording
+	// raw: the marshalled request's memory, reused by every push (gzipped
+	// at once): build's alone.
+	raw []byte
 
 	mu       sync.Mutex
+	spare    []byte      // a sent body's memory, for the next body (gzipAppend)
 	lastSeq  uint64      // the newest chunk file pushed (built into a request)
 	from     format.Time // the next push's start; 0 before the first
 	origin   format.Time // the recording's first event, once the first push read it
@@ -87,7 +94,7 @@ type pusher struct {
 
 // pushReq is one request waiting to be sent.
 type pushReq struct {
-	body   []byte // the marshalled request
+	body   []byte // the request, marshalled and gzipped
 	chunks int    // chunk files it covers
 	to     format.Time
 }
@@ -241,17 +248,30 @@ func (p *pusher) build(final bool) error {
 		}
 	}
 	last := fresh[len(fresh)-1]
-	rec, err := reader.Open(p.prefix)
+	// The recording opened again, its .methods and .classtable read on
+	// from where the last push stopped (reader.Reopen), not whole.
+	var rec *reader.Recording
+	var err error
+	if p.rec == nil {
+		rec, err = reader.Open(p.prefix)
+	} else {
+		rec, err = reader.Reopen(p.rec)
+	}
+	p.rec = nil
 	if err != nil {
 		return err
 	}
+	p.rec = rec
 	// The range: from the last push's end (the recording's first event
 	// for the first) to the last event of the newest closed chunk (of
-	// the recording, at the end). Reading the whole recording's bounds
-	// reads its newest chunk, which the agent still writes: only the
-	// first push and the last do.
+	// the recording, at the end). The first event is the first chunk
+	// file's, from its trailer; the recording's last, at the end, the
+	// newest chunk file's, closed by then: neither decodes a chunk
+	// (reader.ChunkFileBounds). The newest chunk file, which the agent
+	// still writes, is never read before the end: a push's range ends
+	// before it (end: math.MaxInt64, as for every push but the last).
 	from, to, end := p.from, format.Time(0), format.Time(math.MaxInt64)
-	if from == 0 || final {
+	if final {
 		first, last, ok, err := rec.TimeBounds()
 		if err != nil || !ok {
 			return err
@@ -260,6 +280,15 @@ func (p *pusher) build(final bool) error {
 			p.origin = first
 		}
 		from, to, end = max(from, first), last, last
+	} else if from == 0 {
+		if len(rec.Chunks) == 0 {
+			return nil
+		}
+		first, _, ok, err := reader.ChunkFileBounds(rec.Chunks[0].Path)
+		if err != nil || !ok {
+			return err
+		}
+		p.origin, from = first, first
 	}
 	if !final {
 		// The newest closed chunk's last event, from its trailer.
@@ -309,10 +338,19 @@ func (p *pusher) build(final bool) error {
 	if err != nil {
 		return err
 	}
-	body, err := proto.Marshal(req)
+	// The request marshalled into the memory of the last push's, and
+	// gzipped at once into a sent body's (send's spare): a push's body is
+	// neither made anew nor gzipped again for each try.
+	raw, err := proto.MarshalOptions{}.MarshalAppend(p.raw[:0], req)
 	if err != nil {
 		return err
 	}
+	p.raw = raw
+	p.mu.Lock()
+	spare := p.spare
+	p.spare = nil
+	p.mu.Unlock()
+	body := gzipAppend(spare, raw)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastSeq, p.from = last, to
@@ -347,6 +385,18 @@ func lastEvent(path string) (format.Time, error) {
 	return last, err
 }
 
+// accepted counts r as sent and keeps its body's memory for the next
+// one: the collector answered, so it read the whole body. Called with
+// p.mu held.
+func (p *pusher) accepted(r pushReq) {
+	p.sent++
+	p.chunks += r.chunks
+	p.backoff = 0
+	if cap(r.body) > cap(p.spare) {
+		p.spare = r.body[:0]
+	}
+}
+
 // send sends the backlog in order until it is empty or a try fails; a
 // failure worth retrying waits (back-off), another drops its request.
 func (p *pusher) send() {
@@ -359,15 +409,13 @@ func (p *pusher) send() {
 		r := p.backlog[0]
 		p.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		err := p.target.post(ctx, gzipped(r.body))
+		err := p.target.post(ctx, r.body)
 		cancel()
 		p.mu.Lock()
 		var re errRetry
 		switch {
 		case err == nil:
-			p.sent++
-			p.chunks += r.chunks
-			p.backoff = 0
+			p.accepted(r)
 		case errors.As(err, &re):
 			p.failures++
 			p.backoff = min(max(2*p.backoff, time.Second), pushMaxBackoff)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"io"
 	"os"
 	"path/filepath"
@@ -109,7 +110,9 @@ func sideFiles(tb testing.TB, prefix string) map[string][]byte {
 // replay writes src's chunk files into a new bounded recording one by one,
 // as the agent closes them, and runs the pusher's build after every
 // `every` of them, with the newest written still open (not pushed), then
-// the last build; it returns the requests built and the recording. With
+// the last build; each request built is taken as the collector accepts
+// it (its memory reused by the next, as send does); it returns the
+// requests built (gzipped: gunzip reads them) and the recording. With
 // writeCPU, it adds the CPU its writes of the chunk files took (the
 // agent's, not the pusher's) to *writeCPU.
 func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]byte, string) {
@@ -124,6 +127,7 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 		tb.Fatal(err)
 	}
 	p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
+	var bodies [][]byte
 	for i, c := range src.chunks {
 		cpu0 := processCPU(tb)
 		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), c, 0o644); err != nil {
@@ -139,6 +143,7 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 			if err := p.build(false); err != nil {
 				tb.Fatal(err)
 			}
+			bodies = p.acceptAll(bodies)
 		}
 	}
 	if src.fresh {
@@ -147,11 +152,36 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 	if err := p.build(true); err != nil {
 		tb.Fatal(err)
 	}
-	var bodies [][]byte
+	return p.acceptAll(bodies), prefix
+}
+
+// acceptAll takes p's backlog as sent and accepted, appending copies of
+// its bodies to bodies.
+func (p *pusher) acceptAll(bodies [][]byte) [][]byte {
 	for _, r := range p.backlog {
-		bodies = append(bodies, r.body)
+		bodies = append(bodies, bytes.Clone(r.body))
+		p.accepted(r)
 	}
-	return bodies, prefix
+	p.backlog, p.bytes = nil, 0
+	return bodies
+}
+
+// gunzip returns the requests' bodies gunzipped.
+func gunzip(tb testing.TB, bodies [][]byte) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, b := range bodies {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		out = append(out, raw)
+	}
+	return out
 }
 
 // requestSamples decodes requests.
@@ -176,6 +206,7 @@ func requestSamples(tb testing.TB, bodies ...[]byte) []otlptest.Sample {
 func TestPushLoopAddsUp(t *testing.T) {
 	src := synthPushSource(t, 6<<20)
 	bodies, prefix := src.replay(t, 2)
+	bodies = gunzip(t, bodies)
 	if len(bodies) < 2 {
 		t.Fatalf("%d requests, want 2 or more", len(bodies))
 	}
@@ -200,6 +231,7 @@ func TestPushLoopCache(t *testing.T) {
 	shared, _ := src.replay(t, 1)
 	src.fresh = true
 	fresh, _ := src.replay(t, 1)
+	shared, fresh = gunzip(t, shared), gunzip(t, fresh)
 	if len(shared) != len(fresh) || len(shared) < 2 {
 		t.Fatalf("%d requests with the cache, %d without; want the same, 2 or more", len(shared), len(fresh))
 	}
@@ -254,7 +286,7 @@ func BenchmarkPushLoop(b *testing.B) {
 		bodies, _ := src.replay(b, 4, &writes)
 		sent = 0
 		for _, body := range bodies {
-			sent += len(gzipped(body)) // as send does
+			sent += len(body) // gzipped, as send sends it
 		}
 	}
 	// The process's CPU, not the wall time: the figure of issue 35's goal,

@@ -416,6 +416,24 @@ func (b *Builder) Event(ev *reader.Event) {
 		b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, b.stackOf(ev))
 		return
 	}
+	if ev.Kind == format.ThreadCPU && ts.seen {
+		// A thread's scheduler times are an instant of it too, and do not
+		// move its clock: the agent's writer reads them every
+		// thread_cpu_period_ms, not the thread, and its line can land
+		// before one the thread stamped earlier and committed after it
+		// (preempted in between: seen 12 ms behind, TestFrameCache at
+		// load 30). That line is then not out of order; a window between
+		// ThreadCPU lines already split past it is split again
+		// (splitWindows, lateSample).
+		at := max(ev.Time, t.Start)
+		if n := len(t.Sched); n > 0 {
+			at = max(at, t.Sched[n-1].At) // the windows follow each other
+		}
+		if !b.schedTime(ts, at, ev.CPU, ev.Ready) {
+			b.problem(ev, "cpu %d, ready %d: less than the thread's previous line's", ev.CPU, ev.Ready)
+		}
+		return
+	}
 	if ts.seen && ev.Time < ts.last {
 		// Lines of one thread are always in order; fold this one at the
 		// thread's latest time so its intervals cannot overlap.
@@ -428,6 +446,11 @@ func (b *Builder) Event(ev *reader.Event) {
 		e := *ev
 		e.Time = ts.floor
 		ev = &e
+	}
+	if n := len(t.Sched); n > 0 && ev.Time < t.Sched[n-1].At {
+		// A line behind the thread's latest ThreadCPU line (above): the
+		// windows split past it are split again.
+		ts.lateSample(ev.Time)
 	}
 	if ev.Kind == format.ThreadStarted && !ts.seen || ev.Time < t.Start {
 		t.Start = ev.Time
@@ -926,7 +949,10 @@ func (b *Builder) revive(ts *tstate) {
 func (b *Builder) splitWindows(w format.Time) {
 	keep := b.splitting[:0]
 	for _, ts := range b.splitting {
-		h := min(w, ts.last)
+		// Up to the thread's latest line, or its latest ThreadCPU line
+		// (an instant that does not move its clock): a line of it that
+		// comes behind one has the windows after it split again.
+		h := min(w, max(ts.last, ts.t.Sched[len(ts.t.Sched)-1].At))
 		if len(ts.open) > 0 {
 			h = min(h, ts.open[0].iv.Since)
 		}

@@ -40,9 +40,15 @@ func checkHead(path string) error {
 		return fmt.Errorf("opening recording: %w", err)
 	}
 	defer f.Close()
+	// A compact file names itself in its first bytes: the first line of a
+	// text one (up to maxLine) is read only when they do not.
+	magic := make([]byte, len(compactMagic))
+	if n, err := io.ReadFull(f, magic); err == nil && isCompact(magic[:n]) {
+		return nil
+	}
 	head := make([]byte, maxLine+1)
-	n, err := io.ReadFull(f, head)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	n, err := f.ReadAt(head, 0)
+	if err != nil && err != io.EOF {
 		return fmt.Errorf("reading %s: %w", path, err)
 	}
 	return checkHeadBytes(head[:n], path)

@@ -1,11 +1,14 @@
 package reader
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,6 +35,92 @@ type Recording struct {
 	// dotted caches ClassName per class: exporters resolve the same few
 	// hundred classes millions of times. Filled by Open, read-only after.
 	dotted map[format.ClassID]string
+	// opened is the name Open was given; methodsRead, classesRead how
+	// far it read .methods and .classtable: for Reopen.
+	opened                   string
+	methodsRead, classesRead metaRead
+}
+
+// metaRead is how far a metadata file (.methods, .classtable: the agent
+// appends to them) was read: Reopen parses what follows only.
+type metaRead struct {
+	fi    os.FileInfo // the file read (os.SameFile); nil: not read
+	off   int64       // the end of its last whole line
+	lines int         // the lines before off
+	tail  []byte      // the bytes before off (the same file: the same bytes)
+	errs  []error     // its malformed lines before off
+}
+
+// lineCounter passes a metadata file's bytes on from m.off, counting its
+// whole lines up to its first quote: a quoted field may hold a newline (a
+// record of several lines, csv.go), so a line's end after one is not
+// surely a record's, and what follows is read again by Reopen.
+type lineCounter struct {
+	r      io.Reader
+	n      int64 // the offset of the next byte read
+	m      metaRead
+	quoted bool
+}
+
+func (c *lineCounter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if b := p[:n]; !c.quoted {
+		if q := bytes.IndexByte(b, '"'); q >= 0 {
+			b, c.quoted = b[:q], true
+		}
+		if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+			c.m.lines += bytes.Count(b[:i+1], []byte{'\n'})
+			c.m.off = c.n + int64(i) + 1
+		}
+	}
+	c.n += int64(n)
+	return n, err
+}
+
+// readMeta parses the metadata file f (name) with read, from where prev
+// read it to when it is the same file, no shorter (appended to since):
+// its lines after, their errors with their lines in the file, and m, how
+// far it is read now (with prev's errors before).
+func readMeta(f io.Reader, name string, prev metaRead, read func(io.Reader, string) []error) (errs []error, m metaRead, more bool) {
+	c := &lineCounter{r: f}
+	if fl, ok := f.(*os.File); ok {
+		c.m.fi, _ = fl.Stat()
+		if prev.fi != nil && c.m.fi != nil && os.SameFile(prev.fi, c.m.fi) && c.m.fi.Size() >= prev.off &&
+			sameBytes(fl, prev.off-int64(len(prev.tail)), prev.tail) {
+			if _, err := fl.Seek(prev.off, io.SeekStart); err == nil {
+				c.n, c.m.off, c.m.lines, more = prev.off, prev.off, prev.lines, true
+			}
+		}
+	}
+	errs = read(c, name)
+	if fl, ok := f.(*os.File); ok && c.m.off > 0 {
+		c.m.tail = make([]byte, min(c.m.off, 64))
+		if _, err := fl.ReadAt(c.m.tail, c.m.off-int64(len(c.m.tail))); err != nil {
+			c.m.fi = nil // not read again from there
+		}
+	}
+	for _, e := range errs {
+		if pe, ok := e.(*ParseError); ok && more {
+			pe.Line += prev.lines
+		}
+	}
+	if more {
+		errs = append(slices.Clip(prev.errs), errs...)
+	}
+	// The lines after m.off (a last line cut short: the agent writing
+	// it) are read again next time: their errors are not kept.
+	c.m.errs = slices.DeleteFunc(slices.Clone(errs), func(e error) bool {
+		pe, ok := e.(*ParseError)
+		return ok && pe.Line > c.m.lines
+	})
+	return errs, c.m, more
+}
+
+// sameBytes reports whether f holds b at off.
+func sameBytes(f *os.File, off int64, b []byte) bool {
+	got := make([]byte, len(b))
+	_, err := f.ReadAt(got, off)
+	return err == nil && bytes.Equal(got, b)
 }
 
 // IsChunkPath reports whether path is named as one chunk file of a bounded
@@ -64,6 +153,28 @@ var suffixes = []string{format.SuffixEvents, format.SuffixInfo, format.SuffixMet
 // not a recording (a *NotRecordingError: its first record is not an event)
 // or a file cannot be read; malformed metadata become Warnings.
 func Open(prefix string) (*Recording, error) {
+	return open(prefix, nil)
+}
+
+// Reopen opens prev's recording again, for a reader that follows one the
+// agent still writes (the pusher, every few seconds): its events' files
+// and .info again, and of .methods and .classtable what the agent
+// appended since prev read them, added to prev's tables (which the new
+// Recording takes over: prev is not to be used after). A metadata file
+// replaced or shorter than what was read is read whole, as by Open. The
+// tables are Open's, the Warnings too but for their order.
+func Reopen(prev *Recording) (*Recording, error) {
+	if prev == nil {
+		return nil, errors.New("reopening: no recording")
+	}
+	return open(prev.opened, prev)
+}
+
+func open(prefix string, prev *Recording) (*Recording, error) {
+	if prev == nil {
+		prev = &Recording{}
+	}
+	opened := prefix
 	// One chunk file of a bounded recording named on its own
 	// (PREFIX.orca.000012: copied elsewhere, or picked from the rest) is
 	// read alone; its chunks name their frames when the metadata files are
@@ -95,7 +206,7 @@ func Open(prefix string) (*Recording, error) {
 		// reads as endless NULs), and its size says nothing.
 		return nil, fmt.Errorf("opening recording: %s is not a regular file", events)
 	}
-	r := &Recording{Prefix: prefix}
+	r := &Recording{Prefix: prefix, opened: opened}
 	if alone {
 		r.Chunks = []ChunkFile{{Path: events, Seq: seq}}
 	} else if r.Chunks, err = chunkFiles(prefix); err != nil {
@@ -121,17 +232,36 @@ func Open(prefix string) (*Recording, error) {
 		}
 		return found, err
 	}
+	var newClasses map[format.ClassID]*Class // the classes read now (Reopen: those appended)
+	classesMore := false
 	foundMethods, err := loadMeta(prefix+format.SuffixMethods, func(f io.Reader, name string) {
-		var es []error
-		r.Methods, es = ReadMethods(f, name)
+		var ms map[format.MethodID]*Method
+		es, m, more := readMeta(f, name, prev.methodsRead, func(f io.Reader, name string) (es []error) {
+			ms, es = ReadMethods(f, name)
+			return es
+		})
+		if more {
+			maps.Copy(prev.Methods, ms)
+			ms = prev.Methods
+		}
+		r.Methods, r.methodsRead = ms, m
 		collect(es)
 	})
 	if err != nil {
 		return nil, err
 	}
 	foundClasses, err := loadMeta(prefix+format.SuffixClasses, func(f io.Reader, name string) {
-		var es []error
-		r.Classes, es = ReadClasses(f, name)
+		var cs map[format.ClassID]*Class
+		es, m, more := readMeta(f, name, prev.classesRead, func(f io.Reader, name string) (es []error) {
+			cs, es = ReadClasses(f, name)
+			return es
+		})
+		newClasses, classesMore = cs, more
+		if more {
+			maps.Copy(prev.Classes, cs)
+			cs = prev.Classes
+		}
+		r.Classes, r.classesRead = cs, m
 		collect(es)
 	})
 	if err != nil {
@@ -181,8 +311,13 @@ func Open(prefix string) (*Recording, error) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s.info: format %q; this reader knows %s", prefix, f, format.Version))
 	}
 	r.demangleNatives()
-	r.dotted = make(map[format.ClassID]string, len(r.Classes))
-	for id, c := range r.Classes {
+	if classesMore && prev.dotted != nil {
+		r.dotted = prev.dotted // Reopen's: the classes' before, and those appended
+	} else {
+		r.dotted = make(map[format.ClassID]string, len(r.Classes))
+		newClasses = r.Classes
+	}
+	for id, c := range newClasses {
 		r.dotted[id] = format.JavaName(c.Signature)
 	}
 	return r, nil

@@ -71,8 +71,10 @@ type chunkHead struct {
 }
 
 // TimeBounds returns the times of the recording's first and last events,
-// reading its first and last chunks (a text .orca: all of it). ok is false
-// when the recording has no events.
+// reading its first and last chunks (a text .orca: all of it); a closed
+// chunk file of a bounded recording says its bounds in its trailer
+// (ChunkFileBounds), and only one still being written is decoded. ok is
+// false when the recording has no events.
 func (r *Recording) TimeBounds() (first, last format.Time, ok bool, err error) {
 	lo, hi := format.Time(math.MaxInt64), format.Time(math.MinInt64)
 	see := func(ev *Event) error {
@@ -86,6 +88,16 @@ func (r *Recording) TimeBounds() (first, last format.Time, ok bool, err error) {
 	for i, f := range files {
 		if i > 0 && i < len(files)-1 {
 			continue // the first and the last only
+		}
+		if len(r.Chunks) > 0 {
+			first, last, ok, err := ChunkFileBounds(f)
+			if err != nil {
+				return 0, 0, false, err
+			}
+			if ok {
+				lo, hi = min(lo, first), max(hi, last)
+			}
+			continue
 		}
 		err := withFile(f, func(fl *os.File, size int64) error {
 			if !compactFile(fl, size) {
@@ -127,6 +139,42 @@ func (r *Recording) TimeBounds() (first, last format.Time, ok bool, err error) {
 		return 0, 0, false, nil
 	}
 	return lo, hi, true, nil
+}
+
+// ChunkFileBounds returns the times of the first and last events of a
+// bounded recording's chunk file: from its trailer when it is closed (the
+// earliest and latest times of its records, carried ones too, as they
+// are decoded), else by decoding it (one still being written, cut, or of
+// format version 2). One worker: a pusher's CPU is what counts, not its
+// wall time. ok is false when the file has no events or is gone.
+func ChunkFileBounds(path string) (first, last format.Time, ok bool, err error) {
+	err = withFile(path, func(f *os.File, size int64) error {
+		if !compactFile(f, size) {
+			return fmt.Errorf("%s: not a compact chunk file", path)
+		}
+		c, found, err := chunkAt(f, 0, size)
+		if err != nil || !found {
+			return err
+		}
+		t, found, err := trailerAt(f, c.off, size)
+		if err != nil {
+			return err
+		}
+		if found && t.records > 0 && t.hi <= math.MaxInt64 && t.lo <= t.hi {
+			first, last, ok = format.Time(t.lo), format.Time(t.hi), true
+			return nil
+		}
+		lo, hi := format.Time(math.MaxInt64), format.Time(math.MinInt64)
+		if _, err := eachEventAt(f, c.off, size, path, EachOptions{Workers: 1}, &carryFilter{}, func(ev *Event) error {
+			lo, hi = min(lo, ev.Time), max(hi, ev.Time)
+			return nil
+		}); err != nil {
+			return err
+		}
+		first, last, ok = lo, hi, lo <= hi
+		return nil
+	})
+	return first, last, ok, err
 }
 
 // eventFiles are the files of the recording's events, in order.
@@ -567,7 +615,7 @@ func ChunkFileEnd(path string) (last format.Time, ok bool, err error) {
 
 // trailer is what a chunk's trailer says of it (format.TagTrailer).
 type trailer struct {
-	records, hi uint64
+	records, lo, hi uint64
 }
 
 // trailerAt reads the trailer that ends at end the chunk that begins at
@@ -586,12 +634,12 @@ func trailerAt(ra io.ReaderAt, chunk, end int64) (t trailer, found bool, err err
 			continue
 		}
 		d := dec{b: tail[i+1:]}
-		n, records, _, hi := d.uv(), d.uv(), d.uv(), d.uv()
+		n, records, lo, hi := d.uv(), d.uv(), d.uv(), d.uv()
 		d.u32()
 		// A trailer is where its chunk's byte count says, and ends
 		// there.
 		if !d.short && d.bad == "" && d.i == len(d.b) && int64(n) == from+int64(i)-chunk {
-			return trailer{records, hi}, true, nil
+			return trailer{records, lo, hi}, true, nil
 		}
 	}
 	return t, false, nil

@@ -194,6 +194,25 @@ func TestSpanChunkFiles(t *testing.T) {
 	}
 }
 
+// checkChunkFileBounds: ChunkFileBounds of the chunk file path (bytes f),
+// from its trailer or decoded, are the bounds TimeBounds decoded it to
+// before it read trailers: the first and last of its events, carried
+// ones as carryFilter passes them.
+func checkChunkFileBounds(t *testing.T, path string, f []byte, what string) {
+	t.Helper()
+	lo, hi := format.Time(math.MaxInt64), format.Time(math.MinInt64)
+	if _, err := eachEventAt(bytes.NewReader(f), 0, int64(len(f)), path, EachOptions{}, &carryFilter{}, func(ev *Event) error {
+		lo, hi = min(lo, ev.Time), max(hi, ev.Time)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	first, last, ok, err := ChunkFileBounds(path)
+	if err != nil || !ok || first != lo || last != hi {
+		t.Errorf("%s: ChunkFileBounds %d..%d, %v, %v; its events %d..%d", what, first, last, ok, err, lo, hi)
+	}
+}
+
 // TestChunkFileEnd: a closed chunk file's last event time, read from its
 // trailer, is the latest time of the events it decodes to; a chunk file
 // cut anywhere before its trailer's end (being written) has none.
@@ -218,6 +237,7 @@ func TestChunkFileEnd(t *testing.T) {
 		if err != nil || !ok || got != want {
 			t.Errorf("chunk %d: ChunkFileEnd %d, %v, %v; its events end at %d", i+1, got, ok, err, want)
 		}
+		checkChunkFileBounds(t, path, f, fmt.Sprintf("chunk %d", i+1))
 		for _, cut := range []int{1, 2, 4, 5, 9, 30} {
 			if err := os.WriteFile(path, f[:len(f)-cut], 0o644); err != nil {
 				t.Fatal(err)
@@ -225,6 +245,7 @@ func TestChunkFileEnd(t *testing.T) {
 			if got, ok, err := ChunkFileEnd(path); err != nil || ok {
 				t.Errorf("chunk %d cut by %d bytes: ChunkFileEnd %d, %v, %v; want none", i+1, cut, got, ok, err)
 			}
+			checkChunkFileBounds(t, path, f[:len(f)-cut], fmt.Sprintf("chunk %d cut by %d bytes", i+1, cut))
 		}
 	}
 }

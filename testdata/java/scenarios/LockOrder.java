@@ -1,7 +1,12 @@
 // LockOrder (issue 36, item 2): lock-order inversions that never deadlock, and nestings that
 // cannot. Each part runs its threads one after the other (never two nestings at once), and makes
 // each nesting's second acquisition contended: a holder thread takes the second lock first and
-// keeps it HOLD_MS, so the agent sees the enter and what the thread holds as it blocks.
+// keeps it HOLD_MS, and at least until the nesting thread blocks on it (BLOCKED on a monitor,
+// parked on the lock's synchronizer; at most WAIT_MS) and MIN_MS more, so the agent sees the enter
+// and what the thread holds as it blocks, however late a loaded machine runs the nesting thread (a
+// holder that only slept HOLD_MS from before the thread started was gone, once, by the time it
+// came: TestHeldNotBlocked on 17, 18 contentions of 20). A thread that comes in time blocks until
+// HOLD_MS after the lock was taken, as before.
 //
 //   inv-1, inv-2       inv-1 takes a in outerA, then b in innerB; later inv-2 takes b in outerB,
 //                      then a in innerA: the inversion, one potential deadlock (a -> b by inv-1,
@@ -36,56 +41,93 @@
 //   EXPECT a=HASH ... q=HASH ja=HASH jb=HASH ma=HASH jm=HASH jc=HASH jd=HASH jg=HASH jp=HASH jq=HASH
 //          mr=HASH rw=HASH (juc, one line)
 import java.util.concurrent.CountDownLatch;
-import java.util.function.Consumer;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 public class LockOrder {
-    static final int HOLD_MS = 100;
+    static final int HOLD_MS = 100, MIN_MS = 50, WAIT_MS = 10_000;
     static final Object a = new Object(), b = new Object(), c = new Object(), d = new Object(), g = new Object(),
             e = new Object(), f = new Object(), p = new Object(), q = new Object();
 
-    // contended runs body in a thread named name while a holder thread holds the second lock for
-    // HOLD_MS (hold takes it, runs its argument and sleeps; taken before body starts), and waits
-    // for both.
-    static void contended(String name, Consumer<Runnable> hold, Runnable body) throws InterruptedException {
+    // Hold takes a lock, runs taken, keeps the lock HOLD_MS and at least until the thread waiter
+    // blocks on it (at most WAIT_MS) and MIN_MS more, and lets it go.
+    interface Hold {
+        void hold(Runnable taken, Thread waiter);
+    }
+
+    // contended runs body in a thread named name while a holder thread holds the second lock (taken
+    // before body starts, kept HOLD_MS and until body's thread blocks on it and MIN_MS more), and
+    // waits for both.
+    static void contended(String name, Hold hold, Runnable body) throws InterruptedException {
         CountDownLatch taken = new CountDownLatch(1);
-        Thread holder = new Thread(() -> hold.accept(taken::countDown), "holder-" + name);
+        Thread t = new Thread(body, name);
+        Thread holder = new Thread(() -> hold.hold(taken::countDown, t), "holder-" + name);
         holder.start();
         taken.await();
-        Thread t = new Thread(body, name);
         t.start();
         t.join();
         holder.join();
     }
 
     // monitor and locked hold a monitor or a j.u.c. lock for contended and bothOrders.
-    static Consumer<Runnable> monitor(Object o) {
-        return r -> {
+    static Hold monitor(Object o) {
+        return (r, waiter) -> {
             synchronized (o) {
+                long taken = System.nanoTime();
                 r.run();
-                sleep(HOLD_MS);
+                awaitBlocked(waiter, () -> waiter.getState() == Thread.State.BLOCKED);
+                holdOn(taken);
             }
         };
     }
 
-    static Consumer<Runnable> locked(Lock l) {
-        return r -> {
+    static Hold locked(Lock l) {
+        return (r, waiter) -> {
+            Object sync = sync(l);
             l.lock();
             try {
+                long taken = System.nanoTime();
                 r.run();
-                sleep(HOLD_MS);
+                awaitBlocked(waiter, () -> waiter.getState() == Thread.State.WAITING && LockSupport.getBlocker(waiter) == sync);
+                holdOn(taken);
             } finally {
                 l.unlock();
             }
         };
     }
 
+    // holdOn sleeps until HOLD_MS after taken (System.nanoTime), and MIN_MS at least.
+    static void holdOn(long taken) {
+        sleep(Math.max(HOLD_MS - (System.nanoTime() - taken) / 1_000_000L, MIN_MS));
+    }
+
+    // awaitBlocked polls, every millisecond for at most WAIT_MS, until blocked says waiter blocks on
+    // the lock held (a monitor: BLOCKED, the only monitor it can wait for then; a j.u.c. lock: parked
+    // in its acquire, LockSupport's blocker the lock's synchronizer, not another park of it).
+    static void awaitBlocked(Thread waiter, java.util.function.BooleanSupplier blocked) {
+        for (long end = System.nanoTime() + WAIT_MS * 1_000_000L; !blocked.getAsBoolean() && System.nanoTime() < end; ) {
+            sleep(1);
+        }
+    }
+
+    // sync returns a j.u.c. lock's synchronizer (its field sync: a ReentrantLock's, a
+    // ReentrantReadWriteLock's read or write lock's), the blocker of a park in its acquire.
+    static Object sync(Lock l) {
+        try {
+            java.lang.reflect.Field f = l.getClass().getDeclaredField("sync");
+            f.setAccessible(true);
+            return f.get(l);
+        } catch (ReflectiveOperationException x) {
+            throw new IllegalStateException(x);
+        }
+    }
+
     // bothOrders runs, in one thread named name, first (p then q) and later second (q then p),
     // each one's second lock contended: holdQ holds q from before the thread starts, holdP holds p
-    // once first is done.
-    static void bothOrders(String name, Runnable first, Runnable second, Consumer<Runnable> holdQ, Consumer<Runnable> holdP)
+    // once first is done (each HOLD_MS, and until the thread blocks on it and MIN_MS more).
+    static void bothOrders(String name, Runnable first, Runnable second, Hold holdQ, Hold holdP)
             throws InterruptedException {
         CountDownLatch done = new CountDownLatch(1), held = new CountDownLatch(1), qTaken = new CountDownLatch(1);
         Thread alone = new Thread(() -> {
@@ -98,8 +140,8 @@ public class LockOrder {
             }
             second.run();
         }, name);
-        Thread hq = new Thread(() -> holdQ.accept(qTaken::countDown), "holder-" + name + "-q");
-        Thread hp = new Thread(() -> holdP.accept(held::countDown), "holder-" + name + "-p");
+        Thread hq = new Thread(() -> holdQ.hold(qTaken::countDown, alone), "holder-" + name + "-q");
+        Thread hp = new Thread(() -> holdP.hold(held::countDown, alone), "holder-" + name + "-p");
         hq.start();
         qTaken.await();
         alone.start();

@@ -124,19 +124,26 @@ func TestHoldersDoing(t *testing.T) {
 	}
 }
 
+// holdersDoingOf builds testdata/cases/NAME.txtar and returns its model
+// and what the holders of ref did (HoldersDoing), failing when none is told.
+func holdersDoingOf(t *testing.T, name string, ref LockRef) (*Model, *Doing) {
+	t.Helper()
+	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/"+name+".txtar"), name)
+	d := res.Model.Filter(nil).HoldersDoing()[ref]
+	if d == nil {
+		t.Fatalf("%s: no Doing for %v", name, ref)
+	}
+	return res.Model, d
+}
+
 // TestHoldersReleased: holder-released.txtar's monitor M, blocked on
 // 0..0.7 by B, names H its holder throughout; H waited on another monitor
 // 0.2..0.3 holding M (waiting), then on M itself from 0.5, letting it go:
 // released 0.2, not waiting. The viewer's fold of B's contention
 // (DoingIn) says the same.
 func TestHoldersReleased(t *testing.T) {
-	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/holder-released.txtar"), "holder")
-	m := res.Model
 	ref := LockRef{0xAAAA, Monitor}
-	d := m.Filter(nil).HoldersDoing()[ref]
-	if d == nil {
-		t.Fatal("no Doing for monitor AAAA")
-	}
+	m, d := holdersDoingOf(t, "holder-released", ref)
 	var want [NumStates]format.Time
 	want[Runnable], want[Waiting] = 400e6, 100e6
 	if d.Blocked != 700e6 || d.Released != 200e6 || d.Unknown != 0 || d.Time != want {
@@ -156,13 +163,8 @@ func TestHoldersReleased(t *testing.T) {
 // not parked. While A and B were blocked (0..0.4) holder H ran. Before
 // ConditionLock, the 0.2 s on C0DE were parked.
 func TestHoldersReleasedCondition(t *testing.T) {
-	_, res := testrec.Build(t, testrec.Parse(t, "testdata/cases/condition-release.txtar"), "condition")
-	m := res.Model
 	ref := LockRef{0xBEEF, JUCLock}
-	d := m.Filter(nil).HoldersDoing()[ref]
-	if d == nil {
-		t.Fatal("no Doing for sync BEEF")
-	}
+	m, d := holdersDoingOf(t, "condition-release", ref)
 	var want [NumStates]format.Time
 	want[Runnable], want[Parked] = 600e6, 200e6
 	if d.Blocked != 1000e6 || d.Released != 200e6 || d.Unknown != 0 || d.Time != want {

@@ -120,6 +120,10 @@ func TestBrowserSamples(t *testing.T) {
 	t.Run("CPU and wall flame graphs", func(t *testing.T) {
 		// Every thread, the whole recording: a fresh page.
 		open(t, ctx, ts.URL+"/#v=flame&fj=1")
+		// The page's own first flame graph (blocking time) in before a kind is chosen: chosen while
+		// the page still starts (make test's load), the start's render from the address put the
+		// kind back (fresh-clone run of f4cfe3a: "waiting for the cpu flame graph").
+		waitJS(t, ctx, "the page's first flame graph", `(() => { const i = document.querySelector('.flame-info'); return !!i && i.textContent.includes("blocked and waiting"); })()`)
 		for _, c := range []struct{ kind, top, info string }{
 			{"cpu", "Burner.burn(Burner.java:12)", "800.0 ms in 4 cpu samples"},
 			{"wall", "app.Store.force(Store.java:22)", "300.0 ms in 1 wall samples"},

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
@@ -129,9 +130,10 @@ func newPusher(u ui, prefix string, target *otlpTarget, opt export.OTLPOptions, 
 func (p *pusher) start() {
 	// ORCA_PUSH_CPUPROFILE=FILE (hidden, for bench/otlp-push.sh and
 	// docs/otlp.md "Cost"): a CPU profile of orca while it pushes, up to
-	// finish's last push.
+	// finish's last push. Created exclusively, never through a symlink
+	// (orca may run as root in a directory another user owns).
 	if path := os.Getenv("ORCA_PUSH_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil && pprof.StartCPUProfile(f) == nil {
+		if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600); err == nil && pprof.StartCPUProfile(f) == nil {
 			p.profile = f
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -815,5 +817,46 @@ func TestStaleSocket(t *testing.T) {
 	os.WriteFile(sock, nil, 0o600)
 	if err := removeStaleIn(fd, sock, self); err != nil || !exists(sock) {
 		t.Errorf("a file made after the process started: %v, removed %v", err, !exists(sock))
+	}
+}
+
+// TestListenerRuns names one of this process's threads "Attach Listener" and looks for it: found
+// on a first look, and not on a look that skips the tasks seen before, which is how start's
+// second look reads only the tasks started since its first.
+func TestListenerRuns(t *testing.T) {
+	self, err := readTarget(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	if self.listenerRuns(seen) {
+		t.Fatal("a listener found before any thread was named so")
+	}
+	if len(seen) == 0 {
+		t.Fatal("the look kept no task as seen")
+	}
+	named, done := make(chan int), make(chan bool)
+	go func() {
+		runtime.LockOSThread() // the thread ends with the goroutine: its name goes with it
+		if err := unix.Prctl(unix.PR_SET_NAME, uintptr(unsafe.Pointer(&[]byte("Attach Listener\x00")[0])), 0, 0, 0); err != nil {
+			t.Error(err)
+		}
+		named <- unix.Gettid()
+		<-done
+	}()
+	tid := <-named
+	defer close(done)
+	if !self.listenerRuns(map[string]bool{}) {
+		t.Fatalf("thread %d named Attach Listener not found", tid)
+	}
+	all := map[string]bool{}
+	self.listenerRuns(all)
+	all[strconv.Itoa(tid)] = true
+	if self.listenerRuns(all) {
+		t.Fatal("found in a task the look was told it had seen")
+	}
+	delete(all, strconv.Itoa(tid))
+	if !self.listenerRuns(all) {
+		t.Fatal("not found among the tasks left to read")
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -119,16 +121,57 @@ func (t *target) stopped() bool {
 }
 
 // listenerRuns reports whether the JVM has its "Attach Listener" thread: its attach listener
-// was started (it never ends), and a SIGQUIT would print a thread dump.
-func (t *target) listenerRuns() bool {
-	ents, err := os.ReadDir(t.dir("task"))
+// was started (it never ends), and a SIGQUIT would print a thread dump. It reads each task's
+// comm but those in seen (tasks read before, not the listener), and adds those it read to
+// seen: a second look reads only the tasks started since. The reads are openat(2) on the task
+// directory's descriptor, a few goroutines at once: a JVM of 10 000 threads took 400-500 ms a
+// look with a path a task, 2 to 3 times less this way, and start looks twice.
+func (t *target) listenerRuns(seen map[string]bool) bool {
+	f, err := os.OpenFile(t.dir("task"), os.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return false
 	}
-	for _, e := range ents {
-		if b, err := os.ReadFile(filepath.Join(t.dir("task"), e.Name(), "comm")); err == nil && strings.TrimSpace(string(b)) == "Attach Listener" {
-			return true
+	defer f.Close()
+	names, err := f.Readdirnames(-1)
+	if err != nil {
+		return false
+	}
+	dir := int(f.Fd())
+	todo := names[:0]
+	for _, n := range names {
+		if !seen[n] {
+			todo = append(todo, n)
 		}
+	}
+	const parts = 4
+	var found atomic.Bool
+	var wg sync.WaitGroup
+	for p := range parts {
+		part := todo[p*len(todo)/parts : (p+1)*len(todo)/parts]
+		wg.Go(func() {
+			buf := make([]byte, 64)
+			for _, n := range part {
+				if found.Load() {
+					return
+				}
+				fd, err := unix.Openat(dir, n+"/comm", unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+				if err != nil {
+					continue
+				}
+				k, _ := unix.Read(fd, buf)
+				unix.Close(fd)
+				if k > 0 && strings.TrimSpace(string(buf[:k])) == "Attach Listener" {
+					found.Store(true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if found.Load() {
+		return true
+	}
+	for _, n := range todo {
+		seen[n] = true
 	}
 	return false
 }

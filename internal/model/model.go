@@ -494,17 +494,24 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 // condition of another lock: a nested lockout) is not one: the holder
 // still holds the lock then.
 func (m *Model) Releases(iv *Interval, lock LockRef) bool {
-	switch lock.Kind {
-	case Monitor:
-		return iv.State == Waiting && iv.Object == lock.Object
-	case JUCLock:
-		if iv.State != Parked && iv.State != Idle || iv.Acquire || m.Conditions == nil {
-			return false
+	r, ok := m.Released(iv)
+	return ok && r == lock
+}
+
+// Released returns the lock that iv, an interval of a thread, is a release
+// of (Releases): the monitor of an Object.wait, the java.util.concurrent
+// lock of the condition a park (not an acquire's) is on; false for any
+// other interval, and for a park on a condition whose lock is not known.
+func (m *Model) Released(iv *Interval) (LockRef, bool) {
+	switch {
+	case iv.State == Waiting:
+		return LockRef{iv.Object, Monitor}, true
+	case (iv.State == Parked || iv.State == Idle) && !iv.Acquire && m.Conditions != nil:
+		if l, ok := m.Conditions[iv.Object]; ok {
+			return LockRef{l, JUCLock}, true
 		}
-		l, ok := m.Conditions[iv.Object]
-		return ok && l == lock.Object
 	}
-	return false
+	return LockRef{}, false
 }
 
 // ParkOwner is the thread a park in a java.util.concurrent lock's acquire

@@ -364,7 +364,8 @@ type Lock struct {
 	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
 	BeforeAttach int               // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
-	// which no owner was named: blamed on no one.
+	// which no owner was named, or the waiter itself had been named the
+	// owner before its own Entered (OwnerSpans): blamed on no one.
 	OwnerUnknownTime format.Time
 	// OwnerChanges is the monitor's owner as the fold learnt it while
 	// threads were blocked on it, in the order learnt (each
@@ -474,7 +475,22 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 		// As Builder.newOwner: a thread never waits for itself, and
 		// lines of two threads can be out of order by a little, so a
 		// change never goes back before the span it ends began.
-		if c.Owner == th || c.Owner == cur {
+		if c.Owner == th {
+			// Another thread named th the owner (its contended enter
+			// read it) before th's own MonitorContendedEntered was
+			// posted (up to 77 ms later on a loaded Jetty): th owned
+			// the monitor from then, and the rest of its contention,
+			// the event's delay, is blamed on no one (0) — not on the
+			// owner before it — until a later change names another.
+			if t := max(c.At, start); cur != 0 && t < iv.End {
+				if !yield(OwnerSpan{start, t, cur}) {
+					return
+				}
+				cur, start = 0, t
+			}
+			continue
+		}
+		if c.Owner == cur {
 			continue
 		}
 		t := max(c.At, start)

@@ -230,67 +230,12 @@ static int acquire_mode(JNIEnv *env, jobject b, jthread t) {
 // Condition.await has released that lock, which the model tells from a
 // holder parked while it holds it (docs/report-json.md, "What the holders
 // did"). The classes are told by the blocker's own class, looked up once
-// per class (its signature and its superclasses', JVMTI) and kept with the
-// this$0 field ID, or none: no class is loaded (a FindClass of a class the
-// program had not loaded, AbstractQueuedLongSynchronizer$ConditionObject,
-// made HotSpot deoptimize code compiled on the assumption that Condition
-// had one implementor: with -Xcomp on JDK 25 a stack then differed from
-// GetStackTrace's). A blocker of a class not in the table when it is full
-// is written without its lock.
-#define COND_CLASSES 32
-static struct {
-  jclass cls;
-  jfieldID outer;   // NULL: not a condition
-} cond_classes[COND_CLASSES];
-static atomic_int cond_classes_n;
-
-// cond_field returns this$0 of class c when c is a ConditionObject (or
-// extends one), else NULL; asked of JVMTI once per class.
-static jfieldID cond_field(JNIEnv *env, jclass c) {
-  int n = atomic_load_explicit(&cond_classes_n, memory_order_acquire);
-  for (int i = 0; i < n; i++)
-    if ((*env)->IsSameObject(env, cond_classes[i].cls, c)) return cond_classes[i].outer;
-  if (n >= COND_CLASSES) return NULL;   // full: no JVMTI call at every new blocker
-  jfieldID outer = NULL;
-  jclass k = (*env)->NewLocalRef(env, c);
-  for (int depth = 0; k && depth < 8 && !outer; depth++) {
-    char *sig = NULL;
-    const char *owner = NULL;
-    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
-      if (!strcmp(sig, "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;"))
-        owner = "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;";
-      else if (!strcmp(sig, "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject;"))
-        owner = "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer;";
-      (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
-    }
-    if (owner) {
-      outer = (*env)->GetFieldID(env, k, "this$0", owner);
-      if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), outer = NULL;
-      break;
-    }
-    jclass up = (*env)->GetSuperclass(env, k);
-    (*env)->DeleteLocalRef(env, k);
-    k = up;
-  }
-  if (k) (*env)->DeleteLocalRef(env, k);
-  pthread_mutex_lock(&node_mu);
-  int m = atomic_load(&cond_classes_n);
-  if (m < COND_CLASSES) {
-    cond_classes[m].cls = (*env)->NewGlobalRef(env, c);
-    cond_classes[m].outer = outer;
-    if (cond_classes[m].cls) atomic_store_explicit(&cond_classes_n, m + 1, memory_order_release);
-  }
-  pthread_mutex_unlock(&node_mu);
-  return outer;
-}
-
+// per class with its signature (objclass_condition: no class is loaded),
+// however many classes of blockers there are.
 // condition_lock writes, when blocker b (hash bh) is a condition, the
 // synchronizer it belongs to (ConditionLock, on s's shard at ts, -1: now).
 static void condition_lock(JNIEnv *env, tstate *s, int64_t ts, jobject b, uint32_t bh) {
-  jclass c = (*env)->GetObjectClass(env, b);
-  if (!c) return;
-  jfieldID outer = cond_field(env, c);
-  (*env)->DeleteLocalRef(env, c);
+  jfieldID outer = objclass_condition(env, b);
   if (!outer) return;
   jobject l = (*env)->GetObjectField(env, b, outer);
   uint32_t lh = l ? objhash_of(l) : 0;

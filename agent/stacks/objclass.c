@@ -22,10 +22,17 @@ static _Atomic uint32_t seen[SEEN_SLOTS];
 // archive and one of the application: classids.h), so a slot holds its
 // class too (a weak reference: the class may be unloaded), and a class of
 // the slot's hash is its class only when JNI says they are the same.
+//
+// A slot also keeps whether its class is a ConditionObject of an
+// AbstractQueued(Long)Synchronizer (objclass_condition), found the first
+// time a park blocker of the class is asked about: cond 0 not yet known,
+// 1 not one, 2 one, outer then its this$0 (written before cond).
 #define SIG_SLOTS 512
 typedef struct {
   uint32_t cls;
   jweak ref;
+  _Atomic int cond;
+  _Atomic(jfieldID) outer;
   int len;
   char text[];
 } sig_t;
@@ -70,6 +77,8 @@ int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject 
     }
     if (fresh) {
       fresh->cls = ch;
+      atomic_init(&fresh->cond, 0);
+      atomic_init(&fresh->outer, NULL);
       fresh->len = n;
       memcpy(fresh->text, buf, (size_t)n);
       sig_t *expect = NULL;
@@ -81,4 +90,60 @@ int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject 
   }
   (*env)->DeleteLocalRef(env, c);
   return 1;
+}
+
+// cond_outer returns this$0 of class c when c is a ConditionObject of
+// AbstractQueuedSynchronizer or AbstractQueuedLongSynchronizer, or extends
+// one (8 superclasses at most), else NULL: its signature and its
+// superclasses', asked of JVMTI. No class is loaded: a FindClass of a class
+// the program had not loaded (AbstractQueuedLongSynchronizer$ConditionObject)
+// made HotSpot deoptimize code compiled on the assumption that Condition had
+// one implementor (with -Xcomp on JDK 25 a stack then differed from
+// GetStackTrace's).
+static jfieldID cond_outer(JNIEnv *env, jclass c) {
+  jfieldID outer = NULL;
+  jclass k = (*env)->NewLocalRef(env, c);
+  for (int depth = 0; k && depth < 8; depth++) {
+    char *sig = NULL;
+    const char *owner = NULL;
+    if ((*jvmti)->GetClassSignature(jvmti, k, &sig, NULL) == JVMTI_ERROR_NONE && sig) {
+      if (!strcmp(sig, "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer$ConditionObject;"))
+        owner = "Ljava/util/concurrent/locks/AbstractQueuedSynchronizer;";
+      else if (!strcmp(sig, "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer$ConditionObject;"))
+        owner = "Ljava/util/concurrent/locks/AbstractQueuedLongSynchronizer;";
+      (*jvmti)->Deallocate(jvmti, (unsigned char *)sig);
+    }
+    if (owner) {
+      outer = (*env)->GetFieldID(env, k, "this$0", owner);
+      if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), outer = NULL;
+      break;
+    }
+    jclass up = (*env)->GetSuperclass(env, k);
+    (*env)->DeleteLocalRef(env, k);
+    k = up;
+  }
+  if (k) (*env)->DeleteLocalRef(env, k);
+  return outer;
+}
+
+jfieldID objclass_condition(JNIEnv *env, jobject o) {
+  if (opt.seed_only || !env || !o) return NULL;
+  jclass c = (*env)->GetObjectClass(env, o);
+  if (!c) return NULL;
+  uint32_t ch = objhash_of(c);
+  sig_t *known = ch ? atomic_load_explicit(&sigs[(ch * 2654435761u) >> 23 & (SIG_SLOTS - 1)], memory_order_acquire) : NULL;
+  if (known && !(known->cls == ch && (*env)->IsSameObject(env, known->ref, c))) known = NULL;
+  jfieldID outer = NULL;
+  int cond = known ? atomic_load_explicit(&known->cond, memory_order_acquire) : 0;
+  if (cond) {
+    outer = cond == 2 ? atomic_load_explicit(&known->outer, memory_order_relaxed) : NULL;
+  } else {
+    outer = cond_outer(env, c);
+    if (known) {   // two threads may both look: they find the same
+      atomic_store_explicit(&known->outer, outer, memory_order_relaxed);
+      atomic_store_explicit(&known->cond, outer ? 2 : 1, memory_order_release);
+    }   // else: no slot of its own (another class holds it): looked up again next time
+  }
+  (*env)->DeleteLocalRef(env, c);
+  return outer;
 }

@@ -21,6 +21,16 @@ int objclass_write(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject 
 // objclass_known: the class of the object of hash h was written (and is
 // still in the table), or kinds=seed writes none.
 int objclass_known(uint32_t h);
+// objclass_condition returns this$0 of o's class when that class is a
+// ConditionObject of AbstractQueuedSynchronizer or
+// AbstractQueuedLongSynchronizer (or extends one): the field naming the
+// synchronizer a condition belongs to; NULL otherwise (and with
+// kinds=seed). Looked up once per class in the table of class signatures
+// (objclass_write fills it: call it first), JVMTI's signatures of the class
+// and its superclasses; a class without a slot of its own (another holds
+// it) is looked up at each call: slower, never wrong; any number of
+// classes works. o: a local reference, as objclass_write's.
+jfieldID objclass_condition(JNIEnv *env, jobject o);
 // objclass_reset forgets which classes were written: a new recording in
 // the same JVM (an attach) names its objects again.
 void objclass_reset(void);

@@ -41,6 +41,7 @@ type nowThread struct {
 	Stack    []string    `json:"stack"`
 
 	stack model.StackID
+	iv    *model.Interval // its state at the snapshot, nil when runnable
 	tid   format.ThreadID
 	waits model.Wait // State 0 (Runnable): not in the graph
 	forID format.ThreadID
@@ -74,6 +75,9 @@ type nowChain struct {
 	Links []nowLink `json:"links"`
 
 	links map[nowLinkKey]int
+	// released: of Threads, those whose step into the root was a lock the
+	// root had released; more than half of them: RootState "released".
+	released int
 }
 
 type nowLink struct {
@@ -228,7 +232,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		self = append(self, nowRef{nt.ID, nt.Name})
 		if k := t.IntervalAt(at); k >= 0 {
 			iv := &t.Intervals[k]
-			nt.State, nt.stack = iv.State.String(), iv.Stack
+			nt.State, nt.stack, nt.iv = iv.State.String(), iv.Stack, iv
 		} else {
 			nt.State = "runnable"
 			if n := len(t.Samples); n > 0 {
@@ -322,7 +326,12 @@ func newThreadsView(s *snapshot) *threadsView {
 	// for nobody (its root) or into a cycle (behind that deadlock).
 	// First each waiting thread's root, counted, so that each chain's list
 	// of threads is made at its size (100 000 behind one root).
+	// A thread blocked on a lock its root had released (the root in
+	// Object.wait on that monitor, parked in Condition.await on a
+	// condition of that j.u.c. lock: model.Model.Releases, the report's
+	// rule) is behind a root in state "released" (released[i]).
 	rootOf := make([]format.ThreadID, len(all))
+	released := make([]bool, len(all))
 	behind := map[format.ThreadID]int{}
 	for i, nt := range all {
 		if nt.forID == 0 || inCycle[tids[i]] > 0 {
@@ -330,16 +339,20 @@ func newThreadsView(s *snapshot) *threadsView {
 		}
 		// At most one step a thread: a cycle not reported (none stands
 		// at a snapshot: analysis.IsDeadlock) ends the walk anywhere.
-		u := nt.forID
+		u, last := nt.forID, nt
 		for steps := 0; steps < len(all); steps++ {
 			next := byID[u]
 			if next == nil || next.forID == 0 || inCycle[u] > 0 || u == tids[i] {
 				break
 			}
-			u = next.forID
+			u, last = next.forID, next
 		}
 		rootOf[i] = u
 		behind[u]++
+		if r := byID[u]; r != nil && r.iv != nil && last.iv != nil && inCycle[u] == 0 {
+			ref := model.LockRef{Object: last.waits.Object, Kind: last.waits.Kind}
+			released[i] = (ref.Kind == model.Monitor || ref.Kind == model.JUCLock) && m.Releases(r.iv, ref)
+		}
 	}
 	roots := map[format.ThreadID]*nowChain{}
 	var order []format.ThreadID
@@ -364,6 +377,9 @@ func newThreadsView(s *snapshot) *threadsView {
 			order = append(order, u)
 		}
 		c.Threads = append(c.Threads, self[i])
+		if released[i] {
+			c.released++
+		}
 		var on nowObject
 		if nt.WaitsOn != nil {
 			on = *nt.WaitsOn
@@ -378,7 +394,11 @@ func newThreadsView(s *snapshot) *threadsView {
 		c.Links[i].Threads++
 	}
 	for _, u := range order {
-		v.Chains = append(v.Chains, *roots[u])
+		c := roots[u]
+		if 2*c.released > len(c.Threads) {
+			c.RootState = "released"
+		}
+		v.Chains = append(v.Chains, *c)
 	}
 	slices.SortStableFunc(v.Chains, func(a, b nowChain) int { return cmp.Compare(len(b.Threads), len(a.Threads)) })
 

@@ -27,7 +27,11 @@ type Chain struct {
 	// were behind it: a model.State's name ("runnable": on a CPU, ready or
 	// in native code; "sleeping", "waiting", "parked", "idle", …), or
 	// "cycle" (a deadlock), "ended" (the root had ended, the waiter still
-	// waited), "unknown" (a thread with no events of its own).
+	// waited), "unknown" (a thread with no events of its own), "released"
+	// (the holder a contention blamed had released that very lock: in
+	// Object.wait on the monitor, parked in Condition.await on a condition
+	// of the j.u.c. lock; Model.Releases. The chain ends there: it does
+	// not go on through that wait or park to whoever ended it).
 	RootState string
 	// Threads are the threads behind the root, by id; a cycle's root has
 	// its cycle's threads among them.
@@ -75,15 +79,18 @@ const (
 	howSemaphore
 )
 
-// The root states past the model's: rootCycle, rootEnded, rootUnknown.
+// The root states past the model's: rootCycle, rootEnded, rootUnknown,
+// rootReleased (a holder that had released the lock its waiter was blocked
+// on: Model.Releases).
 const (
 	rootCycle = int(model.NumStates) + iota
 	rootEnded
 	rootUnknown
+	rootReleased
 	numRootStates
 )
 
-var rootStateNames = [numRootStates - int(model.NumStates)]string{"cycle", "ended", "unknown"}
+var rootStateNames = [numRootStates - int(model.NumStates)]string{"cycle", "ended", "unknown", "released"}
 
 func rootStateName(i int) string {
 	if i < int(model.NumStates) {
@@ -375,6 +382,7 @@ func (w *chainWalk) lock(li int32, ss []model.OwnerSpan) {
 		return
 	}
 	roots := w.spanRoot[li]
+	ref := w.refs[li]
 	// The spans are walked in time order first, so that each holder's
 	// cursor moves forward; tails[g] ends span g's pieces in w.pieces.
 	w.pieces = w.pieces[:0]
@@ -383,7 +391,9 @@ func (w *chainWalk) lock(li int32, ss []model.OwnerSpan) {
 	for g, s := range ss {
 		from := int32(len(w.pieces))
 		if _, ok := w.idx[s.Owner]; ok && s.Owner != 0 && !w.everyAlone && !(w.pass2 && roots[g] >= 0 && !w.accs[roots[g]].sel) {
-			w.path = append(w.path[:0], hop{to: s.Owner})
+			// The step's lock, which the holder may have released
+			// (resolve); its waiter (from) is any.
+			w.path = append(w.path[:0], hop{to: s.Owner, obj: ref.Object, how: lockHow(ref.Kind)})
 			w.node = 0
 			w.resolve(s.Owner, s.Start, s.End)
 		}
@@ -609,9 +619,65 @@ func (w *chainWalk) find(xi int32, ivs []model.Interval, a format.Time) int {
 	return lo + sort.Search(hi-lo, func(i int) bool { return ivs[lo+i].End > a })
 }
 
+// lockHow is the step of a contention on a lock of kind k.
+func lockHow(k model.LockKind) uint8 {
+	if k == model.JUCLock {
+		return howLock
+	}
+	return howMonitor
+}
+
+// contended returns the lock of the walk's last step when it is a
+// contention's (a monitor or a java.util.concurrent lock).
+func (w *chainWalk) contended() (model.LockRef, bool) {
+	if len(w.path) == 0 {
+		return model.LockRef{}, false
+	}
+	switch h := w.path[len(w.path)-1]; h.how {
+	case howMonitor:
+		return model.LockRef{Object: h.obj, Kind: model.Monitor}, true
+	case howLock:
+		return model.LockRef{Object: h.obj, Kind: model.JUCLock}, true
+	}
+	return model.LockRef{}, false
+}
+
 // resolve follows the chain through thread x over [a, b): w.path leads
-// to x; each part of [a, b) is credited to the root it ends at.
+// to x; each part of [a, b) is credited to the root it ends at. When the
+// last step is a contention and x, its blamed holder, was then in a
+// release of that lock (Model.Releases: Object.wait on the monitor,
+// Condition.await on a condition of the lock), x had let it go: that part
+// ends at x, rootReleased, whatever x's wait or park waited for (before a
+// cycle through x is looked for: a waiter behind a released lock is in no
+// cycle through it).
 func (w *chainWalk) resolve(x format.ThreadID, a, b format.Time) {
+	ref, ok := w.contended()
+	xi, known := w.idx[x]
+	if !ok || !known {
+		w.follow(x, a, b)
+		return
+	}
+	t := w.m.Threads[xi]
+	ivs := w.intervals(xi)
+	at := a
+	for i := w.find(xi, ivs, a); i < len(ivs) && ivs[i].Start < b; i++ {
+		iv := &ivs[i]
+		p, q := max(iv.Start, at, t.Start), min(iv.End, b, t.End)
+		if q <= p || !w.m.Releases(iv, ref) {
+			continue
+		}
+		w.follow(x, at, p)
+		w.emit(x, rootReleased, p, q, len(w.path))
+		at = q
+	}
+	w.follow(x, at, b)
+}
+
+// follow is resolve without the look for a release.
+func (w *chainWalk) follow(x format.ThreadID, a, b format.Time) {
+	if b <= a {
+		return
+	}
 	xi, ok := w.idx[x]
 	if !ok {
 		w.emit(x, rootUnknown, a, b, len(w.path))

@@ -151,6 +151,7 @@ func TestChainsSweepSynth(t *testing.T) {
 		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
 		{Seed: 11, Threads: 12, Monitors: 3, Semaphores: 2, Size: 1 << 20},
 		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
+		{Seed: 9, Threads: 60, Monitors: 10, Semaphores: 4, Size: 3 << 20, Conditions: true},
 	} {
 		prefix := filepath.Join(t.TempDir(), "synth")
 		if _, err := synth.WriteRecording(prefix, o); err != nil {
@@ -171,17 +172,20 @@ func TestChainsSweepSynth(t *testing.T) {
 			if gotTotal != wantTotal || len(got) != len(want) {
 				t.Fatalf("seed %d, n %d: by the sweep %d roots (%d kept), per waiter %d (%d)", o.Seed, n, gotTotal, len(got), wantTotal, len(want))
 			}
-			deep, cycles := 0, 0
+			deep, cycles, released := 0, 0, 0
 			for i := range got {
 				if !reflect.DeepEqual(got[i], want[i]) {
 					t.Errorf("seed %d, n %d, root %d: by the sweep\n%+v\nper waiter\n%+v", o.Seed, n, i, got[i], want[i])
 				}
 				deep = max(deep, got[i].Depth)
-				if got[i].RootState == "cycle" {
+				switch got[i].RootState {
+				case "cycle":
 					cycles++
+				case "released":
+					released++
 				}
 			}
-			t.Logf("seed %d, n %d: %d roots, depth up to %d, %d cycles", o.Seed, n, gotTotal, deep, cycles)
+			t.Logf("seed %d, n %d: %d roots, depth up to %d, %d cycles, %d released", o.Seed, n, gotTotal, deep, cycles, released)
 		}
 	}
 }
@@ -352,6 +356,7 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	for _, o := range []synth.Options{
 		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
 		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
+		{Seed: 9, Threads: 60, Monitors: 10, Semaphores: 4, Size: 3 << 20, Conditions: true},
 	} {
 		prefix := filepath.Join(t.TempDir(), "synth")
 		if _, err := synth.WriteRecording(prefix, o); err != nil {
@@ -445,5 +450,59 @@ func TestEdgeLog(t *testing.T) {
 	}
 	if int(l.n) != len(want) {
 		t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+	}
+}
+
+// TestChainsReleased: a contention whose blamed holder had released that
+// very lock (Object.wait on the monitor, Condition.await on a condition of
+// the j.u.c. lock: Model.Releases) ends its chain at that holder, state
+// released, and never goes on through the holder's wait or park to its
+// notifier or unparker; a park on another lock's condition is no release.
+// The model's cases chain-released-monitor and chain-released-juc say why
+// each figure is what it is; ChainAt (the viewer's) agrees. Before the
+// rule the chains went on to the notifier (C) and the unparker (S).
+func TestChainsReleased(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		roots  string
+		at     float64
+		th     format.ThreadID
+		atWant string
+	}{
+		{"chain-released-monitor",
+			"00000001 released 1.5 depth 2 [0000000B 0000000D]; 0000000B runnable 0.1 depth 1 [0000000D]",
+			0.5, 0xD, "0000000D monitor 0000DDDD 0000000B, 0000000B monitor 0000AAAA 00000001: 00000001 released"},
+		{"chain-released-juc",
+			"00000001 released 0.8 depth 1 [0000000A]; 00000005 runnable 0.2 depth 2 [0000000A]",
+			0.5, 0xA, "0000000A lock 0000BEEF 00000001: 00000001 released"},
+		{"chain-released-juc", "", 0.2, 0xA, "0000000A lock 0000BEEF 00000001, 00000001 park 0000F0F0 00000005: 00000005 runnable"},
+	} {
+		ar := testrec.Parse(t, "../model/testdata/cases/"+c.name+".txtar")
+		_, res := testrec.Build(t, ar, c.name)
+		m := res.Model
+		if c.roots != "" {
+			for _, v := range []*model.View{m.Filter(nil)} {
+				got, _ := Chains(v, nil, 0)
+				var roots []string
+				for _, r := range got {
+					roots = append(roots, fmt.Sprintf("%v %s %v depth %d %v", r.Root, r.RootState, r.Time.Seconds(), r.Depth, r.Threads))
+				}
+				if s := strings.Join(roots, "; "); s != c.roots {
+					t.Errorf("%s: roots\n%s\nwant\n%s", c.name, s, c.roots)
+				}
+				_, hc, _ := HoldersAndChains(v, 0)
+				if !reflect.DeepEqual(hc, got) {
+					t.Errorf("%s: HoldersAndChains %+v, Chains %+v", c.name, hc, got)
+				}
+			}
+		}
+		p := ChainAt(m, c.th, m.Start+format.Time(c.at*1e9))
+		var links []string
+		for _, l := range p.Links {
+			links = append(links, fmt.Sprintf("%v %s %v %v", l.From, l.How, l.Object, l.To))
+		}
+		if got := strings.Join(links, ", ") + ": " + p.Root.String() + " " + p.RootState; got != c.atWant {
+			t.Errorf("%s at %v, thread %v: %q, want %q", c.name, c.at, c.th, got, c.atWant)
+		}
 	}
 }

@@ -217,6 +217,24 @@ type chainSweep struct {
 	// time order, split by what the root was doing once pass 2 is done
 	// (rootStates): the roots' intervals are read for those alone.
 	segs [][]rootSeg
+
+	// The releases (Model.Released): by node of Model.Threads, its
+	// intervals in which it had released a lock that threads contended
+	// for, in time order, within its life. A contention's edge to a
+	// holder in a release of that very lock goes, for that stretch, to
+	// the holder's released node instead (order): a root with no edge,
+	// its time the holder's, state rootReleased. relNode: by node, its
+	// released node, 0 before it has one; the released nodes are those
+	// from relBase on.
+	rel     [][]relSpan
+	relNode []int32
+	relBase int32
+}
+
+// relSpan is a stretch [a, b) in which a thread had released lock.
+type relSpan struct {
+	a, b format.Time
+	lock model.LockRef
 }
 
 // newChainSweep returns a sweep of v's chains with no edge yet.
@@ -342,6 +360,16 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 	if t != s.lastT {
 		s.lastT, s.lastXi, s.lastKept = t, s.node[t.ID], kept
 	}
+	if ref, ok := s.m.Released(iv); ok {
+		if l := s.m.Lock(ref.Object, ref.Kind); l != nil && (l.Contentions > 0 || l.Open > 0) {
+			if a, b := max(iv.Start, t.Start), min(iv.End, t.End); b > a {
+				if s.rel == nil {
+					s.rel = make([][]relSpan, len(s.m.Threads))
+				}
+				s.rel[s.lastXi] = append(s.rel[s.lastXi], relSpan{a, b, ref})
+			}
+		}
+	}
 	var on onKey
 	switch {
 	case iv.State == model.Blocked:
@@ -420,12 +448,18 @@ func (s *chainSweep) hopOf(x int32) hop {
 func (s *chainSweep) order() {
 	var buf, tmp []sweepEdge
 	var count []int32
+	s.relBase = int32(len(s.ids))
 	for k := range s.buckets {
 		l := &s.buckets[k]
 		if l.n == 0 {
 			continue
 		}
 		buf = l.decode(buf[:0], s.base(k))
+		if s.rel != nil {
+			for i := 0; i < len(buf); i++ {
+				buf = s.splitReleased(buf, i, k)
+			}
+		}
 		lo, hi := buf[0].a, buf[0].a
 		for i := range buf {
 			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
@@ -457,6 +491,84 @@ func (s *chainSweep) order() {
 			l.add(&tmp[i], s.base(k))
 		}
 	}
+}
+
+// splitReleased cuts edge buf[i], of bucket k, where it is a contention's
+// on a lock its holder had released (rel): those stretches go to the
+// holder's released node. The first piece stays buf[i]; the others, later,
+// are added to buf when they start in bucket k, else to their bucket (a
+// later one, not yet ordered). It returns buf.
+func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
+	e := buf[i]
+	y := e.to &^ srcBit
+	if int(y) >= len(s.rel) || len(s.rel[y]) == 0 {
+		return buf
+	}
+	on := s.ons[e.lk]
+	var ref model.LockRef
+	switch on.how {
+	case howMonitor:
+		ref = model.LockRef{Object: on.obj, Kind: model.Monitor}
+	case howLock:
+		ref = model.LockRef{Object: on.obj, Kind: model.JUCLock}
+	default:
+		return buf
+	}
+	rs := s.rel[y]
+	j, n := 0, len(rs)
+	for j < n { // the first release that ends after e.a
+		h := int(uint(j+n) >> 1)
+		if rs[h].b <= e.a {
+			j = h + 1
+		} else {
+			n = h
+		}
+	}
+	first := true
+	put := func(a, b format.Time, to uint32) {
+		if b <= a {
+			return
+		}
+		p := sweepEdge{a: a, b: b, from: e.from, to: to | e.to&srcBit, lk: e.lk}
+		switch kp := int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1)); {
+		case first:
+			buf[i], first = p, false
+		case kp == k:
+			buf = append(buf, p)
+		default:
+			s.buckets[kp].add(&p, s.base(kp))
+		}
+	}
+	at := e.a
+	for ; j < len(rs) && rs[j].a < e.b; j++ {
+		if rs[j].lock != ref {
+			continue
+		}
+		p, q := max(rs[j].a, at), min(rs[j].b, e.b)
+		if q <= p {
+			continue
+		}
+		put(at, p, y)
+		put(p, q, uint32(s.released(int32(y))))
+		at = q
+	}
+	if at == e.a {
+		return buf // no release in it
+	}
+	put(at, e.b, y)
+	return buf
+}
+
+// released returns node y's released node, made when new.
+func (s *chainSweep) released(y int32) int32 {
+	if len(s.relNode) <= int(y) {
+		s.relNode = append(s.relNode, make([]int32, int(y)+1-len(s.relNode))...)
+	}
+	if s.relNode[y] == 0 {
+		s.relNode[y] = int32(len(s.ids))
+		s.ids = append(s.ids, s.ids[y])
+	}
+	return s.relNode[y]
 }
 
 // lessEnd orders the heap of ends: by end, then thread, then place.
@@ -853,6 +965,8 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	case !acc.sel:
 	case s.cur[r] >= 0:
 		acc.states[rootCycle] += n * (now - a)
+	case r >= s.relBase:
+		acc.states[rootReleased] += n * (now - a)
 	default:
 		k := acc.lastTop
 		if ss := s.segs[k]; len(ss) > 0 && ss[len(ss)-1].b == a && ss[len(ss)-1].n == n {

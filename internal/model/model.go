@@ -364,7 +364,8 @@ type Lock struct {
 	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
 	BeforeAttach int               // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
-	// which no owner was named: blamed on no one.
+	// which no owner was named, or the waiter itself had been named the
+	// owner before its own Entered (OwnerSpans): blamed on no one.
 	OwnerUnknownTime format.Time
 	// OwnerChanges is the monitor's owner as the fold learnt it while
 	// threads were blocked on it, in the order learnt (each
@@ -474,7 +475,22 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 		// As Builder.newOwner: a thread never waits for itself, and
 		// lines of two threads can be out of order by a little, so a
 		// change never goes back before the span it ends began.
-		if c.Owner == th || c.Owner == cur {
+		if c.Owner == th {
+			// Another thread named th the owner (its contended enter
+			// read it) before th's own MonitorContendedEntered was
+			// posted (up to 77 ms later on a loaded Jetty): th owned
+			// the monitor from then, and the rest of its contention,
+			// the event's delay, is blamed on no one (0) — not on the
+			// owner before it — until a later change names another.
+			if t := max(c.At, start); cur != 0 && t < iv.End {
+				if !yield(OwnerSpan{start, t, cur}) {
+					return
+				}
+				cur, start = 0, t
+			}
+			continue
+		}
+		if c.Owner == cur {
 			continue
 		}
 		t := max(c.At, start)
@@ -494,17 +510,24 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 // condition of another lock: a nested lockout) is not one: the holder
 // still holds the lock then.
 func (m *Model) Releases(iv *Interval, lock LockRef) bool {
-	switch lock.Kind {
-	case Monitor:
-		return iv.State == Waiting && iv.Object == lock.Object
-	case JUCLock:
-		if iv.State != Parked && iv.State != Idle || iv.Acquire || m.Conditions == nil {
-			return false
+	r, ok := m.Released(iv)
+	return ok && r == lock
+}
+
+// Released returns the lock that iv, an interval of a thread, is a release
+// of (Releases): the monitor of an Object.wait, the java.util.concurrent
+// lock of the condition a park (not an acquire's) is on; false for any
+// other interval, and for a park on a condition whose lock is not known.
+func (m *Model) Released(iv *Interval) (LockRef, bool) {
+	switch {
+	case iv.State == Waiting:
+		return LockRef{iv.Object, Monitor}, true
+	case (iv.State == Parked || iv.State == Idle) && !iv.Acquire && m.Conditions != nil:
+		if l, ok := m.Conditions[iv.Object]; ok {
+			return LockRef{l, JUCLock}, true
 		}
-		l, ok := m.Conditions[iv.Object]
-		return ok && l == lock.Object
 	}
-	return false
+	return LockRef{}, false
 }
 
 // ParkOwner is the thread a park in a java.util.concurrent lock's acquire

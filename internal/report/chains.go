@@ -16,7 +16,9 @@ type Chain struct {
 	RootName *string `json:"root_name"`
 	// RootState: what the root did for most of that time ("runnable",
 	// "sleeping", "waiting", "parked", "idle", "blocked" with no owner
-	// known; "cycle" for a deadlock's root; "ended", "unknown").
+	// known; "cycle" for a deadlock's root; "ended", "unknown"; "released":
+	// the holder blamed had released that very lock, in Object.wait or
+	// Condition.await on it).
 	RootState string `json:"root_state"`
 	// Depth: the longest chain to the root (1: all waited for it
 	// directly).
@@ -131,6 +133,8 @@ func rootDoing(state string) string {
 		return "not recorded"
 	case "blocked":
 		return "blocked, owner unknown"
+	case "released":
+		return "had released the lock (Object.wait or Condition.await on it)"
 	case "waiting":
 		return "waiting, no thread notified it"
 	case "parked":

@@ -90,6 +90,23 @@ type occurrence struct {
 
 func (o *occurrence) iv(i int) *model.Interval { return &o.t.Intervals[i] }
 func (o *occurrence) lastIv() *model.Interval  { return o.iv(o.last) }
+
+// owner is the owner a contention (a Blocked occurrence) ended behind:
+// its last segment's, or, when that one names no owner because another
+// contender named the waiter itself the owner before its own Entered (the
+// tail blamed on no one: Model.OwnerSpans), the one before it.
+func (o *occurrence) owner() format.ThreadID {
+	l := o.lastIv()
+	if l.State != model.Blocked || l.Other != 0 {
+		return l.Other
+	}
+	for i := o.last - 1; i >= o.first; i-- {
+		if iv := o.iv(i); iv.State == model.Blocked && iv.Since == l.Since && iv.Object == l.Object && iv.Other != 0 {
+			return iv.Other
+		}
+	}
+	return 0
+}
 func (o *occurrence) firstIv() *model.Interval { return o.iv(o.first) }
 func (o *occurrence) extent() format.Time {
 	return o.end - o.firstIv().Since
@@ -333,8 +350,8 @@ func (v *validator) locks() {
 			a.contentions++
 			a.blocked += o.extent()
 			a.max = max(a.max, o.extent())
-			if l.Other != 0 {
-				a.ownerContentions[l.Other]++
+			if w := o.owner(); w != 0 {
+				a.ownerContentions[w]++
 			}
 		case model.Waiting:
 			a := get(lockKey{f.Object, model.Monitor})
@@ -637,7 +654,7 @@ func (v *validator) find(th format.ThreadID, s model.State, obj format.ObjectID,
 		return nil
 	}
 	for _, o := range v.occOf[t] {
-		if l := o.lastIv(); l.State == s && o.end == end && l.Object == obj && l.Other == other && !l.Open {
+		if l := o.lastIv(); l.State == s && o.end == end && l.Object == obj && o.owner() == other && !l.Open {
 			return o
 		}
 	}

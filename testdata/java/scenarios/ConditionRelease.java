@@ -11,6 +11,11 @@
 //             takes lockC and awaits on condC (lockC's condition) for AWAIT_MS, holding lockB
 //             all along: the contenders stay parked; holder-b is parked, not released.
 //
+// With an argument N, main first parks briefly on blockers of N classes of their own (arrays of
+// Object of 1 to N dimensions), none a condition: a condition's class met after them must still be
+// told as one (the agent kept 32 blocker classes once, and never named the lock of a condition
+// class met after 32 others).
+//
 // main prints EXPECT with each lock's sync identity (ReentrantLock.sync: the object a park on it
 // names; read by reflection, --add-opens java.base/java.util.concurrent.locks=ALL-UNNAMED), the
 // holders, the time from holder-a's await to the last contender's acquisition (released_ns), and
@@ -61,6 +66,10 @@ public class ConditionRelease {
     }
 
     public static void main(String[] args) throws Exception {
+        int classes = args.length > 0 ? Integer.parseInt(args[0]) : 0;
+        for (int k = 1; k <= classes; k++) {
+            java.util.concurrent.locks.LockSupport.parkNanos(java.lang.reflect.Array.newInstance(Object.class, new int[k]), 1_000_000L);
+        }
         long[] released = new long[1], nested = new long[1];
         Thread[][] ws = new Thread[2][];
         Thread a = new Thread(() -> {
@@ -111,6 +120,6 @@ public class ConditionRelease {
                 + " holderA=" + hex(System.identityHashCode(a))
                 + " holderB=" + hex(System.identityHashCode(b))
                 + " waiters=" + WAITERS + " hold_ns=" + HOLD_MS * 1_000_000L
-                + " released_ns=" + released[0] + " nested_ns=" + nested[0]);
+                + " released_ns=" + released[0] + " nested_ns=" + nested[0] + " classes=" + classes);
     }
 }

@@ -118,6 +118,11 @@ export class Panel {
     if (r.state === 'cycle') what = [h('span', { class: 'badge bad' }, 'deadlock'), ' the chain came back to a thread of it: a cycle is its own root (its thread of smallest id)'];
     else if (r.state === 'ended') what = [h('span', { class: 'muted' }, 'had ended: the thread before it waited on')];
     else if (r.state === 'unknown') what = [h('span', { class: 'muted' }, 'a thread the recording never saw')];
+    else if (r.state === 'released') {
+      what = [stateChip(r.shown || 'waiting'), h('span', { class: 'muted small chain-released' },
+        r.object ? [' on ', h('code', null, r.object), r.class ? ` ${r.class}` : ''] : null,
+        ': it had released the lock the thread before it waits on (Object.wait on that monitor, Condition.await on a condition of that lock), the hand-off to the next owner; the chain ends here')];
+    }
     else {
       what = [stateChip(r.state)];
       if (r.interval >= 0 && r.since <= t) what.push(h('span', { class: 'muted small' }, ` for ${fmtDur(t - r.since)}`));

@@ -1,0 +1,95 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"orca/internal/analysis"
+	"orca/internal/format"
+	"orca/internal/model"
+)
+
+// TestChainRelease (ChainRelease.java): a wait chain ends at a holder that had released the lock
+// its waiter is blocked on — holder-m in Object.wait on the monitor waiter-m is blocked on,
+// holder-j parked in Condition.await on a condition of the lock the waiter-j-N park to acquire —
+// and never goes on through that wait or park to the thread that ended it (notifier-m, main).
+// Each holder is a root whose time is exactly the blame the waiters' contentions put on it (no
+// waiter waits behind another here), computed from the contentions' blame spans, not from the
+// sweep; holder-j's root state is released (about 3 HOLD_MS of the contenders' time came after
+// its await, about 3 SETTLE_MS before). Before the rule the chains went on to notifier-m (the
+// hand-off after holder-m's wait) and to main (the contenders' time after holder-j's await).
+func TestChainRelease(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "ChainRelease")
+		_, built := buildModel(t, prefix)
+		m := built.Model
+		byName := map[string]*model.Thread{}
+		for _, th := range m.Threads {
+			byName[th.Name] = th
+		}
+		id := func(name string) format.ThreadID {
+			th := byName[name]
+			if th == nil {
+				t.Fatalf("no thread %q in the recording", name)
+			}
+			return th.ID
+		}
+		holderM, holderJ, notifierM, mainID := id("holder-m"), id("holder-j"), id("notifier-m"), id("main")
+		// The blame on each holder: every contention's spans naming it, within the waiter's life.
+		blamed := map[format.ThreadID]format.Time{}
+		for _, th := range m.Threads {
+			for i := range th.Intervals {
+				iv := &th.Intervals[i]
+				if iv.State != model.Blocked && !iv.Acquire {
+					continue
+				}
+				for sp := range m.BlameSpans(th.ID, iv) {
+					if a, b := max(sp.Start, th.Start, iv.Start), min(sp.End, th.End, iv.End); b > a && sp.Owner != th.ID {
+						blamed[sp.Owner] += b - a
+					}
+				}
+			}
+		}
+		_, chains, _ := analysis.HoldersAndChains(m.Filter(nil), 0)
+		roots := map[format.ThreadID]analysis.Chain{}
+		var all []string
+		for _, c := range chains {
+			roots[c.Root] = c
+			all = append(all, fmt.Sprintf("%v %s %.6f s depth %d %v links %+v", c.Root, c.RootState, c.Time.Seconds(), c.Depth, c.Threads, c.Links))
+			for _, l := range c.Links {
+				if l.From == holderM || l.From == holderJ {
+					t.Errorf("root %v: a step from holder %v (%s on %v to %v): the chain went on through a released lock's holder", c.Root, l.From, l.How, l.Object, l.To)
+				}
+			}
+		}
+		show := strings.Join(all, "\n  ")
+		t.Logf("roots:\n  %s", show)
+		for _, h := range []struct {
+			name  string
+			id    format.ThreadID
+			state string
+			least format.Time
+		}{
+			{"holder-m", holderM, "", format.Time(e.int(t, "hold_ns")) / 10},
+			{"holder-j", holderJ, "released", format.Time(3 * e.int(t, "hold_ns"))},
+		} {
+			c, ok := roots[h.id]
+			switch {
+			case !ok:
+				t.Errorf("%s (%v) is no root:\n  %s", h.name, h.id, show)
+			case c.Time != blamed[h.id]:
+				t.Errorf("%s: %v behind it, want the blame on it, %v:\n  %s", h.name, c.Time, blamed[h.id], show)
+			case c.Time < h.least:
+				t.Errorf("%s: %v behind it, want at least %v:\n  %s", h.name, c.Time, h.least, show)
+			case h.state != "" && c.RootState != h.state:
+				t.Errorf("%s: root state %s, want %s:\n  %s", h.name, c.RootState, h.state, show)
+			}
+		}
+		for _, x := range []format.ThreadID{notifierM, mainID} {
+			if c, ok := roots[x]; ok {
+				t.Errorf("%v is a root (%s, %v): nobody waits behind it:\n  %s", x, c.RootState, c.Time, show)
+			}
+		}
+	})
+}

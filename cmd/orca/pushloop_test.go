@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 
@@ -304,4 +305,82 @@ func processCPU(tb testing.TB) int64 {
 		tb.Fatal(err)
 	}
 	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// BenchmarkPushLoopDisk is BenchmarkPushLoop of the kept recording
+// ORCA_BENCH_PUSH names, each chunk file copied from its file as it
+// "closes" rather than held in memory: the benchmark's heap is then about
+// orca record's, whose collections (a few MB live, a cycle every few MB
+// allocated) BenchmarkPushLoop's 30-40 MB of chunks held put off. It
+// reports the CPU a push besides a MB, the collections a push and the
+// bytes allocated a byte recorded.
+func BenchmarkPushLoopDisk(b *testing.B) {
+	src := os.Getenv("ORCA_BENCH_PUSH")
+	if src == "" {
+		b.Skip("ORCA_BENCH_PUSH=PREFIX: a kept bounded recording (bench/otlp-push.sh keeps them)")
+	}
+	seqs := chunkSeqs(src)
+	var total int64
+	for _, s := range seqs {
+		st, err := os.Stat(format.ChunkFileName(src, s))
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += st.Size()
+	}
+	b.SetBytes(total)
+	var ms0, ms1 runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&ms0)
+	b.ResetTimer()
+	cpu0 := processCPU(b)
+	var writes int64 // the copies of the chunk files: the agent's work
+	pushes := 0
+	for range b.N {
+		prefix := filepath.Join(b.TempDir(), "rec")
+		for _, s := range []string{format.SuffixInfo, format.SuffixMethods, format.SuffixClasses} {
+			copyChunk(b, src+s, prefix+s)
+		}
+		if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
+		for i, s := range seqs {
+			c0 := processCPU(b)
+			copyChunk(b, format.ChunkFileName(src, s), format.ChunkFileName(prefix, uint64(i+1)))
+			writes += processCPU(b) - c0
+			if last := i+1 == len(seqs); last || (i+1)%4 == 0 {
+				if err := p.build(last); err != nil {
+					b.Fatal(err)
+				}
+				pushes++
+				for _, r := range p.backlog { // sent and accepted
+					p.accepted(r)
+				}
+				p.backlog, p.bytes = nil, 0
+			}
+		}
+	}
+	runtime.ReadMemStats(&ms1)
+	mb := float64(total) / 1e6 * float64(b.N)
+	cpu := float64(processCPU(b)-cpu0-writes) / 1e6
+	b.ReportMetric(cpu/mb, "cpu-ms/MB")
+	b.ReportMetric(cpu/float64(pushes), "cpu-ms/push")
+	b.ReportMetric(float64(ms1.NumGC-ms0.NumGC)/float64(pushes), "gc/push")
+	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6/mb, "alloc-MB/MB")
+}
+
+// copyChunk copies the file from to a new file to, when from exists.
+func copyChunk(tb testing.TB, from, to string) {
+	tb.Helper()
+	b, err := os.ReadFile(from)
+	if os.IsNotExist(err) {
+		return
+	}
+	if err == nil {
+		err = os.WriteFile(to, b, 0o644)
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
 }

@@ -89,8 +89,9 @@ func (l *edgeList) all() []Edge {
 		return nil
 	}
 	all := make([]Edge, 0, l.n)
-	for _, b := range l.blocks {
+	for i, b := range l.blocks {
 		all = append(all, b...)
+		l.blocks[i] = nil // copied: the collector may take it
 	}
 	*l = edgeList{counts: l.counts, drop: l.drop}
 	return all

@@ -172,9 +172,9 @@ func (s *site) summary(r *http.Request) (any, error) {
 		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
 		Edges:     len(m.Edges),
-		Deadlocks: len(rep.Deadlocks), Hangs: len(rep.Hangs), Potential: len(rep.PotentialDeadlocks), WaitingAlone: len(rep.WaitingAlone), Contended: rep.LocksTotal,
-		NotVisible: rep.Sight != nil && (!rep.Sight.HangsVisible || !rep.Sight.DeadlocksVisible),
-		Warnings:   rep.Caveats, Info: map[string]string{},
+		Deadlocks: rep.deadlocks, Hangs: rep.hangs, Potential: len(rep.potential), WaitingAlone: rep.waitingAlone, Contended: rep.locksTotal,
+		NotVisible: rep.notVisible,
+		Warnings:   rep.caveats, Info: map[string]string{},
 	}
 	for i := model.State(0); i < model.NumStates; i++ {
 		out.States = append(out.States, i.String())
@@ -256,11 +256,7 @@ func (s *site) threadJSON(i int) threadJSON {
 }
 
 func (s *site) threads(r *http.Request) (any, error) {
-	out := make([]threadJSON, len(s.d.m.Threads))
-	for i := range out {
-		out[i] = s.threadJSON(i)
-	}
-	return out, nil
+	return jsonList{len(s.d.m.Threads), func(i int) any { return s.threadJSON(i) }}, nil
 }
 
 type threadDetailJSON struct {
@@ -874,11 +870,7 @@ func (s *site) lock(r *http.Request) (any, error) {
 	}
 	if kind == model.Monitor || kind == model.JUCLock {
 		if out.Holders = s.doingOf(s.d.holdersDoing()[model.LockRef{Object: obj, Kind: kind}]); out.Holders != nil {
-			for _, rl := range s.d.report("").Locks {
-				if rl.Kind == kind.String() && rl.Object == obj.String() {
-					out.Holders.Frames = rl.HoldersFrames
-				}
-			}
+			out.Holders.Frames = s.d.report("").holdersFrames[[2]string{kind.String(), obj.String()}]
 		}
 	}
 	return out, nil

@@ -52,11 +52,45 @@ type data struct {
 	holdersOnce sync.Once
 	holders     map[model.LockRef]*model.Doing
 
-	// reports: orca report's Report of the recording per thread filter
-	// ("" for none), built on first use (report.New): the summary's
-	// figures and warnings are its.
+	// reports: what the viewer takes of orca report's Report of the
+	// recording per thread filter ("" for none), built on first use
+	// (report.New): the summary's figures and warnings are its.
 	reportMu sync.Mutex
-	reports  map[string]*report.Report
+	reports  map[string]*reportFacts
+}
+
+// reportFacts is what the viewer reads of a Report (report.New): the
+// summary's counts and caveats, the potential deadlocks and the locks'
+// holders' frames; not its lists of threads and locks, which the viewer
+// makes from the model (c1G: 0.7 GB the Report, kept, made the index's
+// build the first open's peak of memory).
+type reportFacts struct {
+	deadlocks, hangs, waitingAlone, locksTotal int
+	notVisible                                 bool
+	caveats                                    []string
+	potential                                  []report.PotentialDeadlock
+	potentialNote                              string
+	// holdersFrames: the report's locks' HoldersFrames, by kind and
+	// object as the report names them (none empty).
+	holdersFrames map[[2]string][]report.HolderFrame
+}
+
+func newReportFacts(r *report.Report) *reportFacts {
+	f := &reportFacts{
+		deadlocks: len(r.Deadlocks), hangs: len(r.Hangs), waitingAlone: len(r.WaitingAlone), locksTotal: r.LocksTotal,
+		notVisible: r.Sight != nil && (!r.Sight.HangsVisible || !r.Sight.DeadlocksVisible),
+		caveats:    r.Caveats, potential: r.PotentialDeadlocks, potentialNote: r.PotentialNote(),
+		holdersFrames: map[[2]string][]report.HolderFrame{},
+	}
+	for _, rl := range r.Locks {
+		k := [2]string{rl.Kind, rl.Object}
+		if rl.HoldersFrames != nil {
+			f.holdersFrames[k] = rl.HoldersFrames
+		} else {
+			delete(f.holdersFrames, k) // the last of the kind and object, as a search of the list
+		}
+	}
+	return f
 }
 
 func newData(rec *reader.Recording, res *model.Result) *data {
@@ -69,7 +103,7 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		edgesFrom: make([][]int32, len(m.Threads)),
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
-		reports:   map[string]*report.Report{},
+		reports:   map[string]*reportFacts{},
 	}
 	for i, t := range m.Threads {
 		d.thread[t.ID] = i
@@ -116,10 +150,11 @@ func ModelOptions(rec *reader.Recording) model.Options {
 // maxReports bounds the reports kept: one per thread filter asked for.
 const maxReports = 16
 
-// report returns orca report's Report of the recording through the thread
-// filter want ("" for none, as orca report --thread): what the headline of
-// one says, the viewer's summary says, from the same function.
-func (d *data) report(want string) *report.Report {
+// report returns the facts of orca report's Report of the recording
+// through the thread filter want ("" for none, as orca report --thread):
+// what the headline of one says, the viewer's summary says, from the same
+// function.
+func (d *data) report(want string) *reportFacts {
 	d.reportMu.Lock()
 	defer d.reportMu.Unlock()
 	if r, ok := d.reports[want]; ok {
@@ -137,8 +172,9 @@ func (d *data) report(want string) *report.Report {
 			}
 		}
 	}
-	d.reports[want] = r
-	return r
+	f := newReportFacts(r)
+	d.reports[want] = f
+	return f
 }
 
 // holdersDoing returns what the holders of each lock did while others

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"orca/internal/agentlib"
 	"os"
@@ -487,17 +488,17 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	w.Write(make([]byte, 16)) // the directory's offset and length
 	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: len(d.m.Threads), Bodies: map[string][2]int64{}}
 	for _, path := range indexBodies {
-		rec := &bodyRecorder{h: http.Header{}}
+		rec := &bodyRecorder{h: http.Header{}, w: w}
 		req, err := http.NewRequest("GET", path, nil)
 		if err != nil {
 			return stats, nil, err
 		}
+		at := w.n
 		s.ServeHTTP(rec, withLoopback(req))
 		if rec.code != 0 && rec.code != http.StatusOK {
 			return stats, nil, fmt.Errorf("%s: %d %s", path, rec.code, rec.b.Bytes())
 		}
-		dir.Bodies[path] = [2]int64{w.n, int64(rec.b.Len())}
-		w.Write(rec.b.Bytes())
+		dir.Bodies[path] = [2]int64{at, w.n - at}
 	}
 
 	// The levels: from the one of a single tile down, each thread's
@@ -688,16 +689,24 @@ func (d *data) readBack(t *model.Thread) *model.Thread {
 	return &h
 }
 
-// bodyRecorder keeps an answer (the index's build asks the handlers).
+// bodyRecorder writes an answer to w as the handler writes it, not held
+// (the index's build asks the handlers); an error's body (a status other
+// than 200 set first) it keeps, for the message.
 type bodyRecorder struct {
 	h    http.Header
 	code int
+	w    io.Writer
 	b    bytes.Buffer
 }
 
-func (r *bodyRecorder) Header() http.Header         { return r.h }
-func (r *bodyRecorder) Write(p []byte) (int, error) { return r.b.Write(p) }
-func (r *bodyRecorder) WriteHeader(code int)        { r.code = code }
+func (r *bodyRecorder) Header() http.Header { return r.h }
+func (r *bodyRecorder) Write(p []byte) (int, error) {
+	if r.code != 0 && r.code != http.StatusOK {
+		return r.b.Write(p)
+	}
+	return r.w.Write(p)
+}
+func (r *bodyRecorder) WriteHeader(code int) { r.code = code }
 
 // withLoopback names this machine as the request's host (the Host check).
 func withLoopback(r *http.Request) *http.Request {

@@ -1,6 +1,8 @@
 package web
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"os"
@@ -133,7 +135,7 @@ func TestIndexAnswers(t *testing.T) {
 			}
 		}
 		isrv.Ready(rec, res)
-		same("once ready", append(urls, "/api/overview", "/api/threads/0", "/api/summary?thread=main",
+		same("once ready", append(append(urls, indexBodies...), "/api/overview", "/api/threads/0", "/api/summary?thread=main",
 			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0-%d", max(finest-1, 0), n-1)))
 		mem.Close()
 		fromIdx.Close()
@@ -263,5 +265,57 @@ func TestIndexEvict(t *testing.T) {
 	}
 	if !exists(keys[5]) || !exists(keys[1]) {
 		t.Errorf("by size: kept the wrong ones")
+	}
+}
+
+// TestThreadsStreamed: /api/threads, written a thread at a time
+// (jsonList), is the list json.Encoder writes whole, byte for byte, and so
+// is the index's copy of it, written as it goes; a recording's thread
+// names with what JSON escapes (<, &, a quote) included.
+func TestThreadsStreamed(t *testing.T) {
+	for _, f := range []string{"contention", "deadlock", "split"} {
+		prefix := testrec.Files(t, "../report/testdata/"+f+".txtar")
+		rec, err := reader.Open(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := model.Build(rec, ModelOptions(rec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Model.Threads) > 0 {
+			res.Model.Threads[0].Name = `<main> & "the other"`
+		}
+		srv := New(rec, res, Options{})
+		st := srv.cur.Load()
+		whole := make([]threadJSON, len(res.Model.Threads))
+		for i := range whole {
+			whole[i] = st.threadJSON(i)
+		}
+		var want bytes.Buffer
+		json.NewEncoder(&want).Encode(whole)
+		hs := httptest.NewServer(srv)
+		if got := getBody(t, hs.URL+"/api/threads"); got != "200 "+want.String() {
+			t.Errorf("%s: /api/threads streamed:\n%.300q\nwant\n%.300q", f, got, want.String())
+		}
+		hs.Close()
+		root := filepath.Join(t.TempDir(), "cache", "orca", "view")
+		key := IndexKey("sig of "+prefix, "")
+		if _, err := srv.WriteIndex(root, key); err != nil {
+			t.Fatal(err)
+		}
+		idx, err := OpenIndex(root, key)
+		if err != nil || idx == nil {
+			t.Fatalf("%s: opening the index: %v", f, err)
+		}
+		if got := string(idx.body("/api/threads")); got != want.String() {
+			t.Errorf("%s: the index's /api/threads:\n%.300q\nwant\n%.300q", f, got, want.String())
+		}
+		idx.Close()
+	}
+	var empty bytes.Buffer
+	(jsonList{0, nil}).writeJSON(&empty)
+	if empty.String() != "[]\n" {
+		t.Errorf("no threads: %q, want []", empty.String())
 	}
 }

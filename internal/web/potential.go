@@ -49,7 +49,7 @@ func (s *site) potential(out *deadlocksJSON) {
 	d := s.d
 	rep := d.report("")
 	out.Potential = []potentialJSON{}
-	out.PotentialNote = rep.PotentialNote()
+	out.PotentialNote = rep.potentialNote
 	frames := func(st []string) []frameJSON {
 		out := make([]frameJSON, 0, len(st))
 		for _, f := range st {
@@ -63,7 +63,7 @@ func (s *site) potential(out *deadlocksJSON) {
 		}
 		return format.JavaName(*c)
 	}
-	for _, p := range rep.PotentialDeadlocks {
+	for _, p := range rep.potential {
 		var j potentialJSON
 		for _, e := range p.Edges {
 			ref := threadRefJSON{Thread: -1, ID: e.Thread}

@@ -8,10 +8,12 @@
 package web
 
 import (
+	"bufio"
 	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
@@ -98,9 +100,12 @@ func (s *Server) Update(rec *reader.Recording, res *model.Result) {
 
 func (s *Server) install(rec *reader.Recording, res *model.Result, gen int) {
 	st := &site{d: newData(rec, res), idx: s.idx, srv: s, opt: s.opt, gen: gen}
-	// The page asks for the summary first; its report (report.New, most of
-	// a second on 400 000 intervals) is built while the browser starts.
-	go st.d.report("")
+	if s.idx == nil {
+		// The page asks for the summary first; its report (report.New,
+		// most of a second on 400 000 intervals) is built while the
+		// browser starts. With an index, the summary is its answer.
+		go st.d.report("")
+	}
 	s.cur.Store(st)
 }
 
@@ -200,7 +205,10 @@ func (s *Server) routes() {
 	for pattern, h := range api {
 		jh := jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) })
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if st := s.cur.Load(); st.d == nil {
+			if st := s.cur.Load(); st.d == nil || st.idx != nil && st.idx.body(r.URL.Path) != nil && r.URL.RawQuery == "" {
+				// The index's answers, once the model is ready too: the
+				// same bytes (TestIndexAnswers), with no report made for
+				// them (report.New: c1G 2.5 GB live at its peak).
 				st.fromIndex(w, r)
 				return
 			}
@@ -277,12 +285,46 @@ func jsonHandler(h func(r *http.Request) (any, error)) http.HandlerFunc {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
+		if l, ok := v.(jsonList); ok {
+			l.writeJSON(w)
+			return
+		}
 		enc := json.NewEncoder(w)
 		if err := enc.Encode(v); err != nil {
 			// The status is sent already; the client sees a cut body.
 			return
 		}
 	}
+}
+
+// jsonList is an answer that is a long list: written an element at a
+// time, as json.Encoder writes the whole list (the same bytes), never held
+// whole (/api/threads of c1G: 80 MB, and the buffer's growth as much
+// again).
+type jsonList struct {
+	n    int
+	elem func(i int) any
+}
+
+// writeJSON writes the list to w; a failed write cuts the body (the status
+// is sent already).
+func (l jsonList) writeJSON(w io.Writer) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	bw.WriteByte('[')
+	for i := 0; i < l.n; i++ {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		b, err := json.Marshal(l.elem(i))
+		if err != nil {
+			return err
+		}
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("]\n")
+	return bw.Flush()
 }
 
 func writeError(w http.ResponseWriter, err error) {

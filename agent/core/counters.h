@@ -53,6 +53,8 @@ enum orca_counter {
   CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_HELD_SKIPPED,         // contended enters whose monitor was free again: held monitors not asked
   CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked
+  CNT_HELD_READ,            // contended enters whose held monitors were read from the thread's frames
+  CNT_HELD_ASKED,           // contended enters whose held monitors JVMTI was asked for
   CNT_HELD_LOCKS_LOST,      // j.u.c. acquires of a thread whose list of locks held was full
   CNT_COUNT
 };

@@ -273,6 +273,8 @@ void options_switches(void) {
   s.test_slow_held_ms = slow <= 10000 ? slow : 0;
   s.held_in_thread = on(getenv("ORCA_HELD_IN_THREAD"));
   s.time_held = on(getenv("ORCA_TIME_HELD"));
+  s.held_jvmti = on(getenv("ORCA_HELD_JVMTI"));
+  s.held_check = on(getenv("ORCA_HELD_CHECK"));
   if (s.test_slow_sample_us > 1000000) s.test_slow_sample_us = 1000000;
   int gap = positive(getenv("ORCA_TEST_ATTACH_GAP_MS"));
   s.test_attach_gap_ms = gap <= 10000 ? gap : 0;

@@ -41,6 +41,12 @@ int held_async(void);
 void held_time_enter(void);
 void held_time_call(int64_t ns, int freed, int kept, int64_t lag);
 void held_start(JNIEnv *env, jthread cur);
+// held_own reads the calling thread's monitors from its own frames (~ a
+// stack walk), kept for held_write; 0 when it cannot (a monitor not hashed
+// yet or of a class not named yet, a frame it does not read): then the
+// caller asks JVMTI (held_read, or the held thread). o: the monitor it
+// enters (left out).
+int held_own(JNIEnv *env, jobject o);
 // held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);

@@ -206,6 +206,7 @@ static void entered_switch(tstate *s, int timed) {
 // The locks held at a contended enter (hooks/held.h, set by the jvm
 // module: monitor_lock_order): NULL while none is set.
 static int (*held_on)(void), (*held_async)(void);
+static int (*held_own)(JNIEnv *, jobject);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
 static void (*held_time_enter)(void);
@@ -216,6 +217,7 @@ void monitor_lock_order(const monitor_held *h) {
   held_time_enter = h->time_enter;
   held_write = h->write;
   held_read = h->read;
+  held_own = h->own;
   held_async = h->async;
   held_on = h->on;
 }
@@ -252,11 +254,16 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
     pending_held_enter(&s->pending);
     held_time_enter();
   }
-  if (lock_order && owner_pending_free(env)) {
+  // First from its own frames, in about a stack walk's time: then nothing
+  // is asked of JVMTI or of the held thread (hooks/held.h, held_own).
+  int own = lock_order && held_own(env, o);
+  if (own) {
+    async = 0;
+  } else if (lock_order && owner_pending_free(env)) {
     lock_order = async = 0;
     counter_add(CNT_HELD_SKIPPED, 1);
   }
-  if (lock_order && !async) {
+  if (lock_order && !async && !own) {
     int64_t c0 = switches.time_held ? clock_now() : 0;
     held_read();
     if (switches.time_held) held_time_call(clock_now() - c0, owner_pending_free(env), 1, 0);

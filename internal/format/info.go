@@ -127,6 +127,15 @@ const (
 	// full, or the writer gave up waiting): no MonitorHeld lines after
 	// them; listed when not 0.
 	InfoHeldDropped = "held_monitors_dropped"
+	// InfoHeldRead counts the contended enters whose held monitors the
+	// agent read from the thread's own frames (no JVMTI call); listed when
+	// not 0.
+	InfoHeldRead = "held_monitors_read"
+	// InfoHeldAsked counts the contended enters whose held monitors JVMTI
+	// was asked for (a monitor not hashed yet or of a class not named yet,
+	// a frame the agent does not read): the others are read; listed when
+	// not 0.
+	InfoHeldAsked = "held_monitors_asked"
 	// InfoHeldLocks: "yes" when every contended acquisition (a
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
@@ -295,7 +304,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

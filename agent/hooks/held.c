@@ -121,7 +121,7 @@ int held_async(void) { return !switches.held_in_thread; }
 // answer (an over-count: most got it after the call). Printed at exit.
 enum { THIST = 40 };
 static _Atomic long t_hist[THIST], t_n, t_ns, t_freed, t_freed_ns, t_enters, t_lag_ns, t_kept, t_left, t_left_ns;
-static _Atomic long t_own, t_own_ns, t_own_max, t_own_tried;
+static _Atomic long t_own, t_own_ns, t_own_max, t_own_tried, t_own_hist[THIST], t_own_freed, t_own_freed_ns;
 static atomic_int t_registered;
 
 static void time_print(void) {
@@ -144,8 +144,21 @@ static void time_print(void) {
           n ? atomic_load(&t_lag_ns) / 1e3 / n : 0.0, atomic_load(&t_freed), atomic_load(&t_freed_ns) / 1e6,
           e ? atomic_load(&t_freed_ns) / 1e3 / e : 0.0, atomic_load(&t_left), atomic_load(&t_left_ns) / 1e6);
   long o = atomic_load(&t_own_tried);
-  fprintf(stderr, "orca: held read from the frames: %ld of %ld tried, mean %.2f us, max %.1f us\n", atomic_load(&t_own), o,
-          o ? atomic_load(&t_own_ns) / 1e3 / o : 0.0, atomic_load(&t_own_max) / 1e3);
+  int q[3] = {-1, -1, -1};
+  seen = 0;
+  for (int b = 0; b < THIST; b++) {
+    seen += atomic_load(&t_own_hist[b]);
+    if (q[0] < 0 && 2 * seen >= o) q[0] = b;
+    if (q[1] < 0 && 10 * seen >= 9 * o) q[1] = b;
+    if (q[2] < 0 && 100 * seen >= 99 * o) q[2] = b;
+  }
+  fprintf(stderr,
+          "orca: held read from the frames: %ld of %ld tried, p50 %.1f-%.1f us, p90 %.1f-%.1f us, p99 %.1f-%.1f us, mean %.2f us, "
+          "max %.1f us; monitor free at the read's end %ld, %.3f ms, %.3f us a contended enter\n",
+          atomic_load(&t_own), o, q[0] < 0 ? 0 : (1L << q[0]) / 1e3, q[0] < 0 ? 0 : (2L << q[0]) / 1e3,
+          q[1] < 0 ? 0 : (1L << q[1]) / 1e3, q[1] < 0 ? 0 : (2L << q[1]) / 1e3, q[2] < 0 ? 0 : (1L << q[2]) / 1e3,
+          q[2] < 0 ? 0 : (2L << q[2]) / 1e3, o ? atomic_load(&t_own_ns) / 1e3 / o : 0.0, atomic_load(&t_own_max) / 1e3,
+          atomic_load(&t_own_freed), atomic_load(&t_own_freed_ns) / 1e6, e ? atomic_load(&t_own_freed_ns) / 1e3 / e : 0.0);
 }
 
 void held_time_enter(void) {
@@ -249,6 +262,25 @@ static void check(JNIEnv *env, jobject o, int n) {
 // named already (an object's first sight needs a JNI reference, which only
 // JVMTI's answer gives) and no collection ran meanwhile (the oops read are
 // then the objects'): else 0, and the caller asks JVMTI as before.
+static __thread int64_t own_ns;
+
+void held_time_own(int freed) {
+  if (!switches.time_held) return;
+  int64_t d = own_ns;
+  int b = 0;
+  while (b < THIST - 1 && (2L << b) <= d) b++;
+  atomic_fetch_add(&t_own_hist[b], 1);
+  atomic_fetch_add(&t_own_tried, 1);
+  atomic_fetch_add(&t_own_ns, d);
+  if (freed) {
+    atomic_fetch_add(&t_own_freed, 1);
+    atomic_fetch_add(&t_own_freed_ns, d);
+  }
+  long m = atomic_load(&t_own_max);
+  while (d > m && !atomic_compare_exchange_weak(&t_own_max, &m, d)) {
+  }
+}
+
 int held_own(JNIEnv *env, jobject o) {
   own_n = -1;
   if (switches.held_jvmti || !objhash_stw()) return 0;
@@ -259,14 +291,7 @@ int held_own(JNIEnv *env, jobject o) {
   for (int i = 0; i < n; i++)
     if (!own[i].hash || !objclass_known(own[i].hash)) why = own[i].hash ? 3 : 2, n = -1;
   if (switches.held_check && why >= 0) atomic_fetch_add(&c_why[why], 1);
-  if (switches.time_held) {
-    int64_t d = clock_now() - t0;
-    atomic_fetch_add(&t_own_tried, 1);
-    atomic_fetch_add(&t_own_ns, d);
-    long m = atomic_load(&t_own_max);
-    while (d > m && !atomic_compare_exchange_weak(&t_own_max, &m, d)) {
-    }
-  }
+  if (switches.time_held) own_ns = clock_now() - t0;
   if (switches.held_check) check(env, o, n);
   if (n < 0) {
     counter_add(CNT_HELD_ASKED, 1);
@@ -275,6 +300,7 @@ int held_own(JNIEnv *env, jobject o) {
   if (switches.time_held) atomic_fetch_add(&t_own, 1);
   counter_add(CNT_HELD_READ, 1);
   own_n = n;
+  test_slow();
   return 1;
 }
 

@@ -47,6 +47,10 @@ void held_start(JNIEnv *env, jthread cur);
 // caller asks JVMTI (held_read, or the held thread). o: the monitor it
 // enters (left out).
 int held_own(JNIEnv *env, jobject o);
+// held_time_own: ORCA_TIME_HELD=1's count of the last held_own (freed: the
+// monitor it enters was free at its end: the read's time was added to the
+// holds of the monitors it holds).
+void held_time_own(int freed);
 // held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);

@@ -337,6 +337,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_HOTSPOT_SAFE_READ "hotspot.safe_read"
 #define ORCA_INFO_HOTSPOT_FAULTS "hotspot.faults"
 #define ORCA_INFO_HOTSPOT_WALK_FAULTS "hotspot.walk_faults"
+#define ORCA_INFO_HOTSPOT_HELD_WALK_FAULTS "hotspot.held_walk_faults"
 #define ORCA_INFO_HOTSPOT_SAMPLES_UNWOUND "hotspot.samples_unwound"
 #define ORCA_INFO_HOTSPOT_SAMPLES_NATIVE_ONLY "hotspot.samples_native_only"
 #define ORCA_INFO_HOTSPOT_SAMPLES_ASGCT "hotspot.samples_asgct"

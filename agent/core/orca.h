@@ -38,8 +38,8 @@ typedef struct {
 
 // lockorder=: at a contended acquisition, the locks the thread holds (hooks/held.h).
 enum {
-  ORCA_LOCK_ORDER_NO,         // no (the default): nothing
-  ORCA_LOCK_ORDER_MONITORS,   // monitors: its monitors, at each contended monitor enter
+  ORCA_LOCK_ORDER_NO,         // no: nothing
+  ORCA_LOCK_ORDER_MONITORS,   // monitors (the default): its monitors, at each contended monitor enter
   ORCA_LOCK_ORDER_ALL,        // yes: also its j.u.c. locks (their acquires and releases hooked), and at their parks
 };
 

@@ -86,7 +86,7 @@ int held_locks_on(void) { return held_on() && opt.lock_order == ORCA_LOCK_ORDER_
 
 const char *held_monitors_fact(void) {
   if (opt.seed_only) return "no: kinds=seed";
-  if (opt.lock_order == ORCA_LOCK_ORDER_NO) return "no: off (orca record --lock-order turns it on)";
+  if (opt.lock_order == ORCA_LOCK_ORDER_NO) return "no: off (orca record --lock-order=off)";
   if (!capable) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
   return "yes";
 }

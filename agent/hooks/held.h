@@ -1,10 +1,10 @@
 // The locks a thread holds (issue 36 item 2: the potential deadlocks over
 // monitors and java.util.concurrent locks; docs/agent.md, "Held
-// monitors"). With lockorder=monitors, at a contended monitor enter
+// monitors"). By default (lockorder=monitors), at a contended monitor enter
 // (monitor.c, through the callbacks the jvm module passes it), the thread's
-// monitors (JVMTI GetOwnedMonitorStackDepthInfo) are written as MonitorHeld
-// lines. Off by default: the call runs while the thread holds those
-// monitors. With lockorder=yes also at a park in a lock's acquire (park.c), and
+// monitors (read from its own frames: held_own; else JVMTI
+// GetOwnedMonitorStackDepthInfo, asked by the agent's held thread while it
+// blocks: threads/pending.h) are written as MonitorHeld lines. With lockorder=yes also at a park in a lock's acquire (park.c), and
 // its j.u.c. locks as LockHeld lines after them. The j.u.c. locks are kept as the thread
 // runs: ReentrantLock and both locks of a ReentrantReadWriteLock get their
 // lock, lockInterruptibly, tryLock and unlock rewritten in place at their

@@ -956,7 +956,7 @@ int walk_held(JNIEnv *env, uintptr_t wanted, walk_held_t *out, int max) {
   safe_guard g;
   if (!safe_try(&g)) {
     safe_leave(&g);
-    counter_add(CNT_HOTSPOT_WALK_FAULTS, 1);
+    counter_add(CNT_HOTSPOT_HELD_FAULTS, 1);
     return WALK_CANNOT;
   }
   int n = held_walk(env, &h);

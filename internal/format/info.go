@@ -214,6 +214,10 @@ const (
 	InfoHotSpotSafeRead   = "hotspot.safe_read"
 	InfoHotSpotFaults     = "hotspot.faults"
 	InfoHotSpotWalkFaults = "hotspot.walk_faults"
+	// InfoHotSpotHeldFaults: the held monitors' walks (a contended enter's
+	// read of its thread's own frames) ended by a fault: asked of JVMTI
+	// instead (held_monitors_asked); listed when not 0.
+	InfoHotSpotHeldFaults = "hotspot.held_walk_faults"
 	// Samples (issue 33) whose Java frames AsyncGetCallTrace gave only
 	// from the caller of a compiled method's prolog or epilog or of a stub
 	// (unwound); samples written with their native frames alone, their
@@ -306,7 +310,7 @@ var InfoKeys = []string{
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
 	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
-	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
+	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

@@ -205,7 +205,7 @@ static void entered_switch(tstate *s, int timed) {
 
 // The locks held at a contended enter (hooks/held.h, set by the jvm
 // module: monitor_lock_order): NULL while none is set.
-static int (*held_on)(void), (*held_async)(void);
+static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void);
 static int (*held_own)(JNIEnv *, jobject);
 static void (*held_time_own)(int);
 static void (*held_read)(void);
@@ -221,6 +221,7 @@ void monitor_lock_order(const monitor_held *h) {
   held_own = h->own;
   held_time_own = h->time_own;
   held_async = h->async;
+  held_locks_on = h->locks_on;
   held_on = h->on;
 }
 
@@ -262,6 +263,13 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   if (lock_order && switches.time_held) held_time_own(owner_pending_free(env));
   if (own) {
     async = 0;
+  } else if (lock_order && s->is_virtual && !held_locks_on()) {
+    // A virtual thread's frames are in its continuation, which the read
+    // does not walk: JVMTI would be asked in the thread, holding its
+    // monitors. Only with lockorder=yes (orca record --lock-order), as
+    // before the monitors were the default; counted.
+    lock_order = 0;
+    counter_add(CNT_HELD_SKIPPED, 1);
   } else if (lock_order && owner_pending_free(env)) {
     lock_order = async = 0;
     counter_add(CNT_HELD_SKIPPED, 1);

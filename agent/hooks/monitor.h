@@ -28,7 +28,7 @@ void monitor_restart(void);
 // taken, write after its line (with s NULL: the enter was dropped, forget
 // them).
 typedef struct {
-  int (*on)(void), (*async)(void);
+  int (*on)(void), (*async)(void), (*locks_on)(void);
   int (*own)(JNIEnv *, jobject);
   void (*time_own)(int freed);
   void (*read)(void);

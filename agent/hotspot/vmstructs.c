@@ -470,6 +470,7 @@ static int monitor_table(void) {
 }
 
 int hs_held_prepare(void) {
+  hs.held_biased = vms_flag("UseBiasedLocking") == 1;
   hs.held_hash = hs.mark_hash_shift >= 0 && hs.mark_hash_shift <= 63 && hs.mark_hash_mask > 0 && hs.mark_lock_mask > 0 &&
                  hs.mark_unlocked >= 0 && hs.mark_monitor >= 0 && (hs.monitor_header >= 0 || hs.monitor_metadata >= 0) &&
                  hs.method_flags >= 0 && !monitor_table();

@@ -94,6 +94,7 @@ typedef struct {
   uintptr_t *call_stub_return;                     // StubRoutines::_call_stub_return_address
   int walk25;                                      // HS_WALK_LAYOUT_25: the accessors' layout
   int held_hash;                                   // hs_held_prepare: the held walk may read hashes (1)
+  int held_biased;                                 // -XX:+UseBiasedLocking (up to 17): a biased header has no hash
   long blob_size, nm_oops_offset;                  // CodeBlob::_size; nmethod::_oops_offset (11-18): its oops
 } hs_layout;
 extern hs_layout hs;
@@ -594,6 +595,7 @@ HS_INLINE int hs_method_is_synchronized(const struct hs_method *m) {
 HS_INLINE uint32_t hs_held_hash(uintptr_t oop, uintptr_t lo, uintptr_t hi) {
   if (!hs.held_hash || !oop || (oop & 7)) return 0;
   uintptr_t mark = *(volatile uintptr_t *)oop, lock = mark & (uintptr_t)hs.mark_lock_mask;
+  if (hs.held_biased && (mark & 7) == 5) return 0;   // biased to a thread: its bits are the thread's
   if (lock == (uintptr_t)hs.mark_monitor) {
     long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
     mark = *(volatile uintptr_t *)((mark ^ lock) + (uintptr_t)at);

@@ -3,13 +3,17 @@
 # item 2; docs/perf/2026-11-30-issue-36-held-thread.md). Rounds of three
 # configurations in rotating order, on HeldBench and H2Bench, JFR in every
 # JVM:
-#   thread  lockorder=monitors, asked by the agent's held thread (the default)
-#   inline  lockorder=monitors, ORCA_HELD_IN_THREAD=1: asked in the
-#           contending thread, as before 2026-11-30
+#   frames  lockorder=monitors: read from the thread's own frames, JVMTI
+#           asked by the held thread only for an enter whose monitors are
+#           not all hashed and named yet (the default)
+#   thread  lockorder=monitors, ORCA_HELD_JVMTI=1: every enter asked by the
+#           agent's held thread (2026-11-30 before the read from the frames)
 #   off     lockorder=no
-# With ORCA_TIME_HELD=1 the agent prints its calls' times and the time of
-# the calls during which the caller got its monitor (an upper bound of what
-# they added to the holds of the monitors it holds). Per run: ops/s, JFR's
+# (CFGS="frames thread inline off" adds inline: ORCA_HELD_IN_THREAD=1 with
+# ORCA_HELD_JVMTI=1, asked in the contending thread, as before 2026-11-30.)
+# With ORCA_TIME_HELD=1 the agent prints its calls' and reads' times and the
+# time of those during which the caller got its monitor (an upper bound of
+# what they added to the holds of the monitors it holds). Per run: ops/s, JFR's
 # contended enters, the recording's contentions and blocked time
 # (orca report --json), the agent's line.
 #
@@ -26,18 +30,20 @@ LIB=$($ORCA agent-path)
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/orca-held.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 "$JDK/bin/javac" --release 17 -d "$TMP/classes" bench/java/{HeldBench,NestBench,H2Bench,JfrCount}.java
-cfgs=(thread inline off)
+read -r -a cfgs <<<"${CFGS:-frames thread off}"
+nc=${#cfgs[@]}
 for r in $(seq 1 "$R"); do
   for wl in "${WLS[@]}"; do
     case $wl in
       held) CMD=(-cp "$TMP/classes" HeldBench 4 1) ;;
       h2) CMD=(-cp "$TMP/classes:$H2JAR" H2Bench 8 4 2) ;;
     esac
-    for k in 0 1 2; do
-      c=${cfgs[$(((k + r) % 3))]}
+    for k in $(seq 0 $((nc - 1))); do
+      c=${cfgs[$(((k + r) % nc))]}
       opts=lockorder=monitors env=()
       case $c in
-        inline) env=(ORCA_HELD_IN_THREAD=1) ;;
+        thread) env=(ORCA_HELD_JVMTI=1) ;;
+        inline) env=(ORCA_HELD_IN_THREAD=1 ORCA_HELD_JVMTI=1) ;;
         off) opts=lockorder=no ;;
       esac
       rm -rf "$TMP/p"*
@@ -52,9 +58,9 @@ r = json.load(sys.stdin)
 n = sum(l.get("contentions", 0) for l in r.get("locks", []))
 b = sum(l.get("blocked_s", 0) for l in r.get("locks", []))
 print("contentions %d blocked %.3f s, %.1f us each" % (n, b, b / n * 1e6 if n else 0))')
-      info=$(grep -h '^held_monitors_\(dropped\|skipped\|unread\)' "$TMP/p.info" | tr '\n' ' ' || true)
+      info=$(grep -h '^held_monitors_\(dropped\|skipped\|unread\|read\|asked\)' "$TMP/p.info" | tr '\n' ' ' || true)
       printf '%s %-6s round %d load %s: %8.0f ops/s, JFR enters %s, %s; %s\n  %s\n' "$wl" "$c" "$r" "$load" "$ops_s" "$en" "$rep" "$info" \
-        "$(grep 'orca: held' "$TMP/err" || echo 'orca: held: none')"
+        "$(grep 'orca: held' "$TMP/err" | paste -sd'\n' | sed '2,$s/^/  /' || echo 'orca: held: none')"
     done
   done
 done

@@ -163,10 +163,10 @@ func TestPotentialDeadlocks(t *testing.T) {
 // not: the contended enters of mix-2 (holding jm) and rr-1 (holding rw's read lock) list nothing
 // held, the parks of the j.u.c. threads nothing at all. So the one potential deadlock over
 // monitors alone, inv-1 and inv-2's, is found; the j.u.c. and mixed ones are --lock-order's.
-// Without the flag (the default) nothing held is recorded: the call runs while the thread holds
-// its monitors, keeping their waiters waiting (docs/perf/2026-11-29-issue-36-held-default.md).
-// That recording has held_monitors and held_locks off, no MonitorHeld or LockHeld line, and its
-// report says potential deadlocks were not looked for.
+// Without the flag (the default, since the monitors are read from the thread's own frames) the
+// same: the default agent before recorded nothing held. With --lock-order=off nothing held is
+// recorded: held_monitors and held_locks off, no MonitorHeld or LockHeld line, and the report
+// says potential deadlocks were not looked for.
 func TestPotentialDeadlocksMonitors(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		e, prefix := recordLockOrderWith(t, j, "--lock-order=monitors")
@@ -175,18 +175,21 @@ func TestPotentialDeadlocksMonitors(t *testing.T) {
 			t.Errorf("--lock-order=monitors: %d MonitorHeld, %d LockHeld lines; want some, none", n[format.MonitorHeld], n[format.LockHeld])
 		}
 
-		_, prefix = recordLockOrderWith(t, j)
+		// The default: the same (the old agent's default recorded nothing held).
+		e, prefix = recordLockOrderWith(t, j)
+		checkPotential(t, e, prefix, "no: off (orca record --lock-order turns it on)", withMonitorsHeld(nil), []string{"inv"})
+
+		_, prefix = recordLockOrderWith(t, j, "--lock-order=off")
 		rec, built := buildModel(t, prefix)
-		off := "no: off (orca record --lock-order turns it on)"
-		if got, gotLocks := rec.Info[format.InfoHeldMonitors], rec.Info[format.InfoHeldLocks]; got != off || gotLocks != off {
-			t.Errorf("default: .info held_monitors=%q, held_locks=%q; want both %q", got, gotLocks, off)
+		if got, gotLocks := rec.Info[format.InfoHeldMonitors], rec.Info[format.InfoHeldLocks]; got != "no: off (orca record --lock-order=off)" || gotLocks != got {
+			t.Errorf("--lock-order=off: .info held_monitors=%q, held_locks=%q; want both %q", got, gotLocks, "no: off (orca record --lock-order=off)")
 		}
 		if n := heldLines(t, prefix); n[format.MonitorHeld] != 0 || n[format.LockHeld] != 0 {
-			t.Errorf("default: %d MonitorHeld, %d LockHeld lines; want none", n[format.MonitorHeld], n[format.LockHeld])
+			t.Errorf("--lock-order=off: %d MonitorHeld, %d LockHeld lines; want none", n[format.MonitorHeld], n[format.LockHeld])
 		}
 		rep := report.New(rec, built, report.Options{})
-		if got, want := rep.PotentialNote(), "Potential deadlocks: not looked for (orca record --lock-order looks for them)."; len(rep.PotentialDeadlocks) != 0 || got != want {
-			t.Errorf("default: %d potential deadlocks, note %q; want none, %q", len(rep.PotentialDeadlocks), got, want)
+		if got, want := rep.PotentialNote(), "Potential deadlocks: not looked for (recorded with orca record --lock-order=off)."; len(rep.PotentialDeadlocks) != 0 || got != want {
+			t.Errorf("--lock-order=off: %d potential deadlocks, note %q; want none, %q", len(rep.PotentialDeadlocks), got, want)
 		}
 	})
 }
@@ -359,8 +362,10 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 // of 262-550 ms, with the holders before too);
 // with the time taken before the call, or the call in the thread's wait, each would be 300 ms or
 // more. The same with --lock-order=monitors, the 12 contentions of the threads that enter a
-// monitor (the parks each wait for the holder's whole 100 ms); and every answer, 300 ms late, is
-// dropped (checkHeldAllDropped).
+// monitor (the parks each wait for the holder's whole 100 ms). The knob slows the read from the
+// thread's own frames too (the thread then reads before its enter's time: not recorded as
+// blocked); with ORCA_HELD_JVMTI=1 (every enter asked of the held thread) every answer, 300 ms
+// late, is dropped (checkHeldAllDropped).
 func TestHeldNotBlocked(t *testing.T) {
 	t.Setenv("ORCA_TEST_SLOW_HELD_MS", "300")
 	monitors := "inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 mix-2 rr-1"
@@ -368,6 +373,12 @@ func TestHeldNotBlocked(t *testing.T) {
 		_, prefix := recordLockOrder(t, j)
 		checkHeldNotBlocked(t, prefix, monitors+" jinv-1 jinv-2 mix-1 jgate-1 jgate-2 jalone rr-2", 20)
 		_, prefix = recordLockOrderWith(t, j, "--lock-order=monitors")
+		checkHeldNotBlocked(t, prefix, monitors, 12)
+		// The held thread's path alone (no read from the frames): its answers,
+		// 300 ms late, all dropped.
+		t.Setenv("ORCA_HELD_JVMTI", "1")
+		_, prefix = recordLockOrderWith(t, j, "--lock-order=monitors")
+		t.Setenv("ORCA_HELD_JVMTI", "")
 		checkHeldNotBlocked(t, prefix, monitors, 12)
 		checkHeldAllDropped(t, prefix)
 	})

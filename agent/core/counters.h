@@ -32,6 +32,7 @@ enum orca_counter {
   CNT_OWN_STACKS_BY_JVMTI,  // own-thread stacks that fell back to GetStackTrace
   CNT_HOTSPOT_FAULTS,       // faults recovered in reads of VM memory
   CNT_HOTSPOT_WALK_FAULTS,  // of those, stack walks ended by a fault
+  CNT_HOTSPOT_HELD_FAULTS,  // of those, held monitors' walks ended by a fault
   CNT_SAMPLES_UNWOUND,      // samples AsyncGetCallTrace walked from the caller of a prolog, epilog or stub
   CNT_SAMPLES_NATIVE_ONLY,  // samples written with their native frames alone
   CNT_SAMPLES_ASGCT,        // samples in Java code the own walker left to AsyncGetCallTrace
@@ -53,6 +54,8 @@ enum orca_counter {
   CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_HELD_SKIPPED,         // contended enters whose monitor was free again: held monitors not asked
   CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked
+  CNT_HELD_READ,            // contended enters whose held monitors were read from the thread's frames
+  CNT_HELD_ASKED,           // contended enters whose held monitors JVMTI was asked for
   CNT_HELD_LOCKS_LOST,      // j.u.c. acquires of a thread whose list of locks held was full
   CNT_COUNT
 };

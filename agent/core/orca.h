@@ -38,8 +38,8 @@ typedef struct {
 
 // lockorder=: at a contended acquisition, the locks the thread holds (hooks/held.h).
 enum {
-  ORCA_LOCK_ORDER_NO,         // no (the default): nothing
-  ORCA_LOCK_ORDER_MONITORS,   // monitors: its monitors, at each contended monitor enter
+  ORCA_LOCK_ORDER_NO,         // no: nothing
+  ORCA_LOCK_ORDER_MONITORS,   // monitors (the default): its monitors, at each contended monitor enter
   ORCA_LOCK_ORDER_ALL,        // yes: also its j.u.c. locks (their acquires and releases hooked), and at their parks
 };
 
@@ -66,6 +66,8 @@ typedef struct {
   int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (unless lockorder=no) takes MS longer
   int held_in_thread;      // ORCA_HELD_IN_THREAD=1: a contended enter's held monitors asked by its own thread (before 2026-11-30)
   int time_held;           // ORCA_TIME_HELD=1: the held monitors' calls timed, printed at exit
+  int held_jvmti;          // ORCA_HELD_JVMTI=1: held monitors never read from the frames, always asked (before 2026-11-30 night)
+  int held_check;          // ORCA_HELD_CHECK=1: each frames' read compared with JVMTI's answer in the thread, differences printed
   // ORCA_JAVA_TOOL_OPTIONS: from orca record, the JAVA_TOOL_OPTIONS of the
   // JVMs the program starts (jvm/entry.c's pass_to_children).
   const char *java_tool_options;

@@ -8,6 +8,7 @@
 #include "core/counters.h"
 #include "hooks/held.h"
 #include "hotspot/objhash.h"
+#include "hotspot/walk.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
 
@@ -85,7 +86,7 @@ int held_locks_on(void) { return held_on() && opt.lock_order == ORCA_LOCK_ORDER_
 
 const char *held_monitors_fact(void) {
   if (opt.seed_only) return "no: kinds=seed";
-  if (opt.lock_order == ORCA_LOCK_ORDER_NO) return "no: off (orca record --lock-order turns it on)";
+  if (opt.lock_order == ORCA_LOCK_ORDER_NO) return "no: off (orca record --lock-order=off)";
   if (!capable) return "no: this JVM offers no owned-monitor capability to the agent (an attach)";
   return "yes";
 }
@@ -120,6 +121,7 @@ int held_async(void) { return !switches.held_in_thread; }
 // answer (an over-count: most got it after the call). Printed at exit.
 enum { THIST = 40 };
 static _Atomic long t_hist[THIST], t_n, t_ns, t_freed, t_freed_ns, t_enters, t_lag_ns, t_kept, t_left, t_left_ns;
+static _Atomic long t_own, t_own_ns, t_own_max, t_own_tried, t_own_hist[THIST], t_own_freed, t_own_freed_ns;
 static atomic_int t_registered;
 
 static void time_print(void) {
@@ -141,6 +143,22 @@ static void time_print(void) {
           p[2] < 0 ? 0 : (1L << p[2]) / 1e3, p[2] < 0 ? 0 : (2L << p[2]) / 1e3, n ? atomic_load(&t_ns) / 1e3 / n : 0.0,
           n ? atomic_load(&t_lag_ns) / 1e3 / n : 0.0, atomic_load(&t_freed), atomic_load(&t_freed_ns) / 1e6,
           e ? atomic_load(&t_freed_ns) / 1e3 / e : 0.0, atomic_load(&t_left), atomic_load(&t_left_ns) / 1e6);
+  long o = atomic_load(&t_own_tried);
+  int q[3] = {-1, -1, -1};
+  seen = 0;
+  for (int b = 0; b < THIST; b++) {
+    seen += atomic_load(&t_own_hist[b]);
+    if (q[0] < 0 && 2 * seen >= o) q[0] = b;
+    if (q[1] < 0 && 10 * seen >= 9 * o) q[1] = b;
+    if (q[2] < 0 && 100 * seen >= 99 * o) q[2] = b;
+  }
+  fprintf(stderr,
+          "orca: held read from the frames: %ld of %ld tried, p50 %.1f-%.1f us, p90 %.1f-%.1f us, p99 %.1f-%.1f us, mean %.2f us, "
+          "max %.1f us; monitor free at the read's end %ld, %.3f ms, %.3f us a contended enter\n",
+          atomic_load(&t_own), o, q[0] < 0 ? 0 : (1L << q[0]) / 1e3, q[0] < 0 ? 0 : (2L << q[0]) / 1e3,
+          q[1] < 0 ? 0 : (1L << q[1]) / 1e3, q[1] < 0 ? 0 : (2L << q[1]) / 1e3, q[2] < 0 ? 0 : (1L << q[2]) / 1e3,
+          q[2] < 0 ? 0 : (2L << q[2]) / 1e3, o ? atomic_load(&t_own_ns) / 1e3 / o : 0.0, atomic_load(&t_own_max) / 1e3,
+          atomic_load(&t_own_freed), atomic_load(&t_own_freed_ns) / 1e6, e ? atomic_load(&t_own_freed_ns) / 1e3 / e : 0.0);
 }
 
 void held_time_enter(void) {
@@ -184,6 +202,108 @@ void held_read(void) {
   test_slow();
 }
 
+// The monitors read from the thread's own frames (walk_held): kept for
+// held_write, -1 when none were (JVMTI's answer, or none).
+enum { OWN_MAX = 64 };
+static __thread int own_n = -1;
+static __thread walk_held_t own[OWN_MAX];
+
+// ORCA_HELD_CHECK=1 (a test and measurement aid): each read compared with
+// JVMTI's answer in the thread (hash and depth, in order), printed at exit.
+static _Atomic long c_same, c_differ, c_unread, c_why[4];
+static atomic_int c_registered;
+
+static void check_print(void) {
+  fprintf(stderr,
+          "orca: held check: %ld the same as JVMTI's, %ld different, %ld not read from the frames (walk %ld, collection %ld, "
+          "not hashed %ld, class not named %ld)\n",
+          atomic_load(&c_same), atomic_load(&c_differ), atomic_load(&c_unread), atomic_load(&c_why[0]), atomic_load(&c_why[1]),
+          atomic_load(&c_why[2]), atomic_load(&c_why[3]));
+}
+
+static void check(JNIEnv *env, jobject o, int n) {
+  if (!atomic_exchange(&c_registered, 1)) atexit(check_print);
+  jint k = 0;
+  jvmtiMonitorStackDepthInfo *info = NULL;
+  if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, NULL, &k, &info) != JVMTI_ERROR_NONE) return;
+  uint32_t wanted = objhash_of(o);
+  int same = n >= 0, j = 0;
+  char msg[512];
+  int ml = snprintf(msg, sizeof msg, "orca: held check: jvmti");
+  for (jint i = 0; i < k; i++) {
+    uint32_t h = objhash_of(info[i].monitor);
+    (*env)->DeleteLocalRef(env, info[i].monitor);
+    if (h == wanted) continue;
+    if (ml < (int)sizeof msg - 40) ml += snprintf(msg + ml, sizeof msg - (size_t)ml, " %08x@%d", h, (int)info[i].stack_depth);
+    if (n >= 0 && (j >= n || own[j].hash != h || own[j].depth != info[i].stack_depth)) same = 0;
+    j++;
+  }
+  if (info) (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
+  if (n < 0) {
+    atomic_fetch_add(&c_unread, 1);
+    return;
+  }
+  if (j != n) same = 0;
+  if (same) {
+    atomic_fetch_add(&c_same, 1);
+    return;
+  }
+  if (atomic_fetch_add(&c_differ, 1) < 10) {
+    ml += snprintf(msg + ml, sizeof msg - (size_t)ml, "; frames");
+    for (int i = 0; i < n && ml < (int)sizeof msg - 40; i++)
+      ml += snprintf(msg + ml, sizeof msg - (size_t)ml, " %08x@%d", own[i].hash, own[i].depth);
+    fprintf(stderr, "%s\n", msg);
+  }
+}
+
+// held_own reads the monitors the calling thread holds from its own frames
+// (walk_held): about a stack walk's time, no JVMTI call, nothing asked of
+// the held thread. Used only when every one of them is hashed and its class
+// named already (an object's first sight needs a JNI reference, which only
+// JVMTI's answer gives) and no collection ran meanwhile (the oops read are
+// then the objects'): else 0, and the caller asks JVMTI as before.
+static __thread int64_t own_ns;
+
+void held_time_own(int freed) {
+  if (!switches.time_held) return;
+  int64_t d = own_ns;
+  int b = 0;
+  while (b < THIST - 1 && (2L << b) <= d) b++;
+  atomic_fetch_add(&t_own_hist[b], 1);
+  atomic_fetch_add(&t_own_tried, 1);
+  atomic_fetch_add(&t_own_ns, d);
+  if (freed) {
+    atomic_fetch_add(&t_own_freed, 1);
+    atomic_fetch_add(&t_own_freed_ns, d);
+  }
+  long m = atomic_load(&t_own_max);
+  while (d > m && !atomic_compare_exchange_weak(&t_own_max, &m, d)) {
+  }
+}
+
+int held_own(JNIEnv *env, jobject o) {
+  own_n = -1;
+  if (switches.held_jvmti || !objhash_stw()) return 0;
+  int64_t t0 = switches.time_held ? clock_now() : 0;
+  unsigned long e = objhash_epoch();
+  int n = e & 1 ? -1 : walk_held(env, hs_handle_oop_now(o), own, OWN_MAX), why = n < 0 ? 0 : -1;
+  if (n >= 0 && objhash_epoch() != e) n = -1, why = 1;
+  for (int i = 0; i < n; i++)
+    if (!own[i].hash || !objclass_known(own[i].hash)) why = own[i].hash ? 3 : 2, n = -1;
+  if (switches.held_check && why >= 0) atomic_fetch_add(&c_why[why], 1);
+  if (switches.time_held) own_ns = clock_now() - t0;
+  if (switches.held_check) check(env, o, n);
+  if (n < 0) {
+    counter_add(CNT_HELD_ASKED, 1);
+    return 0;
+  }
+  if (switches.time_held) atomic_fetch_add(&t_own, 1);
+  counter_add(CNT_HELD_READ, 1);
+  own_n = n;
+  test_slow();
+  return 1;
+}
+
 // held_ask runs on the held thread (threads/pending.h), for a thread that
 // blocked in a contended enter and queued its request: JVMTI lists its
 // monitors by a handshake, which HotSpot runs on this side while the
@@ -225,13 +345,21 @@ static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, 
 }
 
 void held_start(JNIEnv *env, jthread cur) {
-  if (!held_on() || !held_async()) return;
+  if (!held_on()) return;
+  walk_held_init();
+  if (!held_async()) return;
   pending_on_held(held_ask);
   const char *err = pending_start_held(env, cur);
   if (err) counters_prop(ORCA_INFO_WARNING, err);
 }
 
 static void write_monitors(JNIEnv *env, tstate *s, int64_t ts) {
+  for (int i = 0; s && i < own_n; i++) {
+    char d[12];
+    int dl = snprintf(d, sizeof d, "%d", own[i].depth);
+    ring_put(s->shard, ORCA_EV_MONITOR_HELD, ts, s->hash, own[i].hash, 0, NULL, 0, d, dl);
+  }
+  own_n = -1;
   for (jint i = 0; i < read_n; i++) {
     jobject m = read_info[i].monitor;
     if (s) {

@@ -1,10 +1,10 @@
 // The locks a thread holds (issue 36 item 2: the potential deadlocks over
 // monitors and java.util.concurrent locks; docs/agent.md, "Held
-// monitors"). With lockorder=monitors, at a contended monitor enter
+// monitors"). By default (lockorder=monitors), at a contended monitor enter
 // (monitor.c, through the callbacks the jvm module passes it), the thread's
-// monitors (JVMTI GetOwnedMonitorStackDepthInfo) are written as MonitorHeld
-// lines. Off by default: the call runs while the thread holds those
-// monitors. With lockorder=yes also at a park in a lock's acquire (park.c), and
+// monitors (read from its own frames: held_own; else JVMTI
+// GetOwnedMonitorStackDepthInfo, asked by the agent's held thread while it
+// blocks: threads/pending.h) are written as MonitorHeld lines. With lockorder=yes also at a park in a lock's acquire (park.c), and
 // its j.u.c. locks as LockHeld lines after them. The j.u.c. locks are kept as the thread
 // runs: ReentrantLock and both locks of a ReentrantReadWriteLock get their
 // lock, lockInterruptibly, tryLock and unlock rewritten in place at their
@@ -41,6 +41,16 @@ int held_async(void);
 void held_time_enter(void);
 void held_time_call(int64_t ns, int freed, int kept, int64_t lag);
 void held_start(JNIEnv *env, jthread cur);
+// held_own reads the calling thread's monitors from its own frames (~ a
+// stack walk), kept for held_write; 0 when it cannot (a monitor not hashed
+// yet or of a class not named yet, a frame it does not read): then the
+// caller asks JVMTI (held_read, or the held thread). o: the monitor it
+// enters (left out).
+int held_own(JNIEnv *env, jobject o);
+// held_time_own: ORCA_TIME_HELD=1's count of the last held_own (freed: the
+// monitor it enters was free at its end: the read's time was added to the
+// holds of the monitors it holds).
+void held_time_own(int freed);
 // held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);

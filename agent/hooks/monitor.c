@@ -205,7 +205,9 @@ static void entered_switch(tstate *s, int timed) {
 
 // The locks held at a contended enter (hooks/held.h, set by the jvm
 // module: monitor_lock_order): NULL while none is set.
-static int (*held_on)(void), (*held_async)(void);
+static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void);
+static int (*held_own)(JNIEnv *, jobject);
+static void (*held_time_own)(int);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
 static void (*held_time_enter)(void);
@@ -216,7 +218,10 @@ void monitor_lock_order(const monitor_held *h) {
   held_time_enter = h->time_enter;
   held_write = h->write;
   held_read = h->read;
+  held_own = h->own;
+  held_time_own = h->time_own;
   held_async = h->async;
+  held_locks_on = h->locks_on;
   held_on = h->on;
 }
 
@@ -252,16 +257,31 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
     pending_held_enter(&s->pending);
     held_time_enter();
   }
-  if (lock_order && owner_pending_free(env)) {
+  // First from its own frames, in about a stack walk's time: then nothing
+  // is asked of JVMTI or of the held thread (hooks/held.h, held_own).
+  int own = lock_order && held_own(env, o);
+  if (lock_order && switches.time_held) held_time_own(owner_pending_free(env));
+  if (own) {
+    async = 0;
+  } else if (lock_order && s->is_virtual && !held_locks_on()) {
+    // A virtual thread's frames are in its continuation, which the read
+    // does not walk: JVMTI would be asked in the thread, holding its
+    // monitors. Only with lockorder=yes (orca record --lock-order), as
+    // before the monitors were the default; counted.
+    lock_order = 0;
+    counter_add(CNT_HELD_SKIPPED, 1);
+  } else if (lock_order && owner_pending_free(env)) {
     lock_order = async = 0;
     counter_add(CNT_HELD_SKIPPED, 1);
   }
-  if (lock_order && !async) {
+  if (lock_order && !async && !own) {
     int64_t c0 = switches.time_held ? clock_now() : 0;
     held_read();
     if (switches.time_held) held_time_call(clock_now() - c0, owner_pending_free(env), 1, 0);
-    clock_pair(&ts, &ticks);
   }
+  // The enter is timed after the agent's reading: its time is not the
+  // thread's wait for the monitor.
+  if (own || (lock_order && !async)) clock_pair(&ts, &ticks);
   pending_tstate *p = &s->pending;
   // The previous Entered still uses enter_frames. Still held by the writer
   // past the bound (pending.h): this pair is dropped and counted, not waited

@@ -258,6 +258,8 @@ void hs_init(void) {
   hs.blob_code_end = vms_offset("CodeBlob", "_code_end");
   hs.blob_code_offset = vms_offset_typed("CodeBlob", "_code_offset", "int");
   hs.blob_data_offset = vms_offset_typed("CodeBlob", "_data_offset", "int");
+  hs.blob_size = vms_offset_typed("CodeBlob", "_size", "int");
+  hs.nm_oops_offset = vms_offset_typed("nmethod", "_oops_offset", "int");
   hs.blob_kind = vms_offset_typed("CodeBlob", "_kind", "CodeBlobKind");
   hs.blob_mutable_data = vms_offset_typed("CodeBlob", "_mutable_data", "address");
   hs.blob_mutable_data_size = vms_offset_typed("CodeBlob", "_mutable_data_size", "int");
@@ -465,6 +467,14 @@ static int monitor_table(void) {
   int v = atomic_load_explicit(&t, memory_order_relaxed);
   if (v == -2) atomic_store(&t, v = vms_flag("UseObjectMonitorTable") == 1);
   return v;
+}
+
+int hs_held_prepare(void) {
+  hs.held_biased = vms_flag("UseBiasedLocking") == 1;
+  hs.held_hash = hs.mark_hash_shift >= 0 && hs.mark_hash_shift <= 63 && hs.mark_hash_mask > 0 && hs.mark_lock_mask > 0 &&
+                 hs.mark_unlocked >= 0 && hs.mark_monitor >= 0 && (hs.monitor_header >= 0 || hs.monitor_metadata >= 0) &&
+                 hs.method_flags >= 0 && !monitor_table();
+  return hs.held_hash;
 }
 
 int hs_object_inflated(vm_ptr oop) {

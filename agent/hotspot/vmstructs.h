@@ -93,6 +93,9 @@ typedef struct {
   long jcw_anchor, entry_frame_wrapper;            // JavaCallWrapper, frame constant
   uintptr_t *call_stub_return;                     // StubRoutines::_call_stub_return_address
   int walk25;                                      // HS_WALK_LAYOUT_25: the accessors' layout
+  int held_hash;                                   // hs_held_prepare: the held walk may read hashes (1)
+  int held_biased;                                 // -XX:+UseBiasedLocking (up to 17): a biased header has no hash
+  long blob_size, nm_oops_offset;                  // CodeBlob::_size; nmethod::_oops_offset (11-18): its oops
 } hs_layout;
 extern hs_layout hs;
 void hs_init(void);
@@ -127,6 +130,11 @@ const char *hs_walk_missing(void);
 int hs_can_owner(void);
 // hs_can_monitor_hash: the monitor's displaced header and the hash's place in it.
 int hs_can_monitor_hash(void);
+// hs_held_prepare (VMInit, after the VM parsed its flags): whether the
+// held walk (walk.c, walk_held) can read an object's identity hash from its
+// header: the markWord constants and the monitor's displaced header are
+// exported, and no UseObjectMonitorTable.
+int hs_held_prepare(void);
 // hs_can_lock_stack: JavaThread::_lock_stack and LockStack are exported.
 int hs_can_lock_stack(void);
 // hs_stats_missing: NULL when the ThreadStatistics timer's layout and
@@ -493,6 +501,7 @@ HS_INLINE long hs_method_bci(const struct hs_method *m, uintptr_t bcp) {
 typedef struct {
   const unsigned char *data;      // the scopes' stream
   uintptr_t *meta, *meta_end;     // the metadata (Method* of the scopes)
+  uintptr_t *oops, *oops_end;     // the oops (constants of the scopes; NULL: not known)
 } hs_scopes;
 // hs_nmethod_scope returns the offset in the scopes' stream of the debug
 // record at return address pc (then s describes the nmethod's scopes),
@@ -512,11 +521,16 @@ HS_INLINE int hs_nmethod_scope(const struct hs_blob *nmb, uintptr_t pc, hs_scope
     s->data = (const unsigned char *)hi;
     s->meta = (uintptr_t *)(mut + HS_AT(int, nm, hs.blob_relocation_size));
     s->meta_end = (uintptr_t *)(mut + HS_AT(int, nm, hs.blob_mutable_data_size));
+    // nmethod::oops_begin, oops_end: the data section, to the blob's end.
+    s->oops = hs.blob_size < 0 ? NULL : (uintptr_t *)(nm + HS_AT(int, nm, hs.blob_data_offset));
+    s->oops_end = hs.blob_size < 0 ? NULL : (uintptr_t *)(nm + HS_AT(int, nm, hs.blob_size));
   } else {
     t = (int)(pc - HS_AT(uintptr_t, nm, hs.blob_code_begin));
     lo = nm + HS_AT(int, nm, hs.nm_pcs_offset), hi = nm + HS_AT(int, nm, hs.nm_dependencies_offset);
     s->data = HS_AT(const unsigned char *, nm, hs.nm_scopes_data_begin);
     s->meta = (uintptr_t *)(nm + HS_AT(int, nm, hs.nm_metadata_offset)), s->meta_end = (uintptr_t *)s->data;
+    s->oops = hs.nm_oops_offset < 0 ? NULL : (uintptr_t *)(nm + HS_AT(int, nm, hs.nm_oops_offset));
+    s->oops_end = s->oops ? s->meta : NULL;
   }
   long size = hs.pcdesc_size, l = 0, h = (hi - lo) / size;
   while (l < h) {   // PcDescs are sorted by pc offset
@@ -548,6 +562,48 @@ HS_INLINE int hs_debug_int(const unsigned char **p) {
     sum += bi << shift;
     if (bi < 192 || i == 4) return (int)sum;
   }
+}
+// hs_scope_monitors returns the offset in the scopes' stream of the
+// monitor list of the scope at offset d (ScopeDesc::decode_body: after its
+// sender, method and bci, the offsets of its locals, expressions and
+// monitors), 0 when it has none, -1 when it is not a valid scope.
+HS_INLINE int hs_scope_monitors(const hs_scopes *s, int d) {
+  const unsigned char *p = s->data + d;
+  for (int i = 0; i < 5; i++)
+    if (hs_debug_int(&p) < 0) return -1;
+  return hs_debug_int(&p);
+}
+// hs_scope_oop: the oop of index i (1-based; 0 is null) of the scopes'
+// nmethod (nmethod::oop_at), in *oop; 0 when not known.
+HS_INLINE int hs_scope_oop(const hs_scopes *s, int i, uintptr_t *oop) {
+  if (!s->oops || i < 0 || (i > 0 && s->oops + i > s->oops_end)) return 0;
+  *oop = i ? *(volatile uintptr_t *)(s->oops + i - 1) : 0;
+  return 1;
+}
+// hs_debug_byte reads one raw byte of the debug stream (read_bool).
+HS_INLINE int hs_debug_byte(const unsigned char **p) { return *(*p)++; }
+enum { HS_ACC_SYNCHRONIZED = 0x20 };   // JVM_ACC_SYNCHRONIZED
+HS_INLINE int hs_method_is_synchronized(const struct hs_method *m) {
+  return HS_AT(uint16_t, m, hs.method_flags) & HS_ACC_SYNCHRONIZED;
+}
+// hs_held_hash: the identity hash of the object at oop, which the calling
+// thread, of stack [lo, hi), holds locked: from its header when unlocked
+// or fast-locked (lightweight locking keeps the header's hash), from the
+// monitor's displaced header when inflated, from its BasicLock's when
+// stack-locked (the mark points into the thread's own stack: 17); 0 when
+// not hashed yet (or hs_held_prepare said no).
+HS_INLINE uint32_t hs_held_hash(uintptr_t oop, uintptr_t lo, uintptr_t hi) {
+  if (!hs.held_hash || !oop || (oop & 7)) return 0;
+  uintptr_t mark = *(volatile uintptr_t *)oop, lock = mark & (uintptr_t)hs.mark_lock_mask;
+  if (hs.held_biased && (mark & 7) == 5) return 0;   // biased to a thread: its bits are the thread's
+  if (lock == (uintptr_t)hs.mark_monitor) {
+    long at = hs.monitor_header >= 0 ? hs.monitor_header : hs.monitor_metadata;
+    mark = *(volatile uintptr_t *)((mark ^ lock) + (uintptr_t)at);
+  } else if (lock != (uintptr_t)hs.mark_unlocked) {
+    if (lock == 0 && mark >= lo && mark < hi) mark = *(volatile uintptr_t *)mark;   // a stack lock's BasicLock
+    else if (lock != 0) return 0;
+  }
+  return (uint32_t)((mark >> hs.mark_hash_shift) & (uintptr_t)hs.mark_hash_mask);
 }
 // hs_scope_read decodes the scope at offset d: its sender's offset (0: the
 // outermost), its method and bytecode index (-1: a synchronized method's

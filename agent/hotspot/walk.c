@@ -17,7 +17,7 @@
 // accessors (vmstructs.h, HS_GUARDED: always inlined, so into the
 // section); this file reads only the thread's own stack, by the x86-64
 // frame layout.
-static int usable;
+static int usable, held_usable;
 static const char *why_not = "no: not looked up";
 static int fc_on;   // the frame cache (below) is used
 static void fc_init(void);
@@ -107,14 +107,28 @@ void walk_init(void) {
   if (usable) fc_init();
 }
 
+void walk_held_init(void) { held_usable = usable && hs_held_prepare(); }
+
+// The held walk's collector (walk_held): the monitors found so far.
+typedef struct {
+  walk_held_t *out;
+  int n, max, bad;
+  uintptr_t wanted, lo, hi;
+} held_acc;
+
 typedef struct {
   jvmtiFrameInfo *fr;
   int skip, max, n, seen;
+  held_acc *h;   // the held walk: monitors, no frames
 } out_t;
 
 // put adds a frame (after the first `skip`); -1 when the method has no
-// jmethodID yet (GetStackTrace makes one).
+// jmethodID yet (GetStackTrace makes one). The held walk only counts it.
 SAFE_CODE static int put(out_t *o, jmethodID m, jlocation loc) {
+  if (o->h) {
+    o->seen++;
+    return 0;
+  }
   if (!m) return -1;
   if (o->seen++ >= o->skip && o->n < o->max) {
     o->fr[o->n].method = m;
@@ -243,17 +257,139 @@ SAFE_CODE static void fc_put(struct hs_blob *nm, const hs_heap *heap, uintptr_t 
   __atomic_store_n(&s->seq, v + 2, __ATOMIC_RELEASE);
 }
 
+// held_add notes the monitor of obj, taken in the frame of depth `depth`
+// (the index of the Java frame, inlined ones counted, from the top, as
+// JVMTI's stack_depth): once (a recursive entry is listed at its first
+// frame from the top, as GetOwnedMonitorStackDepthInfo lists it), never
+// the monitor the thread is entering.
+SAFE_CODE static void held_add(held_acc *h, uintptr_t obj, int depth) {
+  if (!obj || obj == h->wanted) return;
+  for (int i = 0; i < h->n; i++)
+    if (h->out[i].oop == obj) return;
+  if (h->n == h->max) {
+    h->bad = 1;
+    return;
+  }
+  h->out[h->n].oop = obj;
+  h->out[h->n].depth = depth;
+  h->out[h->n].hash = 0;
+  h->n++;
+}
+
+// skip_value steps over one ScopeValue of the debug stream (ScopeValue::
+// read_from); 0 when it cannot (a kind not known, nested too deep).
+enum { V_LOCATION, V_INT, V_OOP, V_LONG, V_DOUBLE, V_OBJECT, V_OBJECT_ID, V_AUTOBOX, V_MARKER, V_MERGE };
+SAFE_CODE static int skip_value(const unsigned char **p, int nest) {
+  if (nest > 8) return 0;
+  int tag = hs_debug_int(p), n;
+  switch (tag) {
+  case V_LOCATION: case V_INT: case V_OOP: case V_OBJECT_ID:
+    return hs_debug_int(p) >= 0;
+  case V_LONG: case V_DOUBLE:
+    return hs_debug_int(p) >= 0 && hs_debug_int(p) >= 0;
+  case V_MARKER:
+    return 1;
+  case V_OBJECT: case V_AUTOBOX:   // ObjectValue: id, klass, fields
+    if (hs_debug_int(p) < 0 || !skip_value(p, nest + 1) || (n = hs_debug_int(p)) < 0 || n > 4096) return 0;
+    for (int i = 0; i < n; i++)
+      if (!skip_value(p, nest + 1)) return 0;
+    return 1;
+  case V_MERGE:   // ObjectMergeValue (22+): id, selector, merge pointer, candidates
+    if (hs_debug_int(p) < 0 || !skip_value(p, nest + 1) || !skip_value(p, nest + 1) || (n = hs_debug_int(p)) < 0 || n > 4096)
+      return 0;
+    for (int i = 0; i < n; i++)
+      if (!skip_value(p, nest + 1)) return 0;
+    return 1;
+  }
+  return 0;
+}
+
+// x86-64: rbp as a VMReg (each 64-bit register is two VMReg slots): the
+// one register a compiled frame's value may be in across a call, saved by
+// the callee under its return address (frame::update_map_with_saved_link).
+enum { VMREG_RBP = 5 * 2 };
+enum { LOC_OOP = 2 };   // Location::oop
+
+// held_scope notes the monitors of the scope at offset d of a compiled
+// frame at sp (ScopeDesc::monitors: MonitorValue's basic lock, owner,
+// eliminated), outermost first. An owner in a stack slot or in rbp is
+// read; a scalar-replaced one (an object no other thread sees) or an
+// eliminated lock (nested in a lock of the same object, listed with it)
+// is left out; a constant is read from the nmethod's oops; anything else
+// (a narrow oop, a register but rbp) ends the held walk (the caller asks
+// JVMTI).
+SAFE_CODE static void held_scope(out_t *o, const hs_scopes *sc, int d, uintptr_t sp) {
+  held_acc *h = o->h;
+  int mo = hs_scope_monitors(sc, d), depth = o->seen - 1;
+  if (mo < 0) {
+    h->bad = 1;
+    return;
+  }
+  if (!mo) return;
+  const unsigned char *p = sc->data + mo;
+  int n = hs_debug_int(&p);
+  if (n < 0 || n > 64) {
+    h->bad = 1;
+    return;
+  }
+  for (int i = 0; i < n && !h->bad; i++) {
+    uintptr_t obj = 0;
+    if (hs_debug_int(&p) < 0) {   // the BasicLock's Location
+      h->bad = 1;
+      return;
+    }
+    const unsigned char *v = p;
+    int tag = hs_debug_int(&v);
+    if (tag == V_LOCATION) {
+      unsigned loc = (unsigned)hs_debug_int(&v), type = loc & 0xF, reg = (loc >> 4) & 1, off = loc >> 5;
+      p = v;
+      if (type != LOC_OOP) h->bad = 1;   // a narrow oop
+      else if (!reg && sp + (uintptr_t)off * 4 + 8 <= h->hi) obj = *(const volatile uintptr_t *)(sp + (uintptr_t)off * 4);
+      else if (reg && off == VMREG_RBP) obj = hs_stack_word(sp, -2);
+      else h->bad = 1;
+    } else if (tag == V_OOP) {   // a constant: an entry of the nmethod's oops
+      p = v;
+      if (!hs_scope_oop(sc, hs_debug_int(&p), &obj)) h->bad = 1;
+    } else if (tag == V_OBJECT || tag == V_AUTOBOX || tag == V_OBJECT_ID || tag == V_MERGE) {
+      if (!skip_value(&p, 0)) h->bad = 1;   // scalar-replaced: obj stays 0
+    } else {
+      h->bad = 1;   // not an object
+    }
+    if (h->bad) return;
+    int eliminated = hs_debug_byte(&p);
+    if (!eliminated) held_add(h, obj, depth);
+  }
+}
+
+// held_interpreted notes the monitors of the interpreter frame at sp, fp:
+// its monitor block, from frame::interpreter_frame_monitor_begin (the slot
+// of the initial sp, I_MON) down to the block's top (the word in that
+// slot: an address on 17, relative to fp in words on 25), BasicObjectLocks
+// of two words (the lock, then the object), the oldest first.
+enum { I_MON = -9 };
+SAFE_CODE static void held_interpreted(out_t *o, uintptr_t sp, uintptr_t fp) {
+  held_acc *h = o->h;
+  intptr_t v = (intptr_t)hs_stack_word(fp, I_MON);
+  uintptr_t begin = fp + (uintptr_t)(I_MON * 8), end = v < 0 && v > -65536 ? fp + (uintptr_t)(v * 8) : (uintptr_t)v;
+  if (end < sp || end > begin || (begin - end) % 16 || (begin - end) / 16 > 256) {
+    h->bad = 1;
+    return;
+  }
+  for (uintptr_t at = begin; at > end; at -= 16) held_add(h, hs_stack_word(at - 16, 1), o->seen - 1);
+}
+
 // compiled adds the frames of compiled method nm (in heap) at return
 // address pc: the scopes of the debug record at pc, inlined callees first;
 // and puts them in the frame cache. near: pc is where the thread was
 // interrupted, not a return address: the record at pc or the first after
 // it (walk_context), never cached.
-SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap, uintptr_t pc, int near) {
+SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap, uintptr_t pc, uintptr_t sp, int near) {
   struct hs_method *m = hs_nmethod_method(nm);
   if (!m) return -1;
   jmethodID ids[FC_FRAMES];
   int bcis[FC_FRAMES], k = 0;
   if (hs_method_is_native(m)) {   // native wrapper
+    if (o->h && hs_method_is_synchronized(m)) o->h->bad = 1;   // its monitor: not read here
     jmethodID id = method_id(m);
     if (put(o, id, -1)) return -1;
     if (fc_on && !near) ids[0] = id, bcis[0] = -1, fc_put(nm, heap, pc, ids, bcis, 1);
@@ -269,6 +405,7 @@ SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap,
     // bci -1: a synchronized method's entry; JVMTI says 0.
     jmethodID id = method_id(sm);
     if (put(o, id, bci < 0 ? 0 : bci)) return -1;
+    if (o->h) held_scope(o, &sc, d, sp);
     if (k < FC_FRAMES) ids[k] = id, bcis[k] = bci < 0 ? 0 : bci;
     d = sender;
   }
@@ -276,10 +413,15 @@ SAFE_CODE static int compiled(out_t *o, struct hs_blob *nm, const hs_heap *heap,
   return 0;
 }
 
-SAFE_CODE static int interpreted(out_t *o, uintptr_t fp) {
+SAFE_CODE static int interpreted(out_t *o, uintptr_t sp, uintptr_t fp) {
   struct hs_method *m = frame_method(fp);
   uintptr_t bcp = hs_stack_word(fp, I_BCP);
   if (!m) return -1;
+  if (o->h) {   // the held walk: the frame's monitors, native or not
+    if (put(o, NULL, 0)) return -1;
+    held_interpreted(o, sp, fp);
+    return 0;
+  }
   if (hs_method_is_native(m)) return put(o, method_id(m), -1);
   long bci = hs_method_bci(m, bcp);
   if (bci < 0) return -1;
@@ -323,7 +465,7 @@ SAFE_CODE static int walk_from(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t s
   for (int frames = 0; o->n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
     int size;
-    if (cache && (size = fc_get(o, pc)) > 0) {   // a compiled frame known (the frame cache)
+    if (cache && !o->h && (size = fc_get(o, pc)) > 0) {   // a compiled frame known (the frame cache)
       uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
       if (next > hi) return -1;
       pc = hs_stack_word(next, -1);
@@ -352,7 +494,7 @@ SAFE_CODE static int walk_from(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t s
     int kind = kind_of(name);
     if (kind == N_INTERPRETER) {
       if (fp <= sp || fp + 16 > hi) return -1;
-      if (interpreted(o, fp)) return -1;
+      if (interpreted(o, sp, fp)) return -1;
       sp = hs_stack_word(fp, I_SENDER_SP);   // the caller's sp before the interpreter extended it
       pc = hs_stack_word(fp, 1);
       fp = hs_stack_word(fp, 0);
@@ -360,7 +502,7 @@ SAFE_CODE static int walk_from(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t s
       continue;
     }
     if (hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
-      if (compiled(o, cb, &heap, pc, 0)) return -1;
+      if (compiled(o, cb, &heap, pc, sp, 0)) return -1;
     } else if (!at_anchor || kind != N_STUB) {
       return -1;
     }
@@ -601,7 +743,7 @@ SAFE_CODE static int walk_context(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_
     // The frame built: its scopes by the debug record at the pc or the
     // first after it (HotSpot's pc_desc_near, from the pc itself), its
     // caller's frame by its size.
-    if (compiled(o, cb, &heap, pc, 1)) return -1;
+    if (compiled(o, cb, &heap, pc, sp, 1)) return -1;
     csp = sp + (uintptr_t)hs_blob_frame_size(cb) * sizeof(uintptr_t);
   } else {
     // Entered or leaving: its method alone, before its first bytecode
@@ -625,7 +767,7 @@ SAFE_CODE __attribute__((noinline)) static int walk(JNIEnv *env, int skip, jvmti
   // No last Java frame: the thread has none (a thread starting or ending, a
   // VM-internal lock); every Java caller of the VM or a native sets one.
   if (!an.sp) return 0;
-  out_t o = {fr, skip, max, 0, 0};
+  out_t o = {fr, skip, max, 0, 0, NULL};
   return walk_java(&o, lo, hi, an, max) ? -1 : o.n;
 }
 
@@ -671,7 +813,7 @@ SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t 
   if (!cont && !an.sp && in_code && hs_can_walk_context()) {
     // In Java code: from the pc the signal interrupted, or the return
     // address of the native leaf it called without an anchor.
-    out_t o = {fr, 0, max, 0, 0};
+    out_t o = {fr, 0, max, 0, 0, NULL};
     if (!walk_context(&o, lo, hi, pc, sp, fp, ctx[3], k > 0, max)) return o.n;
     counter_add(CNT_SAMPLES_ASGCT, 1);   // AsyncGetCallTrace then
   }
@@ -680,7 +822,7 @@ SAFE_CODE __attribute__((noinline)) static int sample_walk(vm_ptr jt, uintptr_t 
     return WALK_IN_JAVA;
   }
   if (!an.sp) return 0;   // no Java frame: native or VM code alone
-  out_t o = {fr, 0, max, 0, 0};
+  out_t o = {fr, 0, max, 0, 0, NULL};
   return walk_java(&o, lo, hi, an, max) ? WALK_CANNOT : o.n;
 }
 
@@ -785,6 +927,39 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
     return WALK_CANNOT;
   }
   int n = walk(env, skip, fr, max);
+  safe_leave(&g);
+  return n < 0 ? WALK_CANNOT : n;
+}
+
+// The held walk: every frame of the calling thread (no frame limit but
+// the walk's), its monitors noted, then their hashes read from the
+// objects' headers. The oops are read in the thread's own frames while it
+// is in native code (a callback): a collection may move them meanwhile,
+// which the caller checks (objhash_epoch before and after).
+SAFE_CODE __attribute__((noinline)) static int held_walk(JNIEnv *env, held_acc *h) {
+  vm_ptr jt = vms_thread(env);
+  if (vm_null(jt) || hs_thread_in_continuation(jt)) return -1;
+  uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
+  h->lo = lo, h->hi = hi;
+  hs_anchor an;
+  hs_thread_last_frame(jt, &an);
+  if (!an.sp) return 0;
+  out_t o = {NULL, 0, 0, 0, 0, h};
+  if (walk_java(&o, lo, hi, an, 1 << 30) || h->bad) return -1;
+  for (int i = 0; i < h->n; i++) h->out[i].hash = hs_held_hash(h->out[i].oop, lo, hi);
+  return h->n;
+}
+
+int walk_held(JNIEnv *env, uintptr_t wanted, walk_held_t *out, int max) {
+  if (!usable || !held_usable) return WALK_UNUSED;
+  held_acc h = {out, 0, max, 0, wanted, 0, 0};
+  safe_guard g;
+  if (!safe_try(&g)) {
+    safe_leave(&g);
+    counter_add(CNT_HOTSPOT_HELD_FAULTS, 1);
+    return WALK_CANNOT;
+  }
+  int n = held_walk(env, &h);
   safe_leave(&g);
   return n < 0 ? WALK_CANNOT : n;
 }

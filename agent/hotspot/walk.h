@@ -56,6 +56,25 @@ int walk_sample(vm_ptr jt, int tid, uintptr_t *ctx, uint32_t *vhash, uintptr_t *
 // Under the same guard as walk_sample.
 enum { WALK_UNWIND_TRIES = 4 };
 int walk_unwind(vm_ptr jt, int tid, uintptr_t *ctx, int which, jmethodID *top);
+// walk_held lists the monitors the calling thread holds (issue 36 item 2;
+// docs/agent.md, "Held monitors"), from its frames, as JVMTI's
+// GetOwnedMonitorStackDepthInfo does but without a JVMTI call: an
+// interpreter frame's monitor block, a compiled frame's debug record (its
+// scopes' monitors), each monitor once at its first frame from the top,
+// all but `wanted` (the object being entered: its oop). Up to max in out:
+// the object's address, the frame's depth, the identity hash from the
+// object's header (0: not hashed yet). The count, or WALK_UNUSED /
+// WALK_CANNOT (a frame or a monitor it does not read: a constant's, a
+// narrow oop's, a synchronized native wrapper's). Monitors entered through
+// JNI are not in any frame: not listed. walk_held_init (VMInit) says
+// whether it can run.
+typedef struct {
+  uintptr_t oop;
+  int depth;
+  uint32_t hash;
+} walk_held_t;
+void walk_held_init(void);
+int walk_held(JNIEnv *env, uintptr_t wanted, walk_held_t *out, int max);
 // walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
 // (.info hotspot.walker).
 const char *walk_status(void);

@@ -143,11 +143,12 @@ func TestAgentOptions(t *testing.T) {
 }
 
 // TestLockOrderFlag: --lock-order alone asks the agent for the monitors and
-// the java.util.concurrent locks (lockorder=yes), =monitors for the monitors
-// only (lockorder=monitors); unset or =off leaves the agent's default, none
-// (the held monitors' call runs while the thread holds them). With --pid,
-// any of them but off is refused; any other value is refused, the message
-// listing the valid ones.
+// the java.util.concurrent locks (lockorder=yes), =off for none
+// (lockorder=no); unset or =monitors leaves the agent's default, the
+// monitors (asked by its held thread). With --pid, --lock-order and
+// =monitors are refused (unset is not: an attached agent has no owned-monitor
+// capability and says so); any other value is refused, the message listing
+// the valid ones.
 func TestLockOrderFlag(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -156,9 +157,9 @@ func TestLockOrderFlag(t *testing.T) {
 	}{
 		{nil, "", false},
 		{[]string{"--lock-order"}, "yes", true},
-		{[]string{"--lock-order=monitors"}, "monitors", true},
-		{[]string{"--lock-order=off"}, "", false},
-		{[]string{"--lock-order=false"}, "", false},
+		{[]string{"--lock-order=monitors"}, "", true},
+		{[]string{"--lock-order=off"}, "no", false},
+		{[]string{"--lock-order=false"}, "no", false},
 	} {
 		var o recordOptions
 		fs := flag.NewFlagSet("record", flag.ContinueOnError)

@@ -146,8 +146,8 @@ single line such as "No deadlocks.":
 	             could: cycles of monitors and java.util.concurrent locks that
 	             threads took in opposite orders (seen at their contended
 	             enters and parks, with the locks they held, uncontended ones
-	             too: orca record --lock-order; --lock-order=monitors: the
-	             monitors only; off by default), less those guarded by a common
+	             too: orca record --lock-order; the monitors only by default,
+	             none with --lock-order=off), less those guarded by a common
 	             lock and those whose link is a read lock wanted where a read
 	             lock is held;
 	             per thread, where it held the first and wanted the second

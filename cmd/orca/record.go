@@ -189,8 +189,8 @@ type recordOptions struct {
 
 // lockOrderFlag is --lock-order: a flag that may stand alone (all: the
 // monitors and the java.util.concurrent locks) or take a value, monitors or
-// off. Unset (""): the agent's default, off (the held monitors' call runs
-// while the thread holds them).
+// off. Unset (""): the agent's default, the monitors (read from the
+// contender's own frames).
 type lockOrderFlag string
 
 func (f *lockOrderFlag) String() string { return string(*f) }
@@ -207,7 +207,7 @@ func (f *lockOrderFlag) Set(s string) error {
 	case "off", "false":
 		*f = "off"
 	default:
-		return fmt.Errorf("want --lock-order (the monitors and the java.util.concurrent locks), --lock-order=monitors (the monitors only) or --lock-order=off (none, the default)")
+		return fmt.Errorf("want --lock-order (the monitors and the java.util.concurrent locks), --lock-order=monitors (the monitors only, the default) or --lock-order=off (none)")
 	}
 	return nil
 }
@@ -216,13 +216,13 @@ func (f *lockOrderFlag) Set(s string) error {
 func (f lockOrderFlag) on() bool { return f == "all" || f == "monitors" }
 
 // agentValue is the agent's lockorder= for it, "" for the agent's default
-// (off: unset or --lock-order=off).
+// (the monitors: unset or --lock-order=monitors).
 func (f lockOrderFlag) agentValue() string {
 	switch f {
 	case "all":
 		return "yes"
-	case "monitors":
-		return "monitors"
+	case "off":
+		return "no"
 	}
 	return ""
 }
@@ -248,12 +248,13 @@ func runRecord(u ui, args []string) (err error) {
 	flags.DurationVar(&o.maxAge, "max-age", 0, "keep about `DURATION` of history (e.g. 30s, 10m, 2h; at least 1s): chunk files older than that deleted")
 	flags.StringVar(&o.cpu, "cpu", "", "sample each thread's stack every `D` of its CPU time (e.g. 10ms, 1ms, 500us; 100us-10s), or off (default 10ms)")
 	flags.StringVar(&o.wall, "wall", "", "every `D` of wall-clock time (1ms-10s), sample up to 8 threads that are off a CPU in no recorded state (I/O, native code), or off (default 50ms)")
-	flags.Var(&o.lockOrder, "lock-order", "record what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
-		"that did not deadlock); off by default (the report then says potential deadlocks were not looked for). --lock-order=monitors: the monitors "+
-		"it holds at each contended monitor enter, a JVMTI call of 4-130 µs at the median (tails of milliseconds on a loaded machine) made while "+
-		"the thread holds them, so their waiters wait that much longer. --lock-order: also the ReentrantLock and ReentrantReadWriteLock locks it holds, "+
-		"and both at each park in their acquire: a native call on every acquire and release of those locks. --lock-order=off: none, the default. "+
-		"Started with the JVM only: an attached agent cannot read them")
+	flags.Var(&o.lockOrder, "lock-order", "what a contending thread holds, for the report's potential deadlocks (lock-order inversions of a run "+
+		"that did not deadlock). By default (=monitors) the monitors it holds at each contended monitor enter, read from its own frames "+
+		"(2-8 µs at the median, about a stack walk; a monitor not hashed yet is asked of JVMTI by an agent thread while it blocks, and an "+
+		"answer that comes after it got its monitor is dropped and counted). "+
+		"--lock-order also records the ReentrantLock and ReentrantReadWriteLock locks it holds, and both at each park in their acquire: a native "+
+		"call on every acquire and release of those locks, and at such a park a JVMTI call in the thread. --lock-order=off records none (the report "+
+		"then says potential deadlocks were not looked for). Started with the JVM only: an attached agent cannot read them")
 	flags.BoolVar(&o.force, "force", false, "replace an existing recording with this prefix")
 	flags.BoolVar(&o.quiet, "quiet", false, "print no summary")
 	flags.IntVar(&o.pid, "pid", 0, "attach to the running JVM with process id `PID` instead of starting a COMMAND")

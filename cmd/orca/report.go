@@ -28,8 +28,8 @@ malformed or cut lines), then, each ranked:
                lock-order inversions that did not deadlock but could: threads
                that nested locks in opposite orders (at contended enters),
                each with where it held the first and wanted the second; in
-               a recording made with orca record --lock-order (all locks)
-               or --lock-order=monitors, else "not looked for"
+               a recording made without orca record --lock-order=off (the
+               monitors; all locks with --lock-order), else "not looked for"
   HANGS        threads stuck at the end: blocked, waiting, joining, acquiring
                or parked with no timeout, for 1 s or more (before the JVM's
                shutdown, if it exited); the others in a state then are named

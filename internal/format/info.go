@@ -127,6 +127,15 @@ const (
 	// full, or the writer gave up waiting): no MonitorHeld lines after
 	// them; listed when not 0.
 	InfoHeldDropped = "held_monitors_dropped"
+	// InfoHeldRead counts the contended enters whose held monitors the
+	// agent read from the thread's own frames (no JVMTI call); listed when
+	// not 0.
+	InfoHeldRead = "held_monitors_read"
+	// InfoHeldAsked counts the contended enters whose held monitors JVMTI
+	// was asked for (a monitor not hashed yet or of a class not named yet,
+	// a frame the agent does not read): the others are read; listed when
+	// not 0.
+	InfoHeldAsked = "held_monitors_asked"
 	// InfoHeldLocks: "yes" when every contended acquisition (a
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
@@ -205,6 +214,10 @@ const (
 	InfoHotSpotSafeRead   = "hotspot.safe_read"
 	InfoHotSpotFaults     = "hotspot.faults"
 	InfoHotSpotWalkFaults = "hotspot.walk_faults"
+	// InfoHotSpotHeldFaults: the held monitors' walks (a contended enter's
+	// read of its thread's own frames) ended by a fault: asked of JVMTI
+	// instead (held_monitors_asked); listed when not 0.
+	InfoHotSpotHeldFaults = "hotspot.held_walk_faults"
 	// Samples (issue 33) whose Java frames AsyncGetCallTrace gave only
 	// from the caller of a compiled method's prolog or epilog or of a stub
 	// (unwound); samples written with their native frames alone, their
@@ -295,9 +308,9 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
-	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults,
+	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,
 	InfoHotSpotOwner, InfoHotSpotMonitorHash, InfoHotSpotFacts, InfoHotSpotArch,
 	InfoSource, InfoJFRFile, InfoJFRVersion, InfoJFRChunks, InfoJVMArguments,

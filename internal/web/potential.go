@@ -8,7 +8,7 @@ import (
 
 // The potential deadlocks (issue 36, item 2): orca report's list
 // (report.Report.PotentialDeadlocks, analysis.PotentialDeadlocks of a
-// recording made with orca record --lock-order or --lock-order=monitors), or
+// recording made without orca record --lock-order=off), or
 // its line saying why there is none, in /api/deadlocks.
 
 // potentialJSON is one cycle of the lock-order graph: Edges[i] wants the

@@ -27,6 +27,9 @@ import (
 //   - the thread that sleeps all along has no CPU sample;
 //   - on JDK 25 the virtual thread's samples (burning in Sampled.burnV on a carrier) are the
 //     virtual thread's, and no carrier has a sample in burnV;
+//   - no sample is timed before its thread's ThreadStarted;
+//   - the acceptor's wall samples are in the C library's accept, but for at most one from before
+//     it got there;
 //   - the thread that reads a slow socket has wall samples, most of them in the C library's read
 //     or recv (a native frame, class <native:libc...>), with its Java frames below;
 //   - no sample is lost but for at most 1 % of walks AsyncGetCallTrace refuses (.info
@@ -86,6 +89,24 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 				continue
 			}
 			t.Errorf(".info %s=%s: samples lost", k, v)
+		}
+	}
+	// A sample is timed when it was taken: not before its thread's
+	// ThreadStarted (a drain once put the samples taken while it ran at its
+	// start: a carrier's samples of its virtual thread, before both began).
+	// After its ThreadEnded it may still run, in the VM.
+	started := map[format.ThreadID]format.Time{}
+	early := 0
+	for _, ev := range r.events {
+		if ev.Kind == format.ThreadStarted {
+			started[ev.Thread] = ev.Time
+		}
+	}
+	for _, ev := range r.events {
+		if ev.Kind == format.Sample && ev.Time < started[ev.Thread] {
+			if early++; early <= 3 {
+				t.Errorf("a sample of %v at %v, before its ThreadStarted at %v", ev.Thread, ev.Time, started[ev.Thread])
+			}
 		}
 	}
 	type tally struct {
@@ -244,7 +265,10 @@ func checkSamples(t *testing.T, e expect, prefix string) {
 	if acc == nil || acc.wall < 10 || acc.cpu > 2 {
 		t.Errorf("the acceptor: want 10 wall samples and at most 2 CPU samples: %+v", acc)
 	} else {
-		if acc.wallRead != 0 || acc.wallNative != acc.wall || acc.wallAccept != acc.wall {
+		// One may be from before it reached accept: at a loaded JVM's
+		// start its first wall sample was once in the VM, loading a class
+		// (__mmap under ClassLoader::load_class), 23 ms after it started.
+		if acc.wallRead != 0 || acc.wall-acc.wallAccept > 1 {
 			t.Errorf("the acceptor: %d of its %d wall samples in the C library's accept with Java frames below: %v", acc.wallAccept, acc.wall, acc.wallInnermost)
 		}
 		if repeated*10 < acc.wall*7 {

@@ -1310,11 +1310,21 @@ static int put_again(size_t *n, slot_t *e, const struct wall_rep *x, uint32_t vh
   return 1;
 }
 
+// left_for_next: e has samples for the next drain.
+static void left_for_next(slot_t *e) {
+  set_due(e);
+  atomic_store_explicit(&drain_due, 1, memory_order_relaxed);
+}
+
 // drain_slot drains e's samples and the repeats of its wall samples, in
 // the order of their ticks; a repeat is its thread's last wall sample
 // before it (kept in e->last_wall across drains), at the repeat's time and
-// weight.
-static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
+// weight. Those taken after cut (the drain's instant; INT64_MAX: all) stay
+// for the next drain: put now, they would have the drain's time, before
+// their own, and a mounted virtual thread's sample taken after its start,
+// put at a drain's time before it, would be its carrier's (a drain can last
+// tens of ms: methods named with JVMTI at a loaded JVM's start).
+static void drain_slot(slot_t *e, size_t *n, int64_t now_ns, int64_t cut) {
   const void *p;
   uint32_t len;
   for (;;) {
@@ -1328,6 +1338,10 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
     if (p) memcpy(&h, p, sizeof h);
     if (rep && (!p || e->reps[t % e->nreps].ticks < h.ticks)) {
       struct wall_rep x = e->reps[t % e->nreps];
+      if (x.ticks > cut) {
+        left_for_next(e);
+        break;
+      }
       atomic_store_explicit(&e->rep_tail, t + 1, memory_order_release);
       if (!e->last_len) {
         count_lost(L_FULL);   // its sample was lost: nothing to repeat
@@ -1351,6 +1365,10 @@ static void drain_slot(slot_t *e, size_t *n, int64_t now_ns) {
       continue;
     }
     if (!p) break;
+    if (h.ticks > cut) {
+      left_for_next(e);
+      break;
+    }
     const uintptr_t *pcs = (const uintptr_t *)((const char *)p + sizeof h);
     const jvmtiFrameInfo *fr = (const jvmtiFrameInfo *)(pcs + h.nnative);
     if (h.sampled == ORCA_SAMPLED_WALL && (e->last_wall || (e->last_wall = malloc(sizeof(sample_hdr) + NATIVE_MAX * sizeof(uintptr_t) + JAVA_MAX * sizeof(jvmtiFrameInfo))))) {
@@ -1399,10 +1417,10 @@ const char *samples_drain(size_t *len, int must) {
       int st = atomic_load_explicit(&e->state, memory_order_acquire);
       if (st == S_FREE || !e->ring) continue;
       atomic_fetch_add_explicit(&drain_visits, 1, memory_order_relaxed);
-      drain_slot(e, &n, now_ns);
+      drain_slot(e, &n, now_ns, st == S_DEAD ? INT64_MAX : now_ticks);
       if (st == S_DEAD) {   // its thread ended: drained, given back
         pthread_mutex_lock(&slots_mu);
-        drain_slot(e, &n, now_ns);
+        drain_slot(e, &n, now_ns, INT64_MAX);
         if (!atomic_load(&rings_kept)) sring_free(e->ring);
         e->ring = NULL;
         set_used(e, 0);

@@ -14,8 +14,9 @@ import (
 // its waiter is blocked on — holder-m in Object.wait on the monitor waiter-m is blocked on,
 // holder-j parked in Condition.await on a condition of the lock the waiter-j-N park to acquire —
 // and never goes on through that wait or park to the thread that ended it (notifier-m, main).
-// Each holder is a root whose time is exactly the blame the waiters' contentions put on it (no
-// waiter waits behind another here), computed from the contentions' blame spans, not from the
+// Each holder is a root whose time through the program's locks (the JDK's own, which its threads
+// may contend briefly on 17, left out) is exactly the blame the waiters' contentions put on it (no
+// waiter waits behind another on them), computed from the contentions' blame spans, not from the
 // sweep; holder-j's root state is released (about 3 HOLD_MS of the contenders' time came after
 // its await, about 3 SETTLE_MS before). Before the rule the chains went on to notifier-m (the
 // hand-off after holder-m's wait) and to main (the contenders' time after holder-j's await).
@@ -63,6 +64,20 @@ func TestChainRelease(t *testing.T) {
 				}
 			}
 		}
+		// The chains through ChainRelease's own locks: on 17 its threads also contend,
+		// briefly, on the JDK's (LockSupport's class initialisation at the waiters' first
+		// park, a Thread's monitor in join and in Thread.exit), real steps of the chains
+		// that add to a root's time what no blame on the program's locks has.
+		monitor := format.ObjectID(e.hash(t, "monitor"))
+		own := func(c analysis.Chain) format.Time {
+			d := c.Time
+			for _, l := range c.Links {
+				if l.How != "lock" && l.Object != monitor {
+					d -= l.Time
+				}
+			}
+			return d
+		}
 		show := strings.Join(all, "\n  ")
 		t.Logf("roots:\n  %s", show)
 		for _, h := range []struct {
@@ -78,8 +93,8 @@ func TestChainRelease(t *testing.T) {
 			switch {
 			case !ok:
 				t.Errorf("%s (%v) is no root:\n  %s", h.name, h.id, show)
-			case c.Time != blamed[h.id]:
-				t.Errorf("%s: %v behind it, want the blame on it, %v:\n  %s", h.name, c.Time, blamed[h.id], show)
+			case own(c) != blamed[h.id]:
+				t.Errorf("%s: %v behind it on the program's locks, want the blame on it, %v:\n  %s", h.name, own(c), blamed[h.id], show)
 			case c.Time < h.least:
 				t.Errorf("%s: %v behind it, want at least %v:\n  %s", h.name, c.Time, h.least, show)
 			case h.state != "" && c.RootState != h.state:
@@ -87,7 +102,7 @@ func TestChainRelease(t *testing.T) {
 			}
 		}
 		for _, x := range []format.ThreadID{notifierM, mainID} {
-			if c, ok := roots[x]; ok {
+			if c, ok := roots[x]; ok && own(c) > 0 {
 				t.Errorf("%v is a root (%s, %v): nobody waits behind it:\n  %s", x, c.RootState, c.Time, show)
 			}
 		}

@@ -129,4 +129,3 @@ func checkHeldCheck(t *testing.T, stderr string, virtual bool, min int) {
 	}
 	t.Errorf("no ORCA_HELD_CHECK line (virtual %v) in the JVM's stderr:\n%s", virtual, tail(stderr, 2000))
 }
-

@@ -973,6 +973,23 @@ SAFE_CODE __attribute__((noinline)) static int held_walk(JNIEnv *env, held_acc *
   if (virt != (h->cont != 0)) return -1;
   uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
   h->lo = lo, h->hi = hi;
+  if (h->cont && (h->cont < lo + 8 || h->cont >= hi)) return -1;
+  // The word under the entry is the return address of the thread's bottom
+  // frame on the carrier's stack (enterSpecial's call pushed it there):
+  // into enterSpecial's nmethod when its stack chunk is empty, else the
+  // return barrier's stub. A stub there: frames in the chunk, known before
+  // any walk (cont_end would find the same at the walk's end, some frames
+  // later). Anything else: walked, and cont_end decides.
+  if (h->cont) {
+    hs_heap heap;
+    struct hs_blob *cb = hs_blob_of(hs_stack_word(h->cont, -1), &heap);
+    const char *name = cb ? hs_blob_name(cb) : NULL;
+    int kind = name ? kind_of(name) : N_OTHER;
+    if (cb && name && kind != N_INTERPRETER && !hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
+      h->chunk = 1;
+      return -1;
+    }
+  }
   hs_anchor an;
   hs_thread_last_frame(jt, &an);
   if (!an.sp) return 0;

@@ -3,7 +3,9 @@
 // property heldjni.lib) and, from the native method, enters b with synchronized (inner) while a
 // holder keeps b: a contended enter holding a, which is in no frame of jni-1's. Then jni-2 enters
 // b with synchronized in outer and a in inner, a contended too: the inversion of jni-1's order,
-// never at once. Each holder keeps its monitor until its nester is BLOCKED on it, and 20 ms more.
+// never at once. Each holder keeps its monitor until its nester is BLOCKED on it, and 200 ms more
+// (jni-1's held monitors are asked by the agent's held thread while it blocks: it may come tens
+// of ms late on a loaded machine).
 // Prints "EXPECT a=HASH b=HASH".
 public class HeldJNI {
     static final Object a = new Object(), b = new Object();
@@ -34,7 +36,7 @@ public class HeldJNI {
                 holds = true;
                 while (n.getState() != Thread.State.BLOCKED) Thread.onSpinWait();
                 try {
-                    Thread.sleep(20);
+                    Thread.sleep(200);
                 } catch (InterruptedException e) {
                     throw new RuntimeException(e);
                 }

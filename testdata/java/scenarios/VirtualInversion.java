@@ -1,6 +1,6 @@
 // VirtualInversion (issue 36 item 2, virtual threads): on JDK 21+, virtual threads nest monitors
 // in opposite orders, one nesting after the other, so nothing ever deadlocks; the second monitor
-// of each nesting is contended (a holder keeps it until the nester is BLOCKED on it, and 20 ms
+// of each nesting is contended (a holder keeps it until the nester is BLOCKED on it, and 200 ms
 // more). Two kinds of nester:
 //   park  va takes a in outerPark, parks until vb's holder holds b (24+: it unmounts holding a,
 //         its frames go to its continuation's stack chunk), then enters b in innerPark; vb the
@@ -58,7 +58,8 @@ public class VirtualInversion {
     }
 
     // nest runs the nester, then a holder of second that keeps it until the nester blocks on it
-    // (and 20 ms more), and waits for both.
+    // (and 200 ms more: the agent's held thread, asked while the nester blocks, may come tens of
+    // ms late on a loaded machine), and waits for both.
     static Thread nest(String name, Object first, Object second, boolean spin) throws Exception {
         holds = false;
         Thread n = startVirtual(name, () -> {
@@ -73,7 +74,7 @@ public class VirtualInversion {
             synchronized (second) {
                 holds = true;
                 until(() -> n.getState() == Thread.State.BLOCKED);
-                LockSupport.parkNanos(20_000_000);
+                LockSupport.parkNanos(200_000_000);
             }
         });
         n.join();

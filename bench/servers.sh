@@ -12,6 +12,7 @@
 #   NICE=-10 bench/servers.sh …     nice value for the server and the load client [0]
 #   NOREPORT=1 bench/servers.sh …   no orca report afterwards
 #   MVCC=1 bench/servers.sh hsqldb …  HsqlLoad sets SET DATABASE TRANSACTION CONTROL MVCC first
+#   VIRTUAL=1 bench/servers.sh tomcat 25 …  the connector runs requests on virtual threads (useVirtualThreads)
 # $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C orca_cpu_s O
 # window_s T rec_bytes B", C the server JVM's CPU (user + system, /proc) over the load window of
 # T s, O the orca record process's own (--otlp's pushes: bench/otlp-push.sh), B the bytes the
@@ -74,10 +75,11 @@ lucene)
   load() { sleep $LOADSECS; } ;;
 tomcat)
   base=$W/base; mkdir -p $base/{conf,logs,temp,work} $base/webapps/ROOT/WEB-INF
+  vt=; [ -n "${VIRTUAL:-}" ] && vt=' useVirtualThreads="true"'
   cat >$base/conf/server.xml <<X
 <?xml version="1.0" encoding="UTF-8"?>
 <Server port="-1" shutdown="SHUTDOWN"><Service name="Catalina">
-<Connector port="19080" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000"/>
+<Connector port="19080" address="127.0.0.1" protocol="HTTP/1.1" connectionTimeout="20000"$vt/>
 <Engine name="Catalina" defaultHost="localhost"><Host name="localhost" appBase="webapps" unpackWARs="false" autoDeploy="false"/></Engine>
 </Service></Server>
 X

@@ -56,6 +56,9 @@ enum orca_counter {
   CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked
   CNT_HELD_READ,            // contended enters whose held monitors were read from the thread's frames
   CNT_HELD_ASKED,           // contended enters whose held monitors JVMTI was asked for
+  CNT_HELD_VIRTUAL_READ,    // of CNT_HELD_READ, virtual threads' enters
+  CNT_HELD_VIRTUAL_ASKED,   // of CNT_HELD_ASKED, virtual threads' enters
+  CNT_HELD_JNI,             // of CNT_HELD_ASKED, enters of a thread holding a monitor entered through JNI
   CNT_HELD_LOCKS_LOST,      // j.u.c. acquires of a thread whose list of locks held was full
   CNT_COUNT
 };

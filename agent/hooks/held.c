@@ -8,6 +8,7 @@
 #include "core/counters.h"
 #include "hooks/held.h"
 #include "hotspot/objhash.h"
+#include "hotspot/vmstructs.h"
 #include "hotspot/walk.h"
 #include "stacks/methods.h"
 #include "stacks/objclass.h"
@@ -209,19 +210,27 @@ static __thread int own_n = -1;
 static __thread walk_held_t own[OWN_MAX];
 
 // ORCA_HELD_CHECK=1 (a test and measurement aid): each read compared with
-// JVMTI's answer in the thread (hash and depth, in order), printed at exit.
-static _Atomic long c_same, c_differ, c_unread, c_why[4];
+// JVMTI's answer in the thread (hash and depth, in order), printed at exit,
+// platform and virtual threads apart (a virtual thread's JVMTI answer is
+// its own frames', as the read's). The reasons a read was not made: the
+// walk (a frame or value not decoded), a collection, a monitor not hashed,
+// its class not named, a virtual thread's frames in its stack chunk,
+// monitors entered through JNI.
+enum { WHY_WALK, WHY_GC, WHY_HASH, WHY_CLASS, WHY_CHUNK, WHY_JNI, NWHY };
+static _Atomic long c_same[2], c_differ[2], c_unread[2], c_why[2][NWHY];
 static atomic_int c_registered;
 
 static void check_print(void) {
-  fprintf(stderr,
-          "orca: held check: %ld the same as JVMTI's, %ld different, %ld not read from the frames (walk %ld, collection %ld, "
-          "not hashed %ld, class not named %ld)\n",
-          atomic_load(&c_same), atomic_load(&c_differ), atomic_load(&c_unread), atomic_load(&c_why[0]), atomic_load(&c_why[1]),
-          atomic_load(&c_why[2]), atomic_load(&c_why[3]));
+  for (int v = 0; v < 2; v++)
+    fprintf(stderr,
+            "orca: held check%s: %ld the same as JVMTI's, %ld different, %ld not read from the frames (walk %ld, collection %ld, "
+            "not hashed %ld, class not named %ld, stack chunk %ld, jni %ld)\n",
+            v ? " (virtual threads)" : "", atomic_load(&c_same[v]), atomic_load(&c_differ[v]), atomic_load(&c_unread[v]),
+            atomic_load(&c_why[v][WHY_WALK]), atomic_load(&c_why[v][WHY_GC]), atomic_load(&c_why[v][WHY_HASH]),
+            atomic_load(&c_why[v][WHY_CLASS]), atomic_load(&c_why[v][WHY_CHUNK]), atomic_load(&c_why[v][WHY_JNI]));
 }
 
-static void check(JNIEnv *env, jobject o, int n) {
+static void check(JNIEnv *env, jobject o, int n, int virt) {
   if (!atomic_exchange(&c_registered, 1)) atexit(check_print);
   jint k = 0;
   jvmtiMonitorStackDepthInfo *info = NULL;
@@ -229,7 +238,7 @@ static void check(JNIEnv *env, jobject o, int n) {
   uint32_t wanted = objhash_of(o);
   int same = n >= 0, j = 0;
   char msg[512];
-  int ml = snprintf(msg, sizeof msg, "orca: held check: jvmti");
+  int ml = snprintf(msg, sizeof msg, "orca: held check%s: jvmti", virt ? " (virtual)" : "");
   for (jint i = 0; i < k; i++) {
     uint32_t h = objhash_of(info[i].monitor);
     (*env)->DeleteLocalRef(env, info[i].monitor);
@@ -240,20 +249,61 @@ static void check(JNIEnv *env, jobject o, int n) {
   }
   if (info) (*jvmti)->Deallocate(jvmti, (unsigned char *)info);
   if (n < 0) {
-    atomic_fetch_add(&c_unread, 1);
+    atomic_fetch_add(&c_unread[virt], 1);
     return;
   }
   if (j != n) same = 0;
   if (same) {
-    atomic_fetch_add(&c_same, 1);
+    atomic_fetch_add(&c_same[virt], 1);
     return;
   }
-  if (atomic_fetch_add(&c_differ, 1) < 10) {
+  if (atomic_fetch_add(&c_differ[virt], 1) < 10) {
     ml += snprintf(msg + ml, sizeof msg - (size_t)ml, "; frames");
     for (int i = 0; i < n && ml < (int)sizeof msg - 40; i++)
       ml += snprintf(msg + ml, sizeof msg - (size_t)ml, " %08x@%d", own[i].hash, own[i].depth);
     fprintf(stderr, "%s\n", msg);
   }
+}
+
+// Monitors entered through JNI (MonitorEnter) are in no frame: JVMTI lists
+// them (depth -1) from the VM's monitors. The agent counts each thread's
+// own (its wrappers of JNI's MonitorEnter and MonitorExit, set in the JNI
+// function table at the start: two entries of a table, no other JNI
+// function touched), and a thread that holds any is asked of JVMTI.
+// Per OS thread: a virtual thread holding a JNI monitor is pinned to its
+// carrier (a native frame while it runs; HotSpot 24+ does not unmount one
+// whose JNI monitor count is not 0).
+static __thread int jni_held;
+static jint(JNICALL *jni_enter)(JNIEnv *, jobject);
+static jint(JNICALL *jni_exit)(JNIEnv *, jobject);
+static atomic_int jni_wrapped;
+
+static jint JNICALL my_jni_enter(JNIEnv *env, jobject o) {
+  jint r = jni_enter(env, o);
+  if (r == JNI_OK) jni_held++;
+  return r;
+}
+
+static jint JNICALL my_jni_exit(JNIEnv *env, jobject o) {
+  jint r = jni_exit(env, o);
+  if (r == JNI_OK && jni_held > 0) jni_held--;
+  return r;
+}
+
+static void jni_wrap(void) {
+  if (atomic_exchange(&jni_wrapped, 1)) return;
+  jniNativeInterface *t = NULL;
+  if ((*jvmti)->GetJNIFunctionTable(jvmti, &t) != JVMTI_ERROR_NONE || !t) {
+    counters_prop(ORCA_INFO_WARNING, "cannot read the JNI function table: monitors entered through JNI are not listed held");
+    return;
+  }
+  jni_enter = t->MonitorEnter;
+  jni_exit = t->MonitorExit;
+  t->MonitorEnter = my_jni_enter;
+  t->MonitorExit = my_jni_exit;
+  if ((*jvmti)->SetJNIFunctionTable(jvmti, t) != JVMTI_ERROR_NONE)
+    counters_prop(ORCA_INFO_WARNING, "cannot set the JNI function table: monitors entered through JNI are not listed held");
+  (*jvmti)->Deallocate(jvmti, (unsigned char *)t);
 }
 
 // held_own reads the monitors the calling thread holds from its own frames
@@ -281,28 +331,46 @@ void held_time_own(int freed) {
   }
 }
 
-int held_own(JNIEnv *env, jobject o) {
+int held_own(JNIEnv *env, jobject o, int virt) {
   own_n = -1;
   if (switches.held_jvmti || !objhash_stw()) return 0;
+  virt = virt != 0;
   int64_t t0 = switches.time_held ? clock_now() : 0;
   unsigned long e = objhash_epoch();
-  int n = e & 1 ? -1 : walk_held(env, hs_handle_oop_now(o), own, OWN_MAX), why = n < 0 ? 0 : -1;
-  if (n >= 0 && objhash_epoch() != e) n = -1, why = 1;
+  int n = -1, why = -1;
+  if (jni_held > 0) {
+    why = WHY_JNI;
+  } else {
+    n = e & 1 ? -1 : walk_held(env, hs_handle_oop_now(o), virt, own, OWN_MAX);
+    why = n == WALK_CHUNK ? WHY_CHUNK : n < 0 ? WHY_WALK : -1;
+  }
+  if (n >= 0 && objhash_epoch() != e) n = -1, why = WHY_GC;
   for (int i = 0; i < n; i++)
-    if (!own[i].hash || !objclass_known(own[i].hash)) why = own[i].hash ? 3 : 2, n = -1;
-  if (switches.held_check && why >= 0) atomic_fetch_add(&c_why[why], 1);
+    if (!own[i].hash || !objclass_known(own[i].hash)) why = own[i].hash ? WHY_CLASS : WHY_HASH, n = -1;
+  if (switches.held_check && why >= 0) atomic_fetch_add(&c_why[virt][why], 1);
   if (switches.time_held) own_ns = clock_now() - t0;
-  if (switches.held_check) check(env, o, n);
+  if (switches.held_check) check(env, o, n, virt);
   if (n < 0) {
     counter_add(CNT_HELD_ASKED, 1);
+    if (virt) counter_add(CNT_HELD_VIRTUAL_ASKED, 1);
+    if (why == WHY_JNI) counter_add(CNT_HELD_JNI, 1);
     return 0;
   }
   if (switches.time_held) atomic_fetch_add(&t_own, 1);
   counter_add(CNT_HELD_READ, 1);
+  if (virt) counter_add(CNT_HELD_VIRTUAL_READ, 1);
   own_n = n;
   test_slow();
   return 1;
 }
+
+// held_virtual: a virtual thread's contended enter not read from its frames
+// is asked by the held thread, as a platform thread's (JVMTI lists a
+// virtual thread's monitors, mounted or not, its transitions held off for
+// the call). On 24+ only (JEP 491, HotSpot's owner a thread id: verified
+// on 25); before, such an enter is asked in the thread with lockorder=yes
+// alone, else skipped (held_monitors_skipped).
+int held_virtual(void) { return held_async() && hs_has(HS_OWNER_TID); }
 
 // held_ask runs on the held thread (threads/pending.h), for a thread that
 // blocked in a contended enter and queued its request: JVMTI lists its
@@ -347,6 +415,7 @@ static void held_ask(JNIEnv *env, pending_tstate *p, const pending_held_req *r, 
 void held_start(JNIEnv *env, jthread cur) {
   if (!held_on()) return;
   walk_held_init();
+  jni_wrap();
   if (!held_async()) return;
   pending_on_held(held_ask);
   const char *err = pending_start_held(env, cur);

@@ -45,8 +45,14 @@ void held_start(JNIEnv *env, jthread cur);
 // stack walk), kept for held_write; 0 when it cannot (a monitor not hashed
 // yet or of a class not named yet, a frame it does not read): then the
 // caller asks JVMTI (held_read, or the held thread). o: the monitor it
-// enters (left out).
-int held_own(JNIEnv *env, jobject o);
+// enters (left out); virt: the thread is a virtual thread (its frames read
+// down to its continuation's entry; 0 when some are in its stack chunk).
+// A thread holding a monitor it entered through JNI is asked of JVMTI.
+int held_own(JNIEnv *env, jobject o, int virt);
+// held_virtual: a virtual thread's enter not read from its frames is asked
+// by the held thread (24+); else as before (in the thread with
+// lockorder=yes, skipped by default).
+int held_virtual(void);
 // held_time_own: ORCA_TIME_HELD=1's count of the last held_own (freed: the
 // monitor it enters was free at its end: the read's time was added to the
 // holds of the monitors it holds).

@@ -205,8 +205,8 @@ static void entered_switch(tstate *s, int timed) {
 
 // The locks held at a contended enter (hooks/held.h, set by the jvm
 // module: monitor_lock_order): NULL while none is set.
-static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void);
-static int (*held_own)(JNIEnv *, jobject);
+static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void), (*held_virtual)(void);
+static int (*held_own)(JNIEnv *, jobject, int);
 static void (*held_time_own)(int);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
@@ -221,6 +221,7 @@ void monitor_lock_order(const monitor_held *h) {
   held_own = h->own;
   held_time_own = h->time_own;
   held_async = h->async;
+  held_virtual = h->virtual_async;
   held_locks_on = h->locks_on;
   held_on = h->on;
 }
@@ -240,11 +241,13 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // Unless lockorder=no, the monitors the thread holds: asked by the held
   // thread while this one blocks (threads/pending.h: the request is
   // queued after the Enter's record), so that no JVMTI call runs here,
-  // holding them (docs/agent.md, "Held monitors"). A virtual thread's are
-  // asked here, as all were before: the enter is timed after that call
-  // (tens of microseconds), which HotSpot's timer and the Entered callback
-  // count as blocked: from the enter's time on, the thread blocks for the
-  // monitor alone.
+  // holding them (docs/agent.md, "Held monitors"). A virtual thread's the
+  // same on 24+ (held_virtual: JVMTI lists a virtual thread's monitors,
+  // mounted or not); before, with lockorder=yes alone, asked here, as all
+  // were before: the enter is timed after that call (tens of
+  // microseconds), which HotSpot's timer and the Entered callback count as
+  // blocked: from the enter's time on, the thread blocks for the monitor
+  // alone.
   // Not when the monitor is free again by now (its owner left since the
   // thread contended: 2/3 of H2Bench's enters): the thread takes it as
   // the callback returns, so a call here would only keep the monitors it
@@ -252,22 +255,24 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // thread would come too late. Those enters' held monitors are left out,
   // counted.
   int lock_order = held_on && held_on();
-  int async = lock_order && !s->is_virtual && !s->ended && held_async();
+  int async = lock_order && (!s->is_virtual || held_virtual()) && !s->ended && held_async();
   if (lock_order) {
     pending_held_enter(&s->pending);
     held_time_enter();
   }
   // First from its own frames, in about a stack walk's time: then nothing
-  // is asked of JVMTI or of the held thread (hooks/held.h, held_own).
-  int own = lock_order && held_own(env, o);
+  // is asked of JVMTI or of the held thread (hooks/held.h, held_own). A
+  // virtual thread's down to its continuation's entry, when none is left
+  // in its stack chunk.
+  int own = lock_order && held_own(env, o, s->is_virtual);
   if (lock_order && switches.time_held) held_time_own(owner_pending_free(env));
   if (own) {
     async = 0;
-  } else if (lock_order && s->is_virtual && !held_locks_on()) {
-    // A virtual thread's frames are in its continuation, which the read
-    // does not walk: JVMTI would be asked in the thread, holding its
-    // monitors. Only with lockorder=yes (orca record --lock-order), as
-    // before the monitors were the default; counted.
+  } else if (lock_order && s->is_virtual && !async && !held_locks_on()) {
+    // Before 24 (or with ORCA_HELD_IN_THREAD) a virtual thread's would be
+    // asked of JVMTI in the thread, holding its monitors. Only with
+    // lockorder=yes (orca record --lock-order), as before the monitors
+    // were the default; counted.
     lock_order = 0;
     counter_add(CNT_HELD_SKIPPED, 1);
   } else if (lock_order && owner_pending_free(env)) {

@@ -28,8 +28,8 @@ void monitor_restart(void);
 // taken, write after its line (with s NULL: the enter was dropped, forget
 // them).
 typedef struct {
-  int (*on)(void), (*async)(void), (*locks_on)(void);
-  int (*own)(JNIEnv *, jobject);
+  int (*on)(void), (*async)(void), (*locks_on)(void), (*virtual_async)(void);
+  int (*own)(JNIEnv *, jobject, int);
   void (*time_own)(int freed);
   void (*read)(void);
   void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);

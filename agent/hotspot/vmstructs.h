@@ -336,6 +336,12 @@ HS_INLINE size_t hs_thread_stack_size(vm_ptr jt) { return HS_AT(size_t, jt.vm_bi
 HS_INLINE int hs_thread_in_continuation(vm_ptr jt) {
   return hs.walk25 && HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_cont_entry) != 0;
 }
+// hs_thread_cont_entry: the address of jt's innermost ContinuationEntry
+// (on its stack, in Continuation.enterSpecial's frame), 0 when it runs
+// none (read on the 25 layout only).
+HS_INLINE uintptr_t hs_thread_cont_entry(vm_ptr jt) {
+  return hs.walk25 ? HS_AT(volatile uintptr_t, jt.vm_bits_, hs.thread_cont_entry) : 0;
+}
 // hs_mounted_virtual_hash: when jt runs a virtual thread (its _vthread is
 // not its _threadObj: both OopHandles, slots holding the objects), sets
 // *mounted and returns that thread's identity hash from its header, 0 when

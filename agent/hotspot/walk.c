@@ -114,6 +114,12 @@ typedef struct {
   walk_held_t *out;
   int n, max, bad;
   uintptr_t wanted, lo, hi;
+  // A virtual thread's read: cont, its continuation's entry (JavaThread::
+  // _cont_entry, in the frame of Continuation.enterSpecial on the
+  // carrier's stack), where its frames end; chunk: the walk met the
+  // continuation's return barrier there (frames still in its stack chunk).
+  uintptr_t cont;
+  int chunk;
 } held_acc;
 
 typedef struct {
@@ -453,6 +459,26 @@ SAFE_CODE static int kind_of(const char *name) {
   return k;
 }
 
+// cont_end: a virtual thread's held walk reached its continuation's entry
+// (a frame whose sp is at or below it). Its frames are all read when that
+// frame is Continuation.enterSpecial's (a native method's nmethod, the
+// one whose frame holds the entry): the thread's bottom frame returns
+// there when its stack chunk holds no frame. Else the return address is
+// the continuation's return barrier (StubRoutines' cont_returnBarrier, not
+// an nmethod): HotSpot thaws lazily, and the frames below are still in
+// the chunk, a heap object this walk does not read (docs/agent.md, "Held
+// monitors": JVMTI is asked then).
+SAFE_CODE static int cont_end(held_acc *h, uintptr_t pc) {
+  hs_heap heap;
+  struct hs_blob *cb = hs_blob_of(pc, &heap);
+  const char *name = cb ? hs_blob_name(cb) : NULL;
+  int kind = name ? kind_of(name) : N_OTHER;
+  struct hs_method *m = cb && hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD) ? hs_nmethod_method(cb) : NULL;
+  if (m && hs_method_is_native(m)) return 0;
+  h->chunk = 1;
+  return -1;
+}
+
 // walk_from adds the Java frames of the calling thread, whose stack is
 // [lo, hi), from the frame at sp, fp with return address pc, to o; -1 when
 // it met a frame it does not know. at_anchor: that frame is the one an
@@ -464,6 +490,7 @@ SAFE_CODE static int walk_from(out_t *o, uintptr_t lo, uintptr_t hi, uintptr_t s
   int cache = fc_on && !inject;
   for (int frames = 0; o->n < max; frames++) {
     if (frames > 4096 || sp < lo + 8 || sp >= hi) return -1;
+    if (o->h && o->h->cont && sp >= o->h->cont) return cont_end(o->h, pc);
     int size;
     if (cache && !o->h && (size = fc_get(o, pc)) > 0) {   // a compiled frame known (the frame cache)
       uintptr_t next = sp + (uintptr_t)size * sizeof(uintptr_t);
@@ -936,11 +963,33 @@ int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max) {
 // objects' headers. The oops are read in the thread's own frames while it
 // is in native code (a callback): a collection may move them meanwhile,
 // which the caller checks (objhash_epoch before and after).
-SAFE_CODE __attribute__((noinline)) static int held_walk(JNIEnv *env, held_acc *h) {
+SAFE_CODE __attribute__((noinline)) static int held_walk(JNIEnv *env, held_acc *h, int virt) {
   vm_ptr jt = vms_thread(env);
-  if (vm_null(jt) || hs_thread_in_continuation(jt)) return -1;
+  if (vm_null(jt)) return -1;
+  // A virtual thread's frames: from the top down to its continuation's
+  // entry (cont_end), as JVMTI lists them for the virtual thread.
+  // A platform thread in a continuation (not a virtual thread's): not read.
+  h->cont = hs_thread_cont_entry(jt);
+  if (virt != (h->cont != 0)) return -1;
   uintptr_t hi = hs_thread_stack_base(jt), lo = hi - hs_thread_stack_size(jt);
   h->lo = lo, h->hi = hi;
+  if (h->cont && (h->cont < lo + 8 || h->cont >= hi)) return -1;
+  // The word under the entry is the return address of the thread's bottom
+  // frame on the carrier's stack (enterSpecial's call pushed it there):
+  // into enterSpecial's nmethod when its stack chunk is empty, else the
+  // return barrier's stub. A stub there: frames in the chunk, known before
+  // any walk (cont_end would find the same at the walk's end, some frames
+  // later). Anything else: walked, and cont_end decides.
+  if (h->cont) {
+    hs_heap heap;
+    struct hs_blob *cb = hs_blob_of(hs_stack_word(h->cont, -1), &heap);
+    const char *name = cb ? hs_blob_name(cb) : NULL;
+    int kind = name ? kind_of(name) : N_OTHER;
+    if (cb && name && kind != N_INTERPRETER && !hs_blob_is_nmethod(cb, kind == N_NMETHOD || kind == N_NATIVE_NMETHOD)) {
+      h->chunk = 1;
+      return -1;
+    }
+  }
   hs_anchor an;
   hs_thread_last_frame(jt, &an);
   if (!an.sp) return 0;
@@ -950,16 +999,16 @@ SAFE_CODE __attribute__((noinline)) static int held_walk(JNIEnv *env, held_acc *
   return h->n;
 }
 
-int walk_held(JNIEnv *env, uintptr_t wanted, walk_held_t *out, int max) {
+int walk_held(JNIEnv *env, uintptr_t wanted, int virt, walk_held_t *out, int max) {
   if (!usable || !held_usable) return WALK_UNUSED;
-  held_acc h = {out, 0, max, 0, wanted, 0, 0};
+  held_acc h = {out, 0, max, 0, wanted, 0, 0, 0, 0};
   safe_guard g;
   if (!safe_try(&g)) {
     safe_leave(&g);
     counter_add(CNT_HOTSPOT_HELD_FAULTS, 1);
     return WALK_CANNOT;
   }
-  int n = held_walk(env, &h);
+  int n = held_walk(env, &h, virt);
   safe_leave(&g);
-  return n < 0 ? WALK_CANNOT : n;
+  return n >= 0 ? n : h.chunk ? WALK_CHUNK : WALK_CANNOT;
 }

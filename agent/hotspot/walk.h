@@ -30,7 +30,7 @@ void walk_init(void);
 // walk_self fills fr with up to max frames of the calling thread after
 // skipping `skip`; returns the count, WALK_UNUSED when the walker does not
 // run on this JVM, or WALK_CANNOT when it met a frame it does not know.
-enum { WALK_UNUSED = -1, WALK_CANNOT = -2 };
+enum { WALK_UNUSED = -1, WALK_CANNOT = -2, WALK_CHUNK = -3 };
 int walk_self(JNIEnv *env, int skip, jvmtiFrameInfo *fr, int max);
 // walk_sample walks the calling thread's stack in a signal handler (the
 // samplers, issue 33): jt its JavaThread, tid its OS thread id, ctx its
@@ -66,15 +66,18 @@ int walk_unwind(vm_ptr jt, int tid, uintptr_t *ctx, int which, jmethodID *top);
 // object's header (0: not hashed yet). The count, or WALK_UNUSED /
 // WALK_CANNOT (a frame or a monitor it does not read: a constant's, a
 // narrow oop's, a synchronized native wrapper's). Monitors entered through
-// JNI are not in any frame: not listed. walk_held_init (VMInit) says
-// whether it can run.
+// JNI are not in any frame: not listed. virt: the calling thread is a
+// mounted virtual thread: its frames are read down to its continuation's
+// entry, and WALK_CHUNK when some are still in its stack chunk (HotSpot
+// thaws lazily: docs/agent.md, "Held monitors"). walk_held_init (VMInit)
+// says whether it can run.
 typedef struct {
   uintptr_t oop;
   int depth;
   uint32_t hash;
 } walk_held_t;
 void walk_held_init(void);
-int walk_held(JNIEnv *env, uintptr_t wanted, walk_held_t *out, int max);
+int walk_held(JNIEnv *env, uintptr_t wanted, int virt, walk_held_t *out, int max);
 // walk_status says whether the walker runs, and why not: "yes" or "no: WHY"
 // (.info hotspot.walker).
 const char *walk_status(void);

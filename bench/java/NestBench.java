@@ -1,8 +1,10 @@
 // Nested monitors under contention, for the cost of the held monitors the agent lists at each
 // contended enter (issue 36 item 2; docs/PERFORMANCE.md, "Held monitors at contended enters").
 //
-//   java NestBench SECONDS WARMUP
+//   java NestBench SECONDS WARMUP [virtual]
 //
+// virtual (JDK 21+): the threads are virtual threads (on 24+ one blocked on a monitor unmounts;
+// its frames go to its continuation's stack chunk and come back lazily).
 // THREADS threads; each operation recurses DEPTH frames, takes its own two monitors (never
 // contended; they escape, so the JIT elides no lock) and then one of LOCKS shared monitors
 // (contended), and does a little work inside. Prints, over the SECONDS after WARMUP seconds:
@@ -34,9 +36,10 @@ public class NestBench {
         for (int i = 0; i < LOCKS; i++) shared[i] = new Object();
         long[] ops = new long[THREADS];
         Thread[] ts = new Thread[THREADS];
+        boolean virt = args.length > 2 && args[2].equals("virtual");
         for (int t = 0; t < THREADS; t++) {
             final int id = t;
-            ts[t] = new Thread(() -> {
+            Runnable run = () -> {
                 Object a = own[2 * id] = new Object(), b = own[2 * id + 1] = new Object();
                 long n = 0;
                 while (!stop) {
@@ -44,10 +47,17 @@ public class NestBench {
                     n++;
                     ops[id] = n;
                 }
-            });
+            };
+            ts[t] = virt ? virtualThread(run) : new Thread(run);
             ts[t].start();
         }
         window(ops, ts, warm, secs, () -> stop = true);
+    }
+
+    // virtualThread: an unstarted virtual thread (compiled --release 17: through reflection).
+    static Thread virtualThread(Runnable r) throws Exception {
+        Object b = Thread.class.getMethod("ofVirtual").invoke(null);
+        return (Thread) Class.forName("java.lang.Thread$Builder").getMethod("unstarted", Runnable.class).invoke(b, r);
     }
 
     // window counts the operations of the threads ts (ops: each one's count so far) over the secs

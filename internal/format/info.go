@@ -136,6 +136,16 @@ const (
 	// a frame the agent does not read): the others are read; listed when
 	// not 0.
 	InfoHeldAsked = "held_monitors_asked"
+	// InfoHeldVirtualRead and InfoHeldVirtualAsked: of held_monitors_read
+	// and held_monitors_asked, the virtual threads' enters (asked: some of
+	// the thread's frames still in its continuation's stack chunk, or as a
+	// platform thread's); listed when not 0.
+	InfoHeldVirtualRead  = "held_monitors_virtual_read"
+	InfoHeldVirtualAsked = "held_monitors_virtual_asked"
+	// InfoHeldJNI: of held_monitors_asked, the enters of a thread that held
+	// a monitor it entered through JNI's MonitorEnter (in no frame: JVMTI
+	// lists it); listed when not 0.
+	InfoHeldJNI = "held_monitors_jni"
 	// InfoHeldLocks: "yes" when every contended acquisition (a
 	// MonitorContendedEnter, a ThreadPark in a ReentrantLock's or a
 	// ReentrantReadWriteLock's acquire) is followed by the LockHeld lines of
@@ -308,7 +318,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

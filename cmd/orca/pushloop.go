@@ -69,6 +69,10 @@ type pusher struct {
 	// bufs: the decoding's batches and decoders, kept from one push to
 	// the next (reader.Buffers): build's alone.
 	bufs reader.Buffers
+	// reuse: the fold's memory (intervals, locks), handed out again by
+	// each push's build: build's alone; a push's model is dead once its
+	// request is marshalled.
+	reuse model.Reuse
 	// rec: the recording as the last push opened it (reader.Reopen):
 	// build's alone.
 	rec *reader.Recording
@@ -324,7 +328,7 @@ func (p *pusher) build(final bool) error {
 	// time in this goroutine, through the buffers kept (reader.Buffers):
 	// a push's CPU, not its wall time, is what counts.
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Workers: 1})
+		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
 	if err != nil {
 		return err
 	}

@@ -326,7 +326,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 			owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
 			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
 			attrBuf: make([]int32, 0, 16)}
-		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 1024, 1024, 4096, 256, 256
+		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 16384, 16384, 4096, 256, 256
 		for i := range b.kindPairs {
 			b.kindPairs[i] = map[stateKey]*statePair{}
 		}
@@ -422,12 +422,12 @@ type arena[T any] struct {
 
 // arenaKeep bounds the memory an arena keeps between requests: a
 // request's blocks beyond it are left to the collector.
-const arenaKeep = 8 << 20
+const arenaKeep = 16 << 20
 
 func (a *arena[T]) take(n int) []T {
 	if len(a.cur) < n {
 		switch {
-		case n > a.size:
+		case n > a.size/2:
 			return make([]T, n) // not kept
 		case a.next < len(a.blocks):
 			a.cur = a.blocks[a.next]
@@ -690,25 +690,26 @@ func (b *otlpBuilder) profile(kind, typ, unit, periodType, periodUnit string, pe
 // add appends a value and its timestamp to s.
 //
 // Most samples of a push have one value (a park on an object of its own,
-// a FutureTask's: its key is new), so a sample's first value and
-// timestamp come from arenas, a slice of capacity 1 each: a second one
-// moves them to an array of their own, as append does.
+// a FutureTask's: its key is new), some thousands (a pool's worker parked
+// again and again): the values and timestamps come from arenas, grown by
+// doubling there (their growth by append was a sixth of a push's
+// allocations).
 func (b *otlpBuilder) add(s *profpb.Sample, v int64, at format.Time) {
-	if s.Values == nil {
-		s.Values = b.vals.take(1)
-		s.Values[0] = v
-	} else {
-		s.Values = append(s.Values, v)
+	s.Values = appendArena(&b.vals, s.Values, v)
+	if b.timed {
+		s.TimestampsUnixNano = appendArena(&b.stamps, s.TimestampsUnixNano, b.at(at))
 	}
-	if !b.timed {
-		return
+}
+
+// appendArena is append, the memory from a (a sample of a push may have
+// thousands of values: grown by doubling there, not by the collector's).
+func appendArena[T any](a *arena[T], s []T, v T) []T {
+	if len(s) == cap(s) {
+		n := a.take(max(2*len(s), 1))
+		copy(n, s)
+		s = n[:len(s)]
 	}
-	if s.TimestampsUnixNano == nil {
-		s.TimestampsUnixNano = b.stamps.take(1)
-		s.TimestampsUnixNano[0] = b.at(at)
-	} else {
-		s.TimestampsUnixNano = append(s.TimestampsUnixNano, b.at(at))
-	}
+	return append(s, v)
 }
 
 // ints returns a copy of a, from an arena (a push makes a list of

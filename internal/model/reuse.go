@@ -36,7 +36,7 @@ type lockMem struct {
 // start readies r for a build, whose builder b takes its memory.
 func (r *Reuse) start(b *Builder) {
 	if r.ivs.size == 0 {
-		r.ivs.size, r.locks.size = 8192, 256
+		r.ivs.size, r.locks.size = 32768, 256
 		r.locksBy, r.byObject, r.classes = b.locks, b.m.byObject, b.classes
 	}
 	if r.used {
@@ -63,13 +63,13 @@ type slab[T any] struct {
 
 // slabKeep bounds the memory a slab keeps from one build to the next:
 // past it, blocks are made for one build and left to the collector.
-const slabKeep = 32 << 20
+const slabKeep = 48 << 20
 
 // take returns a slice of length n; zero clears it (a block handed out
 // again holds the last build's).
 func (s *slab[T]) take(n int, zero bool) []T {
 	if len(s.cur) < n {
-		if n > s.size/4 {
+		if n > s.size/2 {
 			return make([]T, n) // large: made for it, not kept
 		}
 		if s.next < len(s.blocks) {

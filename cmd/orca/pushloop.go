@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 
@@ -79,6 +80,8 @@ type pusher struct {
 	// raw: the marshalled request's memory, reused by every push (gzipped
 	// at once): build's alone.
 	raw []byte
+	// zw: the gzip writer of every push's body (gzipWith): build's alone.
+	zw *gzip.Writer
 
 	mu       sync.Mutex
 	spare    []byte      // a sent body's memory, for the next body (gzipAppend)
@@ -356,7 +359,7 @@ func (p *pusher) build(final bool) error {
 	spare := p.spare
 	p.spare = nil
 	p.mu.Unlock()
-	body := gzipAppend(spare, raw)
+	body := gzipWith(&p.zw, spare, raw)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastSeq, p.from = last, to

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
 
@@ -69,12 +70,18 @@ type pusher struct {
 	// bufs: the decoding's batches and decoders, kept from one push to
 	// the next (reader.Buffers): build's alone.
 	bufs reader.Buffers
+	// reuse: the fold's memory (intervals, locks), handed out again by
+	// each push's build: build's alone; a push's model is dead once its
+	// request is marshalled.
+	reuse model.Reuse
 	// rec: the recording as the last push opened it (reader.Reopen):
 	// build's alone.
 	rec *reader.Recording
 	// raw: the marshalled request's memory, reused by every push (gzipped
 	// at once): build's alone.
 	raw []byte
+	// zw: the gzip writer of every push's body (gzipWith): build's alone.
+	zw *gzip.Writer
 
 	mu       sync.Mutex
 	spare    []byte      // a sent body's memory, for the next body (gzipAppend)
@@ -324,7 +331,7 @@ func (p *pusher) build(final bool) error {
 	// time in this goroutine, through the buffers kept (reader.Buffers):
 	// a push's CPU, not its wall time, is what counts.
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Workers: 1})
+		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
 	if err != nil {
 		return err
 	}
@@ -352,7 +359,7 @@ func (p *pusher) build(final bool) error {
 	spare := p.spare
 	p.spare = nil
 	p.mu.Unlock()
-	body := gzipAppend(spare, raw)
+	body := gzipWith(&p.zw, spare, raw)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastSeq, p.from = last, to

@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -16,7 +19,9 @@ import (
 
 	"orca/internal/export"
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/otlptest"
+	"orca/internal/reader"
 	"orca/internal/synth"
 	"orca/internal/testrec"
 )
@@ -139,7 +144,7 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 		}
 		if (i+1)%every == 0 && i+1 < len(src.chunks) {
 			if src.fresh {
-				p.cache = nil
+				p.fresh()
 			}
 			if err := p.build(false); err != nil {
 				tb.Fatal(err)
@@ -148,12 +153,19 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 		}
 	}
 	if src.fresh {
-		p.cache = nil
+		p.fresh()
 	}
 	if err := p.build(true); err != nil {
 		tb.Fatal(err)
 	}
 	return p.acceptAll(bodies), prefix
+}
+
+// fresh drops what p keeps from one push to the next: its next push
+// starts from nothing, as every push did before they shared a cache and
+// memory.
+func (p *pusher) fresh() {
+	p.cache, p.bufs, p.reuse, p.raw, p.spare = nil, reader.Buffers{}, model.Reuse{}, nil, nil
 }
 
 // acceptAll takes p's backlog as sent and accepted, appending copies of
@@ -225,19 +237,79 @@ func TestPushLoopAddsUp(t *testing.T) {
 }
 
 // TestPushLoopCache: the pushes of a recording, which share what they
-// resolved and numbered (export.OTLPCache, model.Options.Stacks), send
-// the same bytes as pushes that each start from nothing.
+// resolved and numbered (export.OTLPCache, model.Options.Stacks) and
+// reuse their memory from push to push (the decoding's buffers, the OTLP
+// builder's maps and arenas), send the same bytes as pushes that each
+// start from nothing (samePushes).
 func TestPushLoopCache(t *testing.T) {
-	src := synthPushSource(t, 3<<20)
-	shared, _ := src.replay(t, 1)
+	samePushes(t, synthPushSource(t, 3<<20), 1)
+}
+
+// TestPushSameBytes is TestPushLoopCache of real recordings, when
+// ORCA_PUSH_SAME names them (comma-separated): a bounded recording's
+// prefix (bench/otlp-push.sh keeps them), or PATH.orca:N, the first N
+// chunks of a compact recording (/work/rec/c128.orca:24); pushed every 4
+// chunk files as BenchmarkPushLoop does. With ORCA_PUSH_DUMP=DIR it
+// writes the requests gunzipped (orca.recording blanked) to
+// DIR/NAME.K, to compare a build's requests with another's byte for
+// byte (docs/perf/2026-11-30-issue-35-lean-push.md).
+func TestPushSameBytes(t *testing.T) {
+	list := os.Getenv("ORCA_PUSH_SAME")
+	if list == "" {
+		t.Skip("ORCA_PUSH_SAME=PREFIX,PATH.orca:N: the recordings to push")
+	}
+	for _, name := range strings.Split(list, ",") {
+		t.Run(filepath.Base(name), func(t *testing.T) {
+			var src pushSource
+			if path, n, ok := strings.Cut(name, ".orca:"); ok {
+				b, err := os.ReadFile(path + format.SuffixEvents)
+				if err != nil {
+					t.Fatal(err)
+				}
+				k, err := strconv.Atoi(n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				src = pushSource{side: sideFiles(t, path), chunks: splitChunks(t, b)}
+				src.chunks = src.chunks[:min(k, len(src.chunks))]
+			} else {
+				src = recordedPushSource(t, name)
+			}
+			bodies := samePushes(t, src, 4)
+			if dir := os.Getenv("ORCA_PUSH_DUMP"); dir != "" {
+				for i, b := range bodies {
+					if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s.%d", filepath.Base(name), i+1)), b, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			var n int
+			for _, b := range bodies {
+				n += len(b)
+			}
+			if !t.Failed() {
+				t.Logf("%d chunk files, %d requests, %d bytes: the same", len(src.chunks), len(bodies), n)
+			}
+		})
+	}
+}
+
+// samePushes replays src with a push every `every` chunk files twice, as
+// the pusher does and with every push from nothing (pushSource.fresh),
+// and fails unless each request is the same, byte for byte, gunzipped
+// (but for the resource attribute orca.recording: the two replays'
+// recordings are in two directories). It returns the requests so, of
+// the first replay.
+func samePushes(t *testing.T, src pushSource, every int) [][]byte {
+	t.Helper()
+	src.fresh = false
+	shared, _ := src.replay(t, every)
 	src.fresh = true
-	fresh, _ := src.replay(t, 1)
+	fresh, _ := src.replay(t, every)
 	shared, fresh = gunzip(t, shared), gunzip(t, fresh)
 	if len(shared) != len(fresh) || len(shared) < 2 {
 		t.Fatalf("%d requests with the cache, %d without; want the same, 2 or more", len(shared), len(fresh))
 	}
-	// The two replays' recordings are in two directories: the resource
-	// attribute orca.recording differs.
 	for _, b := range [][][]byte{shared, fresh} {
 		for i, body := range b {
 			req := &collpb.ExportProfilesServiceRequest{}
@@ -249,8 +321,9 @@ func TestPushLoopCache(t *testing.T) {
 					kv.Value = nil
 				}
 			}
+			mo := proto.MarshalOptions{Deterministic: true}
 			var err error
-			if b[i], err = proto.Marshal(req); err != nil {
+			if b[i], err = mo.Marshal(req); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -260,6 +333,7 @@ func TestPushLoopCache(t *testing.T) {
 			t.Errorf("push %d: %d bytes with the cache, %d without, not the same", i+1, len(shared[i]), len(fresh[i]))
 		}
 	}
+	return shared
 }
 
 // BenchmarkPushLoop: the continuous pusher's CPU per chunk file pushed

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unsafe"
 
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
@@ -127,6 +128,13 @@ type OTLPCache struct {
 	gen                       uint32
 	locGen, funcGen, stackGen []uint32
 	locIdx, funcIdx, stackIdx []int32
+	// kept: the last request's builder, whose maps, arenas and
+	// dictionary's tables the next request reuses (reuse): the request
+	// OTLP returned before with the cache must be dead (marshalled and
+	// dropped) when the next is built. A push's maps grown from empty
+	// and its arenas made anew were a fifth of its OTLP building and a
+	// third of its allocations (docs/perf/2026-11-30-issue-35-lean-push.md).
+	kept *otlpBuilder
 }
 
 // NewOTLPCache returns an empty cache for a series of requests.
@@ -275,13 +283,18 @@ type otlpBuilder struct {
 	chained bool // OTLPOptions.Chained
 
 	// Arenas: the samples' first values and timestamps (add), their
-	// attribute lists (ints), the pairs of samples (states).
-	vals      []int64
-	stamps    []uint64
-	intArena  []int32
+	// attribute lists (ints), the pairs of samples (states), the
+	// attributes' messages (newAttr).
+	vals      arena[int64]
+	stamps    arena[uint64]
+	intArena  arena[int32]
 	attrBuf   []int32
-	pairArena []statePair
-	attrArena []attrMsgs
+	pairArena arena[statePair]
+	attrArena arena[attrMsgs]
+	// The kinds' pairs of samples by key (states), by otlpKinds' index,
+	// and the samples' (samples): kept with the builder (OTLPCache.kept).
+	kindPairs   []map[stateKey]*statePair
+	samplePairs map[sampleKey]samplePair
 
 	// origin converts the model's times to Unix ns; ok false when the
 	// recording has no clock origin (then no timestamps).
@@ -300,21 +313,27 @@ type otherThreadKey struct {
 }
 
 func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBuilder {
-	b := &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m}, c: c,
-		dict: &profpb.ProfilesDictionary{
-			MappingTable:   []*profpb.Mapping{{}},
-			LocationTable:  []*profpb.Location{{}},
-			FunctionTable:  []*profpb.Function{{}},
-			LinkTable:      []*profpb.Link{{TraceId: make([]byte, 16), SpanId: make([]byte, 8)}},
-			StringTable:    []string{""},
-			AttributeTable: []*profpb.KeyValueAndUnit{{}},
-			StackTable:     []*profpb.Stack{{}},
-		},
-		strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
-		stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
-		threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
-		owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
-		attrBuf: make([]int32, 0, 16)}
+	var b *otlpBuilder
+	if c != nil && c.kept != nil {
+		b = c.kept
+		b.reuse(rec, m)
+	} else {
+		b = &otlpBuilder{rec: rec, m: m, fs: newFrames(rec, m), tn: threadNames{m}, c: c,
+			dict: newOTLPDict(nil),
+			strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
+			stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
+			threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
+			owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
+			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
+			attrBuf: make([]int32, 0, 16)}
+		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 16384, 16384, 4096, 256, 256
+		for i := range b.kindPairs {
+			b.kindPairs[i] = map[stateKey]*statePair{}
+		}
+		if c != nil {
+			c.kept = b
+		}
+	}
 	if o, mono, ok := rec.Info.Origin(); ok {
 		b.origin, b.timed = o-mono, true
 	}
@@ -330,6 +349,104 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 	}
 	return b
 }
+
+// newOTLPDict returns a dictionary of the zero entries alone, in the
+// tables' memory of old (the last request's, dead) when not nil.
+func newOTLPDict(old *profpb.ProfilesDictionary) *profpb.ProfilesDictionary {
+	if old == nil {
+		return &profpb.ProfilesDictionary{
+			MappingTable:   []*profpb.Mapping{{}},
+			LocationTable:  []*profpb.Location{{}},
+			FunctionTable:  []*profpb.Function{{}},
+			LinkTable:      []*profpb.Link{{TraceId: make([]byte, 16), SpanId: make([]byte, 8)}},
+			StringTable:    []string{""},
+			AttributeTable: []*profpb.KeyValueAndUnit{{}},
+			StackTable:     []*profpb.Stack{{}},
+		}
+	}
+	// The zero entries are new messages: the old ones carry the last
+	// marshalling's cached sizes, harmless, but nothing of the last
+	// request is written to.
+	return &profpb.ProfilesDictionary{
+		MappingTable:   append(old.MappingTable[:0], &profpb.Mapping{}),
+		LocationTable:  append(old.LocationTable[:0], &profpb.Location{}),
+		FunctionTable:  append(old.FunctionTable[:0], &profpb.Function{}),
+		LinkTable:      append(old.LinkTable[:0], &profpb.Link{TraceId: make([]byte, 16), SpanId: make([]byte, 8)}),
+		StringTable:    append(old.StringTable[:0], ""),
+		AttributeTable: append(old.AttributeTable[:0], &profpb.KeyValueAndUnit{}),
+		StackTable:     append(old.StackTable[:0], &profpb.Stack{}),
+	}
+}
+
+// reuse readies a kept builder (OTLPCache.kept) for the next request of
+// its series: its maps emptied (their memory kept), its arenas handed out
+// from their start again, its dictionary's tables from empty.
+func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
+	b.rec, b.m, b.fs, b.tn = rec, m, newFrames(rec, m), threadNames{m}
+	b.dict = newOTLPDict(b.dict)
+	clear(b.strs)
+	b.strs[""] = 0
+	clear(b.funcs)
+	clear(b.locs)
+	clear(b.stacks)
+	clear(b.attrs)
+	clear(b.threads)
+	clear(b.objects)
+	clear(b.owners)
+	clear(b.classes)
+	clear(b.others)
+	clear(b.samplePairs)
+	for _, mp := range b.kindPairs {
+		clear(mp)
+	}
+	b.from, b.partial, b.chained = 0, false, false
+	b.origin, b.timed = 0, false
+	b.vals.reset()
+	b.stamps.reset()
+	b.intArena.reset()
+	b.pairArena.reset()
+	b.attrArena.reset()
+}
+
+// arena hands out slices of T, zeroed, from blocks of size it keeps:
+// reset hands them out again from the first (the slices handed out
+// before must be dead). A request makes hundreds of thousands of small
+// slices and messages; a series of them (OTLPCache) allocates their
+// memory once.
+type arena[T any] struct {
+	size   int
+	blocks [][]T // those of size, kept
+	next   int   // blocks[next:] not handed out since reset
+	cur    []T   // the rest of the block handing out
+}
+
+// arenaKeep bounds the memory an arena keeps between requests: a
+// request's blocks beyond it are left to the collector.
+const arenaKeep = 16 << 20
+
+func (a *arena[T]) take(n int) []T {
+	if len(a.cur) < n {
+		switch {
+		case n > a.size/2:
+			return make([]T, n) // not kept
+		case a.next < len(a.blocks):
+			a.cur = a.blocks[a.next]
+			clear(a.cur)
+		default:
+			a.cur = make([]T, a.size)
+			var t T
+			if (len(a.blocks)+1)*a.size*int(unsafe.Sizeof(t)) <= arenaKeep {
+				a.blocks = append(a.blocks, a.cur)
+			}
+		}
+		a.next++
+	}
+	out := a.cur[:n:n]
+	a.cur = a.cur[n:]
+	return out
+}
+
+func (a *arena[T]) reset() { a.next, a.cur = 0, nil }
 
 func (b *otlpBuilder) str(s string) int32 {
 	if i, ok := b.strs[s]; ok {
@@ -445,11 +562,7 @@ func (b *otlpBuilder) attrOf(k otlpAttr) int32 {
 // attribute attrOf cannot have seen. Its messages come from an arena: a
 // push adds one for each lock object of its states.
 func (b *otlpBuilder) newAttr(k otlpAttr) int32 {
-	if len(b.attrArena) == 0 {
-		b.attrArena = make([]attrMsgs, 256)
-	}
-	m := &b.attrArena[0]
-	b.attrArena = b.attrArena[1:]
+	m := &b.attrArena.take(1)[0]
 	if k.str == boolAttr {
 		m.b.BoolValue = k.b
 		m.v.Value = &m.b
@@ -577,41 +690,32 @@ func (b *otlpBuilder) profile(kind, typ, unit, periodType, periodUnit string, pe
 // add appends a value and its timestamp to s.
 //
 // Most samples of a push have one value (a park on an object of its own,
-// a FutureTask's: its key is new), so a sample's first value and
-// timestamp come from arenas, a slice of capacity 1 each: a second one
-// moves them to an array of their own, as append does.
+// a FutureTask's: its key is new), some thousands (a pool's worker parked
+// again and again): the values and timestamps come from arenas, grown by
+// doubling there (their growth by append was a sixth of a push's
+// allocations).
 func (b *otlpBuilder) add(s *profpb.Sample, v int64, at format.Time) {
-	if s.Values == nil {
-		if len(b.vals) == 0 {
-			b.vals = make([]int64, 1024)
-		}
-		s.Values, b.vals = b.vals[:1:1], b.vals[1:]
-		s.Values[0] = v
-	} else {
-		s.Values = append(s.Values, v)
+	s.Values = appendArena(&b.vals, s.Values, v)
+	if b.timed {
+		s.TimestampsUnixNano = appendArena(&b.stamps, s.TimestampsUnixNano, b.at(at))
 	}
-	if !b.timed {
-		return
+}
+
+// appendArena is append, the memory from a (a sample of a push may have
+// thousands of values: grown by doubling there, not by the collector's).
+func appendArena[T any](a *arena[T], s []T, v T) []T {
+	if len(s) == cap(s) {
+		n := a.take(max(2*len(s), 1))
+		copy(n, s)
+		s = n[:len(s)]
 	}
-	if s.TimestampsUnixNano == nil {
-		if len(b.stamps) == 0 {
-			b.stamps = make([]uint64, 1024)
-		}
-		s.TimestampsUnixNano, b.stamps = b.stamps[:1:1], b.stamps[1:]
-		s.TimestampsUnixNano[0] = b.at(at)
-	} else {
-		s.TimestampsUnixNano = append(s.TimestampsUnixNano, b.at(at))
-	}
+	return append(s, v)
 }
 
 // ints returns a copy of a, from an arena (a push makes a list of
 // attributes for each of its thousands of sample keys).
 func (b *otlpBuilder) ints(a []int32) []int32 {
-	if len(b.intArena) < len(a) {
-		b.intArena = make([]int32, max(4096, len(a)))
-	}
-	out := b.intArena[:len(a):len(a)]
-	b.intArena = b.intArena[len(a):]
+	out := b.intArena.take(len(a))
 	copy(out, a)
 	return out
 }
@@ -648,11 +752,7 @@ type statePair struct{ count, delay profpb.Sample }
 // newPair is a count and delay sample of stack st and attributes attrs,
 // taken from the builder's arena (a push makes many of them).
 func (b *otlpBuilder) newPair(st int32, attrs []int32) *statePair {
-	if len(b.pairArena) == 0 {
-		b.pairArena = make([]statePair, 256)
-	}
-	p := &b.pairArena[0]
-	b.pairArena = b.pairArena[1:]
+	p := &b.pairArena.take(1)[0]
 	p.count.StackIndex, p.count.AttributeIndices = st, attrs
 	p.delay.StackIndex, p.delay.AttributeIndices = st, attrs
 	return p
@@ -718,11 +818,11 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 	var all []*kindProfiles
 	var monitor, juc *kindProfiles // the contentions' (eachContention)
 	var others []*kindProfiles     // the other kinds, by their intervals
-	for _, k := range otlpKinds {
+	for i, k := range otlpKinds {
 		if kinds&k.kinds == 0 {
 			continue
 		}
-		kp := &kindProfiles{k: k, pairs: map[stateKey]*statePair{},
+		kp := &kindProfiles{k: k, pairs: b.kindPairs[i],
 			count: b.profile(k.name, "contentions", "count", "contentions", "count", 1),
 			delay: b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)}
 		all = append(all, kp)
@@ -833,24 +933,19 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 	period, _ := b.rec.Info.Int(format.InfoSampleCPU)
 	count := b.profile(unit, "samples", "count", unit, "nanoseconds", period)
 	weight := b.profile(unit, unit, "nanoseconds", unit, "nanoseconds", period)
-	type key struct {
-		stack  model.StackID
-		thread format.ThreadID
-		kind   format.SampleKind
-	}
-	type pair struct{ count, weight *profpb.Sample }
-	pairs := map[key]pair{}
+	pairs := b.samplePairs
+	clear(pairs) // the CPU profile's, for the wall's
 	for _, sk := range prof.sampleKinds() {
 		b.m.EachSample(model.SampleQuery{Kind: sk}, func(t *model.Thread, s *model.Sample) {
 			if b.from != 0 && !b.chained && s.At <= b.from {
 				return // in the push before (a range includes both its ends)
 			}
-			kk := key{s.Stack, t.ID, s.Kind}
+			kk := sampleKey{s.Stack, t.ID, s.Kind}
 			p, ok := pairs[kk]
 			if !ok {
 				attrs := b.ints(append(append(b.attrBuf[:0], b.threadAttrs(t)...), b.attr(AttrSampled, s.Kind.String())))
 				sp := b.newPair(b.stack(s.Stack), attrs)
-				p = pair{&sp.count, &sp.delay}
+				p = samplePair{&sp.count, &sp.delay}
 				count.Samples = append(count.Samples, p.count)
 				weight.Samples = append(weight.Samples, p.weight)
 				pairs[kk] = p
@@ -864,6 +959,15 @@ func (b *otlpBuilder) samples(prof Profile) []*profpb.Profile {
 	}
 	return []*profpb.Profile{count, weight}
 }
+
+// sampleKey is a pair of samples of a profile of samples (cpu, wall).
+type sampleKey struct {
+	stack  model.StackID
+	thread format.ThreadID
+	kind   format.SampleKind
+}
+
+type samplePair struct{ count, weight *profpb.Sample }
 
 // OTLPTotals counts a request's profiles: per profile kind and sample
 // type, the sum of the values, for orca push's summary.

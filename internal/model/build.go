@@ -61,6 +61,9 @@ type Options struct {
 	// the next build (reader.Buffers): the pushes of one orca record
 	// --otlp.
 	Buffers *reader.Buffers
+	// Reuse, if set, is memory the builds of a series hand out again
+	// (Reuse): the model built before with it must be dead.
+	Reuse *Reuse
 	// StackMark, if set, marks a stack with frames (a few bits; the empty
 	// stack has none); each thread's
 	// StackMarks or-es the marks of its intervals' stacks, as the fold
@@ -119,6 +122,9 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.ext = opt.Stacks
 	if b.ext == nil {
 		b.ext = reader.NewStackTable()
+	}
+	if opt.Reuse != nil && !opt.Spill {
+		opt.Reuse.start(b)
 	}
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures

@@ -19,6 +19,11 @@ import (
 // Builder folds events into a Model: New, then Event for each event in
 // file order, then Finalize. In-progress state stays private.
 type Builder struct {
+	// ivSlab, lockSlab: the memory of the intervals' blocks and of the
+	// locks, when a series of builds reuses it (Options.Reuse); nil:
+	// allocated.
+	ivSlab     *slab[Interval]
+	lockSlab   *slab[lockMem]
 	stoppedAt  format.Time // StoppedAt: the end of a recording stopped while the JVM went on
 	lastThread *tstate     // the last thread looked up: events come in runs
 	m          *Model

@@ -176,7 +176,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// Given up, all: a thread brought back (revive) adds after them.
 		ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
 	} else {
-		t.Intervals = ts.ivs.all()
+		t.Intervals = ts.ivs.all(b.ivSlab)
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}

@@ -43,11 +43,18 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 	if ls == nil {
 		// A semaphore's class is its ObjectClass line's (a subclass, say);
 		// recordings before the agent wrote it have none: Semaphore.
-		l := &Lock{Object: obj, Kind: kind, Class: b.classes[obj]}
+		var l *Lock
+		if b.lockSlab != nil {
+			lm := &b.lockSlab.take(1, true)[0]
+			l, ls = &lm.l, &lm.ls
+		} else {
+			l, ls = &Lock{}, &lstate{}
+		}
+		l.Object, l.Kind, l.Class = obj, kind, b.classes[obj]
 		if kind == Semaphore && l.Class == "" {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
-		ls = &lstate{l: l}
+		ls.l = l
 		b.locks[k] = ls
 		b.m.byObject[lockOf(obj, kind)] = l
 		b.m.Locks = append(b.m.Locks, l)

@@ -128,12 +128,18 @@ type ivList struct {
 // states nested) and the one before.
 const tailKeep = 8
 
-func (l *ivList) add(iv Interval) {
+// add appends iv; its blocks come from s when not nil (Options.Reuse).
+func (l *ivList) add(iv Interval, s *slab[Interval]) {
 	if len(l.cur) == cap(l.cur) {
 		if l.cur != nil {
 			l.full = append(l.full, l.cur)
 		}
-		l.cur = make([]Interval, 0, min(max(2*cap(l.cur), 2*l.grow, 4), maxIvBlock))
+		n := min(max(2*cap(l.cur), 2*l.grow, 4), maxIvBlock)
+		if s != nil {
+			l.cur = s.take(n, false)[:0]
+		} else {
+			l.cur = make([]Interval, 0, n)
+		}
 	}
 	if iv.Start < l.prev {
 		l.unsorted = true
@@ -238,15 +244,19 @@ func (l *ivList) keepLast(blk []Interval) {
 }
 
 // all returns the intervals in one slice and empties the list; none may
-// have been given up.
-func (l *ivList) all() []Interval {
+// have been given up. The slice is from s when not nil (Options.Reuse).
+func (l *ivList) all(s *slab[Interval]) []Interval {
 	all := l.cur
 	if len(l.full) > 0 {
 		n := len(l.cur)
 		for _, b := range l.full {
 			n += len(b)
 		}
-		all = make([]Interval, 0, n)
+		if s != nil {
+			all = s.take(n, false)[:0]
+		} else {
+			all = make([]Interval, 0, n)
+		}
 		for _, b := range l.full {
 			all = append(all, b...)
 		}

@@ -68,7 +68,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
-	ts.ivs.add(iv)
+	ts.ivs.add(iv, b.ivSlab)
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}

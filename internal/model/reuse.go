@@ -1,0 +1,96 @@
+package model
+
+import (
+	"unsafe"
+
+	"orca/internal/format"
+)
+
+// Reuse is memory a series of builds hands out again (Options.Reuse):
+// the pushes of one orca record --otlp, each of which folds a few MB of
+// chunk files into a model that export.OTLP reads and drops before the
+// next. The model built before with it must be dead (none of its
+// intervals nor locks read again) when the next build starts: their
+// memory is the next one's. The threads' interval blocks, joined into
+// each thread's Intervals at Finalize, and a Lock with its fold state
+// for every object a state names were half of a push's allocations
+// (docs/perf/2026-11-30-issue-35-lean-push.md). Not safe for concurrent
+// use.
+type Reuse struct {
+	ivs   slab[Interval]
+	locks slab[lockMem]
+	// The builder's locks by key and the Model's by object, emptied
+	// for the next build (their tables kept: a push's grew from empty).
+	locksBy  map[uint64]*lstate
+	byObject map[lockKey]*Lock
+	classes  map[format.ObjectID]string
+	used     bool
+}
+
+// lockMem is a Lock and its fold state, allocated together.
+type lockMem struct {
+	l  Lock
+	ls lstate
+}
+
+// start readies r for a build, whose builder b takes its memory.
+func (r *Reuse) start(b *Builder) {
+	if r.ivs.size == 0 {
+		r.ivs.size, r.locks.size = 32768, 256
+		r.locksBy, r.byObject, r.classes = b.locks, b.m.byObject, b.classes
+	}
+	if r.used {
+		clear(r.locksBy)
+		clear(r.byObject)
+		clear(r.classes)
+		r.ivs.reset()
+		r.locks.reset()
+	}
+	r.used = true
+	b.locks, b.m.byObject, b.classes = r.locksBy, r.byObject, r.classes
+	b.ivSlab, b.lockSlab = &r.ivs, &r.locks
+}
+
+// slab hands out slices of T from blocks of size it keeps, up to
+// slabKeep bytes of them: reset hands them out again from the first. The
+// slices are not cleared: zero (take's) does it where T needs it.
+type slab[T any] struct {
+	size   int
+	blocks [][]T
+	next   int // blocks[next:] not handed out since reset
+	cur    []T
+}
+
+// slabKeep bounds the memory a slab keeps from one build to the next:
+// past it, blocks are made for one build and left to the collector.
+const slabKeep = 48 << 20
+
+// take returns a slice of length n; zero clears it (a block handed out
+// again holds the last build's).
+func (s *slab[T]) take(n int, zero bool) []T {
+	if len(s.cur) < n {
+		if n > s.size/2 {
+			return make([]T, n) // large: made for it, not kept
+		}
+		if s.next < len(s.blocks) {
+			s.cur = s.blocks[s.next]
+			s.next++
+		} else {
+			s.cur = make([]T, s.size)
+			var t T
+			if (len(s.blocks)+1)*s.size*int(unsafe.Sizeof(t)) <= slabKeep {
+				s.blocks = append(s.blocks, s.cur)
+				s.next++
+			}
+			zero = false
+		}
+	}
+	out := s.cur[:n:n]
+	s.cur = s.cur[n:]
+	if zero {
+		clear(out)
+	}
+	return out
+}
+
+func (s *slab[T]) reset() { s.next, s.cur = 0, nil }

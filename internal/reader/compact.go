@@ -710,7 +710,7 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 		// A stack the cache holds: its bytes are those of one decoded
 		// and checked before, so only their end is looked for.
 		if end := varintsEnd(d.b, d.i, 2*int(depth)); end >= 0 {
-			if ent, ok := r.sc.seen[string(d.b[depthAt:end])]; ok {
+			if ent, ok := r.sc.seen.get(d.b[depthAt:end]); ok {
 				r.stacks = append(r.stacks, compactStack{ent: ent})
 				return end, false, ""
 			}

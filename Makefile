@@ -8,7 +8,7 @@
 #                 them when a named JDK is absent), a fuzz smoke of the Go fuzzers (FUZZERS)
 #   make agent-test  the agent's C unit tests alone (agent/test)
 #   make deps     install gcc, a JDK 17, chromium, tomcat10-common and wrk with apt-get (as root)
-#   make gen      regenerate agent/core/events.h from internal/format
+#   make gen      regenerate agent/core/events.h and internal/reader/compact_kinds.go from internal/format
 #   make agent-aarch64  cross-compile the agent for aarch64 (part of make test)
 #   make bench    run bench/run.sh, then the reader and orca report on 1 GB recordings
 #                 (bench/report/run.sh; bench/report/encodings.sh: text and compact)
@@ -149,6 +149,7 @@ FORCE:
 
 gen:
 	go test ./internal/format -run CHeader -update
+	go test ./internal/reader -run CompactKindsUpToDate -update
 
 # ---- test ------------------------------------------------------------------
 

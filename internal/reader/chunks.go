@@ -774,7 +774,7 @@ func eventStart(b []byte) bool {
 // chunkStacks), so that EachEvent can look each stack up once per
 // stackCache, not per event, in a StackTable.
 type stackCache struct {
-	seen  map[string]int // text -> index in ents
+	seen  *stackKeys // the entries' bytes (a stack's text or record)
 	ents  []cachedStack
 	arena []format.Frame
 	gen   int // counts the times ents was emptied: its indices hold within one
@@ -797,13 +797,13 @@ type chunkStacks struct {
 	gen   int // the cache's gen
 }
 
-func newStackCache() *stackCache { return &stackCache{seen: map[string]int{}} }
+func newStackCache() *stackCache { return &stackCache{seen: newStackKeys()} }
 
 // begin starts numbering the stacks of a chunk in cs.
 func (c *stackCache) begin(cs *chunkStacks) {
 	if len(c.ents) >= maxCachedStacks {
 		// The frames stay valid: chunks in flight point to them.
-		clear(c.seen)
+		c.seen.reset()
 		clear(c.ents)
 		c.ents, c.arena = c.ents[:0], nil
 		c.gen++
@@ -825,7 +825,7 @@ func (c *stackCache) renumber(cs *chunkStacks) {
 // parse decodes stack text b and returns its frames and number in the
 // chunk.
 func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
-	i, ok := c.seen[string(b)]
+	i, ok := c.seen.get(b)
 	if !ok {
 		fr, msg := parseStackIn(b, &c.arena)
 		if msg != "" || len(fr) == 0 {
@@ -833,7 +833,7 @@ func (c *stackCache) parse(b []byte) ([]format.Frame, uint32, string) {
 		}
 		i = len(c.ents)
 		c.ents = append(c.ents, cachedStack{frames: fr})
-		c.seen[string(b)] = i
+		c.seen.add(b)
 	}
 	fr, local := c.number(i)
 	return fr, local, ""
@@ -856,7 +856,7 @@ func (c *stackCache) number(i int) ([]format.Frame, uint32) {
 // (a stack record from its depth on), decoding its depth frames with
 // decode when it is new; -1 when decode fails (nothing is kept).
 func (c *stackCache) lookup(key []byte, depth int, decode func([]format.Frame) bool) int {
-	if i, ok := c.seen[string(key)]; ok {
+	if i, ok := c.seen.get(key); ok {
 		return i
 	}
 	a := c.arena
@@ -871,6 +871,6 @@ func (c *stackCache) lookup(key []byte, depth int, decode func([]format.Frame) b
 	c.arena = a[:len(a)+depth]
 	i := len(c.ents)
 	c.ents = append(c.ents, cachedStack{frames: fr})
-	c.seen[string(key)] = i
+	c.seen.add(key)
 	return i
 }

@@ -80,6 +80,12 @@ type compactRecords struct {
 	// (format.TagMethod, format.TagClass; nil before the first), kept
 	// across reset and the files of a bounded recording.
 	defs *chunkDefs
+	// texts: the names and classes decoded, by their bytes (intern),
+	// kept across reset.
+	texts map[string]string
+	// slow: every event record decoded by decodeEvent, none by decodeOwn
+	// (tests: compactFast).
+	slow bool
 }
 
 // chunkDefs are the lines of .methods and .classtable that chunks define,
@@ -152,7 +158,7 @@ type compactStack struct {
 }
 
 func newCompactRecords(name string, size int) *compactRecords {
-	return &compactRecords{name: name, buf: make([]byte, size), limit: -1}
+	return &compactRecords{name: name, buf: make([]byte, size), limit: -1, slow: !compactFast}
 }
 
 // reset makes r decode src, whose first byte is at offset base of the file
@@ -164,7 +170,7 @@ func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache)
 		version = 0
 	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs}
+		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, texts: r.texts, slow: r.slow}
 }
 
 // setVersion sets the version of the file a piece of which r decodes
@@ -526,6 +532,12 @@ func (d *dec) fail(format string, a ...any) {
 // is malformed; or 0 and "" when b ends before the record does. The
 // chunk's state changes only with a whole record.
 func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg string) {
+	if len(b) > 0 && b[0] > format.TagEvent && b[0] < format.TagEvent+byte(format.NumKinds) && !r.slow &&
+		(r.layouts == nil || r.layouts[b[0]-format.TagEvent] == nil) {
+		if n := r.decodeOwn(ev, b); n > 0 {
+			return n, true, ""
+		}
+	}
 	d := dec{b: b}
 	tag := d.byte1()
 	switch {
@@ -693,6 +705,16 @@ func (r *compactRecords) decodeStack(d *dec) (int, bool, string) {
 			fr[i] = d.frame(id, i)
 		}
 		return !d.short && d.bad == ""
+	}
+	if r.sc != nil && !r.slow && r.inChunk && id == uint64(len(r.stacks))+1 {
+		// A stack the cache holds: its bytes are those of one decoded
+		// and checked before, so only their end is looked for.
+		if end := varintsEnd(d.b, d.i, 2*int(depth)); end >= 0 {
+			if ent, ok := r.sc.seen.get(d.b[depthAt:end]); ok {
+				r.stacks = append(r.stacks, compactStack{ent: ent})
+				return end, false, ""
+			}
+		}
 	}
 	var frames []format.Frame
 	ent := -1

@@ -98,6 +98,11 @@ func FuzzCompact(f *testing.F) {
 		}
 		tiny := newCompactRecords("f.orca", 16)
 		tiny.reset(bytes.NewReader(data), 0, -1, nil)
+		// And with decodeEvent alone (no fast path: compact_fast.go).
+		slow := newCompactRecords("f.orca", 1<<10)
+		slow.reset(bytes.NewReader(data), 0, -1, nil)
+		slow.slow = true
+		cfSlow := &carryFilter{}
 		var seq []string
 		lastOff, lastLine := int64(-1), 0
 		cf := &carryFilter{} // what Events hands on of the carried records
@@ -113,6 +118,17 @@ func FuzzCompact(f *testing.F) {
 			}
 			if fmt.Sprint(err) != fmt.Sprint(err2) || !reflect.DeepEqual(ev, ev2) {
 				t.Fatalf("with a 16-byte buffer: %+v, %v; want %+v, %v", ev2, err2, ev, err)
+			}
+			var ev3 Event
+			err3 := slow.next(&ev3)
+			for err3 == nil && !cfSlow.pass(&ev3) {
+				err3 = slow.next(&ev3)
+			}
+			if err3 != nil {
+				ev3 = Event{}
+			}
+			if fmt.Sprint(err) != fmt.Sprint(err3) || !reflect.DeepEqual(ev, ev3) {
+				t.Fatalf("without the fast path: %+v, %v; with it %+v, %v", ev3, err3, ev, err)
 			}
 			if err == io.EOF {
 				break
@@ -161,7 +177,7 @@ func FuzzCompact(f *testing.F) {
 				t.Fatalf("written again: %+v, %v; want %+v", again, err, ev)
 			}
 		}
-		if tiny.truncated != evs.Truncated() {
+		if tiny.truncated != evs.Truncated() || slow.truncated != evs.Truncated() {
 			t.Fatal("truncation depends on the buffer size")
 		}
 		if _, err := evs.Next(); err != io.EOF {

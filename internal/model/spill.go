@@ -176,6 +176,27 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 	return dst, nil
 }
 
+// spillEach reads the records of bs from the spill len(buf) at a time
+// into buf, and calls fn with each piece read (valid until the next).
+func spillEach[T any](s *spillFile, bs []spillBlock, buf []T, fn func([]T)) error {
+	if spillReadFault != nil && len(bs) > 0 {
+		return spillReadFault
+	}
+	size := int64(unsafe.Sizeof(*new(T)))
+	room := bytesOf(buf)
+	for _, b := range bs {
+		for off, left := b.off, b.len; left > 0; {
+			n := min(left, int64(len(room))/size*size)
+			if _, err := s.f.ReadAt(room[:n], off); err != nil {
+				return err
+			}
+			fn(buf[:n/size])
+			off, left = off+n, left-n
+		}
+	}
+	return nil
+}
+
 // bytesOf is the memory of s, for a type without pointers.
 func bytesOf[T any](s []T) []byte {
 	if len(s) == 0 {

@@ -49,7 +49,11 @@ func (m *Model) packOwnerChanges(l *Lock) *ownerPack {
 	if err != nil {
 		panic(&SpillError{err}) // as spilledThread
 	}
+	// Exactly sized: the locks' packs are held together (an append's
+	// room is up to half of one).
 	p.num = nil
+	p.b = append(make([]byte, 0, len(p.b)), p.b...)
+	p.marks = append(make([]ownerMark, 0, len(p.marks)), p.marks...)
 	return p
 }
 

@@ -513,10 +513,12 @@ func (s *chainSweep) order() {
 			}
 		}
 		// Packed again in order (the differences of a sorted a are
-		// smaller), the unsorted blocks let go.
+		// smaller), the unsorted blocks let go; in memory: by now the
+		// holders' pass has let its spans go, and the sweep reads each
+		// bucket twice.
 		*l = edgeLog{}
 		for i := range tmp {
-			l.add(&tmp[i], s.base(k), s.sp)
+			l.add(&tmp[i], s.base(k), nil)
 		}
 	}
 }

@@ -440,17 +440,38 @@ func TestEdgeLog(t *testing.T) {
 	want[0].to = srcBit - 1
 	want[1].to = srcBit | (srcBit - 1)
 	want[2].from = 1<<31 - 1
-	var l edgeLog
-	for i := range want {
-		l.add(&want[i], base)
+	for _, sp := range []*model.Model{nil, spilledModel(t)} {
+		var l edgeLog
+		for i := range want {
+			l.add(&want[i], base, sp)
+		}
+		if sp != nil && (len(l.spilt) == 0 || len(l.blocks) != 1) {
+			t.Fatalf("edgeLog with a spill: %d blocks spilt, %d kept", len(l.spilt), len(l.blocks))
+		}
+		var room []byte
+		got := l.decode(nil, base, sp, &room)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("edgeLog (spill %v) decodes %d edges, not as added", sp != nil, len(got))
+		}
+		if int(l.n) != len(want) {
+			t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+		}
 	}
-	got := l.decode(nil, base)
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("edgeLog decodes %d edges, not as added", len(got))
+}
+
+// spilledModel is a Model built with a spill, for its ScratchWrite.
+func spilledModel(t *testing.T) *model.Model {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "synth")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 7, Threads: 4, Monitors: 2, Size: 64 << 10}); err != nil {
+		t.Fatal(err)
 	}
-	if int(l.n) != len(want) {
-		t.Fatalf("edgeLog.n %d, want %d", l.n, len(want))
+	_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+	m := res.Model
+	if !m.Spilled() {
+		t.Fatal("the model has no spill")
 	}
+	return m
 }
 
 // TestChainsReleased: a contention whose blamed holder had released that

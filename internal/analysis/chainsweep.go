@@ -76,6 +76,10 @@ type edgeLog struct {
 	n      int32 // its edges
 	a      format.Time
 	from   int32 // the last edge's a and from
+	// spilt: its blocks written to the Model's spill (sp), before blocks
+	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
+	// held beside the holders' spans); the bucket then keeps one block.
+	spilt []model.ScratchRef
 }
 
 const (
@@ -83,10 +87,21 @@ const (
 	edgeMaxSize = 2*binary.MaxVarintLen64 + 3*binary.MaxVarintLen32
 )
 
-// add packs e at the end of l; base is the bucket's start.
-func (l *edgeLog) add(e *sweepEdge, base format.Time) {
-	if len(l.blocks) == 0 {
+// add packs e at the end of l; base is the bucket's start. With sp, a
+// block that is full is written out to it.
+func (l *edgeLog) add(e *sweepEdge, base format.Time, sp *model.Model) {
+	if len(l.blocks) == 0 && len(l.spilt) == 0 {
 		l.a, l.from = base, 0
+	}
+	if nb := len(l.blocks); sp != nil && nb > 0 && cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
+		last := l.blocks[nb-1]
+		if r, ok := sp.ScratchWrite(last); ok {
+			l.spilt = append(l.spilt, r)
+			if cap(last) < edgeBlock {
+				last = make([]byte, 0, min(2*cap(last), edgeBlock))
+			}
+			l.blocks = append(l.blocks[:0], last[:0])
+		}
 	}
 	l.blocks = model.RoomFor(l.blocks, edgeMaxSize, 64, edgeBlock)
 	nb := len(l.blocks)
@@ -105,10 +120,11 @@ func (l *edgeLog) add(e *sweepEdge, base format.Time) {
 	l.n++
 }
 
-// decode appends l's edges, in order, to buf; base is the bucket's start.
-func (l *edgeLog) decode(buf []sweepEdge, base format.Time) []sweepEdge {
+// decode appends l's edges, in order, to buf; base is the bucket's start;
+// the blocks spilt are read back from sp into room (kept for the next).
+func (l *edgeLog) decode(buf []sweepEdge, base format.Time, sp *model.Model, room *[]byte) []sweepEdge {
 	a, from := base, int32(0)
-	for _, b := range l.blocks {
+	one := func(b []byte) {
 		for len(b) > 0 {
 			da, n1 := binary.Varint(b)
 			ln, n2 := binary.Uvarint(b[n1:])
@@ -124,6 +140,13 @@ func (l *edgeLog) decode(buf []sweepEdge, base format.Time) []sweepEdge {
 			}
 			buf = append(buf, e)
 		}
+	}
+	for _, r := range l.spilt {
+		*room = sp.ScratchRead(r, *room)
+		one(*room)
+	}
+	for _, b := range l.blocks {
+		one(b)
 	}
 	return buf
 }
@@ -150,6 +173,8 @@ type chainSweep struct {
 	// first; earlier or later ones go to the first or last), packed.
 	lo, width format.Time
 	buckets   []edgeLog
+	sp        *model.Model // the Model whose spill the buckets' full blocks go to (nil: none)
+	room      []byte       // a spilt block read back
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
 	onOf map[onKey]uint32
@@ -266,6 +291,9 @@ func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []C
 		return doing, cs, total
 	}
 	s := newChainSweep(v)
+	if v.Model.Spilled() {
+		s.sp = v.Model
+	}
 	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
 		s.interval(t, iv, spans, true)
 	})
@@ -427,7 +455,7 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 		e.to |= srcBit
 	}
 	k := int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
-	s.buckets[k].add(&e, s.base(k))
+	s.buckets[k].add(&e, s.base(k), s.sp)
 }
 
 // base is bucket k's start, what its first edge's a is packed against.
@@ -454,7 +482,7 @@ func (s *chainSweep) order() {
 		if l.n == 0 {
 			continue
 		}
-		buf = l.decode(buf[:0], s.base(k))
+		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
 		if s.rel != nil {
 			for i := 0; i < len(buf); i++ {
 				buf = s.splitReleased(buf, i, k)
@@ -485,10 +513,12 @@ func (s *chainSweep) order() {
 			}
 		}
 		// Packed again in order (the differences of a sorted a are
-		// smaller), the unsorted blocks let go.
+		// smaller), the unsorted blocks let go; in memory: by now the
+		// holders' pass has let its spans go, and the sweep reads each
+		// bucket twice.
 		*l = edgeLog{}
 		for i := range tmp {
-			l.add(&tmp[i], s.base(k))
+			l.add(&tmp[i], s.base(k), nil)
 		}
 	}
 }
@@ -536,7 +566,7 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 		case kp == k:
 			buf = append(buf, p)
 		default:
-			s.buckets[kp].add(&p, s.base(kp))
+			s.buckets[kp].add(&p, s.base(kp), s.sp)
 		}
 	}
 	at := e.a
@@ -637,7 +667,7 @@ func (s *chainSweep) run() {
 				s.cur2 = cur[:0]
 				return
 			}
-			cur, j = s.buckets[k].decode(cur[:0], s.base(k)), 0
+			cur, j = s.buckets[k].decode(cur[:0], s.base(k), s.sp, &s.room), 0
 		}
 		next = &cur[j]
 	}

@@ -87,8 +87,9 @@ func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
 		l.add(s)
 	}
 	var mg spanMerge
-	u := mg.union(l) // in mg's room: copied as HoldersDoing keeps it
-	return append(make([]OwnerSpan, 0, len(u)), u...)
+	var u []OwnerSpan
+	mg.union(l, func(s OwnerSpan) { u = append(u, s) })
+	return append(make([]OwnerSpan, 0, len(u)), u...) // as HoldersDoing keeps it
 }
 
 // UnionSorted is the union newDoingFold makes of ss: sorted stably by

@@ -104,7 +104,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var sp spilled
 	// The locks' owner changes, read back from the spill as the spans
 	// need them (Options.DropIntervals), held while they are folded.
-	lc := &lockChanges{oc: ownerCache{}}
+	lc := &lockChanges{pk: map[*Lock]*ownerPack{}}
 	// Each lock's blame spans, as they come thread by thread, packed
 	// (spanLog: about 10 bytes a span, not 24) and cut into runs in order
 	// of start: a 1 GB recording has ~20 M of them (docs/streaming.md).
@@ -165,19 +165,19 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	folds := make([]*doingFold, 0, len(logs))
 	held := map[format.ThreadID]*heldLog{}
 	var mg spanMerge
+	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
-		u := mg.union(lg)
-		delete(logs, r)
 		d := &Doing{}
-		if keep {
-			d.Spans = append(make([]OwnerSpan, 0, len(u)), u...)
-		}
 		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
 		var hl *heldLog
-		for _, s := range u {
+		kept = kept[:0]
+		mg.union(lg, func(s OwnerSpan) {
+			if keep {
+				kept = append(kept, s)
+			}
 			if hl == nil || s.Owner != hl.id {
 				if hl = held[s.Owner]; hl == nil {
 					hl = &heldLog{id: s.Owner}
@@ -185,7 +185,11 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				}
 			}
 			hl.add(k, s)
+		})
+		if keep {
+			d.Spans = append(make([]OwnerSpan, 0, len(kept)), kept...)
 		}
+		delete(logs, r)
 	}
 	mg = spanMerge{}
 	ids := make([]format.ThreadID, 0, len(held))
@@ -304,14 +308,14 @@ type spanCursor struct {
 // their union; its room is kept from lock to lock.
 type spanMerge struct {
 	heap []spanCursor
-	u    []OwnerSpan
 }
 
-// union returns the union of l's spans (each instant the holder of the
-// span that began first, in the order the spans came at equal starts: as
-// newDoingFold's), in mg's room (valid until its next union); l's blocks
-// are let go.
-func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
+// union calls emit with each span of the union of l's spans, in order
+// (each instant the holder of the span that began first, in the order the
+// spans came at equal starts: as newDoingFold's and unionAdd's), as the
+// merge makes it: the union is not held (the largest lock's of a 1 GB
+// recording was 156 MB); l's blocks are let go.
+func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 	h := mg.heap[:0]
 	for k, r := range l.runs {
 		c := spanCursor{block: r.block, off: r.off, run: int32(k), left: r.n}
@@ -342,9 +346,24 @@ func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
 	for i := len(h)/2 - 1; i >= 0; i-- {
 		down(i)
 	}
-	u := mg.u[:0]
+	// cur is the union's last span, still growing (unionAdd's u[n-1]).
+	var cur OwnerSpan
+	have := false
 	for len(h) > 0 {
-		u = unionAdd(u, h[0].s)
+		s := h[0].s
+		if have {
+			s.Start = max(s.Start, cur.End)
+		}
+		switch {
+		case s.End <= s.Start:
+		case have && cur.Owner == s.Owner && cur.End == s.Start:
+			cur.End = s.End
+		default:
+			if have {
+				emit(cur)
+			}
+			cur, have = s, true
+		}
 		if h[0].left == 0 {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
@@ -353,10 +372,11 @@ func (mg *spanMerge) union(l *spanLog) []OwnerSpan {
 		}
 		down(0)
 	}
+	if have {
+		emit(cur)
+	}
 	mg.heap = h[:0]
-	mg.u = u[:0]
 	l.blocks, l.runs = nil, nil
-	return u
 }
 
 // read reads c's next span (its start packed against c.s.Start).
@@ -430,12 +450,16 @@ func (f *doingFold) flushOn() {
 
 // lockChanges is the owner changes of the monitor blameSpans asked for
 // last, read back into oc (Model.ownerChanges): a thread's contentions
-// mostly repeat one lock.
+// mostly repeat one lock. With pk (HoldersDoing's), the changes read back
+// are kept packed instead, and each contention's own decoded into buf.
 type lockChanges struct {
 	oc      ownerCache
 	obj     format.ObjectID
 	known   bool
 	changes []OwnerChange
+	pk      map[*Lock]*ownerPack
+	pack    *ownerPack // obj's, packed (pk)
+	buf     []OwnerChange
 }
 
 // monitorChanges returns the owner changes of the monitor obj.
@@ -449,6 +473,36 @@ func (m *Model) monitorChanges(c *lockChanges, obj format.ObjectID) []OwnerChang
 	}
 	c.obj, c.known, c.changes = obj, true, ch
 	return ch
+}
+
+// contentionChanges returns owner changes of iv's monitor and the number
+// of the first (ownerSpans' all and base) that hold iv's: with c.pk, those
+// from the spill decoded alone; else all of them (monitorChanges).
+func (m *Model) contentionChanges(c *lockChanges, iv *Interval) ([]OwnerChange, int) {
+	if c.pk == nil {
+		return m.monitorChanges(c, iv.Object), 0
+	}
+	if !c.known || c.obj != iv.Object {
+		c.obj, c.known, c.changes, c.pack = iv.Object, true, nil, nil
+		if l := m.Lock(iv.Object, Monitor); l != nil {
+			if len(l.ownSpill) == 0 {
+				c.changes = l.OwnerChanges
+			} else if c.pack = c.pk[l]; c.pack == nil {
+				c.pack = m.packOwnerChanges(l)
+				c.pk[l] = c.pack
+			}
+		}
+	}
+	p := c.pack
+	if p == nil {
+		return c.changes, 0
+	}
+	from, to := int(iv.ownFrom), int(iv.ownTo)
+	if to > p.n || to <= 0 || from > to {
+		return nil, 0 // as ownerSpans takes all's: none
+	}
+	c.buf = p.decode(from, to, c.buf)
+	return c.buf, from
 }
 
 type stackKind struct {
@@ -572,7 +626,8 @@ func (f *doingFold) finish() {
 func (m *Model) blameSpans(th format.ThreadID, iv *Interval, lc *lockChanges, yield func(OwnerSpan) bool) {
 	switch {
 	case iv.State == Blocked:
-		ownerSpans(th, iv, m.monitorChanges(lc, iv.Object), 0, yield)
+		all, base := m.contentionChanges(lc, iv)
+		ownerSpans(th, iv, all, base, yield)
 	case iv.Acquire:
 		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
 	}

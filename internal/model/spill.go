@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"unsafe"
@@ -174,6 +175,27 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 		p = p[b.len:]
 	}
 	return dst, nil
+}
+
+// spillEach reads the records of bs from the spill len(buf) at a time
+// into buf, and calls fn with each piece read (valid until the next).
+func spillEach[T any](s *spillFile, bs []spillBlock, buf []T, fn func([]T)) error {
+	if spillReadFault != nil && len(bs) > 0 {
+		return spillReadFault
+	}
+	size := int64(unsafe.Sizeof(*new(T)))
+	room := bytesOf(buf)
+	for _, b := range bs {
+		for off, left := b.off, b.len; left > 0; {
+			n := min(left, int64(len(room))/size*size)
+			if _, err := s.f.ReadAt(room[:n], off); err != nil {
+				return err
+			}
+			fn(buf[:n/size])
+			off, left = off+n, left-n
+		}
+	}
+	return nil
 }
 
 // bytesOf is the memory of s, for a type without pointers.
@@ -415,3 +437,42 @@ func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 func (m *Model) IntervalsDropped() bool { return m.dropped }
 
 func byStart(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
+
+// ScratchRef is where ScratchWrite put a block in the Model's spill.
+type ScratchRef struct {
+	off int64
+	len int32
+}
+
+// ScratchWrite appends p to the Model's spill (Options.Spill) for a reader
+// of the Model that gives up memory it would hold (the wait chains' edges,
+// analysis.HoldersAndChains), and returns where; ok is false when there is
+// no spill or it failed: keep p then. One goroutine at a time, once the
+// Model is built.
+func (m *Model) ScratchWrite(p []byte) (ScratchRef, bool) {
+	s := m.spill
+	if s == nil || s.err != nil || len(p) > math.MaxInt32 {
+		return ScratchRef{}, false
+	}
+	if s.flush() != nil {
+		return ScratchRef{}, false
+	}
+	// After the buffer's flush the file's offset is s.off: written at it.
+	if _, err := s.f.Write(p); err != nil {
+		s.err = err
+		return ScratchRef{}, false
+	}
+	r := ScratchRef{s.off, int32(len(p))}
+	s.off += int64(len(p))
+	return r, true
+}
+
+// ScratchRead reads back the block ScratchWrite put at r into room's
+// room (grown as needed) and returns it.
+func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte {
+	room = slices.Grow(room[:0], int(r.len))[:r.len]
+	if _, err := m.spill.f.ReadAt(room, r.off); err != nil {
+		panic(&SpillError{err}) // as spilledThread
+	}
+	return room
+}

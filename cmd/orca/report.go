@@ -76,10 +76,10 @@ read of all, events a second); nothing when stderr is a file or a pipe.
 
 The threads' states and samples are kept, while the report is made, in a
 private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
-twice the size of a compact PREFIX.orca), so that memory stays bounded by
-what is live, not by the length of the recording. ORCA_REPORT_SPILL=0 keeps
-them in memory instead (the same report), for a temporary directory too
-small or slow.
+2.7 times the size of a compact PREFIX.orca: 2.66 GB for a 1 GB one), so
+that memory stays bounded by what is live, not by the length of the
+recording. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
+report), for a temporary directory too small or slow.
 
 Examples:
   orca report /tmp/run1

@@ -995,24 +995,9 @@ func (r *compactRecords) decodeEvent(ev *Event, d *dec, kind uint64) (int, bool,
 	if (delta > 0 && t < int64(r.prev)) || t < 0 {
 		return 0, false, fmt.Sprintf("%s: time %d ns %+d: out of range", k, r.prev, delta)
 	}
-	ev.Time = format.Time(t)
-	if stack > 0 {
-		if stack > uint64(len(r.stacks)) {
-			return 0, false, fmt.Sprintf("%s: stack id %d not defined in the chunk (%d are)", k, stack, len(r.stacks))
-		}
-		s := &r.stacks[stack-1]
-		if r.sc != nil {
-			if s.stamp != r.sc.stamp {
-				s.cfr, s.local = r.sc.number(s.ent)
-				s.stamp = r.sc.stamp
-			}
-			ev.Stack, ev.StackID = s.cfr, s.local
-		} else {
-			ev.Stack = s.frames
-		}
+	if stack > uint64(len(r.stacks)) {
+		return 0, false, fmt.Sprintf("%s: stack id %d not defined in the chunk (%d are)", k, stack, len(r.stacks))
 	}
-	r.prev = ev.Time
-	r.records++
-	r.lo, r.hi = min(r.lo, ev.Time), max(r.hi, ev.Time)
+	r.timed(ev, format.Time(t), stack)
 	return d.i, true, ""
 }

@@ -105,7 +105,14 @@ func (r *compactRecords) own(ev *Event, delta int64, th, stack uint64) bool {
 		return false
 	}
 	ev.Thread = r.threads[th-1]
-	ev.Time = format.Time(t)
+	r.timed(ev, format.Time(t), stack)
+	return true
+}
+
+// timed gives ev its time t and its stack (stack, defined in the chunk;
+// 0: none), and counts it in the chunk's records and time range.
+func (r *compactRecords) timed(ev *Event, t format.Time, stack uint64) {
+	ev.Time = t
 	if stack > 0 {
 		s := &r.stacks[stack-1]
 		if r.sc != nil {
@@ -121,7 +128,6 @@ func (r *compactRecords) own(ev *Event, delta int64, th, stack uint64) bool {
 	r.prev = ev.Time
 	r.records++
 	r.lo, r.hi = min(r.lo, ev.Time), max(r.hi, ev.Time)
-	return true
 }
 
 // varintsEnd returns the index after the n varints at b[i:] (n > 0),

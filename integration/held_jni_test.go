@@ -66,23 +66,7 @@ func TestHeldJNI(t *testing.T) {
 			t.Errorf("held at contended enters %v, want %v", got, want)
 		}
 		rep := report.New(rec, built, report.Options{})
-		top := func(st []string) string {
-			if len(st) == 0 {
-				return "?"
-			}
-			s, _, _ := strings.Cut(st[0], "(")
-			return s
-		}
-		var cycles [][]string
-		for _, d := range rep.PotentialDeadlocks {
-			var edges []string
-			for _, ed := range d.Edges {
-				edges = append(edges, fmt.Sprintf("%s: %s in %s, %s at %s", *ed.Name,
-					names[format.ObjectID(parseHash(t, "held", ed.Held))], top(ed.HeldStack),
-					names[format.ObjectID(parseHash(t, "wanted", ed.Wanted))], top(ed.WantedStack)))
-			}
-			cycles = append(cycles, edges)
-		}
+		cycles := potentialCycles(t, rep, names, false)
 		wantCycles := [][]string{{"jni-1: a in ?, b at HeldJNI.inner", "jni-2: b in HeldJNI.outer, a at HeldJNI.inner"}}
 		if !reflect.DeepEqual(cycles, wantCycles) {
 			t.Errorf("potential deadlocks:\n%q\nwant\n%q", cycles, wantCycles)

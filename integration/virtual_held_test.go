@@ -79,23 +79,7 @@ func TestVirtualPotentialDeadlocks(t *testing.T) {
 		if len(rep.Deadlocks) != 0 {
 			t.Errorf("deadlocks %+v, want none", rep.Deadlocks)
 		}
-		top := func(st []string) string {
-			if len(st) == 0 {
-				return "?"
-			}
-			s, _, _ := strings.Cut(st[0], "(")
-			return s
-		}
-		var cycles [][]string
-		for _, d := range rep.PotentialDeadlocks {
-			var edges []string
-			for _, ed := range d.Edges {
-				edges = append(edges, fmt.Sprintf("%s %s: %s in %s, %s at %s", ed.Thread, *ed.Name,
-					names[format.ObjectID(parseHash(t, "held", ed.Held))], top(ed.HeldStack),
-					names[format.ObjectID(parseHash(t, "wanted", ed.Wanted))], top(ed.WantedStack)))
-			}
-			cycles = append(cycles, edges)
-		}
+		cycles := potentialCycles(t, rep, names, true)
 		id := func(k string) string { return format.ThreadID(e.hash(t, k)).String() }
 		wantCycles := [][]string{
 			{id("va") + " va: a in VirtualInversion.outerPark, b at VirtualInversion.innerPark",
@@ -128,4 +112,33 @@ func checkHeldCheck(t *testing.T, stderr string, virtual bool, min int) {
 		return
 	}
 	t.Errorf("no ORCA_HELD_CHECK line (virtual %v) in the JVM's stderr:\n%s", virtual, tail(stderr, 2000))
+}
+
+// potentialCycles lists rep's potential deadlocks, each edge as "NAME: HELD in METHOD, WANTED at
+// METHOD" (the objects by names, the methods of the stacks' innermost frames, "?" for none),
+// with the thread's id first when withID.
+func potentialCycles(t *testing.T, rep *report.Report, names map[format.ObjectID]string, withID bool) [][]string {
+	t.Helper()
+	top := func(st []string) string {
+		if len(st) == 0 {
+			return "?"
+		}
+		s, _, _ := strings.Cut(st[0], "(")
+		return s
+	}
+	var cycles [][]string
+	for _, d := range rep.PotentialDeadlocks {
+		var edges []string
+		for _, ed := range d.Edges {
+			who := *ed.Name
+			if withID {
+				who = ed.Thread + " " + who
+			}
+			edges = append(edges, fmt.Sprintf("%s: %s in %s, %s at %s", who,
+				names[format.ObjectID(parseHash(t, "held", ed.Held))], top(ed.HeldStack),
+				names[format.ObjectID(parseHash(t, "wanted", ed.Wanted))], top(ed.WantedStack)))
+		}
+		cycles = append(cycles, edges)
+	}
+	return cycles
 }

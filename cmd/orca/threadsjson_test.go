@@ -23,7 +23,7 @@ func TestThreadsJSON(t *testing.T) {
 			Deadlocks: []nowDeadlock{{Kind: "juc", Threads: []*nowThread{th}, Behind: refs}},
 			Chains: []nowChain{{Root: "00000002", RootName: "r\"oot", RootState: "sleeping", Threads: refs,
 				Links: []nowLink{{On: *obj, For: refs[0], Threads: 8}}}, {Root: "3", Threads: nil, Links: []nowLink{}}, {Root: "4", Threads: []nowRef{}}},
-			List:    []*nowThread{th},
+			List:    []*nowThread{th, {ID: "00000005", Name: "second", State: "runnable", Stack: []string{}}},
 			Groups:  []*nowGroup{{Count: 8, State: "parked", WaitsOn: obj, WaitsFor: &refs[2], Stack: []string{"x"}, Threads: refs}, {Count: 0, State: "runnable", Stack: []string{}, Threads: nil}},
 			Skipped: 3, Dropped: 4, Unseen: "why <not>"},
 		{PID: 1, Deadlocks: []nowDeadlock{}, Chains: []nowChain{}, List: []*nowThread{}, Groups: []*nowGroup{}},

@@ -192,6 +192,9 @@ func (c *Collector) start() {
 	}
 	c.cmd = exec.Command(c.bin, "--config", filepath.Join(c.dir, "config.yaml"), "--feature-gates=service.profilesSupport")
 	c.cmd.Stdout, c.cmd.Stderr = log, log
+	// Killed with the test's process (a go test timed out or killed runs no
+	// Cleanup): two collectors of TestRecordPush outlived theirs by an hour.
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := c.cmd.Start(); err != nil {
 		c.t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -70,6 +71,19 @@ func TestHeldJNI(t *testing.T) {
 		wantCycles := [][]string{{"jni-1: a in ?, b at HeldJNI.inner", "jni-2: b in HeldJNI.outer, a at HeldJNI.inner"}}
 		if !reflect.DeepEqual(cycles, wantCycles) {
 			t.Errorf("potential deadlocks:\n%q\nwant\n%q", cycles, wantCycles)
+		}
+		// Where jni-1 held a: in no frame, which the report says.
+		var notes []string
+		for _, d := range rep.PotentialDeadlocks {
+			for _, oe := range d.Edges {
+				if oe.Name != nil && strings.HasPrefix(*oe.Name, "jni-") {
+					notes = append(notes, *oe.Name+": "+oe.HeldStackNote)
+				}
+			}
+		}
+		sort.Strings(notes)
+		if want := []string{"jni-1: in no Java frame: entered through JNI's MonitorEnter", "jni-2: "}; !reflect.DeepEqual(notes, want) {
+			t.Errorf("held stack notes %q, want %q", notes, want)
 		}
 	})
 }

@@ -66,7 +66,9 @@ type OrderEdge struct {
 	// HeldStack: where the thread held the first lock (the enter's stack
 	// from the frame that took it outwards; nil when not known);
 	// WantedStack: where it wanted the second.
-	HeldStack   []format.Frame
+	HeldStack []format.Frame
+	// HeldNote: why HeldStack is nil (model.HeldStackNote); "" when not.
+	HeldNote    string
 	WantedStack model.StackID
 	// HeldMode, WantedMode: ModeNone for a monitor; how the thread held
 	// or wanted a j.u.c. lock (ModeShared: a read lock).
@@ -217,7 +219,7 @@ func PotentialDeadlocks(m *model.Model) []PotentialDeadlock {
 			h := o.Held[u.held]
 			d.Edges = append(d.Edges, OrderEdge{Thread: u.thread, At: o.At, Count: u.count, Held: h.Object, Wanted: o.Wanted,
 				HeldClass: h.Class, WantedClass: o.Class, HeldBySite: u.from.obj == 0, WantedBySite: u.to.obj == 0,
-				HeldStack: m.HeldStack(o, h), WantedStack: o.Stack, HeldMode: h.Mode, WantedMode: o.Mode})
+				HeldStack: m.HeldStack(o, h), HeldNote: m.HeldStackNote(o, h), WantedStack: o.Stack, HeldMode: h.Mode, WantedMode: o.Mode})
 		}
 		// The edge first made first, the cycle's order kept.
 		first := 0

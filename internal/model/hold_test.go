@@ -70,3 +70,26 @@ func TestHoldDist(t *testing.T) {
 		}
 	}
 }
+
+// TestHeldStackNote: where a held lock's stack is empty, the note says why, one reason per case
+// (a frame beyond the recorded stack, a JNI monitor, a j.u.c. lock's frame not known).
+func TestHeldStackNote(t *testing.T) {
+	m := &Model{Stacks: [][]format.Frame{nil, {{Method: 1}, {Method: 2}}}}
+	o := &LockOrder{Stack: 1}
+	for _, c := range []struct {
+		h    Held
+		want string
+	}{
+		{Held{Depth: 1}, ""},
+		{Held{Depth: 2}, "in frame 2 of the enter's stack, beyond the 2 recorded (orca record --depth)"},
+		{Held{Depth: -1}, "in no Java frame: entered through JNI's MonitorEnter"},
+		{Held{Depth: -1, Mode: format.ModeExclusive}, "in a frame not known: the method that called lock returned holding it, or the stack was cut"},
+	} {
+		if got := m.HeldStackNote(o, c.h); got != c.want {
+			t.Errorf("HeldStackNote(%+v) = %q, want %q", c.h, got, c.want)
+		}
+		if got := len(m.HeldStack(o, c.h)) == 0; got != (c.want != "") {
+			t.Errorf("HeldStack(%+v) empty %v, but the note is %q", c.h, got, c.want)
+		}
+	}
+}

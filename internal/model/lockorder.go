@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/binary"
+	"fmt"
 	"sort"
 
 	"orca/internal/format"
@@ -52,6 +53,21 @@ func (m *Model) HeldStack(o *LockOrder, h Held) []format.Frame {
 		return nil
 	}
 	return st[h.Depth:]
+}
+
+// HeldStackNote says why HeldStack(o, h) is empty, in a few words the
+// report and the viewer print in its place; "" when it is not empty.
+func (m *Model) HeldStackNote(o *LockOrder, h Held) string {
+	st := m.Stacks[o.Stack]
+	switch {
+	case h.Depth >= 0 && h.Depth < len(st):
+		return ""
+	case h.Depth >= 0:
+		return fmt.Sprintf("in frame %d of the enter's stack, beyond the %d recorded (orca record --depth)", h.Depth, len(st))
+	case h.Mode == format.ModeNone:
+		return "in no Java frame: entered through JNI's MonitorEnter"
+	}
+	return "in a frame not known: the method that called lock returned holding it, or the stack was cut"
 }
 
 // enterHeld notes a thread's contended enter (or park in an acquire),

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -38,8 +39,12 @@ type OrderEdge struct {
 	WantedBySite bool `json:"wanted_by_site,omitempty"`
 	// HeldStack: where it held Held, from the frame that took it outwards
 	// (that frame at the line it had reached); empty when not known.
-	HeldStack   []string `json:"held_stack"`
-	WantedStack []string `json:"wanted_stack"`
+	HeldStack []string `json:"held_stack"`
+	// HeldStackNote: why HeldStack is empty (a monitor entered through
+	// JNI, a frame deeper than the recorded stack, a j.u.c. lock whose
+	// frame is not known); absent when it is not.
+	HeldStackNote string   `json:"held_stack_note,omitempty"`
+	WantedStack   []string `json:"wanted_stack"`
 	// HeldMode, WantedMode: for a java.util.concurrent lock, how the thread
 	// held or wanted it: "exclusive" (a ReentrantLock, a write lock) or
 	// "shared" (a read lock); absent for a monitor.
@@ -68,7 +73,7 @@ func (b *builder) potentialDeadlocks() []PotentialDeadlock {
 			r.Edges = append(r.Edges, OrderEdge{Thread: e.Thread.String(), Name: b.name(e.Thread), AtS: b.rel(e.At), Count: e.Count,
 				Held: e.Held.String(), HeldClass: nonEmptyClass(e.HeldClass), Wanted: e.Wanted.String(),
 				WantedClass: nonEmptyClass(e.WantedClass), HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite,
-				HeldStack: held, WantedStack: b.stack(e.WantedStack), HeldMode: e.HeldMode.String(), WantedMode: e.WantedMode.String()})
+				HeldStack: held, HeldStackNote: e.HeldNote, WantedStack: b.stack(e.WantedStack), HeldMode: e.HeldMode.String(), WantedMode: e.WantedMode.String()})
 		}
 		out = append(out, r)
 	}
@@ -131,7 +136,7 @@ func (r *Report) potentialSection(t *textWriter) {
 				modeWord(e.HeldMode), named(e.Wanted, e.WantedClass, ""), modeWord(e.WantedMode), at(e.AtS), times)
 			t.printf("      held it in:\n")
 			if len(e.HeldStack) == 0 {
-				t.printf("        (not known)\n")
+				t.printf("        (%s)\n", cmp.Or(e.HeldStackNote, "not known"))
 			}
 			t.frames("        ", e.HeldStack)
 			t.printf("      wanted at:\n")

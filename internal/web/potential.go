@@ -40,8 +40,11 @@ type orderEdgeJSON struct {
 	WantedMode string `json:"wantedMode,omitempty"`
 	// HeldStack: where it held Held, from the frame that took it
 	// outwards (empty when not known); WantedStack: where it wanted Wanted.
-	HeldStack   []frameJSON `json:"heldStack"`
-	WantedStack []frameJSON `json:"wantedStack"`
+	HeldStack []frameJSON `json:"heldStack"`
+	// HeldStackNote: why HeldStack is empty, as the report's
+	// held_stack_note; absent when it is not.
+	HeldStackNote string      `json:"heldStackNote,omitempty"`
+	WantedStack   []frameJSON `json:"wantedStack"`
 }
 
 // potential fills out's potential deadlocks from orca report's.
@@ -76,7 +79,7 @@ func (s *site) potential(out *deadlocksJSON) {
 			j.Edges = append(j.Edges, orderEdgeJSON{threadRefJSON: ref, At: int64(e.AtS*1e9 + 0.5), Count: e.Count,
 				Held: e.Held, HeldClass: class(e.HeldClass), Wanted: e.Wanted, WantedClass: class(e.WantedClass),
 				HeldBySite: e.HeldBySite, WantedBySite: e.WantedBySite, HeldMode: e.HeldMode, WantedMode: e.WantedMode,
-				HeldStack: frames(e.HeldStack), WantedStack: frames(e.WantedStack)})
+				HeldStack: frames(e.HeldStack), HeldStackNote: e.HeldStackNote, WantedStack: frames(e.WantedStack)})
 		}
 		out.Potential = append(out.Potential, j)
 	}

@@ -137,7 +137,7 @@ export class Deadlocks {
           ' held ', ...lockEl(e.held, e.heldClass, e.heldBySite, e.heldMode), ' and wanted ', ...lockEl(e.wanted, e.wantedClass, e.wantedBySite, e.wantedMode),
           h('span', { class: 'muted small' }, ` at ${fmtTime(e.at)}${e.count > 1 ? `, ${fmtCount(e.count)} times` : ''}`),
           h('details', { class: 'pd-stacks' }, h('summary', { class: 'small' }, 'stacks'),
-            h('div', { class: 'muted small' }, 'held it in:'), e.heldStack.length ? stackEl(e.heldStack) : h('div', { class: 'muted small' }, '(not known)'),
+            h('div', { class: 'muted small' }, 'held it in:'), e.heldStack.length ? stackEl(e.heldStack) : h('div', { class: 'muted small' }, '(' + (e.heldStackNote || 'not known') + ')'),
             h('div', { class: 'muted small' }, 'wanted it at:'), stackEl(e.wantedStack)))))));
     });
     return items;

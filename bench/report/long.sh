@@ -12,6 +12,9 @@
 #   RUNS    timed runs per measurement [2]
 #   DIR     where the recordings are kept [/tmp/orca-bench-long]
 #   LOCK    a file to flock around each timed run (a machine shared with other benchmarks) [none]
+#   SLOW    --last 1m reads a second recording of each size, generated with orca-gen -slow SLOW:
+#           the same mix at 1/SLOW the rate, a busy broker's ~1 MB/s at 5, so that a minute is
+#           what a minute of a real always-on recording holds (~5 M events, not ~26 M) [5]
 #
 # The machine may be shared: the load average is printed with each run, and CPU seconds move
 # much less with load than wall time.
@@ -24,6 +27,7 @@ SIZES=${SIZES:-128M 1G}
 RUNS=${RUNS:-2}
 DIR=${DIR:-/tmp/orca-bench-long}
 LOCK=${LOCK:-}
+SLOW=${SLOW:-5}
 TIME=/usr/bin/time
 if [ ! -x "$TIME" ]; then
   echo "bench/report/long.sh: $TIME not found (Debian package: time)" >&2
@@ -55,16 +59,21 @@ timed() {
 printf '%-28s %8s %8s %8s  %s\n' measurement cpu_s wall_s rss_MB load
 for size in $SIZES; do
   prefix="$DIR/c$size"
+  slow="$DIR/c$size-slow$SLOW"
   if [ ! -f "$prefix.orca" ]; then
     echo "== generating $prefix.orca ($size, compact)" >&2
     "$WORK/orca-gen" -format compact -size "$size" -o "$prefix" -q
   fi
-  cat "$prefix.orca" >/dev/null # in the page cache for every run
+  if [ ! -f "$slow.orca" ]; then
+    echo "== generating $slow.orca ($size, compact, -slow $SLOW)" >&2
+    "$WORK/orca-gen" -format compact -size "$size" -slow "$SLOW" -o "$slow" -q
+  fi
+  cat "$prefix.orca" "$slow.orca" >/dev/null # in the page cache for every run
   events=$(awk -F= '/^events\./ { n += $2 } END { print n }' "$prefix.info")
   echo "== $prefix.orca: $(stat -c %s "$prefix.orca") bytes, $events events"
   for i in $(seq "$RUNS"); do
     timed "report $size #$i" report "$prefix"
-    timed "report --last 1m $size #$i" report --last 1m "$prefix"
+    timed "report --last 1m $size-slow$SLOW #$i" report --last 1m "$slow"
   done
   for i in $(seq "$RUNS"); do
     locked env ORCA_BENCH_PREFIX="$prefix" "$WORK/reader.test" -test.run '^$' -test.bench 'File/EachEvent' -test.benchtime 1x |

@@ -37,6 +37,7 @@ func main() {
 	flag.IntVar(&opt.Classes, "classes", 250, "classes")
 	flag.IntVar(&opt.Methods, "methods", 2000, "methods")
 	flag.IntVar(&opt.Stacks, "stacks", 3000, "distinct stacks")
+	flag.IntVar(&opt.Slow, "slow", 1, "make every duration N times longer: the same mix at 1/N the events a second (5: a busy broker's ~1 MB/s compact)")
 	encoding := flag.String("format", "seed", "the .orca's encoding: seed (text) or compact")
 	quiet := flag.Bool("q", false, "print nothing on success")
 	var convoy synth.Convoy

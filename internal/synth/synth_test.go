@@ -2,6 +2,7 @@ package synth_test
 
 import (
 	"bytes"
+	"io"
 	"reflect"
 	"testing"
 
@@ -114,5 +115,31 @@ func TestCompact(t *testing.T) {
 	synth.New(synth.Options{Encoding: format.EncodingCompact}).WriteInfo(&info)
 	if !bytes.Contains(info.Bytes(), []byte("\nencoding=compact\n")) {
 		t.Errorf(".info:\n%s", info.String())
+	}
+}
+
+// TestSlow checks Options.Slow: the same mix of events (each frequent kind's share within a
+// tenth of the default's) at about 1/Slow the rate.
+func TestSlow(t *testing.T) {
+	gen := func(slow int) synth.Stats {
+		st, err := synth.New(synth.Options{Size: 4 << 20, Seed: 5, Slow: slow}).WriteEvents(io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	a, b := gen(1), gen(5)
+	rate := func(st synth.Stats) float64 { return float64(st.Lines) / float64(st.End-st.Start) }
+	if r := rate(a) / rate(b); r < 4.5 || r > 5.5 {
+		t.Errorf("Slow 5: 1/%.2f the events a second, want about 1/5", r)
+	}
+	for k := range a.Kinds {
+		if a.Kinds[k] < 2000 {
+			continue
+		}
+		sa, sb := float64(a.Kinds[k])/float64(a.Lines), float64(b.Kinds[k])/float64(b.Lines)
+		if sb < sa*0.9 || sb > sa*1.1 {
+			t.Errorf("%v: %.4f of the events with Slow 5, %.4f without", format.Kind(k), sb, sa)
+		}
 	}
 }

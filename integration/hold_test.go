@@ -351,23 +351,24 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 // at the 99th percentile) is never the contender's recorded wait. At a park in a j.u.c. lock's
 // acquire (--lock-order) the thread makes it before it blocks, and the park's time is taken after
 // it; at a contended monitor enter the agent's held thread makes it while the thread blocks.
-// ORCA_TEST_SLOW_HELD_MS makes the call last 300 ms; LockOrder's holders take each lock before
+// ORCA_TEST_SLOW_HELD_MS makes the call last 600 ms; LockOrder's holders take each lock before
 // their contender starts and keep it HOLD_MS (100 ms), and at least until the contender blocks on
 // it (BLOCKED, or parked on the lock's synchronizer) and MIN_MS (50 ms) more: however late a
 // loaded machine runs the contender, its contention is there (a holder that slept 100 ms from
 // before the contender started was gone before it came: 18 of 20 once on 17, 14-17 of 20 in each
 // of 4 runs at 8 busy loops beside load 14). So every contention of a nesting thread (monitors
-// and j.u.c. locks, 20 of them) is recorded under 250 ms: a park's and a monitor enter's the
+// and j.u.c. locks, 20 of them) is recorded under 550 ms: a park's and a monitor enter's the
 // holder's 100 ms and the scheduling of a loaded machine (8 busy loops beside load 14 made a few
-// of 262-550 ms, with the holders before too);
-// with the time taken before the call, or the call in the thread's wait, each would be 300 ms or
-// more. The same with --lock-order=monitors, the 12 contentions of the threads that enter a
+// of 262-550 ms, with the holders before too; at load 11, 277-367 ms, over the 250 ms this test
+// had with a 300 ms call); with the time taken before the call, or the call in the thread's
+// wait, each would be 650 ms or more (the call and MIN_MS). The same with --lock-order=monitors, the 12 contentions of the threads that enter a
 // monitor (the parks each wait for the holder's whole 100 ms). The knob slows the read from the
 // thread's own frames too (the thread then reads before its enter's time: not recorded as
-// blocked); with ORCA_HELD_JVMTI=1 (every enter asked of the held thread) every answer, 300 ms
+// blocked); with ORCA_HELD_JVMTI=1 (every enter asked of the held thread) every answer, 600 ms
 // late, is dropped (checkHeldAllDropped).
+const heldSlowMS = 600
 func TestHeldNotBlocked(t *testing.T) {
-	t.Setenv("ORCA_TEST_SLOW_HELD_MS", "300")
+	t.Setenv("ORCA_TEST_SLOW_HELD_MS", strconv.Itoa(heldSlowMS))
 	monitors := "inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 mix-2 rr-1"
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		_, prefix := recordLockOrder(t, j)
@@ -375,7 +376,7 @@ func TestHeldNotBlocked(t *testing.T) {
 		_, prefix = recordLockOrderWith(t, j, "--lock-order=monitors")
 		checkHeldNotBlocked(t, prefix, monitors, 12)
 		// The held thread's path alone (no read from the frames): its answers,
-		// 300 ms late, all dropped.
+		// 600 ms late, all dropped.
 		t.Setenv("ORCA_HELD_JVMTI", "1")
 		_, prefix = recordLockOrderWith(t, j, "--lock-order=monitors")
 		t.Setenv("ORCA_HELD_JVMTI", "")
@@ -386,7 +387,7 @@ func TestHeldNotBlocked(t *testing.T) {
 
 // checkHeldAllDropped: a contended monitor enter's held monitors are asked by the agent's held
 // thread while the contender blocks, and kept only if it still blocks after the answer; made
-// 300 ms late (ORCA_TEST_SLOW_HELD_MS), every answer comes after its contender got its monitor
+// 600 ms late (ORCA_TEST_SLOW_HELD_MS), every answer comes after its contender got its monitor
 // (LockOrder's holders keep each lock 100 ms): none is written, and every contended enter is
 // counted, dropped (or skipped: its monitor free again before it was asked).
 func checkHeldAllDropped(t *testing.T, prefix string) {
@@ -404,13 +405,13 @@ func checkHeldAllDropped(t *testing.T, prefix string) {
 	}
 	dropped, skipped, unread := count(format.InfoHeldDropped), count(format.InfoHeldSkipped), count(format.InfoHeldUnread)
 	if n := heldLines(t, prefix); n[format.MonitorHeld] != 0 || dropped == 0 || dropped+skipped+unread != enters {
-		t.Errorf("answers 300 ms late: %d MonitorHeld lines, held_monitors_dropped=%d, skipped=%d, unread=%d, %d contended enters; "+
-			"want none, and every enter dropped or skipped", n[format.MonitorHeld], dropped, skipped, unread, enters)
+		t.Errorf("answers %d ms late: %d MonitorHeld lines, held_monitors_dropped=%d, skipped=%d, unread=%d, %d contended enters; "+
+			"want none, and every enter dropped or skipped", heldSlowMS, n[format.MonitorHeld], dropped, skipped, unread, enters)
 	}
 }
 
 // checkHeldNotBlocked checks TestHeldNotBlocked's recording: the contentions of the threads
-// named, want of them, each blocked under 250 ms.
+// named, want of them, each blocked under heldSlowMS - 50 ms.
 func checkHeldNotBlocked(t *testing.T, prefix, names string, want int) {
 	t.Helper()
 	rec, built := buildModel(t, prefix)
@@ -434,9 +435,9 @@ func checkHeldNotBlocked(t *testing.T, prefix, names string, want int) {
 		}
 		for since, end := range ends {
 			n++
-			if d := end - since; d >= format.Time(250*time.Millisecond) {
-				t.Errorf("%s: blocked %v at %v, want under 250 ms: the held-locks call (300 ms) is not the thread's wait", th.Name,
-					time.Duration(d), since)
+			if d := end - since; d >= format.Time((heldSlowMS-50)*time.Millisecond) {
+				t.Errorf("%s: blocked %v at %v, want under %d ms: the held-locks call (%d ms) is not the thread's wait", th.Name,
+					time.Duration(d), since, heldSlowMS-50, heldSlowMS)
 			}
 		}
 	}

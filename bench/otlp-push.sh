@@ -10,6 +10,10 @@
 #                  go test ./cmd/orca -run TestPushSynthetic builds it)
 #   ORCA_PUSH_FLAGS="…"   more orca record flags for the pushing runs
 #   ORCA_BIN=PATH  the orca that records (default bin/orca; e.g. bin/orca.old for the build before)
+#   MODES="push"   the runs of a round (default "off push": without --otlp, then with)
+#   WARMSECS=N     N s of load before the measured window (bench/servers.sh): orca's first
+#                  pushes, which resolve every stack and grow its heap, left out; with it
+#                  MAXAGE=5m, so that no chunk file is deleted in the window (default 2m)
 #
 # Prints per run: orca_cpu_s, its share of one core over the window, MB/s and events/s of the
 # recording in the window (events: the whole recording's events per byte, from orca dump).
@@ -34,18 +38,18 @@ cpid=$!
 trap 'kill $cpid 2>/dev/null' EXIT
 for i in $(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break; sleep 0.1; done
 for r in $(seq $rounds); do
-  for mode in off push; do
-    tag=$srv$jn-$mode-$r flags="--max-age 2m"
+  for mode in ${MODES:-off push}; do
+    tag=$srv$jn-$mode-$r flags="--max-age ${MAXAGE:-2m}"
     [ $mode = push ] && flags="$flags --otlp http://127.0.0.1:$port --push-every 10s ${ORCA_PUSH_FLAGS:-}"
     ORCA_FLAGS="$flags" $repo/bench/servers.sh $srv $jn load $tag >$OUT/$tag.log 2>&1
     W=$OUT/$tag
-    read -r _ _ _ _ _ _ _ jcpu _ ocpu _ win _ rb <$W/result.txt
+    read -r _ _ _ _ _ _ _ jcpu _ ocpu _ win _ rb _ flt <$W/result.txt
     ev=$($repo/bin/orca dump --resolve=false $W/rec 2>/dev/null | grep -c '^[0-9]')
     tot=$(cat $W/rec.orca* | wc -c)
     load=$(cut -d' ' -f1-3 /proc/loadavg)
     pushed=$(grep -o 'pushed [0-9]* chunk.*' $W/server.log $OUT/$tag.log 2>/dev/null | head -1)
-    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" -v la="$load" 'BEGIN {
-      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s; load %s\n",
-        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p, la }'
+    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" -v la="$load" -v flt="${flt:-0}" 'BEGIN {
+      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s; %d page faults; load %s\n",
+        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p, flt, la }'
   done
 done

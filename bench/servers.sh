@@ -8,6 +8,7 @@
 #
 #   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
 #   ORCA_FLAGS="--format compact" bench/servers.sh …   orca record flags (before --)
+#   WARMSECS=N bench/servers.sh … load …   N s of load before the measured window
 #   ORCA_OFF=1 bench/servers.sh …   the server without orca (e.g. JFR alone in EXTRA_JVM_ARGS)
 #   NICE=-10 bench/servers.sh …     nice value for the server and the load client [0]
 #   NOREPORT=1 bench/servers.sh …   no orca report afterwards
@@ -104,16 +105,21 @@ if [ "${ORCA_OFF:-0}" = 1 ]; then jpid=$opid; else jpid=$(pgrep -P $opid | head 
 jcpu() { awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' /proc/$jpid/stat; }
 # orca's own CPU (the orca record process, not the JVM: e.g. --otlp's pushes); 0 without orca
 ocpu() { if [ "${ORCA_OFF:-0}" = 1 ]; then echo 0; else awk '{ print ($14 + $15) / '"$(getconf CLK_TCK)"' }' /proc/$opid/stat; fi; }
+# orca's minor page faults (its heap touched afresh: memory new or given back to the system)
+oflt() { if [ "${ORCA_OFF:-0}" = 1 ]; then echo 0; else awk '{ print $10 }' /proc/$opid/stat; fi; }
 echo "orca $opid jvm $jpid"; ps -o pid,args -p $jpid | cut -c1-150
+# WARMSECS=N: N s of load before the measured window (orca's first pushes, which resolve every
+# stack and grow its heap, fall before it: an always-on recording's steady state)
+if [ $mode = load ] && [ "${WARMSECS:-0}" != 0 ]; then LOADSECS=$WARMSECS load >warm.log 2>&1; fi
 t0=$(date +%s.%N)
 # the recording's bytes so far (its chunk files, none deleted within a bounded recording's age)
 rbytes() { cat $P.orca* 2>/dev/null | wc -c; }
-c0=$(jcpu) o0=$(ocpu) b0=$(rbytes)
+c0=$(jcpu) o0=$(ocpu) f0=$(oflt) b0=$(rbytes)
 if [ $mode = load ]; then load >load.log 2>&1; tail -3 load.log; else sleep 10; fi
-c1=$(jcpu) o1=$(ocpu) tw=$(date +%s.%N) b1=$(rbytes)
+c1=$(jcpu) o1=$(ocpu) f1=$(oflt) tw=$(date +%s.%N) b1=$(rbytes)
 # the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
 for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
-awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d\n", s, r, l, c1 - c0, o1 - o0, w, rb }' load.log >result.txt
+awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d orca_minflt %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl }' load.log >result.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"
 t1=$(date +%s.%N)

@@ -212,7 +212,7 @@ type tstate struct {
 	ivPrev     format.Time
 	ivUnsorted bool
 	last       format.Time // time of its latest event, when seen
-	seen    bool        // it has had an event of its own
+	seen       bool        // it has had an event of its own
 	// floor is the end of its latest segment. Another thread's event can
 	// split a segment later than this thread's next line (lines of two
 	// threads may be out of order by a little); that line is folded at

@@ -182,6 +182,9 @@ func (st *threadAgg) first(a *lockAgg) *aggFirst {
 	}
 	if i < 0 {
 		i = len(st.firsts)
+		if st.firsts == nil {
+			st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
+		}
 		st.firsts = append(st.firsts, aggFirst{a: a})
 		switch {
 		case st.firstOf != nil:

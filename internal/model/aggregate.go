@@ -252,18 +252,23 @@ type lockAgg struct {
 	// the threads end (threadAgg.flushFirsts).
 	waiters  []firstAt
 	waitedBy []firstAt
-	// owners and sites by pointer: each contention finds its site and
-	// owners once (the last of each kept: a thread's contentions on one
-	// lock mostly repeat them), not a lookup and a store.
-	owners    map[format.ThreadID]*Blame
-	sites     map[StackID]*Site
-	lastOwner *Blame
-	lastSite  *Site
-	held      map[StackID]bool
-	lastHeld  StackID // the last site put in held
-	wsites    map[StackID]*WaitSite
-	lastWS    *WaitSite
-	unparked  map[format.ThreadID]Blame // parks ended by each unparker
+	// owners: the blame of each owner, in one table (ownerTab) that
+	// owners indexes, neither holding a pointer: ~3 M at 1 GB, which as
+	// a Blame each were as many objects for the collector to mark at
+	// every cycle. lastOwner is the last one's index + 1.
+	owners    map[format.ThreadID]int32
+	ownerTab  []Blame
+	lastOwner int32
+	// sites by pointer: each contention finds its site once (the last
+	// kept: a thread's contentions on one lock mostly repeat it), not a
+	// lookup and a store.
+	sites    map[StackID]*Site
+	lastSite *Site
+	held     map[StackID]bool
+	lastHeld StackID // the last site put in held
+	wsites   map[StackID]*WaitSite
+	lastWS   *WaitSite
+	unparked map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
@@ -643,21 +648,23 @@ func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	bl.Blamed += d
 }
 
-// owner returns owner's blame on the lock.
+// owner returns owner's blame on the lock, in a.ownerTab: to be changed
+// at once, before the next call moves the table.
 func (a *lockAgg) owner(owner format.ThreadID) *Blame {
-	if bl := a.lastOwner; bl != nil && bl.Thread == owner {
-		return bl
+	if k := a.lastOwner; k > 0 && a.ownerTab[k-1].Thread == owner {
+		return &a.ownerTab[k-1]
 	}
 	if a.owners == nil {
-		a.owners = map[format.ThreadID]*Blame{}
+		a.owners = map[format.ThreadID]int32{}
 	}
-	bl := a.owners[owner]
-	if bl == nil {
-		bl = &Blame{Thread: owner}
-		a.owners[owner] = bl
+	k, ok := a.owners[owner]
+	if !ok {
+		k = int32(len(a.ownerTab))
+		a.ownerTab = append(a.ownerTab, Blame{Thread: owner})
+		a.owners[owner] = k
 	}
-	a.lastOwner = bl
-	return bl
+	a.lastOwner = k + 1
+	return &a.ownerTab[k]
 }
 
 // blameOpen counts a contention still going on at the end on owner.
@@ -689,10 +696,7 @@ func (a *lockAgg) finish() *Lock {
 	l := &a.l
 	l.Waiters = byFirstOf(&a.waiters)
 	l.WaitedBy = byFirstOf(&a.waitedBy)
-	l.Owners = grown(l.Owners, len(a.owners))
-	for _, bl := range a.owners {
-		l.Owners = append(l.Owners, *bl)
-	}
+	l.Owners = append(grown(l.Owners, len(a.ownerTab)), a.ownerTab...)
 	slices.SortFunc(l.Owners, func(a, b Blame) int {
 		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
 			return c

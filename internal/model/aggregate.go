@@ -139,6 +139,101 @@ type threadAgg struct {
 	jucPrev bool
 	waitEnd format.Time // end of the thread's latest wait segment
 	waitLen format.Time // length of the thread's latest wait, its segments so far
+	// firsts: the locks the thread blocked or waited on, with its first
+	// time on each, until endThread gives them to the locks
+	// (lockAgg.waiters, waitedBy): a short list of the thread's own, not
+	// a map of every thread per lock looked up at each contention (1 GB:
+	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one;
+	// lastFirst is the last one used.
+	firsts    []aggFirst
+	firstOf   map[*lockAgg]int32
+	lastFirst int32
+}
+
+// aggFirst is a thread's first contention (block) and first wait on a
+// lock, each if it had one.
+type aggFirst struct {
+	a               *lockAgg
+	block, wait     format.Time
+	blocked, waited bool
+}
+
+// firstsScan is how many locks a thread's firsts are looked for in by a
+// scan; above, by its map.
+const firstsScan = 16
+
+// first returns the thread's firsts on a.
+func (st *threadAgg) first(a *lockAgg) *aggFirst {
+	if i := int(st.lastFirst); i < len(st.firsts) && st.firsts[i].a == a {
+		return &st.firsts[i]
+	}
+	i := -1
+	if st.firstOf != nil {
+		if k, ok := st.firstOf[a]; ok {
+			i = int(k)
+		}
+	} else {
+		for k := range st.firsts {
+			if st.firsts[k].a == a {
+				i = k
+				break
+			}
+		}
+	}
+	if i < 0 {
+		i = len(st.firsts)
+		if st.firsts == nil {
+			st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
+		}
+		st.firsts = append(st.firsts, aggFirst{a: a})
+		switch {
+		case st.firstOf != nil:
+			st.firstOf[a] = int32(i)
+		case len(st.firsts) > firstsScan:
+			st.firstOf = make(map[*lockAgg]int32, 2*len(st.firsts))
+			for k := range st.firsts {
+				st.firstOf[st.firsts[k].a] = int32(k)
+			}
+		}
+	}
+	st.lastFirst = int32(i)
+	return &st.firsts[i]
+}
+
+// block notes a contention of the thread on a from since.
+func (st *threadAgg) block(a *lockAgg, since format.Time) {
+	if f := st.first(a); !f.blocked || since < f.block {
+		f.block, f.blocked = since, true
+	}
+}
+
+// waited notes a wait of the thread on a from since.
+func (st *threadAgg) waited(a *lockAgg, since format.Time) {
+	if f := st.first(a); !f.waited || since < f.wait {
+		f.wait, f.waited = since, true
+	}
+}
+
+// flushFirsts gives the thread's firsts to their locks.
+func (st *threadAgg) flushFirsts() {
+	for i := range st.firsts {
+		f := &st.firsts[i]
+		if f.blocked {
+			f.a.waiters = append(f.a.waiters, firstAt{st.id, f.block})
+		}
+		if f.waited {
+			f.a.waitedBy = append(f.a.waitedBy, firstAt{st.id, f.wait})
+		}
+	}
+	st.firsts, st.firstOf, st.lastFirst = st.firsts[:0], nil, 0
+}
+
+// firstAt is a thread's first contention or wait on a lock. A thread's
+// can be given more than once (a thread brought back after it was
+// finished: Builder.revive): the earliest counts.
+type firstAt struct {
+	th format.ThreadID
+	at format.Time
 }
 
 // ReparkGap is the longest gap between two parks of one thread on one
@@ -151,25 +246,29 @@ const ReparkGap = format.Time(50_000) // 50 µs
 
 // lockAgg accumulates one lock.
 type lockAgg struct {
-	l        Lock
-	src      *Lock                           // the Model's lock: its owner changes, as the fold adds them
-	waiters  map[format.ThreadID]format.Time // first block
-	waitedBy map[format.ThreadID]format.Time // first wait
-	// owners and sites by pointer: each contention finds its site and
-	// owners once (the last of each kept: a thread's contentions on one
-	// lock mostly repeat them), not a lookup and a store.
-	owners    map[format.ThreadID]*Blame
-	sites     map[StackID]*Site
-	lastOwner *Blame
-	lastSite  *Site
-	held      map[StackID]bool
-	lastHeld  StackID // the last site put in held
-	// lastWaiter: the thread of the last contention, its first in waiters.
-	lastWaiter format.ThreadID
-	lastFirst  format.Time
-	waiterOK   bool
-	wsites     map[StackID]*WaitSite
-	unparked   map[format.ThreadID]Blame // parks ended by each unparker
+	l   Lock
+	src *Lock // the Model's lock: its owner changes, as the fold adds them
+	// waiters, waitedBy: each thread's first block and first wait, as
+	// the threads end (threadAgg.flushFirsts).
+	waiters  []firstAt
+	waitedBy []firstAt
+	// owners: the blame of each owner, in one table (ownerTab) that
+	// owners indexes, neither holding a pointer: ~3 M at 1 GB, which as
+	// a Blame each were as many objects for the collector to mark at
+	// every cycle. lastOwner is the last one's index + 1.
+	owners    map[format.ThreadID]int32
+	ownerTab  []Blame
+	lastOwner int32
+	// sites by pointer: each contention finds its site once (the last
+	// kept: a thread's contentions on one lock mostly repeat it), not a
+	// lookup and a store.
+	sites    map[StackID]*Site
+	lastSite *Site
+	held     map[StackID]bool
+	lastHeld StackID // the last site put in held
+	wsites   map[StackID]*WaitSite
+	lastWS   *WaitSite
+	unparked map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
@@ -255,7 +354,8 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				a.l.OwnerUnknown++
 			}
 			site := m.SiteStack(iv.Stack)
-			a.contention(st.id, iv.Since, site, d, iv.Open)
+			st.block(a, iv.Since)
+			a.contention(site, d, iv.Open)
 			ag.before(a, site, iv.Since, iv.BeforeEvents)
 			if iv.Open {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
@@ -302,9 +402,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			st.waitEnd = iv.End
 			st.waitLen = iv.Duration()
 			a.l.MaxWait = max(a.l.MaxWait, st.waitLen)
-			if first, ok := a.waitedBy[st.id]; !ok || iv.Since < first {
-				a.waitedBy[st.id] = iv.Since
-			}
+			st.waited(a, iv.Since)
 			a.l.Waits++
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
@@ -332,9 +430,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			// A park is one segment: nothing nests in it.
 			a := ag.get(iv.Object, Blocker)
 			ws := a.waitSite(m.SiteStack(iv.Stack))
-			if first, ok := a.waitedBy[st.id]; !ok || iv.Since < first {
-				a.waitedBy[st.id] = iv.Since
-			}
+			st.waited(a, iv.Since)
 			a.l.Waits++
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
@@ -370,6 +466,7 @@ func (ag *aggregator) endThread(st *threadAgg) {
 		ag.jucContention(st)
 	}
 	ag.acquires(st, len(st.acq))
+	st.flushFirsts()
 }
 
 // acquires adds the first n of st's Semaphore.acquire calls and forgets
@@ -385,7 +482,8 @@ func (ag *aggregator) acquires(st *threadAgg, n int) {
 		}
 		a := ag.get(c.object, Semaphore)
 		a.blame(c.other, 1, c.end-c.since)
-		a.contention(st.id, c.since, m.SiteStack(c.stack), c.end-c.since, false)
+		st.block(a, c.since)
+		a.contention(m.SiteStack(c.stack), c.end-c.since, false)
 		ag.before(a, m.SiteStack(c.stack), c.since, false)
 	}
 	st.acq = append(st.acq[:0], st.acq[n:]...)
@@ -449,7 +547,6 @@ func (a *lockAgg) facts() {
 // whose unpark ended it; the contention is counted to the owner at its end
 // (the last unparker: the thread that released the lock).
 func (ag *aggregator) jucContention(st *threadAgg) {
-	th := st.id
 	ps := st.juc
 	st.juc = st.juc[:0]
 	first, last := &ps[0], &ps[len(ps)-1]
@@ -469,7 +566,8 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 		}
 		from = p.End
 	}
-	a.contention(th, first.Start, ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	st.block(a, first.Start)
+	a.contention(ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
 	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
 	end := last.Other
 	if end == 0 {
@@ -483,23 +581,13 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	a.blame(end, 1, 0)
 }
 
-// contention adds one contention of thread th, from since, at site.
-func (a *lockAgg) contention(th format.ThreadID, since format.Time, site StackID, d format.Time, open bool) {
-	if a.waiters == nil {
+// contention adds one contention at site (its thread's first:
+// threadAgg.block).
+func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
+	if a.sites == nil {
 		// Made when first needed: most locks are only contended or only
 		// waited on.
-		a.waiters, a.sites = map[format.ThreadID]format.Time{}, map[StackID]*Site{}
-	}
-	// A thread's contentions on the lock come in a row (the fold feeds a
-	// thread's sealed intervals at once), mostly in time order: its first
-	// is then known.
-	if !a.waiterOK || th != a.lastWaiter || since < a.lastFirst {
-		first, ok := a.waiters[th]
-		if !ok || since < first {
-			first = since
-			a.waiters[th] = first
-		}
-		a.lastWaiter, a.lastFirst, a.waiterOK = th, first, true
+		a.sites = map[StackID]*Site{}
 	}
 	s := a.site(site)
 	l := &a.l
@@ -560,21 +648,23 @@ func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
 	bl.Blamed += d
 }
 
-// owner returns owner's blame on the lock.
+// owner returns owner's blame on the lock, in a.ownerTab: to be changed
+// at once, before the next call moves the table.
 func (a *lockAgg) owner(owner format.ThreadID) *Blame {
-	if bl := a.lastOwner; bl != nil && bl.Thread == owner {
-		return bl
+	if k := a.lastOwner; k > 0 && a.ownerTab[k-1].Thread == owner {
+		return &a.ownerTab[k-1]
 	}
 	if a.owners == nil {
-		a.owners = map[format.ThreadID]*Blame{}
+		a.owners = map[format.ThreadID]int32{}
 	}
-	bl := a.owners[owner]
-	if bl == nil {
-		bl = &Blame{Thread: owner}
-		a.owners[owner] = bl
+	k, ok := a.owners[owner]
+	if !ok {
+		k = int32(len(a.ownerTab))
+		a.ownerTab = append(a.ownerTab, Blame{Thread: owner})
+		a.owners[owner] = k
 	}
-	a.lastOwner = bl
-	return bl
+	a.lastOwner = k + 1
+	return &a.ownerTab[k]
 }
 
 // blameOpen counts a contention still going on at the end on owner.
@@ -586,26 +676,27 @@ func (a *lockAgg) blameOpen(owner format.ThreadID) {
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
+	if s := a.lastWS; s != nil && s.Stack == stack {
+		return s
+	}
 	if a.wsites == nil {
-		a.wsites, a.waitedBy = map[StackID]*WaitSite{}, map[format.ThreadID]format.Time{}
+		a.wsites = map[StackID]*WaitSite{}
 	}
 	s := a.wsites[stack]
 	if s == nil {
 		s = &WaitSite{Stack: stack}
 		a.wsites[stack] = s
 	}
+	a.lastWS = s
 	return s
 }
 
 // finish puts the accumulated lists in their orders.
 func (a *lockAgg) finish() *Lock {
 	l := &a.l
-	l.Waiters = byFirst(a.waiters)
-	l.WaitedBy = byFirst(a.waitedBy)
-	l.Owners = grown(l.Owners, len(a.owners))
-	for _, bl := range a.owners {
-		l.Owners = append(l.Owners, *bl)
-	}
+	l.Waiters = byFirstOf(&a.waiters)
+	l.WaitedBy = byFirstOf(&a.waitedBy)
+	l.Owners = append(grown(l.Owners, len(a.ownerTab)), a.ownerTab...)
 	slices.SortFunc(l.Owners, func(a, b Blame) int {
 		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
 			return c
@@ -666,6 +757,35 @@ func sortUnparkers(us []Blame) {
 		}
 		return cmp.Compare(a.Thread, b.Thread)
 	})
+}
+
+// byFirstOf returns the threads of *p in order of their first (the
+// earliest of a thread's), then id; *p is left with each thread's
+// earliest, in that order (groupWaits reads them after).
+func byFirstOf(p *[]firstAt) []format.ThreadID {
+	fs := *p
+	if len(fs) == 0 {
+		return nil
+	}
+	slices.SortFunc(fs, func(a, b firstAt) int {
+		if c := cmp.Compare(a.th, b.th); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.at, b.at)
+	})
+	fs = slices.CompactFunc(fs, func(a, b firstAt) bool { return a.th == b.th })
+	*p = fs
+	slices.SortFunc(fs, func(a, b firstAt) int {
+		if c := cmp.Compare(a.at, b.at); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.th, b.th)
+	})
+	out := make([]format.ThreadID, len(fs))
+	for i, f := range fs {
+		out[i] = f.th
+	}
+	return out
 }
 
 // byFirst returns the threads of first (thread -> time of its first

@@ -52,6 +52,10 @@ type Options struct {
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
+	// EndGraphOnly: WaitGraphAt is asked at the end alone (orca report's
+	// analyses), not at earlier instants (the viewer's): the fold lets go
+	// of the late entries it will not read (waitFor.compactLate).
+	EndGraphOnly bool
 	// Stacks, if set, is the table the stacks are numbered in (Model.Stacks
 	// is its Frames): a series of builds of one recording's consecutive
 	// ranges (the pushes of export.OTLPCache) that share one gives each
@@ -129,6 +133,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
 	b.noRunSplit = opt.NoRunSplit
+	b.wf.endOnly = opt.EndGraphOnly
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil

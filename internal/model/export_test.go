@@ -13,7 +13,21 @@ import (
 // The model's tests seal after every event (Builder.seal).
 // They give up a thread's samples to the spill as soon as its windows are
 // split past them (releaseSamples).
-func init() { sealEvery, sealMargin, sampleBatch = 1, 0, 1 }
+func init() { sealEvery, sealMargin, sampleBatch, lateCompactMin = 1, 0, 1, 1 }
+
+// LateEntries is how many late entries m keeps.
+func LateEntries(m *Model) int { return len(m.lateEntries) }
+
+// LateAtEnd returns m's late entries that hold after its end.
+func LateAtEnd(m *Model) []lateEntry {
+	var out []lateEntry
+	for _, e := range m.lateEntries {
+		if e.To > m.End {
+			out = append(out, e)
+		}
+	}
+	return out
+}
 
 // GroupSites groups the model's stacks into call sites by line, as Build
 // does with the recording's line table, and aggregates the locks again.

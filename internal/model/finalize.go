@@ -154,7 +154,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	})
 	b.spillFed(ts)
 	if !b.noLockFigures {
-		b.ag.endThread(&ts.agg)
+		b.ag.endThread(ts.agg)
 	}
 	if !b.noRunSplit {
 		b.splitTo(ts, math.MaxInt64, t.End)
@@ -174,7 +174,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		b.tail(ts)
 		b.held -= ts.ivs.held()
 		// Given up, all: a thread brought back (revive) adds after them.
-		ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
+		*ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
 	} else {
 		t.Intervals = ts.ivs.all(b.ivSlab)
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
@@ -192,7 +192,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		b.spill.add(&t.spill.smp, bytesOf(t.Samples))
 	}
 	if !b.noRunSplit {
-		t.splitRun(&ts.win)
+		t.splitRun(ts.win)
 	}
 	ts.win.marks = nil // the windows are split to the end
 	if drop {
@@ -234,7 +234,7 @@ func (b *Builder) findShutdown() {
 // added in order (Finalize would sort them), none: the readers read the
 // thread's back.
 func (b *Builder) tail(ts *tstate) {
-	l, t := &ts.ivs, ts.t
+	l, t := ts.ivs, ts.t
 	if l.unsorted {
 		return
 	}

@@ -143,9 +143,9 @@ func newGroup(k groupKey, as []*lockAgg) *Group {
 		g.NotifyAlls += l.NotifyAlls
 		g.NotifiesWokeNobody += l.NotifiesWokeNobody
 		g.MaxNotifyAllBurst = max(g.MaxNotifyAllBurst, l.MaxNotifyAllBurst)
-		for th, at := range a.waitedBy {
-			if first, ok := waitedBy[th]; !ok || at < first {
-				waitedBy[th] = at
+		for _, f := range a.waitedBy {
+			if first, ok := waitedBy[f.th]; !ok || f.at < first {
+				waitedBy[f.th] = f.at
 			}
 		}
 		for th, u := range a.unparked {

@@ -711,6 +711,9 @@ type Model struct {
 	// Builder.waitsLate). WaitGraphAt leaves its wait out then, as the
 	// fold's deadlock detection did.
 	lateEntries []lateEntry
+	// lateFloor: the latest end of a late entry let go
+	// (Options.EndGraphOnly): WaitGraphAt is not asked before it.
+	lateFloor format.Time
 	// Stacks holds every distinct stack; Stacks[0] is empty.
 	Stacks [][]format.Frame
 	Events int

@@ -199,7 +199,7 @@ func (b *Builder) releaseSamples(ts *tstate) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	t, ws := ts.t, &ts.win
+	t, ws := ts.t, ts.win
 	if n := len(t.wins); n > 0 {
 		end := t.wins[n-1].end
 		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
@@ -260,7 +260,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 // unspillSamples reads the samples releaseSamples gave up of ts back
 // before the others: all its samples are in memory again, in order.
 func (b *Builder) unspillSamples(ts *tstate) {
-	t, ws := ts.t, &ts.win
+	t, ws := ts.t, ts.win
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}

@@ -29,7 +29,7 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans := 0
+	spans, lateLet := 0, 0
 	for _, way := range []string{"tmpfile", "dir", "drop"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -41,7 +41,7 @@ func TestSpill(t *testing.T) {
 				var res *Result
 				opt := Options{Spill: true, SpillDir: tmp}
 				if way == "drop" {
-					opt.DropIntervals, opt.StackMark = true, testMark
+					opt.DropIntervals, opt.StackMark, opt.EndGraphOnly = true, testMark, true
 				}
 				build := func() {
 					_, res = testrec.OpenWith(t, prefix, opt)
@@ -71,6 +71,13 @@ func TestSpill(t *testing.T) {
 				}
 				if way == "drop" {
 					checkDropped(t, mem.Model, m)
+					if LateEntries(m) < LateEntries(mem.Model) {
+						lateLet++
+					}
+					got, want := LateAtEnd(m), LateAtEnd(mem.Model)
+					if !reflect.DeepEqual(got, want) {
+						t.Errorf("the late entries after the end: %+v, in memory %+v", got, want)
+					}
 				}
 				for _, d := range got {
 					spans += len(d.Spans)
@@ -80,6 +87,9 @@ func TestSpill(t *testing.T) {
 	}
 	if spans == 0 {
 		t.Error("no case has a lock whose holders did something: the test compares nothing")
+	}
+	if lateLet == 0 {
+		t.Error("no case has a late entry let go (Options.EndGraphOnly): nothing of them is compared")
 	}
 }
 

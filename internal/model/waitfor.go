@@ -131,6 +131,9 @@ type WaitGraph struct {
 // and the event that says so is late (see waitFor.set); the fold's spans
 // of these (Model.lateEntries) say when.
 func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
+	if at < m.lateFloor {
+		panic("model: WaitGraphAt before the end of a Model built with Options.EndGraphOnly")
+	}
 	g := &WaitGraph{At: at}
 	var buf []Interval
 	for _, t := range m.Threads {

@@ -3,7 +3,6 @@ package model
 import (
 	"fmt"
 	"math"
-	"slices"
 	"unsafe"
 
 	"orca/internal/format"
@@ -29,6 +28,9 @@ type Builder struct {
 	m          *Model
 	edges      edgeList // Model.Edges until Finalize
 	threads    map[format.ThreadID]*tstate
+	// near: the threads by their ID's hash, the latest looked up in each
+	// slot (threadOf).
+	near []*tstate
 	// byNum: the threads in order of appearance (tstate.num), as
 	// Model.Threads until Finalize sorts it: Finalize's walk finds each
 	// without a look-up in threads (100 000 threads: a miss of the cache
@@ -193,9 +195,19 @@ type pendingJoin struct {
 // tstate is a thread being folded. The Thread is in it, not pointed to:
 // each event touches both.
 type tstate struct {
+	// What every event of the thread reads comes first, in the first two
+	// of its cache lines (a tstate is a multiple of 64 bytes, in slabs):
+	// consecutive events are of different threads three times in four
+	// (the 128 MB synthetic recording), and a Thread's own fields, read
+	// there, were a miss of the cache each (Event: t.Ended, t.Sched).
+	// id, start, ended and events are t.ID, t.Start, t.Ended and
+	// t.Events (the last written to t by Finalize); schedAt is the time
+	// of t.Sched's last, math.MinInt64 for none.
+	//
 	// t is in a slab of Threads of its own (Builder.tslab), which the
 	// Model keeps after Finalize, not the fold's state around it.
-	t *Thread
+	t  *Thread
+	id format.ThreadID
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
 	// It starts in openBuf, next to the rest of the thread's state.
@@ -212,14 +224,18 @@ type tstate struct {
 	ivPrev     format.Time
 	ivUnsorted bool
 	last       format.Time // time of its latest event, when seen
-	seen       bool        // it has had an event of its own
 	// floor is the end of its latest segment. Another thread's event can
 	// split a segment later than this thread's next line (lines of two
 	// threads may be out of order by a little); that line is folded at
 	// floor so segments never overlap.
-	floor format.Time
-	wf    wfEdge // what it waits for (see waitFor)
-	num   uint32 // numbers the threads from 0 in order of appearance
+	floor   format.Time
+	start   format.Time
+	schedAt format.Time
+	events  int
+	seen    bool // it has had an event of its own
+	ended   bool
+	wf      wfEdge // what it waits for (see waitFor)
+	num     uint32 // numbers the threads from 0 in order of appearance
 	// parkNest counts parks inside a state that already says why the
 	// thread waits (a Semaphore.acquire, a Thread.join): not intervals.
 	parkNest int
@@ -307,6 +323,12 @@ func (b *Builder) giveBody(ts *tstate) {
 	b.bodies = append(b.bodies, bd)
 }
 
+// A tstate is a multiple of 64 bytes, so that its first fields share a
+// cache line in a slab: its fields (and a pad, _, when they are not)
+// made so, checked here (a compile error
+// otherwise: the index is out of range).
+var _ = [1]struct{}{}[unsafe.Sizeof(tstate{})%64]
+
 type openIv struct {
 	// iv.Since is when the state began; iv.Start is where its current
 	// segment begins (it moves when the state is split).
@@ -367,7 +389,7 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 // thread returns the thread id, creating it as first seen at at (by its
 // own event or as another event's owner, target or joined thread).
 func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
-	if b.lastThread != nil && b.lastThread.t.ID == id {
+	if b.lastThread != nil && b.lastThread.id == id {
 		return b.lastThread
 	}
 	ts := b.threads[id]
@@ -383,6 +405,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		ts.t = &b.tslab[0]
 		b.tslab = b.tslab[1:]
 		ts.t.ID, ts.t.Start, ts.num, ts.timedAt = id, at, uint32(len(b.m.Threads)), -1
+		ts.id, ts.start, ts.schedAt = id, at, math.MinInt64
 		b.takeBody(ts)
 		b.threads[id] = ts
 		b.m.byThread[id] = ts.t
@@ -391,6 +414,36 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	}
 	b.lastThread = ts
 	return ts
+}
+
+// threadOf returns the thread of ev's line, from near when it is there:
+// one load and a compare, not a look-up in the map (a thread's lines
+// rarely follow each other: three in four are of another thread than the
+// line before, in the 128 MB synthetic recording).
+func (b *Builder) threadOf(ev *reader.Event) *tstate {
+	id := ev.Thread
+	if b.near == nil {
+		b.near = make([]*tstate, nearSlots)
+	}
+	slot := &b.near[nearSlot(id)]
+	if ts := *slot; ts != nil && ts.id == id {
+		b.lastThread = ts
+		return ts
+	}
+	ts := b.thread(id, ev.Time)
+	*slot = ts
+	return ts
+}
+
+// nearSlots is the size of Builder.near, a cache of the threads by their
+// ID's hash: the threads alive at once hold a few thousand slots at most,
+// the ended ones are overwritten.
+const nearSlots = 1 << 16
+
+// nearSlot returns the slot of Builder.near for id: its identity hash
+// (random, HotSpot's default) and rank mixed.
+func nearSlot(id format.ThreadID) uint32 {
+	return (uint32(id) ^ uint32(id>>32)*0x9E3779B1) & (nearSlots - 1)
 }
 
 // CutAt says the recording was cut at at (0: at its last event) because
@@ -438,10 +491,10 @@ func (b *Builder) Event(ev *reader.Event) {
 	if len(b.alias) > 0 {
 		ev = b.aliased(ev)
 	}
-	ts := b.thread(ev.Thread, ev.Time)
+	ts := b.threadOf(ev)
 	t := ts.t
-	t.Events++
-	if t.Ended {
+	ts.events++
+	if ts.ended {
 		// After posting ThreadEnd, HotSpot's thread exit (ensure_join) locks
 		// the Thread object to notify its joiners, and can block on it (the
 		// starter may still be in synchronized Thread.start): the thread
@@ -456,7 +509,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		if ev.Kind == format.Sample && ev.Time <= t.End {
 			// A sample taken before the end and written after its line
 			// (docs/format.md, "Order"): an instant of the thread's life.
-			b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, b.stackOf(ev))
+			b.sample(ts, max(ev.Time, ts.start), ev.Sampled, ev.Weight, b.stackOf(ev))
 			return
 		}
 		if !exit {
@@ -472,7 +525,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		// record, when its writer's carry was full: .info written_early)
 		// keeps its own time, and the line held back is not out of order.
 		// The thread's samples are put in order at the end (finalize.go).
-		b.sample(ts, max(ev.Time, t.Start), ev.Sampled, ev.Weight, b.stackOf(ev))
+		b.sample(ts, max(ev.Time, ts.start), ev.Sampled, ev.Weight, b.stackOf(ev))
 		return
 	}
 	if ev.Kind == format.ThreadCPU && ts.seen {
@@ -484,10 +537,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		// load 30). That line is then not out of order; a window between
 		// ThreadCPU lines already split past it is split again
 		// (splitWindows, lateSample).
-		at := max(ev.Time, t.Start)
-		if n := len(t.Sched); n > 0 {
-			at = max(at, t.Sched[n-1].At) // the windows follow each other
-		}
+		at := max(ev.Time, ts.start, ts.schedAt) // the windows follow each other
 		if !b.schedTime(ts, at, ev.CPU, ev.Ready) {
 			b.problem(ev, "cpu %d, ready %d: less than the thread's previous line's", ev.CPU, ev.Ready)
 		}
@@ -506,13 +556,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		e.Time = ts.floor
 		ev = &e
 	}
-	if n := len(t.Sched); n > 0 && ev.Time < t.Sched[n-1].At {
+	if ev.Time < ts.schedAt {
 		// A line behind the thread's latest ThreadCPU line (above): the
 		// windows split past it are split again.
 		ts.lateSample(ev.Time)
 	}
-	if ev.Kind == format.ThreadStarted && !ts.seen || ev.Time < t.Start {
-		t.Start = ev.Time
+	if ev.Kind == format.ThreadStarted && !ts.seen || ev.Time < ts.start {
+		t.Start, ts.start = ev.Time, ev.Time
 	}
 	ts.seen, ts.last = true, ev.Time
 	stack := b.stackOf(ev)
@@ -529,7 +579,7 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v ended while %s", ev.Thread, ts.open[len(ts.open)-1].iv.State)
 			b.end(ts, ev.Time, endForced)
 		}
-		t.End, t.Ended = ev.Time, true
+		t.End, t.Ended, ts.ended = ev.Time, true, true
 		if ts.smpGiven > 0 && ev.Time < ts.smpLast {
 			b.unspillSamples(ts) // clamped below
 		}
@@ -893,17 +943,32 @@ func (b *Builder) releaseChanges() {
 			b.spill.add(&l.ownSpill, bytesOf(l.OwnerChanges[:n]))
 			l.ownBase += n
 			b.heldChanges -= n
-			// A copy: the array would otherwise keep those given up.
-			l.OwnerChanges = slices.Clone(l.OwnerChanges[n:])
+			ls.ownRoom = len(l.OwnerChanges)
+			l.OwnerChanges = keepRest(l.OwnerChanges, n)
 		}
 		if len(l.OwnerChanges) > 0 {
 			keep = append(keep, ls)
-		} else {
-			l.OwnerChanges = nil
 		}
 	}
 	clear(b.owning[len(keep):])
 	b.owning = keep
+}
+
+// keepRest returns s without its first n, given up: moved to the front of
+// its array, which goes on filling without growing again (a copy of the
+// rest alone, exactly sized, was grown again by doubling after each seal:
+// newOwner's growslice, ~2 % of orca report at 128 MB). An array emptied
+// is let go (nil: the lock has none in memory), and so is one much larger
+// than the rest (a burst's room).
+func keepRest[E any](s []E, n int) []E {
+	rest := s[n:]
+	switch {
+	case len(rest) == 0:
+		return nil
+	case cap(s) > 256 && cap(s) > 4*len(rest):
+		return append(make([]E, 0, 2*len(rest)), rest...)
+	}
+	return s[:copy(s, rest)]
 }
 
 // feedSealed feeds the intervals of the threads in feeding that no later

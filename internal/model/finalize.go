@@ -47,6 +47,7 @@ func (b *Builder) Finalize() *Model {
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
 	for i, t := range m.Threads {
 		ts := b.byNum[i]
+		t.Events = ts.events
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now.
 			dropped, t.lent = true, nil

@@ -170,6 +170,7 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	}
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
+	ts.schedAt = at
 	if len(*st) >= 2 && !ts.win.splitting && !b.noRunSplit {
 		ts.win.splitting = true
 		b.splitting = append(b.splitting, ts)

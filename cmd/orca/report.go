@@ -179,7 +179,8 @@ func runReport(u ui, args []string) error {
 		}
 		w = f
 	}
-	bw := bufio.NewWriter(w)
+	// 64 kB, not 4: fewer writes (report --json of 128 MB is 4 MB).
+	bw := bufio.NewWriterSize(w, 64<<10)
 	if *asJSON {
 		err = r.WriteJSON(bw)
 	} else {

@@ -93,13 +93,14 @@ func (l *edgeLog) add(e *sweepEdge, base format.Time, sp *model.Model) {
 	if len(l.blocks) == 0 && len(l.spilt) == 0 {
 		l.a, l.from = base, 0
 	}
-	if nb := len(l.blocks); sp != nil && nb > 0 && cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
+	if nb := len(l.blocks); sp != nil && nb > 0 && cap(l.blocks[nb-1]) >= edgeBlock && cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
+		// The last block is a full one of edgeBlock bytes: it and the
+		// smaller ones before it (the first's, doubling) go out as one
+		// block, read back by one read (a block each was 26 000 reads of
+		// 880 bytes on average at 128 MB).
 		last := l.blocks[nb-1]
-		if r, ok := sp.ScratchWrite(last); ok {
+		if r, ok := sp.ScratchWrite(l.blocks...); ok {
 			l.spilt = append(l.spilt, r)
-			if cap(last) < edgeBlock {
-				last = make([]byte, 0, min(2*cap(last), edgeBlock))
-			}
 			l.blocks = append(l.blocks[:0], last[:0])
 		}
 	}

@@ -13,7 +13,7 @@ import (
 // out of order by a little and owners of both parts of a ThreadID.
 func TestOwnerPack(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 15, 16, 17, 100, 5000} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 100, 5000} {
 		var cs []OwnerChange
 		p := &ownerPack{num: map[format.ThreadID]uint32{}}
 		at := format.Time(r.IntN(1 << 40))

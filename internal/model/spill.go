@@ -444,34 +444,88 @@ type ScratchRef struct {
 	len int32
 }
 
-// ScratchWrite appends p to the Model's spill (Options.Spill) for a reader
-// of the Model that gives up memory it would hold (the wait chains' edges,
+// scratchBufSize is ScratchWrite's buffer: the wait chains' edges come a
+// block of a few kB at a time, and a write each was 26 000 system calls at
+// 128 MB (docs/perf/2026-11-30-issue-34-holders.md).
+const scratchBufSize = 1 << 20
+
+// ScratchWrite appends the bytes of ps, one after the other, to the
+// Model's spill (Options.Spill) as one block, for a reader of the Model
+// that gives up memory it would hold (the wait chains' edges,
 // analysis.HoldersAndChains), and returns where; ok is false when there is
-// no spill or it failed: keep p then. One goroutine at a time, once the
-// Model is built.
-func (m *Model) ScratchWrite(p []byte) (ScratchRef, bool) {
+// no spill or it failed: keep them then. The blocks go through a buffer,
+// written when full or when ScratchRead asks for a block still in it; a
+// buffer whose write fails is kept in memory (scratchKept), so a block
+// ScratchWrite took is always read back. One goroutine at a time, once
+// the Model is built.
+func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
 	s := m.spill
-	if s == nil || s.err != nil || len(p) > math.MaxInt32 {
+	n := 0
+	for _, p := range ps {
+		n += len(p)
+	}
+	if s == nil || s.err != nil || n > math.MaxInt32 {
 		return ScratchRef{}, false
 	}
-	if s.flush() != nil {
-		return ScratchRef{}, false
+	if len(s.buf)+n > cap(s.buf) {
+		if m.scratchFlush() != nil {
+			return ScratchRef{}, false
+		}
+		if cap(s.buf) < max(n, scratchBufSize) {
+			s.buf = make([]byte, 0, max(n, scratchBufSize))
+		}
 	}
-	// After the buffer's flush the file's offset is s.off: written at it.
-	if _, err := s.f.Write(p); err != nil {
-		s.err = err
-		return ScratchRef{}, false
+	// s.off counts the buffer's bytes: the block is written at it.
+	r := ScratchRef{s.off, int32(n)}
+	for _, p := range ps {
+		s.buf = append(s.buf, p...)
 	}
-	r := ScratchRef{s.off, int32(len(p))}
-	s.off += int64(len(p))
+	s.off += int64(n)
 	return r, true
+}
+
+// scratchFlush writes ScratchWrite's buffer out; when that fails, the
+// buffer is kept in memory for ScratchRead, and the error returned.
+func (m *Model) scratchFlush() error {
+	s := m.spill
+	if len(s.buf) == 0 {
+		return s.err
+	}
+	at, b := s.off-int64(len(s.buf)), s.buf
+	if err := s.flush(); err != nil {
+		// What the buffer held is read from memory from now on.
+		m.scratchKept = append(m.scratchKept, scratchChunk{at, b})
+		s.buf = nil
+		return err
+	}
+	return nil
+}
+
+// scratchChunk is ScratchWrite's buffer that could not be written: its
+// bytes from off on.
+type scratchChunk struct {
+	off int64
+	b   []byte
 }
 
 // ScratchRead reads back the block ScratchWrite put at r into room's
 // room (grown as needed) and returns it.
 func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte {
 	room = slices.Grow(room[:0], int(r.len))[:r.len]
-	if _, err := m.spill.f.ReadAt(room, r.off); err != nil {
+	s := m.spill
+	for _, c := range m.scratchKept {
+		if r.off >= c.off && r.off+int64(r.len) <= c.off+int64(len(c.b)) {
+			copy(room, c.b[r.off-c.off:])
+			return room
+		}
+	}
+	if r.off+int64(r.len) > s.off-int64(len(s.buf)) {
+		// Still in the buffer: written out first (then read as the rest).
+		if m.scratchFlush() != nil {
+			return m.ScratchRead(r, room) // kept now
+		}
+	}
+	if _, err := s.f.ReadAt(room, r.off); err != nil {
 		panic(&SpillError{err}) // as spilledThread
 	}
 	return room

@@ -775,6 +775,12 @@ func byFirstOf(p *[]firstAt) []format.ThreadID {
 	})
 	fs = slices.CompactFunc(fs, func(a, b firstAt) bool { return a.th == b.th })
 	*p = fs
+	return inFirstOrder(fs)
+}
+
+// inFirstOrder sorts fs, one entry a thread, by time, then id, and
+// returns their threads in that order.
+func inFirstOrder(fs []firstAt) []format.ThreadID {
 	slices.SortFunc(fs, func(a, b firstAt) int {
 		if c := cmp.Compare(a.at, b.at); c != 0 {
 			return c
@@ -794,25 +800,11 @@ func byFirst(first map[format.ThreadID]format.Time) []format.ThreadID {
 	if len(first) == 0 {
 		return nil
 	}
-	type entry struct {
-		at format.Time
-		th format.ThreadID
-	}
-	es := make([]entry, 0, len(first))
+	fs := make([]firstAt, 0, len(first))
 	for th, at := range first {
-		es = append(es, entry{at, th})
+		fs = append(fs, firstAt{th: th, at: at})
 	}
-	slices.SortFunc(es, func(a, b entry) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.th, b.th)
-	})
-	out := make([]format.ThreadID, len(es))
-	for i, e := range es {
-		out[i] = e.th
-	}
-	return out
+	return inFirstOrder(fs)
 }
 
 // SiteStack returns the call site of stack id: the first stack of the

@@ -347,6 +347,9 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 	}
 }
 
+// heldSlowMS: how late TestHeldNotBlocked makes the held-locks call (ORCA_TEST_SLOW_HELD_MS).
+const heldSlowMS = 600
+
 // TestHeldNotBlocked: the agent's JVMTI call that lists a contender's held locks (7-70 us, ~4 ms
 // at the 99th percentile) is never the contender's recorded wait. At a park in a j.u.c. lock's
 // acquire (--lock-order) the thread makes it before it blocks, and the park's time is taken after
@@ -366,7 +369,6 @@ func checkPotential(t *testing.T, e expect, prefix, heldLocks string, want map[s
 // thread's own frames too (the thread then reads before its enter's time: not recorded as
 // blocked); with ORCA_HELD_JVMTI=1 (every enter asked of the held thread) every answer, 600 ms
 // late, is dropped (checkHeldAllDropped).
-const heldSlowMS = 600
 func TestHeldNotBlocked(t *testing.T) {
 	t.Setenv("ORCA_TEST_SLOW_HELD_MS", strconv.Itoa(heldSlowMS))
 	monitors := "inv-1 inv-2 gate-1 gate-2 fixed-1 fixed-2 alone fresh-1 fresh-2 mix-2 rr-1"

@@ -16,7 +16,10 @@
 #                  MAXAGE=5m, so that no chunk file is deleted in the window (default 2m)
 #
 # Prints per run: orca_cpu_s, its share of one core over the window, MB/s and events/s of the
-# recording in the window (events: the whole recording's events per byte, from orca dump).
+# recording in the window (events: the whole recording's events per byte, from orca dump), the
+# bytes pushed per byte of the whole recording (gzipped, as sent; MAXAGE=5m when the run lasts
+# more than 2 min, so that no chunk file is deleted), orca's page faults in the window and its
+# peak RSS (VmHWM) at the window's end.
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 srv=${1:-activemq} jn=${2:-25} rounds=${3:-3}
@@ -43,13 +46,15 @@ for r in $(seq $rounds); do
     [ $mode = push ] && flags="$flags --otlp http://127.0.0.1:$port --push-every 10s ${ORCA_PUSH_FLAGS:-}"
     ORCA_FLAGS="$flags" $repo/bench/servers.sh $srv $jn load $tag >$OUT/$tag.log 2>&1
     W=$OUT/$tag
-    read -r _ _ _ _ _ _ _ jcpu _ ocpu _ win _ rb _ flt <$W/result.txt
+    read -r _ _ _ _ _ _ _ jcpu _ ocpu _ win _ rb _ flt _ hwm <$W/result.txt
     ev=$($repo/bin/orca dump --resolve=false $W/rec 2>/dev/null | grep -c '^[0-9]')
     tot=$(cat $W/rec.orca* | wc -c)
     load=$(cut -d' ' -f1-3 /proc/loadavg)
-    pushed=$(grep -o 'pushed [0-9]* chunk.*' $W/server.log $OUT/$tag.log 2>/dev/null | head -1)
-    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" -v la="$load" -v flt="${flt:-0}" 'BEGIN {
-      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s; %d page faults; load %s\n",
-        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p, flt, la }'
+    pushed=$(grep -ho 'pushed [0-9]* chunk.*' $W/server.log $OUT/$tag.log 2>/dev/null | head -1)
+    # bytes sent (orca record's last line) per byte of the whole recording (MAXAGE keeps it all)
+    sentb=$(echo "$pushed" | sed -n 's/.*requests*, \([0-9]*\) bytes.*/\1/p')
+    awk -v m=$mode -v r=$r -v o=$ocpu -v j=$jcpu -v w=$win -v rb=$rb -v ev=$ev -v tot=$tot -v p="$pushed" -v la="$load" -v flt="${flt:-0}" -v hwm="${hwm:-0}" -v sb="${sentb:-0}" 'BEGIN {
+      printf "%s round %d: orca_cpu_s %.2f over %.1f s = %.2f %% of a core; jvm_cpu_s %.1f; recording %.3f MB/s, %.0f events/s (%d events, %d bytes in all) %s; %.3f bytes sent per byte recorded, %.1f an event; %d page faults; orca peak RSS %.1f MB; load %s\n",
+        m, r, o, w, 100 * o / w, j, rb / w / 1e6, ev / tot * rb / w, ev, tot, p, sb / tot, (ev ? sb / ev : 0), flt, hwm / 1024, la }'
   done
 done

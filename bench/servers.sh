@@ -15,9 +15,10 @@
 #   MVCC=1 bench/servers.sh hsqldb …  HsqlLoad sets SET DATABASE TRANSACTION CONTROL MVCC first
 #   VIRTUAL=1 bench/servers.sh tomcat 25 …  the connector runs requests on virtual threads (useVirtualThreads)
 # $W/result.txt (W=$OUT/TAG): one line, "sent S received R loadsecs L jvm_cpu_s C orca_cpu_s O
-# window_s T rec_bytes B", C the server JVM's CPU (user + system, /proc) over the load window of
+# window_s T rec_bytes B orca_minflt F orca_hwm_kb H", C the server JVM's CPU (user + system, /proc) over the load window of
 # T s, O the orca record process's own (--otlp's pushes: bench/otlp-push.sh), B the bytes the
-# recording grew by in it; bench/amq-jfr.sh reads it.
+# recording grew by in it, F orca's minor page faults in it, H orca record's peak RSS (VmHWM) at
+# its end; bench/amq-jfr.sh reads it.
 # $W/threads.txt: each JVM thread's CPU seconds since its start, at the end of the load window.
 #
 # Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
@@ -117,9 +118,11 @@ rbytes() { cat $P.orca* 2>/dev/null | wc -c; }
 c0=$(jcpu) o0=$(ocpu) f0=$(oflt) b0=$(rbytes)
 if [ $mode = load ]; then load >load.log 2>&1; tail -3 load.log; else sleep 10; fi
 c1=$(jcpu) o1=$(ocpu) f1=$(oflt) tw=$(date +%s.%N) b1=$(rbytes)
+# orca record's peak RSS so far (kB; 0 without orca)
+hwm=0; [ "${ORCA_OFF:-0}" = 1 ] || hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$opid/status)
 # the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
 for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
-awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d orca_minflt %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl }' load.log >result.txt
+awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v hwm="$hwm" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d orca_minflt %d orca_hwm_kb %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl, hwm }' load.log >result.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"
 t1=$(date +%s.%N)

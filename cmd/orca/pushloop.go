@@ -93,6 +93,7 @@ type pusher struct {
 	retryAt  time.Time
 	backoff  time.Duration
 	sent     int // requests accepted
+	sentB    int // their bytes (gzipped, as sent)
 	chunks   int // chunk files covered by them
 	dropped  int // requests dropped
 	dropWhy  string
@@ -195,8 +196,8 @@ func (p *pusher) finish() {
 		p.dropWhy = fmt.Sprintf("the collector did not take them in the last %s (%s)", drain, p.dropWhy)
 		p.backlog = nil
 	}
-	msg := fmt.Sprintf("orca: pushed %d chunk %s of %s to %s in %d %s", p.chunks, plural(p.chunks, "file", "files"),
-		p.prefix, p.target.url, p.sent, plural(p.sent, "request", "requests"))
+	msg := fmt.Sprintf("orca: pushed %d chunk %s of %s to %s in %d %s, %d bytes", p.chunks, plural(p.chunks, "file", "files"),
+		p.prefix, p.target.url, p.sent, plural(p.sent, "request", "requests"), p.sentB)
 	if p.failures > 0 {
 		msg += fmt.Sprintf(" (%d failed %s retried)", p.failures, plural(p.failures, "try", "tries"))
 	}
@@ -399,6 +400,7 @@ func lastEvent(path string) (format.Time, error) {
 // p.mu held.
 func (p *pusher) accepted(r pushReq) {
 	p.sent++
+	p.sentB += len(r.body)
 	p.chunks += r.chunks
 	p.backoff = 0
 	if cap(r.body) > cap(p.spare) {

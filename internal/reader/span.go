@@ -451,6 +451,8 @@ func (r *Recording) eachSpan(opt EachOptions, fn func(*Event) error) (truncated 
 	rf := newRangeFilter(sp.From, sp.To, opt.Stacks == nil, fn)
 	rf.chained = sp.chained
 	cf := &carryFilter{}
+	// The facts' sets kept from call to call in opt.Buffers (a pusher's).
+	cf.facts, rf.given = opt.Buffers.factSets()
 	var done int64
 	line := 0
 	for i, pc := range sp.pieces {
@@ -494,7 +496,7 @@ type rangeFilter struct {
 	fn        func(*Event) error
 	live      *format.LiveState[Event]
 	started   bool
-	given     map[factKey]struct{} // facts handed on in the range
+	given     map[factKey]struct{} // facts handed on in the range (eachSpan's)
 	// chained: the carried records read before the first other event are
 	// the state at from whatever their time, and every other event is in
 	// the range (Span.chained).
@@ -505,8 +507,7 @@ func newRangeFilter(from, to format.Time, copyStack bool, fn func(*Event) error)
 	return &rangeFilter{from: from, to: to, copyStack: copyStack, fn: fn,
 		live: format.NewLiveState(func(e *Event) (format.Kind, format.ThreadID, format.ObjectID) {
 			return e.Kind, e.Thread, e.Object
-		}),
-		given: map[factKey]struct{}{}}
+		})}
 }
 
 func (f *rangeFilter) event(ev *Event) error {

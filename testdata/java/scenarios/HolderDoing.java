@@ -96,8 +96,8 @@ public class HolderDoing {
         holder.start();
         holder.join();
         server.close();
-        System.out.println("EXPECT holder=" + Integer.toHexString(System.identityHashCode(holder))
-                + " lock=" + Integer.toHexString(System.identityHashCode(lock))
+        System.out.println("EXPECT holder=" + String.format("%08x", System.identityHashCode(holder))
+                + " lock=" + String.format("%08x", System.identityHashCode(lock))
                 + " rounds=" + ROUNDS + " waiters=" + WAITERS
                 + " compute_ns=" + computeNs + " io_ns=" + ioNs);
     }

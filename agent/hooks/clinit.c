@@ -103,18 +103,41 @@ static int pool_class(jclass k, unsigned idx, char *out, size_t cap) {
   return n;
 }
 
-// top_frame_class looks at the calling thread's top Java frame: -1 when it
-// is not the JVM's lock (a monitorenter) or cannot be told (a native
-// frame), else the length of the signature of the class its bytecode
-// initialises, written into out (0: none named).
+// What top_frame_class says besides a class's signature (>= 0).
+enum {
+  FRAME_APP = -1,          // an application's lock (a monitorenter), or not known
+  FRAME_NONE = -2,         // no frame at all: the thread runs no Java method
+  FRAME_JDK_NATIVE = -3,   // a native method of a class of the boot loader
+};
+
+// jdk_native: whether m, a native method, is the JDK's (its class loaded by
+// the boot loader: Class.forName0, Unsafe.ensureClassInitialized0, the
+// reflection natives), not an application's JNI code.
+static int jdk_native(jmethodID m) {
+  jclass k = NULL;
+  jobject loader = NULL;
+  if ((*jvmti)->GetMethodDeclaringClass(jvmti, m, &k) != JVMTI_ERROR_NONE || !k) return 0;
+  if ((*jvmti)->GetClassLoader(jvmti, k, &loader) != JVMTI_ERROR_NONE) return 0;
+  // Local references in the calling thread's frame: freed with it.
+  return loader == NULL;
+}
+
+// top_frame_class looks at the calling thread's top Java frame: FRAME_APP
+// when it is not the JVM's lock (a monitorenter) or cannot be told (an
+// application's native frame), FRAME_NONE or FRAME_JDK_NATIVE, else the
+// length of the signature of the class its bytecode initialises, written
+// into out (0: none named).
 static int top_frame_class(char *out, size_t cap) {
   jmethodID m = NULL;
   jlocation at = -1;
-  if ((*jvmti)->GetFrameLocation(jvmti, NULL, 0, &m, &at) != JVMTI_ERROR_NONE || !m || at < 0) return -1;
+  jvmtiError err = (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &m, &at);
+  if (err == JVMTI_ERROR_NO_MORE_FRAMES) return FRAME_NONE;
+  if (err != JVMTI_ERROR_NONE || !m) return FRAME_APP;
+  if (at < 0) return jdk_native(m) ? FRAME_JDK_NATIVE : FRAME_APP;
   jint size = 0;
   unsigned char *code = NULL;
   if ((*jvmti)->GetBytecodes(jvmti, m, &size, &code) != JVMTI_ERROR_NONE || !code) return -1;
-  int n = -1;
+  int n = FRAME_APP;
   if (at < size) {
     unsigned char op = code[at];
     n = 0;
@@ -123,7 +146,7 @@ static int top_frame_class(char *out, size_t cap) {
     // location may be an operand instead: then a JVM lock stays an int[]
     // (never the other way round).
     if (op == 0xc2 || (at > 0 && code[at - 1] == 0xc2)) {
-      n = -1;
+      n = FRAME_APP;
     } else if ((op == 0xbb || op == 0xb2 || op == 0xb3 || op == 0xb8) && at + 2 < size) {
       // new, getstatic, putstatic, invokestatic
       jclass k = NULL;
@@ -155,10 +178,28 @@ static void name_lock(int shard, uint32_t thread, int64_t ts, uint32_t h, const 
   ring_put(shard, ORCA_EV_CLASS_INIT_LOCK, ts, thread, h, 0, NULL, 0, sig, len);
 }
 
+// empty_array: whether o, an int[], has no element. HotSpot's init lock is
+// an int[0] (java_lang_Class::initialize_mirror_fields); a program's lock
+// made of an array is one with a use, or a byte[0].
+static int empty_array(JNIEnv *env, jobject o) {
+  jsize n = (*env)->GetArrayLength(env, (jarray)o);
+  if ((*env)->ExceptionCheck(env)) {
+    (*env)->ExceptionClear(env);
+    return 0;
+  }
+  return n == 0;
+}
+
 void clinit_enter(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o, uint32_t h) {
   if (opt.seed_only || !env || !o || !h || !is_int_array(env, o)) return;
   char sig[1024];
   int n = top_frame_class(sig, sizeof sig);
+  // No Java frame (the launcher's thread initialising a class through JNI
+  // while the Finalizer does, at the JVM's start), or a JDK native
+  // (Class.forName0, Unsafe.ensureClassInitialized0) blocking on an int[0]:
+  // the JVM's init lock, no class named. Only an application's JNI code
+  // could lock an int[0] there.
+  if ((n == FRAME_NONE || n == FRAME_JDK_NATIVE) && empty_array(env, o)) n = 0;
   if (n < 0) return;
   name_lock(shard, thread, ts, h, sig, n);
 }

@@ -137,8 +137,9 @@ func (r *Report) potentialSection(t *textWriter) {
 			t.printf("      held it in:\n")
 			if len(e.HeldStack) == 0 {
 				t.printf("        (%s)\n", cmp.Or(e.HeldStackNote, "not known"))
+			} else {
+				t.frames("        ", e.HeldStack)
 			}
-			t.frames("        ", e.HeldStack)
 			t.printf("      wanted at:\n")
 			t.frames("        ", e.WantedStack)
 		}

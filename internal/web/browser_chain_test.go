@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"orca/internal/format"
+	"orca/internal/report"
 	"orca/internal/testrec"
 )
 
@@ -162,6 +163,46 @@ func TestBrowserChain(t *testing.T) {
 			}
 		}
 		screenshot(t, ctx, "potential-deadlocks.png")
+	})
+
+	t.Run("held in no frame", func(t *testing.T) {
+		// b held 2222 through JNI's MonitorEnter (no depth): no frame to
+		// show, and the page says why in the report's words.
+		prefix := testrec.Files(t, "../model/testdata/cases/lock-order.txtar")
+		b, err := os.ReadFile(prefix + ".orca")
+		if err != nil {
+			t.Fatal(err)
+		}
+		jni := strings.Replace(string(b), "MonitorHeld,0000000B,00002222,1\n", "MonitorHeld,0000000B,00002222,\n", 1)
+		if jni == string(b) {
+			t.Fatal("b's MonitorHeld of 2222 is not in the case")
+		}
+		if err := os.WriteFile(prefix+".orca", []byte(jni), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := build(t, prefix)
+		var note string
+		for _, d := range report.New(r.rec, r.res, report.Options{}).PotentialDeadlocks {
+			for _, e := range d.Edges {
+				if e.Name != nil && *e.Name == "b" {
+					note = e.HeldStackNote
+				}
+			}
+		}
+		if want := "in no Java frame: entered through JNI's MonitorEnter"; note != want {
+			t.Fatalf("the report's held_stack_note of b is %q, want %q", note, want)
+		}
+		ts := serve(t, r)
+		reopen(t, ctx, ts.URL+"/#v=deadlocks")
+		waitJS(t, ctx, "the potential deadlocks", `document.querySelector('.pd-card')`)
+		eval[bool](t, ctx, `([...document.querySelectorAll('.pd-stacks')].forEach((d) => d.open = true), true)`)
+		txt := eval[string](t, ctx, `[...document.querySelectorAll('.pd-card .pd-stacks')].map((d) => d.textContent).join('|')`)
+		if !strings.Contains(txt, "("+note+")") {
+			t.Errorf("the stacks say %q: want (%s), the report's note", txt, note)
+		}
+		if strings.Contains(txt, "(not known)") {
+			t.Errorf("the stacks say %q: a held stack not known without its reason", txt)
+		}
 	})
 
 	t.Run("not looked for", func(t *testing.T) {

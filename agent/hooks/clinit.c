@@ -33,6 +33,7 @@ static jclass int_array;   // global reference, from clinit_init
 // one IsSameObject — not a JVMTI GetClassSignature at every contended
 // enter of a program that never contends on an int[].
 void clinit_init(JNIEnv *env) {
+  if (__atomic_load_n(&int_array, __ATOMIC_ACQUIRE)) return;   // at VMStart, then VMInit
   jintArray a = (*env)->NewIntArray(env, 1);
   if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env), a = NULL;
   jclass c = a ? (*env)->GetObjectClass(env, a) : NULL;
@@ -108,6 +109,7 @@ enum {
   FRAME_APP = -1,          // an application's lock (a monitorenter), or not known
   FRAME_NONE = -2,         // no frame at all: the thread runs no Java method
   FRAME_JDK_NATIVE = -3,   // a native method of a class of the boot loader
+  FRAME_START = -4,        // before VMInit: only the JDK's start-up code runs
 };
 
 // jdk_native: whether m, a native method, is the JDK's (its class loaded by
@@ -132,6 +134,7 @@ static int top_frame_class(char *out, size_t cap) {
   jlocation at = -1;
   jvmtiError err = (*jvmti)->GetFrameLocation(jvmti, NULL, 0, &m, &at);
   if (err == JVMTI_ERROR_NO_MORE_FRAMES) return FRAME_NONE;
+  if (err == JVMTI_ERROR_WRONG_PHASE) return FRAME_START;
   if (err != JVMTI_ERROR_NONE || !m) return FRAME_APP;
   if (at < 0) return jdk_native(m) ? FRAME_JDK_NATIVE : FRAME_APP;
   jint size = 0;
@@ -194,12 +197,12 @@ void clinit_enter(JNIEnv *env, int shard, uint32_t thread, int64_t ts, jobject o
   if (opt.seed_only || !env || !o || !h || !is_int_array(env, o)) return;
   char sig[1024];
   int n = top_frame_class(sig, sizeof sig);
-  // No Java frame (the launcher's thread initialising a class through JNI
-  // while the Finalizer does, at the JVM's start), or a JDK native
-  // (Class.forName0, Unsafe.ensureClassInitialized0) blocking on an int[0]:
+  // Before VMInit (the JDK's start-up code: the launcher's thread blocked
+  // on a class's init lock the Finalizer holds), with no Java frame, or in a
+  // JDK native (Class.forName0, Unsafe.ensureClassInitialized0), an int[0]:
   // the JVM's init lock, no class named. Only an application's JNI code
-  // could lock an int[0] there.
-  if ((n == FRAME_NONE || n == FRAME_JDK_NATIVE) && empty_array(env, o)) n = 0;
+  // could lock an int[0] there, and none runs before VMInit.
+  if ((n == FRAME_START || n == FRAME_NONE || n == FRAME_JDK_NATIVE) && empty_array(env, o)) n = 0;
   if (n < 0) return;
   name_lock(shard, thread, ts, h, sig, n);
 }

@@ -115,6 +115,15 @@ static int live_init(JNIEnv *env, jthread t, int attach) {
   return alive;
 }
 
+// VMStart: the JDK's own start-up Java code (System.initPhase1) runs from
+// here, before VMInit; it initialises classes under their init locks, on
+// which a thread may block (the launcher's, in no Java frame, on a lock the
+// Finalizer holds): clinit tells an int[] from here on.
+static void JNICALL on_vm_start(jvmtiEnv *j, JNIEnv *env) {
+  (void)j;
+  clinit_init(env);
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
   java_version();
@@ -413,8 +422,8 @@ static void added_at_attach(const jvmtiCapabilities *want) { (void)want; }
 // can_retransform_classes, which on JDK 17-22 would make HotSpot record
 // the dependencies of every method compiled from then on (standby, below).
 static const start_way way_load = {caps_at_load, added_at_load, 0};
-static const start_way way_attach = {caps_at_attach, added_at_attach, 1};   // no VMInit: the VM runs
-static const start_way way_snapshot = {caps_live, added_at_attach, 1};
+static const start_way way_attach = {caps_at_attach, added_at_attach, 2};   // no VMStart, VMInit: the VM runs
+static const start_way way_snapshot = {caps_live, added_at_attach, 2};
 
 // have_compiled_load: the JVM gave the capability of CompiledMethodLoad
 // events (precise_jit).
@@ -484,6 +493,7 @@ static const char *hooks(const start_way *way) {
 
   jvmtiEventCallbacks cb;
   memset(&cb, 0, sizeof cb);
+  cb.VMStart = on_vm_start;
   cb.VMInit = on_vm_init;
   cb.VMDeath = on_vm_death;
   cb.ThreadStart = threads_on_start;
@@ -557,6 +567,7 @@ static const struct {
   jvmtiEvent ev;
   const char *name;
 } events[] = {
+    {JVMTI_EVENT_VM_START, "VMStart"},
     {JVMTI_EVENT_VM_INIT, "VMInit"},
     {JVMTI_EVENT_VM_DEATH, "VMDeath"},
     {JVMTI_EVENT_THREAD_START, "ThreadStart"},

@@ -220,8 +220,10 @@ func (b *builder) classInits() []ClassInit {
 			continue
 		}
 		c := ClassInit{Object: ci.Object.String(), Class: ci.Class, Waits: ci.Waits, Waiters: []string{}, Sites: [][]string{}}
+		c.JDK = true
 		for _, t := range ci.Waiters {
 			c.Waiters = append(c.Waiters, t.String())
+			c.JDK = c.JDK && b.jdk[t]
 		}
 		for _, s := range ci.Sites {
 			c.Sites = append(c.Sites, b.stack(s))

@@ -373,6 +373,9 @@ type ClassInit struct {
 	Waits   int        `json:"waits"`
 	Waiters []string   `json:"waiters"`
 	Sites   [][]string `json:"sites"` // where the waits ended
+	// JDK: only JDK service threads waited (the Reference Handler at the
+	// JVM's start, for a class the launcher's thread initialised).
+	JDK bool `json:"jdk"`
 }
 
 // Deadlock is a wait-for cycle: each thread waits for the next, the last

@@ -1123,7 +1123,14 @@ func (r *Report) classInitSection(t *textWriter) {
 		return
 	}
 	t.section("CLASS INITIALISATION: threads that waited for another thread to initialise a class (the JVM's own waits)")
+	var jdk []string
+	program := 0
 	for _, c := range r.ClassInits {
+		if c.JDK {
+			jdk = append(jdk, initNamed(c.Object, c.Class)+" ("+count(c.Waits, "wait", "waits")+")")
+			continue
+		}
+		program++
 		t.printf("  %s: %s by %s ended\n", initNamed(c.Object, c.Class), count(c.Waits, "wait", "waits"),
 			count(len(c.Waiters), "thread", "threads"))
 		for _, s := range c.Sites {
@@ -1132,6 +1139,12 @@ func (r *Report) classInitSection(t *textWriter) {
 			}
 			t.printf("\n")
 		}
+	}
+	if len(jdk) > 0 {
+		t.printf("  waited on only by JDK service threads: %s\n", strings.Join(jdk, ", "))
+	}
+	if program == 0 {
+		return
 	}
 	t.printf("  Only their ends are seen: HotSpot posts no event when such a wait begins, and clears the\n" +
 		"  initialiser before it wakes the waiters, so how long they waited and for which thread is not\n" +

@@ -168,6 +168,42 @@ func TestIndexAnswers(t *testing.T) {
 	}
 }
 
+// TestIndexBuildFails: a reopen whose model cannot be read (Failed)
+// answers a detail with the error, not "still reading" for ever, and
+// still serves what the index keeps.
+func TestIndexBuildFails(t *testing.T) {
+	prefix := testrec.Files(t, "../report/testdata/deadlock.txtar")
+	rec, res := testrec.OpenWith(t, prefix, model.Options{})
+	root := filepath.Join(t.TempDir(), "orca", "view")
+	key := IndexKey("deadlock", "")
+	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := OpenIndex(root, key)
+	if err != nil || idx == nil {
+		t.Fatalf("opening the index: %v", err)
+	}
+	defer idx.Close()
+	srv := NewFromIndex(idx, Options{})
+	failed := make(chan bool)
+	srv.BuildOnDemand(func() {
+		srv.Failed(fmt.Errorf("the recording is gone"))
+		close(failed)
+	})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	if got := getBody(t, ts.URL+"/api/threads/0"); !strings.HasPrefix(got, "503 ") {
+		t.Errorf("a detail before the build: %.200s, want 503", got)
+	}
+	<-failed
+	if got, want := getBody(t, ts.URL+"/api/threads/0"), `500 {"error":"reading the recording: the recording is gone"}`; !strings.HasPrefix(got, want) {
+		t.Errorf("a detail once the build failed: %.200s, want %s", got, want)
+	}
+	if got := getBody(t, ts.URL+"/api/deadlocks"); !strings.HasPrefix(got, "200 ") {
+		t.Errorf("the index's answer once the build failed: %.200s", got)
+	}
+}
+
 // TestIndexPrivate: the index's directories are the user's own, made
 // 0700; a directory of another mode or a symlink in their place, or a
 // symlink as the index, is refused, not followed.

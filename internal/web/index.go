@@ -54,6 +54,9 @@ const (
 // indexBodies are the answers an index keeps, asked without parameters.
 var indexBodies = []string{"/api/summary", "/api/threads", "/api/locks", "/api/groups", "/api/deadlocks", "/api/version"}
 
+// indexFlame is the flame graph an index keeps: the Flame tab's first.
+const indexFlame = "/api/flame?states=blocked%2Cwaiting"
+
 // indexDeadlockInstants: the wait-for graphs an index keeps are those at
 // the end and at the instants of the first this many deadlocks.
 const indexDeadlockInstants = 64
@@ -70,7 +73,7 @@ func (d *data) indexAnswers() []string {
 	for _, n := range overviewBuckets {
 		u = append(u, fmt.Sprintf("/api/overview?buckets=%d", n))
 	}
-	u = append(u, "/api/flame?states=blocked%2Cwaiting")
+	u = append(u, indexFlame)
 	end := d.rel(d.m.End)
 	seen := map[int64]bool{end: true}
 	u = append(u, fmt.Sprintf("/api/waitfor?t=%d", end))
@@ -558,6 +561,9 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// ask writes the answers of the handlers to the urls.
 	ask := func(urls []string) error {
 		for _, u := range urls {
+			if u == indexFlame {
+				continue // summed with the lanes
+			}
 			rec := &bodyRecorder{h: http.Header{}, w: w}
 			req, err := http.NewRequest("GET", u, nil)
 			if err != nil {
@@ -579,6 +585,15 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	var ovs []*overviewAcc
 	for _, n := range overviewBuckets {
 		ovs = append(ovs, d.newOverview(n))
+	}
+	// The flame graph it keeps, summed so too.
+	fr, err := http.NewRequest("GET", indexFlame, nil)
+	if err != nil {
+		return stats, nil, err
+	}
+	fa, err := (&site{d: d, srv: s, opt: s.opt}).newFlame(fr)
+	if err != nil {
+		return stats, nil, err
 	}
 
 	// The levels: from the one of a single tile down, each thread's
@@ -611,6 +626,9 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		t = d.readThread(ti)
 		for _, a := range ovs {
 			a.add(t, t.Intervals)
+		}
+		if fa.wants(ti, t) {
+			fa.add(t)
 		}
 		rec := writeLane(w, t, hasSplit(t), d.m.Start, keptLevels, d.m.End-d.m.Start)
 		stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
@@ -655,6 +673,12 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	if err := ask(d.indexAnswers()); err != nil {
 		return stats, nil, err
 	}
+	// As jsonHandler writes it.
+	at := w.n
+	if err := json.NewEncoder(w).Encode(fa.done()); err != nil {
+		return stats, nil, err
+	}
+	dir.Bodies[answerKey(fr.URL.Path, fr.URL.Query())] = [2]int64{at, w.n - at}
 	var b bytes.Buffer
 	for _, la := range levels {
 		il := indexLevel{Level: la.level}

@@ -114,8 +114,9 @@ func runView(u ui, args []string) error {
 	}
 	var srv *web.Server
 	if idx != nil {
-		// The index answers the first screen now; the model is read
-		// meanwhile for the rest, which waits for it.
+		// The index answers what the page shows now; the model is read
+		// only when a detail asks it (docs/web.md, "The index"), and
+		// that detail waits for it.
 		srv = web.NewFromIndex(idx, wopt)
 		progress := opt.Progress
 		opt.Progress = func(events int, bytes int64) {
@@ -126,7 +127,7 @@ func runView(u ui, args []string) error {
 				srv.SetProgress(float64(bytes) / float64(size))
 			}
 		}
-		go func() {
+		srv.BuildOnDemand(func() {
 			t0 := time.Now()
 			res, err := model.Build(rec, opt)
 			if progress != nil {
@@ -134,13 +135,14 @@ func runView(u ui, args []string) error {
 			}
 			if err != nil {
 				fmt.Fprintf(u.stderr, "orca: %v (the viewer shows what the index holds)\n", err)
+				srv.Failed(err)
 				return
 			}
 			if progress != nil {
 				fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())
 			}
 			srv.Ready(rec, res)
-		}()
+		})
 	} else {
 		t0 := time.Now()
 		res, err := model.Build(rec, opt)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,54 @@ func TestView(t *testing.T) {
 	var sum struct{ Threads int }
 	if err := json.Unmarshal(got["api/summary"], &sum); err != nil || sum.Threads == 0 {
 		t.Errorf("GET api/summary: %v, %+v", err, sum)
+	}
+}
+
+// TestViewReopen: a second orca view of a recording answers from the
+// index the first wrote, and reads the model only when a detail asks it:
+// 503 (still reading) at first, then the detail.
+func TestViewReopen(t *testing.T) {
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	pre := reportRecording(t)
+	url, stop := viewStart(t, pre)
+	first := httpGet(t, url+"api/summary")
+	for i := 0; ; i++ {
+		if m, _ := filepath.Glob(filepath.Join(cache, "orca", "view", "*", "index")); len(m) == 1 {
+			break
+		}
+		if i == 600 {
+			t.Fatal("no index written in 60 s")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	stop()
+	url, stop = viewStart(t, pre)
+	defer stop()
+	if got := httpGet(t, url+"api/summary"); !bytes.Equal(got, first) {
+		t.Errorf("the reopen's summary differs:\n%s\nfirst open:\n%s", got, first)
+	}
+	res, err := http.Get(url + "api/threads/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("a thread's detail at once on a reopen: %s, want 503 (the model is read for it)", res.Status)
+	}
+	for i := 0; ; i++ {
+		res, err := http.Get(url + "api/threads/0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode == 200 {
+			break
+		}
+		if res.StatusCode != http.StatusServiceUnavailable || i == 600 {
+			t.Fatalf("a thread's detail on a reopen: %s", res.Status)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"orca/internal/model"
@@ -11,10 +12,11 @@ import (
 )
 
 // TestBrowserIndex opens the page on a server that answers from the
-// recording's index alone (NewFromIndex, the model still being read): it
-// loads and draws the timeline's lanes from the index's tiles, the
-// overview (which needs the model) waits without an error, and comes once
-// the model is ready.
+// recording's index alone (NewFromIndex, the model not read): it loads and
+// draws the timeline's lanes and its overview from the index, and the
+// other tabs as they first show, without reading the model; a thread's
+// detail has it read (BuildOnDemand), the page noting meanwhile that it
+// is read, and shows once it is.
 func TestBrowserIndex(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: no browser")
@@ -38,6 +40,14 @@ func TestBrowserIndex(t *testing.T) {
 	}
 	defer idx.Close()
 	srv := NewFromIndex(idx, Options{})
+	// The model is read when a detail asks it: here it is given at once.
+	ready := make(chan bool)
+	var builds atomic.Int32
+	srv.BuildOnDemand(func() {
+		builds.Add(1)
+		<-ready
+		srv.Ready(rec, res)
+	})
 	ts := httptest.NewServer(srv)
 	t.Cleanup(ts.Close)
 	ctx := newBrowser(t, 1400, 900)
@@ -47,9 +57,7 @@ func TestBrowserIndex(t *testing.T) {
 	if eval[bool](t, ctx, `!!document.querySelector('.fatal') || !!document.querySelector('.toast.error')`) {
 		t.Fatalf("the page shows an error: %s", eval[string](t, ctx, `document.body.textContent.slice(0, 300)`))
 	}
-	if eval[bool](t, ctx, `!!window.orca.timeline.ovData`) {
-		t.Fatal("the overview was answered before the model was ready")
-	}
+	waitJS(t, ctx, "the overview from the index", `!!window.orca.timeline.ovData`)
 	// Zoomed in far below the levels kept whole, on an interval's start:
 	// its lane from the index.
 	kept := idx.Levels()
@@ -70,10 +78,26 @@ func TestBrowserIndex(t *testing.T) {
 	if eval[bool](t, ctx, `!!document.querySelector('.fatal') || !!document.querySelector('.toast.error')`) {
 		t.Fatalf("zoomed in, the page shows an error: %s", eval[string](t, ctx, `document.body.textContent.slice(0, 300)`))
 	}
-	srv.Ready(rec, res)
-	waitJS(t, ctx, "the overview once the model is ready", `!!window.orca.timeline.ovData`)
+	screenshot(t, ctx, "index.png")
+	// The other tabs as they first show: from the index.
+	eval[bool](t, ctx, `(orca.app.show('deadlocks'), true)`)
+	waitJS(t, ctx, "the wait-for graph from the index", `!!document.querySelector('#view-deadlocks .graph-title')`)
+	eval[bool](t, ctx, `(orca.app.show('flame'), true)`)
+	waitJS(t, ctx, "the flame graph from the index", `!!window.orca.app.flame.data`)
+	eval[bool](t, ctx, `(orca.app.show('locks'), true)`)
+	if b := builds.Load(); b != 0 {
+		t.Fatalf("the tabs as they first show started the model's build (%d)", b)
+	}
+	// A thread's detail: the model is read for it, the page says so
+	// meanwhile, and shows it once read.
+	eval[bool](t, ctx, `(orca.app.show('timeline'), orca.app.panel.showThread(0), true)`)
+	waitJS(t, ctx, "a note that the recording is read", `[...document.querySelectorAll('.toast.note')].some((e) => e.textContent.includes('still reading the recording'))`)
+	if b := builds.Load(); b != 1 {
+		t.Fatalf("a thread's detail asked: the model's build started %d times, want once", b)
+	}
+	close(ready)
+	waitJS(t, ctx, "the thread's detail once the model is read", `document.getElementById('panel').textContent.includes('Started at')`)
 	if eval[bool](t, ctx, `!!document.querySelector('.toast.error')`) {
 		t.Errorf("the page shows an error: %s", eval[string](t, ctx, `document.querySelector('.toast.error').textContent`))
 	}
-	screenshot(t, ctx, "index.png")
 }

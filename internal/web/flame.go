@@ -37,6 +37,44 @@ type flameJSON struct {
 // lock's, some threads', or a time range's.
 func (s *site) flame(r *http.Request) (any, error) {
 	d := s.d
+	fa, err := s.newFlame(r)
+	if err != nil {
+		return nil, err
+	}
+	// The View's fold, a thread at a time (its intervals read back one
+	// at a time from a model that keeps them in its spill alone), summed.
+	var buf []model.Interval
+	for ti, t := range d.m.Threads {
+		if !fa.wants(ti, t) {
+			continue
+		}
+		if d.m.IntervalsDropped() {
+			ivs, err := d.m.ReadIntervals(t, buf)
+			if err != nil {
+				return nil, err
+			}
+			h := *t
+			h.Intervals, buf, t = ivs, ivs, &h
+		}
+		fa.add(t)
+	}
+	return fa.done(), nil
+}
+
+// flameAcc sums a flame graph a thread at a time (the index's build sums
+// the one it keeps as it reads each thread for its lane).
+type flameAcc struct {
+	d       *data
+	keep    func(*model.Thread) bool
+	withJDK bool
+	q       model.StackQuery
+	byStack map[model.StackID]*model.StackTimes
+	out     *flameJSON
+}
+
+// newFlame reads the parameters of /api/flame.
+func (s *site) newFlame(r *http.Request) (*flameAcc, error) {
+	d := s.d
 	q := r.URL.Query()
 	var want [model.NumStates]bool
 	states := q.Get("states")
@@ -70,43 +108,40 @@ func (s *site) flame(r *http.Request) (any, error) {
 		return nil, err
 	}
 	a0, a1 := d.abs(t0), d.abs(t1)
+	return &flameAcc{d: d, keep: keep, withJDK: withJDK,
+		q:       model.StackQuery{States: want, Object: lock, From: a0, To: a1},
+		byStack: map[model.StackID]*model.StackTimes{},
+		out:     &flameJSON{Names: []string{"all"}, JDK: []bool{false}}}, nil
+}
 
+// wants says whether thread ti, t, is summed.
+func (fa *flameAcc) wants(ti int, t *model.Thread) bool {
+	return fa.keep(t) && (fa.withJDK || !fa.d.jdkThread[ti])
+}
+
+// add sums thread t (with its intervals), one that wants.
+func (fa *flameAcc) add(t *model.Thread) {
 	// The model sums the time per stack (the one fold, as the collapsed
-	// export's); this builds the tree of frames from the sums.
-	out := &flameJSON{Names: []string{"all"}, JDK: []bool{false}}
-	// The View's fold, a thread at a time (its intervals read back one
-	// at a time from a model that keeps them in its spill alone), summed.
-	q1 := model.StackQuery{States: want, Object: lock, From: a0, To: a1}
-	byStack := map[model.StackID]*model.StackTimes{}
-	var buf []model.Interval
-	for ti, t := range d.m.Threads {
-		if !keep(t) || (!withJDK && d.jdkThread[ti]) {
-			continue
-		}
-		if d.m.IntervalsDropped() {
-			ivs, err := d.m.ReadIntervals(t, buf)
-			if err != nil {
-				return nil, err
+	// export's); done builds the tree of frames from the sums.
+	by, intervals, threads := (&model.View{Model: fa.d.m, Threads: []*model.Thread{t}}).StackTime(fa.q)
+	fa.out.Intervals += intervals
+	fa.out.Threads += threads
+	for id, acc := range by {
+		if sum := fa.byStack[id]; sum != nil {
+			for st := range acc {
+				sum[st] += acc[st]
 			}
-			h := *t
-			h.Intervals, buf, t = ivs, ivs, &h
-		}
-		by, intervals, threads := (&model.View{Model: d.m, Threads: []*model.Thread{t}}).StackTime(q1)
-		out.Intervals += intervals
-		out.Threads += threads
-		for id, acc := range by {
-			if sum := byStack[id]; sum != nil {
-				for st := range acc {
-					sum[st] += acc[st]
-				}
-			} else {
-				byStack[id] = acc
-			}
+		} else {
+			fa.byStack[id] = acc
 		}
 	}
+}
 
-	ft := newFlameTree(d, &out.Names, &out.JDK)
-	for id, acc := range byStack {
+// done is the flame graph of the threads summed.
+func (fa *flameAcc) done() *flameJSON {
+	out := fa.out
+	ft := newFlameTree(fa.d, &out.Names, &out.JDK)
+	for id, acc := range fa.byStack {
 		ft.addStack(id, func(n *flameNode) {
 			for st, v := range acc {
 				n.state[st] += v
@@ -117,7 +152,7 @@ func (s *site) flame(r *http.Request) (any, error) {
 	finish(ft.root)
 	out.Total = ft.root.V
 	out.Root = ft.root
-	return out, nil
+	return out
 }
 
 // flameTree builds a flame graph's tree of frames from sums per stack:

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"orca/internal/agentlib"
 	"os"
 	"path/filepath"
@@ -26,11 +27,13 @@ import (
 
 // The viewer's index (docs/web.md, "The index"): what the first screen
 // asks, kept on disk once the model of a recording is built, so that the
-// next orca view of the same recording serves it at once, before (and
-// while) it reads the recording again. It holds the answers of the
+// next orca view of the same recording serves it at once, without reading
+// the recording again until a detail asks it. It holds the answers of the
 // unfiltered /api/summary, /api/threads, /api/locks, /api/groups,
-// /api/deadlocks and /api/version as the model gave them, and the tiles of
-// the coarsest zoom levels, every thread's lane, as /api/tiles cuts them.
+// /api/deadlocks and /api/version as the model gave them, and what the
+// page asks unasked (indexAnswers: the overview, the default flame graph,
+// the wait-for graphs of its default instants), every thread's lane and
+// the tiles of the coarsest zoom levels, as /api/tiles cuts them.
 //
 // It lives in the invoking user's cache directory ($XDG_CACHE_HOME or
 // ~/.cache, then orca/view/KEY/index), never beside the recording, whose
@@ -45,18 +48,68 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 3
+	indexVersion = 4
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
 var indexBodies = []string{"/api/summary", "/api/threads", "/api/locks", "/api/groups", "/api/deadlocks", "/api/version"}
+
+// indexFlame is the flame graph an index keeps: the Flame tab's first.
+const indexFlame = "/api/flame?states=blocked%2Cwaiting"
+
+// indexDeadlockInstants: the wait-for graphs an index keeps are those at
+// the end and at the instants of the first this many deadlocks.
+const indexDeadlockInstants = 64
+
+// indexAnswers are the answers with parameters an index keeps: those the
+// page asks before the user asks a detail (app.js, timeline.js,
+// deadlocks.js, flame.js): the overview at each count of buckets it asks,
+// the flame graph of blocked and waiting time, and the wait-for graph at
+// the instant the Deadlocks tab first shows (the first deadlock's, else
+// the end), and at the other deadlocks' and the end (a click on a
+// deadlock or a hang). A deadlock's instant is Deadlocks.instantOf's.
+func (d *data) indexAnswers() []string {
+	var u []string
+	for _, n := range overviewBuckets {
+		u = append(u, fmt.Sprintf("/api/overview?buckets=%d", n))
+	}
+	u = append(u, indexFlame)
+	end := d.rel(d.m.End)
+	seen := map[int64]bool{end: true}
+	u = append(u, fmt.Sprintf("/api/waitfor?t=%d", end))
+	for i, dl := range d.deadlocks {
+		if i == indexDeadlockInstants {
+			break
+		}
+		t := end
+		if !dl.AtEnd {
+			// Math.round((at + resolved) / 2) of integers: half up.
+			t = (d.rel(dl.At) + d.rel(dl.Resolved) + 1) / 2
+		}
+		if !seen[t] {
+			seen[t] = true
+			u = append(u, fmt.Sprintf("/api/waitfor?t=%d", t))
+		}
+	}
+	return u
+}
+
+// answerKey is the key of a request's answer in an index: its path, then
+// its parameters as url.Values.Encode writes them (sorted, escaped), so
+// that ?states=blocked%2Cwaiting and ?states=blocked,waiting are one.
+func answerKey(path string, q url.Values) string {
+	if len(q) == 0 {
+		return path
+	}
+	return path + "?" + q.Encode()
+}
 
 // indexDir is an index's directory, the JSON at its end.
 type indexDir struct {
 	Key      string              `json:"key"`
 	Duration int64               `json:"duration"` // ns
 	Threads  int                 `json:"threads"`
-	Bodies   map[string][2]int64 `json:"bodies"` // offset, length
+	Bodies   map[string][2]int64 `json:"bodies"` // answerKey → offset, length
 	// Levels: the zoom levels kept, coarsest first, each its tiles'
 	// offset and length.
 	Levels []indexLevel `json:"levels"`
@@ -77,7 +130,9 @@ type Index struct {
 	dir    indexDir
 	size   int64
 	levels map[int]*indexLevel
-	bodies map[string][]byte
+	// bodies: the kept answers' places in f, read as asked (c1G's
+	// /api/threads is 80 MB).
+	bodies map[string][2]int64
 
 	mu    sync.Mutex
 	tiles map[[2]int]*list.Element // (level, tile) → its bytes in lru
@@ -248,7 +303,7 @@ func readIndex(f *os.File, key string) (*Index, error) {
 	if _, err := f.ReadAt(b, off); err != nil {
 		return nil, err
 	}
-	idx := &Index{f: f, size: st.Size, levels: map[int]*indexLevel{}, bodies: map[string][]byte{}, tiles: map[[2]int]*list.Element{}}
+	idx := &Index{f: f, size: st.Size, levels: map[int]*indexLevel{}, bodies: map[string][2]int64{}, tiles: map[[2]int]*list.Element{}}
 	if err := json.Unmarshal(b, &idx.dir); err != nil {
 		return nil, err
 	}
@@ -259,11 +314,7 @@ func readIndex(f *os.File, key string) (*Index, error) {
 		if at[0] < 0 || at[1] < 0 || at[0]+at[1] > off {
 			return nil, errors.New("damaged")
 		}
-		body := make([]byte, at[1])
-		if _, err := f.ReadAt(body, at[0]); err != nil {
-			return nil, err
-		}
-		idx.bodies[path] = body
+		idx.bodies[path] = at
 	}
 	for i := range idx.dir.Levels {
 		l := &idx.dir.Levels[i]
@@ -297,8 +348,28 @@ func (x *Index) Levels() []int {
 // Close closes the index's file.
 func (x *Index) Close() error { return x.f.Close() }
 
-// body returns the kept answer of path, nil when none.
-func (x *Index) body(path string) []byte { return x.bodies[path] }
+// body returns the kept answer of key (answerKey), nil when none.
+func (x *Index) body(key string) []byte {
+	at, ok := x.bodies[key]
+	if !ok {
+		return nil
+	}
+	b := make([]byte, at[1])
+	if _, err := x.f.ReadAt(b, at[0]); err != nil {
+		return nil
+	}
+	return b
+}
+
+// answer returns the kept answer of r, to be read from the index's file;
+// nil when none.
+func (x *Index) answer(r *http.Request) *io.SectionReader {
+	at, ok := x.bodies[answerKey(r.URL.Path, r.URL.Query())]
+	if !ok {
+		return nil
+	}
+	return io.NewSectionReader(x.f, at[0], at[1])
+}
 
 // tile returns tile k of level for threads as /api/tiles sends it: from
 // the tiles of the level kept whole, or cut from the threads' lanes.
@@ -487,18 +558,42 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	binary.Write(w, le, uint32(indexVersion))
 	w.Write(make([]byte, 16)) // the directory's offset and length
 	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: len(d.m.Threads), Bodies: map[string][2]int64{}}
-	for _, path := range indexBodies {
-		rec := &bodyRecorder{h: http.Header{}, w: w}
-		req, err := http.NewRequest("GET", path, nil)
-		if err != nil {
-			return stats, nil, err
+	// ask writes the answers of the handlers to the urls.
+	ask := func(urls []string) error {
+		for _, u := range urls {
+			if u == indexFlame {
+				continue // summed with the lanes
+			}
+			rec := &bodyRecorder{h: http.Header{}, w: w}
+			req, err := http.NewRequest("GET", u, nil)
+			if err != nil {
+				return err
+			}
+			at := w.n
+			s.ServeHTTP(rec, withLoopback(req))
+			if rec.code != 0 && rec.code != http.StatusOK {
+				return fmt.Errorf("%s: %d %s", u, rec.code, rec.b.Bytes())
+			}
+			dir.Bodies[answerKey(req.URL.Path, req.URL.Query())] = [2]int64{at, w.n - at}
 		}
-		at := w.n
-		s.ServeHTTP(rec, withLoopback(req))
-		if rec.code != 0 && rec.code != http.StatusOK {
-			return stats, nil, fmt.Errorf("%s: %d %s", path, rec.code, rec.b.Bytes())
-		}
-		dir.Bodies[path] = [2]int64{at, w.n - at}
+		return nil
+	}
+	if err := ask(indexBodies); err != nil {
+		return stats, nil, err
+	}
+	// The overviews the page asks, summed as the lanes read each thread.
+	var ovs []*overviewAcc
+	for _, n := range overviewBuckets {
+		ovs = append(ovs, d.newOverview(n))
+	}
+	// The flame graph it keeps, summed so too.
+	fr, err := http.NewRequest("GET", indexFlame, nil)
+	if err != nil {
+		return stats, nil, err
+	}
+	fa, err := (&site{d: d, srv: s, opt: s.opt}).newFlame(fr)
+	if err != nil {
+		return stats, nil, err
 	}
 
 	// The levels: from the one of a single tile down, each thread's
@@ -529,6 +624,12 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	dir.LaneData[0] = w.n
 	for ti, t := range d.m.Threads {
 		t = d.readThread(ti)
+		for _, a := range ovs {
+			a.add(t, t.Intervals)
+		}
+		if fa.wants(ti, t) {
+			fa.add(t)
+		}
 		rec := writeLane(w, t, hasSplit(t), d.m.Start, keptLevels, d.m.End-d.m.Start)
 		stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
 		laneRecs = append(laneRecs, rec...)
@@ -566,6 +667,18 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	dir.Lanes = w.n
 	w.Write(laneRecs)
 	laneRecs = nil
+	for _, a := range ovs {
+		a.done() // the handler's answer now
+	}
+	if err := ask(d.indexAnswers()); err != nil {
+		return stats, nil, err
+	}
+	// As jsonHandler writes it.
+	at := w.n
+	if err := json.NewEncoder(w).Encode(fa.done()); err != nil {
+		return stats, nil, err
+	}
+	dir.Bodies[answerKey(fr.URL.Path, fr.URL.Query())] = [2]int64{at, w.n - at}
 	var b bytes.Buffer
 	for _, la := range levels {
 		il := indexLevel{Level: la.level}

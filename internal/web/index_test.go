@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -89,6 +90,12 @@ func TestIndexAnswers(t *testing.T) {
 		mem := httptest.NewServer(srv)
 		isrv := NewFromIndex(idx, Options{})
 		isrv.SetProgress(0.42)
+		var builds atomic.Int32
+		isrv.BuildOnDemand(func() { builds.Add(1) })
+		answers := srv.cur.Load().d.indexAnswers()
+		if want := len(overviewBuckets) + 2; len(answers) < want {
+			t.Errorf("%s: the index keeps %d answers with parameters (%q), want %d or more", prefix, len(answers), answers, want)
+		}
 		fromIdx := httptest.NewServer(isrv)
 		m := res.Model
 		n := len(m.Threads)
@@ -118,28 +125,82 @@ func TestIndexAnswers(t *testing.T) {
 		}
 		same := func(phase string, list []string) {
 			for _, u := range list {
-				if a, b := getBody(t, mem.URL+u), getBody(t, fromIdx.URL+u); a != b {
+				a, b := getBody(t, mem.URL+u), getBody(t, fromIdx.URL+u)
+				if strings.HasPrefix(u, "/api/flame") {
+					a, b = flameCanon(t, a), flameCanon(t, b)
+				}
+				if a != b {
 					t.Errorf("%s, %s: %s from the index differs:\nmodel: %.300q\nindex: %.300q", prefix, phase, u, a, b)
 				}
 			}
 		}
-		same("before the model", append(urls, indexBodies...))
+		// What the page asks unasked, as it asks it (URLSearchParams
+		// escapes the comma).
+		asked := append(append(append([]string{}, urls...), indexBodies...), answers...)
+		asked = append(asked, "/api/flame?states=blocked,waiting")
+		same("before the model", asked)
 		indexTileKept = 0 // every tile read in parts
 		same("tiles read in parts", urls)
 		indexTileKept = indexTileCache / 4
+		if b := builds.Load(); b != 0 {
+			t.Errorf("%s: the index's answers started the model's build (%d)", prefix, b)
+		}
 		finest := st.Levels[len(st.Levels)-1]
-		for _, u := range []string{"/api/overview", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
+		for _, u := range []string{"/api/overview", "/api/overview?buckets=37", "/api/summary?thread=main", "/api/threads/0", "/api/flame",
+			"/api/flame?states=blocked", "/api/waitfor?t=1", "/api/edges",
 			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0&lock=0000000A", finest)} {
 			if got := getBody(t, fromIdx.URL+u); !strings.HasPrefix(got, `503 {"error":"still reading the recording: 42 %"}`) {
 				t.Errorf("%s: %s from the index alone: %.200s, want 503, still reading", prefix, u, got)
 			}
 		}
+		for i := 0; builds.Load() == 0 && i < 500; i++ {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if b := builds.Load(); b != 1 {
+			t.Errorf("%s: a detail asked: the model's build started %d times, want once", prefix, b)
+		}
 		isrv.Ready(rec, res)
-		same("once ready", append(append(urls, indexBodies...), "/api/overview", "/api/threads/0", "/api/summary?thread=main",
+		same("once ready", append(asked, "/api/overview", "/api/threads/0", "/api/summary?thread=main",
 			fmt.Sprintf("/api/tiles?level=%d&tile=0&threads=0-%d", max(finest-1, 0), n-1)))
 		mem.Close()
 		fromIdx.Close()
 		idx.Close()
+	}
+}
+
+// TestIndexBuildFails: a reopen whose model cannot be read (Failed)
+// answers a detail with the error, not "still reading" for ever, and
+// still serves what the index keeps.
+func TestIndexBuildFails(t *testing.T) {
+	prefix := testrec.Files(t, "../report/testdata/deadlock.txtar")
+	rec, res := testrec.OpenWith(t, prefix, model.Options{})
+	root := filepath.Join(t.TempDir(), "orca", "view")
+	key := IndexKey("deadlock", "")
+	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := OpenIndex(root, key)
+	if err != nil || idx == nil {
+		t.Fatalf("opening the index: %v", err)
+	}
+	defer idx.Close()
+	srv := NewFromIndex(idx, Options{})
+	failed := make(chan bool)
+	srv.BuildOnDemand(func() {
+		srv.Failed(fmt.Errorf("the recording is gone"))
+		close(failed)
+	})
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	if got := getBody(t, ts.URL+"/api/threads/0"); !strings.HasPrefix(got, "503 ") {
+		t.Errorf("a detail before the build: %.200s, want 503", got)
+	}
+	<-failed
+	if got, want := getBody(t, ts.URL+"/api/threads/0"), `500 {"error":"reading the recording: the recording is gone"}`; !strings.HasPrefix(got, want) {
+		t.Errorf("a detail once the build failed: %.200s, want %s", got, want)
+	}
+	if got := getBody(t, ts.URL+"/api/deadlocks"); !strings.HasPrefix(got, "200 ") {
+		t.Errorf("the index's answer once the build failed: %.200s", got)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"orca/internal/model"
@@ -52,6 +53,11 @@ type Server struct {
 	// read is how much of the recording the model being built has read,
 	// in thousandths (SetProgress), while the index alone answers.
 	read atomic.Int64
+	// build reads the model (BuildOnDemand), started once by the first
+	// request the index cannot answer; failed is its error (Failed).
+	build     func()
+	buildOnce sync.Once
+	failed    atomic.Pointer[string]
 }
 
 // site is what a Server answers from: one built model, indexed; or,
@@ -73,14 +79,38 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Server {
 }
 
 // NewFromIndex answers from the recording's index (OpenIndex) until Ready
-// gives it the model: the first screen's answers and the tiles of the
-// levels the index keeps; every other request is answered 503, "still
-// reading the recording: N %" (SetProgress), which the page retries.
+// gives it the model: what the page shows unasked (the first screen's
+// answers, the overview, the default flame graph and wait-for graphs, the
+// tiles); every other request is answered 503, "still reading the
+// recording: N %" (SetProgress), which the page retries, and starts the
+// model's build (BuildOnDemand).
 func NewFromIndex(idx *Index, opt Options) *Server {
 	s := &Server{opt: opt, mux: http.NewServeMux(), idx: idx}
 	s.cur.Store(&site{idx: idx, srv: s, opt: opt, gen: 1})
 	s.routes()
 	return s
+}
+
+// BuildOnDemand has a Server made by NewFromIndex call build, in a
+// goroutine of its own and once, at the first request that needs the
+// model (a detail the user asked: a thread's, an interval's, a lock's, a
+// filter, the edges): build reads it and calls Ready, or Failed. Until
+// then the Server holds the index alone (a reopen of c1G: 0.13 GB, where
+// the model is 4 GB).
+func (s *Server) BuildOnDemand(build func()) { s.build = build }
+
+// Failed says the model could not be built: what needs it is answered
+// with err from then on, not "still reading".
+func (s *Server) Failed(err error) {
+	msg := err.Error()
+	s.failed.Store(&msg)
+}
+
+// needModel starts the model's build when it has not started.
+func (s *Server) needModel() {
+	if s.build != nil {
+		s.buildOnce.Do(func() { go s.build() })
+	}
 }
 
 // SetProgress says how much of the recording the model being built has
@@ -112,17 +142,23 @@ func (s *Server) install(rec *reader.Recording, res *model.Result, gen int) {
 // fromIndex answers a request from the index alone, while the model is
 // built: the answers it keeps, or 503 (reading).
 func (s *site) fromIndex(w http.ResponseWriter, r *http.Request) {
-	if b := s.idx.body(r.URL.Path); b != nil && r.URL.RawQuery == "" {
+	if b := s.idx.answer(r); b != nil {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Cache-Control", "no-store")
-		w.Write(b)
+		// A read that fails cuts the body (the status is sent already).
+		io.Copy(w, b)
 		return
 	}
 	writeError(w, s.reading())
 }
 
-// reading is the answer to what needs the model while it is built.
+// reading is the answer to what needs the model while it is built, or
+// before: it starts the build (BuildOnDemand).
 func (s *site) reading() error {
+	if msg := s.srv.failed.Load(); msg != nil {
+		return &apiError{http.StatusInternalServerError, "reading the recording: " + *msg}
+	}
+	s.srv.needModel()
 	return &apiError{http.StatusServiceUnavailable, fmt.Sprintf("still reading the recording: %d %%", s.srv.read.Load()/10)}
 }
 
@@ -205,7 +241,7 @@ func (s *Server) routes() {
 	for pattern, h := range api {
 		jh := jsonHandler(func(r *http.Request) (any, error) { return h(s.cur.Load(), r) })
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-			if st := s.cur.Load(); st.d == nil || st.idx != nil && st.idx.body(r.URL.Path) != nil && r.URL.RawQuery == "" {
+			if st := s.cur.Load(); st.d == nil || st.idx != nil && st.idx.answer(r) != nil {
 				// The index's answers, once the model is ready too: the
 				// same bytes (TestIndexAnswers), with no report made for
 				// them (report.New: c1G 2.5 GB live at its peak).

@@ -322,6 +322,10 @@ type overviewJSON struct {
 	// (runnable: alive and in no other state).
 }
 
+// overviewBuckets are the overview's bucket counts the page asks (the
+// most that fit its strip, timeline.js) and the index keeps.
+var overviewBuckets = []int{100, 200, 400, 800, 1600, 3200}
+
 func (s *site) overview(r *http.Request) (any, error) {
 	nb, err := intParam(r, "buckets", 800, 1, 4000)
 	if err != nil {
@@ -334,26 +338,9 @@ func (s *site) overview(r *http.Request) (any, error) {
 	if ov != nil {
 		return ov, nil
 	}
-	n := int(nb)
-	dur := float64(d.m.End - d.m.Start)
-	width := max(dur/float64(n), 1)
-	acc := make([][]float64, model.NumStates)
-	for i := range acc {
-		acc[i] = make([]float64, n)
-	}
-	add := func(st model.State, a, b format.Time) {
-		x0 := float64(a-d.m.Start) / width
-		x1 := float64(b-d.m.Start) / width
-		for x := int(x0); x < n && float64(x) < x1; x++ {
-			lo, hi := max(x0, float64(x)), min(x1, float64(x+1))
-			if hi > lo {
-				acc[st][x] += hi - lo
-			}
-		}
-	}
+	a := d.newOverview(int(nb))
 	var buf []model.Interval
 	for _, t := range d.m.Threads {
-		add(model.Runnable, t.Start, t.End)
 		ivs, err := d.m.ReadIntervals(t, buf)
 		if err != nil {
 			return nil, err
@@ -361,29 +348,73 @@ func (s *site) overview(r *http.Request) (any, error) {
 		if d.m.IntervalsDropped() {
 			buf = ivs
 		}
-		for k := range ivs {
-			iv := &ivs[k]
-			if iv.End > iv.Start {
-				add(iv.State, iv.Start, iv.End)
-			}
+		a.add(t, ivs)
+	}
+	return a.done(), nil
+}
+
+// overviewAcc sums an overview of n buckets a thread at a time, in the
+// model's order of threads (the index's build sums its overviews as it
+// reads each thread for its lane: the same sums, the same bytes).
+type overviewAcc struct {
+	d     *data
+	n     int
+	width float64
+	acc   [][]float64
+}
+
+func (d *data) newOverview(n int) *overviewAcc {
+	dur := float64(d.m.End - d.m.Start)
+	a := &overviewAcc{d: d, n: n, width: max(dur/float64(n), 1), acc: make([][]float64, model.NumStates)}
+	for i := range a.acc {
+		a.acc[i] = make([]float64, n)
+	}
+	return a
+}
+
+func (a *overviewAcc) span(st model.State, lo, hi format.Time) {
+	start := a.d.m.Start
+	x0 := float64(lo-start) / a.width
+	x1 := float64(hi-start) / a.width
+	for x := int(x0); x < a.n && float64(x) < x1; x++ {
+		lo, hi := max(x0, float64(x)), min(x1, float64(x+1))
+		if hi > lo {
+			a.acc[st][x] += hi - lo
 		}
 	}
-	ov = &overviewJSON{Buckets: n, Width: width, Threads: make([][]float32, model.NumStates)}
-	for st := range acc {
+}
+
+// add sums thread t, whose intervals are ivs.
+func (a *overviewAcc) add(t *model.Thread, ivs []model.Interval) {
+	a.span(model.Runnable, t.Start, t.End)
+	for k := range ivs {
+		iv := &ivs[k]
+		if iv.End > iv.Start {
+			a.span(iv.State, iv.Start, iv.End)
+		}
+	}
+}
+
+// done is the overview of the threads summed, kept for the next request.
+func (a *overviewAcc) done() *overviewJSON {
+	n := a.n
+	ov := &overviewJSON{Buckets: n, Width: a.width, Threads: make([][]float32, model.NumStates)}
+	for st := range a.acc {
 		ov.Threads[st] = make([]float32, n)
 		for x := range n {
-			v := acc[st][x]
+			v := a.acc[st][x]
 			if st == int(model.Runnable) {
 				// Runnable is life minus the other states.
 				for o := 1; o < int(model.NumStates); o++ {
-					v -= acc[o][x]
+					v -= a.acc[o][x]
 				}
 			}
 			ov.Threads[st][x] = float32(max(v, 0))
 		}
 	}
+	d := a.d
 	d.mu.Lock()
 	d.overview[n] = ov
 	d.mu.Unlock()
-	return ov, nil
+	return ov
 }

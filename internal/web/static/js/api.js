@@ -17,10 +17,26 @@ async function check(res) {
   throw new APIError(res.status, msg);
 }
 
+// readingHook is told the server's message ("still reading the
+// recording: N %") each time it answers 503: orca view opened from its
+// index reads the recording only when a detail asks it.
+let readingHook = null;
+export function onReading(f) { readingHook = f; }
+
+// getJSON asks the server; an answer that waits for the recording to be
+// read (503) is asked again every second until it comes.
 export async function getJSON(path, params) {
   const url = params ? path + '?' + new URLSearchParams(params) : path;
-  const res = await check(await fetch(url));
-  return res.json();
+  for (;;) {
+    try {
+      const res = await check(await fetch(url));
+      return await res.json();
+    } catch (e) {
+      if (!(e instanceof APIError) || e.status !== 503) throw e;
+      if (readingHook) readingHook(e.message);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
 }
 
 // threadRanges writes thread indexes as "0-5,9,12-14".

@@ -1,7 +1,7 @@
 // The viewer: loads the recording's summary, keeps the view state in the
 // URL (so a view can be shared), and switches between the four views.
 
-import { getJSON } from './api.js';
+import { getJSON, onReading } from './api.js';
 import { fmtDur, fmtCount, h, fill } from './format.js';
 import { Timeline } from './timeline.js';
 import { Locks } from './locks.js';
@@ -96,6 +96,9 @@ class App {
 
   async start() {
     const main = document.getElementById('main');
+    // Opened from its index, orca view reads the recording when a detail
+    // asks it: the page says so while that detail waits.
+    onReading((msg) => this.reading(msg));
     try {
       const [summary, threads, locks, groups, dls] = await Promise.all([
         getJSON('/api/summary'), getJSON('/api/threads'), getJSON('/api/locks'), getJSON('/api/groups'), getJSON('/api/deadlocks')]);
@@ -322,6 +325,15 @@ class App {
     if (f.range != null) st.frange = f.range;
     st.fzoom = '';
     this.show('flame');
+  }
+
+  // reading notes, every 5 s at most, that what was asked waits for the
+  // recording to be read (the server's "still reading the recording: N %").
+  reading(msg) {
+    const now = Date.now();
+    if (this.readingNoted && now - this.readingNoted < 5000) return;
+    this.readingNoted = now;
+    this.note(`${msg}: what you asked comes when it is read`);
   }
 
   error(msg) { this.message(msg, 'error'); }

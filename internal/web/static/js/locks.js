@@ -152,6 +152,9 @@ export class Locks {
       if (tr) tr.scrollIntoView({ block: 'nearest' });
       return;
     }
+    // Until it comes (orca view opened from its index reads the
+    // recording for it first), the old lock's detail is not shown as this one's.
+    fill(this.detail, h('div', { class: 'muted' }, 'loading…'));
     try {
       const d = await getJSON(`/api/locks/${kind}/${object}`);
       if (this.app.state.lockSel !== id) return;

@@ -38,6 +38,19 @@ export function groupKey(name) {
   return m && m[1] !== '' ? m[1] + '#' : null;
 }
 
+// OVERVIEW_BUCKETS: the overview's bucket counts the server's index keeps
+// (overviewBuckets in tiles.go).
+const OVERVIEW_BUCKETS = [100, 200, 400, 800, 1600, 3200];
+
+// overviewBuckets is the most of them whose bars are a pixel wide or more
+// in a strip ow pixels wide.
+function overviewBuckets(ow) {
+  const w = Math.floor((ow || 1200) - LABEL_W);
+  let n = OVERVIEW_BUCKETS[0];
+  for (const b of OVERVIEW_BUCKETS) if (b <= w) n = b;
+  return n;
+}
+
 export class Timeline {
   constructor(app, root) {
     this.app = app;
@@ -222,7 +235,7 @@ export class Timeline {
     this.oh = Math.max(20, Math.floor(or.height));
     this.ovCanvas.width = this.ow * dpr;
     this.ovCanvas.height = this.oh * dpr;
-    if (this.ovData && this.ovData.buckets < Math.min(4000, this.ow - LABEL_W) * 0.8) this.loadOverview();
+    if (this.ovData && this.ovData.buckets < overviewBuckets(this.ow)) this.loadOverview();
     this.clampScroll();
     this.redraw();
   }
@@ -392,17 +405,13 @@ export class Timeline {
     }
   }
 
-  // stillReading: the server answers from its index while it reads the
-  // recording (503 for what the index does not keep: a lock's highlight,
-  // the overview). The tiles without are drawn meanwhile; the missing
-  // ones are asked again every second, and a note
-  // says how far the reading is, now and then.
+  // stillReading: the server answers from its index, and reads the
+  // recording for what the index does not keep (503: a lock's
+  // highlight). The tiles without are drawn meanwhile; the missing ones
+  // are asked again every second, and a note says how far the reading
+  // is, now and then.
   stillReading(msg) {
-    const now = Date.now();
-    if (!this.readingNoted || now - this.readingNoted > 5000) {
-      this.readingNoted = now;
-      this.app.note(`${msg}: the finer detail comes when it is read`);
-    }
+    this.app.reading(msg);
     if (!this.readingRetry) {
       this.readingRetry = setTimeout(() => { this.readingRetry = null; this.redraw(); }, 1000);
     }
@@ -877,16 +886,20 @@ export class Timeline {
 
   // ---- overview ------------------------------------------------------------------
 
+  // loadOverview asks the overview in as many buckets as overviewBuckets
+  // says: one of the counts the server's index keeps (tiles.go), so that
+  // orca view opened from its index draws it without reading the
+  // recording.
+
   async loadOverview() {
     if (!this.summary) return;
-    const n = Math.max(100, Math.min(4000, Math.floor((this.ow || 1200) - LABEL_W)));
+    const n = overviewBuckets(this.ow);
     try {
       this.ovData = await getJSON('/api/overview', { buckets: n });
       this.ovImage = null;
       this.redraw();
     } catch (e) {
-      if (e.status === 503) setTimeout(() => this.loadOverview(), 1000);
-      else this.app.error(`loading the overview: ${e.message}`);
+      this.app.error(`loading the overview: ${e.message}`);
     }
   }
 
@@ -968,19 +981,22 @@ export class Timeline {
 
   async loadEdges() {
     const st = this.app.state;
-    if (!this.anyEdges()) { this.edgeData = null; this.redraw(); return; }
+    if (!this.anyEdges()) { this.edgeData = null; this.edgeKey = null; this.redraw(); return; }
     const kinds = Object.entries(st.edges).filter(([, v]) => v).map(([k]) => k).join(',');
     const t0 = Math.max(0, Math.floor(st.t0)), t1 = Math.max(t0, Math.ceil(st.t1));
     const key = `${kinds}:${t0}:${t1}`;
     if (this.edgeData && this.edgeData.key === key) return;
+    this.edgeKey = key;
     try {
+      // Asked again until the recording is read (getJSON): a later view's
+      // edges asked meanwhile win.
       const res = await getJSON('/api/edges', { t0, t1, kinds, limit: 4000 });
+      if (this.edgeKey !== key) return;
       this.edgeData = { key, edges: res.edges, truncated: res.truncated };
       if (res.truncated) this.app.note('More than 4000 edges in view: zoom in to see them all.');
       this.redraw();
     } catch (e) {
-      if (e.status === 503) setTimeout(() => { this.edgeData = null; this.loadEdges(); }, 1000);
-      else this.app.error(`loading edges: ${e.message}`);
+      if (this.edgeKey === key) this.app.error(`loading edges: ${e.message}`);
     }
   }
 

@@ -36,15 +36,20 @@ const otlpProfilesPath = "/v1development/profiles"
 // otlpEndpointEnv is OpenTelemetry's variable for the OTLP base endpoint,
 // which --otlp defaults to; otlpHeadersEnv its headers, "k=v,k2=v2".
 const (
-	otlpEndpointEnv = "OTEL_EXPORTER_OTLP_ENDPOINT"
-	otlpHeadersEnv  = "OTEL_EXPORTER_OTLP_HEADERS"
+	otlpEndpointEnv    = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	otlpHeadersEnv     = "OTEL_EXPORTER_OTLP_HEADERS"
+	otlpCompressionEnv = "OTEL_EXPORTER_OTLP_COMPRESSION"
 )
 
 // otlpTarget is where and how profiles are sent.
 type otlpTarget struct {
 	url     string // the full URL, base endpoint and otlpProfilesPath
 	headers http.Header
-	client  *http.Client
+	// plain: the bodies are sent as they are marshalled, not gzipped
+	// (--otlp-compression none): for a collector on the same host, where
+	// the bytes cost nothing and gzip is an eighth of a push's CPU.
+	plain  bool
+	client *http.Client
 	// retryFor bounds how long one request is retried before it is
 	// given up (dropped).
 	retryFor time.Duration
@@ -117,7 +122,7 @@ func (h *headerFlags) Set(s string) error { *h = append(*h, s); return nil }
 // when base is ""), with headers. The client verifies TLS against the
 // system's roots (Go's default), and goes through no proxy: a collector
 // is the user's, reached directly.
-func newOTLPTarget(base string, headerArgs []string) (*otlpTarget, error) {
+func newOTLPTarget(base string, headerArgs []string, compression string) (*otlpTarget, error) {
 	if base == "" {
 		base = os.Getenv(otlpEndpointEnv)
 		if base == "" {
@@ -132,10 +137,14 @@ func newOTLPTarget(base string, headerArgs []string) (*otlpTarget, error) {
 	if err != nil {
 		return nil, usageError{err.Error()}
 	}
+	plain, err := parseCompression(compression)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
 	return &otlpTarget{
-		url: u, headers: h,
+		url: u, headers: h, plain: plain,
 		client:   &http.Client{Transport: tr, Timeout: 30 * time.Second},
 		retryFor: time.Minute,
 		sleep: func(ctx context.Context, d time.Duration) error {
@@ -151,6 +160,34 @@ func newOTLPTarget(base string, headerArgs []string) (*otlpTarget, error) {
 	}, nil
 }
 
+// parseCompression reads --otlp-compression (or, when "",
+// OTEL_EXPORTER_OTLP_COMPRESSION, whose values are OpenTelemetry's: gzip
+// or none): plain is true for none. gzip by default: what every OTLP
+// receiver takes, and what keeps the bytes sent below the recording's own
+// (docs/otlp.md "Cost").
+func parseCompression(flag string) (plain bool, err error) {
+	v, from := flag, "--otlp-compression"
+	if v == "" {
+		v, from = os.Getenv(otlpCompressionEnv), otlpCompressionEnv
+	}
+	switch v {
+	case "", "gzip":
+		return false, nil
+	case "none":
+		return true, nil
+	}
+	return false, fmt.Errorf("%s %q: want gzip or none", from, v)
+}
+
+// body returns raw as t sends it (gzipped, or as it is), in dst's memory
+// when it holds it.
+func (t *otlpTarget) body(dst, raw []byte) []byte {
+	if t.plain {
+		return append(dst[:0], raw...)
+	}
+	return gzipAppend(dst, raw)
+}
+
 // errRetry marks a failure worth trying again: the collector away, or
 // asking for it (429, 502, 503, 504).
 type errRetry struct {
@@ -162,7 +199,7 @@ func (e errRetry) Error() string { return e.err.Error() }
 
 // sendResult is what one request cost.
 type sendResult struct {
-	bytes int // the gzipped body
+	bytes int // the body, as sent (gzipped unless plain)
 	tries int
 }
 
@@ -175,7 +212,7 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 	if err != nil {
 		return sendResult{}, fmt.Errorf("encoding the profiles: %w", err)
 	}
-	body := gzipped(raw)
+	body := t.body(nil, raw)
 	res := sendResult{bytes: len(body)}
 	deadline := time.Now().Add(t.retryFor)
 	wait := time.Second
@@ -250,7 +287,7 @@ const gzipLevel = 2
 
 var gzipWriters sync.Pool
 
-// post makes one try of a gzipped body.
+// post makes one try of a body (gzipped unless t.plain).
 func (t *otlpTarget) post(ctx context.Context, body []byte) error {
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, bytes.NewReader(body))
 	if err != nil {
@@ -260,7 +297,9 @@ func (t *otlpTarget) post(ctx context.Context, body []byte) error {
 		hreq.Header[k] = vs
 	}
 	hreq.Header.Set("Content-Type", "application/x-protobuf")
-	hreq.Header.Set("Content-Encoding", "gzip")
+	if !t.plain {
+		hreq.Header.Set("Content-Encoding", "gzip")
+	}
 	hreq.Header.Set("User-Agent", "orca/"+version)
 	resp, err := t.client.Do(hreq)
 	if err != nil {

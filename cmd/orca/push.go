@@ -12,11 +12,12 @@ import (
 	"orca/internal/format"
 )
 
-const pushHelp = `Usage: orca push [--otlp URL] [--otlp-header K=V]... [--service NAME] [--kind KINDS] [--no-samples] [--from T] [--to T] [--last D] PREFIX
+const pushHelp = `Usage: orca push [--otlp URL] [--otlp-header K=V]... [--otlp-compression gzip|none] [--service NAME] [--kind KINDS] [--no-samples] [--from T] [--to T] [--last D] PREFIX
 
 Sends the recording PREFIX (or a range of it) to an OpenTelemetry Collector,
 or any receiver of OTLP profiles (Grafana Pyroscope), as OTLP profiles over
-HTTP/protobuf: an ExportProfilesServiceRequest POSTed, gzipped, to URL +
+HTTP/protobuf: an ExportProfilesServiceRequest POSTed, gzipped (or as it is:
+--otlp-compression none, or OTEL_EXPORTER_OTLP_COMPRESSION=none), to URL +
 /v1development/profiles. URL is the OTLP/HTTP base endpoint, as
 OTEL_EXPORTER_OTLP_ENDPOINT is, which it defaults to (the collector's otlp
 receiver listens on port 4318; it takes profiles when started with
@@ -71,9 +72,10 @@ A collector that takes them (otelcol with the otlp receiver; its
 
 // pushFlags are the flags orca push and orca record --otlp share.
 type pushFlags struct {
-	url     *string
-	headers headerFlags
-	service *string
+	url      *string
+	headers  headerFlags
+	compress *string
+	service  *string
 }
 
 func runPush(u ui, args []string) error {
@@ -81,6 +83,7 @@ func runPush(u ui, args []string) error {
 	var pf pushFlags
 	pf.url = fs.String("otlp", "", "the OTLP/HTTP base endpoint `URL` (default $"+otlpEndpointEnv+"), like http://127.0.0.1:4318")
 	fs.Var(&pf.headers, "otlp-header", "send the HTTP header `K=V` (repeat for more; beside $"+otlpHeadersEnv+", whose value of K it replaces)")
+	pf.compress = fs.String("otlp-compression", "", "send the body gzipped or as it is: `gzip|none` (default $"+otlpCompressionEnv+", else gzip; none for a collector on the same host: less CPU, more bytes)")
 	pf.service = fs.String("service", "", "the resource's service.name `NAME` (default the JVM's main class or jar)")
 	kindList := fs.String("kind", "all", "the states pushed: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (monitor covers monitor and juc)")
 	noSamples := fs.Bool("no-samples", false, "push no cpu and wall profiles of the threads' samples")
@@ -97,7 +100,7 @@ func runPush(u ui, args []string) error {
 	if err != nil {
 		return usagef("push: --kind: %v", err)
 	}
-	target, err := newOTLPTarget(*pf.url, pf.headers)
+	target, err := newOTLPTarget(*pf.url, pf.headers, *pf.compress)
 	if err != nil {
 		return usagef("push: %v", err)
 	}

@@ -14,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -297,4 +299,65 @@ func TestPushHeaders(t *testing.T) {
 		t.Errorf("%s with the token: exit %d: %s", otlpHeadersEnv, code, msg)
 	}
 	c.WaitReceived(30*time.Second, messagesWith(2))
+}
+
+// TestPushCompression: --otlp-compression none (and
+// OTEL_EXPORTER_OTLP_COMPRESSION=none) sends the body as it is, without
+// Content-Encoding, and a real collector takes it: what it received is
+// what the gzipped push sent (every kind's totals), from a bigger body;
+// another value is refused before anything is read.
+func TestPushCompression(t *testing.T) {
+	c, prefix := synthCollector(t)
+	t.Setenv(otlpCompressionEnv, "")
+	push := func(args ...string) (int, string) {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, append(append([]string{"push", "--otlp", c.URL}, args...), prefix))
+		return code, out.String() + errb.String()
+	}
+	bodyBytes := func(out string) int {
+		m := regexp.MustCompile(`profiles, (\d+) bytes`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("orca push printed no bytes sent:\n%s", out)
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	code, gz := push()
+	if code != 0 {
+		t.Fatalf("orca push: exit %d: %s", code, gz)
+	}
+	code, plain := push("--otlp-compression", "none")
+	if code != 0 {
+		t.Fatalf("orca push --otlp-compression none: exit %d: %s", code, plain)
+	}
+	if g, p := bodyBytes(gz), bodyBytes(plain); p <= 2*g {
+		t.Errorf("sent %d bytes gzipped and %d with none: want the protobuf as it is, over twice as big", g, p)
+	}
+	t.Setenv(otlpCompressionEnv, "none")
+	if code, out := push(); code != 0 || bodyBytes(out) != bodyBytes(plain) {
+		t.Errorf("%s=none: exit %d, want 0 and %d bytes: %s", otlpCompressionEnv, code, bodyBytes(plain), out)
+	}
+	pds := c.WaitReceived(30*time.Second, messagesWith(3))
+	if len(pds) != 3 {
+		t.Fatalf("the collector received %d requests, want 3", len(pds))
+	}
+	sums := make([]map[string]int64, 3)
+	for i, pd := range pds {
+		sums[i] = map[string]int64{}
+		for _, s := range otlptest.Samples([]*profpb.ProfilesData{pd}) {
+			sums[i][s.Kind+"/"+s.Type] += s.Sum()
+		}
+	}
+	if len(sums[0]) < 9 || fmt.Sprint(sums[1]) != fmt.Sprint(sums[0]) || fmt.Sprint(sums[2]) != fmt.Sprint(sums[0]) {
+		t.Errorf("received, gzipped and not:\n%v\n%v\n%v", sums[0], sums[1], sums[2])
+	}
+	for _, bad := range [][]string{{"--otlp-compression", "zstd"}, {"--otlp-compression", "GZIP"}} {
+		if code, out := push(bad...); code != 2 || !strings.Contains(out, "want gzip or none") {
+			t.Errorf("%v: exit %d, want 2 with the values: %s", bad, code, out)
+		}
+	}
+	t.Setenv(otlpCompressionEnv, "br")
+	if code, out := push(); code != 2 || !strings.Contains(out, otlpCompressionEnv) {
+		t.Errorf("%s=br: exit %d, want 2 naming the variable: %s", otlpCompressionEnv, code, out)
+	}
 }

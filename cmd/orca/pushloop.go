@@ -118,7 +118,7 @@ func newPusher(u ui, prefix string, target *otlpTarget, opt export.OTLPOptions, 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	body, _ := proto.Marshal(&collpb.ExportProfilesServiceRequest{})
-	if err := target.post(ctx, gzipped(body)); err != nil {
+	if err := target.post(ctx, target.body(nil, body)); err != nil {
 		var re errRetry
 		var se statusError
 		switch {
@@ -360,7 +360,15 @@ func (p *pusher) build(final bool) error {
 	spare := p.spare
 	p.spare = nil
 	p.mu.Unlock()
-	body := gzipWith(&p.zw, spare, raw)
+	var body []byte
+	if p.target != nil && p.target.plain {
+		// Sent as marshalled (--otlp-compression none): the body takes
+		// the marshalled request's memory, the next push marshals into
+		// a sent body's.
+		body, p.raw = raw, spare[:0]
+	} else {
+		body = gzipWith(&p.zw, spare, raw)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastSeq, p.from = last, to

@@ -63,6 +63,8 @@ type pushSource struct {
 	// fresh: each push with an OTLPCache of its own, as none were shared
 	// before (TestPushLoopCache).
 	fresh bool
+	// plain: the bodies not gzipped (--otlp-compression none).
+	plain bool
 }
 
 // synthPushSource is a synthetic busy server's recording (internal/synth)
@@ -134,6 +136,9 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 		tb.Fatal(err)
 	}
 	p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
+	if src.plain {
+		p.target = &otlpTarget{plain: true}
+	}
 	var bodies [][]byte
 	for i, c := range src.chunks {
 		cpu0 := processCPU(tb)
@@ -246,6 +251,56 @@ func TestPushLoopCache(t *testing.T) {
 	samePushes(t, synthPushSource(t, 3<<20), 1)
 }
 
+// TestPushPlainBacklog: bodies sent as they are (--otlp-compression none)
+// that wait in the backlog (the collector away) are not written over by
+// the pushes after them, which marshal into other memory; once sent,
+// their memory is marshalled into again.
+func TestPushPlainBacklog(t *testing.T) {
+	src := synthPushSource(t, 6<<20)
+	prefix := filepath.Join(t.TempDir(), "rec")
+	for s, b := range src.side {
+		if err := os.WriteFile(prefix+s, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard, target: &otlpTarget{plain: true}}
+	var kept [][]byte // each body as built
+	for i, c := range src.chunks {
+		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), c, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue
+		}
+		if err := p.build(false); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, bytes.Clone(p.backlog[len(p.backlog)-1].body))
+		if i%2 == 0 { // every other push sent: its memory handed on
+			p.acceptAll(nil)
+		}
+		for j, r := range p.backlog {
+			if !bytes.Equal(r.body, kept[len(kept)-len(p.backlog)+j]) {
+				t.Fatalf("push %d: a body waiting in the backlog was written over", i)
+			}
+			if cap(p.raw) > 0 && &p.raw[:1][0] == &r.body[:1][0] {
+				t.Fatalf("push %d: the next push would marshal into a body waiting in the backlog", i)
+			}
+		}
+	}
+	if len(kept) < 3 {
+		t.Fatalf("%d pushes, want 3 or more", len(kept))
+	}
+	for i, b := range kept {
+		if len(requestSamples(t, b)) == 0 {
+			t.Errorf("push %d: no samples decoded", i+1)
+		}
+	}
+}
+
 // TestPushSameBytes is TestPushLoopCache of real recordings, when
 // ORCA_PUSH_SAME names them (comma-separated): a bounded recording's
 // prefix (bench/otlp-push.sh keeps them), or PATH.orca:N, the first N
@@ -299,15 +354,18 @@ func TestPushSameBytes(t *testing.T) {
 // the pusher does and with every push from nothing (pushSource.fresh),
 // and fails unless each request is the same, byte for byte, gunzipped
 // (but for the resource attribute orca.recording: the two replays'
-// recordings are in two directories). It returns the requests so, of
-// the first replay.
+// recordings are in two directories). The second sends its bodies as
+// they are (--otlp-compression none: each body takes the marshalled
+// request's memory and the next is marshalled into a sent one's), so
+// those are the same as the gzipped ones too. It returns the requests
+// so, of the first replay.
 func samePushes(t *testing.T, src pushSource, every int) [][]byte {
 	t.Helper()
-	src.fresh = false
+	src.fresh, src.plain = false, false
 	shared, _ := src.replay(t, every)
-	src.fresh = true
+	src.fresh, src.plain = true, true
 	fresh, _ := src.replay(t, every)
-	shared, fresh = gunzip(t, shared), gunzip(t, fresh)
+	shared = gunzip(t, shared)
 	if len(shared) != len(fresh) || len(shared) < 2 {
 		t.Fatalf("%d requests with the cache, %d without; want the same, 2 or more", len(shared), len(fresh))
 	}
@@ -392,6 +450,8 @@ func processCPU(tb testing.TB) int64 {
 // ORCA_BENCH_PUSH_GAP=D (e.g. 10s) it sleeps D before each push, as
 // orca record's pushes are 10 s apart (the runtime's background work
 // between them, its scavenger, is in the CPU counted; the sleep is not).
+// With ORCA_BENCH_PUSH_COMPRESSION=none the bodies are not gzipped
+// (--otlp-compression none).
 func BenchmarkPushLoopDisk(b *testing.B) {
 	src := os.Getenv("ORCA_BENCH_PUSH")
 	if src == "" {
@@ -408,13 +468,14 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 	}
 	b.SetBytes(total)
 	gap, _ := time.ParseDuration(os.Getenv("ORCA_BENCH_PUSH_GAP"))
+	plain := os.Getenv("ORCA_BENCH_PUSH_COMPRESSION") == "none"
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
 	b.ResetTimer()
 	cpu0, flt0 := processCPU(b), processFaults(b)
 	var writes int64 // the copies of the chunk files: the agent's work
-	pushes := 0
+	pushes, sent := 0, 0
 	for range b.N {
 		prefix := filepath.Join(b.TempDir(), "rec")
 		for _, s := range []string{format.SuffixInfo, format.SuffixMethods, format.SuffixClasses} {
@@ -424,6 +485,9 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 			b.Fatal(err)
 		}
 		p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
+		if plain {
+			p.target = &otlpTarget{plain: true}
+		}
 		for i, s := range seqs {
 			c0 := processCPU(b)
 			copyChunk(b, format.ChunkFileName(src, s), format.ChunkFileName(prefix, uint64(i+1)))
@@ -440,6 +504,7 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 				p.backlog, p.bytes = nil, 0
 			}
 		}
+		sent += p.sentB
 	}
 	runtime.ReadMemStats(&ms1)
 	mb := float64(total) / 1e6 * float64(b.N)
@@ -449,6 +514,7 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 	b.ReportMetric(float64(ms1.NumGC-ms0.NumGC)/float64(pushes), "gc/push")
 	b.ReportMetric(float64(ms1.TotalAlloc-ms0.TotalAlloc)/1e6/mb, "alloc-MB/MB")
 	b.ReportMetric(float64(processFaults(b)-flt0)/float64(pushes), "faults/push")
+	b.ReportMetric(float64(sent)/mb/1e6, "sent/byte")
 }
 
 // processFaults returns the process's minor page faults so far.

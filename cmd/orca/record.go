@@ -25,7 +25,7 @@ import (
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--lock-order[=monitors|off]] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
-       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
+       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--otlp-compression gzip|none] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
 it, and prints what was recorded. COMMAND may be java itself or any script
@@ -183,6 +183,7 @@ type recordOptions struct {
 	// recording goes (pushloop.go).
 	otlp      string
 	headers   headerFlags
+	compress  string
 	service   string
 	pushEvery time.Duration
 }
@@ -262,6 +263,7 @@ func runRecord(u ui, args []string) (err error) {
 	flags.BoolVar(&o.detach, "detach", false, "with --pid: leave the recording running and exit; orca stop PID stops it (without --max-size or --max-age: --max-size 256MB)")
 	flags.StringVar(&o.otlp, "otlp", "", "push the recording as it goes, its closed chunks every --push-every, as OTLP profiles to the collector at `URL` (its OTLP/HTTP base endpoint; needs --max-size or --max-age; orca push --help)")
 	flags.Var(&o.headers, "otlp-header", "with --otlp: send the HTTP header `K=V` (repeat for more)")
+	flags.StringVar(&o.compress, "otlp-compression", "", "with --otlp: send the bodies gzipped or as they are: `gzip|none` (default $"+otlpCompressionEnv+", else gzip; none for a collector on the same host: less CPU, more bytes)")
 	flags.StringVar(&o.service, "service", "", "with --otlp: the resource's service.name `NAME` (default the JVM's main class or jar)")
 	flags.DurationVar(&o.pushEvery, "push-every", 10*time.Second, "with --otlp: push the chunks closed every `D`")
 	if err := parseFlags(u, flags, args); err != nil {
@@ -274,7 +276,7 @@ func runRecord(u ui, args []string) (err error) {
 	pidGiven, pushFlag := false, ""
 	flags.Visit(func(f *flag.Flag) {
 		pidGiven = pidGiven || f.Name == "pid"
-		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "service" {
+		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "otlp-compression" || f.Name == "service" {
 			pushFlag = f.Name
 		}
 	})
@@ -577,7 +579,7 @@ func ownRecordings(recs []recording, session string) []recording {
 // newPusher checks --otlp and its options and the collector (before
 // anything is recorded) and returns the pusher of prefix.
 func (o recordOptions) newPusher(u ui, prefix string) (*pusher, error) {
-	target, err := newOTLPTarget(o.otlp, o.headers)
+	target, err := newOTLPTarget(o.otlp, o.headers, o.compress)
 	if err != nil {
 		return nil, usagef("record: %v", err)
 	}

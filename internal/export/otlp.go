@@ -274,6 +274,10 @@ type otlpBuilder struct {
 	// of a few classes, and many states naming one other thread.
 	classes map[string]int32
 	others  map[otherThreadKey]int32
+	// The lock.kind attribute by kind and the orca.state.open one, once a
+	// request (0: not made yet; entry 0 of the table is no attribute).
+	kindAttrs [model.JUCLock + 1]int32
+	openAttr  int32
 
 	// from: states that began at or before it are not counted
 	// (OTLPOptions.From); 0 counts every state. partial: contentions
@@ -401,6 +405,7 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	}
 	b.from, b.partial, b.chained = 0, false, false
 	b.origin, b.timed = 0, false
+	b.kindAttrs, b.openAttr = [len(b.kindAttrs)]int32{}, 0
 	b.vals.reset()
 	b.stamps.reset()
 	b.intArena.reset()
@@ -787,11 +792,14 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	}
 	attrs := append(b.attrBuf[:0], b.threadAttrs(t)...)
 	attrs = append(attrs, b.objectAttrs(iv.Object)...)
-	if lk := ivLockKind(iv); lk != "" {
-		attrs = append(attrs, b.attr(AttrLockKind, lk))
+	if lk, ok := ivLockKindOf(iv); ok {
+		attrs = append(attrs, b.lockKindAttr(lk))
 	}
 	if open {
-		attrs = append(attrs, b.boolAttr(AttrStateOpen, true))
+		if b.openAttr == 0 {
+			b.openAttr = b.boolAttr(AttrStateOpen, true)
+		}
+		attrs = append(attrs, b.openAttr)
 	}
 	switch {
 	case other != 0 && blocked:
@@ -910,17 +918,37 @@ func (b *otlpBuilder) counts(iv *model.Interval) bool {
 // ivLockKind names the kind of lock an interval is on (model.LockKind), ""
 // for a state on none (sleep, join, a park without a blocker).
 func ivLockKind(iv *model.Interval) string {
-	switch {
-	case iv.Acquire:
-		return model.JUCLock.String()
-	case iv.State == model.Blocked, iv.State == model.Waiting:
-		return model.Monitor.String()
-	case iv.State == model.Acquiring:
-		return model.Semaphore.String()
-	case (iv.State == model.Parked || iv.State == model.Idle) && iv.Object != 0:
-		return model.Blocker.String()
+	if k, ok := ivLockKindOf(iv); ok {
+		return k.String()
 	}
 	return ""
+}
+
+// ivLockKindOf is the kind of lock an interval is on, ok false for none.
+func ivLockKindOf(iv *model.Interval) (model.LockKind, bool) {
+	switch {
+	case iv.Acquire:
+		return model.JUCLock, true
+	case iv.State == model.Blocked, iv.State == model.Waiting:
+		return model.Monitor, true
+	case iv.State == model.Acquiring:
+		return model.Semaphore, true
+	case (iv.State == model.Parked || iv.State == model.Idle) && iv.Object != 0:
+		return model.Blocker, true
+	}
+	return 0, false
+}
+
+// lockKindAttr returns the index of the lock.kind attribute of k, made
+// once a request (a push makes thousands of sample keys, each with one).
+func (b *otlpBuilder) lockKindAttr(k model.LockKind) int32 {
+	if int(k) >= len(b.kindAttrs) {
+		return b.attr(AttrLockKind, k.String())
+	}
+	if b.kindAttrs[k] == 0 {
+		b.kindAttrs[k] = b.attr(AttrLockKind, k.String())
+	}
+	return b.kindAttrs[k]
 }
 
 // samples returns profile p's two Profiles (samples/count and

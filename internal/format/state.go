@@ -177,6 +177,15 @@ func (s *LiveState[E]) Restate(fn func(*E)) {
 	}
 }
 
+// ForgetFacts drops what is kept of obj's ObjectClass, ClassInitLock and
+// ConditionLock: a reader that has handed them on (reader.Span's range
+// filter) looks it up no more.
+func (s *LiveState[E]) ForgetFacts(obj ObjectID) { delete(s.facts, obj) }
+
+// HasFacts reports whether an ObjectClass, ClassInitLock or ConditionLock
+// of obj is kept.
+func (s *LiveState[E]) HasFacts(obj ObjectID) bool { return s.facts[obj] != nil }
+
 // Facts returns the last ObjectClass, ClassInitLock and ConditionLock kept
 // of obj (nil when none).
 func (s *LiveState[E]) Facts(obj ObjectID) (class, clinit, cond *E) {

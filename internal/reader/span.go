@@ -536,7 +536,11 @@ func (f *rangeFilter) event(ev *Event) error {
 		ev.Time = f.from
 	}
 	if ev.Kind.Fact() {
-		f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
+		// Only facts restates could hand on again need be noted: those of
+		// an object whose facts from before the range are still kept.
+		if f.live.HasFacts(ev.Object) {
+			f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
+		}
 	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {
 		if err := f.facts(ev); err != nil {
 			return err
@@ -546,9 +550,16 @@ func (f *rangeFilter) event(ev *Event) error {
 }
 
 // facts hands on, before ev, the classes of its object that were given
-// before the range only.
+// before the range only. The facts kept of the object are forgotten then:
+// each is handed on or was given in the range, and the object's later
+// events look up nothing more (most of a push's events are on an object,
+// and a chunk restates the classes of thousands).
 func (f *rangeFilter) facts(ev *Event) error {
 	cls, clinit, cond := f.live.Facts(ev.Object)
+	if cls == nil && clinit == nil && cond == nil {
+		return nil
+	}
+	f.live.ForgetFacts(ev.Object)
 	for _, x := range []*Event{cls, clinit, cond} {
 		if x == nil {
 			continue

@@ -249,3 +249,48 @@ func TestChunkFileEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeFilterFacts: an object's class given before a range is handed
+// on once, before the first event of the range on the object, and not at
+// all when the range gives the object's class itself first (the filter
+// forgets an object's facts once it has handed them on).
+func TestRangeFilterFacts(t *testing.T) {
+	var got []string
+	rf := newRangeFilter(100, 1000, true, func(ev *Event) error {
+		s := fmt.Sprintf("%d %s %x", ev.Time, ev.Kind, uint64(ev.Object))
+		if ev.Class != "" {
+			s += " " + ev.Class
+		}
+		if ev.Carried {
+			s += " carried"
+		}
+		got = append(got, s)
+		return nil
+	})
+	rf.given = map[factKey]struct{}{}
+	for _, ev := range []Event{
+		{Time: 10, Kind: format.ObjectClass, Thread: 1, Object: 0xa, Class: "LA;"},
+		{Time: 11, Kind: format.ObjectClass, Thread: 1, Object: 0xb, Class: "LB;"},
+		{Time: 200, Kind: format.ObjectNotifyAll, Thread: 2, Object: 0xc},
+		{Time: 300, Kind: format.ObjectClass, Thread: 2, Object: 0xb, Class: "LB2;"},
+		{Time: 400, Kind: format.ObjectNotifyAll, Thread: 2, Object: 0xa},
+		{Time: 500, Kind: format.ObjectNotifyAll, Thread: 2, Object: 0xa},
+		{Time: 600, Kind: format.ObjectNotifyAll, Thread: 2, Object: 0xb},
+		{Time: 2000, Kind: format.ObjectNotifyAll, Thread: 2, Object: 0xa},
+	} {
+		if err := rf.event(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"200 ObjectNotifyAll c",
+		"300 ObjectClass b LB2;",
+		"400 ObjectClass a LA; carried",
+		"400 ObjectNotifyAll a",
+		"500 ObjectNotifyAll a",
+		"600 ObjectNotifyAll b",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("handed on\n%q\nwant\n%q", got, want)
+	}
+}

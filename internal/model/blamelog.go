@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 
 	"orca/internal/format"
@@ -19,7 +20,8 @@ import (
 // An entry, in the order the thread's intervals were fed (their order of
 // start): its interval's start, the difference from the entry before's
 // (uvarint); the number of spans after the first (uvarint); the first
-// span's length; then each later span's length and owner (uvarints). The
+// span's length; then each later span's length and owner (uvarints; the
+// owner as ownerCode writes it). The
 // spans are contiguous from the interval's start, the first's owner the
 // interval's First: an interval whose spans are not so is not logged, nor
 // one that begins before the entry before, and its reader falls back to
@@ -42,8 +44,8 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) {
 		}
 	}
 	for i := range ss {
-		if ss[i].End < ss[i].Start {
-			return
+		if ss[i].End < ss[i].Start || ss[i].Owner > math.MaxUint64-3 {
+			return // or ownerCode would wrap
 		}
 	}
 	// The entry is made in room on the stack, then appended at once.
@@ -54,10 +56,39 @@ func (l *blameLog) add(iv *Interval, ss []OwnerSpan) {
 	e = binary.AppendUvarint(e, uint64(ss[0].End-ss[0].Start))
 	for _, s := range ss[1:] {
 		e = binary.AppendUvarint(e, uint64(s.End-s.Start))
-		e = binary.AppendUvarint(e, uint64(s.Owner))
+		e = binary.AppendUvarint(e, ownerCode(iv, s.Owner))
 	}
 	l.b = append(l.b, e...)
 	l.last = iv.Start
+}
+
+// ownerCode is how a blameLog writes the owner of a later span of iv's:
+// 0 for none, 1 for iv.Other (mostly the last span's: the owner whose
+// release let it in), 2 for iv.First, else the owner's ID + 3: one byte,
+// not five, for the most.
+func ownerCode(iv *Interval, o format.ThreadID) uint64 {
+	switch o {
+	case 0:
+		return 0
+	case iv.Other:
+		return 1
+	case iv.First:
+		return 2
+	}
+	return uint64(o) + 3
+}
+
+// ownerOf is the owner ownerCode wrote as c.
+func ownerOf(iv *Interval, c uint64) format.ThreadID {
+	switch c {
+	case 0:
+		return 0
+	case 1:
+		return iv.Other
+	case 2:
+		return iv.First
+	}
+	return format.ThreadID(c - 3)
 }
 
 // blameReader walks a thread's blameLog with its intervals.
@@ -119,7 +150,7 @@ func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 		r.b = r.b[n:]
 		o, m := binary.Uvarint(r.b)
 		r.b = r.b[m:]
-		s = OwnerSpan{Start: s.End, End: s.End + format.Time(ln), Owner: format.ThreadID(o)}
+		s = OwnerSpan{Start: s.End, End: s.End + format.Time(ln), Owner: ownerOf(iv, o)}
 		dst = append(dst, s)
 	}
 	r.next(r.start)

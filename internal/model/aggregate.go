@@ -112,6 +112,7 @@ type aggregator struct {
 	// final Start is before (BeforeStart only turns false).
 	early   bool
 	befores []before
+	spans   []OwnerSpan // a contention's, as ownerSpans gives them (feed)
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -129,6 +130,9 @@ type before struct {
 // then ended (endThread).
 type threadAgg struct {
 	id format.ThreadID
+	// blame: the thread's log of its contentions' blame spans, when the
+	// Builder keeps one (Thread.blame).
+	blame *blameLog
 	// acq is the thread's Semaphore.acquire calls not yet added: the
 	// segments of one share its Since, and the last says how it ended.
 	acq []acquire
@@ -343,13 +347,21 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			// One interval per contention, however often the owner changed.
 			a := ag.get(iv.Object, Monitor)
 			d := iv.End - iv.Since
+			ss := ag.spans[:0]
 			ownerSpans(st.id, iv, a.changes(), a.changesBase(), func(sp OwnerSpan) bool {
+				ss = append(ss, sp)
+				return true
+			})
+			for _, sp := range ss {
 				a.blame(sp.Owner, 0, sp.End-sp.Start)
 				if sp.Owner == 0 {
 					a.l.OwnerUnknownTime += sp.End - sp.Start
 				}
-				return true
-			})
+			}
+			if st.blame != nil && iv.ownTo > iv.ownFrom {
+				st.blame.add(iv, ss)
+			}
+			ag.spans = ss
 			if iv.First == 0 {
 				a.l.OwnerUnknown++
 			}

@@ -307,7 +307,7 @@ func (b *Builder) takeBody(ts *tstate) {
 	}
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
 	bd.win = winState{late: math.MaxInt64}
-	bd.agg = threadAgg{id: ts.t.ID, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
+	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	ts.body, ts.ivs, ts.win, ts.agg = bd, &bd.ivs, &bd.win, &bd.agg
 	ts.open = bd.openBuf[:0]
 }

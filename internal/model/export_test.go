@@ -111,3 +111,23 @@ func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
 func UnionSorted(ss []OwnerSpan) []OwnerSpan {
 	return newDoingFold(LockRef{}, append([]OwnerSpan(nil), ss...), nil).d.Spans
 }
+
+// BlameLogged returns the blame spans t's blameLog holds for its
+// interval iv (a Blocked one with owner changes), false if it has none.
+func BlameLogged(t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
+	var x blameIndex
+	x.reset(&t.blame, ivs)
+	return x.spansAt(i, &ivs[i], nil)
+}
+
+// HasOwnerChanges reports whether iv is a contention during which its
+// monitor's owner changed (Interval.ownFrom < ownTo).
+func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo > iv.ownFrom }
+
+// DropBlameLogs empties every thread's blameLog: the holders' pass then
+// reads every contention's owner changes back.
+func DropBlameLogs(m *Model) {
+	for _, t := range m.Threads {
+		t.blame = blameLog{}
+	}
+}

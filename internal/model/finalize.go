@@ -157,6 +157,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	if !b.noLockFigures {
 		b.ag.endThread(ts.agg)
 	}
+	t.blame.clip()
 	if !b.noRunSplit {
 		b.splitTo(ts, math.MaxInt64, t.End)
 	}

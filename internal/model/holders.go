@@ -76,6 +76,8 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 // analysis.HoldersAndChains) then reads none again. Neither iv nor spans
 // may be kept or changed after the call. Its Doings have no Spans (the
 // report reads none: the union of every lock's spans is not held at once).
+// It lets go the blame spans the fold logged (blameLog): a later call reads
+// the owner changes back instead, for the same Doings.
 func (v *View) HoldersDoingWith(each func(t *Thread, iv *Interval, spans []OwnerSpan)) map[LockRef]*Doing {
 	return v.holdersDoing(v.Model.spill != nil, false, each)
 }
@@ -112,8 +114,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var lastRef LockRef
 	var last *spanLog
 	var ivSpans []OwnerSpan
+	var br blameReader
 	for _, t := range v.Threads {
 		t := load(t, &sp, false)
+		br.reset(&t.blame)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
 			var ref LockRef
@@ -136,13 +140,15 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				}
 				lastRef = ref
 			}
-			ivSpans = ivSpans[:0]
-			m.blameSpans(t.ID, iv, lc, func(sp OwnerSpan) bool {
+			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
+			n := 0
+			for _, sp := range ivSpans {
 				if sp.End > sp.Start {
-					ivSpans = append(ivSpans, sp)
+					ivSpans[n] = sp
+					n++
 				}
-				return true
-			})
+			}
+			ivSpans = ivSpans[:n]
 			for _, s := range ivSpans {
 				last.add(s)
 			}
@@ -197,11 +203,16 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	var bx blameIndex
 	for _, hid := range ids {
 		hl := held[hid]
 		delete(held, hid)
 		h := load(m.Thread(hid), &sp, true)
 		var c Cursor
+		if h != nil {
+			bx.reset(&h.blame, h.Intervals)
+			c.blame = &bx
+		}
 		var k int32
 		s := OwnerSpan{Owner: hid}
 		for b := hl.b; len(b) > 0; {
@@ -217,6 +228,15 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	}
 	for _, f := range folds {
 		f.finish()
+	}
+	if each != nil {
+		// The report's one pass: the blame logs are let go (a later pass
+		// reads the owner changes back, as before them), so that they
+		// are not held beside what the report makes next (the chains:
+		// c1G's live peak).
+		for _, t := range m.Threads {
+			t.blame = blameLog{}
+		}
 	}
 	return out
 }
@@ -429,6 +449,7 @@ type doingFold struct {
 	// row mostly find it blocked on one lock by one owner.
 	onKey  HeldOn
 	onTime format.Time
+	spans  []OwnerSpan // a contention's, read from its holder's blameLog
 }
 
 // addOn adds d to the holders' time blocked on k.
@@ -578,6 +599,26 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		if iv.Acquire {
 			ref.Kind = JUCLock
 		}
+		if iv.State == Blocked && c.blame != nil {
+			// Its spans from the holder's blameLog, or the one span of
+			// a contention without owner changes (blameSpansLogged).
+			ss, ok := f.spans[:0], false
+			switch {
+			case iv.ownTo == iv.ownFrom:
+				ss, ok = append(ss, OwnerSpan{iv.Start, max(iv.End, iv.Start), iv.First}), true
+			case iv.ownTo > iv.ownFrom:
+				ss, ok = c.blame.spansAt(i, iv, ss)
+			}
+			if ok {
+				for _, sp := range ss {
+					if x, y := max(sp.Start, a), min(sp.End, b); y > x {
+						f.addOn(HeldOn{Lock: ref, Owner: sp.Owner}, y-x)
+					}
+				}
+				f.spans = ss
+				continue
+			}
+		}
 		m.blameSpans(t.ID, iv, f.lc, func(sp OwnerSpan) bool {
 			if x, y := max(sp.Start, a), min(sp.End, b); y > x {
 				f.addOn(HeldOn{Lock: ref, Owner: sp.Owner}, y-x)
@@ -618,6 +659,30 @@ func (f *doingFold) finish() {
 		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.Samples, x.Samples),
 			cmp.Compare(x.Stack, y.Stack), cmp.Compare(x.Kind, y.Kind))
 	})
+}
+
+// blameSpansLogged appends to dst the blame spans of iv, an interval of
+// thread th whose blameLog r walks (the intervals in order), as blameSpans
+// gives them: from the log when iv has an entry, else from the owner
+// changes (lc).
+func (m *Model) blameSpansLogged(th format.ThreadID, iv *Interval, lc *lockChanges, r *blameReader, dst []OwnerSpan) []OwnerSpan {
+	if iv.State == Blocked {
+		if iv.ownTo == iv.ownFrom {
+			// No owner changes: ownerSpans' one span, the owner when it
+			// blocked.
+			return append(dst, OwnerSpan{iv.Start, max(iv.End, iv.Start), iv.First})
+		}
+		if iv.ownTo > iv.ownFrom {
+			if ss, ok := r.spans(iv, dst); ok {
+				return ss
+			}
+		}
+	}
+	m.blameSpans(th, iv, lc, func(sp OwnerSpan) bool {
+		dst = append(dst, sp)
+		return true
+	})
+	return dst
 }
 
 // blameSpans is BlameSpans without the iterator's allocation: HoldersDoing

@@ -244,6 +244,9 @@ type Thread struct {
 	tail   []Interval
 	tailAt int
 	tailOK bool
+	// blame: its contentions' blame spans as the fold's aggregator made
+	// them (blameLog), read by the holders' pass.
+	blame blameLog
 }
 
 // Life returns End-Start.

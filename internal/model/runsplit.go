@@ -106,6 +106,7 @@ func (t *Thread) inState(at format.Time, c *Cursor) bool {
 // starts at the beginning; any order of questions gives the same answers.
 type Cursor struct {
 	iv, smp, win int
+	blame        *blameIndex // the holder's contentions' spans (HoldersDoing's fold)
 }
 
 // searchFrom is sort.Search(n, f) started at from, where the answer

@@ -1,0 +1,84 @@
+package model_test
+
+import (
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	. "orca/internal/model"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// TestBlameLog builds every case, and a synthetic recording shaped like a
+// busy server's, with the spill and Options.DropIntervals (orca report's
+// way) and checks that each contention with owner changes has its blame
+// spans in its thread's blameLog, the very spans BlameSpans makes from the
+// owner changes; and that what the holders did, read with the logs, is
+// what the pass gives reading every contention's owner changes back
+// (the logs dropped). It fails with a span's length or owner logged or
+// read wrong, or an entry matched to the wrong interval.
+func TestBlameLog(t *testing.T) {
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	logged, changes := 0, 0
+	check := func(t *testing.T, prefix string) {
+		_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
+		m := res.Model
+		var buf []Interval
+		for _, th := range m.Threads {
+			ivs := m.IntervalsOf(th, &buf)
+			for i := range ivs {
+				iv := &ivs[i]
+				if !HasOwnerChanges(iv) {
+					continue
+				}
+				changes++
+				got, ok := BlameLogged(th, ivs, i)
+				if !ok {
+					continue
+				}
+				logged++
+				want := slices.Collect(m.OwnerSpans(th.ID, iv))
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("thread %v, contention at %d: logged %v, from the owner changes %v", th.ID, iv.Start, got, want)
+				}
+			}
+		}
+		got := m.Filter(nil).HoldersDoing()
+		var hd map[LockRef]*Doing
+		with := m.Filter(nil).HoldersDoingWith(func(*Thread, *Interval, []OwnerSpan) {})
+		DropBlameLogs(m)
+		want := m.Filter(nil).HoldersDoing()
+		hd = m.Filter(nil).HoldersDoingWith(func(*Thread, *Interval, []OwnerSpan) {})
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(with, hd) {
+			t.Errorf("what the holders did, with the blame logs, differs from the owner changes read back")
+		}
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			prefix := filepath.Join(t.TempDir(), name)
+			testrec.Write(t, testrec.Parse(t, path), prefix)
+			check(t, prefix)
+		})
+	}
+	t.Run("synth", func(t *testing.T) {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 11, Threads: 8, Monitors: 6, Semaphores: 2, Size: 1 << 20, Encoding: format.EncodingCompact}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, prefix)
+	})
+	// Every contention with owner changes is logged (the aggregator is
+	// fed each in order of start).
+	if logged == 0 || logged != changes {
+		t.Errorf("%d contentions with owner changes, %d of them logged", changes, logged)
+	}
+	t.Logf("%d contentions with owner changes logged", logged)
+}

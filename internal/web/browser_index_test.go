@@ -34,12 +34,7 @@ func TestBrowserIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := OpenIndex(root, key)
-	if err != nil || idx == nil {
-		t.Fatalf("opening the index: %v", err)
-	}
-	defer idx.Close()
-	srv := NewFromIndex(idx, Options{})
+	srv, idx := reopenedServer(t, root, key)
 	// The model is read when a detail asks it: here it is given at once.
 	ready := make(chan bool)
 	var builds atomic.Int32

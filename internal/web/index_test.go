@@ -179,12 +179,7 @@ func TestIndexBuildFails(t *testing.T) {
 	if _, err := New(rec, res, Options{}).WriteIndex(root, key); err != nil {
 		t.Fatal(err)
 	}
-	idx, err := OpenIndex(root, key)
-	if err != nil || idx == nil {
-		t.Fatalf("opening the index: %v", err)
-	}
-	defer idx.Close()
-	srv := NewFromIndex(idx, Options{})
+	srv, _ := reopenedServer(t, root, key)
 	failed := make(chan bool)
 	srv.BuildOnDemand(func() {
 		srv.Failed(fmt.Errorf("the recording is gone"))
@@ -379,4 +374,16 @@ func TestThreadsStreamed(t *testing.T) {
 	if empty.String() != "[]\n" {
 		t.Errorf("no threads: %q, want []", empty.String())
 	}
+}
+
+// reopenedServer opens the index key under root and serves from it, as a
+// reopened orca view does; the index is closed when the test ends.
+func reopenedServer(t *testing.T, root, key string) (*Server, *Index) {
+	t.Helper()
+	idx, err := OpenIndex(root, key)
+	if err != nil || idx == nil {
+		t.Fatalf("opening the index: %v", err)
+	}
+	t.Cleanup(func() { idx.Close() })
+	return NewFromIndex(idx, Options{}), idx
 }

@@ -430,6 +430,36 @@ func TestBrowserDeadlock(t *testing.T) {
 	screenshot(t, ctx, "deadlock-graph.png")
 }
 
+// TestBrowserJDKOnlyWaits: at the end of a server stopped with SIGTERM
+// (testdata/jdkend.txtar) only JDK service threads wait: the Finalizer in
+// Object.wait, DestroyJavaVM blocked on the shutdown's lock that "SIGTERM
+// handler" holds. The empty graph offers to show the 2 that wait, as its
+// head counts them; it said 3 "idle in Object.wait" (it counted the
+// holder, and DestroyJavaVM is blocked). Shown, the graph draws the three
+// threads.
+func TestBrowserJDKOnlyWaits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	ts := serve(t, fromTxtar(t, "testdata/jdkend.txtar"))
+	ctx := newBrowser(t, 1500, 900)
+	open(t, ctx, ts.URL+"/#v=deadlocks")
+	waitJS(t, ctx, "the empty graph", `document.querySelector('.graph-empty')`)
+	if head := eval[string](t, ctx, `document.querySelector('.graph-title').parentElement.textContent`); !strings.Contains(head, " 2 threads waiting") {
+		t.Errorf("the graph's head says %q, want 2 threads waiting", head)
+	}
+	label := eval[string](t, ctx, `document.querySelector('.graph-empty label').textContent`)
+	if want := " show the 2 waiting JDK service threads (idle in Object.wait, or in the JVM's shutdown)"; label != want {
+		t.Errorf("the empty graph offers %q, want %q", label, want)
+	}
+	within(t, ctx, 10*time.Second, "show the JDK's threads", chromedp.Click(chromedp.CSS(`.graph-empty input`)))
+	waitJS(t, ctx, "the graph", `document.querySelectorAll('.g-node.thread').length > 0`)
+	names := eval[[]string](t, ctx, `[...document.querySelectorAll('.g-node.thread title')].map((e) => e.textContent).sort()`)
+	if want := []string{"DestroyJavaVM — blocked", "Finalizer — waiting", "SIGTERM handler — runnable"}; strings.Join(names, "|") != strings.Join(want, "|") {
+		t.Errorf("the graph draws %q, want %q", names, want)
+	}
+}
+
 // TestBrowserJUCDeadlock: a deadlock between a synchronized block and a
 // ReentrantLock (JUCDeadlock.java, or the model's case juc-lock without a
 // JDK) is on the Deadlocks card and in the wait-for graph beside it, with

@@ -181,10 +181,12 @@ export class Deadlocks {
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[6] } }, 'parked → park')),
       h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
     if (!g.nodes.some((n) => !n.jdk && n.kind === 'thread') && !this.showJDK) {
-      const jdk = g.nodes.filter((n) => n.jdk).length;
+      // The JDK's threads that wait (an edge from them), not their
+      // holders (a SIGTERM handler holding the shutdown's lock).
+      const jdk = g.nodes.filter((n) => n.jdk && g.edges.some((e) => e.from === n.id)).length;
       this.graph.replaceChildren(h('div', { class: 'graph-empty' }, h('h3', null, 'Nobody waits at this instant'),
         h('p', { class: 'muted' }, 'Every live thread of the program is runnable or sleeping. Pick another instant, a deadlock or a hang.'),
-        jdk ? h('p', null, h('label', { class: 'muted' }, h('input', { type: 'checkbox', onchange: () => { this.showJDK = true; this.draw(g); } }), ` show the ${jdk} JDK service threads idle in Object.wait`)) : ''));
+        jdk ? h('p', null, h('label', { class: 'muted' }, h('input', { type: 'checkbox', onchange: () => { this.showJDK = true; this.draw(g); } }), ` show the ${jdk} waiting JDK service ${jdk === 1 ? 'thread' : 'threads'} (idle in Object.wait, or in the JVM's shutdown)`)) : ''));
       return;
     }
     const { nodes, edges, hidden, jdkHidden } = layout(g, this.showJDK);
@@ -248,7 +250,7 @@ export class Deadlocks {
     if (jdkHidden || this.showJDK) {
       kids.unshift(h('div', { class: 'view-note' }, h('label', null,
         h('input', { type: 'checkbox', checked: !!this.showJDK, onchange: (e) => { this.showJDK = e.target.checked; this.draw(g); } }),
-        ` show the JDK's service threads (${jdkHidden ? fmtCount(jdkHidden) : 'all'} idle in Object.wait, as they always are)`)));
+        ` show the JDK's service threads (${jdkHidden ? fmtCount(jdkHidden) + ' not drawn' : 'all'}: idle in Object.wait, or in the JVM's shutdown)`)));
     }
     this.graph.replaceChildren(...kids);
     this.svg = svg;

@@ -109,8 +109,8 @@ type pushReq struct {
 }
 
 // newPusher checks the target before anything is recorded, with a request
-// of no profiles (which the collector answers 400, its profiles path
-// being there): a URL the server does not serve (404: no profiles
+// of no profiles (the collector v0.165 accepts it; a receiver that refuses
+// an empty request answers 400: either way its profiles path is there): a URL the server does not serve (404: no profiles
 // endpoint, the feature gate off), a refused authentication (401, 403), a
 // TLS failure are errors; a collector not listening yet is only a
 // warning (the backlog waits for it).

@@ -167,7 +167,9 @@ export class Deadlocks {
 
   draw(g) {
     const app = this.app;
-    const waiting = g.nodes.filter((n) => n.kind === 'thread' && g.edges.some((e) => e.from === n.id)).length;
+    // A thread waits when an edge leaves it (its holders have none).
+    const waits = (n) => n.kind === 'thread' && g.edges.some((e) => e.from === n.id);
+    const waiting = g.nodes.filter(waits).length;
     this.graphHead.replaceChildren(
       h('span', { class: 'graph-title' }, 'Wait-for graph at ', h('b', null, fmtTime(g.t, 1e3))),
       h('span', { class: 'muted' }, ` ${waiting} threads waiting`),
@@ -181,9 +183,9 @@ export class Deadlocks {
         h('span', { class: 'legend-item', style: { '--c': STATE_COLORS[6] } }, 'parked → park')),
       h('button', { onclick: () => app.showInstantOnTimeline(g.t) }, 'Show this instant on the timeline'));
     if (!g.nodes.some((n) => !n.jdk && n.kind === 'thread') && !this.showJDK) {
-      // The JDK's threads that wait (an edge from them), not their
-      // holders (a SIGTERM handler holding the shutdown's lock).
-      const jdk = g.nodes.filter((n) => n.jdk && g.edges.some((e) => e.from === n.id)).length;
+      // The JDK's threads that wait, not their holders (a SIGTERM
+      // handler holding the shutdown's lock).
+      const jdk = g.nodes.filter((n) => n.jdk && waits(n)).length;
       this.graph.replaceChildren(h('div', { class: 'graph-empty' }, h('h3', null, 'Nobody waits at this instant'),
         h('p', { class: 'muted' }, 'Every live thread of the program is runnable or sleeping. Pick another instant, a deadlock or a hang.'),
         jdk ? h('p', null, h('label', { class: 'muted' }, h('input', { type: 'checkbox', onchange: () => { this.showJDK = true; this.draw(g); } }), ` show the ${jdk} waiting JDK service ${jdk === 1 ? 'thread' : 'threads'} (idle in Object.wait, or in the JVM's shutdown)`)) : ''));

@@ -1,7 +1,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <stdio.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -297,6 +297,16 @@ void hsstat_calibrate(JNIEnv *env, jthread contender) {
   }
 }
 
+// The checks that saw the timer stop after the callback (verify only):
+// not_stopped, the timer still running at Entered (d <= 0), and the origins
+// an Entered showed more than 5 µs below the estimate, kept (the lowest
+// ones, at most EARLY_MAX) to be judged again as the estimate falls.
+enum { EARLY_MAX = 64 };
+static pthread_mutex_t early_mu = PTHREAD_MUTEX_INITIALIZER;
+static long not_stopped;
+static int64_t early[EARLY_MAX];
+static int nearly;
+
 void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   hs_stats_now now;
   if (!verify || atomic_load_explicit(&hsstat_state, memory_order_relaxed) != HSSTAT_TRUSTED || vm_null(e->stats)) return;
@@ -308,10 +318,28 @@ void hsstat_check(const hs_enter *e, int64_t entered_ns) {
   // stopped): a little later than the true one, by the callback's latency.
   int64_t d = now.total - e->base, y = entered_ns - (e->start + d);
   // The timer stops before HotSpot posts Entered: never after the callback.
-  int64_t late = y - atomic_load(&hsstat_origin);
+  // The origin is known only from above (the least of the enters' samples,
+  // each late by its callback's latency), so an Entered that shows one
+  // lower is judged against the estimate as it is at the end: one taken
+  // while a loaded JVM preempted every callback falls as better samples
+  // come (TestStress/17: 1 Entered of 97 at -5 µs against the early one).
   counter_add(CNT_VERIFIED_ENTERED, 1);
-  if (d <= 0 || late <= -5000) counter_add(CNT_VERIFIED_ENTERED_AFTER, 1);
-  else if (late >= 100000) counter_add(CNT_VERIFIED_ENTERED_SLOW, 1);
+  int64_t origin = atomic_load(&hsstat_origin), late = y - origin;
+  pthread_mutex_lock(&early_mu);
+  if (d <= 0) not_stopped++;
+  else if (late <= -5000) {
+    if (nearly < EARLY_MAX) early[nearly++] = y;
+    else {   // keep the lowest: they stay early longest
+      int hi = 0;
+      for (int i = 1; i < EARLY_MAX; i++)
+        if (early[i] > early[hi]) hi = i;
+      if (y < early[hi]) early[hi] = y;
+    }
+  } else if (late >= 100000) counter_add(CNT_VERIFIED_ENTERED_SLOW, 1);
+  long after = not_stopped;
+  for (int i = 0; i < nearly; i++) after += early[i] - origin <= -5000;
+  atomic_store_explicit(&orca_counters[CNT_VERIFIED_ENTERED_AFTER], after, memory_order_relaxed);
+  pthread_mutex_unlock(&early_mu);
 }
 
 int hsstat_verifying(void) { return verify; }

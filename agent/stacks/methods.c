@@ -273,9 +273,13 @@ int methods_attach(void) {
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) return 1;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
-  if (!atomic_load(&live) || atomic_load(&orca_state) != 1 ||
-      (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK)
-    return 0;
+  if (!atomic_load(&live) || atomic_load(&orca_state) != 1) return 0;
+  // A thread not yet the JVM's that attaches as "orca writer" is the
+  // agent's, whichever thread of the agent's calls: JVMTI posts its
+  // ThreadStart on it during the attach, and threads_on_start leaves out
+  // the agent's own threads by this mark.
+  orca_agent_thread = 1;
+  if ((*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK) return 0;
   attached = 1;
   return 1;
 }

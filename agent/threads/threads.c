@@ -320,7 +320,7 @@ static void started(uint32_t hash, int shard, jthread t) { started_at(hash, shar
 
 void JNICALL threads_on_start(jvmtiEnv *j, JNIEnv *env, jthread t) {
   (void)j;
-  if (!orca_recording()) return;
+  if (!orca_recording() || orca_agent_thread) return;   // the writer's attach (methods_attach)
   if (pending_is_walker(env, t)) {
     orca_agent_thread = 1;
     return;

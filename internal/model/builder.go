@@ -565,6 +565,21 @@ func (b *Builder) Event(ev *reader.Event) {
 		t.Start, ts.start = ev.Time, ev.Time
 	}
 	ts.seen, ts.last = true, ev.Time
+	if ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered {
+		if ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]; ls != nil && ev.Time < ls.clock {
+			// A contention that begins or ends behind the monitor's latest
+			// change of hands, folded at it: the intervals already ended
+			// on the monitor named its owners up to then (their segments
+			// are sealed), and this one must not name another over them.
+			// The thread's later lines fold after it, as after a segment
+			// (floor); lines of two threads out of order by a little are
+			// how a recording is, so no problem is said.
+			e := *ev
+			e.Time = ls.clock
+			ev = &e
+			ts.floor = max(ts.floor, e.Time)
+		}
+	}
 	stack := b.stackOf(ev)
 
 	switch ev.Kind {

@@ -30,6 +30,9 @@ type lstate struct {
 	// ones at once (grown by doubling from none after each seal, the
 	// appends were ~1 % of orca report at 128 MB).
 	ownRoom int
+	// clock: the latest time the monitor changed hands (a contention
+	// ended, an owner named): a contention is not folded before it.
+	clock format.Time
 }
 
 // release is a semaphore's release by thread by at at.
@@ -72,6 +75,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) format.Time {
 	at = max(at, o.spanStart)
 	ls := o.ls
+	ls.clock = max(ls.clock, at)
 	ls.unblock(ts.t.ID)
 	o.iv.ownTo = uint32(ls.l.ownLen())
 	if how != endNormal {
@@ -222,6 +226,7 @@ func (ls *lstate) namedOwner() format.ThreadID {
 
 func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	owner := ots.t.ID
+	ls.clock = max(ls.clock, at)
 	if len(ls.blocked) == 0 || len(ls.blocked) == 1 && ls.blocked[0] == ots {
 		return // nobody waits for it
 	}

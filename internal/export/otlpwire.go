@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"unicode/utf8"
 
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
@@ -69,11 +70,46 @@ const (
 func (e *wire) tag(num, typ int) { e.varint(uint64(num)<<3 | uint64(typ)) }
 
 func (e *wire) varint(v uint64) {
+	if v < 0x80 {
+		e.b = append(e.b, byte(v))
+		return
+	}
+	e.b = appendVarint(e.b, v)
+}
+
+func appendVarint(b []byte, v uint64) []byte {
 	for v >= 0x80 {
-		e.b = append(e.b, byte(v)|0x80)
+		b = append(b, byte(v)|0x80)
 		v >>= 7
 	}
-	e.b = append(e.b, byte(v))
+	return append(b, byte(v))
+}
+
+// grow makes room for n more bytes.
+func (e *wire) grow(n int) {
+	if cap(e.b)-len(e.b) < n {
+		e.b = slices.Grow(e.b, n)
+	}
+}
+
+// putVarints writes v's varints into room grown for them (a value's
+// varint is ten bytes at most).
+func (e *wire) putVarints(v []int64) {
+	e.grow(10 * len(v))
+	b := e.b
+	n := len(b)
+	b = b[:cap(b)]
+	for _, x := range v {
+		u := uint64(x)
+		for u >= 0x80 {
+			b[n] = byte(u) | 0x80
+			u >>= 7
+			n++
+		}
+		b[n] = byte(u)
+		n++
+	}
+	e.b = b[:n]
 }
 
 // open starts a message (or packed list) of field num: its length is
@@ -168,9 +204,7 @@ func (e *wire) packedInt64(num int, v []int64) {
 		return
 	}
 	m := e.open(num)
-	for _, x := range v {
-		e.varint(uint64(x))
-	}
+	e.putVarints(v)
 	e.close(m)
 }
 
@@ -180,9 +214,13 @@ func (e *wire) packedFixed64(num int, v []uint64) {
 	}
 	e.tag(num, wBytes)
 	e.varint(uint64(8 * len(v)))
-	for _, x := range v {
-		e.b = binary.LittleEndian.AppendUint64(e.b, x)
+	e.grow(8 * len(v))
+	n := len(e.b)
+	b := e.b[:n+8*len(v)]
+	for i, x := range v {
+		binary.LittleEndian.PutUint64(b[n+8*i:], x)
 	}
+	e.b = b
 }
 
 func (e *wire) resourceProfiles(rp *profpb.ResourceProfiles) {

@@ -35,6 +35,13 @@ import (
 // version of these modules must be added here (the test's every-field
 // message fails until it is).
 func AppendOTLP(buf []byte, req *collpb.ExportProfilesServiceRequest) ([]byte, error) {
+	if n := sizeHint(req); cap(buf)-len(buf) < n {
+		// Grown once to about the request's size, not by doubling from
+		// what buf had (the generated code sized it exactly: grown by
+		// doubling, a series' first pushes allocated 7 % more and
+		// collected a third more often).
+		buf = slices.Grow(buf, n)
+	}
 	e := wire{b: buf}
 	for _, rp := range req.ResourceProfiles {
 		m := e.open(1)
@@ -50,6 +57,48 @@ func AppendOTLP(buf []byte, req *collpb.ExportProfilesServiceRequest) ([]byte, e
 		return buf, errInvalidUTF8
 	}
 	return e.b, nil
+}
+
+// sizeHint is about the size of req's encoding, a little over it for a
+// push's: 6 bytes a value (a delay in ns is 4-5), 8 a timestamp, 2 an
+// attribute's index, the dictionary's entries by their kind; one pass
+// over the samples' headers, not their values.
+func sizeHint(req *collpb.ExportProfilesServiceRequest) int {
+	n := 64
+	for _, rp := range req.ResourceProfiles {
+		if rp == nil {
+			continue
+		}
+		n += 512
+		for _, sp := range rp.ScopeProfiles {
+			if sp == nil {
+				continue
+			}
+			for _, p := range sp.Profiles {
+				if p == nil {
+					continue
+				}
+				n += 64
+				for _, s := range p.Samples {
+					if s != nil {
+						n += 12 + 6*len(s.Values) + 8*len(s.TimestampsUnixNano) + 2*len(s.AttributeIndices)
+					}
+				}
+			}
+		}
+	}
+	if d := req.Dictionary; d != nil {
+		n += 12*len(d.LocationTable) + 14*len(d.FunctionTable) + 16*len(d.AttributeTable) + 8*len(d.StackTable)
+		for _, s := range d.StringTable {
+			n += 3 + len(s)
+		}
+		for _, st := range d.StackTable {
+			if st != nil {
+				n += 2 * len(st.LocationIndices)
+			}
+		}
+	}
+	return n
 }
 
 var errInvalidUTF8 = errors.New("otlp: string field contains invalid UTF-8")

@@ -189,3 +189,20 @@ func TestAppendOTLPInvalidUTF8(t *testing.T) {
 		t.Error("AppendOTLP took an attribute of invalid UTF-8")
 	}
 }
+
+// TestSizeHint: sizeHint is about a push's request's size (within -10 %
+// and +50 %: over it, the buffer is grown once, not twice).
+func TestSizeHint(t *testing.T) {
+	rec, m := loadAll(t)
+	req, err := OTLP(rec, m, OTLPOptions{Samples: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := AppendOTLP(nil, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := sizeHint(req); float64(h) < 0.9*float64(len(b)) || float64(h) > 1.5*float64(len(b)) {
+		t.Errorf("sizeHint %d for %d bytes", h, len(b))
+	}
+}

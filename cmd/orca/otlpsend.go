@@ -20,6 +20,8 @@ import (
 	"github.com/klauspost/compress/gzip"
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
+
+	"orca/internal/export"
 )
 
 // Sending OTLP profiles over HTTP/protobuf (orca push, orca record --otlp;
@@ -208,7 +210,7 @@ type sendResult struct {
 // failure is not worth retrying, retryFor has passed, or ctx ends. A
 // partial success with rejected profiles is an error.
 func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesServiceRequest) (sendResult, error) {
-	raw, err := proto.Marshal(req)
+	raw, err := export.AppendOTLP(nil, req)
 	if err != nil {
 		return sendResult{}, fmt.Errorf("encoding the profiles: %w", err)
 	}

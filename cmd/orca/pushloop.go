@@ -348,10 +348,11 @@ func (p *pusher) build(final bool) error {
 	if err != nil {
 		return err
 	}
-	// The request marshalled into the memory of the last push's, and
-	// gzipped at once into a sent body's (send's spare): a push's body is
-	// neither made anew nor gzipped again for each try.
-	raw, err := proto.MarshalOptions{}.MarshalAppend(p.raw[:0], req)
+	// The request encoded (export.AppendOTLP: proto.Marshal's bytes in
+	// one pass) into the memory of the last push's, and gzipped at once
+	// into a sent body's (send's spare): a push's body is neither made
+	// anew nor gzipped again for each try.
+	raw, err := export.AppendOTLP(p.raw[:0], req)
 	if err != nil {
 		return err
 	}

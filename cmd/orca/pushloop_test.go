@@ -540,3 +540,48 @@ func copyChunk(tb testing.TB, from, to string) {
 		tb.Fatal(err)
 	}
 }
+
+// BenchmarkOTLPEncode encodes the request of the whole recording that
+// ORCA_BENCH_PUSH names (as orca push builds it) with the generated code
+// (proto.MarshalOptions.MarshalAppend, as the pusher did) and with
+// export.AppendOTLP, each into a kept buffer: the wire decision of
+// docs/otlp.md, measured (docs/perf/2026-11-30-issue-35-push-fold.md).
+func BenchmarkOTLPEncode(b *testing.B) {
+	prefix := os.Getenv("ORCA_BENCH_PUSH")
+	if prefix == "" {
+		b.Skip("ORCA_BENCH_PUSH=PREFIX: a kept recording")
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Workers: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := export.OTLP(rec, res.Model, export.OTLPOptions{Samples: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		enc  func([]byte) ([]byte, error)
+	}{
+		{"proto", func(buf []byte) ([]byte, error) { return proto.MarshalOptions{}.MarshalAppend(buf, req) }},
+		{"append", func(buf []byte) ([]byte, error) { return export.AppendOTLP(buf, req) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			buf, err := c.enc(nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(int64(len(buf)))
+			b.ResetTimer()
+			for range b.N {
+				if buf, err = c.enc(buf[:0]); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -387,10 +387,23 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 }
 
 // thread returns the thread id, creating it as first seen at at (by its
-// own event or as another event's owner, target or joined thread).
+// own event or as another event's owner, target or joined thread). It
+// looks in near first: one load and a compare, not a look-up in the map
+// (a thread's lines rarely follow each other: three in four are of
+// another thread than the line before, in the 128 MB synthetic
+// recording; an owner, a target, a joined thread are looked up the same
+// way).
 func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	if b.lastThread != nil && b.lastThread.id == id {
 		return b.lastThread
+	}
+	if b.near == nil {
+		b.near = make([]*tstate, nearSlots)
+	}
+	slot := &b.near[nearSlot(id)]
+	if ts := *slot; ts != nil && ts.id == id {
+		b.lastThread = ts
+		return ts
 	}
 	ts := b.threads[id]
 	if ts == nil {
@@ -412,28 +425,24 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		b.m.Threads = append(b.m.Threads, ts.t)
 		b.byNum = append(b.byNum, ts)
 	}
+	*slot = ts
 	b.lastThread = ts
 	return ts
 }
 
-// threadOf returns the thread of ev's line, from near when it is there:
-// one load and a compare, not a look-up in the map (a thread's lines
-// rarely follow each other: three in four are of another thread than the
-// line before, in the 128 MB synthetic recording).
-func (b *Builder) threadOf(ev *reader.Event) *tstate {
-	id := ev.Thread
-	if b.near == nil {
-		b.near = make([]*tstate, nearSlots)
+// known returns the thread id, nil when none was seen: as thread, without
+// creating it.
+func (b *Builder) known(id format.ThreadID) *tstate {
+	if b.near != nil {
+		if ts := b.near[nearSlot(id)]; ts != nil && ts.id == id {
+			return ts
+		}
 	}
-	slot := &b.near[nearSlot(id)]
-	if ts := *slot; ts != nil && ts.id == id {
-		b.lastThread = ts
-		return ts
-	}
-	ts := b.thread(id, ev.Time)
-	*slot = ts
-	return ts
+	return b.threads[id]
 }
+
+// threadOf returns the thread of ev's line (thread).
+func (b *Builder) threadOf(ev *reader.Event) *tstate { return b.thread(ev.Thread, ev.Time) }
 
 // nearSlots is the size of Builder.near, a cache of the threads by their
 // ID's hash: the threads alive at once hold a few thousand slots at most,

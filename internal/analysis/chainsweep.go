@@ -273,8 +273,8 @@ type nodeIndex struct {
 	far map[format.ThreadID]int32
 }
 
-// make indexes ids, node i's ID at i.
-func (x *nodeIndex) make(ids []format.ThreadID) {
+// reset indexes ids, node i's ID at i.
+func (x *nodeIndex) reset(ids []format.ThreadID) {
 	// The slice is at most 4 entries a thread (and 1024): IDs above go
 	// to the map.
 	lim := format.ThreadID(4*len(ids) + 1024)
@@ -327,7 +327,7 @@ func newChainSweep(v *model.View) *chainSweep {
 	for i, t := range m.Threads {
 		s.ids[i] = t.ID
 	}
-	s.node.make(s.ids)
+	s.node.reset(s.ids)
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)

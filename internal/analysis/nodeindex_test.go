@@ -12,7 +12,7 @@ import (
 func TestNodeIndex(t *testing.T) {
 	ids := []format.ThreadID{1, 7, 3, 1 << 40, 5000, 2}
 	var x nodeIndex
-	x.make(ids)
+	x.reset(ids)
 	want := map[format.ThreadID]int32{}
 	for i, id := range ids {
 		want[id] = int32(i)

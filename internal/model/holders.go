@@ -578,7 +578,6 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 		return
 	}
 	d.Unknown += s.End - s.Start - (b - a)
-	d.Run.Add(t.RunInFrom(a, b, c))
 	ivs := t.Intervals
 	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
 	c.iv = i
@@ -626,8 +625,12 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 			return true
 		})
 	}
+	// Its run split (RunInFrom) from the runnable time and the samples
+	// found here, not walked again.
 	d.Time[Runnable] += b - a - busy
-	for _, smp := range t.samplesIn(a, b, c) {
+	smps := t.samplesIn(a, b, c)
+	d.Run.Add(t.runIn(a, b, b-a-busy, smps, true, c))
+	for _, smp := range smps {
 		k := stackKind{smp.Stack, smp.Kind}
 		ds := f.samples[k]
 		if ds == nil {

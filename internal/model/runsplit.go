@@ -141,7 +141,12 @@ func searchFrom(n, from int, f func(int) bool) int {
 // sampled returns the weights of t's cpu and wall samples in [a, b) taken
 // in its runnable time.
 func (t *Thread) sampled(a, b format.Time, c *Cursor) (cpu, wall format.Time) {
-	for _, s := range t.samplesIn(a, b, c) {
+	return t.sampledOf(t.samplesIn(a, b, c), c)
+}
+
+// sampledOf is sampled of ss, t's samples in [a, b).
+func (t *Thread) sampledOf(ss []Sample, c *Cursor) (cpu, wall format.Time) {
+	for _, s := range ss {
 		if s.Kind != format.SampleCPU && s.Kind != format.SampleWall || t.inState(s.At, c) {
 			continue
 		}
@@ -315,11 +320,20 @@ func (t *Thread) RunIn(from, to format.Time) RunSplit { return t.RunInFrom(from,
 // to where they ended.
 func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 	from, to = max(from, t.Start), min(to, t.End)
-	var out RunSplit
 	if to <= from {
-		return out
+		return RunSplit{}
 	}
-	all := t.runnableIn(from, to, c)
+	return t.runIn(from, to, t.runnableIn(from, to, c), nil, false, c)
+}
+
+// runIn is RunInFrom of [from, to], inside t's life and not empty, whose
+// runnable time all is known (runnableIn's); with in, smps are t's samples
+// in it (samplesIn's): the holders' fold (foldSpan) has both from its own
+// walks, and a span mostly lies inside one window (99 % of the 1.9 M of
+// the 128 MB synthetic recording), whose part is then [from, to] itself,
+// not walked again.
+func (t *Thread) runIn(from, to, all format.Time, smps []Sample, in bool, c *Cursor) RunSplit {
+	var out RunSplit
 	i := searchFrom(len(t.wins), c.win, func(i int) bool { return t.wins[i].end > from })
 	c.win = i
 	for ; i < len(t.wins) && t.wins[i].start < to; i++ {
@@ -333,7 +347,11 @@ func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 			continue
 		}
 		whole := w.split.Total()
-		part := t.runnableIn(a, b, c)
+		span := a == from && b == to
+		part := all
+		if !span {
+			part = t.runnableIn(a, b, c)
+		}
 		if whole <= 0 || part <= 0 {
 			continue
 		}
@@ -342,7 +360,12 @@ func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 		// part's) place as much of d as they stand for, the rest is spread
 		// in proportion to runnable time; never more than the part holds
 		// nor less than the rest of the window cannot.
-		cpu, wall := t.sampled(a, b, c)
+		var cpu, wall format.Time
+		if span && in {
+			cpu, wall = t.sampledOf(smps, c)
+		} else {
+			cpu, wall = t.sampled(a, b, c)
+		}
 		place := func(d, smp, smpPart format.Time) format.Time {
 			est := 0.0
 			if smp > 0 {

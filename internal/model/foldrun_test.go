@@ -1,0 +1,75 @@
+package model_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"orca/internal/format"
+	. "orca/internal/model"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// TestHoldersRunSplit builds every case, and a synthetic recording shaped
+// like a busy server's, in memory, and checks that each lock's holders'
+// runnable split (Doing.Run, which the holders' fold makes from the
+// runnable time and samples its own walk of a span found) is the sum of
+// RunIn over the lock's spans, each asked alone. It fails when the fold
+// takes a span's part of a window for the whole span where the span
+// crosses a window's end, or the samples of another range.
+func TestHoldersRunSplit(t *testing.T) {
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	inside, crossing := 0, 0
+	check := func(t *testing.T, prefix string) {
+		_, res := testrec.Open(t, prefix)
+		m := res.Model
+		for ref, d := range m.Filter(nil).HoldersDoing() {
+			var want RunSplit
+			for _, s := range d.Spans {
+				h := m.Thread(s.Owner)
+				if h == nil {
+					continue
+				}
+				want.Add(h.RunIn(s.Start, s.End))
+				// Where the span lies against the windows between
+				// ThreadCPU lines: inside one (not the whole), or across.
+				for k := 1; k < len(h.Sched); k++ {
+					p, q := h.Sched[k-1].At, h.Sched[k].At
+					switch {
+					case p <= s.Start && s.End <= q && (p != s.Start || q != s.End):
+						inside++
+					case s.Start < q && q < s.End:
+						crossing++
+					}
+				}
+			}
+			if d.Run != want {
+				t.Errorf("lock %v %v: the holders' run split %+v, RunIn's over its spans %+v", ref.Object, ref.Kind, d.Run, want)
+			}
+		}
+	}
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			prefix := filepath.Join(t.TempDir(), name)
+			testrec.Write(t, testrec.Parse(t, path), prefix)
+			check(t, prefix)
+		})
+	}
+	t.Run("synth", func(t *testing.T) {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 11, Threads: 8, Monitors: 6, Semaphores: 2, Size: 1 << 20, Encoding: format.EncodingCompact}); err != nil {
+			t.Fatal(err)
+		}
+		check(t, prefix)
+	})
+	// Both shapes of span are there to be checked.
+	if inside == 0 || crossing == 0 {
+		t.Errorf("%d spans inside a window, %d across a window's end: both wanted", inside, crossing)
+	}
+	t.Logf("%d spans inside a window, %d across a window's end", inside, crossing)
+}

@@ -90,7 +90,7 @@ export class Deadlocks {
       items.push(h('table', { class: 'grid compact alone' }, h('tbody', null, alone.map(hangRow))));
     }
     if (jdkHangs.length) {
-      items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service threads idle at the end (not hangs)`),
+      items.push(h('details', { class: 'jdk-hangs' }, h('summary', { class: 'muted small' }, `${fmtCount(jdkHangs.length)} JDK service ${jdkHangs.length === 1 ? 'thread' : 'threads'} idle at the end (not hangs)`),
         h('table', { class: 'grid compact' }, h('tbody', null, jdkHangs.map(hangRow)))));
     }
     items.push(...this.potentialItems(d));

@@ -22,10 +22,6 @@ import (
 // (the logs dropped). It fails with a span's length or owner logged or
 // read wrong, or an entry matched to the wrong interval.
 func TestBlameLog(t *testing.T) {
-	paths, err := filepath.Glob("testdata/cases/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
 	logged, changes := 0, 0
 	check := func(t *testing.T, prefix string) {
 		_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
@@ -60,6 +56,24 @@ func TestBlameLog(t *testing.T) {
 			t.Errorf("what the holders did, with the blame logs, differs from the owner changes read back")
 		}
 	}
+	eachCaseAndSynth(t, check)
+	// Every contention with owner changes is logged (the aggregator is
+	// fed each in order of start).
+	if logged == 0 || logged != changes {
+		t.Errorf("%d contentions with owner changes, %d of them logged", changes, logged)
+	}
+	t.Logf("%d contentions with owner changes logged", logged)
+}
+
+// eachCaseAndSynth runs check, a subtest each, on the recording of every
+// case and on a synthetic one shaped like a busy server's (8 threads, 6
+// monitors, 2 semaphores, 1 MB compact).
+func eachCaseAndSynth(t *testing.T, check func(t *testing.T, prefix string)) {
+	t.Helper()
+	paths, err := filepath.Glob("testdata/cases/*.txtar")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
 	for _, path := range paths {
 		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 		t.Run(name, func(t *testing.T) {
@@ -75,10 +89,4 @@ func TestBlameLog(t *testing.T) {
 		}
 		check(t, prefix)
 	})
-	// Every contention with owner changes is logged (the aggregator is
-	// fed each in order of start).
-	if logged == 0 || logged != changes {
-		t.Errorf("%d contentions with owner changes, %d of them logged", changes, logged)
-	}
-	t.Logf("%d contentions with owner changes logged", logged)
 }

@@ -1,13 +1,9 @@
 package model_test
 
 import (
-	"path/filepath"
-	"strings"
 	"testing"
 
-	"orca/internal/format"
 	. "orca/internal/model"
-	"orca/internal/synth"
 	"orca/internal/testrec"
 )
 
@@ -19,10 +15,6 @@ import (
 // takes a span's part of a window for the whole span where the span
 // crosses a window's end, or the samples of another range.
 func TestHoldersRunSplit(t *testing.T) {
-	paths, err := filepath.Glob("testdata/cases/*.txtar")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no cases: %v", err)
-	}
 	inside, crossing := 0, 0
 	check := func(t *testing.T, prefix string) {
 		_, res := testrec.Open(t, prefix)
@@ -52,21 +44,7 @@ func TestHoldersRunSplit(t *testing.T) {
 			}
 		}
 	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			prefix := filepath.Join(t.TempDir(), name)
-			testrec.Write(t, testrec.Parse(t, path), prefix)
-			check(t, prefix)
-		})
-	}
-	t.Run("synth", func(t *testing.T) {
-		prefix := filepath.Join(t.TempDir(), "synth")
-		if _, err := synth.WriteRecording(prefix, synth.Options{Seed: 11, Threads: 8, Monitors: 6, Semaphores: 2, Size: 1 << 20, Encoding: format.EncodingCompact}); err != nil {
-			t.Fatal(err)
-		}
-		check(t, prefix)
-	})
+	eachCaseAndSynth(t, check)
 	// Both shapes of span are there to be checked.
 	if inside == 0 || crossing == 0 {
 		t.Errorf("%d spans inside a window, %d across a window's end: both wanted", inside, crossing)

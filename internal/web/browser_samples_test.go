@@ -141,6 +141,40 @@ func TestBrowserSamples(t *testing.T) {
 		}
 	})
 
+	t.Run("an address while a change waits", func(t *testing.T) {
+		// A change is written to the address 150 ms later. A navigation to
+		// another address of the page in between (a link, the back button,
+		// the next subtest's open: the same document, only the hash
+		// differs) must show that address: the old page wrote its old
+		// state over it before the hashchange came, then took the
+		// hashchange for its own write and kept the old view (the next
+		// subtest timed out under load waiting for "600.0 ms in 3 cpu
+		// samples"). Here the write comes due in that moment for sure: the
+		// page's setTimeout is caught, and its callback run between the
+		// address's change and its hashchange (the old page failed).
+		// A page loaded afresh (by way of about:blank), started from its
+		// address: no hashchange of the last subtest's page pending.
+		within(t, ctx, 30*time.Second, "a blank page", chromedp.Navigate("about:blank"))
+		open(t, ctx, ts.URL+"/#v=flame&fj=1")
+		waitJS(t, ctx, "the page's first flame graph", `(() => { const i = document.querySelector('.flame-info'); return !!i && i.textContent.includes("blocked and waiting"); })()`)
+		eval[bool](t, ctx, `(() => {
+			const later = window.setTimeout;
+			let write = null;
+			window.setTimeout = (f) => { write = f; return 0; };
+			try { orca.app.state.fjdk = false; orca.app.changed(); } finally { window.setTimeout = later; }
+			location.hash = '#v=flame&fk=cpu&ft=00000001&fr=1&r=0,1000000000';
+			write();
+			return true;
+		})()`)
+		waitJS(t, ctx, "the new address's flame graph", `document.querySelector('.flame-info').textContent.includes('600.0 ms in 3 cpu samples')`)
+		if h := eval[string](t, ctx, `location.hash`); !strings.Contains(h, "fk=cpu") || !strings.Contains(h, "ft=00000001") {
+			t.Errorf("the address after the navigation: %q, want the new one's", h)
+		}
+		// And the page writes its changes to the address again.
+		eval[bool](t, ctx, `(() => { const s = document.querySelector('select[data-role=flame-kind]'); s.value = 'wall'; s.dispatchEvent(new Event('change')); return true; })()`)
+		waitJS(t, ctx, "the change in the address", `location.hash.includes('fk=wall')`)
+	})
+
 	t.Run("the lock's holders", func(t *testing.T) {
 		// From a flame graph of one thread's cpu samples in a range: the
 		// lock's button shows its holders' samples, never the old graph

@@ -90,6 +90,8 @@ function decode(hash) {
 class App {
   constructor() {
     this.state = decode(location.hash);
+    // lastHash is the address's hash as the page last wrote or applied it.
+    this.lastHash = location.hash.replace(/^#/, '');
     this.toast = h('div', { class: 'toasts' });
     document.body.append(this.toast);
   }
@@ -125,10 +127,15 @@ class App {
     this.dlView.setData(this.dls);
     this.flame.setLocks(this.locks);
     await this.apply(this.state, true);
-    window.addEventListener('hashchange', () => {
-      if (location.hash.replace(/^#/, '') === this.lastHash) return;
+    const toAddress = () => {
+      const hash = location.hash.replace(/^#/, '');
+      if (hash === this.lastHash) return;
+      this.lastHash = hash;
+      clearTimeout(this.hashTimer);
       this.apply(decode(location.hash));
-    });
+    };
+    window.addEventListener('hashchange', toAddress);
+    toAddress(); // an address changed while the page started, before anything listened
     window.addEventListener('keydown', (ev) => {
       const tag = (ev.target && ev.target.tagName) || '';
       if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA' || ev.ctrlKey || ev.metaKey || ev.altKey) return;
@@ -223,10 +230,14 @@ class App {
   }
 
   // changed records the state in the URL (a moment later, so dragging
-  // does not flood the history).
+  // does not flood the history). Not over an address the page has not
+  // shown yet (a link or the back button while a change waited): its
+  // hashchange, already queued, shows it, and writing the old state over
+  // it first undid it (the page kept the old view: TestBrowserSamples).
   changed() {
     clearTimeout(this.hashTimer);
     this.hashTimer = setTimeout(() => {
+      if (location.hash.replace(/^#/, '') !== this.lastHash) return;
       const hash = encode(this.state);
       if (hash !== this.lastHash) {
         this.lastHash = hash;

@@ -112,7 +112,7 @@ func TestBrowserChain(t *testing.T) {
 		dr := fromTxtar(t, "../report/testdata/deadlock.txtar")
 		ts := serve(t, dr)
 		mi, mk := intervalIndexAt(t, dr, "main", 2_000_000_000)
-		reopen(t, ctx, ts.URL+"/")
+		open(t, ctx, ts.URL+"/")
 		eval[bool](t, ctx, fmt.Sprintf(`(orca.app.gotoInterval(%d, %d, 2e9), true)`, mi, mk))
 		waitJS(t, ctx, "the chain", fmt.Sprintf(`document.querySelector('#panel').dataset.shown === '%d.%d' && document.querySelector('#panel .chain[data-state=done]')`, mi, mk))
 		names := eval[[]string](t, ctx, `[...document.querySelectorAll('#panel .chain-link')].map((li) => [...li.querySelectorAll('.chain-thread')].map((a) => a.textContent).join('>'))`)
@@ -133,9 +133,9 @@ func TestBrowserChain(t *testing.T) {
 			pr := fromTxtar(t, "../model/testdata/cases/lock-order.txtar")
 			potentialThreads, potentialHeld, heldFrame = []string{"a", "b"}, "00001111", ""
 			ts := serve(t, pr)
-			reopen(t, ctx, ts.URL+"/#v=deadlocks")
+			open(t, ctx, ts.URL+"/#v=deadlocks")
 		} else {
-			reopen(t, ctx, ts.URL+"/#v=deadlocks")
+			open(t, ctx, ts.URL+"/#v=deadlocks")
 		}
 		waitJS(t, ctx, "the potential deadlocks", `document.querySelector('.pd-card')`)
 		if n := eval[int](t, ctx, `document.querySelectorAll('.pd-card').length`); n != 1 {
@@ -193,7 +193,7 @@ func TestBrowserChain(t *testing.T) {
 			t.Fatalf("the report's held_stack_note of b is %q, want %q", note, want)
 		}
 		ts := serve(t, r)
-		reopen(t, ctx, ts.URL+"/#v=deadlocks")
+		open(t, ctx, ts.URL+"/#v=deadlocks")
 		waitJS(t, ctx, "the potential deadlocks", `document.querySelector('.pd-card')`)
 		eval[bool](t, ctx, `([...document.querySelectorAll('.pd-stacks')].forEach((d) => d.open = true), true)`)
 		txt := eval[string](t, ctx, `[...document.querySelectorAll('.pd-card .pd-stacks')].map((d) => d.textContent).join('|')`)
@@ -214,7 +214,7 @@ func TestBrowserChain(t *testing.T) {
 		f.WriteString("held_monitors=no: off (orca record --lock-order turns it on)\n")
 		f.Close()
 		ts := serve(t, build(t, prefix))
-		reopen(t, ctx, ts.URL+"/#v=deadlocks")
+		open(t, ctx, ts.URL+"/#v=deadlocks")
 		waitJS(t, ctx, "the note", `document.querySelector('.potential-note')`)
 		if txt := eval[string](t, ctx, `document.querySelector('.potential-note').textContent`); txt != "Potential deadlocks: not looked for (orca record --lock-order looks for them)." {
 			t.Errorf("the note says %q", txt)

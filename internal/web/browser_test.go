@@ -181,18 +181,10 @@ func screenshot(t testing.TB, ctx context.Context, name string) string {
 func open(t testing.TB, ctx context.Context, url string) {
 	t.Helper()
 	within(t, ctx, 30*time.Second, "navigate", chromedp.Navigate(url))
-	if ok := eval[bool](t, ctx, `window.orca.ready`); !ok {
-		t.Fatal("orca did not start")
-	}
-}
-
-// reopen is open for a page after another in the same tab: the old page's
-// window can still answer the first evaluation after the navigation
-// (window.orca undefined), so it waits for the new one's.
-func reopen(t *testing.T, ctx context.Context, url string) {
-	t.Helper()
-	within(t, ctx, 30*time.Second, "navigate", chromedp.Navigate(url))
-	// The new page's: its server's port (the hash the app may rewrite).
+	// The new page's: after another page in the same tab, the old page's
+	// window can still answer the first evaluation (window.orca undefined:
+	// TestBrowserSaysWhatItKnows' second page at load 10-16); its server's
+	// port tells them apart (the hash the app may rewrite).
 	waitJS(t, ctx, "the page's script", `window.orca && window.orca.ready && location.origin === new URL(`+strconv.Quote(url)+`).origin`)
 	if ok := eval[bool](t, ctx, `window.orca.ready`); !ok {
 		t.Fatal("orca did not start")

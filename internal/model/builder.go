@@ -1147,7 +1147,8 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 	c := Cursor{iv: ws.iv, smp: ws.smp}
 	for n := len(t.wins) + 1; n < len(t.Sched) && t.Sched[n].At <= h; n++ {
 		ws.marks = append(ws.marks, mark{iv: c.iv, smp: c.smp})
-		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), b.ivsFrom(ts), &c, t.lent)
+		ivs := b.ivsFrom(ts, c.iv)
+		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), &ivs, &c, t.lent)
 		t.wins = append(t.wins, w)
 		t.Run.Add(w.split)
 		ws.split += w.split.Total()
@@ -1256,17 +1257,13 @@ func (b *Builder) release(ts *tstate) {
 
 // ivsFrom is ts's intervals for Thread.window: from index from on, a block
 // at a time; those given up (release) read back from the spill.
-func (b *Builder) ivsFrom(ts *tstate) func(int, func([]Interval) bool) {
-	return func(from int, fn func([]Interval) bool) {
-		if base := ts.ivs.base; from < base {
-			b.spillBuf = b.readSpilled(ts.t, from, base, b.spillBuf)
-			if !fn(b.spillBuf) {
-				return
-			}
-			from = base
-		}
-		ts.ivs.each(from, fn)
+func (b *Builder) ivsFrom(ts *tstate, from int) ivBlocks {
+	r := ivBlocks{l: ts.ivs, from: from - ts.ivs.base}
+	if base := ts.ivs.base; from < base {
+		b.spillBuf = b.readSpilled(ts.t, from, base, b.spillBuf)
+		r.front, r.from = b.spillBuf, 0
 	}
+	return r
 }
 
 // readSpilled reads t's intervals [from, to), in the order the fold added

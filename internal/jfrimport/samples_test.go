@@ -69,7 +69,7 @@ func TestImportSamples(t *testing.T) {
 				// ExecutionSample is not left out for CPUTimeSample.
 				wantCPU, wantWall := counts[r.typ], counts[evNative]
 				if got := res.Samples[format.SampleCPU]; got != wantCPU {
-					t.Errorf("cpu samples: %d, JFR's %s: %d", got, r.typ, wantCPU)
+					t.Errorf("cpu samples: %d, JFR's %s: %d (skipped: %v)", got, r.typ, wantCPU, res.Skipped)
 				}
 				if got := res.Samples[format.SampleWall]; got != wantWall {
 					t.Errorf("wall samples: %d, JFR's %s: %d", got, evNative, wantWall)

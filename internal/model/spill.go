@@ -372,6 +372,13 @@ func (m *Model) ownerCache() ownerCache {
 	return m.ownCache
 }
 
+// LetGoOwnerChanges lets go of the owner changes read back from the spill
+// for OwnerSpans and OwnerAt (a lock's all, kept for the next call: 64 MB
+// for the locks open at the end of a 1 GB recording); a later call reads
+// them again. orca report calls it once its questions at the end are
+// answered.
+func (m *Model) LetGoOwnerChanges() { m.ownCache = nil }
+
 // SamplesOf returns t's samples: t.Samples, or, when the Model was built
 // with Options.DropIntervals, read back from the spill into *buf's room
 // (which it keeps for the next call): valid until then.

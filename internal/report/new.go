@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 
 	"orca/internal/analysis"
@@ -42,10 +43,16 @@ func (b *builder) holdersDoing() map[model.LockRef]*model.Doing {
 
 // setDoing keeps what the holders did, without each lock's spans by
 // holder (Doing.Spans: the viewer's; the report reads none, and they are
-// as many as 16 M in a 1 GB recording's report, held to its end).
+// as many as 16 M in a 1 GB recording's report, held to its end), and
+// only the first holdersTop of the locks they were blocked on (Doing.On,
+// most first: the report lists those; all of them are 70 MB in a 1 GB
+// recording's report).
 func (b *builder) setDoing(doing map[model.LockRef]*model.Doing) {
 	for _, d := range doing {
 		d.Spans = nil
+		if len(d.On) > holdersTop {
+			d.On = slices.Clone(d.On[:holdersTop])
+		}
 	}
 	b.doing = doing
 }
@@ -185,6 +192,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.Hangs, r.NotHangs = b.splitJDK(b.hangs(hangs, r.Deadlocks), b.hangs(not, r.Deadlocks))
 	r.WaitingAlone, r.NotHangs = b.splitJDK(b.hangs(alone, r.Deadlocks), r.NotHangs)
+	// The owner changes read back for the graph at the end (OpenAtEnd,
+	// the deadlocks) are not asked for again.
+	b.m.LetGoOwnerChanges()
 	hung := map[string]bool{}
 	for _, h := range r.Hangs {
 		hung[h.Thread] = true
@@ -200,7 +210,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.textThreads, r.textThreadsTotal = top(rows, opt.Top)
 	r.parks = r.parks || b.parks
 	mlocks := b.v.Locks
-	locks := b.locks(mlocks)
+	locks := b.locks(mlocks, opt.Top)
 	for _, l := range locks {
 		if l.Kind == "semaphore" {
 			r.SemaphoresTotal++
@@ -248,11 +258,13 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 }
 
 // top keeps the first n entries (all when n is 0) and returns the count
-// before the cut.
+// before the cut. The entries kept are a copy: the Report, held while it
+// is written, does not hold the others (all the threads' rows, all the
+// locks' sites) through the array they shared.
 func top[T any](s []T, n int) ([]T, int) {
 	total := len(s)
 	if n > 0 && len(s) > n {
-		s = s[:n]
+		s = slices.Clone(s[:n])
 	}
 	if s == nil {
 		s = []T{}

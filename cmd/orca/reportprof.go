@@ -6,6 +6,7 @@ import (
 	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -16,10 +17,13 @@ import (
 // the last chunk (before Finalize), PREFIX.build once the model is built,
 // PREFIX.report once the report is made; and PREFIX.peak-N each time the
 // live heap after a collection is 5 % above the most seen so far (the last
-// one written is the heap at the run's peak).
+// one written is the heap at the run's peak), then, once the model is
+// built, PREFIX.rpeak-N likewise from nothing (the last one is the heap at
+// the report's making's peak, even under the fold's).
 type reportProfile struct {
-	cpu  *os.File
-	heap string
+	cpu   *os.File
+	heap  string
+	built atomic.Bool // the model is built: the peaks are the report's
 }
 
 func startReportProfile() *reportProfile {
@@ -45,6 +49,9 @@ func (p *reportProfile) heapAt(point string) {
 		pprof.Lookup("heap").WriteTo(f, 0)
 		f.Close()
 	}
+	if point == "build" {
+		p.built.Store(true)
+	}
 }
 
 // watchPeak writes the heap profile PREFIX.peak-N when the live heap after
@@ -64,14 +71,17 @@ func (p *reportProfile) watchPeak() {
 	arm()
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var most uint64
-	n := 0
+	n, name := 0, ".peak-"
 	for range tick {
+		if p.built.Load() && name == ".peak-" {
+			most, n, name = 0, 0, ".rpeak-"
+		}
 		metrics.Read(live)
 		if v := live[0].Value.Uint64(); v > most+most/20 {
 			most = v
 			n++
 			runtime.GC()
-			if f, err := createProfile(p.heap + ".peak-" + strconv.Itoa(n)); err == nil {
+			if f, err := createProfile(p.heap + name + strconv.Itoa(n)); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()
 			}

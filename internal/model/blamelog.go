@@ -196,6 +196,23 @@ func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan,
 	return r.spans(iv, dst)
 }
 
+// giveBlame lets go of the blame log of t, a thread that ended, until the
+// holders' pass: with Options.DropIntervals, to the spill, which the pass
+// reads it back from with t's intervals (Model.spilledThread; the logs
+// were 240 MB at c1G's fold's end), else the room it grew by (clip). A
+// thread brought back (revive) logs on after what it gave up: the entries
+// are in order, each from the one before.
+func (b *Builder) giveBlame(t *Thread) {
+	if b.dropIntervals && b.spill != nil && b.spill.err == nil {
+		if len(t.blame.b) > 0 {
+			b.spill.add(&t.spill.blame, t.blame.b)
+			t.blame.b = nil
+		}
+		return
+	}
+	t.blame.clip()
+}
+
 // clip lets go of the room the log grew by beyond an eighth of its length,
 // once its thread has ended (the log is held until the holders' pass).
 func (l *blameLog) clip() {

@@ -35,7 +35,7 @@ func TestBlameLog(t *testing.T) {
 					continue
 				}
 				changes++
-				got, ok := BlameLogged(th, ivs, i)
+				got, ok := BlameLogged(m, th, ivs, i)
 				if !ok {
 					continue
 				}

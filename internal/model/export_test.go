@@ -72,6 +72,7 @@ func Bare(t *Thread) Thread {
 	c := *t
 	c.Intervals, c.Samples, c.lent, c.spill = nil, nil, nil, spillRef{}
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
+	c.blame.b = nil // where the bytes are (BlameBytes): memory or the spill
 	return c
 }
 
@@ -114,10 +115,36 @@ func UnionSorted(ss []OwnerSpan) []OwnerSpan {
 
 // BlameLogged returns the blame spans t's blameLog holds for its
 // interval iv (a Blocked one with owner changes), false if it has none.
-func BlameLogged(t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
+func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
 	var x blameIndex
-	x.reset(&t.blame, ivs)
+	l := t.blame
+	if len(t.spill.blame) > 0 {
+		l.b = BlameBytes(m, t)
+	}
+	x.reset(&l, ivs)
 	return x.spansAt(i, &ivs[i], nil)
+}
+
+// BlameGiven is how many bytes of its blame log t gave up to the spill.
+func BlameGiven(t *Thread) int64 {
+	var n int64
+	for _, b := range t.spill.blame {
+		n += b.len
+	}
+	return n
+}
+
+// BlameBytes returns t's blame log's bytes, those given up to the spill
+// (Builder.giveBlame) read back first.
+func BlameBytes(m *Model, t *Thread) []byte {
+	if m.spill == nil {
+		return t.blame.b
+	}
+	b, err := m.blameBytes(t, nil)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // HasOwnerChanges reports whether iv is a contention during which its
@@ -128,6 +155,6 @@ func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo
 // reads every contention's owner changes back.
 func DropBlameLogs(m *Model) {
 	for _, t := range m.Threads {
-		t.blame = blameLog{}
+		t.blame, t.spill.blame = blameLog{}, nil
 	}
 }

@@ -157,7 +157,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	if !b.noLockFigures {
 		b.ag.endThread(ts.agg)
 	}
-	t.blame.clip()
+	b.giveBlame(t)
 	if !b.noRunSplit {
 		b.splitTo(ts, math.MaxInt64, t.End)
 	}

@@ -235,7 +235,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
 		for _, t := range m.Threads {
-			t.blame = blameLog{}
+			t.blame, t.spill.blame = blameLog{}, nil
 		}
 	}
 	return out

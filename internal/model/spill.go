@@ -57,6 +57,9 @@ type spillBlock struct {
 // it went (Builder.releaseSamples, retire), until read back.
 type spillRef struct {
 	ivs, smp, lent []spillBlock
+	// blame: the bytes of its blameLog that an ended thread gave up
+	// (Builder.giveBlame), before those it logged since (Thread.blame.b).
+	blame []spillBlock
 }
 
 // spillNoTmpfile makes openSpill take the way of a file system without
@@ -209,8 +212,9 @@ func bytesOf[T any](s []T) []byte {
 // spilled is a thread's intervals and samples read back from the spill:
 // the holders' fold reads one thread's at a time into the same room.
 type spilled struct {
-	ivs []Interval
-	smp []Sample
+	ivs   []Interval
+	smp   []Sample
+	blame []byte
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -226,6 +230,9 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if err == nil && samples {
 		sp.smp, err = spillRead(m.spill, t.spill.smp, sp.smp)
 	}
+	if err == nil && len(t.spill.blame) > 0 {
+		sp.blame, err = m.blameBytes(t, sp.blame)
+	}
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -240,7 +247,18 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	h := *t
 	h.Intervals, h.Samples = sp.ivs, sp.smp
+	if len(t.spill.blame) > 0 {
+		h.blame.b = sp.blame
+	}
 	return &h
+}
+
+// blameBytes returns t's blame log's bytes whole, in room: the part an
+// ended thread gave up to the spill (Builder.giveBlame), then those logged
+// since.
+func (m *Model) blameBytes(t *Thread, room []byte) ([]byte, error) {
+	b, err := spillRead(m.spill, t.spill.blame, room)
+	return append(b, t.blame.b...), err
 }
 
 // readIntervals reads t's intervals back from the spill into dst's room,

@@ -1,6 +1,7 @@
 package model_test
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"os"
@@ -29,7 +30,7 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans, lateLet := 0, 0
+	spans, lateLet, blameGiven := 0, 0, 0
 	for _, way := range []string{"tmpfile", "dir", "drop"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -70,7 +71,7 @@ func TestSpill(t *testing.T) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
 				}
 				if way == "drop" {
-					checkDropped(t, mem.Model, m)
+					blameGiven += checkDropped(t, mem.Model, m)
 					if LateEntries(m) < LateEntries(mem.Model) {
 						lateLet++
 					}
@@ -91,12 +92,16 @@ func TestSpill(t *testing.T) {
 	if lateLet == 0 {
 		t.Error("no case has a late entry let go (Options.EndGraphOnly): nothing of them is compared")
 	}
+	if blameGiven == 0 {
+		t.Error("no case has a thread that gave its blame log to the spill: nothing of them is compared")
+	}
 }
 
 // checkDropped checks that m, built with Options.DropIntervals, keeps no
 // intervals, that each thread's read back are mem's, and that what the
-// build and the graph at the end made of them is mem's.
-func checkDropped(t *testing.T, mem, m *Model) {
+// build and the graph at the end made of them is mem's. It returns how many
+// threads gave their blame log to the spill.
+func checkDropped(t *testing.T, mem, m *Model) (blameGiven int) {
 	t.Helper()
 	if !m.IntervalsDropped() {
 		t.Fatal("built with Options.DropIntervals, the model kept its intervals")
@@ -131,6 +136,11 @@ func checkDropped(t *testing.T, mem, m *Model) {
 				t.Errorf("thread %v: its stacks marked %b, its intervals' %b", th.ID, th.StackMarks, mark)
 			}
 		}
+		if got, want := BlameBytes(m, th), BlameBytes(mem, mem.Threads[i]); !bytes.Equal(got, want) {
+			t.Errorf("thread %v: its blame log %v (%d bytes given to the spill), built keeping its intervals %v", th.ID, got, BlameGiven(th), want)
+		} else if BlameGiven(th) > 0 {
+			blameGiven++
+		}
 		if got, want := Bare(th), Bare(mem.Threads[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("thread %v: %+v, built keeping its intervals %+v", th.ID, got, want)
 		}
@@ -154,6 +164,7 @@ func checkDropped(t *testing.T, mem, m *Model) {
 	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
 		t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
 	}
+	return blameGiven
 }
 
 // checkPrivate checks that f is a regular file of this user's alone, with

@@ -1,0 +1,34 @@
+package main
+
+import "testing"
+
+func TestMemLimit(t *testing.T) {
+	for _, c := range []struct{ live, want uint64 }{
+		{0, 1 << 30},
+		{600 << 20, 1 << 30},     // c128's live heap: the floor, never reached
+		{1000 << 20, 1250 << 20}, // above the floor: the live heap and a quarter again
+		{1200 << 20, 1500 << 20},
+	} {
+		if got := memLimit(c.live); got != c.want {
+			t.Errorf("memLimit(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
+		}
+	}
+	env := func(set ...string) func(string) (string, bool) {
+		return func(k string) (string, bool) {
+			for _, s := range set {
+				if s == k {
+					return "1", true
+				}
+			}
+			return "", false
+		}
+	}
+	for _, c := range []struct {
+		set  []string
+		want bool
+	}{{nil, false}, {[]string{"GOMEMLIMIT"}, true}, {[]string{"GOGC"}, true}, {[]string{"GODEBUG"}, false}} {
+		if got := userSetsMemory(env(c.set...)); got != c.want {
+			t.Errorf("userSetsMemory with %v = %v, want %v", c.set, got, c.want)
+		}
+	}
+}

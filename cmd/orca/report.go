@@ -76,14 +76,14 @@ read of all, events a second); nothing when stderr is a file or a pipe.
 
 The threads' states and samples are kept, while the report is made, in a
 private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
-2.7 times the size of a compact PREFIX.orca: 2.66 GB for a 1 GB one), so
+3 times the size of a compact PREFIX.orca: 3.0 GB for a 1 GB one), so
 that memory stays bounded by what is live, not by the length of the
 recording. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
 report), for a temporary directory too small or slow. Go's collector is
 asked to keep the memory within 1 GiB, or within a quarter above what is
-live when more is (a 1 GB recording: ~1.5 GB peak RSS, not 2.5-2.8; the
-same CPU within the noise); GOMEMLIMIT or GOGC set in the environment
-decide instead.
+live when more is (a 1 GB recording: 1.3-1.6 GB peak RSS, not 2.5-2.8,
+for a few percent more CPU); GOMEMLIMIT or GOGC set in the environment
+decide instead (GOGC=100: Go's default, no limit).
 
 Examples:
   orca report /tmp/run1

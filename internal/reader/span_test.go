@@ -294,3 +294,69 @@ func TestRangeFilterFacts(t *testing.T) {
 		t.Errorf("handed on\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestTimeBoundsTrailers: a compact file's first and last event times are
+// its first and last chunks' trailers' (no chunk decoded), the same as
+// decoding the two; a last chunk without its trailer (being written, or
+// cut) is decoded. Fails with the chunks decoded for the bounds (as before
+// the trailers were read), or with a trailer's times misread.
+func TestTimeBoundsTrailers(t *testing.T) {
+	prefix, b := synthCompact(t, 4<<20)
+	chunks := spanChunks(t, b)
+	if len(chunks) < 3 {
+		t.Fatalf("%d chunks, want 3 or more", len(chunks))
+	}
+	// The bounds by decoding the first and the last chunk, as a reader
+	// without trailers does.
+	decoded := func(b []byte, last spanChunk) (lo, hi format.Time) {
+		lo, hi = math.MaxInt64, math.MinInt64
+		for _, c := range []spanChunk{chunks[0], last} {
+			ra := bytes.NewReader(b)
+			if _, err := eachEventAt(ra, int64(c.lo), int64(c.hi), "x", EachOptions{}, &carryFilter{}, func(ev *Event) error {
+				lo, hi = min(lo, ev.Time), max(hi, ev.Time)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return lo, hi
+	}
+	var read [][2]int64
+	boundsHook = func(lo, hi int64) { read = append(read, [2]int64{lo, hi}) }
+	defer func() { boundsHook = nil }()
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last, ok, err := rec.TimeBounds()
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	lo, hi := decoded(b, chunks[len(chunks)-1])
+	if first != lo || last != hi {
+		t.Errorf("TimeBounds %d, %d; decoding the first and last chunks %d, %d", first, last, lo, hi)
+	}
+	if len(read) != 0 {
+		t.Errorf("TimeBounds decoded %v: the trailers say the times", read)
+	}
+
+	// The last chunk cut in its middle: no trailer, decoded.
+	c := chunks[len(chunks)-1]
+	cut := b[:c.lo+(c.hi-c.lo)/2]
+	if err := os.WriteFile(prefix+format.SuffixEvents, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read = nil
+	first, last, ok, err = rec.TimeBounds()
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	c.hi = len(cut)
+	lo, hi = decoded(cut, c)
+	if first != lo || last != hi {
+		t.Errorf("cut: TimeBounds %d, %d; decoding the first and last chunks %d, %d", first, last, lo, hi)
+	}
+	if len(read) != 1 || read[0] != [2]int64{int64(c.lo), int64(len(cut))} {
+		t.Errorf("cut: TimeBounds decoded %v, want the last chunk [%d, %d) alone", read, c.lo, len(cut))
+	}
+}

@@ -321,7 +321,7 @@ func (r *Recording) SpanWithin(from, to, origin, end format.Time) (*Span, error)
 			}
 			sp.pieces = append(sp.pieces, spanPiece{path, lo.off, hi})
 			sp.Bytes += hi - lo.off
-			sp.Chunks = chunksIn(f, lo.off, hi)
+			sp.Chunks = chunksIn(f, lo.off, hi, compactVersion(f) >= 3)
 			return nil
 		})
 		if err != nil {
@@ -373,17 +373,51 @@ func (r *Recording) SpanChunks(after, last uint64, from, to, origin, end format.
 }
 
 // chunksIn counts the chunk markers in [lo, hi) of ra (for Span.Chunks).
-func chunksIn(ra io.ReaderAt, lo, hi int64) int {
-	n := 0
-	for off := lo; off < hi; {
-		c, ok, err := chunkAtBelow(ra, off, hi, hi)
-		if err != nil || !ok {
-			break
+// With trailers (version 3), the next chunk is looked for from near where
+// the one before ended, and taken when the trailer before it closes the
+// chunk counted last (its byte count reaches back to that chunk's marker:
+// no chunk begins in between); else it is looked for from the chunk's
+// second byte. So counting a range's chunks reads a few tens of kB of each,
+// not all of it (orca report --last 1m: 68 MB).
+func chunksIn(ra io.ReaderAt, lo, hi int64, trailed bool) int {
+	c, ok, err := chunkAtBelow(ra, lo, hi, hi)
+	if err != nil || !ok {
+		return 0
+	}
+	n, skip := 1, int64(0)
+	if trailed {
+		skip = format.DefaultChunkBytes - format.DefaultChunkBytes/16
+	}
+	for {
+		next, found := chunkHead{}, false
+		if skip > 0 {
+			// Near where the next chunk is: taken if c's trailer ends there;
+			// none, and c's trailer ends at hi: c is the last.
+			p, ok, err := chunkAtBelow(ra, c.off+skip, hi, hi)
+			if err == nil && !ok {
+				p.off = hi
+			}
+			if err == nil {
+				_, closes, err := trailerAt(ra, c.off, p.off)
+				switch {
+				case err == nil && closes && !ok:
+					return n
+				case err == nil && closes:
+					next, found = p, true
+				}
+			}
+		}
+		if !found {
+			if next, found, err = chunkAtBelow(ra, c.off+1, hi, hi); err != nil || !found {
+				return n
+			}
 		}
 		n++
-		off = c.off + 1
+		if trailed {
+			skip = (next.off - c.off) - (next.off-c.off)/16
+		}
+		c = next
 	}
-	return n
 }
 
 // chunkAt returns the first chunk of a compact file that begins at or

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -358,5 +359,62 @@ func TestTimeBoundsTrailers(t *testing.T) {
 	}
 	if len(read) != 1 || read[0] != [2]int64{int64(c.lo), int64(len(cut))} {
 		t.Errorf("cut: TimeBounds decoded %v, want the last chunk [%d, %d) alone", read, c.lo, len(cut))
+	}
+}
+
+// countedReaderAt counts the bytes read through it.
+type countedReaderAt struct {
+	ra io.ReaderAt
+	n  int64
+}
+
+func (c *countedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.ra.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestChunksIn: counting a range's chunks by their trailers (the next one
+// looked for near where the one before ended) gives the count of scanning
+// every byte for markers, for every range of chunks, in a file whose chunks
+// differ in size (its small last chunk moved between full ones) and where a
+// chunk's trailer is broken; and reads a fraction of the bytes. Fails with
+// every byte scanned (as before), or with a chunk taken past one its
+// trailer does not close.
+func TestChunksIn(t *testing.T) {
+	_, b := synthCompact(t, 6<<20)
+	chunks := spanChunks(t, b)
+	if len(chunks) < 5 {
+		t.Fatalf("%d chunks, want 5 or more", len(chunks))
+	}
+	// The last chunk (smaller) second, and the fourth's trailer tag broken.
+	last := chunks[len(chunks)-1]
+	var mixed []byte
+	mixed = append(mixed, b[:chunks[0].hi]...)
+	mixed = append(mixed, b[last.lo:last.hi]...)
+	mixed = append(mixed, b[chunks[1].lo:last.lo]...)
+	broken := bytes.Clone(mixed)
+	c4 := spanChunks(t, broken)[3]
+	if i := bytes.LastIndexByte(broken[c4.lo:c4.hi-5], format.TagTrailer); i < 0 {
+		t.Fatal("no trailer tag")
+	} else {
+		broken[c4.lo+i]++
+	}
+	for name, file := range map[string][]byte{"in order": b, "sizes mixed": mixed, "a trailer broken": broken} {
+		cs := spanChunks(t, file)
+		ra := bytes.NewReader(file)
+		for i := range cs {
+			for j := i; j < len(cs); j++ {
+				lo, hi := int64(cs[i].lo), int64(cs[j].hi)
+				cr := &countedReaderAt{ra: ra}
+				got := chunksIn(cr, lo, hi, true)
+				if want := chunksIn(ra, lo, hi, false); got != j-i+1 || want != j-i+1 {
+					t.Errorf("%s: chunks %d to %d: counted %d, scanning %d, want %d", name, i+1, j+1, got, want, j-i+1)
+				}
+				if name == "in order" && j-i >= 3 && cr.n > (hi-lo)/2 {
+					t.Errorf("%s: chunks %d to %d: read %d bytes of %d to count them", name, i+1, j+1, cr.n, hi-lo)
+				}
+			}
+		}
 	}
 }

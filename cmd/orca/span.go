@@ -140,7 +140,9 @@ func (f *rangeFlags) span(rec *reader.Recording) (*reader.Span, error) {
 	case to < first:
 		return nil, fmt.Errorf("%s: --to is before the first event: %s", f.cmd, span)
 	}
-	return rec.Span(from, to)
+	// The bounds already read: rec.Span would read them again (the first
+	// and last chunks decoded twice).
+	return rec.SpanWithin(from, to, first, last)
 }
 
 // rangeNote is the line a command prints about the range it read.

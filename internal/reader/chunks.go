@@ -180,10 +180,7 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 	e := &each{ra: ra, lo: lo, next: lo, size: size, chunk: chunk, name: name, opt: opt, fn: fn, compact: compact, cf: cf}
 	if compact {
 		// The pieces after the first do not read the header: its version.
-		h := make([]byte, len(format.CompactHeader))
-		if n, _ := ra.ReadAt(h, 0); n == len(h) && h[len(h)-1] == '\n' {
-			e.version = int(h[len(h)-2] - '0')
-		}
+		e.version = compactVersion(ra)
 	}
 	if bf := opt.Buffers; bf != nil {
 		if bf.stacks != opt.Stacks || bf.tables == nil {

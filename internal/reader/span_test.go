@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -292,5 +293,128 @@ func TestRangeFilterFacts(t *testing.T) {
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("handed on\n%q\nwant\n%q", got, want)
+	}
+}
+
+// TestTimeBoundsTrailers: a compact file's first and last event times are
+// its first and last chunks' trailers' (no chunk decoded), the same as
+// decoding the two; a last chunk without its trailer (being written, or
+// cut) is decoded. Fails with the chunks decoded for the bounds (as before
+// the trailers were read), or with a trailer's times misread.
+func TestTimeBoundsTrailers(t *testing.T) {
+	prefix, b := synthCompact(t, 4<<20)
+	chunks := spanChunks(t, b)
+	if len(chunks) < 3 {
+		t.Fatalf("%d chunks, want 3 or more", len(chunks))
+	}
+	// The bounds by decoding the first and the last chunk, as a reader
+	// without trailers does.
+	decoded := func(b []byte, last spanChunk) (lo, hi format.Time) {
+		lo, hi = math.MaxInt64, math.MinInt64
+		for _, c := range []spanChunk{chunks[0], last} {
+			ra := bytes.NewReader(b)
+			if _, err := eachEventAt(ra, int64(c.lo), int64(c.hi), "x", EachOptions{}, &carryFilter{}, func(ev *Event) error {
+				lo, hi = min(lo, ev.Time), max(hi, ev.Time)
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return lo, hi
+	}
+	var read [][2]int64
+	boundsHook = func(lo, hi int64) { read = append(read, [2]int64{lo, hi}) }
+	defer func() { boundsHook = nil }()
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last, ok, err := rec.TimeBounds()
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	lo, hi := decoded(b, chunks[len(chunks)-1])
+	if first != lo || last != hi {
+		t.Errorf("TimeBounds %d, %d; decoding the first and last chunks %d, %d", first, last, lo, hi)
+	}
+	if len(read) != 0 {
+		t.Errorf("TimeBounds decoded %v: the trailers say the times", read)
+	}
+
+	// The last chunk cut in its middle: no trailer, decoded.
+	c := chunks[len(chunks)-1]
+	cut := b[:c.lo+(c.hi-c.lo)/2]
+	if err := os.WriteFile(prefix+format.SuffixEvents, cut, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read = nil
+	first, last, ok, err = rec.TimeBounds()
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	c.hi = len(cut)
+	lo, hi = decoded(cut, c)
+	if first != lo || last != hi {
+		t.Errorf("cut: TimeBounds %d, %d; decoding the first and last chunks %d, %d", first, last, lo, hi)
+	}
+	if len(read) != 1 || read[0] != [2]int64{int64(c.lo), int64(len(cut))} {
+		t.Errorf("cut: TimeBounds decoded %v, want the last chunk [%d, %d) alone", read, c.lo, len(cut))
+	}
+}
+
+// countedReaderAt counts the bytes read through it.
+type countedReaderAt struct {
+	ra io.ReaderAt
+	n  int64
+}
+
+func (c *countedReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.ra.ReadAt(p, off)
+	c.n += int64(n)
+	return n, err
+}
+
+// TestChunksIn: counting a range's chunks by their trailers (the next one
+// looked for near where the one before ended) gives the count of scanning
+// every byte for markers, for every range of chunks, in a file whose chunks
+// differ in size (its small last chunk moved between full ones) and where a
+// chunk's trailer is broken; and reads a fraction of the bytes. Fails with
+// every byte scanned (as before), or with a chunk taken past one its
+// trailer does not close.
+func TestChunksIn(t *testing.T) {
+	_, b := synthCompact(t, 6<<20)
+	chunks := spanChunks(t, b)
+	if len(chunks) < 5 {
+		t.Fatalf("%d chunks, want 5 or more", len(chunks))
+	}
+	// The last chunk (smaller) second, and the fourth's trailer tag broken.
+	last := chunks[len(chunks)-1]
+	var mixed []byte
+	mixed = append(mixed, b[:chunks[0].hi]...)
+	mixed = append(mixed, b[last.lo:last.hi]...)
+	mixed = append(mixed, b[chunks[1].lo:last.lo]...)
+	broken := bytes.Clone(mixed)
+	c4 := spanChunks(t, broken)[3]
+	if i := bytes.LastIndexByte(broken[c4.lo:c4.hi-5], format.TagTrailer); i < 0 {
+		t.Fatal("no trailer tag")
+	} else {
+		broken[c4.lo+i]++
+	}
+	for name, file := range map[string][]byte{"in order": b, "sizes mixed": mixed, "a trailer broken": broken} {
+		cs := spanChunks(t, file)
+		ra := bytes.NewReader(file)
+		for i := range cs {
+			for j := i; j < len(cs); j++ {
+				lo, hi := int64(cs[i].lo), int64(cs[j].hi)
+				cr := &countedReaderAt{ra: ra}
+				got := chunksIn(cr, lo, hi, true)
+				if want := chunksIn(ra, lo, hi, false); got != j-i+1 || want != j-i+1 {
+					t.Errorf("%s: chunks %d to %d: counted %d, scanning %d, want %d", name, i+1, j+1, got, want, j-i+1)
+				}
+				if name == "in order" && j-i >= 3 && cr.n > (hi-lo)/2 {
+					t.Errorf("%s: chunks %d to %d: read %d bytes of %d to count them", name, i+1, j+1, cr.n, hi-lo)
+				}
+			}
+		}
 	}
 }

@@ -52,6 +52,23 @@ func memLimit(live uint64) uint64 { return max(memFloor, live+live/memHeadroom) 
 // and its headroom, when that is above memFloor; lowers it back as the
 // live heap falls.
 func followLive() {
+	tick := gcTicks()
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var set uint64 = memFloor
+	for range tick {
+		metrics.Read(live)
+		v := live[0].Value.Uint64()
+		want := memLimit(v)
+		if want != set {
+			debug.SetMemoryLimit(int64(want))
+			set = want
+		}
+	}
+}
+
+// gcTicks returns a channel that receives a tick after each garbage
+// collection (one at most waiting).
+func gcTicks() <-chan struct{} {
 	tick := make(chan struct{}, 1)
 	var arm func()
 	arm = func() {
@@ -66,15 +83,5 @@ func followLive() {
 		})
 	}
 	arm()
-	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var set uint64 = memFloor
-	for range tick {
-		metrics.Read(live)
-		v := live[0].Value.Uint64()
-		want := memLimit(v)
-		if want != set {
-			debug.SetMemoryLimit(int64(want))
-			set = want
-		}
-	}
+	return tick
 }

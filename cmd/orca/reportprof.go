@@ -57,18 +57,7 @@ func (p *reportProfile) heapAt(point string) {
 // watchPeak writes the heap profile PREFIX.peak-N when the live heap after
 // a collection is 5 % above the most seen so far.
 func (p *reportProfile) watchPeak() {
-	tick := make(chan struct{}, 1)
-	var arm func()
-	arm = func() {
-		runtime.SetFinalizer(new([16]byte), func(*[16]byte) {
-			select {
-			case tick <- struct{}{}:
-			default:
-			}
-			arm()
-		})
-	}
-	arm()
+	tick := gcTicks()
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 	var most uint64
 	n, name := 0, ".peak-"

@@ -30,6 +30,10 @@ func TestKill9(t *testing.T) {
 		defer cancel()
 		// java directly (not through orca record) so the kill reaches the JVM itself.
 		cmd := testjvm.CommandContext(ctx, t, dir, j.argv(dir, "-agentpath:"+lib+"=prefix="+prefix, "-cp", classes(t), "Hang")...)
+		// The listing of the threads alive at VMInit takes 600 ms: the writer's first flushes
+		// (every 200 ms), which attach it to the JVM as "orca writer", come meanwhile, and
+		// the listing must not take it for the application's (CI, 25, once).
+		cmd.Env = append(os.Environ(), "ORCA_TEST_SLOW_LISTING_MS=600")
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		never := startUntilReady(t, cmd, &stderr)

@@ -269,20 +269,45 @@ static atomic_int live;
 
 void methods_live(void) { atomic_store(&live, 1); }
 
+// attach_mu: the writer's attach and threads_existing's listing of the
+// threads, one at a time. A thread listed while it attached would have no
+// mark of the agent's yet and be an application thread to the recording
+// (the CI's TestKill9 on 25 saw "orca writer" there once); self_ref names
+// the attached writer, for methods_is_agent.
+static pthread_mutex_t attach_mu = PTHREAD_MUTEX_INITIALIZER;
+static jthread self_ref;
+
 int methods_attach(void) {
   JNIEnv *env = NULL;
   if ((*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) return 1;
   JavaVMAttachArgs args = {JNI_VERSION_1_6, "orca writer", NULL};
   if (!atomic_load(&live) || atomic_load(&orca_state) != 1) return 0;
+  // The threads are being listed (methods_hold_attach): next time; the
+  // writer never waits for a Java thread.
+  if (pthread_mutex_trylock(&attach_mu)) return 0;
   // A thread not yet the JVM's that attaches as "orca writer" is the
   // agent's, whichever thread of the agent's calls: JVMTI posts its
   // ThreadStart on it during the attach, and threads_on_start leaves out
   // the agent's own threads by this mark.
   orca_agent_thread = 1;
-  if ((*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) != JNI_OK) return 0;
-  attached = 1;
-  return 1;
+  int ok = (*orca_vm)->AttachCurrentThreadAsDaemon(orca_vm, (void **)&env, &args) == JNI_OK;
+  if (ok) {
+    attached = 1;
+    jthread me = NULL;
+    if ((*jvmti)->GetCurrentThread(jvmti, &me) == JVMTI_ERROR_NONE && me) {
+      self_ref = (*env)->NewGlobalRef(env, me);
+      (*env)->DeleteLocalRef(env, me);
+    }
+  }
+  pthread_mutex_unlock(&attach_mu);
+  return ok;
 }
+
+void methods_hold_attach(void) { pthread_mutex_lock(&attach_mu); }
+
+void methods_release_attach(void) { pthread_mutex_unlock(&attach_mu); }
+
+int methods_is_agent(JNIEnv *env, jthread t) { return t && self_ref && (*env)->IsSameObject(env, self_ref, t); }
 
 void methods_describe(void) {
   if (!mtab || !methods_attach()) return;
@@ -319,7 +344,13 @@ void methods_reset(void) {
 }
 
 void methods_detach(void) {
-  if (attached) (*orca_vm)->DetachCurrentThread(orca_vm);
+  if (!attached) return;
+  pthread_mutex_lock(&attach_mu);
+  JNIEnv *env = NULL;
+  if (self_ref && (*orca_vm)->GetEnv(orca_vm, (void **)&env, JNI_VERSION_1_6) == JNI_OK) (*env)->DeleteGlobalRef(env, self_ref);
+  self_ref = NULL;
+  pthread_mutex_unlock(&attach_mu);
+  (*orca_vm)->DetachCurrentThread(orca_vm);
   attached = 0;
 }
 

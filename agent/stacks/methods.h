@@ -49,6 +49,13 @@ uint32_t methods_sample_id(jmethodID m, int jvmti_ok);
 // methods_attach attaches the calling thread (the writer's) to the JVM once
 // it is live, so that it may name methods; 0: not yet.
 int methods_attach(void);
+// methods_hold_attach .. methods_release_attach: while a caller lists the
+// JVM's threads, the writer does not attach (it tries again later), and
+// methods_is_agent tells the writer's thread, once attached, from the
+// application's.
+void methods_hold_attach(void);
+void methods_release_attach(void);
+int methods_is_agent(JNIEnv *env, jthread t);
 // stack_capture_own: stack_capture(NULL, ...) for a caller that has the
 // calling thread's JNIEnv at hand (a wrapped native): one GetEnv less.
 int stack_capture_own(JNIEnv *env, int skip, orca_frame *out, int max);

@@ -429,7 +429,7 @@ uint32_t threads_virtual_existing_at(JNIEnv *env, jthread vt, int64_t ts, int *s
 
 int threads_existing(JNIEnv *env) { return threads_existing_at(env, 0); }
 
-int threads_existing_at(JNIEnv *env, int64_t ts) {
+static int existing_listed(JNIEnv *env, int64_t ts) {
   jint n = 0, wrote = 0;
   jthread *all = NULL;
   if ((*jvmti)->GetAllThreads(jvmti, &n, &all) != JVMTI_ERROR_NONE) return 0;
@@ -447,7 +447,7 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     if (!opt.snapshot) (*jvmti)->GetThreadLocalStorage(jvmti, all[i], &mark);   // (a snapshot: name_field)
     // The agent's own threads are not the application's (an attach to a
     // JVM recorded before finds the calibration's still there).
-    if (mark == STARTED_MARK || pending_is_walker(env, all[i])) {
+    if (mark == STARTED_MARK || pending_is_walker(env, all[i]) || methods_is_agent(env, all[i])) {
       (*env)->DeleteLocalRef(env, all[i]);
       continue;
     }
@@ -476,6 +476,15 @@ int threads_existing_at(JNIEnv *env, int64_t ts) {
     (*env)->DeleteLocalRef(env, all[i]);
   }
   (*jvmti)->Deallocate(jvmti, (unsigned char *)all);
+  return wrote;
+}
+
+int threads_existing_at(JNIEnv *env, int64_t ts) {
+  methods_hold_attach();
+  // A test's: the writer's first flushes come while the threads are listed.
+  if (switches.test_slow_listing_ms) usleep((useconds_t)switches.test_slow_listing_ms * 1000);
+  int wrote = existing_listed(env, ts);
+  methods_release_attach();
   return wrote;
 }
 

@@ -172,8 +172,23 @@ func TestChainLockOrder(t *testing.T) {
 	if k < 0 {
 		t.Fatalf("inv-1 never blocked on b (%s)", b)
 	}
+	// The instant: the middle of the longest sleep of holder-inv-1 while inv-1 blocked (the
+	// interval's own middle fell after the holder's end once, at load 5: inv-1's Entered came
+	// late, and the holder, whose exit is not recorded, owned b in the model to the end).
+	blocked, hi := m.Threads[ti].Intervals[k], threadIndex(t, r, "holder-inv-1")
+	var at format.Time
+	var longest format.Time
+	for _, iv := range m.Threads[hi].Intervals {
+		lo, up := max(iv.Start, blocked.Start), min(iv.End, blocked.End)
+		if iv.Shown().String() == "sleeping" && up-lo > longest {
+			longest, at = up-lo, lo+(up-lo)/2
+		}
+	}
+	if longest == 0 {
+		t.Fatalf("holder-inv-1 never slept while inv-1 blocked on b (%s)", b)
+	}
 	var c chainJSON
-	getJSON(t, ts, fmt.Sprintf("/api/chain/%d/%d", ti, k), &c)
+	getJSON(t, ts, fmt.Sprintf("/api/chain/%d/%d?t=%d", ti, k, at-m.Start), &c)
 	if s, want := chainText(c), "inv-1 blocked(monitor) "+b+" -> holder-inv-1: holder-inv-1 sleeping"; s != want {
 		t.Errorf("inv-1: %q, want %q", s, want)
 	}

@@ -1025,6 +1025,9 @@ func (b *Builder) feedSealed() {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		if b.dropIntervals && len(ts.t.blame.b) >= blameBatch {
+			b.giveBlame(ts.t)
+		}
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
@@ -1082,7 +1085,14 @@ func (b *Builder) revive(ts *tstate) {
 		ts.ivs.last = t.tail
 	}
 	t.tail, t.tailAt, t.tailOK = nil, 0, false
-	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
+	t.Run, t.wins, t.spill.wins, t.Time[Runnable] = RunSplit{}, nil, nil, 0
+	if len(t.spill.sched) > 0 {
+		sched, err := spillRead(b.spill, t.spill.sched, []SchedTime(nil))
+		if err != nil {
+			panic(&SpillError{err})
+		}
+		t.Sched, t.spill.sched, t.nSched = sched, nil, 0
+	}
 	if len(t.Sched) >= 2 {
 		ts.win.splitting = true
 		b.splitting = append(b.splitting, ts)

@@ -60,6 +60,11 @@ type spillRef struct {
 	// blame: the bytes of its blameLog that an ended thread gave up
 	// (Builder.giveBlame), before those it logged since (Thread.blame.b).
 	blame []spillBlock
+	// wins and sched: its windows between ThreadCPU lines (Thread.wins)
+	// and its scheduler times (Thread.Sched), given up once split to its
+	// end (finishThread): RunIn and the viewer read them, on a copy of the
+	// thread read back (spilledThread, ReadRun).
+	wins, sched []spillBlock
 }
 
 // spillNoTmpfile makes openSpill take the way of a file system without
@@ -215,6 +220,7 @@ type spilled struct {
 	ivs   []Interval
 	smp   []Sample
 	blame []byte
+	wins  []runWin
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -233,6 +239,9 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if err == nil && len(t.spill.blame) > 0 {
 		sp.blame, err = m.blameBytes(t, sp.blame)
 	}
+	if err == nil && len(t.spill.wins) > 0 {
+		sp.wins, err = spillRead(m.spill, t.spill.wins, sp.wins)
+	}
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -250,7 +259,29 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if len(t.spill.blame) > 0 {
 		h.blame.b = sp.blame
 	}
+	if len(t.spill.wins) > 0 {
+		h.wins = sp.wins
+	}
 	return &h
+}
+
+// ReadRun gives h, a copy of t, t's scheduler times (Thread.Sched) and
+// its windows between them, which RunIn and RunWindows read: a Model
+// built with Options.DropIntervals keeps those of a thread split to its
+// end only in the spill, as its intervals (ReadIntervals). Any number of
+// goroutines may call it at once.
+func (m *Model) ReadRun(t, h *Thread) error {
+	if m.spill == nil {
+		return nil
+	}
+	var err error
+	if len(t.spill.wins) > 0 {
+		h.wins, err = spillRead(m.spill, t.spill.wins, []runWin(nil))
+	}
+	if err == nil && len(t.spill.sched) > 0 {
+		h.Sched, err = spillRead(m.spill, t.spill.sched, []SchedTime(nil))
+	}
+	return err
 }
 
 // blameBytes returns t's blame log's bytes whole, in room: the part an

@@ -208,7 +208,7 @@ func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan,
 func (b *Builder) giveBlame(t *Thread) {
 	if b.dropIntervals && b.spill != nil && b.spill.err == nil {
 		if len(t.blame.b) > 0 {
-			b.spill.add(&t.spill.blame, t.blame.b)
+			b.spill.addTo(&t.spill, spillBlame, t.blame.b)
 			t.blame.b = nil
 		}
 		return

@@ -120,7 +120,7 @@ func UnionSorted(ss []OwnerSpan) []OwnerSpan {
 func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
 	var x blameIndex
 	l := t.blame
-	if len(t.spill.blame) > 0 {
+	if t.spill.has(spillBlame) {
 		l.b = BlameBytes(m, t)
 	}
 	x.reset(&l, ivs)
@@ -130,7 +130,7 @@ func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool)
 // BlameGiven is how many bytes of its blame log t gave up to the spill.
 func BlameGiven(t *Thread) int64 {
 	var n int64
-	for _, b := range t.spill.blame {
+	for _, b := range t.spill.of(spillBlame) {
 		n += b.len
 	}
 	return n
@@ -157,7 +157,8 @@ func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo
 // reads every contention's owner changes back.
 func DropBlameLogs(m *Model) {
 	for _, t := range m.Threads {
-		t.blame, t.spill.blame = blameLog{}, nil
+		t.blame = blameLog{}
+		t.spill.drop(spillBlame)
 	}
 }
 
@@ -169,5 +170,5 @@ func RunOf(m *Model, t *Thread) ([]SchedTime, []RunWindow, bool) {
 	if err := m.ReadRun(t, &h); err != nil {
 		panic(err)
 	}
-	return h.Sched, h.RunWindows(), len(t.spill.wins)+len(t.spill.sched) > 0
+	return h.Sched, h.RunWindows(), t.spill.has(spillWins) || t.spill.has(spillSched)
 }

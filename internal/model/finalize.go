@@ -191,7 +191,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
 	}
 	if b.spill != nil {
-		b.spill.add(&t.spill.smp, bytesOf(t.Samples))
+		b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples))
 	}
 	if !b.noRunSplit {
 		t.splitRun(ts.win)
@@ -203,8 +203,8 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// ReadRun): 72 + 24 bytes a window, one a ThreadCPU line (every
 		// thread_cpu_period_ms) of each thread's life; the rest count them
 		// (SchedCount).
-		b.spill.add(&t.spill.wins, bytesOf(t.wins))
-		b.spill.add(&t.spill.sched, bytesOf(t.Sched))
+		b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins))
+		b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched))
 		t.nSched = int32(len(t.Sched))
 		t.wins, t.Sched = nil, nil
 	}

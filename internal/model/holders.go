@@ -235,7 +235,8 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
 		for _, t := range m.Threads {
-			t.blame, t.spill.blame = blameLog{}, nil
+			t.blame = blameLog{}
+			t.spill.drop(spillBlame)
 		}
 	}
 	return out
@@ -434,7 +435,7 @@ func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 			c = &Cursor{}
 			cursors[s.Owner] = c
 			t := m.Thread(s.Owner)
-			if t != nil && len(t.spill.wins) > 0 {
+			if t != nil && t.spill.has(spillWins) {
 				h := *t
 				if err := m.ReadRun(t, &h); err != nil {
 					panic(&SpillError{err})

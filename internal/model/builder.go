@@ -1025,6 +1025,9 @@ func (b *Builder) feedSealed() {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		if b.dropIntervals && len(ts.t.blame.b) >= blameBatch {
+			b.giveBlame(ts.t)
+		}
 	}
 	clear(b.feeding[len(keep):])
 	b.feeding = keep
@@ -1067,11 +1070,12 @@ func (b *Builder) revive(ts *tstate) {
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	smp, err := spillRead(b.spill, t.spill.smp, []Sample(nil))
+	smp, err := spillRead(b.spill, t.spill.of(spillSmp), []Sample(nil))
 	if err != nil {
 		panic(&SpillError{err})
 	}
-	t.Samples, t.spill.smp = smp, nil // spilled again when it is finished again
+	t.Samples = smp
+	t.spill.drop(spillSmp) // spilled again when it is finished again
 	ts.smpGiven, ts.smpLast = 0, 0
 	if ts.lentGiven > 0 {
 		b.unspillLent(ts)
@@ -1083,6 +1087,15 @@ func (b *Builder) revive(ts *tstate) {
 	}
 	t.tail, t.tailAt, t.tailOK = nil, 0, false
 	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
+	t.spill.drop(spillWins)
+	if t.spill.has(spillSched) {
+		sched, err := spillRead(b.spill, t.spill.of(spillSched), []SchedTime(nil))
+		if err != nil {
+			panic(&SpillError{err})
+		}
+		t.Sched, t.nSched = sched, 0
+		t.spill.drop(spillSched)
+	}
 	if len(t.Sched) >= 2 {
 		ts.win.splitting = true
 		b.splitting = append(b.splitting, ts)
@@ -1208,7 +1221,7 @@ func (b *Builder) spillFed(ts *tstate) {
 	t := ts.t
 	ts.ivs.each(ts.spilt, func(blk []Interval) bool {
 		k := min(len(blk), n)
-		b.spill.add(&t.spill.ivs, bytesOf(blk[:k]))
+		b.spill.addTo(&t.spill, spillIvs, bytesOf(blk[:k]))
 		n -= k
 		return n > 0
 	})
@@ -1275,7 +1288,7 @@ func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interva
 	lo, hi := int64(from)*size, int64(to)*size
 	var bs []spillBlock
 	var at int64 // where each block begins among t's intervals
-	for _, blk := range t.spill.ivs {
+	for _, blk := range t.spill.of(spillIvs) {
 		a, z := max(lo, at), min(hi, at+blk.len)
 		if a < z {
 			bs = append(bs, spillBlock{blk.off + a - at, z - a})

@@ -12,8 +12,9 @@ import (
 
 // The model's tests seal after every event (Builder.seal).
 // They give up a thread's samples to the spill as soon as its windows are
-// split past them (releaseSamples).
-func init() { sealEvery, sealMargin, sampleBatch, lateCompactMin = 1, 0, 1, 1 }
+// split past them (releaseSamples), and its blame log's entries as they
+// are made (giveBlame).
+func init() { sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch = 1, 0, 1, 1, 1 }
 
 // LateEntries is how many late entries m keeps.
 func LateEntries(m *Model) int { return len(m.lateEntries) }
@@ -64,13 +65,14 @@ func SpillFile(m *Model) *os.File {
 	return m.spill.f
 }
 
-// Bare returns a copy of t without its intervals and samples, where the
-// spill has them, the cpu samples of the virtual threads it carried, its
-// tail and its stacks' marks: what a model built with
+// Bare returns a copy of t without its intervals, samples and windows,
+// where the spill has them, the cpu samples of the virtual threads it
+// carried, its tail and its stacks' marks: what a model built with
 // Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
-	c.Intervals, c.Samples, c.lent, c.spill = nil, nil, nil, spillRef{}
+	c.Intervals, c.Samples, c.lent, c.spill, c.wins = nil, nil, nil, spillRef{}, nil
+	c.Sched, c.nSched = nil, 0
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
 	c.blame.b = nil // where the bytes are (BlameBytes): memory or the spill
 	return c
@@ -118,7 +120,7 @@ func UnionSorted(ss []OwnerSpan) []OwnerSpan {
 func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
 	var x blameIndex
 	l := t.blame
-	if len(t.spill.blame) > 0 {
+	if t.spill.has(spillBlame) {
 		l.b = BlameBytes(m, t)
 	}
 	x.reset(&l, ivs)
@@ -128,7 +130,7 @@ func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool)
 // BlameGiven is how many bytes of its blame log t gave up to the spill.
 func BlameGiven(t *Thread) int64 {
 	var n int64
-	for _, b := range t.spill.blame {
+	for _, b := range t.spill.of(spillBlame) {
 		n += b.len
 	}
 	return n
@@ -155,6 +157,18 @@ func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo
 // reads every contention's owner changes back.
 func DropBlameLogs(m *Model) {
 	for _, t := range m.Threads {
-		t.blame, t.spill.blame = blameLog{}, nil
+		t.blame = blameLog{}
+		t.spill.drop(spillBlame)
 	}
+}
+
+// RunOf returns t's scheduler times and windows between them, read back
+// from m's spill where Finalize gave them up (Model.ReadRun), and whether
+// it had.
+func RunOf(m *Model, t *Thread) ([]SchedTime, []RunWindow, bool) {
+	h := *t
+	if err := m.ReadRun(t, &h); err != nil {
+		panic(err)
+	}
+	return h.Sched, h.RunWindows(), t.spill.has(spillWins) || t.spill.has(spillSched)
 }

@@ -191,12 +191,23 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		slices.SortStableFunc(t.Samples, bySampleAt) // samples written ahead of a held-back line (builder.go)
 	}
 	if b.spill != nil {
-		b.spill.add(&t.spill.smp, bytesOf(t.Samples))
+		b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples))
 	}
 	if !b.noRunSplit {
 		t.splitRun(ts.win)
 	}
 	ts.win.marks = nil // the windows are split to the end
+	if drop {
+		// Read only by RunIn (the holders' pass, the viewer) and the
+		// viewer, on a copy of the thread read back (spilledThread,
+		// ReadRun): 72 + 24 bytes a window, one a ThreadCPU line (every
+		// thread_cpu_period_ms) of each thread's life; the rest count them
+		// (SchedCount).
+		b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins))
+		b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched))
+		t.nSched = int32(len(t.Sched))
+		t.wins, t.Sched = nil, nil
+	}
 	if drop {
 		// Thread by thread, so that the intervals of all are never
 		// both in the fold's lists and in the Threads; the samples

@@ -235,7 +235,8 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
 		for _, t := range m.Threads {
-			t.blame, t.spill.blame = blameLog{}, nil
+			t.blame = blameLog{}
+			t.spill.drop(spillBlame)
 		}
 	}
 	return out
@@ -418,19 +419,32 @@ func (l *spanLog) read(c *spanCursor) {
 // DoingIn returns what the holders of lock did in the spans ss (one
 // contention's BlameSpans: the viewer's "what the holder was doing" of a
 // blocked interval), folded as HoldersDoing folds a lock's; ss is not
-// changed.
+// changed. The holders' intervals and samples are where the caller put
+// them (a Model built with Options.DropIntervals: Thread.Intervals and
+// Samples set from the spill); their windows are read back here
+// (ReadRun).
 func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 	f := newDoingFold(lock, slices.Clone(ss), nil)
 	f.lc = &lockChanges{oc: m.ownerCache()}
 	cursors := map[format.ThreadID]*Cursor{}
+	holders := map[format.ThreadID]*Thread{}
 	for i := range f.d.Spans {
 		s := &f.d.Spans[i]
 		c := cursors[s.Owner]
 		if c == nil {
 			c = &Cursor{}
 			cursors[s.Owner] = c
+			t := m.Thread(s.Owner)
+			if t != nil && t.spill.has(spillWins) {
+				h := *t
+				if err := m.ReadRun(t, &h); err != nil {
+					panic(&SpillError{err})
+				}
+				t = &h
+			}
+			holders[s.Owner] = t
 		}
-		m.foldSpan(f, s, m.Thread(s.Owner), c)
+		m.foldSpan(f, s, holders[s.Owner], c)
 	}
 	f.finish()
 	return f.d

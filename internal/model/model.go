@@ -215,7 +215,10 @@ type Thread struct {
 	// lines). Carrier is the last carrier it was seen on, Carriers how
 	// many times it was seen on a carrier other than the last, Pinned how
 	// many of its parks and sleeps parked their carrier.
-	Virtual  bool
+	Virtual bool
+	// nSched is len(Sched) once Finalize gave them up to the spill
+	// (Options.DropIntervals): SchedCount.
+	nSched   int32
 	Carrier  format.ThreadID
 	Carriers int
 	Pinned   int
@@ -248,6 +251,11 @@ type Thread struct {
 	// them (blameLog), read by the holders' pass.
 	blame blameLog
 }
+
+// SchedCount is len(t.Sched), of a Model built with Options.DropIntervals
+// too, whose threads' scheduler times are in the spill alone once split to
+// their end (Model.ReadRun reads them back).
+func (t *Thread) SchedCount() int { return max(len(t.Sched), int(t.nSched)) }
 
 // Life returns End-Start.
 func (t *Thread) Life() format.Time { return t.End - t.Start }

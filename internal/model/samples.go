@@ -218,7 +218,7 @@ func (b *Builder) releaseSamples(ts *tstate) {
 	if p < sampleBatch {
 		return
 	}
-	b.spill.add(&t.spill.smp, bytesOf(t.Samples[:p]))
+	b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples[:p]))
 	ts.smpGiven += p
 	ts.smpLast = t.Samples[p-1].At
 	rest := t.Samples[p:]
@@ -240,7 +240,7 @@ func (b *Builder) giveLent(ts *tstate, n int) {
 	if n == 0 || !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	b.spill.add(&t.spill.lent, bytesOf(t.lent[:n]))
+	b.spill.addTo(&t.spill, spillLent, bytesOf(t.lent[:n]))
 	ts.lentGiven += n
 	ts.lentLast = t.lent[n-1].at
 	// The rest stays where it is, not copied into an array of its own:
@@ -261,11 +261,12 @@ func (b *Builder) unspillLent(ts *tstate) {
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	l, err := spillRead(b.spill, t.spill.lent, make([]lent, 0, ts.lentGiven+len(t.lent)))
+	l, err := spillRead(b.spill, t.spill.of(spillLent), make([]lent, 0, ts.lentGiven+len(t.lent)))
 	if err != nil {
 		panic(&SpillError{err})
 	}
-	t.lent, t.spill.lent = append(l, t.lent...), nil
+	t.lent = append(l, t.lent...)
+	t.spill.drop(spillLent)
 	ts.lentGiven, ts.lentLast = 0, 0
 }
 
@@ -276,12 +277,13 @@ func (b *Builder) unspillSamples(ts *tstate) {
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	smp, err := spillRead(b.spill, t.spill.smp, make([]Sample, 0, ts.smpGiven+len(t.Samples)))
+	smp, err := spillRead(b.spill, t.spill.of(spillSmp), make([]Sample, 0, ts.smpGiven+len(t.Samples)))
 	if err != nil {
 		panic(&SpillError{err})
 	}
 	p := len(smp)
-	t.Samples, t.spill.smp = append(smp, t.Samples...), nil
+	t.Samples = append(smp, t.Samples...)
+	t.spill.drop(spillSmp)
 	ws.smp += p
 	for i := range ws.marks {
 		ws.marks[i].smp += p

@@ -51,15 +51,98 @@ type spillBlock struct {
 	off, len int64
 }
 
-// spillRef is where a thread's intervals (in the order the fold added
-// them) and its samples (in time order) are in the spill; lent, the cpu
-// samples of the virtual threads it carried that the fold gave up while
-// it went (Builder.releaseSamples, retire), until read back.
+// spillRef is where a thread's records of each kind (spillKind) are in
+// the spill: their blocks in one list, in the order written, each with
+// its kind in its offset's top byte. One list, not one a kind: a Thread
+// is kept for each thread the recording had (1.3 M in an hour of a busy
+// server), and five empty lists were 120 bytes of each.
 type spillRef struct {
-	ivs, smp, lent []spillBlock
-	// blame: the bytes of its blameLog that an ended thread gave up
-	// (Builder.giveBlame), before those it logged since (Thread.blame.b).
-	blame []spillBlock
+	bs []spillBlock
+}
+
+// spillKind is what a block of a thread's holds.
+type spillKind uint8
+
+const (
+	// spillIvs: its intervals, in the order the fold added them.
+	spillIvs spillKind = iota
+	// spillSmp: its samples, in time order.
+	spillSmp
+	// spillLent: the cpu samples of the virtual threads it carried that
+	// the fold gave up while it went (Builder.releaseSamples, retire),
+	// until read back.
+	spillLent
+	// spillBlame: the bytes of its blameLog it gave up (Builder.giveBlame),
+	// before those it logged since (Thread.blame.b).
+	spillBlame
+	// spillWins, spillSched: its windows between ThreadCPU lines
+	// (Thread.wins) and its scheduler times (Thread.Sched), given up once
+	// split to its end (finishThread): RunIn and the viewer read them, on
+	// a copy of the thread read back (spilledThread, ReadRun).
+	spillWins
+	spillSched
+)
+
+// spillKindShift places a block's kind in its offset (a spill is less
+// than 2^56 bytes); spillOffMask takes it off.
+const (
+	spillKindShift = 56
+	spillOffMask   = 1<<spillKindShift - 1
+)
+
+// of returns r's blocks of kind k, in order.
+func (r *spillRef) of(k spillKind) []spillBlock {
+	var out []spillBlock
+	for _, b := range r.bs {
+		if spillKind(b.off>>spillKindShift) == k {
+			out = append(out, spillBlock{b.off & spillOffMask, b.len})
+		}
+	}
+	return out
+}
+
+// has reports whether r has a block of kind k.
+func (r *spillRef) has(k spillKind) bool {
+	for _, b := range r.bs {
+		if spillKind(b.off>>spillKindShift) == k {
+			return true
+		}
+	}
+	return false
+}
+
+// size is the bytes of r's blocks of kind k.
+func (r *spillRef) size(k spillKind) int64 {
+	var n int64
+	for _, b := range r.bs {
+		if spillKind(b.off>>spillKindShift) == k {
+			n += b.len
+		}
+	}
+	return n
+}
+
+// drop forgets r's blocks of kind k (read back, or to be written again).
+func (r *spillRef) drop(k spillKind) {
+	r.bs = slices.DeleteFunc(r.bs, func(b spillBlock) bool { return spillKind(b.off>>spillKindShift) == k })
+	if len(r.bs) == 0 {
+		r.bs = nil
+	}
+}
+
+// addTo appends p to the file as r's next block of kind k: the last block
+// grows when it is of k and ends where p begins.
+func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
+	if s.err != nil || len(p) == 0 {
+		return
+	}
+	tag := int64(k) << spillKindShift
+	if n := len(r.bs); n > 0 && r.bs[n-1].off&spillOffMask+r.bs[n-1].len == s.off && r.bs[n-1].off>>spillKindShift == int64(k) {
+		r.bs[n-1].len += int64(len(p))
+	} else {
+		r.bs = append(r.bs, spillBlock{s.off | tag, int64(len(p))})
+	}
+	s.write(p)
 }
 
 // spillNoTmpfile makes openSpill take the way of a file system without
@@ -131,6 +214,11 @@ func (s *spillFile) add(bs *[]spillBlock, p []byte) {
 	} else {
 		*bs = append(*bs, spillBlock{s.off, int64(len(p))})
 	}
+	s.write(p)
+}
+
+// write appends p to the file, behind the buffer.
+func (s *spillFile) write(p []byte) {
 	s.off += int64(len(p))
 	for len(p) > 0 {
 		if len(s.buf) == cap(s.buf) && s.flush() != nil {
@@ -215,6 +303,7 @@ type spilled struct {
 	ivs   []Interval
 	smp   []Sample
 	blame []byte
+	wins  []runWin
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -228,10 +317,14 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	ivs, err := m.readIntervals(t, sp.ivs)
 	if err == nil && samples {
-		sp.smp, err = spillRead(m.spill, t.spill.smp, sp.smp)
+		sp.smp, err = spillRead(m.spill, t.spill.of(spillSmp), sp.smp)
 	}
-	if err == nil && len(t.spill.blame) > 0 {
+	blame, wins := t.spill.has(spillBlame), t.spill.has(spillWins)
+	if err == nil && blame {
 		sp.blame, err = m.blameBytes(t, sp.blame)
+	}
+	if err == nil && wins {
+		sp.wins, err = spillRead(m.spill, t.spill.of(spillWins), sp.wins)
 	}
 	if err != nil {
 		if !m.dropped {
@@ -247,24 +340,46 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	h := *t
 	h.Intervals, h.Samples = sp.ivs, sp.smp
-	if len(t.spill.blame) > 0 {
+	if blame {
 		h.blame.b = sp.blame
 	}
+	if wins {
+		h.wins = sp.wins
+	}
 	return &h
+}
+
+// ReadRun gives h, a copy of t, t's scheduler times (Thread.Sched) and
+// its windows between them, which RunIn and RunWindows read: a Model
+// built with Options.DropIntervals keeps those of a thread split to its
+// end only in the spill, as its intervals (ReadIntervals). Any number of
+// goroutines may call it at once.
+func (m *Model) ReadRun(t, h *Thread) error {
+	if m.spill == nil {
+		return nil
+	}
+	var err error
+	if t.spill.has(spillWins) {
+		h.wins, err = spillRead(m.spill, t.spill.of(spillWins), []runWin(nil))
+	}
+	if err == nil && t.spill.has(spillSched) {
+		h.Sched, err = spillRead(m.spill, t.spill.of(spillSched), []SchedTime(nil))
+	}
+	return err
 }
 
 // blameBytes returns t's blame log's bytes whole, in room: the part an
 // ended thread gave up to the spill (Builder.giveBlame), then those logged
 // since.
 func (m *Model) blameBytes(t *Thread, room []byte) ([]byte, error) {
-	b, err := spillRead(m.spill, t.spill.blame, room)
+	b, err := spillRead(m.spill, t.spill.of(spillBlame), room)
 	return append(b, t.blame.b...), err
 }
 
 // readIntervals reads t's intervals back from the spill into dst's room,
 // sorted as Finalize sorts them.
 func (m *Model) readIntervals(t *Thread, dst []Interval) ([]Interval, error) {
-	ivs, err := spillRead(m.spill, t.spill.ivs, dst)
+	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
 	m.IntervalsRead += len(ivs)
 	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
 		slices.SortStableFunc(ivs, byStart)
@@ -296,7 +411,7 @@ func (m *Model) ReadIntervals(t *Thread, dst []Interval) ([]Interval, error) {
 	if !m.dropped {
 		return t.Intervals, nil
 	}
-	ivs, err := spillRead(m.spill, t.spill.ivs, dst)
+	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
 	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
 		slices.SortStableFunc(ivs, byStart)
 	}
@@ -346,11 +461,7 @@ func (m *Model) IntervalCount(t *Thread) int {
 	if !m.dropped {
 		return len(t.Intervals)
 	}
-	var n int64
-	for _, b := range t.spill.ivs {
-		n += b.len
-	}
-	return int(n / int64(unsafe.Sizeof(Interval{})))
+	return int(t.spill.size(spillIvs) / int64(unsafe.Sizeof(Interval{})))
 }
 
 // ownerCache holds locks' owner changes read back from the spill: a
@@ -404,7 +515,7 @@ func (m *Model) SamplesOf(t *Thread, buf *[]Sample) []Sample {
 	if !m.dropped {
 		return t.Samples
 	}
-	smp, err := spillRead(m.spill, t.spill.smp, *buf)
+	smp, err := spillRead(m.spill, t.spill.of(spillSmp), *buf)
 	if err != nil {
 		panic(&SpillError{err}) // as spilledThread
 	}

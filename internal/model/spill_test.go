@@ -30,7 +30,7 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans, lateLet, blameGiven := 0, 0, 0
+	spans, lateLet, blameGiven, winsGiven := 0, 0, 0, 0
 	for _, way := range []string{"tmpfile", "dir", "drop"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -71,7 +71,8 @@ func TestSpill(t *testing.T) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
 				}
 				if way == "drop" {
-					blameGiven += checkDropped(t, mem.Model, m)
+					bl, wi := checkDropped(t, mem.Model, m)
+					blameGiven, winsGiven = blameGiven+bl, winsGiven+wi
 					if LateEntries(m) < LateEntries(mem.Model) {
 						lateLet++
 					}
@@ -95,13 +96,17 @@ func TestSpill(t *testing.T) {
 	if blameGiven == 0 {
 		t.Error("no case has a thread that gave its blame log to the spill: nothing of them is compared")
 	}
+	if winsGiven == 0 {
+		t.Error("no case has a thread that gave its windows to the spill: nothing of them is compared")
+	}
 }
 
 // checkDropped checks that m, built with Options.DropIntervals, keeps no
-// intervals, that each thread's read back are mem's, and that what the
-// build and the graph at the end made of them is mem's. It returns how many
-// threads gave their blame log to the spill.
-func checkDropped(t *testing.T, mem, m *Model) (blameGiven int) {
+// intervals, that each thread's read back (and its windows) are mem's, and
+// that what the build and the graph at the end made of them is mem's. It
+// returns how many threads gave their blame log, and their windows and
+// scheduler times, to the spill.
+func checkDropped(t *testing.T, mem, m *Model) (blameGiven, winsGiven int) {
 	t.Helper()
 	if !m.IntervalsDropped() {
 		t.Fatal("built with Options.DropIntervals, the model kept its intervals")
@@ -141,6 +146,17 @@ func checkDropped(t *testing.T, mem, m *Model) (blameGiven int) {
 		} else if BlameGiven(th) > 0 {
 			blameGiven++
 		}
+		sched, wins, given := RunOf(m, th)
+		mt := mem.Threads[i]
+		if want := mt.RunWindows(); !reflect.DeepEqual(wins, want) {
+			t.Errorf("thread %v: windows read back %+v, in memory %+v", th.ID, wins, want)
+		} else if len(sched)+len(mt.Sched) > 0 && !reflect.DeepEqual(sched, mt.Sched) || th.SchedCount() != len(mt.Sched) {
+			t.Errorf("thread %v: scheduler times read back %+v (%d), in memory %+v", th.ID, sched, th.SchedCount(), mt.Sched)
+		} else if given && (len(th.RunWindows()) > 0 || len(th.Sched) > 0) {
+			t.Errorf("thread %v kept its windows or scheduler times, given to the spill", th.ID)
+		} else if given {
+			winsGiven++
+		}
 		if got, want := Bare(th), Bare(mem.Threads[i]); !reflect.DeepEqual(got, want) {
 			t.Errorf("thread %v: %+v, built keeping its intervals %+v", th.ID, got, want)
 		}
@@ -164,7 +180,7 @@ func checkDropped(t *testing.T, mem, m *Model) (blameGiven int) {
 	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
 		t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
 	}
-	return blameGiven
+	return blameGiven, winsGiven
 }
 
 // checkPrivate checks that f is a regular file of this user's alone, with

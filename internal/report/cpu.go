@@ -177,12 +177,12 @@ func (b *builder) cpu(n int) *CPU {
 // runnable time is split.
 func runSplit(th *Thread, t *model.Thread) {
 	r := t.Run
-	if len(t.Sched) < 2 && r.Unsplit == t.Time[model.Runnable] {
+	if t.SchedCount() < 2 && r.Unsplit == t.Time[model.Runnable] {
 		return
 	}
 	f := func(d format.Time) *float64 { v := sec(d); return &v }
 	th.CPUS, th.OtherS = f(r.Running), f(r.Other)
-	if len(t.Sched) >= 2 {
+	if t.SchedCount() >= 2 {
 		th.ReadyS = f(r.Ready)
 	}
 	if r.Virtual > 0 {

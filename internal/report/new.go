@@ -1,6 +1,7 @@
 package report
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"regexp"
@@ -200,14 +201,21 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		hung[h.Thread] = true
 	}
 
-	all := b.threads(hung)
-	r.Threads, r.ThreadsTotal = top(all, opt.Top)
-	var rows []Thread
-	rows, r.VirtualGroups = virtualGroups(all)
-	if opt.Virtual {
-		rows = all
+	// The threads' rows: only those listed are made and kept (a busy
+	// server's hour: 1.3 M threads, 0.7 GB of rows), the virtual threads'
+	// summed by name as they come.
+	ranks := b.rankThreads(hung)
+	r.ThreadsTotal = len(ranks)
+	r.Threads = make([]Thread, 0, listed(len(ranks), opt.Top))
+	for _, k := range ranks[:cap(r.Threads)] {
+		r.Threads = append(r.Threads, b.thread(k.t))
 	}
-	r.textThreads, r.textThreadsTotal = top(rows, opt.Top)
+	var rows []Thread
+	rows, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, r.Threads, opt.Top)
+	if opt.Virtual {
+		rows, r.textThreadsTotal = r.Threads, r.ThreadsTotal
+	}
+	r.textThreads = rows
 	r.parks = r.parks || b.parks
 	mlocks := b.v.Locks
 	locks := b.locks(mlocks, opt.Top)
@@ -335,67 +343,87 @@ func idPtr(s string, ok bool) *string {
 // matches reports whether the thread id passes --thread.
 func (b *builder) matches(id format.ThreadID) bool { return b.v.Has(id) }
 
-// threads ranks the matching threads: the program's before the JDK's;
+// listed is how many of n rows a list cut to its first top (0: all)
+// shows.
+func listed(n, top int) int {
+	if top > 0 {
+		return min(n, top)
+	}
+	return n
+}
+
+// threadRank is a thread's place in the threads' ranking (rankThreads):
+// its keys, not its row (thread), which only the rows listed need.
+type threadRank struct {
+	t                        *model.Thread
+	jdk, hung                bool
+	contended, offCPU, start format.Time
+}
+
+// rankThreads ranks the matching threads: the program's before the JDK's;
 // then the hung (hung, by id: HANGS lists them, so the THREADS table's top
 // rows have them too); then lock contention first: it is what a
 // concurrency profile is for; then time in any recorded state, then order
 // of start.
-func (b *builder) threads(hung map[string]bool) []Thread {
-	type ranked struct {
-		th                Thread
-		hung              bool
-		contended, offCPU format.Time
-		start             format.Time
-	}
-	rs := make([]ranked, 0, len(b.v.Threads)) // ~350 bytes each: grown, a copy of them all at each doubling
-	for _, t := range b.v.Threads {
-		th := Thread{
-			ID: t.ID.String(), Name: t.Name,
-			Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
-			StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
-			BeforeAttach: b.m.BeforeStart(t.Start), JDK: b.jdk[t.ID],
-			Virtual: t.Virtual, Carriers: t.Carriers, Pinned: t.Pinned,
-		}
-		if t.Virtual && t.Carrier != 0 {
-			th.Carrier = idPtr(t.Carrier.String(), true)
-		}
-		if t.Parent != 0 {
-			th.ParentName = b.name(t.Parent)
-		}
-		runSplit(&th, t)
-		s, p := &th.StatesS, &th.StatesPct
-		for st, d := range t.Time {
-			*field(s, model.State(st)) = sec(d)
-			*field(p, model.State(st)) = pct(d, t.Life())
-		}
+func (b *builder) rankThreads(hung map[string]bool) []threadRank {
+	rs := make([]threadRank, len(b.v.Threads))
+	for i, t := range b.v.Threads {
 		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
 			b.parks = true
 		}
 		// Blocked counts java.util.concurrent locks' contentions too (Interval.Shown).
-		contended := t.Time[model.Blocked] + t.Time[model.Acquiring]
-		rs = append(rs, ranked{th, hung[th.ID], contended, t.Life() - t.Time[model.Runnable], t.Start})
+		rs[i] = threadRank{t: t, jdk: b.jdk[t.ID], contended: t.Time[model.Blocked] + t.Time[model.Acquiring],
+			offCPU: t.Life() - t.Time[model.Runnable], start: t.Start}
+		if len(hung) > 0 {
+			rs[i].hung = hung[t.ID.String()]
+		}
 	}
-	sort.SliceStable(rs, func(i, j int) bool {
-		a, c := rs[i], rs[j]
-		if a.th.JDK != c.th.JDK {
-			return !a.th.JDK
+	slices.SortStableFunc(rs, func(a, c threadRank) int {
+		if a.jdk != c.jdk {
+			if !a.jdk {
+				return -1
+			}
+			return 1
 		}
 		if a.hung != c.hung {
-			return a.hung
+			if a.hung {
+				return -1
+			}
+			return 1
 		}
 		if a.contended != c.contended {
-			return a.contended > c.contended
+			return cmp.Compare(c.contended, a.contended)
 		}
 		if a.offCPU != c.offCPU {
-			return a.offCPU > c.offCPU
+			return cmp.Compare(c.offCPU, a.offCPU)
 		}
-		return a.start < c.start
+		return cmp.Compare(a.start, c.start)
 	})
-	out := make([]Thread, len(rs))
-	for i, r := range rs {
-		out[i] = r.th
+	return rs
+}
+
+// thread is t's row in the threads' list.
+func (b *builder) thread(t *model.Thread) Thread {
+	th := Thread{
+		ID: t.ID.String(), Name: t.Name,
+		Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
+		StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
+		BeforeAttach: b.m.BeforeStart(t.Start), JDK: b.jdk[t.ID],
+		Virtual: t.Virtual, Carriers: t.Carriers, Pinned: t.Pinned,
 	}
-	return out
+	if t.Virtual && t.Carrier != 0 {
+		th.Carrier = idPtr(t.Carrier.String(), true)
+	}
+	if t.Parent != 0 {
+		th.ParentName = b.name(t.Parent)
+	}
+	runSplit(&th, t)
+	s, p := &th.StatesS, &th.StatesPct
+	for st, d := range t.Time {
+		*field(s, model.State(st)) = sec(d)
+		*field(p, model.State(st)) = pct(d, t.Life())
+	}
+	return th
 }
 
 // field returns the member of s for state st.
@@ -585,42 +613,59 @@ func (b *builder) edges() Edges {
 // digits matches a run of digits in a thread's name.
 var digits = regexp.MustCompile(`[0-9]+`)
 
-// virtualGroups merges the virtual threads of ranked (in rank order) into
-// one row per name pattern, placed where its first thread ranked, and
-// returns the rows and the groups: ranked itself when none is virtual.
-func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
+// virtualGroups merges the virtual threads ranked into one row per name
+// pattern, placed where its first thread ranked, and returns the first
+// keep of the rows (0: all), how many there are, and the groups; the rows
+// are listed (the first rows of the threads ranked, made) themselves when
+// none is virtual. A row is made only for a virtual thread or one kept.
+func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) ([]Thread, int, []VirtualGroup) {
 	groups := []VirtualGroup{}
 	virtual := false
 	for i := range ranked {
-		virtual = virtual || ranked[i].Virtual
+		virtual = virtual || ranked[i].t.Virtual
 	}
 	if !virtual {
-		return ranked, groups
+		return listed, len(ranked), groups
 	}
 	at := map[string]int{}
-	rows := make([]Thread, 0, len(ranked))
+	rows := []Thread{}
+	n := 0 // the rows, rows the first keep of them
 	row := map[string]int{}
-	for _, th := range ranked {
-		if !th.Virtual {
-			rows = append(rows, th)
+	for i, k := range ranked {
+		if !k.t.Virtual {
+			if keep == 0 || n < keep {
+				if i < len(listed) {
+					rows = append(rows, listed[i])
+				} else {
+					rows = append(rows, b.thread(k.t))
+				}
+			}
+			n++
 			continue
 		}
+		th := b.thread(k.t)
 		p := digits.ReplaceAllString(th.Name, "N")
-		i, ok := at[p]
+		gi, ok := at[p]
 		if !ok {
-			i = len(groups)
-			at[p] = i
+			gi = len(groups)
+			at[p] = gi
 			groups = append(groups, VirtualGroup{Pattern: p})
-			row[p] = len(rows)
-			rows = append(rows, Thread{Name: p, Virtual: true})
+			row[p] = n
+			if keep == 0 || n < keep {
+				rows = append(rows, Thread{Name: p, Virtual: true})
+			}
+			n++
 		}
-		g := &groups[i]
+		g := &groups[gi]
 		g.Threads++
 		g.LifeS += th.LifeS
 		g.Events += th.Events
 		g.Pinned += th.Pinned
 		for st := model.State(0); st < model.NumStates; st++ {
 			*field(&g.StatesS, st) += *field(&th.StatesS, st)
+		}
+		if row[p] >= len(rows) {
+			continue // not kept
 		}
 		r := &rows[row[p]]
 		for _, f := range []struct{ sum, v **float64 }{{&r.CPUS, &th.CPUS}, {&r.ReadyS, &th.ReadyS}, {&r.OtherS, &th.OtherS}} {
@@ -642,8 +687,10 @@ func virtualGroups(ranked []Thread) ([]Thread, []VirtualGroup) {
 				*field(&g.StatesPct, st) = math.Round(*v/g.LifeS*1e4) / 100
 			}
 		}
-		r := &rows[row[g.Pattern]]
-		r.group, r.LifeS, r.Events, r.Pinned, r.StatesS, r.StatesPct = g.Threads, g.LifeS, g.Events, g.Pinned, g.StatesS, g.StatesPct
+		if j := row[g.Pattern]; j < len(rows) {
+			r := &rows[j]
+			r.group, r.LifeS, r.Events, r.Pinned, r.StatesS, r.StatesPct = g.Threads, g.LifeS, g.Events, g.Pinned, g.StatesS, g.StatesPct
+		}
 	}
-	return rows, groups
+	return rows, n, groups
 }

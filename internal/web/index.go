@@ -789,8 +789,9 @@ func (d *data) readThread(ti int) *model.Thread {
 	return d.readBack(t)
 }
 
-// readBack is a copy of t with its intervals and samples read back from
-// the spill; a spill that cannot be read panics with its *model.SpillError.
+// readBack is a copy of t with its intervals, samples, scheduler times and
+// windows (RunIn reads them) read back from the spill; a spill that cannot
+// be read panics with its *model.SpillError.
 func (d *data) readBack(t *model.Thread) *model.Thread {
 	h := *t
 	var err error
@@ -799,6 +800,9 @@ func (d *data) readBack(t *model.Thread) *model.Thread {
 	}
 	var smp []model.Sample
 	h.Samples = d.m.SamplesOf(t, &smp)
+	if err := d.m.ReadRun(t, &h); err != nil {
+		panic(&model.SpillError{Err: err})
+	}
 	return &h
 }
 

@@ -105,7 +105,7 @@ type runPiece struct {
 // times or samples): a thread without is drawn as before, one runnable
 // bar, and sends no pieces.
 func hasSplit(t *model.Thread) bool {
-	return len(t.Sched) >= 2 || t.Run.Unsplit != t.Time[model.Runnable]
+	return t.SchedCount() >= 2 || t.Run.Unsplit != t.Time[model.Runnable]
 }
 
 // runMinPx is the narrowest, in pixels, a piece of runnable time is cut

@@ -401,7 +401,7 @@ func (p *pusher) build(final bool) error {
 }
 
 // compress returns raw gzipped into dst's memory: by Huffman coding alone,
-// in a third of level 2's CPU (gzip was an eighth of a push's), when that
+// in 2/5 of level 2's CPU (gzip was an eighth of a push's), when that
 // sends no more than the recording's own bytes, recorded, as issue 35
 // asks (a busy server's requests: 0.48-0.52 bytes per byte recorded,
 // against 0.33-0.39 at level 2); otherwise, and for every push after it

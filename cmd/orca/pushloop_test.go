@@ -585,3 +585,29 @@ func BenchmarkOTLPEncode(b *testing.B) {
 		})
 	}
 }
+
+// TestPushHuffman: a push's body is coded by Huffman alone while that
+// sends no more than the chunk files the push covers, and at level 2 from
+// the first push it would send more on (pusher.compress).
+func TestPushHuffman(t *testing.T) {
+	raw := bytes.Repeat([]byte("a request of many samples alike, as a synthetic recording's "), 4000)
+	l2 := gzipped(raw)
+	p := &pusher{}
+	huff := p.compress(nil, raw, int64(len(raw)))
+	if p.huffOff || len(huff) <= len(l2) {
+		t.Fatalf("Huffman alone: %d bytes (level 2: %d), huffOff %v: want more than level 2's, on", len(huff), len(l2), p.huffOff)
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(huff))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("Huffman alone, gunzipped: %d bytes, %v: want the request's %d", len(got), err, len(raw))
+	}
+	if got := p.compress(huff, raw, int64(len(huff)-1)); !p.huffOff || !bytes.Equal(got, l2) {
+		t.Fatalf("over the bytes recorded: %d bytes, huffOff %v: want level 2's %d, off", len(got), p.huffOff, len(l2))
+	}
+	if got := p.compress(nil, raw, int64(len(raw))); !bytes.Equal(got, l2) {
+		t.Fatalf("the push after: %d bytes: want level 2's %d", len(got), len(l2))
+	}
+}

@@ -29,7 +29,8 @@ type Options struct {
 	// reader of the threads' intervals, the locks' owner changes
 	// (BlameSpans) and samples alone: export.OTLP of a push (cmd/orca's
 	// pushloop). Nor are the stacks grouped by call site (SiteStack: each
-	// stack is its own).
+	// stack is its own), nor the lock order (LockOrders), the hold times
+	// or the notifyAll bursts (Lock.MaxNotifyAllBurst) made.
 	NoLockFigures bool
 	// NoRunSplit leaves each thread's runnable time unsplit between
 	// running and ready (Thread.Run zero: the windows between its

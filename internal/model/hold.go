@@ -219,6 +219,9 @@ func (h *holdState) readWrite(class string) bool {
 // for it. It ends the hold in progress if releaser is its holder, and
 // begins th's if others wait and th holds it alone.
 func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, at format.Time, others, alone bool) {
+	if b.noLockFigures {
+		return // no hold times (Options.NoLockFigures)
+	}
 	h := &ls.hold
 	if ls.l.Kind == JUCLock && h.readWrite(ls.l.Class) {
 		// Its readers hold it together, and the recording does not say

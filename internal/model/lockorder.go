@@ -74,6 +74,9 @@ func (m *Model) HeldStackNote(o *LockOrder, h Held) string {
 // which MonitorHeld and LockHeld lines at its time complete; its previous
 // one is complete.
 func (b *Builder) enterHeld(ts *tstate, ev *reader.Event, stack StackID) {
+	if b.noLockFigures {
+		return // no lock order (Options.NoLockFigures)
+	}
 	b.sealOrder(ts)
 	ts.enterAt, ts.enterObj, ts.enterStack, ts.enterMode = ev.Time, ev.Object, stack, format.ModeNone
 	if ev.Kind == format.ThreadPark {
@@ -85,6 +88,9 @@ func (b *Builder) enterHeld(ts *tstate, ev *reader.Event, stack StackID) {
 // held as its acquisition at the same time began. One of another time (an
 // acquisition not recorded) is a problem.
 func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
+	if b.noLockFigures {
+		return
+	}
 	if ts.enterObj == 0 || ts.enterAt != ev.Time {
 		b.problem(ev, "%s without its thread's MonitorContendedEnter or ThreadPark at the same time", ev.Kind)
 		return

@@ -21,14 +21,16 @@ func (b *Builder) notify(ls *lstate, ev *reader.Event) {
 	all := ev.Kind == format.ObjectNotifyAll
 	if all {
 		ls.l.NotifyAlls++
-		ls.storm = append(ls.storm, ev.Time)
-		i := 0
-		for i < len(ls.storm) && ev.Time-ls.storm[i] > NotifyAllStormWindow {
-			i++
-		}
-		ls.storm = ls.storm[i:]
-		if len(ls.storm) > ls.l.MaxNotifyAllBurst {
-			ls.l.MaxNotifyAllBurst = len(ls.storm)
+		if !b.noLockFigures { // its bursts: a lock's figure
+			ls.storm = append(ls.storm, ev.Time)
+			i := 0
+			for i < len(ls.storm) && ev.Time-ls.storm[i] > NotifyAllStormWindow {
+				i++
+			}
+			ls.storm = ls.storm[i:]
+			if len(ls.storm) > ls.l.MaxNotifyAllBurst {
+				ls.l.MaxNotifyAllBurst = len(ls.storm)
+			}
 		}
 	} else {
 		ls.l.Notifies++

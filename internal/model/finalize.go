@@ -116,6 +116,10 @@ func (b *Builder) Finalize() *Model {
 		b.owning = nil
 	}
 	if !b.noLockFigures {
+		if b.ag.ownerSpill != nil {
+			// The owners' runs are read back (lockAgg.mergedOwners).
+			b.spill.flush()
+		}
 		m.setLocks(b.ag)
 	}
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })

@@ -126,12 +126,16 @@ func OnRuns(n int, f func()) {
 	f()
 }
 
-// SpanChunks runs f with the holders' pass writing a lock's blame spans
-// out in sorted chunks once n bytes of them are in memory (spanChunkMax).
+// SpanChunks runs f with the holders' pass writing the locks' blame
+// spans out in sorted chunks once n bytes of them are in memory in all
+// (spanBudget), a log of one or more, and the holders' logs once they
+// hold any.
 func SpanChunks(n int, f func()) {
-	old := spanChunkMax
-	spanChunkMax = n
-	defer func() { spanChunkMax = old }()
+	oldMax, oldBudget, oldMin, oldHeld, oldHeldMin := spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin
+	spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = 1<<30, n, 1, 0, 1
+	defer func() {
+		spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = oldMax, oldBudget, oldMin, oldHeld, oldHeldMin
+	}()
 	f()
 }
 

@@ -113,7 +113,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	logs := map[LockRef]*spanLog{}
 	var ssp *spanSpill
 	if m.spill != nil {
-		ssp = &spanSpill{m: m, max: spanChunkMax}
+		ssp = &spanSpill{m: m, max: spanChunkMax, logs: logs}
 	}
 	var lastRef LockRef
 	var last *spanLog
@@ -178,6 +178,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		osp = &onSpill{m: m}
 	}
 	held := map[format.ThreadID]*heldLog{}
+	var hsp *heldSpill
+	if m.spill != nil {
+		hsp = &heldSpill{m: m, held: held}
+	}
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -198,7 +202,11 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 					held[s.Owner] = hl
 				}
 			}
+			n := len(hl.b)
 			hl.add(k, s)
+			if hsp != nil {
+				hsp.added(len(hl.b) - n)
+			}
 		})
 		if keep {
 			d.Spans = append(make([]OwnerSpan, 0, len(kept)), kept...)
@@ -226,16 +234,23 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		var k int32
 		s := OwnerSpan{Owner: hid}
-		for b := hl.b; len(b) > 0; {
-			dk, n1 := binary.Uvarint(b)
-			ds, n2 := binary.Varint(b[n1:])
-			ln, n3 := binary.Uvarint(b[n1+n2:])
-			b = b[n1+n2+n3:]
-			k += int32(dk)
-			s.Start += format.Time(ds)
-			s.End = s.Start + format.Time(ln)
-			m.foldSpan(folds[k], &s, h, &c)
+		one := func(b []byte) {
+			for len(b) > 0 {
+				dk, n1 := binary.Uvarint(b)
+				ds, n2 := binary.Varint(b[n1:])
+				ln, n3 := binary.Uvarint(b[n1+n2:])
+				b = b[n1+n2+n3:]
+				k += int32(dk)
+				s.Start += format.Time(ds)
+				s.End = s.Start + format.Time(ln)
+				m.foldSpan(folds[k], &s, h, &c)
+			}
 		}
+		for _, r := range hl.spilt {
+			hsp.room = m.ScratchRead(r, hsp.room)
+			one(hsp.room)
+		}
+		one(hl.b)
 	}
 	for _, f := range folds {
 		f.finish()
@@ -259,8 +274,9 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 type heldLog struct {
 	id    format.ThreadID
 	b     []byte
-	k     int32       // the last span's fold
-	start format.Time // and start
+	spilt []ScratchRef // its bytes before b, written out (heldSpill)
+	k     int32        // the last span's fold
+	start format.Time  // and start
 }
 
 func (hl *heldLog) add(k int32, s OwnerSpan) {
@@ -350,8 +366,33 @@ func (l *spanLog) add(s OwnerSpan, sp *spanSpill) {
 	b = binary.AppendUvarint(b, uint64(s.Owner))
 	l.blocks[nb-1] = b
 	l.prev = s.Start
-	if l.size += len(b) - n; sp != nil && l.size >= sp.max {
+	if sp == nil {
+		return
+	}
+	l.size += len(b) - n
+	sp.held += len(b) - n
+	if l.size >= sp.max {
 		sp.chunk(l)
+	} else if sp.held > spanBudget && !sp.failed {
+		sp.chunkAll()
+	}
+}
+
+// spanBudget is the bytes of spans the logs hold in all, with a spill:
+// more, and each log of at least spanChunkMin goes out as a chunk (a 1 GB
+// recording has thousands of locks of less than spanChunkMax: 113 MB).
+var spanBudget, spanChunkMin = 32 << 20, 4 << 10
+
+// chunkAll writes each log of at least spanChunkMin bytes out.
+func (sp *spanSpill) chunkAll() {
+	for _, l := range sp.logs {
+		if l.size >= spanChunkMin {
+			sp.chunk(l)
+		}
+	}
+	sp.held = 0
+	for _, l := range sp.logs {
+		sp.held += l.size
 	}
 }
 
@@ -364,6 +405,8 @@ type spanSpill struct {
 	ss, tmp []OwnerSpan
 	b       []byte
 	failed  bool // a write failed: the logs stay in memory
+	logs    map[LockRef]*spanLog
+	held    int // the bytes the logs hold in memory
 }
 
 // chunk sorts l's spans in memory stably by start and writes them out as
@@ -403,6 +446,7 @@ func (sp *spanSpill) chunk(l *spanLog) {
 	}
 	sp.ss, sp.b = ss[:0], b[:0]
 	l.spilt = append(l.spilt, ch)
+	sp.held -= l.size
 	// The spans before are packed against none now: the next is a run's
 	// first, against 0.
 	l.blocks, l.runs, l.prev, l.size = l.blocks[:0], l.runs[:0], 0, 0
@@ -910,4 +954,45 @@ func mergeByStart(dst, a, b []OwnerSpan) {
 	}
 	k += copy(dst[k:], a[i:])
 	copy(dst[k:], b[j:])
+}
+
+// heldSpill writes the holders' logs out (HoldersDoing) once they hold
+// heldBudget bytes in all: each of at least heldMin as one block of the
+// spill, read back in order when its holder is folded (a 1 GB recording's
+// were 103 MB, many holders of a few hundred bytes each).
+type heldSpill struct {
+	m      *Model
+	held   map[format.ThreadID]*heldLog
+	bytes  int
+	room   []byte // a block read back
+	failed bool
+}
+
+// heldBudget is the bytes the holders' logs hold in all; heldMin the
+// fewest a log writes out (vars: the tests write every one).
+var heldBudget, heldMin = 32 << 20, 64
+
+// added counts n bytes added to a log, and writes the logs out when they
+// hold heldBudget.
+func (sp *heldSpill) added(n int) {
+	if sp.bytes += n; sp.bytes <= heldBudget || sp.failed {
+		return
+	}
+	left := 0
+	for _, hl := range sp.held {
+		if len(hl.b) < heldMin {
+			left += len(hl.b)
+			continue
+		}
+		r, ok := sp.m.ScratchWrite(hl.b)
+		if !ok {
+			sp.failed = true // the logs stay in memory
+			return
+		}
+		// The next span is packed against the last, as before: the
+		// blocks and b read in order are the log.
+		hl.spilt = append(hl.spilt, r)
+		hl.b = nil
+	}
+	sp.bytes = left
 }

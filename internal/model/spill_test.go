@@ -66,7 +66,8 @@ func TestSpill(t *testing.T) {
 				want := mem.Model.Filter(nil).HoldersDoing()
 				var got map[LockRef]*Doing
 				if way == "chunks" {
-					// Each lock's spans written out a span or two at a time.
+					// The locks' spans written out a span or two at a time,
+					// the holders' logs at each span.
 					// And the holders' time on other locks written out
 					// each entry as it comes.
 					SpanChunks(8, func() { OnRuns(0, func() { got = m.Filter(nil).HoldersDoing() }) })

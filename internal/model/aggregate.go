@@ -117,6 +117,7 @@ type aggregator struct {
 	// ownerEntries: the entries of their tables in memory.
 	ownerSpill   *spillFile
 	ownerEntries int
+	ownerRuns    bool // some were written out
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),

@@ -117,8 +117,12 @@ func (b *Builder) Finalize() *Model {
 	}
 	if !b.noLockFigures {
 		if b.ag.ownerSpill != nil {
-			// The owners' runs are read back (lockAgg.mergedOwners).
-			b.spill.flush()
+			// The owners' runs are read back (lockAgg.mergedOwners): a
+			// spill that failed lost some, and the report would be short
+			// of their blame.
+			if err := b.spill.flush(); err != nil && b.ag.ownerRuns {
+				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
+			}
 		}
 		m.setLocks(b.ag)
 	}

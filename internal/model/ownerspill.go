@@ -98,6 +98,7 @@ func (a *lockAgg) spillOwners() {
 		}
 	}
 	a.ownerRuns = append(a.ownerRuns, run)
+	a.ag.ownerRuns = true
 	// Let go, not cleared: a map keeps its room.
 	a.owners, a.ownerTab, a.lastOwner = nil, nil, 0
 }

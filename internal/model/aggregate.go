@@ -118,6 +118,7 @@ type aggregator struct {
 	ownerSpill   *spillFile
 	ownerEntries int
 	ownerRuns    bool // some were written out
+	ownerLeft    int  // the entries the last spillOwners left
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -683,7 +684,7 @@ func (a *lockAgg) owner(owner format.ThreadID) *Blame {
 	k, ok := a.owners[owner]
 	if !ok {
 		if a.sp != nil {
-			if a.ag.ownerEntries++; a.ag.ownerEntries > ownerBudget {
+			if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
 				a.ag.spillOwners()
 				if a.owners == nil {
 					a.owners = map[format.ThreadID]int32{}

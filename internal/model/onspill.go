@@ -27,6 +27,7 @@ type onSpill struct {
 	m       *Model
 	folds   []*doingFold
 	entries int // in the folds' maps
+	left    int // of them, those the last pass left
 	buf     []HeldOn
 	b       []byte
 }
@@ -34,7 +35,7 @@ type onSpill struct {
 // added counts an entry added to a fold's map, and writes the maps out
 // when they hold onBudget.
 func (sp *onSpill) added() {
-	if sp.entries++; sp.entries <= onBudget {
+	if sp.entries++; sp.entries <= sp.left+onBudget {
 		return
 	}
 	n := 0
@@ -44,7 +45,8 @@ func (sp *onSpill) added() {
 		}
 		n += len(f.on)
 	}
-	sp.entries = n
+	// The next pass waits for onBudget more (heldSpill).
+	sp.entries, sp.left = n, n
 }
 
 // compareOn orders entries by lock and owner: a run's order.

@@ -64,7 +64,7 @@ func readOwner(b []byte, prev format.ThreadID) (Blame, int) {
 // entries out (lockAgg.spillOwners).
 func (ag *aggregator) spillOwners() {
 	if ag.ownerSpill.err != nil {
-		ag.ownerEntries = 0 // kept in memory: the tables grow on
+		ag.ownerEntries, ag.ownerLeft = 0, 1<<62 // kept in memory: the tables grow on
 		return
 	}
 	n := 0
@@ -75,7 +75,9 @@ func (ag *aggregator) spillOwners() {
 			n += len(a.ownerTab)
 		}
 	}
-	ag.ownerEntries = n
+	// The next pass waits for ownerBudget more: the tables too small to
+	// write out stay (a pass at each entry would scan every lock).
+	ag.ownerEntries, ag.ownerLeft = n, n
 }
 
 // spillOwners writes a's blame table out as a run sorted by thread, and

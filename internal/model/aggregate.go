@@ -113,6 +113,12 @@ type aggregator struct {
 	early   bool
 	befores []before
 	spans   []OwnerSpan // a contention's, as ownerSpans gives them (feed)
+	// ownerSpill: the spill the locks' owners go to (Options.SpillOwners);
+	// ownerEntries: the entries of their tables in memory.
+	ownerSpill   *spillFile
+	ownerEntries int
+	ownerRuns    bool // some were written out
+	ownerLeft    int  // the entries the last spillOwners left
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -263,6 +269,11 @@ type lockAgg struct {
 	owners    map[format.ThreadID]int32
 	ownerTab  []Blame
 	lastOwner int32
+	// sp: the spill the table is written out to as it grows
+	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
+	sp        *spillFile
+	ownerRuns [][]spillBlock
+	ag        *aggregator // whose ownerEntries count the table's, with sp
 	// sites by pointer: each contention finds its site once (the last
 	// kept: a thread's contentions on one lock mostly repeat it), not a
 	// lookup and a store.
@@ -290,6 +301,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		// The fold's own facts, of every thread, are copied when the
 		// aggregation ends (facts): the fold may still be adding to them.
 		a.src = ag.m.byObject[lockOf(obj, kind)]
+		a.sp, a.ag = ag.ownerSpill, ag
 		ag.by[k] = a
 	}
 	ag.last = a
@@ -671,6 +683,14 @@ func (a *lockAgg) owner(owner format.ThreadID) *Blame {
 	}
 	k, ok := a.owners[owner]
 	if !ok {
+		if a.sp != nil {
+			if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
+				a.ag.spillOwners()
+				if a.owners == nil {
+					a.owners = map[format.ThreadID]int32{}
+				}
+			}
+		}
 		k = int32(len(a.ownerTab))
 		a.ownerTab = append(a.ownerTab, Blame{Thread: owner})
 		a.owners[owner] = k
@@ -708,13 +728,12 @@ func (a *lockAgg) finish() *Lock {
 	l := &a.l
 	l.Waiters = byFirstOf(&a.waiters)
 	l.WaitedBy = byFirstOf(&a.waitedBy)
-	l.Owners = append(grown(l.Owners, len(a.ownerTab)), a.ownerTab...)
-	slices.SortFunc(l.Owners, func(a, b Blame) int {
-		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Thread, b.Thread)
-	})
+	os := a.ownerTab
+	if len(a.ownerRuns) > 0 {
+		os = a.mergedOwners(nil)
+	}
+	putOwners(l, os, a.sp)
+	a.owners, a.ownerTab = nil, nil
 	l.Sites = grown(l.Sites, len(a.sites))
 	for _, s := range a.sites {
 		l.Sites = append(l.Sites, *s)

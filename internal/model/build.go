@@ -53,6 +53,11 @@ type Options struct {
 	// hangs, the graph at the end, the JDK's threads). Only for readers
 	// that go through IntervalsOf; without a spill the intervals are kept.
 	DropIntervals bool
+	// SpillOwners, with DropIntervals, keeps the locks' owners in the
+	// spill as the fold goes, and at Finalize those of a lock of many
+	// (Lock.Owners nil): Model.OwnersOf reads them back (orca report's,
+	// for the locks it lists; ownerspill.go).
+	SpillOwners bool
 	// EndGraphOnly: WaitGraphAt is asked at the end alone (orca report's
 	// analyses), not at earlier instants (the viewer's): the fold lets go
 	// of the late entries it will not read (waitFor.compactLate).
@@ -138,6 +143,9 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil
+		if opt.SpillOwners && b.dropIntervals {
+			b.ag.ownerSpill = b.spill
+		}
 	}
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }

@@ -101,12 +101,68 @@ func SpillReadFault(err error, f func()) {
 func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
 	l := &spanLog{}
 	for _, s := range ss {
-		l.add(s)
+		l.add(s, nil)
 	}
 	var mg spanMerge
 	var u []OwnerSpan
 	mg.union(l, func(s OwnerSpan) { u = append(u, s) })
 	return append(make([]OwnerSpan, 0, len(u)), u...) // as HoldersDoing keeps it
+}
+
+// OwnerRuns runs f with the locks' owners (Options.SpillOwners) written
+// out once n are in memory, a table of one or more, and those of a lock
+// of more than keep kept in the spill.
+func OwnerRuns(n, keep int, f func()) {
+	oldN, oldMin, oldKeep := ownerBudget, ownerRunMin, ownersInMemory
+	ownerBudget, ownerRunMin, ownersInMemory = n, 1, keep
+	defer func() { ownerBudget, ownerRunMin, ownersInMemory = oldN, oldMin, oldKeep }()
+	f()
+}
+
+// OnRuns runs f with the holders' pass writing its folds' Doing.On out
+// once n entries are held, a fold of one or more.
+func OnRuns(n int, f func()) {
+	oldN, oldMin := onBudget, onRunMin
+	onBudget, onRunMin = n, 1
+	defer func() { onBudget, onRunMin = oldN, oldMin }()
+	f()
+}
+
+// SpanChunks runs f with the holders' pass writing the locks' blame
+// spans out in sorted chunks once n bytes of them are in memory in all
+// (spanBudget), a log of one or more, and the holders' logs once they
+// hold any.
+func SpanChunks(n int, f func()) {
+	oldMax, oldBudget, oldMin, oldHeld, oldHeldMin := spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin
+	spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = 1<<30, n, 1, 0, 1
+	defer func() {
+		spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = oldMax, oldBudget, oldMin, oldHeld, oldHeldMin
+	}()
+	f()
+}
+
+// UnionOfRunsSpilt is UnionOfRuns with the spans written to a spill in
+// sorted chunks of about chunk bytes (spanSpill) as they come, the rest
+// in memory.
+func UnionOfRunsSpilt(dir string, ss []OwnerSpan, chunk int) ([]OwnerSpan, error) {
+	s, err := openSpill(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.f.Close()
+	if err := s.done(); err != nil {
+		return nil, err
+	}
+	m := &Model{spill: s}
+	sp := &spanSpill{m: m, max: chunk}
+	l := &spanLog{}
+	for _, s := range ss {
+		l.add(s, sp)
+	}
+	mg := spanMerge{m: m}
+	var u []OwnerSpan
+	mg.union(l, func(s OwnerSpan) { u = append(u, s) })
+	return u, nil
 }
 
 // UnionSorted is the union newDoingFold makes of ss: sorted stably by

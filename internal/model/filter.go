@@ -17,8 +17,11 @@ type View struct {
 	Groups []*Group
 	// Filtered is false when there was no filter (keep nil).
 	Filtered bool
-	kept     map[format.ThreadID]bool
-	groupOf  map[*Lock]*Group
+	// OnTop, if not 0, is how many of each Doing.On HoldersDoing keeps
+	// (the report's: it lists those).
+	OnTop   int
+	kept    map[format.ThreadID]bool
+	groupOf map[*Lock]*Group
 }
 
 // Filter returns the View of the threads keep accepts; keep nil keeps

@@ -116,6 +116,14 @@ func (b *Builder) Finalize() *Model {
 		b.owning = nil
 	}
 	if !b.noLockFigures {
+		if b.ag.ownerSpill != nil {
+			// The owners' runs are read back (lockAgg.mergedOwners): a
+			// spill that failed lost some, and the report would be short
+			// of their blame.
+			if err := b.spill.flush(); err != nil && b.ag.ownerRuns {
+				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
+			}
+		}
 		m.setLocks(b.ag)
 	}
 	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })

@@ -111,6 +111,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	// (spanLog: about 10 bytes a span, not 24) and cut into runs in order
 	// of start: a 1 GB recording has ~20 M of them (docs/streaming.md).
 	logs := map[LockRef]*spanLog{}
+	var ssp *spanSpill
+	if m.spill != nil {
+		ssp = &spanSpill{m: m, max: spanChunkMax, logs: logs}
+	}
 	var lastRef LockRef
 	var last *spanLog
 	var ivSpans []OwnerSpan
@@ -150,7 +154,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			}
 			ivSpans = ivSpans[:n]
 			for _, s := range ivSpans {
-				last.add(s)
+				last.add(s, ssp)
 			}
 			if each != nil {
 				each(t, iv, ivSpans)
@@ -169,12 +173,20 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	// integers, in any order.
 	out := make(map[LockRef]*Doing, len(logs))
 	folds := make([]*doingFold, 0, len(logs))
+	var osp *onSpill
+	if m.spill != nil {
+		osp = &onSpill{m: m}
+	}
 	held := map[format.ThreadID]*heldLog{}
-	var mg spanMerge
+	var hsp *heldSpill
+	if m.spill != nil {
+		hsp = &heldSpill{m: m, held: held}
+	}
+	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -190,7 +202,11 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 					held[s.Owner] = hl
 				}
 			}
+			n := len(hl.b)
 			hl.add(k, s)
+			if hsp != nil {
+				hsp.added(len(hl.b) - n)
+			}
 		})
 		if keep {
 			d.Spans = append(make([]OwnerSpan, 0, len(kept)), kept...)
@@ -198,6 +214,9 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		delete(logs, r)
 	}
 	mg = spanMerge{}
+	if osp != nil {
+		osp.folds = folds
+	}
 	ids := make([]format.ThreadID, 0, len(held))
 	for id := range held {
 		ids = append(ids, id)
@@ -215,16 +234,23 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		var k int32
 		s := OwnerSpan{Owner: hid}
-		for b := hl.b; len(b) > 0; {
-			dk, n1 := binary.Uvarint(b)
-			ds, n2 := binary.Varint(b[n1:])
-			ln, n3 := binary.Uvarint(b[n1+n2:])
-			b = b[n1+n2+n3:]
-			k += int32(dk)
-			s.Start += format.Time(ds)
-			s.End = s.Start + format.Time(ln)
-			m.foldSpan(folds[k], &s, h, &c)
+		one := func(b []byte) {
+			for len(b) > 0 {
+				dk, n1 := binary.Uvarint(b)
+				ds, n2 := binary.Varint(b[n1:])
+				ln, n3 := binary.Uvarint(b[n1+n2:])
+				b = b[n1+n2+n3:]
+				k += int32(dk)
+				s.Start += format.Time(ds)
+				s.End = s.Start + format.Time(ln)
+				m.foldSpan(folds[k], &s, h, &c)
+			}
 		}
+		for _, r := range hl.spilt {
+			hsp.room = m.ScratchRead(r, hsp.room)
+			one(hsp.room)
+		}
+		one(hl.b)
 	}
 	for _, f := range folds {
 		f.finish()
@@ -249,8 +275,9 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 type heldLog struct {
 	id    format.ThreadID
 	b     []byte
-	k     int32       // the last span's fold
-	start format.Time // and start
+	spilt []ScratchRef // its bytes before b, written out (heldSpill)
+	k     int32        // the last span's fold
+	start format.Time  // and start
 }
 
 func (hl *heldLog) add(k int32, s OwnerSpan) {
@@ -266,10 +293,23 @@ func (hl *heldLog) add(k int32, s OwnerSpan) {
 // spanBlock bytes (no copy as it grows). runs marks where a run of spans
 // in order of start begins: a thread's spans come in order, so a run
 // ends where the next span begins earlier (mostly where a thread's end).
+// With a spill (sp), each spanChunkSize bytes of them are sorted into one
+// run and written out (spilt), as an external sort's runs: the logs of a
+// 5 GB recording were 1.11 GB of the report's live peak.
 type spanLog struct {
 	blocks [][]byte
 	runs   []spanRun
 	prev   format.Time // the last span's start
+	size   int         // the bytes in blocks
+	spilt  []spanChunk
+}
+
+// spanChunk is spans of a spanLog sorted by start (stably) and written to
+// the spill: its blocks, each of whole spans, the first's start packed
+// against 0, each next's against the span before (across blocks too).
+type spanChunk struct {
+	refs []ScratchRef
+	n    int32
 }
 
 // spanRun is a run of a spanLog: where it begins (its block, the offset
@@ -283,7 +323,17 @@ type spanRun struct {
 	prev       format.Time
 }
 
-const spanBlock = 64 << 10
+// spanChunkMax is a spanLog's bytes in memory, with a spill: more are
+// written out as a chunk (a var: the tests make chunks of a span or two).
+var spanChunkMax = 1 << 20
+
+const (
+	spanBlock   = 64 << 10
+	spanMaxSize = 3 * binary.MaxVarintLen64
+	// spanChunkBlock is a spilt chunk's block: what the merge's cursor
+	// of a chunk holds at a time.
+	spanChunkBlock = 8 << 10
+)
 
 // RoomFor returns blocks with room for need more bytes in its last block: a
 // new block is added when the last has less, its capacity first for the first
@@ -301,47 +351,153 @@ func RoomFor(blocks [][]byte, need, first, most int) [][]byte {
 	return append(blocks, make([]byte, 0, max(size, need)))
 }
 
-func (l *spanLog) add(s OwnerSpan) {
-	l.blocks = RoomFor(l.blocks, 3*binary.MaxVarintLen64, 128, spanBlock)
+// add packs s at the end of l; with sp (a Model with a spill), the spans
+// in memory go out as a chunk once they are spanChunkMax bytes.
+func (l *spanLog) add(s OwnerSpan, sp *spanSpill) {
+	l.blocks = RoomFor(l.blocks, spanMaxSize, 128, spanBlock)
 	nb := len(l.blocks)
 	b := l.blocks[nb-1]
 	if len(l.runs) == 0 || s.Start < l.prev {
 		l.runs = append(l.runs, spanRun{block: int32(nb - 1), off: int32(len(b)), prev: l.prev})
 	}
 	l.runs[len(l.runs)-1].n++
+	n := len(b)
 	b = binary.AppendVarint(b, int64(s.Start-l.prev))
 	b = binary.AppendUvarint(b, uint64(s.End-s.Start))
 	b = binary.AppendUvarint(b, uint64(s.Owner))
 	l.blocks[nb-1] = b
 	l.prev = s.Start
+	if sp == nil {
+		return
+	}
+	l.size += len(b) - n
+	sp.held += len(b) - n
+	if l.size >= sp.max {
+		sp.chunk(l)
+	} else if sp.held > sp.left+spanBudget && !sp.failed {
+		sp.chunkAll()
+	}
 }
 
-// spanCursor reads a run of a spanLog.
+// spanBudget is the bytes of spans the logs hold in all, with a spill:
+// more, and each log of at least spanChunkMin goes out as a chunk (a 1 GB
+// recording has thousands of locks of less than spanChunkMax: 113 MB).
+var spanBudget, spanChunkMin = 32 << 20, 4 << 10
+
+// chunkAll writes each log of at least spanChunkMin bytes out.
+func (sp *spanSpill) chunkAll() {
+	for _, l := range sp.logs {
+		if l.size >= spanChunkMin {
+			sp.chunk(l)
+		}
+	}
+	sp.held = 0
+	for _, l := range sp.logs {
+		sp.held += l.size
+	}
+	sp.left = sp.held // the next pass waits for spanBudget more (heldSpill)
+}
+
+// spanSpill writes spanLogs' spans out in sorted chunks (spanLog.add):
+// to the Model's spill (ScratchWrite), with its room kept from chunk to
+// chunk.
+type spanSpill struct {
+	m       *Model
+	max     int // a log's bytes that make a chunk
+	ss, tmp []OwnerSpan
+	b       []byte
+	failed  bool // a write failed: the logs stay in memory
+	logs    map[LockRef]*spanLog
+	held    int // the bytes the logs hold in memory
+	left    int // of them, those the last chunkAll left
+}
+
+// chunk sorts l's spans in memory stably by start and writes them out as
+// one chunk, in blocks of about spanChunkBlock bytes.
+func (sp *spanSpill) chunk(l *spanLog) {
+	if sp.failed {
+		return
+	}
+	ss := sp.ss[:0]
+	for k, r := range l.runs {
+		c := spanCursor{block: r.block, off: r.off, run: int32(k), left: r.n}
+		c.s.Start = r.prev
+		for c.left > 0 {
+			l.read(&c)
+			ss = append(ss, c.s)
+		}
+	}
+	sortByStart(ss, &sp.tmp)
+	ch := spanChunk{n: int32(len(ss))}
+	b := sp.b[:0]
+	prev := format.Time(0)
+	for i, s := range ss {
+		b = binary.AppendVarint(b, int64(s.Start-prev))
+		b = binary.AppendUvarint(b, uint64(s.End-s.Start))
+		b = binary.AppendUvarint(b, uint64(s.Owner))
+		prev = s.Start
+		if len(b) >= spanChunkBlock-spanMaxSize || i == len(ss)-1 {
+			r, ok := sp.m.ScratchWrite(b)
+			if !ok {
+				sp.failed = true
+				sp.ss, sp.b = ss[:0], b[:0]
+				return // l is as it was: it stays in memory
+			}
+			ch.refs = append(ch.refs, r)
+			b = b[:0]
+		}
+	}
+	sp.ss, sp.b = ss[:0], b[:0]
+	l.spilt = append(l.spilt, ch)
+	sp.held -= l.size
+	// The spans before are packed against none now: the next is a run's
+	// first, against 0.
+	l.blocks, l.runs, l.prev, l.size = l.blocks[:0], l.runs[:0], 0, 0
+}
+
+// spanCursor reads a run of a spanLog, or a chunk of it written out.
 type spanCursor struct {
 	s     OwnerSpan // the span read, the next in the merge
-	block int32
+	block int32     // a run's: its block and the offset in it
 	off   int32
 	run   int32 // its run's number: the order of equal starts
 	left  int32 // the spans of the run after s
+	// A chunk's (spilt): its number + 1, the next of its blocks, the
+	// room they are read into and the rest of the block read.
+	chunk int32
+	next  int32
+	room  []byte
+	b     []byte
 }
 
 // spanMerge merges a lock's runs into the stable order by start and makes
 // their union; its room is kept from lock to lock.
 type spanMerge struct {
-	heap []spanCursor
+	heap  []spanCursor
+	rooms [][]byte // the chunks' cursors' room to read blocks into
+	m     *Model   // whose spill holds the chunks
 }
 
 // union calls emit with each span of the union of l's spans, in order
 // (each instant the holder of the span that began first, in the order the
 // spans came at equal starts: as newDoingFold's and unionAdd's), as the
 // merge makes it: the union is not held (the largest lock's of a 1 GB
-// recording was 156 MB); l's blocks are let go.
+// recording was 156 MB); l's blocks are let go. The chunks written out
+// came before the spans in memory: they are the first runs.
 func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 	h := mg.heap[:0]
+	for k, ch := range l.spilt {
+		if k == len(mg.rooms) {
+			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
+		}
+		c := spanCursor{run: int32(k), left: ch.n, chunk: int32(k + 1), room: mg.rooms[k]}
+		mg.read(l, &c)
+		h = append(h, c)
+	}
 	for k, r := range l.runs {
-		c := spanCursor{block: r.block, off: r.off, run: int32(k), left: r.n}
+		c := spanCursor{block: r.block, off: r.off, run: int32(len(l.spilt) + k), left: r.n}
 		c.s.Start = r.prev
-		l.read(&c)
+		mg.read(l, &c)
 		h = append(h, c)
 	}
 	// A binary heap by (start, run).
@@ -389,7 +545,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		} else {
-			l.read(&h[0])
+			mg.read(l, &h[0])
 		}
 		down(0)
 	}
@@ -397,7 +553,31 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		emit(cur)
 	}
 	mg.heap = h[:0]
-	l.blocks, l.runs = nil, nil
+	l.blocks, l.runs, l.spilt = nil, nil, nil
+}
+
+// read reads c's next span: from l's blocks, or a chunk's, read back
+// from the spill a block at a time into its room.
+func (mg *spanMerge) read(l *spanLog, c *spanCursor) {
+	if c.chunk == 0 {
+		l.read(c)
+		return
+	}
+	if len(c.b) == 0 {
+		ch := &l.spilt[c.chunk-1]
+		c.room = mg.m.ScratchRead(ch.refs[c.next], c.room)
+		c.b = c.room
+		c.next++
+	}
+	b := c.b
+	d, n1 := binary.Varint(b)
+	ln, n2 := binary.Uvarint(b[n1:])
+	o, n3 := binary.Uvarint(b[n1+n2:])
+	c.s.Start += format.Time(d)
+	c.s.End = c.s.Start + format.Time(ln)
+	c.s.Owner = format.ThreadID(o)
+	c.b = b[n1+n2+n3:]
+	c.left--
 }
 
 // read reads c's next span (its start packed against c.s.Start).
@@ -464,6 +644,11 @@ type doingFold struct {
 	onKey  HeldOn
 	onTime format.Time
 	spans  []OwnerSpan // a contention's, read from its holder's blameLog
+	// sp: the spill on goes to as it grows (onspill.go), in onRuns; top:
+	// how many of On finish keeps (0: all).
+	sp     *onSpill
+	onRuns [][]ScratchRef
+	top    int
 }
 
 // addOn adds d to the holders' time blocked on k.
@@ -478,8 +663,12 @@ func (f *doingFold) addOn(k HeldOn, d format.Time) {
 // flushOn adds the time addOn holds to on.
 func (f *doingFold) flushOn() {
 	if f.onTime != 0 {
+		n := len(f.on)
 		f.on[f.onKey] += f.onTime
 		f.onTime = 0
+		if f.sp != nil && len(f.on) > n {
+			f.sp.added()
+		}
 	}
 }
 
@@ -660,15 +849,23 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 func (f *doingFold) finish() {
 	f.flushOn()
 	d := f.d
-	d.On = make([]HeldOn, 0, len(f.on))
-	for h, tm := range f.on {
-		h.Time = tm
-		d.On = append(d.On, h)
+	if len(f.onRuns) > 0 {
+		d.On = f.mergedOn()
+	} else {
+		d.On = make([]HeldOn, 0, len(f.on))
+		for h, tm := range f.on {
+			h.Time = tm
+			d.On = append(d.On, h)
+		}
 	}
+	f.on = nil
 	slices.SortFunc(d.On, func(x, y HeldOn) int {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Lock.Object, y.Lock.Object),
 			cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
 	})
+	if f.top > 0 && len(d.On) > f.top {
+		d.On = slices.Clone(d.On[:f.top])
+	}
 	for _, ds := range f.samples {
 		d.Samples = append(d.Samples, *ds)
 	}
@@ -773,4 +970,49 @@ func mergeByStart(dst, a, b []OwnerSpan) {
 	}
 	k += copy(dst[k:], a[i:])
 	copy(dst[k:], b[j:])
+}
+
+// heldSpill writes the holders' logs out (HoldersDoing) once they hold
+// heldBudget bytes in all: each of at least heldMin as one block of the
+// spill, read back in order when its holder is folded (a 1 GB recording's
+// were 103 MB, many holders of a few hundred bytes each).
+type heldSpill struct {
+	m      *Model
+	held   map[format.ThreadID]*heldLog
+	bytes  int
+	left   int    // the bytes the last pass left in memory
+	room   []byte // a block read back
+	failed bool
+}
+
+// heldBudget is the bytes the holders' logs hold in all; heldMin the
+// fewest a log writes out (vars: the tests write every one).
+var heldBudget, heldMin = 32 << 20, 64
+
+// added counts n bytes added to a log, and writes the logs out when they
+// hold heldBudget.
+func (sp *heldSpill) added(n int) {
+	if sp.bytes += n; sp.bytes <= sp.left+heldBudget || sp.failed {
+		return
+	}
+	left := 0
+	for _, hl := range sp.held {
+		if len(hl.b) < heldMin {
+			left += len(hl.b)
+			continue
+		}
+		r, ok := sp.m.ScratchWrite(hl.b)
+		if !ok {
+			sp.failed = true // the logs stay in memory
+			return
+		}
+		// The next span is packed against the last, as before: the
+		// blocks and b read in order are the log.
+		hl.spilt = append(hl.spilt, r)
+		hl.b = nil
+	}
+	// The logs too short to write out stay: the next pass waits for
+	// heldBudget more bytes (a pass at each span, over 1.33 M holders of
+	// a few bytes each, stalled c5G-slow5's report).
+	sp.bytes, sp.left = left, left
 }

@@ -313,6 +313,9 @@ func Share(part, whole format.Time) float64 {
 
 // BlamedTotal is the sum of Blamed over l's owners: the whole a Share is of.
 func (l *Lock) BlamedTotal() format.Time {
+	if len(l.ownersSpill) > 0 {
+		return l.ownersBlamed
+	}
 	var total format.Time
 	for _, bl := range l.Owners {
 		total += bl.Blamed
@@ -392,6 +395,12 @@ type Lock struct {
 	// them back.
 	ownBase  int
 	ownSpill []spillBlock
+	// With Options.SpillOwners, the owners of a lock of many are in the
+	// spill (ownersSpill, Owners nil): ownersN of them, ownersBlamed
+	// their Blamed summed. Model.OwnersOf reads them back.
+	ownersSpill  []spillBlock
+	ownersN      int
+	ownersBlamed format.Time
 
 	// Object.wait on this object, or parks on this blocker: Waits =
 	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the

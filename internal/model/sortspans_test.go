@@ -101,7 +101,8 @@ func TestHoldersDoingUnionOwnArray(t *testing.T) {
 // merged from their packed runs, against the union of the spans sorted
 // stably by start (as it was made before, and as DoingIn makes it): the
 // same spans, ties included, with holders that differ at equal starts,
-// spans long and short, far apart and overlapping.
+// spans long and short, far apart and overlapping; and so with the spans
+// written out in sorted chunks of a few spans to many as they come.
 func TestUnionOfRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct{ n, runs int }{{0, 1}, {1, 1}, {10, 1}, {10, 10}, {100, 3}, {1000, 7}, {1000, 1000}, {5000, 64}, {20000, 300}} {
@@ -127,6 +128,15 @@ func TestUnionOfRuns(t *testing.T) {
 			}
 			if cap(got) != len(got) {
 				t.Errorf("%d spans: the union of %d holds an array of %d", c.n, len(got), cap(got))
+			}
+			for _, chunk := range []int{1, 40, 3000, 1 << 20} {
+				spilt, err := UnionOfRunsSpilt(t.TempDir(), ss, chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !slices.Equal(spilt, want) {
+					t.Fatalf("%d spans in %d runs, chunks of %d bytes spilt: union %d spans, sorted %d spans", c.n, c.runs, chunk, len(spilt), len(want))
+				}
 			}
 		}
 	}

@@ -30,8 +30,8 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans, lateLet, blameGiven, winsGiven := 0, 0, 0, 0
-	for _, way := range []string{"tmpfile", "dir", "drop"} {
+	spans, lateLet, blameGiven, winsGiven, ownersSpilt := 0, 0, 0, 0, 0
+	for _, way := range []string{"tmpfile", "dir", "drop", "chunks"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
 			t.Run(way+"/"+name, func(t *testing.T) {
@@ -41,11 +41,17 @@ func TestSpill(t *testing.T) {
 				tmp := t.TempDir()
 				var res *Result
 				opt := Options{Spill: true, SpillDir: tmp}
-				if way == "drop" {
+				if way == "drop" || way == "chunks" {
 					opt.DropIntervals, opt.StackMark, opt.EndGraphOnly = true, testMark, true
+					opt.SpillOwners = way == "chunks"
 				}
 				build := func() {
 					_, res = testrec.OpenWith(t, prefix, opt)
+				}
+				if way == "chunks" {
+					// The locks' owners written out once two are held, and
+					// those of a lock of more than one kept there.
+					build = func() { OwnerRuns(2, 1, func() { _, res = testrec.OpenWith(t, prefix, opt) }) }
 				}
 				if way == "dir" {
 					SpillNoTmpfile(build)
@@ -58,7 +64,16 @@ func TestSpill(t *testing.T) {
 				}
 				checkPrivate(t, SpillFile(m), tmp)
 				want := mem.Model.Filter(nil).HoldersDoing()
-				got := m.Filter(nil).HoldersDoing()
+				var got map[LockRef]*Doing
+				if way == "chunks" {
+					// The locks' spans written out a span or two at a time,
+					// the holders' logs at each span.
+					// And the holders' time on other locks written out
+					// each entry as it comes.
+					SpanChunks(8, func() { OnRuns(0, func() { got = m.Filter(nil).HoldersDoing() }) })
+				} else {
+					got = m.Filter(nil).HoldersDoing()
+				}
 				if !reflect.DeepEqual(got, want) {
 					for ref, d := range want {
 						if !reflect.DeepEqual(got[ref], d) {
@@ -69,6 +84,20 @@ func TestSpill(t *testing.T) {
 				}
 				if mem := m.Filter(nil).HoldersDoingInMemory(); !reflect.DeepEqual(got, mem) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
+				}
+				if way == "chunks" {
+					for _, l := range mem.Model.Locks {
+						ml := m.Lock(l.Object, l.Kind)
+						if got := m.OwnersOf(ml); len(got)+len(l.Owners) > 0 && !reflect.DeepEqual(got, l.Owners) {
+							t.Errorf("lock %v %s: owners read back %+v, in memory %+v", l.Object, l.Kind, got, l.Owners)
+						}
+						if l.BlamedTotal() != ml.BlamedTotal() || len(l.Owners) != ml.OwnerCount() {
+							t.Errorf("lock %v %s: %d owners blamed %v, in memory %d, %v", l.Object, l.Kind, ml.OwnerCount(), ml.BlamedTotal(), len(l.Owners), l.BlamedTotal())
+						}
+						if len(l.Owners) > 1 {
+							ownersSpilt++
+						}
+					}
 				}
 				if way == "drop" {
 					bl, wi := checkDropped(t, mem.Model, m)
@@ -86,6 +115,9 @@ func TestSpill(t *testing.T) {
 				}
 			})
 		}
+	}
+	if ownersSpilt == 0 {
+		t.Error("no case has a lock of more than one owner: their spill is not tested")
 	}
 	if spans == 0 {
 		t.Error("no case has a lock whose holders did something: the test compares nothing")

@@ -76,8 +76,9 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 // owners lists the blamed owners of a lock; pct is of all blamed time.
 func (b *builder) owners(l *model.Lock) []Owner {
 	total := l.BlamedTotal()
-	out := make([]Owner, 0, len(l.Owners))
-	for _, bl := range l.Owners {
+	os := b.m.OwnersOf(l)
+	out := make([]Owner, 0, len(os))
+	for _, bl := range os {
 		out = append(out, Owner{Thread: bl.Thread.String(), Name: b.name(bl.Thread),
 			Contentions: bl.Contentions, Open: bl.Open, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, total)})
 	}

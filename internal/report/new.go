@@ -71,6 +71,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		keep = analysis.ThreadFilter(m, opt.Thread)
 	}
 	b := &builder{rec: rec, m: m, opt: opt, v: m.Filter(keep), frames: map[model.StackID][]string{}, leaves: map[model.StackID]leafFrame{}}
+	// The report lists the first holdersTop of each lock's Doing.On: the
+	// holders' pass keeps no more (setDoing).
+	b.v.OnTop = holdersTop
 	b.origin = m.Start
 	if sp := opt.Span; sp != nil {
 		b.origin = sp.Origin

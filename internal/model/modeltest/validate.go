@@ -421,7 +421,18 @@ func (v *validator) locks() {
 			v.bad("%s: sites sum to %d contentions, %v (%d open, %v); the lock has %d, %v (%d, %v)", name, sc, sb, so, sot, l.Contentions, l.Blocked, l.Open, l.OpenTime)
 		}
 		owners := map[format.ThreadID]bool{}
-		for _, o := range l.Owners {
+		los := m.OwnersOf(l)
+		if len(los) != l.OwnerCount() {
+			v.bad("%s: %d owners, counted %d", name, len(los), l.OwnerCount())
+		}
+		var blamed format.Time
+		for _, o := range los {
+			blamed += o.Blamed
+		}
+		if blamed != l.BlamedTotal() {
+			v.bad("%s: owners blamed %v, the total %v", name, blamed, l.BlamedTotal())
+		}
+		for _, o := range los {
 			if o.Thread == 0 || owners[o.Thread] {
 				v.bad("%s: owner %v is unknown or listed twice", name, o.Thread)
 			}
@@ -435,7 +446,7 @@ func (v *validator) locks() {
 				v.bad("%s: %v was waited for %v but is not among the owners", name, th, d)
 			}
 		}
-		if !sort.SliceIsSorted(l.Owners, func(i, j int) bool { return l.Owners[i].Blamed > l.Owners[j].Blamed }) {
+		if !sort.SliceIsSorted(los, func(i, j int) bool { return los[i].Blamed > los[j].Blamed }) {
 			v.bad("%s: owners not sorted by blame", name)
 		}
 		waiters := map[format.ThreadID]bool{}

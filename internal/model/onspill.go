@@ -1,0 +1,192 @@
+package model
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// The holders' time blocked on other locks (Doing.On) is summed per lock
+// by the other lock and its holder then: every doingFold's map (on) is
+// held until the last holder is folded, as many entries as pairs of
+// locks and owners ever seen (c1G: 196 MB, the report's live peak once
+// the span logs went to the spill). With a spill, once the folds' maps
+// hold onBudget entries in all, each of at least onRunMin is written out
+// as a run sorted by key and begun again; finish merges a fold's runs
+// and map (sums of integers: any order), and keeps the first View.OnTop.
+
+// onBudget is the folds' entries held in their maps (~55 bytes each);
+// onRunMin the fewest a fold writes out as a run (vars: the tests make
+// runs of one).
+var onBudget, onRunMin = 1 << 18, 32
+
+// onSpill is the holders' pass's spill of its folds' maps.
+type onSpill struct {
+	m       *Model
+	folds   []*doingFold
+	entries int // in the folds' maps
+	left    int // of them, those the last pass left
+	buf     []HeldOn
+	b       []byte
+}
+
+// added counts an entry added to a fold's map, and writes the maps out
+// when they hold onBudget.
+func (sp *onSpill) added() {
+	if sp.entries++; sp.entries <= sp.left+onBudget {
+		return
+	}
+	n := 0
+	for _, f := range sp.folds {
+		if len(f.on) >= onRunMin && f.spillOn() {
+			continue
+		}
+		n += len(f.on)
+	}
+	// The next pass waits for onBudget more (heldSpill).
+	sp.entries, sp.left = n, n
+}
+
+// compareOn orders entries by lock and owner: a run's order.
+func compareOn(x, y HeldOn) int {
+	return cmp.Or(cmp.Compare(x.Lock.Object, y.Lock.Object), cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
+}
+
+// appendOn packs h after prev (in compareOn's order): the differences of
+// its object and owner, its kind and time, as varints.
+func appendOn(b []byte, h, prev *HeldOn) []byte {
+	b = binary.AppendVarint(b, int64(h.Lock.Object)-int64(prev.Lock.Object))
+	b = binary.AppendUvarint(b, uint64(h.Lock.Kind))
+	b = binary.AppendVarint(b, int64(h.Owner)-int64(prev.Owner))
+	return binary.AppendVarint(b, int64(h.Time))
+}
+
+// readOn unpacks an entry appendOn packed after prev, and its bytes'
+// count.
+func readOn(b []byte, prev *HeldOn) (HeldOn, int) {
+	o, n1 := binary.Varint(b)
+	k, n2 := binary.Uvarint(b[n1:])
+	w, n3 := binary.Varint(b[n1+n2:])
+	t, n4 := binary.Varint(b[n1+n2+n3:])
+	return HeldOn{Lock: LockRef{prev.Lock.Object + format.ObjectID(o), LockKind(k)}, Owner: prev.Owner + format.ThreadID(w), Time: format.Time(t)},
+		n1 + n2 + n3 + n4
+}
+
+// spillOn writes f's map out as a run, in blocks of about ownerPiece
+// bytes, and lets it go; false when the spill takes no more.
+func (f *doingFold) spillOn() bool {
+	sp := f.sp
+	hs := sp.buf[:0]
+	for h, t := range f.on {
+		h.Time = t
+		hs = append(hs, h)
+	}
+	slices.SortFunc(hs, compareOn)
+	var run []ScratchRef
+	b := sp.b[:0]
+	var prev HeldOn
+	for i := range hs {
+		b = appendOn(b, &hs[i], &prev)
+		prev = hs[i]
+		if len(b) > ownerPiece-ownerMaxSize || i == len(hs)-1 {
+			r, ok := sp.m.ScratchWrite(b)
+			if !ok {
+				sp.buf, sp.b = hs[:0], b[:0]
+				return false // the map stays: nothing of it is in a run
+			}
+			run = append(run, r)
+			b = b[:0]
+		}
+	}
+	sp.buf, sp.b = hs[:0], b[:0]
+	f.onRuns = append(f.onRuns, run)
+	f.on = map[HeldOn]format.Time{}
+	return true
+}
+
+// onCursor reads a run of a fold's entries back, a block at a time.
+type onCursor struct {
+	h     HeldOn
+	run   []ScratchRef
+	room  []byte
+	b     []byte
+	ended bool
+}
+
+func (c *onCursor) next(m *Model) {
+	if len(c.b) == 0 {
+		if len(c.run) == 0 {
+			c.ended = true
+			return
+		}
+		c.room = m.ScratchRead(c.run[0], c.room)
+		c.b, c.run = c.room, c.run[1:]
+	}
+	h, n := readOn(c.b, &c.h)
+	c.h, c.b = h, c.b[n:]
+}
+
+// mergedOn returns f's entries, its runs' and its map's, each key's
+// times summed, in compareOn's order.
+func (f *doingFold) mergedOn() []HeldOn {
+	tab := make([]HeldOn, 0, len(f.on))
+	for h, t := range f.on {
+		h.Time = t
+		tab = append(tab, h)
+	}
+	slices.SortFunc(tab, compareOn)
+	cs := make([]onCursor, 0, len(f.onRuns))
+	for _, r := range f.onRuns {
+		c := onCursor{run: r}
+		c.next(f.sp.m)
+		if !c.ended {
+			cs = append(cs, c)
+		}
+	}
+	f.onRuns = nil
+	h := cs
+	less := func(i, j int) bool { return compareOn(h[i].h, h[j].h) < 0 }
+	down := func(i int) {
+		for {
+			j := 2*i + 1
+			if j >= len(h) {
+				return
+			}
+			if j+1 < len(h) && less(j+1, j) {
+				j++
+			}
+			if !less(j, i) {
+				return
+			}
+			h[i], h[j] = h[j], h[i]
+			i = j
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	var out []HeldOn
+	add := func(x HeldOn) {
+		if n := len(out); n > 0 && compareOn(out[n-1], x) == 0 {
+			out[n-1].Time += x.Time
+			return
+		}
+		out = append(out, x)
+	}
+	for len(h) > 0 || len(tab) > 0 {
+		if len(h) == 0 || len(tab) > 0 && compareOn(tab[0], h[0].h) <= 0 {
+			add(tab[0])
+			tab = tab[1:]
+			continue
+		}
+		add(h[0].h)
+		if h[0].next(f.sp.m); h[0].ended {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	return out
+}

@@ -1,0 +1,274 @@
+package model
+
+import (
+	"cmp"
+	"encoding/binary"
+	"slices"
+
+	"orca/internal/format"
+)
+
+// A lock's owners (issue 34): its blame table (lockAgg.owners) has an
+// entry for every thread that ever held it while others were blocked:
+// on a 5 GB recording of 1.33 M threads, 0.99 GB at the fold's end, and
+// its sorted list (Lock.Owners) 0.49 GB of the report's. With
+// Options.SpillOwners, once the locks' tables hold ownerBudget entries in
+// all, each of at least ownerRunMin is written to the spill as a run
+// sorted by thread, and begun again (a 1 GB recording has hundreds of
+// locks of thousands of owners, not one of millions); at
+// Finalize the runs and the table are merged by thread (their figures
+// summed: integers, in any order), sorted as Lock.Owners is, and written
+// to the spill, where Model.OwnersOf reads a lock's back (orca report:
+// the locks it lists). A lock of few owners keeps them in memory.
+
+// ownerBudget is the locks' owners held in their blame tables while the
+// fold goes, with Options.SpillOwners (~60 bytes each, with the index);
+// ownerRunMin the fewest a lock's table writes out as a run (vars: the
+// tests make runs of one).
+var ownerBudget, ownerRunMin = 1 << 18, 32
+
+// ownersInMemory is the most owners a lock keeps in Lock.Owners with
+// Options.SpillOwners: more go to the spill.
+var ownersInMemory = 8
+
+// ownerPiece is the bytes of owners written at once: what a run's
+// cursor holds when the runs are merged.
+const ownerPiece = 4 << 10
+
+// ownerMaxSize is an owner's most bytes packed (appendOwner).
+const ownerMaxSize = 4 * binary.MaxVarintLen64
+
+// appendOwner packs bl after one of thread prev: the difference of its
+// thread from prev (threads in order) and its figures, as varints.
+func appendOwner(b []byte, bl *Blame, prev format.ThreadID) []byte {
+	b = binary.AppendVarint(b, int64(bl.Thread-prev))
+	b = binary.AppendVarint(b, int64(bl.Contentions))
+	b = binary.AppendVarint(b, int64(bl.Blamed))
+	return binary.AppendVarint(b, int64(bl.Open))
+}
+
+// readOwner unpacks an owner appendOwner packed after prev, and returns
+// its bytes' count (0: b holds no whole owner).
+func readOwner(b []byte, prev format.ThreadID) (Blame, int) {
+	th, n1 := binary.Varint(b)
+	c, n2 := binary.Varint(b[max(n1, 0):])
+	bl, n3 := binary.Varint(b[max(n1+n2, 0):])
+	o, n4 := binary.Varint(b[max(n1+n2+n3, 0):])
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 || n4 <= 0 {
+		return Blame{}, 0
+	}
+	return Blame{Thread: prev + format.ThreadID(th), Contentions: int(c), Blamed: format.Time(bl), Open: int(o)}, n1 + n2 + n3 + n4
+}
+
+// spillOwners writes every lock's blame table of at least ownerRunMin
+// entries out (lockAgg.spillOwners).
+func (ag *aggregator) spillOwners() {
+	if ag.ownerSpill.err != nil {
+		ag.ownerEntries, ag.ownerLeft = 0, 1<<62 // kept in memory: the tables grow on
+		return
+	}
+	n := 0
+	for _, a := range ag.by {
+		if len(a.ownerTab) >= ownerRunMin {
+			a.spillOwners()
+		} else {
+			n += len(a.ownerTab)
+		}
+	}
+	// The next pass waits for ownerBudget more: the tables too small to
+	// write out stay (a pass at each entry would scan every lock).
+	ag.ownerEntries, ag.ownerLeft = n, n
+}
+
+// spillOwners writes a's blame table out as a run sorted by thread, and
+// lets it go.
+func (a *lockAgg) spillOwners() {
+	s := a.sp
+	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	var run []spillBlock
+	b := make([]byte, 0, ownerPiece)
+	prev := format.ThreadID(0)
+	for i := range a.ownerTab {
+		b = appendOwner(b, &a.ownerTab[i], prev)
+		prev = a.ownerTab[i].Thread
+		if len(b) > ownerPiece-ownerMaxSize || i == len(a.ownerTab)-1 {
+			// A block each piece (add grows the last of those given).
+			var one []spillBlock
+			s.add(&one, b)
+			run = append(run, one...)
+			b = b[:0]
+		}
+	}
+	a.ownerRuns = append(a.ownerRuns, run)
+	a.ag.ownerRuns = true
+	// Let go, not cleared: a map keeps its room.
+	a.owners, a.ownerTab, a.lastOwner = nil, nil, 0
+}
+
+// ownerCursor reads a run of owners back from the spill, a piece at a
+// time.
+type ownerCursor struct {
+	bl    Blame // the owner read, the next in the merge
+	run   []spillBlock
+	room  []byte
+	b     []byte // the rest of the piece read
+	ended bool
+}
+
+func (c *ownerCursor) next(s *spillFile) {
+	if len(c.b) == 0 {
+		if len(c.run) == 0 {
+			c.ended = true
+			return
+		}
+		p := c.run[0]
+		c.run = c.run[1:]
+		c.room = slices.Grow(c.room[:0], int(p.len))[:p.len]
+		if _, err := s.f.ReadAt(c.room, p.off); err != nil {
+			panic(&SpillError{err})
+		}
+		c.b = c.room
+	}
+	bl, n := readOwner(c.b, c.bl.Thread)
+	if n == 0 {
+		panic(&SpillError{errOwnerRun})
+	}
+	c.bl, c.b = bl, c.b[n:]
+}
+
+// errOwnerRun is a run of owners read back that does not decode.
+var errOwnerRun = spillErr("a lock's owners read back do not decode")
+
+type spillErr string
+
+func (e spillErr) Error() string { return string(e) }
+
+// mergedOwners returns the lock's owners: its runs and its table merged
+// by thread, each thread's figures summed, into dst's room. The spill
+// must be flushed.
+func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
+	dst = dst[:0]
+	if len(a.ownerRuns) == 0 || a.sp.err != nil {
+		// A spill that failed fails Build (DropIntervals): its runs are
+		// not read.
+		return append(dst, a.ownerTab...)
+	}
+	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	cs := make([]ownerCursor, 0, len(a.ownerRuns))
+	for _, r := range a.ownerRuns {
+		c := ownerCursor{run: r}
+		c.next(a.sp)
+		if !c.ended {
+			cs = append(cs, c)
+		}
+	}
+	tab := a.ownerTab
+	// A binary heap of the runs by their next owner's thread; the table
+	// is one more run, in memory.
+	h := cs
+	less := func(i, j int) bool { return h[i].bl.Thread < h[j].bl.Thread }
+	down := func(i int) {
+		for {
+			j := 2*i + 1
+			if j >= len(h) {
+				return
+			}
+			if j+1 < len(h) && less(j+1, j) {
+				j++
+			}
+			if !less(j, i) {
+				return
+			}
+			h[i], h[j] = h[j], h[i]
+			i = j
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	add := func(bl Blame) {
+		if n := len(dst); n > 0 && dst[n-1].Thread == bl.Thread {
+			d := &dst[n-1]
+			d.Contentions += bl.Contentions
+			d.Blamed += bl.Blamed
+			d.Open += bl.Open
+			return
+		}
+		dst = append(dst, bl)
+	}
+	for len(h) > 0 || len(tab) > 0 {
+		if len(h) == 0 || len(tab) > 0 && tab[0].Thread <= h[0].bl.Thread {
+			add(tab[0])
+			tab = tab[1:]
+			continue
+		}
+		add(h[0].bl)
+		if h[0].next(a.sp); h[0].ended {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		down(0)
+	}
+	a.ownerRuns = nil
+	return dst
+}
+
+// putOwners sets l's owners, sorted as Lock.Owners: in l.Owners, or, with
+// a spill (sp) and more than ownersInMemory of them, written to it.
+func putOwners(l *Lock, os []Blame, sp *spillFile) {
+	slices.SortFunc(os, func(a, b Blame) int {
+		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Thread, b.Thread)
+	})
+	if sp == nil || sp.err != nil || len(os) <= ownersInMemory {
+		l.Owners = append(grown(l.Owners, len(os)), os...)
+		return
+	}
+	b := make([]byte, 0, ownerPiece)
+	prev := format.ThreadID(0)
+	var total format.Time
+	for i := range os {
+		b = appendOwner(b, &os[i], prev)
+		prev = os[i].Thread
+		total += os[i].Blamed
+		if len(b) > ownerPiece-ownerMaxSize || i == len(os)-1 {
+			sp.add(&l.ownersSpill, b)
+			b = b[:0]
+		}
+	}
+	l.Owners, l.ownersN, l.ownersBlamed = nil, len(os), total
+}
+
+// OwnersOf returns l's owners (Lock.Owners): with Options.SpillOwners,
+// those of a lock of many read back from the spill, in a new slice; a
+// failed read panics with its *SpillError (as IntervalsOf).
+func (m *Model) OwnersOf(l *Lock) []Blame {
+	if len(l.ownersSpill) == 0 {
+		return l.Owners
+	}
+	b, err := spillRead(m.spill, l.ownersSpill, []byte(nil))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	out := make([]Blame, 0, l.ownersN)
+	prev := format.ThreadID(0)
+	for len(b) > 0 {
+		bl, n := readOwner(b, prev)
+		if n == 0 {
+			panic(&SpillError{errOwnerRun})
+		}
+		out = append(out, bl)
+		prev, b = bl.Thread, b[n:]
+	}
+	return out
+}
+
+// OwnerCount is len(OwnersOf(l)), nothing read.
+func (l *Lock) OwnerCount() int {
+	if len(l.ownersSpill) > 0 {
+		return l.ownersN
+	}
+	return len(l.Owners)
+}

@@ -379,6 +379,18 @@ func (l *spanLog) add(s OwnerSpan, sp *spanSpill) {
 	}
 }
 
+// decode reads the span spanLog.add packed at b's start, its start against
+// s's (the span before it), into s; returns the bytes it took.
+func (s *OwnerSpan) decode(b []byte) int {
+	d, n1 := binary.Varint(b)
+	ln, n2 := binary.Uvarint(b[n1:])
+	o, n3 := binary.Uvarint(b[n1+n2:])
+	s.Start += format.Time(d)
+	s.End = s.Start + format.Time(ln)
+	s.Owner = format.ThreadID(o)
+	return n1 + n2 + n3
+}
+
 // spanBudget is the bytes of spans the logs hold in all, with a spill:
 // more, and each log of at least spanChunkMin goes out as a chunk (a 1 GB
 // recording has thousands of locks of less than spanChunkMax: 113 MB).
@@ -504,25 +516,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 	less := func(a, b *spanCursor) bool {
 		return a.s.Start < b.s.Start || a.s.Start == b.s.Start && a.run < b.run
 	}
-	down := func(i int) {
-		for {
-			j := 2*i + 1
-			if j >= len(h) {
-				return
-			}
-			if j+1 < len(h) && less(&h[j+1], &h[j]) {
-				j++
-			}
-			if !less(&h[j], &h[i]) {
-				return
-			}
-			h[i], h[j] = h[j], h[i]
-			i = j
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
+	heapify(h, less)
 	// cur is the union's last span, still growing (unionAdd's u[n-1]).
 	var cur OwnerSpan
 	have := false
@@ -547,7 +541,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		} else {
 			mg.read(l, &h[0])
 		}
-		down(0)
+		siftDown(h, 0, less)
 	}
 	if have {
 		emit(cur)
@@ -569,27 +563,13 @@ func (mg *spanMerge) read(l *spanLog, c *spanCursor) {
 		c.b = c.room
 		c.next++
 	}
-	b := c.b
-	d, n1 := binary.Varint(b)
-	ln, n2 := binary.Uvarint(b[n1:])
-	o, n3 := binary.Uvarint(b[n1+n2:])
-	c.s.Start += format.Time(d)
-	c.s.End = c.s.Start + format.Time(ln)
-	c.s.Owner = format.ThreadID(o)
-	c.b = b[n1+n2+n3:]
+	c.b = c.b[c.s.decode(c.b):]
 	c.left--
 }
 
 // read reads c's next span (its start packed against c.s.Start).
 func (l *spanLog) read(c *spanCursor) {
-	b := l.blocks[c.block][c.off:]
-	d, n1 := binary.Varint(b)
-	ln, n2 := binary.Uvarint(b[n1:])
-	o, n3 := binary.Uvarint(b[n1+n2:])
-	c.s.Start += format.Time(d)
-	c.s.End = c.s.Start + format.Time(ln)
-	c.s.Owner = format.ThreadID(o)
-	c.off += int32(n1 + n2 + n3)
+	c.off += int32(c.s.decode(l.blocks[c.block][c.off:]))
 	if int(c.off) == len(l.blocks[c.block]) {
 		c.block, c.off = c.block+1, 0
 	}
@@ -1015,4 +995,30 @@ func (sp *heldSpill) added(n int) {
 	// heldBudget more bytes (a pass at each span, over 1.33 M holders of
 	// a few bytes each, stalled c5G-slow5's report).
 	sp.bytes, sp.left = left, left
+}
+
+// heapify orders h as a binary heap by less (its least first).
+func heapify[T any](h []T, less func(a, b *T) bool) {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		siftDown(h, i, less)
+	}
+}
+
+// siftDown moves h[i] down to its place in the heap h (by less): after
+// the least was taken or read on.
+func siftDown[T any](h []T, i int, less func(a, b *T) bool) {
+	for {
+		j := 2*i + 1
+		if j >= len(h) {
+			return
+		}
+		if j+1 < len(h) && less(&h[j+1], &h[j]) {
+			j++
+		}
+		if !less(&h[j], &h[i]) {
+			return
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }

@@ -147,26 +147,8 @@ func (f *doingFold) mergedOn() []HeldOn {
 	}
 	f.onRuns = nil
 	h := cs
-	less := func(i, j int) bool { return compareOn(h[i].h, h[j].h) < 0 }
-	down := func(i int) {
-		for {
-			j := 2*i + 1
-			if j >= len(h) {
-				return
-			}
-			if j+1 < len(h) && less(j+1, j) {
-				j++
-			}
-			if !less(j, i) {
-				return
-			}
-			h[i], h[j] = h[j], h[i]
-			i = j
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
+	less := func(a, b *onCursor) bool { return compareOn(a.h, b.h) < 0 }
+	heapify(h, less)
 	var out []HeldOn
 	add := func(x HeldOn) {
 		if n := len(out); n > 0 && compareOn(out[n-1], x) == 0 {
@@ -186,7 +168,7 @@ func (f *doingFold) mergedOn() []HeldOn {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
-		down(0)
+		siftDown(h, 0, less)
 	}
 	return out
 }

@@ -166,26 +166,8 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	// A binary heap of the runs by their next owner's thread; the table
 	// is one more run, in memory.
 	h := cs
-	less := func(i, j int) bool { return h[i].bl.Thread < h[j].bl.Thread }
-	down := func(i int) {
-		for {
-			j := 2*i + 1
-			if j >= len(h) {
-				return
-			}
-			if j+1 < len(h) && less(j+1, j) {
-				j++
-			}
-			if !less(j, i) {
-				return
-			}
-			h[i], h[j] = h[j], h[i]
-			i = j
-		}
-	}
-	for i := len(h)/2 - 1; i >= 0; i-- {
-		down(i)
-	}
+	less := func(a, b *ownerCursor) bool { return a.bl.Thread < b.bl.Thread }
+	heapify(h, less)
 	add := func(bl Blame) {
 		if n := len(dst); n > 0 && dst[n-1].Thread == bl.Thread {
 			d := &dst[n-1]
@@ -207,7 +189,7 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 			h[0] = h[len(h)-1]
 			h = h[:len(h)-1]
 		}
-		down(0)
+		siftDown(h, 0, less)
 	}
 	a.ownerRuns = nil
 	return dst

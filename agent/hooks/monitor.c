@@ -81,7 +81,7 @@ static void monitor_wait_end(tstate *s, jobject o) {
     return;
   }
   if (!orca_recording()) {
-    if (s && !s->is_virtual) pending_wait_name(&s->pending, o);   // stopped while it waited
+    if (s && !s->is_virtual) pending_wait_left(&s->pending, o);   // stopped while it waited
     return;
   }
   // MonitorWaited has written the pair; a wait still open never waited

@@ -424,6 +424,47 @@ void test_pending(void) {
   finish(s, NULL, UNCLAIMED);   // freed here
   CHECK(registry == NULL, "the pinned part of an ended thread is still registered");
 
+  // The recording stopped while two threads waited (events off); one's wait
+  // native returned before the final walk: its Wait has no stack (the walk
+  // would see where it went next), the other's has the stack walked.
+  pending_tstate *left = calloc(1, sizeof *left), *still = calloc(1, sizeof *still);
+  pending_attach(left, 0x1111, 1);
+  pending_attach(still, 0x2222, 2);
+  left->ref = still->ref = (jthread)obj;
+  pending_wait(left, NULL, obj, 0x99, 4000, 0);
+  pending_wait(still, NULL, obj, 0x99, 4100, 0);
+  long nostack0 = counter_get(CNT_WAITS_WITHOUT_STACK);
+  pending_wait_returned(left);
+  pending_wait_left(left, obj);
+  pending_walk(INT64_MAX);
+  int64_t wts = 0;
+  int wf = -1, nw = 0;
+  for (int i = 0; i < RING_SHARDS; i++) {
+    size_t len;
+    const char *buf = ring_take(i, &len);
+    for (size_t off = 0; off < len;) {
+      const orca_rec *r = (const orca_rec *)(buf + off);
+      off += r->size;
+      if (r->kind != ORCA_EV_OBJECT_WAIT) continue;
+      nw++;
+      if (r->ts == 4000) wf = r->nframes;
+      else if (r->nframes != 1) wts = r->ts;
+    }
+  }
+  CHECK(nw == 2 && wf == 0 && wts == 0 && counter_get(CNT_WAITS_WITHOUT_STACK) == nostack0 + 1,
+        "the final walk after one wait's native returned: %d Waits (want 2), the left one's %d frames (want 0), the "
+        "other's stack missing at %lld, %ld written without a stack (want 1)",
+        nw, wf, (long long)wts, counter_get(CNT_WAITS_WITHOUT_STACK) - nostack0);
+  // Its next wait, in a recording again, is walked as any.
+  pending_wait(left, NULL, obj, 0x99, 5000, 0);
+  pending_walk(INT64_MAX);
+  wf = -1;
+  CHECK(taken_frames(ORCA_EV_OBJECT_WAIT, NULL, &wf) == 1 && wf == 1, "a new wait after one left: %d frames, want 1", wf);
+  CHECK(pending_detach(left, NULL, left) == 1 && pending_detach(still, NULL, still) == 1, "detach after the final walk");
+  free(left);
+  free(still);
+  drain();
+
   // A thread that ends with nothing held frees its own part.
   s = calloc(1, sizeof *s);
   pending_attach(s, 0x5678, 1);

@@ -59,6 +59,7 @@ static void forget_recording(pending_tstate *s, void *arg) {
   if (st == SLOT_PENDING || st == SLOT_TIMED) atomic_store_explicit(&s->entered_state, SLOT_EMPTY, REL);
   s->enter_obj = 0;
   s->enter_dropped = s->wait_dropped = 0;
+  atomic_store_explicit(&s->wait_left, 0, RLX);
   // A request the last recording's held thread left (it drained its queue).
   if (atomic_load_explicit(&s->held_state, ACQ) == HELD_CANCELLED) atomic_store_explicit(&s->held_state, HELD_EMPTY, REL);
   // An enter still awaiting its Entered callback when the last one stopped
@@ -324,6 +325,7 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
   }
   pending_thread_ref(s, env);   // once per thread: the walker walks from it
   atomic_store_explicit(&s->wait_arg, o, RLX);   // published by the store of SLOT_PENDING
+  atomic_store_explicit(&s->wait_left, 0, RLX);
   s->wait_obj = obj;
   s->wait_ms = ms > 0 ? ms : 0;
   atomic_store_explicit(&s->wait_ts, ts, RLX);
@@ -340,7 +342,9 @@ void pending_wait_returned(pending_tstate *s) {
   while (atomic_load(&s->wait_state) == SLOT_NAMING) sched_yield();
 }
 
-void pending_wait_name(pending_tstate *s, jobject o) {
+void pending_wait_left(pending_tstate *s, jobject o) {
+  // Before anything else: a walk under way reads it after its stack walk.
+  atomic_store(&s->wait_left, 1);
   if (!o || __atomic_load_n(&s->wait_obj, __ATOMIC_RELAXED) || atomic_load_explicit(&s->wait_state, ACQ) != SLOT_PENDING)
     return;
   // One aligned store the final flush reads whole (it reads the field
@@ -591,10 +595,11 @@ void pending_walk(int64_t old_before) {
           objclass_write(env, s->shard, s->hash, atomic_load_explicit(&s->wait_ts, RLX), arg, s->wait_obj);
         atomic_store_explicit(&s->wait_state, SLOT_BUSY, REL);
       }
-      int n = stack_capture(s->ref, 0, s->wait_frames, opt.depth);
-      // Its thread left the wait during the walk: the walk may have seen
-      // another place; the pair is written without a stack (counted).
-      s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED ? 0 : n;
+      int n = atomic_load(&s->wait_left) ? 0 : stack_capture(s->ref, 0, s->wait_frames, opt.depth);
+      // Its thread left the wait during the walk (it handed the wait over;
+      // or, the recording stopped, its native returned): the walk may have
+      // seen another place; the Wait is written without a stack (counted).
+      s->wait_n = atomic_load_explicit(&s->wait_state, ACQ) == SLOT_HANDED || atomic_load(&s->wait_left) ? 0 : n;
       if (!s->wait_n) counter_add(CNT_WAITS_WITHOUT_STACK, 1);
       put_wait(s);
       finish(s, env, WRITTEN);

@@ -57,6 +57,9 @@ typedef struct pending_tstate {
   // thread, whose wait native returns when it unmounts (24+, JEP 491):
   // the reference is then a slot its carrier reuses (issue 19).
   _Atomic(jobject) wait_arg;
+  // The wait native returned after the recording stopped (pending_wait_left):
+  // the thread is elsewhere when the final walk comes.
+  _Atomic int wait_left;
   jthread ref;          // global reference: the walker walks a long wait's stack
   int wait_n;
   orca_frame wait_frames[ORCA_MAX_DEPTH];
@@ -127,11 +130,14 @@ void pending_wait(pending_tstate *s, JNIEnv *env, jobject o, uint32_t obj, int64
 // forgotten, after the walker's naming from it if one is under way (a
 // single VM call).
 void pending_wait_returned(pending_tstate *s);
-// pending_wait_name: the wait native returned after the recording stopped
-// (its MonitorWaited will not come, events off) with its object not named
-// yet: named now from its argument, so the final flush does not write a
-// wait on no object.
-void pending_wait_name(pending_tstate *s, jobject o);
+// pending_wait_left: the wait native returned after the recording stopped
+// (its MonitorWaited will not come, events off). The wait is marked left,
+// so the final walk (writer_stop) writes its Wait without a stack: a walk
+// now would see wherever the thread went next (a Tomcat worker back in its
+// pool's queue, named as the place it waited on the monitor). Its object,
+// if not named yet, is named now from its argument, so the final flush
+// does not write a wait on no object.
+void pending_wait_left(pending_tstate *s, jobject o);
 // pending_wait's obj 0: the hash is taken when the wait ends (from o in
 // pending_waited) or by the walker. pending_waited writes the Wait (if still
 // deferred) and its Waited; nothing when the thread has no recorded wait

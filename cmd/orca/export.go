@@ -161,7 +161,13 @@ func runExport(u ui, args []string) error {
 		opt.Kinds = k
 	}
 
-	rec, res, err := buildRange(u, "export", ops[0], rf)
+	// The profiles read a thread at a time from the model's spill; the
+	// timelines hold every interval and edge, sorted by time.
+	var mo model.Options
+	if f.Profiles {
+		mo = export.SpilledOptions()
+	}
+	rec, res, err := buildRange(u, "export", ops[0], rf, mo)
 	if err != nil {
 		return err
 	}
@@ -209,7 +215,10 @@ func runExport(u ui, args []string) error {
 // the model of the range rf asks for (the whole recording without one),
 // and says on u.stderr which range it read, its progress when large, and
 // what makes the model miss events.
-func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *model.Result, error) {
+// buildRange builds the model of PREFIX arg (a range of it, rf) with
+// options mo, its progress on a terminal, in memory bounded as orca
+// report's (boundMemory).
+func buildRange(u ui, cmd, arg string, rf *rangeFlags, mo model.Options) (*reader.Recording, *model.Result, error) {
 	if err := rf.check(); err != nil {
 		return nil, nil, err
 	}
@@ -217,10 +226,6 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *mode
 	if err != nil {
 		return nil, nil, err
 	}
-	var mo model.Options
-	// export.OTLP reads neither the locks' figures, the edges nor the
-	// runnable time's split.
-	mo.NoEdges, mo.NoLockFigures, mo.NoRunSplit = cmd == "push", cmd == "push", cmd == "push"
 	if mo.Span, err = rf.span(rec); err != nil {
 		return nil, nil, err
 	}
@@ -230,6 +235,7 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags) (*reader.Recording, *mode
 	if size := readBytes(rec, mo.Span); size > progressMin {
 		mo.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
+	boundMemory()
 	res, err := model.Build(rec, mo)
 	if mo.Progress != nil {
 		mo.Progress(-1, 0)

@@ -5,9 +5,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
-// orca report's memory limit (docs/streaming.md, "The memory limit"). Go's
+// The memory limit of orca report, view, export and push (docs/streaming.md, "The memory limit"). Go's
 // collector lets the heap grow to twice what was live after the last
 // collection (GOGC=100): a report whose live heap peaks at 1.1 GB (1 GB of
 // compact events) reached 2.6 GB of RSS for 1.5 GB that was garbage. A soft
@@ -27,12 +28,16 @@ const (
 // boundMemory sets the limit and follows the live heap, unless the user
 // set GOMEMLIMIT or GOGC.
 func boundMemory() {
-	if userSetsMemory(os.LookupEnv) {
-		return
-	}
-	debug.SetMemoryLimit(memFloor)
-	go followLive()
+	boundOnce.Do(func() {
+		if userSetsMemory(os.LookupEnv) {
+			return
+		}
+		debug.SetMemoryLimit(memFloor)
+		go followLive()
+	})
 }
+
+var boundOnce sync.Once
 
 // userSetsMemory reports whether the environment sets the collector's
 // GOMEMLIMIT or GOGC.

@@ -105,7 +105,7 @@ func runPush(u ui, args []string) error {
 		return usagef("push: %v", err)
 	}
 	target.retryFor = *retryFor
-	rec, res, err := buildRange(u, "push", ops[0], rf)
+	rec, res, err := buildRange(u, "push", ops[0], rf, export.PushOptions())
 	if err != nil {
 		return err
 	}

@@ -92,6 +92,7 @@ func runView(u ui, args []string) error {
 	if size > viewProgressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
+	boundMemory()
 	loopback := web.IsLoopback(*addr)
 	wopt := web.Options{AllowAnyHost: !loopback, Follow: *follow}
 	// The index (docs/web.md): not of a recording that grows.

@@ -48,7 +48,23 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 	for st := range q.States {
 		q.States[st] = k.Has(model.State(st))
 	}
-	byStack := m.Filter(nil).StackClassTime(q)
+	// A thread at a time, its intervals read back from the spill of a
+	// Model built with SpilledOptions (as the viewer's flame graph).
+	byStack := map[model.StackClass]*model.StackTimes{}
+	var buf []model.Interval
+	for _, t := range m.Threads {
+		h := *t
+		h.Intervals = m.IntervalsOf(t, &buf)
+		for sc, acc := range (&model.View{Model: m, Threads: []*model.Thread{&h}}).StackClassTime(q) {
+			if sum := byStack[sc]; sum != nil {
+				for st := range acc {
+					sum[st] += acc[st]
+				}
+			} else {
+				byStack[sc] = acc
+			}
+		}
+	}
 	// Distinct stacks can fold to the same line (frames differing only
 	// in bytecode index): add them up.
 	byLine := map[string]format.Time{}

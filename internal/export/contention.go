@@ -27,10 +27,11 @@ type contention struct {
 // (Interval.ParkOwner), and it counts on the last park's unparker (or its
 // owner), as the report's blame (model's jucContention): Lock.Owners'
 // figures are the sums of these. The spans slice is reused between calls.
-func eachContention(m *model.Model, t *model.Thread, f func(c *contention)) {
+// ivs are t's intervals (Model.IntervalsOf).
+func eachContention(m *model.Model, t *model.Thread, ivs []model.Interval, f func(c *contention)) {
 	var c contention
-	for i := 0; i < len(t.Intervals); i++ {
-		iv := &t.Intervals[i]
+	for i := 0; i < len(ivs); i++ {
+		iv := &ivs[i]
 		switch {
 		case iv.State == model.Blocked:
 			c = contention{first: iv, open: iv.Open, count: iv.Other, spans: c.spans[:0]}
@@ -41,8 +42,8 @@ func eachContention(m *model.Model, t *model.Thread, f func(c *contention)) {
 		case iv.Acquire:
 			c = contention{first: iv, spans: c.spans[:0]}
 			from, last := iv.Start, iv
-			for j := i; j < len(t.Intervals); j++ {
-				p := &t.Intervals[j]
+			for j := i; j < len(ivs); j++ {
+				p := &ivs[j]
 				if j > i && !(p.State == model.Parked && p.Acquire && p.Object == iv.Object && p.Start-last.End <= model.ReparkGap) {
 					break
 				}

@@ -213,11 +213,33 @@ func kinds(opt Options, def Kinds) Kinds {
 	return opt.Kinds
 }
 
+// SpilledOptions are the model.Options for a build that the profile
+// formats (pprof, collapsed, OTLP) read in memory bounded by what is live,
+// not by the events (issue 34): each thread's intervals and samples go to
+// the model's spill as the fold goes and are read back a thread at a time
+// (Model.IntervalsOf, Model.SamplesOf), the locks' owner tables go there
+// too, and no edges are kept. The same bytes as from a Model in memory
+// (TestSpilledSameBytes). The timelines (perfetto, chrome) hold every
+// interval and edge at once, sorted by time: not for them.
+func SpilledOptions() model.Options {
+	return model.Options{NoEdges: true, Spill: true, DropIntervals: true, SpillOwners: true}
+}
+
+// PushOptions are SpilledOptions for orca push of a recording: OTLP reads
+// neither the locks' figures (lock order, hold times) nor the runnable
+// time's split either.
+func PushOptions() model.Options {
+	o := SpilledOptions()
+	o.NoLockFigures, o.NoRunSplit = true, true
+	return o
+}
+
 // Totals counts what an export of kinds holds: states (a state split into
 // segments counts once) and the time threads spent in them.
 func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
+	var buf []model.Interval
 	for _, t := range m.Threads {
-		for _, iv := range t.Intervals {
+		for _, iv := range m.IntervalsOf(t, &buf) {
 			if k.Has(iv.Shown()) {
 				total += iv.Duration()
 				if first(iv) {

@@ -254,6 +254,9 @@ type otlpBuilder struct {
 	fs   *frames
 	tn   threadNames
 	c    *OTLPCache // OTLPOptions.Cache
+	// ivBuf is the room a thread's intervals are read back into from a
+	// Model built with Options.DropIntervals (Model.IntervalsOf).
+	ivBuf []model.Interval
 
 	strs   map[string]int32
 	funcs  map[pprofFunc]int32
@@ -844,12 +847,13 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 		}
 	}
 	for _, t := range b.m.Threads {
+		ivs := b.m.IntervalsOf(t, &b.ivBuf)
 		if monitor != nil || juc != nil {
 			// A contention's delay goes to the owners it waited behind,
 			// each for its stretch, and it counts on the owner whose
 			// release let the thread in: the report's blame
 			// (eachContention).
-			eachContention(b.m, t, func(c *contention) {
+			eachContention(b.m, t, ivs, func(c *contention) {
 				kp := monitor
 				if c.first.Acquire {
 					kp = juc
@@ -868,8 +872,8 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 		if len(others) == 0 {
 			continue
 		}
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
+		for i := range ivs {
+			iv := &ivs[i]
 			for _, kp := range others {
 				if !kp.k.has(iv) {
 					continue

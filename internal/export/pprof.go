@@ -1,7 +1,6 @@
 package export
 
 import (
-	"fmt"
 	"io"
 
 	"github.com/google/pprof/profile"
@@ -78,6 +77,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		owners map[format.ThreadID]*profile.Sample
 	}
 	bases := map[pprofKey]*base{}
+	var pending []*profile.Sample // the thread's, in the order made
 	baseOf := func(t *model.Thread, iv *model.Interval, open bool) *base {
 		key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), open}
 		if b := bases[key]; b != nil {
@@ -148,12 +148,22 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			s.Label[AttrLockOwnerID] = []string{owner.String()}
 		}
 		b.owners[owner] = s
-		p.Sample = append(p.Sample, s)
+		pending = append(pending, s)
 		return s
 	}
+	// A thread's samples are final once its intervals are read (the
+	// bases are by thread): written then, and let go (pprofStream).
+	ps := newPProfStream(w)
+	var buf []model.Interval
 	for _, t := range m.Threads {
-		for k := range t.Intervals {
-			iv := &t.Intervals[k]
+		for _, s := range pending {
+			ps.sample(s.Location, s.Value, s.Label)
+		}
+		pending = pending[:0]
+		clear(bases)
+		ivs := m.IntervalsOf(t, &buf)
+		for k := range ivs {
+			iv := &ivs[k]
 			if !kind.Has(iv.Shown()) {
 				continue
 			}
@@ -184,13 +194,13 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			}
 		}
 	}
+	for _, s := range pending {
+		ps.sample(s.Location, s.Value, s.Label)
+	}
 	if note := cutNote(m); note != "" {
 		p.Comments = append(p.Comments, note)
 	}
-	if err := p.CheckValid(); err != nil {
-		return fmt.Errorf("building the pprof profile: %w", err)
-	}
-	return p.Write(w)
+	return ps.finish(p)
 }
 
 // PProfSamples writes a gzipped profile.proto of the threads' samples
@@ -220,29 +230,31 @@ func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profi
 	}
 	tab := newPProfTables(p)
 	fs := newFrames(rec, m)
+	ps := newPProfStream(w)
+	var locs []*profile.Location
+	var buf []model.Sample
 	for _, t := range m.Threads {
-		if len(t.Samples) == 0 {
+		// A Model built with Options.DropIntervals keeps them in its spill.
+		h := *t
+		if h.Samples = m.SamplesOf(t, &buf); len(h.Samples) == 0 {
 			continue
 		}
 		for _, k := range prof.sampleKinds() {
-			for _, ss := range t.SamplesByStack(k) {
-				s := &profile.Sample{Value: []int64{int64(ss.Samples), int64(ss.Weight)}, Label: map[string][]string{
-					"thread": {t.Name}, "thread_id": {t.ID.String()}, "sampled": {k.String()},
-				}}
+			for _, ss := range h.SamplesByStack(k) {
+				locs = locs[:0]
 				for _, f := range fs.stack(ss.Stack) {
-					s.Location = append(s.Location, tab.location(f))
+					locs = append(locs, tab.location(f))
 				}
-				p.Sample = append(p.Sample, s)
+				ps.sample(locs, []int64{int64(ss.Samples), int64(ss.Weight)}, map[string][]string{
+					"thread": {t.Name}, "thread_id": {t.ID.String()}, "sampled": {k.String()},
+				})
 			}
 		}
 	}
 	if note := cutNote(m); note != "" {
 		p.Comments = append(p.Comments, note)
 	}
-	if err := p.CheckValid(); err != nil {
-		return fmt.Errorf("building the pprof profile: %w", err)
-	}
-	return p.Write(w)
+	return ps.finish(p)
 }
 
 // pprofTables hold a profile's mapping, functions and locations, shared by

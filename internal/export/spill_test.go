@@ -1,0 +1,113 @@
+package export
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"orca/internal/model"
+	"orca/internal/reader"
+	"orca/internal/synth"
+	"orca/internal/testrec"
+)
+
+// TestSpilledSameBytes: the profile formats (pprof, collapsed, OTLP) and
+// the totals orca export prints are the same, byte for byte, from a Model
+// built with SpilledOptions (each thread's intervals and samples read
+// back from the spill a thread at a time, as orca export builds it) and
+// from one that holds every interval (as the tests load it), over the
+// model's, the report's and this package's cases and a synthetic
+// recording of every kind. It fails with any of the readers left on
+// Thread.Intervals or Thread.Samples, which such a Model leaves empty.
+func TestSpilledSameBytes(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
+		p, _ := filepath.Glob(g)
+		paths = append(paths, p...)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("%d cases", len(paths))
+	}
+	type rec struct {
+		name string
+		rec  *reader.Recording
+		mem  *model.Model
+	}
+	var recs []rec
+	for _, path := range paths {
+		r, m := load(t, path)
+		recs = append(recs, rec{path, r, m})
+	}
+	prefix := filepath.Join(t.TempDir(), "synthetic")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	r, res := testrec.Open(t, prefix)
+	recs = append(recs, rec{"synthetic", r, res.Model})
+	droppedSome := false
+	for _, c := range recs {
+		sp, err := model.Build(c.rec, SpilledOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		push, err := model.Build(c.rec, PushOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		m := sp.Model
+		for _, th := range m.Threads {
+			droppedSome = droppedSome || len(th.Intervals) == 0 && len(c.mem.Thread(th.ID).Intervals) > 0
+		}
+		for _, name := range []string{"pprof", "collapsed"} {
+			f, _ := Lookup(name)
+			for _, o := range []Options{{}, {Kinds: All}, {Profile: ProfileCPU}, {Profile: ProfileWall}} {
+				var want, got bytes.Buffer
+				errW := f.Write(&want, c.rec, c.mem, o)
+				errG := f.Write(&got, c.rec, m, o)
+				if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want.Bytes(), got.Bytes()) {
+					t.Errorf("%s: %s %+v: %d bytes (%v) from the spilled model, %d (%v) from the model in memory", c.name, name, o, got.Len(), errG, want.Len(), errW)
+				}
+			}
+		}
+		for _, o := range []OTLPOptions{{Samples: true, Host: "h", Version: "v"}, {Samples: true, From: c.mem.Start + (c.mem.End-c.mem.Start)/3, Partial: true}} {
+			want, errW := OTLP(c.rec, c.mem, o)
+			if errW != nil {
+				t.Fatalf("%s: OTLP: %v", c.name, errW)
+			}
+			wb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(want)
+			for _, b := range []struct {
+				name string
+				m    *model.Model
+			}{{"SpilledOptions", m}, {"PushOptions", push.Model}} {
+				got, err := OTLP(c.rec, b.m, o)
+				if err != nil {
+					t.Fatalf("%s: OTLP: %v", c.name, err)
+				}
+				gb, _ := proto.MarshalOptions{Deterministic: true}.Marshal(got)
+				if !bytes.Equal(wb, gb) {
+					t.Errorf("%s: OTLP from=%d: %d bytes from the model built with %s, %d from the model in memory", c.name, o.From, len(gb), b.name, len(wb))
+				}
+			}
+		}
+		for _, k := range []Kinds{Monitor, All} {
+			ws, wt := Totals(c.mem, k)
+			gs, gt := Totals(m, k)
+			if ws != gs || wt != gt {
+				t.Errorf("%s: Totals(%v): %d states %v from the spilled model, %d %v in memory", c.name, k, gs, gt, ws, wt)
+			}
+		}
+		for _, p := range []Profile{ProfileCPU, ProfileWall} {
+			ws, wt := SampleTotals(c.mem, p)
+			gs, gt := SampleTotals(m, p)
+			if ws != gs || wt != gt {
+				t.Errorf("%s: SampleTotals(%v): %d %v from the spilled model, %d %v in memory", c.name, p, gs, gt, ws, wt)
+			}
+		}
+	}
+	if !droppedSome {
+		t.Error("no thread's intervals were left in the spill: the test compares nothing spilled")
+	}
+}

@@ -22,6 +22,23 @@ type pprofKey struct {
 	open   bool
 }
 
+// pprofBase is what the samples of one pprofKey share, the owner aside:
+// a contention in a convoy waits behind hundreds of owners, so the owner
+// is looked up in its base's own small map.
+type pprofBase struct {
+	labels map[string][]string
+	locs   []*profile.Location
+	owners map[format.ThreadID]*pprofSample
+	head   []byte // pprofStream.sampleHead's, once a sample is written
+}
+
+// pprofSample is one sample of the blocking profile until it is written.
+type pprofSample struct {
+	b     *pprofBase
+	owner map[string][]string // the owner's labels, nil for none
+	value [2]int64
+}
+
 // maxOwners bounds the owners one thread's time at one stack and lock is
 // split between; the owners past them are one sample, otherOwners.
 const maxOwners = 16
@@ -68,28 +85,23 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	tab := newPProfTables(p)
 	location := tab.location
 
-	// A sample per base (stack, thread, object, state, open) and owner:
-	// a contention in a convoy waits behind hundreds of owners, so the
-	// owner is looked up in its base's own small map.
-	type base struct {
-		labels map[string][]string
-		locs   []*profile.Location
-		owners map[format.ThreadID]*profile.Sample
-	}
-	bases := map[pprofKey]*base{}
-	var pending []*profile.Sample // the thread's, in the order made
-	baseOf := func(t *model.Thread, iv *model.Interval, open bool) *base {
+	// A sample per base (stack, thread, object, state, open) and owner
+	// (pprofBase); a stack's locations are looked up once.
+	bases := map[pprofKey]*pprofBase{}
+	var pending []*pprofSample // the thread's, in the order made
+	stackLocs := map[model.StackID][]*profile.Location{}
+	baseOf := func(t *model.Thread, iv *model.Interval, open bool) *pprofBase {
 		key := pprofKey{iv.Stack, t.ID, iv.Object, iv.Shown(), open}
 		if b := bases[key]; b != nil {
 			return b
 		}
-		b := &base{labels: map[string][]string{
+		b := &pprofBase{labels: map[string][]string{
 			"thread":       {t.Name},
 			"thread_id":    {t.ID.String()},
 			"state":        {iv.Shown().String()},
 			AttrThreadName: {t.Name},
 			AttrThreadID:   {t.ID.String()},
-		}, owners: map[format.ThreadID]*profile.Sample{}}
+		}, owners: map[format.ThreadID]*pprofSample{}}
 		if iv.Object != 0 {
 			b.labels["lock"] = []string{iv.Object.String()}
 			b.labels[AttrLockID] = []string{iv.Object.String()}
@@ -111,13 +123,18 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		if a := otherAttr(iv.State); a != "" && iv.Other != 0 && iv.Shown() != model.Blocked {
 			b.labels[a] = []string{tn.name(iv.Other)}
 		}
-		for _, f := range fs.stack(iv.Stack) {
-			b.locs = append(b.locs, location(f))
+		locs, ok := stackLocs[iv.Stack]
+		if !ok {
+			for _, f := range fs.stack(iv.Stack) {
+				locs = append(locs, location(f))
+			}
+			stackLocs[iv.Stack] = locs
 		}
+		b.locs = locs
 		bases[key] = b
 		return b
 	}
-	sample := func(b *base, owner format.ThreadID) *profile.Sample {
+	sample := func(b *pprofBase, owner format.ThreadID) *pprofSample {
 		if s := b.owners[owner]; s != nil {
 			return s
 		}
@@ -131,21 +148,16 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 				return s
 			}
 		}
-		s := &profile.Sample{Value: []int64{0, 0}, Location: b.locs, Label: make(map[string][]string, len(b.labels)+1)}
-		for k, v := range b.labels {
-			s.Label[k] = v
-		}
+		s := &pprofSample{b: b}
 		switch owner {
 		case 0:
 		case otherOwners:
-			s.Label["owner"] = []string{otherOwnersLabel}
-			s.Label[AttrLockOwnerName] = []string{otherOwnersLabel}
+			s.owner = map[string][]string{"owner": {otherOwnersLabel}, AttrLockOwnerName: {otherOwnersLabel}}
 		default:
-			s.Label["owner"] = []string{tn.full(owner)}
+			s.owner = map[string][]string{"owner": {tn.full(owner)}, AttrLockOwnerID: {owner.String()}}
 			if n := tn.name(owner); n != "" {
-				s.Label[AttrLockOwnerName] = []string{n}
+				s.owner[AttrLockOwnerName] = []string{n}
 			}
-			s.Label[AttrLockOwnerID] = []string{owner.String()}
 		}
 		b.owners[owner] = s
 		pending = append(pending, s)
@@ -154,12 +166,19 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 	// A thread's samples are final once its intervals are read (the
 	// bases are by thread): written then, and let go (pprofStream).
 	ps := newPProfStream(w)
-	var buf []model.Interval
-	for _, t := range m.Threads {
+	write := func() {
 		for _, s := range pending {
-			ps.sample(s.Location, s.Value, s.Label)
+			b := s.b
+			if b.head == nil {
+				b.head = ps.sampleHead(nil, b.locs, b.labels)
+			}
+			ps.sample(b.head, s.value[:], s.owner)
 		}
 		pending = pending[:0]
+	}
+	var buf []model.Interval
+	for _, t := range m.Threads {
+		write()
 		clear(bases)
 		ivs := m.IntervalsOf(t, &buf)
 		for k := range ivs {
@@ -171,9 +190,9 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			if iv.Shown() != model.Blocked {
 				s := sample(b, 0)
 				if first(*iv) {
-					s.Value[0]++
+					s.value[0]++
 				}
-				s.Value[1] += int64(iv.Duration())
+				s.value[1] += int64(iv.Duration())
 				continue
 			}
 			// A contention's time goes to the owners it waited behind,
@@ -184,19 +203,17 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			// parked more than once counts per park here, its re-park
 			// gaps uncounted; the report and orca push count it once,
 			// gaps included: eachContention.)
-			var last *profile.Sample
+			var last *pprofSample
 			for sp := range m.BlameSpans(t.ID, iv) {
 				last = sample(b, sp.Owner)
-				last.Value[1] += int64(sp.End - sp.Start)
+				last.value[1] += int64(sp.End - sp.Start)
 			}
 			if last != nil && first(*iv) {
-				last.Value[0]++
+				last.value[0]++
 			}
 		}
 	}
-	for _, s := range pending {
-		ps.sample(s.Location, s.Value, s.Label)
-	}
+	write()
 	if note := cutNote(m); note != "" {
 		p.Comments = append(p.Comments, note)
 	}
@@ -245,9 +262,9 @@ func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profi
 				for _, f := range fs.stack(ss.Stack) {
 					locs = append(locs, tab.location(f))
 				}
-				ps.sample(locs, []int64{int64(ss.Samples), int64(ss.Weight)}, map[string][]string{
+				ps.sample(ps.sampleHead(nil, locs, map[string][]string{
 					"thread": {t.Name}, "thread_id": {t.ID.String()}, "sampled": {k.String()},
-				})
+				}), []int64{int64(ss.Samples), int64(ss.Weight)}, nil)
 			}
 		}
 	}

@@ -117,11 +117,17 @@ type OTLPCache struct {
 	// sight: locs[g] is location g, locFn[g] its function's number;
 	// stackLocs[id] stack id's locations (nil: not worked out, or
 	// partial).
-	locOf     map[pprofLoc]int32
+	locOf     map[fnLine]int32
 	locs      []pprofLoc
 	locFn     []int32
 	funcOf    map[pprofFunc]int32
+	funcs     []pprofFunc // by number
 	stackLocs [][]int32
+	// frameLocs: a frame's location; methods: a method's function.
+	frameLocs map[format.Frame]int32
+	methods   map[format.MethodID]methodFn
+	noStack   int32 // the location of a stack without frames plus one, 0 before its first
+
 	// A request's index of a location, function and stack in its
 	// dictionary's tables: locIdx[g] where locGen[g] is gen, the
 	// request's number.
@@ -139,7 +145,8 @@ type OTLPCache struct {
 
 // NewOTLPCache returns an empty cache for a series of requests.
 func NewOTLPCache() *OTLPCache {
-	return &OTLPCache{stacks: reader.NewStackTable(), locOf: map[pprofLoc]int32{}, funcOf: map[pprofFunc]int32{},
+	return &OTLPCache{stacks: reader.NewStackTable(), locOf: map[fnLine]int32{}, funcOf: map[pprofFunc]int32{},
+		frameLocs: map[format.Frame]int32{}, methods: map[format.MethodID]methodFn{},
 		fs: &frames{frames: map[format.Frame]*frame{}, stacks: map[model.StackID][]*frame{}, keep: true}}
 }
 
@@ -147,31 +154,40 @@ func NewOTLPCache() *OTLPCache {
 // (model.Options.Stacks).
 func (c *OTLPCache) Stacks() *reader.StackTable { return c.stacks }
 
-// locations returns stack id's locations, by the cache's numbers.
+// locations returns stack id's locations, by the cache's numbers. A
+// frame is numbered once (frameLocs), and a method's function once
+// (methods): a location's strings are made and looked up at its method's
+// first sight, not for each of its frames in every stack.
 func (c *OTLPCache) locations(id model.StackID) []int32 {
 	if int(id) < len(c.stackLocs) && c.stackLocs[id] != nil {
 		return c.stackLocs[id]
 	}
-	fr := c.fs.stack(id)
+	var fr []format.Frame
+	if int(id) < len(c.fs.m.Stacks) {
+		fr = c.fs.m.Stacks[id]
+	}
+	if len(fr) == 0 {
+		// noStack is every exporter's: numbered here, not in it.
+		if c.noStack == 0 {
+			c.noStack = c.locAt(c.fn(noStack), noStack) + 1
+		}
+		return []int32{c.noStack - 1}
+	}
 	out := make([]int32, len(fr))
+	partial := false
 	for i, f := range fr {
-		lk := pprofLoc{pprofFunc{f.name, f.sig, f.file}, f.line}
-		g, ok := c.locOf[lk]
+		g, ok := c.frameLocs[f]
 		if !ok {
-			fn, ok := c.funcOf[lk.fn]
-			if !ok {
-				fn = int32(len(c.funcOf))
-				c.funcOf[lk.fn] = fn
-				c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
+			var p bool
+			g, p = c.frameLoc(f)
+			if !p {
+				c.frameLocs[f] = g
 			}
-			g = int32(len(c.locs))
-			c.locOf[lk] = g
-			c.locs, c.locFn = append(c.locs, lk), append(c.locFn, fn)
-			c.locGen, c.locIdx = append(c.locGen, 0), append(c.locIdx, 0)
+			partial = partial || p
 		}
 		out[i] = g
 	}
-	if _, kept := c.fs.stacks[id]; kept {
+	if !partial {
 		for int(id) >= len(c.stackLocs) {
 			c.stackLocs = append(c.stackLocs, nil)
 		}
@@ -179,6 +195,66 @@ func (c *OTLPCache) locations(id model.StackID) []int32 {
 	}
 	return out
 }
+
+// methodFn is a method's function number in OTLPCache.methods; lines:
+// its frames have source lines (a Java method's, not a native one's).
+type methodFn struct {
+	fn    int32
+	lines bool
+}
+
+// frameLoc returns the number of f's location; partial: f's method or
+// class is not in the recording's tables yet (frame.partial), so it is
+// not kept.
+func (c *OTLPCache) frameLoc(f format.Frame) (int32, bool) {
+	mf, ok := c.methods[f.Method]
+	if !ok {
+		r := c.fs.frame(f)
+		fn := c.fn(r)
+		if r.partial {
+			return c.locAt(fn, r), true
+		}
+		cls := c.fs.rec.ClassName(f.Method)
+		mf = methodFn{fn: fn, lines: !format.IsNativeClass(cls)}
+		c.methods[f.Method] = mf
+		return c.locAt(fn, r), false
+	}
+	line := 0
+	if mf.lines {
+		_, line = c.fs.rec.Line(f)
+	}
+	return c.locAt(mf.fn, &frame{line: line}), false
+}
+
+// fn returns the number of f's function, numbering it at first sight.
+func (c *OTLPCache) fn(f *frame) int32 {
+	k := pprofFunc{f.name, f.sig, f.file}
+	fn, ok := c.funcOf[k]
+	if !ok {
+		fn = int32(len(c.funcs))
+		c.funcOf[k] = fn
+		c.funcs = append(c.funcs, k)
+		c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
+	}
+	return fn
+}
+
+// locAt returns the number of the location of function fn at f's line,
+// numbering it at first sight.
+func (c *OTLPCache) locAt(fn int32, f *frame) int32 {
+	k := fnLine{fn, int32(f.line)}
+	g, ok := c.locOf[k]
+	if !ok {
+		g = int32(len(c.locs))
+		c.locOf[k] = g
+		c.locs, c.locFn = append(c.locs, pprofLoc{c.funcs[fn], f.line}), append(c.locFn, fn)
+		c.locGen, c.locIdx = append(c.locGen, 0), append(c.locIdx, 0)
+	}
+	return g
+}
+
+// fnLine is a location: a function's number and a line.
+type fnLine struct{ fn, line int32 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
 // blocking with states in it, a Profile of contentions/count and one of

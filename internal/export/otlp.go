@@ -122,6 +122,7 @@ type OTLPCache struct {
 	locFn     []int32
 	funcOf    map[pprofFunc]int32
 	funcs     []pprofFunc // by number
+	sysNames  []string    // by number: the name with the signature, "" for none
 	stackLocs [][]int32
 	// frameLocs: a frame's location; methods: a method's function.
 	frameLocs map[format.Frame]int32
@@ -234,6 +235,11 @@ func (c *OTLPCache) fn(f *frame) int32 {
 		fn = int32(len(c.funcs))
 		c.funcOf[k] = fn
 		c.funcs = append(c.funcs, k)
+		sys := ""
+		if k.sig != "" {
+			sys = k.name + k.sig
+		}
+		c.sysNames = append(c.sysNames, sys)
 		c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
 	}
 	return fn
@@ -371,6 +377,11 @@ type otlpBuilder struct {
 	attrBuf   []int32
 	pairArena arena[statePair]
 	attrArena arena[attrMsgs]
+	// The dictionary's stacks, locations and functions (cachedStack): a
+	// push's first sight of each is a message of its own.
+	stackArena arena[profpb.Stack]
+	locArena   arena[locMsgs]
+	funcArena  arena[profpb.Function]
 	// The kinds' pairs of samples by key (states), by otlpKinds' index,
 	// and the samples' (samples): kept with the builder (OTLPCache.kept).
 	kindPairs   []map[stateKey]*statePair
@@ -407,6 +418,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
 			attrBuf: make([]int32, 0, 16)}
 		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 16384, 16384, 4096, 256, 256
+		b.stackArena.size, b.locArena.size, b.funcArena.size = 256, 256, 256
 		for i := range b.kindPairs {
 			b.kindPairs[i] = map[stateKey]*statePair{}
 		}
@@ -487,6 +499,9 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	b.intArena.reset()
 	b.pairArena.reset()
 	b.attrArena.reset()
+	b.stackArena.reset()
+	b.locArena.reset()
+	b.funcArena.reset()
 }
 
 // arena hands out slices of T, zeroed, from blocks of size it keeps:
@@ -721,7 +736,8 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 		return c.stackIdx[id]
 	}
 	locs := c.locations(id)
-	st := &profpb.Stack{LocationIndices: make([]int32, len(locs))}
+	st := &b.stackArena.take(1)[0]
+	st.LocationIndices = b.intArena.take(len(locs))
 	for i, g := range locs {
 		if c.locGen[g] == c.gen {
 			st.LocationIndices[i] = c.locIdx[g]
@@ -729,9 +745,10 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 		}
 		lk, fn := c.locs[g], c.locFn[g]
 		if c.funcGen[fn] != c.gen {
-			f := &profpb.Function{NameStrindex: b.str(lk.fn.name), FilenameStrindex: b.str(lk.fn.file)}
-			if lk.fn.sig != "" {
-				f.SystemNameStrindex = b.str(lk.fn.name + lk.fn.sig)
+			f := &b.funcArena.take(1)[0]
+			f.NameStrindex, f.FilenameStrindex = b.str(lk.fn.name), b.str(lk.fn.file)
+			if sys := c.sysNames[fn]; sys != "" {
+				f.SystemNameStrindex = b.str(sys)
 			}
 			c.funcGen[fn], c.funcIdx[fn] = c.gen, int32(len(b.dict.FunctionTable))
 			b.dict.FunctionTable = append(b.dict.FunctionTable, f)
@@ -741,13 +758,23 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 			f.StartLine = int64(lk.line)
 		}
 		c.locGen[g], c.locIdx[g] = c.gen, int32(len(b.dict.LocationTable))
-		b.dict.LocationTable = append(b.dict.LocationTable, &profpb.Location{
-			Lines: []*profpb.Line{{FunctionIndex: fi, Line: int64(lk.line)}}})
+		lm := &b.locArena.take(1)[0]
+		lm.line.FunctionIndex, lm.line.Line = fi, int64(lk.line)
+		lm.lines[0] = &lm.line
+		lm.loc.Lines = lm.lines[:]
+		b.dict.LocationTable = append(b.dict.LocationTable, &lm.loc)
 		st.LocationIndices[i] = c.locIdx[g]
 	}
 	c.stackGen[id], c.stackIdx[id] = c.gen, int32(len(b.dict.StackTable))
 	b.dict.StackTable = append(b.dict.StackTable, st)
 	return c.stackIdx[id]
+}
+
+// locMsgs are the messages of a location of one line, allocated together.
+type locMsgs struct {
+	loc   profpb.Location
+	line  profpb.Line
+	lines [1]*profpb.Line
 }
 
 // at returns t as Unix ns.

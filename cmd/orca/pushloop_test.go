@@ -451,7 +451,11 @@ func processCPU(tb testing.TB) int64 {
 // orca record's pushes are 10 s apart (the runtime's background work
 // between them, its scavenger, is in the CPU counted; the sleep is not).
 // With ORCA_BENCH_PUSH_COMPRESSION=none the bodies are not gzipped
-// (--otlp-compression none).
+// (--otlp-compression none). With ORCA_BENCH_PUSH_WARM=1 each replay's
+// pusher starts with what the replay before kept (the OTLP cache, the
+// decoding's buffers, the fold's and the bodies' memory), as the pushes
+// of a long orca record do: without it, each replay's first push
+// resolves every stack and grows every table from nothing.
 func BenchmarkPushLoopDisk(b *testing.B) {
 	src := os.Getenv("ORCA_BENCH_PUSH")
 	if src == "" {
@@ -469,6 +473,8 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 	b.SetBytes(total)
 	gap, _ := time.ParseDuration(os.Getenv("ORCA_BENCH_PUSH_GAP"))
 	plain := os.Getenv("ORCA_BENCH_PUSH_COMPRESSION") == "none"
+	warm := os.Getenv("ORCA_BENCH_PUSH_WARM") != ""
+	var kept *pusher
 	var ms0, ms1 runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms0)
@@ -488,6 +494,12 @@ func BenchmarkPushLoopDisk(b *testing.B) {
 		if plain {
 			p.target = &otlpTarget{plain: true}
 		}
+		if warm && kept != nil { // the last replay's pusher, on this recording
+			p = kept
+			p.prefix, p.rec, p.lastSeq, p.from, p.origin, p.huffOff = prefix, nil, 0, 0, 0, false
+			p.sent, p.sentB, p.chunks = 0, 0, 0
+		}
+		kept = p
 		for i, s := range seqs {
 			c0 := processCPU(b)
 			copyChunk(b, format.ChunkFileName(src, s), format.ChunkFileName(prefix, uint64(i+1)))

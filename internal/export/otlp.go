@@ -117,11 +117,18 @@ type OTLPCache struct {
 	// sight: locs[g] is location g, locFn[g] its function's number;
 	// stackLocs[id] stack id's locations (nil: not worked out, or
 	// partial).
-	locOf     map[pprofLoc]int32
+	locOf     map[fnLine]int32
 	locs      []pprofLoc
 	locFn     []int32
 	funcOf    map[pprofFunc]int32
+	funcs     []pprofFunc // by number
+	sysNames  []string    // by number: the name with the signature, "" for none
 	stackLocs [][]int32
+	// frameLocs: a frame's location; methods: a method's function.
+	frameLocs map[format.Frame]int32
+	methods   map[format.MethodID]methodFn
+	noStack   int32 // the location of a stack without frames plus one, 0 before its first
+
 	// A request's index of a location, function and stack in its
 	// dictionary's tables: locIdx[g] where locGen[g] is gen, the
 	// request's number.
@@ -139,7 +146,8 @@ type OTLPCache struct {
 
 // NewOTLPCache returns an empty cache for a series of requests.
 func NewOTLPCache() *OTLPCache {
-	return &OTLPCache{stacks: reader.NewStackTable(), locOf: map[pprofLoc]int32{}, funcOf: map[pprofFunc]int32{},
+	return &OTLPCache{stacks: reader.NewStackTable(), locOf: map[fnLine]int32{}, funcOf: map[pprofFunc]int32{},
+		frameLocs: map[format.Frame]int32{}, methods: map[format.MethodID]methodFn{},
 		fs: &frames{frames: map[format.Frame]*frame{}, stacks: map[model.StackID][]*frame{}, keep: true}}
 }
 
@@ -147,31 +155,40 @@ func NewOTLPCache() *OTLPCache {
 // (model.Options.Stacks).
 func (c *OTLPCache) Stacks() *reader.StackTable { return c.stacks }
 
-// locations returns stack id's locations, by the cache's numbers.
+// locations returns stack id's locations, by the cache's numbers. A
+// frame is numbered once (frameLocs), and a method's function once
+// (methods): a location's strings are made and looked up at its method's
+// first sight, not for each of its frames in every stack.
 func (c *OTLPCache) locations(id model.StackID) []int32 {
 	if int(id) < len(c.stackLocs) && c.stackLocs[id] != nil {
 		return c.stackLocs[id]
 	}
-	fr := c.fs.stack(id)
+	var fr []format.Frame
+	if int(id) < len(c.fs.m.Stacks) {
+		fr = c.fs.m.Stacks[id]
+	}
+	if len(fr) == 0 {
+		// noStack is every exporter's: numbered here, not in it.
+		if c.noStack == 0 {
+			c.noStack = c.locAt(c.fn(noStack), noStack) + 1
+		}
+		return []int32{c.noStack - 1}
+	}
 	out := make([]int32, len(fr))
+	partial := false
 	for i, f := range fr {
-		lk := pprofLoc{pprofFunc{f.name, f.sig, f.file}, f.line}
-		g, ok := c.locOf[lk]
+		g, ok := c.frameLocs[f]
 		if !ok {
-			fn, ok := c.funcOf[lk.fn]
-			if !ok {
-				fn = int32(len(c.funcOf))
-				c.funcOf[lk.fn] = fn
-				c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
+			var p bool
+			g, p = c.frameLoc(f)
+			if !p {
+				c.frameLocs[f] = g
 			}
-			g = int32(len(c.locs))
-			c.locOf[lk] = g
-			c.locs, c.locFn = append(c.locs, lk), append(c.locFn, fn)
-			c.locGen, c.locIdx = append(c.locGen, 0), append(c.locIdx, 0)
+			partial = partial || p
 		}
 		out[i] = g
 	}
-	if _, kept := c.fs.stacks[id]; kept {
+	if !partial {
 		for int(id) >= len(c.stackLocs) {
 			c.stackLocs = append(c.stackLocs, nil)
 		}
@@ -179,6 +196,71 @@ func (c *OTLPCache) locations(id model.StackID) []int32 {
 	}
 	return out
 }
+
+// methodFn is a method's function number in OTLPCache.methods; lines:
+// its frames have source lines (a Java method's, not a native one's).
+type methodFn struct {
+	fn    int32
+	lines bool
+}
+
+// frameLoc returns the number of f's location; partial: f's method or
+// class is not in the recording's tables yet (frame.partial), so it is
+// not kept.
+func (c *OTLPCache) frameLoc(f format.Frame) (int32, bool) {
+	mf, ok := c.methods[f.Method]
+	if !ok {
+		r := c.fs.frame(f)
+		fn := c.fn(r)
+		if r.partial {
+			return c.locAt(fn, r), true
+		}
+		cls := c.fs.rec.ClassName(f.Method)
+		mf = methodFn{fn: fn, lines: !format.IsNativeClass(cls)}
+		c.methods[f.Method] = mf
+		return c.locAt(fn, r), false
+	}
+	line := 0
+	if mf.lines {
+		_, line = c.fs.rec.Line(f)
+	}
+	return c.locAt(mf.fn, &frame{line: line}), false
+}
+
+// fn returns the number of f's function, numbering it at first sight.
+func (c *OTLPCache) fn(f *frame) int32 {
+	k := pprofFunc{f.name, f.sig, f.file}
+	fn, ok := c.funcOf[k]
+	if !ok {
+		fn = int32(len(c.funcs))
+		c.funcOf[k] = fn
+		c.funcs = append(c.funcs, k)
+		sys := ""
+		if k.sig != "" {
+			sys = k.name + k.sig
+		}
+		c.sysNames = append(c.sysNames, sys)
+		c.funcGen, c.funcIdx = append(c.funcGen, 0), append(c.funcIdx, 0)
+	}
+	return fn
+}
+
+// locAt returns the number of the location of function fn at f's line,
+// numbering it at first sight.
+func (c *OTLPCache) locAt(fn int32, f *frame) int32 {
+	k := fnLine{fn, int32(f.line)}
+	g, ok := c.locOf[k]
+	if !ok {
+		g = int32(len(c.locs))
+		c.locOf[k] = g
+		c.locs, c.locFn = append(c.locs, pprofLoc{c.funcs[fn], f.line}), append(c.locFn, fn)
+		c.locGen, c.locIdx = append(c.locGen, 0), append(c.locIdx, 0)
+	}
+	return g
+}
+
+// fnLine is a location: a function's number and a line.
+type fnLine struct{ fn, line int32 }
 
 // OTLP builds one OTLP profiles export request of the model: per kind of
 // blocking with states in it, a Profile of contentions/count and one of
@@ -298,6 +380,11 @@ type otlpBuilder struct {
 	attrBuf   []int32
 	pairArena arena[statePair]
 	attrArena arena[attrMsgs]
+	// The dictionary's stacks, locations and functions (cachedStack): a
+	// push's first sight of each is a message of its own.
+	stackArena arena[profpb.Stack]
+	locArena   arena[locMsgs]
+	funcArena  arena[profpb.Function]
 	// The kinds' pairs of samples by key (states), by otlpKinds' index,
 	// and the samples' (samples): kept with the builder (OTLPCache.kept).
 	kindPairs   []map[stateKey]*statePair
@@ -334,6 +421,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
 			attrBuf: make([]int32, 0, 16)}
 		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 16384, 16384, 4096, 256, 256
+		b.stackArena.size, b.locArena.size, b.funcArena.size = 256, 256, 256
 		for i := range b.kindPairs {
 			b.kindPairs[i] = map[stateKey]*statePair{}
 		}
@@ -414,6 +502,9 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	b.intArena.reset()
 	b.pairArena.reset()
 	b.attrArena.reset()
+	b.stackArena.reset()
+	b.locArena.reset()
+	b.funcArena.reset()
 }
 
 // arena hands out slices of T, zeroed, from blocks of size it keeps:
@@ -648,7 +739,8 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 		return c.stackIdx[id]
 	}
 	locs := c.locations(id)
-	st := &profpb.Stack{LocationIndices: make([]int32, len(locs))}
+	st := &b.stackArena.take(1)[0]
+	st.LocationIndices = b.intArena.take(len(locs))
 	for i, g := range locs {
 		if c.locGen[g] == c.gen {
 			st.LocationIndices[i] = c.locIdx[g]
@@ -656,9 +748,10 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 		}
 		lk, fn := c.locs[g], c.locFn[g]
 		if c.funcGen[fn] != c.gen {
-			f := &profpb.Function{NameStrindex: b.str(lk.fn.name), FilenameStrindex: b.str(lk.fn.file)}
-			if lk.fn.sig != "" {
-				f.SystemNameStrindex = b.str(lk.fn.name + lk.fn.sig)
+			f := &b.funcArena.take(1)[0]
+			f.NameStrindex, f.FilenameStrindex = b.str(lk.fn.name), b.str(lk.fn.file)
+			if sys := c.sysNames[fn]; sys != "" {
+				f.SystemNameStrindex = b.str(sys)
 			}
 			c.funcGen[fn], c.funcIdx[fn] = c.gen, int32(len(b.dict.FunctionTable))
 			b.dict.FunctionTable = append(b.dict.FunctionTable, f)
@@ -668,13 +761,23 @@ func (b *otlpBuilder) cachedStack(id model.StackID) int32 {
 			f.StartLine = int64(lk.line)
 		}
 		c.locGen[g], c.locIdx[g] = c.gen, int32(len(b.dict.LocationTable))
-		b.dict.LocationTable = append(b.dict.LocationTable, &profpb.Location{
-			Lines: []*profpb.Line{{FunctionIndex: fi, Line: int64(lk.line)}}})
+		lm := &b.locArena.take(1)[0]
+		lm.line.FunctionIndex, lm.line.Line = fi, int64(lk.line)
+		lm.lines[0] = &lm.line
+		lm.loc.Lines = lm.lines[:]
+		b.dict.LocationTable = append(b.dict.LocationTable, &lm.loc)
 		st.LocationIndices[i] = c.locIdx[g]
 	}
 	c.stackGen[id], c.stackIdx[id] = c.gen, int32(len(b.dict.StackTable))
 	b.dict.StackTable = append(b.dict.StackTable, st)
 	return c.stackIdx[id]
+}
+
+// locMsgs are the messages of a location of one line, allocated together.
+type locMsgs struct {
+	loc   profpb.Location
+	line  profpb.Line
+	lines [1]*profpb.Line
 }
 
 // at returns t as Unix ns.

@@ -404,3 +404,48 @@ func goldenSample(s otlptest.Sample) string {
 	}
 	return fmt.Sprintf("%s %s/%s [%s] {%s} %s\n", s.Kind, s.Type, s.Unit, strings.Join(frames, ";"), strings.Join(attrs, " "), strings.Join(vals, " "))
 }
+
+// TestOTLPCacheLearnsMethods: a frame whose method the recording's tables
+// do not have yet (a push's: the agent writes .methods as it goes) is not
+// kept numbered by an OTLPCache: the next request of the series names it
+// once the table has it. Each request is the one built without a cache,
+// byte for byte (OTLPCache numbers a frame's location and a method's
+// function once, frameLoc).
+func TestOTLPCacheLearnsMethods(t *testing.T) {
+	rec, _ := loadAll(t)
+	const late = format.MethodID(0x2A) // testdata/all.txtar's unknown method
+	if rec.Methods[late] != nil {
+		t.Fatal("method 0x2A is known: the test needs it unknown")
+	}
+	var known *format.Method
+	for _, m := range rec.Methods {
+		if known == nil || m.ID < known.ID {
+			known = m
+		}
+	}
+	cache := NewOTLPCache()
+	cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := OTLPOptions{Samples: true}
+	oc := o
+	oc.Cache = cache
+	for _, step := range []string{"unknown", "learnt"} {
+		if step == "learnt" {
+			rec.Methods[late] = &format.Method{ID: late, Name: "learntLate", Signature: "()V", Class: known.Class}
+		}
+		want := otlpBytes(t, rec, plain.Model, o)
+		got := otlpBytes(t, rec, cached.Model, oc)
+		if !bytes.Equal(got, want) {
+			t.Errorf("method %s: the request through the OTLPCache differs (%d bytes, %d without)", step, len(got), len(want))
+		}
+		if named := bytes.Contains(got, []byte("learntLate")); named != (step == "learnt") {
+			t.Errorf("method %s: the request names it: %v", step, named)
+		}
+	}
+}

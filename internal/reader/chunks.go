@@ -398,6 +398,7 @@ func (e *each) newDecoder(chunk int64) *decoder {
 	d := &decoder{sc: newStackCache()}
 	if e.compact {
 		d.cp = newCompactRecords(e.name, size)
+		d.cp.noDefs = true // nothing reads them (Events.Definitions does)
 	} else {
 		d.rr = newRecords(bytes.NewReader(nil), e.name, size)
 	}

@@ -80,6 +80,9 @@ type compactRecords struct {
 	// (format.TagMethod, format.TagClass; nil before the first), kept
 	// across reset and the files of a bounded recording.
 	defs *chunkDefs
+	// noDefs: the definitions are skipped, not kept: EachEvent's
+	// decoders (only Events.Definitions reads them).
+	noDefs bool
 	// texts: the names and classes decoded, by their bytes (intern),
 	// kept across reset.
 	texts map[string]string
@@ -100,11 +103,9 @@ type chunkDefs struct {
 // record): its id is its second field, as in .methods and .classtable.
 // It returns why the line is malformed, or "".
 func (c *chunkDefs) add(tag byte, line []byte) string {
-	_, rest, ok := bytes.Cut(line, []byte{','})
-	id, _, ok2 := bytes.Cut(rest, []byte{','})
-	v, ok3 := parseHex(id)
-	if !ok || !ok2 || !ok3 {
-		return fmt.Sprintf("definition (tag 0x%02X) without an id: %s", tag, show(line))
+	v, msg := defID(tag, line)
+	if msg != "" {
+		return msg
 	}
 	m := c.methods
 	if tag == format.TagClass {
@@ -112,6 +113,17 @@ func (c *chunkDefs) add(tag byte, line []byte) string {
 	}
 	m[v] = append(m[v][:0], line...)
 	return ""
+}
+
+// defID returns a definition's id, its second field, or why it has none.
+func defID(tag byte, line []byte) (uint32, string) {
+	_, rest, ok := bytes.Cut(line, []byte{','})
+	id, _, ok2 := bytes.Cut(rest, []byte{','})
+	v, ok3 := parseHex(id)
+	if !ok || !ok2 || !ok3 {
+		return 0, fmt.Sprintf("definition (tag 0x%02X) without an id: %s", tag, show(line))
+	}
+	return v, ""
 }
 
 // kindLayout is a kind's fields and their wire types, as a descriptor
@@ -170,7 +182,7 @@ func (r *compactRecords) reset(src io.Reader, base, limit int64, sc *stackCache)
 		version = 0
 	}
 	*r = compactRecords{name: r.name, src: src, buf: r.buf, base: base, limit: limit, header: base == 0,
-		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, texts: r.texts, slow: r.slow}
+		threads: r.threads[:0], stacks: r.stacks[:0], sc: sc, version: version, defs: r.defs, noDefs: r.noDefs, texts: r.texts, slow: r.slow}
 }
 
 // setVersion sets the version of the file a piece of which r decodes
@@ -575,6 +587,12 @@ func (r *compactRecords) decode(ev *Event, b []byte) (n int, isEvent bool, msg s
 			return 0, false, fmt.Sprintf("record tag 0x%02X before any chunk", tag)
 		}
 		if tag == format.TagMethod || tag == format.TagClass {
+			if r.noDefs {
+				if _, msg := defID(tag, d.b[d.i:d.i+int(n)]); msg != "" {
+					return 0, false, msg
+				}
+				return d.i + int(n), false, ""
+			}
 			if r.defs == nil {
 				r.defs = &chunkDefs{methods: map[uint32][]byte{}, classes: map[uint32][]byte{}}
 			}

@@ -157,13 +157,13 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	t := ts.t
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
-	ts.ivs.each(ts.fed, func(blk []Interval) bool {
+	ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 		b.feed(ts, blk)
 		return true
 	})
 	b.spillFed(ts)
 	if !b.noLockFigures {
-		b.ag.endThread(ts.agg)
+		b.ag.endThread(&ts.body.agg)
 	}
 	b.giveBlame(t)
 	if !b.noRunSplit {
@@ -175,18 +175,18 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// lines and samples reads its back, for the samples taken in
 		// none of its states (splitRun).
 		if len(t.Sched) < 2 && len(t.Samples) > 0 {
-			b.spillBuf = b.readSpilled(t, 0, ts.ivs.len(), b.spillBuf)
+			b.spillBuf = b.readSpilled(t, 0, ts.body.ivs.len(), b.spillBuf)
 			t.Intervals = b.spillBuf
 			if !slices.IsSortedFunc(t.Intervals, byStart) {
 				slices.SortStableFunc(t.Intervals, byStart)
 			}
 		}
 		b.tail(ts)
-		b.held -= ts.ivs.held()
+		b.held -= ts.body.ivs.held()
 		// Given up, all: a thread brought back (revive) adds after them.
-		*ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
+		ts.body.ivs = ivList{base: ts.body.ivs.len(), unsorted: ts.body.ivs.unsorted, prev: ts.body.ivs.prev}
 	} else {
-		t.Intervals = ts.ivs.all(b.ivSlab)
+		t.Intervals = ts.body.ivs.all(b.ivSlab)
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
@@ -202,9 +202,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples))
 	}
 	if !b.noRunSplit {
-		t.splitRun(ts.win)
+		t.splitRun(&ts.body.win)
 	}
-	ts.win.marks = nil // the windows are split to the end
+	ts.body.win.marks = nil // the windows are split to the end
 	if drop {
 		// Read only by RunIn (the holders' pass, the viewer) and the
 		// viewer, on a copy of the thread read back (spilledThread,
@@ -255,7 +255,7 @@ func (b *Builder) findShutdown() {
 // added in order (Finalize would sort them), none: the readers read the
 // thread's back.
 func (b *Builder) tail(ts *tstate) {
-	l, t := ts.ivs, ts.t
+	l, t := &ts.body.ivs, ts.t
 	if l.unsorted {
 		return
 	}

@@ -164,7 +164,7 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 // split (splitTo splits it again).
 func (ts *tstate) lateSample(at format.Time) {
 	if n := len(ts.t.wins); n > 0 && at < ts.t.wins[n-1].end {
-		ts.win.late = min(ts.win.late, at)
+		ts.body.win.late = min(ts.body.win.late, at)
 	}
 }
 
@@ -178,8 +178,8 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
 	ts.schedAt = at
-	if len(*st) >= 2 && !ts.win.splitting && !b.noRunSplit {
-		ts.win.splitting = true
+	if len(*st) >= 2 && !ts.body.win.splitting && !b.noRunSplit {
+		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)
 	}
 	return true
@@ -207,7 +207,7 @@ func (b *Builder) releaseSamples(ts *tstate) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	t, ws := ts.t, ts.win
+	t, ws := ts.t, &ts.body.win
 	if n := len(t.wins); n > 0 {
 		end := t.wins[n-1].end
 		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
@@ -273,7 +273,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 // unspillSamples reads the samples releaseSamples gave up of ts back
 // before the others: all its samples are in memory again, in order.
 func (b *Builder) unspillSamples(ts *tstate) {
-	t, ws := ts.t, ts.win
+	t, ws := ts.t, &ts.body.win
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}

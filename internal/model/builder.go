@@ -321,7 +321,7 @@ func (b *Builder) takeBody(ts *tstate) {
 	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
-	bd.win = winState{late: math.MaxInt64}
+	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	ts.body = bd
 	ts.open = bd.openBuf[:0]
@@ -1143,6 +1143,7 @@ func (b *Builder) splitWindows(w format.Time) {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		b.releaseWins(ts, w)
 		b.releaseSamples(ts)
 	}
 	clear(b.splitting[len(keep):])
@@ -1154,6 +1155,9 @@ func (b *Builder) splitWindows(w format.Time) {
 // those a late sample fell in.
 func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 	t, ws := ts.t, &ts.body.win
+	if ws.late < ws.gaveEnd {
+		b.unspillWins(ts) // a late sample in a window given up: all split again
+	}
 	if ws.late != math.MaxInt64 {
 		k := len(t.wins)
 		for k > 0 && t.wins[k-1].end > ws.late {

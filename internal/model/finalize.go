@@ -174,7 +174,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// In the spill: only a thread with no windows between ThreadCPU
 		// lines and samples reads its back, for the samples taken in
 		// none of its states (splitRun).
-		if len(t.Sched) < 2 && len(t.Samples) > 0 {
+		if t.SchedCount() < 2 && len(t.Samples) > 0 {
 			b.spillBuf = b.readSpilled(t, 0, ts.body.ivs.len(), b.spillBuf)
 			t.Intervals = b.spillBuf
 			if !slices.IsSortedFunc(t.Intervals, byStart) {
@@ -213,7 +213,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// (SchedCount).
 		b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins))
 		b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched))
-		t.nSched = int32(len(t.Sched))
+		t.nSched += int32(len(t.Sched))
 		t.wins, t.Sched = nil, nil
 	}
 	if drop {

@@ -216,8 +216,9 @@ type Thread struct {
 	// many times it was seen on a carrier other than the last, Pinned how
 	// many of its parks and sleeps parked their carrier.
 	Virtual bool
-	// nSched is len(Sched) once Finalize gave them up to the spill
-	// (Options.DropIntervals): SchedCount.
+	// nSched: the first of its scheduler times given up to the spill
+	// (Options.DropIntervals; Builder.releaseWins as the fold goes, all
+	// of them at Finalize): SchedCount.
 	nSched   int32
 	Carrier  format.ThreadID
 	Carriers int
@@ -254,8 +255,9 @@ type Thread struct {
 
 // SchedCount is len(t.Sched), of a Model built with Options.DropIntervals
 // too, whose threads' scheduler times are in the spill alone once split to
-// their end (Model.ReadRun reads them back).
-func (t *Thread) SchedCount() int { return max(len(t.Sched), int(t.nSched)) }
+// their end, and their first ones there as the fold goes (Model.ReadRun
+// reads them back).
+func (t *Thread) SchedCount() int { return int(t.nSched) + len(t.Sched) }
 
 // Life returns End-Start.
 func (t *Thread) Life() format.Time { return t.End - t.Start }

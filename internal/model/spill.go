@@ -364,6 +364,7 @@ func (m *Model) ReadRun(t, h *Thread) error {
 	}
 	if err == nil && t.spill.has(spillSched) {
 		h.Sched, err = spillRead(m.spill, t.spill.of(spillSched), []SchedTime(nil))
+		h.nSched = 0 // all of them in h.Sched
 	}
 	return err
 }

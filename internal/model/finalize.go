@@ -278,5 +278,5 @@ func (b *Builder) tail(ts *tstate) {
 		return // the open segments, or the ones at the end, may go on before
 	}
 	j = min(j, max(k, 0))
-	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), lo+j, true
+	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), int32(lo+j), true
 }

@@ -563,7 +563,7 @@ var spillReadFault error
 // as the fold ends and reads the spill for none.
 func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 	if m.dropped && t.tailOK {
-		return t.tail, t.tailAt
+		return t.tail, int(t.tailAt)
 	}
 	return m.IntervalsOf(t, buf), 0
 }

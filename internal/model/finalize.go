@@ -222,6 +222,12 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// are read back from the spill (Model.SamplesOf).
 		b.heldSamples -= len(t.Samples)
 		t.Intervals, t.Samples = nil, nil
+		// Its list of blocks is complete (but for a thread brought back):
+		// the room appends left is a quarter of it on average, kept for
+		// every thread ever seen.
+		if bs := t.spill.bs; cap(bs) > len(bs) {
+			t.spill.bs = slices.Clone(bs)
+		}
 	}
 	return drop
 }

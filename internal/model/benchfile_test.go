@@ -11,9 +11,9 @@ import (
 // prodTuning is the fold's tuning before export_test.go's init sets the
 // tests' (package variables are set before any init runs).
 var prodTuning = struct {
-	sealEvery, sampleBatch, lateCompactMin int
-	sealMargin                             format.Time
-}{sealEvery, sampleBatch, lateCompactMin, sealMargin}
+	sealEvery, sampleBatch, lateCompactMin, blameBatch, winBatch int
+	sealMargin                                                   format.Time
+}{sealEvery, sampleBatch, lateCompactMin, blameBatch, winBatch, sealMargin}
 
 // BenchmarkBuildFile is the reader and the fold of the recording at
 // $ORCA_BENCH_PREFIX with orca report's options (the spill, no edges, the
@@ -36,10 +36,10 @@ func BenchmarkBuildFile(b *testing.B) {
 	// orca report's tuning, not the tests' (a seal after every event).
 	t := prodTuning
 	old := prodTuning
-	old.sealEvery, old.sampleBatch, old.lateCompactMin, old.sealMargin = sealEvery, sampleBatch, lateCompactMin, sealMargin
-	sealEvery, sampleBatch, lateCompactMin, sealMargin = t.sealEvery, t.sampleBatch, t.lateCompactMin, t.sealMargin
+	old.sealEvery, old.sampleBatch, old.lateCompactMin, old.blameBatch, old.winBatch, old.sealMargin = sealEvery, sampleBatch, lateCompactMin, blameBatch, winBatch, sealMargin
+	sealEvery, sampleBatch, lateCompactMin, blameBatch, winBatch, sealMargin = t.sealEvery, t.sampleBatch, t.lateCompactMin, t.blameBatch, t.winBatch, t.sealMargin
 	defer func() {
-		sealEvery, sampleBatch, lateCompactMin, sealMargin = old.sealEvery, old.sampleBatch, old.lateCompactMin, old.sealMargin
+		sealEvery, sampleBatch, lateCompactMin, blameBatch, winBatch, sealMargin = old.sealEvery, old.sampleBatch, old.lateCompactMin, old.blameBatch, old.winBatch, old.sealMargin
 	}()
 	b.SetBytes(st.Size())
 	b.ReportAllocs()

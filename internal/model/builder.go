@@ -210,67 +210,41 @@ type tstate struct {
 	id format.ThreadID
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
-	// It starts in openBuf, next to the rest of the thread's state.
+	// It starts in body.openBuf, next to the rest of the thread's state.
 	open []openIv
-	// ivs: its intervals until Finalize puts them in t; ivs, win, agg
-	// and open's first room are in body, which a thread retired gives
-	// back (retire) and revive takes again: ~280 000 threads at 1 GB, a
-	// few thousand alive at once.
-	ivs  *ivList
+	// body: its intervals until Finalize puts them in t, its windows'
+	// split, its aggregation, open's first room and what a thread in a
+	// state keeps (tbody), which a thread retired gives back (retire)
+	// and revive takes again: ~280 000 threads at 1 GB, a few thousand
+	// alive at once.
 	body *tbody
 	// ivBase, ivPrev, ivUnsorted: what a retired thread keeps of ivs
 	// (revive adds after them).
-	ivBase     int
-	ivPrev     format.Time
-	ivUnsorted bool
-	last       format.Time // time of its latest event, when seen
+	ivBase int
+	ivPrev format.Time
+	last   format.Time // time of its latest event, when seen
 	// floor is the end of its latest segment. Another thread's event can
 	// split a segment later than this thread's next line (lines of two
 	// threads may be out of order by a little); that line is folded at
 	// floor so segments never overlap.
-	floor   format.Time
-	start   format.Time
-	schedAt format.Time
-	events  int
-	seen    bool // it has had an event of its own
-	ended   bool
-	wf      wfEdge // what it waits for (see waitFor)
-	num     uint32 // numbers the threads from 0 in order of appearance
-	// parkNest counts parks inside a state that already says why the
-	// thread waits (a Semaphore.acquire, a Thread.join): not intervals.
-	parkNest int
-	parkHow  format.ParkEnd // how the park being ended ended (ThreadUnparked)
-	// timedAt: the time of an ObjectWaitTimeout line read before its
-	// ObjectWait (the wait that begins then is timed); -1 for none.
-	timedAt format.Time
-	// lateEntered: a contention on this monitor ended at lateAt by the
-	// thread's next line (push), before its MonitorContendedEntered, which
-	// is then expected a little later.
-	lateEntered format.ObjectID
-	lateAt      format.Time
-	// enterAt, enterObj, enterStack, enterMode: its latest contended enter
-	// (or park in a synchronizer's acquire: enterMode its mode), which the
-	// MonitorHeld and LockHeld lines at its time complete into order
-	// (lockorder.go), kept until its next one or the end.
-	enterAt    format.Time
-	enterObj   format.ObjectID
-	enterStack StackID
-	enterMode  format.AcquireMode
-	order      *LockOrder
-	// win: how far its windows between ThreadCPU lines are split.
-	win *winState
-	// agg and fed: the aggregation of its intervals (Builder.seal), the
-	// first fed ones; feeding: it is in Builder.feeding.
-	agg     *threadAgg
-	fed     int
-	feeding bool
-	// spilt: its first intervals written to the spill (of the fed ones:
-	// spillFed).
+	floor      format.Time
+	start      format.Time
+	schedAt    format.Time
+	events     int
+	num        uint32 // numbers the threads from 0 in order of appearance
+	ivUnsorted bool
+	seen       bool // it has had an event of its own
+	ended      bool
+	// feeding: it is in Builder.feeding; ending: in Builder.ending;
+	// retired: it was finished as the fold went (retire), its intervals
+	// and samples in the spill alone.
+	feeding, ending, retired bool
+	// fed: the first of its intervals fed to its aggregation (body.agg,
+	// Builder.seal); spilt: the first written to the spill (of the fed
+	// ones: spillFed); busy: the length of the intervals fed.
+	fed   int
 	spilt int
-	busy  format.Time // the length of the intervals fed
-	// ending: it is in Builder.ending; retired: it was finished as the
-	// fold went (retire), its intervals and samples in the spill alone.
-	ending, retired bool
+	busy  format.Time
 	// smpGiven: its first samples given up to the spill while it lives
 	// (releaseSamples), the last of them at smpLast.
 	smpGiven int
@@ -278,16 +252,55 @@ type tstate struct {
 	// lentGiven: the first of t.lent given up so, the last at lentLast.
 	lentGiven int
 	lentLast  format.Time
+	_         [16]byte
 }
 
 // tbody is the part of a tstate that only a thread not retired needs
-// (704 bytes a tstate with it inline, 280 000 threads at 1 GB: 197 MB):
-// Builder.bodies recycles those of the threads retired.
+// (the tstate alone: 192 bytes, 1.33 M threads at 5 GB; a few thousand
+// bodies): Builder.bodies recycles those of the threads retired. A
+// thread's own lines alone read its fields after the state it opened
+// (open, wf, …): a retired thread's are at rest (retire), and its lines
+// after its end are a problem, but for its exit's, which revive brings it
+// back for, and which set them again.
 type tbody struct {
 	openBuf [2]openIv
-	ivs     ivList
-	win     winState
-	agg     threadAgg
+	// wf: what it waits for (see waitFor): tstate.waits for a thread
+	// that may be retired.
+	wf wfEdge
+	// parkNest counts parks inside a state that already says why the
+	// thread waits (a Semaphore.acquire, a Thread.join): not intervals.
+	parkNest int
+	// timedAt: the time of an ObjectWaitTimeout line read before its
+	// ObjectWait (the wait that begins then is timed); -1 for none.
+	timedAt format.Time
+	// lateEntered: a contention on this monitor ended at lateAt by the
+	// thread's next line (push), before its MonitorContendedEntered, which
+	// is then expected a little later.
+	lateAt      format.Time
+	lateEntered format.ObjectID
+	// enterAt, enterObj, enterStack, enterMode: its latest contended enter
+	// (or park in a synchronizer's acquire: enterMode its mode), which the
+	// MonitorHeld and LockHeld lines at its time complete into order
+	// (lockorder.go), kept until its next one or the end.
+	enterObj   format.ObjectID
+	enterAt    format.Time
+	enterStack StackID
+	enterMode  format.AcquireMode
+	parkHow    format.ParkEnd // how the park being ended ended (ThreadUnparked)
+	order      *LockOrder
+	ivs        ivList
+	// win: how far its windows between ThreadCPU lines are split.
+	win winState
+	// agg: the aggregation of its intervals (Builder.seal).
+	agg threadAgg
+}
+
+// waits is what ts waits for (tbody.wf): nothing, for a thread retired.
+func (ts *tstate) waits() wfEdge {
+	if ts.body == nil {
+		return wfEdge{}
+	}
+	return ts.body.wf
 }
 
 // takeBody gives ts a body, recycled when one was given back: open
@@ -305,21 +318,25 @@ func (b *Builder) takeBody(ts *tstate) {
 		bd = &b.bodySlab[0]
 		b.bodySlab = b.bodySlab[1:]
 	}
+	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
+	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
-	bd.win = winState{late: math.MaxInt64}
+	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
-	ts.body, ts.ivs, ts.win, ts.agg = bd, &bd.ivs, &bd.win, &bd.agg
+	ts.body = bd
 	ts.open = bd.openBuf[:0]
 }
 
-// giveBody takes back the body of ts, retired: in no state, its
-// intervals given up (finishThread), its windows split.
+// giveBody takes back the body of ts, retired: in no state (waiting for
+// no one), its intervals given up (finishThread), its windows split, its
+// lock order in progress sealed.
 func (b *Builder) giveBody(ts *tstate) {
+	b.sealOrder(ts)
 	bd := ts.body
 	ts.ivBase, ts.ivPrev, ts.ivUnsorted = bd.ivs.base, bd.ivs.prev, bd.ivs.unsorted
 	bd.openBuf = [2]openIv{} // its pointers
 	bd.ivs, bd.win.marks = ivList{}, nil
-	ts.body, ts.ivs, ts.win, ts.agg, ts.open = nil, nil, nil, nil, nil
+	ts.body, ts.open = nil, nil
 	b.bodies = append(b.bodies, bd)
 }
 
@@ -417,7 +434,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		b.slab = b.slab[1:]
 		ts.t = &b.tslab[0]
 		b.tslab = b.tslab[1:]
-		ts.t.ID, ts.t.Start, ts.num, ts.timedAt = id, at, uint32(len(b.m.Threads)), -1
+		ts.t.ID, ts.t.Start, ts.num = id, at, uint32(len(b.m.Threads))
 		ts.id, ts.start, ts.schedAt = id, at, math.MinInt64
 		b.takeBody(ts)
 		b.threads[id] = ts
@@ -724,12 +741,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		// otherwise only the frame of Object.wait() (which calls wait(0)) says so.
 		timeout := TimeoutUnknown
 		switch {
-		case ts.timedAt == ev.Time:
+		case ts.body.timedAt == ev.Time:
 			timeout = TimeoutSet
 		case b.waitTimeouts || b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed):
 			timeout = TimeoutNone
 		}
-		ts.timedAt = -1
+		ts.body.timedAt = -1
 		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
 		// stacks that are, and a server's waits are mostly on the others.
 		if b.idleWait != nil && cachedBy(b.idleWaitOf, stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
@@ -752,7 +769,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Waiting && ts.open[n-1].iv.Since == ev.Time {
 			ts.open[n-1].iv.Timeout = TimeoutSet
 		} else {
-			ts.timedAt = ev.Time
+			ts.body.timedAt = ev.Time
 		}
 	case format.ObjectNotify, format.ObjectNotifyAll:
 		b.changedHands(ev.Object, ts)
@@ -807,8 +824,8 @@ func (b *Builder) Event(ev *reader.Event) {
 	default:
 		// The end of an interval: the event table pairs it with its begin
 		// (format.Specs, End), which opened the state beganState names.
-		if ev.Kind == format.MonitorContendedEntered && ts.lateEntered == ev.Object && ev.Time-ts.lateAt <= LateEntered {
-			ts.lateEntered = 0 // its contention was ended by the thread's next line (push)
+		if ev.Kind == format.MonitorContendedEntered && ts.body.lateEntered == ev.Object && ev.Time-ts.body.lateAt <= LateEntered {
+			ts.body.lateEntered = 0 // its contention was ended by the thread's next line (push)
 			break
 		}
 		if begin := ev.Kind.Begin(); begin != format.KindNone && !b.pop(ts, beganState[begin], ev) {
@@ -945,7 +962,7 @@ func (b *Builder) releaseChanges() {
 				note(o.ls.l, o.iv.ownFrom)
 			}
 		}
-		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 			for i := range blk {
 				if iv := &blk[i]; iv.State == Blocked {
 					if ls := b.locks[uint64(iv.Object)<<2|uint64(Monitor)]; ls != nil {
@@ -1013,7 +1030,7 @@ func (b *Builder) feedSealed() {
 		if len(ts.open) > 0 {
 			limit = ts.open[0].iv.Since
 		}
-		ts.ivs.each(ts.fed, func(blk []Interval) bool {
+		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 			n := 0
 			for n < len(blk) && blk[n].Start < limit {
 				n++
@@ -1021,7 +1038,7 @@ func (b *Builder) feedSealed() {
 			b.feed(ts, blk[:n])
 			return n == len(blk)
 		})
-		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.ivs.len(); ts.feeding {
+		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.body.ivs.len(); ts.feeding {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
@@ -1045,7 +1062,7 @@ func (b *Builder) retire(w format.Time) {
 		switch t := ts.t; {
 		case b.spill.err != nil:
 			// Given up: Finalize keeps them all in memory.
-		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.win.splitting || t.End > w:
+		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.body.win.splitting || t.End > w || ts.body.wf.to != nil:
 			keep = append(keep, ts)
 			continue
 		default:
@@ -1083,7 +1100,7 @@ func (b *Builder) revive(ts *tstate) {
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
-		ts.ivs.last = t.tail
+		ts.body.ivs.last = t.tail
 	}
 	t.tail, t.tailAt, t.tailOK = nil, 0, false
 	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
@@ -1097,7 +1114,7 @@ func (b *Builder) revive(ts *tstate) {
 		t.spill.drop(spillSched)
 	}
 	if len(t.Sched) >= 2 {
-		ts.win.splitting = true
+		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)
 	}
 	ts.ending = true
@@ -1122,10 +1139,11 @@ func (b *Builder) splitWindows(w format.Time) {
 			h = min(h, ts.t.End)
 		}
 		b.splitTo(ts, h, math.MaxInt64)
-		if ts.win.splitting = !ts.t.Ended || len(ts.t.wins)+1 < len(ts.t.Sched); ts.win.splitting {
+		if ts.body.win.splitting = !ts.t.Ended || len(ts.t.wins)+1 < len(ts.t.Sched); ts.body.win.splitting {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
+		b.releaseWins(ts, w)
 		b.releaseSamples(ts)
 	}
 	clear(b.splitting[len(keep):])
@@ -1136,7 +1154,10 @@ func (b *Builder) splitWindows(w format.Time) {
 // the thread's end, or later when it is not known yet), after undoing
 // those a late sample fell in.
 func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
-	t, ws := ts.t, ts.win
+	t, ws := ts.t, &ts.body.win
+	if ws.late < ws.gaveEnd {
+		b.unspillWins(ts) // a late sample in a window given up: all split again
+	}
 	if ws.late != math.MaxInt64 {
 		k := len(t.wins)
 		for k > 0 && t.wins[k-1].end > ws.late {
@@ -1179,7 +1200,7 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 		ts.busy += d
 	}
 	if !b.noLockFigures {
-		b.ag.feed(ts.agg, ivs)
+		b.ag.feed(&ts.body.agg, ivs)
 	}
 	if b.shutdown != nil || b.stackMark != nil {
 		// The first state at a stack of the shutdown: the earliest Since
@@ -1219,7 +1240,7 @@ func (b *Builder) spillFed(ts *tstate) {
 		return
 	}
 	t := ts.t
-	ts.ivs.each(ts.spilt, func(blk []Interval) bool {
+	ts.body.ivs.each(ts.spilt, func(blk []Interval) bool {
 		k := min(len(blk), n)
 		b.spill.addTo(&t.spill, spillIvs, bytesOf(blk[:k]))
 		n -= k
@@ -1256,13 +1277,13 @@ func (b *Builder) release(ts *tstate) {
 		return
 	}
 	upto := ts.fed
-	if ts.win.splitting {
-		upto = min(upto, ts.win.iv)
+	if ts.body.win.splitting {
+		upto = min(upto, ts.body.win.iv)
 	}
-	if upto > ts.spilt && ts.ivs.firstEnd() <= upto {
+	if upto > ts.spilt && ts.body.ivs.firstEnd() <= upto {
 		b.spillFed(ts) // a block is given up: the spill must have it
 	}
-	if n := ts.ivs.dropFront(upto); n > 0 {
+	if n := ts.body.ivs.dropFront(upto); n > 0 {
 		b.held -= n
 		b.gaveUp = true
 	}
@@ -1271,8 +1292,8 @@ func (b *Builder) release(ts *tstate) {
 // ivsFrom is ts's intervals for Thread.window: from index from on, a block
 // at a time; those given up (release) read back from the spill.
 func (b *Builder) ivsFrom(ts *tstate, from int) ivBlocks {
-	r := ivBlocks{l: ts.ivs, from: from - ts.ivs.base}
-	if base := ts.ivs.base; from < base {
+	r := ivBlocks{l: &ts.body.ivs, from: from - ts.body.ivs.base}
+	if base := ts.body.ivs.base; from < base {
 		b.spillBuf = b.readSpilled(ts.t, from, base, b.spillBuf)
 		r.front, r.from = b.spillBuf, 0
 	}

@@ -61,16 +61,16 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 		w.clear(th, at, m)
 		return
 	}
-	if e := th.wf; e.to == to && e.obj == obj {
+	if e := th.waits(); e.to == to && e.obj == obj {
 		return // the same wait: a cycle through it still stands
 	}
 	w.endLate(th, at, m)
 	w.breakCycles(th, at, m)
-	if th.wf.to == nil {
+	if th.waits().to == nil {
 		w.n++
 	}
-	th.wf = wfEdge{to, obj, stack, at}
-	if e := to.wf; e.to != nil && obj != 0 && e.obj == obj {
+	th.body.wf = wfEdge{to, obj, stack, at}
+	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj {
 		// The VM names as owner a thread we still see blocked on the same
 		// monitor: it has acquired it, and its MonitorContendedEntered is
 		// late (it is posted after the acquisition; a safepoint or a busy
@@ -86,22 +86,22 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 			w.found(path, at, m)
 			return
 		}
-		if u.wf.to == nil || len(path) > w.n {
+		if u.waits().to == nil || len(path) > w.n {
 			return
 		}
 		path = append(path, u)
-		u = u.wf.to
+		u = u.waits().to
 	}
 }
 
 // clear ends th's wait.
 func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
 	w.endLate(th, at, m)
-	if th.wf.to == nil {
+	if th.waits().to == nil {
 		return
 	}
 	w.breakCycles(th, at, m)
-	th.wf = wfEdge{}
+	th.body.wf = wfEdge{}
 	w.n--
 }
 
@@ -128,7 +128,7 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	// before another's earlier one is folded at the later time).
 	d := Deadlock{At: at, Threads: ids}
 	for _, ts := range path {
-		d.At = max(d.At, ts.wf.since)
+		d.At = max(d.At, ts.waits().since)
 		if n := len(ts.open); n > 0 {
 			d.At = max(d.At, ts.open[n-1].iv.Start)
 		}
@@ -138,8 +138,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		// tstate.floor): one behind the line that put a wait of it later
 		// must not end the deadlock before it formed.
 		ts.floor = max(ts.floor, d.At)
-		d.Objects = append(d.Objects, ts.wf.obj)
-		d.Stacks = append(d.Stacks, ts.wf.stack)
+		d.Objects = append(d.Objects, ts.waits().obj)
+		d.Stacks = append(d.Stacks, ts.waits().stack)
 		st := Blocked
 		if n := len(ts.open); n > 0 {
 			st = ts.open[n-1].iv.State

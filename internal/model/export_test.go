@@ -12,9 +12,12 @@ import (
 
 // The model's tests seal after every event (Builder.seal).
 // They give up a thread's samples to the spill as soon as its windows are
-// split past them (releaseSamples), and its blame log's entries as they
-// are made (giveBlame).
-func init() { sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch = 1, 0, 1, 1, 1 }
+// split past them (releaseSamples), its windows between ThreadCPU lines
+// and scheduler times as they are split (releaseWins), and its blame
+// log's entries as they are made (giveBlame).
+func init() {
+	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch = 1, 0, 1, 1, 1, 1
+}
 
 // LateEntries is how many late entries m keeps.
 func LateEntries(m *Model) int { return len(m.lateEntries) }

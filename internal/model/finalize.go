@@ -157,13 +157,13 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	t := ts.t
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
-	ts.ivs.each(ts.fed, func(blk []Interval) bool {
+	ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 		b.feed(ts, blk)
 		return true
 	})
 	b.spillFed(ts)
 	if !b.noLockFigures {
-		b.ag.endThread(ts.agg)
+		b.ag.endThread(&ts.body.agg)
 	}
 	b.giveBlame(t)
 	if !b.noRunSplit {
@@ -174,19 +174,19 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// In the spill: only a thread with no windows between ThreadCPU
 		// lines and samples reads its back, for the samples taken in
 		// none of its states (splitRun).
-		if len(t.Sched) < 2 && len(t.Samples) > 0 {
-			b.spillBuf = b.readSpilled(t, 0, ts.ivs.len(), b.spillBuf)
+		if t.SchedCount() < 2 && len(t.Samples) > 0 {
+			b.spillBuf = b.readSpilled(t, 0, ts.body.ivs.len(), b.spillBuf)
 			t.Intervals = b.spillBuf
 			if !slices.IsSortedFunc(t.Intervals, byStart) {
 				slices.SortStableFunc(t.Intervals, byStart)
 			}
 		}
 		b.tail(ts)
-		b.held -= ts.ivs.held()
+		b.held -= ts.body.ivs.held()
 		// Given up, all: a thread brought back (revive) adds after them.
-		*ts.ivs = ivList{base: ts.ivs.len(), unsorted: ts.ivs.unsorted, prev: ts.ivs.prev}
+		ts.body.ivs = ivList{base: ts.body.ivs.len(), unsorted: ts.body.ivs.unsorted, prev: ts.body.ivs.prev}
 	} else {
-		t.Intervals = ts.ivs.all(b.ivSlab)
+		t.Intervals = ts.body.ivs.all(b.ivSlab)
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
@@ -202,9 +202,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples))
 	}
 	if !b.noRunSplit {
-		t.splitRun(ts.win)
+		t.splitRun(&ts.body.win)
 	}
-	ts.win.marks = nil // the windows are split to the end
+	ts.body.win.marks = nil // the windows are split to the end
 	if drop {
 		// Read only by RunIn (the holders' pass, the viewer) and the
 		// viewer, on a copy of the thread read back (spilledThread,
@@ -213,7 +213,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// (SchedCount).
 		b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins))
 		b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched))
-		t.nSched = int32(len(t.Sched))
+		t.nSched += int32(len(t.Sched))
 		t.wins, t.Sched = nil, nil
 	}
 	if drop {
@@ -222,6 +222,12 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// are read back from the spill (Model.SamplesOf).
 		b.heldSamples -= len(t.Samples)
 		t.Intervals, t.Samples = nil, nil
+		// Its list of blocks is complete (but for a thread brought back):
+		// the room appends left is a quarter of it on average, kept for
+		// every thread ever seen.
+		if bs := t.spill.bs; cap(bs) > len(bs) {
+			t.spill.bs = slices.Clone(bs)
+		}
 	}
 	return drop
 }
@@ -255,7 +261,7 @@ func (b *Builder) findShutdown() {
 // added in order (Finalize would sort them), none: the readers read the
 // thread's back.
 func (b *Builder) tail(ts *tstate) {
-	l, t := ts.ivs, ts.t
+	l, t := &ts.body.ivs, ts.t
 	if l.unsorted {
 		return
 	}
@@ -278,5 +284,5 @@ func (b *Builder) tail(ts *tstate) {
 		return // the open segments, or the ones at the end, may go on before
 	}
 	j = min(j, max(k, 0))
-	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), lo+j, true
+	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), int32(lo+j), true
 }

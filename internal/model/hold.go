@@ -317,7 +317,7 @@ func (b *Builder) unparkedFrom(ts *tstate, o *openIv, at format.Time, how ending
 		h.shared = slices.Delete(h.shared, i, i+1)
 		alone = false
 	}
-	if how != endNormal || ts.parkHow == format.ParkEndTimeout || ts.parkHow == format.ParkEndInterrupted {
+	if how != endNormal || ts.body.parkHow == format.ParkEndTimeout || ts.body.parkHow == format.ParkEndInterrupted {
 		return
 	}
 	releaser := o.iv.Other

@@ -78,9 +78,9 @@ func (b *Builder) enterHeld(ts *tstate, ev *reader.Event, stack StackID) {
 		return // no lock order (Options.NoLockFigures)
 	}
 	b.sealOrder(ts)
-	ts.enterAt, ts.enterObj, ts.enterStack, ts.enterMode = ev.Time, ev.Object, stack, format.ModeNone
+	ts.body.enterAt, ts.body.enterObj, ts.body.enterStack, ts.body.enterMode = ev.Time, ev.Object, stack, format.ModeNone
 	if ev.Kind == format.ThreadPark {
-		ts.enterMode = ev.Mode
+		ts.body.enterMode = ev.Mode
 	}
 }
 
@@ -91,15 +91,15 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 	if b.noLockFigures {
 		return
 	}
-	if ts.enterObj == 0 || ts.enterAt != ev.Time {
+	if ts.body.enterObj == 0 || ts.body.enterAt != ev.Time {
 		b.problem(ev, "%s without its thread's MonitorContendedEnter or ThreadPark at the same time", ev.Kind)
 		return
 	}
-	if ev.Object == ts.enterObj {
+	if ev.Object == ts.body.enterObj {
 		return // the monitor it enters (a JVM that listed it): not held
 	}
-	if ts.order == nil {
-		ts.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.enterObj, Class: b.classes[ts.enterObj], Mode: ts.enterMode, Stack: ts.enterStack}
+	if ts.body.order == nil {
+		ts.body.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classes[ts.body.enterObj], Mode: ts.body.enterMode, Stack: ts.body.enterStack}
 	}
 	h := Held{Object: ev.Object, Class: b.classes[ev.Object], Depth: int(ev.Depth)}
 	if ev.Kind == format.LockHeld {
@@ -108,17 +108,20 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 			h.Mode = format.ModeExclusive // not said: the stricter
 		}
 	}
-	ts.order.Held = append(ts.order.Held, h)
+	ts.body.order.Held = append(ts.body.order.Held, h)
 }
 
 // sealOrder puts the thread's LockOrder in progress into Model.LockOrders,
 // or counts it in the same one already there.
 func (b *Builder) sealOrder(ts *tstate) {
-	o := ts.order
+	if ts.body == nil {
+		return // retired: sealed then (giveBody)
+	}
+	o := ts.body.order
 	if o == nil {
 		return
 	}
-	ts.order = nil
+	ts.body.order = nil
 	k := make([]byte, 0, 16+8*len(o.Held))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Thread))
 	k = binary.LittleEndian.AppendUint32(k, uint32(o.Wanted))

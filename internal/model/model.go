@@ -193,17 +193,15 @@ func (iv *Interval) Shown() State {
 
 // Thread is one java.lang.Thread seen in the recording.
 type Thread struct {
-	ID        format.ThreadID
-	Name      string
-	Parent    format.ThreadID // the thread that called start(), 0 if unknown
-	StartedAt StackID         // the parent's stack at Thread.start
-	Start     format.Time     // ThreadStarted, or its first event
+	ID     format.ThreadID
+	Name   string
+	Parent format.ThreadID // the thread that called start(), 0 if unknown
+	Start  format.Time     // ThreadStarted, or its first event
 	// End is ThreadEnded, or the end of a contention on its own Thread
 	// object that followed it (the VM's exit notifies joiners under that
 	// monitor), or the recording's end when !Ended or still in that
 	// contention.
-	End   format.Time
-	Ended bool
+	End format.Time
 	// Intervals are sorted and never overlap; the gaps are Runnable. nil
 	// in a Model built with Options.DropIntervals: Model.IntervalsOf
 	// reads them.
@@ -211,14 +209,9 @@ type Thread struct {
 	// Time per state over [Start, End], Runnable included.
 	Time   [NumStates]format.Time
 	Events int
-	// Virtual: a virtual thread (JDK 21+: it has VirtualThreadMounted
-	// lines). Carrier is the last carrier it was seen on, Carriers how
-	// many times it was seen on a carrier other than the last, Pinned how
-	// many of its parks and sleeps parked their carrier.
-	Virtual bool
-	// nSched is len(Sched) once Finalize gave them up to the spill
-	// (Options.DropIntervals): SchedCount.
-	nSched   int32
+	// Carrier is the last carrier a virtual thread was seen on, Carriers
+	// how many times it was seen on a carrier other than the last, Pinned
+	// how many of its parks and sleeps parked their carrier.
 	Carrier  format.ThreadID
 	Carriers int
 	Pinned   int
@@ -236,26 +229,38 @@ type Thread struct {
 	lent []lent
 	// spill: where its intervals and samples are in Model's spill, if any.
 	spill spillRef
-	// StackMarks: the marks (Options.StackMark) of the stacks of its
-	// intervals, or-ed: what a reader of their stacks alone needs
-	// (analysis.JDKThreads), kept as the fold goes.
-	StackMarks uint8
 	// tail: with Options.DropIntervals, its last intervals (from
 	// Intervals' index tailAt on): the open segments at the end and the
 	// last one that began before its end, as the readers at the end want
 	// them (Model.TailOf); tailOK says they are kept.
-	tail   []Interval
-	tailAt int
-	tailOK bool
+	tail []Interval
 	// blame: its contentions' blame spans as the fold's aggregator made
 	// them (blameLog), read by the holders' pass.
 	blame blameLog
+	// The fields of 4 bytes and less last, together: a Thread for every
+	// thread ever seen (1.33 M at 5 GB), 32 bytes of padding less.
+	StartedAt StackID // the parent's stack at Thread.start
+	// nSched: the first of its scheduler times given up to the spill
+	// (Options.DropIntervals; Builder.releaseWins as the fold goes, all
+	// of them at Finalize): SchedCount.
+	nSched int32
+	tailAt int32
+	Ended  bool
+	// Virtual: a virtual thread (JDK 21+: it has VirtualThreadMounted
+	// lines).
+	Virtual bool
+	// StackMarks: the marks (Options.StackMark) of the stacks of its
+	// intervals, or-ed: what a reader of their stacks alone needs
+	// (analysis.JDKThreads), kept as the fold goes.
+	StackMarks uint8
+	tailOK     bool
 }
 
 // SchedCount is len(t.Sched), of a Model built with Options.DropIntervals
 // too, whose threads' scheduler times are in the spill alone once split to
-// their end (Model.ReadRun reads them back).
-func (t *Thread) SchedCount() int { return max(len(t.Sched), int(t.nSched)) }
+// their end, and their first ones there as the fold goes (Model.ReadRun
+// reads them back).
+func (t *Thread) SchedCount() int { return int(t.nSched) + len(t.Sched) }
 
 // Life returns End-Start.
 func (t *Thread) Life() format.Time { return t.End - t.Start }

@@ -20,7 +20,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 			// Semaphore.acquire and Thread.join park on some JDKs, and a
 			// virtual thread's Thread.sleep parks (JFR records both): the
 			// outer state says more.
-			ts.parkNest++
+			ts.body.parkNest++
 			return
 		}
 	}
@@ -109,8 +109,8 @@ func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f fu
 
 // unparked ends the park of ts.
 func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
-	if ts.parkNest > 0 {
-		ts.parkNest--
+	if ts.body.parkNest > 0 {
+		ts.body.parkNest--
 		// Its unpark is used up all the same: it must not end a later park.
 		if u, ok := b.unparks[ts.t.ID]; ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
 			delete(b.unparks, ts.t.ID)
@@ -122,7 +122,7 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 		b.problem(ev, "no %s before it", format.ThreadPark)
 		return
 	}
-	ts.parkHow = ev.How
+	ts.body.parkHow = ev.How
 	b.pop(ts, ts.open[n-1].iv.State, ev)
 }
 
@@ -138,7 +138,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return
 	}
 	o.iv.Wake = WakeTimeout
-	if ts.parkHow == format.ParkEndTimeout || ts.parkHow == format.ParkEndInterrupted {
+	if ts.body.parkHow == format.ParkEndTimeout || ts.body.parkHow == format.ParkEndInterrupted {
 		return
 	}
 	th := ts.t.ID

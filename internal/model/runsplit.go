@@ -196,7 +196,7 @@ func (t *Thread) runnableIn(a, b format.Time, c *Cursor) format.Time {
 // it: the windows left, then what no window covers.
 func (t *Thread) splitRun(ws *winState) {
 	run := t.Time[Runnable]
-	if len(t.Sched) < 2 {
+	if t.SchedCount() < 2 {
 		t.Run, t.wins = RunSplit{Unsplit: run}, nil
 		var cpu, wall format.Time
 		for i := range t.Samples {
@@ -285,6 +285,9 @@ type winState struct {
 	late      format.Time
 	splitting bool   // in Builder.splitting
 	marks     []mark // iv and smp before each window split
+	// gaveEnd: the end of the last window given up to the spill
+	// (releaseWins), math.MinInt64 for none.
+	gaveEnd format.Time
 }
 
 type mark struct{ iv, smp int }

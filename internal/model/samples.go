@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"sort"
 
@@ -163,8 +164,13 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 // lateSample notes a sample at at of ts that falls in a window already
 // split (splitTo splits it again).
 func (ts *tstate) lateSample(at format.Time) {
-	if n := len(ts.t.wins); n > 0 && at < ts.t.wins[n-1].end {
-		ts.win.late = min(ts.win.late, at)
+	ws := &ts.body.win
+	end := ws.gaveEnd
+	if n := len(ts.t.wins); n > 0 {
+		end = ts.t.wins[n-1].end
+	}
+	if at < end {
+		ws.late = min(ws.late, at)
 	}
 }
 
@@ -178,8 +184,8 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
 	ts.schedAt = at
-	if len(*st) >= 2 && !ts.win.splitting && !b.noRunSplit {
-		ts.win.splitting = true
+	if ts.t.SchedCount() >= 2 && !ts.body.win.splitting && !b.noRunSplit {
+		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)
 	}
 	return true
@@ -207,7 +213,7 @@ func (b *Builder) releaseSamples(ts *tstate) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	t, ws := ts.t, ts.win
+	t, ws := ts.t, &ts.body.win
 	if n := len(t.wins); n > 0 {
 		end := t.wins[n-1].end
 		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
@@ -228,6 +234,65 @@ func (b *Builder) releaseSamples(ts *tstate) {
 		ws.marks[i].smp -= p
 	}
 	b.heldSamples -= p
+}
+
+// winBatch is the fewest windows between ThreadCPU lines of a thread
+// alive releaseWins gives up at once (the model's tests give up every
+// one: export_test.go).
+var winBatch = 256
+
+// releaseWins gives up to the spill the windows between ThreadCPU lines
+// of ts, a thread alive, that end sealMargin behind the fold's seal at w,
+// and the scheduler times that begin them (Options.DropIntervals, with
+// the spill): a thread alive an hour has ~4 700 of each, 72 + 24 bytes
+// and a mark of 16. Only a late sample walks back over windows split
+// (splitTo), within a flush period; one that falls among those given up
+// has them all read back and split again (unspillWins). Finalize adds
+// the rest after them (finishThread); t.nSched counts those given up.
+func (b *Builder) releaseWins(ts *tstate, w format.Time) {
+	if !b.dropIntervals || b.spill.err != nil {
+		return
+	}
+	t, ws := ts.t, &ts.body.win
+	k := sort.Search(len(t.wins), func(i int) bool { return t.wins[i].end > w-sealMargin })
+	if k < winBatch {
+		return
+	}
+	// Window i is between t.Sched[i] and t.Sched[i+1]: the scheduler
+	// times given up are those that begin the windows given up.
+	b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins[:k]))
+	b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched[:k]))
+	t.nSched += int32(k)
+	ws.gaveEnd = t.wins[k-1].end
+	t.wins = append(make([]runWin, 0, max(2*(len(t.wins)-k), 16)), t.wins[k:]...)
+	t.Sched = append(make([]SchedTime, 0, max(2*(len(t.Sched)-k), 16)), t.Sched[k:]...)
+	ws.marks = append(make([]mark, 0, max(2*(len(ws.marks)-k), 16)), ws.marks[k:]...)
+	b.gaveUp = true
+}
+
+// unspillWins reads back the windows and scheduler times releaseWins gave
+// up of ts, and has its windows split again from the first, as revive
+// does: the same split (CheckSplit).
+func (b *Builder) unspillWins(ts *tstate) {
+	t, ws := ts.t, &ts.body.win
+	if err := b.spill.flush(); err != nil {
+		panic(&SpillError{err})
+	}
+	sched, err := spillRead(b.spill, t.spill.of(spillSched), make([]SchedTime, 0, int(t.nSched)+len(t.Sched)))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	t.Sched, t.nSched = append(sched, t.Sched...), 0
+	t.spill.drop(spillSched)
+	t.spill.drop(spillWins)
+	if ts.smpGiven > 0 {
+		b.unspillSamples(ts)
+	}
+	if ts.lentGiven > 0 {
+		b.unspillLent(ts)
+	}
+	t.Run, t.wins = RunSplit{}, nil
+	ws.split, ws.iv, ws.smp, ws.marks, ws.gaveEnd = 0, 0, 0, nil, math.MinInt64
 }
 
 // giveLent gives up to the spill the first n of the cpu samples of the
@@ -273,7 +338,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 // unspillSamples reads the samples releaseSamples gave up of ts back
 // before the others: all its samples are in memory again, in order.
 func (b *Builder) unspillSamples(ts *tstate) {
-	t, ws := ts.t, ts.win
+	t, ws := ts.t, &ts.body.win
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}

@@ -364,6 +364,7 @@ func (m *Model) ReadRun(t, h *Thread) error {
 	}
 	if err == nil && t.spill.has(spillSched) {
 		h.Sched, err = spillRead(m.spill, t.spill.of(spillSched), []SchedTime(nil))
+		h.nSched = 0 // all of them in h.Sched
 	}
 	return err
 }
@@ -562,7 +563,7 @@ var spillReadFault error
 // as the fold ends and reads the spill for none.
 func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 	if m.dropped && t.tailOK {
-		return t.tail, t.tailAt
+		return t.tail, int(t.tailAt)
 	}
 	return m.IntervalsOf(t, buf), 0
 }

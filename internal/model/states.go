@@ -20,7 +20,7 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		// from HotSpot's clock of contended enters, can come up to a few
 		// nanoseconds after this line (the two clocks' conversion, Tomcat:
 		// 8-12 a run). The contention ends here; that Entered is expected.
-		ts.lateEntered, ts.lateAt = ts.open[n-1].iv.Object, iv.Start
+		ts.body.lateEntered, ts.body.lateAt = ts.open[n-1].iv.Object, iv.Start
 		b.end(ts, iv.Start, endNormal)
 	}
 	for n := len(ts.open); n > 0; n-- {
@@ -68,7 +68,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
-	ts.ivs.add(iv, b.ivSlab)
+	ts.body.ivs.add(iv, b.ivSlab)
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}
@@ -153,7 +153,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	b.segment(ts, &o, at, how == endOpen)
 	if o.iv.State == Waiting || o.iv.State == Acquiring {
 		// The earlier segments of a split wait learn how it ended.
-		ts.ivs.back(func(iv *Interval) bool {
+		ts.body.ivs.back(func(iv *Interval) bool {
 			if iv.End < o.iv.Since {
 				return false
 			}

@@ -272,7 +272,7 @@ type lockAgg struct {
 	// sp: the spill the table is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
-	ownerRuns [][]spillBlock
+	ownerRuns [][]ScratchRef
 	ag        *aggregator // whose ownerEntries count the table's, with sp
 	// sites by pointer: each contention finds its site once (the last
 	// kept: a thread's contentions on one lock mostly repeat it), not a

@@ -246,9 +246,13 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				m.foldSpan(folds[k], &s, h, &c)
 			}
 		}
-		for _, r := range hl.spilt {
-			hsp.room = m.ScratchRead(r, hsp.room)
-			one(hsp.room)
+		if len(hl.spilt) > 0 {
+			r := runReader{refs: hl.spilt, room: hsp.room}
+			for r.more(m.spill) {
+				one(r.b)
+				r.b = nil
+			}
+			hsp.room = r.room
 		}
 		one(hl.b)
 	}
@@ -474,12 +478,9 @@ type spanCursor struct {
 	off   int32
 	run   int32 // its run's number: the order of equal starts
 	left  int32 // the spans of the run after s
-	// A chunk's (spilt): its number + 1, the next of its blocks, the
-	// room they are read into and the rest of the block read.
-	chunk int32
-	next  int32
-	room  []byte
-	b     []byte
+	// A chunk's (spilt): chunk is set, r reads its blocks back.
+	chunk bool
+	r     runReader
 }
 
 // spanMerge merges a lock's runs into the stable order by start and makes
@@ -502,7 +503,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		if k == len(mg.rooms) {
 			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
 		}
-		c := spanCursor{run: int32(k), left: ch.n, chunk: int32(k + 1), room: mg.rooms[k]}
+		c := spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}}
 		mg.read(l, &c)
 		h = append(h, c)
 	}
@@ -553,17 +554,14 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 // read reads c's next span: from l's blocks, or a chunk's, read back
 // from the spill a block at a time into its room.
 func (mg *spanMerge) read(l *spanLog, c *spanCursor) {
-	if c.chunk == 0 {
+	if !c.chunk {
 		l.read(c)
 		return
 	}
-	if len(c.b) == 0 {
-		ch := &l.spilt[c.chunk-1]
-		c.room = mg.m.ScratchRead(ch.refs[c.next], c.room)
-		c.b = c.room
-		c.next++
+	if !c.r.more(mg.m.spill) {
+		panic(&SpillError{errRun}) // a span short
 	}
-	c.b = c.b[c.s.decode(c.b):]
+	c.r.b = c.r.b[c.s.decode(c.r.b):]
 	c.left--
 }
 

@@ -756,8 +756,6 @@ type Model struct {
 	PeakOwnerChanges int
 	// ownCache: the owner changes OwnerSpans read back from the spill.
 	ownCache ownerCache
-	// scratchKept: ScratchWrite's buffers whose write failed.
-	scratchKept []scratchChunk
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the

@@ -401,6 +401,10 @@ type Lock struct {
 	ownersSpill  []spillBlock
 	ownersN      int
 	ownersBlamed format.Time
+	// spilt: with Options.SpillOwners, the lists of threads (Waiters,
+	// WaitedBy) of a lock of many written to the spill, those nil
+	// (waiterspill.go): Model.WaitersOf and WaitedByOf read them back.
+	spilt *spiltLists
 
 	// Object.wait on this object, or parks on this blocker: Waits =
 	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the

@@ -365,7 +365,14 @@ func TestHoldersAndChainsRead(t *testing.T) {
 		prefixes = append(prefixes, prefix)
 	}
 	some, big := 0, 0
-	for _, prefix := range prefixes {
+	// The holders' releases read back a piece at a time as by default, and
+	// in pieces of one release at most (each cut between two).
+	defer func(p int) { relPiece = p }(relPiece)
+	for i, prefix := range append(prefixes, prefixes...) {
+		relPiece = 256
+		if i >= len(prefixes) {
+			relPiece = relMaxSize
+		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
 		m := res.Model

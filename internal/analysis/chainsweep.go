@@ -252,16 +252,53 @@ type chainSweep struct {
 	// its time the holder's, state rootReleased. relNode: by node, its
 	// released node, 0 before it has one; the released nodes are those
 	// from relBase on.
-	rel     [][]relSpan
-	relNode []int32
-	relBase int32
+	//
+	// A thread's releases are packed as they come (relPend, of node
+	// relPendX) and, once its intervals are all in, written to the
+	// Model's spill as one block (relRun); order reads a holder's back
+	// as far as the edges it orders ask (its window) and lets go of those
+	// ended before the bucket it orders: what it holds is what is under
+	// way then, not every release of the run (0.59 GB of c5G-slow5's
+	// report, 120 MB of c1G's, held until the sweep). relOf: by node, its
+	// run in rels + 1, 0 for none; relLocks: the locks by their index
+	// in a run (relLockOf).
+	relOf     []int32
+	rels      []relRun
+	relMem    [][]byte // without a spill: by run, its bytes still to read
+	relLocks  []model.LockRef
+	relLockOf map[model.LockRef]uint32
+	relPend   []byte
+	relPendX  int32
+	relPrevB  format.Time // the last release packed's end
+	relRoom   []byte
+	relNode   []int32
+	relBase   int32
 }
 
-// relSpan is a stretch [a, b) in which a thread had released lock.
+// relRun is a holder's releases in the spill: ref the bytes not yet read
+// (against prevB, the end of the last read), win those read that may
+// still cut an edge, in time order (ended after the bucket being
+// ordered began).
+type relRun struct {
+	ref   model.ScratchRef
+	prevB format.Time
+	win   []relSpan
+}
+
+// relSpan is a stretch [a, b) in which a thread had released
+// relLocks[lock].
 type relSpan struct {
 	a, b format.Time
-	lock model.LockRef
+	lock uint32
 }
+
+// relPiece is the bytes of a holder's releases read back at a time:
+// the most its window reads ahead of what an edge asks (a var: the tests
+// cut every release between two, relMaxSize).
+var relPiece = 256
+
+// relMaxSize is a release's most bytes packed.
+const relMaxSize = 3 * binary.MaxVarintLen64
 
 // nodeIndex is each thread's node by its ID: in a slice by ID where the
 // IDs are few enough (a JVM numbers its threads from 1), else in a map: a
@@ -387,10 +424,11 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 // chains sweeps the edges collected, and returns the first n roots (0:
 // all), most time first, and how many there are.
 func (s *chainSweep) chains(n int) ([]Chain, int) {
+	s.putReleases()
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
-	// let go before the sweep (105 MB at c1G).
-	s.rel = nil
+	// let go before the sweep.
+	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	nn := len(s.ids)
 	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
 	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
@@ -450,10 +488,7 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 	if ref, ok := s.m.Released(iv); ok {
 		if l := s.m.Lock(ref.Object, ref.Kind); l != nil && (l.Contentions > 0 || l.Open > 0) {
 			if a, b := max(iv.Start, t.Start), min(iv.End, t.End); b > a {
-				if s.rel == nil {
-					s.rel = make([][]relSpan, len(s.m.Threads))
-				}
-				s.rel[s.lastXi] = append(s.rel[s.lastXi], relSpan{a, b, ref})
+				s.addRelease(a, b, ref)
 			}
 		}
 	}
@@ -482,6 +517,115 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 		return
 	}
 	s.emit(t, lo, hi, iv.Start, iv.End, iv.Other, on, false)
+}
+
+// addRelease packs the release [a, b) of lock by the thread of the
+// interval given last (interval): a thread's come together, in time
+// order, and go out as one run when the next thread's begin.
+func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
+	if s.relOf == nil {
+		s.relOf = make([]int32, len(s.m.Threads))
+		s.relLockOf = map[model.LockRef]uint32{}
+	}
+	if s.lastXi != s.relPendX || len(s.relPend) == 0 {
+		s.putReleases()
+		if s.relOf[s.lastXi] != 0 {
+			panic("analysis: a thread's intervals came twice to the chains' sweep")
+		}
+		s.relPendX = s.lastXi
+	}
+	k, ok := s.relLockOf[lock]
+	if !ok {
+		k = uint32(len(s.relLocks))
+		s.relLocks = append(s.relLocks, lock)
+		s.relLockOf[lock] = k
+	}
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(a-s.relPrevB))
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(b-a))
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(k))
+	s.relPrevB = b
+}
+
+// putReleases ends the run of the releases packed (relPend): to the
+// spill, else kept in memory.
+func (s *chainSweep) putReleases() {
+	if len(s.relPend) == 0 {
+		return
+	}
+	var run relRun
+	var mem []byte
+	ok := false
+	if s.sp != nil {
+		run.ref, ok = s.sp.ScratchWrite(s.relPend)
+	}
+	if !ok {
+		mem = append([]byte(nil), s.relPend...)
+	}
+	if mem != nil || s.relMem != nil {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)+1-len(s.relMem))...)
+		s.relMem[len(s.rels)] = mem
+	}
+	s.rels = append(s.rels, run)
+	s.relOf[s.relPendX] = int32(len(s.rels))
+	s.relPend, s.relPrevB = s.relPend[:0], 0
+}
+
+// releasesIn returns node y's releases that may cut an edge of bucket k
+// ending at b: its window, those ended before bucket k let go, read on
+// until one begins at or after b (or none is left).
+func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
+	x := s.relOf[y] - 1
+	r := &s.rels[x]
+	if k > 0 {
+		// An edge of bucket k begins at its base or after.
+		base := s.base(k)
+		i, n := 0, len(r.win)
+		for i < n {
+			h := int(uint(i+n) >> 1)
+			if r.win[h].b <= base {
+				i = h + 1
+			} else {
+				n = h
+			}
+		}
+		r.win = r.win[i:]
+	}
+	for len(r.win) == 0 || r.win[len(r.win)-1].a < b {
+		var p []byte
+		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+			p = s.relMem[x]
+		} else if r.ref.Len() > 0 {
+			s.relRoom = s.sp.ScratchRead(r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
+			p = s.relRoom
+		}
+		if len(p) == 0 {
+			break
+		}
+		used := 0
+		for used < len(p) {
+			da, n1 := binary.Uvarint(p[used:])
+			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
+			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])
+			if n1 <= 0 || n2 <= 0 || n3 <= 0 {
+				break // cut by the piece's end: read again with the next
+			}
+			a := r.prevB + format.Time(da)
+			r.prevB = a + format.Time(ln)
+			r.win = append(r.win, relSpan{a, r.prevB, uint32(lk)})
+			used += n1 + n2 + n3
+		}
+		if used == 0 {
+			break // no whole release in what is left: none more
+		}
+		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
+				s.relMem[x] = nil
+			}
+		} else {
+			r.ref = r.ref.Slice(used, r.ref.Len())
+		}
+	}
+	return r.win
 }
 
 // emit adds the edge from t to thread to over [a, b) within [lo, hi).
@@ -542,7 +686,7 @@ func (s *chainSweep) order() {
 			continue
 		}
 		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
-		if s.rel != nil {
+		if s.rels != nil {
 			for i := 0; i < len(buf); i++ {
 				buf = s.splitReleased(buf, i, k)
 			}
@@ -596,7 +740,7 @@ func (s *chainSweep) order() {
 func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	e := buf[i]
 	y := e.to &^ srcBit
-	if int(y) >= len(s.rel) || len(s.rel[y]) == 0 {
+	if int(y) >= len(s.relOf) || s.relOf[y] == 0 {
 		return buf
 	}
 	on := s.ons[e.lk]
@@ -609,7 +753,7 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	default:
 		return buf
 	}
-	rs := s.rel[y]
+	rs := s.releasesIn(int32(y), k, e.b)
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a
 		h := int(uint(j+n) >> 1)
@@ -636,7 +780,7 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	}
 	at := e.a
 	for ; j < len(rs) && rs[j].a < e.b; j++ {
-		if rs[j].lock != ref {
+		if s.relLocks[rs[j].lock] != ref {
 			continue
 		}
 		p, q := max(rs[j].a, at), min(rs[j].b, e.b)

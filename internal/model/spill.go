@@ -582,6 +582,18 @@ type ScratchRef struct {
 	len int32
 }
 
+// Len is r's bytes.
+func (r ScratchRef) Len() int { return int(r.len) }
+
+// Slice is the bytes [i, j) of r's block, a ScratchRef ScratchRead reads
+// as any (a block read back a piece at a time).
+func (r ScratchRef) Slice(i, j int) ScratchRef {
+	if i < 0 || i > j || j > int(r.len) {
+		panic("model: ScratchRef.Slice out of range")
+	}
+	return ScratchRef{r.off + int64(i), int32(j - i)}
+}
+
 // scratchBufSize is put's buffer: the wait chains' edges come a
 // block of a few kB at a time, and a write each was 26 000 system calls at
 // 128 MB (docs/perf/2026-11-30-issue-34-holders.md).

@@ -44,7 +44,7 @@ func (sp *onSpill) added() {
 		}
 		n += len(f.on)
 	}
-	// The next pass waits for onBudget more (heldSpill).
+	// The next pass waits for onBudget more (spanSpill.chunkAll).
 	sp.entries, sp.left = n, n
 }
 

@@ -717,19 +717,20 @@ func (r *runReader) more(s *spillFile) bool {
 }
 
 // runCursor is a run's place in mergeRuns: its record read last, the
-// next of the merge.
+// next of the merge, and the run's number.
 type runCursor[T any] struct {
 	v T
 	r runReader
+	i int
 }
 
 // mergeRuns calls emit with the records of runs (each written to the
 // spill in blocks by put, its records packed one after the other, each
 // against the one before and the first against T's zero value, as read
 // unpacks them: read returns 0 for bytes that hold no whole record) and
-// of tab (one more run, in memory), in the order of cmp that each run is
-// sorted in: a merge through a binary heap of the runs by their next
-// record, tab's first at a tie. The locks' owners and waiters (Finalize)
+// of tab (one more run, in memory, the last), in the order of cmp that
+// each run is sorted in: a merge through a binary heap of the runs by
+// their next record, stable (at a tie, the earlier run's first). The locks' owners and waiters (Finalize)
 // and the holders' time on other locks (onSpill) merge their runs so.
 func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
 	next := func(c *runCursor[T]) bool {
@@ -744,16 +745,19 @@ func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b 
 		return true
 	}
 	h := make([]runCursor[T], 0, len(runs))
-	for _, r := range runs {
-		c := runCursor[T]{r: runReader{refs: r}}
+	for i, r := range runs {
+		c := runCursor[T]{r: runReader{refs: r}, i: i}
 		if next(&c) {
 			h = append(h, c)
 		}
 	}
-	less := func(a, b *runCursor[T]) bool { return cmp(&a.v, &b.v) < 0 }
+	less := func(a, b *runCursor[T]) bool {
+		c := cmp(&a.v, &b.v)
+		return c < 0 || c == 0 && a.i < b.i
+	}
 	heapify(h, less)
 	for len(h) > 0 || len(tab) > 0 {
-		if len(h) == 0 || len(tab) > 0 && cmp(&tab[0], &h[0].v) <= 0 {
+		if len(h) == 0 || len(tab) > 0 && cmp(&tab[0], &h[0].v) < 0 {
 			emit(tab[0])
 			tab = tab[1:]
 			continue

@@ -367,11 +367,12 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	some, big := 0, 0
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
-	defer func(p int) { relPiece = p }(relPiece)
+	// And the threads behind each root kept made unique as they come.
+	defer func(p, c int) { relPiece, threadsCompact = p, c }(relPiece, threadsCompact)
 	for i, prefix := range append(prefixes, prefixes...) {
-		relPiece = 256
+		relPiece, threadsCompact = 256, 1024
 		if i >= len(prefixes) {
-			relPiece = relMaxSize
+			relPiece, threadsCompact = relMaxSize, 1
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})

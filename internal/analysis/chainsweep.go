@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -296,6 +297,10 @@ type relSpan struct {
 // the most its window reads ahead of what an edge asks (a var: the tests
 // cut every release between two, relMaxSize).
 var relPiece = 256
+
+// threadsCompact is the fewest threads behind a root kept that are made
+// unique when their room is full (a var: the tests make them so at each).
+var threadsCompact = 1024
 
 // relMaxSize is a release's most bytes packed.
 const relMaxSize = 3 * binary.MaxVarintLen64
@@ -1287,6 +1292,16 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	acc := &s.accs[ai]
 	s.links[acc.lastTop][s.hopOf(x)] += format.Time(n) * (now - a)
 	if s.isSrc(x) {
+		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
+			// Made unique as they come, not once at the end: a root's
+			// waiters are repeated at each step of its tree (55 MB of
+			// c1G's report for the ten roots kept, growing with the run).
+			slices.Sort(acc.threads)
+			acc.threads = slices.Compact(acc.threads)
+			if len(acc.threads) > cap(acc.threads)/2 {
+				acc.threads = slices.Grow(acc.threads, len(acc.threads))
+			}
+		}
 		acc.threads = append(acc.threads, s.ids[x])
 	}
 }

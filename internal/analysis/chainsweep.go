@@ -222,7 +222,12 @@ type chainSweep struct {
 	// is taken when the instant is done.
 	dirty []int32
 
-	accs  []chainAcc
+	// accs: the roots' time and depth (pass 1), one a thread ever a
+	// root; kept: by rank, the roots kept's chainAcc (pass 2: their
+	// states and threads; its root, time and depth set at the end), its
+	// index in the acc's kept.
+	accs  []sweepAcc
+	kept  []chainAcc
 	accOf map[format.ThreadID]int32
 	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	nodeAcc []int32
@@ -239,7 +244,7 @@ type chainSweep struct {
 	kids   [][]int32
 	kidAt  []int32
 	edgeAt []format.Time
-	links  []map[hop]format.Time // by acc kept (acc.lastTop's index)
+	links  []map[hop]format.Time // by acc kept (its kept)
 	// segs: by acc kept, its stretches as a root that was no cycle's, in
 	// time order, split by what the root was doing once pass 2 is done
 	// (rootStates): the roots' intervals are read for those alone.
@@ -284,6 +289,16 @@ type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
 	win   []relSpan
+}
+
+// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
+// and, for a root kept, its rank (chainSweep.kept), else -1: one for each
+// thread ever a root (1.33 M at 5 GB), where a chainAcc is 170 bytes.
+type sweepAcc struct {
+	root  format.ThreadID
+	time  format.Time
+	depth int
+	kept  int32
 }
 
 // relSpan is a stretch [a, b) in which a thread had released
@@ -443,7 +458,7 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	}
 	s.reset()
 	s.run()
-	order, total := rankRoots(s.accs, n)
+	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
 		return []Chain{}, total
 	}
@@ -452,9 +467,9 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	// the roots kept.
 	s.links = make([]map[hop]format.Time, len(order))
 	s.segs = make([][]rootSeg, len(order))
+	s.kept = make([]chainAcc, len(order))
 	for k, ai := range order {
-		a := &s.accs[ai]
-		a.sel, a.lastTop = true, int32(k)
+		s.accs[ai].kept = int32(k)
 		s.links[k] = map[hop]format.Time{}
 		s.stop = max(s.stop, s.accEnd[ai])
 	}
@@ -467,7 +482,9 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 
 	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
-		out = append(out, s.accs[ai].chain(s.links[k]))
+		c, a := &s.kept[k], &s.accs[ai]
+		c.root, c.time, c.depth = a.root, a.time, a.depth
+		out = append(out, c.chain(s.links[k]))
 	}
 	return out, total
 }
@@ -945,7 +962,7 @@ func (s *chainSweep) acc(root format.ThreadID) int32 {
 	ai, ok := s.accOf[root]
 	if !ok {
 		ai = int32(len(s.accs))
-		s.accs = append(s.accs, chainAcc{root: root})
+		s.accs = append(s.accs, sweepAcc{root: root, kept: -1})
 		s.accEnd = append(s.accEnd, 0)
 		s.accOf[root] = ai
 	}
@@ -1028,7 +1045,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 // sel reports whether accs[ai] is a root kept (pass 2): the time of the
 // edges of its tree is added up, those of the others' trees are not, and
 // are taken as new when they go to a kept root's tree.
-func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].sel }
+func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
 
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
@@ -1206,13 +1223,13 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	case !s.pass2:
 		s.accEnd[ai] = now
 		acc.time += n * (now - a)
-	case !acc.sel:
+	case acc.kept < 0:
 	case s.cur[r] >= 0:
-		acc.states[rootCycle] += n * (now - a)
+		s.kept[acc.kept].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
-		acc.states[rootReleased] += n * (now - a)
+		s.kept[acc.kept].states[rootReleased] += n * (now - a)
 	default:
-		k := acc.lastTop
+		k := acc.kept
 		if ss := s.segs[k]; len(ss) > 0 && ss[len(ss)-1].b == a && ss[len(ss)-1].n == n {
 			ss[len(ss)-1].b = now
 		} else {
@@ -1228,7 +1245,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 func (s *chainSweep) rootStates(order []int32) {
 	var buf []model.Interval
 	for k, ai := range order {
-		acc := &s.accs[ai]
+		acc := &s.kept[k]
 		segs := s.segs[k]
 		if len(segs) == 0 {
 			continue
@@ -1238,7 +1255,7 @@ func (s *chainSweep) rootStates(order []int32) {
 				acc.states[st] += n * (q - p)
 			}
 		}
-		r := s.node.get(acc.root)
+		r := s.node.get(s.accs[ai].root)
 		if int(r) >= len(s.m.Threads) {
 			for _, g := range segs {
 				add(rootUnknown, g.n, g.a, g.b)
@@ -1286,11 +1303,12 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	}
 	a := s.edgeAt[x]
 	s.edgeAt[x] = now
-	if now <= a || n == 0 || !s.accs[ai].sel {
+	k := s.accs[ai].kept
+	if now <= a || n == 0 || k < 0 {
 		return
 	}
-	acc := &s.accs[ai]
-	s.links[acc.lastTop][s.hopOf(x)] += format.Time(n) * (now - a)
+	acc := &s.kept[k]
+	s.links[k][s.hopOf(x)] += format.Time(n) * (now - a)
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
 			// Made unique as they come, not once at the end: a root's

@@ -222,10 +222,10 @@ type chainSweep struct {
 	// is taken when the instant is done.
 	dirty []int32
 
-	// accs: the roots' time and depth (pass 1), one a thread ever a
-	// root; kept: by rank, the roots kept's chainAcc (pass 2: their
-	// states and threads; its root, time and depth set at the end), its
-	// index in the acc's kept.
+	// accs: the roots' time and depth (pass 1), one for each thread ever
+	// a root; kept: the roots kept's chainAcc, by rank (sweepAcc.kept):
+	// pass 2's states and threads, their root, time and depth set from
+	// accs at the end.
 	accs  []sweepAcc
 	kept  []chainAcc
 	accOf map[format.ThreadID]int32

@@ -238,14 +238,21 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 // rankRoots returns the roots with time, by index in accs, most time
 // first, the first n (0: all), and how many there are.
 func rankRoots(accs []chainAcc, n int) ([]int32, int) {
-	order := make([]int32, 0, len(accs))
-	for i := range accs {
-		if accs[i].time > 0 {
-			order = append(order, int32(i))
+	return rankBy(len(accs), func(i int32) (format.Time, format.ThreadID) { return accs[i].time, accs[i].root }, n)
+}
+
+// rankBy is rankRoots of count roots whose time and thread at gives.
+func rankBy(count int, at func(int32) (format.Time, format.ThreadID), n int) ([]int32, int) {
+	order := make([]int32, 0, count)
+	for i := range int32(count) {
+		if t, _ := at(i); t > 0 {
+			order = append(order, i)
 		}
 	}
 	slices.SortFunc(order, func(x, y int32) int {
-		return cmp.Or(cmp.Compare(accs[y].time, accs[x].time), cmp.Compare(accs[x].root, accs[y].root))
+		tx, rx := at(x)
+		ty, ry := at(y)
+		return cmp.Or(cmp.Compare(ty, tx), cmp.Compare(rx, ry))
 	})
 	total := len(order)
 	if n > 0 && len(order) > n {

@@ -365,7 +365,15 @@ func TestHoldersAndChainsRead(t *testing.T) {
 		prefixes = append(prefixes, prefix)
 	}
 	some, big := 0, 0
-	for _, prefix := range prefixes {
+	// The holders' releases read back a piece at a time as by default, and
+	// in pieces of one release at most (each cut between two).
+	// And the threads behind each root kept made unique as they come.
+	defer func(p, c int) { relPiece, threadsCompact = p, c }(relPiece, threadsCompact)
+	for i, prefix := range append(prefixes, prefixes...) {
+		relPiece, threadsCompact = 256, 1024
+		if i >= len(prefixes) {
+			relPiece, threadsCompact = relMaxSize, 1
+		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
 		m := res.Model

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/binary"
+	"slices"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -221,7 +222,12 @@ type chainSweep struct {
 	// is taken when the instant is done.
 	dirty []int32
 
-	accs  []chainAcc
+	// accs: the roots' time and depth (pass 1), one for each thread ever
+	// a root; kept: the roots kept's chainAcc, by rank (sweepAcc.kept):
+	// pass 2's states and threads, their root, time and depth set from
+	// accs at the end.
+	accs  []sweepAcc
+	kept  []chainAcc
 	accOf map[format.ThreadID]int32
 	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	nodeAcc []int32
@@ -238,7 +244,7 @@ type chainSweep struct {
 	kids   [][]int32
 	kidAt  []int32
 	edgeAt []format.Time
-	links  []map[hop]format.Time // by acc kept (acc.lastTop's index)
+	links  []map[hop]format.Time // by acc kept (its kept)
 	// segs: by acc kept, its stretches as a root that was no cycle's, in
 	// time order, split by what the root was doing once pass 2 is done
 	// (rootStates): the roots' intervals are read for those alone.
@@ -252,16 +258,67 @@ type chainSweep struct {
 	// its time the holder's, state rootReleased. relNode: by node, its
 	// released node, 0 before it has one; the released nodes are those
 	// from relBase on.
-	rel     [][]relSpan
-	relNode []int32
-	relBase int32
+	//
+	// A thread's releases are packed as they come (relPend, of node
+	// relPendX) and, once its intervals are all in, written to the
+	// Model's spill as one block (relRun); order reads a holder's back
+	// as far as the edges it orders ask (its window) and lets go of those
+	// ended before the bucket it orders: what it holds is what is under
+	// way then, not every release of the run (0.59 GB of c5G-slow5's
+	// report, 120 MB of c1G's, held until the sweep). relOf: by node, its
+	// run in rels + 1, 0 for none; relLocks: the locks by their index
+	// in a run (relLockOf).
+	relOf     []int32
+	rels      []relRun
+	relMem    [][]byte // without a spill: by run, its bytes still to read
+	relLocks  []model.LockRef
+	relLockOf map[model.LockRef]uint32
+	relPend   []byte
+	relPendX  int32
+	relPrevB  format.Time // the last release packed's end
+	relRoom   []byte
+	relNode   []int32
+	relBase   int32
 }
 
-// relSpan is a stretch [a, b) in which a thread had released lock.
+// relRun is a holder's releases in the spill: ref the bytes not yet read
+// (against prevB, the end of the last read), win those read that may
+// still cut an edge, in time order (ended after the bucket being
+// ordered began).
+type relRun struct {
+	ref   model.ScratchRef
+	prevB format.Time
+	win   []relSpan
+}
+
+// sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
+// and, for a root kept, its rank (chainSweep.kept), else -1: one for each
+// thread ever a root (1.33 M at 5 GB), where a chainAcc is 170 bytes.
+type sweepAcc struct {
+	root  format.ThreadID
+	time  format.Time
+	depth int
+	kept  int32
+}
+
+// relSpan is a stretch [a, b) in which a thread had released
+// relLocks[lock].
 type relSpan struct {
 	a, b format.Time
-	lock model.LockRef
+	lock uint32
 }
+
+// relPiece is the bytes of a holder's releases read back at a time:
+// the most its window reads ahead of what an edge asks (a var: the tests
+// cut every release between two, relMaxSize).
+var relPiece = 256
+
+// threadsCompact is the fewest threads behind a root kept that are made
+// unique when their room is full (a var: the tests make them so at each).
+var threadsCompact = 1024
+
+// relMaxSize is a release's most bytes packed.
+const relMaxSize = 3 * binary.MaxVarintLen64
 
 // nodeIndex is each thread's node by its ID: in a slice by ID where the
 // IDs are few enough (a JVM numbers its threads from 1), else in a map: a
@@ -387,10 +444,11 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 // chains sweeps the edges collected, and returns the first n roots (0:
 // all), most time first, and how many there are.
 func (s *chainSweep) chains(n int) ([]Chain, int) {
+	s.putReleases()
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
-	// let go before the sweep (105 MB at c1G).
-	s.rel = nil
+	// let go before the sweep.
+	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	nn := len(s.ids)
 	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
 	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
@@ -400,7 +458,7 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	}
 	s.reset()
 	s.run()
-	order, total := rankRoots(s.accs, n)
+	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
 		return []Chain{}, total
 	}
@@ -409,9 +467,9 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	// the roots kept.
 	s.links = make([]map[hop]format.Time, len(order))
 	s.segs = make([][]rootSeg, len(order))
+	s.kept = make([]chainAcc, len(order))
 	for k, ai := range order {
-		a := &s.accs[ai]
-		a.sel, a.lastTop = true, int32(k)
+		s.accs[ai].kept = int32(k)
 		s.links[k] = map[hop]format.Time{}
 		s.stop = max(s.stop, s.accEnd[ai])
 	}
@@ -424,7 +482,9 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 
 	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
-		out = append(out, s.accs[ai].chain(s.links[k]))
+		c, a := &s.kept[k], &s.accs[ai]
+		c.root, c.time, c.depth = a.root, a.time, a.depth
+		out = append(out, c.chain(s.links[k]))
 	}
 	return out, total
 }
@@ -450,10 +510,7 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 	if ref, ok := s.m.Released(iv); ok {
 		if l := s.m.Lock(ref.Object, ref.Kind); l != nil && (l.Contentions > 0 || l.Open > 0) {
 			if a, b := max(iv.Start, t.Start), min(iv.End, t.End); b > a {
-				if s.rel == nil {
-					s.rel = make([][]relSpan, len(s.m.Threads))
-				}
-				s.rel[s.lastXi] = append(s.rel[s.lastXi], relSpan{a, b, ref})
+				s.addRelease(a, b, ref)
 			}
 		}
 	}
@@ -482,6 +539,115 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 		return
 	}
 	s.emit(t, lo, hi, iv.Start, iv.End, iv.Other, on, false)
+}
+
+// addRelease packs the release [a, b) of lock by the thread of the
+// interval given last (interval): a thread's come together, in time
+// order, and go out as one run when the next thread's begin.
+func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
+	if s.relOf == nil {
+		s.relOf = make([]int32, len(s.m.Threads))
+		s.relLockOf = map[model.LockRef]uint32{}
+	}
+	if s.lastXi != s.relPendX || len(s.relPend) == 0 {
+		s.putReleases()
+		if s.relOf[s.lastXi] != 0 {
+			panic("analysis: a thread's intervals came twice to the chains' sweep")
+		}
+		s.relPendX = s.lastXi
+	}
+	k, ok := s.relLockOf[lock]
+	if !ok {
+		k = uint32(len(s.relLocks))
+		s.relLocks = append(s.relLocks, lock)
+		s.relLockOf[lock] = k
+	}
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(a-s.relPrevB))
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(b-a))
+	s.relPend = binary.AppendUvarint(s.relPend, uint64(k))
+	s.relPrevB = b
+}
+
+// putReleases ends the run of the releases packed (relPend): to the
+// spill, else kept in memory.
+func (s *chainSweep) putReleases() {
+	if len(s.relPend) == 0 {
+		return
+	}
+	var run relRun
+	var mem []byte
+	ok := false
+	if s.sp != nil {
+		run.ref, ok = s.sp.ScratchWrite(s.relPend)
+	}
+	if !ok {
+		mem = append([]byte(nil), s.relPend...)
+	}
+	if mem != nil || s.relMem != nil {
+		s.relMem = append(s.relMem, make([][]byte, len(s.rels)+1-len(s.relMem))...)
+		s.relMem[len(s.rels)] = mem
+	}
+	s.rels = append(s.rels, run)
+	s.relOf[s.relPendX] = int32(len(s.rels))
+	s.relPend, s.relPrevB = s.relPend[:0], 0
+}
+
+// releasesIn returns node y's releases that may cut an edge of bucket k
+// ending at b: its window, those ended before bucket k let go, read on
+// until one begins at or after b (or none is left).
+func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
+	x := s.relOf[y] - 1
+	r := &s.rels[x]
+	if k > 0 {
+		// An edge of bucket k begins at its base or after.
+		base := s.base(k)
+		i, n := 0, len(r.win)
+		for i < n {
+			h := int(uint(i+n) >> 1)
+			if r.win[h].b <= base {
+				i = h + 1
+			} else {
+				n = h
+			}
+		}
+		r.win = r.win[i:]
+	}
+	for len(r.win) == 0 || r.win[len(r.win)-1].a < b {
+		var p []byte
+		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+			p = s.relMem[x]
+		} else if r.ref.Len() > 0 {
+			s.relRoom = s.sp.ScratchRead(r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
+			p = s.relRoom
+		}
+		if len(p) == 0 {
+			break
+		}
+		used := 0
+		for used < len(p) {
+			da, n1 := binary.Uvarint(p[used:])
+			ln, n2 := binary.Uvarint(p[used+max(n1, 0):])
+			lk, n3 := binary.Uvarint(p[used+max(n1, 0)+max(n2, 0):])
+			if n1 <= 0 || n2 <= 0 || n3 <= 0 {
+				break // cut by the piece's end: read again with the next
+			}
+			a := r.prevB + format.Time(da)
+			r.prevB = a + format.Time(ln)
+			r.win = append(r.win, relSpan{a, r.prevB, uint32(lk)})
+			used += n1 + n2 + n3
+		}
+		if used == 0 {
+			break // no whole release in what is left: none more
+		}
+		if int(x) < len(s.relMem) && s.relMem[x] != nil {
+			if s.relMem[x] = s.relMem[x][used:]; len(s.relMem[x]) == 0 {
+				s.relMem[x] = nil
+			}
+		} else {
+			r.ref = r.ref.Slice(used, r.ref.Len())
+		}
+	}
+	return r.win
 }
 
 // emit adds the edge from t to thread to over [a, b) within [lo, hi).
@@ -542,7 +708,7 @@ func (s *chainSweep) order() {
 			continue
 		}
 		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
-		if s.rel != nil {
+		if s.rels != nil {
 			for i := 0; i < len(buf); i++ {
 				buf = s.splitReleased(buf, i, k)
 			}
@@ -596,7 +762,7 @@ func (s *chainSweep) order() {
 func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	e := buf[i]
 	y := e.to &^ srcBit
-	if int(y) >= len(s.rel) || len(s.rel[y]) == 0 {
+	if int(y) >= len(s.relOf) || s.relOf[y] == 0 {
 		return buf
 	}
 	on := s.ons[e.lk]
@@ -609,7 +775,7 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	default:
 		return buf
 	}
-	rs := s.rel[y]
+	rs := s.releasesIn(int32(y), k, e.b)
 	j, n := 0, len(rs)
 	for j < n { // the first release that ends after e.a
 		h := int(uint(j+n) >> 1)
@@ -636,7 +802,7 @@ func (s *chainSweep) splitReleased(buf []sweepEdge, i, k int) []sweepEdge {
 	}
 	at := e.a
 	for ; j < len(rs) && rs[j].a < e.b; j++ {
-		if rs[j].lock != ref {
+		if s.relLocks[rs[j].lock] != ref {
 			continue
 		}
 		p, q := max(rs[j].a, at), min(rs[j].b, e.b)
@@ -796,7 +962,7 @@ func (s *chainSweep) acc(root format.ThreadID) int32 {
 	ai, ok := s.accOf[root]
 	if !ok {
 		ai = int32(len(s.accs))
-		s.accs = append(s.accs, chainAcc{root: root})
+		s.accs = append(s.accs, sweepAcc{root: root, kept: -1})
 		s.accEnd = append(s.accEnd, 0)
 		s.accOf[root] = ai
 	}
@@ -879,7 +1045,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 // sel reports whether accs[ai] is a root kept (pass 2): the time of the
 // edges of its tree is added up, those of the others' trees are not, and
 // are taken as new when they go to a kept root's tree.
-func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].sel }
+func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
 
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
@@ -1057,13 +1223,13 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	case !s.pass2:
 		s.accEnd[ai] = now
 		acc.time += n * (now - a)
-	case !acc.sel:
+	case acc.kept < 0:
 	case s.cur[r] >= 0:
-		acc.states[rootCycle] += n * (now - a)
+		s.kept[acc.kept].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
-		acc.states[rootReleased] += n * (now - a)
+		s.kept[acc.kept].states[rootReleased] += n * (now - a)
 	default:
-		k := acc.lastTop
+		k := acc.kept
 		if ss := s.segs[k]; len(ss) > 0 && ss[len(ss)-1].b == a && ss[len(ss)-1].n == n {
 			ss[len(ss)-1].b = now
 		} else {
@@ -1079,7 +1245,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 func (s *chainSweep) rootStates(order []int32) {
 	var buf []model.Interval
 	for k, ai := range order {
-		acc := &s.accs[ai]
+		acc := &s.kept[k]
 		segs := s.segs[k]
 		if len(segs) == 0 {
 			continue
@@ -1089,7 +1255,7 @@ func (s *chainSweep) rootStates(order []int32) {
 				acc.states[st] += n * (q - p)
 			}
 		}
-		r := s.node.get(acc.root)
+		r := s.node.get(s.accs[ai].root)
 		if int(r) >= len(s.m.Threads) {
 			for _, g := range segs {
 				add(rootUnknown, g.n, g.a, g.b)
@@ -1137,12 +1303,23 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 	}
 	a := s.edgeAt[x]
 	s.edgeAt[x] = now
-	if now <= a || n == 0 || !s.accs[ai].sel {
+	k := s.accs[ai].kept
+	if now <= a || n == 0 || k < 0 {
 		return
 	}
-	acc := &s.accs[ai]
-	s.links[acc.lastTop][s.hopOf(x)] += format.Time(n) * (now - a)
+	acc := &s.kept[k]
+	s.links[k][s.hopOf(x)] += format.Time(n) * (now - a)
 	if s.isSrc(x) {
+		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
+			// Made unique as they come, not once at the end: a root's
+			// waiters are repeated at each step of its tree (55 MB of
+			// c1G's report for the ten roots kept, growing with the run).
+			slices.Sort(acc.threads)
+			acc.threads = slices.Compact(acc.threads)
+			if len(acc.threads) > cap(acc.threads)/2 {
+				acc.threads = slices.Grow(acc.threads, len(acc.threads))
+			}
+		}
 		acc.threads = append(acc.threads, s.ids[x])
 	}
 }

@@ -117,8 +117,11 @@ type aggregator struct {
 	// ownerEntries: the entries of their tables in memory.
 	ownerSpill   *spillFile
 	ownerEntries int
-	ownerRuns    bool // some were written out
+	ownerRuns    bool // some were written out (the waiters' too)
 	ownerLeft    int  // the entries the last spillOwners left
+	// firstEntries, firstLeft: the same of the locks' waiters and
+	// waitedBy (lockAgg.addedFirst).
+	firstEntries, firstLeft int
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -230,9 +233,11 @@ func (st *threadAgg) flushFirsts() {
 		f := &st.firsts[i]
 		if f.blocked {
 			f.a.waiters = append(f.a.waiters, firstAt{st.id, f.block})
+			f.a.addedFirst()
 		}
 		if f.waited {
 			f.a.waitedBy = append(f.a.waitedBy, firstAt{st.id, f.wait})
+			f.a.addedFirst()
 		}
 	}
 	st.firsts, st.firstOf, st.lastFirst = st.firsts[:0], nil, 0
@@ -262,6 +267,9 @@ type lockAgg struct {
 	// the threads end (threadAgg.flushFirsts).
 	waiters  []firstAt
 	waitedBy []firstAt
+	// waiterRuns, waitedByRuns: runs of them written to the spill (sp,
+	// Options.SpillOwners; waiterspill.go).
+	waiterRuns, waitedByRuns [][]ScratchRef
 	// owners: the blame of each owner, in one table (ownerTab) that
 	// owners indexes, neither holding a pointer: ~3 M at 1 GB, which as
 	// a Blame each were as many objects for the collector to mark at
@@ -272,7 +280,7 @@ type lockAgg struct {
 	// sp: the spill the table is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
-	ownerRuns [][]spillBlock
+	ownerRuns [][]ScratchRef
 	ag        *aggregator // whose ownerEntries count the table's, with sp
 	// sites by pointer: each contention finds its site once (the last
 	// kept: a thread's contentions on one lock mostly repeat it), not a
@@ -726,8 +734,15 @@ func (a *lockAgg) waitSite(stack StackID) *WaitSite {
 // finish puts the accumulated lists in their orders.
 func (a *lockAgg) finish() *Lock {
 	l := &a.l
-	l.Waiters = byFirstOf(&a.waiters)
-	l.WaitedBy = byFirstOf(&a.waitedBy)
+	ws := a.firstsOf(a.waiters, a.waiterRuns)
+	wb := a.firstsOf(a.waitedBy, a.waitedByRuns)
+	putWaiters(l, ws, wb, a.sp)
+	// The threads' first waits stay for a group's member alone
+	// (groupWaits: at most GroupMaxWaits of them).
+	a.waiters, a.waiterRuns, a.waitedBy, a.waitedByRuns = nil, nil, nil, nil
+	if len(wb) <= GroupMaxWaits {
+		a.waitedBy = wb
+	}
 	os := a.ownerTab
 	if len(a.ownerRuns) > 0 {
 		os = a.mergedOwners(nil)
@@ -790,53 +805,20 @@ func sortUnparkers(us []Blame) {
 	})
 }
 
-// byFirstOf returns the threads of *p in order of their first (the
-// earliest of a thread's), then id; *p is left with each thread's
-// earliest, in that order (groupWaits reads them after).
-func byFirstOf(p *[]firstAt) []format.ThreadID {
-	fs := *p
-	if len(fs) == 0 {
-		return nil
-	}
-	slices.SortFunc(fs, func(a, b firstAt) int {
-		if c := cmp.Compare(a.th, b.th); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.at, b.at)
-	})
-	fs = slices.CompactFunc(fs, func(a, b firstAt) bool { return a.th == b.th })
-	*p = fs
-	return inFirstOrder(fs)
-}
-
-// inFirstOrder sorts fs, one entry a thread, by time, then id, and
-// returns their threads in that order.
-func inFirstOrder(fs []firstAt) []format.ThreadID {
-	slices.SortFunc(fs, func(a, b firstAt) int {
-		if c := cmp.Compare(a.at, b.at); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.th, b.th)
-	})
-	out := make([]format.ThreadID, len(fs))
-	for i, f := range fs {
-		out[i] = f.th
-	}
-	return out
-}
-
-// byFirst returns the threads of first (thread -> time of its first
-// entry) in order of that time, then id.
-func byFirst(first map[format.ThreadID]format.Time) []format.ThreadID {
-	if len(first) == 0 {
-		return nil
-	}
+// byFirst returns the entries of first (thread -> time of its first
+// entry) in order of that time, then thread.
+func byFirst(first map[format.ThreadID]format.Time) []firstAt {
 	fs := make([]firstAt, 0, len(first))
 	for th, at := range first {
 		fs = append(fs, firstAt{th: th, at: at})
 	}
-	return inFirstOrder(fs)
+	slices.SortFunc(fs, inFirstOrder)
+	return fs
 }
+
+// inFirstOrder orders firsts by time, then thread: the order of
+// Lock.Waiters and WaitedBy.
+func inFirstOrder(a, b firstAt) int { return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.th, b.th)) }
 
 // SiteStack returns the call site of stack id: the first stack of the
 // recording whose frames are at the same source lines (class, method,

@@ -136,10 +136,10 @@ func OnRuns(n int, f func()) {
 // (spanBudget), a log of one or more, and the holders' logs once they
 // hold any.
 func SpanChunks(n int, f func()) {
-	oldMax, oldBudget, oldMin, oldHeld, oldHeldMin := spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin
-	spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = 1<<30, n, 1, 0, 1
+	oldMax, oldBudget, oldMin, oldHeld := spanChunkMax, spanBudget, spanChunkMin, heldBudget
+	spanChunkMax, spanBudget, spanChunkMin, heldBudget = 1<<30, n, 1, 0
 	defer func() {
-		spanChunkMax, spanBudget, spanChunkMin, heldBudget, heldMin = oldMax, oldBudget, oldMin, oldHeld, oldHeldMin
+		spanChunkMax, spanBudget, spanChunkMin, heldBudget = oldMax, oldBudget, oldMin, oldHeld
 	}()
 	f()
 }

@@ -72,7 +72,7 @@ func (ag *aggregator) groupWaits() []*Group {
 	var out []*Group
 	for k, as := range cands {
 		if len(as) >= GroupMinObjects {
-			out = append(out, newGroup(k, as))
+			out = append(out, newGroup(k, as, ag.ownerSpill))
 		}
 	}
 	slices.SortFunc(out, func(a, b *Group) int {
@@ -120,8 +120,9 @@ func (ag *aggregator) transient(a *lockAgg) bool {
 	return true
 }
 
-// newGroup sums the members as into a Group.
-func newGroup(k groupKey, as []*lockAgg) *Group {
+// newGroup sums the members as into a Group; with a spill (sp), a long
+// WaitedBy is written to it (putThreads).
+func newGroup(k groupKey, as []*lockAgg, sp *spillFile) *Group {
 	g := &Group{Site: k.site, Members: make([]*Lock, 0, len(as))}
 	g.Kind, g.Class = k.kind, k.class
 	waitedBy := map[format.ThreadID]format.Time{}
@@ -169,7 +170,7 @@ func newGroup(k groupKey, as []*lockAgg) *Group {
 		}
 		return cmp.Compare(a.Object, b.Object)
 	})
-	g.WaitedBy = byFirst(waitedBy)
+	putWaiters(&g.Lock, nil, byFirst(waitedBy), sp)
 	for _, u := range unparked {
 		g.UnparkedBy = append(g.UnparkedBy, u)
 	}

@@ -2,12 +2,16 @@ package model_test
 
 import (
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"golang.org/x/tools/txtar"
+
 	"orca/internal/format"
 	. "orca/internal/model"
+	"orca/internal/testrec"
 )
 
 // recorder writes event lines one after the other, each park or wait
@@ -141,6 +145,28 @@ func TestGroupWaits(t *testing.T) {
 	}
 	if got := summary(m.Groups); !reflect.DeepEqual(got, want) {
 		t.Errorf("groups:\ngot  %+v\nwant %+v", got, want)
+	}
+	// With the lists in the spill (Options.SpillOwners), the waiters
+	// written out as runs once two are held, and a group's of more than
+	// one kept there: the same read back.
+	prefix := filepath.Join(t.TempDir(), "groups")
+	testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(groupRecording())}}}, prefix)
+	var res *Result
+	OwnerRuns(2, 1, func() {
+		_, res = testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, SpillOwners: true})
+	})
+	spilt := 0
+	for i, g := range res.Model.Groups {
+		if g.WaitedBy == nil && g.WaitedByCount() > 0 {
+			spilt++
+		}
+		g.WaitedBy = res.Model.WaitedByOf(&g.Lock)
+		if i >= len(want) || !reflect.DeepEqual(summary([]*Group{g})[0], want[i]) {
+			t.Errorf("group %d from the spill: %+v", i, summary([]*Group{g}))
+		}
+	}
+	if spilt == 0 {
+		t.Errorf("no group's WaitedBy in the spill")
 	}
 	// The members are the Model's locks, most time first; the others
 	// keep their own entries.

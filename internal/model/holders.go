@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/binary"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -163,9 +164,9 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	}
 	// Each lock's spans become their union, merged from its runs (the
 	// order of a stable sort by start of the spans as they came), and
-	// the packed spans are let go lock by lock. Each union's spans go to
-	// their holder's heldLog as they are made (about 8 bytes a span; the
-	// union is kept in Doing.Spans when asked alone). Then the holders'
+	// the packed spans are let go lock by lock. Each union's spans are
+	// sorted by holder as they are made (heldSort; the union is kept in
+	// Doing.Spans when asked alone). Then the holders'
 	// spans are folded holder by holder, so that one cursor per holder
 	// walks its intervals and samples forward, lock after lock (a
 	// holder's spans of two locks may overlap: the cursor steps back a
@@ -177,11 +178,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	if m.spill != nil {
 		osp = &onSpill{m: m}
 	}
-	held := map[format.ThreadID]*heldLog{}
-	var hsp *heldSpill
-	if m.spill != nil {
-		hsp = &heldSpill{m: m, held: held}
-	}
+	hs := heldSort{sp: m.spill}
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -190,23 +187,12 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
-		var hl *heldLog
 		kept = kept[:0]
 		mg.union(lg, func(s OwnerSpan) {
 			if keep {
 				kept = append(kept, s)
 			}
-			if hl == nil || s.Owner != hl.id {
-				if hl = held[s.Owner]; hl == nil {
-					hl = &heldLog{id: s.Owner}
-					held[s.Owner] = hl
-				}
-			}
-			n := len(hl.b)
-			hl.add(k, s)
-			if hsp != nil {
-				hsp.added(len(hl.b) - n)
-			}
+			hs.add(k, s)
 		})
 		if keep {
 			d.Spans = append(make([]OwnerSpan, 0, len(kept)), kept...)
@@ -217,41 +203,22 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	if osp != nil {
 		osp.folds = folds
 	}
-	ids := make([]format.ThreadID, 0, len(held))
-	for id := range held {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
 	var bx blameIndex
-	for _, hid := range ids {
-		hl := held[hid]
-		delete(held, hid)
-		h := load(m.Thread(hid), &sp, true)
-		var c Cursor
-		if h != nil {
-			bx.reset(&h.blame, h.Intervals)
-			c.blame = &bx
-		}
-		var k int32
-		s := OwnerSpan{Owner: hid}
-		one := func(b []byte) {
-			for len(b) > 0 {
-				dk, n1 := binary.Uvarint(b)
-				ds, n2 := binary.Varint(b[n1:])
-				ln, n3 := binary.Uvarint(b[n1+n2:])
-				b = b[n1+n2+n3:]
-				k += int32(dk)
-				s.Start += format.Time(ds)
-				s.End = s.Start + format.Time(ln)
-				m.foldSpan(folds[k], &s, h, &c)
+	var h *Thread
+	var c Cursor
+	hid, started := format.ThreadID(0), false
+	hs.each(func(k int32, s OwnerSpan) {
+		if !started || s.Owner != hid {
+			hid, started = s.Owner, true
+			h = load(m.Thread(hid), &sp, true)
+			c = Cursor{}
+			if h != nil {
+				bx.reset(&h.blame, h.Intervals)
+				c.blame = &bx
 			}
 		}
-		for _, r := range hl.spilt {
-			hsp.room = m.ScratchRead(r, hsp.room)
-			one(hsp.room)
-		}
-		one(hl.b)
-	}
+		m.foldSpan(folds[k], &s, h, &c)
+	})
 	for _, f := range folds {
 		f.finish()
 	}
@@ -268,16 +235,131 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	return out
 }
 
-// heldLog is a holder's union spans (HoldersDoing), packed in the order
-// they come, lock by lock: for each, the difference of its fold's number
-// from the one before, of its start from the one before (zigzag) and its
-// length, as varints.
+// heldSort sorts the holders' union spans (HoldersDoing) by holder, so
+// that they are folded holder by holder, each holder's in the order they
+// came. With a spill, as an external sort: heldBudget bytes of them at a
+// time sorted by holder and written out as a run, the runs merged at the
+// end (mergeRuns: the earlier run first at a tie), nothing kept per
+// holder (a record each of c5G-slow5's 1.33 M holders was 0.10 GB of the
+// report, its bytes written out or not). Without one, in a log of each
+// holder's (heldLog).
+type heldSort struct {
+	sp     *spillFile
+	recs   []heldRec
+	runs   [][]ScratchRef
+	failed bool // a run could not be written: the rest stay in recs
+	held   map[format.ThreadID]*heldLog
+	last   *heldLog
+}
+
+// heldRec is a span of holder h in fold k; seq is its place in
+// heldSort.recs (a sort by (h, seq) is stable by h).
+type heldRec struct {
+	h    format.ThreadID
+	s, e format.Time
+	k    int32
+	seq  uint32
+}
+
+// heldBudget is the bytes of records heldSort holds, with a spill (a var:
+// the tests write a run at each span).
+var heldBudget = 32 << 20
+
+const heldRecSize = int(unsafe.Sizeof(heldRec{}))
+
+func (hs *heldSort) add(k int32, s OwnerSpan) {
+	if hs.sp == nil {
+		hl := hs.last
+		if hl == nil || s.Owner != hl.id {
+			if hs.held == nil {
+				hs.held = map[format.ThreadID]*heldLog{}
+			}
+			if hl = hs.held[s.Owner]; hl == nil {
+				hl = &heldLog{id: s.Owner}
+				hs.held[s.Owner] = hl
+			}
+			hs.last = hl
+		}
+		hl.add(k, s)
+		return
+	}
+	hs.recs = append(hs.recs, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k, seq: uint32(len(hs.recs))})
+	if len(hs.recs)*heldRecSize >= heldBudget && !hs.failed {
+		hs.sort()
+		run, ok := putRun(hs.sp, hs.recs, appendHeld)
+		if !ok {
+			hs.failed = true // the records stay, in order
+			return
+		}
+		hs.runs = append(hs.runs, run)
+		hs.recs = hs.recs[:0]
+	}
+}
+
+// sort sorts recs by holder, stably.
+func (hs *heldSort) sort() {
+	slices.SortFunc(hs.recs, func(a, b heldRec) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.seq, b.seq)) })
+}
+
+// each calls fold with every span added, holder by holder in order of
+// their IDs, each holder's in the order added.
+func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
+	if hs.sp == nil {
+		ids := make([]format.ThreadID, 0, len(hs.held))
+		for id := range hs.held {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		for _, id := range ids {
+			hl := hs.held[id]
+			delete(hs.held, id)
+			hl.each(fold)
+		}
+		return
+	}
+	hs.sort()
+	for i := range hs.recs {
+		hs.recs[i].seq = 0 // as a run's read back: the order is the merge's
+	}
+	mergeRuns(hs.sp, hs.runs, hs.recs, func(a, b *heldRec) int { return cmp.Compare(a.h, b.h) }, readHeld, func(r heldRec) {
+		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
+	})
+	hs.recs, hs.runs = nil, nil
+}
+
+// appendHeld packs r after prev: the differences of its holder, fold and
+// start, and its length, as varints.
+func appendHeld(b []byte, r, prev *heldRec) []byte {
+	b = binary.AppendVarint(b, int64(r.h)-int64(prev.h))
+	b = binary.AppendVarint(b, int64(r.k-prev.k))
+	b = binary.AppendVarint(b, int64(r.s-prev.s))
+	return binary.AppendVarint(b, int64(r.e-r.s))
+}
+
+// readHeld unpacks a record appendHeld packed after prev, and its bytes'
+// count (0: b holds no whole one).
+func readHeld(b []byte, prev *heldRec) (heldRec, int) {
+	h, n1 := binary.Varint(b)
+	k, n2 := binary.Varint(b[max(n1, 0):])
+	s, n3 := binary.Varint(b[max(n1+n2, 0):])
+	ln, n4 := binary.Varint(b[max(n1+n2+n3, 0):])
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 || n4 <= 0 {
+		return heldRec{}, 0
+	}
+	r := heldRec{h: prev.h + format.ThreadID(h), k: prev.k + int32(k), s: prev.s + format.Time(s)}
+	r.e = r.s + format.Time(ln)
+	return r, n1 + n2 + n3 + n4
+}
+
+// heldLog is a holder's union spans (HoldersDoing without a spill),
+// packed in the order they come, lock by lock: for each, the difference
+// of its fold's number from the one before, of its start from the one
+// before (zigzag) and its length, as varints.
 type heldLog struct {
 	id    format.ThreadID
 	b     []byte
-	spilt []ScratchRef // its bytes before b, written out (heldSpill)
-	k     int32        // the last span's fold
-	start format.Time  // and start
+	k     int32       // the last span's fold
+	start format.Time // and start
 }
 
 func (hl *heldLog) add(k int32, s OwnerSpan) {
@@ -285,6 +367,22 @@ func (hl *heldLog) add(k int32, s OwnerSpan) {
 	hl.b = binary.AppendVarint(hl.b, int64(s.Start-hl.start))
 	hl.b = binary.AppendUvarint(hl.b, uint64(s.End-s.Start))
 	hl.k, hl.start = k, s.Start
+}
+
+// each calls fold with hl's spans, in order.
+func (hl *heldLog) each(fold func(k int32, s OwnerSpan)) {
+	var k int32
+	s := OwnerSpan{Owner: hl.id}
+	for b := hl.b; len(b) > 0; {
+		dk, n1 := binary.Uvarint(b)
+		ds, n2 := binary.Varint(b[n1:])
+		ln, n3 := binary.Uvarint(b[n1+n2:])
+		b = b[n1+n2+n3:]
+		k += int32(dk)
+		s.Start += format.Time(ds)
+		s.End = s.Start + format.Time(ln)
+		fold(k, s)
+	}
 }
 
 // spanLog is a lock's blame spans packed as they come (HoldersDoing):
@@ -407,7 +505,10 @@ func (sp *spanSpill) chunkAll() {
 	for _, l := range sp.logs {
 		sp.held += l.size
 	}
-	sp.left = sp.held // the next pass waits for spanBudget more (heldSpill)
+	// The next pass waits for spanBudget more: the logs too short to
+	// write out stay (a pass at each span, over the logs of a few bytes
+	// each, stalled c5G-slow5's report).
+	sp.left = sp.held
 }
 
 // spanSpill writes spanLogs' spans out in sorted chunks (spanLog.add):
@@ -474,12 +575,9 @@ type spanCursor struct {
 	off   int32
 	run   int32 // its run's number: the order of equal starts
 	left  int32 // the spans of the run after s
-	// A chunk's (spilt): its number + 1, the next of its blocks, the
-	// room they are read into and the rest of the block read.
-	chunk int32
-	next  int32
-	room  []byte
-	b     []byte
+	// A chunk's (spilt): chunk is set, r reads its blocks back.
+	chunk bool
+	r     runReader
 }
 
 // spanMerge merges a lock's runs into the stable order by start and makes
@@ -502,7 +600,7 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		if k == len(mg.rooms) {
 			mg.rooms = append(mg.rooms, make([]byte, 0, spanChunkBlock))
 		}
-		c := spanCursor{run: int32(k), left: ch.n, chunk: int32(k + 1), room: mg.rooms[k]}
+		c := spanCursor{run: int32(k), left: ch.n, chunk: true, r: runReader{refs: ch.refs, room: mg.rooms[k]}}
 		mg.read(l, &c)
 		h = append(h, c)
 	}
@@ -553,17 +651,14 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 // read reads c's next span: from l's blocks, or a chunk's, read back
 // from the spill a block at a time into its room.
 func (mg *spanMerge) read(l *spanLog, c *spanCursor) {
-	if c.chunk == 0 {
+	if !c.chunk {
 		l.read(c)
 		return
 	}
-	if len(c.b) == 0 {
-		ch := &l.spilt[c.chunk-1]
-		c.room = mg.m.ScratchRead(ch.refs[c.next], c.room)
-		c.b = c.room
-		c.next++
+	if !c.r.more(mg.m.spill) {
+		panic(&SpillError{errRun}) // a span short
 	}
-	c.b = c.b[c.s.decode(c.b):]
+	c.r.b = c.r.b[c.s.decode(c.r.b):]
 	c.left--
 }
 
@@ -950,51 +1045,6 @@ func mergeByStart(dst, a, b []OwnerSpan) {
 	}
 	k += copy(dst[k:], a[i:])
 	copy(dst[k:], b[j:])
-}
-
-// heldSpill writes the holders' logs out (HoldersDoing) once they hold
-// heldBudget bytes in all: each of at least heldMin as one block of the
-// spill, read back in order when its holder is folded (a 1 GB recording's
-// were 103 MB, many holders of a few hundred bytes each).
-type heldSpill struct {
-	m      *Model
-	held   map[format.ThreadID]*heldLog
-	bytes  int
-	left   int    // the bytes the last pass left in memory
-	room   []byte // a block read back
-	failed bool
-}
-
-// heldBudget is the bytes the holders' logs hold in all; heldMin the
-// fewest a log writes out (vars: the tests write every one).
-var heldBudget, heldMin = 32 << 20, 64
-
-// added counts n bytes added to a log, and writes the logs out when they
-// hold heldBudget.
-func (sp *heldSpill) added(n int) {
-	if sp.bytes += n; sp.bytes <= sp.left+heldBudget || sp.failed {
-		return
-	}
-	left := 0
-	for _, hl := range sp.held {
-		if len(hl.b) < heldMin {
-			left += len(hl.b)
-			continue
-		}
-		r, ok := sp.m.ScratchWrite(hl.b)
-		if !ok {
-			sp.failed = true // the logs stay in memory
-			return
-		}
-		// The next span is packed against the last, as before: the
-		// blocks and b read in order are the log.
-		hl.spilt = append(hl.spilt, r)
-		hl.b = nil
-	}
-	// The logs too short to write out stay: the next pass waits for
-	// heldBudget more bytes (a pass at each span, over 1.33 M holders of
-	// a few bytes each, stalled c5G-slow5's report).
-	sp.bytes, sp.left = left, left
 }
 
 // heapify orders h as a binary heap by less (its least first).

@@ -406,6 +406,10 @@ type Lock struct {
 	ownersSpill  []spillBlock
 	ownersN      int
 	ownersBlamed format.Time
+	// spilt: with Options.SpillOwners, the lists of threads (Waiters,
+	// WaitedBy) of a lock of many written to the spill, those nil
+	// (waiterspill.go): Model.WaitersOf and WaitedByOf read them back.
+	spilt *spiltLists
 
 	// Object.wait on this object, or parks on this blocker: Waits =
 	// Notified + TimedOut + StillWaiting (for a blocker, Notified are the
@@ -761,8 +765,6 @@ type Model struct {
 	PeakOwnerChanges int
 	// ownCache: the owner changes OwnerSpans read back from the spill.
 	ownCache ownerCache
-	// scratchKept: ScratchWrite's buffers whose write failed.
-	scratchKept []scratchChunk
 	// StackMarked: the threads' StackMarks are set (Options.StackMark).
 	StackMarked bool
 	// Samples counts the threads' samples; SchedTimes is set when the

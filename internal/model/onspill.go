@@ -29,7 +29,6 @@ type onSpill struct {
 	entries int // in the folds' maps
 	left    int // of them, those the last pass left
 	buf     []HeldOn
-	b       []byte
 }
 
 // added counts an entry added to a fold's map, and writes the maps out
@@ -45,7 +44,7 @@ func (sp *onSpill) added() {
 		}
 		n += len(f.on)
 	}
-	// The next pass waits for onBudget more (heldSpill).
+	// The next pass waits for onBudget more (spanSpill.chunkAll).
 	sp.entries, sp.left = n, n
 }
 
@@ -64,12 +63,15 @@ func appendOn(b []byte, h, prev *HeldOn) []byte {
 }
 
 // readOn unpacks an entry appendOn packed after prev, and its bytes'
-// count.
+// count (0: b holds no whole entry).
 func readOn(b []byte, prev *HeldOn) (HeldOn, int) {
 	o, n1 := binary.Varint(b)
-	k, n2 := binary.Uvarint(b[n1:])
-	w, n3 := binary.Varint(b[n1+n2:])
-	t, n4 := binary.Varint(b[n1+n2+n3:])
+	k, n2 := binary.Uvarint(b[max(n1, 0):])
+	w, n3 := binary.Varint(b[max(n1+n2, 0):])
+	t, n4 := binary.Varint(b[max(n1+n2+n3, 0):])
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 || n4 <= 0 {
+		return HeldOn{}, 0
+	}
 	return HeldOn{Lock: LockRef{prev.Lock.Object + format.ObjectID(o), LockKind(k)}, Owner: prev.Owner + format.ThreadID(w), Time: format.Time(t)},
 		n1 + n2 + n3 + n4
 }
@@ -84,48 +86,14 @@ func (f *doingFold) spillOn() bool {
 		hs = append(hs, h)
 	}
 	slices.SortFunc(hs, compareOn)
-	var run []ScratchRef
-	b := sp.b[:0]
-	var prev HeldOn
-	for i := range hs {
-		b = appendOn(b, &hs[i], &prev)
-		prev = hs[i]
-		if len(b) > ownerPiece-ownerMaxSize || i == len(hs)-1 {
-			r, ok := sp.m.ScratchWrite(b)
-			if !ok {
-				sp.buf, sp.b = hs[:0], b[:0]
-				return false // the map stays: nothing of it is in a run
-			}
-			run = append(run, r)
-			b = b[:0]
-		}
+	run, ok := putRun(sp.m.spill, hs, appendOn)
+	sp.buf = hs[:0]
+	if !ok {
+		return false // the map stays: nothing of it is in a run
 	}
-	sp.buf, sp.b = hs[:0], b[:0]
 	f.onRuns = append(f.onRuns, run)
 	f.on = map[HeldOn]format.Time{}
 	return true
-}
-
-// onCursor reads a run of a fold's entries back, a block at a time.
-type onCursor struct {
-	h     HeldOn
-	run   []ScratchRef
-	room  []byte
-	b     []byte
-	ended bool
-}
-
-func (c *onCursor) next(m *Model) {
-	if len(c.b) == 0 {
-		if len(c.run) == 0 {
-			c.ended = true
-			return
-		}
-		c.room = m.ScratchRead(c.run[0], c.room)
-		c.b, c.run = c.room, c.run[1:]
-	}
-	h, n := readOn(c.b, &c.h)
-	c.h, c.b = h, c.b[n:]
 }
 
 // mergedOn returns f's entries, its runs' and its map's, each key's
@@ -137,38 +105,15 @@ func (f *doingFold) mergedOn() []HeldOn {
 		tab = append(tab, h)
 	}
 	slices.SortFunc(tab, compareOn)
-	cs := make([]onCursor, 0, len(f.onRuns))
-	for _, r := range f.onRuns {
-		c := onCursor{run: r}
-		c.next(f.sp.m)
-		if !c.ended {
-			cs = append(cs, c)
-		}
-	}
-	f.onRuns = nil
-	h := cs
-	less := func(a, b *onCursor) bool { return compareOn(a.h, b.h) < 0 }
-	heapify(h, less)
 	var out []HeldOn
-	add := func(x HeldOn) {
+	runs := f.onRuns
+	f.onRuns = nil
+	mergeRuns(f.sp.m.spill, runs, tab, func(x, y *HeldOn) int { return compareOn(*x, *y) }, readOn, func(x HeldOn) {
 		if n := len(out); n > 0 && compareOn(out[n-1], x) == 0 {
 			out[n-1].Time += x.Time
 			return
 		}
 		out = append(out, x)
-	}
-	for len(h) > 0 || len(tab) > 0 {
-		if len(h) == 0 || len(tab) > 0 && compareOn(tab[0], h[0].h) <= 0 {
-			add(tab[0])
-			tab = tab[1:]
-			continue
-		}
-		add(h[0].h)
-		if h[0].next(f.sp.m); h[0].ended {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		}
-		siftDown(h, 0, less)
-	}
+	})
 	return out
 }

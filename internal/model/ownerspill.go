@@ -31,11 +31,12 @@ var ownerBudget, ownerRunMin = 1 << 18, 32
 // Options.SpillOwners: more go to the spill.
 var ownersInMemory = 8
 
-// ownerPiece is the bytes of owners written at once: what a run's
+// ownerPiece is the bytes of a run written at once (putRun): what its
 // cursor holds when the runs are merged.
 const ownerPiece = 4 << 10
 
-// ownerMaxSize is an owner's most bytes packed (appendOwner).
+// ownerMaxSize is an owner's most bytes packed (appendOwner), and a
+// bound of any record's of a run.
 const ownerMaxSize = 4 * binary.MaxVarintLen64
 
 // appendOwner packs bl after one of thread prev: the difference of its
@@ -81,23 +82,12 @@ func (ag *aggregator) spillOwners() {
 }
 
 // spillOwners writes a's blame table out as a run sorted by thread, and
-// lets it go.
+// lets it go; a table the spill takes no more of stays.
 func (a *lockAgg) spillOwners() {
-	s := a.sp
 	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
-	var run []spillBlock
-	b := make([]byte, 0, ownerPiece)
-	prev := format.ThreadID(0)
-	for i := range a.ownerTab {
-		b = appendOwner(b, &a.ownerTab[i], prev)
-		prev = a.ownerTab[i].Thread
-		if len(b) > ownerPiece-ownerMaxSize || i == len(a.ownerTab)-1 {
-			// A block each piece (add grows the last of those given).
-			var one []spillBlock
-			s.add(&one, b)
-			run = append(run, one...)
-			b = b[:0]
-		}
+	run, ok := putRun(a.sp, a.ownerTab, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
+	if !ok {
+		return
 	}
 	a.ownerRuns = append(a.ownerRuns, run)
 	a.ag.ownerRuns = true
@@ -105,47 +95,32 @@ func (a *lockAgg) spillOwners() {
 	a.owners, a.ownerTab, a.lastOwner = nil, nil, 0
 }
 
-// ownerCursor reads a run of owners back from the spill, a piece at a
-// time.
-type ownerCursor struct {
-	bl    Blame // the owner read, the next in the merge
-	run   []spillBlock
-	room  []byte
-	b     []byte // the rest of the piece read
-	ended bool
-}
-
-func (c *ownerCursor) next(s *spillFile) {
-	if len(c.b) == 0 {
-		if len(c.run) == 0 {
-			c.ended = true
-			return
+// putRun writes the records rs (sorted) to the spill as a run, packed by
+// pack each against the one before (the first against T's zero value),
+// in blocks of about ownerPiece bytes: what mergeRuns reads a run back
+// by. ok is false when the spill takes no more: the run is then not
+// whole (what it put is not read).
+func putRun[T any](s *spillFile, rs []T, pack func(b []byte, r, prev *T) []byte) (run []ScratchRef, ok bool) {
+	b := make([]byte, 0, ownerPiece)
+	var zero T
+	prev := &zero
+	for i := range rs {
+		b = pack(b, &rs[i], prev)
+		prev = &rs[i]
+		if len(b) > ownerPiece-ownerMaxSize || i == len(rs)-1 {
+			r, ok := s.put(b)
+			if !ok {
+				return nil, false
+			}
+			run = append(run, r)
+			b = b[:0]
 		}
-		p := c.run[0]
-		c.run = c.run[1:]
-		c.room = slices.Grow(c.room[:0], int(p.len))[:p.len]
-		if _, err := s.f.ReadAt(c.room, p.off); err != nil {
-			panic(&SpillError{err})
-		}
-		c.b = c.room
 	}
-	bl, n := readOwner(c.b, c.bl.Thread)
-	if n == 0 {
-		panic(&SpillError{errOwnerRun})
-	}
-	c.bl, c.b = bl, c.b[n:]
+	return run, true
 }
-
-// errOwnerRun is a run of owners read back that does not decode.
-var errOwnerRun = spillErr("a lock's owners read back do not decode")
-
-type spillErr string
-
-func (e spillErr) Error() string { return string(e) }
 
 // mergedOwners returns the lock's owners: its runs and its table merged
-// by thread, each thread's figures summed, into dst's room. The spill
-// must be flushed.
+// by thread, each thread's figures summed, into dst's room.
 func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	dst = dst[:0]
 	if len(a.ownerRuns) == 0 || a.sp.err != nil {
@@ -154,43 +129,19 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 		return append(dst, a.ownerTab...)
 	}
 	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
-	cs := make([]ownerCursor, 0, len(a.ownerRuns))
-	for _, r := range a.ownerRuns {
-		c := ownerCursor{run: r}
-		c.next(a.sp)
-		if !c.ended {
-			cs = append(cs, c)
-		}
-	}
-	tab := a.ownerTab
-	// A binary heap of the runs by their next owner's thread; the table
-	// is one more run, in memory.
-	h := cs
-	less := func(a, b *ownerCursor) bool { return a.bl.Thread < b.bl.Thread }
-	heapify(h, less)
-	add := func(bl Blame) {
-		if n := len(dst); n > 0 && dst[n-1].Thread == bl.Thread {
-			d := &dst[n-1]
-			d.Contentions += bl.Contentions
-			d.Blamed += bl.Blamed
-			d.Open += bl.Open
-			return
-		}
-		dst = append(dst, bl)
-	}
-	for len(h) > 0 || len(tab) > 0 {
-		if len(h) == 0 || len(tab) > 0 && tab[0].Thread <= h[0].bl.Thread {
-			add(tab[0])
-			tab = tab[1:]
-			continue
-		}
-		add(h[0].bl)
-		if h[0].next(a.sp); h[0].ended {
-			h[0] = h[len(h)-1]
-			h = h[:len(h)-1]
-		}
-		siftDown(h, 0, less)
-	}
+	mergeRuns(a.sp, a.ownerRuns, a.ownerTab,
+		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
+		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
+		func(bl Blame) {
+			if n := len(dst); n > 0 && dst[n-1].Thread == bl.Thread {
+				d := &dst[n-1]
+				d.Contentions += bl.Contentions
+				d.Blamed += bl.Blamed
+				d.Open += bl.Open
+				return
+			}
+			dst = append(dst, bl)
+		})
 	a.ownerRuns = nil
 	return dst
 }
@@ -239,7 +190,7 @@ func (m *Model) OwnersOf(l *Lock) []Blame {
 	for len(b) > 0 {
 		bl, n := readOwner(b, prev)
 		if n == 0 {
-			panic(&SpillError{errOwnerRun})
+			panic(&SpillError{errRun})
 		}
 		out = append(out, bl)
 		prev, b = bl.Thread, b[n:]

@@ -61,7 +61,7 @@ func TestScratch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.f = ro
-	if err := m.scratchFlush(); err == nil {
+	if err := m.spill.flushKeep(); err == nil {
 		t.Fatal("a write to a read-only file did not fail")
 	}
 	if _, ok := m.ScratchWrite([]byte("x")); ok {

@@ -43,6 +43,8 @@ type spillFile struct {
 	buf []byte
 	off int64 // bytes written, the buffer's included
 	err error // the first write's error: the spill is then given up
+	// kept: put's buffers whose write failed, read from memory.
+	kept []scratchChunk
 }
 
 // spillBlock is a run of bytes of the file: a thread's intervals, or
@@ -581,7 +583,19 @@ type ScratchRef struct {
 	len int32
 }
 
-// scratchBufSize is ScratchWrite's buffer: the wait chains' edges come a
+// Len is r's bytes.
+func (r ScratchRef) Len() int { return int(r.len) }
+
+// Slice is the bytes [i, j) of r's block, a ScratchRef ScratchRead reads
+// as any (a block read back a piece at a time).
+func (r ScratchRef) Slice(i, j int) ScratchRef {
+	if i < 0 || i > j || j > int(r.len) {
+		panic("model: ScratchRef.Slice out of range")
+	}
+	return ScratchRef{r.off + int64(i), int32(j - i)}
+}
+
+// scratchBufSize is put's buffer: the wait chains' edges come a
 // block of a few kB at a time, and a write each was 26 000 system calls at
 // 128 MB (docs/perf/2026-11-30-issue-34-holders.md).
 const scratchBufSize = 1 << 20
@@ -590,22 +604,36 @@ const scratchBufSize = 1 << 20
 // Model's spill (Options.Spill) as one block, for a reader of the Model
 // that gives up memory it would hold (the wait chains' edges,
 // analysis.HoldersAndChains), and returns where; ok is false when there is
-// no spill or it failed: keep them then. The blocks go through a buffer,
-// written when full or when ScratchRead asks for a block still in it; a
-// buffer whose write fails is kept in memory (scratchKept), so a block
-// ScratchWrite took is always read back. One goroutine at a time, once
-// the Model is built.
+// no spill or it failed: keep them then. One goroutine at a time, once
+// the Model is built (spillFile.put).
 func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
-	s := m.spill
+	if m.spill == nil {
+		return ScratchRef{}, false
+	}
+	return m.spill.put(ps...)
+}
+
+// ScratchRead reads back the block ScratchWrite put at r into room's
+// room (grown as needed) and returns it.
+func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte { return m.spill.read(r, room) }
+
+// put appends the bytes of ps to the file as one block, and returns
+// where: the fold's runs of sorted records (the locks' owners and
+// waiters) and, once the Model is built, its readers' (ScratchWrite). The
+// blocks go through the buffer, written when full or when read asks for a
+// block still in it; a buffer whose write fails is kept in memory
+// (kept), so a block put took is always read back. ok is false when the
+// spill failed (before, or now): keep the bytes then.
+func (s *spillFile) put(ps ...[]byte) (ScratchRef, bool) {
 	n := 0
 	for _, p := range ps {
 		n += len(p)
 	}
-	if s == nil || s.err != nil || n > math.MaxInt32 {
+	if s.err != nil || n > math.MaxInt32 {
 		return ScratchRef{}, false
 	}
 	if len(s.buf)+n > cap(s.buf) {
-		if m.scratchFlush() != nil {
+		if s.flushKeep() != nil {
 			return ScratchRef{}, false
 		}
 		if cap(s.buf) < max(n, scratchBufSize) {
@@ -621,36 +649,35 @@ func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
 	return r, true
 }
 
-// scratchFlush writes ScratchWrite's buffer out; when that fails, the
-// buffer is kept in memory for ScratchRead, and the error returned.
-func (m *Model) scratchFlush() error {
-	s := m.spill
+// flushKeep writes the buffer out; when that fails, the buffer is kept
+// in memory for read, and the error returned.
+func (s *spillFile) flushKeep() error {
 	if len(s.buf) == 0 {
 		return s.err
 	}
 	at, b := s.off-int64(len(s.buf)), s.buf
 	if err := s.flush(); err != nil {
 		// What the buffer held is read from memory from now on.
-		m.scratchKept = append(m.scratchKept, scratchChunk{at, b})
+		s.kept = append(s.kept, scratchChunk{at, b})
 		s.buf = nil
 		return err
 	}
 	return nil
 }
 
-// scratchChunk is ScratchWrite's buffer that could not be written: its
-// bytes from off on.
+// scratchChunk is put's buffer that could not be written: its bytes from
+// off on.
 type scratchChunk struct {
 	off int64
 	b   []byte
 }
 
-// ScratchRead reads back the block ScratchWrite put at r into room's
-// room (grown as needed) and returns it.
-func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte {
+// read reads back the block put put at r into room's room (grown as
+// needed) and returns it; a failed read panics with its *SpillError (as
+// spilledThread).
+func (s *spillFile) read(r ScratchRef, room []byte) []byte {
 	room = slices.Grow(room[:0], int(r.len))[:r.len]
-	s := m.spill
-	for _, c := range m.scratchKept {
+	for _, c := range s.kept {
 		if r.off >= c.off && r.off+int64(r.len) <= c.off+int64(len(c.b)) {
 			copy(room, c.b[r.off-c.off:])
 			return room
@@ -658,12 +685,96 @@ func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte {
 	}
 	if r.off+int64(r.len) > s.off-int64(len(s.buf)) {
 		// Still in the buffer: written out first (then read as the rest).
-		if m.scratchFlush() != nil {
-			return m.ScratchRead(r, room) // kept now
+		if s.flushKeep() != nil {
+			return s.read(r, room) // kept now
 		}
 	}
 	if _, err := s.f.ReadAt(room, r.off); err != nil {
-		panic(&SpillError{err}) // as spilledThread
+		panic(&SpillError{err})
 	}
 	return room
 }
+
+// runReader reads a run of records put in the spill in blocks back, a
+// block at a time into its room: the merges of sorted runs (mergeRuns:
+// the locks' owners and waiters, the holders' time on other locks), the
+// span logs' chunks and the holders' logs read through it.
+type runReader struct {
+	refs []ScratchRef // the blocks not yet read
+	room []byte
+	b    []byte // the rest of the block read last
+}
+
+// more reads the next block once b is used up; false at the run's end.
+func (r *runReader) more(s *spillFile) bool {
+	for len(r.b) == 0 {
+		if len(r.refs) == 0 {
+			return false
+		}
+		r.room = s.read(r.refs[0], r.room)
+		r.b, r.refs = r.room, r.refs[1:]
+	}
+	return true
+}
+
+// runCursor is a run's place in mergeRuns: its record read last, the
+// next of the merge, and the run's number.
+type runCursor[T any] struct {
+	v T
+	r runReader
+	i int
+}
+
+// mergeRuns calls emit with the records of runs (each written to the
+// spill in blocks by put, its records packed one after the other, each
+// against the one before and the first against T's zero value, as read
+// unpacks them: read returns 0 for bytes that hold no whole record) and
+// of tab (one more run, in memory, the last), in the order of cmp that
+// each run is sorted in: a merge through a binary heap of the runs by
+// their next record, stable (at a tie, the earlier run's first). The locks' owners and waiters (Finalize)
+// and the holders' time on other locks (onSpill) merge their runs so.
+func mergeRuns[T any](s *spillFile, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
+	next := func(c *runCursor[T]) bool {
+		if !c.r.more(s) {
+			return false
+		}
+		v, n := read(c.r.b, &c.v)
+		if n <= 0 {
+			panic(&SpillError{errRun})
+		}
+		c.v, c.r.b = v, c.r.b[n:]
+		return true
+	}
+	h := make([]runCursor[T], 0, len(runs))
+	for i, r := range runs {
+		c := runCursor[T]{r: runReader{refs: r}, i: i}
+		if next(&c) {
+			h = append(h, c)
+		}
+	}
+	less := func(a, b *runCursor[T]) bool {
+		c := cmp(&a.v, &b.v)
+		return c < 0 || c == 0 && a.i < b.i
+	}
+	heapify(h, less)
+	for len(h) > 0 || len(tab) > 0 {
+		if len(h) == 0 || len(tab) > 0 && cmp(&tab[0], &h[0].v) < 0 {
+			emit(tab[0])
+			tab = tab[1:]
+			continue
+		}
+		emit(h[0].v)
+		if !next(&h[0]) {
+			h[0] = h[len(h)-1]
+			h = h[:len(h)-1]
+		}
+		siftDown(h, 0, less)
+	}
+}
+
+// errRun is a run read back that does not decode.
+var errRun = spillErr("a run read back from the model's temporary file does not decode")
+
+type spillErr string
+
+func (e spillErr) Error() string { return string(e) }

@@ -30,7 +30,7 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans, lateLet, blameGiven, winsGiven, ownersSpilt := 0, 0, 0, 0, 0
+	spans, lateLet, blameGiven, winsGiven, ownersSpilt, waitersSpilt := 0, 0, 0, 0, 0, 0
 	for _, way := range []string{"tmpfile", "dir", "drop", "chunks"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -97,6 +97,23 @@ func TestSpill(t *testing.T) {
 						if len(l.Owners) > 1 {
 							ownersSpilt++
 						}
+						ws, wb := m.WaitersOf(ml), m.WaitedByOf(ml)
+						if !slices.Equal(ws, l.Waiters) || !slices.Equal(wb, l.WaitedBy) || ml.WaiterCount() != len(l.Waiters) || ml.WaitedByCount() != len(l.WaitedBy) {
+							t.Errorf("lock %v %s: waiters read back %v, waited by %v (%d, %d); in memory %v, %v",
+								l.Object, l.Kind, ws, wb, ml.WaiterCount(), ml.WaitedByCount(), l.Waiters, l.WaitedBy)
+						}
+						if len(l.Waiters) > 1 || len(l.WaitedBy) > 1 {
+							waitersSpilt++
+						}
+					}
+					if len(m.Groups) != len(mem.Model.Groups) {
+						t.Fatalf("%d groups, in memory %d", len(m.Groups), len(mem.Model.Groups))
+					}
+					for i, g := range mem.Model.Groups {
+						mg := m.Groups[i]
+						if got := m.WaitedByOf(&mg.Lock); !slices.Equal(got, g.WaitedBy) || mg.WaitedByCount() != len(g.WaitedBy) {
+							t.Errorf("group %d: waited by %v read back, in memory %v", i, got, g.WaitedBy)
+						}
 					}
 				}
 				if way == "drop" {
@@ -118,6 +135,9 @@ func TestSpill(t *testing.T) {
 	}
 	if ownersSpilt == 0 {
 		t.Error("no case has a lock of more than one owner: their spill is not tested")
+	}
+	if waitersSpilt == 0 {
+		t.Error("no case has a lock of more than one waiter: their spill is not tested")
 	}
 	if spans == 0 {
 		t.Error("no case has a lock whose holders did something: the test compares nothing")

@@ -39,8 +39,9 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 			Sites: make([]LockSite, 0, len(ml.Sites)), HeldAt: make([][]string, 0, len(ml.HeldAt)),
 		}
 		if listed {
-			l.Waiters, l.Owners = make([]string, 0, len(ml.Waiters)), b.owners(ml)
-			for _, th := range ml.Waiters {
+			ws := b.m.WaitersOf(ml)
+			l.Waiters, l.Owners = make([]string, 0, len(ws)), b.owners(ml)
+			for _, th := range ws {
 				l.Waiters = append(l.Waiters, th.String())
 			}
 		}
@@ -158,7 +159,7 @@ func (b *builder) waits() []Wait {
 	}
 	for _, g := range b.v.Groups {
 		w := b.wait(&g.Lock)
-		w.Group = &WaitGroup{Objects: len(g.Members), Threads: len(g.WaitedBy), MaxWaits: g.MaxWaits, MaxWaitS: sec(g.MaxWait), Top: []GroupMember{}}
+		w.Group = &WaitGroup{Objects: len(g.Members), Threads: g.WaitedByCount(), MaxWaits: g.MaxWaits, MaxWaitS: sec(g.MaxWait), Top: []GroupMember{}}
 		for _, l := range g.Members[:min(groupTop, len(g.Members))] {
 			w.Group.Top = append(w.Group.Top, GroupMember{Object: l.Object.String(), Waits: l.Waits, WaitS: sec(l.WaitTime)})
 		}
@@ -200,8 +201,13 @@ func (b *builder) wait(l *model.Lock) Wait {
 		w.Class = &c
 	}
 	app := false
-	for _, th := range l.WaitedBy {
-		app = app || !b.jdk[th]
+	if l.Waits > 0 {
+		for _, th := range b.m.WaitedByOf(l) {
+			if !b.jdk[th] {
+				app = true
+				break
+			}
+		}
 	}
 	w.JDK = l.Waits > 0 && !app
 	if l.Kind == model.Blocker {

@@ -450,7 +450,11 @@ func (v *validator) locks() {
 			v.bad("%s: owners not sorted by blame", name)
 		}
 		waiters := map[format.ThreadID]bool{}
-		for _, w := range l.Waiters {
+		lws := m.WaitersOf(l)
+		if len(lws) != l.WaiterCount() || len(m.WaitedByOf(l)) != l.WaitedByCount() {
+			v.bad("%s: %d waiters, %d waited by; counted %d, %d", name, len(lws), len(m.WaitedByOf(l)), l.WaiterCount(), l.WaitedByCount())
+		}
+		for _, w := range lws {
 			if waiters[w] {
 				v.bad("%s: waiter %v listed twice", name, w)
 			}
@@ -557,14 +561,14 @@ func (v *validator) groups() {
 			sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting = sum.Waits+l.Waits, sum.WaitTime+l.WaitTime,
 				sum.Notified+l.Notified, sum.TimedOut+l.TimedOut, sum.StillWaiting+l.StillWaiting
 			sum.MaxWait, maxWaits = max(sum.MaxWait, l.MaxWait), max(maxWaits, l.Waits)
-			for _, th := range l.WaitedBy {
+			for _, th := range m.WaitedByOf(l) {
 				threads[th] = true
 			}
 		}
 		if g.Waits != sum.Waits || g.WaitTime != sum.WaitTime || g.Notified != sum.Notified || g.TimedOut != sum.TimedOut ||
-			g.StillWaiting != sum.StillWaiting || g.MaxWait != sum.MaxWait || g.MaxWaits != maxWaits || len(g.WaitedBy) != len(threads) {
+			g.StillWaiting != sum.StillWaiting || g.MaxWait != sum.MaxWait || g.MaxWaits != maxWaits || len(m.WaitedByOf(&g.Lock)) != len(threads) || g.WaitedByCount() != len(threads) {
 			v.bad("%s: %d waits, %v, %d/%d/%d, max %v, %d at most, %d threads; its members sum to %d, %v, %d/%d/%d, max %v, %d, %d",
-				name, g.Waits, g.WaitTime, g.Notified, g.TimedOut, g.StillWaiting, g.MaxWait, g.MaxWaits, len(g.WaitedBy),
+				name, g.Waits, g.WaitTime, g.Notified, g.TimedOut, g.StillWaiting, g.MaxWait, g.MaxWaits, g.WaitedByCount(),
 				sum.Waits, sum.WaitTime, sum.Notified, sum.TimedOut, sum.StillWaiting, sum.MaxWait, maxWaits, len(threads))
 		}
 		sw, st := 0, format.Time(0)

@@ -8,8 +8,8 @@ import (
 	"sync"
 )
 
-// The memory limit of orca report, view, export and push (docs/streaming.md, "The memory limit"). Go's
-// collector lets the heap grow to twice what was live after the last
+// The memory limit of orca report, view, export and push (docs/streaming.md,
+// "The memory limit"). Go's collector lets the heap grow to twice what was live after the last
 // collection (GOGC=100): a report whose live heap peaks at 1.1 GB (1 GB of
 // compact events) reached 2.6 GB of RSS for 1.5 GB that was garbage. A soft
 // limit (runtime/debug.SetMemoryLimit) makes the collector run before that:
@@ -19,9 +19,12 @@ import (
 // fixed 1 GiB made c1G's report 2.7 times the CPU); at a small recording's
 // live heap (c128: 0.3 GB) it never binds, and the collector is Go's as
 // before. A user's GOMEMLIMIT or GOGC decides instead (Go reads them; orca
-// sets no limit then).
+// sets no limit then). The floor was 1 GiB until the live heap of c1G's
+// report fell to ~0.6 GB: then the floor alone set its peak RSS (1.06 GB);
+// at 768 MiB it is 0.80 GB, the same output, +8 % CPU in one pair at
+// different loads (docs/streaming.md).
 const (
-	memFloor    = 1 << 30
+	memFloor    = 768 << 20
 	memHeadroom = 4
 )
 

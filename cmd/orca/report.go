@@ -80,8 +80,8 @@ private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
 that memory stays bounded by what is live, not by the length of the
 recording. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
 report), for a temporary directory too small or slow. Go's collector is
-asked to keep the memory within 1 GiB, or within a quarter above what is
-live when more is (a 1 GB recording: 1.3-1.6 GB peak RSS, not 2.5-2.8,
+asked to keep the memory within 768 MiB, or within a quarter above what
+is live when more is (a 1 GB recording: 0.8 GB peak RSS, not 2.5-2.8,
 for a few percent more CPU); GOMEMLIMIT or GOGC set in the environment
 decide instead (GOGC=100: Go's default, no limit).
 

@@ -4,9 +4,11 @@ import "testing"
 
 func TestMemLimit(t *testing.T) {
 	for _, c := range []struct{ live, want uint64 }{
-		{0, 1 << 30},
-		{600 << 20, 1 << 30},     // c128's live heap: the floor, never reached
-		{1000 << 20, 1250 << 20}, // above the floor: the live heap and a quarter again
+		{0, 768 << 20},
+		{300 << 20, 768 << 20},  // c128's live heap: the floor, never reached
+		{600 << 20, 768 << 20},  // c1G's: the floor
+		{800 << 20, 1000 << 20}, // above the floor: the live heap and a quarter again
+		{1000 << 20, 1250 << 20},
 		{1200 << 20, 1500 << 20},
 	} {
 		if got := memLimit(c.live); got != c.want {

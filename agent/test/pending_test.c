@@ -57,10 +57,9 @@ static jint JNICALL no_env(JavaVM *vm, void **env, jint version) {
   return JNI_EDETACHED;
 }
 
-// taken_frames counts the records of kind in the rings (and empties them),
-// giving the last one's time in *ts and frame count in *nf (each when not
-// NULL).
-static int taken_frames(int kind, int64_t *ts, int *nf) {
+// taken_each calls fn(r, arg) for each record r of kind in the rings (and
+// empties them), and returns their count.
+static int taken_each(int kind, void (*fn)(const orca_rec *r, void *arg), void *arg) {
   int n = 0;
   for (int i = 0; i < RING_SHARDS; i++) {
     size_t len;
@@ -70,12 +69,30 @@ static int taken_frames(int kind, int64_t *ts, int *nf) {
       off += r->size;
       if (r->kind == kind) {
         n++;
-        if (ts) *ts = r->ts;
-        if (nf) *nf = r->nframes;
+        if (fn) fn(r, arg);
       }
     }
   }
   return n;
+}
+
+typedef struct {
+  int64_t *ts;
+  int *nf;
+} last_t;
+
+static void note_last(const orca_rec *r, void *arg) {
+  last_t *l = arg;
+  if (l->ts) *l->ts = r->ts;
+  if (l->nf) *l->nf = r->nframes;
+}
+
+// taken_frames counts the records of kind in the rings (and empties them),
+// giving the last one's time in *ts and frame count in *nf (each when not
+// NULL).
+static int taken_frames(int kind, int64_t *ts, int *nf) {
+  last_t l = {ts, nf};
+  return taken_each(kind, note_last, &l);
 }
 
 // taken counts the records of kind in the rings (and empties them), the
@@ -293,6 +310,12 @@ static void test_entered_long(jobject obj) {
   clock_test_rate(1.0);
 }
 
+// frames_by_ts notes a Wait's frames in arg[0] at time 4000, arg[1] at 4100.
+static void frames_by_ts(const orca_rec *r, void *arg) {
+  int *f = arg;
+  if (r->ts == 4000 || r->ts == 4100) f[r->ts == 4100] = r->nframes;
+}
+
 void test_pending(void) {
   test_name = "pending";
   counters_reset();
@@ -437,28 +460,16 @@ void test_pending(void) {
   pending_wait_returned(left);
   pending_wait_left(left, obj);
   pending_walk(INT64_MAX);
-  int64_t wts = 0;
-  int wf = -1, nw = 0;
-  for (int i = 0; i < RING_SHARDS; i++) {
-    size_t len;
-    const char *buf = ring_take(i, &len);
-    for (size_t off = 0; off < len;) {
-      const orca_rec *r = (const orca_rec *)(buf + off);
-      off += r->size;
-      if (r->kind != ORCA_EV_OBJECT_WAIT) continue;
-      nw++;
-      if (r->ts == 4000) wf = r->nframes;
-      else if (r->nframes != 1) wts = r->ts;
-    }
-  }
-  CHECK(nw == 2 && wf == 0 && wts == 0 && counter_get(CNT_WAITS_WITHOUT_STACK) == nostack0 + 1,
+  int frames_at[2] = {-1, -1};   // the Waits' frames, at 4000 (left) and 4100
+  int nw = taken_each(ORCA_EV_OBJECT_WAIT, frames_by_ts, frames_at);
+  CHECK(nw == 2 && frames_at[0] == 0 && frames_at[1] == 1 && counter_get(CNT_WAITS_WITHOUT_STACK) == nostack0 + 1,
         "the final walk after one wait's native returned: %d Waits (want 2), the left one's %d frames (want 0), the "
-        "other's stack missing at %lld, %ld written without a stack (want 1)",
-        nw, wf, (long long)wts, counter_get(CNT_WAITS_WITHOUT_STACK) - nostack0);
+        "other's %d (want 1), %ld written without a stack (want 1)",
+        nw, frames_at[0], frames_at[1], counter_get(CNT_WAITS_WITHOUT_STACK) - nostack0);
   // Its next wait, in a recording again, is walked as any.
   pending_wait(left, NULL, obj, 0x99, 5000, 0);
   pending_walk(INT64_MAX);
-  wf = -1;
+  int wf = -1;
   CHECK(taken_frames(ORCA_EV_OBJECT_WAIT, NULL, &wf) == 1 && wf == 1, "a new wait after one left: %d frames, want 1", wf);
   CHECK(pending_detach(left, NULL, left) == 1 && pending_detach(still, NULL, still) == 1, "detach after the final walk");
   free(left);

@@ -18,6 +18,21 @@ import (
 // detail; the model's and the report's cases are exported too, and checked
 // against their models (TestEveryCase).
 
+// casePaths lists this package's, the model's and the report's test
+// cases (txtar archives).
+func casePaths(t *testing.T) []string {
+	t.Helper()
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
+		p, _ := filepath.Glob(g)
+		paths = append(paths, p...)
+	}
+	if len(paths) < 10 {
+		t.Fatalf("only %d cases found", len(paths))
+	}
+	return paths
+}
+
 // load builds the recording of a txtar archive.
 func load(t *testing.T, path string) (*reader.Recording, *model.Model) {
 	t.Helper()
@@ -140,15 +155,7 @@ func TestTotals(t *testing.T) {
 // model: the same intervals, totals and flows. Models with problems are
 // exported too: an export must never fail or lie on damaged input.
 func TestEveryCase(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
-		p, _ := filepath.Glob(g)
-		paths = append(paths, p...)
-	}
-	if len(paths) < 10 {
-		t.Fatalf("only %d cases found", len(paths))
-	}
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		name := filepath.Base(filepath.Dir(path)) + "/" + filepath.Base(path)
 		t.Run(name, func(t *testing.T) {
 			rec, m := load(t, path)

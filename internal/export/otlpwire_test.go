@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -47,15 +46,7 @@ func sameWire(t *testing.T, name string, req *collpb.ExportProfilesServiceReques
 // and report case's requests (whole and a later range, with the
 // samples) as the generated code does, byte for byte.
 func TestAppendOTLPSameBytes(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
-		p, _ := filepath.Glob(g)
-		paths = append(paths, p...)
-	}
-	if len(paths) < 10 {
-		t.Fatalf("%d cases", len(paths))
-	}
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		rec, m := load(t, path)
 		lean, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
 		if err != nil {

@@ -23,21 +23,13 @@ import (
 // recording of every kind. It fails with any of the readers left on
 // Thread.Intervals or Thread.Samples, which such a Model leaves empty.
 func TestSpilledSameBytes(t *testing.T) {
-	var paths []string
-	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
-		p, _ := filepath.Glob(g)
-		paths = append(paths, p...)
-	}
-	if len(paths) < 10 {
-		t.Fatalf("%d cases", len(paths))
-	}
 	type rec struct {
 		name string
 		rec  *reader.Recording
 		mem  *model.Model
 	}
 	var recs []rec
-	for _, path := range paths {
+	for _, path := range casePaths(t) {
 		r, m := load(t, path)
 		recs = append(recs, rec{path, r, m})
 	}

@@ -648,6 +648,12 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
 			break
 		}
+		if _, ok := b.starts[ev.Target]; ok {
+			// Started again while it lives (reuse tells a thread that
+			// ended apart): the first start stands.
+			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.threads[ev.Target].t.Parent)
+			break
+		}
 		tt := b.thread(ev.Target, ev.Time)
 		tt.t.Parent, tt.t.StartedAt = ev.Thread, stack
 		to := ev.Time

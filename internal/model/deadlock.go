@@ -27,6 +27,9 @@ type waitFor struct {
 	// (compactLate), closed counting the ones ended since the last time.
 	endOnly bool
 	closed  int
+	// void: the cycles broken before they formed, left out at the end
+	// (finish).
+	void []int
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
@@ -259,6 +262,13 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 	for key, i := range w.active {
 		if strings.Contains(key, id) {
 			m.Deadlocks[i].Resolved = at
+			if at < m.Deadlocks[i].At {
+				// A line behind the ones that closed the cycle (the
+				// owner of a monitor named by a late contention, from
+				// before the cycle formed) says one of its waits was
+				// on another thread by then: it never formed.
+				w.void = append(w.void, i)
+			}
 			delete(w.active, key)
 			// As when it formed (found): its threads' later lines fold
 			// after its end, so that a line behind the one that ended it
@@ -275,6 +285,10 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 func (w *waitFor) finish(m *Model) {
 	for _, i := range w.active {
 		m.Deadlocks[i].AtEnd = true
+	}
+	slices.Sort(w.void)
+	for _, i := range slices.Backward(w.void) {
+		m.Deadlocks = slices.Delete(m.Deadlocks, i, i+1)
 	}
 }
 

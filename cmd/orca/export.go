@@ -162,8 +162,9 @@ func runExport(u ui, args []string) error {
 	}
 
 	// The profiles read a thread at a time from the model's spill; the
-	// timelines hold every interval and edge, sorted by time.
-	var mo model.Options
+	// timelines too, their events sorted by time in runs on the spill
+	// (they keep the edges, their flows).
+	mo := export.TimelineOptions()
 	if f.Profiles {
 		mo = export.SpilledOptions()
 	}

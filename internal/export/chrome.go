@@ -76,10 +76,16 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		emit(chromeEvent{Name: "thread_name", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]string{"name": t.Name}})
 		emit(chromeEvent{Name: "thread_sort_index", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]int{"sort_index": i}})
 	}
-	tl := newTimeline(m, k)
-	for i := range tl.events {
-		ev := &tl.events[i]
+	// Each event encoded a thread at a time, then written in time order
+	// (tlSort): an edge's end is its marker and the flow, one record.
+	sorted := &tlSort{m: m}
+	var rec2 []byte
+	timelineEvents(m, k, func(ev *tlEvent, key tlKey) {
+		if err != nil {
+			return
+		}
 		tid := uint64(m.Threads[ev.thread].ID)
+		var b []byte
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
@@ -91,22 +97,37 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 				stack = append(stack, fs.text(f))
 			}
 			args["stack"] = stack
-			emit(chromeEvent{Name: ev.iv.Shown().String(), Cat: chromeCat, Ph: "X", TS: micros(ev.iv.Start),
-				Dur: micros(ev.iv.Duration()), PID: jvm, TID: tid, Args: args})
+			if b, err = json.Marshal(chromeEvent{Name: ev.iv.Shown().String(), Cat: chromeCat, Ph: "X", TS: micros(ev.iv.Start),
+				Dur: micros(ev.iv.Duration()), PID: jvm, TID: tid, Args: args}); err != nil {
+				return
+			}
+			sorted.add(key, 0, b)
 		case tlInstant:
 			args := map[string]string{}
 			for _, a := range instantArgs(ev, tn) {
 				args[a.key] = a.value
 			}
-			emit(chromeEvent{Name: instantName(ev), Cat: chromeCat, Ph: "X", TS: micros(ev.ts), Dur: "0",
-				PID: jvm, TID: tid, Args: args})
+			if b, err = json.Marshal(chromeEvent{Name: instantName(ev), Cat: chromeCat, Ph: "X", TS: micros(ev.ts), Dur: "0",
+				PID: jvm, TID: tid, Args: args}); err != nil {
+				return
+			}
 			// The flow binds to the slice enclosing it: the marker just written.
 			fl := chromeEvent{Name: ev.edge.Kind.String(), Cat: chromeCat, Ph: "s", TS: micros(ev.ts), PID: jvm, TID: tid, ID: ev.flow}
 			if !ev.opens {
 				fl.Ph, fl.BP = "f", "e"
 			}
-			emit(fl)
+			if rec2, err = json.Marshal(fl); err != nil {
+				return
+			}
+			sorted.add(key, 0, b, []byte(",\n"), rec2)
 		}
+	})
+	if err == nil {
+		sorted.each(func(_ tlKey, _ uint64, b []byte) error {
+			bw.WriteString(",\n")
+			bw.Write(b)
+			return nil
+		})
 	}
 	if err != nil {
 		return fmt.Errorf("encoding a trace event: %w", err)

@@ -225,6 +225,14 @@ func SpilledOptions() model.Options {
 	return model.Options{NoEdges: true, Spill: true, DropIntervals: true, SpillOwners: true}
 }
 
+// TimelineOptions are SpilledOptions with the edges kept, for the
+// timelines (Perfetto, Chrome JSON): their flows.
+func TimelineOptions() model.Options {
+	o := SpilledOptions()
+	o.NoEdges = false
+	return o
+}
+
 // PushOptions are SpilledOptions for orca push of a recording: OTLP reads
 // neither the locks' figures (lock order, hold times) nor the runnable
 // time's split either.

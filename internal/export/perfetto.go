@@ -3,6 +3,8 @@ package export
 import (
 	"bufio"
 	"io"
+	"maps"
+	"slices"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
@@ -126,15 +128,56 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		out = protowire.AppendBytes(out, p)
 		bw.Write(out) // a bufio.Writer keeps its first error for Flush
 	}
-	tl := newTimeline(m, k)
 	fs := newFrames(rec, m)
 	tn := threadNames{m}
 	cs := newCalls(rec, m)
 
-	// Interned data first, in the packet that starts the sequence's
+	// The events first, a thread at a time, each encoded but for its
+	// stack (interned below, numbered in the order of their first use):
+	// aux is the slice's stack+1 above the place it goes in its bytes.
+	var te pb
+	annotations := func(args []arg) {
+		for _, a := range args {
+			var da pb
+			da.str(fAnnotationName, a.key)
+			da.str(fAnnotationStringValue, a.value)
+			te.msg(fEventDebugAnnotations, da)
+		}
+	}
+	sorted := &tlSort{m: m}
+	firstUse := map[model.StackID]tlKey{}
+	timelineEvents(m, k, func(ev *tlEvent, key tlKey) {
+		te = te[:0]
+		te.uint(fEventTrackUUID, uuidThread0+uint64(ev.thread))
+		var aux uint64
+		switch ev.kind {
+		case tlBegin:
+			te.uint(fEventType, typeSliceBegin)
+			te.str(fEventName, ev.iv.Shown().String())
+			aux = uint64(ev.iv.Stack+1)<<32 | uint64(len(te))
+			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs))
+			if f, ok := firstUse[ev.iv.Stack]; !ok || key.compare(f) < 0 {
+				firstUse[ev.iv.Stack] = key
+			}
+		case tlEnd:
+			te.uint(fEventType, typeSliceEnd)
+		case tlInstant:
+			te.uint(fEventType, typeInstant)
+			te.str(fEventName, instantName(ev))
+			annotations(instantArgs(ev, tn))
+			if ev.opens {
+				te.fixed64(fEventFlowIDs, ev.flow)
+			} else {
+				te.fixed64(fEventTerminatingFlowIDs, ev.flow)
+			}
+		}
+		sorted.add(key, aux, te)
+	})
+
+	// Interned data next, in the packet that starts the sequence's
 	// incremental state: every stack a slice refers to.
 	var interned pb
-	callstacks := map[model.StackID]uint64{}
+	callstacks := make(map[model.StackID]uint64, len(firstUse))
 	type strKey struct {
 		table protowire.Number // InternedData field
 		s     string
@@ -154,14 +197,9 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		return iid
 	}
 	frameIDs := map[*frame]uint64{}
-	for _, ev := range tl.events {
-		if ev.kind != tlBegin {
-			continue
-		}
-		if _, ok := callstacks[ev.iv.Stack]; ok {
-			continue
-		}
-		stack := fs.stack(ev.iv.Stack)
+	stacks := slices.SortedFunc(maps.Keys(firstUse), func(a, b model.StackID) int { return firstUse[a].compare(firstUse[b]) })
+	for _, st := range stacks {
+		stack := fs.stack(st)
 		var cs pb
 		cs.uint(fCallstackIID, uint64(len(callstacks)+1))
 		for i := len(stack) - 1; i >= 0; i-- {
@@ -183,7 +221,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			}
 			cs.uint(fCallstackFrameIDs, id)
 		}
-		callstacks[ev.iv.Stack] = uint64(len(callstacks) + 1)
+		callstacks[st] = uint64(len(callstacks) + 1)
 		interned.msg(fInternedCallstacks, cs)
 	}
 	var p pb
@@ -219,43 +257,24 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		packet(p)
 	}
 
-	var te pb
-	annotations := func(args []arg) {
-		for _, a := range args {
-			var da pb
-			da.str(fAnnotationName, a.key)
-			da.str(fAnnotationStringValue, a.value)
-			te.msg(fEventDebugAnnotations, da)
-		}
-	}
-	for i := range tl.events {
-		ev := &tl.events[i]
+	// The events in time order, each slice's stack put in.
+	sorted.each(func(key tlKey, aux uint64, b []byte) error {
 		te = te[:0]
-		te.uint(fEventTrackUUID, uuidThread0+uint64(ev.thread))
-		switch ev.kind {
-		case tlBegin:
-			te.uint(fEventType, typeSliceBegin)
-			te.str(fEventName, ev.iv.Shown().String())
-			te.uint(fEventCallstackIID, callstacks[ev.iv.Stack])
-			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs))
-		case tlEnd:
-			te.uint(fEventType, typeSliceEnd)
-		case tlInstant:
-			te.uint(fEventType, typeInstant)
-			te.str(fEventName, instantName(ev))
-			annotations(instantArgs(ev, tn))
-			if ev.opens {
-				te.fixed64(fEventFlowIDs, ev.flow)
-			} else {
-				te.fixed64(fEventTerminatingFlowIDs, ev.flow)
-			}
+		if aux == 0 {
+			te = append(te, b...)
+		} else {
+			split := int(uint32(aux))
+			te = append(te, b[:split]...)
+			te.uint(fEventCallstackIID, callstacks[model.StackID(aux>>32-1)])
+			te = append(te, b[split:]...)
 		}
 		p = p[:0]
-		p.uint(fPacketTimestamp, uint64(ev.ts))
+		p.uint(fPacketTimestamp, uint64(key.ts))
 		p.uint(fPacketSequenceID, perfettoSequence)
 		p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
 		p.msg(fPacketTrackEvent, te)
 		packet(p)
-	}
+		return nil
+	})
 	return bw.Flush()
 }

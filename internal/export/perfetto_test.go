@@ -449,8 +449,8 @@ func TestTimelineOrder(t *testing.T) {
 			{Kind: model.EdgeStart, From: 1, To: 2, FromTime: 25, ToTime: 24},
 		},
 	}
-	var got []string
-	for _, ev := range newTimeline(m, All).events {
+	sorted := &tlSort{m: m}
+	timelineEvents(m, All, func(ev *tlEvent, key tlKey) {
 		var s string
 		switch ev.kind {
 		case tlBegin:
@@ -458,13 +458,18 @@ func TestTimelineOrder(t *testing.T) {
 		case tlEnd:
 			s = "end " + ev.iv.Shown().String()
 		case tlInstant:
-			s = instantName(&ev)
+			s = instantName(ev)
 			if ev.opens {
 				s += " opens"
 			}
 		}
-		got = append(got, fmt.Sprintf("%d %s", ev.ts, s))
-	}
+		sorted.add(key, 0, []byte(fmt.Sprintf("%d %s", ev.ts, s)))
+	})
+	var got []string
+	sorted.each(func(_ tlKey, _ uint64, b []byte) error {
+		got = append(got, string(b))
+		return nil
+	})
 	want := []string{
 		"10 begin sleeping",
 		"20 end sleeping",

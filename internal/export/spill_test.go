@@ -103,3 +103,57 @@ func TestSpilledSameBytes(t *testing.T) {
 		t.Error("no thread's intervals were left in the spill: the test compares nothing spilled")
 	}
 }
+
+// TestTimelineSpilledSameBytes: the timelines (Perfetto, Chrome JSON) are
+// the same, byte for byte, from a Model built with TimelineOptions, their
+// events sorted in runs written to its spill and merged (runs of a few
+// events, read back in windows smaller than an event), and from one that
+// holds every interval with every event sorted in memory; and from that
+// one with its runs held in memory (no spill to write them to).
+func TestTimelineSpilledSameBytes(t *testing.T) {
+	paths := casePaths(t)
+	prefix := filepath.Join(t.TempDir(), "synthetic")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 1 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	paths = append(paths, prefix)
+	defer func(r, w int) { tlRunBytes, tlWindow = r, w }(tlRunBytes, tlWindow)
+	runs := 0
+	for _, path := range paths {
+		var rec *reader.Recording
+		var mem *model.Model
+		if path == prefix {
+			var res *model.Result
+			rec, res = testrec.Open(t, prefix)
+			mem = res.Model
+		} else {
+			rec, mem = load(t, path)
+		}
+		sp, err := model.Build(rec, TimelineOptions())
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, name := range []string{"perfetto", "chrome"} {
+			f, _ := Lookup(name)
+			for _, o := range []Options{{}, {Kinds: Monitor}} {
+				tlRunBytes, tlWindow = 256<<10, 256<<10
+				var want bytes.Buffer
+				errW := f.Write(&want, rec, mem, o)
+				tlRunBytes, tlWindow = 300, 5
+				for _, m := range []*model.Model{sp.Model, mem} {
+					var got bytes.Buffer
+					errG := f.Write(&got, rec, m, o)
+					if fmt.Sprint(errW) != fmt.Sprint(errG) || !bytes.Equal(want.Bytes(), got.Bytes()) {
+						t.Errorf("%s: %s %+v: %d bytes (%v) in runs (spilled model: %v), %d (%v) sorted in memory", path, name, o, got.Len(), errG, m == sp.Model, want.Len(), errW)
+					}
+				}
+				if want.Len() > 4000 {
+					runs++
+				}
+			}
+		}
+	}
+	if runs == 0 {
+		t.Error("no timeline long enough for runs")
+	}
+}

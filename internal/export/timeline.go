@@ -1,8 +1,6 @@
 package export
 
 import (
-	"cmp"
-	"slices"
 	"strconv"
 
 	"orca/internal/format"
@@ -28,8 +26,6 @@ const (
 // tlEvent is one begin, end or instant on a thread's track.
 type tlEvent struct {
 	ts     format.Time
-	phase  uint8 // orders events at the same ts, see newTimeline
-	seq    int   // generation order, the last tie-break
 	kind   tlKind
 	thread int             // index into Model.Threads
 	iv     *model.Interval // tlBegin, tlEnd
@@ -43,38 +39,38 @@ type tlEvent struct {
 	opens bool
 }
 
-// timeline is the events of an export, sorted.
-type timeline struct {
-	events []tlEvent
-}
-
-// newTimeline collects the intervals of kinds k and their edges, sorted by
-// time. At one timestamp, slices that end come first, then instants, then
-// slices that begin, so a thread's slices never appear to overlap and an
-// instant lands between them rather than inside; an empty slice's end
-// stays right after its begin.
-func newTimeline(m *model.Model, k Kinds) *timeline {
-	tl := &timeline{}
+// timelineEvents makes the events of the intervals of kinds k and of
+// their edges, a thread at a time (its intervals read back by
+// Model.IntervalsOf), then the edges', and gives each to add with its key
+// (tlKey: at one timestamp, slices that end come first, then instants,
+// then slices that begin, so a thread's slices never appear to overlap and
+// an instant lands between them rather than inside; an empty slice's end
+// stays right after its begin). ev and what it points to are add's until
+// it returns. Sorted by key (tlSort), they are the timeline.
+func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 	index := make(map[format.ThreadID]int, len(m.Threads))
 	seq := 0
-	add := func(e tlEvent) {
-		e.seq = seq
+	put := func(e *tlEvent, key tlKey) {
+		key.seq = seq
 		seq++
-		tl.events = append(tl.events, e)
+		e.ts = key.ts
+		add(e, key)
 	}
+	var buf []model.Interval
 	for ti, t := range m.Threads {
 		index[t.ID] = ti
-		for i := range t.Intervals {
-			iv := &t.Intervals[i]
+		ivs := m.IntervalsOf(t, &buf)
+		for i := range ivs {
+			iv := &ivs[i]
 			if !k.Has(iv.Shown()) {
 				continue
 			}
-			add(tlEvent{ts: iv.Start, phase: 2, kind: tlBegin, thread: ti, iv: iv})
+			put(&tlEvent{kind: tlBegin, thread: ti, iv: iv}, tlKey{ts: iv.Start, phase: 2})
 			endPhase := uint8(0)
 			if iv.End == iv.Start {
 				endPhase = 2
 			}
-			add(tlEvent{ts: iv.End, phase: endPhase, kind: tlEnd, thread: ti, iv: iv})
+			put(&tlEvent{kind: tlEnd, thread: ti, iv: iv}, tlKey{ts: iv.End, phase: endPhase})
 		}
 	}
 	for i := range m.Edges {
@@ -84,27 +80,14 @@ func newTimeline(m *model.Model, k Kinds) *timeline {
 		if !ok1 || !ok2 || !k.hasEdge(e.Kind) {
 			continue
 		}
+		// The first end in time order opens the flow (tlEvent.opens): the
+		// source's, unless the effect comes first.
+		src, dst := tlKey{ts: e.FromTime, phase: 1, seq: seq}, tlKey{ts: e.ToTime, phase: 1, seq: seq + 1}
+		opens := src.compare(dst) < 0
 		flow := uint64(i) + 1
-		add(tlEvent{ts: e.FromTime, phase: 1, kind: tlInstant, thread: from, edge: e, flow: flow, source: true})
-		add(tlEvent{ts: e.ToTime, phase: 1, kind: tlInstant, thread: to, edge: e, flow: flow})
+		put(&tlEvent{kind: tlInstant, thread: from, edge: e, flow: flow, source: true, opens: opens}, src)
+		put(&tlEvent{kind: tlInstant, thread: to, edge: e, flow: flow, opens: !opens}, dst)
 	}
-	slices.SortFunc(tl.events, func(a, b tlEvent) int {
-		switch {
-		case a.ts != b.ts:
-			return cmp.Compare(a.ts, b.ts)
-		case a.phase != b.phase:
-			return cmp.Compare(a.phase, b.phase)
-		}
-		return cmp.Compare(a.seq, b.seq)
-	})
-	opened := map[uint64]bool{}
-	for i := range tl.events {
-		if ev := &tl.events[i]; ev.kind == tlInstant && !opened[ev.flow] {
-			opened[ev.flow] = true
-			ev.opens = true
-		}
-	}
-	return tl
 }
 
 // arg is one argument of a slice or instant.

@@ -18,13 +18,17 @@ func heldRecs(r *rand.Rand, n, m int) []heldRec {
 	}
 	rs := make([]heldRec, n)
 	for i := range rs {
-		rs[i] = heldRec{h: ids[r.IntN(m)], s: format.Time(i), e: format.Time(i + r.IntN(100)), k: int32(r.IntN(1000))}
+		at := format.Time(1<<40 + r.IntN(1<<36))
+		if r.IntN(4) == 0 && i > 0 {
+			at = rs[i-1].s // equal starts keep their order
+		}
+		rs[i] = heldRec{h: ids[r.IntN(m)], s: at, e: at + format.Time(r.IntN(100)), k: int32(r.IntN(1000))}
 	}
 	return rs
 }
 
 // TestHeldSort checks heldSort.sort against a stable comparison sort by
-// holder: one holder, holders close together, apart (random hashes, of
+// holder and start: one holder, holders close together, apart (random hashes, of
 // two ranks), and the buffers reused from one sort to the next.
 func TestHeldSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
@@ -39,7 +43,7 @@ func TestHeldSort(t *testing.T) {
 			}
 			hs.recs = append(hs.recs[:0], want...)
 			hs.sort()
-			slices.SortStableFunc(want, func(a, b heldRec) int { return cmp.Compare(a.h, b.h) })
+			slices.SortStableFunc(want, func(a, b heldRec) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.s, b.s)) })
 			if !slices.Equal(hs.recs, want) {
 				t.Fatalf("n %d, m %d: not sorted by holder, stably", n, m)
 			}

@@ -49,9 +49,14 @@ type Builder struct {
 	// orders: the index in Model.LockOrders of each distinct one
 	// (orderKey), so that a nesting made a million times is one.
 	orders map[string]int
-	locks  map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
-	stacks stackTable
-	first  bool
+	// objs: what the fold knows of each object (objFold): its class and
+	// its locks; lastObj and lastFold, the one asked for last.
+	objs     map[format.ObjectID]*objFold
+	objSlab  *slab[objFold]
+	lastObj  format.ObjectID
+	lastFold *objFold
+	stacks   stackTable
+	first    bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
@@ -67,25 +72,27 @@ type Builder struct {
 	// heldBy: the holder of each monitor a MonitorOwned line named (and
 	// when), until the monitor changes hands (Builder.owned).
 	heldBy map[format.ObjectID]held
-	// classes: the class of each object an ObjectClass line named.
-	classes map[format.ObjectID]string
+	// condBits: a bit for each object Model.Conditions names, by
+	// condBit (a filter: most parks' objects are no condition, told
+	// without the map's look-up, which was 2 % of a push's CPU).
+	condBits [condBits / 64]uint64
 	// idle, when set (Build), tells a park of an idle pool worker by its
 	// stack (IdleStack); idleOf caches it per stack.
 	idle   func([]format.Frame) bool
-	idleOf map[StackID]bool
+	idleOf stackCache
 	// idleWait, when set (Build), tells an Object.wait of a thread waiting
 	// for work by its stack (IdleWaitStack), for Model.IdleWaits;
 	// idleWaitOf caches it per stack.
 	idleWait   func([]format.Frame) bool
-	idleWaitOf map[StackID]bool
+	idleWaitOf stackCache
 	// acquire, when set (Build), tells a park in a lock's acquire by its
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
-	acquireOf map[StackID]bool
+	acquireOf stackCache
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool
-	untimedOf map[StackID]bool
+	untimedOf stackCache
 	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
 	// wait_timeouts=yes), so a wait without one is untimed.
 	waitTimeouts bool
@@ -96,7 +103,7 @@ type Builder struct {
 	// take, when set (Build), tells a consumer's park in a queue's take or
 	// poll (TakeStack), which is Idle; takeOf caches it per stack.
 	take   func([]format.Frame) bool
-	takeOf map[StackID]bool
+	takeOf stackCache
 	// shutdown, when set (Build), tells a stack of the JVM's shutdown
 	// (ShutdownStack), for Model.Shutdown.
 	shutdown func([]format.Frame) bool
@@ -375,18 +382,13 @@ func New() *Builder {
 			Stacks:   [][]format.Frame{nil},
 		},
 		threads:   map[format.ThreadID]*tstate{},
-		locks:     map[uint64]*lstate{},
+		objs:      map[format.ObjectID]*objFold{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},
 		unparks:   map[format.ThreadID]pendingUnpark{},
 		heldBy:    map[format.ObjectID]held{},
 		alias:     map[format.ThreadID]format.ThreadID{},
-		classes:   map[format.ObjectID]string{},
-		idleOf:    map[StackID]bool{},
-		takeOf:    map[StackID]bool{},
-		acquireOf: map[StackID]bool{},
-		untimedOf: map[StackID]bool{},
 		first:     true,
 		shutAt:    map[format.ThreadID]format.Time{},
 		wf:        newWaitFor(),
@@ -592,7 +594,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	}
 	ts.seen, ts.last = true, ev.Time
 	if ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered {
-		if ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]; ls != nil && ev.Time < ls.clock {
+		if ls := b.lockIf(ev.Object, Monitor); ls != nil && ev.Time < ls.clock {
 			// A contention that begins or ends behind the monitor's latest
 			// change of hands, folded at it: the intervals already ended
 			// on the monitor named its owners up to then (their segments
@@ -749,13 +751,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		switch {
 		case ts.body.timedAt == ev.Time:
 			timeout = TimeoutSet
-		case b.waitTimeouts || b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed):
+		case b.waitTimeouts || b.untimed != nil && b.untimedOf.of(stack, ev.Stack, b.untimed):
 			timeout = TimeoutNone
 		}
 		ts.body.timedAt = -1
 		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
 		// stacks that are, and a server's waits are mostly on the others.
-		if b.idleWait != nil && cachedBy(b.idleWaitOf, stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
+		if b.idleWait != nil && b.idleWaitOf.of(stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
 			}
@@ -792,6 +794,7 @@ func (b *Builder) Event(ev *reader.Event) {
 				b.m.Conditions = map[format.ObjectID]format.ObjectID{}
 			}
 			b.m.Conditions[ev.Object] = l
+			b.condBits[condBit(ev.Object)/64] |= 1 << (condBit(ev.Object) % 64)
 		}
 	case format.ClassInitLock, format.ClassInitWaited:
 		b.classInit(ev, stack)
@@ -971,7 +974,7 @@ func (b *Builder) releaseChanges() {
 		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 			for i := range blk {
 				if iv := &blk[i]; iv.State == Blocked {
-					if ls := b.locks[uint64(iv.Object)<<2|uint64(Monitor)]; ls != nil {
+					if ls := b.lockIf(iv.Object, Monitor); ls != nil {
 						note(ls.l, iv.ownFrom)
 					}
 				}

@@ -868,11 +868,17 @@ func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObje
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
 // monitor, waited object, semaphore or park blocker of an interval.
+//
+// The locks of an object that know a class all know the same (the fold
+// gives each the object's ObjectClass line, and a later one to all; a
+// semaphore's own name only while the object has none), so the order
+// asked in is the cheapest: a blocker (most objects of a push are a
+// park's alone: one look-up), then a monitor.
 func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
 		return ""
 	}
-	for _, k := range []LockKind{JUCLock, Blocker, Monitor, Semaphore} {
+	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {
 		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
 			return l.Class
 		}

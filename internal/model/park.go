@@ -25,7 +25,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 	}
 	st := Parked
-	if b.idle != nil && cachedBy(b.idleOf, stack, ev.Stack, b.idle) {
+	if b.idle != nil && b.idleOf.of(stack, ev.Stack, b.idle) {
 		st = Idle
 	}
 	owner := ev.Owner
@@ -33,11 +33,11 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
-		return b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) && !NotALock(b.classes[ev.Object])
+		return b.acquire != nil && b.acquireOf.of(stack, ev.Stack, b.acquire) && !NotALock(b.classOf(ev.Object))
 	})
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
-	if st == Parked && !acquire && b.take != nil && cachedBy(b.takeOf, stack, ev.Stack, b.take) {
+	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, ev.Stack, b.take) {
 		st = Idle
 	}
 	kind := Blocker
@@ -65,11 +65,22 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 // conditionOf returns the j.u.c. lock that obj is a condition of (a
 // ConditionLock line named it), when threads contended it; else nil.
 func (b *Builder) conditionOf(obj format.ObjectID) *lstate {
+	if i := condBit(obj); b.condBits[i/64]&(1<<(i%64)) == 0 {
+		return nil
+	}
 	l, ok := b.m.Conditions[obj]
 	if !ok {
 		return nil
 	}
-	return b.locks[uint64(l)<<2|uint64(JUCLock)]
+	return b.lockIf(l, JUCLock)
+}
+
+// condBits is the size of Builder.condBits, in bits.
+const condBits = 1024
+
+// condBit is obj's bit in Builder.condBits.
+func condBit(obj format.ObjectID) uint64 {
+	return uint64(obj) * 0x9E3779B97F4A7C15 >> 54 // the top 10 bits: condBits
 }
 
 // isAcquire decides whether a park on a synchronizer is a lock's contended
@@ -97,12 +108,26 @@ func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bo
 	return byStack()
 }
 
-// cachedBy returns f(frames) for stack, computed once per stack.
-func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
-	v, ok := cache[stack]
-	if !ok {
-		v = f(frames)
-		cache[stack] = v
+// stackCache is a predicate of a stack's frames, computed once per
+// stack: by StackID (the stack tables number them densely from 0), 0 not
+// asked yet, else 1 + the answer. A park asks three of them: a slice, not
+// a map (their look-ups were 2 % of a push's CPU).
+type stackCache []uint8
+
+// of returns f(frames) for stack, computed once per stack.
+func (c *stackCache) of(stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
+	if int(stack) < len(*c) {
+		if v := (*c)[stack]; v != 0 {
+			return v == 2
+		}
+	} else {
+		*c = slices.Grow(*c, int(stack)+1-len(*c))
+		*c = (*c)[:cap(*c)]
+	}
+	v := f(frames)
+	(*c)[stack] = 1
+	if v {
+		(*c)[stack] = 2
 	}
 	return v
 }
@@ -156,9 +181,10 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 
 // objectClass records the class of obj, for its locks now and later.
 func (b *Builder) objectClass(obj format.ObjectID, class string) {
-	b.classes[obj] = class
-	for _, k := range []LockKind{Monitor, Semaphore, Blocker, JUCLock} {
-		if ls := b.locks[uint64(obj)<<2|uint64(k)]; ls != nil {
+	o := b.obj(obj)
+	o.class = class
+	for _, ls := range o.ls {
+		if ls != nil {
 			ls.l.Class = class
 		}
 	}

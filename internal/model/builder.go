@@ -294,8 +294,14 @@ type tbody struct {
 	enterStack StackID
 	enterMode  format.AcquireMode
 	parkHow    format.ParkEnd // how the park being ended ended (ThreadUnparked)
-	order      *LockOrder
-	ivs        ivList
+	// unpark: its latest unpark not yet matched to the end of one of its
+	// parks, when hasUnpark (Builder.unparks holds those of the threads
+	// without a body: a map's look-up, store and delete a park were 2 %
+	// of a push's CPU).
+	unpark    pendingUnpark
+	hasUnpark bool
+	order     *LockOrder
+	ivs       ivList
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg: the aggregation of its intervals (Builder.seal).
@@ -327,6 +333,7 @@ func (b *Builder) takeBody(ts *tstate) {
 	}
 	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
+	bd.hasUnpark = false
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
@@ -340,6 +347,9 @@ func (b *Builder) takeBody(ts *tstate) {
 func (b *Builder) giveBody(ts *tstate) {
 	b.sealOrder(ts)
 	bd := ts.body
+	if bd.hasUnpark {
+		b.unparks[ts.t.ID] = bd.unpark
+	}
 	ts.ivBase, ts.ivPrev, ts.ivUnsorted = bd.ivs.base, bd.ivs.prev, bd.ivs.unsorted
 	bd.openBuf = [2]openIv{} // its pointers
 	bd.ivs, bd.win.marks = ivList{}, nil
@@ -801,7 +811,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.ThreadUnpark:
 		// A self-unpark too: it sets the thread's own permit.
 		if ev.Target != 0 {
-			b.unparks[ev.Target] = pendingUnpark{ev.Thread, ev.Time}
+			b.setUnpark(ev.Target, pendingUnpark{ev.Thread, ev.Time})
 		}
 	case format.VirtualThreadMounted:
 		t.Virtual, t.Carrier = true, ev.Target

@@ -137,8 +137,8 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 	if ts.body.parkNest > 0 {
 		ts.body.parkNest--
 		// Its unpark is used up all the same: it must not end a later park.
-		if u, ok := b.unparks[ts.t.ID]; ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
-			delete(b.unparks, ts.t.ID)
+		if u, ok := b.unparkOf(ts); ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
+			b.dropUnpark(ts)
 		}
 		return
 	}
@@ -149,6 +149,41 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 	}
 	ts.body.parkHow = ev.How
 	b.pop(ts, ts.open[n-1].iv.State, ev)
+}
+
+// setUnpark notes u, the latest unpark of thread th: in its body when it
+// has one, else in Builder.unparks.
+func (b *Builder) setUnpark(th format.ThreadID, u pendingUnpark) {
+	if ts := b.known(th); ts != nil && ts.body != nil {
+		ts.body.unpark, ts.body.hasUnpark = u, true
+		if len(b.unparks) > 0 {
+			delete(b.unparks, th) // an older one, noted before it had a body
+		}
+		return
+	}
+	b.unparks[th] = u
+}
+
+// unparkOf returns the latest unpark of ts not yet matched, ok false for
+// none.
+func (b *Builder) unparkOf(ts *tstate) (pendingUnpark, bool) {
+	if ts.body.hasUnpark {
+		return ts.body.unpark, true
+	}
+	if len(b.unparks) == 0 {
+		return pendingUnpark{}, false
+	}
+	u, ok := b.unparks[ts.t.ID]
+	return u, ok
+}
+
+// dropUnpark forgets the latest unpark of ts: matched.
+func (b *Builder) dropUnpark(ts *tstate) {
+	if ts.body.hasUnpark {
+		ts.body.hasUnpark = false
+		return
+	}
+	delete(b.unparks, ts.t.ID)
 }
 
 // endParked ends a park at at: how, and which unpark ended it. An unpark
@@ -167,11 +202,11 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return
 	}
 	th := ts.t.ID
-	u, ok := b.unparks[th]
+	u, ok := b.unparkOf(ts)
 	if !ok || u.at > at {
 		return // spurious, or by a thread not recorded (a virtual thread's)
 	}
-	delete(b.unparks, th)
+	b.dropUnpark(ts)
 	if u.by == th {
 		return // its own permit
 	}

@@ -358,7 +358,11 @@ type otlpBuilder struct {
 	// of its own for most of its parks (a FutureTask, a condition), all
 	// of a few classes, and many states naming one other thread.
 	classes map[string]int32
-	others  map[otherThreadKey]int32
+	// lastClass: the class asked for last and its attribute (the objects
+	// of a push are mostly of one class: a 50-byte key hashed each).
+	lastClass     string
+	lastClassAttr int32
+	others        map[otherThreadKey]int32
 	// The lock.kind attribute by kind and the orca.state.open one, once a
 	// request (0: not made yet; entry 0 of the table is no attribute).
 	kindAttrs [model.JUCLock + 1]int32
@@ -489,6 +493,7 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	clear(b.objects)
 	clear(b.owners)
 	clear(b.classes)
+	b.lastClass, b.lastClassAttr = "", 0
 	clear(b.others)
 	clear(b.samplePairs)
 	for _, mp := range b.kindPairs {
@@ -600,8 +605,9 @@ func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
 		// The lock.id attribute is obj's alone (ids print distinct), and
 		// objects asks for it once: it is added without looking it up.
 		id := obj.String()
-		a = make([]int32, 1, 2)
+		a = b.intArena.take(2) // a push has thousands of objects
 		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id})
+		a = a[:1]
 		if c := b.className(obj); c >= 0 {
 			a = append(a, c)
 		}
@@ -620,11 +626,15 @@ func (b *otlpBuilder) className(obj format.ObjectID) int32 {
 	if c == "" {
 		return -1
 	}
+	if c == b.lastClass && b.lastClassAttr > 0 {
+		return b.lastClassAttr
+	}
 	i, ok := b.classes[c]
 	if !ok {
 		i = b.attr(AttrLockClass, format.JavaName(c))
 		b.classes[c] = i
 	}
+	b.lastClass, b.lastClassAttr = c, i
 	return i
 }
 

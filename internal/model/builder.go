@@ -76,6 +76,9 @@ type Builder struct {
 	// condBit (a filter: most parks' objects are no condition, told
 	// without the map's look-up, which was 2 % of a push's CPU).
 	condBits [condBits / 64]uint64
+	// condGen numbers the conditions and j.u.c. locks known: one more
+	// for each new one (blockerCondition; from 1, a new lock's is 0).
+	condGen uint32
 	// idle, when set (Build), tells a park of an idle pool worker by its
 	// stack (IdleStack); idleOf caches it per stack.
 	idle   func([]format.Frame) bool
@@ -386,6 +389,7 @@ type openIv struct {
 // New returns an empty Builder.
 func New() *Builder {
 	b := &Builder{
+		condGen: 1,
 		m: &Model{
 			byThread: map[format.ThreadID]*Thread{},
 			byObject: map[lockKey]*Lock{},
@@ -805,6 +809,7 @@ func (b *Builder) Event(ev *reader.Event) {
 			}
 			b.m.Conditions[ev.Object] = l
 			b.condBits[condBit(ev.Object)/64] |= 1 << (condBit(ev.Object) % 64)
+			b.condChanged()
 		}
 	case format.ClassInitLock, format.ClassInitWaited:
 		b.classInit(ev, stack)

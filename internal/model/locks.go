@@ -33,6 +33,10 @@ type lstate struct {
 	// clock: the latest time the monitor changed hands (a contention
 	// ended, an owner named): a contention is not folded before it.
 	clock format.Time
+	// cond: a blocker's conditionOf, as of Builder.condGen condGen
+	// (blockerCondition).
+	cond    *lstate
+	condGen uint32
 }
 
 // release is a semaphore's release by thread by at at.
@@ -111,6 +115,9 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		}
 		ls.l = l
 		o.ls[kind] = ls
+		if kind == JUCLock {
+			b.condChanged() // a condition's lock may be it
+		}
 		b.m.byObject[lockOf(obj, kind)] = l
 		b.m.Locks = append(b.m.Locks, l)
 	}

@@ -817,6 +817,11 @@ type Model struct {
 	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
+	// objs: the fold's objects (objFold), when built with Options.Reuse
+	// (kept with it, as the Locks are): Class from their dense slab, not
+	// from each Lock (a push's thousands of objects were a miss of the
+	// cache each).
+	objs map[format.ObjectID]*objFold
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -876,6 +881,14 @@ func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObje
 // park's alone: one look-up), then a monitor.
 func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
+		return ""
+	}
+	if o := m.objs[obj]; o != nil && o.class != "" {
+		for _, ls := range o.ls {
+			if ls != nil {
+				return o.class // every lock of it knows it
+			}
+		}
 		return ""
 	}
 	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {

@@ -56,7 +56,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
 	if acquire {
 		b.parkedOn(o.ls, ts, ev)
-	} else if ls := b.conditionOf(ev.Object); ls != nil {
+	} else if ls := b.blockerCondition(o.ls); ls != nil {
 		ls.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
 	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
@@ -73,6 +73,24 @@ func (b *Builder) conditionOf(obj format.ObjectID) *lstate {
 		return nil
 	}
 	return b.lockIf(l, JUCLock)
+}
+
+// blockerCondition is conditionOf the object of bl, a park's blocker,
+// kept in bl until a condition or a j.u.c. lock is added (condGen): a
+// pool's workers park on their queue's condition again and again.
+func (b *Builder) blockerCondition(bl *lstate) *lstate {
+	if bl.condGen != b.condGen {
+		bl.cond, bl.condGen = b.conditionOf(bl.l.Object), b.condGen
+	}
+	return bl.cond
+}
+
+// condChanged says a condition or a j.u.c. lock was added: every
+// blocker's blockerCondition is asked again.
+func (b *Builder) condChanged() {
+	if b.condGen++; b.condGen == 0 {
+		b.condGen = 1 // 0 is a new lock's
+	}
 }
 
 // condBits is the size of Builder.condBits, in bits.

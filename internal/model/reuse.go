@@ -47,7 +47,7 @@ func (r *Reuse) start(b *Builder) {
 		r.objs.reset()
 	}
 	r.used = true
-	b.objs, b.m.byObject = r.objsBy, r.byObject
+	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
 	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
 }
 

@@ -358,7 +358,11 @@ type otlpBuilder struct {
 	// of its own for most of its parks (a FutureTask, a condition), all
 	// of a few classes, and many states naming one other thread.
 	classes map[string]int32
-	others  map[otherThreadKey]int32
+	// lastClass: the class asked for last and its attribute (the objects
+	// of a push are mostly of one class: a 50-byte key hashed each).
+	lastClass     string
+	lastClassAttr int32
+	others        map[otherThreadKey]int32
 	// The lock.kind attribute by kind and the orca.state.open one, once a
 	// request (0: not made yet; entry 0 of the table is no attribute).
 	kindAttrs [model.JUCLock + 1]int32
@@ -489,6 +493,7 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	clear(b.objects)
 	clear(b.owners)
 	clear(b.classes)
+	b.lastClass, b.lastClassAttr = "", 0
 	clear(b.others)
 	clear(b.samplePairs)
 	for _, mp := range b.kindPairs {
@@ -600,8 +605,9 @@ func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
 		// The lock.id attribute is obj's alone (ids print distinct), and
 		// objects asks for it once: it is added without looking it up.
 		id := obj.String()
-		a = make([]int32, 1, 2)
+		a = b.intArena.take(2) // a push has thousands of objects
 		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id})
+		a = a[:1]
 		if c := b.className(obj); c >= 0 {
 			a = append(a, c)
 		}
@@ -620,11 +626,15 @@ func (b *otlpBuilder) className(obj format.ObjectID) int32 {
 	if c == "" {
 		return -1
 	}
+	if c == b.lastClass && b.lastClassAttr > 0 {
+		return b.lastClassAttr
+	}
 	i, ok := b.classes[c]
 	if !ok {
 		i = b.attr(AttrLockClass, format.JavaName(c))
 		b.classes[c] = i
 	}
+	b.lastClass, b.lastClassAttr = c, i
 	return i
 }
 
@@ -875,11 +885,22 @@ type kindProfiles struct {
 	k            otlpKind
 	count, delay *profpb.Profile
 	pairs        map[stateKey]*statePair
-	// The pair of the last key asked for: a thread's states come in runs
-	// of one key (a pool's worker parked again and again in its queue,
-	// a contention's owners), looked up once a run.
-	lastKey stateKey
-	last    *statePair
+	// The pairs of the last keys asked for (the latest at recent[next-1],
+	// round the ring): a thread's states come in runs of one key (a
+	// contention's owners), or of a few taking turns (a pool's worker
+	// parked in its queue between parks on each task's own future),
+	// looked up in the map once a run.
+	recent [recentPairs]recentPair
+	next   int
+}
+
+// recentPairs is the size of kindProfiles.recent.
+const recentPairs = 4
+
+// recentPair is a key and its pair of samples, nil for none.
+type recentPair struct {
+	key stateKey
+	p   *statePair
 }
 
 // get returns the pair of samples of thread t's interval iv, open or not,
@@ -889,11 +910,13 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	if open {
 		kk.open = 1
 	}
-	if kp.last != nil && kk == kp.lastKey {
-		return kp.last
+	for i := range kp.recent {
+		if r := &kp.recent[i]; r.p != nil && r.key == kk {
+			return r.p
+		}
 	}
 	if p := kp.pairs[kk]; p != nil {
-		kp.lastKey, kp.last = kk, p
+		kp.remember(kk, p)
 		return p
 	}
 	attrs := append(b.attrBuf[:0], b.threadAttrs(t)...)
@@ -921,8 +944,15 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	kp.count.Samples = append(kp.count.Samples, &p.count)
 	kp.delay.Samples = append(kp.delay.Samples, &p.delay)
 	kp.pairs[kk] = p
-	kp.lastKey, kp.last = kk, p
+	kp.remember(kk, p)
 	return p
+}
+
+// remember puts key k and its pair p in kp.recent, in place of the
+// oldest.
+func (kp *kindProfiles) remember(k stateKey, p *statePair) {
+	kp.recent[kp.next] = recentPair{k, p}
+	kp.next = (kp.next + 1) % recentPairs
 }
 
 // states returns the two Profiles of each kind of blocking in kinds, in
@@ -986,6 +1016,7 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 					b.add(&p.count, 1, iv.Start)
 				}
 				b.add(&p.delay, int64(iv.Duration()), iv.Start)
+				break // the other kinds are of other states
 			}
 		}
 	}

@@ -331,6 +331,9 @@ func (k Kind) Has(f Field) bool {
 	if k == KindNone || k >= NumKinds {
 		return false
 	}
+	if f < 64 {
+		return kindFields[k]&(1<<f) != 0
+	}
 	for _, g := range Specs[k].Fields {
 		if g == f {
 			return true
@@ -338,6 +341,19 @@ func (k Kind) Has(f Field) bool {
 	}
 	return false
 }
+
+// kindFields is Specs' fields of each kind as bits (1<<Field): a fold
+// asks Has a few times an event.
+var kindFields = func() (t [NumKinds]uint64) {
+	for k := range Specs {
+		for _, f := range Specs[k].Fields {
+			if f < 64 {
+				t[k] |= 1 << f
+			}
+		}
+	}
+	return t
+}()
 
 // End returns the kind that ends the interval k begins (ThreadSleep:
 // ThreadSlept), or KindNone.

@@ -151,7 +151,6 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
-	b.idleWaitOf = map[StackID]bool{}
 	b.take = func(st []format.Frame) bool { return TakeStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {
 		return UntimedWait(st, func(f format.Frame) (string, string, string) {

@@ -49,9 +49,14 @@ type Builder struct {
 	// orders: the index in Model.LockOrders of each distinct one
 	// (orderKey), so that a nesting made a million times is one.
 	orders map[string]int
-	locks  map[uint64]*lstate // key: object<<2 | kind (a struct key hashes slower)
-	stacks stackTable
-	first  bool
+	// objs: what the fold knows of each object (objFold): its class and
+	// its locks; lastObj and lastFold, the one asked for last.
+	objs     map[format.ObjectID]*objFold
+	objSlab  *slab[objFold]
+	lastObj  format.ObjectID
+	lastFold *objFold
+	stacks   stackTable
+	first    bool
 	// Pending ThreadStart edges, completed when the target appears.
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
@@ -67,25 +72,30 @@ type Builder struct {
 	// heldBy: the holder of each monitor a MonitorOwned line named (and
 	// when), until the monitor changes hands (Builder.owned).
 	heldBy map[format.ObjectID]held
-	// classes: the class of each object an ObjectClass line named.
-	classes map[format.ObjectID]string
+	// condBits: a bit for each object Model.Conditions names, by
+	// condBit (a filter: most parks' objects are no condition, told
+	// without the map's look-up, which was 2 % of a push's CPU).
+	condBits [condBits / 64]uint64
+	// condGen numbers the conditions and j.u.c. locks known: one more
+	// for each new one (blockerCondition; from 1, a new lock's is 0).
+	condGen uint32
 	// idle, when set (Build), tells a park of an idle pool worker by its
 	// stack (IdleStack); idleOf caches it per stack.
 	idle   func([]format.Frame) bool
-	idleOf map[StackID]bool
+	idleOf stackCache
 	// idleWait, when set (Build), tells an Object.wait of a thread waiting
 	// for work by its stack (IdleWaitStack), for Model.IdleWaits;
 	// idleWaitOf caches it per stack.
 	idleWait   func([]format.Frame) bool
-	idleWaitOf map[StackID]bool
+	idleWaitOf stackCache
 	// acquire, when set (Build), tells a park in a lock's acquire by its
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
-	acquireOf map[StackID]bool
+	acquireOf stackCache
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool
-	untimedOf map[StackID]bool
+	untimedOf stackCache
 	// waitTimeouts: every timed wait has its ObjectWaitTimeout line (.info
 	// wait_timeouts=yes), so a wait without one is untimed.
 	waitTimeouts bool
@@ -96,7 +106,7 @@ type Builder struct {
 	// take, when set (Build), tells a consumer's park in a queue's take or
 	// poll (TakeStack), which is Idle; takeOf caches it per stack.
 	take   func([]format.Frame) bool
-	takeOf map[StackID]bool
+	takeOf stackCache
 	// shutdown, when set (Build), tells a stack of the JVM's shutdown
 	// (ShutdownStack), for Model.Shutdown.
 	shutdown func([]format.Frame) bool
@@ -287,8 +297,14 @@ type tbody struct {
 	enterStack StackID
 	enterMode  format.AcquireMode
 	parkHow    format.ParkEnd // how the park being ended ended (ThreadUnparked)
-	order      *LockOrder
-	ivs        ivList
+	// unpark: its latest unpark not yet matched to the end of one of its
+	// parks, when hasUnpark (Builder.unparks holds those of the threads
+	// without a body: a map's look-up, store and delete a park were 2 %
+	// of a push's CPU).
+	unpark    pendingUnpark
+	hasUnpark bool
+	order     *LockOrder
+	ivs       ivList
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg: the aggregation of its intervals (Builder.seal).
@@ -320,6 +336,7 @@ func (b *Builder) takeBody(ts *tstate) {
 	}
 	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
+	bd.hasUnpark = false
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
@@ -333,6 +350,9 @@ func (b *Builder) takeBody(ts *tstate) {
 func (b *Builder) giveBody(ts *tstate) {
 	b.sealOrder(ts)
 	bd := ts.body
+	if bd.hasUnpark {
+		b.unparks[ts.t.ID] = bd.unpark
+	}
 	ts.ivBase, ts.ivPrev, ts.ivUnsorted = bd.ivs.base, bd.ivs.prev, bd.ivs.unsorted
 	bd.openBuf = [2]openIv{} // its pointers
 	bd.ivs, bd.win.marks = ivList{}, nil
@@ -369,24 +389,20 @@ type openIv struct {
 // New returns an empty Builder.
 func New() *Builder {
 	b := &Builder{
+		condGen: 1,
 		m: &Model{
 			byThread: map[format.ThreadID]*Thread{},
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
 		threads:   map[format.ThreadID]*tstate{},
-		locks:     map[uint64]*lstate{},
+		objs:      map[format.ObjectID]*objFold{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},
 		unparks:   map[format.ThreadID]pendingUnpark{},
 		heldBy:    map[format.ObjectID]held{},
 		alias:     map[format.ThreadID]format.ThreadID{},
-		classes:   map[format.ObjectID]string{},
-		idleOf:    map[StackID]bool{},
-		takeOf:    map[StackID]bool{},
-		acquireOf: map[StackID]bool{},
-		untimedOf: map[StackID]bool{},
 		first:     true,
 		shutAt:    map[format.ThreadID]format.Time{},
 		wf:        newWaitFor(),
@@ -592,7 +608,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	}
 	ts.seen, ts.last = true, ev.Time
 	if ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered {
-		if ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]; ls != nil && ev.Time < ls.clock {
+		if ls := b.lockIf(ev.Object, Monitor); ls != nil && ev.Time < ls.clock {
 			// A contention that begins or ends behind the monitor's latest
 			// change of hands, folded at it: the intervals already ended
 			// on the monitor named its owners up to then (their segments
@@ -749,13 +765,13 @@ func (b *Builder) Event(ev *reader.Event) {
 		switch {
 		case ts.body.timedAt == ev.Time:
 			timeout = TimeoutSet
-		case b.waitTimeouts || b.untimed != nil && cachedBy(b.untimedOf, stack, ev.Stack, b.untimed):
+		case b.waitTimeouts || b.untimed != nil && b.untimedOf.of(stack, ev.Stack, b.untimed):
 			timeout = TimeoutNone
 		}
 		ts.body.timedAt = -1
 		// Decided once per stack (idleWaitOf): IdleWaits keeps only the
 		// stacks that are, and a server's waits are mostly on the others.
-		if b.idleWait != nil && cachedBy(b.idleWaitOf, stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
+		if b.idleWait != nil && b.idleWaitOf.of(stack, ev.Stack, b.idleWait) && !b.m.IdleWaits[stack] {
 			if b.m.IdleWaits == nil {
 				b.m.IdleWaits = map[StackID]bool{}
 			}
@@ -792,13 +808,15 @@ func (b *Builder) Event(ev *reader.Event) {
 				b.m.Conditions = map[format.ObjectID]format.ObjectID{}
 			}
 			b.m.Conditions[ev.Object] = l
+			b.condBits[condBit(ev.Object)/64] |= 1 << (condBit(ev.Object) % 64)
+			b.condChanged()
 		}
 	case format.ClassInitLock, format.ClassInitWaited:
 		b.classInit(ev, stack)
 	case format.ThreadUnpark:
 		// A self-unpark too: it sets the thread's own permit.
 		if ev.Target != 0 {
-			b.unparks[ev.Target] = pendingUnpark{ev.Thread, ev.Time}
+			b.setUnpark(ev.Target, pendingUnpark{ev.Thread, ev.Time})
 		}
 	case format.VirtualThreadMounted:
 		t.Virtual, t.Carrier = true, ev.Target
@@ -971,7 +989,7 @@ func (b *Builder) releaseChanges() {
 		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 			for i := range blk {
 				if iv := &blk[i]; iv.State == Blocked {
-					if ls := b.locks[uint64(iv.Object)<<2|uint64(Monitor)]; ls != nil {
+					if ls := b.lockIf(iv.Object, Monitor); ls != nil {
 						note(ls.l, iv.ownFrom)
 					}
 				}

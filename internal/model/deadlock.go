@@ -20,6 +20,10 @@ type waitFor struct {
 	// late: per thread held to have entered late (set), its span's index
 	// in Model.lateEntries, open until the thread's wait changes.
 	late map[*tstate]int
+	// lateBits: a bit for each thread in late, by tstate.num: most
+	// changes of a wait (each park and its end) are of a thread not in
+	// late, told without the map's look-up.
+	lateBits []uint64
 	// members: the threads of each active cycle, by its index.
 	members map[int][]*tstate
 	// endOnly: the late entries are asked at the end alone
@@ -80,6 +84,10 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 		// CPU can delay it by milliseconds). It no longer waits.
 		w.clear(to, at, m)
 		w.late[to] = len(m.lateEntries)
+		if i := int(to.num / 64); i >= len(w.lateBits) {
+			w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
+		}
+		w.lateBits[to.num/64] |= 1 << (to.num % 64)
 		m.lateEntries = append(m.lateEntries, lateEntry{Thread: to.t.ID, Object: obj, From: at, To: math.MaxInt64})
 	}
 	path := append(w.path[:0], th)
@@ -211,9 +219,13 @@ func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.Obj
 // endLate ends th's span of a late entry, if it is in one: its wait
 // changes at at.
 func (w *waitFor) endLate(th *tstate, at format.Time, m *Model) {
+	if i := int(th.num / 64); i >= len(w.lateBits) || w.lateBits[i]&(1<<(th.num%64)) == 0 {
+		return
+	}
 	if i, ok := w.late[th]; ok {
 		m.lateEntries[i].To = at
 		delete(w.late, th)
+		w.lateBits[th.num/64] &^= 1 << (th.num % 64)
 		if w.endOnly {
 			if w.closed++; w.closed >= lateCompactMin && 2*w.closed > len(m.lateEntries) {
 				w.compactLate(m)

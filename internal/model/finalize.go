@@ -32,6 +32,11 @@ func (b *Builder) Finalize() *Model {
 	for _, ci := range m.ClassInits {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}
+	for _, ts := range b.byNum {
+		if ts.body != nil && ts.body.hasUnpark {
+			b.unparks[ts.t.ID] = ts.body.unpark
+		}
+	}
 	for th, u := range b.unparks {
 		if m.Unparked == nil {
 			m.Unparked = map[format.ThreadID]format.Time{}

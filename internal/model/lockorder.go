@@ -99,9 +99,9 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 		return // the monitor it enters (a JVM that listed it): not held
 	}
 	if ts.body.order == nil {
-		ts.body.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classes[ts.body.enterObj], Mode: ts.body.enterMode, Stack: ts.body.enterStack}
+		ts.body.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classOf(ts.body.enterObj), Mode: ts.body.enterMode, Stack: ts.body.enterStack}
 	}
-	h := Held{Object: ev.Object, Class: b.classes[ev.Object], Depth: int(ev.Depth)}
+	h := Held{Object: ev.Object, Class: b.classOf(ev.Object), Depth: int(ev.Depth)}
 	if ev.Kind == format.LockHeld {
 		h.Mode = ev.Mode
 		if h.Mode == format.ModeNone {
@@ -165,11 +165,11 @@ func (b *Builder) lockOrderClasses() {
 	for i := range b.m.LockOrders {
 		o := &b.m.LockOrders[i]
 		if o.Class == "" {
-			o.Class = b.classes[o.Wanted]
+			o.Class = b.classOf(o.Wanted)
 		}
 		for j := range o.Held {
 			if h := &o.Held[j]; h.Class == "" {
-				h.Class = b.classes[h.Object]
+				h.Class = b.classOf(h.Object)
 			}
 		}
 	}

@@ -33,6 +33,10 @@ type lstate struct {
 	// clock: the latest time the monitor changed hands (a contention
 	// ended, an owner named): a contention is not folded before it.
 	clock format.Time
+	// cond: a blocker's conditionOf, as of Builder.condGen condGen
+	// (blockerCondition).
+	cond    *lstate
+	condGen uint32
 }
 
 // release is a semaphore's release by thread by at at.
@@ -45,9 +49,56 @@ type release struct {
 // acquire through, and one that none waited for is forgotten in time.
 const maxReleases = 64
 
+// objFold is what the fold knows of an object: the class its ObjectClass
+// line gave ("" when none yet) and its locks, by kind. One look-up an
+// object for both: a park on an object of its own (a FutureTask's, a
+// CompletableFuture's Signaller: most objects of a busy server's push)
+// looked its class up, and each kind of lock apart, in three maps.
+type objFold struct {
+	class string
+	ls    [JUCLock + 1]*lstate
+}
+
+// obj returns what the fold knows of obj, made when it knows nothing.
+func (b *Builder) obj(obj format.ObjectID) *objFold {
+	if o := b.lastFold; o != nil && b.lastObj == obj {
+		return o
+	}
+	o := b.objs[obj]
+	if o == nil {
+		if b.objSlab != nil {
+			o = &b.objSlab.take(1, true)[0]
+		} else {
+			o = &objFold{}
+		}
+		b.objs[obj] = o
+	}
+	b.lastObj, b.lastFold = obj, o
+	return o
+}
+
+// lockIf returns the lock of that kind on obj, nil when none is.
+func (b *Builder) lockIf(obj format.ObjectID, kind LockKind) *lstate {
+	if o := b.lastFold; o != nil && b.lastObj == obj {
+		return o.ls[kind]
+	}
+	if o := b.objs[obj]; o != nil {
+		return o.ls[kind]
+	}
+	return nil
+}
+
+// classOf returns the class an ObjectClass line gave obj, "" when none.
+func (b *Builder) classOf(obj format.ObjectID) string {
+	if o := b.objs[obj]; o != nil {
+		return o.class
+	}
+	return ""
+}
+
 func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
-	k := uint64(obj)<<2 | uint64(kind)
-	ls := b.locks[k]
+	o := b.obj(obj)
+	ls := o.ls[kind]
 	if ls == nil {
 		// A semaphore's class is its ObjectClass line's (a subclass, say);
 		// recordings before the agent wrote it have none: Semaphore.
@@ -58,12 +109,15 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		} else {
 			l, ls = &Lock{}, &lstate{}
 		}
-		l.Object, l.Kind, l.Class = obj, kind, b.classes[obj]
+		l.Object, l.Kind, l.Class = obj, kind, o.class
 		if kind == Semaphore && l.Class == "" {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
 		ls.l = l
-		b.locks[k] = ls
+		o.ls[kind] = ls
+		if kind == JUCLock {
+			b.condChanged() // a condition's lock may be it
+		}
 		b.m.byObject[lockOf(obj, kind)] = l
 		b.m.Locks = append(b.m.Locks, l)
 	}
@@ -100,7 +154,7 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 // changes hands.
 func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	b.heldBy[ev.Object] = held{ts, ev.Time}
-	ls := b.locks[uint64(ev.Object)<<2|uint64(Monitor)]
+	ls := b.lockIf(ev.Object, Monitor)
 	if ls == nil {
 		return // nobody blocked on it yet
 	}

@@ -817,6 +817,11 @@ type Model struct {
 	siteOf   []StackID
 	byThread map[format.ThreadID]*Thread
 	byObject map[lockKey]*Lock
+	// objs: the fold's objects (objFold), when built with Options.Reuse
+	// (kept with it, as the Locks are): Class from their dense slab, not
+	// from each Lock (a push's thousands of objects were a miss of the
+	// cache each).
+	objs map[format.ObjectID]*objFold
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -868,11 +873,25 @@ func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObje
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
 // monitor, waited object, semaphore or park blocker of an interval.
+//
+// The locks of an object that know a class all know the same (the fold
+// gives each the object's ObjectClass line, and a later one to all; a
+// semaphore's own name only while the object has none), so the order
+// asked in is the cheapest: a blocker (most objects of a push are a
+// park's alone: one look-up), then a monitor.
 func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
 		return ""
 	}
-	for _, k := range []LockKind{JUCLock, Blocker, Monitor, Semaphore} {
+	if o := m.objs[obj]; o != nil && o.class != "" {
+		for _, ls := range o.ls {
+			if ls != nil {
+				return o.class // every lock of it knows it
+			}
+		}
+		return ""
+	}
+	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {
 		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
 			return l.Class
 		}

@@ -25,7 +25,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		}
 	}
 	st := Parked
-	if b.idle != nil && cachedBy(b.idleOf, stack, ev.Stack, b.idle) {
+	if b.idle != nil && b.idleOf.of(stack, ev.Stack, b.idle) {
 		st = Idle
 	}
 	owner := ev.Owner
@@ -33,11 +33,11 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
-		return b.acquire != nil && cachedBy(b.acquireOf, stack, ev.Stack, b.acquire) && !NotALock(b.classes[ev.Object])
+		return b.acquire != nil && b.acquireOf.of(stack, ev.Stack, b.acquire) && !NotALock(b.classOf(ev.Object))
 	})
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
-	if st == Parked && !acquire && b.take != nil && cachedBy(b.takeOf, stack, ev.Stack, b.take) {
+	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, ev.Stack, b.take) {
 		st = Idle
 	}
 	kind := Blocker
@@ -56,7 +56,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
 	if acquire {
 		b.parkedOn(o.ls, ts, ev)
-	} else if ls := b.conditionOf(ev.Object); ls != nil {
+	} else if ls := b.blockerCondition(o.ls); ls != nil {
 		ls.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
 	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
@@ -65,11 +65,40 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 // conditionOf returns the j.u.c. lock that obj is a condition of (a
 // ConditionLock line named it), when threads contended it; else nil.
 func (b *Builder) conditionOf(obj format.ObjectID) *lstate {
+	if i := condBit(obj); b.condBits[i/64]&(1<<(i%64)) == 0 {
+		return nil
+	}
 	l, ok := b.m.Conditions[obj]
 	if !ok {
 		return nil
 	}
-	return b.locks[uint64(l)<<2|uint64(JUCLock)]
+	return b.lockIf(l, JUCLock)
+}
+
+// blockerCondition is conditionOf the object of bl, a park's blocker,
+// kept in bl until a condition or a j.u.c. lock is added (condGen): a
+// pool's workers park on their queue's condition again and again.
+func (b *Builder) blockerCondition(bl *lstate) *lstate {
+	if bl.condGen != b.condGen {
+		bl.cond, bl.condGen = b.conditionOf(bl.l.Object), b.condGen
+	}
+	return bl.cond
+}
+
+// condChanged says a condition or a j.u.c. lock was added: every
+// blocker's blockerCondition is asked again.
+func (b *Builder) condChanged() {
+	if b.condGen++; b.condGen == 0 {
+		b.condGen = 1 // 0 is a new lock's
+	}
+}
+
+// condBits is the size of Builder.condBits, in bits.
+const condBits = 1024
+
+// condBit is obj's bit in Builder.condBits.
+func condBit(obj format.ObjectID) uint64 {
+	return uint64(obj) * 0x9E3779B97F4A7C15 >> 54 // the top 10 bits: condBits
 }
 
 // isAcquire decides whether a park on a synchronizer is a lock's contended
@@ -97,12 +126,26 @@ func isAcquire(mode format.AcquireMode, owner format.ThreadID, byStack func() bo
 	return byStack()
 }
 
-// cachedBy returns f(frames) for stack, computed once per stack.
-func cachedBy(cache map[StackID]bool, stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
-	v, ok := cache[stack]
-	if !ok {
-		v = f(frames)
-		cache[stack] = v
+// stackCache is a predicate of a stack's frames, computed once per
+// stack: by StackID (the stack tables number them densely from 0), 0 not
+// asked yet, else 1 + the answer. A park asks three of them: a slice, not
+// a map (their look-ups were 2 % of a push's CPU).
+type stackCache []uint8
+
+// of returns f(frames) for stack, computed once per stack.
+func (c *stackCache) of(stack StackID, frames []format.Frame, f func([]format.Frame) bool) bool {
+	if int(stack) < len(*c) {
+		if v := (*c)[stack]; v != 0 {
+			return v == 2
+		}
+	} else {
+		*c = slices.Grow(*c, int(stack)+1-len(*c))
+		*c = (*c)[:cap(*c)]
+	}
+	v := f(frames)
+	(*c)[stack] = 1
+	if v {
+		(*c)[stack] = 2
 	}
 	return v
 }
@@ -112,8 +155,8 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 	if ts.body.parkNest > 0 {
 		ts.body.parkNest--
 		// Its unpark is used up all the same: it must not end a later park.
-		if u, ok := b.unparks[ts.t.ID]; ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
-			delete(b.unparks, ts.t.ID)
+		if u, ok := b.unparkOf(ts); ok && u.at <= ev.Time && ev.How != format.ParkEndTimeout && ev.How != format.ParkEndInterrupted {
+			b.dropUnpark(ts)
 		}
 		return
 	}
@@ -124,6 +167,41 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 	}
 	ts.body.parkHow = ev.How
 	b.pop(ts, ts.open[n-1].iv.State, ev)
+}
+
+// setUnpark notes u, the latest unpark of thread th: in its body when it
+// has one, else in Builder.unparks.
+func (b *Builder) setUnpark(th format.ThreadID, u pendingUnpark) {
+	if ts := b.known(th); ts != nil && ts.body != nil {
+		ts.body.unpark, ts.body.hasUnpark = u, true
+		if len(b.unparks) > 0 {
+			delete(b.unparks, th) // an older one, noted before it had a body
+		}
+		return
+	}
+	b.unparks[th] = u
+}
+
+// unparkOf returns the latest unpark of ts not yet matched, ok false for
+// none.
+func (b *Builder) unparkOf(ts *tstate) (pendingUnpark, bool) {
+	if ts.body.hasUnpark {
+		return ts.body.unpark, true
+	}
+	if len(b.unparks) == 0 {
+		return pendingUnpark{}, false
+	}
+	u, ok := b.unparks[ts.t.ID]
+	return u, ok
+}
+
+// dropUnpark forgets the latest unpark of ts: matched.
+func (b *Builder) dropUnpark(ts *tstate) {
+	if ts.body.hasUnpark {
+		ts.body.hasUnpark = false
+		return
+	}
+	delete(b.unparks, ts.t.ID)
 }
 
 // endParked ends a park at at: how, and which unpark ended it. An unpark
@@ -142,11 +220,11 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return
 	}
 	th := ts.t.ID
-	u, ok := b.unparks[th]
+	u, ok := b.unparkOf(ts)
 	if !ok || u.at > at {
 		return // spurious, or by a thread not recorded (a virtual thread's)
 	}
-	delete(b.unparks, th)
+	b.dropUnpark(ts)
 	if u.by == th {
 		return // its own permit
 	}
@@ -156,9 +234,10 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 
 // objectClass records the class of obj, for its locks now and later.
 func (b *Builder) objectClass(obj format.ObjectID, class string) {
-	b.classes[obj] = class
-	for _, k := range []LockKind{Monitor, Semaphore, Blocker, JUCLock} {
-		if ls := b.locks[uint64(obj)<<2|uint64(k)]; ls != nil {
+	o := b.obj(obj)
+	o.class = class
+	for _, ls := range o.ls {
+		if ls != nil {
 			ls.l.Class = class
 		}
 	}

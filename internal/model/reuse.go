@@ -19,11 +19,11 @@ import (
 type Reuse struct {
 	ivs   slab[Interval]
 	locks slab[lockMem]
-	// The builder's locks by key and the Model's by object, emptied
+	objs  slab[objFold]
+	// The builder's objects and the Model's locks by object, emptied
 	// for the next build (their tables kept: a push's grew from empty).
-	locksBy  map[uint64]*lstate
+	objsBy   map[format.ObjectID]*objFold
 	byObject map[lockKey]*Lock
-	classes  map[format.ObjectID]string
 	used     bool
 }
 
@@ -36,19 +36,19 @@ type lockMem struct {
 // start readies r for a build, whose builder b takes its memory.
 func (r *Reuse) start(b *Builder) {
 	if r.ivs.size == 0 {
-		r.ivs.size, r.locks.size = 32768, 256
-		r.locksBy, r.byObject, r.classes = b.locks, b.m.byObject, b.classes
+		r.ivs.size, r.locks.size, r.objs.size = 32768, 256, 1024
+		r.objsBy, r.byObject = b.objs, b.m.byObject
 	}
 	if r.used {
-		clear(r.locksBy)
+		clear(r.objsBy)
 		clear(r.byObject)
-		clear(r.classes)
 		r.ivs.reset()
 		r.locks.reset()
+		r.objs.reset()
 	}
 	r.used = true
-	b.locks, b.m.byObject, b.classes = r.locksBy, r.byObject, r.classes
-	b.ivSlab, b.lockSlab = &r.ivs, &r.locks
+	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
+	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
 }
 
 // slab hands out slices of T from blocks of size it keeps, up to

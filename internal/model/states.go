@@ -143,7 +143,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		b.endParked(ts, &o, at, how)
 		if o.iv.Acquire {
 			b.unparkedFrom(ts, &o, at, how) // its unparker known
-		} else if ls := b.conditionOf(o.iv.Object); ls != nil {
+		} else if ls := b.blockerCondition(o.ls); ls != nil {
 			ls.hold.retakes(ts.t.ID) // it takes the lock back, or parks in its acquire (blocks)
 		}
 	}

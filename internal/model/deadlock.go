@@ -30,6 +30,10 @@ type waitFor struct {
 	// void: the cycles broken before they formed, left out at the end
 	// (finish).
 	void []int
+	// past: per thread, the cycles it was in that another thread's wait
+	// broke, while its own wait has not changed since (a line behind can
+	// still change it before they broke: unbreak).
+	past map[*tstate][]int
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
@@ -53,7 +57,7 @@ type wfEdge struct {
 }
 
 func newWaitFor() waitFor {
-	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}}
+	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}, past: map[*tstate][]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
@@ -255,6 +259,7 @@ func (w *waitFor) compactLate(m *Model) {
 
 // breakCycles forgets the active cycles through th (its wait changes).
 func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
+	w.unbreak(th, at, m)
 	if len(w.active) == 0 {
 		return
 	}
@@ -275,8 +280,39 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 			// cannot take a thread out of it before.
 			for _, ts := range w.members[i] {
 				ts.floor = max(ts.floor, at)
+				if ts != th {
+					w.past[ts] = append(w.past[ts], i)
+				}
 			}
 			delete(w.members, i)
+		}
+	}
+}
+
+// unbreak: th's wait changes at at, before a cycle it was in broke by
+// another thread's wait (past): the cycle broke at at then, or, before it
+// formed, never formed. The later lines of th fold after the cycle's end
+// (floor), but a line of another thread can still change th's wait
+// earlier: the owner a late contention names for the monitor th is
+// blocked on (newOwner), from its line's time on. FuzzModelText's
+// deadlock-unbroken-late-owner: E blocked on AAAA waits for B, which
+// entered it; B blocks on 1 owned by E: a cycle at 0; B enters 1 at 10;
+// then a thread's line at 0 names 2 the owner of AAAA, and E's interval
+// waits for 2 from 0: the cycle the model kept from 0 to 10 is in none
+// of its wait-for graphs.
+func (w *waitFor) unbreak(th *tstate, at format.Time, m *Model) {
+	past, ok := w.past[th]
+	if !ok {
+		return
+	}
+	delete(w.past, th) // its wait in them changes now: a later change is of another
+	for _, i := range past {
+		d := &m.Deadlocks[i]
+		switch {
+		case at < d.At:
+			w.void = append(w.void, i)
+		case at < d.Resolved:
+			d.Resolved = at
 		}
 	}
 }
@@ -287,6 +323,7 @@ func (w *waitFor) finish(m *Model) {
 		m.Deadlocks[i].AtEnd = true
 	}
 	slices.Sort(w.void)
+	w.void = slices.Compact(w.void) // two of its threads can void a cycle
 	for _, i := range slices.Backward(w.void) {
 		m.Deadlocks = slices.Delete(m.Deadlocks, i, i+1)
 	}

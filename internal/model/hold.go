@@ -239,10 +239,10 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 	// begin the next one there; a thread whose lines jumped ahead and
 	// were folded at its latest time (Event: "time goes back") makes no
 	// hold that overlaps the one after it. FuzzModelText's
-	// 0103b6e8d04ea579: a thread's ContendedEntered at 60 s among lines at
-	// 11-13 s folded its later lines at 60 s; the holds of 0000BEEF ended
-	// by them, [11 s, 60 s] and [12.5 s, 60 s], added up to 96.5 s of a
-	// 59 s recording.
+	// holds-overlap-thread-ahead: a thread's ContendedEntered at 60 s
+	// among lines at 11-13 s folded its later lines at 60 s; the holds of
+	// 0000BEEF ended by them, [11 s, 60 s] and [12.5 s, 60 s], added up
+	// to 96.5 s of a 60 s recording.
 	at = max(at, h.clock)
 	h.clock = at
 	if h.holder != 0 && h.holder != th && releaser == h.holder {

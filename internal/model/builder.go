@@ -361,6 +361,12 @@ type openIv struct {
 	// Blocked: since when the thread waits for its current owner (where
 	// its span in Model.OwnerSpans begins).
 	spanStart format.Time
+	// Blocked: named, since namedAt, when another thread blocked on the
+	// monitor named this one its owner (its Entered is late): its span
+	// in Model.OwnerSpans from then names no one, whatever iv.Other says
+	// (newOwner).
+	named   bool
+	namedAt format.Time
 	// Waiting: the notify tokens this wait can consume start after this.
 	seq  int
 	segs int // segments emitted so far

@@ -681,7 +681,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		from := waitsFrom(tts, ev.Time)
+		from := b.chainFrom(tts, ev.Time)
 		o := b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, waitsNow(tts, from, ev.Time), ev)
 		b.waitsLate(ts, o, tts, 0, ev.Time, from)
 	case format.SemaphoreAcquire:
@@ -735,9 +735,12 @@ func (b *Builder) Event(ev *reader.Event) {
 				first = cur
 			}
 		}
-		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
+		// In the wait-for graph, from the states of the threads it waits
+		// for, directly or not (chainFrom).
+		gfrom := max(from, b.chainFrom(ots, ev.Time))
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, gfrom, ev.Time), ev)
 		ls.block(ts)
-		b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
+		b.waitsLate(ts, o, ots, ev.Object, ev.Time, gfrom)
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.

@@ -183,6 +183,28 @@ func waitsFrom(other *tstate, at format.Time) format.Time {
 	return max(at, other.current())
 }
 
+// chainFrom returns when the fold makes a thread whose line at at says it
+// waits for other wait for it in the wait-for graph: waitsFrom, or later,
+// when the line is behind the current state of a thread other waits for,
+// directly or not. The fold knows only those states: a line folded after
+// one that ended a wait on the chain (its thread's, to the thread whose
+// line this is) must not close, in the graph of the intervals, a cycle
+// the fold never saw. FuzzModelText's chain-behind-ended-wait: C blocked
+// on a monitor E owns, A on one C owns; C's Entered at 7; then E's park
+// at 0 on a lock A owns: A's state began at 0, but C's at 7, and the
+// intervals closed A, C, E at 0, a deadlock the fold had not found.
+func (b *Builder) chainFrom(other *tstate, at format.Time) format.Time {
+	from := waitsFrom(other, at)
+	if other == nil {
+		return from
+	}
+	// At most the threads waiting: a cycle on the chain ends the walk.
+	for u, n := other.waits().to, 0; u != nil && n < b.wf.n; u, n = u.waits().to, n+1 {
+		from = max(from, u.current())
+	}
+	return from
+}
+
 // waitsNow is whom the fold makes the thread wait for as its state opens
 // at at (other, or nobody until from: waitsLate).
 func waitsNow(other *tstate, from, at format.Time) *tstate {

@@ -381,6 +381,12 @@ type openIv struct {
 	// Blocked: since when the thread waits for its current owner (where
 	// its span in Model.OwnerSpans begins).
 	spanStart format.Time
+	// Blocked: named, since namedAt, when another thread blocked on the
+	// monitor named this one its owner (its Entered is late): its span
+	// in Model.OwnerSpans from then names no one, whatever iv.Other says
+	// (newOwner).
+	named   bool
+	namedAt format.Time
 	// Waiting: the notify tokens this wait can consume start after this.
 	seq  int
 	segs int // segments emitted so far
@@ -691,7 +697,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		if target != 0 {
 			tts = b.thread(target, ev.Time)
 		}
-		from := waitsFrom(tts, ev.Time)
+		from := b.chainFrom(tts, ev.Time)
 		o := b.push(ts, Interval{Start: ev.Time, State: Joining, Other: target, Stack: stack, SelfJoin: self}, nil, waitsNow(tts, from, ev.Time), ev)
 		b.waitsLate(ts, o, tts, 0, ev.Time, from)
 	case format.SemaphoreAcquire:
@@ -745,9 +751,12 @@ func (b *Builder) Event(ev *reader.Event) {
 				first = cur
 			}
 		}
-		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, from, ev.Time), ev)
+		// In the wait-for graph, from the states of the threads it waits
+		// for, directly or not (chainFrom).
+		gfrom := max(from, b.chainFrom(ots, ev.Time))
+		o := b.push(ts, Interval{Start: ev.Time, State: Blocked, Object: ev.Object, Other: first, Stack: stack, Timeout: TimeoutNone}, ls, waitsNow(ots, gfrom, ev.Time), ev)
 		ls.block(ts)
-		b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
+		b.waitsLate(ts, o, ots, ev.Object, ev.Time, gfrom)
 		if ots != nil {
 			// The freshest word on who owns the monitor: the threads
 			// already blocked on it wait for that one now.

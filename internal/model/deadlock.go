@@ -34,6 +34,10 @@ type waitFor struct {
 	// void: the cycles broken before they formed, left out at the end
 	// (finish).
 	void []int
+	// past: per thread, the cycles it was in that another thread's wait
+	// broke, while its own wait has not changed since (a line behind can
+	// still change it before they broke: unbreak).
+	past map[*tstate][]int
 }
 
 // lateEntry is a span in which the fold held Thread, blocked on Object
@@ -57,7 +61,7 @@ type wfEdge struct {
 }
 
 func newWaitFor() waitFor {
-	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}}
+	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}, past: map[*tstate][]int{}}
 }
 
 // set makes th wait for to (on obj, 0 for a join) and looks for a cycle
@@ -187,6 +191,28 @@ func waitsFrom(other *tstate, at format.Time) format.Time {
 	return max(at, other.current())
 }
 
+// chainFrom returns when the fold makes a thread whose line at at says it
+// waits for other wait for it in the wait-for graph: waitsFrom, or later,
+// when the line is behind the current state of a thread other waits for,
+// directly or not. The fold knows only those states: a line folded after
+// one that ended a wait on the chain (its thread's, to the thread whose
+// line this is) must not close, in the graph of the intervals, a cycle
+// the fold never saw. FuzzModelText's chain-behind-ended-wait: C blocked
+// on a monitor E owns, A on one C owns; C's Entered at 7; then E's park
+// at 0 on a lock A owns: A's state began at 0, but C's at 7, and the
+// intervals closed A, C, E at 0, a deadlock the fold had not found.
+func (b *Builder) chainFrom(other *tstate, at format.Time) format.Time {
+	from := waitsFrom(other, at)
+	if other == nil {
+		return from
+	}
+	// At most the threads waiting: a cycle on the chain ends the walk.
+	for u, n := other.waits().to, 0; u != nil && n < b.wf.n; u, n = u.waits().to, n+1 {
+		from = max(from, u.current())
+	}
+	return from
+}
+
 // waitsNow is whom the fold makes the thread wait for as its state opens
 // at at (other, or nobody until from: waitsLate).
 func waitsNow(other *tstate, from, at format.Time) *tstate {
@@ -267,6 +293,7 @@ func (w *waitFor) compactLate(m *Model) {
 
 // breakCycles forgets the active cycles through th (its wait changes).
 func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
+	w.unbreak(th, at, m)
 	if len(w.active) == 0 {
 		return
 	}
@@ -287,8 +314,39 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 			// cannot take a thread out of it before.
 			for _, ts := range w.members[i] {
 				ts.floor = max(ts.floor, at)
+				if ts != th {
+					w.past[ts] = append(w.past[ts], i)
+				}
 			}
 			delete(w.members, i)
+		}
+	}
+}
+
+// unbreak: th's wait changes at at, before a cycle it was in broke by
+// another thread's wait (past): the cycle broke at at then, or, before it
+// formed, never formed. The later lines of th fold after the cycle's end
+// (floor), but a line of another thread can still change th's wait
+// earlier: the owner a late contention names for the monitor th is
+// blocked on (newOwner), from its line's time on. FuzzModelText's
+// deadlock-unbroken-late-owner: E blocked on AAAA waits for B, which
+// entered it; B blocks on 1 owned by E: a cycle at 0; B enters 1 at 10;
+// then a thread's line at 0 names 2 the owner of AAAA, and E's interval
+// waits for 2 from 0: the cycle the model kept from 0 to 10 is in none
+// of its wait-for graphs.
+func (w *waitFor) unbreak(th *tstate, at format.Time, m *Model) {
+	past, ok := w.past[th]
+	if !ok {
+		return
+	}
+	delete(w.past, th) // its wait in them changes now: a later change is of another
+	for _, i := range past {
+		d := &m.Deadlocks[i]
+		switch {
+		case at < d.At:
+			w.void = append(w.void, i)
+		case at < d.Resolved:
+			d.Resolved = at
 		}
 	}
 }
@@ -299,6 +357,7 @@ func (w *waitFor) finish(m *Model) {
 		m.Deadlocks[i].AtEnd = true
 	}
 	slices.Sort(w.void)
+	w.void = slices.Compact(w.void) // two of its threads can void a cycle
 	for _, i := range slices.Backward(w.void) {
 		m.Deadlocks = slices.Delete(m.Deadlocks, i, i+1)
 	}

@@ -203,6 +203,9 @@ type holdState struct {
 	// once rwOf is set: a class is looked at once, not at every took).
 	rwOf        string
 	rw, rwKnown bool
+	// clock: the latest acquisition that took (below) has seen; none is
+	// folded before it.
+	clock format.Time
 }
 
 // readWrite reports whether class, the lock's, is a
@@ -229,6 +232,19 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 		// has no mode): a hold of one reader would end at the next.
 		return
 	}
+	// The holds of a lock follow one another, so they add up to at most
+	// the recording (modeltest's holds): an acquisition behind the lock's
+	// latest one is taken at it. Lines of two threads out of order by a
+	// little end a hold at its beginning (nothing, as before: below) and
+	// begin the next one there; a thread whose lines jumped ahead and
+	// were folded at its latest time (Event: "time goes back") makes no
+	// hold that overlaps the one after it. FuzzModelText's
+	// holds-overlap-thread-ahead: a thread's ContendedEntered at 60 s
+	// among lines at 11-13 s folded its later lines at 60 s; the holds of
+	// 0000BEEF ended by them, [11 s, 60 s] and [12.5 s, 60 s], added up
+	// to 96.5 s of a 60 s recording.
+	at = max(at, h.clock)
+	h.clock = at
 	if h.holder != 0 && h.holder != th && releaser == h.holder {
 		if h.acc == nil {
 			if b.m.holds == nil {

@@ -299,23 +299,39 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	// In order of thread ID: map order would make the wait-for graph's
 	// cycles come in random order. Nothing here changes ls.blocked.
 	for _, ts := range ls.blocked {
-		if ts == ots {
-			continue
-		}
 		for i := range ts.open {
 			o := &ts.open[i]
 			if o.iv.State != Blocked || o.ls != ls {
 				continue
 			}
+			if ts == ots {
+				// Named the owner of the monitor it is blocked on: from
+				// here OwnerSpans blames its span on no one (the wait for
+				// the owner before was its Entered's delay), though
+				// iv.Other still names that owner.
+				if o.iv.Other != 0 && !o.named {
+					o.named, o.namedAt = true, max(at, o.spanStart)
+				}
+				continue
+			}
 			// Lines of two threads can be out of order by a little; never
 			// split before the span began.
 			t := max(at, o.spanStart)
-			if o.iv.Other != owner {
+			if o.named {
+				t = max(t, o.namedAt)
+			}
+			if o.iv.Other != owner || o.named {
 				// A new span: the thread's later events fold after it, as
-				// they would after a segment.
+				// they would after a segment. After the thread was named
+				// the owner (named), one that names iv.Other again is one
+				// too, as for OwnerSpans: FuzzModelText's
+				// owner-named-again-after-end: E blocked on AAAA, named
+				// its owner by C at 0, C's line at 60 named C again,
+				// E's ThreadEnded at 20 was not folded after it, and E's
+				// span for C began at 60, after its interval's end.
 				ts.floor = max(ts.floor, t)
 				o.spanStart = t
-				o.iv.Other, o.other = owner, ots
+				o.iv.Other, o.other, o.named = owner, ots, false
 				if i == len(ts.open)-1 {
 					b.rewait(ts, t)
 				}

@@ -52,7 +52,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if ev.Timeout >= 0 {
 		timeout = TimeoutSet
 	}
-	from := waitsFrom(ots, ev.Time)
+	from := b.chainFrom(ots, ev.Time)
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
 	if acquire {
 		b.parkedOn(o.ls, ts, ev)

@@ -123,10 +123,9 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		}
 	})
 	if err == nil {
-		sorted.each(func(_ tlKey, _ uint64, b []byte) error {
+		sorted.each(func(_ tlKey, _ uint64, b []byte) {
 			bw.WriteString(",\n")
 			bw.Write(b)
-			return nil
 		})
 	}
 	if err != nil {

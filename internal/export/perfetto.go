@@ -258,7 +258,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	}
 
 	// The events in time order, each slice's stack put in.
-	sorted.each(func(key tlKey, aux uint64, b []byte) error {
+	sorted.each(func(key tlKey, aux uint64, b []byte) {
 		te = te[:0]
 		if aux == 0 {
 			te = append(te, b...)
@@ -274,7 +274,6 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 		p.uint(fPacketSequenceFlags, seqNeedsIncrementalState)
 		p.msg(fPacketTrackEvent, te)
 		packet(p)
-		return nil
 	})
 	return bw.Flush()
 }

@@ -466,9 +466,8 @@ func TestTimelineOrder(t *testing.T) {
 		sorted.add(key, 0, []byte(fmt.Sprintf("%d %s", ev.ts, s)))
 	})
 	var got []string
-	sorted.each(func(_ tlKey, _ uint64, b []byte) error {
+	sorted.each(func(_ tlKey, _ uint64, b []byte) {
 		got = append(got, string(b))
-		return nil
 	})
 	want := []string{
 		"10 begin sleeping",

@@ -107,9 +107,9 @@ func TestSpilledSameBytes(t *testing.T) {
 // TestTimelineSpilledSameBytes: the timelines (Perfetto, Chrome JSON) are
 // the same, byte for byte, from a Model built with TimelineOptions, their
 // events sorted in runs written to its spill and merged (runs of a few
-// events, read back in windows smaller than an event), and from one that
-// holds every interval with every event sorted in memory; and from that
-// one with its runs held in memory (no spill to write them to).
+// events), and from one that holds every interval with every event sorted
+// in memory; and from that one with every event kept in memory (no spill
+// to write runs to).
 func TestTimelineSpilledSameBytes(t *testing.T) {
 	paths := casePaths(t)
 	prefix := filepath.Join(t.TempDir(), "synthetic")
@@ -117,7 +117,7 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	paths = append(paths, prefix)
-	defer func(r, w int) { tlRunBytes, tlWindow = r, w }(tlRunBytes, tlWindow)
+	defer func(r int) { tlRunBytes = r }(tlRunBytes)
 	runs := 0
 	for _, path := range paths {
 		var rec *reader.Recording
@@ -136,10 +136,10 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 		for _, name := range []string{"perfetto", "chrome"} {
 			f, _ := Lookup(name)
 			for _, o := range []Options{{}, {Kinds: Monitor}} {
-				tlRunBytes, tlWindow = 256<<10, 256<<10
+				tlRunBytes = 256 << 10
 				var want bytes.Buffer
 				errW := f.Write(&want, rec, mem, o)
-				tlRunBytes, tlWindow = 300, 5
+				tlRunBytes = 300
 				for _, m := range []*model.Model{sp.Model, mem} {
 					var got bytes.Buffer
 					errG := f.Write(&got, rec, m, o)

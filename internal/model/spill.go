@@ -778,3 +778,23 @@ var errRun = spillErr("a run read back from the model's temporary file does not 
 type spillErr string
 
 func (e spillErr) Error() string { return string(e) }
+
+// ScratchRun writes the records rs, sorted, to the Model's spill as a run
+// (putRun: packed by pack each against the one before, in blocks), for a
+// reader of the Model that sorts more than it would hold (the timelines'
+// events, export.tlSort); MergeScratchRuns reads the runs back merged. ok
+// is false when there is no spill or it failed: keep the records then.
+func ScratchRun[T any](m *Model, rs []T, pack func(b []byte, r, prev *T) []byte) (run []ScratchRef, ok bool) {
+	if m.spill == nil {
+		return nil, false
+	}
+	return putRun(m.spill, rs, pack)
+}
+
+// MergeScratchRuns calls emit with the records of the runs ScratchRun
+// wrote and of tab (one more run, in memory), in the order of cmp each is
+// sorted in (mergeRuns; read unpacks what pack packed). A record emit is
+// given is its own until emit returns.
+func MergeScratchRuns[T any](m *Model, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
+	mergeRuns(m.spill, runs, tab, cmp, read, emit)
+}

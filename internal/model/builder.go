@@ -613,17 +613,34 @@ func (b *Builder) Event(ev *reader.Event) {
 		t.Start, ts.start = ev.Time, ev.Time
 	}
 	ts.seen, ts.last = true, ev.Time
-	if ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered {
-		if ls := b.lockIf(ev.Object, Monitor); ls != nil && ev.Time < ls.clock {
-			// A contention that begins or ends behind the monitor's latest
-			// change of hands, folded at it: the intervals already ended
-			// on the monitor named its owners up to then (their segments
-			// are sealed), and this one must not name another over them.
-			// The thread's later lines fold after it, as after a segment
-			// (floor); lines of two threads out of order by a little are
-			// how a recording is, so no problem is said.
+	if ev.Kind == format.MonitorContendedEnter || ev.Kind == format.MonitorContendedEntered || ev.Kind == format.ObjectWait {
+		// A contention that begins or ends behind the monitor's latest
+		// change of hands, folded at it: the intervals already ended on
+		// the monitor named its owners up to then (their segments are
+		// sealed), and this one must not name another over them. The
+		// thread's later lines fold after it, as after a segment (floor);
+		// lines of two threads out of order by a little are how a
+		// recording is, so no problem is said.
+		at := ev.Time
+		if ev.Kind != format.ObjectWait {
+			if ls := b.lockIf(ev.Object, Monitor); ls != nil {
+				at = max(at, ls.clock)
+			}
+		}
+		if n := len(ts.open); n > 0 {
+			// A thread blocked on a monitor that blocks on another, or
+			// waits on this one, had entered it (push): that change of
+			// hands too comes no earlier than the monitor's latest.
+			// FuzzModelText's virtual-owner-carrier-blocked: D's enter of
+			// AA0A, behind B's forced end on AAAA, named D AAAA's owner
+			// over B's sealed span for C.
+			if o := &ts.open[n-1]; o.iv.State == Blocked && (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.ObjectWait && o.iv.Object == ev.Object) {
+				at = max(at, o.ls.clock)
+			}
+		}
+		if at > ev.Time {
 			e := *ev
-			e.Time = ls.clock
+			e.Time = at
 			ev = &e
 			ts.floor = max(ts.floor, e.Time)
 		}

@@ -427,13 +427,13 @@ func (t *Thread) runIn(from, to, all format.Time, smps []Sample, in bool, c *Cur
 			Unsplit: place(w.split.Unsplit, 0, 0),
 		}
 		// Cut to the part: running (measured and placed by samples)
-		// first, other (what is left) last; what they leave is other.
+		// first, other last.
 		left := part
 		for _, d := range []*format.Time{&sp.Running, &sp.Virtual, &sp.Ready, &sp.Unsplit, &sp.Other} {
 			*d = max(0, min(*d, left))
 			left -= *d
 		}
-		sp.Other += left
+		sp.fill(w.split, left)
 		out.Add(sp)
 	}
 	// What no window covers stays runnable, unsplit; rounding never
@@ -444,6 +444,48 @@ func (t *Thread) runIn(from, to, all format.Time, smps []Sample, in bool, c *Cur
 		out.Other = max(0, out.Other+rest)
 	}
 	return out
+}
+
+// fill gives r, a part's split of window w's, the left of the part its
+// placing left. It is what pieces of the window placed elsewhere took
+// beyond their share: mostly other, cut last when a piece's parts are
+// more than it holds, so it is other as far as w has other r has not
+// taken; beyond that (a holding with no cpu sample in it, in a window
+// whose samples fell in short holdings that could not take all they stand
+// for: 30 % of an HSQLDB lock's holders were "other" while its threads
+// had none) the rest goes to w's running, ready and the others in
+// proportion to what r has not taken of each.
+func (r *RunSplit) fill(w RunSplit, left format.Time) {
+	if left <= 0 {
+		return
+	}
+	o := min(left, max(0, w.Other-r.Other))
+	r.Other += o
+	if left -= o; left == 0 {
+		return
+	}
+	parts := [...]*format.Time{&r.Running, &r.Virtual, &r.Ready, &r.Unsplit}
+	whole := [...]format.Time{w.Running, w.Virtual, w.Ready, w.Unsplit}
+	var room [len(parts)]format.Time
+	var sum format.Time
+	for k, d := range parts {
+		room[k] = max(0, whole[k]-*d)
+		sum += room[k]
+	}
+	if sum <= 0 {
+		r.Other += left // no room: rounding
+		return
+	}
+	given, most, mostAdd := format.Time(0), 0, format.Time(-1)
+	for k, d := range parts {
+		add := min(room[k], format.Time(math.Round(float64(left)*float64(room[k])/float64(sum))))
+		*d += add
+		given += add
+		if add > mostAdd || add == mostAdd && room[k] > room[most] {
+			most, mostAdd = k, add
+		}
+	}
+	*parts[most] += left - given // the rounding's few ns
 }
 
 // CheckSplit splits t's runnable time again, at once, from its whole

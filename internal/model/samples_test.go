@@ -117,9 +117,11 @@ func TestHoldersDoing(t *testing.T) {
 	d = m.Filter(func(th *Thread) bool { return th.ID == 0xD }).HoldersDoing()[LockRef{0xAAAA, Monitor}]
 	// H's runnable time in 0.2..1 is 0.75 of the window's 0.95: its cpu
 	// samples in it are 0.4 s of the window's 0.6 s (running 0.4), its wall
-	// sample all of the window's (other 0.3), ready round(0.05 × 0.75 ÷
-	// 0.95), and other the 0.0105… s left.
-	if r := (RunSplit{Running: 400e6, Ready: 39473684, Other: 310526316, Unsplit: 200e6}); d.Blocked != 1000e6 || d.Run != r {
+	// sample all of the window's (other 0.3), ready 0.05 × 0.75 ÷ 0.95.
+	// The 0.0105… s left is not other (the window has no more of it: the
+	// rule before made it 0.3105…) but what the window has left of running
+	// (0.2) and ready (0.0105…), in proportion: running 0.41, ready 0.04.
+	if r := (RunSplit{Running: 410e6, Ready: 40e6, Other: 300e6, Unsplit: 200e6}); d.Blocked != 1000e6 || d.Run != r {
 		t.Errorf("B3 only: blocked %v, run %+v", d.Blocked, d.Run)
 	}
 }

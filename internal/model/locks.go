@@ -266,11 +266,18 @@ func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID
 // newOwner makes the threads still blocked on ls wait for owner from at
 // on: their owner spans (Model.OwnerSpans) change there.
 // namedOwner is the owner the threads blocked on the monitor now wait
-// for (the first of them that names one), 0 for none.
+// for (the first of them that names one), 0 for none. A blocked thread
+// named the owner itself (newOwner: named) still names the owner before
+// in iv.Other; the word since is that it owns the monitor
+// (FuzzModelText's owner-blocked-named-late: A blocked naming 10, then
+// named by B; E's late line took 10 over B's A).
 func (ls *lstate) namedOwner() format.ThreadID {
 	for _, ts := range ls.blocked {
 		for i := range ts.open {
 			if o := &ts.open[i]; o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+				if o.named {
+					return ts.t.ID
+				}
 				return o.iv.Other
 			}
 		}

@@ -60,7 +60,7 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 // Has reports whether the thread id is kept.
 func (v *View) Has(id format.ThreadID) bool {
 	if v.all {
-		return v.Model.byThread[id] != nil
+		return v.Model.Thread(id) != nil
 	}
 	return v.kept[id]
 }

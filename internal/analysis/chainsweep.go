@@ -226,9 +226,8 @@ type chainSweep struct {
 	// a root; kept: the roots kept's chainAcc, by rank (sweepAcc.kept):
 	// pass 2's states and threads, their root, time and depth set from
 	// accs at the end.
-	accs  []sweepAcc
-	kept  []chainAcc
-	accOf map[format.ThreadID]int32
+	accs []sweepAcc
+	kept []chainAcc
 	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	nodeAcc []int32
 	// accEnd: by entry of accs, the last instant it gained time (pass
@@ -379,7 +378,7 @@ func (x *nodeIndex) set(id format.ThreadID, n int32) {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, accOf: map[format.ThreadID]int32{}, onOf: map[onKey]uint32{}, lastXi: -1}
+	s := &chainSweep{m: m, onOf: map[onKey]uint32{}, lastXi: -1}
 	s.ids = make([]format.ThreadID, len(m.Threads))
 	for i, t := range m.Threads {
 		s.ids[i] = t.ID
@@ -957,18 +956,6 @@ func (s *chainSweep) root(x int32) int32 {
 	return x
 }
 
-// acc returns root's entry in accs, made when new.
-func (s *chainSweep) acc(root format.ThreadID) int32 {
-	ai, ok := s.accOf[root]
-	if !ok {
-		ai = int32(len(s.accs))
-		s.accs = append(s.accs, sweepAcc{root: root, kept: -1})
-		s.accEnd = append(s.accEnd, 0)
-		s.accOf[root] = ai
-	}
-	return ai
-}
-
 // accOf2 returns root r's entry in accs: its cycle's or its own.
 func (s *chainSweep) accOf2(r int32) int32 {
 	if s.cur[r] >= 0 {
@@ -977,10 +964,18 @@ func (s *chainSweep) accOf2(r int32) int32 {
 	return s.nodeAccOf(r)
 }
 
-// nodeAccOf returns node x's thread's entry in accs.
+// nodeAccOf returns node x's thread's entry in accs, made when new: by
+// its thread's node (a released node's thread is its holder's), not by a
+// map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
 func (s *chainSweep) nodeAccOf(x int32) int32 {
 	if s.nodeAcc[x] < 0 {
-		s.nodeAcc[x] = s.acc(s.ids[x])
+		p := s.node.get(s.ids[x])
+		if s.nodeAcc[p] < 0 {
+			s.nodeAcc[p] = int32(len(s.accs))
+			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
+			s.accEnd = append(s.accEnd, 0)
+		}
+		s.nodeAcc[x] = s.nodeAcc[p]
 	}
 	return s.nodeAcc[x]
 }
@@ -1001,11 +996,13 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	if r == x {
 		// A cycle: y's chain leads back to x. Its root is its thread of
 		// the smallest id.
-		id := s.ids[x]
+		m := x
 		for u := y; u != x; u = s.par[u] {
-			id = min(id, s.ids[u])
+			if s.ids[u] < s.ids[m] {
+				m = u
+			}
 		}
-		cyc = s.acc(id)
+		cyc = s.nodeAccOf(m)
 	}
 	if s.pass2 {
 		// x's tree goes to r's root (or becomes a cycle); the rates on

@@ -49,8 +49,17 @@ func (m *Model) GroupSites(line func(format.Frame) string) {
 // interval then names an owner it did not wait for.
 func MoveOwnFrom(iv *Interval) { iv.ownFrom++ }
 
-// IndexThread adds t to the index behind Model.Thread under id.
-func IndexThread(m *Model, id format.ThreadID, t *Thread) { m.byThread[id] = t }
+// IndexThread adds t to the index behind Model.Thread under id (in a map
+// again, as the fold's: the index by hash names each thread by its own).
+func IndexThread(m *Model, id format.ThreadID, t *Thread) {
+	if m.byThread == nil {
+		m.byThread = map[format.ThreadID]*Thread{}
+		for _, t := range m.Threads {
+			m.byThread[t.ID] = t
+		}
+	}
+	m.byThread[id] = t
+}
 
 // SpillNoTmpfile makes the spill take the way of a file system without
 // O_TMPFILE (a directory of its own) while f runs.

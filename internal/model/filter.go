@@ -19,8 +19,11 @@ type View struct {
 	Filtered bool
 	// OnTop, if not 0, is how many of each Doing.On HoldersDoing keeps
 	// (the report's: it lists those).
-	OnTop   int
+	OnTop int
+	// kept: the threads kept by ID; with all (no filter) the Model's
+	// map says it.
 	kept    map[format.ThreadID]bool
+	all     bool
 	groupOf map[*Lock]*Group
 }
 
@@ -28,16 +31,20 @@ type View struct {
 // them all (the View's Locks and Groups are then Model.Locks and
 // Model.Groups themselves).
 func (m *Model) Filter(keep func(*Thread) bool) *View {
-	v := &View{Model: m, kept: make(map[format.ThreadID]bool, len(m.Threads))}
-	for _, t := range m.Threads {
-		if keep == nil || keep(t) {
-			v.Threads = append(v.Threads, t)
-			v.kept[t.ID] = true
-		}
-	}
+	v := &View{Model: m}
 	if keep == nil {
+		// Every thread: the Model's list and map themselves (a copy of
+		// each was 50 MB of 1.3 M threads).
+		v.Threads, v.all = m.Threads, true
 		v.Locks, v.Groups = m.Locks, m.Groups
 	} else {
+		v.kept = map[format.ThreadID]bool{}
+		for _, t := range m.Threads {
+			if keep(t) {
+				v.Threads = append(v.Threads, t)
+				v.kept[t.ID] = true
+			}
+		}
 		v.Filtered = true
 		v.Locks, v.Groups = m.aggregateGroups(keep)
 	}
@@ -51,7 +58,12 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 }
 
 // Has reports whether the thread id is kept.
-func (v *View) Has(id format.ThreadID) bool { return v.kept[id] }
+func (v *View) Has(id format.ThreadID) bool {
+	if v.all {
+		return v.Model.Thread(id) != nil
+	}
+	return v.kept[id]
+}
 
 // GroupOf returns the group of a lock of v.Locks, nil when it has none:
 // lists of waits show the group in place of its members.

@@ -149,6 +149,7 @@ func (b *Builder) Finalize() *Model {
 		}
 		b.spill = nil
 	}
+	m.indexThreads()
 	return m
 }
 

@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -54,12 +55,15 @@ type spillBlock struct {
 }
 
 // spillRef is where a thread's records of each kind (spillKind) are in
-// the spill: their blocks in one list, in the order written, each with
-// its kind in its offset's top byte. One list, not one a kind: a Thread
-// is kept for each thread the recording had (1.3 M in an hour of a busy
-// server), and five empty lists were 120 bytes of each.
+// the spill: their blocks in one list, in the order written. One list, not
+// one a kind, and packed: a Thread is kept for each thread the recording
+// had (1.3 M in an hour of a busy server), five empty lists were 120 bytes
+// of each, and a block of 16 bytes (offset, length) 120 bytes of each
+// there. A block is two uvarints: its length shifted left by 3 with its
+// kind in the low bits, then its offset less the end of the block before
+// (0 for the first): the blocks are appended in the order of the file.
 type spillRef struct {
-	bs []spillBlock
+	bs []byte
 }
 
 // spillKind is what a block of a thread's holds.
@@ -85,51 +89,75 @@ const (
 	spillSched
 )
 
-// spillKindShift places a block's kind in its offset (a spill is less
-// than 2^56 bytes); spillOffMask takes it off.
-const (
-	spillKindShift = 56
-	spillOffMask   = 1<<spillKindShift - 1
-)
+// next decodes r's block at i, after a block ending at end: its offset,
+// length and kind, and the index of the next.
+func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, j int) {
+	lk, w := binary.Uvarint(r.bs[i:])
+	d, w2 := binary.Uvarint(r.bs[i+w:])
+	return end + int64(d), int64(lk >> 3), spillKind(lk & 7), i + w + w2
+}
 
 // of returns r's blocks of kind k, in order.
 func (r *spillRef) of(k spillKind) []spillBlock {
 	var out []spillBlock
-	for _, b := range r.bs {
-		if spillKind(b.off>>spillKindShift) == k {
-			out = append(out, spillBlock{b.off & spillOffMask, b.len})
+	end := int64(0)
+	for i := 0; i < len(r.bs); {
+		off, n, bk, j := r.next(i, end)
+		if bk == k {
+			out = append(out, spillBlock{off, n})
 		}
+		end, i = off+n, j
 	}
 	return out
 }
 
 // has reports whether r has a block of kind k.
 func (r *spillRef) has(k spillKind) bool {
-	for _, b := range r.bs {
-		if spillKind(b.off>>spillKindShift) == k {
+	end := int64(0)
+	for i := 0; i < len(r.bs); {
+		off, n, bk, j := r.next(i, end)
+		if bk == k {
 			return true
 		}
+		end, i = off+n, j
 	}
 	return false
 }
 
 // size is the bytes of r's blocks of kind k.
 func (r *spillRef) size(k spillKind) int64 {
-	var n int64
-	for _, b := range r.bs {
-		if spillKind(b.off>>spillKindShift) == k {
-			n += b.len
+	var sz int64
+	end := int64(0)
+	for i := 0; i < len(r.bs); {
+		off, n, bk, j := r.next(i, end)
+		if bk == k {
+			sz += n
 		}
+		end, i = off+n, j
 	}
-	return n
+	return sz
+}
+
+// putBlock appends the block (off, n) of kind k to bs, after a block ending at
+// end.
+func putBlock(bs []byte, end, off, n int64, k spillKind) []byte {
+	bs = binary.AppendUvarint(bs, uint64(n)<<3|uint64(k))
+	return binary.AppendUvarint(bs, uint64(off-end))
 }
 
 // drop forgets r's blocks of kind k (read back, or to be written again).
 func (r *spillRef) drop(k spillKind) {
-	r.bs = slices.DeleteFunc(r.bs, func(b spillBlock) bool { return spillKind(b.off>>spillKindShift) == k })
-	if len(r.bs) == 0 {
-		r.bs = nil
+	var out []byte
+	end, outEnd := int64(0), int64(0)
+	for i := 0; i < len(r.bs); {
+		off, n, bk, j := r.next(i, end)
+		if bk != k {
+			out = putBlock(out, outEnd, off, n, bk)
+			outEnd = off + n
+		}
+		end, i = off+n, j
 	}
+	r.bs = out
 }
 
 // addTo appends p to the file as r's next block of kind k: the last block
@@ -138,11 +166,19 @@ func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
 	if s.err != nil || len(p) == 0 {
 		return
 	}
-	tag := int64(k) << spillKindShift
-	if n := len(r.bs); n > 0 && r.bs[n-1].off&spillOffMask+r.bs[n-1].len == s.off && r.bs[n-1].off>>spillKindShift == int64(k) {
-		r.bs[n-1].len += int64(len(p))
+	// The last block, and the end of the one before it.
+	last, prevEnd, end := -1, int64(0), int64(0)
+	var lastOff, lastN int64
+	var lastK spillKind
+	for i := 0; i < len(r.bs); {
+		off, n, bk, j := r.next(i, end)
+		last, prevEnd, lastOff, lastN, lastK = i, end, off, n, bk
+		end, i = off+n, j
+	}
+	if last >= 0 && lastK == k && lastOff+lastN == s.off {
+		r.bs = putBlock(r.bs[:last], prevEnd, lastOff, lastN+int64(len(p)), k)
 	} else {
-		r.bs = append(r.bs, spillBlock{s.off | tag, int64(len(p))})
+		r.bs = putBlock(r.bs, end, s.off, int64(len(p)), k)
 	}
 	s.write(p)
 }

@@ -156,10 +156,11 @@ type threadAgg struct {
 	// time on each, until endThread gives them to the locks
 	// (lockAgg.waiters, waitedBy): a short list of the thread's own, not
 	// a map of every thread per lock looked up at each contention (1 GB:
-	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one;
-	// lastFirst is the last one used.
+	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one by
+	// the locks' numbers (lockAgg.n), in place (probeTab); lastFirst is
+	// the last one used.
 	firsts    []aggFirst
-	firstOf   map[*lockAgg]int32
+	firstOf   *probeTab[int32]
 	lastFirst int32
 }
 
@@ -182,8 +183,8 @@ func (st *threadAgg) first(a *lockAgg) *aggFirst {
 	}
 	i := -1
 	if st.firstOf != nil {
-		if k, ok := st.firstOf[a]; ok {
-			i = int(k)
+		if k := st.firstOf.lookup(uint64(a.n)); k != nil {
+			i = int(*k)
 		}
 	} else {
 		for k := range st.firsts {
@@ -201,11 +202,13 @@ func (st *threadAgg) first(a *lockAgg) *aggFirst {
 		st.firsts = append(st.firsts, aggFirst{a: a})
 		switch {
 		case st.firstOf != nil:
-			st.firstOf[a] = int32(i)
+			k, _ := st.firstOf.find(uint64(a.n))
+			*k = int32(i)
 		case len(st.firsts) > firstsScan:
-			st.firstOf = make(map[*lockAgg]int32, 2*len(st.firsts))
+			st.firstOf = &probeTab[int32]{}
 			for k := range st.firsts {
-				st.firstOf[st.firsts[k].a] = int32(k)
+				x, _ := st.firstOf.find(uint64(st.firsts[k].a.n))
+				*x = int32(k)
 			}
 		}
 	}
@@ -262,6 +265,7 @@ const ReparkGap = format.Time(50_000) // 50 µs
 // lockAgg accumulates one lock.
 type lockAgg struct {
 	l   Lock
+	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
 	// waiters, waitedBy: each thread's first block and first wait, as
 	// the threads end (threadAgg.flushFirsts).
@@ -272,23 +276,29 @@ type lockAgg struct {
 	waiterRuns, waitedByRuns [][]ScratchRef
 	// owners: the blame of each owner, in one table holding no pointer:
 	// ~3 M at 1 GB, which as a Blame each were as many objects for the
-	// collector to mark at every cycle. lastOwner is the last one's.
-	owners    probeTab[Blame]
-	lastOwner *Blame
+	// collector to mark at every cycle. lastOwner is the last one's,
+	// of the thread lastOwnerID: compared here, not in its slot, which
+	// is most often another's and out of the cache.
+	owners      probeTab[Blame]
+	lastOwner   *Blame
+	lastOwnerID format.ThreadID
 	// sp: the spill the table is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
 	ownerRuns [][]ScratchRef
 	ag        *aggregator // whose ownerEntries count the table's, with sp
 	// sites, wsites: each contention and wait finds its site once, in
-	// place (the last kept), not a lookup and a store.
-	sites    probeTab[Site]
-	lastSite *Site
-	held     map[StackID]bool
-	lastHeld StackID // the last site put in held
-	wsites   probeTab[WaitSite]
-	lastWS   *WaitSite
-	unparked map[format.ThreadID]Blame // parks ended by each unparker
+	// place (the last kept, with its stack, as lastOwner), not a lookup
+	// and a store.
+	sites      probeTab[Site]
+	lastSite   *Site
+	lastSiteID StackID
+	held       map[StackID]bool
+	lastHeld   StackID // the last site put in held
+	wsites     probeTab[WaitSite]
+	lastWS     *WaitSite
+	lastWSID   StackID
+	unparked   map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
@@ -298,7 +308,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	k := uint64(obj)<<2 | uint64(kind)
 	a := ag.by[k]
 	if a == nil {
-		a = &lockAgg{}
+		a = &lockAgg{n: int32(len(ag.by))}
 		a.l.Object, a.l.Kind = obj, kind
 		if kind == Semaphore {
 			a.l.Class = "Ljava/util/concurrent/Semaphore;"
@@ -631,14 +641,14 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 
 // site returns the figures of the contentions at site.
 func (a *lockAgg) site(site StackID) *Site {
-	if s := a.lastSite; s != nil && s.Stack == site {
+	if s := a.lastSite; s != nil && a.lastSiteID == site {
 		return s
 	}
 	s, added := a.sites.find(uint64(site))
 	if added {
 		s.Stack = site
 	}
-	a.lastSite = s
+	a.lastSite, a.lastSiteID = s, site
 	return s
 }
 
@@ -682,10 +692,10 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 		return
 	}
 	bl, added := a.lastOwner, false
-	if bl == nil || bl.Thread != owner {
+	if bl == nil || a.lastOwnerID != owner {
 		bl, added = a.owners.find(uint64(owner))
 		bl.Thread = owner
-		a.lastOwner = bl
+		a.lastOwner, a.lastOwnerID = bl, owner
 	}
 	bl.Contentions += n
 	bl.Blamed += d
@@ -698,14 +708,14 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
-	if s := a.lastWS; s != nil && s.Stack == stack {
+	if s := a.lastWS; s != nil && a.lastWSID == stack {
 		return s
 	}
 	s, added := a.wsites.find(uint64(stack))
 	if added {
 		s.Stack = stack
 	}
-	a.lastWS = s
+	a.lastWS, a.lastWSID = s, stack
 	return s
 }
 

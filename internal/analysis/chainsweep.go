@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"orca/internal/format"
@@ -323,10 +324,23 @@ const relMaxSize = 3 * binary.MaxVarintLen64
 // IDs are few enough (a JVM numbers its threads from 1), else in a map: a
 // look-up for every edge the sweep takes (the thread waited for), which
 // in the map was a quarter of the edges' cost on the 128 MB synthetic
-// recording.
+// recording. IDs above (the identity hashes a recording's threads may
+// have) are in a table probed in place, as model's probeTab: a map's
+// look-up was two misses of the cache or three (its control word, its
+// slot), ~2 s of the 1 GB synthetic recording's report (issue 34).
 type nodeIndex struct {
 	by  []int32 // by ID: the node + 1, 0 for none
-	far map[format.ThreadID]int32
+	far []farNode
+	// farN: the IDs in far; farShift: 64 - log2(len(far)).
+	farN     int
+	farShift uint8
+}
+
+// farNode is a slot of nodeIndex.far: id, and its node + 1 (0: an empty
+// slot).
+type farNode struct {
+	id format.ThreadID
+	n  int32
 }
 
 // reset indexes ids, node i's ID at i.
@@ -334,14 +348,21 @@ func (x *nodeIndex) reset(ids []format.ThreadID) {
 	// The slice is at most 4 entries a thread (and 1024): IDs above go
 	// to the map.
 	lim := format.ThreadID(4*len(ids) + 1024)
-	hi := format.ThreadID(0)
+	hi, far := format.ThreadID(0), 0
 	for _, id := range ids {
 		if id < lim {
 			hi = max(hi, id)
+		} else {
+			far++
 		}
 	}
 	x.by = make([]int32, hi+1)
-	x.far = map[format.ThreadID]int32{}
+	size := 8
+	for size < 2*far {
+		size *= 2
+	}
+	x.far, x.farN = make([]farNode, size), 0
+	x.farShift = uint8(64 - bits.TrailingZeros(uint(size)))
 	for i, id := range ids {
 		x.set(id, int32(i))
 	}
@@ -353,8 +374,17 @@ func (x *nodeIndex) lookup(id format.ThreadID) (int32, bool) {
 		n := x.by[id]
 		return n - 1, n > 0
 	}
-	n, ok := x.far[id]
-	return n, ok
+	mask := len(x.far) - 1
+	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
+		if f := &x.far[i]; f.n == 0 || f.id == id {
+			return f.n - 1, f.n > 0
+		}
+	}
+}
+
+// farHash is id's first slot in a nodeIndex.far of 1<<(64-shift) slots.
+func farHash(id format.ThreadID, shift uint8) int {
+	return int((uint64(id) * 0x9e3779b97f4a7c15) >> shift)
 }
 
 // get returns id's node, 0 when it has none (as a map's look-up).
@@ -372,7 +402,31 @@ func (x *nodeIndex) set(id format.ThreadID, n int32) {
 		x.by[id] = n + 1
 		return
 	}
-	x.far[id] = n
+	if 4*(x.farN+1) > 3*len(x.far) {
+		x.growFar()
+	}
+	mask := len(x.far) - 1
+	for i := farHash(id, x.farShift); ; i = (i + 1) & mask {
+		if f := &x.far[i]; f.n == 0 || f.id == id {
+			if f.n == 0 {
+				x.farN++
+			}
+			f.id, f.n = id, n+1
+			return
+		}
+	}
+}
+
+// growFar doubles far's slots and puts the IDs in again.
+func (x *nodeIndex) growFar() {
+	old := x.far
+	x.far, x.farN = make([]farNode, 2*len(old)), 0
+	x.farShift--
+	for _, f := range old {
+		if f.n > 0 {
+			x.set(f.id, f.n-1)
+		}
+	}
 }
 
 // newChainSweep returns a sweep of v's chains with no edge yet.

@@ -130,8 +130,8 @@ type aggregator struct {
 type before struct {
 	a     *lockAgg
 	since format.Time
-	site  StackID   // a contention's
-	ws    *WaitSite // a wait's
+	site  StackID // a contention's, or a wait's (wait)
+	wait  bool
 }
 
 // threadAgg is what the aggregation of one thread's intervals carries from
@@ -156,10 +156,11 @@ type threadAgg struct {
 	// time on each, until endThread gives them to the locks
 	// (lockAgg.waiters, waitedBy): a short list of the thread's own, not
 	// a map of every thread per lock looked up at each contention (1 GB:
-	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one;
-	// lastFirst is the last one used.
+	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one by
+	// the locks' numbers (lockAgg.n), in place (probeTab); lastFirst is
+	// the last one used.
 	firsts    []aggFirst
-	firstOf   map[*lockAgg]int32
+	firstOf   *probeTab[int32]
 	lastFirst int32
 }
 
@@ -182,8 +183,8 @@ func (st *threadAgg) first(a *lockAgg) *aggFirst {
 	}
 	i := -1
 	if st.firstOf != nil {
-		if k, ok := st.firstOf[a]; ok {
-			i = int(k)
+		if k := st.firstOf.lookup(uint64(a.n)); k != nil {
+			i = int(*k)
 		}
 	} else {
 		for k := range st.firsts {
@@ -201,11 +202,13 @@ func (st *threadAgg) first(a *lockAgg) *aggFirst {
 		st.firsts = append(st.firsts, aggFirst{a: a})
 		switch {
 		case st.firstOf != nil:
-			st.firstOf[a] = int32(i)
+			k, _ := st.firstOf.find(uint64(a.n))
+			*k = int32(i)
 		case len(st.firsts) > firstsScan:
-			st.firstOf = make(map[*lockAgg]int32, 2*len(st.firsts))
+			st.firstOf = &probeTab[int32]{}
 			for k := range st.firsts {
-				st.firstOf[st.firsts[k].a] = int32(k)
+				x, _ := st.firstOf.find(uint64(st.firsts[k].a.n))
+				*x = int32(k)
 			}
 		}
 	}
@@ -262,6 +265,7 @@ const ReparkGap = format.Time(50_000) // 50 µs
 // lockAgg accumulates one lock.
 type lockAgg struct {
 	l   Lock
+	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
 	// waiters, waitedBy: each thread's first block and first wait, as
 	// the threads end (threadAgg.flushFirsts).
@@ -270,28 +274,31 @@ type lockAgg struct {
 	// waiterRuns, waitedByRuns: runs of them written to the spill (sp,
 	// Options.SpillOwners; waiterspill.go).
 	waiterRuns, waitedByRuns [][]ScratchRef
-	// owners: the blame of each owner, in one table (ownerTab) that
-	// owners indexes, neither holding a pointer: ~3 M at 1 GB, which as
-	// a Blame each were as many objects for the collector to mark at
-	// every cycle. lastOwner is the last one's index + 1.
-	owners    map[format.ThreadID]int32
-	ownerTab  []Blame
-	lastOwner int32
+	// owners: the blame of each owner, in one table holding no pointer:
+	// ~3 M at 1 GB, which as a Blame each were as many objects for the
+	// collector to mark at every cycle. lastOwner is the last one's,
+	// of the thread lastOwnerID: compared here, not in its slot, which
+	// is most often another's and out of the cache.
+	owners      probeTab[Blame]
+	lastOwner   *Blame
+	lastOwnerID format.ThreadID
 	// sp: the spill the table is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
 	ownerRuns [][]ScratchRef
 	ag        *aggregator // whose ownerEntries count the table's, with sp
-	// sites by pointer: each contention finds its site once (the last
-	// kept: a thread's contentions on one lock mostly repeat it), not a
-	// lookup and a store.
-	sites    map[StackID]*Site
-	lastSite *Site
-	held     map[StackID]bool
-	lastHeld StackID // the last site put in held
-	wsites   map[StackID]*WaitSite
-	lastWS   *WaitSite
-	unparked map[format.ThreadID]Blame // parks ended by each unparker
+	// sites, wsites: each contention and wait finds its site once, in
+	// place (the last kept, with its stack, as lastOwner), not a lookup
+	// and a store.
+	sites      probeTab[Site]
+	lastSite   *Site
+	lastSiteID StackID
+	held       map[StackID]bool
+	lastHeld   StackID // the last site put in held
+	wsites     probeTab[WaitSite]
+	lastWS     *WaitSite
+	lastWSID   StackID
+	unparked   map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
@@ -301,7 +308,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	k := uint64(obj)<<2 | uint64(kind)
 	a := ag.by[k]
 	if a == nil {
-		a = &lockAgg{}
+		a = &lockAgg{n: int32(len(ag.by))}
 		a.l.Object, a.l.Kind = obj, kind
 		if kind == Semaphore {
 			a.l.Class = "Ljava/util/concurrent/Semaphore;"
@@ -539,7 +546,7 @@ func (ag *aggregator) waitBefore(a *lockAgg, ws *WaitSite, since format.Time) {
 		return
 	}
 	if ag.early {
-		ag.befores = append(ag.befores, before{a: a, since: since, ws: ws})
+		ag.befores = append(ag.befores, before{a: a, since: since, site: ws.Stack, wait: true})
 	}
 	a.l.WaitsBeforeAttach++
 	ws.BeforeAttach++
@@ -552,13 +559,13 @@ func (ag *aggregator) settle() {
 		if ag.m.BeforeStart(bf.since) {
 			continue
 		}
-		if bf.ws != nil {
+		if bf.wait {
 			bf.a.l.WaitsBeforeAttach--
-			bf.ws.BeforeAttach--
+			bf.a.wsites.lookup(uint64(bf.site)).BeforeAttach--
 			continue
 		}
 		bf.a.l.BeforeAttach--
-		bf.a.sites[bf.site].BeforeAttach--
+		bf.a.sites.lookup(uint64(bf.site)).BeforeAttach--
 	}
 	ag.befores = nil
 }
@@ -616,11 +623,6 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 // contention adds one contention at site (its thread's first:
 // threadAgg.block).
 func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
-	if a.sites == nil {
-		// Made when first needed: most locks are only contended or only
-		// waited on.
-		a.sites = map[StackID]*Site{}
-	}
 	s := a.site(site)
 	l := &a.l
 	if open {
@@ -639,15 +641,14 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 
 // site returns the figures of the contentions at site.
 func (a *lockAgg) site(site StackID) *Site {
-	if s := a.lastSite; s != nil && s.Stack == site {
+	if s := a.lastSite; s != nil && a.lastSiteID == site {
 		return s
 	}
-	s := a.sites[site]
-	if s == nil {
-		s = &Site{Stack: site}
-		a.sites[site] = s
+	s, added := a.sites.find(uint64(site))
+	if added {
+		s.Stack = site
 	}
-	a.lastSite = s
+	a.lastSite, a.lastSiteID = s, site
 	return s
 }
 
@@ -672,62 +673,49 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 // blame adds n contentions and d blocked time to owner's blame (none for
 // an unknown owner).
 func (a *lockAgg) blame(owner format.ThreadID, n int, d format.Time) {
-	if owner == 0 {
-		return
-	}
-	bl := a.owner(owner)
-	bl.Contentions += n
-	bl.Blamed += d
-}
-
-// owner returns owner's blame on the lock, in a.ownerTab: to be changed
-// at once, before the next call moves the table.
-func (a *lockAgg) owner(owner format.ThreadID) *Blame {
-	if k := a.lastOwner; k > 0 && a.ownerTab[k-1].Thread == owner {
-		return &a.ownerTab[k-1]
-	}
-	if a.owners == nil {
-		a.owners = map[format.ThreadID]int32{}
-	}
-	k, ok := a.owners[owner]
-	if !ok {
-		if a.sp != nil {
-			if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
-				a.ag.spillOwners()
-				if a.owners == nil {
-					a.owners = map[format.ThreadID]int32{}
-				}
-			}
-		}
-		k = int32(len(a.ownerTab))
-		a.ownerTab = append(a.ownerTab, Blame{Thread: owner})
-		a.owners[owner] = k
-	}
-	a.lastOwner = k + 1
-	return &a.ownerTab[k]
+	a.addBlame(owner, n, d, 0)
 }
 
 // blameOpen counts a contention still going on at the end on owner.
 func (a *lockAgg) blameOpen(owner format.ThreadID) {
+	a.addBlame(owner, 0, 0, 1)
+}
+
+// addBlame adds n contentions, d blocked time and open contentions still
+// going on at the end to owner's blame on the lock (none for an unknown
+// owner). The locks' tables are written out, with Options.SpillOwners,
+// once an owner new to its table has made them hold more than
+// ownerBudget: after its figures are in (a run holds some of an owner's
+// figures, the table or later runs the rest; Finalize sums them).
+func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int) {
 	if owner == 0 {
 		return
 	}
-	a.owner(owner).Open++
+	bl, added := a.lastOwner, false
+	if bl == nil || a.lastOwnerID != owner {
+		bl, added = a.owners.find(uint64(owner))
+		bl.Thread = owner
+		a.lastOwner, a.lastOwnerID = bl, owner
+	}
+	bl.Contentions += n
+	bl.Blamed += d
+	bl.Open += open
+	if added && a.sp != nil {
+		if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
+			a.ag.spillOwners()
+		}
+	}
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
-	if s := a.lastWS; s != nil && s.Stack == stack {
+	if s := a.lastWS; s != nil && a.lastWSID == stack {
 		return s
 	}
-	if a.wsites == nil {
-		a.wsites = map[StackID]*WaitSite{}
+	s, added := a.wsites.find(uint64(stack))
+	if added {
+		s.Stack = stack
 	}
-	s := a.wsites[stack]
-	if s == nil {
-		s = &WaitSite{Stack: stack}
-		a.wsites[stack] = s
-	}
-	a.lastWS = s
+	a.lastWS, a.lastWSID = s, stack
 	return s
 }
 
@@ -743,16 +731,9 @@ func (a *lockAgg) finish() *Lock {
 	if len(wb) <= GroupMaxWaits {
 		a.waitedBy = wb
 	}
-	os := a.ownerTab
-	if len(a.ownerRuns) > 0 {
-		os = a.mergedOwners(nil)
-	}
-	putOwners(l, os, a.sp)
-	a.owners, a.ownerTab = nil, nil
-	l.Sites = grown(l.Sites, len(a.sites))
-	for _, s := range a.sites {
-		l.Sites = append(l.Sites, *s)
-	}
+	putOwners(l, a.mergedOwners(nil), a.sp)
+	a.owners, a.lastOwner = probeTab[Blame]{}, nil
+	l.Sites = a.sites.appendTo(l.Sites)
 	slices.SortFunc(l.Sites, func(a, b Site) int {
 		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {
 			return c
@@ -772,10 +753,7 @@ func (a *lockAgg) finish() *Lock {
 		l.HeldAt = append(l.HeldAt, s)
 	}
 	slices.Sort(l.HeldAt)
-	l.WaitSites = grown(l.WaitSites, len(a.wsites))
-	for _, s := range a.wsites {
-		l.WaitSites = append(l.WaitSites, *s)
-	}
+	l.WaitSites = a.wsites.appendTo(l.WaitSites)
 	slices.SortFunc(l.WaitSites, func(a, b WaitSite) int {
 		if c := cmp.Compare(b.Time, a.Time); c != 0 {
 			return c

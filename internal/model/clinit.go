@@ -22,8 +22,8 @@ type ClassInit struct {
 	Sites   []StackID         // where each distinct wait ended, in order
 	// seen: Waiters and Sites as sets, for the fold (a class many threads
 	// wait on would cost a scan of them all at each wait).
-	seenWaiter map[format.ThreadID]struct{}
-	seenSite   map[StackID]struct{}
+	seenWaiter *probeTab[struct{}]
+	seenSite   *probeTab[struct{}]
 }
 
 // InitLock returns the class initialisation obj is the lock of, or nil
@@ -76,14 +76,12 @@ func (b *Builder) classInit(ev *reader.Event, stack StackID) {
 	}
 	ci.Waits++
 	if ci.seenWaiter == nil {
-		ci.seenWaiter, ci.seenSite = map[format.ThreadID]struct{}{}, map[StackID]struct{}{}
+		ci.seenWaiter, ci.seenSite = &probeTab[struct{}]{}, &probeTab[struct{}]{}
 	}
-	if _, ok := ci.seenWaiter[ev.Thread]; !ok {
-		ci.seenWaiter[ev.Thread] = struct{}{}
+	if _, added := ci.seenWaiter.find(uint64(ev.Thread)); added {
 		ci.Waiters = append(ci.Waiters, ev.Thread)
 	}
-	if _, ok := ci.seenSite[stack]; !ok {
-		ci.seenSite[stack] = struct{}{}
+	if _, added := ci.seenSite.find(uint64(stack)); added {
 		ci.Sites = append(ci.Sites, stack)
 	}
 }

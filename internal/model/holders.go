@@ -183,7 +183,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}, sp: osp, top: v.OnTop}
+		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -788,11 +788,14 @@ func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 // their holders' states and samples are added span by span (foldSpan),
 // in any order, then sorted (finish).
 type doingFold struct {
-	lc      *lockChanges // the owner changes read back (blameSpans)
-	d       *Doing
-	lock    LockRef // the lock whose holders these are
-	on      map[HeldOn]format.Time
-	samples map[stackKind]*DoingSamples
+	lc   *lockChanges // the owner changes read back (blameSpans)
+	d    *Doing
+	lock LockRef // the lock whose holders these are
+	on   map[HeldOn]format.Time
+	// samples: by stack and kind (the stack's ID above the kind's byte), in place (probeTab):
+	// the fold of a lock's holders looks one up for each of their
+	// samples while it was held.
+	samples probeTab[DoingSamples]
 	// onKey's time not yet added to on (addOn): a holder's spans in a
 	// row mostly find it blocked on one lock by one owner.
 	onKey  HeldOn
@@ -883,11 +886,6 @@ func (m *Model) contentionChanges(c *lockChanges, iv *Interval) ([]OwnerChange, 
 	return c.buf, from
 }
 
-type stackKind struct {
-	stack StackID
-	kind  format.SampleKind
-}
-
 // newDoingFold begins the fold of lock's blame spans ss (reordered and
 // overwritten): their union, each instant the holder of the span that
 // began first. buf, if not nil, is room for the sort, kept for the next.
@@ -901,7 +899,7 @@ func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	for _, s := range ss {
 		d.Spans = unionAdd(d.Spans, s)
 	}
-	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}, samples: map[stackKind]*DoingSamples{}}
+	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}}
 }
 
 // unionAdd adds s, the next span in order of start, to the union u.
@@ -988,11 +986,9 @@ func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 	smps := t.samplesIn(a, b, c)
 	d.Run.Add(t.runIn(a, b, b-a-busy, smps, true, c))
 	for _, smp := range smps {
-		k := stackKind{smp.Stack, smp.Kind}
-		ds := f.samples[k]
-		if ds == nil {
-			ds = &DoingSamples{Stack: smp.Stack, Kind: smp.Kind}
-			f.samples[k] = ds
+		ds, added := f.samples.find(uint64(smp.Stack)<<8 | uint64(smp.Kind))
+		if added {
+			ds.Stack, ds.Kind = smp.Stack, smp.Kind
 		}
 		ds.Samples++
 		ds.Weight += smp.Weight
@@ -1020,9 +1016,7 @@ func (f *doingFold) finish() {
 	if f.top > 0 && len(d.On) > f.top {
 		d.On = slices.Clone(d.On[:f.top])
 	}
-	for _, ds := range f.samples {
-		d.Samples = append(d.Samples, *ds)
-	}
+	d.Samples = f.samples.appendTo(d.Samples)
 	slices.SortFunc(d.Samples, func(x, y DoingSamples) int {
 		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.Samples, x.Samples),
 			cmp.Compare(x.Stack, y.Stack), cmp.Compare(x.Kind, y.Kind))

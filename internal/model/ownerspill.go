@@ -70,10 +70,10 @@ func (ag *aggregator) spillOwners() {
 	}
 	n := 0
 	for _, a := range ag.by {
-		if len(a.ownerTab) >= ownerRunMin {
+		if a.owners.n >= ownerRunMin {
 			a.spillOwners()
 		} else {
-			n += len(a.ownerTab)
+			n += a.owners.n
 		}
 	}
 	// The next pass waits for ownerBudget more: the tables too small to
@@ -84,15 +84,16 @@ func (ag *aggregator) spillOwners() {
 // spillOwners writes a's blame table out as a run sorted by thread, and
 // lets it go; a table the spill takes no more of stays.
 func (a *lockAgg) spillOwners() {
-	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
-	run, ok := putRun(a.sp, a.ownerTab, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
+	tab := a.owners.appendTo(nil)
+	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	run, ok := putRun(a.sp, tab, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
 	if !ok {
 		return
 	}
 	a.ownerRuns = append(a.ownerRuns, run)
 	a.ag.ownerRuns = true
-	// Let go, not cleared: a map keeps its room.
-	a.owners, a.ownerTab, a.lastOwner = nil, nil, 0
+	// Let go, not cleared: the table keeps its room.
+	a.owners, a.lastOwner = probeTab[Blame]{}, nil
 }
 
 // putRun writes the records rs (sorted) to the spill as a run, packed by
@@ -126,10 +127,11 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	if len(a.ownerRuns) == 0 || a.sp.err != nil {
 		// A spill that failed fails Build (DropIntervals): its runs are
 		// not read.
-		return append(dst, a.ownerTab...)
+		return a.owners.appendTo(dst)
 	}
-	slices.SortFunc(a.ownerTab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
-	mergeRuns(a.sp, a.ownerRuns, a.ownerTab,
+	tab := a.owners.appendTo(nil)
+	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	mergeRuns(a.sp, a.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
 		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
 		func(bl Blame) {

@@ -1,0 +1,126 @@
+package model
+
+import (
+	"math"
+	"math/bits"
+)
+
+// probeTab is a table of records found by a key, each record in its slot:
+// open addressing, probed linearly from the key's hash. The seal's
+// aggregator looks a lock's call site and blamed owner up for every
+// contention (~20 M of each at 1 GB), and a lock has hundreds to
+// thousands of each (the 128 MB synthetic recording: a median of ~500
+// sites and ~500 owners a lock), nearly all met once per seal, so each
+// look-up is a miss of the cache: a map's was its control word, its slot
+// and then the record behind the slot's pointer or index (issue 34,
+// docs/perf/2026-12-01-issue-34-cpu2.md). Here it is the record's slot
+// alone. The order of the slots is the hash's: whoever lists the records
+// sorts them.
+type probeTab[E any] struct {
+	slots []probeSlot[E] // a power of two of them, or none
+	n     int            // the records, last's included
+	shift uint8          // 64 - log2(len(slots))
+	// last: the record of the key math.MaxUint64, whose key + 1 is an
+	// empty slot's (a thread's ID is any 64 bits in a damaged recording).
+	last    E
+	hasLast bool
+}
+
+// probeSlot is a slot of a probeTab: key is the record's key + 1, 0 for
+// an empty slot.
+type probeSlot[E any] struct {
+	key uint64
+	e   E
+}
+
+// probeMin is the fewest slots of a table that has records.
+const probeMin = 8
+
+// find returns the record of key, and whether it was added (then E's zero
+// value): valid until the next find adds one.
+func (t *probeTab[E]) find(key uint64) (*E, bool) {
+	if key == math.MaxUint64 {
+		added := !t.hasLast
+		if added {
+			t.hasLast = true
+			t.n++
+		}
+		return &t.last, added
+	}
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow()
+	}
+	k := key + 1
+	mask := len(t.slots) - 1
+	for i := probeHash(k, t.shift); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == k {
+			return &s.e, false
+		}
+		if s.key == 0 {
+			s.key = k
+			t.n++
+			return &s.e, true
+		}
+	}
+}
+
+// lookup returns the record of key, nil when it has none.
+func (t *probeTab[E]) lookup(key uint64) *E {
+	if key == math.MaxUint64 && t.hasLast {
+		return &t.last
+	}
+	if len(t.slots) == 0 || key == math.MaxUint64 {
+		return nil
+	}
+	k := key + 1
+	mask := len(t.slots) - 1
+	for i := probeHash(k, t.shift); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if s.key == k {
+			return &s.e
+		}
+		if s.key == 0 {
+			return nil
+		}
+	}
+}
+
+// probeHash is k's first slot of a table of 1<<(64-shift) (Fibonacci
+// hashing: keys in a row, as stack IDs are, spread over the table).
+func probeHash(k uint64, shift uint8) int {
+	return int((k * 0x9e3779b97f4a7c15) >> shift)
+}
+
+// grow doubles the slots and puts the records in again.
+func (t *probeTab[E]) grow() {
+	old := t.slots
+	n := max(2*len(old), probeMin)
+	t.slots = make([]probeSlot[E], n)
+	t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	mask := n - 1
+	for j := range old {
+		if old[j].key == 0 {
+			continue
+		}
+		i := probeHash(old[j].key, t.shift)
+		for t.slots[i].key != 0 {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = old[j]
+	}
+}
+
+// appendTo appends the records to dst, in the order of the slots.
+func (t *probeTab[E]) appendTo(dst []E) []E {
+	dst = grown(dst, t.n)
+	for i := range t.slots {
+		if t.slots[i].key != 0 {
+			dst = append(dst, t.slots[i].e)
+		}
+	}
+	if t.hasLast {
+		dst = append(dst, t.last)
+	}
+	return dst
+}

@@ -1,0 +1,63 @@
+package model
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestProbeTab checks probeTab against a map: keys in a row, spread and
+// the extremes (0 and math.MaxUint64, whose key + 1 is an empty slot's).
+func TestProbeTab(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 7, 8, 100, 5000} {
+		var tab probeTab[Blame]
+		want := map[uint64]int{}
+		for i := range 4 * n {
+			var k uint64
+			switch i % 4 {
+			case 0:
+				k = uint64(r.IntN(n + 1))
+			case 1:
+				k = r.Uint64()
+			case 2:
+				k = math.MaxUint64 - uint64(r.IntN(2))
+			default:
+				k = uint64(i)
+			}
+			e, added := tab.find(k)
+			if _, ok := want[k]; added == ok {
+				t.Fatalf("n %d: key %d: added %v, in the map %v", n, k, added, ok)
+			}
+			e.Thread = 0
+			e.Contentions++
+			want[k]++
+		}
+		if tab.n != len(want) {
+			t.Errorf("n %d: %d records, want %d", n, tab.n, len(want))
+		}
+		for k, c := range want {
+			if e := tab.lookup(k); e == nil || e.Contentions != c {
+				t.Errorf("n %d: key %d: %v, want %d contentions", n, k, e, c)
+			}
+		}
+		if e := tab.lookup(1 << 40); e != nil && want[1<<40] == 0 {
+			t.Errorf("n %d: an absent key found: %v", n, e)
+		}
+		got := tab.appendTo(nil)
+		cs := make([]int, 0, len(want))
+		for _, c := range want {
+			cs = append(cs, c)
+		}
+		gs := make([]int, 0, len(got))
+		for _, e := range got {
+			gs = append(gs, e.Contentions)
+		}
+		slices.Sort(cs)
+		slices.Sort(gs)
+		if !slices.Equal(cs, gs) {
+			t.Errorf("n %d: appendTo's counts %v, want %v", n, gs, cs)
+		}
+	}
+}

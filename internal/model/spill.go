@@ -330,42 +330,46 @@ func roomFor[T any](dst []T, n int64) ([]T, []byte) {
 // is read into stage's room, then copied out: at most spillStageMax bytes
 // (the room is kept for the next thread's).
 func spillFill(s *spillFile, r *spillRef, dst *[spillKinds][]byte, stage *[]byte) error {
-	bs := r.bs
-	wanted := func(b spillBlock) bool { return dst[b.off>>spillKindShift] != nil }
 	var at [spillKinds]int64
-	for i := 0; i < len(bs); {
-		if !wanted(bs[i]) {
-			i++
+	for i, end := 0, int64(0); i < len(r.bs); {
+		off, n, k, j := r.next(i, end)
+		if dst[k] == nil {
+			i, end = j, off+n
 			continue
 		}
 		if spillReadFault != nil {
 			return spillReadFault
 		}
-		off := bs[i].off & spillOffMask
-		end := off + bs[i].len
-		j := i + 1
-		for j < len(bs) && wanted(bs[j]) && bs[j].off&spillOffMask == end && end+bs[j].len-off <= spillStageMax {
-			end += bs[j].len
-			j++
+		// The run from this block: the wanted blocks after it that lie
+		// right after it in the file, up to spillStageMax bytes.
+		runEnd, blocks := off+n, 1
+		ii, e := j, off+n
+		for ii < len(r.bs) {
+			o2, n2, k2, j2 := r.next(ii, e)
+			if dst[k2] == nil || o2 != runEnd || runEnd+n2-off > spillStageMax {
+				break
+			}
+			runEnd, blocks = runEnd+n2, blocks+1
+			ii, e = j2, o2+n2
 		}
-		if j == i+1 {
-			k := bs[i].off >> spillKindShift
-			if _, err := s.f.ReadAt(dst[k][at[k]:at[k]+bs[i].len], off); err != nil {
+		if blocks == 1 {
+			if _, err := s.f.ReadAt(dst[k][at[k]:at[k]+n], off); err != nil {
 				return err
 			}
-			at[k] += bs[i].len
-			i = j
+			at[k] += n
+			i, end = j, off+n
 			continue
 		}
-		*stage = slices.Grow((*stage)[:0], int(end-off))[:end-off]
+		*stage = slices.Grow((*stage)[:0], int(runEnd-off))[:runEnd-off]
 		if _, err := s.f.ReadAt(*stage, off); err != nil {
 			return err
 		}
 		p := *stage
-		for ; i < j; i++ {
-			k := bs[i].off >> spillKindShift
-			at[k] += int64(copy(dst[k][at[k]:], p[:bs[i].len]))
-			p = p[bs[i].len:]
+		for range blocks { // the run's blocks again, copied out
+			o2, n2, k2, j2 := r.next(i, end)
+			at[k2] += int64(copy(dst[k2][at[k2]:], p[:n2]))
+			p = p[n2:]
+			i, end = j2, o2+n2
 		}
 	}
 	return nil

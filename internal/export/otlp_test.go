@@ -449,3 +449,26 @@ func TestOTLPCacheLearnsMethods(t *testing.T) {
 		}
 	}
 }
+
+// TestOTLPOtherKind: otherKind names the kind whose has is true, of
+// those other than the contentions', for every state, acquire or not.
+func TestOTLPOtherKind(t *testing.T) {
+	for s := model.State(0); s < model.NumStates; s++ {
+		for _, acq := range []bool{false, true} {
+			iv := &model.Interval{State: s, Acquire: acq}
+			want := len(otlpKinds)
+			for i := kindWait; i < len(otlpKinds); i++ {
+				if otlpKinds[i].has(iv) {
+					want = i
+					break
+				}
+			}
+			if got := otherKind(iv); got != want {
+				t.Errorf("%v acquire %v: otherKind %d, has says %d", s, acq, got, want)
+			}
+		}
+	}
+	if otlpKinds[kindWait].name != "wait" || otlpKinds[kindIdle].name != "idle" {
+		t.Error("the kind indexes do not follow otlpKinds")
+	}
+}

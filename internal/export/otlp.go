@@ -351,10 +351,12 @@ type otlpBuilder struct {
 	// (BenchmarkPushLoop).
 	threads map[format.ThreadID][]int32
 	owners  map[format.ThreadID][]int32
-	// objects: a lock's entry in objs (objEntry), by its id: its
-	// attributes and the first pair of samples asked with it.
-	objects map[format.ObjectID]int32
+	// objs: what the request knows of each lock object (objEntry), by
+	// its number in the model (Model.Object); objects: by its id, an
+	// index in more, for a model that numbers none.
 	objs    []objEntry
+	objects map[format.ObjectID]int32
+	more    []objEntry
 	// The lock.class attribute by the class as the model has it
 	// (Model.Class), and a state's attribute naming its other thread
 	// (otherAttr) by the state and that thread: a push has a lock object
@@ -495,7 +497,8 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	clear(b.threads)
 	clear(b.objects)
 	clear(b.objs) // the last request's pairs and attributes, dead
-	b.objs = b.objs[:0]
+	clear(b.more)
+	b.objs, b.more = b.objs[:0], b.more[:0]
 	clear(b.owners)
 	clear(b.classes)
 	b.lastClass, b.lastClassAttr = "", 0
@@ -611,16 +614,31 @@ type objEntry struct {
 	kind  int32
 	key   stateKey
 	first *statePair
+	// class: the object's class (Model.Object's), when known is true.
+	class string
+	known bool
 }
 
 // object returns obj's entry (not 0), made at first sight.
 func (b *otlpBuilder) object(obj format.ObjectID) *objEntry {
-	if i, ok := b.objects[obj]; ok {
-		return &b.objs[i]
+	if num, class := b.m.Object(obj); num > 0 {
+		if num >= len(b.objs) {
+			n, old := max(num+1, 2*len(b.objs)), len(b.objs)
+			b.objs = slices.Grow(b.objs, n-old)[:n]
+			clear(b.objs[old:])
+		}
+		e := &b.objs[num]
+		if !e.known {
+			e.kind, e.class, e.known = -1, class, true
+		}
+		return e
 	}
-	b.objects[obj] = int32(len(b.objs))
-	b.objs = append(b.objs, objEntry{kind: -1})
-	return &b.objs[len(b.objs)-1]
+	if i, ok := b.objects[obj]; ok {
+		return &b.more[i]
+	}
+	b.objects[obj] = int32(len(b.more))
+	b.more = append(b.more, objEntry{kind: -1})
+	return &b.more[len(b.more)-1]
 }
 
 // objectAttrs returns the indexes of the attributes of the lock obj, of
@@ -632,7 +650,7 @@ func (b *otlpBuilder) objectAttrs(e *objEntry, obj format.ObjectID) []int32 {
 		a := b.intArena.take(2) // a push has thousands of objects
 		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: obj.String()})
 		a = a[:1]
-		if c := b.className(obj); c >= 0 {
+		if c := b.className(obj, e); c >= 0 {
 			a = append(a, c)
 		}
 		e.attrs = a
@@ -641,12 +659,16 @@ func (b *otlpBuilder) objectAttrs(e *objEntry, obj format.ObjectID) []int32 {
 }
 
 // className returns the index of obj's lock.class attribute
-// (Model.ClassName), -1 when its class is unknown.
-func (b *otlpBuilder) className(obj format.ObjectID) int32 {
+// (Model.ClassName), -1 when its class is unknown; e is obj's entry, whose
+// class is the model's when known.
+func (b *otlpBuilder) className(obj format.ObjectID, e *objEntry) int32 {
 	if b.m.InitLock(obj) != nil {
 		return b.attr(AttrLockClass, b.m.ClassName(obj))
 	}
-	c := b.m.Class(obj)
+	c := e.class
+	if !e.known {
+		c = b.m.Class(obj)
+	}
 	if c == "" {
 		return -1
 	}

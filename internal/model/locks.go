@@ -57,6 +57,7 @@ const maxReleases = 64
 type objFold struct {
 	class string
 	ls    [JUCLock + 1]*lstate
+	num   int32 // its number in the build, from 1 (Model.Object)
 }
 
 // obj returns what the fold knows of obj, made when it knows nothing.
@@ -71,6 +72,8 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		} else {
 			o = &objFold{}
 		}
+		b.nobjs++
+		o.num = b.nobjs
 		b.objs[obj] = o
 	}
 	b.lastObj, b.lastFold = obj, o

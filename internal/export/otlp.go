@@ -357,6 +357,7 @@ type otlpBuilder struct {
 	objs    []objEntry
 	objects map[format.ObjectID]int32
 	more    []objEntry
+	objNear [256]objNearEntry // object's
 	// The lock.class attribute by the class as the model has it
 	// (Model.Class), and a state's attribute naming its other thread
 	// (otherAttr) by the state and that thread: a push has a lock object
@@ -499,6 +500,7 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	clear(b.objs) // the last request's pairs and attributes, dead
 	clear(b.more)
 	b.objs, b.more = b.objs[:0], b.more[:0]
+	clear(b.objNear[:])
 	clear(b.owners)
 	clear(b.classes)
 	b.lastClass, b.lastClassAttr = "", 0
@@ -621,9 +623,32 @@ type objEntry struct {
 
 // object returns obj's entry (not 0), made at first sight.
 func (b *otlpBuilder) object(obj format.ObjectID) *objEntry {
+	// The objects asked for lately by a hash of the id: the hot ones (a
+	// pool's queue) are asked at each key the ring misses, and the
+	// model's map of thousands is out of the caches.
+	n := &b.objNear[uint32(obj)*0x9E3779B1>>24]
+	if n.e != nil && n.id == obj {
+		return n.e
+	}
+	e := b.objectOf(obj)
+	*n = objNearEntry{obj, e}
+	return e
+}
+
+// objNearEntry is an entry of otlpBuilder.objNear.
+type objNearEntry struct {
+	id format.ObjectID
+	e  *objEntry
+}
+
+// objectOf is object without objNear.
+func (b *otlpBuilder) objectOf(obj format.ObjectID) *objEntry {
 	if num, class := b.m.Object(obj); num > 0 {
 		if num >= len(b.objs) {
 			n, old := max(num+1, 2*len(b.objs)), len(b.objs)
+			if n > cap(b.objs) {
+				clear(b.objNear[:]) // its pointers are into the old array
+			}
 			b.objs = slices.Grow(b.objs, n-old)[:n]
 			clear(b.objs[old:])
 		}
@@ -637,6 +662,9 @@ func (b *otlpBuilder) object(obj format.ObjectID) *objEntry {
 		return &b.more[i]
 	}
 	b.objects[obj] = int32(len(b.more))
+	if len(b.more) == cap(b.more) {
+		clear(b.objNear[:]) // its pointers are into the old array
+	}
 	b.more = append(b.more, objEntry{kind: -1})
 	return &b.more[len(b.more)-1]
 }

@@ -274,9 +274,12 @@ func gzipAppend(dst, raw []byte) []byte {
 // ~0.3 MB made and cleared anew).
 func gzipWith(zw **gzip.Writer, level int, dst, raw []byte) []byte {
 	body := bytes.NewBuffer(dst[:0])
-	if level == gzip.HuffmanOnly {
+	switch level {
+	case gzip.NoCompression:
+		body.Grow(len(raw) + len(raw)/16384 + 64) // 5 bytes a block of at most 64 kB
+	case gzip.HuffmanOnly:
 		body.Grow(len(raw)*13/16 + 64) // 0.73-0.78 of the requests (Tomcat's, ActiveMQ's)
-	} else {
+	default:
 		body.Grow(len(raw)*5/8 + 64)
 	}
 	if *zw == nil {

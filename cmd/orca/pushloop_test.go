@@ -600,7 +600,8 @@ func BenchmarkOTLPEncode(b *testing.B) {
 
 // TestPushHuffman: a push's body is coded by Huffman alone while that
 // sends no more than the chunk files the push covers, and at level 2 from
-// the first push it would send more on (pusher.compress).
+// the first push it would send more on; stored when the request is at
+// most storedShare of them (pusher.compress).
 func TestPushHuffman(t *testing.T) {
 	raw := bytes.Repeat([]byte("a request of many samples alike, as a synthetic recording's "), 4000)
 	l2 := gzipped(raw)
@@ -621,5 +622,18 @@ func TestPushHuffman(t *testing.T) {
 	}
 	if got := p.compress(nil, raw, int64(len(raw))); !bytes.Equal(got, l2) {
 		t.Fatalf("the push after: %d bytes: want level 2's %d", len(got), len(l2))
+	}
+	// A request of at most storedShare of the bytes recorded: stored, in
+	// gzip still, whatever came before.
+	stored := p.compress(nil, raw, int64(float64(len(raw))/storedShare)+1)
+	if len(stored) < len(raw) || len(stored) > len(raw)+len(raw)/1000+64 {
+		t.Fatalf("stored: %d bytes, want the request's %d and a few", len(stored), len(raw))
+	}
+	zr, err = gzip.NewReader(bytes.NewReader(stored))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(zr); err != nil || !bytes.Equal(got, raw) {
+		t.Fatalf("stored, gunzipped: %d bytes, %v: want the request's %d", len(got), err, len(raw))
 	}
 }

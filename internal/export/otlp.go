@@ -57,7 +57,7 @@ type otlpKind struct {
 // monitor and a contended java.util.concurrent lock are both the report's
 // contentions (Interval.Shown Blocked) but two profiles, as Pyroscope's
 // mutex and block are two.
-var otlpKinds = []otlpKind{
+var otlpKinds = [...]otlpKind{
 	{"monitor", Monitor, func(iv *model.Interval) bool { return iv.Shown() == model.Blocked && !iv.Acquire }},
 	{"juc", Monitor, func(iv *model.Interval) bool { return iv.Acquire }},
 	{"wait", Wait, func(iv *model.Interval) bool { return iv.State == model.Waiting }},
@@ -350,8 +350,14 @@ type otlpBuilder struct {
 	// and their strings cost more to make and look up than the samples
 	// (BenchmarkPushLoop).
 	threads map[format.ThreadID][]int32
-	objects map[format.ObjectID][]int32
 	owners  map[format.ThreadID][]int32
+	// objs: what the request knows of each lock object (objEntry), by
+	// its number in the model (Model.Object); objects: by its id, an
+	// index in more, for a model that numbers none.
+	objs    []objEntry
+	objects map[format.ObjectID]int32
+	more    []objEntry
+	objNear [256]objNearEntry // object's
 	// The lock.class attribute by the class as the model has it
 	// (Model.Class), and a state's attribute naming its other thread
 	// (otherAttr) by the state and that thread: a push has a lock object
@@ -420,7 +426,7 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 			dict: newOTLPDict(nil),
 			strs: map[string]int32{"": 0}, funcs: map[pprofFunc]int32{}, locs: map[pprofLoc]int32{},
 			stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
-			threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID][]int32{},
+			threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID]int32{},
 			owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
 			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
 			attrBuf: make([]int32, 0, 16)}
@@ -491,6 +497,10 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	clear(b.attrs)
 	clear(b.threads)
 	clear(b.objects)
+	clear(b.objs) // the last request's pairs and attributes, dead
+	clear(b.more)
+	b.objs, b.more = b.objs[:0], b.more[:0]
+	clear(b.objNear[:])
 	clear(b.owners)
 	clear(b.classes)
 	b.lastClass, b.lastClassAttr = "", 0
@@ -594,35 +604,99 @@ func (b *otlpBuilder) ownerAttrs(th format.ThreadID) []int32 {
 	return a
 }
 
-// objectAttrs returns the indexes of the lock obj's attributes: its id and
-// class; none for 0.
-func (b *otlpBuilder) objectAttrs(obj format.ObjectID) []int32 {
-	if obj == 0 {
-		return nil
+// objEntry is what a request knows of a lock object: its attributes
+// (lock.id, lock.class), made at its first sample key, and that key's
+// pair of samples (of kind kind, otlpKinds' index). Most objects of a
+// push are parked on once (a request's own future): their one key is
+// kept here, not in the kind's map of pairs (a look-up of a 32-byte key
+// that misses and a store, for each). A key is in one of the two: first
+// when it was its object's first, the map's otherwise.
+type objEntry struct {
+	attrs []int32
+	kind  int32
+	key   stateKey
+	first *statePair
+	// class: the object's class (Model.Object's), when known is true.
+	class string
+	known bool
+}
+
+// object returns obj's entry (not 0), made at first sight.
+func (b *otlpBuilder) object(obj format.ObjectID) *objEntry {
+	// The objects asked for lately by a hash of the id: the hot ones (a
+	// pool's queue) are asked at each key the ring misses, and the
+	// model's map of thousands is out of the caches.
+	n := &b.objNear[uint32(obj)*0x9E3779B1>>24]
+	if n.e != nil && n.id == obj {
+		return n.e
 	}
-	a, ok := b.objects[obj]
-	if !ok {
+	e := b.objectOf(obj)
+	*n = objNearEntry{obj, e}
+	return e
+}
+
+// objNearEntry is an entry of otlpBuilder.objNear.
+type objNearEntry struct {
+	id format.ObjectID
+	e  *objEntry
+}
+
+// objectOf is object without objNear.
+func (b *otlpBuilder) objectOf(obj format.ObjectID) *objEntry {
+	if num, class := b.m.Object(obj); num > 0 {
+		if num >= len(b.objs) {
+			n, old := max(num+1, 2*len(b.objs)), len(b.objs)
+			if n > cap(b.objs) {
+				clear(b.objNear[:]) // its pointers are into the old array
+			}
+			b.objs = slices.Grow(b.objs, n-old)[:n]
+			clear(b.objs[old:])
+		}
+		e := &b.objs[num]
+		if !e.known {
+			e.kind, e.class, e.known = -1, class, true
+		}
+		return e
+	}
+	if i, ok := b.objects[obj]; ok {
+		return &b.more[i]
+	}
+	b.objects[obj] = int32(len(b.more))
+	if len(b.more) == cap(b.more) {
+		clear(b.objNear[:]) // its pointers are into the old array
+	}
+	b.more = append(b.more, objEntry{kind: -1})
+	return &b.more[len(b.more)-1]
+}
+
+// objectAttrs returns the indexes of the attributes of the lock obj, of
+// entry e: its id and class, made at the first sample key with it.
+func (b *otlpBuilder) objectAttrs(e *objEntry, obj format.ObjectID) []int32 {
+	if e.attrs == nil {
 		// The lock.id attribute is obj's alone (ids print distinct), and
-		// objects asks for it once: it is added without looking it up.
-		id := obj.String()
-		a = b.intArena.take(2) // a push has thousands of objects
-		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: id})
+		// it is made once: added without looking it up.
+		a := b.intArena.take(2) // a push has thousands of objects
+		a[0] = b.newAttr(otlpAttr{key: AttrLockID, str: obj.String()})
 		a = a[:1]
-		if c := b.className(obj); c >= 0 {
+		if c := b.className(obj, e); c >= 0 {
 			a = append(a, c)
 		}
-		b.objects[obj] = a
+		e.attrs = a
 	}
-	return a
+	return e.attrs
 }
 
 // className returns the index of obj's lock.class attribute
-// (Model.ClassName), -1 when its class is unknown.
-func (b *otlpBuilder) className(obj format.ObjectID) int32 {
+// (Model.ClassName), -1 when its class is unknown; e is obj's entry, whose
+// class is the model's when known.
+func (b *otlpBuilder) className(obj format.ObjectID, e *objEntry) int32 {
 	if b.m.InitLock(obj) != nil {
 		return b.attr(AttrLockClass, b.m.ClassName(obj))
 	}
-	c := b.m.Class(obj)
+	c := e.class
+	if !e.known {
+		c = b.m.Class(obj)
+	}
 	if c == "" {
 		return -1
 	}
@@ -883,6 +957,7 @@ func (b *otlpBuilder) newPair(st int32, attrs []int32) *statePair {
 // Profiles and their samples by key.
 type kindProfiles struct {
 	k            otlpKind
+	index        int32 // k's in otlpKinds
 	count, delay *profpb.Profile
 	pairs        map[stateKey]*statePair
 	// The pairs of the last keys asked for (the latest at recent[next-1],
@@ -915,12 +990,24 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 			return r.p
 		}
 	}
-	if p := kp.pairs[kk]; p != nil {
-		kp.remember(kk, p)
-		return p
+	var oe *objEntry
+	if iv.Object != 0 {
+		oe = b.object(iv.Object)
+		if oe.first != nil && oe.kind == kp.index && oe.key == kk {
+			kp.remember(kk, oe.first)
+			return oe.first
+		}
+	}
+	if oe == nil || oe.first != nil {
+		if p := kp.pairs[kk]; p != nil {
+			kp.remember(kk, p)
+			return p
+		}
 	}
 	attrs := append(b.attrBuf[:0], b.threadAttrs(t)...)
-	attrs = append(attrs, b.objectAttrs(iv.Object)...)
+	if oe != nil {
+		attrs = append(attrs, b.objectAttrs(oe, iv.Object)...)
+	}
 	if lk, ok := ivLockKindOf(iv); ok {
 		attrs = append(attrs, b.lockKindAttr(lk))
 	}
@@ -943,7 +1030,11 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	p := b.newPair(b.stack(iv.Stack), attrs)
 	kp.count.Samples = append(kp.count.Samples, &p.count)
 	kp.delay.Samples = append(kp.delay.Samples, &p.delay)
-	kp.pairs[kk] = p
+	if oe != nil && oe.first == nil {
+		oe.kind, oe.key, oe.first = kp.index, kk, p
+	} else {
+		kp.pairs[kk] = p
+	}
 	kp.remember(kk, p)
 	return p
 }
@@ -962,11 +1053,14 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 	var all []*kindProfiles
 	var monitor, juc *kindProfiles // the contentions' (eachContention)
 	var others []*kindProfiles     // the other kinds, by their intervals
+	// The other kinds by otlpKinds' index (otherKind), nil for those
+	// not pushed: an interval is of one kind at most.
+	var byKind [len(otlpKinds) + 1]*kindProfiles
 	for i, k := range otlpKinds {
 		if kinds&k.kinds == 0 {
 			continue
 		}
-		kp := &kindProfiles{k: k, pairs: b.kindPairs[i],
+		kp := &kindProfiles{k: k, index: int32(i), pairs: b.kindPairs[i],
 			count: b.profile(k.name, "contentions", "count", "contentions", "count", 1),
 			delay: b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)}
 		all = append(all, kp)
@@ -977,6 +1071,7 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 			juc = kp
 		default:
 			others = append(others, kp)
+			byKind[i] = kp
 		}
 	}
 	for _, t := range b.m.Threads {
@@ -1007,17 +1102,15 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 		}
 		for i := range ivs {
 			iv := &ivs[i]
-			for _, kp := range others {
-				if !kp.k.has(iv) {
-					continue
-				}
-				p := b.get(kp, t, iv, iv.Open, iv.Other, false)
-				if first(*iv) && b.counts(iv) {
-					b.add(&p.count, 1, iv.Start)
-				}
-				b.add(&p.delay, int64(iv.Duration()), iv.Start)
-				break // the other kinds are of other states
+			kp := byKind[otherKind(iv)]
+			if kp == nil {
+				continue
 			}
+			p := b.get(kp, t, iv, iv.Open, iv.Other, false)
+			if first(*iv) && b.counts(iv) {
+				b.add(&p.count, 1, iv.Start)
+			}
+			b.add(&p.delay, int64(iv.Duration()), iv.Start)
 		}
 	}
 	var out []*profpb.Profile
@@ -1042,6 +1135,42 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 	}
 	return out
 }
+
+// otherKind returns the index in otlpKinds of the kind other than
+// the contentions' that iv is of (its has true), len(otlpKinds) for none:
+// the kinds are of distinct states, decided by one switch, not by each
+// kind's has in turn (a push has hundreds of thousands of intervals).
+func otherKind(iv *model.Interval) int {
+	switch iv.State {
+	case model.Waiting:
+		return kindWait
+	case model.Sleeping:
+		return kindSleep
+	case model.Joining:
+		return kindJoin
+	case model.Acquiring:
+		return kindSemaphore
+	case model.Parked:
+		if !iv.Acquire {
+			return kindPark
+		}
+	case model.Idle:
+		if !iv.Acquire {
+			return kindIdle
+		}
+	}
+	return len(otlpKinds)
+}
+
+// The indexes of otlpKinds' kinds other than the contentions'.
+const (
+	kindWait = iota + 2
+	kindSleep
+	kindJoin
+	kindSemaphore
+	kindPark
+	kindIdle
+)
 
 // counts reports whether iv's state (not a contention: eachContention's
 // are counted where they end) counts here: not when it was on at From,

@@ -315,6 +315,7 @@ func TestOTLPGolden(t *testing.T) {
 		paths = append(paths, p...)
 	}
 	var got strings.Builder
+	var reuse model.Reuse // every case's cached model's, as a push's
 	for _, path := range paths {
 		rec, m := load(t, path)
 		lean, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true})
@@ -324,12 +325,15 @@ func TestOTLPGolden(t *testing.T) {
 		// The same requests through an OTLPCache, as a series of pushes
 		// of the recording makes them, the second with what the first
 		// left in it (the models built with its stack table), and without
-		// the runnable time's split (NoRunSplit), as a push builds them.
+		// the runnable time's split (NoRunSplit), with the memory of the
+		// case before (Reuse: the objects numbered, Model.Object), as a
+		// push builds them.
 		cache := NewOTLPCache()
-		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks()})
+		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks(), Reuse: &reuse})
 		if err != nil {
 			t.Fatal(err)
 		}
+		checkObjectNumbers(t, path, cached.Model)
 		for _, o := range []OTLPOptions{{Samples: true}, {Samples: true, From: m.Start + (m.End-m.Start)/3, Partial: true}} {
 			fmt.Fprintf(&got, "== %s/%s from=%d partial=%v\n", filepath.Base(filepath.Dir(path)), filepath.Base(path), o.From, o.Partial)
 			req := &collpb.ExportProfilesServiceRequest{}
@@ -446,6 +450,56 @@ func TestOTLPCacheLearnsMethods(t *testing.T) {
 		}
 		if named := bytes.Contains(got, []byte("learntLate")); named != (step == "learnt") {
 			t.Errorf("method %s: the request names it: %v", step, named)
+		}
+	}
+}
+
+// TestOTLPOtherKind: otherKind names the kind whose has is true, of
+// those other than the contentions', for every state, acquire or not.
+func TestOTLPOtherKind(t *testing.T) {
+	for s := model.State(0); s < model.NumStates; s++ {
+		for _, acq := range []bool{false, true} {
+			iv := &model.Interval{State: s, Acquire: acq}
+			want := len(otlpKinds)
+			for i := kindWait; i < len(otlpKinds); i++ {
+				if otlpKinds[i].has(iv) {
+					want = i
+					break
+				}
+			}
+			if got := otherKind(iv); got != want {
+				t.Errorf("%v acquire %v: otherKind %d, has says %d", s, acq, got, want)
+			}
+		}
+	}
+	if otlpKinds[kindWait].name != "wait" || otlpKinds[kindIdle].name != "idle" {
+		t.Error("the kind indexes do not follow otlpKinds")
+	}
+}
+
+// checkObjectNumbers: a model built with Options.Reuse numbers the
+// objects of its locks densely from 1 (Model.Object), each with the class
+// Model.Class tells.
+func checkObjectNumbers(t *testing.T, path string, m *model.Model) {
+	t.Helper()
+	seen := map[int]format.ObjectID{}
+	for _, l := range m.Locks {
+		num, class := m.Object(l.Object)
+		if num <= 0 {
+			t.Errorf("%s: object %v has no number", path, l.Object)
+			continue
+		}
+		if o, ok := seen[num]; ok && o != l.Object {
+			t.Errorf("%s: objects %v and %v are both number %d", path, o, l.Object, num)
+		}
+		seen[num] = l.Object
+		if c := m.Class(l.Object); class != c {
+			t.Errorf("%s: object %v: class %q, Class says %q", path, l.Object, class, c)
+		}
+	}
+	for num := range seen {
+		if num > len(seen)+len(m.Locks) {
+			t.Errorf("%s: object number %d of %d objects: not dense", path, num, len(seen))
 		}
 	}
 }

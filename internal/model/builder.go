@@ -53,6 +53,8 @@ type Builder struct {
 	// its locks; lastObj and lastFold, the one asked for last.
 	objs     map[format.ObjectID]*objFold
 	objSlab  *slab[objFold]
+	nobjs    int32             // the objects numbered (objFold.num)
+	objNear  [objSlots]objNear // objFind's
 	lastObj  format.ObjectID
 	lastFold *objFold
 	stacks   stackTable

@@ -934,7 +934,28 @@ func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
 		return ""
 	}
-	if o := m.objs[obj]; o != nil && o.class != "" {
+	return m.classOf(obj, m.objs[obj])
+}
+
+// Object returns obj's number in the model and its class (Class). The
+// objects a state or an ObjectClass line named are numbered from 1 in
+// the order the fold met them, densely, so that a reader of many (a
+// push's OTLP builder: one object a request's future) keeps what it
+// knows of each in a slice by number, not in a map by id, and learns
+// the class in the same look-up. num is 0, and class "", when obj is
+// unknown, or the model was built without Options.Reuse (the fold's
+// objects are not kept then: Class tells the class).
+func (m *Model) Object(obj format.ObjectID) (num int, class string) {
+	o := m.objs[obj]
+	if o == nil {
+		return 0, ""
+	}
+	return int(o.num), m.classOf(obj, o)
+}
+
+// classOf is Class of obj, whose fold entry is o (nil: none kept).
+func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
+	if o != nil && o.class != "" {
 		for _, ls := range o.ls {
 			if ls != nil {
 				return o.class // every lock of it knows it

@@ -3,6 +3,7 @@ package reader
 import (
 	"encoding/binary"
 	"io"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,5 +175,32 @@ func TestCarried(t *testing.T) {
 	want = "ThreadStarted* ObjectClass* ThreadPark* ThreadStarted* ObjectNotify ThreadUnparked"
 	if next, each, _ = read(t, filepath.Join(dir, "b")); next != want || each != want {
 		t.Errorf("chunk file 3:\nNext      %s\nEachEvent %s\nwant      %s", next, each, want)
+	}
+}
+
+// TestFactSet: a factSet has what was added to it, and nothing else,
+// looked up between adds in any order, with repeats, after a reset.
+func TestFactSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var s factSet
+	for round := range 3 {
+		want := map[factKey]bool{}
+		for range 2000 {
+			k := factKey(r.IntN(500))
+			if r.IntN(4) == 0 {
+				if got := s.has(k); got != want[k] {
+					t.Fatalf("round %d: has(%d) %v, want %v", round, k, got, want[k])
+				}
+				continue
+			}
+			s.add(k)
+			want[k] = true
+		}
+		for k := range factKey(500) {
+			if got := s.has(k); got != want[k] {
+				t.Fatalf("round %d: has(%d) %v at the end, want %v", round, k, got, want[k])
+			}
+		}
+		s.reset()
 	}
 }

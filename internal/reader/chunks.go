@@ -89,25 +89,25 @@ type Buffers struct {
 	decoders []*decoder
 	stacks   *StackTable // the table tables' numbers are of
 	tables   map[*stackCache]*stackIDs
-	facts    [2]map[factKey]struct{} // a Span's carryFilter.facts, rangeFilter.given
+	carried  factSet              // a Span's carryFilter.facts
+	given    map[factKey]struct{} // a Span's rangeFilter.given
 }
 
 // factSets returns b's two sets of facts, empty, for a Span's read; nil b:
 // new ones.
-func (b *Buffers) factSets() (carried, given map[factKey]struct{}) {
+func (b *Buffers) factSets() (carried *factSet, given map[factKey]struct{}) {
 	if b == nil {
-		return map[factKey]struct{}{}, map[factKey]struct{}{}
+		return &factSet{}, map[factKey]struct{}{}
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	for i, m := range b.facts {
-		if m == nil {
-			b.facts[i] = map[factKey]struct{}{}
-		} else {
-			clear(m)
-		}
+	b.carried.reset()
+	if b.given == nil {
+		b.given = map[factKey]struct{}{}
+	} else {
+		clear(b.given)
 	}
-	return b.facts[0], b.facts[1]
+	return &b.carried, b.given
 }
 
 // DefaultChunkSize is the chunk size of EachEvent: large enough that the

@@ -9,6 +9,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"math/bits"
 
 	"orca/internal/format"
 )
@@ -877,9 +878,10 @@ func (m *Model) Thread(id format.ThreadID) *Thread {
 	}
 }
 
-// threadSlot is id's first slot in an index of n slots (a power of 2).
+// threadSlot is id's first slot in an index of n slots (a power of 2),
+// by probeTab's hash.
 func threadSlot(id format.ThreadID, n int) int {
-	return int(uint64(id) * 0x9E3779B97F4A7C15 >> 32 & uint64(n-1))
+	return probeHash(uint64(id), uint8(64-bits.TrailingZeros(uint(n))))
 }
 
 // indexThreads replaces the fold's map of the threads by ID with thIdx,

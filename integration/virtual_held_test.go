@@ -43,11 +43,20 @@ func TestVirtualPotentialDeadlocks(t *testing.T) {
 			n, _ := strconv.Atoi(rec.Info[key])
 			return n
 		}
-		read, asked := count(format.InfoHeldVirtualRead), count(format.InfoHeldVirtualAsked)
-		if skipped, dropped := count(format.InfoHeldSkipped), count(format.InfoHeldDropped); skipped != 0 || dropped != 0 ||
-			read < 1 || asked < 1 || read+asked != 4 {
-			t.Errorf(".info held_monitors_skipped=%d dropped=%d virtual_read=%d virtual_asked=%d; want 0, 0, and 4 enters read or asked, "+
-				"at least one of each", skipped, dropped, read, asked)
+		// Every contended enter is read, asked or skipped (its monitor free again), once: the
+		// nesters' four (read or asked: the lock orders below list them), and any the JDK's own
+		// code made on a loaded machine (CI saw 5 enters, one skipped).
+		r := load(t, prefix)
+		enters := r.sel(format.MonitorContendedEnter, nil)
+		read, asked, skipped := count(format.InfoHeldVirtualRead), count(format.InfoHeldVirtualAsked), count(format.InfoHeldSkipped)
+		all := count(format.InfoHeldRead) + count(format.InfoHeldAsked) + skipped
+		if dropped := count(format.InfoHeldDropped); dropped != 0 || read < 1 || asked < 1 || read+asked < 4 || all != len(enters) {
+			t.Errorf(".info held_monitors_dropped=%d virtual_read=%d virtual_asked=%d; read, asked or skipped %d, %d contended enters; "+
+				"want none dropped, of the virtual threads' at least one read and one asked and 4 in all, each enter counted once",
+				dropped, read, asked, all, len(enters))
+			for _, i := range enters {
+				t.Logf("%s", r.describe(i))
+			}
 		}
 		checkHeldCheck(t, res.stderr, true, 1)
 		for _, err := range modeltest.Validate(built.Model) {

@@ -313,6 +313,9 @@ static void jni_wrap(void) {
 // JVMTI's answer gives) and no collection ran meanwhile (the oops read are
 // then the objects'): else 0, and the caller asks JVMTI as before.
 static __thread int64_t own_ns;
+// own_jni: the last held_own failed for a monitor entered through JNI
+// (held_asked counts it).
+static __thread int own_jni;
 
 void held_time_own(int freed) {
   if (!switches.time_held) return;
@@ -351,9 +354,7 @@ int held_own(JNIEnv *env, jobject o, int virt) {
   if (switches.time_held) own_ns = clock_now() - t0;
   if (switches.held_check) check(env, o, n, virt);
   if (n < 0) {
-    counter_add(CNT_HELD_ASKED, 1);
-    if (virt) counter_add(CNT_HELD_VIRTUAL_ASKED, 1);
-    if (why == WHY_JNI) counter_add(CNT_HELD_JNI, 1);
+    own_jni = why == WHY_JNI;
     return 0;
   }
   if (switches.time_held) atomic_fetch_add(&t_own, 1);
@@ -370,6 +371,13 @@ int held_own(JNIEnv *env, jobject o, int virt) {
 // the call). On 24+ only (JEP 491, HotSpot's owner a thread id: verified
 // on 25); before, such an enter is asked in the thread with lockorder=yes
 // alone, else skipped (held_monitors_skipped).
+void held_asked(int virt) {
+  counter_add(CNT_HELD_ASKED, 1);
+  if (virt) counter_add(CNT_HELD_VIRTUAL_ASKED, 1);
+  if (own_jni) counter_add(CNT_HELD_JNI, 1);
+  own_jni = 0;
+}
+
 int held_virtual(void) { return held_async() && hs_has(HS_OWNER_TID); }
 
 // held_ask runs on the held thread (threads/pending.h), for a thread that

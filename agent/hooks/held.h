@@ -49,6 +49,10 @@ void held_start(JNIEnv *env, jthread cur);
 // down to its continuation's entry; 0 when some are in its stack chunk).
 // A thread holding a monitor it entered through JNI is asked of JVMTI.
 int held_own(JNIEnv *env, jobject o, int virt);
+// held_asked counts an enter held_own could not read that is asked of
+// JVMTI (here or by the held thread): .info held_monitors_asked, _virtual_
+// asked and _jni. Not one it skips (its monitor free again by then).
+void held_asked(int virt);
 // held_virtual: a virtual thread's enter not read from its frames is asked
 // by the held thread (24+); else as before (in the thread with
 // lockorder=yes, skipped by default).

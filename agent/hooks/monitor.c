@@ -207,6 +207,7 @@ static void entered_switch(tstate *s, int timed) {
 // module: monitor_lock_order): NULL while none is set.
 static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void), (*held_virtual)(void);
 static int (*held_own)(JNIEnv *, jobject, int);
+static void (*held_asked)(int);
 static void (*held_time_own)(int);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
@@ -219,6 +220,7 @@ void monitor_lock_order(const monitor_held *h) {
   held_write = h->write;
   held_read = h->read;
   held_own = h->own;
+  held_asked = h->asked;
   held_time_own = h->time_own;
   held_async = h->async;
   held_virtual = h->virtual_async;
@@ -279,6 +281,7 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
     lock_order = async = 0;
     counter_add(CNT_HELD_SKIPPED, 1);
   }
+  if (lock_order && !own) held_asked(s->is_virtual);
   if (lock_order && !async && !own) {
     int64_t c0 = switches.time_held ? clock_now() : 0;
     held_read();

@@ -30,6 +30,7 @@ void monitor_restart(void);
 typedef struct {
   int (*on)(void), (*async)(void), (*locks_on)(void), (*virtual_async)(void);
   int (*own)(JNIEnv *, jobject, int);
+  void (*asked)(int virt);
   void (*time_own)(int freed);
   void (*read)(void);
   void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);

@@ -591,12 +591,12 @@ func (s *site) lockJSON(l *model.Lock) lockJSON {
 	out := lockJSON{
 		Object: l.Object.String(), Kind: l.Kind.String(), Class: s.d.objectClass(l.Object), Contentions: l.Contentions,
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
-		Contended: l.Contended(), Waiters: len(l.Waiters), TopOwner: -1,
+		Contended: l.Contended(), Waiters: l.WaiterCount(), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
 		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
 	}
-	if len(l.Owners) > 0 {
-		out.TopOwner = s.d.threadIndex(l.Owners[0].Thread)
+	if l.OwnerCount() > 0 {
+		out.TopOwner = s.d.threadIndex(s.d.m.OwnersOf(l)[0].Thread)
 	}
 	out.Call = s.d.m.LockCall(l, s.d.rec.FrameName)
 	out.CallLabel = model.CallLabel(out.Class, out.Call)
@@ -686,7 +686,7 @@ func (s *site) groups(r *http.Request) (any, error) {
 	v := s.viewOrAll(r)
 	out := make([]groupJSON, 0, len(v.Groups))
 	for _, g := range v.Groups {
-		gj := groupJSON{Kind: g.Kind.String(), Objects: len(g.Members), Threads: len(g.WaitedBy), Waits: g.Waits,
+		gj := groupJSON{Kind: g.Kind.String(), Objects: len(g.Members), Threads: g.WaitedByCount(), Waits: g.Waits,
 			WaitTime: int64(g.WaitTime), MaxWait: int64(g.MaxWait), MaxWaits: g.MaxWaits, Notified: g.Notified, TimedOut: g.TimedOut,
 			StillWaiting: g.StillWaiting, Idle: g.IdleWaits, Notifies: g.Notifies, NotifyAlls: g.NotifyAlls, WokeNobody: g.NotifiesWokeNobody,
 			Sites: []waitSiteJSON{}, UnparkedBy: []unparkerJSON{}, Members: []memberJSON{}}
@@ -821,11 +821,11 @@ func (s *site) lock(r *http.Request) (any, error) {
 	}
 	out := lockDetailJSON{lockJSON: s.lockJSON(l), Owners: []ownerJSON{}, Waiters: []int{}, Sites: []siteJSON{}, HeldAt: []siteJSON{}, Threads: []int{}}
 	total := l.BlamedTotal()
-	for _, o := range l.Owners {
+	for _, o := range s.d.m.OwnersOf(l) {
 		out.Owners = append(out.Owners, ownerJSON{s.d.threadIndex(o.Thread), o.Thread.String(), s.d.threadName(o.Thread), o.Contentions, o.Open,
 			int64(o.Blamed), model.Share(o.Blamed, total), report.Percent(model.Share(o.Blamed, total))})
 	}
-	for _, w := range l.Waiters {
+	for _, w := range s.d.m.WaitersOf(l) {
 		out.Waiters = append(out.Waiters, s.d.threadIndex(w))
 	}
 	out.SitesTotal, out.HeldAtTotal = len(l.Sites), len(l.HeldAt)

@@ -141,10 +141,12 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 // file as the fold goes and the model keeps none it is done with
 // (docs/streaming.md); the handlers read a thread's back when they draw
 // or detail it (intervalsOf), and the JDK threads' test reads the marks of
-// the stacks made as the fold goes. The answers are those of a model
-// built without (TestSpillAnswers).
+// the stacks made as the fold goes. A lock's owners are spilled too, as
+// orca report's, and read back for its detail and the lock list's top
+// owner (Model.OwnersOf). The answers are those of a model built without
+// (TestSpillAnswers).
 func ModelOptions(rec *reader.Recording) model.Options {
-	return model.Options{Spill: true, DropIntervals: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
 }
 
 // maxReports bounds the reports kept: one per thread filter asked for.

@@ -138,6 +138,10 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	}
 	b.edges.drop = opt.NoEdges
 	b.noLockFigures = opt.NoLockFigures
+	// No reader of a model without the locks' figures walks byObject (the
+	// aggregation's, the spill's): with the objects kept, Lock finds a
+	// lock there.
+	b.m.locksInObjs = opt.NoLockFigures && b.m.objs != nil
 	b.noRunSplit = opt.NoRunSplit
 	b.wf.endOnly = opt.EndGraphOnly
 	if opt.Spill {

@@ -150,7 +150,9 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		if kind == JUCLock {
 			b.condChanged() // a condition's lock may be it
 		}
-		b.m.byObject[lockOf(obj, kind)] = l
+		if !b.m.locksInObjs {
+			b.m.byObject[lockOf(obj, kind)] = l
+		}
 		b.m.Locks = append(b.m.Locks, l)
 	}
 	return ls

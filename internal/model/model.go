@@ -826,6 +826,11 @@ type Model struct {
 	// from each Lock (a push's thousands of objects were a miss of the
 	// cache each).
 	objs map[format.ObjectID]*objFold
+	// locksInObjs: byObject is empty, Lock answers from objs (a push's
+	// build: Options.Reuse and NoLockFigures, whose readers find a lock by
+	// Lock alone; a store in byObject for each new lock, most of them a
+	// park's once, was 2 % of a push's CPU).
+	locksInObjs bool
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -921,7 +926,15 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 }
 
 // Lock returns the lock of that kind on obj, or nil.
-func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockOf(obj, kind)] }
+func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
+	if m.locksInObjs {
+		if o := m.objs[obj]; o != nil && o.ls[kind] != nil {
+			return o.ls[kind].l
+		}
+		return nil
+	}
+	return m.byObject[lockOf(obj, kind)]
+}
 
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
@@ -966,7 +979,14 @@ func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 		return ""
 	}
 	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {
-		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
+		var l *Lock
+		switch {
+		case !m.locksInObjs:
+			l = m.byObject[lockOf(obj, k)]
+		case o != nil && o.ls[k] != nil:
+			l = o.ls[k].l
+		}
+		if l != nil && l.Class != "" {
 			return l.Class
 		}
 	}

@@ -397,7 +397,7 @@ type otlpBuilder struct {
 	funcArena  arena[profpb.Function]
 	// The kinds' pairs of samples by key (states), by otlpKinds' index,
 	// and the samples' (samples): kept with the builder (OTLPCache.kept).
-	kindPairs   []map[stateKey]*statePair
+	kindPairs   []pairTab
 	samplePairs map[sampleKey]samplePair
 
 	// origin converts the model's times to Unix ns; ok false when the
@@ -428,13 +428,10 @@ func newOTLPBuilder(rec *reader.Recording, m *model.Model, c *OTLPCache) *otlpBu
 			stacks: map[model.StackID]int32{}, attrs: map[otlpAttr]int32{},
 			threads: map[format.ThreadID][]int32{}, objects: map[format.ObjectID]int32{},
 			owners: map[format.ThreadID][]int32{}, classes: map[string]int32{}, others: map[otherThreadKey]int32{},
-			kindPairs: make([]map[stateKey]*statePair, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
+			kindPairs: make([]pairTab, len(otlpKinds)), samplePairs: map[sampleKey]samplePair{},
 			attrBuf: make([]int32, 0, 16)}
 		b.vals.size, b.stamps.size, b.intArena.size, b.pairArena.size, b.attrArena.size = 16384, 16384, 4096, 256, 256
 		b.stackArena.size, b.locArena.size, b.funcArena.size = 256, 256, 256
-		for i := range b.kindPairs {
-			b.kindPairs[i] = map[stateKey]*statePair{}
-		}
 		if c != nil {
 			c.kept = b
 		}
@@ -506,8 +503,8 @@ func (b *otlpBuilder) reuse(rec *reader.Recording, m *model.Model) {
 	b.lastClass, b.lastClassAttr = "", 0
 	clear(b.others)
 	clear(b.samplePairs)
-	for _, mp := range b.kindPairs {
-		clear(mp)
+	for i := range b.kindPairs {
+		b.kindPairs[i].reset()
 	}
 	b.from, b.partial, b.chained = 0, false, false
 	b.origin, b.timed = 0, false
@@ -959,7 +956,7 @@ type kindProfiles struct {
 	k            otlpKind
 	index        int32 // k's in otlpKinds
 	count, delay *profpb.Profile
-	pairs        map[stateKey]*statePair
+	pairs        *pairTab
 	// The pairs of the last keys asked for (the latest at recent[next-1],
 	// round the ring): a thread's states come in runs of one key (a
 	// contention's owners), or of a few taking turns (a pool's worker
@@ -999,7 +996,7 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 		}
 	}
 	if oe == nil || oe.first != nil {
-		if p := kp.pairs[kk]; p != nil {
+		if p := kp.pairs.get(kk); p != nil {
 			kp.remember(kk, p)
 			return p
 		}
@@ -1033,7 +1030,7 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	if oe != nil && oe.first == nil {
 		oe.kind, oe.key, oe.first = kp.index, kk, p
 	} else {
-		kp.pairs[kk] = p
+		kp.pairs.put(kk, p)
 	}
 	kp.remember(kk, p)
 	return p
@@ -1060,7 +1057,7 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 		if kinds&k.kinds == 0 {
 			continue
 		}
-		kp := &kindProfiles{k: k, index: int32(i), pairs: b.kindPairs[i],
+		kp := &kindProfiles{k: k, index: int32(i), pairs: &b.kindPairs[i],
 			count: b.profile(k.name, "contentions", "count", "contentions", "count", 1),
 			delay: b.profile(k.name, "delay", "nanoseconds", "contentions", "count", 1)}
 		all = append(all, kp)

@@ -135,6 +135,8 @@ type Builder struct {
 	noLockFigures bool
 	// noRunSplit: no thread's windows are split (Options.NoRunSplit).
 	noRunSplit bool
+	// noThreadTimes: no thread's intervals are fed (Options.NoThreadTimes).
+	noThreadTimes bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile

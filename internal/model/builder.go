@@ -51,7 +51,7 @@ type Builder struct {
 	orders map[string]int
 	// objs: what the fold knows of each object (objFold): its class and
 	// its locks; lastObj and lastFold, the one asked for last.
-	objs     map[format.ObjectID]*objFold
+	objs     *probeTab[*objFold]
 	objSlab  *slab[objFold]
 	nobjs    int32             // the objects numbered (objFold.num)
 	objNear  [objSlots]objNear // objFind's
@@ -406,7 +406,7 @@ func New() *Builder {
 			Stacks:   [][]format.Frame{nil},
 		},
 		threads:   map[format.ThreadID]*tstate{},
-		objs:      map[format.ObjectID]*objFold{},
+		objs:      &probeTab[*objFold]{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},

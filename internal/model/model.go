@@ -825,7 +825,7 @@ type Model struct {
 	// (kept with it, as the Locks are): Class from their dense slab, not
 	// from each Lock (a push's thousands of objects were a miss of the
 	// cache each).
-	objs map[format.ObjectID]*objFold
+	objs *probeTab[*objFold]
 	// locksInObjs: byObject is empty, Lock answers from objs (a push's
 	// build: Options.Reuse and NoLockFigures, whose readers find a lock by
 	// Lock alone; a store in byObject for each new lock, most of them a
@@ -928,7 +928,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 // Lock returns the lock of that kind on obj, or nil.
 func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
 	if m.locksInObjs {
-		if o := m.objs[obj]; o != nil && o.ls[kind] != nil {
+		if o := m.objFold(obj); o != nil && o.ls[kind] != nil {
 			return o.ls[kind].l
 		}
 		return nil
@@ -949,7 +949,7 @@ func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
 		return ""
 	}
-	return m.classOf(obj, m.objs[obj])
+	return m.classOf(obj, m.objFold(obj))
 }
 
 // Object returns obj's number in the model and its class (Class). The
@@ -961,11 +961,22 @@ func (m *Model) Class(obj format.ObjectID) string {
 // unknown, or the model was built without Options.Reuse (the fold's
 // objects are not kept then: Class tells the class).
 func (m *Model) Object(obj format.ObjectID) (num int, class string) {
-	o := m.objs[obj]
+	o := m.objFold(obj)
 	if o == nil {
 		return 0, ""
 	}
 	return int(o.num), m.classOf(obj, o)
+}
+
+// objFold returns the fold's entry of obj, nil when none was kept.
+func (m *Model) objFold(obj format.ObjectID) *objFold {
+	if m.objs == nil {
+		return nil
+	}
+	if p := m.objs.lookup(uint64(obj)); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // classOf is Class of obj, whose fold entry is o (nil: none kept).

@@ -338,8 +338,8 @@ func (p *pusher) build(final bool) error {
 		return err
 	}
 	// export.OTLP reads the threads' intervals, the locks' owner changes
-	// and the samples, none of the locks' figures, the edges or the
-	// threads' runnable time's split.
+	// and the samples, none of the locks' figures, the edges, the
+	// threads' runnable time's split or their times in each state.
 	if p.cache == nil {
 		p.cache = export.NewOTLPCache()
 	}
@@ -347,7 +347,7 @@ func (p *pusher) build(final bool) error {
 	// time in this goroutine, through the buffers kept (reader.Buffers):
 	// a push's CPU, not its wall time, is what counts.
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
+		NoThreadTimes: true, Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
 	if err != nil {
 		return err
 	}

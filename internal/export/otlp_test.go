@@ -325,11 +325,13 @@ func TestOTLPGolden(t *testing.T) {
 		// The same requests through an OTLPCache, as a series of pushes
 		// of the recording makes them, the second with what the first
 		// left in it (the models built with its stack table), and without
-		// the runnable time's split (NoRunSplit), with the memory of the
-		// case before (Reuse: the objects numbered, Model.Object), as a
-		// push builds them.
+		// the runnable time's split (NoRunSplit) nor the threads' times
+		// (NoThreadTimes), with the memory of the case before (Reuse: the
+		// objects numbered, Model.Object; the locks found there,
+		// Model.Lock), as a push builds them.
 		cache := NewOTLPCache()
-		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, Stacks: cache.Stacks(), Reuse: &reuse})
+		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, NoThreadTimes: true,
+			Stacks: cache.Stacks(), Reuse: &reuse})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ type Builder struct {
 	orders map[string]int
 	// objs: what the fold knows of each object (objFold): its class and
 	// its locks; lastObj and lastFold, the one asked for last.
-	objs     map[format.ObjectID]*objFold
+	objs     *probeTab[*objFold]
 	objSlab  *slab[objFold]
 	nobjs    int32             // the objects numbered (objFold.num)
 	objNear  [objSlots]objNear // objFind's
@@ -135,6 +135,8 @@ type Builder struct {
 	noLockFigures bool
 	// noRunSplit: no thread's windows are split (Options.NoRunSplit).
 	noRunSplit bool
+	// noThreadTimes: no thread's intervals are fed (Options.NoThreadTimes).
+	noThreadTimes bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile
@@ -404,7 +406,7 @@ func New() *Builder {
 			Stacks:   [][]format.Frame{nil},
 		},
 		threads:   map[format.ThreadID]*tstate{},
-		objs:      map[format.ObjectID]*objFold{},
+		objs:      &probeTab[*objFold]{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
 		joins:     map[format.ThreadID][]pendingJoin{},

@@ -163,10 +163,12 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	t := ts.t
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
-	ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
-		b.feed(ts, blk)
-		return true
-	})
+	if !b.noThreadTimes {
+		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
+			b.feed(ts, blk)
+			return true
+		})
+	}
 	b.spillFed(ts)
 	if !b.noLockFigures {
 		b.ag.endThread(&ts.body.agg)
@@ -197,7 +199,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
 	}
-	if r := t.Life() - ts.busy; r > 0 {
+	if r := t.Life() - ts.busy; r > 0 && !b.noThreadTimes {
 		t.Time[Runnable] = r
 	}
 	bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }

@@ -74,7 +74,8 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		}
 		b.nobjs++
 		o.num = b.nobjs
-		b.objs[obj] = o
+		p, _ := b.objs.find(uint64(obj))
+		*p = o
 		b.objNear[objSlot(obj)] = objNear{obj, o}
 	}
 	b.lastObj, b.lastFold = obj, o
@@ -91,11 +92,12 @@ func (b *Builder) objFind(obj format.ObjectID) *objFold {
 	if n.o != nil && n.id == obj {
 		return n.o
 	}
-	o := b.objs[obj]
-	if o != nil {
-		*n = objNear{obj, o}
+	p := b.objs.lookup(uint64(obj))
+	if p == nil {
+		return nil
 	}
-	return o
+	*n = objNear{obj, *p}
+	return *p
 }
 
 // objNear is an entry of Builder.objNear: an object and its objFold.
@@ -150,7 +152,9 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 		if kind == JUCLock {
 			b.condChanged() // a condition's lock may be it
 		}
-		b.m.byObject[lockOf(obj, kind)] = l
+		if !b.m.locksInObjs {
+			b.m.byObject[lockOf(obj, kind)] = l
+		}
 		b.m.Locks = append(b.m.Locks, l)
 	}
 	return ls

@@ -825,7 +825,12 @@ type Model struct {
 	// (kept with it, as the Locks are): Class from their dense slab, not
 	// from each Lock (a push's thousands of objects were a miss of the
 	// cache each).
-	objs map[format.ObjectID]*objFold
+	objs *probeTab[*objFold]
+	// locksInObjs: byObject is empty, Lock answers from objs (a push's
+	// build: Options.Reuse and NoLockFigures, whose readers find a lock by
+	// Lock alone; a store in byObject for each new lock, most of them a
+	// park's once, was 2 % of a push's CPU).
+	locksInObjs bool
 	// holds: the locks' hold times as the fold made them (Lock.Hold).
 	holds map[lockKey]*lockHolds
 	// initLocks: the ClassInits by object (Model.InitLock).
@@ -921,7 +926,15 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 }
 
 // Lock returns the lock of that kind on obj, or nil.
-func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock { return m.byObject[lockOf(obj, kind)] }
+func (m *Model) Lock(obj format.ObjectID, kind LockKind) *Lock {
+	if m.locksInObjs {
+		if o := m.objFold(obj); o != nil && o.ls[kind] != nil {
+			return o.ls[kind].l
+		}
+		return nil
+	}
+	return m.byObject[lockOf(obj, kind)]
+}
 
 // Class returns the class signature of an object as its locks know it (an
 // ObjectClass line, a semaphore's), "" when unknown: the name of the
@@ -936,7 +949,7 @@ func (m *Model) Class(obj format.ObjectID) string {
 	if obj == 0 {
 		return ""
 	}
-	return m.classOf(obj, m.objs[obj])
+	return m.classOf(obj, m.objFold(obj))
 }
 
 // Object returns obj's number in the model and its class (Class). The
@@ -948,11 +961,22 @@ func (m *Model) Class(obj format.ObjectID) string {
 // unknown, or the model was built without Options.Reuse (the fold's
 // objects are not kept then: Class tells the class).
 func (m *Model) Object(obj format.ObjectID) (num int, class string) {
-	o := m.objs[obj]
+	o := m.objFold(obj)
 	if o == nil {
 		return 0, ""
 	}
 	return int(o.num), m.classOf(obj, o)
+}
+
+// objFold returns the fold's entry of obj, nil when none was kept.
+func (m *Model) objFold(obj format.ObjectID) *objFold {
+	if m.objs == nil {
+		return nil
+	}
+	if p := m.objs.lookup(uint64(obj)); p != nil {
+		return *p
+	}
+	return nil
 }
 
 // classOf is Class of obj, whose fold entry is o (nil: none kept).
@@ -966,7 +990,14 @@ func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 		return ""
 	}
 	for _, k := range []LockKind{Blocker, Monitor, JUCLock, Semaphore} {
-		if l := m.byObject[lockOf(obj, k)]; l != nil && l.Class != "" {
+		var l *Lock
+		switch {
+		case !m.locksInObjs:
+			l = m.byObject[lockOf(obj, k)]
+		case o != nil && o.ls[k] != nil:
+			l = o.ls[k].l
+		}
+		if l != nil && l.Class != "" {
 			return l.Class
 		}
 	}

@@ -86,6 +86,13 @@ func (t *probeTab[E]) lookup(key uint64) *E {
 	}
 }
 
+// reset empties t, its slots kept.
+func (t *probeTab[E]) reset() {
+	clear(t.slots)
+	var zero E
+	t.n, t.last, t.hasLast = 0, zero, false
+}
+
 // probeHash is k's first slot of a table of 1<<(64-shift) (Fibonacci
 // hashing: keys in a row, as stack IDs are, spread over the table).
 func probeHash(k uint64, shift uint8) int {

@@ -1,10 +1,6 @@
 package model
 
-import (
-	"unsafe"
-
-	"orca/internal/format"
-)
+import "unsafe"
 
 // Reuse is memory a series of builds hands out again (Options.Reuse):
 // the pushes of one orca record --otlp, each of which folds a few MB of
@@ -22,7 +18,7 @@ type Reuse struct {
 	objs  slab[objFold]
 	// The builder's objects and the Model's locks by object, emptied
 	// for the next build (their tables kept: a push's grew from empty).
-	objsBy   map[format.ObjectID]*objFold
+	objsBy   *probeTab[*objFold]
 	byObject map[lockKey]*Lock
 	used     bool
 }
@@ -40,7 +36,7 @@ func (r *Reuse) start(b *Builder) {
 		r.objsBy, r.byObject = b.objs, b.m.byObject
 	}
 	if r.used {
-		clear(r.objsBy)
+		r.objsBy.reset()
 		clear(r.byObject)
 		r.ivs.reset()
 		r.locks.reset()

@@ -72,7 +72,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}
-	if !ts.feeding {
+	if !ts.feeding && !b.noThreadTimes {
 		ts.feeding = true
 		b.feeding = append(b.feeding, ts)
 	}

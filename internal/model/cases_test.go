@@ -261,6 +261,10 @@ func dumpModel(b *strings.Builder, m *Model) {
 			if iv.Wake != WakeNone {
 				fmt.Fprintf(b, " wake=%s", iv.Wake)
 			}
+			if from, ok := iv.HandOff(); ok && from < iv.End {
+				// Handed off from the unpark to its end (released).
+				fmt.Fprintf(b, " handoff=%s", rel(m, from))
+			}
 			if iv.Open {
 				b.WriteString(" open")
 			}

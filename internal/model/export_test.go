@@ -2,6 +2,7 @@ package model
 
 import (
 	"os"
+	"slices"
 
 	"orca/internal/format"
 )
@@ -108,17 +109,56 @@ func SpillReadFault(err error, f func()) {
 	f()
 }
 
+// HandOffOwner marks a hand-off stretch among the spans UnionOfRuns and
+// UnionSorted are given: [Interval.HandOff, End] of a contention.
+const HandOffOwner = handOffOwner
+
+// Part is a piece of a lock's union: in a hand-off stretch (Released) or
+// not (handOffParts).
+type Part struct {
+	OwnerSpan
+	Released bool
+}
+
 // UnionOfRuns is the union HoldersDoing makes of a lock's spans ss, as
-// they came: packed (spanLog), then merged from their runs.
-func UnionOfRuns(ss []OwnerSpan) []OwnerSpan {
+// they came: packed (spanLog), then merged from their runs; and its
+// pieces in and out of the hand-off stretches among ss (of HandOffOwner).
+func UnionOfRuns(ss []OwnerSpan) ([]OwnerSpan, []Part) {
 	l := &spanLog{}
 	for _, s := range ss {
-		l.add(s, nil)
+		logSpan(l, s, nil)
 	}
 	var mg spanMerge
+	u, parts := unionParts(&mg, l)
+	return append(make([]OwnerSpan, 0, len(u)), u...), parts // as HoldersDoing keeps it
+}
+
+// logSpan adds s to l: a hand-off stretch if of HandOffOwner.
+func logSpan(l *spanLog, s OwnerSpan, sp *spanSpill) {
+	if s.Owner == handOffOwner {
+		l.addHandOff(s.Start, s.End, sp)
+	} else {
+		l.add(s, sp)
+	}
+}
+
+// HandOffParts is handOffParts: the pieces of s in and out of the
+// hand-off stretches hand, merged first (mergeHandOffs).
+func HandOffParts(s OwnerSpan, hand []OwnerSpan) []Part {
+	var parts []Part
+	handOffParts(s, mergeHandOffs(slices.Clone(hand)), func(p OwnerSpan, r bool) { parts = append(parts, Part{p, r}) })
+	return parts
+}
+
+// unionParts is mg's union of l and its pieces.
+func unionParts(mg *spanMerge, l *spanLog) ([]OwnerSpan, []Part) {
 	var u []OwnerSpan
-	mg.union(l, func(s OwnerSpan) { u = append(u, s) })
-	return append(make([]OwnerSpan, 0, len(u)), u...) // as HoldersDoing keeps it
+	var parts []Part
+	mg.union(l, func(s OwnerSpan, hand []OwnerSpan) {
+		u = append(u, s)
+		handOffParts(s, hand, func(p OwnerSpan, r bool) { parts = append(parts, Part{p, r}) })
+	})
+	return u, parts
 }
 
 // OwnerRuns runs f with the locks' owners (Options.SpillOwners) written
@@ -156,31 +196,48 @@ func SpanChunks(n int, f func()) {
 // UnionOfRunsSpilt is UnionOfRuns with the spans written to a spill in
 // sorted chunks of about chunk bytes (spanSpill) as they come, the rest
 // in memory.
-func UnionOfRunsSpilt(dir string, ss []OwnerSpan, chunk int) ([]OwnerSpan, error) {
+func UnionOfRunsSpilt(dir string, ss []OwnerSpan, chunk int) ([]OwnerSpan, []Part, error) {
 	s, err := openSpill(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer s.f.Close()
 	if err := s.done(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	m := &Model{spill: s}
 	sp := &spanSpill{m: m, max: chunk}
 	l := &spanLog{}
 	for _, s := range ss {
-		l.add(s, sp)
+		logSpan(l, s, sp)
 	}
 	mg := spanMerge{m: m}
-	var u []OwnerSpan
-	mg.union(l, func(s OwnerSpan) { u = append(u, s) })
-	return u, nil
+	u, parts := unionParts(&mg, l)
+	return u, parts, nil
 }
 
 // UnionSorted is the union newDoingFold makes of ss: sorted stably by
-// start (sortByStart), then folded.
-func UnionSorted(ss []OwnerSpan) []OwnerSpan {
-	return newDoingFold(LockRef{}, append([]OwnerSpan(nil), ss...), nil).d.Spans
+// start (sortByStart), then folded; and its pieces in and out of the
+// hand-off stretches among ss, as DoingIn makes them.
+func UnionSorted(ss []OwnerSpan) ([]OwnerSpan, []Part) {
+	var spans, hand []OwnerSpan
+	for _, s := range ss {
+		if s.Owner == handOffOwner {
+			hand = append(hand, s)
+		} else {
+			spans = append(spans, s)
+		}
+	}
+	u := newDoingFold(LockRef{}, spans, nil).d.Spans
+	hand = mergeHandOffs(hand)
+	var parts []Part
+	for _, s := range u {
+		for len(hand) > 0 && hand[0].End <= s.Start {
+			hand = hand[1:]
+		}
+		handOffParts(s, hand, func(p OwnerSpan, r bool) { parts = append(parts, Part{p, r}) })
+	}
+	return u, parts
 }
 
 // BlameLogged returns the blame spans t's blameLog holds for its

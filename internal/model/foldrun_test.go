@@ -11,7 +11,8 @@ import (
 // like a busy server's, in memory, and checks that each lock's holders'
 // runnable split (Doing.Run, which the holders' fold makes from the
 // runnable time and samples its own walk of a span found) is the sum of
-// RunIn over the lock's spans, each asked alone. It fails when the fold
+// RunIn over the lock's spans, each asked alone (out of the lock's
+// hand-off stretches: released). It fails when the fold
 // takes a span's part of a window for the whole span where the span
 // crosses a window's end, or the samples of another range.
 func TestHoldersRunSplit(t *testing.T) {
@@ -19,14 +20,31 @@ func TestHoldersRunSplit(t *testing.T) {
 	check := func(t *testing.T, prefix string) {
 		_, res := testrec.Open(t, prefix)
 		m := res.Model
-		for ref, d := range m.Filter(nil).HoldersDoing() {
+		v := m.Filter(nil)
+		hand := map[LockRef][]OwnerSpan{}
+		for _, th := range v.Threads {
+			for i := range th.Intervals {
+				if iv := &th.Intervals[i]; iv.Acquire {
+					if from, ok := iv.HandOff(); ok {
+						ref := LockRef{Object: iv.Object, Kind: JUCLock}
+						hand[ref] = append(hand[ref], OwnerSpan{Start: from, End: iv.End})
+					}
+				}
+			}
+		}
+		for ref, d := range v.HoldersDoing() {
 			var want RunSplit
 			for _, s := range d.Spans {
 				h := m.Thread(s.Owner)
 				if h == nil {
 					continue
 				}
-				want.Add(h.RunIn(s.Start, s.End))
+				// The hand-offs are released: no run split.
+				for _, p := range HandOffParts(s, hand[ref]) {
+					if !p.Released {
+						want.Add(h.RunIn(p.Start, p.End))
+					}
+				}
 				// Where the span lies against the windows between
 				// ThreadCPU lines: inside one (not the whole), or across.
 				for k := 1; k < len(h.Sched); k++ {

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -25,10 +26,14 @@ type Doing struct {
 	Unknown format.Time // of it, the time no holder was named, or the holder's life did not cover
 	// Released: of it, the time the holder named was in Object.wait on
 	// this very monitor, or parked in Condition.await on a condition of
-	// this very java.util.concurrent lock (Model.Releases). It had let the
-	// lock go, and the next owner was not in yet (the blocked threads name
-	// their owner until the fold learns of the next: the hand-off). Not
-	// the holder's Waiting, Parked or Idle: it did not hold the lock then.
+	// this very java.util.concurrent lock (Model.Releases); and of a
+	// java.util.concurrent lock, its hand-offs: from the unpark that ended
+	// a park in its acquire to that park's end (Interval.HandOff, the
+	// stretches of the lock's contentions merged), whoever the holder
+	// named and whatever it did then. It had let the lock go, and the next
+	// owner was not in yet (the blocked threads name their owner until the
+	// fold learns of the next: the hand-off). Not the holder's Waiting,
+	// Parked, Idle or runnable time: it did not hold the lock then.
 	Released format.Time
 	Time     [NumStates]format.Time
 	Run      RunSplit
@@ -157,6 +162,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			for _, s := range ivSpans {
 				last.add(s, ssp)
 			}
+			if from, ok := iv.HandOff(); ok && iv.End > from {
+				// After its span, in order: from is not before Start.
+				last.addHandOff(from, iv.End, ssp)
+			}
 			if each != nil {
 				each(t, iv, ivSpans)
 			}
@@ -188,11 +197,19 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		out[r] = d
 		folds = append(folds, f)
 		kept = kept[:0]
-		mg.union(lg, func(s OwnerSpan) {
+		mg.union(lg, func(s OwnerSpan, hand []OwnerSpan) {
 			if keep {
 				kept = append(kept, s)
 			}
-			hs.add(k, s)
+			// Its hand-off stretches are released, folded here (the
+			// holder's life alone is read); the rest by holder below.
+			handOffParts(s, hand, func(p OwnerSpan, released bool) {
+				if released {
+					f.released(&p, m.Thread(p.Owner))
+				} else {
+					hs.add(k, p)
+				}
+			})
 		})
 		if keep {
 			d.Spans = append(make([]OwnerSpan, 0, len(kept)), kept...)
@@ -473,12 +490,30 @@ func (hl *heldLog) each(fold func(k int32, s OwnerSpan)) {
 // With a spill (sp), each spanChunkSize bytes of them are sorted into one
 // run and written out (spilt), as an external sort's runs: the logs of a
 // 5 GB recording were 1.11 GB of the report's live peak.
+//
+// A j.u.c. lock's log holds its hand-off stretches too (Interval.HandOff),
+// each after its contention's span, as spans of handOffOwner: the merge
+// reads them in order with the spans (spanMerge.union). An owner is packed
+// plus one, so that handOffOwner takes a byte.
 type spanLog struct {
 	blocks [][]byte
 	runs   []spanRun
 	prev   format.Time // the last span's start
 	size   int         // the bytes in blocks
 	spilt  []spanChunk
+	// handOffs: it has hand-off stretches (addHandOff).
+	handOffs bool
+}
+
+// handOffOwner is the owner of a hand-off stretch in a spanLog: no
+// thread's.
+const handOffOwner = ^format.ThreadID(0)
+
+// addHandOff adds the hand-off stretch [from, to] of the contention whose
+// span was added last (Interval.HandOff).
+func (l *spanLog) addHandOff(from, to format.Time, sp *spanSpill) {
+	l.handOffs = true
+	l.add(OwnerSpan{from, to, handOffOwner}, sp)
 }
 
 // spanChunk is spans of a spanLog sorted by start (stably) and written to
@@ -541,7 +576,7 @@ func (l *spanLog) add(s OwnerSpan, sp *spanSpill) {
 	n := len(b)
 	b = binary.AppendVarint(b, int64(s.Start-l.prev))
 	b = binary.AppendUvarint(b, uint64(s.End-s.Start))
-	b = binary.AppendUvarint(b, uint64(s.Owner))
+	b = binary.AppendUvarint(b, uint64(s.Owner+1))
 	l.blocks[nb-1] = b
 	l.prev = s.Start
 	if sp == nil {
@@ -564,7 +599,7 @@ func (s *OwnerSpan) decode(b []byte) int {
 	o, n3 := binary.Uvarint(b[n1+n2:])
 	s.Start += format.Time(d)
 	s.End = s.Start + format.Time(ln)
-	s.Owner = format.ThreadID(o)
+	s.Owner = format.ThreadID(o) - 1
 	return n1 + n2 + n3
 }
 
@@ -626,7 +661,7 @@ func (sp *spanSpill) chunk(l *spanLog) {
 	for i, s := range ss {
 		b = binary.AppendVarint(b, int64(s.Start-prev))
 		b = binary.AppendUvarint(b, uint64(s.End-s.Start))
-		b = binary.AppendUvarint(b, uint64(s.Owner))
+		b = binary.AppendUvarint(b, uint64(s.Owner+1))
 		prev = s.Start
 		if len(b) >= spanChunkBlock-spanMaxSize || i == len(ss)-1 {
 			r, ok := sp.m.ScratchWrite(b)
@@ -665,6 +700,11 @@ type spanMerge struct {
 	heap  []spanCursor
 	rooms [][]byte // the chunks' cursors' room to read blocks into
 	m     *Model   // whose spill holds the chunks
+	// A lock with hand-off stretches (spanLog.handOffs): done, the union's
+	// spans made and not yet emitted (from di on), hand, the stretches
+	// read, merged, that may reach them (from hi on).
+	done, hand []OwnerSpan
+	di, hi     int
 }
 
 // union calls emit with each span of the union of l's spans, in order
@@ -673,7 +713,14 @@ type spanMerge struct {
 // merge makes it: the union is not held (the largest lock's of a 1 GB
 // recording was 156 MB); l's blocks are let go. The chunks written out
 // came before the spans in memory: they are the first runs.
-func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
+//
+// With each span come l's hand-off stretches that reach into it (merged:
+// in order, disjoint, possibly reaching out of it; none for a lock
+// without them). A stretch can begin after the span that covers it began,
+// so a span made waits until the merge is past its end (flush): the spans
+// made and not emitted are those that end after the next span read
+// begins, about as many as the contentions at once.
+func (mg *spanMerge) union(l *spanLog, emit func(s OwnerSpan, hand []OwnerSpan)) {
 	h := mg.heap[:0]
 	for k, ch := range l.spilt {
 		if k == len(mg.rooms) {
@@ -694,21 +741,35 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		return a.s.Start < b.s.Start || a.s.Start == b.s.Start && a.run < b.run
 	}
 	heapify(h, less)
+	out := func(s OwnerSpan) {
+		if l.handOffs {
+			mg.done = append(mg.done, s)
+		} else {
+			emit(s, nil)
+		}
+	}
 	// cur is the union's last span, still growing (unionAdd's u[n-1]).
 	var cur OwnerSpan
 	have := false
 	for len(h) > 0 {
 		s := h[0].s
+		if l.handOffs {
+			// No stretch read from here on reaches a span that ends by
+			// s's start.
+			mg.flush(s.Start, emit)
+		}
 		if have {
 			s.Start = max(s.Start, cur.End)
 		}
 		switch {
+		case h[0].s.Owner == handOffOwner:
+			mg.addHand(h[0].s)
 		case s.End <= s.Start:
 		case have && cur.Owner == s.Owner && cur.End == s.Start:
 			cur.End = s.End
 		default:
 			if have {
-				emit(cur)
+				out(cur)
 			}
 			cur, have = s, true
 		}
@@ -721,10 +782,87 @@ func (mg *spanMerge) union(l *spanLog, emit func(OwnerSpan)) {
 		siftDown(h, 0, less)
 	}
 	if have {
-		emit(cur)
+		out(cur)
 	}
+	mg.flush(math.MaxInt64, emit)
 	mg.heap = h[:0]
+	mg.done, mg.hand, mg.di, mg.hi = mg.done[:0], mg.hand[:0], 0, 0
 	l.blocks, l.runs, l.spilt = nil, nil, nil
+}
+
+// addHand adds a hand-off stretch, read in order of start, to mg.hand.
+func (mg *spanMerge) addHand(s OwnerSpan) {
+	if n := len(mg.hand); n > mg.hi && s.Start <= mg.hand[n-1].End {
+		mg.hand[n-1].End = max(mg.hand[n-1].End, s.End)
+		return
+	}
+	mg.hand = append(mg.hand, s)
+}
+
+// flush emits the spans made (mg.done) that end by upTo, each with the
+// hand-off stretches that reach into it, and lets go those behind.
+func (mg *spanMerge) flush(upTo format.Time, emit func(OwnerSpan, []OwnerSpan)) {
+	for mg.di < len(mg.done) && mg.done[mg.di].End <= upTo {
+		s := mg.done[mg.di]
+		mg.di++
+		for mg.hi < len(mg.hand) && mg.hand[mg.hi].End <= s.Start {
+			mg.hi++
+		}
+		j := mg.hi
+		for j < len(mg.hand) && mg.hand[j].Start < s.End {
+			j++
+		}
+		emit(s, mg.hand[mg.hi:j])
+	}
+	// Their room is reused: what is left is moved to the front once
+	// more is behind than left.
+	if mg.di > 0 && 2*mg.di >= len(mg.done) {
+		mg.done = mg.done[:copy(mg.done, mg.done[mg.di:])]
+		mg.di = 0
+	}
+	if mg.hi > 0 && 2*mg.hi >= len(mg.hand) {
+		mg.hand = mg.hand[:copy(mg.hand, mg.hand[mg.hi:])]
+		mg.hi = 0
+	}
+}
+
+// handOffParts calls part with the pieces of s, a span of a lock's
+// union, in order: those in a hand-off stretch of hand (in order,
+// disjoint) released, the others not.
+func handOffParts(s OwnerSpan, hand []OwnerSpan, part func(p OwnerSpan, released bool)) {
+	at := s.Start
+	for _, h := range hand {
+		a, b := max(h.Start, at), min(h.End, s.End)
+		if b <= a {
+			continue
+		}
+		if a > at {
+			part(OwnerSpan{at, a, s.Owner}, false)
+		}
+		part(OwnerSpan{a, b, s.Owner}, true)
+		at = b
+	}
+	if at < s.End {
+		part(OwnerSpan{at, s.End, s.Owner}, false)
+	}
+}
+
+// mergeHandOffs returns the union of the stretches hand (reordered), in
+// order and disjoint, as spanMerge.addHand makes it.
+func mergeHandOffs(hand []OwnerSpan) []OwnerSpan {
+	slices.SortStableFunc(hand, func(a, b OwnerSpan) int { return cmp.Compare(a.Start, b.Start) })
+	out := hand[:0]
+	for _, h := range hand {
+		if h.End <= h.Start {
+			continue
+		}
+		if n := len(out); n > 0 && h.Start <= out[n-1].End {
+			out[n-1].End = max(out[n-1].End, h.End)
+			continue
+		}
+		out = append(out, h)
+	}
+	return out
 }
 
 // read reads c's next span: from l's blocks, or a chunk's, read back
@@ -752,13 +890,15 @@ func (l *spanLog) read(c *spanCursor) {
 
 // DoingIn returns what the holders of lock did in the spans ss (one
 // contention's BlameSpans: the viewer's "what the holder was doing" of a
-// blocked interval), folded as HoldersDoing folds a lock's; ss is not
-// changed. The holders' intervals and samples are where the caller put
-// them (a Model built with Options.DropIntervals: Thread.Intervals and
-// Samples set from the spill); their windows are read back here
-// (ReadRun).
-func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
+// blocked interval), folded as HoldersDoing folds a lock's, the time in
+// the hand-off stretches hand (from each one's HandOff to its End: the
+// contention's own) released; ss and hand are not changed. The holders'
+// intervals and samples are where the caller put them (a Model built with
+// Options.DropIntervals: Thread.Intervals and Samples set from the spill);
+// their windows are read back here (ReadRun).
+func (m *Model) DoingIn(lock LockRef, ss, hand []OwnerSpan) *Doing {
 	f := newDoingFold(lock, slices.Clone(ss), nil)
+	hand = mergeHandOffs(slices.Clone(hand))
 	f.lc = &lockChanges{oc: m.ownerCache()}
 	cursors := map[format.ThreadID]*Cursor{}
 	holders := map[format.ThreadID]*Thread{}
@@ -778,7 +918,16 @@ func (m *Model) DoingIn(lock LockRef, ss []OwnerSpan) *Doing {
 			}
 			holders[s.Owner] = t
 		}
-		m.foldSpan(f, s, holders[s.Owner], c)
+		for len(hand) > 0 && hand[0].End <= s.Start {
+			hand = hand[1:]
+		}
+		handOffParts(*s, hand, func(p OwnerSpan, released bool) {
+			if released {
+				f.released(&p, holders[p.Owner])
+			} else {
+				m.foldSpan(f, &p, holders[p.Owner], c)
+			}
+		})
 	}
 	f.finish()
 	return f.d
@@ -916,6 +1065,24 @@ func unionAdd(u []OwnerSpan, s OwnerSpan) []OwnerSpan {
 		return u
 	}
 	return append(u, s)
+}
+
+// released adds s, a piece of the union in a hand-off stretch, of holder
+// t (nil when unknown): released while t was alive, else unknown.
+func (f *doingFold) released(s *OwnerSpan, t *Thread) {
+	d := f.d
+	d.Blocked += s.End - s.Start
+	if t == nil {
+		d.Unknown += s.End - s.Start
+		return
+	}
+	a, b := max(s.Start, t.Start), min(s.End, t.End)
+	if b <= a {
+		d.Unknown += s.End - s.Start
+		return
+	}
+	d.Unknown += s.End - s.Start - (b - a)
+	d.Released += b - a
 }
 
 // foldSpan adds what the holder of s, t (nil when unknown), did in it; c

@@ -129,7 +129,10 @@ type Interval struct {
 	First format.ThreadID
 	Stack StackID // where the thread was
 	// Blocked: the lock's OwnerChanges[ownFrom:ownTo] are the owner
-	// changes the fold saw while the thread was blocked.
+	// changes the fold saw while the thread was blocked. A park in a
+	// j.u.c. lock's acquire (Acquire) has none: one that another thread's
+	// unpark ended (WakeUnpark) keeps in them its hand-off's length (End
+	// minus HandOff's from; ownFrom the high 32 bits): no cap, no byte more.
 	ownFrom, ownTo uint32
 	// The small fields come last: a model holds millions of intervals,
 	// and this order makes one 56 bytes instead of 64.
@@ -558,6 +561,29 @@ func (m *Model) Released(iv *Interval) (LockRef, bool) {
 		}
 	}
 	return LockRef{}, false
+}
+
+// HandOff returns, for a park in a java.util.concurrent lock's acquire
+// (Acquire) that another thread's unpark ended (WakeUnpark: the releaser,
+// Other), when that unpark came, or the park's Start if it came before
+// (a permit): from then to End the lock was being handed off to this
+// thread — its releaser had let it go (AQS's release unparks the next
+// waiter after it frees the lock), and this thread was not in yet. ok is
+// false for any other interval. The fold knows the unpark when the park
+// ends (Builder.endParked); the holders' pass counts the hand-off as
+// released (Doing.Released), whoever the contentions name the holder.
+func (iv *Interval) HandOff() (from format.Time, ok bool) {
+	if !iv.Acquire || iv.Wake != WakeUnpark {
+		return 0, false
+	}
+	return iv.End - format.Time(uint64(iv.ownFrom)<<32|uint64(iv.ownTo)), true
+}
+
+// setHandOff notes that the park iv (Acquire), ending at end, was
+// unparked by another thread at u: HandOff.
+func (iv *Interval) setHandOff(u, end format.Time) {
+	d := uint64(max(end-max(u, iv.Start), 0))
+	iv.ownFrom, iv.ownTo = uint32(d>>32), uint32(d)
 }
 
 // ParkOwner is the thread a park in a java.util.concurrent lock's acquire

@@ -229,6 +229,9 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 		return // its own permit
 	}
 	o.iv.Wake, o.iv.Other = WakeUnpark, u.by
+	if o.iv.Acquire {
+		o.iv.setHandOff(u.at, at)
+	}
 	b.edges.add(Edge{Kind: EdgeUnpark, From: u.by, To: th, FromTime: u.at, ToTime: at, Object: o.iv.Object})
 }
 

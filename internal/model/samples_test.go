@@ -126,6 +126,15 @@ func TestHoldersDoing(t *testing.T) {
 	}
 }
 
+// handOffOf is iv's hand-off stretch (Interval.HandOff), as DoingIn
+// takes it: none when it has none.
+func handOffOf(iv *Interval) []OwnerSpan {
+	if from, ok := iv.HandOff(); ok {
+		return []OwnerSpan{{Start: from, End: iv.End}}
+	}
+	return nil
+}
+
 // holdersDoingOf builds testdata/cases/NAME.txtar and returns its model
 // and what the holders of ref did (HoldersDoing), failing when none is told.
 func holdersDoingOf(t *testing.T, name string, ref LockRef) (*Model, *Doing) {
@@ -152,7 +161,7 @@ func TestHoldersReleased(t *testing.T) {
 		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 0.7 s, 0.2 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
 	}
 	b := m.Thread(0xB)
-	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(b.ID, &b.Intervals[0])))
+	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(b.ID, &b.Intervals[0])), nil)
 	if in.Released != d.Released || in.Time != d.Time {
 		t.Errorf("DoingIn: released %v, by state %v; want HoldersDoing's %v, %v", in.Released, in.Time, d.Released, d.Time)
 	}
@@ -162,18 +171,20 @@ func TestHoldersReleased(t *testing.T) {
 // blocked on sync BEEF (1.0..1.6) its holder B was runnable 0.2, parked on
 // F0F0 (a condition of another lock, FEED: it held BEEF) 0.2 and parked on
 // C0DE (BEEF's own condition: Condition.await released BEEF) 0.2: released,
-// not parked. While A and B were blocked (0..0.4) holder H ran. Before
-// ConditionLock, the 0.2 s on C0DE were parked.
+// not parked. While A and B were blocked (0..0.4) holder H (their parks
+// name it) ran to 0.3; from 0.3, when A's await released BEEF and unparked
+// B, to B's acquire at 0.4, BEEF was handed off: released 0.1 (H had let
+// it go too, at 0.1). Before ConditionLock, the 0.2 s on C0DE were parked.
 func TestHoldersReleasedCondition(t *testing.T) {
 	ref := LockRef{0xBEEF, JUCLock}
 	m, d := holdersDoingOf(t, "condition-release", ref)
 	var want [NumStates]format.Time
-	want[Runnable], want[Parked] = 600e6, 200e6
-	if d.Blocked != 1000e6 || d.Released != 200e6 || d.Unknown != 0 || d.Time != want {
-		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 1 s, 0.2 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
+	want[Runnable], want[Parked] = 500e6, 200e6
+	if d.Blocked != 1000e6 || d.Released != 300e6 || d.Unknown != 0 || d.Time != want {
+		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 1 s, 0.3 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
 	}
 	c := m.Thread(0xC)
-	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(c.ID, &c.Intervals[0])))
+	in := m.DoingIn(ref, slices.Collect(m.BlameSpans(c.ID, &c.Intervals[0])), handOffOf(&c.Intervals[0]))
 	if in.Released != 200e6 || in.Time[Parked] != 200e6 {
 		t.Errorf("DoingIn C's contention: released %v, by state %v; want 0.2 s released, 0.2 s parked", in.Released, in.Time)
 	}
@@ -185,6 +196,40 @@ func TestHoldersReleasedCondition(t *testing.T) {
 		if iv.Object == 0xF0F0 && (m.Releases(iv, ref) || !m.Releases(iv, LockRef{0xFEED, JUCLock})) {
 			t.Errorf("B's park on F0F0: releases BEEF %v, FEED %v; want false, true", m.Releases(iv, ref), m.Releases(iv, LockRef{0xFEED, JUCLock}))
 		}
+	}
+}
+
+// TestHoldersHandOff: juc-handoff.txtar. While W and X were blocked on
+// sync BEEF (0..1.1), their parks naming H: H runnable 0.5; released 0.4,
+// the hand-offs 0.5..0.8 (H's unlock unparked W, then H parked on latch
+// CAFE) and 1.0..1.1 (W's unparked X); parked 0.2 (0.8..1.0: X's park
+// names H, W held the lock). The viewer's fold of each contention, with
+// its own hand-off: W's 0.5 runnable, 0.3 released; X's 0.3 runnable, 0.5
+// parked, 0.1 released.
+func TestHoldersHandOff(t *testing.T) {
+	ref := LockRef{0xBEEF, JUCLock}
+	m, d := holdersDoingOf(t, "juc-handoff", ref)
+	var want [NumStates]format.Time
+	want[Runnable], want[Parked] = 500e6, 200e6
+	if d.Blocked != 1100e6 || d.Released != 400e6 || d.Unknown != 0 || d.Time != want {
+		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 1.1 s, 0.4 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
+	}
+	for _, c := range []struct {
+		th                        format.ThreadID
+		run, parked, released, at format.Time
+	}{{0xA, 500e6, 0, 300e6, 500e6}, {0xB, 300e6, 500e6, 100e6, 1000e6}} {
+		iv := &m.Thread(c.th).Intervals[0]
+		if from, ok := iv.HandOff(); !ok || from != m.Start+c.at {
+			t.Errorf("%v's park: hand-off from %v (%v), want %v", c.th, from-m.Start, ok, c.at)
+		}
+		in := m.DoingIn(ref, slices.Collect(m.BlameSpans(c.th, iv)), handOffOf(iv))
+		if in.Time[Runnable] != c.run || in.Time[Parked] != c.parked || in.Released != c.released {
+			t.Errorf("DoingIn %v's contention: runnable %v, parked %v, released %v; want %v, %v, %v", c.th, in.Time[Runnable], in.Time[Parked], in.Released, c.run, c.parked, c.released)
+		}
+	}
+	// The latch's park of H itself is no acquire: no hand-off.
+	if _, ok := m.Thread(1).Intervals[0].HandOff(); ok {
+		t.Errorf("H's park on the latch has a hand-off")
 	}
 }
 

@@ -102,7 +102,10 @@ func TestHoldersDoingUnionOwnArray(t *testing.T) {
 // stably by start (as it was made before, and as DoingIn makes it): the
 // same spans, ties included, with holders that differ at equal starts,
 // spans long and short, far apart and overlapping; and so with the spans
-// written out in sorted chunks of a few spans to many as they come.
+// written out in sorted chunks of a few spans to many as they come. A
+// third of the spans have a hand-off stretch after them (the end of the
+// span, from a point in it: a j.u.c. lock's): the union's pieces in and
+// out of the stretches are DoingIn's, the stretches merged after a sort.
 func TestUnionOfRuns(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct{ n, runs int }{{0, 1}, {1, 1}, {10, 1}, {10, 10}, {100, 3}, {1000, 7}, {1000, 1000}, {5000, 64}, {20000, 300}} {
@@ -117,25 +120,33 @@ func TestUnionOfRuns(t *testing.T) {
 						long = 1 << (33 + r.IntN(20))
 					}
 					ss = append(ss, OwnerSpan{Start: at, End: at + long, Owner: format.ThreadID(r.IntN(4)) << (r.IntN(2) * 40)})
+					if r.IntN(3) == 0 {
+						from := at + format.Time(r.Int64N(int64(long)+1))
+						ss = append(ss, OwnerSpan{Start: from, End: at + long, Owner: HandOffOwner})
+					}
 				}
 			}
 			if c.runs == 1000 {
 				r.Shuffle(len(ss), func(i, j int) { ss[i], ss[j] = ss[j], ss[i] })
 			}
-			got, want := UnionOfRuns(ss), UnionSorted(ss)
+			got, gotParts := UnionOfRuns(ss)
+			want, wantParts := UnionSorted(ss)
 			if !slices.Equal(got, want) {
 				t.Fatalf("%d spans in %d runs: union %d spans, sorted %d spans", c.n, c.runs, len(got), len(want))
+			}
+			if !slices.Equal(gotParts, wantParts) {
+				t.Fatalf("%d spans in %d runs: %d pieces, sorted %d pieces", c.n, c.runs, len(gotParts), len(wantParts))
 			}
 			if cap(got) != len(got) {
 				t.Errorf("%d spans: the union of %d holds an array of %d", c.n, len(got), cap(got))
 			}
 			for _, chunk := range []int{1, 40, 3000, 1 << 20} {
-				spilt, err := UnionOfRunsSpilt(t.TempDir(), ss, chunk)
+				spilt, spiltParts, err := UnionOfRunsSpilt(t.TempDir(), ss, chunk)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !slices.Equal(spilt, want) {
-					t.Fatalf("%d spans in %d runs, chunks of %d bytes spilt: union %d spans, sorted %d spans", c.n, c.runs, chunk, len(spilt), len(want))
+				if !slices.Equal(spilt, want) || !slices.Equal(spiltParts, wantParts) {
+					t.Fatalf("%d spans in %d runs, chunks of %d bytes spilt: union %d spans, sorted %d spans; %d pieces, %d", c.n, c.runs, chunk, len(spilt), len(want), len(spiltParts), len(wantParts))
 				}
 			}
 		}
@@ -144,8 +155,9 @@ func TestUnionOfRuns(t *testing.T) {
 
 // TestHoldersDoingAsDoingIn: on every model case, each lock's Doing
 // (HoldersDoing: spans packed and merged, folded holder by holder) is
-// DoingIn of the lock's blame spans collected thread by thread (sorted
-// stably, folded span by span): the two ways agree.
+// DoingIn of the lock's blame spans and hand-off stretches collected
+// thread by thread (sorted stably, folded span by span): the two ways
+// agree.
 func TestHoldersDoingAsDoingIn(t *testing.T) {
 	paths, err := filepath.Glob("testdata/cases/*.txtar")
 	if err != nil || len(paths) == 0 {
@@ -157,7 +169,7 @@ func TestHoldersDoingAsDoingIn(t *testing.T) {
 		_, res := testrec.Build(t, testrec.Parse(t, path), name)
 		m := res.Model
 		v := m.Filter(nil)
-		spans := map[LockRef][]OwnerSpan{}
+		spans, hand := map[LockRef][]OwnerSpan{}, map[LockRef][]OwnerSpan{}
 		for _, th := range v.Threads {
 			for i := range th.Intervals {
 				iv := &th.Intervals[i]
@@ -172,11 +184,14 @@ func TestHoldersDoingAsDoingIn(t *testing.T) {
 						spans[ref] = append(spans[ref], sp)
 					}
 				}
+				if from, ok := iv.HandOff(); ok {
+					hand[ref] = append(hand[ref], OwnerSpan{Start: from, End: iv.End})
+				}
 			}
 		}
 		for ref, d := range v.HoldersDoing() {
 			locks++
-			want := m.DoingIn(ref, spans[ref])
+			want := m.DoingIn(ref, spans[ref], hand[ref])
 			if len(want.Spans) == 0 && len(d.Spans) == 0 {
 				want.Spans = d.Spans
 			}

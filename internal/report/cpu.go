@@ -194,7 +194,8 @@ func runSplit(th *Thread, t *model.Thread) {
 // not 0, by its name in holders_doing: running, ready, other,
 // running_virtual, runnable (not split), the recorded states, released
 // (in Object.wait on the monitor itself, or in Condition.await on a
-// condition of the java.util.concurrent lock itself: let go, the next
+// condition of the java.util.concurrent lock itself, or the lock's
+// hand-off after an unlock unparked the next owner: let go, the next
 // owner not yet in), unknown.
 // The viewer names them so too.
 func DoingParts(d *model.Doing, put func(name string, t format.Time)) {
@@ -316,7 +317,7 @@ func holdersText(t *textWriter, l *Lock) {
 		case "released":
 			word = "released (in Object.wait on it, the next owner not in yet)"
 			if l.Kind == "juc" {
-				word = "released (in Condition.await on its condition, the next owner not in yet)"
+				word = "released (unparked the next owner, or in Condition.await on its condition; the next owner not in yet)"
 			}
 		}
 		line := fmt.Sprintf("%s %s (%s)", word, share, dur(p.s))

@@ -399,7 +399,12 @@ func (s *site) interval(r *http.Request) (any, error) {
 		for _, sp := range spans {
 			holders[sp.Owner] = true
 		}
-		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingIn(lock, spans) })
+		// Its own hand-off (a park's unparked by the releaser): released.
+		var hand []model.OwnerSpan
+		if from, ok := ivs[k].HandOff(); ok {
+			hand = append(hand, model.OwnerSpan{Start: from, End: ivs[k].End})
+		}
+		s.d.withIntervals(func(t *model.Thread) bool { return holders[t.ID] }, true, func() { dg = s.d.m.DoingIn(lock, spans, hand) })
 		if out.Holders = s.doingOf(dg); out.Holders != nil {
 			for _, sp := range dg.Spans[:min(len(dg.Spans), maxOwnerSpans)] {
 				out.Holders.Spans = append(out.Holders.Spans, ownerSpanJSON{Start: s.d.rel(sp.Start), End: s.d.rel(sp.End),

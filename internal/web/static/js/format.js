@@ -234,7 +234,7 @@ function doingColor(name) {
 const DOING_WORDS = {
   other: 'other (I/O, native, VM)', running_virtual: 'running virtual threads',
   runnable: 'runnable (not split)', unknown: 'holder unknown',
-  released: 'released (in Object.wait or Condition.await on it, the next owner not in yet)',
+  released: 'released (in Object.wait or Condition.await on it, or unparked the next owner; the next owner not in yet)',
 };
 
 // doingEl shows what holders did while others were blocked (a lock's or

@@ -122,7 +122,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var br blameReader
 	for _, t := range v.Threads {
 		t := load(t, &sp, false)
-		br.reset(&t.blame)
+		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
 			var ref LockRef
@@ -213,7 +213,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			h = load(m.Thread(hid), &sp, true)
 			c = Cursor{}
 			if h != nil {
-				bx.reset(&h.blame, h.Intervals)
+				bx.reset(&h.folded().blame, h.Intervals)
 				c.blame = &bx
 			}
 		}
@@ -228,7 +228,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
 		for _, t := range m.Threads {
-			t.blame = blameLog{}
+			if t.fold != nil {
+				t.fold.blame = blameLog{}
+				t.unfold()
+			}
 			t.spill.drop(spillBlame)
 		}
 	}

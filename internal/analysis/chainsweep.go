@@ -65,6 +65,67 @@ type rootSeg struct {
 	n    format.Time
 }
 
+// segLog is a root kept's stretches (rootSeg), in time order: the last in
+// last (n 0 for none), grown while the next one goes on from it with as
+// many waiters; those before packed in b, each as the zigzag varint of its
+// a less the one's before's b, then b-a and n (uvarints): ~8 bytes where a
+// rootSeg is 24, one for each change of a root kept's waiters (3.6 M at
+// c5G-slow5: 86 MB).
+type segLog struct {
+	b     []byte
+	last  rootSeg
+	prevB format.Time // the last packed's b
+}
+
+// add adds [a, b) with n waiters.
+func (l *segLog) add(a, b, n format.Time) {
+	if l.last.n == n && l.last.b == a {
+		l.last.b = b
+		return
+	}
+	l.put()
+	l.last = rootSeg{a, b, n}
+}
+
+// put packs last.
+func (l *segLog) put() {
+	if l.last.n == 0 {
+		return
+	}
+	g := l.last
+	l.b = binary.AppendVarint(l.b, int64(g.a-l.prevB))
+	l.b = binary.AppendUvarint(l.b, uint64(g.b-g.a))
+	l.b = binary.AppendUvarint(l.b, uint64(g.n))
+	l.prevB, l.last = g.b, rootSeg{}
+}
+
+// all yields the stretches in order, last included.
+func (l *segLog) all(yield func(rootSeg) bool) {
+	l.put()
+	prev := format.Time(0)
+	for b := l.b; len(b) > 0; {
+		da, n1 := binary.Varint(b)
+		ln, n2 := binary.Uvarint(b[n1:])
+		n, n3 := binary.Uvarint(b[n1+n2:])
+		b = b[n1+n2+n3:]
+		a := prev + format.Time(da)
+		prev = a + format.Time(ln)
+		if !yield(rootSeg{a, prev, format.Time(n)}) {
+			return
+		}
+	}
+}
+
+// linkKey is a step of a root kept's chains as the sweep knows it: node x
+// waited for node to (srcBit clear) on ons[lk] (hopOf): 12 bytes where a
+// hop is 32, for each of the roots kept's links (3.07 M at c5G-slow5,
+// 194 MB in a map[hop]); two nodes may be one hop (a holder's released
+// node has its ID), added up at the end (chainSweep.chainOf).
+type linkKey struct {
+	x, to int32
+	lk    uint32
+}
+
 // edgeLog is a bucket's edges packed, in the order they were added: for
 // each, the difference of its a from the edge's before (zigzag varint;
 // the first's from the bucket's start), b-a, the difference of its from
@@ -244,11 +305,11 @@ type chainSweep struct {
 	kids   [][]int32
 	kidAt  []int32
 	edgeAt []format.Time
-	links  []map[hop]format.Time // by acc kept (its kept)
+	links  []map[linkKey]format.Time // by acc kept (its kept)
 	// segs: by acc kept, its stretches as a root that was no cycle's, in
 	// time order, split by what the root was doing once pass 2 is done
 	// (rootStates): the roots' intervals are read for those alone.
-	segs [][]rootSeg
+	segs []segLog
 
 	// The releases (Model.Released): by node of Model.Threads, its
 	// intervals in which it had released a lock that threads contended
@@ -297,7 +358,7 @@ type relRun struct {
 type sweepAcc struct {
 	root  format.ThreadID
 	time  format.Time
-	depth int
+	depth int32
 	kept  int32
 }
 
@@ -518,34 +579,61 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 
 	// Pass 2: the same sweep again, for the threads, links and states of
 	// the roots kept.
-	s.links = make([]map[hop]format.Time, len(order))
-	s.segs = make([][]rootSeg, len(order))
+	s.links = make([]map[linkKey]format.Time, len(order))
+	s.segs = make([]segLog, len(order))
 	s.kept = make([]chainAcc, len(order))
 	for k, ai := range order {
 		s.accs[ai].kept = int32(k)
-		s.links[k] = map[hop]format.Time{}
+		s.links[k] = map[linkKey]format.Time{}
 		s.stop = max(s.stop, s.accEnd[ai])
 	}
 	s.pass2 = true
+	// The depths are pass 1's: its histograms let go (24 bytes a node
+	// and their counts, 51 MB of c5G-slow5's report).
+	s.hist, s.accEnd = nil, nil
 	s.onCyc, s.kids, s.kidAt, s.edgeAt = make([]bool, nn), make([][]int32, nn), make([]int32, nn), make([]format.Time, nn)
 	s.reset()
 	s.run()
-	s.buckets, s.cur2 = nil, nil
-	s.rootStates(order)
+	// The forest and the index of nodes let go before the roots'
+	// intervals are read and their links made (~100 bytes a node).
+	roots := make([]int32, len(order))
+	for k, ai := range order {
+		roots[k] = s.node.get(s.accs[ai].root)
+	}
+	s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
+	s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
+	s.onCyc, s.kids, s.kidAt, s.edgeAt, s.relNode = nil, nil, nil, nil, nil
+	s.node = nodeIndex{}
+	s.rootStates(roots)
 
 	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
 		c, a := &s.kept[k], &s.accs[ai]
-		c.root, c.time, c.depth = a.root, a.time, a.depth
-		out = append(out, c.chain(s.links[k]))
+		c.root, c.time, c.depth = a.root, a.time, int(a.depth)
+		out = append(out, c.chain(s.hops(k)))
+		s.kept[k] = chainAcc{}
 	}
 	return out, total
+}
+
+// hops returns root kept k's links by hop, and lets go of its links by
+// node.
+func (s *chainSweep) hops(k int) map[hop]format.Time {
+	links := make(map[hop]format.Time, len(s.links[k]))
+	for key, d := range s.links[k] {
+		on := s.ons[key.lk]
+		links[hop{from: s.ids[key.x], to: s.ids[key.to], obj: on.obj, how: on.how}] += d
+	}
+	s.links[k] = nil
+	return links
 }
 
 // reset makes every node a root with no edge and no waiter behind it.
 func (s *chainSweep) reset() {
 	for i := range s.par {
 		s.par[i], s.cur[i], s.cnt[i], s.last[i] = -1, -1, 0, 0
+	}
+	for i := range s.hist {
 		s.hist[i] = s.hist[i][:0]
 	}
 }
@@ -988,7 +1076,7 @@ func (s *chainSweep) run() {
 			for _, r := range s.dirty {
 				if s.par[r] < 0 && s.cnt[r] > 0 {
 					a := &s.accs[s.accOf2(r)]
-					a.depth = max(a.depth, s.depth(r))
+					a.depth = max(a.depth, int32(s.depth(r)))
 				}
 			}
 		}
@@ -1173,8 +1261,11 @@ func (s *chainSweep) addSelf(x int32, d int32) {
 // x's waiters are added to or taken from y's ancestors'.
 func (s *chainSweep) link(x, y int32, sign int32) {
 	c := s.cnt[x] * sign
-	hx := trim(s.hist[x])
-	s.hist[x] = hx
+	var hx []int32
+	if !s.pass2 {
+		hx = trim(s.hist[x])
+		s.hist[x] = hx
+	}
 	for u, j := y, 1; u >= 0; u, j = s.par[u], j+1 {
 		s.cnt[u] += c
 		if !s.pass2 && c != 0 {
@@ -1281,11 +1372,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 		s.kept[acc.kept].states[rootReleased] += n * (now - a)
 	default:
 		k := acc.kept
-		if ss := s.segs[k]; len(ss) > 0 && ss[len(ss)-1].b == a && ss[len(ss)-1].n == n {
-			ss[len(ss)-1].b = now
-		} else {
-			s.segs[k] = append(ss, rootSeg{a, now, n})
-		}
+		s.segs[k].add(a, now, n)
 	}
 }
 
@@ -1293,12 +1380,12 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 // root was doing: its intervals' states, runnable between them, ended
 // after its end, unknown before its start or for a thread with no events
 // of its own. Each root's intervals are read once, one root at a time.
-func (s *chainSweep) rootStates(order []int32) {
+func (s *chainSweep) rootStates(roots []int32) {
 	var buf []model.Interval
-	for k, ai := range order {
+	for k, r := range roots {
 		acc := &s.kept[k]
-		segs := s.segs[k]
-		if len(segs) == 0 {
+		segs := s.segs[k].all
+		if len(s.segs[k].b) == 0 && s.segs[k].last.n == 0 {
 			continue
 		}
 		add := func(st int, n, p, q format.Time) {
@@ -1306,17 +1393,17 @@ func (s *chainSweep) rootStates(order []int32) {
 				acc.states[st] += n * (q - p)
 			}
 		}
-		r := s.node.get(s.accs[ai].root)
 		if int(r) >= len(s.m.Threads) {
-			for _, g := range segs {
+			for g := range segs {
 				add(rootUnknown, g.n, g.a, g.b)
 			}
+			s.segs[k] = segLog{}
 			continue
 		}
 		t := s.m.Threads[r]
 		ivs := s.m.IntervalsOf(t, &buf)
 		i := 0
-		for _, g := range segs {
+		for g := range segs {
 			a, b, n := g.a, g.b, g.n
 			if a < t.Start {
 				add(rootUnknown, n, a, min(b, t.Start))
@@ -1341,7 +1428,7 @@ func (s *chainSweep) rootStates(order []int32) {
 			}
 			add(int(model.Runnable), n, at, b)
 		}
-		s.segs[k] = nil
+		s.segs[k] = segLog{}
 	}
 }
 
@@ -1359,7 +1446,7 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 		return
 	}
 	acc := &s.kept[k]
-	s.links[k][s.hopOf(x)] += format.Time(n) * (now - a)
+	s.links[k][linkKey{x, int32(s.curTo[x] &^ srcBit), s.curLk[x]}] += format.Time(n) * (now - a)
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
 			// Made unique as they come, not once at the end: a root's

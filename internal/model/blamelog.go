@@ -206,14 +206,18 @@ func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan,
 // its intervals are fed (Builder.feedSealed): the threads alive for an
 // hour of a busy server held 0.53 GB of logs at the fold's end.
 func (b *Builder) giveBlame(t *Thread) {
+	f := t.fold
+	if f == nil {
+		return
+	}
 	if b.dropIntervals && b.spill != nil && b.spill.err == nil {
-		if len(t.blame.b) > 0 {
-			b.spill.addTo(&t.spill, spillBlame, t.blame.b)
-			t.blame.b = nil
+		if len(f.blame.b) > 0 {
+			b.spill.addTo(&t.spill, spillBlame, f.blame.b)
+			f.blame.b = nil
 		}
 		return
 	}
-	t.blame.clip()
+	f.blame.clip()
 }
 
 // clip lets go of the room the log grew by beyond an eighth of its length,

@@ -134,7 +134,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b := New()
 	if opt.Threads > 0 && !collapse {
 		b.threads = make(map[format.ThreadID]*tstate, opt.Threads)
-		b.m.byThread = make(map[format.ThreadID]*Thread, opt.Threads)
+		b.m.foldTh = b.threads
 	}
 	b.ext = opt.Stacks
 	if b.ext == nil {

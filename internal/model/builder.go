@@ -266,7 +266,10 @@ type tstate struct {
 	// lentGiven: the first of t.lent given up so, the last at lentLast.
 	lentGiven int
 	lentLast  format.Time
-	_         [16]byte
+	// blameLast: its blame log's last start while it is retired, its
+	// Thread's threadFold let go (retire, takeBody).
+	blameLast format.Time
+	_         [8]byte
 }
 
 // tbody is the part of a tstate that only a thread not retired needs
@@ -343,7 +346,11 @@ func (b *Builder) takeBody(ts *tstate) {
 	bd.hasUnpark = false
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
-	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
+	if ts.t.fold == nil {
+		// Its blame log's last start, kept while it had none (retire).
+		ts.t.folding().blame.last = ts.blameLast
+	}
+	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	ts.body = bd
 	ts.open = bd.openBuf[:0]
 }
@@ -401,7 +408,6 @@ func New() *Builder {
 	b := &Builder{
 		condGen: 1,
 		m: &Model{
-			byThread: map[format.ThreadID]*Thread{},
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
@@ -419,6 +425,7 @@ func New() *Builder {
 		sealEvery: sealEvery,
 		untilSeal: sealEvery,
 	}
+	b.m.foldTh = b.threads
 	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
 	return b
 }
@@ -464,7 +471,6 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		ts.id, ts.start, ts.schedAt = id, at, math.MinInt64
 		b.takeBody(ts)
 		b.threads[id] = ts
-		b.m.byThread[id] = ts.t
 		b.m.Threads = append(b.m.Threads, ts.t)
 		b.byNum = append(b.byNum, ts)
 	}
@@ -1096,7 +1102,7 @@ func (b *Builder) feedSealed() {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
-		if b.dropIntervals && len(ts.t.blame.b) >= blameBatch {
+		if b.dropIntervals && len(ts.t.folded().blame.b) >= blameBatch {
 			b.giveBlame(ts.t)
 		}
 	}
@@ -1121,9 +1127,10 @@ func (b *Builder) retire(w format.Time) {
 			continue
 		default:
 			b.finishThread(ts)
-			b.giveLent(ts, len(t.lent)) // read back if it is brought back
+			b.giveLent(ts, len(t.folded().lent)) // read back if it is brought back
 			ts.retired = true
 			b.giveBody(ts)
+			ts.blameLast = t.unfold()
 		}
 		ts.ending = false
 	}
@@ -1157,7 +1164,7 @@ func (b *Builder) revive(ts *tstate) {
 		ts.body.ivs.last = t.tail
 	}
 	t.tail, t.tailAt, t.tailOK = nil, 0, false
-	t.Run, t.wins, t.Time[Runnable] = RunSplit{}, nil, 0
+	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold
 	t.spill.drop(spillWins)
 	if t.spill.has(spillSched) {
 		sched, err := spillRead(b.spill, t.spill.of(spillSched), []SchedTime(nil))
@@ -1193,7 +1200,7 @@ func (b *Builder) splitWindows(w format.Time) {
 			h = min(h, ts.t.End)
 		}
 		b.splitTo(ts, h, math.MaxInt64)
-		if ts.body.win.splitting = !ts.t.Ended || len(ts.t.wins)+1 < len(ts.t.Sched); ts.body.win.splitting {
+		if ts.body.win.splitting = !ts.t.Ended || len(ts.t.folded().wins)+1 < len(ts.t.Sched); ts.body.win.splitting {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
@@ -1209,35 +1216,36 @@ func (b *Builder) splitWindows(w format.Time) {
 // those a late sample fell in.
 func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 	t, ws := ts.t, &ts.body.win
+	f := t.folding()
 	if ws.late < ws.gaveEnd {
 		b.unspillWins(ts) // a late sample in a window given up: all split again
 	}
 	if ws.late != math.MaxInt64 {
-		k := len(t.wins)
-		for k > 0 && t.wins[k-1].end > ws.late {
+		k := len(f.wins)
+		for k > 0 && f.wins[k-1].end > ws.late {
 			k--
-			sp := t.wins[k].split
+			sp := f.wins[k].split
 			t.Run.Sub(sp)
 			ws.split -= sp.Total()
 		}
-		if k < len(t.wins) && ws.marks[k].smp < 0 {
+		if k < len(f.wins) && ws.marks[k].smp < 0 {
 			b.unspillSamples(ts) // the window's samples were given up
 		}
-		if k < len(t.wins) && ts.lentGiven > 0 && ts.lentLast >= t.wins[k].start {
+		if k < len(f.wins) && ts.lentGiven > 0 && ts.lentLast >= f.wins[k].start {
 			b.unspillLent(ts) // and the virtual threads' it carried
 		}
-		if k < len(t.wins) {
+		if k < len(f.wins) {
 			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp
-			t.wins, ws.marks = t.wins[:k], ws.marks[:k]
+			f.wins, ws.marks = f.wins[:k], ws.marks[:k]
 		}
 		ws.late = math.MaxInt64
 	}
 	c := Cursor{iv: ws.iv, smp: ws.smp}
-	for n := len(t.wins) + 1; n < len(t.Sched) && t.Sched[n].At <= h; n++ {
+	for n := len(f.wins) + 1; n < len(t.Sched) && t.Sched[n].At <= h; n++ {
 		ws.marks = append(ws.marks, mark{iv: c.iv, smp: c.smp})
 		ivs := b.ivsFrom(ts, c.iv)
-		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), &ivs, &c, t.lent)
-		t.wins = append(t.wins, w)
+		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), &ivs, &c, f.lent)
+		f.wins = append(f.wins, w)
 		t.Run.Add(w.split)
 		ws.split += w.split.Total()
 	}

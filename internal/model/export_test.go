@@ -84,10 +84,12 @@ func SpillFile(m *Model) *os.File {
 // Options.DropIntervals (and Options.StackMark) keeps of a thread beside.
 func Bare(t *Thread) Thread {
 	c := *t
-	c.Intervals, c.Samples, c.lent, c.spill, c.wins = nil, nil, nil, spillRef{}, nil
+	c.Intervals, c.Samples, c.spill = nil, nil, spillRef{}
 	c.Sched, c.nSched = nil, 0
 	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
-	c.blame.b = nil // where the bytes are (BlameBytes): memory or the spill
+	// Its windows, carried samples and blame log: the spill's or let go
+	// (a thread of a spilled Model that ended keeps no threadFold).
+	c.fold = nil
 	return c
 }
 
@@ -244,7 +246,7 @@ func UnionSorted(ss []OwnerSpan) ([]OwnerSpan, []Part) {
 // interval iv (a Blocked one with owner changes), false if it has none.
 func BlameLogged(m *Model, t *Thread, ivs []Interval, i int) ([]OwnerSpan, bool) {
 	var x blameIndex
-	l := t.blame
+	l := t.folded().blame
 	if t.spill.has(spillBlame) {
 		l.b = BlameBytes(m, t)
 	}
@@ -265,7 +267,7 @@ func BlameGiven(t *Thread) int64 {
 // (Builder.giveBlame) read back first.
 func BlameBytes(m *Model, t *Thread) []byte {
 	if m.spill == nil {
-		return t.blame.b
+		return t.folded().blame.b
 	}
 	b, err := m.blameBytes(t, nil)
 	if err != nil {
@@ -282,7 +284,9 @@ func HasOwnerChanges(iv *Interval) bool { return iv.State == Blocked && iv.ownTo
 // reads every contention's owner changes back.
 func DropBlameLogs(m *Model) {
 	for _, t := range m.Threads {
-		t.blame = blameLog{}
+		if t.fold != nil {
+			t.fold.blame = blameLog{}
+		}
 		t.spill.drop(spillBlame)
 	}
 }

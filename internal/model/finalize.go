@@ -55,7 +55,11 @@ func (b *Builder) Finalize() *Model {
 		t.Events = ts.events
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now.
-			dropped, t.lent = true, nil
+			dropped = true
+			if t.fold != nil {
+				t.fold.lent = nil
+				t.unfold()
+			}
 			continue
 		}
 		// A thread that ended can be in a state only when its exit blocked
@@ -69,7 +73,11 @@ func (b *Builder) Finalize() *Model {
 		if b.finishThread(ts) {
 			// Its windows split, the virtual threads' cpu samples it
 			// carried are read no more.
-			dropped, t.lent = true, nil
+			dropped = true
+			if t.fold != nil {
+				t.fold.lent = nil
+				t.unfold()
+			}
 		}
 	}
 	// The Threads are in slabs of their own (Builder.thread), not in the
@@ -79,7 +87,7 @@ func (b *Builder) Finalize() *Model {
 	// only now when the exit came after the join's line).
 	for i := range m.Edges {
 		if e := &m.Edges[i]; e.Kind == EdgeJoin {
-			e.FromTime = min(m.byThread[e.From].End, e.ToTime)
+			e.FromTime = min(m.Thread(e.From).End, e.ToTime)
 		}
 	}
 	b.findShutdown()
@@ -219,10 +227,13 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// ReadRun): 72 + 24 bytes a window, one a ThreadCPU line (every
 		// thread_cpu_period_ms) of each thread's life; the rest count them
 		// (SchedCount).
-		b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins))
+		b.spill.addTo(&t.spill, spillWins, bytesOf(t.folded().wins))
 		b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched))
 		t.nSched += int32(len(t.Sched))
-		t.wins, t.Sched = nil, nil
+		t.Sched = nil
+		if t.fold != nil {
+			t.fold.wins = nil
+		}
 	}
 	if drop {
 		// Thread by thread, so that the intervals of all are never

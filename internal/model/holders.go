@@ -127,7 +127,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var br blameReader
 	for _, t := range v.Threads {
 		t := load(t, &sp, false)
-		br.reset(&t.blame)
+		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
 			var ref LockRef
@@ -230,7 +230,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			h = load(m.Thread(hid), &sp, true)
 			c = Cursor{}
 			if h != nil {
-				bx.reset(&h.blame, h.Intervals)
+				bx.reset(&h.folded().blame, h.Intervals)
 				c.blame = &bx
 			}
 		}
@@ -245,7 +245,10 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
 		for _, t := range m.Threads {
-			t.blame = blameLog{}
+			if t.fold != nil {
+				t.fold.blame = blameLog{}
+				t.unfold()
+			}
 			t.spill.drop(spillBlame)
 		}
 	}

@@ -226,11 +226,10 @@ type Thread struct {
 	Sched   []SchedTime
 	// Run splits Time[Runnable] into running, ready, other (RunSplit,
 	// splitRun); RunIn splits a part of it.
-	Run  RunSplit
-	wins []runWin
-	// lent: the cpu samples of the virtual threads it carried, in time
-	// order: their CPU is the carrier's too (splitRun).
-	lent []lent
+	Run RunSplit
+	// fold: what the fold keeps of it while it goes (threadFold), nil
+	// when none (folded reads it, folding makes it).
+	fold *threadFold
 	// spill: where its intervals and samples are in Model's spill, if any.
 	spill spillRef
 	// tail: with Options.DropIntervals, its last intervals (from
@@ -238,9 +237,6 @@ type Thread struct {
 	// last one that began before its end, as the readers at the end want
 	// them (Model.TailOf); tailOK says they are kept.
 	tail []Interval
-	// blame: its contentions' blame spans as the fold's aggregator made
-	// them (blameLog), read by the holders' pass.
-	blame blameLog
 	// The fields of 4 bytes and less last, together: a Thread for every
 	// thread ever seen (1.33 M at 5 GB), 32 bytes of padding less.
 	StartedAt StackID // the parent's stack at Thread.start
@@ -258,6 +254,63 @@ type Thread struct {
 	// (analysis.JDKThreads), kept as the fold goes.
 	StackMarks uint8
 	tailOK     bool
+}
+
+// threadFold is what a Thread keeps for the fold and the holders' pass
+// that read it: for a thread that ended, with Options.DropIntervals, all
+// of it in the spill or let go, so that it is one pointer (nil) of each
+// Thread of a spilled Model, not 80 bytes (1.33 M threads at 5 GB: 96 MB
+// at the fold's end and in the report's making).
+type threadFold struct {
+	wins []runWin
+	// lent: the cpu samples of the virtual threads it carried, in time
+	// order: their CPU is the carrier's too (splitRun).
+	lent []lent
+	// blame: its contentions' blame spans as the fold's aggregator made
+	// them (blameLog), read by the holders' pass.
+	blame blameLog
+}
+
+// noFold is the threadFold of a Thread that has none, to read (never
+// written).
+var noFold threadFold
+
+// folded returns t's threadFold to read: noFold when it has none.
+func (t *Thread) folded() *threadFold {
+	if t.fold == nil {
+		return &noFold
+	}
+	return t.fold
+}
+
+// folding returns t's threadFold to write, made when it has none.
+func (t *Thread) folding() *threadFold {
+	if t.fold == nil {
+		t.fold = &threadFold{}
+	}
+	return t.fold
+}
+
+// ownFold gives t, a copy of a Thread, a threadFold of its own (a copy of
+// the one it shared), to write, and returns it.
+func (t *Thread) ownFold() *threadFold {
+	f := &threadFold{}
+	if t.fold != nil {
+		*f = *t.fold
+	}
+	t.fold = f
+	return f
+}
+
+// unfold lets go of t's threadFold when it holds nothing but its blame
+// log's last start, which it returns (0 when it keeps it).
+func (t *Thread) unfold() format.Time {
+	f := t.fold
+	if f == nil || f.wins != nil || f.lent != nil || f.blame.b != nil {
+		return 0
+	}
+	t.fold = nil
+	return f.blame.last
 }
 
 // SchedCount is len(t.Sched), of a Model built with Options.DropIntervals
@@ -841,10 +894,14 @@ type Model struct {
 	Problems []string
 	// siteOf maps a stack to the first stack with the same source line in
 	// every frame (SiteStack); nil: each stack is its own.
-	siteOf   []StackID
+	siteOf []StackID
+	// byThread: a test's index of the threads by ID (IndexThread);
+	// foldTh: the fold's (Builder.threads, the Threads by their tstate's
+	// t), not a map of its own beside it (~30 bytes a thread at the
+	// fold's end: 38 MB of c5G-slow5's); thIdx: the index of Threads by
+	// ID once the fold is done (indexThreads), the two nil.
 	byThread map[format.ThreadID]*Thread
-	// thIdx: the index of Threads by ID once the fold is done
-	// (indexThreads), byThread nil.
+	foldTh   map[format.ThreadID]*tstate
 	thIdx    []uint32
 	byObject map[lockKey]*Lock
 	// objs: the fold's objects (objFold), when built with Options.Reuse
@@ -896,6 +953,12 @@ func (m *Model) BeforeStart(t format.Time) bool { return m.Attached && t <= m.St
 // Thread returns the thread with id, or nil.
 func (m *Model) Thread(id format.ThreadID) *Thread {
 	if m.byThread != nil || m.thIdx == nil {
+		if m.byThread == nil && m.foldTh != nil {
+			if ts := m.foldTh[id]; ts != nil {
+				return ts.t
+			}
+			return nil
+		}
 		return m.byThread[id]
 	}
 	for i := threadSlot(id, len(m.thIdx)); ; i = (i + 1) & (len(m.thIdx) - 1) {
@@ -933,12 +996,21 @@ func (m *Model) indexThreads() {
 		}
 		m.thIdx[i] = uint32(k + 1)
 	}
-	m.byThread = nil
+	m.byThread, m.foldTh = nil, nil
 }
 
 // ThreadIndex yields the entries of the index behind Thread, in no order,
 // for a validator to check against Threads (modeltest.Validate).
 func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
+	if m.byThread == nil && m.thIdx == nil && m.foldTh != nil {
+		return func(yield func(format.ThreadID, *Thread) bool) {
+			for id, ts := range m.foldTh {
+				if !yield(id, ts.t) {
+					return
+				}
+			}
+		}
+	}
 	if m.byThread != nil || m.thIdx == nil {
 		return maps.All(m.byThread)
 	}

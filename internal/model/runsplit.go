@@ -72,8 +72,9 @@ type RunWindow struct {
 
 // RunWindows are t's windows, in time order.
 func (t *Thread) RunWindows() []RunWindow {
-	out := make([]RunWindow, len(t.wins))
-	for i, w := range t.wins {
+	wins := t.folded().wins
+	out := make([]RunWindow, len(wins))
+	for i, w := range wins {
 		out[i] = RunWindow{w.start, w.end, w.split, w.cpu, w.wall}
 	}
 	return out
@@ -84,9 +85,10 @@ func (t *Thread) RunWindows() []RunWindow {
 // a Thread made of the parts of another's intervals, samples and windows
 // over the span is that of the other.
 func (t *Thread) SetRunWindows(ws []RunWindow) {
-	t.wins = make([]runWin, len(ws))
+	f := t.ownFold()
+	f.wins = make([]runWin, len(ws))
 	for i, w := range ws {
-		t.wins[i] = runWin{w.Start, w.End, w.Split, w.CPU, w.Wall}
+		f.wins[i] = runWin{w.Start, w.End, w.Split, w.CPU, w.Wall}
 	}
 }
 
@@ -197,7 +199,10 @@ func (t *Thread) runnableIn(a, b format.Time, c *Cursor) format.Time {
 func (t *Thread) splitRun(ws *winState) {
 	run := t.Time[Runnable]
 	if t.SchedCount() < 2 {
-		t.Run, t.wins = RunSplit{Unsplit: run}, nil
+		t.Run = RunSplit{Unsplit: run}
+		if t.fold != nil {
+			t.fold.wins = nil
+		}
 		var cpu, wall format.Time
 		for i := range t.Samples {
 			switch s := &t.Samples[i]; s.Kind {
@@ -216,7 +221,7 @@ func (t *Thread) splitRun(ws *winState) {
 		sp.Unsplit = run - sp.Running - sp.Other
 		w := runWin{start: t.Start, end: t.End, split: sp}
 		w.cpu, w.wall = t.sampled(t.Start, t.End+1, &Cursor{})
-		t.wins = []runWin{w}
+		t.folding().wins = []runWin{w}
 		t.Run = sp
 		return
 	}
@@ -379,10 +384,11 @@ func (t *Thread) RunInFrom(from, to format.Time, c *Cursor) RunSplit {
 // not walked again.
 func (t *Thread) runIn(from, to, all format.Time, smps []Sample, in bool, c *Cursor) RunSplit {
 	var out RunSplit
-	i := searchFrom(len(t.wins), c.win, func(i int) bool { return t.wins[i].end > from })
+	wins := t.folded().wins
+	i := searchFrom(len(wins), c.win, func(i int) bool { return wins[i].end > from })
 	c.win = i
-	for ; i < len(t.wins) && t.wins[i].start < to; i++ {
-		w := &t.wins[i]
+	for ; i < len(wins) && wins[i].start < to; i++ {
+		w := &wins[i]
 		a, b := max(from, w.start), min(to, w.end)
 		if a >= b {
 			continue
@@ -498,17 +504,18 @@ func (t *Thread) CheckSplit() error {
 	}
 	var out RunSplit
 	var c Cursor
-	if len(t.wins) != len(t.Sched)-1 {
-		return fmt.Errorf("%d windows between %d ThreadCPU lines", len(t.wins), len(t.Sched))
+	f := t.folded()
+	if len(f.wins) != len(t.Sched)-1 {
+		return fmt.Errorf("%d windows between %d ThreadCPU lines", len(f.wins), len(t.Sched))
 	}
 	for n := 1; n < len(t.Sched); n++ {
 		var ivs ivBlocks
 		if c.iv < len(t.Intervals) {
 			ivs.front = t.Intervals[c.iv:]
 		}
-		w := t.window(t.Sched[n-1], t.Sched[n], t.End, &ivs, &c, t.lent)
-		if w != t.wins[n-1] {
-			return fmt.Errorf("window %d split as the fold went %+v, at once %+v", n, t.wins[n-1], w)
+		w := t.window(t.Sched[n-1], t.Sched[n], t.End, &ivs, &c, f.lent)
+		if w != f.wins[n-1] {
+			return fmt.Errorf("window %d split as the fold went %+v, at once %+v", n, f.wins[n-1], w)
 		}
 		out.Add(w.split)
 	}

@@ -138,7 +138,8 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 			if c.lentGiven > 0 && at < c.lentLast {
 				b.unspillLent(c) // it goes among those given up
 			}
-			c.t.lent = insertAt(c.t.lent, lent{at, format.Time(weight)}, at, func(l *lent) format.Time { return l.at })
+			f := c.t.folding()
+			f.lent = insertAt(f.lent, lent{at, format.Time(weight)}, at, func(l *lent) format.Time { return l.at })
 			c.lateSample(at)
 		}
 	}
@@ -166,8 +167,8 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 func (ts *tstate) lateSample(at format.Time) {
 	ws := &ts.body.win
 	end := ws.gaveEnd
-	if n := len(ts.t.wins); n > 0 {
-		end = ts.t.wins[n-1].end
+	if n := len(ts.t.folded().wins); n > 0 {
+		end = ts.t.folded().wins[n-1].end
 	}
 	if at < end {
 		ws.late = min(ws.late, at)
@@ -214,9 +215,10 @@ func (b *Builder) releaseSamples(ts *tstate) {
 		return
 	}
 	t, ws := ts.t, &ts.body.win
-	if n := len(t.wins); n > 0 {
-		end := t.wins[n-1].end
-		if q := sort.Search(len(t.lent), func(j int) bool { return t.lent[j].at >= end }); q >= sampleBatch {
+	f := t.folded()
+	if n := len(f.wins); n > 0 {
+		end := f.wins[n-1].end
+		if q := sort.Search(len(f.lent), func(j int) bool { return f.lent[j].at >= end }); q >= sampleBatch {
 			b.giveLent(ts, q)
 		}
 	}
@@ -254,17 +256,18 @@ func (b *Builder) releaseWins(ts *tstate, w format.Time) {
 		return
 	}
 	t, ws := ts.t, &ts.body.win
-	k := sort.Search(len(t.wins), func(i int) bool { return t.wins[i].end > w-sealMargin })
+	f := t.folding()
+	k := sort.Search(len(f.wins), func(i int) bool { return f.wins[i].end > w-sealMargin })
 	if k < winBatch {
 		return
 	}
 	// Window i is between t.Sched[i] and t.Sched[i+1]: the scheduler
 	// times given up are those that begin the windows given up.
-	b.spill.addTo(&t.spill, spillWins, bytesOf(t.wins[:k]))
+	b.spill.addTo(&t.spill, spillWins, bytesOf(f.wins[:k]))
 	b.spill.addTo(&t.spill, spillSched, bytesOf(t.Sched[:k]))
 	t.nSched += int32(k)
-	ws.gaveEnd = t.wins[k-1].end
-	t.wins = append(make([]runWin, 0, max(2*(len(t.wins)-k), 16)), t.wins[k:]...)
+	ws.gaveEnd = f.wins[k-1].end
+	f.wins = append(make([]runWin, 0, max(2*(len(f.wins)-k), 16)), f.wins[k:]...)
 	t.Sched = append(make([]SchedTime, 0, max(2*(len(t.Sched)-k), 16)), t.Sched[k:]...)
 	ws.marks = append(make([]mark, 0, max(2*(len(ws.marks)-k), 16)), ws.marks[k:]...)
 	b.gaveUp = true
@@ -291,7 +294,10 @@ func (b *Builder) unspillWins(ts *tstate) {
 	if ts.lentGiven > 0 {
 		b.unspillLent(ts)
 	}
-	t.Run, t.wins = RunSplit{}, nil
+	t.Run = RunSplit{}
+	if t.fold != nil {
+		t.fold.wins = nil
+	}
 	ws.split, ws.iv, ws.smp, ws.marks, ws.gaveEnd = 0, 0, 0, nil, math.MinInt64
 }
 
@@ -305,17 +311,18 @@ func (b *Builder) giveLent(ts *tstate, n int) {
 	if n == 0 || !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	b.spill.addTo(&t.spill, spillLent, bytesOf(t.lent[:n]))
+	f := t.fold
+	b.spill.addTo(&t.spill, spillLent, bytesOf(f.lent[:n]))
 	ts.lentGiven += n
-	ts.lentLast = t.lent[n-1].at
+	ts.lentLast = f.lent[n-1].at
 	// The rest stays where it is, not copied into an array of its own:
 	// a carrier's windows lag its virtual threads' samples (c128's one
 	// carrier: ~60 000 after its last window at each seal, ~5 000 given
 	// up), and a copy at each seal was 4 % of the fold. The next append
 	// that finds the array full copies the rest alone, once.
-	t.lent = t.lent[n:]
-	if len(t.lent) == 0 {
-		t.lent = nil
+	f.lent = f.lent[n:]
+	if len(f.lent) == 0 {
+		f.lent = nil
 	}
 }
 
@@ -323,14 +330,15 @@ func (b *Builder) giveLent(ts *tstate, n int) {
 // before the others.
 func (b *Builder) unspillLent(ts *tstate) {
 	t := ts.t
+	f := t.folding()
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	l, err := spillRead(b.spill, t.spill.of(spillLent), make([]lent, 0, ts.lentGiven+len(t.lent)))
+	l, err := spillRead(b.spill, t.spill.of(spillLent), make([]lent, 0, ts.lentGiven+len(f.lent)))
 	if err != nil {
 		panic(&SpillError{err})
 	}
-	t.lent = append(l, t.lent...)
+	f.lent = append(l, f.lent...)
 	t.spill.drop(spillLent)
 	ts.lentGiven, ts.lentLast = 0, 0
 }

@@ -453,15 +453,18 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		slices.SortStableFunc(sp.ivs, byStart)
 	}
 	if blame {
-		sp.blame = append(sp.blame, t.blame.b...) // those logged since (blameBytes)
+		sp.blame = append(sp.blame, t.folded().blame.b...) // those logged since (blameBytes)
 	}
 	h := *t
 	h.Intervals, h.Samples = sp.ivs, sp.smp
-	if blame {
-		h.blame.b = sp.blame
-	}
-	if wins {
-		h.wins = sp.wins
+	if blame || wins {
+		f := h.ownFold() // not t's
+		if blame {
+			f.blame.b = sp.blame
+		}
+		if wins {
+			f.wins = sp.wins
+		}
 	}
 	return &h
 }
@@ -477,7 +480,7 @@ func (m *Model) ReadRun(t, h *Thread) error {
 	}
 	var err error
 	if t.spill.has(spillWins) {
-		h.wins, err = spillRead(m.spill, t.spill.of(spillWins), []runWin(nil))
+		h.ownFold().wins, err = spillRead(m.spill, t.spill.of(spillWins), []runWin(nil))
 	}
 	if err == nil && t.spill.has(spillSched) {
 		h.Sched, err = spillRead(m.spill, t.spill.of(spillSched), []SchedTime(nil))
@@ -491,7 +494,7 @@ func (m *Model) ReadRun(t, h *Thread) error {
 // since.
 func (m *Model) blameBytes(t *Thread, room []byte) ([]byte, error) {
 	b, err := spillRead(m.spill, t.spill.of(spillBlame), room)
-	return append(b, t.blame.b...), err
+	return append(b, t.folded().blame.b...), err
 }
 
 // readIntervals reads t's intervals back from the spill into dst's room,

@@ -78,8 +78,11 @@ func checkConditionRelease(t *testing.T, j jdk, args ...string) {
 	if b.Contentions != waiters {
 		t.Errorf("%d contentions of lockB, want %d: %s", b.Contentions, waiters, show)
 	}
-	if v := b.HoldersDoing["released"]; v != 0 {
-		t.Errorf("holder-b released %.3f s, want none (it held lockB through its await on lockC's condition): %s", v, show)
+	// Released: only the hand-offs (docs/report-json.md: from holder-b's unlock's unpark of the
+	// next waiter to that waiter's acquire, and on to the next, microseconds each), never its
+	// await on condC (nested_ns): it held lockB through it.
+	if v := b.HoldersDoing["released"]; v > 0.01 || v > nested/10 {
+		t.Errorf("holder-b released %.3f s, want only the hand-offs, well under 0.01 s (it held lockB through its await on lockC's condition): %s", v, show)
 	}
 	// Its park lasts its timeout; the await around it a little more (the lock's release and
 	// take back, and on a loaded machine the wait for a CPU).

@@ -62,7 +62,7 @@ func Binary(t testing.TB) string {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "orca")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(dir, "otelcol-"+hex.EncodeToString(h.Sum(nil))[:16])

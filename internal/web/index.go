@@ -191,6 +191,14 @@ func IndexRoot() (string, error) {
 // name below the directory descriptor at, without following a symlink, and
 // refuses it unless the user's own and closed to others.
 func openPrivateDir(at int, name string) (int, error) {
+	return openDirClosed(at, name, 0o077)
+}
+
+// openDirClosed is openPrivateDir refusing a directory whose mode has any of
+// the bits open; openViewDir passes 0o022 for orca/, which the agent
+// library's cache shares (other tools and older builds made it 0755): only
+// the user may change what is in it, the indexes' privacy is view/'s.
+func openDirClosed(at int, name string, open uint32) (int, error) {
 	if err := unix.Mkdirat(at, name, 0o700); err != nil && !errors.Is(err, unix.EEXIST) {
 		return -1, fmt.Errorf("making %s: %w", name, err)
 	}
@@ -203,9 +211,13 @@ func openPrivateDir(at int, name string) (int, error) {
 		unix.Close(fd)
 		return -1, err
 	}
-	if int(st.Uid) != os.Geteuid() || st.Mode&0o077 != 0 {
+	if int(st.Uid) != os.Geteuid() || st.Mode&open != 0 {
 		unix.Close(fd)
-		return -1, fmt.Errorf("%s: not a private directory of this user (owner %d, mode %o)", name, st.Uid, st.Mode&0o7777)
+		what := "a private directory of this user"
+		if open&0o044 == 0 {
+			what = "a directory only this user can change"
+		}
+		return -1, fmt.Errorf("%s: not %s (owner %d, mode %o)", name, what, st.Uid, st.Mode&0o7777)
 	}
 	return fd, nil
 }
@@ -241,8 +253,12 @@ func openViewDir(root string) (int, error) {
 	if err != nil {
 		return -1, fmt.Errorf("opening %s: %w", cache, err)
 	}
-	for _, name := range []string{filepath.Base(filepath.Dir(root)), filepath.Base(root)} {
-		next, err := openPrivateDir(fd, name)
+	for i, name := range []string{filepath.Base(filepath.Dir(root)), filepath.Base(root)} {
+		open := uint32(0o077)
+		if i == 0 {
+			open = 0o022
+		}
+		next, err := openDirClosed(fd, name, open)
 		unix.Close(fd)
 		if err != nil {
 			return -1, fmt.Errorf("the viewer's index in %s: %w", root, err)

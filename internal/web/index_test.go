@@ -200,8 +200,9 @@ func TestIndexBuildFails(t *testing.T) {
 }
 
 // TestIndexPrivate: the index's directories are the user's own, made
-// 0700; a directory of another mode or a symlink in their place, or a
-// symlink as the index, is refused, not followed.
+// 0700; view/ or a key's directory of another mode, orca/ writable by
+// others, a symlink in their place, or a symlink as the index, is refused,
+// not followed.
 func TestIndexPrivate(t *testing.T) {
 	key := IndexKey("sig", "")
 	cache := t.TempDir()
@@ -230,6 +231,18 @@ func TestIndexPrivate(t *testing.T) {
 		t.Errorf("a view directory of mode 0755: %v, want refused", err)
 	}
 	os.Chmod(root, 0o700)
+	// orca/ above it is the agent library's cache too, often 0755: used; writable by others: refused.
+	os.Chmod(filepath.Dir(root), 0o755)
+	if fd, err := openKeyDir(root, key); err != nil {
+		t.Errorf("an orca directory of mode 0755: %v, want used", err)
+	} else {
+		closeFd(fd)
+	}
+	os.Chmod(filepath.Dir(root), 0o775)
+	if _, err := OpenIndex(root, key); err == nil || !strings.Contains(err.Error(), "not a directory only this user can change") {
+		t.Errorf("an orca directory of mode 0775: %v, want refused", err)
+	}
+	os.Chmod(filepath.Dir(root), 0o700)
 	// A symlink in place of a directory.
 	other := t.TempDir()
 	os.RemoveAll(root)

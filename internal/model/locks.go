@@ -176,7 +176,11 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 		b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: ts.t.ID, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
 	}
 	// The thread owns the monitor now: the others still blocked on it
-	// wait for it from here on.
+	// wait for it from here on. Its own wait ends here first: still
+	// blocked on the monitor for waitFor.set, it would be held to have
+	// entered it late, at the time the others wait for it from
+	// (FuzzModelText's deadlock-ended-entered-late).
+	b.wf.clear(ts, at, b.m)
 	b.changedHands(o.iv.Object, ts)
 	b.newOwner(ls, ts, at)
 	b.tookMonitor(ts, o, at)

@@ -56,6 +56,7 @@ type lateEntry struct {
 type wfEdge struct {
 	to    *tstate // nil: it waits for no one
 	obj   format.ObjectID
+	kind  LockKind // obj's: Monitor (blocked on it), JUCLock (parked to acquire it)
 	stack StackID
 	// since: when it began to wait for to; with to nil, when it last
 	// stopped waiting (chainFrom).
@@ -66,8 +67,8 @@ func newWaitFor() waitFor {
 	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}, past: map[*tstate][]int{}}
 }
 
-// set makes th wait for to (on obj, 0 for a join) and looks for a cycle
-// through th.
+// set makes th wait for to (on obj of kind, 0 for a join) and looks for
+// a cycle through th.
 // A thread waiting for nobody known (to == nil) waits for no one.
 //
 // A wait set at at, behind the latest change the fold saw on the chain
@@ -83,12 +84,12 @@ func newWaitFor() waitFor {
 // owner of 2 (A no longer waits); then D's line at 0 names A the owner
 // of 1: B waits for A from 1 in its owner spans, and the intervals closed
 // A, B at 1, a deadlock the fold had not found.
-func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at format.Time, m *Model) {
+func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack StackID, at format.Time, m *Model) {
 	if to == nil || to == th {
 		w.clear(th, at, m)
 		return
 	}
-	if e := th.waits(); e.to == to && e.obj == obj {
+	if e := th.waits(); e.to == to && e.obj == obj && e.kind == kind {
 		return // the same wait: a cycle through it still stands
 	}
 	w.endLate(th, at, m)
@@ -96,11 +97,13 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 	if th.waits().to == nil {
 		w.n++
 	}
-	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj {
+	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj && e.kind == kind {
 		// The VM names as owner a thread we still see blocked on the same
 		// monitor: it has acquired it, and its MonitorContendedEntered is
 		// late (it is posted after the acquisition; a safepoint or a busy
-		// CPU can delay it by milliseconds). It no longer waits.
+		// CPU can delay it by milliseconds). It no longer waits. (The
+		// same lock: a j.u.c. lock's sync a monitor too is two locks,
+		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.)
 		w.clear(to, at, m)
 		w.late[to] = len(m.lateEntries)
 		if i := int(to.num / 64); i >= len(w.lateBits) {
@@ -113,7 +116,7 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 		w.lateWait(th, obj, at, from, m)
 		at = from
 	}
-	th.body.wf = wfEdge{to, obj, stack, at}
+	th.body.wf = wfEdge{to, obj, kind, stack, at}
 	path := append(w.path[:0], th)
 	defer func() { w.path = path[:0] }()
 	for u := to; ; {
@@ -412,7 +415,11 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 	if n := len(ts.open); n > 0 {
 		o := &ts.open[n-1]
 		if obj, ok := waitsOn(&o.iv); ok {
-			b.wf.set(ts, o.other, obj, o.iv.Stack, at, b.m)
+			kind := Monitor
+			if o.iv.State == Parked {
+				kind = JUCLock
+			}
+			b.wf.set(ts, o.other, obj, kind, o.iv.Stack, at, b.m)
 			return
 		}
 	}

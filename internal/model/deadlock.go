@@ -136,12 +136,21 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 // wait-for graph at an instant until from, when the fold makes it wait
 // (chainFrom). Its later lines fold after from, as after a segment.
 func (w *waitFor) lateWait(th *tstate, obj format.ObjectID, at, from format.Time, m *Model) {
+	w.hideWait(th, obj, at, from, m)
+	th.floor = max(th.floor, from)
+}
+
+// hideWait leaves th's wait on obj out of the wait-for graph at an
+// instant from at until from: the fold made it wait from then.
+func (w *waitFor) hideWait(th *tstate, obj format.ObjectID, at, from format.Time, m *Model) {
+	if from <= at {
+		return
+	}
 	if !w.endOnly || from > m.End {
 		m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: from})
 	} else {
 		m.lateFloor = max(m.lateFloor, from) // of no use at the end (compactLate)
 	}
-	th.floor = max(th.floor, from)
 }
 
 // clear ends th's wait.

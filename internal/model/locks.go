@@ -242,7 +242,11 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			}
 		}
 	}
-	b.newOwner(ls, ts, ev.Time)
+	// As a contention's line behind the monitor's latest change of hands
+	// (Builder.Event), the word holds from then: before it, the threads
+	// blocked there named another owner, and their spans up to it stand
+	// (FuzzModelText's owned-behind-clock).
+	b.newOwner(ls, ts, max(ev.Time, ls.clock))
 }
 
 // held is the holder of a monitor that a MonitorOwned line named at at.

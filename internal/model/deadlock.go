@@ -104,13 +104,7 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 		// CPU can delay it by milliseconds). It no longer waits. (The
 		// same lock: a j.u.c. lock's sync a monitor too is two locks,
 		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.)
-		w.clear(to, at, m)
-		w.late[to] = len(m.lateEntries)
-		if i := int(to.num / 64); i >= len(w.lateBits) {
-			w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
-		}
-		w.lateBits[to.num/64] |= 1 << (to.num % 64)
-		m.lateEntries = append(m.lateEntries, lateEntry{Thread: to.t.ID, Object: obj, From: at, To: math.MaxInt64})
+		w.entered(to, obj, at, m)
 	}
 	if from := w.chainFrom(th, to, at); from > at {
 		w.lateWait(th, obj, at, from, m)
@@ -130,6 +124,20 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack 
 		path = append(path, u)
 		u = u.waits().to
 	}
+}
+
+// entered ends the wait of th, blocked on obj, at at: it was named the
+// owner of obj then, it has entered it, and its end is late. The wait-for
+// graph at an instant leaves it out from then until its wait changes
+// (a late entry, open until endLate).
+func (w *waitFor) entered(th *tstate, obj format.ObjectID, at format.Time, m *Model) {
+	w.clear(th, at, m)
+	w.late[th] = len(m.lateEntries)
+	if i := int(th.num / 64); i >= len(w.lateBits) {
+		w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
+	}
+	w.lateBits[th.num/64] |= 1 << (th.num % 64)
+	m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: math.MaxInt64})
 }
 
 // lateWait leaves th's wait on obj (0: a join), set at at, out of the

@@ -249,6 +249,27 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	b.newOwner(ls, ts, max(ev.Time, ls.clock))
 }
 
+// owns: ts, blocked on ls, is named its owner at at (newOwner): from
+// here OwnerSpans blames its span on no one (the wait for the owner
+// before was its Entered's delay), though iv.Other still names that
+// owner. It has entered the monitor: its wait for the owner before ends
+// then in the fold too (a contention's naming ended it in waitFor.set;
+// FuzzModelText's owned-names-blocked-owner: a MonitorOwned line named
+// it, and the cycle through it stood in the fold while its owner spans
+// named none).
+func (b *Builder) owns(ts *tstate, ls *lstate, at format.Time) {
+	for i := range ts.open {
+		o := &ts.open[i]
+		if o.iv.State != Blocked || o.ls != ls || o.iv.Other == 0 || o.named {
+			continue
+		}
+		o.named, o.namedAt = true, max(at, o.spanStart)
+		if e := ts.waits(); i == len(ts.open)-1 && e.to != nil && e.obj == o.iv.Object && e.kind == Monitor {
+			b.wf.entered(ts, o.iv.Object, o.namedAt, b.m)
+		}
+	}
+}
+
 // held is the holder of a monitor that a MonitorOwned line named at at.
 type held struct {
 	ts *tstate
@@ -352,22 +373,21 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	if b.heldChanges++; b.heldChanges > b.m.PeakOwnerChanges {
 		b.m.PeakOwnerChanges = b.heldChanges
 	}
+	// The owner first, when blocked here itself: the others' waits for it
+	// below must find its own wait ended (owns), not take it for entered
+	// late at their times (waitFor.set).
+	if i, found := slices.BinarySearchFunc(ls.blocked, owner, byThreadID); found && ls.blocked[i] == ots {
+		b.owns(ots, ls, at)
+	}
 	// In order of thread ID: map order would make the wait-for graph's
 	// cycles come in random order. Nothing here changes ls.blocked.
 	for _, ts := range ls.blocked {
+		if ts == ots {
+			continue
+		}
 		for i := range ts.open {
 			o := &ts.open[i]
 			if o.iv.State != Blocked || o.ls != ls {
-				continue
-			}
-			if ts == ots {
-				// Named the owner of the monitor it is blocked on: from
-				// here OwnerSpans blames its span on no one (the wait for
-				// the owner before was its Entered's delay), though
-				// iv.Other still names that owner.
-				if o.iv.Other != 0 && !o.named {
-					o.named, o.namedAt = true, max(at, o.spanStart)
-				}
 				continue
 			}
 			// Lines of two threads can be out of order by a little; never

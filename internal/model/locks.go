@@ -223,8 +223,12 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			if o.iv.State != Blocked || o.ls != ls || o.iv.Other != 0 {
 				continue
 			}
-			if o.segs > 0 || int(o.iv.ownFrom) != ls.l.ownLen() {
-				continue // its owner was known for a while: newOwner below
+			if o.segs > 0 || int(o.iv.ownFrom) != ls.l.ownLen() || ls.clock > o.iv.Since {
+				// Its owner was known for a while, or the monitor
+				// changed hands since it began (a contention there
+				// ended, naming its owner up to then: FuzzModelText's
+				// owned-after-other-ended): newOwner below.
+				continue
 			}
 			if namedSince > o.iv.Since {
 				// Another thread blocked on it named another owner

@@ -229,7 +229,8 @@ fuzz-smoke:
 # held in FUZZERS_HELD.
 FUZZERS := internal/reader:FuzzEvents:60000x internal/reader:FuzzCompact:60000x internal/reader:FuzzFraming:20000x \
 	internal/reader:FuzzPlain:30000x internal/reader:FuzzMethods:40000x internal/format:FuzzText:30000x \
-	internal/model:FuzzModel:10000x internal/model:FuzzModelText:60000x internal/jfrimport:FuzzImport:20000x
+	internal/model:FuzzModel:10000x internal/model:FuzzModelText:60000x internal/model:FuzzModelLines:20000x \
+	internal/jfrimport:FuzzImport:20000x
 
 # FUZZERS_HELD: fuzzers make test does not fuzz (their seed corpus runs with
 # the unit tests) while they find a known bug within seconds, which would

@@ -643,8 +643,10 @@ func (b *Builder) Event(ev *reader.Event) {
 			// hands too comes no earlier than the monitor's latest.
 			// FuzzModelText's virtual-owner-carrier-blocked: D's enter of
 			// AA0A, behind B's forced end on AAAA, named D AAAA's owner
-			// over B's sealed span for C.
-			if o := &ts.open[n-1]; o.iv.State == Blocked && (ev.Kind == format.MonitorContendedEnter || ev.Kind == format.ObjectWait && o.iv.Object == ev.Object) {
+			// over B's sealed span for C. An Entered of another monitor
+			// ends the contention too (pop, its problem said):
+			// entered-other-behind-clock.
+			if o := &ts.open[n-1]; o.iv.State == Blocked && (ev.Kind != format.ObjectWait || o.iv.Object == ev.Object) {
 				at = max(at, o.ls.clock)
 			}
 		}

@@ -56,23 +56,40 @@ type lateEntry struct {
 type wfEdge struct {
 	to    *tstate // nil: it waits for no one
 	obj   format.ObjectID
+	kind  LockKind // obj's: Monitor (blocked on it), JUCLock (parked to acquire it)
 	stack StackID
-	since format.Time // when it began to wait for to
+	// since: when it began to wait for to; with to nil, when it last
+	// stopped waiting (chainFrom).
+	since format.Time
 }
 
 func newWaitFor() waitFor {
 	return waitFor{active: map[string]int{}, members: map[int][]*tstate{}, late: map[*tstate]int{}, past: map[*tstate][]int{}}
 }
 
-// set makes th wait for to (on obj, 0 for a join) and looks for a cycle
-// through th.
+// set makes th wait for to (on obj of kind, 0 for a join) and looks for
+// a cycle through th.
 // A thread waiting for nobody known (to == nil) waits for no one.
-func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at format.Time, m *Model) {
+//
+// A wait set at at, behind the latest change the fold saw on the chain
+// of threads to waits for (chainFrom: a line of another thread out of
+// order, an owner named from a line behind), waits for to from then in
+// the fold, and the wait-for graph at an instant leaves it out until
+// then (a late entry): the fold never paired it with the states of the
+// chain before, and its cycles are the ones the graph closes. Each way a
+// wait is set goes through here: a state opening (waitsLate), an owner
+// named for the threads blocked on a monitor (newOwner), a MonitorOwned
+// line (owned). FuzzModelText's deadlock-late-owner-named-cycle: B
+// blocked on 1 at 0, A on 2 owned by B at 1; C's line at 6 names A the
+// owner of 2 (A no longer waits); then D's line at 0 names A the owner
+// of 1: B waits for A from 1 in its owner spans, and the intervals closed
+// A, B at 1, a deadlock the fold had not found.
+func (w *waitFor) set(th, to *tstate, obj format.ObjectID, kind LockKind, stack StackID, at format.Time, m *Model) {
 	if to == nil || to == th {
 		w.clear(th, at, m)
 		return
 	}
-	if e := th.waits(); e.to == to && e.obj == obj {
+	if e := th.waits(); e.to == to && e.obj == obj && e.kind == kind {
 		return // the same wait: a cycle through it still stands
 	}
 	w.endLate(th, at, m)
@@ -80,20 +97,20 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 	if th.waits().to == nil {
 		w.n++
 	}
-	th.body.wf = wfEdge{to, obj, stack, at}
-	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj {
+	if e := to.waits(); e.to != nil && obj != 0 && e.obj == obj && e.kind == kind {
 		// The VM names as owner a thread we still see blocked on the same
 		// monitor: it has acquired it, and its MonitorContendedEntered is
 		// late (it is posted after the acquisition; a safepoint or a busy
-		// CPU can delay it by milliseconds). It no longer waits.
-		w.clear(to, at, m)
-		w.late[to] = len(m.lateEntries)
-		if i := int(to.num / 64); i >= len(w.lateBits) {
-			w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
-		}
-		w.lateBits[to.num/64] |= 1 << (to.num % 64)
-		m.lateEntries = append(m.lateEntries, lateEntry{Thread: to.t.ID, Object: obj, From: at, To: math.MaxInt64})
+		// CPU can delay it by milliseconds). It no longer waits. (The
+		// same lock: a j.u.c. lock's sync a monitor too is two locks,
+		// FuzzModelText's deadlock-juc-lock-named-monitor-owner.)
+		w.entered(to, obj, at, m)
 	}
+	if from := w.chainFrom(th, to, at); from > at {
+		w.lateWait(th, obj, at, from, m)
+		at = from
+	}
+	th.body.wf = wfEdge{to, obj, kind, stack, at}
 	path := append(w.path[:0], th)
 	defer func() { w.path = path[:0] }()
 	for u := to; ; {
@@ -109,6 +126,41 @@ func (w *waitFor) set(th, to *tstate, obj format.ObjectID, stack StackID, at for
 	}
 }
 
+// entered ends the wait of th, blocked on obj, at at: it was named the
+// owner of obj then, it has entered it, and its end is late. The wait-for
+// graph at an instant leaves it out from then until its wait changes
+// (a late entry, open until endLate).
+func (w *waitFor) entered(th *tstate, obj format.ObjectID, at format.Time, m *Model) {
+	w.clear(th, at, m)
+	w.late[th] = len(m.lateEntries)
+	if i := int(th.num / 64); i >= len(w.lateBits) {
+		w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
+	}
+	w.lateBits[th.num/64] |= 1 << (th.num % 64)
+	m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: math.MaxInt64})
+}
+
+// lateWait leaves th's wait on obj (0: a join), set at at, out of the
+// wait-for graph at an instant until from, when the fold makes it wait
+// (chainFrom). Its later lines fold after from, as after a segment.
+func (w *waitFor) lateWait(th *tstate, obj format.ObjectID, at, from format.Time, m *Model) {
+	w.hideWait(th, obj, at, from, m)
+	th.floor = max(th.floor, from)
+}
+
+// hideWait leaves th's wait on obj out of the wait-for graph at an
+// instant from at until from: the fold made it wait from then.
+func (w *waitFor) hideWait(th *tstate, obj format.ObjectID, at, from format.Time, m *Model) {
+	if from <= at {
+		return
+	}
+	if !w.endOnly || from > m.End {
+		m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: from})
+	} else {
+		m.lateFloor = max(m.lateFloor, from) // of no use at the end (compactLate)
+	}
+}
+
 // clear ends th's wait.
 func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
 	w.endLate(th, at, m)
@@ -116,7 +168,7 @@ func (w *waitFor) clear(th *tstate, at format.Time, m *Model) {
 		return
 	}
 	w.breakCycles(th, at, m)
-	th.body.wf = wfEdge{}
+	th.body.wf = wfEdge{since: at}
 	w.n--
 }
 
@@ -191,26 +243,40 @@ func waitsFrom(other *tstate, at format.Time) format.Time {
 	return max(at, other.current())
 }
 
-// chainFrom returns when the fold makes a thread whose line at at says it
-// waits for other wait for it in the wait-for graph: waitsFrom, or later,
-// when the line is behind the current state of a thread other waits for,
-// directly or not. The fold knows only those states: a line folded after
-// one that ended a wait on the chain (its thread's, to the thread whose
-// line this is) must not close, in the graph of the intervals, a cycle
-// the fold never saw. FuzzModelText's chain-behind-ended-wait: C blocked
-// on a monitor E owns, A on one C owns; C's Entered at 7; then E's park
-// at 0 on a lock A owns: A's state began at 0, but C's at 7, and the
-// intervals closed A, C, E at 0, a deadlock the fold had not found.
-func (b *Builder) chainFrom(other *tstate, at format.Time) format.Time {
+// chainFrom returns when the fold makes th, whose line (or owner named)
+// at at says it waits for other, wait for it in the wait-for graph:
+// waitsFrom, or later, when at is behind the latest change the fold saw
+// on the chain from other: the current state of a thread other waits
+// for, directly or not, or the latest change of the wait of one
+// (wfEdge.since: a thread named the owner of the monitor it is blocked
+// on stops waiting then, its state unchanged). The fold knows only those
+// states and waits: a line folded after one that changed a wait on the
+// chain (its thread's, to the thread whose line this is) must not close,
+// in the graph of the intervals, a cycle the fold never saw.
+// FuzzModelText's chain-behind-ended-wait: C blocked on a monitor E owns,
+// A on one C owns; C's Entered at 7; then E's park at 0 on a lock A owns:
+// A's state began at 0, but C's at 7, and the intervals closed A, C, E
+// at 0, a deadlock the fold had not found. And deadlock-late-enter-cycle:
+// E blocked on A at 0, then on B owned by C at 1 (it had entered A); D's
+// line at 7 names E the owner of B (E no longer waits: waitFor.set);
+// then C's line at 6 blocks on A naming E: E's wait changed at 7, and the
+// intervals closed C, E at 6, a deadlock the fold had not found.
+func (w *waitFor) chainFrom(th, other *tstate, at format.Time) format.Time {
 	from := waitsFrom(other, at)
 	if other == nil {
 		return from
 	}
-	// At most the threads waiting: a cycle on the chain ends the walk.
-	for u, n := other.waits().to, 0; u != nil && n < b.wf.n; u, n = u.waits().to, n+1 {
-		from = max(from, u.current())
+	// At most the threads waiting: a cycle on the chain ends the walk
+	// (th's own wait is the one that changes).
+	for u, n := other, 0; u != nil && u != th && n <= w.n; u, n = u.waits().to, n+1 {
+		from = max(from, u.current(), u.waits().since)
 	}
 	return from
+}
+
+// chainFrom is waitFor.chainFrom for a state of a thread opening now.
+func (b *Builder) chainFrom(other *tstate, at format.Time) format.Time {
+	return b.wf.chainFrom(nil, other, at)
 }
 
 // waitsNow is whom the fold makes the thread wait for as its state opens
@@ -232,13 +298,8 @@ func (b *Builder) waitsLate(ts *tstate, o *openIv, other *tstate, obj format.Obj
 	if from <= at {
 		return
 	}
-	if !b.wf.endOnly || from > b.m.End {
-		b.m.lateEntries = append(b.m.lateEntries, lateEntry{Thread: ts.t.ID, Object: obj, From: at, To: from})
-	} else {
-		b.m.lateFloor = max(b.m.lateFloor, from) // of no use at the end (compactLate)
-	}
+	b.wf.lateWait(ts, obj, at, from, b.m)
 	o.other = other
-	ts.floor = max(ts.floor, from)
 	b.rewait(ts, from)
 }
 
@@ -371,7 +432,11 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 	if n := len(ts.open); n > 0 {
 		o := &ts.open[n-1]
 		if obj, ok := waitsOn(&o.iv); ok {
-			b.wf.set(ts, o.other, obj, o.iv.Stack, at, b.m)
+			kind := Monitor
+			if o.iv.State == Parked {
+				kind = JUCLock
+			}
+			b.wf.set(ts, o.other, obj, kind, o.iv.Stack, at, b.m)
 			return
 		}
 	}

@@ -176,7 +176,11 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 		b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: ts.t.ID, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
 	}
 	// The thread owns the monitor now: the others still blocked on it
-	// wait for it from here on.
+	// wait for it from here on. Its own wait ends here first: still
+	// blocked on the monitor for waitFor.set, it would be held to have
+	// entered it late, at the time the others wait for it from
+	// (FuzzModelText's deadlock-ended-entered-late).
+	b.wf.clear(ts, at, b.m)
 	b.changedHands(o.iv.Object, ts)
 	b.newOwner(ls, ts, at)
 	b.tookMonitor(ts, o, at)
@@ -219,8 +223,12 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			if o.iv.State != Blocked || o.ls != ls || o.iv.Other != 0 {
 				continue
 			}
-			if o.segs > 0 || int(o.iv.ownFrom) != ls.l.ownLen() {
-				continue // its owner was known for a while: newOwner below
+			if o.segs > 0 || int(o.iv.ownFrom) != ls.l.ownLen() || ls.clock > o.iv.Since {
+				// Its owner was known for a while, or the monitor
+				// changed hands since it began (a contention there
+				// ended, naming its owner up to then: FuzzModelText's
+				// owned-after-other-ended): newOwner below.
+				continue
 			}
 			if namedSince > o.iv.Since {
 				// Another thread blocked on it named another owner
@@ -229,11 +237,41 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 			}
 			o.iv.First, o.iv.Other, o.other = owner, owner, ts
 			if i == len(bts.open)-1 {
+				// Its interval waits for ts from its start; the fold
+				// (its deadlocks) from now: the wait-for graph at an
+				// instant leaves it out until then (FuzzModelText's
+				// owned-late-closes-cycle).
+				b.wf.hideWait(bts, ev.Object, o.spanStart, ev.Time, b.m)
 				b.rewait(bts, ev.Time)
 			}
 		}
 	}
-	b.newOwner(ls, ts, ev.Time)
+	// As a contention's line behind the monitor's latest change of hands
+	// (Builder.Event), the word holds from then: before it, the threads
+	// blocked there named another owner, and their spans up to it stand
+	// (FuzzModelText's owned-behind-clock).
+	b.newOwner(ls, ts, max(ev.Time, ls.clock))
+}
+
+// owns: ts, blocked on ls, is named its owner at at (newOwner): from
+// here OwnerSpans blames its span on no one (the wait for the owner
+// before was its Entered's delay), though iv.Other still names that
+// owner. It has entered the monitor: its wait for the owner before ends
+// then in the fold too (a contention's naming ended it in waitFor.set;
+// FuzzModelText's owned-names-blocked-owner: a MonitorOwned line named
+// it, and the cycle through it stood in the fold while its owner spans
+// named none).
+func (b *Builder) owns(ts *tstate, ls *lstate, at format.Time) {
+	for i := range ts.open {
+		o := &ts.open[i]
+		if o.iv.State != Blocked || o.ls != ls || o.iv.Other == 0 || o.named {
+			continue
+		}
+		o.named, o.namedAt = true, max(at, o.spanStart)
+		if e := ts.waits(); i == len(ts.open)-1 && e.to != nil && e.obj == o.iv.Object && e.kind == Monitor {
+			b.wf.entered(ts, o.iv.Object, o.namedAt, b.m)
+		}
+	}
 }
 
 // held is the holder of a monitor that a MonitorOwned line named at at.
@@ -339,22 +377,21 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 	if b.heldChanges++; b.heldChanges > b.m.PeakOwnerChanges {
 		b.m.PeakOwnerChanges = b.heldChanges
 	}
+	// The owner first, when blocked here itself: the others' waits for it
+	// below must find its own wait ended (owns), not take it for entered
+	// late at their times (waitFor.set).
+	if i, found := slices.BinarySearchFunc(ls.blocked, owner, byThreadID); found && ls.blocked[i] == ots {
+		b.owns(ots, ls, at)
+	}
 	// In order of thread ID: map order would make the wait-for graph's
 	// cycles come in random order. Nothing here changes ls.blocked.
 	for _, ts := range ls.blocked {
+		if ts == ots {
+			continue
+		}
 		for i := range ts.open {
 			o := &ts.open[i]
 			if o.iv.State != Blocked || o.ls != ls {
-				continue
-			}
-			if ts == ots {
-				// Named the owner of the monitor it is blocked on: from
-				// here OwnerSpans blames its span on no one (the wait for
-				// the owner before was its Entered's delay), though
-				// iv.Other still names that owner.
-				if o.iv.Other != 0 && !o.named {
-					o.named, o.namedAt = true, max(at, o.spanStart)
-				}
 				continue
 			}
 			// Lines of two threads can be out of order by a little; never

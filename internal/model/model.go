@@ -557,6 +557,7 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 		changes = all[from:to]
 	}
 	cur, start := iv.First, iv.Start
+	named := format.Time(math.MinInt64) // when th was named the owner at its end
 	for _, c := range changes {
 		// As Builder.newOwner: a thread never waits for itself, and
 		// lines of two threads can be out of order by a little, so a
@@ -573,13 +574,19 @@ func ownerSpans(th format.ThreadID, iv *Interval, all []OwnerChange, base int, y
 					return
 				}
 				cur, start = 0, t
+			} else if cur != 0 {
+				// Named at its end: no span of its own, but, as in the
+				// fold (newOwner's namedAt), a later change (a line out
+				// of order) comes no earlier (FuzzModelText's
+				// named-at-end-then-owned).
+				named = max(named, t)
 			}
 			continue
 		}
 		if c.Owner == cur {
 			continue
 		}
-		t := max(c.At, start)
+		t := max(c.At, start, named)
 		if !yield(OwnerSpan{start, t, cur}) {
 			return
 		}

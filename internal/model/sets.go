@@ -139,9 +139,11 @@ func (l *ivList) add(iv Interval, s *slab[Interval]) {
 		}
 		n := min(max(2*cap(l.cur), 2*l.grow, 4), maxIvBlock)
 		if s != nil && l.hint > n && l.cur == nil && l.full == nil {
-			// A quarter more than the last build's, in one block of
-			// the slab (whose blocks hold size/2 at most).
-			n = min(l.hint+l.hint/4+4, s.size/2)
+			// A quarter more than the last build's, up to an eighth of
+			// the slab's block: a take that does not fit in what is left
+			// of the block skips that rest (at a half, a push allocated
+			// 8 % more).
+			n = min(l.hint+l.hint/4+4, s.size/8)
 		}
 		l.hint = 0
 		if s != nil {

@@ -140,6 +140,8 @@ type Builder struct {
 	noRunSplit bool
 	// noThreadTimes: no thread's intervals are fed (Options.NoThreadTimes).
 	noThreadTimes bool
+	// noWaitGraph: the wait-for graph is not kept (Options.NoWaitGraph).
+	noWaitGraph bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile

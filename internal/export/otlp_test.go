@@ -326,12 +326,12 @@ func TestOTLPGolden(t *testing.T) {
 		// of the recording makes them, the second with what the first
 		// left in it (the models built with its stack table), and without
 		// the runnable time's split (NoRunSplit) nor the threads' times
-		// (NoThreadTimes), with the memory of the case before (Reuse: the
+		// (NoThreadTimes) nor the wait-for graph (NoWaitGraph), with the memory of the case before (Reuse: the
 		// objects numbered, Model.Object; the locks found there,
 		// Model.Lock), as a push builds them.
 		cache := NewOTLPCache()
 		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, NoThreadTimes: true,
-			Stacks: cache.Stacks(), Reuse: &reuse})
+			NoWaitGraph: true, Stacks: cache.Stacks(), Reuse: &reuse})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -35,23 +35,35 @@ import (
 // version of these modules must be added here (the test's every-field
 // message fails until it is).
 func AppendOTLP(buf []byte, req *collpb.ExportProfilesServiceRequest) ([]byte, error) {
-	if n := sizeHint(req); cap(buf)-len(buf) < n {
+	return appendOTLP(buf, req, nil)
+}
+
+// appendOTLP is AppendOTLP; set, when not nil, changes the hinted sizes of
+// the large messages (wire.hints), for the tests: the bytes are the same
+// whatever they are.
+func appendOTLP(buf []byte, req *collpb.ExportProfilesServiceRequest, set func(hint []int)) ([]byte, error) {
+	e := wire{}
+	n := e.hints(req)
+	if set != nil {
+		set(e.hint)
+	}
+	if cap(buf)-len(buf) < n {
 		// Grown once to about the request's size, not by doubling from
 		// what buf had (the generated code sized it exactly: grown by
 		// doubling, a series' first pushes allocated 7 % more and
 		// collected a third more often).
 		buf = slices.Grow(buf, n)
 	}
-	e := wire{b: buf}
+	e.b = buf
 	for _, rp := range req.ResourceProfiles {
-		m := e.open(1)
+		m, k := e.openSized(1)
 		e.resourceProfiles(rp)
-		e.close(m)
+		e.closeSized(m, k)
 	}
 	if d := req.Dictionary; d != nil {
-		m := e.open(2)
+		m, k := e.openSized(2)
 		e.dictionary(d)
-		e.close(m)
+		e.closeSized(m, k)
 	}
 	if e.bad {
 		return buf, errInvalidUTF8
@@ -60,43 +72,67 @@ func AppendOTLP(buf []byte, req *collpb.ExportProfilesServiceRequest) ([]byte, e
 }
 
 // sizeHint is about the size of req's encoding, a little over it for a
+// push's (wire.hints).
+func sizeHint(req *collpb.ExportProfilesServiceRequest) int {
+	var e wire
+	return e.hints(req)
+}
+
+// hints returns about the size of req's encoding, a little over it for a
 // push's: 6 bytes a value (a delay in ns is 4-5), 8 a timestamp, 2 an
 // attribute's index, the dictionary's entries by their kind; one pass
-// over the samples' headers, not their values.
-func sizeHint(req *collpb.ExportProfilesServiceRequest) int {
+// over the samples' headers, not their values. It keeps that of each of
+// the large messages (a resource's profiles, a scope's, a profile, the
+// dictionary) in e.hint, in the order openSized opens them, so that the
+// bytes of a message's length are reserved before it is written: a
+// message written after a length of one byte was moved up by the
+// length's other bytes at its end, and a profile's bytes were moved three
+// times (at its own end, its scope's, its resource's).
+func (e *wire) hints(req *collpb.ExportProfilesServiceRequest) int {
+	e.hint, e.next = e.hint[:0], 0
 	n := 64
 	for _, rp := range req.ResourceProfiles {
-		if rp == nil {
-			continue
-		}
-		n += 512
-		for _, sp := range rp.ScopeProfiles {
-			if sp == nil {
-				continue
-			}
-			for _, p := range sp.Profiles {
-				if p == nil {
-					continue
-				}
-				n += 64
-				for _, s := range p.Samples {
-					if s != nil {
-						n += 12 + 6*len(s.Values) + 8*len(s.TimestampsUnixNano) + 2*len(s.AttributeIndices)
+		r := len(e.hint)
+		e.hint = append(e.hint, 0)
+		rn := 512
+		if rp != nil {
+			for _, sp := range rp.ScopeProfiles {
+				s := len(e.hint)
+				e.hint = append(e.hint, 0)
+				sn := 64
+				if sp != nil {
+					for _, p := range sp.Profiles {
+						pn := 64
+						if p != nil {
+							for _, s := range p.Samples {
+								if s != nil {
+									pn += 12 + 6*len(s.Values) + 8*len(s.TimestampsUnixNano) + 2*len(s.AttributeIndices)
+								}
+							}
+						}
+						e.hint = append(e.hint, pn)
+						sn += pn
 					}
 				}
+				e.hint[s] = sn
+				rn += sn
 			}
 		}
+		e.hint[r] = rn
+		n += rn
 	}
 	if d := req.Dictionary; d != nil {
-		n += 12*len(d.LocationTable) + 14*len(d.FunctionTable) + 16*len(d.AttributeTable) + 8*len(d.StackTable)
+		dn := 12*len(d.LocationTable) + 14*len(d.FunctionTable) + 16*len(d.AttributeTable) + 8*len(d.StackTable)
 		for _, s := range d.StringTable {
-			n += 3 + len(s)
+			dn += 3 + len(s)
 		}
 		for _, st := range d.StackTable {
 			if st != nil {
-				n += 2 * len(st.LocationIndices)
+				dn += 2 * len(st.LocationIndices)
 			}
 		}
+		e.hint = append(e.hint, dn)
+		n += dn
 	}
 	return n
 }
@@ -107,6 +143,10 @@ var errInvalidUTF8 = errors.New("otlp: string field contains invalid UTF-8")
 type wire struct {
 	b   []byte
 	bad bool // a string was not valid UTF-8
+	// hint: about the sizes of the large messages, in the order
+	// openSized opens them (hints); next: the next one's.
+	hint []int
+	next int
 }
 
 // Wire types.
@@ -181,6 +221,43 @@ func (e *wire) close(start int) {
 	e.b = append(e.b, zeros[:k-1]...)
 	copy(e.b[start+k-1:], e.b[start:start+n])
 	p := start - 1
+	v := uint64(n)
+	for v >= 0x80 {
+		e.b[p] = byte(v) | 0x80
+		v >>= 7
+		p++
+	}
+	e.b[p] = byte(v)
+}
+
+// openSized is open of a large message (wire.hints): as many bytes as
+// its hinted size's length takes are reserved for its length (k).
+func (e *wire) openSized(num int) (start, k int) {
+	e.tag(num, wBytes)
+	k = 1
+	if e.next < len(e.hint) {
+		k = varintLen(uint64(e.hint[e.next]))
+		e.next++
+	}
+	e.b = append(e.b, zeros[:k]...)
+	return len(e.b), k
+}
+
+// closeSized is close of a message openSized opened, with k bytes for its
+// length: the message is moved only when its length takes another number
+// of bytes, up or down.
+func (e *wire) closeSized(start, k int) {
+	n := len(e.b) - start
+	need := varintLen(uint64(n))
+	switch {
+	case need > k:
+		e.b = append(e.b, zeros[:need-k]...)
+		copy(e.b[start+need-k:], e.b[start:start+n])
+	case need < k:
+		copy(e.b[start-k+need:], e.b[start:start+n])
+		e.b = e.b[:start-k+need+n]
+	}
+	p := start - k
 	v := uint64(n)
 	for v >= 0x80 {
 		e.b[p] = byte(v) | 0x80
@@ -282,9 +359,9 @@ func (e *wire) resourceProfiles(rp *profpb.ResourceProfiles) {
 		e.close(m)
 	}
 	for _, sp := range rp.ScopeProfiles {
-		m := e.open(2)
+		m, k := e.openSized(2)
 		e.scopeProfiles(sp)
-		e.close(m)
+		e.closeSized(m, k)
 	}
 	e.stringField(3, rp.SchemaUrl)
 }
@@ -391,9 +468,9 @@ func (e *wire) scopeProfiles(sp *profpb.ScopeProfiles) {
 		e.close(m)
 	}
 	for _, p := range sp.Profiles {
-		m := e.open(2)
+		m, k := e.openSized(2)
 		e.profile(p)
-		e.close(m)
+		e.closeSized(m, k)
 	}
 	e.stringField(3, sp.SchemaUrl)
 }

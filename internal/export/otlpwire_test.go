@@ -24,21 +24,36 @@ func sameWire(t *testing.T, name string, req *collpb.ExportProfilesServiceReques
 	if err != nil {
 		t.Fatal(err)
 	}
-	prefix := []byte("prefix")
-	got, err := AppendOTLP(prefix[:len(prefix):len(prefix)], req)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if !bytes.HasPrefix(got, prefix) {
-		t.Fatalf("%s: the prefix is lost", name)
-	}
-	got = got[len(prefix):]
-	if !bytes.Equal(got, want) {
-		i := 0
-		for i < len(got) && i < len(want) && got[i] == want[i] {
-			i++
+	// The large messages' lengths reserved as hinted, in one byte each
+	// (moved up at their end when longer), in five (moved down).
+	for _, h := range []struct {
+		name string
+		set  func([]int)
+	}{
+		{"", nil},
+		{" (hinted 1 byte)", func(h []int) { clear(h) }},
+		{" (hinted 5 bytes)", func(h []int) {
+			for i := range h {
+				h[i] = 1 << 30
+			}
+		}},
+	} {
+		prefix := []byte("prefix")
+		got, err := appendOTLP(prefix[:len(prefix):len(prefix)], req, h.set)
+		if err != nil {
+			t.Fatalf("%s%s: %v", name, h.name, err)
 		}
-		t.Errorf("%s: AppendOTLP wrote %d bytes, proto.Marshal %d; the first difference at byte %d", name, len(got), len(want), i)
+		if !bytes.HasPrefix(got, prefix) {
+			t.Fatalf("%s%s: the prefix is lost", name, h.name)
+		}
+		got = got[len(prefix):]
+		if !bytes.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Errorf("%s%s: AppendOTLP wrote %d bytes, proto.Marshal %d; the first difference at byte %d", name, h.name, len(got), len(want), i)
+		}
 	}
 }
 

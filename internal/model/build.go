@@ -44,6 +44,12 @@ type Options struct {
 	// (a read of each back from memory: 2 % of a push's CPU), for a reader
 	// of the intervals and samples alone: export.OTLP of a push.
 	NoThreadTimes bool
+	// NoWaitGraph leaves the wait-for graph unkept: Model.Deadlocks,
+	// WaitGraphAt and the spans of late entries are empty or partial, for
+	// a reader of the intervals and samples alone: export.OTLP of a push
+	// (the graph's upkeep at each change of a thread's wait was ~2 % of a
+	// push's CPU). The intervals are the same.
+	NoWaitGraph bool
 	// Spill writes the threads' intervals, as the fold seals them, and
 	// their samples to a private temporary file (in SpillDir, "" for
 	// os.TempDir()), unlinked at once, from which View.HoldersDoing reads
@@ -152,6 +158,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.noRunSplit = opt.NoRunSplit
 	b.noThreadTimes = opt.NoThreadTimes && opt.NoLockFigures && !opt.Spill
 	b.wf.endOnly = opt.EndGraphOnly
+	b.noWaitGraph = opt.NoWaitGraph
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil

@@ -21,13 +21,16 @@ type Builder struct {
 	// ivSlab, lockSlab: the memory of the intervals' blocks and of the
 	// locks, when a series of builds reuses it (Options.Reuse); nil:
 	// allocated.
-	ivSlab     *slab[Interval]
-	lockSlab   *slab[lockMem]
-	stoppedAt  format.Time // StoppedAt: the end of a recording stopped while the JVM went on
-	lastThread *tstate     // the last thread looked up: events come in runs
-	m          *Model
-	edges      edgeList // Model.Edges until Finalize
-	threads    map[format.ThreadID]*tstate
+	ivSlab   *slab[Interval]
+	lockSlab *slab[lockMem]
+	// ivsWas, ivsNow: Reuse's (nil without): the threads' intervals at
+	// the last build's end, and at this one's.
+	ivsWas, ivsNow map[format.ThreadID]int
+	stoppedAt      format.Time // StoppedAt: the end of a recording stopped while the JVM went on
+	lastThread     *tstate     // the last thread looked up: events come in runs
+	m              *Model
+	edges          edgeList // Model.Edges until Finalize
+	threads        map[format.ThreadID]*tstate
 	// near: the threads by their ID's hash, the latest looked up in each
 	// slot (threadOf).
 	near []*tstate
@@ -137,6 +140,8 @@ type Builder struct {
 	noRunSplit bool
 	// noThreadTimes: no thread's intervals are fed (Options.NoThreadTimes).
 	noThreadTimes bool
+	// noWaitGraph: the wait-for graph is not kept (Options.NoWaitGraph).
+	noWaitGraph bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile
@@ -470,6 +475,9 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		ts.t.ID, ts.t.Start, ts.num = id, at, uint32(len(b.m.Threads))
 		ts.id, ts.start, ts.schedAt = id, at, math.MinInt64
 		b.takeBody(ts)
+		if b.ivsWas != nil {
+			ts.body.ivs.hint = b.ivsWas[id]
+		}
 		b.threads[id] = ts
 		b.m.Threads = append(b.m.Threads, ts.t)
 		b.byNum = append(b.byNum, ts)

@@ -429,6 +429,9 @@ func (w *waitFor) finish(m *Model) {
 // the j.u.c. lock it parks to acquire, or the thread it joins. o.other is
 // that thread (waitee's, with the monitor's current owner).
 func (b *Builder) rewait(ts *tstate, at format.Time) {
+	if b.noWaitGraph {
+		return
+	}
 	if n := len(ts.open); n > 0 {
 		o := &ts.open[n-1]
 		if obj, ok := waitsOn(&o.iv); ok {

@@ -202,6 +202,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// Given up, all: a thread brought back (revive) adds after them.
 		ts.body.ivs = ivList{base: ts.body.ivs.len(), unsorted: ts.body.ivs.unsorted, prev: ts.body.ivs.prev}
 	} else {
+		if b.ivsNow != nil {
+			b.ivsNow[t.ID] = ts.body.ivs.len()
+		}
 		t.Intervals = ts.body.ivs.all(b.ivSlab)
 		if !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)

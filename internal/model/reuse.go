@@ -1,6 +1,10 @@
 package model
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"orca/internal/format"
+)
 
 // Reuse is memory a series of builds hands out again (Options.Reuse):
 // the pushes of one orca record --otlp, each of which folds a few MB of
@@ -21,6 +25,13 @@ type Reuse struct {
 	objsBy   *probeTab[*objFold]
 	byObject map[lockKey]*Lock
 	used     bool
+	// ivsWas: each thread's intervals at the last build's end, ivsNow:
+	// at this one's (swapped at start). A thread's first block is made
+	// the size it had then (ivList.hint): a pool's worker has thousands
+	// a push, in blocks of up to maxIvBlock joined at Finalize, a copy
+	// of each read back from memory (2 % of a push's CPU); made the
+	// size of the last, they are mostly one block, not copied.
+	ivsWas, ivsNow map[format.ThreadID]int
 }
 
 // lockMem is a Lock and its fold state, allocated together.
@@ -43,6 +54,12 @@ func (r *Reuse) start(b *Builder) {
 		r.objs.reset()
 	}
 	r.used = true
+	r.ivsWas, r.ivsNow = r.ivsNow, r.ivsWas
+	if r.ivsNow == nil {
+		r.ivsNow = map[format.ThreadID]int{}
+	}
+	clear(r.ivsNow)
+	b.ivsWas, b.ivsNow = r.ivsWas, r.ivsNow
 	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
 	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
 }

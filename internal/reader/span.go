@@ -570,6 +570,20 @@ type rangeFilter struct {
 	// the state at from whatever their time, and every other event is in
 	// the range (Span.chained).
 	chained bool
+	// none: objects of the range's events found without facts kept from
+	// before it, by a hash of the id (the latest in each slot). Once the
+	// range has started no fact is kept any more, only forgotten, so an
+	// object found without stays so: the hot objects (a pool's queue, its
+	// locks: most of a push's events) look the map up once, not at each
+	// event.
+	none [256]format.ObjectID
+}
+
+// noFacts returns obj's slot in none, and whether obj is there: known to
+// have no facts kept.
+func (f *rangeFilter) noFacts(obj format.ObjectID) (*format.ObjectID, bool) {
+	n := &f.none[uint32(obj)*0x9E3779B1>>24]
+	return n, *n == obj
 }
 
 func newRangeFilter(from, to format.Time, copyStack bool, fn func(*Event) error) *rangeFilter {
@@ -607,12 +621,19 @@ func (f *rangeFilter) event(ev *Event) error {
 	if ev.Kind.Fact() {
 		// Only facts restates could hand on again need be noted: those of
 		// an object whose facts from before the range are still kept.
-		if f.live.HasFacts(ev.Object) {
-			f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
+		if n, none := f.noFacts(ev.Object); !none {
+			if f.live.HasFacts(ev.Object) {
+				f.given[factOf(ev.Object, ev.Kind)] = struct{}{}
+			} else if ev.Object != 0 {
+				*n = ev.Object
+			}
 		}
 	} else if ev.Kind.Has(format.FObject) && ev.Object != 0 {
-		if err := f.facts(ev); err != nil {
-			return err
+		if n, none := f.noFacts(ev.Object); !none {
+			if err := f.facts(ev); err != nil {
+				return err
+			}
+			*n = ev.Object // handed on, or none: forgotten
 		}
 	}
 	return f.fn(ev)

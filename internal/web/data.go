@@ -24,14 +24,11 @@ type data struct {
 	// model decides which of an object's locks names its class; this only
 	// keeps the answer, which every interval of the object shows.
 	lockClass map[format.ObjectID]string
-	// edgesTo and edgesFrom hold, per thread index, indexes into m.Edges
-	// in m.Edges order (by ToTime).
-	edgesTo, edgesFrom [][]int32
-	intervals          int
-	jdkThread          []bool // JDK service threads (see jdkThreads)
-	deadlocks          []model.Deadlock
-	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
-	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
+	intervals int
+	jdkThread []bool // JDK service threads (see jdkThreads)
+	deadlocks []model.Deadlock
+	reported  []int           // per model deadlock, its index in deadlocks, -1 if not there
+	hangs     []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
 
 	// ivs keeps the intervals of the threads read last (intervalsOf).
 	ivs ivCache
@@ -99,8 +96,6 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		rec: rec, res: res, m: m,
 		thread:    make(map[format.ThreadID]int, len(m.Threads)),
 		lockClass: map[format.ObjectID]string{},
-		edgesTo:   make([][]int32, len(m.Threads)),
-		edgesFrom: make([][]int32, len(m.Threads)),
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
 		reports:   map[string]*reportFacts{},
@@ -114,14 +109,6 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 			if c := m.ClassName(l.Object); c != "" {
 				d.lockClass[l.Object] = c
 			}
-		}
-	}
-	for i, e := range m.Edges {
-		if ti, ok := d.thread[e.To]; ok {
-			d.edgesTo[ti] = append(d.edgesTo[ti], int32(i))
-		}
-		if fi, ok := d.thread[e.From]; ok {
-			d.edgesFrom[fi] = append(d.edgesFrom[fi], int32(i))
 		}
 	}
 	d.all = m.Filter(nil)
@@ -143,10 +130,12 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 // or detail it (intervalsOf), and the JDK threads' test reads the marks of
 // the stacks made as the fold goes. A lock's owners are spilled too, as
 // orca report's, and read back for its detail and the lock list's top
-// owner (Model.OwnersOf). The answers are those of a model built without
+// owner (Model.OwnersOf). So are the edges (Model.EdgesFrom for
+// /api/edges, EdgesTo for an interval's detail; the start and join edges
+// alone stay in memory). The answers are those of a model built without
 // (TestSpillAnswers).
 func ModelOptions(rec *reader.Recording) model.Options {
-	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, SpillEdges: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
 }
 
 // maxReports bounds the reports kept: one per thread filter asked for.

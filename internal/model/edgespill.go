@@ -112,6 +112,7 @@ type spilledEdges struct {
 	n      int   // edges
 	byTime int64 // offset of the n edges by ToTime
 	marks  []edgeMark
+	every  int         // the edges between two marks (edgeIndexEvery then)
 	back   format.Time // the most an edge's FromTime is after its ToTime (0: none)
 	byTo   int64       // offset of the n edges by target thread, then ToTime
 	to     []edgeDir
@@ -232,7 +233,7 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	for i := range mem {
 		recs[i] = edgeRec{mem[i], seq[i]}
 	}
-	out := &spilledEdges{}
+	out := &spilledEdges{every: edgeIndexEvery}
 	sources := func(to bool) []*edgeSrc {
 		srcs := make([]*edgeSrc, 0, len(sp.runs)+1)
 		for _, r := range sp.runs {
@@ -262,7 +263,7 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	n := 0
 	err := mergeEdges(s, sources(false), byTimeSeq, func(e *edgeRec) {
 		lo := min(e.FromTime, e.ToTime)
-		if n%edgeIndexEvery == 0 {
+		if n%out.every == 0 {
 			out.marks = append(out.marks, edgeMark{e.ToTime, lo})
 		} else if m := &out.marks[len(out.marks)-1]; lo < m.minFrom {
 			m.minFrom = lo
@@ -364,13 +365,13 @@ func (m *Model) EdgesFrom(t0, t1 format.Time) iter.Seq2[int, Edge] {
 		// that end then.
 		k := sort.Search(len(sp.marks), func(k int) bool { return sp.marks[k].to >= from })
 		k = max(k-1, 0)
-		buf := make([]Edge, edgeIndexEvery)
+		buf := make([]Edge, sp.every)
 		for ; k < len(sp.marks); k++ {
 			if sp.marks[k].minFrom > t1 {
 				continue
 			}
-			first := k * edgeIndexEvery
-			part := buf[:min(edgeIndexEvery, sp.n-first)]
+			first := k * sp.every
+			part := buf[:min(sp.every, sp.n-first)]
 			if err := m.readEdges(sp.byTime, first, part); err != nil {
 				panic(&SpillError{err})
 			}

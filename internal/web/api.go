@@ -434,7 +434,7 @@ func (s *site) interval(r *http.Request) (any, error) {
 	kind, ok := want[iv.State]
 	var to []model.Edge
 	if ok {
-		to = s.d.m.EdgesTo(t.ID, new([]model.Edge))
+		to = s.d.edgesTo(ti)
 	}
 	for _, ed := range to {
 		if !ok || ed.Kind != kind || (ed.Object != 0 && iv.Object != 0 && ed.Object != iv.Object) {

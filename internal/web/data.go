@@ -2,6 +2,7 @@ package web
 
 import (
 	"container/list"
+	"slices"
 	"sync"
 
 	"orca/internal/analysis"
@@ -188,7 +189,7 @@ func (d *data) locked(f func()) {
 }
 
 // ivCacheMax bounds the intervals and samples the cache of threads read
-// back holds (about 72 bytes each).
+// back holds (about 72 bytes each), and the edges to them (32).
 const ivCacheMax = 1 << 19
 
 // ivCache keeps the threads read back from the model's spill last (a
@@ -205,7 +206,13 @@ type ivCache struct {
 type ivEntry struct {
 	ti int
 	t  *model.Thread
+	// edges: the edges to it, once asked (edgesTo), hasEdges then.
+	edges    []model.Edge
+	hasEdges bool
 }
+
+// size is what e counts in ivCache.n.
+func (e *ivEntry) size() int { return len(e.t.Intervals) + len(e.t.Samples) + len(e.edges) }
 
 // threadWith returns thread ti with its intervals and samples, not to be
 // changed: what the model's readers of Thread.Intervals and Samples
@@ -238,16 +245,55 @@ func (d *data) threadWith(ti int) *model.Thread {
 		c.by = map[int]*list.Element{}
 	}
 	if _, ok := c.by[ti]; !ok {
-		c.by[ti] = c.lru.PushFront(&ivEntry{ti, h})
+		c.by[ti] = c.lru.PushFront(&ivEntry{ti: ti, t: h})
 		c.n += n
 		for c.n > ivCacheMax {
 			e := c.lru.Back().Value.(*ivEntry)
 			c.lru.Remove(c.lru.Back())
 			delete(c.by, e.ti)
-			c.n -= len(e.t.Intervals) + len(e.t.Samples)
+			c.n -= e.size()
 		}
 	}
 	return h
+}
+
+// edgesTo returns the edges to thread ti, by ToTime, not to be changed:
+// with the edges in the model's spill (Options.SpillEdges), read back
+// and kept beside its intervals in the cache while they are (an
+// interval's detail asks a thread's edges after its intervals).
+func (d *data) edgesTo(ti int) []model.Edge {
+	t := d.m.Threads[ti]
+	if !d.m.EdgesSpilled() {
+		return d.m.EdgesTo(t.ID, new([]model.Edge))
+	}
+	c := &d.ivs
+	c.mu.Lock()
+	if e, ok := c.by[ti]; ok && e.Value.(*ivEntry).hasEdges {
+		c.lru.MoveToFront(e)
+		edges := e.Value.(*ivEntry).edges
+		c.mu.Unlock()
+		return edges
+	}
+	c.mu.Unlock()
+	edges := slices.Clip(d.m.EdgesTo(t.ID, new([]model.Edge)))
+	if len(edges) > ivCacheMax/4 {
+		return edges // too large to keep: read each time
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.by[ti]; ok && !e.Value.(*ivEntry).hasEdges {
+		ent := e.Value.(*ivEntry)
+		ent.edges, ent.hasEdges = edges, true
+		c.n += len(edges)
+		c.lru.MoveToFront(e)
+		for c.n > ivCacheMax && c.lru.Len() > 1 {
+			old := c.lru.Back().Value.(*ivEntry)
+			c.lru.Remove(c.lru.Back())
+			delete(c.by, old.ti)
+			c.n -= old.size()
+		}
+	}
+	return edges
 }
 
 // intervalsOf returns thread ti's intervals (threadWith), not to be

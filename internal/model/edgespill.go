@@ -77,11 +77,18 @@ func (sp *edgeSpill) add(e Edge, seq uint64) {
 	}
 }
 
-func byTimeSeq(a, b *edgeRec) int {
+// byTimeSeq orders edges by ToTime, then as made; byToTimeSeq by target
+// thread first. The sorts take them by value: through a pointer to its
+// arguments, a comparison the sort calls by a func value allocated both.
+func byTimeSeq(a, b *edgeRec) int { return byTimeSeqV(*a, *b) }
+
+func byTimeSeqV(a, b edgeRec) int {
 	return cmp.Or(cmp.Compare(a.ToTime, b.ToTime), cmp.Compare(a.seq, b.seq))
 }
 
-func byToTimeSeq(a, b *edgeRec) int {
+func byToTimeSeq(a, b *edgeRec) int { return byToTimeSeqV(*a, *b) }
+
+func byToTimeSeqV(a, b edgeRec) int {
 	return cmp.Or(cmp.Compare(a.To, b.To), cmp.Compare(a.ToTime, b.ToTime), cmp.Compare(a.seq, b.seq))
 }
 
@@ -91,8 +98,8 @@ func (sp *edgeSpill) writeRun() {
 		return
 	}
 	var r edgeRun
-	for k, order := range []func(a, b *edgeRec) int{byTimeSeq, byToTimeSeq} {
-		slices.SortFunc(sp.buf, func(a, b edgeRec) int { return order(&a, &b) })
+	for k, order := range []func(a, b edgeRec) int{byTimeSeqV, byToTimeSeqV} {
+		slices.SortFunc(sp.buf, order)
 		var bs []spillBlock
 		sp.s.add(&bs, bytesOf(sp.buf))
 		if len(bs) == 1 {
@@ -254,7 +261,7 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	}
 
 	// By ToTime, with the index.
-	slices.SortFunc(recs, func(a, b edgeRec) int { return byTimeSeq(&a, &b) })
+	slices.SortFunc(recs, byTimeSeqV)
 	out.startJoin = make([]Edge, len(recs))
 	for i := range recs {
 		out.startJoin[i] = recs[i].Edge
@@ -278,7 +285,7 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	out.n = n
 
 	// By target thread.
-	slices.SortFunc(recs, func(a, b edgeRec) int { return byToTimeSeq(&a, &b) })
+	slices.SortFunc(recs, byToTimeSeqV)
 	out.byTo = s.off + int64(len(w))*int64(len(bytesOf([]Edge{{}})))
 	n = 0
 	err = mergeEdges(s, sources(true), byToTimeSeq, func(e *edgeRec) {

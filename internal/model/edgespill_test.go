@@ -91,3 +91,46 @@ func TestEdgeSpill(t *testing.T) {
 		restore()
 	}
 }
+
+// BenchmarkEdgeSpill is the edges' cost from the fold's add to the model's
+// order, per edge: in memory (blocks, joined and sorted stably by
+// Finalize) and through the spill (runs sorted twice, merged twice). The
+// edges come nearly in ToTime order, as the fold makes them.
+func BenchmarkEdgeSpill(b *testing.B) {
+	const n = 1 << 21
+	r := rand.New(rand.NewPCG(1, 2))
+	edges := make([]Edge, n)
+	for i := range edges {
+		to := format.Time(i*100 + r.IntN(5000))
+		edges[i] = Edge{Kind: EdgeKind(r.IntN(int(NumEdgeKinds))), From: format.ThreadID(1 + r.IntN(50000)), To: format.ThreadID(1 + r.IntN(50000)),
+			FromTime: to - format.Time(r.IntN(100000)), ToTime: to}
+	}
+	b.Run("memory", func(b *testing.B) {
+		for b.Loop() {
+			var l edgeList
+			for _, e := range edges {
+				l.add(e)
+			}
+			all := l.all()
+			slices.SortStableFunc(all, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/edge")
+	})
+	b.Run("spill", func(b *testing.B) {
+		for b.Loop() {
+			s, err := openSpill(b.TempDir())
+			if err != nil {
+				b.Fatal(err)
+			}
+			l := edgeList{sp: &edgeSpill{s: s}}
+			for _, e := range edges {
+				l.add(e)
+			}
+			if _, err := l.sp.finish(l.all(), l.seqs); err != nil {
+				b.Fatal(err)
+			}
+			s.f.Close()
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/edge")
+	})
+}

@@ -226,10 +226,12 @@ func SpilledOptions() model.Options {
 }
 
 // TimelineOptions are SpilledOptions with the edges kept, for the
-// timelines (Perfetto, Chrome JSON): their flows.
+// timelines (Perfetto, Chrome JSON): their flows, in the spill too
+// (model.Options.SpillEdges), read back in order (Model.AllEdges) as the
+// events are made, which the timeline's sort keeps encoded, not the edges.
 func TimelineOptions() model.Options {
 	o := SpilledOptions()
-	o.NoEdges = false
+	o.NoEdges, o.SpillEdges = false, true
 	return o
 }
 

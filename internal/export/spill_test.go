@@ -129,9 +129,14 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 		} else {
 			rec, mem = load(t, path)
 		}
+		restore := model.SetEdgeSpillSizes(5, 3) // many runs and marks
 		sp, err := model.Build(rec, TimelineOptions())
+		restore()
 		if err != nil {
 			t.Fatalf("%s: %v", path, err)
+		}
+		if mem.NumEdges() > 0 && !sp.Model.EdgesSpilled() {
+			t.Errorf("%s: the edges are not in the spill", path)
 		}
 		for _, name := range []string{"perfetto", "chrome"} {
 			f, _ := Lookup(name)

@@ -73,8 +73,8 @@ func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 			put(&tlEvent{kind: tlEnd, thread: ti, iv: iv}, tlKey{ts: iv.End, phase: endPhase})
 		}
 	}
-	for i := range m.Edges {
-		e := &m.Edges[i]
+	for i, ed := range m.AllEdges() {
+		e := &ed // a copy: the model's edges may be read back from the spill
 		from, ok1 := index[e.From]
 		to, ok2 := index[e.To]
 		if !ok1 || !ok2 || !k.hasEdge(e.Kind) {

@@ -71,6 +71,11 @@ type Options struct {
 	// (Lock.Owners nil): Model.OwnersOf reads them back (orca report's,
 	// for the locks it lists; ownerspill.go).
 	SpillOwners bool
+	// SpillEdges, with DropIntervals, writes the edges but the start and
+	// join ones to the spill as the fold makes them (Model.Edges nil): the
+	// readers go through Model.EdgesFrom, EdgesTo and StartJoinEdges
+	// (edgespill.go). Orca view's.
+	SpillEdges bool
 	// EndGraphOnly: WaitGraphAt is asked at the end alone (orca report's
 	// analyses), not at earlier instants (the viewer's): the fold lets go
 	// of the late entries it will not read (waitFor.compactLate).
@@ -164,6 +169,9 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 		b.dropIntervals = opt.DropIntervals && b.spill != nil
 		if opt.SpillOwners && b.dropIntervals {
 			b.ag.ownerSpill = b.spill
+		}
+		if opt.SpillEdges && b.dropIntervals && !opt.NoEdges {
+			b.edges.sp = &edgeSpill{s: b.spill}
 		}
 	}
 	name := rec.FrameName

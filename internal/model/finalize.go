@@ -85,7 +85,7 @@ func (b *Builder) Finalize() *Model {
 	// copy (100 000 threads: 42 MB copied and as many pages touched).
 	// A join edge starts when its target ended, its exit included (known
 	// only now when the exit came after the join's line).
-	for i := range m.Edges {
+	for i := range m.Edges { // with the edges' spill, the start and join ones
 		if e := &m.Edges[i]; e.Kind == EdgeJoin {
 			e.FromTime = min(m.Thread(e.From).End, e.ToTime)
 		}
@@ -139,7 +139,17 @@ func (b *Builder) Finalize() *Model {
 		}
 		m.setLocks(b.ag)
 	}
-	slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
+	if sp := b.edges.sp; sp != nil {
+		// The edges to the spill, in their two orders (edgespill.go).
+		var err error
+		if m.edges, err = sp.finish(m.Edges, b.edges.seqs); err != nil {
+			b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
+		}
+		m.Edges, b.edges.seqs, b.edges.sp = nil, nil, nil
+	} else {
+		slices.SortStableFunc(m.Edges, func(a, b Edge) int { return cmp.Compare(a.ToTime, b.ToTime) })
+		m.memEdges = &memEdges{}
+	}
 	if b.spill != nil {
 		// A spill that could not be written is given up: the intervals
 		// and samples are still in memory, and the holders' fold reads
@@ -150,7 +160,7 @@ func (b *Builder) Finalize() *Model {
 			m.spill, m.dropped = b.spill, dropped
 		} else {
 			b.spill.f.Close()
-			if dropped {
+			if dropped || m.edges != nil {
 				// Some threads' intervals are in neither: Build fails.
 				b.lost = fmt.Errorf("writing the model's temporary file: %w", err)
 			}

@@ -814,7 +814,12 @@ type Model struct {
 	Edges  []Edge // sorted by ToTime; none when built with Options.NoEdges
 	// EdgeCounts counts the edges by kind, kept or not.
 	EdgeCounts [NumEdgeKinds]int
-	Deadlocks  []Deadlock
+	// edges: where the edges are in the spill (Options.SpillEdges; Edges
+	// is then nil), read by EdgesFrom, EdgesTo and StartJoinEdges;
+	// memEdges: their index of Edges otherwise.
+	edges     *spilledEdges
+	memEdges  *memEdges
+	Deadlocks []Deadlock
 	// LockOrders: the contended monitor enters of threads that held other
 	// monitors then, the same ones once with their count, in the order of
 	// their first (MonitorHeld lines; lockorder.go).

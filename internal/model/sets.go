@@ -63,6 +63,12 @@ type edgeList struct {
 	// they are all that is kept.
 	counts [NumEdgeKinds]int
 	drop   bool
+	// sp, with Options.SpillEdges: the edges but the start and join ones
+	// go to the spill (edgespill.go); seq numbers every edge in the order
+	// made, and seqs is that of each one kept in blocks.
+	sp   *edgeSpill
+	seq  uint64
+	seqs []uint64
 }
 
 // add appends e and returns its index, -1 when the list drops its edges.
@@ -70,6 +76,15 @@ func (l *edgeList) add(e Edge) int {
 	l.counts[e.Kind]++
 	if l.drop {
 		return -1
+	}
+	if l.sp != nil {
+		seq := l.seq
+		l.seq++
+		if e.Kind != EdgeStart && e.Kind != EdgeJoin {
+			l.sp.add(e, seq)
+			return -1
+		}
+		l.seqs = append(l.seqs, seq)
 	}
 	if l.n%edgeBlock == 0 {
 		l.blocks = append(l.blocks, make([]Edge, 0, edgeBlock))
@@ -93,7 +108,7 @@ func (l *edgeList) all() []Edge {
 		all = append(all, b...)
 		l.blocks[i] = nil // copied: the collector may take it
 	}
-	*l = edgeList{counts: l.counts, drop: l.drop}
+	*l = edgeList{counts: l.counts, drop: l.drop, sp: l.sp, seq: l.seq, seqs: l.seqs}
 	return all
 }
 

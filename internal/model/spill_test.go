@@ -30,7 +30,8 @@ func TestSpill(t *testing.T) {
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
-	spans, lateLet, blameGiven, winsGiven, ownersSpilt, waitersSpilt := 0, 0, 0, 0, 0, 0
+	spans, lateLet, blameGiven, winsGiven, ownersSpilt, waitersSpilt, edgesSpilt := 0, 0, 0, 0, 0, 0, 0
+	defer SetEdgeSpillSizes(3, 2)()
 	for _, way := range []string{"tmpfile", "dir", "drop", "chunks"} {
 		for _, path := range paths {
 			name := strings.TrimSuffix(filepath.Base(path), ".txtar")
@@ -44,6 +45,7 @@ func TestSpill(t *testing.T) {
 				if way == "drop" || way == "chunks" {
 					opt.DropIntervals, opt.StackMark, opt.EndGraphOnly = true, testMark, true
 					opt.SpillOwners = way == "chunks"
+					opt.SpillEdges = way == "chunks"
 				}
 				build := func() {
 					_, res = testrec.OpenWith(t, prefix, opt)
@@ -86,6 +88,21 @@ func TestSpill(t *testing.T) {
 					t.Errorf("the spilled model's holders in memory differ from the spill's")
 				}
 				if way == "chunks" {
+					// The edges in the spill, in runs of 3 (edgespill.go).
+					var edges []Edge
+					for _, e := range m.AllEdges() {
+						edges = append(edges, e)
+					}
+					if !m.EdgesSpilled() || !slices.Equal(edges, mem.Model.Edges) || m.NumEdges() != len(mem.Model.Edges) {
+						t.Errorf("the edges read back (spilled %v) %v, in memory %v", m.EdgesSpilled(), edges, mem.Model.Edges)
+					}
+					var buf, buf2 []Edge
+					for _, th := range mem.Model.Threads {
+						if got, want := m.EdgesTo(th.ID, &buf), mem.Model.EdgesTo(th.ID, &buf2); !slices.Equal(got, want) {
+							t.Errorf("the edges to %v read back %v, in memory %v", th.ID, got, want)
+						}
+					}
+					edgesSpilt += len(edges)
 					for _, l := range mem.Model.Locks {
 						ml := m.Lock(l.Object, l.Kind)
 						if got := m.OwnersOf(ml); len(got)+len(l.Owners) > 0 && !reflect.DeepEqual(got, l.Owners) {
@@ -132,6 +149,9 @@ func TestSpill(t *testing.T) {
 				}
 			})
 		}
+	}
+	if edgesSpilt < 50 {
+		t.Errorf("only %d edges in the spill: their spill is little tested", edgesSpilt)
 	}
 	if ownersSpilt == 0 {
 		t.Error("no case has a lock of more than one owner: their spill is not tested")

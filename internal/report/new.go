@@ -591,7 +591,7 @@ func (b *builder) edges() Edges {
 			Release: c[model.EdgeRelease], Owner: c[model.EdgeOwner], Unpark: c[model.EdgeUnpark]}
 	}
 	var e Edges
-	for _, ed := range b.m.Edges {
+	for _, ed := range b.m.AllEdges() {
 		if !b.matches(ed.From) && !b.matches(ed.To) {
 			continue
 		}

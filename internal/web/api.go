@@ -171,7 +171,7 @@ func (s *site) summary(r *http.Request) (any, error) {
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
 		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
-		Edges:     len(m.Edges),
+		Edges:     m.NumEdges(),
 		Deadlocks: rep.deadlocks, Hangs: rep.hangs, Potential: len(rep.potential), WaitingAlone: rep.waitingAlone, Contended: rep.locksTotal,
 		NotVisible: rep.notVisible,
 		Warnings:   rep.caveats, Info: map[string]string{},
@@ -271,9 +271,12 @@ func (s *site) thread(r *http.Request) (any, error) {
 		return nil, err
 	}
 	out := threadDetailJSON{threadJSON: s.threadJSON(i), StartedAt: s.d.stackFrames(t.StartedAt), Edges: []edgeJSON{}}
-	for _, list := range [][]int32{s.d.edgesTo[i], s.d.edgesFrom[i]} {
-		for _, e := range list {
-			if ed := s.d.m.Edges[e]; ed.Kind == model.EdgeStart || ed.Kind == model.EdgeJoin {
+	// Those to it, then those from it, each by ToTime (an edge joins two
+	// threads).
+	sj := s.d.m.StartJoinEdges()
+	for _, to := range []bool{true, false} {
+		for _, ed := range sj {
+			if (to && ed.To == t.ID) || (!to && ed.From == t.ID) {
 				out.Edges = append(out.Edges, s.edgeJSON(ed))
 			}
 		}
@@ -429,8 +432,11 @@ func (s *site) interval(r *http.Request) (any, error) {
 	want := map[model.State]model.EdgeKind{model.Blocked: model.EdgeOwner, model.Waiting: model.EdgeWake, model.Joining: model.EdgeJoin, model.Acquiring: model.EdgeRelease,
 		model.Parked: model.EdgeUnpark, model.Idle: model.EdgeUnpark}
 	kind, ok := want[iv.State]
-	for _, e := range s.d.edgesTo[ti] {
-		ed := s.d.m.Edges[e]
+	var to []model.Edge
+	if ok {
+		to = s.d.edgesTo(ti)
+	}
+	for _, ed := range to {
 		if !ok || ed.Kind != kind || (ed.Object != 0 && iv.Object != 0 && ed.Object != iv.Object) {
 			continue
 		}
@@ -531,7 +537,9 @@ func (s *site) edges(r *http.Request) (any, error) {
 	}
 	a0, a1 := s.d.abs(t0), s.d.abs(t1)
 	out := edgesJSON{Edges: []edgeJSON{}}
-	for _, e := range s.d.m.Edges {
+	// From the first edge that ends at a0 or later (they are by ToTime):
+	// those that begin after a1 are not wanted.
+	for _, e := range s.d.m.EdgesFrom(a0, a1) {
 		if !kinds[e.Kind] || min(e.FromTime, e.ToTime) > a1 || max(e.FromTime, e.ToTime) < a0 {
 			continue
 		}

@@ -2,6 +2,7 @@ package web
 
 import (
 	"container/list"
+	"slices"
 	"sync"
 
 	"orca/internal/analysis"
@@ -24,14 +25,11 @@ type data struct {
 	// model decides which of an object's locks names its class; this only
 	// keeps the answer, which every interval of the object shows.
 	lockClass map[format.ObjectID]string
-	// edgesTo and edgesFrom hold, per thread index, indexes into m.Edges
-	// in m.Edges order (by ToTime).
-	edgesTo, edgesFrom [][]int32
-	intervals          int
-	jdkThread          []bool // JDK service threads (see jdkThreads)
-	deadlocks          []model.Deadlock
-	reported           []int           // per model deadlock, its index in deadlocks, -1 if not there
-	hangs              []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
+	intervals int
+	jdkThread []bool // JDK service threads (see jdkThreads)
+	deadlocks []model.Deadlock
+	reported  []int           // per model deadlock, its index in deadlocks, -1 if not there
+	hangs     []analysis.Hang // the hangs and the threads waiting alone (analysis.Alone)
 
 	// ivs keeps the intervals of the threads read last (intervalsOf).
 	ivs ivCache
@@ -99,8 +97,6 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 		rec: rec, res: res, m: m,
 		thread:    make(map[format.ThreadID]int, len(m.Threads)),
 		lockClass: map[format.ObjectID]string{},
-		edgesTo:   make([][]int32, len(m.Threads)),
-		edgesFrom: make([][]int32, len(m.Threads)),
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
 		reports:   map[string]*reportFacts{},
@@ -114,14 +110,6 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 			if c := m.ClassName(l.Object); c != "" {
 				d.lockClass[l.Object] = c
 			}
-		}
-	}
-	for i, e := range m.Edges {
-		if ti, ok := d.thread[e.To]; ok {
-			d.edgesTo[ti] = append(d.edgesTo[ti], int32(i))
-		}
-		if fi, ok := d.thread[e.From]; ok {
-			d.edgesFrom[fi] = append(d.edgesFrom[fi], int32(i))
 		}
 	}
 	d.all = m.Filter(nil)
@@ -143,10 +131,12 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 // or detail it (intervalsOf), and the JDK threads' test reads the marks of
 // the stacks made as the fold goes. A lock's owners are spilled too, as
 // orca report's, and read back for its detail and the lock list's top
-// owner (Model.OwnersOf). The answers are those of a model built without
+// owner (Model.OwnersOf). So are the edges (Model.EdgesFrom for
+// /api/edges, EdgesTo for an interval's detail; the start and join edges
+// alone stay in memory). The answers are those of a model built without
 // (TestSpillAnswers).
 func ModelOptions(rec *reader.Recording) model.Options {
-	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, SpillEdges: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
 }
 
 // maxReports bounds the reports kept: one per thread filter asked for.
@@ -199,7 +189,7 @@ func (d *data) locked(f func()) {
 }
 
 // ivCacheMax bounds the intervals and samples the cache of threads read
-// back holds (about 72 bytes each).
+// back holds (about 72 bytes each), and the edges to them (32).
 const ivCacheMax = 1 << 19
 
 // ivCache keeps the threads read back from the model's spill last (a
@@ -216,7 +206,13 @@ type ivCache struct {
 type ivEntry struct {
 	ti int
 	t  *model.Thread
+	// edges: the edges to it, once asked (edgesTo), hasEdges then.
+	edges    []model.Edge
+	hasEdges bool
 }
+
+// size is what e counts in ivCache.n.
+func (e *ivEntry) size() int { return len(e.t.Intervals) + len(e.t.Samples) + len(e.edges) }
 
 // threadWith returns thread ti with its intervals and samples, not to be
 // changed: what the model's readers of Thread.Intervals and Samples
@@ -249,16 +245,55 @@ func (d *data) threadWith(ti int) *model.Thread {
 		c.by = map[int]*list.Element{}
 	}
 	if _, ok := c.by[ti]; !ok {
-		c.by[ti] = c.lru.PushFront(&ivEntry{ti, h})
+		c.by[ti] = c.lru.PushFront(&ivEntry{ti: ti, t: h})
 		c.n += n
 		for c.n > ivCacheMax {
 			e := c.lru.Back().Value.(*ivEntry)
 			c.lru.Remove(c.lru.Back())
 			delete(c.by, e.ti)
-			c.n -= len(e.t.Intervals) + len(e.t.Samples)
+			c.n -= e.size()
 		}
 	}
 	return h
+}
+
+// edgesTo returns the edges to thread ti, by ToTime, not to be changed:
+// with the edges in the model's spill (Options.SpillEdges), read back
+// and kept beside its intervals in the cache while they are (an
+// interval's detail asks a thread's edges after its intervals).
+func (d *data) edgesTo(ti int) []model.Edge {
+	t := d.m.Threads[ti]
+	if !d.m.EdgesSpilled() {
+		return d.m.EdgesTo(t.ID, new([]model.Edge))
+	}
+	c := &d.ivs
+	c.mu.Lock()
+	if e, ok := c.by[ti]; ok && e.Value.(*ivEntry).hasEdges {
+		c.lru.MoveToFront(e)
+		edges := e.Value.(*ivEntry).edges
+		c.mu.Unlock()
+		return edges
+	}
+	c.mu.Unlock()
+	edges := slices.Clip(d.m.EdgesTo(t.ID, new([]model.Edge)))
+	if len(edges) > ivCacheMax/4 {
+		return edges // too large to keep: read each time
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.by[ti]; ok && !e.Value.(*ivEntry).hasEdges {
+		ent := e.Value.(*ivEntry)
+		ent.edges, ent.hasEdges = edges, true
+		c.n += len(edges)
+		c.lru.MoveToFront(e)
+		for c.n > ivCacheMax && c.lru.Len() > 1 {
+			old := c.lru.Back().Value.(*ivEntry)
+			c.lru.Remove(c.lru.Back())
+			delete(c.by, old.ti)
+			c.n -= old.size()
+		}
+	}
+	return edges
 }
 
 // intervalsOf returns thread ti's intervals (threadWith), not to be

@@ -35,7 +35,10 @@ func TestSpillAnswers(t *testing.T) {
 		prefixes[path] = testrec.Files(t, path)
 	}
 	prefixes["synthetic small"] = synthetic(t, "small", synth.Options{Threads: 40, Monitors: 20, Semaphores: 4, Size: 2 << 20}).prefix
-	compared, dropped := 0, 0
+	// Runs of the edges' spill of 7 edges and marks every 5: many of each
+	// in a small recording, and a run that ends between two marks.
+	defer model.SetEdgeSpillSizes(7, 5)()
+	compared, dropped, edges := 0, 0, 0
 	for name, prefix := range prefixes {
 		rec, err := reader.Open(prefix)
 		if err != nil {
@@ -55,6 +58,9 @@ func TestSpillAnswers(t *testing.T) {
 		}
 		if res2.Model.IntervalsDropped() {
 			dropped++
+		}
+		if res2.Model.EdgesSpilled() {
+			edges += res2.Model.NumEdges()
 		}
 		mem := httptest.NewServer(New(rec, res, Options{}))
 		spill := httptest.NewServer(New(rec2, res2, Options{}))
@@ -76,10 +82,13 @@ func TestSpillAnswers(t *testing.T) {
 		mem.Close()
 		spill.Close()
 	}
+	if edges < 1000 {
+		t.Errorf("only %d edges in the spill: the test compares little", edges)
+	}
 	if dropped < len(prefixes)/2 {
 		t.Errorf("only %d of %d models were built with their intervals dropped: the test compares little", dropped, len(prefixes))
 	}
-	t.Logf("%d answers compared, %d models with their intervals dropped", compared, dropped)
+	t.Logf("%d answers compared, %d models with their intervals dropped, %d edges spilled", compared, dropped, edges)
 }
 
 // getBody returns the status and body of a GET.
@@ -165,6 +174,15 @@ func spillURLs(m *model.Model) []string {
 	dur := int64(m.End - m.Start)
 	for _, f := range []int64{0, 1, 2, 3, 5, 8} {
 		u = append(u, fmt.Sprintf("/api/waitfor?t=%d", dur*f/8))
+	}
+	// The edges over ranges (one before the start, one after the end,
+	// an instant), by kind, of some threads, and cut by a limit.
+	for _, r := range [][2]int64{{0, dur / 7}, {dur / 3, dur / 2}, {dur / 2, dur / 2}, {dur * 5 / 8, dur}, {-dur, -1}, {dur + 1, 2*dur + 1}, {-dur, 2 * dur}} {
+		q := fmt.Sprintf("/api/edges?t0=%d&t1=%d", r[0], r[1])
+		u = append(u, q, q+"&limit=3", q+"&kinds=wake,unpark", q+"&kinds=owner,release&limit=2", q+"&kinds=start,join")
+		if len(m.Threads) > 3 {
+			u = append(u, q+"&threads=1,3", fmt.Sprintf("%s&threads=%d-%d&limit=5", q, len(m.Threads)/2, len(m.Threads)-1))
+		}
 	}
 	all := fmt.Sprintf("0-%d", len(m.Threads)-1)
 	for level := 0; level <= MaxLevel; level += 3 {

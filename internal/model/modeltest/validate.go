@@ -698,7 +698,11 @@ func (v *validator) edges() {
 	}
 	// The counts by kind are of every edge, kept (here) or not.
 	var counts [model.NumEdgeKinds]int
-	for _, e := range m.Edges {
+	var all []model.Edge // Model.Edges, or read back from the spill
+	for _, e := range m.AllEdges() {
+		all = append(all, e)
+	}
+	for _, e := range all {
 		if int(e.Kind) < len(counts) {
 			counts[e.Kind]++
 		}
@@ -706,7 +710,7 @@ func (v *validator) edges() {
 	if counts != m.EdgeCounts {
 		v.bad("edges by kind %v, counted as the fold went %v", counts, m.EdgeCounts)
 	}
-	for i, e := range m.Edges {
+	for i, e := range all {
 		name := fmt.Sprintf("%s edge %v -> %v (%s..%s)", e.Kind, e.From, e.To, sec(e.FromTime), sec(e.ToTime))
 		from, to := v.byID[e.From], v.byID[e.To]
 		if from == nil || to == nil || e.From == e.To {
@@ -716,7 +720,7 @@ func (v *validator) edges() {
 		if e.FromTime > e.ToTime {
 			v.bad("%s goes back in time", name)
 		}
-		if i > 0 && e.ToTime < m.Edges[i-1].ToTime {
+		if i > 0 && e.ToTime < all[i-1].ToTime {
 			v.bad("%s: edges not sorted by ToTime", name)
 		}
 		if e.Ambiguous && e.Kind != model.EdgeWake {

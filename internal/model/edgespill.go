@@ -1,0 +1,468 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"orca/internal/format"
+)
+
+// The edges' spill (issue 34, Options.SpillEdges): the wake, owner,
+// release and unpark edges (all but a few: c1G's 21 M, 677 MB held whole)
+// go to the model's spill as the fold makes them, a run of edgeRunLen at
+// a time, each sorted twice (by ToTime; by target thread, then ToTime)
+// and written in both orders. The start and join edges, few, stay in
+// memory: the fold sets a start's ToTime when its target's first event
+// comes, and Finalize a join's FromTime. Finalize merges the runs and
+// those into two runs of the whole: every edge by ToTime, as Model.Edges
+// is sorted, with a sparse index (every edgeIndexEvery-th edge's ToTime
+// and the least FromTime of the edges up to the next), and every edge by
+// target thread, with a table of each thread's place. Edges of the same
+// ToTime keep the order the fold made them in (the stable sort of
+// Model.Edges): each run's edge carries its number in that order.
+//
+// The readers go through Model.EdgesFrom (a time range: /api/edges, the
+// report's counts through a filter, the timelines), Model.EdgesTo (an
+// interval's detail) and Model.StartJoinEdges (a thread's detail), which
+// read Model.Edges when the model keeps them.
+
+// edgeRunLen is the edges of a run, edgeIndexEvery those between two
+// marks of the index (vars: the tests make them small).
+var edgeRunLen, edgeIndexEvery = 1 << 17, 1024
+
+// SetEdgeSpillSizes sets the edges of a run of the fold's and between two
+// marks of the index, and returns a func that restores them: for the tests
+// of the packages that read a model's edges, which need many runs and
+// marks from a small recording.
+func SetEdgeSpillSizes(run, every int) (restore func()) {
+	r, e := edgeRunLen, edgeIndexEvery
+	edgeRunLen, edgeIndexEvery = run, every
+	return func() { edgeRunLen, edgeIndexEvery = r, e }
+}
+
+// edgeRec is an edge with its number in the order the fold made them:
+// the order of edges of the same ToTime.
+type edgeRec struct {
+	Edge
+	seq uint64
+}
+
+// edgeRun is where a run of the fold's is in the spill: its edges by
+// ToTime, and by target thread.
+type edgeRun struct {
+	byTime, byTo spillBlock
+}
+
+// edgeSpill is the fold's side of the edges' spill.
+type edgeSpill struct {
+	s    *spillFile
+	buf  []edgeRec // the run being filled
+	runs []edgeRun
+}
+
+// add puts e, the fold's seq-th edge, in the run being filled, and writes
+// the run out when full.
+func (sp *edgeSpill) add(e Edge, seq uint64) {
+	if sp.buf == nil {
+		sp.buf = make([]edgeRec, 0, edgeRunLen)
+	}
+	sp.buf = append(sp.buf, edgeRec{e, seq})
+	if len(sp.buf) >= edgeRunLen {
+		sp.writeRun()
+	}
+}
+
+// byTimeSeq orders edges by ToTime, then as made; byToTimeSeq by target
+// thread first. The sorts take them by value: through a pointer to its
+// arguments, a comparison the sort calls by a func value allocated both.
+func byTimeSeq(a, b *edgeRec) int { return byTimeSeqV(*a, *b) }
+
+func byTimeSeqV(a, b edgeRec) int {
+	return cmp.Or(cmp.Compare(a.ToTime, b.ToTime), cmp.Compare(a.seq, b.seq))
+}
+
+func byToTimeSeq(a, b *edgeRec) int { return byToTimeSeqV(*a, *b) }
+
+func byToTimeSeqV(a, b edgeRec) int {
+	return cmp.Or(cmp.Compare(a.To, b.To), cmp.Compare(a.ToTime, b.ToTime), cmp.Compare(a.seq, b.seq))
+}
+
+// writeRun writes the run being filled, sorted in both orders.
+func (sp *edgeSpill) writeRun() {
+	if len(sp.buf) == 0 {
+		return
+	}
+	var r edgeRun
+	for k, order := range []func(a, b edgeRec) int{byTimeSeqV, byToTimeSeqV} {
+		slices.SortFunc(sp.buf, order)
+		var bs []spillBlock
+		sp.s.add(&bs, bytesOf(sp.buf))
+		if len(bs) == 1 {
+			if k == 0 {
+				r.byTime = bs[0]
+			} else {
+				r.byTo = bs[0]
+			}
+		}
+	}
+	sp.runs = append(sp.runs, r)
+	sp.buf = sp.buf[:0]
+}
+
+// spilledEdges is where a Model's edges are in its spill.
+type spilledEdges struct {
+	n      int   // edges
+	byTime int64 // offset of the n edges by ToTime
+	marks  []edgeMark
+	every  int         // the edges between two marks (edgeIndexEvery then)
+	back   format.Time // the most an edge's FromTime is after its ToTime (0: none)
+	byTo   int64       // offset of the n edges by target thread, then ToTime
+	to     []edgeDir
+	// startJoin: the start and join edges, by ToTime (as in byTime).
+	startJoin []Edge
+}
+
+// edgeMark is the index's mark of the edges from the k-th edgeIndexEvery
+// of the run by ToTime up to the next: the first's ToTime, and the least
+// of their FromTimes and ToTimes.
+type edgeMark struct {
+	to, minFrom format.Time
+}
+
+// edgeDir is a thread's edges in the run by target thread: [first,
+// first+n).
+type edgeDir struct {
+	id       format.ThreadID
+	first, n int
+}
+
+// edgeSrc is a source of a merge: a run's block read a piece at a time,
+// or edges in memory.
+type edgeSrc struct {
+	left spillBlock
+	buf  []edgeRec
+	i    int
+}
+
+// edgeSrcBuf is the edges read at once from a run.
+const edgeSrcBuf = 512
+
+func (r *edgeSrc) fill(s *spillFile) error {
+	n := min(r.left.len, edgeSrcBuf*int64(sizeofEdgeRec))
+	if r.buf == nil || cap(r.buf) < edgeSrcBuf {
+		r.buf = make([]edgeRec, edgeSrcBuf)
+	}
+	r.buf = r.buf[:n/int64(sizeofEdgeRec)]
+	if n > 0 {
+		if spillReadFault != nil {
+			return spillReadFault
+		}
+		if _, err := s.f.ReadAt(bytesOf(r.buf), r.left.off); err != nil {
+			return err
+		}
+	}
+	r.left.off, r.left.len, r.i = r.left.off+n, r.left.len-n, 0
+	return nil
+}
+
+var sizeofEdgeRec = len(bytesOf([]edgeRec{{}}))
+
+// mergeEdges merges the sources, each in order's order, and calls out
+// with each edge in turn.
+func mergeEdges(s *spillFile, srcs []*edgeSrc, order func(a, b *edgeRec) int, out func(*edgeRec)) error {
+	// A heap of the sources with an edge left, by their next.
+	var h []*edgeSrc
+	for _, r := range srcs {
+		if r.i >= len(r.buf) {
+			if err := r.fill(s); err != nil {
+				return err
+			}
+		}
+		if r.i < len(r.buf) {
+			h = append(h, r)
+		}
+	}
+	less := func(i, j int) bool { return order(&h[i].buf[h[i].i], &h[j].buf[h[j].i]) < 0 }
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && less(r, l) {
+				l = r
+			}
+			if !less(l, i) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
+		}
+	}
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	for len(h) > 0 {
+		r := h[0]
+		out(&r.buf[r.i])
+		if r.i++; r.i >= len(r.buf) {
+			if err := r.fill(s); err != nil {
+				return err
+			}
+			if len(r.buf) == 0 {
+				h[0] = h[len(h)-1]
+				h = h[:len(h)-1]
+			}
+		}
+		down(0)
+	}
+	return nil
+}
+
+// edgeOutBuf is the edges written to the spill at once by finish.
+const edgeOutBuf = 4096
+
+// finish writes the model's edges to the spill in their two orders: the
+// runs and mem, the start and join edges (mem[i] the fold's seq[i]-th).
+func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
+	sp.writeRun()
+	sp.buf = nil
+	s := sp.s
+	if err := s.flush(); err != nil {
+		return nil, err
+	}
+	recs := make([]edgeRec, len(mem))
+	for i := range mem {
+		recs[i] = edgeRec{mem[i], seq[i]}
+	}
+	out := &spilledEdges{every: edgeIndexEvery}
+	sources := func(to bool) []*edgeSrc {
+		srcs := make([]*edgeSrc, 0, len(sp.runs)+1)
+		for _, r := range sp.runs {
+			b := r.byTime
+			if to {
+				b = r.byTo
+			}
+			srcs = append(srcs, &edgeSrc{left: b})
+		}
+		return append(srcs, &edgeSrc{buf: recs})
+	}
+	w := make([]Edge, 0, edgeOutBuf)
+	put := func(e *Edge) {
+		if w = append(w, *e); len(w) == cap(w) {
+			s.write(bytesOf(w))
+			w = w[:0]
+		}
+	}
+
+	// By ToTime, with the index.
+	slices.SortFunc(recs, byTimeSeqV)
+	out.startJoin = make([]Edge, len(recs))
+	for i := range recs {
+		out.startJoin[i] = recs[i].Edge
+	}
+	out.byTime = s.off
+	n := 0
+	err := mergeEdges(s, sources(false), byTimeSeq, func(e *edgeRec) {
+		lo := min(e.FromTime, e.ToTime)
+		if n%out.every == 0 {
+			out.marks = append(out.marks, edgeMark{e.ToTime, lo})
+		} else if m := &out.marks[len(out.marks)-1]; lo < m.minFrom {
+			m.minFrom = lo
+		}
+		out.back = max(out.back, e.FromTime-e.ToTime)
+		put(&e.Edge)
+		n++
+	})
+	if err != nil {
+		return nil, err
+	}
+	out.n = n
+
+	// By target thread.
+	slices.SortFunc(recs, byToTimeSeqV)
+	out.byTo = s.off + int64(len(w))*int64(len(bytesOf([]Edge{{}})))
+	n = 0
+	err = mergeEdges(s, sources(true), byToTimeSeq, func(e *edgeRec) {
+		if k := len(out.to); k == 0 || out.to[k-1].id != e.To {
+			out.to = append(out.to, edgeDir{id: e.To, first: n})
+		}
+		out.to[len(out.to)-1].n++
+		put(&e.Edge)
+		n++
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(w) > 0 {
+		s.write(bytesOf(w))
+	}
+	out.marks = slices.Clip(out.marks)
+	out.to = slices.Clip(out.to)
+	sp.runs = nil
+	if n != out.n {
+		return nil, fmt.Errorf("the edges' spill: %d edges by ToTime, %d by thread", out.n, n)
+	}
+	return out, s.flush()
+}
+
+// edgeSize is an Edge's bytes in the spill.
+var edgeSize = int64(len(bytesOf([]Edge{{}})))
+
+// NumEdges returns the count of the edges the model keeps (none with
+// Options.NoEdges; EdgeCounts counts them by kind, kept or not).
+func (m *Model) NumEdges() int {
+	if m.edges != nil {
+		return m.edges.n
+	}
+	return len(m.Edges)
+}
+
+// EdgesSpilled reports whether the model's edges are in its spill
+// (Options.SpillEdges), not in Edges.
+func (m *Model) EdgesSpilled() bool { return m.edges != nil }
+
+// AllEdges yields every edge, sorted by ToTime, with its index in that
+// order (Model.Edges' own when it keeps them).
+func (m *Model) AllEdges() iter.Seq2[int, Edge] {
+	return m.EdgesFrom(math.MinInt64, math.MaxInt64)
+}
+
+// EdgesFrom yields, sorted by ToTime, each with its index in that order,
+// the edges that end or begin at t0 or later and begin or end by t1 (an
+// edge's FromTime may come after its ToTime when the clocks of its two
+// threads disagree), and maybe others, which the caller leaves out. A
+// part of the spill of none such is not read. A read of the spill that
+// fails panics with a *SpillError.
+func (m *Model) EdgesFrom(t0, t1 format.Time) iter.Seq2[int, Edge] {
+	return func(yield func(int, Edge) bool) {
+		sp := m.edges
+		if sp == nil {
+			// The first that ends at t0 less the most any begins after its
+			// end: one before it neither begins nor ends at t0 or later.
+			from := t0
+			if t0 != math.MinInt64 {
+				if back := m.memIndex().back; t0 > math.MinInt64+back {
+					from = t0 - back
+				}
+			}
+			i, _ := slices.BinarySearchFunc(m.Edges, from, func(e Edge, t format.Time) int {
+				if e.ToTime < t {
+					return -1
+				}
+				return 1
+			})
+			for ; i < len(m.Edges); i++ {
+				if !yield(i, m.Edges[i]) {
+					return
+				}
+			}
+			return
+		}
+		from := t0
+		if t0 > math.MinInt64+sp.back {
+			from = t0 - sp.back
+		}
+		// The block before the first mark at from or later may hold edges
+		// that end then.
+		k := sort.Search(len(sp.marks), func(k int) bool { return sp.marks[k].to >= from })
+		k = max(k-1, 0)
+		buf := make([]Edge, sp.every)
+		for ; k < len(sp.marks); k++ {
+			if sp.marks[k].minFrom > t1 {
+				continue
+			}
+			first := k * sp.every
+			part := buf[:min(sp.every, sp.n-first)]
+			if err := m.readEdges(sp.byTime, first, part); err != nil {
+				panic(&SpillError{err})
+			}
+			for j := range part {
+				if part[j].ToTime >= from && !yield(first+j, part[j]) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// readEdges reads the edges [first, first+len(dst)) of the run at off.
+func (m *Model) readEdges(off int64, first int, dst []Edge) error {
+	if len(dst) == 0 {
+		return nil
+	}
+	if spillReadFault != nil {
+		return spillReadFault
+	}
+	_, err := m.spill.f.ReadAt(bytesOf(dst), off+int64(first)*edgeSize)
+	return err
+}
+
+// memEdges is the index of the edges of a model that keeps them
+// (Model.Edges) that EdgesTo and StartJoinEdges read, made at their first
+// call.
+type memEdges struct {
+	once      sync.Once
+	to        map[format.ThreadID][]int32
+	startJoin []Edge
+	back      format.Time // as spilledEdges'
+}
+
+func (m *Model) memIndex() *memEdges {
+	x := m.memEdges
+	if x == nil {
+		x = &memEdges{} // a Model made by hand: not kept
+	}
+	x.once.Do(func() {
+		x.to = map[format.ThreadID][]int32{}
+		for i, e := range m.Edges {
+			x.back = max(x.back, e.FromTime-e.ToTime)
+			x.to[e.To] = append(x.to[e.To], int32(i))
+			if e.Kind == EdgeStart || e.Kind == EdgeJoin {
+				x.startJoin = append(x.startJoin, e)
+			}
+		}
+	})
+	return x
+}
+
+// EdgesTo returns the edges to the thread id, sorted by ToTime, in buf's
+// room (valid until buf is used again). A read of the spill that fails
+// panics with a *SpillError.
+func (m *Model) EdgesTo(id format.ThreadID, buf *[]Edge) []Edge {
+	sp := m.edges
+	if sp == nil {
+		x := m.memIndex()
+		out := (*buf)[:0]
+		for _, i := range x.to[id] {
+			out = append(out, m.Edges[i])
+		}
+		*buf = out
+		return out
+	}
+	k, ok := slices.BinarySearchFunc(sp.to, id, func(d edgeDir, id format.ThreadID) int { return cmp.Compare(d.id, id) })
+	if !ok {
+		return (*buf)[:0]
+	}
+	d := sp.to[k]
+	out := slices.Grow((*buf)[:0], d.n)[:d.n]
+	if err := m.readEdges(sp.byTo, d.first, out); err != nil {
+		panic(&SpillError{err})
+	}
+	*buf = out
+	return out
+}
+
+// StartJoinEdges returns the start and join edges, sorted by ToTime (the
+// few a thread's detail reads: they stay in memory). Not to be changed.
+func (m *Model) StartJoinEdges() []Edge {
+	if m.edges != nil {
+		return m.edges.startJoin
+	}
+	return m.memIndex().startJoin
+}

@@ -144,8 +144,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	d := Deadlock{At: at, Threads: ids}
 	for _, ts := range path {
 		d.At = max(d.At, ts.waits().since)
-		if n := len(ts.open); n > 0 {
-			d.At = max(d.At, ts.open[n-1].iv.Start)
+		if n := len(ts.body.open); n > 0 {
+			d.At = max(d.At, ts.body.open[n-1].iv.Start)
 		}
 	}
 	for _, ts := range path {
@@ -156,8 +156,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		d.Objects = append(d.Objects, ts.waits().obj)
 		d.Stacks = append(d.Stacks, ts.waits().stack)
 		st := Blocked
-		if n := len(ts.open); n > 0 {
-			st = ts.open[n-1].iv.State
+		if n := len(ts.body.open); n > 0 {
+			st = ts.body.open[n-1].iv.State
 		}
 		d.States = append(d.States, st)
 	}
@@ -171,8 +171,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 // its latest segment.
 func (ts *tstate) current() format.Time {
 	at := ts.floor
-	if n := len(ts.open); n > 0 {
-		at = max(at, ts.open[n-1].iv.Start)
+	if n := len(ts.body.open); n > 0 {
+		at = max(at, ts.body.open[n-1].iv.Start)
 	}
 	return at
 }
@@ -368,8 +368,8 @@ func (w *waitFor) finish(m *Model) {
 // the j.u.c. lock it parks to acquire, or the thread it joins. o.other is
 // that thread (waitee's, with the monitor's current owner).
 func (b *Builder) rewait(ts *tstate, at format.Time) {
-	if n := len(ts.open); n > 0 {
-		o := &ts.open[n-1]
+	if n := len(ts.body.open); n > 0 {
+		o := &ts.body.open[n-1]
 		if obj, ok := waitsOn(&o.iv); ok {
 			b.wf.set(ts, o.other, obj, o.iv.Stack, at, b.m)
 			return

@@ -33,7 +33,7 @@ func (b *Builder) Finalize() *Model {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}
 	for _, ts := range b.byNum {
-		if ts.body != nil && ts.body.hasUnpark {
+		if ts.body.hasUnpark {
 			b.unparks[ts.t.ID] = ts.body.unpark
 		}
 	}
@@ -64,10 +64,10 @@ func (b *Builder) Finalize() *Model {
 		}
 		// A thread that ended can be in a state only when its exit blocked
 		// on its Thread object: it is stuck there to the end.
-		if !t.Ended || len(ts.open) > 0 {
+		if !t.Ended || len(ts.body.open) > 0 {
 			t.End = m.End
 		}
-		for len(ts.open) > 0 {
+		for len(ts.body.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
 		if b.finishThread(ts) {

@@ -1165,9 +1165,9 @@ func (b *Builder) revive(ts *tstate) {
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
-		ts.body.ivs.last = t.tail
+		ts.body.ivs.last = t.tails()
 	}
-	t.tail, t.tailAt, t.tailOK = nil, 0, false
+	t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold
 	t.spill.drop(spillWins)
 	if t.spill.has(spillSched) {

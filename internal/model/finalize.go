@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -244,8 +245,8 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// Its list of blocks is complete (but for a thread brought back):
 		// the room appends left is a quarter of it on average, kept for
 		// every thread ever seen.
-		if bs := t.spill.bs; cap(bs) > len(bs) {
-			t.spill.bs = slices.Clone(bs)
+		if bs := t.spill.bytes(); cap(bs) > len(bs) {
+			t.spill.set(slices.Clone(bs))
 		}
 	}
 	return drop
@@ -303,5 +304,6 @@ func (b *Builder) tail(ts *tstate) {
 		return // the open segments, or the ones at the end, may go on before
 	}
 	j = min(j, max(k, 0))
-	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), int32(lo+j), true
+	tail := slices.Clone(mem[j:])
+	t.tail, t.tailN, t.tailAt, t.tailOK = unsafe.SliceData(tail), uint32(len(tail)), int32(lo+j), true
 }

@@ -164,6 +164,9 @@ type Builder struct {
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
+	// tailBuf: the block the threads' tails are packed into, after those
+	// packed so far (keepTail); tailScratch: a tail packed before.
+	tailBuf, tailScratch []byte
 	// shutAt: the start of the first state of a thread at a stack of the
 	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time
@@ -1165,7 +1168,7 @@ func (b *Builder) revive(ts *tstate) {
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
-		ts.body.ivs.last = t.tails()
+		ts.body.ivs.last = t.tails(nil)
 	}
 	t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"unsafe"
 
 	"orca/internal/format"
 )
@@ -304,6 +303,6 @@ func (b *Builder) tail(ts *tstate) {
 		return // the open segments, or the ones at the end, may go on before
 	}
 	j = min(j, max(k, 0))
-	tail := slices.Clone(mem[j:])
-	t.tail, t.tailN, t.tailAt, t.tailOK = unsafe.SliceData(tail), uint32(len(tail)), int32(lo+j), true
+	b.keepTail(t, mem[j:])
+	t.tailAt, t.tailOK = int32(lo+j), true
 }

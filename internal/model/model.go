@@ -229,12 +229,12 @@ type Thread struct {
 	fold *threadFold
 	// spill: where its intervals and samples are in Model's spill, if any.
 	spill spillRef
-	// tail: with Options.DropIntervals, its last intervals, tailN of
-	// them (from Intervals' index tailAt on): the open segments at the
-	// end and the last one that began before its end, as the readers at
-	// the end want them (Model.TailOf); tailOK says they are kept. A
-	// pointer and a count (tails), not a slice: 12 bytes, not 24.
-	tail *Interval
+	// tail: with Options.DropIntervals, its last intervals (from
+	// Intervals' index tailAt on): the open segments at the end and the
+	// last one that began before its end, as the readers at the end want
+	// them (Model.TailOf); tailOK says they are kept. Packed (tailpack.go),
+	// tailN bytes: a pointer and a count, not a slice, 12 bytes, not 24.
+	tail *byte
 	// The fields of 4 bytes and less last, together: a Thread for every
 	// thread ever seen (1.33 M at 5 GB), 32 bytes of padding less.
 	StartedAt StackID // the parent's stack at Thread.start

@@ -695,13 +695,11 @@ var spillReadFault error
 // as the fold ends and reads the spill for none.
 func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 	if m.dropped && t.tailOK {
-		return t.tails(), int(t.tailAt)
+		*buf = t.tails((*buf)[:0])
+		return *buf, int(t.tailAt)
 	}
 	return m.IntervalsOf(t, buf), 0
 }
-
-// tails returns t's tail.
-func (t *Thread) tails() []Interval { return unsafe.Slice(t.tail, t.tailN) }
 
 // IntervalsDropped reports whether the threads' intervals are in the spill
 // alone (Options.DropIntervals): Thread.Intervals is then nil, and

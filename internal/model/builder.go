@@ -265,7 +265,7 @@ type tstate struct {
 }
 
 // tbody is the part of a tstate that only a thread not retired needs
-// (the tstate alone: 192 bytes, 1.33 M threads at 5 GB; a few thousand
+// (the tstate alone: 128 bytes, 1.33 M threads at 5 GB; a few thousand
 // bodies): Builder.bodies recycles those of the threads retired. A
 // thread's own lines alone read its fields after the state it opened
 // (open, wf, …): a retired thread's are at rest (retire), and its lines

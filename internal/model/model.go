@@ -135,7 +135,7 @@ type Interval struct {
 	// minus HandOff's from; ownFrom the high 32 bits): no cap, no byte more.
 	ownFrom, ownTo uint32
 	// The small fields come last: a model holds millions of intervals,
-	// and this order makes one 72 bytes instead of 80.
+	// and this order leaves no padding between its fields (72 bytes).
 	State State
 	// Cont marks the later segments of a split state (the first has
 	// Cont false): one wait is one segment with !Cont and the Cont

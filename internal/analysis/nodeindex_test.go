@@ -42,3 +42,32 @@ func TestNodeIndex(t *testing.T) {
 		t.Errorf("the slice by ID has %d entries for %d threads", len(x.by), len(ids))
 	}
 }
+
+// TestNodeIndexSparse: IDs below the slice's limit few and spread over it
+// (identity hashes) are in the table, with the others: no slice.
+func TestNodeIndexSparse(t *testing.T) {
+	var ids []format.ThreadID
+	for i := range 4000 {
+		ids = append(ids, format.ThreadID(1<<31+uint64(i)*2654435761%(1<<31)))
+	}
+	ids = append(ids, 3, 9000, 16000) // below 4*len+1024, far apart
+	var x nodeIndex
+	x.reset(ids)
+	if len(x.by) != 0 {
+		t.Errorf("a slice by ID of %d entries for %d IDs below its limit", len(x.by), 3)
+	}
+	for i, id := range ids {
+		if n, ok := x.lookup(id); !ok || n != int32(i) {
+			t.Errorf("node of %d: %d, %v; want %d", id, n, ok, i)
+		}
+	}
+	for _, id := range []format.ThreadID{0, 1, 4, 8999, 1 << 40} {
+		if n, ok := x.lookup(id); ok {
+			t.Errorf("node of %d: %d, want none", id, n)
+		}
+	}
+	x.set(5, int32(len(ids)))
+	if n, ok := x.lookup(5); !ok || n != int32(len(ids)) {
+		t.Errorf("node of 5 set after: %d, %v", n, ok)
+	}
+}

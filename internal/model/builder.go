@@ -169,6 +169,9 @@ type Builder struct {
 	// spillBuf: the room a window split again reads its intervals back
 	// into (ivsFrom).
 	spillBuf []Interval
+	// tailBuf: the block the threads' tails are packed into, after those
+	// packed so far (keepTail); tailScratch: a tail packed before.
+	tailBuf, tailScratch []byte
 	// shutAt: the start of the first state of a thread at a stack of the
 	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time
@@ -227,15 +230,12 @@ type tstate struct {
 	// Model keeps after Finalize, not the fold's state around it.
 	t  *Thread
 	id format.ThreadID
-	// open is the stack of states the thread is in, innermost last (a
-	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
-	// It starts in body.openBuf, next to the rest of the thread's state.
-	open []openIv
 	// body: its intervals until Finalize puts them in t, its windows'
-	// split, its aggregation, open's first room and what a thread in a
-	// state keeps (tbody), which a thread retired gives back (retire)
-	// and revive takes again: ~280 000 threads at 1 GB, a few thousand
-	// alive at once.
+	// split, its aggregation, the stack of its states (open) and what a
+	// thread in a state keeps (tbody), which a thread retired gives back
+	// (retire) and revive takes again: ~280 000 threads at 1 GB, a few
+	// thousand alive at once. A retired thread's is restBody, never
+	// written: in no state, waiting for no one.
 	body *tbody
 	// ivBase, ivPrev, ivUnsorted: what a retired thread keeps of ivs
 	// (revive adds after them).
@@ -264,21 +264,13 @@ type tstate struct {
 	fed   int
 	spilt int
 	busy  format.Time
-	// smpGiven: its first samples given up to the spill while it lives
-	// (releaseSamples), the last of them at smpLast.
-	smpGiven int
-	smpLast  format.Time
-	// lentGiven: the first of t.lent given up so, the last at lentLast.
-	lentGiven int
-	lentLast  format.Time
 	// blameLast: its blame log's last start while it is retired, its
 	// Thread's threadFold let go (retire, takeBody).
 	blameLast format.Time
-	_         [8]byte
 }
 
 // tbody is the part of a tstate that only a thread not retired needs
-// (the tstate alone: 192 bytes, 1.33 M threads at 5 GB; a few thousand
+// (the tstate alone: 128 bytes, 1.33 M threads at 5 GB; a few thousand
 // bodies): Builder.bodies recycles those of the threads retired. A
 // thread's own lines alone read its fields after the state it opened
 // (open, wf, …): a retired thread's are at rest (retire), and its lines
@@ -286,6 +278,22 @@ type tstate struct {
 // back for, and which set them again.
 type tbody struct {
 	openBuf [2]openIv
+	// open is the stack of states the thread is in, innermost last (a
+	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
+	// It starts in openBuf. In the body, not the tstate, as the fields
+	// below: a retired thread has none (a tstate for every thread ever
+	// seen, 1.33 M at 5 GB: 128 bytes, not 192).
+	open []openIv
+	// smpGiven: its first samples given up to the spill while it lives
+	// (releaseSamples), the last of them at smpLast; all of them read
+	// back when a retired thread is brought back (revive).
+	smpGiven int
+	smpLast  format.Time
+	// lentGiven: the first of t.lent given up so, the last at lentLast
+	// (a retired thread's, all of them, are in its spill's spillLent
+	// blocks: revive reads them back).
+	lentGiven int
+	lentLast  format.Time
 	// wf: what it waits for (see waitFor): tstate.waits for a thread
 	// that may be retired.
 	wf wfEdge
@@ -324,12 +332,7 @@ type tbody struct {
 }
 
 // waits is what ts waits for (tbody.wf): nothing, for a thread retired.
-func (ts *tstate) waits() wfEdge {
-	if ts.body == nil {
-		return wfEdge{}
-	}
-	return ts.body.wf
-}
+func (ts *tstate) waits() wfEdge { return ts.body.wf }
 
 // takeBody gives ts a body, recycled when one was given back: open
 // empty, no intervals after ts.ivBase, no window split.
@@ -349,6 +352,7 @@ func (b *Builder) takeBody(ts *tstate) {
 	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
 	bd.hasUnpark = false
+	bd.smpGiven, bd.smpLast, bd.lentGiven, bd.lentLast = 0, 0, 0, 0
 	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	if ts.t.fold == nil {
@@ -356,8 +360,8 @@ func (b *Builder) takeBody(ts *tstate) {
 		ts.t.folding().blame.last = ts.blameLast
 	}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
+	bd.open = bd.openBuf[:0]
 	ts.body = bd
-	ts.open = bd.openBuf[:0]
 }
 
 // giveBody takes back the body of ts, retired: in no state (waiting for
@@ -371,10 +375,14 @@ func (b *Builder) giveBody(ts *tstate) {
 	}
 	ts.ivBase, ts.ivPrev, ts.ivUnsorted = bd.ivs.base, bd.ivs.prev, bd.ivs.unsorted
 	bd.openBuf = [2]openIv{} // its pointers
-	bd.ivs, bd.win.marks = ivList{}, nil
-	ts.body, ts.open = nil, nil
+	bd.ivs, bd.win.marks, bd.open = ivList{}, nil, nil
+	ts.body = &restBody
 	b.bodies = append(b.bodies, bd)
 }
+
+// restBody is the body of every thread retired (giveBody): read, never
+// written (in no state, waiting for no one, no unpark, no lock order).
+var restBody tbody
 
 // A tstate is a multiple of 64 bytes, so that its first fields share a
 // cache line in a slab: its fields (and a pad, _, when they are not)
@@ -645,7 +653,7 @@ func (b *Builder) Event(ev *reader.Event) {
 				at = max(at, ls.clock)
 			}
 		}
-		if n := len(ts.open); n > 0 {
+		if n := len(ts.body.open); n > 0 {
 			// A thread blocked on a monitor that blocks on another, or
 			// waits on this one, had entered it (push): that change of
 			// hands too comes no earlier than the monitor's latest.
@@ -654,7 +662,7 @@ func (b *Builder) Event(ev *reader.Event) {
 			// over B's sealed span for C. An Entered of another monitor
 			// ends the contention too (pop, its problem said):
 			// entered-other-behind-clock.
-			if o := &ts.open[n-1]; o.iv.State == Blocked && (ev.Kind != format.ObjectWait || o.iv.Object == ev.Object) {
+			if o := &ts.body.open[n-1]; o.iv.State == Blocked && (ev.Kind != format.ObjectWait || o.iv.Object == ev.Object) {
 				at = max(at, o.ls.clock)
 			}
 		}
@@ -675,12 +683,12 @@ func (b *Builder) Event(ev *reader.Event) {
 			e.ToTime = max(t.Start, e.FromTime)
 		}
 	case format.ThreadEnded:
-		for len(ts.open) > 0 {
-			b.problem(ev, "thread %v ended while %s", ev.Thread, ts.open[len(ts.open)-1].iv.State)
+		for len(ts.body.open) > 0 {
+			b.problem(ev, "thread %v ended while %s", ev.Thread, ts.body.open[len(ts.body.open)-1].iv.State)
 			b.end(ts, ev.Time, endForced)
 		}
 		t.End, t.Ended, ts.ended = ev.Time, true, true
-		if ts.smpGiven > 0 && ev.Time < ts.smpLast {
+		if ts.body.smpGiven > 0 && ev.Time < ts.body.smpLast {
 			b.unspillSamples(ts) // clamped below
 		}
 		for i := range t.Samples {
@@ -834,8 +842,8 @@ func (b *Builder) Event(ev *reader.Event) {
 		if ev.Timeout < 0 || format.Time(ev.Timeout) >= ForeverWait {
 			break
 		}
-		if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Waiting && ts.open[n-1].iv.Since == ev.Time {
-			ts.open[n-1].iv.Timeout = TimeoutSet
+		if n := len(ts.body.open); n > 0 && ts.body.open[n-1].iv.State == Waiting && ts.body.open[n-1].iv.Since == ev.Time {
+			ts.body.open[n-1].iv.Timeout = TimeoutSet
 		} else {
 			ts.body.timedAt = ev.Time
 		}
@@ -870,8 +878,8 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.VirtualThreadPinned:
 		t.Virtual, t.Carrier = true, ev.Target
 		t.Pinned++
-		if n := len(ts.open); n > 0 {
-			switch iv := &ts.open[n-1].iv; iv.State {
+		if n := len(ts.body.open); n > 0 {
+			switch iv := &ts.body.open[n-1].iv; iv.State {
 			case Parked, Idle, Sleeping:
 				iv.Pinned = true
 			}
@@ -920,7 +928,7 @@ func (b *Builder) reuse(raw format.ThreadID) {
 		cur = raw
 	}
 	ts := b.threads[cur]
-	if ts == nil || !ts.t.Ended || len(ts.open) > 0 {
+	if ts == nil || !ts.t.Ended || len(ts.body.open) > 0 {
 		return
 	}
 	id := cur + 1<<32
@@ -1019,16 +1027,16 @@ func (b *Builder) releaseChanges() {
 	}
 	for _, ls := range b.owning {
 		for _, ts := range ls.blocked {
-			for i := range ts.open {
-				if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+			for i := range ts.body.open {
+				if o := &ts.body.open[i]; o.iv.State == Blocked && o.ls != nil {
 					note(o.ls.l, o.iv.ownFrom)
 				}
 			}
 		}
 	}
 	for _, ts := range b.feeding {
-		for i := range ts.open {
-			if o := &ts.open[i]; o.iv.State == Blocked && o.ls != nil {
+		for i := range ts.body.open {
+			if o := &ts.body.open[i]; o.iv.State == Blocked && o.ls != nil {
 				note(o.ls.l, o.iv.ownFrom)
 			}
 		}
@@ -1097,8 +1105,8 @@ func (b *Builder) feedSealed() {
 	keep := b.feeding[:0]
 	for _, ts := range b.feeding {
 		limit := format.Time(math.MaxInt64)
-		if len(ts.open) > 0 {
-			limit = ts.open[0].iv.Since
+		if len(ts.body.open) > 0 {
+			limit = ts.body.open[0].iv.Since
 		}
 		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
 			n := 0
@@ -1108,7 +1116,7 @@ func (b *Builder) feedSealed() {
 			b.feed(ts, blk[:n])
 			return n == len(blk)
 		})
-		if ts.feeding = len(ts.open) > 0 || ts.fed < ts.body.ivs.len(); ts.feeding {
+		if ts.feeding = len(ts.body.open) > 0 || ts.fed < ts.body.ivs.len(); ts.feeding {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
@@ -1132,7 +1140,7 @@ func (b *Builder) retire(w format.Time) {
 		switch t := ts.t; {
 		case b.spill.err != nil:
 			// Given up: Finalize keeps them all in memory.
-		case !t.Ended || len(ts.open) > 0 || ts.feeding || ts.body.win.splitting || t.End > w || ts.body.wf.to != nil:
+		case !t.Ended || len(ts.body.open) > 0 || ts.feeding || ts.body.win.splitting || t.End > w || ts.body.wf.to != nil:
 			keep = append(keep, ts)
 			continue
 		default:
@@ -1164,16 +1172,15 @@ func (b *Builder) revive(ts *tstate) {
 	}
 	t.Samples = smp
 	t.spill.drop(spillSmp) // spilled again when it is finished again
-	ts.smpGiven, ts.smpLast = 0, 0
-	if ts.lentGiven > 0 {
+	if t.spill.has(spillLent) {
 		b.unspillLent(ts)
 	}
 	b.heldSamples += len(smp)
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
 	if t.tailOK {
-		ts.body.ivs.last = t.tail
+		ts.body.ivs.last = t.tails(nil)
 	}
-	t.tail, t.tailAt, t.tailOK = nil, 0, false
+	t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	t.Run, t.fold.wins, t.Time[Runnable] = RunSplit{}, nil, 0 // takeBody made t.fold
 	t.spill.drop(spillWins)
 	if t.spill.has(spillSched) {
@@ -1203,8 +1210,8 @@ func (b *Builder) splitWindows(w format.Time) {
 		// (an instant that does not move its clock): a line of it that
 		// comes behind one has the windows after it split again.
 		h := min(w, max(ts.last, ts.t.Sched[len(ts.t.Sched)-1].At))
-		if len(ts.open) > 0 {
-			h = min(h, ts.open[0].iv.Since)
+		if len(ts.body.open) > 0 {
+			h = min(h, ts.body.open[0].iv.Since)
 		}
 		if ts.t.Ended {
 			h = min(h, ts.t.End)
@@ -1241,7 +1248,7 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 		if k < len(f.wins) && ws.marks[k].smp < 0 {
 			b.unspillSamples(ts) // the window's samples were given up
 		}
-		if k < len(f.wins) && ts.lentGiven > 0 && ts.lentLast >= f.wins[k].start {
+		if k < len(f.wins) && ts.body.lentGiven > 0 && ts.body.lentLast >= f.wins[k].start {
 			b.unspillLent(ts) // and the virtual threads' it carried
 		}
 		if k < len(f.wins) {

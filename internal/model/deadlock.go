@@ -196,8 +196,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	d := Deadlock{At: at, Threads: ids}
 	for _, ts := range path {
 		d.At = max(d.At, ts.waits().since)
-		if n := len(ts.open); n > 0 {
-			d.At = max(d.At, ts.open[n-1].iv.Start)
+		if n := len(ts.body.open); n > 0 {
+			d.At = max(d.At, ts.body.open[n-1].iv.Start)
 		}
 	}
 	for _, ts := range path {
@@ -208,8 +208,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 		d.Objects = append(d.Objects, ts.waits().obj)
 		d.Stacks = append(d.Stacks, ts.waits().stack)
 		st := Blocked
-		if n := len(ts.open); n > 0 {
-			st = ts.open[n-1].iv.State
+		if n := len(ts.body.open); n > 0 {
+			st = ts.body.open[n-1].iv.State
 		}
 		d.States = append(d.States, st)
 	}
@@ -223,8 +223,8 @@ func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 // its latest segment.
 func (ts *tstate) current() format.Time {
 	at := ts.floor
-	if n := len(ts.open); n > 0 {
-		at = max(at, ts.open[n-1].iv.Start)
+	if n := len(ts.body.open); n > 0 {
+		at = max(at, ts.body.open[n-1].iv.Start)
 	}
 	return at
 }
@@ -432,8 +432,8 @@ func (b *Builder) rewait(ts *tstate, at format.Time) {
 	if b.noWaitGraph {
 		return
 	}
-	if n := len(ts.open); n > 0 {
-		o := &ts.open[n-1]
+	if n := len(ts.body.open); n > 0 {
+		o := &ts.body.open[n-1]
 		if obj, ok := waitsOn(&o.iv); ok {
 			kind := Monitor
 			if o.iv.State == Parked {

@@ -86,7 +86,7 @@ func Bare(t *Thread) Thread {
 	c := *t
 	c.Intervals, c.Samples, c.spill = nil, nil, spillRef{}
 	c.Sched, c.nSched = nil, 0
-	c.tail, c.tailAt, c.tailOK, c.StackMarks = nil, 0, false, 0
+	c.tail, c.tailN, c.tailAt, c.tailOK, c.StackMarks = nil, 0, 0, false, 0
 	// Its windows, carried samples and blame log: the spill's or let go
 	// (a thread of a spilled Model that ended keeps no threadFold).
 	c.fold = nil

@@ -33,7 +33,7 @@ func (b *Builder) Finalize() *Model {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}
 	for _, ts := range b.byNum {
-		if ts.body != nil && ts.body.hasUnpark {
+		if ts.body.hasUnpark {
 			b.unparks[ts.t.ID] = ts.body.unpark
 		}
 	}
@@ -64,10 +64,10 @@ func (b *Builder) Finalize() *Model {
 		}
 		// A thread that ended can be in a state only when its exit blocked
 		// on its Thread object: it is stuck there to the end.
-		if !t.Ended || len(ts.open) > 0 {
+		if !t.Ended || len(ts.body.open) > 0 {
 			t.End = m.End
 		}
-		for len(ts.open) > 0 {
+		for len(ts.body.open) > 0 {
 			b.end(ts, t.End, endOpen)
 		}
 		if b.finishThread(ts) {
@@ -257,8 +257,8 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// Its list of blocks is complete (but for a thread brought back):
 		// the room appends left is a quarter of it on average, kept for
 		// every thread ever seen.
-		if bs := t.spill.bs; cap(bs) > len(bs) {
-			t.spill.bs = slices.Clone(bs)
+		if bs := t.spill.bytes(); cap(bs) > len(bs) {
+			t.spill.set(slices.Clone(bs))
 		}
 	}
 	return drop
@@ -316,5 +316,6 @@ func (b *Builder) tail(ts *tstate) {
 		return // the open segments, or the ones at the end, may go on before
 	}
 	j = min(j, max(k, 0))
-	t.tail, t.tailAt, t.tailOK = slices.Clone(mem[j:]), int32(lo+j), true
+	b.keepTail(t, mem[j:])
+	t.tailAt, t.tailOK = int32(lo+j), true
 }

@@ -114,7 +114,7 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 // sealOrder puts the thread's LockOrder in progress into Model.LockOrders,
 // or counts it in the same one already there.
 func (b *Builder) sealOrder(ts *tstate) {
-	if ts.body == nil {
+	if ts.body == &restBody {
 		return // retired: sealed then (giveBody)
 	}
 	o := ts.body.order

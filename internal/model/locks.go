@@ -205,8 +205,8 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	// Before then the monitor had another owner, or ts's word is not theirs.
 	namedSince := format.Time(math.MinInt64)
 	for _, bts := range ls.blocked {
-		for i := range bts.open {
-			if o := &bts.open[i]; bts != ts && o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+		for i := range bts.body.open {
+			if o := &bts.body.open[i]; bts != ts && o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
 				if o.iv.Other != owner {
 					namedSince = math.MaxInt64
 				}
@@ -218,8 +218,8 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 		if bts == ts {
 			continue
 		}
-		for i := range bts.open {
-			o := &bts.open[i]
+		for i := range bts.body.open {
+			o := &bts.body.open[i]
 			if o.iv.State != Blocked || o.ls != ls || o.iv.Other != 0 {
 				continue
 			}
@@ -236,7 +236,7 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 				continue
 			}
 			o.iv.First, o.iv.Other, o.other = owner, owner, ts
-			if i == len(bts.open)-1 {
+			if i == len(bts.body.open)-1 {
 				// Its interval waits for ts from its start; the fold
 				// (its deadlocks) from now: the wait-for graph at an
 				// instant leaves it out until then (FuzzModelText's
@@ -262,13 +262,13 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 // it, and the cycle through it stood in the fold while its owner spans
 // named none).
 func (b *Builder) owns(ts *tstate, ls *lstate, at format.Time) {
-	for i := range ts.open {
-		o := &ts.open[i]
+	for i := range ts.body.open {
+		o := &ts.body.open[i]
 		if o.iv.State != Blocked || o.ls != ls || o.iv.Other == 0 || o.named {
 			continue
 		}
 		o.named, o.namedAt = true, max(at, o.spanStart)
-		if e := ts.waits(); i == len(ts.open)-1 && e.to != nil && e.obj == o.iv.Object && e.kind == Monitor {
+		if e := ts.waits(); i == len(ts.body.open)-1 && e.to != nil && e.obj == o.iv.Object && e.kind == Monitor {
 			b.wf.entered(ts, o.iv.Object, o.namedAt, b.m)
 		}
 	}
@@ -347,8 +347,8 @@ func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID
 // named by B; E's late line took 10 over B's A).
 func (ls *lstate) namedOwner() format.ThreadID {
 	for _, ts := range ls.blocked {
-		for i := range ts.open {
-			if o := &ts.open[i]; o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
+		for i := range ts.body.open {
+			if o := &ts.body.open[i]; o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
 				if o.named {
 					return ts.t.ID
 				}
@@ -389,8 +389,8 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 		if ts == ots {
 			continue
 		}
-		for i := range ts.open {
-			o := &ts.open[i]
+		for i := range ts.body.open {
+			o := &ts.body.open[i]
 			if o.iv.State != Blocked || o.ls != ls {
 				continue
 			}
@@ -412,7 +412,7 @@ func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
 				ts.floor = max(ts.floor, t)
 				o.spanStart = t
 				o.iv.Other, o.other, o.named = owner, ots, false
-				if i == len(ts.open)-1 {
+				if i == len(ts.body.open)-1 {
 					b.rewait(ts, t)
 				}
 			}

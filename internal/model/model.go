@@ -135,7 +135,7 @@ type Interval struct {
 	// minus HandOff's from; ownFrom the high 32 bits): no cap, no byte more.
 	ownFrom, ownTo uint32
 	// The small fields come last: a model holds millions of intervals,
-	// and this order makes one 56 bytes instead of 64.
+	// and this order leaves no padding between its fields (72 bytes).
 	State State
 	// Cont marks the later segments of a split state (the first has
 	// Cont false): one wait is one segment with !Cont and the Cont
@@ -213,12 +213,9 @@ type Thread struct {
 	// Time per state over [Start, End], Runnable included.
 	Time   [NumStates]format.Time
 	Events int
-	// Carrier is the last carrier a virtual thread was seen on, Carriers
-	// how many times it was seen on a carrier other than the last, Pinned
-	// how many of its parks and sleeps parked their carrier.
-	Carrier  format.ThreadID
-	Carriers int
-	Pinned   int
+	// Carrier is the last carrier a virtual thread was seen on (Carriers,
+	// Pinned: below).
+	Carrier format.ThreadID
 	// Samples are the thread's samples (issue 33), in time order; Sched
 	// its ThreadCPU lines, in time order (none for a virtual thread and
 	// in recordings without them: older ones, imports).
@@ -235,16 +232,23 @@ type Thread struct {
 	// tail: with Options.DropIntervals, its last intervals (from
 	// Intervals' index tailAt on): the open segments at the end and the
 	// last one that began before its end, as the readers at the end want
-	// them (Model.TailOf); tailOK says they are kept.
-	tail []Interval
+	// them (Model.TailOf); tailOK says they are kept. Packed (tailpack.go),
+	// tailN bytes: a pointer and a count, not a slice, 12 bytes, not 24.
+	tail *byte
 	// The fields of 4 bytes and less last, together: a Thread for every
 	// thread ever seen (1.33 M at 5 GB), 32 bytes of padding less.
 	StartedAt StackID // the parent's stack at Thread.start
+	// Carriers: how many times a virtual thread was seen on a carrier
+	// other than its last (Carrier); Pinned: how many of its parks and
+	// sleeps parked their carrier.
+	Carriers int32
+	Pinned   int32
 	// nSched: the first of its scheduler times given up to the spill
 	// (Options.DropIntervals; Builder.releaseWins as the fold goes, all
 	// of them at Finalize): SchedCount.
 	nSched int32
 	tailAt int32
+	tailN  uint32
 	Ended  bool
 	// Virtual: a virtual thread (JDK 21+: it has VirtualThreadMounted
 	// lines).

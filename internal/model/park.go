@@ -15,8 +15,8 @@ import (
 
 // park opens a park of ts.
 func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
-	if n := len(ts.open); n > 0 {
-		if s := ts.open[n-1].iv.State; s == Acquiring || s == Joining || s == Sleeping {
+	if n := len(ts.body.open); n > 0 {
+		if s := ts.body.open[n-1].iv.State; s == Acquiring || s == Joining || s == Sleeping {
 			// Semaphore.acquire and Thread.join park on some JDKs, and a
 			// virtual thread's Thread.sleep parks (JFR records both): the
 			// outer state says more.
@@ -160,19 +160,19 @@ func (b *Builder) unparked(ts *tstate, ev *reader.Event) {
 		}
 		return
 	}
-	n := len(ts.open)
-	if n == 0 || ts.open[n-1].iv.State != Parked && ts.open[n-1].iv.State != Idle {
+	n := len(ts.body.open)
+	if n == 0 || ts.body.open[n-1].iv.State != Parked && ts.body.open[n-1].iv.State != Idle {
 		b.problem(ev, "no %s before it", format.ThreadPark)
 		return
 	}
 	ts.body.parkHow = ev.How
-	b.pop(ts, ts.open[n-1].iv.State, ev)
+	b.pop(ts, ts.body.open[n-1].iv.State, ev)
 }
 
 // setUnpark notes u, the latest unpark of thread th: in its body when it
 // has one, else in Builder.unparks.
 func (b *Builder) setUnpark(th format.ThreadID, u pendingUnpark) {
-	if ts := b.known(th); ts != nil && ts.body != nil {
+	if ts := b.known(th); ts != nil && ts.body != &restBody {
 		ts.body.unpark, ts.body.hasUnpark = u, true
 		if len(b.unparks) > 0 {
 			delete(b.unparks, th) // an older one, noted before it had a body

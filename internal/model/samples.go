@@ -122,7 +122,7 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 	// In time order as they come: one written ahead of a line held back
 	// (builder.go) goes in its place, and a window of ThreadCPU lines
 	// already split that it falls in is split again.
-	if ts.smpGiven > 0 && at < ts.smpLast {
+	if ts.body.smpGiven > 0 && at < ts.body.smpLast {
 		b.unspillSamples(ts) // it goes among those given up
 	}
 	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, at, func(s *Sample) format.Time { return s.At })
@@ -135,7 +135,7 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 			if c.retired {
 				b.revive(c) // finished: its windows are split again
 			}
-			if c.lentGiven > 0 && at < c.lentLast {
+			if c.body.lentGiven > 0 && at < c.body.lentLast {
 				b.unspillLent(c) // it goes among those given up
 			}
 			f := c.t.folding()
@@ -227,8 +227,8 @@ func (b *Builder) releaseSamples(ts *tstate) {
 		return
 	}
 	b.spill.addTo(&t.spill, spillSmp, bytesOf(t.Samples[:p]))
-	ts.smpGiven += p
-	ts.smpLast = t.Samples[p-1].At
+	ts.body.smpGiven += p
+	ts.body.smpLast = t.Samples[p-1].At
 	rest := t.Samples[p:]
 	t.Samples = append(make([]Sample, 0, max(2*len(rest), 64)), rest...)
 	ws.smp -= p
@@ -288,10 +288,10 @@ func (b *Builder) unspillWins(ts *tstate) {
 	t.Sched, t.nSched = append(sched, t.Sched...), 0
 	t.spill.drop(spillSched)
 	t.spill.drop(spillWins)
-	if ts.smpGiven > 0 {
+	if ts.body.smpGiven > 0 {
 		b.unspillSamples(ts)
 	}
-	if ts.lentGiven > 0 {
+	if ts.body.lentGiven > 0 {
 		b.unspillLent(ts)
 	}
 	t.Run = RunSplit{}
@@ -313,8 +313,8 @@ func (b *Builder) giveLent(ts *tstate, n int) {
 	}
 	f := t.fold
 	b.spill.addTo(&t.spill, spillLent, bytesOf(f.lent[:n]))
-	ts.lentGiven += n
-	ts.lentLast = f.lent[n-1].at
+	ts.body.lentGiven += n
+	ts.body.lentLast = f.lent[n-1].at
 	// The rest stays where it is, not copied into an array of its own:
 	// a carrier's windows lag its virtual threads' samples (c128's one
 	// carrier: ~60 000 after its last window at each seal, ~5 000 given
@@ -334,13 +334,13 @@ func (b *Builder) unspillLent(ts *tstate) {
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	l, err := spillRead(b.spill, t.spill.of(spillLent), make([]lent, 0, ts.lentGiven+len(f.lent)))
+	l, err := spillRead(b.spill, t.spill.of(spillLent), make([]lent, 0, ts.body.lentGiven+len(f.lent)))
 	if err != nil {
 		panic(&SpillError{err})
 	}
 	f.lent = append(l, f.lent...)
 	t.spill.drop(spillLent)
-	ts.lentGiven, ts.lentLast = 0, 0
+	ts.body.lentGiven, ts.body.lentLast = 0, 0
 }
 
 // unspillSamples reads the samples releaseSamples gave up of ts back
@@ -350,7 +350,7 @@ func (b *Builder) unspillSamples(ts *tstate) {
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
-	smp, err := spillRead(b.spill, t.spill.of(spillSmp), make([]Sample, 0, ts.smpGiven+len(t.Samples)))
+	smp, err := spillRead(b.spill, t.spill.of(spillSmp), make([]Sample, 0, ts.body.smpGiven+len(t.Samples)))
 	if err != nil {
 		panic(&SpillError{err})
 	}
@@ -363,5 +363,5 @@ func (b *Builder) unspillSamples(ts *tstate) {
 	}
 	b.heldSamples += p
 	b.m.PeakSamples = max(b.m.PeakSamples, b.heldSamples)
-	ts.smpGiven, ts.smpLast = 0, 0
+	ts.body.smpGiven, ts.body.smpLast = 0, 0
 }

@@ -62,8 +62,20 @@ type spillBlock struct {
 // there. A block is two uvarints: its length shifted left by 3 with its
 // kind in the low bits, then its offset less the end of the block before
 // (0 for the first): the blocks are appended in the order of the file.
+//
+// The list's bytes are a pointer and two 32-bit counts (bytes), not a
+// slice: 16 bytes of each Thread, not 24.
 type spillRef struct {
-	bs []byte
+	p    *byte
+	n, c uint32
+}
+
+// bytes returns r's list.
+func (r *spillRef) bytes() []byte { return unsafe.Slice(r.p, r.c)[:r.n] }
+
+// set makes bs r's list.
+func (r *spillRef) set(bs []byte) {
+	r.p, r.n, r.c = unsafe.SliceData(bs), uint32(len(bs)), uint32(cap(bs))
 }
 
 // spillKind is what a block of a thread's holds.
@@ -92,8 +104,8 @@ const (
 // next decodes r's block at i, after a block ending at end: its offset,
 // length and kind, and the index of the next.
 func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, j int) {
-	lk, w := binary.Uvarint(r.bs[i:])
-	d, w2 := binary.Uvarint(r.bs[i+w:])
+	lk, w := binary.Uvarint(r.bytes()[i:])
+	d, w2 := binary.Uvarint(r.bytes()[i+w:])
 	return end + int64(d), int64(lk >> 3), spillKind(lk & 7), i + w + w2
 }
 
@@ -101,7 +113,7 @@ func (r *spillRef) next(i int, end int64) (off, n int64, k spillKind, j int) {
 func (r *spillRef) of(k spillKind) []spillBlock {
 	var out []spillBlock
 	end := int64(0)
-	for i := 0; i < len(r.bs); {
+	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
 		if bk == k {
 			out = append(out, spillBlock{off, n})
@@ -114,7 +126,7 @@ func (r *spillRef) of(k spillKind) []spillBlock {
 // has reports whether r has a block of kind k.
 func (r *spillRef) has(k spillKind) bool {
 	end := int64(0)
-	for i := 0; i < len(r.bs); {
+	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
 		if bk == k {
 			return true
@@ -128,7 +140,7 @@ func (r *spillRef) has(k spillKind) bool {
 func (r *spillRef) size(k spillKind) int64 {
 	var sz int64
 	end := int64(0)
-	for i := 0; i < len(r.bs); {
+	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
 		if bk == k {
 			sz += n
@@ -149,7 +161,7 @@ func putBlock(bs []byte, end, off, n int64, k spillKind) []byte {
 func (r *spillRef) drop(k spillKind) {
 	var out []byte
 	end, outEnd := int64(0), int64(0)
-	for i := 0; i < len(r.bs); {
+	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
 		if bk != k {
 			out = putBlock(out, outEnd, off, n, bk)
@@ -157,7 +169,7 @@ func (r *spillRef) drop(k spillKind) {
 		}
 		end, i = off+n, j
 	}
-	r.bs = out
+	r.set(out)
 }
 
 // addTo appends p to the file as r's next block of kind k: the last block
@@ -170,15 +182,15 @@ func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
 	last, prevEnd, end := -1, int64(0), int64(0)
 	var lastOff, lastN int64
 	var lastK spillKind
-	for i := 0; i < len(r.bs); {
+	for i := 0; i < int(r.n); {
 		off, n, bk, j := r.next(i, end)
 		last, prevEnd, lastOff, lastN, lastK = i, end, off, n, bk
 		end, i = off+n, j
 	}
 	if last >= 0 && lastK == k && lastOff+lastN == s.off {
-		r.bs = putBlock(r.bs[:last], prevEnd, lastOff, lastN+int64(len(p)), k)
+		r.set(putBlock(r.bytes()[:last], prevEnd, lastOff, lastN+int64(len(p)), k))
 	} else {
-		r.bs = putBlock(r.bs, end, s.off, int64(len(p)), k)
+		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k))
 	}
 	s.write(p)
 }
@@ -331,7 +343,7 @@ func roomFor[T any](dst []T, n int64) ([]T, []byte) {
 // (the room is kept for the next thread's).
 func spillFill(s *spillFile, r *spillRef, dst *[spillKinds][]byte, stage *[]byte) error {
 	var at [spillKinds]int64
-	for i, end := 0, int64(0); i < len(r.bs); {
+	for i, end := 0, int64(0); i < int(r.n); {
 		off, n, k, j := r.next(i, end)
 		if dst[k] == nil {
 			i, end = j, off+n
@@ -344,7 +356,7 @@ func spillFill(s *spillFile, r *spillRef, dst *[spillKinds][]byte, stage *[]byte
 		// right after it in the file, up to spillStageMax bytes.
 		runEnd, blocks := off+n, 1
 		ii, e := j, off+n
-		for ii < len(r.bs) {
+		for ii < int(r.n) {
 			o2, n2, k2, j2 := r.next(ii, e)
 			if dst[k2] == nil || o2 != runEnd || runEnd+n2-off > spillStageMax {
 				break
@@ -683,7 +695,8 @@ var spillReadFault error
 // as the fold ends and reads the spill for none.
 func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 	if m.dropped && t.tailOK {
-		return t.tail, int(t.tailAt)
+		*buf = t.tails((*buf)[:0])
+		return *buf, int(t.tailAt)
 	}
 	return m.IntervalsOf(t, buf), 0
 }

@@ -14,30 +14,30 @@ import (
 // problem (a park cut so is one interval, never segments around the
 // contention, and ended by no unpark).
 func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *reader.Event) *openIv {
-	if n := len(ts.open); n > 0 && ts.open[n-1].iv.State == Blocked && (iv.State == Blocked || iv.State == Waiting && iv.Object == ts.open[n-1].iv.Object) {
+	if n := len(ts.body.open); n > 0 && ts.body.open[n-1].iv.State == Blocked && (iv.State == Blocked || iv.State == Waiting && iv.Object == ts.body.open[n-1].iv.Object) {
 		// A thread blocked on a monitor that blocks on another, or waits on
 		// this one (which it must own), had entered it: its Entered, timed
 		// from HotSpot's clock of contended enters, can come up to a few
 		// nanoseconds after this line (the two clocks' conversion, Tomcat:
 		// 8-12 a run). The contention ends here; that Entered is expected.
-		ts.body.lateEntered, ts.body.lateAt = ts.open[n-1].iv.Object, iv.Start
+		ts.body.lateEntered, ts.body.lateAt = ts.body.open[n-1].iv.Object, iv.Start
 		b.end(ts, iv.Start, endNormal)
 	}
-	for n := len(ts.open); n > 0; n-- {
-		if top := ts.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping && top != Parked && top != Idle {
+	for n := len(ts.body.open); n > 0; n-- {
+		if top := ts.body.open[n-1].iv.State; iv.State == Blocked && top != Blocked && top != Sleeping && top != Parked && top != Idle {
 			break
 		}
-		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[n-1].iv.State)
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.body.open[n-1].iv.State)
 		b.end(ts, iv.Start, endForced)
 	}
 	iv.Since, iv.Restated = iv.Start, ev.Carried
-	if n := len(ts.open); n > 0 {
-		outer := &ts.open[n-1]
+	if n := len(ts.body.open); n > 0 {
+		outer := &ts.body.open[n-1]
 		b.segment(ts, outer, iv.Start, false)
 		outer.iv.Start = iv.Start // resumes when the inner one ends
 	}
-	ts.open = append(ts.open, openIv{iv: iv, ls: ls, other: other, spanStart: iv.Start})
-	o := &ts.open[len(ts.open)-1]
+	ts.body.open = append(ts.body.open, openIv{iv: iv, ls: ls, other: other, spanStart: iv.Start})
+	o := &ts.body.open[len(ts.body.open)-1]
 	if iv.State == Blocked {
 		o.iv.First = iv.Other
 		o.iv.ownFrom = uint32(ls.l.ownLen())
@@ -92,18 +92,18 @@ const (
 // it lost their closing events: they end too, each with a problem. It
 // returns false when the thread is not in state s.
 func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
-	i := len(ts.open) - 1
-	for i >= 0 && ts.open[i].iv.State != s {
+	i := len(ts.body.open) - 1
+	for i >= 0 && ts.body.open[i].iv.State != s {
 		i--
 	}
 	if i < 0 {
 		return false
 	}
-	for len(ts.open)-1 > i {
-		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.open[len(ts.open)-1].iv.State)
+	for len(ts.body.open)-1 > i {
+		b.problem(ev, "thread %v still %s: its end is missing", ev.Thread, ts.body.open[len(ts.body.open)-1].iv.State)
 		b.end(ts, ev.Time, endForced)
 	}
-	o := ts.open[i].iv
+	o := ts.body.open[i].iv
 	if ev.Kind.Has(format.FObject) && o.Object != ev.Object {
 		b.problem(ev, "thread %v ends %s on %v but was %s on %v", ev.Thread, s, ev.Object, s, o.Object)
 	}
@@ -117,9 +117,9 @@ func (b *Builder) pop(ts *tstate, s State, ev *reader.Event) bool {
 // end closes the innermost open state of ts at at: the bookkeeping of its
 // kind, its last segment; the enclosing state, if any, resumes.
 func (b *Builder) end(ts *tstate, at format.Time, how ending) {
-	n := len(ts.open)
-	o := ts.open[n-1]
-	ts.open = ts.open[:n-1]
+	n := len(ts.body.open)
+	o := ts.body.open[n-1]
+	ts.body.open = ts.body.open[:n-1]
 	if at < o.iv.Start {
 		at = o.iv.Start
 	}
@@ -165,7 +165,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		})
 	}
 	if n > 1 {
-		ts.open[n-2].iv.Start = at
+		ts.body.open[n-2].iv.Start = at
 	}
 	if how != endOpen {
 		b.rewait(ts, at)

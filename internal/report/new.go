@@ -412,7 +412,7 @@ func (b *builder) thread(t *model.Thread) Thread {
 		Parent: idPtr(t.Parent.String(), t.Parent != 0), ParentName: nil,
 		StartS: b.rel(t.Start), EndS: b.rel(t.End), Ended: t.Ended, LifeS: sec(t.Life()), Events: t.Events,
 		BeforeAttach: b.m.BeforeStart(t.Start), JDK: b.jdk[t.ID],
-		Virtual: t.Virtual, Carriers: t.Carriers, Pinned: t.Pinned,
+		Virtual: t.Virtual, Carriers: int(t.Carriers), Pinned: int(t.Pinned),
 	}
 	if t.Virtual && t.Carrier != 0 {
 		th.Carrier = idPtr(t.Carrier.String(), true)

@@ -239,7 +239,7 @@ func (s *site) threadJSON(i int) threadJSON {
 		tj.Parent = s.d.threadIndex(t.Parent)
 	}
 	if t.Virtual {
-		tj.Virtual, tj.Pinned = true, t.Pinned
+		tj.Virtual, tj.Pinned = true, int(t.Pinned)
 		if t.Carrier != 0 {
 			c := s.d.threadIndex(t.Carrier)
 			tj.Carrier = &c

@@ -1,0 +1,120 @@
+package model
+
+import (
+	"encoding/binary"
+	"unsafe"
+
+	"orca/internal/format"
+)
+
+// A thread's tail (Thread.tail, Model.TailOf) is kept packed: every
+// thread ever seen has one in a Model built with Options.DropIntervals
+// (1.33 M at 5 GB), an interval or two, which as Intervals were 72 bytes
+// each in an array of their own (0.10 GB at 5 GB, at the fold's end and
+// in the report's making: issue 34). Packed, an interval is ~25 bytes,
+// the tails one after the other in the Builder's blocks (tailBlock).
+
+// tailBlock is the size of a block of packed tails: a tail that does not
+// fit in what is left of one begins the next (one larger than it alone).
+const tailBlock = 64 << 10
+
+// The bits of an interval's flags word, below its State, Wake and Timeout.
+const (
+	tailCont = 1 << iota
+	tailOpen
+	tailForced
+	tailPinned
+	tailSelfJoin
+	tailAcquire
+	tailBeforeEvents
+	tailRestated
+)
+
+// An Interval is packed field by field (packTail): one more field would be
+// lost in the tails, unless packed too. The size checks it (a compile
+// error otherwise: the index is out of range), TestTailPack each field.
+var _ = [1]struct{}{}[unsafe.Sizeof(Interval{})-72]
+
+// appendTail appends ivs packed to dst.
+func appendTail(dst []byte, ivs []Interval) []byte {
+	for i := range ivs {
+		iv := &ivs[i]
+		f := uint64(iv.State)<<8 | uint64(iv.Wake)<<16 | uint64(iv.Timeout)<<24
+		for _, b := range [...]struct {
+			on  bool
+			bit uint64
+		}{{iv.Cont, tailCont}, {iv.Open, tailOpen}, {iv.Forced, tailForced}, {iv.Pinned, tailPinned},
+			{iv.SelfJoin, tailSelfJoin}, {iv.Acquire, tailAcquire}, {iv.BeforeEvents, tailBeforeEvents}, {iv.Restated, tailRestated}} {
+			if b.on {
+				f |= b.bit
+			}
+		}
+		dst = binary.AppendUvarint(dst, f)
+		dst = binary.AppendVarint(dst, int64(iv.Start))
+		dst = binary.AppendVarint(dst, int64(iv.End-iv.Start))
+		dst = binary.AppendVarint(dst, int64(iv.Start-iv.Since))
+		dst = binary.AppendUvarint(dst, uint64(iv.Object))
+		dst = binary.AppendUvarint(dst, uint64(iv.Other))
+		dst = binary.AppendUvarint(dst, uint64(iv.First))
+		dst = binary.AppendUvarint(dst, uint64(iv.Stack))
+		dst = binary.AppendUvarint(dst, uint64(iv.ownFrom))
+		dst = binary.AppendUvarint(dst, uint64(iv.ownTo))
+	}
+	return dst
+}
+
+// unpackTail appends to dst the intervals packed in p (appendTail).
+func unpackTail(dst []Interval, p []byte) []Interval {
+	u := func() uint64 {
+		v, n := binary.Uvarint(p)
+		p = p[n:]
+		return v
+	}
+	s := func() int64 {
+		v, n := binary.Varint(p)
+		p = p[n:]
+		return v
+	}
+	for len(p) > 0 {
+		f := u()
+		var iv Interval
+		iv.State, iv.Wake, iv.Timeout = State(f>>8), Wake(f>>16), Timeout(f>>24)
+		iv.Cont, iv.Open, iv.Forced, iv.Pinned = f&tailCont != 0, f&tailOpen != 0, f&tailForced != 0, f&tailPinned != 0
+		iv.SelfJoin, iv.Acquire, iv.BeforeEvents, iv.Restated = f&tailSelfJoin != 0, f&tailAcquire != 0, f&tailBeforeEvents != 0, f&tailRestated != 0
+		iv.Start = format.Time(s())
+		iv.End = iv.Start + format.Time(s())
+		iv.Since = iv.Start - format.Time(s())
+		iv.Object = format.ObjectID(u())
+		iv.Other = format.ThreadID(u())
+		iv.First = format.ThreadID(u())
+		iv.Stack = StackID(u())
+		iv.ownFrom = uint32(u())
+		iv.ownTo = uint32(u())
+		dst = append(dst, iv)
+	}
+	return dst
+}
+
+// keepTail packs ivs as t's tail, in b's block of tails.
+func (b *Builder) keepTail(t *Thread, ivs []Interval) {
+	b.tailScratch = appendTail(b.tailScratch[:0], ivs)
+	n := len(b.tailScratch)
+	t.tail, t.tailN = nil, uint32(n)
+	if n == 0 {
+		return
+	}
+	if cap(b.tailBuf)-len(b.tailBuf) < n {
+		b.tailBuf = make([]byte, 0, max(tailBlock, n))
+	}
+	at := len(b.tailBuf)
+	b.tailBuf = append(b.tailBuf, b.tailScratch...)
+	t.tail = &b.tailBuf[at]
+}
+
+// tails appends t's tail to dst.
+func (t *Thread) tails(dst []Interval) []Interval {
+	if t.tail == nil {
+		return dst
+	}
+	return unpackTail(dst, unsafe.Slice(t.tail, t.tailN))
+}

@@ -220,14 +220,18 @@ func (e *wire) close(start int) {
 	k := varintLen(uint64(n))
 	e.b = append(e.b, zeros[:k-1]...)
 	copy(e.b[start+k-1:], e.b[start:start+n])
-	p := start - 1
-	v := uint64(n)
+	putVarintAt(e.b, start-1, uint64(n))
+}
+
+// putVarintAt writes v as a varint into b from p, over the bytes
+// reserved for it.
+func putVarintAt(b []byte, p int, v uint64) {
 	for v >= 0x80 {
-		e.b[p] = byte(v) | 0x80
+		b[p] = byte(v) | 0x80
 		v >>= 7
 		p++
 	}
-	e.b[p] = byte(v)
+	b[p] = byte(v)
 }
 
 // openSized is open of a large message (wire.hints): as many bytes as
@@ -257,14 +261,7 @@ func (e *wire) closeSized(start, k int) {
 		copy(e.b[start-k+need:], e.b[start:start+n])
 		e.b = e.b[:start-k+need+n]
 	}
-	p := start - k
-	v := uint64(n)
-	for v >= 0x80 {
-		e.b[p] = byte(v) | 0x80
-		v >>= 7
-		p++
-	}
-	e.b[p] = byte(v)
+	putVarintAt(e.b, start-k, uint64(n))
 }
 
 var zeros [10]byte

@@ -1073,36 +1073,37 @@ func unionAdd(u []OwnerSpan, s OwnerSpan) []OwnerSpan {
 // released adds s, a piece of the union in a hand-off stretch, of holder
 // t (nil when unknown): released while t was alive, else unknown.
 func (f *doingFold) released(s *OwnerSpan, t *Thread) {
-	d := f.d
+	if a, b, ok := f.d.inLife(s, t); ok {
+		f.d.Released += b - a
+	}
+}
+
+// inLife adds s to d's Blocked and the part of it outside the life of its
+// holder t (nil when unknown) to Unknown, and returns the part inside,
+// [a, b), ok when there is one.
+func (d *Doing) inLife(s *OwnerSpan, t *Thread) (a, b format.Time, ok bool) {
 	d.Blocked += s.End - s.Start
 	if t == nil {
 		d.Unknown += s.End - s.Start
-		return
+		return 0, 0, false
 	}
-	a, b := max(s.Start, t.Start), min(s.End, t.End)
+	a, b = max(s.Start, t.Start), min(s.End, t.End)
 	if b <= a {
 		d.Unknown += s.End - s.Start
-		return
+		return 0, 0, false
 	}
 	d.Unknown += s.End - s.Start - (b - a)
-	d.Released += b - a
+	return a, b, true
 }
 
 // foldSpan adds what the holder of s, t (nil when unknown), did in it; c
 // is the holder's cursor.
 func (m *Model) foldSpan(f *doingFold, s *OwnerSpan, t *Thread, c *Cursor) {
 	d := f.d
-	d.Blocked += s.End - s.Start
-	if t == nil {
-		d.Unknown += s.End - s.Start
+	a, b, ok := d.inLife(s, t)
+	if !ok {
 		return
 	}
-	a, b := max(s.Start, t.Start), min(s.End, t.End)
-	if b <= a {
-		d.Unknown += s.End - s.Start
-		return
-	}
-	d.Unknown += s.End - s.Start - (b - a)
 	ivs := t.Intervals
 	i := searchFrom(len(ivs), c.iv, func(i int) bool { return ivs[i].End > a })
 	c.iv = i

@@ -16,9 +16,11 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/klauspost/compress/gzip"
 	collpb "go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	"orca/internal/export"
@@ -55,6 +57,9 @@ type otlpTarget struct {
 	// retryFor bounds how long one request is retried before it is
 	// given up (dropped).
 	retryFor time.Duration
+	// maxRequest is the largest request sent, as encoded (before gzip):
+	// a larger one is split (export.SplitOTLP), --otlp-max-request.
+	maxRequest int
 	// sleep waits between tries; ctx's end stops it.
 	sleep func(ctx context.Context, d time.Duration) error
 }
@@ -147,8 +152,9 @@ func newOTLPTarget(base string, headerArgs []string, compression string) (*otlpT
 	tr.Proxy = nil
 	return &otlpTarget{
 		url: u, headers: h, plain: plain,
-		client:   &http.Client{Transport: tr, Timeout: 30 * time.Second},
-		retryFor: time.Minute,
+		client:     &http.Client{Transport: tr, Timeout: 30 * time.Second},
+		retryFor:   time.Minute,
+		maxRequest: defaultMaxRequest,
 		sleep: func(ctx context.Context, d time.Duration) error {
 			t := time.NewTimer(d)
 			defer t.Stop()
@@ -190,6 +196,29 @@ func (t *otlpTarget) body(dst, raw []byte) []byte {
 	return gzipAppend(dst, raw)
 }
 
+// defaultMaxRequest is --otlp-max-request's default: under the
+// collector's otlp receiver's limit on a body as decompressed
+// (max_request_body_size, 20 MiB by default), with room for a request
+// that SplitOTLP's halving leaves a little under it.
+const defaultMaxRequest = 16 << 20
+
+// minMaxRequest is the smallest --otlp-max-request: a request's dictionary
+// of a few stacks and a sample are some kB.
+const minMaxRequest = 16 << 10
+
+// parseMaxRequest reads --otlp-max-request's SIZE (as --max-size's, but
+// from 16KB).
+func parseMaxRequest(s string) (int, error) {
+	if s == "" {
+		return defaultMaxRequest, nil
+	}
+	n, err := parseSizeAtLeast(s, minMaxRequest)
+	if err != nil {
+		return 0, fmt.Errorf("--otlp-max-request %s: %v", s, err)
+	}
+	return int(min(n, 1<<30)), nil
+}
+
 // errRetry marks a failure worth trying again: the collector away, or
 // asking for it (429, 502, 503, 504).
 type errRetry struct {
@@ -214,6 +243,11 @@ func (t *otlpTarget) send(ctx context.Context, req *collpb.ExportProfilesService
 	if err != nil {
 		return sendResult{}, fmt.Errorf("encoding the profiles: %w", err)
 	}
+	return t.sendRaw(ctx, raw)
+}
+
+// sendRaw is send of a request already encoded.
+func (t *otlpTarget) sendRaw(ctx context.Context, raw []byte) (sendResult, error) {
 	body := t.body(nil, raw)
 	res := sendResult{bytes: len(body)}
 	deadline := time.Now().Add(t.retryFor)
@@ -360,8 +394,13 @@ type statusError struct {
 func (e statusError) Error() string { return e.msg }
 
 // bodyNote quotes the start of an error response's text, "" when it has
-// none readable.
+// none readable. OTLP/HTTP answers an error with a google.rpc.Status, in
+// protobuf when the request was (the collector's "request body too large"
+// is one): its message is quoted then.
 func bodyNote(data []byte) string {
+	if msg, ok := statusMessage(data); ok {
+		data = []byte(msg)
+	}
 	s := strings.TrimSpace(string(data))
 	if s == "" || strings.ContainsFunc(s, func(r rune) bool { return r < ' ' && r != '\n' && r != '\t' }) {
 		return ""
@@ -375,4 +414,37 @@ func bodyNote(data []byte) string {
 // isConnRefused reports a collector that is not (or no longer) listening.
 func isConnRefused(err error) bool {
 	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// statusMessage decodes a protobuf google.rpc.Status (code = 1, message =
+// 2, details = 3) and returns its message; ok is false for anything that
+// is not one, e.g. a text answer.
+func statusMessage(data []byte) (msg string, ok bool) {
+	for len(data) > 0 {
+		num, typ, n := protowire.ConsumeTag(data)
+		if n < 0 || num < 1 || num > 3 {
+			return "", false
+		}
+		data = data[n:]
+		switch {
+		case num == 1 && typ == protowire.VarintType:
+			n = protowire.ConsumeFieldValue(num, typ, data)
+		case num == 2 && typ == protowire.BytesType:
+			var b []byte
+			b, n = protowire.ConsumeBytes(data)
+			if n >= 0 && !utf8.Valid(b) {
+				return "", false
+			}
+			msg, ok = string(b), n >= 0
+		case num == 3 && typ == protowire.BytesType:
+			n = protowire.ConsumeFieldValue(num, typ, data)
+		default:
+			return "", false
+		}
+		if n < 0 {
+			return "", false
+		}
+		data = data[n:]
+	}
+	return msg, ok
 }

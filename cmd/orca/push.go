@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"strconv"
 	"strings"
@@ -12,7 +14,7 @@ import (
 	"orca/internal/format"
 )
 
-const pushHelp = `Usage: orca push [--otlp URL] [--otlp-header K=V]... [--otlp-compression gzip|none] [--service NAME] [--kind KINDS] [--no-samples] [--from T] [--to T] [--last D] PREFIX
+const pushHelp = `Usage: orca push [--otlp URL] [--otlp-header K=V]... [--otlp-compression gzip|none] [--otlp-max-request SIZE] [--service NAME] [--kind KINDS] [--no-samples] [--from T] [--to T] [--last D] PREFIX
 
 Sends the recording PREFIX (or a range of it) to an OpenTelemetry Collector,
 or any receiver of OTLP profiles (Grafana Pyroscope), as OTLP profiles over
@@ -52,7 +54,9 @@ chunks: orca record --otlp URL --max-age D (orca help record).
 
 A collector that is away or busy (connection refused, 429, 502, 503, 504)
 is tried again with back-off (1 s, 2 s, 4 s ... or its Retry-After) for up
-to a minute (--retry-for). Exit status 0 when the collector accepted everything, 1 with
+to a minute (--retry-for). A request larger than --otlp-max-request (16MB;
+the collector takes 20 MiB) is sent as several, each a run of its samples.
+Exit status 0 when the collector accepted everything, 1 with
 the reason otherwise (2: a usage error, a wrong URL).
 
 ` + rangeHelp + `
@@ -88,6 +92,7 @@ func runPush(u ui, args []string) error {
 	kindList := fs.String("kind", "all", "the states pushed: `KINDS` from "+strings.Join(export.KindNames(), ", ")+" (monitor covers monitor and juc)")
 	noSamples := fs.Bool("no-samples", false, "push no cpu and wall profiles of the threads' samples")
 	retryFor := fs.Duration("retry-for", time.Minute, "try again for at most `D` while the collector is away or busy (0: one try)")
+	maxReq := fs.String("otlp-max-request", "", "send requests of at most `SIZE` (encoded, before gzip), a larger one split into several by its samples (default 16MB: the collector takes 20 MiB; e.g. 4MB for Pyroscope's limit per profile)")
 	rf := addRangeFlags(fs, "push")
 	ops, err := parseArgs(u, fs, args)
 	if err != nil {
@@ -105,6 +110,9 @@ func runPush(u ui, args []string) error {
 		return usagef("push: %v", err)
 	}
 	target.retryFor = *retryFor
+	if target.maxRequest, err = parseMaxRequest(*maxReq); err != nil {
+		return usagef("push: %v", err)
+	}
 	rec, res, err := buildRange(u, "push", ops[0], rf, export.PushOptions())
 	if err != nil {
 		return err
@@ -120,11 +128,28 @@ func runPush(u ui, args []string) error {
 		fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states and no samples: nothing to push\n", rec.Prefix, kinds)
 		return nil
 	}
-	sent, err := target.send(context.Background(), req)
+	// A request above --otlp-max-request is sent as several, each a run
+	// of its samples with its own dictionary: together the same samples.
+	_, raws, err := export.SplitOTLP(req, target.maxRequest)
 	if err != nil {
-		return fmt.Errorf("push: %v", err)
+		return fmt.Errorf("push: encoding the profiles: %v", err)
 	}
-	fmt.Fprintf(u.stdout, "pushed %s to %s: %d profiles, %d bytes%s\n", rec.Prefix, target.url, len(totals), sent.bytes, triesNote(sent.tries))
+	var sent sendResult
+	for i, raw := range raws {
+		r, err := target.sendRaw(context.Background(), raw)
+		sent.bytes, sent.tries = sent.bytes+r.bytes, sent.tries+r.tries
+		if err != nil {
+			if len(raws) > 1 {
+				return fmt.Errorf("push: request %d of %d (%d sent): %v%s", i+1, len(raws), i, err, tooLargeNote(err))
+			}
+			return fmt.Errorf("push: %v%s", err, tooLargeNote(err))
+		}
+	}
+	reqNote := ""
+	if len(raws) > 1 {
+		reqNote = fmt.Sprintf(" in %d requests of at most %s", len(raws), sizeName(int64(target.maxRequest)))
+	}
+	fmt.Fprintf(u.stdout, "pushed %s to %s: %d profiles, %d bytes%s%s\n", rec.Prefix, target.url, len(totals), sent.bytes, reqNote, triesNote(sent.tries-len(raws)+1))
 	for _, t := range totals {
 		fmt.Fprintf(u.stdout, "  %s\n", pushLine(t))
 	}
@@ -147,4 +172,14 @@ func pushLine(t export.OTLPTotal) string {
 		v = strconv.FormatFloat(format.Time(t.Sum).Seconds(), 'f', 3, 64) + " s"
 	}
 	return fmt.Sprintf("%-9s %-11s %s in %d %s", t.Kind, t.Type, v, t.Samples, plural(t.Samples, "sample", "samples"))
+}
+
+// tooLargeNote says what to do when the receiver refused a request for
+// its size (the collector: "request body too large", 400; 413 elsewhere).
+func tooLargeNote(err error) string {
+	var se statusError
+	if errors.As(err, &se) && (se.code == http.StatusRequestEntityTooLarge || strings.Contains(se.msg, "too large")) {
+		return " (the receiver takes smaller requests: lower --otlp-max-request, e.g. 4MB)"
+	}
+	return ""
 }

@@ -361,3 +361,40 @@ func TestPushCompression(t *testing.T) {
 		t.Errorf("%s=br: exit %d, want 2 naming the variable: %s", otlpCompressionEnv, code, out)
 	}
 }
+
+// TestPushSplit: a collector that takes requests of at most 200 kB (its
+// max_request_body_size) refuses the synthetic recording's one request,
+// and orca says why and what to do; with --otlp-max-request 150KB the
+// recording goes as several requests, each taken, which together are
+// orca report --json's figures per lock and owner, as one request's are.
+func TestPushSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs an OpenTelemetry Collector")
+	}
+	_, prefix := synthCollector(t)
+	c := otlptest.StartWith(t, otlptest.Options{MaxRequestBody: 200 << 10})
+	var out, errb bytes.Buffer
+	code := run(ui{nil, &out, &errb}, []string{"push", "--otlp", c.URL, prefix})
+	if code != 1 || !strings.Contains(errb.String(), "request body too large") || !strings.Contains(errb.String(), "lower --otlp-max-request") {
+		t.Fatalf("orca push of a request above the collector's limit: exit %d, want 1 and the reason with what to do: %s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run(ui{nil, &out, &errb}, []string{"push", "--otlp", c.URL, prefix, "--otlp-max-request", "150KB"}); code != 0 {
+		t.Fatalf("orca push --otlp-max-request 150KB: exit %d: %s%s", code, out.String(), errb.String())
+	}
+	m := regexp.MustCompile(`bytes in (\d+) requests of at most 150KB`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("orca push did not say it sent several requests:\n%s", out.String())
+	}
+	n, _ := strconv.Atoi(m[1])
+	pds := c.WaitReceived(30*time.Second, messagesWith(n))
+	if len(pds) != n || n < 2 {
+		t.Fatalf("the collector took %d messages, orca said %d requests", len(pds), n)
+	}
+	locks, owners := otlptest.CheckBlame(t, reportLockJSON(t, prefix), otlptest.Samples(pds))
+	if locks < 5 || owners < 10 {
+		t.Errorf("compared %d locks and %d owners: the recording should have more", locks, owners)
+	}
+	t.Logf("%d requests; %d locks and %d owners the report's", n, locks, owners)
+}

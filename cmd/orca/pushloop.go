@@ -107,9 +107,31 @@ type pusher struct {
 
 // pushReq is one request waiting to be sent.
 type pushReq struct {
-	body   []byte // the request, marshalled and gzipped
-	chunks int    // chunk files it covers
-	to     format.Time
+	body []byte // the request, marshalled and gzipped
+	push *pushOf
+	to   format.Time
+}
+
+// pushOf is what the requests of one push share: one request, or several
+// when it was larger than --otlp-max-request (export.SplitOTLP).
+type pushOf struct {
+	chunks  int // chunk files the push covers
+	left    int // its requests not yet sent nor dropped
+	dropped bool
+}
+
+// done counts one of r's push's requests as sent (ok) or dropped: its
+// chunk files are pushed once all its requests are accepted, lost at the
+// first one dropped. Called with p.mu held.
+func (p *pusher) done(r pushReq, ok bool) {
+	r.push.left--
+	switch {
+	case !ok && !r.push.dropped:
+		r.push.dropped = true
+		p.lost += r.push.chunks
+	case ok && r.push.left == 0 && !r.push.dropped:
+		p.chunks += r.push.chunks
+	}
 }
 
 // newPusher checks the target before anything is recorded, with a request
@@ -195,7 +217,7 @@ func (p *pusher) finish() {
 	if n := len(p.backlog); n > 0 {
 		p.dropped += n
 		for _, r := range p.backlog {
-			p.lost += r.chunks
+			p.done(r, false)
 		}
 		p.dropWhy = fmt.Sprintf("the collector did not take them in the last %s (%s)", drain, p.dropWhy)
 		p.backlog = nil
@@ -372,6 +394,27 @@ func (p *pusher) build(final bool) error {
 		return err
 	}
 	p.raw = raw
+	// A request above --otlp-max-request goes as several (SplitOTLP: a
+	// run of its samples each): all but the last compressed here, the
+	// last one below as an unsplit request is.
+	var parts [][]byte
+	share := recorded // the bytes recorded a request stands for (compress)
+	if p.target != nil && p.target.maxRequest > 0 && len(raw) > p.target.maxRequest {
+		_, raws, err := export.SplitOTLP(req, p.target.maxRequest)
+		if err != nil {
+			return err
+		}
+		for _, r := range raws[:len(raws)-1] {
+			if p.target.plain {
+				parts = append(parts, r)
+			} else {
+				parts = append(parts, p.compress(nil, r, recorded*int64(len(r))/int64(len(raw))))
+			}
+		}
+		last := raws[len(raws)-1]
+		share = recorded * int64(len(last)) / int64(len(raw))
+		raw = last
+	}
 	p.mu.Lock()
 	spare := p.spare
 	p.spare = nil
@@ -383,16 +426,21 @@ func (p *pusher) build(final bool) error {
 		// a sent body's.
 		body, p.raw = raw, spare[:0]
 	} else {
-		body = p.compress(spare, raw, recorded)
+		body = p.compress(spare, raw, share)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.lastSeq, p.from = last, to
-	p.backlog = append(p.backlog, pushReq{body: body, chunks: len(fresh), to: to})
+	push := &pushOf{chunks: len(fresh), left: len(parts) + 1}
+	for _, b := range parts {
+		p.backlog = append(p.backlog, pushReq{body: b, push: push, to: to})
+		p.bytes += len(b)
+	}
+	p.backlog = append(p.backlog, pushReq{body: body, push: push, to: to})
 	p.bytes += len(body)
 	for len(p.backlog) > pushBacklog || p.bytes > pushBacklogBytes && len(p.backlog) > 1 {
 		p.dropped++
-		p.lost += p.backlog[0].chunks
+		p.done(p.backlog[0], false)
 		p.bytes -= len(p.backlog[0].body)
 		p.dropWhy = "the backlog was full while the collector was away"
 		p.backlog = p.backlog[1:]
@@ -454,7 +502,7 @@ func lastEvent(path string) (format.Time, error) {
 func (p *pusher) accepted(r pushReq) {
 	p.sent++
 	p.sentB += len(r.body)
-	p.chunks += r.chunks
+	p.done(r, true)
 	p.backoff = 0
 	if cap(r.body) > cap(p.spare) {
 		p.spare = r.body[:0]
@@ -495,7 +543,7 @@ func (p *pusher) send() {
 			// the same bytes to the same answer.
 			p.failures++
 			p.dropped++
-			p.lost += r.chunks
+			p.done(r, false)
 			p.dropWhy = err.Error()
 			fmt.Fprintf(p.log, "orca: warning: push: %v\n", err)
 		}

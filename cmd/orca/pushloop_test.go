@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"fmt"
 	"io"
@@ -65,6 +66,9 @@ type pushSource struct {
 	fresh bool
 	// plain: the bodies not gzipped (--otlp-compression none).
 	plain bool
+	// maxRequest, when set, is --otlp-max-request: a larger push is
+	// sent as several requests.
+	maxRequest int
 }
 
 // synthPushSource is a synthetic busy server's recording (internal/synth)
@@ -136,8 +140,8 @@ func (src pushSource) replay(tb testing.TB, every int, writeCPU ...*int64) ([][]
 		tb.Fatal(err)
 	}
 	p := &pusher{prefix: prefix, opt: export.OTLPOptions{Samples: true}, log: io.Discard}
-	if src.plain {
-		p.target = &otlpTarget{plain: true}
+	if src.plain || src.maxRequest > 0 {
+		p.target = &otlpTarget{plain: src.plain, maxRequest: cmp.Or(src.maxRequest, defaultMaxRequest)}
 	}
 	var bodies [][]byte
 	for i, c := range src.chunks {
@@ -240,6 +244,57 @@ func TestPushLoopAddsUp(t *testing.T) {
 	}
 	sums, moved := otlptest.CheckAddsUp(t, requestSamples(t, wb), requestSamples(t, bodies...), len(bodies))
 	t.Logf("%d chunk files in %d pushes: %d sums, %d delays moved between owners", len(src.chunks), len(bodies), sums, moved)
+}
+
+// TestPushLoopSplit: pushes larger than --otlp-max-request (1 MB here,
+// a push of the synthetic recording ~2.6 MB) go as several requests, each at most that large as encoded, which
+// together add up to the whole recording's as unsplit pushes do
+// (CheckAddsUp).
+func TestPushLoopSplit(t *testing.T) {
+	src := synthPushSource(t, 3<<20)
+	const max = 1 << 20
+	src.maxRequest = max
+	whole, _ := src.replay(t, 2)
+	src.maxRequest = 0
+	unsplit, prefix := src.replay(t, 2)
+	whole = gunzip(t, whole)
+	if len(whole) <= len(unsplit) {
+		t.Fatalf("%d requests split at %d bytes, %d unsplit: nothing was split", len(whole), max, len(unsplit))
+	}
+	for i, b := range whole {
+		if n := len(requestSamples(t, b)); len(b) > max && n > 1 {
+			t.Errorf("request %d: %d bytes, %d samples", i, len(b), n)
+		}
+	}
+	sums, moved := otlptest.CheckAddsUp(t, requestSamples(t, gunzip(t, unsplit)...), requestSamples(t, whole...), len(unsplit))
+	if moved != 0 {
+		t.Errorf("%d delays moved between owners: the same pushes split should hold the same samples", moved)
+	}
+	t.Logf("%d chunk files: %d pushes, %d requests split; %d sums the same", len(src.chunks), len(unsplit), len(whole), sums)
+	_ = prefix
+}
+
+// TestPushSplitCounts: a push sent as several requests counts its chunk
+// files as pushed once all its requests are accepted, and as lost once
+// (not per request) when any is dropped, whichever.
+func TestPushSplitCounts(t *testing.T) {
+	p := &pusher{}
+	a := &pushOf{chunks: 3, left: 3}
+	b := &pushOf{chunks: 2, left: 3}
+	c := &pushOf{chunks: 4, left: 1}
+	p.accepted(pushReq{push: a})
+	p.accepted(pushReq{push: a})
+	if p.chunks != 0 {
+		t.Fatalf("%d chunk files pushed with a push's last request not sent", p.chunks)
+	}
+	p.accepted(pushReq{push: a})
+	p.done(pushReq{push: b}, false)
+	p.accepted(pushReq{push: b})
+	p.done(pushReq{push: b}, false)
+	p.accepted(pushReq{push: c})
+	if p.chunks != 3+4 || p.lost != 2 || p.sent != 5 {
+		t.Errorf("%d chunk files pushed, %d lost, %d requests sent; want 7, 2, 5", p.chunks, p.lost, p.sent)
+	}
 }
 
 // TestPushLoopCache: the pushes of a recording, which share what they

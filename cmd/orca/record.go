@@ -25,7 +25,7 @@ import (
 
 const recordHelp = `Usage: orca record [-o PREFIX] [--depth N] [--flush MS] [--buffer MB] [--kinds all|seed] [--format seed|compact] [--cpu D|off] [--wall D|off] [--lock-order[=monitors|off]] [--max-size SIZE] [--max-age DURATION] [--force] [--quiet] -- COMMAND [ARGS...]
        orca record --pid PID [--duration D | --detach] [-o PREFIX] [the options above]
-       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--otlp-compression gzip|none] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
+       orca record --otlp URL [--push-every D] [--otlp-header K=V] [--otlp-compression gzip|none] [--otlp-max-request SIZE] [--service NAME] --max-size SIZE|--max-age D ... (either form, not --detach)
 
 Runs COMMAND with the Orca agent loaded into every JVM it starts, waits for
 it, and prints what was recorded. COMMAND may be java itself or any script
@@ -186,6 +186,7 @@ type recordOptions struct {
 	compress  string
 	service   string
 	pushEvery time.Duration
+	maxReq    string
 }
 
 // lockOrderFlag is --lock-order: a flag that may stand alone (all: the
@@ -266,6 +267,7 @@ func runRecord(u ui, args []string) (err error) {
 	flags.StringVar(&o.compress, "otlp-compression", "", "with --otlp: send the bodies gzipped or as they are: `gzip|none` (default $"+otlpCompressionEnv+", else gzip; none for a collector on the same host: less CPU, more bytes)")
 	flags.StringVar(&o.service, "service", "", "with --otlp: the resource's service.name `NAME` (default the JVM's main class or jar)")
 	flags.DurationVar(&o.pushEvery, "push-every", 10*time.Second, "with --otlp: push the chunks closed every `D`")
+	flags.StringVar(&o.maxReq, "otlp-max-request", "", "with --otlp: send requests of at most `SIZE` (encoded, before gzip), a larger push split into several (default 16MB)")
 	if err := parseFlags(u, flags, args); err != nil {
 		if attachArgs(args) {
 			return err
@@ -276,7 +278,7 @@ func runRecord(u ui, args []string) (err error) {
 	pidGiven, pushFlag := false, ""
 	flags.Visit(func(f *flag.Flag) {
 		pidGiven = pidGiven || f.Name == "pid"
-		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "otlp-compression" || f.Name == "service" {
+		if f.Name == "push-every" || f.Name == "otlp-header" || f.Name == "otlp-compression" || f.Name == "service" || f.Name == "otlp-max-request" {
 			pushFlag = f.Name
 		}
 	})
@@ -587,6 +589,9 @@ func (o recordOptions) newPusher(u ui, prefix string) (*pusher, error) {
 		return nil, usagef("record: --otlp pushes the chunks of a bounded recording as they close: add --max-size or --max-age " +
 			"(e.g. --max-age 10m: chunks of 75 s; --max-size 256MB), or push a whole recording afterwards with orca push")
 	}
+	if target.maxRequest, err = parseMaxRequest(o.maxReq); err != nil {
+		return nil, usagef("record: %v", err)
+	}
 	if o.pushEvery < 100*time.Millisecond {
 		return nil, usagef("record: --push-every %v: want at least 100ms (e.g. 10s)", o.pushEvery)
 	}
@@ -656,6 +661,11 @@ const maxSizeBytes = 9e18
 // parseSize reads a size: bytes, or a number with k, K, kB, KB, M, MB, G,
 // GB (powers of 1024), at least 1 MB.
 func parseSize(s string) (int64, error) {
+	return parseSizeAtLeast(s, 1<<20)
+}
+
+// parseSizeAtLeast is parseSize with another least size, least.
+func parseSizeAtLeast(s string, least int64) (int64, error) {
 	units := []struct {
 		suffix string
 		f      float64
@@ -677,8 +687,8 @@ func parseSize(s string) (int64, error) {
 	if v*f > maxSizeBytes {
 		return 0, fmt.Errorf("%s is too large: the largest is %d bytes (7.8 EB)", s, int64(maxSizeBytes))
 	}
-	if b < 1<<20 {
-		return 0, fmt.Errorf("want at least 1MB")
+	if b < least {
+		return 0, fmt.Errorf("want at least %s", sizeName(least))
 	}
 	return b, nil
 }
@@ -886,4 +896,12 @@ orca: Is %s a Java program, or a script that starts java and keeps JAVA_TOOL_OPT
 orca: environment? A JVM that loads the agent prints "Picked up JAVA_TOOL_OPTIONS: -agentpath:..."
 orca: on stderr; if it did and then stopped, the JVM's or the agent's error is printed above it.
 `, command, command)
+}
+
+// sizeName writes a size of whole kB or MB as parseSize reads it.
+func sizeName(n int64) string {
+	if n%(1<<20) == 0 {
+		return strconv.FormatInt(n>>20, 10) + "MB"
+	}
+	return strconv.FormatInt(n>>10, 10) + "KB"
 }

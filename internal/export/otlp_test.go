@@ -505,3 +505,133 @@ func checkObjectNumbers(t *testing.T, path string, m *model.Model) {
 		}
 	}
 }
+
+// TestOTLPSplit cuts every model and report case's request (and the
+// synthetic busy server's, of thousands of samples) into requests of at most
+// a few hundred bytes to a few kB (SplitOTLP): each encodes as SplitOTLP
+// says and within the size, unless it holds one sample; each is a whole
+// request (checkOTLPTables: its dictionary's entries 0 zero, every index in
+// its table, no empty profile); together, decoded as a receiver would,
+// they hold req's samples in req's order with the same stacks, attributes,
+// values and timestamps (goldenSample's line of each), and the same
+// resource and profile attributes.
+func TestOTLPSplit(t *testing.T) {
+	var paths []string
+	for _, g := range []string{"testdata/*.txtar", "../model/testdata/cases/*.txtar", "../report/testdata/*.txtar"} {
+		p, _ := filepath.Glob(g)
+		paths = append(paths, p...)
+	}
+	type input struct {
+		name string
+		req  *collpb.ExportProfilesServiceRequest
+	}
+	var ins []input
+	for _, path := range paths {
+		rec, m := load(t, path)
+		req, err := OTLP(rec, m, OTLPOptions{Samples: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, input{filepath.Base(path), req})
+	}
+	prefix := filepath.Join(t.TempDir(), "syn")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 300_000, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := OTLP(rec, res.Model, OTLPOptions{Samples: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins = append(ins, input{"synth", req})
+	decode := func(reqs ...*collpb.ExportProfilesServiceRequest) (lines []string) {
+		for _, r := range reqs {
+			raw, err := proto.Marshal(&profpb.ProfilesData{ResourceProfiles: r.ResourceProfiles, Dictionary: r.Dictionary})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pd := &profpb.ProfilesData{}
+			if err := proto.Unmarshal(raw, pd); err != nil {
+				t.Fatal(err)
+			}
+			checkOTLPTables(t, pd)
+			for _, s := range otlptest.Samples([]*profpb.ProfilesData{pd}) {
+				res := fmt.Sprint(s.Resource)
+				lines = append(lines, res+" "+goldenSample(s))
+			}
+		}
+		return lines
+	}
+	split := 0
+	for _, in := range ins {
+		whole := decode(in.req)
+		wholeRaw, err := AppendOTLP(nil, in.req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, max := range []int{400, 3000, 50000, len(wholeRaw)} {
+			reqs, raws, err := SplitOTLP(in.req, max)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(reqs) != len(raws) || len(whole) > 0 && len(reqs) == 0 {
+				t.Fatalf("%s max %d: %d requests, %d encodings", in.name, max, len(reqs), len(raws))
+			}
+			if max >= len(wholeRaw) && (len(reqs) != 1 || reqs[0] != in.req) {
+				t.Errorf("%s: a request that fits was split (%d)", in.name, len(reqs))
+			}
+			samples := 0
+			for i, r := range reqs {
+				b, err := AppendOTLP(nil, r)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(b, raws[i]) {
+					t.Fatalf("%s max %d: request %d's encoding is not the one returned", in.name, max, i)
+				}
+				n := len(decode(r))
+				samples += n
+				if len(b) > max && n > 1 {
+					t.Errorf("%s max %d: request %d is %d bytes with %d samples", in.name, max, i, len(b), n)
+				}
+			}
+			if got := decode(reqs...); !slices.Equal(got, whole) {
+				t.Errorf("%s max %d: %d requests hold %d samples, not the whole request's %d the same, in order", in.name, max, len(reqs), len(got), len(whole))
+				for i := range min(len(got), len(whole)) {
+					if got[i] != whole[i] {
+						t.Fatalf("first difference, sample %d:\n got  %s want %s", i, got[i], whole[i])
+					}
+				}
+			}
+			if len(reqs) > 1 {
+				split++
+			}
+			// The profiles' own attributes (orca.profile.kind) and types
+			// say the same: OTLPTotals of the parts add up to the whole's.
+			sum := map[string]int64{}
+			for _, tt := range OTLPTotals(in.req) {
+				sum[tt.Kind+"/"+tt.Type+"/"+tt.Unit] += tt.Sum
+			}
+			for _, r := range reqs {
+				for _, tt := range OTLPTotals(r) {
+					sum[tt.Kind+"/"+tt.Type+"/"+tt.Unit] -= tt.Sum
+				}
+			}
+			for k, v := range sum {
+				if v != 0 {
+					t.Errorf("%s max %d: %s differs by %d between the parts and the whole", in.name, max, k, v)
+				}
+			}
+		}
+	}
+	if split < len(ins) {
+		t.Errorf("only %d of %d cases' requests were split at the smallest sizes", split, len(ins))
+	}
+}

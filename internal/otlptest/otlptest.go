@@ -122,6 +122,9 @@ type Options struct {
 	// Token, when set, makes its receiver take only requests with the
 	// header "Authorization: Bearer TOKEN" (bearertokenauth).
 	Token string
+	// MaxRequestBody, when set, is its receiver's max_request_body_size
+	// (20 MiB by default): a larger body, as decompressed, is refused.
+	MaxRequestBody int
 }
 
 // Start builds (or finds) the collector and starts it on a free port of
@@ -147,6 +150,9 @@ func StartWith(t testing.TB, opt Options) *Collector {
 	if opt.CertFile != "" {
 		c.URL = "https://127.0.0.1:" + strconv.Itoa(c.port)
 		tls = fmt.Sprintf("\n        tls:\n          cert_file: %s\n          key_file: %s", opt.CertFile, opt.KeyFile)
+	}
+	if opt.MaxRequestBody > 0 {
+		tls += fmt.Sprintf("\n        max_request_body_size: %d", opt.MaxRequestBody)
 	}
 	ext, exts := "", ""
 	if opt.Token != "" {

@@ -122,3 +122,29 @@ func TestHangsBehindDeadlock(t *testing.T) {
 		t.Errorf("text lacks %q:\n%s", want, text)
 	}
 }
+
+// TestBoundedKilledSpan: a bounded recording's .info is rewritten once a
+// second, so a JVM killed (testdata/killed.txtar, as if recorded with
+// --max-age) leaves an end_s before its last events: "all N s kept" is
+// the events' span, not the .info's.
+func TestBoundedKilledSpan(t *testing.T) {
+	ar := testrec.Parse(t, "testdata/killed.txtar")
+	for i, f := range ar.Files {
+		if f.Name == "info" {
+			info := strings.Replace(string(f.Data), "end_s=3.0000000000", "end_s=2.5000000000", 1)
+			ar.Files[i].Data = []byte(info + "max_age_s=600\n")
+		}
+	}
+	rec, res := load(t, "killed-bounded", ar)
+	r := New(rec, res, Options{})
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if r.Bounded == nil || r.Bounded.RecordedS != r.DurationS || r.DurationS != 3 {
+		t.Fatalf("bounded %+v, %v s long; want the recording's 3 s kept", r.Bounded, r.DurationS)
+	}
+	if !strings.Contains(b.String(), "nothing deleted, all 3.00 s kept") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}

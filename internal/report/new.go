@@ -123,6 +123,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			r.Bounded.ChunksKept = fmt.Sprintf("%d-%d", c[0].Seq, c[len(c)-1].Seq)
 		}
 		if start, end, ok := rec.Info.Span(); ok {
+			// .info is rewritten once a second: a JVM killed, or a
+			// recording still being written, has events after its end_s.
+			end = max(end, m.End)
 			r.Bounded.RecordedS = sec(end - start)
 			if bd.ChunksDeleted > 0 && bd.KeptFrom > start {
 				r.Bounded.DeletedS = sec(bd.KeptFrom - start)

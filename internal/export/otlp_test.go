@@ -258,19 +258,8 @@ func TestOTLPSamples(t *testing.T) {
 // Counting a j.u.c. contention where it began put it on the owner at the
 // range's end, not the one that let it in (24 sums differed).
 func TestOTLPRangesAddUp(t *testing.T) {
-	prefix := filepath.Join(t.TempDir(), "syn")
-	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 600_000, Encoding: format.EncodingCompact}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	whole := otlpSamples(t, rec, res.Model, OTLPOptions{})
+	rec, m := synthBusy(t, 600_000)
+	whole := otlpSamples(t, rec, m, OTLPOptions{})
 
 	first, last, _, err := rec.TimeBounds()
 	if err != nil {
@@ -534,19 +523,8 @@ func TestOTLPSplit(t *testing.T) {
 		}
 		ins = append(ins, input{filepath.Base(path), req})
 	}
-	prefix := filepath.Join(t.TempDir(), "syn")
-	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: 300_000, Encoding: format.EncodingCompact}); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := reader.Open(prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := model.Build(rec, model.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, err := OTLP(rec, res.Model, OTLPOptions{Samples: true})
+	rec, m := synthBusy(t, 300_000)
+	req, err := OTLP(rec, m, OTLPOptions{Samples: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -634,4 +612,23 @@ func TestOTLPSplit(t *testing.T) {
 	if split < len(ins) {
 		t.Errorf("only %d of %d cases' requests were split at the smallest sizes", split, len(ins))
 	}
+}
+
+// synthBusy is the model of a synthetic busy server's recording of size
+// bytes (24 threads, 12 monitors, compact).
+func synthBusy(t *testing.T, size int64) (*reader.Recording, *model.Model) {
+	t.Helper()
+	prefix := filepath.Join(t.TempDir(), "syn")
+	if _, err := synth.WriteRecording(prefix, synth.Options{Threads: 24, Monitors: 12, Size: size, Encoding: format.EncodingCompact}); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, model.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, res.Model
 }

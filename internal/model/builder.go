@@ -142,6 +142,9 @@ type Builder struct {
 	noThreadTimes bool
 	// noWaitGraph: the wait-for graph is not kept (Options.NoWaitGraph).
 	noWaitGraph bool
+	// noParkLocks: the parks' locks are not kept (Options.NoParkLocks):
+	// a park's state has no lstate (openIv.ls nil).
+	noParkLocks bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile

@@ -1096,6 +1096,9 @@ func (m *Model) objFold(obj format.ObjectID) *objFold {
 // classOf is Class of obj, whose fold entry is o (nil: none kept).
 func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 	if o != nil && o.class != "" {
+		if o.parked {
+			return o.class // a park's lock, not kept (Options.NoParkLocks)
+		}
 		for _, ls := range o.ls {
 			if ls != nil {
 				return o.class // every lock of it knows it

@@ -141,6 +141,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		}
 	case Parked, Idle:
 		b.endParked(ts, &o, at, how)
+		if o.ls == nil {
+			break // no lock kept (Options.NoParkLocks)
+		}
 		if o.iv.Acquire {
 			b.unparkedFrom(ts, &o, at, how) // its unparker known
 		} else if ls := b.blockerCondition(o.ls); ls != nil {

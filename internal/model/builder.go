@@ -26,6 +26,7 @@ type Builder struct {
 	// ivsWas, ivsNow: Reuse's (nil without): the threads' intervals at
 	// the last build's end, and at this one's.
 	ivsWas, ivsNow map[format.ThreadID]int
+	reused         *Reuse      // Options.Reuse, nil without
 	stoppedAt      format.Time // StoppedAt: the end of a recording stopped while the JVM went on
 	lastThread     *tstate     // the last thread looked up: events come in runs
 	m              *Model

@@ -168,6 +168,9 @@ func (b *Builder) Finalize() *Model {
 		b.spill = nil
 	}
 	m.indexThreads()
+	if b.reused != nil {
+		b.reused.byNum = m.byNum // for the next build's
+	}
 	return m
 }
 

@@ -78,6 +78,9 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		}
 		b.nobjs++
 		o.num = b.nobjs
+		if b.m.byNum != nil {
+			b.m.byNum = append(b.m.byNum, o) // at o.num
+		}
 		p, _ := b.objs.find(uint64(obj))
 		*p = o
 		b.objNear[objSlot(obj)] = objNear{obj, o}

@@ -369,7 +369,7 @@ func (p *pusher) build(final bool) error {
 	// time in this goroutine, through the buffers kept (reader.Buffers):
 	// a push's CPU, not its wall time, is what counts.
 	res, err := model.Build(rec, model.Options{Span: span, NoEdges: true, NoLockFigures: true, NoRunSplit: true,
-		NoThreadTimes: true, NoWaitGraph: true, Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
+		NoThreadTimes: true, NoWaitGraph: true, NoParkLocks: true, Stacks: p.cache.Stacks(), Buffers: &p.bufs, Reuse: &p.reuse, Workers: 1})
 	if err != nil {
 		return err
 	}

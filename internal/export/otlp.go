@@ -626,6 +626,35 @@ type objEntry struct {
 	known bool
 }
 
+// objectIn returns the entry of iv's object (not 0), made at first
+// sight: by the number the model gave it in iv (Model.ObjectNum), when
+// it numbers its objects, without a look-up of the object.
+func (b *otlpBuilder) objectIn(iv *model.Interval) *objEntry {
+	num := b.m.ObjectNum(iv)
+	if num == 0 {
+		return b.object(iv.Object)
+	}
+	e := b.numbered(num)
+	if !e.known {
+		e.kind, e.class, e.known = -1, b.m.ObjectClass(iv.Object, num), true
+	}
+	return e
+}
+
+// numbered returns the entry of the object numbered num in the model
+// (b.objs grown to it).
+func (b *otlpBuilder) numbered(num int) *objEntry {
+	if num >= len(b.objs) {
+		n, old := max(num+1, 2*len(b.objs)), len(b.objs)
+		if n > cap(b.objs) {
+			clear(b.objNear[:]) // its pointers are into the old array
+		}
+		b.objs = slices.Grow(b.objs, n-old)[:n]
+		clear(b.objs[old:])
+	}
+	return &b.objs[num]
+}
+
 // object returns obj's entry (not 0), made at first sight.
 func (b *otlpBuilder) object(obj format.ObjectID) *objEntry {
 	// The objects asked for lately by a hash of the id: the hot ones (a
@@ -649,15 +678,7 @@ type objNearEntry struct {
 // objectOf is object without objNear.
 func (b *otlpBuilder) objectOf(obj format.ObjectID) *objEntry {
 	if num, class := b.m.Object(obj); num > 0 {
-		if num >= len(b.objs) {
-			n, old := max(num+1, 2*len(b.objs)), len(b.objs)
-			if n > cap(b.objs) {
-				clear(b.objNear[:]) // its pointers are into the old array
-			}
-			b.objs = slices.Grow(b.objs, n-old)[:n]
-			clear(b.objs[old:])
-		}
-		e := &b.objs[num]
+		e := b.numbered(num)
 		if !e.known {
 			e.kind, e.class, e.known = -1, class, true
 		}
@@ -998,7 +1019,7 @@ func (b *otlpBuilder) get(kp *kindProfiles, t *model.Thread, iv *model.Interval,
 	}
 	var oe *objEntry
 	if iv.Object != 0 {
-		oe = b.object(iv.Object)
+		oe = b.objectIn(iv)
 		if oe.first != nil && oe.kind == kp.index && oe.key == kk {
 			kp.remember(kk, oe.first)
 			return oe.first

@@ -315,12 +315,12 @@ func TestOTLPGolden(t *testing.T) {
 		// of the recording makes them, the second with what the first
 		// left in it (the models built with its stack table), and without
 		// the runnable time's split (NoRunSplit) nor the threads' times
-		// (NoThreadTimes) nor the wait-for graph (NoWaitGraph), with the memory of the case before (Reuse: the
+		// (NoThreadTimes) nor the wait-for graph (NoWaitGraph) nor the parks' locks (NoParkLocks), with the memory of the case before (Reuse: the
 		// objects numbered, Model.Object; the locks found there,
 		// Model.Lock), as a push builds them.
 		cache := NewOTLPCache()
 		cached, err := model.Build(rec, model.Options{NoEdges: true, NoLockFigures: true, NoRunSplit: true, NoThreadTimes: true,
-			NoWaitGraph: true, Stacks: cache.Stacks(), Reuse: &reuse})
+			NoWaitGraph: true, NoParkLocks: true, Stacks: cache.Stacks(), Reuse: &reuse})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,27 +469,39 @@ func TestOTLPOtherKind(t *testing.T) {
 }
 
 // checkObjectNumbers: a model built with Options.Reuse numbers the
-// objects of its locks densely from 1 (Model.Object), each with the class
-// Model.Class tells.
+// objects of its locks and of its states (a park's, whose lock
+// Options.NoParkLocks does not keep) densely from 1 (Model.Object), each
+// with the class Model.Class tells.
 func checkObjectNumbers(t *testing.T, path string, m *model.Model) {
 	t.Helper()
 	seen := map[int]format.ObjectID{}
+	objs := map[format.ObjectID]bool{}
 	for _, l := range m.Locks {
-		num, class := m.Object(l.Object)
+		objs[l.Object] = true
+	}
+	for _, th := range m.Threads {
+		for _, iv := range th.Intervals {
+			if iv.Object != 0 {
+				objs[iv.Object] = true
+			}
+		}
+	}
+	for obj := range objs {
+		num, class := m.Object(obj)
 		if num <= 0 {
-			t.Errorf("%s: object %v has no number", path, l.Object)
+			t.Errorf("%s: object %v has no number", path, obj)
 			continue
 		}
-		if o, ok := seen[num]; ok && o != l.Object {
-			t.Errorf("%s: objects %v and %v are both number %d", path, o, l.Object, num)
+		if o, ok := seen[num]; ok && o != obj {
+			t.Errorf("%s: objects %v and %v are both number %d", path, o, obj, num)
 		}
-		seen[num] = l.Object
-		if c := m.Class(l.Object); class != c {
-			t.Errorf("%s: object %v: class %q, Class says %q", path, l.Object, class, c)
+		seen[num] = obj
+		if c := m.Class(obj); class != c {
+			t.Errorf("%s: object %v: class %q, Class says %q", path, obj, class, c)
 		}
 	}
 	for num := range seen {
-		if num > len(seen)+len(m.Locks) {
+		if num > 2*len(seen) {
 			t.Errorf("%s: object number %d of %d objects: not dense", path, num, len(seen))
 		}
 	}

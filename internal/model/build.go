@@ -50,6 +50,15 @@ type Options struct {
 	// (the graph's upkeep at each change of a thread's wait was ~2 % of a
 	// push's CPU). The intervals are the same.
 	NoWaitGraph bool
+	// NoParkLocks, with NoLockFigures and Reuse, keeps no Lock of a park's
+	// blocker nor of a j.u.c. lock a park acquires (Model.Lock nil for
+	// them, none in Model.Locks): without the figures nothing reads them
+	// (their hold times and conditions are the figures'), and a busy
+	// server's push parks on thousands of objects once (a request's
+	// future), a Lock and its fold state of 768 bytes cleared for each.
+	// Their classes are kept (Model.Class, Object). For a reader of the
+	// intervals and samples alone: export.OTLP of a push.
+	NoParkLocks bool
 	// Spill writes the threads' intervals, as the fold seals them, and
 	// their samples to a private temporary file (in SpillDir, "" for
 	// os.TempDir()), unlinked at once, from which View.HoldersDoing reads
@@ -164,6 +173,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	b.noThreadTimes = opt.NoThreadTimes && opt.NoLockFigures && !opt.Spill
 	b.wf.endOnly = opt.EndGraphOnly
 	b.noWaitGraph = opt.NoWaitGraph
+	b.noParkLocks = opt.NoParkLocks && b.m.locksInObjs // the classes kept in the objects'
 	if opt.Spill {
 		b.spill, _ = openSpill(opt.SpillDir)
 		b.dropIntervals = opt.DropIntervals && b.spill != nil

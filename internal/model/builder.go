@@ -26,6 +26,7 @@ type Builder struct {
 	// ivsWas, ivsNow: Reuse's (nil without): the threads' intervals at
 	// the last build's end, and at this one's.
 	ivsWas, ivsNow map[format.ThreadID]int
+	reused         *Reuse      // Options.Reuse, nil without
 	stoppedAt      format.Time // StoppedAt: the end of a recording stopped while the JVM went on
 	lastThread     *tstate     // the last thread looked up: events come in runs
 	m              *Model
@@ -142,6 +143,9 @@ type Builder struct {
 	noThreadTimes bool
 	// noWaitGraph: the wait-for graph is not kept (Options.NoWaitGraph).
 	noWaitGraph bool
+	// noParkLocks: the parks' locks are not kept (Options.NoParkLocks):
+	// a park's state has no lstate (openIv.ls nil).
+	noParkLocks bool
 	// spill, when set (Options.Spill), takes the intervals as they are
 	// sealed, and the samples at Finalize (spill.go).
 	spill *spillFile

@@ -168,6 +168,9 @@ func (b *Builder) Finalize() *Model {
 		b.spill = nil
 	}
 	m.indexThreads()
+	if b.reused != nil {
+		b.reused.byNum = m.byNum // for the next build's
+	}
 	return m
 }
 
@@ -215,8 +218,12 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		if b.ivsNow != nil {
 			b.ivsNow[t.ID] = ts.body.ivs.len()
 		}
+		// Sorted unless one was added before the one added before it
+		// (ivList.unsorted): not checked again by reading every interval
+		// back from memory (~1 % of a push's CPU).
+		unsorted := ts.body.ivs.unsorted
 		t.Intervals = ts.body.ivs.all(b.ivSlab)
-		if !slices.IsSortedFunc(t.Intervals, byStart) {
+		if unsorted && !slices.IsSortedFunc(t.Intervals, byStart) {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
 	}

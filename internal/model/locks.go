@@ -58,6 +58,10 @@ type objFold struct {
 	class string
 	ls    [JUCLock + 1]*lstate
 	num   int32 // its number in the build, from 1 (Model.Object)
+	// parked: a park named it, its blocker or the j.u.c. lock it
+	// acquires, whose Lock the fold does not keep (Options.NoParkLocks):
+	// a lock's object all the same (Model.Class).
+	parked bool
 }
 
 // obj returns what the fold knows of obj, made when it knows nothing.
@@ -74,6 +78,9 @@ func (b *Builder) obj(obj format.ObjectID) *objFold {
 		}
 		b.nobjs++
 		o.num = b.nobjs
+		if b.m.byNum != nil {
+			b.m.byNum = append(b.m.byNum, o) // at o.num
+		}
 		p, _ := b.objs.find(uint64(obj))
 		*p = o
 		b.objNear[objSlot(obj)] = objNear{obj, o}

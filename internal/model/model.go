@@ -116,6 +116,10 @@ type Interval struct {
 	// (or equal) for the later segments of a split state.
 	Since  format.Time
 	Object format.ObjectID // monitor, waited object or semaphore (0 for sleep and join)
+	// objNum is Object's number in the build (objFold.num), 0 when none
+	// or not kept (Model.ObjectNum): in the room the alignment of Other
+	// leaves after Object.
+	objNum uint32
 	// Other is the thread that matters for the state: the owner a Blocked
 	// thread waited for (the latest known: the one whose release let it
 	// in), the Joining target, the notifier that woke a Waiting thread,
@@ -925,6 +929,9 @@ type Model struct {
 	// from each Lock (a push's thousands of objects were a miss of the
 	// cache each).
 	objs *probeTab[*objFold]
+	// byNum: the fold's objects by their number (objFold.num; byNum[0]
+	// nil), when objs is kept: Model.ObjectNum's.
+	byNum []*objFold
 	// locksInObjs: byObject is empty, Lock answers from objs (a push's
 	// build: Options.Reuse and NoLockFigures, whose readers find a lock by
 	// Lock alone; a store in byObject for each new lock, most of them a
@@ -1082,6 +1089,25 @@ func (m *Model) Object(obj format.ObjectID) (num int, class string) {
 	return int(o.num), m.classOf(obj, o)
 }
 
+// ObjectNum returns the number of iv's object in the model (Object's num)
+// without a look-up of the object, 0 when the model numbers none, or
+// iv is on no object. ObjectClass tells its class.
+func (m *Model) ObjectNum(iv *Interval) int {
+	if n := int(iv.objNum); n > 0 && n < len(m.byNum) {
+		return n
+	}
+	return 0
+}
+
+// ObjectClass returns the class (Class) of obj, whose number in the
+// model is num (ObjectNum, Object).
+func (m *Model) ObjectClass(obj format.ObjectID, num int) string {
+	if num > 0 && num < len(m.byNum) {
+		return m.classOf(obj, m.byNum[num])
+	}
+	return m.Class(obj)
+}
+
 // objFold returns the fold's entry of obj, nil when none was kept.
 func (m *Model) objFold(obj format.ObjectID) *objFold {
 	if m.objs == nil {
@@ -1096,6 +1122,9 @@ func (m *Model) objFold(obj format.ObjectID) *objFold {
 // classOf is Class of obj, whose fold entry is o (nil: none kept).
 func (m *Model) classOf(obj format.ObjectID, o *objFold) string {
 	if o != nil && o.class != "" {
+		if o.parked {
+			return o.class // a park's lock, not kept (Options.NoParkLocks)
+		}
 		for _, ls := range o.ls {
 			if ls != nil {
 				return o.class // every lock of it knows it

@@ -53,11 +53,24 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		timeout = TimeoutSet
 	}
 	from := b.chainFrom(ots, ev.Time)
-	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, b.lock(ev.Object, kind), waitsNow(ots, from, ev.Time), ev)
-	if acquire {
+	var ls *lstate
+	if b.noParkLocks {
+		// No lock kept (Options.NoParkLocks): its object is marked a
+		// lock's, whose class Model.Class tells.
+		b.obj(ev.Object).parked = true
+	} else {
+		ls = b.lock(ev.Object, kind)
+	}
+	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, ls, waitsNow(ots, from, ev.Time), ev)
+	switch {
+	case ls == nil:
+		// No hold times nor conditions (NoLockFigures) to note.
+	case acquire:
 		b.parkedOn(o.ls, ts, ev)
-	} else if ls := b.blockerCondition(o.ls); ls != nil {
-		ls.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
+	default:
+		if cl := b.blockerCondition(o.ls); cl != nil {
+			cl.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
+		}
 	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
 }

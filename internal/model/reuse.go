@@ -32,6 +32,9 @@ type Reuse struct {
 	// of each read back from memory (2 % of a push's CPU); made the
 	// size of the last, they are mostly one block, not copied.
 	ivsWas, ivsNow map[format.ThreadID]int
+	// byNum: the last build's Model.byNum, whose memory the next one
+	// takes (Finalize puts it here).
+	byNum []*objFold
 }
 
 // lockMem is a Lock and its fold state, allocated together.
@@ -62,6 +65,8 @@ func (r *Reuse) start(b *Builder) {
 	b.ivsWas, b.ivsNow = r.ivsWas, r.ivsNow
 	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
 	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
+	clear(r.byNum)
+	b.m.byNum, b.reused = append(r.byNum[:0], nil), r // numbered from 1
 }
 
 // slab hands out slices of T from blocks of size it keeps, up to

@@ -31,6 +31,17 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		b.end(ts, iv.Start, endForced)
 	}
 	iv.Since, iv.Restated = iv.Start, ev.Carried
+	if iv.Object != 0 && b.m.byNum != nil {
+		// Its object's number, for Model.ObjectNum: the object the fold
+		// asked for last (its lock, just now), else looked up.
+		o := b.lastFold
+		if o == nil || b.lastObj != iv.Object {
+			o = b.objFind(iv.Object)
+		}
+		if o != nil {
+			iv.objNum = uint32(o.num)
+		}
+	}
 	if n := len(ts.body.open); n > 0 {
 		outer := &ts.body.open[n-1]
 		b.segment(ts, outer, iv.Start, false)
@@ -141,6 +152,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		}
 	case Parked, Idle:
 		b.endParked(ts, &o, at, how)
+		if o.ls == nil {
+			break // no lock kept (Options.NoParkLocks)
+		}
 		if o.iv.Acquire {
 			b.unparkedFrom(ts, &o, at, how) // its unparker known
 		} else if ls := b.blockerCondition(o.ls); ls != nil {

@@ -15,6 +15,11 @@ func TestTailPack(t *testing.T) {
 	var all Interval
 	rv := reflect.TypeOf(Interval{})
 	for i := range rv.NumField() {
+		if rv.Field(i).Name == "objNum" {
+			// A build's own numbering, kept only with Options.Reuse, which
+			// spills nothing: no tail has it (Model.ObjectNum says 0).
+			continue
+		}
 		var iv Interval
 		for _, dst := range []*Interval{&iv, &all} {
 			f := reflect.NewAt(rv.Field(i).Type, unsafe.Add(unsafe.Pointer(dst), rv.Field(i).Offset)).Elem()

@@ -277,6 +277,7 @@ type heldSort struct {
 	groups []heldGroup
 	gi     []int32 // each span's holder's number
 	tmp    []heldRec
+	buf    []heldRec // sortHeldRuns'  room
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
 }
@@ -385,7 +386,7 @@ func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 		hs.fold(hs.recs, fold)
 	}
 	hs.bk, hs.recs, hs.tmp, hs.room, hs.groups = nil, nil, nil, nil, nil
-	hs.byH, hs.gi = probeTab[int32]{}, nil
+	hs.byH, hs.gi, hs.buf = probeTab[int32]{}, nil, nil
 }
 
 // read appends bk's spans to dst, in the order they came.
@@ -452,12 +453,64 @@ func (hs *heldSort) fold(rs []heldRec, fold func(k int32, s OwnerSpan)) {
 		g := &hs.groups[i]
 		part := hs.tmp[g.at-g.n : g.at]
 		if !g.sorted {
-			slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
+			hs.buf = sortHeldRuns(part, hs.buf)
 		}
 		for _, r := range part {
 			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
 		}
 	}
+}
+
+// sortHeldRuns sorts rs by start, stably, by merging its runs in order
+// of start (a holder's spans come lock by lock, each lock's in order):
+// O(n log runs), where a holder of a hundred thousand spans made the
+// sort in place (slices.SortStableFunc's rotations) 2.5 of c1G's CPU-s.
+// buf is room to merge into, returned for the next call.
+func sortHeldRuns(rs, buf []heldRec) []heldRec {
+	var room [64]int
+	bounds := append(room[:0], 0)
+	for i := 1; i < len(rs); i++ {
+		if rs[i].s < rs[i-1].s {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return buf
+	}
+	bounds = append(bounds, len(rs))
+	buf = slices.Grow(buf[:0], len(rs))[:len(rs)]
+	src, dst := rs, buf
+	for len(bounds) > 2 {
+		next := bounds[:1]
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo, mid := bounds[k], bounds[k+1]
+			hi := mid
+			if k+2 < len(bounds) {
+				hi = bounds[k+2]
+			}
+			a, b, d := src[lo:mid], src[mid:hi], dst[lo:hi]
+			i, j, n := 0, 0, 0
+			for i < len(a) && j < len(b) {
+				if b[j].s < a[i].s {
+					d[n] = b[j]
+					j++
+				} else {
+					d[n] = a[i]
+					i++
+				}
+				n++
+			}
+			n += copy(d[n:], a[i:])
+			copy(d[n:], b[j:])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	if &src[0] != &rs[0] {
+		copy(rs, src)
+	}
+	return buf
 }
 
 // appendHeld packs r after prev: the differences of its holder, fold and

@@ -123,3 +123,22 @@ func BenchmarkHeldSort(b *testing.B) {
 		hs.each(func(int32, OwnerSpan) {})
 	}
 }
+
+// TestFirstOf checks firstOf against a sort of every entry and its first
+// n, on distinct keys in random order (a total order, as Doing.On's).
+func TestFirstOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	cmpInt := func(a, b *int) int { return cmp.Compare(*a, *b) }
+	for _, size := range []int{2, 3, 10, 11, 100, 5000} {
+		for _, n := range []int{1, 2, 5, 10, size - 1} {
+			if n < 1 || n >= size {
+				continue
+			}
+			xs := r.Perm(size)
+			want := slices.Sorted(slices.Values(xs))[:n]
+			if got := firstOf(slices.Clone(xs), n, cmpInt); !slices.Equal(got, want) {
+				t.Fatalf("size %d, n %d: %v, want %v", size, n, got, want)
+			}
+		}
+	}
+}

@@ -142,3 +142,33 @@ func TestFirstOf(t *testing.T) {
 		}
 	}
 }
+
+// TestOnTab checks onTab against a map: entries of few locks and many
+// owners (0 among them, and the largest IDs), added to many times.
+func TestOnTab(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var tab onTab
+	want := map[HeldOn]format.Time{}
+	for i := range 200000 {
+		h := HeldOn{Lock: LockRef{format.ObjectID(r.IntN(30)), LockKind(r.IntN(2))}, Owner: format.ThreadID(r.IntN(5000))}
+		if i%1000 == 0 {
+			h.Owner, h.Lock.Object = ^format.ThreadID(0)-format.ThreadID(r.IntN(2)), ^format.ObjectID(0)
+		}
+		d := format.Time(r.IntN(1000))
+		_, had := want[h]
+		if added := tab.add(h, d); added == had {
+			t.Fatalf("entry %v: added %v, the map had it %v", h, added, had)
+		}
+		want[h] += d
+	}
+	if tab.n != len(want) {
+		t.Fatalf("%d entries, want %d", tab.n, len(want))
+	}
+	for _, h := range tab.appendTo(nil) {
+		k := h
+		k.Time = 0
+		if want[k] != h.Time {
+			t.Fatalf("entry %v: %d, want %d", k, h.Time, want[k])
+		}
+	}
+}

@@ -191,7 +191,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, sp: osp, top: v.OnTop}
+		f := &doingFold{d: d, lock: r, lc: lc, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -1030,7 +1030,7 @@ type doingFold struct {
 	lc   *lockChanges // the owner changes read back (blameSpans)
 	d    *Doing
 	lock LockRef // the lock whose holders these are
-	on   map[HeldOn]format.Time
+	on   onTab
 	// samples: by stack and kind (the stack's ID above the kind's byte), in place (probeTab):
 	// the fold of a lock's holders looks one up for each of their
 	// samples while it was held.
@@ -1059,10 +1059,9 @@ func (f *doingFold) addOn(k HeldOn, d format.Time) {
 // flushOn adds the time addOn holds to on.
 func (f *doingFold) flushOn() {
 	if f.onTime != 0 {
-		n := len(f.on)
-		f.on[f.onKey] += f.onTime
+		added := f.on.add(f.onKey, f.onTime)
 		f.onTime = 0
-		if f.sp != nil && len(f.on) > n {
+		if f.sp != nil && added {
 			f.sp.added()
 		}
 	}
@@ -1138,7 +1137,7 @@ func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	for _, s := range ss {
 		d.Spans = unionAdd(d.Spans, s)
 	}
-	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}}
+	return &doingFold{d: d, lock: lock}
 }
 
 // unionAdd adds s, the next span in order of start, to the union u.
@@ -1260,13 +1259,9 @@ func (f *doingFold) finish() {
 	if len(f.onRuns) > 0 {
 		d.On = f.mergedOn()
 	} else {
-		d.On = make([]HeldOn, 0, len(f.on))
-		for h, tm := range f.on {
-			h.Time = tm
-			d.On = append(d.On, h)
-		}
+		d.On = f.on.appendTo(make([]HeldOn, 0, f.on.n))
 	}
-	f.on = nil
+	f.on = onTab{}
 	order := func(x, y *HeldOn) int {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Lock.Object, y.Lock.Object),
 			cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))

@@ -122,6 +122,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	}
 	var lastRef LockRef
 	var last *spanLog
+	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
 	for _, t := range v.Threads {
@@ -142,12 +143,18 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				continue
 			}
 			if ref != lastRef || last == nil {
-				// A thread's intervals mostly repeat one lock.
-				if last = logs[ref]; last == nil {
-					last = &spanLog{}
-					logs[ref] = last
+				// A thread's intervals mostly repeat one lock; the logs
+				// of the locks met lately in a cache before the map
+				// (its look-ups were 0.55 of c1G's CPU-s).
+				c := &near[logSlot(ref)]
+				if c.l == nil || c.ref != ref {
+					if c.l = logs[ref]; c.l == nil {
+						c.l = &spanLog{}
+						logs[ref] = c.l
+					}
+					c.ref = ref
 				}
-				lastRef = ref
+				last, lastRef = c.l, ref
 			}
 			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
 			n := 0
@@ -252,6 +259,20 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 	}
 	return out
+}
+
+// logCache is a slot of HoldersDoing's cache of span logs by lock.
+type logCache struct {
+	ref LockRef
+	l   *spanLog
+}
+
+// logCacheBits is the bits of that cache's slot.
+const logCacheBits = 10
+
+// logSlot is ref's slot in that cache.
+func logSlot(ref LockRef) int {
+	return int((uint64(ref.Object)*0x9e3779b97f4a7c15 + uint64(ref.Kind)) >> (64 - logCacheBits))
 }
 
 // heldSort groups the holders' union spans (HoldersDoing) by holder, so

@@ -334,7 +334,9 @@ type heldRec struct {
 // bytes of a bucket's held before they are written out (a var: the tests
 // write a block at each span). At most heldBuckets × heldBlock bytes are
 // held (8 MB).
-const heldBuckets = 512
+const heldBuckets = 1 << heldBucketBits
+
+const heldBucketBits = 9
 
 var heldBlock = 16 << 10
 
@@ -342,7 +344,7 @@ var heldBlock = 16 << 10
 // ID (not probeHash's multiplier, which groups a bucket's holders by
 // again).
 func heldBucketOf(h format.ThreadID) int {
-	return int((uint64(h) * 0xff51afd7ed558ccd) >> (64 - 9))
+	return int((uint64(h) * 0xff51afd7ed558ccd) >> (64 - heldBucketBits))
 }
 
 func (hs *heldSort) add(k int32, s OwnerSpan) {

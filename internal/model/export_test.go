@@ -187,10 +187,10 @@ func OnRuns(n int, f func()) {
 // (spanBudget), a log of one or more, and the holders' logs once they
 // hold any.
 func SpanChunks(n int, f func()) {
-	oldMax, oldBudget, oldMin, oldHeld := spanChunkMax, spanBudget, spanChunkMin, heldBudget
-	spanChunkMax, spanBudget, spanChunkMin, heldBudget = 1<<30, n, 1, 0
+	oldMax, oldBudget, oldMin, oldHeld := spanChunkMax, spanBudget, spanChunkMin, heldBlock
+	spanChunkMax, spanBudget, spanChunkMin, heldBlock = 1<<30, n, 1, 0
 	defer func() {
-		spanChunkMax, spanBudget, spanChunkMin, heldBudget = oldMax, oldBudget, oldMin, oldHeld
+		spanChunkMax, spanBudget, spanChunkMin, heldBlock = oldMax, oldBudget, oldMin, oldHeld
 	}()
 	f()
 }

@@ -27,38 +27,148 @@ func heldRecs(r *rand.Rand, n, m int) []heldRec {
 	return rs
 }
 
-// TestHeldSort checks heldSort.sort against a stable comparison sort by
-// holder and start: one holder, holders close together, apart (random hashes, of
-// two ranks), and the buffers reused from one sort to the next.
+// TestHeldSort checks heldSort.each with a spill (its buckets written a
+// block at a time, or at each span) and without: every span comes once,
+// holder by holder (each holder's together), each holder's in a stable
+// order by start. One holder, holders close together, apart (random
+// hashes, of two ranks); runs in order of start as a lock's come, and
+// random.
 func TestHeldSort(t *testing.T) {
+	s, err := openSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.f.Close()
+	if err := s.done(); err != nil {
+		t.Fatal(err)
+	}
+	old := heldBlock
+	defer func() { heldBlock = old }()
 	r := rand.New(rand.NewPCG(3, 4))
-	var hs heldSort
-	for _, n := range []int{0, 1, 2, 3, 100, 5000, 70000} {
-		for _, m := range []int{1, 2, 40, 3000} {
-			want := heldRecs(r, n, m)
-			if m == 40 {
-				for i := range want {
-					want[i].h = 1000 + want[i].h%40 // close: a digit, two
+	for _, sp := range []*spillFile{nil, s} {
+		for _, block := range []int{0, 100, 16 << 10} {
+			heldBlock = block
+			for _, n := range []int{0, 1, 2, 3, 100, 5000, 70000} {
+				for _, m := range []int{1, 2, 40, 3000} {
+					in := heldRecs(r, n, m)
+					if m == 40 {
+						for i := range in {
+							in[i].h = 1000 + in[i].h%40 // close: a digit, two
+						}
+					}
+					if n%2 == 1 {
+						// Runs in order of start, as a lock's union comes.
+						for lo := 0; lo < len(in); lo += 1 + r.IntN(500) {
+							part := in[lo:min(lo+500, len(in))]
+							slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
+						}
+					}
+					hs := heldSort{sp: sp}
+					for _, rec := range in {
+						hs.add(rec.k, OwnerSpan{rec.s, rec.e, rec.h})
+					}
+					var got []heldRec
+					hs.each(func(k int32, s OwnerSpan) {
+						got = append(got, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k})
+					})
+					// The holders in the order they came out, each once.
+					rank := map[format.ThreadID]int{}
+					for i, g := range got {
+						if _, ok := rank[g.h]; !ok {
+							rank[g.h] = len(rank)
+						} else if got[i-1].h != g.h {
+							t.Fatalf("spill %v, block %d, n %d, m %d: holder %v's spans apart", sp != nil, block, n, m, g.h)
+						}
+					}
+					want := slices.Clone(in)
+					byStart := sp != nil
+					slices.SortStableFunc(want, func(a, b heldRec) int {
+						c := cmp.Compare(rank[a.h], rank[b.h])
+						if c == 0 && byStart {
+							c = cmp.Compare(a.s, b.s)
+						}
+						return c
+					})
+					if !slices.Equal(got, want) {
+						t.Fatalf("spill %v, block %d, n %d, m %d: not grouped by holder, each's stably by start", sp != nil, block, n, m)
+					}
 				}
-			}
-			hs.recs = append(hs.recs[:0], want...)
-			hs.sort()
-			slices.SortStableFunc(want, func(a, b heldRec) int { return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.s, b.s)) })
-			if !slices.Equal(hs.recs, want) {
-				t.Fatalf("n %d, m %d: not sorted by holder, stably", n, m)
 			}
 		}
 	}
 }
 
-// BenchmarkHeldSort sorts a buffer of heldBudget bytes of records of
-// 5000 holders.
+// BenchmarkHeldSort adds and folds 1 M spans of 5000 holders, in runs
+// of 500 in order of start, with a spill.
 func BenchmarkHeldSort(b *testing.B) {
+	s, err := openSpill(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.f.Close()
+	if err := s.done(); err != nil {
+		b.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(3, 4))
-	in := heldRecs(r, heldBudget/heldRecSize, 5000)
-	var hs heldSort
+	in := heldRecs(r, 1<<20, 5000)
+	for lo := 0; lo < len(in); lo += 500 {
+		part := in[lo:min(lo+500, len(in))]
+		slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
+	}
 	for b.Loop() {
-		hs.recs = append(hs.recs[:0], in...)
-		hs.sort()
+		hs := heldSort{sp: s}
+		for _, rec := range in {
+			hs.add(rec.k, OwnerSpan{rec.s, rec.e, rec.h})
+		}
+		hs.each(func(int32, OwnerSpan) {})
+	}
+}
+
+// TestFirstOf checks firstOf against a sort of every entry and its first
+// n, on distinct keys in random order (a total order, as Doing.On's).
+func TestFirstOf(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	cmpInt := func(a, b *int) int { return cmp.Compare(*a, *b) }
+	for _, size := range []int{2, 3, 10, 11, 100, 5000} {
+		for _, n := range []int{1, 2, 5, 10, size - 1} {
+			if n < 1 || n >= size {
+				continue
+			}
+			xs := r.Perm(size)
+			want := slices.Sorted(slices.Values(xs))[:n]
+			if got := firstOf(slices.Clone(xs), n, cmpInt); !slices.Equal(got, want) {
+				t.Fatalf("size %d, n %d: %v, want %v", size, n, got, want)
+			}
+		}
+	}
+}
+
+// TestOnTab checks onTab against a map: entries of few locks and many
+// owners (0 among them, and the largest IDs), added to many times.
+func TestOnTab(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var tab onTab
+	want := map[HeldOn]format.Time{}
+	for i := range 200000 {
+		h := HeldOn{Lock: LockRef{format.ObjectID(r.IntN(30)), LockKind(r.IntN(2))}, Owner: format.ThreadID(r.IntN(5000))}
+		if i%1000 == 0 {
+			h.Owner, h.Lock.Object = ^format.ThreadID(0)-format.ThreadID(r.IntN(2)), ^format.ObjectID(0)
+		}
+		d := format.Time(r.IntN(1000))
+		_, had := want[h]
+		if added := tab.add(h, d); added == had {
+			t.Fatalf("entry %v: added %v, the map had it %v", h, added, had)
+		}
+		want[h] += d
+	}
+	if tab.n != len(want) {
+		t.Fatalf("%d entries, want %d", tab.n, len(want))
+	}
+	for _, h := range tab.appendTo(nil) {
+		k := h
+		k.Time = 0
+		if want[k] != h.Time {
+			t.Fatalf("entry %v: %d, want %d", k, h.Time, want[k])
+		}
 	}
 }

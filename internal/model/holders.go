@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
-	"unsafe"
 
 	"orca/internal/format"
 )
@@ -123,6 +122,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	}
 	var lastRef LockRef
 	var last *spanLog
+	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
 	for _, t := range v.Threads {
@@ -143,12 +143,18 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				continue
 			}
 			if ref != lastRef || last == nil {
-				// A thread's intervals mostly repeat one lock.
-				if last = logs[ref]; last == nil {
-					last = &spanLog{}
-					logs[ref] = last
+				// A thread's intervals mostly repeat one lock; the logs
+				// of the locks met lately in a cache before the map
+				// (its look-ups were 0.55 of c1G's CPU-s).
+				c := &near[logSlot(ref)]
+				if c.l == nil || c.ref != ref {
+					if c.l = logs[ref]; c.l == nil {
+						c.l = &spanLog{}
+						logs[ref] = c.l
+					}
+					c.ref = ref
 				}
-				lastRef = ref
+				last, lastRef = c.l, ref
 			}
 			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
 			n := 0
@@ -192,7 +198,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
 		d := &Doing{}
-		f := &doingFold{d: d, lock: r, lc: lc, on: map[HeldOn]format.Time{}, sp: osp, top: v.OnTop}
+		f := &doingFold{d: d, lock: r, lc: lc, sp: osp, top: v.OnTop}
 		k := int32(len(folds))
 		out[r] = d
 		folds = append(folds, f)
@@ -255,22 +261,66 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	return out
 }
 
-// heldSort sorts the holders' union spans (HoldersDoing) by holder, so
-// that they are folded holder by holder. With a spill, as an external
-// sort, each holder's by start: heldBudget bytes of them at a time sorted
-// by holder and start and written out as a run, the runs merged at the
-// end (mergeRuns: the earlier run first at a tie), nothing kept per
-// holder (a record each of c5G-slow5's 1.33 M holders was 0.10 GB of the
-// report, its bytes written out or not). Without one, in a log of each
-// holder's (heldLog).
+// logCache is a slot of HoldersDoing's cache of span logs by lock.
+type logCache struct {
+	ref LockRef
+	l   *spanLog
+}
+
+// logCacheBits is the bits of that cache's slot.
+const logCacheBits = 10
+
+// logSlot is ref's slot in that cache.
+func logSlot(ref LockRef) int {
+	return int((uint64(ref.Object)*0x9e3779b97f4a7c15 + uint64(ref.Kind)) >> (64 - logCacheBits))
+}
+
+// heldSort groups the holders' union spans (HoldersDoing) by holder, so
+// that they are folded holder by holder, each holder's by start. With a
+// spill, the spans are written as they come into one of heldBuckets
+// buckets by a hash of their holder, heldBlock bytes of a bucket at a
+// time (packed, heldBucket); at the end each bucket is read back whole
+// (a 1/heldBuckets part of them: ~0.5 MB of c1G's 16 M spans), its spans
+// grouped by holder in memory and each holder's sorted by start. No
+// global sort and no merge of runs: the external sort by (holder, start)
+// it replaced (radix-sorted runs of 32 MB, merged through a heap) was
+// 2.6 of c1G's ~84 CPU-s (issue 34, docs/perf/2026-12-01-issue-34-holders-cpu.md),
+// and the fold adds integers, so the holders may come in any order.
+// Nothing is kept per holder until its bucket is read (a record each of
+// c5G-slow5's 1.33 M holders was 0.10 GB of the report). Without a spill,
+// in a log of each holder's (heldLog).
 type heldSort struct {
 	sp     *spillFile
-	recs   []heldRec
-	tmp    []heldRec // sort's other buffer
-	runs   [][]ScratchRef
-	failed bool // a run could not be written: the rest stay in recs
+	bk     []heldBucket
+	recs   []heldRec       // a bucket's, read back
+	room   []byte          // a block read back
+	byH    probeTab[int32] // a bucket's holders, numbered
+	groups []heldGroup
+	gi     []int32 // each span's holder's number
+	tmp    []heldRec
+	buf    []heldRec // sortHeldRuns'  room
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
+}
+
+// heldBucket is a bucket of heldSort's: its spans packed as they came
+// (appendHeld, each against the one before in the bucket), the blocks
+// written out first (refs), then those in b.
+type heldBucket struct {
+	b    []byte
+	prev heldRec // the last packed
+	refs []ScratchRef
+	n    int  // its spans
+	kept bool // a write failed: its blocks stay in b
+}
+
+// heldGroup is a holder's spans in a bucket: their count, where they
+// begin in the bucket grouped (then end, once moved there), whether they
+// came in order of start, and the last one's start.
+type heldGroup struct {
+	n, at  int32
+	sorted bool
+	last   format.Time
 }
 
 // heldRec is a span of holder h in fold k.
@@ -280,11 +330,22 @@ type heldRec struct {
 	k    int32
 }
 
-// heldBudget is the bytes of records heldSort holds, with a spill (a var:
-// the tests write a run at each span).
-var heldBudget = 32 << 20
+// heldBuckets is the buckets of heldSort's with a spill; heldBlock the
+// bytes of a bucket's held before they are written out (a var: the tests
+// write a block at each span). At most heldBuckets × heldBlock bytes are
+// held (8 MB).
+const heldBuckets = 1 << heldBucketBits
 
-const heldRecSize = int(unsafe.Sizeof(heldRec{}))
+const heldBucketBits = 9
+
+var heldBlock = 16 << 10
+
+// heldBucketOf is the bucket of holder h: the top bits of a hash of its
+// ID (not probeHash's multiplier, which groups a bucket's holders by
+// again).
+func heldBucketOf(h format.ThreadID) int {
+	return int((uint64(h) * 0xff51afd7ed558ccd) >> (64 - heldBucketBits))
+}
 
 func (hs *heldSort) add(k int32, s OwnerSpan) {
 	if hs.sp == nil {
@@ -302,108 +363,31 @@ func (hs *heldSort) add(k int32, s OwnerSpan) {
 		hl.add(k, s)
 		return
 	}
-	if len(hs.recs) == cap(hs.recs) {
-		// Doubled up to the budget's count: append's growth by a
-		// quarter copied the buffer ~5 times over, each array taken
-		// new under the memory limit (1.6 of c1G's CPU-s, h102).
-		n := max(heldBudget/heldRecSize+1, 1)
-		hs.recs = slices.Grow(hs.recs, min(max(2*cap(hs.recs), 1024), n)-len(hs.recs))
+	if hs.bk == nil {
+		hs.bk = make([]heldBucket, heldBuckets)
 	}
-	hs.recs = append(hs.recs, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k})
-	if len(hs.recs)*heldRecSize >= heldBudget && !hs.failed {
-		hs.sort()
-		run, ok := putRun(hs.sp, hs.recs, appendHeld)
+	bk := &hs.bk[heldBucketOf(s.Owner)]
+	r := heldRec{h: s.Owner, s: s.Start, e: s.End, k: k}
+	if bk.b == nil {
+		bk.b = make([]byte, 0, heldBlock+4*binary.MaxVarintLen64)
+	}
+	bk.b = appendHeld(bk.b, &r, &bk.prev)
+	bk.prev = r
+	bk.n++
+	if len(bk.b) >= heldBlock && !bk.kept {
+		ref, ok := hs.sp.put(bk.b)
 		if !ok {
-			hs.failed = true // the records stay, in order
+			bk.kept = true // the rest stay in b, in order
 			return
 		}
-		hs.runs = append(hs.runs, run)
-		hs.recs = hs.recs[:0]
+		bk.refs = append(bk.refs, ref)
+		bk.b = bk.b[:0]
 	}
 }
 
-// heldDigit is the bits of a key heldSort.sort orders by a pass: a
-// holder's number (31 bits of identity hash, a rank above) takes three, a
-// start within c1G's minute four.
-const heldDigit = 11
-
-// sort sorts recs by holder and each holder's by start, stably: a radix
-// sort of the start's difference from the least one, then of the
-// holder's, heldDigit bits a pass from the low ones (the records moved
-// between recs and tmp, a pass leaving their order within a digit), no
-// pass where every record has the same digit. It replaced a comparison
-// sort by (holder, order added): 4.7 of c1G's ~120 CPU-s (h100). By
-// start, so that a holder's spans of all locks come in time order and the
-// fold's cursor on its intervals and samples (foldSpan) moves forward,
-// not back at each lock: the searches were 10.8 of c1G's CPU-s (h102).
-func (hs *heldSort) sort() {
-	rs := hs.recs
-	if len(rs) < 2 {
-		return
-	}
-	lo, hi := rs[0].h, rs[0].h
-	s0, s1 := rs[0].s, rs[0].s
-	for i := range rs {
-		lo, hi = min(lo, rs[i].h), max(hi, rs[i].h)
-		s0, s1 = min(s0, rs[i].s), max(s1, rs[i].s)
-	}
-	if cap(hs.tmp) < len(rs) {
-		hs.tmp = make([]heldRec, len(rs))
-	}
-	tmp := hs.tmp[:len(rs)]
-	var at [1 << heldDigit]int
-	for shift := 0; uint64(s1-s0)>>shift != 0; shift += heldDigit {
-		if heldPass(rs, tmp, &at, shift, true, uint64(s0)) {
-			rs, tmp = tmp, rs
-		}
-	}
-	for shift := 0; uint64(hi-lo)>>shift != 0; shift += heldDigit {
-		if heldPass(rs, tmp, &at, shift, false, uint64(lo)) {
-			rs, tmp = tmp, rs
-		}
-	}
-	hs.recs, hs.tmp = rs, tmp
-}
-
-// heldPass moves rs into tmp in the order of their digit at shift of
-// the start's (byStart) or the holder's difference from lo, stably; false
-// (nothing moved) when every record has the same digit.
-func heldPass(rs, tmp []heldRec, at *[1 << heldDigit]int, shift int, byStart bool, lo uint64) bool {
-	const mask = 1<<heldDigit - 1
-	key := func(r *heldRec) uint64 {
-		if byStart {
-			return (uint64(r.s) - lo) >> shift & mask
-		}
-		return (uint64(r.h) - lo) >> shift & mask
-	}
-	clear(at[:])
-	for i := range rs {
-		at[key(&rs[i])]++
-	}
-	if at[key(&rs[0])] == len(rs) {
-		return false
-	}
-	n := 0
-	for d, c := range at {
-		at[d] = n
-		n += c
-	}
-	for i := range rs {
-		d := key(&rs[i])
-		tmp[at[d]] = rs[i]
-		at[d]++
-	}
-	return true
-}
-
-// compareHeld orders heldSort's records: by holder, then start.
-func compareHeld(a, b *heldRec) int {
-	return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.s, b.s))
-}
-
-// each calls fold with every span added, holder by holder in order of
-// their IDs, each holder's by start with a spill (a tie in the order
-// added), in the order added without.
+// each calls fold with every span added, holder by holder, each holder's
+// by start (a tie in the order added); without a spill, in order of their
+// IDs, each holder's in the order added.
 func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 	if hs.sp == nil {
 		ids := make([]format.ThreadID, 0, len(hs.held))
@@ -418,12 +402,138 @@ func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 		}
 		return
 	}
-	hs.sort()
-	hs.tmp = nil
-	mergeRuns(hs.sp, hs.runs, hs.recs, compareHeld, readHeld, func(r heldRec) {
-		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
-	})
-	hs.recs, hs.runs = nil, nil
+	for i := range hs.bk {
+		bk := &hs.bk[i]
+		hs.recs = hs.read(bk, hs.recs[:0])
+		*bk = heldBucket{}
+		hs.fold(hs.recs, fold)
+	}
+	hs.bk, hs.recs, hs.tmp, hs.room, hs.groups = nil, nil, nil, nil, nil
+	hs.byH, hs.gi, hs.buf = probeTab[int32]{}, nil, nil
+}
+
+// read appends bk's spans to dst, in the order they came.
+func (hs *heldSort) read(bk *heldBucket, dst []heldRec) []heldRec {
+	dst = slices.Grow(dst, bk.n)
+	var prev heldRec
+	unpack := func(b []byte) {
+		for len(b) > 0 {
+			r, n := readHeld(b, &prev)
+			if n <= 0 {
+				panic(&SpillError{errRun})
+			}
+			dst = append(dst, r)
+			prev, b = r, b[n:]
+		}
+	}
+	for _, ref := range bk.refs {
+		hs.room = hs.sp.read(ref, hs.room)
+		unpack(hs.room)
+	}
+	unpack(bk.b)
+	return dst
+}
+
+// fold calls fold with the spans rs of a bucket, holder by holder (in
+// the order each first came), each holder's by start, stably.
+func (hs *heldSort) fold(rs []heldRec, fold func(k int32, s OwnerSpan)) {
+	if len(rs) == 0 {
+		return
+	}
+	// Each span's holder numbered in the order they came (gi), and
+	// counted.
+	hs.byH.reset()
+	hs.groups = hs.groups[:0]
+	hs.gi = slices.Grow(hs.gi[:0], len(rs))[:len(rs)]
+	for i := range rs {
+		x, added := hs.byH.find(uint64(rs[i].h))
+		if added {
+			*x = int32(len(hs.groups))
+			hs.groups = append(hs.groups, heldGroup{sorted: true})
+		}
+		g := &hs.groups[*x]
+		if rs[i].s < g.last {
+			g.sorted = false
+		}
+		g.last = rs[i].s
+		g.n++
+		hs.gi[i] = *x
+	}
+	// Each holder's place, then its spans moved there in the order they
+	// came (a counting sort by holder).
+	at := int32(0)
+	for i := range hs.groups {
+		g := &hs.groups[i]
+		g.at, at = at, at+g.n
+	}
+	hs.tmp = slices.Grow(hs.tmp[:0], len(rs))[:len(rs)]
+	for i := range rs {
+		g := &hs.groups[hs.gi[i]]
+		hs.tmp[g.at] = rs[i]
+		g.at++
+	}
+	for i := range hs.groups {
+		g := &hs.groups[i]
+		part := hs.tmp[g.at-g.n : g.at]
+		if !g.sorted {
+			hs.buf = sortHeldRuns(part, hs.buf)
+		}
+		for _, r := range part {
+			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
+		}
+	}
+}
+
+// sortHeldRuns sorts rs by start, stably, by merging its runs in order
+// of start (a holder's spans come lock by lock, each lock's in order):
+// O(n log runs), where a holder of a hundred thousand spans made the
+// sort in place (slices.SortStableFunc's rotations) 2.5 of c1G's CPU-s.
+// buf is room to merge into, returned for the next call.
+func sortHeldRuns(rs, buf []heldRec) []heldRec {
+	var room [64]int
+	bounds := append(room[:0], 0)
+	for i := 1; i < len(rs); i++ {
+		if rs[i].s < rs[i-1].s {
+			bounds = append(bounds, i)
+		}
+	}
+	if len(bounds) == 1 {
+		return buf
+	}
+	bounds = append(bounds, len(rs))
+	buf = slices.Grow(buf[:0], len(rs))[:len(rs)]
+	src, dst := rs, buf
+	for len(bounds) > 2 {
+		next := bounds[:1]
+		for k := 0; k+1 < len(bounds); k += 2 {
+			lo, mid := bounds[k], bounds[k+1]
+			hi := mid
+			if k+2 < len(bounds) {
+				hi = bounds[k+2]
+			}
+			a, b, d := src[lo:mid], src[mid:hi], dst[lo:hi]
+			i, j, n := 0, 0, 0
+			for i < len(a) && j < len(b) {
+				if b[j].s < a[i].s {
+					d[n] = b[j]
+					j++
+				} else {
+					d[n] = a[i]
+					i++
+				}
+				n++
+			}
+			n += copy(d[n:], a[i:])
+			copy(d[n:], b[j:])
+			next = append(next, hi)
+		}
+		bounds = next
+		src, dst = dst, src
+	}
+	if &src[0] != &rs[0] {
+		copy(rs, src)
+	}
+	return buf
 }
 
 // appendHeld packs r after prev: the differences of its holder, fold and
@@ -943,7 +1053,7 @@ type doingFold struct {
 	lc   *lockChanges // the owner changes read back (blameSpans)
 	d    *Doing
 	lock LockRef // the lock whose holders these are
-	on   map[HeldOn]format.Time
+	on   onTab
 	// samples: by stack and kind (the stack's ID above the kind's byte), in place (probeTab):
 	// the fold of a lock's holders looks one up for each of their
 	// samples while it was held.
@@ -972,10 +1082,9 @@ func (f *doingFold) addOn(k HeldOn, d format.Time) {
 // flushOn adds the time addOn holds to on.
 func (f *doingFold) flushOn() {
 	if f.onTime != 0 {
-		n := len(f.on)
-		f.on[f.onKey] += f.onTime
+		added := f.on.add(f.onKey, f.onTime)
 		f.onTime = 0
-		if f.sp != nil && len(f.on) > n {
+		if f.sp != nil && added {
 			f.sp.added()
 		}
 	}
@@ -1051,7 +1160,7 @@ func newDoingFold(lock LockRef, ss []OwnerSpan, buf *[]OwnerSpan) *doingFold {
 	for _, s := range ss {
 		d.Spans = unionAdd(d.Spans, s)
 	}
-	return &doingFold{d: d, lock: lock, on: map[HeldOn]format.Time{}}
+	return &doingFold{d: d, lock: lock}
 }
 
 // unionAdd adds s, the next span in order of start, to the union u.
@@ -1173,25 +1282,45 @@ func (f *doingFold) finish() {
 	if len(f.onRuns) > 0 {
 		d.On = f.mergedOn()
 	} else {
-		d.On = make([]HeldOn, 0, len(f.on))
-		for h, tm := range f.on {
-			h.Time = tm
-			d.On = append(d.On, h)
-		}
+		d.On = f.on.appendTo(make([]HeldOn, 0, f.on.n))
 	}
-	f.on = nil
-	slices.SortFunc(d.On, func(x, y HeldOn) int {
+	f.on = onTab{}
+	order := func(x, y *HeldOn) int {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.Lock.Object, y.Lock.Object),
 			cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
-	})
+	}
 	if f.top > 0 && len(d.On) > f.top {
-		d.On = slices.Clone(d.On[:f.top])
+		// The first top alone, by a heap of them: the order is total
+		// (each lock and owner once), so they are the sort's first.
+		d.On = firstOf(d.On, f.top, order)
+	} else {
+		slices.SortFunc(d.On, func(x, y HeldOn) int { return order(&x, &y) })
 	}
 	d.Samples = f.samples.appendTo(d.Samples)
 	slices.SortFunc(d.Samples, func(x, y DoingSamples) int {
 		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.Samples, x.Samples),
 			cmp.Compare(x.Stack, y.Stack), cmp.Compare(x.Kind, y.Kind))
 	})
+}
+
+// firstOf returns a new slice of the first n of xs (more than n) in the
+// total order of cmp, sorted: xs is reordered. A binary heap of the n
+// first so far, its last (by cmp) at the root: O(len(xs) log n), where a
+// sort of every entry was half a second of c1G's report for the ten its
+// Doings list.
+func firstOf[T any](xs []T, n int, cmp func(a, b *T) int) []T {
+	h := xs[:n]
+	after := func(a, b *T) bool { return cmp(a, b) > 0 }
+	heapify(h, after)
+	for i := n; i < len(xs); i++ {
+		if cmp(&xs[i], &h[0]) < 0 {
+			h[0] = xs[i]
+			siftDown(h, 0, after)
+		}
+	}
+	out := slices.Clone(h)
+	slices.SortFunc(out, func(a, b T) int { return cmp(&a, &b) })
+	return out
 }
 
 // blameSpansLogged appends to dst the blame spans of iv, an interval of

@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
+	"math/bits"
 	"slices"
 
 	"orca/internal/format"
@@ -39,18 +40,27 @@ func (sp *onSpill) added() {
 	}
 	n := 0
 	for _, f := range sp.folds {
-		if len(f.on) >= onRunMin && f.spillOn() {
+		if f.on.n >= onRunMin && f.spillOn() {
 			continue
 		}
-		n += len(f.on)
+		n += f.on.n
 	}
 	// The next pass waits for onBudget more (spanSpill.chunkAll).
 	sp.entries, sp.left = n, n
 }
 
 // compareOn orders entries by lock and owner: a run's order.
+// (Each field compared only when those before are equal: cmp.Or's
+// arguments are all computed first, and the sorts of a fold's entries
+// written out were half a second of c1G's report.)
 func compareOn(x, y HeldOn) int {
-	return cmp.Or(cmp.Compare(x.Lock.Object, y.Lock.Object), cmp.Compare(x.Lock.Kind, y.Lock.Kind), cmp.Compare(x.Owner, y.Owner))
+	if x.Lock.Object != y.Lock.Object {
+		return cmp.Compare(x.Lock.Object, y.Lock.Object)
+	}
+	if x.Lock.Kind != y.Lock.Kind {
+		return cmp.Compare(x.Lock.Kind, y.Lock.Kind)
+	}
+	return cmp.Compare(x.Owner, y.Owner)
 }
 
 // appendOn packs h after prev (in compareOn's order): the differences of
@@ -80,11 +90,7 @@ func readOn(b []byte, prev *HeldOn) (HeldOn, int) {
 // bytes, and lets it go; false when the spill takes no more.
 func (f *doingFold) spillOn() bool {
 	sp := f.sp
-	hs := sp.buf[:0]
-	for h, t := range f.on {
-		h.Time = t
-		hs = append(hs, h)
-	}
+	hs := f.on.appendTo(sp.buf[:0])
 	slices.SortFunc(hs, compareOn)
 	run, ok := putRun(sp.m.spill, hs, appendOn)
 	sp.buf = hs[:0]
@@ -92,18 +98,14 @@ func (f *doingFold) spillOn() bool {
 		return false // the map stays: nothing of it is in a run
 	}
 	f.onRuns = append(f.onRuns, run)
-	f.on = map[HeldOn]format.Time{}
+	f.on.reset()
 	return true
 }
 
 // mergedOn returns f's entries, its runs' and its map's, each key's
 // times summed, in compareOn's order.
 func (f *doingFold) mergedOn() []HeldOn {
-	tab := make([]HeldOn, 0, len(f.on))
-	for h, t := range f.on {
-		h.Time = t
-		tab = append(tab, h)
-	}
+	tab := f.on.appendTo(make([]HeldOn, 0, f.on.n))
 	slices.SortFunc(tab, compareOn)
 	var out []HeldOn
 	runs := f.onRuns
@@ -116,4 +118,85 @@ func (f *doingFold) mergedOn() []HeldOn {
 		out = append(out, x)
 	})
 	return out
+}
+
+// onTab is a fold's time by the other lock and its owner (doingFold.on):
+// open addressing, each entry in its slot, probed linearly from a hash
+// of the lock and owner. A Go map's assignment, a probe of its control
+// word then of the slot, was 1 of c1G's CPU-s, for a fold's entries
+// each added to once per run of a holder's spans (flushOn). The order of
+// the slots is the hash's: every reader sorts the entries.
+type onTab struct {
+	slots []onSlot // a power of two of them, or none
+	n     int
+	shift uint8 // 64 - log2(len(slots))
+}
+
+// onSlot is a slot of an onTab: its entry (the time summed in Time), if
+// used.
+type onSlot struct {
+	h    HeldOn
+	used bool
+}
+
+// onSlotOf is h's first slot in a table of 1<<(64-shift) slots.
+func onSlotOf(h *HeldOn, shift uint8) int {
+	x := uint64(h.Lock.Object)*0x9e3779b97f4a7c15 + uint64(h.Owner)
+	x = (x ^ x>>29 ^ uint64(h.Lock.Kind)) * 0xbf58476d1ce4e5b9
+	return int((x ^ x>>32) * 0x94d049bb133111eb >> shift)
+}
+
+// add adds d to the time of h's lock and owner, and reports whether the
+// entry is new.
+func (t *onTab) add(h HeldOn, d format.Time) bool {
+	if 4*(t.n+1) > 3*len(t.slots) {
+		t.grow()
+	}
+	mask := len(t.slots) - 1
+	for i := onSlotOf(&h, t.shift); ; i = (i + 1) & mask {
+		s := &t.slots[i]
+		if !s.used {
+			h.Time = d
+			s.h, s.used = h, true
+			t.n++
+			return true
+		}
+		if s.h.Lock == h.Lock && s.h.Owner == h.Owner {
+			s.h.Time += d
+			return false
+		}
+	}
+}
+
+// grow doubles the slots and puts the entries in again.
+func (t *onTab) grow() {
+	old := t.slots
+	n := max(2*len(old), 16)
+	t.slots = make([]onSlot, n)
+	t.shift = uint8(64 - bits.TrailingZeros(uint(n)))
+	mask := n - 1
+	for j := range old {
+		if !old[j].used {
+			continue
+		}
+		i := onSlotOf(&old[j].h, t.shift)
+		for t.slots[i].used {
+			i = (i + 1) & mask
+		}
+		t.slots[i] = old[j]
+	}
+}
+
+// reset empties t and lets its slots go (a fold written out begins
+// again small).
+func (t *onTab) reset() { *t = onTab{} }
+
+// appendTo appends the entries to dst, in the order of the slots.
+func (t *onTab) appendTo(dst []HeldOn) []HeldOn {
+	for i := range t.slots {
+		if t.slots[i].used {
+			dst = append(dst, t.slots[i].h)
+		}
+	}
+	return dst
 }

@@ -256,10 +256,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		t.Intervals, t.Samples = nil, nil
 		// Its list of blocks is complete (but for a thread brought back):
 		// the room appends left is a quarter of it on average, kept for
-		// every thread ever seen.
-		if bs := t.spill.bytes(); cap(bs) > len(bs) {
-			t.spill.set(slices.Clone(bs))
-		}
+		// every thread ever seen; so is the rounding of an allocation
+		// of its own (keep).
+		t.spill.set(b.keep(t.spill.bytes()))
 	}
 	return drop
 }

@@ -30,15 +30,14 @@ type Builder struct {
 	lastThread     *tstate     // the last thread looked up: events come in runs
 	m              *Model
 	edges          edgeList // Model.Edges until Finalize
-	threads        map[format.ThreadID]*tstate
+	// th: the threads by ID, and in order of appearance (th.byNum,
+	// tstate.num), as Model.Threads until Finalize sorts it: Finalize's
+	// walk finds each without a look-up (100 000 threads: a miss of the
+	// cache each).
+	th *foldIndex
 	// near: the threads by their ID's hash, the latest looked up in each
 	// slot (threadOf).
 	near []*tstate
-	// byNum: the threads in order of appearance (tstate.num), as
-	// Model.Threads until Finalize sorts it: Finalize's walk finds each
-	// without a look-up in threads (100 000 threads: a miss of the cache
-	// each).
-	byNum []*tstate
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
 	// Finalize, so a slab keeps nothing alive longer. tslab: their
@@ -344,7 +343,7 @@ func (b *Builder) takeBody(ts *tstate) {
 		b.bodies = b.bodies[:n-1]
 	} else {
 		if len(b.bodySlab) == 0 {
-			b.bodySlab = make([]tbody, min(max(len(b.byNum), 1), 256))
+			b.bodySlab = make([]tbody, min(max(len(b.th.byNum), 1), 256))
 		}
 		bd = &b.bodySlab[0]
 		b.bodySlab = b.bodySlab[1:]
@@ -424,7 +423,7 @@ func New() *Builder {
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
-		threads:   map[format.ThreadID]*tstate{},
+		th:        &foldIndex{},
 		objs:      &probeTab[*objFold]{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
@@ -438,7 +437,7 @@ func New() *Builder {
 		sealEvery: sealEvery,
 		untilSeal: sealEvery,
 	}
-	b.m.foldTh = b.threads
+	b.m.foldTh = b.th
 	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
 	return b
 }
@@ -451,7 +450,7 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 
 // thread returns the thread id, creating it as first seen at at (by its
 // own event or as another event's owner, target or joined thread). It
-// looks in near first: one load and a compare, not a look-up in the map
+// looks in near first: one load and a compare, not a look-up in th
 // (a thread's lines rarely follow each other: three in four are of
 // another thread than the line before, in the 128 MB synthetic
 // recording; an owner, a target, a joined thread are looked up the same
@@ -468,10 +467,10 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		b.lastThread = ts
 		return ts
 	}
-	ts := b.threads[id]
+	ts := b.th.get(id)
 	if ts == nil {
 		if len(b.slab) == 0 {
-			n := min(max(len(b.byNum), 1), 256)
+			n := min(max(len(b.th.byNum), 1), 256)
 			b.slab, b.tslab = make([]tstate, n), make([]Thread, n)
 		}
 		// Zero already: its fields set one by one (a whole tstate
@@ -486,9 +485,8 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		if b.ivsWas != nil {
 			ts.body.ivs.hint = b.ivsWas[id]
 		}
-		b.threads[id] = ts
+		b.th.add(ts)
 		b.m.Threads = append(b.m.Threads, ts.t)
-		b.byNum = append(b.byNum, ts)
 	}
 	*slot = ts
 	b.lastThread = ts
@@ -503,7 +501,7 @@ func (b *Builder) known(id format.ThreadID) *tstate {
 			return ts
 		}
 	}
-	return b.threads[id]
+	return b.th.get(id)
 }
 
 // threadOf returns the thread of ev's line (thread).
@@ -718,7 +716,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		if _, ok := b.starts[ev.Target]; ok {
 			// Started again while it lives (reuse tells a thread that
 			// ended apart): the first start stands.
-			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.threads[ev.Target].t.Parent)
+			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.th.get(ev.Target).t.Parent)
 			break
 		}
 		tt := b.thread(ev.Target, ev.Time)
@@ -927,12 +925,12 @@ func (b *Builder) reuse(raw format.ThreadID) {
 	if !ok {
 		cur = raw
 	}
-	ts := b.threads[cur]
+	ts := b.th.get(cur)
 	if ts == nil || !ts.t.Ended || len(ts.body.open) > 0 {
 		return
 	}
 	id := cur + 1<<32
-	for b.threads[id] != nil && id > cur {
+	for b.th.get(id) != nil && id > cur {
 		id += 1 << 32
 	}
 	if id < cur {

@@ -61,7 +61,10 @@ type Builder struct {
 	lastFold *objFold
 	stacks   stackTable
 	first    bool
-	// Pending ThreadStart edges, completed when the target appears.
+	// Pending ThreadStart edges, completed when the target appears: a
+	// target's until its ThreadStarted (tstate.started says a thread had
+	// its ThreadStart: a map of every thread ever started was 31 MB of
+	// c5G-slow5's fold's end).
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
 	// was read (two flushes interleave): the edge is made at ThreadEnded.
@@ -252,6 +255,7 @@ type tstate struct {
 	num        uint32 // numbers the threads from 0 in order of appearance
 	ivUnsorted bool
 	seen       bool // it has had an event of its own
+	started    bool // it has had a ThreadStart (Builder.starts)
 	ended      bool
 	// feeding: it is in Builder.feeding; ending: in Builder.ending;
 	// retired: it was finished as the fold went (retire), its intervals
@@ -676,9 +680,13 @@ func (b *Builder) Event(ev *reader.Event) {
 	switch ev.Kind {
 	case format.ThreadStarted:
 		t.Name = ev.Name
-		if i, ok := b.starts[ev.Thread]; ok && i >= 0 {
-			e := b.edges.at(i)
-			e.ToTime = max(t.Start, e.FromTime)
+		if i, ok := b.starts[ev.Thread]; ok {
+			if i >= 0 {
+				e := b.edges.at(i)
+				e.ToTime = max(t.Start, e.FromTime)
+			}
+			// A second ThreadStarted would set the same.
+			delete(b.starts, ev.Thread)
 		}
 	case format.ThreadEnded:
 		for len(ts.body.open) > 0 {
@@ -713,14 +721,14 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
 			break
 		}
-		if _, ok := b.starts[ev.Target]; ok {
+		if tt := b.known(ev.Target); tt != nil && tt.started {
 			// Started again while it lives (reuse tells a thread that
 			// ended apart): the first start stands.
 			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.th.get(ev.Target).t.Parent)
 			break
 		}
 		tt := b.thread(ev.Target, ev.Time)
-		tt.t.Parent, tt.t.StartedAt = ev.Thread, stack
+		tt.t.Parent, tt.t.StartedAt, tt.started = ev.Thread, stack, true
 		to := ev.Time
 		if tt.seen {
 			to = max(tt.t.Start, ev.Time)

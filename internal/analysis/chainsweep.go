@@ -601,6 +601,11 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 // chains sweeps the edges collected, and returns the first n roots (0:
 // all), most time first, and how many there are.
 func (s *chainSweep) chains(n int) ([]Chain, int) {
+	// The last thread given is the holders' pass's copy, read back from
+	// the spill: its intervals are in the room the pass read every
+	// thread's into, as large as the most any had (43 MB of c5G-slow5's
+	// report, held to its peak, the end of pass 2).
+	s.lastT = nil
 	s.putReleases()
 	s.order()
 	// The holders' released stretches cut the edges in order alone:

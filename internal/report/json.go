@@ -118,6 +118,28 @@ func values[E any](o *jsonOut, l []E, d int) {
 	list(o, l, d, func(e *E, d int) { o.value(e, d) })
 }
 
+// valuesOf writes the elements seq yields as values writes a list of them
+// (never null).
+func valuesOf[E any](o *jsonOut, seq func(yield func(*E)), d int) {
+	in := "\n" + indent(d+1)
+	n := 0
+	seq(func(e *E) {
+		if n == 0 {
+			o.raw("[")
+		} else {
+			o.raw(",")
+		}
+		n++
+		o.raw(in)
+		o.value(e, d+1)
+	})
+	if n == 0 {
+		o.raw("[]")
+		return
+	}
+	o.raw("\n" + indent(d) + "]")
+}
+
 // streamed is a field of an object that jsonOut.object writes apart: its
 // key, its depth below the object's (1 for the object's own field, 2 for
 // a field of an object in it), and its writer, given the field's depth.
@@ -205,9 +227,17 @@ func (o *jsonOut) lock(l *Lock, d int) {
 	fields := []streamed{
 		{"waiters", 1, func(d int) { values(o, l.Waiters, d) }},
 		{"owners", 1, func(d int) { values(o, l.Owners, d) }},
+	}
+	if r := l.rows; r != nil {
+		fields = []streamed{
+			{"waiters", 1, func(d int) { valuesOf(o, r.waiters, d) }},
+			{"owners", 1, func(d int) { valuesOf(o, r.owners, d) }},
+		}
+	}
+	fields = append(fields, []streamed{
 		{"sites", 1, func(d int) { values(o, l.Sites, d) }},
 		{"held_at", 1, func(d int) { values(o, l.HeldAt, d) }},
-	}
+	}...)
 	if l.Hold != nil {
 		h := *l.Hold
 		h.Sites = []HoldSite{}

@@ -200,7 +200,7 @@ func runReport(u ui, args []string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("writing report: %w", err)
+		return spillAdvice(fmt.Errorf("writing report: %w", err))
 	}
 	return nil
 }

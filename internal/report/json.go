@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"orca/internal/model"
 )
 
 // WriteJSON writes the report as indented JSON (docs/report-json.md).
@@ -22,7 +24,11 @@ import (
 // never in memory whole. Encoded whole, a 1 GB recording's 165 MB of JSON
 // was built in one buffer and indented into a second, both grown by
 // doubling, at the report's peak of memory (docs/streaming.md).
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) (err error) {
+	// With Options.JSONOnly the locks' waiters and owners are read from
+	// the Model's spill as they are written: a read that fails is the
+	// error (model.SpillError), as in New.
+	defer model.RecoverSpill(&err)
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
 		bw = bufio.NewWriterSize(w, 64<<10)

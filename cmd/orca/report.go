@@ -165,7 +165,7 @@ func runReport(u ui, args []string) error {
 		return spillAdvice(err)
 	}
 	prof.heapAt("build")
-	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains})
+	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON})
 	if err != nil {
 		return spillAdvice(err)
 	}
@@ -200,7 +200,7 @@ func runReport(u ui, args []string) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("writing report: %w", err)
+		return spillAdvice(fmt.Errorf("writing report: %w", err))
 	}
 	return nil
 }

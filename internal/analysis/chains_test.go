@@ -166,8 +166,13 @@ func TestChainsSweepSynth(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := res.Model.Filter(nil)
-		for _, n := range []int{0, 10} {
+		for _, n := range []int{0, 10, -10} {
+			// -10: 10, the links by linkKey (chainSweep.wide).
+			if n < 0 {
+				n, linkWordBits = -n, 0
+			}
 			got, gotTotal := Chains(v, nil, n)
+			linkWordBits = 64
 			want, wantTotal := chains(v, nil, n, true)
 			if gotTotal != wantTotal || len(got) != len(want) {
 				t.Fatalf("seed %d, n %d: by the sweep %d roots (%d kept), per waiter %d (%d)", o.Seed, n, gotTotal, len(got), wantTotal, len(want))

@@ -126,6 +126,25 @@ type linkKey struct {
 	lk    uint32
 }
 
+// linkWord is a linkKey packed in a word, x's and to's nodeBits each and
+// lk's lkBits: a map's slot of 16 bytes where a linkKey's is 24 with its
+// time (c5G-slow5's 3.07 M links: 125 MB at the report's peak, the end of
+// the sweep's pass 2). When the bits are more than a word's (more nodes
+// or locks than any recording seen), the sweep keeps linkKeys
+// (chainSweep.wide).
+func linkWord(x, to int32, lk uint32, nodeBits, lkBits uint8) uint64 {
+	return uint64(x)<<(nodeBits+lkBits) | uint64(to)<<lkBits | uint64(lk)
+}
+
+// linkWordBits is the bits of a linkWord: a var, as the tests take the
+// linkKeys' way too (0).
+var linkWordBits = 64
+
+// linkOf is the linkKey of w (linkWord).
+func linkOf(w uint64, nodeBits, lkBits uint8) linkKey {
+	return linkKey{x: int32(w >> (nodeBits + lkBits)), to: int32(w >> lkBits & (1<<nodeBits - 1)), lk: uint32(w & (1<<lkBits - 1))}
+}
+
 // edgeLog is a bucket's edges packed, in the order they were added: for
 // each, the difference of its a from the edge's before (zigzag varint;
 // the first's from the bucket's start), b-a, the difference of its from
@@ -291,21 +310,33 @@ type chainSweep struct {
 	accs []sweepAcc
 	kept []chainAcc
 	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
+	// same: in pass 2, by node without one, the node its ID names when
+	// another (the index by ID let go).
 	nodeAcc []int32
+	same    map[int32]int32
 	// accEnd: by entry of accs, the last instant it gained time (pass
 	// 1); stop: the last of the roots kept's, where pass 2 is done.
 	accEnd []format.Time
 	stop   format.Time
 
 	// Pass 2, for the roots kept: by node, whether it is on a cycle,
-	// its children (kids) and its index among its parent's (kidAt), and
-	// since when its edge's time at its rate now is not yet added.
-	pass2  bool
-	onCyc  []bool
-	kids   [][]int32
-	kidAt  []int32
-	edgeAt []format.Time
-	links  []map[linkKey]format.Time // by acc kept (its kept)
+	// its children, and since when its edge's time at its rate now is
+	// not yet added. The children are a list through the nodes: kid, a
+	// node's first child + 1 (0: none), next and prev, its siblings' + 1
+	// (12 bytes a node, where a slice of each node's children and its
+	// index in its parent's were 28 and the slices' arrays: 53 MB of
+	// c5G-slow5's report at its peak). The order of the children is no
+	// figure's: flushTree adds the same times in another order.
+	pass2           bool
+	onCyc           []bool
+	kid, next, prev []int32
+	edgeAt          []format.Time
+	// links: by acc kept (its kept), its links' time, by linkWord (wide
+	// false) or by linkKey (wide).
+	links            []map[uint64]format.Time
+	wideLinks        []map[linkKey]format.Time
+	wide             bool
+	nodeBits, lkBits uint8
 	// segs: by acc kept, its stretches as a root that was no cycle's, in
 	// time order, split by what the root was doing once pass 2 is done
 	// (rootStates): the roots' intervals are read for those alone.
@@ -570,6 +601,11 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 // chains sweeps the edges collected, and returns the first n roots (0:
 // all), most time first, and how many there are.
 func (s *chainSweep) chains(n int) ([]Chain, int) {
+	// The last thread given is the holders' pass's copy, read back from
+	// the spill: its intervals are in the room the pass read every
+	// thread's into, as large as the most any had (43 MB of c5G-slow5's
+	// report, held to its peak, the end of pass 2).
+	s.lastT = nil
 	s.putReleases()
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
@@ -591,31 +627,54 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 
 	// Pass 2: the same sweep again, for the threads, links and states of
 	// the roots kept.
-	s.links = make([]map[linkKey]format.Time, len(order))
+	s.nodeBits, s.lkBits = uint8(bits.Len(uint(nn))), uint8(bits.Len(uint(len(s.ons))))
+	s.wide = 2*int(s.nodeBits)+int(s.lkBits) > linkWordBits
+	if s.wide {
+		s.wideLinks = make([]map[linkKey]format.Time, len(order))
+	} else {
+		s.links = make([]map[uint64]format.Time, len(order))
+	}
 	s.segs = make([]segLog, len(order))
 	s.kept = make([]chainAcc, len(order))
 	for k, ai := range order {
 		s.accs[ai].kept = int32(k)
-		s.links[k] = map[linkKey]format.Time{}
+		if s.wide {
+			s.wideLinks[k] = map[linkKey]format.Time{}
+		} else {
+			s.links[k] = map[uint64]format.Time{}
+		}
 		s.stop = max(s.stop, s.accEnd[ai])
 	}
 	s.pass2 = true
 	// The depths are pass 1's: its histograms let go (24 bytes a node
 	// and their counts, 51 MB of c5G-slow5's report).
 	s.hist, s.accEnd = nil, nil
-	s.onCyc, s.kids, s.kidAt, s.edgeAt = make([]bool, nn), make([][]int32, nn), make([]int32, nn), make([]format.Time, nn)
-	s.reset()
-	s.run()
-	// The forest and the index of nodes let go before the roots'
-	// intervals are read and their links made (~100 bytes a node).
+	// The index of nodes by ID let go too (34 MB of c5G-slow5's report
+	// at its peak, the end of pass 2): the roots kept's nodes found now,
+	// and for nodeAccOf the nodes another node's ID names (a released
+	// node's holder) among those pass 1 gave no entry.
 	roots := make([]int32, len(order))
 	for k, ai := range order {
 		roots[k] = s.node.get(s.accs[ai].root)
 	}
+	s.same = map[int32]int32{}
+	for x, a := range s.nodeAcc {
+		if a >= 0 {
+			continue
+		}
+		if p := s.node.get(s.ids[x]); p != int32(x) {
+			s.same[int32(x)] = p
+		}
+	}
+	s.node = nodeIndex{}
+	s.onCyc, s.kid, s.next, s.prev, s.edgeAt = make([]bool, nn), make([]int32, nn), make([]int32, nn), make([]int32, nn), make([]format.Time, nn)
+	s.reset()
+	s.run()
+	// The forest let go before the roots' intervals are read and their
+	// links made (~100 bytes a node).
 	s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
 	s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
-	s.onCyc, s.kids, s.kidAt, s.edgeAt, s.relNode = nil, nil, nil, nil, nil
-	s.node = nodeIndex{}
+	s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
 	s.rootStates(roots)
 
 	out := make([]Chain, 0, len(order))
@@ -631,10 +690,22 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 // hops returns root kept k's links by hop, and lets go of its links by
 // node.
 func (s *chainSweep) hops(k int) map[hop]format.Time {
-	links := make(map[hop]format.Time, len(s.links[k]))
-	for key, d := range s.links[k] {
+	var links map[hop]format.Time
+	add := func(key linkKey, d format.Time) {
 		on := s.ons[key.lk]
 		links[hop{from: s.ids[key.x], to: s.ids[key.to], obj: on.obj, how: on.how}] += d
+	}
+	if s.wide {
+		links = make(map[hop]format.Time, len(s.wideLinks[k]))
+		for key, d := range s.wideLinks[k] {
+			add(key, d)
+		}
+		s.wideLinks[k] = nil
+		return links
+	}
+	links = make(map[hop]format.Time, len(s.links[k]))
+	for w, d := range s.links[k] {
+		add(linkOf(w, s.nodeBits, s.lkBits), d)
 	}
 	s.links[k] = nil
 	return links
@@ -1123,7 +1194,17 @@ func (s *chainSweep) accOf2(r int32) int32 {
 // map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
 func (s *chainSweep) nodeAccOf(x int32) int32 {
 	if s.nodeAcc[x] < 0 {
-		p := s.node.get(s.ids[x])
+		var p int32
+		if s.pass2 {
+			// The index let go (chains): the node of x's ID is x but
+			// where same says.
+			p = x
+			if q, ok := s.same[x]; ok {
+				p = q
+			}
+		} else {
+			p = s.node.get(s.ids[x])
+		}
 		if s.nodeAcc[p] < 0 {
 			s.nodeAcc[p] = int32(len(s.accs))
 			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
@@ -1294,18 +1375,28 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 	if sign > 0 {
 		s.par[x] = y
 		if s.pass2 {
-			s.kidAt[x] = int32(len(s.kids[y]))
-			s.kids[y] = append(s.kids[y], x)
+			// x first among y's children.
+			f := s.kid[y]
+			s.next[x], s.prev[x] = f, 0
+			if f > 0 {
+				s.prev[f-1] = x + 1
+			}
+			s.kid[y] = x + 1
 		}
 		return
 	}
 	s.par[x] = -1
 	if s.pass2 {
-		ks := s.kids[y]
-		i := s.kidAt[x]
-		last := ks[len(ks)-1]
-		ks[i], s.kidAt[last] = last, i
-		s.kids[y] = ks[:len(ks)-1]
+		p, n := s.prev[x], s.next[x]
+		if p > 0 {
+			s.next[p-1] = n
+		} else {
+			s.kid[y] = n
+		}
+		if n > 0 {
+			s.prev[n-1] = p
+		}
+		s.next[x], s.prev[x] = 0, 0
 	}
 }
 
@@ -1458,7 +1549,11 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 		return
 	}
 	acc := &s.kept[k]
-	s.links[k][linkKey{x, int32(s.curTo[x] &^ srcBit), s.curLk[x]}] += format.Time(n) * (now - a)
+	if to := int32(s.curTo[x] &^ srcBit); s.wide {
+		s.wideLinks[k][linkKey{x, to, s.curLk[x]}] += format.Time(n) * (now - a)
+	} else {
+		s.links[k][linkWord(x, to, s.curLk[x], s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
+	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
 			// Made unique as they come, not once at the end: a root's
@@ -1489,8 +1584,8 @@ func (s *chainSweep) flushTree(x int32, now format.Time) {
 	var walk func(u int32)
 	walk = func(u int32) {
 		s.flushEdge(u, ai, s.rate(u, r), now)
-		for _, k := range s.kids[u] {
-			walk(k)
+		for k := s.kid[u]; k > 0; k = s.next[k-1] {
+			walk(k - 1)
 		}
 	}
 	walk(x)

@@ -71,3 +71,18 @@ func TestNodeIndexSparse(t *testing.T) {
 		t.Errorf("node of 5 set after: %d, %v", n, ok)
 	}
 }
+
+// TestLinkWord: a linkKey packed in a word comes back, at the extremes of
+// its bits and between; fails with a field's bits off by one (x's taken
+// for to's, lk cut).
+func TestLinkWord(t *testing.T) {
+	for _, b := range []struct{ node, lk uint8 }{{1, 1}, {21, 12}, {22, 20}, {31, 2}, {24, 16}} {
+		top := int32(1)<<b.node - 1
+		lkTop := uint32(1)<<b.lk - 1
+		for _, k := range []linkKey{{0, 0, 0}, {top, 0, 0}, {0, top, 0}, {0, 0, lkTop}, {top, top, lkTop}, {top / 3, top / 2, lkTop / 2}, {1, top - 1, 1}} {
+			if got := linkOf(linkWord(k.x, k.to, k.lk, b.node, b.lk), b.node, b.lk); got != k {
+				t.Errorf("%d and %d bits: %+v came back as %+v", b.node, b.lk, k, got)
+			}
+		}
+	}
+}

@@ -153,8 +153,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	defer RecoverSpill(&err)
 	b := New()
 	if opt.Threads > 0 && !collapse {
-		b.threads = make(map[format.ThreadID]*tstate, opt.Threads)
-		b.m.foldTh = b.threads
+		b.th.grow(opt.Threads)
 	}
 	b.ext = opt.Stacks
 	if b.ext == nil {

@@ -31,15 +31,14 @@ type Builder struct {
 	lastThread     *tstate     // the last thread looked up: events come in runs
 	m              *Model
 	edges          edgeList // Model.Edges until Finalize
-	threads        map[format.ThreadID]*tstate
+	// th: the threads by ID, and in order of appearance (th.byNum,
+	// tstate.num), as Model.Threads until Finalize sorts it: Finalize's
+	// walk finds each without a look-up (100 000 threads: a miss of the
+	// cache each).
+	th *foldIndex
 	// near: the threads by their ID's hash, the latest looked up in each
 	// slot (threadOf).
 	near []*tstate
-	// byNum: the threads in order of appearance (tstate.num), as
-	// Model.Threads until Finalize sorts it: Finalize's walk finds each
-	// without a look-up in threads (100 000 threads: a miss of the cache
-	// each).
-	byNum []*tstate
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
 	// Finalize, so a slab keeps nothing alive longer. tslab: their
@@ -63,7 +62,10 @@ type Builder struct {
 	lastFold *objFold
 	stacks   stackTable
 	first    bool
-	// Pending ThreadStart edges, completed when the target appears.
+	// Pending ThreadStart edges, completed when the target appears: a
+	// target's until its ThreadStarted (tstate.started says a thread had
+	// its ThreadStart: a map of every thread ever started was 31 MB of
+	// c5G-slow5's fold's end).
 	starts map[format.ThreadID]int // target -> index in b.edges
 	// Joins that returned before the line of their target's ThreadEnded
 	// was read (two flushes interleave): the edge is made at ThreadEnded.
@@ -257,6 +259,7 @@ type tstate struct {
 	num        uint32 // numbers the threads from 0 in order of appearance
 	ivUnsorted bool
 	seen       bool // it has had an event of its own
+	started    bool // it has had a ThreadStart (Builder.starts)
 	ended      bool
 	// feeding: it is in Builder.feeding; ending: in Builder.ending;
 	// retired: it was finished as the fold went (retire), its intervals
@@ -348,7 +351,7 @@ func (b *Builder) takeBody(ts *tstate) {
 		b.bodies = b.bodies[:n-1]
 	} else {
 		if len(b.bodySlab) == 0 {
-			b.bodySlab = make([]tbody, min(max(len(b.byNum), 1), 256))
+			b.bodySlab = make([]tbody, min(max(len(b.th.byNum), 1), 256))
 		}
 		bd = &b.bodySlab[0]
 		b.bodySlab = b.bodySlab[1:]
@@ -428,7 +431,7 @@ func New() *Builder {
 			byObject: map[lockKey]*Lock{},
 			Stacks:   [][]format.Frame{nil},
 		},
-		threads:   map[format.ThreadID]*tstate{},
+		th:        &foldIndex{},
 		objs:      &probeTab[*objFold]{},
 		stacks:    newStackTable(),
 		starts:    map[format.ThreadID]int{},
@@ -442,7 +445,7 @@ func New() *Builder {
 		sealEvery: sealEvery,
 		untilSeal: sealEvery,
 	}
-	b.m.foldTh = b.threads
+	b.m.foldTh = b.th
 	b.ag = &aggregator{m: b.m, by: map[uint64]*lockAgg{}, all: true, early: true}
 	return b
 }
@@ -455,7 +458,7 @@ func (b *Builder) problem(ev *reader.Event, format string, args ...any) {
 
 // thread returns the thread id, creating it as first seen at at (by its
 // own event or as another event's owner, target or joined thread). It
-// looks in near first: one load and a compare, not a look-up in the map
+// looks in near first: one load and a compare, not a look-up in th
 // (a thread's lines rarely follow each other: three in four are of
 // another thread than the line before, in the 128 MB synthetic
 // recording; an owner, a target, a joined thread are looked up the same
@@ -472,10 +475,10 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		b.lastThread = ts
 		return ts
 	}
-	ts := b.threads[id]
+	ts := b.th.get(id)
 	if ts == nil {
 		if len(b.slab) == 0 {
-			n := min(max(len(b.byNum), 1), 256)
+			n := min(max(len(b.th.byNum), 1), 256)
 			b.slab, b.tslab = make([]tstate, n), make([]Thread, n)
 		}
 		// Zero already: its fields set one by one (a whole tstate
@@ -490,9 +493,8 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		if b.ivsWas != nil {
 			ts.body.ivs.hint = b.ivsWas[id]
 		}
-		b.threads[id] = ts
+		b.th.add(ts)
 		b.m.Threads = append(b.m.Threads, ts.t)
-		b.byNum = append(b.byNum, ts)
 	}
 	*slot = ts
 	b.lastThread = ts
@@ -507,7 +509,7 @@ func (b *Builder) known(id format.ThreadID) *tstate {
 			return ts
 		}
 	}
-	return b.threads[id]
+	return b.th.get(id)
 }
 
 // threadOf returns the thread of ev's line (thread).
@@ -682,9 +684,13 @@ func (b *Builder) Event(ev *reader.Event) {
 	switch ev.Kind {
 	case format.ThreadStarted:
 		t.Name = ev.Name
-		if i, ok := b.starts[ev.Thread]; ok && i >= 0 {
-			e := b.edges.at(i)
-			e.ToTime = max(t.Start, e.FromTime)
+		if i, ok := b.starts[ev.Thread]; ok {
+			if i >= 0 {
+				e := b.edges.at(i)
+				e.ToTime = max(t.Start, e.FromTime)
+			}
+			// A second ThreadStarted would set the same.
+			delete(b.starts, ev.Thread)
 		}
 	case format.ThreadEnded:
 		for len(ts.body.open) > 0 {
@@ -719,14 +725,14 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v starts thread %v", ev.Thread, ev.Target)
 			break
 		}
-		if _, ok := b.starts[ev.Target]; ok {
+		if tt := b.known(ev.Target); tt != nil && tt.started {
 			// Started again while it lives (reuse tells a thread that
 			// ended apart): the first start stands.
-			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.threads[ev.Target].t.Parent)
+			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.th.get(ev.Target).t.Parent)
 			break
 		}
 		tt := b.thread(ev.Target, ev.Time)
-		tt.t.Parent, tt.t.StartedAt = ev.Thread, stack
+		tt.t.Parent, tt.t.StartedAt, tt.started = ev.Thread, stack, true
 		to := ev.Time
 		if tt.seen {
 			to = max(tt.t.Start, ev.Time)
@@ -931,12 +937,12 @@ func (b *Builder) reuse(raw format.ThreadID) {
 	if !ok {
 		cur = raw
 	}
-	ts := b.threads[cur]
+	ts := b.th.get(cur)
 	if ts == nil || !ts.t.Ended || len(ts.body.open) > 0 {
 		return
 	}
 	id := cur + 1<<32
-	for b.threads[id] != nil && id > cur {
+	for b.th.get(id) != nil && id > cur {
 		id += 1 << 32
 	}
 	if id < cur {

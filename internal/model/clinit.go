@@ -22,8 +22,8 @@ type ClassInit struct {
 	Sites   []StackID         // where each distinct wait ended, in order
 	// seen: Waiters and Sites as sets, for the fold (a class many threads
 	// wait on would cost a scan of them all at each wait).
-	seenWaiter *probeTab[struct{}]
-	seenSite   *probeTab[struct{}]
+	seenWaiter *keySet
+	seenSite   *keySet
 }
 
 // InitLock returns the class initialisation obj is the lock of, or nil
@@ -76,12 +76,12 @@ func (b *Builder) classInit(ev *reader.Event, stack StackID) {
 	}
 	ci.Waits++
 	if ci.seenWaiter == nil {
-		ci.seenWaiter, ci.seenSite = &probeTab[struct{}]{}, &probeTab[struct{}]{}
+		ci.seenWaiter, ci.seenSite = &keySet{}, &keySet{}
 	}
-	if _, added := ci.seenWaiter.find(uint64(ev.Thread)); added {
+	if ci.seenWaiter.add(uint64(ev.Thread)) {
 		ci.Waiters = append(ci.Waiters, ev.Thread)
 	}
-	if _, added := ci.seenSite.find(uint64(stack)); added {
+	if ci.seenSite.add(uint64(stack)) {
 		ci.Sites = append(ci.Sites, stack)
 	}
 }

@@ -32,7 +32,7 @@ func (b *Builder) Finalize() *Model {
 	for _, ci := range m.ClassInits {
 		ci.seenWaiter, ci.seenSite = nil, nil // the fold's alone
 	}
-	for _, ts := range b.byNum {
+	for _, ts := range b.th.byNum {
 		if ts.body.hasUnpark {
 			b.unparks[ts.t.ID] = ts.body.unpark
 		}
@@ -51,7 +51,7 @@ func (b *Builder) Finalize() *Model {
 	}
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
 	for i, t := range m.Threads {
-		ts := b.byNum[i]
+		ts := b.th.byNum[i]
 		t.Events = ts.events
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now.
@@ -263,10 +263,9 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		t.Intervals, t.Samples = nil, nil
 		// Its list of blocks is complete (but for a thread brought back):
 		// the room appends left is a quarter of it on average, kept for
-		// every thread ever seen.
-		if bs := t.spill.bytes(); cap(bs) > len(bs) {
-			t.spill.set(slices.Clone(bs))
-		}
+		// every thread ever seen; so is the rounding of an allocation
+		// of its own (keep).
+		t.spill.set(b.keep(t.spill.bytes()))
 	}
 	return drop
 }

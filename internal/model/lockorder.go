@@ -147,7 +147,7 @@ func (b *Builder) sealOrder(ts *tstate) {
 // sealOrders seals every thread's LockOrder in progress, and puts them all
 // in the order of their first enter.
 func (b *Builder) sealOrders() {
-	for _, ts := range b.threads {
+	for _, ts := range b.th.byNum {
 		b.sealOrder(ts)
 	}
 	sort.SliceStable(b.m.LockOrders, func(i, j int) bool {

@@ -916,12 +916,12 @@ type Model struct {
 	// every frame (SiteStack); nil: each stack is its own.
 	siteOf []StackID
 	// byThread: a test's index of the threads by ID (IndexThread);
-	// foldTh: the fold's (Builder.threads, the Threads by their tstate's
-	// t), not a map of its own beside it (~30 bytes a thread at the
-	// fold's end: 38 MB of c5G-slow5's); thIdx: the index of Threads by
-	// ID once the fold is done (indexThreads), the two nil.
+	// foldTh: the fold's (Builder.th, the Threads by their tstate's t),
+	// not an index of its own beside it (a map was ~30 bytes a thread at
+	// the fold's end: 38 MB of c5G-slow5's); thIdx: the index of Threads
+	// by ID once the fold is done (indexThreads), the two nil.
 	byThread map[format.ThreadID]*Thread
-	foldTh   map[format.ThreadID]*tstate
+	foldTh   *foldIndex
 	thIdx    []uint32
 	byObject map[lockKey]*Lock
 	// objs: the fold's objects (objFold), when built with Options.Reuse
@@ -977,7 +977,7 @@ func (m *Model) BeforeStart(t format.Time) bool { return m.Attached && t <= m.St
 func (m *Model) Thread(id format.ThreadID) *Thread {
 	if m.byThread != nil || m.thIdx == nil {
 		if m.byThread == nil && m.foldTh != nil {
-			if ts := m.foldTh[id]; ts != nil {
+			if ts := m.foldTh.get(id); ts != nil {
 				return ts.t
 			}
 			return nil
@@ -1027,8 +1027,8 @@ func (m *Model) indexThreads() {
 func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	if m.byThread == nil && m.thIdx == nil && m.foldTh != nil {
 		return func(yield func(format.ThreadID, *Thread) bool) {
-			for id, ts := range m.foldTh {
-				if !yield(id, ts.t) {
+			for _, ts := range m.foldTh.byNum {
+				if !yield(ts.id, ts.t) {
 					return
 				}
 			}

@@ -61,3 +61,40 @@ func TestProbeTab(t *testing.T) {
 		}
 	}
 }
+
+// TestKeySet checks keySet against a map: keys in a row, spread and the
+// extremes (0 and math.MaxUint64, whose key + 1 is an empty slot's), each
+// added twice; fails with a key added again reported new, or one lost as
+// the slots grow.
+func TestKeySet(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{0, 1, 7, 8, 100, 5000} {
+		var set keySet
+		want := map[uint64]bool{}
+		for i := range 4 * n {
+			var k uint64
+			switch i % 4 {
+			case 0:
+				k = uint64(r.IntN(n + 1))
+			case 1:
+				k = r.Uint64()
+			case 2:
+				k = math.MaxUint64 - uint64(r.IntN(2))
+			default:
+				k = uint64(i)
+			}
+			if added := set.add(k); added == want[k] {
+				t.Fatalf("n %d: %d added %v, in the set before %v", n, k, added, want[k])
+			}
+			want[k] = true
+			if set.add(k) {
+				t.Fatalf("n %d: %d added twice", n, k)
+			}
+		}
+		for k := range want {
+			if set.add(k) {
+				t.Fatalf("n %d: %d lost", n, k)
+			}
+		}
+	}
+}

@@ -193,7 +193,7 @@ func (b *Builder) endJoining(ts *tstate, o *openIv, at format.Time) {
 	}
 	// A join returns because its target ended, or because it timed
 	// out or was interrupted: only the first is an edge.
-	if tt := b.threads[o.iv.Other]; tt != nil && tt.t.Ended {
+	if tt := b.th.get(o.iv.Other); tt != nil && tt.t.Ended {
 		if tt.t.End <= at {
 			b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: ts.t.ID, FromTime: tt.t.End, ToTime: at})
 		}

@@ -98,17 +98,26 @@ func unpackTail(dst []Interval, p []byte) []Interval {
 // keepTail packs ivs as t's tail, in b's block of tails.
 func (b *Builder) keepTail(t *Thread, ivs []Interval) {
 	b.tailScratch = appendTail(b.tailScratch[:0], ivs)
-	n := len(b.tailScratch)
-	t.tail, t.tailN = nil, uint32(n)
+	t.tail, t.tailN = unsafe.SliceData(b.keep(b.tailScratch)), uint32(len(b.tailScratch))
+}
+
+// keep returns a copy of p in b's blocks of tails (nil for none): its
+// capacity its length, so that an append to it copies it first. The
+// threads' tails and their lists of spill blocks once complete
+// (finishThread) are kept so: one of each for every thread ever seen,
+// ~25 bytes, which as an allocation each were rounded up to the next
+// size class.
+func (b *Builder) keep(p []byte) []byte {
+	n := len(p)
 	if n == 0 {
-		return
+		return nil
 	}
 	if cap(b.tailBuf)-len(b.tailBuf) < n {
 		b.tailBuf = make([]byte, 0, max(tailBlock, n))
 	}
 	at := len(b.tailBuf)
-	b.tailBuf = append(b.tailBuf, b.tailScratch...)
-	t.tail = &b.tailBuf[at]
+	b.tailBuf = append(b.tailBuf, p...)
+	return b.tailBuf[at : at+n : at+n]
 }
 
 // tails appends t's tail to dst.

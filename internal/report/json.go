@@ -8,6 +8,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"orca/internal/model"
 )
 
 // WriteJSON writes the report as indented JSON (docs/report-json.md).
@@ -22,7 +24,11 @@ import (
 // never in memory whole. Encoded whole, a 1 GB recording's 165 MB of JSON
 // was built in one buffer and indented into a second, both grown by
 // doubling, at the report's peak of memory (docs/streaming.md).
-func (r *Report) WriteJSON(w io.Writer) error {
+func (r *Report) WriteJSON(w io.Writer) (err error) {
+	// With Options.JSONOnly the locks' waiters and owners are read from
+	// the Model's spill as they are written: a read that fails is the
+	// error (model.SpillError), as in New.
+	defer model.RecoverSpill(&err)
 	bw, ok := w.(*bufio.Writer)
 	if !ok {
 		bw = bufio.NewWriterSize(w, 64<<10)
@@ -118,6 +124,28 @@ func values[E any](o *jsonOut, l []E, d int) {
 	list(o, l, d, func(e *E, d int) { o.value(e, d) })
 }
 
+// valuesOf writes the elements seq yields as values writes a list of them
+// (never null).
+func valuesOf[E any](o *jsonOut, seq func(yield func(*E)), d int) {
+	in := "\n" + indent(d+1)
+	n := 0
+	seq(func(e *E) {
+		if n == 0 {
+			o.raw("[")
+		} else {
+			o.raw(",")
+		}
+		n++
+		o.raw(in)
+		o.value(e, d+1)
+	})
+	if n == 0 {
+		o.raw("[]")
+		return
+	}
+	o.raw("\n" + indent(d) + "]")
+}
+
 // streamed is a field of an object that jsonOut.object writes apart: its
 // key, its depth below the object's (1 for the object's own field, 2 for
 // a field of an object in it), and its writer, given the field's depth.
@@ -205,9 +233,17 @@ func (o *jsonOut) lock(l *Lock, d int) {
 	fields := []streamed{
 		{"waiters", 1, func(d int) { values(o, l.Waiters, d) }},
 		{"owners", 1, func(d int) { values(o, l.Owners, d) }},
+	}
+	if r := l.rows; r != nil {
+		fields = []streamed{
+			{"waiters", 1, func(d int) { valuesOf(o, r.waiters, d) }},
+			{"owners", 1, func(d int) { valuesOf(o, r.owners, d) }},
+		}
+	}
+	fields = append(fields, []streamed{
 		{"sites", 1, func(d int) { values(o, l.Sites, d) }},
 		{"held_at", 1, func(d int) { values(o, l.HeldAt, d) }},
-	}
+	}...)
 	if l.Hold != nil {
 		h := *l.Hold
 		h.Sites = []HoldSite{}

@@ -38,7 +38,9 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 			Notifies: ml.Notifies, NotifyAlls: ml.NotifyAlls, Acquires: ml.Acquires, Releases: ml.Releases,
 			Sites: make([]LockSite, 0, len(ml.Sites)), HeldAt: make([][]string, 0, len(ml.HeldAt)),
 		}
-		if listed {
+		if listed && b.opt.JSONOnly {
+			l.rows = &lockRows{m: b.m, l: ml}
+		} else if listed {
 			ws := b.m.WaitersOf(ml)
 			l.Waiters, l.Owners = make([]string, 0, len(ws)), b.owners(ml)
 			for _, th := range ws {
@@ -76,14 +78,41 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 
 // owners lists the blamed owners of a lock; pct is of all blamed time.
 func (b *builder) owners(l *model.Lock) []Owner {
-	total := l.BlamedTotal()
 	os := b.m.OwnersOf(l)
 	out := make([]Owner, 0, len(os))
 	for _, bl := range os {
-		out = append(out, Owner{Thread: bl.Thread.String(), Name: b.name(bl.Thread),
-			Contentions: bl.Contentions, Open: bl.Open, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, total)})
+		out = append(out, ownerRow(b.m, l, bl))
 	}
 	return out
+}
+
+// ownerRow is the row of owner bl of l.
+func ownerRow(m *model.Model, l *model.Lock, bl model.Blame) Owner {
+	return Owner{Thread: bl.Thread.String(), Name: nameOf(m, bl.Thread),
+		Contentions: bl.Contentions, Open: bl.Open, BlamedS: sec(bl.Blamed), Pct: pct(bl.Blamed, l.BlamedTotal())}
+}
+
+// lockRows makes a listed lock's waiters' and owners' rows as they are
+// written (Options.JSONOnly), from the Model, which it keeps.
+type lockRows struct {
+	m *model.Model
+	l *model.Lock
+}
+
+// waiters yields the waiters' rows, as Lock.Waiters has them.
+func (r *lockRows) waiters(yield func(*string)) {
+	for _, th := range r.m.WaitersOf(r.l) {
+		s := th.String()
+		yield(&s)
+	}
+}
+
+// owners yields the owners' rows, as Lock.Owners has them.
+func (r *lockRows) owners(yield func(*Owner)) {
+	for _, bl := range r.m.OwnersOf(r.l) {
+		o := ownerRow(r.m, r.l, bl)
+		yield(&o)
+	}
 }
 
 // sites ranks the blocking call sites of all contended locks by time

@@ -59,6 +59,19 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("decoding the JSON: %v", err)
 				}
 				checkMeaning(t, &back, res.Model, opt)
+				// orca view's (NoThreadRows): the same but for the
+				// threads' rows.
+				vopt := opt
+				vopt.NoThreadRows = true
+				vr := New(rec, res, vopt)
+				vr.Prefix = name
+				if len(vr.Threads) != 0 || len(vr.VirtualGroups) != 0 || vr.ThreadsTotal != r.ThreadsTotal {
+					t.Errorf("NoThreadRows: %d threads' rows, %d virtual groups, %d threads in all (want none, none, %d)",
+						len(vr.Threads), len(vr.VirtualGroups), vr.ThreadsTotal, r.ThreadsTotal)
+				}
+				if got, want := withoutThreadRows(t, vr), withoutThreadRows(t, r); got != want {
+					t.Errorf("NoThreadRows: the report differs in more than its threads' rows:\n%s", got)
+				}
 				if opt.Thread == "" {
 					// orca report builds without the edges then
 					// (model.Options.NoEdges), with the spill the
@@ -239,4 +252,25 @@ func TestRecording(t *testing.T) {
 		}
 		checkMeaning(t, &back, res.Model, opt)
 	}
+}
+
+// withoutThreadRows is r's JSON without its threads' rows (threads,
+// virtual_groups).
+func withoutThreadRows(t *testing.T, r *Report) string {
+	t.Helper()
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(js.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "threads")
+	delete(v, "virtual_groups")
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -48,7 +48,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 4
+	indexVersion = 5
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
@@ -342,8 +342,9 @@ func readIndex(f *os.File, key string) (*Index, error) {
 		idx.levels[l.Level] = l
 	}
 	d := &idx.dir
-	if d.Threads < 0 || d.Lanes < d.LaneData[1] || d.LaneData[0] < 0 || d.LaneData[1] < d.LaneData[0] ||
-		d.Lanes+int64(d.Threads)*laneRecBytes > off {
+	// The lane records, then the lanes (version 5 on).
+	if d.Threads < 0 || d.Lanes < int64(len(head)) || d.Lanes+int64(d.Threads)*laneRecBytes > d.LaneData[0] ||
+		d.LaneData[1] < d.LaneData[0] || d.LaneData[1] > off {
 		return nil, errors.New("damaged")
 	}
 	return idx, nil
@@ -636,7 +637,22 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	for l := min(top+indexAbove, MaxLevel); l >= 0; l-- {
 		keptLevels = append(keptLevels, l)
 	}
-	laneRecs := make([]byte, 0, len(d.m.Threads)*laneRecBytes)
+	// The threads' lane records (laneRecBytes each, in thread order)
+	// before their lanes: their room written first, each record put in
+	// place a block at a time as the lanes are written, not held to the
+	// end (c5G-slow5's 1.33 M threads: 0.15 GB).
+	dir.Lanes = w.n
+	zeros := make([]byte, 64<<10)
+	for n := int64(len(d.m.Threads)) * laneRecBytes; n > 0; n -= int64(len(zeros)) {
+		w.Write(zeros[:min(n, int64(len(zeros)))])
+	}
+	laneRecs := make([]byte, 0, laneRecBlock*laneRecBytes)
+	recsAt := dir.Lanes
+	putRecs := func() {
+		w.writeAt(laneRecs, recsAt)
+		recsAt += int64(len(laneRecs))
+		laneRecs = laneRecs[:0]
+	}
 	dir.LaneData[0] = w.n
 	for ti, t := range d.m.Threads {
 		t = d.readThread(ti)
@@ -648,7 +664,9 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		}
 		rec := writeLane(w, t, hasSplit(t), d.m.Start, keptLevels, d.m.End-d.m.Start)
 		stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
-		laneRecs = append(laneRecs, rec...)
+		if laneRecs = append(laneRecs, rec...); len(laneRecs) == cap(laneRecs) {
+			putRecs()
+		}
 		lo, hi := t.Start, t.End
 		if len(t.Intervals) > 0 {
 			lo, hi = min(lo, t.Intervals[0].Start), max(hi, t.Intervals[len(t.Intervals)-1].End)
@@ -676,12 +694,14 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 			for _, ta := range last.tiles {
 				held -= len(ta.l.segs) + len(ta.l.runs)
 			}
+			// Let it go: the slice's array held every level given up
+			// (c5G-slow5: 0.5 GB of segments and pieces at the end).
+			levels[len(levels)-1] = nil
 			levels = levels[:len(levels)-1]
 		}
 	}
+	putRecs()
 	dir.LaneData[1] = w.n
-	dir.Lanes = w.n
-	w.Write(laneRecs)
 	laneRecs = nil
 	for _, a := range ovs {
 		a.done() // the handler's answer now
@@ -747,7 +767,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	le.PutUint64(head, uint64(off))
 	le.PutUint64(head[8:], uint64(len(js)))
 	stats.Bytes = w.n
-	stats.Lanes = dir.Lanes - dir.LaneData[0]
+	stats.Lanes = dir.LaneData[1] - dir.LaneData[0]
 	return stats, head, w.err
 }
 
@@ -771,7 +791,7 @@ func writeIndexFile(root, key string, write func(w *posWriter) ([]byte, error)) 
 		return fmt.Errorf("the viewer's index: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	w := &posWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	w := &posWriter{w: bufio.NewWriterSize(f, 1<<20), f: f}
 	head, err := write(w)
 	if err == nil {
 		err = w.w.Flush()

@@ -212,7 +212,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	// summed by name as they come.
 	ranks := b.rankThreads(hung)
 	r.ThreadsTotal = len(ranks)
-	if opt.NoThreadRows {
+	if opt.NoThreadLists {
 		r.Threads, r.VirtualGroups, r.textThreads = []Thread{}, []VirtualGroup{}, []Thread{}
 	} else {
 		r.Threads = make([]Thread, 0, listed(len(ranks), opt.Top))

@@ -154,7 +154,7 @@ func (d *data) report(want string) *reportFacts {
 	}
 	var r *report.Report
 	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
-		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadRows: true})
+		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true})
 	})
 	if len(d.reports) >= maxReports {
 		for k := range d.reports {

@@ -59,6 +59,19 @@ func TestGolden(t *testing.T) {
 					t.Fatalf("decoding the JSON: %v", err)
 				}
 				checkMeaning(t, &back, res.Model, opt)
+				// orca view's (NoThreadLists): the same but for the
+				// threads' rows and the locks' owners and waiters.
+				vopt := opt
+				vopt.NoThreadLists = true
+				vr := New(rec, res, vopt)
+				vr.Prefix = name
+				if len(vr.Threads) != 0 || len(vr.VirtualGroups) != 0 || vr.ThreadsTotal != r.ThreadsTotal {
+					t.Errorf("NoThreadLists: %d threads' rows, %d virtual groups, %d threads in all (want none, none, %d)",
+						len(vr.Threads), len(vr.VirtualGroups), vr.ThreadsTotal, r.ThreadsTotal)
+				}
+				if got, want := withoutThreadRows(t, vr), withoutThreadRows(t, r); got != want {
+					t.Errorf("NoThreadLists: the report differs in more than its lists of threads:\n%s", got)
+				}
 				if opt.Thread == "" {
 					// orca report builds without the edges then
 					// (model.Options.NoEdges), with the spill the
@@ -239,4 +252,31 @@ func TestRecording(t *testing.T) {
 		}
 		checkMeaning(t, &back, res.Model, opt)
 	}
+}
+
+// withoutThreadRows is r's JSON without its lists of threads (threads,
+// virtual_groups, each lock's owners and waiters).
+func withoutThreadRows(t *testing.T, r *Report) string {
+	t.Helper()
+	var js bytes.Buffer
+	if err := r.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(js.Bytes(), &v); err != nil {
+		t.Fatal(err)
+	}
+	delete(v, "threads")
+	delete(v, "virtual_groups")
+	if ls, ok := v["locks"].([]any); ok {
+		for _, l := range ls {
+			delete(l.(map[string]any), "owners")
+			delete(l.(map[string]any), "waiters")
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -27,7 +27,7 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		if !ml.Contended() {
 			continue
 		}
-		listed := keep <= 0 || len(out) < keep
+		listed := (keep <= 0 || len(out) < keep) && !b.opt.NoThreadLists
 		if doing == nil {
 			doing = b.holdersDoing()
 		}

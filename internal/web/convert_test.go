@@ -49,7 +49,7 @@ func TestConvertIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer out.Close()
-	w := &posWriter{w: bufio.NewWriterSize(out, 1<<20)}
+	w := &posWriter{w: bufio.NewWriterSize(out, 1<<20), f: out}
 	w.Write([]byte(indexMagic))
 	binary.Write(w, le, uint32(indexVersion))
 	w.Write(make([]byte, 16))
@@ -78,6 +78,9 @@ func TestConvertIndex(t *testing.T) {
 	t0 := time.Now()
 	kept := 0
 	var recs []byte
+	// The lane records before the lanes (version 5 on): their room first.
+	nd.Lanes = w.n
+	w.Write(make([]byte, dir.Threads*laneRecBytes))
 	nd.LaneData[0] = w.n
 	for ti := range dir.Threads {
 		rec := make([]byte, laneRecBytes)
@@ -93,8 +96,7 @@ func TestConvertIndex(t *testing.T) {
 		recs = append(recs, r...)
 	}
 	nd.LaneData[1] = w.n
-	nd.Lanes = w.n
-	w.Write(recs)
+	w.writeAt(recs, nd.Lanes)
 	t.Logf("lanes of %d threads written again in %.1f s, %d kept tiles, %d bytes (before %d)",
 		dir.Threads, time.Since(t0).Seconds(), kept, nd.LaneData[1]-nd.LaneData[0], dir.LaneData[1]-dir.LaneData[0])
 	for i, l := range dir.Levels {

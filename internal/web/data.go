@@ -45,8 +45,8 @@ type data struct {
 	overview map[int]*overviewJSON
 
 	// holders is what every contended lock's holders did while others
-	// were blocked on it (model.View.HoldersDoing of the whole
-	// recording), folded on first use.
+	// were blocked on it (model.View.HoldersDoingWith of the whole
+	// recording: no spans), folded on first use.
 	holdersOnce sync.Once
 	holders     map[model.LockRef]*model.Doing
 
@@ -154,7 +154,7 @@ func (d *data) report(want string) *reportFacts {
 	}
 	var r *report.Report
 	d.withIntervals(analysis.ThreadFilter(d.m, want), want != "", func() {
-		r = report.New(d.rec, d.res, report.Options{Thread: want})
+		r = report.New(d.rec, d.res, report.Options{Thread: want, NoThreadLists: true})
 	})
 	if len(d.reports) >= maxReports {
 		for k := range d.reports {
@@ -170,12 +170,14 @@ func (d *data) report(want string) *reportFacts {
 }
 
 // holdersDoing returns what the holders of each lock did while others
-// were blocked on it, of the whole recording.
+// were blocked on it, of the whole recording: without each lock's spans by
+// holder (HoldersDoingWith), which a lock's detail and its holders' flame
+// graph do not read (all of them at once were 1.8 GB live at c5G-slow5).
 func (d *data) holdersDoing() map[model.LockRef]*model.Doing {
 	d.holdersOnce.Do(func() {
 		d.modelMu.Lock()
 		defer d.modelMu.Unlock()
-		d.holders = d.all.HoldersDoing()
+		d.holders = d.all.HoldersDoingWith(nil)
 	})
 	return d.holders
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
@@ -48,7 +49,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 4
+	indexVersion = 5
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
@@ -342,8 +343,9 @@ func readIndex(f *os.File, key string) (*Index, error) {
 		idx.levels[l.Level] = l
 	}
 	d := &idx.dir
-	if d.Threads < 0 || d.Lanes < d.LaneData[1] || d.LaneData[0] < 0 || d.LaneData[1] < d.LaneData[0] ||
-		d.Lanes+int64(d.Threads)*laneRecBytes > off {
+	// The lane records, then the lanes (version 5 on).
+	if d.Threads < 0 || d.Lanes < int64(len(head)) || d.Lanes+int64(d.Threads)*laneRecBytes > d.LaneData[0] ||
+		d.LaneData[1] < d.LaneData[0] || d.LaneData[1] > off {
 		return nil, errors.New("damaged")
 	}
 	return idx, nil
@@ -597,6 +599,23 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	if err := ask(indexBodies); err != nil {
 		return stats, nil, err
 	}
+	// The wait-for graphs it keeps, before the lanes: they read every
+	// lock's owner changes open then, which the model keeps for the next
+	// question (0.25 GB at c5G-slow5), let go before the tiles' segments
+	// and pieces are gathered (0.2 GB more). The overviews after the
+	// lanes, which sum them.
+	var graphs, later []string
+	for _, u := range d.indexAnswers() {
+		if strings.HasPrefix(u, "/api/waitfor?") {
+			graphs = append(graphs, u)
+		} else {
+			later = append(later, u)
+		}
+	}
+	if err := ask(graphs); err != nil {
+		return stats, nil, err
+	}
+	d.locked(d.m.LetGoOwnerChanges)
 	// The overviews the page asks, summed as the lanes read each thread.
 	var ovs []*overviewAcc
 	for _, n := range overviewBuckets {
@@ -636,7 +655,22 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	for l := min(top+indexAbove, MaxLevel); l >= 0; l-- {
 		keptLevels = append(keptLevels, l)
 	}
-	laneRecs := make([]byte, 0, len(d.m.Threads)*laneRecBytes)
+	// The threads' lane records (laneRecBytes each, in thread order)
+	// before their lanes: their room written first, each record put in
+	// place a block at a time as the lanes are written, not held to the
+	// end (c5G-slow5's 1.33 M threads: 0.15 GB).
+	dir.Lanes = w.n
+	zeros := make([]byte, 64<<10)
+	for n := int64(len(d.m.Threads)) * laneRecBytes; n > 0; n -= int64(len(zeros)) {
+		w.Write(zeros[:min(n, int64(len(zeros)))])
+	}
+	laneRecs := make([]byte, 0, laneRecBlock*laneRecBytes)
+	recsAt := dir.Lanes
+	putRecs := func() {
+		w.writeAt(laneRecs, recsAt)
+		recsAt += int64(len(laneRecs))
+		laneRecs = laneRecs[:0]
+	}
 	dir.LaneData[0] = w.n
 	for ti, t := range d.m.Threads {
 		t = d.readThread(ti)
@@ -648,7 +682,9 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		}
 		rec := writeLane(w, t, hasSplit(t), d.m.Start, keptLevels, d.m.End-d.m.Start)
 		stats.Kept += int(le.Uint32(rec[24+16*laneCols+8:]))
-		laneRecs = append(laneRecs, rec...)
+		if laneRecs = append(laneRecs, rec...); len(laneRecs) == cap(laneRecs) {
+			putRecs()
+		}
 		lo, hi := t.Start, t.End
 		if len(t.Intervals) > 0 {
 			lo, hi = min(lo, t.Intervals[0].Start), max(hi, t.Intervals[len(t.Intervals)-1].End)
@@ -676,17 +712,19 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 			for _, ta := range last.tiles {
 				held -= len(ta.l.segs) + len(ta.l.runs)
 			}
+			// Let it go: the slice's array held every level given up
+			// (c5G-slow5: 0.5 GB of segments and pieces at the end).
+			levels[len(levels)-1] = nil
 			levels = levels[:len(levels)-1]
 		}
 	}
+	putRecs()
 	dir.LaneData[1] = w.n
-	dir.Lanes = w.n
-	w.Write(laneRecs)
 	laneRecs = nil
 	for _, a := range ovs {
 		a.done() // the handler's answer now
 	}
-	if err := ask(d.indexAnswers()); err != nil {
+	if err := ask(later); err != nil {
 		return stats, nil, err
 	}
 	// As jsonHandler writes it.
@@ -695,15 +733,16 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		return stats, nil, err
 	}
 	dir.Bodies[answerKey(fr.URL.Path, fr.URL.Query())] = [2]int64{at, w.n - at}
-	var b bytes.Buffer
+	// Each tile straight to the file (a buffer of the tile grew to the
+	// largest's bytes, 128 MB at c5G-slow5, held to the end).
 	for _, la := range levels {
 		il := indexLevel{Level: la.level}
 		for i := range la.tiles {
 			ta := &la.tiles[i]
-			b.Reset()
+			at := w.n
 			var wb [8]byte
-			put32 := func(v int) { le.PutUint32(wb[:4], uint32(v)); b.Write(wb[:4]) }
-			put64 := func(v format.Time) { le.PutUint64(wb[:], uint64(v)); b.Write(wb[:]) }
+			put32 := func(v int) { le.PutUint32(wb[:4], uint32(v)); w.Write(wb[:4]) }
+			put64 := func(v format.Time) { le.PutUint64(wb[:], uint64(v)); w.Write(wb[:]) }
 			put32(len(ta.threads))
 			for _, ti := range ta.threads {
 				put32(int(ti))
@@ -721,7 +760,8 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 				put64(sg.end - d.m.Start)
 				put32(int(sg.first))
 				put32(int(sg.n))
-				b.WriteByte(sg.state)
+				wb[0] = sg.state
+				w.Write(wb[:1])
 			}
 			for _, r := range ta.l.runs {
 				for _, v := range []format.Time{r.start - d.m.Start, r.end - d.m.Start, r.split.Running, r.split.Ready, r.split.Other, r.split.Virtual, r.split.Unsplit} {
@@ -730,8 +770,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 			}
 			stats.Segments += len(ta.l.segs)
 			stats.Runs += len(ta.l.runs)
-			il.Tiles = append(il.Tiles, [2]int64{w.n, int64(b.Len())})
-			w.Write(b.Bytes())
+			il.Tiles = append(il.Tiles, [2]int64{at, w.n - at})
 			*ta = tileAcc{} // written: let it go
 		}
 		dir.Levels = append(dir.Levels, il)
@@ -747,7 +786,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	le.PutUint64(head, uint64(off))
 	le.PutUint64(head[8:], uint64(len(js)))
 	stats.Bytes = w.n
-	stats.Lanes = dir.Lanes - dir.LaneData[0]
+	stats.Lanes = dir.LaneData[1] - dir.LaneData[0]
 	return stats, head, w.err
 }
 
@@ -771,7 +810,7 @@ func writeIndexFile(root, key string, write func(w *posWriter) ([]byte, error)) 
 		return fmt.Errorf("the viewer's index: %w", err)
 	}
 	f := os.NewFile(uintptr(fd), tmp)
-	w := &posWriter{w: bufio.NewWriterSize(f, 1<<20)}
+	w := &posWriter{w: bufio.NewWriterSize(f, 1<<20), f: f}
 	head, err := write(w)
 	if err == nil {
 		err = w.w.Flush()

@@ -35,20 +35,21 @@ func TestIndexAnswers(t *testing.T) {
 		// lane's tiles kept whole above 50 intervals and samples
 		// (laneKeepMin): the coarse levels' tiles of the long-lived
 		// threads, of many segments, from their kept tiles, the other
-		// threads' cut from their lanes, in one tile.
+		// threads' cut from their lanes, in one tile; the lane records
+		// put in place 3 at a time (laneRecBlock).
 		lean bool
 	}
 	cases := []indexCase{{small, false}, {long, false}, {small, true}, {long, true}}
 	for _, f := range []string{"contention", "deadlock", "split"} {
 		cases = append(cases, indexCase{testrec.Files(t, "../report/testdata/"+f+".txtar"), false})
 	}
-	defer func(b, k int) { indexBudget, laneKeepMin = b, k }(indexBudget, laneKeepMin)
-	budget, keep := indexBudget, laneKeepMin
+	defer func(b, k, r int) { indexBudget, laneKeepMin, laneRecBlock = b, k, r }(indexBudget, laneKeepMin, laneRecBlock)
+	budget, keep, recs := indexBudget, laneKeepMin, laneRecBlock
 	for _, c := range cases {
 		prefix := c.prefix
-		indexBudget, laneKeepMin = budget, keep
+		indexBudget, laneKeepMin, laneRecBlock = budget, keep, recs
 		if c.lean {
-			indexBudget, laneKeepMin = 1, 50
+			indexBudget, laneKeepMin, laneRecBlock = 1, 50, 3
 		}
 		rec, err := reader.Open(prefix)
 		if err != nil {

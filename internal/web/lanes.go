@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 
 	"orca/internal/format"
@@ -20,7 +21,7 @@ import (
 // in memory bounded by what the tile covers.
 //
 // A thread's lane record (laneRecBytes, one per thread, in thread order,
-// little-endian): i64 start, i64 end (ns since the recording's start),
+// all of them before the lanes since index version 5, little-endian): i64 start, i64 end (ns since the recording's start),
 // u32 flags (laneSplit: its runnable time is split, hasSplit), u32 0, then
 // for each of its four columns (intervals, samples, scheduler times,
 // windows) u64 the offset of its block table, u32 blocks, u32 records;
@@ -68,11 +69,33 @@ var laneKeepMin = 4096
 // column by column (a thread's record, then one read).
 const laneWhole = 256 << 10
 
-// posWriter writes through a buffer and counts the bytes written.
+// laneRecBlock: the lane records an index's build holds before it puts
+// them in their place (posWriter.writeAt). A variable, that a test makes
+// smaller.
+var laneRecBlock = 4096
+
+// posWriter writes through a buffer and counts the bytes written; f, when
+// set, is the file, for writeAt.
 type posWriter struct {
 	w   *bufio.Writer
+	f   *os.File
 	n   int64
 	err error
+}
+
+// writeAt writes b at off, before what was written (n), in place of what
+// was there: the buffer is written out first.
+func (p *posWriter) writeAt(b []byte, off int64) {
+	if p.err != nil || len(b) == 0 {
+		return
+	}
+	if p.f == nil || off+int64(len(b)) > p.n {
+		p.err = errors.New("the viewer's index: a write back past the end or without its file")
+		return
+	}
+	if p.err = p.w.Flush(); p.err == nil {
+		_, p.err = p.f.WriteAt(b, off)
+	}
 }
 
 func (p *posWriter) Write(b []byte) (int, error) {

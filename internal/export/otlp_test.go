@@ -30,6 +30,13 @@ func otlpSamples(t *testing.T, rec *reader.Recording, m *model.Model, opt OTLPOp
 	if err != nil {
 		t.Fatal(err)
 	}
+	return received(t, req)
+}
+
+// received decodes req as a receiver would (marshalled, unmarshalled,
+// checkOTLPTables) and flattens its samples.
+func received(t *testing.T, req *collpb.ExportProfilesServiceRequest) []otlptest.Sample {
+	t.Helper()
 	raw, err := proto.Marshal(&profpb.ProfilesData{ResourceProfiles: req.ResourceProfiles, Dictionary: req.Dictionary})
 	if err != nil {
 		t.Fatal(err)
@@ -543,16 +550,7 @@ func TestOTLPSplit(t *testing.T) {
 	ins = append(ins, input{"synth", req})
 	decode := func(reqs ...*collpb.ExportProfilesServiceRequest) (lines []string) {
 		for _, r := range reqs {
-			raw, err := proto.Marshal(&profpb.ProfilesData{ResourceProfiles: r.ResourceProfiles, Dictionary: r.Dictionary})
-			if err != nil {
-				t.Fatal(err)
-			}
-			pd := &profpb.ProfilesData{}
-			if err := proto.Unmarshal(raw, pd); err != nil {
-				t.Fatal(err)
-			}
-			checkOTLPTables(t, pd)
-			for _, s := range otlptest.Samples([]*profpb.ProfilesData{pd}) {
+			for _, s := range received(t, r) {
 				res := fmt.Sprint(s.Resource)
 				lines = append(lines, res+" "+goldenSample(s))
 			}

@@ -20,6 +20,10 @@ type View struct {
 	// OnTop, if not 0, is how many of each Doing.On HoldersDoing keeps
 	// (the report's: it lists those).
 	OnTop int
+	// HoldersOf, if not nil, is the locks whose holders HoldersDoing folds
+	// (the report's: it lists those alone, --top): the blame spans of the
+	// others are not kept, merged nor folded, and they have no Doing.
+	HoldersOf map[LockRef]bool
 	// kept: the threads kept by ID; with all (no filter) the Model's
 	// map says it.
 	kept    map[format.ThreadID]bool

@@ -64,9 +64,10 @@ type DoingSamples struct {
 }
 
 // HoldersDoing returns, for every contended monitor and java.util.concurrent
-// lock of the View (a semaphore has no holder), what its holders did
-// while the View's threads were blocked on it. One pass over the threads'
-// intervals collects every lock's blame spans. A Model built with
+// lock of the View (a semaphore has no holder; with View.HoldersOf, for
+// those of them it names), what its holders did while the View's threads
+// were blocked on it. One pass over the threads' intervals collects the
+// locks' blame spans. A Model built with
 // Options.Spill reads each thread's intervals and samples from its spill,
 // one thread at a time.
 func (v *View) HoldersDoing() map[LockRef]*Doing {
@@ -76,7 +77,8 @@ func (v *View) HoldersDoing() map[LockRef]*Doing {
 // HoldersDoingWith is HoldersDoing, and calls each with every interval of
 // the View's threads as its one pass reads them (thread by thread in the
 // View's order, each thread's in order), with the interval's blame spans
-// that have time (a Blocked or Acquire interval's; none for the others):
+// that have time (a Blocked or Acquire interval's, of any lock, named by
+// View.HoldersOf or not; none for the others):
 // another fold over all the intervals (the wait chains' edges,
 // analysis.HoldersAndChains) then reads none again. Neither iv nor spans
 // may be kept or changed after the call. Its Doings have no Spans (the
@@ -121,7 +123,8 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		ssp = &spanSpill{m: m, max: spanChunkMax, logs: logs}
 	}
 	var lastRef LockRef
-	var last *spanLog
+	var last *spanLog // lastRef's log; nil: its holders are not folded (View.HoldersOf)
+	haveLast := false
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
@@ -142,19 +145,27 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				}
 				continue
 			}
-			if ref != lastRef || last == nil {
+			if ref != lastRef || !haveLast {
 				// A thread's intervals mostly repeat one lock; the logs
 				// of the locks met lately in a cache before the map
 				// (its look-ups were 0.55 of c1G's CPU-s).
 				c := &near[logSlot(ref)]
-				if c.l == nil || c.ref != ref {
-					if c.l = logs[ref]; c.l == nil {
-						c.l = &spanLog{}
-						logs[ref] = c.l
+				if !c.set || c.ref != ref {
+					c.l = nil
+					if v.HoldersOf == nil || v.HoldersOf[ref] {
+						if c.l = logs[ref]; c.l == nil {
+							c.l = &spanLog{}
+							logs[ref] = c.l
+						}
 					}
-					c.ref = ref
+					c.ref, c.set = ref, true
 				}
-				last, lastRef = c.l, ref
+				last, lastRef, haveLast = c.l, ref, true
+			}
+			if last == nil && each == nil {
+				// A lock whose holders are not folded: its spans are
+				// not made (the blame log's reader passes them by).
+				continue
 			}
 			ivSpans = m.blameSpansLogged(t.ID, iv, lc, &br, ivSpans[:0])
 			n := 0
@@ -165,12 +176,14 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 				}
 			}
 			ivSpans = ivSpans[:n]
-			for _, s := range ivSpans {
-				last.add(s, ssp)
-			}
-			if from, ok := iv.HandOff(); ok && iv.End > from {
-				// After its span, in order: from is not before Start.
-				last.addHandOff(from, iv.End, ssp)
+			if last != nil {
+				for _, s := range ivSpans {
+					last.add(s, ssp)
+				}
+				if from, ok := iv.HandOff(); ok && iv.End > from {
+					// After its span, in order: from is not before Start.
+					last.addHandOff(from, iv.End, ssp)
+				}
 			}
 			if each != nil {
 				each(t, iv, ivSpans)
@@ -261,10 +274,12 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	return out
 }
 
-// logCache is a slot of HoldersDoing's cache of span logs by lock.
+// logCache is a slot of HoldersDoing's cache of span logs by lock: set,
+// ref's log l (nil: ref's holders are not folded, View.HoldersOf).
 type logCache struct {
 	ref LockRef
 	l   *spanLog
+	set bool
 }
 
 // logCacheBits is the bits of that cache's slot.

@@ -19,7 +19,8 @@ import (
 // ≤ 0) are listed by the report: the others give their figures to the
 // totals and their sites to the sites' ranking, so their lists of threads
 // (owners, waiters: up to one a thread, 2.4 M owners, ~250 MB in a 1 GB
-// recording's report) are not made.
+// recording's report) are not made, nor what their holders did (the
+// holders' pass folds those of listedLocks alone).
 func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 	out := []Lock{}
 	var doing map[model.LockRef]*model.Doing
@@ -27,7 +28,8 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		if !ml.Contended() {
 			continue
 		}
-		listed := (keep <= 0 || len(out) < keep) && !b.opt.NoThreadLists
+		inTop := keep <= 0 || len(out) < keep
+		listed := inTop && !b.opt.NoThreadLists
 		if doing == nil {
 			doing = b.holdersDoing()
 		}
@@ -67,11 +69,35 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		for _, s := range ml.HeldAt {
 			l.HeldAt = append(l.HeldAt, b.stack(s))
 		}
-		if ml.Kind == model.Monitor || ml.Kind == model.JUCLock {
+		if inTop && (ml.Kind == model.Monitor || ml.Kind == model.JUCLock) {
 			b.holders(&l, doing[model.LockRef{Object: ml.Object, Kind: ml.Kind}])
 		}
 		l.Hold = b.hold(ml)
 		out = append(out, l)
+	}
+	return out
+}
+
+// listedLocks returns the monitors and java.util.concurrent locks among
+// the first keep contended locks of ls, those locks lists and says what
+// their holders did of (View.HoldersOf); nil, all of them, for keep ≤ 0.
+func listedLocks(ls []*model.Lock, keep int) map[model.LockRef]bool {
+	if keep <= 0 {
+		return nil
+	}
+	out := map[model.LockRef]bool{}
+	n := 0
+	for _, ml := range ls {
+		if n == keep {
+			break
+		}
+		if !ml.Contended() {
+			continue
+		}
+		n++
+		if ml.Kind == model.Monitor || ml.Kind == model.JUCLock {
+			out[model.LockRef{Object: ml.Object, Kind: ml.Kind}] = true
+		}
 	}
 	return out
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"sync/atomic"
 	"syscall"
+
+	"orca/internal/model"
 )
 
 // reportProfile is orca report's profiling for measuring it (hidden, for
@@ -19,15 +21,20 @@ import (
 // live heap after a collection is 5 % above the most seen so far (the last
 // one written is the heap at the run's peak), then, once the model is
 // built, PREFIX.rpeak-N likewise from nothing (the last one is the heap at
-// the report's making's peak, even under the fold's).
+// the report's making's peak, even under the fold's). ORCA_SPILL_STATS=FILE
+// writes the counts of the model's spill's writes and reads to FILE.
 type reportProfile struct {
 	cpu   *os.File
+	spill string // ORCA_SPILL_STATS: the file for the spill's counters
 	heap  string
 	built atomic.Bool // the model is built: the peaks are the report's
 }
 
 func startReportProfile() *reportProfile {
-	p := &reportProfile{heap: os.Getenv("ORCA_REPORT_HEAPPROFILE")}
+	p := &reportProfile{heap: os.Getenv("ORCA_REPORT_HEAPPROFILE"), spill: os.Getenv("ORCA_SPILL_STATS")}
+	if p.spill != "" {
+		model.EnableSpillStats()
+	}
 	if p.heap != "" {
 		go p.watchPeak()
 	}
@@ -85,6 +92,12 @@ func createProfile(path string) (*os.File, error) {
 }
 
 func (p *reportProfile) stop() {
+	if p.spill != "" {
+		if f, err := createProfile(p.spill); err == nil {
+			model.WriteSpillStats(f)
+			f.Close()
+		}
+	}
 	if p.cpu != nil {
 		pprof.StopCPUProfile()
 		p.cpu.Close()

@@ -162,7 +162,7 @@ func (r *edgeSrc) fill(s *spillFile) error {
 		if spillReadFault != nil {
 			return spillReadFault
 		}
-		if _, err := s.f.ReadAt(bytesOf(r.buf), r.left.off); err != nil {
+		if _, err := s.readAt(bytesOf(r.buf), r.left.off); err != nil {
 			return err
 		}
 	}
@@ -399,7 +399,7 @@ func (m *Model) readEdges(off int64, first int, dst []Edge) error {
 	if spillReadFault != nil {
 		return spillReadFault
 	}
-	_, err := m.spill.f.ReadAt(bytesOf(dst), off+int64(first)*edgeSize)
+	_, err := m.spill.readAt(bytesOf(dst), off+int64(first)*edgeSize)
 	return err
 }
 

@@ -205,6 +205,9 @@ func (s *spillFile) addTo(r *spillRef, k spillKind, p []byte) {
 	} else {
 		r.set(putBlock(r.bytes(), end, s.off, int64(len(p)), k))
 	}
+	if spillStats != nil {
+		spillStats.noteAdd(fmt.Sprint("kind ", k), len(p))
+	}
 	s.write(p)
 }
 
@@ -277,6 +280,9 @@ func (s *spillFile) add(bs *[]spillBlock, p []byte) {
 	} else {
 		*bs = append(*bs, spillBlock{s.off, int64(len(p))})
 	}
+	if spillStats != nil {
+		spillStats.noteAdd("add < "+callerName(2), len(p))
+	}
 	s.write(p)
 }
 
@@ -295,6 +301,9 @@ func (s *spillFile) write(p []byte) {
 // flush writes the buffer out.
 func (s *spillFile) flush() error {
 	if s.err == nil && len(s.buf) > 0 {
+		if spillStats != nil {
+			spillStats.noteWrite(len(s.buf))
+		}
 		_, s.err = s.f.Write(s.buf)
 		s.buf = s.buf[:0]
 	}
@@ -323,7 +332,7 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
 	p := bytesOf(dst)
 	for _, b := range bs {
-		if _, err := s.f.ReadAt(p[:b.len], b.off); err != nil {
+		if _, err := s.readAt(p[:b.len], b.off); err != nil {
 			return dst[:0], err
 		}
 		p = p[b.len:]
@@ -345,57 +354,86 @@ func roomFor[T any](dst []T, n int64) ([]T, []byte) {
 	return dst, bytesOf(dst)
 }
 
-// spillFill reads r's blocks of each kind k that dst has room for into
-// dst[k] (r.size(k) bytes), in order: a read for each run of those blocks
-// that lie one after the other in the file, not one for each block. A
+// spillKBlock is a block of a thread's with its kind (spillRef.decode).
+type spillKBlock struct {
+	off, n int64
+	k      spillKind
+}
+
+// decode appends r's blocks, in order, to dst: a reader of several kinds
+// decodes the list once, not once a kind (spillRef.size, has, of: the
+// holders' pass decoded each thread's list eight times, 0.7 of c1G's
+// CPU-s).
+func (r *spillRef) decode(dst []spillKBlock) []spillKBlock {
+	for i, end := 0, int64(0); i < int(r.n); {
+		off, n, k, j := r.next(i, end)
+		dst = append(dst, spillKBlock{off, n, k})
+		i, end = j, off+n
+	}
+	return dst
+}
+
+// spillGapMax is the most bytes between two wanted blocks that spillFill
+// reads through rather than read the second on its own: a read costs as
+// much as ~10 kB copied (issue 34, docs/perf/2026-12-01-issue-34-spill-io.md),
+// and a thread's blocks written at its end (finishThread: intervals, blame
+// log, samples, windows, scheduler times) lie one after the other, its
+// samples, which the holders' pass does not read of a waiter, between
+// them: c1G's pass read in 1.38 M preads, not 1.64 M.
+const spillGapMax = 4 << 10
+
+// spillFill reads the blocks bs (a thread's, decoded) of each kind k that
+// dst has room for into dst[k] (their bytes), in order: a read for each
+// run of those blocks that lie one after the other in the file, or with
+// at most spillGapMax bytes between two, not one for each block. A
 // thread's blocks of several kinds written together (its intervals,
 // windows and blame log at its end) lie so: the holders' pass on the
 // 128 MB synthetic recording read 309 000 blocks in 167 000 runs, and its
 // reads were a system call each (issue 34). A run of more than one block
 // is read into stage's room, then copied out: at most spillStageMax bytes
 // (the room is kept for the next thread's).
-func spillFill(s *spillFile, r *spillRef, dst *[spillKinds][]byte, stage *[]byte) error {
+func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[]byte) error {
 	var at [spillKinds]int64
-	for i, end := 0, int64(0); i < int(r.n); {
-		off, n, k, j := r.next(i, end)
-		if dst[k] == nil {
-			i, end = j, off+n
+	for i := 0; i < len(bs); {
+		b := bs[i]
+		if dst[b.k] == nil {
+			i++
 			continue
 		}
 		if spillReadFault != nil {
 			return spillReadFault
 		}
 		// The run from this block: the wanted blocks after it that lie
-		// right after it in the file, up to spillStageMax bytes.
-		runEnd, blocks := off+n, 1
-		ii, e := j, off+n
-		for ii < int(r.n) {
-			o2, n2, k2, j2 := r.next(ii, e)
-			if dst[k2] == nil || o2 != runEnd || runEnd+n2-off > spillStageMax {
+		// right after it in the file, or close, up to spillStageMax bytes.
+		runEnd, last := b.off+b.n, i
+		for ii := i + 1; ii < len(bs); ii++ {
+			b2 := bs[ii]
+			if dst[b2.k] == nil {
+				continue
+			}
+			if b2.off < runEnd || b2.off-runEnd > spillGapMax || b2.off+b2.n-b.off > spillStageMax {
 				break
 			}
-			runEnd, blocks = runEnd+n2, blocks+1
-			ii, e = j2, o2+n2
+			runEnd, last = b2.off+b2.n, ii
 		}
-		if blocks == 1 {
-			if _, err := s.f.ReadAt(dst[k][at[k]:at[k]+n], off); err != nil {
+		if last == i {
+			if _, err := s.readAt(dst[b.k][at[b.k]:at[b.k]+b.n], b.off); err != nil {
 				return err
 			}
-			at[k] += n
-			i, end = j, off+n
+			at[b.k] += b.n
+			i++
 			continue
 		}
-		*stage = slices.Grow((*stage)[:0], int(runEnd-off))[:runEnd-off]
-		if _, err := s.f.ReadAt(*stage, off); err != nil {
+		*stage = slices.Grow((*stage)[:0], int(runEnd-b.off))[:runEnd-b.off]
+		if _, err := s.readAt(*stage, b.off); err != nil {
 			return err
 		}
-		p := *stage
-		for range blocks { // the run's blocks again, copied out
-			o2, n2, k2, j2 := r.next(i, end)
-			at[k2] += int64(copy(dst[k2][at[k2]:], p[:n2]))
-			p = p[n2:]
-			i, end = j2, o2+n2
+		for _, b2 := range bs[i : last+1] { // the run's wanted blocks, copied out
+			if dst[b2.k] != nil {
+				at[b2.k] += int64(copy(dst[b2.k][at[b2.k]:], (*stage)[b2.off-b.off:b2.off-b.off+b2.n]))
+			}
 		}
+		i = last + 1
 	}
 	return nil
 }
@@ -411,7 +449,7 @@ func spillEach[T any](s *spillFile, bs []spillBlock, buf []T, fn func([]T)) erro
 	for _, b := range bs {
 		for off, left := b.off, b.len; left > 0; {
 			n := min(left, int64(len(room))/size*size)
-			if _, err := s.f.ReadAt(room[:n], off); err != nil {
+			if _, err := s.readAt(room[:n], off); err != nil {
 				return err
 			}
 			fn(buf[:n/size])
@@ -436,7 +474,8 @@ type spilled struct {
 	smp   []Sample
 	blame []byte
 	wins  []runWin
-	stage []byte // spillFill's
+	stage []byte        // spillFill's
+	bs    []spillKBlock // the thread's blocks, decoded
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -450,21 +489,25 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	}
 	// Every kind in one pass (spillFill), as readIntervals, blameBytes
 	// and spillRead each would.
-	r := &t.spill
+	sp.bs = t.spill.decode(sp.bs[:0])
+	var size [spillKinds]int64
+	for _, b := range sp.bs {
+		size[b.k] += b.n
+	}
 	var dst [spillKinds][]byte
-	sp.ivs, dst[spillIvs] = roomFor(sp.ivs, r.size(spillIvs))
+	sp.ivs, dst[spillIvs] = roomFor(sp.ivs, size[spillIvs])
 	sp.smp = sp.smp[:0]
 	if samples {
-		sp.smp, dst[spillSmp] = roomFor(sp.smp, r.size(spillSmp))
+		sp.smp, dst[spillSmp] = roomFor(sp.smp, size[spillSmp])
 	}
-	blame, wins := r.has(spillBlame), r.has(spillWins)
+	blame, wins := size[spillBlame] > 0, size[spillWins] > 0 // a block is never empty (addTo)
 	if blame {
-		sp.blame, dst[spillBlame] = roomFor(sp.blame, r.size(spillBlame))
+		sp.blame, dst[spillBlame] = roomFor(sp.blame, size[spillBlame])
 	}
 	if wins {
-		sp.wins, dst[spillWins] = roomFor(sp.wins, r.size(spillWins))
+		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
-	err := spillFill(m.spill, r, &dst, &sp.stage)
+	err := spillFill(m.spill, sp.bs, &dst, &sp.stage)
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -784,6 +827,9 @@ func (s *spillFile) put(ps ...[]byte) (ScratchRef, bool) {
 			s.buf = make([]byte, 0, max(n, scratchBufSize))
 		}
 	}
+	if spillStats != nil {
+		spillStats.noteAdd("put < "+callerName(2), n)
+	}
 	// s.off counts the buffer's bytes: the block is written at it.
 	r := ScratchRef{s.off, int32(n)}
 	for _, p := range ps {
@@ -833,7 +879,7 @@ func (s *spillFile) read(r ScratchRef, room []byte) []byte {
 			return s.read(r, room) // kept now
 		}
 	}
-	if _, err := s.f.ReadAt(room, r.off); err != nil {
+	if _, err := s.readAt(room, r.off); err != nil {
 		panic(&SpillError{err})
 	}
 	return room
@@ -941,4 +987,12 @@ func ScratchRun[T any](m *Model, rs []T, pack func(b []byte, r, prev *T) []byte)
 // given is its own until emit returns.
 func MergeScratchRuns[T any](m *Model, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
 	mergeRuns(m.spill, runs, tab, cmp, read, emit)
+}
+
+// readAt reads len(p) bytes at off.
+func (s *spillFile) readAt(p []byte, off int64) (int, error) {
+	if spillStats != nil {
+		spillStats.noteRead(off, len(p))
+	}
+	return s.f.ReadAt(p, off)
 }

@@ -491,7 +491,11 @@ export class Timeline {
       ctx.fillRect(LABEL_W, y, W - LABEL_W, r.h);
       const th = this.threads[r.thread];
       // Its row not here yet (asked for the lanes on screen): drawn when it comes.
-      if (!th) { rowsMissing.push(r.thread); continue; }
+      if (!th) {
+        rowsMissing.push(r.thread);
+        for (let k = k0; k <= k1; k++) this.lane(level, k, r.thread, need); // its tiles asked meanwhile
+        continue;
+      }
       const pad = r.h >= 12 ? 2 : r.h >= 6 ? 1 : 0;
       const bh = r.h - 2 * pad;
       // Runnable: a thin bar over the thread's life; or, where the model

@@ -601,6 +601,29 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	if err := ask(indexBodies[:1]); err != nil {
 		return stats, nil, err
 	}
+	if err := ask(indexBodies[2:]); err != nil {
+		return stats, nil, err
+	}
+	// The wait-for graphs it keeps, before the lanes: they read every
+	// lock's owner changes open then, which the model keeps for the next
+	// question (0.25 GB at c5G-slow5), let go before the tiles' segments
+	// and pieces are gathered (0.2 GB more). The overviews after the
+	// lanes, which sum them.
+	var graphs, later []string
+	for _, u := range d.indexAnswers() {
+		if strings.HasPrefix(u, "/api/waitfor?") {
+			graphs = append(graphs, u)
+		} else {
+			later = append(later, u)
+		}
+	}
+	if err := ask(graphs); err != nil {
+		return stats, nil, err
+	}
+	d.locked(d.m.LetGoOwnerChanges)
+	// The threads' rows, their places and table, and the lanes' layouts
+	// after the graphs' owner changes are let go: the table (c5G-slow5:
+	// 92 MB) and the names' collation keys were held beside them (0.26 GB).
 	// /api/threads as jsonList writes it, each row's place kept (the
 	// page asks the rows of the lanes on screen: layout.go).
 	{
@@ -637,9 +660,6 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		w.Write(st.threadTable().encode())
 		dir.Bodies[indexTable] = [2]int64{at, w.n - at}
 	}
-	if err := ask(indexBodies[2:]); err != nil {
-		return stats, nil, err
-	}
 	// The lanes' layouts, each binary (layout.go).
 	for _, u := range indexLayouts() {
 		req, err := http.NewRequest("GET", u, nil)
@@ -654,23 +674,6 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		w.Write(layout((&site{d: d}).threadTable(), p))
 		dir.Bodies[answerKey(req.URL.Path, req.URL.Query())] = [2]int64{at, w.n - at}
 	}
-	// The wait-for graphs it keeps, before the lanes: they read every
-	// lock's owner changes open then, which the model keeps for the next
-	// question (0.25 GB at c5G-slow5), let go before the tiles' segments
-	// and pieces are gathered (0.2 GB more). The overviews after the
-	// lanes, which sum them.
-	var graphs, later []string
-	for _, u := range d.indexAnswers() {
-		if strings.HasPrefix(u, "/api/waitfor?") {
-			graphs = append(graphs, u)
-		} else {
-			later = append(later, u)
-		}
-	}
-	if err := ask(graphs); err != nil {
-		return stats, nil, err
-	}
-	d.locked(d.m.LetGoOwnerChanges)
 	// The overviews the page asks, summed as the lanes read each thread.
 	var ovs []*overviewAcc
 	for _, n := range overviewBuckets {

@@ -13,6 +13,7 @@ require (
 	go.opentelemetry.io/proto/slim/otlp/collector/profiles/v1development v0.4.1
 	go.opentelemetry.io/proto/slim/otlp/profiles/v1development v0.4.1
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.31.0
 	golang.org/x/tools v0.39.0
 	google.golang.org/protobuf v1.36.12
 )

@@ -147,12 +147,22 @@ type edgeSrc struct {
 	left spillBlock
 	buf  []edgeRec
 	i    int
+	// mem, when set, fills buf from memory instead: the start and join
+	// edges (finish).
+	mem func(dst []edgeRec) []edgeRec
 }
 
 // edgeSrcBuf is the edges read at once from a run.
 const edgeSrcBuf = 512
 
 func (r *edgeSrc) fill(s *spillFile) error {
+	if r.mem != nil {
+		if r.buf == nil {
+			r.buf = make([]edgeRec, 0, edgeSrcBuf)
+		}
+		r.buf, r.i = r.mem(r.buf[:0]), 0
+		return nil
+	}
 	n := min(r.left.len, edgeSrcBuf*int64(sizeofEdgeRec))
 	if r.buf == nil || cap(r.buf) < edgeSrcBuf {
 		r.buf = make([]edgeRec, edgeSrcBuf)
@@ -236,9 +246,32 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	if err := s.flush(); err != nil {
 		return nil, err
 	}
-	recs := make([]edgeRec, len(mem))
-	for i := range mem {
-		recs[i] = edgeRec{mem[i], seq[i]}
+	// The start and join edges sorted in place, by ToTime, and kept so
+	// (out.startJoin): no copy of them with their seqs (edgeRec), nor
+	// another of the edges (c5G-slow5's 1.33 M: 91 and 76 MB held at
+	// once beside mem, at the fold's end); by target thread, an order
+	// of their indexes.
+	sort.Sort(edgePairs{mem, seq})
+	byTo := make([]int32, len(mem))
+	for i := range byTo {
+		byTo[i] = int32(i)
+	}
+	slices.SortFunc(byTo, func(a, b int32) int {
+		return byToTimeSeqV(edgeRec{mem[a], seq[a]}, edgeRec{mem[b], seq[b]})
+	})
+	// memSrc yields the edges of mem in order (nil: as they are).
+	memSrc := func(order []int32) func(dst []edgeRec) []edgeRec {
+		i := 0
+		return func(dst []edgeRec) []edgeRec {
+			for ; i < len(mem) && len(dst) < cap(dst); i++ {
+				k := i
+				if order != nil {
+					k = int(order[i])
+				}
+				dst = append(dst, edgeRec{mem[k], seq[k]})
+			}
+			return dst
+		}
 	}
 	out := &spilledEdges{every: edgeIndexEvery}
 	sources := func(to bool) []*edgeSrc {
@@ -250,7 +283,10 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 			}
 			srcs = append(srcs, &edgeSrc{left: b})
 		}
-		return append(srcs, &edgeSrc{buf: recs})
+		if to {
+			return append(srcs, &edgeSrc{mem: memSrc(byTo)})
+		}
+		return append(srcs, &edgeSrc{mem: memSrc(nil)})
 	}
 	w := make([]Edge, 0, edgeOutBuf)
 	put := func(e *Edge) {
@@ -261,11 +297,7 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	}
 
 	// By ToTime, with the index.
-	slices.SortFunc(recs, byTimeSeqV)
-	out.startJoin = make([]Edge, len(recs))
-	for i := range recs {
-		out.startJoin[i] = recs[i].Edge
-	}
+	out.startJoin = mem
 	out.byTime = s.off
 	n := 0
 	err := mergeEdges(s, sources(false), byTimeSeq, func(e *edgeRec) {
@@ -285,7 +317,6 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 	out.n = n
 
 	// By target thread.
-	slices.SortFunc(recs, byToTimeSeqV)
 	out.byTo = s.off + int64(len(w))*int64(len(bytesOf([]Edge{{}})))
 	n = 0
 	err = mergeEdges(s, sources(true), byToTimeSeq, func(e *edgeRec) {
@@ -309,6 +340,21 @@ func (sp *edgeSpill) finish(mem []Edge, seq []uint64) (*spilledEdges, error) {
 		return nil, fmt.Errorf("the edges' spill: %d edges by ToTime, %d by thread", out.n, n)
 	}
 	return out, s.flush()
+}
+
+// edgePairs sorts edges and their seqs together, by ToTime, then as made.
+type edgePairs struct {
+	e   []Edge
+	seq []uint64
+}
+
+func (p edgePairs) Len() int { return len(p.e) }
+func (p edgePairs) Less(i, j int) bool {
+	return byTimeSeqV(edgeRec{p.e[i], p.seq[i]}, edgeRec{p.e[j], p.seq[j]}) < 0
+}
+func (p edgePairs) Swap(i, j int) {
+	p.e[i], p.e[j] = p.e[j], p.e[i]
+	p.seq[i], p.seq[j] = p.seq[j], p.seq[i]
 }
 
 // edgeSize is an Edge's bytes in the spill.

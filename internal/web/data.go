@@ -40,6 +40,10 @@ type data struct {
 	// the overview and the thread lists read without it.
 	modelMu sync.Mutex
 
+	// table: what the lanes' layouts read of each thread (layout.go).
+	tableOnce sync.Once
+	table     *threadTable
+
 	mu       sync.Mutex
 	frames   map[model.StackID][]frameJSON
 	overview map[int]*overviewJSON

@@ -49,7 +49,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 5
+	indexVersion = 6
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.
@@ -139,6 +139,8 @@ type Index struct {
 	tiles map[[2]int]*list.Element // (level, tile) → its bytes in lru
 	lru   list.List                // of *indexTile
 	held  int                      // bytes of tiles held
+
+	extra indexExtra // the thread table and the rows' places, read once
 }
 
 type indexTile struct {
@@ -596,7 +598,10 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		}
 		return nil
 	}
-	if err := ask(indexBodies); err != nil {
+	if err := ask(indexBodies[:1]); err != nil {
+		return stats, nil, err
+	}
+	if err := ask(indexBodies[2:]); err != nil {
 		return stats, nil, err
 	}
 	// The wait-for graphs it keeps, before the lanes: they read every
@@ -616,6 +621,59 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		return stats, nil, err
 	}
 	d.locked(d.m.LetGoOwnerChanges)
+	// The threads' rows, their places and table, and the lanes' layouts
+	// after the graphs' owner changes are let go: the table (c5G-slow5:
+	// 92 MB) and the names' collation keys were held beside them (0.26 GB).
+	// /api/threads as jsonList writes it, each row's place kept (the
+	// page asks the rows of the lanes on screen: layout.go).
+	{
+		st := &site{d: d, srv: s, opt: s.opt}
+		at := w.n
+		n := len(d.m.Threads)
+		places := make([]byte, 8*(n+1))
+		bw := bufio.NewWriterSize(w, 64<<10)
+		bw.WriteByte('[')
+		pos := int64(1)
+		for i := range n {
+			if i > 0 {
+				bw.WriteByte(',')
+				pos++
+			}
+			binary.LittleEndian.PutUint64(places[8*i:], uint64(pos))
+			b, err := json.Marshal(st.threadJSON(i))
+			if err != nil {
+				return stats, nil, err
+			}
+			bw.Write(b)
+			pos += int64(len(b))
+		}
+		binary.LittleEndian.PutUint64(places[8*n:], uint64(pos+1)) // past the ']'
+		bw.WriteString("]\n")
+		if err := bw.Flush(); err != nil {
+			return stats, nil, err
+		}
+		dir.Bodies["/api/threads"] = [2]int64{at, w.n - at}
+		at = w.n
+		w.Write(places)
+		dir.Bodies[indexRows] = [2]int64{at, w.n - at}
+		at = w.n
+		w.Write(st.threadTable().encode())
+		dir.Bodies[indexTable] = [2]int64{at, w.n - at}
+	}
+	// The lanes' layouts, each binary (layout.go).
+	for _, u := range indexLayouts() {
+		req, err := http.NewRequest("GET", u, nil)
+		if err != nil {
+			return stats, nil, err
+		}
+		p, err := (&site{d: d, srv: s, opt: s.opt}).layoutParams(req)
+		if err != nil {
+			return stats, nil, err
+		}
+		at := w.n
+		w.Write(layout((&site{d: d}).threadTable(), p))
+		dir.Bodies[answerKey(req.URL.Path, req.URL.Query())] = [2]int64{at, w.n - at}
+	}
 	// The overviews the page asks, summed as the lanes read each thread.
 	var ovs []*overviewAcc
 	for _, n := range overviewBuckets {

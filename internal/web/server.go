@@ -223,7 +223,6 @@ func (s *Server) routes() {
 	api := map[string]func(s *site, r *http.Request) (any, error){
 		"GET /api/summary":                (*site).summary,
 		"GET /api/version":                (*site).version,
-		"GET /api/threads":                (*site).threads,
 		"GET /api/threads/{thread}":       (*site).thread,
 		"GET /api/intervals/{thread}/{i}": (*site).interval,
 		"GET /api/stacks/{id}":            (*site).stack,
@@ -251,6 +250,19 @@ func (s *Server) routes() {
 			jh(w, r)
 		})
 	}
+	threads := jsonHandler(func(r *http.Request) (any, error) { return s.cur.Load().threads(r) })
+	s.mux.HandleFunc("GET /api/threads", func(w http.ResponseWriter, r *http.Request) {
+		st := s.cur.Load()
+		switch {
+		case r.URL.Query().Has("threads"):
+			st.threadsRows(w, r)
+		case st.d == nil || st.idx != nil && st.idx.answer(r) != nil:
+			st.fromIndex(w, r)
+		default:
+			threads(w, r)
+		}
+	})
+	s.mux.HandleFunc("GET /api/lanes", func(w http.ResponseWriter, r *http.Request) { s.cur.Load().lanes(w, r) })
 	s.mux.HandleFunc("GET /api/tiles", func(w http.ResponseWriter, r *http.Request) { s.cur.Load().tiles(w, r) })
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

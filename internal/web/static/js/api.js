@@ -52,6 +52,44 @@ export function threadRanges(list) {
   return out.join(',');
 }
 
+// threadRefs lists the thread indexes an answer names (its fields
+// thread, threads, topOwner, waiters, parent, carrier, from, to, other,
+// at any depth), for App.loadThreads: the page holds only the rows it
+// asked.
+const REF_KEYS = new Set(['thread', 'threads', 'topOwner', 'waiters', 'parent', 'carrier', 'from', 'to', 'other']);
+export function threadRefs(v, out = [], depth = 0) {
+  if (v == null || typeof v !== 'object' || depth > 12 || out.length > 100000) return out;
+  if (Array.isArray(v)) { for (const x of v) threadRefs(x, out, depth + 1); return out; }
+  for (const [k, x] of Object.entries(v)) {
+    if (REF_KEYS.has(k)) {
+      if (Number.isInteger(x)) out.push(x);
+      else if (Array.isArray(x)) for (const y of x) if (Number.isInteger(y)) out.push(y);
+    }
+    if (x != null && typeof x === 'object') threadRefs(x, out, depth + 1);
+  }
+  return out;
+}
+
+const LANES_MAGIC = 0x4c43524f;
+
+// getLanes asks the lanes' layout (/api/lanes: docs/web.md): {lanes, run,
+// groups: {key, count, blocked}, order: Int32Array}, where order holds a
+// lane's thread index, or -(g+1) for the head of group g, whose count
+// lanes follow.
+export async function getLanes(params) {
+  for (;;) {
+    const res = await fetch('/api/lanes?' + new URLSearchParams(params));
+    if (res.status === 503) { await new Promise((r) => setTimeout(r, 1000)); continue; }
+    const buf = await (await check(res)).arrayBuffer();
+    const dv = new DataView(buf);
+    if (dv.getUint32(0, true) !== LANES_MAGIC) throw new Error('not a layout');
+    const head = dv.getUint32(8, true), n = dv.getUint32(12, true);
+    const lay = JSON.parse(new TextDecoder().decode(new Uint8Array(buf, 16, head)));
+    lay.order = new Int32Array(buf, 16 + head, n);
+    return lay;
+  }
+}
+
 const TILE_MAGIC = 0x5443524f;
 
 // getTile fetches one tile and returns Map(thread → lane), where a lane is

@@ -1,7 +1,7 @@
 // The viewer: loads the recording's summary, keeps the view state in the
 // URL (so a view can be shared), and switches between the four views.
 
-import { getJSON, onReading } from './api.js';
+import { getJSON, onReading, threadRanges, threadRefs } from './api.js';
 import { fmtDur, fmtCount, h, fill } from './format.js';
 import { Timeline } from './timeline.js';
 import { Locks } from './locks.js';
@@ -87,6 +87,9 @@ function decode(hash) {
   return st;
 }
 
+// MAX_ROWS: the most rows of threads one request asks (maxRows in layout.go).
+const MAX_ROWS = 4096;
+
 class App {
   constructor() {
     this.state = decode(location.hash);
@@ -102,10 +105,13 @@ class App {
     // asks it: the page says so while that detail waits.
     onReading((msg) => this.reading(msg));
     try {
-      const [summary, threads, locks, groups, dls] = await Promise.all([
-        getJSON('/api/summary'), getJSON('/api/threads'), getJSON('/api/locks'), getJSON('/api/groups'), getJSON('/api/deadlocks')]);
+      // Not every thread's row (/api/threads: c5G-slow5's 1.33 M threads,
+      // 397 MB of JSON): the timeline asks the lanes' order of the server
+      // and the rows of the threads it shows (loadThreads).
+      const [summary, locks, groups, dls] = await Promise.all([
+        getJSON('/api/summary'), getJSON('/api/locks'), getJSON('/api/groups'), getJSON('/api/deadlocks')]);
       this.summary = summary;
-      this.threads = threads;
+      this.threads = new Array(summary.threads); // the rows asked so far, by index
       this.locks = locks;
       this.groups = groups;
       this.lockIndex = new Map(locks.map((l) => [l.object, l]));
@@ -183,11 +189,11 @@ class App {
     if (st.lock && (st.lock !== prevLock || first)) await this.loadLockThreads(st.lock);
     const tl = this.timeline;
     tl.syncControls();
-    tl.relayout();
+    await tl.relayout();
     if (st.t0 == null) tl.fit(); else tl.setRange(st.t0, st.t1, true);
     tl.clampScroll();
     if (st.sel) tl.select(st.sel.thread, st.sel.index, { at: st.selAt });
-    else if (st.selThread != null && st.selThread < this.threads.length) this.panel.showThread(st.selThread);
+    else if (st.selThread != null && st.selThread >= 0 && st.selThread < this.threads.length) this.panel.showThread(st.selThread);
     else this.panel.clear();
     if (tl.anyEdges()) tl.loadEdges();
     this.show(st.view, true);
@@ -248,6 +254,31 @@ class App {
 
   lockByObject(obj) { return this.lockIndex.get(obj); }
 
+  // loadThreads asks the rows of the threads (indexes; -1 and those held
+  // are skipped) not asked yet, in parts of MAX_ROWS, and resolves when
+  // they are in this.threads. A row asked is asked once.
+  loadThreads(list) {
+    const want = [];
+    const waits = new Set();
+    this.rowsAsked = this.rowsAsked || new Map(); // index → Promise of its part
+    for (const i of list) {
+      if (i == null || i < 0 || i >= this.threads.length || this.threads[i]) continue;
+      const p = this.rowsAsked.get(i);
+      if (p) waits.add(p);
+      else { want.push(i); this.rowsAsked.set(i, null); }
+    }
+    const uniq = [...new Set(want)].sort((a, b) => a - b);
+    for (let k = 0; k < uniq.length; k += MAX_ROWS) {
+      const part = uniq.slice(k, k + MAX_ROWS);
+      const p = getJSON('/api/threads', { threads: threadRanges(part) }).then((rows) => {
+        for (const r of rows) this.threads[r.i] = r;
+      }).finally(() => { for (const i of part) this.rowsAsked.delete(i); });
+      for (const i of part) this.rowsAsked.set(i, p);
+      waits.add(p);
+    }
+    return Promise.all(waits);
+  }
+
   async loadLockThreads(obj) {
     const l = this.lockIndex.get(obj);
     this.lockThreads = null;
@@ -284,9 +315,10 @@ class App {
     this.show('locks');
   }
 
-  gotoThread(i) {
+  async gotoThread(i) {
     const st = this.state;
-    if (this.timeline.rowOf[i] < 0) { st.filter = ''; st.lockOnly = false; this.timeline.syncControls(); this.timeline.relayout(); }
+    await this.loadThreads([i]);
+    if (this.timeline.rowOf[i] < 0) { st.filter = ''; st.lockOnly = false; this.timeline.syncControls(); await this.timeline.relayout(); }
     this.show('timeline');
     st.sel = null;
     this.timeline.selDetail = null;
@@ -297,9 +329,10 @@ class App {
 
   // gotoInterval selects an interval (at: the instant its wait chain is
   // followed from, within it).
-  gotoInterval(thread, index, at) {
+  async gotoInterval(thread, index, at) {
     const st = this.state;
-    if (this.timeline.rowOf[thread] < 0) { st.filter = ''; st.lockOnly = false; this.timeline.syncControls(); this.timeline.relayout(); }
+    await this.loadThreads([thread]);
+    if (this.timeline.rowOf[thread] < 0) { st.filter = ''; st.lockOnly = false; this.timeline.syncControls(); await this.timeline.relayout(); }
     this.show('timeline');
     this.timeline.select(thread, index, { reveal: true, at });
   }

@@ -1,7 +1,7 @@
 // Deadlocks and hangs: the list, and the wait-for graph at the selected
 // instant or deadlock, laid out left (waiters) to right (owners), cycles in red.
 
-import { getJSON } from './api.js';
+import { getJSON, threadRefs } from './api.js';
 import { STATES, STATE_COLORS, fmtDur, fmtCount, fmtTime, h, kindWord, stateChip, stackEl } from './format.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -62,7 +62,10 @@ export class Deadlocks {
       st.instant = d.deadlocks.length ? this.instantOf(d.deadlocks[0]) : app.summary.duration;
       if (d.deadlocks.length) st.dl = 0;
     }
-    const name = (i) => (i >= 0 ? threads[i].name : 'unknown');
+    // The threads it names: their rows asked, then drawn again.
+    const missing = threadRefs(d).filter((i) => i >= 0 && i < threads.length && !threads[i]);
+    if (missing.length) this.app.loadThreads(missing).then(() => this.render(), (e) => this.app.error(e.message));
+    const name = (i) => (i >= 0 ? (threads[i] ? threads[i].name : `thread ${i}`) : 'unknown');
     const items = [];
     items.push(h('h3', null, 'Deadlocks ', h('span', { class: 'count' + (d.deadlocks.length ? ' bad' : '') }, d.deadlocks.length || !app.summary.notVisible ? fmtCount(d.deadlocks.length) : '?')));
     if (!d.deadlocks.length && app.summary.notVisible) {

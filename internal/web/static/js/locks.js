@@ -2,7 +2,7 @@
 // The short-lived objects of a group (/api/groups, as orca report groups
 // them) are one row, their objects listed in its detail.
 
-import { getJSON } from './api.js';
+import { getJSON, threadRefs } from './api.js';
 import { STATE_COLORS, fmtDur, fmtCount, breakable, h, kindWord, stackEl, fill, doingEl } from './format.js';
 
 // The columns. Every figure of /api/locks has one, so that no row is blank
@@ -106,6 +106,9 @@ export class Locks {
     const cmp = col.cmp || ((a, b) => a[col.key] - b[col.key]);
     const rows = [...this.locks].sort((a, b) => (dir === 'asc' ? cmp(a, b) : cmp(b, a)) || b.blocked - a.blocked || a.object.localeCompare(b.object));
     const threads = this.app.threads;
+    // The top owners' names: their rows asked, then drawn again.
+    const missing = rows.filter((l) => l.topOwner >= 0 && !threads[l.topOwner]).map((l) => l.topOwner);
+    if (missing.length) this.app.loadThreads(missing).then(() => this.render(), (e) => this.app.error(e.message));
     this.tbody.replaceChildren(...rows.map((l) => {
       const id = this.rowID(l);
       const [kind, object] = id.split(':');
@@ -118,7 +121,7 @@ export class Locks {
         h('td', { class: 'num' }, l.maxBlocked ? fmtDur(l.maxBlocked) : ''),
         h('td', { class: 'num' }, l.open ? stillBlocked(l.open, l.openBlocked) : ''),
         h('td', { class: 'num' }, l.waiters ? fmtCount(l.waiters) : ''),
-        h('td', { class: 'owner' }, l.topOwner >= 0 ? breakable(threads[l.topOwner].name) : ''),
+        h('td', { class: 'owner' }, l.topOwner >= 0 && threads[l.topOwner] ? breakable(threads[l.topOwner].name) : ''),
         h('td', { class: 'num', title: l.waits ? `${fmtCount(l.waits)} ${isPark(l) ? 'parks' : 'waits'}` : null }, l.waits ? fmtCount(l.waits) : ''),
         h('td', { class: 'num barcell' }, h('span', { class: 'cellbar', style: { width: `${(100 * l.waitTime) / this.maxWait}%`, background: STATE_COLORS[isPark(l) ? 6 : 2] } }), l.waitTime ? fmtDur(l.waitTime) : ''),
         h('td', { class: 'num' }, l.notifies + l.notifyAlls ? fmtCount(l.notifies + l.notifyAlls) : ''),
@@ -147,6 +150,8 @@ export class Locks {
         this.app.error(`no group ${object} in this recording`);
         return;
       }
+      await this.app.loadThreads(threadRefs(g));
+      if (this.app.state.lockSel !== id) return;
       fill(this.detail, this.groupEls(g));
       const tr = this.tbody.querySelector(`tr[data-lock="${id}"]`);
       if (tr) tr.scrollIntoView({ block: 'nearest' });
@@ -157,6 +162,7 @@ export class Locks {
     fill(this.detail, h('div', { class: 'muted' }, 'loading…'));
     try {
       const d = await getJSON(`/api/locks/${kind}/${object}`);
+      await this.app.loadThreads(threadRefs(d));
       if (this.app.state.lockSel !== id) return;
       fill(this.detail, this.detailEls(d));
       const tr = this.tbody.querySelector(`tr[data-lock="${id}"]`);

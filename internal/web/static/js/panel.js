@@ -1,7 +1,7 @@
 // The side panel: what is selected (an interval, a thread, a node of the
 // wait-for graph) with its stack.
 
-import { getJSON } from './api.js';
+import { getJSON, threadRefs } from './api.js';
 import { STATES, STATE_COLORS, STATE_TITLES, EDGE_COLORS, RUN_PARTS, fmtDur, fmtCount, fmtTime, h, kindWord, ownerFacts, stateChip, stackEl, frameEl, pct, doingEl, runParts, fill } from './format.js';
 import { smallFlame } from './flame.js';
 
@@ -34,7 +34,7 @@ export class Panel {
 
   threadLink(i, label) {
     if (i == null || i < 0) return h('span', { class: 'muted' }, label || 'unknown thread');
-    const t = this.app.threads[i];
+    const t = this.app.threads[i] || { name: `thread ${i}` };
     return h('a', { href: '#', class: 'thread-link', onclick: (e) => { e.preventDefault(); this.app.gotoThread(i); } }, label || t.name);
   }
 
@@ -46,7 +46,7 @@ export class Panel {
   }
 
   showInterval(d) {
-    const t = this.app.threads[d.thread];
+    const t = this.app.threads[d.thread] || { name: `thread ${d.thread}`, id: '' };
     const rows = [];
     rows.push(['thread', this.threadLink(d.thread, t.name), h('span', { class: 'muted' }, ` ${t.id}`)]);
     rows.push(['from', `${fmtTime(d.start)} to ${fmtTime(d.end)}`]);
@@ -85,7 +85,7 @@ export class Panel {
     const params = at != null && at >= d.start && at < d.end ? { t: Math.round(at) } : null;
     const el = h('div', { class: 'chain', 'data-state': 'loading' }, h('h4', null, 'Wait chain'), h('div', { class: 'muted small' }, 'following it…'));
     const key = `${d.thread}.${d.index}`;
-    getJSON(`/api/chain/${d.thread}/${d.index}`, params).then((c) => {
+    getJSON(`/api/chain/${d.thread}/${d.index}`, params).then((c) => this.app.loadThreads(threadRefs(c)).then(() => c)).then((c) => {
       if (this.el.dataset.shown !== key) return;
       fill(el, ...this.chainParts(c));
       el.dataset.state = 'done';
@@ -218,7 +218,10 @@ export class Panel {
   }
 
   async showThread(i) {
+    await this.app.loadThreads([i]);
     const t = this.app.threads[i];
+    if (!t) return;
+    await this.app.loadThreads([t.parent]);
     const life = Math.max(t.end - t.start, 1);
     const bars = h('div', { class: 'state-bars' }, STATES.map((s, k) => t.time[k] > 0 ? h('div', { class: 'state-bar' },
       h('span', { class: 'chip', title: STATE_TITLES[s], style: { '--c': STATE_COLORS[k] } }, s),
@@ -251,6 +254,7 @@ export class Panel {
           h('button', { onclick: () => this.app.setLock(n.object) }, 'Highlight on the timeline')));
       return;
     }
+    await this.app.loadThreads([n.thread]);
     const th = this.app.threads[n.thread];
     const rows = [['thread', this.threadLink(n.thread, th.name)], ['state', stateChip(n.state)]];
     if (n.since != null && n.state !== 'runnable' && n.state !== 'not alive') {

@@ -3,8 +3,8 @@
 // tiles.go). Only the visible lanes and tiles are fetched and drawn, so the
 // cost of a frame depends on the screen, not on the recording.
 
-import { getTile, getJSON } from './api.js';
-import { STATES, STATE_COLORS, STATE_TITLES, RUN_PARTS, RUN_COLORS, RUN_TITLES, runParts, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, natural, h, pct, fill, breakable, ownerFacts } from './format.js';
+import { getTile, getJSON, getLanes, threadRanges, threadRefs } from './api.js';
+import { STATES, STATE_COLORS, STATE_TITLES, RUN_PARTS, RUN_COLORS, RUN_TITLES, runParts, EDGE_COLORS, fmtDur, fmtCount, fmtTime, fmtTick, niceStep, h, pct, fill, breakable, ownerFacts } from './format.js';
 
 const TILE_W = 1024;
 const MAX_LEVEL = 40;
@@ -29,14 +29,9 @@ function alpha(hex, a) {
   return `rgba(${n >> 16},${(n >> 8) & 255},${n & 255},${a})`;
 }
 
-// groupKey puts threads whose names differ only in a trailing number together.
-// VIRTUAL begins the group key of virtual threads (JDK 21+), by name with digits as N.
+// VIRTUAL begins the group key of virtual threads (JDK 21+), by name with
+// digits as N (the server's layout: layout.go).
 const VIRTUAL = '\u0002v:';
-
-export function groupKey(name) {
-  const m = /^(.*?)(\d+)$/.exec(name);
-  return m && m[1] !== '' ? m[1] + '#' : null;
-}
 
 // OVERVIEW_BUCKETS: the overview's bucket counts the server's index keeps
 // (overviewBuckets in tiles.go).
@@ -149,63 +144,70 @@ export class Timeline {
 
   setData(summary, threads) {
     this.summary = summary;
-    this.threads = threads;
+    this.threads = threads; // the rows asked so far (App.loadThreads)
     this.dur = Math.max(summary.duration, 1);
     this.rowOf = new Int32Array(threads.length).fill(-1);
-    this.runLegend.hidden = !threads.some((t) => t.run);
+    this.layouts = new Map(); // the lanes' layouts asked (layoutParams' key) → layout or its Promise
+    this.layoutSeq = 0;
     this.loadOverview();
   }
 
-  // relayout orders and groups the lanes (after a sort, filter or lock change).
-  relayout() {
+  // layoutParams are the lanes' layout's parameters for the state.
+  layoutParams() {
     const st = this.app.state;
-    const th = this.threads;
-    let list = th;
-    const f = (st.filter || '').toLowerCase();
-    if (f) list = list.filter((t) => t.name.toLowerCase().includes(f) || t.id.toLowerCase() === f);
-    if (st.lock && st.lockOnly && this.app.lockThreads) {
-      const only = new Set(this.app.lockThreads);
-      list = list.filter((t) => only.has(t.i));
+    const p = { sort: st.sort, group: st.group ? '1' : '0' };
+    if (st.filter) p.filter = st.filter;
+    if (st.lock && st.lockOnly && this.app.lockThreads) p.only = threadRanges(this.app.lockThreads);
+    return p;
+  }
+
+  // relayout orders and groups the lanes (after a sort, filter or lock
+  // change): the server makes the order of every thread (/api/lanes, the
+  // order timeline.js made when the page held every thread's row; its
+  // layouts are kept, so a layout asked before is laid out at once), the
+  // page its rows, with the groups collapsed or expanded. It resolves once
+  // the rows are laid out.
+  relayout() {
+    const p = this.layoutParams();
+    const key = new URLSearchParams(p).toString();
+    const seq = ++this.layoutSeq;
+    let lay = this.layouts.get(key);
+    if (lay && !(lay instanceof Promise)) { this.layoutRows(lay); return Promise.resolve(); }
+    if (!lay) {
+      lay = getLanes(p).then((v) => {
+        this.layouts.set(key, v);
+        // A few kept: the first (the page's default) and the last ones.
+        while (this.layouts.size > 8) this.layouts.delete([...this.layouts.keys()][1]);
+        return v;
+      }, (e) => { this.layouts.delete(key); throw e; });
+      this.layouts.set(key, lay);
     }
-    const cmp = {
-      start: (a, b) => a.start - b.start || a.i - b.i,
-      name: (a, b) => natural(a.name, b.name) || a.i - b.i,
-      blocked: (a, b) => b.time[1] - a.time[1] || (b.time[5] - a.time[5]) || (b.time[2] - a.time[2]) || a.i - b.i,
-    }[st.sort] || ((a, b) => a.i - b.i);
-    list = [...list].sort(cmp);
+    return lay.then((v) => { if (seq === this.layoutSeq) this.layoutRows(v); }, (e) => this.app.error(`laying out the lanes: ${e.message}`));
+  }
+
+  // layoutRows lays out the rows of a layout: a lane per thread, a group's
+  // head and, unless it is collapsed, its lanes.
+  layoutRows(lay) {
+    const st = this.app.state;
+    this.runLegend.hidden = !lay.run;
     const rows = [];
     const laneH = st.laneH;
     let y = 0;
-    const addLane = (t, depth) => { rows.push({ kind: 'lane', thread: t.i, y, h: laneH, depth }); y += laneH; };
-    if (!st.group) {
-      for (const t of list) addLane(t, 0);
-    } else {
-      const groups = new Map();
-      const order = [];
-      for (const t of list) {
-        // Virtual threads (often thousands): a group per name pattern, collapsed until expanded.
-        const key = t.jdk ? '\u0000jdk' : t.virtual ? VIRTUAL + t.name.replace(/\d+/g, 'N') : groupKey(t.name) || '\u0001' + t.i;
-        let g = groups.get(key);
-        if (!g) { g = { key, members: [] }; groups.set(key, g); order.push(g); }
-        g.members.push(t);
+    const o = lay.order, G = lay.groups;
+    for (let k = 0; k < o.length;) {
+      const v = o[k++];
+      if (v >= 0) { rows.push({ kind: 'lane', thread: v, y, h: laneH, depth: 0 }); y += laneH; continue; }
+      const g = -v - 1, key = G.key[g], count = G.count[g];
+      // Virtual threads (often thousands): a group per name pattern, collapsed until expanded.
+      const virtual = key.startsWith(VIRTUAL);
+      const name = key === '\u0000jdk' ? 'JDK service threads' : virtual ? 'virtual ' + key.slice(VIRTUAL.length) : key;
+      const collapsed = virtual ? !this.expanded.has(key) : this.collapsed.has(key);
+      rows.push({ kind: 'group', key, name, count, collapsed, y, h: GROUP_H, blocked: G.blocked[g] });
+      y += GROUP_H;
+      if (!collapsed) {
+        for (let j = 0; j < count; j++) { rows.push({ kind: 'lane', thread: o[k + j], y, h: laneH, depth: 1 }); y += laneH; }
       }
-      const agg = (g) => g.members.reduce((s, t) => s + t.time[1], 0);
-      const gcmp = {
-        start: (a, b) => a.members[0].start - b.members[0].start,
-        name: (a, b) => natural(a.members[0].name, b.members[0].name),
-        blocked: (a, b) => agg(b) - agg(a),
-      }[st.sort] || (() => 0);
-      order.sort((a, b) => (a.key === '\u0000jdk') - (b.key === '\u0000jdk') || gcmp(a, b));
-      for (const g of order) {
-        if (g.members.length === 1 && g.key !== '\u0000jdk') { addLane(g.members[0], 0); continue; }
-        const virtual = g.key.startsWith(VIRTUAL);
-        const name = g.key === '\u0000jdk' ? 'JDK service threads' : virtual ? 'virtual ' + g.key.slice(VIRTUAL.length) : g.key;
-        const collapsed = virtual ? !this.expanded.has(g.key) : this.collapsed.has(g.key);
-        const blocked = agg(g);
-        rows.push({ kind: 'group', key: g.key, name, count: g.members.length, collapsed, y, h: GROUP_H, blocked });
-        y += GROUP_H;
-        if (!collapsed) for (const t of g.members) addLane(t, 1);
-      }
+      k += count;
     }
     this.rows = rows;
     this.totalH = y;
@@ -471,6 +473,7 @@ export class Timeline {
     const labels = [];
     let missing = 0;
     const need = (lv, k, th) => { missing++; this.request(lv, k, th); };
+    const rowsMissing = [];
 
     ctx.save();
     ctx.beginPath();
@@ -487,6 +490,12 @@ export class Timeline {
       ctx.fillStyle = LANE_BG[ri & 1];
       ctx.fillRect(LABEL_W, y, W - LABEL_W, r.h);
       const th = this.threads[r.thread];
+      // Its row not here yet (asked for the lanes on screen): drawn when it comes.
+      if (!th) {
+        rowsMissing.push(r.thread);
+        for (let k = k0; k <= k1; k++) this.lane(level, k, r.thread, need); // its tiles asked meanwhile
+        continue;
+      }
       const pad = r.h >= 12 ? 2 : r.h >= 6 ? 1 : 0;
       const bh = r.h - 2 * pad;
       // Runnable: a thin bar over the thread's life; or, where the model
@@ -574,6 +583,10 @@ export class Timeline {
       ctx.stroke();
     }
     ctx.restore();
+    if (rowsMissing.length) {
+      missing += rowsMissing.length;
+      this.wantRows(rowsMissing, first);
+    }
     this.drawAxis(ctx);
     this.drawLabels(ctx, first, bottom);
     this.drawScrollbar(ctx);
@@ -588,6 +601,20 @@ export class Timeline {
       this.canvas.dataset.painted = '1';
     }
     this.status.textContent = missing ? 'loading…' : '';
+  }
+
+  // wantRows asks the rows of lanes on screen not here yet, and those of
+  // a screen's lanes below, and draws again when they come.
+  wantRows(list, first) {
+    const more = [];
+    const n = Math.ceil(this.h / Math.max(this.app.state.laneH, 1));
+    for (let ri = first; ri < this.rows.length && more.length < 2 * n; ri++) {
+      const r = this.rows[ri];
+      if (r.kind === 'lane' && !this.threads[r.thread]) more.push(r.thread);
+    }
+    this.rowsWaiting = (this.rowsWaiting || 0) + 1;
+    this.app.loadThreads(list.concat(more)).then(() => this.redraw(), (e) => this.app.error(`loading the threads' rows: ${e.message}`))
+      .finally(() => { this.rowsWaiting--; });
   }
 
   // prefetch asks for the tiles either side of the view, for panning.
@@ -744,6 +771,7 @@ export class Timeline {
         continue;
       }
       const th = this.threads[r.thread];
+      if (!th) continue; // its row comes (wantRows)
       const sel = (st.sel && st.sel.thread === r.thread) || st.selThread === r.thread;
       if (sel) {
         ctx.fillStyle = '#1f2a37';
@@ -1047,7 +1075,8 @@ export class Timeline {
     const key = `${thread}.${index}`;
     let d = this.details.get(key);
     if (!d) {
-      d = getJSON(`/api/intervals/${thread}/${index}`);
+      // With the rows of the threads it names (its owner, notifier, edges).
+      d = getJSON(`/api/intervals/${thread}/${index}`).then((v) => this.app.loadThreads(threadRefs(v)).then(() => v));
       this.details.set(key, d);
       d.then((v) => this.details.set(key, v), () => this.details.delete(key));
       if (this.details.size > 2000) this.details.delete(this.details.keys().next().value);
@@ -1255,7 +1284,7 @@ export class Timeline {
     if (p.y < AXIS_H) { this.hideTip(); return; }
     if (p.x < LABEL_W) {
       const r = ri >= 0 ? this.rows[ri] : null;
-      if (r && r.kind === 'lane') {
+      if (r && r.kind === 'lane' && this.threads[r.thread]) {
         const t = this.threads[r.thread];
         this.showTip(p, [h('div', { class: 'tip-title' }, t.name), h('div', { class: 'muted' }, `thread ${t.id}`),
           tipStates(t)]);
@@ -1267,6 +1296,7 @@ export class Timeline {
     const seg = this.segmentAt(p.x, p.y);
     if (!seg) { this.hideTip(); return; }
     const th = this.threads[seg.thread];
+    if (!th) { this.hideTip(); return; }
     if (seg.s == null) {
       const alive = seg.t >= th.start && seg.t <= th.end;
       const run = alive ? this.runAt(seg.thread, seg.t) : null;
@@ -1345,7 +1375,7 @@ export class Timeline {
   async locate(thread, index) {
     const d = await this.detail(thread, index);
     const st = this.app.state;
-    if (this.rowOf[thread] < 0) { st.filter = ''; st.lockOnly = false; this.syncControls(); this.relayout(); }
+    if (this.rowOf[thread] < 0) { st.filter = ''; st.lockOnly = false; this.syncControls(); await this.relayout(); }
     const w = Math.max(d.end - d.start, 1000);
     this.setRange(d.start - w, d.end + w);
     this.reveal(thread);
@@ -1358,7 +1388,7 @@ export class Timeline {
   idle() {
     return new Promise((resolve) => {
       const check = () => {
-        if (!this.raf && !this.inflight && !this.queue.length && this.status.textContent === '') resolve();
+        if (!this.raf && !this.inflight && !this.queue.length && !this.rowsWaiting && this.status.textContent === '') resolve();
         else setTimeout(check, 20);
       };
       this.redraw();
@@ -1512,7 +1542,7 @@ function tipDetail(d, threads, source) {
   const what = d.state === 'acquiring' ? 'semaphore' : d.acquire ? 'lock' : d.state === 'parked' || d.state === 'idle' ? 'parked on' : d.state === 'blocked' ? 'monitor' : 'object';
   if (d.object) out.push(h('div', null, h('span', { class: 'muted' }, `${what} `), d.object, d.objectClass ? h('span', { class: 'muted' }, ` ${d.objectClass}`) : null));
   for (const f of ownerFacts(d, source)) {
-    out.push(h('div', null, h('span', { class: 'muted' }, `${f.label} `), f.who ? (f.who.thread >= 0 ? threads[f.who.thread].name : f.who.name) : null,
+    out.push(h('div', null, h('span', { class: 'muted' }, `${f.label} `), f.who ? (f.who.thread >= 0 && threads[f.who.thread] ? threads[f.who.thread].name : f.who.name) : null,
       f.note ? h('span', { class: 'muted' }, f.who ? ` (${f.note})` : f.note) : null));
   }
   if (d.wake) out.push(h('div', { class: 'muted' }, `ended by ${d.wake}`));

@@ -99,6 +99,9 @@ const (
 	// a copy of the thread read back (spilledThread, ReadRun).
 	spillWins
 	spillSched
+	// spillRest: what a thread retired keeps of its fold's state
+	// (restState, Builder.giveBody), until revive reads it back.
+	spillRest
 )
 
 // next decodes r's block at i, after a block ending at end: its offset,
@@ -335,7 +338,7 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 const spillStageMax = 1 << 20
 
 // spillKinds is the count of the kinds of a thread's blocks.
-const spillKinds = int(spillSched) + 1
+const spillKinds = int(spillRest) + 1
 
 // roomFor returns dst's room grown to n bytes of T's, as elements, and
 // their memory (nil when n is 0).

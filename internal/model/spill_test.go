@@ -299,7 +299,7 @@ func TestSpillPlain(t *testing.T) {
 		}
 		return false
 	}
-	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}} {
+	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}, RestState{}} {
 		if !plain(reflect.TypeOf(v)) {
 			t.Errorf("%T holds a pointer, a slice, a map or a string: the spill (spill.go) cannot write it as it is", v)
 		}

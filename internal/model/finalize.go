@@ -54,7 +54,11 @@ func (b *Builder) Finalize() *Model {
 		ts := b.th.byNum[i]
 		t.Events = ts.events
 		if ts.retired {
-			// Finished as it ended (retire); nothing brings it back now.
+			// Finished as it ended (retire); nothing brings it back now:
+			// its state at rest is read no more, and its list of blocks
+			// is complete.
+			t.spill.drop(spillRest)
+			t.spill.set(b.keep(t.spill.bytes()))
 			dropped = true
 			if t.fold != nil {
 				t.fold.lent = nil
@@ -74,8 +78,7 @@ func (b *Builder) Finalize() *Model {
 			// Its list of blocks is complete: the room appends left is
 			// a quarter of it on average, kept for every thread ever
 			// seen; so is the rounding of an allocation of its own
-			// (keep). A thread retired keeps its list as it retires
-			// (giveBody).
+			// (keep).
 			t.spill.set(b.keep(t.spill.bytes()))
 			// Its windows split, the virtual threads' cpu samples it
 			// carried are read no more.

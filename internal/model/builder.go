@@ -177,7 +177,9 @@ type Builder struct {
 	spillBuf []Interval
 	// tailBuf: the block the threads' tails are packed into, after those
 	// packed so far (keepTail); tailScratch: a tail packed before.
-	tailBuf, tailScratch []byte
+	// listBuf: the block the threads' lists of spill blocks are kept in
+	// (keep), apart from the tails.
+	tailBuf, tailScratch, listBuf []byte
 	// shutAt: the start of the first state of a thread at a stack of the
 	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time

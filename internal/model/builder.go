@@ -288,7 +288,7 @@ type restState struct {
 var newRest = restState{schedAt: math.MinInt64}
 
 // tbody is the part of a tstate that only a thread not retired needs
-// (the tstate alone: 128 bytes, 1.33 M threads at 5 GB; a few thousand
+// (the tstate alone: 64 bytes, 1.33 M threads at 5 GB; a few thousand
 // bodies): Builder.bodies recycles those of the threads retired. A
 // thread's own lines alone read its fields after the state it opened
 // (open, wf, …): a retired thread's are at rest (retire), and its lines
@@ -555,16 +555,16 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 // threads at 5 GB: ~20 MB).
 var threadSlab = slabOfPages(int(unsafe.Sizeof(Thread{})), 256)
 
-// slabOfPages returns the fewest elements of size bytes, at least min,
+// slabOfPages returns the fewest elements of size bytes, at least lo,
 // that fill whole pages of 8 kB.
-func slabOfPages(size, least int) int {
+func slabOfPages(size, lo int) int {
 	const page = 8 << 10
 	a, b := size, page
 	for b != 0 {
 		a, b = b, a%b
 	}
 	n := page / a // size*n is a multiple of page
-	return (least + n - 1) / n * n
+	return (lo + n - 1) / n * n
 }
 
 // known returns the thread id, nil when none was seen: as thread, without

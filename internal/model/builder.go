@@ -399,10 +399,12 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 // giveBody takes back the body of ts, retired: in no state (waiting for
 // no one), its intervals given up (finishThread), its windows split, its
 // lock order in progress sealed. What revive needs of it goes to the
-// spill (restState), a block of its list the last; Finalize drops that
-// block, then keeps the list (keep): a list kept now would keep the
-// block's bytes to the report's end (~4 bytes of every thread ever
-// seen).
+// spill (restState), a block of its list the last, and the list, complete
+// but for a thread brought back, is kept (keep): Finalize drops that
+// block in place (~4 bytes of every thread ever seen left in the blocks
+// of lists to the report's end; a list kept only at Finalize was the
+// rounding and the room of its appends until then, 38 MB at c5G-slow5's
+// fold's end, its live peak).
 func (b *Builder) giveBody(ts *tstate) {
 	b.sealOrder(ts)
 	bd := ts.body
@@ -413,6 +415,7 @@ func (b *Builder) giveBody(ts *tstate) {
 	rs := [1]restState{{ivBase: bd.ivs.base, ivPrev: bd.ivs.prev, ivUnsorted: bd.ivs.unsorted,
 		fed: bd.fed, spilt: bd.spilt, busy: bd.busy, schedAt: bd.schedAt, blameLast: t.unfold()}}
 	b.spill.addTo(&t.spill, spillRest, bytesOf(rs[:]))
+	t.spill.set(b.keep(t.spill.bytes()))
 	bd.openBuf = [2]openIv{} // its pointers
 	bd.ivs, bd.win.marks, bd.open = ivList{}, nil, nil
 	ts.body = &restBody

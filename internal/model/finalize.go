@@ -55,10 +55,8 @@ func (b *Builder) Finalize() *Model {
 		t.Events = ts.events
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now:
-			// its state at rest is read no more, and its list of blocks
-			// is complete.
+			// its state at rest is read no more.
 			t.spill.drop(spillRest)
-			t.spill.set(b.keep(t.spill.bytes()))
 			dropped = true
 			if t.fold != nil {
 				t.fold.lent = nil

@@ -199,8 +199,8 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.WaitingAlone, r.NotHangs = b.splitJDK(b.hangs(alone, r.Deadlocks), r.NotHangs)
 	// The owner changes read back for the graph at the end (OpenAtEnd,
 	// the deadlocks) are not asked for again, nor, with LetGoTails, the
-	// threads' tails: before the wait chains, whose sweep is the report's
-	// live peak (c5G-slow5).
+	// threads' tails: before the wait chains, whose holders' pass and
+	// sweep are the report's live peaks (c5G-slow5).
 	b.m.LetGoOwnerChanges()
 	if opt.LetGoTails {
 		b.m.LetGoTails()

@@ -1003,13 +1003,12 @@ func threadSlot(id format.ThreadID, n int) int {
 
 // indexThreads replaces the fold's map of the threads by ID with thIdx,
 // once Threads is in its final order: a table of their indexes (+1, 0 for
-// none) by their IDs' hash, probed in turn, at most 3/4 full, as the
-// fold's (foldIndex): 5.3 to 11 bytes a thread where the map took ~40,
-// and half full at most 8 to 16 (1.33 M threads at 5 GB: 8 MB, not 16,
-// kept to the report's end).
+// none) by their IDs' hash, probed in turn, at least twice as many slots
+// as threads: 4 to 8 bytes a thread where the map took ~40 (1.3 M threads
+// at 5 GB).
 func (m *Model) indexThreads() {
 	n := 16
-	for 3*n < 4*len(m.Threads) {
+	for n < 2*len(m.Threads) {
 		n *= 2
 	}
 	m.thIdx = make([]uint32, n)

@@ -177,7 +177,9 @@ type Builder struct {
 	spillBuf []Interval
 	// tailBuf: the block the threads' tails are packed into, after those
 	// packed so far (keepTail); tailScratch: a tail packed before.
-	tailBuf, tailScratch []byte
+	// listBuf: the block the threads' lists of spill blocks are kept in
+	// (keep), apart from the tails.
+	tailBuf, tailScratch, listBuf []byte
 	// shutAt: the start of the first state of a thread at a stack of the
 	// JVM's shutdown (findShutdown), noted as its intervals are fed.
 	shutAt map[format.ThreadID]format.Time
@@ -223,14 +225,13 @@ type pendingJoin struct {
 // tstate is a thread being folded. The Thread is in it, not pointed to:
 // each event touches both.
 type tstate struct {
-	// What every event of the thread reads comes first, in the first two
-	// of its cache lines (a tstate is a multiple of 64 bytes, in slabs):
+	// What every event of the thread reads is in one cache line (a
+	// tstate is 64 bytes, in slabs):
 	// consecutive events are of different threads three times in four
 	// (the 128 MB synthetic recording), and a Thread's own fields, read
 	// there, were a miss of the cache each (Event: t.Ended, t.Sched).
 	// id, start, ended and events are t.ID, t.Start, t.Ended and
-	// t.Events (the last written to t by Finalize); schedAt is the time
-	// of t.Sched's last, math.MinInt64 for none.
+	// t.Events (the last written to t by Finalize).
 	//
 	// t is in a slab of Threads of its own (Builder.tslab), which the
 	// Model keeps after Finalize, not the fold's state around it.
@@ -241,43 +242,53 @@ type tstate struct {
 	// thread in a state keeps (tbody), which a thread retired gives back
 	// (retire) and revive takes again: ~280 000 threads at 1 GB, a few
 	// thousand alive at once. A retired thread's is restBody, never
-	// written: in no state, waiting for no one.
+	// written: in no state, waiting for no one. What revive needs of the
+	// body given back is in the spill (restState), not here: a tstate for
+	// every thread ever seen (1.33 M at 5 GB) is one cache line, 64 bytes,
+	// not 128.
 	body *tbody
-	// ivBase, ivPrev, ivUnsorted: what a retired thread keeps of ivs
-	// (revive adds after them).
-	ivBase int
-	ivPrev format.Time
-	last   format.Time // time of its latest event, when seen
+	last format.Time // time of its latest event, when seen
 	// floor is the end of its latest segment. Another thread's event can
 	// split a segment later than this thread's next line (lines of two
 	// threads may be out of order by a little); that line is folded at
 	// floor so segments never overlap.
-	floor      format.Time
-	start      format.Time
-	schedAt    format.Time
-	events     int
-	num        uint32 // numbers the threads from 0 in order of appearance
-	ivUnsorted bool
-	seen       bool // it has had an event of its own
-	started    bool // it has had a ThreadStart (Builder.starts)
-	ended      bool
-	// feeding: it is in Builder.feeding; ending: in Builder.ending;
+	floor  format.Time
+	start  format.Time
+	events int
+	num    uint32 // numbers the threads from 0 in order of appearance
+	seen   bool   // it has had an event of its own
+	// started: it has had a ThreadStart (Builder.starts).
+	started bool
+	ended   bool
 	// retired: it was finished as the fold went (retire), its intervals
 	// and samples in the spill alone.
-	feeding, ending, retired bool
-	// fed: the first of its intervals fed to its aggregation (body.agg,
-	// Builder.seal); spilt: the first written to the spill (of the fed
-	// ones: spillFed); busy: the length of the intervals fed.
-	fed   int
-	spilt int
-	busy  format.Time
-	// blameLast: its blame log's last start while it is retired, its
-	// Thread's threadFold let go (retire, takeBody).
-	blameLast format.Time
+	retired bool
 }
 
+// restState is what a thread's body holds that outlives it while the
+// thread is retired (giveBody): written to the spill as a block of the
+// thread's (spillRest), read back by revive (takeBody), so that the
+// tstate of every thread ever seen need not hold it.
+type restState struct {
+	// ivBase, ivPrev, ivUnsorted: what the thread keeps of ivs (revive
+	// adds after them).
+	ivBase int
+	ivPrev format.Time
+	// fed, spilt, busy, schedAt: as tbody's.
+	fed, spilt int
+	busy       format.Time
+	schedAt    format.Time
+	// blameLast: its blame log's last start, its Thread's threadFold let
+	// go (Thread.unfold).
+	blameLast  format.Time
+	ivUnsorted bool
+}
+
+// newRest is the restState of a thread first seen: no scheduler time.
+var newRest = restState{schedAt: math.MinInt64}
+
 // tbody is the part of a tstate that only a thread not retired needs
-// (the tstate alone: 128 bytes, 1.33 M threads at 5 GB; a few thousand
+// (the tstate alone: 64 bytes, 1.33 M threads at 5 GB; a few thousand
 // bodies): Builder.bodies recycles those of the threads retired. A
 // thread's own lines alone read its fields after the state it opened
 // (open, wf, …): a retired thread's are at rest (retire), and its lines
@@ -285,6 +296,17 @@ type tstate struct {
 // back for, and which set them again.
 type tbody struct {
 	openBuf [2]openIv
+	// fed: the first of its intervals fed to its aggregation (agg,
+	// Builder.seal); spilt: the first written to the spill (of the fed
+	// ones: spillFed); busy: the length of the intervals fed; schedAt:
+	// the time of t.Sched's last, math.MinInt64 for none. A retired
+	// thread keeps them in the spill (restState).
+	fed     int
+	spilt   int
+	busy    format.Time
+	schedAt format.Time
+	// feeding: it is in Builder.feeding; ending: in Builder.ending.
+	feeding, ending bool
 	// open is the stack of states the thread is in, innermost last (a
 	// Joining thread can block on the Thread's monitor: Joining ⊃ Blocked).
 	// It starts in openBuf. In the body, not the tstate, as the fields
@@ -342,8 +364,9 @@ type tbody struct {
 func (ts *tstate) waits() wfEdge { return ts.body.wf }
 
 // takeBody gives ts a body, recycled when one was given back: open
-// empty, no intervals after ts.ivBase, no window split.
-func (b *Builder) takeBody(ts *tstate) {
+// empty, no intervals after rs.ivBase, no window split; rs is what it kept
+// while retired (newRest for a thread first seen).
+func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	var bd *tbody
 	if n := len(b.bodies); n > 0 {
 		bd = b.bodies[n-1]
@@ -360,11 +383,13 @@ func (b *Builder) takeBody(ts *tstate) {
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
 	bd.hasUnpark = false
 	bd.smpGiven, bd.smpLast, bd.lentGiven, bd.lentLast = 0, 0, 0, 0
-	bd.ivs = ivList{base: ts.ivBase, unsorted: ts.ivUnsorted, prev: ts.ivPrev}
+	bd.fed, bd.spilt, bd.busy, bd.schedAt = rs.fed, rs.spilt, rs.busy, rs.schedAt
+	bd.feeding, bd.ending = false, false
+	bd.ivs = ivList{base: rs.ivBase, unsorted: rs.ivUnsorted, prev: rs.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
 	if ts.t.fold == nil {
 		// Its blame log's last start, kept while it had none (retire).
-		ts.t.folding().blame.last = ts.blameLast
+		ts.t.folding().blame.last = rs.blameLast
 	}
 	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	bd.open = bd.openBuf[:0]
@@ -373,29 +398,53 @@ func (b *Builder) takeBody(ts *tstate) {
 
 // giveBody takes back the body of ts, retired: in no state (waiting for
 // no one), its intervals given up (finishThread), its windows split, its
-// lock order in progress sealed.
+// lock order in progress sealed. What revive needs of it goes to the
+// spill (restState), a block of its list the last, and the list, complete
+// but for a thread brought back, is kept (keep): Finalize drops that
+// block in place (~4 bytes of every thread ever seen left in the blocks
+// of lists to the report's end; a list kept only at Finalize was the
+// rounding and the room of its appends until then, 38 MB at c5G-slow5's
+// fold's end, its live peak).
 func (b *Builder) giveBody(ts *tstate) {
 	b.sealOrder(ts)
 	bd := ts.body
 	if bd.hasUnpark {
 		b.unparks[ts.t.ID] = bd.unpark
 	}
-	ts.ivBase, ts.ivPrev, ts.ivUnsorted = bd.ivs.base, bd.ivs.prev, bd.ivs.unsorted
+	t := ts.t
+	rs := [1]restState{{ivBase: bd.ivs.base, ivPrev: bd.ivs.prev, ivUnsorted: bd.ivs.unsorted,
+		fed: bd.fed, spilt: bd.spilt, busy: bd.busy, schedAt: bd.schedAt, blameLast: t.unfold()}}
+	b.spill.addTo(&t.spill, spillRest, bytesOf(rs[:]))
+	t.spill.set(b.keep(t.spill.bytes()))
 	bd.openBuf = [2]openIv{} // its pointers
 	bd.ivs, bd.win.marks, bd.open = ivList{}, nil, nil
 	ts.body = &restBody
 	b.bodies = append(b.bodies, bd)
 }
 
+// unrest reads back what ts, retired, kept of its body (giveBody), and
+// drops it from the spill's list.
+func (b *Builder) unrest(ts *tstate) *restState {
+	rs, err := spillRead(b.spill, ts.t.spill.of(spillRest), []restState(nil))
+	if err != nil {
+		panic(&SpillError{err})
+	}
+	if len(rs) != 1 {
+		panic(&SpillError{fmt.Errorf("thread %v: %d records of its state at rest in the spill, want 1", ts.id, len(rs))})
+	}
+	ts.t.spill.drop(spillRest)
+	return &rs[0]
+}
+
 // restBody is the body of every thread retired (giveBody): read, never
 // written (in no state, waiting for no one, no unpark, no lock order).
 var restBody tbody
 
-// A tstate is a multiple of 64 bytes, so that its first fields share a
-// cache line in a slab: its fields (and a pad, _, when they are not)
-// made so, checked here (a compile error
-// otherwise: the index is out of range).
-var _ = [1]struct{}{}[unsafe.Sizeof(tstate{})%64]
+// A tstate is 64 bytes, one cache line in a slab, checked here (a
+// compile error otherwise: the index is out of range). A field more
+// belongs in its body (tbody), and in restState when a retired thread
+// must keep it.
+var _ = [1]struct{}{}[unsafe.Sizeof(tstate{})-64]
 
 type openIv struct {
 	// iv.Since is when the state began; iv.Start is where its current
@@ -478,7 +527,7 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	ts := b.th.get(id)
 	if ts == nil {
 		if len(b.slab) == 0 {
-			n := min(max(len(b.th.byNum), 1), 256)
+			n := min(max(len(b.th.byNum), 1), threadSlab)
 			b.slab, b.tslab = make([]tstate, n), make([]Thread, n)
 		}
 		// Zero already: its fields set one by one (a whole tstate
@@ -488,8 +537,8 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 		ts.t = &b.tslab[0]
 		b.tslab = b.tslab[1:]
 		ts.t.ID, ts.t.Start, ts.num = id, at, uint32(len(b.m.Threads))
-		ts.id, ts.start, ts.schedAt = id, at, math.MinInt64
-		b.takeBody(ts)
+		ts.id, ts.start = id, at
+		b.takeBody(ts, &newRest)
 		if b.ivsWas != nil {
 			ts.body.ivs.hint = b.ivsWas[id]
 		}
@@ -499,6 +548,26 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	*slot = ts
 	b.lastThread = ts
 	return ts
+}
+
+// threadSlab is how many Threads (and tstates) a slab of Builder.thread
+// holds once the threads are many: a slab is larger than 32 kB, so an
+// allocation of whole pages of 8 kB, and as many as make whole pages
+// (512 Threads of 304 bytes: 19 pages), not 256, which were 77 824 bytes
+// in 81 920: 5 % of the Threads kept to the report's end (1.33 M
+// threads at 5 GB: ~20 MB).
+var threadSlab = slabOfPages(int(unsafe.Sizeof(Thread{})), 256)
+
+// slabOfPages returns the fewest elements of size bytes, at least lo,
+// that fill whole pages of 8 kB.
+func slabOfPages(size, lo int) int {
+	const page = 8 << 10
+	a, b := size, page
+	for b != 0 {
+		a, b = b, a%b
+	}
+	n := page / a // size*n is a multiple of page
+	return (lo + n - 1) / n * n
 }
 
 // known returns the thread id, nil when none was seen: as thread, without
@@ -617,7 +686,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		// load 30). That line is then not out of order; a window between
 		// ThreadCPU lines already split past it is split again
 		// (splitWindows, lateSample).
-		at := max(ev.Time, ts.start, ts.schedAt) // the windows follow each other
+		at := max(ev.Time, ts.start, ts.body.schedAt) // the windows follow each other
 		if !b.schedTime(ts, at, ev.CPU, ev.Ready) {
 			b.problem(ev, "cpu %d, ready %d: less than the thread's previous line's", ev.CPU, ev.Ready)
 		}
@@ -636,7 +705,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		e.Time = ts.floor
 		ev = &e
 	}
-	if ev.Time < ts.schedAt {
+	if ev.Time < ts.body.schedAt {
 		// A line behind the thread's latest ThreadCPU line (above): the
 		// windows split past it are split again.
 		ts.lateSample(ev.Time)
@@ -716,8 +785,8 @@ func (b *Builder) Event(ev *reader.Event) {
 			}
 		}
 		delete(b.joins, ev.Thread)
-		if b.dropIntervals && !ts.ending {
-			ts.ending = true
+		if b.dropIntervals && !ts.body.ending {
+			ts.body.ending = true
 			b.ending = append(b.ending, ts)
 		}
 	case format.ThreadStart:
@@ -1050,7 +1119,7 @@ func (b *Builder) releaseChanges() {
 				note(o.ls.l, o.iv.ownFrom)
 			}
 		}
-		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
+		ts.body.ivs.each(ts.body.fed, func(blk []Interval) bool {
 			for i := range blk {
 				if iv := &blk[i]; iv.State == Blocked {
 					if ls := b.lockIf(iv.Object, Monitor); ls != nil {
@@ -1118,7 +1187,7 @@ func (b *Builder) feedSealed() {
 		if len(ts.body.open) > 0 {
 			limit = ts.body.open[0].iv.Since
 		}
-		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
+		ts.body.ivs.each(ts.body.fed, func(blk []Interval) bool {
 			n := 0
 			for n < len(blk) && blk[n].Start < limit {
 				n++
@@ -1126,7 +1195,7 @@ func (b *Builder) feedSealed() {
 			b.feed(ts, blk[:n])
 			return n == len(blk)
 		})
-		if ts.feeding = len(ts.body.open) > 0 || ts.fed < ts.body.ivs.len(); ts.feeding {
+		if ts.body.feeding = len(ts.body.open) > 0 || ts.body.fed < ts.body.ivs.len(); ts.body.feeding {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
@@ -1150,17 +1219,17 @@ func (b *Builder) retire(w format.Time) {
 		switch t := ts.t; {
 		case b.spill.err != nil:
 			// Given up: Finalize keeps them all in memory.
-		case !t.Ended || len(ts.body.open) > 0 || ts.feeding || ts.body.win.splitting || t.End > w || ts.body.wf.to != nil:
+			ts.body.ending = false
+		case !t.Ended || len(ts.body.open) > 0 || ts.body.feeding || ts.body.win.splitting || t.End > w || ts.body.wf.to != nil:
 			keep = append(keep, ts)
 			continue
 		default:
 			b.finishThread(ts)
 			b.giveLent(ts, len(t.folded().lent)) // read back if it is brought back
 			ts.retired = true
+			ts.body.ending = false
 			b.giveBody(ts)
-			ts.blameLast = t.unfold()
 		}
-		ts.ending = false
 	}
 	clear(b.ending[len(keep):])
 	b.ending = keep
@@ -1172,10 +1241,10 @@ func (b *Builder) retire(w format.Time) {
 func (b *Builder) revive(ts *tstate) {
 	t := ts.t
 	ts.retired = false
-	b.takeBody(ts)
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
+	b.takeBody(ts, b.unrest(ts))
 	smp, err := spillRead(b.spill, t.spill.of(spillSmp), []Sample(nil))
 	if err != nil {
 		panic(&SpillError{err})
@@ -1205,7 +1274,7 @@ func (b *Builder) revive(ts *tstate) {
 		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)
 	}
-	ts.ending = true
+	ts.body.ending = true
 	b.ending = append(b.ending, ts)
 }
 
@@ -1286,7 +1355,7 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 	for i := range ivs {
 		d := ivs[i].Duration()
 		t.Time[ivs[i].Shown()] += d
-		ts.busy += d
+		ts.body.busy += d
 	}
 	if !b.noLockFigures {
 		b.ag.feed(&ts.body.agg, ivs)
@@ -1306,8 +1375,8 @@ func (b *Builder) feed(ts *tstate, ivs []Interval) {
 			}
 		}
 	}
-	ts.fed += len(ivs)
-	if ts.fed-ts.spilt >= spillBatch {
+	ts.body.fed += len(ivs)
+	if ts.body.fed-ts.body.spilt >= spillBatch {
 		b.spillFed(ts)
 	}
 }
@@ -1324,18 +1393,18 @@ const spillBatch = maxIvBlock
 // open, which seal does not feed. They are written before the fold gives
 // them up (release) or reads them back (finishThread).
 func (b *Builder) spillFed(ts *tstate) {
-	n := ts.fed - ts.spilt
+	n := ts.body.fed - ts.body.spilt
 	if b.spill == nil || n == 0 {
 		return
 	}
 	t := ts.t
-	ts.body.ivs.each(ts.spilt, func(blk []Interval) bool {
+	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
 		k := min(len(blk), n)
 		b.spill.addTo(&t.spill, spillIvs, bytesOf(blk[:k]))
 		n -= k
 		return n > 0
 	})
-	ts.spilt = ts.fed
+	ts.body.spilt = ts.body.fed
 }
 
 // stackBits returns what the fold notes of stack id, cached.
@@ -1365,11 +1434,11 @@ func (b *Builder) release(ts *tstate) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	upto := ts.fed
+	upto := ts.body.fed
 	if ts.body.win.splitting {
 		upto = min(upto, ts.body.win.iv)
 	}
-	if upto > ts.spilt && ts.body.ivs.firstEnd() <= upto {
+	if upto > ts.body.spilt && ts.body.ivs.firstEnd() <= upto {
 		b.spillFed(ts) // a block is given up: the spill must have it
 	}
 	if n := ts.body.ivs.dropFront(upto); n > 0 {

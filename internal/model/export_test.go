@@ -301,3 +301,7 @@ func RunOf(m *Model, t *Thread) ([]SchedTime, []RunWindow, bool) {
 	}
 	return h.Sched, h.RunWindows(), t.spill.has(spillWins) || t.spill.has(spillSched)
 }
+
+// RestState is what a thread retired keeps of its fold's state in the
+// spill (TestSpillPlain).
+type RestState = restState

@@ -54,7 +54,9 @@ func (b *Builder) Finalize() *Model {
 		ts := b.th.byNum[i]
 		t.Events = ts.events
 		if ts.retired {
-			// Finished as it ended (retire); nothing brings it back now.
+			// Finished as it ended (retire); nothing brings it back now:
+			// its state at rest is read no more.
+			t.spill.drop(spillRest)
 			dropped = true
 			if t.fold != nil {
 				t.fold.lent = nil
@@ -71,6 +73,11 @@ func (b *Builder) Finalize() *Model {
 			b.end(ts, t.End, endOpen)
 		}
 		if b.finishThread(ts) {
+			// Its list of blocks is complete: the room appends left is
+			// a quarter of it on average, kept for every thread ever
+			// seen; so is the rounding of an allocation of its own
+			// (keep).
+			t.spill.set(b.keep(t.spill.bytes()))
 			// Its windows split, the virtual threads' cpu samples it
 			// carried are read no more.
 			dropped = true
@@ -185,7 +192,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
 	if !b.noThreadTimes {
-		ts.body.ivs.each(ts.fed, func(blk []Interval) bool {
+		ts.body.ivs.each(ts.body.fed, func(blk []Interval) bool {
 			b.feed(ts, blk)
 			return true
 		})
@@ -227,7 +234,7 @@ func (b *Builder) finishThread(ts *tstate) bool {
 			slices.SortStableFunc(t.Intervals, byStart)
 		}
 	}
-	if r := t.Life() - ts.busy; r > 0 && !b.noThreadTimes {
+	if r := t.Life() - ts.body.busy; r > 0 && !b.noThreadTimes {
 		t.Time[Runnable] = r
 	}
 	bySampleAt := func(a, b Sample) int { return cmp.Compare(a.At, b.At) }
@@ -261,11 +268,6 @@ func (b *Builder) finishThread(ts *tstate) bool {
 		// are read back from the spill (Model.SamplesOf).
 		b.heldSamples -= len(t.Samples)
 		t.Intervals, t.Samples = nil, nil
-		// Its list of blocks is complete (but for a thread brought back):
-		// the room appends left is a quarter of it on average, kept for
-		// every thread ever seen; so is the rounding of an allocation
-		// of its own (keep).
-		t.spill.set(b.keep(t.spill.bytes()))
 	}
 	return drop
 }

@@ -3,6 +3,7 @@ package model
 import (
 	"math/rand"
 	"testing"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -45,5 +46,19 @@ func TestFoldIndex(t *testing.T) {
 				t.Fatalf("pre %d: byNum[%d] is number %d", pre, i, ts.num)
 			}
 		}
+	}
+}
+
+// TestThreadSlab: a slab of Threads fills whole pages (threadSlab), for
+// sizes of a Thread other than today's too.
+func TestThreadSlab(t *testing.T) {
+	for _, size := range []int{int(unsafe.Sizeof(Thread{})), 64, 72, 296, 304, 312, 8 << 10, 40 << 10} {
+		n := slabOfPages(size, 256)
+		if n < 256 || n*size%(8<<10) != 0 || n >= 256+8<<10 {
+			t.Errorf("size %d: %d elements, %d bytes", size, n, n*size)
+		}
+	}
+	if n := threadSlab * int(unsafe.Sizeof(Thread{})); n%(8<<10) != 0 {
+		t.Errorf("a slab of %d Threads is %d bytes, not whole pages", threadSlab, n)
 	}
 }

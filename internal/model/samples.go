@@ -184,7 +184,7 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	}
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
-	ts.schedAt = at
+	ts.body.schedAt = at
 	if ts.t.SchedCount() >= 2 && !ts.body.win.splitting && !b.noRunSplit {
 		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)

@@ -99,6 +99,9 @@ const (
 	// a copy of the thread read back (spilledThread, ReadRun).
 	spillWins
 	spillSched
+	// spillRest: what a thread retired keeps of its fold's state
+	// (restState, Builder.giveBody), until revive reads it back.
+	spillRest
 )
 
 // next decodes r's block at i, after a block ending at end: its offset,
@@ -344,7 +347,7 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 const spillStageMax = 1 << 20
 
 // spillKinds is the count of the kinds of a thread's blocks.
-const spillKinds = int(spillSched) + 1
+const spillKinds = int(spillRest) + 1
 
 // roomFor returns dst's room grown to n bytes of T's, as elements, and
 // their memory (nil when n is 0).
@@ -755,6 +758,21 @@ func (m *Model) TailOf(t *Thread, buf *[]Interval) (ivs []Interval, at int) {
 		return *buf, int(t.tailAt)
 	}
 	return m.IntervalsOf(t, buf), 0
+}
+
+// LetGoTails lets go of the threads' tails (TailOf) of a Model built
+// with Options.DropIntervals: a later TailOf reads the thread's intervals
+// back from the spill, all of them. For a reader that asks for no tail
+// again (orca report once its hangs are found: report.Options.LetGoTails):
+// ~30 bytes of every thread ever seen (1.33 M at 5 GB: ~38 MB), kept in
+// blocks of their own (keepTail), not the lists'.
+func (m *Model) LetGoTails() {
+	if !m.dropped {
+		return
+	}
+	for _, t := range m.Threads {
+		t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
+	}
 }
 
 // IntervalsDropped reports whether the threads' intervals are in the spill

@@ -252,6 +252,19 @@ func checkDropped(t *testing.T, mem, m *Model) (blameGiven, winsGiven int) {
 	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
 		t.Errorf("the graph at the end: %+v, in memory %+v", got, want)
 	}
+	// The tails let go (orca report's, once its hangs are found): a tail
+	// asked for is every interval, read back from the spill, and the
+	// graph at the end the same.
+	m.LetGoTails()
+	for i, th := range m.Threads {
+		all := mem.Threads[i].Intervals
+		if tail, at := m.TailOf(th, &tbuf); at != 0 || len(tail)+len(all) > 0 && !reflect.DeepEqual(tail, all) {
+			t.Errorf("thread %v: its tails let go, its tail from %d %+v; its intervals %+v", th.ID, at, tail, all)
+		}
+	}
+	if got, want := m.WaitGraphAt(m.End), mem.WaitGraphAt(mem.End); !reflect.DeepEqual(got, want) {
+		t.Errorf("the graph at the end, the tails let go: %+v, in memory %+v", got, want)
+	}
 	return blameGiven, winsGiven
 }
 
@@ -299,7 +312,7 @@ func TestSpillPlain(t *testing.T) {
 		}
 		return false
 	}
-	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}} {
+	for _, v := range []any{Interval{}, Sample{}, OwnerChange{}, RestState{}} {
 		if !plain(reflect.TypeOf(v)) {
 			t.Errorf("%T holds a pointer, a slice, a map or a string: the spill (spill.go) cannot write it as it is", v)
 		}
@@ -335,16 +348,24 @@ func TestSpillBounded(t *testing.T) {
 	_, mem := testrec.Open(t, prefix)
 	_, res := testrec.OpenWith(t, prefix, Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark})
 	m := res.Model
-	checkDropped(t, mem.Model, m)
-	tails := 0 // threads whose tail the model kept, short of all their intervals
-	var buf []Interval
-	for _, th := range m.Threads {
-		if _, at := m.TailOf(th, &buf); at > 0 {
-			tails++
+	// tails counts the threads whose tail the model kept, short of all
+	// their intervals; checkDropped lets go of them (LetGoTails).
+	tails := func() int {
+		n := 0
+		var buf []Interval
+		for _, th := range m.Threads {
+			if _, at := m.TailOf(th, &buf); at > 0 {
+				n++
+			}
 		}
+		return n
 	}
-	if tails < len(m.Threads)/2 {
-		t.Errorf("the tails of %d threads of %d kept: the readers at the end read the others back", tails, len(m.Threads))
+	if n := tails(); n < len(m.Threads)/2 {
+		t.Errorf("the tails of %d threads of %d kept: the readers at the end read the others back", n, len(m.Threads))
+	}
+	checkDropped(t, mem.Model, m)
+	if n := tails(); n > 0 {
+		t.Errorf("the tails of %d threads kept after LetGoTails", n)
 	}
 	if got, want := m.Filter(nil).HoldersDoing(), mem.Model.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
 		t.Errorf("what the holders did, from the spill, differs from the model's in memory")

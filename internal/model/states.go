@@ -83,8 +83,8 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}
-	if !ts.feeding && !b.noThreadTimes {
-		ts.feeding = true
+	if !ts.body.feeding && !b.noThreadTimes {
+		ts.body.feeding = true
 		b.feeding = append(b.feeding, ts)
 	}
 	ts.floor = max(ts.floor, end)

@@ -98,26 +98,31 @@ func unpackTail(dst []Interval, p []byte) []Interval {
 // keepTail packs ivs as t's tail, in b's block of tails.
 func (b *Builder) keepTail(t *Thread, ivs []Interval) {
 	b.tailScratch = appendTail(b.tailScratch[:0], ivs)
-	t.tail, t.tailN = unsafe.SliceData(b.keep(b.tailScratch)), uint32(len(b.tailScratch))
+	t.tail, t.tailN = unsafe.SliceData(keepIn(&b.tailBuf, b.tailScratch)), uint32(len(b.tailScratch))
 }
 
-// keep returns a copy of p in b's blocks of tails (nil for none): its
+// keep returns a copy of p in b's blocks of lists (nil for none): its
 // capacity its length, so that an append to it copies it first. The
-// threads' tails and their lists of spill blocks once complete
-// (finishThread) are kept so: one of each for every thread ever seen,
-// ~25 bytes, which as an allocation each were rounded up to the next
-// size class.
-func (b *Builder) keep(p []byte) []byte {
+// threads' lists of spill blocks once complete (finishThread) are kept
+// so, ~20 bytes for every thread ever seen, which as an allocation each
+// were rounded up to the next size class.
+func (b *Builder) keep(p []byte) []byte { return keepIn(&b.listBuf, p) }
+
+// keepIn returns a copy of p in the blocks *buf is the last of (nil for
+// none), its capacity its length. The tails' blocks are apart from the
+// lists' (Builder.keep): the tails are let go before the lists
+// (Model.LetGoTails).
+func keepIn(buf *[]byte, p []byte) []byte {
 	n := len(p)
 	if n == 0 {
 		return nil
 	}
-	if cap(b.tailBuf)-len(b.tailBuf) < n {
-		b.tailBuf = make([]byte, 0, max(tailBlock, n))
+	if cap(*buf)-len(*buf) < n {
+		*buf = make([]byte, 0, max(tailBlock, n))
 	}
-	at := len(b.tailBuf)
-	b.tailBuf = append(b.tailBuf, p...)
-	return b.tailBuf[at : at+n : at+n]
+	at := len(*buf)
+	*buf = append(*buf, p...)
+	return (*buf)[at : at+n : at+n]
 }
 
 // tails appends t's tail to dst.

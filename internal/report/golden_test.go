@@ -111,7 +111,11 @@ func TestGolden(t *testing.T) {
 							t.Fatalf("thread %v kept its intervals", th.ID)
 						}
 					}
-					dr := New(rec, dropped, opt)
+					// As orca report makes it: the tails let go once the
+					// hangs are found.
+					dopt := opt
+					dopt.LetGoTails = true
+					dr := New(rec, dropped, dopt)
 					dr.Prefix = name
 					var dtxt, djs bytes.Buffer
 					if err := dr.WriteText(&dtxt); err != nil {

@@ -189,11 +189,6 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 
 	r.Deadlocks = b.deadlocks()
 	r.PotentialDeadlocks = b.potentialDeadlocks()
-	if opt.Chains {
-		var total int
-		r.Chains, total = b.chains(opt.Top)
-		r.ChainsTotal = &total
-	}
 	r.top = opt.Top
 	// One decision (analysis.OpenAtEnd), four lists; the JDK's service
 	// threads, idle, among the not hangs (splitJDK).
@@ -213,8 +208,19 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Hangs, r.NotHangs = b.splitJDK(b.hangs(hangs, r.Deadlocks), b.hangs(not, r.Deadlocks))
 	r.WaitingAlone, r.NotHangs = b.splitJDK(b.hangs(alone, r.Deadlocks), r.NotHangs)
 	// The owner changes read back for the graph at the end (OpenAtEnd,
-	// the deadlocks) are not asked for again.
+	// the deadlocks) are not asked for again, nor, with LetGoTails, the
+	// threads' tails: before the wait chains, whose holders' pass and
+	// sweep are the report's live peaks (c5G-slow5).
 	b.m.LetGoOwnerChanges()
+	if opt.LetGoTails {
+		b.m.LetGoTails()
+	}
+	if opt.Chains {
+		var total int
+		r.Chains, total = b.chains(opt.Top)
+		r.ChainsTotal = &total
+		b.m.LetGoOwnerChanges() // those the chains' sweep read back
+	}
 	hung := map[string]bool{}
 	for _, h := range r.Hangs {
 		hung[h.Thread] = true

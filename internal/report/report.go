@@ -49,6 +49,12 @@ type Options struct {
 	// (c5G-slow5's 1.33 M threads: their rows 0.75 GB, the locks'
 	// owners 1.7 GB).
 	NoThreadLists bool
+	// LetGoTails: the Model is read by this Report alone (orca report):
+	// the threads' tails are let go once the hangs are found
+	// (model.Model.LetGoTails), before the wait chains. A later reader of
+	// the Model that asks for a tail reads the thread's intervals back
+	// from the spill.
+	LetGoTails bool
 }
 
 // Report is everything a report shows, ready to print or encode as JSON.

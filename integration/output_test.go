@@ -173,14 +173,25 @@ func TestTwoOrcaRecords(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
 		prefix := filepath.Join(dir, "rec")
+		// Both orca records check that rec.orca is absent before their child starts;
+		// the children meet at a barrier before either starts its JVM, so neither
+		// check can see the other's file (the agent then names one rec-2).
+		barrier := filepath.Join(dir, "barrier")
+		if err := os.Mkdir(barrier, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		const meet = `touch "$1/ready.$$"; i=0
+while [ "$(ls "$1" | grep -c '^ready\.')" -lt 2 ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+shift; exec "$@"`
 		res := twice(func() *result {
-			return run(t, dir, bin, append([]string{"record", "-o", prefix, "--"}, j.argv(dir, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")...)...)
+			child := append([]string{"sh", "-c", meet, "sh", barrier}, j.argv(dir, "-cp", classes(t), "NotifyFlood", "0", "0", "1500")...)
+			return run(t, dir, bin, append([]string{"record", "-o", prefix, "--"}, child...)...)
 		})
 		seen := map[string]bool{}
 		for _, r := range res {
 			if r.code != 0 {
 				if strings.Contains(r.stderr, "already exists") {
-					skipf(t, "one orca record started after the other's JVM had created %s.orca (a race of the test):\n%s", prefix, r)
+					skipf(t, "one orca record started after the other's JVM had created %s.orca (the barrier timed out: a loaded machine):\n%s", prefix, r)
 				}
 				t.Fatalf("orca record failed:\n%s", r)
 			}

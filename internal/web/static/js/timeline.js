@@ -222,23 +222,45 @@ export class Timeline {
 
   // ---- geometry ------------------------------------------------------------
 
+  // resize fits the canvases to their boxes (the ResizeObserver's
+  // callback, and App.show). A canvas given a size is cleared, and the
+  // browser paints it right after this callback: so it is drawn here, at
+  // once, as flame.js paints, not at the next animation frame. Drawn
+  // there, the frame between showed the timeline black: headless
+  // Chromium's --screenshot, which sets the page to its --window-size
+  // just before it shoots, caught it (TestBrowserShot). A size that did
+  // not change clears nothing.
   resize() {
     const r = this.wrap.getBoundingClientRect();
-    const dpr = window.devicePixelRatio || 1;
-    this.dpr = dpr;
-    this.w = Math.max(200, Math.floor(r.width));
-    this.h = Math.max(100, Math.floor(r.height));
-    this.canvas.width = this.w * dpr;
-    this.canvas.height = this.h * dpr;
-    this.canvas.style.width = this.w + 'px';
-    this.canvas.style.height = this.h + 'px';
     const or = this.ovCanvas.getBoundingClientRect();
-    this.ow = Math.max(200, Math.floor(or.width));
-    this.oh = Math.max(20, Math.floor(or.height));
-    this.ovCanvas.width = this.ow * dpr;
-    this.ovCanvas.height = this.oh * dpr;
-    if (this.ovData && this.ovData.buckets < overviewBuckets(this.ow)) this.loadOverview();
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(200, Math.floor(r.width)), hh = Math.max(100, Math.floor(r.height));
+    const ow = Math.max(200, Math.floor(or.width)), oh = Math.max(20, Math.floor(or.height));
+    const cleared = dpr !== this.dpr || w !== this.w || hh !== this.h || ow !== this.ow || oh !== this.oh;
+    this.dpr = dpr;
+    this.w = w;
+    this.h = hh;
+    this.ow = ow;
+    this.oh = oh;
+    if (cleared) {
+      this.canvas.width = w * dpr;
+      this.canvas.height = hh * dpr;
+      this.canvas.style.width = w + 'px';
+      this.canvas.style.height = hh + 'px';
+      this.ovCanvas.width = ow * dpr;
+      this.ovCanvas.height = oh * dpr;
+    }
+    if (this.ovData && this.ovData.buckets < overviewBuckets(ow)) this.loadOverview();
     this.clampScroll();
+    if (!cleared) { this.redraw(); return; }
+    if (this.rows && this.visible()) {
+      if (this.raf) { cancelAnimationFrame(this.raf); this.raf = 0; }
+      this.draw();
+      return;
+    }
+    // Nothing to draw yet (the lanes' layout not here): the background, not black.
+    this.ctx.fillStyle = BG;
+    this.ctx.fillRect(0, 0, this.canvas.width, this.canvas.height);
     this.redraw();
   }
 
@@ -351,14 +373,13 @@ export class Timeline {
 
   // lane returns a thread's segments for tile k of level, or those of a
   // coarser tile that covers it while the right one loads.
-  lane(level, k, thread, need) {
+  lane(level, k, thread) {
     const t = this.cache.get(this.tileKey(level, k));
     if (t) {
       t.used = this.frame;
       const l = t.lanes.get(thread);
       if (l) return l;
     }
-    if (need) need(level, k, thread);
     for (let up = 1; up <= 10 && level + up <= MAX_LEVEL; up++) {
       const c = this.cache.get(this.tileKey(level + up, Math.floor(k / 2 ** up)));
       const l = c && c.lanes.get(thread);
@@ -392,10 +413,10 @@ export class Timeline {
           this.cachedSegs += l.s.length;
         }
       }).catch((e) => {
-        if (e.status === 503) {
-          q.t.retryAt = Date.now() + 1000;
-          this.stillReading(e.message);
-        }
+        // Asked again in a second, not at once: ask, called on each
+        // answer, would ask a failing tile again and again.
+        q.t.retryAt = Date.now() + 1000;
+        if (e.status === 503) this.stillReading(e.message);
         else this.app.error(`loading the timeline: ${e.message}`);
       }).finally(() => {
         for (const th of q.threads) q.t.pending.delete(th);
@@ -431,9 +452,55 @@ export class Timeline {
 
   // ---- drawing ----------------------------------------------------------------
 
+  // redraw draws at the next animation frame, and asks at once, not
+  // then, for what the screen lacks (ask): a frame can come late or not
+  // at all (a slow machine, a tab in the background, headless Chromium's
+  // virtual time, which ran the page's timers and answers on to its end
+  // with a draw still waiting for a frame), and each round trip of the
+  // first screen (the lanes, then their rows and tiles) waited for one.
   redraw() {
-    if (this.raf || !this.rows) return;
+    if (!this.rows) return;
+    if (!this.askQueued) {
+      this.askQueued = true;
+      queueMicrotask(() => { this.askQueued = false; this.ask(); });
+    }
+    if (this.raf) return;
     this.raf = requestAnimationFrame(() => { this.raf = 0; if (this.visible()) this.draw(); });
+  }
+
+  // ask asks for the rows and the tiles of the lanes on screen that are
+  // not here, and, once all are, for those around the screen (prefetch);
+  // it returns how many are missing. The one place that decides what the
+  // timeline fetches: draw paints what is here.
+  ask() {
+    const st = this.app.state;
+    if (!this.rows || !this.visible() || st.t0 == null) return 0;
+    const level = this.level();
+    const span = TILE_W * 2 ** level;
+    const k0 = Math.max(0, Math.floor(st.t0 / span));
+    const k1 = Math.min(this.lastTile(level), Math.floor(st.t1 / span));
+    const bottom = st.y + this.h - AXIS_H;
+    const first = Math.max(0, this.rowAtY(AXIS_H));
+    const rows = this.rows;
+    const rowsMissing = [];
+    let missing = 0;
+    for (let ri = first; ri < rows.length && rows[ri].y < bottom; ri++) {
+      const r = rows[ri];
+      if (r.kind !== 'lane') continue;
+      // A lane whose row is not here yet has its tiles asked meanwhile.
+      if (!this.threads[r.thread]) rowsMissing.push(r.thread);
+      for (let k = k0; k <= k1; k++) {
+        const t = this.cache.get(this.tileKey(level, k));
+        if (t && t.lanes.has(r.thread)) continue;
+        missing++;
+        this.request(level, k, r.thread);
+      }
+    }
+    if (rowsMissing.length) this.wantRows(rowsMissing, first);
+    this.pump();
+    missing += rowsMissing.length;
+    if (!missing) this.prefetch(level, k0, k1, first, bottom);
+    return missing;
   }
 
   visible() { return this.app.state.view === 'timeline' && this.w > 0; }
@@ -471,9 +538,6 @@ export class Timeline {
     // browser test reads them: their widths are the model's figures).
     const runW = {};
     const labels = [];
-    let missing = 0;
-    const need = (lv, k, th) => { missing++; this.request(lv, k, th); };
-    const rowsMissing = [];
 
     ctx.save();
     ctx.beginPath();
@@ -490,12 +554,8 @@ export class Timeline {
       ctx.fillStyle = LANE_BG[ri & 1];
       ctx.fillRect(LABEL_W, y, W - LABEL_W, r.h);
       const th = this.threads[r.thread];
-      // Its row not here yet (asked for the lanes on screen): drawn when it comes.
-      if (!th) {
-        rowsMissing.push(r.thread);
-        for (let k = k0; k <= k1; k++) this.lane(level, k, r.thread, need); // its tiles asked meanwhile
-        continue;
-      }
+      // Its row not here yet (asked: ask): drawn when it comes.
+      if (!th) continue;
       const pad = r.h >= 12 ? 2 : r.h >= 6 ? 1 : 0;
       const bh = r.h - 2 * pad;
       // Runnable: a thin bar over the thread's life; or, where the model
@@ -506,7 +566,7 @@ export class Timeline {
       const ry = y + pad + (bh - rh) / 2;
       if (xb > xa && !th.run) B[nb].push(xa, ry, Math.max(1, xb - xa), rh);
       for (let k = k0; k <= k1; k++) {
-        const l = this.lane(level, k, r.thread, need);
+        const l = this.lane(level, k, r.thread);
         if (!l) continue;
         const ta = Math.max(k * span, st.t0), tb = Math.min((k + 1) * span, st.t1);
         if (th.run) runRects(l, ta, tb, toX, ry, rh, B, nb + 1, runW[r.thread] || (runW[r.thread] = RUN_PARTS.map(() => 0)));
@@ -583,16 +643,11 @@ export class Timeline {
       ctx.stroke();
     }
     ctx.restore();
-    if (rowsMissing.length) {
-      missing += rowsMissing.length;
-      this.wantRows(rowsMissing, first);
-    }
     this.drawAxis(ctx);
     this.drawLabels(ctx, first, bottom);
     this.drawScrollbar(ctx);
     this.drawOverview();
-    this.pump();
-    if (!missing) this.prefetch(level, k0, k1, first, bottom);
+    const missing = this.ask();
     const dt = performance.now() - t0;
     this.lastDraw = dt;
     if (!this.metrics.firstDraw) this.metrics.firstDraw = performance.now();
@@ -617,9 +672,22 @@ export class Timeline {
       .finally(() => { this.rowsWaiting--; });
   }
 
-  // prefetch asks for the tiles either side of the view, for panning.
+  // prefetch asks for the tiles of a screen's lanes below the view, for
+  // scrolling and for a window made taller (headless Chromium's
+  // --screenshot makes it so just before it shoots: the lanes it showed
+  // were drawn empty, their tiles not asked yet), then those either side
+  // of the view, for panning. wantRows asks those lanes' rows.
   prefetch(level, k0, k1, first, bottom) {
     const last = this.lastTile(level);
+    const below = bottom + this.h - AXIS_H;
+    for (let ri = first; ri < this.rows.length && this.rows[ri].y < below; ri++) {
+      const r = this.rows[ri];
+      if (r.kind !== 'lane' || r.y < bottom) continue;
+      for (let k = k0; k <= k1; k++) {
+        const t = this.cache.get(this.tileKey(level, k));
+        if (!t || !t.lanes.has(r.thread)) this.request(level, k, r.thread);
+      }
+    }
     for (const k of [k0 - 1, k1 + 1]) {
       if (k < 0 || k > last) continue;
       for (let ri = first; ri < this.rows.length && this.rows[ri].y < bottom; ri++) {
@@ -1042,7 +1110,7 @@ export class Timeline {
     const slack = 3 * this.nsPerPx;
     const k = Math.floor(t / span);
     if (k < 0 || k > this.lastTile(level)) return { thread: r.thread, row: ri, t };
-    const l = this.lane(level, k, r.thread, null);
+    const l = this.lane(level, k, r.thread);
     let best = null, bestD = Infinity;
     if (l) {
       let lo = 0, hi = l.s.length;
@@ -1063,7 +1131,7 @@ export class Timeline {
   // (its start, end and parts), null when none.
   runAt(thread, t) {
     const level = this.level();
-    const l = this.lane(level, Math.floor(t / (TILE_W * 2 ** level)), thread, null);
+    const l = this.lane(level, Math.floor(t / (TILE_W * 2 ** level)), thread);
     if (!l) return null;
     for (let i = 0; i < l.rs.length; i++) {
       if (l.rs[i] <= t && t < l.re[i]) return { s: l.rs[i], e: l.re[i], parts: l.run.map((c) => c[i]) };

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -36,7 +38,9 @@ func heldRecs(r *rand.Rand, n, m int) []heldRec {
 // together, apart (random hashes, of two ranks); runs in order of start
 // as a lock's come, and random. With pieces, a bucket of more spans is
 // merged from as many runs as it has pieces, and what a piece holds in
-// memory is at most a piece's.
+// memory is at most a piece's. And so with a spill whose writes fail
+// (after its first buffer, 1 MB): a bucket's blocks then stay in memory,
+// and its pieces after the last written are merged from memory.
 func TestHeldSort(t *testing.T) {
 	s, err := openSpill(t.TempDir())
 	if err != nil {
@@ -49,12 +53,12 @@ func TestHeldSort(t *testing.T) {
 	oldBlock, oldPiece, oldHook := heldBlock, heldPiece, heldMerged
 	defer func() { heldBlock, heldPiece, heldMerged = oldBlock, oldPiece, oldHook }()
 	r := rand.New(rand.NewPCG(3, 4))
-	merged := 0
-	for _, sp := range []*spillFile{nil, s} {
+	merged, failedMidway := 0, 0
+	for _, way := range []string{"memory", "spill", "failing"} {
 		for _, block := range []int{0, 100, 16 << 10} {
 			heldBlock = block
 			for _, piece := range []int{1, 2, 7, 1000, oldPiece} {
-				if sp == nil && piece != oldPiece {
+				if way == "memory" && piece != oldPiece {
 					continue
 				}
 				heldPiece = piece
@@ -76,7 +80,14 @@ func TestHeldSort(t *testing.T) {
 								slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
 							}
 						}
-						name := fmt.Sprintf("spill %v, block %d, piece %d, n %d, m %d", sp != nil, block, piece, n, m)
+						var sp *spillFile
+						switch way {
+						case "spill":
+							sp = s
+						case "failing":
+							sp = failingSpill(t)
+						}
+						name := fmt.Sprintf("%s, block %d, piece %d, n %d, m %d", way, block, piece, n, m)
 						hs := heldSort{sp: sp}
 						inBucket := make([]int, heldBuckets)
 						for _, rec := range in {
@@ -94,13 +105,17 @@ func TestHeldSort(t *testing.T) {
 						hs.each(func(k int32, s OwnerSpan) {
 							got = append(got, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k})
 							// A piece's two arrays, their capacity rounded up
-							// to the allocator's size.
-							if most := piece + piece/8 + 1; cap(hs.recs) > most || cap(hs.grp) > most {
+							// to the allocator's size (once a write failed,
+							// the rest of the bucket).
+							if most := piece + piece/8 + 1; way != "failing" && (cap(hs.recs) > most || cap(hs.grp) > most) {
 								t.Fatalf("%s: a piece of %d spans held in arrays of %d and %d", name, piece, cap(hs.recs), cap(hs.grp))
 							}
 						})
-						if sp != nil && gotRuns != wantRuns {
+						switch {
+						case way == "spill" && gotRuns != wantRuns:
 							t.Fatalf("%s: %d runs merged, want %d", name, gotRuns, wantRuns)
+						case way == "failing" && gotRuns > 1 && gotRuns < wantRuns:
+							failedMidway++
 						}
 						merged += gotRuns
 						// Within a bucket (with a spill) the holders in
@@ -127,9 +142,23 @@ func TestHeldSort(t *testing.T) {
 			}
 		}
 	}
-	if merged == 0 {
-		t.Error("no bucket merged from pieces")
+	if merged == 0 || failedMidway == 0 {
+		t.Errorf("%d buckets merged from pieces, %d of them with runs given up as the spill failed", merged, failedMidway)
 	}
+}
+
+// failingSpill is a spill whose writes fail: its file is open to read.
+func failingSpill(t *testing.T) *spillFile {
+	path := filepath.Join(t.TempDir(), "spill")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &spillFile{f: f}
 }
 
 // BenchmarkHeldSort adds and folds 1 M spans of 5000 holders, in runs

@@ -185,14 +185,25 @@ func OnRuns(n int, f func()) {
 // SpanChunks runs f with the holders' pass writing the locks' blame
 // spans out in sorted chunks once n bytes of them are in memory in all
 // (spanBudget), a log of one or more, and the holders' logs once they
-// hold any.
+// hold any, read back two spans at a time (heldPiece).
 func SpanChunks(n int, f func()) {
-	oldMax, oldBudget, oldMin, oldHeld := spanChunkMax, spanBudget, spanChunkMin, heldBlock
-	spanChunkMax, spanBudget, spanChunkMin, heldBlock = 1<<30, n, 1, 0
+	oldMax, oldBudget, oldMin, oldHeld, oldPiece := spanChunkMax, spanBudget, spanChunkMin, heldBlock, heldPiece
+	spanChunkMax, spanBudget, spanChunkMin, heldBlock, heldPiece = 1<<30, n, 1, 0, 2
 	defer func() {
-		spanChunkMax, spanBudget, spanChunkMin, heldBlock = oldMax, oldBudget, oldMin, oldHeld
+		spanChunkMax, spanBudget, spanChunkMin, heldBlock, heldPiece = oldMax, oldBudget, oldMin, oldHeld, oldPiece
 	}()
 	f()
+}
+
+// HeldPieces runs f with the holders' pass reading its buckets of spans
+// by holder back n spans at a time (heldPiece), and returns how many
+// buckets it merged from more than one piece.
+func HeldPieces(n int, f func()) (merged int) {
+	old, oldHook := heldPiece, heldMerged
+	heldPiece, heldMerged = n, func(int) { merged++ }
+	defer func() { heldPiece, heldMerged = old, oldHook }()
+	f()
+	return merged
 }
 
 // UnionOfRunsSpilt is UnionOfRuns with the spans written to a spill in

@@ -2,7 +2,10 @@ package model
 
 import (
 	"cmp"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -28,11 +31,16 @@ func heldRecs(r *rand.Rand, n, m int) []heldRec {
 }
 
 // TestHeldSort checks heldSort.each with a spill (its buckets written a
-// block at a time, or at each span) and without: every span comes once,
-// holder by holder (each holder's together), each holder's in a stable
-// order by start. One holder, holders close together, apart (random
-// hashes, of two ranks); runs in order of start as a lock's come, and
-// random.
+// block at a time, or at each span; read back in pieces of a span, a few,
+// many, or whole) and without: every span comes once, holder by holder
+// (each holder's together, in order of their IDs within a bucket), each
+// holder's in a stable order by start. One holder, holders close
+// together, apart (random hashes, of two ranks); runs in order of start
+// as a lock's come, and random. With pieces, a bucket of more spans is
+// merged from as many runs as it has pieces, and what a piece holds in
+// memory is at most a piece's. And so with a spill whose writes fail
+// (after its first buffer, 1 MB): a bucket's blocks then stay in memory,
+// and its pieces after the last written are merged from memory.
 func TestHeldSort(t *testing.T) {
 	s, err := openSpill(t.TempDir())
 	if err != nil {
@@ -42,60 +50,115 @@ func TestHeldSort(t *testing.T) {
 	if err := s.done(); err != nil {
 		t.Fatal(err)
 	}
-	old := heldBlock
-	defer func() { heldBlock = old }()
+	oldBlock, oldPiece, oldHook := heldBlock, heldPiece, heldMerged
+	defer func() { heldBlock, heldPiece, heldMerged = oldBlock, oldPiece, oldHook }()
 	r := rand.New(rand.NewPCG(3, 4))
-	for _, sp := range []*spillFile{nil, s} {
+	merged, failedMidway := 0, 0
+	for _, way := range []string{"memory", "spill", "failing"} {
 		for _, block := range []int{0, 100, 16 << 10} {
 			heldBlock = block
-			for _, n := range []int{0, 1, 2, 3, 100, 5000, 70000} {
-				for _, m := range []int{1, 2, 40, 3000} {
-					in := heldRecs(r, n, m)
-					if m == 40 {
-						for i := range in {
-							in[i].h = 1000 + in[i].h%40 // close: a digit, two
+			for _, piece := range []int{1, 2, 7, 1000, oldPiece} {
+				if way == "memory" && piece != oldPiece {
+					continue
+				}
+				heldPiece = piece
+				for _, n := range []int{0, 1, 2, 3, 100, 5000, 70000} {
+					for _, m := range []int{1, 2, 40, 3000} {
+						if piece < 7 && n > 5000 {
+							continue // a run a span or two: slow
 						}
-					}
-					if n%2 == 1 {
-						// Runs in order of start, as a lock's union comes.
-						for lo := 0; lo < len(in); lo += 1 + r.IntN(500) {
-							part := in[lo:min(lo+500, len(in))]
-							slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
+						in := heldRecs(r, n, m)
+						if m == 40 {
+							for i := range in {
+								in[i].h = 1000 + in[i].h%40 // close: a digit, two
+							}
 						}
-					}
-					hs := heldSort{sp: sp}
-					for _, rec := range in {
-						hs.add(rec.k, OwnerSpan{rec.s, rec.e, rec.h})
-					}
-					var got []heldRec
-					hs.each(func(k int32, s OwnerSpan) {
-						got = append(got, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k})
-					})
-					// The holders in the order they came out, each once.
-					rank := map[format.ThreadID]int{}
-					for i, g := range got {
-						if _, ok := rank[g.h]; !ok {
-							rank[g.h] = len(rank)
-						} else if got[i-1].h != g.h {
-							t.Fatalf("spill %v, block %d, n %d, m %d: holder %v's spans apart", sp != nil, block, n, m, g.h)
+						if n%2 == 1 {
+							// Runs in order of start, as a lock's union comes.
+							for lo := 0; lo < len(in); lo += 1 + r.IntN(500) {
+								part := in[lo:min(lo+500, len(in))]
+								slices.SortStableFunc(part, func(a, b heldRec) int { return cmp.Compare(a.s, b.s) })
+							}
 						}
-					}
-					want := slices.Clone(in)
-					byStart := sp != nil
-					slices.SortStableFunc(want, func(a, b heldRec) int {
-						c := cmp.Compare(rank[a.h], rank[b.h])
-						if c == 0 && byStart {
-							c = cmp.Compare(a.s, b.s)
+						var sp *spillFile
+						switch way {
+						case "spill":
+							sp = s
+						case "failing":
+							sp = failingSpill(t)
 						}
-						return c
-					})
-					if !slices.Equal(got, want) {
-						t.Fatalf("spill %v, block %d, n %d, m %d: not grouped by holder, each's stably by start", sp != nil, block, n, m)
+						name := fmt.Sprintf("%s, block %d, piece %d, n %d, m %d", way, block, piece, n, m)
+						hs := heldSort{sp: sp}
+						inBucket := make([]int, heldBuckets)
+						for _, rec := range in {
+							hs.add(rec.k, OwnerSpan{rec.s, rec.e, rec.h})
+							inBucket[heldBucketOf(rec.h)]++
+						}
+						wantRuns, gotRuns := 0, 0
+						for _, c := range inBucket {
+							if c > piece {
+								wantRuns += (c + piece - 1) / piece
+							}
+						}
+						heldMerged = func(runs int) { gotRuns += runs }
+						var got []heldRec
+						hs.each(func(k int32, s OwnerSpan) {
+							got = append(got, heldRec{h: s.Owner, s: s.Start, e: s.End, k: k})
+							// A piece's two arrays, their capacity rounded up
+							// to the allocator's size (once a write failed,
+							// the rest of the bucket).
+							if most := piece + piece/8 + 1; way != "failing" && (cap(hs.recs) > most || cap(hs.grp) > most) {
+								t.Fatalf("%s: a piece of %d spans held in arrays of %d and %d", name, piece, cap(hs.recs), cap(hs.grp))
+							}
+						})
+						switch {
+						case way == "spill" && gotRuns != wantRuns:
+							t.Fatalf("%s: %d runs merged, want %d", name, gotRuns, wantRuns)
+						case way == "failing" && gotRuns > 1 && gotRuns < wantRuns:
+							failedMidway++
+						}
+						merged += gotRuns
+						// Within a bucket (with a spill) the holders in
+						// order of their IDs, each's by start, stably.
+						key := func(h format.ThreadID) int {
+							if sp == nil {
+								return 0
+							}
+							return heldBucketOf(h)
+						}
+						want := slices.Clone(in)
+						slices.SortStableFunc(want, func(a, b heldRec) int {
+							c := cmp.Or(cmp.Compare(key(a.h), key(b.h)), cmp.Compare(a.h, b.h))
+							if c == 0 && sp != nil {
+								c = cmp.Compare(a.s, b.s)
+							}
+							return c
+						})
+						if !slices.Equal(got, want) {
+							t.Fatalf("%s: not grouped by holder, each's stably by start", name)
+						}
 					}
 				}
 			}
 		}
 	}
+	if merged == 0 || failedMidway == 0 {
+		t.Errorf("%d buckets merged from pieces, %d of them with runs given up as the spill failed", merged, failedMidway)
+	}
+}
+
+// failingSpill is a spill whose writes fail: its file is open to read.
+func failingSpill(t *testing.T) *spillFile {
+	path := filepath.Join(t.TempDir(), "spill")
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return &spillFile{f: f}
 }
 
 // BenchmarkHeldSort adds and folds 1 M spans of 5000 holders, in runs

@@ -294,26 +294,34 @@ func logSlot(ref LockRef) int {
 // that they are folded holder by holder, each holder's by start. With a
 // spill, the spans are written as they come into one of heldBuckets
 // buckets by a hash of their holder, heldBlock bytes of a bucket at a
-// time (packed, heldBucket); at the end each bucket is read back whole
-// (a 1/heldBuckets part of them: ~0.5 MB of c1G's 16 M spans), its spans
-// grouped by holder in memory and each holder's sorted by start. No
-// global sort and no merge of runs: the external sort by (holder, start)
-// it replaced (radix-sorted runs of 32 MB, merged through a heap) was
-// 2.6 of c1G's ~84 CPU-s (issue 34, docs/perf/2026-12-01-issue-34-holders-cpu.md),
-// and the fold adds integers, so the holders may come in any order.
-// Nothing is kept per holder until its bucket is read (a record each of
-// c5G-slow5's 1.33 M holders was 0.10 GB of the report). Without a spill,
-// in a log of each holder's (heldLog).
+// time (packed, heldBucket); at the end each bucket is read back in
+// pieces of at most heldPiece spans, each piece sorted in memory by
+// holder (in order of their IDs) and each holder's by start. A bucket of
+// one piece (all but a few: heldPiece) is folded so; a longer one's
+// pieces are written out as sorted runs and merged (mergeRuns) as they
+// are folded. A bucket holds every span of its holders, and a holder
+// that holds a contended lock the recording long makes its bucket grow
+// with the recording (c5G-slow5's longest, 4.3 M spans, was read back
+// whole three times over: 406 MB, the report's peak); a piece is two
+// arrays of heldPiece spans (8 MB each) and a run's cursor a block
+// (docs/perf/2026-12-01-issue-34-holders-bounded.md). No global sort:
+// the external sort by (holder, start) the buckets replaced (radix-sorted
+// runs of 32 MB, merged through a heap) was 2.6 of c1G's ~84 CPU-s
+// (issue 34, docs/perf/2026-12-01-issue-34-holders-cpu.md), and the fold
+// adds integers, so the holders may come in any order. Nothing is kept
+// per holder until its bucket is read (a record each of c5G-slow5's
+// 1.33 M holders was 0.10 GB of the report). Without a spill, in a log of
+// each holder's (heldLog).
 type heldSort struct {
 	sp     *spillFile
 	bk     []heldBucket
-	recs   []heldRec       // a bucket's, read back
+	recs   []heldRec       // a piece of a bucket's, read back
+	grp    []heldRec       // the piece sorted (recs the merges' room)
 	room   []byte          // a block read back
-	byH    probeTab[int32] // a bucket's holders, numbered
+	byH    probeTab[int32] // a piece's holders, numbered
 	groups []heldGroup
 	gi     []int32 // each span's holder's number
-	tmp    []heldRec
-	buf    []heldRec // sortHeldRuns'  room
+	ord    []int32 // the holders' numbers in order of their IDs
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
 }
@@ -329,10 +337,11 @@ type heldBucket struct {
 	kept bool // a write failed: its blocks stay in b
 }
 
-// heldGroup is a holder's spans in a bucket: their count, where they
-// begin in the bucket grouped (then end, once moved there), whether they
-// came in order of start, and the last one's start.
+// heldGroup is a holder's spans in a piece: the holder, their count,
+// where they begin in the piece sorted (then end, once moved there),
+// whether they came in order of start, and the last one's start.
 type heldGroup struct {
+	h      format.ThreadID
 	n, at  int32
 	sorted bool
 	last   format.Time
@@ -345,6 +354,12 @@ type heldRec struct {
 	k    int32
 }
 
+// compareHeld orders heldRecs by holder, then start: the order of a
+// bucket's pieces and their merge.
+func compareHeld(a, b *heldRec) int {
+	return cmp.Or(cmp.Compare(a.h, b.h), cmp.Compare(a.s, b.s))
+}
+
 // heldBuckets is the buckets of heldSort's with a spill; heldBlock the
 // bytes of a bucket's held before they are written out (a var: the tests
 // write a block at each span). At most heldBuckets × heldBlock bytes are
@@ -354,6 +369,17 @@ const heldBuckets = 1 << heldBucketBits
 const heldBucketBits = 9
 
 var heldBlock = 16 << 10
+
+// heldPiece is the most spans of a bucket read back and sorted at once
+// (a var: the tests cut pieces of a span or a few). c1G's buckets have
+// 6 000 spans at the median, 130 000 at the 99th centile and 0.95 M at
+// most (with every lock's holders folded, --top 0): a bucket past it is
+// merged from runs, a write and a read more of its spans.
+var heldPiece = 1 << 18
+
+// heldMerged, when set (the tests), is told the runs of each bucket
+// merged from more than one piece.
+var heldMerged func(runs int)
 
 // heldBucketOf is the bucket of holder h: the top bits of a hash of its
 // ID (not probeHash's multiplier, which groups a bucket's holders by
@@ -401,8 +427,9 @@ func (hs *heldSort) add(k int32, s OwnerSpan) {
 }
 
 // each calls fold with every span added, holder by holder, each holder's
-// by start (a tie in the order added); without a spill, in order of their
-// IDs, each holder's in the order added.
+// by start (a tie in the order added); with a spill, a bucket's holders
+// in order of their IDs; without, every holder's in order of their IDs,
+// each holder's in the order added.
 func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 	if hs.sp == nil {
 		ids := make([]format.ThreadID, 0, len(hs.held))
@@ -418,53 +445,104 @@ func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 		return
 	}
 	for i := range hs.bk {
-		bk := &hs.bk[i]
-		hs.recs = hs.read(bk, hs.recs[:0])
-		*bk = heldBucket{}
-		hs.fold(hs.recs, fold)
+		hs.bucket(&hs.bk[i], fold)
+		hs.bk[i] = heldBucket{}
 	}
-	hs.bk, hs.recs, hs.tmp, hs.room, hs.groups = nil, nil, nil, nil, nil
-	hs.byH, hs.gi, hs.buf = probeTab[int32]{}, nil, nil
+	hs.bk, hs.recs, hs.grp, hs.room, hs.groups = nil, nil, nil, nil, nil
+	hs.byH, hs.gi, hs.ord = probeTab[int32]{}, nil, nil
 }
 
-// read appends bk's spans to dst, in the order they came.
-func (hs *heldSort) read(bk *heldBucket, dst []heldRec) []heldRec {
-	dst = slices.Grow(dst, bk.n)
-	var prev heldRec
-	unpack := func(b []byte) {
-		for len(b) > 0 {
-			r, n := readHeld(b, &prev)
-			if n <= 0 {
-				panic(&SpillError{errRun})
-			}
-			dst = append(dst, r)
-			prev, b = r, b[n:]
-		}
-	}
-	for _, ref := range bk.refs {
-		hs.room = hs.sp.read(ref, hs.room)
-		unpack(hs.room)
-	}
-	unpack(bk.b)
-	return dst
-}
-
-// fold calls fold with the spans rs of a bucket, holder by holder (in
-// the order each first came), each holder's by start, stably.
-func (hs *heldSort) fold(rs []heldRec, fold func(k int32, s OwnerSpan)) {
-	if len(rs) == 0 {
+// bucket calls fold with bk's spans, by holder and start: read back a
+// piece of heldPiece at a time; the pieces but the last sorted and
+// written out as runs, then merged with the last.
+func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
+	if bk.n == 0 {
 		return
 	}
-	// Each span's holder numbered in the order they came (gi), and
-	// counted.
+	rd := heldReader{r: runReader{refs: bk.refs, room: hs.room}, tail: bk.b}
+	piece := heldPiece
+	var runs [][]ScratchRef
+	recs := roomOf(hs.recs, min(bk.n, piece))
+	for left := bk.n; left > 0; left-- {
+		recs = append(recs, rd.next(hs.sp))
+		if len(recs) < piece || left == 1 {
+			continue
+		}
+		hs.recs = recs
+		sorted := hs.sortPiece()
+		if run, ok := putRun(hs.sp, sorted, appendHeld); ok {
+			runs = append(runs, run)
+			recs = recs[:0]
+			continue
+		}
+		// The spill takes no more: the rest is read into memory after
+		// the piece (in order: they came after it), as a bucket's spans
+		// stay in memory once its blocks are not written (kept).
+		recs = recs[:copy(recs, sorted)]
+		piece = math.MaxInt
+	}
+	hs.room, hs.recs = rd.r.room, recs
+	sorted := hs.sortPiece()
+	if len(runs) == 0 {
+		for _, r := range sorted {
+			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
+		}
+		return
+	}
+	if heldMerged != nil {
+		heldMerged(len(runs) + 1)
+	}
+	mergeRuns(hs.sp, runs, sorted, compareHeld, readHeld, func(r heldRec) {
+		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
+	})
+}
+
+// roomOf returns s emptied, or a new slice of room for n when s has
+// less: of n exactly (slices.Grow rounds up, to twice as many at first).
+func roomOf[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, 0, n)
+	}
+	return s[:0]
+}
+
+// heldReader reads a bucket's spans back in the order they came: its
+// blocks written out, a block at a time, then those it kept (tail).
+type heldReader struct {
+	r    runReader
+	tail []byte
+	prev heldRec
+}
+
+// next returns the next span (the caller knows how many there are).
+func (rd *heldReader) next(sp *spillFile) heldRec {
+	if !rd.r.more(sp) {
+		rd.r.b, rd.tail = rd.tail, nil
+	}
+	r, n := readHeld(rd.r.b, &rd.prev)
+	if n <= 0 {
+		panic(&SpillError{errRun}) // a span short
+	}
+	rd.prev, rd.r.b = r, rd.r.b[n:]
+	return r
+}
+
+// sortPiece sorts the spans of hs.recs by holder (in order of their IDs)
+// and each holder's by start, stably, into hs.grp, and returns them: the
+// holders numbered as they come and counted, their spans moved to their
+// places (a counting sort), then each holder's that did not come in order
+// merged from its runs (a holder's spans come lock by lock, each lock's
+// in order), with hs.recs as the room.
+func (hs *heldSort) sortPiece() []heldRec {
+	rs := hs.recs
 	hs.byH.reset()
 	hs.groups = hs.groups[:0]
-	hs.gi = slices.Grow(hs.gi[:0], len(rs))[:len(rs)]
+	hs.gi = roomOf(hs.gi, cap(rs))[:len(rs)]
 	for i := range rs {
 		x, added := hs.byH.find(uint64(rs[i].h))
 		if added {
 			*x = int32(len(hs.groups))
-			hs.groups = append(hs.groups, heldGroup{sorted: true})
+			hs.groups = append(hs.groups, heldGroup{h: rs[i].h, sorted: true})
 		}
 		g := &hs.groups[*x]
 		if rs[i].s < g.last {
@@ -474,29 +552,29 @@ func (hs *heldSort) fold(rs []heldRec, fold func(k int32, s OwnerSpan)) {
 		g.n++
 		hs.gi[i] = *x
 	}
-	// Each holder's place, then its spans moved there in the order they
-	// came (a counting sort by holder).
-	at := int32(0)
+	hs.ord = hs.ord[:0]
 	for i := range hs.groups {
+		hs.ord = append(hs.ord, int32(i))
+	}
+	slices.SortFunc(hs.ord, func(a, b int32) int { return cmp.Compare(hs.groups[a].h, hs.groups[b].h) })
+	at := int32(0)
+	for _, i := range hs.ord {
 		g := &hs.groups[i]
 		g.at, at = at, at+g.n
 	}
-	hs.tmp = slices.Grow(hs.tmp[:0], len(rs))[:len(rs)]
+	grp := roomOf(hs.grp, cap(rs))[:len(rs)]
 	for i := range rs {
 		g := &hs.groups[hs.gi[i]]
-		hs.tmp[g.at] = rs[i]
+		grp[g.at] = rs[i]
 		g.at++
 	}
 	for i := range hs.groups {
-		g := &hs.groups[i]
-		part := hs.tmp[g.at-g.n : g.at]
-		if !g.sorted {
-			hs.buf = sortHeldRuns(part, hs.buf)
-		}
-		for _, r := range part {
-			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
+		if g := &hs.groups[i]; !g.sorted {
+			sortHeldRuns(grp[g.at-g.n:g.at], rs[:0])
 		}
 	}
+	hs.grp = grp
+	return grp
 }
 
 // sortHeldRuns sorts rs by start, stably, by merging its runs in order

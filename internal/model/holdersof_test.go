@@ -3,6 +3,7 @@ package model_test
 import (
 	"cmp"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -100,4 +101,38 @@ func holdersWith(v *View) (map[LockRef]*Doing, []seenIv) {
 		seen = append(seen, seenIv{th.ID, *iv, slices.Clone(spans)})
 	})
 	return d, seen
+}
+
+// TestHeldPieces checks the holders' pass with its buckets of spans by
+// holder read back in pieces (a span, a few, many at a time), the pieces
+// merged: on every case and a synthetic recording (holders of many spans
+// of several locks), built as orca report builds it, every lock's Doing is
+// the one the pass gives with each bucket read whole. It fails if a
+// holder's spans over several pieces fold other than in one.
+func TestHeldPieces(t *testing.T) {
+	merged := 0
+	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
+		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
+		_, res := testrec.OpenWith(t, prefix, opt)
+		m := res.Model
+		var want map[LockRef]*Doing
+		if n := HeldPieces(math.MaxInt, func() { want = m.Filter(nil).HoldersDoing() }); n != 0 {
+			t.Fatalf("buckets read whole: %d merged from pieces", n)
+		}
+		for _, n := range []int{1, 2, 5, 64} {
+			var got map[LockRef]*Doing
+			merged += HeldPieces(n, func() { got = m.Filter(nil).HoldersDoing() })
+			if !reflect.DeepEqual(got, want) {
+				for ref, d := range want {
+					if !reflect.DeepEqual(got[ref], d) {
+						t.Errorf("pieces of %d: lock %v %s: %+v, read whole %+v", n, ref.Object, ref.Kind, got[ref], *d)
+					}
+				}
+				t.Fatalf("pieces of %d: %d locks' holders, read whole %d", n, len(got), len(want))
+			}
+		}
+	})
+	if merged == 0 {
+		t.Error("no bucket merged from pieces")
+	}
 }

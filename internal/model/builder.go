@@ -155,7 +155,9 @@ type Builder struct {
 	// thread, once they are in the spill (Options.DropIntervals); lost:
 	// the spill failed after that, and Build with it.
 	dropIntervals bool
-	lost          error
+	// packThreads: Options.PackThreads.
+	packThreads bool
+	lost        error
 	// gaveUp: some thread's intervals were given up during the fold
 	// (release): the spill alone has them. held counts the intervals the
 	// threads' lists hold, Model.PeakIntervals its most.

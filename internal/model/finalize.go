@@ -175,6 +175,9 @@ func (b *Builder) Finalize() *Model {
 		b.spill = nil
 	}
 	m.indexThreads()
+	if b.packThreads && m.dropped && m.spill != nil {
+		m.packThreads()
+	}
 	if b.reused != nil {
 		b.reused.byNum = m.byNum // for the next build's
 	}

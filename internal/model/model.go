@@ -947,6 +947,8 @@ type Model struct {
 	// dropped: the threads' intervals are in the spill alone
 	// (Options.DropIntervals).
 	dropped bool
+	// packed: the Threads packed (Options.PackThreads), nil when none.
+	packed *threadPack
 }
 
 // lockKey is a lock's object and kind: a word, which a map hashes as
@@ -984,13 +986,22 @@ func (m *Model) Thread(id format.ThreadID) *Thread {
 		}
 		return m.byThread[id]
 	}
+	if i := m.threadIndex(id); i >= 0 {
+		return m.ThreadAt(i)
+	}
+	return nil
+}
+
+// threadIndex returns the index in Threads of the thread id, -1 when
+// none, once the fold is done (thIdx).
+func (m *Model) threadIndex(id format.ThreadID) int {
 	for i := threadSlot(id, len(m.thIdx)); ; i = (i + 1) & (len(m.thIdx) - 1) {
 		x := m.thIdx[i]
 		if x == 0 {
-			return nil
+			return -1
 		}
-		if t := m.Threads[x-1]; t.ID == id {
-			return t
+		if m.threadIDAt(int(x-1)) == id {
+			return int(x - 1)
 		}
 	}
 }
@@ -1039,7 +1050,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	}
 	return func(yield func(format.ThreadID, *Thread) bool) {
 		for _, x := range m.thIdx {
-			if x != 0 && !yield(m.Threads[x-1].ID, m.Threads[x-1]) {
+			if x != 0 && !yield(m.threadIDAt(int(x-1)), m.ThreadAt(int(x-1))) {
 				return
 			}
 		}

@@ -57,7 +57,7 @@ type SampleQuery struct {
 // with Options.DropIntervals, read back from the spill (SamplesOf).
 func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
 	var buf []Sample
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		if q.Threads != nil && !q.Threads(t) {
 			continue
 		}

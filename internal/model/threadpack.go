@@ -326,3 +326,17 @@ func (m *Model) hasThread(id format.ThreadID) bool {
 	}
 	return m.threadIndex(id) >= 0
 }
+
+// PackedThreads returns how many of the Threads are packed
+// (Options.PackThreads).
+func (m *Model) PackedThreads() int {
+	n := 0
+	if m.packed != nil {
+		for _, t := range m.Threads {
+			if t == nil {
+				n++
+			}
+		}
+	}
+	return n
+}

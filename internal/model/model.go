@@ -980,7 +980,10 @@ func (m *Model) Thread(id format.ThreadID) *Thread {
 	if m.byThread != nil || m.thIdx == nil {
 		if m.byThread == nil && m.foldTh != nil {
 			if ts := m.foldTh.get(id); ts != nil {
-				return ts.t
+				if ts.tp == nil {
+					return m.ThreadAt(int(ts.num)) // a copy
+				}
+				return ts.tp
 			}
 			return nil
 		}
@@ -1023,8 +1026,8 @@ func (m *Model) indexThreads() {
 		n *= 2
 	}
 	m.thIdx = make([]uint32, n)
-	for k, t := range m.Threads {
-		i := threadSlot(t.ID, n)
+	for k := range m.Threads {
+		i := threadSlot(m.threadIDAt(k), n)
 		for m.thIdx[i] != 0 {
 			i = (i + 1) & (n - 1)
 		}
@@ -1039,7 +1042,11 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	if m.byThread == nil && m.thIdx == nil && m.foldTh != nil {
 		return func(yield func(format.ThreadID, *Thread) bool) {
 			for _, ts := range m.foldTh.byNum {
-				if !yield(ts.id, ts.t) {
+				t := ts.tp
+				if t == nil {
+					t = m.ThreadAt(int(ts.num))
+				}
+				if !yield(ts.id, t) {
 					return
 				}
 			}

@@ -184,9 +184,18 @@ func (tp *threadPack) at(loc uint32) []byte {
 // others are copied out of the Builder's slabs, so that no slab is kept
 // for a few Threads.
 func (m *Model) packThreads() {
-	tp := &threadPack{loc: make([]uint32, len(m.Threads))}
+	tp := m.packed
+	if tp == nil {
+		tp = &threadPack{}
+	}
+	for len(tp.loc) < len(m.Threads) {
+		tp.loc = append(tp.loc, 0)
+	}
 	var scratch []byte
 	for i, t := range m.Threads {
+		if t == nil {
+			continue // packed as it retired
+		}
 		if t.Ended && packable(t) {
 			if loc, ok := tp.add(t, &scratch); ok {
 				tp.loc[i], m.Threads[i] = loc, nil
@@ -266,14 +275,7 @@ func (m *Model) updateThread(i int, t *Thread) {
 func (m *Model) dropBlame() {
 	for i, t := range m.Threads {
 		if t == nil {
-			t = m.ThreadAt(i)
-			if !t.spill.has(spillBlame) {
-				continue
-			}
-			// Its list a copy of its own: drop writes it in place.
-			t.spill.set(append([]byte(nil), t.spill.bytes()...))
-			t.spill.drop(spillBlame)
-			m.updateThread(i, t)
+			m.dropPacked(i, spillBlame)
 			continue
 		}
 		if t.fold != nil {
@@ -339,4 +341,60 @@ func (m *Model) PackedThreads() int {
 		}
 	}
 	return n
+}
+
+// dropPacked forgets the blocks of kind k of the packed thread of index
+// i (spillRef.drop), its record packed again in place.
+func (m *Model) dropPacked(i int, k spillKind) {
+	t := m.ThreadAt(i)
+	if !t.spill.has(k) {
+		return
+	}
+	// Its list a copy of its own: drop writes it in place.
+	t.spill.set(append([]byte(nil), t.spill.bytes()...))
+	t.spill.drop(k)
+	m.updateThread(i, t)
+}
+
+// foldThread returns ts's Thread in the fold: a packed one unpacked (a
+// thread retired, packed as it retired: Builder.packRetired) into one of
+// its own, which it is from now on, until packed again (Threads and ts
+// point to it).
+func (m *Model) foldThread(ts *tstate) *Thread {
+	if ts.tp == nil {
+		t := new(Thread)
+		unpackThread(t, m.packed.at(m.packed.loc[ts.num]))
+		ts.tp, m.Threads[ts.num] = t, t
+	}
+	return ts.tp
+}
+
+// tOf is Model.foldThread.
+func (b *Builder) tOf(ts *tstate) *Thread {
+	if ts.tp == nil {
+		return b.m.foldThread(ts)
+	}
+	return ts.tp
+}
+
+// packRetired packs the Thread of ts, which retire just finished, when
+// it can be (packable): its events counted (Finalize's), Threads and ts
+// keep nil in its place.
+func (b *Builder) packRetired(ts *tstate) {
+	t := ts.tp
+	if !packable(t) {
+		return
+	}
+	m := b.m
+	if m.packed == nil {
+		m.packed = &threadPack{}
+	}
+	tp := m.packed
+	for len(tp.loc) < len(m.Threads) {
+		tp.loc = append(tp.loc, 0)
+	}
+	t.Events = ts.events
+	if loc, ok := tp.add(t, &b.packBuf); ok {
+		tp.loc[ts.num], m.Threads[ts.num], ts.tp = loc, nil, nil
+	}
 }

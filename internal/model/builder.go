@@ -236,8 +236,11 @@ type tstate struct {
 	// id, start, ended and events are t.ID, t.Start, t.Ended and
 	// t.Events (the last written to t by Finalize).
 	//
-	// t is in a slab of Threads of its own (Builder.tslab), which the
-	// Model keeps after Finalize, not the fold's state around it.
+	// tp, its Thread, is in a slab of Threads of its own
+	// (Builder.tslab), which the Model keeps after Finalize, not the
+	// fold's state around it; with Options.PackThreads one of its own,
+	// nil while it is packed (a thread retired: packRetired): the fold
+	// reads it through Builder.tOf, which unpacks it.
 	tp *Thread
 	id format.ThreadID
 	// body: its intervals until Finalize puts them in t, its windows'

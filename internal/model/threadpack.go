@@ -8,17 +8,21 @@ import (
 	"orca/internal/format"
 )
 
-// An ended thread's Thread is kept packed once the fold is done, with
-// Options.PackThreads (orca report): every thread ever seen has one to the
-// report's end (1.33 M at 5 GB), 304 bytes as a Thread, its list of spill
-// blocks and its tail in blocks beside it: ~0.4 GB at 5 GB (issue 34). Packed
-// (packThread), its fields are varints, its name, list and tail inline,
-// ~60–100 bytes, one record after the other in blocks of packBlock bytes.
+// An ended thread's Thread is kept packed with Options.PackThreads (orca
+// report): every thread ever seen has one from the fold's end to the
+// report's (1.33 M at 5 GB), 304 bytes as a Thread, its list of spill
+// blocks and its tail in blocks beside it: ~0.4 GB at 5 GB (issue 34).
+// Packed (packThread), its fields are varints, its name, list and tail
+// inline, ~100 bytes, one record after the other in blocks of packBlock
+// bytes. A thread is packed as it retires (Builder.packRetired: ended, its
+// intervals and samples in the spill), and the fold unpacks it for good
+// when it reads it again (Builder.tOf: an event of the thread, or of
+// another that names it); Finalize packs those left (packThreads).
 // Model.Threads keeps a nil in its place; the readers take it unpacked
-// (Model.ThreadAt, Model.AllThreads, View.At, View.All): a fresh copy each
-// time, which points into the block for its name, list and tail (never
-// written after: a reader that changes a Thread gives it back with
-// Model.updateThread).
+// (Model.ThreadAt, Model.AllThreads, Model.Thread, View.At, View.All): a
+// fresh copy each time, which points into the block for its name, list
+// and tail (never written after: a reader that changes a Thread gives it
+// back with Model.updateThread).
 
 // packBlock is the size of a block of packed Threads; a record longer
 // than it is not packed (a list of spill blocks of thousands: the Thread

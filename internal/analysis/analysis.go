@@ -308,7 +308,7 @@ func OpenAtEnd(m *model.Model) []Hang {
 		}
 	}
 	var buf []model.Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		// The open segments are the last ones: the innermost state's
 		// first, then empty ones of the states around it (a join around
 		// a contention). The thread's tail has them all.
@@ -417,7 +417,7 @@ func alone(m *model.Model, hs []Hang, g *model.WaitGraph, deadlocked map[format.
 	}
 	var first, second lastSeen // the two threads seen last, so that each hang finds another
 	var buf []model.Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		ivs, from := m.TailOf(t, &buf)
 		at, whole := lastEvent(t, ivs, until)
 		if !whole && from > 0 {
@@ -540,7 +540,7 @@ func ThreadFilter(m *model.Model, want string) func(*model.Thread) bool {
 		return func(*model.Thread) bool { return true }
 	}
 	exact := false
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		if t.Name == want || strings.EqualFold(t.ID.String(), want) {
 			exact = true
 		}

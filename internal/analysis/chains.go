@@ -134,10 +134,10 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	if doing == nil {
 		doing = v.HoldersDoing()
 	}
-	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),
-		ends: make([][]format.Time, len(m.Threads)), everyAlone: everyAlone,
+	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, m.NumThreads()), on: make([]int32, m.NumThreads()),
+		ends: make([][]format.Time, m.NumThreads()), everyAlone: everyAlone,
 		accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}}, child: map[pathKey]int32{}}
-	for i, t := range m.Threads {
+	for i, t := range m.AllThreads() {
 		w.idx[t.ID] = int32(i)
 	}
 	// The locks in a fixed order, and each one's blocked intervals of the
@@ -156,7 +156,7 @@ func chains(v *model.View, doing map[model.LockRef]*model.Doing, n int, everyAlo
 	w.waits = make([][]lockWait, len(w.refs))
 	var lastRef model.LockRef
 	last := int32(-1)
-	for _, t := range v.Threads {
+	for _, t := range v.All() {
 		ti := w.idx[t.ID]
 		ivs := w.intervals(ti)
 		for i := range ivs {
@@ -434,7 +434,7 @@ func (w *chainWalk) lock(li int32, ss []model.OwnerSpan) {
 			lw.g0, lw.g1 = math.MaxInt32, -1
 		}
 		w.lw = lw
-		t := w.m.Threads[lw.t]
+		t := w.m.ThreadAt(int(lw.t))
 		iv := &w.intervals(lw.t)[lw.iv]
 		lo, hi := max(iv.Start, t.Start), min(iv.End, t.End)
 		if iv.Acquire {
@@ -529,7 +529,7 @@ func (w *chainWalk) credit(ti int32, h hop, p *piece, d format.Time) {
 		return
 	}
 	if acc.lastTop != ti {
-		acc.threads = append(acc.threads, w.m.Threads[ti].ID)
+		acc.threads = append(acc.threads, w.m.ThreadAt(int(ti)).ID)
 		acc.lastTop = ti
 	}
 	acc.first[h] += d
@@ -587,12 +587,12 @@ const findBlock = 16
 // Model keeps them in its spill alone, read back once and kept for the
 // walk (the waiters' and the threads they wait for: Model.IntervalsOf).
 func (w *chainWalk) intervals(xi int32) []model.Interval {
-	t := w.m.Threads[xi]
+	t := w.m.ThreadAt(int(xi))
 	if !w.m.IntervalsDropped() {
 		return t.Intervals
 	}
 	if w.read == nil {
-		w.ivs, w.read = make([][]model.Interval, len(w.m.Threads)), make([]bool, len(w.m.Threads))
+		w.ivs, w.read = make([][]model.Interval, w.m.NumThreads()), make([]bool, w.m.NumThreads())
 	}
 	if !w.read[xi] {
 		var buf []model.Interval
@@ -664,7 +664,7 @@ func (w *chainWalk) resolve(x format.ThreadID, a, b format.Time) {
 		w.follow(x, a, b)
 		return
 	}
-	t := w.m.Threads[xi]
+	t := w.m.ThreadAt(int(xi))
 	ivs := w.intervals(xi)
 	at := a
 	for i := w.find(xi, ivs, a); i < len(ivs) && ivs[i].Start < b; i++ {
@@ -698,7 +698,7 @@ func (w *chainWalk) follow(x format.ThreadID, a, b format.Time) {
 		w.emit(root, rootCycle, a, b, i+1)
 		return
 	}
-	t := w.m.Threads[xi]
+	t := w.m.ThreadAt(int(xi))
 	if len(w.path) >= maxChainDepth {
 		w.emit(x, int(model.Runnable), a, b, len(w.path))
 		return
@@ -811,10 +811,10 @@ type Path struct {
 // search of each chain thread's intervals: a viewer asks it per click.
 func ChainAt(m *model.Model, th format.ThreadID, at format.Time) Path {
 	var p Path
-	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, len(m.Threads)), on: make([]int32, len(m.Threads)),
-		ends: make([][]format.Time, len(m.Threads)), accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}},
+	w := &chainWalk{m: m, idx: make(map[format.ThreadID]int32, m.NumThreads()), on: make([]int32, m.NumThreads()),
+		ends: make([][]format.Time, m.NumThreads()), accOf: map[format.ThreadID]int32{}, nodes: []pathNode{{}},
 		child: map[pathKey]int32{}, at: &p}
-	for i, t := range m.Threads {
+	for i, t := range m.AllThreads() {
 		w.idx[t.ID] = int32(i)
 	}
 	w.resolve(th, at, at+1)

@@ -537,8 +537,8 @@ func (x *nodeIndex) growFar() {
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
 	s := &chainSweep{m: m, onOf: map[onKey]uint32{}, lastXi: -1}
-	s.ids = make([]format.ThreadID, len(m.Threads))
-	for i, t := range m.Threads {
+	s.ids = make([]format.ThreadID, m.NumThreads())
+	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
 	}
 	s.node.reset(s.ids)
@@ -576,13 +576,13 @@ func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []C
 func sweepChains(v *model.View, n int) ([]Chain, int) {
 	m := v.Model
 	s := newChainSweep(v)
-	kept := make([]bool, len(m.Threads))
-	for _, t := range v.Threads {
+	kept := make([]bool, m.NumThreads())
+	for _, t := range v.All() {
 		kept[s.node.get(t.ID)] = true
 	}
 	var buf []model.Interval
 	var spans []model.OwnerSpan
-	for xi, t := range m.Threads {
+	for xi, t := range m.AllThreads() {
 		ivs := m.IntervalsOf(t, &buf)
 		for i := range ivs {
 			iv := &ivs[i]
@@ -770,7 +770,7 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 // order, and go out as one run when the next thread's begin.
 func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 	if s.relOf == nil {
-		s.relOf = make([]int32, len(s.m.Threads))
+		s.relOf = make([]int32, s.m.NumThreads())
 		s.relLockOf = map[model.LockRef]uint32{}
 	}
 	if s.lastXi != s.relPendX || len(s.relPend) == 0 {
@@ -1496,14 +1496,14 @@ func (s *chainSweep) rootStates(roots []int32) {
 				acc.states[st] += n * (q - p)
 			}
 		}
-		if int(r) >= len(s.m.Threads) {
+		if int(r) >= s.m.NumThreads() {
 			for g := range segs {
 				add(rootUnknown, g.n, g.a, g.b)
 			}
 			s.segs[k] = segLog{}
 			continue
 		}
-		t := s.m.Threads[r]
+		t := s.m.ThreadAt(int(r))
 		ivs := s.m.IntervalsOf(t, &buf)
 		i := 0
 		for g := range segs {

@@ -65,7 +65,7 @@ var (
 // frame's class (dotted) and method, "" when unknown. The result is
 // indexed like m.Threads.
 func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) []bool {
-	out := make([]bool, len(m.Threads))
+	out := make([]bool, m.NumThreads())
 	marks := make([]uint8, len(m.Stacks))
 	found := false
 	for id, fr := range m.Stacks {
@@ -73,7 +73,7 @@ func JDKThreads(m *model.Model, name func(format.Frame) (class, method string)) 
 		found = found || marks[id]&markApp != 0
 	}
 	var buf []model.Interval
-	for i, t := range m.Threads {
+	for i, t := range m.AllThreads() {
 		mark := marks[t.StartedAt]
 		if startedByPool(m.Stacks[t.StartedAt], name) {
 			mark |= markWorker

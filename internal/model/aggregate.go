@@ -37,7 +37,7 @@ func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
 			ag.get(l.Object, l.Kind)
 		}
 	}
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		if keep == nil || keep(t) {
 			ag.thread(t)
 		}

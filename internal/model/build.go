@@ -85,6 +85,11 @@ type Options struct {
 	// readers go through Model.EdgesFrom, EdgesTo and StartJoinEdges
 	// (edgespill.go). Orca view's.
 	SpillEdges bool
+	// PackThreads, with DropIntervals, keeps the Threads of the threads
+	// that ended packed once the fold is done (threadpack.go): Model.Threads
+	// has nil in their place, and the readers go through Model.ThreadAt,
+	// AllThreads, Thread and View.At, All (orca report's).
+	PackThreads bool
 	// EndGraphOnly: WaitGraphAt is asked at the end alone (orca report's
 	// analyses), not at earlier instants (the viewer's): the fold lets go
 	// of the late entries it will not read (waitFor.compactLate).
@@ -179,6 +184,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 		if opt.SpillOwners && b.dropIntervals {
 			b.ag.ownerSpill = b.spill
 		}
+		b.packThreads = opt.PackThreads && b.dropIntervals
 		if opt.SpillEdges && b.dropIntervals && !opt.NoEdges {
 			b.edges.sp = &edgeSpill{s: b.spill}
 		}

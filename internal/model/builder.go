@@ -155,7 +155,10 @@ type Builder struct {
 	// thread, once they are in the spill (Options.DropIntervals); lost:
 	// the spill failed after that, and Build with it.
 	dropIntervals bool
-	lost          error
+	// packThreads: Options.PackThreads; packBuf its scratch.
+	packThreads bool
+	packBuf     []byte
+	lost        error
 	// gaveUp: some thread's intervals were given up during the fold
 	// (release): the spill alone has them. held counts the intervals the
 	// threads' lists hold, Model.PeakIntervals its most.
@@ -233,9 +236,12 @@ type tstate struct {
 	// id, start, ended and events are t.ID, t.Start, t.Ended and
 	// t.Events (the last written to t by Finalize).
 	//
-	// t is in a slab of Threads of its own (Builder.tslab), which the
-	// Model keeps after Finalize, not the fold's state around it.
-	t  *Thread
+	// tp, its Thread, is in a slab of Threads of its own
+	// (Builder.tslab), which the Model keeps after Finalize, not the
+	// fold's state around it; with Options.PackThreads one of its own,
+	// nil while it is packed (a thread retired: packRetired): the fold
+	// reads it through Builder.tOf, which unpacks it.
+	tp *Thread
 	id format.ThreadID
 	// body: its intervals until Finalize puts them in t, its windows'
 	// split, its aggregation, the stack of its states (open) and what a
@@ -387,11 +393,11 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	bd.feeding, bd.ending = false, false
 	bd.ivs = ivList{base: rs.ivBase, unsorted: rs.ivUnsorted, prev: rs.ivPrev}
 	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
-	if ts.t.fold == nil {
+	if b.tOf(ts).fold == nil {
 		// Its blame log's last start, kept while it had none (retire).
-		ts.t.folding().blame.last = rs.blameLast
+		b.tOf(ts).folding().blame.last = rs.blameLast
 	}
-	bd.agg = threadAgg{id: ts.t.ID, blame: &ts.t.fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
+	bd.agg = threadAgg{id: ts.id, blame: &b.tOf(ts).fold.blame, acq: bd.agg.acq[:0], juc: bd.agg.juc[:0], firsts: bd.agg.firsts[:0]}
 	bd.open = bd.openBuf[:0]
 	ts.body = bd
 }
@@ -409,9 +415,9 @@ func (b *Builder) giveBody(ts *tstate) {
 	b.sealOrder(ts)
 	bd := ts.body
 	if bd.hasUnpark {
-		b.unparks[ts.t.ID] = bd.unpark
+		b.unparks[ts.id] = bd.unpark
 	}
-	t := ts.t
+	t := b.tOf(ts)
 	rs := [1]restState{{ivBase: bd.ivs.base, ivPrev: bd.ivs.prev, ivUnsorted: bd.ivs.unsorted,
 		fed: bd.fed, spilt: bd.spilt, busy: bd.busy, schedAt: bd.schedAt, blameLast: t.unfold()}}
 	b.spill.addTo(&t.spill, spillRest, bytesOf(rs[:]))
@@ -425,14 +431,14 @@ func (b *Builder) giveBody(ts *tstate) {
 // unrest reads back what ts, retired, kept of its body (giveBody), and
 // drops it from the spill's list.
 func (b *Builder) unrest(ts *tstate) *restState {
-	rs, err := spillRead(b.spill, ts.t.spill.of(spillRest), []restState(nil))
+	rs, err := spillRead(b.spill, b.tOf(ts).spill.of(spillRest), []restState(nil))
 	if err != nil {
 		panic(&SpillError{err})
 	}
 	if len(rs) != 1 {
 		panic(&SpillError{fmt.Errorf("thread %v: %d records of its state at rest in the spill, want 1", ts.id, len(rs))})
 	}
-	ts.t.spill.drop(spillRest)
+	b.tOf(ts).spill.drop(spillRest)
 	return &rs[0]
 }
 
@@ -528,22 +534,32 @@ func (b *Builder) thread(id format.ThreadID, at format.Time) *tstate {
 	if ts == nil {
 		if len(b.slab) == 0 {
 			n := min(max(len(b.th.byNum), 1), threadSlab)
-			b.slab, b.tslab = make([]tstate, n), make([]Thread, n)
+			b.slab = make([]tstate, n)
+			if !b.packThreads {
+				b.tslab = make([]Thread, n)
+			}
 		}
 		// Zero already: its fields set one by one (a whole tstate
 		// assigned was a copy of 1 kB through the write barrier).
 		ts = &b.slab[0]
 		b.slab = b.slab[1:]
-		ts.t = &b.tslab[0]
-		b.tslab = b.tslab[1:]
-		ts.t.ID, ts.t.Start, ts.num = id, at, uint32(len(b.m.Threads))
+		if b.packThreads {
+			// One of its own: packed as it retires, it is let go, where
+			// one in a slab was kept for the slab's others alive.
+			ts.tp = new(Thread)
+		} else {
+			ts.tp = &b.tslab[0]
+			b.tslab = b.tslab[1:]
+		}
+		ts.tp.ID = id
+		ts.id, ts.tp.Start, ts.num = id, at, uint32(len(b.m.Threads))
 		ts.id, ts.start = id, at
 		b.takeBody(ts, &newRest)
 		if b.ivsWas != nil {
 			ts.body.ivs.hint = b.ivsWas[id]
 		}
 		b.th.add(ts)
-		b.m.Threads = append(b.m.Threads, ts.t)
+		b.m.Threads = append(b.m.Threads, ts.tp)
 	}
 	*slot = ts
 	b.lastThread = ts
@@ -641,7 +657,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		ev = b.aliased(ev)
 	}
 	ts := b.threadOf(ev)
-	t := ts.t
+	t := b.tOf(ts)
 	ts.events++
 	if ts.ended {
 		// After posting ThreadEnd, HotSpot's thread exit (ensure_join) locks
@@ -708,7 +724,7 @@ func (b *Builder) Event(ev *reader.Event) {
 	if ev.Time < ts.body.schedAt {
 		// A line behind the thread's latest ThreadCPU line (above): the
 		// windows split past it are split again.
-		ts.lateSample(ev.Time)
+		ts.lateSample(b.tOf(ts), ev.Time)
 	}
 	if ev.Kind == format.ThreadStarted && !ts.seen || ev.Time < ts.start {
 		t.Start, ts.start = ev.Time, ev.Time
@@ -797,14 +813,14 @@ func (b *Builder) Event(ev *reader.Event) {
 		if tt := b.known(ev.Target); tt != nil && tt.started {
 			// Started again while it lives (reuse tells a thread that
 			// ended apart): the first start stands.
-			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.th.get(ev.Target).t.Parent)
+			b.problem(ev, "thread %v starts thread %v, started by %v before", ev.Thread, ev.Target, b.tOf(b.th.get(ev.Target)).Parent)
 			break
 		}
 		tt := b.thread(ev.Target, ev.Time)
-		tt.t.Parent, tt.t.StartedAt, tt.started = ev.Thread, stack, true
+		b.tOf(tt).Parent, b.tOf(tt).StartedAt, tt.started = ev.Thread, stack, true
 		to := ev.Time
 		if tt.seen {
-			to = max(tt.t.Start, ev.Time)
+			to = max(b.tOf(tt).Start, ev.Time)
 		}
 		b.starts[ev.Target] = b.edges.add(Edge{Kind: EdgeStart, From: ev.Thread, To: ev.Target, FromTime: ev.Time, ToTime: to})
 	case format.ThreadSleep:
@@ -857,7 +873,7 @@ func (b *Builder) Event(ev *reader.Event) {
 				b.newOwner(ls, h.ts, h.at)
 				break
 			}
-			ots, owner = h.ts, h.ts.t.ID
+			ots, owner = h.ts, h.ts.id
 		}
 		// The owner's state at this line's time may be past for the fold
 		// (waitsFrom); the others blocked here wait for it from then too.
@@ -890,7 +906,7 @@ func (b *Builder) Event(ev *reader.Event) {
 		ls := b.lock(ev.Object, Monitor)
 		b.changedHands(ev.Object, ts)
 		ls.waiting.add(ev.Thread)
-		ls.hold.releases(ts.t.ID, ev.Time) // its hold ends here if the next one comes in
+		ls.hold.releases(ts.id, ev.Time) // its hold ends here if the next one comes in
 		// Its ObjectWaitTimeout line says it is timed; without one, the
 		// recording says it is untimed when the agent writes them all, and
 		// otherwise only the frame of Object.wait() (which calls wait(0)) says so.
@@ -1007,7 +1023,7 @@ func (b *Builder) reuse(raw format.ThreadID) {
 		cur = raw
 	}
 	ts := b.th.get(cur)
-	if ts == nil || !ts.t.Ended || len(ts.body.open) > 0 {
+	if ts == nil || !b.tOf(ts).Ended || len(ts.body.open) > 0 {
 		return
 	}
 	id := cur + 1<<32
@@ -1199,8 +1215,8 @@ func (b *Builder) feedSealed() {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
-		if b.dropIntervals && len(ts.t.folded().blame.b) >= blameBatch {
-			b.giveBlame(ts.t)
+		if b.dropIntervals && len(b.tOf(ts).folded().blame.b) >= blameBatch {
+			b.giveBlame(b.tOf(ts))
 		}
 	}
 	clear(b.feeding[len(keep):])
@@ -1216,7 +1232,7 @@ func (b *Builder) feedSealed() {
 func (b *Builder) retire(w format.Time) {
 	keep := b.ending[:0]
 	for _, ts := range b.ending {
-		switch t := ts.t; {
+		switch t := b.tOf(ts); {
 		case b.spill.err != nil:
 			// Given up: Finalize keeps them all in memory.
 			ts.body.ending = false
@@ -1229,6 +1245,9 @@ func (b *Builder) retire(w format.Time) {
 			ts.retired = true
 			ts.body.ending = false
 			b.giveBody(ts)
+			if b.packThreads {
+				b.packRetired(ts)
+			}
 		}
 	}
 	clear(b.ending[len(keep):])
@@ -1239,7 +1258,7 @@ func (b *Builder) retire(w format.Time) {
 // came later: its samples read back, its windows to be split again from
 // the first (the same split: CheckSplit), its tail to be taken again.
 func (b *Builder) revive(ts *tstate) {
-	t := ts.t
+	t := b.tOf(ts)
 	ts.retired = false
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
@@ -1288,15 +1307,15 @@ func (b *Builder) splitWindows(w format.Time) {
 		// Up to the thread's latest line, or its latest ThreadCPU line
 		// (an instant that does not move its clock): a line of it that
 		// comes behind one has the windows after it split again.
-		h := min(w, max(ts.last, ts.t.Sched[len(ts.t.Sched)-1].At))
+		h := min(w, max(ts.last, b.tOf(ts).Sched[len(b.tOf(ts).Sched)-1].At))
 		if len(ts.body.open) > 0 {
 			h = min(h, ts.body.open[0].iv.Since)
 		}
-		if ts.t.Ended {
-			h = min(h, ts.t.End)
+		if b.tOf(ts).Ended {
+			h = min(h, b.tOf(ts).End)
 		}
 		b.splitTo(ts, h, math.MaxInt64)
-		if ts.body.win.splitting = !ts.t.Ended || len(ts.t.folded().wins)+1 < len(ts.t.Sched); ts.body.win.splitting {
+		if ts.body.win.splitting = !b.tOf(ts).Ended || len(b.tOf(ts).folded().wins)+1 < len(b.tOf(ts).Sched); ts.body.win.splitting {
 			keep = append(keep, ts)
 		}
 		b.release(ts)
@@ -1311,7 +1330,7 @@ func (b *Builder) splitWindows(w format.Time) {
 // the thread's end, or later when it is not known yet), after undoing
 // those a late sample fell in.
 func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
-	t, ws := ts.t, &ts.body.win
+	t, ws := b.tOf(ts), &ts.body.win
 	f := t.folding()
 	if ws.late < ws.gaveEnd {
 		b.unspillWins(ts) // a late sample in a window given up: all split again
@@ -1351,7 +1370,7 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 // feed sums the next final intervals of ts, ivs: its time per state, the
 // locks' figures.
 func (b *Builder) feed(ts *tstate, ivs []Interval) {
-	t := ts.t
+	t := b.tOf(ts)
 	for i := range ivs {
 		d := ivs[i].Duration()
 		t.Time[ivs[i].Shown()] += d
@@ -1397,7 +1416,7 @@ func (b *Builder) spillFed(ts *tstate) {
 	if b.spill == nil || n == 0 {
 		return
 	}
-	t := ts.t
+	t := b.tOf(ts)
 	ts.body.ivs.each(ts.body.spilt, func(blk []Interval) bool {
 		k := min(len(blk), n)
 		b.spill.addTo(&t.spill, spillIvs, bytesOf(blk[:k]))
@@ -1452,7 +1471,7 @@ func (b *Builder) release(ts *tstate) {
 func (b *Builder) ivsFrom(ts *tstate, from int) ivBlocks {
 	r := ivBlocks{l: &ts.body.ivs, from: from - ts.body.ivs.base}
 	if base := ts.body.ivs.base; from < base {
-		b.spillBuf = b.readSpilled(ts.t, from, base, b.spillBuf)
+		b.spillBuf = b.readSpilled(b.tOf(ts), from, base, b.spillBuf)
 		r.front, r.from = b.spillBuf, 0
 	}
 	return r

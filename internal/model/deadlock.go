@@ -137,7 +137,7 @@ func (w *waitFor) entered(th *tstate, obj format.ObjectID, at format.Time, m *Mo
 		w.lateBits = append(w.lateBits, make([]uint64, i+1-len(w.lateBits))...)
 	}
 	w.lateBits[th.num/64] |= 1 << (th.num % 64)
-	m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: math.MaxInt64})
+	m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.id, Object: obj, From: at, To: math.MaxInt64})
 }
 
 // lateWait leaves th's wait on obj (0: a join), set at at, out of the
@@ -155,7 +155,7 @@ func (w *waitFor) hideWait(th *tstate, obj format.ObjectID, at, from format.Time
 		return
 	}
 	if !w.endOnly || from > m.End {
-		m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.t.ID, Object: obj, From: at, To: from})
+		m.lateEntries = append(m.lateEntries, lateEntry{Thread: th.id, Object: obj, From: at, To: from})
 	} else {
 		m.lateFloor = max(m.lateFloor, from) // of no use at the end (compactLate)
 	}
@@ -184,7 +184,7 @@ func cycleKey(ids []format.ThreadID) string {
 func (w *waitFor) found(path []*tstate, at format.Time, m *Model) {
 	ids := make([]format.ThreadID, len(path))
 	for i, ts := range path {
-		ids[i] = ts.t.ID
+		ids[i] = ts.id
 	}
 	key := cycleKey(ids)
 	if _, ok := w.active[key]; ok {
@@ -358,7 +358,7 @@ func (w *waitFor) breakCycles(th *tstate, at format.Time, m *Model) {
 	if len(w.active) == 0 {
 		return
 	}
-	id := th.t.ID.String()
+	id := th.id.String()
 	for key, i := range w.active {
 		if strings.Contains(key, id) {
 			m.Deadlocks[i].Resolved = at

@@ -316,3 +316,10 @@ func RunOf(m *Model, t *Thread) ([]SchedTime, []RunWindow, bool) {
 // RestState is what a thread retired keeps of its fold's state in the
 // spill (TestSpillPlain).
 type RestState = restState
+
+// SamePacked is samePacked: a and b the same Thread, their lists and
+// tails by their bytes.
+func SamePacked(a, b *Thread) bool { return samePacked(a, b) }
+
+// DropBlame is Model.dropBlame: what the holders' pass lets go once done.
+func (m *Model) DropBlame() { m.dropBlame() }

@@ -1,6 +1,10 @@
 package model
 
-import "orca/internal/format"
+import (
+	"iter"
+
+	"orca/internal/format"
+)
 
 // A View is the Model seen through a thread filter, the way pprof filters
 // samples before any report: the threads kept, the locks aggregated once
@@ -9,9 +13,12 @@ import "orca/internal/format"
 // so does orca view with ?thread=, so both show the same figures for the
 // same filter.
 type View struct {
-	Model   *Model
-	Threads []*Thread // the threads kept, in Model.Threads order
-	Locks   []*Lock   // Aggregate(keep); Model.Locks when nothing is filtered
+	Model *Model
+	// Threads are the threads kept, in Model.Threads order: with no
+	// filter, Model.Threads itself, nil where a Thread is packed
+	// (Options.PackThreads): the readers go through Len, At and All.
+	Threads []*Thread
+	Locks   []*Lock // Aggregate(keep); Model.Locks when nothing is filtered
 	// Groups are the transient objects of Locks grouped (groups.go):
 	// Model.Groups when nothing is filtered.
 	Groups []*Group
@@ -43,7 +50,7 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 		v.Locks, v.Groups = m.Locks, m.Groups
 	} else {
 		v.kept = map[format.ThreadID]bool{}
-		for _, t := range m.Threads {
+		for _, t := range m.AllThreads() {
 			if keep(t) {
 				v.Threads = append(v.Threads, t)
 				v.kept[t.ID] = true
@@ -61,10 +68,37 @@ func (m *Model) Filter(keep func(*Thread) bool) *View {
 	return v
 }
 
+// Len returns how many threads v keeps.
+func (v *View) Len() int { return len(v.Threads) }
+
+// At returns v's thread of index i (Model.ThreadAt: a packed one
+// unpacked, a copy of its own).
+func (v *View) At(i int) *Thread {
+	if v.all {
+		return v.Model.ThreadAt(i)
+	}
+	return v.Threads[i]
+}
+
+// All yields v's threads with their index in v.Threads, one at a time
+// (At).
+func (v *View) All() iter.Seq2[int, *Thread] {
+	if v.all {
+		return v.Model.AllThreads()
+	}
+	return func(yield func(int, *Thread) bool) {
+		for i, t := range v.Threads {
+			if !yield(i, t) {
+				return
+			}
+		}
+	}
+}
+
 // Has reports whether the thread id is kept.
 func (v *View) Has(id format.ThreadID) bool {
 	if v.all {
-		return v.Model.Thread(id) != nil
+		return v.Model.hasThread(id)
 	}
 	return v.kept[id]
 }
@@ -121,7 +155,7 @@ func (v *View) StackClassTime(q StackQuery) map[StackClass]*StackTimes {
 // stackTime is the one fold of StackTime and StackClassTime, by key.
 func stackTime[K comparable](v *View, q StackQuery, key func(*Interval) K) (by map[K]*StackTimes, intervals, threads int) {
 	by = map[K]*StackTimes{}
-	for _, t := range v.Threads {
+	for _, t := range v.All() {
 		if q.Skip != nil && q.Skip(t) {
 			continue
 		}

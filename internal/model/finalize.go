@@ -34,7 +34,7 @@ func (b *Builder) Finalize() *Model {
 	}
 	for _, ts := range b.th.byNum {
 		if ts.body.hasUnpark {
-			b.unparks[ts.t.ID] = ts.body.unpark
+			b.unparks[ts.id] = ts.body.unpark
 		}
 	}
 	for th, u := range b.unparks {
@@ -52,6 +52,13 @@ func (b *Builder) Finalize() *Model {
 	dropped := b.gaveUp // a thread's intervals are in the spill alone
 	for i, t := range m.Threads {
 		ts := b.th.byNum[i]
+		if t == nil {
+			// Packed as it retired (packRetired), its events counted:
+			// its state at rest dropped from its record.
+			m.dropPacked(i, spillRest)
+			dropped = true
+			continue
+		}
 		t.Events = ts.events
 		if ts.retired {
 			// Finished as it ended (retire); nothing brings it back now:
@@ -105,14 +112,16 @@ func (b *Builder) Finalize() *Model {
 	// merges took a third of Finalize with 100 000 threads). Sorted by
 	// keys copied beside each pointer: comparing through the pointers
 	// missed the cache at most comparisons (100 000 threads).
+	// The keys are the tstate's (a packed Thread has none in memory).
 	type byStartKey struct {
 		start format.Time
 		id    format.ThreadID
-		t     *Thread
+		i     int
 	}
 	keys := make([]byStartKey, len(m.Threads))
-	for i, t := range m.Threads {
-		keys[i] = byStartKey{t.Start, t.ID, t}
+	for i := range m.Threads {
+		ts := b.th.byNum[i]
+		keys[i] = byStartKey{ts.start, ts.id, i}
 	}
 	slices.SortFunc(keys, func(a, b byStartKey) int {
 		if c := cmp.Compare(a.start, b.start); c != 0 {
@@ -120,8 +129,24 @@ func (b *Builder) Finalize() *Model {
 		}
 		return cmp.Compare(a.id, b.id)
 	})
+	sorted := make([]*Thread, len(m.Threads))
 	for i := range keys {
-		m.Threads[i] = keys[i].t
+		sorted[i] = m.Threads[keys[i].i]
+	}
+	copy(m.Threads, sorted)
+	if tp := m.packed; tp != nil {
+		loc := make([]uint32, len(m.Threads))
+		for i := range keys {
+			if k := keys[i].i; k < len(tp.loc) {
+				loc[i] = tp.loc[k]
+			}
+		}
+		tp.loc = loc
+	}
+	// Each tstate numbered as its Thread is now (Model.Thread of a
+	// packed one: ThreadAt), its place in the fold's index (byNum) kept.
+	for i := range keys {
+		b.th.byNum[keys[i].i].num = uint32(i)
 	}
 	b.feeding = nil
 	if b.dropIntervals && b.spill.err == nil {
@@ -175,6 +200,9 @@ func (b *Builder) Finalize() *Model {
 		b.spill = nil
 	}
 	m.indexThreads()
+	if b.packThreads && m.dropped && m.spill != nil {
+		m.packThreads()
+	}
 	if b.reused != nil {
 		b.reused.byNum = m.byNum // for the next build's
 	}
@@ -188,7 +216,7 @@ func (b *Builder) Finalize() *Model {
 // it reports whether it did. Finalize calls it for each thread, and
 // retire for a thread that ended, as the fold goes.
 func (b *Builder) finishThread(ts *tstate) bool {
-	t := ts.t
+	t := b.tOf(ts)
 	// The intervals the seals did not take, then what the thread's
 	// aggregation still held.
 	if !b.noThreadTimes {
@@ -283,7 +311,7 @@ func (b *Builder) findShutdown() {
 			m.Shutdown = t
 		}
 	}
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		if ShutdownThread(t.Name) || b.shutdown != nil && b.stackBits(t.StartedAt).shut {
 			at(t.Start)
 		}
@@ -301,7 +329,7 @@ func (b *Builder) findShutdown() {
 // added in order (Finalize would sort them), none: the readers read the
 // thread's back.
 func (b *Builder) tail(ts *tstate) {
-	l, t := &ts.body.ivs, ts.t
+	l, t := &ts.body.ivs, b.tOf(ts)
 	if l.unsorted {
 		return
 	}

@@ -306,16 +306,16 @@ func (h *holdState) retakes(th format.ThreadID) {
 // tookMonitor is took for a contention of ts on a monitor that ended
 // normally at at: ts entered it.
 func (b *Builder) tookMonitor(ts *tstate, o *openIv, at format.Time) {
-	b.took(o.ls, ts.t.ID, o.iv.Other, o.iv.Stack, at, len(o.ls.blocked) > 0, true)
+	b.took(o.ls, ts.id, o.iv.Other, o.iv.Stack, at, len(o.ls.blocked) > 0, true)
 }
 
 // parkedOn says ts parked in an acquire of the j.u.c. lock ls.
 func (b *Builder) parkedOn(ls *lstate, ts *tstate, ev *reader.Event) {
 	h := &ls.hold
-	h.blocks(ts.t.ID)
+	h.blocks(ts.id)
 	h.parked++
 	if ev.Mode == format.ModeShared {
-		h.shared = append(h.shared, ts.t.ID)
+		h.shared = append(h.shared, ts.id)
 	}
 }
 
@@ -329,7 +329,7 @@ func (b *Builder) unparkedFrom(ts *tstate, o *openIv, at format.Time, how ending
 	h := &o.ls.hold
 	h.parked = max(h.parked-1, 0)
 	alone := true
-	if i := slices.Index(h.shared, ts.t.ID); i >= 0 {
+	if i := slices.Index(h.shared, ts.id); i >= 0 {
 		h.shared = slices.Delete(h.shared, i, i+1)
 		alone = false
 	}
@@ -340,7 +340,7 @@ func (b *Builder) unparkedFrom(ts *tstate, o *openIv, at format.Time, how ending
 	if releaser == 0 {
 		releaser = o.iv.First
 	}
-	b.took(o.ls, ts.t.ID, releaser, o.iv.Stack, at, h.parked > 0, alone)
+	b.took(o.ls, ts.id, releaser, o.iv.Stack, at, h.parked > 0, alone)
 }
 
 // holdFigures returns the hold times of the lock (obj, kind), per call

@@ -128,7 +128,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
-	for _, t := range v.Threads {
+	for _, t := range v.All() {
 		t := load(t, &sp, false)
 		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
@@ -263,13 +263,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// reads the owner changes back, as before them), so that they
 		// are not held beside what the report makes next (the chains:
 		// c1G's live peak).
-		for _, t := range m.Threads {
-			if t.fold != nil {
-				t.fold.blame = blameLog{}
-				t.unfold()
-			}
-			t.spill.drop(spillBlame)
-		}
+		m.dropBlame()
 	}
 	return out
 }

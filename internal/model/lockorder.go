@@ -99,7 +99,7 @@ func (b *Builder) monitorHeld(ts *tstate, ev *reader.Event) {
 		return // the monitor it enters (a JVM that listed it): not held
 	}
 	if ts.body.order == nil {
-		ts.body.order = &LockOrder{Thread: ts.t.ID, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classOf(ts.body.enterObj), Mode: ts.body.enterMode, Stack: ts.body.enterStack}
+		ts.body.order = &LockOrder{Thread: ts.id, At: ev.Time, Count: 1, Wanted: ts.body.enterObj, Class: b.classOf(ts.body.enterObj), Mode: ts.body.enterMode, Stack: ts.body.enterStack}
 	}
 	h := Held{Object: ev.Object, Class: b.classOf(ev.Object), Depth: int(ev.Depth)}
 	if ev.Kind == format.LockHeld {

@@ -173,14 +173,14 @@ func (b *Builder) endBlocked(ts *tstate, o *openIv, at format.Time, how ending) 
 	at = max(at, o.spanStart)
 	ls := o.ls
 	ls.clock = max(ls.clock, at)
-	ls.unblock(ts.t.ID)
+	ls.unblock(ts.id)
 	o.iv.ownTo = uint32(ls.l.ownLen())
 	if how != endNormal {
 		return at
 	}
 	if o.iv.Other != 0 {
 		// From the segment's start: when the thread began waiting for that owner.
-		b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: ts.t.ID, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
+		b.edges.add(Edge{Kind: EdgeOwner, From: o.iv.Other, To: ts.id, FromTime: o.spanStart, ToTime: at, Object: o.iv.Object})
 	}
 	// The thread owns the monitor now: the others still blocked on it
 	// wait for it from here on. Its own wait ends here first: still
@@ -205,7 +205,7 @@ func (b *Builder) owned(ts *tstate, ev *reader.Event) {
 	if ls == nil {
 		return // nobody blocked on it yet
 	}
-	owner := ts.t.ID
+	owner := ts.id
 	// namedSince: since when the other threads blocked on it now that name
 	// an owner all name ts (the latest start of their spans; the end of
 	// time when one names another, the start of time when none names one).
@@ -291,7 +291,7 @@ type held struct {
 // none: the holder of a MonitorOwned line of obj and its line's time, or
 // none.
 func (b *Builder) ownerUnknown(obj format.ObjectID, ts *tstate) held {
-	if h := b.heldBy[obj]; h.ts != nil && h.ts != ts && !h.ts.t.Ended {
+	if h := b.heldBy[obj]; h.ts != nil && h.ts != ts && !b.tOf(h.ts).Ended {
 		return h
 	}
 	return held{}
@@ -317,8 +317,8 @@ func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 	for i, rel := range ls.rels {
 		if rel.by != ts && rel.at >= o.iv.Since && rel.at <= at {
 			ls.rels = append(ls.rels[:i], ls.rels[i+1:]...)
-			b.edges.add(Edge{Kind: EdgeRelease, From: rel.by.t.ID, To: ts.t.ID, FromTime: rel.at, ToTime: at, Object: o.iv.Object})
-			o.iv.Other = rel.by.t.ID
+			b.edges.add(Edge{Kind: EdgeRelease, From: rel.by.id, To: ts.id, FromTime: rel.at, ToTime: at, Object: o.iv.Object})
+			o.iv.Other = rel.by.id
 			break
 		}
 	}
@@ -326,8 +326,8 @@ func (b *Builder) endAcquiring(ts *tstate, o *openIv, at format.Time) {
 
 // block adds ts to the threads blocked on the monitor.
 func (ls *lstate) block(ts *tstate) {
-	ls.hold.blocks(ts.t.ID)
-	i, found := slices.BinarySearchFunc(ls.blocked, ts.t.ID, byThreadID)
+	ls.hold.blocks(ts.id)
+	i, found := slices.BinarySearchFunc(ls.blocked, ts.id, byThreadID)
 	if found {
 		ls.blocked[i] = ts
 		return
@@ -342,7 +342,7 @@ func (ls *lstate) unblock(th format.ThreadID) {
 	}
 }
 
-func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.t.ID, id) }
+func byThreadID(ts *tstate, id format.ThreadID) int { return cmp.Compare(ts.id, id) }
 
 // newOwner makes the threads still blocked on ls wait for owner from at
 // on: their owner spans (Model.OwnerSpans) change there.
@@ -357,7 +357,7 @@ func (ls *lstate) namedOwner() format.ThreadID {
 		for i := range ts.body.open {
 			if o := &ts.body.open[i]; o.iv.State == Blocked && o.ls == ls && o.iv.Other != 0 {
 				if o.named {
-					return ts.t.ID
+					return ts.id
 				}
 				return o.iv.Other
 			}
@@ -367,7 +367,7 @@ func (ls *lstate) namedOwner() format.ThreadID {
 }
 
 func (b *Builder) newOwner(ls *lstate, ots *tstate, at format.Time) {
-	owner := ots.t.ID
+	owner := ots.id
 	ls.clock = max(ls.clock, at)
 	if len(ls.blocked) == 0 || len(ls.blocked) == 1 && ls.blocked[0] == ots {
 		return // nobody waits for it

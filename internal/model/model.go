@@ -947,6 +947,8 @@ type Model struct {
 	// dropped: the threads' intervals are in the spill alone
 	// (Options.DropIntervals).
 	dropped bool
+	// packed: the Threads packed (Options.PackThreads), nil when none.
+	packed *threadPack
 }
 
 // lockKey is a lock's object and kind: a word, which a map hashes as
@@ -978,19 +980,31 @@ func (m *Model) Thread(id format.ThreadID) *Thread {
 	if m.byThread != nil || m.thIdx == nil {
 		if m.byThread == nil && m.foldTh != nil {
 			if ts := m.foldTh.get(id); ts != nil {
-				return ts.t
+				if ts.tp == nil {
+					return m.ThreadAt(int(ts.num)) // a copy
+				}
+				return ts.tp
 			}
 			return nil
 		}
 		return m.byThread[id]
 	}
+	if i := m.threadIndex(id); i >= 0 {
+		return m.ThreadAt(i)
+	}
+	return nil
+}
+
+// threadIndex returns the index in Threads of the thread id, -1 when
+// none, once the fold is done (thIdx).
+func (m *Model) threadIndex(id format.ThreadID) int {
 	for i := threadSlot(id, len(m.thIdx)); ; i = (i + 1) & (len(m.thIdx) - 1) {
 		x := m.thIdx[i]
 		if x == 0 {
-			return nil
+			return -1
 		}
-		if t := m.Threads[x-1]; t.ID == id {
-			return t
+		if m.threadIDAt(int(x-1)) == id {
+			return int(x - 1)
 		}
 	}
 }
@@ -1012,8 +1026,8 @@ func (m *Model) indexThreads() {
 		n *= 2
 	}
 	m.thIdx = make([]uint32, n)
-	for k, t := range m.Threads {
-		i := threadSlot(t.ID, n)
+	for k := range m.Threads {
+		i := threadSlot(m.threadIDAt(k), n)
 		for m.thIdx[i] != 0 {
 			i = (i + 1) & (n - 1)
 		}
@@ -1028,7 +1042,11 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	if m.byThread == nil && m.thIdx == nil && m.foldTh != nil {
 		return func(yield func(format.ThreadID, *Thread) bool) {
 			for _, ts := range m.foldTh.byNum {
-				if !yield(ts.id, ts.t) {
+				t := ts.tp
+				if t == nil {
+					t = m.ThreadAt(int(ts.num))
+				}
+				if !yield(ts.id, t) {
 					return
 				}
 			}
@@ -1039,7 +1057,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	}
 	return func(yield func(format.ThreadID, *Thread) bool) {
 		for _, x := range m.thIdx {
-			if x != 0 && !yield(m.Threads[x-1].ID, m.Threads[x-1]) {
+			if x != 0 && !yield(m.threadIDAt(int(x-1)), m.ThreadAt(int(x-1))) {
 				return
 			}
 		}

@@ -69,7 +69,7 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		b.parkedOn(o.ls, ts, ev)
 	default:
 		if cl := b.blockerCondition(o.ls); cl != nil {
-			cl.hold.releases(ts.t.ID, ev.Time) // Condition.await released the lock
+			cl.hold.releases(ts.id, ev.Time) // Condition.await released the lock
 		}
 	}
 	b.waitsLate(ts, o, ots, ev.Object, ev.Time, from)
@@ -204,7 +204,7 @@ func (b *Builder) unparkOf(ts *tstate) (pendingUnpark, bool) {
 	if len(b.unparks) == 0 {
 		return pendingUnpark{}, false
 	}
-	u, ok := b.unparks[ts.t.ID]
+	u, ok := b.unparks[ts.id]
 	return u, ok
 }
 
@@ -214,7 +214,7 @@ func (b *Builder) dropUnpark(ts *tstate) {
 		ts.body.hasUnpark = false
 		return
 	}
-	delete(b.unparks, ts.t.ID)
+	delete(b.unparks, ts.id)
 }
 
 // endParked ends a park at at: how, and which unpark ended it. An unpark
@@ -232,7 +232,7 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 	if ts.body.parkHow == format.ParkEndTimeout || ts.body.parkHow == format.ParkEndInterrupted {
 		return
 	}
-	th := ts.t.ID
+	th := ts.id
 	u, ok := b.unparkOf(ts)
 	if !ok || u.at > at {
 		return // spurious, or by a thread not recorded (a virtual thread's)

@@ -57,7 +57,7 @@ type SampleQuery struct {
 // with Options.DropIntervals, read back from the spill (SamplesOf).
 func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
 	var buf []Sample
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		if q.Threads != nil && !q.Threads(t) {
 			continue
 		}
@@ -125,9 +125,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 	if ts.body.smpGiven > 0 && at < ts.body.smpLast {
 		b.unspillSamples(ts) // it goes among those given up
 	}
-	ts.t.Samples = insertAt(ts.t.Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, at, func(s *Sample) format.Time { return s.At })
-	ts.lateSample(at)
-	if t := ts.t; t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
+	b.tOf(ts).Samples = insertAt(b.tOf(ts).Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, at, func(s *Sample) format.Time { return s.At })
+	ts.lateSample(b.tOf(ts), at)
+	if t := b.tOf(ts); t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
 		// The CPU a virtual thread used is its carrier's too (the carrier's
 		// scheduler times count it): the split of the carrier's time takes
 		// it out of the carrier's own running.
@@ -138,9 +138,9 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 			if c.body.lentGiven > 0 && at < c.body.lentLast {
 				b.unspillLent(c) // it goes among those given up
 			}
-			f := c.t.folding()
+			f := b.tOf(c).folding()
 			f.lent = insertAt(f.lent, lent{at, format.Time(weight)}, at, func(l *lent) format.Time { return l.at })
-			c.lateSample(at)
+			c.lateSample(b.tOf(c), at)
 		}
 	}
 }
@@ -164,11 +164,11 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 
 // lateSample notes a sample at at of ts that falls in a window already
 // split (splitTo splits it again).
-func (ts *tstate) lateSample(at format.Time) {
+func (ts *tstate) lateSample(t *Thread, at format.Time) {
 	ws := &ts.body.win
 	end := ws.gaveEnd
-	if n := len(ts.t.folded().wins); n > 0 {
-		end = ts.t.folded().wins[n-1].end
+	if n := len(t.folded().wins); n > 0 {
+		end = t.folded().wins[n-1].end
 	}
 	if at < end {
 		ws.late = min(ws.late, at)
@@ -178,14 +178,14 @@ func (ts *tstate) lateSample(at format.Time) {
 // schedTime folds a ThreadCPU line of ts. A line that goes back (a
 // counter that is not cumulative) is a problem and not kept.
 func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
-	st := &ts.t.Sched
+	st := &b.tOf(ts).Sched
 	if n := len(*st); n > 0 && (format.Time(cpu) < (*st)[n-1].CPU || format.Time(ready) < (*st)[n-1].Ready) {
 		return false
 	}
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
 	ts.body.schedAt = at
-	if ts.t.SchedCount() >= 2 && !ts.body.win.splitting && !b.noRunSplit {
+	if b.tOf(ts).SchedCount() >= 2 && !ts.body.win.splitting && !b.noRunSplit {
 		ts.body.win.splitting = true
 		b.splitting = append(b.splitting, ts)
 	}
@@ -214,7 +214,7 @@ func (b *Builder) releaseSamples(ts *tstate) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	t, ws := ts.t, &ts.body.win
+	t, ws := b.tOf(ts), &ts.body.win
 	f := t.folded()
 	if n := len(f.wins); n > 0 {
 		end := f.wins[n-1].end
@@ -255,7 +255,7 @@ func (b *Builder) releaseWins(ts *tstate, w format.Time) {
 	if !b.dropIntervals || b.spill.err != nil {
 		return
 	}
-	t, ws := ts.t, &ts.body.win
+	t, ws := b.tOf(ts), &ts.body.win
 	f := t.folding()
 	k := sort.Search(len(f.wins), func(i int) bool { return f.wins[i].end > w-sealMargin })
 	if k < winBatch {
@@ -277,7 +277,7 @@ func (b *Builder) releaseWins(ts *tstate, w format.Time) {
 // up of ts, and has its windows split again from the first, as revive
 // does: the same split (CheckSplit).
 func (b *Builder) unspillWins(ts *tstate) {
-	t, ws := ts.t, &ts.body.win
+	t, ws := b.tOf(ts), &ts.body.win
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}
@@ -307,7 +307,7 @@ func (b *Builder) unspillWins(ts *tstate) {
 // window split again over them, or a later one among them, reads them
 // back (unspillLent).
 func (b *Builder) giveLent(ts *tstate, n int) {
-	t := ts.t
+	t := b.tOf(ts)
 	if n == 0 || !b.dropIntervals || b.spill.err != nil {
 		return
 	}
@@ -329,7 +329,7 @@ func (b *Builder) giveLent(ts *tstate, n int) {
 // unspillLent reads back the carried samples giveLent gave up of ts,
 // before the others.
 func (b *Builder) unspillLent(ts *tstate) {
-	t := ts.t
+	t := b.tOf(ts)
 	f := t.folding()
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
@@ -346,7 +346,7 @@ func (b *Builder) unspillLent(ts *tstate) {
 // unspillSamples reads the samples releaseSamples gave up of ts back
 // before the others: all its samples are in memory again, in order.
 func (b *Builder) unspillSamples(ts *tstate) {
-	t, ws := ts.t, &ts.body.win
+	t, ws := b.tOf(ts), &ts.body.win
 	if err := b.spill.flush(); err != nil {
 		panic(&SpillError{err})
 	}

@@ -770,7 +770,18 @@ func (m *Model) LetGoTails() {
 	if !m.dropped {
 		return
 	}
-	for _, t := range m.Threads {
+	for i, t := range m.Threads {
+		if t == nil {
+			// Packed: its record again without its tail, in place (the
+			// tail's bytes stay in the block, unread).
+			t = m.ThreadAt(i)
+			if t.tailN == 0 && !t.tailOK {
+				continue
+			}
+			t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
+			m.updateThread(i, t)
+			continue
+		}
 		t.tail, t.tailN, t.tailAt, t.tailOK = nil, 0, 0, false
 	}
 }

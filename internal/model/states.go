@@ -140,7 +140,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	case Waiting:
 		b.endWaiting(ts, &o, at, how)
 		if o.ls != nil {
-			o.ls.hold.retakes(ts.t.ID) // back in the monitor
+			o.ls.hold.retakes(ts.id) // back in the monitor
 		}
 	case Acquiring:
 		if how == endNormal {
@@ -158,7 +158,7 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 		if o.iv.Acquire {
 			b.unparkedFrom(ts, &o, at, how) // its unparker known
 		} else if ls := b.blockerCondition(o.ls); ls != nil {
-			ls.hold.retakes(ts.t.ID) // it takes the lock back, or parks in its acquire (blocks)
+			ls.hold.retakes(ts.id) // it takes the lock back, or parks in its acquire (blocks)
 		}
 	}
 	o.iv.Forced = how == endForced
@@ -193,11 +193,11 @@ func (b *Builder) endJoining(ts *tstate, o *openIv, at format.Time) {
 	}
 	// A join returns because its target ended, or because it timed
 	// out or was interrupted: only the first is an edge.
-	if tt := b.th.get(o.iv.Other); tt != nil && tt.t.Ended {
-		if tt.t.End <= at {
-			b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: ts.t.ID, FromTime: tt.t.End, ToTime: at})
+	if tt := b.th.get(o.iv.Other); tt != nil && b.tOf(tt).Ended {
+		if b.tOf(tt).End <= at {
+			b.edges.add(Edge{Kind: EdgeJoin, From: o.iv.Other, To: ts.id, FromTime: b.tOf(tt).End, ToTime: at})
 		}
 	} else {
-		b.joins[o.iv.Other] = append(b.joins[o.iv.Other], pendingJoin{ts.t.ID, at})
+		b.joins[o.iv.Other] = append(b.joins[o.iv.Other], pendingJoin{ts.id, at})
 	}
 }

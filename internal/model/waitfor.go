@@ -136,7 +136,7 @@ func (m *Model) WaitGraphAt(at format.Time) *WaitGraph {
 	}
 	g := &WaitGraph{At: at}
 	var buf []Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		var ivs []Interval
 		off := 0
 		if at >= t.End {

@@ -46,7 +46,7 @@ func (b *Builder) notify(ls *lstate, ev *reader.Event) {
 
 // endWaiting ends a wait at at: how it ended, and who woke it.
 func (b *Builder) endWaiting(ts *tstate, o *openIv, at format.Time, how ending) {
-	th := ts.t.ID
+	th := ts.id
 	ls := o.ls
 	ls.waiting.remove(th)
 	switch how {

@@ -98,34 +98,46 @@ func TestGolden(t *testing.T) {
 					if ljs.String() != js.String() {
 						t.Errorf("the report of the model built without its edges, with the spill, differs:\n%s", ljs.String())
 					}
-					dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true,
-						StackMark: analysis.JDKStackMark(rec.FrameName)})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if !dropped.Model.IntervalsDropped() {
-						t.Fatal("built with model.Options.DropIntervals, the model kept its intervals")
-					}
-					for _, th := range dropped.Model.Threads {
-						if th.Intervals != nil {
-							t.Fatalf("thread %v kept its intervals", th.ID)
+					// And with the ended threads' Threads packed
+					// (model.Options.PackThreads), as orca report
+					// builds it: the same report once more.
+					for _, pack := range []bool{false, true} {
+						dropped, err := model.Build(rec, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true,
+							PackThreads: pack, StackMark: analysis.JDKStackMark(rec.FrameName)})
+						if err != nil {
+							t.Fatal(err)
 						}
-					}
-					// As orca report makes it: the tails let go once the
-					// hangs are found.
-					dopt := opt
-					dopt.LetGoTails = true
-					dr := New(rec, dropped, dopt)
-					dr.Prefix = name
-					var dtxt, djs bytes.Buffer
-					if err := dr.WriteText(&dtxt); err != nil {
-						t.Fatal(err)
-					}
-					if err := dr.WriteJSON(&djs); err != nil {
-						t.Fatal(err)
-					}
-					if djs.String() != js.String() || dtxt.String() != txt.String() {
-						t.Errorf("the report of the model built without its intervals in memory differs:\n%s", dtxt.String())
+						if !dropped.Model.IntervalsDropped() {
+							t.Fatal("built with model.Options.DropIntervals, the model kept its intervals")
+						}
+						ended := 0
+						for _, th := range dropped.Model.AllThreads() {
+							if th.Ended {
+								ended++
+							}
+							if th.Intervals != nil {
+								t.Fatalf("thread %v kept its intervals", th.ID)
+							}
+						}
+						if n := dropped.Model.PackedThreads(); pack && ended > 0 && n == 0 || !pack && n > 0 {
+							t.Fatalf("PackThreads %v: %d threads of %d packed, %d ended", pack, n, dropped.Model.NumThreads(), ended)
+						}
+						// As orca report makes it: the tails let go once the
+						// hangs are found.
+						dopt := opt
+						dopt.LetGoTails = true
+						dr := New(rec, dropped, dopt)
+						dr.Prefix = name
+						var dtxt, djs bytes.Buffer
+						if err := dr.WriteText(&dtxt); err != nil {
+							t.Fatal(err)
+						}
+						if err := dr.WriteJSON(&djs); err != nil {
+							t.Fatal(err)
+						}
+						if djs.String() != js.String() || dtxt.String() != txt.String() {
+							t.Errorf("the report of the model built without its intervals in memory (PackThreads %v) differs:\n%s", pack, dtxt.String())
+						}
 					}
 				}
 			})

@@ -100,7 +100,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		OriginS:           b.origin.Seconds(),
 		DurationS:         sec(m.End - m.Start),
 		Events:            m.Events,
-		ThreadsAll:        len(m.Threads),
+		ThreadsAll:        m.NumThreads(),
 		ParseErrors:       res.Malformed,
 		ParseErrorSamples: []string{},
 		Truncated:         res.Truncated,
@@ -171,7 +171,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		}
 	}
 	if opt.Thread != "" {
-		r.Filter = &Filter{Thread: opt.Thread, Matched: len(b.v.Threads)}
+		r.Filter = &Filter{Thread: opt.Thread, Matched: b.v.Len()}
 	}
 	if s := rec.Info.Sight(); s != nil {
 		r.Sight = &Sight{Source: s.Source, HangsVisible: !s.EndedOnly, DeadlocksVisible: !s.EndedOnly, Unparkers: !s.ParkEndsUnknown,
@@ -236,7 +236,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	} else {
 		r.Threads = make([]Thread, 0, listed(len(ranks), opt.Top))
 		for _, k := range ranks[:cap(r.Threads)] {
-			r.Threads = append(r.Threads, b.thread(k.t))
+			r.Threads = append(r.Threads, b.thread(b.v.At(int(k.i))))
 		}
 		var rows []Thread
 		rows, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, r.Threads, opt.Top)
@@ -358,14 +358,11 @@ func (b *builder) name(id format.ThreadID) *string { return nameOf(b.m, id) }
 
 // nameOf is builder.name of m.
 func nameOf(m *model.Model, id format.ThreadID) *string {
-	if t := m.Thread(id); t != nil {
-		// The Thread's own field, not a copy of the string's header: a
-		// name for each owner of each lock listed, each thread behind a
-		// chain (16 bytes each, 67 MB of c5G-slow5's report at its
-		// peak, the owners made). Nothing writes a name through it.
-		return &t.Name
-	}
-	return nil
+	// The Thread's own field (or the Model's string of a packed one),
+	// not a copy of the string's header: a name for each owner of each
+	// lock listed, each thread behind a chain (16 bytes each, 67 MB of
+	// c5G-slow5's report at its peak, the owners made).
+	return m.NameOf(id)
 }
 
 func idPtr(s string, ok bool) *string {
@@ -390,8 +387,10 @@ func listed(n, top int) int {
 // threadRank is a thread's place in the threads' ranking (rankThreads):
 // its keys, not its row (thread), which only the rows listed need.
 type threadRank struct {
-	t                        *model.Thread
-	jdk, hung                bool
+	// i: its index in the View's threads (View.At: a packed Thread is
+	// unpacked for the rows listed alone).
+	i                        int32
+	jdk, hung, virtual       bool
 	contended, offCPU, start format.Time
 }
 
@@ -401,13 +400,13 @@ type threadRank struct {
 // concurrency profile is for; then time in any recorded state, then order
 // of start.
 func (b *builder) rankThreads(hung map[string]bool) []threadRank {
-	rs := make([]threadRank, len(b.v.Threads))
-	for i, t := range b.v.Threads {
+	rs := make([]threadRank, b.v.Len())
+	for i, t := range b.v.All() {
 		if t.Time[model.Parked]+t.Time[model.Idle] > 0 {
 			b.parks = true
 		}
 		// Blocked counts java.util.concurrent locks' contentions too (Interval.Shown).
-		rs[i] = threadRank{t: t, jdk: b.jdk[t.ID], contended: t.Time[model.Blocked] + t.Time[model.Acquiring],
+		rs[i] = threadRank{i: int32(i), virtual: t.Virtual, jdk: b.jdk[t.ID], contended: t.Time[model.Blocked] + t.Time[model.Acquiring],
 			offCPU: t.Life() - t.Time[model.Runnable], start: t.Start}
 		if len(hung) > 0 {
 			rs[i].hung = hung[t.ID.String()]
@@ -607,7 +606,7 @@ func (b *builder) jdkThreads() map[format.ThreadID]bool {
 	out := map[format.ThreadID]bool{}
 	for i, jdk := range analysis.JDKThreads(b.m, b.rec.FrameName) {
 		if jdk {
-			out[b.m.Threads[i].ID] = true
+			out[b.m.ThreadAt(i).ID] = true
 		}
 	}
 	return out
@@ -657,7 +656,7 @@ func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) 
 	groups := []VirtualGroup{}
 	virtual := false
 	for i := range ranked {
-		virtual = virtual || ranked[i].t.Virtual
+		virtual = virtual || ranked[i].virtual
 	}
 	if !virtual {
 		return listed, len(ranked), groups
@@ -667,18 +666,18 @@ func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) 
 	n := 0 // the rows, rows the first keep of them
 	row := map[string]int{}
 	for i, k := range ranked {
-		if !k.t.Virtual {
+		if !k.virtual {
 			if keep == 0 || n < keep {
 				if i < len(listed) {
 					rows = append(rows, listed[i])
 				} else {
-					rows = append(rows, b.thread(k.t))
+					rows = append(rows, b.thread(b.v.At(int(k.i))))
 				}
 			}
 			n++
 			continue
 		}
-		th := b.thread(k.t)
+		th := b.thread(b.v.At(int(k.i)))
 		p := digits.ReplaceAllString(th.Name, "N")
 		gi, ok := at[p]
 		if !ok {

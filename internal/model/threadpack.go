@@ -1,0 +1,404 @@
+package model
+
+import (
+	"encoding/binary"
+	"iter"
+	"unsafe"
+
+	"orca/internal/format"
+)
+
+// An ended thread's Thread is kept packed with Options.PackThreads (orca
+// report): every thread ever seen has one from the fold's end to the
+// report's (1.33 M at 5 GB), 304 bytes as a Thread, its list of spill
+// blocks and its tail in blocks beside it: ~0.4 GB at 5 GB (issue 34).
+// Packed (packThread), its fields are varints, its name, list and tail
+// inline, ~100 bytes, one record after the other in blocks of packBlock
+// bytes. A thread is packed as it retires (Builder.packRetired: ended, its
+// intervals and samples in the spill), and the fold unpacks it for good
+// when it reads it again (Builder.tOf: an event of the thread, or of
+// another that names it); Finalize packs those left (packThreads).
+// Model.Threads keeps a nil in its place; the readers take it unpacked
+// (Model.ThreadAt, Model.AllThreads, Model.Thread, View.At, View.All): a
+// fresh copy each time, which points into the block for its name, list
+// and tail (never written after: a reader that changes a Thread gives it
+// back with Model.updateThread).
+
+// packBlock is the size of a block of packed Threads; a record longer
+// than it is not packed (a list of spill blocks of thousands: the Thread
+// stays as it is).
+const packBlock = 64 << 10
+
+// A Thread is packed field by field (packThread): one more field would be
+// lost, unless packed too. The size checks it (a compile error otherwise:
+// the index is out of range), TestThreadPack each field.
+var _ = [1]struct{}{}[unsafe.Sizeof(Thread{})-304]
+
+// The bits of a packed Thread's flags.
+const (
+	packEnded = 1 << iota
+	packVirtual
+	packTailOK
+)
+
+// threadPack holds the packed Threads of a Model.
+type threadPack struct {
+	blocks [][]byte
+	// loc: by index in Model.Threads, where its record is (block<<16 |
+	// offset) when Model.Threads has nil there.
+	loc []uint32
+	// names: by index, the names NameOf was asked for (made at its first
+	// call): a pointer to one is kept by its reader.
+	names []string
+}
+
+// packable reports whether t can be packed: all it holds is in its
+// fields, its list and its tail (none of its intervals, samples,
+// scheduler times nor fold state in memory).
+func packable(t *Thread) bool {
+	return t.fold == nil && t.Intervals == nil && t.Samples == nil && t.Sched == nil
+}
+
+// packThread appends t packed to dst.
+func packThread(dst []byte, t *Thread) []byte {
+	f := uint64(t.StackMarks) << 8
+	if t.Ended {
+		f |= packEnded
+	}
+	if t.Virtual {
+		f |= packVirtual
+	}
+	if t.tailOK {
+		f |= packTailOK
+	}
+	dst = binary.AppendUvarint(dst, f)
+	dst = binary.AppendUvarint(dst, uint64(t.ID))
+	dst = binary.AppendUvarint(dst, uint64(t.Parent))
+	dst = binary.AppendVarint(dst, int64(t.Start))
+	dst = binary.AppendVarint(dst, int64(t.End-t.Start))
+	for _, d := range t.Time {
+		dst = binary.AppendVarint(dst, int64(d))
+	}
+	dst = binary.AppendVarint(dst, int64(t.Events))
+	dst = binary.AppendUvarint(dst, uint64(t.Carrier))
+	for _, d := range [...]format.Time{t.Run.Running, t.Run.Ready, t.Run.Other, t.Run.Virtual, t.Run.Unsplit} {
+		dst = binary.AppendVarint(dst, int64(d))
+	}
+	dst = binary.AppendUvarint(dst, uint64(t.StartedAt))
+	dst = binary.AppendVarint(dst, int64(t.Carriers))
+	dst = binary.AppendVarint(dst, int64(t.Pinned))
+	dst = binary.AppendVarint(dst, int64(t.nSched))
+	dst = binary.AppendVarint(dst, int64(t.tailAt))
+	dst = binary.AppendUvarint(dst, uint64(len(t.Name)))
+	dst = append(dst, t.Name...)
+	dst = binary.AppendUvarint(dst, uint64(t.spill.n))
+	dst = append(dst, t.spill.bytes()...)
+	dst = binary.AppendUvarint(dst, uint64(t.tailN))
+	if t.tailN > 0 {
+		dst = append(dst, unsafe.Slice(t.tail, t.tailN)...)
+	}
+	return dst
+}
+
+// unpackThread sets t to the Thread packed at the start of p
+// (packThread): its name, list and tail in p.
+func unpackThread(t *Thread, p []byte) {
+	u := func() uint64 {
+		v, n := binary.Uvarint(p)
+		p = p[n:]
+		return v
+	}
+	s := func() int64 {
+		v, n := binary.Varint(p)
+		p = p[n:]
+		return v
+	}
+	raw := func() []byte {
+		n := int(u())
+		b := p[:n:n]
+		p = p[n:]
+		return b
+	}
+	*t = Thread{}
+	f := u()
+	t.Ended, t.Virtual, t.tailOK, t.StackMarks = f&packEnded != 0, f&packVirtual != 0, f&packTailOK != 0, uint8(f>>8)
+	t.ID = format.ThreadID(u())
+	t.Parent = format.ThreadID(u())
+	t.Start = format.Time(s())
+	t.End = t.Start + format.Time(s())
+	for i := range t.Time {
+		t.Time[i] = format.Time(s())
+	}
+	t.Events = int(s())
+	t.Carrier = format.ThreadID(u())
+	for _, d := range [...]*format.Time{&t.Run.Running, &t.Run.Ready, &t.Run.Other, &t.Run.Virtual, &t.Run.Unsplit} {
+		*d = format.Time(s())
+	}
+	t.StartedAt = StackID(u())
+	t.Carriers = int32(s())
+	t.Pinned = int32(s())
+	t.nSched = int32(s())
+	t.tailAt = int32(s())
+	if name := raw(); len(name) > 0 {
+		t.Name = unsafe.String(&name[0], len(name))
+	}
+	if l := raw(); len(l) > 0 {
+		t.spill.set(l)
+	}
+	if tl := raw(); len(tl) > 0 {
+		t.tail, t.tailN = &tl[0], uint32(len(tl))
+	}
+}
+
+// packedID returns the ID of the Thread packed at the start of p.
+func packedID(p []byte) format.ThreadID {
+	_, n := binary.Uvarint(p)
+	id, _ := binary.Uvarint(p[n:])
+	return format.ThreadID(id)
+}
+
+// add packs t at the end of the last block (a new one when it does not
+// fit) and returns where, ok false when t is too long to pack.
+func (tp *threadPack) add(t *Thread, scratch *[]byte) (loc uint32, ok bool) {
+	*scratch = packThread((*scratch)[:0], t)
+	n := len(*scratch)
+	if n > packBlock {
+		return 0, false
+	}
+	if len(tp.blocks) == 0 || cap(tp.blocks[len(tp.blocks)-1])-len(tp.blocks[len(tp.blocks)-1]) < n {
+		if len(tp.blocks) >= 1<<16 {
+			return 0, false
+		}
+		tp.blocks = append(tp.blocks, make([]byte, 0, packBlock))
+	}
+	k := len(tp.blocks) - 1
+	at := len(tp.blocks[k])
+	tp.blocks[k] = append(tp.blocks[k], *scratch...)
+	return uint32(k)<<16 | uint32(at), true
+}
+
+// at returns the bytes from the record at loc on.
+func (tp *threadPack) at(loc uint32) []byte {
+	b := tp.blocks[loc>>16]
+	return b[loc&0xffff : len(b) : len(b)]
+}
+
+// packThreads packs the ended Threads of m that can be (packable), once
+// Threads is in its final order: Threads keeps nil in their place. The
+// others are copied out of the Builder's slabs, so that no slab is kept
+// for a few Threads.
+func (m *Model) packThreads() {
+	tp := m.packed
+	if tp == nil {
+		tp = &threadPack{}
+	}
+	for len(tp.loc) < len(m.Threads) {
+		tp.loc = append(tp.loc, 0)
+	}
+	var scratch []byte
+	for i, t := range m.Threads {
+		if t == nil {
+			continue // packed as it retired
+		}
+		if t.Ended && packable(t) {
+			if loc, ok := tp.add(t, &scratch); ok {
+				tp.loc[i], m.Threads[i] = loc, nil
+				continue
+			}
+		}
+		c := new(Thread)
+		*c = *t
+		m.Threads[i] = c
+	}
+	m.packed = tp
+}
+
+// NumThreads returns how many threads m has: len(Threads), packed or not.
+func (m *Model) NumThreads() int { return len(m.Threads) }
+
+// ThreadAt returns the thread of index i of Threads: unpacked, a copy of
+// its own for a packed one (changes to it are lost: updateThread).
+func (m *Model) ThreadAt(i int) *Thread {
+	if t := m.Threads[i]; t != nil {
+		return t
+	}
+	t := new(Thread)
+	unpackThread(t, m.packed.at(m.packed.loc[i]))
+	return t
+}
+
+// threadIDAt returns the ID of the thread of index i of Threads.
+func (m *Model) threadIDAt(i int) format.ThreadID {
+	if t := m.Threads[i]; t != nil {
+		return t.ID
+	}
+	return packedID(m.packed.at(m.packed.loc[i]))
+}
+
+// AllThreads yields the threads in the order of Threads with their index,
+// unpacked one at a time (ThreadAt).
+func (m *Model) AllThreads() iter.Seq2[int, *Thread] {
+	return func(yield func(int, *Thread) bool) {
+		for i := range m.Threads {
+			if !yield(i, m.ThreadAt(i)) {
+				return
+			}
+		}
+	}
+}
+
+// updateThread packs t again as the thread of index i, after a change
+// (a packed one only; an unpacked one is t itself). In place when it is
+// no longer (dropped blocks of its list, its tail let go).
+func (m *Model) updateThread(i int, t *Thread) {
+	if m.Threads[i] != nil {
+		return
+	}
+	tp := m.packed
+	var scratch []byte
+	scratch = packThread(scratch, t)
+	old := tp.at(tp.loc[i])
+	if len(scratch) <= len(old) {
+		// The record is read field by field: what follows it is not
+		// read. Its name, list and tail are copied over themselves or
+		// before them (the fields before them no longer).
+		copy(old, scratch)
+		return
+	}
+	if loc, ok := tp.add(t, &scratch); ok {
+		tp.loc[i] = loc
+		return
+	}
+	c := new(Thread)
+	*c = *t
+	m.Threads[i] = c
+}
+
+// dropBlame lets go of every thread's blame log and forgets its blocks in
+// the spill (the holders' pass's, once done).
+func (m *Model) dropBlame() {
+	for i, t := range m.Threads {
+		if t == nil {
+			m.dropPacked(i, spillBlame)
+			continue
+		}
+		if t.fold != nil {
+			t.fold.blame = blameLog{}
+			t.unfold()
+		}
+		t.spill.drop(spillBlame)
+	}
+}
+
+// NameOf returns a pointer to the name of the thread id, nil when there is
+// none: the Thread's own field, or for a packed one a string kept for
+// the Model's life (one for each thread asked, not one for each ask: the
+// report names each owner of each lock listed, each thread behind a
+// chain). Nothing writes a name through it.
+func (m *Model) NameOf(id format.ThreadID) *string {
+	if m.packed == nil {
+		if t := m.Thread(id); t != nil {
+			return &t.Name
+		}
+		return nil
+	}
+	i := m.threadIndex(id)
+	if i < 0 {
+		return nil
+	}
+	if t := m.Threads[i]; t != nil {
+		return &t.Name
+	}
+	tp := m.packed
+	if tp.names == nil {
+		tp.names = make([]string, len(m.Threads))
+	}
+	if tp.names[i] == "" {
+		var t Thread
+		unpackThread(&t, tp.at(tp.loc[i]))
+		if t.Name == "" {
+			return &tp.names[i]
+		}
+		tp.names[i] = t.Name
+	}
+	return &tp.names[i]
+}
+
+// hasThread reports whether m has the thread id (Thread, without a copy
+// of a packed one).
+func (m *Model) hasThread(id format.ThreadID) bool {
+	if m.byThread != nil || m.thIdx == nil {
+		return m.Thread(id) != nil
+	}
+	return m.threadIndex(id) >= 0
+}
+
+// PackedThreads returns how many of the Threads are packed
+// (Options.PackThreads).
+func (m *Model) PackedThreads() int {
+	n := 0
+	if m.packed != nil {
+		for _, t := range m.Threads {
+			if t == nil {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// dropPacked forgets the blocks of kind k of the packed thread of index
+// i (spillRef.drop), its record packed again in place.
+func (m *Model) dropPacked(i int, k spillKind) {
+	t := m.ThreadAt(i)
+	if !t.spill.has(k) {
+		return
+	}
+	// Its list a copy of its own: drop writes it in place.
+	t.spill.set(append([]byte(nil), t.spill.bytes()...))
+	t.spill.drop(k)
+	m.updateThread(i, t)
+}
+
+// foldThread returns ts's Thread in the fold: a packed one unpacked (a
+// thread retired, packed as it retired: Builder.packRetired) into one of
+// its own, which it is from now on, until packed again (Threads and ts
+// point to it).
+func (m *Model) foldThread(ts *tstate) *Thread {
+	if ts.tp == nil {
+		t := new(Thread)
+		unpackThread(t, m.packed.at(m.packed.loc[ts.num]))
+		ts.tp, m.Threads[ts.num] = t, t
+	}
+	return ts.tp
+}
+
+// tOf is Model.foldThread.
+func (b *Builder) tOf(ts *tstate) *Thread {
+	if ts.tp == nil {
+		return b.m.foldThread(ts)
+	}
+	return ts.tp
+}
+
+// packRetired packs the Thread of ts, which retire just finished, when
+// it can be (packable): its events counted (Finalize's), Threads and ts
+// keep nil in its place.
+func (b *Builder) packRetired(ts *tstate) {
+	t := ts.tp
+	if !packable(t) {
+		return
+	}
+	m := b.m
+	if m.packed == nil {
+		m.packed = &threadPack{}
+	}
+	tp := m.packed
+	for len(tp.loc) < len(m.Threads) {
+		tp.loc = append(tp.loc, 0)
+	}
+	t.Events = ts.events
+	if loc, ok := tp.add(t, &b.packBuf); ok {
+		tp.loc[ts.num], m.Threads[ts.num], ts.tp = loc, nil, nil
+	}
+}

@@ -1,0 +1,62 @@
+package model_test
+
+import (
+	"reflect"
+	"testing"
+
+	. "orca/internal/model"
+	"orca/internal/testrec"
+)
+
+// TestThreadPackModel builds a Model as orca report does, its ended
+// Threads packed, and reads each back as the Model without packing has
+// it: by index, by ID, its name; and again after its tails are let go and
+// its blame blocks dropped (packed again in place).
+func TestThreadPackModel(t *testing.T) {
+	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
+		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, StackMark: testMark}
+		_, plain := testrec.OpenWith(t, prefix, opt)
+		opt.PackThreads, opt.SpillDir = true, t.TempDir()
+		_, packed := testrec.OpenWith(t, prefix, opt)
+		pm, m := packed.Model, plain.Model
+		ended := 0
+		for _, th := range m.AllThreads() {
+			if th.Ended {
+				ended++
+			}
+		}
+		if pm.PackedThreads() == 0 && ended > 0 {
+			t.Fatalf("no thread packed of %d ended", ended)
+		}
+		if got, want := pm.Filter(nil).HoldersDoing(), m.Filter(nil).HoldersDoing(); !reflect.DeepEqual(got, want) {
+			t.Error("what the holders did differs with the Threads packed")
+		}
+		if pm.NumThreads() != m.NumThreads() {
+			t.Fatalf("%d threads, want %d", pm.NumThreads(), m.NumThreads())
+		}
+		check := func(when string) {
+			for i, want := range m.AllThreads() {
+				got := pm.ThreadAt(i)
+				if !SamePacked(got, want) {
+					t.Fatalf("%s: thread %d: %+v, want %+v", when, i, *got, *want)
+				}
+				if byID := pm.Thread(want.ID); !SamePacked(byID, want) {
+					t.Fatalf("%s: Thread(%v): %+v", when, want.ID, byID)
+				}
+				if n := pm.NameOf(want.ID); n == nil || *n != want.Name {
+					t.Fatalf("%s: NameOf(%v) %v, want %q", when, want.ID, n, want.Name)
+				}
+			}
+			if pm.Thread(1<<62) != nil || pm.NameOf(1<<62) != nil || pm.Filter(nil).Has(1<<62) {
+				t.Fatalf("%s: a thread that is not", when)
+			}
+		}
+		check("built")
+		m.LetGoTails()
+		pm.LetGoTails()
+		check("tails let go")
+		m.DropBlame()
+		pm.DropBlame()
+		check("blame dropped")
+	})
+}

@@ -63,19 +63,28 @@ func appendTail(dst []byte, ivs []Interval) []byte {
 	return dst
 }
 
+// packReader reads the varints of a packed record from its start on.
+type packReader []byte
+
+// u reads an unsigned varint.
+func (r *packReader) u() uint64 {
+	v, n := binary.Uvarint(*r)
+	*r = (*r)[n:]
+	return v
+}
+
+// s reads a signed varint.
+func (r *packReader) s() int64 {
+	v, n := binary.Varint(*r)
+	*r = (*r)[n:]
+	return v
+}
+
 // unpackTail appends to dst the intervals packed in p (appendTail).
 func unpackTail(dst []Interval, p []byte) []Interval {
-	u := func() uint64 {
-		v, n := binary.Uvarint(p)
-		p = p[n:]
-		return v
-	}
-	s := func() int64 {
-		v, n := binary.Varint(p)
-		p = p[n:]
-		return v
-	}
-	for len(p) > 0 {
+	r := packReader(p)
+	u, s := r.u, r.s
+	for len(r) > 0 {
 		f := u()
 		var iv Interval
 		iv.State, iv.Wake, iv.Timeout = State(f>>8), Wake(f>>16), Timeout(f>>24)

@@ -103,20 +103,12 @@ func packThread(dst []byte, t *Thread) []byte {
 // unpackThread sets t to the Thread packed at the start of p
 // (packThread): its name, list and tail in p.
 func unpackThread(t *Thread, p []byte) {
-	u := func() uint64 {
-		v, n := binary.Uvarint(p)
-		p = p[n:]
-		return v
-	}
-	s := func() int64 {
-		v, n := binary.Varint(p)
-		p = p[n:]
-		return v
-	}
+	r := packReader(p)
+	u, s := r.u, r.s
 	raw := func() []byte {
 		n := int(u())
-		b := p[:n:n]
-		p = p[n:]
+		b := r[:n:n]
+		r = r[n:]
 		return b
 	}
 	*t = Thread{}

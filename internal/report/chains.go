@@ -70,7 +70,12 @@ func (b *builder) chains(n int) ([]Chain, int) {
 	} else {
 		cs, total = analysis.Chains(b.v, b.doing, n)
 	}
-	for _, c := range cs {
+	for i := range cs {
+		// Each chain let go of as it is made the report's: with --top 0
+		// every root's is listed (0.99 GB of c1G's analysis chains,
+		// 0.70 GB of the report's), not both at once.
+		c := cs[i]
+		cs[i] = analysis.Chain{}
 		r := Chain{Root: c.Root.String(), RootName: b.name(c.Root), RootState: c.RootState, Depth: c.Depth, S: sec(c.Time),
 			Links: []ChainLink{}, LinksTotal: len(c.Links), Threads: []ChainThread{}}
 		if len(c.Links) > chainLinks {

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"orca/internal/model"
-	"orca/internal/reader"
 	"orca/internal/synth"
 	"orca/internal/testrec"
 )
@@ -51,14 +50,7 @@ func TestIndexAnswers(t *testing.T) {
 		if c.lean {
 			indexBudget, laneKeepMin, laneRecBlock = 1, 50, 3
 		}
-		rec, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.Build(rec, ModelOptions(rec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec, res := viewerBuild(t, prefix)
 		srv := New(rec, res, Options{})
 		root := filepath.Join(t.TempDir(), "cache", "orca", "view")
 		key := IndexKey("sig of "+prefix, "")
@@ -345,14 +337,7 @@ func TestIndexEvict(t *testing.T) {
 func TestThreadsStreamed(t *testing.T) {
 	for _, f := range []string{"contention", "deadlock", "split"} {
 		prefix := testrec.Files(t, "../report/testdata/"+f+".txtar")
-		rec, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.Build(rec, ModelOptions(rec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec, res := viewerBuild(t, prefix)
 		if len(res.Model.Threads) > 0 {
 			res.Model.Threads[0].Name = `<main> & "the other"`
 		}

@@ -12,7 +12,6 @@ import (
 	"testing"
 
 	"orca/internal/model"
-	"orca/internal/reader"
 	"orca/internal/synth"
 	"orca/internal/testrec"
 )
@@ -92,14 +91,7 @@ func TestLanesAndRows(t *testing.T) {
 		prefixes = append(prefixes, testrec.Files(t, "../report/testdata/"+f+".txtar"))
 	}
 	for _, prefix := range prefixes {
-		rec, err := reader.Open(prefix)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := model.Build(rec, ModelOptions(rec))
-		if err != nil {
-			t.Fatal(err)
-		}
+		rec, res := viewerBuild(t, prefix)
 		srv := New(rec, res, Options{})
 		root := filepath.Join(t.TempDir(), "orca", "view")
 		key := IndexKey("lanes "+prefix, "")

@@ -155,6 +155,21 @@ func build(t testing.TB, prefix string) *recording {
 	return &recording{prefix: prefix, rec: rec, res: res}
 }
 
+// viewerBuild opens prefix and builds its model as orca view does
+// (ModelOptions).
+func viewerBuild(t testing.TB, prefix string) (*reader.Recording, *model.Result) {
+	t.Helper()
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := model.Build(rec, ModelOptions(rec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rec, res
+}
+
 // synthetic writes and builds a synthetic recording (cached per options).
 func synthetic(t testing.TB, name string, opt synth.Options) *recording {
 	t.Helper()

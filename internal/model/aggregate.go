@@ -279,8 +279,8 @@ type lockAgg struct {
 	// collector to mark at every cycle. lastOwner is the last one's,
 	// of the thread lastOwnerID: compared here, not in its slot, which
 	// is most often another's and out of the cache.
-	owners      probeTab[Blame]
-	lastOwner   *Blame
+	owners      probeTab[blameAgg]
+	lastOwner   *blameAgg
 	lastOwnerID format.ThreadID
 	// sp: the spill the table is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
@@ -290,11 +290,10 @@ type lockAgg struct {
 	// sites, wsites: each contention and wait finds its site once, in
 	// place (the last kept, with its stack, as lastOwner), not a lookup
 	// and a store.
-	sites      probeTab[Site]
-	lastSite   *Site
+	sites      probeTab[siteAgg]
+	lastSite   *siteAgg
 	lastSiteID StackID
-	held       map[StackID]bool
-	lastHeld   StackID // the last site put in held
+	siteRare   probeTab[siteRare] // the sites' rarer figures (siteAgg)
 	wsites     probeTab[WaitSite]
 	lastWS     *WaitSite
 	lastWSID   StackID
@@ -400,12 +399,8 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
 			} else {
 				a.blame(iv.Other, 1, 0)
-				if !iv.Forced && (a.held == nil || site != a.lastHeld) {
-					if a.held == nil {
-						a.held = map[StackID]bool{}
-					}
-					a.held[site] = true // the thread entered the monitor there
-					a.lastHeld = site
+				if !iv.Forced {
+					a.site(site).held = true // the thread entered the monitor there
 				}
 			}
 		case Acquiring:
@@ -565,7 +560,7 @@ func (ag *aggregator) settle() {
 			continue
 		}
 		bf.a.l.BeforeAttach--
-		bf.a.sites.lookup(uint64(bf.site)).BeforeAttach--
+		bf.a.siteRare.lookup(uint64(bf.site)).BeforeAttach--
 	}
 	ag.befores = nil
 }
@@ -620,6 +615,45 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	a.blame(end, 1, 0)
 }
 
+// siteAgg is a lock's figures at a site (Site) as the aggregation adds
+// them up: in its slot (32 bytes, two a cache line) those of every
+// contention, and held: a contention there entered the monitor
+// (Lock.HeldAt); those of few, in the lock's siteRare, rare set when it
+// has some. A lock's sites were ~45 MB of slots of 64 bytes at 128 MB
+// (353 000 sites of 940 locks), beside a map of the sites held: a
+// contention's look-ups in them were misses of the cache mostly (2.1 and
+// 1.5 of c1G's ~80 CPU-s).
+type siteAgg struct {
+	Contentions int
+	Blocked     format.Time
+	held, rare  bool
+}
+
+// siteRare is a site's figures of few contentions: those still going on
+// at the end, and those begun before the attach or the events.
+type siteRare struct {
+	Open                       int
+	OpenTime                   format.Time
+	BeforeEvents, BeforeAttach int
+}
+
+// rareOf returns the rare figures of site, s its siteAgg.
+func (a *lockAgg) rareOf(site StackID, s *siteAgg) *siteRare {
+	s.rare = true
+	r, _ := a.siteRare.find(uint64(site))
+	return r
+}
+
+// siteOf is the Site of stack, s its siteAgg.
+func (a *lockAgg) siteOf(stack StackID, s *siteAgg) Site {
+	out := Site{Stack: stack, Contentions: s.Contentions, Blocked: s.Blocked}
+	if s.rare {
+		r := a.siteRare.lookup(uint64(stack))
+		out.Open, out.OpenTime, out.BeforeEvents, out.BeforeAttach = r.Open, r.OpenTime, r.BeforeEvents, r.BeforeAttach
+	}
+	return out
+}
+
 // contention adds one contention at site (its thread's first:
 // threadAgg.block).
 func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
@@ -628,8 +662,9 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 	if open {
 		l.Open++
 		l.OpenTime += d
-		s.Open++
-		s.OpenTime += d
+		r := a.rareOf(site, s)
+		r.Open++
+		r.OpenTime += d
 	} else {
 		l.Contentions++
 		l.Blocked += d
@@ -640,14 +675,11 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 }
 
 // site returns the figures of the contentions at site.
-func (a *lockAgg) site(site StackID) *Site {
+func (a *lockAgg) site(site StackID) *siteAgg {
 	if s := a.lastSite; s != nil && a.lastSiteID == site {
 		return s
 	}
-	s, added := a.sites.find(uint64(site))
-	if added {
-		s.Stack = site
-	}
+	s, _ := a.sites.find(uint64(site))
 	a.lastSite, a.lastSiteID = s, site
 	return s
 }
@@ -659,14 +691,14 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 	if !attach && !events {
 		return
 	}
-	s := a.site(site)
+	r := a.rareOf(site, a.site(site))
 	if attach {
 		a.l.BeforeAttach++
-		s.BeforeAttach++
+		r.BeforeAttach++
 	}
 	if events {
 		a.l.BeforeEvents++
-		s.BeforeEvents++
+		r.BeforeEvents++
 	}
 }
 
@@ -694,7 +726,6 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 	bl, added := a.lastOwner, false
 	if bl == nil || a.lastOwnerID != owner {
 		bl, added = a.owners.find(uint64(owner))
-		bl.Thread = owner
 		a.lastOwner, a.lastOwnerID = bl, owner
 	}
 	bl.Contentions += n
@@ -705,6 +736,25 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 			a.ag.spillOwners()
 		}
 	}
+}
+
+// blameAgg is an owner's Blame on a lock as the aggregation adds it up,
+// its Thread the key of its slot in lockAgg.owners: a slot is 32 bytes,
+// where one of a Blame was 40, which half the time lay across two cache
+// lines.
+type blameAgg struct {
+	Contentions int
+	Blamed      format.Time
+	Open        int
+}
+
+// ownersTo appends a's blame table to dst, as Blames.
+func (a *lockAgg) ownersTo(dst []Blame) []Blame {
+	dst = grown(dst, a.owners.n)
+	for k, b := range a.owners.all() {
+		dst = append(dst, Blame{Thread: format.ThreadID(k), Contentions: b.Contentions, Blamed: b.Blamed, Open: b.Open})
+	}
+	return dst
 }
 
 func (a *lockAgg) waitSite(stack StackID) *WaitSite {
@@ -732,8 +782,15 @@ func (a *lockAgg) finish() *Lock {
 		a.waitedBy = wb
 	}
 	putOwners(l, a.mergedOwners(nil), a.sp)
-	a.owners, a.lastOwner = probeTab[Blame]{}, nil
-	l.Sites = a.sites.appendTo(l.Sites)
+	a.owners, a.lastOwner = probeTab[blameAgg]{}, nil
+	l.Sites = grown(l.Sites, a.sites.n)
+	nHeld := 0
+	for k, s := range a.sites.all() {
+		l.Sites = append(l.Sites, a.siteOf(StackID(k), s))
+		if s.held {
+			nHeld++
+		}
+	}
 	slices.SortFunc(l.Sites, func(a, b Site) int {
 		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {
 			return c
@@ -748,9 +805,11 @@ func (a *lockAgg) finish() *Lock {
 		l.UnparkedBy = append(l.UnparkedBy, u)
 	}
 	sortUnparkers(l.UnparkedBy)
-	l.HeldAt = grown(l.HeldAt, len(a.held))
-	for s := range a.held {
-		l.HeldAt = append(l.HeldAt, s)
+	l.HeldAt = grown(l.HeldAt, nHeld)
+	for k, s := range a.sites.all() {
+		if s.held {
+			l.HeldAt = append(l.HeldAt, StackID(k))
+		}
 	}
 	slices.Sort(l.HeldAt)
 	l.WaitSites = a.wsites.appendTo(l.WaitSites)

@@ -84,7 +84,7 @@ func (ag *aggregator) spillOwners() {
 // spillOwners writes a's blame table out as a run sorted by thread, and
 // lets it go; a table the spill takes no more of stays.
 func (a *lockAgg) spillOwners() {
-	tab := a.owners.appendTo(nil)
+	tab := a.ownersTo(nil)
 	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
 	run, ok := putRun(a.sp, tab, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
 	if !ok {
@@ -93,7 +93,7 @@ func (a *lockAgg) spillOwners() {
 	a.ownerRuns = append(a.ownerRuns, run)
 	a.ag.ownerRuns = true
 	// Let go, not cleared: the table keeps its room.
-	a.owners, a.lastOwner = probeTab[Blame]{}, nil
+	a.owners, a.lastOwner = probeTab[blameAgg]{}, nil
 }
 
 // putRun writes the records rs (sorted) to the spill as a run, packed by
@@ -127,9 +127,9 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	if len(a.ownerRuns) == 0 || a.sp.err != nil {
 		// A spill that failed fails Build (DropIntervals): its runs are
 		// not read.
-		return a.owners.appendTo(dst)
+		return a.ownersTo(dst)
 	}
-	tab := a.owners.appendTo(nil)
+	tab := a.ownersTo(nil)
 	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
 	mergeRuns(a.sp, a.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },

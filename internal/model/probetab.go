@@ -1,6 +1,7 @@
 package model
 
 import (
+	"iter"
 	"math"
 	"math/bits"
 )
@@ -115,6 +116,21 @@ func (t *probeTab[E]) grow() {
 			i = (i + 1) & mask
 		}
 		t.slots[i] = old[j]
+	}
+}
+
+// all yields t's records with their keys, in the order appendTo appends
+// them.
+func (t *probeTab[E]) all() iter.Seq2[uint64, *E] {
+	return func(yield func(uint64, *E) bool) {
+		for i := range t.slots {
+			if s := &t.slots[i]; s.key != 0 && !yield(s.key-1, &s.e) {
+				return
+			}
+		}
+		if t.hasLast {
+			yield(math.MaxUint64, &t.last)
+		}
 	}
 }
 

@@ -1,0 +1,41 @@
+package model
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestSiteAgg checks that the aggregation's site figures (siteAgg and the
+// rare ones, siteRare) come out as the Site of every figure added, and
+// that Site has no field siteOf does not set: one added to Site alone
+// would be left zero in Lock.Sites.
+func TestSiteAgg(t *testing.T) {
+	var names []string
+	st := reflect.TypeFor[Site]()
+	for i := range st.NumField() {
+		names = append(names, st.Field(i).Name)
+	}
+	if want := []string{"Stack", "Contentions", "Blocked", "Open", "OpenTime", "BeforeEvents", "BeforeAttach"}; !reflect.DeepEqual(names, want) {
+		t.Fatalf("Site's fields %v, siteOf sets %v", names, want)
+	}
+	a := &lockAgg{}
+	a.contention(7, 10, false)
+	a.before(7, true, false)
+	a.contention(7, 20, true)
+	a.before(7, true, true)
+	a.contention(9, 5, false)
+	a.contention(7, 1, false)
+	a.contention(7<<20, 3, true)
+	got := map[StackID]Site{}
+	for k, s := range a.sites.all() {
+		got[StackID(k)] = a.siteOf(StackID(k), s)
+	}
+	want := map[StackID]Site{
+		7:       {Stack: 7, Contentions: 2, Blocked: 11, Open: 1, OpenTime: 20, BeforeEvents: 1, BeforeAttach: 2},
+		9:       {Stack: 9, Contentions: 1, Blocked: 5},
+		7 << 20: {Stack: 7 << 20, Open: 1, OpenTime: 3},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sites\ngot  %+v\nwant %+v", got, want)
+	}
+}

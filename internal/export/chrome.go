@@ -72,7 +72,7 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		bw.Write(b)
 	}
 	emit(chromeEvent{Name: "process_name", Ph: "M", PID: jvm, Args: map[string]string{"name": processName(rec) + cutSuffix(m)}})
-	for i, t := range m.Threads {
+	for i, t := range m.AllThreads() {
 		emit(chromeEvent{Name: "thread_name", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]string{"name": t.Name}})
 		emit(chromeEvent{Name: "thread_sort_index", Ph: "M", PID: jvm, TID: uint64(t.ID), Args: map[string]int{"sort_index": i}})
 	}
@@ -84,12 +84,12 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 		if err != nil {
 			return
 		}
-		tid := uint64(m.Threads[ev.thread].ID)
+		tid := uint64(m.ThreadIDAt(ev.thread))
 		var b []byte
 		switch ev.kind {
 		case tlBegin:
 			args := map[string]any{}
-			for _, a := range sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs) {
+			for _, a := range sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs) {
 				args[a.key] = a.value
 			}
 			var stack []string

@@ -102,7 +102,7 @@ func checkChrome(t *testing.T, data []byte, m *model.Model, k Kinds) []ctEvent {
 			t.Errorf("chrome: unexpected phase %q", e.Ph)
 		}
 	}
-	for _, th := range m.Threads {
+	for _, th := range m.AllThreads() {
 		if names[uint64(th.ID)] != th.Name {
 			t.Errorf("chrome: thread %v named %q, want %q", th.ID, names[uint64(th.ID)], th.Name)
 		}

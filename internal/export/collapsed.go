@@ -52,7 +52,7 @@ func Collapsed(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) 
 	// Model built with SpilledOptions (as the viewer's flame graph).
 	byStack := map[model.StackClass]*model.StackTimes{}
 	var buf []model.Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		h := *t
 		h.Intervals = m.IntervalsOf(t, &buf)
 		for sc, acc := range (&model.View{Model: m, Threads: []*model.Thread{&h}}).StackClassTime(q) {

@@ -41,7 +41,7 @@ func TestConvoyGrowsWithEvents(t *testing.T) {
 	}
 	// One interval per contention: the N-1 first blocks, one per hand-off.
 	ivs := 0
-	for _, th := range m.Threads {
+	for _, th := range m.AllThreads() {
 		ivs += len(th.Intervals)
 	}
 	const contentions = threads - 1 + handoffs

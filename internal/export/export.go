@@ -220,9 +220,11 @@ func kinds(opt Options, def Kinds) Kinds {
 // (Model.IntervalsOf, Model.SamplesOf), the locks' owner tables go there
 // too, and no edges are kept. The same bytes as from a Model in memory
 // (TestSpilledSameBytes). The timelines (perfetto, chrome) hold every
-// interval and edge at once, sorted by time: not for them.
+// interval and edge at once, sorted by time: not for them. An ended
+// thread's Thread is kept packed (Options.PackThreads: the exporters read
+// the threads through Model.AllThreads and ThreadIDAt).
 func SpilledOptions() model.Options {
-	return model.Options{NoEdges: true, Spill: true, DropIntervals: true, SpillOwners: true}
+	return model.Options{NoEdges: true, Spill: true, DropIntervals: true, SpillOwners: true, PackThreads: true}
 }
 
 // TimelineOptions are SpilledOptions with the edges kept, for the
@@ -248,7 +250,7 @@ func PushOptions() model.Options {
 // segments counts once) and the time threads spent in them.
 func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
 	var buf []model.Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		for _, iv := range m.IntervalsOf(t, &buf) {
 			if k.Has(iv.Shown()) {
 				total += iv.Duration()

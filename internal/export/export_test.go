@@ -77,7 +77,7 @@ type span struct {
 // wantSpans lists the model's intervals of kinds k, in thread and time order.
 func wantSpans(m *model.Model, k Kinds) []span {
 	var s []span
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		for _, iv := range t.Intervals {
 			if k.Has(iv.Shown()) {
 				s = append(s, span{t.ID, iv.Shown().String(), iv.Start, iv.End})

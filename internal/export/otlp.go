@@ -1101,7 +1101,7 @@ func (b *otlpBuilder) states(kinds Kinds) []*profpb.Profile {
 			byKind[i] = kp
 		}
 	}
-	for _, t := range b.m.Threads {
+	for _, t := range b.m.AllThreads() {
 		ivs := b.m.IntervalsOf(t, &b.ivBuf)
 		if monitor != nil || juc != nil {
 			// A contention's delay goes to the owners it waited behind,

@@ -486,7 +486,7 @@ func checkObjectNumbers(t *testing.T, path string, m *model.Model) {
 	for _, l := range m.Locks {
 		objs[l.Object] = true
 	}
-	for _, th := range m.Threads {
+	for _, th := range m.AllThreads() {
 		for _, iv := range th.Intervals {
 			if iv.Object != 0 {
 				objs[iv.Object] = true

@@ -155,7 +155,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 			te.uint(fEventType, typeSliceBegin)
 			te.str(fEventName, ev.iv.Shown().String())
 			aux = uint64(ev.iv.Stack+1)<<32 | uint64(len(te))
-			annotations(sliceArgs(m, m.Threads[ev.thread].ID, ev.iv, tn, cs))
+			annotations(sliceArgs(m, m.ThreadIDAt(ev.thread), ev.iv, tn, cs))
 			if f, ok := firstUse[ev.iv.Stack]; !ok || key.compare(f) < 0 {
 				firstUse[ev.iv.Stack] = key
 			}
@@ -242,7 +242,7 @@ func Perfetto(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) e
 	p.uint(fPacketSequenceID, perfettoSequence)
 	p.msg(fPacketTrackDescriptor, td)
 	packet(p)
-	for i, t := range m.Threads {
+	for i, t := range m.AllThreads() {
 		var th pb
 		th.uint(fThreadPID, jvm)
 		th.uint(fThreadTID, uint64(t.ID))

@@ -309,8 +309,8 @@ func checkPerfetto(t *testing.T, data []byte, m *model.Model, k Kinds) *pfTrace 
 		t.Errorf("perfetto: no process track")
 	}
 	byID := map[format.ThreadID]uint64{}
-	if len(tr.threads) != len(m.Threads) {
-		t.Errorf("perfetto: %d thread tracks, the model has %d threads", len(tr.threads), len(m.Threads))
+	if len(tr.threads) != m.NumThreads() {
+		t.Errorf("perfetto: %d thread tracks, the model has %d threads", len(tr.threads), m.NumThreads())
 	}
 	for uuid, th := range tr.threads {
 		mt := m.Thread(format.ThreadID(th.tid))

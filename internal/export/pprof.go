@@ -177,7 +177,7 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		pending = pending[:0]
 	}
 	var buf []model.Interval
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		write()
 		clear(bases)
 		ivs := m.IntervalsOf(t, &buf)
@@ -250,7 +250,7 @@ func PProfSamples(w io.Writer, rec *reader.Recording, m *model.Model, prof Profi
 	ps := newPProfStream(w)
 	var locs []*profile.Location
 	var buf []model.Sample
-	for _, t := range m.Threads {
+	for _, t := range m.AllThreads() {
 		// A Model built with Options.DropIntervals keeps them in its spill.
 		h := *t
 		if h.Samples = m.SamplesOf(t, &buf); len(h.Samples) == 0 {

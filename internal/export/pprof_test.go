@@ -42,7 +42,7 @@ func checkPProf(t *testing.T, data []byte, m *model.Model, k Kinds) *profile.Pro
 			continue
 		}
 		var th *model.Thread
-		for _, x := range m.Threads {
+		for _, x := range m.AllThreads() {
 			if x.ID.String() == s.Label["thread_id"][0] {
 				th = x
 			}

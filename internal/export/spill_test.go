@@ -21,7 +21,9 @@ import (
 // from one that holds every interval (as the tests load it), over the
 // model's, the report's and this package's cases and a synthetic
 // recording of every kind. It fails with any of the readers left on
-// Thread.Intervals or Thread.Samples, which such a Model leaves empty.
+// Thread.Intervals or Thread.Samples, which such a Model leaves empty,
+// and when such a Model keeps an ended thread's Thread whole, not packed
+// (Options.PackThreads: the readers on Model.Threads would find a nil).
 func TestSpilledSameBytes(t *testing.T) {
 	type rec struct {
 		name string
@@ -39,7 +41,7 @@ func TestSpilledSameBytes(t *testing.T) {
 	}
 	r, res := testrec.Open(t, prefix)
 	recs = append(recs, rec{"synthetic", r, res.Model})
-	droppedSome := false
+	droppedSome, packed := false, 0
 	for _, c := range recs {
 		sp, err := model.Build(c.rec, SpilledOptions())
 		if err != nil {
@@ -50,7 +52,9 @@ func TestSpilledSameBytes(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		m := sp.Model
-		for _, th := range m.Threads {
+		packed += packedAll(t, c.name+" SpilledOptions", m)
+		packed += packedAll(t, c.name+" PushOptions", push.Model)
+		for _, th := range m.AllThreads() {
 			droppedSome = droppedSome || len(th.Intervals) == 0 && len(c.mem.Thread(th.ID).Intervals) > 0
 		}
 		for _, name := range []string{"pprof", "collapsed"} {
@@ -102,6 +106,25 @@ func TestSpilledSameBytes(t *testing.T) {
 	if !droppedSome {
 		t.Error("no thread's intervals were left in the spill: the test compares nothing spilled")
 	}
+	if packed < 20 {
+		t.Errorf("%d threads packed: the test compares few", packed)
+	}
+}
+
+// packedAll checks that m keeps every ended thread packed
+// (Options.PackThreads) and returns how many.
+func packedAll(t *testing.T, name string, m *model.Model) int {
+	t.Helper()
+	ended := 0
+	for _, th := range m.AllThreads() {
+		if th.Ended {
+			ended++
+		}
+	}
+	if p := m.PackedThreads(); p != ended {
+		t.Errorf("%s: %d of %d threads packed, %d ended: an ended thread's Thread kept whole", name, p, m.NumThreads(), ended)
+	}
+	return ended
 }
 
 // TestTimelineSpilledSameBytes: the timelines (Perfetto, Chrome JSON) are
@@ -118,7 +141,7 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 	}
 	paths = append(paths, prefix)
 	defer func(r int) { tlRunBytes = r }(tlRunBytes)
-	runs := 0
+	runs, packed := 0, 0
 	for _, path := range paths {
 		var rec *reader.Recording
 		var mem *model.Model
@@ -138,6 +161,7 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 		if mem.NumEdges() > 0 && !sp.Model.EdgesSpilled() {
 			t.Errorf("%s: the edges are not in the spill", path)
 		}
+		packed += packedAll(t, path+" TimelineOptions", sp.Model)
 		for _, name := range []string{"perfetto", "chrome"} {
 			f, _ := Lookup(name)
 			for _, o := range []Options{{}, {Kinds: Monitor}} {
@@ -160,5 +184,8 @@ func TestTimelineSpilledSameBytes(t *testing.T) {
 	}
 	if runs == 0 {
 		t.Error("no timeline long enough for runs")
+	}
+	if packed < 20 {
+		t.Errorf("%d threads packed: the test compares few", packed)
 	}
 }

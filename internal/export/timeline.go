@@ -48,7 +48,7 @@ type tlEvent struct {
 // stays right after its begin). ev and what it points to are add's until
 // it returns. Sorted by key (tlSort), they are the timeline.
 func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
-	index := make(map[format.ThreadID]int, len(m.Threads))
+	index := make(map[format.ThreadID]int, m.NumThreads())
 	seq := 0
 	put := func(e *tlEvent, key tlKey) {
 		key.seq = seq
@@ -57,7 +57,7 @@ func timelineEvents(m *model.Model, k Kinds, add func(ev *tlEvent, key tlKey)) {
 		add(e, key)
 	}
 	var buf []model.Interval
-	for ti, t := range m.Threads {
+	for ti, t := range m.AllThreads() {
 		index[t.ID] = ti
 		ivs := m.IntervalsOf(t, &buf)
 		for i := range ivs {

@@ -1003,7 +1003,7 @@ func (m *Model) threadIndex(id format.ThreadID) int {
 		if x == 0 {
 			return -1
 		}
-		if m.threadIDAt(int(x-1)) == id {
+		if m.ThreadIDAt(int(x-1)) == id {
 			return int(x - 1)
 		}
 	}
@@ -1027,7 +1027,7 @@ func (m *Model) indexThreads() {
 	}
 	m.thIdx = make([]uint32, n)
 	for k := range m.Threads {
-		i := threadSlot(m.threadIDAt(k), n)
+		i := threadSlot(m.ThreadIDAt(k), n)
 		for m.thIdx[i] != 0 {
 			i = (i + 1) & (n - 1)
 		}
@@ -1057,7 +1057,7 @@ func (m *Model) ThreadIndex() iter.Seq2[format.ThreadID, *Thread] {
 	}
 	return func(yield func(format.ThreadID, *Thread) bool) {
 		for _, x := range m.thIdx {
-			if x != 0 && !yield(m.threadIDAt(int(x-1)), m.ThreadAt(int(x-1))) {
+			if x != 0 && !yield(m.ThreadIDAt(int(x-1)), m.ThreadAt(int(x-1))) {
 				return
 			}
 		}

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/binary"
 	"iter"
+	"sync/atomic"
 	"unsafe"
 
 	"orca/internal/format"
@@ -50,6 +51,10 @@ type threadPack struct {
 	// names: by index, the names NameOf was asked for (made at its first
 	// call): a pointer to one is kept by its reader.
 	names []string
+	// lent: by index, the packed threads ThreadAt gives unpacked for a
+	// while (Model.Lend), nil when none; a map never changed once
+	// stored, read by any goroutine.
+	lent atomic.Pointer[map[int]*Thread]
 }
 
 // packable reports whether t can be packed: all it holds is in its
@@ -214,13 +219,56 @@ func (m *Model) ThreadAt(i int) *Thread {
 	if t := m.Threads[i]; t != nil {
 		return t
 	}
+	if l := m.packed.lent.Load(); l != nil {
+		if t := (*l)[i]; t != nil {
+			return t
+		}
+	}
 	t := new(Thread)
 	unpackThread(t, m.packed.at(m.packed.loc[i]))
 	return t
 }
 
-// threadIDAt returns the ID of the thread of index i of Threads.
-func (m *Model) threadIDAt(i int) format.ThreadID {
+// Lend has ThreadAt (and Thread, AllThreads, View.At and All) give
+// lent[i], one of its copies, for the packed thread of index i, until
+// the func it returns is called: for a reader that sets some threads'
+// Intervals and Samples for a while (the viewer's thread filter, as orca
+// report --thread has them in memory), which the Model's readers then
+// read as those of an unpacked thread. The packed record stays as it
+// was; an index of an unpacked thread is left out (the Thread itself is
+// given). Not to be called again before the func; ThreadAt may be called
+// by other goroutines meanwhile.
+func (m *Model) Lend(lent map[int]*Thread) (done func()) {
+	tp := m.packed
+	if tp == nil || len(lent) == 0 {
+		return func() {}
+	}
+	own := make(map[int]*Thread, len(lent))
+	for i, t := range lent {
+		if m.Threads[i] == nil {
+			own[i] = t
+		}
+	}
+	tp.lent.Store(&own)
+	return func() { tp.lent.Store(nil) }
+}
+
+// IndexOf returns the index in Threads of the thread id, -1 when the
+// Model has none (Thread without the copy).
+func (m *Model) IndexOf(id format.ThreadID) int {
+	if m.byThread != nil || m.thIdx == nil {
+		for i := range m.Threads {
+			if m.ThreadIDAt(i) == id {
+				return i
+			}
+		}
+		return -1
+	}
+	return m.threadIndex(id)
+}
+
+// ThreadIDAt returns the ID of the thread of index i of Threads.
+func (m *Model) ThreadIDAt(i int) format.ThreadID {
 	if t := m.Threads[i]; t != nil {
 		return t.ID
 	}

@@ -60,3 +60,60 @@ func TestThreadPackModel(t *testing.T) {
 		check("blame dropped")
 	})
 }
+
+// TestThreadPackLend: with the ended threads packed, IndexOf finds each
+// thread's index by ID (and none for an ID not there), and Lend has the
+// readers (ThreadAt, Thread, AllThreads, Filter(nil)'s View) read the
+// copies lent for the packed threads until it is done, the others'
+// Threads themselves, then the packed records as they were.
+func TestThreadPackLend(t *testing.T) {
+	eachCaseAndSynth(t, func(t *testing.T, prefix string) {
+		opt := Options{Spill: true, SpillDir: t.TempDir(), DropIntervals: true, PackThreads: true, StackMark: testMark}
+		_, res := testrec.OpenWith(t, prefix, opt)
+		m := res.Model
+		if m.IndexOf(1<<62) != -1 {
+			t.Fatal("IndexOf of an ID not there")
+		}
+		lent := map[int]*Thread{}
+		for i, th := range m.AllThreads() {
+			if got := m.IndexOf(th.ID); got != i {
+				t.Fatalf("IndexOf(%v) %d, want %d", th.ID, got, i)
+			}
+			if m.ThreadIDAt(i) != th.ID {
+				t.Fatalf("ThreadIDAt(%d) %v, want %v", i, m.ThreadIDAt(i), th.ID)
+			}
+			lent[i] = th
+		}
+		if m.PackedThreads() == 0 {
+			return
+		}
+		done := m.Lend(lent)
+		v := m.Filter(nil)
+		for i, th := range lent {
+			if m.ThreadAt(i) != th || m.Thread(th.ID) != th || v.At(i) != th {
+				t.Fatalf("thread %d: not the one lent", i)
+			}
+		}
+		for i, th := range m.AllThreads() {
+			if th != lent[i] {
+				t.Fatalf("AllThreads: thread %d not the one lent", i)
+			}
+		}
+		done()
+		packed := 0
+		for i, th := range lent {
+			got := m.ThreadAt(i)
+			if got == th {
+				packed-- // not packed: the Thread itself
+			} else {
+				packed++
+			}
+			if !SamePacked(got, th) {
+				t.Fatalf("thread %d after the loan: %+v, want %+v", i, *got, *th)
+			}
+		}
+		if want := 2*m.PackedThreads() - m.NumThreads(); packed != want {
+			t.Fatalf("%d packed less unpacked after the loan, want %d", packed, want)
+		}
+	})
+}

@@ -52,12 +52,12 @@ func (s *site) threadParam(r *http.Request, name string) (int, *model.Thread, er
 	v := r.PathValue(name)
 	i, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, nil, badRequest("thread %q: want a thread index (0 to %d)", v, len(s.d.m.Threads)-1)
+		return 0, nil, badRequest("thread %q: want a thread index (0 to %d)", v, s.d.m.NumThreads()-1)
 	}
-	if i < 0 || i >= len(s.d.m.Threads) {
-		return 0, nil, notFound("no thread %d: the recording has %d threads", i, len(s.d.m.Threads))
+	if i < 0 || i >= s.d.m.NumThreads() {
+		return 0, nil, notFound("no thread %d: the recording has %d threads", i, s.d.m.NumThreads())
 	}
-	return i, s.d.m.Threads[i], nil
+	return i, s.d.m.ThreadAt(i), nil
 }
 
 // threadList parses "0,3,7-12" into thread indexes (at most max).
@@ -170,7 +170,7 @@ func (s *site) summary(r *http.Request) (any, error) {
 	rep := d.report(r.URL.Query().Get("thread"))
 	out := summaryJSON{
 		Prefix: d.rec.Prefix, Follow: s.opt.Follow, Generation: s.gen, Duration: d.rel(m.End), Origin: m.Start.Seconds(),
-		Threads: len(m.Threads), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
+		Threads: m.NumThreads(), Intervals: d.intervals, Events: m.Events, Locks: len(m.Locks),
 		Edges:     m.NumEdges(),
 		Deadlocks: rep.deadlocks, Hangs: rep.hangs, Potential: len(rep.potential), WaitingAlone: rep.waitingAlone, Contended: rep.locksTotal,
 		NotVisible: rep.notVisible,
@@ -229,7 +229,7 @@ type runJSON struct {
 }
 
 func (s *site) threadJSON(i int) threadJSON {
-	t := s.d.m.Threads[i]
+	t := s.d.m.ThreadAt(i)
 	tj := threadJSON{
 		I: i, ID: t.ID.String(), Name: t.Name, Start: s.d.rel(t.Start), End: s.d.rel(t.End), Ended: t.Ended,
 		Parent: -1, Intervals: s.d.m.IntervalCount(t), Events: t.Events, Time: make([]int64, model.NumStates),
@@ -256,7 +256,7 @@ func (s *site) threadJSON(i int) threadJSON {
 }
 
 func (s *site) threads(r *http.Request) (any, error) {
-	return jsonList{len(s.d.m.Threads), func(i int) any { return s.threadJSON(i) }}, nil
+	return jsonList{s.d.m.NumThreads(), func(i int) any { return s.threadJSON(i) }}, nil
 }
 
 type threadDetailJSON struct {
@@ -853,7 +853,7 @@ func (s *site) lock(r *http.Request) (any, error) {
 	// Every thread's intervals, read back one at a time (not kept: the
 	// cache is for the timeline's lanes).
 	var buf []model.Interval
-	for i, t := range s.d.m.Threads {
+	for i, t := range s.d.m.AllThreads() {
 		ivs, err := s.d.m.ReadIntervals(t, buf)
 		if err != nil {
 			return nil, err
@@ -873,7 +873,7 @@ func (s *site) lock(r *http.Request) (any, error) {
 			involved[o.Thread] = true
 		}
 	}
-	for i := range s.d.m.Threads {
+	for i := range s.d.m.NumThreads() {
 		if involved[i] {
 			out.Threads = append(out.Threads, i)
 		}

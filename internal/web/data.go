@@ -19,7 +19,6 @@ type data struct {
 	m   *model.Model
 	all *model.View // the model unfiltered, for its groups
 
-	thread map[format.ThreadID]int // index in m.Threads
 	// lockClass is Model.ClassName per lock's object (a Java name, or the
 	// words for the JVM's lock of a class being initialised): the
 	// model decides which of an object's locks names its class; this only
@@ -99,14 +98,12 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 	m := res.Model
 	d := &data{
 		rec: rec, res: res, m: m,
-		thread:    make(map[format.ThreadID]int, len(m.Threads)),
 		lockClass: map[format.ObjectID]string{},
 		frames:    map[model.StackID][]frameJSON{},
 		overview:  map[int]*overviewJSON{},
 		reports:   map[string]*reportFacts{},
 	}
-	for i, t := range m.Threads {
-		d.thread[t.ID] = i
+	for _, t := range m.AllThreads() {
 		d.intervals += m.IntervalCount(t)
 	}
 	for _, l := range m.Locks {
@@ -137,10 +134,13 @@ func newData(rec *reader.Recording, res *model.Result) *data {
 // orca report's, and read back for its detail and the lock list's top
 // owner (Model.OwnersOf). So are the edges (Model.EdgesFrom for
 // /api/edges, EdgesTo for an interval's detail; the start and join edges
-// alone stay in memory). The answers are those of a model built without
-// (TestSpillAnswers).
+// alone stay in memory). An ended thread's Thread is kept packed, as orca
+// report's (Options.PackThreads: ~100 bytes, not 304; the handlers read
+// the threads through Model.ThreadAt and AllThreads). The answers are
+// those of a model built without (TestSpillAnswers).
 func ModelOptions(rec *reader.Recording) model.Options {
-	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, SpillEdges: true, StackMark: analysis.JDKStackMark(rec.FrameName)}
+	return model.Options{Spill: true, DropIntervals: true, SpillOwners: true, SpillEdges: true, PackThreads: true,
+		StackMark: analysis.JDKStackMark(rec.FrameName)}
 }
 
 // maxReports bounds the reports kept: one per thread filter asked for.
@@ -227,9 +227,8 @@ func (e *ivEntry) size() int { return len(e.t.Intervals) + len(e.t.Samples) + le
 // goroutine may call it; a spill that cannot be read panics with its
 // *model.SpillError, as the model's own readers do.
 func (d *data) threadWith(ti int) *model.Thread {
-	t := d.m.Threads[ti]
 	if !d.m.IntervalsDropped() {
-		return t
+		return d.m.ThreadAt(ti)
 	}
 	c := &d.ivs
 	c.mu.Lock()
@@ -240,7 +239,7 @@ func (d *data) threadWith(ti int) *model.Thread {
 		return h
 	}
 	c.mu.Unlock()
-	h := d.readBack(t)
+	h := d.readBack(d.m.ThreadAt(ti))
 	n := len(h.Intervals) + len(h.Samples)
 	if n > ivCacheMax/4 {
 		return h // too large to keep: read each time
@@ -268,9 +267,9 @@ func (d *data) threadWith(ti int) *model.Thread {
 // and kept beside its intervals in the cache while they are (an
 // interval's detail asks a thread's edges after its intervals).
 func (d *data) edgesTo(ti int) []model.Edge {
-	t := d.m.Threads[ti]
+	id := d.m.ThreadIDAt(ti)
 	if !d.m.EdgesSpilled() {
-		return d.m.EdgesTo(t.ID, new([]model.Edge))
+		return d.m.EdgesTo(id, new([]model.Edge))
 	}
 	c := &d.ivs
 	c.mu.Lock()
@@ -281,7 +280,7 @@ func (d *data) edgesTo(ti int) []model.Edge {
 		return edges
 	}
 	c.mu.Unlock()
-	edges := slices.Clip(d.m.EdgesTo(t.ID, new([]model.Edge)))
+	edges := slices.Clip(d.m.EdgesTo(id, new([]model.Edge)))
 	if len(edges) > ivCacheMax/4 {
 		return edges // too large to keep: read each time
 	}
@@ -314,9 +313,11 @@ func (d *data) intervalsOf(ti int) []model.Interval { return d.threadWith(ti).In
 // from theirs. An unfiltered View reads none. Nothing else reads
 // Thread.Intervals or Samples of a model built with
 // Options.DropIntervals (the handlers go through threadWith), so setting
-// them under modelMu races with no reader. The locks' owner changes are
-// read back for f too (Model.WithOwnerChanges: the aggregation reads
-// them in memory).
+// them under modelMu races with no reader. A packed thread (the model's
+// ended ones, Options.PackThreads) is a copy of its own: lent to the
+// model for f (Model.Lend), which its readers then read. The locks' owner
+// changes are read back for f too (Model.WithOwnerChanges: the
+// aggregation reads them in memory).
 func (d *data) withIntervals(keep func(*model.Thread) bool, filtered bool, f func()) {
 	d.modelMu.Lock()
 	defer d.modelMu.Unlock()
@@ -330,7 +331,8 @@ func (d *data) withIntervals(keep func(*model.Thread) bool, filtered bool, f fun
 			t.Intervals, t.Samples = nil, nil
 		}
 	}()
-	for _, t := range d.m.Threads {
+	lent := map[int]*model.Thread{}
+	for i, t := range d.m.AllThreads() {
 		if keep(t) {
 			ivs, err := d.m.ReadIntervals(t, nil)
 			if err != nil {
@@ -339,8 +341,10 @@ func (d *data) withIntervals(keep func(*model.Thread) bool, filtered bool, f fun
 			var smp []model.Sample
 			t.Intervals, t.Samples = ivs, d.m.SamplesOf(t, &smp)
 			set = append(set, t)
+			lent[i] = t
 		}
 	}
+	defer d.m.Lend(lent)()
 	d.m.WithOwnerChanges(f)
 }
 
@@ -354,10 +358,7 @@ func (d *data) abs(ns int64) format.Time { return d.m.Start + format.Time(ns) }
 // threadIndex returns the index of id, or -1 when the recording never
 // saw that thread (an owner named by a contention only).
 func (d *data) threadIndex(id format.ThreadID) int {
-	if i, ok := d.thread[id]; ok {
-		return i
-	}
-	return -1
+	return d.m.IndexOf(id)
 }
 
 // frameJSON is one resolved frame.
@@ -400,8 +401,8 @@ func (d *data) objectClass(o format.ObjectID) string { return d.lockClass[o] }
 
 // threadName returns the name of a thread id, or its hex id.
 func (d *data) threadName(id format.ThreadID) string {
-	if i, ok := d.thread[id]; ok {
-		return d.m.Threads[i].Name
+	if i := d.m.IndexOf(id); i >= 0 {
+		return d.m.ThreadAt(i).Name
 	}
 	return id.String()
 }

@@ -44,7 +44,7 @@ func (s *site) flame(r *http.Request) (any, error) {
 	// The View's fold, a thread at a time (its intervals read back one
 	// at a time from a model that keeps them in its spill alone), summed.
 	var buf []model.Interval
-	for ti, t := range d.m.Threads {
+	for ti, t := range d.m.AllThreads() {
 		if !fa.wants(ti, t) {
 			continue
 		}
@@ -285,11 +285,12 @@ func (s *site) samplesFlame(r *http.Request) (any, error) {
 		if q.Has("t1") {
 			sq.To = d.abs(t1)
 		}
-		jdkOf := make(map[*model.Thread]bool, len(d.jdkThread))
-		for ti, t := range d.m.Threads {
-			jdkOf[t] = d.jdkThread[ti]
+		// By ID: a packed thread is a copy of its own at each read.
+		jdkOf := func(t *model.Thread) bool {
+			i := d.threadIndex(t.ID)
+			return i >= 0 && d.jdkThread[i]
 		}
-		sq.Threads = func(t *model.Thread) bool { return keep(t) && (withJDK || !jdkOf[t]) }
+		sq.Threads = func(t *model.Thread) bool { return keep(t) && (withJDK || !jdkOf(t)) }
 		// SamplesByStack sums both kinds of a stack together; the tree
 		// keeps each kind's share, so "all" asks for each kind apart.
 		kinds := []format.SampleKind{kind}

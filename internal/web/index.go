@@ -577,7 +577,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	w.Write([]byte(indexMagic))
 	binary.Write(w, le, uint32(indexVersion))
 	w.Write(make([]byte, 16)) // the directory's offset and length
-	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: len(d.m.Threads), Bodies: map[string][2]int64{}}
+	dir := indexDir{Key: key, Duration: d.rel(d.m.End), Threads: d.m.NumThreads(), Bodies: map[string][2]int64{}}
 	// ask writes the answers of the handlers to the urls.
 	ask := func(urls []string) error {
 		for _, u := range urls {
@@ -629,7 +629,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	{
 		st := &site{d: d, srv: s, opt: s.opt}
 		at := w.n
-		n := len(d.m.Threads)
+		n := d.m.NumThreads()
 		places := make([]byte, 8*(n+1))
 		bw := bufio.NewWriterSize(w, 64<<10)
 		bw.WriteByte('[')
@@ -719,7 +719,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 	// end (c5G-slow5's 1.33 M threads: 0.15 GB).
 	dir.Lanes = w.n
 	zeros := make([]byte, 64<<10)
-	for n := int64(len(d.m.Threads)) * laneRecBytes; n > 0; n -= int64(len(zeros)) {
+	for n := int64(d.m.NumThreads()) * laneRecBytes; n > 0; n -= int64(len(zeros)) {
 		w.Write(zeros[:min(n, int64(len(zeros)))])
 	}
 	laneRecs := make([]byte, 0, laneRecBlock*laneRecBytes)
@@ -730,8 +730,8 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 		laneRecs = laneRecs[:0]
 	}
 	dir.LaneData[0] = w.n
-	for ti, t := range d.m.Threads {
-		t = d.readThread(ti)
+	for ti, t := range d.m.AllThreads() {
+		t = d.readThread(t)
 		for _, a := range ovs {
 			a.add(t, t.Intervals)
 		}
@@ -892,10 +892,9 @@ func writeIndexFile(root, key string, write func(w *posWriter) ([]byte, error)) 
 	return nil
 }
 
-// readThread is thread ti with its intervals and samples read back (not
+// readThread is thread t with its intervals and samples read back (not
 // kept in the cache of threadWith: the index reads every thread once).
-func (d *data) readThread(ti int) *model.Thread {
-	t := d.m.Threads[ti]
+func (d *data) readThread(t *model.Thread) *model.Thread {
 	if !d.m.IntervalsDropped() {
 		return t
 	}

@@ -56,10 +56,10 @@ func (tb *threadTable) len() int { return len(tb.name) }
 func (s *site) threadTable() *threadTable {
 	d := s.d
 	d.tableOnce.Do(func() {
-		n := len(d.m.Threads)
+		n := d.m.NumThreads()
 		tb := &threadTable{name: make([]string, n), id: make([]string, n), start: make([]int64, n),
 			blocked: make([]int64, n), parked: make([]int64, n), wait: make([]int64, n), flags: make([]uint8, n)}
-		for i, t := range d.m.Threads {
+		for i, t := range d.m.AllThreads() {
 			tb.name[i], tb.id[i], tb.start[i] = t.Name, t.ID.String(), d.rel(t.Start)
 			tb.blocked[i], tb.parked[i], tb.wait[i] = int64(t.Time[stateBlocked]), int64(t.Time[stateParked]), int64(t.Time[stateWaiting])
 			if d.jdkThread[i] {

@@ -51,8 +51,8 @@ func decodeLanesAnswer(t *testing.T, body string) decodedLanes {
 // threads.
 func layoutURLs(m *model.Model) []string {
 	n := len(m.Threads)
-	filters := []string{"", "a", "1", "Thread", m.Threads[n-1].ID.String(), "no such thread"}
-	if name := m.Threads[n/2].Name; len(name) > 3 {
+	filters := []string{"", "a", "1", "Thread", m.ThreadAt(n - 1).ID.String(), "no such thread"}
+	if name := m.ThreadAt(n / 2).Name; len(name) > 3 {
 		filters = append(filters, strings.ToUpper(name[1:len(name)-1]))
 	}
 	var u []string
@@ -158,7 +158,7 @@ func TestLanesAndRows(t *testing.T) {
 						if k+j >= len(d.order) || d.order[k+j] < 0 {
 							t.Fatalf("%s: %s: group %d of %d lanes cut at %d", prefix, u, g, c, k+j)
 						}
-						blocked += int64(m.Threads[d.order[k+j]].Time[stateBlocked])
+						blocked += int64(m.ThreadAt(int(d.order[k+j])).Time[stateBlocked])
 					}
 					if blocked != d.head.Groups.Blocked[g] || c < 1 {
 						t.Errorf("%s: %s: group %d: blocked %d, count %d; its lanes' %d", prefix, u, g, d.head.Groups.Blocked[g], c, blocked)

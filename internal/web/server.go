@@ -174,7 +174,7 @@ func (s *site) threadCount() int {
 	if s.d == nil {
 		return s.idx.dir.Threads
 	}
-	return len(s.d.m.Threads)
+	return s.d.m.NumThreads()
 }
 
 // versionJSON answers GET /api/version: which model the server answers

@@ -340,7 +340,7 @@ func (s *site) overview(r *http.Request) (any, error) {
 	}
 	a := d.newOverview(int(nb))
 	var buf []model.Interval
-	for _, t := range d.m.Threads {
+	for _, t := range d.m.AllThreads() {
 		ivs, err := d.m.ReadIntervals(t, buf)
 		if err != nil {
 			return nil, err

@@ -567,13 +567,42 @@ func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []C
 	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
 		s.interval(t, iv, spans, true)
 	})
-	cs, total := s.chains(n)
-	return doing, cs, total
+	l, total := s.list(n)
+	return doing, l.All(), total
 }
+
+// HoldersAndChainList is HoldersAndChains with the chains as a ChainList:
+// each root's Chain made when it is asked for (orca report --top 0 lists
+// every root's: made all at once, their links were c1G's report's peak).
+func HoldersAndChainList(v *model.View, n int) (map[model.LockRef]*model.Doing, *ChainList, int) {
+	if v.Filtered {
+		doing := v.HoldersDoing()
+		l, total := sweepChainList(v, n)
+		return doing, l, total
+	}
+	s := newChainSweep(v)
+	if v.Model.Spilled() {
+		s.sp = v.Model
+	}
+	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
+		s.interval(t, iv, spans, true)
+	})
+	l, total := s.list(n)
+	return doing, l, total
+}
+
+// ChainListOf is Chains as a ChainList (HoldersAndChainList).
+func ChainListOf(v *model.View, n int) (*ChainList, int) { return sweepChainList(v, n) }
 
 // sweepChains is Chains by the sweep: the edges of every thread, read
 // one at a time (Model.IntervalsOf).
 func sweepChains(v *model.View, n int) ([]Chain, int) {
+	l, total := sweepChainList(v, n)
+	return l.All(), total
+}
+
+// sweepChainList is sweepChains as a ChainList.
+func sweepChainList(v *model.View, n int) (*ChainList, int) {
 	m := v.Model
 	s := newChainSweep(v)
 	kept := make([]bool, m.NumThreads())
@@ -595,12 +624,12 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 			s.interval(t, iv, spans, kept[xi])
 		}
 	}
-	return s.chains(n)
+	return s.list(n)
 }
 
-// chains sweeps the edges collected, and returns the first n roots (0:
+// list sweeps the edges collected, and returns the first n roots (0:
 // all), most time first, and how many there are.
-func (s *chainSweep) chains(n int) ([]Chain, int) {
+func (s *chainSweep) list(n int) (*ChainList, int) {
 	// The last thread given is the holders' pass's copy, read back from
 	// the spill: its intervals are in the room the pass read every
 	// thread's into, as large as the most any had (43 MB of c5G-slow5's
@@ -622,7 +651,7 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	s.run()
 	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
-		return []Chain{}, total
+		return &ChainList{}, total
 	}
 
 	// Pass 2: the same sweep again, for the threads, links and states of
@@ -677,37 +706,69 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
 	s.rootStates(roots)
 
-	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
 		c, a := &s.kept[k], &s.accs[ai]
 		c.root, c.time, c.depth = a.root, a.time, int(a.depth)
-		out = append(out, c.chain(s.hops(k)))
-		s.kept[k] = chainAcc{}
 	}
-	return out, total
+	return &ChainList{ids: s.ids, ons: s.ons, kept: s.kept, links: s.links, wideLinks: s.wideLinks, wide: s.wide,
+		nodeBits: s.nodeBits, lkBits: s.lkBits}, total
 }
 
-// hops returns root kept k's links by hop, and lets go of its links by
-// node.
-func (s *chainSweep) hops(k int) map[hop]format.Time {
+// ChainList is the roots of the wait chains, most time first (Chains'
+// order), each root's Chain made when it is asked for (At) from what the
+// sweep kept of it: its waiters' ids and its links' times by the sweep's
+// nodes (8 and ~40 bytes each), where the Chains made all at once, every
+// link a Link of 48 bytes, were 0.92 GB of c1G's report --top 0 at its
+// peak.
+type ChainList struct {
+	ids              []format.ThreadID
+	ons              []onKey
+	kept             []chainAcc
+	links            []map[uint64]format.Time
+	wideLinks        []map[linkKey]format.Time
+	wide             bool
+	nodeBits, lkBits uint8
+}
+
+// Len is the number of roots listed.
+func (l *ChainList) Len() int { return len(l.kept) }
+
+// At makes the k-th root's Chain. It may be asked again: the same Chain,
+// whose Threads is the list's own (read, not to be changed).
+func (l *ChainList) At(k int) Chain {
+	acc := &l.kept[k]
+	c := acc.chain(l.hops(k))
+	acc.threads = c.Threads // sorted and unique: so again
+	return c
+}
+
+// All makes every root's Chain.
+func (l *ChainList) All() []Chain {
+	out := make([]Chain, 0, l.Len())
+	for k := range l.Len() {
+		out = append(out, l.At(k))
+	}
+	return out
+}
+
+// hops returns root kept k's links by hop.
+func (l *ChainList) hops(k int) map[hop]format.Time {
 	var links map[hop]format.Time
 	add := func(key linkKey, d format.Time) {
-		on := s.ons[key.lk]
-		links[hop{from: s.ids[key.x], to: s.ids[key.to], obj: on.obj, how: on.how}] += d
+		on := l.ons[key.lk]
+		links[hop{from: l.ids[key.x], to: l.ids[key.to], obj: on.obj, how: on.how}] += d
 	}
-	if s.wide {
-		links = make(map[hop]format.Time, len(s.wideLinks[k]))
-		for key, d := range s.wideLinks[k] {
+	if l.wide {
+		links = make(map[hop]format.Time, len(l.wideLinks[k]))
+		for key, d := range l.wideLinks[k] {
 			add(key, d)
 		}
-		s.wideLinks[k] = nil
 		return links
 	}
-	links = make(map[hop]format.Time, len(s.links[k]))
-	for w, d := range s.links[k] {
-		add(linkOf(w, s.nodeBits, s.lkBits), d)
+	links = make(map[hop]format.Time, len(l.links[k]))
+	for w, d := range l.links[k] {
+		add(linkOf(w, l.nodeBits, l.lkBits), d)
 	}
-	s.links[k] = nil
 	return links
 }
 

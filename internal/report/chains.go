@@ -66,10 +66,10 @@ func (b *builder) chains(n int) ([]Chain, *chainRows, int) {
 	var total int
 	if b.doing == nil {
 		var doing map[model.LockRef]*model.Doing
-		doing, l, total = analysis.HoldersAndChainList(b.v, n)
+		doing, l, total = analysis.HoldersAndChainList(b.v, n, chainLinks)
 		b.setDoing(doing)
 	} else {
-		l, total = analysis.ChainListOf(b.v, n)
+		l, total = analysis.ChainListOf(b.v, n, chainLinks)
 	}
 	rows := &chainRows{b: b.lean(), l: l}
 	if b.opt.Streamed {
@@ -102,7 +102,7 @@ func (b *builder) chainRow(c analysis.Chain) Chain {
 		madeRow("chains")
 	}
 	r := Chain{Root: c.Root.String(), RootName: b.name(c.Root), RootState: c.RootState, Depth: c.Depth, S: sec(c.Time),
-		Links: []ChainLink{}, LinksTotal: len(c.Links), Threads: []ChainThread{}}
+		Links: []ChainLink{}, LinksTotal: c.LinksTotal, Threads: []ChainThread{}}
 	if len(c.Links) > chainLinks {
 		c.Links = c.Links[:chainLinks]
 	}

@@ -165,7 +165,7 @@ func runReport(u ui, args []string) error {
 		return spillAdvice(err)
 	}
 	prof.heapAt("build")
-	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON, LetGoTails: true})
+	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON, Streamed: true, LetGoTails: true})
 	if err != nil {
 		return spillAdvice(err)
 	}

@@ -44,8 +44,11 @@ type Chain struct {
 	// them at 2.
 	Depth int
 	// Links are the steps of the chains to the root, the time of the
-	// threads behind it that went through each, most first.
+	// threads behind it that went through each, most first: all of them,
+	// or the first of them in a ChainList that cuts them.
 	Links []Link
+	// LinksTotal is how many steps the chains to the root have.
+	LinksTotal int
 }
 
 // Link is one step of a wait chain: From waited for To.
@@ -280,6 +283,7 @@ func (acc *chainAcc) chain(links map[hop]format.Time) Chain {
 		return cmp.Or(cmp.Compare(y.Time, x.Time), cmp.Compare(x.From, y.From), cmp.Compare(x.To, y.To),
 			cmp.Compare(x.How, y.How), cmp.Compare(x.Object, y.Object))
 	})
+	c.LinksTotal = len(c.Links)
 	return c
 }
 

@@ -550,3 +550,76 @@ func TestChainsReleased(t *testing.T) {
 		}
 	}
 }
+
+// TestChainListCut: a ChainList whose links are cut (HoldersAndChainList,
+// ChainListOf with links > 0, as orca report asks: pass 2 run for
+// chainBatches runs of the roots, each root's Chain made once its run is
+// done) lists the chains of HoldersAndChains, each with its first links
+// Links alone and LinksTotal all of them, in one run, two, three and one
+// per root (about), on the golden cases and synthetic recordings built as
+// orca report builds them. Fails with a batch that gives a root another's time or
+// links, or leaves the forest of the one before.
+func TestChainListCut(t *testing.T) {
+	var prefixes []string
+	for _, path := range chainCases(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		prefix := filepath.Join(t.TempDir(), name)
+		testrec.Write(t, testrec.Parse(t, path), prefix)
+		prefixes = append(prefixes, prefix)
+	}
+	for _, o := range []synth.Options{
+		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
+		{Seed: 9, Threads: 60, Monitors: 10, Semaphores: 4, Size: 3 << 20, Conditions: true},
+	} {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, o); err != nil {
+			t.Fatal(err)
+		}
+		prefixes = append(prefixes, prefix)
+	}
+	defer func(b, m int) { chainBatches, chainBatchMin = b, m }(chainBatches, chainBatchMin)
+	chainBatchMin = 1
+	batched, cut := 0, 0
+	for _, prefix := range prefixes {
+		name := filepath.Base(prefix)
+		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
+		v := res.Model.Filter(nil)
+		for _, n := range []int{0, 2} {
+			_, full, fullTotal := HoldersAndChains(v, n)
+			for _, links := range []int{1, 3} {
+				want := make([]Chain, len(full))
+				for i, c := range full {
+					c.Links = c.Links[:min(links, len(c.Links))]
+					want[i] = c
+					if c.LinksTotal != len(full[i].Links) {
+						t.Fatalf("%s: LinksTotal %d of %d links", name, c.LinksTotal, len(full[i].Links))
+					}
+					if c.LinksTotal > links {
+						cut++
+					}
+				}
+				for _, batches := range []int{1, 2, 3, 1 << 20} {
+					chainBatches = batches
+					if batches > 1 && len(full) > 1 {
+						batched++
+					}
+					for _, of := range []string{"HoldersAndChainList", "ChainListOf"} {
+						var l *ChainList
+						var total int
+						if of == "ChainListOf" {
+							l, total = ChainListOf(v, n, links)
+						} else {
+							_, l, total = HoldersAndChainList(v, n, links)
+						}
+						if got := l.All(); total != fullTotal || !reflect.DeepEqual(got, want) {
+							t.Errorf("%s: %s(n %d, links %d), %d batches: %d roots\n%+v\nwant %d\n%+v", name, of, n, links, batches, total, got, fullTotal, want)
+						}
+					}
+				}
+			}
+		}
+	}
+	if batched < 10 || cut < 10 {
+		t.Errorf("%d lists in more than one batch, %d chains cut: the test checks little", batched, cut)
+	}
+}

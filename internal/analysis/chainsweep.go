@@ -594,13 +594,43 @@ func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []C
 	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
 		s.interval(t, iv, spans, true)
 	})
-	cs, total := s.chains(n)
-	return doing, cs, total
+	l, total := s.list(n, 0)
+	return doing, l.All(), total
 }
+
+// HoldersAndChainList is HoldersAndChains with the chains as a ChainList,
+// each root's links cut to its first links (0: all of them; Chain.Links,
+// LinksTotal): orca report --top 0 lists every root's, whose links made
+// all at once were c1G's report's peak.
+func HoldersAndChainList(v *model.View, n, links int) (map[model.LockRef]*model.Doing, *ChainList, int) {
+	if v.Filtered {
+		doing := v.HoldersDoing()
+		l, total := sweepChainList(v, n, links)
+		return doing, l, total
+	}
+	s := newChainSweep(v)
+	if v.Model.Spilled() {
+		s.sp = v.Model
+	}
+	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
+		s.interval(t, iv, spans, true)
+	})
+	l, total := s.list(n, links)
+	return doing, l, total
+}
+
+// ChainListOf is Chains as a ChainList (HoldersAndChainList).
+func ChainListOf(v *model.View, n, links int) (*ChainList, int) { return sweepChainList(v, n, links) }
 
 // sweepChains is Chains by the sweep: the edges of every thread, read
 // one at a time (Model.IntervalsOf).
 func sweepChains(v *model.View, n int) ([]Chain, int) {
+	l, total := sweepChainList(v, n, 0)
+	return l.All(), total
+}
+
+// sweepChainList is sweepChains as a ChainList (HoldersAndChainList).
+func sweepChainList(v *model.View, n, links int) (*ChainList, int) {
 	m := v.Model
 	s := newChainSweep(v)
 	kept := make([]bool, m.NumThreads())
@@ -622,12 +652,16 @@ func sweepChains(v *model.View, n int) ([]Chain, int) {
 			s.interval(t, iv, spans, kept[xi])
 		}
 	}
-	return s.chains(n)
+	return s.list(n, links)
 }
 
-// chains sweeps the edges collected, and returns the first n roots (0:
-// all), most time first, and how many there are.
-func (s *chainSweep) chains(n int) ([]Chain, int) {
+// list sweeps the edges collected, and returns the first n roots (0:
+// all), most time first, and how many there are. With links > 0 each
+// root's Chain is made once pass 2 is done with it, its first links
+// Links alone kept (Chain.LinksTotal counts them all), and pass 2 is run
+// for chainBatch roots at a time: its links and stretches by root kept
+// are every root's with --top 0 (0.77 GB of c1G's report at its peak).
+func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// The last thread given is the holders' pass's copy, read back from
 	// the spill: its intervals are in the room the pass read every
 	// thread's into, as large as the most any had (43 MB of c5G-slow5's
@@ -655,33 +689,17 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	s.last, s.hist, s.cycAcc, s.nodeAcc = s.last[:nn], s.hist[:nn], s.cycAcc[:nn], s.nodeAcc[:nn]
 	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
-		return []Chain{}, total
+		return &ChainList{}, total
 	}
 
 	// Pass 2: the same sweep again, for the threads, links and states of
 	// the roots kept.
 	s.nodeBits, s.lkBits = uint8(bits.Len(uint(nn))), uint8(bits.Len(uint(len(s.ons))))
 	s.wide = 2*int(s.nodeBits)+int(s.lkBits) > linkWordBits
-	if s.wide {
-		s.wideLinks = make([]map[linkKey]format.Time, len(order))
-	} else {
-		s.links = make([]map[uint64]format.Time, len(order))
-	}
-	s.segs = make([]segLog, len(order))
-	s.kept = make([]chainAcc, len(order))
-	for k, ai := range order {
-		s.accs[ai].kept = int32(k)
-		if s.wide {
-			s.wideLinks[k] = map[linkKey]format.Time{}
-		} else {
-			s.links[k] = map[uint64]format.Time{}
-		}
-		s.stop = max(s.stop, s.accEnd[ai])
-	}
 	s.pass2 = true
 	// The depths are pass 1's: its histograms let go (24 bytes a node
 	// and their counts, 51 MB of c5G-slow5's report).
-	s.hist, s.accEnd = nil, nil
+	s.hist = nil
 	// The index of nodes by ID let go too (34 MB of c5G-slow5's report
 	// at its peak, the end of pass 2): the roots kept's nodes found now,
 	// and for nodeAccOf the nodes another node's ID names (a released
@@ -701,46 +719,189 @@ func (s *chainSweep) chains(n int) ([]Chain, int) {
 	}
 	s.node = nodeIndex{}
 	s.onCyc, s.kid, s.next, s.prev, s.edgeAt = make([]bool, nn), make([]int32, nn), make([]int32, nn), make([]int32, nn), make([]format.Time, nn)
+	l := &ChainList{ids: s.ids, ons: s.ons, wide: s.wide, nodeBits: s.nodeBits, lkBits: s.lkBits}
+	ends := []int{len(order)}
+	if links > 0 {
+		ends = s.batches(order)
+		l.cs = make([]Chain, 0, len(order))
+	}
+	b0 := 0
+	for _, b1 := range ends {
+		s.pass2Batch(order[b0:b1], roots[b0:b1], b1 == len(order))
+		if links == 0 {
+			l.kept, l.links, l.wideLinks = s.kept, s.links, s.wideLinks
+			break
+		}
+		l.kept, l.links, l.wideLinks = s.kept, s.links, s.wideLinks
+		for k, ai := range order[b0:b1] {
+			c := l.at(k)
+			c.Links = slices.Clone(c.Links[:min(links, len(c.Links))]) // not the array of them all
+			if cap(c.Threads) > 2*len(c.Threads) {
+				c.Threads = slices.Clone(c.Threads)
+			}
+			l.cs = append(l.cs, c)
+			s.accs[ai].kept = -1
+			l.kept[k], l.links[k] = chainAcc{}, nil
+		}
+		l.kept, l.links, l.wideLinks = nil, nil, nil
+		s.kept, s.links, s.wideLinks, s.segs = nil, nil, nil, nil
+		b0 = b1
+	}
+	s.accEnd = nil
+	return l, total
+}
+
+// chainBatches is in how many sweeps pass 2 follows the roots kept when
+// their links are cut (list) and they are more than chainBatchMin (the
+// tests make them more and smaller): each sweep costs as much as pass 2
+// alone.
+var chainBatches, chainBatchMin = 2, 4096
+
+// batches splits order, the roots kept, into chainBatches runs of about
+// the same time, and returns the end of each. A root's links, what pass 2
+// holds of it, go with its time: on the 128 MB synthetic the first 100 of
+// 34 276 roots have 40.5 % of the time and 38.5 % of the links, the first
+// 200 79.1 % and 75.7 %; runs of as many roots gave one 0.97 of them.
+func (s *chainSweep) batches(order []int32) []int {
+	if len(order) <= chainBatchMin || chainBatches <= 1 {
+		return []int{len(order)}
+	}
+	var all format.Time
+	for _, ai := range order {
+		all += s.accs[ai].time
+	}
+	var ends []int
+	var sum format.Time
+	for k, ai := range order {
+		sum += s.accs[ai].time
+		// The end of run j once its share is in (float: the sum of
+		// the times, ns, times chainBatches may pass an int64).
+		j := len(ends) + 1
+		if j < chainBatches && float64(sum) >= float64(all)*float64(j)/float64(chainBatches) {
+			ends = append(ends, k+1)
+		}
+	}
+	if len(ends) == 0 || ends[len(ends)-1] != len(order) {
+		ends = append(ends, len(order))
+	}
+	return ends
+}
+
+// pass2Batch runs pass 2 for the roots of accs order (nodes roots), then
+// splits their time by what they did; last: the last batch, after which
+// the forest is let go before the roots' intervals are read.
+func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
+	if s.wide {
+		s.wideLinks = make([]map[linkKey]format.Time, len(order))
+	} else {
+		s.links = make([]map[uint64]format.Time, len(order))
+	}
+	s.segs = make([]segLog, len(order))
+	s.kept = make([]chainAcc, len(order))
+	s.stop = 0
+	for k, ai := range order {
+		s.accs[ai].kept = int32(k)
+		if s.wide {
+			s.wideLinks[k] = map[linkKey]format.Time{}
+		} else {
+			s.links[k] = map[uint64]format.Time{}
+		}
+		s.stop = max(s.stop, s.accEnd[ai])
+	}
+	// A batch after another: its forest from nothing (reset, and the
+	// cycles' marks and the children a run stopped at s.stop left).
+	clear(s.onCyc)
+	clear(s.kid)
+	clear(s.next)
+	clear(s.prev)
+	clear(s.edgeAt)
 	s.reset()
 	s.run()
-	// The forest let go before the roots' intervals are read and their
-	// links made (~100 bytes a node).
-	s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
-	s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
-	s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
+	if last {
+		// The forest let go before the roots' intervals are read and
+		// their links made (~100 bytes a node).
+		s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
+		s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
+		s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
+	}
 	s.rootStates(roots)
-
-	out := make([]Chain, 0, len(order))
 	for k, ai := range order {
 		c, a := &s.kept[k], &s.accs[ai]
 		c.root, c.time, c.depth = a.root, a.time, int(a.depth)
-		out = append(out, c.chain(s.hops(k)))
-		s.kept[k] = chainAcc{}
 	}
-	return out, total
 }
 
-// hops returns root kept k's links by hop, and lets go of its links by
-// node.
-func (s *chainSweep) hops(k int) map[hop]format.Time {
+// ChainList is the roots of the wait chains, most time first (Chains'
+// order). Without a cut of their links (HoldersAndChainList's links 0)
+// each root's Chain is made when it is asked for (At) from what the sweep
+// kept of it: its waiters' ids and its links' times by the sweep's nodes;
+// with one, made once pass 2 is done with it, its first links alone kept.
+// The Chains of every root made at once, every link a Link of 48 bytes,
+// were 0.92 GB of c1G's report --top 0 at its peak.
+type ChainList struct {
+	cs               []Chain // made, with a cut of their links
+	ids              []format.ThreadID
+	ons              []onKey
+	kept             []chainAcc
+	links            []map[uint64]format.Time
+	wideLinks        []map[linkKey]format.Time
+	wide             bool
+	nodeBits, lkBits uint8
+}
+
+// Len is the number of roots listed.
+func (l *ChainList) Len() int {
+	if l.cs != nil {
+		return len(l.cs)
+	}
+	return len(l.kept)
+}
+
+// At returns the k-th root's Chain. It may be asked again: the same
+// Chain, whose Threads and Links are the list's own (read, not to be
+// changed).
+func (l *ChainList) At(k int) Chain {
+	if l.cs != nil {
+		return l.cs[k]
+	}
+	return l.at(k)
+}
+
+// at makes the k-th root's Chain of kept and links.
+func (l *ChainList) at(k int) Chain {
+	acc := &l.kept[k]
+	c := acc.chain(l.hops(k))
+	acc.threads = c.Threads // sorted and unique: so again
+	return c
+}
+
+// All makes every root's Chain.
+func (l *ChainList) All() []Chain {
+	out := make([]Chain, 0, l.Len())
+	for k := range l.Len() {
+		out = append(out, l.At(k))
+	}
+	return out
+}
+
+// hops returns root kept k's links by hop.
+func (l *ChainList) hops(k int) map[hop]format.Time {
 	var links map[hop]format.Time
 	add := func(key linkKey, d format.Time) {
-		on := s.ons[key.lk]
-		links[hop{from: s.ids[key.x], to: s.ids[key.to], obj: on.obj, how: on.how}] += d
+		on := l.ons[key.lk]
+		links[hop{from: l.ids[key.x], to: l.ids[key.to], obj: on.obj, how: on.how}] += d
 	}
-	if s.wide {
-		links = make(map[hop]format.Time, len(s.wideLinks[k]))
-		for key, d := range s.wideLinks[k] {
+	if l.wide {
+		links = make(map[hop]format.Time, len(l.wideLinks[k]))
+		for key, d := range l.wideLinks[k] {
 			add(key, d)
 		}
-		s.wideLinks[k] = nil
 		return links
 	}
-	links = make(map[hop]format.Time, len(s.links[k]))
-	for w, d := range s.links[k] {
-		add(linkOf(w, s.nodeBits, s.lkBits), d)
+	links = make(map[hop]format.Time, len(l.links[k]))
+	for w, d := range l.links[k] {
+		add(linkOf(w, l.nodeBits, l.lkBits), d)
 	}
-	s.links[k] = nil
 	return links
 }
 

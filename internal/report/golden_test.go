@@ -123,9 +123,10 @@ func TestGolden(t *testing.T) {
 							t.Fatalf("PackThreads %v: %d threads of %d packed, %d ended", pack, n, dropped.Model.NumThreads(), ended)
 						}
 						// As orca report makes it: the tails let go once the
-						// hangs are found.
+						// hangs are found, the wait chains' rows made as
+						// they are written.
 						dopt := opt
-						dopt.LetGoTails = true
+						dopt.LetGoTails, dopt.Streamed = true, true
 						dr := New(rec, dropped, dopt)
 						dr.Prefix = name
 						var dtxt, djs bytes.Buffer

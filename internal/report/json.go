@@ -209,7 +209,13 @@ func (o *jsonOut) report(r *Report) {
 	c.Sites, c.Deadlocks, c.PotentialDeadlocks, c.Hangs = []Site{}, []Deadlock{}, []PotentialDeadlock{}, []Hang{}
 	c.Chains, c.NotHangs, c.WaitingAlone, c.Waits = []Chain{}, []Hang{}, []Hang{}, []Wait{}
 	o.object(&c, 0,
-		streamed{"threads", 1, func(d int) { values(o, r.Threads, d) }},
+		streamed{"threads", 1, func(d int) {
+			if r.threadList != nil {
+				valuesOf(o, r.threadList.all, d)
+			} else {
+				values(o, r.Threads, d)
+			}
+		}},
 		streamed{"virtual_groups", 1, func(d int) { values(o, r.VirtualGroups, d) }},
 		streamed{"locks", 1, func(d int) { list(o, r.Locks, d, o.lock) }},
 		streamed{"class_inits", 1, func(d int) { list(o, r.ClassInits, d, o.classInit) }},
@@ -217,7 +223,13 @@ func (o *jsonOut) report(r *Report) {
 		streamed{"deadlocks", 1, func(d int) { values(o, r.Deadlocks, d) }},
 		streamed{"potential_deadlocks", 1, func(d int) { values(o, r.PotentialDeadlocks, d) }},
 		streamed{"hangs", 1, func(d int) { values(o, r.Hangs, d) }},
-		streamed{"chains", 1, func(d int) { values(o, r.Chains, d) }},
+		streamed{"chains", 1, func(d int) {
+			if r.chainRows != nil {
+				valuesOf(o, r.chainRows.all, d)
+			} else {
+				values(o, r.Chains, d)
+			}
+		}},
 		streamed{"not_hangs", 1, func(d int) { values(o, r.NotHangs, d) }},
 		streamed{"waiting_alone", 1, func(d int) { values(o, r.WaitingAlone, d) }},
 		streamed{"waits", 1, func(d int) { list(o, r.Waits, d, o.wait) }},

@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bufio"
 	"bytes"
+	"strings"
 	"testing"
 
 	"golang.org/x/tools/txtar"
@@ -35,11 +37,12 @@ func TestJSONStreamed(t *testing.T) {
 }
 
 // TestJSONOnly: with Options.JSONOnly the listed locks' waiters and owners
-// are written from the Model as WriteJSON goes, and the JSON is the bytes
-// of the Report with them as rows, on every golden case with each case's
-// option sets, every list whole (--top=0) and the wait chains on; the
-// Report's rows are not made. Fails with a row of either list made
-// otherwise, or a list's brackets where an empty one is "[]".
+// are written from the Model as WriteJSON goes, and with Options.Streamed
+// the threads and the wait chains, and the JSON is the bytes of the Report
+// with them as rows, on every golden case with each case's option sets,
+// every list whole (--top=0) and the wait chains on; the Report's rows are
+// not made. Fails with a row of any of those lists made otherwise, or a
+// list's brackets where an empty one is "[]".
 func TestJSONOnly(t *testing.T) {
 	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
 		rec, res := load(t, name, ar)
@@ -50,12 +53,15 @@ func TestJSONOnly(t *testing.T) {
 				if err := New(rec, res, opt).WriteJSON(&rows); err != nil {
 					t.Fatal(err)
 				}
-				opt.JSONOnly = true
+				opt.JSONOnly, opt.Streamed = true, true
 				r := New(rec, res, opt)
 				for _, l := range r.Locks {
 					if l.Owners != nil || l.Waiters != nil {
 						t.Errorf("lock %s: %d owners' and %d waiters' rows made", l.Object, len(l.Owners), len(l.Waiters))
 					}
+				}
+				if r.Threads != nil || r.Chains != nil || len(r.textThreads) > 0 {
+					t.Errorf("%d threads' rows, %d wait chains', %d text threads' made", len(r.Threads), len(r.Chains), len(r.textThreads))
 				}
 				if err := r.WriteJSON(&streamed); err != nil {
 					t.Fatal(err)
@@ -66,4 +72,79 @@ func TestJSONOnly(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestListsStreamed: as orca report --json --top 0 makes and writes a
+// Report (Options.JSONOnly, Streamed), the rows of the threads and of the
+// wait chains are made one at a time as they are written, not held:
+// each list's row i is made once its element i-1 is written (before
+// that, once the list's key is), on every golden case. Fails with the rows
+// made in New (0.92 GB of c1G's report were its wait chains made at
+// once).
+func TestListsStreamed(t *testing.T) {
+	lists := []string{"threads", "chains"}
+	many := map[string]int{}
+	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
+		rec, res := load(t, name, ar)
+		t.Run(name, func(t *testing.T) {
+			opt := parseArgs(t, "--top=0 --chains")
+			opt.JSONOnly, opt.Streamed = true, true
+			var out bytes.Buffer
+			made := map[string][]int{} // by list, where the output was as each row was made
+			madeRow = func(list string) { made[list] = append(made[list], out.Len()) }
+			defer func() { madeRow = nil }()
+			// A buffer of the least size: out has all but the last 16
+			// bytes written.
+			const slack = 16
+			bw := bufio.NewWriterSize(&out, slack)
+			if err := New(rec, res, opt).WriteJSON(bw); err != nil {
+				t.Fatal(err)
+			}
+			if err := bw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			doc := out.String()
+			for _, list := range lists {
+				// The list's elements begin at depth 2, its key at 1.
+				head := "\n  \"" + list + "\": ["
+				key := strings.Index(doc, head)
+				if key < 0 {
+					t.Fatalf("no %q list in the JSON", list)
+				}
+				var at []int
+				if !strings.HasPrefix(doc[key+len(head):], "]") {
+					end := key + strings.Index(doc[key:], "\n  ]")
+					for i := key; ; {
+						j := strings.Index(doc[i:end], "\n    {")
+						if j < 0 {
+							break
+						}
+						at = append(at, i+j)
+						i += j + 1
+					}
+				}
+				if len(made[list]) != len(at) {
+					t.Fatalf("%s: %d rows made, %d in the JSON", list, len(made[list]), len(at))
+				}
+				for i, m := range made[list] {
+					after := key
+					if i > 0 {
+						after = at[i-1]
+					}
+					if m+slack < after {
+						t.Errorf("%s: row %d made with %d bytes written, before the list's key (at %d) and element i-1 (at %d) were", list, i, m, key, after)
+						break
+					}
+				}
+				if len(at) > 1 {
+					many[list]++
+				}
+			}
+		})
+	})
+	for _, list := range lists {
+		if many[list] == 0 {
+			t.Errorf("no golden case lists two %s or more: the test checks nothing", list)
+		}
+	}
 }

@@ -217,7 +217,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	if opt.Chains {
 		var total int
-		r.Chains, total = b.chains(opt.Top)
+		r.Chains, r.chainRows, total = b.chains(opt.Top)
 		r.ChainsTotal = &total
 		b.m.LetGoOwnerChanges() // those the chains' sweep read back
 	}
@@ -234,16 +234,39 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.NoThreadLists {
 		r.Threads, r.VirtualGroups, r.textThreads = []Thread{}, []VirtualGroup{}, []Thread{}
 	} else {
-		r.Threads = make([]Thread, 0, listed(len(ranks), opt.Top))
-		for _, k := range ranks[:cap(r.Threads)] {
-			r.Threads = append(r.Threads, b.thread(b.v.At(int(k.i))))
-		}
+		n := listed(len(ranks), opt.Top)
+		// The rows listed: the Report's, or with Streamed the text's
+		// alone (none with JSONOnly too), WriteJSON making them again.
 		var rows []Thread
-		rows, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, r.Threads, opt.Top)
-		if opt.Virtual {
-			rows, r.textThreadsTotal = r.Threads, r.ThreadsTotal
+		keep := opt.Top
+		if opt.Streamed {
+			at := make([]int32, n)
+			for j, k := range ranks[:n] {
+				at[j] = k.i
+			}
+			r.threadList = &threadRows{b: b.lean(), at: at}
+			if opt.JSONOnly {
+				keep = -1
+			}
 		}
-		r.textThreads = rows
+		if keep >= 0 {
+			rows = make([]Thread, 0, n)
+			for _, k := range ranks[:n] {
+				if madeRow != nil && !opt.Streamed {
+					madeRow("threads")
+				}
+				rows = append(rows, b.thread(b.v.At(int(k.i))))
+			}
+		}
+		if !opt.Streamed {
+			r.Threads = rows
+		}
+		var text []Thread
+		text, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, rows, keep)
+		if opt.Virtual {
+			text, r.textThreadsTotal = rows, r.ThreadsTotal
+		}
+		r.textThreads = text
 	}
 	r.parks = r.parks || b.parks
 	mlocks := b.v.Locks
@@ -434,6 +457,32 @@ func (b *builder) rankThreads(hung map[string]bool) []threadRank {
 		return cmp.Compare(a.start, c.start)
 	})
 	return rs
+}
+
+// lean is a builder of the rows Options.Streamed makes as they are
+// written (threadRows, chainRows): without what New alone needs (the
+// stacks resolved, what the holders did).
+func (b *builder) lean() *builder {
+	return &builder{rec: b.rec, m: b.m, opt: b.opt, v: b.v, jdk: b.jdk, origin: b.origin}
+}
+
+// threadRows makes the threads' rows as WriteJSON writes them
+// (Options.Streamed): at, the listed threads' indexes in the View, in
+// rank order (4 bytes a thread, where a row is ~200).
+type threadRows struct {
+	b  *builder
+	at []int32
+}
+
+// all yields the rows in order, each made then.
+func (tr *threadRows) all(yield func(*Thread)) {
+	for _, i := range tr.at {
+		if madeRow != nil {
+			madeRow("threads")
+		}
+		th := tr.b.thread(tr.b.v.At(int(i)))
+		yield(&th)
+	}
 }
 
 // thread is t's row in the threads' list.
@@ -649,9 +698,10 @@ var digits = regexp.MustCompile(`[0-9]+`)
 
 // virtualGroups merges the virtual threads ranked into one row per name
 // pattern, placed where its first thread ranked, and returns the first
-// keep of the rows (0: all), how many there are, and the groups; the rows
-// are listed (the first rows of the threads ranked, made) themselves when
-// none is virtual. A row is made only for a virtual thread or one kept.
+// keep of the rows (0: all; -1: none, the groups alone), how many there
+// are, and the groups; the rows are listed (the first rows of the threads
+// ranked, made) themselves when none is virtual. A row is made only for a
+// virtual thread or one kept.
 func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) ([]Thread, int, []VirtualGroup) {
 	groups := []VirtualGroup{}
 	virtual := false

@@ -49,6 +49,14 @@ type Options struct {
 	// (c5G-slow5's 1.33 M threads: their rows 0.75 GB, the locks'
 	// owners 1.7 GB).
 	NoThreadLists bool
+	// Streamed: the wait chains' rows are not made (Chains stays nil) but
+	// each made from the analysis' ChainList as WriteJSON or WriteText
+	// writes it, and the threads' rows (Threads nil) as WriteJSON writes
+	// them, the same bytes; the text's THREADS rows are made unless
+	// JSONOnly, when WriteText lists none. With --top 0 both list every
+	// thread's: c1G's analysis chains made at once were 0.92 GB, its
+	// report's peak.
+	Streamed bool
 	// LetGoTails: the Model is read by this Report alone (orca report):
 	// the threads' tails are let go once the hangs are found
 	// (model.Model.LetGoTails), before the wait chains. A later reader of
@@ -163,6 +171,10 @@ type Report struct {
 	// CPU on a big recording (docs/PERFORMANCE.md).
 	Chains      []Chain `json:"chains"`
 	ChainsTotal *int    `json:"chains_total"`
+	// With Options.Streamed, Chains' and Threads' rows as they are
+	// written.
+	chainRows  *chainRows
+	threadList *threadRows
 	// NotHangs: the threads in a blocking state at the end that are not
 	// hangs (analysis.OpenAtEnd: Why says why); those at a cut are in
 	// Cut.UnknownAfter.

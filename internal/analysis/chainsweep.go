@@ -27,14 +27,13 @@ import (
 // intervals at every step of every chain.
 //
 // The edges are kept in time order of their starts as they come (in
-// buckets of time, each sorted as pass 1 comes to it, and packed again
-// sorted for pass 2), and their ends are taken from a heap of the edges
-// under way, so that the sweep reads them in order, once per pass, and
-// keeps what it needs of each thread's edge under way beside the thread:
-// it reads no edge again, and no interval but the roots kept's. Taking
-// the edges as the holders' fold reads the intervals (HoldersAndChains),
-// `orca report` reads each thread's intervals once for both
-// (docs/streaming.md).
+// buckets of time, each sorted before the sweep), and their ends are
+// taken from a heap of the edges under way, so that the sweep reads them
+// in order, once per pass, and keeps what it needs of each thread's edge
+// under way beside the thread: it reads no edge again, and no interval
+// but the roots kept's. Taking the edges as the holders' fold reads the
+// intervals (HoldersAndChains), `orca report` reads each thread's
+// intervals once for both (docs/streaming.md).
 
 // sweepEdge is one stretch [a, b) in which thread from (a node) waited
 // for thread to (to&^srcBit; srcBit set when from is a waiter whose time
@@ -57,12 +56,6 @@ type onKey struct {
 	obj format.ObjectID
 	how uint8
 }
-
-// word is k as a map's key.
-func (k onKey) word() uint64 { return uint64(k.obj)<<8 | uint64(k.how) }
-
-// lockWord is r as a map's key.
-func lockWord(r model.LockRef) uint64 { return uint64(r.Object)<<8 | uint64(r.Kind) }
 
 // rootSeg is a stretch [a, b) in which a root kept (pass 2) had n waiters
 // behind it and was no cycle's: split by what it was doing at the end
@@ -242,26 +235,18 @@ func (l *edgeLog) decode(buf []sweepEdge, base format.Time, sp *model.Model, roo
 }
 
 // edgeBuckets is how many buckets of time the recording's span is cut
-// into: each is sorted alone as pass 1 comes to it (~700 edges each at
-// 128 MB, ~6 000 at 1 GB).
+// into: each is sorted alone before the sweep (a few hundred edges each
+// at 128 MB).
 const edgeBuckets = 4096
 
 // endEv is an edge under way in the heap of their ends: the sweep takes
 // them by end, then thread (at one instant, as the edges' starts, in the
-// order of the threads), then the edge's place in the sweep: b, then k,
-// the thread (a node) in its high half and the place in its low (both
-// int32s, not negative).
+// order of the threads), then the edge's place in the sweep.
 type endEv struct {
-	b format.Time
-	k uint64
+	b    format.Time
+	from int32
+	e    int32
 }
-
-func newEndEv(b format.Time, from, e int32) endEv {
-	return endEv{b: b, k: uint64(uint32(from))<<32 | uint64(uint32(e))}
-}
-
-func (v endEv) from() int32 { return int32(v.k >> 32) }
-func (v endEv) e() int32    { return int32(uint32(v.k)) }
 
 type chainSweep struct {
 	m    *model.Model
@@ -273,11 +258,9 @@ type chainSweep struct {
 	buckets   []edgeLog
 	sp        *model.Model // the Model whose spill the buckets' full blocks go to (nil: none)
 	room      []byte       // a spilt block read back
-	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them,
-	// by onWord (a map of words, not of structs: a struct's hash was a
-	// fifth of emit's cost).
+	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
-	onOf map[uint64]uint32
+	onOf map[onKey]uint32
 
 	// The edges' collection (interval): the thread last given, its node
 	// and whether its contentions are the View's (src edges), its last
@@ -291,20 +274,12 @@ type chainSweep struct {
 	lastOn     onKey
 	lastOnIdx  uint32
 	haveLastOn bool
-	// toNear: the threads waited for lately, by farHash of their ID (a
-	// slot's n 0: none), before the index (nodeIndex): the threads that
-	// hold locks at one time are few, but the index's table of every
-	// thread (8 MB at 1 GB) missed the cache at most look-ups (1.1 s of
-	// c1G's report).
-	toNear []farNode
 
 	// The ends of the edges under way.
 	ends []endEv
 	// cur2: room for a bucket's edges decoded (run), kept from pass to
-	// pass; ordBuf and ordCount: order's room, of pass 1.
-	cur2     []sweepEdge
-	ordBuf   []sweepEdge
-	ordCount []int32
+	// pass.
+	cur2 []sweepEdge
 
 	// The forest: by node, its parent (-1 for a root), its edge now (its
 	// place in the sweep, -1 for none; a root with an edge is a cycle's,
@@ -389,7 +364,7 @@ type chainSweep struct {
 	rels      []relRun
 	relMem    [][]byte // without a spill: by run, its bytes still to read
 	relLocks  []model.LockRef
-	relLockOf map[uint64]uint32 // by lockWord
+	relLockOf map[model.LockRef]uint32
 	relPend   []byte
 	relPendX  int32
 	relPrevB  format.Time // the last release packed's end
@@ -406,7 +381,6 @@ type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
 	win   []relSpan
-	k     int32 // the bucket win was last trimmed for
 }
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
@@ -562,13 +536,12 @@ func (x *nodeIndex) growFar() {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1}
+	s := &chainSweep{m: m, onOf: map[onKey]uint32{}, lastXi: -1}
 	s.ids = make([]format.ThreadID, m.NumThreads())
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
 	}
 	s.node.reset(s.ids)
-	s.toNear = make([]farNode, 1<<toNearBits)
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)
@@ -666,12 +639,13 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// the spill: its intervals are in the room the pass read every
 	// thread's into, as large as the most any had (43 MB of c5G-slow5's
 	// report, held to its peak, the end of pass 2).
-	s.lastT, s.toNear = nil, nil
+	s.lastT = nil
 	s.putReleases()
-	// Pass 1 orders each bucket as it comes to it (order), which makes
-	// the released nodes: one at most for each holder with releases.
-	s.relBase = int32(len(s.ids))
-	nn := len(s.ids) + len(s.rels)
+	s.order()
+	// The holders' released stretches cut the edges in order alone:
+	// let go before the sweep.
+	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
+	nn := len(s.ids)
 	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
 	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
 	s.nodeAcc = make([]int32, nn)
@@ -680,13 +654,6 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	}
 	s.reset()
 	s.run()
-	// The holders' released stretches cut the edges in order alone:
-	// let go after pass 1, the nodes' slices cut to the nodes made.
-	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
-	s.ordBuf, s.ordCount = nil, nil
-	nn = len(s.ids)
-	s.par, s.cur, s.curTo, s.curLk, s.cnt = s.par[:nn], s.cur[:nn], s.curTo[:nn], s.curLk[:nn], s.cnt[:nn]
-	s.last, s.hist, s.cycAcc, s.nodeAcc = s.last[:nn], s.hist[:nn], s.cycAcc[:nn], s.nodeAcc[:nn]
 	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
 		return &ChainList{}, total
@@ -965,7 +932,7 @@ func (s *chainSweep) interval(t *model.Thread, iv *model.Interval, spans []model
 func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 	if s.relOf == nil {
 		s.relOf = make([]int32, s.m.NumThreads())
-		s.relLockOf = map[uint64]uint32{}
+		s.relLockOf = map[model.LockRef]uint32{}
 	}
 	if s.lastXi != s.relPendX || len(s.relPend) == 0 {
 		s.putReleases()
@@ -974,11 +941,11 @@ func (s *chainSweep) addRelease(a, b format.Time, lock model.LockRef) {
 		}
 		s.relPendX = s.lastXi
 	}
-	k, ok := s.relLockOf[lockWord(lock)]
+	k, ok := s.relLockOf[lock]
 	if !ok {
 		k = uint32(len(s.relLocks))
 		s.relLocks = append(s.relLocks, lock)
-		s.relLockOf[lockWord(lock)] = k
+		s.relLockOf[lock] = k
 	}
 	s.relPend = binary.AppendUvarint(s.relPend, uint64(a-s.relPrevB))
 	s.relPend = binary.AppendUvarint(s.relPend, uint64(b-a))
@@ -1016,10 +983,8 @@ func (s *chainSweep) putReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y] - 1
 	r := &s.rels[x]
-	if k > int(r.k) {
-		// An edge of bucket k begins at its base or after: trimmed once
-		// a bucket (those read on for it are let go at the next).
-		r.k = int32(k)
+	if k > 0 {
+		// An edge of bucket k begins at its base or after.
 		base := s.base(k)
 		i, n := 0, len(r.win)
 		for i < n {
@@ -1078,25 +1043,20 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 	}
 	ti := s.lastTi // a thread mostly waits for one other in a row
 	if to != s.lastTo {
-		if c := &s.toNear[farHash(to, 64-toNearBits)]; c.n > 0 && c.id == to {
-			ti = c.n - 1
-		} else {
-			var ok bool
-			if ti, ok = s.node.lookup(to); !ok {
-				ti = int32(len(s.ids))
-				s.ids = append(s.ids, to)
-				s.node.set(to, ti)
-			}
-			c.id, c.n = to, ti+1
+		var ok bool
+		if ti, ok = s.node.lookup(to); !ok {
+			ti = int32(len(s.ids))
+			s.ids = append(s.ids, to)
+			s.node.set(to, ti)
 		}
 		s.lastTo, s.lastTi = to, ti
 	}
 	if on != s.lastOn || !s.haveLastOn {
-		k, ok := s.onOf[on.word()]
+		k, ok := s.onOf[on]
 		if !ok {
 			k = uint32(len(s.ons))
 			s.ons = append(s.ons, on)
-			s.onOf[on.word()] = k
+			s.onOf[on] = k
 		}
 		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
 	}
@@ -1108,9 +1068,6 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 	s.buckets[k].add(&e, s.base(k), s.sp)
 }
 
-// toNearBits: chainSweep.toNear has 1<<toNearBits slots (64 KB).
-const toNearBits = 12
-
 // base is bucket k's start, what its first edge's a is packed against.
 func (s *chainSweep) base(k int) format.Time { return s.lo + format.Time(k)*s.width }
 
@@ -1120,67 +1077,66 @@ func (s *chainSweep) hopOf(x int32) hop {
 	return hop{from: s.ids[x], to: s.ids[s.curTo[x]&^srcBit], obj: on.obj, how: on.how}
 }
 
-// order returns bucket k's edges (their blocks let go) sorted by start,
-// stably: at one instant in the order they came, which is the threads' (a
-// thread's edges come in time order, and when they do not the later of
-// two starts at one instant wins, as it came later); cut where their
-// holders had released the lock first (splitReleased). A counting sort
-// of the bucket into pieces of time of about two edges each, then an
-// insertion sort of each piece. The bucket is packed again in that order
-// for pass 2 (chainSweep.run): pass 1 sweeps the edges as order returns
-// them, not decoded again. It uses buf's room and returns it.
-func (s *chainSweep) order(k int, buf []sweepEdge) []sweepEdge {
-	l := &s.buckets[k]
-	if l.n == 0 {
-		return buf[:0]
-	}
-	in := l.decode(s.ordBuf[:0], s.base(k), s.sp, &s.room)
-	if s.rels != nil {
-		for i := 0; i < len(in); i++ {
-			in = s.splitReleased(in, i, k)
+// order sorts each bucket's edges by start, stably: at one instant in
+// the order they came, which is the threads' (a thread's edges come in
+// time order, and when they do not the later of two starts at one
+// instant wins, as it came later). A counting sort of the bucket into
+// pieces of time of about two edges each, then an insertion sort of each
+// piece.
+func (s *chainSweep) order() {
+	var buf, tmp []sweepEdge
+	var count []int32
+	s.relBase = int32(len(s.ids))
+	for k := range s.buckets {
+		l := &s.buckets[k]
+		if l.n == 0 {
+			continue
+		}
+		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
+		if s.rels != nil {
+			for i := 0; i < len(buf); i++ {
+				buf = s.splitReleased(buf, i, k)
+			}
+		}
+		lo, hi := buf[0].a, buf[0].a
+		for i := range buf {
+			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
+		}
+		np := len(buf)/2 + 1
+		width := (hi-lo)/format.Time(np) + 1
+		count = append(count[:0], make([]int32, np+1)...)
+		for i := range buf {
+			count[(buf[i].a-lo)/width+1]++
+		}
+		for i := 1; i <= np; i++ {
+			count[i] += count[i-1]
+		}
+		tmp = append(tmp[:0], make([]sweepEdge, len(buf))...)
+		for i := range buf {
+			p := (buf[i].a - lo) / width
+			tmp[count[p]] = buf[i]
+			count[p]++
+		}
+		for i := 1; i < len(tmp); i++ {
+			for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
+				tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+			}
+		}
+		// Packed again in order (the differences of a sorted a are
+		// smaller), the unsorted blocks let go; then written to the
+		// spill as one block (read back by one read each of the sweep's
+		// two passes over the bucket): held in memory, the ordered
+		// buckets were 250 MB of c1G's live peak, the report's.
+		*l = edgeLog{}
+		for i := range tmp {
+			l.add(&tmp[i], s.base(k), nil)
+		}
+		if s.sp != nil && len(l.blocks) > 0 {
+			if r, ok := s.sp.ScratchWrite(l.blocks...); ok {
+				l.spilt, l.blocks = append(l.spilt, r), nil
+			}
 		}
 	}
-	s.ordBuf = in
-	lo, hi := in[0].a, in[0].a
-	for i := range in {
-		lo, hi = min(lo, in[i].a), max(hi, in[i].a)
-	}
-	np := len(in)/2 + 1
-	width := (hi-lo)/format.Time(np) + 1
-	count := append(s.ordCount[:0], make([]int32, np+1)...)
-	for i := range in {
-		count[(in[i].a-lo)/width+1]++
-	}
-	for i := 1; i <= np; i++ {
-		count[i] += count[i-1]
-	}
-	s.ordCount = count
-	tmp := slices.Grow(buf[:0], len(in))[:len(in)]
-	for i := range in {
-		p := (in[i].a - lo) / width
-		tmp[count[p]] = in[i]
-		count[p]++
-	}
-	for i := 1; i < len(tmp); i++ {
-		for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
-			tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
-		}
-	}
-	// Packed again in order (the differences of a sorted a are
-	// smaller), the unsorted blocks let go; then written to the
-	// spill as one block (read back by one read in pass 2): held in
-	// memory, the ordered buckets were 250 MB of c1G's live peak, the
-	// report's.
-	*l = edgeLog{}
-	for i := range tmp {
-		l.add(&tmp[i], s.base(k), nil)
-	}
-	if s.sp != nil && len(l.blocks) > 0 {
-		if r, ok := s.sp.ScratchWrite(l.blocks...); ok {
-			l.spilt, l.blocks = append(l.spilt, r), nil
-		}
-	}
-	return tmp
 }
 
 // splitReleased cuts edge buf[i], of bucket k, where it is a contention's
@@ -1263,7 +1219,13 @@ func (s *chainSweep) released(y int32) int32 {
 
 // lessEnd orders the heap of ends: by end, then thread, then place.
 func lessEnd(x, y *endEv) bool {
-	return x.b < y.b || x.b == y.b && x.k < y.k
+	if x.b != y.b {
+		return x.b < y.b
+	}
+	if x.from != y.from {
+		return x.from < y.from
+	}
+	return x.e < y.e
 }
 
 // pushEnd adds an edge under way to the heap of ends.
@@ -1272,13 +1234,12 @@ func (s *chainSweep) pushEnd(v endEv) {
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 2
-		if !lessEnd(&v, &h[p]) {
+		if !lessEnd(&h[i], &h[p]) {
 			break
 		}
-		h[i] = h[p]
+		h[i], h[p] = h[p], h[i]
 		i = p
 	}
-	h[i] = v
 	s.ends = h
 }
 
@@ -1287,10 +1248,9 @@ func (s *chainSweep) popEnd() endEv {
 	h := s.ends
 	top := h[0]
 	n := len(h) - 1
-	v := h[n]
+	h[0] = h[n]
 	h = h[:n]
-	i := 0
-	for {
+	for i := 0; ; {
 		l := 2*i + 1
 		if l >= n {
 			break
@@ -1298,14 +1258,11 @@ func (s *chainSweep) popEnd() endEv {
 		if r := l + 1; r < n && lessEnd(&h[r], &h[l]) {
 			l = r
 		}
-		if !lessEnd(&h[l], &v) {
+		if !lessEnd(&h[l], &h[i]) {
 			break
 		}
-		h[i] = h[l]
+		h[i], h[l] = h[l], h[i]
 		i = l
-	}
-	if n > 0 {
-		h[i] = v
 	}
 	s.ends = h
 	return top
@@ -1326,12 +1283,7 @@ func (s *chainSweep) run() {
 				s.cur2 = cur[:0]
 				return
 			}
-			if s.pass2 {
-				cur = s.buckets[k].decode(cur[:0], s.base(k), s.sp, &s.room)
-			} else {
-				cur = s.order(k, cur)
-			}
-			j = 0
+			cur, j = s.buckets[k].decode(cur[:0], s.base(k), s.sp, &s.room), 0
 		}
 		next = &cur[j]
 	}
@@ -1349,8 +1301,8 @@ func (s *chainSweep) run() {
 		}
 		for len(s.ends) > 0 && s.ends[0].b == now {
 			v := s.popEnd()
-			if x := v.from(); s.cur[x] == v.e() {
-				s.detach(x, now)
+			if s.cur[v.from] == v.e {
+				s.detach(v.from, now)
 			}
 		}
 		for next != nil && next.a == now {
@@ -1359,7 +1311,7 @@ func (s *chainSweep) run() {
 				s.detach(x, now)
 			}
 			s.attach(x, e, next.to, next.lk, now)
-			s.pushEnd(newEndEv(next.b, x, e))
+			s.pushEnd(endEv{b: next.b, from: x, e: e})
 			e++
 			j++
 			advance()

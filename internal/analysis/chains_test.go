@@ -361,24 +361,11 @@ func TestChainsFuzzCorpus(t *testing.T) {
 // Reading every thread's again, as Chains after HoldersDoing did, reads
 // about twice the holders' fold's.
 func TestHoldersAndChainsRead(t *testing.T) {
-	var prefixes []string
-	for _, path := range chainCases(t) {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		prefix := filepath.Join(t.TempDir(), name)
-		testrec.Write(t, testrec.Parse(t, path), prefix)
-		prefixes = append(prefixes, prefix)
-	}
-	for _, o := range []synth.Options{
+	prefixes := chainPrefixes(t, []synth.Options{
 		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
 		{Seed: 5, Threads: 200, Monitors: 30, Semaphores: 8, Size: 3 << 20},
 		{Seed: 9, Threads: 60, Monitors: 10, Semaphores: 4, Size: 3 << 20, Conditions: true},
-	} {
-		prefix := filepath.Join(t.TempDir(), "synth")
-		if _, err := synth.WriteRecording(prefix, o); err != nil {
-			t.Fatal(err)
-		}
-		prefixes = append(prefixes, prefix)
-	}
+	})
 	some, big := 0, 0
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
@@ -560,23 +547,10 @@ func TestChainsReleased(t *testing.T) {
 // orca report builds them. Fails with a batch that gives a root another's time or
 // links, or leaves the forest of the one before.
 func TestChainListCut(t *testing.T) {
-	var prefixes []string
-	for _, path := range chainCases(t) {
-		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
-		prefix := filepath.Join(t.TempDir(), name)
-		testrec.Write(t, testrec.Parse(t, path), prefix)
-		prefixes = append(prefixes, prefix)
-	}
-	for _, o := range []synth.Options{
+	prefixes := chainPrefixes(t, []synth.Options{
 		{Seed: 7, Threads: 40, Monitors: 12, Semaphores: 4, Size: 2 << 20},
 		{Seed: 9, Threads: 60, Monitors: 10, Semaphores: 4, Size: 3 << 20, Conditions: true},
-	} {
-		prefix := filepath.Join(t.TempDir(), "synth")
-		if _, err := synth.WriteRecording(prefix, o); err != nil {
-			t.Fatal(err)
-		}
-		prefixes = append(prefixes, prefix)
-	}
+	})
 	defer func(b, m int) { chainBatches, chainBatchMin = b, m }(chainBatches, chainBatchMin)
 	chainBatchMin = 1
 	batched, cut := 0, 0
@@ -622,4 +596,24 @@ func TestChainListCut(t *testing.T) {
 	if batched < 10 || cut < 10 {
 		t.Errorf("%d lists in more than one batch, %d chains cut: the test checks little", batched, cut)
 	}
+}
+
+// chainPrefixes writes every chain case and a synthetic recording for each
+// of opts, and returns their prefixes.
+func chainPrefixes(t *testing.T, opts []synth.Options) []string {
+	var prefixes []string
+	for _, path := range chainCases(t) {
+		name := strings.TrimSuffix(filepath.Base(path), ".txtar")
+		prefix := filepath.Join(t.TempDir(), name)
+		testrec.Write(t, testrec.Parse(t, path), prefix)
+		prefixes = append(prefixes, prefix)
+	}
+	for _, o := range opts {
+		prefix := filepath.Join(t.TempDir(), "synth")
+		if _, err := synth.WriteRecording(prefix, o); err != nil {
+			t.Fatal(err)
+		}
+		prefixes = append(prefixes, prefix)
+	}
+	return prefixes
 }

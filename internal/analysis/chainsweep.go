@@ -555,19 +555,7 @@ func newChainSweep(v *model.View) *chainSweep {
 // Model's spill alone, the chains read none again. A View of some threads
 // (--thread) takes the edges of all (Chains).
 func HoldersAndChains(v *model.View, n int) (map[model.LockRef]*model.Doing, []Chain, int) {
-	if v.Filtered {
-		doing := v.HoldersDoing()
-		cs, total := Chains(v, doing, n)
-		return doing, cs, total
-	}
-	s := newChainSweep(v)
-	if v.Model.Spilled() {
-		s.sp = v.Model
-	}
-	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
-		s.interval(t, iv, spans, true)
-	})
-	l, total := s.list(n, 0)
+	doing, l, total := HoldersAndChainList(v, n, 0)
 	return doing, l.All(), total
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"orca/internal/analysis"
@@ -76,9 +77,10 @@ read of all, events a second); nothing when stderr is a file or a pipe.
 
 The threads' states and samples are kept, while the report is made, in a
 private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
-3 times the size of a compact PREFIX.orca: 3.0 GB for a 1 GB one), so
-that memory stays bounded by what is live, not by the length of the
-recording. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
+3.5 times the compact events read: 3.3 GB for a 1 GB PREFIX.orca; a text
+one a twentieth of that), so that memory stays bounded by what is live,
+not by the length of the recording; orca report warns when $TMPDIR has less
+room. ORCA_REPORT_SPILL=0 keeps them in memory instead (the same
 report), for a temporary directory too small or slow. Go's collector is
 asked to keep the memory within 768 MiB, or within a quarter above what
 is live when more is (a 1 GB recording: 0.8 GB peak RSS, not 2.5-2.8,
@@ -140,6 +142,10 @@ func runReport(u ui, args []string) error {
 		return err
 	}
 	size := readBytes(rec, opt.Span)
+	if spill {
+		warnRoom(u.stderr, "report", "the report's temporary file", os.TempDir(), diskNeed(rec, size, reportSpillPerByte),
+			"set TMPDIR to a directory with more room, or ORCA_REPORT_SPILL=0 to keep it in memory (more memory)")
+	}
 	if size > progressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
@@ -213,9 +219,14 @@ func newReport(rec *reader.Recording, res *model.Result, opt report.Options) (_ 
 	return report.New(rec, res, opt), nil
 }
 
-// spillAdvice adds to a failed read of the model's temporary file what
-// avoids it.
+// spillAdvice adds to a failed read of the model's temporary file, or to a
+// full disk, what avoids it.
 func spillAdvice(err error) error {
+	if errors.Is(err, syscall.ENOSPC) {
+		// A write of the model's temporary file (Build's error) or of the
+		// report (-o).
+		return fullAdvice("report", reportSpillPerByte, "ORCA_REPORT_SPILL", err)
+	}
 	var se *model.SpillError
 	if errors.As(err, &se) {
 		return fmt.Errorf("report: %w (ORCA_REPORT_SPILL=0 keeps the threads' states in memory instead of that file)", err)

@@ -44,6 +44,15 @@ with --last, the range moves with the recording's end.
 
 On a terminal, reading a large recording shows its progress on stderr.
 
+Room on disk: the model's intervals go to a private temporary file (in
+$TMPDIR, else /tmp; unlinked at once) of up to about 6 times the compact
+events read (a text PREFIX.orca: a twentieth of that), and the first view of
+a recording writes an index of about its size in ~/.cache/orca/view (or
+$XDG_CACHE_HOME/orca/view), so that the next view serves at once: a 5 GB
+recording wants ~30 GB and ~5 GB free. orca view warns when either has less
+room; ORCA_VIEW_SPILL=0 keeps the intervals in memory instead,
+ORCA_VIEW_INDEX=0 writes no index.
+
 Examples:
   orca view /tmp/run1
   orca view --addr 127.0.0.1:8080 --no-browser /tmp/run1
@@ -89,6 +98,10 @@ func runView(u ui, args []string) error {
 		return err
 	}
 	size := readBytes(rec, opt.Span)
+	if opt.Spill {
+		warnRoom(u.stderr, "view", "the viewer's temporary file", os.TempDir(), diskNeed(rec, size, viewSpillPerByte),
+			"set TMPDIR to a directory with more room, or ORCA_VIEW_SPILL=0 to keep it in memory (more memory)")
+	}
 	if size > viewProgressMin {
 		opt.Progress = newProgress(u.stderr, rec.Prefix+format.SuffixEvents, size)
 	}
@@ -111,6 +124,10 @@ func runView(u ui, args []string) error {
 		if err != nil {
 			fmt.Fprintf(u.stderr, "orca: warning: %v (the viewer reads the recording without it)\n", err)
 			root = ""
+		}
+		if idx == nil && root != "" {
+			warnRoom(u.stderr, "view", "the viewer's index", root, diskNeed(rec, size, viewIndexPerByte),
+				"set XDG_CACHE_HOME to a directory with more room, or ORCA_VIEW_INDEX=0 to write none (the next orca view reads the recording again)")
 		}
 	}
 	var srv *web.Server
@@ -135,6 +152,7 @@ func runView(u ui, args []string) error {
 				progress(-1, 0)
 			}
 			if err != nil {
+				err = fullAdvice("view", viewSpillPerByte, "ORCA_VIEW_SPILL", err)
 				fmt.Fprintf(u.stderr, "orca: %v (the viewer shows what the index holds)\n", err)
 				srv.Failed(err)
 				return
@@ -151,7 +169,7 @@ func runView(u ui, args []string) error {
 			opt.Progress(-1, 0)
 		}
 		if err != nil {
-			return err
+			return fullAdvice("view", viewSpillPerByte, "ORCA_VIEW_SPILL", err)
 		}
 		if opt.Progress != nil {
 			fmt.Fprintf(u.stderr, "orca: read %d events in %.1f s\n", res.Model.Events, time.Since(t0).Seconds())

@@ -266,3 +266,27 @@ func (r *Recording) EventBytes() int64 {
 	}
 	return n
 }
+
+// CompactEvents reports whether the recording's events are in the compact
+// encoding (its first event file's header says so): about 20 times denser
+// than the seed's text, so that what is made of each event weighs 20 times
+// more per byte of the file (orca report's and orca view's room on disk).
+func (r *Recording) CompactEvents() bool {
+	files, err := r.eventFiles()
+	if err != nil {
+		return false
+	}
+	compact := false
+	for _, p := range files {
+		if err := withFile(p, func(f *os.File, size int64) error {
+			compact = compactFile(f, size)
+			return errStopFiles
+		}); err == errStopFiles {
+			break
+		}
+	}
+	return compact
+}
+
+// errStopFiles ends CompactEvents' walk at the first event file there is.
+var errStopFiles = errors.New("stop")

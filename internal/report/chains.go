@@ -140,27 +140,26 @@ func (r *Report) chainList(yield func(*Chain)) {
 // waiting threads (depth 2 or more): a root that was only waited for
 // directly is its lock's owner to blame in CONTENTION already.
 func (r *Report) chainSection(t *textWriter) {
-	var deep []Chain
+	// Each written as it is made (with Options.Streamed, --top 0: every
+	// root's), none held.
+	deep := 0
 	r.chainList(func(c *Chain) {
-		if c.Depth >= 2 {
-			deep = append(deep, *c)
+		if c.Depth < 2 {
+			return
 		}
-	})
-	if len(deep) == 0 {
-		if r.ChainsTotal != nil {
-			// Looked for (not --chains=false), and none deeper than
-			// the owners CONTENTION blames.
-			t.section("No wait chains of two steps or more: each thread waited directly for the root it was behind (the owners CONTENTION blames).")
+		if deep++; deep == 1 {
+			t.section("WAIT CHAINS: threads waiting behind threads that waited themselves, by their root")
 		}
-		return
-	}
-	t.section("WAIT CHAINS: threads waiting behind threads that waited themselves, by their root")
-	for i, c := range deep {
-		t.printf("  #%d %s, %s: %s, %s behind it\n", i+1, t.label(c.Root, c.RootName), rootDoing(c.RootState),
+		t.printf("  #%d %s, %s: %s, %s behind it\n", deep, t.label(c.Root, c.RootName), rootDoing(c.RootState),
 			count(len(c.Threads), "thread", "threads"), dur(c.S))
 		for _, l := range c.Links {
 			t.printf("      %s %s %s  %s\n", t.label(l.From.ID, l.From.Name), linkWord(l), t.label(l.To.ID, l.To.Name), dur(l.S))
 		}
+	})
+	if deep == 0 && r.ChainsTotal != nil {
+		// Looked for (not --chains=false), and none deeper than the
+		// owners CONTENTION blames.
+		t.section("No wait chains of two steps or more: each thread waited directly for the root it was behind (the owners CONTENTION blames).")
 	}
 }
 

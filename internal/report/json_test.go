@@ -148,3 +148,73 @@ func TestListsStreamed(t *testing.T) {
 		}
 	}
 }
+
+// TestTextStreamed: as orca report --top 0 makes and writes a Report
+// (Options.Streamed, every row listed), the text's THREADS rows are not
+// held but made as WriteText writes them, and the text is the bytes of the
+// Report made with its rows, on every golden case, virtual threads grouped
+// and listed one by one. Fails with the rows made in New (a 5 GB
+// recording's 1.3 M threads), or with a table whose columns or widths
+// differ from the rows'.
+func TestTextStreamed(t *testing.T) {
+	eachCase(t, func(name string, ar *txtar.Archive, argSets []string) {
+		rec, res := load(t, name, ar)
+		for _, args := range []string{"--top=0", "--top=0 --virtual", "--top=0 --chains"} {
+			t.Run(name+"/"+args, func(t *testing.T) {
+				opt := parseArgs(t, args)
+				var rows, streamed bytes.Buffer
+				if err := New(rec, res, opt).WriteText(&rows); err != nil {
+					t.Fatal(err)
+				}
+				// The wait chains' deep ones as the Report with its rows
+				// has them, to tell where each row must be made.
+				var deep []bool
+				for _, c := range New(rec, res, opt).Chains {
+					deep = append(deep, c.Depth >= 2)
+				}
+				opt.Streamed = true
+				made := 0
+				var chainAt []int // the WAIT CHAINS' roots written when each chain was made
+				madeRow = func(list string) {
+					switch list {
+					case "text threads":
+						made++
+					case "chains":
+						n := 0
+						if at := strings.Index(streamed.String(), "WAIT CHAINS:"); at >= 0 {
+							n = strings.Count(streamed.String()[at:], "\n  #")
+						}
+						chainAt = append(chainAt, n)
+					}
+				}
+				defer func() { madeRow = nil }()
+				r := New(rec, res, opt)
+				if r.ThreadsTotal > 0 && (r.textThreads != nil || r.textLazy == nil || made > 0) {
+					t.Fatalf("%d text threads' rows held, %d made in New (want none; made as written)", len(r.textThreads), made)
+				}
+				if err := r.WriteText(&streamed); err != nil {
+					t.Fatal(err)
+				}
+				if opt.Chains && len(chainAt) != len(deep) {
+					t.Errorf("%d wait chains made, %d in the Report", len(chainAt), len(deep))
+				}
+				before := 0 // the deep chains before i
+				for i := range min(len(chainAt), len(deep)) {
+					if chainAt[i] < before {
+						t.Errorf("wait chain %d made with %d roots written, before the %d deep ones ahead of it were", i, chainAt[i], before)
+						break
+					}
+					if deep[i] {
+						before++
+					}
+				}
+				if r.ThreadsTotal > 0 && made != 2*r.textLazy.len() {
+					t.Errorf("%d rows made writing %d (want each twice: the widths, then the lines)", made, r.textLazy.len())
+				}
+				if !bytes.Equal(streamed.Bytes(), rows.Bytes()) {
+					t.Errorf("the text written from the Model differs from the rows':\n%s", lineDiff(rows.String(), streamed.String()))
+				}
+			})
+		}
+	})
+}

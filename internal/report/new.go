@@ -239,6 +239,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		// alone (none with JSONOnly too), WriteJSON making them again.
 		var rows []Thread
 		keep := opt.Top
+		var lazy *textRows
 		if opt.Streamed {
 			at := make([]int32, n)
 			for j, k := range ranks[:n] {
@@ -247,6 +248,10 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			r.threadList = &threadRows{b: b.lean(), at: at}
 			if opt.JSONOnly {
 				keep = -1
+			} else if n == len(ranks) {
+				// Every row listed (--top 0): the text's too are made as
+				// they are written, none held.
+				lazy, keep = &textRows{b: r.threadList.b, at: at}, -1
 			}
 		}
 		if keep >= 0 {
@@ -262,9 +267,18 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			r.Threads = rows
 		}
 		var text []Thread
-		text, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, rows, keep)
-		if opt.Virtual {
-			text, r.textThreadsTotal = rows, r.ThreadsTotal
+		switch {
+		case lazy != nil:
+			lazy.entries, lazy.groups, r.textThreadsTotal, r.VirtualGroups = b.textEntries(ranks, 0)
+			if opt.Virtual {
+				lazy.entries, lazy.groups, r.textThreadsTotal = nil, nil, r.ThreadsTotal
+			}
+			r.textLazy = lazy
+		default:
+			text, r.textThreadsTotal, r.VirtualGroups = b.virtualGroups(ranks, rows, keep)
+			if opt.Virtual {
+				text, r.textThreadsTotal = rows, r.ThreadsTotal
+			}
 		}
 		r.textThreads = text
 	}
@@ -696,33 +710,49 @@ func (b *builder) edges() Edges {
 // digits matches a run of digits in a thread's name.
 var digits = regexp.MustCompile(`[0-9]+`)
 
-// virtualGroups merges the virtual threads ranked into one row per name
-// pattern, placed where its first thread ranked, and returns the first
-// keep of the rows (0: all; -1: none, the groups alone), how many there
-// are, and the groups; the rows are listed (the first rows of the threads
-// ranked, made) themselves when none is virtual. A row is made only for a
-// virtual thread or one kept.
+// virtualGroups returns the text's THREADS rows (textEntries) made: the
+// listed rows (those of the first ranked) where they are, the others made;
+// listed itself when no thread is virtual.
 func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) ([]Thread, int, []VirtualGroup) {
-	groups := []VirtualGroup{}
+	entries, groupRows, n, groups := b.textEntries(ranked, keep)
+	if entries == nil {
+		return listed, n, groups
+	}
+	rows := make([]Thread, 0, len(entries))
+	for _, e := range entries {
+		switch {
+		case e < 0:
+			rows = append(rows, groupRows[^e])
+		case int(e) < len(listed):
+			rows = append(rows, listed[e])
+		default:
+			rows = append(rows, b.thread(b.v.At(int(ranked[e].i))))
+		}
+	}
+	return rows, n, groups
+}
+
+// textEntries lists the text's THREADS rows: the ranked threads with the
+// virtual ones summed by name pattern (digits as N) into one row each, in
+// the ranking of their first; the first keep of n rows (keep 0: all).
+// Each entry is a rank (≥ 0: ranked's) or ^g, groupRows[g]. entries is
+// nil when no thread is virtual: the rows are the ranked threads'.
+func (b *builder) textEntries(ranked []threadRank, keep int) (entries []int32, groupRows []Thread, n int, groups []VirtualGroup) {
+	groups = []VirtualGroup{}
 	virtual := false
 	for i := range ranked {
 		virtual = virtual || ranked[i].virtual
 	}
 	if !virtual {
-		return listed, len(ranked), groups
+		return nil, nil, len(ranked), groups
 	}
+	entries = []int32{}
 	at := map[string]int{}
-	rows := []Thread{}
-	n := 0 // the rows, rows the first keep of them
-	row := map[string]int{}
+	row := map[string]int{} // a pattern's row in groupRows, -1: not kept
 	for i, k := range ranked {
 		if !k.virtual {
 			if keep == 0 || n < keep {
-				if i < len(listed) {
-					rows = append(rows, listed[i])
-				} else {
-					rows = append(rows, b.thread(b.v.At(int(k.i))))
-				}
+				entries = append(entries, int32(i))
 			}
 			n++
 			continue
@@ -734,9 +764,11 @@ func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) 
 			gi = len(groups)
 			at[p] = gi
 			groups = append(groups, VirtualGroup{Pattern: p})
-			row[p] = n
+			row[p] = -1
 			if keep == 0 || n < keep {
-				rows = append(rows, Thread{Name: p, Virtual: true})
+				row[p] = len(groupRows)
+				entries = append(entries, ^int32(len(groupRows)))
+				groupRows = append(groupRows, Thread{Name: p, Virtual: true})
 			}
 			n++
 		}
@@ -748,10 +780,10 @@ func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) 
 		for st := model.State(0); st < model.NumStates; st++ {
 			*field(&g.StatesS, st) += *field(&th.StatesS, st)
 		}
-		if row[p] >= len(rows) {
+		if row[p] < 0 {
 			continue // not kept
 		}
-		r := &rows[row[p]]
+		r := &groupRows[row[p]]
 		for _, f := range []struct{ sum, v **float64 }{{&r.CPUS, &th.CPUS}, {&r.ReadyS, &th.ReadyS}, {&r.OtherS, &th.OtherS}} {
 			if *f.v != nil {
 				if *f.sum == nil {
@@ -771,10 +803,51 @@ func (b *builder) virtualGroups(ranked []threadRank, listed []Thread, keep int) 
 				*field(&g.StatesPct, st) = math.Round(*v/g.LifeS*1e4) / 100
 			}
 		}
-		if j := row[g.Pattern]; j < len(rows) {
-			r := &rows[j]
+		if j := row[g.Pattern]; j >= 0 {
+			r := &groupRows[j]
 			r.group, r.LifeS, r.Events, r.Pinned, r.StatesS, r.StatesPct = g.Threads, g.LifeS, g.Events, g.Pinned, g.StatesS, g.StatesPct
 		}
 	}
-	return rows, n, groups
+	return entries, groupRows, n, groups
+}
+
+// textRows makes the text's THREADS rows as WriteText writes them
+// (Options.Streamed, every row listed: --top 0): at, the ranked threads'
+// indexes in the View; entries and groups as textEntries gives them (nil:
+// at's in order). A few bytes a thread, where a row is ~200 and its
+// table's strings as many again.
+type textRows struct {
+	b       *builder
+	at      []int32
+	entries []int32
+	groups  []Thread
+}
+
+// len is the number of rows.
+func (tr *textRows) len() int {
+	if tr.entries == nil {
+		return len(tr.at)
+	}
+	return len(tr.entries)
+}
+
+// all yields the rows in order, each made then.
+func (tr *textRows) all(yield func(*Thread) bool) {
+	for i := range tr.len() {
+		var th Thread
+		switch {
+		case tr.entries == nil:
+			th = tr.b.thread(tr.b.v.At(int(tr.at[i])))
+		case tr.entries[i] < 0:
+			th = tr.groups[^tr.entries[i]]
+		default:
+			th = tr.b.thread(tr.b.v.At(int(tr.at[tr.entries[i]])))
+		}
+		if madeRow != nil {
+			madeRow("text threads")
+		}
+		if !yield(&th) {
+			return
+		}
+	}
 }

@@ -143,7 +143,10 @@ type Report struct {
 	// into their groups (unless Options.Virtual).
 	textThreads      []Thread
 	textThreadsTotal int
-	Locks            []Lock `json:"locks"`
+	// textLazy, with Options.Streamed and every row listed (--top 0), makes
+	// the text's THREADS rows as they are written (textThreads nil).
+	textLazy *textRows
+	Locks    []Lock `json:"locks"`
 	// ClassInits: the JVM's locks of classes being initialised that threads
 	// waited on (Model.ClassInits with waits), unfiltered by --thread.
 	ClassInits []ClassInit `json:"class_inits"`

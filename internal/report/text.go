@@ -934,62 +934,114 @@ func stateValue(s States, i int) float64 {
 	return [...]float64{s.Runnable, s.Blocked, s.Waiting, s.Sleeping, s.Joining, s.Acquiring, s.Parked, s.Idle}[i]
 }
 
-// threadRows renders the THREADS table: a header, then per thread its
-// label, life and, for each state column, seconds and the percentage of
-// the thread's life.
-func (r *Report) threadRows(cols []int) [][]string {
-	header := []string{"thread", "life s"}
-	for _, c := range cols {
-		header = append(header, stateNames[c])
+// textThreadRows yields the THREADS table's rows (made as they are, with
+// Report.textLazy) and says how many.
+func (r *Report) textThreadRows() (func(yield func(*Thread) bool), int) {
+	if r.textLazy != nil {
+		return r.textLazy.all, r.textLazy.len()
 	}
-	// The split of runnable (cpu_s, ready_s, other_s) when a thread shown
-	// has one.
-	split := false
-	for _, th := range r.textThreads {
-		split = split || th.CPUS != nil
-	}
-	if split {
-		header = append(header, "cpu", "ready", "other")
-	}
-	rows := [][]string{header}
-	for _, th := range r.textThreads {
-		name := th.Name
-		lbl := label(th.ID, &name)
-		if th.group > 0 {
-			lbl = fmt.Sprintf("%d virtual %q", th.group, th.Name)
-		}
-		life := fmt.Sprintf("%.3f", th.LifeS)
-		if th.BeforeAttach {
-			life = "≥ " + life // alive at the attach: born before it
-		}
-		row := []string{lbl, life}
-		for _, c := range cols {
-			s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
-			if s == 0 {
-				row = append(row, "-")
-				continue
-			}
-			row = append(row, fmt.Sprintf("%.3f %3.0f%%", s, p))
-		}
-		if split {
-			for _, v := range []*float64{th.CPUS, th.ReadyS, th.OtherS} {
-				if v == nil || *v == 0 {
-					row = append(row, "-")
-					continue
-				}
-				row = append(row, fmt.Sprintf("%.3f %3.0f%%", *v, pct(format.Time(*v*1e9), format.Time(th.LifeS*1e9))))
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-func (r *Report) threadSection(t *textWriter) {
 	if r.textThreads == nil { // a Report not made by New (decoded from JSON)
 		r.textThreads, r.textThreadsTotal = r.Threads, r.ThreadsTotal
 	}
-	if len(r.textThreads) == 0 {
+	return func(yield func(*Thread) bool) {
+		for i := range r.textThreads {
+			if !yield(&r.textThreads[i]) {
+				return
+			}
+		}
+	}, len(r.textThreads)
+}
+
+// threadCells are a THREADS row's cells: its label, life, each state's
+// seconds and percentage of the life (stateNames' order; "-" for none),
+// then cpu, ready and other, the split of runnable ("-" where not split).
+func threadCells(th *Thread) []string {
+	name := th.Name
+	lbl := label(th.ID, &name)
+	if th.group > 0 {
+		lbl = fmt.Sprintf("%d virtual %q", th.group, th.Name)
+	}
+	life := fmt.Sprintf("%.3f", th.LifeS)
+	if th.BeforeAttach {
+		life = "≥ " + life // alive at the attach: born before it
+	}
+	row := []string{lbl, life}
+	for c := range stateNames {
+		s, p := stateValue(th.StatesS, c), stateValue(th.StatesPct, c)
+		if s == 0 {
+			row = append(row, "-")
+			continue
+		}
+		row = append(row, fmt.Sprintf("%.3f %3.0f%%", s, p))
+	}
+	for _, v := range []*float64{th.CPUS, th.ReadyS, th.OtherS} {
+		if v == nil || *v == 0 {
+			row = append(row, "-")
+			continue
+		}
+		row = append(row, fmt.Sprintf("%.3f %3.0f%%", *v, pct(format.Time(*v*1e9), format.Time(th.LifeS*1e9))))
+	}
+	return row
+}
+
+// threadTable writes the THREADS table: a header, then per thread its
+// label, life and, for each state column a thread listed was in, seconds
+// and the percentage of the thread's life; cpu, ready and other when a
+// thread listed has the split. The rows are gone through twice, each made
+// again the second time (with Report.textLazy, every thread of a long
+// recording's: none is held): once for the columns and their widths (a
+// column's cells do not depend on the others'), once to write them.
+func (r *Report) threadTable(t *textWriter, rows func(yield func(*Thread) bool)) (beforeAttach, split bool) {
+	header := append([]string{"thread", "life s"}, stateNames...)
+	header = append(header, "cpu", "ready", "other")
+	widths := make([]int, len(header))
+	used := make([]bool, len(header))
+	for th := range rows {
+		for i, c := range threadCells(th) {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+		for i := range stateNames {
+			used[2+i] = used[2+i] || stateValue(th.StatesS, i) > 0
+		}
+		split = split || th.CPUS != nil
+		beforeAttach = beforeAttach || th.BeforeAttach
+	}
+	// A state no listed thread was in gets no column; runnable always.
+	used[0], used[1], used[2] = true, true, true
+	for i := len(header) - 3; i < len(header); i++ {
+		used[i] = split
+	}
+	var cols []int
+	for i, u := range used {
+		if u {
+			cols = append(cols, i)
+			widths[i] = max(widths[i], utf8.RuneCountInString(header[i]))
+		}
+	}
+	line := func(cells []string) {
+		var b strings.Builder
+		b.WriteString("  ")
+		for j, i := range cols {
+			c := cells[i]
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c))
+			if j == 0 {
+				b.WriteString(c + pad)
+			} else {
+				b.WriteString("  " + pad + c)
+			}
+		}
+		t.printf("%s\n", strings.TrimRight(b.String(), " "))
+	}
+	line(header)
+	for th := range rows {
+		line(threadCells(th))
+	}
+	return beforeAttach, split
+}
+
+func (r *Report) threadSection(t *textWriter) {
+	rows, n := r.textThreadRows()
+	if n == 0 {
 		t.section("No threads.")
 		return
 	}
@@ -998,40 +1050,23 @@ func (r *Report) threadSection(t *textWriter) {
 	if len(r.Hangs) > 0 {
 		order = ", those in HANGS first, then by time blocked on locks, then time not runnable"
 	}
-	if len(r.VirtualGroups) > 0 && len(r.textThreads) > 0 && r.textThreadsTotal != r.ThreadsTotal {
+	if len(r.VirtualGroups) > 0 && r.textThreadsTotal != r.ThreadsTotal {
 		t.section("THREADS: %s (virtual threads grouped by name, digits as N; --virtual lists each)%s%s",
-			count(r.ThreadsTotal, "thread", "threads"), order, shown(len(r.textThreads), r.textThreadsTotal))
+			count(r.ThreadsTotal, "thread", "threads"), order, shown(n, r.textThreadsTotal))
 	} else {
 		t.section("THREADS: %s%s%s",
-			count(r.ThreadsTotal, "thread", "threads"), order, shown(len(r.textThreads), r.textThreadsTotal))
+			count(r.ThreadsTotal, "thread", "threads"), order, shown(n, r.textThreadsTotal))
 	}
-	// A state no listed thread was in gets no column.
-	var cols []int
-	for i := range stateNames {
-		for _, th := range r.textThreads {
-			if i == 0 || stateValue(th.StatesS, i) > 0 {
-				cols = append(cols, i)
-				break
-			}
-		}
-	}
-	rows := r.threadRows(cols)
-	t.table("  ", nil, rows)
-	for _, th := range r.textThreads {
-		if th.BeforeAttach {
-			t.printf("  (≥: alive when orca attached; its life and states before the attach are not recorded)\n")
-			break
-		}
+	beforeAttach, split := r.threadTable(t, rows)
+	if beforeAttach {
+		t.printf("  (≥: alive when orca attached; its life and states before the attach are not recorded)\n")
 	}
 	if len(r.VirtualGroups) > 0 {
 		t.printf("  (a group of virtual threads: its threads' seconds summed, %% of their summed lives)\n")
 	}
-	for _, th := range r.textThreads {
-		if th.CPUS != nil {
-			t.printf("  (cpu, ready, other: the runnable time split by the thread's scheduler times and samples:\n" +
-				"  on a CPU, waiting for one, neither (I/O, native code, the VM); - where not split)\n")
-			break
-		}
+	if split {
+		t.printf("  (cpu, ready, other: the runnable time split by the thread's scheduler times and samples:\n" +
+			"  on a CPU, waiting for one, neither (I/O, native code, the VM); - where not split)\n")
 	}
 	if s := r.Sight; s != nil {
 		t.printf("  (seconds and %% of each thread's life; runnable is time in none of the recorded states:\n"+

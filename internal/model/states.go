@@ -79,7 +79,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
-	ts.body.ivs.add(iv, b.ivSlab)
+	ts.body.ivs.add(iv, b.ivSlab, b.ivFree)
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}
@@ -131,6 +131,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	n := len(ts.body.open)
 	o := ts.body.open[n-1]
 	ts.body.open = ts.body.open[:n-1]
+	if n == 1 && ts.body.win.where == splitOpen {
+		b.splitSoon(ts)
+	}
 	if at < o.iv.Start {
 		at = o.iv.Start
 	}

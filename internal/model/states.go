@@ -168,8 +168,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	// At the end of the recording, the innermost state's open segment
 	// comes first, then the empty ones of the states around it.
 	b.segment(ts, &o, at, how == endOpen)
-	if o.iv.State == Waiting || o.iv.State == Acquiring {
-		// The earlier segments of a split wait learn how it ended.
+	if (o.iv.State == Waiting || o.iv.State == Acquiring) && o.segs > 1 {
+		// The earlier segments of a split wait learn how it ended (its
+		// last, just added, has it: one alone needs no walk).
 		ts.body.ivs.back(func(iv *Interval) bool {
 			if iv.End < o.iv.Since {
 				return false

@@ -397,7 +397,7 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	bd.fed, bd.spilt, bd.busy, bd.schedAt = rs.fed, rs.spilt, rs.busy, rs.schedAt
 	bd.feeding, bd.ending = false, false
 	bd.ivs = ivList{base: rs.ivBase, unsorted: rs.ivUnsorted, prev: rs.ivPrev}
-	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64}
+	bd.win = winState{late: math.MaxInt64, gaveEnd: math.MinInt64, maxEnd: math.MinInt64}
 	if b.tOf(ts).fold == nil {
 		// Its blame log's last start, kept while it had none (retire).
 		b.tOf(ts).folding().blame.last = rs.blameLast
@@ -1457,6 +1457,7 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 		ivs := b.ivsFrom(ts, c.iv)
 		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), &ivs, &c, f.lent)
 		f.wins = append(f.wins, w)
+		ws.maxEnd = max(ws.maxEnd, w.end)
 		t.Run.Add(w.split)
 		ws.split += w.split.Total()
 	}

@@ -296,6 +296,11 @@ type winState struct {
 	// gaveEnd: the end of the last window given up to the spill
 	// (releaseWins), math.MinInt64 for none.
 	gaveEnd format.Time
+	// maxEnd: the latest end of the windows split (splitTo), none later
+	// (a window split again ends no later): a sample at it or after is
+	// in no window split, told without reading the windows (lateSample:
+	// a miss of the cache a sample).
+	maxEnd format.Time
 }
 
 type mark struct{ iv, smp int }

@@ -166,6 +166,9 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 // split (splitTo splits it again).
 func (b *Builder) lateSample(ts *tstate, at format.Time) {
 	ws := &ts.body.win
+	if at >= ws.maxEnd {
+		return // after every window split
+	}
 	end := ws.gaveEnd
 	if n := len(b.tOf(ts).folded().wins); n > 0 {
 		end = b.tOf(ts).folded().wins[n-1].end

@@ -1210,10 +1210,25 @@ func (b *Builder) feedSealed() {
 		if len(ts.body.open) > 0 {
 			limit = ts.body.open[0].iv.Since
 		}
+		sorted := !ts.body.ivs.unsorted
 		ts.body.ivs.each(ts.body.fed, func(blk []Interval) bool {
-			n := 0
-			for n < len(blk) && blk[n].Start < limit {
-				n++
+			// The intervals before the first that starts at limit or
+			// later: all of them without an open state; in a list in
+			// order of their starts, found from the end (those after
+			// the limit are the open state's few segments), not by
+			// reading every interval once more before the aggregation.
+			n := len(blk)
+			switch {
+			case limit == math.MaxInt64:
+			case sorted:
+				for n > 0 && blk[n-1].Start >= limit {
+					n--
+				}
+			default:
+				n = 0
+				for n < len(blk) && blk[n].Start < limit {
+					n++
+				}
 			}
 			b.feed(ts, blk[:n])
 			return n == len(blk)

@@ -199,6 +199,13 @@ type holdState struct {
 	parked int
 	shared []format.ThreadID
 	acc    *lockHolds
+	// last: acc's distribution of the stack lastStack, the one added to
+	// last (a lock's holds come from a few stacks: one look-up less).
+	last      *holdDist
+	lastStack StackID
+	// juc: the lock is a JUCLock (Builder.lock), known without a read
+	// of the Lock (a miss of the cache at each took).
+	juc bool
 	// rw: the lock's class, rwOf, is a ReentrantReadWriteLock's (known
 	// once rwOf is set: a class is looked at once, not at every took).
 	rwOf        string
@@ -226,7 +233,7 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 		return // no hold times (Options.NoLockFigures)
 	}
 	h := &ls.hold
-	if ls.l.Kind == JUCLock && h.readWrite(ls.l.Class) {
+	if h.juc && h.readWrite(ls.l.Class) {
 		// Its readers hold it together, and the recording does not say
 		// which parks were a reader's (a park naming the writer as owner
 		// has no mode): a hold of one reader would end at the next.
@@ -253,10 +260,13 @@ func (b *Builder) took(ls *lstate, th, releaser format.ThreadID, stack StackID, 
 			h.acc = &lockHolds{by: map[StackID]*holdDist{}}
 			b.m.holds[lockOf(ls.l.Object, ls.l.Kind)] = h.acc
 		}
-		d := h.acc.by[h.stack]
-		if d == nil {
-			d = &holdDist{}
-			h.acc.by[h.stack] = d
+		d := h.last
+		if d == nil || h.lastStack != h.stack {
+			if d = h.acc.by[h.stack]; d == nil {
+				d = &holdDist{}
+				h.acc.by[h.stack] = d
+			}
+			h.last, h.lastStack = d, h.stack
 		}
 		// The release that let the next one in: the holder's wait on the
 		// lock, else (a monitor's exit, an unlock: no event) the next

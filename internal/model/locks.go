@@ -155,6 +155,7 @@ func (b *Builder) lock(obj format.ObjectID, kind LockKind) *lstate {
 			l.Class = "Ljava/util/concurrent/Semaphore;"
 		}
 		ls.l = l
+		ls.hold.juc = kind == JUCLock
 		o.ls[kind] = ls
 		if kind == JUCLock {
 			b.condChanged() // a condition's lock may be it

@@ -65,6 +65,7 @@ func (r *Reuse) start(b *Builder) {
 	b.ivsWas, b.ivsNow = r.ivsWas, r.ivsNow
 	b.objs, b.m.byObject, b.m.objs = r.objsBy, r.byObject, r.objsBy
 	b.ivSlab, b.lockSlab, b.objSlab = &r.ivs, &r.locks, &r.objs
+	b.ivFree = nil
 	clear(r.byNum)
 	b.m.byNum, b.reused = append(r.byNum[:0], nil), r // numbered from 1
 }

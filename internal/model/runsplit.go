@@ -285,14 +285,22 @@ func cut(want, left format.Time) format.Time { return max(0, min(want, left)) }
 // thread's cpu sample that came after the window it falls in was split
 // (that window and the later ones are split again), MaxInt64 for none.
 type winState struct {
-	split     format.Time
-	iv, smp   int
-	late      format.Time
-	splitting bool   // in Builder.splitting
+	split   format.Time
+	iv, smp int
+	late    format.Time
+	// splitting: it has windows to split, now or once they are due
+	// (where says where it waits: Builder.splitWindows).
+	splitting bool
+	where     splitWhere
 	marks     []mark // iv and smp before each window split
 	// gaveEnd: the end of the last window given up to the spill
 	// (releaseWins), math.MinInt64 for none.
 	gaveEnd format.Time
+	// maxEnd: the latest end of the windows split (splitTo), none later
+	// (a window split again ends no later): a sample at it or after is
+	// in no window split, told without reading the windows (lateSample:
+	// a miss of the cache a sample).
+	maxEnd format.Time
 }
 
 type mark struct{ iv, smp int }

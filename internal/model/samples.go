@@ -126,7 +126,7 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 		b.unspillSamples(ts) // it goes among those given up
 	}
 	b.tOf(ts).Samples = insertAt(b.tOf(ts).Samples, Sample{At: at, Weight: format.Time(weight), Stack: stack, Kind: kind}, at, func(s *Sample) format.Time { return s.At })
-	ts.lateSample(b.tOf(ts), at)
+	b.lateSample(ts, at)
 	if t := b.tOf(ts); t.Virtual && t.Carrier != 0 && kind == format.SampleCPU {
 		// The CPU a virtual thread used is its carrier's too (the carrier's
 		// scheduler times count it): the split of the carrier's time takes
@@ -140,7 +140,7 @@ func (b *Builder) sample(ts *tstate, at format.Time, kind format.SampleKind, wei
 			}
 			f := b.tOf(c).folding()
 			f.lent = insertAt(f.lent, lent{at, format.Time(weight)}, at, func(l *lent) format.Time { return l.at })
-			c.lateSample(b.tOf(c), at)
+			b.lateSample(c, at)
 		}
 	}
 }
@@ -164,14 +164,18 @@ func insertAt[E any](s []E, x E, xAt format.Time, at func(*E) format.Time) []E {
 
 // lateSample notes a sample at at of ts that falls in a window already
 // split (splitTo splits it again).
-func (ts *tstate) lateSample(t *Thread, at format.Time) {
+func (b *Builder) lateSample(ts *tstate, at format.Time) {
 	ws := &ts.body.win
+	if at >= ws.maxEnd {
+		return // after every window split
+	}
 	end := ws.gaveEnd
-	if n := len(t.folded().wins); n > 0 {
-		end = t.folded().wins[n-1].end
+	if n := len(b.tOf(ts).folded().wins); n > 0 {
+		end = b.tOf(ts).folded().wins[n-1].end
 	}
 	if at < end {
 		ws.late = min(ws.late, at)
+		b.splitSoon(ts)
 	}
 }
 
@@ -185,9 +189,11 @@ func (b *Builder) schedTime(ts *tstate, at format.Time, cpu, ready int64) bool {
 	b.m.SchedTimes = true
 	*st = append(*st, SchedTime{At: at, CPU: format.Time(cpu), Ready: format.Time(ready)})
 	ts.body.schedAt = at
-	if b.tOf(ts).SchedCount() >= 2 && !ts.body.win.splitting && !b.noRunSplit {
-		ts.body.win.splitting = true
-		b.splitting = append(b.splitting, ts)
+	if ws := &ts.body.win; b.tOf(ts).SchedCount() >= 2 && !b.noRunSplit && ws.where == splitIdle {
+		// Its next window is the one this line ends: due once the seal
+		// is past it (a thread that waits already has an earlier one).
+		ws.splitting, ws.where = true, splitLater
+		b.splitDue.push(at, ts)
 	}
 	return true
 }

@@ -79,7 +79,7 @@ func (b *Builder) segment(ts *tstate, o *openIv, end format.Time, open bool) {
 		// own Enter callback between the two takes longer.
 		iv.BeforeEvents = true
 	}
-	ts.body.ivs.add(iv, b.ivSlab)
+	ts.body.ivs.add(iv, b.ivSlab, b.ivFree)
 	if b.held++; b.held > b.m.PeakIntervals {
 		b.m.PeakIntervals = b.held
 	}
@@ -131,6 +131,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	n := len(ts.body.open)
 	o := ts.body.open[n-1]
 	ts.body.open = ts.body.open[:n-1]
+	if n == 1 && ts.body.win.where == splitOpen {
+		b.splitSoon(ts)
+	}
 	if at < o.iv.Start {
 		at = o.iv.Start
 	}
@@ -165,8 +168,9 @@ func (b *Builder) end(ts *tstate, at format.Time, how ending) {
 	// At the end of the recording, the innermost state's open segment
 	// comes first, then the empty ones of the states around it.
 	b.segment(ts, &o, at, how == endOpen)
-	if o.iv.State == Waiting || o.iv.State == Acquiring {
-		// The earlier segments of a split wait learn how it ended.
+	if (o.iv.State == Waiting || o.iv.State == Acquiring) && o.segs > 1 {
+		// The earlier segments of a split wait learn how it ended (its
+		// last, just added, has it: one alone needs no walk).
 		ts.body.ivs.back(func(iv *Interval) bool {
 			if iv.End < o.iv.Since {
 				return false

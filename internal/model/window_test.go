@@ -33,7 +33,7 @@ func TestWindowBlocks(t *testing.T) {
 	const base = 7
 	l := &ivList{base: base}
 	for _, iv := range all[base:] {
-		l.add(iv, nil)
+		l.add(iv, nil, nil)
 	}
 	var c1, c2 Cursor
 	var front []Interval

@@ -203,6 +203,9 @@ func (st *threadAgg) note(a *lockAgg, at format.Time, wait bool) {
 	if len(st.flog) >= max(firstsLogMin, len(st.firsts)/2) {
 		st.mergeFirsts(a.ag)
 	}
+	if st.flog == nil {
+		st.flog = make([]firstOp, 0, firstsLogMin) // not grown from 1 for each thread
+	}
 	st.flog = append(st.flog, firstOp{at: at, n: a.n, wait: wait})
 }
 

@@ -104,8 +104,11 @@ type aggregator struct {
 	// with the whole recording's figures).
 	all bool
 	// last is the lock of the latest get: a thread's intervals mostly
-	// repeat one lock.
+	// repeat one lock. near: the locks of the latest gets, each in a slot
+	// of its key's hash (a miss: the map by): a recording's locks are
+	// mostly a few hundred, met in no order.
 	last *lockAgg
+	near []aggNear
 	// early: the aggregator is fed as the fold goes (Builder.feed), before
 	// the Model's Start is final; befores are the counts it made of states
 	// begun at or before Start then, undone at the end for those that the
@@ -287,6 +290,17 @@ type lockAgg struct {
 	l   Lock
 	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
+	// owners: the blame of each owner, in one table holding no pointer:
+	// ~3 M at 1 GB, which as a Blame each were as many objects for the
+	// collector to mark at every cycle; summed from a log (sumTab): the
+	// owners are nearly all new to the table or met long before. sites,
+	// wsites: the figures of each contention's and wait's site, summed
+	// so. Next to the figures of l a contention adds to (its first cache
+	// line) and to src: a contention reads the lock's few lines.
+	owners   blameTab
+	sites    sumTab[siteAgg, *siteAgg]
+	wsites   sumTab[waitAgg, *waitAgg]
+	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)
 	// waiters, waitedBy: each thread's first block and first wait, as
 	// the threads end (threadAgg.flushFirsts).
 	waiters  []firstAt
@@ -294,32 +308,39 @@ type lockAgg struct {
 	// waiterRuns, waitedByRuns: runs of them written to the spill (sp,
 	// Options.SpillOwners; waiterspill.go).
 	waiterRuns, waitedByRuns [][]ScratchRef
-	// owners: the blame of each owner, in one table holding no pointer:
-	// ~3 M at 1 GB, which as a Blame each were as many objects for the
-	// collector to mark at every cycle; summed from a log (sumTab): the
-	// owners are nearly all new to the table or met long before.
-	owners blameTab
-	// sp: the spill the table is written out to as it grows
+	// sp: the spill owners is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
 	ownerRuns [][]ScratchRef
-	ag        *aggregator // whose ownerEntries count the table's, with sp
-	// sites, wsites: the figures of each contention's and wait's site,
-	// summed as owners.
-	sites    sumTab[siteAgg, *siteAgg]
-	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)
-	wsites   sumTab[waitAgg, *waitAgg]
-	unparked map[format.ThreadID]Blame // parks ended by each unparker
+	ag        *aggregator               // whose ownerEntries count the table's, with sp
+	unparked  map[format.ThreadID]Blame // parks ended by each unparker
 }
 
 // blameTab is a lock's table of owners.
 type blameTab = sumTab[blameAgg, *blameAgg]
+
+// aggNear is a slot of aggregator.near: a lock and its key in by.
+type aggNear struct {
+	k uint64
+	a *lockAgg
+}
+
+// nearAggBits: aggregator.near has 1<<nearAggBits slots.
+const nearAggBits = 10
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
 		return a
 	}
 	k := uint64(obj)<<2 | uint64(kind)
+	if ag.near == nil {
+		ag.near = make([]aggNear, 1<<nearAggBits)
+	}
+	slot := &ag.near[probeHash(k+1, 64-nearAggBits)]
+	if slot.a != nil && slot.k == k {
+		ag.last = slot.a
+		return slot.a
+	}
 	a := ag.by[k]
 	if a == nil {
 		a = &lockAgg{n: int32(len(ag.byN))}
@@ -334,6 +355,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		a.sp, a.ag = ag.ownerSpill, ag
 		ag.by[k] = a
 	}
+	*slot = aggNear{k, a}
 	ag.last = a
 	return a
 }

@@ -17,8 +17,8 @@ import (
 // A record is summed from its additions in any order (add): counts, times,
 // flags set.
 type sumTab[E any, P sumRec[E]] struct {
-	ents []sumEnt[E] // sorted by key, each key once
 	log  []sumEnt[E] // the additions since, in order
+	ents []sumEnt[E] // sorted by key, each key once
 }
 
 // sumRec is a record of a sumTab: add sums another of its key into it.

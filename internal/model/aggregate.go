@@ -165,8 +165,8 @@ type threadAgg struct {
 	// a map of every thread per lock looked up at each contention (1 GB:
 	// ~280 000 threads, 100 MB of maps). flog: its contentions and waits
 	// since, appended (a look-up of the lock in firsts at each was a miss
-	// of the cache: 2.5 of c1G's ~86 CPU-s), summed into firsts once as
-	// many as firsts (mergeFirsts).
+	// of the cache: 2.5 of c1G's ~86 CPU-s), summed into firsts once half
+	// as many as firsts (mergeFirsts).
 	firsts []aggFirst
 	flog   []firstOp
 }

@@ -91,10 +91,8 @@ func (a *lockAgg) spillOwners() {
 	}
 	a.ownerRuns = append(a.ownerRuns, run)
 	a.ag.ownerRuns = true
-	// Emptied, its room kept: it fills again to about as many until the
-	// next pass (a table let go was grown again from nothing: growslice
-	// 1.3 of c1G's CPU-s).
-	a.owners.ents = a.owners.ents[:0]
+	// Let go: a table of many owners need not keep its room.
+	a.owners = blameTab{}
 }
 
 // putRun writes the records rs (sorted) to the spill as a run, packed by

@@ -104,8 +104,11 @@ type aggregator struct {
 	// with the whole recording's figures).
 	all bool
 	// last is the lock of the latest get: a thread's intervals mostly
-	// repeat one lock.
+	// repeat one lock. near: the locks of the latest gets, each in a slot
+	// of its key's hash (a miss: the map by): a recording's locks are
+	// mostly a few hundred, met in no order.
 	last *lockAgg
+	near []aggNear
 	// early: the aggregator is fed as the fold goes (Builder.feed), before
 	// the Model's Start is final; befores are the counts it made of states
 	// begun at or before Start then, undone at the end for those that the
@@ -119,6 +122,10 @@ type aggregator struct {
 	ownerEntries int
 	ownerRuns    bool // some were written out (the waiters' too)
 	ownerLeft    int  // the entries the last spillOwners left
+	// byN: the locks by number (lockAgg.n); firstIdx:
+	// threadAgg.mergeFirsts' index of them.
+	byN      []*lockAgg
+	firstIdx []int32
 	// firstEntries, firstLeft: the same of the locks' waiters and
 	// waitedBy (lockAgg.addedFirst).
 	firstEntries, firstLeft int
@@ -156,12 +163,20 @@ type threadAgg struct {
 	// time on each, until endThread gives them to the locks
 	// (lockAgg.waiters, waitedBy): a short list of the thread's own, not
 	// a map of every thread per lock looked up at each contention (1 GB:
-	// ~280 000 threads, 100 MB of maps). firstOf indexes a long one by
-	// the locks' numbers (lockAgg.n), in place (probeTab); lastFirst is
-	// the last one used.
-	firsts    []aggFirst
-	firstOf   *probeTab[int32]
-	lastFirst int32
+	// ~280 000 threads, 100 MB of maps). flog: its contentions and waits
+	// since, appended (a look-up of the lock in firsts at each was a miss
+	// of the cache: 2.5 of c1G's ~86 CPU-s), summed into firsts once half
+	// as many as firsts (mergeFirsts).
+	firsts []aggFirst
+	flog   []firstOp
+}
+
+// firstOp is a contention (block) or a wait of a thread from at on the
+// lock of number n (lockAgg.n): 16 bytes.
+type firstOp struct {
+	at   format.Time
+	n    int32
+	wait bool
 }
 
 // aggFirst is a thread's first contention (block) and first wait on a
@@ -172,66 +187,73 @@ type aggFirst struct {
 	blocked, waited bool
 }
 
-// firstsScan is how many locks a thread's firsts are looked for in by a
-// scan; above, by its map.
-const firstsScan = 16
-
-// first returns the thread's firsts on a.
-func (st *threadAgg) first(a *lockAgg) *aggFirst {
-	if i := int(st.lastFirst); i < len(st.firsts) && st.firsts[i].a == a {
-		return &st.firsts[i]
-	}
-	i := -1
-	if st.firstOf != nil {
-		if k := st.firstOf.lookup(uint64(a.n)); k != nil {
-			i = int(*k)
-		}
-	} else {
-		for k := range st.firsts {
-			if st.firsts[k].a == a {
-				i = k
-				break
-			}
-		}
-	}
-	if i < 0 {
-		i = len(st.firsts)
-		if st.firsts == nil {
-			st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
-		}
-		st.firsts = append(st.firsts, aggFirst{a: a})
-		switch {
-		case st.firstOf != nil:
-			k, _ := st.firstOf.find(uint64(a.n))
-			*k = int32(i)
-		case len(st.firsts) > firstsScan:
-			st.firstOf = &probeTab[int32]{}
-			for k := range st.firsts {
-				x, _ := st.firstOf.find(uint64(st.firsts[k].a.n))
-				*x = int32(k)
-			}
-		}
-	}
-	st.lastFirst = int32(i)
-	return &st.firsts[i]
-}
+// firstsLogMin is the fewest contentions and waits a thread's flog
+// holds before they are summed into its firsts.
+const firstsLogMin = 32
 
 // block notes a contention of the thread on a from since.
-func (st *threadAgg) block(a *lockAgg, since format.Time) {
-	if f := st.first(a); !f.blocked || since < f.block {
-		f.block, f.blocked = since, true
-	}
-}
+func (st *threadAgg) block(a *lockAgg, since format.Time) { st.note(a, since, false) }
 
 // waited notes a wait of the thread on a from since.
-func (st *threadAgg) waited(a *lockAgg, since format.Time) {
-	if f := st.first(a); !f.waited || since < f.wait {
-		f.wait, f.waited = since, true
+func (st *threadAgg) waited(a *lockAgg, since format.Time) { st.note(a, since, true) }
+
+// note logs a contention or a wait (wait) of the thread on a from at.
+func (st *threadAgg) note(a *lockAgg, at format.Time, wait bool) {
+	if n := len(st.flog); n > 0 && st.flog[n-1].n == a.n && st.flog[n-1].wait == wait {
+		st.flog[n-1].at = min(st.flog[n-1].at, at)
+		return
 	}
+	if len(st.flog) >= max(firstsLogMin, len(st.firsts)/2) {
+		st.mergeFirsts(a.ag)
+	}
+	if st.flog == nil {
+		st.flog = make([]firstOp, 0, firstsLogMin) // not grown from 1 for each thread
+	}
+	st.flog = append(st.flog, firstOp{at: at, n: a.n, wait: wait})
+}
+
+// mergeFirsts sums the thread's flog into its firsts: each lock's found
+// by its number (lockAgg.n) in ag.firstIdx, which holds the index + 1 in
+// firsts of those being merged and is zero again after.
+func (st *threadAgg) mergeFirsts(ag *aggregator) {
+	if len(st.flog) == 0 {
+		return
+	}
+	if n := len(ag.byN); len(ag.firstIdx) < n {
+		ag.firstIdx = append(ag.firstIdx, make([]int32, 2*n-len(ag.firstIdx))...)
+	}
+	idx := ag.firstIdx
+	for i := range st.firsts {
+		idx[st.firsts[i].a.n] = int32(i + 1)
+	}
+	if st.firsts == nil {
+		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
+	}
+	for _, op := range st.flog {
+		k := idx[op.n]
+		if k == 0 {
+			st.firsts = append(st.firsts, aggFirst{a: ag.byN[op.n]})
+			k = int32(len(st.firsts))
+			idx[op.n] = k
+		}
+		f := &st.firsts[k-1]
+		if op.wait {
+			if !f.waited || op.at < f.wait {
+				f.wait, f.waited = op.at, true
+			}
+		} else if !f.blocked || op.at < f.block {
+			f.block, f.blocked = op.at, true
+		}
+	}
+	for i := range st.firsts {
+		idx[st.firsts[i].a.n] = 0
+	}
+	st.flog = st.flog[:0]
 }
 
 // flushFirsts gives the thread's firsts to their locks.
-func (st *threadAgg) flushFirsts() {
+func (st *threadAgg) flushFirsts(ag *aggregator) {
+	st.mergeFirsts(ag)
 	for i := range st.firsts {
 		f := &st.firsts[i]
 		if f.blocked {
@@ -243,7 +265,8 @@ func (st *threadAgg) flushFirsts() {
 			f.a.addedFirst()
 		}
 	}
-	st.firsts, st.firstOf, st.lastFirst = st.firsts[:0], nil, 0
+	clear(st.firsts)
+	st.firsts = st.firsts[:0]
 }
 
 // firstAt is a thread's first contention or wait on a lock. A thread's
@@ -267,6 +290,17 @@ type lockAgg struct {
 	l   Lock
 	n   int32 // its number, in the order the aggregator made them
 	src *Lock // the Model's lock: its owner changes, as the fold adds them
+	// owners: the blame of each owner, in one table holding no pointer:
+	// ~3 M at 1 GB, which as a Blame each were as many objects for the
+	// collector to mark at every cycle; summed from a log (sumTab): the
+	// owners are nearly all new to the table or met long before. sites,
+	// wsites: the figures of each contention's and wait's site, summed
+	// so. Next to the figures of l a contention adds to (its first cache
+	// line) and to src: a contention reads the lock's few lines.
+	owners   blameTab
+	sites    sumTab[siteAgg, *siteAgg]
+	wsites   sumTab[waitAgg, *waitAgg]
+	siteRare sumTab[siteRare, *siteRare] // the sites' rarer figures (siteAgg)
 	// waiters, waitedBy: each thread's first block and first wait, as
 	// the threads end (threadAgg.flushFirsts).
 	waiters  []firstAt
@@ -274,40 +308,43 @@ type lockAgg struct {
 	// waiterRuns, waitedByRuns: runs of them written to the spill (sp,
 	// Options.SpillOwners; waiterspill.go).
 	waiterRuns, waitedByRuns [][]ScratchRef
-	// owners: the blame of each owner, in one table holding no pointer:
-	// ~3 M at 1 GB, which as a Blame each were as many objects for the
-	// collector to mark at every cycle. lastOwner is the last one's,
-	// of the thread lastOwnerID: compared here, not in its slot, which
-	// is most often another's and out of the cache.
-	owners      probeTab[blameAgg]
-	lastOwner   *blameAgg
-	lastOwnerID format.ThreadID
-	// sp: the spill the table is written out to as it grows
+	// sp: the spill owners is written out to as it grows
 	// (Options.SpillOwners, ownerspill.go), in ownerRuns.
 	sp        *spillFile
 	ownerRuns [][]ScratchRef
-	ag        *aggregator // whose ownerEntries count the table's, with sp
-	// sites, wsites: each contention and wait finds its site once, in
-	// place (the last kept, with its stack, as lastOwner), not a lookup
-	// and a store.
-	sites      probeTab[siteAgg]
-	lastSite   *siteAgg
-	lastSiteID StackID
-	siteRare   probeTab[siteRare] // the sites' rarer figures (siteAgg)
-	wsites     probeTab[WaitSite]
-	lastWS     *WaitSite
-	lastWSID   StackID
-	unparked   map[format.ThreadID]Blame // parks ended by each unparker
+	ag        *aggregator               // whose ownerEntries count the table's, with sp
+	unparked  map[format.ThreadID]Blame // parks ended by each unparker
 }
+
+// blameTab is a lock's table of owners.
+type blameTab = sumTab[blameAgg, *blameAgg]
+
+// aggNear is a slot of aggregator.near: a lock and its key in by.
+type aggNear struct {
+	k uint64
+	a *lockAgg
+}
+
+// nearAggBits: aggregator.near has 1<<nearAggBits slots.
+const nearAggBits = 10
 
 func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
 		return a
 	}
 	k := uint64(obj)<<2 | uint64(kind)
+	if ag.near == nil {
+		ag.near = make([]aggNear, 1<<nearAggBits)
+	}
+	slot := &ag.near[probeHash(k+1, 64-nearAggBits)]
+	if slot.a != nil && slot.k == k {
+		ag.last = slot.a
+		return slot.a
+	}
 	a := ag.by[k]
 	if a == nil {
-		a = &lockAgg{n: int32(len(ag.by))}
+		a = &lockAgg{n: int32(len(ag.byN))}
+		ag.byN = append(ag.byN, a)
 		a.l.Object, a.l.Kind = obj, kind
 		if kind == Semaphore {
 			a.l.Class = "Ljava/util/concurrent/Semaphore;"
@@ -318,6 +355,7 @@ func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
 		a.sp, a.ag = ag.ownerSpill, ag
 		ag.by[k] = a
 	}
+	*slot = aggNear{k, a}
 	ag.last = a
 	return a
 }
@@ -421,7 +459,8 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			st.acq = append(st.acq, acquire{object: iv.Object, stack: iv.Stack, since: iv.Since, end: iv.End, other: iv.Other})
 		case Waiting:
 			a := ag.get(iv.Object, Monitor)
-			ws := a.waitSite(m.SiteStack(iv.Stack))
+			site := m.SiteStack(iv.Stack)
+			ws := a.waitSite(site)
 			if iv.Cont {
 				// A later segment of a wait split around the contention
 				// that took the monitor back: only its time counts.
@@ -441,7 +480,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			ws.Waits++
 			a.l.WaitTime += iv.Duration()
 			ws.Time += iv.Duration()
-			ag.waitBefore(a, ws, iv.Since)
+			ag.waitBefore(a, ws, site, iv.Since)
 			switch iv.Wake {
 			case WakeNotify, WakeNotifyAll:
 				a.l.Notified++
@@ -463,7 +502,8 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			}
 			// A park is one segment: nothing nests in it.
 			a := ag.get(iv.Object, Blocker)
-			ws := a.waitSite(m.SiteStack(iv.Stack))
+			site := m.SiteStack(iv.Stack)
+			ws := a.waitSite(site)
 			st.waited(a, iv.Since)
 			a.l.Waits++
 			ws.Waits++
@@ -473,7 +513,7 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			if iv.State == Idle {
 				a.l.IdleWaits++
 			}
-			ag.waitBefore(a, ws, iv.Since)
+			ag.waitBefore(a, ws, site, iv.Since)
 			switch iv.Wake {
 			case WakeUnpark:
 				a.l.Notified++
@@ -500,7 +540,7 @@ func (ag *aggregator) endThread(st *threadAgg) {
 		ag.jucContention(st)
 	}
 	ag.acquires(st, len(st.acq))
-	st.flushFirsts()
+	st.flushFirsts(ag)
 }
 
 // acquires adds the first n of st's Semaphore.acquire calls and forgets
@@ -534,14 +574,14 @@ func (ag *aggregator) before(a *lockAgg, site StackID, since format.Time, events
 	a.before(site, attach, events)
 }
 
-// waitBefore counts a wait of a at ws that began at since, if it began
-// before the attach (Model.BeforeStart).
-func (ag *aggregator) waitBefore(a *lockAgg, ws *WaitSite, since format.Time) {
+// waitBefore counts a wait of a at site (ws its figures) that began at
+// since, if it began before the attach (Model.BeforeStart).
+func (ag *aggregator) waitBefore(a *lockAgg, ws *waitAgg, site StackID, since format.Time) {
 	if !ag.m.BeforeStart(since) {
 		return
 	}
 	if ag.early {
-		ag.befores = append(ag.befores, before{a: a, since: since, site: ws.Stack, wait: true})
+		ag.befores = append(ag.befores, before{a: a, since: since, site: site, wait: true})
 	}
 	a.l.WaitsBeforeAttach++
 	ws.BeforeAttach++
@@ -556,11 +596,11 @@ func (ag *aggregator) settle() {
 		}
 		if bf.wait {
 			bf.a.l.WaitsBeforeAttach--
-			bf.a.wsites.lookup(uint64(bf.site)).BeforeAttach--
+			bf.a.wsites.at(uint64(bf.site)).BeforeAttach--
 			continue
 		}
 		bf.a.l.BeforeAttach--
-		bf.a.siteRare.lookup(uint64(bf.site)).BeforeAttach--
+		bf.a.siteRare.at(uint64(bf.site)).BeforeAttach--
 	}
 	ag.befores = nil
 }
@@ -616,17 +656,21 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 }
 
 // siteAgg is a lock's figures at a site (Site) as the aggregation adds
-// them up: in its slot (32 bytes, two a cache line) those of every
-// contention, and held: a contention there entered the monitor
-// (Lock.HeldAt); those of few, in the lock's siteRare, rare set when it
-// has some. A lock's sites were ~45 MB of slots of 64 bytes at 128 MB
-// (353 000 sites of 940 locks), beside a map of the sites held: a
-// contention's look-ups in them were misses of the cache mostly (2.1 and
-// 1.5 of c1G's ~80 CPU-s).
+// them up: in its record (32 bytes with its key, two a cache line) those
+// of every contention, and held: a contention there entered the monitor
+// (Lock.HeldAt); those of few, in the lock's siteRare. A lock's sites
+// were ~45 MB of slots of 64 bytes at 128 MB (353 000 sites of 940
+// locks), beside a map of the sites held.
 type siteAgg struct {
 	Contentions int
 	Blocked     format.Time
-	held, rare  bool
+	held        bool
+}
+
+func (s *siteAgg) add(o *siteAgg) {
+	s.Contentions += o.Contentions
+	s.Blocked += o.Blocked
+	s.held = s.held || o.held
 }
 
 // siteRare is a site's figures of few contentions: those still going on
@@ -637,19 +681,36 @@ type siteRare struct {
 	BeforeEvents, BeforeAttach int
 }
 
-// rareOf returns the rare figures of site, s its siteAgg.
-func (a *lockAgg) rareOf(site StackID, s *siteAgg) *siteRare {
-	s.rare = true
-	r, _ := a.siteRare.find(uint64(site))
-	return r
+func (r *siteRare) add(o *siteRare) {
+	r.Open += o.Open
+	r.OpenTime += o.OpenTime
+	r.BeforeEvents += o.BeforeEvents
+	r.BeforeAttach += o.BeforeAttach
 }
 
-// siteOf is the Site of stack, s its siteAgg.
-func (a *lockAgg) siteOf(stack StackID, s *siteAgg) Site {
-	out := Site{Stack: stack, Contentions: s.Contentions, Blocked: s.Blocked}
-	if s.rare {
-		r := a.siteRare.lookup(uint64(stack))
-		out.Open, out.OpenTime, out.BeforeEvents, out.BeforeAttach = r.Open, r.OpenTime, r.BeforeEvents, r.BeforeAttach
+// rareOf returns the rare figures of site to add to (a site with some
+// has its siteAgg too).
+func (a *lockAgg) rareOf(site StackID) *siteRare {
+	return a.siteRare.at(uint64(site))
+}
+
+// siteList returns the lock's sites (in order of stack), its logs merged.
+func (a *lockAgg) siteList() []Site {
+	rare := a.siteRare.sorted()
+	var out []Site
+	for _, s := range a.sites.sorted() {
+		if out == nil {
+			out = make([]Site, 0, a.sites.len())
+		}
+		st := Site{Stack: StackID(s.key), Contentions: s.e.Contentions, Blocked: s.e.Blocked}
+		for len(rare) > 0 && rare[0].key < s.key {
+			rare = rare[1:] // none: each rare site is a site
+		}
+		if len(rare) > 0 && rare[0].key == s.key {
+			r := &rare[0].e
+			st.Open, st.OpenTime, st.BeforeEvents, st.BeforeAttach = r.Open, r.OpenTime, r.BeforeEvents, r.BeforeAttach
+		}
+		out = append(out, st)
 	}
 	return out
 }
@@ -662,7 +723,7 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 	if open {
 		l.Open++
 		l.OpenTime += d
-		r := a.rareOf(site, s)
+		r := a.rareOf(site)
 		r.Open++
 		r.OpenTime += d
 	} else {
@@ -674,14 +735,9 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 	}
 }
 
-// site returns the figures of the contentions at site.
+// site returns the figures of the contentions at site to add to.
 func (a *lockAgg) site(site StackID) *siteAgg {
-	if s := a.lastSite; s != nil && a.lastSiteID == site {
-		return s
-	}
-	s, _ := a.sites.find(uint64(site))
-	a.lastSite, a.lastSiteID = s, site
-	return s
+	return a.sites.at(uint64(site))
 }
 
 // before counts a contention just added at site that began before the
@@ -691,7 +747,8 @@ func (a *lockAgg) before(site StackID, attach, events bool) {
 	if !attach && !events {
 		return
 	}
-	r := a.rareOf(site, a.site(site))
+	a.site(site) // a site with rare figures is a site
+	r := a.rareOf(site)
 	if attach {
 		a.l.BeforeAttach++
 		r.BeforeAttach++
@@ -723,50 +780,75 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 	if owner == 0 {
 		return
 	}
-	bl, added := a.lastOwner, false
-	if bl == nil || a.lastOwnerID != owner {
-		bl, added = a.owners.find(uint64(owner))
-		a.lastOwner, a.lastOwnerID = bl, owner
+	t := &a.owners
+	if k := len(t.log); k == 0 || t.log[k-1].key != uint64(owner) {
+		// A record more in the log (at).
+		if t.full() {
+			a.mergeOwners()
+		}
+		if a.sp != nil {
+			if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
+				a.ag.spillOwners()
+			}
+		}
 	}
+	bl := t.at(uint64(owner))
 	bl.Contentions += n
 	bl.Blamed += d
 	bl.Open += open
-	if added && a.sp != nil {
-		if a.ag.ownerEntries++; a.ag.ownerEntries > a.ag.ownerLeft+ownerBudget {
-			a.ag.spillOwners()
-		}
+}
+
+// mergeOwners merges the log of a's table of owners. The records of the
+// table and its log count to ownerBudget (addBlame): those the merge sums
+// into others are no more.
+func (a *lockAgg) mergeOwners() {
+	n := len(a.owners.ents) + len(a.owners.log)
+	a.owners.merge()
+	if a.sp != nil {
+		a.ag.ownerEntries -= n - len(a.owners.ents)
 	}
 }
 
 // blameAgg is an owner's Blame on a lock as the aggregation adds it up,
-// its Thread the key of its slot in lockAgg.owners: a slot is 32 bytes,
-// where one of a Blame was 40, which half the time lay across two cache
-// lines.
+// its Thread the key of its record in lockAgg.owners.
 type blameAgg struct {
 	Contentions int
 	Blamed      format.Time
 	Open        int
 }
 
-// ownersTo appends a's blame table to dst, as Blames.
+func (b *blameAgg) add(o *blameAgg) {
+	b.Contentions += o.Contentions
+	b.Blamed += o.Blamed
+	b.Open += o.Open
+}
+
+// ownersTo appends a's blame table to dst, as Blames, in order of thread.
 func (a *lockAgg) ownersTo(dst []Blame) []Blame {
-	dst = grown(dst, a.owners.n)
-	for k, b := range a.owners.all() {
-		dst = append(dst, Blame{Thread: format.ThreadID(k), Contentions: b.Contentions, Blamed: b.Blamed, Open: b.Open})
+	es := a.owners.sorted()
+	dst = grown(dst, len(es))
+	for i := range es {
+		b := &es[i].e
+		dst = append(dst, Blame{Thread: format.ThreadID(es[i].key), Contentions: b.Contentions, Blamed: b.Blamed, Open: b.Open})
 	}
 	return dst
 }
 
-func (a *lockAgg) waitSite(stack StackID) *WaitSite {
-	if s := a.lastWS; s != nil && a.lastWSID == stack {
-		return s
-	}
-	s, added := a.wsites.find(uint64(stack))
-	if added {
-		s.Stack = stack
-	}
-	a.lastWS, a.lastWSID = s, stack
-	return s
+// waitAgg is a WaitSite as the aggregation adds it up, its Stack unset:
+// the key of its record in lockAgg.wsites.
+type waitAgg WaitSite
+
+func (w *waitAgg) add(o *waitAgg) {
+	w.Waits += o.Waits
+	w.TimedOut += o.TimedOut
+	w.StillWaiting += o.StillWaiting
+	w.Time += o.Time
+	w.BeforeAttach += o.BeforeAttach
+}
+
+// waitSite returns the figures of the waits at stack to add to.
+func (a *lockAgg) waitSite(stack StackID) *waitAgg {
+	return a.wsites.at(uint64(stack))
 }
 
 // finish puts the accumulated lists in their orders.
@@ -782,14 +864,17 @@ func (a *lockAgg) finish() *Lock {
 		a.waitedBy = wb
 	}
 	putOwners(l, a.mergedOwners(nil), a.sp)
-	a.owners, a.lastOwner = probeTab[blameAgg]{}, nil
-	l.Sites = grown(l.Sites, a.sites.n)
+	a.owners = blameTab{}
 	nHeld := 0
-	for k, s := range a.sites.all() {
-		l.Sites = append(l.Sites, a.siteOf(StackID(k), s))
-		if s.held {
+	for _, s := range a.sites.sorted() {
+		if s.e.held {
 			nHeld++
 		}
+	}
+	if sites := a.siteList(); l.Sites == nil {
+		l.Sites = sites
+	} else {
+		l.Sites = append(l.Sites, sites...)
 	}
 	slices.SortFunc(l.Sites, func(a, b Site) int {
 		if c := cmp.Compare(b.Blocked+b.OpenTime, a.Blocked+a.OpenTime); c != 0 {
@@ -806,13 +891,19 @@ func (a *lockAgg) finish() *Lock {
 	}
 	sortUnparkers(l.UnparkedBy)
 	l.HeldAt = grown(l.HeldAt, nHeld)
-	for k, s := range a.sites.all() {
-		if s.held {
-			l.HeldAt = append(l.HeldAt, StackID(k))
+	for _, s := range a.sites.sorted() {
+		if s.e.held {
+			l.HeldAt = append(l.HeldAt, StackID(s.key))
 		}
 	}
 	slices.Sort(l.HeldAt)
-	l.WaitSites = a.wsites.appendTo(l.WaitSites)
+	wss := a.wsites.sorted()
+	l.WaitSites = grown(l.WaitSites, len(wss))
+	for i := range wss {
+		w := WaitSite(wss[i].e)
+		w.Stack = StackID(wss[i].key)
+		l.WaitSites = append(l.WaitSites, w)
+	}
 	slices.SortFunc(l.WaitSites, func(a, b WaitSite) int {
 		if c := cmp.Compare(b.Time, a.Time); c != 0 {
 			return c

@@ -10,7 +10,7 @@ import (
 // TestFirstsOnce checks that a thread whose firsts reach a lock twice (a
 // thread brought back after it was finished: Builder.revive) is among the
 // lock's waiters once, at its earliest, as are the threads of a long
-// list of locks (threadAgg.firstOf).
+// list of locks (threadAgg.mergeFirsts).
 func TestFirstsOnce(t *testing.T) {
 	ag := &aggregator{m: &Model{}, by: map[uint64]*lockAgg{}, all: true}
 	blocked := func(obj format.ObjectID, since format.Time) Interval {
@@ -23,7 +23,7 @@ func TestFirstsOnce(t *testing.T) {
 	ag.endThread(&a)
 	b := threadAgg{id: 3}
 	var ivs []Interval
-	for obj := format.ObjectID(100); obj < 100+2*firstsScan; obj++ {
+	for obj := format.ObjectID(100); obj < 100+2*firstsLogMin; obj++ {
 		ivs = append(ivs, blocked(obj, 20), blocked(1, 7))
 	}
 	ivs = append(ivs, blocked(100, 2))

@@ -3,7 +3,6 @@ package model
 import (
 	"cmp"
 	"encoding/binary"
-	"slices"
 
 	"orca/internal/format"
 )
@@ -70,10 +69,11 @@ func (ag *aggregator) spillOwners() {
 	}
 	n := 0
 	for _, a := range ag.by {
-		if a.owners.n >= ownerRunMin {
+		// The logs too (merged, not counted: counted here).
+		if k := a.owners.len(); k >= ownerRunMin {
 			a.spillOwners()
 		} else {
-			n += a.owners.n
+			n += k
 		}
 	}
 	// The next pass waits for ownerBudget more: the tables too small to
@@ -84,16 +84,15 @@ func (ag *aggregator) spillOwners() {
 // spillOwners writes a's blame table out as a run sorted by thread, and
 // lets it go; a table the spill takes no more of stays.
 func (a *lockAgg) spillOwners() {
-	tab := a.ownersTo(nil)
-	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	tab := a.ownersTo(nil) // in order of thread
 	run, ok := putRun(a.sp, tab, func(b []byte, bl, prev *Blame) []byte { return appendOwner(b, bl, prev.Thread) })
 	if !ok {
 		return
 	}
 	a.ownerRuns = append(a.ownerRuns, run)
 	a.ag.ownerRuns = true
-	// Let go, not cleared: the table keeps its room.
-	a.owners, a.lastOwner = probeTab[blameAgg]{}, nil
+	// Let go: a table of many owners need not keep its room.
+	a.owners = blameTab{}
 }
 
 // putRun writes the records rs (sorted) to the spill as a run, packed by
@@ -129,8 +128,7 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 		// not read.
 		return a.ownersTo(dst)
 	}
-	tab := a.ownersTo(nil)
-	slices.SortFunc(tab, func(x, y Blame) int { return cmp.Compare(x.Thread, y.Thread) })
+	tab := a.ownersTo(nil) // in order of thread
 	mergeRuns(a.sp, a.ownerRuns, tab,
 		func(x, y *Blame) int { return cmp.Compare(x.Thread, y.Thread) },
 		func(b []byte, prev *Blame) (Blame, int) { return readOwner(b, prev.Thread) },
@@ -148,15 +146,11 @@ func (a *lockAgg) mergedOwners(dst []Blame) []Blame {
 	return dst
 }
 
-// putOwners sets l's owners, sorted as Lock.Owners: in l.Owners, or, with
-// a spill (sp) and more than ownersInMemory of them, written to it.
+// putOwners sets l's owners, os in order of thread, sorted as
+// Lock.Owners (by time blamed, most first, then thread): in l.Owners, or,
+// with a spill (sp) and more than ownersInMemory of them, written to it.
 func putOwners(l *Lock, os []Blame, sp *spillFile) {
-	slices.SortFunc(os, func(a, b Blame) int {
-		if c := cmp.Compare(b.Blamed, a.Blamed); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.Thread, b.Thread)
-	})
+	sortStable(os, func(b *Blame) uint64 { return ^signedKey(int64(b.Blamed)) })
 	if sp == nil || sp.err != nil || len(os) <= ownersInMemory {
 		l.Owners = append(grown(l.Owners, len(os)), os...)
 		return

@@ -7,7 +7,7 @@ import (
 
 // TestSiteAgg checks that the aggregation's site figures (siteAgg and the
 // rare ones, siteRare) come out as the Site of every figure added, and
-// that Site has no field siteOf does not set: one added to Site alone
+// that Site has no field siteList does not set: one added to Site alone
 // would be left zero in Lock.Sites.
 func TestSiteAgg(t *testing.T) {
 	var names []string
@@ -16,7 +16,7 @@ func TestSiteAgg(t *testing.T) {
 		names = append(names, st.Field(i).Name)
 	}
 	if want := []string{"Stack", "Contentions", "Blocked", "Open", "OpenTime", "BeforeEvents", "BeforeAttach"}; !reflect.DeepEqual(names, want) {
-		t.Fatalf("Site's fields %v, siteOf sets %v", names, want)
+		t.Fatalf("Site's fields %v, siteList sets %v", names, want)
 	}
 	a := &lockAgg{}
 	a.contention(7, 10, false)
@@ -27,8 +27,8 @@ func TestSiteAgg(t *testing.T) {
 	a.contention(7, 1, false)
 	a.contention(7<<20, 3, true)
 	got := map[StackID]Site{}
-	for k, s := range a.sites.all() {
-		got[StackID(k)] = a.siteOf(StackID(k), s)
+	for _, s := range a.siteList() {
+		got[s.Stack] = s
 	}
 	want := map[StackID]Site{
 		7:       {Stack: 7, Contentions: 2, Blocked: 11, Open: 1, OpenTime: 20, BeforeEvents: 1, BeforeAttach: 2},

@@ -93,7 +93,9 @@ func (a *lockAgg) spillFirsts(fs *[]firstAt, runs *[][]ScratchRef) int {
 // then id, with those times, in fs's room. The spill must be readable:
 // a failed one fails Build (its runs are not read).
 func (a *lockAgg) firstsOf(fs []firstAt, runs [][]ScratchRef) []firstAt {
-	slices.SortFunc(fs, func(x, y firstAt) int { return compareFirst(&x, &y) })
+	// In order of thread alone: merged with the runs (in compareFirst's
+	// order), the threads still come in order, a thread's firsts in a row.
+	sortStable(fs, func(f *firstAt) uint64 { return uint64(f.th) })
 	if len(runs) > 0 && a.sp.err == nil {
 		tab := fs
 		fs = make([]firstAt, 0, len(tab))
@@ -101,9 +103,19 @@ func (a *lockAgg) firstsOf(fs []firstAt, runs [][]ScratchRef) []firstAt {
 			fs = append(fs, f)
 		})
 	}
-	// Each thread's earliest: the first of its in the order by thread.
-	fs = slices.CompactFunc(fs, func(x, y firstAt) bool { return x.th == y.th })
-	slices.SortFunc(fs, inFirstOrder)
+	// Each thread's earliest.
+	n := 0
+	for i := range fs {
+		if n > 0 && fs[n-1].th == fs[i].th {
+			fs[n-1].at = min(fs[n-1].at, fs[i].at)
+			continue
+		}
+		fs[n] = fs[i]
+		n++
+	}
+	fs = fs[:n]
+	// By time, then thread (inFirstOrder): they are in order of thread.
+	sortStable(fs, func(f *firstAt) uint64 { return signedKey(int64(f.at)) })
 	return fs
 }
 

@@ -1,0 +1,75 @@
+package model
+
+import (
+	"cmp"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"orca/internal/format"
+)
+
+// TestSumTab checks a sumTab against a map summed at each addition:
+// keys of one byte to all 64 bits, repeated in a row and far apart, read
+// back at every size (its log merged or not).
+func TestSumTab(t *testing.T) {
+	for _, bits := range []uint{4, 12, 24, 64} {
+		r := rand.New(rand.NewPCG(1, uint64(bits)))
+		var tab sumTab[blameAgg, *blameAgg]
+		want := map[uint64]blameAgg{}
+		for i := range 20000 {
+			k := r.Uint64() >> (64 - bits)
+			if i%97 == 0 {
+				k = math.MaxUint64
+			}
+			n := 1 + r.IntN(3)
+			for range n {
+				b := tab.at(k)
+				b.Contentions++
+				b.Blamed += 3
+				w := want[k]
+				w.Contentions++
+				w.Blamed += 3
+				want[k] = w
+			}
+			if i%1000 == 999 || i == 7 {
+				es := tab.sorted()
+				if len(es) != len(want) {
+					t.Fatalf("bits %d, %d additions: %d keys, want %d", bits, i, len(es), len(want))
+				}
+				for j := range es {
+					if j > 0 && es[j-1].key >= es[j].key {
+						t.Fatalf("bits %d: keys out of order: %x before %x", bits, es[j-1].key, es[j].key)
+					}
+					if es[j].e != want[es[j].key] {
+						t.Fatalf("bits %d: key %x: %+v, want %+v", bits, es[j].key, es[j].e, want[es[j].key])
+					}
+				}
+				if b := tab.lookup(k); b == nil || *b != want[k] {
+					t.Fatalf("bits %d: lookup %x: %v, want %+v", bits, k, b, want[k])
+				}
+			}
+		}
+	}
+}
+
+// TestSortStable checks sortStable against slices.SortStableFunc on keys
+// of every width, negative times too, equal keys kept in their order.
+func TestSortStable(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 3))
+	for _, n := range []int{0, 1, 2, 31, 32, 1000} {
+		for _, bits := range []uint{1, 9, 40, 64} {
+			fs := make([]firstAt, n)
+			for i := range fs {
+				fs[i] = firstAt{th: format.ThreadID(i), at: format.Time(r.Uint64() >> (64 - bits))}
+			}
+			want := slices.Clone(fs)
+			slices.SortStableFunc(want, func(x, y firstAt) int { return cmp.Compare(x.at, y.at) })
+			sortStable(fs, func(f *firstAt) uint64 { return signedKey(int64(f.at)) })
+			if !slices.Equal(fs, want) {
+				t.Fatalf("n %d, bits %d: %v, want %v", n, bits, fs, want)
+			}
+		}
+	}
+}

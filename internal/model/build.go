@@ -253,17 +253,26 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	if collapse {
 		c = newCollapser(opt.Threads)
 	}
-	truncated, err := rec.EachEvent(eo, func(ev *reader.Event) error {
-		n++
-		if !ev.Carried {
-			read++
+	// The events a run at a time (EachOptions.Batch): one call of a
+	// function value a few thousand events, not one an event.
+	eo.Batch = func(evs []reader.Event) error {
+		for i := range evs {
+			ev := &evs[i]
+			n++
+			if !ev.Carried {
+				read++
+			}
+			if c != nil {
+				if err := c.event(ev, b.Event); err != nil {
+					return err
+				}
+				continue
+			}
+			b.Event(ev)
 		}
-		if c != nil {
-			return c.event(ev, b.Event)
-		}
-		b.Event(ev)
 		return nil
-	})
+	}
+	truncated, err := rec.EachEvent(eo, nil)
 	if err == nil && c != nil {
 		err = c.finish(b.Event)
 	}

@@ -67,6 +67,13 @@ type EachOptions struct {
 	// Buffers, if set, are the batches and decoders to decode with, kept
 	// for the next call (see Buffers).
 	Buffers *Buffers
+	// Batch, if set, is called instead of fn with the events in runs, in
+	// file order, each as fn would have it (a run ends where a malformed
+	// line is told or a carried record left out, and at most at the end
+	// of a batch decoded): a call a few thousand events, not one an event
+	// (issue 34: 84 M calls on orca report of 1 GB). fn may be nil then.
+	// The events and their Stacks are valid only during the call.
+	Batch func([]Event) error
 }
 
 // Buffers are what EachEvent decodes with, kept by a caller that reads
@@ -132,6 +139,15 @@ var maxCachedStacks = 1 << 16 // a variable for tests
 // events with the same stack may share one Stack slice, which fn must not
 // modify. Copy what you keep.
 func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
+	if batch := opt.Batch; batch != nil && (opt.Span != nil || len(r.Chunks) > 0) {
+		// Their events are filtered one at a time: a run of one each.
+		opt.Batch = nil
+		var one [1]Event
+		fn = func(ev *Event) error {
+			one[0] = *ev
+			return batch(one[:])
+		}
+	}
 	if opt.Span != nil {
 		return r.eachSpan(opt, fn)
 	}
@@ -201,6 +217,9 @@ func eachEventAt(ra io.ReaderAt, lo, size int64, name string, opt EachOptions, c
 		err := e.deliver(b)
 		return e.truncated, err
 	}
+	if compact {
+		return e.parallelPieces(workers, chunk)
+	}
 	return e.parallel(workers, chunk)
 }
 
@@ -229,7 +248,7 @@ func (e *each) stream(d *decoder, b *batch, lo, size int64) error {
 	for {
 		full := false
 		for {
-			if len(b.events) == streamEvents {
+			if b.run(cp, streamEvents); len(b.events) == streamEvents {
 				full = true
 				break
 			}
@@ -309,6 +328,12 @@ type each struct {
 	truncated bool
 	seq       *decoder // for decoding a chunk again, made when first needed
 	ids       []uint32 // a batch's local stack numbers -> opt.Stacks'
+	// The numbering ids is of (chunkStacks' cache and stamp).
+	idsCache *stackCache
+	idsStamp int
+	// Chunks' numberings of their stacks to reuse (parallelPieces).
+	numberings []*chunkStacks
+	numMu      sync.Mutex
 	// The opt.Stacks numbers of each stackCache's entries, 0 when not
 	// looked up yet.
 	tables map[*stackCache]*stackIDs
@@ -334,6 +359,7 @@ type batch struct {
 	err        error // a read error; the events before it are valid
 	stacks     chunkStacks
 	done       chan struct{}
+	home       chan *batch // parallelPieces: the free pieces of the worker that decoded it
 }
 
 // batchErr is a malformed line, reported before events[at].
@@ -478,6 +504,16 @@ func (b *batch) take(cp *compactRecords) bool {
 	return false
 }
 
+// run decodes the plain event records at cp's position into b.events, up
+// to limit events in all (at most its capacity): decodeRun, which leaves
+// the others to take.
+func (b *batch) run(cp *compactRecords, limit int) {
+	n := len(b.events)
+	if limit > n {
+		b.events = b.events[:n+cp.decodeRun(b.events[n:limit])]
+	}
+}
+
 func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start, end int64) {
 	cp.reset(io.NewSectionReader(e.ra, start, e.size-start), start, end, sc)
 	if start > 0 {
@@ -511,6 +547,9 @@ func (e *each) parseCompact(cp *compactRecords, sc *stackCache, b *batch, start,
 		if len(b.events) == cap(b.events) {
 			b.events = slices.Grow(b.events, 1)
 		}
+		if b.run(cp, cap(b.events)); len(b.events) == cap(b.events) {
+			continue
+		}
 		if !b.take(cp) {
 			break
 		}
@@ -542,6 +581,9 @@ func (e *each) chunkRecords(start, end int64) (int, bool) {
 // elsewhere than where b starts.
 func (e *each) deliver(b *batch) error {
 	if b.start != e.next {
+		// A piece's numbering is its chunk's (parallelPieces), which its
+		// worker may still be adding to: not to be cleared.
+		b.stacks = chunkStacks{}
 		if e.seq == nil {
 			e.seq = e.newDecoder(e.chunk)
 		}
@@ -551,7 +593,7 @@ func (e *each) deliver(b *batch) error {
 	}
 	// Events carry their stack's number in the chunk; make it the one in
 	// opt.Stacks, looking up each stack of a stackCache once.
-	ids := e.ids[:0]
+	ids := e.ids
 	if t := e.opt.Stacks; t != nil {
 		tab := e.tables[b.stacks.cache]
 		if tab == nil {
@@ -564,8 +606,13 @@ func (e *each) deliver(b *batch) error {
 		if tab.gen != b.stacks.gen {
 			tab.gen, tab.ids = b.stacks.gen, tab.ids[:0]
 		}
-		ids = append(ids, 0)
-		for l := 1; l < len(b.stacks.uniq); l++ {
+		// The pieces of a chunk (parallelPieces) share its numbering,
+		// each the numbers before it and more: only those are looked up.
+		if b.stacks.cache != e.idsCache || b.stacks.stamp != e.idsStamp || len(ids) == 0 || len(ids) > len(b.stacks.uniq) {
+			ids = append(ids[:0], 0)
+			e.idsCache, e.idsStamp = b.stacks.cache, b.stacks.stamp
+		}
+		for l := len(ids); l < len(b.stacks.uniq); l++ {
 			i := b.stacks.ents[l]
 			if i >= len(tab.ids) {
 				tab.ids = append(tab.ids, make([]uint32, i+1-len(tab.ids))...)
@@ -580,25 +627,53 @@ func (e *each) deliver(b *batch) error {
 	}
 	e.ids = ids
 	k := 0
+	batch := e.opt.Batch
+	run := 0 // Batch: b.events[run:i] are to hand on
 	for i := range b.events {
-		for ; k < len(b.errs) && b.errs[k].at == i; k++ {
-			e.malformed(b.errs[k].err)
+		if k < len(b.errs) && b.errs[k].at == i {
+			if batch != nil && run < i {
+				if err := batch(b.events[run:i]); err != nil {
+					return err
+				}
+			}
+			run = i
+			for ; k < len(b.errs) && b.errs[k].at == i; k++ {
+				e.malformed(b.errs[k].err)
+			}
 		}
 		ev := &b.events[i]
-		if ev.Carried && !e.cf.pass(ev) {
-			continue
-		}
-		if !ev.Carried {
-			e.cf.pass(ev)
+		if ev.Carried {
+			if !e.cf.pass(ev) {
+				if batch != nil && run < i {
+					if err := batch(b.events[run:i]); err != nil {
+						return err
+					}
+				}
+				run = i + 1
+				continue
+			}
+		} else {
+			// e.cf.pass's for an event of the file, inlined.
+			e.cf.events = true
+			if ev.Kind.Fact() {
+				e.cf.note(ev)
+			}
 			ev.Line += e.line
 		}
-		if e.opt.Stacks != nil {
+		if t := e.opt.Stacks; t != nil {
 			ev.StackID = ids[ev.StackID]
-			ev.Stack = e.opt.Stacks.Frames[ev.StackID]
+			ev.Stack = t.Frames[ev.StackID]
 		} else {
 			ev.StackID = 0
 		}
-		if err := e.fn(ev); err != nil {
+		if batch == nil {
+			if err := e.fn(ev); err != nil {
+				return err
+			}
+		}
+	}
+	if batch != nil && run < len(b.events) {
+		if err := batch(b.events[run:]); err != nil {
 			return err
 		}
 	}
@@ -707,6 +782,189 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 		return e.truncated, fmt.Errorf("reading %s: %w", e.name, cutErr)
 	}
 	return e.truncated, nil
+}
+
+// piecesInFlight is how many pieces (batches of streamEvents events) a
+// worker of parallelPieces decodes ahead of their delivery.
+const piecesInFlight = 3
+
+// pieceJob is a chunk of a compact file that parallelPieces has a worker
+// decode: its pieces, in order, closed after the last.
+type pieceJob struct {
+	start, end int64
+	pieces     chan *batch
+	stacks     *chunkStacks // its stacks' numbering, which each piece has as far as it goes
+}
+
+// parallelPieces is parallel for a compact file: each worker decodes its
+// chunk streamEvents events at a time (as stream does), and hands each
+// piece on as it is full, so that the caller's goroutine reads events
+// decoded a moment before, still in the caches, where a chunk's batch
+// whole (a format chunk of 1 MB: 80 000 Events, 12 MB) went to memory and
+// back: on orca report of 1 GB, 84 M events, that traffic was most of the
+// reader's CPU (issue 34). A worker has piecesInFlight pieces of its own,
+// so one ahead of the chunk being delivered waits for it, and never holds
+// the pieces another needs. A chunk cut at a wrong marker is decoded
+// again as by parallel: its first piece, decoded again from where the
+// chunk before really ended (deliver), holds all of it; its other pieces
+// are dropped.
+func (e *each) parallelPieces(workers int, chunk int64) (truncated bool, err error) {
+	jobs := make(chan *pieceJob)
+	order := make(chan *pieceJob, workers+1)
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	kept := make([][]*batch, workers) // each worker's pieces, given back at the end
+	defer func() {
+		close(done)
+		wg.Wait()
+		for _, bs := range kept {
+			for _, b := range bs {
+				b.home = nil
+				e.putBatch(b)
+			}
+		}
+	}()
+	for w := range workers {
+		free := make(chan *batch, piecesInFlight)
+		for range piecesInFlight {
+			b := e.getBatch()
+			b.home = free
+			kept[w] = append(kept[w], b)
+			free <- b
+		}
+		wg.Go(func() {
+			d := e.newDecoder(e.chunk)
+			for j := range jobs {
+				if !e.decodePieces(d, free, j, done) {
+					return
+				}
+			}
+		})
+	}
+	var cutErr error
+	wg.Go(func() {
+		defer close(order)
+		defer close(jobs)
+		buf := make([]byte, 4<<10)
+		for start := e.lo; start < e.size; {
+			end := e.size
+			if start+chunk < e.size {
+				var err error
+				if end, err = cutCompact(e.ra, start+chunk, e.size, buf); err != nil {
+					cutErr = err
+					return
+				}
+			}
+			j := &pieceJob{start: start, end: end, pieces: make(chan *batch, piecesInFlight)}
+			select {
+			case order <- j:
+			case <-done:
+				return
+			}
+			select {
+			case jobs <- j:
+			case <-done:
+				return
+			}
+			start = end
+		}
+	})
+	for j := range order {
+		redone := false
+		for b := range j.pieces {
+			if redone {
+				b.home <- b // decoded again with the chunk's first piece
+				continue
+			}
+			redone = b.start != e.next
+			err := e.deliver(b)
+			b.stacks = chunkStacks{} // the chunk's, kept by it
+			b.home <- b              // cannot block: the worker's pieces are its channel's capacity
+			if err != nil {
+				return e.truncated, err
+			}
+		}
+		// Its worker is done with it (it closed pieces), and so is deliver.
+		e.numMu.Lock()
+		e.numberings = append(e.numberings, j.stacks)
+		e.numMu.Unlock()
+	}
+	if cutErr != nil {
+		return e.truncated, fmt.Errorf("reading %s: %w", e.name, cutErr)
+	}
+	return e.truncated, nil
+}
+
+// decodePieces decodes j's chunk into pieces of streamEvents events taken
+// from free, handing each on in j.pieces; false when done is closed first.
+// The pieces' Lines count from the chunk's start, and its last piece has
+// the chunk's lines (as stream's).
+func (e *each) decodePieces(d *decoder, free chan *batch, j *pieceJob, done chan struct{}) bool {
+	get := func() *batch {
+		select {
+		case b := <-free:
+			return b
+		case <-done:
+			return nil
+		}
+	}
+	b := get()
+	if b == nil {
+		return false
+	}
+	b.reset(j.start, j.end)
+	e.numMu.Lock()
+	if n := len(e.numberings); n > 0 {
+		j.stacks = e.numberings[n-1]
+		e.numberings = e.numberings[:n-1]
+	} else {
+		j.stacks = &chunkStacks{}
+	}
+	e.numMu.Unlock()
+	// One numbering of the stacks for the chunk, not one a piece: a piece
+	// of 4096 events names ~1 500 of a chunk's ~3 600 stacks, each numbered
+	// and looked up again (deliver) in each piece.
+	d.sc.begin(j.stacks)
+	cp := d.cp
+	cp.reset(io.NewSectionReader(e.ra, j.start, e.size-j.start), j.start, j.end, d.sc)
+	if j.start > 0 {
+		cp.setVersion(e.version)
+	}
+	for {
+		if cap(b.events) < streamEvents {
+			b.events = make([]Event, 0, streamEvents)
+		}
+		full := false
+		for {
+			if b.run(cp, streamEvents); len(b.events) >= streamEvents {
+				full = true
+				break
+			}
+			if !b.take(cp) {
+				break
+			}
+		}
+		b.stop = cp.offset()
+		if !full {
+			b.lines = cp.events
+			b.truncated, b.unclosed = cp.truncated, cp.unclosed
+		}
+		b.stacks = *j.stacks // as far as it goes: later numbers are appended (or to a new array)
+		select {
+		case j.pieces <- b:
+		case <-done:
+			return false
+		}
+		if !full {
+			close(j.pieces)
+			return true
+		}
+		stop := b.stop
+		if b = get(); b == nil {
+			return false
+		}
+		b.reset(stop, j.end)
+	}
 }
 
 // cutAt returns where the chunk that ends near p ends: the first line start
@@ -823,6 +1081,7 @@ type chunkStacks struct {
 	ents  []int            // by number: the index in the cache's ents
 	cache *stackCache
 	gen   int // the cache's gen
+	stamp int // the cache's stamp: which numbering of its this is
 }
 
 func newStackCache() *stackCache { return &stackCache{seen: newStackKeys()} }
@@ -846,7 +1105,7 @@ func (c *stackCache) renumber(cs *chunkStacks) {
 	c.stamp++
 	clear(cs.uniq)
 	cs.uniq, cs.ents = append(cs.uniq[:0], nil), append(cs.ents[:0], -1)
-	cs.cache, cs.gen = c, c.gen
+	cs.cache, cs.gen, cs.stamp = c, c.gen, c.stamp
 	c.chunk = cs
 }
 

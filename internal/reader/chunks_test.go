@@ -228,3 +228,98 @@ func testEachEventBuffers(t *testing.T) {
 		t.Errorf("kept %d batches and %d decoders, want some of each", len(bf.batches), len(bf.decoders))
 	}
 }
+
+// TestEachEventBatch: EachOptions.Batch hands on the same events, and the
+// malformed records among them in the same places, as fn one at a time: a
+// compact file whole and damaged (its bytes overwritten here and there: a
+// chunk's rest skipped, a run cut), a text file, each in one batch or
+// many, by one worker or more, streamed (Buffers, one worker), and a time
+// range of the compact file (a Span: filtered one event at a time).
+func TestEachEventBatch(t *testing.T) {
+	prefix, compact := synthCompact(t, 600<<10)
+	damaged := bytes.Clone(compact)
+	for i := 40 << 10; i+8 < len(damaged); i += 97 << 10 {
+		copy(damaged[i:], "\xFF\x00\x07\x80\x80\x80\x80\x80")
+	}
+	text := synthEvents(t, 300<<10)
+	damagedText := bytes.Clone(text)
+	for i := 10 << 10; i+8 < len(damagedText); i += 37 << 10 {
+		copy(damagedText[i:], "\n1.5,Nn\n")
+	}
+	files := map[string][]byte{"compact": compact, "damaged": damaged, "text": text, "damaged text": damagedText}
+	render := func(data []byte, opt EachOptions, batch bool) string {
+		var sb strings.Builder
+		opt.Malformed = func(pe *ParseError) { fmt.Fprintf(&sb, "malformed %v\n", pe) }
+		fn := func(ev *Event) error {
+			fmt.Fprintf(&sb, "%+v\n", *ev)
+			return nil
+		}
+		calls := 0
+		each := fn
+		if batch {
+			opt.Batch = func(evs []Event) error {
+				calls++
+				for i := range evs {
+					fn(&evs[i])
+				}
+				return nil
+			}
+			each = nil
+		}
+		_, err := EachEventAt(bytes.NewReader(data), int64(len(data)), "f.orca", opt, each)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if batch && calls == 0 {
+			t.Fatal("Batch never called")
+		}
+		return sb.String()
+	}
+	for name, data := range files {
+		for _, opt := range []EachOptions{
+			{Workers: 2}, {Workers: 1}, {Workers: 2, ChunkSize: 20000}, {Workers: 3, ChunkSize: 100 << 10},
+			{Workers: 1, Buffers: &Buffers{}}, {Workers: 2, Stacks: NewStackTable()},
+		} {
+			want := render(data, opt, false)
+			if opt.Stacks != nil {
+				opt.Stacks = NewStackTable()
+			}
+			if got := render(data, opt, true); got != want {
+				t.Errorf("%s, %+v: Batch hands on other events than fn", name, opt)
+			}
+			if strings.HasPrefix(name, "damaged") && !strings.Contains(want, "malformed") {
+				t.Errorf("%s: no malformed record told", name)
+			}
+		}
+	}
+	rec, err := Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, last, ok, err := rec.TimeBounds()
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	sp, err := rec.Span(first+(last-first)/3, first+(last-first)/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	if _, err := rec.EachEvent(EachOptions{Span: sp}, func(ev *Event) error {
+		want = append(want, fmt.Sprintf("%+v", *ev))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rec.EachEvent(EachOptions{Span: sp, Batch: func(evs []Event) error {
+		for i := range evs {
+			got = append(got, fmt.Sprintf("%+v", evs[i]))
+		}
+		return nil
+	}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("a span: %d events by Batch, %d by fn, or they differ", len(got), len(want))
+	}
+}

@@ -731,3 +731,489 @@ func (r *compactRecords) decodeOwn(ev *Event, b []byte) int {
 	}
 	return 0
 }
+
+// maxRunRecord is the most bytes of an event record decodeRun decodes.
+const maxRunRecord = 50
+
+// decodeRun decodes the event records at r.buf[r.pos:r.end] into evs, as
+// next, decodeOwn and own do one at a time, and returns how many: the
+// chunk's state (r.pos, r.prev, its records, their times' span, the events
+// counted) is kept in variables meanwhile, written back once. It stops at
+// the first record that is neither a stack definition nor an event of a
+// kind without a text laid out as the reader's table says, or that
+// decodeStack or decodeOwn would refuse or leave to decodeEvent (malformed,
+// naming what the chunk did not define), or that may run past
+// maxRunRecord bytes before r.end: next decodes that one (and fills the
+// buffer).
+func (r *compactRecords) decodeRun(evs []Event) int {
+	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header {
+		return 0
+	}
+	b := r.buf[:r.end]
+	i := r.pos
+	lay := r.layouts
+	threads, stacks := r.threads, r.stacks
+	sc := r.sc
+	stamp := 0
+	if sc != nil {
+		stamp = sc.stamp
+	}
+	prev, lo, hi := r.prev, r.lo, r.hi
+	line := r.events
+	n, last := 0, -1
+loop:
+	for n < len(evs) && len(b)-i >= maxRunRecord {
+		start := i
+		if b[i] == format.TagStack {
+			// A stack definition (one record in twenty): decodeStack's.
+			d := dec{b: b[i:], i: 1}
+			m, _, msg := r.decodeStack(&d)
+			if m == 0 || msg != "" {
+				break
+			}
+			i += m
+			stacks = r.stacks
+			last = start
+			continue
+		}
+		k := format.Kind(b[i] - format.TagEvent)
+		if lay != nil && int(k) < len(lay) && lay[k] != nil {
+			break
+		}
+		var bad bool
+		var thread, stack uint64
+		ev := &evs[n]
+		i++
+		delta := uint64(b[i])
+		if delta < 0x80 {
+			i++
+		} else if c := uint64(b[i+1]); c < 0x80 {
+			delta = delta&0x7F | c<<7
+			i += 2
+		} else {
+			delta, i = uvLong(b, i, &bad)
+		}
+		switch k {
+		case format.ObjectWait, format.ObjectWaited, format.ObjectNotify, format.ObjectNotifyAll, format.SemaphoreAcquire, format.SemaphoreAcquired, format.SemaphoreRelease, format.MonitorContendedEntered, format.ClassInitWaited:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object)}
+		case format.ThreadStart, format.ThreadJoin, format.ThreadJoined, format.ThreadUnpark:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			target := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Target: r.thread(target)}
+		case format.ThreadSleep, format.ThreadSlept:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k}
+		case format.MonitorContendedEnter:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			owner := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), Owner: r.thread(owner)}
+		case format.ThreadEnded:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k}
+		case format.ThreadPark:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			owner := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			timeout := uint64(b[i])
+			if timeout < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				timeout = timeout&0x7F | c<<7
+				i += 2
+			} else {
+				timeout, i = uvLong(b, i, &bad)
+			}
+			mode := format.AcquireMode(b[i])
+			i++
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || int64(timeout)-1 < -1 || mode >= format.NumModes {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), Owner: r.thread(owner), Timeout: int64(timeout) - 1, Mode: mode}
+		case format.ThreadUnparked:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			how := format.ParkEnd(b[i])
+			i++
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || how >= format.NumParkEnds {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), How: how}
+		case format.VirtualThreadMounted, format.VirtualThreadPinned:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			target := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Target: r.thread(target)}
+		case format.MonitorOwned:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object)}
+		case format.ObjectWaitTimeout:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			timeout := uint64(b[i])
+			if timeout < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				timeout = timeout&0x7F | c<<7
+				i += 2
+			} else {
+				timeout, i = uvLong(b, i, &bad)
+			}
+			if bad || int64(timeout)-1 < -1 {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Timeout: int64(timeout) - 1}
+		case format.Sample:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			sampled := format.SampleKind(b[i])
+			i++
+			weight := uint64(b[i])
+			if weight < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				weight = weight&0x7F | c<<7
+				i += 2
+			} else {
+				weight, i = uvLong(b, i, &bad)
+			}
+			stack = uint64(b[i])
+			if stack < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				stack = stack&0x7F | c<<7
+				i += 2
+			} else {
+				stack, i = uvLong(b, i, &bad)
+			}
+			if bad || sampled >= format.NumSampleKinds || weight > math.MaxInt64 {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Sampled: sampled, Weight: int64(weight)}
+		case format.ThreadCPU:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			cpu := uint64(b[i])
+			if cpu < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				cpu = cpu&0x7F | c<<7
+				i += 2
+			} else {
+				cpu, i = uvLong(b, i, &bad)
+			}
+			ready := uint64(b[i])
+			if ready < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				ready = ready&0x7F | c<<7
+				i += 2
+			} else {
+				ready, i = uvLong(b, i, &bad)
+			}
+			if bad || cpu > math.MaxInt64 || ready > math.MaxInt64 {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, CPU: int64(cpu), Ready: int64(ready)}
+		case format.MonitorHeld:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			depth := uint64(b[i])
+			if depth < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				depth = depth&0x7F | c<<7
+				i += 2
+			} else {
+				depth, i = uvLong(b, i, &bad)
+			}
+			if bad || depth > math.MaxInt32 {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), Depth: int64(depth) - 1}
+		case format.LockHeld:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			depth := uint64(b[i])
+			if depth < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				depth = depth&0x7F | c<<7
+				i += 2
+			} else {
+				depth, i = uvLong(b, i, &bad)
+			}
+			mode := format.AcquireMode(b[i])
+			i++
+			if bad || depth > math.MaxInt32 || mode >= format.NumModes {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), Depth: int64(depth) - 1, Mode: mode}
+		case format.ConditionLock:
+			thread = uint64(b[i])
+			if thread < 0x80 {
+				i++
+			} else if c := uint64(b[i+1]); c < 0x80 {
+				thread = thread&0x7F | c<<7
+				i += 2
+			} else {
+				thread, i = uvLong(b, i, &bad)
+			}
+			object := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			lock := binary.LittleEndian.Uint32(b[i:])
+			i += 4
+			if bad {
+				i = start
+				break loop
+			}
+			*ev = Event{Kind: k, Object: format.ObjectID(object), Owner: format.ThreadID(lock)}
+		default:
+			i = start
+			break loop
+		}
+		d := int64(delta>>1) ^ -int64(delta&1)
+		tm := int64(prev) + d
+		if thread-1 >= uint64(len(threads)) || stack > uint64(len(stacks)) || (d > 0 && tm < int64(prev)) || tm < 0 {
+			i = start
+			break
+		}
+		ev.Thread = threads[thread-1]
+		ev.Time = format.Time(tm)
+		if stack > 0 {
+			s := &stacks[stack-1]
+			if sc != nil {
+				if s.stamp != stamp {
+					s.cfr, s.local = sc.number(s.ent)
+					s.stamp = stamp
+				}
+				ev.Stack, ev.StackID = s.cfr, s.local
+			} else {
+				ev.Stack = s.frames
+			}
+		}
+		prev = ev.Time
+		lo, hi = min(lo, prev), max(hi, prev)
+		n++
+		ev.Line = line + n
+		last = start
+	}
+	if last >= 0 {
+		r.pos, r.lastAt = i, r.base+int64(last)
+		r.prev, r.lo, r.hi = prev, lo, hi
+		r.records += uint64(n)
+		r.events += n
+	}
+	return n
+}

@@ -175,9 +175,173 @@ func (r *compactRecords) decodeOwn(ev *Event, b []byte) int {
 		fmt.Fprintf(&b, "if !r.own(ev, int64(delta>>1)^-int64(delta&1), thread, %s) {\nreturn 0\n}\nreturn i\n", stack)
 	}
 	b.WriteString("}\nreturn 0\n}\n")
+	writeDecodeRun(t, &b, layouts, kinds)
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.Bytes())
 	}
 	return src
+}
+
+// writeDecodeRun writes decodeRun: decodeOwn and own in one loop over the
+// records of a buffer, for the layouts without a text (the events of
+// nearly every record: the others are left to decodeOwn).
+func writeDecodeRun(t *testing.T, b *bytes.Buffer, layouts []string, kinds map[string][]orca.Kind) {
+	type gen struct {
+		cases  []string
+		fields []orca.Field
+		max    int
+	}
+	var gens []gen
+	most := 0
+	for _, key := range layouts {
+		ks := kinds[key]
+		fields := orca.Specs[ks[0]].Fields
+		text := false
+		max := 1 + 10
+		for _, f := range fields {
+			text = text || orca.FieldWire[f] == orca.WireText
+			max += fieldGens[f].max
+		}
+		if text {
+			continue
+		}
+		var cases []string
+		for _, k := range ks {
+			cases = append(cases, "format."+k.String())
+		}
+		gens = append(gens, gen{cases, fields, max})
+		most = maxInt(most, max)
+	}
+	fmt.Fprintf(b, `
+// maxRunRecord is the most bytes of an event record decodeRun decodes.
+const maxRunRecord = %d
+
+// decodeRun decodes the event records at r.buf[r.pos:r.end] into evs, as
+// next, decodeOwn and own do one at a time, and returns how many: the
+// chunk's state (r.pos, r.prev, its records, their times' span, the events
+// counted) is kept in variables meanwhile, written back once. It stops at
+// the first record that is neither a stack definition nor an event of a
+// kind without a text laid out as the reader's table says, or that
+// decodeStack or decodeOwn would refuse or leave to decodeEvent (malformed,
+// naming what the chunk did not define), or that may run past
+// maxRunRecord bytes before r.end: next decodes that one (and fills the
+// buffer).
+func (r *compactRecords) decodeRun(evs []Event) int {
+	if !r.inChunk || r.pending != nil || r.slow || r.skipping || r.header {
+		return 0
+	}
+	b := r.buf[:r.end]
+	i := r.pos
+	lay := r.layouts
+	threads, stacks := r.threads, r.stacks
+	sc := r.sc
+	stamp := 0
+	if sc != nil {
+		stamp = sc.stamp
+	}
+	prev, lo, hi := r.prev, r.lo, r.hi
+	line := r.events
+	n, last := 0, -1
+loop:
+	for n < len(evs) && len(b)-i >= maxRunRecord {
+		start := i
+		if b[i] == format.TagStack {
+			// A stack definition (one record in twenty): decodeStack's.
+			d := dec{b: b[i:], i: 1}
+			m, _, msg := r.decodeStack(&d)
+			if m == 0 || msg != "" {
+				break
+			}
+			i += m
+			stacks = r.stacks
+			last = start
+			continue
+		}
+		k := format.Kind(b[i] - format.TagEvent)
+		if lay != nil && int(k) < len(lay) && lay[k] != nil {
+			break
+		}
+		var bad bool
+		var thread, stack uint64
+		ev := &evs[n]
+		i++
+`, most)
+	b.WriteString(uvRead("delta") + "\n")
+	b.WriteString("switch k {\n")
+	for _, g := range gens {
+		fmt.Fprintf(b, "case %s:\n", strings.Join(g.cases, ", "))
+		var checks, sets []string
+		for _, f := range g.fields {
+			fg := fieldGens[f]
+			read := fg.read
+			if f == orca.FThread || f == orca.FStack {
+				// Declared before the switch.
+				read = strings.Replace(read, ":=", "=", 1)
+			}
+			b.WriteString(read + "\n")
+			if fg.check != "" {
+				checks = append(checks, fg.check)
+			}
+			if fg.set != "" {
+				sets = append(sets, fg.set)
+			}
+		}
+		b.WriteString("if bad")
+		for _, c := range checks {
+			fmt.Fprintf(b, " || %s", c)
+		}
+		b.WriteString(" {\ni = start\nbreak loop\n}\n")
+		b.WriteString("*ev = Event{Kind: k")
+		for _, s := range sets {
+			b.WriteString(", " + s)
+		}
+		b.WriteString("}\n")
+	}
+	b.WriteString(`default:
+		i = start
+		break loop
+	}
+	d := int64(delta>>1) ^ -int64(delta&1)
+	tm := int64(prev) + d
+	if thread-1 >= uint64(len(threads)) || stack > uint64(len(stacks)) || (d > 0 && tm < int64(prev)) || tm < 0 {
+		i = start
+		break
+	}
+	ev.Thread = threads[thread-1]
+	ev.Time = format.Time(tm)
+	if stack > 0 {
+		s := &stacks[stack-1]
+		if sc != nil {
+			if s.stamp != stamp {
+				s.cfr, s.local = sc.number(s.ent)
+				s.stamp = stamp
+			}
+			ev.Stack, ev.StackID = s.cfr, s.local
+		} else {
+			ev.Stack = s.frames
+		}
+	}
+	prev = ev.Time
+	lo, hi = min(lo, prev), max(hi, prev)
+	n++
+	ev.Line = line + n
+	last = start
+	}
+	if last >= 0 {
+		r.pos, r.lastAt = i, r.base+int64(last)
+		r.prev, r.lo, r.hi = prev, lo, hi
+		r.records += uint64(n)
+		r.events += n
+	}
+	return n
+}
+`)
+}
+
+func maxInt(a, b int) int {
+	if a > b {
+		return a
+	}
+	return b
 }

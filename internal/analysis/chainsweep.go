@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -55,6 +56,22 @@ const srcBit = 1 << 31
 type onKey struct {
 	obj format.ObjectID
 	how uint8
+}
+
+// word is k as a map's key (a word's hash, not a struct's).
+func (k onKey) word() uint64 { return uint64(k.obj)<<8 | uint64(k.how) }
+
+// onSlot is a slot of chainSweep.onNear: key+1 (0 empty), its index.
+type onSlot struct {
+	key uint64
+	k   uint32
+}
+
+// toSlot is a slot of chainSweep.toNear: a thread's ID (0 empty: no edge
+// goes to 0) and its node.
+type toSlot struct {
+	id format.ThreadID
+	n  int32
 }
 
 // rootSeg is a stretch [a, b) in which a root kept (pass 2) had n waiters
@@ -162,6 +179,14 @@ type edgeLog struct {
 	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
 	// held beside the holders' spans); the bucket then keeps one block.
 	spilt []model.ScratchRef
+	// Once ordered (chainSweep.order), the edges are flat, as the
+	// sweep's two passes read them: in the spill as one block of
+	// sweepEdges' bytes (flat), else in memory (sorted). A pass reads
+	// them back with one read and no decode (the varints' decode, at
+	// each of the two passes, and packing them again were 2.5 s of c1G's
+	// report: issue 34).
+	flat   model.ScratchRef
+	sorted []sweepEdge
 }
 
 const (
@@ -206,32 +231,52 @@ func (l *edgeLog) add(e *sweepEdge, base format.Time, sp *model.Model) {
 // decode appends l's edges, in order, to buf; base is the bucket's start;
 // the blocks spilt are read back from sp into room (kept for the next).
 func (l *edgeLog) decode(buf []sweepEdge, base format.Time, sp *model.Model, room *[]byte) []sweepEdge {
+	buf = slices.Grow(buf, int(l.n))
 	a, from := base, int32(0)
-	one := func(b []byte) {
-		for len(b) > 0 {
-			da, n1 := binary.Varint(b)
-			ln, n2 := binary.Uvarint(b[n1:])
-			df, n3 := binary.Varint(b[n1+n2:])
-			to, n4 := binary.Uvarint(b[n1+n2+n3:])
-			lk, n5 := binary.Uvarint(b[n1+n2+n3+n4:])
-			b = b[n1+n2+n3+n4+n5:]
-			a += format.Time(da)
-			from += int32(df)
-			e := sweepEdge{a: a, b: a + format.Time(ln), from: from, to: uint32(to >> 1), lk: uint32(lk)}
-			if to&1 != 0 {
-				e.to |= srcBit
-			}
-			buf = append(buf, e)
-		}
-	}
 	for _, r := range l.spilt {
 		*room = sp.ScratchRead(r, *room)
-		one(*room)
+		buf, a, from = decodeEdges(buf, *room, a, from)
 	}
 	for _, b := range l.blocks {
-		one(b)
+		buf, a, from = decodeEdges(buf, b, a, from)
 	}
 	return buf
+}
+
+// decodeEdges appends the edges packed in b (edgeLog) to buf, after an
+// edge that began at a, of from; it returns buf and the last's a and
+// from. Each varint's byte is read in line, one byte the common case (a
+// closure calling binary's was 2.3 s of c1G's report).
+func decodeEdges(buf []sweepEdge, b []byte, a format.Time, from int32) ([]sweepEdge, format.Time, int32) {
+	i := 0
+	uv := func() uint64 {
+		c := b[i]
+		i++
+		if c < 0x80 {
+			return uint64(c)
+		}
+		x, sh := uint64(c&0x7f), uint(7)
+		for {
+			c = b[i]
+			i++
+			if c < 0x80 {
+				return x | uint64(c)<<sh
+			}
+			x |= uint64(c&0x7f) << sh
+			sh += 7
+		}
+	}
+	for i < len(b) {
+		ua := uv()
+		ln := uv()
+		uf := uv()
+		to := uv()
+		lk := uv()
+		a += format.Time(int64(ua>>1) ^ -int64(ua&1))
+		from += int32(int64(uf>>1) ^ -int64(uf&1))
+		buf = append(buf, sweepEdge{a: a, b: a + format.Time(ln), from: from, to: uint32(to>>1) | uint32(to&1)<<31, lk: uint32(lk)})
+	}
+	return buf, a, from
 }
 
 // edgeBuckets is how many buckets of time the recording's span is cut
@@ -260,7 +305,14 @@ type chainSweep struct {
 	room      []byte       // a spilt block read back
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
-	onOf map[onKey]uint32
+	onOf map[uint64]uint32
+	// onNear and toNear: the locks and the threads waited for met lately,
+	// in front of onOf and node (a slot by a hash of each): a look-up
+	// for every edge collected, most of them repeats that the map or the
+	// index (a table of millions of IDs at 1 GB) found with misses of
+	// the cache (1.4 s of c1G's report).
+	onNear [1024]onSlot
+	toNear [4096]toSlot
 
 	// The edges' collection (interval): the thread last given, its node
 	// and whether its contentions are the View's (src edges), its last
@@ -536,7 +588,7 @@ func (x *nodeIndex) growFar() {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, onOf: map[onKey]uint32{}, lastXi: -1}
+	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1}
 	s.ids = make([]format.ThreadID, m.NumThreads())
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
@@ -1031,20 +1083,31 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 	}
 	ti := s.lastTi // a thread mostly waits for one other in a row
 	if to != s.lastTo {
-		var ok bool
-		if ti, ok = s.node.lookup(to); !ok {
-			ti = int32(len(s.ids))
-			s.ids = append(s.ids, to)
-			s.node.set(to, ti)
+		if sl := &s.toNear[uint64(to)*0x9e3779b97f4a7c15>>52]; sl.id == to {
+			ti = sl.n
+		} else {
+			var ok bool
+			if ti, ok = s.node.lookup(to); !ok {
+				ti = int32(len(s.ids))
+				s.ids = append(s.ids, to)
+				s.node.set(to, ti)
+			}
+			sl.id, sl.n = to, ti
 		}
 		s.lastTo, s.lastTi = to, ti
 	}
 	if on != s.lastOn || !s.haveLastOn {
-		k, ok := s.onOf[on]
-		if !ok {
-			k = uint32(len(s.ons))
-			s.ons = append(s.ons, on)
-			s.onOf[on] = k
+		w := on.word()
+		sl := &s.onNear[w*0x9e3779b97f4a7c15>>54]
+		k := sl.k
+		if sl.key != w+1 {
+			var ok bool
+			if k, ok = s.onOf[w]; !ok {
+				k = uint32(len(s.ons))
+				s.ons = append(s.ons, on)
+				s.onOf[w] = k
+			}
+			sl.key, sl.k = w+1, k
 		}
 		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
 	}
@@ -1115,16 +1178,45 @@ func (s *chainSweep) order() {
 		// spill as one block (read back by one read each of the sweep's
 		// two passes over the bucket): held in memory, the ordered
 		// buckets were 250 MB of c1G's live peak, the report's.
-		*l = edgeLog{}
-		for i := range tmp {
-			l.add(&tmp[i], s.base(k), nil)
+		n := l.n
+		*l = edgeLog{n: n}
+		ok := false
+		if s.sp != nil {
+			l.flat, ok = s.sp.ScratchWrite(edgeBytes(tmp))
 		}
-		if s.sp != nil && len(l.blocks) > 0 {
-			if r, ok := s.sp.ScratchWrite(l.blocks...); ok {
-				l.spilt, l.blocks = append(l.spilt, r), nil
-			}
+		if !ok {
+			l.sorted = slices.Clone(tmp)
 		}
 	}
+}
+
+// edgeBytes is es's memory as bytes (a sweepEdge holds no pointer), to
+// write to the spill.
+func edgeBytes(es []sweepEdge) []byte {
+	if len(es) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(sweepEdge{})))
+}
+
+// ordered returns bucket k's edges in order (order), read back from the
+// spill into room's memory (grown as needed).
+func (s *chainSweep) ordered(k int, room []sweepEdge) []sweepEdge {
+	l := &s.buckets[k]
+	if l.flat.Len() == 0 {
+		return l.sorted
+	}
+	size := int(unsafe.Sizeof(sweepEdge{}))
+	n := l.flat.Len() / size
+	if cap(room) < n {
+		room = make([]sweepEdge, n+n/4)
+	}
+	room = room[:n]
+	b := s.sp.ScratchRead(l.flat, edgeBytes(room)[:0])
+	if len(b) != n*size || &b[0] != &edgeBytes(room)[0] {
+		panic("analysis: an ordered bucket of the chains read back short or elsewhere")
+	}
+	return room
 }
 
 // splitReleased cuts edge buf[i], of bucket k, where it is a contention's
@@ -1262,16 +1354,17 @@ func (s *chainSweep) run() {
 	s.ends = s.ends[:0]
 	// The next start: bucket k's edges decoded into cur, place j in it.
 	k, j := -1, 0
-	cur := s.cur2[:0]
+	var cur []sweepEdge
 	var next *sweepEdge
 	advance := func() {
 		for j == len(cur) {
 			if k++; k == len(s.buckets) {
 				next = nil
-				s.cur2 = cur[:0]
 				return
 			}
-			cur, j = s.buckets[k].decode(cur[:0], s.base(k), s.sp, &s.room), 0
+			if cur, j = s.ordered(k, s.cur2), 0; s.buckets[k].flat.Len() > 0 {
+				s.cur2 = cur
+			}
 		}
 		next = &cur[j]
 	}

@@ -179,14 +179,28 @@ type edgeLog struct {
 	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
 	// held beside the holders' spans); the bucket then keeps one block.
 	spilt []model.ScratchRef
-	// Once ordered (chainSweep.order), the edges are flat, as the
-	// sweep's two passes read them: in the spill as one block of
-	// sweepEdges' bytes (flat), else in memory (sorted). A pass reads
-	// them back with one read and no decode (the varints' decode, at
-	// each of the two passes, and packing them again were 2.5 s of c1G's
-	// report: issue 34).
+	// Once ordered (chainSweep.order), the bucket is flat, as the
+	// sweep's two passes read it: the starts of its edges (startEv, in
+	// the order of the sweep) and the ends in it of the edges begun in
+	// it or before (endEv, in the order of the sweep), in the spill as
+	// one block of their bytes (flat, ns starts then ne ends), else in
+	// memory (starts, ends). A pass reads it back with one read, no
+	// decode and no heap of the edges under way (the varints' decode at
+	// each of the two passes, packing them again, and the heap were 4.6 s
+	// of c1G's report: issue 34).
 	flat   model.ScratchRef
-	sorted []sweepEdge
+	ns, ne int32
+	starts []startEv
+	ends   []endEv
+}
+
+// startEv is the start of an edge, as the sweep reads it (sweepEdge but
+// its end, in its bucket's endEv).
+type startEv struct {
+	a    format.Time
+	from int32
+	to   uint32
+	lk   uint32
 }
 
 const (
@@ -284,9 +298,9 @@ func decodeEdges(buf []sweepEdge, b []byte, a format.Time, from int32) ([]sweepE
 // at 128 MB).
 const edgeBuckets = 4096
 
-// endEv is an edge under way in the heap of their ends: the sweep takes
-// them by end, then thread (at one instant, as the edges' starts, in the
-// order of the threads), then the edge's place in the sweep.
+// endEv is the end of an edge: the sweep takes them by end, then thread
+// (at one instant, as the edges' starts, in the order of the threads),
+// then the edge's place in the sweep (its start's, e).
 type endEv struct {
 	b    format.Time
 	from int32
@@ -327,11 +341,8 @@ type chainSweep struct {
 	lastOnIdx  uint32
 	haveLastOn bool
 
-	// The ends of the edges under way.
-	ends []endEv
-	// cur2: room for a bucket's edges decoded (run), kept from pass to
-	// pass.
-	cur2 []sweepEdge
+	// cur2: room for a bucket read back (run), kept from pass to pass.
+	cur2 []uint64
 
 	// The forest: by node, its parent (-1 for a root), its edge now (its
 	// place in the sweep, -1 for none; a root with an edge is a cycle's,
@@ -827,7 +838,7 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
-		s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
+		s.buckets, s.cur2, s.dirty = nil, nil, nil
 		s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
 		s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
 	}
@@ -1137,10 +1148,15 @@ func (s *chainSweep) hopOf(x int32) hop {
 func (s *chainSweep) order() {
 	var buf, tmp []sweepEdge
 	var count []int32
+	var ends, endTmp []endEv
+	// pend: by bucket, the ends in it of edges begun in one before: as
+	// many as the edges under way when a bucket is ordered.
+	pend := make([][]endEv, len(s.buckets))
+	place := int32(0)
 	s.relBase = int32(len(s.ids))
 	for k := range s.buckets {
 		l := &s.buckets[k]
-		if l.n == 0 {
+		if l.n == 0 && len(pend[k]) == 0 {
 			continue
 		}
 		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
@@ -1149,74 +1165,145 @@ func (s *chainSweep) order() {
 				buf = s.splitReleased(buf, i, k)
 			}
 		}
-		lo, hi := buf[0].a, buf[0].a
-		for i := range buf {
-			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
-		}
-		np := len(buf)/2 + 1
-		width := (hi-lo)/format.Time(np) + 1
-		count = append(count[:0], make([]int32, np+1)...)
-		for i := range buf {
-			count[(buf[i].a-lo)/width+1]++
-		}
-		for i := 1; i <= np; i++ {
-			count[i] += count[i-1]
-		}
-		tmp = append(tmp[:0], make([]sweepEdge, len(buf))...)
-		for i := range buf {
-			p := (buf[i].a - lo) / width
-			tmp[count[p]] = buf[i]
-			count[p]++
-		}
-		for i := 1; i < len(tmp); i++ {
-			for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
-				tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+		tmp = tmp[:0]
+		if len(buf) > 0 {
+			lo, hi := buf[0].a, buf[0].a
+			for i := range buf {
+				lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
+			}
+			np := len(buf)/2 + 1
+			width := (hi-lo)/format.Time(np) + 1
+			count = append(count[:0], make([]int32, np+1)...)
+			for i := range buf {
+				count[(buf[i].a-lo)/width+1]++
+			}
+			for i := 1; i <= np; i++ {
+				count[i] += count[i-1]
+			}
+			tmp = append(tmp, make([]sweepEdge, len(buf))...)
+			for i := range buf {
+				p := (buf[i].a - lo) / width
+				tmp[count[p]] = buf[i]
+				count[p]++
+			}
+			for i := 1; i < len(tmp); i++ {
+				for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
+					tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+				}
 			}
 		}
-		// Packed again in order (the differences of a sorted a are
-		// smaller), the unsorted blocks let go; then written to the
-		// spill as one block (read back by one read each of the sweep's
-		// two passes over the bucket): held in memory, the ordered
-		// buckets were 250 MB of c1G's live peak, the report's.
-		n := l.n
-		*l = edgeLog{n: n}
+		// The starts flat, in order, the unsorted blocks let go; the
+		// ends of the edges begun to their buckets, those in this one
+		// sorted with those of the buckets before.
+		*l = edgeLog{}
+		starts := make([]startEv, len(tmp))
+		ends = append(ends[:0], pend[k]...)
+		pend[k] = nil
+		for i := range tmp {
+			e := &tmp[i]
+			starts[i] = startEv{a: e.a, from: e.from, to: e.to, lk: e.lk}
+			v := endEv{b: e.b, from: e.from, e: place}
+			place++
+			if kb := s.bucketOf(e.b); kb == k {
+				ends = append(ends, v)
+			} else {
+				pend[kb] = append(pend[kb], v)
+			}
+		}
+		ends, endTmp, count = sortEnds(ends, endTmp, count)
+		// Then written to the spill as one block (read back by one
+		// read each of the sweep's two passes over the bucket): held in
+		// memory, the ordered buckets were 250 MB of c1G's live peak,
+		// the report's.
+		l.ns, l.ne = int32(len(starts)), int32(len(ends))
 		ok := false
 		if s.sp != nil {
-			l.flat, ok = s.sp.ScratchWrite(edgeBytes(tmp))
+			l.flat, ok = s.sp.ScratchWrite(flatBytes(starts), flatBytes(ends))
 		}
 		if !ok {
-			l.sorted = slices.Clone(tmp)
+			l.starts, l.ends = starts, slices.Clone(ends)
 		}
 	}
 }
 
-// edgeBytes is es's memory as bytes (a sweepEdge holds no pointer), to
-// write to the spill.
-func edgeBytes(es []sweepEdge) []byte {
+// sortEnds sorts ends by lessEnd as order sorts a bucket's starts: a
+// counting sort by end into pieces of time of about two ends each, then
+// an insertion sort of each piece (a sort by comparisons was a third of
+// order's time at 128 MB). It returns the ends sorted, and tmp and count
+// for the next.
+func sortEnds(ends, tmp []endEv, count []int32) ([]endEv, []endEv, []int32) {
+	if len(ends) < 2 {
+		return ends, tmp, count
+	}
+	lo, hi := ends[0].b, ends[0].b
+	for i := range ends {
+		lo, hi = min(lo, ends[i].b), max(hi, ends[i].b)
+	}
+	np := len(ends)/2 + 1
+	width := (hi-lo)/format.Time(np) + 1
+	count = append(count[:0], make([]int32, np+1)...)
+	for i := range ends {
+		count[(ends[i].b-lo)/width+1]++
+	}
+	for i := 1; i <= np; i++ {
+		count[i] += count[i-1]
+	}
+	tmp = append(tmp[:0], make([]endEv, len(ends))...)
+	for i := range ends {
+		p := (ends[i].b - lo) / width
+		tmp[count[p]] = ends[i]
+		count[p]++
+	}
+	for i := 1; i < len(tmp); i++ {
+		for j := i; j > 0 && lessEnd(&tmp[j], &tmp[j-1]); j-- {
+			tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+		}
+	}
+	return tmp, ends, count
+}
+
+// bucketOf is the bucket of the edges that begin (or the ends) at a.
+func (s *chainSweep) bucketOf(a format.Time) int {
+	return int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
+}
+
+// flatBytes is es's memory as bytes (a startEv or endEv holds no
+// pointer), to write to the spill.
+func flatBytes[E startEv | endEv](es []E) []byte {
 	if len(es) == 0 {
 		return nil
 	}
-	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(sweepEdge{})))
+	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(es[0])))
 }
 
-// ordered returns bucket k's edges in order (order), read back from the
-// spill into room's memory (grown as needed).
-func (s *chainSweep) ordered(k int, room []sweepEdge) []sweepEdge {
+// ordered returns bucket k's starts and ends (order), read back from the
+// spill into the room of s.cur2 (grown as needed).
+func (s *chainSweep) ordered(k int) ([]startEv, []endEv) {
 	l := &s.buckets[k]
 	if l.flat.Len() == 0 {
-		return l.sorted
+		return l.starts, l.ends
 	}
-	size := int(unsafe.Sizeof(sweepEdge{}))
-	n := l.flat.Len() / size
-	if cap(room) < n {
-		room = make([]sweepEdge, n+n/4)
+	const ss, es = int(unsafe.Sizeof(startEv{})), int(unsafe.Sizeof(endEv{}))
+	n := l.flat.Len()
+	if n != int(l.ns)*ss+int(l.ne)*es || ss%8 != 0 || es%8 != 0 {
+		panic("analysis: an ordered bucket of the chains of another size")
 	}
-	room = room[:n]
-	b := s.sp.ScratchRead(l.flat, edgeBytes(room)[:0])
-	if len(b) != n*size || &b[0] != &edgeBytes(room)[0] {
+	if 8*len(s.cur2) < n {
+		s.cur2 = make([]uint64, (n+n/4)/8+1)
+	}
+	room := unsafe.Slice((*byte)(unsafe.Pointer(&s.cur2[0])), n)
+	if b := s.sp.ScratchRead(l.flat, room[:0]); len(b) != n || &b[0] != &room[0] {
 		panic("analysis: an ordered bucket of the chains read back short or elsewhere")
 	}
-	return room
+	var starts []startEv
+	if l.ns > 0 {
+		starts = unsafe.Slice((*startEv)(unsafe.Pointer(&room[0])), l.ns)
+	}
+	var ends []endEv
+	if l.ne > 0 {
+		ends = unsafe.Slice((*endEv)(unsafe.Pointer(&room[int(l.ns)*ss])), l.ne)
+	}
+	return starts, ends
 }
 
 // splitReleased cuts edge buf[i], of bucket k, where it is a contention's
@@ -1308,109 +1395,54 @@ func lessEnd(x, y *endEv) bool {
 	return x.e < y.e
 }
 
-// pushEnd adds an edge under way to the heap of ends.
-func (s *chainSweep) pushEnd(v endEv) {
-	h := append(s.ends, v)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !lessEnd(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	s.ends = h
-}
-
-// popEnd takes the first end off the heap.
-func (s *chainSweep) popEnd() endEv {
-	h := s.ends
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && lessEnd(&h[r], &h[l]) {
-			l = r
-		}
-		if !lessEnd(&h[l], &h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
-	s.ends = h
-	return top
-}
-
 // run sweeps the edges in time order: at each instant the ends of the
-// edges under way, then the starts, each by thread.
+// edges under way, then the starts, each by thread; bucket by bucket, its
+// starts and ends already in that order (order).
 func (s *chainSweep) run() {
-	s.ends = s.ends[:0]
-	// The next start: bucket k's edges decoded into cur, place j in it.
-	k, j := -1, 0
-	var cur []sweepEdge
-	var next *sweepEdge
-	advance := func() {
-		for j == len(cur) {
-			if k++; k == len(s.buckets) {
-				next = nil
-				return
-			}
-			if cur, j = s.ordered(k, s.cur2), 0; s.buckets[k].flat.Len() > 0 {
-				s.cur2 = cur
-			}
-		}
-		next = &cur[j]
-	}
-	advance()
 	e := int32(0) // the next start's place in the sweep
-	for next != nil || len(s.ends) > 0 {
-		var now format.Time
-		switch {
-		case next == nil:
-			now = s.ends[0].b
-		case len(s.ends) == 0:
-			now = next.a
-		default:
-			now = min(next.a, s.ends[0].b)
-		}
-		for len(s.ends) > 0 && s.ends[0].b == now {
-			v := s.popEnd()
-			if s.cur[v.from] == v.e {
-				s.detach(v.from, now)
+	for k := range s.buckets {
+		starts, ends := s.ordered(k)
+		i, j := 0, 0
+		for i < len(starts) || j < len(ends) {
+			var now format.Time
+			switch {
+			case i == len(starts):
+				now = ends[j].b
+			case j == len(ends):
+				now = starts[i].a
+			default:
+				now = min(starts[i].a, ends[j].b)
 			}
-		}
-		for next != nil && next.a == now {
-			x := next.from
-			if s.cur[x] >= 0 { // edges of one thread that overlap: the later wins
-				s.detach(x, now)
-			}
-			s.attach(x, e, next.to, next.lk, now)
-			s.pushEnd(endEv{b: next.b, from: x, e: e})
-			e++
-			j++
-			advance()
-		}
-		if !s.pass2 {
-			for _, r := range s.dirty {
-				if s.par[r] < 0 && s.cnt[r] > 0 {
-					a := &s.accs[s.accOf2(r)]
-					a.depth = max(a.depth, int32(s.depth(r)))
+			for ; j < len(ends) && ends[j].b == now; j++ {
+				if v := &ends[j]; s.cur[v.from] == v.e {
+					s.detach(v.from, now)
 				}
 			}
-		}
-		s.dirty = s.dirty[:0]
-		if s.pass2 && now >= s.stop {
-			// The roots kept gain no time after: each one's last stretch
-			// ended at an event in its tree, which added up the time of
-			// the edges it changed, and of every waiter's way that ended.
-			return
+			for ; i < len(starts) && starts[i].a == now; i++ {
+				v := &starts[i]
+				x := v.from
+				if s.cur[x] >= 0 { // edges of one thread that overlap: the later wins
+					s.detach(x, now)
+				}
+				s.attach(x, e, v.to, v.lk, now)
+				e++
+			}
+			if !s.pass2 {
+				for _, r := range s.dirty {
+					if s.par[r] < 0 && s.cnt[r] > 0 {
+						a := &s.accs[s.accOf2(r)]
+						a.depth = max(a.depth, int32(s.depth(r)))
+					}
+				}
+			}
+			s.dirty = s.dirty[:0]
+			if s.pass2 && now >= s.stop {
+				// The roots kept gain no time after: each one's last
+				// stretch ended at an event in its tree, which added up
+				// the time of the edges it changed, and of every
+				// waiter's way that ended.
+				return
+			}
 		}
 	}
 }

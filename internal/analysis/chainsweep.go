@@ -344,24 +344,11 @@ type chainSweep struct {
 	// cur2: room for a bucket read back (run), kept from pass to pass.
 	cur2 []uint64
 
-	// The forest: by node, its parent (-1 for a root), its edge now (its
-	// place in the sweep, -1 for none; a root with an edge is a cycle's,
-	// the edge closing it) with that edge's to and lk (curTo, curLk), and
-	// the waiters in its subtree, itself included.
-	par   []int32
-	cur   []int32
-	curTo []uint32
-	curLk []uint32
-	cnt   []int32
-	// last: by root, when its count, its being a root or its cycle last
-	// changed: its time since is not yet added.
-	last []format.Time
+	// The forest, by node (sweepNode).
+	nd []sweepNode
 	// hist: by node, its subtree's waiters by their distance to it (the
 	// chains' depths).
 	hist [][]int32
-	// cycAcc: by cycle root, the cycle's root in accs (its thread of the
-	// smallest id).
-	cycAcc []int32
 	// dirty: the roots whose tree changed at this instant, whose depth
 	// is taken when the instant is done.
 	dirty []int32
@@ -372,28 +359,15 @@ type chainSweep struct {
 	// accs at the end.
 	accs []sweepAcc
 	kept []chainAcc
-	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	// same: in pass 2, by node without one, the node its ID names when
 	// another (the index by ID let go).
-	nodeAcc []int32
-	same    map[int32]int32
+	same map[int32]int32
 	// accEnd: by entry of accs, the last instant it gained time (pass
 	// 1); stop: the last of the roots kept's, where pass 2 is done.
 	accEnd []format.Time
 	stop   format.Time
 
-	// Pass 2, for the roots kept: by node, whether it is on a cycle,
-	// its children, and since when its edge's time at its rate now is
-	// not yet added. The children are a list through the nodes: kid, a
-	// node's first child + 1 (0: none), next and prev, its siblings' + 1
-	// (12 bytes a node, where a slice of each node's children and its
-	// index in its parent's were 28 and the slices' arrays: 53 MB of
-	// c5G-slow5's report at its peak). The order of the children is no
-	// figure's: flushTree adds the same times in another order.
-	pass2           bool
-	onCyc           []bool
-	kid, next, prev []int32
-	edgeAt          []format.Time
+	pass2 bool
 	// links: by acc kept (its kept), its links' time, by linkWord (wide
 	// false) or by linkKey (wide).
 	links            []map[uint64]format.Time
@@ -434,6 +408,35 @@ type chainSweep struct {
 	relRoom   []byte
 	relNode   []int32
 	relBase   int32
+}
+
+// sweepNode is a node of the sweep's forest: what the sweep reads and
+// changes of it at an edge's start or end, in one line of the cache (64
+// bytes; in a slice each, one miss of the cache for each at 1 GB, where
+// the nodes are ~10 MB: issue 34).
+type sweepNode struct {
+	// last: for a root, when its count, its being a root or its cycle
+	// last changed: its time since is not yet added. edgeAt (pass 2):
+	// since when its edge's time at its rate now is not yet added.
+	last, edgeAt format.Time
+	// par: its parent (-1 for a root); cur: its edge now (its place in
+	// the sweep, -1 for none; a root with an edge is a cycle's, the edge
+	// closing it), with that edge's to and lk (curTo, curLk).
+	par, cur     int32
+	curTo, curLk uint32
+	// cnt: the waiters in its subtree, itself included; cycAcc: for a
+	// cycle's root, the cycle's root in accs (its thread of the smallest
+	// id); nodeAcc: its thread's entry in accs, -1 before it has one.
+	cnt, cycAcc, nodeAcc int32
+	// Pass 2, for the roots kept: its children, a list through the
+	// nodes: kid, its first child + 1 (0: none), next and prev, its
+	// siblings' + 1 (where a slice of each node's children and its index
+	// in its parent's were 28 bytes and the slices' arrays: 53 MB of
+	// c5G-slow5's report at its peak; the order of the children is no
+	// figure's: flushTree adds the same times in another order); onCyc:
+	// whether it is on a cycle.
+	kid, next, prev int32
+	onCyc           bool
 }
 
 // relRun is a holder's releases in the spill: ref the bytes not yet read
@@ -697,11 +700,9 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// let go before the sweep.
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	nn := len(s.ids)
-	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
-	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
-	s.nodeAcc = make([]int32, nn)
-	for i := range s.nodeAcc {
-		s.nodeAcc[i] = -1
+	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
+	for i := range s.nd {
+		s.nd[i].nodeAcc = -1
 	}
 	s.reset()
 	s.run()
@@ -727,8 +728,8 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		roots[k] = s.node.get(s.accs[ai].root)
 	}
 	s.same = map[int32]int32{}
-	for x, a := range s.nodeAcc {
-		if a >= 0 {
+	for x := range s.nd {
+		if s.nd[x].nodeAcc >= 0 {
 			continue
 		}
 		if p := s.node.get(s.ids[x]); p != int32(x) {
@@ -736,7 +737,6 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		}
 	}
 	s.node = nodeIndex{}
-	s.onCyc, s.kid, s.next, s.prev, s.edgeAt = make([]bool, nn), make([]int32, nn), make([]int32, nn), make([]int32, nn), make([]format.Time, nn)
 	l := &ChainList{ids: s.ids, ons: s.ons, wide: s.wide, nodeBits: s.nodeBits, lkBits: s.lkBits}
 	ends := []int{len(order)}
 	if links > 0 {
@@ -828,19 +828,17 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	}
 	// A batch after another: its forest from nothing (reset, and the
 	// cycles' marks and the children a run stopped at s.stop left).
-	clear(s.onCyc)
-	clear(s.kid)
-	clear(s.next)
-	clear(s.prev)
-	clear(s.edgeAt)
+	for i := range s.nd {
+		d := &s.nd[i]
+		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
+	}
 	s.reset()
 	s.run()
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
 		s.buckets, s.cur2, s.dirty = nil, nil, nil
-		s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
-		s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
+		s.nd, s.relNode, s.same = nil, nil, nil
 	}
 	s.rootStates(roots)
 	for k, ai := range order {
@@ -925,8 +923,9 @@ func (l *ChainList) hops(k int) map[hop]format.Time {
 
 // reset makes every node a root with no edge and no waiter behind it.
 func (s *chainSweep) reset() {
-	for i := range s.par {
-		s.par[i], s.cur[i], s.cnt[i], s.last[i] = -1, -1, 0, 0
+	for i := range s.nd {
+		d := &s.nd[i]
+		d.par, d.cur, d.cnt, d.last = -1, -1, 0, 0
 	}
 	for i := range s.hist {
 		s.hist[i] = s.hist[i][:0]
@@ -1135,8 +1134,8 @@ func (s *chainSweep) base(k int) format.Time { return s.lo + format.Time(k)*s.wi
 
 // hopOf is the step of x's edge now: how x waited, on what.
 func (s *chainSweep) hopOf(x int32) hop {
-	on := s.ons[s.curLk[x]]
-	return hop{from: s.ids[x], to: s.ids[s.curTo[x]&^srcBit], obj: on.obj, how: on.how}
+	on := s.ons[s.nd[x].curLk]
+	return hop{from: s.ids[x], to: s.ids[s.nd[x].curTo&^srcBit], obj: on.obj, how: on.how}
 }
 
 // order sorts each bucket's edges by start, stably: at one instant in
@@ -1414,14 +1413,14 @@ func (s *chainSweep) run() {
 				now = min(starts[i].a, ends[j].b)
 			}
 			for ; j < len(ends) && ends[j].b == now; j++ {
-				if v := &ends[j]; s.cur[v.from] == v.e {
+				if v := &ends[j]; s.nd[v.from].cur == v.e {
 					s.detach(v.from, now)
 				}
 			}
 			for ; i < len(starts) && starts[i].a == now; i++ {
 				v := &starts[i]
 				x := v.from
-				if s.cur[x] >= 0 { // edges of one thread that overlap: the later wins
+				if s.nd[x].cur >= 0 { // edges of one thread that overlap: the later wins
 					s.detach(x, now)
 				}
 				s.attach(x, e, v.to, v.lk, now)
@@ -1429,7 +1428,7 @@ func (s *chainSweep) run() {
 			}
 			if !s.pass2 {
 				for _, r := range s.dirty {
-					if s.par[r] < 0 && s.cnt[r] > 0 {
+					if s.nd[r].par < 0 && s.nd[r].cnt > 0 {
 						a := &s.accs[s.accOf2(r)]
 						a.depth = max(a.depth, int32(s.depth(r)))
 					}
@@ -1449,16 +1448,16 @@ func (s *chainSweep) run() {
 
 // root returns x's root.
 func (s *chainSweep) root(x int32) int32 {
-	for s.par[x] >= 0 {
-		x = s.par[x]
+	for s.nd[x].par >= 0 {
+		x = s.nd[x].par
 	}
 	return x
 }
 
 // accOf2 returns root r's entry in accs: its cycle's or its own.
 func (s *chainSweep) accOf2(r int32) int32 {
-	if s.cur[r] >= 0 {
-		return s.cycAcc[r]
+	if s.nd[r].cur >= 0 {
+		return s.nd[r].cycAcc
 	}
 	return s.nodeAccOf(r)
 }
@@ -1467,7 +1466,7 @@ func (s *chainSweep) accOf2(r int32) int32 {
 // its thread's node (a released node's thread is its holder's), not by a
 // map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
 func (s *chainSweep) nodeAccOf(x int32) int32 {
-	if s.nodeAcc[x] < 0 {
+	if s.nd[x].nodeAcc < 0 {
 		var p int32
 		if s.pass2 {
 			// The index let go (chains): the node of x's ID is x but
@@ -1479,21 +1478,21 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 		} else {
 			p = s.node.get(s.ids[x])
 		}
-		if s.nodeAcc[p] < 0 {
-			s.nodeAcc[p] = int32(len(s.accs))
+		if s.nd[p].nodeAcc < 0 {
+			s.nd[p].nodeAcc = int32(len(s.accs))
 			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
 			s.accEnd = append(s.accEnd, 0)
 		}
-		s.nodeAcc[x] = s.nodeAcc[p]
+		s.nd[x].nodeAcc = s.nd[p].nodeAcc
 	}
-	return s.nodeAcc[x]
+	return s.nd[x].nodeAcc
 }
 
 // isSrc reports whether x's edge now is a waiter's (its time is blamed).
-func (s *chainSweep) isSrc(x int32) bool { return s.curTo[x]&srcBit != 0 }
+func (s *chainSweep) isSrc(x int32) bool { return s.nd[x].curTo&srcBit != 0 }
 
 // target is the thread x waits for now.
-func (s *chainSweep) target(x int32) int32 { return int32(s.curTo[x] &^ srcBit) }
+func (s *chainSweep) target(x int32) int32 { return int32(s.nd[x].curTo &^ srcBit) }
 
 // attach starts x's edge e, to thread to&^srcBit on lk (sweepEdge), at
 // now (x is a root with no edge).
@@ -1506,7 +1505,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		// A cycle: y's chain leads back to x. Its root is its thread of
 		// the smallest id.
 		m := x
-		for u := y; u != x; u = s.par[u] {
+		for u := y; u != x; u = s.nd[u].par {
 			if s.ids[u] < s.ids[m] {
 				m = u
 			}
@@ -1526,20 +1525,20 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		if cyc < 0 && s.sel(to) {
 			s.flushPath(y, r, now)
 		}
-		s.edgeAt[x] = now
+		s.nd[x].edgeAt = now
 	}
-	s.cur[x], s.curTo[x], s.curLk[x] = e, to, lk
+	s.nd[x].cur, s.nd[x].curTo, s.nd[x].curLk = e, to, lk
 	if s.isSrc(x) {
 		s.addSelf(x, 1)
 	}
 	if cyc >= 0 {
 		if s.pass2 {
-			for u := y; u != x; u = s.par[u] {
-				s.onCyc[u] = true
+			for u := y; u != x; u = s.nd[u].par {
+				s.nd[u].onCyc = true
 			}
-			s.onCyc[x] = true
+			s.nd[x].onCyc = true
 		}
-		s.cycAcc[x] = cyc
+		s.nd[x].cycAcc = cyc
 		s.dirty = append(s.dirty, x)
 		return
 	}
@@ -1556,15 +1555,15 @@ func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
 	src := s.isSrc(x)
-	if s.par[x] < 0 { // the edge that closed a cycle
+	if s.nd[x].par < 0 { // the edge that closed a cycle
 		s.flush(x, now)
 		if s.pass2 {
-			if s.sel(s.cycAcc[x]) || s.sel(s.nodeAccOf(x)) {
+			if s.sel(s.nd[x].cycAcc) || s.sel(s.nodeAccOf(x)) {
 				s.flushTree(x, now)
 			}
 			s.uncycle(x)
 		}
-		s.cur[x] = -1
+		s.nd[x].cur = -1
 		if src {
 			s.addSelf(x, -1)
 		}
@@ -1573,29 +1572,29 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 	}
 	r := s.root(x)
 	s.flush(r, now)
-	cyc := s.cur[r] >= 0
+	cyc := s.nd[r].cur >= 0
 	if s.pass2 {
 		to := s.sel(s.nodeAccOf(x)) // x's tree goes to x's root
 		if cyc {
-			if to || s.sel(s.cycAcc[r]) {
+			if to || s.sel(s.nd[r].cycAcc) {
 				s.flushTree(r, now)
 			}
-			if s.onCyc[x] {
+			if s.nd[x].onCyc {
 				s.uncycle(r) // x is on the cycle, which its end breaks
 			}
 		} else if from := s.sel(s.nodeAccOf(r)); from || to {
 			s.flushTree(x, now)
 			if from {
-				s.flushPath(s.par[x], r, now)
+				s.flushPath(s.nd[x].par, r, now)
 			}
 		}
 	}
-	s.link(x, s.par[x], -1)
-	s.cur[x] = -1
+	s.link(x, s.nd[x].par, -1)
+	s.nd[x].cur = -1
 	if src {
 		s.addSelf(x, -1)
 	}
-	s.last[x] = now
+	s.nd[x].last = now
 	s.dirty = append(s.dirty, x)
 	if cyc && s.root(s.target(r)) != r {
 		// x was on r's cycle: it is broken, r's edge closes none now
@@ -1606,16 +1605,16 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 
 // uncycle clears the marks of cycle root r's cycle (pass 2).
 func (s *chainSweep) uncycle(r int32) {
-	for u := s.target(r); u != r && u >= 0; u = s.par[u] {
-		s.onCyc[u] = false
+	for u := s.target(r); u != r && u >= 0; u = s.nd[u].par {
+		s.nd[u].onCyc = false
 	}
-	s.onCyc[r] = false
+	s.nd[r].onCyc = false
 }
 
 // addSelf adds d to root x's own count of waiters (its edge is a
 // waiter's).
 func (s *chainSweep) addSelf(x int32, d int32) {
-	s.cnt[x] += d
+	s.nd[x].cnt += d
 	if !s.pass2 {
 		if len(s.hist[x]) == 0 {
 			s.hist[x] = append(s.hist[x], 0)
@@ -1627,14 +1626,14 @@ func (s *chainSweep) addSelf(x int32, d int32) {
 // link makes y x's parent (sign 1) or x no longer y's child (sign -1):
 // x's waiters are added to or taken from y's ancestors'.
 func (s *chainSweep) link(x, y int32, sign int32) {
-	c := s.cnt[x] * sign
+	c := s.nd[x].cnt * sign
 	var hx []int32
 	if !s.pass2 {
 		hx = trim(s.hist[x])
 		s.hist[x] = hx
 	}
-	for u, j := y, 1; u >= 0; u, j = s.par[u], j+1 {
-		s.cnt[u] += c
+	for u, j := y, 1; u >= 0; u, j = s.nd[u].par, j+1 {
+		s.nd[u].cnt += c
 		if !s.pass2 && c != 0 {
 			hu := s.hist[u]
 			for len(hu) < len(hx)+j {
@@ -1647,30 +1646,30 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 		}
 	}
 	if sign > 0 {
-		s.par[x] = y
+		s.nd[x].par = y
 		if s.pass2 {
 			// x first among y's children.
-			f := s.kid[y]
-			s.next[x], s.prev[x] = f, 0
+			f := s.nd[y].kid
+			s.nd[x].next, s.nd[x].prev = f, 0
 			if f > 0 {
-				s.prev[f-1] = x + 1
+				s.nd[f-1].prev = x + 1
 			}
-			s.kid[y] = x + 1
+			s.nd[y].kid = x + 1
 		}
 		return
 	}
-	s.par[x] = -1
+	s.nd[x].par = -1
 	if s.pass2 {
-		p, n := s.prev[x], s.next[x]
+		p, n := s.nd[x].prev, s.nd[x].next
 		if p > 0 {
-			s.next[p-1] = n
+			s.nd[p-1].next = n
 		} else {
-			s.kid[y] = n
+			s.nd[y].kid = n
 		}
 		if n > 0 {
-			s.prev[n-1] = p
+			s.nd[n-1].prev = p
 		}
-		s.next[x], s.prev[x] = 0, 0
+		s.nd[x].next, s.nd[x].prev = 0, 0
 	}
 }
 
@@ -1688,7 +1687,7 @@ func trim(h []int32) []int32 {
 // on their way, plus one.
 func (s *chainSweep) depth(r int32) int {
 	h := s.hist[r]
-	if s.cur[r] < 0 {
+	if s.nd[r].cur < 0 {
 		for k := len(h) - 1; k >= 0; k-- {
 			if h[k] > 0 {
 				return k
@@ -1701,7 +1700,7 @@ func (s *chainSweep) depth(r int32) int {
 		// u's waiters not behind the next thread of the cycle (c).
 		c := int32(-1)
 		if y := s.target(r); y != u {
-			for c = y; s.par[c] != u; c = s.par[c] {
+			for c = y; s.nd[c].par != u; c = s.nd[c].par {
 			}
 		}
 		hu := s.hist[u]
@@ -1727,14 +1726,14 @@ func (s *chainSweep) depth(r int32) int {
 // states, another's as a stretch to split by what it was doing
 // (rootStates).
 func (s *chainSweep) flush(r int32, now format.Time) {
-	a := s.last[r]
-	s.last[r] = now
-	n := format.Time(s.cnt[r])
+	a := s.nd[r].last
+	s.nd[r].last = now
+	n := format.Time(s.nd[r].cnt)
 	if n == 0 || now <= a {
 		return
 	}
-	ai := s.cycAcc[r]
-	if s.cur[r] < 0 {
+	ai := s.nd[r].cycAcc
+	if s.nd[r].cur < 0 {
 		ai = s.nodeAccOf(r)
 	}
 	acc := &s.accs[ai]
@@ -1743,7 +1742,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 		s.accEnd[ai] = now
 		acc.time += n * (now - a)
 	case acc.kept < 0:
-	case s.cur[r] >= 0:
+	case s.nd[r].cur >= 0:
 		s.kept[acc.kept].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
 		s.kept[acc.kept].states[rootReleased] += n * (now - a)
@@ -1813,20 +1812,20 @@ func (s *chainSweep) rootStates(roots []int32) {
 // that went through it: those of its subtree, or all of its cycle's), to
 // its root's links, and x to its threads if it is a waiter (pass 2).
 func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
-	if s.cur[x] < 0 {
+	if s.nd[x].cur < 0 {
 		return
 	}
-	a := s.edgeAt[x]
-	s.edgeAt[x] = now
+	a := s.nd[x].edgeAt
+	s.nd[x].edgeAt = now
 	k := s.accs[ai].kept
 	if now <= a || n == 0 || k < 0 {
 		return
 	}
 	acc := &s.kept[k]
-	if to := int32(s.curTo[x] &^ srcBit); s.wide {
-		s.wideLinks[k][linkKey{x, to, s.curLk[x]}] += format.Time(n) * (now - a)
+	if to := int32(s.nd[x].curTo &^ srcBit); s.wide {
+		s.wideLinks[k][linkKey{x, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
 	} else {
-		s.links[k][linkWord(x, to, s.curLk[x], s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
+		s.links[k][linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
 	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
@@ -1845,10 +1844,10 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 
 // rate returns the waiters that go through x's edge, in root r's tree.
 func (s *chainSweep) rate(x, r int32) int32 {
-	if s.onCyc[x] {
-		return s.cnt[r]
+	if s.nd[x].onCyc {
+		return s.nd[r].cnt
 	}
-	return s.cnt[x]
+	return s.nd[x].cnt
 }
 
 // flushTree flushes the edges of x's subtree (pass 2), x's own included.
@@ -1858,7 +1857,7 @@ func (s *chainSweep) flushTree(x int32, now format.Time) {
 	var walk func(u int32)
 	walk = func(u int32) {
 		s.flushEdge(u, ai, s.rate(u, r), now)
-		for k := s.kid[u]; k > 0; k = s.next[k-1] {
+		for k := s.nd[u].kid; k > 0; k = s.nd[k-1].next {
 			walk(k - 1)
 		}
 	}
@@ -1869,11 +1868,11 @@ func (s *chainSweep) flushTree(x int32, now format.Time) {
 // cycle's root, its cycle's: their rates are about to change.
 func (s *chainSweep) flushPath(y, r int32, now format.Time) {
 	ai := s.accOf2(r)
-	for u := y; u >= 0; u = s.par[u] {
+	for u := y; u >= 0; u = s.nd[u].par {
 		s.flushEdge(u, ai, s.rate(u, r), now)
 	}
-	if s.cur[r] >= 0 {
-		for u := s.target(r); u != r; u = s.par[u] {
+	if s.nd[r].cur >= 0 {
+		for u := s.target(r); u != r; u = s.nd[u].par {
 			s.flushEdge(u, ai, s.rate(u, r), now)
 		}
 	}

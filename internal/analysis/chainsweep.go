@@ -179,15 +179,19 @@ type edgeLog struct {
 	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
 	// held beside the holders' spans); the bucket then keeps one block.
 	spilt []model.ScratchRef
-	// Once ordered (chainSweep.order), the bucket is flat, as the
-	// sweep's two passes read it: the starts of its edges (startEv, in
-	// the order of the sweep) and the ends in it of the edges begun in
-	// it or before (endEv, in the order of the sweep), in the spill as
-	// one block of their bytes (flat, ns starts then ne ends), else in
-	// memory (starts, ends). A pass reads it back with one read, no
-	// decode and no heap of the edges under way (the varints' decode at
-	// each of the two passes, packing them again, and the heap were 4.6 s
-	// of c1G's report: issue 34).
+}
+
+// flatBucket is a bucket of edges once ordered (chainSweep.order), flat,
+// as the sweep's two passes read it: the starts of its edges (startEv, in
+// the order of the sweep) and the ends in it of the edges begun in it or
+// before (endEv, in the order of the sweep), in the spill as one block of
+// their bytes (flat, ns starts then ne ends), else in memory (starts,
+// ends). A pass reads it back with one read, no decode and no heap of the
+// edges under way (the varints' decode at each of the two passes, packing
+// them again, and the heap were 4.6 s of c1G's report: issue 34). Apart
+// from the edgeLogs, whose headers the collection reads at random (one
+// line of the cache each).
+type flatBucket struct {
 	flat   model.ScratchRef
 	ns, ne int32
 	starts []startEv
@@ -315,6 +319,7 @@ type chainSweep struct {
 	// first; earlier or later ones go to the first or last), packed.
 	lo, width format.Time
 	buckets   []edgeLog
+	flat      []flatBucket // by bucket, once ordered
 	sp        *model.Model // the Model whose spill the buckets' full blocks go to (nil: none)
 	room      []byte       // a spilt block read back
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
@@ -447,6 +452,7 @@ type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
 	win   []relSpan
+	trimK int32 // the bucket win was trimmed for last
 }
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
@@ -837,7 +843,7 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
-		s.buckets, s.cur2, s.dirty = nil, nil, nil
+		s.flat, s.cur2, s.dirty = nil, nil, nil
 		s.nd, s.relNode, s.same = nil, nil, nil
 	}
 	s.rootStates(roots)
@@ -1033,8 +1039,11 @@ func (s *chainSweep) putReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y] - 1
 	r := &s.rels[x]
-	if k > 0 {
-		// An edge of bucket k begins at its base or after.
+	if k > int(r.trimK) {
+		// An edge of bucket k begins at its base or after: trimmed once
+		// a bucket (splitReleased finds an edge's first release by a
+		// search, whatever win holds before it).
+		r.trimK = int32(k)
 		base := s.base(k)
 		i, n := 0, len(r.win)
 		for i < n {
@@ -1151,6 +1160,7 @@ func (s *chainSweep) order() {
 	// pend: by bucket, the ends in it of edges begun in one before: as
 	// many as the edges under way when a bucket is ordered.
 	pend := make([][]endEv, len(s.buckets))
+	s.flat = make([]flatBucket, len(s.buckets))
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
 	for k := range s.buckets {
@@ -1214,15 +1224,17 @@ func (s *chainSweep) order() {
 		// read each of the sweep's two passes over the bucket): held in
 		// memory, the ordered buckets were 250 MB of c1G's live peak,
 		// the report's.
-		l.ns, l.ne = int32(len(starts)), int32(len(ends))
+		f := &s.flat[k]
+		f.ns, f.ne = int32(len(starts)), int32(len(ends))
 		ok := false
 		if s.sp != nil {
-			l.flat, ok = s.sp.ScratchWrite(flatBytes(starts), flatBytes(ends))
+			f.flat, ok = s.sp.ScratchWrite(flatBytes(starts), flatBytes(ends))
 		}
 		if !ok {
-			l.starts, l.ends = starts, slices.Clone(ends)
+			f.starts, f.ends = starts, slices.Clone(ends)
 		}
 	}
+	s.buckets = nil // every edge is in s.flat now
 }
 
 // sortEnds sorts ends by lessEnd as order sorts a bucket's starts: a
@@ -1278,7 +1290,7 @@ func flatBytes[E startEv | endEv](es []E) []byte {
 // ordered returns bucket k's starts and ends (order), read back from the
 // spill into the room of s.cur2 (grown as needed).
 func (s *chainSweep) ordered(k int) ([]startEv, []endEv) {
-	l := &s.buckets[k]
+	l := &s.flat[k]
 	if l.flat.Len() == 0 {
 		return l.starts, l.ends
 	}
@@ -1399,7 +1411,7 @@ func lessEnd(x, y *endEv) bool {
 // starts and ends already in that order (order).
 func (s *chainSweep) run() {
 	e := int32(0) // the next start's place in the sweep
-	for k := range s.buckets {
+	for k := range s.flat {
 		starts, ends := s.ordered(k)
 		i, j := 0, 0
 		for i < len(starts) || j < len(ends) {

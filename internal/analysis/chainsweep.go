@@ -173,8 +173,8 @@ func linkOf(w uint64, nodeBits, lkBits uint8) linkKey {
 type edgeLog struct {
 	blocks [][]byte
 	n      int32 // its edges
+	from   int32 // the last edge's from and a
 	a      format.Time
-	from   int32 // the last edge's a and from
 	// spilt: its blocks written to the Model's spill (sp), before blocks
 	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
 	// held beside the holders' spans); the bucket then keeps one block.
@@ -617,6 +617,11 @@ func newChainSweep(v *model.View) *chainSweep {
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)
+	if m.Spilled() {
+		// The edges to the spill (a View of some threads too: its
+		// ordered buckets, flat, are ~40 bytes an edge).
+		s.sp = m
+	}
 	return s
 }
 
@@ -642,9 +647,6 @@ func HoldersAndChainList(v *model.View, n, links int) (map[model.LockRef]*model.
 		return doing, l, total
 	}
 	s := newChainSweep(v)
-	if v.Model.Spilled() {
-		s.sp = v.Model
-	}
 	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
 		s.interval(t, iv, spans, true)
 	})

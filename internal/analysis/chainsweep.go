@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
 	"unsafe"
@@ -182,29 +183,45 @@ type edgeLog struct {
 }
 
 // flatBucket is a bucket of edges once ordered (chainSweep.order), flat,
-// as the sweep's two passes read it: the starts of its edges (startEv, in
-// the order of the sweep) and the ends in it of the edges begun in it or
-// before (endEv, in the order of the sweep), in the spill as one block of
-// their bytes (flat, ns starts then ne ends), else in memory (starts,
-// ends). A pass reads it back with one read, no decode and no heap of the
-// edges under way (the varints' decode at each of the two passes, packing
-// them again, and the heap were 4.6 s of c1G's report: issue 34). Apart
-// from the edgeLogs, whose headers the collection reads at random (one
-// line of the cache each).
+// as the sweep's two passes read it: the starts of its edges (flatStart,
+// in the order of the sweep) and the ends in it of the edges begun in it
+// or before (flatEnd, in the order of the sweep), their times less t0, in
+// the spill as one block of their bytes (flat, ns starts then ne ends),
+// else in memory (starts, ends). A pass reads it back with one read, no
+// decode and no heap of the edges under way (the varints' decode at each
+// of the two passes, packing them again, and the heap were 4.6 s of c1G's
+// report: issue 34). Apart from the edgeLogs, whose headers the
+// collection reads at random (one line of the cache each). A bucket whose
+// times span 2^32 ns or more is cut into flatBuckets that do not.
 type flatBucket struct {
+	t0     format.Time
 	flat   model.ScratchRef
 	ns, ne int32
-	starts []startEv
-	ends   []endEv
+	starts []flatStart
+	ends   []flatEnd
 }
 
-// startEv is the start of an edge, as the sweep reads it (sweepEdge but
-// its end, in its bucket's endEv).
-type startEv struct {
-	a    format.Time
+// flatStart is the start of an edge as the sweep reads it: sweepEdge
+// but its end (in a flatEnd), its a less its flatBucket's t0; 16 bytes
+// (28 MB a million edges with its end, the spill's bytes written once and
+// read twice).
+type flatStart struct {
+	a    uint32
 	from int32
 	to   uint32
 	lk   uint32
+}
+
+// flatSpan is the most a flatBucket's times go past its t0 (a var: the
+// tests cut buckets into many, at most math.MaxUint32).
+var flatSpan format.Time = math.MaxUint32
+
+// flatEnd is an endEv as the sweep reads it, its b less its flatBucket's
+// t0.
+type flatEnd struct {
+	b    uint32
+	from int32
+	e    int32
 }
 
 const (
@@ -1159,10 +1176,12 @@ func (s *chainSweep) order() {
 	var buf, tmp []sweepEdge
 	var count []int32
 	var ends, endTmp []endEv
+	var fs []flatStart
+	var fe []flatEnd
 	// pend: by bucket, the ends in it of edges begun in one before: as
 	// many as the edges under way when a bucket is ordered.
 	pend := make([][]endEv, len(s.buckets))
-	s.flat = make([]flatBucket, len(s.buckets))
+	s.flat = nil
 	place := int32(0)
 	s.relBase = int32(len(s.ids))
 	for k := range s.buckets {
@@ -1203,16 +1222,14 @@ func (s *chainSweep) order() {
 				}
 			}
 		}
-		// The starts flat, in order, the unsorted blocks let go; the
-		// ends of the edges begun to their buckets, those in this one
-		// sorted with those of the buckets before.
+		// The ends of the edges begun to their buckets, those in this
+		// one sorted with those of the buckets before; the unsorted
+		// blocks let go.
 		*l = edgeLog{}
-		starts := make([]startEv, len(tmp))
 		ends = append(ends[:0], pend[k]...)
 		pend[k] = nil
 		for i := range tmp {
 			e := &tmp[i]
-			starts[i] = startEv{a: e.a, from: e.from, to: e.to, lk: e.lk}
 			v := endEv{b: e.b, from: e.from, e: place}
 			place++
 			if kb := s.bucketOf(e.b); kb == k {
@@ -1222,18 +1239,39 @@ func (s *chainSweep) order() {
 			}
 		}
 		ends, endTmp, count = sortEnds(ends, endTmp, count)
-		// Then written to the spill as one block (read back by one
-		// read each of the sweep's two passes over the bucket): held in
-		// memory, the ordered buckets were 250 MB of c1G's live peak,
+		// Then flat, its times less the first's (in pieces of less
+		// than 2^32 ns), written to the spill as one block each (read
+		// back by one read each of the sweep's two passes over it): held
+		// in memory, the ordered buckets were 250 MB of c1G's live peak,
 		// the report's.
-		f := &s.flat[k]
-		f.ns, f.ne = int32(len(starts)), int32(len(ends))
-		ok := false
-		if s.sp != nil {
-			f.flat, ok = s.sp.ScratchWrite(flatBytes(starts), flatBytes(ends))
-		}
-		if !ok {
-			f.starts, f.ends = starts, slices.Clone(ends)
+		for i, j := 0, 0; i < len(tmp) || j < len(ends); {
+			var t0 format.Time
+			switch {
+			case i == len(tmp):
+				t0 = ends[j].b
+			case j == len(ends):
+				t0 = tmp[i].a
+			default:
+				t0 = min(tmp[i].a, ends[j].b)
+			}
+			fs, fe = fs[:0], fe[:0]
+			for ; i < len(tmp) && tmp[i].a-t0 <= flatSpan; i++ {
+				e := &tmp[i]
+				fs = append(fs, flatStart{a: uint32(e.a - t0), from: e.from, to: e.to, lk: e.lk})
+			}
+			for ; j < len(ends) && ends[j].b-t0 <= flatSpan; j++ {
+				v := &ends[j]
+				fe = append(fe, flatEnd{b: uint32(v.b - t0), from: v.from, e: v.e})
+			}
+			f := flatBucket{t0: t0, ns: int32(len(fs)), ne: int32(len(fe))}
+			ok := false
+			if s.sp != nil {
+				f.flat, ok = s.sp.ScratchWrite(flatBytes(fs), flatBytes(fe))
+			}
+			if !ok {
+				f.starts, f.ends = slices.Clone(fs), slices.Clone(fe)
+			}
+			s.flat = append(s.flat, f)
 		}
 	}
 	s.buckets = nil // every edge is in s.flat now
@@ -1280,25 +1318,25 @@ func (s *chainSweep) bucketOf(a format.Time) int {
 	return int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
 }
 
-// flatBytes is es's memory as bytes (a startEv or endEv holds no
+// flatBytes is es's memory as bytes (a flatStart or flatEnd holds no
 // pointer), to write to the spill.
-func flatBytes[E startEv | endEv](es []E) []byte {
+func flatBytes[E flatStart | flatEnd](es []E) []byte {
 	if len(es) == 0 {
 		return nil
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(es[0])))
 }
 
-// ordered returns bucket k's starts and ends (order), read back from the
-// spill into the room of s.cur2 (grown as needed).
-func (s *chainSweep) ordered(k int) ([]startEv, []endEv) {
+// ordered returns flat bucket k's starts and ends (order), read back
+// from the spill into the room of s.cur2 (grown as needed).
+func (s *chainSweep) ordered(k int) ([]flatStart, []flatEnd) {
 	l := &s.flat[k]
 	if l.flat.Len() == 0 {
 		return l.starts, l.ends
 	}
-	const ss, es = int(unsafe.Sizeof(startEv{})), int(unsafe.Sizeof(endEv{}))
+	const ss, es = int(unsafe.Sizeof(flatStart{})), int(unsafe.Sizeof(flatEnd{}))
 	n := l.flat.Len()
-	if n != int(l.ns)*ss+int(l.ne)*es || ss%8 != 0 || es%8 != 0 {
+	if n != int(l.ns)*ss+int(l.ne)*es || ss%4 != 0 || es%4 != 0 {
 		panic("analysis: an ordered bucket of the chains of another size")
 	}
 	if 8*len(s.cur2) < n {
@@ -1308,13 +1346,13 @@ func (s *chainSweep) ordered(k int) ([]startEv, []endEv) {
 	if b := s.sp.ScratchRead(l.flat, room[:0]); len(b) != n || &b[0] != &room[0] {
 		panic("analysis: an ordered bucket of the chains read back short or elsewhere")
 	}
-	var starts []startEv
+	var starts []flatStart
 	if l.ns > 0 {
-		starts = unsafe.Slice((*startEv)(unsafe.Pointer(&room[0])), l.ns)
+		starts = unsafe.Slice((*flatStart)(unsafe.Pointer(&room[0])), l.ns)
 	}
-	var ends []endEv
+	var ends []flatEnd
 	if l.ne > 0 {
-		ends = unsafe.Slice((*endEv)(unsafe.Pointer(&room[int(l.ns)*ss])), l.ne)
+		ends = unsafe.Slice((*flatEnd)(unsafe.Pointer(&room[int(l.ns)*ss])), l.ne)
 	}
 	return starts, ends
 }
@@ -1415,23 +1453,25 @@ func (s *chainSweep) run() {
 	e := int32(0) // the next start's place in the sweep
 	for k := range s.flat {
 		starts, ends := s.ordered(k)
+		t0 := s.flat[k].t0
 		i, j := 0, 0
 		for i < len(starts) || j < len(ends) {
-			var now format.Time
+			var at uint32 // now less t0
 			switch {
 			case i == len(starts):
-				now = ends[j].b
+				at = ends[j].b
 			case j == len(ends):
-				now = starts[i].a
+				at = starts[i].a
 			default:
-				now = min(starts[i].a, ends[j].b)
+				at = min(starts[i].a, ends[j].b)
 			}
-			for ; j < len(ends) && ends[j].b == now; j++ {
+			now := t0 + format.Time(at)
+			for ; j < len(ends) && ends[j].b == at; j++ {
 				if v := &ends[j]; s.nd[v.from].cur == v.e {
 					s.detach(v.from, now)
 				}
 			}
-			for ; i < len(starts) && starts[i].a == now; i++ {
+			for ; i < len(starts) && starts[i].a == at; i++ {
 				v := &starts[i]
 				x := v.from
 				if s.nd[x].cur >= 0 { // edges of one thread that overlap: the later wins

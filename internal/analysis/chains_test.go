@@ -457,8 +457,11 @@ func TestEdgeLog(t *testing.T) {
 		for i := range want {
 			l.add(&want[i], base, sp)
 		}
-		if sp != nil && (len(l.spilt) == 0 || len(l.blocks) != 1) {
-			t.Fatalf("edgeLog with a spill: %d blocks spilt, %d kept", len(l.spilt), len(l.blocks))
+		if sp != nil && (len(l.spilt) == 0 || len(l.full) != 0) {
+			t.Fatalf("edgeLog with a spill: %d blocks spilt, %d kept full", len(l.spilt), len(l.full))
+		}
+		if sp == nil && len(l.full) == 0 {
+			t.Fatalf("edgeLog without a spill: no full block")
 		}
 		var room []byte
 		got := l.decode(nil, base, sp, &room)

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -369,12 +370,13 @@ func TestHoldersAndChainsRead(t *testing.T) {
 	some, big := 0, 0
 	// The holders' releases read back a piece at a time as by default, and
 	// in pieces of one release at most (each cut between two).
-	// And the threads behind each root kept made unique as they come.
-	defer func(p, c int) { relPiece, threadsCompact = p, c }(relPiece, threadsCompact)
+	// And the threads behind each root kept made unique as they come,
+	// and the ordered buckets cut into flat ones of 1 µs at most.
+	defer func(p, c int, f format.Time) { relPiece, threadsCompact, flatSpan = p, c, f }(relPiece, threadsCompact, flatSpan)
 	for i, prefix := range append(prefixes, prefixes...) {
-		relPiece, threadsCompact = 256, 1024
+		relPiece, threadsCompact, flatSpan = 256, 1024, math.MaxUint32
 		if i >= len(prefixes) {
-			relPiece, threadsCompact = relMaxSize, 1
+			relPiece, threadsCompact, flatSpan = relMaxSize, 1, 1000
 		}
 		name := filepath.Base(prefix)
 		_, res := testrec.OpenWith(t, prefix, model.Options{NoEdges: true, Spill: true, SpillDir: t.TempDir(), DropIntervals: true})
@@ -455,8 +457,11 @@ func TestEdgeLog(t *testing.T) {
 		for i := range want {
 			l.add(&want[i], base, sp)
 		}
-		if sp != nil && (len(l.spilt) == 0 || len(l.blocks) != 1) {
-			t.Fatalf("edgeLog with a spill: %d blocks spilt, %d kept", len(l.spilt), len(l.blocks))
+		if sp != nil && (len(l.spilt) == 0 || len(l.full) != 0) {
+			t.Fatalf("edgeLog with a spill: %d blocks spilt, %d kept full", len(l.spilt), len(l.full))
+		}
+		if sp == nil && len(l.full) == 0 {
+			t.Fatalf("edgeLog without a spill: no full block")
 		}
 		var room []byte
 		got := l.decode(nil, base, sp, &room)

@@ -2,8 +2,10 @@ package analysis
 
 import (
 	"encoding/binary"
+	"math"
 	"math/bits"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 	"orca/internal/model"
@@ -55,6 +57,22 @@ const srcBit = 1 << 31
 type onKey struct {
 	obj format.ObjectID
 	how uint8
+}
+
+// word is k as a map's key (a word's hash, not a struct's).
+func (k onKey) word() uint64 { return uint64(k.obj)<<8 | uint64(k.how) }
+
+// onSlot is a slot of chainSweep.onNear: key+1 (0 empty), its index.
+type onSlot struct {
+	key uint64
+	k   uint32
+}
+
+// toSlot is a slot of chainSweep.toNear: a thread's ID (0 empty: no edge
+// goes to 0) and its node.
+type toSlot struct {
+	id format.ThreadID
+	n  int32
 }
 
 // rootSeg is a stretch [a, b) in which a root kept (pass 2) had n waiters
@@ -150,18 +168,64 @@ func linkOf(w uint64, nodeBits, lkBits uint8) linkKey {
 // the first's from the bucket's start), b-a, the difference of its from
 // from the edge's before (zigzag), to<<1|src and lk (varints): the edges
 // come thread by thread, each thread's in time order, so the differences
-// are small; once sorted by a (chainSweep.order), a's still are. The
-// blocks double up to edgeBlock bytes (no copy as it grows); an edge is
-// never split between two, so a bucket wastes less than a block.
+// are small. The block being filled, cur, doubles up to edgeBlock bytes
+// (copied as it grows); an edge is never split between two blocks. What
+// an edge's add reads and writes is in the first 40 bytes and the end of
+// cur (the blocks in a slice of their own were one more miss of the cache
+// an edge: the buckets are taken at random, ~30 ns an edge at 1 GB).
 type edgeLog struct {
-	blocks [][]byte
-	n      int32 // its edges
-	a      format.Time
-	from   int32 // the last edge's a and from
-	// spilt: its blocks written to the Model's spill (sp), before blocks
+	cur  []byte
+	n    int32 // its edges
+	from int32 // the last edge's from and a
+	a    format.Time
+	// spilt: its blocks written to the Model's spill (sp), before full
 	// (HoldersAndChains: the edges of a 1 GB recording, 274 MB, are not
-	// held beside the holders' spans); the bucket then keeps one block.
+	// held beside the holders' spans); full: those kept in memory, before
+	// cur (no spill, or a write to it that failed).
 	spilt []model.ScratchRef
+	full  [][]byte
+}
+
+// flatBucket is a bucket of edges once ordered (chainSweep.order), flat,
+// as the sweep's two passes read it: the starts of its edges (flatStart,
+// in the order of the sweep) and the ends in it of the edges begun in it
+// or before (flatEnd, in the order of the sweep), their times less t0, in
+// the spill as one block of their bytes (flat, ns starts then ne ends),
+// else in memory (starts, ends). A pass reads it back with one read, no
+// decode and no heap of the edges under way (the varints' decode at each
+// of the two passes, packing them again, and the heap were 4.6 s of c1G's
+// report: issue 34). Apart from the edgeLogs, whose headers the
+// collection reads at random (one line of the cache each). A bucket whose
+// times span 2^32 ns or more is cut into flatBuckets that do not.
+type flatBucket struct {
+	t0     format.Time
+	flat   model.ScratchRef
+	ns, ne int32
+	starts []flatStart
+	ends   []flatEnd
+}
+
+// flatStart is the start of an edge as the sweep reads it: sweepEdge
+// but its end (in a flatEnd), its a less its flatBucket's t0; 16 bytes
+// (28 MB a million edges with its end, the spill's bytes written once and
+// read twice).
+type flatStart struct {
+	a    uint32
+	from int32
+	to   uint32
+	lk   uint32
+}
+
+// flatSpan is the most a flatBucket's times go past its t0 (a var: the
+// tests cut buckets into many, at most math.MaxUint32).
+var flatSpan format.Time = math.MaxUint32
+
+// flatEnd is an endEv as the sweep reads it, its b less its flatBucket's
+// t0.
+type flatEnd struct {
+	b    uint32
+	from int32
+	e    int32
 }
 
 const (
@@ -172,23 +236,13 @@ const (
 // add packs e at the end of l; base is the bucket's start. With sp, a
 // block that is full is written out to it.
 func (l *edgeLog) add(e *sweepEdge, base format.Time, sp *model.Model) {
-	if len(l.blocks) == 0 && len(l.spilt) == 0 {
+	if l.n == 0 {
 		l.a, l.from = base, 0
 	}
-	if nb := len(l.blocks); sp != nil && nb > 0 && cap(l.blocks[nb-1]) >= edgeBlock && cap(l.blocks[nb-1])-len(l.blocks[nb-1]) < edgeMaxSize {
-		// The last block is a full one of edgeBlock bytes: it and the
-		// smaller ones before it (the first's, doubling) go out as one
-		// block, read back by one read (a block each was 26 000 reads of
-		// 880 bytes on average at 128 MB).
-		last := l.blocks[nb-1]
-		if r, ok := sp.ScratchWrite(l.blocks...); ok {
-			l.spilt = append(l.spilt, r)
-			l.blocks = append(l.blocks[:0], last[:0])
-		}
+	if cap(l.cur)-len(l.cur) < edgeMaxSize {
+		l.grow(sp)
 	}
-	l.blocks = model.RoomFor(l.blocks, edgeMaxSize, 64, edgeBlock)
-	nb := len(l.blocks)
-	b := l.blocks[nb-1]
+	b := l.cur
 	b = binary.AppendVarint(b, int64(e.a-l.a))
 	b = binary.AppendUvarint(b, uint64(e.b-e.a))
 	b = binary.AppendVarint(b, int64(e.from-l.from))
@@ -198,40 +252,80 @@ func (l *edgeLog) add(e *sweepEdge, base format.Time, sp *model.Model) {
 	}
 	b = binary.AppendUvarint(b, to)
 	b = binary.AppendUvarint(b, uint64(e.lk))
-	l.blocks[nb-1] = b
+	l.cur = b
 	l.a, l.from = e.a, e.from
 	l.n++
+}
+
+// grow makes room for an edge in cur: twice as large (up to edgeBlock
+// bytes), or, when it is a full one of edgeBlock bytes, written out to
+// sp (read back by one read) and cur emptied, else kept in full.
+func (l *edgeLog) grow(sp *model.Model) {
+	if c := cap(l.cur); c < edgeBlock {
+		l.cur = append(make([]byte, 0, max(2*c, 64, edgeMaxSize)), l.cur...)
+		return
+	}
+	if sp != nil {
+		if r, ok := sp.ScratchWrite(l.cur); ok {
+			l.spilt = append(l.spilt, r)
+			l.cur = l.cur[:0]
+			return
+		}
+	}
+	l.full = append(l.full, l.cur)
+	l.cur = make([]byte, 0, edgeBlock)
 }
 
 // decode appends l's edges, in order, to buf; base is the bucket's start;
 // the blocks spilt are read back from sp into room (kept for the next).
 func (l *edgeLog) decode(buf []sweepEdge, base format.Time, sp *model.Model, room *[]byte) []sweepEdge {
+	buf = slices.Grow(buf, int(l.n))
 	a, from := base, int32(0)
-	one := func(b []byte) {
-		for len(b) > 0 {
-			da, n1 := binary.Varint(b)
-			ln, n2 := binary.Uvarint(b[n1:])
-			df, n3 := binary.Varint(b[n1+n2:])
-			to, n4 := binary.Uvarint(b[n1+n2+n3:])
-			lk, n5 := binary.Uvarint(b[n1+n2+n3+n4:])
-			b = b[n1+n2+n3+n4+n5:]
-			a += format.Time(da)
-			from += int32(df)
-			e := sweepEdge{a: a, b: a + format.Time(ln), from: from, to: uint32(to >> 1), lk: uint32(lk)}
-			if to&1 != 0 {
-				e.to |= srcBit
-			}
-			buf = append(buf, e)
-		}
-	}
 	for _, r := range l.spilt {
 		*room = sp.ScratchRead(r, *room)
-		one(*room)
+		buf, a, from = decodeEdges(buf, *room, a, from)
 	}
-	for _, b := range l.blocks {
-		one(b)
+	for _, b := range l.full {
+		buf, a, from = decodeEdges(buf, b, a, from)
 	}
+	buf, a, from = decodeEdges(buf, l.cur, a, from)
 	return buf
+}
+
+// decodeEdges appends the edges packed in b (edgeLog) to buf, after an
+// edge that began at a, of from; it returns buf and the last's a and
+// from. Each varint's byte is read in line, one byte the common case (a
+// closure calling binary's was 2.3 s of c1G's report).
+func decodeEdges(buf []sweepEdge, b []byte, a format.Time, from int32) ([]sweepEdge, format.Time, int32) {
+	i := 0
+	uv := func() uint64 {
+		c := b[i]
+		i++
+		if c < 0x80 {
+			return uint64(c)
+		}
+		x, sh := uint64(c&0x7f), uint(7)
+		for {
+			c = b[i]
+			i++
+			if c < 0x80 {
+				return x | uint64(c)<<sh
+			}
+			x |= uint64(c&0x7f) << sh
+			sh += 7
+		}
+	}
+	for i < len(b) {
+		ua := uv()
+		ln := uv()
+		uf := uv()
+		to := uv()
+		lk := uv()
+		a += format.Time(int64(ua>>1) ^ -int64(ua&1))
+		from += int32(int64(uf>>1) ^ -int64(uf&1))
+		buf = append(buf, sweepEdge{a: a, b: a + format.Time(ln), from: from, to: uint32(to>>1) | uint32(to&1)<<31, lk: uint32(lk)})
+	}
+	return buf, a, from
 }
 
 // edgeBuckets is how many buckets of time the recording's span is cut
@@ -239,9 +333,9 @@ func (l *edgeLog) decode(buf []sweepEdge, base format.Time, sp *model.Model, roo
 // at 128 MB).
 const edgeBuckets = 4096
 
-// endEv is an edge under way in the heap of their ends: the sweep takes
-// them by end, then thread (at one instant, as the edges' starts, in the
-// order of the threads), then the edge's place in the sweep.
+// endEv is the end of an edge: the sweep takes them by end, then thread
+// (at one instant, as the edges' starts, in the order of the threads),
+// then the edge's place in the sweep (its start's, e).
 type endEv struct {
 	b    format.Time
 	from int32
@@ -256,11 +350,19 @@ type chainSweep struct {
 	// first; earlier or later ones go to the first or last), packed.
 	lo, width format.Time
 	buckets   []edgeLog
+	flat      []flatBucket // by bucket, once ordered
 	sp        *model.Model // the Model whose spill the buckets' full blocks go to (nil: none)
 	room      []byte       // a spilt block read back
 	// ons: the steps' locks by index (sweepEdge.lk); onOf indexes them.
 	ons  []onKey
-	onOf map[onKey]uint32
+	onOf map[uint64]uint32
+	// onNear and toNear: the locks and the threads waited for met lately,
+	// in front of onOf and node (a slot by a hash of each): a look-up
+	// for every edge collected, most of them repeats that the map or the
+	// index (a table of millions of IDs at 1 GB) found with misses of
+	// the cache (1.4 s of c1G's report).
+	onNear [1024]onSlot
+	toNear [4096]toSlot
 
 	// The edges' collection (interval): the thread last given, its node
 	// and whether its contentions are the View's (src edges), its last
@@ -275,30 +377,14 @@ type chainSweep struct {
 	lastOnIdx  uint32
 	haveLastOn bool
 
-	// The ends of the edges under way.
-	ends []endEv
-	// cur2: room for a bucket's edges decoded (run), kept from pass to
-	// pass.
-	cur2 []sweepEdge
+	// cur2: room for a bucket read back (run), kept from pass to pass.
+	cur2 []uint64
 
-	// The forest: by node, its parent (-1 for a root), its edge now (its
-	// place in the sweep, -1 for none; a root with an edge is a cycle's,
-	// the edge closing it) with that edge's to and lk (curTo, curLk), and
-	// the waiters in its subtree, itself included.
-	par   []int32
-	cur   []int32
-	curTo []uint32
-	curLk []uint32
-	cnt   []int32
-	// last: by root, when its count, its being a root or its cycle last
-	// changed: its time since is not yet added.
-	last []format.Time
+	// The forest, by node (sweepNode).
+	nd []sweepNode
 	// hist: by node, its subtree's waiters by their distance to it (the
 	// chains' depths).
 	hist [][]int32
-	// cycAcc: by cycle root, the cycle's root in accs (its thread of the
-	// smallest id).
-	cycAcc []int32
 	// dirty: the roots whose tree changed at this instant, whose depth
 	// is taken when the instant is done.
 	dirty []int32
@@ -309,28 +395,15 @@ type chainSweep struct {
 	// accs at the end.
 	accs []sweepAcc
 	kept []chainAcc
-	// nodeAcc: by node, its thread's entry in accs, -1 before it has one.
 	// same: in pass 2, by node without one, the node its ID names when
 	// another (the index by ID let go).
-	nodeAcc []int32
-	same    map[int32]int32
+	same map[int32]int32
 	// accEnd: by entry of accs, the last instant it gained time (pass
 	// 1); stop: the last of the roots kept's, where pass 2 is done.
 	accEnd []format.Time
 	stop   format.Time
 
-	// Pass 2, for the roots kept: by node, whether it is on a cycle,
-	// its children, and since when its edge's time at its rate now is
-	// not yet added. The children are a list through the nodes: kid, a
-	// node's first child + 1 (0: none), next and prev, its siblings' + 1
-	// (12 bytes a node, where a slice of each node's children and its
-	// index in its parent's were 28 and the slices' arrays: 53 MB of
-	// c5G-slow5's report at its peak). The order of the children is no
-	// figure's: flushTree adds the same times in another order.
-	pass2           bool
-	onCyc           []bool
-	kid, next, prev []int32
-	edgeAt          []format.Time
+	pass2 bool
 	// links: by acc kept (its kept), its links' time, by linkWord (wide
 	// false) or by linkKey (wide).
 	links            []map[uint64]format.Time
@@ -373,6 +446,35 @@ type chainSweep struct {
 	relBase   int32
 }
 
+// sweepNode is a node of the sweep's forest: what the sweep reads and
+// changes of it at an edge's start or end, in one line of the cache (64
+// bytes; in a slice each, one miss of the cache for each at 1 GB, where
+// the nodes are ~10 MB: issue 34).
+type sweepNode struct {
+	// last: for a root, when its count, its being a root or its cycle
+	// last changed: its time since is not yet added. edgeAt (pass 2):
+	// since when its edge's time at its rate now is not yet added.
+	last, edgeAt format.Time
+	// par: its parent (-1 for a root); cur: its edge now (its place in
+	// the sweep, -1 for none; a root with an edge is a cycle's, the edge
+	// closing it), with that edge's to and lk (curTo, curLk).
+	par, cur     int32
+	curTo, curLk uint32
+	// cnt: the waiters in its subtree, itself included; cycAcc: for a
+	// cycle's root, the cycle's root in accs (its thread of the smallest
+	// id); nodeAcc: its thread's entry in accs, -1 before it has one.
+	cnt, cycAcc, nodeAcc int32
+	// Pass 2, for the roots kept: its children, a list through the
+	// nodes: kid, its first child + 1 (0: none), next and prev, its
+	// siblings' + 1 (where a slice of each node's children and its index
+	// in its parent's were 28 bytes and the slices' arrays: 53 MB of
+	// c5G-slow5's report at its peak; the order of the children is no
+	// figure's: flushTree adds the same times in another order); onCyc:
+	// whether it is on a cycle.
+	kid, next, prev int32
+	onCyc           bool
+}
+
 // relRun is a holder's releases in the spill: ref the bytes not yet read
 // (against prevB, the end of the last read), win those read that may
 // still cut an edge, in time order (ended after the bucket being
@@ -381,6 +483,7 @@ type relRun struct {
 	ref   model.ScratchRef
 	prevB format.Time
 	win   []relSpan
+	trimK int32 // the bucket win was trimmed for last
 }
 
 // sweepAcc is a root's figures of pass 1 (chainAcc's time and depth),
@@ -536,7 +639,7 @@ func (x *nodeIndex) growFar() {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, onOf: map[onKey]uint32{}, lastXi: -1}
+	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1}
 	s.ids = make([]format.ThreadID, m.NumThreads())
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
@@ -545,6 +648,11 @@ func newChainSweep(v *model.View) *chainSweep {
 	s.lo = m.Start
 	s.width = max(m.End-m.Start, 0)/edgeBuckets + 1
 	s.buckets = make([]edgeLog, edgeBuckets)
+	if m.Spilled() {
+		// The edges to the spill (a View of some threads too: its
+		// ordered buckets, flat, are ~40 bytes an edge).
+		s.sp = m
+	}
 	return s
 }
 
@@ -570,9 +678,6 @@ func HoldersAndChainList(v *model.View, n, links int) (map[model.LockRef]*model.
 		return doing, l, total
 	}
 	s := newChainSweep(v)
-	if v.Model.Spilled() {
-		s.sp = v.Model
-	}
 	doing := v.HoldersDoingWith(func(t *model.Thread, iv *model.Interval, spans []model.OwnerSpan) {
 		s.interval(t, iv, spans, true)
 	})
@@ -634,11 +739,9 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// let go before the sweep.
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
 	nn := len(s.ids)
-	s.par, s.cur, s.curTo, s.curLk, s.cnt = make([]int32, nn), make([]int32, nn), make([]uint32, nn), make([]uint32, nn), make([]int32, nn)
-	s.last, s.hist, s.cycAcc = make([]format.Time, nn), make([][]int32, nn), make([]int32, nn)
-	s.nodeAcc = make([]int32, nn)
-	for i := range s.nodeAcc {
-		s.nodeAcc[i] = -1
+	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
+	for i := range s.nd {
+		s.nd[i].nodeAcc = -1
 	}
 	s.reset()
 	s.run()
@@ -664,8 +767,8 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		roots[k] = s.node.get(s.accs[ai].root)
 	}
 	s.same = map[int32]int32{}
-	for x, a := range s.nodeAcc {
-		if a >= 0 {
+	for x := range s.nd {
+		if s.nd[x].nodeAcc >= 0 {
 			continue
 		}
 		if p := s.node.get(s.ids[x]); p != int32(x) {
@@ -673,7 +776,6 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		}
 	}
 	s.node = nodeIndex{}
-	s.onCyc, s.kid, s.next, s.prev, s.edgeAt = make([]bool, nn), make([]int32, nn), make([]int32, nn), make([]int32, nn), make([]format.Time, nn)
 	l := &ChainList{ids: s.ids, ons: s.ons, wide: s.wide, nodeBits: s.nodeBits, lkBits: s.lkBits}
 	ends := []int{len(order)}
 	if links > 0 {
@@ -765,19 +867,17 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	}
 	// A batch after another: its forest from nothing (reset, and the
 	// cycles' marks and the children a run stopped at s.stop left).
-	clear(s.onCyc)
-	clear(s.kid)
-	clear(s.next)
-	clear(s.prev)
-	clear(s.edgeAt)
+	for i := range s.nd {
+		d := &s.nd[i]
+		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
+	}
 	s.reset()
 	s.run()
 	if last {
 		// The forest let go before the roots' intervals are read and
 		// their links made (~100 bytes a node).
-		s.buckets, s.cur2, s.ends, s.dirty = nil, nil, nil, nil
-		s.par, s.cur, s.curTo, s.curLk, s.cnt, s.last, s.cycAcc, s.nodeAcc = nil, nil, nil, nil, nil, nil, nil, nil
-		s.onCyc, s.kid, s.next, s.prev, s.edgeAt, s.relNode, s.same = nil, nil, nil, nil, nil, nil, nil
+		s.flat, s.cur2, s.dirty = nil, nil, nil
+		s.nd, s.relNode, s.same = nil, nil, nil
 	}
 	s.rootStates(roots)
 	for k, ai := range order {
@@ -862,8 +962,9 @@ func (l *ChainList) hops(k int) map[hop]format.Time {
 
 // reset makes every node a root with no edge and no waiter behind it.
 func (s *chainSweep) reset() {
-	for i := range s.par {
-		s.par[i], s.cur[i], s.cnt[i], s.last[i] = -1, -1, 0, 0
+	for i := range s.nd {
+		d := &s.nd[i]
+		d.par, d.cur, d.cnt, d.last = -1, -1, 0, 0
 	}
 	for i := range s.hist {
 		s.hist[i] = s.hist[i][:0]
@@ -971,8 +1072,11 @@ func (s *chainSweep) putReleases() {
 func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 	x := s.relOf[y] - 1
 	r := &s.rels[x]
-	if k > 0 {
-		// An edge of bucket k begins at its base or after.
+	if k > int(r.trimK) {
+		// An edge of bucket k begins at its base or after: trimmed once
+		// a bucket (splitReleased finds an edge's first release by a
+		// search, whatever win holds before it).
+		r.trimK = int32(k)
 		base := s.base(k)
 		i, n := 0, len(r.win)
 		for i < n {
@@ -1031,20 +1135,31 @@ func (s *chainSweep) emit(t *model.Thread, lo, hi, a, b format.Time, to format.T
 	}
 	ti := s.lastTi // a thread mostly waits for one other in a row
 	if to != s.lastTo {
-		var ok bool
-		if ti, ok = s.node.lookup(to); !ok {
-			ti = int32(len(s.ids))
-			s.ids = append(s.ids, to)
-			s.node.set(to, ti)
+		if sl := &s.toNear[uint64(to)*0x9e3779b97f4a7c15>>52]; sl.id == to {
+			ti = sl.n
+		} else {
+			var ok bool
+			if ti, ok = s.node.lookup(to); !ok {
+				ti = int32(len(s.ids))
+				s.ids = append(s.ids, to)
+				s.node.set(to, ti)
+			}
+			sl.id, sl.n = to, ti
 		}
 		s.lastTo, s.lastTi = to, ti
 	}
 	if on != s.lastOn || !s.haveLastOn {
-		k, ok := s.onOf[on]
-		if !ok {
-			k = uint32(len(s.ons))
-			s.ons = append(s.ons, on)
-			s.onOf[on] = k
+		w := on.word()
+		sl := &s.onNear[w*0x9e3779b97f4a7c15>>54]
+		k := sl.k
+		if sl.key != w+1 {
+			var ok bool
+			if k, ok = s.onOf[w]; !ok {
+				k = uint32(len(s.ons))
+				s.ons = append(s.ons, on)
+				s.onOf[w] = k
+			}
+			sl.key, sl.k = w+1, k
 		}
 		s.lastOn, s.lastOnIdx, s.haveLastOn = on, k, true
 	}
@@ -1061,8 +1176,8 @@ func (s *chainSweep) base(k int) format.Time { return s.lo + format.Time(k)*s.wi
 
 // hopOf is the step of x's edge now: how x waited, on what.
 func (s *chainSweep) hopOf(x int32) hop {
-	on := s.ons[s.curLk[x]]
-	return hop{from: s.ids[x], to: s.ids[s.curTo[x]&^srcBit], obj: on.obj, how: on.how}
+	on := s.ons[s.nd[x].curLk]
+	return hop{from: s.ids[x], to: s.ids[s.nd[x].curTo&^srcBit], obj: on.obj, how: on.how}
 }
 
 // order sorts each bucket's edges by start, stably: at one instant in
@@ -1074,10 +1189,18 @@ func (s *chainSweep) hopOf(x int32) hop {
 func (s *chainSweep) order() {
 	var buf, tmp []sweepEdge
 	var count []int32
+	var ends, endTmp []endEv
+	var fs []flatStart
+	var fe []flatEnd
+	// pend: by bucket, the ends in it of edges begun in one before: as
+	// many as the edges under way when a bucket is ordered.
+	pend := make([][]endEv, len(s.buckets))
+	s.flat = nil
+	place := int32(0)
 	s.relBase = int32(len(s.ids))
 	for k := range s.buckets {
 		l := &s.buckets[k]
-		if l.n == 0 {
+		if l.n == 0 && len(pend[k]) == 0 {
 			continue
 		}
 		buf = l.decode(buf[:0], s.base(k), s.sp, &s.room)
@@ -1086,45 +1209,166 @@ func (s *chainSweep) order() {
 				buf = s.splitReleased(buf, i, k)
 			}
 		}
-		lo, hi := buf[0].a, buf[0].a
-		for i := range buf {
-			lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
-		}
-		np := len(buf)/2 + 1
-		width := (hi-lo)/format.Time(np) + 1
-		count = append(count[:0], make([]int32, np+1)...)
-		for i := range buf {
-			count[(buf[i].a-lo)/width+1]++
-		}
-		for i := 1; i <= np; i++ {
-			count[i] += count[i-1]
-		}
-		tmp = append(tmp[:0], make([]sweepEdge, len(buf))...)
-		for i := range buf {
-			p := (buf[i].a - lo) / width
-			tmp[count[p]] = buf[i]
-			count[p]++
-		}
-		for i := 1; i < len(tmp); i++ {
-			for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
-				tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+		tmp = tmp[:0]
+		if len(buf) > 0 {
+			lo, hi := buf[0].a, buf[0].a
+			for i := range buf {
+				lo, hi = min(lo, buf[i].a), max(hi, buf[i].a)
+			}
+			np := len(buf)/2 + 1
+			width := (hi-lo)/format.Time(np) + 1
+			count = append(count[:0], make([]int32, np+1)...)
+			for i := range buf {
+				count[(buf[i].a-lo)/width+1]++
+			}
+			for i := 1; i <= np; i++ {
+				count[i] += count[i-1]
+			}
+			tmp = append(tmp, make([]sweepEdge, len(buf))...)
+			for i := range buf {
+				p := (buf[i].a - lo) / width
+				tmp[count[p]] = buf[i]
+				count[p]++
+			}
+			for i := 1; i < len(tmp); i++ {
+				for j := i; j > 0 && tmp[j].a < tmp[j-1].a; j-- {
+					tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+				}
 			}
 		}
-		// Packed again in order (the differences of a sorted a are
-		// smaller), the unsorted blocks let go; then written to the
-		// spill as one block (read back by one read each of the sweep's
-		// two passes over the bucket): held in memory, the ordered
-		// buckets were 250 MB of c1G's live peak, the report's.
+		// The ends of the edges begun to their buckets, those in this
+		// one sorted with those of the buckets before; the unsorted
+		// blocks let go.
 		*l = edgeLog{}
+		ends = append(ends[:0], pend[k]...)
+		pend[k] = nil
 		for i := range tmp {
-			l.add(&tmp[i], s.base(k), nil)
-		}
-		if s.sp != nil && len(l.blocks) > 0 {
-			if r, ok := s.sp.ScratchWrite(l.blocks...); ok {
-				l.spilt, l.blocks = append(l.spilt, r), nil
+			e := &tmp[i]
+			v := endEv{b: e.b, from: e.from, e: place}
+			place++
+			if kb := s.bucketOf(e.b); kb == k {
+				ends = append(ends, v)
+			} else {
+				pend[kb] = append(pend[kb], v)
 			}
+		}
+		ends, endTmp, count = sortEnds(ends, endTmp, count)
+		// Then flat, its times less the first's (in pieces of less
+		// than 2^32 ns), written to the spill as one block each (read
+		// back by one read each of the sweep's two passes over it): held
+		// in memory, the ordered buckets were 250 MB of c1G's live peak,
+		// the report's.
+		for i, j := 0, 0; i < len(tmp) || j < len(ends); {
+			var t0 format.Time
+			switch {
+			case i == len(tmp):
+				t0 = ends[j].b
+			case j == len(ends):
+				t0 = tmp[i].a
+			default:
+				t0 = min(tmp[i].a, ends[j].b)
+			}
+			fs, fe = fs[:0], fe[:0]
+			for ; i < len(tmp) && tmp[i].a-t0 <= flatSpan; i++ {
+				e := &tmp[i]
+				fs = append(fs, flatStart{a: uint32(e.a - t0), from: e.from, to: e.to, lk: e.lk})
+			}
+			for ; j < len(ends) && ends[j].b-t0 <= flatSpan; j++ {
+				v := &ends[j]
+				fe = append(fe, flatEnd{b: uint32(v.b - t0), from: v.from, e: v.e})
+			}
+			f := flatBucket{t0: t0, ns: int32(len(fs)), ne: int32(len(fe))}
+			ok := false
+			if s.sp != nil {
+				f.flat, ok = s.sp.ScratchWrite(flatBytes(fs), flatBytes(fe))
+			}
+			if !ok {
+				f.starts, f.ends = slices.Clone(fs), slices.Clone(fe)
+			}
+			s.flat = append(s.flat, f)
 		}
 	}
+	s.buckets = nil // every edge is in s.flat now
+}
+
+// sortEnds sorts ends by lessEnd as order sorts a bucket's starts: a
+// counting sort by end into pieces of time of about two ends each, then
+// an insertion sort of each piece (a sort by comparisons was a third of
+// order's time at 128 MB). It returns the ends sorted, and tmp and count
+// for the next.
+func sortEnds(ends, tmp []endEv, count []int32) ([]endEv, []endEv, []int32) {
+	if len(ends) < 2 {
+		return ends, tmp, count
+	}
+	lo, hi := ends[0].b, ends[0].b
+	for i := range ends {
+		lo, hi = min(lo, ends[i].b), max(hi, ends[i].b)
+	}
+	np := len(ends)/2 + 1
+	width := (hi-lo)/format.Time(np) + 1
+	count = append(count[:0], make([]int32, np+1)...)
+	for i := range ends {
+		count[(ends[i].b-lo)/width+1]++
+	}
+	for i := 1; i <= np; i++ {
+		count[i] += count[i-1]
+	}
+	tmp = append(tmp[:0], make([]endEv, len(ends))...)
+	for i := range ends {
+		p := (ends[i].b - lo) / width
+		tmp[count[p]] = ends[i]
+		count[p]++
+	}
+	for i := 1; i < len(tmp); i++ {
+		for j := i; j > 0 && lessEnd(&tmp[j], &tmp[j-1]); j-- {
+			tmp[j], tmp[j-1] = tmp[j-1], tmp[j]
+		}
+	}
+	return tmp, ends, count
+}
+
+// bucketOf is the bucket of the edges that begin (or the ends) at a.
+func (s *chainSweep) bucketOf(a format.Time) int {
+	return int(min(max(a-s.lo, 0)/s.width, edgeBuckets-1))
+}
+
+// flatBytes is es's memory as bytes (a flatStart or flatEnd holds no
+// pointer), to write to the spill.
+func flatBytes[E flatStart | flatEnd](es []E) []byte {
+	if len(es) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&es[0])), len(es)*int(unsafe.Sizeof(es[0])))
+}
+
+// ordered returns flat bucket k's starts and ends (order), read back
+// from the spill into the room of s.cur2 (grown as needed).
+func (s *chainSweep) ordered(k int) ([]flatStart, []flatEnd) {
+	l := &s.flat[k]
+	if l.flat.Len() == 0 {
+		return l.starts, l.ends
+	}
+	const ss, es = int(unsafe.Sizeof(flatStart{})), int(unsafe.Sizeof(flatEnd{}))
+	n := l.flat.Len()
+	if n != int(l.ns)*ss+int(l.ne)*es || ss%4 != 0 || es%4 != 0 {
+		panic("analysis: an ordered bucket of the chains of another size")
+	}
+	if 8*len(s.cur2) < n {
+		s.cur2 = make([]uint64, (n+n/4)/8+1)
+	}
+	room := unsafe.Slice((*byte)(unsafe.Pointer(&s.cur2[0])), n)
+	if b := s.sp.ScratchRead(l.flat, room[:0]); len(b) != n || &b[0] != &room[0] {
+		panic("analysis: an ordered bucket of the chains read back short or elsewhere")
+	}
+	var starts []flatStart
+	if l.ns > 0 {
+		starts = unsafe.Slice((*flatStart)(unsafe.Pointer(&room[0])), l.ns)
+	}
+	var ends []flatEnd
+	if l.ne > 0 {
+		ends = unsafe.Slice((*flatEnd)(unsafe.Pointer(&room[int(l.ns)*ss])), l.ne)
+	}
+	return starts, ends
 }
 
 // splitReleased cuts edge buf[i], of bucket k, where it is a contention's
@@ -1216,124 +1460,72 @@ func lessEnd(x, y *endEv) bool {
 	return x.e < y.e
 }
 
-// pushEnd adds an edge under way to the heap of ends.
-func (s *chainSweep) pushEnd(v endEv) {
-	h := append(s.ends, v)
-	i := len(h) - 1
-	for i > 0 {
-		p := (i - 1) / 2
-		if !lessEnd(&h[i], &h[p]) {
-			break
-		}
-		h[i], h[p] = h[p], h[i]
-		i = p
-	}
-	s.ends = h
-}
-
-// popEnd takes the first end off the heap.
-func (s *chainSweep) popEnd() endEv {
-	h := s.ends
-	top := h[0]
-	n := len(h) - 1
-	h[0] = h[n]
-	h = h[:n]
-	for i := 0; ; {
-		l := 2*i + 1
-		if l >= n {
-			break
-		}
-		if r := l + 1; r < n && lessEnd(&h[r], &h[l]) {
-			l = r
-		}
-		if !lessEnd(&h[l], &h[i]) {
-			break
-		}
-		h[i], h[l] = h[l], h[i]
-		i = l
-	}
-	s.ends = h
-	return top
-}
-
 // run sweeps the edges in time order: at each instant the ends of the
-// edges under way, then the starts, each by thread.
+// edges under way, then the starts, each by thread; bucket by bucket, its
+// starts and ends already in that order (order).
 func (s *chainSweep) run() {
-	s.ends = s.ends[:0]
-	// The next start: bucket k's edges decoded into cur, place j in it.
-	k, j := -1, 0
-	cur := s.cur2[:0]
-	var next *sweepEdge
-	advance := func() {
-		for j == len(cur) {
-			if k++; k == len(s.buckets) {
-				next = nil
-				s.cur2 = cur[:0]
-				return
-			}
-			cur, j = s.buckets[k].decode(cur[:0], s.base(k), s.sp, &s.room), 0
-		}
-		next = &cur[j]
-	}
-	advance()
 	e := int32(0) // the next start's place in the sweep
-	for next != nil || len(s.ends) > 0 {
-		var now format.Time
-		switch {
-		case next == nil:
-			now = s.ends[0].b
-		case len(s.ends) == 0:
-			now = next.a
-		default:
-			now = min(next.a, s.ends[0].b)
-		}
-		for len(s.ends) > 0 && s.ends[0].b == now {
-			v := s.popEnd()
-			if s.cur[v.from] == v.e {
-				s.detach(v.from, now)
+	for k := range s.flat {
+		starts, ends := s.ordered(k)
+		t0 := s.flat[k].t0
+		i, j := 0, 0
+		for i < len(starts) || j < len(ends) {
+			var at uint32 // now less t0
+			switch {
+			case i == len(starts):
+				at = ends[j].b
+			case j == len(ends):
+				at = starts[i].a
+			default:
+				at = min(starts[i].a, ends[j].b)
 			}
-		}
-		for next != nil && next.a == now {
-			x := next.from
-			if s.cur[x] >= 0 { // edges of one thread that overlap: the later wins
-				s.detach(x, now)
-			}
-			s.attach(x, e, next.to, next.lk, now)
-			s.pushEnd(endEv{b: next.b, from: x, e: e})
-			e++
-			j++
-			advance()
-		}
-		if !s.pass2 {
-			for _, r := range s.dirty {
-				if s.par[r] < 0 && s.cnt[r] > 0 {
-					a := &s.accs[s.accOf2(r)]
-					a.depth = max(a.depth, int32(s.depth(r)))
+			now := t0 + format.Time(at)
+			for ; j < len(ends) && ends[j].b == at; j++ {
+				if v := &ends[j]; s.nd[v.from].cur == v.e {
+					s.detach(v.from, now)
 				}
 			}
-		}
-		s.dirty = s.dirty[:0]
-		if s.pass2 && now >= s.stop {
-			// The roots kept gain no time after: each one's last stretch
-			// ended at an event in its tree, which added up the time of
-			// the edges it changed, and of every waiter's way that ended.
-			return
+			for ; i < len(starts) && starts[i].a == at; i++ {
+				v := &starts[i]
+				x := v.from
+				if s.nd[x].cur >= 0 { // edges of one thread that overlap: the later wins
+					s.detach(x, now)
+				}
+				s.attach(x, e, v.to, v.lk, now)
+				e++
+			}
+			if !s.pass2 {
+				for _, r := range s.dirty {
+					if s.nd[r].par < 0 && s.nd[r].cnt > 0 {
+						a := &s.accs[s.accOf2(r)]
+						a.depth = max(a.depth, int32(s.depth(r)))
+					}
+				}
+			}
+			s.dirty = s.dirty[:0]
+			if s.pass2 && now >= s.stop {
+				// The roots kept gain no time after: each one's last
+				// stretch ended at an event in its tree, which added up
+				// the time of the edges it changed, and of every
+				// waiter's way that ended.
+				return
+			}
 		}
 	}
 }
 
 // root returns x's root.
 func (s *chainSweep) root(x int32) int32 {
-	for s.par[x] >= 0 {
-		x = s.par[x]
+	for s.nd[x].par >= 0 {
+		x = s.nd[x].par
 	}
 	return x
 }
 
 // accOf2 returns root r's entry in accs: its cycle's or its own.
 func (s *chainSweep) accOf2(r int32) int32 {
-	if s.cur[r] >= 0 {
-		return s.cycAcc[r]
+	if s.nd[r].cur >= 0 {
+		return s.nd[r].cycAcc
 	}
 	return s.nodeAccOf(r)
 }
@@ -1342,7 +1534,7 @@ func (s *chainSweep) accOf2(r int32) int32 {
 // its thread's node (a released node's thread is its holder's), not by a
 // map of IDs (one entry for each thread ever a root: 1.3 M at 5 GB).
 func (s *chainSweep) nodeAccOf(x int32) int32 {
-	if s.nodeAcc[x] < 0 {
+	if s.nd[x].nodeAcc < 0 {
 		var p int32
 		if s.pass2 {
 			// The index let go (chains): the node of x's ID is x but
@@ -1354,21 +1546,21 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 		} else {
 			p = s.node.get(s.ids[x])
 		}
-		if s.nodeAcc[p] < 0 {
-			s.nodeAcc[p] = int32(len(s.accs))
+		if s.nd[p].nodeAcc < 0 {
+			s.nd[p].nodeAcc = int32(len(s.accs))
 			s.accs = append(s.accs, sweepAcc{root: s.ids[p], kept: -1})
 			s.accEnd = append(s.accEnd, 0)
 		}
-		s.nodeAcc[x] = s.nodeAcc[p]
+		s.nd[x].nodeAcc = s.nd[p].nodeAcc
 	}
-	return s.nodeAcc[x]
+	return s.nd[x].nodeAcc
 }
 
 // isSrc reports whether x's edge now is a waiter's (its time is blamed).
-func (s *chainSweep) isSrc(x int32) bool { return s.curTo[x]&srcBit != 0 }
+func (s *chainSweep) isSrc(x int32) bool { return s.nd[x].curTo&srcBit != 0 }
 
 // target is the thread x waits for now.
-func (s *chainSweep) target(x int32) int32 { return int32(s.curTo[x] &^ srcBit) }
+func (s *chainSweep) target(x int32) int32 { return int32(s.nd[x].curTo &^ srcBit) }
 
 // attach starts x's edge e, to thread to&^srcBit on lk (sweepEdge), at
 // now (x is a root with no edge).
@@ -1381,7 +1573,7 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		// A cycle: y's chain leads back to x. Its root is its thread of
 		// the smallest id.
 		m := x
-		for u := y; u != x; u = s.par[u] {
+		for u := y; u != x; u = s.nd[u].par {
 			if s.ids[u] < s.ids[m] {
 				m = u
 			}
@@ -1401,20 +1593,20 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 		if cyc < 0 && s.sel(to) {
 			s.flushPath(y, r, now)
 		}
-		s.edgeAt[x] = now
+		s.nd[x].edgeAt = now
 	}
-	s.cur[x], s.curTo[x], s.curLk[x] = e, to, lk
+	s.nd[x].cur, s.nd[x].curTo, s.nd[x].curLk = e, to, lk
 	if s.isSrc(x) {
 		s.addSelf(x, 1)
 	}
 	if cyc >= 0 {
 		if s.pass2 {
-			for u := y; u != x; u = s.par[u] {
-				s.onCyc[u] = true
+			for u := y; u != x; u = s.nd[u].par {
+				s.nd[u].onCyc = true
 			}
-			s.onCyc[x] = true
+			s.nd[x].onCyc = true
 		}
-		s.cycAcc[x] = cyc
+		s.nd[x].cycAcc = cyc
 		s.dirty = append(s.dirty, x)
 		return
 	}
@@ -1431,15 +1623,15 @@ func (s *chainSweep) sel(ai int32) bool { return s.accs[ai].kept >= 0 }
 // detach ends x's edge at now.
 func (s *chainSweep) detach(x int32, now format.Time) {
 	src := s.isSrc(x)
-	if s.par[x] < 0 { // the edge that closed a cycle
+	if s.nd[x].par < 0 { // the edge that closed a cycle
 		s.flush(x, now)
 		if s.pass2 {
-			if s.sel(s.cycAcc[x]) || s.sel(s.nodeAccOf(x)) {
+			if s.sel(s.nd[x].cycAcc) || s.sel(s.nodeAccOf(x)) {
 				s.flushTree(x, now)
 			}
 			s.uncycle(x)
 		}
-		s.cur[x] = -1
+		s.nd[x].cur = -1
 		if src {
 			s.addSelf(x, -1)
 		}
@@ -1448,29 +1640,29 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 	}
 	r := s.root(x)
 	s.flush(r, now)
-	cyc := s.cur[r] >= 0
+	cyc := s.nd[r].cur >= 0
 	if s.pass2 {
 		to := s.sel(s.nodeAccOf(x)) // x's tree goes to x's root
 		if cyc {
-			if to || s.sel(s.cycAcc[r]) {
+			if to || s.sel(s.nd[r].cycAcc) {
 				s.flushTree(r, now)
 			}
-			if s.onCyc[x] {
+			if s.nd[x].onCyc {
 				s.uncycle(r) // x is on the cycle, which its end breaks
 			}
 		} else if from := s.sel(s.nodeAccOf(r)); from || to {
 			s.flushTree(x, now)
 			if from {
-				s.flushPath(s.par[x], r, now)
+				s.flushPath(s.nd[x].par, r, now)
 			}
 		}
 	}
-	s.link(x, s.par[x], -1)
-	s.cur[x] = -1
+	s.link(x, s.nd[x].par, -1)
+	s.nd[x].cur = -1
 	if src {
 		s.addSelf(x, -1)
 	}
-	s.last[x] = now
+	s.nd[x].last = now
 	s.dirty = append(s.dirty, x)
 	if cyc && s.root(s.target(r)) != r {
 		// x was on r's cycle: it is broken, r's edge closes none now
@@ -1481,16 +1673,16 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 
 // uncycle clears the marks of cycle root r's cycle (pass 2).
 func (s *chainSweep) uncycle(r int32) {
-	for u := s.target(r); u != r && u >= 0; u = s.par[u] {
-		s.onCyc[u] = false
+	for u := s.target(r); u != r && u >= 0; u = s.nd[u].par {
+		s.nd[u].onCyc = false
 	}
-	s.onCyc[r] = false
+	s.nd[r].onCyc = false
 }
 
 // addSelf adds d to root x's own count of waiters (its edge is a
 // waiter's).
 func (s *chainSweep) addSelf(x int32, d int32) {
-	s.cnt[x] += d
+	s.nd[x].cnt += d
 	if !s.pass2 {
 		if len(s.hist[x]) == 0 {
 			s.hist[x] = append(s.hist[x], 0)
@@ -1502,14 +1694,14 @@ func (s *chainSweep) addSelf(x int32, d int32) {
 // link makes y x's parent (sign 1) or x no longer y's child (sign -1):
 // x's waiters are added to or taken from y's ancestors'.
 func (s *chainSweep) link(x, y int32, sign int32) {
-	c := s.cnt[x] * sign
+	c := s.nd[x].cnt * sign
 	var hx []int32
 	if !s.pass2 {
 		hx = trim(s.hist[x])
 		s.hist[x] = hx
 	}
-	for u, j := y, 1; u >= 0; u, j = s.par[u], j+1 {
-		s.cnt[u] += c
+	for u, j := y, 1; u >= 0; u, j = s.nd[u].par, j+1 {
+		s.nd[u].cnt += c
 		if !s.pass2 && c != 0 {
 			hu := s.hist[u]
 			for len(hu) < len(hx)+j {
@@ -1522,30 +1714,30 @@ func (s *chainSweep) link(x, y int32, sign int32) {
 		}
 	}
 	if sign > 0 {
-		s.par[x] = y
+		s.nd[x].par = y
 		if s.pass2 {
 			// x first among y's children.
-			f := s.kid[y]
-			s.next[x], s.prev[x] = f, 0
+			f := s.nd[y].kid
+			s.nd[x].next, s.nd[x].prev = f, 0
 			if f > 0 {
-				s.prev[f-1] = x + 1
+				s.nd[f-1].prev = x + 1
 			}
-			s.kid[y] = x + 1
+			s.nd[y].kid = x + 1
 		}
 		return
 	}
-	s.par[x] = -1
+	s.nd[x].par = -1
 	if s.pass2 {
-		p, n := s.prev[x], s.next[x]
+		p, n := s.nd[x].prev, s.nd[x].next
 		if p > 0 {
-			s.next[p-1] = n
+			s.nd[p-1].next = n
 		} else {
-			s.kid[y] = n
+			s.nd[y].kid = n
 		}
 		if n > 0 {
-			s.prev[n-1] = p
+			s.nd[n-1].prev = p
 		}
-		s.next[x], s.prev[x] = 0, 0
+		s.nd[x].next, s.nd[x].prev = 0, 0
 	}
 }
 
@@ -1563,7 +1755,7 @@ func trim(h []int32) []int32 {
 // on their way, plus one.
 func (s *chainSweep) depth(r int32) int {
 	h := s.hist[r]
-	if s.cur[r] < 0 {
+	if s.nd[r].cur < 0 {
 		for k := len(h) - 1; k >= 0; k-- {
 			if h[k] > 0 {
 				return k
@@ -1576,7 +1768,7 @@ func (s *chainSweep) depth(r int32) int {
 		// u's waiters not behind the next thread of the cycle (c).
 		c := int32(-1)
 		if y := s.target(r); y != u {
-			for c = y; s.par[c] != u; c = s.par[c] {
+			for c = y; s.nd[c].par != u; c = s.nd[c].par {
 			}
 		}
 		hu := s.hist[u]
@@ -1602,14 +1794,14 @@ func (s *chainSweep) depth(r int32) int {
 // states, another's as a stretch to split by what it was doing
 // (rootStates).
 func (s *chainSweep) flush(r int32, now format.Time) {
-	a := s.last[r]
-	s.last[r] = now
-	n := format.Time(s.cnt[r])
+	a := s.nd[r].last
+	s.nd[r].last = now
+	n := format.Time(s.nd[r].cnt)
 	if n == 0 || now <= a {
 		return
 	}
-	ai := s.cycAcc[r]
-	if s.cur[r] < 0 {
+	ai := s.nd[r].cycAcc
+	if s.nd[r].cur < 0 {
 		ai = s.nodeAccOf(r)
 	}
 	acc := &s.accs[ai]
@@ -1618,7 +1810,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 		s.accEnd[ai] = now
 		acc.time += n * (now - a)
 	case acc.kept < 0:
-	case s.cur[r] >= 0:
+	case s.nd[r].cur >= 0:
 		s.kept[acc.kept].states[rootCycle] += n * (now - a)
 	case r >= s.relBase:
 		s.kept[acc.kept].states[rootReleased] += n * (now - a)
@@ -1688,20 +1880,20 @@ func (s *chainSweep) rootStates(roots []int32) {
 // that went through it: those of its subtree, or all of its cycle's), to
 // its root's links, and x to its threads if it is a waiter (pass 2).
 func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
-	if s.cur[x] < 0 {
+	if s.nd[x].cur < 0 {
 		return
 	}
-	a := s.edgeAt[x]
-	s.edgeAt[x] = now
+	a := s.nd[x].edgeAt
+	s.nd[x].edgeAt = now
 	k := s.accs[ai].kept
 	if now <= a || n == 0 || k < 0 {
 		return
 	}
 	acc := &s.kept[k]
-	if to := int32(s.curTo[x] &^ srcBit); s.wide {
-		s.wideLinks[k][linkKey{x, to, s.curLk[x]}] += format.Time(n) * (now - a)
+	if to := int32(s.nd[x].curTo &^ srcBit); s.wide {
+		s.wideLinks[k][linkKey{x, to, s.nd[x].curLk}] += format.Time(n) * (now - a)
 	} else {
-		s.links[k][linkWord(x, to, s.curLk[x], s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
+		s.links[k][linkWord(x, to, s.nd[x].curLk, s.nodeBits, s.lkBits)] += format.Time(n) * (now - a)
 	}
 	if s.isSrc(x) {
 		if len(acc.threads) == cap(acc.threads) && len(acc.threads) >= threadsCompact {
@@ -1720,10 +1912,10 @@ func (s *chainSweep) flushEdge(x, ai, n int32, now format.Time) {
 
 // rate returns the waiters that go through x's edge, in root r's tree.
 func (s *chainSweep) rate(x, r int32) int32 {
-	if s.onCyc[x] {
-		return s.cnt[r]
+	if s.nd[x].onCyc {
+		return s.nd[r].cnt
 	}
-	return s.cnt[x]
+	return s.nd[x].cnt
 }
 
 // flushTree flushes the edges of x's subtree (pass 2), x's own included.
@@ -1733,7 +1925,7 @@ func (s *chainSweep) flushTree(x int32, now format.Time) {
 	var walk func(u int32)
 	walk = func(u int32) {
 		s.flushEdge(u, ai, s.rate(u, r), now)
-		for k := s.kid[u]; k > 0; k = s.next[k-1] {
+		for k := s.nd[u].kid; k > 0; k = s.nd[k-1].next {
 			walk(k - 1)
 		}
 	}
@@ -1744,11 +1936,11 @@ func (s *chainSweep) flushTree(x int32, now format.Time) {
 // cycle's root, its cycle's: their rates are about to change.
 func (s *chainSweep) flushPath(y, r int32, now format.Time) {
 	ai := s.accOf2(r)
-	for u := y; u >= 0; u = s.par[u] {
+	for u := y; u >= 0; u = s.nd[u].par {
 		s.flushEdge(u, ai, s.rate(u, r), now)
 	}
-	if s.cur[r] >= 0 {
-		for u := s.target(r); u != r; u = s.par[u] {
+	if s.nd[r].cur >= 0 {
+		for u := s.target(r); u != r; u = s.nd[u].par {
 			s.flushEdge(u, ai, s.rate(u, r), now)
 		}
 	}

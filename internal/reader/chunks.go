@@ -246,23 +246,9 @@ func (e *each) stream(d *decoder, b *batch, lo, size int64) error {
 		b.events = make([]Event, 0, streamEvents)
 	}
 	for {
-		full := false
-		for {
-			if b.run(cp, streamEvents); len(b.events) == streamEvents {
-				full = true
-				break
-			}
-			if !b.take(cp) {
-				break
-			}
-		}
 		// The events' Lines count from lo: the lines before them are
 		// added once, with the last batch.
-		b.stop = cp.offset()
-		if !full {
-			b.lines = cp.events
-			b.truncated, b.unclosed = cp.truncated, cp.unclosed
-		}
+		full := b.fill(cp)
 		if err := e.deliver(b); err != nil || !full {
 			return err
 		}
@@ -502,6 +488,27 @@ func (b *batch) take(cp *compactRecords) bool {
 		b.err = err
 	}
 	return false
+}
+
+// fill decodes cp's events into b until it holds streamEvents (full) or
+// the chunk ends, and notes where it stopped; at the chunk's end, its
+// lines and how it ended.
+func (b *batch) fill(cp *compactRecords) (full bool) {
+	for {
+		if b.run(cp, streamEvents); len(b.events) >= streamEvents {
+			full = true
+			break
+		}
+		if !b.take(cp) {
+			break
+		}
+	}
+	b.stop = cp.offset()
+	if !full {
+		b.lines = cp.events
+		b.truncated, b.unclosed = cp.truncated, cp.unclosed
+	}
+	return full
 }
 
 // run decodes the plain event records at cp's position into b.events, up
@@ -934,21 +941,7 @@ func (e *each) decodePieces(d *decoder, free chan *batch, j *pieceJob, done chan
 		if cap(b.events) < streamEvents {
 			b.events = make([]Event, 0, streamEvents)
 		}
-		full := false
-		for {
-			if b.run(cp, streamEvents); len(b.events) >= streamEvents {
-				full = true
-				break
-			}
-			if !b.take(cp) {
-				break
-			}
-		}
-		b.stop = cp.offset()
-		if !full {
-			b.lines = cp.events
-			b.truncated, b.unclosed = cp.truncated, cp.unclosed
-		}
+		full := b.fill(cp)
 		b.stacks = *j.stacks // as far as it goes: later numbers are appended (or to a new array)
 		select {
 		case j.pieces <- b:

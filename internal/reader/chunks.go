@@ -748,35 +748,22 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 	wg.Go(func() {
 		defer close(order)
 		defer close(jobs)
-		buf := make([]byte, 4<<10)
-		for start := e.lo; start < e.size; {
-			end := e.size
-			if start+chunk < e.size {
-				var err error
-				cut := cutAt
-				if e.compact {
-					cut = cutCompact
-				}
-				if end, err = cut(e.ra, start+chunk, e.size, buf); err != nil {
-					cutErr = err
-					return
-				}
-			}
+		cutErr = e.cutChunks(chunk, func(start, end int64) bool {
 			var b *batch
 			select {
 			case b = <-free:
 			case <-done:
-				return
+				return false
 			}
 			b.start, b.end = start, end
 			order <- b // cannot block: at most inflight batches exist
 			select {
 			case jobs <- b:
+				return true
 			case <-done:
-				return
+				return false
 			}
-			start = end
-		}
+		})
 	})
 	for b := range order {
 		<-b.done
@@ -789,6 +776,31 @@ func (e *each) parallel(workers int, chunk int64) (truncated bool, err error) {
 		return e.truncated, fmt.Errorf("reading %s: %w", e.name, cutErr)
 	}
 	return e.truncated, nil
+}
+
+// cutChunks cuts the file from e.lo into chunks of about chunk bytes, each
+// ending at a record's end (cutCompact, cutAt), and hands each to next in
+// order until next says stop; it returns the error of a cut that failed.
+func (e *each) cutChunks(chunk int64, next func(start, end int64) bool) error {
+	cut := cutAt
+	if e.compact {
+		cut = cutCompact
+	}
+	buf := make([]byte, 4<<10)
+	for start := e.lo; start < e.size; {
+		end := e.size
+		if start+chunk < e.size {
+			var err error
+			if end, err = cut(e.ra, start+chunk, e.size, buf); err != nil {
+				return err
+			}
+		}
+		if !next(start, end) {
+			return nil
+		}
+		start = end
+	}
+	return nil
 }
 
 // piecesInFlight is how many pieces (batches of streamEvents events) a
@@ -852,29 +864,20 @@ func (e *each) parallelPieces(workers int, chunk int64) (truncated bool, err err
 	wg.Go(func() {
 		defer close(order)
 		defer close(jobs)
-		buf := make([]byte, 4<<10)
-		for start := e.lo; start < e.size; {
-			end := e.size
-			if start+chunk < e.size {
-				var err error
-				if end, err = cutCompact(e.ra, start+chunk, e.size, buf); err != nil {
-					cutErr = err
-					return
-				}
-			}
+		cutErr = e.cutChunks(chunk, func(start, end int64) bool {
 			j := &pieceJob{start: start, end: end, pieces: make(chan *batch, piecesInFlight)}
 			select {
 			case order <- j:
 			case <-done:
-				return
+				return false
 			}
 			select {
 			case jobs <- j:
+				return true
 			case <-done:
-				return
+				return false
 			}
-			start = end
-		}
+		})
 	})
 	for j := range order {
 		redone := false

@@ -65,7 +65,11 @@ func packable(t *Thread) bool {
 }
 
 // packThread appends t packed to dst.
-func packThread(dst []byte, t *Thread) []byte {
+func packThread(dst []byte, t *Thread) []byte { return packRest(packHead(dst, t), t) }
+
+// packHead appends the head of t's record: its fields up to its name and
+// the name.
+func packHead(dst []byte, t *Thread) []byte {
 	f := uint64(t.StackMarks) << 8
 	if t.Ended {
 		f |= packEnded
@@ -93,11 +97,17 @@ func packThread(dst []byte, t *Thread) []byte {
 	dst = binary.AppendVarint(dst, int64(t.Carriers))
 	dst = binary.AppendVarint(dst, int64(t.Pinned))
 	dst = binary.AppendVarint(dst, int64(t.nSched))
-	dst = binary.AppendVarint(dst, int64(t.tailAt))
 	dst = binary.AppendUvarint(dst, uint64(len(t.Name)))
-	dst = append(dst, t.Name...)
+	return append(dst, t.Name...)
+}
+
+// packRest appends what packThread packs after t's name: what a reader
+// changes (updateThread: the list, the tail and where it begins), so that
+// packed again in place the bytes up to the name stay where they were.
+func packRest(dst []byte, t *Thread) []byte {
 	dst = binary.AppendUvarint(dst, uint64(t.spill.n))
 	dst = append(dst, t.spill.bytes()...)
+	dst = binary.AppendVarint(dst, int64(t.tailAt))
 	dst = binary.AppendUvarint(dst, uint64(t.tailN))
 	if t.tailN > 0 {
 		dst = append(dst, unsafe.Slice(t.tail, t.tailN)...)
@@ -135,13 +145,13 @@ func unpackThread(t *Thread, p []byte) {
 	t.Carriers = int32(s())
 	t.Pinned = int32(s())
 	t.nSched = int32(s())
-	t.tailAt = int32(s())
 	if name := raw(); len(name) > 0 {
 		t.Name = unsafe.String(&name[0], len(name))
 	}
 	if l := raw(); len(l) > 0 {
 		t.spill.set(l)
 	}
+	t.tailAt = int32(s())
 	if tl := raw(); len(tl) > 0 {
 		t.tail, t.tailN = &tl[0], uint32(len(tl))
 	}
@@ -295,14 +305,21 @@ func (m *Model) updateThread(i int, t *Thread) {
 		return
 	}
 	tp := m.packed
-	var scratch []byte
-	scratch = packThread(scratch, t)
+	scratch := packHead(nil, t)
+	head := len(scratch)
+	scratch = packRest(scratch, t)
 	old := tp.at(tp.loc[i])
-	if len(scratch) <= len(old) {
+	if len(scratch) <= len(old) && string(scratch[:head]) == string(old[:head]) {
 		// The record is read field by field: what follows it is not
-		// read. Its name, list and tail are copied over themselves or
-		// before them (the fields before them no longer).
-		copy(old, scratch)
+		// read. Its fields up to its name are the same bytes, so the name
+		// a reader holds (NameOf's, a copy's from ThreadAt: strings into
+		// the block) stays; the list and the tail are copied over
+		// themselves or before them. A record whose head changed is
+		// packed anew at the end, the old one left as it is: an ended
+		// thread's name in the report lost its first letter and gained a
+		// byte of the next field when LetGoTails shortened a field
+		// before it.
+		copy(old[head:], scratch[head:])
 		return
 	}
 	if loc, ok := tp.add(t, &scratch); ok {

@@ -131,3 +131,47 @@ func samePacked(a, b *Thread) bool {
 	x.spill, y.spill, x.tail, y.tail = spillRef{}, spillRef{}, nil, nil
 	return reflect.DeepEqual(x, y)
 }
+
+// TestThreadPackUpdateKeepsNames: a packed thread's name that a reader
+// holds (a copy's from ThreadAt, NameOf's: strings into the packed block)
+// stays its name when the thread is packed again, whether its tail was
+// let go (its record shorter after the name) or a field before the name
+// changed (the record packed anew). An ActiveMQ recording's deadlocked
+// threads were reported as "ctiveMQ … Task-8\x10" when LetGoTails
+// shortened the varint of where their tail began, before the name.
+func TestThreadPackUpdateKeepsNames(t *testing.T) {
+	tail := appendTail(nil, []Interval{{Start: 1, End: 2, State: Blocked, Object: 9}, {Start: 2, End: 3, State: Waiting}})
+	th := Thread{ID: 0x49EE40F8, Name: "ActiveMQ BrokerService[localhost] Task-8", Start: 1e9, End: 2e9, Ended: true,
+		Events: 5, tailAt: 100_000, tail: &tail[0], tailN: uint32(len(tail))}
+	th.spill.set([]byte{0x81, 0x01, 0x02, 0x7f, 0x00})
+	tp := &threadPack{}
+	var scratch []byte
+	loc, ok := tp.add(&th, &scratch)
+	if !ok {
+		t.Fatal("not packed")
+	}
+	tp.loc = []uint32{loc}
+	m := &Model{Threads: []*Thread{nil}, packed: tp}
+	held := m.ThreadAt(0).Name
+	check := func(when string, want *Thread) {
+		t.Helper()
+		if held != th.Name {
+			t.Errorf("%s: the name held reads %q, want %q", when, held, th.Name)
+		}
+		if got := m.ThreadAt(0); !samePacked(got, want) {
+			t.Errorf("%s: %+v back, want %+v", when, *got, *want)
+		}
+	}
+	c := m.ThreadAt(0)
+	c.tail, c.tailN, c.tailAt, c.tailOK = nil, 0, 0, false // LetGoTails
+	m.updateThread(0, c)
+	check("tail let go", c)
+	c = m.ThreadAt(0)
+	c.Events = 1 << 40 // a field before the name, longer
+	m.updateThread(0, c)
+	check("head changed", c)
+	c = m.ThreadAt(0)
+	c.Events = 3 // shorter
+	m.updateThread(0, c)
+	check("head shorter", c)
+}

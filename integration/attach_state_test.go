@@ -165,6 +165,68 @@ func TestAttachStuck(t *testing.T) {
 	})
 }
 
+// TestAttachWaitUnreadable: a thread blocked on a monitor or in Object.wait at the attach whose
+// monitor cannot be read (every read of the owner site faults: ORCA_TEST_FAULTS=owner:1, as for
+// a thread read between its state and its monitor — Tomcat under load had one) is not written
+// as an enter or a wait on object 00000000, which names no object and made two lines the model
+// could not place (the state and its end): it is counted (.info monitor_unread_at_attach: at
+// least dead-1, dead-2 and waiter of StuckBeforeAttach), and the report says so. waiter's wait
+// is then not in the recording, nor its end (napper's notifyAll, 3 s after READY).
+func TestAttachWaitUnreadable(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...)
+		cmd.Env = append(os.Environ(), "ORCA_TEST_FAULTS=owner:1")
+		a := startAttacheeCmd(t, cmd, dir)
+		prefix := dir + "/rec"
+		load := agentLoader(t, a)
+		load("prefix=" + prefix + ",format=compact")
+		time.Sleep(4 * time.Second)
+		load("stop")
+		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
+			t.Fatal(err)
+		}
+		e := parseExpectLine(a.expectLine(t, "EXPECT "))
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "StuckBeforeAttach")
+		r := loadStacks(t, prefix, false)
+		r.checkParse(t)
+		if !strings.HasPrefix(r.info["hotspot.safe_read"], "fault handler") {
+			skipf(t, "no fault handler on this JDK (hotspot.safe_read=%s)", r.info["hotspot.safe_read"])
+		}
+		if n, _ := strconv.Atoi(r.info["hotspot.faults"]); n == 0 {
+			t.Fatalf(".info: hotspot.faults=0, want the owner site's reads faulted")
+		}
+		waiter := format.ThreadID(e.hash(t, "waiter"))
+		for i, ev := range r.events {
+			switch ev.Kind {
+			case format.ObjectWait, format.ObjectWaited, format.MonitorContendedEnter, format.MonitorContendedEntered:
+				if ev.Object == 0 {
+					t.Errorf("event %d: %v of %v on object 00000000", i, ev.Kind, ev.Thread)
+				}
+				if ev.Thread == waiter {
+					t.Errorf("event %d: %v of waiter, whose monitor was not read at the attach", i, ev.Kind)
+				}
+			}
+		}
+		unread, _ := strconv.Atoi(r.info[format.InfoUnreadAtAttach])
+		if unread < 3 {
+			t.Errorf(".info: %s=%d, want at least 3 (dead-1, dead-2, waiter)", format.InfoUnreadAtAttach, unread)
+		}
+		rec, built := buildModel(t, prefix)
+		if n := len(built.Model.Problems); n != 0 {
+			t.Errorf("the model has %d problems, want none: %v", n, built.Model.Problems[0])
+		}
+		rep := report.New(rec, built, report.Options{})
+		var txt bytes.Buffer
+		rep.WriteText(&txt)
+		if rep.Attached == nil || rep.Attached.Unread != int64(unread) ||
+			!strings.Contains(txt.String(), fmt.Sprintf("%d threads blocked on a monitor or waiting at the attach whose monitor could not be read", unread)) {
+			t.Errorf("report: Attached %+v, want monitor_unread_at_attach %d, said in the text:\n%s", rep.Attached, unread, txt.String())
+		}
+	})
+}
+
 // TestAttachHotNotify: notify and notifyAll called from a method compiled (C2) before the attach
 // (HotSpot may inline them as intrinsics) are all recorded after it: natives_live rebinds them
 // with RegisterNatives, which makes the compiled callers' native wrappers not entrant. HotNotify

@@ -51,6 +51,7 @@ enum orca_counter {
   CNT_METHODS_UNLOADED,     // .methods lines "(unloaded)": the class unloaded before the writer named the method
   CNT_WRITE_ERRORS,         // failed writes
   CNT_ATTACHED_MISSED,      // objects unnamed for a capability HotSpot offers only at start-up
+  CNT_UNREAD_AT_ATTACH,     // threads on a monitor at the attach whose monitor could not be read: no state written
   CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_HELD_SKIPPED,         // contended enters whose monitor was free again: held monitors not asked
   CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked

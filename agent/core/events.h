@@ -264,6 +264,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_VIRTUAL_UNSEEN_AT_ATTACH "virtual_unseen_at_attach"
 #define ORCA_INFO_ATTACHED_WITHOUT "attached_without"
 #define ORCA_INFO_ATTACHED_MISSED "attached_missed"
+#define ORCA_INFO_MONITOR_UNREAD_AT_ATTACH "monitor_unread_at_attach"
 #define ORCA_INFO_ATTACH_MS "attach_ms"
 #define ORCA_INFO_STOPPED "stopped"
 #define ORCA_INFO_STOPPED_BY "stopped_by"

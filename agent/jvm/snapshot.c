@@ -5,6 +5,7 @@
 // is named by its monitor: 0x80000000 | (address >> 3), an id no identity
 // hash takes (they have 31 bits); the same object hashed later has its
 // hash.
+#include "core/counters.h"
 #include "core/events.h"
 #include "core/orca.h"
 #include "hotspot/objhash.h"
@@ -75,22 +76,26 @@ static int parked_or_sleeping(JNIEnv *env, jthread t, jint st, uint32_t th, int 
 // on_monitor writes the contended enter or the wait that thread t (its hash
 // th, its state st) is in at ts, its monitor read from the JavaThread of
 // jt (t's own, or a virtual thread's carrier), its stack in fr (nf frames)
-// and its object in *obj; returns its kind, 0 when it is in neither or its
-// monitor could not be read.
+// and its object in *obj; returns its kind, 0 when it is in neither, -1
+// when its monitor could not be read (nothing written: an enter or a wait
+// on object 00000000 names no object, and the end the polls wrote for it
+// was a second line no reader could place — Tomcat under load, attached,
+// had such a wait: the thread between its state and its monitor, in or
+// out of the wait since GetAllStackTraces).
 static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, int shard, int64_t ts, orca_frame *fr,
                       int *nf, uint32_t *obj) {
   uint32_t owner = 0;
   uintptr_t mon = 0;
   jobject ref = NULL;
   if (st & JVMTI_THREAD_STATE_BLOCKED_ON_MONITOR_ENTER) {
-    if (!owner_blocked_on(env, jt, 0, obj, &owner, &mon, &ref)) return 0;
+    if (!owner_blocked_on(env, jt, 0, obj, &owner, &mon, &ref)) return -1;
     *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
     *nf = stack_of(t, fr);
     ring_put(shard, ORCA_EV_MONITOR_CONTENDED_ENTER, ts, th, *obj, owner, fr, *nf, NULL, 0);
     return ORCA_EV_MONITOR_CONTENDED_ENTER;
   }
   if (!(st & JVMTI_THREAD_STATE_IN_OBJECT_WAIT)) return 0;
-  owner_blocked_on(env, jt, 1, obj, &owner, &mon, &ref);
+  if (!owner_blocked_on(env, jt, 1, obj, &owner, &mon, &ref)) return -1;
   *obj = monitor_id(env, shard, th, ts, *obj, mon, ref);
   *nf = stack_of(t, fr);
   // Timed (its timeout is not known: 1 ns says only that it has one).
@@ -104,7 +109,7 @@ static int on_monitor(JNIEnv *env, jthread t, jthread jt, jint st, uint32_t th, 
 // in at ts, a monitor's read from the JavaThread of jt, and keeps it open
 // until it is over (threads/attached.h, under attached_lock; in: as
 // attached_keep's); returns 1 when it kept one, 0 when it is in none of
-// them.
+// them, -1 when it is on a monitor that could not be read (on_monitor).
 static int state_at(JNIEnv *env, jthread t, jthread jt, jint st, jint in, uint32_t th, int shard, int64_t ts,
                     snapshot_blocker_fn blocker) {
   orca_frame fr[ORCA_MAX_DEPTH];
@@ -117,6 +122,7 @@ static int state_at(JNIEnv *env, jthread t, jthread jt, jint st, jint in, uint32
   // A snapshot (orca threads) keeps none: no event comes to end it, and
   // each kept would hold a global reference and a copy of its stack until
   // attached_forget (100 000 parked virtual threads: 100 000 of each).
+  if (kind < 0) return -1;
   return kind && (opt.snapshot || attached_keep(env, th, shard, kind, obj, t, in, fr, nf));
 }
 
@@ -177,7 +183,7 @@ int snapshot_virtual(JNIEnv *env, jthread vt, jint st, uint32_t th, int shard, i
   now = NULL;
   attached_unlock();
   if (c) (*env)->DeleteLocalRef(env, c);
-  return o ? 1 : on_mon ? -1 : 0;
+  return o > 0 ? 1 : on_mon ? -1 : 0;
 }
 
 int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
@@ -197,7 +203,10 @@ int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
     if (opt.snapshot && i % 2048 == 2047) writer_drain();   // no writer thread (jvm/entry.c)
     now = &all[i];
     int in = state_at(env, t, t, st, 0, (uint32_t)h, i, ts, blocker);
-    found += in;
+    // Its state unknown, counted (.info monitor_unread_at_attach): not
+    // written, nor as a thread running (stack_now).
+    if (in < 0) counter_add(CNT_UNREAD_AT_ATTACH, 1);
+    found += in > 0;
     if (opt.snapshot && !in) stack_now(t, st, (uint32_t)h, i, ts);
     now = NULL;
   }

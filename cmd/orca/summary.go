@@ -145,6 +145,9 @@ func printSummary(w io.Writer, r recording) {
 		if why := in[format.InfoVirtualUnseen]; why != "" {
 			fmt.Fprintf(w, "  attached: virtual threads at the attach not all seen: %s\n", why)
 		}
+		if n := in.Count(format.InfoUnreadAtAttach); n != 0 {
+			fmt.Fprintf(w, "  attached: %d threads blocked on a monitor or waiting at the attach whose monitor could not be read: their state then is not recorded\n", n)
+		}
 		if n := in.Count(format.InfoVirtualSkipped); n != 0 {
 			fmt.Fprintf(w, "  attached: %d virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n", n)
 		}

@@ -57,6 +57,7 @@ const (
 	InfoVirtualUnseen   = "virtual_unseen_at_attach"  // with InfoAttached: why virtual threads at the attach were not looked for, or not all (jdk.trackAllThreads=false, ...)
 	InfoAttachedWithout = "attached_without"          // with InfoAttached: the JVMTI capabilities the agent uses that HotSpot offers only at start-up, comma-separated
 	InfoAttachedMissed  = "attached_missed"           // with InfoAttached: objects left unnamed because a capability of attached_without was missing
+	InfoUnreadAtAttach  = "monitor_unread_at_attach"  // with InfoAttached: threads blocked on a monitor or waiting in Object.wait at the attach whose monitor could not be read, whose state is not written
 	InfoAttachTimes     = "attach_ms"                 // with InfoAttached: the attach's start on the JVM's Attach Listener thread, by phase, in ms
 	InfoStopped         = "stopped"                   // "true": the recording was stopped before the JVM ended (orca record --pid's end, orca stop)
 	InfoStoppedBy       = "stopped_by"                // with InfoStopped: "stop" (an attach's stop: orca record --pid's end, orca stop) or "lease" (orca record --pid was gone: docs/attach.md, "The lease")
@@ -311,7 +312,7 @@ var InfoKeys = []string{
 	InfoFormat, InfoEncoding, InfoMaxSize, InfoMaxAge, InfoChunksDeleted, InfoChunksKept, InfoKeptFrom, InfoUnrestated,
 	InfoAgentVersion, InfoAgentOptions, InfoSession, InfoPID, InfoCommand,
 	InfoJavaVersion, InfoJavaVM, InfoJavaVMVersion, InfoJavaHome, InfoRefused,
-	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoAttachTimes, InfoStopped, InfoStoppedBy,
+	InfoOriginMonoNS, InfoOriginUnixNS, InfoStart, InfoEnd, InfoComplete, InfoAttached, InfoAliveAtAttach, InfoBlockedAtAttach, InfoVirtualAtAttach, InfoVirtualSkipped, InfoVirtualUnseen, InfoAttachedWithout, InfoAttachedMissed, InfoUnreadAtAttach, InfoAttachTimes, InfoStopped, InfoStoppedBy,
 	InfoDroppedTotal, InfoDroppedAtExit, InfoDroppedAfter, InfoWrittenEarly, InfoWrites,
 	InfoWriteErrors, InfoWriteError, InfoCut, InfoOwnerUnknown, InfoOwnerTableFull, InfoThreadKeysFull, InfoOwnerUnlocking,
 	InfoOwnerReleased, InfoOwnerAnonymous, InfoOwnerNotInTable, InfoOwnerUnreadable, InfoOwnerBefore,

@@ -25,6 +25,9 @@ func TestAttached(t *testing.T) {
 			"(what happened before it is not recorded); stopped while the JVM went on (by its lease: the orca record --pid that started it was gone)\n"},
 		{"ended", "attached=true\nalive_at_attach=1\n", &Attached{AliveAtAttach: 1},
 			"1 thread alive at the attach begin there\n  (what happened before it is not recorded); it ended with the JVM\n"},
+		// A thread on a monitor the attach could not read (agent/jvm/snapshot.c).
+		{"unread", "attached=true\nalive_at_attach=9\nmonitor_unread_at_attach=2\n", &Attached{AliveAtAttach: 9, Unread: 2},
+			"it ended with the JVM\n  2 threads blocked on a monitor or waiting at the attach whose monitor could not be read: their state then is not recorded\n"},
 	} {
 		ar := testrec.Parse(t, "testdata/cut.txtar")
 		for i, f := range ar.Files {

@@ -115,6 +115,14 @@ func (r *Report) headEntries() []headEntry {
 		es = add(es, caveat, "attached to the running JVM (orca record --pid): %s alive at the attach begin there",
 			count(int(a.AliveAtAttach), "thread", "threads"))
 		more(es, " ", "(what happened before it is not recorded); %s", end)
+		if a.Unread > 0 {
+			its := "its"
+			if a.Unread > 1 {
+				its = "their"
+			}
+			es = add(es, caveat, "%s blocked on a monitor or waiting at the attach whose monitor could not be read: %s state then is not recorded",
+				count(int(a.Unread), "thread", "threads"), its)
+		}
 	}
 	return es
 }

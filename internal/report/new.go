@@ -152,6 +152,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if rec.Info[format.InfoAttached] == "true" {
 		r.Attached = &Attached{Stopped: rec.Info[format.InfoStopped] == "true", StoppedBy: rec.Info[format.InfoStoppedBy]}
 		r.Attached.AliveAtAttach, _ = rec.Info.Int(format.InfoAliveAtAttach)
+		r.Attached.Unread, _ = rec.Info.Int(format.InfoUnreadAtAttach)
 	}
 	infoInt := func(key string) *int64 {
 		if n, ok := rec.Info.Int(key); ok {

@@ -599,6 +599,10 @@ type Attached struct {
 	// orca stop) or "lease" (the orca record --pid that started it was
 	// gone: docs/attach.md, "The lease").
 	StoppedBy string `json:"stopped_by,omitempty"`
+	// Unread: .info's monitor_unread_at_attach, the threads blocked on a
+	// monitor or waiting in Object.wait at the attach whose monitor could
+	// not be read: their state then is not in the recording.
+	Unread int64 `json:"monitor_unread_at_attach,omitempty"`
 }
 
 // Range is the time range a report covers (orca report --from, --to,

@@ -146,7 +146,8 @@ func printSummary(w io.Writer, r recording) {
 			fmt.Fprintf(w, "  attached: virtual threads at the attach not all seen: %s\n", why)
 		}
 		if n := in.Count(format.InfoUnreadAtAttach); n != 0 {
-			fmt.Fprintf(w, "  attached: %d threads blocked on a monitor or waiting at the attach whose monitor could not be read: their state then is not recorded\n", n)
+			fmt.Fprintf(w, "  attached: %d %s blocked on a monitor or waiting at the attach whose monitor could not be read: %s state then is not recorded\n",
+				n, plural(int(n), "thread", "threads"), plural(int(n), "its", "their"))
 		}
 		if n := in.Count(format.InfoVirtualSkipped); n != 0 {
 			fmt.Fprintf(w, "  attached: %d virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n", n)

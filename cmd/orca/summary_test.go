@@ -216,6 +216,8 @@ func TestSummaryAttached(t *testing.T) {
 		"attached=true\nalive_at_attach=3\nattached_without=can_get_current_contended_monitor,can_get_owned_monitor_info\nattached_missed=2\ncomplete=true\n": "  attached: 2 objects left unnamed: an attached agent does not get can_get_current_contended_monitor or can_get_owned_monitor_info (start the JVM with the agent for them)\n",
 		// Virtual threads the attach could not list, or whose state it could not write, are said.
 		"attached=true\nalive_at_attach=3\nvirtual_unseen_at_attach=jdk.trackAllThreads=false: no list\ncomplete=true\n": "  attached: virtual threads at the attach not all seen: jdk.trackAllThreads=false: no list\n",
+		"attached=true\nalive_at_attach=3\nmonitor_unread_at_attach=1\ncomplete=true\n":                                  "  attached: 1 thread blocked on a monitor or waiting at the attach whose monitor could not be read: its state then is not recorded\n",
+		"attached=true\nalive_at_attach=3\nmonitor_unread_at_attach=2\ncomplete=true\n":                                  "  attached: 2 threads blocked on a monitor or waiting at the attach whose monitor could not be read: their state then is not recorded\n",
 		"attached=true\nalive_at_attach=3\nvirtual_skipped_at_attach=4\ncomplete=true\n":                                 "  attached: 4 virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n",
 		"complete=true\n": "",
 	} {

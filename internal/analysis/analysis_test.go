@@ -219,6 +219,40 @@ func TestThreadFilter(t *testing.T) {
 // let through by the lock's release, which the thread the cycle named as its holder could not
 // have made while blocked: the owner named at the park was stale; not a deadlock. The same
 // cycle broken by the park's timeout (a tryLock(timeout) giving up) is one, resolved.
+// TestDeadlockBrokeByOwnerChange: a cycle that breaks with no wait of it
+// ending, when another thread's enter names the monitor's new owner — the
+// thread the cycle said was waiting for it (ActiveMQ loaded: B, a
+// Transport, blocked on a log4j Logger named A its owner; A then parked on
+// the ReentrantReadWriteLock B held, 176 ms, though A had released the
+// Logger, which C's enter showed B had) is not a deadlock; one whose park
+// gave up is (TestDeadlockBrokeByUnpark).
+func TestDeadlockBrokeByOwnerChange(t *testing.T) {
+	m := build(t, `
+0,ThreadStarted,A,task
+0,ThreadStarted,B,transport
+0,ThreadStarted,C,other
+1,MonitorContendedEnter,B,AA,A,0
+1.01,ThreadPark,A,5EC,B,,exclusive,0
+1.21,MonitorContendedEnter,C,AA,B,0
+1.2101,MonitorContendedEntered,B,AA,0
+1.3,ThreadUnpark,B,A,0
+1.3,ThreadUnparked,A,5EC,unparked,0
+1.4,MonitorContendedEntered,C,AA,0
+2,ThreadEnded,A
+2,ThreadEnded,B
+2,ThreadEnded,C
+`)
+	if len(m.Deadlocks) != 1 || m.Deadlocks[0].AtEnd {
+		t.Fatalf("the model has %d cycles, want 1 that broke: %+v", len(m.Deadlocks), m.Deadlocks)
+	}
+	if d := m.Deadlocks[0]; d.Resolved != format.Time(1.21e9) {
+		t.Fatalf("the cycle broke at %v, want 1.21 s (C's enter naming B): %+v", d.Resolved, d)
+	}
+	if got := Deadlocks(m); len(got) != 0 {
+		t.Errorf("%d deadlocks, want 0: %+v", len(got), got)
+	}
+}
+
 func TestDeadlockBrokeByUnpark(t *testing.T) {
 	for _, c := range []struct {
 		how  string

@@ -398,3 +398,62 @@ func osThreadsNamed(t *testing.T, pid int, name string) int {
 
 // regexpLine reports whether a line of s matches the regular expression re.
 func regexpLine(s, re string) bool { return regexp.MustCompile("(?m)" + re).MatchString(s) }
+
+// TestThreadsMonitorUnread: orca threads on StuckBeforeAttach with every read of the owner site
+// faulting (ORCA_TEST_FAULTS=owner:1): the threads blocked on a monitor (dead-1, dead-2) or in
+// Object.wait (waiter) cannot have their monitor read, as a thread that left its wait between
+// the listing and the read (Tomcat's 1 ms waits under load). They are counted and said
+// (monitor_unread, the text's line), and each shows the stack it was listed with — it was shown
+// runnable with none.
+func TestThreadsMonitorUnread(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := newDir(t)
+		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...)
+		cmd.Env = append(os.Environ(), "ORCA_TEST_FAULTS=owner:1")
+		a := startAttacheeCmd(t, cmd, dir)
+		bin := orcaBin(t)
+		r := run(t, dir, bin, "threads", fmt.Sprint(a.jvm), "--json")
+		if r.code != 0 {
+			t.Fatalf("orca threads --json: %s", r)
+		}
+		var v struct {
+			threadsJSON
+			Unread int `json:"monitor_unread"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+			t.Fatalf("orca threads --json: %v\n%s", err, tail(r.stdout, 2000))
+		}
+		if v.Unread < 3 {
+			t.Errorf("monitor_unread %d, want at least 3 (dead-1, dead-2, waiter)", v.Unread)
+		}
+		for _, name := range []string{"dead-1", "dead-2", "waiter"} {
+			found := false
+			for _, th := range v.List {
+				if th.Name != name {
+					continue
+				}
+				found = true
+				want := "Object.wait"
+				if name != "waiter" {
+					want = "StuckBeforeAttach.lambda$main$"
+				}
+				if th.State != "runnable" || len(th.Stack) == 0 || !strings.Contains(strings.Join(th.Stack, "\n"), want) {
+					t.Errorf("%s: %s, stack %q; want runnable with its stack (%s)", name, th.State, th.Stack, want)
+				}
+			}
+			if !found {
+				t.Errorf("%s not listed", name)
+			}
+		}
+		txt := run(t, dir, bin, "threads", fmt.Sprint(a.jvm))
+		if want := fmt.Sprintf("(%d threads listed blocked on a monitor or in Object.wait whose monitor could not be read", v.Unread); txt.code != 0 || !strings.Contains(txt.stdout, want) {
+			t.Errorf("orca threads: no line %q:\n%s", want, txt.stdout[:min(len(txt.stdout), 800)])
+		}
+		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
+			t.Fatal(err)
+		}
+		a.expectLine(t, "EXPECT ")
+		a.expectLine(t, "DONE")
+		checkEnded(t, a, "StuckBeforeAttach")
+	})
+}

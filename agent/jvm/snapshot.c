@@ -204,10 +204,11 @@ int snapshot_threads(JNIEnv *env, int64_t ts, snapshot_blocker_fn blocker) {
     now = &all[i];
     int in = state_at(env, t, t, st, 0, (uint32_t)h, i, ts, blocker);
     // Its state unknown, counted (.info monitor_unread_at_attach): not
-    // written, nor as a thread running (stack_now).
+    // written. A snapshot (orca threads) writes the stack it was listed
+    // with, as a thread's in none of the states, and says how many.
     if (in < 0) counter_add(CNT_UNREAD_AT_ATTACH, 1);
     found += in > 0;
-    if (opt.snapshot && !in) stack_now(t, st, (uint32_t)h, i, ts);
+    if (opt.snapshot && in <= 0) stack_now(t, st, (uint32_t)h, i, ts);
     now = NULL;
   }
   attached_unlock();

@@ -119,6 +119,11 @@ type threadsView struct {
 	Groups    []*nowGroup   `json:"virtual_threads"`
 	// Unseen: virtual threads the agent could not look at, and why (.info).
 	Skipped int64 `json:"virtual_skipped,omitempty"`
+	// Unread: platform threads listed blocked entering a monitor or in
+	// Object.wait whose monitor could not be read then (they had left
+	// it: a timed wait of 1 ms under load): shown runnable, with the
+	// stack they were listed with (.info monitor_unread_at_attach).
+	Unread int64 `json:"monitor_unread,omitempty"`
 	// Dropped: records the agent could not write (.info dropped_total):
 	// the snapshot misses threads or states.
 	Dropped int64  `json:"dropped,omitempty"`
@@ -131,6 +136,7 @@ func newThreadsView(s *snapshot) *threadsView {
 		AgentMS:   s.agentMS,
 		Deadlocks: []nowDeadlock{}, Chains: []nowChain{}, List: []*nowThread{}, Groups: []*nowGroup{}}
 	v.Skipped, _ = s.rec.Info.Int(format.InfoVirtualSkipped)
+	v.Unread, _ = s.rec.Info.Int(format.InfoUnreadAtAttach)
 	v.Unseen = s.rec.Info[format.InfoVirtualUnseen]
 	v.Dropped, _ = s.rec.Info.Int(format.InfoDroppedTotal)
 	at := m.End
@@ -499,6 +505,10 @@ func (v *threadsView) writeText(w io.Writer) error {
 		v.PID, v.Command, java, v.Threads, v.Platform, v.Virtual, v.TookS*1000)
 	if v.Skipped > 0 {
 		p("(%d virtual threads blocked on a monitor or in Object.wait, unmounted, are counted but their state is not known)\n", v.Skipped)
+	}
+	if v.Unread > 0 {
+		p("(%d %s listed blocked on a monitor or in Object.wait whose monitor could not be read (left by then, or the read failed): shown runnable, with the stack %s listed with)\n",
+			v.Unread, plural(int(v.Unread), "thread", "threads"), plural(int(v.Unread), "it was", "they were"))
 	}
 	if v.Dropped > 0 {
 		p("(INCOMPLETE: the agent could not write %d records of the snapshot: some threads or states are missing)\n", v.Dropped)

@@ -197,8 +197,14 @@ func (r *Report) tailEntries() []headEntry {
 	}
 	es = r.lostEntry(es)
 	if r.OwnerUnknown > 0 {
+		why := unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown)
+		if r.partial() && len(r.OwnerUnknownWhy) > 0 {
+			// The agent's counts are of its whole run: a bounded
+			// recording's kept span said 13 contentions, "released (110)".
+			why = ": in the whole recording, " + strings.TrimPrefix(why, ": ")
+		}
 		es = add(es, caveat, "owner unknown for %s, %s of %s blocked (%s)%s", count(r.OwnerUnknown, "contention", "contentions"),
-			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown))
+			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), why)
 	}
 	flags := 0
 	for _, e := range es {
@@ -215,4 +221,11 @@ func (r *Report) tailEntries() []headEntry {
 		es = add(es, note, "no events dropped, no malformed lines")
 	}
 	return es
+}
+
+// partial reports whether the report covers part of what the agent
+// recorded: a time range, a thread filter, or a bounded recording whose
+// first chunks were deleted. .info's counts are of the whole.
+func (r *Report) partial() bool {
+	return r.Range != nil || r.Filter != nil || r.Bounded != nil && r.Bounded.ChunksDeleted > 0
 }

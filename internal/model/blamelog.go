@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"sort"
 
 	"orca/internal/format"
 )
@@ -159,40 +160,59 @@ func (r *blameReader) spans(iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
 
 // blameIndex finds a holder's contentions' entries in its blameLog by the
 // interval's index (the holders' fold reads its intervals out of order).
+// It notes the entries alone, not each interval's (a walk of the whole
+// life of each holder: 0.42 of c1G's CPU-s, for the few contentions its
+// pieces visit), and finds an interval's as a blameReader walking the
+// intervals in order would: the entry of its start, the j-th of them for
+// the j-th contention with owner changes of that start (an interval with
+// none passes them by; docs/perf/2026-12-01-holders-cut.md).
 type blameIndex struct {
-	b  []byte
-	at []int32 // per interval: its entry's offset in b (at its span count), -1: none
+	b     []byte
+	ivs   []Interval
+	start []format.Time // each entry's start, in order
+	at    []int32       // and its offset in b (at its span count)
+	// last: the contention spansAt was asked of last (-1: none), the
+	// lastJ-th of its start.
+	last, lastJ int
 }
 
 // reset indexes the entries of t, whose intervals are ivs.
 func (x *blameIndex) reset(l *blameLog, ivs []Interval) {
-	x.b = l.b
-	x.at = x.at[:0]
+	x.b, x.ivs, x.last = l.b, ivs, -1
+	x.start, x.at = x.start[:0], x.at[:0]
 	var r blameReader
 	r.reset(l)
-	for i := range ivs {
-		iv := &ivs[i]
-		off := int32(-1)
-		if iv.State == Blocked && iv.ownTo > iv.ownFrom {
-			for r.ok && r.start < iv.Start {
-				r.skip()
-			}
-			if r.ok && r.start == iv.Start {
-				off = int32(len(l.b) - len(r.b))
-				r.skip()
-			}
-		}
-		x.at = append(x.at, off)
+	for r.ok {
+		x.start = append(x.start, r.start)
+		x.at = append(x.at, int32(len(l.b)-len(r.b)))
+		r.skip()
 	}
 }
 
 // spansAt appends to dst the spans of ivs[i] (iv), and reports whether
 // it has an entry.
 func (x *blameIndex) spansAt(i int, iv *Interval, dst []OwnerSpan) ([]OwnerSpan, bool) {
-	if i >= len(x.at) || x.at[i] < 0 {
+	if iv.State != Blocked || iv.ownTo <= iv.ownFrom || len(x.start) == 0 {
 		return dst, false
 	}
-	r := blameReader{b: x.b[x.at[i]:], start: iv.Start, ok: true}
+	// The contentions with owner changes of its start before it: back to
+	// the last asked of the same start, whose count is known (a run of
+	// many intervals of one start is not walked again for each).
+	j, stop := 0, -1
+	if x.last >= 0 && x.last < i && x.ivs[x.last].Start == iv.Start {
+		j, stop = x.lastJ+1, x.last
+	}
+	for k := i - 1; k > stop && x.ivs[k].Start == iv.Start; k-- {
+		if x.ivs[k].State == Blocked && x.ivs[k].ownTo > x.ivs[k].ownFrom {
+			j++
+		}
+	}
+	x.last, x.lastJ = i, j
+	e := sort.Search(len(x.start), func(e int) bool { return x.start[e] >= iv.Start }) + j
+	if e >= len(x.start) || x.start[e] != iv.Start {
+		return dst, false
+	}
+	r := blameReader{b: x.b[x.at[e]:], start: iv.Start, ok: true}
 	return r.spans(iv, dst)
 }
 

@@ -520,7 +520,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 		panic(&SpillError{err})
 	}
 	m.IntervalsRead += len(sp.ivs)
-	if !slices.IsSortedFunc(sp.ivs, byStart) {
+	if !startsInOrder(sp.ivs) {
 		slices.SortStableFunc(sp.ivs, byStart)
 	}
 	if blame {
@@ -573,7 +573,7 @@ func (m *Model) blameBytes(t *Thread, room []byte) ([]byte, error) {
 func (m *Model) readIntervals(t *Thread, dst []Interval) ([]Interval, error) {
 	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
 	m.IntervalsRead += len(ivs)
-	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
+	if err == nil && !startsInOrder(ivs) {
 		slices.SortStableFunc(ivs, byStart)
 	}
 	return ivs, err
@@ -604,7 +604,7 @@ func (m *Model) ReadIntervals(t *Thread, dst []Interval) ([]Interval, error) {
 		return t.Intervals, nil
 	}
 	ivs, err := spillRead(m.spill, t.spill.of(spillIvs), dst)
-	if err == nil && !slices.IsSortedFunc(ivs, byStart) {
+	if err == nil && !startsInOrder(ivs) {
 		slices.SortStableFunc(ivs, byStart)
 	}
 	return ivs, err
@@ -792,6 +792,18 @@ func (m *Model) LetGoTails() {
 func (m *Model) IntervalsDropped() bool { return m.dropped }
 
 func byStart(a, b Interval) int { return cmp.Compare(a.Start, b.Start) }
+
+// startsInOrder is slices.IsSortedFunc(ivs, byStart) without a call and
+// two copies of 72 bytes a pair: the holders' pass asks it of every
+// thread's intervals read back, twice (0.2 of c1G's CPU-s).
+func startsInOrder(ivs []Interval) bool {
+	for i := 1; i < len(ivs); i++ {
+		if ivs[i].Start < ivs[i-1].Start {
+			return false
+		}
+	}
+	return true
+}
 
 // ScratchRef is where ScratchWrite put a block in the Model's spill.
 type ScratchRef struct {

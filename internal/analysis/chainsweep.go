@@ -473,6 +473,11 @@ type sweepNode struct {
 	// whether it is on a cycle.
 	kid, next, prev int32
 	onCyc           bool
+	// Pass 2: selNode, whether its entry in accs (nodeAcc, set) is a
+	// root kept's; selCyc, whether its cycAcc is, for a cycle's root. The
+	// sweep asks at every edge's start and end, for two nodes or three:
+	// asked of accs (8 MB at c1G), each was a miss of the cache.
+	selNode, selCyc bool
 }
 
 // relRun is a holder's releases in the spill: ref the bytes not yet read
@@ -870,6 +875,8 @@ func (s *chainSweep) pass2Batch(order, roots []int32, last bool) {
 	for i := range s.nd {
 		d := &s.nd[i]
 		d.onCyc, d.kid, d.next, d.prev, d.edgeAt = false, 0, 0, 0, 0
+		d.selNode = d.nodeAcc >= 0 && s.accs[d.nodeAcc].kept >= 0
+		d.selCyc = false
 	}
 	s.reset()
 	s.run()
@@ -1552,8 +1559,30 @@ func (s *chainSweep) nodeAccOf(x int32) int32 {
 			s.accEnd = append(s.accEnd, 0)
 		}
 		s.nd[x].nodeAcc = s.nd[p].nodeAcc
+		if s.pass2 {
+			sel := s.sel(s.nd[p].nodeAcc)
+			s.nd[p].selNode, s.nd[x].selNode = sel, sel
+		}
 	}
 	return s.nd[x].nodeAcc
+}
+
+// selOf reports whether node x's thread's entry in accs is a root kept's
+// (pass 2): sel(nodeAccOf(x)), read in x's node.
+func (s *chainSweep) selOf(x int32) bool {
+	if s.nd[x].nodeAcc < 0 {
+		s.nodeAccOf(x)
+	}
+	return s.nd[x].selNode
+}
+
+// selRoot reports whether root r's entry in accs (accOf2) is a root
+// kept's (pass 2).
+func (s *chainSweep) selRoot(r int32) bool {
+	if s.nd[r].cur >= 0 {
+		return s.nd[r].selCyc
+	}
+	return s.selOf(r)
 }
 
 // isSrc reports whether x's edge now is a waiter's (its time is blamed).
@@ -1583,14 +1612,16 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 	if s.pass2 {
 		// x's tree goes to r's root (or becomes a cycle); the rates on
 		// r's way change.
-		to := cyc
-		if cyc < 0 {
-			to = s.accOf2(r)
+		var to bool
+		if cyc >= 0 {
+			to = s.sel(cyc)
+		} else {
+			to = s.selRoot(r)
 		}
-		if s.sel(s.nodeAccOf(x)) || s.sel(to) {
+		if s.selOf(x) || to {
 			s.flushTree(x, now)
 		}
-		if cyc < 0 && s.sel(to) {
+		if cyc < 0 && to {
 			s.flushPath(y, r, now)
 		}
 		s.nd[x].edgeAt = now
@@ -1607,6 +1638,9 @@ func (s *chainSweep) attach(x, e int32, to, lk uint32, now format.Time) {
 			s.nd[x].onCyc = true
 		}
 		s.nd[x].cycAcc = cyc
+		if s.pass2 {
+			s.nd[x].selCyc = s.sel(cyc)
+		}
 		s.dirty = append(s.dirty, x)
 		return
 	}
@@ -1626,7 +1660,7 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 	if s.nd[x].par < 0 { // the edge that closed a cycle
 		s.flush(x, now)
 		if s.pass2 {
-			if s.sel(s.nd[x].cycAcc) || s.sel(s.nodeAccOf(x)) {
+			if s.nd[x].selCyc || s.selOf(x) {
 				s.flushTree(x, now)
 			}
 			s.uncycle(x)
@@ -1642,15 +1676,15 @@ func (s *chainSweep) detach(x int32, now format.Time) {
 	s.flush(r, now)
 	cyc := s.nd[r].cur >= 0
 	if s.pass2 {
-		to := s.sel(s.nodeAccOf(x)) // x's tree goes to x's root
+		to := s.selOf(x) // x's tree goes to x's root
 		if cyc {
-			if to || s.sel(s.nd[r].cycAcc) {
+			if to || s.nd[r].selCyc {
 				s.flushTree(r, now)
 			}
 			if s.nd[x].onCyc {
 				s.uncycle(r) // x is on the cycle, which its end breaks
 			}
-		} else if from := s.sel(s.nodeAccOf(r)); from || to {
+		} else if from := s.selOf(r); from || to {
 			s.flushTree(x, now)
 			if from {
 				s.flushPath(s.nd[x].par, r, now)
@@ -1797,7 +1831,7 @@ func (s *chainSweep) flush(r int32, now format.Time) {
 	a := s.nd[r].last
 	s.nd[r].last = now
 	n := format.Time(s.nd[r].cnt)
-	if n == 0 || now <= a {
+	if n == 0 || now <= a || s.pass2 && !s.selRoot(r) {
 		return
 	}
 	ai := s.nd[r].cycAcc

@@ -99,24 +99,20 @@ func (ag *aggregator) recSpans(r *aggRec, ss []OwnerSpan) {
 	}
 }
 
-// sumRecs adds the records feed wrote to their locks, lock by lock (each
-// lock's in the order written), and empties the buffer.
+// sumRecs adds the records feed and endThread wrote to their locks, lock
+// by lock (each lock's in the order written), and empties the buffers.
 func (ag *aggregator) sumRecs() {
+	ag.sumFirsts()
 	recs := ag.recs
 	if len(recs) == 0 {
 		return
 	}
 	// A counting sort by the lock's number, stable.
-	nl := len(ag.byN)
-	if cap(ag.recAt) < nl+1 {
-		ag.recAt = make([]int32, nl+1, 2*nl+1)
-	}
-	at := ag.recAt[:nl+1]
-	clear(at)
+	at := ag.lockCounts()
 	for i := range recs {
 		at[recs[i].n+1]++
 	}
-	for i := 1; i <= nl; i++ {
+	for i := 1; i < len(at); i++ {
 		at[i] += at[i-1]
 	}
 	if cap(ag.recSorted) < len(recs) {
@@ -145,6 +141,56 @@ func (ag *aggregator) sumRecs() {
 		}
 	}
 	ag.recs, ag.more = recs[:0], ag.more[:0]
+}
+
+// lockCounts returns room for a count per lock and one more, zero.
+func (ag *aggregator) lockCounts() []int32 {
+	nl := len(ag.byN)
+	if cap(ag.recAt) < nl+1 {
+		ag.recAt = make([]int32, nl+1, 2*nl+1)
+	}
+	at := ag.recAt[:nl+1]
+	clear(at)
+	return at
+}
+
+// sumFirsts adds the threads' firsts flushFirsts wrote to their locks'
+// waiters and waitedBy, lock by lock.
+func (ag *aggregator) sumFirsts() {
+	fs := ag.firstRecs
+	if len(fs) == 0 {
+		return
+	}
+	at := ag.lockCounts()
+	for i := range fs {
+		at[fs[i].n+1]++
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] += at[i-1]
+	}
+	if cap(ag.firstSorted) < len(fs) {
+		ag.firstSorted = make([]firstRec, cap(fs))
+	}
+	sorted := ag.firstSorted[:len(fs)]
+	for i := range fs {
+		k := fs[i].n
+		sorted[at[k]] = fs[i]
+		at[k]++
+	}
+	var a *lockAgg
+	for i := range sorted {
+		f := &sorted[i]
+		if a == nil || a.n != f.n {
+			a = ag.byN[f.n]
+		}
+		if f.wait {
+			a.waitedBy = append(a.waitedBy, firstAt{f.th, f.at})
+		} else {
+			a.waiters = append(a.waiters, firstAt{f.th, f.at})
+		}
+		a.addedFirst()
+	}
+	ag.firstRecs = fs[:0]
 }
 
 // sumContention adds a contention to a.

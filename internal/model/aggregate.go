@@ -138,8 +138,11 @@ type aggregator struct {
 	// room of their sort by lock.
 	recs      []aggRec
 	more      []recSpan
-	recSorted []aggRec
-	recAt     []int32
+	firstRecs []firstRec
+	// firstSorted: the room of firstRecs' sort by lock.
+	firstSorted []firstRec
+	recSorted   []aggRec
+	recAt       []int32
 	// recent: the latest records of the locks' tables' logs, by key
 	// (sumTab.atIn).
 	recent aggRecent
@@ -218,8 +221,8 @@ type firstOp struct {
 // aggFirst is a thread's first contention (block) and first wait on a
 // lock, each if it had one.
 type aggFirst struct {
-	a               *lockAgg
 	block, wait     format.Time
+	n               int32 // the lock's number (lockAgg.n): not a pointer read through
 	blocked, waited bool
 }
 
@@ -262,7 +265,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	}
 	idx := ag.firstIdx
 	for i := range st.firsts {
-		idx[st.firsts[i].a.n] = int32(i + 1)
+		idx[st.firsts[i].n] = int32(i + 1)
 	}
 	if st.firsts == nil {
 		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
@@ -270,7 +273,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	for _, op := range st.flog {
 		k := idx[op.n]
 		if k == 0 {
-			st.firsts = append(st.firsts, aggFirst{a: ag.byN[op.n]})
+			st.firsts = append(st.firsts, aggFirst{n: op.n})
 			k = int32(len(st.firsts))
 			idx[op.n] = k
 		}
@@ -284,27 +287,36 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		}
 	}
 	for i := range st.firsts {
-		idx[st.firsts[i].a.n] = 0
+		idx[st.firsts[i].n] = 0
 	}
 	st.flog = st.flog[:0]
 }
 
-// flushFirsts gives the thread's firsts to their locks.
+// flushFirsts gives the thread's firsts to their locks: written as
+// records that sumRecs adds to the locks' lists, lock by lock.
 func (st *threadAgg) flushFirsts(ag *aggregator) {
 	st.mergeFirsts(ag)
 	for i := range st.firsts {
 		f := &st.firsts[i]
 		if f.blocked {
-			f.a.waiters = append(f.a.waiters, firstAt{st.id, f.block})
-			f.a.addedFirst()
+			ag.firstRecs = append(ag.firstRecs, firstRec{at: f.block, th: st.id, n: f.n})
 		}
 		if f.waited {
-			f.a.waitedBy = append(f.a.waitedBy, firstAt{st.id, f.wait})
-			f.a.addedFirst()
+			ag.firstRecs = append(ag.firstRecs, firstRec{at: f.wait, th: st.id, n: f.n, wait: true})
 		}
 	}
 	clear(st.firsts)
 	st.firsts = st.firsts[:0]
+}
+
+// firstRec is a thread's first contention or (wait) wait on the lock of
+// number n, as flushFirsts gives it: added to the lock's waiters or
+// waitedBy by sumRecs.
+type firstRec struct {
+	at   format.Time
+	th   format.ThreadID
+	n    int32
+	wait bool
 }
 
 // firstAt is a thread's first contention or wait on a lock. A thread's
@@ -554,6 +566,9 @@ func (ag *aggregator) endThread(st *threadAgg) {
 	}
 	ag.acquires(st, len(st.acq))
 	st.flushFirsts(ag)
+	if len(ag.recs) >= recBatch || len(ag.firstRecs) >= recBatch {
+		ag.sumRecs()
+	}
 }
 
 // acquires adds the first n of st's Semaphore.acquire calls and forgets

@@ -107,23 +107,14 @@ func (ag *aggregator) sumRecs() {
 	if len(recs) == 0 {
 		return
 	}
-	// A counting sort by the lock's number, stable.
-	at := ag.lockCounts()
-	for i := range recs {
-		at[recs[i].n+1]++
-	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
+	// A counting sort by the lock's number, stable: the records copied
+	// in order (their indexes sorted, each record read through its index
+	// was a miss: 2 s of c1G).
 	if cap(ag.recSorted) < len(recs) {
 		ag.recSorted = make([]aggRec, cap(recs))
 	}
 	sorted := ag.recSorted[:len(recs)]
-	for i := range recs {
-		k := recs[i].n
-		sorted[at[k]] = recs[i]
-		at[k]++
-	}
+	byLock(ag, recs, sorted, func(r *aggRec) int32 { return r.n })
 	var a *lockAgg
 	for i := range sorted {
 		r := &sorted[i]
@@ -143,15 +134,26 @@ func (ag *aggregator) sumRecs() {
 	ag.recs, ag.more = recs[:0], ag.more[:0]
 }
 
-// lockCounts returns room for a count per lock and one more, zero.
-func (ag *aggregator) lockCounts() []int32 {
+// byLock copies src to dst sorted by their lock's number, lockOf (a
+// counting sort, stable).
+func byLock[R any](ag *aggregator, src, dst []R, lockOf func(*R) int32) {
 	nl := len(ag.byN)
 	if cap(ag.recAt) < nl+1 {
 		ag.recAt = make([]int32, nl+1, 2*nl+1)
 	}
 	at := ag.recAt[:nl+1]
 	clear(at)
-	return at
+	for i := range src {
+		at[lockOf(&src[i])+1]++
+	}
+	for i := 1; i <= nl; i++ {
+		at[i] += at[i-1]
+	}
+	for i := range src {
+		k := lockOf(&src[i])
+		dst[at[k]] = src[i]
+		at[k]++
+	}
 }
 
 // sumFirsts adds the threads' firsts flushFirsts wrote to their locks'
@@ -161,22 +163,11 @@ func (ag *aggregator) sumFirsts() {
 	if len(fs) == 0 {
 		return
 	}
-	at := ag.lockCounts()
-	for i := range fs {
-		at[fs[i].n+1]++
-	}
-	for i := 1; i < len(at); i++ {
-		at[i] += at[i-1]
-	}
 	if cap(ag.firstSorted) < len(fs) {
 		ag.firstSorted = make([]firstRec, cap(fs))
 	}
 	sorted := ag.firstSorted[:len(fs)]
-	for i := range fs {
-		k := fs[i].n
-		sorted[at[k]] = fs[i]
-		at[k]++
-	}
+	byLock(ag, fs, sorted, func(f *firstRec) int32 { return f.n })
 	var a *lockAgg
 	for i := range sorted {
 		f := &sorted[i]

@@ -134,14 +134,14 @@ type aggregator struct {
 	// waitedBy (lockAgg.addedFirst).
 	firstEntries, firstLeft int
 	// recs: the contentions and waits fed and not yet summed (sumRecs),
-	// more their blame spans after the first; recSorted, recAt: the
-	// room of their sort by lock.
-	recs      []aggRec
-	more      []recSpan
-	firstRecs []firstRec
-	// firstSorted: the room of firstRecs' sort by lock.
-	firstSorted []firstRec
+	// more their blame spans after the first; firstRecs: the threads'
+	// firsts given and not yet summed; recSorted, firstSorted, recAt:
+	// the room of their sort by lock (byLock).
+	recs        []aggRec
+	more        []recSpan
+	firstRecs   []firstRec
 	recSorted   []aggRec
+	firstSorted []firstRec
 	recAt       []int32
 	// recent: the latest records of the locks' tables' logs, by key
 	// (sumTab.atIn).

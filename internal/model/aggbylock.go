@@ -64,10 +64,12 @@ type recSpan struct {
 	d     format.Time
 }
 
-// recBatch is how many records feed writes before they are summed: ~two
-// seals' (sealEvery events: ~16 000 at 1 GB), 4 MB with their sorted
-// copy. A variable: the model's tests sum every few (export_test.go).
-var recBatch = 1 << 15
+// recBatch is how many records feed writes before they are summed: ~a
+// seal's (sealEvery events: ~16 000 at 1 GB), 2 MB with their sorted
+// copy (1 << 15 gave c1G's report a peak RSS ~9 MB over main's in four
+// runs, and no share of the profile clearly less). A variable: the
+// model's tests sum every few (export_test.go).
+var recBatch = 1 << 14
 
 // rec appends a record of kind on the lock of number n at site, begun at
 // since, and returns it to fill: valid until the next rec.

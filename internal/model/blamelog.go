@@ -211,15 +211,9 @@ func (b *Builder) giveBlame(t *Thread) {
 		return
 	}
 	if b.dropIntervals && b.spill != nil && b.spill.err == nil {
-		gave := len(f.blame.b) > 0
-		if gave {
+		if len(f.blame.b) > 0 {
 			b.spill.addTo(&t.spill, spillBlame, f.blame.b)
-		}
-		f.blame.b = nil // an ended thread's fold is let go with none (unfold)
-		if gave && !t.Ended {
-			// A thread alive logs on: its next batch not grown from
-			// nothing again (~11 times for blameBatch bytes).
-			f.blame.b = make([]byte, 0, blameBatch/8)
+			f.blame.b = nil
 		}
 		return
 	}

@@ -28,18 +28,8 @@ import (
 func TestAttachStuck(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		a := startAttacheeCmd(t, testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...), dir)
 		prefix := dir + "/rec"
-		load := agentLoader(t, a)
-		load("prefix=" + prefix + ",format=compact")
-		time.Sleep(4 * time.Second)
-		load("stop")
-		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
-			t.Fatal(err)
-		}
-		e := parseExpectLine(a.expectLine(t, "EXPECT "))
-		a.expectLine(t, "DONE")
-		checkEnded(t, a, "StuckBeforeAttach")
+		e := recordStuck(t, stuckAttachee(t, j, dir), prefix)
 
 		// The seed export holds the same events (issue 23): orca dump prints both alike.
 		bin := orcaBin(t)
@@ -165,6 +155,41 @@ func TestAttachStuck(t *testing.T) {
 	})
 }
 
+// stuckAttachee starts StuckBeforeAttach in dir, env added to its environment (the agent's
+// switches: the JVM reads them when the agent loads).
+func stuckAttachee(t *testing.T, j jdk, dir string, env ...string) *attachee {
+	t.Helper()
+	cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
+	return startAttacheeCmd(t, cmd, dir)
+}
+
+// recordStuck attaches to a (stuckAttachee), records 4 s into prefix, stops the recording and
+// lets the program end (endStuck): its EXPECT line.
+func recordStuck(t *testing.T, a *attachee, prefix string) expect {
+	t.Helper()
+	load := agentLoader(t, a)
+	load("prefix=" + prefix + ",format=compact")
+	time.Sleep(4 * time.Second)
+	load("stop")
+	return endStuck(t, a)
+}
+
+// endStuck tells StuckBeforeAttach that orca is done (STOPPED) and waits for its end: its
+// EXPECT line, the objects' hashes it took only then.
+func endStuck(t *testing.T, a *attachee) expect {
+	t.Helper()
+	if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
+		t.Fatal(err)
+	}
+	e := parseExpectLine(a.expectLine(t, "EXPECT "))
+	a.expectLine(t, "DONE")
+	checkEnded(t, a, "StuckBeforeAttach")
+	return e
+}
+
 // TestAttachWaitUnreadable: a thread blocked on a monitor or in Object.wait at the attach whose
 // monitor cannot be read (every read of the owner site faults: ORCA_TEST_FAULTS=owner:1, as for
 // a thread read between its state and its monitor — Tomcat under load had one) is not written
@@ -175,20 +200,8 @@ func TestAttachStuck(t *testing.T) {
 func TestAttachWaitUnreadable(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...)
-		cmd.Env = append(os.Environ(), "ORCA_TEST_FAULTS=owner:1")
-		a := startAttacheeCmd(t, cmd, dir)
 		prefix := dir + "/rec"
-		load := agentLoader(t, a)
-		load("prefix=" + prefix + ",format=compact")
-		time.Sleep(4 * time.Second)
-		load("stop")
-		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
-			t.Fatal(err)
-		}
-		e := parseExpectLine(a.expectLine(t, "EXPECT "))
-		a.expectLine(t, "DONE")
-		checkEnded(t, a, "StuckBeforeAttach")
+		e := recordStuck(t, stuckAttachee(t, j, dir, "ORCA_TEST_FAULTS=owner:1"), prefix)
 		r := loadStacks(t, prefix, false)
 		r.checkParse(t)
 		if !strings.HasPrefix(r.info["hotspot.safe_read"], "fault handler") {

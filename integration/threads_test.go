@@ -408,9 +408,7 @@ func regexpLine(s, re string) bool { return regexp.MustCompile("(?m)" + re).Matc
 func TestThreadsMonitorUnread(t *testing.T) {
 	forEachJDK(t, func(t *testing.T, j jdk) {
 		dir := newDir(t)
-		cmd := testjvm.Command(t, dir, j.argv(dir, "-cp", classes(t), "StuckBeforeAttach")...)
-		cmd.Env = append(os.Environ(), "ORCA_TEST_FAULTS=owner:1")
-		a := startAttacheeCmd(t, cmd, dir)
+		a := stuckAttachee(t, j, dir, "ORCA_TEST_FAULTS=owner:1")
 		bin := orcaBin(t)
 		r := run(t, dir, bin, "threads", fmt.Sprint(a.jvm), "--json")
 		if r.code != 0 {
@@ -449,11 +447,6 @@ func TestThreadsMonitorUnread(t *testing.T) {
 		if want := fmt.Sprintf("(%d threads listed blocked on a monitor or in Object.wait whose monitor could not be read", v.Unread); txt.code != 0 || !strings.Contains(txt.stdout, want) {
 			t.Errorf("orca threads: no line %q:\n%s", want, txt.stdout[:min(len(txt.stdout), 800)])
 		}
-		if _, err := a.stdin.Write([]byte("STOPPED\n")); err != nil {
-			t.Fatal(err)
-		}
-		a.expectLine(t, "EXPECT ")
-		a.expectLine(t, "DONE")
-		checkEnded(t, a, "StuckBeforeAttach")
+		endStuck(t, a)
 	})
 }

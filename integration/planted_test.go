@@ -113,6 +113,7 @@ func plantedNames(t *testing.T, j jdk, dir, shared, victim string) {
 	// A bounded recording of that JVM by root, the third user planting links at the next chunk
 	// files' names and at .info's temporary file's old name once it runs.
 	rec := filepath.Join(shared, "rec")
+	waitQuitHandler(t, jvm.Process.Pid)
 	o := startOrca(t, dir, "orca: recording pid "+pid, "record", "--pid", pid, "-o", rec, "--max-size", "1MB")
 	// Planted once the chunks rotate and the oldest are deleted (chunks of 256 kB, 1 MB kept).
 	last := 0
@@ -239,4 +240,26 @@ func runAs(t *testing.T, dir string, as []string, name string, args ...string) (
 		t.Fatal(err)
 	}
 	return string(out), cmd.ProcessState.ExitCode()
+}
+
+// waitQuitHandler waits until the JVM pid catches SIGQUIT (its attach listener's signal: orca
+// record --pid refuses a JVM still starting, "try again when it runs"; under a loaded machine
+// the refusals above took less than NotifyFlood's start-up).
+func waitQuitHandler(t *testing.T, pid int) {
+	t.Helper()
+	const sigquit = 1 << (3 - 1)
+	for deadline := time.Now().Add(javaTimeout / 4); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if v, ok := strings.CutPrefix(l, "SigCgt:"); ok {
+				if m, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && m&sigquit != 0 {
+					return
+				}
+			}
+		}
+	}
+	t.Fatalf("pid %d catches no SIGQUIT after %v", pid, javaTimeout/4)
 }

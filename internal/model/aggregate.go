@@ -48,7 +48,6 @@ func (m *Model) aggregateGroups(keep func(*Thread) bool) ([]*Lock, []*Group) {
 // locks ends the aggregation: the locks with their figures, sorted as
 // Model.Locks, and the groups of their transient wait objects.
 func (ag *aggregator) locks() ([]*Lock, []*Group) {
-	ag.sumRecs()
 	ag.settle()
 	out := make([]*Lock, 0, len(ag.by))
 	for _, a := range ag.by {
@@ -104,15 +103,12 @@ type aggregator struct {
 	// all: every thread is aggregated (by has every lock of the Model,
 	// with the whole recording's figures).
 	all bool
-	// lastK, lastN: the key and number of the lock of the latest num (when
-	// lastOK): a thread's intervals mostly repeat one lock. nums: the
-	// locks' numbers by key, in slots of their own (~1 000 locks: 32 KB,
-	// in the cache), not a map's (a near table of 1 024 slots by hash
-	// missed for a third of c1G's, then read the lock: 0.8 s).
-	lastK  uint64
-	lastN  int32
-	lastOK bool
-	nums   probeTab[int32]
+	// last is the lock of the latest get: a thread's intervals mostly
+	// repeat one lock. near: the locks of the latest gets, each in a slot
+	// of its key's hash (a miss: the map by): a recording's locks are
+	// mostly a few hundred, met in no order.
+	last *lockAgg
+	near []aggNear
 	// early: the aggregator is fed as the fold goes (Builder.feed), before
 	// the Model's Start is final; befores are the counts it made of states
 	// begun at or before Start then, undone at the end for those that the
@@ -133,41 +129,6 @@ type aggregator struct {
 	// firstEntries, firstLeft: the same of the locks' waiters and
 	// waitedBy (lockAgg.addedFirst).
 	firstEntries, firstLeft int
-	// recs: the contentions and waits fed and not yet summed (sumRecs),
-	// more their blame spans after the first; firstRecs: the threads'
-	// firsts given and not yet summed; recSorted, firstSorted, recAt:
-	// the room of their sort by lock (byLock).
-	recs        []aggRec
-	more        []recSpan
-	firstRecs   []firstRec
-	recSorted   []aggRec
-	firstSorted []firstRec
-	recAt       []int32
-	// recent: the latest records of the locks' tables' logs, by key
-	// (sumTab.atIn).
-	recent aggRecent
-}
-
-// aggRecent is a logRecent for each kind of a lock's tables.
-type aggRecent struct {
-	owners, sites, wsites, rare logRecent
-}
-
-// next forgets the records named: the next are another lock's.
-func (r *aggRecent) next() {
-	r.owners.next()
-	r.sites.next()
-	r.wsites.next()
-	r.rare.next()
-}
-
-// recent returns the logRecents of a's tables: nil for a lock of no
-// aggregator.
-func (a *lockAgg) recent() *aggRecent {
-	if a.ag == nil {
-		return nil
-	}
-	return &a.ag.recent
 }
 
 // before is a count of a state in progress at the attach (Model.BeforeStart),
@@ -221,8 +182,8 @@ type firstOp struct {
 // aggFirst is a thread's first contention (block) and first wait on a
 // lock, each if it had one.
 type aggFirst struct {
+	a               *lockAgg
 	block, wait     format.Time
-	n               int32 // the lock's number (lockAgg.n): not a pointer read through
 	blocked, waited bool
 }
 
@@ -230,27 +191,25 @@ type aggFirst struct {
 // holds before they are summed into its firsts.
 const firstsLogMin = 32
 
-// block notes a contention of the thread on the lock of number n
-// (lockAgg.n) from since.
-func (st *threadAgg) block(ag *aggregator, n int32, since format.Time) { st.note(ag, n, since, false) }
+// block notes a contention of the thread on a from since.
+func (st *threadAgg) block(a *lockAgg, since format.Time) { st.note(a, since, false) }
 
-// waited notes a wait of the thread on the lock of number n from since.
-func (st *threadAgg) waited(ag *aggregator, n int32, since format.Time) { st.note(ag, n, since, true) }
+// waited notes a wait of the thread on a from since.
+func (st *threadAgg) waited(a *lockAgg, since format.Time) { st.note(a, since, true) }
 
-// note logs a contention or a wait (wait) of the thread on the lock of
-// number n from at.
-func (st *threadAgg) note(ag *aggregator, n int32, at format.Time, wait bool) {
-	if k := len(st.flog); k > 0 && st.flog[k-1].n == n && st.flog[k-1].wait == wait {
-		st.flog[k-1].at = min(st.flog[k-1].at, at)
+// note logs a contention or a wait (wait) of the thread on a from at.
+func (st *threadAgg) note(a *lockAgg, at format.Time, wait bool) {
+	if n := len(st.flog); n > 0 && st.flog[n-1].n == a.n && st.flog[n-1].wait == wait {
+		st.flog[n-1].at = min(st.flog[n-1].at, at)
 		return
 	}
 	if len(st.flog) >= max(firstsLogMin, len(st.firsts)/2) {
-		st.mergeFirsts(ag)
+		st.mergeFirsts(a.ag)
 	}
 	if st.flog == nil {
 		st.flog = make([]firstOp, 0, firstsLogMin) // not grown from 1 for each thread
 	}
-	st.flog = append(st.flog, firstOp{at: at, n: n, wait: wait})
+	st.flog = append(st.flog, firstOp{at: at, n: a.n, wait: wait})
 }
 
 // mergeFirsts sums the thread's flog into its firsts: each lock's found
@@ -265,7 +224,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	}
 	idx := ag.firstIdx
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = int32(i + 1)
+		idx[st.firsts[i].a.n] = int32(i + 1)
 	}
 	if st.firsts == nil {
 		st.firsts = make([]aggFirst, 0, 8) // not grown from 1 for each thread
@@ -273,7 +232,7 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 	for _, op := range st.flog {
 		k := idx[op.n]
 		if k == 0 {
-			st.firsts = append(st.firsts, aggFirst{n: op.n})
+			st.firsts = append(st.firsts, aggFirst{a: ag.byN[op.n]})
 			k = int32(len(st.firsts))
 			idx[op.n] = k
 		}
@@ -287,36 +246,27 @@ func (st *threadAgg) mergeFirsts(ag *aggregator) {
 		}
 	}
 	for i := range st.firsts {
-		idx[st.firsts[i].n] = 0
+		idx[st.firsts[i].a.n] = 0
 	}
 	st.flog = st.flog[:0]
 }
 
-// flushFirsts gives the thread's firsts to their locks: written as
-// records that sumRecs adds to the locks' lists, lock by lock.
+// flushFirsts gives the thread's firsts to their locks.
 func (st *threadAgg) flushFirsts(ag *aggregator) {
 	st.mergeFirsts(ag)
 	for i := range st.firsts {
 		f := &st.firsts[i]
 		if f.blocked {
-			ag.firstRecs = append(ag.firstRecs, firstRec{at: f.block, th: st.id, n: f.n})
+			f.a.waiters = append(f.a.waiters, firstAt{st.id, f.block})
+			f.a.addedFirst()
 		}
 		if f.waited {
-			ag.firstRecs = append(ag.firstRecs, firstRec{at: f.wait, th: st.id, n: f.n, wait: true})
+			f.a.waitedBy = append(f.a.waitedBy, firstAt{st.id, f.wait})
+			f.a.addedFirst()
 		}
 	}
 	clear(st.firsts)
 	st.firsts = st.firsts[:0]
-}
-
-// firstRec is a thread's first contention or (wait) wait on the lock of
-// number n, as flushFirsts gives it: added to the lock's waiters or
-// waitedBy by sumRecs.
-type firstRec struct {
-	at   format.Time
-	th   format.ThreadID
-	n    int32
-	wait bool
 }
 
 // firstAt is a thread's first contention or wait on a lock. A thread's
@@ -369,22 +319,31 @@ type lockAgg struct {
 // blameTab is a lock's table of owners.
 type blameTab = sumTab[blameAgg, *blameAgg]
 
-// get returns the lock of obj and kind, made if new.
-func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
-	return ag.byN[ag.num(obj, kind)]
+// aggNear is a slot of aggregator.near: a lock and its key in by.
+type aggNear struct {
+	k uint64
+	a *lockAgg
 }
 
-// num returns the number of the lock of obj and kind (lockAgg.n), made if
-// new: from the latest's or the index nums, without reading the lock (the
-// records of feed are summed later, lock by lock).
-func (ag *aggregator) num(obj format.ObjectID, kind LockKind) int32 {
-	k := uint64(obj)<<2 | uint64(kind)
-	if ag.lastOK && ag.lastK == k {
-		return ag.lastN
+// nearAggBits: aggregator.near has 1<<nearAggBits slots.
+const nearAggBits = 10
+
+func (ag *aggregator) get(obj format.ObjectID, kind LockKind) *lockAgg {
+	if a := ag.last; a != nil && a.l.Object == obj && a.l.Kind == kind {
+		return a
 	}
-	e, added := ag.nums.find(k)
-	if added {
-		a := &lockAgg{n: int32(len(ag.byN))}
+	k := uint64(obj)<<2 | uint64(kind)
+	if ag.near == nil {
+		ag.near = make([]aggNear, 1<<nearAggBits)
+	}
+	slot := &ag.near[probeHash(k+1, 64-nearAggBits)]
+	if slot.a != nil && slot.k == k {
+		ag.last = slot.a
+		return slot.a
+	}
+	a := ag.by[k]
+	if a == nil {
+		a = &lockAgg{n: int32(len(ag.byN))}
 		ag.byN = append(ag.byN, a)
 		a.l.Object, a.l.Kind = obj, kind
 		if kind == Semaphore {
@@ -395,10 +354,10 @@ func (ag *aggregator) num(obj format.ObjectID, kind LockKind) int32 {
 		a.src = ag.m.byObject[lockOf(obj, kind)]
 		a.sp, a.ag = ag.ownerSpill, ag
 		ag.by[k] = a
-		*e = a.n
 	}
-	ag.lastK, ag.lastN, ag.lastOK = k, *e, true
-	return *e
+	*slot = aggNear{k, a}
+	ag.last = a
+	return a
 }
 
 // acquire is one Semaphore.acquire of a thread across its segments (a
@@ -435,11 +394,7 @@ func (a *lockAgg) changesBase() int {
 }
 
 // feed adds the contentions and waits of the intervals ivs of thread st,
-// the ones after those fed before, in order. What is the thread's own (a
-// j.u.c. acquire's re-parks, a Semaphore.acquire's segments, a wait's
-// segments, its firsts) is followed here, in the thread's order; each
-// contention and wait is written as a record (aggRec) that sumRecs adds
-// to its lock's figures, lock by lock (aggbylock.go).
+// the ones after those fed before, in order.
 func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 	m := ag.m
 	for i := range ivs {
@@ -454,38 +409,38 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 		switch iv.State {
 		case Blocked:
 			// One interval per contention, however often the owner changed.
-			n := ag.num(iv.Object, Monitor)
-			r := ag.rec(n, recContention, m.SiteStack(iv.Stack), iv.Since)
-			r.d, r.end = iv.End-iv.Since, iv.Other
-			if iv.ownTo > iv.ownFrom {
-				a := ag.byN[n]
-				ss := ag.spans[:0]
-				ownerSpans(st.id, iv, a.changes(), a.changesBase(), func(sp OwnerSpan) bool {
-					ss = append(ss, sp)
-					return true
-				})
-				ag.recSpans(r, ss)
-				if st.blame != nil {
-					st.blame.add(iv, ss)
+			a := ag.get(iv.Object, Monitor)
+			d := iv.End - iv.Since
+			ss := ag.spans[:0]
+			ownerSpans(st.id, iv, a.changes(), a.changesBase(), func(sp OwnerSpan) bool {
+				ss = append(ss, sp)
+				return true
+			})
+			for _, sp := range ss {
+				a.blame(sp.Owner, 0, sp.End-sp.Start)
+				if sp.Owner == 0 {
+					a.l.OwnerUnknownTime += sp.End - sp.Start
 				}
-				ag.spans = ss
-			} else {
-				// No owner change: one span, on the owner when it blocked
-				// (ownerSpans').
-				r.o1, r.d1, r.nSpans = iv.First, max(iv.End, iv.Start)-iv.Start, 1
 			}
+			if st.blame != nil && iv.ownTo > iv.ownFrom {
+				st.blame.add(iv, ss)
+			}
+			ag.spans = ss
 			if iv.First == 0 {
-				r.flags |= recUnknown
+				a.l.OwnerUnknown++
 			}
+			site := m.SiteStack(iv.Stack)
+			st.block(a, iv.Since)
+			a.contention(site, d, iv.Open)
+			ag.before(a, site, iv.Since, iv.BeforeEvents)
 			if iv.Open {
-				r.flags |= recOpen // still blocked at the end, by its last owner
-			} else if !iv.Forced {
-				r.flags |= recHeld // the thread entered the monitor there
+				a.blameOpen(iv.Other) // still blocked at the end, by its last owner
+			} else {
+				a.blame(iv.Other, 1, 0)
+				if !iv.Forced {
+					a.site(site).held = true // the thread entered the monitor there
+				}
 			}
-			if iv.BeforeEvents {
-				r.flags |= recEvents
-			}
-			st.block(ag, n, iv.Since)
 		case Acquiring:
 			// The segments of one acquire share Since; the last one says
 			// how it ended (Other, on every segment).
@@ -503,23 +458,42 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 			ag.acquires(st, len(st.acq))
 			st.acq = append(st.acq, acquire{object: iv.Object, stack: iv.Stack, since: iv.Since, end: iv.End, other: iv.Other})
 		case Waiting:
-			n := ag.num(iv.Object, Monitor)
-			r := ag.rec(n, recWait, m.SiteStack(iv.Stack), iv.Since)
-			r.wake = iv.Wake
+			a := ag.get(iv.Object, Monitor)
+			site := m.SiteStack(iv.Stack)
+			ws := a.waitSite(site)
 			if iv.Cont {
 				// A later segment of a wait split around the contention
 				// that took the monitor back: only its time counts.
-				r.flags |= recCont
-				r.d = iv.End - st.waitEnd
+				d := iv.End - st.waitEnd
+				a.l.WaitTime += d
+				ws.Time += d
 				st.waitEnd = iv.End
-				st.waitLen += r.d
-				r.d1 = st.waitLen
+				st.waitLen += d
+				a.l.MaxWait = max(a.l.MaxWait, st.waitLen)
 				continue
 			}
 			st.waitEnd = iv.End
 			st.waitLen = iv.Duration()
-			r.d, r.d1 = iv.Duration(), st.waitLen
-			st.waited(ag, n, iv.Since)
+			a.l.MaxWait = max(a.l.MaxWait, st.waitLen)
+			st.waited(a, iv.Since)
+			a.l.Waits++
+			ws.Waits++
+			a.l.WaitTime += iv.Duration()
+			ws.Time += iv.Duration()
+			ag.waitBefore(a, ws, site, iv.Since)
+			switch iv.Wake {
+			case WakeNotify, WakeNotifyAll:
+				a.l.Notified++
+			case WakeAmbiguous:
+				a.l.Notified++
+				a.l.Ambiguous++
+			case WakeTimeout:
+				a.l.TimedOut++
+				ws.TimedOut++
+			case WakeNever:
+				a.l.StillWaiting++
+				ws.StillWaiting++
+			}
 		case Parked, Idle:
 			if iv.Acquire {
 				st.juc = append(st.juc, *iv)
@@ -527,17 +501,36 @@ func (ag *aggregator) feed(st *threadAgg, ivs []Interval) {
 				continue
 			}
 			// A park is one segment: nothing nests in it.
-			n := ag.num(iv.Object, Blocker)
-			r := ag.rec(n, recPark, m.SiteStack(iv.Stack), iv.Since)
-			r.d, r.wake, r.o1 = iv.Duration(), iv.Wake, iv.Other
+			a := ag.get(iv.Object, Blocker)
+			site := m.SiteStack(iv.Stack)
+			ws := a.waitSite(site)
+			st.waited(a, iv.Since)
+			a.l.Waits++
+			ws.Waits++
+			a.l.WaitTime += iv.Duration()
+			a.l.MaxWait = max(a.l.MaxWait, iv.Duration())
+			ws.Time += iv.Duration()
 			if iv.State == Idle {
-				r.flags |= recIdle
+				a.l.IdleWaits++
 			}
-			st.waited(ag, n, iv.Since)
+			ag.waitBefore(a, ws, site, iv.Since)
+			switch iv.Wake {
+			case WakeUnpark:
+				a.l.Notified++
+				if a.unparked == nil {
+					a.unparked = map[format.ThreadID]Blame{}
+				}
+				u := a.unparked[iv.Other]
+				u.Thread, u.Contentions, u.Blamed = iv.Other, u.Contentions+1, u.Blamed+iv.Duration()
+				a.unparked[iv.Other] = u
+			case WakeNever:
+				a.l.StillWaiting++
+				ws.StillWaiting++
+			default:
+				a.l.TimedOut++
+				ws.TimedOut++
+			}
 		}
-	}
-	if len(ag.recs) >= recBatch {
-		ag.sumRecs()
 	}
 }
 
@@ -548,9 +541,6 @@ func (ag *aggregator) endThread(st *threadAgg) {
 	}
 	ag.acquires(st, len(st.acq))
 	st.flushFirsts(ag)
-	if len(ag.recs) >= recBatch || len(ag.firstRecs) >= recBatch {
-		ag.sumRecs()
-	}
 }
 
 // acquires adds the first n of st's Semaphore.acquire calls and forgets
@@ -564,19 +554,20 @@ func (ag *aggregator) acquires(st *threadAgg, n int) {
 		if c.other == 0 {
 			continue
 		}
-		k := ag.num(c.object, Semaphore)
-		r := ag.rec(k, recContention, m.SiteStack(c.stack), c.since)
-		// Its time blamed on the releaser, and the contention counted to it.
-		r.d, r.o1, r.d1, r.nSpans, r.end = c.end-c.since, c.other, c.end-c.since, 1, c.other
-		st.block(ag, k, c.since)
+		a := ag.get(c.object, Semaphore)
+		a.blame(c.other, 1, c.end-c.since)
+		st.block(a, c.since)
+		a.contention(m.SiteStack(c.stack), c.end-c.since, false)
+		ag.before(a, m.SiteStack(c.stack), c.since, false)
 	}
 	st.acq = append(st.acq[:0], st.acq[n:]...)
 }
 
 // before counts a contention of a, just added at site, that began at
-// since, if it began before the attach (attach: Model.BeforeStart when it
-// was fed) or before the events were on (events: Interval.BeforeEvents).
-func (ag *aggregator) before(a *lockAgg, site StackID, since format.Time, attach, events bool) {
+// since, if it began before the attach (Model.BeforeStart) or before the
+// events were on (events: Interval.BeforeEvents).
+func (ag *aggregator) before(a *lockAgg, site StackID, since format.Time, events bool) {
+	attach := ag.m.BeforeStart(since)
 	if attach && ag.early {
 		ag.befores = append(ag.befores, before{a: a, since: since, site: site})
 	}
@@ -584,10 +575,9 @@ func (ag *aggregator) before(a *lockAgg, site StackID, since format.Time, attach
 }
 
 // waitBefore counts a wait of a at site (ws its figures) that began at
-// since, if it began before the attach (attach: Model.BeforeStart when it
-// was fed).
-func (ag *aggregator) waitBefore(a *lockAgg, ws *waitAgg, site StackID, since format.Time, attach bool) {
-	if !attach {
+// since, if it began before the attach (Model.BeforeStart).
+func (ag *aggregator) waitBefore(a *lockAgg, ws *waitAgg, site StackID, since format.Time) {
+	if !ag.m.BeforeStart(since) {
 		return
 	}
 	if ag.early {
@@ -634,32 +624,35 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	ps := st.juc
 	st.juc = st.juc[:0]
 	first, last := &ps[0], &ps[len(ps)-1]
-	n := ag.num(first.Object, JUCLock)
-	r := ag.rec(n, recContention, ag.m.SiteStack(first.Stack), first.Start)
+	a := ag.get(first.Object, JUCLock)
 	if first.First == 0 && first.Other == 0 {
 		// Neither the owner when it parked (it had just released the lock)
 		// nor the releaser whose unpark ended the park: unknown.
-		r.flags |= recUnknown
+		a.l.OwnerUnknown++
 	}
-	ss := ag.spans[:0]
 	from := first.Start
 	for i := range ps {
 		p := &ps[i]
-		ss = append(ss, OwnerSpan{Start: from, End: p.End, Owner: p.ParkOwner()})
+		owner := p.ParkOwner()
+		a.blame(owner, 0, p.End-from)
+		if owner == 0 {
+			a.l.OwnerUnknownTime += p.End - from
+		}
 		from = p.End
 	}
-	ag.recSpans(r, ss)
-	ag.spans = ss
-	st.block(ag, n, first.Start)
-	r.d = last.End - first.Start
-	r.end = last.Other
-	if r.end == 0 {
-		r.end = last.First
+	st.block(a, first.Start)
+	a.contention(ag.m.SiteStack(first.Stack), last.End-first.Start, last.Open)
+	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
+	end := last.Other
+	if end == 0 {
+		end = last.First
 	}
 	if last.Open {
 		// Still blocked at the end: on the owner it was blocked by last.
-		r.flags |= recOpen
+		a.blameOpen(end)
+		return
 	}
+	a.blame(end, 1, 0)
 }
 
 // siteAgg is a lock's figures at a site (Site) as the aggregation adds
@@ -698,9 +691,6 @@ func (r *siteRare) add(o *siteRare) {
 // rareOf returns the rare figures of site to add to (a site with some
 // has its siteAgg too).
 func (a *lockAgg) rareOf(site StackID) *siteRare {
-	if r := a.recent(); r != nil {
-		return a.siteRare.atIn(uint64(site), &r.rare)
-	}
 	return a.siteRare.at(uint64(site))
 }
 
@@ -747,9 +737,6 @@ func (a *lockAgg) contention(site StackID, d format.Time, open bool) {
 
 // site returns the figures of the contentions at site to add to.
 func (a *lockAgg) site(site StackID) *siteAgg {
-	if r := a.recent(); r != nil {
-		return a.sites.atIn(uint64(site), &r.sites)
-	}
 	return a.sites.at(uint64(site))
 }
 
@@ -794,18 +781,8 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 		return
 	}
 	t := &a.owners
-	var recent *logRecent
-	if r := a.recent(); r != nil {
-		recent = &r.owners
-	}
-	var bl *blameAgg
-	if recent != nil {
-		bl = t.find(uint64(owner), recent)
-	} else if k := len(t.log); k > 0 && t.log[k-1].key == uint64(owner) {
-		bl = &t.log[k-1].e
-	}
-	if bl == nil {
-		// A record more in the log.
+	if k := len(t.log); k == 0 || t.log[k-1].key != uint64(owner) {
+		// A record more in the log (at).
 		if t.full() {
 			a.mergeOwners()
 		}
@@ -814,8 +791,8 @@ func (a *lockAgg) addBlame(owner format.ThreadID, n int, d format.Time, open int
 				a.ag.spillOwners()
 			}
 		}
-		bl = t.push(uint64(owner), recent)
 	}
+	bl := t.at(uint64(owner))
 	bl.Contentions += n
 	bl.Blamed += d
 	bl.Open += open
@@ -871,9 +848,6 @@ func (w *waitAgg) add(o *waitAgg) {
 
 // waitSite returns the figures of the waits at stack to add to.
 func (a *lockAgg) waitSite(stack StackID) *waitAgg {
-	if r := a.recent(); r != nil {
-		return a.wsites.atIn(uint64(stack), &r.wsites)
-	}
 	return a.wsites.at(uint64(stack))
 }
 

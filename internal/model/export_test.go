@@ -15,11 +15,9 @@ import (
 // They give up a thread's samples to the spill as soon as its windows are
 // split past them (releaseSamples), its windows between ThreadCPU lines
 // and scheduler times as they are split (releaseWins), and its blame
-// log's entries as they are made (giveBlame). The aggregation sums its
-// records every three (aggregator.sumRecs).
+// log's entries as they are made (giveBlame).
 func init() {
 	sealEvery, sealMargin, sampleBatch, lateCompactMin, blameBatch, winBatch = 1, 0, 1, 1, 1, 1
-	recBatch = 3
 }
 
 // LateEntries is how many late entries m keeps.

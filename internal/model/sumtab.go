@@ -47,72 +47,12 @@ func (t *sumTab[E, P]) at(key uint64) *E {
 	if n := len(t.log); n > 0 && t.log[n-1].key == key {
 		return &t.log[n-1].e
 	}
-	return t.push(key, nil)
-}
-
-// atIn is at, the log's records of key found by recent too: the
-// additions to a key since the last merge are mostly one record.
-func (t *sumTab[E, P]) atIn(key uint64, recent *logRecent) *E {
-	if recent == nil {
-		return t.at(key)
-	}
-	if e := t.find(key, recent); e != nil {
-		return e
-	}
-	return t.push(key, recent)
-}
-
-// find returns the record of key in the log to add to, if the log's last
-// or the one recent names: nil when neither.
-func (t *sumTab[E, P]) find(key uint64, recent *logRecent) *E {
-	n := len(t.log)
-	if n > 0 && t.log[n-1].key == key {
-		return &t.log[n-1].e
-	}
-	if s := &recent.s[recent.slot(key)]; s.gen == recent.gen && s.key == key && int(s.i) < n && t.log[s.i].key == key {
-		return &t.log[s.i].e
-	}
-	return nil
-}
-
-// push appends a record of key to the log, merged first if due, and
-// returns it; recent (if not nil) names it.
-func (t *sumTab[E, P]) push(key uint64, recent *logRecent) *E {
 	if t.full() {
 		t.merge()
 	}
 	t.log = append(t.log, sumEnt[E]{key: key})
-	if recent != nil {
-		recent.s[recent.slot(key)] = recentSlot{key: key, i: int32(len(t.log) - 1), gen: recent.gen}
-	}
 	return &t.log[len(t.log)-1].e
 }
-
-// logRecent names, by a slot of each key's hash, the index in its log of
-// the latest record of a key pushed to a sumTab's log, since the last
-// next: the seal sums a lock's records one after the other (sumRecs), its
-// tables' logs then take a record per key and not per addition (c1G: 15.5
-// M additions to 478 000 sites of locks), and calls next at each lock.
-// Whose log is not said: an index is checked against the key it finds
-// there (find), whatever was merged since.
-type logRecent struct {
-	s   [1 << logRecentBits]recentSlot
-	gen uint32
-}
-
-type recentSlot struct {
-	key uint64
-	i   int32
-	gen uint32
-}
-
-// next forgets the records named: those of another lock's tables.
-func (r *logRecent) next() { r.gen++ }
-
-// logRecentBits: logRecent has 1<<logRecentBits slots.
-const logRecentBits = 10
-
-func (r *logRecent) slot(key uint64) int { return probeHash(key+1, 64-logRecentBits) }
 
 // full reports whether the log is due to be merged.
 func (t *sumTab[E, P]) full() bool {

@@ -54,48 +54,6 @@ func TestSumTab(t *testing.T) {
 	}
 }
 
-// TestSumTabRecent checks sumTab.atIn against maps: two tables sharing
-// one logRecent, added to in turns and in runs, the recent records forgotten
-// (next) now and then, each read back at every size.
-func TestSumTabRecent(t *testing.T) {
-	for _, bits := range []uint{3, 9, 20} {
-		r := rand.New(rand.NewPCG(5, uint64(bits)))
-		var recent logRecent
-		var tabs [2]sumTab[blameAgg, *blameAgg]
-		want := [2]map[uint64]blameAgg{{}, {}}
-		which := 0
-		for i := range 30000 {
-			if r.IntN(8) == 0 {
-				which = 1 - which
-				if r.IntN(2) == 0 {
-					recent.next()
-				}
-			}
-			k := r.Uint64() >> (64 - bits)
-			b := tabs[which].atIn(k, &recent)
-			b.Contentions++
-			b.Blamed += format.Time(k)
-			w := want[which][k]
-			w.Contentions++
-			w.Blamed += format.Time(k)
-			want[which][k] = w
-			if i%2500 == 2499 {
-				for j := range tabs {
-					es := tabs[j].sorted()
-					if len(es) != len(want[j]) {
-						t.Fatalf("bits %d, table %d: %d keys, want %d", bits, j, len(es), len(want[j]))
-					}
-					for _, e := range es {
-						if e.e != want[j][e.key] {
-							t.Fatalf("bits %d, table %d: key %x: %+v, want %+v", bits, j, e.key, e.e, want[j][e.key])
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
 // TestSortStable checks sortStable against slices.SortStableFunc on keys
 // of every width, negative times too, equal keys kept in their order.
 func TestSortStable(t *testing.T) {

@@ -80,9 +80,11 @@ func checkConditionRelease(t *testing.T, j jdk, args ...string) {
 	}
 	// Released: only the hand-offs (docs/report-json.md: from holder-b's unlock's unpark of the
 	// next waiter to that waiter's acquire, and on to the next, microseconds each), never its
-	// await on condC (nested_ns): it held lockB through it.
-	if v := b.HoldersDoing["released"]; v > 0.01 || v > nested/10 {
-		t.Errorf("holder-b released %.3f s, want only the hand-offs, well under 0.01 s (it held lockB through its await on lockC's condition): %s", v, show)
+	// await on condC (nested_ns): it held lockB through it. A tenth of the await, not a fixed
+	// 10 ms: three hand-offs took 16 ms beside a 5 GB report and a make test (load 5); the await
+	// counted as released would be all of it.
+	if v := b.HoldersDoing["released"]; v > nested/10 {
+		t.Errorf("holder-b released %.3f s, want only the hand-offs, well under a tenth of its await %.3f s (it held lockB through its await on lockC's condition): %s", v, nested, show)
 	}
 	// Its park lasts its timeout; the await around it a little more (the lock's release and
 	// take back, and on a loaded machine the wait for a CPU).

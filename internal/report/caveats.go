@@ -145,7 +145,7 @@ func (r *Report) tailEntries() []headEntry {
 		}
 	}
 	if r.DroppedEvents != nil && *r.DroppedEvents > 0 {
-		es = add(es, flagged, "%d events DROPPED by the agent (buffer full): counts and times are lower bounds;", *r.DroppedEvents)
+		es = add(es, flagged, "%d events DROPPED by the agent%s (buffer full): counts and times are lower bounds;", *r.DroppedEvents, r.whole())
 		more(es, " ", "record again with a larger --buffer or a shorter --flush")
 		if r.DroppedAtExit != nil && *r.DroppedAtExit > 0 {
 			more(es, " ", "(%d of them at exit: the final flush had to be bounded)", *r.DroppedAtExit)
@@ -158,13 +158,13 @@ func (r *Report) tailEntries() []headEntry {
 				kinds = append(kinds, fmt.Sprintf("%s %d", k, r.Unattributed[k]))
 			}
 		}
-		es = add(es, flagged, "%s of virtual threads not attributed (not recorded)", count(int(*n), "event", "events"))
+		es = add(es, flagged, "%s of virtual threads not attributed (not recorded)%s", count(int(*n), "event", "events"), r.whole())
 		if len(kinds) > 0 {
 			more(es, ": ", "%s", strings.Join(kinds, ", "))
 		}
 	}
 	if n := r.VirtualThreads; n != nil && *n > 0 {
-		es = add(es, note, "%s started while recording", count(int(*n), "virtual thread", "virtual threads"))
+		es = add(es, note, "%s started while recording%s", count(int(*n), "virtual thread", "virtual threads"), r.whole())
 	}
 	if r.ParseErrors > 0 {
 		es = add(es, flagged, "%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
@@ -221,6 +221,16 @@ func (r *Report) tailEntries() []headEntry {
 		es = add(es, note, "no events dropped, no malformed lines")
 	}
 	return es
+}
+
+// whole is " in the whole recording" where the report is partial: what
+// .info counts (events dropped, samples lost) is of the agent's whole run,
+// and may have happened outside the part reported.
+func (r *Report) whole() string {
+	if r.partial() {
+		return " in the whole recording"
+	}
+	return ""
 }
 
 // partial reports whether the report covers part of what the agent

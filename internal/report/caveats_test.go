@@ -32,3 +32,44 @@ func TestOwnerUnknownWhyWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoCountsWhole: the events dropped, the virtual threads' events not
+// attributed, the virtual threads started and the samples lost are .info's
+// counts of the agent's whole run; a partial report says so, as it does for
+// the owners' reasons above.
+func TestInfoCountsWhole(t *testing.T) {
+	seven := int64(7)
+	wants := []string{
+		"7 events DROPPED by the agent in the whole recording (buffer full)",
+		"7 events of virtual threads not attributed (not recorded) in the whole recording",
+		"7 virtual threads started while recording in the whole recording",
+		"7 samples lost in the whole recording (timer 7)",
+	}
+	for _, c := range []struct {
+		name  string
+		set   func(r *Report)
+		whole bool
+	}{
+		{"whole", func(*Report) {}, false},
+		{"range", func(r *Report) { r.Range = &Range{} }, true},
+		{"thread", func(r *Report) { r.Filter = &Filter{Thread: "x"} }, true},
+		{"bounded", func(r *Report) { r.Bounded = &Bounded{ChunksDeleted: 2} }, true},
+	} {
+		r := &Report{DroppedEvents: &seven, UnattributedEvents: &seven, VirtualThreads: &seven,
+			CPU: &CPU{Lost: map[string]int64{"timer": 7}}}
+		c.set(r)
+		var got []string
+		for _, e := range r.tailEntries() {
+			got = append(got, strings.Join(e.lines, " "))
+		}
+		s := strings.Join(got, "\n")
+		for _, w := range wants {
+			if !c.whole {
+				w = strings.Replace(w, " in the whole recording", "", 1)
+			}
+			if !strings.Contains(s, w) {
+				t.Errorf("%s: %q, want %q in it", c.name, s, w)
+			}
+		}
+	}
+}

@@ -421,5 +421,5 @@ func (r *Report) lostEntry(es []headEntry) []headEntry {
 		n += r.CPU.Lost[k]
 		why = append(why, fmt.Sprintf("%s %d", k, r.CPU.Lost[k]))
 	}
-	return add(es, caveat, "%s lost (%s): the CPU profile and the holders' frames miss them", count(int(n), "sample", "samples"), strings.Join(why, ", "))
+	return add(es, caveat, "%s lost%s (%s): the CPU profile and the holders' frames miss them", count(int(n), "sample", "samples"), r.whole(), strings.Join(why, ", "))
 }

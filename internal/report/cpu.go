@@ -273,15 +273,16 @@ func (b *builder) holders(l *Lock, d *model.Doing) {
 // running and other with the frame most of their samples were in, a lock
 // the holders blocked on with its holder. Nothing when all of it is
 // runnable time the recording cannot split and no sample says more (an
-// older recording): "runnable 100 %" would say nothing.
-func holdersText(t *textWriter, l *Lock) {
+// older recording): "runnable 100 %" would say nothing. It reports
+// whether it printed.
+func holdersText(t *textWriter, l *Lock) bool {
 	d := l.HoldersDoing
 	says := len(l.HoldersFrames) > 0
 	for name := range d {
 		says = says || name != "runnable" && name != "unknown"
 	}
 	if !says {
-		return
+		return false
 	}
 	whole := l.HoldersWhileS
 	type part struct {
@@ -350,6 +351,7 @@ func holdersText(t *textWriter, l *Lock) {
 		}
 		t.printf("       %s\n", line)
 	}
+	return true
 }
 
 // topFrame returns the frame of state with most samples, its samples, and

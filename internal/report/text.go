@@ -515,6 +515,14 @@ func (r *Report) contentionSection(t *textWriter) {
 		what = count(r.LocksTotal-s, "contended lock", "contended locks") + " and " + count(s, "semaphore", "semaphores")
 	}
 	t.section("CONTENTION: %s by time threads were blocked on them%s", what, shown(len(r.Locks), r.LocksTotal))
+	monitorSplit := false
+	defer func() {
+		if monitorSplit {
+			// docs/report-json.md, "What the holders did".
+			t.printf("  (a monitor's exit is not recorded: what its holder was doing includes the hand-off, from\n" +
+				"  the holder's exit to the next owner's entry, told as what the holder did then)\n")
+		}
+	}()
 	for i, l := range r.Locks {
 		what := lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
 		var more []string
@@ -579,7 +587,9 @@ func (r *Report) contentionSection(t *textWriter) {
 			}
 			t.table("       ", right, rows)
 		}
-		holdersText(t, &l)
+		if holdersText(t, &l) && l.Kind == "monitor" && l.Contentions > 0 {
+			monitorSplit = true
+		}
 		t.printf("     blocked at:\n")
 		for j, s := range l.Sites {
 			if j == 3 {

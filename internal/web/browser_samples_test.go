@@ -191,6 +191,11 @@ func TestBrowserSamples(t *testing.T) {
 		if strings.Join(parts, ",") != "running,other,runnable,blocked,ready" {
 			t.Errorf("the lock's holders' parts: %q", parts)
 		}
+		// A monitor's hand-off is told as what its holder did then: said,
+		// as the report's text says it.
+		if note := eval[string](t, ctx, `document.querySelector('.lock-detail .holders .muted').textContent`); !strings.HasPrefix(note, "A monitor's exit is not recorded") {
+			t.Errorf("the monitor's holders' note: %q", note)
+		}
 		within(t, ctx, 10*time.Second, "the holders' flame graph", chromedp.Click(chromedp.CSS(`.lock-detail button.holders-flame`)))
 		waitJS(t, ctx, "the holders' flame graph", `document.querySelector('.flame-info').textContent.includes('of the holders of lock 0000AAAA')`)
 		// The first words said must be the answer's.

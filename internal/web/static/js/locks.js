@@ -256,6 +256,8 @@ export class Locks {
       const hd = d.holders;
       out.push(h('div', { class: 'holders' },
         h('h4', null, `While others were blocked (${fmtDur(hd.while)}), ${d.owners.length > 1 ? 'its holders were' : 'its holder was'}`),
+        // As orca report's text says under its contention list.
+        d.kind === 'monitor' ? h('div', { class: 'muted small' }, "A monitor's exit is not recorded: the hand-off, from the holder's exit to the next owner's entry, is told as what the holder did then.") : null,
         doingEl(hd, link),
         hd.frames && hd.frames.length ? h('table', { class: 'grid compact holder-frames' }, h('tbody', null, hd.frames.slice(0, 10).map((f) => h('tr', null,
           // A JDK leaf with the program's frame that led to it, as the report says it.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"orca/internal/analysis"
@@ -26,8 +27,15 @@ func isJDK(frame string) bool { return analysis.IsJDK(frame) }
 // shown from the top (from its call, when it has one). JSON always has
 // every frame.
 func compact(frames []string) []string {
+	out, _ := compactTail(frames)
+	return out
+}
+
+// compactTail is compact, with the index of the first frame of the
+// "... N more frames" line at its end (len(frames) when none).
+func compactTail(frames []string) ([]string, int) {
 	if len(frames) == 0 {
-		return []string{"(no stack)"}
+		return []string{"(no stack)"}, 0
 	}
 	out := []string{frames[0]}
 	fold := func(n int) {
@@ -61,6 +69,51 @@ func compact(frames []string) []string {
 	if rest := len(frames) - i; rest > 0 {
 		out = append(out, fmt.Sprintf("... %d more %s", rest, plural(rest, "frame", "frames")))
 	}
+	return out, i
+}
+
+// compactAmong is compact(frames) made to differ from the lines of the
+// siblings it is listed with (the other sites of one lock, wait or park
+// list): where a sibling's lines are the same — the stacks differ only
+// below the frames shown, as H2's two INSERTs at H2Bench.java:154 and :167
+// under eight identical frames — the frame where they first differ is
+// shown too, with the frames skipped before it counted ("... 7 more
+// frames"). JSON has every frame either way.
+func compactAmong(frames []string, siblings [][]string) []string {
+	out, from := compactTail(frames)
+	if from >= len(frames) {
+		return out
+	}
+	var at []int
+	for _, sib := range siblings {
+		if slices.Equal(sib, frames) || !slices.Equal(compact(sib), out) {
+			continue
+		}
+		d := from
+		for d < len(frames) && d < len(sib) && frames[d] == sib[d] {
+			d++
+		}
+		if d < len(frames) && !slices.Contains(at, d) {
+			at = append(at, d)
+		}
+	}
+	if len(at) == 0 {
+		return out
+	}
+	slices.Sort(at)
+	out = out[:len(out)-1]
+	skip := func(n int) {
+		if n > 0 {
+			out = append(out, fmt.Sprintf("... %d more %s", n, plural(n, "frame", "frames")))
+		}
+	}
+	next := from
+	for _, d := range at {
+		skip(d - next)
+		out = append(out, frames[d])
+		next = d + 1
+	}
+	skip(len(frames) - next)
 	return out
 }
 

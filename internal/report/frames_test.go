@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -67,5 +68,51 @@ func TestLabel(t *testing.T) {
 		if got := tw.label("0000000A", c.name); got != c.want {
 			t.Errorf("label(%v) = %s, want %s", c.name, got, c.want)
 		}
+	}
+}
+
+// TestCompactAmong: two sites whose shown frames are the same (H2's
+// INSERTs from H2Bench.java:154 and :167 under the same twelve frames)
+// each show the frame where they differ; a site unlike the others, or
+// alone, is shown as compact shows it.
+func TestCompactAmong(t *testing.T) {
+	common := []string{
+		"org.h2.schema.Sequence.flush(Sequence.java:519)",
+		"org.h2.schema.Sequence.getNext(Sequence.java:428)",
+		"org.h2.engine.SessionLocal.getNextValueFor(SessionLocal.java:1017)",
+		"org.h2.table.Column.validateConvertUpdateSequence(Column.java:359)",
+		"org.h2.table.Table.convertInsertRow(Table.java:926)",
+		"org.h2.command.dml.Insert.insertRows(Insert.java:167)",
+		"org.h2.command.dml.Insert.update(Insert.java:135)",
+	}
+	at := func(tail ...string) []string { return append(slices.Clone(common), tail...) }
+	a := at("H2Bench$Worker.run(H2Bench.java:154)")
+	b := at("H2Bench$Worker.run(H2Bench.java:167)")
+	c := at("H2Bench$Worker.run(H2Bench.java:167)", "java.lang.Thread.run(Thread.java:1583)")
+	other := []string{"Other.m(Other.java:1)"}
+	for _, tc := range []struct {
+		name     string
+		frames   []string
+		siblings [][]string
+		want     []string
+	}{
+		{"alone", a, [][]string{a}, append(slices.Clone(common[:5]), "... 3 more frames")},
+		{"unlike", a, [][]string{a, other}, append(slices.Clone(common[:5]), "... 3 more frames")},
+		{"differ at the last", a, [][]string{a, b}, append(slices.Clone(common[:5]), "... 2 more frames", "H2Bench$Worker.run(H2Bench.java:154)")},
+		{"the other", b, [][]string{a, b}, append(slices.Clone(common[:5]), "... 2 more frames", "H2Bench$Worker.run(H2Bench.java:167)")},
+		// c has a frame more: its "... 4 more frames" already tells it
+		// from a and b.
+		{"longer", c, [][]string{a, b, c}, append(slices.Clone(common[:5]), "... 4 more frames")},
+		{"two differences", a, [][]string{a, b, at("X.y(X.java:1)")}, append(slices.Clone(common[:5]), "... 2 more frames", "H2Bench$Worker.run(H2Bench.java:154)")},
+	} {
+		if got := compactAmong(tc.frames, tc.siblings); !slices.Equal(got, tc.want) {
+			t.Errorf("%s:\n got %q\nwant %q", tc.name, got, tc.want)
+		}
+	}
+	// Where the stacks differ at different depths, each is shown.
+	d := append(slices.Clone(common[:6]), "Y.z(Y.java:2)", "H2Bench$Worker.run(H2Bench.java:154)")
+	want := append(slices.Clone(common[:5]), "... 1 more frame", "org.h2.command.dml.Insert.update(Insert.java:135)", "H2Bench$Worker.run(H2Bench.java:154)")
+	if got := compactAmong(a, [][]string{a, b, d}); !slices.Equal(got, want) {
+		t.Errorf("two depths:\n got %q\nwant %q", got, want)
 	}
 }

@@ -61,6 +61,23 @@ func (t *textWriter) frames(indent string, frames []string) {
 	}
 }
 
+// siteFrames are the frames of the sites listed.
+func siteFrames[S any](sites []S, frames func(S) []string) [][]string {
+	out := make([][]string, len(sites))
+	for i, s := range sites {
+		out[i] = frames(s)
+	}
+	return out
+}
+
+// framesAmong prints frames as frames does, made to differ from the
+// siblings listed with them (compactAmong).
+func (t *textWriter) framesAmong(indent string, frames []string, siblings [][]string) {
+	for _, f := range compactAmong(frames, siblings) {
+		t.printf("%s%s\n", indent, f)
+	}
+}
+
 // table prints rows with columns padded to their widest cell; right[i]
 // right-aligns column i (nil: all but the first). A left-aligned last
 // column is not padded.
@@ -597,7 +614,7 @@ func (r *Report) contentionSection(t *textWriter) {
 				break
 			}
 			t.printf("       %s:\n", siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
-			t.frames("         ", s.Frames)
+			t.framesAmong("         ", s.Frames, siteFrames(l.Sites[:min(3, len(l.Sites))], func(s LockSite) []string { return s.Frames }))
 		}
 		holdText(t, &l)
 	}
@@ -720,7 +737,15 @@ func (r *Report) siteSection(t *textWriter) {
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
 		t.printf("  #%d %s: %s\n", i+1, lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
-		t.frames("       ", s.Frames)
+		// Told apart from the sites of the same lock listed (a site of
+		// another lock is told apart by its lock).
+		var same [][]string
+		for _, o := range r.Sites {
+			if o.Object == s.Object && o.Kind == s.Kind {
+				same = append(same, o.Frames)
+			}
+		}
+		t.framesAmong("       ", s.Frames, same)
 	}
 }
 
@@ -828,7 +853,7 @@ func (r *Report) waitSection(t *textWriter) {
 				}
 				t.printf("     %s, %s%s, at:\n", count(s.Waits, "wait", "waits"), dur(s.WaitS), note)
 			}
-			t.frames("       ", s.Frames)
+			t.framesAmong("       ", s.Frames, siteFrames(w.Sites[:min(2, len(w.Sites))], func(s WaitSite) []string { return s.Frames }))
 		}
 	}
 	if len(jdk) > 0 {
@@ -933,7 +958,7 @@ func (r *Report) parkWait(t *textWriter, w Wait) {
 			break
 		}
 		t.printf("     %s, %s, at:\n", count(s.Waits, "park", "parks"), dur(s.WaitS))
-		t.frames("       ", s.Frames)
+		t.framesAmong("       ", s.Frames, siteFrames(w.Sites[:min(2, len(w.Sites))], func(s WaitSite) []string { return s.Frames }))
 	}
 }
 

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"orca/internal/model"
@@ -88,29 +89,46 @@ func holdSummary(f HoldFigures, p99 bool) string {
 	return s + ", max " + dur(f.MaxS)
 }
 
-// holdSites names each site with holdSite, giving every site more callers
-// while two of them read alike and one of them still has more to say (the
-// sites differ in some frame, else they would be one): HSQLDB's
-// synchronized ValuePool.getInt, called from two places, read as the same
-// "… → ValuePool.getInt" with one caller.
+// holdSites names each site with holdSite and one caller; where two
+// sites read alike, each also shows the frames where it differs from the
+// others that read as it does, outermost first, with "…" for the frames
+// passed over: HSQLDB's synchronized ValuePool.getInt, called from two
+// places, read as the same "… → ValuePool.getInt" with one caller; H2's
+// Sequence.getNext, taken under the same eleven callers from two lines of
+// H2Bench$Worker.run, reads "H2Bench$Worker.run(H2Bench.java:154) → … →
+// SessionLocal.getNextValueFor(…) → Sequence.getNext(…)", not all twelve.
 func holdSites(sites []HoldSite) []string {
 	names := make([]string, len(sites))
-	for callers := 1; ; callers++ {
-		seen := map[string]int{}
-		for i, s := range sites {
-			names[i] = holdSite(s.Frames, callers)
-			seen[names[i]]++
-		}
-		more := false
-		for i, s := range sites {
-			if seen[names[i]] > 1 && holdSite(s.Frames, callers+1) != names[i] {
-				more = true
+	next := make([]int, len(sites))
+	for i, s := range sites {
+		names[i], next[i] = holdSiteNext(s.Frames, 1)
+	}
+	out := slices.Clone(names)
+	for i, s := range sites {
+		var at []int
+		for j, o := range sites {
+			if j == i || names[j] != names[i] {
+				continue
+			}
+			d := next[i]
+			for d < len(s.Frames) && d < len(o.Frames) && s.Frames[d] == o.Frames[d] {
+				d++
+			}
+			if d < len(s.Frames) && !slices.Contains(at, d) {
+				at = append(at, d)
 			}
 		}
-		if !more {
-			return names
+		slices.Sort(at)
+		from := next[i]
+		for _, d := range at {
+			if d > from {
+				out[i] = "… → " + out[i]
+			}
+			out[i] = s.Frames[d] + " → " + out[i]
+			from = d + 1
 		}
 	}
+	return out
 }
 
 // holdSite names a holding site by its first frame of the program's code
@@ -120,8 +138,15 @@ func holdSites(sites []HoldSite) []string {
 // user and is passed over; a frame of code compiled without line numbers
 // ("(Unknown Source)") is a caller like any other.
 func holdSite(frames []string, callers int) string {
+	name, _ := holdSiteNext(frames, callers)
+	return name
+}
+
+// holdSiteNext is holdSite, with the index of the first frame after those
+// it names.
+func holdSiteNext(frames []string, callers int) (string, int) {
 	if len(frames) == 0 {
-		return "(no stack)"
+		return "(no stack)", 0
 	}
 	i := 0
 	for j, f := range frames {
@@ -131,15 +156,13 @@ func holdSite(frames []string, callers int) string {
 		}
 	}
 	name := frames[i]
-	for _, f := range frames[i+1:] {
-		if callers == 0 {
-			break
-		}
-		if strings.Contains(f, "$$Lambda") {
+	k := i + 1
+	for ; k < len(frames) && callers > 0; k++ {
+		if strings.Contains(frames[k], "$$Lambda") {
 			continue
 		}
-		name = f + " → " + name
+		name = frames[k] + " → " + name
 		callers--
 	}
-	return name
+	return name, k
 }

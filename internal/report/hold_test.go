@@ -6,7 +6,8 @@ import (
 )
 
 // TestHoldSites: the holding sites of a lock are named so that no two read
-// alike, by the program's first frame and as many callers as it takes; a
+// alike, by the program's first frame, a caller and the frames where they
+// differ ("…" for those passed over); a
 // frame compiled without line numbers is a caller, a lambda's generated
 // frame is not. HSQLDB (no line numbers) printed two sites both as
 // "java.lang.Thread.run(Thread.java:840) → org.hsqldb.map.ValuePool.getInt(Unknown Source)".
@@ -40,10 +41,32 @@ func TestHoldSites(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("holdSites:\n got %q\nwant %q", got, want)
 	}
-	// Sites that differ only past what is shown still end: the whole
-	// stack is the most a name can say.
+	// Two equal stacks (not two sites of one recording) have nothing to
+	// tell them apart: the name with one caller.
 	same := holdSites([]HoldSite{{Frames: getInt}, {Frames: getInt}})
-	if same[0] != same[1] || same[0] != holdSite(getInt, len(getInt)) {
+	if same[0] != same[1] || same[0] != holdSite(getInt, 1) {
 		t.Errorf("two equal stacks: %q", same)
+	}
+	// H2's Sequence.getNext under the same callers from two lines of
+	// H2Bench$Worker.run: the frame that differs, after "…" for the ten
+	// the same, not all twelve.
+	h2 := func(line string) []string {
+		return []string{
+			"org.h2.schema.Sequence.getNext(Sequence.java:419)",
+			"org.h2.engine.SessionLocal.getNextValueFor(SessionLocal.java:1017)",
+			"org.h2.table.Column.validateConvertUpdateSequence(Column.java:359)",
+			"org.h2.table.Table.convertInsertRow(Table.java:926)",
+			"org.h2.command.dml.Insert.insertRows(Insert.java:167)",
+			"H2Bench$Worker.run(H2Bench.java:" + line + ")",
+		}
+	}
+	got = holdSites([]HoldSite{{Frames: h2("154")}, {Frames: h2("167")}, {Frames: getInt}})
+	want = []string{
+		"H2Bench$Worker.run(H2Bench.java:154) → … → org.h2.engine.SessionLocal.getNextValueFor(SessionLocal.java:1017) → org.h2.schema.Sequence.getNext(Sequence.java:419)",
+		"H2Bench$Worker.run(H2Bench.java:167) → … → org.h2.engine.SessionLocal.getNextValueFor(SessionLocal.java:1017) → org.h2.schema.Sequence.getNext(Sequence.java:419)",
+		"org.hsqldb.rowio.RowInputBinary.readInteger(Unknown Source) → org.hsqldb.map.ValuePool.getInt(Unknown Source)",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("holdSites of H2:\n got %q\nwant %q", got, want)
 	}
 }

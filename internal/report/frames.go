@@ -84,23 +84,16 @@ func compactAmong(frames []string, siblings [][]string) []string {
 	if from >= len(frames) {
 		return out
 	}
-	var at []int
+	var alike [][]string
 	for _, sib := range siblings {
-		if slices.Equal(sib, frames) || !slices.Equal(compact(sib), out) {
-			continue
-		}
-		d := from
-		for d < len(frames) && d < len(sib) && frames[d] == sib[d] {
-			d++
-		}
-		if d < len(frames) && !slices.Contains(at, d) {
-			at = append(at, d)
+		if slices.Equal(compact(sib), out) {
+			alike = append(alike, sib)
 		}
 	}
+	at := differAt(frames, alike, from)
 	if len(at) == 0 {
 		return out
 	}
-	slices.Sort(at)
 	out = out[:len(out)-1]
 	skip := func(n int) {
 		if n > 0 {
@@ -115,6 +108,24 @@ func compactAmong(frames []string, siblings [][]string) []string {
 	}
 	skip(len(frames) - next)
 	return out
+}
+
+// differAt returns, in order, the indexes from from on where frames first
+// differs from each of others (frames itself among them is passed over): the
+// frames that tell it apart from them.
+func differAt(frames []string, others [][]string, from int) []int {
+	var at []int
+	for _, o := range others {
+		d := from
+		for d < len(frames) && d < len(o) && frames[d] == o[d] {
+			d++
+		}
+		if d < len(frames) && !slices.Contains(at, d) {
+			at = append(at, d)
+		}
+	}
+	slices.Sort(at)
+	return at
 }
 
 // frameName splits a resolved frame ("java.util.concurrent.ArrayBlockingQueue.put(ArrayBlockingQueue.java:370)")

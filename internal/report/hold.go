@@ -105,22 +105,14 @@ func holdSites(sites []HoldSite) []string {
 	}
 	out := slices.Clone(names)
 	for i, s := range sites {
-		var at []int
+		var alike [][]string
 		for j, o := range sites {
-			if j == i || names[j] != names[i] {
-				continue
-			}
-			d := next[i]
-			for d < len(s.Frames) && d < len(o.Frames) && s.Frames[d] == o.Frames[d] {
-				d++
-			}
-			if d < len(s.Frames) && !slices.Contains(at, d) {
-				at = append(at, d)
+			if j != i && names[j] == names[i] {
+				alike = append(alike, o.Frames)
 			}
 		}
-		slices.Sort(at)
 		from := next[i]
-		for _, d := range at {
+		for _, d := range differAt(s.Frames, alike, from) {
 			if d > from {
 				out[i] = "… → " + out[i]
 			}

@@ -83,3 +83,60 @@ func TestImportJFC(t *testing.T) {
 		t.Errorf("orca import --jfc run.jfr: exit %d, want 2", code)
 	}
 }
+
+// TestAgentPathHelpDefaults: help agent-path said lockorder's default was "no" (and that its
+// monitors were asked of JVMTI in the thread) after the agent's default became monitors, read
+// from the thread's frames. Each default it states must be the one options_parse sets.
+func TestAgentPathHelpDefaults(t *testing.T) {
+	src, err := os.ReadFile("../../agent/core/options.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	if i := strings.Index(body, "const char *options_parse("); i >= 0 {
+		body = body[i:]
+	} else {
+		t.Fatal("no options_parse in agent/core/options.c")
+	}
+	var out bytes.Buffer
+	if code := run(ui{nil, &out, io.Discard}, []string{"help", "agent-path"}); code != 0 {
+		t.Fatalf("orca help agent-path: exit %d", code)
+	}
+	// each key's block: from "  key=" at a line's start to the next such line
+	blocks := map[string]string{}
+	keyLine := regexp.MustCompile(`(?m)^  (\w+)=`)
+	help := out.String()
+	locs := keyLine.FindAllStringSubmatchIndex(help, -1)
+	for i, l := range locs {
+		end := len(help)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		blocks[help[l[2]:l[3]]] = strings.Join(strings.Fields(help[l[0]:end]), " ")
+	}
+	numeric := map[string]string{"depth": "depth", "flush": "flush_ms", "buffer": "buffer_mb",
+		"thread_cpu": "thread_cpu_ms", "wall_threads": "wall_threads"}
+	for key, field := range numeric {
+		m := regexp.MustCompile(`o->` + field + ` = (\d+);`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("options_parse sets no default for o->%s", field)
+		}
+		if !strings.Contains(blocks[key], "(default "+m[1]+")") && !strings.Contains(blocks[key], "default "+m[1]+")") {
+			t.Errorf("help agent-path's %s= does not say its default %s: %q", key, m[1], blocks[key])
+		}
+	}
+	m := regexp.MustCompile(`o->lock_order = ORCA_LOCK_ORDER_(\w+);`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatal("options_parse sets no default lock_order")
+	}
+	def := strings.ToLower(m[1])
+	lo := blocks["lockorder"]
+	if !strings.Contains(lo, def+" (default)") {
+		t.Errorf("help agent-path's lockorder= does not say its default is %s: %q", def, lo)
+	}
+	for _, v := range []string{"yes", "monitors", "no"} {
+		if v != def && strings.Contains(lo, v+" (default)") {
+			t.Errorf("help agent-path's lockorder= says %s is the default; the agent's is %s: %q", v, def, lo)
+		}
+	}
+}

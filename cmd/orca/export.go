@@ -183,6 +183,11 @@ func runExport(u ui, args []string) error {
 		}
 	} else {
 		count, total = export.Totals(m, opt.Kinds)
+		if f.Name == "pprof" {
+			// a java.util.concurrent acquire parked several times is one
+			// contention there, as in orca report
+			count, total = export.PProfTotals(m, opt.Kinds)
+		}
 		if count == 0 {
 			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
 		}

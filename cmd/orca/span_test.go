@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -117,6 +118,102 @@ func TestRangeErrors(t *testing.T) {
 		code := run(ui{nil, &out, &errb}, c.args)
 		if code != c.code || !strings.Contains(errb.String(), c.msg) || strings.Count(errb.String(), "\n") > 1 {
 			t.Errorf("%v: exit %d, stderr %q; want %d, %q", c.args, code, errb.String(), c.code, c.msg)
+		}
+	}
+}
+
+// TestReportRangeBounded: a range of a bounded recording (chunk files, the
+// first ones deleted) said "kept the last 2.00 s of 12.47 s recorded" for
+// --from 0 --to 2 of a recording that kept 6.37 s of 13.29 s: the range's
+// length as what was kept, and .info's end_s (which lags a killed JVM's
+// last events) instead of the recording's end. What was kept and recorded
+// does not depend on the range read of it.
+func TestReportRangeBounded(t *testing.T) {
+	src := rangeRecording(t)
+	b, err := os.ReadFile(src + format.SuffixEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marker := []byte(format.ChunkMarker)
+	var starts []int
+	for i := 0; ; {
+		j := bytes.Index(b[i:], marker)
+		if j < 0 {
+			break
+		}
+		starts = append(starts, i+j)
+		i += j + 1
+	}
+	if len(starts) < 4 {
+		t.Fatalf("%d chunks, want 4 or more", len(starts))
+	}
+	starts = append(starts, len(b))
+	prefix := filepath.Join(t.TempDir(), "b")
+	if err := os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{format.SuffixMethods, format.SuffixClasses} {
+		m, err := os.ReadFile(src + s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(prefix+s, m, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// chunk files 3.. kept, 1 and 2 deleted
+	for i := 2; i+1 < len(starts); i++ {
+		f := append([]byte(format.CompactHeader), b[starts[i]:starts[i+1]]...)
+		if err := os.WriteFile(format.ChunkFileName(prefix, uint64(i+1)), f, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	whole := reportJSON(t, src)
+	// The synthetic recording's events are 1000 s on; say it began 3 s
+	// before its first event and kept from 1 s after it, and end_s lagging
+	// 0.2 s behind its last event, as a killed JVM's .info does.
+	start, keptFrom, end := 997.0, 1001.0, 1000+whole.DurationS-0.2
+	info := fmt.Sprintf("format=orca-1\nencoding=compact\nmax_size=2097152\nmax_age_s=8.000\nchunks_deleted=2\nchunks_kept=3-%d\nkept_from_s=%.9f\nstart_s=%.9f\nend_s=%.9f\ncomplete=false\n",
+		len(starts)-1, keptFrom, start, end)
+	if err := os.WriteFile(prefix+format.SuffixInfo, []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type bounded struct {
+		DurationS float64 `json:"duration_s"`
+		Bounded   struct {
+			RecordedS float64 `json:"recorded_s"`
+			DeletedS  float64 `json:"deleted_s"`
+		} `json:"bounded"`
+	}
+	text := func(args ...string) (bounded, string) {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, append([]string{"report", "--json"}, args...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		var r bounded
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		out.Reset()
+		if code := run(ui{nil, &out, &errb}, append([]string{"report"}, args...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		for _, l := range strings.Split(out.String(), "\n") {
+			if strings.Contains(l, "bounded recording (") {
+				return r, strings.TrimSpace(l)
+			}
+		}
+		t.Fatalf("%v: no bounded recording line:\n%s", args, out.String())
+		return r, ""
+	}
+	all, allLine := text(prefix)
+	if all.Bounded.RecordedS <= 0 || all.Bounded.DeletedS <= 0 {
+		t.Fatalf("bounded: %+v", all)
+	}
+	for _, args := range [][]string{{"--from", "0", "--to", "0.1"}, {"--last", "100ms"}, {"--from", "0.2"}} {
+		r, line := text(append(args, prefix)...)
+		if r.Bounded != all.Bounded || line != allLine {
+			t.Errorf("%v: bounded %+v, %q; the whole's %+v, %q", args, r.Bounded, line, all.Bounded, allLine)
 		}
 	}
 }

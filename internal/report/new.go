@@ -138,7 +138,12 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		if start, end, ok := rec.Info.Span(); ok {
 			// .info is rewritten once a second: a JVM killed, or a
 			// recording still being written, has events after its end_s.
+			// With a range, m.End is the range's end: the recording's
+			// is the span's.
 			end = max(end, m.End)
+			if sp := opt.Span; sp != nil {
+				end = max(end, sp.End)
+			}
 			r.Bounded.RecordedS = sec(end - start)
 			if bd.ChunksDeleted > 0 && bd.KeptFrom > start {
 				r.Bounded.DeletedS = sec(bd.KeptFrom - start)

@@ -58,3 +58,39 @@ func TestCutFile(t *testing.T) {
 		t.Errorf("complete=false: exit %d, stderr %s, want %q in:\n%s", code, errb.String(), w, out.String())
 	}
 }
+
+// TestOutputDirChecked: report -o, export -o and import -o into a directory that does not exist
+// (or under a file) built the whole model first and then failed with the name of a temporary
+// file ("exporting r: open /x/.r.pb.gz.tmp2432766943: no such file or directory", exit 1).
+// Now, before anything is read: one line naming the directory, what to do, and that nothing
+// was done, exit 2, as orca record -o does.
+func TestOutputDirChecked(t *testing.T) {
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "x")
+	os.WriteFile(pre+".orca", []byte("0.0000000010,ThreadStarted,00000001,main\n0.0000000020,ThreadEnded,00000001\n"), 0o644)
+	jfr := filepath.Join(dir, "app.jfr")
+	os.WriteFile(jfr, []byte("FLR\x00"), 0o644)
+	file := filepath.Join(dir, "afile")
+	os.WriteFile(file, nil, 0o644)
+	missing := filepath.Join(dir, "missing")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"report", "-o", filepath.Join(missing, "r.txt"), pre}, "report: -o " + filepath.Join(missing, "r.txt") + ": the directory " + missing + " does not exist: create it (mkdir -p " + missing + ") or choose another -o; nothing was read"},
+		{[]string{"report", "--json", "-o", filepath.Join(file, "r.json"), pre}, file + " is not a directory"},
+		{[]string{"export", "--format", "pprof", "-o", filepath.Join(missing, "x.pb.gz"), pre}, "export: -o " + filepath.Join(missing, "x.pb.gz") + ": the directory " + missing + " does not exist: create it"},
+		{[]string{"export", "--format", "chrome", "-o", filepath.Join(file, "x.json"), pre}, file + " is not a directory"},
+		{[]string{"export", "--format", "seed", "-o", filepath.Join(missing, "s"), pre}, "does not exist: create it (mkdir -p " + missing + ") or choose another -o; nothing was written"},
+		{[]string{"import", "-o", filepath.Join(missing, "app"), jfr}, "does not exist: create it (mkdir -p " + missing + ") or choose another -o; nothing was imported"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, c.args)
+		if code != 2 || !strings.Contains(errb.String(), c.want) || strings.Contains(errb.String(), ".tmp") || out.Len() != 0 {
+			t.Errorf("orca %s: exit %d, stdout %q, stderr:\n%s\nwant exit 2 and %q", strings.Join(c.args, " "), code, out.String(), errb.String(), c.want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+		t.Errorf("%d files in %s, want the 3 the test wrote: %v", len(ents), dir, ents)
+	}
+}

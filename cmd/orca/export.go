@@ -119,6 +119,25 @@ func runExport(u ui, args []string) error {
 	if *formatName == "" {
 		return usagef("export: --format is required: %s", strings.Join(names, ", "))
 	}
+	// The output's directory, before the work: -o's, or, by default, the
+	// recording's (when it is there at all: else openRecording says so).
+	switch dir := filepath.Dir(ops[0]); {
+	case *out == "-", *out == "" && *formatName == "seed":
+	case *out != "" && *formatName == "seed":
+		if err := checkOutDir("export: -o "+*out, *out, "nothing was written"); err != nil {
+			return err
+		}
+	case *out != "":
+		if err := checkOutDir("export: -o "+*out, *out, "nothing was read"); err != nil {
+			return err
+		}
+	default:
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			if err := checkOutDir("export: the output beside "+ops[0], ops[0], "nothing was read"); err != nil {
+				return err
+			}
+		}
+	}
 	if *formatName == "seed" {
 		if *profileName != "" {
 			return usagef("export: --profile does not apply to --format seed (the whole recording is written)")

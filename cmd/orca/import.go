@@ -154,7 +154,7 @@ func checkImportPrefix(p string) error {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return usagef("import: -o %q is a directory: want a file name prefix (e.g. %s)", p, filepath.Join(p, "run1"))
 	}
-	return nil
+	return checkOutDir("import: "+p, p, "nothing was imported")
 }
 
 // printImport says what was imported, in the shape of orca record's summary.

@@ -124,6 +124,10 @@ func runReport(u ui, args []string) error {
 		return err
 	}
 	rec, err := openRecording("report", ops[0])
+	if err == nil && *out != "" {
+		// before the work, not after it
+		err = checkOutDir("report: -o "+*out, *out, "nothing was read")
+	}
 	if err != nil {
 		return err
 	}

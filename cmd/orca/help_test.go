@@ -69,7 +69,8 @@ func TestImportJFC(t *testing.T) {
 			t.Errorf("orca.jfc: %s: %v, want enabled, stack traces, threshold 0 ms", ev, s)
 		}
 	}
-	for _, ev := range []string{"jdk.ThreadStart", "jdk.ThreadEnd"} {
+	// jdk.JVMInformation: the Java version, command and pid of the report's headline
+	for _, ev := range []string{"jdk.ThreadStart", "jdk.ThreadEnd", "jdk.JVMInformation"} {
 		if got[ev]["enabled"] != "true" {
 			t.Errorf("orca.jfc: %s not enabled", ev)
 		}

@@ -217,3 +217,46 @@ func TestReportRangeBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestReportTopCPU: the CPU profile is cut by --top as every list: 10 by default, all with
+// --top 0. It listed 20 with --top 0, under "(top 20 shown; --top 0 shows all)", and help
+// report said "the first 20, or --top" while it listed 10 without --top.
+func TestReportTopCPU(t *testing.T) {
+	pre := rangeRecording(t)
+	type cpu struct {
+		CPU struct {
+			Methods []struct {
+				Rank int `json:"rank"`
+			} `json:"methods"`
+			MethodsTotal int `json:"methods_total"`
+		} `json:"cpu"`
+	}
+	get := func(args ...string) cpu {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, append([]string{"report", "--json"}, append(args, pre)...)); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		var c cpu
+		if err := json.Unmarshal(out.Bytes(), &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	all := get("--top", "0")
+	if all.CPU.MethodsTotal <= 20 || len(all.CPU.Methods) != all.CPU.MethodsTotal {
+		t.Errorf("--top 0: %d of %d CPU methods listed, want all (more than 20)", len(all.CPU.Methods), all.CPU.MethodsTotal)
+	}
+	for _, c := range []struct {
+		args []string
+		n    int
+	}{{nil, 10}, {[]string{"--top", "3"}, 3}, {[]string{"--top", "25"}, 25}} {
+		if got := get(c.args...); len(got.CPU.Methods) != c.n || got.CPU.MethodsTotal != all.CPU.MethodsTotal {
+			t.Errorf("%v: %d of %d CPU methods listed, want %d of %d", c.args, len(got.CPU.Methods), got.CPU.MethodsTotal, c.n, all.CPU.MethodsTotal)
+		}
+	}
+	var out bytes.Buffer
+	run(ui{nil, &out, &bytes.Buffer{}}, []string{"help", "report"})
+	if strings.Contains(out.String(), "the first 20") {
+		t.Errorf("help report still says the CPU profile lists the first 20")
+	}
+}

@@ -328,11 +328,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.Waits, r.WaitsTotal = top(waits, opt.Top)
 	r.Edges = b.edges()
-	cpuN := opt.Top
-	if cpuN == 0 {
-		cpuN = cpuTop
-	}
-	r.CPU = b.cpu(cpuN)
+	// as every list: --top N, 0 all (it was 20 with --top 0, under a
+	// heading that said "--top 0 shows all")
+	r.CPU = b.cpu(opt.Top)
 	r.Caveats = caveats(r.headEntries(), r.tailEntries())
 	return r
 }

@@ -94,3 +94,18 @@ func TestOutputDirChecked(t *testing.T) {
 		t.Errorf("%d files in %s, want the 3 the test wrote: %v", len(ents), dir, ents)
 	}
 }
+
+// TestImportDirectory: orca import DIR said `-o "DIR" is a directory: want a file name prefix`,
+// about an -o the user did not give (its default, the input's name). It says the input is a
+// directory, with or without -o.
+func TestImportDirectory(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"import", dir}, {"import", "-o", filepath.Join(dir, "x"), dir}} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, args)
+		want := "orca: import: " + dir + " is a directory: want a .jfr file"
+		if code != 2 || !strings.HasPrefix(errb.String(), want) {
+			t.Errorf("orca %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(args, " "), code, errb.String(), want)
+		}
+	}
+}

@@ -88,6 +88,11 @@ func runImport(u ui, args []string) error {
 		return usagef("import: --format %q: want compact or seed", *encName)
 	}
 	src := pos[0]
+	if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
+		// before -o's default, which would name it ("-o "runs" is a
+		// directory" for orca import runs)
+		return usagef("import: %s is a directory: want a .jfr file", src)
+	}
 	if src != "-" && !isJFR(src) {
 		// An Orca recording (a prefix or one of its files) needs no import.
 		rp := src
@@ -125,9 +130,6 @@ func runImport(u ui, args []string) error {
 		opt.Source = "stdin"
 		res, err = jfrimport.Import(u.stdin, -1, *prefix, opt)
 	} else {
-		if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
-			return usagef("import: %s is a directory: want a .jfr file", src)
-		}
 		res, err = jfrimport.ImportFile(src, *prefix, opt)
 	}
 	var de *jfrimport.DamageError

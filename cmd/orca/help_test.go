@@ -5,9 +5,12 @@ import (
 	"encoding/xml"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"orca/internal/testjvm"
 )
 
 // TestAgentPathHelp (issue 31, item 10): help agent-path said "The agent's options are listed in
@@ -140,4 +143,53 @@ func TestAgentPathHelpDefaults(t *testing.T) {
 			t.Errorf("help agent-path's lockorder= says %s is the default; the agent's is %s: %q", v, def, lo)
 		}
 	}
+}
+
+// TestImportHelpSamplesSettings: help import said "for samples add settings=profile" with
+// settings=orca.jfc,settings=profile: JFR lets the later file win, so profile's 10 ms
+// thresholds replaced orca.jfc's 0 ms and the import recorded only states of 10 ms or more.
+// The command help import shows, run on each JDK, records at 0 ms with samples on.
+func TestImportHelpSamplesSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts JVMs")
+	}
+	var out bytes.Buffer
+	run(ui{nil, &out, io.Discard}, []string{"help", "import"})
+	m := regexp.MustCompile(`(?m)^\s*java (-XX:StartFlightRecording=\S*settings=profile\S*)`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("help import shows no java command with settings=profile:\n%s", out.String())
+	}
+	testjvm.Each(t, func(t *testing.T, j testjvm.JDK) {
+		dir := t.TempDir()
+		var jfc bytes.Buffer
+		if code := run(ui{nil, &jfc, io.Discard}, []string{"import", "--jfc"}); code != 0 {
+			t.Fatal("orca import --jfc failed")
+		}
+		if err := os.WriteFile(filepath.Join(dir, "orca.jfc"), jfc.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		src := filepath.Join(dir, "Short.java")
+		os.WriteFile(src, []byte("public class Short { public static void main(String[] a) throws Exception { Thread.sleep(200); } }\n"), 0o644)
+		opt := strings.NewReplacer("filename=run.jfr", "filename="+filepath.Join(dir, "run.jfr"), "settings=orca.jfc", "settings="+filepath.Join(dir, "orca.jfc")).Replace(m[1])
+		cmd := testjvm.Command(t, dir, testjvm.Argv(j.Java(), dir, opt, src)...)
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", cmd.Args, err, b)
+		}
+		prefix := filepath.Join(dir, "run")
+		if code := run(ui{nil, io.Discard, io.Discard}, []string{"import", "--quiet", prefix + ".jfr"}); code != 0 {
+			t.Fatalf("orca import: exit %d", code)
+		}
+		info, err := os.ReadFile(prefix + ".info")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"MonitorContendedEnter", "ObjectWait", "ThreadPark", "ThreadSleep"} {
+			if v := regexp.MustCompile(`(?m)^threshold_ns\.` + k + `=(\d+)`).FindSubmatch(info); v != nil && string(v[1]) != "0" {
+				t.Errorf("%s: the command of help import recorded %s at a threshold of %s ns, not 0", opt, k, v[1])
+			}
+		}
+		if !bytes.Contains(info, []byte("jfr_settings.jdk.ExecutionSample=enabled=true")) {
+			t.Errorf("%s: ExecutionSample not enabled:\n%s", opt, info)
+		}
+	})
 }

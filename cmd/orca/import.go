@@ -40,8 +40,10 @@ orca import --jfc prints it, to save it and pass it to java or jcmd):
                         ExecutionSample events are left out: the same CPU)
   jdk.NativeMethodSample  Sample, wall (a thread in native code)
 
-orca.jfc leaves the samplers off; for samples add settings=profile:
-  java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc,settings=profile ...
+orca.jfc leaves the samplers off; for samples add settings=profile before
+it (the later file wins where both set a value: orca.jfc after profile keeps
+its 0 ms thresholds, profile's 10 ms would win after it):
+  java -XX:StartFlightRecording=filename=run.jfr,settings=profile,settings=orca.jfc ...
 
 Other events are skipped. JFR records no notify, join or semaphore events;
 joins show as waits on the Thread object. Line numbers resolve; source file

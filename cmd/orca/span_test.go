@@ -215,6 +215,21 @@ func TestReportRangeBounded(t *testing.T) {
 		if r.Bounded != all.Bounded || line != allLine {
 			t.Errorf("%v: bounded %+v, %q; the whole's %+v, %q", args, r.Bounded, line, all.Bounded, allLine)
 		}
+		// orca view's warnings: the same sentence (its report is made
+		// from the model alone, which knows the range it folded)
+		t.Setenv("ORCA_VIEW_INDEX", "0")
+		var sum struct {
+			Warnings []string `json:"warnings"`
+		}
+		url, stop := viewStart(t, append([]string{prefix}, args...)...)
+		body := httpGet(t, url+"api/summary")
+		stop()
+		if err := json.Unmarshal(body, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Warnings) == 0 || !strings.HasPrefix(sum.Warnings[0], allLine) {
+			t.Errorf("orca view %v: warnings %q, want the first %q", args, sum.Warnings, allLine)
+		}
 	}
 }
 

@@ -93,13 +93,8 @@ func (r *Report) headEntries() []headEntry {
 			bounds = append(bounds, "--max-age "+dur(b.MaxAgeS))
 		}
 		if b.ChunksDeleted > 0 {
-			kept := r.DurationS
-			if r.Range != nil {
-				// what the chunk files kept, not the range read of it
-				kept = r.Range.RecordingS
-			}
 			es = add(es, caveat, "bounded recording (%s): kept the last %s of %s recorded (chunk files %s);", strings.Join(bounds, ", "),
-				dur(kept), dur(b.RecordedS), b.ChunksKept)
+				dur(b.keptS), dur(b.RecordedS), b.ChunksKept)
 			more(es, " ", "the first %s (%s) were deleted: what threads were doing then", dur(b.DeletedS),
 				count(int(b.ChunksDeleted), "chunk file", "chunk files"))
 			more(es, " ", "is known only as their state at the kept span's start")

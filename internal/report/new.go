@@ -129,7 +129,17 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.TruncatedWhy = rec.TruncatedWhy()
 	}
 	if bd := rec.Info.Bounds(); bd != nil {
-		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted}
+		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted, keptS: r.DurationS}
+		// A range's span (opt.Span, or the one the model was folded
+		// with: the viewer's): what was kept and recorded is the
+		// recording's, not the range's.
+		sp := opt.Span
+		if sp == nil {
+			sp = res.Span
+		}
+		if sp != nil {
+			r.Bounded.keptS = sec(sp.End - sp.Origin)
+		}
 		if c := rec.Chunks; len(c) > 0 {
 			// The chunk files read (.info, rewritten once a second, may lag
 			// behind a recording still being written).
@@ -141,7 +151,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			// With a range, m.End is the range's end: the recording's
 			// is the span's.
 			end = max(end, m.End)
-			if sp := opt.Span; sp != nil {
+			if sp != nil {
 				end = max(end, sp.End)
 			}
 			r.Bounded.RecordedS = sec(end - start)

@@ -633,4 +633,5 @@ type Bounded struct {
 	// nothing was deleted).
 	RecordedS float64 `json:"recorded_s"`
 	DeletedS  float64 `json:"deleted_s"`
+	keptS     float64 // the kept chunk files' span: first event to last, of the whole (not a range's)
 }

@@ -193,3 +193,22 @@ func TestImportHelpSamplesSettings(t *testing.T) {
 		}
 	})
 }
+
+// TestReadmeDetachBound: README said a --detach recording without --max-size or --max-age was
+// "unbounded, with a warning"; orca applies --max-size detachMaxSize (record's help and
+// docs/attach.md say so). The README's sentence on it names that bound.
+func TestReadmeDetachBound(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := strings.Join(strings.Fields(string(b)), " ")
+	i := strings.Index(readme, "except with `--detach`")
+	if i < 0 {
+		t.Fatal("README.md: no sentence on --detach (\"except with `--detach`\")")
+	}
+	s := readme[i:min(len(readme), i+400)]
+	if strings.Contains(s, "unbounded") || !strings.Contains(s, "--max-size "+detachMaxSize) {
+		t.Errorf("README.md on --detach without bounds: %q; orca applies --max-size %s", s, detachMaxSize)
+	}
+}

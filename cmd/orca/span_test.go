@@ -275,3 +275,42 @@ func TestReportTopCPU(t *testing.T) {
 		t.Errorf("help report still says the CPU profile lists the first 20")
 	}
 }
+
+// TestBoundedUnclosedNamesChunk: a bounded recording killed mid-chunk said "the last chunk of
+// PREFIX.orca has no trailer", a file of 15 bytes (the header alone); the chunk is in the last
+// chunk file, which report and dump now name.
+func TestBoundedUnclosedNamesChunk(t *testing.T) {
+	src := rangeRecording(t)
+	b, err := os.ReadFile(src + format.SuffixEvents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(b, []byte(format.ChunkMarker))
+	prefix := filepath.Join(t.TempDir(), "b")
+	os.WriteFile(prefix+format.SuffixEvents, []byte(format.CompactHeader), 0o644)
+	for _, s := range []string{format.SuffixMethods, format.SuffixClasses} {
+		m, _ := os.ReadFile(src + s)
+		os.WriteFile(prefix+s, m, 0o644)
+	}
+	os.WriteFile(prefix+format.SuffixInfo, []byte("format=orca-1\nencoding=compact\nmax_size=2097152\nchunks_deleted=0\ncomplete=false\n"), 0o644)
+	last := format.ChunkFileName(prefix, 1)
+	// the trailer's length is not known here: cut until the reader says the chunk has none
+	for cut := 5; cut <= 40; cut++ {
+		os.WriteFile(last, append([]byte(format.CompactHeader), b[i:len(b)-cut]...), 0o644)
+		var out, errb bytes.Buffer
+		run(ui{nil, &out, &errb}, []string{"report", prefix})
+		if !strings.Contains(out.String(), "has no trailer") {
+			continue
+		}
+		if want := "the last chunk of " + last + " has no trailer"; !strings.Contains(out.String(), want) {
+			t.Errorf("report: want %q in:\n%s", want, out.String())
+		}
+		out.Reset()
+		run(ui{nil, &out, &errb}, []string{"dump", prefix})
+		if want := "; the last chunk of " + last + " has no trailer"; !strings.Contains(out.String(), want) {
+			t.Errorf("dump: want %q at its end:\n%s", want, out.String()[max(0, out.Len()-300):])
+		}
+		return
+	}
+	t.Fatal("no cut of the last chunk's end left it without its trailer")
+}

@@ -105,6 +105,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		ParseErrorSamples: []string{},
 		Truncated:         res.Truncated,
 		Unclosed:          res.Unclosed,
+		lastFile:          rec.LastEventsFile(),
 		Problems:          len(m.Problems),
 		ProblemSamples:    []string{},
 		Warnings:          append([]string{}, rec.Warnings...),

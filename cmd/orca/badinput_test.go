@@ -83,6 +83,10 @@ func TestOutputDirChecked(t *testing.T) {
 		{[]string{"export", "--format", "chrome", "-o", filepath.Join(file, "x.json"), pre}, file + " is not a directory"},
 		{[]string{"export", "--format", "seed", "-o", filepath.Join(missing, "s"), pre}, "does not exist: create it (mkdir -p " + missing + ") or choose another -o; nothing was written"},
 		{[]string{"import", "-o", filepath.Join(missing, "app"), jfr}, "does not exist: create it (mkdir -p " + missing + ") or choose another -o; nothing was imported"},
+		// -o a directory: "open /tmp: is a directory" and "rename /.tmp.tmp1759507553 /tmp:
+		// file exists", after the work
+		{[]string{"report", "-o", dir, pre}, "report: -o " + dir + " is a directory: want a file name (e.g. " + filepath.Join(dir, "out") + "); nothing was read"},
+		{[]string{"export", "--format", "pprof", "-o", dir, pre}, "export: -o " + dir + " is a directory: want a file name"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(ui{nil, &out, &errb}, c.args)

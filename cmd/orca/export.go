@@ -128,7 +128,7 @@ func runExport(u ui, args []string) error {
 			return err
 		}
 	case *out != "":
-		if err := checkOutDir("export: -o "+*out, *out, "nothing was read"); err != nil {
+		if err := checkOutFile("export: -o "+*out, *out, "nothing was read"); err != nil {
 			return err
 		}
 	default:

@@ -40,3 +40,13 @@ func checkOutDir(what, path, nothing string) error {
 	os.Remove(f.Name())
 	return nil
 }
+
+// checkOutFile is checkOutDir for an output that is one file: a directory
+// of that name is refused too (it failed after the work, "rename
+// /.x.tmp123 /tmp: file exists").
+func checkOutFile(what, path, nothing string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return exitError{2, fmt.Sprintf("%s is a directory: want a file name (e.g. %s); %s", what, filepath.Join(path, "out"), nothing)}
+	}
+	return checkOutDir(what, path, nothing)
+}

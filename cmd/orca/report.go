@@ -126,7 +126,7 @@ func runReport(u ui, args []string) error {
 	rec, err := openRecording("report", ops[0])
 	if err == nil && *out != "" {
 		// before the work, not after it
-		err = checkOutDir("report: -o "+*out, *out, "nothing was read")
+		err = checkOutFile("report: -o "+*out, *out, "nothing was read")
 	}
 	if err != nil {
 		return err

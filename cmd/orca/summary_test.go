@@ -241,7 +241,7 @@ func TestSummaryAttached(t *testing.T) {
 func TestSummaryBounded(t *testing.T) {
 	pre := filepath.Join(t.TempDir(), "b")
 	for info, want := range map[string]string{
-		"max_age_s=30.000\nchunks_deleted=0\nchunks_kept=1-3\ncomplete=true\n":                    "  bounded (--max-age 30s): nothing deleted, chunk files 1-3 kept\n",
+		"max_age_s=30.000\nchunks_deleted=0\nchunks_kept=1-3\ncomplete=true\n":                   "  bounded (--max-age 30s): nothing deleted, chunk files 1-3 kept\n",
 		"max_size=2097152\nmax_age_s=8.000\nchunks_deleted=7\nchunks_kept=8-15\ncomplete=true\n": "  bounded (--max-size 2 MiB, --max-age 8s): 7 older chunk files deleted; the counts above are of the whole run, the chunk files kept (8-15) hold its end\n",
 	} {
 		os.WriteFile(pre+".orca", nil, 0o644)

@@ -212,3 +212,15 @@ func TestReadmeDetachBound(t *testing.T) {
 		t.Errorf("README.md on --detach without bounds: %q; orca applies --max-size %s", s, detachMaxSize)
 	}
 }
+
+// TestHelpNoZeroDurationDefault: help record listed "--max-age DURATION … (default 0s)", a
+// bound of no time at all to a reader; a zero duration is no default, as 0 and false are not.
+func TestHelpNoZeroDurationDefault(t *testing.T) {
+	for _, c := range []string{"record", "report", "dump", "export", "push", "import", "view", "threads", "stop", "agent-path"} {
+		var out bytes.Buffer
+		run(ui{nil, &out, io.Discard}, []string{"help", c})
+		if strings.Contains(out.String(), "(default 0s)") {
+			t.Errorf("help %s lists a default of 0s", c)
+		}
+	}
+}

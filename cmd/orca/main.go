@@ -173,7 +173,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if arg != "" {
 			name += " " + arg
 		}
-		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && !strings.Contains(usage, "default") {
+		// a zero duration is no default either ("--max-age … (default 0s)" read as a bound of 0)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "false" && !strings.Contains(usage, "default") {
 			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		rows = append(rows, row{name, usage})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,5 +112,27 @@ func TestImportDirectory(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(errb.String(), want) {
 			t.Errorf("orca %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(args, " "), code, errb.String(), want)
 		}
+	}
+}
+
+// TestViewPortInUse: orca view --addr on a port in use read the whole recording first and
+// then said "listen tcp …: bind: address already in use" (minutes on a large one). It listens
+// first: here, on a recording that fails once read, the port is what it says.
+func TestViewPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	pre := filepath.Join(dir, "x")
+	// TestCutFile's: opens, and fails once read ("read 3 of 5 events: the file is cut")
+	os.WriteFile(pre+".orca", []byte("0.0000000010,ThreadStarted,00000001,main\n"+
+		"0.0000000020,ThreadStarted,00000002,worker\n0.0000000030,ThreadEnded,00000002\n0.0000000040,ThreadEnd"), 0o644)
+	os.WriteFile(pre+".info", []byte("format=orca-1\nevents.ThreadStarted=2\nevents.ThreadEnded=3\ndropped_total=0\ncomplete=true\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := run(ui{nil, &out, &errb}, []string{"view", "--no-browser", "--addr", ln.Addr().String(), pre})
+	if code != 1 || !strings.Contains(errb.String(), "address already in use") {
+		t.Errorf("orca view --addr %s (in use) on a recording that fails once read: exit %d, stderr %q; want the port said before the read", ln.Addr(), code, errb.String())
 	}
 }

@@ -233,3 +233,31 @@ func TestBrowserFlameNativeLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestBrowserGroupLabel: a group of virtual threads with a long name and five digits of count
+// ("virtual http-nio-N.N.N.N-N-virt-N", 22,107 threads: Tomcat 25 with virtual threads) had
+// its count drawn over the end of its name (the name cut to a fixed width). The name ends before
+// the count, whatever the count.
+func TestBrowserGroupLabel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	ts := serve(t, fromTxtar(t, holderCase))
+	ctx := newBrowser(t, 1000, 700)
+	open(t, ctx, ts.URL+"/")
+	for _, c := range []struct {
+		name  string
+		count int
+	}{{"virtual http-nio-N.N.N.N-N-virt-N", 22107}, {"virtual http-nio-N.N.N.N-N-virt-N", 1234567}, {"pool-N-thread-N", 3}, {"ForkJoinPool.commonPool-worker-N", 100000}} {
+		got := eval[map[string]any](t, ctx, fmt.Sprintf(`import('/static/js/timeline.js').then((m) => {
+			const c = document.createElement('canvas').getContext('2d');
+			return m.groupLabel(c, %q, %d);
+		})`, c.name, c.count))
+		nameRight, _ := got["nameRight"].(float64)
+		countLeft, _ := got["countLeft"].(float64)
+		name, _ := got["name"].(string)
+		if nameRight > countLeft || name == "" {
+			t.Errorf("group %q of %d: name %q ends at %.1f px, its count %q begins at %.1f px", c.name, c.count, name, nameRight, got["count"], countLeft)
+		}
+	}
+}

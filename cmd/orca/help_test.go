@@ -224,3 +224,40 @@ func TestHelpNoZeroDurationDefault(t *testing.T) {
 		}
 	}
 }
+
+// TestExportHelpLabels: help export listed the pprof labels thread, thread_id, state, lock,
+// owner and open; a profile has class and call too (go tool pprof -tags on Tomcat 25), which
+// docs/export.md lists. Every label of docs/export.md's pprof table is named in the help.
+func TestExportHelpLabels(t *testing.T) {
+	b, err := os.ReadFile("../../docs/export.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "One sample per stack, thread, object, state and owner, with these labels:")
+	if i < 0 {
+		t.Fatal("docs/export.md: no pprof label table")
+	}
+	var out bytes.Buffer
+	run(ui{nil, &out, io.Discard}, []string{"help", "export"})
+	help := strings.Join(strings.Fields(out.String()), " ")
+	labels := 0
+	for _, l := range strings.Split(doc[i:], "\n")[1:] {
+		if strings.HasPrefix(l, "| label") || strings.HasPrefix(l, "|---") || l == "" && labels == 0 {
+			continue
+		}
+		m := regexp.MustCompile("^\\| `([a-z_]+)` \\|").FindStringSubmatch(l)
+		if m == nil {
+			break
+		}
+		labels++
+		// in pprof's paragraph, as a label of its own (lock.class is OTLP's)
+		para := help[strings.Index(help, "pprof a gzipped"):strings.Index(help, "perfetto a Perfetto")]
+		if !regexp.MustCompile(`(^|[^.\w])` + m[1] + `([^.\w]|$)`).MatchString(para) {
+			t.Errorf("help export's pprof does not name the label %s", m[1])
+		}
+	}
+	if labels < 6 {
+		t.Errorf("docs/export.md's pprof table: %d labels read, want the table", labels)
+	}
+}

@@ -21,8 +21,8 @@ Writes the recording PREFIX in the format of another tool:
   pprof      a gzipped pprof profile of where threads waited: sample types
              contentions (count) and delay (nanoseconds), as in Go's block
              and mutex profiles; labels thread, thread_id, state, lock,
-             class, call, owner, open, and the same under orca push's OTLP attribute
-             names (thread.name, lock.class, lock.kind,
+             class, call, owner, open, and the same under orca push's
+             OTLP attribute names (thread.name, lock.class, lock.kind,
              lock.owner.thread.name, ...). Open it with go tool pprof or
              speedscope.
              With --profile cpu or wall, of the threads' samples instead.

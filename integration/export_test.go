@@ -85,7 +85,7 @@ func TestExportScenario(t *testing.T) {
 		for _, s := range p.Sample {
 			all += s.Value[1]
 		}
-		if _, total := export.Totals(m, export.All); all != int64(total) {
+		if _, total := export.PProfTotals(m, export.All); all != int64(total) {
 			t.Errorf("pprof --kind all: %d ns, the model's states last %d ns", all, total)
 		}
 

@@ -277,7 +277,8 @@ converts a .jfr file into an Orca recording: jdk.JavaMonitorEnter, JavaMonitorWa
 ThreadSleep, ThreadStart, ThreadEnd and ThreadPark become Orca events, JFR's
 samples (jdk.ExecutionSample, jdk.CPUTimeSample on JDK 25,
 jdk.NativeMethodSample) Orca's samples, when the recording has them
-(settings=orca.jfc,settings=profile); what
+(settings=profile,settings=orca.jfc: orca.jfc last, so that its 0 ms
+thresholds win over profile's 10 ms); what
 the Orca format has no field for (who notified a wait, timeouts, thread ids)
 goes to a fifth file, PREFIX.ext. Record with stack traces and a 0 ms
 threshold: orca import --jfc prints the settings file that does (orca.jfc,

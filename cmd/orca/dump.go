@@ -99,10 +99,10 @@ func runDump(u ui, args []string) error {
 
 	fmt.Fprintf(w, "\n# %d events", n)
 	if evs.Truncated() {
-		fmt.Fprintf(w, "; the last record of %s.orca is cut short (%s) and was skipped", prefix, rec.TruncatedWhy())
+		fmt.Fprintf(w, "; the last record of %s is cut short (%s) and was skipped", rec.LastEventsFile(), rec.TruncatedWhy())
 	}
 	if evs.Unclosed() {
-		fmt.Fprintf(w, "; the last chunk of %s.orca has no trailer (the file ends where its writing stopped)", prefix)
+		fmt.Fprintf(w, "; the last chunk of %s has no trailer (the file ends where its writing stopped)", rec.LastEventsFile())
 	}
 	fmt.Fprintln(w)
 	for _, s := range rec.Warnings {

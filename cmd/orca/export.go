@@ -21,8 +21,8 @@ Writes the recording PREFIX in the format of another tool:
   pprof      a gzipped pprof profile of where threads waited: sample types
              contentions (count) and delay (nanoseconds), as in Go's block
              and mutex profiles; labels thread, thread_id, state, lock,
-             owner, open, and the same under orca push's OTLP attribute
-             names (thread.name, lock.class, lock.kind,
+             class, call, owner, open, and the same under orca push's
+             OTLP attribute names (thread.name, lock.class, lock.kind,
              lock.owner.thread.name, ...). Open it with go tool pprof or
              speedscope.
              With --profile cpu or wall, of the threads' samples instead.
@@ -119,6 +119,25 @@ func runExport(u ui, args []string) error {
 	if *formatName == "" {
 		return usagef("export: --format is required: %s", strings.Join(names, ", "))
 	}
+	// The output's directory, before the work: -o's, or, by default, the
+	// recording's (when it is there at all: else openRecording says so).
+	switch dir := filepath.Dir(ops[0]); {
+	case *out == "-", *out == "" && *formatName == "seed":
+	case *out != "" && *formatName == "seed":
+		if err := checkOutDir("export: -o "+*out, *out, "nothing was written"); err != nil {
+			return err
+		}
+	case *out != "":
+		if err := checkOutFile("export: -o "+*out, *out, "nothing was read"); err != nil {
+			return err
+		}
+	default:
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			if err := checkOutDir("export: the output beside "+ops[0], ops[0], "nothing was read"); err != nil {
+				return err
+			}
+		}
+	}
 	if *formatName == "seed" {
 		if *profileName != "" {
 			return usagef("export: --profile does not apply to --format seed (the whole recording is written)")
@@ -183,6 +202,11 @@ func runExport(u ui, args []string) error {
 		}
 	} else {
 		count, total = export.Totals(m, opt.Kinds)
+		if f.Name == "pprof" {
+			// a java.util.concurrent acquire parked several times is one
+			// contention there, as in orca report
+			count, total = export.PProfTotals(m, opt.Kinds)
+		}
 		if count == 0 {
 			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
 		}

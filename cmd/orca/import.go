@@ -40,8 +40,10 @@ orca import --jfc prints it, to save it and pass it to java or jcmd):
                         ExecutionSample events are left out: the same CPU)
   jdk.NativeMethodSample  Sample, wall (a thread in native code)
 
-orca.jfc leaves the samplers off; for samples add settings=profile:
-  java -XX:StartFlightRecording=filename=run.jfr,settings=orca.jfc,settings=profile ...
+orca.jfc leaves the samplers off; for samples add settings=profile before
+it (the later file wins where both set a value: orca.jfc after profile keeps
+its 0 ms thresholds, profile's 10 ms would win after it):
+  java -XX:StartFlightRecording=filename=run.jfr,settings=profile,settings=orca.jfc ...
 
 Other events are skipped. JFR records no notify, join or semaphore events;
 joins show as waits on the Thread object. Line numbers resolve; source file
@@ -88,6 +90,11 @@ func runImport(u ui, args []string) error {
 		return usagef("import: --format %q: want compact or seed", *encName)
 	}
 	src := pos[0]
+	if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
+		// before -o's default, which would name it ("-o "runs" is a
+		// directory" for orca import runs)
+		return usagef("import: %s is a directory: want a .jfr file", src)
+	}
 	if src != "-" && !isJFR(src) {
 		// An Orca recording (a prefix or one of its files) needs no import.
 		rp := src
@@ -125,9 +132,6 @@ func runImport(u ui, args []string) error {
 		opt.Source = "stdin"
 		res, err = jfrimport.Import(u.stdin, -1, *prefix, opt)
 	} else {
-		if fi, serr := os.Stat(src); serr == nil && fi.IsDir() {
-			return usagef("import: %s is a directory: want a .jfr file", src)
-		}
 		res, err = jfrimport.ImportFile(src, *prefix, opt)
 	}
 	var de *jfrimport.DamageError
@@ -154,7 +158,7 @@ func checkImportPrefix(p string) error {
 	if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 		return usagef("import: -o %q is a directory: want a file name prefix (e.g. %s)", p, filepath.Join(p, "run1"))
 	}
-	return nil
+	return checkOutDir("import: "+p, p, "nothing was imported")
 }
 
 // printImport says what was imported, in the shape of orca record's summary.

@@ -173,7 +173,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 		if arg != "" {
 			name += " " + arg
 		}
-		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "false" && !strings.Contains(usage, "default") {
+		// a zero duration is no default either ("--max-age … (default 0s)" read as a bound of 0)
+		if f.DefValue != "" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "false" && !strings.Contains(usage, "default") {
 			usage += fmt.Sprintf(" (default %s)", f.DefValue)
 		}
 		rows = append(rows, row{name, usage})
@@ -294,15 +295,15 @@ key=value pairs separated by commas (docs/agent.md):
                     rewrites")
   lockorder=yes|monitors|no
                     the locks a contending thread holds, for the report's
-                    potential deadlocks. monitors: at each contended monitor
-                    enter, the monitors it holds (MonitorHeld lines; a JVMTI
-                    call, p50 4-130 us, before the enter's recorded blocked
-                    time). yes: also at each park in a ReentrantLock's or
-                    ReentrantReadWriteLock's acquire, and those locks it holds
-                    (LockHeld lines; a native call on every acquire and
-                    release of them). no (default): none, as the call runs
-                    while the thread holds its monitors. At the JVM's start
-                    only
+                    potential deadlocks. monitors (default): at each
+                    contended monitor enter, the monitors it holds
+                    (MonitorHeld lines; read from its own frames, p50 2-8 us;
+                    a monitor not hashed yet asked of JVMTI by an agent
+                    thread while it blocks). yes: also at each park in a
+                    ReentrantLock's or ReentrantReadWriteLock's acquire, and
+                    those locks it holds (LockHeld lines; a native call on
+                    every acquire and release of them). no: none. At the
+                    JVM's start only
   snapshot=yes      (an attach: orca threads) write what every thread does now,
                     its stack and monitors, and stop at once: no event, no
                     class rewritten, no thread left

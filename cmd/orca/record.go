@@ -531,27 +531,7 @@ func dropUnstarted(recs []recording) (kept, unstarted []recording) {
 // create the recording's files: the prefix's directory exists and takes a
 // new file.
 func checkWritable(prefix string) error {
-	dir := filepath.Dir(prefix)
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return exitError{2, fmt.Sprintf("record: -o %s: the directory %s does not exist: create it (mkdir -p %s) or choose another -o; nothing was started", prefix, dir, dir)}
-	case err != nil:
-		return exitError{2, fmt.Sprintf("record: -o %s: %v; choose another -o; nothing was started", prefix, err)}
-	case !fi.IsDir():
-		return exitError{2, fmt.Sprintf("record: -o %s: %s is not a directory; choose another -o; nothing was started", prefix, dir)}
-	}
-	f, err := os.CreateTemp(dir, ".orca-probe-*")
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return exitError{2, fmt.Sprintf("record: -o %s: cannot create files in %s (%v): choose a writable directory with -o; nothing was started", prefix, dir, err)}
-	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
+	return checkOutDir("record: -o "+prefix, prefix, "nothing was started")
 }
 
 // newSession returns a random token that the agent writes to each .info of

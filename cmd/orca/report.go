@@ -55,7 +55,7 @@ malformed or cut lines), then, each ranked:
                are grouped by class and call site
   CPU          the methods threads ran in, by samples (as HPROF's
                cpu=samples: rank, self, accumulated, samples, method with
-               line; the first 20, or --top)
+               line; cut as the others by --top)
   THREADS      time each thread spent in each state, in seconds and %,
                runnable split into cpu, ready and other when recorded
                (virtual threads: one row per name pattern, digits as N,
@@ -124,6 +124,10 @@ func runReport(u ui, args []string) error {
 		return err
 	}
 	rec, err := openRecording("report", ops[0])
+	if err == nil && *out != "" {
+		// before the work, not after it
+		err = checkOutFile("report: -o "+*out, *out, "nothing was read")
+	}
 	if err != nil {
 		return err
 	}

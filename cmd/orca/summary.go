@@ -119,8 +119,14 @@ func printSummary(w io.Writer, r recording) {
 		if b.MaxAgeS > 0 {
 			bounds = append(bounds, fmt.Sprintf("--max-age %gs", b.MaxAgeS))
 		}
-		fmt.Fprintf(w, "  bounded (%s): %d older chunk files deleted; the counts above are of the whole run, the chunk files kept (%s) hold its end\n",
-			strings.Join(bounds, ", "), b.ChunksDeleted, b.ChunksKept)
+		if b.ChunksDeleted == 0 {
+			// "0 older chunk files deleted; … the chunk files kept hold its end"
+			// said of a recording kept whole
+			fmt.Fprintf(w, "  bounded (%s): nothing deleted, chunk files %s kept\n", strings.Join(bounds, ", "), b.ChunksKept)
+		} else {
+			fmt.Fprintf(w, "  bounded (%s): %d older chunk files deleted; the counts above are of the whole run, the chunk files kept (%s) hold its end\n",
+				strings.Join(bounds, ", "), b.ChunksDeleted, b.ChunksKept)
+		}
 	}
 
 	if in[format.InfoAttached] == "true" {

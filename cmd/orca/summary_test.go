@@ -234,3 +234,23 @@ func TestSummaryAttached(t *testing.T) {
 		}
 	}
 }
+
+// TestSummaryBounded: a bounded recording that deleted nothing was summed up as "0 older chunk
+// files deleted; the counts above are of the whole run, the chunk files kept (1-3) hold its
+// end", as if part were gone. It says nothing was deleted; one that deleted chunks says so.
+func TestSummaryBounded(t *testing.T) {
+	pre := filepath.Join(t.TempDir(), "b")
+	for info, want := range map[string]string{
+		"max_age_s=30.000\nchunks_deleted=0\nchunks_kept=1-3\ncomplete=true\n":                   "  bounded (--max-age 30s): nothing deleted, chunk files 1-3 kept\n",
+		"max_size=2097152\nmax_age_s=8.000\nchunks_deleted=7\nchunks_kept=8-15\ncomplete=true\n": "  bounded (--max-size 2 MiB, --max-age 8s): 7 older chunk files deleted; the counts above are of the whole run, the chunk files kept (8-15) hold its end\n",
+	} {
+		os.WriteFile(pre+".orca", nil, 0o644)
+		os.WriteFile(pre+".info", []byte(info), 0o644)
+		recs, _ := findRecordings(pre)
+		var b bytes.Buffer
+		printSummary(&b, recs[0])
+		if !strings.Contains(b.String(), want) {
+			t.Errorf(".info %q: summary\n%s\nwant %q", info, b.String(), want)
+		}
+	}
+}

@@ -32,7 +32,8 @@ with the word "deadlock" and the threads' names; then the wait chains: each
 thread that others wait behind (directly or through other waiting threads),
 with the threads behind it. --json prints one object: "deadlocks" (each
 cycle's kind and threads, their ids and names), "chains", "platform_threads",
-"virtual_threads" (groups).
+"virtual_threads" (groups); docs/attach.md, "orca threads --json", lists every
+field.
 
 The JVM runs on. The agent takes one snapshot and returns: it enables no event,
 rewrites no class and starts no thread, and the files it wrote (in a new

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -49,4 +52,47 @@ func TestThreadsJSON(t *testing.T) {
 			t.Errorf("writeJSON to a bytes.Buffer:\n%s\nencoding/json:\n%s", got.String(), want.String())
 		}
 	}
+}
+
+// TestThreadsJSONDocumented: orca threads --json's fields (took_s, agent_ms, waits_on,
+// waits_for, holds, links, monitor_unread, ...) were named nowhere but in help threads' list of
+// four. docs/attach.md's "orca threads --json" names every json tag of threadsView and what
+// it holds.
+func TestThreadsJSONDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/attach.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	i := strings.Index(doc, "### `orca threads --json`")
+	if i < 0 {
+		t.Fatal("docs/attach.md: no section \"### `orca threads --json`\"")
+	}
+	doc = doc[i:]
+	if j := strings.Index(doc[4:], "\n#"); j >= 0 {
+		doc = doc[:j+4]
+	}
+	seen := map[reflect.Type]bool{}
+	var walk func(ty reflect.Type)
+	walk = func(ty reflect.Type) {
+		for ty.Kind() == reflect.Pointer || ty.Kind() == reflect.Slice {
+			ty = ty.Elem()
+		}
+		if ty.Kind() != reflect.Struct || seen[ty] {
+			return
+		}
+		seen[ty] = true
+		for k := range ty.NumField() {
+			f := ty.Field(k)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(doc, "`"+name+"`") {
+				t.Errorf("docs/attach.md, orca threads --json: the field %s (%s.%s) is not named", name, ty.Name(), f.Name)
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeOf(threadsView{}))
 }

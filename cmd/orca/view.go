@@ -97,6 +97,13 @@ func runView(u ui, args []string) error {
 	if opt.Span, err = rf.span(rec); err != nil {
 		return err
 	}
+	// Listen before the model is read: a port in use is said at once,
+	// not after minutes of reading a large recording.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	defer ln.Close()
 	size := readBytes(rec, opt.Span)
 	if opt.Spill {
 		warnRoom(u.stderr, "view", "the viewer's temporary file", os.TempDir(), diskNeed(rec, size, viewSpillPerByte),
@@ -189,10 +196,6 @@ func runView(u ui, args []string) error {
 				}
 			}()
 		}
-	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		return fmt.Errorf("view: %w", err)
 	}
 	if !loopback {
 		fmt.Fprintf(u.stderr, "orca: warning: listening on %s: anyone who can reach this machine can read the recording\n", ln.Addr())

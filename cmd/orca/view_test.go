@@ -101,11 +101,16 @@ func viewStart(t *testing.T, args ...string) (string, func()) {
 		done <- run(ui{nil, pw, &errb}, append(append([]string{"view"}, args...), "--no-browser"))
 		pw.Close()
 	}()
-	line, err := bufio.NewReader(pr).ReadString('\n')
+	br := bufio.NewReader(pr)
+	line, err := br.ReadString('\n')
+	if strings.HasPrefix(line, "orca: the range ") {
+		// a range's note comes first
+		line, err = br.ReadString('\n')
+	}
 	if err != nil {
 		t.Fatalf("reading the URL: %v (stderr: %s)", err, errb.String())
 	}
-	go io.Copy(io.Discard, pr)
+	go io.Copy(io.Discard, br)
 	// "orca: serving PREFIX at http://127.0.0.1:PORT/ (Ctrl-C to stop)"
 	i := strings.Index(line, "http://127.0.0.1:")
 	if i < 0 || !strings.Contains(line, args[0]) {

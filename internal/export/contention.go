@@ -31,31 +31,50 @@ type contention struct {
 func eachContention(m *model.Model, t *model.Thread, ivs []model.Interval, f func(c *contention)) {
 	var c contention
 	for i := 0; i < len(ivs); i++ {
-		iv := &ivs[i]
-		switch {
-		case iv.State == model.Blocked:
-			c = contention{first: iv, open: iv.Open, count: iv.Other, spans: c.spans[:0]}
-			for sp := range m.BlameSpans(t.ID, iv) {
-				c.spans = append(c.spans, sp)
-			}
+		if j, ok := contentionAt(m, t, ivs, i, &c); ok {
 			f(&c)
-		case iv.Acquire:
-			c = contention{first: iv, spans: c.spans[:0]}
-			from, last := iv.Start, iv
-			for j := i; j < len(ivs); j++ {
-				p := &ivs[j]
-				if j > i && !(p.State == model.Parked && p.Acquire && p.Object == iv.Object && p.Start-last.End <= model.ReparkGap) {
-					break
-				}
-				c.spans = append(c.spans, model.OwnerSpan{Start: from, End: p.End, Owner: p.ParkOwner()})
-				from, last, i = p.End, p, j
-			}
-			c.open = last.Open
-			c.count = last.Other
-			if c.count == 0 {
-				c.count = last.First
-			}
-			f(&c)
+			i = j
 		}
 	}
+}
+
+// contentionAt sets c to the contention that begins at ivs[i] (a Blocked
+// interval, or the first park of a java.util.concurrent acquire), reusing
+// c's spans, and returns the index of its last interval; false when
+// ivs[i] begins none.
+func contentionAt(m *model.Model, t *model.Thread, ivs []model.Interval, i int, c *contention) (int, bool) {
+	iv := &ivs[i]
+	switch {
+	case iv.State == model.Blocked:
+		*c = contention{first: iv, open: iv.Open, count: iv.Other, spans: c.spans[:0]}
+		for sp := range m.BlameSpans(t.ID, iv) {
+			c.spans = append(c.spans, sp)
+		}
+		return i, true
+	case iv.Acquire:
+		*c = contention{first: iv, spans: c.spans[:0]}
+		from, last, end := iv.Start, iv, i
+		for j := i; j < len(ivs); j++ {
+			p := &ivs[j]
+			if j > i && !reparked(last, p) {
+				break
+			}
+			c.spans = append(c.spans, model.OwnerSpan{Start: from, End: p.End, Owner: p.ParkOwner()})
+			from, last, end = p.End, p, j
+		}
+		c.open = last.Open
+		c.count = last.Other
+		if c.count == 0 {
+			c.count = last.First
+		}
+		return end, true
+	}
+	return i, false
+}
+
+// reparked reports whether p, the interval after last, is a park of the same
+// java.util.concurrent acquire: a park in the acquire of the same lock at
+// most model.ReparkGap after last ended.
+func reparked(last, p *model.Interval) bool {
+	return p.State == model.Parked && p.Acquire && p.Object == last.Object && p.Start-last.End <= model.ReparkGap
 }

@@ -263,6 +263,35 @@ func Totals(m *model.Model, k Kinds) (states int, total format.Time) {
 	return states, total
 }
 
+// PProfTotals counts what a pprof export of kinds holds, its contentions
+// and delay: as Totals, but a java.util.concurrent acquire parked more than
+// once is one contention, the gaps between its parks included, as orca
+// report counts its contentions and blocked time (contentionAt).
+func PProfTotals(m *model.Model, k Kinds) (states int, total format.Time) {
+	var buf []model.Interval
+	var c contention
+	for _, t := range m.AllThreads() {
+		ivs := m.IntervalsOf(t, &buf)
+		for i := 0; i < len(ivs); i++ {
+			iv := &ivs[i]
+			if !k.Has(iv.Shown()) {
+				continue
+			}
+			if iv.Acquire {
+				j, _ := contentionAt(m, t, ivs, i, &c)
+				i = j
+				total += c.spans[len(c.spans)-1].End - iv.Start
+			} else {
+				total += iv.Duration()
+			}
+			if first(*iv) {
+				states++
+			}
+		}
+	}
+	return states, total
+}
+
 // cutNote describes the cut of a cut recording, "" for another.
 func cutNote(m *model.Model) string {
 	if m.Cut == nil {

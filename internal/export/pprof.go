@@ -177,18 +177,18 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 		pending = pending[:0]
 	}
 	var buf []model.Interval
+	var c contention
 	for _, t := range m.AllThreads() {
 		write()
 		clear(bases)
 		ivs := m.IntervalsOf(t, &buf)
-		for k := range ivs {
+		for k := 0; k < len(ivs); k++ {
 			iv := &ivs[k]
 			if !kind.Has(iv.Shown()) {
 				continue
 			}
-			b := baseOf(t, iv, iv.Open)
 			if iv.Shown() != model.Blocked {
-				s := sample(b, 0)
+				s := sample(baseOf(t, iv, iv.Open), 0)
 				if first(*iv) {
 					s.value[0]++
 				}
@@ -199,14 +199,23 @@ func PProf(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) erro
 			// each for its stretch (Model.BlameSpans, the report's
 			// blame), so -tagfocus=owner=X sums to X's blame; the
 			// contention counts once, on the owner whose release let the
-			// thread in (the last). (A java.util.concurrent acquire
-			// parked more than once counts per park here, its re-park
-			// gaps uncounted; the report and orca push count it once,
-			// gaps included: eachContention.)
+			// thread in (the last), as the report and orca push count
+			// it: a java.util.concurrent acquire parked more than once
+			// is one contention, its re-park gaps included
+			// (contentionAt).
+			j, ok := contentionAt(m, t, ivs, k, &c)
+			if !ok {
+				continue
+			}
+			k = j
+			b := baseOf(t, iv, c.open)
 			var last *pprofSample
-			for sp := range m.BlameSpans(t.ID, iv) {
+			for _, sp := range c.spans {
 				last = sample(b, sp.Owner)
 				last.value[1] += int64(sp.End - sp.Start)
+			}
+			if iv.Acquire && c.count != 0 {
+				last = sample(b, c.count)
 			}
 			if last != nil && first(*iv) {
 				last.value[0]++

@@ -64,9 +64,25 @@ func checkPProf(t *testing.T, data []byte, m *model.Model, k Kinds) *profile.Pro
 			}
 		}
 	}
-	states, total := Totals(m, k)
+	states, total := PProfTotals(m, k)
 	if count != int64(states) || delay != int64(total) {
 		t.Errorf("pprof: %d contentions, %d ns delay; the model has %d states, %d ns", count, delay, states, total)
+	}
+	if k == Monitor {
+		// The contentions and blocked time of orca report's CONTENTION
+		// (finished and open, of monitors and java.util.concurrent
+		// locks): a juc acquire parked several times is one contention.
+		var n int64
+		var blocked format.Time
+		for _, l := range m.Locks {
+			if l.Kind == model.Monitor || l.Kind == model.JUCLock {
+				n += int64(l.Contentions + l.Open)
+				blocked += l.Blocked + l.OpenTime
+			}
+		}
+		if count != n || delay != int64(blocked) {
+			t.Errorf("pprof: %d contentions, %d ns delay; the report's locks have %d, %d ns", count, delay, n, blocked)
+		}
 	}
 	return p
 }

@@ -2,7 +2,9 @@ package jfrimport
 
 import (
 	"math"
+	"regexp"
 	"strconv"
+	"strings"
 
 	"orca/internal/format"
 	"orca/internal/jfr"
@@ -490,10 +492,38 @@ func (im *importer) jvmInfo(o jfr.Obj) {
 		}
 	}
 	set(format.InfoJavaVM, o.Field("jvmName").Str())
-	set(format.InfoJavaVersion, o.Field("jvmVersion").Str())
+	// jvmVersion is HotSpot's long version string, "OpenJDK 64-Bit Server
+	// VM (17.0.15+6-Debian-1deb12u1) for linux-amd64 JRE
+	// (17.0.15+6-Debian-1deb12u1), built on …": java_version is
+	// java.version, as the agent writes it ("17.0.15"), java_vm_version
+	// the runtime's whole version.
+	vm, java := jvmVersions(o.Field("jvmVersion").Str())
+	set(format.InfoJavaVersion, java)
+	set(format.InfoJavaVMVersion, vm)
 	set(format.InfoJVMArguments, o.Field("jvmArguments").Str())
 	set(format.InfoCommand, o.Field("javaArguments").Str())
 	if pid := o.Field("pid").Int(); pid > 0 {
 		set(format.InfoPID, strconv.FormatInt(pid, 10))
 	}
+}
+
+// jvmVersionRE finds the runtime's version in jdk.JVMInformation's
+// jvmVersion: the JRE's, else the VM's, in parentheses.
+var jvmVersionRE = regexp.MustCompile(`JRE \(([^()\s]+)\)|^[^(]*\(([^()\s]+)\)`)
+
+// jvmVersions returns the runtime's version in jdk.JVMInformation's
+// jvmVersion ("17.0.15+6-Debian-1deb12u1") and java.version, the part before
+// its build number ("17.0.15"); a string of another form is returned as
+// java.version, whole, with no runtime version.
+func jvmVersions(s string) (vm, java string) {
+	m := jvmVersionRE.FindStringSubmatch(s)
+	if m == nil {
+		return "", s
+	}
+	vm = m[1]
+	if vm == "" {
+		vm = m[2]
+	}
+	java, _, _ = strings.Cut(vm, "+")
+	return vm, java
 }

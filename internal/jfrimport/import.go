@@ -389,7 +389,7 @@ func (im *importer) finish(fs *files, res *Result, first *jfr.Header, source str
 	kv(format.InfoJFRFile, source)
 	kv(format.InfoJFRVersion, fmt.Sprintf("%d.%d", first.Major, first.Minor))
 	kv(format.InfoJFRChunks, res.Chunks)
-	for _, k := range []string{format.InfoJavaVM, format.InfoJavaVersion, format.InfoJVMArguments, format.InfoCommand, format.InfoPID} {
+	for _, k := range []string{format.InfoJavaVM, format.InfoJavaVersion, format.InfoJavaVMVersion, format.InfoJVMArguments, format.InfoCommand, format.InfoPID} {
 		if v, ok := res.Info[k]; ok {
 			kv(k, v)
 		}

@@ -269,7 +269,34 @@ func TestImportJDK(t *testing.T) {
 		checkDemo(t, run, im)
 		checkFrames(t, im)
 		checkWakes(t, run, im, checkModel(t, im.rec))
+		// java_version is java.version, as orca record writes it (the
+		// import wrote JFR's whole "OpenJDK 64-Bit Server VM (17.0.15+6-…)
+		// for linux-amd64 JRE (…), built on …" there, and the report's
+		// headline showed it)
+		if v, err := j.Version(); err != nil {
+			t.Error(err)
+		} else if got := im.rec.Info.JavaVersion(); got != v {
+			t.Errorf("java_version=%q, want %q (java.version)", got, v)
+		}
+		if vm := im.rec.Info[format.InfoJavaVMVersion]; !strings.HasPrefix(vm, im.rec.Info.JavaVersion()) || strings.ContainsAny(vm, " ()") {
+			t.Errorf("java_vm_version=%q, want the runtime's version", vm)
+		}
 	})
+}
+
+// TestJVMVersions: jdk.JVMInformation's jvmVersion of JDK 17 and 25, and
+// a string of another form (kept whole as java_version).
+func TestJVMVersions(t *testing.T) {
+	for _, c := range []struct{ in, vm, java string }{
+		{`OpenJDK 64-Bit Server VM (17.0.15+6-Debian-1deb12u1) for linux-amd64 JRE (17.0.15+6-Debian-1deb12u1), built on May  1 2025 09:21:09 by "buildd" with gcc 12.2.0`, "17.0.15+6-Debian-1deb12u1", "17.0.15"},
+		{`OpenJDK 64-Bit Server VM (25.0.3+9-LTS) for linux-amd64 JRE (25.0.3+9-LTS), built on 2026-04-14T00:00:00Z by "admin" with gcc 14.2.0`, "25.0.3+9-LTS", "25.0.3"},
+		{`OpenJDK 64-Bit Server VM (26-ea+3-123) for linux-amd64`, "26-ea+3-123", "26-ea"},
+		{"an unknown VM", "", "an unknown VM"},
+	} {
+		if vm, java := jvmVersions(c.in); vm != c.vm || java != c.java {
+			t.Errorf("jvmVersions(%q) = %q, %q; want %q, %q", c.in, vm, java, c.vm, c.java)
+		}
+	}
 }
 
 func checkDemo(t *testing.T, run *demoRun, im *imported) {

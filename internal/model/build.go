@@ -131,6 +131,10 @@ type Result struct {
 	Malformed   int     // all malformed lines
 	Truncated   bool    // the last line was cut short (kill -9)
 	Unclosed    bool    // a compact file ended in a chunk without its trailer (reader.EachOptions.Unclosed)
+	// Span is the time range folded (Options.Span), nil for the whole
+	// recording: what a reader of the result that was not given it (the
+	// viewer's report) needs to tell the range from what was recorded.
+	Span *reader.Span
 	// Collapsed: the virtual threads Options.Collapse left out of the
 	// Model, in the order of their runs in the file.
 	Collapsed []Collapsed
@@ -230,7 +234,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	if sp := opt.Span; sp != nil && sp.To < sp.End {
 		b.StoppedAt(sp.To)
 	}
-	res := &Result{}
+	res := &Result{Span: opt.Span}
 	n := 0
 	eo := reader.EachOptions{
 		Workers: opt.Workers,

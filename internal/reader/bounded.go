@@ -249,6 +249,16 @@ func (e *Events) nextFile() error {
 	return nil
 }
 
+// LastEventsFile returns the file the recording's last events are in:
+// PREFIX.orca, or a bounded recording's last chunk file (where a kill
+// leaves a record cut or a chunk without its trailer).
+func (r *Recording) LastEventsFile() string {
+	if n := len(r.Chunks); n > 0 {
+		return r.Chunks[n-1].Path
+	}
+	return r.Prefix + format.SuffixEvents
+}
+
 // EventBytes returns the size of the files the events are in: PREFIX.orca,
 // or a bounded recording's chunk files (for progress reports).
 func (r *Recording) EventBytes() int64 {

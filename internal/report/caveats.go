@@ -94,7 +94,7 @@ func (r *Report) headEntries() []headEntry {
 		}
 		if b.ChunksDeleted > 0 {
 			es = add(es, caveat, "bounded recording (%s): kept the last %s of %s recorded (chunk files %s);", strings.Join(bounds, ", "),
-				dur(r.DurationS), dur(b.RecordedS), b.ChunksKept)
+				dur(b.keptS), dur(b.RecordedS), b.ChunksKept)
 			more(es, " ", "the first %s (%s) were deleted: what threads were doing then", dur(b.DeletedS),
 				count(int(b.ChunksDeleted), "chunk file", "chunk files"))
 			more(es, " ", "is known only as their state at the kept span's start")
@@ -171,11 +171,11 @@ func (r *Report) tailEntries() []headEntry {
 		more(es, " ", "%s", first(r.ParseErrorSamples))
 	}
 	if r.Truncated {
-		es = add(es, flagged, "the last record of %s.orca is cut short (%s) and was skipped", r.Prefix, r.TruncatedWhy)
+		es = add(es, flagged, "the last record of %s is cut short (%s) and was skipped", r.lastEvents(), r.TruncatedWhy)
 	}
 	if r.Unclosed && !r.Live {
 		// A recording still written ends so: the live caveat says it.
-		es = add(es, caveat, "the last chunk of %s.orca has no trailer: the file ends where its writing stopped (a kill, or a copy of a file being written); what was read of it is the recording", r.Prefix)
+		es = add(es, caveat, "the last chunk of %s has no trailer: the file ends where its writing stopped (a kill, or a copy of a file being written); what was read of it is the recording", r.lastEvents())
 	}
 	switch {
 	case r.Live:
@@ -238,4 +238,13 @@ func (r *Report) whole() string {
 // first chunks were deleted. .info's counts are of the whole.
 func (r *Report) partial() bool {
 	return r.Range != nil || r.Filter != nil || r.Bounded != nil && r.Bounded.ChunksDeleted > 0
+}
+
+// lastEvents names the file the recording's last events are in:
+// PREFIX.orca, or a bounded recording's last chunk file.
+func (r *Report) lastEvents() string {
+	if r.lastFile != "" {
+		return r.lastFile
+	}
+	return r.Prefix + ".orca"
 }

@@ -18,14 +18,10 @@ import (
 // what its holders did while others were blocked on it
 // (model.View.HoldersDoing).
 
-// cpuTop is how many methods the CPU profile lists without --top;
-// holdersTop how many locks and frames a lock's holders_blocked_on and
+// holdersTop is how many locks and frames a lock's holders_blocked_on and
 // holders_frames list (most first: a lock's holders may have blocked on
 // hundreds of others for moments).
-const (
-	cpuTop     = 20
-	holdersTop = 10
-)
+const holdersTop = 10
 
 // CPU is the CPU profile of the threads shown: their cpu samples by the
 // leaf-most Java frame (a native leaf folded into the Java frame that

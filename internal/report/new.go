@@ -105,6 +105,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		ParseErrorSamples: []string{},
 		Truncated:         res.Truncated,
 		Unclosed:          res.Unclosed,
+		lastFile:          rec.LastEventsFile(),
 		Problems:          len(m.Problems),
 		ProblemSamples:    []string{},
 		Warnings:          append([]string{}, rec.Warnings...),
@@ -129,7 +130,17 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.TruncatedWhy = rec.TruncatedWhy()
 	}
 	if bd := rec.Info.Bounds(); bd != nil {
-		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted}
+		r.Bounded = &Bounded{MaxSizeBytes: bd.MaxSize, MaxAgeS: bd.MaxAgeS, ChunksKept: bd.ChunksKept, ChunksDeleted: bd.ChunksDeleted, keptS: r.DurationS}
+		// A range's span (opt.Span, or the one the model was folded
+		// with: the viewer's): what was kept and recorded is the
+		// recording's, not the range's.
+		sp := opt.Span
+		if sp == nil {
+			sp = res.Span
+		}
+		if sp != nil {
+			r.Bounded.keptS = sec(sp.End - sp.Origin)
+		}
 		if c := rec.Chunks; len(c) > 0 {
 			// The chunk files read (.info, rewritten once a second, may lag
 			// behind a recording still being written).
@@ -138,7 +149,12 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		if start, end, ok := rec.Info.Span(); ok {
 			// .info is rewritten once a second: a JVM killed, or a
 			// recording still being written, has events after its end_s.
+			// With a range, m.End is the range's end: the recording's
+			// is the span's.
 			end = max(end, m.End)
+			if sp != nil {
+				end = max(end, sp.End)
+			}
 			r.Bounded.RecordedS = sec(end - start)
 			if bd.ChunksDeleted > 0 && bd.KeptFrom > start {
 				r.Bounded.DeletedS = sec(bd.KeptFrom - start)
@@ -323,11 +339,9 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	}
 	r.Waits, r.WaitsTotal = top(waits, opt.Top)
 	r.Edges = b.edges()
-	cpuN := opt.Top
-	if cpuN == 0 {
-		cpuN = cpuTop
-	}
-	r.CPU = b.cpu(cpuN)
+	// as every list: --top N, 0 all (it was 20 with --top 0, under a
+	// heading that said "--top 0 shows all")
+	r.CPU = b.cpu(opt.Top)
 	r.Caveats = caveats(r.headEntries(), r.tailEntries())
 	return r
 }

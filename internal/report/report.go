@@ -86,7 +86,10 @@ type Report struct {
 	TruncatedWhy string `json:"truncated_why,omitempty"`
 	// Unclosed: a compact .orca ends in a chunk without its trailer
 	// (docs/format.md, "The format as a contract"): written up to there.
-	Unclosed bool  `json:"unclosed,omitempty"`
+	Unclosed bool `json:"unclosed,omitempty"`
+	// lastFile is the file the last events are in (reader's
+	// LastEventsFile): what a cut record or an unclosed chunk is named by.
+	lastFile string
 	Complete *bool `json:"complete"`
 	// Live: a JVM still writes the recording (it holds the lock on
 	// PREFIX.orca): complete is false because it runs, not because it was
@@ -633,4 +636,5 @@ type Bounded struct {
 	// nothing was deleted).
 	RecordedS float64 `json:"recorded_s"`
 	DeletedS  float64 `json:"deleted_s"`
+	keptS     float64 // the kept chunk files' span: first event to last, of the whole (not a range's)
 }

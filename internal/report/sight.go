@@ -66,7 +66,9 @@ func (r *Report) sightEntries(es []headEntry) []headEntry {
 		}
 	}
 	if len(byThreshold)+len(s.NotRecorded)+len(s.NoStacks) > 0 && s.Source == "jfr" {
-		more(es, " ", "(record with settings=orca.jfc to see them all: orca import --jfc > orca.jfc writes it)")
+		// orca.jfc last: JFR's later settings file wins, and profile's
+		// 10 ms thresholds after it replace its 0 ms
+		more(es, " ", "(record with settings=orca.jfc to see them all, last when beside another, as in settings=profile,settings=orca.jfc: orca import --jfc > orca.jfc writes it)")
 	}
 	return es
 }

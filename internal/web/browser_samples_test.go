@@ -208,3 +208,61 @@ func TestBrowserSamples(t *testing.T) {
 		screenshot(t, ctx, "samples-lock.png")
 	})
 }
+
+// TestBrowserFlameNativeLabel: a native frame too narrow for its name, "__write
+// [libc.so.6]", was labelled "so.6]" in the flame graph (the name split at its dots as a
+// Java frame's package). It is labelled by its symbol, cut: "__write", "__wri…".
+func TestBrowserFlameNativeLabel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	ts := serve(t, fromTxtar(t, holderCase))
+	ctx := newBrowser(t, 1000, 700)
+	open(t, ctx, ts.URL+"/")
+	for _, c := range []struct {
+		frame string
+		w     int
+	}{
+		{"__write [libc.so.6]", 60}, {"__write [libc.so.6]", 30}, {"__pthread_cond_wait [libc.so.6]", 80},
+		{"JavaThread::thread_main_inner() [libjvm.so]", 90},
+	} {
+		got := eval[string](t, ctx, fmt.Sprintf(`import('/static/js/flame.js').then((m) => {
+			const c = document.createElement('canvas').getContext('2d');
+			c.font = '11px sans-serif';
+			const s = m.fit(c, %q, %d);
+			return c.measureText(s).width <= %d ? s : 'too wide: ' + s;
+		})`, c.frame, c.w, c.w))
+		sym, _, _ := strings.Cut(c.frame, " [")
+		if got == "" || !strings.HasPrefix(sym, strings.TrimSuffix(got, "…")) {
+			t.Errorf("fit(%q, %d px) = %q, want the start of %q", c.frame, c.w, got, sym)
+		}
+	}
+}
+
+// TestBrowserGroupLabel: a group of virtual threads with a long name and five digits of count
+// ("virtual http-nio-N.N.N.N-N-virt-N", 22,107 threads: Tomcat 25 with virtual threads) had
+// its count drawn over the end of its name (the name cut to a fixed width). The name ends before
+// the count, whatever the count.
+func TestBrowserGroupLabel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: no browser")
+	}
+	ts := serve(t, fromTxtar(t, holderCase))
+	ctx := newBrowser(t, 1000, 700)
+	open(t, ctx, ts.URL+"/")
+	for _, c := range []struct {
+		name  string
+		count int
+	}{{"virtual http-nio-N.N.N.N-N-virt-N", 22107}, {"virtual http-nio-N.N.N.N-N-virt-N", 1234567}, {"pool-N-thread-N", 3}, {"ForkJoinPool.commonPool-worker-N", 100000}} {
+		got := eval[map[string]any](t, ctx, fmt.Sprintf(`import('/static/js/timeline.js').then((m) => {
+			const c = document.createElement('canvas').getContext('2d');
+			return m.groupLabel(c, %q, %d);
+		})`, c.name, c.count))
+		nameRight, _ := got["nameRight"].(float64)
+		countLeft, _ := got["countLeft"].(float64)
+		name, _ := got["name"].(string)
+		if nameRight > countLeft || name == "" {
+			t.Errorf("group %q of %d: name %q ends at %.1f px, its count %q begins at %.1f px", c.name, c.count, name, nameRight, got["count"], countLeft)
+		}
+	}
+}

@@ -140,18 +140,14 @@ func oneFigure(t *testing.T, r *recording) {
 				t.Errorf("%s %s: owner %d is %s, %d ns, %v %%, %d contentions (+%d open) in the viewer; %s, %v s, %v %%, %d (+%d) in the report",
 					l.Kind, l.Object, i, vo.ID, vo.Blamed, vo.Pct, vo.Contentions, vo.Open, o.Thread, o.BlamedS, o.Pct, o.Contentions, o.Open)
 			}
-			// pprof's owner time is the blame: exactly for a monitor; a
-			// java.util.concurrent lock acquired in several parks also
-			// blames the gaps between them (≤ model.ReparkGap each).
+			// pprof's owner time is the blame, exactly: for a
+			// java.util.concurrent lock acquired in several parks too
+			// (the gaps between them on the next park's owner).
 			if l.Kind == "semaphore" {
 				continue // not in pprof's default kind, monitor
 			}
 			got, want := byOwner[l.Object+" "+o.Thread], ns(o.BlamedS)
-			slack := int64(0)
-			if l.Kind == "juc" {
-				slack = int64(model.ReparkGap) * int64(o.Contentions+o.Open+1)
-			}
-			if got > want || want-got > slack {
+			if d := got - want; d > 1 || d < -1 {
 				t.Errorf("%s %s: pprof -tagfocus=owner=%s gives %d ns, the report blames %d ns", l.Kind, l.Object, o.Thread, got, want)
 			}
 		}

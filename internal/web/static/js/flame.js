@@ -313,9 +313,13 @@ function shade(hex, k) {
 }
 
 // fit shortens a frame to w pixels, dropping first the package, then the
-// class, then the location: "Queue.take(Queue.java:42)" → "take(…)".
-function fit(ctx, text, w) {
+// class, then the location: "Queue.take(Queue.java:42)" → "take(…)"; a
+// native frame, "symbol [library]", drops its library, then cuts its
+// symbol ("__write [libc.so.6]" → "__wri…", not "so.6]").
+export function fit(ctx, text, w) {
   if (ctx.measureText(text).width <= w) return text;
+  const lib = text.lastIndexOf(' [');
+  if (lib > 0 && text.endsWith(']')) return cut(ctx, text.slice(0, lib), w);
   const open = text.lastIndexOf('(');
   const what = open > 0 ? text.slice(0, open) : text;
   const where = open > 0 ? text.slice(open) : '';
@@ -326,7 +330,14 @@ function fit(ctx, text, w) {
   if (cls) cands.push(`${cls}.${method}${where}`, `${cls}.${method}`);
   cands.push(method);
   for (const c of cands) if (ctx.measureText(c).width <= w) return c;
-  let t = method;
+  return cut(ctx, method, w);
+}
+
+// cut returns text within w pixels: whole, or its start and "…" ('' when
+// not even two characters fit).
+function cut(ctx, text, w) {
+  if (ctx.measureText(text).width <= w) return text;
+  let t = text;
   while (t.length > 1 && ctx.measureText(t + '…').width > w) t = t.slice(0, -1);
   return t.length > 1 ? t + '…' : '';
 }

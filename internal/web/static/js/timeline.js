@@ -827,14 +827,14 @@ export class Timeline {
         ctx.fillStyle = MUTED;
         ctx.font = '10px ' + UI_FONT;
         ctx.fillText(r.collapsed ? '▶' : '▼', 8, y + r.h / 2);
+        const g = groupLabel(ctx, r.name, r.count);
         ctx.font = '600 12px ' + UI_FONT;
         ctx.fillStyle = TEXT;
-        const count = ` ${fmtCount(r.count)} threads`;
-        ctx.fillText(ellipsize(ctx, r.name, LABEL_W - 110, true), 24, y + r.h / 2);
+        ctx.fillText(g.name, 24, y + r.h / 2);
         ctx.font = '11px ' + UI_FONT;
         ctx.fillStyle = MUTED;
         ctx.textAlign = 'right';
-        ctx.fillText(count, LABEL_W - 10, y + r.h / 2);
+        ctx.fillText(g.count, LABEL_W - 10, y + r.h / 2);
         ctx.textAlign = 'left';
         continue;
       }
@@ -1505,6 +1505,22 @@ const EDGE_TITLES = {
   join: 'a thread’s end → the join it returned',
   release: 'Semaphore.release → the acquire it let through',
 };
+
+// groupLabel lays out a group's row label: its name from x 24, cut in the
+// middle to end before its count, which ends at LABEL_W - 10 ("virtual
+// http-nio-N…-virt-N 22,107 threads": a fixed width for the name let a
+// count of five digits overlap it). Leaves ctx's font as it was.
+export function groupLabel(ctx, name, count) {
+  const font = ctx.font;
+  ctx.font = '11px ' + UI_FONT;
+  const c = ` ${fmtCount(count)} threads`;
+  const countLeft = LABEL_W - 10 - textWidth(ctx, c);
+  ctx.font = '600 12px ' + UI_FONT;
+  const n = ellipsize(ctx, name, countLeft - 6 - 24, true);
+  const nameRight = 24 + textWidth(ctx, n);
+  ctx.font = font;
+  return { name: n, count: c, nameRight, countLeft };
+}
 
 export const UI_FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, "Noto Sans", "DejaVu Sans", sans-serif';
 

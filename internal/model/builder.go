@@ -103,6 +103,10 @@ type Builder struct {
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
 	acquireOf stackCache
+	// shared, when set (Build), tells a park in a shared acquire by its
+	// stack (SharedAcquireStack); sharedOf caches it per stack.
+	shared   func([]format.Frame) bool
+	sharedOf stackCache
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool

@@ -870,6 +870,12 @@ func (b *Builder) Event(ev *reader.Event) {
 			b.problem(ev, "thread %v blocks on monitor %v that it owns", ev.Thread, ev.Object)
 			owner = 0
 		}
+		if owner != 0 && uint32(ev.Object) != uint32(owner) {
+			if o := b.known(owner); o != nil && o.ended && o.last < ev.Time {
+				b.m.OwnerEnded++ // it holds nothing (Model.OwnerEnded)
+				owner = 0
+			}
+		}
 		var ots *tstate
 		if owner != 0 {
 			ots = b.thread(owner, ev.Time)

@@ -208,8 +208,12 @@ func tallies(r *reader.Recording, from, to float64) *side {
 
 var match = flag.String("match", "", "a begin kind (ObjectWait…): list its intervals one capture has and the other lacks, matched by thread name and overlap")
 
-// unmatched prints the intervals of one side that overlap none of the other side's on a thread of
-// the same name (each matched once, in order of start).
+// slack: two intervals this close match (s): a park that returns at once lasts 2 µs, and the
+// two captures stamp its ends a few µs apart (the agent's callbacks are inside JFR's event).
+const slack = 20e-6
+
+// unmatched prints the intervals of one side that overlap none of the other side's, within
+// slack, on a thread of the same name (each matched once, in order of start).
 func unmatched(k format.Kind, x, y *side, xn, yn string) {
 	n, m := 0, 0
 	var da, db float64
@@ -220,7 +224,7 @@ func unmatched(k format.Kind, x, y *side, xn, yn string) {
 		for _, v := range xs {
 			ok := false
 			for j, w := range ys {
-				if !used[j] && v.a <= w.b && w.a <= v.b {
+				if !used[j] && v.a <= w.b+slack && w.a <= v.b+slack {
 					used[j], ok = true, true
 					m++
 					da += v.a - w.a

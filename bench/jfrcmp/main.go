@@ -12,6 +12,11 @@
 // recording did (the import's start_s). Threads of JFR itself (names
 // beginning "JFR "), whose events JFR does not record, are left out of both. Per kind: the
 // counts, the summed durations, and the thread groups (names with digits as #) that differ most.
+//
+//	-match KIND   pair KIND's intervals (thread name, overlap within 20 µs): those of one side
+//	              only, and the mean offsets of the two captures' ends (for enters, the owners)
+//	-owners       check orca's owners: the thread itself, one that had ended, one blocked on or
+//	              waiting in the same monitor when the enter began
 package main
 
 import (

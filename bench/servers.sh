@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Issue 20's "How to check" on Debian-packaged servers: records SERVER (hsqldb, activemq,
+# Issue 20's "How to check" on Debian-packaged servers: records SERVER (hsqldb, activemq, jetty,
 # lucene, derby, tomcat) with bin/orca on JDK 17 or 25, loads it for LOADSECS (18) s with a client of
 # bench/java (HsqlLoad: 12 JDBC threads; JmsLoad: 6 producers + 6 consumers; LuceneLoad: 4
 # indexers + 4 searchers in the recorded JVM; DerbyLoad: 8 transactions on 20 rows of embedded
-# Derby, in the recorded JVM; Tomcat: wrk on testdata/java/server's servlet), or
+# Derby, in the recorded JVM; Tomcat: wrk on testdata/java/server's servlet; jetty: the same on
+# Jetty 9.4, Debian's jetty9, installed by hand), or
 # waits 10 s (idle), stops the JVM with kill -TERM and writes report.txt and report.json.
 #
 #   bench/servers.sh SERVER 17|25 load|idle TAG [EXTRA_JVM_ARGS]    -> $OUT/TAG (OUT=/tmp/h20/runs)
@@ -20,8 +21,9 @@
 # recording grew by in it, F orca's minor page faults in it, H orca record's peak RSS (VmHWM) at
 # its end; bench/amq-jfr.sh reads it.
 # $W/threads.txt: each JVM thread's CPU seconds since its start, at the end of the load window.
+# $W/window.txt: the load window's start and end, Unix seconds (bench/jfrcmp's -from and -to).
 #
-# Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), on 127.0.0.1 only.
+# Ports 19001 (HSQLDB), 19616 (ActiveMQ), 19080 (Tomcat), 19090 (Jetty), on 127.0.0.1 only.
 set -u
 repo=$(cd "$(dirname "$0")/.." && pwd)
 srv=$1 jn=$2 mode=$3 tag=$4 extra=${5:-}
@@ -97,6 +99,26 @@ X
     rec record -o $P ${ORCA_FLAGS:-} -- /usr/share/tomcat10/bin/catalina.sh run >server.log 2>&1 &
   ready() { curl -fs -o /dev/null http://127.0.0.1:19080/block; }
   load() { wrk -t2 -c16 -d${LOADSECS}s http://127.0.0.1:19080/block; } ;;
+jetty)
+  # Jetty 9.4 (Debian package jetty9, not installed by make: apt-get install jetty9): the same
+  # servlet, its jakarta.servlet imports made javax.servlet, at /block of a JETTY_BASE of its own
+  [ -e /usr/share/jetty9/start.jar ] || { echo "bench/servers.sh: jetty needs /usr/share/jetty9 (apt-get install jetty9)" >&2; exit 1; }
+  base=$W/base; mkdir -p $base/webapps/ROOT/WEB-INF/classes $base/src/orca/test $base/logs
+  printf -- '--module=deploy,http\njetty.http.host=127.0.0.1\njetty.http.port=19090\n' >$base/start.ini
+  sed 's/jakarta\.servlet/javax.servlet/g' $repo/testdata/java/server/orca/test/BlockingServlet.java >$base/src/orca/test/BlockingServlet.java
+  /usr/lib/jvm/java-17-openjdk-amd64/bin/javac --release 11 -d $base/webapps/ROOT/WEB-INF/classes -cp /usr/share/java/servlet-api-4.0.1.jar \
+    $base/src/orca/test/BlockingServlet.java || exit 1
+  cat >$base/webapps/ROOT/WEB-INF/web.xml <<'X'
+<?xml version="1.0" encoding="UTF-8"?>
+<web-app xmlns="http://xmlns.jcp.org/xml/ns/javaee" version="4.0" metadata-complete="true">
+  <servlet><servlet-name>block</servlet-name><servlet-class>orca.test.BlockingServlet</servlet-class><load-on-startup>1</load-on-startup></servlet>
+  <servlet-mapping><servlet-name>block</servlet-name><url-pattern>/block</url-pattern></servlet-mapping>
+</web-app>
+X
+  rec record -o $P ${ORCA_FLAGS:-} -- $JDK/bin/java $EF $extra -Djetty.home=/usr/share/jetty9 -Djetty.base=$base -jar /usr/share/jetty9/start.jar \
+    jetty.home=/usr/share/jetty9 jetty.base=$base >server.log 2>&1 &
+  ready() { curl -fs -o /dev/null http://127.0.0.1:19090/block; }
+  load() { wrk -t2 -c16 -d${LOADSECS}s http://127.0.0.1:19090/block; } ;;
 esac
 opid=$!
 for i in $(seq 240); do ready && break; sleep 0.25; done
@@ -123,6 +145,7 @@ hwm=0; [ "${ORCA_OFF:-0}" = 1 ] || hwm=$(awk '/^VmHWM/ { print $2 }' /proc/$opid
 # the JVM's threads' CPU (s, user + system) at the end of the load window, by thread name
 for t in /proc/$jpid/task/*; do awk -v hz="$(getconf CLK_TCK)" '{ sub(/^[0-9]+ \(/, ""); n = $0; sub(/\) .*/, "", n); sub(/.*\) /, ""); printf "%.2f\t%s\n", ($12 + $13) / hz, n }' $t/stat 2>/dev/null; done | sort -rn >threads.txt
 awk -v c0="$c0" -v c1="$c1" -v o0="$o0" -v o1="$o1" -v w="$(echo "$tw - $t0" | bc)" -v rb=$((b1 - b0)) -v fl=$((f1 - f0)) -v hwm="$hwm" -v l="$LOADSECS" '/^sent [0-9]+ received [0-9]+/ { s = $2; r = $4 } END { printf "sent %d received %d loadsecs %s jvm_cpu_s %.2f orca_cpu_s %.2f window_s %.1f rec_bytes %d orca_minflt %d orca_hwm_kb %d\n", s, r, l, c1 - c0, o1 - o0, w, rb, fl, hwm }' load.log >result.txt
+echo "$t0 $tw" >window.txt
 kill -TERM $jpid
 wait $opid; echo "orca record exit $?"
 t1=$(date +%s.%N)

@@ -14,8 +14,8 @@ import (
 	"orca/internal/reader"
 )
 
-// jfcCompare enables the six JFR events the comparison needs, at 0 ms with stack traces
-// (the same as internal/jfrimport/orca.jfc, written here so the test says what it measures).
+// jfcCompare enables the JFR events the comparison needs, at 0 ms with stack traces (the same
+// as internal/jfrimport/orca.jfc, written here so the test says what it measures).
 const jfcCompare = `<?xml version="1.0" encoding="UTF-8"?>
 <configuration version="2.0" label="orca-compare" description="Orca vs JFR comparison" provider="Orca">
   <event name="jdk.JavaMonitorEnter"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
@@ -24,6 +24,9 @@ const jfcCompare = `<?xml version="1.0" encoding="UTF-8"?>
   <event name="jdk.ThreadSleep"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
   <event name="jdk.ThreadStart"><setting name="enabled">true</setting><setting name="stackTrace">true</setting></event>
   <event name="jdk.ThreadEnd"><setting name="enabled">true</setting></event>
+  <event name="jdk.VirtualThreadStart"><setting name="enabled">true</setting></event>
+  <event name="jdk.VirtualThreadEnd"><setting name="enabled">true</setting></event>
+  <event name="jdk.VirtualThreadPinned"><setting name="enabled">true</setting><setting name="stackTrace">true</setting><setting name="threshold">0 ms</setting></event>
 </configuration>
 `
 

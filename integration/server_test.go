@@ -160,7 +160,73 @@ func serverVsJFR(t *testing.T, j jdk, cls, wrk string, virtual bool) {
 		if r := o.total() / f.total(); r < 0.95 || r > 1.05 {
 			t.Errorf("Orca saw %.3f s of threads not running, JFR %.3f s: ratio %.3f, want within 5 %%", o.total(), f.total(), r)
 		}
+		// The same JVM: the same intervals of each kind that began and ended in the window
+		// (docs/format.md, "What each capture misses"; bench/jfrcmp does it for every server).
+		// The two stamp an interval's ends a few µs apart (the agent's callbacks run inside JFR's
+		// event), so one that begins or ends within µs of the window's edges may count on one
+		// side only: 2 of either side's are let pass.
+		oc, fc := countIn(t, prefix, from, to, busy, kinds), countIn(t, imp, from, to, busy, kinds)
+		for _, k := range []format.Kind{format.MonitorContendedEnter, format.ObjectWait, format.ThreadPark, format.ThreadSleep} {
+			t.Logf("%-22s in the window: orca %d, JFR %d", k, oc[k], fc[k])
+			if d := oc[k] - fc[k]; d < -2 || d > 2 {
+				t.Errorf("%s in the window: orca %d, JFR %d; the same JVM, want the same count (±2 at the edges)", k, oc[k], fc[k])
+			}
+		}
 	}
+}
+
+// countIn reads a recording and counts, per kind that begins a state, the intervals of the
+// threads whose names match keep that began at or after from and ended at or before to (wall
+// clock). A wait on an int[] (a class's init lock: JFR's record of a class initialisation's
+// wait, which the agent writes as ClassInitWaited) is not counted.
+func countIn(t *testing.T, prefix string, from, to time.Time, keep *regexp.Regexp, kinds func(name string, begin format.Kind) bool) map[format.Kind]int {
+	t.Helper()
+	rec := load(t, prefix)
+	mono, err1 := strconv.ParseInt(rec.info[format.InfoOriginMonoNS], 10, 64)
+	unix, err2 := strconv.ParseInt(rec.info[format.InfoOriginUnixNS], 10, 64)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("%s.info: no %s / %s", prefix, format.InfoOriginMonoNS, format.InfoOriginUnixNS)
+	}
+	at := func(w time.Time) float64 { return float64(w.UnixNano()-unix+mono) / 1e9 }
+	lo, hi := at(from), at(to)
+	names := map[format.ThreadID]string{}
+	classes := map[format.ObjectID]string{}
+	type key struct {
+		th   format.ThreadID
+		kind format.Kind
+	}
+	type begun struct {
+		at  float64
+		obj format.ObjectID
+	}
+	open := map[key][]begun{}
+	out := map[format.Kind]int{}
+	for _, ev := range rec.events {
+		ts := ev.Time.Seconds()
+		switch k := ev.Kind; {
+		case k == format.ThreadStarted:
+			names[ev.Thread] = ev.Name
+		case k == format.ObjectClass:
+			classes[ev.Object] = ev.Class
+		case format.Specs[k].End != format.KindNone:
+			open[key{ev.Thread, k}] = append(open[key{ev.Thread, k}], begun{ts, ev.Object})
+		case k.Begin() != format.KindNone:
+			kk := key{ev.Thread, k.Begin()}
+			st := open[kk]
+			if len(st) == 0 {
+				continue
+			}
+			b := st[len(st)-1]
+			open[kk] = st[:len(st)-1]
+			name := names[ev.Thread]
+			if b.at < lo || ts > hi || !keep.MatchString(name) || kinds != nil && !kinds(name, k.Begin()) ||
+				k.Begin() == format.ObjectWait && classes[b.obj] == "[I" {
+				continue
+			}
+			out[k.Begin()]++
+		}
+	}
+	return out
 }
 
 // jdkFeature returns j's feature release (17, 25), from its release file.

@@ -200,6 +200,17 @@ void owner_unregister_self(JNIEnv *env) {
   my_slot = -1;
 }
 
+// why_to: where unknown and unlocking note what they would count
+// (owner_of_pending_why), NULL to count it.
+static __thread int *why_to;
+
+// unlocking counts an owner named as the thread inside a fast unlock or
+// lock (.info owner_unlocking).
+static void unlocking(void) {
+  if (why_to) *why_to = CNT_OWNER_UNLOCKING;
+  else counter_add(CNT_OWNER_UNLOCKING, 1);
+}
+
 // carrier_owner: the owner a carrier's lock stack, JavaThread or stack
 // stands for: the virtual thread it runs, by the identity hash in its
 // header (hashed at its start), or the carrier itself when it runs none; 0
@@ -284,11 +295,11 @@ static uint32_t on_lock_stack(uintptr_t obj, unsigned long e0, vm_ptr mon) {
   }
   uintptr_t own = 0;
   if (hits == 1) {
-    counter_add(CNT_OWNER_UNLOCKING, 1);
+    unlocking();
     return found;
   }
   if (!hits && running == 1 && alone && !vm_null(mon) && hs_monitor_owner(mon, &own) && own == 1) {
-    counter_add(CNT_OWNER_UNLOCKING, 1);
+    unlocking();
     return alone;
   }
   return 0;
@@ -341,7 +352,8 @@ int owner_held_contended(JNIEnv *env, uint32_t *out, int max) {
 // unknown counts why an owner is unknown (.info owner_unknown.*; the total,
 // owner_unknown, is monitor.c's) and returns 0.
 static uint32_t unknown(int why) {
-  counter_add(why, 1);
+  if (why_to) *why_to = why;
+  else counter_add(why, 1);
   return 0;
 }
 
@@ -417,6 +429,14 @@ int owner_blocked_on(JNIEnv *env, jobject thread, int waiting, uint32_t *obj, ui
     *owner = owner_of_word(own);
   }
   return 1;
+}
+
+uint32_t owner_of_pending_why(JNIEnv *env, jobject obj, int *why) {
+  *why = 0;
+  why_to = why;
+  uint32_t h = owner_of_pending(env, obj);
+  why_to = NULL;
+  return h;
 }
 
 uint32_t owner_pending_hash(JNIEnv *env) {

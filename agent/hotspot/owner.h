@@ -27,6 +27,11 @@ void owner_unregister_self(JNIEnv *env);
 // calling thread is about to block on, or 0 when unknown (counted by
 // reason: CNT_OWNER_RELEASED, …).
 uint32_t owner_of_pending(JNIEnv *env, jobject obj);
+// owner_of_pending_why is owner_of_pending with what it would count in
+// *why, not counted: the reason for 0, CNT_OWNER_UNLOCKING for an owner named
+// inside its fast unlock, else 0. The caller counts the answer it keeps
+// (hooks/monitor.c reads again when it times the enter later).
+uint32_t owner_of_pending_why(JNIEnv *env, jobject obj, int *why);
 // owner_blocked_on reads, for another thread (a java.lang.Thread blocked
 // or waiting at an attach), the monitor it is blocked on entering
 // (waiting 0: its owner's hash in *owner, 0 when unknown) or waiting on

@@ -235,9 +235,12 @@ func (c *compact) appendEvent(b []byte, e *Event) ([]byte, error) {
 			// agent writes it, so that a reader may start here (a time
 			// range: reader.Span).
 			var err error
-			c.live.Restate(func(x *Event) {
+			c.live.Restate(func(th ThreadID, x *Event) {
 				if err == nil {
 					x.Time = e.Time
+					if x.Kind.Fact() {
+						x.Thread = th
+					}
 					b, err = c.appendRecord(b, x, true)
 				}
 			})

@@ -143,12 +143,17 @@ func ptr[E any](e E) *E { return &e }
 // live thread (in the order first seen) its ThreadStarted, its
 // VirtualThreadMounted, then per interval it is in, outermost first, the
 // ObjectClass, ClassInitLock and ConditionLock of the interval's object, its begin and
-// what follows the begin. fn gets copies it may change (their time, say).
-func (s *LiveState[E]) Restate(fn func(*E)) {
+// what follows the begin. fn gets copies it may change (their time, say),
+// with the live thread whose state it restates: an object's class is
+// restated as that thread's, as the agent restates it, not as the thread's
+// that first gave it, which may have ended before (a reader of the range
+// would take that thread for a live one with no name).
+func (s *LiveState[E]) Restate(fn func(th ThreadID, e *E)) {
+	var th ThreadID
 	give := func(e *E) {
 		if e != nil {
 			c := *e
-			fn(&c)
+			fn(th, &c)
 		}
 	}
 	var given map[ObjectID]bool // facts restated once
@@ -156,6 +161,7 @@ func (s *LiveState[E]) Restate(fn func(*E)) {
 		if t.ended {
 			continue
 		}
+		th = t.id
 		give(t.name)
 		give(t.mount)
 		for i := range t.open {

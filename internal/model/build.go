@@ -196,6 +196,7 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	name := rec.FrameName
 	b.idle = func(st []format.Frame) bool { return IdleStack(st, name) }
 	b.acquire = func(st []format.Frame) bool { return AcquireStack(st, name) }
+	b.shared = func(st []format.Frame) bool { return SharedAcquireStack(st, name) }
 	b.idleWait = func(st []format.Frame) bool { return IdleWaitStack(st, name) }
 	b.take = func(st []format.Frame) bool { return TakeStack(st, name) }
 	b.untimed = func(st []format.Frame) bool {

@@ -103,6 +103,10 @@ type Builder struct {
 	// stack (AcquireStack); acquireOf caches it per stack.
 	acquire   func([]format.Frame) bool
 	acquireOf stackCache
+	// shared, when set (Build), tells a park in a shared acquire by its
+	// stack (SharedAcquireStack); sharedOf caches it per stack.
+	shared   func([]format.Frame) bool
+	sharedOf stackCache
 	// untimed, when set (Build), tells an Object.wait() by its stack
 	// (UntimedWait); untimedOf caches it per stack.
 	untimed   func([]format.Frame) bool
@@ -865,6 +869,12 @@ func (b *Builder) Event(ev *reader.Event) {
 		if owner == ev.Thread {
 			b.problem(ev, "thread %v blocks on monitor %v that it owns", ev.Thread, ev.Object)
 			owner = 0
+		}
+		if owner != 0 && uint32(ev.Object) != uint32(owner) {
+			if o := b.known(owner); o != nil && o.ended && o.last < ev.Time {
+				b.m.OwnerEnded++ // it holds nothing (Model.OwnerEnded)
+				owner = 0
+			}
 		}
 		var ots *tstate
 		if owner != 0 {

@@ -912,6 +912,15 @@ type Model struct {
 	// Problems are events the fold could not place (a Waited without its
 	// Wait, an event after ThreadEnded, …), with the line they came from.
 	Problems []string
+	// OwnerEnded counts the contended monitor enters whose named owner had
+	// ended before the thread blocked: a thread that ended holds nothing, so
+	// the fold takes the owner for unknown. The agent wrote such enters until
+	// 2026-12-02 (TestOwnerLeft): one timed after its reading of the held
+	// monitors kept the owner read before it, which could have let the
+	// monitor go and ended meanwhile (Tomcat 25 with virtual threads: 19 of
+	// 6 368 enters, docs/perf/2026-12-02-jfr-servers.md). Not the exit of a
+	// thread that locks its own Thread object to notify its joiners.
+	OwnerEnded int
 	// siteOf maps a stack to the first stack with the same source line in
 	// every frame (SiteStack); nil: each stack is its own.
 	siteOf []StackID

@@ -33,7 +33,11 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		owner = 0 // a reentrant lock it holds: it does not wait for itself
 	}
 	acquire := st == Parked && ev.Object != 0 && isAcquire(ev.Mode, owner, func() bool {
-		return b.acquire != nil && b.acquireOf.of(stack, ev.Stack, b.acquire) && !NotALock(b.classOf(ev.Object))
+		if b.acquire == nil || !b.acquireOf.of(stack, ev.Stack, b.acquire) {
+			return false
+		}
+		cls := b.classOf(ev.Object)
+		return !NotALock(cls) && !(b.shared != nil && b.sharedOf.of(stack, ev.Stack, b.shared) && NotASharedLock(cls))
 	})
 	// A consumer waiting in a queue's take or poll waits for work, as a
 	// pool's idle worker does (ThreadPoolExecutor.getTask is one): idle.
@@ -389,6 +393,31 @@ func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method s
 		}
 	}
 	return false
+}
+
+// SharedAcquireStack reports whether a park at stack (innermost first) is
+// in a shared acquire of an AbstractQueuedSynchronizer (or its Long twin):
+// a frame of it whose method's name starts with "acquireShared" — a
+// latch's await, a semaphore's acquire, a read lock's lock. name is as for
+// IdleStack.
+func SharedAcquireStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
+	for _, f := range stack {
+		cls, meth := name(f)
+		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer") &&
+			strings.HasPrefix(meth, "acquireShared") {
+			return true
+		}
+	}
+	return false
+}
+
+// NotASharedLock tells, for a park in a shared acquire without a mode (an
+// import from JFR), a synchronizer that is no lock: any but a read-write
+// lock's sync, whose read lock is one (a latch of the program's own, such as
+// HSQLDB's CountUpDownLatch, waits for a count, as the agent's mode shows).
+// A class not known (empty) is taken for a lock, as before.
+func NotASharedLock(class string) bool {
+	return class != "" && !strings.Contains(class, "ReadWriteLock$")
 }
 
 // NotALock tells the synchronizers that acquire without being locks (a

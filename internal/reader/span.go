@@ -672,13 +672,14 @@ func (f *rangeFilter) facts(ev *Event) error {
 func (f *rangeFilter) start() error {
 	f.started = true
 	var err error
-	f.live.Restate(func(x *Event) {
+	f.live.Restate(func(th format.ThreadID, x *Event) {
 		if err != nil {
 			return
 		}
 		x.Time, x.Carried, x.Line = f.from, true, 0
 		if x.Kind.Fact() {
 			f.given[factOf(x.Object, x.Kind)] = struct{}{}
+			x.Thread = th
 		}
 		err = f.fn(x)
 	})

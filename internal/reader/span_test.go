@@ -418,3 +418,38 @@ func TestChunksIn(t *testing.T) {
 		}
 	}
 }
+
+// TestRangeFilterFactOfEndedThread: the class of an object a live thread waits on at the
+// range's start is restated as that thread's, not as the thread's that gave it, which ended
+// before the range. Before, `orca report --from` of Jetty after its main thread ended showed a
+// thread with no name, alive and runnable through the range, from the restated ObjectClass
+// (docs/perf/2026-12-02-jfr-servers.md).
+func TestRangeFilterFactOfEndedThread(t *testing.T) {
+	var got []string
+	rf := newRangeFilter(100, 1000, true, func(ev *Event) error {
+		got = append(got, fmt.Sprintf("%d %s %x %x", ev.Time, ev.Kind, uint64(ev.Thread), uint64(ev.Object)))
+		return nil
+	})
+	rf.given = map[factKey]struct{}{}
+	for _, ev := range []Event{
+		{Time: 5, Kind: format.ThreadStarted, Thread: 1, Name: "main"},
+		{Time: 6, Kind: format.ThreadStarted, Thread: 2, Name: "worker"},
+		{Time: 10, Kind: format.ObjectClass, Thread: 1, Object: 0xa, Class: "LA;"},
+		{Time: 20, Kind: format.ThreadEnded, Thread: 1},
+		{Time: 30, Kind: format.ObjectWait, Thread: 2, Object: 0xa},
+		{Time: 200, Kind: format.ObjectWaited, Thread: 2, Object: 0xa},
+	} {
+		if err := rf.event(&ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{
+		"100 ThreadStarted 2 0",
+		"100 ObjectClass 2 a",
+		"100 ObjectWait 2 a",
+		"200 ObjectWaited 2 a",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("handed on\n%q\nwant\n%q", got, want)
+	}
+}

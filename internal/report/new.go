@@ -187,6 +187,13 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 			delete(r.OwnerUnknownWhy, why)
 		}
 	}
+	if m.OwnerEnded > 0 {
+		// The owners the fold dropped: they had ended (model.Model.OwnerEnded).
+		if r.OwnerUnknownWhy == nil {
+			r.OwnerUnknownWhy = map[string]int64{}
+		}
+		r.OwnerUnknownWhy["owner_ended"] += int64(m.OwnerEnded)
+	}
 	if opt.Thread != "" {
 		r.Filter = &Filter{Thread: opt.Thread, Matched: b.v.Len()}
 	}

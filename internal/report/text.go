@@ -1160,6 +1160,7 @@ func unknownWhy(why map[string]int64, s *Sight, juc bool) string {
 		{"no_previous_owner", "JFR recorded no previous owner"},
 		{"self", "JFR's previous owner was the blocked thread itself"},
 		{"ended", "JFR's previous owner had ended before"},
+		{"owner_ended", "the thread named as the owner had ended before (taken for unknown: a thread that ended holds nothing)"},
 	}
 	var parts []string
 	for _, x := range texts {

@@ -1,0 +1,443 @@
+// Command jfrcmp compares, kind by kind, two recordings of the same JVM over one wall-clock
+// window: orca record's and the import (orca import) of the JFR recording made beside it
+// (bench/servers.sh with -XX:StartFlightRecording and bench/zero.jfc; bench/jfr-servers.sh).
+//
+//	go run ./bench/jfrcmp [-from UNIX_S -to UNIX_S] [-groups N] ORCA_PREFIX IMPORT_PREFIX
+//
+// An interval (MonitorContendedEnter, ObjectWait, ThreadPark, ThreadSleep, ThreadJoin) counts when
+// it began at or after -from and ended at or before -to: JFR writes an event when it ends, and
+// only if it was enabled when it began, so both captures have every such interval. ThreadStart,
+// ThreadEnded count by their instant. Without -from/-to the window is the overlap of the two
+// recordings' start_s..end_s (.info), less a second at each end; it never starts before JFR's
+// recording did (the import's start_s). Threads of JFR itself (names
+// beginning "JFR "), whose events JFR does not record, are left out of both. Per kind: the
+// counts, the summed durations, and the thread groups (names with digits as #) that differ most.
+//
+//	-match KIND   pair KIND's intervals (thread name, overlap within 20 µs): those of one side
+//	              only, and the mean offsets of the two captures' ends (for enters, the owners)
+//	-owners       check orca's owners: the thread itself, one that had ended, one blocked on or
+//	              waiting in the same monitor when the enter began
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"orca/internal/format"
+	"orca/internal/reader"
+)
+
+// kinds compared: the begin kinds of intervals, then the instants.
+var intervals = []format.Kind{format.MonitorContendedEnter, format.ObjectWait, format.ThreadPark, format.ThreadSleep, format.ThreadJoin}
+
+// ClassInitWaited: the agent sees a class initialisation's wait only at its end (docs/agent.md,
+// "Class initialisation"); JFR records it as a JavaMonitorWait on the init lock, an int[]: both
+// count by the end.
+var instants = []format.Kind{format.ThreadStart, format.ThreadEnded, format.ClassInitWaited}
+
+type tally struct {
+	n   int
+	dur float64 // seconds
+}
+
+// side is one recording's tallies: per kind and thread group.
+type side struct {
+	spans   map[format.Kind]map[string][]ival // by thread name, for -match
+	byKind  map[format.Kind]*tally
+	byGroup map[format.Kind]map[string]*tally
+	owners  map[format.Kind][2]int // contended enters with an owner named, and all
+}
+
+// ival is one interval, Unix seconds, with its innermost frames (-match).
+type ival struct {
+	a, b  float64
+	where string
+	owner string // a contended enter's owner (JFR: previousOwner), "" when none
+}
+
+var digits = regexp.MustCompile(`[0-9]+`)
+
+func group(name string) string { return digits.ReplaceAllString(name, "#") }
+
+func origin(r *reader.Recording) (mono, unix int64) {
+	mono, _ = strconv.ParseInt(r.Info[format.InfoOriginMonoNS], 10, 64)
+	unix, _ = strconv.ParseInt(r.Info[format.InfoOriginUnixNS], 10, 64)
+	return
+}
+
+// span returns a recording's start_s and end_s as Unix seconds.
+func span(r *reader.Recording) (float64, float64) {
+	mono, unix := origin(r)
+	a, _ := strconv.ParseFloat(r.Info[format.InfoStart], 64)
+	b, _ := strconv.ParseFloat(r.Info[format.InfoEnd], 64)
+	return a + float64(unix-mono)/1e9, b + float64(unix-mono)/1e9
+}
+
+func open(prefix string) *reader.Recording {
+	r, err := reader.Open(prefix)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+		os.Exit(1)
+	}
+	return r
+}
+
+func tallies(r *reader.Recording, from, to float64) *side {
+	mono, unix := origin(r)
+	off := float64(unix-mono) / 1e9 // recording seconds + off = Unix seconds
+	s := &side{spans: map[format.Kind]map[string][]ival{}, byKind: map[format.Kind]*tally{}, byGroup: map[format.Kind]map[string]*tally{}, owners: map[format.Kind][2]int{}}
+	names := map[format.ThreadID]string{}
+	type key struct {
+		th format.ThreadID
+		k  format.Kind
+	}
+	type begun struct {
+		at    float64
+		owner format.ThreadID
+		obj   format.ObjectID
+		where string
+	}
+	classes := map[format.ObjectID]string{}
+	open := map[key][]begun{}
+	add := func(k format.Kind, th format.ThreadID, d float64) {
+		name := names[th]
+		if strings.HasPrefix(name, "JFR ") {
+			return
+		}
+		t := s.byKind[k]
+		if t == nil {
+			t = &tally{}
+			s.byKind[k] = t
+		}
+		t.n++
+		t.dur += d
+		g := s.byGroup[k]
+		if g == nil {
+			g = map[string]*tally{}
+			s.byGroup[k] = g
+		}
+		gt := g[group(name)]
+		if gt == nil {
+			gt = &tally{}
+			g[group(name)] = gt
+		}
+		gt.n++
+		gt.dur += d
+	}
+	want := map[format.Kind]bool{}
+	for _, k := range intervals {
+		want[k] = true
+	}
+	evs, c, err := r.Events()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+		os.Exit(1)
+	}
+	defer c.Close()
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+			os.Exit(1)
+		}
+		ts := ev.Time.Seconds() + off
+		switch k := ev.Kind; {
+		case k == format.ThreadStarted:
+			if _, ok := names[ev.Thread]; !ok || !ev.Carried {
+				names[ev.Thread] = ev.Name
+			}
+		case k == format.ObjectClass:
+			classes[ev.Object] = ev.Class
+		case k == format.ThreadStart || k == format.ThreadEnded || k == format.ClassInitWaited:
+			if ts >= from && ts <= to {
+				add(k, ev.Thread, 0)
+			}
+		case want[k]:
+			kk := key{ev.Thread, k}
+			where := ""
+			if *match != "" && k.String() == *match {
+				for i, fr := range ev.Stack {
+					if i == 3 {
+						break
+					}
+					where += " " + r.Resolve(fr)
+				}
+			}
+			open[kk] = append(open[kk], begun{ts, ev.Owner, ev.Object, where})
+		case want[k.Begin()]:
+			kk := key{ev.Thread, k.Begin()}
+			st := open[kk]
+			if len(st) == 0 {
+				continue
+			}
+			b := st[len(st)-1]
+			open[kk] = st[:len(st)-1]
+			if k == format.ObjectWaited && classes[b.obj] == "[I" {
+				if ts >= from && ts <= to {
+					add(format.ClassInitWaited, ev.Thread, ts-b.at)
+				}
+				continue
+			}
+			if b.at >= from && ts <= to {
+				add(k.Begin(), ev.Thread, ts-b.at)
+				if *match != "" && k.Begin().String() == *match && !strings.HasPrefix(names[ev.Thread], "JFR ") {
+					m := s.spans[k.Begin()]
+					if m == nil {
+						m = map[string][]ival{}
+						s.spans[k.Begin()] = m
+					}
+					m[names[ev.Thread]] = append(m[names[ev.Thread]], ival{b.at, ts, b.where, names[b.owner]})
+				}
+				if k.Begin() == format.MonitorContendedEnter && !strings.HasPrefix(names[ev.Thread], "JFR ") {
+					o := s.owners[k.Begin()]
+					o[1]++
+					if b.owner != 0 {
+						o[0]++
+					}
+					s.owners[k.Begin()] = o
+				}
+			}
+		}
+	}
+	return s
+}
+
+var match = flag.String("match", "", "a begin kind (ObjectWait…): list its intervals one capture has and the other lacks, matched by thread name and overlap")
+
+// slack: two intervals this close match (s): a park that returns at once lasts 2 µs, and the
+// two captures stamp its ends a few µs apart (the agent's callbacks are inside JFR's event).
+const slack = 20e-6
+
+// unmatched prints the intervals of one side that overlap none of the other side's, within
+// slack, on a thread of the same name (each matched once, in order of start).
+func unmatched(k format.Kind, x, y *side, xn, yn string) {
+	n, m := 0, 0
+	var da, db float64
+	var same, differ, xNone, yNone int
+	for name, xs := range x.spans[k] {
+		ys := y.spans[k][name]
+		used := make([]bool, len(ys))
+		for _, v := range xs {
+			ok := false
+			for j, w := range ys {
+				if !used[j] && v.a <= w.b+slack && w.a <= v.b+slack {
+					used[j], ok = true, true
+					m++
+					da += v.a - w.a
+					db += v.b - w.b
+					switch {
+					case v.owner == "" && w.owner == "":
+					case v.owner == "":
+						xNone++
+					case w.owner == "":
+						yNone++
+					case v.owner == w.owner:
+						same++
+					default:
+						differ++
+					}
+					break
+				}
+			}
+			if !ok {
+				n++
+				if n <= 40 {
+					fmt.Printf("  only %s: %-30q %.6f..%.6f (%.6f s)%s\n", xn, name, v.a, v.b, v.b-v.a, v.where)
+				}
+			}
+		}
+	}
+	fmt.Printf("  %s intervals only %s has: %d; of the %d matched, %s's begin - %s's %+.1f us, end %+.1f us on average\n",
+		k, xn, n, m, xn, yn, 1e6*da/float64(max(m, 1)), 1e6*db/float64(max(m, 1)))
+	if k == format.MonitorContendedEnter {
+		fmt.Printf("  owners of the matched: the same thread name %d, different %d, none by %s %d, none by %s %d\n", same, differ, xn, xNone, yn, yNone)
+	}
+}
+
+var ownersShown = flag.Int("owners-shown", 10, "with -owners: how many suspect owners to list")
+var ownersCheck = flag.Bool("owners", false, "check orca's owners: a contended enter's owner must not be the thread itself, ended, or blocked on or waiting in the same monitor when the enter began")
+
+// checkOwners reads a recording and counts the contended enters whose owner cannot hold the
+// monitor at that instant, with the first few.
+func checkOwners(r *reader.Recording) {
+	type tm struct {
+		th  format.ThreadID
+		obj format.ObjectID
+	}
+	// when each open state began (the last one): a wait's ObjectWait is written before the
+	// thread releases the monitor, a contended enter's Entered after it got it, so an owner seen
+	// waiting or blocked for a few microseconds still held the monitor
+	blocked, waiting := map[tm]int{}, map[tm]int{}
+	since := map[tm]format.Time{}
+	const slack = 200 * format.Time(1000)      // ns
+	ended := map[format.ThreadID]format.Time{} // when each thread ended
+	names := map[format.ThreadID]string{}
+	evs, c, err := r.Events()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+		os.Exit(1)
+	}
+	defer c.Close()
+	var n, self, gone, inEnter, inWait, justWaiting int
+	// the agent writes each thread's events in order, two threads' by their flushes: sorted by time
+	var all []reader.Event
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+			os.Exit(1)
+		}
+		switch ev.Kind {
+		case format.ThreadStarted, format.ThreadEnded, format.ObjectWait, format.ObjectWaited, format.MonitorContendedEnter, format.MonitorContendedEntered:
+			ev.Stack = nil
+			all = append(all, ev)
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Time < all[j].Time })
+	for _, ev := range all {
+		switch ev.Kind {
+		case format.ThreadStarted:
+			names[ev.Thread] = ev.Name
+			delete(ended, ev.Thread)
+		case format.ThreadEnded:
+			ended[ev.Thread] = ev.Time
+		case format.ObjectWait:
+			waiting[tm{ev.Thread, ev.Object}]++
+			since[tm{ev.Thread, ev.Object}] = ev.Time
+		case format.ObjectWaited:
+			if waiting[tm{ev.Thread, ev.Object}] > 0 {
+				waiting[tm{ev.Thread, ev.Object}]--
+			}
+		case format.MonitorContendedEntered:
+			if blocked[tm{ev.Thread, ev.Object}] > 0 {
+				blocked[tm{ev.Thread, ev.Object}]--
+			}
+		case format.MonitorContendedEnter:
+			o := ev.Owner
+			if o != 0 {
+				n++
+				bad := ""
+				switch {
+				case o == ev.Thread:
+					self++
+					bad = "the thread itself"
+				case ended[o] != 0:
+					gone++
+					bad = fmt.Sprintf("ended %v ns before", ev.Time-ended[o])
+				case blocked[tm{o, ev.Object}] > 0:
+					inEnter++
+					bad = "itself blocked entering it"
+				case waiting[tm{o, ev.Object}] > 0 && ev.Time-since[tm{o, ev.Object}] > slack:
+					inWait++
+					bad = fmt.Sprintf("waiting in it for %v", ev.Time-since[tm{o, ev.Object}])
+				case waiting[tm{o, ev.Object}] > 0:
+					justWaiting++
+				}
+				if bad != "" && self+gone+inEnter+inWait <= *ownersShown {
+					fmt.Printf("  line %d: %s blocked on %s, owner %s (%q) %s\n", ev.Line, names[ev.Thread], ev.Object, o, names[o], bad)
+				}
+			}
+			blocked[tm{ev.Thread, ev.Object}]++
+		}
+	}
+	fmt.Printf("owners checked: %d contended enters with an owner; the owner was the thread itself %d, ended %d, blocked entering the same monitor %d, waiting in it %d (and %d within 200 us of its ObjectWait: still releasing it)\n",
+		n, self, gone, inEnter, inWait, justWaiting)
+}
+
+func main() {
+	from := flag.Float64("from", 0, "window start, Unix seconds")
+	to := flag.Float64("to", 0, "window end, Unix seconds")
+	groups := flag.Int("groups", 5, "thread groups listed per kind that differs")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: jfrcmp [-from S -to S] ORCA_PREFIX IMPORT_PREFIX")
+		os.Exit(2)
+	}
+	o, f := open(flag.Arg(0)), open(flag.Arg(1))
+	if *ownersCheck {
+		checkOwners(open(flag.Arg(0)))
+	}
+	oa, ob := span(o)
+	fa, fb := span(f)
+	if *from == 0 && *to == 0 {
+		*from, *to = max(oa, fa)+1, min(ob, fb)-1
+	}
+	// JFR records from its first chunk's start, late in the JVM's start-up: a window from before
+	// it (an in-JVM load's, bench/servers.sh derby and lucene) starts there
+	if *from < fa {
+		fmt.Printf("window start moved %.3f s later, to JFR's start\n", fa-*from)
+		*from = fa
+	}
+	fmt.Printf("window %.3f..%.3f (%.1f s)\n", *from, *to, *to-*from)
+	so, sf := tallies(o, *from, *to), tallies(f, *from, *to)
+	fmt.Printf("%-22s %9s %9s %7s %11s %11s\n", "kind", "orca", "JFR", "diff", "orca_s", "JFR_s")
+	for _, k := range append(append([]format.Kind{}, intervals...), instants...) {
+		a, b := so.byKind[k], sf.byKind[k]
+		if a == nil {
+			a = &tally{}
+		}
+		if b == nil {
+			b = &tally{}
+		}
+		fmt.Printf("%-22s %9d %9d %7d %11.3f %11.3f\n", k, a.n, b.n, a.n-b.n, a.dur, b.dur)
+		if a.n == b.n {
+			continue
+		}
+		type gd struct {
+			g    string
+			a, b tally
+		}
+		var ds []gd
+		seen := map[string]bool{}
+		for _, m := range []map[string]*tally{so.byGroup[k], sf.byGroup[k]} {
+			for g := range m {
+				if seen[g] {
+					continue
+				}
+				seen[g] = true
+				var x, y tally
+				if t := so.byGroup[k][g]; t != nil {
+					x = *t
+				}
+				if t := sf.byGroup[k][g]; t != nil {
+					y = *t
+				}
+				if x.n != y.n {
+					ds = append(ds, gd{g, x, y})
+				}
+			}
+		}
+		abs := func(v int) int {
+			if v < 0 {
+				return -v
+			}
+			return v
+		}
+		sort.Slice(ds, func(i, j int) bool { return abs(ds[i].a.n-ds[i].b.n) > abs(ds[j].a.n-ds[j].b.n) })
+		for i := 0; i < len(ds) && i < *groups; i++ {
+			fmt.Printf("    %-40q %7d %7d %11.3f %11.3f\n", ds[i].g, ds[i].a.n, ds[i].b.n, ds[i].a.dur, ds[i].b.dur)
+		}
+	}
+	if *match != "" {
+		for k := format.Kind(1); k < format.NumKinds; k++ {
+			if k.String() == *match {
+				unmatched(k, so, sf, "orca", "JFR")
+				unmatched(k, sf, so, "JFR", "orca")
+			}
+		}
+	}
+	oo, fo := so.owners[format.MonitorContendedEnter], sf.owners[format.MonitorContendedEnter]
+	fmt.Printf("contended enters with an owner: orca %d of %d, JFR (previousOwner) %d of %d\n", oo[0], oo[1], fo[0], fo[1])
+}

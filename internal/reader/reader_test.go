@@ -224,12 +224,21 @@ func TestOpenUnknownFormat(t *testing.T) {
 // A Recording built by hand (as other packages' tests do) resolves too.
 func TestResolveByHand(t *testing.T) {
 	r := &Recording{
-		Methods: map[format.MethodID]*Method{1: {ID: 1, Name: "run", Class: 7, Lines: []LineEntry{{Start: 0, Line: 5}, {Start: 10, Line: 6}}}},
-		Classes: map[format.ClassID]*Class{7: {ID: 7, Signature: "Lp/Hidden.0x1234;", Source: "Hidden.java"}},
+		Methods: map[format.MethodID]*Method{
+			1: {ID: 1, Name: "run", Class: 7, Lines: []LineEntry{{Start: 0, Line: 5}, {Start: 10, Line: 6}}},
+			3: {ID: 3, Name: "write0", Class: 7},                                       // native: no line table
+			4: {ID: 4, Name: "get", Class: 8, Lines: []LineEntry{{Start: 0, Line: 9}}}, // no source file
+		},
+		Classes: map[format.ClassID]*Class{7: {ID: 7, Signature: "Lp/Hidden.0x1234;", Source: "Hidden.java"}, 8: {ID: 8, Signature: "Lq/R;"}},
 	}
 	for fr, want := range map[format.Frame]string{
-		{Method: 1, Location: 12}:                "p.Hidden/0x1234.run(Hidden.java:6)",
-		{Method: 1, Location: format.NoLocation}: "p.Hidden/0x1234.run(Native Method)",
+		{Method: 1, Location: 12}: "p.Hidden/0x1234.run(Hidden.java:6)",
+		// A method with a line table is not native: a sample's frame of
+		// unknown bytecode (ActiveMQ's getRegionDestination read "(Native
+		// Method)").
+		{Method: 1, Location: format.NoLocation}: "p.Hidden/0x1234.run(Hidden.java)",
+		{Method: 4, Location: format.NoLocation}: "q.R.get(Unknown Source)",
+		{Method: 3, Location: format.NoLocation}: "p.Hidden/0x1234.write0(Native Method)",
 		{Method: 2}:                              "<unknown method 00000002>",
 	} {
 		if got := r.Resolve(fr); got != want {

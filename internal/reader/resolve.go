@@ -12,7 +12,10 @@ import (
 // text they know: "java.lang.Object.wait(Object.java:338)",
 // "java.lang.Thread.sleep(Native Method)", "Foo.bar(Unknown Source)" without
 // a source file, "Foo.bar(Foo.java)" without a line, and
-// "<unknown method 0000002A>" for an id missing from .methods. A native or
+// "<unknown method 0000002A>" for an id missing from .methods. A frame of a
+// method with a line table whose location is NoLocation (a sample's, where
+// the agent could not tell its bytecode) is not native: "Foo.bar(Foo.java)",
+// its file without a line. A native or
 // VM frame of a sample (format.NativeClassPrefix) is its symbol and library:
 // "read [libc.so.6]".
 func (r *Recording) Resolve(f format.Frame) string {
@@ -40,8 +43,16 @@ func (r *Recording) Resolve(f format.Frame) string {
 	// The same precedence as StackTraceElement.toString.
 	file, line := r.Line(f)
 	switch {
-	case f.Location == format.NoLocation:
+	case f.Location == format.NoLocation && m.Lines == nil:
 		b.WriteString("Native Method")
+	case f.Location == format.NoLocation && file == "":
+		// A method with a line table is not native: a sample's frame
+		// whose bytecode the agent could not tell (a compiled method's
+		// prolog or epilog stepped over, docs/agent.md "The sample
+		// path") is written with location -1, as a native one. ActiveMQ's
+		// IndirectMessageReference.getRegionDestination read "(Native
+		// Method)".
+		b.WriteString("Unknown Source")
 	case file == "" && line > 0:
 		// Recordings imported from JFR know lines but not files.
 		b.WriteString("Unknown Source:")

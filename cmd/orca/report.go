@@ -183,9 +183,10 @@ func runReport(u ui, args []string) error {
 	w := u.stdout
 	var f *os.File
 	if *out != "" {
-		// -o names the file (it may be an existing one, as a shell's >);
-		// a new one is its user's alone, as the recording it describes.
-		if f, err = os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+		// -o names the file (it may be an existing one of orca's user, as a
+		// shell's >, but no name another user planted: openOutput); a new one
+		// is its user's alone, as the recording it describes.
+		if f, err = openOutput(*out); err != nil {
 			return err
 		}
 		w = f

@@ -860,3 +860,49 @@ func TestListenerRuns(t *testing.T) {
 		t.Fatal("not found among the tasks left to read")
 	}
 }
+
+// TestPerfFlagsOpensNoFIFO: any user can make a directory hsperfdata_NAME in /tmp, and the
+// hsperfdata reader looks in every one for the JVM's pid: a FIFO (or a link to a device) put
+// there was opened by root before its owner and kind were checked. A writer blocked on the FIFO
+// shows whether it was opened.
+func TestPerfFlagsOpensNoFIFO(t *testing.T) {
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	tg, err := readTarget(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("/tmp", "hsperfdata_orcatest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	fifo := filepath.Join(dir, strconv.Itoa(tg.nspid))
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan struct{})
+	go func() {
+		if fd, err := unix.Open(fifo, unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
+			unix.Close(fd)
+		}
+		close(woke)
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer blocks in its open
+	if _, ok := tg.perfFlags(); ok {
+		t.Errorf("perfFlags took a FIFO for the JVM's hsperfdata file")
+	}
+	select {
+	case <-woke:
+		t.Errorf("perfFlags opened a FIFO in %s", dir)
+	case <-time.After(300 * time.Millisecond):
+		fd, err := unix.Open(fifo, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			<-woke
+			unix.Close(fd)
+		}
+	}
+}

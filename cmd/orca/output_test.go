@@ -103,3 +103,63 @@ func TestExportOutputDevice(t *testing.T) {
 		t.Fatalf("export -o %s replaced the device: %v %v", dev, fi.Mode(), err)
 	}
 }
+
+// TestTermSafe: names the JVM gave reach the terminal with their control
+// characters escaped: a thread name (report's text) and a command line
+// (record's summary) holding escape sequences printed them raw before, and
+// they act on the terminal of whoever reads, root's.
+func TestTermSafe(t *testing.T) {
+	const evil = "\x1b]0;PWNED\x07\x1b[2J\u009b1m\xff"
+	const shown = `\x1b]0;PWNED\x07\x1b[2J\u009b1m\xff`
+	if got := termSafe("plain é\ttab" + evil + "\nx"); got != "plain é\ttab"+shown+`\x0ax` {
+		t.Errorf("termSafe: %q", got)
+	}
+	// Cut anywhere between writes, the writer gives the same text.
+	text := "a é line\n" + evil + "\nend é"
+	want := "a é line\n" + shown + "\nend é"
+	for cut := 0; cut <= len(text); cut++ {
+		var b bytes.Buffer
+		w := newTermSafeWriter(&b)
+		w.Write([]byte(text[:cut]))
+		w.Write([]byte(text[cut:]))
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("cut at %d: %q, want %q", cut, b.String(), want)
+		}
+	}
+
+	pre := reportRecording(t)
+	// A method's name (thread names were quoted already).
+	m, err := os.ReadFile(pre + ".methods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pre+".methods", bytes.ReplaceAll(m, []byte(",transfer,"), []byte(",transfer"+evil+",")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"report", pre}); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\u009b") || !strings.Contains(out.String(), "Scenario.transfer"+shown) {
+		t.Errorf("report shows the method as %q", between(out.String(), "Scenario.transfer", 60))
+	}
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "r.info"), []byte(strings.Replace(fabricatedInfo, "command=Demo arg", "command=Demo "+evil, 1)), 0o600)
+	recs, err := findRecordings(filepath.Join(dir, "r"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("findRecordings: %v, %v", recs, err)
+	}
+	var b bytes.Buffer
+	printSummary(&b, recs[0])
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || !strings.Contains(b.String(), "(Demo "+shown+")") {
+		t.Errorf("summary shows the command as %q", between(b.String(), "Demo", 60))
+	}
+}
+
+// between is n bytes of s from where sub starts.
+func between(s, sub string, n int) string {
+	i := max(strings.Index(s, sub), 0)
+	return s[i:min(i+n, len(s))]
+}

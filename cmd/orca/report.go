@@ -191,6 +191,13 @@ func runReport(u ui, args []string) error {
 		}
 		w = f
 	}
+	// The text shows names the JVM gave (threads, classes, methods): no escape
+	// sequence of theirs reaches the terminal (termSafe; JSON escapes them).
+	var tw *termSafeWriter
+	if !*asJSON {
+		tw = newTermSafeWriter(w)
+		w = tw
+	}
 	// 64 kB, not 4: fewer writes (report --json of 128 MB is 4 MB).
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if *asJSON {
@@ -200,6 +207,9 @@ func runReport(u ui, args []string) error {
 	}
 	if err == nil {
 		err = bw.Flush()
+	}
+	if err == nil && tw != nil {
+		err = tw.Flush()
 	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {

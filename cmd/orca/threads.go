@@ -77,7 +77,11 @@ func runThreads(u ui, args []string) error {
 	if *asJSON {
 		err = v.writeJSON(bw)
 	} else {
+		// The names are the JVM's: no escape sequence of theirs reaches the terminal.
+		tw := newTermSafeWriter(u.stdout)
+		bw = bufio.NewWriter(tw)
 		err = v.writeText(bw)
+		defer tw.Flush()
 	}
 	if err == nil {
 		err = bw.Flush()

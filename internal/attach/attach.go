@@ -141,6 +141,7 @@ func start(t *target, socket string, timeout time.Duration) error {
 	// A listener that runs already (another attach started it, and its socket is on the
 	// way) is waited for.
 	seen := map[string]bool{}
+	signalled := false
 	if !t.listenerRuns(seen) {
 		trig, err := createTrigger(t)
 		if err != nil {
@@ -154,6 +155,7 @@ func start(t *target, socket string, timeout time.Duration) error {
 				if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
 					return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
 				}
+				signalled = true
 			}
 		}
 	}
@@ -162,6 +164,12 @@ func start(t *target, socket string, timeout time.Duration) error {
 		if spent > timeout && t.listenerRuns(map[string]bool{}) {
 			return fmt.Errorf("%w: pid %d runs its attach listener, but its socket %s did not appear within %v (removed by someone?): the JVM cannot be attached to until it restarts",
 				ErrTimeout, t.pid, socket, spent)
+		}
+		if spent > timeout && !signalled {
+			if found := foundTrigger(t); found != "" {
+				return fmt.Errorf("%w: %s did not appear within %v, and orca sent pid %d no SIGQUIT: %s was there already, not orca's, so another attach seemed under way; if none is, remove it (as its owner or root) and attach again",
+					ErrTimeout, socket, spent, t.pid, found)
+			}
 		}
 		if spent > timeout {
 			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), or is not HotSpot (OpenJ9 attaches otherwise)",
@@ -286,6 +294,35 @@ func createTrigger(t *target) (*hostfs.Created, error) {
 	}
 	return nil, fmt.Errorf("creating the attach trigger %s in the working directory or /tmp of pid %d as its user (%s): %s",
 		name, t.pid, UserName(t.euid), strings.Join(errs, "; "))
+}
+
+// foundTrigger describes a trigger file .attach_pid<NSPID> in the JVM's working directory or
+// /tmp that orca did not make ("" when there is none): a name planted by the JVM's user, or by
+// anyone in /tmp, keeps orca from signalling, and the timeout then says which.
+func foundTrigger(t *target) string {
+	name := ".attach_pid" + strconv.Itoa(t.nspid)
+	for _, where := range []string{"cwd", "tmp"} {
+		dir, err := triggerDir(t, where)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		syscall.Close(dir)
+		if err != nil {
+			continue
+		}
+		kind := "a file"
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			kind = "a symlink"
+		case unix.S_IFDIR:
+			kind = "a directory"
+		}
+		place := map[string]string{"cwd": "the JVM's working directory", "tmp": "its /tmp"}[where]
+		return fmt.Sprintf("%s in %s (%s of %s)", name, place, kind, UserName(int(st.Uid)))
+	}
+	return ""
 }
 
 // triggerDir opens where ("cwd": the JVM's working directory; "tmp": its /tmp).

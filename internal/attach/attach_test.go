@@ -906,3 +906,32 @@ func TestPerfFlagsOpensNoFIFO(t *testing.T) {
 		}
 	}
 }
+
+// TestPlantedTrigger: a name .attach_pid<PID> that orca did not make (here the JVM's user's
+// symlink to a file of the test's, in the JVM's working directory) is neither written nor
+// followed, and no SIGQUIT is sent (another attach may be starting the listener); the timeout
+// then names the file, what it is and whose. It said "did not appear after SIGQUIT to pid N",
+// which orca never sent.
+func TestPlantedTrigger(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := t.TempDir()
+		p := startJVM(t, j, dir, nil, nil)
+		target := filepath.Join(t.TempDir(), "kept")
+		if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, fmt.Sprintf(".attach_pid%d", p.pid()))); err != nil {
+			t.Fatal(err)
+		}
+		_, err := AttachTimeout(p.pid(), 500*time.Millisecond)
+		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no SIGQUIT") ||
+			!strings.Contains(err.Error(), fmt.Sprintf(".attach_pid%d in the JVM's working directory (a symlink of ", p.pid())) {
+			t.Errorf("Attach with a planted trigger: %v; want a timeout naming the symlink", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+			t.Errorf("the link's target was written: %q", b)
+		}
+		time.Sleep(300 * time.Millisecond)
+		p.noThreadDump(t)
+	})
+}

@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -934,4 +935,46 @@ func TestPlantedTrigger(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		p.noThreadDump(t)
 	})
+}
+
+// TestHostileAnswer: the attach socket is the JVM's user's, who may answer anything. An endless
+// answer is cut at MaxAnswer (300 MB took 1.5 GB of root's memory, and came back whole in the
+// error), a code line without end is refused, and the JVM's words in an error have their
+// control characters escaped (they are printed on root's terminal).
+func TestHostileAnswer(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	answers := make(chan []byte, 3)
+	go func() {
+		for a := range answers {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			c.Read(buf)
+			c.Write(a)
+			c.Close()
+		}
+	}()
+	vm := &VM{PID: os.Getpid(), Socket: sock, CommandTimeout: 20 * time.Second, uid: os.Geteuid(), gid: os.Getegid()}
+
+	answers <- append([]byte("0\n"), make([]byte, MaxAnswer+1)...)
+	if _, out, err := vm.Command("properties"); err == nil || !strings.Contains(err.Error(), "longer than 16 MB") || len(out) > 0 {
+		t.Errorf("an answer of more than MaxAnswer: %d bytes read, %v", len(out), err)
+	}
+	answers <- bytes.Repeat([]byte("A"), 5000)
+	if _, _, err := vm.Command("properties"); err == nil || !strings.Contains(err.Error(), "no result code") {
+		t.Errorf("a code line without end: %v", err)
+	}
+	answers <- []byte("-1\n\x1b]0;PWNED\x07\x1b[2J was not loaded")
+	_, _, err = vm.Load("/x.so", "")
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `\x1b]0;PWNED\x07\x1b[2J was not loaded`) {
+		t.Errorf("the JVM's words with escape sequences: %q", err)
+	}
+	close(answers)
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestReportOutputPlanted: report -o never writes through a name someone else
@@ -162,4 +163,28 @@ func TestTermSafe(t *testing.T) {
 func between(s, sub string, n int) string {
 	i := max(strings.Index(s, sub), 0)
 	return s[i:min(i+n, len(s))]
+}
+
+// TestExportSeedFIFO: export --format seed copies the recording's files; a
+// FIFO at .info (another user's directory may hold anything) hung it in its
+// open forever.
+func TestExportSeedFIFO(t *testing.T) {
+	pre := reportRecording(t)
+	os.Remove(pre + ".info")
+	if err := syscall.Mkfifo(pre+".info", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		done <- run(ui{nil, &out, &errb}, []string{"export", "--format", "seed", "-o", filepath.Join(t.TempDir(), "seed"), pre})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(pre+".info", os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("export --format seed of a recording whose .info is a FIFO hung")
+	}
 }

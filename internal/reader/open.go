@@ -7,12 +7,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openFile opens a file of a recording for reading. A recording's directory may be another user's
+// OpenFile opens a file of a recording for reading. A recording's directory may be another user's
 // (orca runs as root against other users' JVMs, and reads what their agents wrote), who can put
 // anything at a name: a FIFO with no writer hung orca's open forever, a link to /dev/zero fed it
 // without end. So the file is opened O_NONBLOCK (a FIFO's open returns) and must be a regular
 // file, or a FIFO or socket of orca's own user (a shell's <(...)); a device is never read.
-func openFile(path string) (*os.File, error) {
+func OpenFile(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err

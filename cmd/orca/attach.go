@@ -106,6 +106,7 @@ func recordPID(u ui, o recordOptions) error {
 	if err != nil {
 		return err
 	}
+	defer j.RemovePlaced() // unless the JVM loaded it
 	session, err := newSession()
 	if err != nil {
 		return err

@@ -169,6 +169,7 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	if err != nil {
 		return nil, exitError{1, "threads: " + err.Error()}
 	}
+	defer j.RemovePlaced() // unless the JVM loaded it
 	dir, err := newSnapDir(j)
 	if err != nil {
 		return nil, exitError{1, fmt.Sprintf("threads: cannot make a directory for the snapshot in pid %d's /tmp (%s): %v", pid, j.Host("/tmp"), err)}

@@ -174,6 +174,14 @@ func CreateExcl(dir int, name string, mode uint32, data []byte, uid, gid int) (*
 	return c, nil
 }
 
+// Close lets c go without removing the file: it closes c's directory.
+func (c *Created) Close() {
+	if c.Dir >= 0 {
+		unix.Close(c.Dir)
+		c.Dir = -1
+	}
+}
+
 // Remove removes the file c, if its name still names it, as the user who created it, and
 // closes c's directory.
 func (c *Created) Remove() error {

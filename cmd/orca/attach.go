@@ -106,6 +106,7 @@ func recordPID(u ui, o recordOptions) error {
 	if err != nil {
 		return err
 	}
+	defer j.RemovePlaced() // unless the JVM loaded it
 	session, err := newSession()
 	if err != nil {
 		return err
@@ -415,6 +416,7 @@ func readJVMFacts(vm *attach.VM, j *attach.Proc) jvmFacts {
 	if c := mainName(props["sun.java.command"]); c != "" {
 		f.command = c
 	}
+	f.command = termSafe(f.command) // the JVM's user chose it: no escape sequence reaches the terminal
 	feature, _ := strconv.Atoi(strings.TrimPrefix(props["java.specification.version"], "1."))
 	if feature >= 21 {
 		cmdline, _ := os.ReadFile(j.Path("cmdline"))

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -279,7 +280,21 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags, mo model.Options) (*reade
 // temporary's name is random and it is created exclusively (never through a
 // name another user planted), mode 0600: an export holds the recording's
 // stacks and thread names, which only its user reads unless they share it.
+// A path that names a device or a FIFO (-o /dev/null) is written into
+// (openOutput's checks): a file renamed over it would replace the device,
+// /dev/null a regular file of root's that no other user could write.
 func writeAtomically(path string, write func(*os.File) error) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&(fs.ModeDevice|fs.ModeNamedPipe) != 0 {
+		f, err := openOutput(path)
+		if err != nil {
+			return err
+		}
+		err = write(f)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		return err
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return err

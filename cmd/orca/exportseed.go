@@ -151,7 +151,7 @@ var notSeedKinds = []format.Kind{format.Sample, format.ThreadCPU}
 // the lines of kinds notSeed, which it counts in left: the rest is the
 // file's bytes.
 func copySeedLines(w io.Writer, path string, left *[format.NumKinds]int64) error {
-	in, err := os.Open(path)
+	in, err := reader.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func copySeedLines(w io.Writer, path string, left *[format.NumKinds]int64) error
 
 // isCompactFile reports whether the .orca at path is in the compact encoding.
 func isCompactFile(path string) (bool, error) {
-	f, err := os.Open(path)
+	f, err := reader.OpenFile(path)
 	if err != nil {
 		return false, err
 	}
@@ -208,7 +208,7 @@ func isCompactFile(path string) (bool, error) {
 
 // copyFile copies the file at path to w.
 func copyFile(w io.Writer, path string) error {
-	in, err := os.Open(path)
+	in, err := reader.OpenFile(path)
 	if err != nil {
 		return err
 	}
@@ -222,7 +222,12 @@ func copyFile(w io.Writer, path string) error {
 // reads with the counts) and, from a compact recording, without its
 // encoding line.
 func copyInfo(w io.Writer, path string, compact bool) error {
-	b, err := os.ReadFile(path)
+	f, err := reader.OpenFile(path)
+	if err != nil {
+		return err
+	}
+	b, err := io.ReadAll(f)
+	f.Close()
 	if err != nil {
 		return err
 	}

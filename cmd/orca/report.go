@@ -187,12 +187,20 @@ func runReport(u ui, args []string) error {
 	w := u.stdout
 	var f *os.File
 	if *out != "" {
-		// -o names the file (it may be an existing one, as a shell's >);
-		// a new one is its user's alone, as the recording it describes.
-		if f, err = os.OpenFile(*out, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600); err != nil {
+		// -o names the file (it may be an existing one of orca's user, as a
+		// shell's >, but no name another user planted: openOutput); a new one
+		// is its user's alone, as the recording it describes.
+		if f, err = openOutput(*out); err != nil {
 			return err
 		}
 		w = f
+	}
+	// The text shows names the JVM gave (threads, classes, methods): no escape
+	// sequence of theirs reaches the terminal (termSafe; JSON escapes them).
+	var tw *termSafeWriter
+	if !*asJSON {
+		tw = newTermSafeWriter(w)
+		w = tw
 	}
 	// 64 kB, not 4: fewer writes (report --json of 128 MB is 4 MB).
 	bw := bufio.NewWriterSize(w, 64<<10)
@@ -203,6 +211,9 @@ func runReport(u ui, args []string) error {
 	}
 	if err == nil {
 		err = bw.Flush()
+	}
+	if err == nil && tw != nil {
+		err = tw.Flush()
 	}
 	if f != nil {
 		if cerr := f.Close(); err == nil {

@@ -13,6 +13,11 @@ import (
 
 // printSummary writes what one JVM recorded and what to do next.
 func printSummary(w io.Writer, r recording) {
+	// The .info's words are the JVM's (its command line, warnings): no escape
+	// sequence of theirs reaches the terminal.
+	tw := newTermSafeWriter(w)
+	defer tw.Flush()
+	w = tw
 	var infoPath string
 	for _, f := range r.files {
 		if strings.HasSuffix(f.path, format.SuffixInfo) {

@@ -78,7 +78,11 @@ func runThreads(u ui, args []string) error {
 	if *asJSON {
 		err = v.writeJSON(bw)
 	} else {
+		// The names are the JVM's: no escape sequence of theirs reaches the terminal.
+		tw := newTermSafeWriter(u.stdout)
+		bw = bufio.NewWriter(tw)
 		err = v.writeText(bw)
+		defer tw.Flush()
 	}
 	if err == nil {
 		err = bw.Flush()
@@ -166,6 +170,7 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	if err != nil {
 		return nil, exitError{1, "threads: " + err.Error()}
 	}
+	defer j.RemovePlaced() // unless the JVM loaded it
 	dir, err := newSnapDir(j)
 	if err != nil {
 		return nil, exitError{1, fmt.Sprintf("threads: cannot make a directory for the snapshot in pid %d's /tmp (%s): %v", pid, j.Host("/tmp"), err)}

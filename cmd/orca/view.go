@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"os"
@@ -30,7 +32,9 @@ its deadlocks; and a flame graph of blocked and waiting time by stack.
 
 orca view prints the address, opens a browser when it can, and serves until
 Ctrl-C. It listens on 127.0.0.1 (this machine only) on a free port unless
---addr says otherwise. The page is built into orca: nothing is fetched from
+--addr says otherwise, and answers only requests with the token in the URL
+it prints (?token=, kept by the browser as a cookie): every user of the
+machine reaches 127.0.0.1. The page is built into orca: nothing is fetched from
 the internet. The URL keeps the view, time range and selection, so a view
 can be shared with someone who opens the same recording.
 
@@ -114,7 +118,9 @@ func runView(u ui, args []string) error {
 	}
 	boundMemory()
 	loopback := web.IsLoopback(*addr)
-	wopt := web.Options{AllowAnyHost: !loopback, Follow: *follow}
+	// A token in the URL: 127.0.0.1 is every local user's, and the
+	// recording (0600) may be another user's that root views.
+	wopt := web.Options{AllowAnyHost: !loopback, Follow: *follow, Token: viewToken()}
 	// The index (docs/web.md): not of a recording that grows.
 	var root, key string
 	var idx *web.Index
@@ -200,7 +206,7 @@ func runView(u ui, args []string) error {
 	if !loopback {
 		fmt.Fprintf(u.stderr, "orca: warning: listening on %s: anyone who can reach this machine can read the recording\n", ln.Addr())
 	}
-	url := "http://" + ln.Addr().String() + "/"
+	url := "http://" + ln.Addr().String() + "/?token=" + wopt.Token
 	if opt.Span != nil {
 		fmt.Fprintf(u.stdout, "orca: %s\n", rangeNote(opt.Span))
 	}
@@ -292,6 +298,15 @@ func recordingSig(prefix string) string {
 		}
 	}
 	return b.String()
+}
+
+// viewToken is 128 random bits in hex: what orca view asks of each request.
+func viewToken() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("crypto/rand: %v", err))
+	}
+	return hex.EncodeToString(b[:])
 }
 
 // openBrowser starts the user's browser on url without waiting for it.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
 	"os"
 	"path/filepath"
 	"strings"
@@ -116,7 +117,16 @@ func viewStart(t *testing.T, args ...string) (string, func()) {
 	if i < 0 || !strings.Contains(line, args[0]) {
 		t.Fatalf("first line %q: want the prefix and a loopback URL", line)
 	}
-	url := strings.Fields(line[i:])[0]
+	url, token, ok := strings.Cut(strings.Fields(line[i:])[0], "?token=")
+	if !ok || len(token) != 32 {
+		t.Fatalf("first line %q: want a URL with ?token= and 32 hex digits", line)
+	}
+	// The page's first request takes the token and sets the cookie that
+	// the requests after it carry, as a browser's do.
+	if http.DefaultClient.Jar == nil {
+		http.DefaultClient.Jar, _ = cookiejar.New(nil)
+	}
+	httpGet(t, url+"?token="+token)
 	return url, func() {
 		t.Helper()
 		defer func() { viewContext = orig }()
@@ -206,5 +216,29 @@ func TestViewUsage(t *testing.T) {
 	var out, errb bytes.Buffer
 	if code := run(ui{nil, &out, &errb}, []string{"view", "/nonexistent/run"}); code != 2 || !strings.Contains(errb.String(), "nonexistent") {
 		t.Errorf("missing recording: exit %d, stderr %q", code, errb.String())
+	}
+}
+
+// TestViewToken: orca view answers only requests with its token (in the
+// URL it printed, then the cookie that sets): 127.0.0.1 is every local
+// user's, and another user read the recording root viewed.
+func TestViewToken(t *testing.T) {
+	pre := reportRecording(t)
+	url, stop := viewStart(t, pre)
+	defer stop()
+	for _, u := range []string{url, url + "api/summary", url + "?token=0123456789abcdef0123456789abcdef", url + "api/summary?token="} {
+		res, err := (&http.Client{}).Get(u) // no cookie
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusForbidden || !strings.Contains(string(b), "token") {
+			t.Errorf("GET %s without the token: %s %.80q, want 403 saying so", u, res.Status, b)
+		}
+	}
+	// With the cookie viewStart's first request got.
+	if b := httpGet(t, url+"api/summary"); !bytes.Contains(b, []byte(`"threads"`)) && !bytes.Contains(b, []byte(`"Threads"`)) {
+		t.Errorf("GET api/summary with the cookie: %.80q", b)
 	}
 }

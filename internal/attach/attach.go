@@ -24,6 +24,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 
@@ -141,6 +142,7 @@ func start(t *target, socket string, timeout time.Duration) error {
 	// A listener that runs already (another attach started it, and its socket is on the
 	// way) is waited for.
 	seen := map[string]bool{}
+	signalled := false
 	if !t.listenerRuns(seen) {
 		trig, err := createTrigger(t)
 		if err != nil {
@@ -154,6 +156,7 @@ func start(t *target, socket string, timeout time.Duration) error {
 				if err := syscall.Kill(t.pid, syscall.SIGQUIT); err != nil {
 					return fmt.Errorf("sending SIGQUIT to pid %d: %w", t.pid, err)
 				}
+				signalled = true
 			}
 		}
 	}
@@ -162,6 +165,12 @@ func start(t *target, socket string, timeout time.Duration) error {
 		if spent > timeout && t.listenerRuns(map[string]bool{}) {
 			return fmt.Errorf("%w: pid %d runs its attach listener, but its socket %s did not appear within %v (removed by someone?): the JVM cannot be attached to until it restarts",
 				ErrTimeout, t.pid, socket, spent)
+		}
+		if spent > timeout && !signalled {
+			if found := foundTrigger(t); found != "" {
+				return fmt.Errorf("%w: %s did not appear within %v, and orca sent pid %d no SIGQUIT: %s was there already, not orca's, so another attach seemed under way; if none is, remove it (as its owner or root) and attach again",
+					ErrTimeout, socket, spent, t.pid, found)
+			}
 		}
 		if spent > timeout {
 			return fmt.Errorf("%w: %s did not appear within %v after SIGQUIT to pid %d: the JVM is busy (a long safepoint, a full GC, swapping: try again or with a longer timeout), or is not HotSpot (OpenJ9 attaches otherwise)",
@@ -288,6 +297,35 @@ func createTrigger(t *target) (*hostfs.Created, error) {
 		name, t.pid, UserName(t.euid), strings.Join(errs, "; "))
 }
 
+// foundTrigger describes a trigger file .attach_pid<NSPID> in the JVM's working directory or
+// /tmp that orca did not make ("" when there is none): a name planted by the JVM's user, or by
+// anyone in /tmp, keeps orca from signalling, and the timeout then says which.
+func foundTrigger(t *target) string {
+	name := ".attach_pid" + strconv.Itoa(t.nspid)
+	for _, where := range []string{"cwd", "tmp"} {
+		dir, err := triggerDir(t, where)
+		if err != nil {
+			continue
+		}
+		var st unix.Stat_t
+		err = unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		syscall.Close(dir)
+		if err != nil {
+			continue
+		}
+		kind := "a file"
+		switch st.Mode & unix.S_IFMT {
+		case unix.S_IFLNK:
+			kind = "a symlink"
+		case unix.S_IFDIR:
+			kind = "a directory"
+		}
+		place := map[string]string{"cwd": "the JVM's working directory", "tmp": "its /tmp"}[where]
+		return fmt.Sprintf("%s in %s (%s of %s)", name, place, kind, UserName(int(st.Uid)))
+	}
+	return ""
+}
+
 // triggerDir opens where ("cwd": the JVM's working directory; "tmp": its /tmp).
 func triggerDir(t *target, where string) (int, error) {
 	if where == "cwd" {
@@ -377,7 +415,12 @@ func (vm *VM) roundTrip(name, req string) (int, string, error) {
 	// version) and closed before taking the whole request.
 	_, werr := io.WriteString(c, req)
 	r := bufio.NewReader(c)
-	line, err := r.ReadString('\n')
+	// Bounded: the answer comes from a socket the JVM's user controls.
+	b, err := r.ReadSlice('\n')
+	line := string(b)
+	if err == bufio.ErrBufferFull {
+		return 0, "", fmt.Errorf("attach command %s to pid %d: no result code in the answer's first %d bytes: not a JVM's answer", name, vm.PID, len(b))
+	}
 	if err != nil {
 		if werr != nil {
 			err = werr
@@ -390,9 +433,12 @@ func (vm *VM) roundTrip(name, req string) (int, string, error) {
 	}
 	code, err := strconv.Atoi(strings.TrimSpace(line))
 	if err != nil {
-		return 0, "", fmt.Errorf("attach command %s to pid %d: result code %q is no number", name, vm.PID, strings.TrimSpace(line))
+		return 0, "", fmt.Errorf("attach command %s to pid %d: result code %.40q is no number", name, vm.PID, strings.TrimSpace(line))
 	}
-	rest, err := io.ReadAll(r)
+	rest, err := io.ReadAll(io.LimitReader(r, MaxAnswer+1))
+	if len(rest) > MaxAnswer {
+		return code, "", fmt.Errorf("attach command %s to pid %d: the answer is longer than %d MB: not read", name, vm.PID, MaxAnswer>>20)
+	}
 	if err != nil {
 		return code, string(rest), fmt.Errorf("attach command %s to pid %d: reading the output: %w", name, vm.PID, err)
 	}
@@ -400,6 +446,30 @@ func (vm *VM) roundTrip(name, req string) (int, string, error) {
 		return code, string(rest), fmt.Errorf("attach command %s to pid %d: the JVM does not speak this protocol version (code %d): %s", name, vm.PID, code, strings.TrimSpace(string(rest)))
 	}
 	return code, string(rest), nil
+}
+
+// MaxAnswer bounds what orca reads of one command's answer: the socket is the JVM's user's,
+// who may put anything behind it (an endless answer took 1.5 GB of root's memory for 300 MB,
+// and printed it). The answers orca asks for (getversion, properties, load, VM.log) are a few
+// kB; a longer one (a thread dump of 100 000 threads by orca-attach's jcmd) is cut with an error.
+const MaxAnswer = 16 << 20
+
+// shown is the JVM's words for a message: at most 2000 bytes, control characters but newline
+// and tab escaped (the JVM's user chose them; they go to root's terminal).
+func shown(s string) string {
+	cut := ""
+	if len(s) > 2000 {
+		s, cut = s[:2000], fmt.Sprintf(" ... (%d bytes)", len(s))
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r < 0x20 && r != '\n' && r != '\t' || r == 0x7f || r >= 0x80 && r < 0xa0 || r == utf8.RuneError {
+			fmt.Fprintf(&b, "\\x%02x", r&0xff)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String() + cut
 }
 
 // badVersion is HotSpot's answer to a request of a protocol version it does not know.
@@ -422,7 +492,7 @@ func (vm *VM) ProtocolVersion() (int, error) {
 	}
 	v, err := strconv.Atoi(f[0])
 	if err != nil {
-		return 0, fmt.Errorf("getversion of pid %d: %q is no version", vm.PID, out)
+		return 0, fmt.Errorf("getversion of pid %d: %.40q is no version", vm.PID, out)
 	}
 	return v, nil
 }
@@ -460,7 +530,7 @@ func (vm *VM) Load(path, options string) (code int, out string, err error) {
 	if strings.Contains(msg, "EnableDynamicAgentLoading") {
 		hint = " (it runs with -XX:-EnableDynamicAgentLoading: restart it without that option)"
 	}
-	return code, out, fmt.Errorf("loading agent %s into pid %d: the JVM answered code %d: %s%s", path, vm.PID, code, msg, hint)
+	return code, out, fmt.Errorf("loading agent %s into pid %d: the JVM answered code %d: %s%s", path, vm.PID, code, shown(msg), hint)
 }
 
 // command returns the process's command (its argv[0]'s base) for messages.

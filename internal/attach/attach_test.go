@@ -1,6 +1,7 @@
 package attach
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -859,4 +860,121 @@ func TestListenerRuns(t *testing.T) {
 	if !self.listenerRuns(all) {
 		t.Fatal("not found among the tasks left to read")
 	}
+}
+
+// TestPerfFlagsOpensNoFIFO: any user can make a directory hsperfdata_NAME in /tmp, and the
+// hsperfdata reader looks in every one for the JVM's pid: a FIFO (or a link to a device) put
+// there was opened by root before its owner and kind were checked. A writer blocked on the FIFO
+// shows whether it was opened.
+func TestPerfFlagsOpensNoFIFO(t *testing.T) {
+	sleep := exec.Command("sleep", "30")
+	if err := sleep.Start(); err != nil {
+		t.Skip(err)
+	}
+	defer func() { sleep.Process.Kill(); sleep.Wait() }()
+	tg, err := readTarget(sleep.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("/tmp", "hsperfdata_orcatest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	fifo := filepath.Join(dir, strconv.Itoa(tg.nspid))
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	woke := make(chan struct{})
+	go func() {
+		if fd, err := unix.Open(fifo, unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
+			unix.Close(fd)
+		}
+		close(woke)
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer blocks in its open
+	if _, ok := tg.perfFlags(); ok {
+		t.Errorf("perfFlags took a FIFO for the JVM's hsperfdata file")
+	}
+	select {
+	case <-woke:
+		t.Errorf("perfFlags opened a FIFO in %s", dir)
+	case <-time.After(300 * time.Millisecond):
+		fd, err := unix.Open(fifo, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+		if err == nil {
+			<-woke
+			unix.Close(fd)
+		}
+	}
+}
+
+// TestPlantedTrigger: a name .attach_pid<PID> that orca did not make (here the JVM's user's
+// symlink to a file of the test's, in the JVM's working directory) is neither written nor
+// followed, and no SIGQUIT is sent (another attach may be starting the listener); the timeout
+// then names the file, what it is and whose. It said "did not appear after SIGQUIT to pid N",
+// which orca never sent.
+func TestPlantedTrigger(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := t.TempDir()
+		p := startJVM(t, j, dir, nil, nil)
+		target := filepath.Join(t.TempDir(), "kept")
+		if err := os.WriteFile(target, []byte("kept\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, filepath.Join(dir, fmt.Sprintf(".attach_pid%d", p.pid()))); err != nil {
+			t.Fatal(err)
+		}
+		_, err := AttachTimeout(p.pid(), 500*time.Millisecond)
+		if !errors.Is(err, ErrTimeout) || !strings.Contains(err.Error(), "no SIGQUIT") ||
+			!strings.Contains(err.Error(), fmt.Sprintf(".attach_pid%d in the JVM's working directory (a symlink of ", p.pid())) {
+			t.Errorf("Attach with a planted trigger: %v; want a timeout naming the symlink", err)
+		}
+		if b, _ := os.ReadFile(target); string(b) != "kept\n" {
+			t.Errorf("the link's target was written: %q", b)
+		}
+		time.Sleep(300 * time.Millisecond)
+		p.noThreadDump(t)
+	})
+}
+
+// TestHostileAnswer: the attach socket is the JVM's user's, who may answer anything. An endless
+// answer is cut at MaxAnswer (300 MB took 1.5 GB of root's memory, and came back whole in the
+// error), a code line without end is refused, and the JVM's words in an error have their
+// control characters escaped (they are printed on root's terminal).
+func TestHostileAnswer(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	answers := make(chan []byte, 3)
+	go func() {
+		for a := range answers {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			buf := make([]byte, 4096)
+			c.Read(buf)
+			c.Write(a)
+			c.Close()
+		}
+	}()
+	vm := &VM{PID: os.Getpid(), Socket: sock, CommandTimeout: 20 * time.Second, uid: os.Geteuid(), gid: os.Getegid()}
+
+	answers <- append([]byte("0\n"), make([]byte, MaxAnswer+1)...)
+	if _, out, err := vm.Command("properties"); err == nil || !strings.Contains(err.Error(), "longer than 16 MB") || len(out) > 0 {
+		t.Errorf("an answer of more than MaxAnswer: %d bytes read, %v", len(out), err)
+	}
+	answers <- bytes.Repeat([]byte("A"), 5000)
+	if _, _, err := vm.Command("properties"); err == nil || !strings.Contains(err.Error(), "no result code") {
+		t.Errorf("a code line without end: %v", err)
+	}
+	answers <- []byte("-1\n\x1b]0;PWNED\x07\x1b[2J was not loaded")
+	_, _, err = vm.Load("/x.so", "")
+	if err == nil || strings.ContainsAny(err.Error(), "\x1b\x07") || !strings.Contains(err.Error(), `\x1b]0;PWNED\x07\x1b[2J was not loaded`) {
+		t.Errorf("the JVM's words with escape sequences: %q", err)
+	}
+	close(answers)
 }

@@ -32,6 +32,15 @@ type Proc struct {
 	groups    []int     // supplementary groups
 	uidMap    []idRange // its user namespace's uid_map
 	Contained bool      // its / is not orca's /
+	placed    *placed   // the library writeAgent put in its /tmp, until RemovePlaced
+}
+
+// placed is a library writeAgent wrote: the JVM's /tmp (a descriptor), the
+// directory's name in it and the file.
+type placed struct {
+	tmp  int
+	name string
+	file *hostfs.Created
 }
 
 // ReadProc reads what orca needs to know about process pid below proc.
@@ -354,11 +363,39 @@ func (j *Proc) writeAgent(data []byte) (string, error) {
 		return "", err
 	}
 	defer syscall.Close(dir)
-	if _, err := hostfs.CreateExcl(dir, "liborca.so", 0o500, data, j.UID, j.GID); err != nil {
+	c, err := hostfs.CreateExcl(dir, "liborca.so", 0o500, data, j.UID, j.GID)
+	if err != nil {
 		hostfs.As(j.UID, j.GID, func() error { return unix.Unlinkat(tmp, name, unix.AT_REMOVEDIR) })
 		return "", err
 	}
+	if t, err := unix.Dup(tmp); err == nil {
+		unix.CloseOnExec(t)
+		j.placed = &placed{tmp: t, name: name, file: c}
+	}
 	return "/tmp/" + name + "/liborca.so", nil
+}
+
+// RemovePlaced removes the library PlaceAgent wrote into the JVM's /tmp, and
+// its directory, unless the JVM maps it: an attach that failed (a timeout, a
+// refused load) left a 2 MB /tmp/orca-RANDOM/liborca.so of the JVM's user's
+// that nothing removes (the agent removes its own at the JVM's exit, once it
+// loaded). As the JVM's user, through the descriptors kept, the file only
+// while it is the one written; the directory only when empty.
+func (j *Proc) RemovePlaced() {
+	p := j.placed
+	if p == nil {
+		return
+	}
+	j.placed = nil
+	defer unix.Close(p.tmp)
+	// Unreadable maps: the JVM is gone, and loaded nothing since PlaceAgent.
+	if b, err := os.ReadFile(j.Path("maps")); err == nil && strings.Contains(string(b), "/tmp/"+p.name+"/liborca.so") {
+		p.file.Close() // the JVM runs it: kept (the agent removes it at the JVM's exit)
+		return
+	}
+	if p.file.Remove() == nil {
+		hostfs.As(j.UID, j.GID, func() error { return unix.Unlinkat(p.tmp, p.name, unix.AT_REMOVEDIR) })
+	}
 }
 
 // AgentLib is an Orca agent library that the JVM maps.

@@ -324,14 +324,15 @@ func (t *target) perfFlags() (opts []string, ok bool) {
 		if !strings.HasPrefix(n, "hsperfdata_") {
 			continue
 		}
-		fd, err := hostfs.OpenIn(root, "tmp/"+n+"/"+strconv.Itoa(t.nspid), unix.O_RDONLY|unix.O_NONBLOCK)
+		// Checked before it is opened: any user can make an hsperfdata_NAME directory in /tmp,
+		// and a FIFO or a link to a device there must not be opened by root (OpenFileIn).
+		f, err := hostfs.OpenFileIn(root, "tmp/"+n+"/"+strconv.Itoa(t.nspid), func(st *unix.Stat_t) error {
+			if st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != t.euid || st.Size > 16<<20 {
+				return errors.New("not the JVM's hsperfdata file")
+			}
+			return nil
+		})
 		if err != nil {
-			continue
-		}
-		f := os.NewFile(uintptr(fd), n)
-		var st unix.Stat_t
-		if unix.Fstat(fd, &st) != nil || st.Mode&unix.S_IFMT != unix.S_IFREG || int(st.Uid) != t.euid || st.Size > 16<<20 {
-			f.Close()
 			continue
 		}
 		b, err := io.ReadAll(f)

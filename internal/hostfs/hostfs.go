@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -52,6 +53,36 @@ func OpenIn(root int, rel string, flags int) (int, error) {
 		return -1, &os.PathError{Op: "open", Path: rel, Err: err}
 	}
 	return walk(root, rel, flags, nil)
+}
+
+// OpenFileIn opens the file rel below root for reading, resolved as OpenIn resolves it, but
+// opens nothing check has not seen: rel is opened O_PATH (no device is opened, no FIFO's writer
+// woken: opening /dev/watchdog arms it, a tape rewinds), check is called with its status, and only
+// then is it opened for reading, through that descriptor (/proc/self/fd/N: the very file checked,
+// whatever is renamed meanwhile), O_NONBLOCK.
+func OpenFileIn(root int, rel string, check func(st *unix.Stat_t) error) (*os.File, error) {
+	fd, err := OpenIn(root, rel, unix.O_PATH)
+	if err != nil {
+		return nil, err
+	}
+	defer unix.Close(fd)
+	return reopen(fd, rel, unix.O_RDONLY|unix.O_NONBLOCK, check)
+}
+
+// reopen checks the file of the O_PATH descriptor fd with check and opens it with flags.
+func reopen(fd int, name string, flags int, check func(st *unix.Stat_t) error) (*os.File, error) {
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, &os.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if err := check(&st); err != nil {
+		return nil, err
+	}
+	r, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), flags|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: name, Err: err}
+	}
+	return os.NewFile(uintptr(r), name), nil
 }
 
 // As runs f with the calling thread's file system ids switched to uid and gid, when orca runs
@@ -143,6 +174,14 @@ func CreateExcl(dir int, name string, mode uint32, data []byte, uid, gid int) (*
 	return c, nil
 }
 
+// Close lets c go without removing the file: it closes c's directory.
+func (c *Created) Close() {
+	if c.Dir >= 0 {
+		unix.Close(c.Dir)
+		c.Dir = -1
+	}
+}
+
 // Remove removes the file c, if its name still names it, as the user who created it, and
 // closes c's directory.
 func (c *Created) Remove() error {
@@ -217,9 +256,19 @@ func Stat(fd int) (unix.Stat_t, error) {
 // component at a time and refusing symlinks and "..", and calls check with the status of each
 // directory on the way (root's included, named "/") and of the file (last true); an error from
 // check ends the walk. So the file opened is the one whose way was checked, whatever is renamed
-// meanwhile.
+// meanwhile. The file is opened O_PATH for check and opened for reading only after it (as
+// OpenFileIn): a device or FIFO at the name is refused without being opened.
 func OpenChecked(root int, rel string, check func(name string, st *unix.Stat_t, last bool) error) (int, error) {
-	return walk(root, rel, unix.O_RDONLY|unix.O_NONBLOCK, check)
+	fd, err := walk(root, rel, unix.O_PATH, check)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(fd)
+	r, err := unix.Open("/proc/self/fd/"+strconv.Itoa(fd), unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return -1, &os.PathError{Op: "open", Path: rel, Err: err}
+	}
+	return r, nil
 }
 
 // walk opens rel below root with flags, one component at a time with O_NOFOLLOW, refusing

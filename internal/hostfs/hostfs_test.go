@@ -1,11 +1,13 @@
 package hostfs
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -145,4 +147,80 @@ func TestOpenChecked(t *testing.T) {
 	if _, err := walk(rfd, "a/../a/b/f", unix.O_RDONLY, nil); err == nil {
 		t.Errorf("walk with '..': no error")
 	}
+}
+
+// fifoOpened makes a FIFO at path with a writer blocked opening it, runs f, and reports whether
+// f opened the FIFO (the writer's open returned: a reader came).
+func fifoOpened(t *testing.T, path string, f func()) bool {
+	t.Helper()
+	must(t, unix.Mkfifo(path, 0o600))
+	woke := make(chan struct{})
+	go func() {
+		if fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0); err == nil {
+			unix.Close(fd)
+		}
+		close(woke)
+	}()
+	time.Sleep(100 * time.Millisecond) // the writer blocks in its open
+	f()
+	opened := false
+	select {
+	case <-woke:
+		opened = true
+	case <-time.After(300 * time.Millisecond):
+	}
+	// Release the writer.
+	if fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0); err == nil {
+		<-woke
+		unix.Close(fd)
+	}
+	return opened
+}
+
+// TestCheckedBeforeOpened: OpenFileIn and OpenChecked open nothing their check refuses. A FIFO
+// (or a link to a device: /dev/watchdog arms when opened) that another user put at the name
+// was opened by root before it was looked at; here a writer blocked on the FIFO shows it.
+func TestCheckedBeforeOpened(t *testing.T) {
+	root := t.TempDir()
+	rfd, err := OpenRoot(root)
+	must(t, err)
+	defer unix.Close(rfd)
+	regular := errors.New("no regular file")
+	if fifoOpened(t, filepath.Join(root, "a"), func() {
+		f, err := OpenFileIn(rfd, "a", func(st *unix.Stat_t) error {
+			if st.Mode&unix.S_IFMT != unix.S_IFREG {
+				return regular
+			}
+			return nil
+		})
+		if err != regular {
+			t.Errorf("OpenFileIn of a FIFO: %v, want the check's error", err)
+			f.Close()
+		}
+	}) {
+		t.Errorf("OpenFileIn opened the FIFO its check refuses")
+	}
+	if fifoOpened(t, filepath.Join(root, "b"), func() {
+		fd, err := OpenChecked(rfd, "b", func(name string, st *unix.Stat_t, last bool) error {
+			if last && st.Mode&unix.S_IFMT != unix.S_IFREG {
+				return regular
+			}
+			return nil
+		})
+		if err != regular {
+			t.Errorf("OpenChecked of a FIFO: %v, want the check's error", err)
+			unix.Close(fd)
+		}
+	}) {
+		t.Errorf("OpenChecked opened the FIFO its check refuses")
+	}
+	// A regular file passes and is read.
+	must(t, os.WriteFile(filepath.Join(root, "c"), []byte("c"), 0o600))
+	f, err := OpenFileIn(rfd, "c", func(st *unix.Stat_t) error { return nil })
+	must(t, err)
+	b := make([]byte, 2)
+	if n, _ := f.Read(b); string(b[:n]) != "c" {
+		t.Errorf("OpenFileIn read %q", b[:n])
+	}
+	f.Close()
 }

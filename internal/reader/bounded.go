@@ -159,7 +159,7 @@ func (r *Recording) eachChunkFile(opt EachOptions, fn func(*Event) error) (trunc
 	var done int64
 	line := 0
 	for i, c := range r.Chunks {
-		f, err := os.Open(c.Path)
+		f, err := OpenFile(c.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			r.ChunksGone++ // deleted by the agent since Open listed it
 			continue
@@ -219,7 +219,7 @@ func (e *Events) nextFile() error {
 	for e.fi < len(e.files) {
 		c := e.files[e.fi]
 		e.fi++
-		f, err := os.Open(c.Path)
+		f, err := OpenFile(c.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

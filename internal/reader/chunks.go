@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"slices"
 	"sync"
@@ -155,7 +154,7 @@ func (r *Recording) EachEvent(opt EachOptions, fn func(*Event) error) (truncated
 		return r.eachChunkFile(opt, fn)
 	}
 	name := r.Prefix + format.SuffixEvents
-	f, err := os.Open(name)
+	f, err := OpenFile(name)
 	if err != nil {
 		return false, fmt.Errorf("opening events: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 
 	"orca/internal/format"
@@ -38,7 +37,7 @@ func NewExtEvents(r io.Reader, name string) *ExtEvents {
 // error for which HasNoExt holds.
 func (r *Recording) Ext() (*ExtEvents, io.Closer, error) {
 	name := r.Prefix + format.SuffixExt
-	f, err := os.Open(name)
+	f, err := OpenFile(name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening extension: %w", err)
 	}

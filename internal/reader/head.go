@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"orca/internal/format"
 )
@@ -35,7 +34,7 @@ func (e *NotRecordingError) Error() string {
 // only line was cut short by a kill while it looks like the start of an
 // event are recordings. Only the first maxLine+1 bytes are read.
 func checkHead(path string) error {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return fmt.Errorf("opening recording: %w", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -31,7 +30,7 @@ func ReadInfo(r io.Reader) Info {
 // LoadInfo reads the .info file at path (orca record reads it before the
 // recording can be opened: a JVM that never started has no .orca).
 func LoadInfo(path string) (Info, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if err != nil {
 		return nil, err
 	}

@@ -357,9 +357,12 @@ var errNotRegular = errors.New("not a regular file")
 
 // load opens path and hands it to read, reporting whether the file exists.
 func load(path string, read func(io.Reader, string)) (found bool, err error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
+	}
+	if errors.Is(err, errNotRegular) {
+		return false, errNotRegular
 	}
 	if err != nil {
 		return false, fmt.Errorf("opening recording: %w", err)
@@ -380,7 +383,7 @@ func (r *Recording) Events() (*Events, io.Closer, error) {
 		return r.chunkEvents()
 	}
 	name := r.Prefix + format.SuffixEvents
-	f, err := os.Open(name)
+	f, err := OpenFile(name)
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening events: %w", err)
 	}

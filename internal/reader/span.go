@@ -216,7 +216,7 @@ func (r *Recording) eventFiles() ([]string, error) {
 // withFile opens path and calls fn with it and its size; a bounded
 // recording's chunk file deleted meanwhile is no error (fn is not called).
 func withFile(path string, fn func(*os.File, int64) error) error {
-	f, err := os.Open(path)
+	f, err := OpenFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

@@ -590,7 +590,7 @@ func (s *Server) writeIndex(d *data, key string, w *posWriter) (IndexStats, []by
 				return err
 			}
 			at := w.n
-			s.ServeHTTP(rec, withLoopback(req))
+			s.ServeHTTP(rec, s.withToken(withLoopback(req)))
 			if rec.code != 0 && rec.code != http.StatusOK {
 				return fmt.Errorf("%s: %d %s", u, rec.code, rec.b.Bytes())
 			}
@@ -940,6 +940,14 @@ func (r *bodyRecorder) WriteHeader(code int) { r.code = code }
 // withLoopback names this machine as the request's host (the Host check).
 func withLoopback(r *http.Request) *http.Request {
 	r.Host = "127.0.0.1"
+	return r
+}
+
+// withToken gives r, a request of the server's own, the cookie of its token.
+func (s *Server) withToken(r *http.Request) *http.Request {
+	if s.opt.Token != "" {
+		r.AddCookie(&http.Cookie{Name: s.tokenCookie(), Value: s.opt.Token})
+	}
 	return r
 }
 

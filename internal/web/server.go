@@ -9,6 +9,7 @@ package web
 
 import (
 	"bufio"
+	"crypto/subtle"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -39,6 +40,11 @@ type Options struct {
 	// --follow, Server.Update); the page asks /api/version now and then
 	// and reloads when it changed.
 	Follow bool
+	// Token, when set, is asked of every request: in the query (?token=T,
+	// the URL orca view prints), which sets a cookie the page's own requests
+	// then carry. 127.0.0.1 is every local user's: without it any of them
+	// could read a recording of another user's that root views.
+	Token string
 }
 
 // Server answers the viewer's requests for one recording, the model of
@@ -280,12 +286,43 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, &apiError{http.StatusForbidden, fmt.Sprintf("host %q is not a loopback address: orca view answers only requests to 127.0.0.1, [::1] or localhost", r.Host)})
 		return
 	}
+	if s.opt.Token != "" && !s.tokenGiven(w, r) {
+		writeError(w, &apiError{http.StatusForbidden, "no token or a wrong one: open the URL orca view printed, with its ?token="})
+		return
+	}
 	h := w.Header()
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'")
 	s.mux.ServeHTTP(w, r)
+}
+
+// tokenGiven reports whether r carries the server's token: as the cookie a
+// first request set, or in its query, when it sets that cookie. The cookie's
+// name holds the token's start: cookies are per host, not per port, and two
+// orca views on 127.0.0.1 must not overwrite each other's. The token is taken
+// out of r's query: the index keeps answers by their query.
+func (s *Server) tokenGiven(w http.ResponseWriter, r *http.Request) bool {
+	q := r.URL.Query()
+	given := q.Get("token")
+	if q.Has("token") {
+		q.Del("token")
+		r.URL.RawQuery = q.Encode()
+	}
+	if c, err := r.Cookie(s.tokenCookie()); err == nil && subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.opt.Token)) == 1 {
+		return true
+	}
+	if subtle.ConstantTimeCompare([]byte(given), []byte(s.opt.Token)) != 1 {
+		return false
+	}
+	http.SetCookie(w, &http.Cookie{Name: s.tokenCookie(), Value: s.opt.Token, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	return true
+}
+
+// tokenCookie is the name of the cookie that carries the token.
+func (s *Server) tokenCookie() string {
+	return "orca-" + s.opt.Token[:min(8, len(s.opt.Token))]
 }
 
 // loopbackHost reports whether a Host header names this machine.

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReportOutputPlanted: report -o never writes through a name someone else
+// may have planted. Run as root in /tmp, the old O_TRUNC open followed another
+// user's symlink and overwrote the file it named (docs/perf/2026-12-02-root-audit.md).
+func TestReportOutputPlanted(t *testing.T) {
+	pre := reportRecording(t)
+	dir := t.TempDir()
+	victim := filepath.Join(dir, "precious")
+	if err := os.WriteFile(victim, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "report.txt")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	hard := filepath.Join(dir, "hard.txt")
+	if err := os.Link(victim, hard); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, msg string }{
+		{link, "is a symbolic link, which orca does not follow"},
+		{hard, "has 2 hard links"},
+		{dir, "is a directory"},
+	} {
+		var out, errb bytes.Buffer
+		code := run(ui{nil, &out, &errb}, []string{"report", "-o", c.out, pre})
+		if code == 0 || !strings.Contains(errb.String(), c.msg) || !strings.Contains(errb.String(), "remove it or give another name") {
+			t.Errorf("report -o %s: exit %d, stderr %q; want a failure saying %q", c.out, code, errb.String(), c.msg)
+		}
+		if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+			t.Fatalf("report -o %s wrote the file it names: %.40q...", c.out, b)
+		}
+	}
+
+	// Another user's file is refused (only root can make one here).
+	if os.Geteuid() == 0 {
+		other := filepath.Join(dir, "other.txt")
+		if err := os.WriteFile(other, []byte("theirs\n"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		os.Chown(other, 65534, 65534)
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, []string{"report", "-o", other, pre}); code == 0 || !strings.Contains(errb.String(), "not of orca's user") {
+			t.Errorf("report -o another user's file: exit %d, stderr %q", code, errb.String())
+		}
+		if b, _ := os.ReadFile(other); string(b) != "theirs\n" {
+			t.Errorf("report -o wrote another user's file: %q", b)
+		}
+	}
+
+	// What a shell's > takes still works: a new file (0600), an own file
+	// (truncated), a device.
+	own := filepath.Join(dir, "own.txt")
+	if err := os.WriteFile(own, bytes.Repeat([]byte("x"), 1<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []string{filepath.Join(dir, "new.txt"), own, os.DevNull} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, []string{"report", "-o", o, pre}); code != 0 {
+			t.Fatalf("report -o %s: exit %d: %s", o, code, errb.String())
+		}
+		if o == os.DevNull {
+			continue
+		}
+		b, _ := os.ReadFile(o)
+		if !bytes.HasPrefix(b, []byte("orca report: ")) || bytes.Contains(b, []byte("xxx")) {
+			t.Errorf("report -o %s: %.60q..., want the report alone", o, b)
+		}
+		if fi, _ := os.Stat(o); fi.Mode().Perm() != 0o600 {
+			t.Errorf("report -o %s: mode %v", o, fi.Mode())
+		}
+	}
+}
+
+// TestExportOutputDevice: export -o of a device writes into it; the old
+// temporary renamed over it replaced it by a regular file (as root, -o
+// /dev/null would have left /dev/null a file of root's, mode 0600).
+func TestExportOutputDevice(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make a device node (mknod): run as root")
+	}
+	pre := reportRecording(t)
+	dev := filepath.Join(t.TempDir(), "null")
+	if err := syscall.Mknod(dev, syscall.S_IFCHR|0o666, 1<<8|3); err != nil { // /dev/null's 1:3
+		t.Skipf("mknod: %v", err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"export", "--format", "pprof", "-o", dev, pre}); code != 0 {
+		t.Fatalf("export -o %s: exit %d: %s", dev, code, errb.String())
+	}
+	fi, err := os.Lstat(dev)
+	if err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("export -o %s replaced the device: %v %v", dev, fi.Mode(), err)
+	}
+}
+
+// TestTermSafe: names the JVM gave reach the terminal with their control
+// characters escaped: a thread name (report's text) and a command line
+// (record's summary) holding escape sequences printed them raw before, and
+// they act on the terminal of whoever reads, root's.
+func TestTermSafe(t *testing.T) {
+	const evil = "\x1b]0;PWNED\x07\x1b[2J\u009b1m\xff"
+	const shown = `\x1b]0;PWNED\x07\x1b[2J\u009b1m\xff`
+	if got := termSafe("plain é\ttab" + evil + "\nx"); got != "plain é\ttab"+shown+`\x0ax` {
+		t.Errorf("termSafe: %q", got)
+	}
+	// Cut anywhere between writes, the writer gives the same text.
+	text := "a é line\n" + evil + "\nend é"
+	want := "a é line\n" + shown + "\nend é"
+	for cut := 0; cut <= len(text); cut++ {
+		var b bytes.Buffer
+		w := newTermSafeWriter(&b)
+		w.Write([]byte(text[:cut]))
+		w.Write([]byte(text[cut:]))
+		w.Flush()
+		if b.String() != want {
+			t.Fatalf("cut at %d: %q, want %q", cut, b.String(), want)
+		}
+	}
+
+	pre := reportRecording(t)
+	// A method's name (thread names were quoted already).
+	m, err := os.ReadFile(pre + ".methods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pre+".methods", bytes.ReplaceAll(m, []byte(",transfer,"), []byte(",transfer"+evil+",")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"report", pre}); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errb.String())
+	}
+	if strings.ContainsAny(out.String(), "\x1b\x07\u009b") || !strings.Contains(out.String(), "Scenario.transfer"+shown) {
+		t.Errorf("report shows the method as %q", between(out.String(), "Scenario.transfer", 60))
+	}
+
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "r.info"), []byte(strings.Replace(fabricatedInfo, "command=Demo arg", "command=Demo "+evil, 1)), 0o600)
+	recs, err := findRecordings(filepath.Join(dir, "r"))
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("findRecordings: %v, %v", recs, err)
+	}
+	var b bytes.Buffer
+	printSummary(&b, recs[0])
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") || !strings.Contains(b.String(), "(Demo "+shown+")") {
+		t.Errorf("summary shows the command as %q", between(b.String(), "Demo", 60))
+	}
+}
+
+// between is n bytes of s from where sub starts.
+func between(s, sub string, n int) string {
+	i := max(strings.Index(s, sub), 0)
+	return s[i:min(i+n, len(s))]
+}
+
+// TestExportSeedFIFO: export --format seed copies the recording's files; a
+// FIFO at .info (another user's directory may hold anything) hung it in its
+// open forever.
+func TestExportSeedFIFO(t *testing.T) {
+	pre := reportRecording(t)
+	os.Remove(pre + ".info")
+	if err := syscall.Mkfifo(pre+".info", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() {
+		var out, errb bytes.Buffer
+		done <- run(ui{nil, &out, &errb}, []string{"export", "--format", "seed", "-o", filepath.Join(t.TempDir(), "seed"), pre})
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		if f, err := os.OpenFile(pre+".info", os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			f.Close()
+		}
+		t.Fatal("export --format seed of a recording whose .info is a FIFO hung")
+	}
+}

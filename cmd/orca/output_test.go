@@ -28,14 +28,14 @@ func TestReportOutputPlanted(t *testing.T) {
 	if err := os.Link(victim, hard); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ out, msg string }{
-		{link, "is a symbolic link, which orca does not follow"},
-		{hard, "has 2 hard links"},
-		{dir, "is a directory"},
+	for _, c := range []struct{ out, msg, hint string }{
+		{link, "is a symbolic link, which orca does not follow", "remove it or give another name"},
+		{hard, "has 2 hard links", "remove it or give another name"},
+		{dir, "is a directory", "want a file name"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(ui{nil, &out, &errb}, []string{"report", "-o", c.out, pre})
-		if code == 0 || !strings.Contains(errb.String(), c.msg) || !strings.Contains(errb.String(), "remove it or give another name") {
+		if code == 0 || !strings.Contains(errb.String(), c.msg) || !strings.Contains(errb.String(), c.hint) {
 			t.Errorf("report -o %s: exit %d, stderr %q; want a failure saying %q", c.out, code, errb.String(), c.msg)
 		}
 		if b, _ := os.ReadFile(victim); string(b) != "precious\n" {

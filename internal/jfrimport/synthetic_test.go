@@ -205,7 +205,8 @@ func TestImportFilesPlanted(t *testing.T) {
 // compiled", "Inlined": a synchronized method's entry in compiled code) with their line. Such a
 // frame is no native method: it resolves to its line, and at the line of an interpreted frame
 // of the same method it is the same frame, so one call site stays one stack (issue 31, item 8:
-// it was "(Native Method)", the site split in two). A frame JFR types "Native" stays native.
+// it was "(Native Method)", the site split in two). A native method's frame (JFR types it
+// "Native"; it has no line table) stays native.
 func TestImportCompiledFrames(t *testing.T) {
 	c := &jt.Chunk{Classes: jt.JDKClasses(), StartNanos: 1_700_000_000_000_000_000, StartTicks: 500, TicksPerSecond: 1_000_000}
 	c.Thread(1, "main", 1, 100)
@@ -214,21 +215,23 @@ func TestImportCompiledFrames(t *testing.T) {
 	c.Symbol(14, "run")
 	c.Symbol(15, "()V")
 	c.Symbol(16, "step")
+	c.Symbol(17, "pause0")
 	c.Class(20, 10)
 	c.Class(21, 11)
-	c.Method(31, 20, 14, 15, 0x21) // Demo.run, public synchronized
-	c.Method(32, 20, 16, 15, 0x21) // Demo.step, public synchronized
+	c.Method(31, 20, 14, 15, 0x21)  // Demo.run, public synchronized
+	c.Method(32, 20, 16, 15, 0x21)  // Demo.step, public synchronized
+	c.Method(33, 20, 17, 15, 0x109) // Demo.pause0, public static native
 	c.FrameType(40, "Interpreted")
 	c.FrameType(41, "Native")
 	c.FrameType(42, "JIT compiled")
 	c.FrameType(43, "Inlined")
 	// run: interpreted at bci 0 first, then compiled at -1; step: inlined at -1 first, then
-	// interpreted; then step typed Native (JFR's word wins).
+	// interpreted; then a native method's frame, typed Native (no line table: native).
 	c.Stack(50, false, jt.StackFrame{Method: 31, Line: 20, BCI: 0, Type: 40})
 	c.Stack(51, false, jt.StackFrame{Method: 31, Line: 20, BCI: -1, Type: 42})
 	c.Stack(52, false, jt.StackFrame{Method: 32, Line: 30, BCI: -1, Type: 43}, jt.StackFrame{Method: 31, Line: 21, BCI: 5, Type: 42})
 	c.Stack(53, false, jt.StackFrame{Method: 32, Line: 30, BCI: 0, Type: 40}, jt.StackFrame{Method: 31, Line: 21, BCI: 5, Type: 40})
-	c.Stack(54, false, jt.StackFrame{Method: 32, Line: -1, BCI: -1, Type: 41})
+	c.Stack(54, false, jt.StackFrame{Method: 33, Line: -1, BCI: -1, Type: 41})
 	for i, st := range []int64{50, 51, 52, 53, 54} {
 		c.Event(jt.TMonitorEnter, jt.Varint(int64(1000*(i+1))), jt.Varint(500), jt.Varint(1), jt.Varint(st), jt.Varint(21), jt.Varint(0), jt.Varint(0x7f00))
 	}
@@ -253,7 +256,7 @@ func TestImportCompiledFrames(t *testing.T) {
 		"Demo.run(Unknown Source:20)",
 		"Demo.step(Unknown Source:30) < Demo.run(Unknown Source:21)",
 		"Demo.step(Unknown Source:30) < Demo.run(Unknown Source:21)",
-		"Demo.step(Native Method)",
+		"Demo.pause0(Native Method)",
 	}
 	if strings.Join(sites, "\n") != strings.Join(want, "\n") {
 		t.Errorf("the enters' stacks:\n%s\nwant:\n%s", strings.Join(sites, "\n"), strings.Join(want, "\n"))

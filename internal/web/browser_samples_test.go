@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -209,16 +210,23 @@ func TestBrowserSamples(t *testing.T) {
 	})
 }
 
-// TestBrowserFlameNativeLabel: a native frame too narrow for its name, "__write
-// [libc.so.6]", was labelled "so.6]" in the flame graph (the name split at its dots as a
-// Java frame's package). It is labelled by its symbol, cut: "__write", "__wri…".
-func TestBrowserFlameNativeLabel(t *testing.T) {
+// holderPage opens holderCase's page in a browser of 1000 × 700, for the tests of one of
+// its modules' functions; it skips under -short.
+func holderPage(t *testing.T) context.Context {
 	if testing.Short() {
 		t.Skip("-short: no browser")
 	}
 	ts := serve(t, fromTxtar(t, holderCase))
 	ctx := newBrowser(t, 1000, 700)
 	open(t, ctx, ts.URL+"/")
+	return ctx
+}
+
+// TestBrowserFlameNativeLabel: a native frame too narrow for its name, "__write
+// [libc.so.6]", was labelled "so.6]" in the flame graph (the name split at its dots as a
+// Java frame's package). It is labelled by its symbol, cut: "__write", "__wri…".
+func TestBrowserFlameNativeLabel(t *testing.T) {
+	ctx := holderPage(t)
 	for _, c := range []struct {
 		frame string
 		w     int
@@ -244,12 +252,7 @@ func TestBrowserFlameNativeLabel(t *testing.T) {
 // its count drawn over the end of its name (the name cut to a fixed width). The name ends before
 // the count, whatever the count.
 func TestBrowserGroupLabel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: no browser")
-	}
-	ts := serve(t, fromTxtar(t, holderCase))
-	ctx := newBrowser(t, 1000, 700)
-	open(t, ctx, ts.URL+"/")
+	ctx := holderPage(t)
 	for _, c := range []struct {
 		name  string
 		count int

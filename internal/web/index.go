@@ -49,7 +49,7 @@ import (
 // indexMagic starts an index file, followed by its version.
 const (
 	indexMagic   = "ORCAVIEWINDEX\x00\x00\x00"
-	indexVersion = 6
+	indexVersion = 7
 )
 
 // indexBodies are the answers an index keeps, asked without parameters.

@@ -465,3 +465,29 @@ func TestAPIListed(t *testing.T) {
 		}
 	}
 }
+
+// TestTilesMixedRunnable: intervals narrower than a pixel, merged into one
+// segment, take the colour of what fills most of it, the runnable gaps
+// between them counted: a thread blocked 10 % of the time in short
+// contentions (Tomcat 25's Poller: 1.2 s of 12.6 s) was a blocked bar
+// throughout. Blocked most of the time, it stays blocked.
+func TestTilesMixedRunnable(t *testing.T) {
+	const px = 1000 // ns a pixel
+	for _, c := range []struct {
+		name    string
+		blocked format.Time // of each 100 ns
+		want    model.State
+	}{{"a tenth blocked", 10, model.Runnable}, {"nine tenths blocked", 90, model.Blocked}} {
+		th := &model.Thread{Start: 0, End: 100_000}
+		for at := format.Time(0); at < 100_000; at += 100 {
+			th.Intervals = append(th.Intervals, model.Interval{Start: at, End: at + c.blocked, Since: at, State: model.Blocked, Object: 7})
+		}
+		segs := tileSegments(th, 0, 100_000, px, 0, nil)
+		if len(segs) != 1 || segs[0].n != 1000 {
+			t.Fatalf("%s: %d segments (%+v), want one of 1000 intervals", c.name, len(segs), segs)
+		}
+		if got := model.State(segs[0].state & 0x0f); got != c.want {
+			t.Errorf("%s: the mixed segment is %v, want %v", c.name, got, c.want)
+		}
+	}
+}

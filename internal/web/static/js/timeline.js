@@ -580,6 +580,12 @@ export class Timeline {
           const w = Math.max(1, x1 - x0);
           const code = sts[i];
           const state = code & 15;
+          if (state === 0) {
+            // Intervals narrower than a pixel, mostly runnable between
+            // them (tiles.go): a thread's runnable bar, not split.
+            B[nb].push(x0, ry, w, rh);
+            continue;
+          }
           const variant = dimming && !(code & FLAG_HL) ? 2 : n[i] > 1 ? 1 : 0;
           B[state * 3 + variant].push(x0, y + pad, w, bh);
           // A label once per segment, in the tile where its visible part starts.

@@ -88,6 +88,29 @@ func open(prefix string) *reader.Recording {
 	return r
 }
 
+// events reads every event of r (a server's recording: a few million at
+// most), exiting on an error.
+func events(r *reader.Recording) []reader.Event {
+	evs, c, err := r.Events()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+		os.Exit(1)
+	}
+	defer c.Close()
+	var all []reader.Event
+	for {
+		ev, err := evs.Next()
+		if err == io.EOF {
+			return all
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+			os.Exit(1)
+		}
+		all = append(all, ev)
+	}
+}
+
 func tallies(r *reader.Recording, from, to float64) *side {
 	mono, unix := origin(r)
 	off := float64(unix-mono) / 1e9 // recording seconds + off = Unix seconds
@@ -134,21 +157,7 @@ func tallies(r *reader.Recording, from, to float64) *side {
 	for _, k := range intervals {
 		want[k] = true
 	}
-	evs, c, err := r.Events()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
-		os.Exit(1)
-	}
-	defer c.Close()
-	for {
-		ev, err := evs.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "jfrcmp:", err)
-			os.Exit(1)
-		}
+	for _, ev := range events(r) {
 		ts := ev.Time.Seconds() + off
 		switch k := ev.Kind; {
 		case k == format.ThreadStarted:
@@ -281,24 +290,10 @@ func checkOwners(r *reader.Recording) {
 	const slack = 200 * format.Time(1000)      // ns
 	ended := map[format.ThreadID]format.Time{} // when each thread ended
 	names := map[format.ThreadID]string{}
-	evs, c, err := r.Events()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
-		os.Exit(1)
-	}
-	defer c.Close()
 	var n, self, gone, inEnter, inWait, justWaiting int
 	// the agent writes each thread's events in order, two threads' by their flushes: sorted by time
 	var all []reader.Event
-	for {
-		ev, err := evs.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			fmt.Fprintln(os.Stderr, "jfrcmp:", err)
-			os.Exit(1)
-		}
+	for _, ev := range events(r) {
 		switch ev.Kind {
 		case format.ThreadStarted, format.ThreadEnded, format.ObjectWait, format.ObjectWaited, format.MonitorContendedEnter, format.MonitorContendedEntered:
 			ev.Stack = nil

@@ -199,9 +199,7 @@ func (r *Report) tailEntries() []headEntry {
 	if r.OwnerUnknown > 0 {
 		why := unknownWhy(r.OwnerUnknownWhy, r.Sight, r.jucOwnerUnknown)
 		if r.partial() && len(r.OwnerUnknownWhy) > 0 {
-			// The agent's counts are of its whole run: a bounded
-			// recording's kept span said 13 contentions, "released (110)".
-			why = ": in the whole recording, " + strings.TrimPrefix(why, ": ")
+			why = r.partialUnknownWhy()
 		}
 		es = add(es, caveat, "owner unknown for %s, %s of %s blocked (%s)%s", count(r.OwnerUnknown, "contention", "contentions"),
 			dur(r.OwnerUnknownS), dur(r.BlockedS+r.OpenS), share(r.OwnerUnknownS, r.BlockedS+r.OpenS), why)
@@ -221,6 +219,28 @@ func (r *Report) tailEntries() []headEntry {
 		es = add(es, note, "no events dropped, no malformed lines")
 	}
 	return es
+}
+
+// partialUnknownWhy is unknownWhy for a partial report: the agent's
+// counts are of its whole run (a bounded recording's kept span said 13
+// contentions, "released (110)"), said so; the owners the fold took for
+// unknown because they had ended (owner_ended, model.Model.OwnerEnded)
+// are the part's own, said after them.
+func (r *Report) partialUnknownWhy() string {
+	agent := maps.Clone(r.OwnerUnknownWhy)
+	delete(agent, "owner_ended")
+	var parts []string
+	if len(agent) > 0 {
+		parts = append(parts, "in the whole recording, "+strings.TrimPrefix(unknownWhy(agent, r.Sight, r.jucOwnerUnknown), ": "))
+	}
+	if n := r.OwnerUnknownWhy["owner_ended"]; n > 0 {
+		ended := strings.TrimPrefix(unknownWhy(map[string]int64{"owner_ended": n}, nil, false), ": ")
+		if len(agent) > 0 {
+			ended = "in this report, " + ended
+		}
+		parts = append(parts, ended)
+	}
+	return ": " + strings.Join(parts, "; ")
 }
 
 // whole is " in the whole recording" where the report is partial: what

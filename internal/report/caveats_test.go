@@ -73,3 +73,40 @@ func TestInfoCountsWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnerEndedPartial: in a partial report the agent's reasons for no
+// owner are its whole run's, but owner_ended (the fold's) is the part's:
+// the text says each where it belongs.
+func TestOwnerEndedPartial(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		why     map[string]int64
+		partial bool
+		want    string
+	}{
+		{"whole", map[string]int64{"released": 3, "owner_ended": 2}, false,
+			": the owner had released the monitor when the thread blocked (3); the thread named as the owner had ended before"},
+		{"both", map[string]int64{"released": 3, "owner_ended": 2}, true,
+			": in the whole recording, the owner had released the monitor when the thread blocked (3); in this report, the thread named as the owner had ended before"},
+		{"ended alone", map[string]int64{"owner_ended": 2}, true,
+			"blocked (100.0 %): the thread named as the owner had ended before"},
+		{"agent alone", map[string]int64{"released": 3}, true,
+			": in the whole recording, the owner had released the monitor when the thread blocked (3)"},
+	} {
+		r := &Report{OwnerUnknown: 5, OwnerUnknownS: 1, BlockedS: 1, OwnerUnknownWhy: c.why}
+		if c.partial {
+			r.Range = &Range{}
+		}
+		var got []string
+		for _, e := range r.tailEntries() {
+			got = append(got, strings.Join(e.lines, " "))
+		}
+		s := strings.Join(got, "\n")
+		if !strings.Contains(s, c.want) {
+			t.Errorf("%s: %q, want %q in it", c.name, s, c.want)
+		}
+		if c.name == "agent alone" && strings.Contains(s, "in this report") {
+			t.Errorf("%s: %q says in this report with no owner_ended", c.name, s)
+		}
+	}
+}

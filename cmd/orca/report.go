@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -73,7 +74,9 @@ into "... N JDK frames"), 5 frames at most; --json has every frame.
 
 ` + rangeHelp + `
 On a terminal, reading a large recording shows its progress on stderr (bytes
-read of all, events a second); nothing when stderr is a file or a pipe.
+read of all, events a second), then the step of the analyses after it (what
+the lock holders did, the wait chains, ...) and the seconds they have taken;
+nothing when stderr is a file or a pipe.
 
 The threads' states and samples are kept, while the report is made, in a
 private temporary file (in $TMPDIR, else /tmp; unlinked at once; up to about
@@ -175,7 +178,16 @@ func runReport(u ui, args []string) error {
 		return spillAdvice(err)
 	}
 	prof.heapAt("build")
-	r, err := newReport(rec, res, report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON, Streamed: true, LetGoTails: true})
+	ropt := report.Options{Top: *top, Thread: *thread, Width: 100, Virtual: *virtual, Span: opt.Span, Chains: *chains, JSONOnly: *asJSON, Streamed: true, LetGoTails: true}
+	var steps *stepLine
+	if opt.Progress != nil {
+		// The analyses after the read are a quarter of the report's time:
+		// their steps shown on the same line, with the time they take.
+		steps = newStepLine(u.stderr, rec.Prefix, time.Now)
+		ropt.Progress = steps.show
+	}
+	r, err := newReport(rec, res, ropt)
+	steps.end()
 	if err != nil {
 		return spillAdvice(err)
 	}
@@ -288,6 +300,91 @@ func progressLine(w io.Writer, name string, size int64, elapsed func() time.Dura
 			rate = ", " + countText(float64(events)/s) + " events/s"
 		}
 		fmt.Fprintf(w, "\rreading %s: %s of %s (%d%%), %s events%s\033[K", name, report.BytesText(bytes), report.BytesText(size), pct, countText(float64(events)), rate)
+	}
+}
+
+// stepLine is the line orca report shows on a terminal while it analyses
+// what it read (report.Options.Progress): the step, how far it has gone
+// when counted, and the seconds since the analyses began, rewritten when
+// the step changes, at most twice a second otherwise, and each second by
+// a ticker while a long step says nothing.
+type stepLine struct {
+	mu          sync.Mutex
+	w           io.Writer
+	name        string
+	now         func() time.Time
+	start       time.Time
+	step        string
+	done, total int
+	shown       time.Time
+	ended       bool
+	stop        chan struct{}
+}
+
+// newStepLine starts the step line of the analyses of recording name on w
+// (a terminal), now the clock.
+func newStepLine(w io.Writer, name string, now func() time.Time) *stepLine {
+	l := &stepLine{w: w, name: name, now: now, start: now(), stop: make(chan struct{})}
+	go l.tick(time.Second)
+	return l
+}
+
+// show is report.Options.Progress.
+func (l *stepLine) show(step string, done, total int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	changed := step != l.step
+	l.step, l.done, l.total = step, done, total
+	if now := l.now(); changed || now.Sub(l.shown) >= time.Second/2 {
+		l.draw(now)
+	}
+}
+
+// draw writes the line; l.mu held.
+func (l *stepLine) draw(now time.Time) {
+	l.shown = now
+	count := ""
+	if l.total > 0 {
+		count = fmt.Sprintf(" (%s of %s)", countText(float64(l.done)), countText(float64(l.total)))
+	}
+	fmt.Fprintf(l.w, "\ranalysing %s: %s%s, %.0f s\033[K", l.name, l.step, count, now.Sub(l.start).Seconds())
+}
+
+// tick redraws the line every d until end.
+func (l *stepLine) tick(d time.Duration) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			l.mu.Lock()
+			if !l.ended && l.step != "" {
+				l.draw(l.now())
+			}
+			l.mu.Unlock()
+		}
+	}
+}
+
+// end erases the line and stops the ticker (nil: none was shown).
+func (l *stepLine) end() {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ended {
+		return
+	}
+	l.ended = true
+	close(l.stop)
+	if l.step != "" {
+		fmt.Fprint(l.w, "\r\033[K")
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,6 +198,73 @@ func TestProgress(t *testing.T) {
 			t.Errorf("progress %q lacks %q", s, want)
 		}
 	}
+}
+
+// TestStepLine: the analyses' line (orca report on a terminal once the
+// recording is read): rewritten in place when the step changes, at most
+// twice a second within one, counted when the step counts, by the ticker
+// when nothing comes, erased at the end, nothing after.
+func TestStepLine(t *testing.T) {
+	var b syncBuffer
+	t0 := time.Unix(1000, 0)
+	var mu sync.Mutex
+	at := t0
+	now := func() time.Time { mu.Lock(); defer mu.Unlock(); return at }
+	set := func(d time.Duration) { mu.Lock(); at = t0.Add(d); mu.Unlock() }
+	l := &stepLine{w: &b, name: "rec", now: now, start: t0, stop: make(chan struct{})}
+	l.show("the deadlocks and hangs", 0, 0)
+	set(100 * time.Millisecond)
+	l.show("what the lock holders did: the threads' intervals", 0, 35000)
+	set(300 * time.Millisecond)
+	l.show("what the lock holders did: the threads' intervals", 16, 35000) // within half a second: not shown
+	set(2 * time.Second)
+	l.show("what the lock holders did: the threads' intervals", 27000, 35000)
+	go l.tick(time.Millisecond) // a long step that says nothing: the ticker redraws it
+	set(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(b.String(), "27 k of 35 k), 5 s") && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	l.end()
+	l.show("the CPU profile", 0, 0) // after the end: nothing
+	l.end()
+	s := b.String()
+	for _, want := range []string{
+		"\ranalysing rec: the deadlocks and hangs, 0 s\033[K",
+		"\ranalysing rec: what the lock holders did: the threads' intervals (0 of 35 k), 0 s\033[K",
+		"\ranalysing rec: what the lock holders did: the threads' intervals (27 k of 35 k), 2 s\033[K",
+		"\ranalysing rec: what the lock holders did: the threads' intervals (27 k of 35 k), 5 s\033[K",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("step line %q lacks %q", s, want)
+		}
+	}
+	if strings.Contains(s, "(16 of") || strings.Contains(s, "CPU profile") || strings.Contains(s, "\n") {
+		t.Errorf("step line %q: a line shown within half a second, after the end, or a new line", s)
+	}
+	if !strings.HasSuffix(s, "\r\033[K") {
+		t.Errorf("step line %q: not erased at the end", s)
+	}
+	var none *stepLine
+	none.end() // no line: nothing to end
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestFlagsAfterOperands checks that every command takes its flags after

@@ -343,9 +343,12 @@ type endEv struct {
 }
 
 type chainSweep struct {
-	m    *model.Model
-	ids  []format.ThreadID // by node: Model.Threads, then the threads waited for that it has not
-	node nodeIndex
+	m *model.Model
+	// progress is the View's (model.View.Progress), nil for none: told the
+	// sweep's steps.
+	progress func(step string, done, total int)
+	ids      []format.ThreadID // by node: Model.Threads, then the threads waited for that it has not
+	node     nodeIndex
 	// The edges, by bucket of time of their starts ([lo, lo+width) the
 	// first; earlier or later ones go to the first or last), packed.
 	lo, width format.Time
@@ -653,7 +656,7 @@ func (x *nodeIndex) growFar() {
 // newChainSweep returns a sweep of v's chains with no edge yet.
 func newChainSweep(v *model.View) *chainSweep {
 	m := v.Model
-	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1}
+	s := &chainSweep{m: m, onOf: map[uint64]uint32{}, lastXi: -1, progress: v.Progress}
 	s.ids = make([]format.ThreadID, m.NumThreads())
 	for i, t := range m.AllThreads() {
 		s.ids[i] = t.ID
@@ -748,6 +751,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// report, held to its peak, the end of pass 2).
 	s.lastT = nil
 	s.putReleases()
+	s.step(StepChainsOrder, 0, 0)
 	s.order()
 	// The holders' released stretches cut the edges in order alone:
 	// let go before the sweep.
@@ -758,6 +762,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		s.nd[i].nodeAcc = -1
 	}
 	s.reset()
+	s.step(StepChainsRoots, 0, 0)
 	s.run()
 	order, total := rankBy(len(s.accs), func(i int32) (format.Time, format.ThreadID) { return s.accs[i].time, s.accs[i].root }, n)
 	if len(order) == 0 {
@@ -797,7 +802,12 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 		l.cs = make([]Chain, 0, len(order))
 	}
 	b0 := 0
-	for _, b1 := range ends {
+	for bi, b1 := range ends {
+		if len(ends) > 1 {
+			s.step(StepChainsLinks, bi, len(ends))
+		} else {
+			s.step(StepChainsLinks, 0, 0)
+		}
 		s.pass2Batch(order[b0:b1], roots[b0:b1], b1 == len(order))
 		if links == 0 {
 			l.kept, l.links, l.wideLinks = s.kept, s.links, s.wideLinks
@@ -820,6 +830,22 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	}
 	s.accEnd = nil
 	return l, total
+}
+
+// The steps of the wait chains' sweep that model.View.Progress names:
+// the edges put in time order, pass 1 (the roots and their times), pass 2
+// (the links of the roots kept, in batches).
+const (
+	StepChainsOrder = "the wait chains: the waits in time order"
+	StepChainsRoots = "the wait chains: their roots"
+	StepChainsLinks = "the wait chains: the links of the roots listed"
+)
+
+// step tells the View's Progress, if any, how far step has gone.
+func (s *chainSweep) step(step string, done, total int) {
+	if s.progress != nil {
+		s.progress(step, done, total)
+	}
 }
 
 // chainBatches is in how many sweeps pass 2 follows the roots kept when

@@ -31,6 +31,11 @@ type View struct {
 	// (the report's: it lists those alone, --top): the blame spans of the
 	// others are not kept, merged nor folded, and they have no Doing.
 	HoldersOf map[LockRef]bool
+	// Progress, if set, is told how far HoldersDoing (and the wait chains'
+	// sweep over its pass, analysis.HoldersAndChainList) has gone now and
+	// then: the step, and done of total (total 0: not counted); orca
+	// report's line on a terminal once the recording is read.
+	Progress func(step string, done, total int)
 	// kept: the threads kept by ID; with all (no filter) the Model's
 	// map says it.
 	kept    map[format.ThreadID]bool
@@ -184,4 +189,11 @@ func stackTime[K comparable](v *View, q StackQuery, key func(*Interval) K) (by m
 		}
 	}
 	return by, intervals, threads
+}
+
+// progress tells v.Progress, if set, how far step has gone.
+func (v *View) progress(step string, done, total int) {
+	if v.Progress != nil {
+		v.Progress(step, done, total)
+	}
 }

@@ -101,6 +101,19 @@ func (v *View) HoldersDoingInMemory() map[LockRef]*Doing {
 // written whole (Options.Spill).
 func (m *Model) Spilled() bool { return m.spill != nil }
 
+// The steps of HoldersDoing that View.Progress names: the threads'
+// intervals read (the locks' blame spans taken), then the holders' spans
+// folded, bucket by bucket.
+const (
+	StepHoldersThreads = "what the lock holders did: the threads' intervals"
+	StepHoldersSpans   = "what the lock holders did: their spans"
+)
+
+// progressEvery is how many threads HoldersDoing reads between two calls
+// of View.Progress (the first threads, the long-lived, take seconds of a
+// large recording's 256).
+const progressEvery = 16
+
 // holdersDoing is HoldersDoing; keep: each Doing keeps its Spans.
 func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []OwnerSpan)) map[LockRef]*Doing {
 	m := v.Model
@@ -128,7 +141,12 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
+	nt, it := v.Len(), 0
 	for _, t := range v.All() {
+		if it%progressEvery == 0 {
+			v.progress(StepHoldersThreads, it, nt)
+		}
+		it++
 		t := load(t, &sp, false)
 		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
@@ -206,7 +224,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	if m.spill != nil {
 		osp = &onSpill{m: m}
 	}
-	hs := heldSort{sp: m.spill}
+	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -318,6 +336,9 @@ type heldSort struct {
 	ord    []int32 // the holders' numbers in order of their IDs
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
+	// progress, if set, is told each bucket's number before it is folded,
+	// of how many (View.Progress).
+	progress func(done, total int)
 }
 
 // heldBucket is a bucket of heldSort's: its spans packed as they came
@@ -439,6 +460,9 @@ func (hs *heldSort) each(fold func(k int32, s OwnerSpan)) {
 		return
 	}
 	for i := range hs.bk {
+		if hs.progress != nil {
+			hs.progress(i, len(hs.bk))
+		}
 		hs.bucket(&hs.bk[i], fold)
 		hs.bk[i] = heldBucket{}
 	}

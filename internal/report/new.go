@@ -65,6 +65,21 @@ func (b *builder) setDoing(doing map[model.LockRef]*model.Doing) {
 	b.doing = doing
 }
 
+// The steps of New that Options.Progress names, besides the holders' and
+// the wait chains' (model.StepHolders…, analysis.StepChains…).
+const (
+	StepDeadlocks = "the deadlocks and hangs"
+	StepLists     = "the threads, locks, sites and waits"
+	StepCPU       = "the CPU profile"
+)
+
+// step tells Options.Progress, if set, that step begins.
+func (b *builder) step(step string) {
+	if b.opt.Progress != nil {
+		b.opt.Progress(step, 0, 0)
+	}
+}
+
 // New builds the report of a recording from its model and the analyses.
 func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	m := res.Model
@@ -81,6 +96,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	// The report lists the first holdersTop of each lock's Doing.On: the
 	// holders' pass keeps no more (setDoing).
 	b.v.OnTop = holdersTop
+	b.v.Progress = opt.Progress
 	// And the holders of the locks it lists alone (--top; locks): the
 	// others' spans are not merged nor folded (~3/4 of the holders' pass
 	// of a 1 GB recording at --top 10), and nothing printed reads them.
@@ -211,6 +227,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		}
 	}
 
+	b.step(StepDeadlocks)
 	r.Deadlocks = b.deadlocks()
 	r.PotentialDeadlocks = b.potentialDeadlocks()
 	r.top = opt.Top
@@ -245,6 +262,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		r.ChainsTotal = &total
 		b.m.LetGoOwnerChanges() // those the chains' sweep read back
 	}
+	b.step(StepLists)
 	hung := map[string]bool{}
 	for _, h := range r.Hangs {
 		hung[h.Thread] = true
@@ -348,6 +366,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	r.Edges = b.edges()
 	// as every list: --top N, 0 all (it was 20 with --top 0, under a
 	// heading that said "--top 0 shows all")
+	b.step(StepCPU)
 	r.CPU = b.cpu(opt.Top)
 	r.Caveats = caveats(r.headEntries(), r.tailEntries())
 	return r

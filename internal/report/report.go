@@ -13,6 +13,11 @@ import "orca/internal/reader"
 
 // Options select what a Report shows.
 type Options struct {
+	// Progress, if set, is told each step of the analyses as it begins,
+	// and how far the long ones have gone (done of total; total 0: not
+	// counted): orca report's line on a terminal once the recording is
+	// read (model.View.Progress).
+	Progress func(step string, done, total int)
 	// Top limits the locks, sites, threads and waits lists to their first
 	// Top entries after ranking; 0 keeps all.
 	Top int

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"orca/internal/testjvm"
 	"orca/internal/testrec"
 )
 
@@ -205,7 +206,7 @@ func TestProgress(t *testing.T) {
 // twice a second within one, counted when the step counts, by the ticker
 // when nothing comes, erased at the end, nothing after.
 func TestStepLine(t *testing.T) {
-	var b syncBuffer
+	var b testjvm.Buffer // written by the ticker too
 	t0 := time.Unix(1000, 0)
 	var mu sync.Mutex
 	at := t0
@@ -247,24 +248,6 @@ func TestStepLine(t *testing.T) {
 	}
 	var none *stepLine
 	none.end() // no line: nothing to end
-}
-
-// syncBuffer is a bytes.Buffer safe for a writer and a reader at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestFlagsAfterOperands checks that every command takes its flags after

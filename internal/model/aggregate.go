@@ -619,7 +619,9 @@ func (a *lockAgg) facts() {
 // at the first's site. Each park's time (and the gap before it) is blamed
 // on the lock's owner when the thread parked, or, unknown, on the thread
 // whose unpark ended it; the contention is counted to the owner at its end
-// (the last unparker: the thread that released the lock).
+// (the last park's Other: the thread that released the lock, its unparker
+// or, for a wake-up a reader passed on, the releaser that let that reader
+// in: endParked).
 func (ag *aggregator) jucContention(st *threadAgg) {
 	ps := st.juc
 	st.juc = st.juc[:0]

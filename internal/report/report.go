@@ -113,12 +113,16 @@ type Report struct {
 	UnattributedEvents *int64           `json:"unattributed_events"`
 	Unattributed       map[string]int64 `json:"unattributed"`
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
-	hasInfo            bool             // PREFIX.info was found
-	heldMonitors       string           // .info held_monitors: "yes", "no: WHY", "" when absent
-	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
-	OwnerUnknown       int              `json:"owner_unknown"`
-	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
-	OwnerUnknownWhy    map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
+	// Pinned: the (matching) virtual threads that pinned their carrier
+	// (VirtualThreadPinned: a park or sleep that could not unmount), most
+	// pinnings first; absent when none.
+	Pinned          []PinnedThread   `json:"pinned,omitempty"`
+	hasInfo         bool             // PREFIX.info was found
+	heldMonitors    string           // .info held_monitors: "yes", "no: WHY", "" when absent
+	parks           bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
+	OwnerUnknown    int              `json:"owner_unknown"`
+	OwnerUnknownS   float64          `json:"owner_unknown_s"`   // how long those contentions lasted
+	OwnerUnknownWhy map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
 	// Sight: what the source of an imported recording could not see
 	// (reader.Sight); null for the agent's recordings. When it says hangs
 	// or deadlocks are not visible, empty hangs and deadlocks lists do not
@@ -323,6 +327,14 @@ type LockSite struct {
 	// BeforeEvents, BeforeAttach: as Lock's, of this site's contentions.
 	BeforeEvents int `json:"before_events,omitempty"`
 	BeforeAttach int `json:"before_attach,omitempty"`
+}
+
+// PinnedThread is a virtual thread whose parks or sleeps pinned its
+// carrier, and how often (Thread.Pinned).
+type PinnedThread struct {
+	Thread string `json:"thread"`
+	Name   string `json:"name"`
+	Pinned int    `json:"pinned"`
 }
 
 // Lock is a contended monitor or semaphore.

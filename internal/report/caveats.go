@@ -166,17 +166,13 @@ func (r *Report) tailEntries() []headEntry {
 	if n := r.VirtualThreads; n != nil && *n > 0 {
 		es = add(es, note, "%s started while recording%s", count(int(*n), "virtual thread", "virtual threads"), r.whole())
 	}
-	if len(r.Pinned) > 0 {
-		n := 0
+	if n := r.PinnedTotal; n > 0 {
 		var who []string
-		for i, p := range r.Pinned {
-			n += p.Pinned
-			if i < 3 {
-				who = append(who, fmt.Sprintf("%s %d", label(p.Thread, &p.Name), p.Pinned))
-			}
+		for _, p := range r.Pinned[:min(len(r.Pinned), 3)] {
+			who = append(who, fmt.Sprintf("%s %d", label(p.Thread, &p.Name), p.Pinned))
 		}
-		if k := len(r.Pinned) - len(who); k > 0 {
-			who = append(who, fmt.Sprintf("%s more", count(k, "thread", "threads")))
+		if k := r.PinnedThreads - len(who); k > 0 {
+			who = append(who, "and "+count(k, "more thread", "more threads"))
 		}
 		what := "1 park or sleep of a virtual thread pinned its carrier thread"
 		if n > 1 {

@@ -115,8 +115,11 @@ type Report struct {
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
 	// Pinned: the (matching) virtual threads that pinned their carrier
 	// (VirtualThreadPinned: a park or sleep that could not unmount), most
-	// pinnings first; absent when none.
+	// pinnings first, the first --top; absent when none. PinnedThreads:
+	// how many threads pinned, PinnedTotal: their pinnings.
 	Pinned          []PinnedThread   `json:"pinned,omitempty"`
+	PinnedThreads   int              `json:"pinned_threads,omitempty"`
+	PinnedTotal     int              `json:"pinned_total,omitempty"`
 	hasInfo         bool             // PREFIX.info was found
 	heldMonitors    string           // .info held_monitors: "yes", "no: WHY", "" when absent
 	parks           bool             // the recording has the park kinds (.info events.ThreadPark, or parks)

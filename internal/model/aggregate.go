@@ -647,6 +647,9 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
 	end := last.Other
 	if end == 0 {
+		if !last.Open {
+			a.l.NoUnpark++ // no release let it in: it gave up, or woke without an unpark
+		}
 		end = last.First
 	}
 	if last.Open {

@@ -349,24 +349,27 @@ type Lock struct {
 	// linked or initialised (HotSpot's init lock, an int[]): the class a
 	// blocked thread's frame asked for, "" when none named one. Absent for
 	// the application's locks.
-	InitOf        *string    `json:"class_init,omitempty"`
-	Contentions   int        `json:"contentions"`
-	BlockedS      float64    `json:"blocked_s"`
-	MaxBlockedS   float64    `json:"max_blocked_s"`
-	MeanBlockedS  float64    `json:"mean_blocked_s"`
-	Open          int        `json:"open"`
-	OpenS         float64    `json:"open_s"`
-	Waiters       []string   `json:"waiters"`
-	OwnerUnknown  int        `json:"owner_unknown"`
-	OwnerUnknownS float64    `json:"owner_unknown_s"`
-	Owners        []Owner    `json:"owners"`
-	Sites         []LockSite `json:"sites"`
-	HeldAt        [][]string `json:"held_at"`
-	Waits         int        `json:"waits"`
-	Notifies      int        `json:"notifies"`
-	NotifyAlls    int        `json:"notify_alls"`
-	Acquires      int        `json:"acquires"`
-	Releases      int        `json:"releases"`
+	InitOf        *string  `json:"class_init,omitempty"`
+	Contentions   int      `json:"contentions"`
+	BlockedS      float64  `json:"blocked_s"`
+	MaxBlockedS   float64  `json:"max_blocked_s"`
+	MeanBlockedS  float64  `json:"mean_blocked_s"`
+	Open          int      `json:"open"`
+	OpenS         float64  `json:"open_s"`
+	Waiters       []string `json:"waiters"`
+	OwnerUnknown  int      `json:"owner_unknown"`
+	OwnerUnknownS float64  `json:"owner_unknown_s"`
+	// NoUnpark: of a juc lock's contentions, those whose last park no
+	// release's unpark ended (model.Lock.NoUnpark); absent when none.
+	NoUnpark   int        `json:"no_unpark,omitempty"`
+	Owners     []Owner    `json:"owners"`
+	Sites      []LockSite `json:"sites"`
+	HeldAt     [][]string `json:"held_at"`
+	Waits      int        `json:"waits"`
+	Notifies   int        `json:"notifies"`
+	NotifyAlls int        `json:"notify_alls"`
+	Acquires   int        `json:"acquires"`
+	Releases   int        `json:"releases"`
 	// Call: the java.util.concurrent call its costliest blocking site that
 	// has one blocked in, else its costliest wait or park site's
 	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the

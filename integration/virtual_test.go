@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"bytes"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/report"
 )
 
 // virtualThreads returns the threads of the recording that are virtual (a VirtualThreadMounted
@@ -384,6 +387,24 @@ func TestVirtualLocks(t *testing.T) {
 		}
 		if np != pinned {
 			t.Errorf("model: %d pinned sleeps of orca-vpinned-*, want %d", np, pinned)
+		}
+		// The report says so (docs/perf/2026-12-02-unseen-programs.md: its text and JSON had the
+		// pinned parks nowhere but threads[].pinned): each orca-vpinned-* in its pinned list, and
+		// the headline's line.
+		rec, built := buildModel(t, r.prefix)
+		rep := report.New(rec, built, report.Options{})
+		listed := 0
+		for _, p := range rep.Pinned {
+			if strings.HasPrefix(p.Name, "orca-vpinned-") && p.Pinned >= 1 {
+				listed++
+			}
+		}
+		var txt bytes.Buffer
+		if err := rep.WriteText(&txt); err != nil {
+			t.Fatal(err)
+		}
+		if listed != pinned || !regexp.MustCompile(`\d+ parks and sleeps of virtual threads pinned their carrier threads \(VirtualThreadPinned: .*"orca-vpinned-`).MatchString(txt.String()) {
+			t.Errorf("report: pinned %+v (%d of orca-vpinned-*, want %d); the headline:\n%s", rep.Pinned, listed, pinned, txt.String()[:min(txt.Len(), 1500)])
 		}
 	})
 }

@@ -168,7 +168,7 @@ single line such as "No deadlocks.":
 	             forgotten latch; counted in the headline, not as hangs
 	             (only when there are such threads)
 	CONTENTION   monitors, semaphores and java.util.concurrent locks
-	             (ReentrantLock, read-write locks) by the time threads spent
+	             (ReentrantLock, read-write locks, StampedLock) by the time threads spent
 	             blocked on them: contentions, total, mean and max; the owners
 	             blamed for it (the thread holding the lock, or releasing the
 	             permit, while others waited) with their share; what the

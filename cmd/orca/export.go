@@ -46,8 +46,8 @@ Writes the recording PREFIX in the format of another tool:
 --kind picks the states exported, a comma-separated list of
   monitor    blocked: entering a contended synchronized block or method,
              or acquiring a java.util.concurrent lock (ReentrantLock, a
-             read-write lock: a park in its acquire), as orca report's
-             CONTENTION counts them
+             read-write lock, a StampedLock: a park in its acquire), as orca
+             report's CONTENTION counts them
   wait       in Object.wait
   sleep      in Thread.sleep
   join       in Thread.join

@@ -619,7 +619,9 @@ func (a *lockAgg) facts() {
 // at the first's site. Each park's time (and the gap before it) is blamed
 // on the lock's owner when the thread parked, or, unknown, on the thread
 // whose unpark ended it; the contention is counted to the owner at its end
-// (the last unparker: the thread that released the lock).
+// (the last park's Other: the thread that released the lock, its unparker
+// or, for a wake-up a reader passed on, the releaser that let that reader
+// in: endParked).
 func (ag *aggregator) jucContention(st *threadAgg) {
 	ps := st.juc
 	st.juc = st.juc[:0]
@@ -645,6 +647,9 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 	ag.before(a, ag.m.SiteStack(first.Stack), first.Start, false)
 	end := last.Other
 	if end == 0 {
+		if !last.Open {
+			a.l.NoUnpark++ // no release let it in: it gave up, or woke without an unpark
+		}
 		end = last.First
 	}
 	if last.Open {

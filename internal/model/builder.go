@@ -227,6 +227,19 @@ var sealEvery = 1 << 16
 type pendingUnpark struct {
 	by format.ThreadID
 	at format.Time
+	// passed: by unparked in its own shared acquire of lock passedOn, just
+	// after passed's release had let it in (tbody.acqEnd): it passed the
+	// wake-up on (a read lock's readers, StampedLock's), released nothing.
+	passed   format.ThreadID
+	passedOn format.ObjectID
+}
+
+// acqEnd is the end of a thread's park in a shared acquire of the lock obj
+// at at, let in by by's release.
+type acqEnd struct {
+	obj format.ObjectID
+	by  format.ThreadID
+	at  format.Time
 }
 
 type pendingJoin struct {
@@ -367,8 +380,15 @@ type tbody struct {
 	// of a push's CPU).
 	unpark    pendingUnpark
 	hasUnpark bool
-	order     *LockOrder
-	ivs       ivList
+	// parkShared: the park open is in a shared acquire of a lock (a read
+	// lock's, StampedLock's readLock); acqEnd: its latest park in a shared
+	// acquire, ended by the release of acqEnd.by, kept until it opens
+	// another state (push): a thread that unparks another on that lock in
+	// between passes the wake-up on (pendingUnpark.passed).
+	parkShared bool
+	acqEnd     acqEnd
+	order      *LockOrder
+	ivs        ivList
 	// win: how far its windows between ThreadCPU lines are split.
 	win winState
 	// agg: the aggregation of its intervals (Builder.seal).
@@ -396,7 +416,7 @@ func (b *Builder) takeBody(ts *tstate, rs *restState) {
 	}
 	bd.wf, bd.parkNest, bd.timedAt, bd.lateAt, bd.lateEntered = wfEdge{}, 0, -1, 0, 0
 	bd.enterObj, bd.enterAt, bd.enterStack, bd.enterMode, bd.parkHow = 0, 0, 0, 0, 0
-	bd.hasUnpark = false
+	bd.hasUnpark, bd.parkShared, bd.acqEnd = false, false, acqEnd{}
 	bd.smpGiven, bd.smpLast, bd.lentGiven, bd.lentLast = 0, 0, 0, 0
 	bd.fed, bd.spilt, bd.busy, bd.schedAt = rs.fed, rs.spilt, rs.busy, rs.schedAt
 	bd.feeding, bd.ending = false, false
@@ -982,7 +1002,11 @@ func (b *Builder) Event(ev *reader.Event) {
 	case format.ThreadUnpark:
 		// A self-unpark too: it sets the thread's own permit.
 		if ev.Target != 0 {
-			b.setUnpark(ev.Target, pendingUnpark{ev.Thread, ev.Time})
+			u := pendingUnpark{by: ev.Thread, at: ev.Time}
+			if e := ts.body.acqEnd; e.obj != 0 && e.at <= ev.Time {
+				u.passed, u.passedOn = e.by, e.obj
+			}
+			b.setUnpark(ev.Target, u)
 		}
 	case format.VirtualThreadMounted:
 		t.Virtual, t.Carrier = true, ev.Target

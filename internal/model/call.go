@@ -21,6 +21,11 @@ func lockInternal(cls, meth string) bool {
 		return true
 	case cls == "java.util.concurrent.ForkJoinPool":
 		return meth == "managedBlock" || meth == "unmanagedBlock"
+	case cls == "java.util.concurrent.LinkedTransferQueue$DualNode":
+		// The node LinkedTransferQueue waits in, and on JDK 21+
+		// SynchronousQueue (its Transferer is one): their own frames name
+		// the call.
+		return true
 	case !strings.HasPrefix(cls, "java.util.concurrent."):
 		return false
 	}

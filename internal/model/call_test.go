@@ -34,6 +34,13 @@ func TestCallIndex(t *testing.T) {
 			"java.util.concurrent.CountDownLatch.await"},
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.SynchronousQueue$TransferStack.transfer < " +
 			"java.util.concurrent.SynchronousQueue.take < App.run", "java.util.concurrent.SynchronousQueue.take"},
+		// JDK 21+: SynchronousQueue waits in LinkedTransferQueue's node (Handoff.java on JDK 25 was
+		// "in LinkedTransferQueue$DualNode.await"), as LinkedTransferQueue itself does.
+		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.LinkedTransferQueue$DualNode.await < " +
+			"java.util.concurrent.SynchronousQueue$Transferer.xferLifo < java.util.concurrent.SynchronousQueue.xfer < java.util.concurrent.SynchronousQueue.put < App.run",
+			"java.util.concurrent.SynchronousQueue.put"},
+		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.LinkedTransferQueue$DualNode.await < " +
+			"java.util.concurrent.LinkedTransferQueue.xfer < java.util.concurrent.LinkedTransferQueue.take < App.run", "java.util.concurrent.LinkedTransferQueue.take"},
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await < App.await", ""},
 		{"jdk.internal.misc.Unsafe.park < java.util.concurrent.locks.LockSupport.park < java.util.concurrent.CompletableFuture$Signaller.block < " +
 			"java.util.concurrent.ForkJoinPool.unmanagedBlock < java.util.concurrent.ForkJoinPool.managedBlock < java.util.concurrent.CompletableFuture.waitingGet < " +

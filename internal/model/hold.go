@@ -216,10 +216,10 @@ type holdState struct {
 }
 
 // readWrite reports whether class, the lock's, is a
-// ReentrantReadWriteLock's.
+// ReentrantReadWriteLock's or a StampedLock (readers hold it together).
 func (h *holdState) readWrite(class string) bool {
 	if !h.rwKnown || class != h.rwOf {
-		h.rwOf, h.rw, h.rwKnown = class, strings.Contains(class, "ReentrantReadWriteLock"), true
+		h.rwOf, h.rw, h.rwKnown = class, strings.Contains(class, "ReentrantReadWriteLock") || strings.Contains(class, "/StampedLock;"), true
 	}
 	return h.rw
 }

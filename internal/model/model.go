@@ -445,8 +445,13 @@ type Lock struct {
 	Sites        []Site            // where threads blocked, most Blocked+OpenTime first
 	HeldAt       []StackID         // sites of contentions that entered the monitor: where owners entered it, sorted
 	OwnerUnknown int               // contentions (open ones too) whose owner the agent could not name (j.u.c.: nor the releaser that unparked it)
-	BeforeEvents int               // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
-	BeforeAttach int               // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
+	// NoUnpark: of a JUCLock's finished contentions, those whose last park
+	// no other thread's unpark ended: a tryLock(timeout) that timed out, a
+	// lockInterruptibly interrupted (the acquire gave up), or a wake-up
+	// without an unpark recorded. Counted on the owner when it parked.
+	NoUnpark     int
+	BeforeEvents int // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
+	BeforeAttach int // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
 	// which no owner was named, or the waiter itself had been named the
 	// owner before its own Entered (OwnerSpans): blamed on no one.

@@ -44,6 +44,10 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	if st == Parked && !acquire && b.take != nil && b.takeOf.of(stack, ev.Stack, b.take) {
 		st = Idle
 	}
+	// A shared acquire (a read lock's) may be let in by another reader
+	// passing the wake-up on: endParked.
+	ts.body.parkShared = acquire && (ev.Mode == format.ModeShared ||
+		ev.Mode == format.ModeNone && b.shared != nil && b.sharedOf.of(stack, ev.Stack, b.shared))
 	kind := Blocker
 	var ots *tstate
 	if acquire {
@@ -248,6 +252,16 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 	o.iv.Wake, o.iv.Other = WakeUnpark, u.by
 	if o.iv.Acquire {
 		o.iv.setHandOff(u.at, at)
+		if ts.body.parkShared {
+			if u.passedOn == o.iv.Object && u.passed != th {
+				// Its unparker, itself let in by passed's release a moment
+				// before, passed the wake-up on in its own acquire (AQS's
+				// signalNextIfShared, StampedLock's cowaiters): passed's
+				// release let this one in too, and ended its contention.
+				o.iv.Other = u.passed
+			}
+			ts.body.acqEnd = acqEnd{obj: o.iv.Object, by: o.iv.Other, at: at}
+		}
 	}
 	b.edges.add(Edge{Kind: EdgeUnpark, From: u.by, To: th, FromTime: u.at, ToTime: at, Object: o.iv.Object})
 }
@@ -379,16 +393,17 @@ func IdleWaitStack(stack []format.Frame, name func(format.Frame) (class, method 
 
 // AcquireStack reports whether a park at stack (innermost first) is in
 // the acquire of a java.util.concurrent lock: a frame of
-// AbstractQueuedSynchronizer (or its Long twin) whose method's name starts
-// with "acquire" — ReentrantLock.lock, both locks of a read-write lock,
-// and the re-acquire after Condition.await, but not the await itself
-// (ConditionObject's park). Latches and semaphores acquire too: NotALock
+// AbstractQueuedSynchronizer (or its Long twin) or StampedLock whose
+// method's name starts with "acquire" — ReentrantLock.lock, both locks of
+// a read-write lock, StampedLock's readLock and writeLock (acquireRead,
+// acquireWrite), and the re-acquire after Condition.await, but not the
+// await itself (ConditionObject's park). Latches and semaphores acquire too: NotALock
 // tells them by the blocker's class. name is as for IdleStack.
 func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
 	for _, f := range stack {
 		cls, meth := name(f)
-		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer") &&
-			strings.HasPrefix(meth, "acquire") {
+		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer" ||
+			cls == "java.util.concurrent.locks.StampedLock") && strings.HasPrefix(meth, "acquire") {
 			return true
 		}
 	}
@@ -398,13 +413,13 @@ func AcquireStack(stack []format.Frame, name func(format.Frame) (class, method s
 // SharedAcquireStack reports whether a park at stack (innermost first) is
 // in a shared acquire of an AbstractQueuedSynchronizer (or its Long twin):
 // a frame of it whose method's name starts with "acquireShared" — a
-// latch's await, a semaphore's acquire, a read lock's lock. name is as for
-// IdleStack.
+// latch's await, a semaphore's acquire, a read lock's lock — or
+// StampedLock.acquireRead (its readLock). name is as for IdleStack.
 func SharedAcquireStack(stack []format.Frame, name func(format.Frame) (class, method string)) bool {
 	for _, f := range stack {
 		cls, meth := name(f)
 		if (cls == "java.util.concurrent.locks.AbstractQueuedSynchronizer" || cls == "java.util.concurrent.locks.AbstractQueuedLongSynchronizer") &&
-			strings.HasPrefix(meth, "acquireShared") {
+			strings.HasPrefix(meth, "acquireShared") || cls == "java.util.concurrent.locks.StampedLock" && meth == "acquireRead" {
 			return true
 		}
 	}
@@ -412,12 +427,12 @@ func SharedAcquireStack(stack []format.Frame, name func(format.Frame) (class, me
 }
 
 // NotASharedLock tells, for a park in a shared acquire without a mode (an
-// import from JFR), a synchronizer that is no lock: any but a read-write
-// lock's sync, whose read lock is one (a latch of the program's own, such as
+// import from JFR, a StampedLock's), a synchronizer that is no lock: any
+// but a read-write lock's sync or a StampedLock, whose read lock is one (a latch of the program's own, such as
 // HSQLDB's CountUpDownLatch, waits for a count, as the agent's mode shows).
 // A class not known (empty) is taken for a lock, as before.
 func NotASharedLock(class string) bool {
-	return class != "" && !strings.Contains(class, "ReadWriteLock$")
+	return class != "" && !strings.Contains(class, "ReadWriteLock$") && !strings.Contains(class, "/StampedLock;")
 }
 
 // NotALock tells the synchronizers that acquire without being locks (a

@@ -46,6 +46,9 @@ func TestIdleStack(t *testing.T) {
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionNode.block", "java.util.concurrent.ForkJoinPool.unmanagedBlock",
 			"java.util.concurrent.ForkJoinPool.managedBlock", "java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await",
 			"java.util.concurrent.LinkedBlockingDeque.takeFirst", "app.Consumer.run"}, false, false, true}, // JDK 17
+		// A StampedLock's readLock and writeLock are a lock's acquires (its tryOptimisticRead parks not).
+		{[]string{"java.util.concurrent.locks.StampedLock.acquireRead", "java.util.concurrent.locks.StampedLock.readLock", "app.Cache.get"}, false, true, false},
+		{[]string{"java.util.concurrent.locks.StampedLock.acquireWrite", "java.util.concurrent.locks.StampedLock.writeLock", "app.Cache.put"}, false, true, false},
 		// A put into a full queue waits for a consumer: a producer blocked, not waiting for work.
 		{[]string{"java.util.concurrent.locks.AbstractQueuedSynchronizer$ConditionObject.await", "java.util.concurrent.ArrayBlockingQueue.put",
 			"app.Producer.run"}, false, false, false},

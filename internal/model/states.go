@@ -31,6 +31,7 @@ func (b *Builder) push(ts *tstate, iv Interval, ls *lstate, other *tstate, ev *r
 		b.end(ts, iv.Start, endForced)
 	}
 	iv.Since, iv.Restated = iv.Start, ev.Carried
+	ts.body.acqEnd.obj = 0 // it passes on no wake-up from here (endParked)
 	if iv.Object != 0 && b.m.byNum != nil {
 		// Its object's number, for Model.ObjectNum: the object the fold
 		// asked for last (its lock, just now), else looked up.

@@ -166,6 +166,20 @@ func (r *Report) tailEntries() []headEntry {
 	if n := r.VirtualThreads; n != nil && *n > 0 {
 		es = add(es, note, "%s started while recording%s", count(int(*n), "virtual thread", "virtual threads"), r.whole())
 	}
+	if n := r.PinnedTotal; n > 0 {
+		var who []string
+		for _, p := range r.Pinned[:min(len(r.Pinned), 3)] {
+			who = append(who, fmt.Sprintf("%s %d", label(p.Thread, &p.Name), p.Pinned))
+		}
+		if k := r.PinnedThreads - len(who); k > 0 {
+			who = append(who, "and "+count(k, "more thread", "more threads"))
+		}
+		what := "1 park or sleep of a virtual thread pinned its carrier thread"
+		if n > 1 {
+			what = fmt.Sprintf("%d parks and sleeps of virtual threads pinned their carrier threads", n)
+		}
+		es = add(es, note, "%s (VirtualThreadPinned: it could not unmount, the carrier blocked with it): %s", what, strings.Join(who, ", "))
+	}
 	if r.ParseErrors > 0 {
 		es = add(es, flagged, "%s skipped; the first:", count(r.ParseErrors, "malformed line", "malformed lines"))
 		more(es, " ", "%s", first(r.ParseErrorSamples))

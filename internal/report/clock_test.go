@@ -45,3 +45,34 @@ func TestCPUClockCaveat(t *testing.T) {
 		}
 	}
 }
+
+// TestCPUNoneInPart: a part of a recording with samples (a time range, a bounded recording's
+// kept chunks) may hold none. The report says "CPU: no cpu samples." and the JSON's cpu has 0
+// samples; "No samples: the recording has none (sampling off, …)" is for a recording whose
+// .info counts no sample written (Pipeline.java's exchanger, --from 1.853 --to 2.185: the
+// recording had 42 cpu samples, the range none).
+func TestCPUNoneInPart(t *testing.T) {
+	const events = `0.0000000000,ThreadStarted,000000A1,worker
+0.0300000000,ThreadEnded,000000A1
+`
+	for _, c := range []struct{ info, want string }{
+		{"samples.cpu=42\nsamples.wall=2\n", "CPU: no cpu samples."},
+		{"", "No samples: the recording has none"},
+	} {
+		ar := &txtar.Archive{Files: []txtar.File{
+			{Name: "orca", Data: []byte(events)},
+			{Name: "methods", Data: []byte("")},
+			{Name: "classtable", Data: []byte("")},
+			{Name: "info", Data: []byte("complete=true\nsample_cpu_ns=10000000\nsample_cpu_clock=perf\n" + c.info)},
+		}}
+		rec, res := load(t, "nonepart", ar)
+		r := New(rec, res, Options{})
+		var b bytes.Buffer
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), c.want) || (c.info != "") != (r.CPU != nil) {
+			t.Errorf("info %q: CPU %+v; the text lacks %q:\n%s", c.info, r.CPU, c.want, b.String())
+		}
+	}
+}

@@ -113,7 +113,9 @@ func (b *builder) leaf(id model.StackID) leafFrame {
 }
 
 // cpu builds the CPU profile of the View's threads; nil when the recording
-// has no samples and lost none.
+// has no samples and lost none. A part of a recording that has some (a
+// time range, the chunks a bounded recording kept) may have none: a
+// profile of 0 samples, not "the recording has none".
 func (b *builder) cpu(n int) *CPU {
 	lost := b.rec.Info.Counters(format.InfoSamplesLost)
 	for k, n := range lost {
@@ -121,7 +123,11 @@ func (b *builder) cpu(n int) *CPU {
 			delete(lost, k)
 		}
 	}
-	if b.m.Samples == 0 && len(lost) == 0 {
+	written := false
+	for _, n := range b.rec.Info.Counters(format.InfoSamples) {
+		written = written || n > 0
+	}
+	if b.m.Samples == 0 && len(lost) == 0 && !written {
 		return nil
 	}
 	c := &CPU{Lost: lost, Methods: []CPUMethod{}, Clock: b.rec.Info[format.InfoSampleCPUClock]}

@@ -213,6 +213,18 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 	if opt.Thread != "" {
 		r.Filter = &Filter{Thread: opt.Thread, Matched: b.v.Len()}
 	}
+	for i := range b.v.Len() {
+		if t := b.v.At(i); t.Pinned > 0 {
+			r.Pinned = append(r.Pinned, PinnedThread{Thread: t.ID.String(), Name: t.Name, Pinned: int(t.Pinned)})
+			r.PinnedTotal += int(t.Pinned)
+		}
+	}
+	if len(r.Pinned) > 0 {
+		slices.SortFunc(r.Pinned, func(x, y PinnedThread) int {
+			return cmp.Or(cmp.Compare(y.Pinned, x.Pinned), cmp.Compare(x.Name, y.Name), cmp.Compare(x.Thread, y.Thread))
+		})
+		r.Pinned, r.PinnedThreads = top(r.Pinned, opt.Top)
+	}
 	if s := rec.Info.Sight(); s != nil {
 		r.Sight = &Sight{Source: s.Source, HangsVisible: !s.EndedOnly, DeadlocksVisible: !s.EndedOnly, Unparkers: !s.ParkEndsUnknown,
 			SettingsKnown: s.SettingsKnown, ThresholdsS: map[string]float64{}, NotRecorded: map[string]string{}, NoStacks: map[string]string{}}

@@ -118,12 +118,19 @@ type Report struct {
 	UnattributedEvents *int64           `json:"unattributed_events"`
 	Unattributed       map[string]int64 `json:"unattributed"`
 	VirtualThreads     *int64           `json:"virtual_threads"` // .info virtual_threads: started while recording
-	hasInfo            bool             // PREFIX.info was found
-	heldMonitors       string           // .info held_monitors: "yes", "no: WHY", "" when absent
-	parks              bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
-	OwnerUnknown       int              `json:"owner_unknown"`
-	OwnerUnknownS      float64          `json:"owner_unknown_s"`   // how long those contentions lasted
-	OwnerUnknownWhy    map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
+	// Pinned: the (matching) virtual threads that pinned their carrier
+	// (VirtualThreadPinned: a park or sleep that could not unmount), most
+	// pinnings first, the first --top; absent when none. PinnedThreads:
+	// how many threads pinned, PinnedTotal: their pinnings.
+	Pinned          []PinnedThread   `json:"pinned,omitempty"`
+	PinnedThreads   int              `json:"pinned_threads,omitempty"`
+	PinnedTotal     int              `json:"pinned_total,omitempty"`
+	hasInfo         bool             // PREFIX.info was found
+	heldMonitors    string           // .info held_monitors: "yes", "no: WHY", "" when absent
+	parks           bool             // the recording has the park kinds (.info events.ThreadPark, or parks)
+	OwnerUnknown    int              `json:"owner_unknown"`
+	OwnerUnknownS   float64          `json:"owner_unknown_s"`   // how long those contentions lasted
+	OwnerUnknownWhy map[string]int64 `json:"owner_unknown_why"` // .info owner_unknown.REASON: why the agent named no owner
 	// Sight: what the source of an imported recording could not see
 	// (reader.Sight); null for the agent's recordings. When it says hangs
 	// or deadlocks are not visible, empty hangs and deadlocks lists do not
@@ -330,6 +337,14 @@ type LockSite struct {
 	BeforeAttach int `json:"before_attach,omitempty"`
 }
 
+// PinnedThread is a virtual thread whose parks or sleeps pinned its
+// carrier, and how often (Thread.Pinned).
+type PinnedThread struct {
+	Thread string `json:"thread"`
+	Name   string `json:"name"`
+	Pinned int    `json:"pinned"`
+}
+
 // Lock is a contended monitor or semaphore.
 type Lock struct {
 	Object string  `json:"object"`
@@ -339,24 +354,27 @@ type Lock struct {
 	// linked or initialised (HotSpot's init lock, an int[]): the class a
 	// blocked thread's frame asked for, "" when none named one. Absent for
 	// the application's locks.
-	InitOf        *string    `json:"class_init,omitempty"`
-	Contentions   int        `json:"contentions"`
-	BlockedS      float64    `json:"blocked_s"`
-	MaxBlockedS   float64    `json:"max_blocked_s"`
-	MeanBlockedS  float64    `json:"mean_blocked_s"`
-	Open          int        `json:"open"`
-	OpenS         float64    `json:"open_s"`
-	Waiters       []string   `json:"waiters"`
-	OwnerUnknown  int        `json:"owner_unknown"`
-	OwnerUnknownS float64    `json:"owner_unknown_s"`
-	Owners        []Owner    `json:"owners"`
-	Sites         []LockSite `json:"sites"`
-	HeldAt        [][]string `json:"held_at"`
-	Waits         int        `json:"waits"`
-	Notifies      int        `json:"notifies"`
-	NotifyAlls    int        `json:"notify_alls"`
-	Acquires      int        `json:"acquires"`
-	Releases      int        `json:"releases"`
+	InitOf        *string  `json:"class_init,omitempty"`
+	Contentions   int      `json:"contentions"`
+	BlockedS      float64  `json:"blocked_s"`
+	MaxBlockedS   float64  `json:"max_blocked_s"`
+	MeanBlockedS  float64  `json:"mean_blocked_s"`
+	Open          int      `json:"open"`
+	OpenS         float64  `json:"open_s"`
+	Waiters       []string `json:"waiters"`
+	OwnerUnknown  int      `json:"owner_unknown"`
+	OwnerUnknownS float64  `json:"owner_unknown_s"`
+	// NoUnpark: of a juc lock's contentions, those whose last park no
+	// release's unpark ended (model.Lock.NoUnpark); absent when none.
+	NoUnpark   int        `json:"no_unpark,omitempty"`
+	Owners     []Owner    `json:"owners"`
+	Sites      []LockSite `json:"sites"`
+	HeldAt     [][]string `json:"held_at"`
+	Waits      int        `json:"waits"`
+	Notifies   int        `json:"notifies"`
+	NotifyAlls int        `json:"notify_alls"`
+	Acquires   int        `json:"acquires"`
+	Releases   int        `json:"releases"`
 	// Call: the java.util.concurrent call its costliest blocking site that
 	// has one blocked in, else its costliest wait or park site's
 	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the

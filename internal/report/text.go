@@ -562,6 +562,10 @@ func (r *Report) contentionSection(t *textWriter) {
 		} else if l.OwnerUnknown > 0 {
 			more = append(more, fmt.Sprintf("owner unknown for %s (%s)", count(l.OwnerUnknown, "contention", "contentions"), dur(l.OwnerUnknownS)))
 		}
+		if l.NoUnpark > 0 {
+			more = append(more, fmt.Sprintf("%s ended by no release's unpark (a tryLock's timeout, an interrupt: the acquire gave up; or a wake-up without one)",
+				count(l.NoUnpark, "contention", "contentions")))
+		}
 		if l.BeforeEvents > 0 && l.BeforeEvents < l.Contentions+l.Open {
 			more = append(more, beforeEvents(l.Contentions, l.BeforeEvents))
 		}

@@ -598,6 +598,10 @@ type lockJSON struct {
 	BeforeAttach int `json:"beforeAttach,omitempty"`
 	// WaitsBeforeAttach: of Waits, those in progress when orca attached.
 	WaitsBeforeAttach int `json:"waitsBeforeAttach,omitempty"`
+	// NoUnpark: of a juc lock's Contentions, those no release's unpark
+	// ended (model.Lock.NoUnpark: a tryLock's timeout, an interrupt), as
+	// the report's no_unpark.
+	NoUnpark int `json:"noUnpark,omitempty"`
 }
 
 func (s *site) lockJSON(l *model.Lock) lockJSON {
@@ -606,7 +610,7 @@ func (s *site) lockJSON(l *model.Lock) lockJSON {
 		Blocked: int64(l.Blocked), MaxBlocked: int64(l.MaxBlocked), Open: l.Open, OpenBlocked: int64(l.OpenTime),
 		Contended: l.Contended(), Waiters: l.WaiterCount(), TopOwner: -1,
 		OwnerUnknown: l.OwnerUnknown, Waits: l.Waits, WaitTime: int64(l.WaitTime), Notifies: l.Notifies,
-		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases,
+		NotifyAlls: l.NotifyAlls, WokeNobody: l.NotifiesWokeNobody, Acquires: l.Acquires, Releases: l.Releases, NoUnpark: l.NoUnpark,
 	}
 	if l.OwnerCount() > 0 {
 		out.TopOwner = s.d.threadIndex(s.d.m.OwnersOf(l)[0].Thread)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -246,5 +247,24 @@ func TestJSONEscapesC1(t *testing.T) {
 		if !names[thread] || !names[method] || !bytes.Contains(b, []byte(`worker\u009b2J\u0085a`)) {
 			t.Errorf("%v: the decoded JSON lacks the thread %q or the method %q:\n%.2000s", args, thread, method, b)
 		}
+	}
+}
+
+// TestErrorsTermSafe: every error main prints shows control characters
+// escaped, its own newlines kept (termSafeLines); names in a directory's
+// listing, which another user chose, have their newlines escaped too: a
+// prefix named with escape sequences and a newline beside the one asked
+// for reached the terminal raw in report's "recordings in DIR" list.
+func TestErrorsTermSafe(t *testing.T) {
+	dir := t.TempDir()
+	planted := "a\x1b]0;PWNED\x07\nforged"
+	os.WriteFile(filepath.Join(dir, planted+".orca"), nil, 0o600)
+	var errb bytes.Buffer
+	code := run(ui{nil, io.Discard, &errb}, []string{"report", filepath.Join(dir, "b\x1b[2J")})
+	got := errb.String()
+	want := "orca: report: no recording " + dir + `/b\x1b[2J: ` + dir + `/b\x1b[2J.orca does not exist; recordings in ` + dir +
+		":\n  " + dir + `/a\x1b]0;PWNED\x07\x0aforged` + "\nfor example: orca report " + dir + `/a\x1b]0;PWNED\x07\x0aforged` + "\n"
+	if code != 2 || got != want {
+		t.Errorf("exit %d:\n%q\nwant\n%q", code, got, want)
 	}
 }

@@ -73,8 +73,8 @@ Native frames are named by their symbol, their library as the file.
 
 Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
 PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, ...);
--o - writes to stdout. docs/export.md in the source tree describes each
-format.
+-o - writes to stdout (not pprof or perfetto when it is a terminal: binary).
+docs/export.md in the source tree describes each format.
 
 ` + rangeHelp + `--format seed writes the whole recording (no range).
 

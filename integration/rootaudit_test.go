@@ -60,3 +60,40 @@ func TestRootAudit(t *testing.T) {
 		}
 	})
 }
+
+// TestRootAuditRunningPrefix: nobody records its own JVM to a prefix whose name holds escape
+// sequences and a carriage return (docs/perf/2026-12-02-root-audit.md, "Left to do"); root's
+// messages that name the recording already running, read from the JVM's /proc/PID/fd links —
+// record --pid's refusal, orca threads' "records to", orca stop -o's "not to", the summary of
+// orca stop — and orca report's list of the recordings beside a prefix printed that name raw
+// on root's terminal. They show it escaped now (termSafe).
+func TestRootAuditRunningPrefix(t *testing.T) {
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		dir := nobodyDir(t)
+		argv := append(slices.Clone(asNobody), j.argv(dir, "-cp", classes(t), "Attachee")...)
+		a := startAttacheeCmd(t, testjvm.Command(t, dir, argv...), dir)
+		pid := strconv.Itoa(a.cmd.Process.Pid)
+		const evil = "r\x1b]0;PWNED\x07\x1b[2J\r\u009b1m"
+		shown := filepath.Join(dir, `r\x1b]0;PWNED\x07\x1b[2J\x0d\u009b1m`)
+		if out, code := runAs(t, dir, asNobody, orcaBin(t), "record", "--pid", pid, "-o", filepath.Join(dir, evil), "--detach", "--max-size", "64MB"); code != 0 {
+			t.Fatalf("orca record --pid --detach as nobody: exit %d:\n%s", code, out)
+		}
+		for _, c := range []struct {
+			args []string
+			code int
+			want string
+		}{
+			{[]string{"record", "--pid", pid, "-o", filepath.Join(dir, "w"), "--duration", "1s"}, 1, "already runs a recording to " + shown + " ("},
+			{[]string{"threads", pid}, 1, "records to " + shown + ": orca threads cannot attach"},
+			{[]string{"stop", "-o", filepath.Join(dir, "other"), pid}, 1, "records to " + shown + ", not to " + filepath.Join(dir, "other")},
+			{[]string{"stop", pid}, 0, "orca: recording " + shown + " from JVM pid " + pid},
+			{[]string{"report", filepath.Join(dir, "x")}, 2, "recordings in " + dir + ":\n  " + shown + "\n"},
+		} {
+			r := run(t, dir, orcaBin(t), c.args...)
+			if r.code != c.code || strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07\r\u009b") || !strings.Contains(r.stderr, c.want) {
+				t.Errorf("orca %s: exit %d, want %d and %q, no control character raw:\n%q", strings.Join(c.args, " "), r.code, c.code, c.want, r.stderr)
+			}
+		}
+		a.exit(t, 0)
+	})
+}

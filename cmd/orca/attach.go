@@ -147,7 +147,7 @@ func recordPID(u ui, o recordOptions) error {
 		}
 		if err != nil {
 			leaseErr = err
-			fmt.Fprintf(u.stderr, "orca: cannot hold the recording's lease (%v): stopping it now\n", err)
+			fmt.Fprintf(u.stderr, "orca: cannot hold the recording's lease (%s): stopping it now\n", termSafe(err.Error()))
 		} else {
 			defer lease.Close()
 		}
@@ -376,7 +376,7 @@ func startError(code int, j *attach.Proc, prefix, opts string) error {
 	case attachRunning:
 		what := "another recording"
 		if p := j.RunningPrefix(); p != "" {
-			what = "a recording to " + j.Host(p)
+			what = "a recording to " + termSafe(j.Host(p))
 		}
 		msg = fmt.Sprintf("pid %d already runs %s (orca record --pid --detach, or a JVM started with the agent): one recording at a time; "+
 			"stop it with orca stop %d, then attach again", j.PID, what, j.PID)
@@ -637,9 +637,9 @@ func stopError(code, pid int, prefix, running string, j *attach.Proc) error {
 	case code == attachOK:
 		return nil
 	case code == attachNoneToEnd && prefix != "" && running != "" && running != prefix:
-		return exitError{1, fmt.Sprintf("stop: pid %d records to %s, not to %s: nothing stopped (orca stop %d stops it whatever its prefix)", pid, j.Host(running), prefix, pid)}
+		return exitError{1, fmt.Sprintf("stop: pid %d records to %s, not to %s: nothing stopped (orca stop %d stops it whatever its prefix)", pid, termSafe(j.Host(running)), termSafe(prefix), pid)}
 	case code == attachNoneToEnd && prefix != "":
-		return exitError{1, fmt.Sprintf("stop: pid %d has no recording to %s running: nothing stopped", pid, prefix)}
+		return exitError{1, fmt.Sprintf("stop: pid %d has no recording to %s running: nothing stopped", pid, termSafe(prefix))}
 	case code == attachNoneToEnd:
 		return exitError{1, fmt.Sprintf("stop: pid %d has no recording running: nothing stopped", pid)}
 	}

@@ -97,31 +97,37 @@ func runDump(u ui, args []string) error {
 		return err
 	}
 
+	// Every name and message below may hold what the JVM's user chose (its
+	// file names, class and method names): termSafe, as the events' fields.
 	fmt.Fprintf(w, "\n# %d events", n)
 	if evs.Truncated() {
-		fmt.Fprintf(w, "; the last record of %s is cut short (%s) and was skipped", rec.LastEventsFile(), rec.TruncatedWhy())
+		fmt.Fprintf(w, "; the last record of %s is cut short (%s) and was skipped", termSafe(rec.LastEventsFile()), termSafe(rec.TruncatedWhy()))
 	}
 	if evs.Unclosed() {
-		fmt.Fprintf(w, "; the last chunk of %s has no trailer (the file ends where its writing stopped)", rec.LastEventsFile())
+		fmt.Fprintf(w, "; the last chunk of %s has no trailer (the file ends where its writing stopped)", termSafe(rec.LastEventsFile()))
 	}
 	fmt.Fprintln(w)
 	for _, s := range rec.Warnings {
-		fmt.Fprintf(w, "# warning: %s\n", s)
+		fmt.Fprintf(w, "# warning: %s\n", termSafe(s))
 	}
 	for _, s := range bad {
-		fmt.Fprintf(w, "# malformed: %s\n", s)
+		fmt.Fprintf(w, "# malformed: %s\n", termSafe(s))
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
 	if len(bad) > 0 {
-		fmt.Fprintf(u.stderr, "orca: %d malformed lines in %s.orca (listed at the end of the dump)\n", len(bad), prefix)
+		fmt.Fprintf(u.stderr, "orca: %d malformed lines in %s.orca (listed at the end of the dump)\n", len(bad), termSafe(prefix))
 	}
 	return nil
 }
 
 // dumper prints events, remembering thread names from ThreadStarted and
-// object classes from ObjectClass.
+// object classes from ObjectClass. The JVM's user chose every name (thread,
+// class, method and source file names; a class name may hold any character
+// but . ; [ /): a thread's is %q-quoted, the others termSafe, so that no
+// control character of theirs reaches the terminal of whoever reads, root's
+// when orca runs as root (a newline neither: it would forge an event).
 type dumper struct {
 	w       io.Writer
 	rec     *reader.Recording
@@ -141,7 +147,7 @@ func (d *dumper) event(ev reader.Event) {
 	if k.Has(format.FObject) {
 		fmt.Fprintf(&b, " object=%s", ev.Object)
 		if c := d.classes[ev.Object]; c != "" && k != format.ObjectClass {
-			fmt.Fprintf(&b, " (%s)", c)
+			fmt.Fprintf(&b, " (%s)", termSafe(c))
 		}
 	}
 	if k.Has(format.FTarget) {
@@ -159,7 +165,7 @@ func (d *dumper) event(ev reader.Event) {
 	if k.Has(format.FLock) {
 		fmt.Fprintf(&b, " lock=%s", ev.Lock())
 		if c := d.classes[ev.Lock()]; c != "" {
-			fmt.Fprintf(&b, " (%s)", c)
+			fmt.Fprintf(&b, " (%s)", termSafe(c))
 		}
 	}
 	if k.Has(format.FName) {
@@ -187,7 +193,7 @@ func (d *dumper) event(ev reader.Event) {
 		fmt.Fprintf(&b, " mode=%s", ev.Mode)
 	}
 	if k.Has(format.FClass) {
-		fmt.Fprintf(&b, " class=%s", ev.Class)
+		fmt.Fprintf(&b, " class=%s", termSafe(ev.Class))
 		if ev.Object != 0 && ev.Class != "" {
 			d.classes[ev.Object] = format.JavaName(ev.Class)
 		}
@@ -200,7 +206,7 @@ func (d *dumper) event(ev reader.Event) {
 	b.WriteByte('\n')
 	for _, f := range ev.Stack {
 		if d.resolve {
-			fmt.Fprintf(&b, "    %s\n", d.rec.Resolve(f))
+			fmt.Fprintf(&b, "    %s\n", termSafe(d.rec.Resolve(f)))
 		} else {
 			fmt.Fprintf(&b, "    method=%s location=%s\n", f.Method, format.Hex(f.Location))
 		}

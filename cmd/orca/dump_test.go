@@ -93,3 +93,48 @@ func TestUnclosedChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestDumpTermSafe: orca dump showed the names the JVM's user chose raw but
+// the threads' (%q-quoted): a class name (ObjectClass's class=, the class
+// after an object), a method, a class or a source file name in a frame with
+// escape sequences acted on the terminal of whoever read the dump, root's.
+// They are escaped now (termSafe), newlines too (a newline forged an event
+// line); the warnings at the end as well.
+func TestDumpTermSafe(t *testing.T) {
+	const evil = "\x1b]0;PWNED\x07\x1b[2J\r\u009b1m"
+	const shown = `\x1b]0;PWNED\x07\x1b[2J\x0d\u009b1m`
+	pre := reportRecording(t)
+	edit := func(suffix, old, new string) {
+		t.Helper()
+		b, err := os.ReadFile(pre + suffix)
+		if err != nil || !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("%s%s: %v, or no %q", pre, suffix, err, old)
+		}
+		os.WriteFile(pre+suffix, bytes.Replace(b, []byte(old), []byte(new), 1), 0o600)
+	}
+	edit(".methods", ",transfer,", ",transfer"+evil+",")
+	edit(".classtable", ",LScenario;,Scenario.java", ",LScen"+evil+"ario;,Scen"+evil+".java")
+	// An object's class, quoted to hold a newline: it must not start a line.
+	edit(".orca", "0.0100000000,ThreadStarted,0000000A,worker-a\n",
+		"0.0100000000,ThreadStarted,0000000A,worker-a\n0.0200000000,ObjectClass,0000000A,0000F1A6,\"LLock"+evil+"\n1.0 Forged;\"\n")
+	// A line the reader cannot parse, whose text it may repeat in its message.
+	edit(".orca", "3.6000000000,ThreadEnded,0000000A\n", "3.6000000000,ThreadEnded,0000000A\n3.7,Bogus"+evil+",0000000A\n")
+
+	var out, errb bytes.Buffer
+	if code := run(ui{nil, &out, &errb}, []string{"dump", pre}); code != 0 {
+		t.Fatalf("dump: exit %d: %s", code, errb.String())
+	}
+	got := out.String() + errb.String()
+	if strings.ContainsAny(got, "\x1b\x07\r\u009b") || strings.Contains(got, "\n1.0 Forged") {
+		t.Errorf("dump shows a name raw:\n%q", got)
+	}
+	for _, want := range []string{
+		"Scen" + shown + "ario.transfer" + shown + "(Scen" + shown + ".java:21)\n",
+		"class=LLock" + shown + `\x0a1.0 Forged;` + "\n",
+		"object=0000F1A6 (Lock" + shown + `\x0a1/0 Forged)`, // (JavaName: / for .)
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("dump lacks %q:\n%s", want, got)
+		}
+	}
+}

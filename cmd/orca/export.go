@@ -73,8 +73,8 @@ Native frames are named by their symbol, their library as the file.
 
 Without -o, the file is PREFIX.pb.gz, PREFIX.pftrace, PREFIX.trace.json or
 PREFIX.folded (with --profile, PREFIX.cpu.pb.gz, PREFIX.wall.folded, ...);
--o - writes to stdout. docs/export.md in the source tree describes each
-format.
+-o - writes to stdout (not pprof or perfetto when it is a terminal: binary).
+docs/export.md in the source tree describes each format.
 
 ` + rangeHelp + `--format seed writes the whole recording (no range).
 
@@ -89,6 +89,9 @@ Examples:
   orca export --format pprof --last 5m -o last5m.pb.gz /tmp/server
   orca export --format perfetto /tmp/run1 --from 120 --to 180
 `
+
+// binaryFormats are the export formats not written to a terminal.
+var binaryFormats = map[string]bool{"pprof": true, "perfetto": true}
 
 // openHints say how to look at an export, by format.
 var openHints = map[string]string{
@@ -159,6 +162,11 @@ func runExport(u ui, args []string) error {
 	if !ok {
 		return usagef("export: unknown format %q: want %s", *formatName, strings.Join(names, ", "))
 	}
+	if *out == "-" && binaryFormats[f.Name] && isTerminal(u.stdout) {
+		// Its strings (the JVM's names) are raw bytes among the binary: on
+		// a terminal, escape sequences of the JVM's user; as gzip does.
+		return usagef("export: --format %s is binary: not written to a terminal; redirect stdout (-o - > FILE) or give -o FILE", f.Name)
+	}
 	opt := export.Options{Kinds: f.Kinds}
 	if *profileName != "" {
 		p, err := export.ParseProfile(*profileName)
@@ -199,7 +207,7 @@ func runExport(u ui, args []string) error {
 		what, noun = opt.Profile.String(), "sample"
 		count, total = export.SampleTotals(m, opt.Profile)
 		if count == 0 {
-			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s samples: the export is empty (orca record samples by default, --cpu and --wall; a JFR recording needs its samplers: docs/jfr.md)\n", rec.Prefix, opt.Profile)
+			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s samples: the export is empty (orca record samples by default, --cpu and --wall; a JFR recording needs its samplers: docs/jfr.md)\n", termSafe(rec.Prefix), opt.Profile)
 		}
 	} else {
 		count, total = export.Totals(m, opt.Kinds)
@@ -209,7 +217,7 @@ func runExport(u ui, args []string) error {
 			count, total = export.PProfTotals(m, opt.Kinds)
 		}
 		if count == 0 {
-			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", rec.Prefix, opt.Kinds)
+			fmt.Fprintf(u.stderr, "orca: warning: %s has no %s states: the export is empty (try --kind all)\n", termSafe(rec.Prefix), opt.Kinds)
 		}
 	}
 
@@ -222,11 +230,22 @@ func runExport(u ui, args []string) error {
 		}
 	}
 	if path == "-" {
-		bw := bufio.NewWriter(u.stdout)
+		// A terminal shows the text formats' names (the JVM's) escaped,
+		// as report's text; a pipe or a file gets them as they are.
+		out := u.stdout
+		var tw *termSafeWriter
+		if isTerminal(u.stdout) {
+			tw = newTermSafeWriter(u.stdout)
+			out = tw
+		}
+		bw := bufio.NewWriter(out)
 		if err := f.Write(bw, rec, m, opt); err != nil {
 			return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
 		}
-		return bw.Flush()
+		if err := bw.Flush(); err != nil || tw == nil {
+			return err
+		}
+		return tw.Flush()
 	}
 	if err := writeAtomically(path, func(file *os.File) error { return f.Write(file, rec, m, opt) }); err != nil {
 		return fmt.Errorf("exporting %s: %w", rec.Prefix, err)
@@ -270,7 +289,7 @@ func buildRange(u ui, cmd, arg string, rf *rangeFlags, mo model.Options) (*reade
 		return nil, nil, err
 	}
 	if w := incomplete(rec, res); w != "" {
-		fmt.Fprintf(u.stderr, "orca: warning: %s\n", w)
+		fmt.Fprintf(u.stderr, "orca: warning: %s\n", termSafe(w))
 	}
 	return rec, res, nil
 }

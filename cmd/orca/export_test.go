@@ -3,12 +3,16 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/google/pprof/profile"
+	"golang.org/x/sys/unix"
 
 	"orca/internal/format"
 	"orca/internal/testrec"
@@ -141,5 +145,80 @@ func TestExportProfile(t *testing.T) {
 		if code, _, _ := exportRun(args...); code != 2 {
 			t.Errorf("%q: exit %d, want 2", args, code)
 		}
+	}
+}
+
+// openPTY returns a pseudo-terminal's two ends: what a program writes to
+// tty is read from pty, as it is (no output processing).
+func openPTY(t *testing.T) (pty, tty *os.File) {
+	t.Helper()
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	t.Cleanup(func() { pty.Close() })
+	fd := int(pty.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	tio, err := unix.IoctlGetTermios(int(tty.Fd()), unix.TCGETS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tio.Oflag &^= unix.OPOST
+	if err := unix.IoctlSetTermios(int(tty.Fd()), unix.TCSETS, tio); err != nil {
+		t.Fatal(err)
+	}
+	return pty, tty
+}
+
+// TestExportTerminal: export -o - wrote the JVM's names raw to a terminal:
+// collapsed's frames (a method named with escape sequences), perfetto's
+// and pprof's strings among their binary. On a terminal the text formats
+// now show them escaped (termSafe) and the binary ones are refused, as
+// gzip refuses; a pipe gets every format as before.
+func TestExportTerminal(t *testing.T) {
+	const evil = "\x1b]0;PWNED\x07\x1b[2J\u009b1m"
+	pre := reportRecording(t)
+	m, err := os.ReadFile(pre + ".methods")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(pre+".methods", bytes.ReplaceAll(m, []byte(",transfer,"), []byte(",transfer"+evil+",")), 0o600)
+	pty, tty := openPTY(t)
+	got := make(chan []byte)
+	go func() {
+		b, _ := io.ReadAll(pty) // until tty is closed (EIO)
+		got <- b
+	}()
+	var errb bytes.Buffer
+	if code := run(ui{nil, tty, &errb}, []string{"export", "--format", "collapsed", "-o", "-", pre}); code != 0 {
+		t.Fatalf("export --format collapsed -o - to a terminal: exit %d: %s", code, errb.String())
+	}
+	for _, f := range []string{"pprof", "perfetto"} {
+		errb.Reset()
+		code := run(ui{nil, tty, &errb}, []string{"export", "--format", f, "-o", "-", pre})
+		if want := "--format " + f + " is binary: not written to a terminal"; code != 2 || !strings.Contains(errb.String(), want) {
+			t.Errorf("export --format %s -o - to a terminal: exit %d, want 2 and %q: %s", f, code, want, errb.String())
+		}
+		var out bytes.Buffer
+		if code := run(ui{nil, &out, io.Discard}, []string{"export", "--format", f, "-o", "-", pre}); code != 0 || out.Len() == 0 {
+			t.Errorf("export --format %s -o - to a pipe: exit %d, %d bytes", f, code, out.Len())
+		}
+	}
+	tty.Close()
+	b := <-got
+	if bytes.ContainsAny(b, "\x1b\x07") || bytes.Contains(b, []byte("\u009b")) ||
+		!bytes.Contains(b, []byte(`Scenario.transfer\x1b]0:PWNED\x07\x1b[2J\u009b1m`)) { // (collapsed: ":" for ";")
+		t.Errorf("the terminal got:\n%q", b)
 	}
 }

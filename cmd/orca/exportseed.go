@@ -66,7 +66,7 @@ func exportSeed(u ui, prefix, out string) error {
 			var pe *reader.ParseError
 			if errors.As(err, &pe) {
 				malformed++
-				fmt.Fprintf(u.stderr, "orca: warning: %v: skipped\n", pe)
+				fmt.Fprintf(u.stderr, "orca: warning: %s: skipped\n", termSafe(pe.Error()))
 				continue
 			}
 			if err != nil {
@@ -121,7 +121,7 @@ func exportSeed(u ui, prefix, out string) error {
 	}
 	fmt.Fprintf(u.stdout, "wrote %s: %s\n", strings.Join(copied, ", "), how)
 	if malformed > 0 {
-		fmt.Fprintf(u.stderr, "orca: warning: %d malformed records of %s.orca were skipped\n", malformed, prefix)
+		fmt.Fprintf(u.stderr, "orca: warning: %d malformed records of %s.orca were skipped\n", malformed, termSafe(prefix))
 	}
 	var leftOut []string
 	for k, n := range left {
@@ -133,7 +133,7 @@ func exportSeed(u ui, prefix, out string) error {
 		fmt.Fprintf(u.stderr, "orca: %s lines left out: the seed's format has no kind for them (docs/export.md)\n", strings.Join(leftOut, " and "))
 	}
 	if truncated != "" {
-		fmt.Fprintf(u.stderr, "orca: warning: the last record of %s.orca is cut short (%s) and was skipped\n", prefix, truncated)
+		fmt.Fprintf(u.stderr, "orca: warning: the last record of %s.orca is cut short (%s) and was skipped\n", termSafe(prefix), termSafe(truncated))
 	}
 	return nil
 }

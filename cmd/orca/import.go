@@ -163,6 +163,11 @@ func checkImportPrefix(p string) error {
 
 // printImport says what was imported, in the shape of orca record's summary.
 func printImport(w io.Writer, src, prefix string, res *jfrimport.Result) {
+	// The JFR file's words (the event types it skipped) are its maker's:
+	// no escape sequence of theirs reaches the terminal.
+	tw := newTermSafeWriter(w)
+	defer tw.Flush()
+	w = tw
 	size := ""
 	if res.Size >= 0 {
 		size = ", " + humanSize(res.Size)

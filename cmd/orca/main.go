@@ -91,6 +91,10 @@ func run(u ui, args []string) int {
 	return exitStatus(u, usagef("unknown command %q (run 'orca help')", name))
 }
 
+// exitStatus prints err, if any, and returns orca's exit status. Its text
+// may quote what another user controls (the JVM's answers, its files' names,
+// a recording's words): no control character of theirs reaches the terminal
+// (termSafeLines).
 func exitStatus(u ui, err error) int {
 	var ue usageError
 	var ee exitError
@@ -101,15 +105,15 @@ func exitStatus(u ui, err error) int {
 	case errors.As(err, &cs):
 		return int(cs)
 	case errors.As(err, &ue):
-		fmt.Fprintf(u.stderr, "orca: %s\n", ue.msg)
+		fmt.Fprintf(u.stderr, "orca: %s\n", termSafeLines(ue.msg))
 		return 2
 	case errors.As(err, &ee):
 		if ee.msg != "" {
-			fmt.Fprintf(u.stderr, "orca: %s\n", ee.msg)
+			fmt.Fprintf(u.stderr, "orca: %s\n", termSafeLines(ee.msg))
 		}
 		return ee.code
 	default:
-		fmt.Fprintf(u.stderr, "orca: %v\n", err)
+		fmt.Fprintf(u.stderr, "orca: %s\n", termSafeLines(err.Error()))
 		return 1
 	}
 }

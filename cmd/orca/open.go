@@ -76,11 +76,12 @@ func listRecordings(command, dir string) string {
 	var prefixes []string
 	for _, e := range ents {
 		if p, ok := strings.CutSuffix(e.Name(), format.SuffixEvents); ok && !e.IsDir() {
-			prefixes = append(prefixes, filepath.Join(dir, p))
+			// Names another user may have chosen: termSafe, newlines too.
+			prefixes = append(prefixes, termSafe(filepath.Join(dir, p)))
 		}
 	}
 	if len(prefixes) == 0 {
-		return fmt.Sprintf("; %s has no recordings (no .orca file)", dir)
+		return fmt.Sprintf("; %s has no recordings (no .orca file)", termSafe(dir))
 	}
 	sort.Strings(prefixes)
 	const most = 10
@@ -88,5 +89,5 @@ func listRecordings(command, dir string) string {
 	if len(prefixes) > most {
 		list += fmt.Sprintf("\n  ... %d more", len(prefixes)-most)
 	}
-	return fmt.Sprintf("; recordings in %s:\n  %s\nfor example: orca %s %s", dir, list, command, prefixes[0])
+	return fmt.Sprintf("; recordings in %s:\n  %s\nfor example: orca %s %s", termSafe(dir), list, command, prefixes[0])
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -186,5 +188,83 @@ func TestExportSeedFIFO(t *testing.T) {
 			f.Close()
 		}
 		t.Fatal("export --format seed of a recording whose .info is a FIFO hung")
+	}
+}
+
+// TestJSONEscapesC1: report --json and export --format chrome escaped C0
+// control characters of the JVM's names (encoding/json does) but wrote C1
+// ones (U+0080-U+009F) raw, which a terminal takes as controls (U+009B is
+// CSI) when the JSON is printed: a thread and a method named with them
+// reached root's terminal. Now \u0080-\u009f (termjson): the output has no
+// bytes C2 80 to C2 9F, is valid JSON and decodes to the names.
+func TestJSONEscapesC1(t *testing.T) {
+	const thread, method = "worker\u009b2J\u0085a", "transfer\u009b1m\u009f"
+	pre := reportRecording(t)
+	for suffix, edit := range map[string][2]string{".orca": {",worker-a\n", "," + thread + "\n"}, ".methods": {",transfer,", "," + method + ","}} {
+		b, err := os.ReadFile(pre + suffix)
+		if err != nil || !bytes.Contains(b, []byte(edit[0])) {
+			t.Fatalf("%s%s: %v, or no %q", pre, suffix, err, edit[0])
+		}
+		os.WriteFile(pre+suffix, bytes.ReplaceAll(b, []byte(edit[0]), []byte(edit[1])), 0o600)
+	}
+	for _, args := range [][]string{{"report", "--json", pre}, {"export", "--format", "chrome", "-o", "-", pre}} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		b := out.Bytes()
+		for i := 0; i+1 < len(b); i++ {
+			if b[i] == 0xc2 && b[i+1] >= 0x80 && b[i+1] < 0xa0 {
+				t.Fatalf("%v: a C1 control character raw at byte %d: %q", args, i, between(out.String()[i:], "", 40))
+			}
+		}
+		var doc any
+		if err := json.Unmarshal(b, &doc); err != nil {
+			t.Fatalf("%v: not JSON: %v", args, err)
+		}
+		names := map[string]bool{}
+		var walk func(v any)
+		walk = func(v any) {
+			switch v := v.(type) {
+			case string:
+				names[v] = true
+				for _, n := range []string{thread, method} {
+					if strings.Contains(v, n) {
+						names[n] = true
+					}
+				}
+			case []any:
+				for _, e := range v {
+					walk(e)
+				}
+			case map[string]any:
+				for _, e := range v {
+					walk(e)
+				}
+			}
+		}
+		walk(doc)
+		if !names[thread] || !names[method] || !bytes.Contains(b, []byte(`worker\u009b2J\u0085a`)) {
+			t.Errorf("%v: the decoded JSON lacks the thread %q or the method %q:\n%.2000s", args, thread, method, b)
+		}
+	}
+}
+
+// TestErrorsTermSafe: every error main prints shows control characters
+// escaped, its own newlines kept (termSafeLines); names in a directory's
+// listing, which another user chose, have their newlines escaped too: a
+// prefix named with escape sequences and a newline beside the one asked
+// for reached the terminal raw in report's "recordings in DIR" list.
+func TestErrorsTermSafe(t *testing.T) {
+	dir := t.TempDir()
+	planted := "a\x1b]0;PWNED\x07\nforged"
+	os.WriteFile(filepath.Join(dir, planted+".orca"), nil, 0o600)
+	var errb bytes.Buffer
+	code := run(ui{nil, io.Discard, &errb}, []string{"report", filepath.Join(dir, "b\x1b[2J")})
+	got := errb.String()
+	want := "orca: report: no recording " + dir + `/b\x1b[2J: ` + dir + `/b\x1b[2J.orca does not exist; recordings in ` + dir +
+		":\n  " + dir + `/a\x1b]0;PWNED\x07\x0aforged` + "\nfor example: orca report " + dir + `/a\x1b]0;PWNED\x07\x0aforged` + "\n"
+	if code != 2 || got != want {
+		t.Errorf("exit %d:\n%q\nwant\n%q", code, got, want)
 	}
 }

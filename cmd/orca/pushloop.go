@@ -149,14 +149,16 @@ func newPusher(u ui, prefix string, target *otlpTarget, opt export.OTLPOptions, 
 		var se statusError
 		switch {
 		case errors.As(err, &re):
-			fmt.Fprintf(u.stderr, "orca: warning: %v: the collector does not answer yet; orca keeps what it records for it (at most %d pushes) and tries again\n", re.err, pushBacklog)
+			fmt.Fprintf(u.stderr, "orca: warning: %v: the collector does not answer yet; orca keeps what it records for it (at most %d pushes) and tries again\n", termSafe(re.err.Error()), pushBacklog)
 		case errors.As(err, &se) && se.code == http.StatusBadRequest:
 			// The path is served: an empty request is refused as such.
 		default:
 			return nil, exitError{2, fmt.Sprintf("record --otlp: %v: nothing was started", err)}
 		}
 	}
-	return &pusher{prefix: prefix, target: target, opt: opt, every: every, log: u.stderr,
+	// Its log quotes the collector's answers: no escape sequence of theirs
+	// reaches the terminal.
+	return &pusher{prefix: prefix, target: target, opt: opt, every: every, log: newTermSafeWriter(u.stderr),
 		stop: make(chan struct{}), stopped: make(chan struct{})}, nil
 }
 

@@ -419,7 +419,7 @@ func runRecord(u ui, args []string) (err error) {
 	}
 	recs, unstarted := dropUnstarted(ownRecordings(newRecordings(before, after), session))
 	for _, r := range unstarted {
-		fmt.Fprintf(u.stderr, "orca: the JVM of %s stopped before it started (its error is above, exit status %d): nothing was recorded; its empty files were removed\n", r.prefix, code)
+		fmt.Fprintf(u.stderr, "orca: the JVM of %s stopped before it started (its error is above, exit status %d): nothing was recorded; its empty files were removed\n", termSafe(r.prefix), code)
 	}
 	failed, _ := os.ReadFile(errs.Name())
 	switch {
@@ -438,7 +438,7 @@ func runRecord(u ui, args []string) (err error) {
 		// The agent printed it when it happened, amid the program's output.
 		fmt.Fprintf(u.stderr, "orca: the agent could not record:\n")
 		for _, l := range strings.Split(strings.TrimSpace(string(failed)), "\n") {
-			fmt.Fprintf(u.stderr, "  %s\n", l)
+			fmt.Fprintf(u.stderr, "  %s\n", termSafe(l))
 		}
 		if code == 0 {
 			code = exitFailed

@@ -270,7 +270,7 @@ func newProgress(w io.Writer, name string, size int64) func(events int, bytes in
 		return nil
 	}
 	start := time.Now()
-	return progressLine(w, name, size, func() time.Duration { return time.Since(start) })
+	return progressLine(w, termSafe(name), size, func() time.Duration { return time.Since(start) })
 }
 
 // progressLine is newProgress's line on a terminal: the bytes read of all,

@@ -14,7 +14,8 @@ import (
 // printSummary writes what one JVM recorded and what to do next.
 func printSummary(w io.Writer, r recording) {
 	// The .info's words are the JVM's (its command line, warnings): no escape
-	// sequence of theirs reaches the terminal.
+	// sequence of theirs reaches the terminal. The file names are its user's
+	// too: termSafe, a newline as well (it would start a line of its own).
 	tw := newTermSafeWriter(w)
 	defer tw.Flush()
 	w = tw
@@ -27,7 +28,7 @@ func printSummary(w io.Writer, r recording) {
 	var in reader.Info
 	var infoErr error
 	if infoPath == "" {
-		infoErr = fmt.Errorf("%s.info is missing", r.prefix)
+		infoErr = fmt.Errorf("%s.info is missing", termSafe(r.prefix))
 	} else {
 		in, infoErr = reader.LoadInfo(infoPath)
 	}
@@ -39,7 +40,7 @@ func printSummary(w io.Writer, r recording) {
 		fc = countFiles(r.prefix)
 	}
 
-	head := "orca: recording " + r.prefix
+	head := "orca: recording " + termSafe(r.prefix)
 	if pid := in.PID(); pid != "" {
 		head += " from JVM pid " + pid
 	}
@@ -67,15 +68,15 @@ func printSummary(w io.Writer, r recording) {
 			chunkBytes += f.size
 			continue
 		}
-		rows = append(rows, row{f.path, humanSize(f.size)})
+		rows = append(rows, row{termSafe(f.path), humanSize(f.size)})
 	}
 	switch len(chunks) {
 	case 0:
 	case 1:
-		rows = append(rows, row{chunks[0].path, humanSize(chunkBytes)})
+		rows = append(rows, row{termSafe(chunks[0].path), humanSize(chunkBytes)})
 	default:
-		rows = append(rows, row{fmt.Sprintf("%s … %s (%d chunk files)", chunks[0].path,
-			chunks[len(chunks)-1].path[len(r.prefix):], len(chunks)), humanSize(chunkBytes)})
+		rows = append(rows, row{fmt.Sprintf("%s … %s (%d chunk files)", termSafe(chunks[0].path),
+			termSafe(chunks[len(chunks)-1].path[len(r.prefix):]), len(chunks)), humanSize(chunkBytes)})
 	}
 	pw, sw := 0, 0
 	for _, x := range rows {
@@ -87,7 +88,7 @@ func printSummary(w io.Writer, r recording) {
 	}
 	if infoErr != nil {
 		fmt.Fprintf(w, "  no counters: %v (the JVM ended before the agent's first write of it, or was killed)\n", infoErr)
-		fmt.Fprintf(w, "  next: orca report %s\n\n", shellQuote(r.prefix))
+		fmt.Fprintf(w, "  next: orca report %s\n\n", termSafe(shellQuote(r.prefix)))
 		return
 	}
 
@@ -222,7 +223,7 @@ func printSummary(w io.Writer, r recording) {
 	for _, s := range in.Warnings() {
 		fmt.Fprintf(w, "  agent warning: %s\n", s)
 	}
-	fmt.Fprintf(w, "  next: orca report %s\n\n", shellQuote(r.prefix))
+	fmt.Fprintf(w, "  next: orca report %s\n\n", termSafe(shellQuote(r.prefix)))
 }
 
 // fileCounts are the events a recording's files hold, per kind.

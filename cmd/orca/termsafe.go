@@ -31,6 +31,21 @@ func termSafe(s string) string {
 	return b.String()
 }
 
+// termSafeLines is termSafe keeping newlines: a message of several lines of
+// orca's (an error listing recordings), whose names are escaped already or
+// hold no newline. Every error main prints goes through it: an error's
+// text often quotes the JVM's or a file's words.
+func termSafeLines(s string) string {
+	if !strings.ContainsFunc(s, unsafeRune) && utf8.ValidString(s) {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = termSafe(l)
+	}
+	return strings.Join(lines, "\n")
+}
+
 // unsafeRune reports whether r acts on a terminal: C0 (but tab and newline,
 // which the caller decides on), DEL and C1.
 func unsafeRune(r rune) bool {

@@ -159,7 +159,7 @@ func takeSnapshot(pid, depth int) (*snapshot, error) {
 	}
 	if p := j.RunningPrefix(); p != "" {
 		return nil, exitError{1, fmt.Sprintf("threads: pid %d records to %s: orca threads cannot attach while a recording runs; "+
-			"orca report %s reads what it recorded so far, orca stop %d ends it", pid, j.Host(p), j.Host(p), pid)}
+			"orca report %s reads what it recorded so far, orca stop %d ends it", pid, termSafe(j.Host(p)), termSafe(j.Host(p)), pid)}
 	}
 	// Everything that can fail is done before the attach starts the JVM's
 	// attach listener.

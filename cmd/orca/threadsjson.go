@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+
+	"orca/internal/termjson"
 )
 
 // writeJSON writes v as encoding/json's Encoder does (one line, not
@@ -17,14 +19,17 @@ import (
 // left out (nil: "null", a key that only the field writes unquoted) and
 // written in its place.
 func (v *threadsView) writeJSON(w io.Writer) error {
-	bw, ok := w.(*bufio.Writer)
-	if !ok {
-		bw = bufio.NewWriter(w)
-	}
+	// The names are the JVM's: C1 control characters escaped too, for a
+	// terminal (termjson).
+	tw := termjson.NewWriter(w)
+	bw := bufio.NewWriter(tw)
 	chains, groups := v.Chains, v.Groups
 	if chains == nil || groups == nil {
 		// (The view makes neither nil.)
-		return json.NewEncoder(w).Encode(v)
+		if err := json.NewEncoder(tw).Encode(v); err != nil {
+			return err
+		}
+		return tw.Flush()
 	}
 	short := *v
 	short.Chains, short.Groups, short.List = nil, nil, nil
@@ -39,10 +44,10 @@ func (v *threadsView) writeJSON(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !ok {
-		return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
 	}
-	return nil
+	return tw.Flush()
 }
 
 // spliceLists writes top, the view's JSON with "chains",

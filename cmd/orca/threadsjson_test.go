@@ -12,10 +12,11 @@ import (
 
 // TestThreadsJSON: writeJSON writes what encoding/json's Encoder does, on
 // a view with every field set and names that need escaping (quotes, HTML,
-// control characters, non-ASCII, invalid UTF-8), nil and empty lists.
+// control characters, non-ASCII, invalid UTF-8), nil and empty lists; but
+// C1 control characters, which encoding/json writes raw, escaped (termjson).
 func TestThreadsJSON(t *testing.T) {
 	obj := &nowObject{Object: "00AD538E", Class: "java.util.concurrent.locks.ReentrantLock$NonfairSync", Kind: "juc_lock"}
-	names := []string{"plain", `q"uote\back`, "<html>&amp;", "a<b", "a>b", "tab\tnl\n\x01", "ünïcødé ✓", "bad\xff\xfeutf8", "line\u2028sep", ""}
+	names := []string{"plain", `q"uote\back`, "<html>&amp;", "a<b", "a>b", "tab\tnl\n\x01", "ünïcødé ✓", "bad\xff\xfeutf8", "line\u2028sep", "csi\u009b1m", ""}
 	var refs []nowRef
 	for i, n := range names {
 		refs = append(refs, nowRef{ID: "0000000" + string(rune('A'+i)), Name: n})
@@ -36,20 +37,21 @@ func TestThreadsJSON(t *testing.T) {
 		if err := json.NewEncoder(&want).Encode(v); err != nil {
 			t.Fatal(err)
 		}
+		wantS := strings.ReplaceAll(want.String(), "\u009b", `\u009b`)
 		bw := bufio.NewWriter(&got)
 		if err := v.writeJSON(bw); err != nil {
 			t.Fatal(err)
 		}
 		bw.Flush()
-		if got.String() != want.String() {
-			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", got.String(), want.String())
+		if got.String() != wantS {
+			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", got.String(), wantS)
 		}
 		got.Reset()
 		if err := v.writeJSON(&got); err != nil { // not a bufio.Writer
 			t.Fatal(err)
 		}
-		if got.String() != want.String() {
-			t.Errorf("writeJSON to a bytes.Buffer:\n%s\nencoding/json:\n%s", got.String(), want.String())
+		if got.String() != wantS {
+			t.Errorf("writeJSON to a bytes.Buffer:\n%s\nencoding/json:\n%s", got.String(), wantS)
 		}
 	}
 }

@@ -135,7 +135,7 @@ func runView(u ui, args []string) error {
 			idx, err = web.OpenIndex(root, key)
 		}
 		if err != nil {
-			fmt.Fprintf(u.stderr, "orca: warning: %v (the viewer reads the recording without it)\n", err)
+			fmt.Fprintf(u.stderr, "orca: warning: %s (the viewer reads the recording without it)\n", termSafe(err.Error()))
 			root = ""
 		}
 		if idx == nil && root != "" {
@@ -166,7 +166,7 @@ func runView(u ui, args []string) error {
 			}
 			if err != nil {
 				err = fullAdvice("view", viewSpillPerByte, "ORCA_VIEW_SPILL", err)
-				fmt.Fprintf(u.stderr, "orca: %v (the viewer shows what the index holds)\n", err)
+				fmt.Fprintf(u.stderr, "orca: %s (the viewer shows what the index holds)\n", termSafe(err.Error()))
 				srv.Failed(err)
 				return
 			}
@@ -195,7 +195,7 @@ func runView(u ui, args []string) error {
 				st, err := srv.WriteIndex(root, key)
 				heapProfile("index")
 				if err != nil {
-					fmt.Fprintf(u.stderr, "orca: warning: %v (the next orca view reads the recording whole again)\n", err)
+					fmt.Fprintf(u.stderr, "orca: warning: %s (the next orca view reads the recording whole again)\n", termSafe(err.Error()))
 				} else if opt.Progress != nil {
 					fmt.Fprintf(u.stderr, "orca: wrote the viewer's index (%.1f MB, zoom levels %d to %d) in %.1f s\n",
 						float64(st.Bytes)/(1<<20), st.Levels[0], st.Levels[len(st.Levels)-1], time.Since(t0).Seconds())
@@ -210,7 +210,7 @@ func runView(u ui, args []string) error {
 	if opt.Span != nil {
 		fmt.Fprintf(u.stdout, "orca: %s\n", rangeNote(opt.Span))
 	}
-	fmt.Fprintf(u.stdout, "orca: serving %s at %s (Ctrl-C to stop)\n", rec.Prefix, url)
+	fmt.Fprintf(u.stdout, "orca: serving %s at %s (Ctrl-C to stop)\n", termSafe(rec.Prefix), url)
 	if !*noBrowser {
 		if err := openBrowser(url); err != nil {
 			fmt.Fprintf(u.stderr, "orca: %v; open %s yourself\n", err, url)
@@ -272,7 +272,7 @@ func followRecording(ctx context.Context, u ui, prefix string, rf *rangeFlags, s
 			}
 		}
 		if err != nil {
-			fmt.Fprintf(u.stderr, "orca: warning: view --follow: %v (the page shows the recording as it was)\n", err)
+			fmt.Fprintf(u.stderr, "orca: warning: view --follow: %s (the page shows the recording as it was)\n", termSafe(err.Error()))
 			continue
 		}
 		if ctx.Err() == nil {

@@ -10,6 +10,7 @@ import (
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/reader"
+	"orca/internal/termjson"
 )
 
 // chromeEvent is one event of the Trace Event Format (the JSON that
@@ -48,7 +49,10 @@ func micros(t format.Time) json.Number {
 // decimals: the recording's nanoseconds, exactly.
 func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) error {
 	k := kinds(opt, All)
-	bw := bufio.NewWriter(w)
+	// The names are the JVM's: C1 control characters escaped too, for a
+	// terminal (termjson).
+	tw := termjson.NewWriter(w)
+	bw := bufio.NewWriter(tw)
 	tn := threadNames{m}
 	cs := newCalls(rec, m)
 	fs := newFrames(rec, m)
@@ -137,5 +141,8 @@ func Chrome(w io.Writer, rec *reader.Recording, m *model.Model, opt Options) err
 	}
 	other, _ := json.Marshal(od)
 	fmt.Fprintf(bw, "\n],\n\"displayTimeUnit\":\"ms\",\n\"otherData\":%s}\n", other)
-	return bw.Flush()
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return tw.Flush()
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"orca/internal/model"
+	"orca/internal/termjson"
 )
 
 // WriteJSON writes the report as indented JSON (docs/report-json.md).
@@ -18,7 +19,8 @@ import (
 //
 // The bytes are those of a json.Encoder with SetIndent("", "  ") and
 // SetEscapeHTML(false) encoding the whole Report (encodeWhole, which
-// TestJSONStreamed compares them with on every golden case), but written
+// TestJSONStreamed compares them with on every golden case), C1 control
+// characters escaped as \u0080-\u009f (termjson), but written
 // as they go: the long lists (the locks, their owners, waiters and sites,
 // the threads, the waits) one element at a time, so that the document is
 // never in memory whole. Encoded whole, a 1 GB recording's 165 MB of JSON
@@ -48,11 +50,15 @@ func (r *Report) WriteJSON(w io.Writer) (err error) {
 // encodeWhole writes r as WriteJSON did before it streamed: the whole
 // document encoded at once. WriteJSON must write the same bytes.
 func (r *Report) encodeWhole(w io.Writer) error {
-	enc := json.NewEncoder(w)
+	tw := termjson.NewWriter(w)
+	enc := json.NewEncoder(tw)
 	enc.SetIndent("", "  ")
 	// Frames such as "<unknown method 0000002A>" stay readable.
 	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	if err := enc.Encode(r); err != nil {
+		return err
+	}
+	return tw.Flush()
 }
 
 // jsonOut writes one JSON document as a json.Encoder with the report's
@@ -63,6 +69,7 @@ type jsonOut struct {
 	w   *bufio.Writer
 	buf bytes.Buffer
 	enc *json.Encoder
+	esc []byte // write's escaped copy
 	err error
 }
 
@@ -82,6 +89,14 @@ func (o *jsonOut) raw(s string) {
 	}
 }
 
+// write writes encoded JSON, with its C1 control characters escaped (the
+// names are the JVM's: termjson; encoding/json escapes C0 only).
+func (o *jsonOut) write(b []byte) {
+	if o.err == nil {
+		_, o.err = o.w.Write(termjson.Escape(b, &o.esc))
+	}
+}
+
 // value writes v, which begins at depth d, whole.
 func (o *jsonOut) value(v any, d int) {
 	if o.err != nil {
@@ -93,7 +108,7 @@ func (o *jsonOut) value(v any, d int) {
 		return
 	}
 	b := o.buf.Bytes()
-	_, o.err = o.w.Write(b[:len(b)-1]) // Encode's newline
+	o.write(b[:len(b)-1]) // Encode's newline
 }
 
 // list writes a list of n elements at depth d, null when it is nil, each
@@ -190,15 +205,11 @@ func (o *jsonOut) object(v any, d int, fields ...streamed) {
 	sort.Slice(ats, func(i, j int) bool { return ats[i].pos < ats[j].pos })
 	from := 0
 	for _, a := range ats {
-		if o.err == nil {
-			_, o.err = o.w.Write(doc[from:a.pos])
-		}
+		o.write(doc[from:a.pos])
 		a.f.write(d + a.f.below)
 		from = a.end
 	}
-	if o.err == nil {
-		_, o.err = o.w.Write(doc[from:])
-	}
+	o.write(doc[from:])
 }
 
 // report writes r: its lists element by element, a lock's long lists

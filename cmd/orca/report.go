@@ -322,9 +322,10 @@ type stepLine struct {
 }
 
 // newStepLine starts the step line of the analyses of recording name on w
-// (a terminal), now the clock.
+// (a terminal), now the clock. The name is shown termSafe, as the
+// progress line's: a prefix another user chose.
 func newStepLine(w io.Writer, name string, now func() time.Time) *stepLine {
-	l := &stepLine{w: w, name: name, now: now, start: now(), stop: make(chan struct{})}
+	l := &stepLine{w: w, name: termSafe(name), now: now, start: now(), stop: make(chan struct{})}
 	go l.tick(time.Second)
 	return l
 }

@@ -248,6 +248,14 @@ func TestStepLine(t *testing.T) {
 	}
 	var none *stepLine
 	none.end() // no line: nothing to end
+	// A prefix another user chose reaches root's terminal escaped.
+	var e testjvm.Buffer
+	el := newStepLine(&e, "rec\x1b[2J", now)
+	el.show("the CPU profile", 0, 0)
+	el.end()
+	if s := e.String(); strings.Contains(s, "\x1b[2J") || !strings.Contains(s, "analysing rec") {
+		t.Errorf("step line of a prefix with ESC: %q", s)
+	}
 }
 
 // TestFlagsAfterOperands checks that every command takes its flags after

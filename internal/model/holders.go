@@ -128,8 +128,8 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
-	for _, t := range v.All() {
-		t := load(t, &sp, false)
+	waiter := func(t *Thread) {
+		t = load(t, &sp, false)
 		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
@@ -190,6 +190,18 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			}
 		}
 	}
+	if spill {
+		// The threads' blocks staged many threads' at a time
+		// (spillAhead), read in the same order.
+		sp.ahead = &spillAhead{}
+		want := [spillKinds]bool{spillIvs: true, spillBlame: true, spillWins: true}
+		eachAhead(m, v.All(), sp.ahead, &want, waiter)
+		sp.ahead = nil
+	} else {
+		for _, t := range v.All() {
+			waiter(t)
+		}
+	}
 	// Each lock's spans become their union, merged from its runs (the
 	// order of a stable sort by start of the spans as they came), and
 	// the packed spans are let go lock by lock. Each union's spans are
@@ -207,6 +219,9 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		osp = &onSpill{m: m}
 	}
 	hs := heldSort{sp: m.spill}
+	if m.spill != nil && m.thIdx != nil && m.byThread == nil {
+		hs.m = m
+	}
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -243,10 +258,38 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var h *Thread
 	var c Cursor
 	hid, started := format.ThreadID(0), false
+	// A piece's holders, staged before it is folded (heldSort.ahead):
+	// with hs.m, a bucket's holders are threads next to each other in
+	// Threads, their blocks near each other in the spill.
+	var pre []*Thread
+	pi := 0
+	if spill && hs.m != nil {
+		sp.ahead = &spillAhead{}
+		want := [spillKinds]bool{spillIvs: true, spillSmp: true, spillBlame: true, spillWins: true}
+		hs.ahead = func(ids []format.ThreadID) {
+			pre, pi = pre[:0], 0
+			for _, id := range ids {
+				t := m.Thread(id)
+				pre = append(pre, t)
+				if t != nil {
+					sp.ahead.add(t, &want)
+				}
+			}
+			sp.ahead.read(m.spill)
+		}
+	}
 	hs.each(func(k int32, s OwnerSpan) {
 		if !started || s.Owner != hid {
 			hid, started = s.Owner, true
-			h = load(m.Thread(hid), &sp, true)
+			var t *Thread
+			if pi < len(pre) && pre[pi] != nil && pre[pi].ID == hid {
+				t = pre[pi]
+				pre[pi] = nil
+				pi++
+			} else {
+				t = m.Thread(hid)
+			}
+			h = load(t, &sp, true)
 			c = Cursor{}
 			if h != nil {
 				bx.reset(&h.folded().blame, h.Intervals)
@@ -255,6 +298,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		m.foldSpan(folds[k], &s, h, &c)
 	})
+	sp.ahead, pre = nil, nil
 	for _, f := range folds {
 		f.finish()
 	}
@@ -318,6 +362,49 @@ type heldSort struct {
 	ord    []int32 // the holders' numbers in order of their IDs
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
+	// m, when set, buckets the holders by their index in m.Threads (a
+	// bucket a range of them, heldBucketAt) rather than a hash of their
+	// IDs: a bucket's holders' blocks then lie near each other in the
+	// spill, and ahead, when set, is given each piece's holders in the
+	// order they are folded, before (their blocks staged: spillAhead).
+	m     *Model
+	ahead func(ids []format.ThreadID)
+	near  []heldNear // m's indexes of the holders met lately
+}
+
+// heldNear is a slot of heldSort's cache of holders' indexes (-1: none).
+type heldNear struct {
+	id format.ThreadID
+	i  int32
+	ok bool
+}
+
+// heldNearBits is the bits of that cache's slot.
+const heldNearBits = 12
+
+// bucketOf is the bucket of holder h: by its index in hs.m.Threads
+// (heldBucketAt) when hs.m is set, else heldBucketOf.
+func (hs *heldSort) bucketOf(h format.ThreadID) int {
+	if hs.m == nil {
+		return heldBucketOf(h)
+	}
+	if hs.near == nil {
+		hs.near = make([]heldNear, 1<<heldNearBits)
+	}
+	c := &hs.near[(uint64(h)*0x9e3779b97f4a7c15)>>(64-heldNearBits)]
+	if !c.ok || c.id != h {
+		c.id, c.i, c.ok = h, int32(hs.m.threadIndex(h)), true
+	}
+	if c.i < 0 {
+		return heldBucketOf(h)
+	}
+	return heldBucketAt(int(c.i), len(hs.m.Threads))
+}
+
+// heldBucketAt is the bucket of the thread of index i of n: the buckets
+// ranges of indexes of equal length.
+func heldBucketAt(i, n int) int {
+	return int(uint64(i) * heldBuckets / uint64(n))
 }
 
 // heldBucket is a bucket of heldSort's: its spans packed as they came
@@ -401,7 +488,7 @@ func (hs *heldSort) add(k int32, s OwnerSpan) {
 	if hs.bk == nil {
 		hs.bk = make([]heldBucket, heldBuckets)
 	}
-	bk := &hs.bk[heldBucketOf(s.Owner)]
+	bk := &hs.bk[hs.bucketOf(s.Owner)]
 	r := heldRec{h: s.Owner, s: s.Start, e: s.End, k: k}
 	if bk.b == nil {
 		bk.b = make([]byte, 0, heldBlock+4*binary.MaxVarintLen64)
@@ -478,6 +565,13 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	hs.room, hs.recs = rd.r.room, recs
 	sorted := hs.sortPiece()
 	if len(runs) == 0 {
+		if hs.ahead != nil {
+			ids := make([]format.ThreadID, 0, len(hs.ord))
+			for _, g := range hs.ord {
+				ids = append(ids, hs.groups[g].h)
+			}
+			hs.ahead(ids)
+		}
 		for _, r := range sorted {
 			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
 		}

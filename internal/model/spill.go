@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"slices"
@@ -324,6 +325,12 @@ func (s *spillFile) done() error {
 // read reads the blocks bs into dst's room (grown as needed) and returns
 // the elements.
 func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
+	return spillReadAhead(s, bs, dst, nil)
+}
+
+// spillReadAhead is spillRead, the blocks a staged (nil: none) holds
+// copied from it.
+func spillReadAhead[T any](s *spillFile, bs []spillBlock, dst []T, a *spillAhead) ([]T, error) {
 	if spillReadFault != nil && len(bs) > 0 {
 		return dst[:0], spillReadFault
 	}
@@ -335,6 +342,10 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
 	p := bytesOf(dst)
 	for _, b := range bs {
+		if a.get(p[:b.len], b.off) {
+			p = p[b.len:]
+			continue
+		}
 		if _, err := s.readAt(p[:b.len], b.off); err != nil {
 			return dst[:0], err
 		}
@@ -395,7 +406,9 @@ const spillGapMax = 4 << 10
 // reads were a system call each (issue 34). A run of more than one block
 // is read into stage's room, then copied out: at most spillStageMax bytes
 // (the room is kept for the next thread's).
-func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[]byte) error {
+//
+// Blocks a staged (spillAhead, nil: none) holds are copied from it.
+func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[]byte, a *spillAhead) error {
 	var at [spillKinds]int64
 	for i := 0; i < len(bs); {
 		b := bs[i]
@@ -405,6 +418,11 @@ func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[
 		}
 		if spillReadFault != nil {
 			return spillReadFault
+		}
+		if a.get(dst[b.k][at[b.k]:at[b.k]+b.n], b.off) {
+			at[b.k] += b.n
+			i++
+			continue
 		}
 		// The run from this block: the wanted blocks after it that lie
 		// right after it in the file, or close, up to spillStageMax bytes.
@@ -439,6 +457,142 @@ func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[
 		i = last + 1
 	}
 	return nil
+}
+
+// spillAhead stages the blocks of the threads a pass reads next, many
+// threads' in one read of the file: the holders' pass and EachSample read
+// a thread at a time, and a thread's blocks (a short-lived thread's
+// intervals, written at a seal, and its blame log, windows and samples,
+// written at its end) lie among those of the threads next to it in
+// Threads' order, which ended about when it did. Read a thread at a time,
+// the 128 MB synthetic recording's holders' pass took 159 000 reads of
+// the file, most of 128 B to 2 kB (a read costs its system call, ~1 µs,
+// as much as ~10 kB copied: docs/perf/2026-12-02-spill-io.md); staged,
+// the threads of aheadBytes of blocks at once, ~25 000. A thread with more
+// than aheadBytes of blocks (the few that live the recording long, their
+// intervals in blocks of spillBatch) is left to its own reads, and so is
+// every block when a staged read fails: its own read then fails, or not,
+// as it would have.
+type spillAhead struct {
+	bs   []spillKBlock // the blocks to stage, in order of the file once read
+	n    int64         // their bytes
+	buf  []byte        // the runs read, one after the other
+	runs []aheadRun    // in order of the file
+	last int           // the run get found last
+}
+
+// aheadRun is a run of the file staged: off, n bytes at buf[at:].
+type aheadRun struct{ off, n, at int64 }
+
+// aheadBytes is the bytes of blocks a pass stages at once (the buffer,
+// with the gaps read through: at most twice as many).
+const aheadBytes = 1 << 20
+
+// add adds t's blocks of the kinds want to the next stage, unless they are
+// more than aheadBytes, and returns the bytes of the next stage.
+func (a *spillAhead) add(t *Thread, want *[spillKinds]bool) int64 {
+	from, n := len(a.bs), int64(0)
+	a.bs = t.spill.decode(a.bs)
+	w := from
+	for _, b := range a.bs[from:] {
+		if want[b.k] {
+			a.bs[w] = b
+			w++
+			n += b.n
+		}
+	}
+	if n > aheadBytes {
+		w = from
+	} else {
+		a.n += n
+	}
+	a.bs = a.bs[:w]
+	return a.n
+}
+
+// read reads the blocks added since the last read: a read of the file for
+// each run of them that lie one after the other or with at most
+// spillGapMax bytes between two. A failed read stages nothing.
+func (a *spillAhead) read(s *spillFile) {
+	a.buf, a.runs, a.last = a.buf[:0], a.runs[:0], 0
+	bs := a.bs
+	a.bs, a.n = a.bs[:0], 0
+	if spillReadFault != nil || len(bs) == 0 {
+		return
+	}
+	slices.SortFunc(bs, func(x, y spillKBlock) int { return cmp.Compare(x.off, y.off) })
+	gaps := int64(0) // the gaps' bytes read through, at most aheadBytes
+	for i := 0; i < len(bs); {
+		off, end := bs[i].off, bs[i].off+bs[i].n
+		for i++; i < len(bs) && bs[i].off >= end && bs[i].off-end <= min(spillGapMax, aheadBytes-gaps); i++ {
+			gaps += bs[i].off - end
+			end = bs[i].off + bs[i].n
+		}
+		a.runs = append(a.runs, aheadRun{off, end - off, int64(len(a.buf))})
+		a.buf = slices.Grow(a.buf, int(end-off))[:len(a.buf)+int(end-off)]
+	}
+	for _, r := range a.runs {
+		if _, err := s.readAt(a.buf[r.at:r.at+r.n], r.off); err != nil {
+			a.buf, a.runs = a.buf[:0], a.runs[:0]
+			return
+		}
+	}
+}
+
+// aheadThreads is the most threads eachAhead stages at once.
+const aheadThreads = 4096
+
+// eachAhead calls fn with each thread of ts, in order, their blocks of the
+// kinds want staged in a (spillAhead) a group of threads at a time.
+func eachAhead(m *Model, ts iter.Seq2[int, *Thread], a *spillAhead, want *[spillKinds]bool, fn func(*Thread)) {
+	var group []*Thread
+	flush := func() {
+		a.read(m.spill)
+		for i, t := range group {
+			fn(t)
+			group[i] = nil
+		}
+		group = group[:0]
+	}
+	for _, t := range ts {
+		n := a.n
+		if t != nil {
+			n = a.add(t, want)
+		}
+		group = append(group, t)
+		if n >= aheadBytes || len(group) >= aheadThreads {
+			flush()
+		}
+	}
+	flush()
+}
+
+// get copies the len(p) bytes at off into p when they are staged.
+func (a *spillAhead) get(p []byte, off int64) bool {
+	if a == nil || len(a.runs) == 0 {
+		return false
+	}
+	i := a.last
+	if r := a.runs[i]; off < r.off || off >= r.off+r.n {
+		// The runs are mostly asked in order: the next, else a search.
+		if i+1 < len(a.runs) && off >= a.runs[i+1].off && off < a.runs[i+1].off+a.runs[i+1].n {
+			i++
+		} else {
+			i, _ = slices.BinarySearchFunc(a.runs, off, func(r aheadRun, off int64) int {
+				return cmp.Compare(r.off+r.n, off+1)
+			})
+			if i == len(a.runs) || off < a.runs[i].off {
+				return false
+			}
+		}
+	}
+	r := a.runs[i]
+	if off+int64(len(p)) > r.off+r.n {
+		return false
+	}
+	a.last = i
+	copy(p, a.buf[r.at+off-r.off:])
+	return true
 }
 
 // spillEach reads the records of bs from the spill len(buf) at a time
@@ -479,6 +633,7 @@ type spilled struct {
 	wins  []runWin
 	stage []byte        // spillFill's
 	bs    []spillKBlock // the thread's blocks, decoded
+	ahead *spillAhead   // the blocks staged, nil: none
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -510,7 +665,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if wins {
 		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
-	err := spillFill(m.spill, sp.bs, &dst, &sp.stage)
+	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -1028,6 +1183,23 @@ func ScratchRun[T any](m *Model, rs []T, pack func(b []byte, r, prev *T) []byte)
 // given is its own until emit returns.
 func MergeScratchRuns[T any](m *Model, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
 	mergeRuns(m.spill, runs, tab, cmp, read, emit)
+}
+
+// readBuffered reads len(p) bytes at off while the file is written (the
+// fold's reads, Builder.readSpilled): those still in the write buffer
+// copied from it, the rest read from the file. Not once the Model is
+// built: its readers may run at once with a writer (ScratchWrite).
+func (s *spillFile) readBuffered(p []byte, off int64) error {
+	if at := s.off - int64(len(s.buf)); len(s.buf) > 0 && off+int64(len(p)) > at {
+		k := max(at-off, 0) // the bytes before the buffer's
+		copy(p[k:], s.buf[off+k-at:])
+		p = p[:k]
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	_, err := s.readAt(p, off)
+	return err
 }
 
 // readAt reads len(p) bytes at off.

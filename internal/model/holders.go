@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -128,6 +129,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
+	hs := heldSort{sp: m.spill}
 	waiter := func(t *Thread) {
 		t = load(t, &sp, false)
 		br.reset(&t.folded().blame)
@@ -195,8 +197,20 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		// (spillAhead), read in the same order.
 		sp.ahead = &spillAhead{}
 		want := [spillKinds]bool{spillIvs: true, spillBlame: true, spillWins: true}
-		eachAhead(m, v.All(), sp.ahead, &want, waiter)
+		var ws []uint32 // with the View of all threads: each one's weight (heldSort.at)
+		if v.all && m.thIdx != nil && m.byThread == nil && len(m.Threads) > 0 {
+			ws = make([]uint32, len(m.Threads))
+		}
+		eachAhead(m, v.All(), sp.ahead, &want, func(i int, t *Thread) {
+			if ws != nil && t != nil {
+				ws[i] = uint32(min(t.spill.size(spillIvs)/int64(unsafe.Sizeof(Interval{})), math.MaxUint32-1)) + 1
+			}
+			waiter(t)
+		})
 		sp.ahead = nil
+		if ws != nil {
+			hs.m, hs.at = m, heldBucketsAt(ws)
+		}
 	} else {
 		for _, t := range v.All() {
 			waiter(t)
@@ -218,10 +232,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	if m.spill != nil {
 		osp = &onSpill{m: m}
 	}
-	hs := heldSort{sp: m.spill}
-	if m.spill != nil && m.thIdx != nil && m.byThread == nil {
-		hs.m = m
-	}
+
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -368,14 +379,15 @@ type heldSort struct {
 	// spill, and ahead, when set, is given each piece's holders in the
 	// order they are folded, before (their blocks staged: spillAhead).
 	m     *Model
+	at    []uint32 // the bucket of each index (heldBucketsAt)
 	ahead func(ids []format.ThreadID)
-	near  []heldNear // m's indexes of the holders met lately
+	near  []heldNear // the buckets of the holders met lately
 }
 
-// heldNear is a slot of heldSort's cache of holders' indexes (-1: none).
+// heldNear is a slot of heldSort's cache of holders' buckets.
 type heldNear struct {
 	id format.ThreadID
-	i  int32
+	b  int32
 	ok bool
 }
 
@@ -393,18 +405,34 @@ func (hs *heldSort) bucketOf(h format.ThreadID) int {
 	}
 	c := &hs.near[(uint64(h)*0x9e3779b97f4a7c15)>>(64-heldNearBits)]
 	if !c.ok || c.id != h {
-		c.id, c.i, c.ok = h, int32(hs.m.threadIndex(h)), true
+		c.id, c.ok = h, true
+		if i := hs.m.threadIndex(h); i >= 0 {
+			c.b = int32(hs.at[i])
+		} else {
+			c.b = int32(heldBucketOf(h))
+		}
 	}
-	if c.i < 0 {
-		return heldBucketOf(h)
-	}
-	return heldBucketAt(int(c.i), len(hs.m.Threads))
+	return int(c.b)
 }
 
-// heldBucketAt is the bucket of the thread of index i of n: the buckets
-// ranges of indexes of equal length.
-func heldBucketAt(i, n int) int {
-	return int(uint64(i) * heldBuckets / uint64(n))
+// heldBucketsAt turns ws, the weights of the threads by index, into each
+// one's bucket, in place: the buckets ranges of indexes of about equal
+// weight (a thread's intervals), in order. Not of equal length: the
+// threads that live the recording long, which hold most spans, come
+// first (c128's first 210 of 34 721), and a first bucket of 1/512 of
+// the threads would hold them all, its spans sorted in many pieces and
+// merged.
+func heldBucketsAt(ws []uint32) []uint32 {
+	var tot uint64
+	for _, w := range ws {
+		tot += uint64(w)
+	}
+	var cum uint64
+	for i, w := range ws {
+		ws[i] = uint32(cum * heldBuckets / tot)
+		cum += uint64(w)
+	}
+	return ws
 }
 
 // heldBucket is a bucket of heldSort's: its spans packed as they came

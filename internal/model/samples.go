@@ -94,7 +94,7 @@ func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
 	}
 	// The threads' samples staged many threads' at a time (spillAhead).
 	a = &spillAhead{}
-	eachAhead(m, ts, a, &[spillKinds]bool{spillSmp: true}, one)
+	eachAhead(m, ts, a, &[spillKinds]bool{spillSmp: true}, func(_ int, t *Thread) { one(t) })
 }
 
 // StackSamples is the samples of one stack, summed.

@@ -1023,6 +1023,60 @@ func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
 // room (grown as needed) and returns it.
 func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte { return m.spill.read(r, room) }
 
+// ScratchCache is room for ScratchReadNear: pieces of the spill read
+// whole, kept for the blocks near them.
+type ScratchCache struct {
+	slots [scratchCacheSlots]scratchSlot
+}
+
+type scratchSlot struct {
+	at int64 // the piece's number + 1; 0: none
+	b  []byte
+}
+
+// scratchCacheSlots and scratchCachePiece: a ScratchCache holds up to
+// scratchCacheSlots pieces of scratchCachePiece bytes (4 MB), a piece in
+// the slot of its number. c128's releases (4.7 MB): 45 064 reads of 105
+// bytes, through 256 pieces of 4 kB 10 911 (40 MB), of 32 kB 15 707 (510
+// MB: the pieces read are mostly not read again), through these 5 390
+// (17 MB).
+const (
+	scratchCacheSlots = 1024
+	scratchCachePiece = 4 << 10
+)
+
+// ScratchReadNear is ScratchRead for a reader of many small blocks written
+// near each other (the wait chains' releases, a holder's after another's
+// in the order the holders' pass met them, read back as the sweep reaches
+// their times: 360 000 reads of 105 bytes at c1G, a system call each):
+// the piece of scratchCachePiece bytes of the spill around r is read whole
+// into c and kept, and a block in a piece kept is copied from it. A block
+// across two pieces, or not yet written out, is read as ScratchRead
+// reads it, and so is every block once a write of the spill failed.
+func (m *Model) ScratchReadNear(c *ScratchCache, r ScratchRef, room []byte) []byte {
+	s := m.spill
+	end := r.off + int64(r.len)
+	pc := r.off / scratchCachePiece
+	written := s.off - int64(len(s.buf))
+	if r.len == 0 || (end-1)/scratchCachePiece != pc || end > written || s.err != nil || len(s.kept) > 0 || spillReadFault != nil {
+		return s.read(r, room)
+	}
+	sl := &c.slots[pc%scratchCacheSlots]
+	lo := pc * scratchCachePiece
+	if sl.at != pc+1 {
+		hi := min(lo+scratchCachePiece, written)
+		sl.b = slices.Grow(sl.b[:0], int(hi-lo))[:hi-lo]
+		if _, err := s.readAt(sl.b, lo); err != nil {
+			sl.at = 0
+			return s.read(r, room) // fails, or not, as it would have
+		}
+		sl.at = pc + 1
+	}
+	room = slices.Grow(room[:0], int(r.len))[:r.len]
+	copy(room, sl.b[r.off-lo:])
+	return room
+}
+
 // put appends the bytes of ps to the file as one block, and returns
 // where: the fold's runs of sorted records (the locks' owners and
 // waiters) and, once the Model is built, its readers' (ScratchWrite). The

@@ -342,8 +342,9 @@ func logSlot(ref LockRef) int {
 // heldSort groups the holders' union spans (HoldersDoing) by holder, so
 // that they are folded holder by holder, each holder's by start. With a
 // spill, the spans are written as they come into one of heldBuckets
-// buckets by a hash of their holder, heldBlock bytes of a bucket at a
-// time (packed, heldBucket); at the end each bucket is read back in
+// buckets by a hash of their holder (with m set, by its index:
+// bucketOf), heldBlock bytes of a bucket at a time (packed,
+// heldBucket); at the end each bucket is read back in
 // pieces of at most heldPiece spans, each piece sorted in memory by
 // holder (in order of their IDs) and each holder's by start. A bucket of
 // one piece (all but a few: heldPiece) is folded so; a longer one's
@@ -419,9 +420,9 @@ func (hs *heldSort) bucketOf(h format.ThreadID) int {
 // one's bucket, in place: the buckets ranges of indexes of about equal
 // weight (a thread's intervals), in order. Not of equal length: the
 // threads that live the recording long, which hold most spans, come
-// first (c128's first 210 of 34 721), and a first bucket of 1/512 of
-// the threads would hold them all, its spans sorted in many pieces and
-// merged.
+// first (c128's first 210 of 34 721), and ranges of equal length put
+// them all in its first three buckets (at c1G, with ~8 times the spans,
+// to be sorted in many pieces and merged).
 func heldBucketsAt(ws []uint32) []uint32 {
 	var tot uint64
 	for _, w := range ws {

@@ -269,33 +269,46 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var h *Thread
 	var c Cursor
 	hid, started := format.ThreadID(0), false
-	// A piece's holders, staged before it is folded (heldSort.ahead):
-	// with hs.m, a bucket's holders are threads next to each other in
-	// Threads, their blocks near each other in the spill.
+	// A piece's holders (heldSort.ahead), staged as the fold reaches
+	// them, aheadBytes of blocks at a time: with hs.m, a bucket's
+	// holders are threads next to each other in Threads, their blocks
+	// near each other in the spill. pre is the threads of ids[preAt:],
+	// staged; pi the next holder's place in ids.
+	var ids []format.ThreadID
 	var pre []*Thread
-	pi := 0
+	pi, preAt := 0, 0
+	want := [spillKinds]bool{spillIvs: true, spillSmp: true, spillBlame: true, spillWins: true}
+	stage := func() {
+		pre, preAt = pre[:0], pi
+		for j := pi; j < len(ids); j++ {
+			t := m.Thread(ids[j])
+			pre = append(pre, t)
+			n := sp.ahead.n
+			if t != nil {
+				n = sp.ahead.add(t, &want)
+			}
+			if n >= aheadBytes || len(pre) >= aheadThreads {
+				break
+			}
+		}
+		sp.ahead.read(m.spill)
+	}
 	if spill && hs.m != nil {
 		sp.ahead = &spillAhead{}
-		want := [spillKinds]bool{spillIvs: true, spillSmp: true, spillBlame: true, spillWins: true}
-		hs.ahead = func(ids []format.ThreadID) {
-			pre, pi = pre[:0], 0
-			for _, id := range ids {
-				t := m.Thread(id)
-				pre = append(pre, t)
-				if t != nil {
-					sp.ahead.add(t, &want)
-				}
-			}
-			sp.ahead.read(m.spill)
+		hs.ahead = func(x []format.ThreadID) {
+			ids, pre, pi, preAt = append(ids[:0], x...), pre[:0], 0, 0
 		}
 	}
 	hs.each(func(k int32, s OwnerSpan) {
 		if !started || s.Owner != hid {
 			hid, started = s.Owner, true
 			var t *Thread
-			if pi < len(pre) && pre[pi] != nil && pre[pi].ID == hid {
-				t = pre[pi]
-				pre[pi] = nil
+			if pi < len(ids) && ids[pi] == hid {
+				if pi-preAt >= len(pre) {
+					stage()
+				}
+				t = pre[pi-preAt]
+				pre[pi-preAt] = nil
 				pi++
 			} else {
 				t = m.Thread(hid)
@@ -309,7 +322,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		m.foldSpan(folds[k], &s, h, &c)
 	})
-	sp.ahead, pre = nil, nil
+	sp.ahead, pre, ids = nil, nil, nil
 	for _, f := range folds {
 		f.finish()
 	}
@@ -375,10 +388,11 @@ type heldSort struct {
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
 	// m, when set, buckets the holders by their index in m.Threads (a
-	// bucket a range of them, heldBucketAt) rather than a hash of their
+	// bucket a range of them, heldBucketsAt) rather than a hash of their
 	// IDs: a bucket's holders' blocks then lie near each other in the
 	// spill, and ahead, when set, is given each piece's holders in the
-	// order they are folded, before (their blocks staged: spillAhead).
+	// order they are folded, before (their blocks staged as the fold
+	// reaches them: spillAhead), and nil before a bucket merged from runs.
 	m     *Model
 	at    []uint32 // the bucket of each index (heldBucketsAt)
 	ahead func(ids []format.ThreadID)
@@ -608,6 +622,9 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	}
 	if heldMerged != nil {
 		heldMerged(len(runs) + 1)
+	}
+	if hs.ahead != nil {
+		hs.ahead(nil) // merged: its holders read on their own
 	}
 	mergeRuns(hs.sp, runs, sorted, compareHeld, readHeld, func(r heldRec) {
 		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})

@@ -447,6 +447,7 @@ type chainSweep struct {
 	relPendX  int32
 	relPrevB  format.Time // the last release packed's end
 	relRoom   []byte
+	relNear   model.ScratchCache // the releases' pieces of the spill (ScratchReadNear)
 	relNode   []int32
 	relBase   int32
 }
@@ -756,6 +757,7 @@ func (s *chainSweep) list(n, links int) (*ChainList, int) {
 	// The holders' released stretches cut the edges in order alone:
 	// let go before the sweep.
 	s.relOf, s.rels, s.relMem, s.relLocks, s.relLockOf, s.relPend, s.relRoom = nil, nil, nil, nil, nil, nil, nil
+	s.relNear = model.ScratchCache{}
 	nn := len(s.ids)
 	s.nd, s.hist = make([]sweepNode, nn), make([][]int32, nn)
 	for i := range s.nd {
@@ -1136,7 +1138,7 @@ func (s *chainSweep) releasesIn(y int32, k int, b format.Time) []relSpan {
 		if int(x) < len(s.relMem) && s.relMem[x] != nil {
 			p = s.relMem[x]
 		} else if r.ref.Len() > 0 {
-			s.relRoom = s.sp.ScratchRead(r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
+			s.relRoom = s.sp.ScratchReadNear(&s.relNear, r.ref.Slice(0, min(relPiece, r.ref.Len())), s.relRoom)
 			p = s.relRoom
 		}
 		if len(p) == 0 {

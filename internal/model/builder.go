@@ -3,6 +3,7 @@ package model
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"orca/internal/format"
@@ -1639,9 +1640,24 @@ func (b *Builder) readSpilled(t *Thread, from, to int, dst []Interval) []Interva
 		}
 		at += blk.len
 	}
-	err := b.spill.flush()
-	if err == nil {
-		dst, err = spillRead(b.spill, bs, dst)
+	// Not flushed first: the bytes still in the write buffer are copied
+	// from it (readBuffered). A flush a read was c1G's 55 818 writes of
+	// 67 kB, not ~3 700 of 1 MB.
+	var n int64
+	for _, blk := range bs {
+		n += blk.len
+	}
+	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
+	err := b.spill.err
+	if err == nil && spillReadFault != nil && len(bs) > 0 {
+		err = spillReadFault
+	}
+	for p := bytesOf(dst); err == nil && len(bs) > 0; bs = bs[1:] {
+		err = b.spill.readBuffered(p[:bs[0].len], bs[0].off)
+		p = p[bs[0].len:]
+	}
+	if err != nil {
+		dst = dst[:0]
 	}
 	if err == nil && len(dst) != to-from {
 		err = fmt.Errorf("%d intervals of thread %v read back, %d asked", len(dst), t.ID, to-from)

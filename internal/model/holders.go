@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"slices"
+	"unsafe"
 
 	"orca/internal/format"
 )
@@ -141,13 +142,14 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	near := make([]logCache, 1<<logCacheBits)
 	var ivSpans []OwnerSpan
 	var br blameReader
+	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
 	nt, it := v.Len(), 0
-	for _, t := range v.All() {
+	waiter := func(t *Thread) {
 		if it%progressEvery == 0 {
 			v.progress(StepHoldersThreads, it, nt)
 		}
 		it++
-		t := load(t, &sp, false)
+		t = load(t, &sp, false)
 		br.reset(&t.folded().blame)
 		for i := range t.Intervals {
 			iv := &t.Intervals[i]
@@ -208,6 +210,30 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 			}
 		}
 	}
+	if spill {
+		// The threads' blocks staged many threads' at a time
+		// (spillAhead), read in the same order.
+		sp.ahead = &spillAhead{}
+		want := [spillKinds]bool{spillIvs: true, spillBlame: true, spillWins: true}
+		var ws []uint32 // with the View of all threads: each one's weight (heldSort.at)
+		if v.all && m.thIdx != nil && m.byThread == nil && len(m.Threads) > 0 {
+			ws = make([]uint32, len(m.Threads))
+		}
+		eachAhead(m, v.All(), sp.ahead, &want, func(i int, t *Thread) {
+			if ws != nil && t != nil {
+				ws[i] = uint32(min(t.spill.size(spillIvs)/int64(unsafe.Sizeof(Interval{})), math.MaxUint32-1)) + 1
+			}
+			waiter(t)
+		})
+		sp.ahead = nil
+		if ws != nil {
+			hs.m, hs.at = m, heldBucketsAt(ws)
+		}
+	} else {
+		for _, t := range v.All() {
+			waiter(t)
+		}
+	}
 	// Each lock's spans become their union, merged from its runs (the
 	// order of a stable sort by start of the spans as they came), and
 	// the packed spans are let go lock by lock. Each union's spans are
@@ -224,7 +250,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	if m.spill != nil {
 		osp = &onSpill{m: m}
 	}
-	hs := heldSort{sp: m.spill, progress: func(done, total int) { v.progress(StepHoldersSpans, done, total) }}
+
 	mg := spanMerge{m: m}
 	var kept []OwnerSpan // a union, when the Doings keep it
 	for r, lg := range logs {
@@ -261,10 +287,51 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 	var h *Thread
 	var c Cursor
 	hid, started := format.ThreadID(0), false
+	// A piece's holders (heldSort.ahead), staged as the fold reaches
+	// them, aheadBytes of blocks at a time: with hs.m, a bucket's
+	// holders are threads next to each other in Threads, their blocks
+	// near each other in the spill. pre is the threads of ids[preAt:],
+	// staged; pi the next holder's place in ids.
+	var ids []format.ThreadID
+	var pre []*Thread
+	pi, preAt := 0, 0
+	want := [spillKinds]bool{spillIvs: true, spillSmp: true, spillBlame: true, spillWins: true}
+	stage := func() {
+		pre, preAt = pre[:0], pi
+		for j := pi; j < len(ids); j++ {
+			t := m.Thread(ids[j])
+			pre = append(pre, t)
+			n := sp.ahead.n
+			if t != nil {
+				n = sp.ahead.add(t, &want)
+			}
+			if n >= aheadBytes || len(pre) >= aheadThreads {
+				break
+			}
+		}
+		sp.ahead.read(m.spill)
+	}
+	if spill && hs.m != nil {
+		sp.ahead = &spillAhead{}
+		hs.ahead = func(x []format.ThreadID) {
+			ids, pre, pi, preAt = append(ids[:0], x...), pre[:0], 0, 0
+		}
+	}
 	hs.each(func(k int32, s OwnerSpan) {
 		if !started || s.Owner != hid {
 			hid, started = s.Owner, true
-			h = load(m.Thread(hid), &sp, true)
+			var t *Thread
+			if pi < len(ids) && ids[pi] == hid {
+				if pi-preAt >= len(pre) {
+					stage()
+				}
+				t = pre[pi-preAt]
+				pre[pi-preAt] = nil
+				pi++
+			} else {
+				t = m.Thread(hid)
+			}
+			h = load(t, &sp, true)
 			c = Cursor{}
 			if h != nil {
 				bx.reset(&h.folded().blame, h.Intervals)
@@ -273,6 +340,7 @@ func (v *View) holdersDoing(spill, keep bool, each func(*Thread, *Interval, []Ow
 		}
 		m.foldSpan(folds[k], &s, h, &c)
 	})
+	sp.ahead, pre, ids = nil, nil, nil
 	for _, f := range folds {
 		f.finish()
 	}
@@ -305,8 +373,9 @@ func logSlot(ref LockRef) int {
 // heldSort groups the holders' union spans (HoldersDoing) by holder, so
 // that they are folded holder by holder, each holder's by start. With a
 // spill, the spans are written as they come into one of heldBuckets
-// buckets by a hash of their holder, heldBlock bytes of a bucket at a
-// time (packed, heldBucket); at the end each bucket is read back in
+// buckets by a hash of their holder (with m set, by its index:
+// bucketOf), heldBlock bytes of a bucket at a time (packed,
+// heldBucket); at the end each bucket is read back in
 // pieces of at most heldPiece spans, each piece sorted in memory by
 // holder (in order of their IDs) and each holder's by start. A bucket of
 // one piece (all but a few: heldPiece) is folded so; a longer one's
@@ -336,9 +405,70 @@ type heldSort struct {
 	ord    []int32 // the holders' numbers in order of their IDs
 	held   map[format.ThreadID]*heldLog
 	last   *heldLog
+	// m, when set, buckets the holders by their index in m.Threads (a
+	// bucket a range of them, heldBucketsAt) rather than a hash of their
+	// IDs: a bucket's holders' blocks then lie near each other in the
+	// spill, and ahead, when set, is given each piece's holders in the
+	// order they are folded, before (their blocks staged as the fold
+	// reaches them: spillAhead), and nil before a bucket merged from runs.
+	m     *Model
+	at    []uint32 // the bucket of each index (heldBucketsAt)
+	ahead func(ids []format.ThreadID)
+	near  []heldNear // the buckets of the holders met lately
 	// progress, if set, is told each bucket's number before it is folded,
 	// of how many (View.Progress).
 	progress func(done, total int)
+}
+
+// heldNear is a slot of heldSort's cache of holders' buckets.
+type heldNear struct {
+	id format.ThreadID
+	b  int32
+	ok bool
+}
+
+// heldNearBits is the bits of that cache's slot.
+const heldNearBits = 12
+
+// bucketOf is the bucket of holder h: by its index in hs.m.Threads
+// (heldBucketAt) when hs.m is set, else heldBucketOf.
+func (hs *heldSort) bucketOf(h format.ThreadID) int {
+	if hs.m == nil {
+		return heldBucketOf(h)
+	}
+	if hs.near == nil {
+		hs.near = make([]heldNear, 1<<heldNearBits)
+	}
+	c := &hs.near[(uint64(h)*0x9e3779b97f4a7c15)>>(64-heldNearBits)]
+	if !c.ok || c.id != h {
+		c.id, c.ok = h, true
+		if i := hs.m.threadIndex(h); i >= 0 {
+			c.b = int32(hs.at[i])
+		} else {
+			c.b = int32(heldBucketOf(h))
+		}
+	}
+	return int(c.b)
+}
+
+// heldBucketsAt turns ws, the weights of the threads by index, into each
+// one's bucket, in place: the buckets ranges of indexes of about equal
+// weight (a thread's intervals), in order. Not of equal length: the
+// threads that live the recording long, which hold most spans, come
+// first (c128's first 210 of 34 721), and ranges of equal length put
+// them all in its first three buckets (at c1G, with ~8 times the spans,
+// to be sorted in many pieces and merged).
+func heldBucketsAt(ws []uint32) []uint32 {
+	var tot uint64
+	for _, w := range ws {
+		tot += uint64(w)
+	}
+	var cum uint64
+	for i, w := range ws {
+		ws[i] = uint32(cum * heldBuckets / tot)
+		cum += uint64(w)
+	}
+	return ws
 }
 
 // heldBucket is a bucket of heldSort's: its spans packed as they came
@@ -422,7 +552,7 @@ func (hs *heldSort) add(k int32, s OwnerSpan) {
 	if hs.bk == nil {
 		hs.bk = make([]heldBucket, heldBuckets)
 	}
-	bk := &hs.bk[heldBucketOf(s.Owner)]
+	bk := &hs.bk[hs.bucketOf(s.Owner)]
 	r := heldRec{h: s.Owner, s: s.Start, e: s.End, k: k}
 	if bk.b == nil {
 		bk.b = make([]byte, 0, heldBlock+4*binary.MaxVarintLen64)
@@ -502,6 +632,13 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	hs.room, hs.recs = rd.r.room, recs
 	sorted := hs.sortPiece()
 	if len(runs) == 0 {
+		if hs.ahead != nil {
+			ids := make([]format.ThreadID, 0, len(hs.ord))
+			for _, g := range hs.ord {
+				ids = append(ids, hs.groups[g].h)
+			}
+			hs.ahead(ids)
+		}
 		for _, r := range sorted {
 			fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})
 		}
@@ -509,6 +646,9 @@ func (hs *heldSort) bucket(bk *heldBucket, fold func(k int32, s OwnerSpan)) {
 	}
 	if heldMerged != nil {
 		heldMerged(len(runs) + 1)
+	}
+	if hs.ahead != nil {
+		hs.ahead(nil) // merged: its holders read on their own
 	}
 	mergeRuns(hs.sp, runs, sorted, compareHeld, readHeld, func(r heldRec) {
 		fold(r.k, OwnerSpan{Owner: r.h, Start: r.s, End: r.e})

@@ -57,18 +57,20 @@ type SampleQuery struct {
 // with Options.DropIntervals, read back from the spill (SamplesOf).
 func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
 	var buf []Sample
-	for _, t := range m.AllThreads() {
-		if q.Threads != nil && !q.Threads(t) {
-			continue
-		}
+	var a *spillAhead
+	one := func(t *Thread) {
 		h := t
 		if m.dropped {
 			c := *t
-			c.Samples = m.SamplesOf(t, &buf)
+			smp, err := spillReadAhead(m.spill, t.spill.of(spillSmp), buf, a)
+			if err != nil {
+				panic(&SpillError{err}) // as SamplesOf
+			}
+			c.Samples, buf = smp, smp
 			h = &c
 		}
 		if len(h.Samples) == 0 {
-			continue
+			return
 		}
 		s := h.SamplesIn(q.From, q.To)
 		for i := range s {
@@ -77,6 +79,22 @@ func (m *Model) EachSample(q SampleQuery, f func(*Thread, *Sample)) {
 			}
 		}
 	}
+	ts := func(yield func(int, *Thread) bool) {
+		for i, t := range m.AllThreads() {
+			if (q.Threads == nil || q.Threads(t)) && !yield(i, t) {
+				return
+			}
+		}
+	}
+	if !m.dropped {
+		for _, t := range ts {
+			one(t)
+		}
+		return
+	}
+	// The threads' samples staged many threads' at a time (spillAhead).
+	a = &spillAhead{}
+	eachAhead(m, ts, a, &[spillKinds]bool{spillSmp: true}, func(_ int, t *Thread) { one(t) })
 }
 
 // StackSamples is the samples of one stack, summed.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
 	"os"
 	"slices"
@@ -46,7 +47,17 @@ type spillFile struct {
 	err error // the first write's error: the spill is then given up
 	// kept: put's buffers whose write failed, read from memory.
 	kept []scratchChunk
+	// alloc: the bytes of the file allocated ahead (spillAllocStep), -1
+	// when the file system has no fallocate.
+	alloc int64
 }
+
+// spillAllocStep is how far ahead of its writes the spill's file is
+// allocated (fallocate, its size kept): a write into blocks allocated
+// costs ~25 % less of the system's CPU than one that allocates them (a
+// GiB written in writes of 1 MB into a file in /tmp: 0.27 -> 0.19 CPU-s,
+// docs/perf/2026-12-02-spill-io.md).
+const spillAllocStep = 64 << 20
 
 // spillBlock is a run of bytes of the file: a thread's intervals, or
 // samples, written at once or one after the other.
@@ -307,6 +318,14 @@ func (s *spillFile) flush() error {
 		if spillStats != nil {
 			spillStats.noteWrite(len(s.buf))
 		}
+		if s.alloc >= 0 && s.off > s.alloc {
+			// s.off is where the buffer ends in the file.
+			if unix.Fallocate(int(s.f.Fd()), unix.FALLOC_FL_KEEP_SIZE, s.alloc, s.off-s.alloc+spillAllocStep) != nil {
+				s.alloc = -1 // none here: written as it comes
+			} else {
+				s.alloc = s.off + spillAllocStep
+			}
+		}
 		_, s.err = s.f.Write(s.buf)
 		s.buf = s.buf[:0]
 	}
@@ -324,6 +343,12 @@ func (s *spillFile) done() error {
 // read reads the blocks bs into dst's room (grown as needed) and returns
 // the elements.
 func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
+	return spillReadAhead(s, bs, dst, nil)
+}
+
+// spillReadAhead is spillRead, the blocks a staged (nil: none) holds
+// copied from it.
+func spillReadAhead[T any](s *spillFile, bs []spillBlock, dst []T, a *spillAhead) ([]T, error) {
 	if spillReadFault != nil && len(bs) > 0 {
 		return dst[:0], spillReadFault
 	}
@@ -335,6 +360,10 @@ func spillRead[T any](s *spillFile, bs []spillBlock, dst []T) ([]T, error) {
 	dst = slices.Grow(dst[:0], int(n/size))[:n/size]
 	p := bytesOf(dst)
 	for _, b := range bs {
+		if a.get(p[:b.len], b.off) {
+			p = p[b.len:]
+			continue
+		}
 		if _, err := s.readAt(p[:b.len], b.off); err != nil {
 			return dst[:0], err
 		}
@@ -395,7 +424,9 @@ const spillGapMax = 4 << 10
 // reads were a system call each (issue 34). A run of more than one block
 // is read into stage's room, then copied out: at most spillStageMax bytes
 // (the room is kept for the next thread's).
-func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[]byte) error {
+//
+// Blocks a staged (spillAhead, nil: none) holds are copied from it.
+func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[]byte, a *spillAhead) error {
 	var at [spillKinds]int64
 	for i := 0; i < len(bs); {
 		b := bs[i]
@@ -405,6 +436,11 @@ func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[
 		}
 		if spillReadFault != nil {
 			return spillReadFault
+		}
+		if a.get(dst[b.k][at[b.k]:at[b.k]+b.n], b.off) {
+			at[b.k] += b.n
+			i++
+			continue
 		}
 		// The run from this block: the wanted blocks after it that lie
 		// right after it in the file, or close, up to spillStageMax bytes.
@@ -439,6 +475,147 @@ func spillFill(s *spillFile, bs []spillKBlock, dst *[spillKinds][]byte, stage *[
 		i = last + 1
 	}
 	return nil
+}
+
+// spillAhead stages the blocks of the threads a pass reads next, many
+// threads' in one read of the file: the holders' pass and EachSample read
+// a thread at a time, and a thread's blocks (a short-lived thread's
+// intervals, written at a seal, and its blame log, windows and samples,
+// written at its end) lie among those of the threads next to it in
+// Threads' order, which ended about when it did. Read a thread at a time,
+// the 128 MB synthetic recording's holders' pass took 159 000 reads of
+// the file, most of 128 B to 2 kB (a read costs its system call, ~1 µs,
+// as much as ~10 kB copied: docs/perf/2026-12-02-spill-io.md); staged,
+// the threads of aheadBytes of blocks at once, ~25 000. A thread with more
+// than aheadBytes of blocks (the few that live the recording long, their
+// intervals in blocks of spillBatch) is left to its own reads, and so is
+// every block when a staged read fails: its own read then fails, or not,
+// as it would have.
+type spillAhead struct {
+	bs   []spillKBlock // the blocks to stage, in order of the file once read
+	n    int64         // their bytes
+	buf  []byte        // the runs read, one after the other
+	runs []aheadRun    // in order of the file
+	last int           // the run get found last
+}
+
+// aheadRun is a run of the file staged: off, n bytes at buf[at:].
+type aheadRun struct{ off, n, at int64 }
+
+// aheadBytes is the bytes of blocks a pass stages at once (the buffer,
+// with the gaps read through: at most twice as many).
+const aheadBytes = 1 << 20
+
+// add adds t's blocks of the kinds want to the next stage, unless they are
+// more than aheadBytes, and returns the bytes of the next stage.
+func (a *spillAhead) add(t *Thread, want *[spillKinds]bool) int64 {
+	from, n := len(a.bs), int64(0)
+	a.bs = t.spill.decode(a.bs)
+	w := from
+	for _, b := range a.bs[from:] {
+		if want[b.k] {
+			a.bs[w] = b
+			w++
+			n += b.n
+		}
+	}
+	if n > aheadBytes {
+		w = from
+	} else {
+		a.n += n
+	}
+	a.bs = a.bs[:w]
+	return a.n
+}
+
+// read reads the blocks added since the last read: a read of the file for
+// each run of them that lie one after the other or with at most
+// spillGapMax bytes between two. A failed read stages nothing.
+func (a *spillAhead) read(s *spillFile) {
+	a.buf, a.runs, a.last = a.buf[:0], a.runs[:0], 0
+	bs := a.bs
+	a.bs, a.n = a.bs[:0], 0
+	if spillReadFault != nil || len(bs) == 0 {
+		return
+	}
+	slices.SortFunc(bs, func(x, y spillKBlock) int { return cmp.Compare(x.off, y.off) })
+	gaps := int64(0) // the gaps' bytes read through, at most aheadBytes
+	for i := 0; i < len(bs); {
+		off, end := bs[i].off, bs[i].off+bs[i].n
+		for i++; i < len(bs) && bs[i].off >= end && bs[i].off-end <= min(spillGapMax, aheadBytes-gaps); i++ {
+			gaps += bs[i].off - end
+			end = bs[i].off + bs[i].n
+		}
+		a.runs = append(a.runs, aheadRun{off, end - off, int64(len(a.buf))})
+		a.buf = slices.Grow(a.buf, int(end-off))[:len(a.buf)+int(end-off)]
+	}
+	for _, r := range a.runs {
+		if _, err := s.readAt(a.buf[r.at:r.at+r.n], r.off); err != nil {
+			a.buf, a.runs = a.buf[:0], a.runs[:0]
+			return
+		}
+	}
+}
+
+// aheadThreads is the most threads eachAhead stages at once.
+const aheadThreads = 4096
+
+// eachAhead calls fn with each thread of ts, in order, their blocks of the
+// kinds want staged in a (spillAhead) a group of threads at a time.
+// fn is given each thread's index in ts too.
+func eachAhead(m *Model, ts iter.Seq2[int, *Thread], a *spillAhead, want *[spillKinds]bool, fn func(int, *Thread)) {
+	type at struct {
+		i int
+		t *Thread
+	}
+	var group []at
+	flush := func() {
+		a.read(m.spill)
+		for i, g := range group {
+			fn(g.i, g.t)
+			group[i] = at{}
+		}
+		group = group[:0]
+	}
+	for i, t := range ts {
+		n := a.n
+		if t != nil {
+			n = a.add(t, want)
+		}
+		group = append(group, at{i, t})
+		if n >= aheadBytes || len(group) >= aheadThreads {
+			flush()
+		}
+	}
+	flush()
+}
+
+// get copies the len(p) bytes at off into p when they are staged.
+func (a *spillAhead) get(p []byte, off int64) bool {
+	if a == nil || len(a.runs) == 0 {
+		return false
+	}
+	i := a.last
+	if r := a.runs[i]; off < r.off || off >= r.off+r.n {
+		// The runs are mostly asked in order: the next, else a search.
+		if i+1 < len(a.runs) && off >= a.runs[i+1].off && off < a.runs[i+1].off+a.runs[i+1].n {
+			i++
+		} else {
+			i, _ = slices.BinarySearchFunc(a.runs, off, func(r aheadRun, off int64) int {
+				return cmp.Compare(r.off+r.n, off+1)
+			})
+			if i == len(a.runs) || off < a.runs[i].off {
+				return false
+			}
+		}
+	}
+	r := a.runs[i]
+	if off+int64(len(p)) > r.off+r.n {
+		return false
+	}
+	a.last = i
+	copy(p, a.buf[r.at+off-r.off:])
+	return true
 }
 
 // spillEach reads the records of bs from the spill len(buf) at a time
@@ -479,6 +656,7 @@ type spilled struct {
 	wins  []runWin
 	stage []byte        // spillFill's
 	bs    []spillKBlock // the thread's blocks, decoded
+	ahead *spillAhead   // the blocks staged, nil: none
 }
 
 // spilledThread returns a copy of t with its intervals, sorted as Finalize
@@ -510,7 +688,7 @@ func (m *Model) spilledThread(t *Thread, sp *spilled, samples bool) *Thread {
 	if wins {
 		sp.wins, dst[spillWins] = roomFor(sp.wins, size[spillWins])
 	}
-	err := spillFill(m.spill, sp.bs, &dst, &sp.stage)
+	err := spillFill(m.spill, sp.bs, &dst, &sp.stage, sp.ahead)
 	if err != nil {
 		if !m.dropped {
 			return t
@@ -845,6 +1023,60 @@ func (m *Model) ScratchWrite(ps ...[]byte) (ScratchRef, bool) {
 // room (grown as needed) and returns it.
 func (m *Model) ScratchRead(r ScratchRef, room []byte) []byte { return m.spill.read(r, room) }
 
+// ScratchCache is room for ScratchReadNear: pieces of the spill read
+// whole, kept for the blocks near them.
+type ScratchCache struct {
+	slots [scratchCacheSlots]scratchSlot
+}
+
+type scratchSlot struct {
+	at int64 // the piece's number + 1; 0: none
+	b  []byte
+}
+
+// scratchCacheSlots and scratchCachePiece: a ScratchCache holds up to
+// scratchCacheSlots pieces of scratchCachePiece bytes (4 MB), a piece in
+// the slot of its number. c128's releases (4.7 MB): 45 064 reads of 105
+// bytes, through 256 pieces of 4 kB 10 911 (40 MB), of 32 kB 15 707 (510
+// MB: the pieces read are mostly not read again), through these 5 390
+// (17 MB).
+const (
+	scratchCacheSlots = 1024
+	scratchCachePiece = 4 << 10
+)
+
+// ScratchReadNear is ScratchRead for a reader of many small blocks written
+// near each other (the wait chains' releases, a holder's after another's
+// in the order the holders' pass met them, read back as the sweep reaches
+// their times: 360 000 reads of 105 bytes at c1G, a system call each):
+// the piece of scratchCachePiece bytes of the spill around r is read whole
+// into c and kept, and a block in a piece kept is copied from it. A block
+// across two pieces, or not yet written out, is read as ScratchRead
+// reads it, and so is every block once a write of the spill failed.
+func (m *Model) ScratchReadNear(c *ScratchCache, r ScratchRef, room []byte) []byte {
+	s := m.spill
+	end := r.off + int64(r.len)
+	pc := r.off / scratchCachePiece
+	written := s.off - int64(len(s.buf))
+	if r.len == 0 || (end-1)/scratchCachePiece != pc || end > written || s.err != nil || len(s.kept) > 0 || spillReadFault != nil {
+		return s.read(r, room)
+	}
+	sl := &c.slots[pc%scratchCacheSlots]
+	lo := pc * scratchCachePiece
+	if sl.at != pc+1 {
+		hi := min(lo+scratchCachePiece, written)
+		sl.b = slices.Grow(sl.b[:0], int(hi-lo))[:hi-lo]
+		if _, err := s.readAt(sl.b, lo); err != nil {
+			sl.at = 0
+			return s.read(r, room) // fails, or not, as it would have
+		}
+		sl.at = pc + 1
+	}
+	room = slices.Grow(room[:0], int(r.len))[:r.len]
+	copy(room, sl.b[r.off-lo:])
+	return room
+}
+
 // put appends the bytes of ps to the file as one block, and returns
 // where: the fold's runs of sorted records (the locks' owners and
 // waiters) and, once the Model is built, its readers' (ScratchWrite). The
@@ -1028,6 +1260,23 @@ func ScratchRun[T any](m *Model, rs []T, pack func(b []byte, r, prev *T) []byte)
 // given is its own until emit returns.
 func MergeScratchRuns[T any](m *Model, runs [][]ScratchRef, tab []T, cmp func(a, b *T) int, read func(b []byte, prev *T) (T, int), emit func(T)) {
 	mergeRuns(m.spill, runs, tab, cmp, read, emit)
+}
+
+// readBuffered reads len(p) bytes at off while the file is written (the
+// fold's reads, Builder.readSpilled): those still in the write buffer
+// copied from it, the rest read from the file. Not once the Model is
+// built: its readers may run at once with a writer (ScratchWrite).
+func (s *spillFile) readBuffered(p []byte, off int64) error {
+	if at := s.off - int64(len(s.buf)); len(s.buf) > 0 && off+int64(len(p)) > at {
+		k := max(at-off, 0) // the bytes before the buffer's
+		copy(p[k:], s.buf[off+k-at:])
+		p = p[:k]
+	}
+	if len(p) == 0 {
+		return nil
+	}
+	_, err := s.readAt(p, off)
+	return err
 }
 
 // readAt reads len(p) bytes at off.

@@ -83,7 +83,7 @@ func TestSpillFill(t *testing.T) {
 			end = b.off + b.n
 		}
 		EnableSpillStats()
-		if err := spillFill(s, bs, &dst, &stage); err != nil {
+		if err := spillFill(s, bs, &dst, &stage, nil); err != nil {
 			t.Fatal(err)
 		}
 		reads := int64(0)

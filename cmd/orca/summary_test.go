@@ -160,12 +160,7 @@ virtual_threads=3
 func TestSummaryClean(t *testing.T) {
 	dir := t.TempDir()
 	pre := filepath.Join(dir, "ok")
-	os.WriteFile(pre+".orca", nil, 0o644)
-	os.WriteFile(pre+".info", []byte("pid=1\ncomplete=true\nevents.ThreadStarted=2\ndropped_total=0\nowner_unknown=0\n"), 0o644)
-	recs, _ := findRecordings(pre)
-	var b bytes.Buffer
-	printSummary(&b, recs[0])
-	got := b.String()
+	got := summaryOf(t, pre, "pid=1\ncomplete=true\nevents.ThreadStarted=2\ndropped_total=0\nowner_unknown=0\n")
 	for _, bad := range []string{"DROPPED", "INCOMPLETE", "owner unknown", "warning"} {
 		if strings.Contains(got, bad) {
 			t.Errorf("clean recording reports %q:\n%s", bad, got)
@@ -221,16 +216,12 @@ func TestSummaryAttached(t *testing.T) {
 		"attached=true\nalive_at_attach=3\nvirtual_skipped_at_attach=4\ncomplete=true\n":                                 "  attached: 4 virtual threads blocked on a monitor or waiting at the attach: their state then is not recorded\n",
 		"complete=true\n": "",
 	} {
-		os.WriteFile(pre+".orca", nil, 0o644)
-		os.WriteFile(pre+".info", []byte(info), 0o644)
-		recs, _ := findRecordings(pre)
-		var b bytes.Buffer
-		printSummary(&b, recs[0])
-		if want == "" && strings.Contains(b.String(), "attached") || want != "" && !strings.Contains(b.String(), want) {
-			t.Errorf(".info %q: summary\n%s\nwant %q", info, b.String(), want)
+		b := summaryOf(t, pre, info)
+		if want == "" && strings.Contains(b, "attached") || want != "" && !strings.Contains(b, want) {
+			t.Errorf(".info %q: summary\n%s\nwant %q", info, b, want)
 		}
-		if strings.Contains(info, "attached_without") != strings.Contains(b.String(), "not get") {
-			t.Errorf(".info %q: summary\n%s\nwant the missing capabilities named only with attached_missed", info, b.String())
+		if strings.Contains(info, "attached_without") != strings.Contains(b, "not get") {
+			t.Errorf(".info %q: summary\n%s\nwant the missing capabilities named only with attached_missed", info, b)
 		}
 	}
 }
@@ -244,13 +235,25 @@ func TestSummaryBounded(t *testing.T) {
 		"max_age_s=30.000\nchunks_deleted=0\nchunks_kept=1-3\ncomplete=true\n":                   "  bounded (--max-age 30s): nothing deleted, chunk files 1-3 kept\n",
 		"max_size=2097152\nmax_age_s=8.000\nchunks_deleted=7\nchunks_kept=8-15\ncomplete=true\n": "  bounded (--max-size 2 MiB, --max-age 8s): 7 older chunk files deleted; the counts above are of the whole run, the chunk files kept (8-15) hold its end\n",
 	} {
-		os.WriteFile(pre+".orca", nil, 0o644)
-		os.WriteFile(pre+".info", []byte(info), 0o644)
-		recs, _ := findRecordings(pre)
-		var b bytes.Buffer
-		printSummary(&b, recs[0])
-		if !strings.Contains(b.String(), want) {
-			t.Errorf(".info %q: summary\n%s\nwant %q", info, b.String(), want)
+		b := summaryOf(t, pre, info)
+		if !strings.Contains(b, want) {
+			t.Errorf(".info %q: summary\n%s\nwant %q", info, b, want)
 		}
 	}
+}
+
+// summaryOf writes an empty pre.orca and pre.info holding info, and
+// returns the summary orca record prints of that recording.
+func summaryOf(t *testing.T, pre, info string) string {
+	t.Helper()
+	if err := os.WriteFile(pre+".orca", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pre+".info", []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs, _ := findRecordings(pre)
+	var b bytes.Buffer
+	printSummary(&b, recs[0])
+	return b.String()
 }

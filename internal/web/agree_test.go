@@ -115,11 +115,12 @@ func agree(t *testing.T, r *recording, thread string) {
 				v.Call, v.BeforeEvents, v.BeforeAttach, l.Call, l.BeforeEvents, l.BeforeAttach)
 		}
 		if v.Contentions != l.Contentions || v.Blocked != ns(l.BlockedS) || v.MaxBlocked != ns(l.MaxBlockedS) ||
-			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown {
-			t.Errorf("%s %s: viewer %d contentions, %d ns blocked (max %d), %d open for %d ns, %d threads, %d owner unknown; "+
-				"report %d, %v s (max %v), %d open for %v s, %d threads, %d owner unknown",
-				l.Kind, l.Object, v.Contentions, v.Blocked, v.MaxBlocked, v.Open, v.OpenBlocked, v.Waiters, v.OwnerUnknown,
-				l.Contentions, l.BlockedS, l.MaxBlockedS, l.Open, l.OpenS, len(l.Waiters), l.OwnerUnknown)
+			v.Open != l.Open || v.OpenBlocked != ns(l.OpenS) || v.Waiters != len(l.Waiters) || v.OwnerUnknown != l.OwnerUnknown ||
+			v.NoUnpark != l.NoUnpark {
+			t.Errorf("%s %s: viewer %d contentions, %d ns blocked (max %d), %d open for %d ns, %d threads, %d owner unknown, %d no unpark; "+
+				"report %d, %v s (max %v), %d open for %v s, %d threads, %d owner unknown, %d no unpark",
+				l.Kind, l.Object, v.Contentions, v.Blocked, v.MaxBlocked, v.Open, v.OpenBlocked, v.Waiters, v.OwnerUnknown, v.NoUnpark,
+				l.Contentions, l.BlockedS, l.MaxBlockedS, l.Open, l.OpenS, len(l.Waiters), l.OwnerUnknown, l.NoUnpark)
 		}
 	}
 	contended := 0

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/testjvm"
 )
 
@@ -775,6 +776,20 @@ func TestWallStarved(t *testing.T) {
 		}
 		if s.cpu < 10 {
 			t.Errorf("the spinner has %d CPU samples, want ≥ 10: the deflater had no rival for its CPU", s.cpu)
+		}
+		// The model: the deflater's runnable time is running or ready, not
+		// "other" (model.lagReady: the kernel tells a wait on a run queue
+		// when it ends, a window or more after it began; 0.56 s of its 3 s
+		// was "other" before).
+		_, built := buildModel(t, prefix)
+		th := built.Model.Thread(format.ThreadID(e.hash(t, "deflater")))
+		if th == nil {
+			t.Fatal("no thread deflater in the model")
+		}
+		run := th.Run
+		t.Logf("deflater's runnable %v: %+v", th.Time[model.Runnable], run)
+		if run.Ready < th.Time[model.Runnable]/2 || run.Other*10 > th.Time[model.Runnable] {
+			t.Errorf("the deflater's runnable time %v split %+v: want ready at least half, other at most a tenth", th.Time[model.Runnable], run)
 		}
 	})
 }

@@ -58,43 +58,62 @@ type runWin struct {
 	// runnable time in the window, which place running and other inside
 	// it (RunIn).
 	cpu, wall format.Time
-	// over: the ready time its closing line gave beyond the room it had
-	// (lagReady: the window before's); lag: the ready time it took from
-	// the window after's over (in split.Ready, out of split.Other).
-	over, lag format.Time
+	// over: the ready time its closing line gave beyond the room it had;
+	// gave: how much of it went to each of the lagWins windows before it
+	// (gave[d] to the d+1-th before: lagReady).
+	over format.Time
+	gave [lagWins]format.Time
 }
 
-// lagReady gives the ready time next's closing line gave beyond next's
-// room (over) to prev, the window before, out of its other time, as far
-// as that goes, and returns how much. The kernel adds a wait on a run
-// queue to the thread's ready time (schedstat's run_delay) when the wait
-// ends, when the thread gets a CPU; and the agent writes a ThreadCPU line
-// only when the thread's times changed since its last, that is when it
-// ran: so a wait spans at most one line, and what a window's line says of
-// ready beyond the window's room began before it, in the window before.
-// Without this, a thread starved of a CPU on a loaded machine had the
-// wait over its line as "other" (neither running nor ready) in the window
-// before, and the window after's cut to its length (WallStarved's
-// deflater: 3.0 s ready by the kernel, 0.56 s of it "other").
-func lagReady(prev, next *runWin) format.Time {
-	g := min(next.over, prev.split.Other)
-	if g <= 0 {
-		return 0
+// lagWins is how many windows back a window's ready time beyond its room
+// may go (lagReady); the last lagWins windows of a thread are never given
+// up to the spill (releaseWins).
+const lagWins = 4
+
+// lagReady gives the ready time the last window of ws gave beyond its
+// room (over) to the windows before it, the nearest first, out of their
+// other time, as far as each has, up to lagWins windows back; it returns
+// how much in all. The kernel adds a wait on a run queue to the thread's
+// ready time (schedstat's run_delay) when the wait ends, when the thread
+// gets a CPU: a window's line counts a wait that ended in it whole, the
+// part before the line before too. Without this, a thread starved of a
+// CPU on a loaded machine had that part as "other" (neither running nor
+// ready) in the window before, and the window after's ready cut to its
+// length (WallStarved's deflater: ready 3.0 s of its 3.05 s by the
+// kernel, 0.56 s of it "other").
+func lagReady(ws []runWin) format.Time {
+	last := &ws[len(ws)-1]
+	left, all := last.over, format.Time(0)
+	for d := 0; d < lagWins && d+1 < len(ws) && left > 0; d++ {
+		w := &ws[len(ws)-2-d]
+		g := min(left, w.split.Other)
+		if g <= 0 {
+			continue
+		}
+		w.split.Other -= g
+		w.split.Ready += g
+		last.gave[d] = g
+		left -= g
+		all += g
 	}
-	prev.split.Other -= g
-	prev.split.Ready += g
-	prev.lag += g
-	return g
+	return all
 }
 
-// unlagReady takes back from w the ready time lagReady gave it, when the
-// window after it is split again; it returns how much.
-func unlagReady(w *runWin) format.Time {
-	g := w.lag
-	w.split.Ready -= g
-	w.split.Other += g
-	w.lag = 0
-	return g
+// unlagReady takes back from the windows before ws[k] what the windows
+// from ws[k] on gave them (lagReady), when those are split again; it
+// returns how much in all.
+func unlagReady(ws []runWin, k int) format.Time {
+	all := format.Time(0)
+	for j := k; j < len(ws) && j < k+lagWins; j++ {
+		for d, g := range ws[j].gave {
+			if i := j - 1 - d; g > 0 && i < k && i >= 0 {
+				ws[i].split.Ready -= g
+				ws[i].split.Other += g
+				all += g
+			}
+		}
+	}
+	return all
 }
 
 // RunWindow is a window of a thread's runnable-time split as RunIn uses
@@ -559,11 +578,8 @@ func (t *Thread) CheckSplit() error {
 		if c.iv < len(t.Intervals) {
 			ivs.front = t.Intervals[c.iv:]
 		}
-		w := t.window(t.Sched[n-1], t.Sched[n], t.End, &ivs, &c, f.lent)
-		if len(wins) > 0 {
-			lagReady(&wins[len(wins)-1], &w)
-		}
-		wins = append(wins, w)
+		wins = append(wins, t.window(t.Sched[n-1], t.Sched[n], t.End, &ivs, &c, f.lent))
+		lagReady(wins)
 	}
 	for n, w := range wins {
 		if w != f.wins[n] {

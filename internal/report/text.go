@@ -414,11 +414,25 @@ func (r *Report) hangSection(t *textWriter) {
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
-		behind := ""
+		// A thread in a deadlock, or behind a deadlock or a hang, is one
+		// however short its wait so far: say so when one is shorter (a
+		// deadlock formed 0.4 s before the end was "stuck for 1.00 s or
+		// more").
+		inDeadlock, behindOne := false, false
 		for _, h := range app {
-			if h.Behind != nil && h.ForS < analysis.MinHang.Seconds() {
-				behind = " (or behind one that is: a deadlock, a hang)"
+			if h.ForS < analysis.MinHang.Seconds() {
+				inDeadlock = inDeadlock || h.Deadlock != nil
+				behindOne = behindOne || h.Deadlock == nil && h.Behind != nil
 			}
+		}
+		behind := ""
+		switch {
+		case inDeadlock && behindOne:
+			behind = " (or in a deadlock, or behind one or a hang)"
+		case inDeadlock:
+			behind = " (or in a deadlock)"
+		case behindOne:
+			behind = " (or behind one that is: a deadlock, a hang)"
 		}
 		t.section("HANGS: %s stuck for %s or more at the end%s, longest first", count(len(app), "thread", "threads"), least, behind)
 	}

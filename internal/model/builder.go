@@ -35,10 +35,10 @@ type Builder struct {
 	// rangeTo: the end of the time range folded (NameAfter), 0 for none:
 	// a later event is a ThreadStarted the range's reader hands on for
 	// the name of a thread started in the range, nothing else.
-	rangeTo format.Time
-	lastThread     *tstate     // the last thread looked up: events come in runs
-	m              *Model
-	edges          edgeList // Model.Edges until Finalize
+	rangeTo    format.Time
+	lastThread *tstate // the last thread looked up: events come in runs
+	m          *Model
+	edges      edgeList // Model.Edges until Finalize
 	// th: the threads by ID, and in order of appearance (th.byNum,
 	// tstate.num), as Model.Threads until Finalize sorts it: Finalize's
 	// walk finds each without a look-up (100 000 threads: a miss of the

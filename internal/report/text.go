@@ -43,10 +43,33 @@ type textWriter struct {
 	err   error
 }
 
+// printf writes f with args, as fmt.Fprintf.
+//
+// A line break in a string argument is shown as \n, as the JSON shows it:
+// the text's own line breaks are in f, and the arguments are the
+// recording's words — a class, method or source file name may hold any
+// character (NlMain.java's class "Q1\nQ2"), a thread name (quoted %q
+// already) or the command line too —, whose line break began a line of its
+// own, a forged one. (The other control characters are escaped by
+// cmd/orca's termSafeWriter, which keeps the text's line breaks.)
 func (t *textWriter) printf(f string, args ...any) {
-	if t.err == nil {
-		_, t.err = fmt.Fprintf(t.w, f, args...)
+	if t.err != nil {
+		return
 	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = oneLine(s)
+		}
+	}
+	_, t.err = fmt.Fprintf(t.w, f, args...)
+}
+
+// oneLine returns s with each line break shown as \n (textWriter.printf).
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", `\n`)
 }
 
 // section starts a section: a blank line and its title.
@@ -85,6 +108,8 @@ func (t *textWriter) table(indent string, right []bool, rows [][]string) {
 	var widths []int
 	for _, row := range rows {
 		for i, c := range row {
+			c = oneLine(c) // as printf shows it
+			row[i] = c
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}

@@ -342,7 +342,7 @@ func holdersText(t *textWriter, l *Lock) bool {
 				if i > 0 {
 					line += ","
 				}
-				line += " on " + lockNamed(on.Kind, on.Object, on.Class, nil, "")
+				line += " on " + t.lockNamed(on.Kind, on.Object, on.Class, nil, "")
 				if on.Holder != nil {
 					line += " held by " + label(*on.Holder, on.HolderName)
 				}

@@ -9,7 +9,10 @@
 // first event); ids are the recording's 8-hex-digit identity hashes.
 package report
 
-import "orca/internal/reader"
+import (
+	"orca/internal/format"
+	"orca/internal/reader"
+)
 
 // Options select what a Report shows.
 type Options struct {
@@ -216,6 +219,9 @@ type Report struct {
 
 	width int // Options.Width, for WriteText
 	top   int // Options.Top, for WriteText's wait chains
+	// classes: the recording's class table, for WriteText to name the
+	// class a java.lang.Class object is (classObject).
+	classes map[format.ClassID]*reader.Class
 }
 
 // Sight is what the source of an imported recording (orca import of a JFR
@@ -354,7 +360,12 @@ type Lock struct {
 	// linked or initialised (HotSpot's init lock, an int[]): the class a
 	// blocked thread's frame asked for, "" when none named one. Absent for
 	// the application's locks.
-	InitOf        *string  `json:"class_init,omitempty"`
+	InitOf *string `json:"class_init,omitempty"`
+	// ClassObject: for a monitor on a java.lang.Class object — the lock of
+	// a synchronized static method, or of synchronized (Foo.class) —, the
+	// class it is ("LFoo;"), when the recording's class table names it (a
+	// class's id is its Class object's identity hash). Absent otherwise.
+	ClassObject   *string  `json:"class_object,omitempty"`
 	Contentions   int      `json:"contentions"`
 	BlockedS      float64  `json:"blocked_s"`
 	MaxBlockedS   float64  `json:"max_blocked_s"`

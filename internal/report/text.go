@@ -10,6 +10,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
@@ -17,7 +18,7 @@ import (
 // An empty section is one line ("No deadlocks."). Stacks are shortened as
 // compact describes; thread names are quoted and followed by their id.
 func (r *Report) WriteText(w io.Writer) error {
-	t := &textWriter{w: w, width: r.width}
+	t := &textWriter{w: w, width: r.width, classes: r.classes}
 	if t.width <= 0 {
 		t.width = 100
 	}
@@ -41,6 +42,9 @@ type textWriter struct {
 	w     io.Writer
 	width int
 	err   error
+	// classes: the recording's class table (Report.classes), to name the
+	// class a java.lang.Class object is (named).
+	classes map[format.ClassID]*reader.Class
 }
 
 // printf writes f with args, as fmt.Fprintf.
@@ -280,7 +284,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 	var s string
 	switch {
 	case state == "blocked" && lock:
-		s = "blocked on lock " + named(deref(object), class, call)
+		s = "blocked on lock " + t.named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -290,7 +294,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 	}
 	switch state {
 	case "blocked":
-		s = "blocked on monitor " + named(deref(object), class, call)
+		s = "blocked on monitor " + t.named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -302,14 +306,14 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 			s += " " + t.label(other, otherName)
 		}
 	case "waiting":
-		s = "waiting on " + named(deref(object), class, call)
+		s = "waiting on " + t.named(deref(object), class, call)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
 	case "parked":
 		if object == nil {
 			s = "parked (no blocker)"
 		} else {
-			s = "parked on " + named(*object, class, call)
+			s = "parked on " + t.named(*object, class, call)
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -580,7 +584,7 @@ func (r *Report) contentionSection(t *textWriter) {
 		}
 	}()
 	for i, l := range r.Locks {
-		what := lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
+		what := t.lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
 		var more []string
 		if l.Contentions > 0 && l.BeforeEvents == l.Contentions && l.Open == 0 {
 			// All begun before the events: their length is not known.
@@ -745,11 +749,16 @@ func siteSummary(n int, s float64, open int, openS float64, before, attach int) 
 // class before its hash ("org.h2.mvstore.db.MVTable 618B19AD", "int[]
 // 0000BEEF"), as JFR and jstack name locks; the hash alone when the class
 // is unknown.
-func named(object string, class *string, call string) string {
+func (t *textWriter) named(object string, class *string, call string) string {
 	s, cls := object, ""
 	if class != nil && *class != "" {
 		cls = format.JavaName(*class)
 		s = cls + " " + object
+	}
+	if c := classObject(t.classes, object, class); c != nil {
+		// The Class object of a class: a synchronized static method's
+		// lock, or synchronized (Foo.class).
+		s += " (" + format.JavaName(*c) + ".class)"
 	}
 	// The lock or condition a java.util.concurrent class wraps (an
 	// AbstractQueuedSynchronizer$ConditionObject): its call names it
@@ -765,11 +774,11 @@ func named(object string, class *string, call string) string {
 // 2C629B6E"), or the JVM's lock of a class being initialised in its own
 // words, which say what it is ("class initialisation of com.example.Foo
 // (the JVM's init lock, int[] 0BDD0C10)").
-func lockNamed(kind, object string, class, initOf *string, call string) string {
+func (t *textWriter) lockNamed(kind, object string, class, initOf *string, call string) string {
 	if kind == "monitor" && initOf != nil {
 		return initNamed(object, *initOf)
 	}
-	return kindWord(kind) + " " + named(object, class, call)
+	return kindWord(kind) + " " + t.named(object, class, call)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -779,7 +788,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s: %s\n", i+1, lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
+		t.printf("  #%d %s: %s\n", i+1, t.lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 		// Told apart from the sites of the same lock listed (a site of
 		// another lock is told apart by its lock).
 		var same [][]string
@@ -824,18 +833,18 @@ func (r *Report) waitSection(t *textWriter) {
 	var idle []string
 	for _, w := range r.Waits {
 		if w.JDK && w.Kind == "park" && w.Idle == w.Waits {
-			idle = append(idle, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "park", "parks")))
+			idle = append(idle, fmt.Sprintf("%s (%s)", t.waitedOn(w), count(w.Waits, "park", "parks")))
 			continue
 		}
 		if w.JDK {
-			jdk = append(jdk, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "wait", "waits")))
+			jdk = append(jdk, fmt.Sprintf("%s (%s)", t.waitedOn(w), count(w.Waits, "wait", "waits")))
 			continue
 		}
 		if w.Kind == "park" {
 			r.parkWait(t, w)
 			continue
 		}
-		what := waitedOn(w)
+		what := t.waitedOn(w)
 		var ends []string
 		if w.Notified > 0 {
 			s := fmt.Sprintf("%d notified", w.Notified)
@@ -910,7 +919,7 @@ func (r *Report) waitSection(t *textWriter) {
 // waitedOn names the object of a waits entry: "java.util.concurrent.FutureTask
 // 0000BEEF"; "no blocker" for the parks without one; for a group, its
 // objects: "3000 java.util.concurrent.FutureTask objects".
-func waitedOn(w Wait) string {
+func (t *textWriter) waitedOn(w Wait) string {
 	if g := w.Group; g != nil {
 		if w.Class == nil || *w.Class == "" {
 			return fmt.Sprintf("%d objects of unknown class", g.Objects)
@@ -921,7 +930,7 @@ func waitedOn(w Wait) string {
 	if w.Kind == "park" && o == "00000000" {
 		return "no blocker"
 	}
-	return named(o, w.Class, w.Call)
+	return t.named(o, w.Class, w.Call)
 }
 
 // byThreads says how many threads waited, for a group: ", by 8 threads".
@@ -956,7 +965,7 @@ func (t *textWriter) group(w Wait, one, many string) {
 // parkWait prints the parks on one blocker, or a group of blockers, and
 // who unparked them.
 func (r *Report) parkWait(t *textWriter, w Wait) {
-	t.printf("  parked on %s: %s, %s parked%s\n", waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
+	t.printf("  parked on %s: %s, %s parked%s\n", t.waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
 	if w.BeforeAttach > 0 {
 		t.printf("     %s\n", waitsBeforeAttach(w.BeforeAttach, "parked"))
 	}

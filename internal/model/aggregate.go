@@ -611,6 +611,7 @@ func (a *lockAgg) facts() {
 		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill
 		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
 		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
+		a.l.LeftLocked = src.LeftLocked
 	}
 }
 

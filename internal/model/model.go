@@ -425,6 +425,19 @@ type WaitSite struct {
 // own Locks hold them for every thread, Aggregate with a filter for some
 // threads (orca report --thread). The counts of notify and semaphore
 // calls and OwnerChanges are the fold's, of every thread.
+// LeftLocked is a thread that ended holding a java.util.concurrent lock
+// (Lock.LeftLocked): its end, and the parks that named it the owner after
+// it.
+type LeftLocked struct {
+	Thread format.ThreadID
+	Ended  format.Time
+	Parks  int
+}
+
+// maxLeftLocked bounds Lock.LeftLocked: a lock left locked once is
+// what it tells.
+const maxLeftLocked = 8
+
 type Lock struct {
 	Object format.ObjectID
 	Kind   LockKind
@@ -449,7 +462,14 @@ type Lock struct {
 	// no other thread's unpark ended: a tryLock(timeout) that timed out, a
 	// lockInterruptibly interrupted (the acquire gave up), or a wake-up
 	// without an unpark recorded. Counted on the owner when it parked.
-	NoUnpark     int
+	NoUnpark int
+	// LeftLocked: the owners its parks named (a java.util.concurrent
+	// lock's exclusive owner when a thread parked to acquire it) that had
+	// ended before the park: a lock its thread never released (a
+	// ReentrantLock locked and not unlocked before the thread's end), in
+	// the order the fold met them, at most maxLeftLocked. A fact of the
+	// lock's whole recording, as Class.
+	LeftLocked   []LeftLocked
 	BeforeEvents int // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
 	BeforeAttach int // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during

@@ -69,6 +69,11 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 	} else {
 		ls = b.lock(ev.Object, kind)
 	}
+	if acquire && ls != nil && ots != nil && ots.ended {
+		// Its owner had ended: it never released the lock (HoldSleep.java's
+		// "ghost" locks a ReentrantLock and returns).
+		b.leftLocked(ls.l, ots)
+	}
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, ls, waitsNow(ots, from, ev.Time), ev)
 	switch {
 	case ls == nil:
@@ -501,3 +506,17 @@ const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000
 // LateEntered is how long after the line that ended its contention (push)
 // a MonitorContendedEntered is still taken as that contention's.
 const LateEntered format.Time = 1_000_000
+
+// leftLocked notes on l a park that named ots, a thread that had ended,
+// the owner (Lock.LeftLocked).
+func (b *Builder) leftLocked(l *Lock, ots *tstate) {
+	for i := range l.LeftLocked {
+		if ll := &l.LeftLocked[i]; ll.Thread == ots.id {
+			ll.Parks++
+			return
+		}
+	}
+	if len(l.LeftLocked) < maxLeftLocked {
+		l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
+	}
+}

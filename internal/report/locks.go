@@ -61,6 +61,9 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		l.Call = b.m.LockCall(ml, b.rec.FrameName)
 		l.BeforeEvents, l.BeforeAttach = ml.BeforeEvents, ml.BeforeAttach
 		l.ClassObject = classObject(b.rec.Classes, l.Object, l.Class)
+		for _, ll := range ml.LeftLocked {
+			l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ll.Thread.String(), Name: b.name(ll.Thread), EndedS: b.rel(ll.Ended), Parks: ll.Parks})
+		}
 		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
 			c := ci.Class
 			l.InitOf = &c

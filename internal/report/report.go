@@ -351,6 +351,16 @@ type PinnedThread struct {
 	Pinned int    `json:"pinned"`
 }
 
+// LeftLocked is a thread that ended holding a juc lock others then
+// parked on: its id, name, end (seconds since the recording's start) and
+// the parks that named it the owner after its end.
+type LeftLocked struct {
+	Thread string  `json:"thread"`
+	Name   *string `json:"name"`
+	EndedS float64 `json:"ended_s"`
+	Parks  int     `json:"parks"`
+}
+
 // Lock is a contended monitor or semaphore.
 type Lock struct {
 	Object string  `json:"object"`
@@ -377,15 +387,19 @@ type Lock struct {
 	OwnerUnknownS float64  `json:"owner_unknown_s"`
 	// NoUnpark: of a juc lock's contentions, those whose last park no
 	// release's unpark ended (model.Lock.NoUnpark); absent when none.
-	NoUnpark   int        `json:"no_unpark,omitempty"`
-	Owners     []Owner    `json:"owners"`
-	Sites      []LockSite `json:"sites"`
-	HeldAt     [][]string `json:"held_at"`
-	Waits      int        `json:"waits"`
-	Notifies   int        `json:"notifies"`
-	NotifyAlls int        `json:"notify_alls"`
-	Acquires   int        `json:"acquires"`
-	Releases   int        `json:"releases"`
+	NoUnpark int `json:"no_unpark,omitempty"`
+	// LeftLocked: the owners a juc lock's parks named that had ended
+	// before the park: a lock its thread never released (model.Lock.LeftLocked);
+	// absent when none.
+	LeftLocked []LeftLocked `json:"left_locked,omitempty"`
+	Owners     []Owner      `json:"owners"`
+	Sites      []LockSite   `json:"sites"`
+	HeldAt     [][]string   `json:"held_at"`
+	Waits      int          `json:"waits"`
+	Notifies   int          `json:"notifies"`
+	NotifyAlls int          `json:"notify_alls"`
+	Acquires   int          `json:"acquires"`
+	Releases   int          `json:"releases"`
 	// Call: the java.util.concurrent call its costliest blocking site that
 	// has one blocked in, else its costliest wait or park site's
 	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the

@@ -618,6 +618,10 @@ func (r *Report) contentionSection(t *textWriter) {
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
 		}
+		for _, ll := range l.LeftLocked {
+			t.printf("     left locked: %s ended at %s holding it, and %s named it the owner after (it never released it)\n",
+				t.label(ll.Thread, ll.Name), at(ll.EndedS), count(ll.Parks, "park", "parks"))
+		}
 		if len(l.Owners) > 0 {
 			if l.Kind == "semaphore" {
 				t.printf("     blamed (released the permit a blocked thread then got):\n")

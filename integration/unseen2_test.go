@@ -171,3 +171,48 @@ func TestYoungDeadlocks(t *testing.T) {
 		}
 	})
 }
+
+// TestFairConvoy: Convoy.java's fair ReentrantLock is held by "lockHolder" while lockQ-0, lockQ-1
+// and lockQ-2 queue on it in that order; then each holds it in turn. Each waiter waited for the
+// holder, then for every waiter before it: lockQ-0 held it while lockQ-1 and lockQ-2 waited,
+// lockQ-1 while lockQ-2 did. The blame names them (before, every park was blamed whole on the
+// owner when it parked, lockHolder, and lockQ-0 and lockQ-1 had 0 s); each contention is counted
+// on the releaser that let it in. The fair Semaphore's 3 acquires are counted on their releasers.
+func TestFairConvoy(t *testing.T) {
+	t.Parallel() // beside another test: harness_test.go, "Two at a time"
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "Convoy")
+		rec, built := buildModel(t, prefix)
+		rep := report.New(rec, built, report.Options{})
+		n := e.int(t, "n")
+		var lock, sem *report.Lock
+		for i := range rep.Locks {
+			l := &rep.Locks[i]
+			switch {
+			case l.Kind == "juc" && l.Class != nil && strings.HasSuffix(*l.Class, "ReentrantLock$FairSync;"):
+				lock = l
+			case l.Object == hexOf(e, t, "sem"):
+				sem = l
+			}
+		}
+		if lock == nil || sem == nil {
+			t.Fatalf("the report lacks the fair lock (%v) or the semaphore (%v)", lock != nil, sem != nil)
+		}
+		blamed := map[string]report.Owner{}
+		for _, o := range lock.Owners {
+			blamed[o.Thread] = o
+		}
+		for _, k := range []string{"lockHolder", "lockQ0", "lockQ1"} {
+			if o, ok := blamed[hexOf(e, t, k)]; !ok || o.Contentions != 1 || o.BlamedS <= 0 {
+				t.Errorf("the fair lock's owner %s: %+v; want 1 contention and some blame", k, o)
+			}
+		}
+		if lock.Contentions != n || len(lock.Owners) != 3 || lock.OwnerUnknown != 0 || lock.NoUnpark != 0 {
+			t.Errorf("the fair lock: %d contentions, owners %+v, %d unknown, %d no unpark; want %d, 3 owners, 0, 0",
+				lock.Contentions, lock.Owners, lock.OwnerUnknown, lock.NoUnpark, n)
+		}
+		if sem.Contentions != n || len(sem.Owners) != 3 {
+			t.Errorf("the semaphore: %d contentions, owners %+v; want %d on 3 releasers", sem.Contentions, sem.Owners, n)
+		}
+	})
+}

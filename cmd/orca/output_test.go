@@ -268,3 +268,67 @@ func TestErrorsTermSafe(t *testing.T) {
 		t.Errorf("exit %d:\n%q\nwant\n%q", code, got, want)
 	}
 }
+
+// TestNewlineNames: a class, method or source file name holding a line break and nothing else
+// to escape (NlMain.java's class "Q1\nQ2", defined from renamed bytes; the JVM takes any
+// character but . ; [ /), started lines of their own in orca
+// report's text and orca dump: termSafe passed a string whose only control character was a
+// newline unchanged, and the report's text wrote the names as they are. Both now show it
+// escaped (\n in the report, as the JSON and the quoted thread names; \x0a in the dump), and no
+// line of either begins with the name's second half.
+func TestNewlineNames(t *testing.T) {
+	pre := reportRecording(t)
+	edit := func(suffix, old, new string) {
+		t.Helper()
+		b, err := os.ReadFile(pre + suffix)
+		if err != nil || !bytes.Contains(b, []byte(old)) {
+			t.Fatalf("%s%s: %v, or no %q", pre, suffix, err, old)
+		}
+		os.WriteFile(pre+suffix, bytes.ReplaceAll(b, []byte(old), []byte(new)), 0o600)
+	}
+	edit(".methods", ",transfer,", ",\"trans\nFORGED1\",")
+	edit(".classtable", ",LScenario;,Scenario.java", ",\"LScen\nFORGED2ario;\",\"Scen\nFORGED3.java\"")
+	for _, args := range [][]string{{"report", pre}, {"report", "--top", "0", pre}, {"dump", pre}} {
+		var out, errb bytes.Buffer
+		if code := run(ui{nil, &out, &errb}, args); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errb.String())
+		}
+		got := out.String() + errb.String()
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasPrefix(l, "FORGED") {
+				t.Errorf("%v: a name's line break began the line %q", args, l)
+			}
+		}
+		want := []string{`Scen\nFORGED2ario.trans\nFORGED1(Scen\nFORGED3.java:`}
+		if args[0] == "dump" {
+			want = []string{`Scen\x0aFORGED2ario.trans\x0aFORGED1(Scen\x0aFORGED3.java:`}
+		}
+		for _, w := range want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%v: no %q in\n%s", args, w, got)
+			}
+		}
+	}
+}
+
+// TestNewlineNamesThreads: orca threads' text shows a line break in a frame or a class name as
+// \n (TestNewlineNames), not as a line of its own.
+func TestNewlineNamesThreads(t *testing.T) {
+	on := &nowObject{Object: "0000F1A6", Class: "Lock\nFORGED1", Kind: "monitor"}
+	v := &threadsView{PID: 7, Command: "Demo", List: []*nowThread{{ID: "0000000A", Name: "worker", State: "blocked", WaitsOn: on,
+		Holds: []nowObject{{Object: "0000F1A7", Class: "Held\nFORGED2", Kind: "monitor"}}, Stack: []string{"Q1\nFORGED3.m(Q1\nFORGED4.java:4)"}}}}
+	var b bytes.Buffer
+	if err := v.writeText(&b); err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "FORGED") {
+			t.Errorf("a name's line break began the line %q in\n%s", l, b.String())
+		}
+	}
+	for _, want := range []string{`monitor Lock\nFORGED1@0000F1A6`, `- holds monitor Held\nFORGED2@0000F1A7`, `at Q1\nFORGED3.m(Q1\nFORGED4.java:4)`} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("no %q in\n%s", want, b.String())
+		}
+	}
+}

@@ -496,7 +496,18 @@ func objectText(o nowObject) string {
 }
 
 func (v *threadsView) writeText(w io.Writer) error {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	// A line break in a string argument (a frame's class, method or file
+	// name, an object's class, the command line: the JVM's words) is shown
+	// as \n, as the thread names quoted %q and the JSON show it: it began a
+	// line of its own (TestNewlineNames). The text's own are in format.
+	p := func(format string, a ...any) {
+		for i, x := range a {
+			if s, ok := x.(string); ok && strings.Contains(s, "\n") {
+				a[i] = strings.ReplaceAll(s, "\n", `\n`)
+			}
+		}
+		fmt.Fprintf(w, format, a...)
+	}
 	java := ""
 	if v.Java != "" {
 		java = ", Java " + v.Java

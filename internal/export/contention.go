@@ -59,13 +59,22 @@ func contentionAt(m *model.Model, t *model.Thread, ivs []model.Interval, i int, 
 			if j > i && !reparked(last, p) {
 				break
 			}
-			c.spans = append(c.spans, model.OwnerSpan{Start: from, End: p.End, Owner: p.ParkOwner()})
+			m.ParkSpans(t.ID, from, p, func(sp model.OwnerSpan) bool {
+				c.spans = append(c.spans, sp)
+				return true
+			})
 			from, last, end = p.End, p, j
 		}
 		c.open = last.Open
 		c.count = last.Other
 		if c.count == 0 {
 			c.count = last.First
+			if n := len(c.spans); c.open && n > 0 && c.spans[n-1].Owner != 0 {
+				// Still parked at the end: on the owner it waits for
+				// now, a hand-off's since it parked (the report's,
+				// model's jucContention).
+				c.count = c.spans[n-1].Owner
+			}
 		}
 		return end, true
 	}

@@ -611,6 +611,7 @@ func (a *lockAgg) facts() {
 		a.l.Class, a.l.OwnerChanges, a.l.ownBase, a.l.ownSpill = src.Class, src.OwnerChanges, src.ownBase, src.ownSpill
 		a.l.Notifies, a.l.NotifyAlls, a.l.NotifiesWokeNobody, a.l.MaxNotifyAllBurst = src.Notifies, src.NotifyAlls, src.NotifiesWokeNobody, src.MaxNotifyAllBurst
 		a.l.Acquires, a.l.Releases = src.Acquires, src.Releases
+		a.l.LeftLocked = src.LeftLocked
 	}
 }
 
@@ -618,7 +619,8 @@ func (a *lockAgg) facts() {
 // ag.juc (one acquire of a j.u.c. lock): from the first park to the last,
 // at the first's site. Each park's time (and the gap before it) is blamed
 // on the lock's owner when the thread parked, or, unknown, on the thread
-// whose unpark ended it; the contention is counted to the owner at its end
+// whose unpark ended it, then on each waiter the lock was handed to while
+// it stayed parked (ParkSpans); the contention is counted to the owner at its end
 // (the last park's Other: the thread that released the lock, its unparker
 // or, for a wake-up a reader passed on, the releaser that let that reader
 // in: endParked).
@@ -632,14 +634,19 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 		// nor the releaser whose unpark ended the park: unknown.
 		a.l.OwnerUnknown++
 	}
+	hs := ag.m.handOffs[first.Object]
 	from := first.Start
+	var now format.ThreadID // the owner at the last park's end
 	for i := range ps {
 		p := &ps[i]
-		owner := p.ParkOwner()
-		a.blame(owner, 0, p.End-from)
-		if owner == 0 {
-			a.l.OwnerUnknownTime += p.End - from
-		}
+		parkSpans(st.id, from, p.End, p.ParkOwner(), hs, func(sp OwnerSpan) bool {
+			a.blame(sp.Owner, 0, sp.End-sp.Start)
+			if sp.Owner == 0 {
+				a.l.OwnerUnknownTime += sp.End - sp.Start
+			}
+			now = sp.Owner
+			return true
+		})
 		from = p.End
 	}
 	st.block(a, first.Start)
@@ -653,7 +660,11 @@ func (ag *aggregator) jucContention(st *threadAgg) {
 		end = last.First
 	}
 	if last.Open {
-		// Still blocked at the end: on the owner it was blocked by last.
+		// Still blocked at the end: on the owner it was blocked by last
+		// (a hand-off's since it parked, ParkSpans).
+		if now != 0 && last.Other == 0 {
+			end = now
+		}
 		a.blameOpen(end)
 		return
 	}

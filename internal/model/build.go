@@ -232,8 +232,11 @@ func build(rec *reader.Recording, opt Options, collapse bool) (_ *Result, err er
 	if _, end, ok := rec.Info.Span(); ok && rec.Info[format.InfoStopped] == "true" {
 		b.StoppedAt(end)
 	}
-	if sp := opt.Span; sp != nil && sp.To < sp.End {
-		b.StoppedAt(sp.To)
+	if sp := opt.Span; sp != nil {
+		if sp.To < sp.End {
+			b.StoppedAt(sp.To)
+		}
+		b.NameAfter(sp.To)
 	}
 	res := &Result{Span: opt.Span}
 	n := 0

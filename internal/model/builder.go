@@ -32,9 +32,13 @@ type Builder struct {
 	ivsWas, ivsNow map[format.ThreadID]int
 	reused         *Reuse      // Options.Reuse, nil without
 	stoppedAt      format.Time // StoppedAt: the end of a recording stopped while the JVM went on
-	lastThread     *tstate     // the last thread looked up: events come in runs
-	m              *Model
-	edges          edgeList // Model.Edges until Finalize
+	// rangeTo: the end of the time range folded (NameAfter), 0 for none:
+	// a later event is a ThreadStarted the range's reader hands on for
+	// the name of a thread started in the range, nothing else.
+	rangeTo    format.Time
+	lastThread *tstate // the last thread looked up: events come in runs
+	m          *Model
+	edges      edgeList // Model.Edges until Finalize
 	// th: the threads by ID, and in order of appearance (th.byNum,
 	// tstate.num), as Model.Threads until Finalize sorts it: Finalize's
 	// walk finds each without a look-up (100 000 threads: a miss of the
@@ -654,9 +658,23 @@ func (b *Builder) CutAt(at format.Time, reason string) {
 // state still open was still on at that time.
 func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 
+// NameAfter says the events folded are a time range's that ends at to:
+// an event after it is a ThreadStarted that gives the name of a thread
+// the range started (reader.EachOptions.Span), and only that is taken
+// of it.
+func (b *Builder) NameAfter(to format.Time) { b.rangeTo = to }
+
 // Event folds one event. Events must come in file order.
 func (b *Builder) Event(ev *reader.Event) {
 	m := b.m
+	if b.rangeTo != 0 && ev.Time > b.rangeTo {
+		if ev.Kind == format.ThreadStarted {
+			if ts := b.known(ev.Thread); ts != nil && ts.started && !ts.seen {
+				b.tOf(ts).Name = ev.Name
+			}
+		}
+		return
+	}
 	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
 		m.Cut.After++
 		return

@@ -1607,7 +1607,7 @@ func (m *Model) blameSpans(th format.ThreadID, iv *Interval, lc *lockChanges, yi
 		all, base := m.contentionChanges(lc, iv)
 		ownerSpans(th, iv, all, base, yield)
 	case iv.Acquire:
-		yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
+		m.ParkSpans(th, iv.Start, iv, yield)
 	}
 }
 

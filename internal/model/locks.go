@@ -58,6 +58,10 @@ type objFold struct {
 	class string
 	ls    [JUCLock + 1]*lstate
 	num   int32 // its number in the build, from 1 (Model.Object)
+	// acqParked: the parks in an acquire of it (a j.u.c. lock's) open
+	// now, saturated (endParked: a hand-off while others stay parked is
+	// noted, Model.handOffs).
+	acqParked uint16
 	// parked: a park named it, its blocker or the j.u.c. lock it
 	// acquires, whose Lock the fold does not keep (Options.NoParkLocks):
 	// a lock's object all the same (Model.Class).

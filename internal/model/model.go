@@ -6,10 +6,12 @@
 package model
 
 import (
+	"cmp"
 	"iter"
 	"maps"
 	"math"
 	"math/bits"
+	"slices"
 
 	"orca/internal/format"
 )
@@ -425,6 +427,19 @@ type WaitSite struct {
 // own Locks hold them for every thread, Aggregate with a filter for some
 // threads (orca report --thread). The counts of notify and semaphore
 // calls and OwnerChanges are the fold's, of every thread.
+// LeftLocked is a thread that ended holding a java.util.concurrent lock
+// (Lock.LeftLocked): its end, and the parks that named it the owner after
+// it.
+type LeftLocked struct {
+	Thread format.ThreadID
+	Ended  format.Time
+	Parks  int
+}
+
+// maxLeftLocked bounds Lock.LeftLocked: a lock left locked once is
+// what it tells.
+const maxLeftLocked = 8
+
 type Lock struct {
 	Object format.ObjectID
 	Kind   LockKind
@@ -449,7 +464,14 @@ type Lock struct {
 	// no other thread's unpark ended: a tryLock(timeout) that timed out, a
 	// lockInterruptibly interrupted (the acquire gave up), or a wake-up
 	// without an unpark recorded. Counted on the owner when it parked.
-	NoUnpark     int
+	NoUnpark int
+	// LeftLocked: the owners its parks named (a java.util.concurrent
+	// lock's exclusive owner when a thread parked to acquire it) that had
+	// ended before the park: a lock its thread never released (a
+	// ReentrantLock locked and not unlocked before the thread's end), in
+	// the order the fold met them, at most maxLeftLocked. A fact of the
+	// lock's whole recording, as Class.
+	LeftLocked   []LeftLocked
 	BeforeEvents int // of Contentions, those begun before the events were on (Interval.BeforeEvents): their length is not known
 	BeforeAttach int // of Contentions and Open, those the thread was in at the attach (Model.BeforeStart): their length is at least the one counted
 	// OwnerUnknownTime is the blocked time (open contentions' too) during
@@ -672,7 +694,8 @@ func (iv *Interval) ParkOwner() format.ThreadID {
 
 // BlameSpans returns whom thread th's interval iv is blamed on, and for
 // which stretch of it: a monitor contention's OwnerSpans, or a park in a
-// java.util.concurrent lock's acquire as one span on its ParkOwner; nothing
+// java.util.concurrent lock's acquire its ParkSpans (its ParkOwner, then
+// each waiter the lock was handed to meanwhile); nothing
 // for another state. Lock.Owners' Blamed is the sum of these spans (and,
 // for a lock acquired in several parks, of the gaps of at most ReparkGap
 // between them), so an export that sums them per owner gives the report's
@@ -687,9 +710,37 @@ func (m *Model) BlameSpans(th format.ThreadID, iv *Interval) iter.Seq[OwnerSpan]
 				}
 			}
 		case iv.Acquire:
-			yield(OwnerSpan{iv.Start, iv.End, iv.ParkOwner()})
+			m.ParkSpans(th, iv.Start, iv, yield)
 		}
 	}
+}
+
+// ParkSpans yields whom thread th's park iv, in a java.util.concurrent
+// lock's acquire (Interval.Acquire), waited for from from (its start, or
+// the end of the park before it in the same acquire) to its end: its
+// ParkOwner, then each thread that got the lock in a hand-off meanwhile
+// (Model.handOffs: a waiter before it in the queue, let in by the release
+// of the owner before). It returns false when yield did.
+func (m *Model) ParkSpans(th format.ThreadID, from format.Time, iv *Interval, yield func(OwnerSpan) bool) bool {
+	return parkSpans(th, from, iv.End, iv.ParkOwner(), m.handOffs[iv.Object], yield)
+}
+
+// parkSpans is ParkSpans of a park of th from from to end whose owner when
+// it parked is owner, on a lock whose hand-offs are hs.
+func parkSpans(th format.ThreadID, from, end format.Time, owner format.ThreadID, hs []OwnerChange, yield func(OwnerSpan) bool) bool {
+	i, _ := slices.BinarySearchFunc(hs, from, func(h OwnerChange, t format.Time) int { return cmp.Compare(h.At, t+1) })
+	cur, start := owner, from
+	for ; i < len(hs) && hs[i].At < end; i++ {
+		h := hs[i]
+		if h.Owner == th || h.Owner == cur {
+			continue
+		}
+		if !yield(OwnerSpan{start, h.At, cur}) {
+			return false
+		}
+		cur, start = h.Owner, h.At
+	}
+	return yield(OwnerSpan{start, max(end, start), cur})
 }
 
 // OwnerChangesIn returns how many times the owner thread th waited for
@@ -815,6 +866,14 @@ func (d Deadlock) Lasted(end format.Time) format.Time {
 
 // Model is the folded recording.
 type Model struct {
+	// handOffs: per java.util.concurrent lock (its blocker object), the
+	// parks in its exclusive acquire that got it (an unpark by its
+	// releaser ended them) while other threads stayed parked on it, in
+	// time order: the owner from then (At, the park's end), for the parks
+	// of those others (ParkSpans). A fair lock's convoy blamed every
+	// waiter's whole park on the owner when it parked, the first holder,
+	// though the waiters before it held the lock in turn (Convoy.java).
+	handOffs   map[format.ObjectID][]OwnerChange
 	Start, End format.Time
 	Threads    []*Thread // sorted by Start, then ID
 	Locks      []*Lock   // sorted by Blocked+OpenTime, then Contentions+Open (descending), then Object, Kind

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"slices"
 	"strings"
 
@@ -68,6 +69,22 @@ func (b *Builder) park(ts *tstate, ev *reader.Event, stack StackID) {
 		b.obj(ev.Object).parked = true
 	} else {
 		ls = b.lock(ev.Object, kind)
+	}
+	if acquire {
+		of := b.obj(ev.Object)
+		if owner != 0 && of.acqParked > 0 {
+			// Others are parked on it: the owner it names holds it now
+			// (one that barged in after a hand-off, Model.handOffs).
+			b.handOff(ev.Object, ev.Time, owner)
+		}
+		if of.acqParked < math.MaxUint16 {
+			of.acqParked++ // endParked's
+		}
+	}
+	if acquire && ls != nil && ots != nil && ots.ended {
+		// Its owner had ended: it never released the lock (HoldSleep.java's
+		// "ghost" locks a ReentrantLock and returns).
+		b.leftLocked(ls.l, ots)
 	}
 	o := b.push(ts, Interval{Start: ev.Time, State: st, Object: ev.Object, Stack: stack, First: owner, Acquire: acquire, Timeout: timeout}, ls, waitsNow(ots, from, ev.Time), ev)
 	switch {
@@ -228,6 +245,14 @@ func (b *Builder) dropUnpark(ts *tstate) {
 // endParked ends a park at at: how, and which unpark ended it. An unpark
 // is a permit: it ends the park in progress, or the next one.
 func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
+	others := false // other threads still parked in an acquire of its lock
+	if o.iv.Acquire {
+		of := b.obj(o.iv.Object)
+		if of.acqParked > 0 && of.acqParked < math.MaxUint16 {
+			of.acqParked--
+		}
+		others = of.acqParked > 0
+	}
 	switch how {
 	case endOpen:
 		o.iv.Wake = WakeNever
@@ -261,6 +286,8 @@ func (b *Builder) endParked(ts *tstate, o *openIv, at format.Time, how ending) {
 				o.iv.Other = u.passed
 			}
 			ts.body.acqEnd = acqEnd{obj: o.iv.Object, by: o.iv.Other, at: at}
+		} else if others {
+			b.handOff(o.iv.Object, at, th)
 		}
 	}
 	b.edges.add(Edge{Kind: EdgeUnpark, From: u.by, To: th, FromTime: u.at, ToTime: at, Object: o.iv.Object})
@@ -501,3 +528,40 @@ const ForeverWait format.Time = 100 * 365 * 24 * 3600 * 1_000_000_000
 // LateEntered is how long after the line that ended its contention (push)
 // a MonitorContendedEntered is still taken as that contention's.
 const LateEntered format.Time = 1_000_000
+
+// leftLocked notes on l a park that named ots, a thread that had ended,
+// the owner (Lock.LeftLocked).
+func (b *Builder) leftLocked(l *Lock, ots *tstate) {
+	for i := range l.LeftLocked {
+		if ll := &l.LeftLocked[i]; ll.Thread == ots.id {
+			ll.Parks++
+			return
+		}
+	}
+	if len(l.LeftLocked) < maxLeftLocked {
+		l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ots.id, Ended: b.tOf(ots).End, Parks: 1})
+	}
+}
+
+// handOff notes that th holds the j.u.c. lock obj from at while other
+// threads are parked on it: got in a hand-off (its releaser's unpark
+// ended its park), or named the owner by a park (a thread that barged in,
+// taking it without a park of its own). Their parks wait for th from then
+// (Model.handOffs, ParkSpans). Kept in time order (a line behind another
+// thread's goes before the later ones); nothing is noted when th held it
+// already.
+func (b *Builder) handOff(obj format.ObjectID, at format.Time, th format.ThreadID) {
+	m := b.m
+	if m.handOffs == nil {
+		m.handOffs = map[format.ObjectID][]OwnerChange{}
+	}
+	hs := m.handOffs[obj]
+	i := len(hs)
+	for i > 0 && hs[i-1].At > at {
+		i--
+	}
+	if i > 0 && hs[i-1].Owner == th {
+		return
+	}
+	m.handOffs[obj] = slices.Insert(hs, i, OwnerChange{At: at, Owner: th})
+}

@@ -172,9 +172,11 @@ func TestHoldersReleased(t *testing.T) {
 // F0F0 (a condition of another lock, FEED: it held BEEF) 0.2 and parked on
 // C0DE (BEEF's own condition: Condition.await released BEEF) 0.2: released,
 // not parked. While A and B were blocked (0..0.4) holder H (their parks
-// name it) ran to 0.3; from 0.3, when A's await released BEEF and unparked
-// B, to B's acquire at 0.4, BEEF was handed off: released 0.1 (H had let
-// it go too, at 0.1). Before ConditionLock, the 0.2 s on C0DE were parked.
+// name it) ran to 0.1, when it let A in while B stayed parked (a hand-off:
+// B's park waits for A from then), and A ran to 0.3; from 0.3, when A's
+// await released BEEF and unparked B, to B's acquire at 0.4, BEEF was
+// handed off: released 0.1. Before ConditionLock, the 0.2 s on C0DE were
+// parked.
 func TestHoldersReleasedCondition(t *testing.T) {
 	ref := LockRef{0xBEEF, JUCLock}
 	m, d := holdersDoingOf(t, "condition-release", ref)
@@ -202,22 +204,25 @@ func TestHoldersReleasedCondition(t *testing.T) {
 // TestHoldersHandOff: juc-handoff.txtar. While W and X were blocked on
 // sync BEEF (0..1.1), their parks naming H: H runnable 0.5; released 0.4,
 // the hand-offs 0.5..0.8 (H's unlock unparked W, then H parked on latch
-// CAFE) and 1.0..1.1 (W's unparked X); parked 0.2 (0.8..1.0: X's park
-// names H, W held the lock). The viewer's fold of each contention, with
-// its own hand-off: W's 0.5 runnable, 0.3 released; X's 0.3 runnable, 0.5
-// parked, 0.1 released.
+// CAFE) and 1.0..1.1 (W's unparked X); W, which held the lock 0.8..1.0
+// while X stayed parked (Model.handOffs: X's park waits for W from W's
+// park's end), runnable 0.2 (before, X's park named H all along, and that
+// was "parked 0.2", H on its latch). The viewer's fold of each
+// contention, with its own hand-off: W's 0.5 runnable, 0.3 released; X's
+// 0.5 runnable (H 0.3, W 0.2), 0.3 parked (H on the latch during W's
+// hand-off, which is not X's), 0.1 released.
 func TestHoldersHandOff(t *testing.T) {
 	ref := LockRef{0xBEEF, JUCLock}
 	m, d := holdersDoingOf(t, "juc-handoff", ref)
 	var want [NumStates]format.Time
-	want[Runnable], want[Parked] = 500e6, 200e6
+	want[Runnable] = 700e6
 	if d.Blocked != 1100e6 || d.Released != 400e6 || d.Unknown != 0 || d.Time != want {
 		t.Errorf("blocked %v, released %v, unknown %v, by state %v; want 1.1 s, 0.4 s, 0, %v", d.Blocked, d.Released, d.Unknown, d.Time, want)
 	}
 	for _, c := range []struct {
 		th                        format.ThreadID
 		run, parked, released, at format.Time
-	}{{0xA, 500e6, 0, 300e6, 500e6}, {0xB, 300e6, 500e6, 100e6, 1000e6}} {
+	}{{0xA, 500e6, 0, 300e6, 500e6}, {0xB, 500e6, 300e6, 100e6, 1000e6}} {
 		iv := &m.Thread(c.th).Intervals[0]
 		if from, ok := iv.HandOff(); !ok || from != m.Start+c.at {
 			t.Errorf("%v's park: hand-off from %v (%v), want %v", c.th, from-m.Start, ok, c.at)

@@ -2,15 +2,19 @@ package model_test
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 
 	"orca/internal/format"
 	"orca/internal/model"
 	"orca/internal/model/modeltest"
 	"orca/internal/reader"
 	"orca/internal/synth"
+	"orca/internal/testrec"
 )
 
 // TestSpanIsTheWholeClipped: a model built of a time range [a, b] of a
@@ -132,4 +136,48 @@ func buildChecked(t *testing.T, rec *reader.Recording, opt model.Options) *model
 		t.Errorf("malformed %d, truncated %v", res.Malformed, res.Truncated)
 	}
 	return m
+}
+
+// TestSpanNamesThreadStartedAfter (h144's find, docs/perf/2026-12-02-unseen-programs-2.md): a
+// range that ends between a thread's ThreadStart, written by its parent, and its own
+// ThreadStarted, which carries its name, lists that thread by its name, not as "thread
+// 0000000B": the ThreadStarted after the range gives the name and nothing else (the thread's
+// start, its states and the range's end stay the range's). A thread started after the range is
+// not in it at all.
+func TestSpanNamesThreadStartedAfter(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "r")
+	testrec.Write(t, &txtar.Archive{Files: []txtar.File{{Name: "orca", Data: []byte(`0.0000000000,ThreadStarted,00000001,main
+1.0000000000,ThreadStart,00000001,0000000B,0
+2.0000000000,ThreadSleep,00000001,0
+2.5000000000,ThreadStarted,0000000B,child
+2.6000000000,ThreadStart,00000001,0000000C,0
+2.7000000000,ThreadStarted,0000000C,later
+3.0000000000,ThreadSlept,00000001,0
+3.0000000000,ThreadEnded,0000000B
+3.0000000000,ThreadEnded,0000000C
+4.0000000000,ThreadEnded,00000001
+`)}}}, prefix)
+	rec, err := reader.Open(prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const s = format.Time(1e9)
+	sp, err := rec.Span(s/2, 2*s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := buildChecked(t, rec, model.Options{Span: sp})
+	if m.End != 2*s {
+		t.Errorf("the range's model ends at %v, want %v", m.End, 2*s)
+	}
+	names := map[format.ThreadID]string{}
+	for _, th := range m.Threads {
+		names[th.ID] = th.Name
+		if th.ID == 0xB && (th.Start > 2*s || th.End > 2*s) {
+			t.Errorf("child's life %v..%v goes past the range's end %v", th.Start, th.End, 2*s)
+		}
+	}
+	if want := map[format.ThreadID]string{1: "main", 0xB: "child"}; !maps.Equal(names, want) {
+		t.Errorf("the range's threads %v, want %v", names, want)
+	}
 }

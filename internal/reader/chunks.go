@@ -61,7 +61,11 @@ type EachOptions struct {
 	// StackID is set, and its Stack is the table's copy, which stays valid.
 	Stacks *StackTable
 	// Span, if set, reads only the events of a time range
-	// (Recording.Span): Progress then counts the span's bytes.
+	// (Recording.Span): Progress then counts the span's bytes. A
+	// ThreadStarted after the range is handed on where its thread was
+	// started in the range (a ThreadStart's target) and named in it by
+	// none: its name, for the range's thread (model.Builder takes the
+	// name and nothing else of an event after the range).
 	Span *Span
 	// Buffers, if set, are the batches and decoders to decode with, kept
 	// for the next call (see Buffers).

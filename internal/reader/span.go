@@ -514,7 +514,9 @@ var spanHook func(path string, lo, hi int64)
 
 // eachSpan is EachEvent on sp: its pieces in order, as one recording whose
 // events before sp.From make the state restated at From, and whose events
-// after sp.To are left out.
+// after sp.To are left out but for the ThreadStarted of a thread started
+// in the range, for its name (rangeFilter.unnamed), read as far as the
+// range's last chunk goes.
 func (r *Recording) eachSpan(opt EachOptions, fn func(*Event) error) (truncated bool, err error) {
 	sp := opt.Span
 	rf := newRangeFilter(sp.From, sp.To, opt.Stacks == nil, fn)
@@ -570,6 +572,11 @@ type rangeFilter struct {
 	// the state at from whatever their time, and every other event is in
 	// the range (Span.chained).
 	chained bool
+	// unnamed: the threads a ThreadStart of the range started whose
+	// ThreadStarted, with their name, has not come yet: one that comes
+	// after the range is handed on still, for the name (a range that
+	// ends between the two listed the thread nameless).
+	unnamed map[format.ThreadID]struct{}
 	// none: objects of the range's events found without facts kept from
 	// before it, by a hash of the id (the latest in each slot). Once the
 	// range has started no fact is kept any more, only forgotten, so an
@@ -610,7 +617,25 @@ func (f *rangeFilter) event(ev *Event) error {
 		}
 	}
 	if ev.Time > f.to {
+		if ev.Kind == format.ThreadStarted {
+			if _, ok := f.unnamed[ev.Thread]; ok {
+				// The name of a thread started in the range, which ran
+				// after it: handed on at its own time, after the
+				// range's end, for its name alone (model.Builder).
+				delete(f.unnamed, ev.Thread)
+				return f.fn(ev)
+			}
+		}
 		return nil
+	}
+	switch ev.Kind {
+	case format.ThreadStart:
+		if f.unnamed == nil {
+			f.unnamed = map[format.ThreadID]struct{}{}
+		}
+		f.unnamed[ev.Target] = struct{}{}
+	case format.ThreadStarted:
+		delete(f.unnamed, ev.Thread)
 	}
 	if ev.Time < f.from {
 		// A line behind another thread's (lines of two threads may be out

@@ -153,7 +153,7 @@ func (r *Report) chainSection(t *textWriter) {
 		t.printf("  #%d %s, %s: %s, %s behind it\n", deep, t.label(c.Root, c.RootName), rootDoing(c.RootState),
 			count(len(c.Threads), "thread", "threads"), dur(c.S))
 		for _, l := range c.Links {
-			t.printf("      %s %s %s  %s\n", t.label(l.From.ID, l.From.Name), linkWord(l), t.label(l.To.ID, l.To.Name), dur(l.S))
+			t.printf("      %s %s %s  %s\n", t.label(l.From.ID, l.From.Name), t.linkWord(l), t.label(l.To.ID, l.To.Name), dur(l.S))
 		}
 	})
 	if deep == 0 && r.ChainsTotal != nil {
@@ -189,10 +189,10 @@ func rootDoing(state string) string {
 }
 
 // linkWord says how a step waited: "blocked on monitor X behind".
-func linkWord(l ChainLink) string {
+func (t *textWriter) linkWord(l ChainLink) string {
 	obj := ""
 	if l.Object != nil {
-		obj = " " + named(*l.Object, l.Class, "")
+		obj = " " + t.named(*l.Object, l.Class, "")
 	}
 	switch l.How {
 	case "monitor":

@@ -342,7 +342,7 @@ func holdersText(t *textWriter, l *Lock) bool {
 				if i > 0 {
 					line += ","
 				}
-				line += " on " + lockNamed(on.Kind, on.Object, on.Class, nil, "")
+				line += " on " + t.lockNamed(on.Kind, on.Object, on.Class, nil, "")
 				if on.Holder != nil {
 					line += " held by " + label(*on.Holder, on.HolderName)
 				}
@@ -396,16 +396,13 @@ func (r *Report) cpuSection(t *textWriter) {
 		rows = append(rows, []string{strconv.Itoa(m.Rank), Percent(m.SelfPct), Percent(m.AccumPct), strconv.Itoa(m.Samples), dur(m.S), m.Frame})
 	}
 	t.table("  ", []bool{true, true, true, true, true, false}, rows)
-	t.printf("  (self: the samples in the method itself, a native frame counted for the Java method that\n"+
-		"  called it; accum: self summed down the ranks%s)\n", wallSummary(c))
-}
-
-// wallSummary tells the wall samples beside the cpu ones, "" without.
-func wallSummary(c *CPU) string {
-	if c.WallSamples == 0 {
-		return ""
+	t.printf("  (self: the samples in the method itself, a native frame counted for the Java method that\n" +
+		"  called it; accum: self summed down the ranks")
+	if c.WallSamples > 0 {
+		t.printf(";\n  and %s, %s of threads off a CPU in no recorded state: I/O, native code, the VM",
+			count(c.WallSamples, "wall sample", "wall samples"), dur(c.WallS))
 	}
-	return fmt.Sprintf(";\n  and %s, %s of threads off a CPU in no recorded state: I/O, native code, the VM", count(c.WallSamples, "wall sample", "wall samples"), dur(c.WallS))
+	t.printf(")\n")
 }
 
 // lostEntry is the caveat of samples lost (samples_lost.REASON), and of

@@ -132,8 +132,8 @@ func (r *Report) potentialSection(t *textWriter) {
 			if e.Count > 1 {
 				times = " (" + count(e.Count, "time", "times") + ")"
 			}
-			t.printf("    %s held %s%s and wanted %s%s at %s%s\n", t.label(e.Thread, e.Name), named(e.Held, e.HeldClass, ""),
-				modeWord(e.HeldMode), named(e.Wanted, e.WantedClass, ""), modeWord(e.WantedMode), at(e.AtS), times)
+			t.printf("    %s held %s%s and wanted %s%s at %s%s\n", t.label(e.Thread, e.Name), t.named(e.Held, e.HeldClass, ""),
+				modeWord(e.HeldMode), t.named(e.Wanted, e.WantedClass, ""), modeWord(e.WantedMode), at(e.AtS), times)
 			t.printf("      held it in:\n")
 			if len(e.HeldStack) == 0 {
 				t.printf("        (%s)\n", cmp.Or(e.HeldStackNote, "not known"))

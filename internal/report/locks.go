@@ -4,10 +4,12 @@ import (
 	"cmp"
 	"slices"
 	"sort"
+	"strconv"
 
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 )
 
 // The report renders the model's figures: Model.Locks, or, with --thread,
@@ -58,6 +60,10 @@ func (b *builder) locks(ls []*model.Lock, keep int) []Lock {
 		}
 		l.Call = b.m.LockCall(ml, b.rec.FrameName)
 		l.BeforeEvents, l.BeforeAttach = ml.BeforeEvents, ml.BeforeAttach
+		l.ClassObject = classObject(b.rec.Classes, l.Object, l.Class)
+		for _, ll := range ml.LeftLocked {
+			l.LeftLocked = append(l.LeftLocked, LeftLocked{Thread: ll.Thread.String(), Name: b.name(ll.Thread), EndedS: b.rel(ll.Ended), Parks: ll.Parks})
+		}
 		if ci := b.m.InitLock(ml.Object); ci != nil && ml.Kind == model.Monitor {
 			c := ci.Class
 			l.InitOf = &c
@@ -301,4 +307,25 @@ func (b *builder) classInits() []ClassInit {
 		out = append(out, c)
 	}
 	return out
+}
+
+// classObject returns, for an object of class java.lang.Class (class, a
+// signature), the class it is, as classes (the recording's class table:
+// a class's id is the identity hash of its Class object) names it; nil
+// for any other object, or a class the table lacks. HotKey.java's
+// synchronized static method blocked threads on "monitor
+// java.lang.Class 7EE8290B", its lock HotKey.class unnamed.
+func classObject(classes map[format.ClassID]*reader.Class, object string, class *string) *string {
+	if class == nil || *class != "Ljava/lang/Class;" {
+		return nil
+	}
+	id, err := strconv.ParseUint(object, 16, 32)
+	if err != nil {
+		return nil
+	}
+	if c := classes[format.ClassID(id)]; c != nil && c.Signature != "" {
+		sig := c.Signature
+		return &sig
+	}
+	return nil
 }

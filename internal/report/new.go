@@ -126,6 +126,7 @@ func New(rec *reader.Recording, res *model.Result, opt Options) *Report {
 		ProblemSamples:    []string{},
 		Warnings:          append([]string{}, rec.Warnings...),
 		width:             opt.Width,
+		classes:           rec.Classes,
 	}
 	for _, e := range res.ParseErrors[:min(maxSamples, len(res.ParseErrors))] {
 		r.ParseErrorSamples = append(r.ParseErrorSamples, e.Error())

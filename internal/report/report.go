@@ -9,7 +9,10 @@
 // first event); ids are the recording's 8-hex-digit identity hashes.
 package report
 
-import "orca/internal/reader"
+import (
+	"orca/internal/format"
+	"orca/internal/reader"
+)
 
 // Options select what a Report shows.
 type Options struct {
@@ -216,6 +219,9 @@ type Report struct {
 
 	width int // Options.Width, for WriteText
 	top   int // Options.Top, for WriteText's wait chains
+	// classes: the recording's class table, for WriteText to name the
+	// class a java.lang.Class object is (classObject).
+	classes map[format.ClassID]*reader.Class
 }
 
 // Sight is what the source of an imported recording (orca import of a JFR
@@ -345,6 +351,16 @@ type PinnedThread struct {
 	Pinned int    `json:"pinned"`
 }
 
+// LeftLocked is a thread that ended holding a juc lock others then
+// parked on: its id, name, end (seconds since the recording's start) and
+// the parks that named it the owner after its end.
+type LeftLocked struct {
+	Thread string  `json:"thread"`
+	Name   *string `json:"name"`
+	EndedS float64 `json:"ended_s"`
+	Parks  int     `json:"parks"`
+}
+
 // Lock is a contended monitor or semaphore.
 type Lock struct {
 	Object string  `json:"object"`
@@ -354,7 +370,12 @@ type Lock struct {
 	// linked or initialised (HotSpot's init lock, an int[]): the class a
 	// blocked thread's frame asked for, "" when none named one. Absent for
 	// the application's locks.
-	InitOf        *string  `json:"class_init,omitempty"`
+	InitOf *string `json:"class_init,omitempty"`
+	// ClassObject: for a monitor on a java.lang.Class object — the lock of
+	// a synchronized static method, or of synchronized (Foo.class) —, the
+	// class it is ("LFoo;"), when the recording's class table names it (a
+	// class's id is its Class object's identity hash). Absent otherwise.
+	ClassObject   *string  `json:"class_object,omitempty"`
 	Contentions   int      `json:"contentions"`
 	BlockedS      float64  `json:"blocked_s"`
 	MaxBlockedS   float64  `json:"max_blocked_s"`
@@ -366,15 +387,19 @@ type Lock struct {
 	OwnerUnknownS float64  `json:"owner_unknown_s"`
 	// NoUnpark: of a juc lock's contentions, those whose last park no
 	// release's unpark ended (model.Lock.NoUnpark); absent when none.
-	NoUnpark   int        `json:"no_unpark,omitempty"`
-	Owners     []Owner    `json:"owners"`
-	Sites      []LockSite `json:"sites"`
-	HeldAt     [][]string `json:"held_at"`
-	Waits      int        `json:"waits"`
-	Notifies   int        `json:"notifies"`
-	NotifyAlls int        `json:"notify_alls"`
-	Acquires   int        `json:"acquires"`
-	Releases   int        `json:"releases"`
+	NoUnpark int `json:"no_unpark,omitempty"`
+	// LeftLocked: the owners a juc lock's parks named that had ended
+	// before the park: a lock its thread never released (model.Lock.LeftLocked);
+	// absent when none.
+	LeftLocked []LeftLocked `json:"left_locked,omitempty"`
+	Owners     []Owner      `json:"owners"`
+	Sites      []LockSite   `json:"sites"`
+	HeldAt     [][]string   `json:"held_at"`
+	Waits      int          `json:"waits"`
+	Notifies   int          `json:"notifies"`
+	NotifyAlls int          `json:"notify_alls"`
+	Acquires   int          `json:"acquires"`
+	Releases   int          `json:"releases"`
 	// Call: the java.util.concurrent call its costliest blocking site that
 	// has one blocked in, else its costliest wait or park site's
 	// (model.LockCall): "java.util.concurrent.ArrayBlockingQueue.put" for the

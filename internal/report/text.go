@@ -10,6 +10,7 @@ import (
 	"orca/internal/analysis"
 	"orca/internal/format"
 	"orca/internal/model"
+	"orca/internal/reader"
 )
 
 // WriteText writes the report for a terminal: a headline, then DEADLOCKS,
@@ -17,7 +18,7 @@ import (
 // An empty section is one line ("No deadlocks."). Stacks are shortened as
 // compact describes; thread names are quoted and followed by their id.
 func (r *Report) WriteText(w io.Writer) error {
-	t := &textWriter{w: w, width: r.width}
+	t := &textWriter{w: w, width: r.width, classes: r.classes}
 	if t.width <= 0 {
 		t.width = 100
 	}
@@ -41,12 +42,38 @@ type textWriter struct {
 	w     io.Writer
 	width int
 	err   error
+	// classes: the recording's class table (Report.classes), to name the
+	// class a java.lang.Class object is (named).
+	classes map[format.ClassID]*reader.Class
 }
 
+// printf writes f with args, as fmt.Fprintf.
+//
+// A line break in a string argument is shown as \n, as the JSON shows it:
+// the text's own line breaks are in f, and the arguments are the
+// recording's words — a class, method or source file name may hold any
+// character (NlMain.java's class "Q1\nQ2"), a thread name (quoted %q
+// already) or the command line too —, whose line break began a line of its
+// own, a forged one. (The other control characters are escaped by
+// cmd/orca's termSafeWriter, which keeps the text's line breaks.)
 func (t *textWriter) printf(f string, args ...any) {
-	if t.err == nil {
-		_, t.err = fmt.Fprintf(t.w, f, args...)
+	if t.err != nil {
+		return
 	}
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = oneLine(s)
+		}
+	}
+	_, t.err = fmt.Fprintf(t.w, f, args...)
+}
+
+// oneLine returns s with each line break shown as \n (textWriter.printf).
+func oneLine(s string) string {
+	if !strings.Contains(s, "\n") {
+		return s
+	}
+	return strings.ReplaceAll(s, "\n", `\n`)
 }
 
 // section starts a section: a blank line and its title.
@@ -85,6 +112,8 @@ func (t *textWriter) table(indent string, right []bool, rows [][]string) {
 	var widths []int
 	for _, row := range rows {
 		for i, c := range row {
+			c = oneLine(c) // as printf shows it
+			row[i] = c
 			if i == len(widths) {
 				widths = append(widths, 0)
 			}
@@ -255,7 +284,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 	var s string
 	switch {
 	case state == "blocked" && lock:
-		s = "blocked on lock " + named(deref(object), class, call)
+		s = "blocked on lock " + t.named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -265,7 +294,7 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 	}
 	switch state {
 	case "blocked":
-		s = "blocked on monitor " + named(deref(object), class, call)
+		s = "blocked on monitor " + t.named(deref(object), class, call)
 		if other != "" {
 			s += " held by " + t.label(other, otherName)
 		} else {
@@ -277,14 +306,14 @@ func (t *textWriter) waitsFor(state string, lock bool, object, class *string, ca
 			s += " " + t.label(other, otherName)
 		}
 	case "waiting":
-		s = "waiting on " + named(deref(object), class, call)
+		s = "waiting on " + t.named(deref(object), class, call)
 	case "acquiring":
 		s = "acquiring semaphore " + deref(object)
 	case "parked":
 		if object == nil {
 			s = "parked (no blocker)"
 		} else {
-			s = "parked on " + named(*object, class, call)
+			s = "parked on " + t.named(*object, class, call)
 		}
 		if other != "" {
 			s += " owned by " + t.label(other, otherName)
@@ -414,11 +443,25 @@ func (r *Report) hangSection(t *textWriter) {
 	} else if len(app) == 0 {
 		t.section("No hangs: no thread of the program was stuck for %s or more at the end.", least)
 	} else {
-		behind := ""
+		// A thread in a deadlock, or behind a deadlock or a hang, is one
+		// however short its wait so far: say so when one is shorter (a
+		// deadlock formed 0.4 s before the end was "stuck for 1.00 s or
+		// more").
+		inDeadlock, behindOne := false, false
 		for _, h := range app {
-			if h.Behind != nil && h.ForS < analysis.MinHang.Seconds() {
-				behind = " (or behind one that is: a deadlock, a hang)"
+			if h.ForS < analysis.MinHang.Seconds() {
+				inDeadlock = inDeadlock || h.Deadlock != nil
+				behindOne = behindOne || h.Deadlock == nil && h.Behind != nil
 			}
+		}
+		behind := ""
+		switch {
+		case inDeadlock && behindOne:
+			behind = " (or in a deadlock, or behind one or a hang)"
+		case inDeadlock:
+			behind = " (or in a deadlock)"
+		case behindOne:
+			behind = " (or behind one that is: a deadlock, a hang)"
 		}
 		t.section("HANGS: %s stuck for %s or more at the end%s, longest first", count(len(app), "thread", "threads"), least, behind)
 	}
@@ -541,7 +584,7 @@ func (r *Report) contentionSection(t *textWriter) {
 		}
 	}()
 	for i, l := range r.Locks {
-		what := lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
+		what := t.lockNamed(l.Kind, l.Object, l.Class, l.InitOf, l.Call)
 		var more []string
 		if l.Contentions > 0 && l.BeforeEvents == l.Contentions && l.Open == 0 {
 			// All begun before the events: their length is not known.
@@ -574,6 +617,10 @@ func (r *Report) contentionSection(t *textWriter) {
 		}
 		if len(more) > 0 {
 			t.printf("     %s\n", strings.Join(more, "; "))
+		}
+		for _, ll := range l.LeftLocked {
+			t.printf("     left locked: %s ended at %s holding it, and %s named it the owner after (it never released it)\n",
+				t.label(ll.Thread, ll.Name), at(ll.EndedS), count(ll.Parks, "park", "parks"))
 		}
 		if len(l.Owners) > 0 {
 			if l.Kind == "semaphore" {
@@ -706,11 +753,16 @@ func siteSummary(n int, s float64, open int, openS float64, before, attach int) 
 // class before its hash ("org.h2.mvstore.db.MVTable 618B19AD", "int[]
 // 0000BEEF"), as JFR and jstack name locks; the hash alone when the class
 // is unknown.
-func named(object string, class *string, call string) string {
+func (t *textWriter) named(object string, class *string, call string) string {
 	s, cls := object, ""
 	if class != nil && *class != "" {
 		cls = format.JavaName(*class)
 		s = cls + " " + object
+	}
+	if c := classObject(t.classes, object, class); c != nil {
+		// The Class object of a class: a synchronized static method's
+		// lock, or synchronized (Foo.class).
+		s += " (" + format.JavaName(*c) + ".class)"
 	}
 	// The lock or condition a java.util.concurrent class wraps (an
 	// AbstractQueuedSynchronizer$ConditionObject): its call names it
@@ -726,11 +778,11 @@ func named(object string, class *string, call string) string {
 // 2C629B6E"), or the JVM's lock of a class being initialised in its own
 // words, which say what it is ("class initialisation of com.example.Foo
 // (the JVM's init lock, int[] 0BDD0C10)").
-func lockNamed(kind, object string, class, initOf *string, call string) string {
+func (t *textWriter) lockNamed(kind, object string, class, initOf *string, call string) string {
 	if kind == "monitor" && initOf != nil {
 		return initNamed(object, *initOf)
 	}
-	return kindWord(kind) + " " + named(object, class, call)
+	return kindWord(kind) + " " + t.named(object, class, call)
 }
 
 func (r *Report) siteSection(t *textWriter) {
@@ -740,7 +792,7 @@ func (r *Report) siteSection(t *textWriter) {
 	}
 	t.section("CALL SITES: where threads blocked on any lock, by time blocked%s", shown(len(r.Sites), r.SitesTotal))
 	for i, s := range r.Sites {
-		t.printf("  #%d %s: %s\n", i+1, lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
+		t.printf("  #%d %s: %s\n", i+1, t.lockNamed(s.Kind, s.Object, s.Class, s.InitOf, s.Call), siteSummary(s.Contentions, s.BlockedS, s.Open, s.OpenS, s.BeforeEvents, s.BeforeAttach))
 		// Told apart from the sites of the same lock listed (a site of
 		// another lock is told apart by its lock).
 		var same [][]string
@@ -785,18 +837,18 @@ func (r *Report) waitSection(t *textWriter) {
 	var idle []string
 	for _, w := range r.Waits {
 		if w.JDK && w.Kind == "park" && w.Idle == w.Waits {
-			idle = append(idle, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "park", "parks")))
+			idle = append(idle, fmt.Sprintf("%s (%s)", t.waitedOn(w), count(w.Waits, "park", "parks")))
 			continue
 		}
 		if w.JDK {
-			jdk = append(jdk, fmt.Sprintf("%s (%s)", waitedOn(w), count(w.Waits, "wait", "waits")))
+			jdk = append(jdk, fmt.Sprintf("%s (%s)", t.waitedOn(w), count(w.Waits, "wait", "waits")))
 			continue
 		}
 		if w.Kind == "park" {
 			r.parkWait(t, w)
 			continue
 		}
-		what := waitedOn(w)
+		what := t.waitedOn(w)
 		var ends []string
 		if w.Notified > 0 {
 			s := fmt.Sprintf("%d notified", w.Notified)
@@ -871,7 +923,7 @@ func (r *Report) waitSection(t *textWriter) {
 // waitedOn names the object of a waits entry: "java.util.concurrent.FutureTask
 // 0000BEEF"; "no blocker" for the parks without one; for a group, its
 // objects: "3000 java.util.concurrent.FutureTask objects".
-func waitedOn(w Wait) string {
+func (t *textWriter) waitedOn(w Wait) string {
 	if g := w.Group; g != nil {
 		if w.Class == nil || *w.Class == "" {
 			return fmt.Sprintf("%d objects of unknown class", g.Objects)
@@ -882,7 +934,7 @@ func waitedOn(w Wait) string {
 	if w.Kind == "park" && o == "00000000" {
 		return "no blocker"
 	}
-	return named(o, w.Class, w.Call)
+	return t.named(o, w.Class, w.Call)
 }
 
 // byThreads says how many threads waited, for a group: ", by 8 threads".
@@ -917,7 +969,7 @@ func (t *textWriter) group(w Wait, one, many string) {
 // parkWait prints the parks on one blocker, or a group of blockers, and
 // who unparked them.
 func (r *Report) parkWait(t *textWriter, w Wait) {
-	t.printf("  parked on %s: %s, %s parked%s\n", waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
+	t.printf("  parked on %s: %s, %s parked%s\n", t.waitedOn(w), count(w.Waits, "park", "parks"), dur(w.WaitS), byThreads(w))
 	if w.BeforeAttach > 0 {
 		t.printf("     %s\n", waitsBeforeAttach(w.BeforeAttach, "parked"))
 	}

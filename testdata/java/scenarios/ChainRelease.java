@@ -12,8 +12,10 @@
 //            HOLD_MS, unlock), waits until they are queued, then awaits on `cond` (lock's own
 //            condition) until main signals it once every contender is done. The contenders,
 //            parked naming holder-j, take the lock one after the other while holder-j awaits:
-//            0, 1 and 2 times HOLD_MS behind a holder that had released the lock. Before the
-//            rule that time was chained through holder-j's await to main, which unparked it.
+//            the first holds it HOLD_MS asleep with 2 parked behind it, the second with 1 (each
+//            park waits for the contender let in before it from that hand-off on). Before,
+//            those 3 HOLD_MS were holder-j's, released; before the release rule they were
+//            chained through holder-j's await to main, which unparked it.
 //
 // main prints EXPECT with the holders' and the notifier's identities.
 import java.util.concurrent.locks.Condition;

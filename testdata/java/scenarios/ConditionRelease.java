@@ -6,7 +6,8 @@
 //             HOLD_MS, unlock), waits until they are all queued, sleeps HOLD_MS, then awaits on
 //             condA (lockA's own condition) for AWAIT_MS: the contenders, which parked naming
 //             holder-a as lockA's owner, take lockA one after the other while it awaits. From its
-//             await to the last contender's acquisition holder-a held nothing: released.
+//             await to the last contender's acquisition holder-a held nothing: released until
+//             the first contender's acquisition, then the contenders held it asleep in turn.
 //   nested    "holder-b" takes lockB, starts WAITERS contenders, waits until they are queued,
 //             takes lockC and awaits on condC (lockC's condition) for AWAIT_MS, holding lockB
 //             all along: the contenders stay parked; holder-b is parked, not released.

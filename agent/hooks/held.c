@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,15 @@ static void test_slow(void) {
     while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
     }
   }
+}
+
+// A test aid: a read from the frames that lasts long but never waits for
+// anything but a CPU, as one the OS preempts on a loaded machine: it
+// yields the CPU, runnable, until MS have passed (TestEnterTiming).
+static void test_preempt(void) {
+  if (!switches.test_preempt_held_ms) return;
+  int64_t end = clock_now() + (int64_t)switches.test_preempt_held_ms * 1000000;
+  while (clock_now() < end) sched_yield();
 }
 
 int held_async(void) { return !switches.held_in_thread; }
@@ -362,6 +372,7 @@ int held_own(JNIEnv *env, jobject o, int virt) {
   if (virt) counter_add(CNT_HELD_VIRTUAL_READ, 1);
   own_n = n;
   test_slow();
+  test_preempt();
   return 1;
 }
 

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"strconv"
 	"testing"
 	"time"
 
@@ -24,7 +25,7 @@ import (
 //     thread's wait, recorded from the entry with its owner (before, ~300 ms). The short round's
 //     owner let it go during the sleep: the sleep is the agent's, not the program's, and is not
 //     recorded as blocked (TestHeldNotBlocked's point), nor is an owner named that had ended
-//     before the enter's recorded time (TestOwnerLeft's).
+//     before the enter's recorded time (TestOwnerLeft's); .info held_monitors_retimed counts it.
 func TestEnterTiming(t *testing.T) {
 	const readMS = 300
 	for _, c := range []struct{ env, other string }{
@@ -37,6 +38,11 @@ func TestEnterTiming(t *testing.T) {
 			forEachJDK(t, func(t *testing.T, j jdk) {
 				e, prefix := recordExpect(t, j, "EnterTiming", "600", "100")
 				r := load(t, prefix)
+				// Only an enter timed again after a reading that waited is counted.
+				retimed, _ := strconv.Atoi(r.info[format.InfoHeldRetimed])
+				if slept := c.env == "ORCA_TEST_SLOW_HELD_MS"; slept && retimed == 0 || !slept && retimed != 0 {
+					t.Errorf(".info %s=%d, want %s", format.InfoHeldRetimed, retimed, map[bool]string{true: "at least 1 (the short round)", false: "0"}[slept])
+				}
 				ends := map[format.ThreadID]format.Time{}
 				for _, ev := range r.events {
 					if ev.Kind == format.ThreadEnded {

@@ -125,7 +125,11 @@ void monitor_report(void) {
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for
-// the pair happens here.
+// the pair happens here. timed_out is dropped: HotSpot passes whether the
+// park timed out, not whether a notify took the thread from the wait set
+// (a notifier holding the monitor past the timeout lets the park time out):
+// beside JFR's notifier it was true for 878 notified waits of 904 on Tomcat
+// 25 (docs/agent.md, "How a wait ended").
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
   (void)j; (void)timed_out;
   event e;

@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -297,6 +298,9 @@ func checkOwners(r *reader.Recording) {
 	ended := map[format.ThreadID]format.Time{} // when each thread ended
 	names := map[format.ThreadID]string{}
 	var n, self, gone, inEnter, inWait, justWaiting int
+	// an owner blocked entering the monitor: how long after the enter's time its own Entered came
+	pendingIn := map[tm][]format.Time{}
+	var inGaps []format.Time
 	// the agent writes each thread's events in order, two threads' by their flushes: sorted by time
 	var all []reader.Event
 	for _, ev := range events(r) {
@@ -325,6 +329,10 @@ func checkOwners(r *reader.Recording) {
 			if blocked[tm{ev.Thread, ev.Object}] > 0 {
 				blocked[tm{ev.Thread, ev.Object}]--
 			}
+			for _, at := range pendingIn[tm{ev.Thread, ev.Object}] {
+				inGaps = append(inGaps, ev.Time-at)
+			}
+			delete(pendingIn, tm{ev.Thread, ev.Object})
 		case format.MonitorContendedEnter:
 			o := ev.Owner
 			if o != 0 {
@@ -340,6 +348,7 @@ func checkOwners(r *reader.Recording) {
 				case blocked[tm{o, ev.Object}] > 0:
 					inEnter++
 					bad = "itself blocked entering it"
+					pendingIn[tm{o, ev.Object}] = append(pendingIn[tm{o, ev.Object}], ev.Time)
 				case waiting[tm{o, ev.Object}] > 0 && ev.Time-since[tm{o, ev.Object}] > slack:
 					inWait++
 					bad = fmt.Sprintf("waiting in it for %v", ev.Time-since[tm{o, ev.Object}])
@@ -355,6 +364,10 @@ func checkOwners(r *reader.Recording) {
 	}
 	fmt.Printf("owners checked: %d contended enters with an owner; the owner was the thread itself %d, ended %d, blocked entering the same monitor %d, waiting in it %d (and %d within 200 us of its ObjectWait: still releasing it)\n",
 		n, self, gone, inEnter, inWait, justWaiting)
+	if len(inGaps) > 0 {
+		slices.Sort(inGaps)
+		fmt.Printf("  an owner blocked entering it got it (its Entered) after the enter's time by: median %v, max %v\n", inGaps[len(inGaps)/2], inGaps[len(inGaps)-1])
+	}
 }
 
 var wakesCheck = flag.Bool("wakes", false, "compare how each Object.wait in the window ended, by orca's model and by JFR's notifier (the import's model)")

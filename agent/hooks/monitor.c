@@ -323,9 +323,9 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
     // Free at the entry: the monitor was between owners (HotSpot posts
     // the callback after its spin failed). Read again after the agent's
     // work, another thread may hold it now: the one this thread then
-    // blocks behind, alive after the enter's time. ActiveMQ 17: 2.6-2.7 %
-    // of the enters without an owner when the owner was read after the read
-    // of the held monitors (before 2026-12-02), 4.4-6.3 % at the entry alone.
+    // blocks behind, alive after the enter's time. ActiveMQ 17 at one
+    // load: 7.8 % of the enters without an owner before 2026-12-02, 4.2 %
+    // with this read (docs/perf/2026-12-02-enter-timing.md).
     int why_now = 0;
     uint32_t now = owner_of_pending_why(env, o, &why_now);
     if (now) owner = now, why = why_now;

@@ -719,3 +719,62 @@ func walkHard(t *testing.T, j jdk, mode string) {
 		t.Errorf("%d libjvm.so frames, %d named, %d with a C++ name (Class::method): want 90 %% named, half C++", vmFrames, vmNamed, vmCxx)
 	}
 }
+
+// TestWallStarved: a thread ready for a CPU is not off one. WallStarved
+// (testdata/java/scenarios) pins its JVM to one CPU, where "deflater" (nice 19)
+// deflates in zlib, native code that never blocks, beside "spinner" (nice 0)
+// burning Java code: the deflater waits on the run queue for stretches longer
+// than a wall tick, its CPU clock standing still as a blocked thread's. The
+// wall sampler took that clock for "blocked all along" once it had looked at
+// the thread before: 11 wall samples in zlib in 3 s (TestSamples' burners had
+// 4-11 in clock_gettime at load 17). It now trusts a still clock only after a
+// look that found the thread off a CPU (docs/agent.md, "The wall sampler"):
+// at most one, the sampler's race with the thread's own state. The reader,
+// blocked in a socket read in native code all along but for a byte every
+// 20 ms, is the control: it has its wall samples.
+func TestWallStarved(t *testing.T) {
+	for _, tool := range []string{"taskset", "renice"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("WallStarved needs %s (util-linux): %v", tool, err)
+		}
+	}
+	forEachJDK(t, func(t *testing.T, j jdk) {
+		e, prefix := recordExpect(t, j, "WallStarved", "3000")
+		r := load(t, prefix)
+		type tally struct{ cpu, wall int }
+		by := map[format.ThreadID]*tally{}
+		for _, ev := range r.events {
+			if ev.Kind != format.Sample {
+				continue
+			}
+			tl := by[ev.Thread]
+			if tl == nil {
+				tl = &tally{}
+				by[ev.Thread] = tl
+			}
+			switch ev.Sampled {
+			case format.SampleCPU:
+				tl.cpu++
+			case format.SampleWall:
+				tl.wall++
+			}
+		}
+		of := func(name string) tally {
+			if tl := by[format.ThreadID(e.hash(t, name))]; tl != nil {
+				return *tl
+			}
+			return tally{}
+		}
+		d, s, rd := of("deflater"), of("spinner"), of("reader")
+		t.Logf("samples (cpu, wall): deflater %v, spinner %v, reader %v; .info samples.wall=%s", d, s, rd, r.info[format.InfoSamples+"wall"])
+		if d.wall > 1 {
+			t.Errorf("the deflater (ready, in native code, never blocked) has %d wall samples, want at most 1", d.wall)
+		}
+		if rd.wall < 10 {
+			t.Errorf("the reader (in a socket read all along) has %d wall samples, want ≥ 10 (3 s at 50 ms: ~60)", rd.wall)
+		}
+		if s.cpu < 10 {
+			t.Errorf("the spinner has %d CPU samples, want ≥ 10: the deflater had no rival for its CPU", s.cpu)
+		}
+	})
+}

@@ -56,6 +56,10 @@ typedef struct {
   int stat_fd;              // the wall sampler's /proc/self/task/TID/stat (eligible), -1 before it opens it
   int64_t wall_cpu;         // the wall sampler's last read of the thread's CPU clock, -1 none
   uint64_t wall_look;       // the wall sampler's run of ticks of that read (wall_runs), 0 none
+  // The wall sampler's last look found the thread off a CPU and off the run
+  // queues (its state letter not R, or not run since a look that did): only
+  // then does a clock that has not moved since say it still is (off_cpu).
+  int wall_off;
   atomic_llong wall_done;   // the thread's CPU clock as its last wall sample was taken (its handler), -1 none
   // Repeats of the thread's last wall sample (the wall sampler's, read by
   // the writer): its ticks and weight each; and the writer's copy of that
@@ -525,6 +529,7 @@ static void reg(int tid, vm_ptr jt, JNIEnv *env, uint32_t key) {
     e->stat_fd = -1;
     e->wall_cpu = -1;
     e->wall_look = 0;
+    e->wall_off = 0;
     atomic_store(&e->wall_done, -1);
     atomic_store(&e->rep_head, 0);
     atomic_store(&e->rep_tail, 0);
@@ -670,8 +675,14 @@ static int candidate(slot_t *e, int tid) {
 
 // off_cpu asks the kernel whether a candidate is neither on a CPU nor
 // waiting for one. First its CPU clock (0.6 µs): a thread that has not run
-// since the sampler's last look has been blocked all along — the common
-// case, a thread in a socket read or epoll_wait. Else the state letter of
+// since the sampler's last look, which found it off a CPU, has been blocked
+// all along — the common case, a thread in a socket read or epoll_wait.
+// Not one that look found running or ready (wall_off 0): on a loaded
+// machine a thread in native code can wait on a run queue for more than a
+// tick, and its clock stands still as a blocked thread's (WallStarved: a
+// deflater at nice 19 beside a spinner on one CPU had 11 wall samples in
+// 3 s, in zlib, never blocked; TestSamples' burners 4-11 at load 17). Else
+// the state letter of
 // its /proc/self/task/TID/stat line (5.5 µs), not R (running or on a run
 // queue); its schedstat cannot tell (a wait on a run queue is added to it
 // only once the thread runs). A thread's file is opened the first time it
@@ -691,7 +702,8 @@ static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
   e->wall_cpu = cpu;
   e->wall_look = wake;
   if (cpu >= 0 && done >= 0 && cpu - done < WALL_STILL_NS && e->stat_fd >= 0) return 2;
-  if (still) return 1;
+  if (still && e->wall_off) return 1;
+  e->wall_off = 0;
   if (e->stat_fd < 0) {
     if (hs_thread_tid(e->jt) != tid) return 0;
     char path[64];
@@ -703,7 +715,7 @@ static int off_cpu(slot_t *e, int tid, uint64_t wake, int *unmoved) {
   if (n <= 0) return 0;
   buf[n] = 0;
   const char *p = strrchr(buf, ')');   // the name may hold spaces and parentheses
-  return p && p[1] == ' ' && p[2] && p[2] != 'R';
+  return e->wall_off = p && p[1] == ' ' && p[2] && p[2] != 'R';
 }
 
 // wall_cpu_ns: the wall sampler thread's own CPU time at its end (.info

@@ -1498,6 +1498,13 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 		if k < len(f.wins) {
 			ws.iv, ws.smp = ws.marks[k].iv, ws.marks[k].smp
 			f.wins, ws.marks = f.wins[:k], ws.marks[:k]
+			if k > 0 {
+				// The window before keeps its split, but for the ready time
+				// the next one gave it: that one is split again.
+				g := unlagReady(&f.wins[k-1])
+				t.Run.Ready -= g
+				t.Run.Other += g
+			}
 		}
 		ws.late = math.MaxInt64
 	}
@@ -1506,6 +1513,11 @@ func (b *Builder) splitTo(ts *tstate, h, end format.Time) {
 		ws.marks = append(ws.marks, mark{iv: c.iv, smp: c.smp})
 		ivs := b.ivsFrom(ts, c.iv)
 		w := t.window(t.Sched[n-1], t.Sched[n], min(end, t.Sched[n].At), &ivs, &c, f.lent)
+		if len(f.wins) > 0 {
+			g := lagReady(&f.wins[len(f.wins)-1], &w)
+			t.Run.Ready += g
+			t.Run.Other -= g
+		}
 		f.wins = append(f.wins, w)
 		ws.maxEnd = max(ws.maxEnd, w.end)
 		t.Run.Add(w.split)

@@ -58,6 +58,43 @@ type runWin struct {
 	// runnable time in the window, which place running and other inside
 	// it (RunIn).
 	cpu, wall format.Time
+	// over: the ready time its closing line gave beyond the room it had
+	// (lagReady: the window before's); lag: the ready time it took from
+	// the window after's over (in split.Ready, out of split.Other).
+	over, lag format.Time
+}
+
+// lagReady gives the ready time next's closing line gave beyond next's
+// room (over) to prev, the window before, out of its other time, as far
+// as that goes, and returns how much. The kernel adds a wait on a run
+// queue to the thread's ready time (schedstat's run_delay) when the wait
+// ends, when the thread gets a CPU; and the agent writes a ThreadCPU line
+// only when the thread's times changed since its last, that is when it
+// ran: so a wait spans at most one line, and what a window's line says of
+// ready beyond the window's room began before it, in the window before.
+// Without this, a thread starved of a CPU on a loaded machine had the
+// wait over its line as "other" (neither running nor ready) in the window
+// before, and the window after's cut to its length (WallStarved's
+// deflater: 3.0 s ready by the kernel, 0.56 s of it "other").
+func lagReady(prev, next *runWin) format.Time {
+	g := min(next.over, prev.split.Other)
+	if g <= 0 {
+		return 0
+	}
+	prev.split.Other -= g
+	prev.split.Ready += g
+	prev.lag += g
+	return g
+}
+
+// unlagReady takes back from w the ready time lagReady gave it, when the
+// window after it is split again; it returns how much.
+func unlagReady(w *runWin) format.Time {
+	g := w.lag
+	w.split.Ready -= g
+	w.split.Other += g
+	w.lag = 0
+	return g
 }
 
 // RunWindow is a window of a thread's runnable-time split as RunIn uses
@@ -88,7 +125,7 @@ func (t *Thread) SetRunWindows(ws []RunWindow) {
 	f := t.ownFold()
 	f.wins = make([]runWin, len(ws))
 	for i, w := range ws {
-		f.wins[i] = runWin{w.Start, w.End, w.Split, w.CPU, w.Wall}
+		f.wins[i] = runWin{start: w.Start, end: w.End, split: w.Split, cpu: w.CPU, wall: w.Wall}
 	}
 }
 
@@ -361,7 +398,7 @@ blocks:
 	sp.Running = cut(d-sp.Virtual, r-sp.Virtual)
 	sp.Ready = cut(q.Ready-p.Ready, r-sp.Virtual-sp.Running)
 	sp.Other = r - sp.Virtual - sp.Running - sp.Ready
-	return runWin{start: p.At, end: q.At, split: sp, cpu: cpu, wall: wall}
+	return runWin{start: p.At, end: q.At, split: sp, cpu: cpu, wall: wall, over: max(0, q.Ready-p.Ready-sp.Ready)}
 }
 
 // RunIn returns the split of t's runnable time in [from, to]. A window
@@ -516,14 +553,21 @@ func (t *Thread) CheckSplit() error {
 	if len(f.wins) != len(t.Sched)-1 {
 		return fmt.Errorf("%d windows between %d ThreadCPU lines", len(f.wins), len(t.Sched))
 	}
+	wins := make([]runWin, 0, len(t.Sched)-1)
 	for n := 1; n < len(t.Sched); n++ {
 		var ivs ivBlocks
 		if c.iv < len(t.Intervals) {
 			ivs.front = t.Intervals[c.iv:]
 		}
 		w := t.window(t.Sched[n-1], t.Sched[n], t.End, &ivs, &c, f.lent)
-		if w != f.wins[n-1] {
-			return fmt.Errorf("window %d split as the fold went %+v, at once %+v", n, f.wins[n-1], w)
+		if len(wins) > 0 {
+			lagReady(&wins[len(wins)-1], &w)
+		}
+		wins = append(wins, w)
+	}
+	for n, w := range wins {
+		if w != f.wins[n] {
+			return fmt.Errorf("window %d split as the fold went %+v, at once %+v", n+1, f.wins[n], w)
 		}
 		out.Add(w.split)
 	}

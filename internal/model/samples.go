@@ -281,7 +281,9 @@ func (b *Builder) releaseWins(ts *tstate, w format.Time) {
 	}
 	t, ws := b.tOf(ts), &ts.body.win
 	f := t.folding()
-	k := sort.Search(len(f.wins), func(i int) bool { return f.wins[i].end > w-sealMargin })
+	// Never the last: the next window's split may give it ready time
+	// (lagReady).
+	k := min(sort.Search(len(f.wins), func(i int) bool { return f.wins[i].end > w-sealMargin }), len(f.wins)-1)
 	if k < winBatch {
 		return
 	}

@@ -54,6 +54,7 @@ enum orca_counter {
   CNT_UNREAD_AT_ATTACH,     // threads on a monitor at the attach whose monitor could not be read: no state written
   CNT_HELD_UNREAD,          // contended enters whose held monitors JVMTI did not give
   CNT_HELD_SKIPPED,         // contended enters whose monitor was free again: held monitors not asked
+  CNT_HELD_RETIMED,         // contended enters timed after a held-monitors read that may have waited, the monitor changed hands
   CNT_HELD_DROPPED,         // contended enters whose held monitors were not taken while the thread blocked
   CNT_HELD_READ,            // contended enters whose held monitors were read from the thread's frames
   CNT_HELD_ASKED,           // contended enters whose held monitors JVMTI was asked for

@@ -311,6 +311,7 @@ static const orca_descriptor orca_descriptors[ORCA_EV_COUNT] = {
 #define ORCA_INFO_HELD_MONITORS "held_monitors"
 #define ORCA_INFO_HELD_MONITORS_UNREAD "held_monitors_unread"
 #define ORCA_INFO_HELD_MONITORS_SKIPPED "held_monitors_skipped"
+#define ORCA_INFO_HELD_MONITORS_RETIMED "held_monitors_retimed"
 #define ORCA_INFO_HELD_MONITORS_DROPPED "held_monitors_dropped"
 #define ORCA_INFO_HELD_MONITORS_READ "held_monitors_read"
 #define ORCA_INFO_HELD_MONITORS_ASKED "held_monitors_asked"

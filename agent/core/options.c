@@ -272,6 +272,10 @@ void options_switches(void) {
   s.test_bogus_method = positive(getenv("ORCA_TEST_BOGUS_METHOD"));
   int slow = positive(getenv("ORCA_TEST_SLOW_HELD_MS"));
   s.test_slow_held_ms = slow <= 10000 ? slow : 0;
+  slow = positive(getenv("ORCA_TEST_PREEMPT_HELD_MS"));
+  s.test_preempt_held_ms = slow <= 10000 ? slow : 0;
+  slow = positive(getenv("ORCA_TEST_SLOW_NOTIFY_MS"));
+  s.test_slow_notify_ms = slow <= 10000 ? slow : 0;
   slow = positive(getenv("ORCA_TEST_SLOW_LISTING_MS"));
   s.test_slow_listing_ms = slow <= 10000 ? slow : 0;
   s.held_in_thread = on(getenv("ORCA_HELD_IN_THREAD"));

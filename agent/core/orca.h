@@ -64,6 +64,8 @@ typedef struct {
   int test_slow_sample_us; // ORCA_TEST_SLOW_SAMPLE_US=US: at the samplers' stop, handlers sleep US after their walk
   int test_bogus_method;   // ORCA_TEST_BOGUS_METHOD=N: every Nth sample's top Java frame names a word that is no jmethodID
   int test_slow_held_ms;   // ORCA_TEST_SLOW_HELD_MS=MS: the held monitors' call (unless lockorder=no) takes MS longer
+  int test_preempt_held_ms; // ORCA_TEST_PREEMPT_HELD_MS=MS: the read from the frames yields its CPU for MS after it, never waiting
+  int test_slow_notify_ms; // ORCA_TEST_SLOW_NOTIFY_MS=MS: a notify's or notifyAll's record sleeps MS after its stack walk
   int test_slow_listing_ms; // ORCA_TEST_SLOW_LISTING_MS=MS: the listing of the threads alive at the start waits MS first
   int held_in_thread;      // ORCA_HELD_IN_THREAD=1: a contended enter's held monitors asked by its own thread (before 2026-11-30)
   int time_held;           // ORCA_TIME_HELD=1: the held monitors' calls timed, printed at exit

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,14 +101,31 @@ const char *held_locks_fact(void) {
   return held_monitors_fact();
 }
 
+// waited: the calling thread's last held_own or held_read may have waited
+// (held_waited): a JVMTI call, the test's sleep.
+static __thread int waited;
+
+int held_waited(void) { return waited; }
+
 // A test aid: a call as slow as a loaded JVM's 99th percentile and more,
-// whose time must not be recorded as blocked (TestHeldNotBlocked).
+// whose time must not be recorded as blocked (TestHeldNotBlocked): the
+// thread waits, as in a JVMTI call stopped at a safepoint.
 static void test_slow(void) {
   if (switches.test_slow_held_ms) {
+    waited = 1;
     struct timespec d = {switches.test_slow_held_ms / 1000, (long)(switches.test_slow_held_ms % 1000) * 1000000};
     while (nanosleep(&d, &d) && errno == EINTR) {   // the samplers' signals
     }
   }
+}
+
+// A test aid: a read from the frames that lasts long but never waits for
+// anything but a CPU, as one the OS preempts on a loaded machine: it
+// yields the CPU, runnable, until MS have passed (TestEnterTiming).
+static void test_preempt(void) {
+  if (!switches.test_preempt_held_ms) return;
+  int64_t end = clock_now() + (int64_t)switches.test_preempt_held_ms * 1000000;
+  while (clock_now() < end) sched_yield();
 }
 
 int held_async(void) { return !switches.held_in_thread; }
@@ -193,6 +211,9 @@ void held_time_call(int64_t ns, int freed, int kept, int64_t lag) {
 // the time here delays only it, and the holders of what it holds wait a
 // little longer for it only if the lock it wants is free meanwhile.
 void held_read(void) {
+  // A JVMTI call: the thread's transitions into the VM and back stop at a
+  // safepoint or a handshake in progress.
+  waited = 1;
   read_n = 0;
   read_info = NULL;
   if ((*jvmti)->GetOwnedMonitorStackDepthInfo(jvmti, NULL, &read_n, &read_info) != JVMTI_ERROR_NONE) {
@@ -336,6 +357,7 @@ void held_time_own(int freed) {
 
 int held_own(JNIEnv *env, jobject o, int virt) {
   own_n = -1;
+  waited = 0;   // memory reads under the fault guard: it runs, or is preempted, never waits
   if (switches.held_jvmti || !objhash_stw()) return 0;
   virt = virt != 0;
   int64_t t0 = switches.time_held ? clock_now() : 0;
@@ -362,6 +384,7 @@ int held_own(JNIEnv *env, jobject o, int virt) {
   if (virt) counter_add(CNT_HELD_VIRTUAL_READ, 1);
   own_n = n;
   test_slow();
+  test_preempt();
   return 1;
 }
 

@@ -61,6 +61,13 @@ int held_virtual(void);
 // monitor it enters was free at its end: the read's time was added to the
 // holds of the monitors it holds).
 void held_time_own(int freed);
+// held_waited: the calling thread's last held_own or held_read may have
+// made it wait, not only run (or be preempted): held_read's JVMTI call
+// (its transitions into the VM stop at a safepoint or a handshake), the
+// test's sleep (ORCA_TEST_SLOW_HELD_MS). The read from the frames alone
+// never waits: memory reads. monitor.c times such an enter again after it
+// when the monitor changed hands meanwhile.
+int held_waited(void);
 // held_read asks for the calling thread's monitors (JVMTI, p50 4-130 us: the
 // caller reads the time its block begins after it), kept for held_write.
 void held_read(void);

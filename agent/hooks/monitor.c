@@ -125,7 +125,11 @@ void monitor_report(void) {
 }
 
 // MonitorWaited runs before the monitor is taken again: the stack walk for
-// the pair happens here.
+// the pair happens here. timed_out is dropped: HotSpot passes whether the
+// park timed out, not whether a notify took the thread from the wait set
+// (a notifier holding the monitor past the timeout lets the park time out):
+// beside JFR's notifier it was true for 878 notified waits of 904 on Tomcat
+// 25 (docs/agent.md, "How a wait ended").
 void JNICALL monitor_on_waited(jvmtiEnv *j, JNIEnv *env, jthread t, jobject o, jboolean timed_out) {
   (void)j; (void)timed_out;
   event e;
@@ -209,6 +213,7 @@ static int (*held_on)(void), (*held_async)(void), (*held_locks_on)(void), (*held
 static int (*held_own)(JNIEnv *, jobject, int);
 static void (*held_asked)(int);
 static void (*held_time_own)(int);
+static int (*held_waited)(void);
 static void (*held_read)(void);
 static void (*held_write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
 static void (*held_time_enter)(void);
@@ -222,6 +227,7 @@ void monitor_lock_order(const monitor_held *h) {
   held_own = h->own;
   held_asked = h->asked;
   held_time_own = h->time_own;
+  held_waited = h->waited;
   held_async = h->async;
   held_virtual = h->virtual_async;
   held_locks_on = h->locks_on;
@@ -236,20 +242,23 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
   // own event's.
   tstate *s = event_begin(&e, env, t, ORCA_EV_MONITOR_CONTENDED_ENTER, EV_PAIR | EV_RUNS);
   if (!s) return;
+  // The enter's time is the callback's entry (HotSpot shows the thread
+  // BLOCKED from before it posts the callback, and JFR times its
+  // JavaMonitorEnter from before that), and its owner the one read first,
+  // at that instant: the longer we wait, the likelier it has left. An
+  // owner read so held the monitor after the enter's time: it had not
+  // ended before it.
   int64_t ts = e.ts, ticks = e.ticks;
-  // Read the owner first: the longer we wait, the likelier it has left.
   int why = 0;
   uint32_t owner = owner_of_pending_why(env, o, &why);
-  // Unless lockorder=no, the monitors the thread holds: asked by the held
-  // thread while this one blocks (threads/pending.h: the request is
-  // queued after the Enter's record), so that no JVMTI call runs here,
-  // holding them (docs/agent.md, "Held monitors"). A virtual thread's the
-  // same on 24+ (held_virtual: JVMTI lists a virtual thread's monitors,
-  // mounted or not); before, with lockorder=yes alone, asked here, as all
-  // were before: the enter is timed after that call (tens of
-  // microseconds), which HotSpot's timer and the Entered callback count as
-  // blocked: from the enter's time on, the thread blocks for the monitor
-  // alone.
+  // Unless lockorder=no, the monitors the thread holds: read from its own
+  // frames, else asked by the held thread while this one blocks
+  // (threads/pending.h: the request is queued after the Enter's record),
+  // so that no JVMTI call runs here, holding them (docs/agent.md, "Held
+  // monitors"). A virtual thread's the same on 24+ (held_virtual: JVMTI
+  // lists a virtual thread's monitors, mounted or not); before, with
+  // lockorder=yes alone, asked here, as all were before (below: the
+  // enter's time after such a call).
   // Not when the monitor is free again by now (its owner left since the
   // thread contended: 2/3 of H2Bench's enters): the thread takes it as
   // the callback returns, so a call here would only keep the monitors it
@@ -287,15 +296,39 @@ void JNICALL monitor_on_contended_enter(jvmtiEnv *j, JNIEnv *env, jthread t, job
     held_read();
     if (switches.time_held) held_time_call(clock_now() - c0, owner_pending_free(env), 1, 0);
   }
-  // The enter is timed after the agent's reading: its time is not the
-  // thread's wait for the monitor. Its owner is the one at that time: the
-  // one read first may have let the monitor go meanwhile, and ended (Tomcat
-  // 25 with virtual threads named one that had ended up to 2.5 ms before
-  // the enter's time in 44 of 4 601 enters; another thread had taken the
-  // monitor since: docs/perf/2026-12-02-jfr-servers.md).
-  if (own || (lock_order && !async)) {
-    clock_pair(&ts, &ticks);
-    owner = owner_of_pending_why(env, o, &why);
+  // The agent's reading ran inside the enter, the thread BLOCKED. The read
+  // from the frames only runs (memory reads): however long it took (the OS
+  // preempted it on a loaded machine: TestScenarioModel's 6 ms hold once
+  // recorded as 37 us without an owner), the thread would have waited for
+  // the monitor, and then for a CPU, as long without it; JFR and HotSpot's
+  // timer count it so. The time stays the entry's. A reading that may have
+  // waited (a JVMTI call in the thread: a safepoint, a handshake; the
+  // test's sleep, TestHeldNotBlocked) is the agent's time when the monitor
+  // came free or changed owner meanwhile: the enter is then timed after
+  // it, with the owner at that time (the one read first may have let the
+  // monitor go and ended: TestOwnerLeft; Tomcat 25 with virtual threads,
+  // docs/perf/2026-12-02-jfr-servers.md), counted (held_monitors_retimed).
+  // Still held by the owner read first, the whole time was the thread's
+  // wait. docs/agent.md, "Held monitors": "The enter's time".
+  if ((own || (lock_order && !async)) && held_waited()) {
+    int why_now = 0;
+    uint32_t now = owner_of_pending_why(env, o, &why_now);
+    if (!owner || now != owner) {
+      clock_pair(&ts, &ticks);
+      owner = now;
+      why = why_now;
+      counter_add(CNT_HELD_RETIMED, 1);
+    }
+  } else if (!owner && why == CNT_OWNER_RELEASED && (own || lock_order)) {
+    // Free at the entry: the monitor was between owners (HotSpot posts
+    // the callback after its spin failed). Read again after the agent's
+    // work, another thread may hold it now: the one this thread then
+    // blocks behind, alive after the enter's time. ActiveMQ 17 at one
+    // load: 7.8 % of the enters without an owner before 2026-12-02, 4.2 %
+    // with this read (docs/perf/2026-12-02-enter-timing.md).
+    int why_now = 0;
+    uint32_t now = owner_of_pending_why(env, o, &why_now);
+    if (now) owner = now, why = why_now;
   }
   if (!owner) counter_add(CNT_OWNER_UNKNOWN, 1);
   if (why) counter_add(why, 1);   // why unknown, or owner_unlocking

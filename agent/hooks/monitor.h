@@ -32,6 +32,7 @@ typedef struct {
   int (*own)(JNIEnv *, jobject, int);
   void (*asked)(int virt);
   void (*time_own)(int freed);
+  int (*waited)(void);
   void (*read)(void);
   void (*write)(JNIEnv *, struct tstate *, int64_t, const orca_frame *, int, uint32_t);
   void (*time_enter)(void);

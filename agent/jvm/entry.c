@@ -238,7 +238,7 @@ static const char *core_once(JavaVM *vm) {
   monitor_join_hooks(inject_join_wait, inject_join_waited);
   // The locks held at each contended acquisition (held.h): the monitors at
   // a monitor's enter by default (lockorder=monitors) or yes, a park's with yes.
-  monitor_lock_order(&(monitor_held){held_on, held_async, held_locks_on, held_virtual, held_own, held_asked, held_time_own, held_read, held_write, held_time_enter, held_time_call});
+  monitor_lock_order(&(monitor_held){held_on, held_async, held_locks_on, held_virtual, held_own, held_asked, held_time_own, held_waited, held_read, held_write, held_time_enter, held_time_call});
   park_lock_order(held_locks_on, held_read, held_write, held_lock);
   inject_add_at_load(held_specs);
   pending_on_round(on_round);

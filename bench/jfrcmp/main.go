@@ -17,19 +17,26 @@
 //	              only, and the mean offsets of the two captures' ends (for enters, the owners)
 //	-owners       check orca's owners: the thread itself, one that had ended, one blocked on or
 //	              waiting in the same monitor when the enter began
+//	-wakes        how each Object.wait in the window ended, by the two models (orca's: the first
+//	              notify sent since to a set of waiters it was in, before its Waited; the import's:
+//	              JFR's notifier, HotSpot's own): the waits matched, notified or not by each,
+//	              and those that differ, with the notify's time against the wait's timeout
 package main
 
 import (
+	"cmp"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
 	"orca/internal/format"
+	"orca/internal/model"
 	"orca/internal/reader"
 )
 
@@ -291,6 +298,9 @@ func checkOwners(r *reader.Recording) {
 	ended := map[format.ThreadID]format.Time{} // when each thread ended
 	names := map[format.ThreadID]string{}
 	var n, self, gone, inEnter, inWait, justWaiting int
+	// an owner blocked entering the monitor: how long after the enter's time its own Entered came
+	pendingIn := map[tm][]format.Time{}
+	var inGaps []format.Time
 	// the agent writes each thread's events in order, two threads' by their flushes: sorted by time
 	var all []reader.Event
 	for _, ev := range events(r) {
@@ -319,6 +329,10 @@ func checkOwners(r *reader.Recording) {
 			if blocked[tm{ev.Thread, ev.Object}] > 0 {
 				blocked[tm{ev.Thread, ev.Object}]--
 			}
+			for _, at := range pendingIn[tm{ev.Thread, ev.Object}] {
+				inGaps = append(inGaps, ev.Time-at)
+			}
+			delete(pendingIn, tm{ev.Thread, ev.Object})
 		case format.MonitorContendedEnter:
 			o := ev.Owner
 			if o != 0 {
@@ -334,6 +348,7 @@ func checkOwners(r *reader.Recording) {
 				case blocked[tm{o, ev.Object}] > 0:
 					inEnter++
 					bad = "itself blocked entering it"
+					pendingIn[tm{o, ev.Object}] = append(pendingIn[tm{o, ev.Object}], ev.Time)
 				case waiting[tm{o, ev.Object}] > 0 && ev.Time-since[tm{o, ev.Object}] > slack:
 					inWait++
 					bad = fmt.Sprintf("waiting in it for %v", ev.Time-since[tm{o, ev.Object}])
@@ -349,6 +364,181 @@ func checkOwners(r *reader.Recording) {
 	}
 	fmt.Printf("owners checked: %d contended enters with an owner; the owner was the thread itself %d, ended %d, blocked entering the same monitor %d, waiting in it %d (and %d within 200 us of its ObjectWait: still releasing it)\n",
 		n, self, gone, inEnter, inWait, justWaiting)
+	if len(inGaps) > 0 {
+		slices.Sort(inGaps)
+		fmt.Printf("  an owner blocked entering it got it (its Entered) after the enter's time by: median %v, max %v\n", inGaps[len(inGaps)/2], inGaps[len(inGaps)-1])
+	}
+}
+
+var wakesCheck = flag.Bool("wakes", false, "compare how each Object.wait in the window ended, by orca's model and by JFR's notifier (the import's model)")
+
+// wait is one Object.wait of a model, Unix seconds: its wake kind, the notifier's name and the
+// notify's time (0 when none), its timeout (ns; 0: none or not known).
+type wait struct {
+	a, b     float64
+	wake     model.Wake
+	by       string
+	notifyAt float64
+	timeout  int64
+	timedOut bool // JFR's timedOut (HotSpot's park timed out), from the import's .ext
+}
+
+// waitsOf folds r and returns its waits that began at or after from and ended at or before to,
+// by thread name (JFR's own threads left out).
+func waitsOf(r *reader.Recording, from, to float64) map[string][]wait {
+	built, err := model.Build(r, model.Options{})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jfrcmp:", err)
+		os.Exit(1)
+	}
+	m := built.Model
+	mono, unix := origin(r)
+	off := float64(unix-mono) / 1e9
+	names := map[format.ThreadID]string{}
+	for _, th := range m.Threads {
+		names[th.ID] = th.Name
+	}
+	type tk struct {
+		to format.ThreadID
+		at format.Time
+	}
+	notifyAt := map[tk]format.Time{}
+	for _, e := range m.AllEdges() {
+		if e.Kind == model.EdgeWake {
+			notifyAt[tk{e.To, e.ToTime}] = e.FromTime
+		}
+	}
+	// the timeouts, by thread and the wait's begin (ObjectWaitTimeout comes with its ObjectWait)
+	timeouts := map[tk]int64{}
+	for _, ev := range events(r) {
+		if ev.Kind == format.ObjectWaitTimeout {
+			timeouts[tk{ev.Thread, ev.Time}] = ev.Timeout
+		}
+	}
+	// an import's: JFR's timedOut, at the wait's end
+	timedOut := map[tk]bool{}
+	if x, c, err := r.Ext(); err == nil && x != nil {
+		for {
+			ev, err := x.Next()
+			if err != nil {
+				break
+			}
+			if ev.Kind == format.ExtWaitNotifier {
+				timedOut[tk{ev.Thread, ev.Time}] = ev.TimedOut
+			}
+		}
+		c.Close()
+	}
+	out := map[string][]wait{}
+	var buf []model.Interval
+	for _, th := range m.Threads {
+		if strings.HasPrefix(th.Name, "JFR ") {
+			continue
+		}
+		byStart := map[format.Time]*wait{}
+		var order []format.Time
+		for _, iv := range m.IntervalsOf(th, &buf) {
+			if iv.State != model.Waiting {
+				continue
+			}
+			w := byStart[iv.Since]
+			if w == nil {
+				w = &wait{a: iv.Since.Seconds() + off, wake: iv.Wake, by: names[iv.Other], timeout: timeouts[tk{th.ID, iv.Since}]}
+				byStart[iv.Since] = w
+				order = append(order, iv.Since)
+			}
+			w.b = iv.End.Seconds() + off
+			w.timedOut = timedOut[tk{th.ID, iv.End}]
+			if at, ok := notifyAt[tk{th.ID, iv.End}]; ok {
+				w.notifyAt = at.Seconds() + off
+			}
+		}
+		for _, since := range order {
+			if w := byStart[since]; w.a >= from && w.b <= to && w.wake != model.WakeNever {
+				out[th.Name] = append(out[th.Name], *w)
+			}
+		}
+	}
+	return out
+}
+
+// compareWakes matches orca's waits with the import's (thread name, overlap within slack) and
+// counts how each ended by both: notified (notify, notifyAll, ambiguous) or not (timeout).
+func compareWakes(o, f *reader.Recording, from, to float64) {
+	ow, fw := waitsOf(o, from, to), waitsOf(f, from, to)
+	notified := func(w model.Wake) bool {
+		return w == model.WakeNotify || w == model.WakeNotifyAll || w == model.WakeAmbiguous
+	}
+	var both, neither, onlyOrca, onlyJFR, unmatchedN, shown int
+	var jfrNotifiedTimedOut, jfrTimedOutOrcaNotified int
+	var late [2]int // orca's notified with JFR's timedOut whose notify orca timed after the wait's timeout: [JFR not notified, notified]
+	names := make([]string, 0, len(ow))
+	for name := range ow {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		ys := fw[name]
+		used := make([]bool, len(ys))
+		for _, v := range ow[name] {
+			j := -1
+			for k, w := range ys {
+				if !used[k] && v.a <= w.b+slack && w.a <= v.b+slack {
+					j = k
+					break
+				}
+			}
+			if j < 0 {
+				unmatchedN++
+				continue
+			}
+			used[j] = true
+			w := ys[j]
+			a, b := notified(v.wake), notified(w.wake)
+			if b && w.timedOut {
+				jfrNotifiedTimedOut++
+			}
+			if a && w.timedOut {
+				jfrTimedOutOrcaNotified++
+				if v.timeout > 0 && v.notifyAt-v.a >= float64(v.timeout)/1e9 {
+					late[btoi(b)]++
+				}
+			}
+			switch {
+			case a && b:
+				both++
+			case !a && !b:
+				neither++
+			case a:
+				onlyOrca++
+			default:
+				onlyJFR++
+			}
+			if a != b && shown < *ownersShown {
+				shown++
+				at := func(x wait) string {
+					if x.notifyAt == 0 {
+						return "no notify"
+					}
+					return fmt.Sprintf("notify by %q at +%.6f s", x.by, x.notifyAt-x.a)
+				}
+				fmt.Printf("  %-30q %.6f..%.6f (%.6f s, timeout %s): orca %s (%s), JFR %s (%s; timedOut %v)\n", name, v.a, v.b, v.b-v.a,
+					cmp.Or(map[bool]string{true: fmt.Sprintf("%.6f s", float64(v.timeout)/1e9)}[v.timeout > 0], "none"),
+					v.wake, at(v), w.wake, at(w), w.timedOut)
+			}
+		}
+	}
+	fmt.Printf("waits matched %d (orca's not matched %d): notified by both %d, by neither %d, by orca only %d, by JFR only %d\n",
+		both+neither+onlyOrca+onlyJFR, unmatchedN, both, neither, onlyOrca, onlyJFR)
+	fmt.Printf("  JFR's timedOut (the park timed out): of JFR's notified %d, of orca's notified %d (orca's notify after the wait's timeout: %d of those JFR notified, %d of the others)\n",
+		jfrNotifiedTimedOut, jfrTimedOutOrcaNotified, late[1], late[0])
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func main() {
@@ -432,6 +622,9 @@ func main() {
 				unmatched(k, sf, so, "JFR", "orca")
 			}
 		}
+	}
+	if *wakesCheck {
+		compareWakes(o, f, *from, *to)
 	}
 	oo, fo := so.owners[format.MonitorContendedEnter], sf.owners[format.MonitorContendedEnter]
 	fmt.Printf("contended enters with an owner: orca %d of %d, JFR (previousOwner) %d of %d\n", oo[0], oo[1], fo[0], fo[1])

@@ -122,6 +122,12 @@ const (
 	// asked (no MonitorHeld lines), as the call would only have kept the
 	// monitors the thread holds from the others; listed when not 0.
 	InfoHeldSkipped = "held_monitors_skipped"
+	// InfoHeldRetimed counts the contended enters timed after the agent's
+	// read of the held monitors, not at the callback's entry: the read may
+	// have waited (a JVMTI call in the thread) and the monitor came free or
+	// changed owner meanwhile; their owner is the one read then (since
+	// 2026-12-02); listed when not 0.
+	InfoHeldRetimed = "held_monitors_retimed"
 	// InfoHeldDropped counts the contended enters whose held monitors the
 	// agent's held thread could not take while the thread still blocked
 	// (it had its monitor before the answer, the queue of requests was
@@ -319,7 +325,7 @@ var InfoKeys = []string{
 	InfoUnattributed, InfoVirtualThreads, InfoSuppressed, InfoMethods, InfoClasses,
 	InfoMetaDropped, InfoMethodsUnloaded, InfoOwnStacks, InfoVerifStacks, InfoVerifStacksDif,
 	InfoEnteredClock, InfoEnteredTimer, InfoEnteredOrigin, InfoEnteredByTimer, InfoEnteredLate, InfoEnteredLost,
-	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
+	InfoVerifEntered, InfoVerifAfter, InfoVerifSlow, InfoBoundedWaits, InfoWaitsNoStack, InfoWarning, InfoWaitTimeouts, InfoHeldMonitors, InfoHeldUnread, InfoHeldSkipped, InfoHeldRetimed, InfoHeldDropped, InfoHeldRead, InfoHeldAsked, InfoHeldVirtualRead, InfoHeldVirtualAsked, InfoHeldJNI, InfoHeldLocks, InfoHeldLocksLost, InfoClassHooks,
 	InfoSampleCPU, InfoSampleWall, InfoSampleWallThreads, InfoSampleWallSamplerCPU, InfoSampleWallRepeated, InfoSampleWallTicks, InfoSampleWallWakeups, InfoSampleWallRuns, InfoSampleWallStatesRead, InfoSampleWallSlotsRead, InfoSampleWallQuietWakeups, InfoSampleDrainSlots, InfoSampleRingsKept, InfoThreadCPUPeriod, InfoSampleCPUClock, InfoSampleCPUTimerThreads, InfoSampleCPUFolded,
 	InfoHotSpotWalker, InfoHotSpotSafeRead, InfoHotSpotFaults, InfoHotSpotWalkFaults, InfoHotSpotHeldFaults,
 	InfoHotSpotSamplesUnwound, InfoHotSpotSamplesNativeOnly, InfoHotSpotSamplesASGCT, InfoHotSpotSampleFramesInvalid, InfoHotSpotDebugNonSafepoints,

@@ -43,6 +43,9 @@ type Builder struct {
 	// near: the threads by their ID's hash, the latest looked up in each
 	// slot (threadOf).
 	near []*tstate
+	// dense: the threads by the reader's dense number (reader.Columns),
+	// the latest found for each (event).
+	dense []*tstate
 	// slab: tstates not handed out yet, made many at once (100 000
 	// threads: 400 allocations, not 100 000 of 1 kB each). All live until
 	// Finalize, so a slab keeps nothing alive longer. tslab: their
@@ -655,7 +658,12 @@ func (b *Builder) CutAt(at format.Time, reason string) {
 func (b *Builder) StoppedAt(at format.Time) { b.stoppedAt = at }
 
 // Event folds one event. Events must come in file order.
-func (b *Builder) Event(ev *reader.Event) {
+func (b *Builder) Event(ev *reader.Event) { b.event(ev, -1) }
+
+// event is Event of an event whose thread has the dense number d in the
+// reader's Columns (-1: none): its thread is found by it in dense, a
+// slice, not by its ID in near or th (a cold miss an event).
+func (b *Builder) event(ev *reader.Event, d int) {
 	m := b.m
 	if m.Cut != nil && m.Cut.At != 0 && ev.Time > m.Cut.At {
 		m.Cut.After++
@@ -687,7 +695,23 @@ func (b *Builder) Event(ev *reader.Event) {
 	if len(b.alias) > 0 {
 		ev = b.aliased(ev)
 	}
-	ts := b.threadOf(ev)
+	var ts *tstate
+	if d >= 0 {
+		if d < len(b.dense) {
+			if c := b.dense[d]; c != nil && c.id == ev.Thread {
+				ts = c // its ID unchanged: not a thread's again (reuse, aliased)
+			}
+		}
+		if ts == nil {
+			ts = b.threadOf(ev)
+			for d >= len(b.dense) {
+				b.dense = append(b.dense, nil)
+			}
+			b.dense[d] = ts
+		}
+	} else {
+		ts = b.threadOf(ev)
+	}
 	t := b.tOf(ts)
 	ts.events++
 	if ts.ended {
